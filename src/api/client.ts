@@ -1,0 +1,391 @@
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
+import { HttpClient } from '@actions/http-client'
+import {
+  AgentApiError,
+  ApiAbortedError,
+  ApiConnectionError,
+  ApiResponseFormatError,
+  ApiTimeoutError,
+  BadRequestError,
+  MethodNotAllowedError,
+  NotFoundError,
+  errorForStatus,
+  type RequestLabel,
+} from './errors.ts'
+import { isRetryable, retryDelayMs, type RetryMode } from './retry.ts'
+import type {
+  CreateRunRequest,
+  CreateRunResponse,
+  ListRunsQuery,
+  ListRunsResponse,
+  RunItem,
+} from './types.ts'
+
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>
+
+export interface ClientOptions {
+  /** Ends in `/api/v1`; already validated by the inputs module. */
+  baseUrl: string
+  apiKey: string
+  userAgent?: string
+  /** Deadline of one attempt, from sending to the last byte of the body. */
+  timeoutMs?: number
+  /** Extra attempts after the first, for failures that are safe to repeat. */
+  maxRetries?: number
+  /** Bodies larger than this are refused, so that a runaway answer cannot exhaust memory. */
+  maxBodyBytes?: number
+  sleep?: Sleep
+  random?: () => number
+  now?: () => number
+  /** Told about each retry, so the log explains a slow step. */
+  onRetry?: (message: string) => void
+}
+
+export type QueryValue = string | number | boolean | readonly string[] | undefined
+
+export interface RequestOptions {
+  query?: Readonly<Record<string, QueryValue>>
+  body?: unknown
+  timeoutMs?: number
+  maxRetries?: number
+  /** Defaults to `idempotent` for GET and `at-most-once` for everything else. */
+  retryMode?: RetryMode
+  signal?: AbortSignal
+}
+
+/** A decoded answer with its raw status and headers. */
+export interface ApiResponse<T> {
+  status: number
+  headers: IncomingHttpHeaders
+  data: T
+}
+
+export type CancelResult = 'cancelled' | 'already-finished'
+
+const DEFAULTS = {
+  timeoutMs: 30_000,
+  maxRetries: 2,
+  maxBodyBytes: 4 * 1024 * 1024,
+}
+
+/**
+ * The only code that knows the API's paths, headers and status codes. Retries,
+ * timeouts and error typing live here and nowhere else.
+ */
+export class AgentRunsClient {
+  readonly #baseUrl: string
+  readonly #apiKey: string
+  readonly #origin: string
+  readonly #options: Required<Omit<ClientOptions, 'baseUrl' | 'apiKey' | 'onRetry'>> &
+    Pick<ClientOptions, 'onRetry'>
+
+  constructor(options: ClientOptions) {
+    this.#baseUrl = options.baseUrl.replace(/\/$/, '')
+    this.#origin = new URL(this.#baseUrl).origin
+    this.#apiKey = options.apiKey
+    this.#options = {
+      userAgent: options.userAgent ?? 'cloud-agent-run-action',
+      timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
+      maxRetries: options.maxRetries ?? DEFAULTS.maxRetries,
+      maxBodyBytes: options.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
+      sleep: options.sleep ?? abortableSleep,
+      random: options.random ?? Math.random,
+      now: options.now ?? Date.now,
+      onRetry: options.onRetry,
+    }
+  }
+
+  /**
+   * Creates a run. Never repeated when the service may have acted on it; the
+   * service's newer path is tried once when the spec's path does not exist.
+   */
+  async createRun(
+    body: CreateRunRequest,
+    options: RequestOptions = {},
+  ): Promise<CreateRunResponse> {
+    const send = (path: string) =>
+      this.request<CreateRunResponse>('POST', path, { ...options, body, retryMode: 'at-most-once' })
+    try {
+      return (await send('/agent/run')).data
+    } catch (error) {
+      // 404 or 405 on the create path means no run was made, so the other path is safe.
+      if (error instanceof NotFoundError || error instanceof MethodNotAllowedError) {
+        return (await send('/agent/runs')).data
+      }
+      throw error
+    }
+  }
+
+  async getRun(runId: string, options: RequestOptions = {}): Promise<RunItem> {
+    return (await this.request<RunItem>('GET', runPath(runId), options)).data
+  }
+
+  async listRuns(
+    query: ListRunsQuery = {},
+    options: RequestOptions = {},
+  ): Promise<ListRunsResponse> {
+    const { metadata, ...plain } = query
+    const flatQuery: Record<string, QueryValue> = { ...plain }
+    for (const [key, value] of Object.entries(metadata ?? {})) flatQuery[`metadata[${key}]`] = value
+    const { data } = await this.request<ListRunsResponse>('GET', '/agent/runs', {
+      ...options,
+      query: flatQuery,
+    })
+    return { ...data, runs: Array.isArray(data?.runs) ? data.runs : [] }
+  }
+
+  /** Every run matching `query`, following the cursor across pages. */
+  async *iterateRuns(
+    query: ListRunsQuery = {},
+    options: RequestOptions & { maxPages?: number } = {},
+  ): AsyncGenerator<RunItem> {
+    let cursor = query.cursor
+    for (let page = 0; page < (options.maxPages ?? 50); page += 1) {
+      const { runs, page_info } = await this.listRuns({ ...query, cursor }, options)
+      yield* runs
+      if (!page_info?.has_next_page || !page_info.next_cursor) return
+      cursor = page_info.next_cursor
+    }
+  }
+
+  /** Sends a follow-up message to steer a run. Never repeated when it may have arrived. */
+  async sendFollowup(runId: string, message: string, options: RequestOptions = {}): Promise<void> {
+    await this.request<unknown>('POST', `${runPath(runId)}/followups`, {
+      ...options,
+      body: { message },
+      retryMode: 'at-most-once',
+    })
+  }
+
+  /**
+   * Asks the service to cancel a run. A run that already ended (400) is not an
+   * error; a run still being prepared (409) is retried like any transient failure.
+   */
+  async cancelRun(runId: string, options: RequestOptions = {}): Promise<CancelResult> {
+    try {
+      await this.request<unknown>('POST', `${runPath(runId)}/cancel`, {
+        ...options,
+        retryMode: 'idempotent',
+      })
+      return 'cancelled'
+    } catch (error) {
+      if (error instanceof BadRequestError) return 'already-finished'
+      throw error
+    }
+  }
+
+  /**
+   * Sends a request to any endpoint under the base URL, with the client's
+   * retries, timeout and error typing, and returns the raw status and headers.
+   */
+  async request<T>(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<ApiResponse<T>> {
+    const retryMode = options.retryMode ?? (method === 'GET' ? 'idempotent' : 'at-most-once')
+    const maxRetries = options.maxRetries ?? this.#options.maxRetries
+    const label: RequestLabel = { method, path }
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.#send<T>(label, options)
+      } catch (error) {
+        if (attempt >= maxRetries || !isRetryable(error, retryMode) || options.signal?.aborted) {
+          throw error
+        }
+        const delay = retryDelayMs(error, attempt + 1, this.#options.random, this.#options.now())
+        this.#options.onRetry?.(
+          `${errorSummary(error)}; retry ${attempt + 1} of ${maxRetries} in ${(delay / 1000).toFixed(1)}s`,
+        )
+        await this.#options.sleep(delay, options.signal)
+      }
+    }
+  }
+
+  async #send<T>(label: RequestLabel, options: RequestOptions): Promise<ApiResponse<T>> {
+    const url = this.#url(label.path, options.query)
+    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.#apiKey}`,
+      accept: 'application/json',
+    }
+    const body = options.body === undefined ? null : JSON.stringify(options.body)
+    if (body !== null) headers['content-type'] = 'application/json'
+
+    // Redirects are refused, not followed: that is what keeps the key on base_url's host.
+    const http = new HttpClient(this.#options.userAgent, [], {
+      allowRedirects: false,
+      allowRetries: false,
+      keepAlive: false,
+      socketTimeout: timeoutMs,
+    })
+    const raw = await withDeadline(
+      label,
+      timeoutMs,
+      options.signal,
+      async (track) => {
+        const response = await http.request(label.method, url, body, headers)
+        track(response.message)
+        return {
+          message: response.message,
+          text: await readCapped(response.message, this.#options.maxBodyBytes, label),
+        }
+      },
+      () => http.dispose(),
+    )
+    const status = raw.message.statusCode ?? 0
+    const responseHeaders = raw.message.headers
+    if (status >= 300 && status < 400) {
+      throw new ApiResponseFormatError(
+        label,
+        status,
+        `a redirect to ${redirectTarget(responseHeaders.location, url)}, which is not followed so the key stays with base_url`,
+      )
+    }
+    if (status < 200 || status >= 300)
+      throw errorForStatus(label, status, responseHeaders, raw.text)
+    return { status, headers: responseHeaders, data: parseJson<T>(raw.text, label, status) }
+  }
+
+  #url(path: string, query: RequestOptions['query']): string {
+    const url = new URL(this.#baseUrl + path)
+    // A path is appended to base_url, never resolved against it: no other origin is reachable.
+    if (url.origin !== this.#origin) throw new Error(`Refusing to send the key to ${url.origin}`)
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value === undefined) continue
+      if (Array.isArray(value)) for (const item of value) url.searchParams.append(key, item)
+      else url.searchParams.set(key, String(value))
+    }
+    return url.toString()
+  }
+}
+
+function runPath(runId: string): string {
+  if (runId.trim() === '') throw new Error('A run ID is required')
+  return `/agent/runs/${encodeURIComponent(runId)}`
+}
+
+function parseJson<T>(text: string, label: RequestLabel, status: number): T {
+  if (text.trim() === '') return undefined as T
+  try {
+    return JSON.parse(text) as T
+  } catch {
+    const start = text.trimStart().slice(0, 40).replace(/\s+/g, ' ')
+    throw new ApiResponseFormatError(label, status, `a body that is not JSON ("${start}…")`)
+  }
+}
+
+/** Runs `work` under a deadline and an abort signal; `onGiveUp` tears the connection down. */
+async function withDeadline<T>(
+  label: RequestLabel,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  work: (track: (message: IncomingMessage) => void) => Promise<T>,
+  onGiveUp: () => void,
+): Promise<T> {
+  if (signal?.aborted) throw new ApiAbortedError(label)
+  let message: IncomingMessage | undefined
+  const giveUp = () => {
+    message?.destroy()
+    onGiveUp()
+  }
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      giveUp()
+      reject(new ApiTimeoutError(label, timeoutMs))
+    }, timeoutMs)
+    const onAbort = () => {
+      giveUp()
+      reject(new ApiAbortedError(label))
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
+    work((m) => (message = m))
+      .then(resolve, (error: unknown) => reject(toConnectionError(label, error)))
+      .finally(() => {
+        clearTimeout(timer)
+        signal?.removeEventListener('abort', onAbort)
+      })
+  })
+}
+
+/** Codes that prove the request never reached the service. */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+])
+
+function toConnectionError(label: RequestLabel, error: unknown): AgentApiError {
+  if (error instanceof AgentApiError) return error
+  const code = (error as { code?: unknown } | null)?.code
+  if (error instanceof Error && /^Request timeout/.test(error.message)) {
+    return new ApiConnectionError(label, new Error('the connection went idle'), true)
+  }
+  return new ApiConnectionError(
+    label,
+    error,
+    !(typeof code === 'string' && NOT_SENT_CODES.has(code)),
+  )
+}
+
+async function readCapped(
+  message: IncomingMessage,
+  maxBytes: number,
+  label: RequestLabel,
+): Promise<string> {
+  const status = message.statusCode ?? 0
+  const declared = Number(message.headers['content-length'])
+  const tooLarge = () =>
+    new ApiResponseFormatError(
+      label,
+      status,
+      `a body larger than ${maxBytes} bytes, which was not read`,
+    )
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    message.destroy()
+    throw tooLarge()
+  }
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of message) {
+    const buffer = chunk as Buffer
+    size += buffer.length
+    if (size > maxBytes) {
+      message.destroy()
+      throw tooLarge()
+    }
+    chunks.push(buffer)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+function redirectTarget(location: string | undefined, from: string): string {
+  if (!location) return 'an unnamed location'
+  try {
+    return new URL(location, from).origin
+  } catch {
+    return 'an unparseable location'
+  }
+}
+
+function errorSummary(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** A timer that ends early, rejecting, when `signal` aborts. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal?.reason)
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}

@@ -1,0 +1,223 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import type { ProblemDocument } from './types.ts'
+
+/** What a request was, for messages. Never holds the key or any header. */
+export interface RequestLabel {
+  method: string
+  path: string
+}
+
+const describe = (request: RequestLabel): string => `${request.method} ${request.path}`
+
+/** Base class of every error the API client throws. */
+export class AgentApiError extends Error {
+  override name = 'AgentApiError'
+  readonly request: RequestLabel
+
+  constructor(message: string, request: RequestLabel, options?: ErrorOptions) {
+    super(message, options)
+    this.request = request
+  }
+}
+
+/**
+ * The service could not be reached, or the connection broke before an answer
+ * arrived. `requestSent` is false only when the failure proves the service never
+ * saw the request (refused connection, unknown host): only then is a
+ * non-idempotent request safe to repeat.
+ */
+export class ApiConnectionError extends AgentApiError {
+  override name = 'ApiConnectionError'
+  readonly requestSent: boolean
+  readonly code: string | undefined
+
+  constructor(request: RequestLabel, cause: unknown, requestSent: boolean) {
+    const code = errorCode(cause)
+    const reason = cause instanceof Error ? cause.message : String(cause)
+    super(`${describe(request)} failed: cannot reach the service (${reason})`, request, { cause })
+    this.requestSent = requestSent
+    this.code = code
+  }
+}
+
+/** No complete answer within the request's timeout. The service may have acted. */
+export class ApiTimeoutError extends ApiConnectionError {
+  override name = 'ApiTimeoutError'
+  readonly timeoutMs: number
+
+  constructor(request: RequestLabel, timeoutMs: number) {
+    super(request, new Error(`no answer within ${formatMs(timeoutMs)}`), true)
+    this.message = `${describe(request)} timed out: no answer within ${formatMs(timeoutMs)}`
+    this.timeoutMs = timeoutMs
+  }
+}
+
+/** The request was cancelled by the caller (for instance, the workflow was cancelled). */
+export class ApiAbortedError extends AgentApiError {
+  override name = 'ApiAbortedError'
+
+  constructor(request: RequestLabel) {
+    super(`${describe(request)} was aborted`, request)
+  }
+}
+
+/**
+ * A successful status with a body the client cannot use: not JSON (a proxy's
+ * HTML page), larger than the cap, or a redirect the client refuses to follow
+ * so that the key never travels to another address.
+ */
+export class ApiResponseFormatError extends AgentApiError {
+  override name = 'ApiResponseFormatError'
+  readonly status: number
+
+  constructor(request: RequestLabel, status: number, problem: string) {
+    super(`${describe(request)} answered ${status} with ${problem}`, request)
+    this.status = status
+  }
+}
+
+/** The service answered with an error status. Subclasses name the common ones. */
+export class ApiStatusError extends AgentApiError {
+  override name = 'ApiStatusError'
+  readonly status: number
+  /** The machine-readable code: the last segment of the problem's `type`. */
+  readonly code: string | undefined
+  readonly detail: string | undefined
+  readonly traceId: string | undefined
+  readonly problem: ProblemDocument | undefined
+  readonly headers: IncomingHttpHeaders
+
+  constructor(
+    request: RequestLabel,
+    status: number,
+    headers: IncomingHttpHeaders,
+    problem: ProblemDocument | undefined,
+    bodyExcerpt: string,
+  ) {
+    const code = problemCode(problem)
+    const detail = problem?.detail ?? problem?.error ?? problem?.title
+    const traceId = problem?.trace_id
+    super(statusMessage(request, status, code, detail ?? bodyExcerpt, traceId), request)
+    this.status = status
+    this.code = code
+    this.detail = detail
+    this.traceId = traceId
+    this.problem = problem
+    this.headers = headers
+  }
+}
+
+export class BadRequestError extends ApiStatusError {
+  override name = 'BadRequestError'
+}
+export class AuthenticationError extends ApiStatusError {
+  override name = 'AuthenticationError'
+}
+export class PermissionDeniedError extends ApiStatusError {
+  override name = 'PermissionDeniedError'
+}
+export class NotFoundError extends ApiStatusError {
+  override name = 'NotFoundError'
+}
+export class MethodNotAllowedError extends ApiStatusError {
+  override name = 'MethodNotAllowedError'
+}
+export class ConflictError extends ApiStatusError {
+  override name = 'ConflictError'
+}
+export class UnprocessableEntityError extends ApiStatusError {
+  override name = 'UnprocessableEntityError'
+}
+export class RateLimitError extends ApiStatusError {
+  override name = 'RateLimitError'
+}
+export class InternalServerError extends ApiStatusError {
+  override name = 'InternalServerError'
+}
+
+const STATUS_CLASSES: Readonly<Record<number, typeof ApiStatusError>> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  405: MethodNotAllowedError,
+  409: ConflictError,
+  422: UnprocessableEntityError,
+  429: RateLimitError,
+}
+
+/** The one place that turns an error status into a typed error. */
+export function errorForStatus(
+  request: RequestLabel,
+  status: number,
+  headers: IncomingHttpHeaders,
+  body: string,
+): ApiStatusError {
+  const problem = parseProblem(body)
+  const ErrorClass =
+    STATUS_CLASSES[status] ?? (status >= 500 ? InternalServerError : ApiStatusError)
+  return new ErrorClass(request, status, headers, problem, excerpt(body))
+}
+
+/** What to tell the user to do, by status or problem code. */
+const HINTS: Readonly<Record<string, string>> = {
+  '401': 'Check the api_key input: the key is missing, wrong, expired or revoked.',
+  '403': 'The api_key is valid but may not do this; check its owner and permissions.',
+  insufficient_credits: 'The account has run out of credits.',
+  budget_exceeded: 'The team has reached its spending budget.',
+  content_policy_violation: 'The prompt was refused by the content policy.',
+}
+
+function statusMessage(
+  request: RequestLabel,
+  status: number,
+  code: string | undefined,
+  detail: string,
+  traceId: string | undefined,
+): string {
+  const parts = [`${describe(request)} → ${status}${code ? ` ${code}` : ''}`]
+  if (detail) parts[0] += `: ${detail}`
+  const hint = (code && HINTS[code]) ?? HINTS[String(status)]
+  if (hint) parts.push(hint)
+  if (traceId) parts.push(`(trace_id ${traceId})`)
+  return parts.join(' ')
+}
+
+function parseProblem(body: string): ProblemDocument | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body)
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as ProblemDocument)
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function problemCode(problem: ProblemDocument | undefined): string | undefined {
+  const type = problem?.type
+  if (typeof type !== 'string' || type === '' || type === 'about:blank') return undefined
+  return type.split('/').filter(Boolean).pop()
+}
+
+/** A short, single-line taste of a body that is not a problem document (e.g. an HTML page). */
+function excerpt(body: string): string {
+  const flat = body
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+  if (flat === '') return ''
+  return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat
+}
+
+function errorCode(cause: unknown): string | undefined {
+  if (typeof cause === 'object' && cause !== null && 'code' in cause) {
+    const { code } = cause as { code: unknown }
+    return typeof code === 'string' ? code : undefined
+  }
+  return undefined
+}
+
+export function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`
+}

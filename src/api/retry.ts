@@ -1,0 +1,92 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import {
+  AgentApiError,
+  ApiConnectionError,
+  ApiResponseFormatError,
+  ApiStatusError,
+  ApiTimeoutError,
+} from './errors.ts'
+
+/**
+ * How a request may be repeated.
+ * - `idempotent`: repeating it cannot do harm (reads, cancel).
+ * - `at-most-once`: repeating it could act twice (create, follow-up), so it is
+ *   repeated only when the failure proves the service did not act on it.
+ */
+export type RetryMode = 'idempotent' | 'at-most-once'
+
+export interface BackoffPolicy {
+  initialDelayMs: number
+  maxDelayMs: number
+  /** The longest server hint the client obeys; longer hints are capped to it. */
+  maxHintMs: number
+}
+
+export const DEFAULT_BACKOFF: BackoffPolicy = {
+  initialDelayMs: 500,
+  maxDelayMs: 8_000,
+  maxHintMs: 60_000,
+}
+
+/** Whether a failed attempt may be tried again under `mode`. */
+export function isRetryable(error: unknown, mode: RetryMode): boolean {
+  if (!(error instanceof AgentApiError)) return false
+  const hint = shouldRetryHeader(error)
+  if (hint !== undefined) return hint
+  if (error instanceof ApiStatusError) {
+    const { status } = error
+    if (status === 429) return true
+    if (mode === 'at-most-once') {
+      // A 503 that names a time to come back is a refusal, not a half-done request.
+      return status === 503 && retryAfterMs(error.headers) !== undefined
+    }
+    return status === 408 || status === 409 || status >= 500
+  }
+  if (error instanceof ApiTimeoutError) return mode === 'idempotent'
+  if (error instanceof ApiConnectionError) return mode === 'idempotent' || !error.requestSent
+  if (error instanceof ApiResponseFormatError) return mode === 'idempotent'
+  return false
+}
+
+/** The wait before retry number `attempt` (1-based): the server's hint, else capped backoff. */
+export function retryDelayMs(
+  error: unknown,
+  attempt: number,
+  random: () => number,
+  now: number,
+  policy: BackoffPolicy = DEFAULT_BACKOFF,
+): number {
+  const hinted = error instanceof ApiStatusError ? retryAfterMs(error.headers, now) : undefined
+  if (hinted !== undefined) return Math.min(hinted, policy.maxHintMs)
+  const exponential = Math.min(policy.initialDelayMs * 2 ** (attempt - 1), policy.maxDelayMs)
+  // Full-size waits in lockstep make many clients retry together; take off up to a quarter.
+  return Math.round(exponential * (1 - 0.25 * random()))
+}
+
+/**
+ * The server's retry hint, in milliseconds: `retry-after-ms`, then
+ * `Retry-After` as seconds or as an HTTP date.
+ */
+export function retryAfterMs(headers: IncomingHttpHeaders, now = Date.now()): number | undefined {
+  const milliseconds = Number(single(headers['retry-after-ms']))
+  if (single(headers['retry-after-ms']) !== undefined && Number.isFinite(milliseconds)) {
+    return Math.max(0, milliseconds)
+  }
+  const retryAfter = single(headers['retry-after'])?.trim()
+  if (!retryAfter) return undefined
+  if (/^\d+(\.\d+)?$/.test(retryAfter)) return Math.round(Number(retryAfter) * 1000)
+  const date = Date.parse(retryAfter)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+}
+
+function shouldRetryHeader(error: AgentApiError): boolean | undefined {
+  if (!(error instanceof ApiStatusError)) return undefined
+  const value = single(error.headers['x-should-retry'])?.trim().toLowerCase()
+  if (value === 'true') return true
+  if (value === 'false') return false
+  return undefined
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value
+}

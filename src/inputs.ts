@@ -1,0 +1,279 @@
+import { readFileSync } from 'node:fs'
+import * as core from '@actions/core'
+import type { AgentConfig, CreateRunRequest, McpServerConfig } from './api/types.ts'
+
+/** What the step is asked to do with a run. */
+export type RunTarget =
+  | { readonly kind: 'create'; readonly request: CreateRunRequest }
+  | { readonly kind: 'existing'; readonly runId: string; readonly followup: string | undefined }
+
+export interface Connection {
+  readonly apiKey: string
+  /** Without a trailing slash, ending in `/api/v1`. */
+  readonly baseUrl: string
+}
+
+export interface Settings extends Connection {
+  readonly target: RunTarget
+  readonly wait: boolean
+  readonly timeoutMs: number
+  readonly pollIntervalMs: number
+}
+
+/** A bad input value. The message names the input and the rule, never the key. */
+export class InputError extends Error {
+  override name = 'InputError'
+  readonly input: string
+
+  constructor(input: string, message: string) {
+    super(`Input "${input}" ${message}`)
+    this.input = input
+  }
+}
+
+export interface InputSource {
+  /** The input's value, trimmed; '' when not given. */
+  get(name: string): string
+  /** Hides a value in all later log output. */
+  mask(secret: string): void
+  env: NodeJS.ProcessEnv
+}
+
+export const DEFAULT_POLL_INTERVAL_MS = 5_000
+const MIN_POLL_INTERVAL_MS = 100
+const DEFAULT_TIMEOUT = '60m'
+
+const runnerInputs = (): InputSource => ({
+  get: (name) => core.getInput(name),
+  mask: (secret) => core.setSecret(secret),
+  env: process.env,
+})
+
+/** Reads and checks every input of the main step. Throws InputError before any request. */
+export function readSettings(source: InputSource = runnerInputs()): Settings {
+  const connection = readConnection(source)
+  const runId = source.get('run_id')
+  const followup = source.get('followup')
+  if (!runId && followup) {
+    throw new InputError('followup', 'needs run_id: it is a message to an existing run.')
+  }
+  if (runId) checkNoCreateInputs(source)
+  const target: RunTarget = runId
+    ? { kind: 'existing', runId: checkRunId(runId), followup: followup || undefined }
+    : { kind: 'create', request: readCreateRequest(source) }
+  return {
+    ...connection,
+    target,
+    wait: parseBoolean('wait', source.get('wait') || 'true'),
+    timeoutMs: parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT),
+    pollIntervalMs: readPollInterval(source.get('poll_interval')),
+  }
+}
+
+/** The inputs the post step needs to reach the API: the key and the base URL. */
+export function readConnection(source: InputSource = runnerInputs()): Connection {
+  const apiKey = source.get('api_key')
+  if (apiKey) source.mask(apiKey)
+  if (!apiKey) throw new InputError('api_key', `is required but empty.${forkHint(source.env)}`)
+  // A line break or space would split the Authorization header; say so without showing the key.
+  if (/[\s\p{Cc}]/u.test(apiKey)) {
+    throw new InputError('api_key', 'contains whitespace or control characters; check the secret.')
+  }
+  return { apiKey, baseUrl: parseBaseUrl(source.get('base_url')) }
+}
+
+const CREATE_ONLY_INPUTS = [
+  'prompt',
+  'title',
+  'environment_id',
+  'skill_spec',
+  'model_id',
+  'base_prompt',
+  'name',
+  'mcp_servers',
+] as const
+
+function readCreateRequest(source: InputSource): CreateRunRequest {
+  const prompt = source.get('prompt')
+  const skillSpec = source.get('skill_spec')
+  if (!prompt && !skillSpec) {
+    throw new InputError(
+      'prompt',
+      'is required unless skill_spec is given, or run_id names an existing run.',
+    )
+  }
+  if (skillSpec && !/^[\w.-]+\/[\w.-]+:\S+$/.test(skillSpec)) {
+    throw new InputError(
+      'skill_spec',
+      `must look like owner/repo:skill-name or owner/repo:path/to/SKILL.md; got "${skillSpec}".`,
+    )
+  }
+  const config: AgentConfig = dropEmpty({
+    name: source.get('name'),
+    model_id: source.get('model_id'),
+    base_prompt: source.get('base_prompt'),
+    environment_id: source.get('environment_id'),
+    skill_spec: skillSpec,
+    mcp_servers: parseMcpServers(source.get('mcp_servers')),
+  })
+  return dropEmpty({
+    prompt,
+    title: source.get('title'),
+    config: Object.keys(config).length > 0 ? config : undefined,
+  })
+}
+
+function checkRunId(runId: string): string {
+  if (!/^[\w.-]{1,200}$/.test(runId)) {
+    throw new InputError(
+      'run_id',
+      `must be a run ID (letters, digits, ".", "_", "-"); got "${runId}".`,
+    )
+  }
+  return runId
+}
+
+/** Rejects create-only inputs beside run_id, so that nobody expects them to be sent. */
+function checkNoCreateInputs(source: InputSource): void {
+  const given = CREATE_ONLY_INPUTS.filter((name) => source.get(name) !== '')
+  if (given.length > 0) {
+    throw new InputError(
+      given[0] ?? 'prompt',
+      `cannot be combined with run_id, which acts on an existing run (also given: ${given.join(', ')}). ` +
+        'To send a message to that run, use followup.',
+    )
+  }
+}
+
+const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i
+
+function parseBaseUrl(value: string): string {
+  if (!value)
+    throw new InputError('base_url', 'is required, e.g. https://agents.example.com/api/v1.')
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new InputError('base_url', `must be an absolute https:// URL; got "${value}".`)
+  }
+  if (url.protocol === 'http:' && !LOOPBACK_HOST.test(url.hostname)) {
+    throw new InputError(
+      'base_url',
+      `must use https://; plain http:// is allowed only for loopback hosts (127.0.0.0/8, localhost, [::1]), because the key would travel unencrypted. Got "${url.origin}".`,
+    )
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new InputError('base_url', `must be an https:// URL; got "${url.protocol}".`)
+  }
+  if (url.username || url.password) {
+    throw new InputError('base_url', 'must not contain credentials; pass the key as api_key.')
+  }
+  if (url.search || url.hash) {
+    throw new InputError('base_url', `must not have a query or fragment; got "${value}".`)
+  }
+  const path = url.pathname.replace(/\/$/, '')
+  if (!path.endsWith('/api/v1')) {
+    throw new InputError('base_url', `must end in /api/v1; got "${value}".`)
+  }
+  return `${url.origin}${path}`
+}
+
+/** YAML 1.2 core schema booleans, as the contract promises. */
+export function parseBoolean(input: string, value: string): boolean {
+  if (['true', 'True', 'TRUE'].includes(value)) return true
+  if (['false', 'False', 'FALSE'].includes(value)) return false
+  throw new InputError(input, `must be true or false; got "${value}".`)
+}
+
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const
+
+/** `500ms`, `30s`, `10m`, `2h`; a bare number is seconds. */
+export function parseDuration(input: string, value: string): number {
+  const match = DURATION.exec(value)
+  if (!match) {
+    throw new InputError(
+      input,
+      `must be a duration such as 500ms, 30s, 10m or 2h (a bare number means seconds); got "${value}".`,
+    )
+  }
+  const unit = (match[2] ?? 's') as keyof typeof UNIT_MS
+  return Math.round(Number(match[1]) * UNIT_MS[unit])
+}
+
+function parsePositiveDuration(input: string, value: string): number {
+  const ms = parseDuration(input, value)
+  if (ms <= 0) throw new InputError(input, `must be longer than zero; got "${value}".`)
+  return ms
+}
+
+function readPollInterval(value: string): number {
+  if (!value) return DEFAULT_POLL_INTERVAL_MS
+  const ms = parseDuration('poll_interval', value)
+  if (ms < MIN_POLL_INTERVAL_MS) {
+    throw new InputError(
+      'poll_interval',
+      `must be at least ${MIN_POLL_INTERVAL_MS}ms; got "${value}".`,
+    )
+  }
+  return ms
+}
+
+function parseMcpServers(value: string): Record<string, McpServerConfig> | undefined {
+  if (!value) return undefined
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(value)
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new InputError('mcp_servers', `must be JSON; it does not parse (${reason}).`)
+  }
+  if (!isPlainObject(parsed)) {
+    throw new InputError(
+      'mcp_servers',
+      'must be a JSON object mapping server names to their configuration.',
+    )
+  }
+  for (const [name, server] of Object.entries(parsed)) {
+    const isLocal = isPlainObject(server) && typeof server.command === 'string'
+    const isRemote = isPlainObject(server) && typeof server.url === 'string'
+    if (!isLocal && !isRemote) {
+      throw new InputError(
+        'mcp_servers',
+        `entry "${name}" must be an object with "command" (a local server) or "url" (a remote one).`,
+      )
+    }
+  }
+  return parsed as Record<string, McpServerConfig>
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function dropEmpty<T extends object>(record: T): T {
+  return Object.fromEntries(
+    Object.entries(record).filter(([, value]) => value !== '' && value !== undefined),
+  ) as T
+}
+
+/** Fork pull requests get no secrets, which is the usual reason for an empty key. */
+function forkHint(env: NodeJS.ProcessEnv): string {
+  if (!env.GITHUB_EVENT_NAME?.startsWith('pull_request') || !env.GITHUB_EVENT_PATH) return ''
+  try {
+    const event = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) as {
+      pull_request?: {
+        head?: { repo?: { full_name?: string } }
+        base?: { repo?: { full_name?: string } }
+      }
+    }
+    const head = event.pull_request?.head?.repo?.full_name
+    const base = event.pull_request?.base?.repo?.full_name
+    if (head && base && head !== base) {
+      return ` This pull request comes from the fork ${head}, and GitHub gives no secrets to workflows triggered from forks.`
+    }
+  } catch {
+    // No readable event payload: no hint to give.
+  }
+  return ''
+}

@@ -1,0 +1,42 @@
+import * as core from '@actions/core'
+import type { StepOutcome } from '../run/step.ts'
+import { renderSummary, safeHttpUrl, statusMessageOf, verdictOf } from './summary.ts'
+
+/** Turns the step's outcome into outputs, a job summary, annotations and the exit status. */
+export async function publishOutcome(outcome: StepOutcome): Promise<void> {
+  const { run } = outcome
+  if (run) {
+    core.setOutput('state', run.state)
+    const link = safeHttpUrl(run.session_link)
+    if (link) core.setOutput('session_link', run.session_link)
+    const message = statusMessageOf(run)
+    if (message) core.setOutput('status_message', message)
+  }
+  await writeSummary(renderSummary(outcome))
+
+  const verdict = verdictOf(outcome)
+  const link = safeHttpUrl(run?.session_link)
+  if (verdict.failure) {
+    core.setFailed(verdict.failure)
+  } else if (link) {
+    core.notice(`${verdict.headline}. Session transcript: ${link}`, { title: 'Cloud agent run' })
+  } else {
+    core.info(`${verdict.headline}.`)
+  }
+}
+
+/** A summary that cannot be written (no GITHUB_STEP_SUMMARY, e.g. locally) must not fail the step. */
+async function writeSummary(markdown: string): Promise<void> {
+  try {
+    await core.summary.addRaw(markdown, true).write()
+  } catch (error) {
+    core.debug(`No job summary written: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
+/** The one top-level failure path: a readable message, and the stack only in debug output. */
+export function publishError(error: unknown): void {
+  const message = error instanceof Error ? error.message : String(error)
+  core.setFailed(message)
+  if (error instanceof Error && error.stack) core.debug(error.stack)
+}

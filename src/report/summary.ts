@@ -1,0 +1,157 @@
+import type { RunItem } from '../api/types.ts'
+import { describeCancel } from '../run/cancel.ts'
+import { meaningOf } from '../run/states.ts'
+import type { StepOutcome } from '../run/step.ts'
+import { formatElapsed } from '../run/wait.ts'
+
+/** What the step's outcome means for the workflow: pass or fail, and the words for it. */
+export interface Verdict {
+  passed: boolean
+  headline: string
+  /** For a failed step: the error annotation's text. */
+  failure?: string
+}
+
+export function verdictOf(outcome: StepOutcome): Verdict {
+  switch (outcome.kind) {
+    case 'started':
+      return {
+        passed: true,
+        headline: `Run ${outcome.run.run_id} started (${outcome.run.state}); not waiting for it`,
+      }
+    case 'finished': {
+      const { run } = outcome
+      if (meaningOf(run.state) === 'succeeded')
+        return { passed: true, headline: `Run ${run.run_id} succeeded` }
+      const reason = statusMessageOf(run)
+      return {
+        passed: false,
+        headline: `Run ${run.run_id} ended ${run.state}`,
+        failure: `Run ${run.run_id} ended ${run.state}${reason ? `: ${reason}` : ' (the service gave no status message)'}`,
+      }
+    }
+    case 'timed-out': {
+      const { run } = outcome
+      const blocked =
+        meaningOf(run.state) === 'blocked' ? ' It was BLOCKED, waiting for a person.' : ''
+      return {
+        passed: false,
+        headline: `Run ${run.run_id} timed out`,
+        failure:
+          `Run ${run.run_id} did not finish within the timeout input (${formatElapsed(outcome.timeoutMs)}); ` +
+          `its last state was ${run.state}.${blocked} ${describeCancel(run.run_id, outcome.cancel)}`,
+      }
+    }
+    case 'interrupted':
+      return {
+        passed: false,
+        headline: outcome.run ? `Run ${outcome.run.run_id} interrupted` : 'Step interrupted',
+        failure: 'The workflow cancelled this step.',
+      }
+  }
+}
+
+/** The run's own explanation of a failure, when there is one. */
+export function statusMessageOf(run: RunItem): string | undefined {
+  if (meaningOf(run.state) === 'succeeded') return undefined
+  const message = run.status_message?.message?.trim()
+  return message ? message : undefined
+}
+
+const ICONS = { passed: '✅', failed: '❌', started: '🚀' } as const
+
+/** The job summary, as GitHub-flavoured Markdown. Every text from the API is escaped. */
+export function renderSummary(outcome: StepOutcome): string {
+  const verdict = verdictOf(outcome)
+  const icon =
+    outcome.kind === 'started' ? ICONS.started : verdict.passed ? ICONS.passed : ICONS.failed
+  const run = outcome.run
+  const rows: Array<[string, string]> = []
+  if (run) {
+    if (run.title) rows.push(['Title', escapeMarkdown(run.title)])
+    rows.push(['Run ID', `<code>${escapeMarkdown(run.run_id)}</code>`])
+    rows.push(['State', `<code>${escapeMarkdown(run.state)}</code>`])
+    const duration = durationOf(outcome)
+    if (duration) rows.push(['Duration', duration])
+    const link = safeHttpUrl(run.session_link)
+    if (link) rows.push(['Session', `[Open the session transcript](${link})`])
+    const message = statusMessageOf(run)
+    if (message && !verdict.passed)
+      rows.push(['Status message', escapeMarkdown(truncate(message, 2000))])
+  }
+  const lines = [`### ${icon} ${escapeMarkdown(verdict.headline)}`, '']
+  if (rows.length > 0) {
+    lines.push(
+      '| | |',
+      '|---|---|',
+      ...rows.map(([field, value]) => `| **${field}** | ${value} |`),
+      '',
+    )
+  }
+  if (run && meaningOf(run.state) === 'blocked') {
+    lines.push(
+      '> [!WARNING]',
+      '> The run is BLOCKED: it waits for a person to answer or approve in the session.',
+      '',
+    )
+  }
+  if (verdict.failure) lines.push(escapeMarkdown(verdict.failure), '')
+  return lines.join('\n')
+}
+
+function durationOf(outcome: StepOutcome): string | undefined {
+  const fromService = outcome.run?.run_time ? parseIsoDuration(outcome.run.run_time) : undefined
+  if (fromService !== undefined) return formatElapsed(fromService)
+  if (outcome.kind === 'finished' || outcome.kind === 'timed-out')
+    return formatElapsed(outcome.elapsedMs)
+  return undefined
+}
+
+/** `PT2M30S` and the like, in milliseconds; undefined for anything else. */
+export function parseIsoDuration(text: string): number | undefined {
+  const match =
+    /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(
+      text,
+    )
+  if (!match || text === 'P' || text === 'PT') return undefined
+  const [, days, hours, minutes, seconds] = match.map((part) => Number(part ?? 0))
+  return Math.round(
+    (((days ?? 0) * 24 + (hours ?? 0)) * 3600 + (minutes ?? 0) * 60 + (seconds ?? 0)) * 1000,
+  )
+}
+
+/**
+ * Makes API text inert in a Markdown table cell: HTML cannot open, a pipe
+ * cannot end the cell, a line break cannot end the row, and Markdown syntax
+ * (links, emphasis, code) shows as typed.
+ */
+export function escapeMarkdown(text: string): string {
+  return (
+    text
+      // eslint-disable-next-line no-control-regex -- stripping control characters is the point
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
+      .replace(/[&<>"'|\\`*_[\]()#!~$]/g, (char) => `&#${char.charCodeAt(0)};`)
+      .replace(/\r?\n/g, '<br>')
+  )
+}
+
+/** The URL if it is http(s), percent-encoded so that it cannot break out of a Markdown link. */
+export function safeHttpUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return undefined
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined
+  return url.href.replace(/[()<>"'\s|\\[\]`]/g, (char) => `%${hex(char)}`)
+}
+
+function hex(char: string): string {
+  return char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text
+}

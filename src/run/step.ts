@@ -1,0 +1,117 @@
+import type { AgentRunsClient, Sleep } from '../api/client.ts'
+import { NotFoundError } from '../api/errors.ts'
+import type { RunItem } from '../api/types.ts'
+import type { Settings } from '../inputs.ts'
+import { cancelRun, describeCancel, type CancelReport } from './cancel.ts'
+import { isTerminal } from './states.ts'
+import type { RunTracker } from './tracker.ts'
+import { formatElapsed, waitForRun, type WaitLog } from './wait.ts'
+
+/** How the step ended, as a value; reporting turns it into outputs, a summary and an exit status. */
+export type StepOutcome =
+  | { kind: 'started'; run: RunItem }
+  | { kind: 'finished'; run: RunItem; elapsedMs: number }
+  | { kind: 'timed-out'; run: RunItem; elapsedMs: number; timeoutMs: number; cancel: CancelReport }
+  | { kind: 'interrupted'; run: RunItem | undefined }
+
+export interface StepDeps {
+  client: Pick<AgentRunsClient, 'createRun' | 'getRun' | 'sendFollowup' | 'cancelRun'>
+  tracker: RunTracker
+  now: () => number
+  sleep: Sleep
+  /** Aborts when the workflow cancels the step. */
+  signal: AbortSignal
+  log: WaitLog
+}
+
+export async function executeStep(settings: Settings, deps: StepDeps): Promise<StepOutcome> {
+  const { client, tracker, log } = deps
+  const startedAt = deps.now()
+  let run: RunItem
+  let staleSnapshot: RunItem | undefined
+
+  if (settings.target.kind === 'create') {
+    // Not given the abort signal: a create cut off mid-flight could leave a run nobody knows about.
+    const created = await client.createRun(settings.target.request)
+    tracker.track(created.run_id)
+    run = {
+      ...created,
+      title: settings.target.request.title,
+      prompt: settings.target.request.prompt,
+    }
+    log.info(`Created run ${run.run_id}; it is ${run.state}.`)
+  } else {
+    const { runId, followup } = settings.target
+    run = await getExistingRun(client, runId)
+    tracker.track(runId)
+    log.info(`Run ${runId} is ${run.state}.`)
+    if (followup !== undefined) {
+      await client.sendFollowup(runId, followup)
+      log.info(`Sent the follow-up to run ${runId}.`)
+      // Until the service shows the follow-up's effect, the run's old terminal state is stale.
+      staleSnapshot = run
+    }
+  }
+
+  if (deps.signal.aborted) return { kind: 'interrupted', run }
+  if (!settings.wait) {
+    tracker.settle()
+    log.info(`Not waiting (wait: false); run ${run.run_id} goes on without this step.`)
+    return { kind: 'started', run }
+  }
+
+  const outcome = await waitForRun(
+    {
+      runId: run.run_id,
+      timeoutMs: settings.timeoutMs - (deps.now() - startedAt),
+      pollIntervalMs: settings.pollIntervalMs,
+      lastSeen: staleSnapshot ? undefined : run,
+      isStale: staleSnapshot ? (seen) => isSameReading(seen, staleSnapshot) : undefined,
+    },
+    deps,
+  )
+  switch (outcome.kind) {
+    case 'terminal':
+      tracker.settle()
+      return { kind: 'finished', run: outcome.run, elapsedMs: deps.now() - startedAt }
+    case 'interrupted':
+      return { kind: 'interrupted', run: outcome.run ?? run }
+    case 'timed-out': {
+      log.warning(
+        `Run ${run.run_id} did not finish within the timeout input (${formatElapsed(settings.timeoutMs)}); cancelling it.`,
+      )
+      const cancel = await cancelRun(client, run.run_id)
+      if (cancel.kind !== 'failed') tracker.settle()
+      log.info(describeCancel(run.run_id, cancel))
+      return {
+        kind: 'timed-out',
+        run: outcome.run ?? run,
+        elapsedMs: deps.now() - startedAt,
+        timeoutMs: settings.timeoutMs,
+        cancel,
+      }
+    }
+  }
+}
+
+async function getExistingRun(client: StepDeps['client'], runId: string): Promise<RunItem> {
+  try {
+    return await client.getRun(runId)
+  } catch (error) {
+    if (error instanceof NotFoundError) {
+      throw new Error(
+        `The run named by the run_id input (${runId}) does not exist: ${error.message}`,
+        {
+          cause: error,
+        },
+      )
+    }
+    throw error
+  }
+}
+
+function isSameReading(seen: RunItem, before: RunItem): boolean {
+  return (
+    isTerminal(seen.state) && seen.state === before.state && seen.updated_at === before.updated_at
+  )
+}

@@ -1,0 +1,123 @@
+import type { AgentRunsClient, Sleep } from '../api/client.ts'
+import { isRetryable } from '../api/retry.ts'
+import type { RunItem } from '../api/types.ts'
+import { nextPollDelayMs } from './schedule.ts'
+import { isTerminal, meaningOf } from './states.ts'
+
+export interface WaitLog {
+  info(message: string): void
+  warning(message: string): void
+}
+
+export interface WaitOptions {
+  runId: string
+  timeoutMs: number
+  pollIntervalMs: number
+  /** The last state already seen (e.g. from the create response), so it is not logged twice. */
+  lastSeen?: RunItem
+  /** A reading that predates what the step waits for (a terminal state from before a follow-up). */
+  isStale?: (run: RunItem) => boolean
+  /** Polls in a row that may fail (after the client's own retries) before the wait gives up. */
+  failureBudget?: number
+}
+
+export interface WaitDeps {
+  client: Pick<AgentRunsClient, 'getRun'>
+  now: () => number
+  sleep: Sleep
+  signal: AbortSignal
+  log: WaitLog
+}
+
+export type WaitOutcome =
+  | { kind: 'terminal'; run: RunItem; elapsedMs: number }
+  | { kind: 'timed-out'; run: RunItem | undefined; elapsedMs: number }
+  | { kind: 'interrupted'; run: RunItem | undefined; elapsedMs: number }
+
+/** The polls may fail this many times in a row before the step gives up on the service. */
+export const DEFAULT_FAILURE_BUDGET = 5
+
+export class LostContactError extends Error {
+  override name = 'LostContactError'
+}
+
+/** Polls a run until it is terminal, the timeout passes, or the signal aborts. */
+export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<WaitOutcome> {
+  const { runId, timeoutMs, pollIntervalMs } = options
+  const budget = options.failureBudget ?? DEFAULT_FAILURE_BUDGET
+  const startedAt = deps.now()
+  const elapsed = () => deps.now() - startedAt
+  let run = options.lastSeen
+  let lastState = run?.state
+  let failuresInARow = 0
+
+  while (true) {
+    if (deps.signal.aborted) return { kind: 'interrupted', run, elapsedMs: elapsed() }
+    if (run && isTerminal(run.state) && !options.isStale?.(run)) {
+      return { kind: 'terminal', run, elapsedMs: elapsed() }
+    }
+
+    const remaining = timeoutMs - elapsed()
+    if (remaining <= 0) return { kind: 'timed-out', run, elapsedMs: elapsed() }
+    try {
+      await deps.sleep(Math.min(nextPollDelayMs(elapsed(), pollIntervalMs), remaining), deps.signal)
+    } catch {
+      return { kind: 'interrupted', run, elapsedMs: elapsed() }
+    }
+    if (deps.signal.aborted) return { kind: 'interrupted', run, elapsedMs: elapsed() }
+
+    try {
+      run = await deps.client.getRun(runId, { signal: deps.signal })
+      failuresInARow = 0
+    } catch (error) {
+      if (deps.signal.aborted) return { kind: 'interrupted', run, elapsedMs: elapsed() }
+      if (!isRetryable(error, 'idempotent')) throw error
+      failuresInARow += 1
+      const reason = error instanceof Error ? error.message : String(error)
+      if (failuresInARow >= budget) {
+        throw new LostContactError(
+          `Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`,
+          { cause: error },
+        )
+      }
+      deps.log.warning(
+        `Poll ${failuresInARow} of ${budget} allowed in a row failed: ${reason}. Waiting on.`,
+      )
+      continue
+    }
+    if (run.state !== lastState) {
+      logStateChange(run, elapsed(), deps.log)
+      lastState = run.state
+    }
+  }
+}
+
+function logStateChange(run: RunItem, elapsedMs: number, log: WaitLog): void {
+  const when = `after ${formatElapsed(elapsedMs)}`
+  switch (meaningOf(run.state)) {
+    case 'blocked':
+      log.warning(
+        `Run ${run.run_id} is BLOCKED (${when}): it waits for a person to answer or approve in the session` +
+          `${run.session_link ? ` (${run.session_link})` : ''}. Nothing will happen until someone does; this step waits until its timeout.`,
+      )
+      return
+    case 'unknown':
+      log.info(
+        `Run ${run.run_id} is ${run.state} (${when}), a state this action does not know; waiting on.`,
+      )
+      return
+    case 'active':
+    case 'succeeded':
+    case 'failed':
+      log.info(`Run ${run.run_id} is ${run.state} (${when}).`)
+      return
+  }
+}
+
+export function formatElapsed(ms: number): string {
+  const seconds = Math.round(ms / 1000)
+  if (seconds < 60) return `${seconds}s`
+  const minutes = Math.floor(seconds / 60)
+  if (minutes < 60) return `${minutes}m ${seconds % 60}s`
+  return `${Math.floor(minutes / 60)}h ${minutes % 60}m`
+}

@@ -1,0 +1,44 @@
+import * as core from '@actions/core'
+
+/**
+ * The one place that knows the action's saved state. `core.saveState` appends
+ * to GITHUB_STATE at once, and the runner reads that file even after a hard
+ * kill, so whatever is saved here reaches the post step as STATE_<name>.
+ */
+const KEYS = {
+  isPost: 'isPost',
+  runId: 'run_id',
+  settled: 'run_settled',
+} as const
+
+export interface SavedRun {
+  runId: string | undefined
+  /** The main step saw the run end, cancelled it, or handed it off on purpose (wait: false). */
+  settled: boolean
+}
+
+export interface StateStore {
+  saveRunId(runId: string): void
+  markSettled(): void
+}
+
+export const runnerState: StateStore = {
+  saveRunId: (runId) => core.saveState(KEYS.runId, runId),
+  markSettled: () => core.saveState(KEYS.settled, 'true'),
+}
+
+/** True in the post step: only the main step's saved state makes it so. */
+export function isPostStep(): boolean {
+  return core.getState(KEYS.isPost) === 'true'
+}
+
+export function markMainStepStarted(): void {
+  core.saveState(KEYS.isPost, 'true')
+}
+
+export function readSavedRun(): SavedRun {
+  return {
+    runId: core.getState(KEYS.runId) || undefined,
+    settled: core.getState(KEYS.settled) === 'true',
+  }
+}
