@@ -1,0 +1,304 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { FakeAgentApi, type FakeApiOptions, type RunScript } from '../fake-api/server.ts'
+import { errorAnnotations, runPostStep, runStep, startStep, type StepResult } from './harness.ts'
+
+const KEY = 'sk-e2e-secret-4f9a'
+const servers: FakeAgentApi[] = []
+
+async function fakeApi(options: FakeApiOptions = {}): Promise<FakeAgentApi> {
+  const api = await FakeAgentApi.start({ apiKey: KEY, ...options })
+  servers.push(api)
+  return api
+}
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((api) => api.close()))
+})
+
+const inputsFor = (api: FakeAgentApi, extra: Record<string, string> = {}) => ({
+  api_key: KEY,
+  base_url: api.baseUrl,
+  poll_interval: '100ms',
+  ...extra,
+})
+
+const neverEnding: RunScript = [
+  { state: 'QUEUED', afterMs: 0 },
+  { state: 'INPROGRESS', afterMs: 50 },
+]
+
+function failingScript(message: string): RunScript {
+  return [
+    { state: 'QUEUED', afterMs: 0 },
+    { state: 'INPROGRESS', afterMs: 50 },
+    {
+      state: 'FAILED',
+      afterMs: 150,
+      patch: { status_message: { message, error_code: 'agent_error' } },
+    },
+  ]
+}
+
+/** The key may appear only in the mask command the runner consumes, never anywhere a person reads. */
+function expectKeyNeverShown(result: StepResult): void {
+  const visible = result.stdout
+    .split('\n')
+    .filter((line) => !line.startsWith('::add-mask::'))
+    .join('\n')
+  for (const text of [visible, result.stderr, result.summary, JSON.stringify(result.outputs)]) {
+    expect(text).not.toContain(KEY)
+  }
+  expect(JSON.stringify(result.state)).not.toContain(KEY)
+}
+
+describe('the bundled action, run as the runner runs it', () => {
+  it('creates a run, waits for it, and reports success', async () => {
+    const api = await fakeApi()
+    const result = await runStep({
+      inputs: inputsFor(api, {
+        prompt: 'Review this pull request',
+        title: 'PR review',
+        environment_id: 'env_1',
+        skill_spec: 'octo-org/skills:review',
+        name: 'pr-review',
+      }),
+    })
+
+    expect(result.code).toBe(0)
+    const runId = result.outputs.run_id ?? ''
+    expect(runId).toMatch(/^run_/)
+    expect(result.outputs.state).toBe('SUCCEEDED')
+    expect(result.outputs.session_link).toMatch(/^https:\/\/app\.example\.test\/sessions\//)
+    expect(result.outputs.status_message).toBeUndefined()
+
+    const [create] = api.requestsTo('POST', '/agent/run')
+    expect(create?.headers.authorization).toBe(`Bearer ${KEY}`)
+    expect(create?.json).toEqual({
+      prompt: 'Review this pull request',
+      title: 'PR review',
+      config: { environment_id: 'env_1', skill_spec: 'octo-org/skills:review', name: 'pr-review' },
+    })
+    expect(api.allRuns()).toHaveLength(1)
+
+    expect(result.summary).toContain(runId.replace(/_/g, '&#95;'))
+    expect(result.summary).toContain('SUCCEEDED')
+    expect(result.summary).toContain(`(${result.outputs.session_link})`)
+    expect(result.stdout).toMatch(/::notice title=Cloud agent run::.*succeeded/)
+    expect(result.state).toMatchObject({ isPost: 'true', run_id: runId, run_settled: 'true' })
+    expect(result.stdout).toMatch(/is INPROGRESS \(after \d+s\)/)
+    expect(result.stdout.match(/is INPROGRESS/g)).toHaveLength(1)
+    expectKeyNeverShown(result)
+  })
+
+  it('post step sends nothing after a run that ended', async () => {
+    const api = await fakeApi()
+    const inputs = inputsFor(api, { prompt: 'x' })
+    const main = await runStep({ inputs })
+    const before = api.requests.length
+
+    const post = await runPostStep(main, { inputs })
+
+    expect(post.code).toBe(0)
+    expect(api.requests.length).toBe(before)
+    expect(post.stdout).toContain('nothing to clean up')
+  })
+
+  it('fails the step with the status message when the run fails', async () => {
+    const api = await fakeApi({ script: () => failingScript('Tests failed: 3 of 120 | see log') })
+    const result = await runStep({ inputs: inputsFor(api, { prompt: 'fix it' }) })
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.state).toBe('FAILED')
+    expect(result.outputs.status_message).toBe('Tests failed: 3 of 120 | see log')
+    expect(errorAnnotations(result).join('\n')).toContain('ended FAILED: Tests failed: 3 of 120')
+    expect(result.summary).toContain('Tests failed: 3 of 120 &#124; see log')
+    expect(result.state.run_settled).toBe('true')
+  })
+
+  it('rejects a bad input before any request, naming it and hiding the key', async () => {
+    const api = await fakeApi()
+    const result = await runStep({
+      inputs: { api_key: KEY, base_url: 'http://agents.example.com/api/v1', prompt: 'x' },
+    })
+
+    expect(result.code).toBe(1)
+    expect(errorAnnotations(result).join('\n')).toContain('Input "base_url" must use https://')
+    expect(api.requests).toHaveLength(0)
+    expect(result.state.run_id).toBeUndefined()
+    expectKeyNeverShown(result)
+
+    const post = await runPostStep(result, { inputs: { api_key: KEY, base_url: 'x', prompt: 'x' } })
+    expect(post.code).toBe(0)
+    expect(post.stdout).toContain('created no run')
+  })
+
+  it('rejects a duration input it cannot read', async () => {
+    const api = await fakeApi()
+    const result = await runStep({ inputs: inputsFor(api, { prompt: 'x', timeout: '10 minutes' }) })
+
+    expect(result.code).toBe(1)
+    expect(errorAnnotations(result).join('\n')).toContain('Input "timeout" must be a duration')
+    expect(api.requests).toHaveLength(0)
+  })
+
+  it('returns at once with wait: false, and the post step leaves the run alone', async () => {
+    const api = await fakeApi({ script: () => neverEnding })
+    const inputs = inputsFor(api, { prompt: 'x', wait: 'false' })
+    const main = await runStep({ inputs })
+
+    expect(main.code).toBe(0)
+    expect(main.outputs.state).toBe('QUEUED')
+    expect(api.requestsTo('GET', /\/agent\/runs\//)).toHaveLength(0)
+
+    const post = await runPostStep(main, { inputs })
+    expect(post.code).toBe(0)
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
+  })
+
+  it('cancels the run and fails, naming the timeout, when waiting outlasts it', async () => {
+    const api = await fakeApi({ script: () => neverEnding })
+    const inputs = inputsFor(api, { prompt: 'x', timeout: '1s' })
+    const main = await runStep({ inputs })
+
+    expect(main.code).toBe(1)
+    expect(errorAnnotations(main).join('\n')).toMatch(
+      /did not finish within the timeout input \(1s\)/,
+    )
+    const runId = main.outputs.run_id ?? ''
+    expect(api.requestsTo('POST', `/agent/runs/${runId}/cancel`)).toHaveLength(1)
+    expect(api.run(runId)?.state).toBe('CANCELLED')
+    expect(main.summary).toContain('timed out')
+
+    const post = await runPostStep(main, { inputs })
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(1)
+    expect(post.code).toBe(0)
+  })
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`cancels the run at once on ${signal}, and the post step then sends nothing`, async () => {
+      const api = await fakeApi({ script: () => neverEnding })
+      const inputs = inputsFor(api, { prompt: 'x' })
+      const step = startStep({ inputs })
+      await api.waitForRequest('GET', /\/agent\/runs\/run_/)
+
+      step.child.kill(signal)
+      const cancel = await api.waitForRequest('POST', /\/cancel$/)
+      const main = await step.result
+
+      expect(main.code).toBe(1)
+      const runId = main.outputs.run_id ?? ''
+      expect(cancel.path).toBe(`/api/v1/agent/runs/${runId}/cancel`)
+      expect(api.run(runId)?.state).toBe('CANCELLED')
+      expect(main.stdout).toContain(`Received ${signal}`)
+      expect(errorAnnotations(main).join('\n')).toContain(`Run ${runId} was cancelled.`)
+      expect(main.state.run_settled).toBe('true')
+
+      await runPostStep(main, { inputs })
+      expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(1)
+    })
+  }
+
+  it('post step cancels a run the main step left behind after a hard kill', async () => {
+    const api = await fakeApi({ script: () => neverEnding })
+    const inputs = inputsFor(api, { prompt: 'x' })
+    const step = startStep({ inputs })
+    await api.waitForRequest('GET', /\/agent\/runs\/run_/)
+
+    step.child.kill('SIGKILL')
+    const main = await step.result
+    expect(main.signal).toBe('SIGKILL')
+    const runId = main.state.run_id ?? ''
+    expect(runId).toMatch(/^run_/)
+    expect(main.state.run_settled).toBeUndefined()
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
+
+    const post = await runPostStep(main, { inputs })
+
+    expect(post.code).toBe(0)
+    expect(api.requestsTo('POST', `/agent/runs/${runId}/cancel`)).toHaveLength(1)
+    expect(api.run(runId)?.state).toBe('CANCELLED')
+    expect(post.stdout).toContain(`Run ${runId} was cancelled.`)
+  })
+
+  it('awaits an existing run given by run_id', async () => {
+    const api = await fakeApi()
+    const seeded = api.seedRun({ prompt: 'earlier' })
+    const result = await runStep({ inputs: inputsFor(api, { run_id: seeded.run_id }) })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.run_id).toBe(seeded.run_id)
+    expect(result.outputs.state).toBe('SUCCEEDED')
+    expect(api.requestsTo('POST', /agent\/runs?$/)).toHaveLength(0)
+  })
+
+  it('sends a follow-up to a finished run and awaits its new pass', async () => {
+    const api = await fakeApi()
+    const seeded = api.seedRun({ prompt: 'earlier' }, { createdAt: Date.now() - 60_000 })
+    expect(api.run(seeded.run_id)?.state).toBe('SUCCEEDED')
+
+    const result = await runStep({
+      inputs: inputsFor(api, { run_id: seeded.run_id, followup: 'Also update the changelog' }),
+    })
+
+    expect(result.code).toBe(0)
+    expect(api.followups(seeded.run_id)).toEqual(['Also update the changelog'])
+    expect(result.outputs.state).toBe('SUCCEEDED')
+    // It saw the run go back through its states, rather than trusting the stale SUCCEEDED.
+    expect(result.stdout).toMatch(/is (QUEUED|INPROGRESS)/)
+  })
+
+  it('names the run_id input when that run does not exist', async () => {
+    const api = await fakeApi()
+    const result = await runStep({ inputs: inputsFor(api, { run_id: 'run_missing' }) })
+
+    expect(result.code).toBe(1)
+    expect(errorAnnotations(result).join('\n')).toContain(
+      'run_id input (run_missing) does not exist',
+    )
+  })
+
+  it('explains a rejected key without showing it', async () => {
+    const api = await fakeApi()
+    const result = await runStep({
+      inputs: { ...inputsFor(api, { prompt: 'x' }), api_key: 'sk-wrong-key' },
+    })
+
+    expect(result.code).toBe(1)
+    const errors = errorAnnotations(result).join('\n')
+    expect(errors).toContain('401')
+    expect(errors).toContain('Check the api_key input')
+    expect(result.stdout.replace(/^::add-mask::.*$/m, '')).not.toContain('sk-wrong-key')
+  })
+
+  it('waits out a rate limit on create and still creates exactly one run', async () => {
+    const api = await fakeApi()
+    api.injectFault({
+      method: 'POST',
+      path: '/agent/run',
+      fault: { kind: 'status', status: 429, headers: { 'retry-after': '1' } },
+    })
+    const result = await runStep({ inputs: inputsFor(api, { prompt: 'x' }) })
+
+    expect(result.code).toBe(0)
+    expect(api.requestsTo('POST', '/agent/run')).toHaveLength(2)
+    expect(api.allRuns()).toHaveLength(1)
+    expect(result.stdout).toMatch(/429.*retry 1 of 2 in 1\.0s/)
+  })
+
+  it('cancels the run when polling loses contact with the service', async () => {
+    const api = await fakeApi({ script: () => neverEnding })
+    api.injectFault({
+      method: 'GET',
+      path: /\/agent\/runs\/run_/,
+      times: Infinity,
+      fault: { kind: 'status', status: 503 },
+    })
+    const result = await runStep({ inputs: inputsFor(api, { prompt: 'x' }) })
+
+    expect(result.code).toBe(1)
+    expect(errorAnnotations(result).join('\n')).toContain('Lost contact with the service')
+    const runId = result.outputs.run_id ?? ''
+    expect(api.run(runId)?.state).toBe('CANCELLED')
+    expect(result.state.run_settled).toBe('true')
+  })
+})

@@ -1,0 +1,153 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parse } from 'yaml'
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+export const BUNDLE = join(ROOT, 'dist', 'index.js')
+
+interface ActionYml {
+  inputs: Record<string, { default?: string }>
+  runs: { main: string; post: string }
+}
+
+export function readActionYml(): ActionYml {
+  return parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as ActionYml
+}
+
+/** The runner gives every declared input, with action.yml's default where the workflow gave none. */
+export function inputEnv(inputs: Record<string, string>): Record<string, string> {
+  const declared = readActionYml().inputs
+  const unknown = Object.keys(inputs).filter((name) => !(name in declared))
+  if (unknown.length > 0) throw new Error(`Not inputs of action.yml: ${unknown.join(', ')}`)
+  const env: Record<string, string> = {}
+  for (const [name, spec] of Object.entries(declared)) {
+    const value = inputs[name] ?? spec.default ?? ''
+    env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value
+  }
+  return env
+}
+
+/** Parses a GITHUB_OUTPUT / GITHUB_STATE file: `name<<delimiter` blocks, last value wins. */
+export function parseFileCommands(text: string): Record<string, string> {
+  const values: Record<string, string> = {}
+  const lines = text.split('\n')
+  for (let i = 0; i < lines.length; i += 1) {
+    const match = /^([^<=]+)<<(.+)$/.exec(lines[i] ?? '')
+    if (!match) continue
+    const [, name, delimiter] = match as unknown as [string, string, string]
+    const value: string[] = []
+    for (i += 1; i < lines.length && lines[i] !== delimiter; i += 1) value.push(lines[i] ?? '')
+    values[name] = value.join('\n')
+  }
+  return values
+}
+
+export interface StepResult {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+  outputs: Record<string, string>
+  state: Record<string, string>
+  summary: string
+}
+
+export interface RunningStep {
+  child: ChildProcess
+  result: Promise<StepResult>
+  /** Resolves when stdout has printed a line matching `pattern`. */
+  printed(pattern: RegExp, timeoutMs?: number): Promise<void>
+}
+
+export interface StepOptions {
+  inputs: Record<string, string>
+  /** STATE_* handed to a post step, from the main step's GITHUB_STATE. */
+  state?: Record<string, string>
+  env?: Record<string, string>
+  node?: string
+}
+
+/** Spawns `node dist/index.js` as the runner does: INPUT_*, file commands, STATE_* for post. */
+export function startStep(options: StepOptions): RunningStep {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-run-step-'))
+  const files = {
+    GITHUB_OUTPUT: join(dir, 'output'),
+    GITHUB_STATE: join(dir, 'state'),
+    GITHUB_STEP_SUMMARY: join(dir, 'summary'),
+  }
+  for (const file of Object.values(files)) writeFileSync(file, '')
+  const stateEnv = Object.fromEntries(
+    Object.entries(options.state ?? {}).map(([name, value]) => [`STATE_${name}`, value]),
+  )
+  const child = spawn(options.node ?? process.execPath, [BUNDLE], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH ?? '',
+      RUNNER_TEMP: dir,
+      GITHUB_ACTIONS: 'true',
+      ...files,
+      ...inputEnv(options.inputs),
+      ...stateEnv,
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  const watchers = new Set<() => void>()
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString()
+    for (const watcher of watchers) watcher()
+  })
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const result = new Promise<StepResult>((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (code, signal) =>
+      resolve({
+        code,
+        signal,
+        stdout,
+        stderr,
+        outputs: parseFileCommands(readFileSync(files.GITHUB_OUTPUT, 'utf8')),
+        state: parseFileCommands(readFileSync(files.GITHUB_STATE, 'utf8')),
+        summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8'),
+      }),
+    )
+  })
+  const printed = (pattern: RegExp, timeoutMs = 10_000) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (!pattern.test(stdout)) return
+        watchers.delete(check)
+        clearTimeout(timer)
+        resolve()
+      }
+      const timer = setTimeout(() => {
+        watchers.delete(check)
+        reject(new Error(`Step never printed ${pattern}; it printed:\n${stdout}\n${stderr}`))
+      }, timeoutMs)
+      watchers.add(check)
+      check()
+    })
+  return { child, result, printed }
+}
+
+export function runStep(options: StepOptions): Promise<StepResult> {
+  return startStep(options).result
+}
+
+/** Runs the post step the way the runner does after the main step: same inputs, its state. */
+export function runPostStep(main: StepResult, options: StepOptions): Promise<StepResult> {
+  return runStep({ ...options, state: main.state })
+}
+
+/** Lines the runner shows as error annotations. */
+export function errorAnnotations(result: StepResult): string[] {
+  return result.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('::error'))
+    .map((line) => line.replace(/^::error[^:]*::/, ''))
+}

@@ -1,0 +1,879 @@
+/**
+ * An in-repo fake of the Cloud Agent Runs API on real loopback HTTP, for integration, end-to-end
+ * and load tests and for the demo. Behaviour follows /work/shared/spec (the spec plus the
+ * service facts); faults, rate limits and run scripts make the awkward cases reproducible.
+ */
+import { createServer, STATUS_CODES } from 'node:http'
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { CreateRunRequest, RunItem } from '../../src/api/types.ts'
+import {
+  cancelRun,
+  defaultScript,
+  makeStoredRun,
+  newRunId,
+  restartRun,
+  TERMINAL_STATES,
+  viewRun,
+  viewRunShared,
+} from './store.ts'
+import type { FakeRunItem, RunScript, ScriptFactory, StoredRun } from './store.ts'
+
+export type { FakeRunItem, RunScript, RunStep, ScriptFactory } from './store.ts'
+export { defaultScript, isoDuration, TERMINAL_STATES } from './store.ts'
+
+export type FaultSpec =
+  | { kind: 'status'; status: number; headers?: Record<string, string>; body?: string | object }
+  | { kind: 'reset' }
+  | { kind: 'reset-after-acting' }
+  | { kind: 'delay'; ms: number }
+  | { kind: 'malformed'; body?: string; contentType?: string; status?: number }
+  | { kind: 'huge-body'; bytes: number }
+
+export interface FaultRule {
+  /** Case-insensitive; omitted or `*` matches any method. */
+  method?: string
+  /** See `PathPattern`. Omitted matches any path. */
+  path?: PathPattern
+  /** Requests the rule applies to before it is spent. Default 1; `Infinity` never expires. */
+  times?: number
+  fault: FaultSpec
+}
+
+/**
+ * A string matches the request path exactly, either in full (`/api/v1/agent/runs`) or
+ * relative to the base URL (`/agent/runs`). A RegExp is tested against the full path.
+ */
+export type PathPattern = string | RegExp
+
+export interface RecordedRequest {
+  method: string
+  /** Full path without the query, e.g. `/api/v1/agent/runs/run_abc`. */
+  path: string
+  query: URLSearchParams
+  headers: IncomingHttpHeaders
+  body: string
+  /** The parsed body; undefined when it is empty or not JSON. */
+  json: unknown
+  /** `performance.now()` when the body had been read (monotonic, this process's clock). */
+  receivedAt: number
+}
+
+/**
+ * What a cancel request does. `cancel` cancels (200), `already-terminal` answers 400,
+ * `conflict` 409 and `not-supported` 422.
+ */
+export type CancelOutcome = 'cancel' | 'already-terminal' | 'conflict' | 'not-supported'
+
+export interface FakeApiOptions {
+  /** Default `test-key`. */
+  apiKey?: string
+  /** Default 127.0.0.1. */
+  host?: string
+  /** Default 0: a free port. */
+  port?: number
+  /** How each new run evolves. Default: QUEUED@0, INPROGRESS@200ms, SUCCEEDED@600ms. */
+  script?: ScriptFactory
+  /**
+   * Overrides the cancel rules for a run; return undefined to keep them. The rules: terminal
+   * => 400, PENDING => 409, `is_run_type_cancellable: false` => 422, otherwise cancelled.
+   */
+  cancelBehaviour?: (run: RunItem) => CancelOutcome | undefined
+  /** A token bucket over every request; an empty bucket answers 429 with Retry-After. */
+  rateLimit?: { capacity: number; refillPerSecond: number; retryAfterSeconds?: number }
+  /** Default 'both'. With '/agent/runs', POST /agent/run answers 404, as older servers did not. */
+  createPath?: '/agent/run' | '/agent/runs' | 'both'
+  /** Default true. False: a list filtered by metadata answers 403 `feature_not_available`. */
+  metadataFilter?: boolean
+}
+
+export interface SeedRunOptions {
+  script?: RunScript
+  /** When the run was created (epoch ms or RFC 3339); its script is evaluated from then. */
+  createdAt?: number | string
+  runId?: string
+}
+
+interface Reply {
+  status: number
+  headers: Record<string, string>
+  body: string
+}
+
+interface ActiveFault {
+  rule: FaultRule
+  remaining: number
+}
+
+interface Waiter {
+  method: string
+  pattern: PathPattern
+  resolve: (request: RecordedRequest) => void
+  reject: (error: Error) => void
+  timer: NodeJS.Timeout
+}
+
+const API_PREFIX = '/api/v1'
+const ERROR_TYPE_BASE = 'https://errors.example.test/'
+const MAX_BODY_BYTES = 10 * 1024 * 1024
+const DEFAULT_PAGE_SIZE = 20
+const MAX_PAGE_SIZE = 100
+const MAX_METADATA_KEYS = 20
+const MAX_METADATA_FILTERS = 5
+const MAX_METADATA_VALUE_BYTES = 256
+const METADATA_KEY = /^[a-zA-Z0-9._-]{1,64}$/
+const DEFAULT_MALFORMED_BODY =
+  '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>'
+
+const CODE_BY_STATUS: Readonly<Record<number, string>> = {
+  400: 'invalid_request',
+  401: 'authentication_required',
+  402: 'insufficient_credits',
+  403: 'not_authorized',
+  404: 'resource_not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'invalid_request',
+  422: 'operation_not_supported',
+  429: 'rate_limit_exceeded',
+  500: 'internal_error',
+  502: 'resource_unavailable',
+  503: 'resource_unavailable',
+  504: 'resource_unavailable',
+}
+
+export class FakeAgentApi {
+  readonly baseUrl: string
+  /** Every request in arrival order, recorded before faults, rate limit and auth apply. */
+  readonly requests: RecordedRequest[] = []
+
+  readonly #server: Server
+  readonly #apiKey: string
+  readonly #script: ScriptFactory
+  readonly #cancelBehaviour: FakeApiOptions['cancelBehaviour']
+  readonly #rateLimit: FakeApiOptions['rateLimit']
+  readonly #createPath: NonNullable<FakeApiOptions['createPath']>
+  readonly #metadataFilter: boolean
+  readonly #runs = new Map<string, StoredRun>()
+  readonly #timers = new Set<NodeJS.Timeout>()
+  readonly #waiters = new Set<Waiter>()
+  #faults: ActiveFault[] = []
+  #seq = 0
+  #traceSeq = 0
+  #tokens = 0
+  #tokensAt = 0
+  #closing: Promise<void> | undefined
+
+  private constructor(server: Server, baseUrl: string, options: FakeApiOptions) {
+    this.#server = server
+    this.baseUrl = baseUrl
+    this.#apiKey = options.apiKey ?? 'test-key'
+    this.#script = options.script ?? defaultScript
+    this.#cancelBehaviour = options.cancelBehaviour
+    this.#rateLimit = options.rateLimit
+    this.#createPath = options.createPath ?? 'both'
+    this.#metadataFilter = options.metadataFilter ?? true
+    if (this.#rateLimit) {
+      this.#tokens = this.#rateLimit.capacity
+      this.#tokensAt = performance.now()
+    }
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      this.#onRequest(req, res).catch(() => req.socket.destroy())
+    })
+  }
+
+  static async start(options: FakeApiOptions = {}): Promise<FakeAgentApi> {
+    const server = createServer()
+    const host = options.host ?? '127.0.0.1'
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject)
+        resolve()
+      })
+    })
+    const { port } = server.address() as AddressInfo
+    const urlHost = host.includes(':') ? `[${host}]` : host
+    return new FakeAgentApi(server, `http://${urlHost}:${port}${API_PREFIX}`, options)
+  }
+
+  injectFault(rule: FaultRule): void {
+    const times = rule.times ?? 1
+    if (!(times > 0)) throw new Error(`fault times must be positive, got ${times}`)
+    this.#faults.push({ rule, remaining: times })
+  }
+
+  clearFaults(): void {
+    this.#faults = []
+  }
+
+  /** The run as GET would show it now, or undefined. */
+  run(runId: string): FakeRunItem | undefined {
+    const stored = this.#runs.get(runId)
+    return stored ? viewRun(stored) : undefined
+  }
+
+  /** Every run, newest first. */
+  allRuns(): FakeRunItem[] {
+    const now = performance.now()
+    return this.#sortedRuns('desc').map((run) => viewRun(run, now))
+  }
+
+  /** Creates a run without HTTP, e.g. to fill the list before a test. */
+  seedRun(create: CreateRunRequest, options: SeedRunOptions = {}): FakeRunItem {
+    const createdAt =
+      typeof options.createdAt === 'string' ? Date.parse(options.createdAt) : options.createdAt
+    if (createdAt !== undefined && Number.isNaN(createdAt)) {
+      throw new Error(`invalid createdAt: ${String(options.createdAt)}`)
+    }
+    const runId = options.runId ?? newRunId()
+    if (this.#runs.has(runId)) throw new Error(`run ${runId} already exists`)
+    const script = options.script ?? this.#script(create, runId)
+    const stored = makeStoredRun(runId, ++this.#seq, create, script, createdAt)
+    this.#runs.set(runId, stored)
+    return viewRun(stored)
+  }
+
+  /**
+   * Sets fields on a run that win over its script, e.g. `{ is_run_type_cancellable: false }`.
+   * `run_id` and `state` cannot be patched: use a script, a follow-up or a cancel.
+   */
+  patchRun(runId: string, patch: Partial<RunItem>): void {
+    const stored = this.#runs.get(runId)
+    if (!stored) throw new Error(`no run ${runId}`)
+    const rest = { ...patch }
+    delete rest.run_id
+    delete rest.state
+    Object.assign(stored.overrides, rest)
+  }
+
+  /** The follow-up messages a run has accepted, oldest first. */
+  followups(runId: string): string[] {
+    return [...(this.#runs.get(runId)?.followups ?? [])]
+  }
+
+  requestsTo(method: string, pathPattern: PathPattern): RecordedRequest[] {
+    return this.requests.filter((r) => matches(r, method, pathPattern))
+  }
+
+  /** Resolves with the first matching request, which may have arrived before the call. */
+  waitForRequest(
+    method: string,
+    pathPattern: PathPattern,
+    timeoutMs = 5000,
+  ): Promise<RecordedRequest> {
+    const seen = this.requests.find((r) => matches(r, method, pathPattern))
+    if (seen) return Promise.resolve(seen)
+    if (this.#closing) return Promise.reject(new Error('the fake API is closed'))
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        method,
+        pattern: pathPattern,
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.#waiters.delete(waiter)
+          const seenSoFar = this.requests.map((r) => `${r.method} ${r.path}`).join(', ')
+          reject(
+            new Error(
+              `no ${method} ${String(pathPattern)} within ${timeoutMs} ms; saw: ${seenSoFar || 'nothing'}`,
+            ),
+          )
+        }, timeoutMs),
+      }
+      this.#waiters.add(waiter)
+    })
+  }
+
+  /** Stops listening and destroys open sockets at once, even mid-response. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= new Promise<void>((resolve) => {
+      for (const timer of this.#timers) clearTimeout(timer)
+      this.#timers.clear()
+      for (const waiter of this.#waiters) {
+        clearTimeout(waiter.timer)
+        waiter.reject(new Error('the fake API was closed'))
+      }
+      this.#waiters.clear()
+      this.#server.close(() => resolve())
+      this.#server.closeAllConnections()
+    })
+    return this.#closing
+  }
+
+  async #onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { text, tooLarge } = await readBody(req)
+    const recorded = this.#record(req, text)
+    const fault = this.#takeFault(recorded)
+    if (!fault) {
+      send(res, tooLarge ? this.#tooLarge(recorded) : this.#process(recorded))
+      return
+    }
+    switch (fault.kind) {
+      case 'status':
+        send(res, this.#faultReply(fault, recorded))
+        return
+      case 'reset':
+        req.socket.destroy()
+        return
+      case 'reset-after-acting':
+        this.#process(recorded)
+        req.socket.destroy()
+        return
+      case 'delay':
+        // The request is acted on after the delay, even if the client has given up by then,
+        // as a slow server would: a retried create can then start two runs.
+        await this.#sleep(fault.ms)
+        if (this.#closing) return
+        send(res, this.#process(recorded))
+        return
+      case 'malformed':
+        send(res, {
+          status: fault.status ?? 200,
+          headers: { 'content-type': fault.contentType ?? 'text/html; charset=utf-8' },
+          body: fault.body ?? DEFAULT_MALFORMED_BODY,
+        })
+        return
+      case 'huge-body':
+        await sendHuge(res, fault.bytes)
+        return
+    }
+  }
+
+  #record(req: IncomingMessage, body: string): RecordedRequest {
+    const url = req.url ?? '/'
+    const queryStart = url.indexOf('?')
+    const path = queryStart === -1 ? url : url.slice(0, queryStart)
+    const query = new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1))
+    const recorded: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path,
+      query,
+      headers: req.headers,
+      body,
+      json: parseJson(body).value,
+      receivedAt: performance.now(),
+    }
+    this.requests.push(recorded)
+    for (const waiter of this.#waiters) {
+      if (matches(recorded, waiter.method, waiter.pattern)) {
+        clearTimeout(waiter.timer)
+        this.#waiters.delete(waiter)
+        waiter.resolve(recorded)
+      }
+    }
+    return recorded
+  }
+
+  #takeFault(request: RecordedRequest): FaultSpec | undefined {
+    const active = this.#faults.find(({ rule }) => matches(request, rule.method ?? '*', rule.path))
+    if (!active) return undefined
+    active.remaining -= 1
+    if (active.remaining <= 0) this.#faults = this.#faults.filter((other) => other !== active)
+    return active.rule.fault
+  }
+
+  #faultReply(fault: Extract<FaultSpec, { kind: 'status' }>, request: RecordedRequest): Reply {
+    const base =
+      fault.body === undefined
+        ? this.#problem(
+            request,
+            fault.status,
+            CODE_BY_STATUS[fault.status] ?? 'error',
+            'Injected fault.',
+          )
+        : typeof fault.body === 'string'
+          ? {
+              status: fault.status,
+              headers: { 'content-type': 'text/plain; charset=utf-8' },
+              body: fault.body,
+            }
+          : {
+              status: fault.status,
+              headers: { 'content-type': 'application/problem+json' },
+              body: JSON.stringify(fault.body),
+            }
+    return { ...base, headers: { ...base.headers, ...fault.headers } }
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#timers.delete(timer)
+        resolve()
+      }, ms)
+      this.#timers.add(timer)
+    })
+  }
+
+  /** Rate limit, auth and routing: everything a request goes through when no fault fires. */
+  #process(request: RecordedRequest): Reply {
+    try {
+      return this.#limit(request) ?? this.#authenticate(request) ?? this.#route(request)
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error)
+      return this.#problem(request, 500, 'internal_error', `The fake API failed: ${detail}`)
+    }
+  }
+
+  #limit(request: RecordedRequest): Reply | undefined {
+    const limit = this.#rateLimit
+    if (!limit) return undefined
+    const now = performance.now()
+    const refilled = this.#tokens + ((now - this.#tokensAt) / 1000) * limit.refillPerSecond
+    this.#tokens = Math.min(limit.capacity, refilled)
+    this.#tokensAt = now
+    if (this.#tokens >= 1) {
+      this.#tokens -= 1
+      return undefined
+    }
+    const untilToken =
+      limit.refillPerSecond > 0 ? Math.ceil((1 - this.#tokens) / limit.refillPerSecond) : 1
+    const retryAfter = limit.retryAfterSeconds ?? Math.max(1, untilToken)
+    const reply = this.#problem(request, 429, 'rate_limit_exceeded', 'Too many requests.', {
+      retryable: true,
+    })
+    reply.headers['retry-after'] = String(retryAfter)
+    return reply
+  }
+
+  #authenticate(request: RecordedRequest): Reply | undefined {
+    const header = request.headers.authorization
+    if (header === `Bearer ${this.#apiKey}`) return undefined
+    const detail = header
+      ? 'The API key is not valid.'
+      : 'Send the API key as `Authorization: Bearer <key>`.'
+    return this.#problem(request, 401, 'authentication_required', detail)
+  }
+
+  #route(request: RecordedRequest): Reply {
+    const notFound = (): Reply =>
+      this.#problem(request, 404, 'resource_not_found', `No route for ${request.path}.`)
+    if (!request.path.startsWith(`${API_PREFIX}/`)) return notFound()
+    const segments = request.path.slice(API_PREFIX.length + 1).split('/')
+    if (segments[0] !== 'agent') return notFound()
+
+    const method = request.method.toUpperCase()
+    const allow = (methods: string[], handle: () => Reply): Reply =>
+      methods.includes(method) ? handle() : this.#methodNotAllowed(request, methods)
+
+    const createHere = (path: '/agent/run' | '/agent/runs'): boolean =>
+      this.#createPath === 'both' || this.#createPath === path
+
+    if (segments.length === 2 && segments[1] === 'run') {
+      return createHere('/agent/run') ? allow(['POST'], () => this.#create(request)) : notFound()
+    }
+    if (segments[1] !== 'runs') return notFound()
+    if (segments.length === 2) {
+      const methods = createHere('/agent/runs') ? ['GET', 'POST'] : ['GET']
+      return allow(methods, () => (method === 'GET' ? this.#list(request) : this.#create(request)))
+    }
+    const runId = decodeSegment(segments[2] ?? '')
+    if (!runId) return notFound()
+    if (segments.length === 3) return allow(['GET'], () => this.#get(request, runId))
+    if (segments.length === 4 && segments[3] === 'followups') {
+      return allow(['POST'], () => this.#followup(request, runId))
+    }
+    if (segments.length === 4 && segments[3] === 'cancel') {
+      return allow(['POST'], () => this.#cancel(request, runId))
+    }
+    return notFound()
+  }
+
+  #create(request: RecordedRequest): Reply {
+    const parsed = parseJson(request.body)
+    if (!parsed.ok) {
+      return this.#problem(request, 400, 'invalid_request', 'The body is not valid JSON.')
+    }
+    const invalid = validateCreate(parsed.value)
+    if (invalid !== undefined) return this.#problem(request, 400, 'invalid_request', invalid)
+    const run = this.seedRun(parsed.value as CreateRunRequest)
+    return json(200, { run_id: run.run_id, state: run.state })
+  }
+
+  #get(request: RecordedRequest, runId: string): Reply {
+    const stored = this.#runs.get(runId)
+    return stored ? json(200, viewRunShared(stored)) : this.#runNotFound(request, runId)
+  }
+
+  #list(request: RecordedRequest): Reply {
+    const { query } = request
+    const bad = (detail: string): Reply => this.#problem(request, 400, 'invalid_request', detail)
+
+    let limit = DEFAULT_PAGE_SIZE
+    const rawLimit = query.get('limit')
+    if (rawLimit !== null) {
+      limit = Number(rawLimit)
+      if (!Number.isInteger(limit) || limit < 1) return bad(`Invalid limit: ${rawLimit}.`)
+      limit = Math.min(limit, MAX_PAGE_SIZE)
+    }
+
+    const sortOrder = query.get('sort_order') ?? 'desc'
+    if (sortOrder !== 'asc' && sortOrder !== 'desc') return bad(`Invalid sort_order: ${sortOrder}.`)
+
+    let after: Cursor | undefined
+    const rawCursor = query.get('cursor')
+    if (rawCursor !== null && rawCursor !== '') {
+      after = decodeCursor(rawCursor)
+      if (!after || after.order !== sortOrder) return bad('Invalid cursor.')
+    }
+
+    const createdAfter = parseTime(query.get('created_after'))
+    const createdBefore = parseTime(query.get('created_before'))
+    if (Number.isNaN(createdAfter)) return bad('Invalid created_after: use RFC 3339.')
+    if (Number.isNaN(createdBefore)) return bad('Invalid created_before: use RFC 3339.')
+
+    const metadata: [string, string][] = []
+    for (const [key, value] of query) {
+      const match = /^metadata\[(.*)\]$/.exec(key)
+      if (match?.[1] !== undefined) metadata.push([match[1], value])
+    }
+    if (metadata.length > 0 && !this.#metadataFilter) {
+      return this.#problem(
+        request,
+        403,
+        'feature_not_available',
+        'Filtering runs by metadata is not available on this plan.',
+      )
+    }
+    if (metadata.length > MAX_METADATA_FILTERS) {
+      return bad(`At most ${MAX_METADATA_FILTERS} metadata filters are allowed.`)
+    }
+    const badKey = metadata.find(([key]) => !METADATA_KEY.test(key))
+    if (badKey) return bad(`Invalid metadata key: ${badKey[0]}.`)
+
+    const states = new Set(
+      query
+        .getAll('state')
+        .flatMap((s) => s.split(','))
+        .filter(Boolean),
+    )
+    const name = query.get('name') ?? query.get('config_name')
+    const modelId = query.get('model_id')
+    const source = query.get('source')
+    const creator = query.get('creator')
+    const text = query.get('q')?.toLowerCase()
+
+    const now = performance.now()
+    const selected: { stored: StoredRun; view: FakeRunItem }[] = []
+    for (const stored of this.#sortedRuns(sortOrder)) {
+      if (after && !isAfterCursor(stored, after)) continue
+      if (createdAfter !== undefined && !(stored.createdWall > createdAfter)) continue
+      if (createdBefore !== undefined && !(stored.createdWall < createdBefore)) continue
+      // Metadata is fixed at creation, so it can be checked before building the view.
+      const runMetadata = stored.request.metadata
+      if (metadata.some(([key, value]) => runMetadata?.[key] !== value)) continue
+      const view = viewRunShared(stored, now)
+      if (states.size > 0 && !states.has(view.state)) continue
+      if (name !== null && view.agent_config?.name !== name) continue
+      if (modelId !== null && view.agent_config?.model_id !== modelId) continue
+      if (source !== null && view.source !== source) continue
+      if (creator !== null && view.creator?.uid !== creator && view.creator?.email !== creator) {
+        continue
+      }
+      if (text !== undefined && !matchesText(view, text)) continue
+      selected.push({ stored, view })
+      if (selected.length > limit) break
+    }
+
+    const hasNext = selected.length > limit
+    const page = selected.slice(0, limit)
+    const last = page.at(-1)
+    return json(200, {
+      runs: page.map((entry) => entry.view),
+      page_info: {
+        has_next_page: hasNext,
+        ...(hasNext && last ? { next_cursor: encodeCursor(last.stored, sortOrder) } : {}),
+      },
+    })
+  }
+
+  #followup(request: RecordedRequest, runId: string): Reply {
+    const parsed = parseJson(request.body)
+    if (!parsed.ok) {
+      return this.#problem(request, 400, 'invalid_request', 'The body is not valid JSON.')
+    }
+    const stored = this.#runs.get(runId)
+    if (!stored) return this.#runNotFound(request, runId)
+    const message = isObject(parsed.value) ? parsed.value['message'] : undefined
+    if (typeof message !== 'string' || message.trim() === '') {
+      return this.#problem(request, 400, 'invalid_request', '`message` must be a non-empty string.')
+    }
+    restartRun(stored, message)
+    return json(200, {})
+  }
+
+  #cancel(request: RecordedRequest, runId: string): Reply {
+    const stored = this.#runs.get(runId)
+    if (!stored) return this.#runNotFound(request, runId)
+    const view = viewRun(stored)
+    // The hook gets a copy, so it cannot corrupt the stored run.
+    const outcome = this.#cancelBehaviour?.(view) ?? defaultCancelOutcome(view)
+    switch (outcome) {
+      case 'cancel':
+        cancelRun(stored)
+        return json(200, runId)
+      case 'already-terminal':
+        return this.#problem(
+          request,
+          400,
+          'invalid_request',
+          `Run ${runId} is already ${view.state} and cannot be cancelled.`,
+        )
+      case 'conflict':
+        return this.#problem(
+          request,
+          409,
+          'conflict',
+          `Run ${runId} is ${view.state}; retry the cancel in a moment.`,
+          { retryable: true },
+        )
+      case 'not-supported':
+        return this.#problem(
+          request,
+          422,
+          'operation_not_supported',
+          `Runs of this type cannot be cancelled.`,
+        )
+    }
+  }
+
+  #sortedRuns(order: 'asc' | 'desc'): StoredRun[] {
+    const sign = order === 'desc' ? -1 : 1
+    return [...this.#runs.values()].sort(
+      (a, b) => sign * (a.createdWall - b.createdWall || a.seq - b.seq),
+    )
+  }
+
+  #runNotFound(request: RecordedRequest, runId: string): Reply {
+    return this.#problem(request, 404, 'resource_not_found', `Run ${runId} was not found.`)
+  }
+
+  #methodNotAllowed(request: RecordedRequest, methods: string[]): Reply {
+    const reply = this.#problem(
+      request,
+      405,
+      'method_not_allowed',
+      `${request.method} is not allowed on ${request.path}.`,
+    )
+    reply.headers['allow'] = methods.join(', ')
+    return reply
+  }
+
+  #tooLarge(request: RecordedRequest): Reply {
+    return this.#problem(request, 413, 'invalid_request', 'The request body is too large.')
+  }
+
+  #problem(
+    request: RecordedRequest,
+    status: number,
+    code: string,
+    detail: string,
+    extra: Record<string, unknown> = {},
+  ): Reply {
+    const traceId = `trace_${String(++this.#traceSeq).padStart(6, '0')}`
+    const body = {
+      type: `${ERROR_TYPE_BASE}${code}`,
+      title: STATUS_CODES[status] ?? 'Error',
+      status,
+      detail,
+      instance: request.path,
+      error: detail,
+      trace_id: traceId,
+      ...(status >= 500 ? { retryable: true } : {}),
+      ...extra,
+    }
+    return {
+      status,
+      headers: { 'content-type': 'application/problem+json', 'x-trace-id': traceId },
+      body: JSON.stringify(body),
+    }
+  }
+}
+
+function defaultCancelOutcome(run: RunItem): CancelOutcome {
+  if (TERMINAL_STATES.has(run.state)) return 'already-terminal'
+  if (run.state === 'PENDING') return 'conflict'
+  if (run.is_run_type_cancellable === false) return 'not-supported'
+  return 'cancel'
+}
+
+/** Returns an error message, or undefined when the body is a valid create request. */
+function validateCreate(body: unknown): string | undefined {
+  if (!isObject(body)) return 'The body must be a JSON object.'
+  const { prompt, title, config, metadata } = body
+  if (prompt !== undefined && typeof prompt !== 'string') return '`prompt` must be a string.'
+  if (title !== undefined && typeof title !== 'string') return '`title` must be a string.'
+  if (config !== undefined && !isObject(config)) return '`config` must be an object.'
+  for (const field of ['name', 'model_id', 'base_prompt', 'environment_id', 'skill_spec']) {
+    const value = config?.[field]
+    if (value !== undefined && typeof value !== 'string')
+      return `\`config.${field}\` must be a string.`
+  }
+  if (config?.['mcp_servers'] !== undefined && !isObject(config['mcp_servers'])) {
+    return '`config.mcp_servers` must be an object.'
+  }
+  const skill = config?.['skill_spec']
+  const hasSkill = typeof skill === 'string' && skill.trim() !== ''
+  if (!hasSkill && (typeof prompt !== 'string' || prompt.trim() === '')) {
+    return '`prompt` is required unless `config.skill_spec` is given.'
+  }
+  if (metadata === undefined) return undefined
+  if (!isObject(metadata)) return '`metadata` must be an object of strings.'
+  const entries = Object.entries(metadata)
+  if (entries.length > MAX_METADATA_KEYS) {
+    return `\`metadata\` has ${entries.length} keys; at most ${MAX_METADATA_KEYS} are allowed.`
+  }
+  for (const [key, value] of entries) {
+    if (!METADATA_KEY.test(key)) {
+      return `Invalid metadata key ${JSON.stringify(key)}: use 1-64 of [a-zA-Z0-9._-].`
+    }
+    if (typeof value !== 'string') return `Metadata value for ${key} must be a string.`
+    if (Buffer.byteLength(value) > MAX_METADATA_VALUE_BYTES) {
+      return `Metadata value for ${key} exceeds ${MAX_METADATA_VALUE_BYTES} bytes.`
+    }
+    if (value.includes('\0')) return `Metadata value for ${key} contains NUL.`
+  }
+  return undefined
+}
+
+interface Cursor {
+  created: number
+  seq: number
+  order: 'asc' | 'desc'
+}
+
+function encodeCursor(run: StoredRun, order: 'asc' | 'desc'): string {
+  const cursor: Cursor = { created: run.createdWall, seq: run.seq, order }
+  return Buffer.from(JSON.stringify(cursor)).toString('base64url')
+}
+
+function decodeCursor(raw: string): Cursor | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'))
+    if (
+      isObject(value) &&
+      typeof value['created'] === 'number' &&
+      typeof value['seq'] === 'number' &&
+      (value['order'] === 'asc' || value['order'] === 'desc')
+    ) {
+      return { created: value['created'], seq: value['seq'], order: value['order'] }
+    }
+  } catch {
+    // Falls through: any undecodable cursor is invalid.
+  }
+  return undefined
+}
+
+/** Keyset paging: runs created while a client pages don't shift or repeat later pages. */
+function isAfterCursor(run: StoredRun, cursor: Cursor): boolean {
+  const sign = cursor.order === 'desc' ? -1 : 1
+  const diff = run.createdWall - cursor.created || run.seq - cursor.seq
+  return sign * diff > 0
+}
+
+function matchesText(run: FakeRunItem, text: string): boolean {
+  return [run.run_id, run.title, run.prompt, run.agent_config?.name].some((field) =>
+    field?.toLowerCase().includes(text),
+  )
+}
+
+function parseTime(raw: string | null): number | undefined {
+  return raw === null || raw === '' ? undefined : Date.parse(raw)
+}
+
+function matches(
+  request: RecordedRequest,
+  method: string,
+  pattern: PathPattern | undefined,
+): boolean {
+  if (method !== '*' && request.method.toUpperCase() !== method.toUpperCase()) return false
+  if (pattern === undefined) return true
+  if (typeof pattern !== 'string') {
+    // A global or sticky RegExp keeps lastIndex between calls; reset it for repeatable matches.
+    pattern.lastIndex = 0
+    return pattern.test(request.path)
+  }
+  return request.path === pattern || request.path === `${API_PREFIX}${pattern}`
+}
+
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment) || undefined
+  } catch {
+    return undefined
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; value: undefined } {
+  if (text.trim() === '') return { ok: false, value: undefined }
+  try {
+    return { ok: true, value: JSON.parse(text) }
+  } catch {
+    return { ok: false, value: undefined }
+  }
+}
+
+function json(status: number, value: unknown): Reply {
+  return {
+    status,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(value),
+  }
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  if (res.destroyed || res.headersSent) return
+  res.writeHead(reply.status, {
+    ...reply.headers,
+    'content-length': String(Buffer.byteLength(reply.body)),
+  })
+  res.end(reply.body)
+}
+
+async function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge: boolean }> {
+  const chunks: Buffer[] = []
+  let size = 0
+  let tooLarge = false
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length
+    // Keeps draining so the client can read the 413, but stops buffering.
+    if (size > MAX_BODY_BYTES) tooLarge = true
+    else chunks.push(chunk)
+  }
+  return { text: Buffer.concat(chunks).toString('utf8'), tooLarge }
+}
+
+/** Streams a 200 JSON body of exactly `bytes` bytes without holding it in memory. */
+async function sendHuge(res: ServerResponse, bytes: number): Promise<void> {
+  const prefix = '{"run_id":"run_huge","state":"QUEUED","padding":"'
+  const suffix = '"}'
+  const framed = bytes >= prefix.length + suffix.length
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(bytes) })
+  let remaining = framed ? bytes - prefix.length - suffix.length : bytes
+  if (framed) res.write(prefix)
+  const chunk = Buffer.alloc(64 * 1024, 'x')
+  while (remaining > 0 && !res.destroyed) {
+    const size = Math.min(remaining, chunk.length)
+    remaining -= size
+    if (!res.write(size === chunk.length ? chunk : chunk.subarray(0, size))) await drained(res)
+  }
+  if (res.destroyed) return
+  res.end(framed ? suffix : undefined)
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done)
+      res.off('close', done)
+      resolve()
+    }
+    res.on('drain', done)
+    res.on('close', done)
+  })
+}
