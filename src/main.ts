@@ -2,9 +2,9 @@ import * as core from '@actions/core'
 import { AgentRunsClient, abortableSleep } from './api/client.ts'
 import { readSettings } from './inputs.ts'
 import { publishError, publishOutcome } from './report/publish.ts'
-import { cancelRun, describeCancel } from './run/cancel.ts'
+import { cancelRun, describeCancel, type CancelReport } from './run/cancel.ts'
 import { onTerminationSignal } from './run/signals.ts'
-import { executeStep } from './run/step.ts'
+import { executeStep, type StepOutcome } from './run/step.ts'
 import { RunTracker } from './run/tracker.ts'
 import { runnerState } from './state.ts'
 import { USER_AGENT } from './version.ts'
@@ -18,7 +18,7 @@ const CANCEL_BUDGET_MS = { afterInterrupt: 6_500, afterTerminate: 2_000 } as con
 /** The main step: create or adopt a run, wait for it, report it. */
 export async function run(): Promise<void> {
   const interruption = new AbortController()
-  let cancelling: Promise<void> | undefined
+  let cancelling: Promise<Interruption> | undefined
   let stopListening = (): void => undefined
   try {
     const settings = readSettings()
@@ -36,11 +36,12 @@ export async function run(): Promise<void> {
         return
       }
       interruption.abort()
-      cancelling = cancelOnSignal(signal, client, tracker).finally(() => process.exit(1))
+      cancelling = cancelOnSignal(signal, client, tracker)
     })
 
+    let outcome: StepOutcome
     try {
-      const outcome = await executeStep(settings, {
+      outcome = await executeStep(settings, {
         client,
         tracker,
         now: Date.now,
@@ -48,19 +49,16 @@ export async function run(): Promise<void> {
         signal: interruption.signal,
         log: core,
       })
-      if (cancelling) return await cancelling
-      await publishOutcome(outcome)
     } catch (error) {
-      if (cancelling) return await cancelling
-      // A run must not outlive a step that gave up on it.
-      const runId = tracker.runId
-      if (runId && tracker.needsCancel) {
-        const report = await cancelRun(client, runId)
-        if (report.kind !== 'failed') tracker.settle()
-        core.info(describeCancel(runId, report))
-      }
-      throw error
+      if (!cancelling) await cancelAbandonedRun(client, tracker)
+      if (!cancelling) throw error
+      outcome = { kind: 'interrupted', run: undefined }
     }
+    if (cancelling) {
+      const { signal, cancel } = await cancelling
+      outcome = { kind: 'interrupted', run: outcome.run, signal, cancel }
+    }
+    await publishOutcome(outcome)
   } catch (error) {
     publishError(error)
   } finally {
@@ -68,24 +66,38 @@ export async function run(): Promise<void> {
   }
 }
 
+interface Interruption {
+  signal: NodeJS.Signals
+  cancel: CancelReport | undefined
+}
+
+/** Sends the cancel request at once, within what the runner leaves before it kills the step. */
 async function cancelOnSignal(
   signal: NodeJS.Signals,
   client: AgentRunsClient,
   tracker: RunTracker,
-): Promise<void> {
+): Promise<Interruption> {
   const budgetMs =
     signal === 'SIGTERM' ? CANCEL_BUDGET_MS.afterTerminate : CANCEL_BUDGET_MS.afterInterrupt
+  // Should anything keep the process alive past the budget, end it before the runner's kill.
+  setTimeout(() => process.exit(1), budgetMs + 500).unref()
   core.info(`Received ${signal}: the workflow is cancelling this step.`)
   // A create request in flight may still return a run, which must then be cancelled too.
   const runId = await tracker.whenKnown(budgetMs / 2)
-  if (!runId || !tracker.needsCancel) {
-    core.setFailed('The workflow cancelled this step before a run needed cancelling.')
-    return
-  }
-  const report = await cancelRun(client, runId, {
+  if (!runId || !tracker.needsCancel) return { signal, cancel: undefined }
+  const cancel = await cancelRun(client, runId, {
     signal: AbortSignal.timeout(budgetMs),
     timeoutMs: budgetMs,
   })
+  if (cancel.kind !== 'failed') tracker.settle()
+  return { signal, cancel }
+}
+
+/** A run must not outlive a step that gave up on it. */
+async function cancelAbandonedRun(client: AgentRunsClient, tracker: RunTracker): Promise<void> {
+  const runId = tracker.runId
+  if (!runId || !tracker.needsCancel) return
+  const report = await cancelRun(client, runId)
   if (report.kind !== 'failed') tracker.settle()
-  core.setFailed(`The workflow cancelled this step. ${describeCancel(runId, report)}`)
+  core.info(describeCancel(runId, report))
 }

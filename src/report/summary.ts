@@ -42,12 +42,17 @@ export function verdictOf(outcome: StepOutcome): Verdict {
           `its last state was ${run.state}.${blocked} ${describeCancel(run.run_id, outcome.cancel)}`,
       }
     }
-    case 'interrupted':
+    case 'interrupted': {
+      const runId = outcome.run?.run_id
+      const cancel = runId && outcome.cancel ? ` ${describeCancel(runId, outcome.cancel)}` : ''
       return {
         passed: false,
-        headline: outcome.run ? `Run ${outcome.run.run_id} interrupted` : 'Step interrupted',
-        failure: 'The workflow cancelled this step.',
+        headline: runId
+          ? `Run ${runId} stopped: the workflow was cancelled`
+          : 'The workflow was cancelled',
+        failure: `The workflow cancelled this step${outcome.signal ? ` (${outcome.signal})` : ''}.${cancel}`,
       }
+    }
   }
 }
 

@@ -12,7 +12,13 @@ export type StepOutcome =
   | { kind: 'started'; run: RunItem }
   | { kind: 'finished'; run: RunItem; elapsedMs: number }
   | { kind: 'timed-out'; run: RunItem; elapsedMs: number; timeoutMs: number; cancel: CancelReport }
-  | { kind: 'interrupted'; run: RunItem | undefined }
+  | {
+      kind: 'interrupted'
+      run: RunItem | undefined
+      /** Filled in by the signal handler, which owns the cancel request. */
+      signal?: NodeJS.Signals
+      cancel?: CancelReport
+    }
 
 export interface StepDeps {
   client: Pick<AgentRunsClient, 'createRun' | 'getRun' | 'sendFollowup' | 'cancelRun'>

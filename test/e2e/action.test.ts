@@ -302,3 +302,72 @@ describe('the bundled action, run as the runner runs it', () => {
     expect(result.state.run_settled).toBe('true')
   })
 })
+
+describe('cancellation races', () => {
+  it('cancels a run whose create request was still in flight when the signal came', async () => {
+    const api = await fakeApi({ script: () => neverEnding })
+    api.injectFault({ method: 'POST', path: '/agent/run', fault: { kind: 'delay', ms: 800 } })
+    const step = startStep({ inputs: inputsFor(api, { prompt: 'x' }) })
+    await api.waitForRequest('POST', '/agent/run')
+
+    step.child.kill('SIGINT')
+    const main = await step.result
+
+    const [run] = api.allRuns()
+    expect(api.allRuns()).toHaveLength(1)
+    expect(run?.state).toBe('CANCELLED')
+    expect(main.outputs.run_id).toBe(run?.run_id)
+    expect(main.state.run_settled).toBe('true')
+    expect(main.code).toBe(1)
+  })
+
+  it('sends one cancel request when a second signal arrives during cancellation', async () => {
+    const api = await fakeApi({ script: () => neverEnding })
+    api.injectFault({ method: 'POST', path: /\/cancel$/, fault: { kind: 'delay', ms: 600 } })
+    const step = startStep({ inputs: inputsFor(api, { prompt: 'x' }) })
+    await api.waitForRequest('GET', /\/agent\/runs\/run_/)
+
+    step.child.kill('SIGINT')
+    await api.waitForRequest('POST', /\/cancel$/)
+    step.child.kill('SIGTERM')
+    const main = await step.result
+
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(1)
+    expect(main.stdout).toContain('Received SIGTERM again; still cancelling.')
+    expect(main.signal).toBeNull()
+    expect(main.code).toBe(1)
+    expect(main.summary).toContain('the workflow was cancelled')
+    expect(main.state.run_settled).toBe('true')
+  })
+
+  it('treats a run that finished just before the cancel (400) as no error', async () => {
+    const api = await fakeApi({
+      script: () => neverEnding,
+      cancelBehaviour: () => 'already-terminal',
+    })
+    const inputs = inputsFor(api, { prompt: 'x' })
+    const step = startStep({ inputs })
+    await api.waitForRequest('GET', /\/agent\/runs\/run_/)
+    step.child.kill('SIGKILL')
+    const main = await step.result
+
+    const post = await runPostStep(main, { inputs })
+
+    expect(post.code).toBe(0)
+    expect(post.stdout).toContain('had already finished; nothing to cancel')
+  })
+
+  it('explains a run that cannot be cancelled (422) without failing the post step', async () => {
+    const api = await fakeApi({ script: () => neverEnding, cancelBehaviour: () => 'not-supported' })
+    const inputs = inputsFor(api, { prompt: 'x' })
+    const step = startStep({ inputs })
+    await api.waitForRequest('GET', /\/agent\/runs\/run_/)
+    step.child.kill('SIGKILL')
+    const main = await step.result
+
+    const post = await runPostStep(main, { inputs })
+
+    expect(post.code).toBe(0)
+    expect(post.stdout).toMatch(/::warning::.*cannot be cancelled/)
+  })
+})
