@@ -85,7 +85,7 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
       )
       continue
     }
-    if (run.state !== lastState) {
+    if (run.state !== lastState && !options.isStale?.(run)) {
       logStateChange(run, elapsed(), deps.log)
       lastState = run.state
     }

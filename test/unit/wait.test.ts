@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest'
+import { InternalServerError, NotFoundError } from '../../src/api/errors.ts'
+import type { RunItem } from '../../src/api/types.ts'
+import { LostContactError, waitForRun, type WaitDeps } from '../../src/run/wait.ts'
+
+/** One poll's answer: a state, or an error to throw. */
+type Reading = string | Error
+
+/** A fake clock, sleep and client: each poll returns the next reading; time only moves in sleep. */
+function harness(readings: Reading[], controller = new AbortController()) {
+  let now = 0
+  const sleeps: number[] = []
+  const info: string[] = []
+  const warnings: string[] = []
+  let polls = 0
+  const deps: WaitDeps = {
+    client: {
+      getRun: async (runId) => {
+        const reading = readings[Math.min(polls, readings.length - 1)]
+        polls += 1
+        if (reading instanceof Error) throw reading
+        return { run_id: runId, state: reading ?? 'INPROGRESS', updated_at: String(polls) }
+      },
+    },
+    now: () => now,
+    sleep: async (ms, signal) => {
+      if (signal?.aborted) throw new Error('aborted')
+      sleeps.push(ms)
+      now += ms
+    },
+    signal: controller.signal,
+    log: { info: (m) => info.push(m), warning: (m) => warnings.push(m) },
+  }
+  return { deps, sleeps, info, warnings, polls: () => polls, controller }
+}
+
+const serverError = () =>
+  new InternalServerError({ method: 'GET', path: '/agent/runs/r1' }, 503, {}, undefined, 'down')
+
+describe('waitForRun', () => {
+  it('polls until a terminal state and logs each change once, with the time waited', async () => {
+    const h = harness(['QUEUED', 'INPROGRESS', 'INPROGRESS', 'INPROGRESS', 'SUCCEEDED'])
+    const outcome = await waitForRun(
+      { runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 5_000 },
+      h.deps,
+    )
+
+    expect(outcome.kind).toBe('terminal')
+    expect(outcome.run?.state).toBe('SUCCEEDED')
+    expect(h.polls()).toBe(5)
+    expect(h.info).toEqual([
+      'Run r1 is QUEUED (after 5s).',
+      'Run r1 is INPROGRESS (after 10s).',
+      'Run r1 is SUCCEEDED (after 25s).',
+    ])
+  })
+
+  it('does not log the state it was given as already seen', async () => {
+    const h = harness(['QUEUED', 'SUCCEEDED'])
+    const lastSeen: RunItem = { run_id: 'r1', state: 'QUEUED' }
+    await waitForRun({ runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 1_000, lastSeen }, h.deps)
+
+    expect(h.info).toEqual(['Run r1 is SUCCEEDED (after 2s).'])
+  })
+
+  it('returns at once for a run already terminal', async () => {
+    const h = harness([])
+    const lastSeen: RunItem = { run_id: 'r1', state: 'FAILED' }
+    const outcome = await waitForRun(
+      { runId: 'r1', timeoutMs: 1_000, pollIntervalMs: 100, lastSeen },
+      h.deps,
+    )
+
+    expect(outcome.kind).toBe('terminal')
+    expect(h.polls()).toBe(0)
+  })
+
+  it('waits through states it does not know', async () => {
+    const h = harness(['WARMING_UP', 'WARMING_UP', 'SUCCEEDED'])
+    const outcome = await waitForRun(
+      { runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 1_000 },
+      h.deps,
+    )
+
+    expect(outcome.kind).toBe('terminal')
+    expect(h.info[0]).toContain('WARMING_UP')
+    expect(h.info[0]).toContain('does not know')
+  })
+
+  it('warns loudly, once, that a BLOCKED run waits for a person', async () => {
+    const h = harness(['BLOCKED', 'BLOCKED', 'BLOCKED', 'INPROGRESS', 'SUCCEEDED'])
+    await waitForRun({ runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 1_000 }, h.deps)
+
+    expect(h.warnings).toHaveLength(1)
+    expect(h.warnings[0]).toMatch(/BLOCKED.*waits for a person/)
+  })
+
+  it('times out without sleeping past the deadline', async () => {
+    const h = harness(['INPROGRESS'])
+    const outcome = await waitForRun(
+      { runId: 'r1', timeoutMs: 12_000, pollIntervalMs: 5_000 },
+      h.deps,
+    )
+
+    expect(outcome.kind).toBe('timed-out')
+    expect(outcome.run?.state).toBe('INPROGRESS')
+    expect(h.sleeps).toEqual([5_000, 5_000, 2_000])
+  })
+
+  it('rides out failed polls below the budget, warning for each', async () => {
+    const h = harness([serverError(), serverError(), 'INPROGRESS', serverError(), 'SUCCEEDED'])
+    const outcome = await waitForRun(
+      { runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 1_000, failureBudget: 3 },
+      h.deps,
+    )
+
+    expect(outcome.kind).toBe('terminal')
+    expect(h.warnings).toHaveLength(3)
+    expect(h.warnings[1]).toContain('Poll 2 of 3')
+  })
+
+  it('gives up with a clear error after the budget of failed polls in a row', async () => {
+    const h = harness([serverError()])
+    const wait = waitForRun(
+      { runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 1_000, failureBudget: 3 },
+      h.deps,
+    )
+
+    await expect(wait).rejects.toBeInstanceOf(LostContactError)
+    await expect(wait).rejects.toThrow(/3 polls in a row failed.*503/)
+    expect(h.polls()).toBe(3)
+  })
+
+  it('stops at once on an error that retrying cannot fix', async () => {
+    const notFound = new NotFoundError(
+      { method: 'GET', path: '/agent/runs/r1' },
+      404,
+      {},
+      undefined,
+      '',
+    )
+    const h = harness([notFound])
+    await expect(
+      waitForRun({ runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 1_000 }, h.deps),
+    ).rejects.toBe(notFound)
+    expect(h.polls()).toBe(1)
+  })
+
+  it('returns interrupted when the signal aborts', async () => {
+    const controller = new AbortController()
+    const h = harness(['INPROGRESS'], controller)
+    const getRun = h.deps.client.getRun
+    let polls = 0
+    h.deps.client.getRun = async (runId, options) => {
+      polls += 1
+      if (polls === 3) controller.abort()
+      return getRun(runId, options)
+    }
+    const outcome = await waitForRun(
+      { runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 1_000 },
+      h.deps,
+    )
+
+    expect(outcome.kind).toBe('interrupted')
+    expect(polls).toBe(3)
+  })
+
+  it('keeps waiting while the terminal state is stale (from before a follow-up)', async () => {
+    const h = harness(['SUCCEEDED', 'SUCCEEDED', 'INPROGRESS', 'SUCCEEDED'])
+    const outcome = await waitForRun(
+      {
+        runId: 'r1',
+        timeoutMs: 60_000,
+        pollIntervalMs: 1_000,
+        // The harness stamps updated_at with the poll number: polls 1 and 2 are "old".
+        isStale: (run) => Number(run.updated_at) <= 2,
+      },
+      h.deps,
+    )
+
+    expect(outcome.kind).toBe('terminal')
+    expect(h.polls()).toBe(4)
+    expect(h.info).toEqual(['Run r1 is INPROGRESS (after 3s).', 'Run r1 is SUCCEEDED (after 4s).'])
+  })
+})
