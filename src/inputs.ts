@@ -79,7 +79,7 @@ export function readConnection(source: InputSource = runnerInputs()): Connection
   if (/[\s\p{Cc}]/u.test(apiKey)) {
     throw new InputError('api_key', 'contains whitespace or control characters; check the secret.')
   }
-  return { apiKey, baseUrl: parseBaseUrl(source.get('base_url')) }
+  return { apiKey, baseUrl: parseBaseUrl(source.get('base_url'), apiKey) }
 }
 
 const CREATE_ONLY_INPUTS = [
@@ -147,14 +147,16 @@ function checkNoCreateInputs(source: InputSource): void {
 
 const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i
 
-function parseBaseUrl(value: string): string {
+function parseBaseUrl(value: string, apiKey: string): string {
+  // A key pasted into the wrong input must not be echoed back in the error.
+  const shown = value.split(apiKey).join('***')
   if (!value)
     throw new InputError('base_url', 'is required, e.g. https://agents.example.com/api/v1.')
   let url: URL
   try {
     url = new URL(value)
   } catch {
-    throw new InputError('base_url', `must be an absolute https:// URL; got "${value}".`)
+    throw new InputError('base_url', `must be an absolute https:// URL; got "${shown}".`)
   }
   if (url.protocol === 'http:' && !LOOPBACK_HOST.test(url.hostname)) {
     throw new InputError(
@@ -169,11 +171,11 @@ function parseBaseUrl(value: string): string {
     throw new InputError('base_url', 'must not contain credentials; pass the key as api_key.')
   }
   if (url.search || url.hash) {
-    throw new InputError('base_url', `must not have a query or fragment; got "${value}".`)
+    throw new InputError('base_url', `must not have a query or fragment; got "${shown}".`)
   }
   const path = url.pathname.replace(/\/$/, '')
   if (!path.endsWith('/api/v1')) {
-    throw new InputError('base_url', `must end in /api/v1; got "${value}".`)
+    throw new InputError('base_url', `must end in /api/v1; got "${shown}".`)
   }
   return `${url.origin}${path}`
 }

@@ -68,13 +68,15 @@ export function retryDelayMs(
  * `Retry-After` as seconds or as an HTTP date.
  */
 export function retryAfterMs(headers: IncomingHttpHeaders, now = Date.now()): number | undefined {
-  const milliseconds = Number(single(headers['retry-after-ms']))
-  if (single(headers['retry-after-ms']) !== undefined && Number.isFinite(milliseconds)) {
-    return Math.max(0, milliseconds)
-  }
+  const milliseconds = single(headers['retry-after-ms'])?.trim()
+  if (milliseconds && /^\d+(\.\d+)?$/.test(milliseconds)) return Math.round(Number(milliseconds))
   const retryAfter = single(headers['retry-after'])?.trim()
   if (!retryAfter) return undefined
   if (/^\d+(\.\d+)?$/.test(retryAfter)) return Math.round(Number(retryAfter) * 1000)
+  // Only the HTTP-date form (RFC 9110 IMF-fixdate); Date.parse alone would accept junk.
+  if (!/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(retryAfter)) {
+    return undefined
+  }
   const date = Date.parse(retryAfter)
   return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }

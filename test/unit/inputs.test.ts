@@ -1,0 +1,465 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
+import {
+  DEFAULT_POLL_INTERVAL_MS,
+  InputError,
+  readSettings,
+  type InputSource,
+  type Settings,
+} from '../../src/inputs.ts'
+
+interface ActionInput {
+  required?: boolean
+  default?: unknown
+}
+
+const actionYml = parse(readFileSync(new URL('../../action.yml', import.meta.url), 'utf8')) as {
+  inputs: Record<string, ActionInput>
+}
+
+/** The defaults the runner applies from action.yml when a workflow leaves an input out. */
+const DEFAULTS: Record<string, string> = Object.fromEntries(
+  Object.entries(actionYml.inputs).flatMap(([name, spec]) =>
+    spec.default === undefined ? [] : [[name, String(spec.default)]],
+  ),
+)
+
+const KEY = 'sekret-123'
+const BASE_URL = 'https://agents.example.com/api/v1'
+
+interface FakeInputs {
+  source: InputSource
+  masked: string[]
+  /** `get:<name>` and `mask` in call order. */
+  calls: string[]
+}
+
+/** An InputSource like the runner's: action.yml defaults, values trimmed, only declared inputs. */
+function fakeInputs(given: Record<string, string>, env: NodeJS.ProcessEnv = {}): FakeInputs {
+  const masked: string[] = []
+  const calls: string[] = []
+  const source: InputSource = {
+    get(name) {
+      if (!(name in actionYml.inputs)) throw new Error(`action.yml declares no input "${name}"`)
+      calls.push(`get:${name}`)
+      return (given[name] ?? DEFAULTS[name] ?? '').trim()
+    },
+    mask(secret) {
+      calls.push('mask')
+      masked.push(secret)
+    },
+    env,
+  }
+  return { source, masked, calls }
+}
+
+function settingsFor(given: Record<string, string>, env: NodeJS.ProcessEnv = {}): Settings {
+  return readSettings(fakeInputs({ api_key: KEY, base_url: BASE_URL, ...given }, env).source)
+}
+
+/** Runs `action`, expecting an InputError that names `input`; returns it. */
+function inputErrorFrom(action: () => unknown, input: string): InputError {
+  let thrown: unknown
+  try {
+    action()
+  } catch (error) {
+    thrown = error
+  }
+  expect(thrown).toBeInstanceOf(InputError)
+  const error = thrown as InputError
+  expect(error.input).toBe(input)
+  expect(error.message).toContain(`"${input}"`)
+  return error
+}
+
+function rejects(given: Record<string, string>, input: string): InputError {
+  return inputErrorFrom(() => settingsFor(given), input)
+}
+
+describe('action.yml defaults used by these tests', () => {
+  it('declares api_key and base_url as required, and the documented defaults', () => {
+    expect(actionYml.inputs.api_key?.required).toBe(true)
+    expect(actionYml.inputs.base_url?.required).toBe(true)
+    expect(DEFAULTS).toMatchObject({ wait: 'true', timeout: '60m', prompt: '', run_id: '' })
+  })
+})
+
+describe('readSettings: creating a run', () => {
+  it('needs only api_key, base_url and prompt, and applies the defaults', () => {
+    expect(settingsFor({ prompt: 'Fix the flaky test' })).toEqual({
+      apiKey: KEY,
+      baseUrl: BASE_URL,
+      target: { kind: 'create', request: { prompt: 'Fix the flaky test' } },
+      wait: true,
+      timeoutMs: 60 * 60_000,
+      pollIntervalMs: DEFAULT_POLL_INTERVAL_MS,
+    })
+  })
+
+  it('accepts skill_spec without a prompt', () => {
+    const { target } = settingsFor({ skill_spec: 'acme/skills:triage' })
+    expect(target).toEqual({
+      kind: 'create',
+      request: { config: { skill_spec: 'acme/skills:triage' } },
+    })
+  })
+
+  it('accepts a skill_spec that names a SKILL.md path', () => {
+    const { target } = settingsFor({ skill_spec: 'acme/skills:path/to/SKILL.md', prompt: 'Go' })
+    expect(target).toEqual({
+      kind: 'create',
+      request: { prompt: 'Go', config: { skill_spec: 'acme/skills:path/to/SKILL.md' } },
+    })
+  })
+
+  it('rejects a skill_spec that is not owner/repo:skill', () => {
+    rejects({ skill_spec: 'just-a-name' }, 'skill_spec')
+  })
+
+  it('names prompt when neither prompt nor skill_spec is given', () => {
+    const error = rejects({}, 'prompt')
+    expect(error.message).toContain('skill_spec')
+  })
+
+  it('treats a whitespace-only prompt as missing', () => {
+    rejects({ prompt: '   \n ' }, 'prompt')
+  })
+
+  it('passes the title and maps the config inputs into request.config', () => {
+    const { target } = settingsFor({
+      prompt: 'Review the PR',
+      title: 'Nightly review',
+      name: 'ci-review',
+      model_id: 'model-x',
+      base_prompt: 'Be terse.',
+      environment_id: 'env-42',
+      skill_spec: 'acme/skills:review',
+    })
+    expect(target).toEqual({
+      kind: 'create',
+      request: {
+        prompt: 'Review the PR',
+        title: 'Nightly review',
+        config: {
+          name: 'ci-review',
+          model_id: 'model-x',
+          base_prompt: 'Be terse.',
+          environment_id: 'env-42',
+          skill_spec: 'acme/skills:review',
+        },
+      },
+    })
+  })
+
+  it('drops empty config inputs, and omits config when all are empty', () => {
+    const some = settingsFor({ prompt: 'p', model_id: 'model-x', name: '', environment_id: '  ' })
+    expect(some.target).toEqual({
+      kind: 'create',
+      request: { prompt: 'p', config: { model_id: 'model-x' } },
+    })
+    const none = settingsFor({ prompt: 'p', title: '', name: '', base_prompt: '' })
+    expect(none.target).toEqual({ kind: 'create', request: { prompt: 'p' } })
+    if (none.target.kind !== 'create') throw new Error('expected a create target')
+    expect(Object.keys(none.target.request)).toEqual(['prompt'])
+  })
+})
+
+describe('readSettings: api_key', () => {
+  it('names api_key when it is missing, and masks nothing empty', () => {
+    const inputs = fakeInputs({ base_url: BASE_URL, prompt: 'p' })
+    const error = inputErrorFrom(() => readSettings(inputs.source), 'api_key')
+    expect(error.message).toContain('required')
+    expect(inputs.masked).toEqual([])
+  })
+
+  it('masks the key as soon as it is read, before any other input is checked', () => {
+    // The prompt is missing, so readSettings fails, but only after masking the key.
+    const inputs = fakeInputs({ api_key: KEY, base_url: BASE_URL })
+    inputErrorFrom(() => readSettings(inputs.source), 'prompt')
+    expect(inputs.masked).toEqual([KEY])
+    const firstOtherRead = inputs.calls.findIndex(
+      (call) => call.startsWith('get:') && call !== 'get:api_key',
+    )
+    expect(inputs.calls.indexOf('mask')).toBeGreaterThanOrEqual(0)
+    expect(inputs.calls.indexOf('mask')).toBeLessThan(firstOtherRead)
+  })
+
+  it.each([
+    '',
+    'not a url',
+    'ftp://agents.example.com/api/v1',
+    'http://agents.example.com/api/v1',
+    'https://agents.example.com/api/v2',
+    'https://agents.example.com/api/v1?x=1',
+    'https://user:pw@agents.example.com/api/v1',
+  ])('keeps the key out of the error for base_url %j', (baseUrl) => {
+    const inputs = fakeInputs({ api_key: KEY, base_url: baseUrl, prompt: 'p' })
+    const error = inputErrorFrom(() => readSettings(inputs.source), 'base_url')
+    expect(error.message).not.toContain(KEY)
+    expect(inputs.masked).toEqual([KEY])
+  })
+
+  it.each([
+    ['in the query', `${BASE_URL}?api_key=${KEY}`],
+    ['in the path', `https://agents.example.com/${KEY}`],
+    ['as the whole value', KEY],
+  ])('keeps the key out of the error when base_url holds it %s', (_where, baseUrl) => {
+    const inputs = fakeInputs({ api_key: KEY, base_url: baseUrl, prompt: 'p' })
+    const error = inputErrorFrom(() => readSettings(inputs.source), 'base_url')
+    expect(error.message).not.toContain(KEY)
+  })
+
+  it.each([
+    ['a line break', 'sekret-123\nX-Injected: 1'],
+    ['a space', 'sekret 123'],
+    ['a tab', 'sekret\t123'],
+    ['a control character', 'sekret\u0000123'],
+  ])('rejects a key with %s without showing it', (_what, key) => {
+    const inputs = fakeInputs({ api_key: key, base_url: BASE_URL, prompt: 'p' })
+    const error = inputErrorFrom(() => readSettings(inputs.source), 'api_key')
+    expect(error.message).not.toContain(key)
+    expect(error.message).not.toContain('sekret')
+    expect(inputs.masked).toEqual([key])
+  })
+
+  describe('fork hint', () => {
+    let dir: string
+    const eventFile = (name: string, head: string, base: string): string => {
+      const path = join(dir, name)
+      writeFileSync(
+        path,
+        JSON.stringify({
+          pull_request: {
+            head: { repo: { full_name: head } },
+            base: { repo: { full_name: base } },
+          },
+        }),
+      )
+      return path
+    }
+    const missingKeyError = (env: NodeJS.ProcessEnv): InputError =>
+      inputErrorFrom(
+        () => readSettings(fakeInputs({ base_url: BASE_URL, prompt: 'p' }, env).source),
+        'api_key',
+      )
+
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'inputs-test-'))
+    })
+    afterAll(() => {
+      rmSync(dir, { recursive: true, force: true })
+    })
+
+    it('explains that a fork pull request gets no secrets', () => {
+      const error = missingKeyError({
+        GITHUB_EVENT_NAME: 'pull_request',
+        GITHUB_EVENT_PATH: eventFile('fork.json', 'mallory/widgets', 'acme/widgets'),
+      })
+      expect(error.message).toContain('fork')
+      expect(error.message).toContain('mallory/widgets')
+    })
+
+    it('gives no fork hint for a pull request from the same repository', () => {
+      const error = missingKeyError({
+        GITHUB_EVENT_NAME: 'pull_request',
+        GITHUB_EVENT_PATH: eventFile('same.json', 'acme/widgets', 'acme/widgets'),
+      })
+      expect(error.message).not.toContain('fork')
+    })
+
+    it('gives no fork hint for a push, nor when the event file is unreadable', () => {
+      const path = eventFile('push.json', 'mallory/widgets', 'acme/widgets')
+      expect(
+        missingKeyError({ GITHUB_EVENT_NAME: 'push', GITHUB_EVENT_PATH: path }).message,
+      ).not.toContain('fork')
+      expect(
+        missingKeyError({
+          GITHUB_EVENT_NAME: 'pull_request',
+          GITHUB_EVENT_PATH: join(dir, 'does-not-exist.json'),
+        }).message,
+      ).not.toContain('fork')
+    })
+  })
+})
+
+describe('readSettings: base_url', () => {
+  it.each([
+    ['https://agents.example.com/api/v1', 'https://agents.example.com/api/v1'],
+    ['https://agents.example.com/api/v1/', 'https://agents.example.com/api/v1'],
+    ['https://agents.example.com:8443/api/v1', 'https://agents.example.com:8443/api/v1'],
+    ['https://gw.example.com/agents/api/v1/', 'https://gw.example.com/agents/api/v1'],
+    ['http://127.0.0.1:8080/api/v1', 'http://127.0.0.1:8080/api/v1'],
+    ['http://127.45.6.7/api/v1/', 'http://127.45.6.7/api/v1'],
+    ['http://localhost:3000/api/v1', 'http://localhost:3000/api/v1'],
+    ['http://[::1]:3000/api/v1', 'http://[::1]:3000/api/v1'],
+  ])('accepts %s as %s', (given, expected) => {
+    expect(settingsFor({ base_url: given, prompt: 'p' }).baseUrl).toBe(expected)
+  })
+
+  it.each([
+    ['plain http to a private address', 'http://10.0.0.1/api/v1'],
+    ['plain http to a public host', 'http://example.com/api/v1'],
+    ['plain http to a host that merely starts like loopback', 'http://127.0.0.1.evil.test/api/v1'],
+    ['plain http to a localhost look-alike', 'http://localhost.evil.test/api/v1'],
+    ['a path that does not end in /api/v1', 'https://agents.example.com/api/v2'],
+    ['a path beyond /api/v1', 'https://agents.example.com/api/v1/agent/run'],
+    ['no path', 'https://agents.example.com'],
+    ['credentials', 'https://user:hunter2@agents.example.com/api/v1'],
+    ['a query', 'https://agents.example.com/api/v1?debug=1'],
+    ['a fragment', 'https://agents.example.com/api/v1#top'],
+    ['another scheme', 'ftp://agents.example.com/api/v1'],
+    ['a relative URL', '/api/v1'],
+    ['an empty value', ''],
+  ])('rejects %s', (_what, baseUrl) => {
+    rejects({ base_url: baseUrl, prompt: 'p' }, 'base_url')
+  })
+
+  it('says why plain http is refused, and never echoes credentials', () => {
+    expect(
+      rejects({ base_url: 'http://example.com/api/v1', prompt: 'p' }, 'base_url').message,
+    ).toMatch(/https:\/\//)
+    const error = rejects(
+      { base_url: 'https://user:hunter2@agents.example.com/api/v1', prompt: 'p' },
+      'base_url',
+    )
+    expect(error.message).not.toContain('hunter2')
+  })
+})
+
+describe('readSettings: wait', () => {
+  it.each([
+    ['true', true],
+    ['True', true],
+    ['TRUE', true],
+    ['false', false],
+    ['False', false],
+    ['FALSE', false],
+  ])('reads %s as %s', (value, expected) => {
+    expect(settingsFor({ prompt: 'p', wait: value }).wait).toBe(expected)
+  })
+
+  it.each(['yes', 'no', '1', '0', 'on', 'off', 'tRuE', 'y'])('rejects %s, naming wait', (value) => {
+    const error = rejects({ prompt: 'p', wait: value }, 'wait')
+    expect(error.message).toContain(value)
+  })
+})
+
+describe('readSettings: durations', () => {
+  it.each([
+    ['500ms', 500],
+    ['30s', 30_000],
+    ['10m', 600_000],
+    ['2h', 7_200_000],
+    ['90', 90_000],
+    ['1.5m', 90_000],
+  ])('reads timeout %s as %i ms', (value, expected) => {
+    expect(settingsFor({ prompt: 'p', timeout: value }).timeoutMs).toBe(expected)
+  })
+
+  it.each(['10 minutes', '-5s', '0', '0s', '5d', 'm', '1.5.2s', 'ten'])(
+    'rejects timeout %j, naming timeout',
+    (value) => {
+      rejects({ prompt: 'p', timeout: value }, 'timeout')
+    },
+  )
+
+  it('uses the default poll interval when poll_interval is empty', () => {
+    expect(settingsFor({ prompt: 'p' }).pollIntervalMs).toBe(DEFAULT_POLL_INTERVAL_MS)
+    expect(DEFAULT_POLL_INTERVAL_MS).toBe(5_000)
+  })
+
+  it.each([
+    ['100ms', 100],
+    ['2s', 2_000],
+    ['45s', 45_000],
+    ['3', 3_000],
+  ])('reads poll_interval %s as %i ms', (value, expected) => {
+    expect(settingsFor({ prompt: 'p', poll_interval: value }).pollIntervalMs).toBe(expected)
+  })
+
+  it.each(['99ms', '0.05s', '0', '10 seconds', '-1s'])(
+    'rejects poll_interval %j, naming poll_interval',
+    (value) => {
+      rejects({ prompt: 'p', poll_interval: value }, 'poll_interval')
+    },
+  )
+})
+
+describe('readSettings: mcp_servers', () => {
+  it('passes local and remote servers into request.config.mcp_servers', () => {
+    const servers = {
+      files: { command: 'npx', args: ['-y', '@acme/mcp-files'], env: { ROOT: '/work' } },
+      tracker: { url: 'https://mcp.example.com/sse', headers: { 'X-Team': 'ci' } },
+    }
+    const { target } = settingsFor({ prompt: 'p', mcp_servers: JSON.stringify(servers) })
+    expect(target).toEqual({
+      kind: 'create',
+      request: { prompt: 'p', config: { mcp_servers: servers } },
+    })
+  })
+
+  it.each([
+    ['invalid JSON', '{ files: npx }'],
+    ['an array', '[{"command":"npx"}]'],
+    ['null', 'null'],
+    ['a string', '"npx"'],
+    ['an entry with neither command nor url', '{"files":{"args":["x"]}}'],
+    ['an entry that is not an object', '{"files":"npx"}'],
+    ['an entry whose command is not a string', '{"files":{"command":["npx"]}}'],
+  ])('rejects %s, naming mcp_servers', (_what, value) => {
+    rejects({ prompt: 'p', mcp_servers: value }, 'mcp_servers')
+  })
+
+  it('names the bad entry', () => {
+    const error = rejects(
+      { prompt: 'p', mcp_servers: '{"good":{"command":"npx"},"broken":{"args":[]}}' },
+      'mcp_servers',
+    )
+    expect(error.message).toContain('broken')
+  })
+})
+
+describe('readSettings: an existing run', () => {
+  const RUN_ID = '0f8fad5b-d9cb-469f-a165-70867728950e'
+
+  it('awaits the run named by run_id alone', () => {
+    const settings = settingsFor({ run_id: RUN_ID })
+    expect(settings.target).toEqual({ kind: 'existing', runId: RUN_ID, followup: undefined })
+    expect(settings.wait).toBe(true)
+  })
+
+  it('sends followup to the run named by run_id', () => {
+    expect(settingsFor({ run_id: RUN_ID, followup: 'Also update the changelog.' }).target).toEqual({
+      kind: 'existing',
+      runId: RUN_ID,
+      followup: 'Also update the changelog.',
+    })
+  })
+
+  it('names followup when it comes without run_id', () => {
+    const error = rejects({ prompt: 'p', followup: 'More please' }, 'followup')
+    expect(error.message).toContain('run_id')
+  })
+
+  it('names prompt when it is combined with run_id', () => {
+    const error = rejects({ run_id: RUN_ID, prompt: 'Start over' }, 'prompt')
+    expect(error.message).toContain('run_id')
+  })
+
+  it.each(['title', 'skill_spec', 'model_id', 'mcp_servers'])(
+    'names %s when it is combined with run_id',
+    (input) => {
+      rejects({ run_id: RUN_ID, [input]: input === 'mcp_servers' ? '{}' : 'x/y:z' }, input)
+    },
+  )
+
+  it.each(['../runs/other', 'run id', 'run?x=1', 'run#1', 'rün', 'a'.repeat(201)])(
+    'rejects run_id %j',
+    (runId) => {
+      rejects({ run_id: runId }, 'run_id')
+    },
+  )
+})

@@ -1,0 +1,300 @@
+import { describe, expect, it } from 'vitest'
+import type { RunItem } from '../../src/api/types.ts'
+import { parseIsoDuration, renderSummary, verdictOf } from '../../src/report/summary.ts'
+import type { StepOutcome } from '../../src/run/step.ts'
+
+const run = (fields: Partial<RunItem> = {}): RunItem => ({
+  run_id: 'run-123',
+  state: 'SUCCEEDED',
+  ...fields,
+})
+
+const finished = (fields: Partial<RunItem>, elapsedMs = 42_000): StepOutcome => ({
+  kind: 'finished',
+  run: run(fields),
+  elapsedMs,
+})
+
+/** The table rows of a summary, each as [field, value], split on raw pipes. */
+function tableRows(markdown: string): string[][] {
+  return markdown
+    .split('\n')
+    .filter((line) => line.startsWith('|') && line !== '| | |' && line !== '|---|---|')
+    .map((line) =>
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    )
+}
+
+function cell(markdown: string, field: string): string | undefined {
+  return tableRows(markdown).find(([name]) => name === `**${field}**`)?.[1]
+}
+
+/** What a reader sees in a cell: entities decoded and <br> as a line break. */
+function decoded(text: string): string {
+  return text
+    .replace(/<br>/g, '\n')
+    .replace(/&#(\d+);/g, (_match, code: string) => String.fromCharCode(Number(code)))
+}
+
+/** Checks that the Markdown has a sound table and no HTML but the summary's own. */
+function expectInert(markdown: string): void {
+  const tags = [...markdown.matchAll(/<\/?([a-zA-Z][\w-]*)/g)].map((match) => match[1])
+  expect(new Set(tags.filter((tag) => tag !== 'code' && tag !== 'br'))).toEqual(new Set())
+  for (const row of tableRows(markdown)) {
+    expect(row).toHaveLength(2)
+    expect(row[0]).toMatch(/^\*\*[A-Z][\w ]*\*\*$/)
+  }
+  expect(markdown).not.toMatch(/\]\(\s*javascript:/i)
+}
+
+describe('renderSummary', () => {
+  it('shows a succeeded run: title, run ID, state, duration from run_time and the session link', () => {
+    const markdown = renderSummary(
+      finished(
+        {
+          title: 'Nightly triage',
+          run_time: 'PT2M30S',
+          session_link: 'https://agents.example.com/sessions/abc',
+          status_message: { message: 'stale message from an earlier attempt' },
+        },
+        999_000,
+      ),
+    )
+    expect(markdown).toContain('✅')
+    expect(markdown.split('\n')[0]).toContain('succeeded')
+    expect(cell(markdown, 'Title')).toBe('Nightly triage')
+    expect(cell(markdown, 'Run ID')).toContain('run-123')
+    expect(cell(markdown, 'State')).toContain('SUCCEEDED')
+    expect(cell(markdown, 'Duration')).toBe('2m 30s')
+    expect(cell(markdown, 'Session')).toBe(
+      '[Open the session transcript](https://agents.example.com/sessions/abc)',
+    )
+    expect(cell(markdown, 'Status message')).toBeUndefined()
+    expect(markdown).not.toContain('stale message')
+    expect(markdown).not.toContain('[!WARNING]')
+    expectInert(markdown)
+  })
+
+  it('falls back to the measured time when the service gives no run_time', () => {
+    expect(cell(renderSummary(finished({}, 75_000)), 'Duration')).toBe('1m 15s')
+    expect(cell(renderSummary(finished({ run_time: 'soon' }, 75_000)), 'Duration')).toBe('1m 15s')
+  })
+
+  it('shows a failed run with its status message', () => {
+    const markdown = renderSummary(
+      finished({ state: 'FAILED', status_message: { message: 'Tests failed: 3 of 120' } }),
+    )
+    expect(markdown).toContain('❌')
+    expect(markdown.split('\n')[0]).toContain('FAILED')
+    expect(cell(markdown, 'State')).toContain('FAILED')
+    expect(decoded(cell(markdown, 'Status message') ?? '')).toBe('Tests failed: 3 of 120')
+    expect(markdown).not.toContain('✅')
+    expectInert(markdown)
+  })
+
+  it.each(['ERROR', 'CANCELLED'])('shows a %s run as failed', (state) => {
+    const markdown = renderSummary(finished({ state, status_message: { message: 'boom' } }))
+    expect(markdown).toContain('❌')
+    expect(cell(markdown, 'Status message')).toBe('boom')
+  })
+
+  it('says so when a failed run has no status message', () => {
+    const markdown = renderSummary(finished({ state: 'FAILED' }))
+    expect(cell(markdown, 'Status message')).toBeUndefined()
+    expect(markdown).toContain('no status message')
+  })
+
+  it('names the timeout and the cancel of a timed-out run', () => {
+    const markdown = renderSummary({
+      kind: 'timed-out',
+      run: run({ state: 'INPROGRESS' }),
+      elapsedMs: 601_000,
+      timeoutMs: 600_000,
+      cancel: { kind: 'cancelled' },
+    })
+    expect(markdown).toContain('❌')
+    expect(markdown.split('\n')[0]).toContain('timed out')
+    expect(markdown).toContain('timeout')
+    expect(markdown).toContain('10m 0s')
+    expect(markdown).toContain('INPROGRESS')
+    expect(markdown).toContain('was cancelled')
+    expectInert(markdown)
+  })
+
+  it('tells the user to cancel by hand when the cancel after a timeout failed', () => {
+    const markdown = renderSummary({
+      kind: 'timed-out',
+      run: run({ state: 'INPROGRESS' }),
+      elapsedMs: 601_000,
+      timeoutMs: 600_000,
+      cancel: { kind: 'failed', message: 'POST /agent/runs/run-123/cancel → 500' },
+    })
+    expect(markdown).toContain('Could not cancel')
+    expect(markdown).toContain('by hand')
+    expectInert(markdown)
+  })
+
+  it('shows a run started without waiting', () => {
+    const markdown = renderSummary({ kind: 'started', run: run({ state: 'QUEUED', title: 'T' }) })
+    expect(markdown).toContain('🚀')
+    expect(markdown.split('\n')[0]).toContain('not waiting')
+    expect(cell(markdown, 'State')).toContain('QUEUED')
+    expect(cell(markdown, 'Duration')).toBeUndefined()
+    expect(markdown).not.toContain('❌')
+    expectInert(markdown)
+  })
+
+  it('warns loudly about a BLOCKED run', () => {
+    const timedOut = renderSummary({
+      kind: 'timed-out',
+      run: run({ state: 'BLOCKED' }),
+      elapsedMs: 60_000,
+      timeoutMs: 60_000,
+      cancel: { kind: 'cancelled' },
+    })
+    expect(timedOut).toContain('[!WARNING]')
+    expect(timedOut).toMatch(/BLOCKED[^\n]*person/)
+    const started = renderSummary({ kind: 'started', run: run({ state: 'BLOCKED' }) })
+    expect(started).toContain('[!WARNING]')
+  })
+
+  it('renders an interrupted step that never had a run', () => {
+    const markdown = renderSummary({ kind: 'interrupted', run: undefined })
+    expect(markdown).toContain('❌')
+    expect(tableRows(markdown)).toEqual([])
+  })
+
+  describe('escaping', () => {
+    const evilTitle = '<img src=x onerror=alert(1)> | evil\n| row'
+    const evilMessage =
+      '<script>alert(1)</script>\r\n| injected | row |\n**bold** `code` ![i](https://t.test/p.png)'
+
+    it('makes HTML, pipes and line breaks in API text inert, without losing the text', () => {
+      const markdown = renderSummary(
+        finished({ state: 'FAILED', title: evilTitle, status_message: { message: evilMessage } }),
+      )
+      expect(markdown).not.toContain('<img')
+      expect(markdown).not.toContain('<script')
+      expect(markdown).not.toMatch(/^\| (row|injected)/m)
+      expect(markdown).not.toContain('**bold**')
+      expect(markdown).not.toContain('![i]')
+      expectInert(markdown)
+      expect(decoded(cell(markdown, 'Title') ?? '')).toBe(evilTitle)
+      expect(decoded(cell(markdown, 'Status message') ?? '')).toBe(evilMessage.replace('\r', ''))
+    })
+
+    it('escapes a run ID and an unknown state from the API', () => {
+      const markdown = renderSummary({
+        kind: 'started',
+        run: run({ run_id: '<b>id</b>|x', state: 'NEW_<i>STATE</i>|' }),
+      })
+      expect(markdown).not.toContain('<b>')
+      expect(markdown).not.toContain('<i>')
+      expectInert(markdown)
+    })
+
+    it('makes a Markdown link in the title inert', () => {
+      const title = '[x](javascript:alert(1))'
+      const markdown = renderSummary(finished({ title }))
+      expect(markdown).not.toContain('[x]')
+      expect(markdown).not.toContain('](')
+      expectInert(markdown)
+      expect(decoded(cell(markdown, 'Title') ?? '')).toBe(title)
+    })
+
+    it.each([
+      'javascript:alert(1)',
+      'JaVaScRiPt:alert(1)',
+      ' javascript:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      'not a url',
+      '//evil.test/x',
+    ])('omits the session link %j', (sessionLink) => {
+      const markdown = renderSummary(finished({ session_link: sessionLink }))
+      expect(cell(markdown, 'Session')).toBeUndefined()
+      expect(markdown.toLowerCase()).not.toContain('javascript')
+      expect(markdown).not.toContain('data:')
+      expectInert(markdown)
+    })
+
+    it.each([
+      ['https://x.test/a)b', 'https://x.test/a%29b'],
+      ['https://x.test/a b)(c', 'https://x.test/a%20b%29%28c'],
+      ['https://x.test/p?q="x"<y>', 'https://x.test/p?q=%22x%22%3Cy%3E'],
+      ['http://x.test/a|b](javascript:alert(1))', undefined],
+    ])('keeps the session link %j inside its link', (sessionLink, expected) => {
+      const markdown = renderSummary(finished({ session_link: sessionLink }))
+      const value = cell(markdown, 'Session')
+      const match = /^\[Open the session transcript\]\(([^()\s<>"|]+)\)$/.exec(value ?? '')
+      expect(match).not.toBeNull()
+      if (expected !== undefined) expect(match?.[1]).toBe(expected)
+      expectInert(markdown)
+    })
+  })
+})
+
+describe('parseIsoDuration', () => {
+  it.each([
+    ['PT2M30S', 150_000],
+    ['PT45S', 45_000],
+    ['PT0.5S', 500],
+    ['PT1.5M', 90_000],
+    ['PT1H', 3_600_000],
+    ['PT1H2M3S', 3_723_000],
+    ['P1D', 86_400_000],
+    ['P1DT2H', 93_600_000],
+    ['PT0S', 0],
+  ])('reads %s as %i ms', (text, ms) => {
+    expect(parseIsoDuration(text)).toBe(ms)
+  })
+
+  it.each(['', 'P', 'PT', '2m30s', 'PT2M30', 'pt2m30s', 'PT-5S', 'T2M', 'PT2S30M', ' PT2M'])(
+    'rejects %j',
+    (text) => {
+      expect(parseIsoDuration(text)).toBeUndefined()
+    },
+  )
+})
+
+describe('verdictOf', () => {
+  it('passes a SUCCEEDED run', () => {
+    const verdict = verdictOf(finished({ state: 'SUCCEEDED' }))
+    expect(verdict.passed).toBe(true)
+    expect(verdict.failure).toBeUndefined()
+  })
+
+  it.each(['FAILED', 'ERROR', 'CANCELLED'])('fails a %s run with its status message', (state) => {
+    const verdict = verdictOf(finished({ state, status_message: { message: 'Out of credits' } }))
+    expect(verdict.passed).toBe(false)
+    expect(verdict.failure).toContain(state)
+    expect(verdict.failure).toContain('Out of credits')
+  })
+
+  it.each(['QUEUED', 'INPROGRESS', 'BLOCKED'])(
+    'passes a run started without waiting, even while %s',
+    (state) => {
+      expect(verdictOf({ kind: 'started', run: run({ state }) }).passed).toBe(true)
+    },
+  )
+
+  it('fails a timed-out run, naming the timeout', () => {
+    const verdict = verdictOf({
+      kind: 'timed-out',
+      run: run({ state: 'INPROGRESS' }),
+      elapsedMs: 120_000,
+      timeoutMs: 120_000,
+      cancel: { kind: 'already-finished' },
+    })
+    expect(verdict.passed).toBe(false)
+    expect(verdict.failure).toContain('timeout')
+    expect(verdict.failure).toContain('2m 0s')
+  })
+
+  it('fails an interrupted step', () => {
+    expect(verdictOf({ kind: 'interrupted', run: run({ state: 'INPROGRESS' }) }).passed).toBe(false)
+    expect(verdictOf({ kind: 'interrupted', run: undefined }).passed).toBe(false)
+  })
+})
