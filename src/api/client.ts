@@ -10,6 +10,7 @@ import {
   MethodNotAllowedError,
   NotFoundError,
   errorForStatus,
+  excerpt,
   type RequestLabel,
 } from './errors.ts'
 import { isRetryable, retryDelayMs, type RetryMode } from './retry.ts'
@@ -197,7 +198,9 @@ export class AgentRunsClient {
         this.#options.onRetry?.(
           `${errorSummary(error)}; retry ${attempt + 1} of ${maxRetries} in ${(delay / 1000).toFixed(1)}s`,
         )
-        await this.#options.sleep(delay, options.signal)
+        await this.#options.sleep(delay, options.signal).catch(() => {
+          throw new ApiAbortedError(label)
+        })
       }
     }
   }
@@ -270,8 +273,11 @@ function parseJson<T>(text: string, label: RequestLabel, status: number): T {
   try {
     return JSON.parse(text) as T
   } catch {
-    const start = text.trimStart().slice(0, 40).replace(/\s+/g, ' ')
-    throw new ApiResponseFormatError(label, status, `a body that is not JSON ("${start}…")`)
+    throw new ApiResponseFormatError(
+      label,
+      status,
+      `a body that is not JSON ("${excerpt(text, 60)}")`,
+    )
   }
 }
 

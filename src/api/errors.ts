@@ -201,13 +201,13 @@ function problemCode(problem: ProblemDocument | undefined): string | undefined {
 }
 
 /** A short, single-line taste of a body that is not a problem document (e.g. an HTML page). */
-function excerpt(body: string): string {
+export function excerpt(body: string, max = 200): string {
   const flat = body
     .replace(/<[^>]*>/g, ' ')
     .replace(/\s+/g, ' ')
     .trim()
   if (flat === '') return ''
-  return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat
 }
 
 function errorCode(cause: unknown): string | undefined {
