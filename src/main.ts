@@ -4,6 +4,7 @@ import { readSettings } from './inputs.ts'
 import { publishError, publishOutcome } from './report/publish.ts'
 import { cancelRun, describeCancel, type CancelReport } from './run/cancel.ts'
 import { onTerminationSignal } from './run/signals.ts'
+import { tagFromEnvironment } from './run/create.ts'
 import { executeStep, type StepOutcome } from './run/step.ts'
 import { RunTracker } from './run/tracker.ts'
 import { runnerState } from './state.ts'
@@ -48,6 +49,7 @@ export async function run(): Promise<void> {
         sleep: abortableSleep,
         signal: interruption.signal,
         log: core,
+        tag: tagFromEnvironment(process.env),
       })
     } catch (error) {
       if (!cancelling) await cancelAbandonedRun(client, tracker)

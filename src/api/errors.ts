@@ -176,7 +176,7 @@ function statusMessage(
   traceId: string | undefined,
 ): string {
   const parts = [`${describe(request)} → ${status}${code ? ` ${code}` : ''}`]
-  if (detail) parts[0] += `: ${detail}`
+  if (detail) parts[0] += `: ${detail}${/[.!?]$/.test(detail) ? '' : '.'}`
   const hint = (code && HINTS[code]) ?? HINTS[String(status)]
   if (hint) parts.push(hint)
   if (traceId) parts.push(`(trace_id ${traceId})`)

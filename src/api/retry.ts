@@ -48,6 +48,21 @@ export function isRetryable(error: unknown, mode: RetryMode): boolean {
   return false
 }
 
+/**
+ * Whether a failed request may nonetheless have been carried out: the
+ * connection broke after sending, the service failed midway (5xx), or it
+ * answered success in a body that could not be read.
+ */
+export function mayHaveActed(error: unknown): boolean {
+  if (error instanceof ApiStatusError) {
+    const refused = error.status === 503 && retryAfterMs(error.headers) !== undefined
+    return error.status >= 500 && !refused
+  }
+  if (error instanceof ApiConnectionError) return error.requestSent
+  if (error instanceof ApiResponseFormatError) return error.status >= 200 && error.status < 300
+  return error instanceof AgentApiError
+}
+
 /** The wait before retry number `attempt` (1-based): the server's hint, else capped backoff. */
 export function retryDelayMs(
   error: unknown,

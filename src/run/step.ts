@@ -3,6 +3,7 @@ import { NotFoundError } from '../api/errors.ts'
 import type { RunItem } from '../api/types.ts'
 import type { Settings } from '../inputs.ts'
 import { cancelRun, describeCancel, type CancelReport } from './cancel.ts'
+import { createRunOnce, type RunTag } from './create.ts'
 import { isTerminal } from './states.ts'
 import type { RunTracker } from './tracker.ts'
 import { formatElapsed, waitForRun, type WaitLog } from './wait.ts'
@@ -21,8 +22,10 @@ export type StepOutcome =
     }
 
 export interface StepDeps {
-  client: Pick<AgentRunsClient, 'createRun' | 'getRun' | 'sendFollowup' | 'cancelRun'>
+  client: Pick<AgentRunsClient, 'createRun' | 'listRuns' | 'getRun' | 'sendFollowup' | 'cancelRun'>
   tracker: RunTracker
+  /** Tags a new run so that a create whose answer was lost can find it again. */
+  tag: RunTag
   now: () => number
   sleep: Sleep
   /** Aborts when the workflow cancels the step. */
@@ -38,7 +41,7 @@ export async function executeStep(settings: Settings, deps: StepDeps): Promise<S
 
   if (settings.target.kind === 'create') {
     // Not given the abort signal: a create cut off mid-flight could leave a run nobody knows about.
-    const created = await client.createRun(settings.target.request)
+    const created = await createRunOnce(settings.target.request, deps.tag, deps)
     tracker.track(created.run_id)
     run = {
       ...created,

@@ -77,6 +77,15 @@ describe('the bundled action, run as the runner runs it', () => {
       prompt: 'Review this pull request',
       title: 'PR review',
       config: { environment_id: 'env_1', skill_spec: 'octo-org/skills:review', name: 'pr-review' },
+      metadata: {
+        gh_invocation: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        gh_repository: 'octo-org/app',
+        gh_workflow: 'Agent review',
+        gh_run_id: '9876543210',
+        gh_run_attempt: '1',
+        gh_job: 'review',
+        gh_step: 'agent',
+      },
     })
     expect(api.allRuns()).toHaveLength(1)
 

@@ -45,6 +45,17 @@ export function parseFileCommands(text: string): Record<string, string> {
   return values
 }
 
+/** What the runner sets for every step, as a workflow run would have it. */
+export const RUNNER_CONTEXT = {
+  GITHUB_ACTIONS: 'true',
+  GITHUB_REPOSITORY: 'octo-org/app',
+  GITHUB_WORKFLOW: 'Agent review',
+  GITHUB_RUN_ID: '9876543210',
+  GITHUB_RUN_ATTEMPT: '1',
+  GITHUB_JOB: 'review',
+  GITHUB_ACTION: 'agent',
+} as const
+
 export interface StepResult {
   code: number | null
   signal: NodeJS.Signals | null
@@ -87,7 +98,7 @@ export function startStep(options: StepOptions): RunningStep {
     env: {
       PATH: process.env.PATH ?? '',
       RUNNER_TEMP: dir,
-      GITHUB_ACTIONS: 'true',
+      ...RUNNER_CONTEXT,
       ...files,
       ...inputEnv(options.inputs),
       ...stateEnv,

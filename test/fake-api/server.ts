@@ -23,11 +23,18 @@ export type { FakeRunItem, RunScript, RunStep, ScriptFactory } from './store.ts'
 export { defaultScript, isoDuration, TERMINAL_STATES } from './store.ts'
 
 export type FaultSpec =
-  | { kind: 'status'; status: number; headers?: Record<string, string>; body?: string | object }
+  /** `act: true` carries the request out before answering, as a gateway that failed late would. */
+  | {
+      kind: 'status'
+      status: number
+      headers?: Record<string, string>
+      body?: string | object
+      act?: boolean
+    }
   | { kind: 'reset' }
   | { kind: 'reset-after-acting' }
   | { kind: 'delay'; ms: number }
-  | { kind: 'malformed'; body?: string; contentType?: string; status?: number }
+  | { kind: 'malformed'; body?: string; contentType?: string; status?: number; act?: boolean }
   | { kind: 'huge-body'; bytes: number }
 
 export interface FaultRule {
@@ -311,6 +318,7 @@ export class FakeAgentApi {
     }
     switch (fault.kind) {
       case 'status':
+        if (fault.act) this.#process(recorded)
         send(res, this.#faultReply(fault, recorded))
         return
       case 'reset':
@@ -328,6 +336,7 @@ export class FakeAgentApi {
         send(res, this.#process(recorded))
         return
       case 'malformed':
+        if (fault.act) this.#process(recorded)
         send(res, {
           status: fault.status ?? 200,
           headers: { 'content-type': fault.contentType ?? 'text/html; charset=utf-8' },

@@ -1,0 +1,269 @@
+/**
+ * The fault matrix: one case per row of the README's "Reliability" table. Each
+ * runs the committed bundle against the fake API with one fault injected, and
+ * checks what the action does and what the user sees.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import {
+  FakeAgentApi,
+  type FakeApiOptions,
+  type FaultRule,
+  type RunScript,
+} from '../fake-api/server.ts'
+import { errorAnnotations, runPostStep, runStep, startStep, type StepResult } from './harness.ts'
+
+const KEY = 'sk-reliability-7d1c'
+const servers: FakeAgentApi[] = []
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((api) => api.close()))
+})
+
+async function fakeApi(
+  options: FakeApiOptions = {},
+  ...faults: FaultRule[]
+): Promise<FakeAgentApi> {
+  const api = await FakeAgentApi.start({ apiKey: KEY, ...options })
+  for (const fault of faults) api.injectFault(fault)
+  servers.push(api)
+  return api
+}
+
+const inputsFor = (api: FakeAgentApi, extra: Record<string, string> = {}) => ({
+  api_key: KEY,
+  base_url: api.baseUrl,
+  prompt: 'Fix the failing check',
+  title: 'Fix CI',
+  poll_interval: '100ms',
+  ...extra,
+})
+
+const CREATE = { method: 'POST', path: '/agent/run' } as const
+const POLL = { method: 'GET', path: /\/agent\/runs\/run_/ } as const
+
+const neverEnding: RunScript = [
+  { state: 'QUEUED', afterMs: 0 },
+  { state: 'INPROGRESS', afterMs: 50 },
+]
+
+/** The log is for people: one line per trouble, never a stack trace. */
+function expectReadableLog(result: StepResult): void {
+  expect(result.stdout).not.toMatch(/^\s+at .+\(.+:\d+:\d+\)$/m)
+  expect(result.stderr).toBe('')
+  const shown = result.stdout.replace(/^::add-mask::.*$/m, '')
+  expect(shown).not.toContain(KEY.slice(3))
+}
+
+describe('create: exactly one run, whatever the fault', () => {
+  it('connection reset after the service acted: adopts the run, creates no second', async () => {
+    const api = await fakeApi({}, { ...CREATE, fault: { kind: 'reset-after-acting' } })
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(result.code).toBe(0)
+    expect(api.allRuns()).toHaveLength(1)
+    expect(api.requestsTo('POST', /\/agent\/runs?$/)).toHaveLength(1)
+    expect(result.outputs.run_id).toBe(api.allRuns()[0]?.run_id)
+    expect(result.stdout).toMatch(/::warning::The answer to the create request was lost/)
+    expect(result.stdout).toContain('adopting it')
+    expectReadableLog(result)
+  })
+
+  it('502 after the service acted: adopts the run, creates no second', async () => {
+    const api = await fakeApi({}, { ...CREATE, fault: { kind: 'status', status: 502, act: true } })
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(result.code).toBe(0)
+    expect(api.allRuns()).toHaveLength(1)
+    expect(result.outputs.state).toBe('SUCCEEDED')
+  })
+
+  it('200 with a garbled body: adopts the run it made', async () => {
+    const api = await fakeApi({}, { ...CREATE, fault: { kind: 'malformed', act: true } })
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(result.code).toBe(0)
+    expect(api.allRuns()).toHaveLength(1)
+  })
+
+  it('lost answer and no metadata filtering: finds the run by time, title and prompt', async () => {
+    const api = await fakeApi(
+      { metadataFilter: false },
+      { ...CREATE, fault: { kind: 'reset-after-acting' } },
+    )
+    api.seedRun({ prompt: 'Another job entirely', title: 'Other' })
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(result.code).toBe(0)
+    expect(api.allRuns()).toHaveLength(2)
+    const adopted = api.run(result.outputs.run_id ?? '')
+    expect(adopted?.prompt).toBe('Fix the failing check')
+  })
+
+  it('500 before acting: no run exists, and the step says so instead of creating one', async () => {
+    const api = await fakeApi({}, { ...CREATE, fault: { kind: 'status', status: 500 } })
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(result.code).toBe(1)
+    expect(api.allRuns()).toHaveLength(0)
+    expect(api.requestsTo('POST', /\/agent\/runs?$/)).toHaveLength(1)
+    expect(errorAnnotations(result).join('\n')).toMatch(
+      /create request failed .*500.*no run made by it was found.*re-run the job/,
+    )
+    expect(result.outputs.run_id).toBeUndefined()
+    expectReadableLog(result)
+  })
+
+  it('429 with Retry-After: waits and retries; one run', async () => {
+    const api = await fakeApi(
+      {},
+      {
+        ...CREATE,
+        times: 2,
+        fault: { kind: 'status', status: 429, headers: { 'retry-after': '0' } },
+      },
+    )
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(result.code).toBe(0)
+    expect(api.requestsTo('POST', '/agent/run')).toHaveLength(3)
+    expect(api.allRuns()).toHaveLength(1)
+  })
+
+  it('503 with Retry-After: a refusal, retried; one run', async () => {
+    const api = await fakeApi(
+      {},
+      { ...CREATE, fault: { kind: 'status', status: 503, headers: { 'retry-after': '0' } } },
+    )
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(result.code).toBe(0)
+    expect(api.allRuns()).toHaveLength(1)
+  })
+
+  it('404 on POST /agent/run: retried once at /agent/runs; one run', async () => {
+    const api = await fakeApi({ createPath: '/agent/runs' })
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(result.code).toBe(0)
+    expect(api.requestsTo('POST', '/agent/runs')).toHaveLength(1)
+    expect(api.allRuns()).toHaveLength(1)
+  })
+})
+
+describe('polling survives trouble', () => {
+  const cases: Array<[string, FaultRule['fault'], number]> = [
+    ['a burst of 503s', { kind: 'status', status: 503 }, 4],
+    ['connection resets', { kind: 'reset' }, 3],
+    ['a 200 whose body is a proxy HTML page', { kind: 'malformed' }, 3],
+  ]
+  for (const [name, fault, times] of cases) {
+    it(`${name}: waits on and reports the outcome`, async () => {
+      const api = await fakeApi({}, { ...POLL, times, fault })
+      const result = await runStep({ inputs: inputsFor(api) })
+
+      expect(result.code).toBe(0)
+      expect(result.outputs.state).toBe('SUCCEEDED')
+      expect(result.stdout).toMatch(/retry \d of 2/)
+      expectReadableLog(result)
+    })
+  }
+
+  it('states it does not know and missing optional fields: waits through them', async () => {
+    const api = await fakeApi({
+      script: () => [
+        { state: 'QUEUED', afterMs: 0 },
+        { state: 'WARMING_UP', afterMs: 100 },
+        { state: 'SUCCEEDED', afterMs: 400 },
+      ],
+    })
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('WARMING_UP')
+    expect(result.outputs.session_link).toBeUndefined()
+    expect(result.summary).not.toContain('Session')
+  })
+
+  it('the service unreachable for good: fails clearly and cancels the run', async () => {
+    const api = await fakeApi(
+      { script: () => neverEnding },
+      { ...POLL, times: Infinity, fault: { kind: 'reset' } },
+    )
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(result.code).toBe(1)
+    expect(errorAnnotations(result).join('\n')).toContain('Lost contact with the service')
+    expect(api.run(result.outputs.run_id ?? '')?.state).toBe('CANCELLED')
+    expectReadableLog(result)
+  })
+})
+
+describe('cancellation races', () => {
+  it('409 while the run is PENDING: the cancel is retried until it lands', async () => {
+    let conflicts = 2
+    const api = await fakeApi({
+      script: () => neverEnding,
+      cancelBehaviour: () => (conflicts-- > 0 ? 'conflict' : undefined),
+    })
+    const inputs = inputsFor(api)
+    const step = startStep({ inputs })
+    await api.waitForRequest('GET', POLL.path)
+    step.child.kill('SIGKILL')
+    const main = await step.result
+
+    const post = await runPostStep(main, { inputs })
+
+    expect(post.code).toBe(0)
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(3)
+    expect(api.run(main.state.run_id ?? '')?.state).toBe('CANCELLED')
+  })
+})
+
+describe('failures explain themselves', () => {
+  const problem = (status: number, code: string, detail: string) => ({
+    kind: 'status' as const,
+    status,
+    body: {
+      type: `https://errors.example.test/${code}`,
+      title: code,
+      status,
+      detail,
+      trace_id: `trace-${status}`,
+    },
+  })
+  const cases: Array<[string, ReturnType<typeof problem>, RegExp]> = [
+    [
+      '403 not_authorized',
+      problem(403, 'not_authorized', 'Key may not create runs'),
+      /403 not_authorized: Key may not create runs\. .*permissions.*trace-403/,
+    ],
+    [
+      '402 insufficient_credits',
+      problem(402, 'insufficient_credits', 'Balance is 0'),
+      /insufficient_credits: Balance is 0\. The account has run out of credits.*trace-402/,
+    ],
+    [
+      '403 budget_exceeded',
+      problem(403, 'budget_exceeded', 'Monthly budget reached'),
+      /budget_exceeded: Monthly budget reached\. The team has reached its spending budget.*trace-403/,
+    ],
+    [
+      '422 invalid config',
+      problem(422, 'invalid_request', 'Unknown environment env_x'),
+      /422 invalid_request: Unknown environment env_x.*trace-422/,
+    ],
+  ]
+  for (const [name, fault, message] of cases) {
+    it(`${name}: one readable line with the detail and trace_id`, async () => {
+      const api = await fakeApi({}, { ...CREATE, fault })
+      const result = await runStep({ inputs: inputsFor(api) })
+
+      expect(result.code).toBe(1)
+      const errors = errorAnnotations(result)
+      expect(errors).toHaveLength(1)
+      expect(errors[0]).toMatch(message)
+      expect(api.allRuns()).toHaveLength(0)
+      expectReadableLog(result)
+    })
+  }
+})
