@@ -13,7 +13,7 @@ import {
   excerpt,
   type RequestLabel,
 } from './errors.ts'
-import { isRetryable, retryDelayMs, type RetryMode } from './retry.ts'
+import { isRefusal, isRetryable, retryDelayMs, type RetryMode } from './retry.ts'
 import type {
   CreateRunRequest,
   CreateRunResponse,
@@ -62,6 +62,9 @@ export interface ApiResponse<T> {
 }
 
 export type CancelResult = 'cancelled' | 'already-finished'
+
+/** Retries allowed for rate-limit refusals, however few `maxRetries` allows for failures. */
+const REFUSAL_RETRIES = 8
 
 const DEFAULTS = {
   timeoutMs: 30_000,
@@ -186,17 +189,24 @@ export class AgentRunsClient {
   ): Promise<ApiResponse<T>> {
     const retryMode = options.retryMode ?? (method === 'GET' ? 'idempotent' : 'at-most-once')
     const maxRetries = options.maxRetries ?? this.#options.maxRetries
+    // A refusal (429, 503 with Retry-After) proves nothing was done, so it earns more patience.
+    const maxRefusals = maxRetries === 0 ? 0 : Math.max(maxRetries, REFUSAL_RETRIES)
     const label: RequestLabel = { method, path }
-    for (let attempt = 0; ; attempt += 1) {
+    let failures = 0
+    let refusals = 0
+    for (let attempt = 1; ; attempt += 1) {
       try {
         return await this.#send<T>(label, options)
       } catch (error) {
-        if (attempt >= maxRetries || !isRetryable(error, retryMode) || options.signal?.aborted) {
+        const refused = isRefusal(error)
+        const used = refused ? ++refusals : ++failures
+        const allowed = refused ? maxRefusals : maxRetries
+        if (used > allowed || !isRetryable(error, retryMode) || options.signal?.aborted) {
           throw error
         }
-        const delay = retryDelayMs(error, attempt + 1, this.#options.random, this.#options.now())
+        const delay = retryDelayMs(error, attempt, this.#options.random, this.#options.now())
         this.#options.onRetry?.(
-          `${errorSummary(error)}; retry ${attempt + 1} of ${maxRetries} in ${(delay / 1000).toFixed(1)}s`,
+          `${errorSummary(error)}; retry ${used} of ${allowed} in ${(delay / 1000).toFixed(1)}s`,
         )
         await this.#options.sleep(delay, options.signal).catch(() => {
           throw new ApiAbortedError(label)

@@ -35,17 +35,20 @@ export function isRetryable(error: unknown, mode: RetryMode): boolean {
   if (hint !== undefined) return hint
   if (error instanceof ApiStatusError) {
     const { status } = error
-    if (status === 429) return true
-    if (mode === 'at-most-once') {
-      // A 503 that names a time to come back is a refusal, not a half-done request.
-      return status === 503 && retryAfterMs(error.headers) !== undefined
-    }
+    if (isRefusal(error)) return true
+    if (mode === 'at-most-once') return false
     return status === 408 || status === 409 || status >= 500
   }
   if (error instanceof ApiTimeoutError) return mode === 'idempotent'
   if (error instanceof ApiConnectionError) return mode === 'idempotent' || !error.requestSent
   if (error instanceof ApiResponseFormatError) return mode === 'idempotent'
   return false
+}
+
+/** A rate-limit refusal: the service did nothing and said when to come back (or 429). */
+export function isRefusal(error: unknown): boolean {
+  if (!(error instanceof ApiStatusError)) return false
+  return error.status === 429 || (error.status === 503 && retryAfterMs(error.headers) !== undefined)
 }
 
 /**
@@ -55,8 +58,7 @@ export function isRetryable(error: unknown, mode: RetryMode): boolean {
  */
 export function mayHaveActed(error: unknown): boolean {
   if (error instanceof ApiStatusError) {
-    const refused = error.status === 503 && retryAfterMs(error.headers) !== undefined
-    return error.status >= 500 && !refused
+    return error.status >= 500 && !isRefusal(error)
   }
   if (error instanceof ApiConnectionError) return error.requestSent
   if (error instanceof ApiResponseFormatError) return error.status >= 200 && error.status < 300
@@ -72,7 +74,9 @@ export function retryDelayMs(
   policy: BackoffPolicy = DEFAULT_BACKOFF,
 ): number {
   const hinted = error instanceof ApiStatusError ? retryAfterMs(error.headers, now) : undefined
-  if (hinted !== undefined) return Math.min(hinted, policy.maxHintMs)
+  // Clients told the same Retry-After would come back in lockstep; spread them by up to a quarter.
+  if (hinted !== undefined)
+    return Math.round(Math.min(hinted, policy.maxHintMs) * (1 + 0.25 * random()))
   const exponential = Math.min(policy.initialDelayMs * 2 ** (attempt - 1), policy.maxDelayMs)
   // Full-size waits in lockstep make many clients retry together; take off up to a quarter.
   return Math.round(exponential * (1 - 0.25 * random()))

@@ -291,7 +291,7 @@ describe('the bundled action, run as the runner runs it', () => {
     expect(result.code).toBe(0)
     expect(api.requestsTo('POST', '/agent/run')).toHaveLength(2)
     expect(api.allRuns()).toHaveLength(1)
-    expect(result.stdout).toMatch(/429.*retry 1 of 2 in 1\.0s/)
+    expect(result.stdout).toMatch(/429.*retry 1 of 8 in 1\.[0-2]s/)
   })
 
   it('cancels the run when polling loses contact with the service', async () => {

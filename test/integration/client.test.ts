@@ -224,7 +224,7 @@ describe('createRun', () => {
     expect(api.allRuns().map((run) => run.run_id)).toEqual([created.run_id])
   })
 
-  it('gives up on a persistent 429 after maxRetries with a RateLimitError', async () => {
+  it('gives up on a persistent 429 after its refusal allowance (8), not maxRetries', async () => {
     const api = await startApi({ rateLimit: { capacity: 0, refillPerSecond: 0 } })
     const client = makeClient(api, { maxRetries: 3 })
 
@@ -232,9 +232,18 @@ describe('createRun', () => {
 
     expect(error.status).toBe(429)
     expect(error.code).toBe('rate_limit_exceeded')
-    expect(api.requests).toHaveLength(4)
-    expect(sleeps).toEqual([1000, 1000, 1000])
+    expect(api.requests).toHaveLength(9)
+    expect(sleeps).toEqual(Array(8).fill(1000))
     expect(api.allRuns()).toHaveLength(0)
+  })
+
+  it('makes no retry at all, refusals included, when maxRetries is 0', async () => {
+    const api = await startApi({ rateLimit: { capacity: 0, refillPerSecond: 0 } })
+    const client = makeClient(api, { maxRetries: 0 })
+
+    await rejection(client.createRun({ prompt: 'x' }), RateLimitError)
+
+    expect(api.requests).toHaveLength(1)
   })
 })
 

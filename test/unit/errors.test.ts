@@ -268,9 +268,10 @@ describe('retryDelayMs', () => {
     expect(retryDelayMs(statusError(503), 4, fullJitter, now)).toBe(3_000)
   })
 
-  it('follows the server hint without jitter', () => {
-    expect(retryDelayMs(statusError(429, { 'retry-after': '2' }), 1, fullJitter, now)).toBe(2_000)
-    expect(retryDelayMs(statusError(429, { 'retry-after-ms': '1500' }), 5, fullJitter, now)).toBe(
+  it('follows the server hint, adding up to a quarter so that clients do not return in lockstep', () => {
+    expect(retryDelayMs(statusError(429, { 'retry-after': '2' }), 1, noJitter, now)).toBe(2_000)
+    expect(retryDelayMs(statusError(429, { 'retry-after': '2' }), 1, fullJitter, now)).toBe(2_500)
+    expect(retryDelayMs(statusError(429, { 'retry-after-ms': '1500' }), 5, noJitter, now)).toBe(
       1_500,
     )
     const dated = statusError(503, { 'retry-after': 'Sat, 01 Mar 2025 12:00:30 GMT' })
