@@ -92,6 +92,11 @@ export interface FakeApiOptions {
   createPath?: '/agent/run' | '/agent/runs' | 'both'
   /** Default true. False: a list filtered by metadata answers 403 `feature_not_available`. */
   metadataFilter?: boolean
+  /**
+   * Chaos for soak tests: each request not caught by an injected fault gets one of `faults`
+   * with this probability, drawn from a PRNG seeded with `seed`, so a failure can be replayed.
+   */
+  randomFaults?: { probability: number; seed: number; faults: FaultSpec[] }
 }
 
 export interface SeedRunOptions {
@@ -161,6 +166,10 @@ export class FakeAgentApi {
   readonly #rateLimit: FakeApiOptions['rateLimit']
   readonly #createPath: NonNullable<FakeApiOptions['createPath']>
   readonly #metadataFilter: boolean
+  readonly #randomFaults: FakeApiOptions['randomFaults']
+  readonly #random: () => number
+  /** Random faults handed out so far, for the soak test's report. */
+  randomFaultsServed = 0
   readonly #runs = new Map<string, StoredRun>()
   readonly #timers = new Set<NodeJS.Timeout>()
   readonly #waiters = new Set<Waiter>()
@@ -180,6 +189,8 @@ export class FakeAgentApi {
     this.#rateLimit = options.rateLimit
     this.#createPath = options.createPath ?? 'both'
     this.#metadataFilter = options.metadataFilter ?? true
+    this.#randomFaults = options.randomFaults
+    this.#random = seededRandom(options.randomFaults?.seed ?? 1)
     if (this.#rateLimit) {
       this.#tokens = this.#rateLimit.capacity
       this.#tokensAt = performance.now()
@@ -376,10 +387,17 @@ export class FakeAgentApi {
 
   #takeFault(request: RecordedRequest): FaultSpec | undefined {
     const active = this.#faults.find(({ rule }) => matches(request, rule.method ?? '*', rule.path))
-    if (!active) return undefined
+    if (!active) return this.#takeRandomFault()
     active.remaining -= 1
     if (active.remaining <= 0) this.#faults = this.#faults.filter((other) => other !== active)
     return active.rule.fault
+  }
+
+  #takeRandomFault(): FaultSpec | undefined {
+    const chaos = this.#randomFaults
+    if (!chaos || chaos.faults.length === 0 || this.#random() >= chaos.probability) return undefined
+    this.randomFaultsServed += 1
+    return chaos.faults[Math.floor(this.#random() * chaos.faults.length)]
   }
 
   #faultReply(fault: Extract<FaultSpec, { kind: 'status' }>, request: RecordedRequest): Reply {
@@ -885,4 +903,16 @@ function drained(res: ServerResponse): Promise<void> {
     res.on('drain', done)
     res.on('close', done)
   })
+}
+
+/** mulberry32: a small, fast PRNG whose runs repeat for a given seed. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
 }
