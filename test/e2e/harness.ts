@@ -78,6 +78,7 @@ export interface StepOptions {
   /** STATE_* handed to a post step, from the main step's GITHUB_STATE. */
   state?: Record<string, string>
   env?: Record<string, string>
+  /** The node binary that runs the bundle. */
   node?: string
 }
 
@@ -93,7 +94,9 @@ export function startStep(options: StepOptions): RunningStep {
   const stateEnv = Object.fromEntries(
     Object.entries(options.state ?? {}).map(([name, value]) => [`STATE_${name}`, value]),
   )
-  const child = spawn(options.node ?? process.execPath, [BUNDLE], {
+  // ACTION_NODE runs the bundle on another Node than the tests' own (CI checks Node 20 too).
+  const node = options.node ?? process.env.ACTION_NODE ?? process.execPath
+  const child = spawn(node, [BUNDLE], {
     cwd: dir,
     env: {
       PATH: process.env.PATH ?? '',
