@@ -129,3 +129,25 @@ function isSameRequest(
     run.agent_config?.skill_spec === request.config?.skill_spec
   )
 }
+
+/**
+ * On a re-run (attempt > 1), the run the previous attempt of this same step
+ * created, found by its tag. Only for the log: a failed lookup changes nothing.
+ */
+export async function findSupersededRun(
+  tag: RunTag,
+  deps: Pick<CreateDeps, 'client'>,
+): Promise<RunItem | undefined> {
+  const { gh_run_id: runId, gh_run_attempt: attempt, gh_job: job, gh_step: step } = tag.metadata
+  if (!runId || !job || !step || !(Number(attempt) > 1)) return undefined
+  const { runs } = await deps.client.listRuns({
+    metadata: {
+      gh_run_id: runId,
+      gh_run_attempt: String(Number(attempt) - 1),
+      gh_job: job,
+      gh_step: step,
+    },
+    limit: 1,
+  })
+  return runs[0]
+}

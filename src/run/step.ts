@@ -3,7 +3,7 @@ import { NotFoundError } from '../api/errors.ts'
 import type { RunItem } from '../api/types.ts'
 import type { Settings } from '../inputs.ts'
 import { cancelRun, describeCancel, type CancelReport } from './cancel.ts'
-import { createRunOnce, type RunTag } from './create.ts'
+import { createRunOnce, findSupersededRun, type RunTag } from './create.ts'
 import { isTerminal } from './states.ts'
 import type { RunTracker } from './tracker.ts'
 import { formatElapsed, waitForRun, type WaitLog } from './wait.ts'
@@ -49,6 +49,7 @@ export async function executeStep(settings: Settings, deps: StepDeps): Promise<S
       prompt: settings.target.request.prompt,
     }
     log.info(`Created run ${run.run_id}; it is ${run.state}.`)
+    await noteSupersededRun(deps)
   } else {
     const { runId, followup } = settings.target
     run = await getExistingRun(client, runId)
@@ -100,6 +101,20 @@ export async function executeStep(settings: Settings, deps: StepDeps): Promise<S
         cancel,
       }
     }
+  }
+}
+
+/** A re-run job says which run of the earlier attempt this one replaces. */
+async function noteSupersededRun(deps: StepDeps): Promise<void> {
+  try {
+    const earlier = await findSupersededRun(deps.tag, deps)
+    if (earlier) {
+      deps.log.info(
+        `This attempt supersedes run ${earlier.run_id} of the previous attempt (${earlier.state}).`,
+      )
+    }
+  } catch (error) {
+    deps.log.debug(`Could not look up the previous attempt's run: ${String(error)}`)
   }
 }
 

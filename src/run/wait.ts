@@ -5,6 +5,7 @@ import { nextPollDelayMs } from './schedule.ts'
 import { isTerminal, meaningOf } from './states.ts'
 
 export interface WaitLog {
+  debug(message: string): void
   info(message: string): void
   warning(message: string): void
 }

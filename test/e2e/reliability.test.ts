@@ -99,6 +99,33 @@ describe('create: exactly one run, whatever the fault', () => {
     expect(adopted?.prompt).toBe('Fix the failing check')
   })
 
+  it('a re-run job names the run of the previous attempt it supersedes', async () => {
+    const api = await fakeApi()
+    const earlier = api.seedRun({
+      prompt: 'Fix the failing check',
+      metadata: {
+        gh_run_id: '9876543210',
+        gh_run_attempt: '1',
+        gh_job: 'review',
+        gh_step: 'agent',
+      },
+    })
+    api.seedRun({
+      prompt: 'Other step, same workflow run',
+      metadata: {
+        gh_run_id: '9876543210',
+        gh_run_attempt: '1',
+        gh_job: 'review',
+        gh_step: 'other',
+      },
+    })
+    const result = await runStep({ inputs: inputsFor(api), env: { GITHUB_RUN_ATTEMPT: '2' } })
+
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain(`supersedes run ${earlier.run_id} of the previous attempt`)
+    expect(api.allRuns()).toHaveLength(3)
+  })
+
   it('500 before acting: no run exists, and the step says so instead of creating one', async () => {
     const api = await fakeApi({}, { ...CREATE, fault: { kind: 'status', status: 500 } })
     const result = await runStep({ inputs: inputsFor(api) })

@@ -29,7 +29,7 @@ function harness(readings: Reading[], controller = new AbortController()) {
       now += ms
     },
     signal: controller.signal,
-    log: { info: (m) => info.push(m), warning: (m) => warnings.push(m) },
+    log: { debug: () => undefined, info: (m) => info.push(m), warning: (m) => warnings.push(m) },
   }
   return { deps, sleeps, info, warnings, polls: () => polls, controller }
 }
