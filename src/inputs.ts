@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 import * as core from '@actions/core'
 import type { AgentConfig, CreateRunRequest, McpServerConfig } from './api/types.ts'
 
@@ -6,6 +7,8 @@ import type { AgentConfig, CreateRunRequest, McpServerConfig } from './api/types
 export type RunTarget =
   | { readonly kind: 'create'; readonly request: CreateRunRequest }
   | { readonly kind: 'existing'; readonly runId: string; readonly followup: string | undefined }
+  /** Follow up the run named by this step's comment thread; create one from `request` if none. */
+  | { readonly kind: 'continue'; readonly message: string; readonly request: CreateRunRequest }
 
 export interface Connection {
   readonly apiKey: string
@@ -13,11 +16,21 @@ export interface Connection {
   readonly baseUrl: string
 }
 
+export interface GitHubSettings {
+  /** '' when no GitHub call is asked for. */
+  readonly token: string
+  /** Keep one comment on the triggering pull request or issue up to date. */
+  readonly comment: boolean
+}
+
 export interface Settings extends Connection {
   readonly target: RunTarget
   readonly wait: boolean
   readonly timeoutMs: number
   readonly pollIntervalMs: number
+  /** Cancel the active runs with the same `config.name` before creating this one. */
+  readonly cancelPrevious: boolean
+  readonly github: GitHubSettings
 }
 
 /** A bad input value. The message names the input and the rule, never the key. */
@@ -52,22 +65,84 @@ const runnerInputs = (): InputSource => ({
 /** Reads and checks every input of the main step. Throws InputError before any request. */
 export function readSettings(source: InputSource = runnerInputs()): Settings {
   const connection = readConnection(source)
-  const runId = source.get('run_id')
-  const followup = source.get('followup')
-  if (!runId && followup) {
-    throw new InputError('followup', 'needs run_id: it is a message to an existing run.')
+  const githubToken = source.get('github_token')
+  if (githubToken) source.mask(githubToken)
+  const comment = parseBoolean('comment', source.get('comment') || 'false')
+  const continueRun = parseBoolean('continue_run', source.get('continue_run') || 'false')
+  const cancelPrevious = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false')
+  const target = readTarget(source, continueRun)
+  if (cancelPrevious && !(target.kind !== 'existing' && target.request.config?.name)) {
+    throw new InputError(
+      'cancel_previous',
+      target.kind === 'existing'
+        ? 'cannot be combined with run_id: it applies only to creating a run.'
+        : 'needs name: the runs it cancels are the active ones with the same name.',
+    )
   }
-  if (runId) checkNoCreateInputs(source)
-  const target: RunTarget = runId
-    ? { kind: 'existing', runId: checkRunId(runId), followup: followup || undefined }
-    : { kind: 'create', request: readCreateRequest(source) }
+  if ((comment || continueRun) && !githubToken) {
+    throw new InputError(
+      'github_token',
+      `is required by ${comment ? 'comment' : 'continue_run'}; give it \${{ github.token }} (the default) with issues and pull-requests write permission.`,
+    )
+  }
   return {
     ...connection,
     target,
     wait: parseBoolean('wait', source.get('wait') || 'true'),
     timeoutMs: parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT),
     pollIntervalMs: readPollInterval(source.get('poll_interval')),
+    cancelPrevious,
+    github: { token: comment || continueRun ? githubToken : '', comment },
   }
+}
+
+function readTarget(source: InputSource, continueRun: boolean): RunTarget {
+  const runId = source.get('run_id')
+  const followup = source.get('followup')
+  if (runId && continueRun) {
+    throw new InputError(
+      'continue_run',
+      'cannot be combined with run_id: continue_run finds the run on the comment thread.',
+    )
+  }
+  if (runId) {
+    checkNoCreateInputs(source)
+    return { kind: 'existing', runId: checkRunId(runId), followup: followup || undefined }
+  }
+  if (continueRun) {
+    const prompt = readPrompt(source)
+    if (!prompt && !followup) {
+      throw new InputError('continue_run', 'needs followup or prompt: the message to send.')
+    }
+    const request = readCreateRequest(source, prompt || followup)
+    return { kind: 'continue', message: followup || prompt, request }
+  }
+  if (followup) {
+    throw new InputError(
+      'followup',
+      'needs run_id (or continue_run: true): it is a message to an existing run.',
+    )
+  }
+  return { kind: 'create', request: readCreateRequest(source, readPrompt(source)) }
+}
+
+/** `prompt`, or the contents of `prompt_file`; never both. */
+function readPrompt(source: InputSource): string {
+  const prompt = source.get('prompt')
+  const file = source.get('prompt_file')
+  if (!file) return prompt
+  if (prompt)
+    throw new InputError('prompt_file', 'cannot be combined with prompt; give one of them.')
+  const path = resolve(source.env.GITHUB_WORKSPACE ?? process.cwd(), file)
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    const reason = (error as { code?: string }).code ?? String(error)
+    throw new InputError('prompt_file', `cannot be read: ${path} (${reason}).`)
+  }
+  if (text.trim() === '') throw new InputError('prompt_file', `names an empty file: ${path}.`)
+  return text.trim()
 }
 
 /** The inputs the post step needs to reach the API: the key and the base URL. */
@@ -84,6 +159,7 @@ export function readConnection(source: InputSource = runnerInputs()): Connection
 
 const CREATE_ONLY_INPUTS = [
   'prompt',
+  'prompt_file',
   'title',
   'environment_id',
   'skill_spec',
@@ -93,8 +169,7 @@ const CREATE_ONLY_INPUTS = [
   'mcp_servers',
 ] as const
 
-function readCreateRequest(source: InputSource): CreateRunRequest {
-  const prompt = source.get('prompt')
+function readCreateRequest(source: InputSource, prompt: string): CreateRunRequest {
   const skillSpec = source.get('skill_spec')
   if (!prompt && !skillSpec) {
     throw new InputError(

@@ -6,6 +6,7 @@ import { cancelRun, describeCancel, type CancelReport } from './run/cancel.ts'
 import { onTerminationSignal } from './run/signals.ts'
 import { tagFromEnvironment } from './run/create.ts'
 import { executeStep, type StepOutcome } from './run/step.ts'
+import { openConversation, resolveTarget } from './github/setup.ts'
 import { RunTracker } from './run/tracker.ts'
 import { runnerState } from './state.ts'
 import { USER_AGENT } from './version.ts'
@@ -40,17 +41,25 @@ export async function run(): Promise<void> {
       cancelling = cancelOnSignal(signal, client, tracker)
     })
 
+    const conversation = await openConversation(settings.github, core)
+    const target = await resolveTarget(settings.target, conversation, core)
+    const showInComment = settings.github.comment ? conversation : undefined
+
     let outcome: StepOutcome
     try {
-      outcome = await executeStep(settings, {
-        client,
-        tracker,
-        now: Date.now,
-        sleep: abortableSleep,
-        signal: interruption.signal,
-        log: core,
-        tag: tagFromEnvironment(process.env),
-      })
+      outcome = await executeStep(
+        { ...settings, target },
+        {
+          client,
+          tracker,
+          now: Date.now,
+          sleep: abortableSleep,
+          signal: interruption.signal,
+          log: core,
+          tag: tagFromEnvironment(process.env),
+          onRunSeen: showInComment && ((run) => showInComment.show(run)),
+        },
+      )
     } catch (error) {
       if (!cancelling) await cancelAbandonedRun(client, tracker)
       if (!cancelling) throw error
@@ -60,6 +69,8 @@ export async function run(): Promise<void> {
       const { signal, cancel } = await cancelling
       outcome = { kind: 'interrupted', run: outcome.run, signal, cancel }
     }
+    if (outcome.run) showInComment?.show(outcome.run)
+    await showInComment?.settled()
     await publishOutcome(outcome)
   } catch (error) {
     publishError(error)

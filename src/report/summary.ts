@@ -56,6 +56,24 @@ export function verdictOf(outcome: StepOutcome): Verdict {
   }
 }
 
+/** The pull request the run opened, from its artifacts, if it is an http(s) URL. */
+export function pullRequestUrlOf(run: RunItem): string | undefined {
+  for (const artifact of run.artifacts ?? []) {
+    const url = artifact.artifact_type === 'PULL_REQUEST' ? artifact.data?.url : undefined
+    if (typeof url === 'string' && safeHttpUrl(url)) return url
+  }
+  return undefined
+}
+
+/** The run's usage as `key: value` pairs, for the summary; numbers and short strings only. */
+export function usageOf(run: RunItem): string | undefined {
+  const entries = Object.entries(run.request_usage ?? {}).filter(
+    ([, value]) => typeof value === 'number' || (typeof value === 'string' && value.length <= 64),
+  )
+  if (entries.length === 0) return undefined
+  return entries.map(([key, value]) => `${key.replace(/_/g, ' ')}: ${String(value)}`).join(', ')
+}
+
 /** The run's own explanation of a failure, when there is one. */
 export function statusMessageOf(run: RunItem): string | undefined {
   if (meaningOf(run.state) === 'succeeded') return undefined
@@ -80,9 +98,19 @@ export function renderSummary(outcome: StepOutcome): string {
     if (duration) rows.push(['Duration', duration])
     const link = safeHttpUrl(run.session_link)
     if (link) rows.push(['Session', `[Open the session transcript](${link})`])
+    const pullRequest = safeHttpUrl(pullRequestUrlOf(run))
+    if (pullRequest) {
+      rows.push([
+        'Pull request',
+        `[${escapeMarkdown(pullRequestLabel(pullRequest))}](${pullRequest})`,
+      ])
+    }
+    const usage = usageOf(run)
+    if (usage) rows.push(['Usage', escapeMarkdown(usage)])
     const message = statusMessageOf(run)
-    if (message && !verdict.passed)
+    if (message && !verdict.passed) {
       rows.push(['Status message', escapeMarkdown(truncate(message, 2000))])
+    }
   }
   const lines = [`### ${icon} ${escapeMarkdown(verdict.headline)}`, '']
   if (rows.length > 0) {
@@ -151,6 +179,12 @@ export function safeHttpUrl(value: string | undefined): string | undefined {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined
   return url.href.replace(/[()<>"'\s|\\[\]`]/g, (char) => `%${hex(char)}`)
+}
+
+/** `owner/repo#12` for a GitHub pull request URL, else the URL itself. */
+function pullRequestLabel(url: string): string {
+  const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url)
+  return match ? `${match[1]}#${match[2]}` : url
 }
 
 function hex(char: string): string {

@@ -1,5 +1,8 @@
 import type { AgentRunsClient, RequestOptions } from '../api/client.ts'
 import { UnprocessableEntityError } from '../api/errors.ts'
+import type { RunItem } from '../api/types.ts'
+import { meaningOf } from './states.ts'
+import type { WaitLog } from './wait.ts'
 
 export type CancelReport =
   | { kind: 'cancelled' }
@@ -33,4 +36,32 @@ export function describeCancel(runId: string, report: CancelReport): string {
     case 'failed':
       return `Could not cancel run ${runId}; it may still be running and billing. Cancel it by hand. (${report.message})`
   }
+}
+
+/** The states `cancel_previous` supersedes: runs still on their way, not those waiting for a person. */
+const SUPERSEDED_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS']
+
+/**
+ * Cancels the active runs labelled `name` (for `cancel_previous`), so that a
+ * new push replaces the review of the old one. Returns how many were cancelled.
+ */
+export async function cancelActiveRunsNamed(
+  client: Pick<AgentRunsClient, 'iterateRuns' | 'cancelRun'>,
+  name: string,
+  log: WaitLog,
+): Promise<number> {
+  // Collected first: cancelling while paging would move runs out of the pages still to come.
+  const active: RunItem[] = []
+  for await (const run of client.iterateRuns({ name, state: SUPERSEDED_STATES, limit: 100 })) {
+    // Checked here too, so that a service ignoring a filter cannot make this cancel other runs.
+    if (run.agent_config?.name === name && meaningOf(run.state) === 'active') active.push(run)
+  }
+  let cancelled = 0
+  for (const run of active) {
+    const report = await cancelRun(client, run.run_id)
+    if (report.kind === 'cancelled') cancelled += 1
+    log.info(`cancel_previous: ${describeCancel(run.run_id, report)}`)
+  }
+  if (active.length === 0) log.info(`cancel_previous: no active run is named ${name}.`)
+  return cancelled
 }

@@ -1,8 +1,8 @@
 import type { AgentRunsClient, Sleep } from '../api/client.ts'
 import { NotFoundError } from '../api/errors.ts'
 import type { RunItem } from '../api/types.ts'
-import type { Settings } from '../inputs.ts'
-import { cancelRun, describeCancel, type CancelReport } from './cancel.ts'
+import type { RunTarget, Settings } from '../inputs.ts'
+import { cancelActiveRunsNamed, cancelRun, describeCancel, type CancelReport } from './cancel.ts'
 import { createRunOnce, findSupersededRun, type RunTag } from './create.ts'
 import { isTerminal } from './states.ts'
 import type { RunTracker } from './tracker.ts'
@@ -21,8 +21,16 @@ export type StepOutcome =
       cancel?: CancelReport
     }
 
+/** What the step acts on, once `continue_run` has been turned into a run to follow up or none. */
+export type StepTarget = Exclude<RunTarget, { kind: 'continue' }>
+
+export type StepSettings = Omit<Settings, 'target' | 'github'> & { target: StepTarget }
+
 export interface StepDeps {
-  client: Pick<AgentRunsClient, 'createRun' | 'listRuns' | 'getRun' | 'sendFollowup' | 'cancelRun'>
+  client: Pick<
+    AgentRunsClient,
+    'createRun' | 'listRuns' | 'iterateRuns' | 'getRun' | 'sendFollowup' | 'cancelRun'
+  >
   tracker: RunTracker
   /** Tags a new run so that a create whose answer was lost can find it again. */
   tag: RunTag
@@ -31,15 +39,19 @@ export interface StepDeps {
   /** Aborts when the workflow cancels the step. */
   signal: AbortSignal
   log: WaitLog
+  /** Told of the run when it is first known and at every change of state, e.g. to update a comment. */
+  onRunSeen?: (run: RunItem) => void
 }
 
-export async function executeStep(settings: Settings, deps: StepDeps): Promise<StepOutcome> {
+export async function executeStep(settings: StepSettings, deps: StepDeps): Promise<StepOutcome> {
   const { client, tracker, log } = deps
   const startedAt = deps.now()
   let run: RunItem
   let staleSnapshot: RunItem | undefined
 
   if (settings.target.kind === 'create') {
+    const name = settings.target.request.config?.name
+    if (settings.cancelPrevious && name) await cancelActiveRunsNamed(client, name, log)
     // Not given the abort signal: a create cut off mid-flight could leave a run nobody knows about.
     const created = await createRunOnce(settings.target.request, deps.tag, deps)
     tracker.track(created.run_id)
@@ -63,6 +75,7 @@ export async function executeStep(settings: Settings, deps: StepDeps): Promise<S
     }
   }
 
+  deps.onRunSeen?.(run)
   if (deps.signal.aborted) return { kind: 'interrupted', run }
   if (!settings.wait) {
     tracker.settle()

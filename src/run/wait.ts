@@ -28,6 +28,7 @@ export interface WaitDeps {
   sleep: Sleep
   signal: AbortSignal
   log: WaitLog
+  onRunSeen?: (run: RunItem) => void
 }
 
 export type WaitOutcome =
@@ -88,6 +89,7 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
     }
     if (run.state !== lastState && !options.isStale?.(run)) {
       logStateChange(run, elapsed(), deps.log)
+      deps.onRunSeen?.(run)
       lastState = run.state
     }
   }

@@ -24,7 +24,11 @@ export function inputEnv(inputs: Record<string, string>): Record<string, string>
   if (unknown.length > 0) throw new Error(`Not inputs of action.yml: ${unknown.join(', ')}`)
   const env: Record<string, string> = {}
   for (const [name, spec] of Object.entries(declared)) {
-    const value = inputs[name] ?? spec.default ?? ''
+    // The runner evaluates expressions in defaults; github.token is the only one action.yml uses.
+    const value = (inputs[name] ?? spec.default ?? '').replace(
+      '${{ github.token }}',
+      DEFAULT_GITHUB_TOKEN,
+    )
     env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value
   }
   return env
@@ -44,6 +48,9 @@ export function parseFileCommands(text: string): Record<string, string> {
   }
   return values
 }
+
+/** What `${{ github.token }}` evaluates to in the end-to-end tests. */
+export const DEFAULT_GITHUB_TOKEN = 'ghs_default_test_token'
 
 /** What the runner sets for every step, as a workflow run would have it. */
 export const RUNNER_CONTEXT = {

@@ -20,10 +20,15 @@ const actionYml = parse(readFileSync(new URL('../../action.yml', import.meta.url
   inputs: Record<string, ActionInput>
 }
 
+/** What the runner makes of `${{ github.token }}` in a default. */
+const GITHUB_TOKEN = 'ghs_workflow_token'
+
 /** The defaults the runner applies from action.yml when a workflow leaves an input out. */
 const DEFAULTS: Record<string, string> = Object.fromEntries(
   Object.entries(actionYml.inputs).flatMap(([name, spec]) =>
-    spec.default === undefined ? [] : [[name, String(spec.default)]],
+    spec.default === undefined
+      ? []
+      : [[name, String(spec.default).replace('${{ github.token }}', GITHUB_TOKEN)]],
   ),
 )
 
@@ -96,6 +101,9 @@ describe('readSettings: creating a run', () => {
       wait: true,
       timeoutMs: 60 * 60_000,
       pollIntervalMs: DEFAULT_POLL_INTERVAL_MS,
+      cancelPrevious: false,
+      // No GitHub call is asked for, so the token is not kept.
+      github: { token: '', comment: false },
     })
   })
 
@@ -179,7 +187,7 @@ describe('readSettings: api_key', () => {
     // The prompt is missing, so readSettings fails, but only after masking the key.
     const inputs = fakeInputs({ api_key: KEY, base_url: BASE_URL })
     inputErrorFrom(() => readSettings(inputs.source), 'prompt')
-    expect(inputs.masked).toEqual([KEY])
+    expect(inputs.masked).toEqual([KEY, GITHUB_TOKEN])
     const firstOtherRead = inputs.calls.findIndex(
       (call) => call.startsWith('get:') && call !== 'get:api_key',
     )
@@ -462,4 +470,81 @@ describe('readSettings: an existing run', () => {
       rejects({ run_id: runId }, 'run_id')
     },
   )
+})
+
+describe('readSettings: pull-request inputs', () => {
+  it('reads the prompt from prompt_file, relative to the workspace', () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'ws-'))
+    writeFileSync(join(workspace, 'prompt.md'), '  Review the diff\nand be kind  \n')
+    const { target } = settingsFor({ prompt_file: 'prompt.md' }, { GITHUB_WORKSPACE: workspace })
+    expect(target).toEqual({ kind: 'create', request: { prompt: 'Review the diff\nand be kind' } })
+  })
+
+  it('rejects a missing or empty prompt_file, and prompt_file beside prompt', () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'ws-'))
+    writeFileSync(join(workspace, 'empty.md'), ' \n')
+    const env = { GITHUB_WORKSPACE: workspace }
+    expect(
+      inputErrorFrom(() => settingsFor({ prompt_file: 'nope.md' }, env), 'prompt_file').message,
+    ).toMatch(/cannot be read: .*nope\.md \(ENOENT\)/)
+    expect(
+      inputErrorFrom(() => settingsFor({ prompt_file: 'empty.md' }, env), 'prompt_file').message,
+    ).toMatch(/empty file/)
+    rejects({ prompt: 'x', prompt_file: 'empty.md' }, 'prompt_file')
+  })
+
+  it('continue_run carries followup as the message and prompt for a new run', () => {
+    const { target, github } = settingsFor({
+      continue_run: 'true',
+      prompt: 'Review this pull request',
+      followup: 'Please also fix the typo',
+    })
+    expect(target).toEqual({
+      kind: 'continue',
+      message: 'Please also fix the typo',
+      request: { prompt: 'Review this pull request' },
+    })
+    expect(github.token).toBe(GITHUB_TOKEN)
+  })
+
+  it('continue_run without followup sends the prompt', () => {
+    const { target } = settingsFor({ continue_run: 'true', prompt: 'Answer the comment' })
+    expect(target).toMatchObject({ kind: 'continue', message: 'Answer the comment' })
+  })
+
+  it('continue_run needs a message, a token, and no run_id', () => {
+    rejects({ continue_run: 'true' }, 'continue_run')
+    rejects({ continue_run: 'true', prompt: 'x', github_token: '' }, 'github_token')
+    rejects({ continue_run: 'true', run_id: 'run_1', followup: 'x' }, 'continue_run')
+  })
+
+  it('comment keeps the token and needs one', () => {
+    expect(settingsFor({ prompt: 'x', comment: 'true' }).github).toEqual({
+      token: GITHUB_TOKEN,
+      comment: true,
+    })
+    rejects({ prompt: 'x', comment: 'true', github_token: '' }, 'github_token')
+    rejects({ prompt: 'x', comment: 'yes' }, 'comment')
+  })
+
+  it('cancel_previous needs name, and only applies to creating a run', () => {
+    expect(settingsFor({ prompt: 'x', name: 'pr-7', cancel_previous: 'true' }).cancelPrevious).toBe(
+      true,
+    )
+    expect(rejects({ prompt: 'x', cancel_previous: 'true' }, 'cancel_previous').message).toContain(
+      'needs name',
+    )
+    rejects({ run_id: 'run_1', cancel_previous: 'true' }, 'cancel_previous')
+  })
+
+  it('masks the GitHub token too', () => {
+    const inputs = fakeInputs({
+      api_key: KEY,
+      base_url: BASE_URL,
+      prompt: 'x',
+      github_token: 'ghp_abc',
+    })
+    readSettings(inputs.source)
+    expect(inputs.masked).toContain('ghp_abc')
+  })
 })

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import type { RunItem } from '../../src/api/types.ts'
-import { parseIsoDuration, renderSummary, verdictOf } from '../../src/report/summary.ts'
+import {
+  parseIsoDuration,
+  pullRequestUrlOf,
+  renderSummary,
+  verdictOf,
+} from '../../src/report/summary.ts'
 import type { StepOutcome } from '../../src/run/step.ts'
 
 const run = (fields: Partial<RunItem> = {}): RunItem => ({
@@ -296,5 +301,44 @@ describe('verdictOf', () => {
   it('fails an interrupted step', () => {
     expect(verdictOf({ kind: 'interrupted', run: run({ state: 'INPROGRESS' }) }).passed).toBe(false)
     expect(verdictOf({ kind: 'interrupted', run: undefined }).passed).toBe(false)
+  })
+})
+
+describe('pull request and usage', () => {
+  const artifacts = [
+    { artifact_type: 'PLAN', data: { url: 'https://example.test/plan' } },
+    {
+      artifact_type: 'PULL_REQUEST',
+      data: { url: 'https://github.com/octo/app/pull/42', branch: 'fix' },
+    },
+  ]
+
+  it('finds the pull request among the artifacts, and only an http(s) one', () => {
+    expect(pullRequestUrlOf({ run_id: 'r', state: 'SUCCEEDED', artifacts })).toBe(
+      'https://github.com/octo/app/pull/42',
+    )
+    expect(
+      pullRequestUrlOf({
+        run_id: 'r',
+        state: 'SUCCEEDED',
+        artifacts: [{ artifact_type: 'PULL_REQUEST', data: { url: 'javascript:alert(1)' } }],
+      }),
+    ).toBeUndefined()
+    expect(pullRequestUrlOf({ run_id: 'r', state: 'SUCCEEDED' })).toBeUndefined()
+  })
+
+  it('shows the pull request and the usage in the summary', () => {
+    const markdown = renderSummary(
+      finished({
+        state: 'SUCCEEDED',
+        artifacts,
+        request_usage: { credits_used: 12.5, cost_usd: '0.42', breakdown: { nested: 1 } },
+      }),
+    )
+    expect(markdown).toContain(
+      '| **Pull request** | [octo/app&#35;42](https://github.com/octo/app/pull/42) |',
+    )
+    expect(markdown).toContain('| **Usage** | credits used: 12.5, cost usd: 0.42 |')
+    expect(markdown).not.toContain('nested')
   })
 })
