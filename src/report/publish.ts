@@ -1,6 +1,12 @@
 import * as core from '@actions/core'
 import type { StepOutcome } from '../run/step.ts'
-import { renderSummary, safeHttpUrl, statusMessageOf, verdictOf } from './summary.ts'
+import {
+  pullRequestUrlOf,
+  renderSummary,
+  safeHttpUrl,
+  statusMessageOf,
+  verdictOf,
+} from './summary.ts'
 
 /** Turns the step's outcome into outputs, a job summary, annotations and the exit status. */
 export async function publishOutcome(outcome: StepOutcome): Promise<void> {
@@ -11,6 +17,9 @@ export async function publishOutcome(outcome: StepOutcome): Promise<void> {
     if (link) core.setOutput('session_link', run.session_link)
     const message = statusMessageOf(run)
     if (message) core.setOutput('status_message', message)
+    const pullRequest = pullRequestUrlOf(run)
+    if (pullRequest) core.setOutput('pull_request_url', pullRequest)
+    core.setOutput('run', JSON.stringify(run))
   }
   await writeSummary(renderSummary(outcome))
 

@@ -1,0 +1,280 @@
+/**
+ * The pull-request features end to end: the bundle against the fake Cloud Agent
+ * Runs API and a fake GitHub REST API (GITHUB_API_URL points at it).
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { FakeAgentApi, type FakeApiOptions, type RunScript } from '../fake-api/server.ts'
+import { FakeGitHub, type FakeGitHubOptions } from '../fake-github/server.ts'
+import { DEFAULT_GITHUB_TOKEN, runStep } from './harness.ts'
+
+const KEY = 'sk-github-e2e'
+const OWNER = 'octo-org'
+const REPO = 'app'
+const PR = 7
+const closers: Array<{ close(): Promise<void> }> = []
+
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((server) => server.close()))
+})
+
+async function servers(api: FakeApiOptions = {}, github: FakeGitHubOptions = {}) {
+  const agents = await FakeAgentApi.start({ apiKey: KEY, ...api })
+  const gh = await FakeGitHub.start({ token: DEFAULT_GITHUB_TOKEN, ...github })
+  closers.push(agents, gh)
+  return { agents, gh }
+}
+
+/** The runner's view of an event: its name and a payload file. */
+function eventEnv(gh: FakeGitHub, name: string, payload: object): Record<string, string> {
+  const dir = mkdtempSync(join(tmpdir(), 'event-'))
+  const path = join(dir, 'event.json')
+  writeFileSync(path, JSON.stringify(payload))
+  return { GITHUB_EVENT_NAME: name, GITHUB_EVENT_PATH: path, GITHUB_API_URL: gh.apiUrl }
+}
+
+const pullRequestEvent = {
+  pull_request: { number: PR },
+  repository: { full_name: `${OWNER}/${REPO}` },
+}
+const issueCommentEvent = {
+  issue: { number: PR, pull_request: { url: 'x' } },
+  comment: { body: '@agent please also fix the typo' },
+}
+
+const inputsFor = (agents: FakeAgentApi, extra: Record<string, string>) => ({
+  api_key: KEY,
+  base_url: agents.baseUrl,
+  poll_interval: '100ms',
+  ...extra,
+})
+
+const marker = (runId: string) =>
+  `<!-- cloud-agent-run: {"run_id":"${runId}","step":"review/agent"} -->`
+
+describe('comment: one comment per step, kept up to date', () => {
+  it('creates the comment once, then updates it to the outcome, with the marker', async () => {
+    const { agents, gh } = await servers()
+    const result = await runStep({
+      inputs: inputsFor(agents, { prompt: 'Review', comment: 'true' }),
+      env: eventEnv(gh, 'pull_request', pullRequestEvent),
+    })
+
+    expect(result.code).toBe(0)
+    const runId = result.outputs.run_id ?? ''
+    expect(gh.requestsTo('POST', /\/issues\/7\/comments$/)).toHaveLength(1)
+    expect(gh.requestsTo('PATCH', /\/issues\/comments\/\d+$/).length).toBeGreaterThanOrEqual(1)
+    const comments = gh.comments(OWNER, REPO, PR)
+    expect(comments).toHaveLength(1)
+    expect(comments[0]?.body).toContain(`<!-- cloud-agent-run: {"run_id":"${runId}"`)
+    expect(comments[0]?.body).toContain('✅ succeeded')
+    expect(comments[0]?.body).toContain('[Open the session transcript](https://app.example.test/')
+    expect(
+      gh.requests.every((request) => request.headers.authorization?.includes(DEFAULT_GITHUB_TOKEN)),
+    ).toBe(true)
+  })
+
+  it('shows the status message of a failed run', async () => {
+    const failing: RunScript = [
+      { state: 'QUEUED', afterMs: 0 },
+      { state: 'FAILED', afterMs: 150, patch: { status_message: { message: 'Out of disk' } } },
+    ]
+    const { agents, gh } = await servers({ script: () => failing })
+    const result = await runStep({
+      inputs: inputsFor(agents, { prompt: 'Review', comment: 'true' }),
+      env: eventEnv(gh, 'pull_request_target', pullRequestEvent),
+    })
+
+    expect(result.code).toBe(1)
+    expect(gh.comments(OWNER, REPO, PR)[0]?.body).toMatch(/did not succeed[\s\S]*> Out of disk/)
+  })
+
+  it('only warns when GitHub refuses the comment; the run step still passes', async () => {
+    const { agents, gh } = await servers()
+    gh.failNext('POST', /\/comments$/, 403, { times: 10 })
+    const result = await runStep({
+      inputs: inputsFor(agents, { prompt: 'Review', comment: 'true' }),
+      env: eventEnv(gh, 'pull_request', pullRequestEvent),
+    })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.state).toBe('SUCCEEDED')
+    expect(result.stdout).toMatch(
+      /::warning::GitHub: could not update the comment on octo-org\/app#7/,
+    )
+  })
+
+  it('says why it does nothing on an event without a thread, and goes on', async () => {
+    const { agents, gh } = await servers()
+    const result = await runStep({
+      inputs: inputsFor(agents, { prompt: 'Nightly', comment: 'true' }),
+      env: eventEnv(gh, 'schedule', {}),
+    })
+
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain(
+      'No comment thread: the schedule event has no pull request or issue',
+    )
+    expect(gh.requests).toHaveLength(0)
+  })
+
+  it('does not load or call GitHub when no comment is asked for', async () => {
+    const { agents, gh } = await servers()
+    const result = await runStep({
+      inputs: inputsFor(agents, { prompt: 'Review' }),
+      env: eventEnv(gh, 'pull_request', pullRequestEvent),
+    })
+
+    expect(result.code).toBe(0)
+    expect(gh.requests).toHaveLength(0)
+  })
+})
+
+describe('continue_run: the conversation goes on in the same run', () => {
+  it('finds the run in its own marker and sends the follow-up to it', async () => {
+    const { agents, gh } = await servers()
+    const earlier = agents.seedRun({ prompt: 'Review' }, { createdAt: Date.now() - 60_000 })
+    gh.addComment(OWNER, REPO, PR, `${marker(earlier.run_id)}\nOld status`, 'github-actions[bot]')
+
+    const result = await runStep({
+      inputs: inputsFor(agents, {
+        prompt: 'Review',
+        followup: 'please also fix the typo',
+        continue_run: 'true',
+        comment: 'true',
+      }),
+      env: eventEnv(gh, 'issue_comment', issueCommentEvent),
+    })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.run_id).toBe(earlier.run_id)
+    expect(agents.followups(earlier.run_id)).toEqual(['please also fix the typo'])
+    expect(agents.allRuns()).toHaveLength(1)
+    expect(result.stdout).toContain(`continue_run: this thread's run is ${earlier.run_id}`)
+    // The new step keeps its own comment, which carries the marker on for the next turn.
+    const comments = gh.comments(OWNER, REPO, PR)
+    expect(comments).toHaveLength(2)
+    expect(comments[1]?.body).toContain(earlier.run_id)
+  })
+
+  it('ignores a marker typed by someone else, and creates a run', async () => {
+    const { agents, gh } = await servers()
+    const victim = agents.seedRun({ prompt: 'Someone else' }, { createdAt: Date.now() - 60_000 })
+    gh.addComment(OWNER, REPO, PR, marker(victim.run_id), { login: 'mallory', type: 'User' })
+
+    const result = await runStep({
+      inputs: inputsFor(agents, { prompt: 'Answer the comment', continue_run: 'true' }),
+      env: eventEnv(gh, 'issue_comment', issueCommentEvent),
+    })
+
+    expect(result.code).toBe(0)
+    expect(agents.followups(victim.run_id)).toEqual([])
+    expect(agents.allRuns()).toHaveLength(2)
+    expect(result.outputs.run_id).not.toBe(victim.run_id)
+    expect(result.stdout).toContain('no earlier run on this thread; creating one')
+  })
+
+  it('trusts the markers of the token user when the token can read its own identity', async () => {
+    const { agents, gh } = await servers(
+      {},
+      { identity: { login: 'agent-bot-user', type: 'User' } },
+    )
+    const earlier = agents.seedRun({ prompt: 'Review' }, { createdAt: Date.now() - 60_000 })
+    gh.addComment(OWNER, REPO, PR, marker('run_older'), { login: 'agent-bot-user', type: 'User' })
+    gh.addComment(OWNER, REPO, PR, marker(earlier.run_id), {
+      login: 'agent-bot-user',
+      type: 'User',
+    })
+    gh.addComment(OWNER, REPO, PR, marker('run_forged'), 'github-actions[bot]')
+
+    const result = await runStep({
+      inputs: inputsFor(agents, { prompt: 'Go on', continue_run: 'true' }),
+      env: eventEnv(gh, 'issue_comment', issueCommentEvent),
+    })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.run_id).toBe(earlier.run_id)
+    expect(agents.followups(earlier.run_id)).toEqual(['Go on'])
+  })
+})
+
+describe('cancel_previous', () => {
+  it('cancels only the active runs with the same name, then creates the new one', async () => {
+    const longRun: RunScript = [
+      { state: 'QUEUED', afterMs: 0 },
+      { state: 'INPROGRESS', afterMs: 10 },
+    ]
+    const { agents, gh } = await servers()
+    const stale = agents.seedRun({ prompt: 'old', config: { name: 'pr-7' } }, { script: longRun })
+    const staleQueued = agents.seedRun(
+      { prompt: 'older', config: { name: 'pr-7' } },
+      { script: [{ state: 'QUEUED', afterMs: 0 }] },
+    )
+    const finished = agents.seedRun(
+      { prompt: 'done', config: { name: 'pr-7' } },
+      { createdAt: Date.now() - 60_000 },
+    )
+    const otherPr = agents.seedRun(
+      { prompt: 'other', config: { name: 'pr-8' } },
+      { script: longRun },
+    )
+
+    const result = await runStep({
+      inputs: inputsFor(agents, { prompt: 'Review', name: 'pr-7', cancel_previous: 'true' }),
+      env: eventEnv(gh, 'pull_request', pullRequestEvent),
+    })
+
+    expect(result.code).toBe(0)
+    expect(agents.run(stale.run_id)?.state).toBe('CANCELLED')
+    expect(agents.run(staleQueued.run_id)?.state).toBe('CANCELLED')
+    expect(agents.run(finished.run_id)?.state).toBe('SUCCEEDED')
+    expect(agents.run(otherPr.run_id)?.state).toBe('INPROGRESS')
+    expect(agents.requestsTo('POST', /\/cancel$/)).toHaveLength(2)
+    expect(result.stdout.match(/cancel_previous: Run run_\S+ was cancelled\./g)).toHaveLength(2)
+    const [list] = agents.requestsTo('GET', '/agent/runs')
+    expect(list?.query.get('name')).toBe('pr-7')
+    expect(list?.query.getAll('state')).toEqual(['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'])
+  })
+})
+
+describe('prompt_file and richer outputs', () => {
+  it('reads the prompt from a workspace file and reports the run and its pull request', async () => {
+    const { agents, gh } = await servers({
+      script: () => [
+        { state: 'QUEUED', afterMs: 0 },
+        {
+          state: 'SUCCEEDED',
+          afterMs: 150,
+          patch: {
+            artifacts: [
+              {
+                artifact_type: 'PULL_REQUEST',
+                data: { url: 'https://github.com/octo-org/app/pull/99' },
+              },
+            ],
+            request_usage: { credits_used: 3 },
+          },
+        },
+      ],
+    })
+    const workspace = mkdtempSync(join(tmpdir(), 'workspace-'))
+    writeFileSync(join(workspace, 'task.md'), 'Upgrade the dependencies\n')
+
+    const result = await runStep({
+      inputs: inputsFor(agents, { prompt_file: 'task.md' }),
+      env: { ...eventEnv(gh, 'schedule', {}), GITHUB_WORKSPACE: workspace },
+    })
+
+    expect(result.code).toBe(0)
+    expect(agents.requestsTo('POST', '/agent/run')[0]?.json).toMatchObject({
+      prompt: 'Upgrade the dependencies',
+    })
+    expect(result.outputs.pull_request_url).toBe('https://github.com/octo-org/app/pull/99')
+    const run = JSON.parse(result.outputs.run ?? '{}') as { run_id?: string; state?: string }
+    expect(run).toMatchObject({ run_id: result.outputs.run_id, state: 'SUCCEEDED' })
+    expect(result.summary).toContain('credits used: 3')
+    expect(result.summary).toContain('(https://github.com/octo-org/app/pull/99)')
+  })
+})

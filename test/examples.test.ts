@@ -1,0 +1,465 @@
+/**
+ * Lints the ready-to-copy workflows in examples/: valid YAML, triggers, jobs and permissions,
+ * only inputs that action.yml declares, the key from a secret, a job timeout above the action's,
+ * and no untrusted text expanded into a `run:` script. The lint itself is tested on bad
+ * workflows at the end, so a passing example means something.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { parse, parseDocument, visit } from 'yaml'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const examplesDir = `${root}examples/`
+
+const EXPECTED_EXAMPLES = [
+  'answer-pr-comments.yml',
+  'fix-failing-check.yml',
+  'matrix-fan-out.yml',
+  'nightly-dependency-updates.yml',
+  'review-pull-request.yml',
+  'start-then-await.yml',
+]
+
+/** A step that runs this action, under any owner, path or version. */
+const ACTION_REF = /^[\w.-]+\/cloud-agent-run-action(?:\/[\w./-]+)?@[\w./-]+$/
+const SECRET_EXPRESSION = /^\$\{\{\s*secrets\.[A-Za-z_][A-Za-z0-9_]*\s*\}\}$/
+const EXPRESSION = /\$\{\{([\s\S]*?)\}\}/g
+/** GitHub's default job timeout, in minutes. */
+const DEFAULT_JOB_TIMEOUT = 360
+
+/**
+ * Contexts whose text an outsider (or the agent) controls. Expanded by `${{ }}` into a `run:`
+ * script, they become shell code; pass them through `env:` instead.
+ */
+const UNTRUSTED: readonly RegExp[] = [
+  /\bgithub\.event\.(?:comment|issue|pull_request|review|review_comment|discussion|discussion_comment)\.(?:body|title)\b/,
+  /\bgithub\.event\.pull_request\.head\.(?:ref|label)\b/,
+  /\bhead_ref\b/,
+  /\bgithub\.event\.workflow_run\.(?:head_branch|display_title|head_commit)\b/,
+  /\bgithub\.event\.(?:head_commit|commits)\b/,
+  /** This action's outputs that carry the service's or the agent's text. */
+  /\.outputs\.(?:status_message|run|pull_request_url|session_link)\b/,
+]
+
+interface ActionInput {
+  required: boolean
+  default: string
+}
+
+function readActionInputs(): Map<string, ActionInput> {
+  const action = parse(readFileSync(`${root}action.yml`, 'utf8')) as {
+    inputs?: Record<string, { required?: boolean; default?: unknown }>
+  }
+  return new Map(
+    Object.entries(action.inputs ?? {}).map(([name, spec]) => [
+      name,
+      { required: spec.required === true, default: String(spec.default ?? '') },
+    ]),
+  )
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined
+}
+
+/** Minutes in an action duration (`500ms`, `30s`, `10m`, `2h`, bare seconds), or undefined. */
+function durationMinutes(text: string): number | undefined {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(text)
+  if (!match) return undefined
+  const value = Number(match[1])
+  const perMinute: Record<string, number> = { ms: 60_000, s: 60, m: 1, h: 1 / 60 }
+  return value / (perMinute[match[2] ?? 's'] ?? 60)
+}
+
+function isFalse(value: unknown): boolean {
+  return value === false || (typeof value === 'string' && /^(?:false|False|FALSE)$/.test(value))
+}
+
+function expressions(text: string): string[] {
+  return [...text.matchAll(EXPRESSION)].map((m) => (m[1] ?? '').trim())
+}
+
+/** Every problem found in a workflow's text; an empty list means it passes. */
+function lintWorkflow(text: string, inputs: Map<string, ActionInput>): string[] {
+  const problems: string[] = []
+  const doc = parseDocument(text)
+  if (doc.errors.length > 0) return doc.errors.map((e) => `YAML: ${e.message}`)
+
+  visit(doc, {
+    Node(_, node) {
+      // `key: text #${{ x }}` turns the expression into a comment and cuts the value short.
+      for (const comment of [node.comment, node.commentBefore]) {
+        if (comment?.startsWith('${{')) problems.push(`an unquoted # made a comment of: ${comment}`)
+      }
+      if (typeof (node as { value?: unknown }).value === 'string') {
+        const value = (node as { value: string }).value
+        if (value.split('${{').length !== value.split('}}').length) {
+          problems.push(`unbalanced \${{ }} in: ${value}`)
+        }
+      }
+    },
+  })
+
+  const workflow = record(doc.toJS())
+  if (!workflow) return [...problems, 'the workflow is not a mapping']
+  if (!('on' in workflow)) problems.push('no `on`')
+  const jobs = record(workflow['jobs'])
+  if (!jobs || Object.keys(jobs).length === 0) return [...problems, 'no `jobs`']
+
+  const topPermissions = 'permissions' in workflow
+  let actionSteps = 0
+  for (const [jobId, jobValue] of Object.entries(jobs)) {
+    const job = record(jobValue)
+    if (!job) {
+      problems.push(`job ${jobId} is not a mapping`)
+      continue
+    }
+    if (!topPermissions && !('permissions' in job)) {
+      problems.push(`job ${jobId}: no \`permissions\` (none at the top level either)`)
+    }
+    const steps = job['steps']
+    if (!Array.isArray(steps)) {
+      if (typeof job['uses'] !== 'string') problems.push(`job ${jobId}: no steps`)
+      continue
+    }
+    const jobTimeout =
+      typeof job['timeout-minutes'] === 'number' ? job['timeout-minutes'] : DEFAULT_JOB_TIMEOUT
+    steps.forEach((stepValue: unknown, index) => {
+      const step = record(stepValue) ?? {}
+      const where = `job ${jobId}, step ${index + 1}`
+      if (typeof step['run'] === 'string') {
+        for (const expression of expressions(step['run'])) {
+          if (UNTRUSTED.some((pattern) => pattern.test(expression))) {
+            problems.push(`${where}: \${{ ${expression} }} expanded inside a run: script`)
+          }
+        }
+      }
+      if (typeof step['uses'] !== 'string' || !ACTION_REF.test(step['uses'])) return
+      actionSteps += 1
+      const withs = record(step['with']) ?? {}
+      for (const key of Object.keys(withs)) {
+        if (!inputs.has(key)) problems.push(`${where}: \`${key}\` is not an input in action.yml`)
+      }
+      for (const [name, input] of inputs) {
+        if (input.required && !(name in withs)) problems.push(`${where}: no \`${name}\``)
+      }
+      const apiKey = withs['api_key']
+      if (apiKey !== undefined && !(typeof apiKey === 'string' && SECRET_EXPRESSION.test(apiKey))) {
+        problems.push(`${where}: api_key must come from \${{ secrets.… }}`)
+      }
+      if ('base_url' in withs && String(withs['base_url']).trim() === '') {
+        problems.push(`${where}: base_url is empty`)
+      }
+      if (!isFalse(withs['wait'])) {
+        const timeout = String(withs['timeout'] ?? inputs.get('timeout')?.default ?? '60m')
+        const minutes = timeout.includes('${{') ? undefined : durationMinutes(timeout)
+        if (minutes !== undefined && !(jobTimeout > minutes)) {
+          problems.push(
+            `${where}: job timeout-minutes ${jobTimeout} is not above the action's timeout ${timeout}`,
+          )
+        }
+      }
+    })
+  }
+  if (actionSteps === 0) problems.push('no step uses cloud-agent-run-action')
+  return problems
+}
+
+const inputs = readActionInputs()
+const exampleFiles = readdirSync(examplesDir)
+  .filter((name) => /\.ya?ml$/.test(name))
+  .sort()
+
+function readExample(name: string): string {
+  return readFileSync(`${examplesDir}${name}`, 'utf8')
+}
+
+interface Step {
+  uses?: string
+  id?: string
+  run?: string
+  with?: Record<string, unknown>
+}
+interface Job {
+  if?: string
+  needs?: string | string[]
+  outputs?: Record<string, string>
+  permissions?: Record<string, string>
+  strategy?: { 'fail-fast'?: boolean; matrix?: { include?: Record<string, string>[] } }
+  steps: Step[]
+}
+interface Workflow {
+  on: Record<string, unknown>
+  permissions?: Record<string, string>
+  jobs: Record<string, Job>
+}
+
+function loadExample(name: string): Workflow {
+  return parse(readExample(name)) as Workflow
+}
+
+/** The `with:` of every step that runs the action, across all jobs. */
+function actionWiths(workflow: Workflow): Record<string, unknown>[] {
+  return Object.values(workflow.jobs).flatMap((job) =>
+    job.steps.filter((s) => ACTION_REF.test(s.uses ?? '')).map((s) => s.with ?? {}),
+  )
+}
+
+function onlyAction(name: string): Record<string, unknown> {
+  const withs = actionWiths(loadExample(name))
+  expect(withs).toHaveLength(1)
+  return withs[0] ?? {}
+}
+
+describe('the example workflows', () => {
+  it('are all there', () => {
+    expect(exampleFiles).toEqual(expect.arrayContaining(EXPECTED_EXAMPLES))
+  })
+
+  it.each(exampleFiles)('%s passes the lint', (name) => {
+    expect(lintWorkflow(readExample(name), inputs)).toEqual([])
+  })
+
+  it.each(exampleFiles)(
+    '%s uses the published action with the key and URL from settings',
+    (name) => {
+      const withs = actionWiths(loadExample(name))
+      expect(withs.length).toBeGreaterThan(0)
+      for (const w of withs) {
+        expect(w['api_key']).toBe('${{ secrets.AGENT_API_KEY }}')
+        expect(w['base_url']).toBe('${{ vars.AGENT_BASE_URL }}')
+      }
+      const refs = Object.values(loadExample(name).jobs).flatMap((job) =>
+        job.steps.map((s) => s.uses).filter((u) => u !== undefined),
+      )
+      expect(refs.every((ref) => ref === 'octo-org/cloud-agent-run-action@v1')).toBe(true)
+    },
+  )
+
+  it.each(exampleFiles)('%s opens with a 1-3 line comment saying what it does', (name) => {
+    const lines = readExample(name).split('\n')
+    const header = lines.slice(
+      0,
+      lines.findIndex((line) => !line.startsWith('#')),
+    )
+    expect(header.length).toBeGreaterThanOrEqual(1)
+    expect(header.length).toBeLessThanOrEqual(3)
+    expect(header.join(' ').length).toBeGreaterThan(30)
+  })
+
+  it.each(exampleFiles)('%s is linked from README.md', (name) => {
+    const readme = readFileSync(`${root}README.md`, 'utf8')
+    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    const link = new RegExp(`(?:\\]\\(|\\]:\\s*)(?:\\./)?examples/${escaped}(?:[)\\s#]|$)`)
+    expect(link.test(readme), `README.md has no link to examples/${name}`).toBe(true)
+  })
+})
+
+describe('what each example shows', () => {
+  it('review-pull-request: on PR updates, cancels the previous review by name, comments', () => {
+    const workflow = loadExample('review-pull-request.yml')
+    expect(workflow.on['pull_request']).toEqual({ types: ['opened', 'synchronize', 'reopened'] })
+    expect(workflow.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' })
+    const w = onlyAction('review-pull-request.yml')
+    expect(w['cancel_previous']).toBe(true)
+    expect(w['name']).toBe('pr-review-${{ github.event.pull_request.number }}')
+    expect(w['comment']).toBe(true)
+    expect(w['title']).toBe('Review of PR #${{ github.event.pull_request.number }}')
+  })
+
+  it('answer-pr-comments: trusted @agent comments on PRs continue the run, passed via with:', () => {
+    const workflow = loadExample('answer-pr-comments.yml')
+    expect(workflow.on).toEqual({ issue_comment: { types: ['created'] } })
+    expect(workflow.permissions?.['pull-requests']).toBe('write')
+    const job = Object.values(workflow.jobs)[0]
+    const condition = job?.if ?? ''
+    expect(condition).toContain('github.event.issue.pull_request')
+    expect(condition).toContain("contains(github.event.comment.body, '@agent')")
+    expect(condition).toContain('github.event.comment.author_association')
+    for (const role of ['OWNER', 'MEMBER', 'COLLABORATOR']) expect(condition).toContain(`"${role}"`)
+    const w = onlyAction('answer-pr-comments.yml')
+    expect(w['continue_run']).toBe(true)
+    expect(w['comment']).toBe(true)
+    expect(w['followup']).toBe('${{ github.event.comment.body }}')
+    expect(String(w['prompt'])).toContain('${{ github.event.comment.body }}')
+  })
+
+  it('fix-failing-check: failed CI runs of this repository, prompt from the run, 90m', () => {
+    const workflow = loadExample('fix-failing-check.yml')
+    expect(workflow.on).toEqual({ workflow_run: { workflows: ['CI'], types: ['completed'] } })
+    const condition = Object.values(workflow.jobs)[0]?.if ?? ''
+    expect(condition).toContain("github.event.workflow_run.conclusion == 'failure'")
+    expect(condition).toContain('github.event.workflow_run.head_repository.full_name')
+    const w = onlyAction('fix-failing-check.yml')
+    expect(w['prompt']).toContain('${{ github.event.workflow_run.html_url }}')
+    expect(w['prompt']).toContain('${{ github.event.workflow_run.head_branch }}')
+    expect(w['timeout']).toBe('90m')
+  })
+
+  it('nightly-dependency-updates: a nightly cron and manual runs, a skill and a timeout', () => {
+    const workflow = loadExample('nightly-dependency-updates.yml')
+    const schedule = workflow.on['schedule'] as { cron: string }[]
+    expect(schedule).toHaveLength(1)
+    expect(schedule[0]?.cron.split(' ')).toHaveLength(5)
+    expect('workflow_dispatch' in workflow.on).toBe(true)
+    const w = onlyAction('nightly-dependency-updates.yml')
+    expect(w['skill_spec']).toMatch(/^[\w.-]+\/[\w.-]+:[\w./-]+$/)
+    expect(durationMinutes(String(w['timeout']))).toBe(120)
+  })
+
+  it('matrix-fan-out: one run per leg, no fail-fast, the leg in the title', () => {
+    const workflow = loadExample('matrix-fan-out.yml')
+    const job = Object.values(workflow.jobs)[0]
+    expect(job?.strategy?.['fail-fast']).toBe(false)
+    const legs = job?.strategy?.matrix?.include ?? []
+    expect(legs.length).toBeGreaterThanOrEqual(3)
+    expect(legs.some((leg) => 'prompt' in leg)).toBe(true)
+    expect(legs.some((leg) => 'skill' in leg)).toBe(true)
+    for (const leg of legs) expect('prompt' in leg !== 'skill' in leg).toBe(true)
+    const w = onlyAction('matrix-fan-out.yml')
+    expect(w['title']).toContain('${{ matrix.task }}')
+    expect(w['prompt']).toBe('${{ matrix.prompt }}')
+    expect(w['skill_spec']).toBe('${{ matrix.skill }}')
+  })
+
+  it('start-then-await: job 1 starts without waiting and exports run_id; job 2 awaits it', () => {
+    const workflow = loadExample('start-then-await.yml')
+    const entries = Object.entries(workflow.jobs)
+    const starter = entries.find(([, job]) =>
+      job.steps.some((s) => ACTION_REF.test(s.uses ?? '') && isFalse(s.with?.['wait'])),
+    )
+    expect(starter).toBeDefined()
+    const [startId = '', startJob] = starter ?? []
+    const stepId = startJob?.steps.find((s) => ACTION_REF.test(s.uses ?? ''))?.id ?? ''
+    expect(stepId).not.toBe('')
+    expect(startJob?.outputs?.['run_id']).toBe(`\${{ steps.${stepId}.outputs.run_id }}`)
+
+    const awaiter = entries.find(([id]) => id !== startId)?.[1]
+    expect([awaiter?.needs].flat()).toContain(startId)
+    const awaitWith = awaiter?.steps.find((s) => ACTION_REF.test(s.uses ?? ''))?.with ?? {}
+    expect(awaitWith['run_id']).toBe(`\${{ needs.${startId}.outputs.run_id }}`)
+    expect(awaitWith['prompt']).toBeUndefined()
+    expect(isFalse(awaitWith['wait'])).toBe(false)
+  })
+})
+
+describe('the lint', () => {
+  const good = `
+on: push
+permissions:
+  contents: read
+jobs:
+  a:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: someone/cloud-agent-run-action@v1
+        with:
+          api_key: \${{ secrets.KEY }}
+          base_url: https://agents.example.com/api/v1
+          prompt: hi
+`
+
+  function withStep(extra: string): string {
+    return good.replace('          prompt: hi\n', `          prompt: hi\n${extra}`)
+  }
+
+  it('passes a good workflow, and untrusted text passed through with: or env:', () => {
+    expect(lintWorkflow(good, inputs)).toEqual([])
+    const viaEnv = `${good}      - env:
+          BODY: \${{ github.event.comment.body }}
+        run: echo "$BODY"
+`
+    expect(lintWorkflow(viaEnv, inputs)).toEqual([])
+    expect(
+      lintWorkflow(withStep('          followup: ${{ github.event.comment.body }}\n'), inputs),
+    ).toEqual([])
+  })
+
+  it.each([
+    'github.event.comment.body',
+    'github.event.pull_request.title',
+    'github.event.pull_request.body',
+    'github.event.issue.title',
+    'github.event.issue.body',
+    'github.head_ref',
+    'github.event.pull_request.head.ref',
+    'steps.agent.outputs.status_message',
+  ])('flags ${{ %s }} inside a run: script', (expression) => {
+    const bad = `${good}      - run: |
+          echo start
+          echo "\${{ ${expression} }}"
+`
+    expect(lintWorkflow(bad, inputs)).toEqual([
+      `job a, step 2: \${{ ${expression} }} expanded inside a run: script`,
+    ])
+  })
+
+  it('flags inputs action.yml does not declare, and missing required ones', () => {
+    expect(lintWorkflow(withStep('          promt: typo\n'), inputs)).toEqual([
+      'job a, step 1: `promt` is not an input in action.yml',
+    ])
+    expect(lintWorkflow(good.replace(/ {10}base_url: .*\n/, ''), inputs)).toEqual([
+      'job a, step 1: no `base_url`',
+    ])
+  })
+
+  it('flags an api_key that is not a secret', () => {
+    expect(lintWorkflow(good.replace('${{ secrets.KEY }}', 'sk-live-123'), inputs)).toEqual([
+      'job a, step 1: api_key must come from ${{ secrets.… }}',
+    ])
+  })
+
+  it('flags a missing on, jobs or permissions, and a workflow that never uses the action', () => {
+    expect(lintWorkflow(good.replace('on: push\n', ''), inputs)).toEqual(['no `on`'])
+    expect(lintWorkflow('on: push\npermissions: {}\n', inputs)).toEqual(['no `jobs`'])
+    expect(lintWorkflow(good.replace('permissions:\n  contents: read\n', ''), inputs)).toEqual([
+      'job a: no `permissions` (none at the top level either)',
+    ])
+    const jobLevel = good
+      .replace('permissions:\n  contents: read\n', '')
+      .replace('    runs-on:', '    permissions: {}\n    runs-on:')
+    expect(lintWorkflow(jobLevel, inputs)).toEqual([])
+    const other = good.replace('someone/cloud-agent-run-action@v1', 'actions/checkout@v4')
+    expect(lintWorkflow(other, inputs)).toEqual(['no step uses cloud-agent-run-action'])
+  })
+
+  it('flags an expression that an unquoted # turned into a comment, and invalid YAML', () => {
+    const swallowed = withStep('          title: PR #${{ github.event.pull_request.number }}\n')
+    expect(lintWorkflow(swallowed, inputs)).toEqual([
+      'an unquoted # made a comment of: ${{ github.event.pull_request.number }}',
+    ])
+    expect(lintWorkflow(good.replace('prompt: hi', 'prompt: ${{ github.sha }'), inputs)).toEqual([
+      'unbalanced ${{ }} in: ${{ github.sha }',
+    ])
+    expect(lintWorkflow(`${good}on: pull_request\n`, inputs)[0]).toMatch(
+      /^YAML: Map keys must be unique/,
+    )
+  })
+
+  it("flags a job timeout-minutes that is not above the action's timeout", () => {
+    const tight = withStep('          timeout: 2h\n').replace(
+      '    runs-on:',
+      '    timeout-minutes: 120\n    runs-on:',
+    )
+    expect(lintWorkflow(tight, inputs)).toEqual([
+      "job a, step 1: job timeout-minutes 120 is not above the action's timeout 2h",
+    ])
+    expect(
+      lintWorkflow(tight.replace('timeout-minutes: 120', 'timeout-minutes: 121'), inputs),
+    ).toEqual([])
+    expect(lintWorkflow(tight.replace('timeout: 2h', 'wait: false'), inputs)).toEqual([])
+    expect(lintWorkflow(withStep('          timeout: 7h\n'), inputs)).toHaveLength(1)
+  })
+
+  it('reads durations as the action does', () => {
+    expect(durationMinutes('90m')).toBe(90)
+    expect(durationMinutes('2h')).toBe(120)
+    expect(durationMinutes('30s')).toBe(0.5)
+    expect(durationMinutes('120')).toBe(2)
+    expect(durationMinutes('500ms')).toBeCloseTo(0.5 / 60)
+    expect(durationMinutes('soon')).toBeUndefined()
+  })
+})

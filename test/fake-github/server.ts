@@ -1,0 +1,510 @@
+/**
+ * A fake of the few GitHub REST endpoints the action uses for pull-request comments, on real
+ * loopback HTTP: GET /user, list/create issue comments, update an issue comment. Answers are
+ * shaped like GitHub's (pagination with a Link header, `{message, documentation_url}` errors),
+ * so `@actions/github`'s `getOctokit(token, { baseUrl: fake.apiUrl })` works against it as is.
+ */
+import { randomUUID } from 'node:crypto'
+import { createServer, STATUS_CODES } from 'node:http'
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export type UserType = 'User' | 'Bot'
+
+export interface FakeGitHubOptions {
+  /** The one token the fake accepts, as `token X` or `Bearer X`. Default `gh-token`. */
+  token?: string
+  /**
+   * Who the token belongs to. `'integration'` (the default) behaves like a workflow's
+   * GITHUB_TOKEN: GET /user answers 403 "Resource not accessible by integration", and comments
+   * created with the token are written by `botLogin`.
+   */
+  identity?: { login: string; type?: UserType } | 'integration'
+  /** The author of comments created with an `'integration'` token. Default `github-actions[bot]`. */
+  botLogin?: string
+  /** The web host used in `html_url`s. Default `https://github.com`. */
+  serverUrl?: string
+}
+
+export interface GitHubUser {
+  login: string
+  id: number
+  node_id: string
+  type: UserType
+  site_admin: boolean
+  url: string
+  html_url: string
+}
+
+export interface Comment {
+  id: number
+  node_id: string
+  url: string
+  html_url: string
+  issue_url: string
+  body: string
+  user: GitHubUser
+  author_association: string
+  created_at: string
+  updated_at: string
+}
+
+export interface RecordedGitHubRequest {
+  method: string
+  /** The path without the query, e.g. `/repos/o/r/issues/1/comments`. */
+  path: string
+  query: URLSearchParams
+  headers: IncomingHttpHeaders
+  body: string
+  /** The parsed body; undefined when it is empty or not JSON. */
+  json: unknown
+}
+
+export interface FailOptions {
+  /** The `message` of the error body. Default: GitHub's usual one for the status. */
+  message?: string
+  /** Extra response headers, e.g. `{ 'retry-after': '1' }`. */
+  headers?: Record<string, string>
+  /** How many matching requests fail. Default 1. */
+  times?: number
+}
+
+interface StoredComment {
+  id: number
+  owner: string
+  repo: string
+  issueNumber: number
+  body: string
+  author: GitHubUser
+  association: string
+  createdAt: Date
+  updatedAt: Date
+}
+
+interface Fault {
+  method: string
+  path: RegExp | string
+  status: number
+  options: FailOptions
+  remaining: number
+}
+
+interface Reply {
+  status: number
+  headers: Record<string, string>
+  body: string
+}
+
+const DOCS = 'https://docs.github.com/rest'
+const DEFAULT_PER_PAGE = 30
+const MAX_PER_PAGE = 100
+/** GitHub refuses comment bodies longer than this many characters. */
+export const MAX_COMMENT_BODY = 65536
+const GITHUB_ACTIONS_BOT_ID = 41898282
+const COMMENTS_PATH = /^\/repos\/([^/]+)\/([^/]+)\/issues\/([1-9]\d*)\/comments$/
+const COMMENT_PATH = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/([1-9]\d*)$/
+
+const DEFAULT_MESSAGES: Readonly<Record<number, string>> = {
+  401: 'Bad credentials',
+  403: 'Resource not accessible by integration',
+  404: 'Not Found',
+  422: 'Validation Failed',
+  500: 'Server Error',
+  502: 'Server Error',
+  503: 'Service Unavailable',
+}
+
+export class FakeGitHub {
+  /** GitHub's API root, e.g. `http://127.0.0.1:PORT`, without a trailing slash. */
+  readonly apiUrl: string
+  /** Every request in arrival order, recorded before faults and auth apply. */
+  readonly requests: RecordedGitHubRequest[] = []
+  /** The author of comments created with the token. */
+  readonly tokenUser: GitHubUser
+
+  readonly #server: Server
+  readonly #token: string
+  readonly #integration: boolean
+  readonly #serverUrl: string
+  readonly #comments = new Map<number, StoredComment>()
+  readonly #userIds = new Map<string, number>()
+  #faults: Fault[] = []
+  #nextCommentId = 1_000_000_001
+  #nextUserId = 1001
+  #closing: Promise<void> | undefined
+
+  private constructor(server: Server, apiUrl: string, options: FakeGitHubOptions) {
+    this.#server = server
+    this.apiUrl = apiUrl
+    this.#token = options.token ?? 'gh-token'
+    this.#serverUrl = (options.serverUrl ?? 'https://github.com').replace(/\/+$/, '')
+    const identity = options.identity ?? 'integration'
+    this.#integration = identity === 'integration'
+    this.tokenUser =
+      identity === 'integration'
+        ? this.#user(options.botLogin ?? 'github-actions[bot]', 'Bot')
+        : this.#user(identity.login, identity.type ?? 'User')
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      this.#onRequest(req, res).catch(() => req.socket.destroy())
+    })
+  }
+
+  static async start(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
+    const server = createServer()
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(0, '127.0.0.1', () => {
+        server.off('error', reject)
+        resolve()
+      })
+    })
+    const { port } = server.address() as AddressInfo
+    return new FakeGitHub(server, `http://127.0.0.1:${port}`, options)
+  }
+
+  /**
+   * Seeds a comment by anyone, without HTTP. `author` is a login (a `[bot]` suffix makes it a
+   * Bot) or a user. `association` defaults to OWNER when the login is the repo's owner, else NONE.
+   */
+  addComment(
+    owner: string,
+    repo: string,
+    issueNumber: number,
+    body: string,
+    author: string | { login: string; type: UserType },
+    options: { createdAt?: Date | string; association?: string } = {},
+  ): Comment {
+    const user =
+      typeof author === 'string'
+        ? this.#user(author, author.endsWith('[bot]') ? 'Bot' : 'User')
+        : this.#user(author.login, author.type)
+    const createdAt = options.createdAt === undefined ? now() : new Date(options.createdAt)
+    if (Number.isNaN(createdAt.getTime()))
+      throw new Error(`invalid createdAt: ${String(options.createdAt)}`)
+    const stored = this.#store(owner, repo, issueNumber, body, user, createdAt, options.association)
+    return this.#view(stored)
+  }
+
+  /** The comments on an issue or pull request, oldest first (ascending ID, as GitHub lists them). */
+  comments(owner: string, repo: string, issueNumber: number): Comment[] {
+    return this.#thread(owner, repo, issueNumber).map((c) => this.#view(c))
+  }
+
+  /** One comment by ID, wherever it is, or undefined. */
+  comment(commentId: number): Comment | undefined {
+    const stored = this.#comments.get(commentId)
+    return stored ? this.#view(stored) : undefined
+  }
+
+  /**
+   * Makes the next `options.times` (default 1) requests matching `method` (case-insensitive; `*`
+   * for any) and `path` (a RegExp tested on the path without the query, or an exact path) answer
+   * `status` with a GitHub-style error body, without acting on them.
+   */
+  failNext(method: string, path: RegExp | string, status: number, options: FailOptions = {}): void {
+    const times = options.times ?? 1
+    if (!(times > 0)) throw new Error(`times must be positive, got ${times}`)
+    this.#faults.push({ method, path, status, options, remaining: times })
+  }
+
+  clearFaults(): void {
+    this.#faults = []
+  }
+
+  requestsTo(method: string, path: RegExp | string): RecordedGitHubRequest[] {
+    return this.requests.filter((r) => matches(r, method, path))
+  }
+
+  /** Stops listening and drops open connections at once. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= new Promise<void>((resolve) => {
+      this.#server.close(() => resolve())
+      this.#server.closeAllConnections()
+    })
+    return this.#closing
+  }
+
+  async #onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = []
+    for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk)
+    const body = Buffer.concat(chunks).toString('utf8')
+    const url = new URL(req.url ?? '/', this.apiUrl)
+    const request: RecordedGitHubRequest = {
+      method: (req.method ?? 'GET').toUpperCase(),
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      body,
+      json: parseJson(body),
+    }
+    this.requests.push(request)
+    send(res, this.#fault(request) ?? this.#authenticate(request) ?? this.#route(request, url))
+  }
+
+  #fault(request: RecordedGitHubRequest): Reply | undefined {
+    const fault = this.#faults.find((f) => matches(request, f.method, f.path))
+    if (!fault) return undefined
+    fault.remaining -= 1
+    if (fault.remaining <= 0) this.#faults = this.#faults.filter((f) => f !== fault)
+    const message =
+      fault.options.message ??
+      DEFAULT_MESSAGES[fault.status] ??
+      STATUS_CODES[fault.status] ??
+      'Error'
+    const reply = error(fault.status, message)
+    return { ...reply, headers: { ...reply.headers, ...fault.options.headers } }
+  }
+
+  #authenticate(request: RecordedGitHubRequest): Reply | undefined {
+    const header = request.headers.authorization ?? ''
+    const match = /^(?:token|bearer)\s+(\S+)\s*$/i.exec(header)
+    if (match?.[1] === this.#token) return undefined
+    return error(401, 'Bad credentials')
+  }
+
+  #route(request: RecordedGitHubRequest, url: URL): Reply {
+    const { method, path } = request
+    if (path === '/user' && method === 'GET') {
+      if (this.#integration) {
+        return error(
+          403,
+          'Resource not accessible by integration',
+          'users/users#get-the-authenticated-user',
+        )
+      }
+      return ok(200, this.tokenUser)
+    }
+    const thread = COMMENTS_PATH.exec(path)
+    if (thread) {
+      const [, owner = '', repo = '', number = ''] = thread
+      if (method === 'GET') return this.#list(owner, repo, Number(number), url)
+      if (method === 'POST') return this.#create(request, owner, repo, Number(number))
+    }
+    const single = COMMENT_PATH.exec(path)
+    if (single) {
+      const [, owner = '', repo = '', id = ''] = single
+      const stored = this.#comments.get(Number(id))
+      const found = stored && sameRepo(stored, owner, repo) ? stored : undefined
+      if (method === 'GET' && found) return ok(200, this.#view(found))
+      if (method === 'PATCH' && found) return this.#update(request, found)
+      if (method === 'GET' || method === 'PATCH') {
+        return error(404, 'Not Found', 'issues/comments#update-an-issue-comment')
+      }
+    }
+    return error(404, 'Not Found')
+  }
+
+  #list(owner: string, repo: string, issueNumber: number, url: URL): Reply {
+    const perPage = Math.min(
+      positiveInt(url.searchParams.get('per_page')) ?? DEFAULT_PER_PAGE,
+      MAX_PER_PAGE,
+    )
+    const page = positiveInt(url.searchParams.get('page')) ?? 1
+    const since = Date.parse(url.searchParams.get('since') ?? '')
+    const all = this.#thread(owner, repo, issueNumber).filter(
+      (c) => Number.isNaN(since) || c.updatedAt.getTime() >= since,
+    )
+    const items = all.slice((page - 1) * perPage, page * perPage).map((c) => this.#view(c))
+    const reply = ok(200, items)
+    const lastPage = Math.ceil(all.length / perPage)
+    if (lastPage > 1) {
+      const link = (p: number, rel: string): string => {
+        const target = new URL(url.pathname, this.apiUrl)
+        for (const [key, value] of url.searchParams) {
+          if (key !== 'page' && key !== 'per_page') target.searchParams.append(key, value)
+        }
+        target.searchParams.set('per_page', String(perPage))
+        target.searchParams.set('page', String(p))
+        return `<${target.href}>; rel="${rel}"`
+      }
+      const links: string[] = []
+      if (page > 1) links.push(link(Math.min(page - 1, lastPage), 'prev'))
+      if (page < lastPage) links.push(link(page + 1, 'next'), link(lastPage, 'last'))
+      if (page > 1) links.push(link(1, 'first'))
+      reply.headers['link'] = links.join(', ')
+    }
+    return reply
+  }
+
+  #create(request: RecordedGitHubRequest, owner: string, repo: string, issueNumber: number): Reply {
+    const body = commentBody(request, 'issues/comments#create-an-issue-comment')
+    if (typeof body !== 'string') return body
+    const view = this.#view(this.#store(owner, repo, issueNumber, body, this.tokenUser, now()))
+    return ok(201, view, { location: view.url })
+  }
+
+  #update(request: RecordedGitHubRequest, stored: StoredComment): Reply {
+    const body = commentBody(request, 'issues/comments#update-an-issue-comment')
+    if (typeof body !== 'string') return body
+    stored.body = body
+    const time = now()
+    stored.updatedAt = time > stored.createdAt ? time : stored.createdAt
+    return ok(200, this.#view(stored))
+  }
+
+  #store(
+    owner: string,
+    repo: string,
+    issueNumber: number,
+    body: string,
+    author: GitHubUser,
+    createdAt: Date,
+    association?: string,
+  ): StoredComment {
+    if (!Number.isInteger(issueNumber) || issueNumber < 1) {
+      throw new Error(`invalid issue number: ${issueNumber}`)
+    }
+    const stored: StoredComment = {
+      id: this.#nextCommentId++,
+      owner,
+      repo,
+      issueNumber,
+      body,
+      author,
+      association:
+        association ?? (author.login.toLowerCase() === owner.toLowerCase() ? 'OWNER' : 'NONE'),
+      createdAt,
+      updatedAt: createdAt,
+    }
+    this.#comments.set(stored.id, stored)
+    return stored
+  }
+
+  #thread(owner: string, repo: string, issueNumber: number): StoredComment[] {
+    return [...this.#comments.values()]
+      .filter((c) => c.issueNumber === issueNumber && sameRepo(c, owner, repo))
+      .sort((a, b) => a.id - b.id)
+  }
+
+  #view(c: StoredComment): Comment {
+    const issueUrl = `${this.apiUrl}/repos/${c.owner}/${c.repo}/issues/${c.issueNumber}`
+    return {
+      id: c.id,
+      node_id: `IC_kwDO${Buffer.from(String(c.id)).toString('base64url')}`,
+      url: `${this.apiUrl}/repos/${c.owner}/${c.repo}/issues/comments/${c.id}`,
+      html_url: `${this.#serverUrl}/${c.owner}/${c.repo}/issues/${c.issueNumber}#issuecomment-${c.id}`,
+      issue_url: issueUrl,
+      body: c.body,
+      user: { ...c.author },
+      author_association: c.association,
+      created_at: iso(c.createdAt),
+      updated_at: iso(c.updatedAt),
+    }
+  }
+
+  #user(login: string, type: UserType): GitHubUser {
+    let id = this.#userIds.get(login.toLowerCase())
+    if (id === undefined) {
+      id = login === 'github-actions[bot]' ? GITHUB_ACTIONS_BOT_ID : this.#nextUserId++
+      this.#userIds.set(login.toLowerCase(), id)
+    }
+    const slug = login.replace(/\[bot\]$/, '')
+    return {
+      login,
+      id,
+      node_id: `${type === 'Bot' ? 'BOT' : 'U'}_kgDO${Buffer.from(String(id)).toString('base64url')}`,
+      type,
+      site_admin: false,
+      url: `${this.apiUrl}/users/${encodeURIComponent(login)}`,
+      html_url: type === 'Bot' ? `${this.#serverUrl}/apps/${slug}` : `${this.#serverUrl}/${login}`,
+    }
+  }
+}
+
+/** The comment body of a create or update request, or the 400/422 GitHub would answer. */
+function commentBody(request: RecordedGitHubRequest, docs: string): string | Reply {
+  if (request.json === undefined) return error(400, 'Problems parsing JSON', docs)
+  const body: unknown = (request.json as { body?: unknown } | null)?.body
+  if (typeof body !== 'string' || body === '') {
+    return validation(docs, { resource: 'IssueComment', code: 'missing_field', field: 'body' })
+  }
+  if (body.length > MAX_COMMENT_BODY) {
+    return validation(docs, {
+      resource: 'IssueComment',
+      code: 'custom',
+      field: 'body',
+      message: `body is too long (maximum is ${MAX_COMMENT_BODY} characters)`,
+    })
+  }
+  return body
+}
+
+function validation(docs: string, detail: Record<string, string>): Reply {
+  return {
+    ...error(422, 'Validation Failed', docs),
+    body: JSON.stringify({
+      message: 'Validation Failed',
+      errors: [detail],
+      documentation_url: `${DOCS}/${docs}`,
+      status: '422',
+    }),
+  }
+}
+
+function matches(request: RecordedGitHubRequest, method: string, path: RegExp | string): boolean {
+  if (method !== '*' && method.toUpperCase() !== request.method) return false
+  return typeof path === 'string' ? path === request.path : path.test(request.path)
+}
+
+function sameRepo(c: StoredComment, owner: string, repo: string): boolean {
+  return (
+    c.owner.toLowerCase() === owner.toLowerCase() && c.repo.toLowerCase() === repo.toLowerCase()
+  )
+}
+
+function positiveInt(value: string | null): number | undefined {
+  if (value === null || !/^\d+$/.test(value)) return undefined
+  const n = Number(value)
+  return n >= 1 ? n : undefined
+}
+
+/** Now, to the second, as GitHub's timestamps are. */
+function now(): Date {
+  return new Date(Math.floor(Date.now() / 1000) * 1000)
+}
+
+function iso(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z')
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === '') return undefined
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return undefined
+  }
+}
+
+function headers(): Record<string, string> {
+  return {
+    'content-type': 'application/json; charset=utf-8',
+    'x-github-media-type': 'github.v3; format=json',
+    'x-github-request-id': randomUUID().toUpperCase(),
+  }
+}
+
+function ok(status: number, value: unknown, extra: Record<string, string> = {}): Reply {
+  return { status, headers: { ...headers(), ...extra }, body: JSON.stringify(value) }
+}
+
+function error(status: number, message: string, docs = ''): Reply {
+  return {
+    status,
+    headers: headers(),
+    body: JSON.stringify({
+      message,
+      documentation_url: docs === '' ? DOCS : `${DOCS}/${docs}`,
+      status: String(status),
+    }),
+  }
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  if (res.destroyed || res.headersSent) return
+  res.writeHead(reply.status, {
+    ...reply.headers,
+    'content-length': String(Buffer.byteLength(reply.body)),
+  })
+  res.end(reply.body)
+}
