@@ -21,6 +21,15 @@ export default tseslint.config(
     },
   },
   {
+    files: ['**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable' },
+    },
+    // A CommonJS module whose whole point is a deferred require().
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['src/inputs.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
