@@ -61,8 +61,10 @@ export async function run(): Promise<void> {
         },
       )
     } catch (error) {
-      if (!cancelling) await cancelAbandonedRun(client, tracker)
-      if (!cancelling) throw error
+      if (!cancelling) {
+        await cancelAbandonedRun(client, tracker)
+        throw error
+      }
       outcome = { kind: 'interrupted', run: undefined }
     }
     if (cancelling) {
@@ -106,10 +108,14 @@ async function cancelOnSignal(
   return { signal, cancel }
 }
 
-/** A run must not outlive a step that gave up on it. */
+/**
+ * A run must not outlive a step that gave up on it. A step that failed before
+ * it knew of a run made none (a create whose answer was lost was looked up).
+ */
 async function cancelAbandonedRun(client: AgentRunsClient, tracker: RunTracker): Promise<void> {
   const runId = tracker.runId
-  if (!runId || !tracker.needsCancel) return
+  if (!runId) return tracker.settle()
+  if (!tracker.needsCancel) return
   const report = await cancelRun(client, runId)
   if (report.kind !== 'failed') tracker.settle()
   core.info(describeCancel(runId, report))

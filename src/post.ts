@@ -3,6 +3,7 @@ import { AgentRunsClient } from './api/client.ts'
 import { readConnection } from './inputs.ts'
 import { publishError } from './report/publish.ts'
 import { cancelRun, describeCancel } from './run/cancel.ts'
+import { findRunByInvocation } from './run/create.ts'
 import { readSavedRun } from './state.ts'
 import { USER_AGENT } from './version.ts'
 
@@ -14,12 +15,16 @@ import { USER_AGENT } from './version.ts'
 export async function run(): Promise<void> {
   try {
     const saved = readSavedRun()
-    if (!saved.runId) {
-      core.info('The main step created no run; nothing to clean up.')
+    if (saved.settled) {
+      core.info(
+        saved.runId
+          ? `Run ${saved.runId} ended or was handed off in the main step; nothing to clean up.`
+          : 'The main step created no run; nothing to clean up.',
+      )
       return
     }
-    if (saved.settled) {
-      core.info(`Run ${saved.runId} ended or was handed off in the main step; nothing to clean up.`)
+    if (!saved.runId && !saved.invocation) {
+      core.info('The main step created no run; nothing to clean up.')
       return
     }
     const connection = readConnection()
@@ -30,13 +35,34 @@ export async function run(): Promise<void> {
       maxRetries: 5,
       onRetry: (message) => core.info(message),
     })
-    core.info(`The main step left run ${saved.runId} unfinished; cancelling it.`)
-    const report = await cancelRun(client, saved.runId)
-    const message = describeCancel(saved.runId, report)
+    const runId = saved.runId ?? (await findUnansweredRun(client, saved.invocation ?? ''))
+    if (!runId) return
+    core.info(`The main step left run ${runId} unfinished; cancelling it.`)
+    const report = await cancelRun(client, runId)
+    const message = describeCancel(runId, report)
     if (report.kind === 'failed') core.setFailed(message)
     else if (report.kind === 'not-cancellable') core.warning(message)
     else core.info(message)
   } catch (error) {
     publishError(error)
+  }
+}
+
+/** The run a create request made when the main step stopped before its answer came. */
+async function findUnansweredRun(
+  client: AgentRunsClient,
+  invocation: string,
+): Promise<string | undefined> {
+  core.info('The main step stopped while creating a run; looking for the run it may have made.')
+  try {
+    const run = await findRunByInvocation(client, invocation)
+    if (!run) core.info('No run was made; nothing to clean up.')
+    return run?.run_id
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    core.warning(
+      `Could not look for a run the main step may have made (${reason}); check for one by hand.`,
+    )
+    return undefined
   }
 }

@@ -8,21 +8,26 @@ import * as core from '@actions/core'
 const KEYS = {
   isPost: 'isPost',
   runId: 'run_id',
+  invocation: 'invocation',
   settled: 'run_settled',
 } as const
 
 export interface SavedRun {
   runId: string | undefined
+  /** The tag of a run being created; it finds the run when the main step died before the answer. */
+  invocation: string | undefined
   /** The main step saw the run end, cancelled it, or handed it off on purpose (wait: false). */
   settled: boolean
 }
 
 export interface StateStore {
+  saveInvocation(invocation: string): void
   saveRunId(runId: string): void
   markSettled(): void
 }
 
 export const runnerState: StateStore = {
+  saveInvocation: (invocation) => core.saveState(KEYS.invocation, invocation),
   saveRunId: (runId) => core.saveState(KEYS.runId, runId),
   markSettled: () => core.saveState(KEYS.settled, 'true'),
 }
@@ -39,6 +44,7 @@ export function markMainStepStarted(): void {
 export function readSavedRun(): SavedRun {
   return {
     runId: core.getState(KEYS.runId) || undefined,
+    invocation: core.getState(KEYS.invocation) || undefined,
     settled: core.getState(KEYS.settled) === 'true',
   }
 }

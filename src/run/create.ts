@@ -94,6 +94,23 @@ export async function createRunOnce(
   }
 }
 
+/**
+ * The run created with this invocation tag, if any. Throws the service's
+ * `feature_not_available` error where the plan cannot filter by metadata.
+ */
+export async function findRunByInvocation(
+  client: Pick<AgentRunsClient, 'listRuns'>,
+  invocation: string,
+  createdAfter?: string,
+): Promise<RunItem | undefined> {
+  const { runs } = await client.listRuns({
+    metadata: { [INVOCATION_KEY]: invocation },
+    created_after: createdAfter,
+    limit: 10,
+  })
+  return runs[0]
+}
+
 async function findTaggedRun(
   request: CreateRunRequest,
   tag: RunTag,
@@ -102,12 +119,7 @@ async function findTaggedRun(
 ): Promise<RunItem | undefined> {
   const createdAfter = new Date(createdAfterMs).toISOString()
   try {
-    const { runs } = await deps.client.listRuns({
-      metadata: { [INVOCATION_KEY]: tag.invocation },
-      created_after: createdAfter,
-      limit: 10,
-    })
-    return runs[0]
+    return await findRunByInvocation(deps.client, tag.invocation, createdAfter)
   } catch (error) {
     if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available') throw error
   }

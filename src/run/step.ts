@@ -49,9 +49,11 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
   let run: RunItem
   let staleSnapshot: RunItem | undefined
 
+  if (deps.signal.aborted) return { kind: 'interrupted', run: undefined }
   if (settings.target.kind === 'create') {
     const name = settings.target.request.config?.name
     if (settings.cancelPrevious && name) await cancelActiveRunsNamed(client, name, log)
+    tracker.creating(deps.tag.invocation)
     // Not given the abort signal: a create cut off mid-flight could leave a run nobody knows about.
     const created = await createRunOnce(settings.target.request, deps.tag, deps)
     tracker.track(created.run_id)

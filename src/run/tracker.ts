@@ -28,6 +28,11 @@ export class RunTracker {
     return this.#runId !== undefined && !this.#settled
   }
 
+  /** A create request tagged `invocation` is about to go out; its run may exist before its answer. */
+  creating(invocation: string): void {
+    this.#state.saveInvocation(invocation)
+  }
+
   track(runId: string): void {
     this.#runId = runId
     this.#state.saveRunId(runId)
@@ -35,7 +40,7 @@ export class RunTracker {
     this.#resolveKnown(runId)
   }
 
-  /** The run ended, was cancelled, or was handed off on purpose: nothing is owed. */
+  /** The run ended, was cancelled, or was handed off on purpose, or none was made: nothing is owed. */
   settle(): void {
     if (this.#settled) return
     this.#settled = true

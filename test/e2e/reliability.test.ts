@@ -226,6 +226,44 @@ describe('polling survives trouble', () => {
 })
 
 describe('cancellation races', () => {
+  it('killed while the create request is in flight: the post step finds the run by its tag', async () => {
+    const api = await fakeApi(
+      { script: () => neverEnding },
+      { ...CREATE, fault: { kind: 'delay', ms: 700 } },
+    )
+    const inputs = inputsFor(api)
+    const step = startStep({ inputs })
+    await api.waitForRequest('POST', CREATE.path)
+    step.child.kill('SIGKILL')
+    const main = await step.result
+    expect(main.state.run_id).toBeUndefined()
+    expect(main.state.invocation).toMatch(/^[0-9a-f-]{36}$/)
+    // The slow service still makes the run, after the step is gone.
+    await new Promise((resolve) => setTimeout(resolve, 900))
+    const [orphan] = api.allRuns()
+    expect(orphan?.state).toBe('INPROGRESS')
+
+    const post = await runPostStep(main, { inputs })
+
+    expect(post.code).toBe(0)
+    expect(post.stdout).toContain('looking for the run it may have made')
+    expect(api.run(orphan?.run_id ?? '')?.state).toBe('CANCELLED')
+  })
+
+  it('after a create that certainly failed, the post step sends nothing', async () => {
+    const api = await fakeApi({}, { ...CREATE, fault: { kind: 'status', status: 400 } })
+    const inputs = inputsFor(api)
+    const main = await runStep({ inputs })
+    expect(main.code).toBe(1)
+    const sent = api.requests.length
+
+    const post = await runPostStep(main, { inputs })
+
+    expect(post.code).toBe(0)
+    expect(api.requests).toHaveLength(sent)
+    expect(post.stdout).toContain('created no run')
+  })
+
   it('409 while the run is PENDING: the cancel is retried until it lands', async () => {
     let conflicts = 2
     const api = await fakeApi({
