@@ -1,6 +1,6 @@
 import type { AgentRunsClient, Sleep } from '../api/client.ts'
 import { NotFoundError } from '../api/errors.ts'
-import type { RunItem } from '../api/types.ts'
+import type { CreateRunRequest, RunItem } from '../api/types.ts'
 import type { RunTarget, Settings } from '../inputs.ts'
 import { cancelActiveRunsNamed, cancelRun, describeCancel, type CancelReport } from './cancel.ts'
 import { createRunOnce, findSupersededRun, type RunTag } from './create.ts'
@@ -46,36 +46,11 @@ export interface StepDeps {
 export async function executeStep(settings: StepSettings, deps: StepDeps): Promise<StepOutcome> {
   const { client, tracker, log } = deps
   const startedAt = deps.now()
-  let run: RunItem
-  let staleSnapshot: RunItem | undefined
-
   if (deps.signal.aborted) return { kind: 'interrupted', run: undefined }
-  if (settings.target.kind === 'create') {
-    const name = settings.target.request.config?.name
-    if (settings.cancelPrevious && name) await cancelActiveRunsNamed(client, name, log)
-    tracker.creating(deps.tag.invocation)
-    // Not given the abort signal: a create cut off mid-flight could leave a run nobody knows about.
-    const created = await createRunOnce(settings.target.request, deps.tag, deps)
-    tracker.track(created.run_id)
-    run = {
-      ...created,
-      title: settings.target.request.title,
-      prompt: settings.target.request.prompt,
-    }
-    log.info(`Created run ${run.run_id}; it is ${run.state}.`)
-    await noteSupersededRun(deps)
-  } else {
-    const { runId, followup } = settings.target
-    run = await getExistingRun(client, runId)
-    tracker.track(runId)
-    log.info(`Run ${runId} is ${run.state}.`)
-    if (followup !== undefined) {
-      await client.sendFollowup(runId, followup)
-      log.info(`Sent the follow-up to run ${runId}.`)
-      // Until the service shows the follow-up's effect, the run's old terminal state is stale.
-      staleSnapshot = run
-    }
-  }
+  const { run, staleSnapshot } =
+    settings.target.kind === 'create'
+      ? await startNewRun(settings.target.request, settings.cancelPrevious, deps)
+      : await adoptRun(settings.target.runId, settings.target.followup, deps)
 
   deps.onRunSeen?.(run)
   if (deps.signal.aborted) return { kind: 'interrupted', run }
@@ -117,6 +92,43 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
       }
     }
   }
+}
+
+/** The run the step starts with, and a reading to ignore as stale (from before a follow-up). */
+interface StartingPoint {
+  run: RunItem
+  staleSnapshot?: RunItem
+}
+
+async function startNewRun(
+  request: CreateRunRequest,
+  cancelPrevious: boolean,
+  deps: StepDeps,
+): Promise<StartingPoint> {
+  const name = request.config?.name
+  if (cancelPrevious && name) await cancelActiveRunsNamed(deps.client, name, deps.log)
+  deps.tracker.creating(deps.tag.invocation)
+  // Not given the abort signal: a create cut off mid-flight could leave a run nobody knows about.
+  const created = await createRunOnce(request, deps.tag, deps)
+  deps.tracker.track(created.run_id)
+  deps.log.info(`Created run ${created.run_id}; it is ${created.state}.`)
+  await noteSupersededRun(deps)
+  return { run: { ...created, title: request.title, prompt: request.prompt } }
+}
+
+async function adoptRun(
+  runId: string,
+  followup: string | undefined,
+  deps: StepDeps,
+): Promise<StartingPoint> {
+  const run = await getExistingRun(deps.client, runId)
+  deps.tracker.track(runId)
+  deps.log.info(`Run ${runId} is ${run.state}.`)
+  if (followup === undefined) return { run }
+  await deps.client.sendFollowup(runId, followup)
+  deps.log.info(`Sent the follow-up to run ${runId}.`)
+  // Until the service shows the follow-up's effect, the run's old terminal state is stale.
+  return { run, staleSnapshot: run }
 }
 
 /** A re-run job says which run of the earlier attempt this one replaces. */
