@@ -22,6 +22,7 @@ export async function run(): Promise<void> {
   const interruption = new AbortController()
   let cancelling: Promise<Interruption> | undefined
   let stopListening = (): void => undefined
+  const tracker = new RunTracker(runnerState, (runId) => core.setOutput('run_id', runId))
   try {
     const settings = readSettings()
     const client = new AgentRunsClient({
@@ -30,7 +31,6 @@ export async function run(): Promise<void> {
       userAgent: USER_AGENT,
       onRetry: (message) => core.info(message),
     })
-    const tracker = new RunTracker(runnerState, (runId) => core.setOutput('run_id', runId))
 
     stopListening = onTerminationSignal((signal) => {
       if (cancelling) {
@@ -75,7 +75,7 @@ export async function run(): Promise<void> {
     await showInComment?.settled()
     await publishOutcome(outcome)
   } catch (error) {
-    publishError(error)
+    await publishError(error, { runId: tracker.runId })
   } finally {
     stopListening()
   }

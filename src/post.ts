@@ -44,7 +44,7 @@ export async function run(): Promise<void> {
     else if (report.kind === 'not-cancellable') core.warning(message)
     else core.info(message)
   } catch (error) {
-    publishError(error)
+    await publishError(error)
   }
 }
 

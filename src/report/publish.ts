@@ -2,6 +2,7 @@ import * as core from '@actions/core'
 import type { StepOutcome } from '../run/step.ts'
 import {
   pullRequestUrlOf,
+  renderErrorSummary,
   renderSummary,
   safeHttpUrl,
   statusMessageOf,
@@ -43,9 +44,16 @@ async function writeSummary(markdown: string): Promise<void> {
   }
 }
 
-/** The one top-level failure path: a readable message, and the stack only in debug output. */
-export function publishError(error: unknown): void {
+/**
+ * The one top-level failure path: a readable message (in the job summary too,
+ * when `summary` asks for it), and the stack only in debug output.
+ */
+export async function publishError(
+  error: unknown,
+  summary?: { runId: string | undefined },
+): Promise<void> {
   const message = error instanceof Error ? error.message : String(error)
+  if (summary) await writeSummary(renderErrorSummary(message, summary.runId))
   core.setFailed(message)
   if (error instanceof Error && error.stack) core.debug(error.stack)
 }

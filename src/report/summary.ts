@@ -132,6 +132,15 @@ export function renderSummary(outcome: StepOutcome): string {
   return lines.join('\n')
 }
 
+/** The job summary of a step that failed before it had an outcome (bad input, lost contact, …). */
+export function renderErrorSummary(message: string, runId: string | undefined): string {
+  const lines = [`### ${ICONS.failed} The step failed`, '']
+  if (runId)
+    lines.push('| | |', '|---|---|', `| **Run ID** | <code>${escapeMarkdown(runId)}</code> |`, '')
+  lines.push(escapeMarkdown(message), '')
+  return lines.join('\n')
+}
+
 function durationOf(outcome: StepOutcome): string | undefined {
   const fromService = outcome.run?.run_time ? parseIsoDuration(outcome.run.run_time) : undefined
   if (fromService !== undefined) return formatElapsed(fromService)

@@ -132,6 +132,9 @@ describe('the bundled action, run as the runner runs it', () => {
 
     expect(result.code).toBe(1)
     expect(errorAnnotations(result).join('\n')).toContain('Input "base_url" must use https://')
+    expect(result.summary).toMatch(
+      /The step failed[\s\S]*Input &#34;base&#95;url&#34; must use https/,
+    )
     expect(api.requests).toHaveLength(0)
     expect(result.state.run_id).toBeUndefined()
     expectKeyNeverShown(result)
