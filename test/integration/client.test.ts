@@ -465,10 +465,9 @@ describe('timeouts', () => {
     api.injectFault({ method: 'GET', fault: { kind: 'delay', ms: 1000 }, times: Infinity })
     const client = makeClient(api, { timeoutMs: 200, maxRetries: 0 })
 
-    const started = performance.now()
+    // Had the client waited for the answer (1 s), the call would have succeeded instead.
     const error = await rejection(client.getRun('run_x'), ApiTimeoutError)
 
-    expect(performance.now() - started).toBeLessThan(900)
     expect(error.timeoutMs).toBe(200)
     expect(error.message).toContain('timed out')
   })
@@ -478,10 +477,8 @@ describe('timeouts', () => {
     api.injectFault({ method: 'GET', fault: { kind: 'delay', ms: 1000 }, times: Infinity })
     const client = makeClient(api, { timeoutMs: 10_000, maxRetries: 0 })
 
-    const started = performance.now()
     const error = await rejection(client.getRun('run_x', { timeoutMs: 200 }), ApiTimeoutError)
 
-    expect(performance.now() - started).toBeLessThan(900)
     expect(error.timeoutMs).toBe(200)
   })
 
@@ -869,13 +866,12 @@ describe('AbortSignal', () => {
     const client = makeClient(api, { timeoutMs: 5000 })
     const controller = new AbortController()
 
-    const started = performance.now()
     const pending = client.getRun('run_x', { signal: controller.signal })
     await api.waitForRequest('GET', RUN_PATH)
     controller.abort()
+    // Ignoring the abort would have let the slow answer arrive and the call succeed.
     const error = await rejection(pending, ApiAbortedError)
 
-    expect(performance.now() - started).toBeLessThan(800)
     expect(error.message).toContain('aborted')
     expect(api.requests).toHaveLength(1)
     expect(sleeps).toEqual([])
@@ -901,13 +897,12 @@ describe('AbortSignal', () => {
     const client = new AgentRunsClient({ baseUrl: api.baseUrl, apiKey: API_KEY })
     const controller = new AbortController()
 
-    const started = performance.now()
     const pending = client.getRun('run_x', { signal: controller.signal })
     await api.waitForRequest('GET', RUN_PATH)
     setTimeout(() => controller.abort(), 50)
+    // Sleeping out the 30 s Retry-After would outlast the test's own timeout.
     const error = await rejection(pending, AgentApiError)
 
-    expect(performance.now() - started).toBeLessThan(2000)
     expect(error).toBeInstanceOf(ApiAbortedError)
     expect(api.requests).toHaveLength(1)
   })
