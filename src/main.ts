@@ -2,7 +2,7 @@ import * as core from '@actions/core'
 import { AgentRunsClient, abortableSleep } from './api/client.ts'
 import { readSettings } from './inputs.ts'
 import { publishError, publishOutcome } from './report/publish.ts'
-import { cancelRun, describeCancel, type CancelReport } from './run/cancel.ts'
+import { cancelRun, describeCancel, rereadAfterCancel, type CancelReport } from './run/cancel.ts'
 import { onTerminationSignal } from './run/signals.ts'
 import { tagFromEnvironment } from './run/create.ts'
 import { executeStep, type StepOutcome } from './run/step.ts'
@@ -69,7 +69,8 @@ export async function run(): Promise<void> {
     }
     if (cancelling) {
       const { signal, cancel } = await cancelling
-      outcome = { kind: 'interrupted', run: outcome.run, signal, cancel }
+      const run = await rereadAfterCancel(client, cancel, outcome.run)
+      outcome = { kind: 'interrupted', run, signal, cancel }
     }
     if (outcome.run) showInComment?.show(outcome.run)
     await showInComment?.settled()

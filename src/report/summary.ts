@@ -31,15 +31,17 @@ export function verdictOf(outcome: StepOutcome): Verdict {
       }
     }
     case 'timed-out': {
-      const { run } = outcome
-      const blocked =
-        meaningOf(run.state) === 'blocked' ? ' It was BLOCKED, waiting for a person.' : ''
+      const { run, stateAtTimeout } = outcome
+      const state =
+        meaningOf(stateAtTimeout) === 'blocked'
+          ? `${stateAtTimeout}, waiting for a person`
+          : stateAtTimeout
       return {
         passed: false,
         headline: `Run ${run.run_id} timed out`,
         failure:
           `Run ${run.run_id} did not finish within the timeout input (${formatElapsed(outcome.timeoutMs)}); ` +
-          `its last state was ${run.state}.${blocked} ${describeCancel(run.run_id, outcome.cancel)}`,
+          `it was ${state}. ${describeCancel(run.run_id, outcome.cancel)}`,
       }
     }
     case 'interrupted': {
@@ -121,7 +123,8 @@ export function renderSummary(outcome: StepOutcome): string {
       '',
     )
   }
-  if (run && meaningOf(run.state) === 'blocked') {
+  const blockedState = outcome.kind === 'timed-out' ? outcome.stateAtTimeout : run?.state
+  if (blockedState && meaningOf(blockedState) === 'blocked') {
     lines.push(
       '> [!WARNING]',
       '> The run is BLOCKED: it waits for a person to answer or approve in the session.',

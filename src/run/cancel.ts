@@ -25,6 +25,24 @@ export async function cancelRun(
   }
 }
 
+/**
+ * The run as it stands after a successful cancel, so that outputs, summary and
+ * comment show where it ended rather than the state last polled. One quick
+ * attempt: a failure keeps what was last seen.
+ */
+export async function rereadAfterCancel(
+  client: Pick<AgentRunsClient, 'getRun'>,
+  cancel: CancelReport | undefined,
+  lastSeen: RunItem | undefined,
+): Promise<RunItem | undefined> {
+  if (cancel?.kind !== 'cancelled' || !lastSeen) return lastSeen
+  try {
+    return await client.getRun(lastSeen.run_id, { timeoutMs: 500, maxRetries: 0 })
+  } catch {
+    return lastSeen
+  }
+}
+
 export function describeCancel(runId: string, report: CancelReport): string {
   switch (report.kind) {
     case 'cancelled':

@@ -1,8 +1,14 @@
 import type { AgentRunsClient, Sleep } from '../api/client.ts'
 import { NotFoundError } from '../api/errors.ts'
-import type { CreateRunRequest, RunItem } from '../api/types.ts'
+import type { CreateRunRequest, RunItem, RunState } from '../api/types.ts'
 import type { RunTarget, Settings } from '../inputs.ts'
-import { cancelActiveRunsNamed, cancelRun, describeCancel, type CancelReport } from './cancel.ts'
+import {
+  cancelActiveRunsNamed,
+  cancelRun,
+  describeCancel,
+  rereadAfterCancel,
+  type CancelReport,
+} from './cancel.ts'
 import { createRunOnce, findSupersededRun, type RunTag } from './create.ts'
 import { isTerminal } from './states.ts'
 import type { RunTracker } from './tracker.ts'
@@ -12,7 +18,15 @@ import { formatElapsed, waitForRun, type WaitLog } from './wait.ts'
 export type StepOutcome =
   | { kind: 'started'; run: RunItem }
   | { kind: 'finished'; run: RunItem; elapsedMs: number }
-  | { kind: 'timed-out'; run: RunItem; elapsedMs: number; timeoutMs: number; cancel: CancelReport }
+  | {
+      kind: 'timed-out'
+      run: RunItem
+      /** The state when time ran out; `run` is as it stands after the cancel. */
+      stateAtTimeout: RunState
+      elapsedMs: number
+      timeoutMs: number
+      cancel: CancelReport
+    }
   | {
       kind: 'interrupted'
       run: RunItem | undefined
@@ -83,9 +97,11 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
       const cancel = await cancelRun(client, run.run_id)
       if (cancel.kind !== 'failed') tracker.settle()
       log.info(describeCancel(run.run_id, cancel))
+      const lastSeen = outcome.run ?? run
       return {
         kind: 'timed-out',
-        run: outcome.run ?? run,
+        run: (await rereadAfterCancel(client, cancel, lastSeen)) ?? lastSeen,
+        stateAtTimeout: lastSeen.state,
         elapsedMs: deps.now() - startedAt,
         timeoutMs: settings.timeoutMs,
         cancel,

@@ -174,8 +174,10 @@ describe('the bundled action, run as the runner runs it', () => {
 
     expect(main.code).toBe(1)
     expect(errorAnnotations(main).join('\n')).toMatch(
-      /did not finish within the timeout input \(1s\)/,
+      /did not finish within the timeout input \(1s\); it was INPROGRESS\. Run \S+ was cancelled\./,
     )
+    // Read back after the cancel, so the outputs say where the run ended.
+    expect(main.outputs.state).toBe('CANCELLED')
     const runId = main.outputs.run_id ?? ''
     expect(api.requestsTo('POST', `/agent/runs/${runId}/cancel`)).toHaveLength(1)
     expect(api.run(runId)?.state).toBe('CANCELLED')
@@ -201,6 +203,7 @@ describe('the bundled action, run as the runner runs it', () => {
       const runId = main.outputs.run_id ?? ''
       expect(cancel.path).toBe(`/api/v1/agent/runs/${runId}/cancel`)
       expect(api.run(runId)?.state).toBe('CANCELLED')
+      expect(main.outputs.state).toBe('CANCELLED')
       expect(main.stdout).toContain(`Received ${signal}`)
       expect(errorAnnotations(main).join('\n')).toContain(`Run ${runId} was cancelled.`)
       expect(main.state.run_settled).toBe('true')

@@ -116,6 +116,7 @@ describe('renderSummary', () => {
     const markdown = renderSummary({
       kind: 'timed-out',
       run: run({ state: 'INPROGRESS' }),
+      stateAtTimeout: 'INPROGRESS',
       elapsedMs: 601_000,
       timeoutMs: 600_000,
       cancel: { kind: 'cancelled' },
@@ -133,6 +134,7 @@ describe('renderSummary', () => {
     const markdown = renderSummary({
       kind: 'timed-out',
       run: run({ state: 'INPROGRESS' }),
+      stateAtTimeout: 'INPROGRESS',
       elapsedMs: 601_000,
       timeoutMs: 600_000,
       cancel: { kind: 'failed', message: 'POST /agent/runs/run-123/cancel → 500' },
@@ -156,6 +158,7 @@ describe('renderSummary', () => {
     const timedOut = renderSummary({
       kind: 'timed-out',
       run: run({ state: 'BLOCKED' }),
+      stateAtTimeout: 'BLOCKED',
       elapsedMs: 60_000,
       timeoutMs: 60_000,
       cancel: { kind: 'cancelled' },
@@ -164,6 +167,20 @@ describe('renderSummary', () => {
     expect(timedOut).toMatch(/BLOCKED[^\n]*person/)
     const started = renderSummary({ kind: 'started', run: run({ state: 'BLOCKED' }) })
     expect(started).toContain('[!WARNING]')
+  })
+
+  it('keeps the BLOCKED warning for a run cancelled after timing out while BLOCKED', () => {
+    const markdown = renderSummary({
+      kind: 'timed-out',
+      run: run({ state: 'CANCELLED' }),
+      stateAtTimeout: 'BLOCKED',
+      elapsedMs: 60_000,
+      timeoutMs: 60_000,
+      cancel: { kind: 'cancelled' },
+    })
+    expect(markdown).toContain('[!WARNING]')
+    expect(cell(markdown, 'State')).toContain('CANCELLED')
+    expect(markdown).toContain('it was BLOCKED, waiting for a person. Run')
   })
 
   it('renders an interrupted step that never had a run', () => {
@@ -289,6 +306,7 @@ describe('verdictOf', () => {
     const verdict = verdictOf({
       kind: 'timed-out',
       run: run({ state: 'INPROGRESS' }),
+      stateAtTimeout: 'INPROGRESS',
       elapsedMs: 120_000,
       timeoutMs: 120_000,
       cancel: { kind: 'already-finished' },
