@@ -145,8 +145,19 @@ function readPrompt(source: InputSource): string {
   return text.trim()
 }
 
+/** What the post step needs: the API's key and address, and the comment to finish, if any. */
+export function readPostSettings(source: InputSource = runnerInputs()): Connection & {
+  github: GitHubSettings
+} {
+  const connection = readConnection(source)
+  const token = source.get('github_token')
+  if (token) source.mask(token)
+  const comment = parseBoolean('comment', source.get('comment') || 'false')
+  return { ...connection, github: { token: comment ? token : '', comment } }
+}
+
 /** The inputs the post step needs to reach the API: the key and the base URL. */
-export function readConnection(source: InputSource = runnerInputs()): Connection {
+function readConnection(source: InputSource = runnerInputs()): Connection {
   const apiKey = source.get('api_key')
   if (apiKey) source.mask(apiKey)
   if (!apiKey) throw new InputError('api_key', `is required but empty.${forkHint(source.env)}`)

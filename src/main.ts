@@ -41,7 +41,9 @@ export async function run(): Promise<void> {
       cancelling = cancelOnSignal(signal, client, tracker)
     })
 
-    const conversation = await openConversation(settings.github, core)
+    const conversation = await openConversation(settings.github, core, {
+      onCommentCreated: (commentId) => runnerState.saveCommentId(commentId),
+    })
     const target = await resolveTarget(settings.target, conversation, core)
     const showInComment = settings.github.comment ? conversation : undefined
 

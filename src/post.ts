@@ -1,6 +1,8 @@
 import * as core from '@actions/core'
 import { AgentRunsClient } from './api/client.ts'
-import { readConnection } from './inputs.ts'
+import type { RunItem } from './api/types.ts'
+import { openConversation } from './github/setup.ts'
+import { readPostSettings, type GitHubSettings } from './inputs.ts'
 import { publishError } from './report/publish.ts'
 import { cancelRun, describeCancel } from './run/cancel.ts'
 import { findRunByInvocation } from './run/create.ts'
@@ -27,9 +29,10 @@ export async function run(): Promise<void> {
       core.info('The main step created no run; nothing to clean up.')
       return
     }
-    const connection = readConnection()
+    const settings = readPostSettings()
     const client = new AgentRunsClient({
-      ...connection,
+      apiKey: settings.apiKey,
+      baseUrl: settings.baseUrl,
       userAgent: USER_AGENT,
       // A run still being prepared answers 409 for a while; there is time to wait it out here.
       maxRetries: 5,
@@ -43,6 +46,9 @@ export async function run(): Promise<void> {
     if (report.kind === 'failed') core.setFailed(message)
     else if (report.kind === 'not-cancellable') core.warning(message)
     else core.info(message)
+    if (saved.commentId && settings.github.comment) {
+      await finishComment(client, runId, saved.commentId, settings.github)
+    }
   } catch (error) {
     await publishError(error)
   }
@@ -65,4 +71,23 @@ async function findUnansweredRun(
     )
     return undefined
   }
+}
+
+/** The main step's comment still shows the run in progress; show where it ended. */
+async function finishComment(
+  client: AgentRunsClient,
+  runId: string,
+  commentId: number,
+  github: GitHubSettings,
+): Promise<void> {
+  let run: RunItem
+  try {
+    run = await client.getRun(runId, { maxRetries: 0 })
+  } catch {
+    return // Without the run's state, the comment is better left as it is than guessed at.
+  }
+  const conversation = await openConversation(github, core, { commentId })
+  if (!conversation) return
+  conversation.show(run)
+  await conversation.settled()
 }

@@ -9,6 +9,7 @@ const KEYS = {
   isPost: 'isPost',
   runId: 'run_id',
   invocation: 'invocation',
+  commentId: 'comment_id',
   settled: 'run_settled',
 } as const
 
@@ -16,17 +17,21 @@ export interface SavedRun {
   runId: string | undefined
   /** The tag of a run being created; it finds the run when the main step died before the answer. */
   invocation: string | undefined
+  /** The step's comment on its pull request or issue, for the post step to finish. */
+  commentId: number | undefined
   /** The main step saw the run end, cancelled it, or handed it off on purpose (wait: false). */
   settled: boolean
 }
 
 export interface StateStore {
+  saveCommentId(commentId: number): void
   saveInvocation(invocation: string): void
   saveRunId(runId: string): void
   markSettled(): void
 }
 
 export const runnerState: StateStore = {
+  saveCommentId: (commentId) => core.saveState(KEYS.commentId, String(commentId)),
   saveInvocation: (invocation) => core.saveState(KEYS.invocation, invocation),
   saveRunId: (runId) => core.saveState(KEYS.runId, runId),
   markSettled: () => core.saveState(KEYS.settled, 'true'),
@@ -45,6 +50,7 @@ export function readSavedRun(): SavedRun {
   return {
     runId: core.getState(KEYS.runId) || undefined,
     invocation: core.getState(KEYS.invocation) || undefined,
+    commentId: Number(core.getState(KEYS.commentId)) || undefined,
     settled: core.getState(KEYS.settled) === 'true',
   }
 }

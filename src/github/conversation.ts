@@ -9,6 +9,16 @@ type Octokit = ReturnType<typeof getOctokit>
 /** Who writes comments with GITHUB_TOKEN; GET /user is closed to that token. */
 const ACTIONS_BOT = 'github-actions[bot]'
 
+export interface ConversationOptions {
+  /** `<job>/<step>`, written into the marker. */
+  step: string
+  log: WaitLog
+  /** The step's comment, when an earlier step (the main one, for the post step) made it. */
+  commentId?: number
+  /** Told the ID of the comment once it is made, so that the post step can finish it. */
+  onCommentCreated?: (commentId: number) => void
+}
+
 /**
  * The step's conversation on its pull request or issue: one comment, kept up
  * to date, and the run a previous workflow run left there. A GitHub failure
@@ -24,25 +34,28 @@ export class Conversation {
   #queue: Promise<void> = Promise.resolve()
   #lastBody = ''
 
-  private constructor(octokit: Octokit, thread: Thread, step: string, log: WaitLog) {
+  readonly #onCommentCreated: (commentId: number) => void
+
+  private constructor(octokit: Octokit, thread: Thread, options: ConversationOptions) {
     this.#octokit = octokit
     this.#thread = thread
-    this.#step = step
-    this.#log = log
+    this.#step = options.step
+    this.#log = options.log
+    this.#commentId = options.commentId
+    this.#onCommentCreated = options.onCommentCreated ?? (() => undefined)
   }
 
   /** Loads the GitHub client only now: most steps never need it. */
   static async open(
     token: string,
     thread: Thread,
-    step: string,
-    log: WaitLog,
+    options: ConversationOptions,
   ): Promise<Conversation> {
     const { getOctokit } = await import('@actions/github')
     const octokit = getOctokit(token, {
       baseUrl: process.env.GITHUB_API_URL || 'https://api.github.com',
     })
-    return new Conversation(octokit, thread, step, log)
+    return new Conversation(octokit, thread, options)
   }
 
   /** The run named by the newest trusted marker on the thread, if any. */
@@ -91,6 +104,7 @@ export class Conversation {
           body,
         })
         this.#commentId = data.id
+        this.#onCommentCreated(data.id)
       } else {
         await this.#octokit.rest.issues.updateComment({
           owner,

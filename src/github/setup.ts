@@ -1,13 +1,14 @@
 import type { GitHubSettings, RunTarget } from '../inputs.ts'
 import type { StepTarget } from '../run/step.ts'
 import type { WaitLog } from '../run/wait.ts'
-import { Conversation } from './conversation.ts'
+import { Conversation, type ConversationOptions } from './conversation.ts'
 import { threadFromEvent } from './thread.ts'
 
 /** The step's conversation, when one is asked for and the event has a thread; else undefined. */
 export async function openConversation(
   github: GitHubSettings,
   log: WaitLog,
+  comment: Pick<ConversationOptions, 'commentId' | 'onCommentCreated'> = {},
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Conversation | undefined> {
   if (!github.token) return undefined
@@ -17,7 +18,7 @@ export async function openConversation(
     return undefined
   }
   const step = `${env.GITHUB_JOB ?? 'job'}/${env.GITHUB_ACTION ?? 'step'}`
-  return Conversation.open(github.token, lookup.thread, step, log)
+  return Conversation.open(github.token, lookup.thread, { step, log, ...comment })
 }
 
 /** Turns `continue_run` into the thread's run to follow up, or a new run when there is none. */

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { FakeAgentApi, type FakeApiOptions, type RunScript } from '../fake-api/server.ts'
 import { FakeGitHub, type FakeGitHubOptions } from '../fake-github/server.ts'
-import { DEFAULT_GITHUB_TOKEN, runStep } from './harness.ts'
+import { DEFAULT_GITHUB_TOKEN, runPostStep, runStep, startStep } from './harness.ts'
 
 const KEY = 'sk-github-e2e'
 const OWNER = 'octo-org'
@@ -51,6 +51,15 @@ const inputsFor = (agents: FakeAgentApi, extra: Record<string, string>) => ({
   ...extra,
 })
 
+/** Waits until the step's comment on the thread shows `pattern`. */
+async function settledComment(gh: FakeGitHub, pattern: RegExp): Promise<void> {
+  for (let i = 0; i < 100; i += 1) {
+    if (pattern.test(gh.comments(OWNER, REPO, PR)[0]?.body ?? '')) return
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`The comment never showed ${pattern}`)
+}
+
 const marker = (runId: string) =>
   `<!-- cloud-agent-run: {"run_id":"${runId}","step":"review/agent"} -->`
 
@@ -74,6 +83,33 @@ describe('comment: one comment per step, kept up to date', () => {
     expect(
       gh.requests.every((request) => request.headers.authorization?.includes(DEFAULT_GITHUB_TOKEN)),
     ).toBe(true)
+  })
+
+  it('after a hard kill, the post step cancels the run and finishes the comment', async () => {
+    const { agents, gh } = await servers({
+      script: () => [
+        { state: 'QUEUED', afterMs: 0 },
+        { state: 'INPROGRESS', afterMs: 50 },
+      ],
+    })
+    const inputs = inputsFor(agents, { prompt: 'Review', comment: 'true' })
+    const env = eventEnv(gh, 'pull_request', pullRequestEvent)
+    const step = startStep({ inputs, env })
+    await step.printed(/is INPROGRESS/)
+    await settledComment(gh, /in progress/)
+    step.child.kill('SIGKILL')
+    const main = await step.result
+    expect(main.state.comment_id).toMatch(/^\d+$/)
+
+    const post = await runPostStep(main, { inputs, env })
+
+    expect(post.code).toBe(0)
+    const runId = main.state.run_id ?? ''
+    expect(agents.run(runId)?.state).toBe('CANCELLED')
+    const comments = gh.comments(OWNER, REPO, PR)
+    expect(comments).toHaveLength(1)
+    expect(comments[0]?.body).toContain('❌ did not succeed (<code>CANCELLED</code>)')
+    expect(comments[0]?.body).toContain(`"run_id":"${runId}"`)
   })
 
   it('shows the status message of a failed run', async () => {
