@@ -1,21 +1,19 @@
 /**
  * Spawns `node dist/index.js` as the runner does (INPUT_* for every input of action.yml with its
- * default, the file-command files, the runner's context variables), like test/e2e/harness.ts,
- * but with everything prepared before the spawn, so that `spawnedAt` is taken right before
+ * default, the file-command files, the runner's context variables), with the environment
+ * of test/e2e/harness.ts, but with everything prepared before the spawn, so that `spawnedAt` is taken right before
  * `spawn()` and a cold-start figure holds nothing but the child's own start.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { BUNDLE, inputEnv, parseFileCommands, RUNNER_CONTEXT } from '../../test/e2e/harness.ts'
+import { readFileSync, rmSync } from 'node:fs'
+import {
+  BUNDLE,
+  parseFileCommands,
+  prepareStepEnvironment,
+  type StepEnvironment,
+} from '../../test/e2e/harness.ts'
 
-export interface PreparedStep {
-  /** Environment for the child; INPUT_* included. */
-  env: Record<string, string>
-  dir: string
-  files: { GITHUB_OUTPUT: string; GITHUB_STATE: string; GITHUB_STEP_SUMMARY: string }
-}
+export type PreparedStep = StepEnvironment
 
 export interface Finished {
   code: number | null
@@ -37,22 +35,7 @@ export function prepareStep(
   inputs: Record<string, string>,
   extraEnv: Record<string, string> = {},
 ): PreparedStep {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-run-bench-'))
-  const files = {
-    GITHUB_OUTPUT: join(dir, 'output'),
-    GITHUB_STATE: join(dir, 'state'),
-    GITHUB_STEP_SUMMARY: join(dir, 'summary'),
-  }
-  for (const file of Object.values(files)) writeFileSync(file, '')
-  const env = {
-    PATH: process.env.PATH ?? '',
-    RUNNER_TEMP: dir,
-    ...RUNNER_CONTEXT,
-    ...files,
-    ...inputEnv(inputs),
-    ...extraEnv,
-  }
-  return { env, dir, files }
+  return prepareStepEnvironment({ inputs, env: extraEnv })
 }
 
 /** Spawns `process.execPath [...nodeArgs] script` (default: the bundle) in a prepared step. */

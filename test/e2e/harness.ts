@@ -89,8 +89,18 @@ export interface StepOptions {
   node?: string
 }
 
-/** Spawns `node dist/index.js` as the runner does: INPUT_*, file commands, STATE_* for post. */
-export function startStep(options: StepOptions): RunningStep {
+export interface StepEnvironment {
+  /** The step's working directory, also RUNNER_TEMP. */
+  dir: string
+  files: { GITHUB_OUTPUT: string; GITHUB_STATE: string; GITHUB_STEP_SUMMARY: string }
+  /** Everything the runner gives the process: INPUT_*, file commands, STATE_*, context. */
+  env: Record<string, string>
+}
+
+/** The runner's environment for one step, in a fresh temporary directory. */
+export function prepareStepEnvironment(
+  options: Pick<StepOptions, 'inputs' | 'state' | 'env'>,
+): StepEnvironment {
   const dir = mkdtempSync(join(tmpdir(), 'agent-run-step-'))
   const files = {
     GITHUB_OUTPUT: join(dir, 'output'),
@@ -101,19 +111,26 @@ export function startStep(options: StepOptions): RunningStep {
   const stateEnv = Object.fromEntries(
     Object.entries(options.state ?? {}).map(([name, value]) => [`STATE_${name}`, value]),
   )
+  const env = {
+    PATH: process.env.PATH ?? '',
+    RUNNER_TEMP: dir,
+    ...RUNNER_CONTEXT,
+    ...files,
+    ...inputEnv(options.inputs),
+    ...stateEnv,
+    ...options.env,
+  }
+  return { dir, files, env }
+}
+
+/** Spawns `node dist/index.js` as the runner does: INPUT_*, file commands, STATE_* for post. */
+export function startStep(options: StepOptions): RunningStep {
+  const { dir, files, env } = prepareStepEnvironment(options)
   // ACTION_NODE runs the bundle on another Node than the tests' own (CI checks Node 20 too).
   const node = options.node ?? process.env.ACTION_NODE ?? process.execPath
   const child = spawn(node, [BUNDLE], {
     cwd: dir,
-    env: {
-      PATH: process.env.PATH ?? '',
-      RUNNER_TEMP: dir,
-      ...RUNNER_CONTEXT,
-      ...files,
-      ...inputEnv(options.inputs),
-      ...stateEnv,
-      ...options.env,
-    },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stdout = ''
