@@ -29,12 +29,11 @@ export class Conversation {
   readonly #thread: Thread
   readonly #step: string
   readonly #log: WaitLog
+  readonly #onCommentCreated: (commentId: number) => void
   #commentId: number | undefined
   /** Updates go out one at a time, in order, so the last state seen is the one shown. */
   #queue: Promise<void> = Promise.resolve()
   #lastBody = ''
-
-  readonly #onCommentCreated: (commentId: number) => void
 
   private constructor(octokit: Octokit, thread: Thread, options: ConversationOptions) {
     this.#octokit = octokit
