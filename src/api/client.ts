@@ -17,6 +17,7 @@ import { isRefusal, isRetryable, retryDelayMs, type RetryMode } from './retry.ts
 import type {
   CreateRunRequest,
   CreateRunResponse,
+  FollowupRequest,
   ListRunsQuery,
   ListRunsResponse,
   RunItem,
@@ -156,7 +157,7 @@ export class AgentRunsClient {
   async sendFollowup(runId: string, message: string, options: RequestOptions = {}): Promise<void> {
     await this.request<unknown>('POST', `${runPath(runId)}/followups`, {
       ...options,
-      body: { message },
+      body: { message } satisfies FollowupRequest,
       retryMode: 'at-most-once',
     })
   }
