@@ -12,7 +12,8 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { DEFAULT_POLL_INTERVAL_MS } from '../src/inputs.ts'
 import { FakeAgentApi, type RecordedRequest, type RunScript } from '../test/fake-api/server.ts'
-import { ROOT, startStep } from '../test/e2e/harness.ts'
+import { ROOT } from '../test/e2e/harness.ts'
+import { countInLogs, runLoad } from '../test/load/scenario.ts'
 import { profileStart, type StartProfile } from './bench/profile.ts'
 import { simulateSchedule, type ScheduleFigures } from './bench/schedule-sim.ts'
 import { median, round, summarize, type Summary } from './bench/stats.ts'
@@ -542,32 +543,11 @@ interface Load {
 }
 
 async function load(): Promise<Load> {
-  const api = await FakeAgentApi.start({
-    apiKey: KEY,
-    rateLimit: { capacity: 10, refillPerSecond: 25, retryAfterSeconds: 1 },
-    script: () => [
-      { state: 'QUEUED', afterMs: 0 },
-      { state: 'INPROGRESS', afterMs: 500 },
-      { state: 'SUCCEEDED', afterMs: 3_000 },
-    ],
-  })
+  const started = performance.now()
+  const { api, results } = await runLoad(LOAD_STEPS)
   try {
-    const started = performance.now()
-    const steps = Array.from({ length: LOAD_STEPS }, (_, index) =>
-      startStep({
-        inputs: {
-          api_key: KEY,
-          base_url: api.baseUrl,
-          prompt: `Load test step ${index}`,
-          poll_interval: '500ms',
-        },
-        env: { GITHUB_ACTION: `agent-${index}` },
-      }),
-    )
-    const results = await Promise.all(steps.map((step) => step.result))
     const wallSeconds = round((performance.now() - started) / 1000, 1)
-    const count = (pattern: RegExp): number =>
-      results.reduce((sum, r) => sum + (r.stdout.match(pattern) ?? []).length, 0)
+    const count = (pattern: RegExp): number => countInLogs(results, pattern)
     const requests = api.requests.length
     const result: Load = {
       steps: LOAD_STEPS,

@@ -2,7 +2,12 @@ import * as core from '@actions/core'
 import { AgentRunsClient, abortableSleep } from './api/client.ts'
 import { readSettings } from './inputs.ts'
 import { publishError, publishOutcome } from './report/publish.ts'
-import { cancelRun, describeCancel, rereadAfterCancel, type CancelReport } from './run/cancel.ts'
+import {
+  cancelTrackedRun,
+  describeCancel,
+  rereadAfterCancel,
+  type CancelReport,
+} from './run/cancel.ts'
 import { onTerminationSignal } from './run/signals.ts'
 import { tagFromEnvironment } from './run/create.ts'
 import { executeStep, type StepOutcome } from './run/step.ts'
@@ -103,11 +108,10 @@ async function cancelOnSignal(
   // A create request in flight may still return a run, which must then be cancelled too.
   const runId = await tracker.whenKnown(budgetMs / 2)
   if (!runId || !tracker.needsCancel) return { signal, cancel: undefined }
-  const cancel = await cancelRun(client, runId, {
+  const cancel = await cancelTrackedRun(client, tracker, runId, {
     signal: AbortSignal.timeout(budgetMs),
     timeoutMs: budgetMs,
   })
-  if (cancel.kind !== 'failed') tracker.settle()
   return { signal, cancel }
 }
 
@@ -119,7 +123,6 @@ async function cancelAbandonedRun(client: AgentRunsClient, tracker: RunTracker):
   const runId = tracker.runId
   if (!runId) return tracker.settle()
   if (!tracker.needsCancel) return
-  const report = await cancelRun(client, runId)
-  if (report.kind !== 'failed') tracker.settle()
+  const report = await cancelTrackedRun(client, tracker, runId)
   core.info(describeCancel(runId, report))
 }

@@ -12,9 +12,9 @@ import {
 /** Turns the step's outcome into outputs, a job summary, annotations and the exit status. */
 export async function publishOutcome(outcome: StepOutcome): Promise<void> {
   const { run } = outcome
+  const link = safeHttpUrl(run?.session_link)
   if (run) {
     core.setOutput('state', run.state)
-    const link = safeHttpUrl(run.session_link)
     if (link) core.setOutput('session_link', run.session_link)
     const message = statusMessageOf(run)
     if (message) core.setOutput('status_message', message)
@@ -25,7 +25,6 @@ export async function publishOutcome(outcome: StepOutcome): Promise<void> {
   await writeSummary(renderSummary(outcome))
 
   const verdict = verdictOf(outcome)
-  const link = safeHttpUrl(run?.session_link)
   if (verdict.failure) {
     core.setFailed(verdict.failure)
   } else if (link) {

@@ -2,6 +2,7 @@ import type { AgentRunsClient, RequestOptions } from '../api/client.ts'
 import { UnprocessableEntityError } from '../api/errors.ts'
 import type { RunItem } from '../api/types.ts'
 import { meaningOf } from './states.ts'
+import type { RunTracker } from './tracker.ts'
 import type { WaitLog } from './wait.ts'
 
 export type CancelReport =
@@ -41,6 +42,18 @@ export async function rereadAfterCancel(
   } catch {
     return lastSeen
   }
+}
+
+/** Cancels the run the step answers for; unless the cancel failed, nothing more is owed on it. */
+export async function cancelTrackedRun(
+  client: Pick<AgentRunsClient, 'cancelRun'>,
+  tracker: RunTracker,
+  runId: string,
+  options: RequestOptions = {},
+): Promise<CancelReport> {
+  const report = await cancelRun(client, runId, options)
+  if (report.kind !== 'failed') tracker.settle()
+  return report
 }
 
 export function describeCancel(runId: string, report: CancelReport): string {

@@ -4,7 +4,7 @@ import type { CreateRunRequest, RunItem, RunState } from '../api/types.ts'
 import type { RunTarget, Settings } from '../inputs.ts'
 import {
   cancelActiveRunsNamed,
-  cancelRun,
+  cancelTrackedRun,
   describeCancel,
   rereadAfterCancel,
   type CancelReport,
@@ -94,8 +94,7 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
       log.warning(
         `Run ${run.run_id} did not finish within the timeout input (${formatElapsed(settings.timeoutMs)}); cancelling it.`,
       )
-      const cancel = await cancelRun(client, run.run_id)
-      if (cancel.kind !== 'failed') tracker.settle()
+      const cancel = await cancelTrackedRun(client, tracker, run.run_id)
       log.info(describeCancel(run.run_id, cancel))
       const lastSeen = outcome.run ?? run
       return {

@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { FakeAgentApi, type FakeApiOptions, type RunScript } from '../fake-api/server.ts'
-import { errorAnnotations, runPostStep, runStep, startStep, type StepResult } from './harness.ts'
+import {
+  errorAnnotations,
+  runPostStep,
+  runStep,
+  startStep,
+  type StepResult,
+  killWhilePolling,
+} from './harness.ts'
 
 const KEY = 'sk-e2e-secret-4f9a'
 const servers: FakeAgentApi[] = []
@@ -216,11 +223,7 @@ describe('the bundled action, run as the runner runs it', () => {
   it('post step cancels a run the main step left behind after a hard kill', async () => {
     const api = await fakeApi({ script: () => neverEnding })
     const inputs = inputsFor(api, { prompt: 'x' })
-    const step = startStep({ inputs })
-    await api.waitForRequest('GET', /\/agent\/runs\/run_/)
-
-    step.child.kill('SIGKILL')
-    const main = await step.result
+    const main = await killWhilePolling(api, { inputs })
     expect(main.signal).toBe('SIGKILL')
     const runId = main.state.run_id ?? ''
     expect(runId).toMatch(/^run_/)
@@ -361,10 +364,7 @@ describe('cancellation races', () => {
       cancelBehaviour: () => 'already-terminal',
     })
     const inputs = inputsFor(api, { prompt: 'x' })
-    const step = startStep({ inputs })
-    await api.waitForRequest('GET', /\/agent\/runs\/run_/)
-    step.child.kill('SIGKILL')
-    const main = await step.result
+    const main = await killWhilePolling(api, { inputs })
 
     const post = await runPostStep(main, { inputs })
 
@@ -375,10 +375,7 @@ describe('cancellation races', () => {
   it('explains a run that cannot be cancelled (422) without failing the post step', async () => {
     const api = await fakeApi({ script: () => neverEnding, cancelBehaviour: () => 'not-supported' })
     const inputs = inputsFor(api, { prompt: 'x' })
-    const step = startStep({ inputs })
-    await api.waitForRequest('GET', /\/agent\/runs\/run_/)
-    step.child.kill('SIGKILL')
-    const main = await step.result
+    const main = await killWhilePolling(api, { inputs })
 
     const post = await runPostStep(main, { inputs })
 

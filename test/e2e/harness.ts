@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parse } from 'yaml'
+import type { FakeAgentApi } from '../fake-api/server.ts'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const BUNDLE = join(ROOT, 'dist', 'index.js')
@@ -175,6 +176,20 @@ export function startStep(options: StepOptions): RunningStep {
 
 export function runStep(options: StepOptions): Promise<StepResult> {
   return startStep(options).result
+}
+
+/**
+ * Runs the main step until it has polled its run once, then kills it the way
+ * nothing can catch (SIGKILL): what a container job or a runner crash leaves.
+ */
+export async function killWhilePolling(
+  api: FakeAgentApi,
+  options: StepOptions,
+): Promise<StepResult> {
+  const step = startStep(options)
+  await api.waitForRequest('GET', /\/agent\/runs\/run_/)
+  step.child.kill('SIGKILL')
+  return step.result
 }
 
 /** Runs the post step the way the runner does after the main step: same inputs, its state. */

@@ -10,7 +10,14 @@ import {
   type FaultRule,
   type RunScript,
 } from '../fake-api/server.ts'
-import { errorAnnotations, runPostStep, runStep, startStep, type StepResult } from './harness.ts'
+import {
+  errorAnnotations,
+  runPostStep,
+  runStep,
+  startStep,
+  type StepResult,
+  killWhilePolling,
+} from './harness.ts'
 
 const KEY = 'sk-reliability-7d1c'
 const servers: FakeAgentApi[] = []
@@ -274,10 +281,7 @@ describe('cancellation races', () => {
       cancelBehaviour: () => (conflicts-- > 0 ? 'conflict' : undefined),
     })
     const inputs = inputsFor(api)
-    const step = startStep({ inputs })
-    await api.waitForRequest('GET', POLL.path)
-    step.child.kill('SIGKILL')
-    const main = await step.result
+    const main = await killWhilePolling(api, { inputs })
 
     const post = await runPostStep(main, { inputs })
 

@@ -4,11 +4,9 @@
  * must exist, and the requests spent must stay within a stated bound.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { FakeAgentApi } from '../fake-api/server.ts'
-import { startStep } from '../e2e/harness.ts'
+import type { FakeAgentApi } from '../fake-api/server.ts'
+import { countInLogs, LOAD_STEPS as STEPS, runLoad } from './scenario.ts'
 
-const KEY = 'sk-load'
-const STEPS = 50
 /** Per step: one create, ~10 polls over a 3 s run, and room for 429 retries. */
 const MAX_REQUESTS_PER_STEP = 20
 
@@ -17,28 +15,9 @@ describe('load: 50 steps against a rate-limited API', () => {
   afterAll(async () => api?.close())
 
   it('finishes every step with exactly one run each, within the request bound', async () => {
-    api = await FakeAgentApi.start({
-      apiKey: KEY,
-      rateLimit: { capacity: 10, refillPerSecond: 25, retryAfterSeconds: 1 },
-      script: () => [
-        { state: 'QUEUED', afterMs: 0 },
-        { state: 'INPROGRESS', afterMs: 500 },
-        { state: 'SUCCEEDED', afterMs: 3_000 },
-      ],
-    })
-    const baseUrl = api.baseUrl
-    const steps = Array.from({ length: STEPS }, (_, index) =>
-      startStep({
-        inputs: {
-          api_key: KEY,
-          base_url: baseUrl,
-          prompt: `Load test step ${index}`,
-          poll_interval: '500ms',
-        },
-        env: { GITHUB_ACTION: `agent-${index}` },
-      }),
-    )
-    const results = await Promise.all(steps.map((step) => step.result))
+    const load = await runLoad()
+    api = load.api
+    const { results } = load
 
     const failed = results.filter((result) => result.code !== 0)
     expect(failed.map((result) => result.stdout)).toEqual([])
@@ -48,14 +27,8 @@ describe('load: 50 steps against a rate-limited API', () => {
 
     const total = api.requests.length
     const creates = api.requests.filter((request) => request.method === 'POST').length
-    const createsLimited = results.reduce(
-      (sum, result) => sum + (result.stdout.match(/POST \/agent\/run → 429/g) ?? []).length,
-      0,
-    )
-    const limited = results.reduce(
-      (sum, result) => sum + (result.stdout.match(/→ 429/g) ?? []).length,
-      0,
-    )
+    const createsLimited = countInLogs(results, /POST \/agent\/run → 429/g)
+    const limited = countInLogs(results, /→ 429/g)
     console.log(
       `load: ${STEPS} steps, ${total} requests (${(total / STEPS).toFixed(1)} per step), ` +
         `${creates} create attempts (${createsLimited} answered 429), ${limited} answered 429 in all`,
