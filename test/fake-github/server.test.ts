@@ -396,3 +396,155 @@ describe('routes and faults', () => {
     expect((await octokit.rest.users.getAuthenticated()).status).toBe(200)
   })
 })
+
+describe('collaborator permission', () => {
+  it('answers role_name and the legacy permission, read by default', async () => {
+    const fake = await startFake()
+    const octokit = client(fake)
+    fake.setRole('octo-org', 'widgets', 'maintainer-mo', 'maintain')
+    fake.setRole('octo-org', 'widgets', 'triager-tia', 'triage')
+
+    const mo = await octokit.rest.repos.getCollaboratorPermissionLevel({
+      ...repo,
+      username: 'maintainer-mo',
+    })
+    expect(mo.data).toMatchObject({ permission: 'write', role_name: 'maintain' })
+    expect(mo.data.user?.permissions).toMatchObject({ maintain: true, push: true, admin: false })
+    const tia = await octokit.rest.repos.getCollaboratorPermissionLevel({
+      ...repo,
+      username: 'triager-tia',
+    })
+    expect(tia.data).toMatchObject({ permission: 'read', role_name: 'triage' })
+    const stranger = await octokit.rest.repos.getCollaboratorPermissionLevel({
+      ...repo,
+      username: 'stranger',
+    })
+    expect(stranger.data).toMatchObject({ permission: 'read', role_name: 'read' })
+
+    fake.defaultRole = 'none'
+    const nobody = await octokit.rest.repos.getCollaboratorPermissionLevel({
+      ...repo,
+      username: 'nobody',
+    })
+    expect(nobody.data.permission).toBe('none')
+    // Roles are per repository.
+    const elsewhere = await octokit.rest.repos.getCollaboratorPermissionLevel({
+      owner: 'octo-org',
+      repo: 'other',
+      username: 'maintainer-mo',
+    })
+    expect(elsewhere.data.role_name).toBe('none')
+  })
+
+  it('answers 404 for a login that cannot exist', async () => {
+    const fake = await startFake()
+    const error = await failure(
+      client(fake).rest.repos.getCollaboratorPermissionLevel({ ...repo, username: 'bad login!' }),
+    )
+    expect(error.status).toBe(404)
+  })
+})
+
+describe('commit statuses', () => {
+  const sha = 'a'.repeat(40)
+
+  it('creates statuses and lists them newest first, like GitHub', async () => {
+    const fake = await startFake()
+    const octokit = client(fake)
+    const created = await octokit.rest.repos.createCommitStatus({
+      ...repo,
+      sha,
+      state: 'pending',
+      context: 'cloud-agent/review',
+      target_url: 'https://app.example.test/s/1',
+      description: 'Working',
+    })
+    expect(created.status).toBe(201)
+    expect(created.data).toMatchObject({ state: 'pending', context: 'cloud-agent/review' })
+    await octokit.rest.repos.createCommitStatus({ ...repo, sha, state: 'success' })
+
+    expect(fake.statuses('octo-org', 'widgets', sha).map((s) => [s.state, s.context])).toEqual([
+      ['pending', 'cloud-agent/review'],
+      ['success', 'default'],
+    ])
+    const listed = await octokit.rest.repos.listCommitStatusesForRef({ ...repo, ref: sha })
+    expect(listed.data.map((s) => s.state)).toEqual(['success', 'pending'])
+  })
+
+  it('refuses what GitHub refuses: a bad state, a long description, an unknown SHA', async () => {
+    const fake = await startFake()
+    const octokit = client(fake)
+    const badState = await failure(
+      octokit.request('POST /repos/{owner}/{repo}/statuses/{sha}', {
+        ...repo,
+        sha,
+        state: 'done',
+      }),
+    )
+    expect(badState.status).toBe(422)
+    const long = await failure(
+      octokit.rest.repos.createCommitStatus({
+        ...repo,
+        sha,
+        state: 'failure',
+        description: 'x'.repeat(141),
+      }),
+    )
+    expect(long.status).toBe(422)
+    expect(long.message).toContain('description is too long')
+    const unknown = await failure(
+      octokit.rest.repos.createCommitStatus({ ...repo, sha: 'main', state: 'success' }),
+    )
+    expect(unknown.status).toBe(422)
+    expect(fake.statuses('octo-org', 'widgets', sha)).toEqual([])
+  })
+})
+
+describe('pull requests and comment deletion', () => {
+  it('answers a pull request whose head a test moves', async () => {
+    const fake = await startFake()
+    const octokit = client(fake)
+    fake.setPullRequest('octo-org', 'widgets', 7, { headSha: 'b'.repeat(40) })
+    const before = await octokit.rest.pulls.get({ ...repo, pull_number: 7 })
+    expect(before.data.head.sha).toBe('b'.repeat(40))
+    expect(before.data.head.repo?.full_name).toBe('octo-org/widgets')
+
+    fake.moveHead('octo-org', 'widgets', 7, 'c'.repeat(40))
+    const after = await octokit.rest.pulls.get({ ...repo, pull_number: 7 })
+    expect(after.data.head.sha).toBe('c'.repeat(40))
+    expect((await failure(octokit.rest.pulls.get({ ...repo, pull_number: 8 }))).status).toBe(404)
+  })
+
+  it('deletes a comment', async () => {
+    const fake = await startFake()
+    const octokit = client(fake)
+    const { data } = await octokit.rest.issues.createComment({
+      ...repo,
+      issue_number: 1,
+      body: 'x',
+    })
+    const deleted = await octokit.rest.issues.deleteComment({ ...repo, comment_id: data.id })
+    expect(deleted.status).toBe(204)
+    expect(fake.comments('octo-org', 'widgets', 1)).toEqual([])
+    const again = await failure(octokit.rest.issues.deleteComment({ ...repo, comment_id: data.id }))
+    expect(again.status).toBe(404)
+  })
+
+  it('holdUntil lets matching requests through only together', async () => {
+    const fake = await startFake()
+    const octokit = client(fake)
+    fake.holdUntil('POST', /\/comments$/, 2)
+    let firstDone = false
+    const first = octokit.rest.issues
+      .createComment({ ...repo, issue_number: 1, body: 'a' })
+      .then(() => (firstDone = true))
+    while (fake.requestsTo('POST', /\/comments$/).length < 1) {
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    expect(firstDone).toBe(false)
+    expect(fake.comments('octo-org', 'widgets', 1)).toEqual([])
+    await octokit.rest.issues.createComment({ ...repo, issue_number: 1, body: 'b' })
+    await first
+    expect(fake.comments('octo-org', 'widgets', 1)).toHaveLength(2)
+  })
+})

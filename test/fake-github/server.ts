@@ -1,6 +1,7 @@
 /**
- * A fake of the few GitHub REST endpoints the action uses for pull-request comments, on real
- * loopback HTTP: GET /user, list/create issue comments, update an issue comment. Answers are
+ * A fake of the few GitHub REST endpoints the action uses on real loopback HTTP: GET /user;
+ * list/create issue comments, get/update/delete an issue comment; a collaborator's permission;
+ * commit statuses; pull requests whose head a test can move. Answers are
  * shaped like GitHub's (pagination with a Link header, `{message, documentation_url}` errors),
  * so `@actions/github`'s `getOctokit(token, { baseUrl: fake.apiUrl })` works against it as is.
  */
@@ -81,6 +82,45 @@ interface StoredComment {
   updatedAt: Date
 }
 
+/** A repository role, as `role_name` reports it; `none` for a user without access. */
+export type RepositoryRole = 'none' | 'read' | 'triage' | 'write' | 'maintain' | 'admin'
+
+export type CommitState = 'pending' | 'success' | 'failure' | 'error'
+
+export interface CommitStatus {
+  id: number
+  url: string
+  state: CommitState
+  description: string | null
+  target_url: string | null
+  context: string
+  created_at: string
+  updated_at: string
+  creator: GitHubUser
+}
+
+export interface PullRequestSeed {
+  headSha: string
+  headRef?: string
+  baseRef?: string
+  /** The head's repository, `owner/repo`; default the pull request's own (not a fork). */
+  headRepo?: string
+  state?: 'open' | 'closed'
+}
+
+interface StoredPullRequest extends Required<PullRequestSeed> {
+  owner: string
+  repo: string
+  number: number
+}
+
+interface Barrier {
+  method: string
+  path: RegExp | string
+  count: number
+  waiting: Array<() => void>
+}
+
 interface Fault {
   method: string
   path: RegExp | string
@@ -103,6 +143,22 @@ export const MAX_COMMENT_BODY = 65536
 const GITHUB_ACTIONS_BOT_ID = 41898282
 const COMMENTS_PATH = /^\/repos\/([^/]+)\/([^/]+)\/issues\/([1-9]\d*)\/comments$/
 const COMMENT_PATH = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/([1-9]\d*)$/
+const PERMISSION_PATH = /^\/repos\/([^/]+)\/([^/]+)\/collaborators\/([^/]+)\/permission$/
+const STATUSES_PATH = /^\/repos\/([^/]+)\/([^/]+)\/statuses\/([^/]+)$/
+const COMMIT_STATUSES_PATH = /^\/repos\/([^/]+)\/([^/]+)\/commits\/([^/]+)\/statuses$/
+const PULL_PATH = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/([1-9]\d*)$/
+/** GitHub refuses a commit status description longer than this. */
+export const MAX_STATUS_DESCRIPTION = 140
+const COMMIT_STATES: readonly string[] = ['pending', 'success', 'failure', 'error']
+/** `permission` as GitHub reports it next to `role_name`: the legacy levels only. */
+const LEGACY_PERMISSION: Record<RepositoryRole, string> = {
+  none: 'none',
+  read: 'read',
+  triage: 'read',
+  write: 'write',
+  maintain: 'write',
+  admin: 'admin',
+}
 
 const DEFAULT_MESSAGES: Readonly<Record<number, string>> = {
   401: 'Bad credentials',
@@ -128,7 +184,13 @@ export class FakeGitHub {
   readonly #serverUrl: string
   readonly #comments = new Map<number, StoredComment>()
   readonly #userIds = new Map<string, number>()
+  readonly #roles = new Map<string, RepositoryRole>()
+  readonly #statuses: Array<CommitStatus & { owner: string; repo: string; sha: string }> = []
+  readonly #pulls = new Map<string, StoredPullRequest>()
+  #defaultRole: RepositoryRole = 'read'
   #faults: Fault[] = []
+  #barriers: Barrier[] = []
+  #nextStatusId = 20_000_000_001
   #nextCommentId = 1_000_000_001
   #nextUserId = 1001
   #closing: Promise<void> | undefined
@@ -211,6 +273,55 @@ export class FakeGitHub {
     this.#faults = []
   }
 
+  /**
+   * Holds the next `count` requests matching `method` and `path` until all of them have
+   * arrived, then lets them through together: two steps racing to create a comment, for sure.
+   */
+  holdUntil(method: string, path: RegExp | string, count: number): void {
+    if (!(count > 1)) throw new Error(`count must be at least 2, got ${count}`)
+    this.#barriers.push({ method, path, count, waiting: [] })
+  }
+
+  /**
+   * A user's role on a repository, for GET .../collaborators/{user}/permission. Users never
+   * given one have `defaultRole` (`read` unless changed: anyone can read a public repository).
+   */
+  setRole(owner: string, repo: string, login: string, role: RepositoryRole): void {
+    this.#roles.set(roleKey(owner, repo, login), role)
+  }
+
+  set defaultRole(role: RepositoryRole) {
+    this.#defaultRole = role
+  }
+
+  /** Opens (or replaces) a pull request; GET .../pulls/{number} answers it. */
+  setPullRequest(owner: string, repo: string, number: number, seed: PullRequestSeed): void {
+    this.#pulls.set(pullKey(owner, repo, number), {
+      owner,
+      repo,
+      number,
+      headRef: 'feature',
+      baseRef: 'main',
+      headRepo: `${owner}/${repo}`,
+      state: 'open',
+      ...seed,
+    })
+  }
+
+  /** A push to the pull request's branch: its head moves to `sha`. */
+  moveHead(owner: string, repo: string, number: number, sha: string): void {
+    const pull = this.#pulls.get(pullKey(owner, repo, number))
+    if (!pull) throw new Error(`no pull request ${owner}/${repo}#${number}`)
+    pull.headSha = sha
+  }
+
+  /** The statuses set on a commit, oldest first. */
+  statuses(owner: string, repo: string, sha: string): CommitStatus[] {
+    return this.#statuses
+      .filter((s) => s.sha === sha && sameRepo(s, owner, repo))
+      .map(({ owner: _o, repo: _r, sha: _s, ...status }) => ({ ...status }))
+  }
+
   requestsTo(method: string, path: RegExp | string): RecordedGitHubRequest[] {
     return this.requests.filter((r) => matches(r, method, path))
   }
@@ -238,7 +349,19 @@ export class FakeGitHub {
       json: parseJson(body),
     }
     this.requests.push(request)
+    await this.#barrier(request)
     send(res, this.#fault(request) ?? this.#authenticate(request) ?? this.#route(request, url))
+  }
+
+  async #barrier(request: RecordedGitHubRequest): Promise<void> {
+    const barrier = this.#barriers.find((b) => matches(request, b.method, b.path))
+    if (!barrier) return
+    const released = new Promise<void>((resolve) => barrier.waiting.push(resolve))
+    if (barrier.waiting.length >= barrier.count) {
+      this.#barriers = this.#barriers.filter((b) => b !== barrier)
+      for (const release of barrier.waiting) release()
+    }
+    await released
   }
 
   #fault(request: RecordedGitHubRequest): Reply | undefined {
@@ -287,11 +410,146 @@ export class FakeGitHub {
       const found = stored && sameRepo(stored, owner, repo) ? stored : undefined
       if (method === 'GET' && found) return ok(200, this.#view(found))
       if (method === 'PATCH' && found) return this.#update(request, found)
-      if (method === 'GET' || method === 'PATCH') {
+      if (method === 'DELETE' && found) {
+        this.#comments.delete(found.id)
+        return { status: 204, headers: headers(), body: '' }
+      }
+      if (method === 'GET' || method === 'PATCH' || method === 'DELETE') {
         return error(404, 'Not Found', 'issues/comments#update-an-issue-comment')
       }
     }
+    const permission = PERMISSION_PATH.exec(path)
+    if (permission && method === 'GET') {
+      const [, owner = '', repo = '', login = ''] = permission
+      return this.#permission(owner, repo, decodeURIComponent(login))
+    }
+    const statuses = STATUSES_PATH.exec(path)
+    if (statuses && method === 'POST') {
+      const [, owner = '', repo = '', sha = ''] = statuses
+      return this.#createStatus(request, owner, repo, sha)
+    }
+    const commitStatuses = COMMIT_STATUSES_PATH.exec(path)
+    if (commitStatuses && method === 'GET') {
+      const [, owner = '', repo = '', sha = ''] = commitStatuses
+      return ok(200, this.statuses(owner, repo, sha).reverse())
+    }
+    const pull = PULL_PATH.exec(path)
+    if (pull && method === 'GET') {
+      const [, owner = '', repo = '', number = ''] = pull
+      const found = this.#pulls.get(pullKey(owner, repo, Number(number)))
+      return found
+        ? ok(200, this.#pullView(found))
+        : error(404, 'Not Found', 'pulls/pulls#get-a-pull-request')
+    }
     return error(404, 'Not Found')
+  }
+
+  #permission(owner: string, repo: string, login: string): Reply {
+    const docs = 'collaborators/collaborators#get-repository-permissions-for-a-user'
+    if (!/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/.test(login)) {
+      return error(404, 'Not Found', docs)
+    }
+    const role = this.#roles.get(roleKey(owner, repo, login)) ?? this.#defaultRole
+    const user = this.#user(login, login.endsWith('[bot]') ? 'Bot' : 'User')
+    return ok(200, {
+      permission: LEGACY_PERMISSION[role],
+      role_name: role,
+      user: {
+        ...user,
+        permissions: {
+          admin: role === 'admin',
+          maintain: ['maintain', 'admin'].includes(role),
+          push: ['write', 'maintain', 'admin'].includes(role),
+          triage: ['triage', 'write', 'maintain', 'admin'].includes(role),
+          pull: role !== 'none',
+        },
+        role_name: role,
+      },
+    })
+  }
+
+  #createStatus(request: RecordedGitHubRequest, owner: string, repo: string, sha: string): Reply {
+    const docs = 'commits/statuses#create-a-commit-status'
+    if (!/^[0-9a-f]{40}$/.test(sha)) {
+      return validation(docs, {
+        resource: 'Status',
+        code: 'custom',
+        field: 'sha',
+        message: `No commit found for SHA: ${sha}`,
+      })
+    }
+    const body = request.json as Record<string, unknown> | undefined
+    if (body === undefined || typeof body !== 'object' || body === null) {
+      return error(400, 'Problems parsing JSON', docs)
+    }
+    const { state, description, target_url: targetUrl, context } = body
+    if (typeof state !== 'string' || !COMMIT_STATES.includes(state)) {
+      return validation(docs, {
+        resource: 'Status',
+        code: 'custom',
+        field: 'state',
+        message: 'state is not included in the list',
+      })
+    }
+    if (description !== undefined && description !== null && typeof description !== 'string') {
+      return validation(docs, { resource: 'Status', code: 'invalid', field: 'description' })
+    }
+    if (typeof description === 'string' && description.length > MAX_STATUS_DESCRIPTION) {
+      return validation(docs, {
+        resource: 'Status',
+        code: 'custom',
+        field: 'description',
+        message: `description is too long (maximum is ${MAX_STATUS_DESCRIPTION} characters)`,
+      })
+    }
+    if (
+      targetUrl !== undefined &&
+      targetUrl !== null &&
+      (typeof targetUrl !== 'string' || !/^https?:\/\//.test(targetUrl))
+    ) {
+      return validation(docs, {
+        resource: 'Status',
+        code: 'custom',
+        field: 'target_url',
+        message: 'target_url must use http(s) scheme',
+      })
+    }
+    const time = iso(now())
+    const id = this.#nextStatusId++
+    const status: CommitStatus = {
+      id,
+      url: `${this.apiUrl}/repos/${owner}/${repo}/statuses/${sha}`,
+      state: state as CommitState,
+      description: typeof description === 'string' ? description : null,
+      target_url: typeof targetUrl === 'string' ? targetUrl : null,
+      context: typeof context === 'string' && context !== '' ? context : 'default',
+      created_at: time,
+      updated_at: time,
+      creator: { ...this.tokenUser },
+    }
+    this.#statuses.push({ ...status, owner, repo, sha })
+    return ok(201, status)
+  }
+
+  #pullView(pull: StoredPullRequest): unknown {
+    const [headOwner = pull.owner] = pull.headRepo.split('/')
+    return {
+      url: `${this.apiUrl}/repos/${pull.owner}/${pull.repo}/pulls/${pull.number}`,
+      html_url: `${this.#serverUrl}/${pull.owner}/${pull.repo}/pull/${pull.number}`,
+      number: pull.number,
+      state: pull.state,
+      head: {
+        label: `${headOwner}:${pull.headRef}`,
+        ref: pull.headRef,
+        sha: pull.headSha,
+        repo: { full_name: pull.headRepo },
+      },
+      base: {
+        label: `${pull.owner}:${pull.baseRef}`,
+        ref: pull.baseRef,
+        repo: { full_name: `${pull.owner}/${pull.repo}` },
+      },
+    }
   }
 
   #list(owner: string, repo: string, issueNumber: number, url: URL): Reply {
@@ -441,12 +699,20 @@ function validation(docs: string, detail: Record<string, string>): Reply {
   }
 }
 
+function roleKey(owner: string, repo: string, login: string): string {
+  return `${owner}/${repo}/${login}`.toLowerCase()
+}
+
+function pullKey(owner: string, repo: string, number: number): string {
+  return `${owner}/${repo}#${number}`.toLowerCase()
+}
+
 function matches(request: RecordedGitHubRequest, method: string, path: RegExp | string): boolean {
   if (method !== '*' && method.toUpperCase() !== request.method) return false
   return typeof path === 'string' ? path === request.path : path.test(request.path)
 }
 
-function sameRepo(c: StoredComment, owner: string, repo: string): boolean {
+function sameRepo(c: { owner: string; repo: string }, owner: string, repo: string): boolean {
   return (
     c.owner.toLowerCase() === owner.toLowerCase() && c.repo.toLowerCase() === repo.toLowerCase()
   )
