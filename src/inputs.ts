@@ -16,11 +16,23 @@ export interface Connection {
   readonly baseUrl: string
 }
 
+/** Repository roles, least first: what `commenter_permission` names. */
+export const REPOSITORY_ROLES = ['read', 'triage', 'write', 'maintain', 'admin'] as const
+export type RepositoryRole = (typeof REPOSITORY_ROLES)[number]
+
 export interface GitHubSettings {
   /** '' when no GitHub call is asked for. */
   readonly token: string
   /** Keep one comment on the triggering pull request or issue up to date. */
   readonly comment: boolean
+  /** Set a commit status on the commit the run works on. */
+  readonly commitStatus: boolean
+  /** One comment per thread and key, and the status context: `name`, else workflow and job. */
+  readonly key: string
+  /** With continue_run: the least role a comment's author needs to reach the agent. */
+  readonly commenterPermission: RepositoryRole
+  /** With continue_run: bot logins whose comments may reach the agent, lower case. */
+  readonly allowedBots: readonly string[]
 }
 
 export interface Settings extends Connection {
@@ -70,6 +82,9 @@ export function readSettings(source: InputSource = runnerInputs()): Settings {
   const comment = parseBoolean('comment', source.get('comment') || 'false')
   const continueRun = parseBoolean('continue_run', source.get('continue_run') || 'false')
   const cancelPrevious = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false')
+  const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false')
+  const commenterPermission = readRole(source.get('commenter_permission'))
+  const allowedBots = readBots(source.get('allowed_bots'))
   const target = readTarget(source, continueRun)
   if (cancelPrevious && !(target.kind !== 'existing' && target.request.config?.name)) {
     throw new InputError(
@@ -79,10 +94,17 @@ export function readSettings(source: InputSource = runnerInputs()): Settings {
         : 'needs name: the runs it cancels are the active ones with the same name.',
     )
   }
-  if ((comment || continueRun) && !githubToken) {
+  const needsToken = comment
+    ? 'comment'
+    : continueRun
+      ? 'continue_run'
+      : commitStatus
+        ? 'commit_status'
+        : ''
+  if (needsToken && !githubToken) {
     throw new InputError(
       'github_token',
-      `is required by ${comment ? 'comment' : 'continue_run'}; give it \${{ github.token }} (the default) with issues and pull-requests write permission.`,
+      `is required by ${needsToken}; give it \${{ github.token }} (the default) with the permissions the README lists for ${needsToken}.`,
     )
   }
   return {
@@ -92,8 +114,50 @@ export function readSettings(source: InputSource = runnerInputs()): Settings {
     timeoutMs: parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT),
     pollIntervalMs: readPollInterval(source.get('poll_interval')),
     cancelPrevious,
-    github: { token: comment || continueRun ? githubToken : '', comment },
+    github: {
+      token: needsToken ? githubToken : '',
+      comment,
+      commitStatus,
+      key: conversationKey(source),
+      commenterPermission,
+      allowedBots,
+    },
   }
+}
+
+/** The `name` input, else the workflow and the job: what makes a step's comment its own. */
+function conversationKey(source: InputSource): string {
+  const name = source.get('name')
+  if (name) return name
+  return `${source.env.GITHUB_WORKFLOW ?? 'workflow'}/${source.env.GITHUB_JOB ?? 'job'}`
+}
+
+function readRole(value: string): RepositoryRole {
+  const role = value || 'write'
+  if ((REPOSITORY_ROLES as readonly string[]).includes(role)) return role as RepositoryRole
+  throw new InputError(
+    'commenter_permission',
+    `must be one of ${REPOSITORY_ROLES.join(', ')}; got "${value}".`,
+  )
+}
+
+const LOGIN = /^[a-z\d](?:[a-z\d-]{0,38})(?:\[bot\])?$/i
+
+/** Comma-separated bot logins; `name` and `name[bot]` mean the same bot. */
+function readBots(value: string): string[] {
+  const logins = value
+    .split(/[,\n]/)
+    .map((login) => login.trim())
+    .filter((login) => login !== '')
+  for (const login of logins) {
+    if (!LOGIN.test(login)) {
+      throw new InputError(
+        'allowed_bots',
+        `must be GitHub logins separated by commas, such as renovate[bot]; "${login}" is not one.`,
+      )
+    }
+  }
+  return logins.map((login) => login.toLowerCase().replace(/\[bot\]$/, ''))
 }
 
 function readTarget(source: InputSource, continueRun: boolean): RunTarget {
@@ -153,7 +217,18 @@ export function readPostSettings(source: InputSource = runnerInputs()): Connecti
   const token = source.get('github_token')
   if (token) source.mask(token)
   const comment = parseBoolean('comment', source.get('comment') || 'false')
-  return { ...connection, github: { token: comment ? token : '', comment } }
+  const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false')
+  return {
+    ...connection,
+    github: {
+      token: comment || commitStatus ? token : '',
+      comment,
+      commitStatus,
+      key: conversationKey(source),
+      commenterPermission: 'write',
+      allowedBots: [],
+    },
+  }
 }
 
 /** The inputs the post step needs to reach the API: the key and the base URL. */

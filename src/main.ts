@@ -11,7 +11,16 @@ import {
 import { onTerminationSignal } from './run/signals.ts'
 import { tagFromEnvironment } from './run/create.ts'
 import { executeStep, type StepOutcome } from './run/step.ts'
-import { openConversation, resolveTarget } from './github/setup.ts'
+import { workflowRunUrl } from './github/comment.ts'
+import {
+  headMovedNote,
+  mayTalkToAgent,
+  openCommitStatus,
+  openConversation,
+  resolveTarget,
+  resolveWorkCommit,
+} from './github/setup.ts'
+import { finalStatus, pendingStatus } from './github/status.ts'
 import { RunTracker } from './run/tracker.ts'
 import { runnerState } from './state.ts'
 import { USER_AGENT } from './version.ts'
@@ -46,11 +55,21 @@ export async function run(): Promise<void> {
       cancelling = cancelOnSignal(signal, client, tracker)
     })
 
-    const conversation = await openConversation(settings.github, core, {
+    const { github } = settings
+    const continuing = settings.target.kind === 'continue'
+    // A refused comment starts nothing, and the step passes: the log says why.
+    if (continuing && !(await mayTalkToAgent(github, core))) return
+    const conversation = await openConversation(github, core, {
       onCommentCreated: (commentId) => runnerState.saveCommentId(commentId),
+      mode: continuing ? 'reply' : 'keyed',
+      name: settings.target.kind === 'existing' ? undefined : settings.target.request.config?.name,
     })
     const target = await resolveTarget(settings.target, conversation, core)
-    const showInComment = settings.github.comment ? conversation : undefined
+    const showInComment = github.comment ? conversation : undefined
+    const commit = await resolveWorkCommit(github, core)
+    const status = await openCommitStatus(github, commit, core)
+    if (status && commit) runnerState.saveStatusSha(commit.sha)
+    const workflowRun = workflowRunUrl(process.env)
 
     let outcome: StepOutcome
     try {
@@ -63,8 +82,11 @@ export async function run(): Promise<void> {
           sleep: abortableSleep,
           signal: interruption.signal,
           log: core,
-          tag: tagFromEnvironment(process.env),
-          onRunSeen: showInComment && ((run) => showInComment.show(run)),
+          tag: tagFromEnvironment(process.env, undefined, commit?.sha),
+          onRunSeen: (run) => {
+            showInComment?.show(run)
+            status?.show(pendingStatus(run, workflowRun))
+          },
         },
       )
     } catch (error) {
@@ -79,8 +101,12 @@ export async function run(): Promise<void> {
       const run = await rereadAfterCancel(client, cancel, outcome.run)
       outcome = { kind: 'interrupted', run, signal, cancel }
     }
-    if (outcome.run) showInComment?.show(outcome.run)
-    await showInComment?.settled()
+    status?.show(finalStatus(outcome, workflowRun))
+    if (outcome.run && showInComment) {
+      const moved = cancelling ? undefined : await headMovedNote(github, commit, core)
+      showInComment.show(outcome.run, { notes: moved ? [moved] : [] })
+    }
+    await Promise.all([showInComment?.settled(), status?.settled()])
     await publishOutcome(outcome)
   } catch (error) {
     await publishError(error, { runId: tracker.runId })

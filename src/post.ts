@@ -1,7 +1,9 @@
 import * as core from '@actions/core'
 import { AgentRunsClient } from './api/client.ts'
 import type { RunItem } from './api/types.ts'
+import { loadOctokit } from './github/octokit.ts'
 import { openConversation } from './github/setup.ts'
+import { CommitStatusReporter, statusContext } from './github/status.ts'
 import { readPostSettings, type GitHubSettings } from './inputs.ts'
 import { publishError } from './report/publish.ts'
 import { cancelRun, describeCancel } from './run/cancel.ts'
@@ -49,6 +51,9 @@ export async function run(): Promise<void> {
     if (saved.commentId && settings.github.comment) {
       await finishComment(client, runId, saved.commentId, settings.github)
     }
+    if (saved.statusSha && settings.github.commitStatus) {
+      await finishStatus(saved.statusSha, report.kind === 'failed', settings.github)
+    }
   } catch (error) {
     await publishError(error)
   }
@@ -90,4 +95,22 @@ async function finishComment(
   if (!conversation) return
   conversation.show(run)
   await conversation.settled()
+}
+
+/** The main step's commit status still says pending; say that the step stopped. */
+async function finishStatus(sha: string, cancelFailed: boolean, github: GitHubSettings) {
+  const [owner = '', repo = ''] = (process.env.GITHUB_REPOSITORY ?? '').split('/')
+  const octokit = await loadOctokit(github.token, process.env)
+  const status = new CommitStatusReporter(
+    octokit,
+    { owner, repo, sha, context: statusContext(github.key) },
+    core,
+  )
+  status.show({
+    state: 'error',
+    description: cancelFailed
+      ? 'The step stopped before the run ended, and cancelling the run failed'
+      : 'The step stopped before the run ended; the run was cancelled',
+  })
+  await status.settled()
 }

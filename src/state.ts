@@ -10,6 +10,7 @@ const KEYS = {
   runId: 'run_id',
   invocation: 'invocation',
   commentId: 'comment_id',
+  statusSha: 'status_sha',
   settled: 'run_settled',
 } as const
 
@@ -19,12 +20,15 @@ export interface SavedRun {
   invocation: string | undefined
   /** The step's comment on its pull request or issue, for the post step to finish. */
   commentId: number | undefined
+  /** The commit whose status the main step set pending, for the post step to finish. */
+  statusSha: string | undefined
   /** The main step saw the run end, cancelled it, or handed it off on purpose (wait: false). */
   settled: boolean
 }
 
 export interface StateStore {
   saveCommentId(commentId: number): void
+  saveStatusSha(sha: string): void
   saveInvocation(invocation: string): void
   saveRunId(runId: string): void
   markSettled(): void
@@ -32,6 +36,7 @@ export interface StateStore {
 
 export const runnerState: StateStore = {
   saveCommentId: (commentId) => core.saveState(KEYS.commentId, String(commentId)),
+  saveStatusSha: (sha) => core.saveState(KEYS.statusSha, sha),
   saveInvocation: (invocation) => core.saveState(KEYS.invocation, invocation),
   saveRunId: (runId) => core.saveState(KEYS.runId, runId),
   markSettled: () => core.saveState(KEYS.settled, 'true'),
@@ -51,6 +56,7 @@ export function readSavedRun(): SavedRun {
     runId: core.getState(KEYS.runId) || undefined,
     invocation: core.getState(KEYS.invocation) || undefined,
     commentId: Number(core.getState(KEYS.commentId)) || undefined,
+    statusSha: core.getState(KEYS.statusSha) || undefined,
     settled: core.getState(KEYS.settled) === 'true',
   }
 }

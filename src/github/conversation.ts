@@ -1,76 +1,95 @@
-import type { getOctokit } from '@actions/github'
 import type { RunItem } from '../api/types.ts'
 import type { WaitLog } from '../run/wait.ts'
-import { parseMarker, renderComment, type Marker } from './comment.ts'
+import {
+  mergeRuns,
+  parseMarker,
+  partsOf,
+  recordOf,
+  renderComment,
+  spliceComment,
+  type CommentContext,
+  type Marker,
+} from './comment.ts'
+import { loadOctokit, reasonOf, tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
 import type { Thread } from './thread.ts'
-
-type Octokit = ReturnType<typeof getOctokit>
-
-/** Who writes comments with GITHUB_TOKEN; GET /user is closed to that token. */
-const ACTIONS_BOT = 'github-actions[bot]'
 
 export interface ConversationOptions {
   /** `<job>/<step>`, written into the marker. */
   step: string
+  /** One comment per thread and key: the `name` input, else the workflow and job. */
+  key: string
+  /** The `name` input, when given: `continue_run` then continues only runs of that name. */
+  name?: string
+  /**
+   * `keyed`: the thread's one comment for the key, which a later step updates.
+   * `reply`: a new comment, the answer to a person's comment (`continue_run`).
+   */
+  mode: 'keyed' | 'reply'
   log: WaitLog
-  /** The step's comment, when an earlier step (the main one, for the post step) made it. */
+  /** The step's comment, when an earlier step (the main one, for the post step) chose it. */
   commentId?: number
-  /** Told the ID of the comment once it is made, so that the post step can finish it. */
+  /** Told the ID of the comment once it is made or chosen, so that the post step can finish it. */
   onCommentCreated?: (commentId: number) => void
+  /** The workflow run of the step, linked from the comment. */
+  workflowRun?: string
+  now?: () => number
+}
+
+interface ListedComment {
+  id: number
+  body?: string
+  user?: { login?: string } | null
+  created_at: string
 }
 
 /**
- * The step's conversation on its pull request or issue: one comment, kept up
- * to date, and the run a previous workflow run left there. A GitHub failure
- * never fails the run's step: it becomes a warning.
+ * The step's conversation on its pull request or issue: one comment per key,
+ * kept up to date, with the earlier runs in a history; and the run a previous
+ * workflow run left there. A GitHub failure never fails the run's step: it
+ * becomes a warning.
  */
 export class Conversation {
   readonly #octokit: Octokit
   readonly #thread: Thread
-  readonly #step: string
-  readonly #log: WaitLog
+  readonly #options: ConversationOptions
   readonly #onCommentCreated: (commentId: number) => void
+  readonly #now: () => number
   #commentId: number | undefined
+  #identity: Promise<string> | undefined
+  /** When this step first showed each run: orders the runs in the comment. */
+  readonly #firstSeen = new Map<string, string>()
   /** Updates go out one at a time, in order, so the last state seen is the one shown. */
   #queue: Promise<void> = Promise.resolve()
-  #lastBody = ''
+  #lastShown = ''
 
   private constructor(octokit: Octokit, thread: Thread, options: ConversationOptions) {
     this.#octokit = octokit
     this.#thread = thread
-    this.#step = options.step
-    this.#log = options.log
+    this.#options = options
     this.#commentId = options.commentId
     this.#onCommentCreated = options.onCommentCreated ?? (() => undefined)
+    this.#now = options.now ?? Date.now
   }
 
-  /** Loads the GitHub client only now: most steps never need it. */
   static async open(
     token: string,
     thread: Thread,
     options: ConversationOptions,
   ): Promise<Conversation> {
-    const { getOctokit } = await import('@actions/github')
-    const octokit = getOctokit(token, {
-      baseUrl: process.env.GITHUB_API_URL || 'https://api.github.com',
-    })
-    return new Conversation(octokit, thread, options)
+    return new Conversation(await loadOctokit(token, process.env), thread, options)
   }
 
-  /** The run named by the newest trusted marker on the thread, if any. */
+  /**
+   * The run of the newest trusted marker on the thread, if any; with a `name`,
+   * only a run of that name. Newest means the latest run a comment shows.
+   */
   async findRun(): Promise<string | undefined> {
     try {
-      const me = await this.#identity()
-      const comments = await this.#octokit.paginate(this.#octokit.rest.issues.listComments, {
-        owner: this.#thread.owner,
-        repo: this.#thread.repo,
-        issue_number: this.#thread.issueNumber,
-        per_page: 100,
-      })
-      let found: Marker | undefined
-      for (const comment of comments) {
-        const marker = comment.user?.login === me ? parseMarker(comment.body ?? '') : undefined
-        if (marker) found = marker
+      let found: { runId: string; at: number } | undefined
+      for (const { comment, marker } of await this.#trustedMarkers()) {
+        if (this.#options.name !== undefined && marker.name !== this.#options.name) continue
+        const at = Date.parse(marker.runs[0]?.startedAt ?? comment.created_at)
+        if (!found || at >= found.at) found = { runId: marker.runId, at }
       }
       return found?.runId
     } catch (error) {
@@ -79,12 +98,16 @@ export class Conversation {
     }
   }
 
-  /** Shows the run's state in the step's comment, creating the comment the first time. */
-  show(run: RunItem): void {
-    const body = renderComment(run, { runId: run.run_id, step: this.#step })
-    if (body === this.#lastBody) return
-    this.#lastBody = body
-    this.#queue = this.#queue.then(() => this.#write(body))
+  /** Shows the run's state in the step's comment, choosing or creating the comment the first time. */
+  show(run: RunItem, context: Pick<CommentContext, 'notes'> = {}): void {
+    const full = { ...context, workflowRun: this.#options.workflowRun }
+    const shown = JSON.stringify(partsOf(run, [], full))
+    if (shown === this.#lastShown) return
+    this.#lastShown = shown
+    if (!this.#firstSeen.has(run.run_id)) {
+      this.#firstSeen.set(run.run_id, new Date(this.#now()).toISOString())
+    }
+    this.#queue = this.#queue.then(() => this.#write(run, full))
   }
 
   /** Waits for the comment updates still on their way. */
@@ -92,45 +115,145 @@ export class Conversation {
     await this.#queue
   }
 
-  async #write(body: string): Promise<void> {
-    const { owner, repo, issueNumber } = this.#thread
+  async #write(run: RunItem, context: CommentContext): Promise<void> {
     try {
-      if (this.#commentId === undefined) {
-        const { data } = await this.#octokit.rest.issues.createComment({
-          owner,
-          repo,
-          issue_number: issueNumber,
-          body,
-        })
-        this.#commentId = data.id
-        this.#onCommentCreated(data.id)
-      } else {
-        await this.#octokit.rest.issues.updateComment({
-          owner,
-          repo,
-          comment_id: this.#commentId,
-          body,
-        })
+      if (this.#commentId === undefined && this.#options.mode === 'keyed') {
+        const [oldest] = await this.#keyedComments()
+        if (oldest) this.#choose(oldest.id)
       }
+      if (this.#commentId === undefined) return await this.#create(run, context)
+      if (!(await this.#update(run, context))) await this.#create(run, context)
     } catch (error) {
       this.#warn('could not update the comment', error)
     }
   }
 
-  async #identity(): Promise<string> {
+  async #create(run: RunItem, context: CommentContext): Promise<void> {
+    const { owner, repo, issueNumber } = this.#thread
+    const body = renderComment(run, this.#marker([this.#record(run, context)]), context)
+    const { data } = await this.#octokit.rest.issues.createComment({
+      owner,
+      repo,
+      issue_number: issueNumber,
+      body,
+      ...withDeadline(),
+    })
+    if (this.#options.mode === 'reply') return this.#choose(data.id)
+    // Another step with the same key may have created its comment at the same time: the oldest wins.
+    const [oldest] = await this.#keyedComments()
+    if (!oldest || oldest.id === data.id) return this.#choose(data.id)
+    this.#options.log.info(
+      `Another step made a comment for "${this.#options.key}" at the same time; keeping the older one.`,
+    )
+    await this.#octokit.rest.issues.deleteComment({
+      owner,
+      repo,
+      comment_id: data.id,
+      ...withDeadline(),
+    })
+    this.#choose(oldest.id)
+    await this.#update(run, context)
+  }
+
+  /** Rewrites the chosen comment with this run put in; false when the comment is gone. */
+  async #update(run: RunItem, context: CommentContext): Promise<boolean> {
+    const { owner, repo } = this.#thread
+    const commentId = this.#commentId ?? 0
+    let current: { body?: string; user?: { login?: string } | null }
     try {
-      const { data } = await this.#octokit.rest.users.getAuthenticated()
-      return data.login
+      const answer = await this.#octokit.rest.issues.getComment({
+        owner,
+        repo,
+        comment_id: commentId,
+        ...withDeadline(),
+      })
+      current = answer.data
     } catch (error) {
-      if ((error as { status?: number }).status === 403) return ACTIONS_BOT
-      throw error
+      if ((error as { status?: number }).status !== 404) throw error
+      this.#commentId = undefined
+      return false
+    }
+    const trusted =
+      current.user?.login === (await this.#me()) ? parseMarker(current.body ?? '') : undefined
+    const earlier = trusted?.key === this.#options.key ? trusted.runs : []
+    const runs = mergeRuns(earlier, this.#record(run, context))
+    // The post step knows neither the name nor whether the comment is a reply; the marker does.
+    const marker = this.#marker(runs, trusted)
+    // When a newer run (another step's) is the comment's subject now, this step only updates the history.
+    const body =
+      runs[0]?.runId === run.run_id || !trusted
+        ? renderComment(run, marker, context)
+        : spliceComment(current.body ?? '', marker)
+    await this.#octokit.rest.issues.updateComment({
+      owner,
+      repo,
+      comment_id: commentId,
+      body,
+      ...withDeadline(),
+    })
+    return true
+  }
+
+  #choose(commentId: number): void {
+    if (this.#commentId === commentId) return
+    this.#commentId = commentId
+    this.#onCommentCreated(commentId)
+  }
+
+  #record(run: RunItem, context: CommentContext) {
+    const startedAt = this.#firstSeen.get(run.run_id) ?? new Date(this.#now()).toISOString()
+    return recordOf(run, { startedAt, workflowRun: context.workflowRun })
+  }
+
+  #marker(runs: Marker['runs'], earlier?: Marker): Marker {
+    return {
+      runId: runs[0]?.runId ?? '',
+      step: this.#options.step,
+      key: this.#options.key,
+      name: this.#options.name ?? earlier?.name,
+      reply: this.#options.mode === 'reply' || earlier?.reply || undefined,
+      runs,
     }
   }
 
+  /** This key's comments (not replies) by the action's own identity, oldest first. */
+  async #keyedComments(): Promise<ListedComment[]> {
+    return (await this.#trustedMarkers())
+      .filter(({ marker }) => marker.key === this.#options.key && !marker.reply)
+      .map(({ comment }) => comment)
+      .sort((a, b) => a.id - b.id)
+  }
+
+  /** The thread's markers written by the action's own identity, in thread order. */
+  async #trustedMarkers(): Promise<Array<{ comment: ListedComment; marker: Marker }>> {
+    const me = await this.#me()
+    const comments: ListedComment[] = await this.#octokit.paginate(
+      this.#octokit.rest.issues.listComments,
+      {
+        owner: this.#thread.owner,
+        repo: this.#thread.repo,
+        issue_number: this.#thread.issueNumber,
+        per_page: 100,
+        ...withDeadline(),
+      },
+    )
+    return comments.flatMap((comment) => {
+      const marker = comment.user?.login === me ? parseMarker(comment.body ?? '') : undefined
+      return marker ? [{ comment, marker }] : []
+    })
+  }
+
+  #me(): Promise<string> {
+    this.#identity ??= tokenIdentity(this.#octokit).catch((error: unknown) => {
+      this.#identity = undefined // A failed look-up is tried again next time.
+      throw error
+    })
+    return this.#identity
+  }
+
   #warn(what: string, error: unknown): void {
-    const reason = error instanceof Error ? error.message : String(error)
-    this.#log.warning(
-      `GitHub: ${what} on ${this.#thread.owner}/${this.#thread.repo}#${this.#thread.issueNumber} (${reason}). The run is not affected.`,
+    this.#options.log.warning(
+      `GitHub: ${what} on ${this.#thread.owner}/${this.#thread.repo}#${this.#thread.issueNumber} (${reasonOf(error)}). The run is not affected.`,
     )
   }
 }

@@ -17,9 +17,15 @@ export interface RunTag {
 
 export const INVOCATION_KEY = 'gh_invocation'
 
+/**
+ * The service takes at most 20 metadata keys, each `[a-zA-Z0-9._-]{1,64}`, with
+ * values of at most 256 bytes; the keys below stay well inside.
+ */
 export function tagFromEnvironment(
   env: NodeJS.ProcessEnv,
   newId: () => string = randomUUID,
+  /** The commit the run works on: a pull request's head, else GITHUB_SHA. */
+  headSha?: string,
 ): RunTag {
   const invocation = newId()
   const candidates: Record<string, string | undefined> = {
@@ -30,6 +36,7 @@ export function tagFromEnvironment(
     gh_job: env.GITHUB_JOB,
     gh_step: env.GITHUB_ACTION,
     gh_workflow: env.GITHUB_WORKFLOW,
+    gh_head_sha: headSha,
   }
   const metadata: Record<string, string> = {}
   for (const [key, value] of Object.entries(candidates)) {

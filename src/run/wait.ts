@@ -51,6 +51,7 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
   const elapsed = () => deps.now() - startedAt
   let run = options.lastSeen
   let lastState = run?.state
+  let lastLink = run?.session_link
   let failuresInARow = 0
 
   while (true) {
@@ -87,10 +88,16 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
       )
       continue
     }
-    if (run.state !== lastState && !options.isStale?.(run)) {
+    if (options.isStale?.(run)) continue
+    if (run.state !== lastState) {
       logStateChange(run, elapsed(), deps.log)
       deps.onRunSeen?.(run)
       lastState = run.state
+      lastLink = run.session_link
+    } else if (run.session_link !== lastLink) {
+      // A session link that comes after the state changed is worth showing at once.
+      deps.onRunSeen?.(run)
+      lastLink = run.session_link
     }
   }
 }

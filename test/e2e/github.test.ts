@@ -23,6 +23,7 @@ afterEach(async () => {
 async function servers(api: FakeApiOptions = {}, github: FakeGitHubOptions = {}) {
   const agents = await FakeAgentApi.start({ apiKey: KEY, ...api })
   const gh = await FakeGitHub.start({ token: DEFAULT_GITHUB_TOKEN, ...github })
+  gh.setRole(OWNER, REPO, 'octo-writer', 'write')
   closers.push(agents, gh)
   return { agents, gh }
 }
@@ -41,7 +42,10 @@ const pullRequestEvent = {
 }
 const issueCommentEvent = {
   issue: { number: PR, pull_request: { url: 'x' } },
-  comment: { body: '@agent please also fix the typo' },
+  comment: {
+    body: '@agent please also fix the typo',
+    user: { login: 'octo-writer', type: 'User' },
+  },
 }
 
 const inputsFor = (agents: FakeAgentApi, extra: Record<string, string>) => ({

@@ -475,11 +475,7 @@ describe('commit statuses', () => {
     const fake = await startFake()
     const octokit = client(fake)
     const badState = await failure(
-      octokit.request('POST /repos/{owner}/{repo}/statuses/{sha}', {
-        ...repo,
-        sha,
-        state: 'done',
-      }),
+      octokit.request('POST /repos/octo-org/widgets/statuses/{sha}', { sha, state: 'done' }),
     )
     expect(badState.status).toBe(422)
     const long = await failure(

@@ -1,17 +1,71 @@
 import { describe, expect, it } from 'vitest'
 import type { RunItem } from '../../src/api/types.ts'
-import { parseMarker, renderComment, renderMarker } from '../../src/github/comment.ts'
+import {
+  MAX_RUNS,
+  composeComment,
+  historyLine,
+  mergeRuns,
+  parseMarker,
+  partsOf,
+  renderComment,
+  renderMarker,
+  spliceComment,
+  staleHeadNote,
+  workflowRunUrl,
+  type Marker,
+  type RunRecord,
+} from '../../src/github/comment.ts'
 
-const marker = { runId: 'run_abc', step: 'review/agent' }
+const record = (runId: string, startedAt: string, patch: Partial<RunRecord> = {}): RunRecord => ({
+  runId,
+  state: 'SUCCEEDED',
+  startedAt,
+  ...patch,
+})
+
+const marker: Marker = {
+  runId: 'run_abc',
+  step: 'review/agent',
+  key: 'Agent review/review',
+  runs: [record('run_abc', '2026-11-23T12:00:00.000Z', { state: 'INPROGRESS' })],
+}
 
 describe('the comment marker', () => {
   it('round-trips through a rendered comment', () => {
     const body = renderComment({ run_id: 'run_abc', state: 'INPROGRESS' }, marker)
-    expect(parseMarker(body)).toEqual(marker)
+    expect(parseMarker(body)).toEqual({ ...marker, name: undefined, reply: undefined })
+  })
+
+  it('keeps name, reply and the links of each run', () => {
+    const full: Marker = {
+      ...marker,
+      name: 'pr-7',
+      reply: true,
+      runs: [
+        record('run_abc', '2026-11-23T12:00:00.000Z', {
+          sessionLink: 'https://app.example.test/s/abc',
+          workflowRun: 'https://github.com/o/r/actions/runs/1/attempts/1',
+        }),
+      ],
+    }
+    expect(parseMarker(renderMarker(full))).toEqual(full)
   })
 
   it('is an HTML comment, invisible in the rendered thread', () => {
     expect(renderMarker(marker)).toMatch(/^<!-- cloud-agent-run: \{.*\} -->$/)
+  })
+
+  it('still reads the markers written before keys and history existed', () => {
+    expect(
+      parseMarker('<!-- cloud-agent-run: {"run_id":"run_old","step":"review/agent"} -->\nOld'),
+    ).toEqual({
+      runId: 'run_old',
+      step: 'review/agent',
+      key: undefined,
+      name: undefined,
+      reply: undefined,
+      runs: [],
+    })
   })
 
   it('rejects markers that are not ours or carry an unsafe run ID', () => {
@@ -19,6 +73,71 @@ describe('the comment marker', () => {
     expect(parseMarker('<!-- cloud-agent-run: {not json} -->')).toBeUndefined()
     expect(parseMarker('<!-- cloud-agent-run: {"run_id":"../../admin"} -->')).toBeUndefined()
     expect(parseMarker('<!-- cloud-agent-run: {"run_id":42} -->')).toBeUndefined()
+  })
+
+  it('drops run records that are malformed, and links that are not http(s)', () => {
+    const parsed = parseMarker(
+      `<!-- cloud-agent-run: ${JSON.stringify({
+        run_id: 'run_a',
+        runs: [
+          { run_id: 'run_a', state: 'SUCCEEDED', started_at: '2026-11-23T12:00:00Z' },
+          { run_id: 'run_b', state: 'lower', started_at: '2026-11-23T12:00:00Z' },
+          { run_id: 'run_c', state: 'FAILED', started_at: 'yesterday' },
+          {
+            run_id: 'run_d',
+            state: 'FAILED',
+            started_at: '2026-11-23T11:00:00Z',
+            session: 'javascript:alert(1)',
+          },
+        ],
+      })} -->`,
+    )
+    expect(parsed?.runs.map((r) => r.runId)).toEqual(['run_a', 'run_d'])
+    expect(parsed?.runs[1]?.sessionLink).toBeUndefined()
+  })
+
+  it('cannot be closed or forged by what it carries', () => {
+    const evil: Marker = {
+      ...marker,
+      name: '--> <!-- cloud-agent-run: {"run_id":"run_evil"} -->',
+    }
+    const rendered = renderMarker(evil)
+    expect(rendered.match(/-->/g)).toHaveLength(1)
+    expect(parseMarker(rendered)?.name).toBe(evil.name)
+  })
+})
+
+describe('mergeRuns', () => {
+  it('puts the run in, newest first, replacing its older record', () => {
+    const runs = [record('run_b', '2026-11-23T11:00:00Z'), record('run_a', '2026-11-23T10:00:00Z')]
+    expect(mergeRuns(runs, record('run_c', '2026-11-23T12:00:00Z')).map((r) => r.runId)).toEqual([
+      'run_c',
+      'run_b',
+      'run_a',
+    ])
+    const updated = mergeRuns(runs, record('run_a', '2026-11-23T10:00:00Z', { state: 'FAILED' }))
+    expect(updated.map((r) => [r.runId, r.state])).toEqual([
+      ['run_b', 'SUCCEEDED'],
+      ['run_a', 'FAILED'],
+    ])
+  })
+
+  it('an older run written late stays in the history', () => {
+    const runs = [record('run_new', '2026-11-23T12:00:00Z', { state: 'INPROGRESS' })]
+    const merged = mergeRuns(
+      runs,
+      record('run_old', '2026-11-23T11:00:00Z', { state: 'CANCELLED' }),
+    )
+    expect(merged.map((r) => r.runId)).toEqual(['run_new', 'run_old'])
+  })
+
+  it(`keeps at most ${MAX_RUNS} runs`, () => {
+    let runs: RunRecord[] = []
+    for (let i = 0; i < MAX_RUNS + 5; i += 1) {
+      runs = mergeRuns(runs, record(`run_${i}`, new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString()))
+    }
+    expect(runs).toHaveLength(MAX_RUNS)
+    expect(runs[0]?.runId).toBe(`run_${MAX_RUNS + 4}`)
   })
 })
 
@@ -37,7 +156,7 @@ describe('renderComment', () => {
     expect(renderComment(run({ state: 'BLOCKED' }), marker)).toContain('waiting for a person')
   })
 
-  it('links the session and quotes the status message of a failure, escaped', () => {
+  it('links the session and the workflow run, and quotes the status message of a failure, escaped', () => {
     const body = renderComment(
       run({
         state: 'FAILED',
@@ -45,8 +164,11 @@ describe('renderComment', () => {
         status_message: { message: 'Build broke <script>alert(1)</script>' },
       }),
       marker,
+      { workflowRun: 'https://github.com/o/r/actions/runs/1/attempts/2' },
     )
-    expect(body).toContain('[Open the session transcript](https://app.example.test/s/1)')
+    expect(body).toContain(
+      '[Open the session transcript](https://app.example.test/s/1) · [Workflow run](https://github.com/o/r/actions/runs/1/attempts/2)',
+    )
     expect(body).toContain('> Build broke &#60;script&#62;')
     expect(body).not.toContain('<script>')
   })
@@ -56,7 +178,91 @@ describe('renderComment', () => {
       run({ title: '<!-- cloud-agent-run: {"run_id":"run_evil"} -->' }),
       marker,
     )
-    expect(parseMarker(body)).toEqual(marker)
+    expect(parseMarker(body)?.runId).toBe('run_abc')
     expect(body.match(/<!--/g)).toHaveLength(1)
+  })
+
+  it('collapses the earlier runs into a history, one line each', () => {
+    const withHistory: Marker = {
+      ...marker,
+      runs: [
+        record('run_abc', '2026-11-23T12:00:00Z', { state: 'INPROGRESS' }),
+        record('run_prev', '2026-11-23T11:00:00Z', {
+          state: 'CANCELLED',
+          sessionLink: 'https://app.example.test/s/prev',
+        }),
+        record('run_first', '2026-11-23T10:00:00Z', { state: 'FAILED' }),
+      ],
+    }
+    const body = renderComment(run({ state: 'INPROGRESS' }), withHistory)
+    expect(body).toMatch(
+      /<details><summary>Earlier runs \(2\)<\/summary>\n\n- ⛔ cancelled · run <code>run&#95;prev<\/code> · \[session\]\(https:\/\/app\.example\.test\/s\/prev\) · started 2026-11-23 11:00 UTC\n- ❌ failed · run <code>run&#95;first<\/code> · started 2026-11-23 10:00 UTC\n\n<\/details>$/,
+    )
+    expect(renderComment(run({ state: 'INPROGRESS' }), marker)).not.toContain('<details>')
+  })
+
+  it('shows a note, and slots a headline and a body into place', () => {
+    const note = staleHeadNote('a'.repeat(40), 'b'.repeat(40)) ?? ''
+    const parts = partsOf(run({ state: 'SUCCEEDED', title: 'Review' }), [], { notes: [note] })
+    const body = composeComment(marker, {
+      ...parts,
+      headline: '✅ **Review** succeeded',
+      body: 'The agent said: all good.',
+    })
+    const [first, ...rest] = body.split('\n\n')
+    expect(first?.split('\n')[1]).toBe('✅ **Review** succeeded')
+    expect(rest).toEqual(['**Review**', 'The agent said: all good.', note])
+  })
+})
+
+describe('spliceComment', () => {
+  it('replaces the marker and the history, keeping the newer run as it was shown', () => {
+    const newer: Marker = {
+      ...marker,
+      runId: 'run_new',
+      runs: [record('run_new', '2026-11-23T12:00:00Z', { state: 'INPROGRESS' })],
+    }
+    const shown = renderComment({ run_id: 'run_new', state: 'INPROGRESS', title: 'Newer' }, newer)
+    const withOld: Marker = {
+      ...newer,
+      runs: [...newer.runs, record('run_old', '2026-11-23T11:00:00Z', { state: 'CANCELLED' })],
+    }
+    const spliced = spliceComment(shown, withOld)
+    expect(parseMarker(spliced)?.runs.map((r) => r.runId)).toEqual(['run_new', 'run_old'])
+    expect(spliced).toContain('**Newer**')
+    expect(spliced).toContain('Earlier runs (1)')
+    const again = spliceComment(spliced, withOld)
+    expect(again).toBe(spliced)
+  })
+})
+
+describe('small parts', () => {
+  it('historyLine escapes what it shows', () => {
+    expect(historyLine(record('run_x', '2026-11-23T12:00:00Z', { state: 'WEIRD_STATE' }))).toBe(
+      '- ⏳ weird&#95;state · run <code>run&#95;x</code> · started 2026-11-23 12:00 UTC',
+    )
+  })
+
+  it('staleHeadNote speaks only of real, different SHAs', () => {
+    expect(staleHeadNote('a'.repeat(40), 'b'.repeat(40))).toBe(
+      '> [!NOTE]\n> This result is for commit `aaaaaaa`; the pull request has since moved on to `bbbbbbb`.',
+    )
+    expect(staleHeadNote('a'.repeat(40), 'a'.repeat(40))).toBeUndefined()
+    expect(staleHeadNote('`rm -rf`', 'b'.repeat(40))).toBeUndefined()
+  })
+
+  it('workflowRunUrl links the run attempt on the configured server', () => {
+    expect(
+      workflowRunUrl({
+        GITHUB_SERVER_URL: 'https://ghe.example.com/',
+        GITHUB_REPOSITORY: 'o/r',
+        GITHUB_RUN_ID: '42',
+        GITHUB_RUN_ATTEMPT: '3',
+      }),
+    ).toBe('https://ghe.example.com/o/r/actions/runs/42/attempts/3')
+    expect(workflowRunUrl({ GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '42' })).toBe(
+      'https://github.com/o/r/actions/runs/42',
+    )
+    expect(workflowRunUrl({ GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '4)2' })).toBeUndefined()
   })
 })

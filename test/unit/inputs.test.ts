@@ -103,7 +103,14 @@ describe('readSettings: creating a run', () => {
       pollIntervalMs: DEFAULT_POLL_INTERVAL_MS,
       cancelPrevious: false,
       // No GitHub call is asked for, so the token is not kept.
-      github: { token: '', comment: false },
+      github: {
+        token: '',
+        comment: false,
+        commitStatus: false,
+        key: 'workflow/job',
+        commenterPermission: 'write',
+        allowedBots: [],
+      },
     })
   })
 
@@ -519,12 +526,52 @@ describe('readSettings: pull-request inputs', () => {
   })
 
   it('comment keeps the token and needs one', () => {
-    expect(settingsFor({ prompt: 'x', comment: 'true' }).github).toEqual({
+    expect(settingsFor({ prompt: 'x', comment: 'true' }).github).toMatchObject({
       token: GITHUB_TOKEN,
       comment: true,
     })
     rejects({ prompt: 'x', comment: 'true', github_token: '' }, 'github_token')
     rejects({ prompt: 'x', comment: 'yes' }, 'comment')
+  })
+
+  it('the key is the name input, else the workflow and the job', () => {
+    expect(settingsFor({ prompt: 'x', name: 'pr-7' }).github.key).toBe('pr-7')
+    const env = { GITHUB_WORKFLOW: 'Agent review', GITHUB_JOB: 'review' }
+    expect(settingsFor({ prompt: 'x' }, env).github.key).toBe('Agent review/review')
+  })
+
+  it('commit_status keeps the token and needs one', () => {
+    expect(settingsFor({ prompt: 'x', commit_status: 'true' }).github).toMatchObject({
+      token: GITHUB_TOKEN,
+      commitStatus: true,
+      comment: false,
+    })
+    expect(
+      rejects({ prompt: 'x', commit_status: 'true', github_token: '' }, 'github_token').message,
+    ).toContain('commit_status')
+    rejects({ prompt: 'x', commit_status: 'on' }, 'commit_status')
+  })
+
+  it('commenter_permission is one of the repository roles, write by default', () => {
+    expect(settingsFor({ prompt: 'x' }).github.commenterPermission).toBe('write')
+    for (const role of ['read', 'triage', 'write', 'maintain', 'admin']) {
+      expect(
+        settingsFor({ prompt: 'x', commenter_permission: role }).github.commenterPermission,
+      ).toBe(role)
+    }
+    expect(
+      rejects({ prompt: 'x', commenter_permission: 'collaborator' }, 'commenter_permission')
+        .message,
+    ).toContain('read, triage, write, maintain, admin')
+  })
+
+  it('allowed_bots takes comma-separated logins, with or without [bot]', () => {
+    expect(
+      settingsFor({ prompt: 'x', allowed_bots: 'renovate[bot], My-Bot ,,' }).github.allowedBots,
+    ).toEqual(['renovate', 'my-bot'])
+    expect(
+      rejects({ prompt: 'x', allowed_bots: 'renovate[bot] dependabot' }, 'allowed_bots').message,
+    ).toContain('"renovate[bot] dependabot"')
   })
 
   it('cancel_previous needs name, and only applies to creating a run', () => {

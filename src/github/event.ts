@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs'
+
+/** The parts of the runner's event payload the action reads. Every field may be missing. */
+export interface EventPayload {
+  pull_request?: { number?: number; head?: { sha?: string } }
+  issue?: { number?: number; pull_request?: unknown }
+  comment?: { user?: EventUser; body?: string }
+  review?: { user?: EventUser }
+  sender?: EventUser
+}
+
+interface EventUser {
+  login?: string
+  type?: string
+}
+
+/** Who wrote what triggered the workflow: a comment's or review's author, else the sender. */
+export interface EventAuthor {
+  login: string
+  isBot: boolean
+  /** What they wrote or did, for the log. */
+  what: 'comment' | 'review' | 'event'
+}
+
+/** The event payload (GITHUB_EVENT_PATH), or undefined when there is none to read. */
+export function readEventPayload(env: NodeJS.ProcessEnv): EventPayload | undefined {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH ?? '', 'utf8'))
+    return typeof parsed === 'object' && parsed !== null ? (parsed as EventPayload) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export function eventAuthorOf(payload: EventPayload | undefined): EventAuthor | undefined {
+  const [user, what] = payload?.comment
+    ? [payload.comment.user, 'comment' as const]
+    : payload?.review
+      ? [payload.review.user, 'review' as const]
+      : [payload?.sender, 'event' as const]
+  const login = user?.login
+  if (typeof login !== 'string' || login === '') return undefined
+  return { login, isBot: user?.type === 'Bot' || login.endsWith('[bot]'), what }
+}
+
+const SHA = /^[0-9a-f]{40}$/
+
+/** The pull request's head as the event delivered it (pull_request events only). */
+export function eventHeadSha(payload: EventPayload | undefined): string | undefined {
+  const sha = payload?.pull_request?.head?.sha
+  return typeof sha === 'string' && SHA.test(sha) ? sha : undefined
+}
+
+/** The pull request the event is about: its number, when the thread is a pull request. */
+export function eventPullRequest(payload: EventPayload | undefined): number | undefined {
+  if (typeof payload?.pull_request?.number === 'number') return payload.pull_request.number
+  if (payload?.issue?.pull_request && typeof payload.issue.number === 'number') {
+    return payload.issue.number
+  }
+  return undefined
+}

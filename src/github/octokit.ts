@@ -1,0 +1,35 @@
+import type { getOctokit } from '@actions/github'
+
+export type Octokit = ReturnType<typeof getOctokit>
+
+/** Who writes comments with GITHUB_TOKEN; GET /user is closed to that token. */
+export const ACTIONS_BOT = 'github-actions[bot]'
+
+/** The longest a single GitHub call may take before the action gives up on it. */
+export const GITHUB_CALL_DEADLINE_MS = 20_000
+
+/** Loads the GitHub client only now: most steps never need it. */
+export async function loadOctokit(token: string, env: NodeJS.ProcessEnv): Promise<Octokit> {
+  const { getOctokit } = await import('@actions/github')
+  return getOctokit(token, { baseUrl: env.GITHUB_API_URL || 'https://api.github.com' })
+}
+
+/** Request options that give one GitHub call its deadline. */
+export function withDeadline(): { request: { signal: AbortSignal } } {
+  return { request: { signal: AbortSignal.timeout(GITHUB_CALL_DEADLINE_MS) } }
+}
+
+/** The login the token writes as. */
+export async function tokenIdentity(octokit: Octokit): Promise<string> {
+  try {
+    const { data } = await octokit.rest.users.getAuthenticated(withDeadline())
+    return data.login
+  } catch (error) {
+    if ((error as { status?: number }).status === 403) return ACTIONS_BOT
+    throw error
+  }
+}
+
+export function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
