@@ -319,19 +319,17 @@ export class FakeGitHub {
   statuses(owner: string, repo: string, sha: string): CommitStatus[] {
     return this.#statuses
       .filter((s) => s.sha === sha && sameRepo(s, owner, repo))
-      .map(
-        (s): CommitStatus => ({
-          id: s.id,
-          url: s.url,
-          state: s.state,
-          description: s.description,
-          target_url: s.target_url,
-          context: s.context,
-          created_at: s.created_at,
-          updated_at: s.updated_at,
-          creator: { ...s.creator },
-        }),
-      )
+      .map((s): CommitStatus => ({
+        id: s.id,
+        url: s.url,
+        state: s.state,
+        description: s.description,
+        target_url: s.target_url,
+        context: s.context,
+        created_at: s.created_at,
+        updated_at: s.updated_at,
+        creator: { ...s.creator },
+      }))
   }
 
   requestsTo(method: string, path: RegExp | string): RecordedGitHubRequest[] {
