@@ -231,6 +231,36 @@ export function readPostSettings(source: InputSource = runnerInputs()): Connecti
   }
 }
 
+/**
+ * `cancel_only`: the step cancels the active runs named `name` and creates
+ * nothing (a pull request's runs when it closes). Undefined when not asked for.
+ */
+export function readCancelOnly(
+  source: InputSource = runnerInputs(),
+): (Connection & { name: string }) | undefined {
+  if (!parseBoolean('cancel_only', source.get('cancel_only') || 'false')) return undefined
+  const connection = readConnection(source)
+  const name = source.get('name')
+  if (!name) {
+    throw new InputError('cancel_only', 'needs name: it cancels the active runs with that name.')
+  }
+  const others = [
+    ...CREATE_ONLY_INPUTS.filter((input) => input !== 'name'),
+    'run_id',
+    'followup',
+  ].filter((input) => source.get(input) !== '')
+  for (const flag of ['continue_run', 'cancel_previous', 'comment', 'commit_status']) {
+    if (parseBoolean(flag, source.get(flag) || 'false')) others.push(flag)
+  }
+  if (others.length > 0) {
+    throw new InputError(
+      'cancel_only',
+      `cannot be combined with ${others.join(', ')}: it only cancels the runs named by name.`,
+    )
+  }
+  return { ...connection, name }
+}
+
 /** The inputs the post step needs to reach the API: the key and the base URL. */
 function readConnection(source: InputSource = runnerInputs()): Connection {
   const apiKey = source.get('api_key')

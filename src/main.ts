@@ -1,8 +1,9 @@
 import * as core from '@actions/core'
 import { AgentRunsClient, abortableSleep } from './api/client.ts'
-import { readSettings } from './inputs.ts'
+import { readCancelOnly, readSettings } from './inputs.ts'
 import { publishError, publishOutcome } from './report/publish.ts'
 import {
+  cancelActiveRunsNamed,
   cancelTrackedRun,
   describeCancel,
   rereadAfterCancel,
@@ -38,6 +39,8 @@ export async function run(): Promise<void> {
   let stopListening = (): void => undefined
   const tracker = new RunTracker(runnerState, (runId) => core.setOutput('run_id', runId))
   try {
+    const cleanup = readCancelOnly()
+    if (cleanup) return await cancelRunsNamed(cleanup)
     const settings = readSettings()
     const client = new AgentRunsClient({
       baseUrl: settings.baseUrl,
@@ -151,4 +154,16 @@ async function cancelAbandonedRun(client: AgentRunsClient, tracker: RunTracker):
   if (!tracker.needsCancel) return
   const report = await cancelTrackedRun(client, tracker, runId)
   core.info(describeCancel(runId, report))
+}
+
+/** `cancel_only`: cancels the active runs with the name, and starts nothing. */
+async function cancelRunsNamed(cleanup: { apiKey: string; baseUrl: string; name: string }) {
+  const client = new AgentRunsClient({
+    baseUrl: cleanup.baseUrl,
+    apiKey: cleanup.apiKey,
+    userAgent: USER_AGENT,
+    onRetry: (message) => core.info(message),
+  })
+  const cancelled = await cancelActiveRunsNamed(client, cleanup.name, core)
+  core.info(`cancel_only: cancelled ${cancelled} active run(s) named ${cleanup.name}.`)
 }

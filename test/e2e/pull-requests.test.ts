@@ -395,3 +395,33 @@ describe('commit status', () => {
     })
   })
 })
+
+describe('cancel_only', () => {
+  it('cancels the active runs with the name and creates nothing', async () => {
+    const longRun: RunScript = [
+      { state: 'QUEUED', afterMs: 0 },
+      { state: 'INPROGRESS', afterMs: 10 },
+    ]
+    const { agents, gh } = await servers()
+    const review = agents.seedRun(
+      { prompt: 'r', config: { name: 'pr-review-7' } },
+      { script: longRun },
+    )
+    const other = agents.seedRun(
+      { prompt: 'o', config: { name: 'pr-review-8' } },
+      { script: longRun },
+    )
+
+    const result = await runStep({
+      inputs: inputsFor(agents, { cancel_only: 'true', name: 'pr-review-7' }),
+      env: eventEnv(gh, 'pull_request', { action: 'closed', pull_request: { number: PR } }),
+    })
+
+    expect(result.code).toBe(0)
+    expect(agents.run(review.run_id)?.state).toBe('CANCELLED')
+    expect(agents.run(other.run_id)?.state).toBe('INPROGRESS')
+    expect(agents.requestsTo('POST', '/agent/run')).toHaveLength(0)
+    expect(result.stdout).toContain('cancel_only: cancelled 1 active run(s) named pr-review-7.')
+    expect(gh.requests).toHaveLength(0)
+  })
+})

@@ -6,6 +6,7 @@ import { parse } from 'yaml'
 import {
   DEFAULT_POLL_INTERVAL_MS,
   InputError,
+  readCancelOnly,
   readSettings,
   type InputSource,
   type Settings,
@@ -593,5 +594,33 @@ describe('readSettings: pull-request inputs', () => {
     })
     readSettings(inputs.source)
     expect(inputs.masked).toContain('ghp_abc')
+  })
+})
+
+describe('readCancelOnly', () => {
+  const cancelOnly = (given: Record<string, string>) =>
+    readCancelOnly(fakeInputs({ api_key: KEY, base_url: BASE_URL, ...given }).source)
+
+  it('is undefined unless cancel_only is true', () => {
+    expect(cancelOnly({ prompt: 'x' })).toBeUndefined()
+  })
+
+  it('needs name, and takes nothing that creates or steers a run', () => {
+    expect(cancelOnly({ cancel_only: 'true', name: 'pr-review-7' })).toEqual({
+      apiKey: KEY,
+      baseUrl: BASE_URL,
+      name: 'pr-review-7',
+    })
+    expect(
+      inputErrorFrom(() => cancelOnly({ cancel_only: 'true' }), 'cancel_only').message,
+    ).toContain('needs name')
+    expect(
+      inputErrorFrom(
+        () => cancelOnly({ cancel_only: 'true', name: 'n', prompt: 'x', comment: 'true' }),
+        'cancel_only',
+      ).message,
+    ).toContain('cannot be combined with prompt, comment')
+    inputErrorFrom(() => cancelOnly({ cancel_only: 'yes', name: 'n' }), 'cancel_only')
+    inputErrorFrom(() => cancelOnly({ cancel_only: 'true', name: 'n', api_key: '' }), 'api_key')
   })
 })
