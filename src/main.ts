@@ -62,11 +62,17 @@ export async function run(): Promise<void> {
     const continuing = settings.target.kind === 'continue'
     // A refused comment starts nothing, and the step passes: the log says why.
     if (continuing && !(await mayTalkToAgent(github, core))) return
-    const conversation = await openConversation(github, core, {
-      onCommentCreated: (commentId) => runnerState.saveCommentId(commentId),
-      mode: continuing ? 'reply' : 'keyed',
-      name: settings.target.kind === 'existing' ? undefined : settings.target.request.config?.name,
-    })
+    const conversation =
+      github.comment || continuing
+        ? await openConversation(github, core, {
+            onCommentCreated: (commentId) => runnerState.saveCommentId(commentId),
+            mode: continuing ? 'reply' : 'keyed',
+            name:
+              settings.target.kind === 'existing'
+                ? undefined
+                : settings.target.request.config?.name,
+          })
+        : undefined
     const target = await resolveTarget(settings.target, conversation, core)
     const showInComment = github.comment ? conversation : undefined
     const commit = await resolveWorkCommit(github, core)

@@ -14,9 +14,11 @@ const examplesDir = `${root}examples/`
 
 const EXPECTED_EXAMPLES = [
   'answer-pr-comments.yml',
+  'close-pr-cleanup.yml',
   'fix-failing-check.yml',
   'matrix-fan-out.yml',
   'nightly-dependency-updates.yml',
+  'require-agent-review.yml',
   'review-pull-request.yml',
   'start-then-await.yml',
 ]
@@ -153,7 +155,8 @@ function lintWorkflow(text: string, inputs: Map<string, ActionInput>): string[] 
       if ('base_url' in withs && String(withs['base_url']).trim() === '') {
         problems.push(`${where}: base_url is empty`)
       }
-      if (!isFalse(withs['wait'])) {
+      // A step that waits is bounded by its job's timeout; cancel_only waits for no run.
+      if (!isFalse(withs['wait']) && withs['cancel_only'] !== true) {
         const timeout = String(withs['timeout'] ?? inputs.get('timeout')?.default ?? '60m')
         const minutes = timeout.includes('${{') ? undefined : durationMinutes(timeout)
         if (minutes !== undefined && !(jobTimeout > minutes)) {
@@ -179,12 +182,15 @@ function readExample(name: string): string {
 
 interface Step {
   uses?: string
+  if?: string
+  name?: string
   id?: string
   run?: string
   with?: Record<string, unknown>
 }
 interface Job {
   if?: string
+  'timeout-minutes'?: number
   needs?: string | string[]
   outputs?: Record<string, string>
   permissions?: Record<string, string>
@@ -193,6 +199,7 @@ interface Job {
 }
 interface Workflow {
   on: Record<string, unknown>
+  concurrency?: { group: string; 'cancel-in-progress': boolean }
   permissions?: Record<string, string>
   jobs: Record<string, Job>
 }
@@ -259,10 +266,14 @@ describe('the example workflows', () => {
 })
 
 describe('what each example shows', () => {
-  it('review-pull-request: on PR updates, cancels the previous review by name, comments', () => {
+  it('review-pull-request: on PR updates, GitHub cancels the stale review, one comment per PR', () => {
     const workflow = loadExample('review-pull-request.yml')
     expect(workflow.on['pull_request']).toEqual({ types: ['opened', 'synchronize', 'reopened'] })
     expect(workflow.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' })
+    expect(workflow.concurrency).toEqual({
+      group: 'agent-review-${{ github.event.pull_request.number }}',
+      'cancel-in-progress': true,
+    })
     const w = onlyAction('review-pull-request.yml')
     expect(w['cancel_previous']).toBe(true)
     expect(w['name']).toBe('pr-review-${{ github.event.pull_request.number }}')
@@ -270,37 +281,99 @@ describe('what each example shows', () => {
     expect(w['title']).toBe('Review of PR #${{ github.event.pull_request.number }}')
   })
 
-  it('answer-pr-comments: trusted @agent comments on PRs continue the run, passed via with:', () => {
+  it('review-pull-request: forks and Dependabot get a note instead of a red check', () => {
+    const job = Object.values(loadExample('review-pull-request.yml').jobs)[0]
+    expect(job?.if).toBeUndefined()
+    const [note, review] = job?.steps ?? []
+    const skipped = [
+      'github.event.pull_request.head.repo.full_name != github.repository',
+      "github.actor == 'dependabot[bot]'",
+    ]
+    for (const condition of skipped) expect(note?.if).toContain(condition)
+    expect(note?.run).toContain('::notice')
+    expect(review?.if).toContain(
+      'github.event.pull_request.head.repo.full_name == github.repository',
+    )
+    expect(review?.if).toContain("github.actor != 'dependabot[bot]'")
+  })
+
+  it('answer-pr-comments: commenter_permission decides, one answer at a time per PR', () => {
     const workflow = loadExample('answer-pr-comments.yml')
     expect(workflow.on).toEqual({ issue_comment: { types: ['created'] } })
     expect(workflow.permissions?.['pull-requests']).toBe('write')
+    expect(workflow.concurrency).toEqual({
+      group: 'agent-answer-${{ github.event.issue.number }}',
+      'cancel-in-progress': false,
+    })
     const job = Object.values(workflow.jobs)[0]
     const condition = job?.if ?? ''
     expect(condition).toContain('github.event.issue.pull_request')
     expect(condition).toContain("contains(github.event.comment.body, '@agent')")
-    expect(condition).toContain('github.event.comment.author_association')
-    for (const role of ['OWNER', 'MEMBER', 'COLLABORATOR']) expect(condition).toContain(`"${role}"`)
+    expect(condition).toContain("github.event.comment.user.login != 'github-actions[bot]'")
+    // author_association is not permission: the action checks it with GitHub.
+    expect(condition).not.toContain('author_association')
     const w = onlyAction('answer-pr-comments.yml')
     expect(w['continue_run']).toBe(true)
+    expect(w['commenter_permission']).toBe('write')
     expect(w['comment']).toBe(true)
     expect(w['followup']).toBe('${{ github.event.comment.body }}')
     expect(String(w['prompt'])).toContain('${{ github.event.comment.body }}')
   })
 
-  it('fix-failing-check: failed CI runs of this repository, prompt from the run, 90m', () => {
+  it('fix-failing-check: failed CI of this repository, never the default branch, 90m', () => {
     const workflow = loadExample('fix-failing-check.yml')
     expect(workflow.on).toEqual({ workflow_run: { workflows: ['CI'], types: ['completed'] } })
-    const condition = Object.values(workflow.jobs)[0]?.if ?? ''
+    const job = Object.values(workflow.jobs)[0]
+    const condition = job?.if ?? ''
     expect(condition).toContain("github.event.workflow_run.conclusion == 'failure'")
     expect(condition).toContain('github.event.workflow_run.head_repository.full_name')
+    expect(condition).toContain(
+      'github.event.workflow_run.head_branch != github.event.repository.default_branch',
+    )
+    expect(workflow.concurrency).toEqual({
+      group: 'agent-fix-ci-${{ github.event.workflow_run.head_branch }}',
+      'cancel-in-progress': false,
+    })
     const w = onlyAction('fix-failing-check.yml')
     expect(w['prompt']).toContain('${{ github.event.workflow_run.html_url }}')
     expect(w['prompt']).toContain('${{ github.event.workflow_run.head_branch }}')
+    expect(w['prompt']).toContain('Agent-Fix-Attempt:')
     expect(w['timeout']).toBe('90m')
+  })
+
+  it('fix-failing-check: a loop guard stops it after three attempts on a branch', () => {
+    const job = Object.values(loadExample('fix-failing-check.yml').jobs)[0]
+    const [guard, fix] = job?.steps ?? []
+    expect(guard?.id).toBe('guard')
+    expect(guard?.run).toContain('Agent-Fix-Attempt:')
+    expect(guard?.run).toContain('-ge 3')
+    expect(fix?.if).toBe('fromJSON(steps.guard.outputs.attempts) < 3')
+  })
+
+  it('require-agent-review: a commit status under one context for branch protection', () => {
+    const workflow = loadExample('require-agent-review.yml')
+    expect(workflow.on['pull_request']).toEqual({ types: ['opened', 'synchronize', 'reopened'] })
+    expect(workflow.permissions?.['statuses']).toBe('write')
+    expect(workflow.concurrency?.['cancel-in-progress']).toBe(true)
+    const w = onlyAction('require-agent-review.yml')
+    expect(w['commit_status']).toBe(true)
+    // The context is cloud-agent/<name>: the same on every pull request, so it can be required.
+    expect(w['name']).toBe('agent-review')
+    expect(readExample('require-agent-review.yml')).toContain('"cloud-agent/agent-review"')
+  })
+
+  it('close-pr-cleanup: on close, cancels the runs review-pull-request names, creating none', () => {
+    const workflow = loadExample('close-pr-cleanup.yml')
+    expect(workflow.on).toEqual({ pull_request: { types: ['closed'] } })
+    const w = onlyAction('close-pr-cleanup.yml')
+    expect(w['cancel_only']).toBe(true)
+    expect(w['name']).toBe(onlyAction('review-pull-request.yml')['name'])
+    expect(w['prompt']).toBeUndefined()
   })
 
   it('nightly-dependency-updates: a nightly cron and manual runs, a skill and a timeout', () => {
     const workflow = loadExample('nightly-dependency-updates.yml')
+    expect(workflow.concurrency?.['cancel-in-progress']).toBe(false)
     const schedule = workflow.on['schedule'] as { cron: string }[]
     expect(schedule).toHaveLength(1)
     expect(schedule[0]?.cron.split(' ')).toHaveLength(5)
@@ -451,6 +524,11 @@ jobs:
       lintWorkflow(tight.replace('timeout-minutes: 120', 'timeout-minutes: 121'), inputs),
     ).toEqual([])
     expect(lintWorkflow(tight.replace('timeout: 2h', 'wait: false'), inputs)).toEqual([])
+    const cleanup = good.replace('    runs-on:', '    timeout-minutes: 5\n    runs-on:')
+    expect(lintWorkflow(cleanup, inputs)).toHaveLength(1)
+    expect(
+      lintWorkflow(cleanup.replace('prompt: hi', 'name: n\n          cancel_only: true'), inputs),
+    ).toEqual([])
     expect(lintWorkflow(withStep('          timeout: 7h\n'), inputs)).toHaveLength(1)
   })
 
