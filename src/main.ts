@@ -10,6 +10,7 @@ import {
   type CancelReport,
 } from './run/cancel.ts'
 import { onTerminationSignal } from './run/signals.ts'
+import { isTerminal } from './run/states.ts'
 import { tagFromEnvironment } from './run/create.ts'
 import { executeStep, type StepOutcome } from './run/step.ts'
 import { workflowRunUrl } from './github/comment.ts'
@@ -94,7 +95,8 @@ export async function run(): Promise<void> {
           tag: tagFromEnvironment(process.env, undefined, commit?.sha),
           onRunSeen: (run) => {
             showInComment?.show(run)
-            status?.show(pendingStatus(run, workflowRun))
+            // The end is reported once, with the step's outcome, below.
+            if (!isTerminal(run.state)) status?.show(pendingStatus(run, workflowRun))
           },
         },
       )

@@ -311,6 +311,8 @@ describe('commit status', () => {
       'success',
     ])
     expect(statuses.length).toBeGreaterThanOrEqual(2)
+    // The end is written once, as the outcome: never a pending that names a terminal state.
+    expect(statuses.filter((s) => /SUCCEEDED/.test(s.description ?? ''))).toEqual([])
     expect(statuses[0]).toMatchObject({
       description: `The agent is working (run ${runId}, QUEUED)`,
       target_url: 'https://github.com/octo-org/app/actions/runs/9876543210/attempts/1',
