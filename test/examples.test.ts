@@ -315,6 +315,7 @@ describe('what each example shows', () => {
     const w = onlyAction('answer-pr-comments.yml')
     expect(w['continue_run']).toBe(true)
     expect(w['commenter_permission']).toBe('write')
+    expect(w['name']).toBe('pr-review-${{ github.event.issue.number }}')
     expect(w['comment']).toBe(true)
     expect(w['followup']).toBe('${{ github.event.comment.body }}')
     expect(String(w['prompt'])).toContain('${{ github.event.comment.body }}')
