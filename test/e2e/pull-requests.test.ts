@@ -294,6 +294,41 @@ describe('who may talk to the agent (continue_run)', () => {
   })
 })
 
+describe('continue_run with a name', () => {
+  it("continues only a run of that name, never another workflow's run on the thread", async () => {
+    const { agents, gh } = await servers()
+    gh.setRole(OWNER, REPO, 'octo-writer', 'write')
+    const docs = await runStep({
+      inputs: inputsFor(agents, { prompt: 'Docs', comment: 'true', name: 'docs-7' }),
+      env: pushEvent(gh, SHA_1),
+    })
+    const review = await runStep({
+      inputs: inputsFor(agents, { prompt: 'Review', comment: 'true', name: 'pr-review-7' }),
+      env: pushEvent(gh, SHA_1),
+    })
+    // The docs run's comment is the newest: without the name, it would be the one continued.
+    await runStep({
+      inputs: inputsFor(agents, { prompt: 'Docs again', comment: 'true', name: 'docs-7' }),
+      env: pushEvent(gh, SHA_1),
+    })
+
+    const answer = await runStep({
+      inputs: inputsFor(agents, {
+        prompt: 'Answer',
+        followup: 'why?',
+        continue_run: 'true',
+        name: 'pr-review-7',
+      }),
+      env: commentEvent(gh, 'octo-writer', 'why?'),
+    })
+
+    expect(answer.code).toBe(0)
+    expect(answer.outputs.run_id).toBe(review.outputs.run_id)
+    expect(agents.followups(review.outputs.run_id ?? '')).toEqual(['why?'])
+    expect(agents.followups(docs.outputs.run_id ?? '')).toEqual([])
+  })
+})
+
 describe('commit status', () => {
   it('goes pending with the session link, then success', async () => {
     const { agents, gh } = await servers()
