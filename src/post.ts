@@ -6,7 +6,7 @@ import { openConversation } from './github/setup.ts'
 import { CommitStatusReporter, statusContext } from './github/status.ts'
 import { readPostSettings, type GitHubSettings } from './inputs.ts'
 import { publishError } from './report/publish.ts'
-import { cancelRun, describeCancel } from './run/cancel.ts'
+import { cancelRun, describeCancel, type CancelReport } from './run/cancel.ts'
 import { findRunByInvocation } from './run/create.ts'
 import { readSavedRun } from './state.ts'
 import { USER_AGENT } from './version.ts'
@@ -52,7 +52,7 @@ export async function run(): Promise<void> {
       await finishComment(client, runId, saved.commentId, settings.github)
     }
     if (saved.statusSha && settings.github.commitStatus) {
-      await finishStatus(saved.statusSha, report.kind === 'failed', settings.github)
+      await finishStatus(saved.statusSha, report, settings.github)
     }
   } catch (error) {
     await publishError(error)
@@ -97,8 +97,15 @@ async function finishComment(
   await conversation.settled()
 }
 
+const STOPPED: Record<CancelReport['kind'], string> = {
+  cancelled: 'The step stopped before the run ended; the run was cancelled',
+  'already-finished': 'The step stopped before it could report the run, which has ended',
+  'not-cancellable': 'The step stopped before the run ended; the run cannot be cancelled',
+  failed: 'The step stopped before the run ended, and cancelling the run failed',
+}
+
 /** The main step's commit status still says pending; say that the step stopped. */
-async function finishStatus(sha: string, cancelFailed: boolean, github: GitHubSettings) {
+async function finishStatus(sha: string, report: CancelReport, github: GitHubSettings) {
   const [owner = '', repo = ''] = (process.env.GITHUB_REPOSITORY ?? '').split('/')
   const octokit = await loadOctokit(github.token, process.env)
   const status = new CommitStatusReporter(
@@ -108,9 +115,7 @@ async function finishStatus(sha: string, cancelFailed: boolean, github: GitHubSe
   )
   status.show({
     state: 'error',
-    description: cancelFailed
-      ? 'The step stopped before the run ended, and cancelling the run failed'
-      : 'The step stopped before the run ended; the run was cancelled',
+    description: STOPPED[report.kind],
   })
   await status.settled()
 }
