@@ -2,12 +2,7 @@ import * as core from '@actions/core'
 import { AgentRunsClient, abortableSleep } from './api/client.ts'
 import { readSettings } from './inputs.ts'
 import { publishError, publishOutcome } from './report/publish.ts'
-import {
-  cancelTrackedRun,
-  describeCancel,
-  rereadAfterCancel,
-  type CancelReport,
-} from './run/cancel.ts'
+import { cancelTrackedRun, logCancel, rereadAfterCancel, type CancelReport } from './run/cancel.ts'
 import { onTerminationSignal } from './run/signals.ts'
 import { tagFromEnvironment } from './run/create.ts'
 import { executeStep, type StepOutcome } from './run/step.ts'
@@ -112,6 +107,7 @@ async function cancelOnSignal(
     signal: AbortSignal.timeout(budgetMs),
     timeoutMs: budgetMs,
   })
+  if (cancel.kind === 'blocked') logCancel(core, runId, cancel)
   return { signal, cancel }
 }
 
@@ -124,5 +120,5 @@ async function cancelAbandonedRun(client: AgentRunsClient, tracker: RunTracker):
   if (!runId) return tracker.settle()
   if (!tracker.needsCancel) return
   const report = await cancelTrackedRun(client, tracker, runId)
-  core.info(describeCancel(runId, report))
+  logCancel(core, runId, report)
 }

@@ -4,7 +4,7 @@ import type { RunItem } from './api/types.ts'
 import { openConversation } from './github/setup.ts'
 import { readPostSettings, type GitHubSettings } from './inputs.ts'
 import { publishError } from './report/publish.ts'
-import { cancelRun, describeCancel } from './run/cancel.ts'
+import { cancelRun, describeCancel, logCancel } from './run/cancel.ts'
 import { findRunByInvocation } from './run/create.ts'
 import { readSavedRun } from './state.ts'
 import { USER_AGENT } from './version.ts'
@@ -42,10 +42,8 @@ export async function run(): Promise<void> {
     if (!runId) return
     core.info(`The main step left run ${runId} unfinished; cancelling it.`)
     const report = await cancelRun(client, runId)
-    const message = describeCancel(runId, report)
-    if (report.kind === 'failed') core.setFailed(message)
-    else if (report.kind === 'not-cancellable') core.warning(message)
-    else core.info(message)
+    if (report.kind === 'failed') core.setFailed(describeCancel(runId, report))
+    else logCancel(core, runId, report)
     if (saved.commentId && settings.github.comment) {
       await finishComment(client, runId, saved.commentId, settings.github)
     }
