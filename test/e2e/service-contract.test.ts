@@ -131,6 +131,33 @@ describe('the wire the action sends', () => {
     expect(contract.violations(api.exchanges())).toEqual([])
   })
 
+  it('conforms through a day of use: cancel_previous, create, wait, follow-up, await', async () => {
+    const api = await fakeApi()
+    const stale = api.seedRun(
+      { prompt: 'old', config: { name: 'pr-1' } },
+      { script: [{ state: 'INPROGRESS', afterMs: 0 }] },
+    )
+    const first = await runStep({
+      inputs: inputsFor(api, { prompt: 'Review', name: 'pr-1', cancel_previous: 'true' }),
+    })
+    expect(first.code).toBe(0)
+    expect(api.run(stale.run_id)?.state).toBe('CANCELLED')
+    const runId = first.outputs.run_id ?? ''
+
+    const second = await runStep({
+      inputs: inputsFor(api, { run_id: runId, followup: 'Also the changelog' }),
+    })
+    expect(second.code).toBe(0)
+    const third = await runStep({ inputs: inputsFor(api, { run_id: runId }) })
+    expect(third.code).toBe(0)
+
+    const operations = new Set(api.exchanges().map((e) => contract.operationOf(e)))
+    expect([...operations].sort()).toEqual(
+      ['cancelRun', 'getRun', 'listRuns', 'runAgent', 'submitFollowup'].sort(),
+    )
+    expect(contract.violations(api.exchanges())).toEqual([])
+  })
+
   it('sends exactly the headers it needs, none that would change what a run is', async () => {
     const api = await fakeApi({ script: () => blockedAfterWork })
     const inputs = inputsFor(api, { prompt: 'x', timeout: '1s', cancel_previous: 'false' })

@@ -1049,13 +1049,21 @@ function validateCreate(body: unknown): string | undefined {
     if (value !== undefined && typeof value !== 'string')
       return `\`config.${field}\` must be a string.`
   }
-  if (config?.['mcp_servers'] !== undefined && !isObject(config['mcp_servers'])) {
+  const servers = config?.['mcp_servers']
+  if (servers !== undefined && !isObject(servers)) {
     return '`config.mcp_servers` must be an object.'
   }
-  const skill = config?.['skill_spec']
-  const hasSkill = typeof skill === 'string' && skill.trim() !== ''
+  for (const [name, server] of Object.entries(servers ?? {})) {
+    const kinds = ['warp_id', 'command', 'url'].filter((kind) => isObject(server) && kind in server)
+    if (kinds.length !== 1) {
+      return `MCP server ${name} must have exactly one of warp_id, command or url.`
+    }
+  }
+  const hasSkill = [body['skill'], config?.['skill_spec']].some(
+    (skill) => typeof skill === 'string' && skill.trim() !== '',
+  )
   if (!hasSkill && (typeof prompt !== 'string' || prompt.trim() === '')) {
-    return '`prompt` is required unless `config.skill_spec` is given.'
+    return '`prompt` is required unless a skill is given.'
   }
   if (metadata === undefined) return undefined
   if (!isObject(metadata)) return '`metadata` must be an object of strings.'
