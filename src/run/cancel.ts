@@ -91,7 +91,7 @@ export function describeCancel(runId: string, report: CancelReport): string {
     case 'already-finished':
       return `Run ${runId} had already finished; nothing to cancel.`
     case 'blocked':
-      return `Run ${runId} cannot be cancelled while it waits for a person; it stays BLOCKED. Answer it or cancel it in the service once a person has answered.`
+      return `Run ${runId} cannot be cancelled while it waits for a person; it stays BLOCKED. A person must answer it in its session; cancel it there afterwards if it is no longer wanted.`
     case 'refused':
       return `The service refused to cancel run ${runId}: it has ended, or it waits for a person (BLOCKED) and stays so. Check it by hand.`
     case 'not-cancellable':
