@@ -89,6 +89,7 @@ export interface AgentConfig {
   idle_timeout_minutes?: number
   worker_host?: string
   harness?: { type?: 'oz' | 'claude' | (string & {}) }
+  harness_auth_secrets?: { claude_auth_secret_name?: string }
 }
 
 export interface RunCreator {
@@ -183,6 +184,7 @@ export interface RunItem {
   conversation_id?: string
   parent_run_id?: string
   agent_skill?: { name?: string; full_path?: string; bundled_skill_id?: string }
+  scope?: { type: 'User' | 'Team' | (string & {}); uid?: string }
 }
 
 export interface CreateRunRequest {
@@ -198,6 +200,8 @@ export interface CreateRunRequest {
   interactive?: boolean
   team?: boolean
   agent_identity_uid?: string
+  /** Up to 5 images, base64 in `data`. */
+  attachments?: { file_name: string; mime_type: string; data: string }[]
 }
 
 export interface CreateRunResponse {
