@@ -256,6 +256,19 @@ describe('the wire, judged by the service schema', () => {
     expect(violation).toMatch(/answer .*task_id/)
   })
 
+  it('catches a redirect whose Location is not a URI', async () => {
+    const api = await startApi()
+    api.injectFault({
+      method: 'GET',
+      fault: { kind: 'status', status: 302, headers: { location: 'two words' }, body: '' },
+    })
+    await clientFor(api)
+      .getTranscriptUrl('run_x')
+      .catch(() => undefined)
+
+    expect(contract.violations(api.exchanges()).join('\n')).toMatch(/answer .*location/i)
+  })
+
   it('catches a request the schema does not allow', async () => {
     const api = await startApi()
     const client = clientFor(api)

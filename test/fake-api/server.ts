@@ -1212,6 +1212,18 @@ function recordResponse(res: ServerResponse, done: (response: RecordedResponse) 
     chunks.push(buffer.subarray(0, MAX_RECORDED_RESPONSE_BYTES - size))
     size += buffer.length
   }
+  // writeHead's headers bypass getHeaders(), so they are kept as they pass.
+  const written: RecordedResponse['headers'] = {}
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse
+  res.writeHead = ((...args: unknown[]) => {
+    const headers = args.find((arg) => isObject(arg))
+    if (headers) {
+      for (const [name, value] of Object.entries(headers)) {
+        written[name.toLowerCase()] = value as string | string[] | number | undefined
+      }
+    }
+    return writeHead(...args)
+  }) as ServerResponse['writeHead']
   const write = res.write.bind(res) as (...args: unknown[]) => boolean
   const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse
   res.write = ((...args: unknown[]) => {
@@ -1225,7 +1237,7 @@ function recordResponse(res: ServerResponse, done: (response: RecordedResponse) 
   res.once('finish', () => {
     done({
       status: res.statusCode,
-      headers: res.getHeaders(),
+      headers: { ...res.getHeaders(), ...written },
       body: Buffer.concat(chunks).toString('utf8'),
     })
   })

@@ -233,6 +233,31 @@ describe('runs', () => {
   })
 })
 
+describe('recording', () => {
+  it('keeps each answer with its request: status, headers and body, none for a reset', async () => {
+    const fake = await startApi()
+    fake.injectFault({ path: '/agent/runs/run_reset', fault: { kind: 'reset' } })
+    fake.injectFault({
+      path: '/agent/runs/run_huge',
+      fault: { kind: 'huge-body', bytes: 3_000_000 },
+    })
+    await api(fake, '/agent/runs/run_missing')
+    await api(fake, '/agent/runs/run_reset').catch(() => undefined)
+    await api(fake, '/agent/runs/run_huge')
+
+    const [missing, reset, huge] = fake.requests
+    expect(missing?.response).toMatchObject({
+      status: 404,
+      headers: { 'content-type': 'application/problem+json' },
+    })
+    expect(JSON.parse(missing?.response?.body ?? '')).toMatchObject({ status: 404 })
+    expect(reset?.response).toBeUndefined()
+    expect(huge?.response?.status).toBe(200)
+    expect(huge?.response?.body.length).toBe(1024 * 1024)
+    expect(fake.exchanges()).toEqual([missing, huge])
+  })
+})
+
 describe('the download origin', () => {
   it('serves a signed URL, refuses a missing or wrong signature, and records Authorization', async () => {
     const fake = await startApi()
