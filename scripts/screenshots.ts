@@ -44,6 +44,7 @@ const SCENARIOS: Scenario[] = [
           artifacts: [
             {
               artifact_type: 'PULL_REQUEST',
+              created_at: '2026-01-01T00:00:00Z',
               data: { url: 'https://github.com/octo-org/app/pull/8', branch: 'agent/fix-typo' },
             },
           ],

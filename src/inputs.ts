@@ -427,17 +427,55 @@ function parseMcpServers(value: string): Record<string, McpServerConfig> | undef
       'must be a JSON object mapping server names to their configuration.',
     )
   }
+  const servers: Record<string, McpServerConfig> = {}
   for (const [name, server] of Object.entries(parsed)) {
-    const isLocal = isPlainObject(server) && typeof server.command === 'string'
-    const isRemote = isPlainObject(server) && typeof server.url === 'string'
-    if (!isLocal && !isRemote) {
-      throw new InputError(
-        'mcp_servers',
-        `entry "${name}" must be an object with "command" (a local server) or "url" (a remote one).`,
-      )
+    servers[name] = parseMcpServer(name, server)
+  }
+  return servers
+}
+
+/** The kinds of MCP server the service takes: an entry names exactly one. */
+const MCP_SERVER_KINDS = ['warp_id', 'command', 'url'] as const
+
+function parseMcpServer(name: string, server: unknown): McpServerConfig {
+  const fail = (problem: string): never => {
+    throw new InputError('mcp_servers', `entry "${name}" ${problem}`)
+  }
+  const kindsHelp =
+    '"warp_id" (a server saved in the service), "command" (a local server) or "url" (a remote one)'
+  if (!isPlainObject(server)) return fail(`must be an object with exactly one of ${kindsHelp}.`)
+  const kinds = MCP_SERVER_KINDS.filter((kind) => server[kind] !== undefined)
+  if (kinds.length !== 1) {
+    return fail(
+      kinds.length === 0
+        ? `must have exactly one of ${kindsHelp}.`
+        : `has ${kinds.map((kind) => `"${kind}"`).join(' and ')}; give exactly one of ${kindsHelp}.`,
+    )
+  }
+  for (const kind of kinds) {
+    const value = server[kind]
+    if (typeof value !== 'string' || value.trim() === '') {
+      fail(`has a "${kind}" that is not a non-empty string.`)
     }
   }
-  return parsed as Record<string, McpServerConfig>
+  if (typeof server.url === 'string' && !URL.canParse(server.url)) {
+    fail(`has a "url" that is not a URL.`)
+  }
+  const args = server.args
+  if (args !== undefined && !(Array.isArray(args) && args.every((a) => typeof a === 'string'))) {
+    fail(`has "args" that is not a list of strings.`)
+  }
+  for (const map of ['env', 'headers'] as const) {
+    const value = server[map]
+    if (value !== undefined && !isStringMap(value)) {
+      fail(`has "${map}" that is not an object of strings.`)
+    }
+  }
+  return server as McpServerConfig
+}
+
+function isStringMap(value: unknown): value is Record<string, string> {
+  return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string')
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

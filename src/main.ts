@@ -5,7 +5,7 @@ import { publishError, publishOutcome } from './report/publish.ts'
 import {
   cancelActiveRunsNamed,
   cancelTrackedRun,
-  describeCancel,
+  logCancel,
   rereadAfterCancel,
   type CancelReport,
 } from './run/cancel.ts'
@@ -149,6 +149,7 @@ async function cancelOnSignal(
     signal: AbortSignal.timeout(budgetMs),
     timeoutMs: budgetMs,
   })
+  if (cancel.kind === 'blocked') logCancel(core, runId, cancel)
   return { signal, cancel }
 }
 
@@ -161,7 +162,7 @@ async function cancelAbandonedRun(client: AgentRunsClient, tracker: RunTracker):
   if (!runId) return tracker.settle()
   if (!tracker.needsCancel) return
   const report = await cancelTrackedRun(client, tracker, runId)
-  core.info(describeCancel(runId, report))
+  logCancel(core, runId, report)
 }
 
 /** `cancel_only`: cancels the active runs with the name, and starts nothing. */

@@ -6,7 +6,7 @@ import { openConversation } from './github/setup.ts'
 import { CommitStatusReporter, statusContext } from './github/status.ts'
 import { readPostSettings, type GitHubSettings } from './inputs.ts'
 import { publishError } from './report/publish.ts'
-import { cancelRun, describeCancel, type CancelReport } from './run/cancel.ts'
+import { cancelRun, describeCancel, logCancel, type CancelReport } from './run/cancel.ts'
 import { findRunByInvocation } from './run/create.ts'
 import { readSavedRun } from './state.ts'
 import { USER_AGENT } from './version.ts'
@@ -44,10 +44,8 @@ export async function run(): Promise<void> {
     if (!runId) return
     core.info(`The main step left run ${runId} unfinished; cancelling it.`)
     const report = await cancelRun(client, runId)
-    const message = describeCancel(runId, report)
-    if (report.kind === 'failed') core.setFailed(message)
-    else if (report.kind === 'not-cancellable') core.warning(message)
-    else core.info(message)
+    if (report.kind === 'failed') core.setFailed(describeCancel(runId, report))
+    else logCancel(core, runId, report)
     if (saved.commentId && settings.github.comment) {
       await finishComment(client, runId, saved.commentId, settings.github)
     }
@@ -100,6 +98,8 @@ async function finishComment(
 const STOPPED: Record<CancelReport['kind'], string> = {
   cancelled: 'The step stopped before the run ended; the run was cancelled',
   'already-finished': 'The step stopped before it could report the run, which has ended',
+  blocked: 'The step stopped while the run waits for a person; a BLOCKED run cannot be cancelled',
+  refused: 'The step stopped before the run ended; the service refused the cancel',
   'not-cancellable': 'The step stopped before the run ended; the run cannot be cancelled',
   failed: 'The step stopped before the run ended, and cancelling the run failed',
 }

@@ -7,6 +7,7 @@ import {
   ApiResponseFormatError,
   ApiTimeoutError,
   BadRequestError,
+  DownloadError,
   MethodNotAllowedError,
   NotFoundError,
   errorForStatus,
@@ -15,6 +16,8 @@ import {
 } from './errors.ts'
 import { isRefusal, isRetryable, retryDelayMs, type RetryMode } from './retry.ts'
 import type {
+  ArtifactResponse,
+  ConversationResponse,
   CreateRunRequest,
   CreateRunResponse,
   FollowupRequest,
@@ -53,6 +56,8 @@ export interface RequestOptions {
   /** Defaults to `idempotent` for GET and `at-most-once` for everything else. */
   retryMode?: RetryMode
   signal?: AbortSignal
+  /** `return`: a redirect is answered to the caller, never followed. Default: it is an error. */
+  redirect?: 'error' | 'return'
 }
 
 /** A decoded answer with its raw status and headers. */
@@ -62,7 +67,26 @@ export interface ApiResponse<T> {
   data: T
 }
 
-export type CancelResult = 'cancelled' | 'already-finished'
+/**
+ * `blocked`: the service refused (400) because the run waits for a person; it stays BLOCKED.
+ * `refused`: it refused (400), and the run could not be read back to say why.
+ */
+export type CancelResult = 'cancelled' | 'already-finished' | 'blocked' | 'refused'
+
+export interface DownloadOptions {
+  /** Bodies larger than this are refused. Default 25 MiB. */
+  maxBytes?: number
+  /** Deadline from sending to the last byte. Default 60 s. */
+  timeoutMs?: number
+  signal?: AbortSignal
+}
+
+export interface Download {
+  contentType: string | undefined
+  body: Buffer
+}
+
+const DOWNLOAD_DEFAULTS = { maxBytes: 25 * 1024 * 1024, timeoutMs: 60_000 }
 
 /** Retries allowed for rate-limit refusals, however few `maxRetries` allows for failures. */
 const REFUSAL_RETRIES = 8
@@ -139,32 +163,48 @@ export class AgentRunsClient {
     return { ...data, runs: Array.isArray(data?.runs) ? data.runs : [] }
   }
 
-  /** Every run matching `query`, following the cursor across pages. */
+  /**
+   * Every run matching `query`, following the cursor across pages. Stops when
+   * the service hands back a cursor it already gave, which would loop forever.
+   */
   async *iterateRuns(
     query: ListRunsQuery = {},
     options: RequestOptions & { maxPages?: number } = {},
   ): AsyncGenerator<RunItem> {
     let cursor = query.cursor
+    const seen = new Set<string>(cursor === undefined ? [] : [cursor])
     for (let page = 0; page < (options.maxPages ?? 50); page += 1) {
       const { runs, page_info } = await this.listRuns({ ...query, cursor }, options)
       yield* runs
-      if (!page_info?.has_next_page || !page_info.next_cursor) return
-      cursor = page_info.next_cursor
+      const next = page_info?.next_cursor
+      if (!page_info?.has_next_page || !next || seen.has(next)) return
+      seen.add(next)
+      cursor = next
     }
   }
 
-  /** Sends a follow-up message to steer a run. Never repeated when it may have arrived. */
-  async sendFollowup(runId: string, message: string, options: RequestOptions = {}): Promise<void> {
+  /**
+   * Sends a follow-up message to steer a run. Never repeated when it may have
+   * arrived. A run whose session is gone answers 410: a SessionGoneError.
+   */
+  async sendFollowup(
+    runId: string,
+    message: string,
+    options: RequestOptions & { mode?: string } = {},
+  ): Promise<void> {
+    const { mode, ...rest } = options
+    const body: FollowupRequest = mode === undefined ? { message } : { message, mode }
     await this.request<unknown>('POST', `${runPath(runId)}/followups`, {
-      ...options,
-      body: { message } satisfies FollowupRequest,
+      ...rest,
+      body,
       retryMode: 'at-most-once',
     })
   }
 
   /**
-   * Asks the service to cancel a run. A run that already ended (400) is not an
-   * error; a run still being prepared (409) is retried like any transient failure.
+   * Asks the service to cancel a run. The service refuses (400) a run that has
+   * ended and a BLOCKED one alike, so the run is read back to tell them apart.
+   * A run still being prepared (409) is retried like any transient failure.
    */
   async cancelRun(runId: string, options: RequestOptions = {}): Promise<CancelResult> {
     try {
@@ -174,9 +214,96 @@ export class AgentRunsClient {
       })
       return 'cancelled'
     } catch (error) {
-      if (error instanceof BadRequestError) return 'already-finished'
-      throw error
+      if (!(error instanceof BadRequestError)) throw error
     }
+    try {
+      const run = await this.getRun(runId, { signal: options.signal, maxRetries: 1 })
+      return run.state === 'BLOCKED' ? 'blocked' : 'already-finished'
+    } catch {
+      return 'refused'
+    }
+  }
+
+  /**
+   * The run's conversation: what the agent said and did, step by step. Throws
+   * NotFoundError while there is none yet and UnprocessableEntityError when the
+   * service cannot show this run's format; neither is a failure of the run.
+   */
+  async getConversation(
+    runId: string,
+    options: RequestOptions = {},
+  ): Promise<ConversationResponse> {
+    const { data } = await this.request<ConversationResponse>(
+      'GET',
+      `${runPath(runId)}/conversation`,
+      options,
+    )
+    return { ...data, steps: Array.isArray(data?.steps) ? data.steps : [] }
+  }
+
+  /**
+   * Where the run's raw transcript can be downloaded: the service answers with a
+   * redirect, whose target is read, not followed, so the key stays with base_url.
+   * Fetch it with downloadSignedUrl.
+   */
+  async getTranscriptUrl(runId: string, options: RequestOptions = {}): Promise<string> {
+    const path = `${runPath(runId)}/transcript`
+    const response = await this.request<unknown>('GET', path, { ...options, redirect: 'return' })
+    const location = response.headers.location
+    if (response.status < 300 || response.status >= 400 || !location) {
+      throw new ApiResponseFormatError(
+        { method: 'GET', path },
+        response.status,
+        'no redirect to the transcript',
+      )
+    }
+    return new URL(location, this.#baseUrl).toString()
+  }
+
+  /** One artifact: FILE and SCREENSHOT carry a signed download URL; a PLAN its Markdown inline. */
+  async getArtifact(artifactUid: string, options: RequestOptions = {}): Promise<ArtifactResponse> {
+    if (artifactUid.trim() === '') throw new Error('An artifact UID is required')
+    const path = `/agent/artifacts/${encodeURIComponent(artifactUid)}`
+    return (await this.request<ArtifactResponse>('GET', path, options)).data
+  }
+
+  /**
+   * Downloads a signed URL the service handed out (an artifact or transcript).
+   * It lives on another host, so the key is never sent; https only, but for
+   * loopback; capped in size and time. The runner's proxy settings apply.
+   */
+  async downloadSignedUrl(url: string, options: DownloadOptions = {}): Promise<Download> {
+    const target = parseDownloadUrl(url)
+    // The query holds the signature: the label shows neither it nor anything else secret.
+    const label: RequestLabel = { method: 'GET', path: `${target.origin}${target.pathname}` }
+    const maxBytes = options.maxBytes ?? DOWNLOAD_DEFAULTS.maxBytes
+    const timeoutMs = options.timeoutMs ?? DOWNLOAD_DEFAULTS.timeoutMs
+    const http = new HttpClient(this.#options.userAgent, [], {
+      allowRedirects: false,
+      allowRetries: false,
+      keepAlive: false,
+      socketTimeout: timeoutMs,
+    })
+    const raw = await withDeadline(
+      label,
+      timeoutMs,
+      options.signal,
+      async (track) => {
+        const response = await http.request('GET', target.toString(), null, {})
+        track(response.message)
+        const status = response.message.statusCode ?? 0
+        if (status < 200 || status >= 300) {
+          response.message.destroy()
+          throw new DownloadError(label, status)
+        }
+        return {
+          message: response.message,
+          body: await readCappedBuffer(response.message, maxBytes, label),
+        }
+      },
+      () => http.dispose(),
+    )
+    return { contentType: raw.message.headers['content-type'], body: raw.body }
   }
 
   /**
@@ -249,6 +376,9 @@ export class AgentRunsClient {
     )
     const status = raw.message.statusCode ?? 0
     const responseHeaders = raw.message.headers
+    if (status >= 300 && status < 400 && options.redirect === 'return') {
+      return { status, headers: responseHeaders, data: undefined as T }
+    }
     if (status >= 300 && status < 400) {
       throw new ApiResponseFormatError(
         label,
@@ -352,6 +482,14 @@ async function readCapped(
   maxBytes: number,
   label: RequestLabel,
 ): Promise<string> {
+  return (await readCappedBuffer(message, maxBytes, label)).toString('utf8')
+}
+
+async function readCappedBuffer(
+  message: IncomingMessage,
+  maxBytes: number,
+  label: RequestLabel,
+): Promise<Buffer> {
   const status = message.statusCode ?? 0
   const declared = Number(message.headers['content-length'])
   const tooLarge = () =>
@@ -375,7 +513,26 @@ async function readCapped(
     }
     chunks.push(buffer)
   }
-  return Buffer.concat(chunks).toString('utf8')
+  return Buffer.concat(chunks)
+}
+
+/** A signed download URL, refused unless it is https or stays on this machine. */
+function parseDownloadUrl(url: string): URL {
+  let target: URL
+  try {
+    target = new URL(url)
+  } catch {
+    throw new Error('The download URL the service gave does not parse')
+  }
+  if (target.protocol === 'https:') return target
+  if (target.protocol === 'http:' && isLoopback(target.hostname)) return target
+  throw new Error(
+    `Refusing to download from ${target.protocol}//${target.host}: only https is allowed`,
+  )
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || /^127\./.test(hostname) || hostname === '[::1]'
 }
 
 function redirectTarget(location: string | undefined, from: string): string {

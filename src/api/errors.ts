@@ -76,6 +76,18 @@ export class ApiResponseFormatError extends AgentApiError {
   }
 }
 
+/** A signed download URL answered with something other than its content. */
+export class DownloadError extends AgentApiError {
+  override name = 'DownloadError'
+  readonly status: number
+
+  constructor(request: RequestLabel, status: number) {
+    const hint = status === 403 ? ' (the signed URL may have expired; ask for a new one)' : ''
+    super(`${describe(request)} answered ${status}${hint}`, request)
+    this.status = status
+  }
+}
+
 /** The service answered with an error status. Subclasses name the common ones. */
 export class ApiStatusError extends AgentApiError {
   override name = 'ApiStatusError'
@@ -128,6 +140,19 @@ export class ConflictError extends ApiStatusError {
 export class UnprocessableEntityError extends ApiStatusError {
   override name = 'UnprocessableEntityError'
 }
+/**
+ * 410: the run's session can no longer be reached (for instance a failed run's,
+ * once its debug window closed), so it takes no follow-up.
+ */
+export class SessionGoneError extends ApiStatusError {
+  override name = 'SessionGoneError'
+
+  constructor(...args: ConstructorParameters<typeof ApiStatusError>) {
+    super(...args)
+    this.message +=
+      " The run's session is gone: start a new run with this run's conversation_id to carry the conversation on."
+  }
+}
 export class RateLimitError extends ApiStatusError {
   override name = 'RateLimitError'
 }
@@ -142,6 +167,7 @@ const STATUS_CLASSES: Readonly<Record<number, typeof ApiStatusError>> = {
   404: NotFoundError,
   405: MethodNotAllowedError,
   409: ConflictError,
+  410: SessionGoneError,
   422: UnprocessableEntityError,
   429: RateLimitError,
 }

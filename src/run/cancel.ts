@@ -8,6 +8,10 @@ import type { WaitLog } from './wait.ts'
 export type CancelReport =
   | { kind: 'cancelled' }
   | { kind: 'already-finished' }
+  /** The service refuses to cancel a run that waits for a person; it stays BLOCKED. */
+  | { kind: 'blocked' }
+  /** Refused (400), and the run could not be read back to say whether it ended or is BLOCKED. */
+  | { kind: 'refused' }
   | { kind: 'not-cancellable'; message: string }
   | { kind: 'failed'; message: string }
 
@@ -36,7 +40,8 @@ export async function rereadAfterCancel(
   cancel: CancelReport | undefined,
   lastSeen: RunItem | undefined,
 ): Promise<RunItem | undefined> {
-  if (cancel?.kind !== 'cancelled' || !lastSeen) return lastSeen
+  // A BLOCKED run is read back too, so that the outputs say BLOCKED rather than what was last polled.
+  if ((cancel?.kind !== 'cancelled' && cancel?.kind !== 'blocked') || !lastSeen) return lastSeen
   try {
     return await client.getRun(lastSeen.run_id, { timeoutMs: 500, maxRetries: 0 })
   } catch {
@@ -44,7 +49,11 @@ export async function rereadAfterCancel(
   }
 }
 
-/** Cancels the run the step answers for; unless the cancel failed, nothing more is owed on it. */
+/**
+ * Cancels the run the step answers for. Once it is cancelled, ended or cannot
+ * be cancelled, nothing more is owed on it. A BLOCKED run is not settled: the
+ * post step tries again, and cancels it should a person have moved it on by then.
+ */
 export async function cancelTrackedRun(
   client: Pick<AgentRunsClient, 'cancelRun'>,
   tracker: RunTracker,
@@ -52,8 +61,27 @@ export async function cancelTrackedRun(
   options: RequestOptions = {},
 ): Promise<CancelReport> {
   const report = await cancelRun(client, runId, options)
-  if (report.kind !== 'failed') tracker.settle()
+  if (report.kind !== 'failed' && report.kind !== 'blocked') tracker.settle()
   return report
+}
+
+/** Logs how a cancel went: a warning when the run goes on, or may. */
+export function logCancel(
+  log: Pick<WaitLog, 'info' | 'warning'>,
+  runId: string,
+  report: CancelReport,
+): void {
+  const message = describeCancel(runId, report)
+  switch (report.kind) {
+    case 'cancelled':
+    case 'already-finished':
+      return log.info(message)
+    case 'blocked':
+    case 'refused':
+    case 'not-cancellable':
+    case 'failed':
+      return log.warning(message)
+  }
 }
 
 export function describeCancel(runId: string, report: CancelReport): string {
@@ -62,6 +90,10 @@ export function describeCancel(runId: string, report: CancelReport): string {
       return `Run ${runId} was cancelled.`
     case 'already-finished':
       return `Run ${runId} had already finished; nothing to cancel.`
+    case 'blocked':
+      return `Run ${runId} cannot be cancelled while it waits for a person; it stays BLOCKED. A person must answer it in its session; cancel it there afterwards if it is no longer wanted.`
+    case 'refused':
+      return `The service refused to cancel run ${runId}: it has ended, or it waits for a person (BLOCKED) and stays so. Check it by hand.`
     case 'not-cancellable':
       return `Run ${runId} cannot be cancelled: this kind of run is not cancellable, so it runs to its end (${report.message}).`
     case 'failed':
@@ -83,7 +115,9 @@ export async function cancelActiveRunsNamed(
 ): Promise<number> {
   // Collected first: cancelling while paging would move runs out of the pages still to come.
   const active: RunItem[] = []
-  for await (const run of client.iterateRuns({ name, state: SUPERSEDED_STATES, limit: 100 })) {
+  // Paged by creation time: runs changing state meanwhile cannot slip between pages.
+  const query = { name, state: SUPERSEDED_STATES, limit: 100, sort_by: 'created_at' } as const
+  for await (const run of client.iterateRuns(query)) {
     // Checked here too, so that a service ignoring a filter cannot make this cancel other runs.
     if (run.agent_config?.name === name && meaningOf(run.state) === 'active') active.push(run)
   }

@@ -78,7 +78,13 @@ export async function createRunOnce(
 ): Promise<CreateRunResponse> {
   const sentAt = deps.now()
   try {
-    return await deps.client.createRun({ ...request, metadata: { ...tag.metadata } })
+    const created = await deps.client.createRun({ ...request, metadata: { ...tag.metadata } })
+    if (created.at_capacity === true) {
+      deps.log.info(
+        `The service is at capacity: run ${created.run_id} waits in its queue and starts when there is room.`,
+      )
+    }
+    return created
   } catch (error) {
     if (!mayHaveActed(error)) throw error
     const reason = error instanceof Error ? error.message : String(error)
@@ -135,13 +141,9 @@ async function findTaggedRun(
   return runs.find((run) => isSameRequest(run, request, tag))
 }
 
-function isSameRequest(
-  run: RunItem & { metadata?: unknown },
-  request: CreateRunRequest,
-  tag: RunTag,
-): boolean {
-  const metadata = run.metadata as Record<string, string> | undefined
-  if (metadata?.[INVOCATION_KEY] !== undefined) return metadata[INVOCATION_KEY] === tag.invocation
+function isSameRequest(run: RunItem, request: CreateRunRequest, tag: RunTag): boolean {
+  const invocation = run.metadata?.[INVOCATION_KEY]
+  if (invocation !== undefined) return invocation === tag.invocation
   return (
     run.prompt === request.prompt &&
     (request.title === undefined || run.title === request.title) &&

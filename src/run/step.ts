@@ -5,7 +5,7 @@ import type { RunTarget, Settings } from '../inputs.ts'
 import {
   cancelActiveRunsNamed,
   cancelTrackedRun,
-  describeCancel,
+  logCancel,
   rereadAfterCancel,
   type CancelReport,
 } from './cancel.ts'
@@ -95,7 +95,7 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
         `Run ${run.run_id} did not finish within the timeout input (${formatElapsed(settings.timeoutMs)}); cancelling it.`,
       )
       const cancel = await cancelTrackedRun(client, tracker, run.run_id)
-      log.info(describeCancel(run.run_id, cancel))
+      logCancel(log, run.run_id, cancel)
       const lastSeen = outcome.run ?? run
       return {
         kind: 'timed-out',

@@ -41,7 +41,7 @@ function failingScript(message: string): RunScript {
     {
       state: 'FAILED',
       afterMs: 150,
-      patch: { status_message: { message, error_code: 'agent_error' } },
+      patch: { status_message: { message, error_code: 'environment_setup_failed' } },
     },
   ]
 }

@@ -291,10 +291,11 @@ describe('prompt_file and richer outputs', () => {
             artifacts: [
               {
                 artifact_type: 'PULL_REQUEST',
-                data: { url: 'https://github.com/octo-org/app/pull/99' },
+                created_at: '2026-01-01T00:00:00Z',
+                data: { url: 'https://github.com/octo-org/app/pull/99', branch: 'deps' },
               },
             ],
-            request_usage: { credits_used: 3 },
+            request_usage: { inference_cost: 3 },
           },
         },
       ],
@@ -314,7 +315,7 @@ describe('prompt_file and richer outputs', () => {
     expect(result.outputs.pull_request_url).toBe('https://github.com/octo-org/app/pull/99')
     const run = JSON.parse(result.outputs.run ?? '{}') as { run_id?: string; state?: string }
     expect(run).toMatchObject({ run_id: result.outputs.run_id, state: 'SUCCEEDED' })
-    expect(result.summary).toContain('credits used: 3')
+    expect(result.summary).toContain('inference cost: 3')
     expect(result.summary).toContain('(https://github.com/octo-org/app/pull/99)')
   })
 })

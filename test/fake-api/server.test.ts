@@ -215,7 +215,7 @@ describe('create and get', () => {
     expect(missing.detail).toContain('run_nope')
     expectProblem(await call(api, 'GET', '/agent/nothing'), 404, 'resource_not_found')
     const wrong = await call(api, 'DELETE', '/agent/runs/run_nope')
-    expectProblem(wrong, 405, 'method_not_allowed')
+    expectProblem(wrong, 405, 'invalid_request')
     expect(wrong.headers.get('allow')).toBe('GET')
   })
 })
@@ -313,7 +313,8 @@ describe('follow-ups', () => {
     expect(api.followups(runId)).toEqual(['more'])
 
     const path = `/agent/runs/${runId}/followups`
-    expectProblem(await call(api, 'POST', path, { body: {} }), 400, 'invalid_request')
+    expectProblem(await call(api, 'POST', path, { body: { message: 5 } }), 400, 'invalid_request')
+    expectProblem(await call(api, 'POST', path, { body: { mode: [] } }), 400, 'invalid_request')
     expectProblem(await call(api, 'POST', path, { rawBody: 'x' }), 400, 'invalid_request')
     expectProblem(
       await call(api, 'POST', '/agent/runs/run_nope/followups', { body: { message: 'm' } }),
@@ -478,7 +479,7 @@ describe('rate limit', () => {
     expect((await call(api, 'GET', '/agent/runs')).status).toBe(200)
     expect((await call(api, 'GET', '/agent/runs')).status).toBe(200)
     const limited = await call(api, 'GET', '/agent/runs')
-    expectProblem(limited, 429, 'rate_limit_exceeded')
+    expectProblem(limited, 429, 'resource_unavailable')
     expect(limited.headers.get('retry-after')).toBe('1')
     await sleep(120)
     expect((await call(api, 'GET', '/agent/runs')).status).toBe(200)
@@ -537,7 +538,7 @@ describe('create paths', () => {
   it('answers 405 on POST /agent/runs when only /agent/run exists', async () => {
     const api = await startApi({ createPath: '/agent/run' })
     const answer = await call(api, 'POST', '/agent/runs', { body: { prompt: 'x' } })
-    expectProblem(answer, 405, 'method_not_allowed')
+    expectProblem(answer, 405, 'invalid_request')
     expect(answer.headers.get('allow')).toBe('GET')
   })
 })

@@ -6,10 +6,13 @@
 import { createServer, STATUS_CODES } from 'node:http'
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { CreateRunRequest, RunItem } from '../../src/api/types.ts'
+import type { CreateRunRequest, RunItem, RunArtifact } from '../../src/api/types.ts'
+import { DownloadOrigin } from './downloads.ts'
 import {
   cancelRun,
+  conversationAt,
   defaultScript,
+  isSessionGone,
   makeStoredRun,
   newRunId,
   restartRun,
@@ -20,7 +23,8 @@ import {
 import type { FakeRunItem, RunScript, ScriptFactory, StoredRun } from './store.ts'
 
 export type { FakeRunItem, RunScript, RunStep, ScriptFactory } from './store.ts'
-export { defaultScript, isoDuration, TERMINAL_STATES } from './store.ts'
+export { conversationStep, defaultScript, isoDuration, TERMINAL_STATES } from './store.ts'
+export type { DownloadOrigin, DownloadRequest } from './downloads.ts'
 
 export type FaultSpec =
   /** `act: true` carries the request out before answering, as a gateway that failed late would. */
@@ -64,6 +68,15 @@ export interface RecordedRequest {
   json: unknown
   /** `performance.now()` when the body had been read (monotonic, this process's clock). */
   receivedAt: number
+  /** What the fake answered, once the answer has been sent in full (absent for a reset). */
+  response?: RecordedResponse
+}
+
+export interface RecordedResponse {
+  status: number
+  headers: Record<string, string | string[] | number | undefined>
+  /** The body as text, cut at 1 MiB. */
+  body: string
 }
 
 /**
@@ -92,6 +105,8 @@ export interface FakeApiOptions {
   createPath?: '/agent/run' | '/agent/runs' | 'both'
   /** Default true. False: a list filtered by metadata answers 403 `feature_not_available`. */
   metadataFilter?: boolean
+  /** Whether a create answer says `at_capacity: true` (the run waits in the service's queue). */
+  atCapacity?: boolean | ((create: CreateRunRequest) => boolean)
   /**
    * Chaos for soak tests: each request not caught by an injected fault gets one of `faults`
    * with this probability, drawn from a PRNG seeded with `seed`, so a failure can be replayed.
@@ -129,7 +144,8 @@ const API_PREFIX = '/api/v1'
 const ERROR_TYPE_BASE = 'https://errors.example.test/'
 const MAX_BODY_BYTES = 10 * 1024 * 1024
 const DEFAULT_PAGE_SIZE = 20
-const MAX_PAGE_SIZE = 100
+const MAX_PAGE_SIZE = 500
+const MAX_RECORDED_RESPONSE_BYTES = 1024 * 1024
 const MAX_METADATA_KEYS = 20
 const MAX_METADATA_FILTERS = 5
 const MAX_METADATA_VALUE_BYTES = 256
@@ -137,22 +153,73 @@ const METADATA_KEY = /^[a-zA-Z0-9._-]{1,64}$/
 const DEFAULT_MALFORMED_BODY =
   '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>'
 
+/** The schema's `PlatformErrorCode` for a status the fake answers with. */
 const CODE_BY_STATUS: Readonly<Record<number, string>> = {
   400: 'invalid_request',
   401: 'authentication_required',
   402: 'insufficient_credits',
   403: 'not_authorized',
   404: 'resource_not_found',
-  405: 'method_not_allowed',
+  405: 'invalid_request',
   409: 'conflict',
+  410: 'resource_unavailable',
   413: 'invalid_request',
   422: 'operation_not_supported',
-  429: 'rate_limit_exceeded',
+  429: 'resource_unavailable',
   500: 'internal_error',
   502: 'resource_unavailable',
   503: 'resource_unavailable',
   504: 'resource_unavailable',
 }
+
+const LIST_PARAMETERS: ReadonlySet<string> = new Set([
+  'limit',
+  'cursor',
+  'sort_by',
+  'sort_order',
+  'state',
+  'name',
+  'model_id',
+  'creator',
+  'source',
+  'execution_location',
+  'created_after',
+  'created_before',
+  'updated_after',
+  'environment_id',
+  'skill',
+  'skill_spec',
+  'schedule_id',
+  'ancestor_run_id',
+  'artifact_type',
+  'q',
+])
+const RUN_STATES: ReadonlySet<string> = new Set([
+  'QUEUED',
+  'PENDING',
+  'CLAIMED',
+  'INPROGRESS',
+  'SUCCEEDED',
+  'FAILED',
+  'BLOCKED',
+  'ERROR',
+  'CANCELLED',
+])
+const RUN_SOURCES: ReadonlySet<string> = new Set([
+  'LINEAR',
+  'API',
+  'SLACK',
+  'LOCAL',
+  'SCHEDULED_AGENT',
+  'WEB_APP',
+  'GITHUB_ACTION',
+  'CLOUD_MODE',
+  'CLI',
+])
+const EXECUTION_LOCATIONS: ReadonlySet<string> = new Set(['LOCAL', 'REMOTE'])
+const ARTIFACT_TYPES: ReadonlySet<string> = new Set(['PLAN', 'PULL_REQUEST', 'SCREENSHOT', 'FILE'])
+type SortBy = 'updated_at' | 'created_at' | 'title' | 'agent'
+const SORT_KEYS: ReadonlySet<string> = new Set(['updated_at', 'created_at', 'title', 'agent'])
 
 export class FakeAgentApi {
   readonly baseUrl: string
@@ -167,7 +234,12 @@ export class FakeAgentApi {
   readonly #createPath: NonNullable<FakeApiOptions['createPath']>
   readonly #metadataFilter: boolean
   readonly #randomFaults: FakeApiOptions['randomFaults']
+  readonly #atCapacity: FakeApiOptions['atCapacity']
   readonly #random: () => number
+  /** The second origin, standing in for object storage: signed artifact and transcript URLs. */
+  readonly downloads: DownloadOrigin
+  readonly #artifactContents = new Map<string, string | Buffer>()
+  readonly #recordedFor = new WeakMap<IncomingMessage, RecordedRequest>()
   /** Random faults handed out so far, for the soak test's report. */
   randomFaultsServed = 0
   readonly #runs = new Map<string, StoredRun>()
@@ -180,9 +252,16 @@ export class FakeAgentApi {
   #tokensAt = 0
   #closing: Promise<void> | undefined
 
-  private constructor(server: Server, baseUrl: string, options: FakeApiOptions) {
+  private constructor(
+    server: Server,
+    baseUrl: string,
+    options: FakeApiOptions,
+    downloads: DownloadOrigin,
+  ) {
     this.#server = server
     this.baseUrl = baseUrl
+    this.downloads = downloads
+    this.#atCapacity = options.atCapacity
     this.#apiKey = options.apiKey ?? 'test-key'
     this.#script = options.script ?? defaultScript
     this.#cancelBehaviour = options.cancelBehaviour
@@ -196,6 +275,10 @@ export class FakeAgentApi {
       this.#tokensAt = performance.now()
     }
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      recordResponse(res, (response) => {
+        const recorded = this.#recordedFor.get(req)
+        if (recorded) recorded.response = response
+      })
       this.#onRequest(req, res).catch(() => req.socket.destroy())
     })
   }
@@ -212,7 +295,21 @@ export class FakeAgentApi {
     })
     const { port } = server.address() as AddressInfo
     const urlHost = host.includes(':') ? `[${host}]` : host
-    return new FakeAgentApi(server, `http://${urlHost}:${port}${API_PREFIX}`, options)
+    const downloads = await DownloadOrigin.start(host)
+    return new FakeAgentApi(server, `http://${urlHost}:${port}${API_PREFIX}`, options, downloads)
+  }
+
+  /** Every request with the answer it got, in arrival order: what the contract test validates. */
+  exchanges(): (RecordedRequest & { response: RecordedResponse })[] {
+    return this.requests.filter(
+      (request): request is RecordedRequest & { response: RecordedResponse } =>
+        request.response !== undefined,
+    )
+  }
+
+  /** What a `FILE`, `SCREENSHOT` or `PLAN` artifact's download (or inline plan) holds. */
+  setArtifactContent(artifactUid: string, content: string | Buffer): void {
+    this.#artifactContents.set(artifactUid, content)
   }
 
   injectFault(rule: FaultRule): void {
@@ -313,8 +410,13 @@ export class FakeAgentApi {
         waiter.reject(new Error('the fake API was closed'))
       }
       this.#waiters.clear()
-      this.#server.close(() => resolve())
+      let open = 2
+      const done = (): void => {
+        if (--open === 0) resolve()
+      }
+      this.#server.close(done)
       this.#server.closeAllConnections()
+      this.downloads.close().then(done, done)
     })
     return this.#closing
   }
@@ -374,6 +476,7 @@ export class FakeAgentApi {
       json: parseJson(body).value,
       receivedAt: performance.now(),
     }
+    this.#recordedFor.set(req, recorded)
     this.requests.push(recorded)
     for (const waiter of this.#waiters) {
       if (matches(recorded, waiter.method, waiter.pattern)) {
@@ -406,7 +509,7 @@ export class FakeAgentApi {
         ? this.#problem(
             request,
             fault.status,
-            CODE_BY_STATUS[fault.status] ?? 'error',
+            CODE_BY_STATUS[fault.status] ?? 'internal_error',
             'Injected fault.',
           )
         : typeof fault.body === 'string'
@@ -457,7 +560,7 @@ export class FakeAgentApi {
     const untilToken =
       limit.refillPerSecond > 0 ? Math.ceil((1 - this.#tokens) / limit.refillPerSecond) : 1
     const retryAfter = limit.retryAfterSeconds ?? Math.max(1, untilToken)
-    const reply = this.#problem(request, 429, 'rate_limit_exceeded', 'Too many requests.', {
+    const reply = this.#problem(request, 429, 'resource_unavailable', 'Too many requests.', {
       retryable: true,
     })
     reply.headers['retry-after'] = String(retryAfter)
@@ -487,6 +590,11 @@ export class FakeAgentApi {
     const createHere = (path: '/agent/run' | '/agent/runs'): boolean =>
       this.#createPath === 'both' || this.#createPath === path
 
+    if (segments.length === 3 && segments[1] === 'artifacts') {
+      const artifactUid = decodeSegment(segments[2] ?? '')
+      if (!artifactUid) return notFound()
+      return allow(['GET'], () => this.#artifact(request, artifactUid))
+    }
     if (segments.length === 2 && segments[1] === 'run') {
       return createHere('/agent/run') ? allow(['POST'], () => this.#create(request)) : notFound()
     }
@@ -504,6 +612,12 @@ export class FakeAgentApi {
     if (segments.length === 4 && segments[3] === 'cancel') {
       return allow(['POST'], () => this.#cancel(request, runId))
     }
+    if (segments.length === 4 && segments[3] === 'conversation') {
+      return allow(['GET'], () => this.#conversation(request, runId))
+    }
+    if (segments.length === 4 && segments[3] === 'transcript') {
+      return allow(['GET'], () => this.#transcript(request, runId))
+    }
     return notFound()
   }
 
@@ -514,8 +628,132 @@ export class FakeAgentApi {
     }
     const invalid = validateCreate(parsed.value)
     if (invalid !== undefined) return this.#problem(request, 400, 'invalid_request', invalid)
-    const run = this.seedRun(parsed.value as CreateRunRequest)
-    return json(200, { run_id: run.run_id, state: run.state })
+    const create = parsed.value as CreateRunRequest
+    const run = this.seedRun(create)
+    const atCapacity =
+      typeof this.#atCapacity === 'function' ? this.#atCapacity(create) : this.#atCapacity
+    return json(200, {
+      run_id: run.run_id,
+      task_id: run.run_id,
+      state: run.state,
+      ...(atCapacity === undefined ? {} : { at_capacity: atCapacity }),
+    })
+  }
+
+  #conversation(request: RecordedRequest, runId: string): Reply {
+    const stored = this.#runs.get(runId)
+    if (!stored) return this.#runNotFound(request, runId)
+    const conversation = conversationAt(stored)
+    if (!conversation) {
+      return this.#problem(
+        request,
+        404,
+        'resource_not_found',
+        `Run ${runId} has no conversation yet.`,
+      )
+    }
+    if (conversation.unsupported) {
+      return this.#problem(
+        request,
+        422,
+        'operation_not_supported',
+        `The conversation format of run ${runId} is not supported by this endpoint yet.`,
+      )
+    }
+    const { conversation_id } = viewRunShared(stored)
+    return json(200, { conversation_id, steps: conversation.steps })
+  }
+
+  #transcript(request: RecordedRequest, runId: string): Reply {
+    const stored = this.#runs.get(runId)
+    if (!stored) return this.#runNotFound(request, runId)
+    const transcript = JSON.stringify({ run_id: runId, steps: conversationAt(stored)?.steps ?? [] })
+    const { url } = this.downloads.put(`/transcripts/${runId}.json`, transcript, 'application/json')
+    return { status: 302, headers: { location: url }, body: '' }
+  }
+
+  #artifact(request: RecordedRequest, artifactUid: string): Reply {
+    const found = this.#findArtifact(artifactUid)
+    const notFound = (): Reply =>
+      this.#problem(request, 404, 'resource_not_found', `Artifact ${artifactUid} was not found.`)
+    if (!found) return notFound()
+    const { artifact } = found
+    const content = this.#artifactContents.get(artifactUid)
+    switch (artifact.artifact_type) {
+      case 'PLAN': {
+        const { data } = artifact
+        return json(200, {
+          artifact_uid: artifactUid,
+          artifact_type: 'PLAN',
+          created_at: artifact.created_at,
+          data: {
+            document_uid: data.document_uid,
+            notebook_uid: data.notebook_uid ?? `nb_${data.document_uid}`,
+            ...(data.url ? { url: data.url } : {}),
+            ...(data.title ? { title: data.title } : {}),
+            content: String(content ?? `# ${data.title ?? 'Plan'}\n\n1. Read the code.\n`),
+            content_type: 'text/markdown',
+          },
+        })
+      }
+      case 'FILE': {
+        const { data } = artifact
+        const body = content ?? `Contents of ${data.filepath}\n`
+        const signed = this.downloads.put(
+          `/artifacts/${artifactUid}/${encodeURIComponent(data.filename)}`,
+          body,
+          data.mime_type,
+        )
+        return json(200, {
+          artifact_uid: artifactUid,
+          artifact_type: 'FILE',
+          created_at: artifact.created_at,
+          data: {
+            download_url: signed.url,
+            expires_at: signed.expiresAt,
+            content_type: data.mime_type,
+            filename: data.filename,
+            filepath: data.filepath,
+            size_bytes: Buffer.byteLength(body),
+          },
+        })
+      }
+      case 'SCREENSHOT': {
+        const { data } = artifact
+        const body = content ?? Buffer.from('89504e470d0a1a0a', 'hex')
+        const signed = this.downloads.put(
+          `/artifacts/${artifactUid}/screenshot`,
+          body,
+          data.mime_type,
+        )
+        return json(200, {
+          artifact_uid: artifactUid,
+          artifact_type: 'SCREENSHOT',
+          created_at: artifact.created_at,
+          data: {
+            download_url: signed.url,
+            expires_at: signed.expiresAt,
+            content_type: data.mime_type,
+          },
+        })
+      }
+      case 'PULL_REQUEST':
+        // The endpoint does not serve this type.
+        return notFound()
+    }
+  }
+
+  #findArtifact(artifactUid: string): { artifact: RunArtifact } | undefined {
+    const now = performance.now()
+    for (const stored of this.#runs.values()) {
+      for (const artifact of viewRunShared(stored, now).artifacts ?? []) {
+        const data = artifact.data as { artifact_uid?: string; document_uid?: string }
+        if (data.artifact_uid === artifactUid || data.document_uid === artifactUid) {
+          return { artifact }
+        }
+      }
+    }
+    return undefined
   }
 
   #get(request: RecordedRequest, runId: string): Reply {
@@ -527,28 +765,41 @@ export class FakeAgentApi {
     const { query } = request
     const bad = (detail: string): Reply => this.#problem(request, 400, 'invalid_request', detail)
 
+    // Every filter the schema names is honoured; anything else is refused, never ignored.
+    for (const key of new Set(query.keys())) {
+      if (!LIST_PARAMETERS.has(key) && !/^metadata\[.*\]$/.test(key)) {
+        return bad(`Unknown query parameter: ${key}.`)
+      }
+      if (key !== 'state' && query.getAll(key).length > 1) return bad(`${key} is given twice.`)
+    }
+
     let limit = DEFAULT_PAGE_SIZE
     const rawLimit = query.get('limit')
     if (rawLimit !== null) {
       limit = Number(rawLimit)
-      if (!Number.isInteger(limit) || limit < 1) return bad(`Invalid limit: ${rawLimit}.`)
-      limit = Math.min(limit, MAX_PAGE_SIZE)
+      if (!/^\d+$/.test(rawLimit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+        return bad(`Invalid limit: ${rawLimit}; use 1 to ${MAX_PAGE_SIZE}.`)
+      }
     }
 
     const sortOrder = query.get('sort_order') ?? 'desc'
     if (sortOrder !== 'asc' && sortOrder !== 'desc') return bad(`Invalid sort_order: ${sortOrder}.`)
+    const sortBy = query.get('sort_by') ?? 'updated_at'
+    if (!SORT_KEYS.has(sortBy)) return bad(`Invalid sort_by: ${sortBy}.`)
 
     let after: Cursor | undefined
     const rawCursor = query.get('cursor')
     if (rawCursor !== null && rawCursor !== '') {
       after = decodeCursor(rawCursor)
-      if (!after || after.order !== sortOrder) return bad('Invalid cursor.')
+      if (!after || after.order !== sortOrder || after.by !== sortBy) return bad('Invalid cursor.')
     }
 
-    const createdAfter = parseTime(query.get('created_after'))
-    const createdBefore = parseTime(query.get('created_before'))
-    if (Number.isNaN(createdAfter)) return bad('Invalid created_after: use RFC 3339.')
-    if (Number.isNaN(createdBefore)) return bad('Invalid created_before: use RFC 3339.')
+    const times: Record<string, number | undefined> = {}
+    for (const key of ['created_after', 'created_before', 'updated_after']) {
+      const raw = query.get(key)
+      times[key] = parseTime(raw)
+      if (Number.isNaN(times[key])) return bad(`Invalid ${key}: use RFC 3339.`)
+    }
 
     const metadata: [string, string][] = []
     for (const [key, value] of query) {
@@ -569,50 +820,93 @@ export class FakeAgentApi {
     const badKey = metadata.find(([key]) => !METADATA_KEY.test(key))
     if (badKey) return bad(`Invalid metadata key: ${badKey[0]}.`)
 
-    const states = new Set(
-      query
-        .getAll('state')
-        .flatMap((s) => s.split(','))
-        .filter(Boolean),
-    )
-    const name = query.get('name') ?? query.get('config_name')
-    const modelId = query.get('model_id')
-    const source = query.get('source')
-    const creator = query.get('creator')
+    const states = new Set(query.getAll('state'))
+    const unknownState = [...states].find((state) => !RUN_STATES.has(state))
+    if (unknownState !== undefined) return bad(`Invalid state: ${unknownState}.`)
+    const enums: [string, ReadonlySet<string>][] = [
+      ['source', RUN_SOURCES],
+      ['execution_location', EXECUTION_LOCATIONS],
+      ['artifact_type', ARTIFACT_TYPES],
+    ]
+    for (const [key, allowed] of enums) {
+      const value = query.get(key)
+      if (value !== null && !allowed.has(value)) return bad(`Invalid ${key}: ${value}.`)
+    }
+
+    const equals = (key: string, actual: string | undefined): boolean => {
+      const wanted = query.get(key)
+      return wanted === null || actual === wanted
+    }
     const text = query.get('q')?.toLowerCase()
+    const ancestor = query.get('ancestor_run_id')
+    const artifactType = query.get('artifact_type')
+    const creator = query.get('creator')
 
     const now = performance.now()
-    const selected: { stored: StoredRun; view: FakeRunItem }[] = []
-    for (const stored of this.#sortedRuns(sortOrder)) {
-      if (after && !isAfterCursor(stored, after)) continue
-      if (createdAfter !== undefined && !(stored.createdWall > createdAfter)) continue
-      if (createdBefore !== undefined && !(stored.createdWall < createdBefore)) continue
+    const matching: { stored: StoredRun; view: FakeRunItem; key: SortKey }[] = []
+    for (const stored of this.#runs.values()) {
+      const created = stored.createdWall
+      if (times['created_after'] !== undefined && !(created > times['created_after'])) continue
+      if (times['created_before'] !== undefined && !(created < times['created_before'])) continue
       // Metadata is fixed at creation, so it can be checked before building the view.
       const runMetadata = stored.request.metadata
       if (metadata.some(([key, value]) => runMetadata?.[key] !== value)) continue
       const view = viewRunShared(stored, now)
+      const config = view.agent_config
       if (states.size > 0 && !states.has(view.state)) continue
-      if (name !== null && view.agent_config?.name !== name) continue
-      if (modelId !== null && view.agent_config?.model_id !== modelId) continue
-      if (source !== null && view.source !== source) continue
+      if (
+        !equals('name', config?.name) ||
+        !equals('model_id', config?.model_id) ||
+        !equals('environment_id', config?.environment_id) ||
+        !equals('skill_spec', config?.skill_spec) ||
+        !equals('skill', stored.request.skill ?? view.agent_skill?.name) ||
+        !equals('schedule_id', view.schedule?.schedule_id) ||
+        !equals('source', view.source) ||
+        !equals('execution_location', view.execution_location)
+      ) {
+        continue
+      }
       if (creator !== null && view.creator?.uid !== creator && view.creator?.email !== creator) {
         continue
       }
+      const updated = Date.parse(view.updated_at ?? '')
+      if (times['updated_after'] !== undefined && !(updated > times['updated_after'])) continue
+      if (ancestor !== null && !this.#descendsFrom(view, ancestor)) continue
+      if (artifactType !== null && !view.artifacts?.some((a) => a.artifact_type === artifactType)) {
+        continue
+      }
       if (text !== undefined && !matchesText(view, text)) continue
-      selected.push({ stored, view })
-      if (selected.length > limit) break
+      const key = sortKeyOf(sortBy as SortBy, stored, view)
+      if (after && !isAfterCursor(key, stored.seq, after)) continue
+      matching.push({ stored, view, key })
     }
+    const sign = sortOrder === 'desc' ? -1 : 1
+    matching.sort((a, b) => sign * (compareKeys(a.key, b.key) || a.stored.seq - b.stored.seq))
 
-    const hasNext = selected.length > limit
-    const page = selected.slice(0, limit)
+    const hasNext = matching.length > limit
+    const page = matching.slice(0, limit)
     const last = page.at(-1)
     return json(200, {
       runs: page.map((entry) => entry.view),
       page_info: {
         has_next_page: hasNext,
-        ...(hasNext && last ? { next_cursor: encodeCursor(last.stored, sortOrder) } : {}),
+        ...(hasNext && last
+          ? { next_cursor: encodeCursor(last.key, last.stored.seq, sortBy as SortBy, sortOrder) }
+          : {}),
       },
     })
+  }
+
+  /** Whether `run` was started, directly or through others, by `ancestorId`. */
+  #descendsFrom(run: FakeRunItem, ancestorId: string): boolean {
+    const seen = new Set<string>()
+    let parent = run.parent_run_id
+    while (parent !== undefined && !seen.has(parent)) {
+      if (parent === ancestorId) return true
+      seen.add(parent)
+      parent = this.#runs.get(parent)?.request.parent_run_id
+    }
+    return false
   }
 
   #followup(request: RecordedRequest, runId: string): Reply {
@@ -622,11 +916,26 @@ export class FakeAgentApi {
     }
     const stored = this.#runs.get(runId)
     if (!stored) return this.#runNotFound(request, runId)
-    const message = isObject(parsed.value) ? parsed.value['message'] : undefined
-    if (typeof message !== 'string' || message.trim() === '') {
-      return this.#problem(request, 400, 'invalid_request', '`message` must be a non-empty string.')
+    if (!isObject(parsed.value)) {
+      return this.#problem(request, 400, 'invalid_request', 'The body must be a JSON object.')
     }
-    restartRun(stored, message)
+    // The service's client makes both optional: `{ message?, mode? }`.
+    const { message, mode } = parsed.value
+    if (message !== undefined && typeof message !== 'string') {
+      return this.#problem(request, 400, 'invalid_request', '`message` must be a string.')
+    }
+    if (mode !== undefined && typeof mode !== 'string') {
+      return this.#problem(request, 400, 'invalid_request', '`mode` must be a string.')
+    }
+    if (isSessionGone(stored)) {
+      return this.#problem(
+        request,
+        410,
+        'resource_unavailable',
+        `The session of run ${runId} is gone; start a new run with its conversation_id to carry the conversation on.`,
+      )
+    }
+    restartRun(stored, message ?? '')
     return json(200, {})
   }
 
@@ -645,7 +954,9 @@ export class FakeAgentApi {
           request,
           400,
           'invalid_request',
-          `Run ${runId} is already ${view.state} and cannot be cancelled.`,
+          view.state === 'BLOCKED'
+            ? `Run ${runId} is BLOCKED and cannot be cancelled.`
+            : `Run ${runId} is already ${view.state} and cannot be cancelled.`,
         )
       case 'conflict':
         return this.#problem(
@@ -680,7 +991,7 @@ export class FakeAgentApi {
     const reply = this.#problem(
       request,
       405,
-      'method_not_allowed',
+      'invalid_request',
       `${request.method} is not allowed on ${request.path}.`,
     )
     reply.headers['allow'] = methods.join(', ')
@@ -719,9 +1030,10 @@ export class FakeAgentApi {
 }
 
 function defaultCancelOutcome(run: RunItem): CancelOutcome {
-  if (TERMINAL_STATES.has(run.state)) return 'already-terminal'
-  if (run.state === 'PENDING') return 'conflict'
+  // As the service: a BLOCKED run waits for a person and cannot be cancelled either.
+  if (TERMINAL_STATES.has(run.state) || run.state === 'BLOCKED') return 'already-terminal'
   if (run.is_run_type_cancellable === false) return 'not-supported'
+  if (run.state === 'PENDING') return 'conflict'
   return 'cancel'
 }
 
@@ -737,13 +1049,21 @@ function validateCreate(body: unknown): string | undefined {
     if (value !== undefined && typeof value !== 'string')
       return `\`config.${field}\` must be a string.`
   }
-  if (config?.['mcp_servers'] !== undefined && !isObject(config['mcp_servers'])) {
+  const servers = config?.['mcp_servers']
+  if (servers !== undefined && !isObject(servers)) {
     return '`config.mcp_servers` must be an object.'
   }
-  const skill = config?.['skill_spec']
-  const hasSkill = typeof skill === 'string' && skill.trim() !== ''
+  for (const [name, server] of Object.entries(servers ?? {})) {
+    const kinds = ['warp_id', 'command', 'url'].filter((kind) => isObject(server) && kind in server)
+    if (kinds.length !== 1) {
+      return `MCP server ${name} must have exactly one of warp_id, command or url.`
+    }
+  }
+  const hasSkill = [body['skill'], config?.['skill_spec']].some(
+    (skill) => typeof skill === 'string' && skill.trim() !== '',
+  )
   if (!hasSkill && (typeof prompt !== 'string' || prompt.trim() === '')) {
-    return '`prompt` is required unless `config.skill_spec` is given.'
+    return '`prompt` is required unless a skill is given.'
   }
   if (metadata === undefined) return undefined
   if (!isObject(metadata)) return '`metadata` must be an object of strings.'
@@ -764,14 +1084,35 @@ function validateCreate(body: unknown): string | undefined {
   return undefined
 }
 
+type SortKey = number | string
+
 interface Cursor {
-  created: number
+  by: SortBy
+  key: SortKey
   seq: number
   order: 'asc' | 'desc'
 }
 
-function encodeCursor(run: StoredRun, order: 'asc' | 'desc'): string {
-  const cursor: Cursor = { created: run.createdWall, seq: run.seq, order }
+function sortKeyOf(by: SortBy, run: StoredRun, view: FakeRunItem): SortKey {
+  switch (by) {
+    case 'created_at':
+      return run.createdWall
+    case 'updated_at':
+      return Date.parse(view.updated_at ?? '') || 0
+    case 'title':
+      return view.title ?? ''
+    case 'agent':
+      return view.agent_config?.name ?? ''
+  }
+}
+
+function compareKeys(a: SortKey, b: SortKey): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b
+  return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0
+}
+
+function encodeCursor(key: SortKey, seq: number, by: SortBy, order: 'asc' | 'desc'): string {
+  const cursor: Cursor = { by, key, seq, order }
   return Buffer.from(JSON.stringify(cursor)).toString('base64url')
 }
 
@@ -780,11 +1121,18 @@ function decodeCursor(raw: string): Cursor | undefined {
     const value: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'))
     if (
       isObject(value) &&
-      typeof value['created'] === 'number' &&
+      typeof value['by'] === 'string' &&
+      SORT_KEYS.has(value['by']) &&
+      (typeof value['key'] === 'number' || typeof value['key'] === 'string') &&
       typeof value['seq'] === 'number' &&
       (value['order'] === 'asc' || value['order'] === 'desc')
     ) {
-      return { created: value['created'], seq: value['seq'], order: value['order'] }
+      return {
+        by: value['by'] as SortBy,
+        key: value['key'],
+        seq: value['seq'],
+        order: value['order'],
+      }
     }
   } catch {
     // Falls through: any undecodable cursor is invalid.
@@ -792,10 +1140,10 @@ function decodeCursor(raw: string): Cursor | undefined {
   return undefined
 }
 
-/** Keyset paging: runs created while a client pages don't shift or repeat later pages. */
-function isAfterCursor(run: StoredRun, cursor: Cursor): boolean {
+/** Keyset paging: with `created_at`, runs created or changing while a client pages don't shift. */
+function isAfterCursor(key: SortKey, seq: number, cursor: Cursor): boolean {
   const sign = cursor.order === 'desc' ? -1 : 1
-  const diff = run.createdWall - cursor.created || run.seq - cursor.seq
+  const diff = compareKeys(key, cursor.key) || seq - cursor.seq
   return sign * diff > 0
 }
 
@@ -851,6 +1199,48 @@ function json(status: number, value: unknown): Reply {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(value),
   }
+}
+
+/** Captures what is written to `res`, handing it over once the answer is complete. */
+function recordResponse(res: ServerResponse, done: (response: RecordedResponse) => void): void {
+  const chunks: Buffer[] = []
+  let size = 0
+  const keep = (chunk: unknown): void => {
+    if (chunk === undefined || chunk === null || typeof chunk === 'function') return
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk))
+    if (size >= MAX_RECORDED_RESPONSE_BYTES) return
+    chunks.push(buffer.subarray(0, MAX_RECORDED_RESPONSE_BYTES - size))
+    size += buffer.length
+  }
+  // writeHead's headers bypass getHeaders(), so they are kept as they pass.
+  const written: RecordedResponse['headers'] = {}
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse
+  res.writeHead = ((...args: unknown[]) => {
+    const headers = args.find((arg) => isObject(arg))
+    if (headers) {
+      for (const [name, value] of Object.entries(headers)) {
+        written[name.toLowerCase()] = value as string | string[] | number | undefined
+      }
+    }
+    return writeHead(...args)
+  }) as ServerResponse['writeHead']
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse
+  res.write = ((...args: unknown[]) => {
+    keep(args[0])
+    return write(...args)
+  }) as ServerResponse['write']
+  res.end = ((...args: unknown[]) => {
+    keep(args[0])
+    return end(...args)
+  }) as ServerResponse['end']
+  res.once('finish', () => {
+    done({
+      status: res.statusCode,
+      headers: { ...res.getHeaders(), ...written },
+      body: Buffer.concat(chunks).toString('utf8'),
+    })
+  })
 }
 
 function send(res: ServerResponse, reply: Reply): void {

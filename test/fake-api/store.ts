@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto'
-import type { CreateRunRequest, RunCreator, RunItem } from '../../src/api/types.ts'
+import type {
+  ConversationStep,
+  CreateRunRequest,
+  RequestUsage,
+  RunCreator,
+  RunItem,
+} from '../../src/api/types.ts'
 
 export interface RunStep {
   state: string
@@ -7,13 +13,19 @@ export interface RunStep {
   afterMs: number
   /** Merged into the run from this step on (cumulatively with earlier steps' patches). */
   patch?: Partial<RunItem>
+  /** Conversation steps the agent has added by this point, appended to earlier steps' ones. */
+  conversation?: ConversationStep[]
+  /** From this step on, the conversation endpoint answers 422 `operation_not_supported`. */
+  conversationUnsupported?: boolean
+  /** From this step on, the run's session is gone: a follow-up answers 410. */
+  sessionGone?: boolean
 }
 export type RunScript = RunStep[]
 /** Decides how a new run evolves. `runId` is handy for links such as `session_link`. */
 export type ScriptFactory = (create: CreateRunRequest, runId: string) => RunScript
 
-/** The wire view of a run: a RunItem plus the metadata it was created with. */
-export type FakeRunItem = RunItem & { metadata?: Record<string, string> }
+/** The wire view of a run. */
+export type FakeRunItem = RunItem
 
 export const TERMINAL_STATES: ReadonlySet<string> = new Set([
   'SUCCEEDED',
@@ -25,6 +37,12 @@ export const TERMINAL_STATES: ReadonlySet<string> = new Set([
 /** States in which the agent has not started, so they don't set `started_at`. */
 const NOT_STARTED_STATES: ReadonlySet<string> = new Set(['QUEUED', 'PENDING'])
 
+/** States in which the agent works, so its usage grows. */
+const WORKING_STATES: ReadonlySet<string> = new Set(['CLAIMED', 'INPROGRESS'])
+
+/** Credits a working run spends per second in the fake, so usage visibly grows. */
+const USAGE_PER_SECOND = { inference_cost: 0.5, compute_cost: 0.1 } as const
+
 export const FAKE_CREATOR: RunCreator = {
   uid: 'user_fake',
   display_name: 'Fake API User',
@@ -32,17 +50,60 @@ export const FAKE_CREATOR: RunCreator = {
   type: 'user',
 }
 
-export const defaultScript: ScriptFactory = (_create, runId) => {
+export const defaultScript: ScriptFactory = (create, runId) => {
   const sessionId = `sess_${runId.replace(/^run_/, '')}`
   return [
     { state: 'QUEUED', afterMs: 0 },
-    { state: 'INPROGRESS', afterMs: 200, patch: { session_id: sessionId } },
+    {
+      state: 'INPROGRESS',
+      afterMs: 200,
+      patch: { session_id: sessionId },
+      conversation: [
+        conversationStep('step_1', [
+          { role: 'user', content: [{ type: 'text', text: create.prompt ?? '' }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: 'Looking at the repository.' },
+              { type: 'action', id: 'act_1', category: 'command', name: 'ls', input: {} },
+            ],
+          },
+        ]),
+      ],
+    },
     {
       state: 'SUCCEEDED',
       afterMs: 600,
       patch: { session_link: `https://app.example.test/sessions/${sessionId}` },
+      conversation: [
+        conversationStep('step_2', [
+          {
+            role: 'tool',
+            content: [
+              {
+                type: 'action_result',
+                action_id: 'act_1',
+                category: 'command',
+                name: 'ls',
+                state: 'completed',
+                output: { exit_code: 0 },
+              },
+            ],
+          },
+          { role: 'assistant', content: [{ type: 'text', text: 'Done.' }] },
+        ]),
+      ],
     },
   ]
+}
+
+/** A conversation step with `messages` and no nested steps, for scripts. */
+export function conversationStep(
+  id: string,
+  messages: ConversationStep['messages'],
+  steps: ConversationStep[] = [],
+): ConversationStep {
+  return { id, messages, steps }
 }
 
 export interface StoredRun {
@@ -156,19 +217,76 @@ export function viewRunShared(run: StoredRun, mono = performance.now()): FakeRun
     prompt: request.prompt ?? '',
     created_at: rfc3339(run.createdWall),
     updated_at: rfc3339(updatedWall),
-    ...(startedWall !== undefined ? { started_at: rfc3339(startedWall) } : {}),
+    started_at: startedWall !== undefined ? rfc3339(startedWall) : null,
     ...(request.config ? { agent_config: request.config } : {}),
     ...(request.metadata ? { metadata: request.metadata } : {}),
+    ...(request.parent_run_id ? { parent_run_id: request.parent_run_id } : {}),
+    conversation_id: request.conversation_id ?? `conv_${run.id.replace(/^run_/, '')}`,
     source: 'API',
+    execution_location: 'REMOTE',
     creator: FAKE_CREATOR,
     is_run_type_cancellable: true,
+    ...(startedWall !== undefined
+      ? { request_usage: usageAfter(workingMs(run, script, cutoff)) }
+      : {}),
     ...(terminal ? { run_time: isoDuration(updatedWall - run.createdWall) } : {}),
     ...patches,
     ...run.overrides,
   }
   view.run_id = run.id
+  view.task_id = run.id
   view.state = state
   return view
+}
+
+/** What the agent has said and done by `mono`; undefined before there is a conversation. */
+export function conversationAt(
+  run: StoredRun,
+  mono = performance.now(),
+): { steps: ConversationStep[]; unsupported: boolean } | undefined {
+  const reached = reachedSteps(run, mono)
+  const unsupported = reached.some((step) => step.conversationUnsupported === true)
+  const steps = reached.flatMap((step) => step.conversation ?? [])
+  if (!unsupported && steps.length === 0) return undefined
+  return { steps: structuredClone(steps), unsupported }
+}
+
+/** Whether the run's session can still take a follow-up. */
+export function isSessionGone(run: StoredRun, mono = performance.now()): boolean {
+  if (reachedSteps(run, mono).some((step) => step.sessionGone === true)) return true
+  const debugUntil = viewRunShared(run, mono).status_message?.session_debug_until
+  return debugUntil !== undefined && Date.parse(debugUntil) < Date.now()
+}
+
+function reachedSteps(run: StoredRun, mono: number): RunStep[] {
+  const cutoff = run.cancelled ? Math.min(mono, run.cancelled.mono) : mono
+  const elapsed = cutoff - run.epochMono
+  const [first, ...rest] = run.script
+  if (!first) return []
+  return [first, ...rest.filter((step) => step.afterMs <= elapsed)]
+}
+
+/** Milliseconds the current pass has spent in working states up to `cutoff`. */
+function workingMs(run: StoredRun, script: readonly RunStep[], cutoff: number): number {
+  const elapsed = cutoff - run.epochMono
+  let total = 0
+  script.forEach((step, index) => {
+    if (!WORKING_STATES.has(step.state)) return
+    const from = index === 0 ? 0 : step.afterMs
+    if (from > elapsed) return
+    const next = script[index + 1]
+    const to = next && next.afterMs <= elapsed ? next.afterMs : elapsed
+    total += Math.max(0, to - from)
+  })
+  return total
+}
+
+function usageAfter(ms: number): RequestUsage {
+  const seconds = ms / 1000
+  return {
+    inference_cost: Number((seconds * USAGE_PER_SECOND.inference_cost).toFixed(4)),
+    compute_cost: Number((seconds * USAGE_PER_SECOND.compute_cost).toFixed(4)),
+  }
 }
 
 function defaultTitle(request: CreateRunRequest): string {

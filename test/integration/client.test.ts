@@ -231,7 +231,7 @@ describe('createRun', () => {
     const error = await rejection(client.createRun({ prompt: 'x' }), RateLimitError)
 
     expect(error.status).toBe(429)
-    expect(error.code).toBe('rate_limit_exceeded')
+    expect(error.code).toBe('resource_unavailable')
     expect(api.requests).toHaveLength(9)
     expect(sleeps).toEqual(Array(8).fill(1000))
     expect(api.allRuns()).toHaveLength(0)
@@ -774,7 +774,29 @@ describe('cancelRun', () => {
     await expect(client.cancelRun(seeded.run_id)).resolves.toBe('already-finished')
 
     expect(api.run(seeded.run_id)?.state).toBe('SUCCEEDED')
-    expect(api.requests).toHaveLength(1)
+    // The 400 is the same for a BLOCKED run, so the run is read back to tell them apart.
+    expect(api.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST /api/v1/agent/runs/${seeded.run_id}/cancel`,
+      `GET /api/v1/agent/runs/${seeded.run_id}`,
+    ])
+  })
+
+  it('says a BLOCKED run (400) is blocked, not finished, and leaves it BLOCKED', async () => {
+    const api = await startApi()
+    const seeded = api.seedRun({ prompt: 'p' }, { script: [{ state: 'BLOCKED', afterMs: 0 }] })
+    const client = makeClient(api)
+
+    await expect(client.cancelRun(seeded.run_id)).resolves.toBe('blocked')
+    expect(api.run(seeded.run_id)?.state).toBe('BLOCKED')
+  })
+
+  it('says refused when a 400 comes and the run cannot be read back', async () => {
+    const api = await startApi()
+    const seeded = api.seedRun({ prompt: 'p' }, { script: [{ state: 'BLOCKED', afterMs: 0 }] })
+    api.injectFault({ method: 'GET', times: Infinity, fault: { kind: 'status', status: 500 } })
+    const client = makeClient(api)
+
+    await expect(client.cancelRun(seeded.run_id)).resolves.toBe('refused')
   })
 
   it('retries a 409 (run still being prepared) until the cancel goes through', async () => {

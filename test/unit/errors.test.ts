@@ -6,6 +6,7 @@ import {
   ApiConnectionError,
   ApiResponseFormatError,
   ApiStatusError,
+  SessionGoneError,
   ApiTimeoutError,
   AuthenticationError,
   BadRequestError,
@@ -68,10 +69,17 @@ describe('errorForStatus', () => {
     expect(error.name).toBe(ErrorClass.name)
   })
 
-  it.each([418, 402, 410])('maps %i to a plain ApiStatusError', (status) => {
+  it.each([418, 402])('maps %i to a plain ApiStatusError', (status) => {
     const error = statusError(status)
     expect(error.constructor).toBe(ApiStatusError)
     expect(error.status).toBe(status)
+  })
+
+  it('maps 410 to SessionGoneError, which says a new run must carry the conversation on', () => {
+    const error = statusError(410)
+    expect(error).toBeInstanceOf(SessionGoneError)
+    expect(error.name).toBe('SessionGoneError')
+    expect(error.message).toMatch(/session is gone: start a new run with .*conversation_id/)
   })
 
   it('reads the code from the last segment of the problem type, with detail and trace_id', () => {

@@ -405,8 +405,9 @@ describe('readSettings: durations', () => {
 })
 
 describe('readSettings: mcp_servers', () => {
-  it('passes local and remote servers into request.config.mcp_servers', () => {
+  it('passes saved, local and remote servers into request.config.mcp_servers', () => {
     const servers = {
+      saved: { warp_id: 'mcp_01HZX' },
       files: { command: 'npx', args: ['-y', '@acme/mcp-files'], env: { ROOT: '/work' } },
       tracker: { url: 'https://mcp.example.com/sse', headers: { 'X-Team': 'ci' } },
     }
@@ -425,6 +426,10 @@ describe('readSettings: mcp_servers', () => {
     ['an entry with neither command nor url', '{"files":{"args":["x"]}}'],
     ['an entry that is not an object', '{"files":"npx"}'],
     ['an entry whose command is not a string', '{"files":{"command":["npx"]}}'],
+    ['an entry whose warp_id is empty', '{"saved":{"warp_id":""}}'],
+    ['an entry whose url does not parse', '{"remote":{"url":"not a url"}}'],
+    ['an entry whose args are not strings', '{"files":{"command":"npx","args":[1]}}'],
+    ['an entry whose env is not strings', '{"files":{"command":"npx","env":{"A":1}}}'],
   ])('rejects %s, naming mcp_servers', (_what, value) => {
     rejects({ prompt: 'p', mcp_servers: value }, 'mcp_servers')
   })
@@ -435,6 +440,29 @@ describe('readSettings: mcp_servers', () => {
       'mcp_servers',
     )
     expect(error.message).toContain('broken')
+  })
+
+  it.each([
+    [
+      'warp_id and command',
+      '{"both":{"warp_id":"mcp_1","command":"npx"}}',
+      '"warp_id" and "command"',
+    ],
+    [
+      'command and url',
+      '{"both":{"command":"npx","url":"https://mcp.example.com"}}',
+      '"command" and "url"',
+    ],
+    [
+      'warp_id and url',
+      '{"both":{"warp_id":"mcp_1","url":"https://mcp.example.com"}}',
+      '"warp_id" and "url"',
+    ],
+  ])('rejects an entry with both %s, naming the entry and the kinds', (_what, value, kinds) => {
+    const error = rejects({ prompt: 'p', mcp_servers: value }, 'mcp_servers')
+    expect(error.message).toContain('"both"')
+    expect(error.message).toContain(kinds)
+    expect(error.message).toContain('exactly one')
   })
 })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { RunItem } from '../../src/api/types.ts'
+import type { RunArtifact, RunItem } from '../../src/api/types.ts'
 import {
   parseIsoDuration,
   pullRequestUrlOf,
@@ -324,12 +324,17 @@ describe('verdictOf', () => {
 
 describe('pull request and usage', () => {
   const artifacts = [
-    { artifact_type: 'PLAN', data: { url: 'https://example.test/plan' } },
+    {
+      artifact_type: 'PLAN',
+      created_at: '2026-01-01T00:00:00Z',
+      data: { document_uid: 'doc_1', url: 'https://example.test/plan' },
+    },
     {
       artifact_type: 'PULL_REQUEST',
+      created_at: '2026-01-01T00:00:00Z',
       data: { url: 'https://github.com/octo/app/pull/42', branch: 'fix' },
     },
-  ]
+  ] satisfies RunArtifact[]
 
   it('finds the pull request among the artifacts, and only an http(s) one', () => {
     expect(pullRequestUrlOf({ run_id: 'r', state: 'SUCCEEDED', artifacts })).toBe(
@@ -339,24 +344,32 @@ describe('pull request and usage', () => {
       pullRequestUrlOf({
         run_id: 'r',
         state: 'SUCCEEDED',
-        artifacts: [{ artifact_type: 'PULL_REQUEST', data: { url: 'javascript:alert(1)' } }],
+        artifacts: [
+          {
+            artifact_type: 'PULL_REQUEST',
+            created_at: '2026-01-01T00:00:00Z',
+            data: { url: 'javascript:alert(1)', branch: 'fix' },
+          },
+        ],
       }),
     ).toBeUndefined()
     expect(pullRequestUrlOf({ run_id: 'r', state: 'SUCCEEDED' })).toBeUndefined()
   })
 
   it('shows the pull request and the usage in the summary', () => {
+    // Fields the schema does not name yet still show, when they are numbers or short strings.
+    const usage = { inference_cost: 12.5, cost_usd: '0.42', breakdown: { nested: 1 } }
     const markdown = renderSummary(
       finished({
         state: 'SUCCEEDED',
         artifacts,
-        request_usage: { credits_used: 12.5, cost_usd: '0.42', breakdown: { nested: 1 } },
+        request_usage: usage,
       }),
     )
     expect(markdown).toContain(
       '| **Pull request** | [octo/app&#35;42](https://github.com/octo/app/pull/42) |',
     )
-    expect(markdown).toContain('| **Usage** | credits used: 12.5, cost usd: 0.42 |')
+    expect(markdown).toContain('| **Usage** | inference cost: 12.5, cost usd: 0.42 |')
     expect(markdown).not.toContain('nested')
   })
 })

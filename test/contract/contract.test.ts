@@ -1,0 +1,290 @@
+/**
+ * The contract test: the real client drives the fake over loopback through every endpoint the
+ * action uses and every endpoint it can read the agent's work from, in success and in error;
+ * then every request the fake recorded and every answer it gave must validate against the
+ * service's published schema (service-openapi.facts.json, see README.md beside this file).
+ */
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { AgentRunsClient } from '../../src/api/client.ts'
+import {
+  ConflictError,
+  NotFoundError,
+  SessionGoneError,
+  UnprocessableEntityError,
+} from '../../src/api/errors.ts'
+import type { RunArtifact } from '../../src/api/types.ts'
+import { conversationStep, FakeAgentApi } from '../fake-api/server.ts'
+import type { FakeApiOptions, RunScript } from '../fake-api/server.ts'
+import { loadContract, type WireContract } from './schema.ts'
+
+const API_KEY = 'sk-contract-5e1d'
+const CREATED = '2026-01-01T00:00:00.000Z'
+
+const ARTIFACTS: RunArtifact[] = [
+  {
+    artifact_type: 'PULL_REQUEST',
+    created_at: CREATED,
+    data: { url: 'https://github.com/octo/app/pull/7', branch: 'fix' },
+  },
+  {
+    artifact_type: 'FILE',
+    created_at: CREATED,
+    data: {
+      artifact_uid: 'art_file',
+      filepath: 'out/report.txt',
+      filename: 'report.txt',
+      mime_type: 'text/plain',
+    },
+  },
+  {
+    artifact_type: 'SCREENSHOT',
+    created_at: CREATED,
+    data: { artifact_uid: 'art_shot', mime_type: 'image/png' },
+  },
+  {
+    artifact_type: 'PLAN',
+    created_at: CREATED,
+    data: { document_uid: 'doc_plan', artifact_uid: 'art_plan', title: 'The plan' },
+  },
+]
+
+const FINISHED: RunScript = [
+  {
+    state: 'SUCCEEDED',
+    afterMs: 0,
+    patch: { artifacts: ARTIFACTS },
+    conversation: [
+      conversationStep('s1', [{ role: 'assistant', content: [{ type: 'text', text: 'Done' }] }]),
+    ],
+  },
+]
+
+/** Each prompt names the run's script, so one fake holds every kind of run. */
+const SCRIPTS: Record<string, RunScript> = {
+  working: [
+    { state: 'QUEUED', afterMs: 0 },
+    {
+      state: 'INPROGRESS',
+      afterMs: 0,
+      conversation: [
+        conversationStep('s1', [{ role: 'user', content: [{ type: 'text', text: 'Go' }] }]),
+      ],
+    },
+  ],
+  finished: FINISHED,
+  blocked: [{ state: 'BLOCKED', afterMs: 0 }],
+  pending: [{ state: 'PENDING', afterMs: 0 }],
+  queued: [{ state: 'QUEUED', afterMs: 0 }],
+  unsupported: [{ state: 'INPROGRESS', afterMs: 0, conversationUnsupported: true }],
+  gone: [
+    {
+      state: 'FAILED',
+      afterMs: 0,
+      sessionGone: true,
+      patch: { status_message: { message: 'The tests failed', error_code: 'internal_error' } },
+    },
+  ],
+}
+
+let contract: WireContract
+const closers: (() => Promise<void>)[] = []
+
+beforeAll(async () => {
+  contract = await loadContract()
+})
+
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()))
+})
+
+async function startApi(options: FakeApiOptions = {}): Promise<FakeAgentApi> {
+  const api = await FakeAgentApi.start({
+    apiKey: API_KEY,
+    script: (create) => SCRIPTS[create.prompt ?? ''] ?? FINISHED,
+    ...options,
+  })
+  closers.push(() => api.close())
+  return api
+}
+
+function clientFor(api: FakeAgentApi, apiKey = API_KEY): AgentRunsClient {
+  return new AgentRunsClient({
+    baseUrl: api.baseUrl,
+    apiKey,
+    maxRetries: 0,
+    sleep: () => Promise.resolve(),
+  })
+}
+
+/** Every client method, in success and in error, as the action and a reader of runs use them. */
+async function driveEveryEndpoint(api: FakeAgentApi): Promise<void> {
+  const client = clientFor(api)
+  const create = async (prompt: string) =>
+    (
+      await client.createRun({
+        prompt,
+        title: `contract ${prompt}`,
+        config: {
+          name: 'contract',
+          model_id: 'model-a',
+          environment_id: 'env_1',
+          mcp_servers: {
+            saved: { warp_id: 'mcp_saved' },
+            local: { command: 'npx', args: ['-y', 'srv'], env: { A: 'b' } },
+            remote: { url: 'https://mcp.example.test/sse', headers: { 'x-team': 'ci' } },
+          },
+        },
+        metadata: { gh_run_id: '42', 'gh.job': 'build' },
+      })
+    ).run_id
+  const ids: Record<string, string> = {}
+  for (const prompt of Object.keys(SCRIPTS)) ids[prompt] = await create(prompt)
+  const id = (name: string): string => ids[name] ?? ''
+
+  await client.getRun(id('finished'))
+  await expect(client.getRun('run_missing')).rejects.toBeInstanceOf(NotFoundError)
+  await expect(clientFor(api, 'sk-wrong').getRun(id('finished'))).rejects.toThrow(/401/)
+  await expect(client.createRun({ title: 'no prompt' })).rejects.toThrow(/400/)
+
+  // Every filter the schema names, and paging by each sort key.
+  await client.listRuns({
+    limit: 500,
+    state: ['QUEUED', 'INPROGRESS', 'BLOCKED'],
+    name: 'contract',
+    model_id: 'model-a',
+    creator: 'user_fake',
+    source: 'API',
+    execution_location: 'REMOTE',
+    created_after: '2020-01-01T00:00:00Z',
+    created_before: '2100-01-01T00:00:00Z',
+    updated_after: '2020-01-01T00:00:00Z',
+    environment_id: 'env_1',
+    skill: 'none',
+    skill_spec: 'none',
+    schedule_id: 'sched_1',
+    ancestor_run_id: id('working'),
+    artifact_type: 'FILE',
+    metadata: { gh_run_id: '42' },
+    q: 'contract',
+  })
+  for (const sort_by of ['updated_at', 'created_at', 'title', 'agent'] as const) {
+    for await (const run of client.iterateRuns({ limit: 2, sort_by, sort_order: 'asc' })) {
+      expect(run.task_id).toBe(run.run_id)
+    }
+  }
+  await expect(client.listRuns({ cursor: 'not-a-cursor' })).rejects.toThrow(/400/)
+
+  await client.sendFollowup(id('finished'), 'One more thing', { mode: 'default' })
+  await expect(client.sendFollowup(id('gone'), 'Hello?')).rejects.toBeInstanceOf(SessionGoneError)
+  await expect(client.sendFollowup('run_missing', 'x')).rejects.toBeInstanceOf(NotFoundError)
+
+  await expect(client.cancelRun(id('working'))).resolves.toBe('cancelled')
+  await expect(client.cancelRun(id('blocked'))).resolves.toBe('blocked')
+  await expect(client.cancelRun(id('gone'))).resolves.toBe('already-finished')
+  await expect(client.cancelRun(id('pending'))).rejects.toBeInstanceOf(ConflictError)
+  api.patchRun(id('queued'), { is_run_type_cancellable: false, source: 'GITHUB_ACTION' })
+  await expect(client.cancelRun(id('queued'))).rejects.toBeInstanceOf(UnprocessableEntityError)
+  await expect(client.cancelRun('run_missing')).rejects.toBeInstanceOf(NotFoundError)
+
+  await client.getConversation(id('working'))
+  await expect(client.getConversation(id('queued'))).rejects.toBeInstanceOf(NotFoundError)
+  await expect(client.getConversation(id('unsupported'))).rejects.toBeInstanceOf(
+    UnprocessableEntityError,
+  )
+  await client.downloadSignedUrl(await client.getTranscriptUrl(id('working')))
+  await expect(client.getTranscriptUrl('run_missing')).rejects.toBeInstanceOf(NotFoundError)
+
+  for (const uid of ['art_file', 'art_shot', 'art_plan']) {
+    const artifact = await client.getArtifact(uid)
+    if (artifact.artifact_type !== 'PLAN')
+      await client.downloadSignedUrl(artifact.data.download_url)
+  }
+  await expect(client.getArtifact('art_missing')).rejects.toBeInstanceOf(NotFoundError)
+}
+
+describe('the wire, judged by the service schema', () => {
+  it('every request the client sends and every answer the fake gives conforms', async () => {
+    const api = await startApi({ atCapacity: (create) => create.prompt === 'queued' })
+    await driveEveryEndpoint(api)
+
+    const exchanges = api.exchanges()
+    expect(exchanges).toHaveLength(api.requests.length)
+    expect(contract.violations(exchanges)).toEqual([])
+
+    // Every operation was exercised in success and in error.
+    const seen = new Map<string, Set<string>>()
+    for (const exchange of exchanges) {
+      const operation = contract.operationOf(exchange) ?? 'none'
+      const outcome = exchange.response.status < 400 ? 'success' : 'error'
+      seen.set(operation, (seen.get(operation) ?? new Set()).add(outcome))
+    }
+    const both = new Set(['success', 'error'])
+    expect(Object.fromEntries(seen)).toEqual({
+      runAgent: both,
+      getRun: both,
+      listRuns: both,
+      submitFollowup: both,
+      cancelRun: both,
+      getRunConversation: both,
+      getRunTranscript: both,
+      getArtifact: both,
+    })
+  })
+
+  it('holds for the service path of create and for answers the rate limit refuses', async () => {
+    const api = await startApi({
+      createPath: '/agent/runs',
+      rateLimit: { capacity: 2, refillPerSecond: 0, retryAfterSeconds: 1 },
+    })
+    const client = clientFor(api)
+    await client.createRun({ prompt: 'finished' })
+    await expect(client.getRun('run_missing')).rejects.toThrow(/429/)
+
+    expect(api.exchanges().map((e) => e.response.status)).toEqual([404, 200, 429])
+    expect(contract.violations(api.exchanges())).toEqual([])
+  })
+
+  it('catches an answer that leaves out what the schema requires', async () => {
+    const api = await startApi()
+    api.injectFault({
+      method: 'GET',
+      fault: { kind: 'status', status: 200, body: { run_id: 'run_x', state: 'SUCCEEDED' } },
+    })
+    await clientFor(api).getRun('run_x')
+
+    const [violation] = contract.violations(api.exchanges())
+    expect(violation).toMatch(/answer .*task_id/)
+  })
+
+  it('catches a redirect whose Location is not a URI', async () => {
+    const api = await startApi()
+    api.injectFault({
+      method: 'GET',
+      fault: { kind: 'status', status: 302, headers: { location: 'two words' }, body: '' },
+    })
+    await clientFor(api)
+      .getTranscriptUrl('run_x')
+      .catch(() => undefined)
+
+    expect(contract.violations(api.exchanges()).join('\n')).toMatch(/answer .*location/i)
+  })
+
+  it('catches a request the schema does not allow', async () => {
+    const api = await startApi()
+    const client = clientFor(api)
+    await expect(client.request('GET', '/agent/runs', { query: { limit: '0' } })).rejects.toThrow(
+      /400/,
+    )
+    await expect(
+      client.request('GET', '/agent/runs', { query: { state: ['QUEUED', 'DONE'] } }),
+    ).rejects.toThrow(/400/)
+    await expect(
+      client.request('POST', '/agent/run', { body: { prompt: 'p', metadata: { 'bad key': 1 } } }),
+    ).rejects.toThrow(/400/)
+
+    const violations = contract.violations(api.exchanges()).join('\n')
+    expect(violations).toMatch(/request \/query\/limit/)
+    expect(violations).toMatch(/request \/query\/state/)
+    expect(violations).toMatch(/request \/requestBody\/metadata/)
+  })
+})
