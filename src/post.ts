@@ -1,11 +1,11 @@
 import * as core from '@actions/core'
-import { AgentRunsClient } from './api/client.ts'
+import { AgentRunsClient, abortableSleep } from './api/client.ts'
 import type { RunItem } from './api/types.ts'
 import { openConversation } from './github/setup.ts'
 import { readPostSettings, type GitHubSettings } from './inputs.ts'
 import { publishError } from './report/publish.ts'
 import { cancelRun, describeCancel } from './run/cancel.ts'
-import { findRunByInvocation } from './run/create.ts'
+import { INVOCATION_KEY, lookUpInvocation } from './run/create.ts'
 import { readSavedRun } from './state.ts'
 import { USER_AGENT } from './version.ts'
 
@@ -54,23 +54,59 @@ export async function run(): Promise<void> {
   }
 }
 
-/** The run a create request made when the main step stopped before its answer came. */
+/**
+ * How long the post step looks for the run of a create whose answer was lost:
+ * the service's list can lag behind its writes by seconds, and a cancelled job
+ * leaves the post step minutes before the runner's force-kill.
+ */
+const SEARCH_DEADLINE_MS = 60_000
+const SEARCH_PAUSE_MS = 2_000
+
+/**
+ * The run a create request made when the main step never learned of it: the
+ * main step stopped before the answer came, or the answer was lost and the run
+ * was not found yet. Looks patiently, by the request's unique tag, until a
+ * deadline.
+ */
 async function findUnansweredRun(
   client: AgentRunsClient,
   invocation: string,
 ): Promise<string | undefined> {
-  core.info('The main step stopped while creating a run; looking for the run it may have made.')
-  try {
-    const run = await findRunByInvocation(client, invocation)
-    if (!run) core.info('No run was made; nothing to clean up.')
-    return run?.run_id
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error)
-    core.warning(
-      `Could not look for a run the main step may have made (${reason}); check for one by hand.`,
-    )
-    return undefined
+  core.info(
+    `The main step did not learn which run its create request made; looking for a run tagged ${INVOCATION_KEY}=${invocation}.`,
+  )
+  const deadline = Date.now() + SEARCH_DEADLINE_MS
+  let lastProblem: string
+  for (let attempt = 1; ; attempt += 1) {
+    const timeoutMs = Math.max(1_000, deadline - Date.now())
+    try {
+      const lookup = await lookUpInvocation(
+        {
+          listRuns: (query) => client.listRuns(query, { timeoutMs }),
+          iterateRuns: (query, options) => client.iterateRuns(query, { ...options, timeoutMs }),
+        },
+        invocation,
+      )
+      if (lookup.kind === 'found') return lookup.run.run_id
+      if (lookup.kind === 'ambiguous') {
+        core.warning(
+          `Runs ${lookup.runIds.join(', ')} all carry ${INVOCATION_KEY}=${invocation}; none is cancelled. Check them by hand.`,
+        )
+        return undefined
+      }
+      lastProblem = 'none is listed'
+    } catch (error) {
+      lastProblem = `the lookup failed: ${error instanceof Error ? error.message : String(error)}`
+      core.info(`Lookup ${attempt}: ${lastProblem}`)
+    }
+    if (Date.now() + SEARCH_PAUSE_MS >= deadline) break
+    await abortableSleep(SEARCH_PAUSE_MS)
   }
+  core.warning(
+    `No run tagged ${INVOCATION_KEY}=${invocation} was found within ${SEARCH_DEADLINE_MS / 1000}s (${lastProblem}). ` +
+      'The create request may still have made one: search the runs for that metadata, and cancel it if it is there.',
+  )
+  return undefined
 }
 
 /** The main step's comment still shows the run in progress; show where it ended. */

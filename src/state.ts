@@ -6,7 +6,6 @@ import * as core from '@actions/core'
  * kill, so whatever is saved here reaches the post step as STATE_<name>.
  */
 const KEYS = {
-  isPost: 'isPost',
   runId: 'run_id',
   invocation: 'invocation',
   commentId: 'comment_id',
@@ -35,15 +34,6 @@ export const runnerState: StateStore = {
   saveInvocation: (invocation) => core.saveState(KEYS.invocation, invocation),
   saveRunId: (runId) => core.saveState(KEYS.runId, runId),
   markSettled: () => core.saveState(KEYS.settled, 'true'),
-}
-
-/** True in the post step: only the main step's saved state makes it so. */
-export function isPostStep(): boolean {
-  return core.getState(KEYS.isPost) === 'true'
-}
-
-export function markMainStepStarted(): void {
-  core.saveState(KEYS.isPost, 'true')
 }
 
 export function readSavedRun(): SavedRun {

@@ -75,6 +75,8 @@ export interface RunItem {
   request_usage?: Record<string, unknown>
   artifacts?: RunArtifact[]
   is_run_type_cancellable?: boolean
+  /** The custom key/value strings the run was created with. */
+  metadata?: Record<string, string>
 }
 
 export interface CreateRunRequest {

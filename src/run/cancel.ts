@@ -44,7 +44,11 @@ export async function rereadAfterCancel(
   }
 }
 
-/** Cancels the run the step answers for; unless the cancel failed, nothing more is owed on it. */
+/**
+ * Cancels the run the step answers for. Nothing more is owed on it unless the
+ * cancel failed, a follow-up's answer is still out, or "already finished" came
+ * before the run was seen restarting after a follow-up (it may restart yet).
+ */
 export async function cancelTrackedRun(
   client: Pick<AgentRunsClient, 'cancelRun'>,
   tracker: RunTracker,
@@ -52,8 +56,17 @@ export async function cancelTrackedRun(
   options: RequestOptions = {},
 ): Promise<CancelReport> {
   const report = await cancelRun(client, runId, options)
-  if (report.kind !== 'failed') tracker.settle()
+  if (isFinalCancel(report, tracker)) tracker.settle()
   return report
+}
+
+/** Pure: whether a cancel's outcome leaves nothing owed on the tracked run. */
+export function isFinalCancel(
+  report: CancelReport,
+  tracker: Pick<RunTracker, 'deciding' | 'awaitingNewPass'>,
+): boolean {
+  if (report.kind === 'failed' || tracker.deciding) return false
+  return !(report.kind === 'already-finished' && tracker.awaitingNewPass)
 }
 
 export function describeCancel(runId: string, report: CancelReport): string {

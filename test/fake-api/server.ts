@@ -13,6 +13,7 @@ import {
   makeStoredRun,
   newRunId,
   restartRun,
+  rfc3339,
   TERMINAL_STATES,
   viewRun,
   viewRunShared,
@@ -97,6 +98,16 @@ export interface FakeApiOptions {
    * with this probability, drawn from a PRNG seeded with `seed`, so a failure can be replayed.
    */
   randomFaults?: { probability: number; seed: number; faults: FaultSpec[] }
+  /** How far the service's index lags behind its writes: a run is listed this long after its create. */
+  listLagMs?: number
+  /**
+   * How far the service's clock is off the runner's (negative: behind). It moves every time the
+   * service shows (`created_at`, `updated_at`, `started_at`, the list's `Date` header) and what
+   * `created_after` / `created_before` are compared with.
+   */
+  clockSkewMs?: number
+  /** Default true. False: runs are shown without their `metadata`, as an older service would. */
+  showMetadata?: boolean
 }
 
 export interface SeedRunOptions {
@@ -167,6 +178,9 @@ export class FakeAgentApi {
   readonly #createPath: NonNullable<FakeApiOptions['createPath']>
   readonly #metadataFilter: boolean
   readonly #randomFaults: FakeApiOptions['randomFaults']
+  readonly #listLagMs: number
+  readonly #clockSkewMs: number
+  readonly #showMetadata: boolean
   readonly #random: () => number
   /** Random faults handed out so far, for the soak test's report. */
   randomFaultsServed = 0
@@ -190,6 +204,9 @@ export class FakeAgentApi {
     this.#createPath = options.createPath ?? 'both'
     this.#metadataFilter = options.metadataFilter ?? true
     this.#randomFaults = options.randomFaults
+    this.#listLagMs = options.listLagMs ?? 0
+    this.#clockSkewMs = options.clockSkewMs ?? 0
+    this.#showMetadata = options.showMetadata ?? true
     this.#random = seededRandom(options.randomFaults?.seed ?? 1)
     if (this.#rateLimit) {
       this.#tokens = this.#rateLimit.capacity
@@ -520,7 +537,21 @@ export class FakeAgentApi {
 
   #get(request: RecordedRequest, runId: string): Reply {
     const stored = this.#runs.get(runId)
-    return stored ? json(200, viewRunShared(stored)) : this.#runNotFound(request, runId)
+    return stored
+      ? json(200, this.#onTheWire(viewRunShared(stored)))
+      : this.#runNotFound(request, runId)
+  }
+
+  /** A run as the service shows it over HTTP: by its own clock, with or without metadata. */
+  #onTheWire(view: FakeRunItem): FakeRunItem {
+    if (this.#clockSkewMs === 0 && this.#showMetadata) return view
+    const shown: FakeRunItem = { ...view }
+    if (!this.#showMetadata) delete shown.metadata
+    for (const field of ['created_at', 'updated_at', 'started_at'] as const) {
+      const time = Date.parse(shown[field] ?? '')
+      if (!Number.isNaN(time)) shown[field] = rfc3339(time + this.#clockSkewMs)
+    }
+    return shown
   }
 
   #list(request: RecordedRequest): Reply {
@@ -582,11 +613,14 @@ export class FakeAgentApi {
     const text = query.get('q')?.toLowerCase()
 
     const now = performance.now()
+    const indexedUntil = Date.now() - this.#listLagMs
     const selected: { stored: StoredRun; view: FakeRunItem }[] = []
     for (const stored of this.#sortedRuns(sortOrder)) {
       if (after && !isAfterCursor(stored, after)) continue
-      if (createdAfter !== undefined && !(stored.createdWall > createdAfter)) continue
-      if (createdBefore !== undefined && !(stored.createdWall < createdBefore)) continue
+      if (stored.createdWall > indexedUntil) continue
+      const createdWall = stored.createdWall + this.#clockSkewMs
+      if (createdAfter !== undefined && !(createdWall > createdAfter)) continue
+      if (createdBefore !== undefined && !(createdWall < createdBefore)) continue
       // Metadata is fixed at creation, so it can be checked before building the view.
       const runMetadata = stored.request.metadata
       if (metadata.some(([key, value]) => runMetadata?.[key] !== value)) continue
@@ -606,13 +640,17 @@ export class FakeAgentApi {
     const hasNext = selected.length > limit
     const page = selected.slice(0, limit)
     const last = page.at(-1)
-    return json(200, {
-      runs: page.map((entry) => entry.view),
+    const reply = json(200, {
+      runs: page.map((entry) => this.#onTheWire(entry.view)),
       page_info: {
         has_next_page: hasNext,
         ...(hasNext && last ? { next_cursor: encodeCursor(last.stored, sortOrder) } : {}),
       },
     })
+    if (this.#clockSkewMs !== 0) {
+      reply.headers['date'] = new Date(Date.now() + this.#clockSkewMs).toUTCString()
+    }
+    return reply
   }
 
   #followup(request: RecordedRequest, runId: string): Reply {
