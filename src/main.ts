@@ -47,6 +47,7 @@ export async function run(): Promise<void> {
     })
 
     const conversation = await openConversation(settings.github, core, {
+      name: settings.target.kind === 'existing' ? undefined : settings.target.request.config?.name,
       onCommentCreated: (commentId) => runnerState.saveCommentId(commentId),
     })
     const target = await resolveTarget(settings.target, conversation, core)

@@ -122,7 +122,10 @@ async function finishComment(
   } catch {
     return // Without the run's state, the comment is better left as it is than guessed at.
   }
-  const conversation = await openConversation(github, core, { commentId })
+  const conversation = await openConversation(github, core, {
+    commentId,
+    name: run.agent_config?.name,
+  })
   if (!conversation) return
   conversation.show(run)
   await conversation.settled()

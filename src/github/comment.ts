@@ -11,22 +11,29 @@ export interface Marker {
   runId: string
   /** `<job>/<step>`: one comment per step on a thread. */
   step: string
+  /** The run's `name` input, when the step had one: `continue_run` with a name follows only its own. */
+  name?: string
 }
 
 const MARKER = /<!-- cloud-agent-run: (\{[^<>]*\}) -->/
 
 export function renderMarker(marker: Marker): string {
-  return `<!-- cloud-agent-run: ${JSON.stringify({ run_id: marker.runId, step: marker.step })} -->`
+  const fields = { run_id: marker.runId, step: marker.step, name: marker.name }
+  return `<!-- cloud-agent-run: ${JSON.stringify(fields)} -->`
 }
 
 export function parseMarker(body: string): Marker | undefined {
   const match = MARKER.exec(body)
   if (!match?.[1]) return undefined
   try {
-    const parsed = JSON.parse(match[1]) as { run_id?: unknown; step?: unknown }
+    const parsed = JSON.parse(match[1]) as { run_id?: unknown; step?: unknown; name?: unknown }
     if (typeof parsed.run_id !== 'string' || !/^[\w.-]{1,200}$/.test(parsed.run_id))
       return undefined
-    return { runId: parsed.run_id, step: typeof parsed.step === 'string' ? parsed.step : '' }
+    return {
+      runId: parsed.run_id,
+      step: typeof parsed.step === 'string' ? parsed.step : '',
+      ...(typeof parsed.name === 'string' ? { name: parsed.name } : {}),
+    }
   } catch {
     return undefined
   }

@@ -12,6 +12,8 @@ const ACTIONS_BOT = 'github-actions[bot]'
 export interface ConversationOptions {
   /** `<job>/<step>`, written into the marker. */
   step: string
+  /** The `name` input, written into the marker; with it, `findRun` follows only runs so named. */
+  name?: string
   log: WaitLog
   /** The step's comment, when an earlier step (the main one, for the post step) made it. */
   commentId?: number
@@ -28,6 +30,7 @@ export class Conversation {
   readonly #octokit: Octokit
   readonly #thread: Thread
   readonly #step: string
+  readonly #name: string | undefined
   readonly #log: WaitLog
   readonly #onCommentCreated: (commentId: number) => void
   #commentId: number | undefined
@@ -39,6 +42,7 @@ export class Conversation {
     this.#octokit = octokit
     this.#thread = thread
     this.#step = options.step
+    this.#name = options.name || undefined
     this.#log = options.log
     this.#commentId = options.commentId
     this.#onCommentCreated = options.onCommentCreated ?? (() => undefined)
@@ -57,7 +61,11 @@ export class Conversation {
     return new Conversation(octokit, thread, options)
   }
 
-  /** The run named by the newest trusted marker on the thread, if any. */
+  /**
+   * The run named by the newest trusted marker on the thread, if any; with a
+   * `name`, the newest of runs so named, so that another workflow's run on the
+   * same thread is never steered.
+   */
   async findRun(): Promise<string | undefined> {
     try {
       const me = await this.#identity()
@@ -70,7 +78,7 @@ export class Conversation {
       let found: Marker | undefined
       for (const comment of comments) {
         const marker = comment.user?.login === me ? parseMarker(comment.body ?? '') : undefined
-        if (marker) found = marker
+        if (marker && (this.#name === undefined || marker.name === this.#name)) found = marker
       }
       return found?.runId
     } catch (error) {
@@ -81,7 +89,7 @@ export class Conversation {
 
   /** Shows the run's state in the step's comment, creating the comment the first time. */
   show(run: RunItem): void {
-    const body = renderComment(run, { runId: run.run_id, step: this.#step })
+    const body = renderComment(run, { runId: run.run_id, step: this.#step, name: this.#name })
     if (body === this.#lastBody) return
     this.#lastBody = body
     this.#queue = this.#queue.then(() => this.#write(body))

@@ -8,7 +8,7 @@ import { threadFromEvent } from './thread.ts'
 export async function openConversation(
   github: GitHubSettings,
   log: WaitLog,
-  comment: Pick<ConversationOptions, 'commentId' | 'onCommentCreated'> = {},
+  comment: Pick<ConversationOptions, 'commentId' | 'onCommentCreated' | 'name'> = {},
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Conversation | undefined> {
   if (!github.token) return undefined
