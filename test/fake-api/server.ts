@@ -617,7 +617,7 @@ export class FakeAgentApi {
     const selected: { stored: StoredRun; view: FakeRunItem }[] = []
     for (const stored of this.#sortedRuns(sortOrder)) {
       if (after && !isAfterCursor(stored, after)) continue
-      if (stored.createdWall > indexedUntil) continue
+      if (this.#listLagMs > 0 && stored.createdWall > indexedUntil) continue
       const createdWall = stored.createdWall + this.#clockSkewMs
       if (createdAfter !== undefined && !(createdWall > createdAfter)) continue
       if (createdBefore !== undefined && !(createdWall < createdBefore)) continue
