@@ -4,7 +4,7 @@ import type { RunItem } from './api/types.ts'
 import { openConversation } from './github/setup.ts'
 import { readPostSettings, type GitHubSettings } from './inputs.ts'
 import { publishError } from './report/publish.ts'
-import { cancelRun, describeCancel } from './run/cancel.ts'
+import { cancelRun, describeCancel, type CancelReport } from './run/cancel.ts'
 import { INVOCATION_KEY, lookUpInvocation } from './run/create.ts'
 import { readSavedRun } from './state.ts'
 import { USER_AGENT } from './version.ts'
@@ -41,7 +41,9 @@ export async function run(): Promise<void> {
     const runId = saved.runId ?? (await findUnansweredRun(client, saved.invocation ?? ''))
     if (!runId) return
     core.info(`The main step left run ${runId} unfinished; cancelling it.`)
-    const report = await cancelRun(client, runId)
+    const report = saved.awaitingNewPass
+      ? await cancelAfterFollowup(client, runId)
+      : await cancelRun(client, runId)
     const message = describeCancel(runId, report)
     if (report.kind === 'failed') core.setFailed(message)
     else if (report.kind === 'not-cancellable') core.warning(message)
@@ -52,6 +54,28 @@ export async function run(): Promise<void> {
   } catch (error) {
     await publishError(error)
   }
+}
+
+/** How long the post step waits for a run to restart after its follow-up, to cancel it. */
+const RESTART_DEADLINE_MS = 30_000
+
+/**
+ * Cancels a run that was sent a follow-up the main step never saw take effect.
+ * "Already finished" may describe the pass before the follow-up, with the run
+ * about to restart, so the cancel is repeated until it lands or the deadline.
+ */
+async function cancelAfterFollowup(client: AgentRunsClient, runId: string): Promise<CancelReport> {
+  const deadline = Date.now() + RESTART_DEADLINE_MS
+  let report = await cancelRun(client, runId)
+  if (report.kind !== 'already-finished') return report
+  core.info(
+    `Run ${runId} still shows its state from before the follow-up; cancelling again once it restarts.`,
+  )
+  while (report.kind === 'already-finished' && Date.now() + SEARCH_PAUSE_MS < deadline) {
+    await abortableSleep(SEARCH_PAUSE_MS)
+    report = await cancelRun(client, runId, { timeoutMs: Math.max(1_000, deadline - Date.now()) })
+  }
+  return report
 }
 
 /**

@@ -10,6 +10,7 @@ const KEYS = {
   invocation: 'invocation',
   commentId: 'comment_id',
   settled: 'run_settled',
+  awaitingNewPass: 'awaiting_new_pass',
 } as const
 
 export interface SavedRun {
@@ -20,12 +21,15 @@ export interface SavedRun {
   commentId: number | undefined
   /** The main step saw the run end, cancelled it, or handed it off on purpose (wait: false). */
   settled: boolean
+  /** A follow-up was sent and the run not yet seen restarting: "already finished" may be stale. */
+  awaitingNewPass: boolean
 }
 
 export interface StateStore {
   saveCommentId(commentId: number): void
   saveInvocation(invocation: string): void
   saveRunId(runId: string): void
+  saveAwaitingNewPass(awaiting: boolean): void
   markSettled(): void
 }
 
@@ -33,6 +37,7 @@ export const runnerState: StateStore = {
   saveCommentId: (commentId) => core.saveState(KEYS.commentId, String(commentId)),
   saveInvocation: (invocation) => core.saveState(KEYS.invocation, invocation),
   saveRunId: (runId) => core.saveState(KEYS.runId, runId),
+  saveAwaitingNewPass: (awaiting) => core.saveState(KEYS.awaitingNewPass, String(awaiting)),
   markSettled: () => core.saveState(KEYS.settled, 'true'),
 }
 
@@ -42,5 +47,6 @@ export function readSavedRun(): SavedRun {
     invocation: core.getState(KEYS.invocation) || undefined,
     commentId: Number(core.getState(KEYS.commentId)) || undefined,
     settled: core.getState(KEYS.settled) === 'true',
+    awaitingNewPass: core.getState(KEYS.awaitingNewPass) === 'true',
   }
 }

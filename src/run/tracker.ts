@@ -72,10 +72,13 @@ export class RunTracker {
   /** The follow-up was accepted or its answer lost: the run may go through its states again. */
   expectNewPass(): void {
     this.#awaitingNewPass = true
+    this.#state.saveAwaitingNewPass(true)
   }
 
   newPassSeen(): void {
+    if (!this.#awaitingNewPass) return
     this.#awaitingNewPass = false
+    this.#state.saveAwaitingNewPass(false)
   }
 
   track(runId: string): void {

@@ -353,6 +353,25 @@ describe('follow-ups', () => {
     expect(api.run(run.run_id)?.state).toBe('CANCELLED')
     expect(result.state.run_settled).toBe('true')
   })
+  it('killed right after an accepted follow-up: the post step cancels the run once it restarts', async () => {
+    const api = await fakeApi()
+    const run = api.seedRun(
+      { prompt: 'Review' },
+      { createdAt: Date.now() - 60_000, script: slowToRestart },
+    )
+    const inputs = inputsFor(api, { prompt: '', title: '', run_id: run.run_id, followup: 'Go on' })
+    const step = startStep({ inputs })
+    await step.printed(/Sent the follow-up/)
+    step.child.kill('SIGKILL')
+    const main = await step.result
+    expect(main.state.awaiting_new_pass).toBe('true')
+
+    const post = await runPostStep(main, { inputs })
+
+    expect(post.code).toBe(0)
+    expect(post.stdout).toContain('still shows its state from before the follow-up')
+    expect(api.run(run.run_id)?.state).toBe('CANCELLED')
+  })
 })
 
 describe('cancelled steps create nothing that lasts', () => {

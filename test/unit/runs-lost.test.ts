@@ -155,6 +155,7 @@ const memoryState = (): StateStore & { saved: Record<string, string> } => {
     saveCommentId: (id) => (saved.comment_id = String(id)),
     saveInvocation: (tag) => (saved.invocation = tag),
     saveRunId: (id) => (saved.run_id = id),
+    saveAwaitingNewPass: (awaiting) => (saved.awaiting_new_pass = String(awaiting)),
     markSettled: () => (saved.run_settled = 'true'),
   }
 }
