@@ -56,6 +56,14 @@ export async function run(): Promise<void> {
   }
 }
 
+/**
+ * How long the post step looks for the run of a create whose answer was lost:
+ * the service's list can lag behind its writes by seconds, and a cancelled job
+ * leaves the post step minutes before the runner's force-kill.
+ */
+const SEARCH_DEADLINE_MS = 60_000
+const SEARCH_PAUSE_MS = 2_000
+
 /** How long the post step waits for a run to restart after its follow-up, to cancel it. */
 const RESTART_DEADLINE_MS = 30_000
 
@@ -79,14 +87,6 @@ async function cancelAfterFollowup(client: AgentRunsClient, runId: string): Prom
 }
 
 /**
- * How long the post step looks for the run of a create whose answer was lost:
- * the service's list can lag behind its writes by seconds, and a cancelled job
- * leaves the post step minutes before the runner's force-kill.
- */
-const SEARCH_DEADLINE_MS = 60_000
-const SEARCH_PAUSE_MS = 2_000
-
-/**
  * The run a create request made when the main step never learned of it: the
  * main step stopped before the answer came, or the answer was lost and the run
  * was not found yet. Looks patiently, by the request's unique tag, until a
@@ -106,8 +106,10 @@ async function findUnansweredRun(
     try {
       const lookup = await lookUpInvocation(
         {
-          listRuns: (query) => client.listRuns(query, { timeoutMs }),
-          iterateRuns: (query, options) => client.iterateRuns(query, { ...options, timeoutMs }),
+          // No retries inside a lookup: the loop retries, and the deadline must hold.
+          listRuns: (query) => client.listRuns(query, { timeoutMs, maxRetries: 0 }),
+          iterateRuns: (query, options) =>
+            client.iterateRuns(query, { ...options, timeoutMs, maxRetries: 0 }),
         },
         invocation,
       )

@@ -55,6 +55,8 @@ export interface CreateDeps {
  * lag behind writes by seconds. About 7 s in all; the post step looks longer.
  */
 const LOOKUP_DELAYS_MS = [0, 1_000, 2_000, 4_000] as const
+/** The longest one lookup request may take. */
+const LOOKUP_TIMEOUT_MS = 5_000
 
 /**
  * The create's outcome is unknown: the service may have made a run that this
@@ -131,12 +133,18 @@ async function recoverLostCreate(
   deps.log.warning(
     `The answer to the create request was lost (${reason}). Looking for the run it may have made, instead of creating a second one.`,
   )
+  // The loop is the retry, so each lookup gets one short try: a hung list cannot hold the step.
+  const once = { timeoutMs: LOOKUP_TIMEOUT_MS, maxRetries: 0 }
+  const client: Pick<AgentRunsClient, 'listRuns' | 'iterateRuns'> = {
+    listRuns: (query) => deps.client.listRuns(query, once),
+    iterateRuns: (query, options) => deps.client.iterateRuns(query, { ...options, ...once }),
+  }
   let lastProblem = 'no run tagged with it is listed yet'
   for (const delay of LOOKUP_DELAYS_MS) {
     if (delay > 0) await deps.sleep(delay)
     let lookup: InvocationLookup
     try {
-      lookup = await lookUpInvocation(deps.client, tag.invocation, {
+      lookup = await lookUpInvocation(client, tag.invocation, {
         request,
         // The service's clock bounds the fallback's window, so the two clocks need not agree.
         maxAgeMs: deps.now() - sentAt + LOOKUP_SLACK_MS,

@@ -197,7 +197,6 @@ async function adoptRun(
       `The answer to the follow-up to run ${runId} was lost (${reason}). It may have reached the run and restarted it, so the step awaits the run.`,
     )
   }
-  deps.tracker.expectNewPass()
   deps.tracker.track(runId)
   // Until the service shows the follow-up's effect, the run's old state is stale.
   return { run, staleSnapshot: run }

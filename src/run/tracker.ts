@@ -57,8 +57,14 @@ export class RunTracker {
     this.#resolvePending()
   }
 
-  /** A follow-up to `runId` is about to go out; until it is answered, the run may yet restart. */
+  /**
+   * A follow-up to `runId` is about to go out; until it is answered, the run
+   * may yet restart, and until it is seen leaving its old state, a cancel's
+   * "already finished" may be stale. Saved first, for a post step after a kill.
+   */
   followingUp(runId: string): void {
+    this.#awaitingNewPass = true
+    this.#state.saveAwaitingNewPass(true)
     this.#remember(runId)
     this.#expect('followup')
   }
@@ -67,12 +73,6 @@ export class RunTracker {
   followupRefused(): void {
     this.settle()
     this.#resolvePending()
-  }
-
-  /** The follow-up was accepted or its answer lost: the run may go through its states again. */
-  expectNewPass(): void {
-    this.#awaitingNewPass = true
-    this.#state.saveAwaitingNewPass(true)
   }
 
   newPassSeen(): void {
