@@ -69,9 +69,9 @@ const neverEnding: RunScript = [
  */
 const slowToRestart: RunScript = [
   { state: 'SUCCEEDED', afterMs: 0 },
-  { state: 'QUEUED', afterMs: 1_500 },
-  { state: 'INPROGRESS', afterMs: 1_600 },
-  { state: 'SUCCEEDED', afterMs: 2_500 },
+  { state: 'QUEUED', afterMs: 3_000 },
+  { state: 'INPROGRESS', afterMs: 3_100 },
+  { state: 'SUCCEEDED', afterMs: 4_000 },
 ]
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/
@@ -396,7 +396,7 @@ describe('cancelled steps create nothing that lasts', () => {
 
   it('a run learned of during the signal budget (a lost create found late) is cancelled within it', async () => {
     const api = await fakeApi(
-      { listLagMs: 1_500, script: () => neverEnding },
+      { listLagMs: 1_000, script: () => neverEnding },
       { ...CREATE, fault: { kind: 'reset-after-acting' } },
     )
     const step = startStep({ inputs: inputsFor(api) })
