@@ -69,10 +69,26 @@ const neverEnding: RunScript = [
  */
 const slowToRestart: RunScript = [
   { state: 'SUCCEEDED', afterMs: 0 },
-  { state: 'QUEUED', afterMs: 3_000 },
-  { state: 'INPROGRESS', afterMs: 3_100 },
-  { state: 'SUCCEEDED', afterMs: 4_000 },
+  { state: 'QUEUED', afterMs: 1_500 },
+  { state: 'INPROGRESS', afterMs: 1_600 },
+  { state: 'SUCCEEDED', afterMs: 2_500 },
 ]
+
+/** A run whose pass takes 30 s: seeded a minute ago it is SUCCEEDED, and a follow-up restarts it. */
+const longPass: RunScript = [
+  { state: 'QUEUED', afterMs: 0 },
+  { state: 'INPROGRESS', afterMs: 50 },
+  { state: 'SUCCEEDED', afterMs: 30_000 },
+]
+
+/**
+ * A service whose cancel answers 400 "already finished" to the first `lagging`
+ * cancels after a follow-up: its view of the run lags behind the follow-up.
+ */
+function staleCancels(lagging: number): FakeApiOptions['cancelBehaviour'] {
+  let answered = 0
+  return () => (answered++ < lagging ? 'already-terminal' : undefined)
+}
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/
 
@@ -336,10 +352,10 @@ describe('follow-ups', () => {
   })
 
   it('a 400 "already finished" right after an accepted follow-up: cancels again once the run restarts', async () => {
-    const api = await fakeApi()
+    const api = await fakeApi({ cancelBehaviour: staleCancels(2) })
     const run = api.seedRun(
       { prompt: 'Review' },
-      { createdAt: Date.now() - 60_000, script: slowToRestart },
+      { createdAt: Date.now() - 60_000, script: longPass },
     )
     const step = startStep({
       inputs: inputsFor(api, { prompt: '', title: '', run_id: run.run_id, followup: 'Go on' }),
@@ -348,16 +364,16 @@ describe('follow-ups', () => {
     step.child.kill('SIGINT')
     const result = await step.result
 
-    const cancels = api.requestsTo('POST', /\/cancel$/)
-    expect(cancels.length).toBeGreaterThan(1)
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(3)
     expect(api.run(run.run_id)?.state).toBe('CANCELLED')
     expect(result.state.run_settled).toBe('true')
   })
+
   it('killed right after an accepted follow-up: the post step cancels the run once it restarts', async () => {
-    const api = await fakeApi()
+    const api = await fakeApi({ cancelBehaviour: staleCancels(2) })
     const run = api.seedRun(
       { prompt: 'Review' },
-      { createdAt: Date.now() - 60_000, script: slowToRestart },
+      { createdAt: Date.now() - 60_000, script: longPass },
     )
     const inputs = inputsFor(api, { prompt: '', title: '', run_id: run.run_id, followup: 'Go on' })
     const step = startStep({ inputs })
