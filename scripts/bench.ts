@@ -1,6 +1,6 @@
 /**
  * `npm run bench` (`node scripts/bench.ts`): performance figures of the committed bundle
- * (dist/index.js), each against its goal. Prints a table and writes bench-results.json.
+ * (through dist/main.js), each against its goal. Prints a table and writes bench-results.json.
  *
  * The machine is assumed shared and noisy: timings are taken side by side with a baseline,
  * interleaved, and reported as medians and ratios. See BENCHMARKS.md for the method.

@@ -44,7 +44,7 @@ try {
     poll_interval: '500ms',
   }
   console.log(`Fake Cloud Agent Runs API listening at ${api.baseUrl}`)
-  console.log('Running dist/index.js as the runner would (main step)…')
+  console.log('Running dist/main.js as the runner would (main step)…')
   const main = await runStep({ inputs })
   section('Main step log', show(main))
   section('Outputs (GITHUB_OUTPUT)', JSON.stringify(main.outputs, null, 2))

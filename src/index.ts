@@ -1,16 +1,10 @@
 /**
- * The bundle's entry, for both the main and the post step. One bundle serves
- * both because the @actions packages dominate its size and two bundles would
- * carry them twice; the main step's saved state tells the post step apart, as
- * in actions/checkout.
+ * The bundle: both steps' run(), with no side effect on import. The runner
+ * starts the step through dist/main.js or dist/post.js, two tiny entries that
+ * scripts/entries.ts writes next to it, so the post step knows what it is
+ * without any saved state (a job cancelled in its first milliseconds saves
+ * none, yet still runs the post step). One bundle serves both because the
+ * @actions packages dominate its size, and two bundles would carry them twice.
  */
-import { run as runMain } from './main.ts'
-import { run as runPost } from './post.ts'
-import { isPostStep, markMainStepStarted } from './state.ts'
-
-if (isPostStep()) {
-  await runPost()
-} else {
-  markMainStepStarted()
-  await runMain()
-}
+export { run as runMain } from './main.ts'
+export { run as runPost } from './post.ts'

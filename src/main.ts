@@ -11,7 +11,7 @@ import {
 } from './run/cancel.ts'
 import { onTerminationSignal } from './run/signals.ts'
 import { isTerminal } from './run/states.ts'
-import { tagFromEnvironment } from './run/create.ts'
+import { RunMayExistError, tagFromEnvironment } from './run/create.ts'
 import { executeStep, type StepOutcome } from './run/step.ts'
 import { workflowRunUrl } from './github/comment.ts'
 import {
@@ -105,6 +105,8 @@ export async function run(): Promise<void> {
         await cancelAbandonedRun(client, tracker)
         throw error
       }
+      // The cancel is the signal handler's; what went wrong meanwhile is still worth telling.
+      if (error instanceof RunMayExistError) core.warning(error.message)
       outcome = { kind: 'interrupted', run: undefined }
     }
     if (cancelling) {
@@ -139,27 +141,52 @@ async function cancelOnSignal(
 ): Promise<Interruption> {
   const budgetMs =
     signal === 'SIGTERM' ? CANCEL_BUDGET_MS.afterTerminate : CANCEL_BUDGET_MS.afterInterrupt
+  const deadline = Date.now() + budgetMs
+  const remaining = () => Math.max(0, deadline - Date.now())
   // Should anything keep the process alive past the budget, end it before the runner's kill.
   setTimeout(() => process.exit(1), budgetMs + 500).unref()
   core.info(`Received ${signal}: the workflow is cancelling this step.`)
-  // A create request in flight may still return a run, which must then be cancelled too.
-  const runId = await tracker.whenKnown(budgetMs / 2)
-  if (!runId || !tracker.needsCancel) return { signal, cancel: undefined }
-  const cancel = await cancelTrackedRun(client, tracker, runId, {
-    signal: AbortSignal.timeout(budgetMs),
-    timeoutMs: budgetMs,
-  })
+  // A create (or its lookup) or a follow-up in flight may yet start or restart a run: let it
+  // answer, keeping time for the cancel.
+  const runId = await tracker.whenDecided(budgetMs * 0.6)
+  if (!runId || !tracker.needsCancel) {
+    if (tracker.mayHaveUnseenRun) {
+      core.info('The create request has not been answered; the post step will look for its run.')
+    }
+    return { signal, cancel: undefined }
+  }
+  const cancelOnce = () =>
+    cancelTrackedRun(client, tracker, runId, {
+      signal: AbortSignal.timeout(remaining()),
+      timeoutMs: remaining(),
+    })
+  let cancel = await cancelOnce()
+  // Right after a follow-up, "already finished" may describe the pass before it: the run is
+  // about to restart, and the cancel lands once it has.
+  while (
+    cancel.kind === 'already-finished' &&
+    tracker.awaitingNewPass &&
+    remaining() > RECANCEL_PAUSE_MS * 2
+  ) {
+    await abortableSleep(RECANCEL_PAUSE_MS)
+    cancel = await cancelOnce()
+  }
   if (cancel.kind === 'blocked') logCancel(core, runId, cancel)
   return { signal, cancel }
 }
 
+/** The pause between cancels of a run that a follow-up is about to restart. */
+const RECANCEL_PAUSE_MS = 250
+
 /**
  * A run must not outlive a step that gave up on it. A step that failed before
- * it knew of a run made none (a create whose answer was lost was looked up).
+ * it knew of a run made none, unless a create's answer was lost and its run
+ * not found: then the state keeps the create's tag for the post step.
  */
 async function cancelAbandonedRun(client: AgentRunsClient, tracker: RunTracker): Promise<void> {
   const runId = tracker.runId
-  if (!runId) return tracker.settle()
+  // A create whose run was neither seen nor ruled out leaves its tag for the post step.
+  if (!runId) return tracker.mayHaveUnseenRun ? undefined : tracker.settle()
   if (!tracker.needsCancel) return
   const report = await cancelTrackedRun(client, tracker, runId)
   logCancel(core, runId, report)

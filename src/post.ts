@@ -1,5 +1,5 @@
 import * as core from '@actions/core'
-import { AgentRunsClient } from './api/client.ts'
+import { AgentRunsClient, abortableSleep } from './api/client.ts'
 import type { RunItem } from './api/types.ts'
 import { loadOctokit } from './github/octokit.ts'
 import { openConversation } from './github/setup.ts'
@@ -7,7 +7,7 @@ import { CommitStatusReporter, statusContext } from './github/status.ts'
 import { readPostSettings, type GitHubSettings } from './inputs.ts'
 import { publishError } from './report/publish.ts'
 import { cancelRun, describeCancel, logCancel, type CancelReport } from './run/cancel.ts'
-import { findRunByInvocation } from './run/create.ts'
+import { INVOCATION_KEY, lookUpInvocation } from './run/create.ts'
 import { readSavedRun } from './state.ts'
 import { USER_AGENT } from './version.ts'
 
@@ -43,7 +43,9 @@ export async function run(): Promise<void> {
     const runId = saved.runId ?? (await findUnansweredRun(client, saved.invocation ?? ''))
     if (!runId) return
     core.info(`The main step left run ${runId} unfinished; cancelling it.`)
-    const report = await cancelRun(client, runId)
+    const report = saved.awaitingNewPass
+      ? await cancelAfterFollowup(client, runId)
+      : await cancelRun(client, runId)
     if (report.kind === 'failed') core.setFailed(describeCancel(runId, report))
     else logCancel(core, runId, report)
     if (saved.commentId && settings.github.comment) {
@@ -57,23 +59,83 @@ export async function run(): Promise<void> {
   }
 }
 
-/** The run a create request made when the main step stopped before its answer came. */
+/**
+ * How long the post step looks for the run of a create whose answer was lost:
+ * the service's list can lag behind its writes by seconds, and a cancelled job
+ * leaves the post step minutes before the runner's force-kill.
+ */
+const SEARCH_DEADLINE_MS = 60_000
+const SEARCH_PAUSE_MS = 2_000
+
+/** How long the post step waits for a run to restart after its follow-up, to cancel it. */
+const RESTART_DEADLINE_MS = 30_000
+
+/**
+ * Cancels a run that was sent a follow-up the main step never saw take effect.
+ * "Already finished" may describe the pass before the follow-up, with the run
+ * about to restart, so the cancel is repeated until it lands or the deadline.
+ */
+async function cancelAfterFollowup(client: AgentRunsClient, runId: string): Promise<CancelReport> {
+  const deadline = Date.now() + RESTART_DEADLINE_MS
+  let report = await cancelRun(client, runId)
+  if (report.kind !== 'already-finished') return report
+  core.info(
+    `Run ${runId} still shows its state from before the follow-up; cancelling again once it restarts.`,
+  )
+  while (report.kind === 'already-finished' && Date.now() + SEARCH_PAUSE_MS < deadline) {
+    await abortableSleep(SEARCH_PAUSE_MS)
+    report = await cancelRun(client, runId, { timeoutMs: Math.max(1_000, deadline - Date.now()) })
+  }
+  return report
+}
+
+/**
+ * The run a create request made when the main step never learned of it: the
+ * main step stopped before the answer came, or the answer was lost and the run
+ * was not found yet. Looks patiently, by the request's unique tag, until a
+ * deadline.
+ */
 async function findUnansweredRun(
   client: AgentRunsClient,
   invocation: string,
 ): Promise<string | undefined> {
-  core.info('The main step stopped while creating a run; looking for the run it may have made.')
-  try {
-    const run = await findRunByInvocation(client, invocation)
-    if (!run) core.info('No run was made; nothing to clean up.')
-    return run?.run_id
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error)
-    core.warning(
-      `Could not look for a run the main step may have made (${reason}); check for one by hand.`,
-    )
-    return undefined
+  core.info(
+    `The main step did not learn which run its create request made; looking for a run tagged ${INVOCATION_KEY}=${invocation}.`,
+  )
+  const deadline = Date.now() + SEARCH_DEADLINE_MS
+  let lastProblem: string
+  for (let attempt = 1; ; attempt += 1) {
+    const timeoutMs = Math.max(1_000, deadline - Date.now())
+    try {
+      const lookup = await lookUpInvocation(
+        {
+          // No retries inside a lookup: the loop retries, and the deadline must hold.
+          listRuns: (query) => client.listRuns(query, { timeoutMs, maxRetries: 0 }),
+          iterateRuns: (query, options) =>
+            client.iterateRuns(query, { ...options, timeoutMs, maxRetries: 0 }),
+        },
+        invocation,
+      )
+      if (lookup.kind === 'found') return lookup.run.run_id
+      if (lookup.kind === 'ambiguous') {
+        core.warning(
+          `Runs ${lookup.runIds.join(', ')} all carry ${INVOCATION_KEY}=${invocation}; none is cancelled. Check them by hand.`,
+        )
+        return undefined
+      }
+      lastProblem = 'none is listed'
+    } catch (error) {
+      lastProblem = `the lookup failed: ${error instanceof Error ? error.message : String(error)}`
+      core.info(`Lookup ${attempt}: ${lastProblem}`)
+    }
+    if (Date.now() + SEARCH_PAUSE_MS >= deadline) break
+    await abortableSleep(SEARCH_PAUSE_MS)
   }
+  core.warning(
+    `No run tagged ${INVOCATION_KEY}=${invocation} was found within ${SEARCH_DEADLINE_MS / 1000}s (${lastProblem}). ` +
+      'The create request may still have made one: search the runs for that metadata, and cancel it if it is there.',
+  )
+  return undefined
 }
 
 /** The main step's comment still shows the run in progress; show where it ended. */
@@ -89,7 +151,10 @@ async function finishComment(
   } catch {
     return // Without the run's state, the comment is better left as it is than guessed at.
   }
-  const conversation = await openConversation(github, core, { commentId })
+  const conversation = await openConversation(github, core, {
+    commentId,
+    name: run.agent_config?.name,
+  })
   if (!conversation) return
   conversation.show(run)
   await conversation.settled()

@@ -6,12 +6,12 @@ import * as core from '@actions/core'
  * kill, so whatever is saved here reaches the post step as STATE_<name>.
  */
 const KEYS = {
-  isPost: 'isPost',
   runId: 'run_id',
   invocation: 'invocation',
   commentId: 'comment_id',
   statusSha: 'status_sha',
   settled: 'run_settled',
+  awaitingNewPass: 'awaiting_new_pass',
 } as const
 
 export interface SavedRun {
@@ -24,6 +24,8 @@ export interface SavedRun {
   statusSha: string | undefined
   /** The main step saw the run end, cancelled it, or handed it off on purpose (wait: false). */
   settled: boolean
+  /** A follow-up was sent and the run not yet seen restarting: "already finished" may be stale. */
+  awaitingNewPass: boolean
 }
 
 export interface StateStore {
@@ -31,6 +33,7 @@ export interface StateStore {
   saveStatusSha(sha: string): void
   saveInvocation(invocation: string): void
   saveRunId(runId: string): void
+  saveAwaitingNewPass(awaiting: boolean): void
   markSettled(): void
 }
 
@@ -39,16 +42,8 @@ export const runnerState: StateStore = {
   saveStatusSha: (sha) => core.saveState(KEYS.statusSha, sha),
   saveInvocation: (invocation) => core.saveState(KEYS.invocation, invocation),
   saveRunId: (runId) => core.saveState(KEYS.runId, runId),
+  saveAwaitingNewPass: (awaiting) => core.saveState(KEYS.awaitingNewPass, String(awaiting)),
   markSettled: () => core.saveState(KEYS.settled, 'true'),
-}
-
-/** True in the post step: only the main step's saved state makes it so. */
-export function isPostStep(): boolean {
-  return core.getState(KEYS.isPost) === 'true'
-}
-
-export function markMainStepStarted(): void {
-  core.saveState(KEYS.isPost, 'true')
 }
 
 export function readSavedRun(): SavedRun {
@@ -58,5 +53,6 @@ export function readSavedRun(): SavedRun {
     commentId: Number(core.getState(KEYS.commentId)) || undefined,
     statusSha: core.getState(KEYS.statusSha) || undefined,
     settled: core.getState(KEYS.settled) === 'true',
+    awaitingNewPass: core.getState(KEYS.awaitingNewPass) === 'true',
   }
 }

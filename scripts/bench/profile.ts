@@ -1,5 +1,5 @@
 /**
- * Where the bundle's start goes: runs `node --cpu-prof dist/index.js` with no inputs, so the
+ * Where the bundle's start goes: runs `node --cpu-prof dist/main.js` with no inputs, so the
  * process loads and evaluates the whole bundle, fails on the missing api_key before any request,
  * and exits. The profile's samples are grouped by what they were doing.
  */

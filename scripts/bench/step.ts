@@ -1,5 +1,5 @@
 /**
- * Spawns `node dist/index.js` as the runner does (INPUT_* for every input of action.yml with its
+ * Spawns `node dist/main.js` as the runner does (INPUT_* for every input of action.yml with its
  * default, the file-command files, the runner's context variables), with the environment
  * of test/e2e/harness.ts, but with everything prepared before the spawn, so that `spawnedAt` is taken right before
  * `spawn()` and a cold-start figure holds nothing but the child's own start.

@@ -88,6 +88,11 @@ export interface Download {
 
 const DOWNLOAD_DEFAULTS = { maxBytes: 25 * 1024 * 1024, timeoutMs: 60_000 }
 
+/** A page of runs, and when the service says it answered (its `Date` header, by its own clock). */
+export interface ListedRuns extends ListRunsResponse {
+  servedAt?: number
+}
+
 /** Retries allowed for rate-limit refusals, however few `maxRetries` allows for failures. */
 const REFUSAL_RETRIES = 8
 
@@ -149,18 +154,20 @@ export class AgentRunsClient {
     return (await this.request<RunItem>('GET', runPath(runId), options)).data
   }
 
-  async listRuns(
-    query: ListRunsQuery = {},
-    options: RequestOptions = {},
-  ): Promise<ListRunsResponse> {
+  async listRuns(query: ListRunsQuery = {}, options: RequestOptions = {}): Promise<ListedRuns> {
     const { metadata, ...plain } = query
     const flatQuery: Record<string, QueryValue> = { ...plain }
     for (const [key, value] of Object.entries(metadata ?? {})) flatQuery[`metadata[${key}]`] = value
-    const { data } = await this.request<ListRunsResponse>('GET', '/agent/runs', {
+    const { data, headers } = await this.request<ListRunsResponse>('GET', '/agent/runs', {
       ...options,
       query: flatQuery,
     })
-    return { ...data, runs: Array.isArray(data?.runs) ? data.runs : [] }
+    const servedAt = Date.parse(headers.date ?? '')
+    return {
+      ...data,
+      runs: Array.isArray(data?.runs) ? data.runs : [],
+      ...(Number.isNaN(servedAt) ? {} : { servedAt }),
+    }
   }
 
   /**

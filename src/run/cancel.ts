@@ -50,9 +50,11 @@ export async function rereadAfterCancel(
 }
 
 /**
- * Cancels the run the step answers for. Once it is cancelled, ended or cannot
- * be cancelled, nothing more is owed on it. A BLOCKED run is not settled: the
- * post step tries again, and cancels it should a person have moved it on by then.
+ * Cancels the run the step answers for. Nothing more is owed on it unless the
+ * cancel failed, the run is BLOCKED (the post step tries again, and cancels it
+ * should a person have moved it on by then), a follow-up's answer is still out,
+ * or "already finished" came before the run was seen restarting after a
+ * follow-up (it may restart yet).
  */
 export async function cancelTrackedRun(
   client: Pick<AgentRunsClient, 'cancelRun'>,
@@ -61,8 +63,17 @@ export async function cancelTrackedRun(
   options: RequestOptions = {},
 ): Promise<CancelReport> {
   const report = await cancelRun(client, runId, options)
-  if (report.kind !== 'failed' && report.kind !== 'blocked') tracker.settle()
+  if (isFinalCancel(report, tracker)) tracker.settle()
   return report
+}
+
+/** Pure: whether a cancel's outcome leaves nothing owed on the tracked run. */
+export function isFinalCancel(
+  report: CancelReport,
+  tracker: Pick<RunTracker, 'deciding' | 'awaitingNewPass'>,
+): boolean {
+  if (report.kind === 'failed' || report.kind === 'blocked' || tracker.deciding) return false
+  return !(report.kind === 'already-finished' && tracker.awaitingNewPass)
 }
 
 /** Logs how a cancel went: a warning when the run goes on, or may. */

@@ -51,25 +51,35 @@ export function tagFromEnvironment(
 }
 
 export interface CreateDeps {
-  client: Pick<AgentRunsClient, 'createRun' | 'listRuns'>
+  client: Pick<AgentRunsClient, 'createRun' | 'listRuns' | 'iterateRuns'>
   now: () => number
   sleep: Sleep
   log: WaitLog
 }
 
-/** Looks for the run this many times before concluding none was made. */
-const LOOKUPS = [0, 1_000, 3_000] as const
-/** Slack for the service's clock being behind ours. */
-const CLOCK_SLACK_MS = 5 * 60_000
+/**
+ * Waits before each lookup of a run whose create answer was lost: the list can
+ * lag behind writes by seconds. About 7 s in all; the post step looks longer.
+ */
+const LOOKUP_DELAYS_MS = [0, 1_000, 2_000, 4_000] as const
+/** The longest one lookup request may take. */
+const LOOKUP_TIMEOUT_MS = 5_000
 
-export class RunNotCreatedError extends Error {
-  override name = 'RunNotCreatedError'
+/**
+ * The create's outcome is unknown: the service may have made a run that this
+ * step could not find. The invocation tag stays saved for the post step, which
+ * looks again and cancels what it finds.
+ */
+export class RunMayExistError extends Error {
+  override name = 'RunMayExistError'
 }
 
 /**
- * Creates the run exactly once. When the create request's answer is lost after
- * the service may have acted (a timeout, a reset, a 5xx, a garbled body), the
- * request is not repeated: the run it made is looked up by its tag and adopted.
+ * Creates the run exactly once. When the create request's answer is lost or
+ * unusable after the service may have acted (a timeout, a reset, a 5xx, a
+ * garbled body, a 2xx without a run ID), the request is not repeated: the run
+ * it made is looked up by its tag and adopted, or the step fails saying that a
+ * run may exist and how to find it.
  */
 export async function createRunOnce(
   request: CreateRunRequest,
@@ -77,78 +87,216 @@ export async function createRunOnce(
   deps: CreateDeps,
 ): Promise<CreateRunResponse> {
   const sentAt = deps.now()
+  let answer: unknown
   try {
-    const created = await deps.client.createRun({ ...request, metadata: { ...tag.metadata } })
-    if (created.at_capacity === true) {
-      deps.log.info(
-        `The service is at capacity: run ${created.run_id} waits in its queue and starts when there is room.`,
-      )
-    }
-    return created
+    answer = await deps.client.createRun({ ...request, metadata: { ...tag.metadata } })
   } catch (error) {
     if (!mayHaveActed(error)) throw error
-    const reason = error instanceof Error ? error.message : String(error)
-    deps.log.warning(
-      `The answer to the create request was lost (${reason}). Looking for the run it may have made, instead of creating a second one.`,
-    )
-    for (const delay of LOOKUPS) {
-      if (delay > 0) await deps.sleep(delay)
-      const found = await findTaggedRun(request, tag, sentAt - CLOCK_SLACK_MS, deps)
-      if (found) {
-        deps.log.info(`Found run ${found.run_id}, made by the lost create request; adopting it.`)
-        return { run_id: found.run_id, state: found.state }
-      }
-    }
-    throw new RunNotCreatedError(
-      `The create request failed (${reason}), and no run made by it was found after ${LOOKUPS.length} lookups, so no run is being waited on. ` +
-        'The action does not repeat a create whose outcome is unknown, to never start a run twice; re-run the job to try again.',
-      { cause: error },
+    return await recoverLostCreate(request, tag, sentAt, reasonOf(error), deps, error)
+  }
+  const created = usableCreateAnswer(answer)
+  if (created?.at_capacity) {
+    deps.log.info(
+      `The service is at capacity: run ${created.run_id} waits in its queue and starts when there is room.`,
     )
   }
+  if (created) return created
+  const reason = `the service answered without a usable run_id (${describeAnswer(answer)})`
+  return await recoverLostCreate(request, tag, sentAt, reason, deps)
+}
+
+/** The create answer's run, or undefined when it names none that could be polled. */
+export function usableCreateAnswer(answer: unknown): CreateRunResponse | undefined {
+  if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) return undefined
+  const {
+    run_id: runId,
+    task_id: taskId,
+    state,
+    at_capacity: atCapacity,
+  } = answer as Record<string, unknown>
+  if (!isRunIdLike(runId)) return undefined
+  return {
+    run_id: runId,
+    ...(typeof taskId === 'string' ? { task_id: taskId } : {}),
+    state: typeof state === 'string' && state !== '' ? state : 'QUEUED',
+    ...(atCapacity === true ? { at_capacity: true } : {}),
+  }
+}
+
+function isRunIdLike(value: unknown): value is string {
+  return (
+    typeof value === 'string' &&
+    /^[^\s/\\\p{Cc}]{1,200}$/u.test(value) &&
+    value !== '.' &&
+    value !== '..'
+  )
+}
+
+function describeAnswer(answer: unknown): string {
+  if (answer === undefined) return 'an empty body'
+  if (answer === null) return 'null'
+  if (Array.isArray(answer)) return 'an array'
+  if (typeof answer === 'object') return 'an object with no usable run_id'
+  return `a ${typeof answer}`
+}
+
+async function recoverLostCreate(
+  request: CreateRunRequest,
+  tag: RunTag,
+  sentAt: number,
+  reason: string,
+  deps: CreateDeps,
+  cause?: unknown,
+): Promise<CreateRunResponse> {
+  deps.log.warning(
+    `The answer to the create request was lost (${reason}). Looking for the run it may have made, instead of creating a second one.`,
+  )
+  // The loop is the retry, so each lookup gets one short try: a hung list cannot hold the step.
+  const once = { timeoutMs: LOOKUP_TIMEOUT_MS, maxRetries: 0 }
+  const client: Pick<AgentRunsClient, 'listRuns' | 'iterateRuns'> = {
+    listRuns: (query) => deps.client.listRuns(query, once),
+    iterateRuns: (query, options) => deps.client.iterateRuns(query, { ...options, ...once }),
+  }
+  let lastProblem = 'no run tagged with it is listed yet'
+  for (const delay of LOOKUP_DELAYS_MS) {
+    if (delay > 0) await deps.sleep(delay)
+    let lookup: InvocationLookup
+    try {
+      lookup = await lookUpInvocation(client, tag.invocation, {
+        request,
+        // The service's clock bounds the fallback's window, so the two clocks need not agree.
+        maxAgeMs: deps.now() - sentAt + LOOKUP_SLACK_MS,
+      })
+    } catch (error) {
+      lastProblem = `the lookup failed: ${reasonOf(error)}`
+      deps.log.info(`Could not look for the run yet (${reasonOf(error)}).`)
+      continue
+    }
+    if (lookup.kind === 'found') {
+      deps.log.info(`Found run ${lookup.run.run_id}, made by the lost create request; adopting it.`)
+      return { run_id: lookup.run.run_id, state: lookup.run.state }
+    }
+    if (lookup.kind === 'ambiguous') {
+      throw new RunMayExistError(
+        `The create request's answer was lost (${reason}), and ${lookup.runIds.length} runs (${lookup.runIds.join(', ')}) match its request, so none can be proven to be this step's; none is adopted or cancelled. ${whereToFind(tag.invocation)}`,
+        { cause },
+      )
+    }
+  }
+  throw new RunMayExistError(
+    `The create request's answer was lost (${reason}), and the run it may have made was not found (${lastProblem}). The action never repeats a create whose outcome is unknown, so as not to start a run twice. ${whereToFind(tag.invocation)}`,
+    { cause },
+  )
+}
+
+/** Tells a person how to find a run that may exist, since the step cannot vouch for it. */
+export function whereToFind(invocation: string): string {
+  return `A run may nonetheless exist: it carries the metadata ${INVOCATION_KEY}=${invocation}. The post step looks for it again and cancels it; if it reports none, search the runs for that metadata before starting another.`
+}
+
+/** How much older than the lookup a run matched by its request (not its tag) may be. */
+const LOOKUP_SLACK_MS = 60_000
+/** Pages of the newest runs the fallback reads, where the plan cannot filter by metadata. */
+const FALLBACK_PAGES = 2
+
+export type InvocationLookup =
+  { kind: 'found'; run: RunItem } | { kind: 'none' } | { kind: 'ambiguous'; runIds: string[] }
+
+export interface LookupOptions {
+  /**
+   * The request, to recognise a run listed without its metadata by comparing
+   * the whole request. Without it, only a run carrying the tag is this step's.
+   */
+  request?: CreateRunRequest
+  /** How old, by the service's own clock, a run matched by its request may be. */
+  maxAgeMs?: number
 }
 
 /**
- * The run created with this invocation tag, if any. Throws the service's
- * `feature_not_available` error where the plan cannot filter by metadata.
+ * The run created with this invocation tag. The tag is unique, so the lookup
+ * needs no time window, and the clocks of runner and service need not agree.
+ * Where the plan cannot filter by metadata, the newest runs are read instead,
+ * and a run counts only if it carries the tag, or (listed without metadata)
+ * matches the whole request within a window of the service's own clock. Two
+ * candidates are an ambiguity, never a guess.
  */
-export async function findRunByInvocation(
-  client: Pick<AgentRunsClient, 'listRuns'>,
+export async function lookUpInvocation(
+  client: Pick<AgentRunsClient, 'listRuns' | 'iterateRuns'>,
   invocation: string,
-  createdAfter?: string,
-): Promise<RunItem | undefined> {
-  const { runs } = await client.listRuns({
-    metadata: { [INVOCATION_KEY]: invocation },
-    created_after: createdAfter,
-    limit: 10,
-  })
-  return runs[0]
-}
-
-async function findTaggedRun(
-  request: CreateRunRequest,
-  tag: RunTag,
-  createdAfterMs: number,
-  deps: CreateDeps,
-): Promise<RunItem | undefined> {
-  const createdAfter = new Date(createdAfterMs).toISOString()
+  options: LookupOptions = {},
+): Promise<InvocationLookup> {
+  let listed: RunItem[]
+  let servedAt: number | undefined
   try {
-    return await findRunByInvocation(deps.client, tag.invocation, createdAfter)
+    const answer = await client.listRuns({ metadata: { [INVOCATION_KEY]: invocation }, limit: 10 })
+    listed = answer.runs
+    servedAt = answer.servedAt
   } catch (error) {
     if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available') throw error
+    listed = []
+    const pages = client.iterateRuns(
+      { sort_by: 'created_at', sort_order: 'desc', limit: 100 },
+      { maxPages: FALLBACK_PAGES },
+    )
+    for await (const run of pages) listed.push(run)
+    // iterateRuns hides the pages' dates; a fresh single read supplies the service's "now".
+    servedAt = options.request ? await serviceNow(client) : undefined
   }
-  // Without metadata filtering, the same request within the window is the best evidence left.
-  const { runs } = await deps.client.listRuns({ created_after: createdAfter, limit: 100 })
-  return runs.find((run) => isSameRequest(run, request, tag))
+  const candidates = listed.filter((run) => isProvablyOurs(run, invocation, options, servedAt))
+  const unique = [...new Map(candidates.map((run) => [run.run_id, run])).values()]
+  if (unique.length === 0) return { kind: 'none' }
+  if (unique.length === 1 && unique[0]) return { kind: 'found', run: unique[0] }
+  return { kind: 'ambiguous', runIds: unique.map((run) => run.run_id) }
 }
 
-function isSameRequest(run: RunItem, request: CreateRunRequest, tag: RunTag): boolean {
-  const invocation = run.metadata?.[INVOCATION_KEY]
-  if (invocation !== undefined) return invocation === tag.invocation
-  return (
-    run.prompt === request.prompt &&
-    (request.title === undefined || run.title === request.title) &&
-    run.agent_config?.skill_spec === request.config?.skill_spec
+async function serviceNow(client: Pick<AgentRunsClient, 'listRuns'>): Promise<number | undefined> {
+  return (await client.listRuns({ limit: 1 })).servedAt
+}
+
+/** Pure: whether a listed run is certainly the one this step's create request made. */
+export function isProvablyOurs(
+  run: RunItem,
+  invocation: string,
+  options: LookupOptions,
+  servedAt: number | undefined,
+): boolean {
+  const metadata = run.metadata
+  if (typeof metadata === 'object' && metadata !== null) {
+    return metadata[INVOCATION_KEY] === invocation
+  }
+  const { request, maxAgeMs } = options
+  if (!request || servedAt === undefined || maxAgeMs === undefined) return false
+  const createdAt = Date.parse(run.created_at ?? '')
+  if (Number.isNaN(createdAt) || createdAt < servedAt - maxAgeMs) return false
+  return isSameRequest(run, request)
+}
+
+/** Pure: the run shows exactly this request: prompt, title and every member of config. */
+export function isSameRequest(run: RunItem, request: CreateRunRequest): boolean {
+  if ((run.prompt ?? '') !== (request.prompt ?? '')) return false
+  if (request.title !== undefined && run.title !== request.title) return false
+  const config = request.config ?? {}
+  const resolved = (run.agent_config ?? {}) as Record<string, unknown>
+  // The service shows the resolved config, which may add defaults; what was asked must all be there.
+  return Object.entries(config).every(
+    ([key, value]) => value === undefined || isDeepEqual(resolved[key], value),
   )
+}
+
+function isDeepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (Array.isArray(a) !== Array.isArray(b)) return false
+  const keysA = Object.keys(a)
+  const keysB = Object.keys(b)
+  if (keysA.length !== keysB.length) return false
+  return keysA.every((key) =>
+    isDeepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
+  )
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
 }
 
 /**

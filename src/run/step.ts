@@ -1,6 +1,7 @@
 import type { AgentRunsClient, Sleep } from '../api/client.ts'
 import { NotFoundError } from '../api/errors.ts'
-import type { CreateRunRequest, RunItem, RunState } from '../api/types.ts'
+import { mayHaveActed } from '../api/retry.ts'
+import type { CreateRunRequest, CreateRunResponse, RunItem, RunState } from '../api/types.ts'
 import type { RunTarget, Settings } from '../inputs.ts'
 import {
   cancelActiveRunsNamed,
@@ -9,8 +10,8 @@ import {
   rereadAfterCancel,
   type CancelReport,
 } from './cancel.ts'
-import { createRunOnce, findSupersededRun, type RunTag } from './create.ts'
-import { isTerminal } from './states.ts'
+import { createRunOnce, findSupersededRun, RunMayExistError, type RunTag } from './create.ts'
+import { NEW_PASS_GRACE_MS, watchForNewPass } from './followup.ts'
 import type { RunTracker } from './tracker.ts'
 import { formatElapsed, waitForRun, type WaitLog } from './wait.ts'
 
@@ -61,10 +62,13 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
   const { client, tracker, log } = deps
   const startedAt = deps.now()
   if (deps.signal.aborted) return { kind: 'interrupted', run: undefined }
-  const { run, staleSnapshot } =
+  const start =
     settings.target.kind === 'create'
       ? await startNewRun(settings.target.request, settings.cancelPrevious, deps)
       : await adoptRun(settings.target.runId, settings.target.followup, deps)
+  // Interrupted before anything was sent that could start or restart a run.
+  if (!start) return { kind: 'interrupted', run: undefined }
+  const { run, staleSnapshot } = start
 
   deps.onRunSeen?.(run)
   if (deps.signal.aborted) return { kind: 'interrupted', run }
@@ -80,7 +84,21 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
       timeoutMs: settings.timeoutMs - (deps.now() - startedAt),
       pollIntervalMs: settings.pollIntervalMs,
       lastSeen: staleSnapshot ? undefined : run,
-      isStale: staleSnapshot ? (seen) => isSameReading(seen, staleSnapshot) : undefined,
+      isStale: staleSnapshot
+        ? watchForNewPass({
+            before: staleSnapshot,
+            now: deps.now,
+            graceMs: Math.min(NEW_PASS_GRACE_MS, settings.timeoutMs / 2),
+            onSettled: (how) => {
+              tracker.newPassSeen()
+              if (how === 'grace-over') {
+                log.warning(
+                  `Run ${run.run_id} was never seen leaving ${staleSnapshot.state} after the follow-up; taking ${staleSnapshot.state} as its outcome.`,
+                )
+              }
+            },
+          })
+        : undefined,
     },
     deps,
   )
@@ -115,34 +133,69 @@ interface StartingPoint {
   staleSnapshot?: RunItem
 }
 
+/**
+ * Creates the run; undefined when the step was cancelled first. A signal during
+ * `cancel_previous`, or before it, means no create is sent at all.
+ */
 async function startNewRun(
   request: CreateRunRequest,
   cancelPrevious: boolean,
   deps: StepDeps,
-): Promise<StartingPoint> {
+): Promise<StartingPoint | undefined> {
   const name = request.config?.name
   if (cancelPrevious && name) await cancelActiveRunsNamed(deps.client, name, deps.log)
+  // Nothing may come between this check and the request: a signal handler runs only at an await.
+  if (deps.signal.aborted) return undefined
   deps.tracker.creating(deps.tag.invocation)
-  // Not given the abort signal: a create cut off mid-flight could leave a run nobody knows about.
-  const created = await createRunOnce(request, deps.tag, deps)
+  let created: CreateRunResponse
+  try {
+    // Not given the abort signal: a create cut off mid-flight could leave a run nobody knows about.
+    created = await createRunOnce(request, deps.tag, deps)
+  } catch (error) {
+    if (!(error instanceof RunMayExistError)) deps.tracker.noRunMade()
+    throw error
+  }
   deps.tracker.track(created.run_id)
   deps.log.info(`Created run ${created.run_id}; it is ${created.state}.`)
   await noteSupersededRun(deps)
   return { run: { ...created, title: request.title, prompt: request.prompt } }
 }
 
+/**
+ * Adopts an existing run, and sends it the follow-up if there is one;
+ * undefined when the step was cancelled before the follow-up was sent.
+ */
 async function adoptRun(
   runId: string,
   followup: string | undefined,
   deps: StepDeps,
-): Promise<StartingPoint> {
+): Promise<StartingPoint | undefined> {
   const run = await getExistingRun(deps.client, runId)
-  deps.tracker.track(runId)
   deps.log.info(`Run ${runId} is ${run.state}.`)
-  if (followup === undefined) return { run }
-  await deps.client.sendFollowup(runId, followup)
-  deps.log.info(`Sent the follow-up to run ${runId}.`)
-  // Until the service shows the follow-up's effect, the run's old terminal state is stale.
+  if (followup === undefined) {
+    deps.tracker.track(runId)
+    return { run }
+  }
+  if (deps.signal.aborted) return undefined
+  deps.tracker.followingUp(runId)
+  try {
+    await deps.client.sendFollowup(runId, followup)
+    deps.log.info(`Sent the follow-up to run ${runId}.`)
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    if (!mayHaveActed(error)) {
+      deps.tracker.followupRefused()
+      throw new Error(
+        `The follow-up (the followup input) to run ${runId} was refused: ${reason} The run is left as it is.`,
+        { cause: error },
+      )
+    }
+    deps.log.warning(
+      `The answer to the follow-up to run ${runId} was lost (${reason}). It may have reached the run and restarted it, so the step awaits the run.`,
+    )
+  }
+  deps.tracker.track(runId)
+  // Until the service shows the follow-up's effect, the run's old state is stale.
   return { run, staleSnapshot: run }
 }
 
@@ -174,10 +227,4 @@ async function getExistingRun(client: StepDeps['client'], runId: string): Promis
     }
     throw error
   }
-}
-
-function isSameReading(seen: RunItem, before: RunItem): boolean {
-  return (
-    isTerminal(seen.state) && seen.state === before.state && seen.updated_at === before.updated_at
-  )
 }

@@ -1,5 +1,8 @@
 import type { StateStore } from '../state.ts'
 
+/** A request whose answer decides which run, if any, the step answers for. */
+type Pending = 'create' | 'followup'
+
 /**
  * The run this step is responsible for. It persists the run ID the moment it
  * is known, so that a hard kill still leaves the post step able to cancel it,
@@ -10,13 +13,14 @@ export class RunTracker {
   readonly #onKnown: (runId: string) => void
   #runId: string | undefined
   #settled = false
-  readonly #known: Promise<string>
-  #resolveKnown: (runId: string) => void = () => undefined
+  #pending: Pending | undefined
+  #awaitingNewPass = false
+  #decided: Promise<void> = Promise.resolve()
+  #decide: () => void = () => undefined
 
   constructor(state: StateStore, onKnown: (runId: string) => void = () => undefined) {
     this.#state = state
     this.#onKnown = onKnown
-    this.#known = new Promise((resolve) => (this.#resolveKnown = resolve))
   }
 
   get runId(): string | undefined {
@@ -28,16 +32,58 @@ export class RunTracker {
     return this.#runId !== undefined && !this.#settled
   }
 
+  /** A create request went out and its run has been neither seen nor ruled out. */
+  get mayHaveUnseenRun(): boolean {
+    return this.#pending === 'create'
+  }
+
+  /**
+   * A follow-up was accepted (or may have been) and the run has not yet been
+   * seen leaving the state it had before: a cancel answering "already finished"
+   * may come before the run restarts, so it proves nothing.
+   */
+  get awaitingNewPass(): boolean {
+    return this.#awaitingNewPass
+  }
+
   /** A create request tagged `invocation` is about to go out; its run may exist before its answer. */
   creating(invocation: string): void {
     this.#state.saveInvocation(invocation)
+    this.#expect('create')
+  }
+
+  /** The create request was refused: the service made no run. */
+  noRunMade(): void {
+    this.#resolvePending()
+  }
+
+  /**
+   * A follow-up to `runId` is about to go out; until it is answered, the run
+   * may yet restart, and until it is seen leaving its old state, a cancel's
+   * "already finished" may be stale. Saved first, for a post step after a kill.
+   */
+  followingUp(runId: string): void {
+    this.#awaitingNewPass = true
+    this.#state.saveAwaitingNewPass(true)
+    this.#remember(runId)
+    this.#expect('followup')
+  }
+
+  /** The follow-up was refused: the run is another workflow's work, and nothing is owed on it. */
+  followupRefused(): void {
+    this.settle()
+    this.#resolvePending()
+  }
+
+  newPassSeen(): void {
+    if (!this.#awaitingNewPass) return
+    this.#awaitingNewPass = false
+    this.#state.saveAwaitingNewPass(false)
   }
 
   track(runId: string): void {
-    this.#runId = runId
-    this.#state.saveRunId(runId)
-    this.#onKnown(runId)
-    this.#resolveKnown(runId)
+    this.#remember(runId)
+    this.#resolvePending()
   }
 
   /** The run ended, was cancelled, or was handed off on purpose, or none was made: nothing is owed. */
@@ -47,17 +93,41 @@ export class RunTracker {
     this.#state.markSettled()
   }
 
-  /** Resolves with the run ID once known, or with undefined after `ms`. */
-  async whenKnown(ms: number): Promise<string | undefined> {
-    if (this.#runId !== undefined) return this.#runId
+  /**
+   * The run ID once no request in flight can change it (a create's or a
+   * follow-up's answer), or after `ms` at most, whatever is known then.
+   */
+  async whenDecided(ms: number): Promise<string | undefined> {
+    if (this.#pending === undefined) return this.#runId
     let timer: NodeJS.Timeout | undefined
-    const timeout = new Promise<undefined>(
-      (resolve) => (timer = setTimeout(() => resolve(undefined), ms)),
-    )
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))
     try {
-      return await Promise.race([this.#known, timeout])
+      await Promise.race([this.#decided, timeout])
     } finally {
       clearTimeout(timer)
     }
+    return this.#runId
+  }
+
+  /** Whether a create or follow-up request is still out. */
+  get deciding(): boolean {
+    return this.#pending !== undefined
+  }
+
+  #remember(runId: string): void {
+    if (this.#runId === runId) return
+    this.#runId = runId
+    this.#state.saveRunId(runId)
+    this.#onKnown(runId)
+  }
+
+  #expect(pending: Pending): void {
+    this.#pending = pending
+    this.#decided = new Promise((resolve) => (this.#decide = resolve))
+  }
+
+  #resolvePending(): void {
+    this.#pending = undefined
+    this.#decide()
   }
 }

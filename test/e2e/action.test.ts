@@ -100,7 +100,7 @@ describe('the bundled action, run as the runner runs it', () => {
     expect(result.summary).toContain('SUCCEEDED')
     expect(result.summary).toContain(`(${result.outputs.session_link})`)
     expect(result.stdout).toMatch(/::notice title=Cloud agent run::.*succeeded/)
-    expect(result.state).toMatchObject({ isPost: 'true', run_id: runId, run_settled: 'true' })
+    expect(result.state).toMatchObject({ run_id: runId, run_settled: 'true' })
     expect(result.stdout).toMatch(/is INPROGRESS \(after \d+s\)/)
     expect(result.stdout.match(/is INPROGRESS/g)).toHaveLength(1)
     expectKeyNeverShown(result)

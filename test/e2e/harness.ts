@@ -7,7 +7,6 @@ import { parse } from 'yaml'
 import type { FakeAgentApi } from '../fake-api/server.ts'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-export const BUNDLE = join(ROOT, 'dist', 'index.js')
 
 interface ActionYml {
   inputs: Record<string, { default?: string }>
@@ -17,6 +16,14 @@ interface ActionYml {
 export function readActionYml(): ActionYml {
   return parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as ActionYml
 }
+
+/** The files the runner starts for the main and the post step: action.yml's `runs`. */
+export const ENTRIES = {
+  main: join(ROOT, readActionYml().runs.main),
+  post: join(ROOT, readActionYml().runs.post),
+} as const
+/** The main step's entry, as the runner starts it. */
+export const BUNDLE = ENTRIES.main
 
 /** The runner gives every declared input, with action.yml's default where the workflow gave none. */
 export function inputEnv(inputs: Record<string, string>): Record<string, string> {
@@ -88,6 +95,8 @@ export interface StepOptions {
   env?: Record<string, string>
   /** The node binary that runs the bundle. */
   node?: string
+  /** Which of action.yml's entries the runner starts. Default `main`. */
+  step?: keyof typeof ENTRIES
 }
 
 export interface StepEnvironment {
@@ -124,12 +133,12 @@ export function prepareStepEnvironment(
   return { dir, files, env }
 }
 
-/** Spawns `node dist/index.js` as the runner does: INPUT_*, file commands, STATE_* for post. */
+/** Spawns action.yml's entry as the runner does: INPUT_*, file commands, STATE_* for post. */
 export function startStep(options: StepOptions): RunningStep {
   const { dir, files, env } = prepareStepEnvironment(options)
   // ACTION_NODE runs the bundle on another Node than the tests' own (CI checks Node 20 too).
   const node = options.node ?? process.env.ACTION_NODE ?? process.execPath
-  const child = spawn(node, [BUNDLE], {
+  const child = spawn(node, [ENTRIES[options.step ?? 'main']], {
     cwd: dir,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -194,7 +203,7 @@ export async function killWhilePolling(
 
 /** Runs the post step the way the runner does after the main step: same inputs, its state. */
 export function runPostStep(main: StepResult, options: StepOptions): Promise<StepResult> {
-  return runStep({ ...options, state: main.state })
+  return runStep({ ...options, state: main.state, step: 'post' })
 }
 
 /** Lines the runner shows as error annotations. */

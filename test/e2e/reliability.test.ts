@@ -133,16 +133,19 @@ describe('create: exactly one run, whatever the fault', () => {
     expect(api.allRuns()).toHaveLength(3)
   })
 
-  it('500 before acting: no run exists, and the step says so instead of creating one', async () => {
+  it('500 before acting: no run found, creates none, and keeps the tag for the post step', async () => {
     const api = await fakeApi({}, { ...CREATE, fault: { kind: 'status', status: 500 } })
     const result = await runStep({ inputs: inputsFor(api) })
 
     expect(result.code).toBe(1)
     expect(api.allRuns()).toHaveLength(0)
     expect(api.requestsTo('POST', /\/agent\/runs?$/)).toHaveLength(1)
-    expect(errorAnnotations(result).join('\n')).toMatch(
-      /create request failed .*500.*no run made by it was found.*re-run the job/,
-    )
+    const error = errorAnnotations(result).join('\n')
+    // A 500 may come after the service acted: the run may exist, so the step names its tag.
+    expect(error).toMatch(/answer was lost .*500.*not found.*gh_invocation=[0-9a-f-]{36}/)
+    expect(error).not.toMatch(/re-run/i)
+    expect(result.state.invocation).toMatch(/^[0-9a-f-]{36}$/)
+    expect(result.state.run_settled).toBeUndefined()
     expect(result.outputs.run_id).toBeUndefined()
     expectReadableLog(result)
   })
@@ -256,7 +259,7 @@ describe('cancellation races', () => {
     const post = await runPostStep(main, { inputs })
 
     expect(post.code).toBe(0)
-    expect(post.stdout).toContain('looking for the run it may have made')
+    expect(post.stdout).toContain(`looking for a run tagged gh_invocation=${main.state.invocation}`)
     expect(api.run(orphan?.run_id ?? '')?.state).toBe('CANCELLED')
   })
 

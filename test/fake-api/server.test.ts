@@ -569,3 +569,46 @@ function nth<T>(items: readonly T[], index: number): T {
 function lastOf<T>(items: readonly T[]): T {
   return nth(items, items.length - 1)
 }
+
+describe('a lagging index, a skewed clock, runs without metadata', () => {
+  const listed = async (api: FakeAgentApi, query = ''): Promise<ListRunsResponse> =>
+    (await call(api, 'GET', `/agent/runs${query}`)).json as ListRunsResponse
+
+  it('listLagMs: a new run is gettable at once but listed only after the lag', async () => {
+    const api = await startApi({ listLagMs: 60_000 })
+    const runId = await createRun(api)
+    const old = api.seedRun({ prompt: 'old' }, { createdAt: Date.now() - 120_000 })
+
+    expect((await getRun(api, runId)).run_id).toBe(runId)
+    expect((await listed(api)).runs.map((run) => run.run_id)).toEqual([old.run_id])
+  })
+
+  it('clockSkewMs: times, the Date header and created_after all follow the service clock', async () => {
+    const skew = -10 * 60_000
+    const api = await startApi({ clockSkewMs: skew })
+    const before = Date.now()
+    const runId = await createRun(api)
+    const shown = Date.parse((await getRun(api, runId)).created_at ?? '')
+    expect(shown).toBeLessThan(before + skew + 5_000)
+    expect(shown).toBeGreaterThan(before + skew - 5_000)
+
+    const answer = await call(api, 'GET', '/agent/runs')
+    const served = Date.parse(answer.headers.get('date') ?? '')
+    expect(Math.abs(served - (Date.now() + skew))).toBeLessThan(5_000)
+    // By the runner's clock the run is 10 minutes "in the future" of the service's window.
+    const runnerCutoff = new Date(before - 60_000).toISOString()
+    expect((await listed(api, `?created_after=${runnerCutoff}`)).runs).toHaveLength(0)
+    const serviceCutoff = new Date(before + skew - 60_000).toISOString()
+    expect((await listed(api, `?created_after=${serviceCutoff}`)).runs).toHaveLength(1)
+  })
+
+  it('showMetadata false: runs are shown without metadata, yet still filtered by it', async () => {
+    const api = await startApi({ showMetadata: false })
+    const runId = await createRun(api, { prompt: 'x', metadata: { k: 'v' } })
+
+    expect((await getRun(api, runId)).metadata).toBeUndefined()
+    const page = await listed(api, '?metadata[k]=v')
+    expect(page.runs.map((run) => run.run_id)).toEqual([runId])
+    expect(page.runs[0]?.metadata).toBeUndefined()
+  })
+})

@@ -16,6 +16,7 @@ import {
   makeStoredRun,
   newRunId,
   restartRun,
+  rfc3339,
   TERMINAL_STATES,
   viewRun,
   viewRunShared,
@@ -112,6 +113,16 @@ export interface FakeApiOptions {
    * with this probability, drawn from a PRNG seeded with `seed`, so a failure can be replayed.
    */
   randomFaults?: { probability: number; seed: number; faults: FaultSpec[] }
+  /** How far the service's index lags behind its writes: a run is listed this long after its create. */
+  listLagMs?: number
+  /**
+   * How far the service's clock is off the runner's (negative: behind). It moves every time the
+   * service shows (`created_at`, `updated_at`, `started_at`, the list's `Date` header) and what
+   * `created_after` / `created_before` are compared with.
+   */
+  clockSkewMs?: number
+  /** Default true. False: runs are shown without their `metadata`, as an older service would. */
+  showMetadata?: boolean
 }
 
 export interface SeedRunOptions {
@@ -235,6 +246,9 @@ export class FakeAgentApi {
   readonly #metadataFilter: boolean
   readonly #randomFaults: FakeApiOptions['randomFaults']
   readonly #atCapacity: FakeApiOptions['atCapacity']
+  readonly #listLagMs: number
+  readonly #clockSkewMs: number
+  readonly #showMetadata: boolean
   readonly #random: () => number
   /** The second origin, standing in for object storage: signed artifact and transcript URLs. */
   readonly downloads: DownloadOrigin
@@ -269,6 +283,9 @@ export class FakeAgentApi {
     this.#createPath = options.createPath ?? 'both'
     this.#metadataFilter = options.metadataFilter ?? true
     this.#randomFaults = options.randomFaults
+    this.#listLagMs = options.listLagMs ?? 0
+    this.#clockSkewMs = options.clockSkewMs ?? 0
+    this.#showMetadata = options.showMetadata ?? true
     this.#random = seededRandom(options.randomFaults?.seed ?? 1)
     if (this.#rateLimit) {
       this.#tokens = this.#rateLimit.capacity
@@ -758,7 +775,21 @@ export class FakeAgentApi {
 
   #get(request: RecordedRequest, runId: string): Reply {
     const stored = this.#runs.get(runId)
-    return stored ? json(200, viewRunShared(stored)) : this.#runNotFound(request, runId)
+    return stored
+      ? json(200, this.#onTheWire(viewRunShared(stored)))
+      : this.#runNotFound(request, runId)
+  }
+
+  /** A run as the service shows it over HTTP: by its own clock, with or without metadata. */
+  #onTheWire(view: FakeRunItem): FakeRunItem {
+    if (this.#clockSkewMs === 0 && this.#showMetadata) return view
+    const shown: FakeRunItem = { ...view }
+    if (!this.#showMetadata) delete shown.metadata
+    for (const field of ['created_at', 'updated_at', 'started_at'] as const) {
+      const time = Date.parse(shown[field] ?? '')
+      if (!Number.isNaN(time)) shown[field] = rfc3339(time + this.#clockSkewMs)
+    }
+    return shown
   }
 
   #list(request: RecordedRequest): Reply {
@@ -843,9 +874,11 @@ export class FakeAgentApi {
     const creator = query.get('creator')
 
     const now = performance.now()
+    const indexedUntil = Date.now() - this.#listLagMs
     const matching: { stored: StoredRun; view: FakeRunItem; key: SortKey }[] = []
     for (const stored of this.#runs.values()) {
-      const created = stored.createdWall
+      if (this.#listLagMs > 0 && stored.createdWall > indexedUntil) continue
+      const created = stored.createdWall + this.#clockSkewMs
       if (times['created_after'] !== undefined && !(created > times['created_after'])) continue
       if (times['created_before'] !== undefined && !(created < times['created_before'])) continue
       // Metadata is fixed at creation, so it can be checked before building the view.
@@ -886,8 +919,8 @@ export class FakeAgentApi {
     const hasNext = matching.length > limit
     const page = matching.slice(0, limit)
     const last = page.at(-1)
-    return json(200, {
-      runs: page.map((entry) => entry.view),
+    const reply = json(200, {
+      runs: page.map((entry) => this.#onTheWire(entry.view)),
       page_info: {
         has_next_page: hasNext,
         ...(hasNext && last
@@ -895,6 +928,10 @@ export class FakeAgentApi {
           : {}),
       },
     })
+    if (this.#clockSkewMs !== 0) {
+      reply.headers['date'] = new Date(Date.now() + this.#clockSkewMs).toUTCString()
+    }
+    return reply
   }
 
   /** Whether `run` was started, directly or through others, by `ancestorId`. */
