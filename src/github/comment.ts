@@ -1,3 +1,4 @@
+import { isRunId } from '../api/answers.ts'
 import type { RunItem } from '../api/types.ts'
 import { escapeMarkdown, safeHttpUrl, statusMessageOf } from '../report/summary.ts'
 import { meaningOf } from '../run/states.ts'
@@ -24,8 +25,7 @@ export function parseMarker(body: string): Marker | undefined {
   if (!match?.[1]) return undefined
   try {
     const parsed = JSON.parse(match[1]) as { run_id?: unknown; step?: unknown }
-    if (typeof parsed.run_id !== 'string' || !/^[\w.-]{1,200}$/.test(parsed.run_id))
-      return undefined
+    if (!isRunId(parsed.run_id)) return undefined
     return { runId: parsed.run_id, step: typeof parsed.step === 'string' ? parsed.step : '' }
   } catch {
     return undefined
@@ -40,19 +40,50 @@ const PHRASES = {
   failed: '❌ did not succeed',
 } as const
 
-/** The comment's text for the run as last seen. Every text from the API is escaped. */
+/** GitHub refuses a comment body longer than this many characters. */
+export const MAX_COMMENT_CHARS = 65_536
+
+/**
+ * The comment's text for the run as last seen. Every text from the API is
+ * escaped, and the whole is cut to GitHub's limit after escaping.
+ */
 export function renderComment(run: RunItem, marker: Marker): string {
   const meaning = meaningOf(run.state)
-  const queued = run.state === 'QUEUED' || run.state === 'PENDING'
-  const phrase = queued ? '⏳ is queued' : PHRASES[meaning]
-  const lines = [
-    renderMarker(marker),
-    `**Cloud agent run** <code>${escapeMarkdown(run.run_id)}</code> ${phrase} (<code>${escapeMarkdown(run.state)}</code>).`,
-  ]
+  const lines = [renderMarker(marker), headline(run)]
   if (run.title) lines.push('', `**${escapeMarkdown(run.title)}**`)
   const link = safeHttpUrl(run.session_link)
   if (link) lines.push('', `[Open the session transcript](${link})`)
   const message = statusMessageOf(run)
   if (message && meaning === 'failed') lines.push('', `> ${escapeMarkdown(message)}`)
-  return lines.join('\n')
+  return fitComment(lines.join('\n'), link)
+}
+
+/**
+ * The least the comment must say: the marker, the run and its state, the
+ * session. Sent when GitHub refuses the full text, so that the comment never
+ * stays "in progress" on a finished run.
+ */
+export function renderShortComment(run: RunItem, marker: Marker): string {
+  const lines = [renderMarker(marker), headline(run)]
+  const link = safeHttpUrl(run.session_link)
+  lines.push('', link ? `[Open the session transcript](${link}) for the details.` : '_Details are in the job summary._')
+  return fitComment(lines.join('\n'), link)
+}
+
+function headline(run: RunItem): string {
+  const queued = run.state === 'QUEUED' || run.state === 'PENDING'
+  const phrase = queued ? '⏳ is queued' : PHRASES[meaningOf(run.state)]
+  const state = escapeMarkdown(run.state.length > 100 ? `${run.state.slice(0, 100)}…` : run.state)
+  return `**Cloud agent run** <code>${escapeMarkdown(run.run_id)}</code> ${phrase} (<code>${state}</code>).`
+}
+
+/** `body` within GitHub's limit: cut after escaping, with a note and the session link. */
+export function fitComment(body: string, link: string | undefined): string {
+  if (body.length <= MAX_COMMENT_CHARS) return body
+  const note =
+    '\n\n…\n\n_This comment was cut at GitHub\'s limit of 65,536 characters._' +
+    (link && link.length <= 2_000 ? ` [Open the session transcript](${link}) for the rest.` : '')
+  // A cut through an escape (`&#124;`) would leave a stray `&#12`: end before it.
+  const cut = body.slice(0, Math.max(0, MAX_COMMENT_CHARS - note.length)).replace(/&#?\w*$/, '')
+  return (cut + note).slice(0, MAX_COMMENT_CHARS)
 }

@@ -1,5 +1,6 @@
 import * as core from '@actions/core'
 import type { StepOutcome } from '../run/step.ts'
+import { safeForLog } from '../text/log.ts'
 import {
   pullRequestUrlOf,
   renderErrorSummary,
@@ -28,9 +29,11 @@ export async function publishOutcome(outcome: StepOutcome): Promise<void> {
   if (verdict.failure) {
     core.setFailed(verdict.failure)
   } else if (link) {
-    core.notice(`${verdict.headline}. Session transcript: ${link}`, { title: 'Cloud agent run' })
+    core.notice(`${safeForLog(verdict.headline)}. Session transcript: ${link}`, {
+      title: 'Cloud agent run',
+    })
   } else {
-    core.info(`${verdict.headline}.`)
+    core.info(`${safeForLog(verdict.headline)}.`)
   }
 }
 

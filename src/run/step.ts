@@ -10,9 +10,25 @@ import {
   type CancelReport,
 } from './cancel.ts'
 import { createRunOnce, findSupersededRun, type RunTag } from './create.ts'
+import { safeForLog } from '../text/log.ts'
 import { isTerminal } from './states.ts'
 import type { RunTracker } from './tracker.ts'
-import { formatElapsed, waitForRun, type WaitLog } from './wait.ts'
+import {
+  formatElapsed,
+  NEW_RUN_NOT_FOUND_GRACE_MS,
+  waitForRun,
+  type WaitLog,
+} from './wait.ts'
+
+/**
+ * The cancel that follows a timeout: at once, and briefly, so the step ends
+ * within seconds of its timeout even when the service hangs. A cancel that
+ * fails leaves the run unsettled, so the post step tries again.
+ */
+export const CANCEL_AFTER_TIMEOUT = { timeoutMs: 5_000, budgetMs: 8_000 } as const
+
+/** The "which run did I supersede" lookup is worth a log line, never the wait. */
+export const SUPERSEDED_LOOKUP_TIMEOUT_MS = 3_000
 
 /** How the step ended, as a value; reporting turns it into outputs, a summary and an exit status. */
 export type StepOutcome =
@@ -70,7 +86,7 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
   if (deps.signal.aborted) return { kind: 'interrupted', run }
   if (!settings.wait) {
     tracker.settle()
-    log.info(`Not waiting (wait: false); run ${run.run_id} goes on without this step.`)
+    log.info(`Not waiting (wait: false); run ${safeForLog(run.run_id)} goes on without this step.`)
     return { kind: 'started', run }
   }
 
@@ -81,6 +97,7 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
       pollIntervalMs: settings.pollIntervalMs,
       lastSeen: staleSnapshot ? undefined : run,
       isStale: staleSnapshot ? (seen) => isSameReading(seen, staleSnapshot) : undefined,
+      notFoundGraceMs: settings.target.kind === 'create' ? NEW_RUN_NOT_FOUND_GRACE_MS : 0,
     },
     deps,
   )
@@ -92,9 +109,12 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
       return { kind: 'interrupted', run: outcome.run ?? run }
     case 'timed-out': {
       log.warning(
-        `Run ${run.run_id} did not finish within the timeout input (${formatElapsed(settings.timeoutMs)}); cancelling it.`,
+        `Run ${safeForLog(run.run_id)} did not finish within the timeout input (${formatElapsed(settings.timeoutMs)}); cancelling it.`,
       )
-      const cancel = await cancelTrackedRun(client, tracker, run.run_id)
+      const cancel = await cancelTrackedRun(client, tracker, run.run_id, {
+        timeoutMs: CANCEL_AFTER_TIMEOUT.timeoutMs,
+        deadline: deps.now() + CANCEL_AFTER_TIMEOUT.budgetMs,
+      })
       log.info(describeCancel(run.run_id, cancel))
       const lastSeen = outcome.run ?? run
       return {
@@ -126,7 +146,7 @@ async function startNewRun(
   // Not given the abort signal: a create cut off mid-flight could leave a run nobody knows about.
   const created = await createRunOnce(request, deps.tag, deps)
   deps.tracker.track(created.run_id)
-  deps.log.info(`Created run ${created.run_id}; it is ${created.state}.`)
+  deps.log.info(`Created run ${safeForLog(created.run_id)}; it is ${safeForLog(created.state, 200)}.`)
   await noteSupersededRun(deps)
   return { run: { ...created, title: request.title, prompt: request.prompt } }
 }
@@ -138,25 +158,36 @@ async function adoptRun(
 ): Promise<StartingPoint> {
   const run = await getExistingRun(deps.client, runId)
   deps.tracker.track(runId)
-  deps.log.info(`Run ${runId} is ${run.state}.`)
+  deps.log.info(`Run ${safeForLog(runId)} is ${safeForLog(run.state, 200)}.`)
   if (followup === undefined) return { run }
   await deps.client.sendFollowup(runId, followup)
-  deps.log.info(`Sent the follow-up to run ${runId}.`)
+  deps.log.info(`Sent the follow-up to run ${safeForLog(runId)}.`)
   // Until the service shows the follow-up's effect, the run's old terminal state is stale.
   return { run, staleSnapshot: run }
 }
 
 /** A re-run job says which run of the earlier attempt this one replaces. */
 async function noteSupersededRun(deps: StepDeps): Promise<void> {
+  // One quick request, no retries, no Retry-After: it must not eat the wait.
+  const deadline = deps.now() + SUPERSEDED_LOOKUP_TIMEOUT_MS
+  const client: Pick<StepDeps['client'], 'listRuns'> = {
+    listRuns: (query) =>
+      deps.client.listRuns(query, {
+        timeoutMs: SUPERSEDED_LOOKUP_TIMEOUT_MS,
+        maxRetries: 0,
+        deadline,
+        signal: deps.signal,
+      }),
+  }
   try {
-    const earlier = await findSupersededRun(deps.tag, deps)
+    const earlier = await findSupersededRun(deps.tag, { client })
     if (earlier) {
       deps.log.info(
-        `This attempt supersedes run ${earlier.run_id} of the previous attempt (${earlier.state}).`,
+        `This attempt supersedes run ${safeForLog(earlier.run_id)} of the previous attempt (${safeForLog(earlier.state, 200)}).`,
       )
     }
   } catch (error) {
-    deps.log.debug(`Could not look up the previous attempt's run: ${String(error)}`)
+    deps.log.debug(`Could not look up the previous attempt's run: ${safeForLog(String(error))}`)
   }
 }
 
@@ -166,7 +197,7 @@ async function getExistingRun(client: StepDeps['client'], runId: string): Promis
   } catch (error) {
     if (error instanceof NotFoundError) {
       throw new Error(
-        `The run named by the run_id input (${runId}) does not exist: ${error.message}`,
+        `The run named by the run_id input (${safeForLog(runId)}) does not exist: ${error.message}`,
         {
           cause: error,
         },

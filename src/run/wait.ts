@@ -1,6 +1,8 @@
 import type { AgentRunsClient, Sleep } from '../api/client.ts'
+import { NotFoundError } from '../api/errors.ts'
 import { isRetryable } from '../api/retry.ts'
 import type { RunItem } from '../api/types.ts'
+import { safeForLog } from '../text/log.ts'
 import { nextPollDelayMs } from './schedule.ts'
 import { isTerminal, meaningOf } from './states.ts'
 
@@ -20,9 +22,15 @@ export interface WaitOptions {
   isStale?: (run: RunItem) => boolean
   /** Polls in a row that may fail (after the client's own retries) before the wait gives up. */
   failureBudget?: number
+  /**
+   * For a run just created: how long a 404 is read-after-write lag (the service
+   * has not caught up with its own create), to be waited out, not "not found".
+   */
+  notFoundGraceMs?: number
 }
 
 export interface WaitDeps {
+  /** Given the wait's deadline, on the `now` clock, so no poll or retry outlasts the timeout. */
   client: Pick<AgentRunsClient, 'getRun'>
   now: () => number
   sleep: Sleep
@@ -39,6 +47,9 @@ export type WaitOutcome =
 /** The polls may fail this many times in a row before the step gives up on the service. */
 export const DEFAULT_FAILURE_BUDGET = 5
 
+/** How long a new run's 404 counts as lag: tens of seconds, then it is "not found". */
+export const NEW_RUN_NOT_FOUND_GRACE_MS = 30_000
+
 export class LostContactError extends Error {
   override name = 'LostContactError'
 }
@@ -52,6 +63,9 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
   let run = options.lastSeen
   let lastState = run?.state
   let failuresInARow = 0
+  const deadline = startedAt + timeoutMs
+  const notFoundGraceMs = options.notFoundGraceMs ?? 0
+  let lagNoted = false
 
   while (true) {
     if (deps.signal.aborted) return { kind: 'interrupted', run, elapsedMs: elapsed() }
@@ -69,13 +83,24 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
     if (deps.signal.aborted) return { kind: 'interrupted', run, elapsedMs: elapsed() }
 
     try {
-      run = await deps.client.getRun(runId, { signal: deps.signal })
+      run = await deps.client.getRun(runId, { signal: deps.signal, deadline })
       failuresInARow = 0
     } catch (error) {
       if (deps.signal.aborted) return { kind: 'interrupted', run, elapsedMs: elapsed() }
+      // A poll cut short by the deadline is the timeout, not a failure of the service.
+      if (elapsed() >= timeoutMs) return { kind: 'timed-out', run, elapsedMs: elapsed() }
+      if (error instanceof NotFoundError && elapsed() < notFoundGraceMs) {
+        if (!lagNoted) {
+          deps.log.info(
+            `Run ${safeForLog(runId)} is not visible yet (404 right after its create); polling on for up to ${formatElapsed(notFoundGraceMs)}.`,
+          )
+          lagNoted = true
+        }
+        continue
+      }
       if (!isRetryable(error, 'idempotent')) throw error
       failuresInARow += 1
-      const reason = error instanceof Error ? error.message : String(error)
+      const reason = safeForLog(error instanceof Error ? error.message : String(error))
       if (failuresInARow >= budget) {
         throw new LostContactError(
           `Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`,
@@ -97,22 +122,24 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
 
 function logStateChange(run: RunItem, elapsedMs: number, log: WaitLog): void {
   const when = `after ${formatElapsed(elapsedMs)}`
+  const id = safeForLog(run.run_id)
+  const state = safeForLog(run.state, 200)
   switch (meaningOf(run.state)) {
     case 'blocked':
       log.warning(
-        `Run ${run.run_id} is BLOCKED (${when}): it waits for a person to answer or approve in the session` +
-          `${run.session_link ? ` (${run.session_link})` : ''}. Nothing will happen until someone does; this step waits until its timeout.`,
+        `Run ${id} is BLOCKED (${when}): it waits for a person to answer or approve in the session` +
+          `${run.session_link ? ` (${safeForLog(run.session_link, 500)})` : ''}. Nothing will happen until someone does; this step waits until its timeout.`,
       )
       return
     case 'unknown':
       log.info(
-        `Run ${run.run_id} is ${run.state} (${when}), a state this action does not know; waiting on.`,
+        `Run ${id} is ${state} (${when}), a state this action does not know; waiting on.`,
       )
       return
     case 'active':
     case 'succeeded':
     case 'failed':
-      log.info(`Run ${run.run_id} is ${run.state} (${when}).`)
+      log.info(`Run ${id} is ${state} (${when}).`)
       return
   }
 }
