@@ -57,12 +57,28 @@ function normaliseRun(data: Record<string, unknown> & { run_id: string; state: s
   const run: Record<string, unknown> = { ...data }
   for (const field of TEXT_FIELDS) setOrDrop(run, field, textOf(data[field]))
   setOrDrop(run, 'status_message', statusMessageOf(data['status_message']))
-  setOrDrop(run, 'agent_config', isObject(data['agent_config']) ? textValues(data['agent_config']) : undefined)
+  setOrDrop(
+    run,
+    'agent_config',
+    isObject(data['agent_config']) ? textValues(data['agent_config']) : undefined,
+  )
   setOrDrop(run, 'creator', isObject(data['creator']) ? textValues(data['creator']) : undefined)
-  setOrDrop(run, 'request_usage', isObject(data['request_usage']) ? data['request_usage'] : undefined)
-  setOrDrop(run, 'artifacts', Array.isArray(data['artifacts']) ? artifactsOf(data['artifacts']) : undefined)
+  setOrDrop(
+    run,
+    'request_usage',
+    isObject(data['request_usage']) ? data['request_usage'] : undefined,
+  )
+  setOrDrop(
+    run,
+    'artifacts',
+    Array.isArray(data['artifacts']) ? artifactsOf(data['artifacts']) : undefined,
+  )
   const cancellable = data['is_run_type_cancellable']
-  setOrDrop(run, 'is_run_type_cancellable', typeof cancellable === 'boolean' ? cancellable : undefined)
+  setOrDrop(
+    run,
+    'is_run_type_cancellable',
+    typeof cancellable === 'boolean' ? cancellable : undefined,
+  )
   return run as unknown as RunItem
 }
 
@@ -115,5 +131,7 @@ function kindOf(value: unknown): string {
   if (value === null) return 'null'
   if (value === undefined) return 'an empty body'
   if (Array.isArray(value)) return 'an array'
-  return typeof value === 'string' ? `the string ${JSON.stringify(value.slice(0, 40))}` : `a ${typeof value}`
+  return typeof value === 'string'
+    ? `the string ${JSON.stringify(value.slice(0, 40))}`
+    : `a ${typeof value}`
 }

@@ -347,8 +347,9 @@ function createdRunOf(answer: ApiResponse<unknown>, label: RequestLabel): Create
   }
 }
 
+/** A run's path. An ID that could leave its segment (`..`, `/`) is refused: it never reaches a URL. */
 function runPath(runId: string): string {
-  if (runId.trim() === '') throw new Error('A run ID is required')
+  if (!isRunId(runId)) throw new Error(`${JSON.stringify(safeForLog(runId, 100))} is not a run ID`)
   return `/agent/runs/${encodeURIComponent(runId)}`
 }
 

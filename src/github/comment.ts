@@ -66,7 +66,12 @@ export function renderComment(run: RunItem, marker: Marker): string {
 export function renderShortComment(run: RunItem, marker: Marker): string {
   const lines = [renderMarker(marker), headline(run)]
   const link = safeHttpUrl(run.session_link)
-  lines.push('', link ? `[Open the session transcript](${link}) for the details.` : '_Details are in the job summary._')
+  lines.push(
+    '',
+    link
+      ? `[Open the session transcript](${link}) for the details.`
+      : '_Details are in the job summary._',
+  )
   return fitComment(lines.join('\n'), link)
 }
 
@@ -81,7 +86,7 @@ function headline(run: RunItem): string {
 export function fitComment(body: string, link: string | undefined): string {
   if (body.length <= MAX_COMMENT_CHARS) return body
   const note =
-    '\n\n…\n\n_This comment was cut at GitHub\'s limit of 65,536 characters._' +
+    "\n\n…\n\n_This comment was cut at GitHub's limit of 65,536 characters._" +
     (link && link.length <= 2_000 ? ` [Open the session transcript](${link}) for the rest.` : '')
   // A cut through an escape (`&#124;`) would leave a stray `&#12`: end before it.
   const cut = body.slice(0, Math.max(0, MAX_COMMENT_CHARS - note.length)).replace(/&#?\w*$/, '')

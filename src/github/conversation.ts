@@ -72,13 +72,6 @@ export class Conversation {
     const octokit = getOctokit(token, {
       baseUrl: process.env.GITHUB_API_URL || 'https://api.github.com',
     })
-    // Every request, paginated ones included, ends by its deadline however GitHub behaves.
-    octokit.hook.wrap('request', (request, endpoint) =>
-      request({
-        ...endpoint,
-        request: { ...endpoint.request, signal: AbortSignal.timeout(GITHUB_LIMITS.requestMs) },
-      }),
-    )
     return new Conversation(octokit, thread, options)
   }
 
@@ -91,6 +84,7 @@ export class Conversation {
         repo: this.#thread.repo,
         issue_number: this.#thread.issueNumber,
         per_page: 100,
+        request: deadline(),
       })
       let found: Marker | undefined
       for (const comment of comments) {
@@ -171,6 +165,7 @@ export class Conversation {
         repo,
         issue_number: issueNumber,
         body,
+        request: deadline(),
       })
       this.#commentId = data.id
       this.#onCommentCreated(data.id)
@@ -180,13 +175,14 @@ export class Conversation {
         repo,
         comment_id: this.#commentId,
         body,
+        request: deadline(),
       })
     }
   }
 
   async #identity(): Promise<string> {
     try {
-      const { data } = await this.#octokit.rest.users.getAuthenticated()
+      const { data } = await this.#octokit.rest.users.getAuthenticated({ request: deadline() })
       return data.login
     } catch (error) {
       if ((error as { status?: number }).status === 403) return ACTIONS_BOT
@@ -202,6 +198,11 @@ export class Conversation {
   #where(): string {
     return `${this.#thread.owner}/${this.#thread.repo}#${this.#thread.issueNumber}`
   }
+}
+
+/** Every GitHub request ends by its deadline, however GitHub behaves (all pages of a list, together). */
+function deadline(): { signal: AbortSignal } {
+  return { signal: AbortSignal.timeout(GITHUB_LIMITS.requestMs) }
 }
 
 /**

@@ -13,12 +13,7 @@ import { createRunOnce, findSupersededRun, type RunTag } from './create.ts'
 import { safeForLog } from '../text/log.ts'
 import { isTerminal } from './states.ts'
 import type { RunTracker } from './tracker.ts'
-import {
-  formatElapsed,
-  NEW_RUN_NOT_FOUND_GRACE_MS,
-  waitForRun,
-  type WaitLog,
-} from './wait.ts'
+import { formatElapsed, NEW_RUN_NOT_FOUND_GRACE_MS, waitForRun, type WaitLog } from './wait.ts'
 
 /**
  * The cancel that follows a timeout: at once, and briefly, so the step ends
@@ -146,7 +141,9 @@ async function startNewRun(
   // Not given the abort signal: a create cut off mid-flight could leave a run nobody knows about.
   const created = await createRunOnce(request, deps.tag, deps)
   deps.tracker.track(created.run_id)
-  deps.log.info(`Created run ${safeForLog(created.run_id)}; it is ${safeForLog(created.state, 200)}.`)
+  deps.log.info(
+    `Created run ${safeForLog(created.run_id)}; it is ${safeForLog(created.state, 200)}.`,
+  )
   await noteSupersededRun(deps)
   return { run: { ...created, title: request.title, prompt: request.prompt } }
 }

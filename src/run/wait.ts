@@ -1,6 +1,6 @@
 import type { AgentRunsClient, Sleep } from '../api/client.ts'
-import { NotFoundError } from '../api/errors.ts'
-import { isRetryable } from '../api/retry.ts'
+import { ApiStatusError, NotFoundError } from '../api/errors.ts'
+import { isRefusal, isRetryable, retryAfterMs } from '../api/retry.ts'
 import type { RunItem } from '../api/types.ts'
 import { safeForLog } from '../text/log.ts'
 import { nextPollDelayMs } from './schedule.ts'
@@ -66,6 +66,8 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
   const deadline = startedAt + timeoutMs
   const notFoundGraceMs = options.notFoundGraceMs ?? 0
   let lagNoted = false
+  /** The wait the service asked for (Retry-After) before the next poll, if longer than usual. */
+  let askedDelayMs = 0
 
   while (true) {
     if (deps.signal.aborted) return { kind: 'interrupted', run, elapsedMs: elapsed() }
@@ -75,8 +77,10 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
 
     const remaining = timeoutMs - elapsed()
     if (remaining <= 0) return { kind: 'timed-out', run, elapsedMs: elapsed() }
+    const delay = Math.max(nextPollDelayMs(elapsed(), pollIntervalMs), askedDelayMs)
+    askedDelayMs = 0
     try {
-      await deps.sleep(Math.min(nextPollDelayMs(elapsed(), pollIntervalMs), remaining), deps.signal)
+      await deps.sleep(Math.min(delay, remaining), deps.signal)
     } catch {
       return { kind: 'interrupted', run, elapsedMs: elapsed() }
     }
@@ -96,6 +100,15 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
           )
           lagNoted = true
         }
+        continue
+      }
+      // A refusal (429, 503 with Retry-After) is a live service asking for patience, not lost
+      // contact: the next poll comes when it asked, or at the timeout, whichever is first.
+      if (isRefusal(error) && error instanceof ApiStatusError) {
+        askedDelayMs = retryAfterMs(error.headers, deps.now()) ?? pollIntervalMs
+        deps.log.info(
+          `The service refused the poll (${error.status}) and asked to wait ${formatElapsed(askedDelayMs)}; polling again then, within the timeout.`,
+        )
         continue
       }
       if (!isRetryable(error, 'idempotent')) throw error
@@ -132,9 +145,7 @@ function logStateChange(run: RunItem, elapsedMs: number, log: WaitLog): void {
       )
       return
     case 'unknown':
-      log.info(
-        `Run ${id} is ${state} (${when}), a state this action does not know; waiting on.`,
-      )
+      log.info(`Run ${id} is ${state} (${when}), a state this action does not know; waiting on.`)
       return
     case 'active':
     case 'succeeded':

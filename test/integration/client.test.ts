@@ -262,16 +262,17 @@ describe('getRun', () => {
     expect(api.requests[0]?.path).toBe(`/api/v1/agent/runs/${seeded.run_id}`)
   })
 
-  it('encodes the run ID as a single path segment', async () => {
-    const api = await startApi()
-    const seeded = api.seedRun({ prompt: 'p' }, { runId: 'run/../odd id?x=1' })
-    const client = makeClient(api)
+  it.each(['run/../odd id?x=1', '..', '.', 'run\n::stop-commands::x'])(
+    'refuses the run ID %j, which is no ID, before any request',
+    async (runId) => {
+      const api = await startApi()
+      const client = makeClient(api)
 
-    const run = await client.getRun(seeded.run_id)
-
-    expect(run.run_id).toBe('run/../odd id?x=1')
-    expect(api.requests[0]?.path).toBe('/api/v1/agent/runs/run%2F..%2Fodd%20id%3Fx%3D1')
-  })
+      await expect(client.getRun(runId)).rejects.toThrow(/not a run ID/)
+      await expect(client.cancelRun(runId)).rejects.toThrow(/not a run ID/)
+      expect(api.requests).toHaveLength(0)
+    },
+  )
 
   it.each([500, 502, 503])('retries a %i with backoff and succeeds', async (status) => {
     const api = await startApi()
