@@ -119,7 +119,7 @@ function textOf(value: unknown): string | undefined {
 }
 
 function setOrDrop(record: Record<string, unknown>, key: string, value: unknown): void {
-  if (value === undefined) delete record[key]
+  if (value === undefined) Reflect.deleteProperty(record, key)
   else record[key] = value
 }
 

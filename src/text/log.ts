@@ -12,6 +12,7 @@
 export const MAX_LOG_TEXT = 4_000
 
 // Line breaks the runner (or a log viewer) may split on: CR, LF, VT, FF, NEL, LS, PS.
+// eslint-disable-next-line no-control-regex -- matching line-break controls is the point
 const LINE_BREAKS = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/g
 // Other C0 and C1 controls (escape sequences could rewrite what a person sees).
 // eslint-disable-next-line no-control-regex -- removing control characters is the point
@@ -44,6 +45,8 @@ export function redactSecret(text: string, secret: string): string {
 
 function describeValue(value: unknown): string {
   if (value === undefined) return 'undefined'
+  if (typeof value === 'bigint') return value.toString()
+  if (typeof value === 'symbol' || typeof value === 'function') return `[${typeof value}]`
   try {
     return JSON.stringify(value) ?? String(value)
   } catch {

@@ -922,3 +922,110 @@ describe('error typing across the board', () => {
     expect(api.requests).toHaveLength(1)
   })
 })
+
+describe('answers not to believe, and the deadline (issue 8)', () => {
+  it.each([
+    ['another run', (b: unknown) => ({ ...(b as object), run_id: 'run_other' })],
+    ['null', () => null],
+    ['a state that is not a string', (b: unknown) => ({ ...(b as object), state: 7 })],
+  ])('a poll answered with %s is garbled: retried, then the real run', async (_, rewrite) => {
+    const api = await startApi()
+    const seeded = api.seedRun({ prompt: 'p' }, { script: ACTIVE })
+    api.injectFault({ method: 'GET', path: RUN_PATH, fault: { kind: 'rewrite-body', rewrite } })
+    const client = makeClient(api)
+
+    const run = await client.getRun(seeded.run_id)
+
+    expect(run).toMatchObject({ run_id: seeded.run_id, state: 'INPROGRESS' })
+    expect(retryMessages).toHaveLength(1)
+    expect(retryMessages[0]).toMatch(/answered 200 with/)
+  })
+
+  it('a create answered without a usable run_id is garbled (the run may exist)', async () => {
+    const api = await startApi()
+    api.injectFault({
+      method: 'POST',
+      path: '/agent/run',
+      fault: { kind: 'rewrite-body', rewrite: (b) => ({ ...(b as object), run_id: '../x' }) },
+    })
+    const error = await rejection(
+      makeClient(api).createRun({ prompt: 'p' }),
+      ApiResponseFormatError,
+    )
+    expect(error.message).toContain('without a usable run_id')
+  })
+
+  it('does not wait out a Retry-After that ends past the deadline', async () => {
+    const api = await startApi()
+    const seeded = api.seedRun({ prompt: 'p' }, { script: ACTIVE })
+    api.injectFault({
+      method: 'GET',
+      path: RUN_PATH,
+      fault: { kind: 'status', status: 429, headers: { 'retry-after': '5' } },
+    })
+    const client = makeClient(api)
+
+    await rejection(client.getRun(seeded.run_id, { deadline: NOW + 3_000 }), RateLimitError)
+    expect(sleeps).toEqual([])
+  })
+
+  it('cuts a hung answer at the deadline, not at the request timeout', async () => {
+    const api = await startApi()
+    const seeded = api.seedRun({ prompt: 'p' }, { script: ACTIVE })
+    api.injectFault({ method: 'GET', path: RUN_PATH, fault: { kind: 'hang' } })
+    const client = makeClient(api, { now: Date.now, timeoutMs: 60_000 })
+
+    const error = await rejection(
+      client.getRun(seeded.run_id, { deadline: Date.now() + 200 }),
+      ApiTimeoutError,
+    )
+    expect(error.timeoutMs).toBeLessThanOrEqual(200)
+  })
+
+  it('a request whose deadline has passed is not sent', async () => {
+    const api = await startApi()
+    const client = makeClient(api)
+    await rejection(client.getRun('run_x', { deadline: NOW - 1 }), ApiTimeoutError)
+    expect(api.requests).toHaveLength(0)
+  })
+
+  it('replaces the key echoed in an error page before cutting it to an excerpt', async () => {
+    const api = await startApi()
+    api.injectFault({
+      method: 'POST',
+      path: '/agent/run',
+      fault: { kind: 'echo-key', status: 401 },
+    })
+
+    const error = await rejection(makeClient(api).createRun({ prompt: 'p' }), AuthenticationError)
+    expect(error.message).toContain('Authorization: Bearer ***')
+    for (let i = 0; i + 6 <= API_KEY.length; i += 1) {
+      expect(error.message).not.toContain(API_KEY.slice(i, i + 6))
+    }
+  })
+
+  it('replaces the key echoed in a successful answer', async () => {
+    const api = await startApi()
+    const seeded = api.seedRun(
+      { prompt: 'p' },
+      {
+        script: [
+          { state: 'FAILED', afterMs: 0, patch: { status_message: { message: `key ${API_KEY}` } } },
+        ],
+      },
+    )
+    const run = await makeClient(api).getRun(seeded.run_id)
+    expect(run.status_message?.message).toBe('key ***')
+  })
+
+  it('makes a problem detail one inert line', async () => {
+    const api = await startApi()
+    api.injectFault({
+      method: 'POST',
+      path: '/agent/run',
+      fault: { kind: 'status', status: 400, body: { detail: 'bad\n::stop-commands::x' } },
+    })
+    const error = await rejection(makeClient(api).createRun({ prompt: 'p' }), ApiStatusError)
+    expect(error.message).toContain('bad : :stop-commands: :x')
+  })
+})
