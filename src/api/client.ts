@@ -72,6 +72,9 @@ export interface ApiResponse<T> {
 
 export type CancelResult = 'cancelled' | 'already-finished'
 
+/** Shorter keys are no real keys; the runner's masking still hides them whole. */
+const MIN_REDACTED_KEY_LENGTH = 8
+
 /** Retries allowed for rate-limit refusals, however few `maxRetries` allows for failures. */
 const REFUSAL_RETRIES = 8
 
@@ -302,7 +305,12 @@ export class AgentRunsClient {
     const status = raw.message.statusCode ?? 0
     const responseHeaders = raw.message.headers
     // Before any excerpt, escaping or parsing: a service that echoes the key must not show it.
-    raw.text = redactSecret(raw.text, this.#apiKey)
+    // A success body is redacted only for a key long enough not to occur by chance in IDs and
+    // text (a one-letter test key would corrupt every answer); an error body always is.
+    const isError = status < 200 || status >= 300
+    if (isError || this.#apiKey.length >= MIN_REDACTED_KEY_LENGTH) {
+      raw.text = redactSecret(raw.text, this.#apiKey)
+    }
     if (status >= 300 && status < 400) {
       throw new ApiResponseFormatError(
         label,

@@ -1029,3 +1029,15 @@ describe('answers not to believe, and the deadline (issue 8)', () => {
     expect(error.message).toContain('bad : :stop-commands: :x')
   })
 })
+
+describe('redaction and short keys', () => {
+  it('does not corrupt a successful answer for a key short enough to occur by chance', async () => {
+    const api = await FakeAgentApi.start({ apiKey: 'k' })
+    closers.push(() => api.close())
+    const seeded = api.seedRun({ prompt: 'keep' }, { runId: 'run_kkk', script: ACTIVE })
+    const client = new AgentRunsClient({ baseUrl: api.baseUrl, apiKey: 'k' })
+
+    const run = await client.getRun(seeded.run_id)
+    expect(run).toMatchObject({ run_id: 'run_kkk', prompt: 'keep' })
+  })
+})
