@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import * as core from '@actions/core'
+import { isRunId, MAX_PROMPT_BYTES } from './api/answers.ts'
 import type { AgentConfig, CreateRunRequest, McpServerConfig } from './api/types.ts'
 
 /** What the step is asked to do with a run. */
@@ -107,12 +108,13 @@ export function readSettings(source: InputSource = runnerInputs()): Settings {
       `is required by ${needsToken}; give it \${{ github.token }} (the default) with the permissions the README lists for ${needsToken}.`,
     )
   }
+  const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT)
   return {
     ...connection,
     target,
     wait: parseBoolean('wait', source.get('wait') || 'true'),
-    timeoutMs: parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT),
-    pollIntervalMs: readPollInterval(source.get('poll_interval')),
+    timeoutMs,
+    pollIntervalMs: readPollInterval(source.get('poll_interval'), timeoutMs),
     cancelPrevious,
     github: {
       token: needsToken ? githubToken : '',
@@ -194,19 +196,36 @@ function readTarget(source: InputSource, continueRun: boolean): RunTarget {
 function readPrompt(source: InputSource): string {
   const prompt = source.get('prompt')
   const file = source.get('prompt_file')
-  if (!file) return prompt
+  if (!file) return checkPromptSize('prompt', prompt)
   if (prompt)
     throw new InputError('prompt_file', 'cannot be combined with prompt; give one of them.')
   const path = resolve(source.env.GITHUB_WORKSPACE ?? process.cwd(), file)
   let text: string
   try {
+    // Checked before reading, so that a huge file is refused without being loaded.
+    checkPromptSize('prompt_file', '', statSync(path).size)
     text = readFileSync(path, 'utf8')
   } catch (error) {
+    if (error instanceof InputError) throw error
     const reason = (error as { code?: string }).code ?? String(error)
     throw new InputError('prompt_file', `cannot be read: ${path} (${reason}).`)
   }
   if (text.trim() === '') throw new InputError('prompt_file', `names an empty file: ${path}.`)
-  return text.trim()
+  return checkPromptSize('prompt_file', text.trim())
+}
+
+/**
+ * Every poll answers with the prompt, so a prompt larger than the action can
+ * read back would make the run impossible to follow: refuse it up front.
+ */
+function checkPromptSize(input: string, prompt: string, bytes = Buffer.byteLength(prompt)): string {
+  if (bytes > MAX_PROMPT_BYTES) {
+    throw new InputError(
+      input,
+      `is ${bytes} bytes; the longest prompt the action sends is ${MAX_PROMPT_BYTES} bytes (1 MiB).`,
+    )
+  }
+  return prompt
 }
 
 /** What the post step needs: the API's key and address, and the comment to finish, if any. */
@@ -315,10 +334,11 @@ function readCreateRequest(source: InputSource, prompt: string): CreateRunReques
 }
 
 function checkRunId(runId: string): string {
-  if (!/^[\w.-]{1,200}$/.test(runId)) {
+  const shown: string = runId
+  if (!isRunId(runId)) {
     throw new InputError(
       'run_id',
-      `must be a run ID (letters, digits, ".", "_", "-"); got "${runId}".`,
+      `must be a run ID: up to 200 letters, digits, ".", "_" or "-", and not "." or ".." (no "/", spaces or control characters); got ${JSON.stringify(shown.slice(0, 200))}.`,
     )
   }
   return runId
@@ -391,7 +411,9 @@ export function parseDuration(input: string, value: string): number {
     )
   }
   const unit = (match[2] ?? 's') as keyof typeof UNIT_MS
-  return Math.round(Number(match[1]) * UNIT_MS[unit])
+  const ms = Math.round(Number(match[1]) * UNIT_MS[unit])
+  if (!Number.isSafeInteger(ms)) throw new InputError(input, `is too long; got "${value}".`)
+  return ms
 }
 
 function parsePositiveDuration(input: string, value: string): number {
@@ -400,7 +422,7 @@ function parsePositiveDuration(input: string, value: string): number {
   return ms
 }
 
-function readPollInterval(value: string): number {
+function readPollInterval(value: string, timeoutMs: number): number {
   if (!value) return DEFAULT_POLL_INTERVAL_MS
   const ms = parseDuration('poll_interval', value)
   if (ms < MIN_POLL_INTERVAL_MS) {
@@ -409,8 +431,17 @@ function readPollInterval(value: string): number {
       `must be at least ${MIN_POLL_INTERVAL_MS}ms; got "${value}".`,
     )
   }
+  if (ms > timeoutMs) {
+    throw new InputError(
+      'poll_interval',
+      `("${value}") is longer than timeout (${timeoutMs / 1000}s): the run would never be polled.`,
+    )
+  }
   return ms
 }
+
+/** Deep enough for any real configuration; deeper would only risk the stack when sent. */
+const MAX_MCP_DEPTH = 16
 
 function parseMcpServers(value: string): Record<string, McpServerConfig> | undefined {
   if (!value) return undefined
@@ -426,6 +457,9 @@ function parseMcpServers(value: string): Record<string, McpServerConfig> | undef
       'mcp_servers',
       'must be a JSON object mapping server names to their configuration.',
     )
+  }
+  if (depthOf(parsed, MAX_MCP_DEPTH) > MAX_MCP_DEPTH) {
+    throw new InputError('mcp_servers', `nests deeper than ${MAX_MCP_DEPTH} levels.`)
   }
   const servers: Record<string, McpServerConfig> = {}
   for (const [name, server] of Object.entries(parsed)) {
@@ -478,6 +512,20 @@ function isStringMap(value: unknown): value is Record<string, string> {
   return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string')
 }
 
+/** How deeply objects and arrays nest in `value`, counted without recursion, up to `limit + 1`. */
+function depthOf(value: unknown, limit: number): number {
+  let deepest = 0
+  const pending: Array<[unknown, number]> = [[value, 1]]
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop() as [unknown, number]
+    if (typeof item !== 'object' || item === null) continue
+    deepest = Math.max(deepest, depth)
+    if (deepest > limit) return deepest
+    for (const child of Object.values(item)) pending.push([child, depth + 1])
+  }
+  return deepest
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
@@ -488,9 +536,14 @@ function dropEmpty<T extends object>(record: T): T {
   ) as T
 }
 
-/** Fork pull requests get no secrets, which is the usual reason for an empty key. */
+/**
+ * Fork pull requests get no secrets, which is the usual reason for an empty key.
+ * Not `pull_request_target`: it runs in the base repository and does get them.
+ */
 function forkHint(env: NodeJS.ProcessEnv): string {
-  if (!env.GITHUB_EVENT_NAME?.startsWith('pull_request') || !env.GITHUB_EVENT_PATH) return ''
+  const event = env.GITHUB_EVENT_NAME ?? ''
+  if (!event.startsWith('pull_request') || event === 'pull_request_target') return ''
+  if (!env.GITHUB_EVENT_PATH) return ''
   try {
     const event = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) as {
       pull_request?: {

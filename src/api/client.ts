@@ -1,11 +1,14 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 import { HttpClient } from '@actions/http-client'
+import { redactSecret, safeForLog } from '../text/log.ts'
+import { isRunId, MAX_ANSWER_BYTES, readRunItem } from './answers.ts'
 import {
   AgentApiError,
   ApiAbortedError,
   ApiConnectionError,
   ApiResponseFormatError,
   ApiTimeoutError,
+  ApiTlsError,
   BadRequestError,
   DownloadError,
   MethodNotAllowedError,
@@ -58,6 +61,11 @@ export interface RequestOptions {
   signal?: AbortSignal
   /** `return`: a redirect is answered to the caller, never followed. Default: it is an error. */
   redirect?: 'error' | 'return'
+  /**
+   * When the caller stops waiting (epoch ms, on the client's clock): no attempt
+   * runs past it and no retry is begun that would end after it.
+   */
+  deadline?: number
 }
 
 /** A decoded answer with its raw status and headers. */
@@ -93,13 +101,16 @@ export interface ListedRuns extends ListRunsResponse {
   servedAt?: number
 }
 
+/** Shorter keys are no real keys; the runner's masking still hides them whole. */
+const MIN_REDACTED_KEY_LENGTH = 8
+
 /** Retries allowed for rate-limit refusals, however few `maxRetries` allows for failures. */
 const REFUSAL_RETRIES = 8
 
 const DEFAULTS = {
   timeoutMs: 30_000,
   maxRetries: 2,
-  maxBodyBytes: 4 * 1024 * 1024,
+  maxBodyBytes: MAX_ANSWER_BYTES,
 }
 
 /**
@@ -137,21 +148,39 @@ export class AgentRunsClient {
     body: CreateRunRequest,
     options: RequestOptions = {},
   ): Promise<CreateRunResponse> {
-    const send = (path: string) =>
-      this.request<CreateRunResponse>('POST', path, { ...options, body, retryMode: 'at-most-once' })
+    const send = async (path: string) => {
+      const answer = await this.request<unknown>('POST', path, {
+        ...options,
+        body,
+        retryMode: 'at-most-once',
+      })
+      return createdRunOf(answer, { method: 'POST', path })
+    }
     try {
-      return (await send('/agent/run')).data
+      return await send('/agent/run')
     } catch (error) {
       // 404 or 405 on the create path means no run was made, so the other path is safe.
       if (error instanceof NotFoundError || error instanceof MethodNotAllowedError) {
-        return (await send('/agent/runs')).data
+        return await send('/agent/runs')
       }
       throw error
     }
   }
 
+  /**
+   * The run as the service shows it now. An answer that is not this run (another
+   * run's, not an object, a state that is not a string) is a garbled answer,
+   * retried like one: it is never taken for the run's state.
+   */
   async getRun(runId: string, options: RequestOptions = {}): Promise<RunItem> {
-    return (await this.request<RunItem>('GET', runPath(runId), options)).data
+    const path = runPath(runId)
+    const label: RequestLabel = { method: 'GET', path }
+    return this.#withRetries(label, options, 'idempotent', async (attemptOptions) => {
+      const { status, data } = await this.#send<unknown>(label, attemptOptions)
+      const read = readRunItem(data, runId)
+      if ('problem' in read) throw new ApiResponseFormatError(label, status, read.problem)
+      return read.run
+    })
   }
 
   async listRuns(query: ListRunsQuery = {}, options: RequestOptions = {}): Promise<ListedRuns> {
@@ -163,9 +192,14 @@ export class AgentRunsClient {
       query: flatQuery,
     })
     const servedAt = Date.parse(headers.date ?? '')
+    // Entries that are not runs are dropped: a lookup must never act on a garbled one.
+    const runs = Array.isArray(data?.runs) ? (data.runs as unknown[]) : []
     return {
       ...data,
-      runs: Array.isArray(data?.runs) ? data.runs : [],
+      runs: runs.flatMap((entry) => {
+        const read = readRunItem(entry)
+        return 'run' in read ? [read.run] : []
+      }),
       ...(Number.isNaN(servedAt) ? {} : { servedAt }),
     }
   }
@@ -323,15 +357,31 @@ export class AgentRunsClient {
     options: RequestOptions = {},
   ): Promise<ApiResponse<T>> {
     const retryMode = options.retryMode ?? (method === 'GET' ? 'idempotent' : 'at-most-once')
+    const label: RequestLabel = { method, path }
+    return this.#withRetries(label, options, retryMode, (attemptOptions) =>
+      this.#send<T>(label, attemptOptions),
+    )
+  }
+
+  /** Runs `attempt` until it succeeds, may not be repeated, or the retries or the deadline run out. */
+  async #withRetries<T>(
+    label: RequestLabel,
+    options: RequestOptions,
+    retryMode: RetryMode,
+    attempt: (options: RequestOptions) => Promise<T>,
+  ): Promise<T> {
     const maxRetries = options.maxRetries ?? this.#options.maxRetries
     // A refusal (429, 503 with Retry-After) proves nothing was done, so it earns more patience.
     const maxRefusals = maxRetries === 0 ? 0 : Math.max(maxRetries, REFUSAL_RETRIES)
-    const label: RequestLabel = { method, path }
+    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs
+    const { deadline } = options
     let failures = 0
     let refusals = 0
-    for (let attempt = 1; ; attempt += 1) {
+    for (let number = 1; ; number += 1) {
+      const left = deadline === undefined ? Infinity : deadline - this.#options.now()
+      if (left <= 0) throw new ApiTimeoutError(label, 0, 'the caller stopped waiting')
       try {
-        return await this.#send<T>(label, options)
+        return await attempt({ ...options, timeoutMs: Math.max(1, Math.min(timeoutMs, left)) })
       } catch (error) {
         const refused = isRefusal(error)
         const used = refused ? ++refusals : ++failures
@@ -339,9 +389,11 @@ export class AgentRunsClient {
         if (used > allowed || !isRetryable(error, retryMode) || options.signal?.aborted) {
           throw error
         }
-        const delay = retryDelayMs(error, attempt, this.#options.random, this.#options.now())
+        const delay = retryDelayMs(error, number, this.#options.random, this.#options.now())
+        // A retry that would start after the deadline is no retry: the caller gets the failure now.
+        if (deadline !== undefined && this.#options.now() + delay >= deadline) throw error
         this.#options.onRetry?.(
-          `${errorSummary(error)}; retry ${used} of ${allowed} in ${(delay / 1000).toFixed(1)}s`,
+          `${safeForLog(errorSummary(error))}; retry ${used} of ${allowed} in ${(delay / 1000).toFixed(1)}s`,
         )
         await this.#options.sleep(delay, options.signal).catch(() => {
           throw new ApiAbortedError(label)
@@ -367,7 +419,7 @@ export class AgentRunsClient {
       keepAlive: false,
       socketTimeout: timeoutMs,
     })
-    const raw = await withDeadline(
+    const raw: { message: IncomingMessage; text: string } = await withDeadline(
       label,
       timeoutMs,
       options.signal,
@@ -383,6 +435,13 @@ export class AgentRunsClient {
     )
     const status = raw.message.statusCode ?? 0
     const responseHeaders = raw.message.headers
+    // Before any excerpt, escaping or parsing: a service that echoes the key must not show it.
+    // A success body is redacted only for a key long enough not to occur by chance in IDs and
+    // text (a one-letter test key would corrupt every answer); an error body always is.
+    const isError = status < 200 || status >= 300
+    if (isError || this.#apiKey.length >= MIN_REDACTED_KEY_LENGTH) {
+      raw.text = redactSecret(raw.text, this.#apiKey)
+    }
     if (status >= 300 && status < 400 && options.redirect === 'return') {
       return { status, headers: responseHeaders, data: undefined as T }
     }
@@ -411,8 +470,28 @@ export class AgentRunsClient {
   }
 }
 
+/**
+ * The create's answer, when it names the run by something that looks like an
+ * ID; else a garbled answer (the run may exist: the caller looks it up). A
+ * state of the wrong type is not believed either: the polls will tell.
+ */
+function createdRunOf(answer: ApiResponse<unknown>, label: RequestLabel): CreateRunResponse {
+  const data = answer.data as Partial<Record<keyof CreateRunResponse, unknown>> | null
+  const runId = typeof data === 'object' && data !== null ? data.run_id : undefined
+  if (!isRunId(runId)) {
+    throw new ApiResponseFormatError(label, answer.status, 'an answer without a usable run_id')
+  }
+  const state = data?.state
+  return {
+    ...(data as object),
+    run_id: runId,
+    state: typeof state === 'string' && state.trim() !== '' ? state : 'UNKNOWN',
+  }
+}
+
+/** A run's path. An ID that could leave its segment (`..`, `/`) is refused: it never reaches a URL. */
 function runPath(runId: string): string {
-  if (runId.trim() === '') throw new Error('A run ID is required')
+  if (!isRunId(runId)) throw new Error(`${JSON.stringify(safeForLog(runId, 100))} is not a run ID`)
   return `/agent/runs/${encodeURIComponent(runId)}`
 }
 
@@ -424,7 +503,7 @@ function parseJson<T>(text: string, label: RequestLabel, status: number): T {
     throw new ApiResponseFormatError(
       label,
       status,
-      `a body that is not JSON ("${excerpt(text, 60)}")`,
+      `a body that is not JSON (${text.trim() === '' ? 'empty' : `"${excerpt(text, 60)}"`})`,
     )
   }
 }
@@ -447,7 +526,7 @@ async function withDeadline<T>(
     const timer = setTimeout(() => {
       giveUp()
       reject(new ApiTimeoutError(label, timeoutMs))
-    }, timeoutMs)
+    }, clampTimerMs(timeoutMs))
     const onAbort = () => {
       giveUp()
       reject(new ApiAbortedError(label))
@@ -471,9 +550,28 @@ const NOT_SENT_CODES = new Set([
   'ENETUNREACH',
 ])
 
+/**
+ * Codes of a TLS certificate that Node cannot verify. Nothing reached the
+ * service: the handshake failed before the request was sent.
+ */
+const CERTIFICATE_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REVOKED',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+])
+
 function toConnectionError(label: RequestLabel, error: unknown): AgentApiError {
   if (error instanceof AgentApiError) return error
   const code = (error as { code?: unknown } | null)?.code
+  if (typeof code === 'string' && CERTIFICATE_CODES.has(code)) return new ApiTlsError(label, error)
   if (error instanceof Error && /^Request timeout/.test(error.message)) {
     return new ApiConnectionError(label, new Error('the connection went idle'), true)
   }
@@ -566,7 +664,18 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort)
       resolve()
-    }, ms)
+    }, clampTimerMs(ms))
     signal?.addEventListener('abort', onAbort, { once: true })
   })
+}
+
+/**
+ * The longest delay a Node timer holds (2^31 - 1 ms, about 24.8 days). A longer
+ * one fires at once, which would turn a long wait into a busy loop.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1
+
+export function clampTimerMs(ms: number): number {
+  if (Number.isNaN(ms)) return 0
+  return Math.min(Math.max(0, ms), MAX_TIMER_MS)
 }

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
+import { safeForLog } from '../text/log.ts'
 import type { ProblemDocument } from './types.ts'
 
 /** What a request was, for messages. Never holds the key or any header. */
@@ -45,10 +46,28 @@ export class ApiTimeoutError extends ApiConnectionError {
   override name = 'ApiTimeoutError'
   readonly timeoutMs: number
 
-  constructor(request: RequestLabel, timeoutMs: number) {
-    super(request, new Error(`no answer within ${formatMs(timeoutMs)}`), true)
-    this.message = `${describe(request)} timed out: no answer within ${formatMs(timeoutMs)}`
+  constructor(request: RequestLabel, timeoutMs: number, reason?: string) {
+    const why = reason ?? `no answer within ${formatMs(timeoutMs)}`
+    super(request, new Error(why), true)
+    this.message = `${describe(request)} timed out: ${why}`
     this.timeoutMs = timeoutMs
+  }
+}
+
+/**
+ * The service's TLS certificate could not be verified, so nothing was sent: a
+ * certificate problem on this side (often a proxy that inspects TLS), not a
+ * lost answer. Repeating the request cannot help.
+ */
+export class ApiTlsError extends ApiConnectionError {
+  override name = 'ApiTlsError'
+
+  constructor(request: RequestLabel, cause: unknown) {
+    super(request, cause, false)
+    const reason = cause instanceof Error ? cause.message : String(cause)
+    this.message =
+      `${describe(request)} failed: the service's TLS certificate cannot be verified (${this.code ?? 'TLS'}: ${safeForLog(reason, 200)}). ` +
+      'Nothing reached the service. If a proxy inspects TLS (as on many self-hosted runners), give Node its CA certificate with the NODE_EXTRA_CA_CERTS environment variable; never turn verification off.'
   }
 }
 
@@ -71,7 +90,7 @@ export class ApiResponseFormatError extends AgentApiError {
   readonly status: number
 
   constructor(request: RequestLabel, status: number, problem: string) {
-    super(`${describe(request)} answered ${status} with ${problem}`, request)
+    super(`${describe(request)} answered ${status} with ${safeForLog(problem, 300)}`, request)
     this.status = status
   }
 }
@@ -106,9 +125,9 @@ export class ApiStatusError extends AgentApiError {
     problem: ProblemDocument | undefined,
     bodyExcerpt: string,
   ) {
-    const code = problemCode(problem)
-    const detail = problem?.detail ?? problem?.error ?? problem?.title
-    const traceId = problem?.trace_id
+    const code = textOrUndefined(problemCode(problem))
+    const detail = textOrUndefined(problem?.detail ?? problem?.error ?? problem?.title)
+    const traceId = textOrUndefined(problem?.trace_id)
     super(statusMessage(request, status, code, detail ?? bodyExcerpt, traceId), request)
     this.status = status
     this.code = code
@@ -201,11 +220,12 @@ function statusMessage(
   detail: string,
   traceId: string | undefined,
 ): string {
-  const parts = [`${describe(request)} → ${status}${code ? ` ${code}` : ''}`]
-  if (detail) parts[0] += `: ${detail}${/[.!?]$/.test(detail) ? '' : '.'}`
+  const parts = [`${describe(request)} → ${status}${code ? ` ${safeForLog(code, 100)}` : ''}`]
+  const shown = safeForLog(detail, 1000)
+  if (shown) parts[0] += `: ${shown}${/[.!?]$/.test(shown) ? '' : '.'}`
   const hint = (code && HINTS[code]) ?? HINTS[String(status)]
   if (hint) parts.push(hint)
-  if (traceId) parts.push(`(trace_id ${traceId})`)
+  if (traceId) parts.push(`(trace_id ${safeForLog(traceId, 100)})`)
   return parts.join(' ')
 }
 
@@ -218,6 +238,13 @@ function parseProblem(body: string): ProblemDocument | undefined {
   } catch {
     return undefined
   }
+}
+
+/** Problem fields are shown only as text: a service may send any type. */
+function textOrUndefined(value: unknown): string | undefined {
+  if (typeof value === 'string') return value
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  return undefined
 }
 
 function problemCode(problem: ProblemDocument | undefined): string | undefined {
@@ -233,7 +260,7 @@ export function excerpt(body: string, max = 200): string {
     .replace(/\s+/g, ' ')
     .trim()
   if (flat === '') return ''
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat
+  return safeForLog(flat.length > max ? `${flat.slice(0, max)}…` : flat)
 }
 
 function errorCode(cause: unknown): string | undefined {

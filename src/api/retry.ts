@@ -5,6 +5,7 @@ import {
   ApiResponseFormatError,
   ApiStatusError,
   ApiTimeoutError,
+  ApiTlsError,
 } from './errors.ts'
 
 /**
@@ -39,6 +40,7 @@ export function isRetryable(error: unknown, mode: RetryMode): boolean {
     if (mode === 'at-most-once') return false
     return status === 408 || status === 409 || status >= 500
   }
+  if (error instanceof ApiTlsError) return false
   if (error instanceof ApiTimeoutError) return mode === 'idempotent'
   if (error instanceof ApiConnectionError) return mode === 'idempotent' || !error.requestSent
   if (error instanceof ApiResponseFormatError) return mode === 'idempotent'

@@ -1,3 +1,4 @@
+import { isRunId } from '../api/answers.ts'
 import type { RunItem } from '../api/types.ts'
 import { escapeMarkdown, safeHttpUrl, statusMessageOf } from '../report/summary.ts'
 import { meaningOf } from '../run/states.ts'
@@ -39,7 +40,6 @@ export interface Marker {
 export const MAX_RUNS = 20
 
 const MARKER = /<!-- cloud-agent-run: (\{[^<>]*\}) -->/
-const RUN_ID = /^[\w.-]{1,200}$/
 const STATE = /^[A-Z_]{1,40}$/
 
 export function renderMarker(marker: Marker): string {
@@ -74,7 +74,7 @@ export function parseMarker(body: string): Marker | undefined {
   }
   if (typeof parsed !== 'object' || parsed === null) return undefined
   const runId = parsed.run_id
-  if (typeof runId !== 'string' || !RUN_ID.test(runId)) return undefined
+  if (!isRunId(runId)) return undefined
   return {
     runId,
     step: shortText(parsed.step) ?? '',
@@ -91,7 +91,7 @@ function parseRecord(entry: unknown): RunRecord | undefined {
   if (typeof entry !== 'object' || entry === null) return undefined
   const record = entry as Record<string, unknown>
   const { run_id: runId, state, started_at: startedAt } = record
-  if (typeof runId !== 'string' || !RUN_ID.test(runId)) return undefined
+  if (!isRunId(runId)) return undefined
   if (typeof state !== 'string' || !STATE.test(state)) return undefined
   if (typeof startedAt !== 'string' || Number.isNaN(Date.parse(startedAt))) return undefined
   return {
@@ -154,6 +154,12 @@ export interface CommentContext {
   /** The workflow run of the step, linked from the comment. */
   workflowRun?: string
   notes?: string[]
+  /**
+   * The least the comment must say (the marker, the run, its state, its links
+   * and history): sent when GitHub refused the full text, so that the comment
+   * never stays "in progress" on a finished run.
+   */
+  short?: boolean
 }
 
 const PHRASES = {
@@ -180,17 +186,29 @@ export function partsOf(
   if (workflowRun) links.push(`[Workflow run](${workflowRun})`)
   const message = statusMessageOf(run)
   return {
-    headline: `**Cloud agent run** <code>${escapeMarkdown(run.run_id)}</code> ${phrase} (<code>${escapeMarkdown(run.state)}</code>).`,
-    title: run.title ? `**${escapeMarkdown(run.title)}**` : undefined,
+    headline: `**Cloud agent run** <code>${escapeMarkdown(run.run_id)}</code> ${phrase} (<code>${escapeMarkdown(shorten(run.state, 100))}</code>).`,
+    title:
+      run.title && !context.short ? `**${escapeMarkdown(shorten(run.title, 1_000))}**` : undefined,
     links,
-    body: message && meaning === 'failed' ? `> ${escapeMarkdown(message)}` : undefined,
-    notes: context.notes ?? [],
+    body: context.short
+      ? '_Details are in the session transcript and the job summary._'
+      : message && meaning === 'failed'
+        ? `> ${escapeMarkdown(message)}`
+        : undefined,
+    notes: context.short ? [] : (context.notes ?? []),
     history,
   }
 }
 
-/** The comment's Markdown: the marker, then the parts, then the history, collapsed. */
+/**
+ * The comment's Markdown: the marker, then the parts, then the history,
+ * collapsed; within GitHub's limit of 65,536 characters.
+ */
 export function composeComment(marker: Marker, parts: CommentParts): string {
+  return fitParts(marker, parts)
+}
+
+function assemble(marker: Marker, parts: CommentParts): string {
   const sections = [`${renderMarker(marker)}\n${parts.headline}`]
   if (parts.title) sections.push(parts.title)
   if (parts.links.length > 0) sections.push(parts.links.join(' · '))
@@ -219,6 +237,10 @@ export function spliceComment(body: string, marker: Marker): string {
   const lines = `${renderMarker(marker)}\n${rest}`
   if (history.length === 0) return lines
   return `${lines}\n\n${historyBlock(history)}`
+}
+
+function shorten(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text
 }
 
 function historyBlock(history: RunRecord[]): string {
@@ -263,4 +285,27 @@ export function workflowRunUrl(env: NodeJS.ProcessEnv): string | undefined {
   const attempt = /^\d+$/.test(env.GITHUB_RUN_ATTEMPT ?? '') ? env.GITHUB_RUN_ATTEMPT : undefined
   const base = `${(server || 'https://github.com').replace(/\/+$/, '')}/${repo}/actions/runs/${runId}`
   return safeHttpUrl(attempt ? `${base}/attempts/${attempt}` : base)
+}
+
+/** GitHub refuses a comment body longer than this many characters. */
+export const MAX_COMMENT_CHARS = 65_536
+
+const CUT_NOTE =
+  "…\n\n_This comment was cut at GitHub's limit of 65,536 characters; the session transcript linked above has the rest._"
+
+/**
+ * The parts within GitHub's limit: the body, the one part that grows without
+ * bound, is cut after escaping, so the marker, the links and the history stay.
+ */
+function fitParts(marker: Marker, parts: CommentParts): string {
+  const whole = assemble(marker, parts)
+  if (whole.length <= MAX_COMMENT_CHARS) return whole
+  const room = MAX_COMMENT_CHARS - assemble(marker, { ...parts, body: '' }).length - CUT_NOTE.length
+  const body = room > 0 ? `${cutEscaped(parts.body ?? '', room)}${CUT_NOTE}` : CUT_NOTE
+  return cutEscaped(assemble(marker, { ...parts, body }), MAX_COMMENT_CHARS)
+}
+
+/** `text` cut to `max` characters, never through an escape (`&#124;` would leave `&#12`). */
+function cutEscaped(text: string, max: number): string {
+  return text.length <= max ? text : text.slice(0, max).replace(/&#?\w*$/, '')
 }

@@ -10,8 +10,16 @@ import {
   type CommentContext,
   type Marker,
 } from './comment.ts'
-import { loadOctokit, reasonOf, tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
+import {
+  GITHUB_LIMITS,
+  loadOctokit,
+  reasonOf,
+  tokenIdentity,
+  withDeadline,
+  type Octokit,
+} from './octokit.ts'
 import type { Thread } from './thread.ts'
+import { NewestWrites } from './writes.ts'
 
 export interface ConversationOptions {
   /** `<job>/<step>`, written into the marker. */
@@ -59,7 +67,9 @@ export class Conversation {
   /** When this step first showed each run: orders the runs in the comment. */
   readonly #firstSeen = new Map<string, string>()
   /** Updates go out one at a time, in order, so the last state seen is the one shown. */
-  #queue: Promise<void> = Promise.resolve()
+  readonly #writes = new NewestWrites<{ run: RunItem; context: CommentContext }>((shown) =>
+    this.#writeOrRetryShort(shown),
+  )
   #lastShown = ''
 
   private constructor(octokit: Octokit, thread: Thread, options: ConversationOptions) {
@@ -107,25 +117,48 @@ export class Conversation {
     if (!this.#firstSeen.has(run.run_id)) {
       this.#firstSeen.set(run.run_id, new Date(this.#now()).toISOString())
     }
-    this.#queue = this.#queue.then(() => this.#write(run, full))
+    this.#writes.push({ run, context: full })
   }
 
-  /** Waits for the comment updates still on their way. */
-  async settled(): Promise<void> {
-    await this.#queue
+  /**
+   * Waits for the comment updates still on their way, for a bounded time:
+   * after it, the step goes on (with a warning) and nothing more is written.
+   */
+  async settled(maxMs: number = GITHUB_LIMITS.settleMs): Promise<void> {
+    if ((await this.#writes.settled(maxMs)) === 'gave-up') {
+      this.#options.log.warning(
+        `GitHub: the comment on ${this.#where()} was not brought up to date within ${maxMs / 1000}s; GitHub is not answering. The run is not affected.`,
+      )
+    }
+  }
+
+  async #writeOrRetryShort({ run, context }: { run: RunItem; context: CommentContext }) {
+    try {
+      await this.#write(run, context)
+    } catch (error) {
+      const retryIn = retryableRefusal(error)
+      if (retryIn === undefined || this.#writes.stopped) {
+        this.#warn('could not update the comment', error)
+        return
+      }
+      // Refused (too long, or a secondary rate limit): once more, shorter, so the
+      // comment never stays "in progress" on a finished run.
+      if (retryIn > 0) await new Promise((resolve) => setTimeout(resolve, retryIn))
+      try {
+        if (!this.#writes.stopped) await this.#write(run, { ...context, short: true })
+      } catch (retryError) {
+        this.#warn('could not update the comment, even with a shorter text', retryError)
+      }
+    }
   }
 
   async #write(run: RunItem, context: CommentContext): Promise<void> {
-    try {
-      if (this.#commentId === undefined && this.#options.mode === 'keyed') {
-        const [oldest] = await this.#keyedComments()
-        if (oldest) this.#choose(oldest.id)
-      }
-      if (this.#commentId === undefined) return await this.#create(run, context)
-      if (!(await this.#update(run, context))) await this.#create(run, context)
-    } catch (error) {
-      this.#warn('could not update the comment', error)
+    if (this.#commentId === undefined && this.#options.mode === 'keyed') {
+      const [oldest] = await this.#keyedComments()
+      if (oldest) this.#choose(oldest.id)
     }
+    if (this.#commentId === undefined) return await this.#create(run, context)
+    if (!(await this.#update(run, context))) await this.#create(run, context)
   }
 
   async #create(run: RunItem, context: CommentContext): Promise<void> {
@@ -253,7 +286,33 @@ export class Conversation {
 
   #warn(what: string, error: unknown): void {
     this.#options.log.warning(
-      `GitHub: ${what} on ${this.#thread.owner}/${this.#thread.repo}#${this.#thread.issueNumber} (${reasonOf(error)}). The run is not affected.`,
+      `GitHub: ${what} on ${this.#where()} (${reasonOf(error)}). The run is not affected.`,
     )
   }
+
+  #where(): string {
+    return `${this.#thread.owner}/${this.#thread.repo}#${this.#thread.issueNumber}`
+  }
+}
+
+/**
+ * For a write GitHub refused but would take again: 422 (e.g. a body over its
+ * limit) at once, and a 403 secondary rate limit after its hint (when the hint
+ * is short enough to wait). Undefined for anything else.
+ */
+function retryableRefusal(error: unknown): number | undefined {
+  const { status, response } = error as {
+    status?: number
+    response?: { headers?: Record<string, string | undefined>; data?: { message?: unknown } }
+  }
+  if (status === 422) return 0
+  if (status !== 403 && status !== 429) return undefined
+  const headers = response?.headers ?? {}
+  const message = typeof response?.data?.message === 'string' ? response.data.message : ''
+  const hint = Number(headers['retry-after'])
+  const limited =
+    status === 429 || /secondary rate limit/i.test(message) || headers['retry-after'] !== undefined
+  if (!limited) return undefined
+  const waitMs = Number.isFinite(hint) && hint >= 0 ? hint * 1000 : 1000
+  return waitMs <= GITHUB_LIMITS.maxRetryAfterMs ? waitMs : undefined
 }

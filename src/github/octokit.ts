@@ -1,4 +1,5 @@
 import type { getOctokit } from '@actions/github'
+import { safeForLog } from '../text/log.ts'
 
 export type Octokit = ReturnType<typeof getOctokit>
 
@@ -6,7 +7,19 @@ export type Octokit = ReturnType<typeof getOctokit>
 export const ACTIONS_BOT = 'github-actions[bot]'
 
 /** The longest a single GitHub call may take before the action gives up on it. */
-export const GITHUB_CALL_DEADLINE_MS = 20_000
+export const GITHUB_CALL_DEADLINE_MS = 8_000
+
+/**
+ * GitHub can never hold the step: each call has a deadline of seconds (see
+ * octokit.ts), and the writes still queued when the run has ended get a bounded
+ * time, so the step ends within 30 s of the run's end even when GitHub stops answering.
+ */
+export const GITHUB_LIMITS = {
+  /** How long `settled()` waits for the comment writes still on their way. */
+  settleMs: 15_000,
+  /** The longest secondary-rate-limit hint obeyed before the one retry. */
+  maxRetryAfterMs: 3_000,
+} as const
 
 /** Loads the GitHub client only now: most steps never need it. */
 export async function loadOctokit(token: string, env: NodeJS.ProcessEnv): Promise<Octokit> {
@@ -30,6 +43,7 @@ export async function tokenIdentity(octokit: Octokit): Promise<string> {
   }
 }
 
+/** Why a GitHub call failed, safe for the log. */
 export function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
+  return safeForLog(error instanceof Error ? error.message : String(error), 500)
 }

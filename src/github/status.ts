@@ -2,7 +2,8 @@ import type { RunItem } from '../api/types.ts'
 import { safeHttpUrl, statusMessageOf } from '../report/summary.ts'
 import type { StepOutcome } from '../run/step.ts'
 import { formatElapsed, type WaitLog } from '../run/wait.ts'
-import { reasonOf, withDeadline, type Octokit } from './octokit.ts'
+import { GITHUB_LIMITS, reasonOf, withDeadline, type Octokit } from './octokit.ts'
+import { NewestWrites } from './writes.ts'
 
 export type CommitState = 'pending' | 'success' | 'failure' | 'error'
 
@@ -103,7 +104,7 @@ export class CommitStatusReporter {
   readonly #octokit: Octokit
   readonly #target: StatusTarget
   readonly #log: WaitLog
-  #queue: Promise<void> = Promise.resolve()
+  readonly #writes = new NewestWrites<StatusReport>((report) => this.#write(report))
   #last = ''
 
   constructor(octokit: Octokit, target: StatusTarget, log: WaitLog) {
@@ -116,11 +117,16 @@ export class CommitStatusReporter {
     const key = JSON.stringify(report)
     if (key === this.#last) return
     this.#last = key
-    this.#queue = this.#queue.then(() => this.#write(report))
+    this.#writes.push(report)
   }
 
-  async settled(): Promise<void> {
-    await this.#queue
+  /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
+  async settled(maxMs: number = GITHUB_LIMITS.settleMs): Promise<void> {
+    if ((await this.#writes.settled(maxMs)) === 'gave-up') {
+      this.#log.warning(
+        `GitHub: the commit status ${this.#target.context} was not brought up to date within ${maxMs / 1000}s; GitHub is not answering. The run is not affected.`,
+      )
+    }
   }
 
   async #write(report: StatusReport): Promise<void> {

@@ -1,5 +1,6 @@
 import * as core from '@actions/core'
 import type { StepOutcome } from '../run/step.ts'
+import { safeForLog } from '../text/log.ts'
 import {
   pullRequestUrlOf,
   renderErrorSummary,
@@ -26,11 +27,13 @@ export async function publishOutcome(outcome: StepOutcome): Promise<void> {
 
   const verdict = verdictOf(outcome)
   if (verdict.failure) {
-    core.setFailed(verdict.failure)
+    core.setFailed(safeForLog(verdict.failure))
   } else if (link) {
-    core.notice(`${verdict.headline}. Session transcript: ${link}`, { title: 'Cloud agent run' })
+    core.notice(`${safeForLog(verdict.headline)}. Session transcript: ${link}`, {
+      title: 'Cloud agent run',
+    })
   } else {
-    core.info(`${verdict.headline}.`)
+    core.info(`${safeForLog(verdict.headline)}.`)
   }
 }
 

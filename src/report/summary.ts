@@ -93,7 +93,7 @@ export function renderSummary(outcome: StepOutcome): string {
   const run = outcome.run
   const rows: Array<[string, string]> = []
   if (run) {
-    if (run.title) rows.push(['Title', escapeMarkdown(run.title)])
+    if (run.title) rows.push(['Title', escapeMarkdown(truncate(run.title, 1000))])
     rows.push(['Run ID', `<code>${escapeMarkdown(run.run_id)}</code>`])
     rows.push(['State', `<code>${escapeMarkdown(run.state)}</code>`])
     const duration = durationOf(outcome)

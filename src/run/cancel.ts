@@ -1,6 +1,7 @@
 import type { AgentRunsClient, RequestOptions } from '../api/client.ts'
 import { UnprocessableEntityError } from '../api/errors.ts'
 import type { RunItem } from '../api/types.ts'
+import { safeForLog } from '../text/log.ts'
 import { meaningOf } from './states.ts'
 import type { RunTracker } from './tracker.ts'
 import type { WaitLog } from './wait.ts'
@@ -95,7 +96,8 @@ export function logCancel(
   }
 }
 
-export function describeCancel(runId: string, report: CancelReport): string {
+export function describeCancel(unsafeRunId: string, report: CancelReport): string {
+  const runId = safeForLog(unsafeRunId)
   switch (report.kind) {
     case 'cancelled':
       return `Run ${runId} was cancelled.`
@@ -106,9 +108,9 @@ export function describeCancel(runId: string, report: CancelReport): string {
     case 'refused':
       return `The service refused to cancel run ${runId}: it has ended, or it waits for a person (BLOCKED) and stays so. Check it by hand.`
     case 'not-cancellable':
-      return `Run ${runId} cannot be cancelled: this kind of run is not cancellable, so it runs to its end (${report.message}).`
+      return `Run ${runId} cannot be cancelled: this kind of run is not cancellable, so it runs to its end (${safeForLog(report.message)}).`
     case 'failed':
-      return `Could not cancel run ${runId}; it may still be running and billing. Cancel it by hand. (${report.message})`
+      return `Could not cancel run ${runId}; it may still be running and billing. Cancel it by hand. (${safeForLog(report.message)})`
   }
 }
 

@@ -305,7 +305,7 @@ function reasonOf(error: unknown): string {
  */
 export async function findSupersededRun(
   tag: RunTag,
-  deps: Pick<CreateDeps, 'client'>,
+  deps: { client: Pick<AgentRunsClient, 'listRuns'> },
 ): Promise<RunItem | undefined> {
   const { gh_run_id: runId, gh_run_attempt: attempt, gh_job: job, gh_step: step } = tag.metadata
   if (!runId || !job || !step || !(Number(attempt) > 1)) return undefined

@@ -8,7 +8,10 @@
 export const GROWTH_SHARE = 0.05
 export const MAX_GROWN_DELAY_MS = 30_000
 
+/** The longest delay a Node timer holds; a longer one would fire at once, in a busy loop. */
+export const MAX_POLL_DELAY_MS = 2 ** 31 - 1
+
 export function nextPollDelayMs(elapsedMs: number, pollIntervalMs: number): number {
   const grown = Math.min(GROWTH_SHARE * Math.max(0, elapsedMs), MAX_GROWN_DELAY_MS)
-  return Math.round(Math.max(pollIntervalMs, grown))
+  return Math.min(Math.round(Math.max(pollIntervalMs, grown)), MAX_POLL_DELAY_MS)
 }

@@ -12,8 +12,19 @@ import {
 } from './cancel.ts'
 import { createRunOnce, findSupersededRun, RunMayExistError, type RunTag } from './create.ts'
 import { NEW_PASS_GRACE_MS, watchForNewPass } from './followup.ts'
+import { safeForLog } from '../text/log.ts'
 import type { RunTracker } from './tracker.ts'
-import { formatElapsed, waitForRun, type WaitLog } from './wait.ts'
+import { formatElapsed, NEW_RUN_NOT_FOUND_GRACE_MS, waitForRun, type WaitLog } from './wait.ts'
+
+/**
+ * The cancel that follows a timeout: at once, and briefly, so the step ends
+ * within seconds of its timeout even when the service hangs. A cancel that
+ * fails leaves the run unsettled, so the post step tries again.
+ */
+export const CANCEL_AFTER_TIMEOUT = { timeoutMs: 5_000, budgetMs: 8_000 } as const
+
+/** The "which run did I supersede" lookup is worth a log line, never the wait. */
+export const SUPERSEDED_LOOKUP_TIMEOUT_MS = 3_000
 
 /** How the step ended, as a value; reporting turns it into outputs, a summary and an exit status. */
 export type StepOutcome =
@@ -74,7 +85,7 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
   if (deps.signal.aborted) return { kind: 'interrupted', run }
   if (!settings.wait) {
     tracker.settle()
-    log.info(`Not waiting (wait: false); run ${run.run_id} goes on without this step.`)
+    log.info(`Not waiting (wait: false); run ${safeForLog(run.run_id)} goes on without this step.`)
     return { kind: 'started', run }
   }
 
@@ -93,12 +104,13 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
               tracker.newPassSeen()
               if (how === 'grace-over') {
                 log.warning(
-                  `Run ${run.run_id} was never seen leaving ${staleSnapshot.state} after the follow-up; taking ${staleSnapshot.state} as its outcome.`,
+                  `Run ${safeForLog(run.run_id)} was never seen leaving ${safeForLog(staleSnapshot.state, 200)} after the follow-up; taking ${safeForLog(staleSnapshot.state, 200)} as its outcome.`,
                 )
               }
             },
           })
         : undefined,
+      notFoundGraceMs: settings.target.kind === 'create' ? NEW_RUN_NOT_FOUND_GRACE_MS : 0,
     },
     deps,
   )
@@ -110,9 +122,12 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
       return { kind: 'interrupted', run: outcome.run ?? run }
     case 'timed-out': {
       log.warning(
-        `Run ${run.run_id} did not finish within the timeout input (${formatElapsed(settings.timeoutMs)}); cancelling it.`,
+        `Run ${safeForLog(run.run_id)} did not finish within the timeout input (${formatElapsed(settings.timeoutMs)}); cancelling it.`,
       )
-      const cancel = await cancelTrackedRun(client, tracker, run.run_id)
+      const cancel = await cancelTrackedRun(client, tracker, run.run_id, {
+        timeoutMs: CANCEL_AFTER_TIMEOUT.timeoutMs,
+        deadline: deps.now() + CANCEL_AFTER_TIMEOUT.budgetMs,
+      })
       logCancel(log, run.run_id, cancel)
       const lastSeen = outcome.run ?? run
       return {
@@ -156,7 +171,9 @@ async function startNewRun(
     throw error
   }
   deps.tracker.track(created.run_id)
-  deps.log.info(`Created run ${created.run_id}; it is ${created.state}.`)
+  deps.log.info(
+    `Created run ${safeForLog(created.run_id)}; it is ${safeForLog(created.state, 200)}.`,
+  )
   await noteSupersededRun(deps)
   return { run: { ...created, title: request.title, prompt: request.prompt } }
 }
@@ -171,7 +188,7 @@ async function adoptRun(
   deps: StepDeps,
 ): Promise<StartingPoint | undefined> {
   const run = await getExistingRun(deps.client, runId)
-  deps.log.info(`Run ${runId} is ${run.state}.`)
+  deps.log.info(`Run ${safeForLog(runId)} is ${safeForLog(run.state, 200)}.`)
   if (followup === undefined) {
     deps.tracker.track(runId)
     return { run }
@@ -180,18 +197,18 @@ async function adoptRun(
   deps.tracker.followingUp(runId)
   try {
     await deps.client.sendFollowup(runId, followup)
-    deps.log.info(`Sent the follow-up to run ${runId}.`)
+    deps.log.info(`Sent the follow-up to run ${safeForLog(runId)}.`)
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
     if (!mayHaveActed(error)) {
       deps.tracker.followupRefused()
       throw new Error(
-        `The follow-up (the followup input) to run ${runId} was refused: ${reason} The run is left as it is.`,
+        `The follow-up (the followup input) to run ${safeForLog(runId)} was refused: ${safeForLog(reason)} The run is left as it is.`,
         { cause: error },
       )
     }
     deps.log.warning(
-      `The answer to the follow-up to run ${runId} was lost (${reason}). It may have reached the run and restarted it, so the step awaits the run.`,
+      `The answer to the follow-up to run ${safeForLog(runId)} was lost (${safeForLog(reason)}). It may have reached the run and restarted it, so the step awaits the run.`,
     )
   }
   deps.tracker.track(runId)
@@ -201,15 +218,26 @@ async function adoptRun(
 
 /** A re-run job says which run of the earlier attempt this one replaces. */
 async function noteSupersededRun(deps: StepDeps): Promise<void> {
+  // One quick request, no retries, no Retry-After: it must not eat the wait.
+  const deadline = deps.now() + SUPERSEDED_LOOKUP_TIMEOUT_MS
+  const client: Pick<StepDeps['client'], 'listRuns'> = {
+    listRuns: (query) =>
+      deps.client.listRuns(query, {
+        timeoutMs: SUPERSEDED_LOOKUP_TIMEOUT_MS,
+        maxRetries: 0,
+        deadline,
+        signal: deps.signal,
+      }),
+  }
   try {
-    const earlier = await findSupersededRun(deps.tag, deps)
+    const earlier = await findSupersededRun(deps.tag, { client })
     if (earlier) {
       deps.log.info(
-        `This attempt supersedes run ${earlier.run_id} of the previous attempt (${earlier.state}).`,
+        `This attempt supersedes run ${safeForLog(earlier.run_id)} of the previous attempt (${safeForLog(earlier.state, 200)}).`,
       )
     }
   } catch (error) {
-    deps.log.debug(`Could not look up the previous attempt's run: ${String(error)}`)
+    deps.log.debug(`Could not look up the previous attempt's run: ${safeForLog(String(error))}`)
   }
 }
 
@@ -219,7 +247,7 @@ async function getExistingRun(client: StepDeps['client'], runId: string): Promis
   } catch (error) {
     if (error instanceof NotFoundError) {
       throw new Error(
-        `The run named by the run_id input (${runId}) does not exist: ${error.message}`,
+        `The run named by the run_id input (${safeForLog(runId)}) does not exist: ${error.message}`,
         {
           cause: error,
         },

@@ -1,6 +1,8 @@
 import type { AgentRunsClient, Sleep } from '../api/client.ts'
-import { isRetryable } from '../api/retry.ts'
+import { ApiStatusError, NotFoundError } from '../api/errors.ts'
+import { isRefusal, isRetryable, retryAfterMs } from '../api/retry.ts'
 import type { RunItem } from '../api/types.ts'
+import { safeForLog } from '../text/log.ts'
 import { nextPollDelayMs } from './schedule.ts'
 import { isTerminal, meaningOf } from './states.ts'
 
@@ -20,9 +22,15 @@ export interface WaitOptions {
   isStale?: (run: RunItem) => boolean
   /** Polls in a row that may fail (after the client's own retries) before the wait gives up. */
   failureBudget?: number
+  /**
+   * For a run just created: how long a 404 is read-after-write lag (the service
+   * has not caught up with its own create), to be waited out, not "not found".
+   */
+  notFoundGraceMs?: number
 }
 
 export interface WaitDeps {
+  /** Given the wait's deadline, on the `now` clock, so no poll or retry outlasts the timeout. */
   client: Pick<AgentRunsClient, 'getRun'>
   now: () => number
   sleep: Sleep
@@ -39,6 +47,9 @@ export type WaitOutcome =
 /** The polls may fail this many times in a row before the step gives up on the service. */
 export const DEFAULT_FAILURE_BUDGET = 5
 
+/** How long a new run's 404 counts as lag: tens of seconds, then it is "not found". */
+export const NEW_RUN_NOT_FOUND_GRACE_MS = 30_000
+
 export class LostContactError extends Error {
   override name = 'LostContactError'
 }
@@ -53,6 +64,11 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
   let lastState = run?.state
   let lastLink = run?.session_link
   let failuresInARow = 0
+  const deadline = startedAt + timeoutMs
+  const notFoundGraceMs = options.notFoundGraceMs ?? 0
+  let lagNoted = false
+  /** The wait the service asked for (Retry-After) before the next poll, if longer than usual. */
+  let askedDelayMs = 0
 
   while (true) {
     if (deps.signal.aborted) return { kind: 'interrupted', run, elapsedMs: elapsed() }
@@ -62,21 +78,43 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
 
     const remaining = timeoutMs - elapsed()
     if (remaining <= 0) return { kind: 'timed-out', run, elapsedMs: elapsed() }
+    const delay = Math.max(nextPollDelayMs(elapsed(), pollIntervalMs), askedDelayMs)
+    askedDelayMs = 0
     try {
-      await deps.sleep(Math.min(nextPollDelayMs(elapsed(), pollIntervalMs), remaining), deps.signal)
+      await deps.sleep(Math.min(delay, remaining), deps.signal)
     } catch {
       return { kind: 'interrupted', run, elapsedMs: elapsed() }
     }
     if (deps.signal.aborted) return { kind: 'interrupted', run, elapsedMs: elapsed() }
 
     try {
-      run = await deps.client.getRun(runId, { signal: deps.signal })
+      run = await deps.client.getRun(runId, { signal: deps.signal, deadline })
       failuresInARow = 0
     } catch (error) {
       if (deps.signal.aborted) return { kind: 'interrupted', run, elapsedMs: elapsed() }
+      // A poll cut short by the deadline is the timeout, not a failure of the service.
+      if (elapsed() >= timeoutMs) return { kind: 'timed-out', run, elapsedMs: elapsed() }
+      if (error instanceof NotFoundError && elapsed() < notFoundGraceMs) {
+        if (!lagNoted) {
+          deps.log.info(
+            `Run ${safeForLog(runId)} is not visible yet (404 right after its create); polling on for up to ${formatElapsed(notFoundGraceMs)}.`,
+          )
+          lagNoted = true
+        }
+        continue
+      }
+      // A refusal (429, 503 with Retry-After) is a live service asking for patience, not lost
+      // contact: the next poll comes when it asked, or at the timeout, whichever is first.
+      if (isRefusal(error) && error instanceof ApiStatusError) {
+        askedDelayMs = retryAfterMs(error.headers, deps.now()) ?? pollIntervalMs
+        deps.log.info(
+          `The service refused the poll (${error.status}) and asked to wait ${formatElapsed(askedDelayMs)}; polling again then, within the timeout.`,
+        )
+        continue
+      }
       if (!isRetryable(error, 'idempotent')) throw error
       failuresInARow += 1
-      const reason = error instanceof Error ? error.message : String(error)
+      const reason = safeForLog(error instanceof Error ? error.message : String(error))
       if (failuresInARow >= budget) {
         throw new LostContactError(
           `Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`,
@@ -104,22 +142,22 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
 
 function logStateChange(run: RunItem, elapsedMs: number, log: WaitLog): void {
   const when = `after ${formatElapsed(elapsedMs)}`
+  const id = safeForLog(run.run_id)
+  const state = safeForLog(run.state, 200)
   switch (meaningOf(run.state)) {
     case 'blocked':
       log.warning(
-        `Run ${run.run_id} is BLOCKED (${when}): it waits for a person to answer or approve in the session` +
-          `${run.session_link ? ` (${run.session_link})` : ''}. Nothing will happen until someone does; this step waits until its timeout.`,
+        `Run ${id} is BLOCKED (${when}): it waits for a person to answer or approve in the session` +
+          `${run.session_link ? ` (${safeForLog(run.session_link, 500)})` : ''}. Nothing will happen until someone does; this step waits until its timeout.`,
       )
       return
     case 'unknown':
-      log.info(
-        `Run ${run.run_id} is ${run.state} (${when}), a state this action does not know; waiting on.`,
-      )
+      log.info(`Run ${id} is ${state} (${when}), a state this action does not know; waiting on.`)
       return
     case 'active':
     case 'succeeded':
     case 'failed':
-      log.info(`Run ${run.run_id} is ${run.state} (${when}).`)
+      log.info(`Run ${id} is ${state} (${when}).`)
       return
   }
 }

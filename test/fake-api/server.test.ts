@@ -612,3 +612,73 @@ describe('a lagging index, a skewed clock, runs without metadata', () => {
     expect(page.runs[0]?.metadata).toBeUndefined()
   })
 })
+
+describe('hostile answers (issue 8)', () => {
+  it('hang: reads the request and never answers', async () => {
+    const api = await startApi()
+    api.injectFault({ method: 'GET', path: '/agent/runs', fault: { kind: 'hang' } })
+    const answer = fetch(`${api.baseUrl}/agent/runs`, {
+      headers: { authorization: 'Bearer test-key' },
+      signal: AbortSignal.timeout(300),
+    })
+    await expect(answer).rejects.toThrow()
+    expect(api.requestsTo('GET', '/agent/runs')).toHaveLength(1)
+  })
+
+  it('trickle: sends the headers, then a body that never ends', async () => {
+    const api = await startApi()
+    api.injectFault({
+      method: 'GET',
+      path: '/agent/runs',
+      fault: { kind: 'trickle', intervalMs: 20 },
+    })
+    const controller = new AbortController()
+    const res = await fetch(`${api.baseUrl}/agent/runs`, {
+      headers: { authorization: 'Bearer test-key' },
+      signal: controller.signal,
+    })
+    expect(res.status).toBe(200)
+    const body = res.body
+    if (!body) throw new Error('no body')
+    const reader = body.getReader()
+    const first = await reader.read()
+    const second = await reader.read()
+    expect(new TextDecoder().decode(first.value)).toBe(' ')
+    expect(second.done).toBe(false)
+    controller.abort()
+  })
+
+  it('rewrite-body: acts, then answers with the rewritten JSON, or an empty body', async () => {
+    const api = await startApi({ script: () => forever('INPROGRESS') })
+    const runId = await createRun(api)
+    api.injectFault({
+      method: 'GET',
+      path: /\/agent\/runs\/run_/,
+      fault: { kind: 'rewrite-body', rewrite: (b) => ({ ...(b as object), run_id: 'run_other' }) },
+    })
+    api.injectFault({
+      method: 'GET',
+      path: /\/agent\/runs\/run_/,
+      fault: { kind: 'rewrite-body', rewrite: () => undefined },
+    })
+    const other = await call(api, 'GET', `/agent/runs/${runId}`)
+    expect(other.json).toMatchObject({ run_id: 'run_other', state: 'INPROGRESS' })
+    const empty = await call(api, 'GET', `/agent/runs/${runId}`)
+    expect(empty.status).toBe(200)
+    expect(empty.text).toBe('')
+  })
+
+  it('echo-key: an HTML page that shows the Authorization header past a preamble', async () => {
+    const api = await startApi()
+    api.injectFault({
+      method: 'POST',
+      path: '/agent/run',
+      fault: { kind: 'echo-key', status: 401 },
+    })
+    const answer = await call(api, 'POST', '/agent/run', { body: { prompt: 'x' } })
+    expect(answer.status).toBe(401)
+    expect(answer.headers.get('content-type')).toContain('text/html')
+    expect(answer.text.indexOf('Bearer test-key')).toBeGreaterThan(150)
+    expect(api.allRuns()).toHaveLength(0)
+  })
+})

@@ -41,6 +41,21 @@ export type FaultSpec =
   | { kind: 'delay'; ms: number }
   | { kind: 'malformed'; body?: string; contentType?: string; status?: number; act?: boolean }
   | { kind: 'huge-body'; bytes: number }
+  /** Never answers: the request is read, and the socket held open until the fake closes. */
+  | { kind: 'hang' }
+  /** A 200 whose body never ends: a space every `intervalMs` (default 1000), forever. */
+  | { kind: 'trickle'; intervalMs?: number }
+  /**
+   * Acts as usual, then answers with `rewrite` applied to the decoded JSON body (the real
+   * answer's status). `undefined` from `rewrite` sends an empty body. E.g. another run's
+   * `run_id`, `null`, a state that is not a string, a state that holds a workflow command.
+   */
+  | { kind: 'rewrite-body'; rewrite: (body: unknown) => unknown }
+  /**
+   * An HTML error page (default 502) that echoes the request's Authorization header, as a
+   * debugging proxy might: the key appears past the first `prefixChars` (default 150).
+   */
+  | { kind: 'echo-key'; status?: number; prefixChars?: number }
 
 export interface FaultRule {
   /** Case-insensitive; omitted or `*` matches any method. */
@@ -476,6 +491,33 @@ export class FakeAgentApi {
       case 'huge-body':
         await sendHuge(res, fault.bytes)
         return
+      case 'hang':
+        return
+      case 'trickle':
+        this.#trickle(res, fault.intervalMs ?? 1000)
+        return
+      case 'rewrite-body': {
+        const reply = this.#process(recorded)
+        const decoded = parseJson(reply.body)
+        const rewritten = fault.rewrite(decoded.ok ? decoded.value : undefined)
+        send(res, {
+          ...reply,
+          headers: { ...reply.headers, 'content-type': 'application/json' },
+          body: rewritten === undefined ? '' : JSON.stringify(rewritten),
+        })
+        return
+      }
+      case 'echo-key': {
+        const status = fault.status ?? 502
+        const preamble = 'x'.repeat(fault.prefixChars ?? 150)
+        const authorization = String(req.headers.authorization ?? '')
+        send(res, {
+          status,
+          headers: { 'content-type': 'text/html; charset=utf-8' },
+          body: `<html><body><h1>${status} ${STATUS_CODES[status] ?? 'Error'}</h1><p>${preamble}</p><pre>Authorization: ${authorization}</pre></body></html>`,
+        })
+        return
+      }
     }
   }
 
@@ -541,6 +583,21 @@ export class FakeAgentApi {
               body: JSON.stringify(fault.body),
             }
     return { ...base, headers: { ...base.headers, ...fault.headers } }
+  }
+
+  /** Headers at once, then one space at a time: a body that never completes. */
+  #trickle(res: ServerResponse, intervalMs: number): void {
+    res.writeHead(200, { 'content-type': 'application/json' })
+    const tick = (): void => {
+      if (res.destroyed || this.#closing) return
+      res.write(' ')
+      const timer = setTimeout(() => {
+        this.#timers.delete(timer)
+        tick()
+      }, intervalMs)
+      this.#timers.add(timer)
+    }
+    tick()
   }
 
   #sleep(ms: number): Promise<void> {

@@ -544,3 +544,36 @@ describe('pull requests and comment deletion', () => {
     expect(fake.comments('octo-org', 'widgets', 1)).toHaveLength(2)
   })
 })
+
+describe('a GitHub that refuses or stops answering (issue 8)', () => {
+  it('secondaryRateLimitNext answers 403 with the secondary-rate-limit message and retry-after', async () => {
+    const fake = await startFake()
+    fake.secondaryRateLimitNext('POST', /\/comments$/, 2)
+    const res = await fetch(`${fake.apiUrl}/repos/o/r/issues/1/comments`, {
+      method: 'POST',
+      headers: { authorization: 'token gh-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ body: 'hi' }),
+    })
+    expect(res.status).toBe(403)
+    expect(res.headers.get('retry-after')).toBe('2')
+    expect(((await res.json()) as { message: string }).message).toMatch(/secondary rate limit/)
+    expect(fake.comments('o', 'r', 1)).toHaveLength(0)
+  })
+
+  it('stopAnswering holds matching requests open; clearFaults lets later ones through', async () => {
+    const fake = await startFake()
+    fake.stopAnswering('GET')
+    await expect(
+      fetch(`${fake.apiUrl}/repos/o/r/issues/1/comments`, {
+        headers: { authorization: 'token gh-token' },
+        signal: AbortSignal.timeout(300),
+      }),
+    ).rejects.toThrow()
+    fake.clearFaults()
+    const res = await fetch(`${fake.apiUrl}/repos/o/r/issues/1/comments`, {
+      headers: { authorization: 'token gh-token' },
+    })
+    expect(res.status).toBe(200)
+    expect(fake.requests).toHaveLength(2)
+  })
+})

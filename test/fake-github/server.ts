@@ -191,6 +191,8 @@ export class FakeGitHub {
   #faults: Fault[] = []
   #barriers: Barrier[] = []
   #nextStatusId = 20_000_000_001
+  /** Requests matching these are read and never answered (a GitHub that stopped answering). */
+  #hangs: Array<{ method: string; path: RegExp | string }> = []
   #nextCommentId = 1_000_000_001
   #nextUserId = 1001
   #closing: Promise<void> | undefined
@@ -269,8 +271,35 @@ export class FakeGitHub {
     this.#faults.push({ method, path, status, options, remaining: times })
   }
 
+  /**
+   * Makes the next `times` requests matching `method` and `path` answer as GitHub's secondary
+   * rate limit does: 403, "You have exceeded a secondary rate limit", and a `retry-after`.
+   */
+  secondaryRateLimitNext(
+    method: string,
+    path: RegExp | string,
+    retryAfterSeconds: number,
+    times = 1,
+  ): void {
+    this.failNext(method, path, 403, {
+      message:
+        'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+      headers: { 'retry-after': String(retryAfterSeconds) },
+      times,
+    })
+  }
+
+  /**
+   * From now on, requests matching `method` and `path` (default: every request) are read and
+   * never answered; the socket stays open until the fake closes.
+   */
+  stopAnswering(method = '*', path: RegExp | string = /.*/): void {
+    this.#hangs.push({ method, path })
+  }
+
   clearFaults(): void {
     this.#faults = []
+    this.#hangs = []
   }
 
   /**
@@ -360,6 +389,7 @@ export class FakeGitHub {
     }
     this.requests.push(request)
     await this.#barrier(request)
+    if (this.#hangs.some((hang) => matches(request, hang.method, hang.path))) return
     send(res, this.#fault(request) ?? this.#authenticate(request) ?? this.#route(request, url))
   }
 

@@ -262,16 +262,17 @@ describe('getRun', () => {
     expect(api.requests[0]?.path).toBe(`/api/v1/agent/runs/${seeded.run_id}`)
   })
 
-  it('encodes the run ID as a single path segment', async () => {
-    const api = await startApi()
-    const seeded = api.seedRun({ prompt: 'p' }, { runId: 'run/../odd id?x=1' })
-    const client = makeClient(api)
+  it.each(['run/../odd id?x=1', '..', '.', 'run\n::stop-commands::x'])(
+    'refuses the run ID %j, which is no ID, before any request',
+    async (runId) => {
+      const api = await startApi()
+      const client = makeClient(api)
 
-    const run = await client.getRun(seeded.run_id)
-
-    expect(run.run_id).toBe('run/../odd id?x=1')
-    expect(api.requests[0]?.path).toBe('/api/v1/agent/runs/run%2F..%2Fodd%20id%3Fx%3D1')
-  })
+      await expect(client.getRun(runId)).rejects.toThrow(/not a run ID/)
+      await expect(client.cancelRun(runId)).rejects.toThrow(/not a run ID/)
+      expect(api.requests).toHaveLength(0)
+    },
+  )
 
   it.each([500, 502, 503])('retries a %i with backoff and succeeds', async (status) => {
     const api = await startApi()
@@ -941,5 +942,124 @@ describe('error typing across the board', () => {
     expect(error.status).toBe(418)
     expect(error.request).toEqual({ method: 'GET', path: '/agent/runs/run_tea' })
     expect(api.requests).toHaveLength(1)
+  })
+})
+
+describe('answers not to believe, and the deadline (issue 8)', () => {
+  it.each([
+    ['another run', (b: unknown) => ({ ...(b as object), run_id: 'run_other' })],
+    ['null', () => null],
+    ['a state that is not a string', (b: unknown) => ({ ...(b as object), state: 7 })],
+  ])('a poll answered with %s is garbled: retried, then the real run', async (_, rewrite) => {
+    const api = await startApi()
+    const seeded = api.seedRun({ prompt: 'p' }, { script: ACTIVE })
+    api.injectFault({ method: 'GET', path: RUN_PATH, fault: { kind: 'rewrite-body', rewrite } })
+    const client = makeClient(api)
+
+    const run = await client.getRun(seeded.run_id)
+
+    expect(run).toMatchObject({ run_id: seeded.run_id, state: 'INPROGRESS' })
+    expect(retryMessages).toHaveLength(1)
+    expect(retryMessages[0]).toMatch(/answered 200 with/)
+  })
+
+  it('a create answered without a usable run_id is garbled (the run may exist)', async () => {
+    const api = await startApi()
+    api.injectFault({
+      method: 'POST',
+      path: '/agent/run',
+      fault: { kind: 'rewrite-body', rewrite: (b) => ({ ...(b as object), run_id: '../x' }) },
+    })
+    const error = await rejection(
+      makeClient(api).createRun({ prompt: 'p' }),
+      ApiResponseFormatError,
+    )
+    expect(error.message).toContain('without a usable run_id')
+  })
+
+  it('does not wait out a Retry-After that ends past the deadline', async () => {
+    const api = await startApi()
+    const seeded = api.seedRun({ prompt: 'p' }, { script: ACTIVE })
+    api.injectFault({
+      method: 'GET',
+      path: RUN_PATH,
+      fault: { kind: 'status', status: 429, headers: { 'retry-after': '5' } },
+    })
+    const client = makeClient(api)
+
+    await rejection(client.getRun(seeded.run_id, { deadline: NOW + 3_000 }), RateLimitError)
+    expect(sleeps).toEqual([])
+  })
+
+  it('cuts a hung answer at the deadline, not at the request timeout', async () => {
+    const api = await startApi()
+    const seeded = api.seedRun({ prompt: 'p' }, { script: ACTIVE })
+    api.injectFault({ method: 'GET', path: RUN_PATH, fault: { kind: 'hang' } })
+    const client = makeClient(api, { now: Date.now, timeoutMs: 60_000 })
+
+    const error = await rejection(
+      client.getRun(seeded.run_id, { deadline: Date.now() + 200 }),
+      ApiTimeoutError,
+    )
+    expect(error.timeoutMs).toBeLessThanOrEqual(200)
+  })
+
+  it('a request whose deadline has passed is not sent', async () => {
+    const api = await startApi()
+    const client = makeClient(api)
+    await rejection(client.getRun('run_x', { deadline: NOW - 1 }), ApiTimeoutError)
+    expect(api.requests).toHaveLength(0)
+  })
+
+  it('replaces the key echoed in an error page before cutting it to an excerpt', async () => {
+    const api = await startApi()
+    api.injectFault({
+      method: 'POST',
+      path: '/agent/run',
+      fault: { kind: 'echo-key', status: 401 },
+    })
+
+    const error = await rejection(makeClient(api).createRun({ prompt: 'p' }), AuthenticationError)
+    expect(error.message).toContain('Authorization: Bearer ***')
+    for (let i = 0; i + 6 <= API_KEY.length; i += 1) {
+      expect(error.message).not.toContain(API_KEY.slice(i, i + 6))
+    }
+  })
+
+  it('replaces the key echoed in a successful answer', async () => {
+    const api = await startApi()
+    const seeded = api.seedRun(
+      { prompt: 'p' },
+      {
+        script: [
+          { state: 'FAILED', afterMs: 0, patch: { status_message: { message: `key ${API_KEY}` } } },
+        ],
+      },
+    )
+    const run = await makeClient(api).getRun(seeded.run_id)
+    expect(run.status_message?.message).toBe('key ***')
+  })
+
+  it('makes a problem detail one inert line', async () => {
+    const api = await startApi()
+    api.injectFault({
+      method: 'POST',
+      path: '/agent/run',
+      fault: { kind: 'status', status: 400, body: { detail: 'bad\n::stop-commands::x' } },
+    })
+    const error = await rejection(makeClient(api).createRun({ prompt: 'p' }), ApiStatusError)
+    expect(error.message).toContain('bad : :stop-commands: :x')
+  })
+})
+
+describe('redaction and short keys', () => {
+  it('does not corrupt a successful answer for a key short enough to occur by chance', async () => {
+    const api = await FakeAgentApi.start({ apiKey: 'k' })
+    closers.push(() => api.close())
+    const seeded = api.seedRun({ prompt: 'keep' }, { runId: 'run_kkk', script: ACTIVE })
+    const client = new AgentRunsClient({ baseUrl: api.baseUrl, apiKey: 'k' })
+
+    const run = await client.getRun(seeded.run_id)
+    expect(run).toMatchObject({ run_id: 'run_kkk', prompt: 'keep' })
   })
 })

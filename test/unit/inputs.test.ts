@@ -278,6 +278,14 @@ describe('readSettings: api_key', () => {
       expect(error.message).toContain('mallory/widgets')
     })
 
+    it('gives no fork hint on pull_request_target, which runs with secrets', () => {
+      const error = missingKeyError({
+        GITHUB_EVENT_NAME: 'pull_request_target',
+        GITHUB_EVENT_PATH: eventFile('target.json', 'mallory/widgets', 'acme/widgets'),
+      })
+      expect(error.message).not.toContain('fork')
+    })
+
     it('gives no fork hint for a pull request from the same repository', () => {
       const error = missingKeyError({
         GITHUB_EVENT_NAME: 'pull_request',
@@ -650,5 +658,49 @@ describe('readCancelOnly', () => {
     ).toContain('cannot be combined with prompt, comment')
     inputErrorFrom(() => cancelOnly({ cancel_only: 'yes', name: 'n' }), 'cancel_only')
     inputErrorFrom(() => cancelOnly({ cancel_only: 'true', name: 'n', api_key: '' }), 'api_key')
+  })
+})
+
+describe('readSettings: limits (issue 8)', () => {
+  it('refuses a poll_interval given longer than timeout', () => {
+    const error = rejects({ prompt: 'p', poll_interval: '10m', timeout: '5m' }, 'poll_interval')
+    expect(error.message).toContain('longer than timeout')
+    expect(settingsFor({ prompt: 'p', poll_interval: '5m', timeout: '5m' }).pollIntervalMs).toBe(
+      300_000,
+    )
+  })
+
+  it('keeps the default poll_interval with a timeout shorter than it', () => {
+    expect(settingsFor({ prompt: 'p', timeout: '1s' }).pollIntervalMs).toBe(
+      DEFAULT_POLL_INTERVAL_MS,
+    )
+  })
+
+  it('refuses a duration too long to be a number of milliseconds', () => {
+    rejects({ prompt: 'p', timeout: '9'.repeat(400) }, 'timeout')
+  })
+
+  it('refuses a prompt over 1 MiB, naming it; takes one of exactly 1 MiB', () => {
+    const error = rejects({ prompt: 'é'.repeat(512 * 1024) + 'x' }, 'prompt')
+    expect(error.message).toContain('1048577 bytes')
+    expect(settingsFor({ prompt: 'x'.repeat(1024 * 1024) }).target.kind).toBe('create')
+  })
+
+  it.each(['.', '..', 'a/b', 'run id', 'run\u0007'])('refuses the run_id %j', (runId) => {
+    rejects({ run_id: runId }, 'run_id')
+  })
+
+  it('refuses a deeply nested mcp_servers, naming it, without a stack overflow', () => {
+    const depth = 100_000
+    const nested = `{"s":{"command":"x","env":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}}`
+    const error = rejects({ prompt: 'p', mcp_servers: nested }, 'mcp_servers')
+    expect(error.message).toContain('nests deeper than')
+  })
+
+  it('takes an mcp_servers nested as deep as real configurations go', () => {
+    const config = { s: { url: 'https://mcp.example', headers: { a: 'b' } } }
+    expect(settingsFor({ prompt: 'p', mcp_servers: JSON.stringify(config) }).target).toMatchObject({
+      request: { config: { mcp_servers: config } },
+    })
   })
 })

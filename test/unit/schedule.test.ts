@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_POLL_INTERVAL_MS } from '../../src/inputs.ts'
-import { nextPollDelayMs } from '../../src/run/schedule.ts'
+import { MAX_POLL_DELAY_MS, nextPollDelayMs } from '../../src/run/schedule.ts'
 
 const SECOND = 1_000
 const MINUTE = 60 * SECOND
@@ -106,5 +106,12 @@ describe('nextPollDelayMs with a chosen interval', () => {
 
   it('treats a negative elapsed time (a clock step back) as zero', () => {
     expect(nextPollDelayMs(-10 * MINUTE, 2 * SECOND)).toBe(2 * SECOND)
+  })
+})
+
+describe('poll delays a timer can hold', () => {
+  it('clamps an interval past 2^31-1 ms instead of letting the timer overflow', () => {
+    expect(nextPollDelayMs(0, 600 * 3_600_000)).toBe(MAX_POLL_DELAY_MS)
+    expect(nextPollDelayMs(10 ** 12, 10 ** 15)).toBe(2 ** 31 - 1)
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { InternalServerError, NotFoundError } from '../../src/api/errors.ts'
+import { InternalServerError, NotFoundError, RateLimitError } from '../../src/api/errors.ts'
 import type { RunItem } from '../../src/api/types.ts'
 import { LostContactError, waitForRun, type WaitDeps } from '../../src/run/wait.ts'
 
@@ -181,5 +181,73 @@ describe('waitForRun', () => {
     expect(outcome.kind).toBe('terminal')
     expect(h.polls()).toBe(4)
     expect(h.info).toEqual(['Run r1 is INPROGRESS (after 3s).', 'Run r1 is SUCCEEDED (after 4s).'])
+  })
+})
+
+describe('waitForRun: answers not to believe, and the deadline (issue 8)', () => {
+  const notFound = () =>
+    new NotFoundError({ method: 'GET', path: '/agent/runs/r1' }, 404, {}, undefined, 'no run')
+  const refused = (seconds: number) =>
+    new RateLimitError(
+      { method: 'GET', path: '/agent/runs/r1' },
+      429,
+      { 'retry-after': String(seconds) },
+      undefined,
+      'slow down',
+    )
+
+  it("polls through a new run's 404s within the grace, as read-after-write lag", async () => {
+    const h = harness([notFound(), notFound(), notFound(), 'SUCCEEDED'])
+    const outcome = await waitForRun(
+      { runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 1_000, notFoundGraceMs: 30_000 },
+      h.deps,
+    )
+    expect(outcome.kind).toBe('terminal')
+    expect(h.info.filter((line) => line.includes('not visible yet'))).toHaveLength(1)
+    expect(h.warnings).toEqual([])
+  })
+
+  it('gives up on a 404 once the grace has passed', async () => {
+    const h = harness([notFound()])
+    await expect(
+      waitForRun(
+        { runId: 'r1', timeoutMs: 600_000, pollIntervalMs: 5_000, notFoundGraceMs: 30_000 },
+        h.deps,
+      ),
+    ).rejects.toBeInstanceOf(NotFoundError)
+    expect(h.polls()).toBeGreaterThan(3)
+    expect(h.sleeps.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(30_000)
+  })
+
+  it('waits as a refusal asks, without counting it as lost contact, up to the timeout', async () => {
+    const h = harness([refused(20)])
+    const outcome = await waitForRun(
+      { runId: 'r1', timeoutMs: 50_000, pollIntervalMs: 1_000 },
+      h.deps,
+    )
+    expect(outcome.kind).toBe('timed-out')
+    expect(h.sleeps).toEqual([1_000, 20_000, 20_000, 9_000])
+  })
+
+  it('gives the client the deadline, so no poll or retry outlasts the timeout', async () => {
+    const deadlines: Array<number | undefined> = []
+    const h = harness(['SUCCEEDED'])
+    const getRun = h.deps.client.getRun
+    h.deps.client.getRun = (runId, options) => {
+      deadlines.push(options?.deadline)
+      return getRun(runId, options)
+    }
+    await waitForRun({ runId: 'r1', timeoutMs: 7_000, pollIntervalMs: 1_000 }, h.deps)
+    expect(deadlines).toEqual([7_000])
+  })
+
+  it('a poll that fails at the deadline is the timeout, not a failure', async () => {
+    const h = harness([serverError()])
+    const outcome = await waitForRun(
+      { runId: 'r1', timeoutMs: 1_000, pollIntervalMs: 1_000 },
+      h.deps,
+    )
+    expect(outcome.kind).toBe('timed-out')
+    expect(h.warnings).toEqual([])
   })
 })

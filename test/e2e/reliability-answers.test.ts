@@ -1,0 +1,614 @@
+/**
+ * The fault matrix, second part: answers the step must not believe, a timeout
+ * that is a deadline, GitHub that cannot hold the step, text that cannot
+ * become a workflow command or leak the key, and limits that agree. Each case
+ * runs the bundle against the fake API (and the fake GitHub) with the fault
+ * scripted, and is a row of the README's reliability table.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import {
+  FakeAgentApi,
+  type FakeApiOptions,
+  type FaultRule,
+  type RunScript,
+} from '../fake-api/server.ts'
+import { FakeGitHub, MAX_COMMENT_BODY } from '../fake-github/server.ts'
+import {
+  DEFAULT_GITHUB_TOKEN,
+  errorAnnotations,
+  runStep,
+  startStep,
+  type StepResult,
+} from './harness.ts'
+
+const KEY = 'sk-answers-5f3e9a1c2b7d'
+const OWNER = 'octo-org'
+const REPO = 'app'
+const PR = 7
+const closers: Array<{ close(): Promise<void> }> = []
+
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((server) => server.close()))
+})
+
+async function fakeApi(
+  options: FakeApiOptions = {},
+  ...faults: FaultRule[]
+): Promise<FakeAgentApi> {
+  const api = await FakeAgentApi.start({ apiKey: KEY, ...options })
+  for (const fault of faults) api.injectFault(fault)
+  closers.push(api)
+  return api
+}
+
+async function fakeGitHub(): Promise<FakeGitHub> {
+  const gh = await FakeGitHub.start({ token: DEFAULT_GITHUB_TOKEN })
+  closers.push(gh)
+  return gh
+}
+
+const inputsFor = (api: { baseUrl: string }, extra: Record<string, string> = {}) => ({
+  api_key: KEY,
+  base_url: api.baseUrl,
+  prompt: 'Fix the failing check',
+  title: 'Fix CI',
+  poll_interval: '100ms',
+  ...extra,
+})
+
+function pullRequestEnv(gh: FakeGitHub, event = 'pull_request', payload?: object) {
+  const dir = mkdtempSync(join(tmpdir(), 'event-'))
+  const path = join(dir, 'event.json')
+  writeFileSync(path, JSON.stringify(payload ?? { pull_request: { number: PR } }))
+  return { GITHUB_EVENT_NAME: event, GITHUB_EVENT_PATH: path, GITHUB_API_URL: gh.apiUrl }
+}
+
+const CREATE = { method: 'POST', path: '/agent/run' } as const
+const RUN_PATH = /\/agent\/runs\/run_[^/]+$/
+const POLL = { method: 'GET', path: RUN_PATH } as const
+const CANCEL = /\/agent\/runs\/run_[^/]+\/cancel$/
+
+const neverEnding: RunScript = [
+  { state: 'QUEUED', afterMs: 0 },
+  { state: 'INPROGRESS', afterMs: 50 },
+]
+const failing = (patch: Record<string, unknown> = {}): RunScript => [
+  { state: 'QUEUED', afterMs: 0 },
+  { state: 'FAILED', afterMs: 300, patch },
+]
+
+/** Only the action's own commands start a line with `::`; nothing the API sent does. */
+function expectOnlyOwnCommands(result: StepResult): void {
+  const commands = result.stdout.split('\n').filter((line) => line.startsWith('::'))
+  for (const line of commands) {
+    expect(line).toMatch(/^::(add-mask|error|warning|notice|debug)( [^:]*)?::/)
+  }
+  expect(result.stdout).not.toMatch(/^::stop-commands/m)
+}
+
+/** No six characters of the key anywhere the step wrote: log, annotations, outputs, state, summary. */
+function expectKeyNowhere(result: StepResult): void {
+  const written = [
+    result.stdout.replace(/^::add-mask::.*$/m, ''),
+    result.stderr,
+    JSON.stringify(result.outputs),
+    JSON.stringify(result.state),
+    result.summary,
+  ].join('\n')
+  for (let i = 0; i + 6 <= KEY.length; i += 1) {
+    expect(written, `key fragment ${KEY.slice(i, i + 6)}`).not.toContain(KEY.slice(i, i + 6))
+  }
+}
+
+function expectNoCrash(result: StepResult): void {
+  expect(result.stderr).toBe('')
+  expect(result.stdout).not.toMatch(/TypeError|RangeError|Cannot read properties/)
+}
+
+describe('polls: an odd answer is garbled, never the run state (item 5)', () => {
+  const odd: Array<[string, (body: unknown) => unknown]> = [
+    [
+      'an answer for another run',
+      (b) => ({ ...(b as object), run_id: 'run_other', state: 'FAILED' }),
+    ],
+    ['null', () => null],
+    ['an empty body', () => undefined],
+    ['an array', (b) => [b]],
+    ['a bare string', () => 'FAILED'],
+    ['a state that is not a string', (b) => ({ ...(b as object), state: { value: 'FAILED' } })],
+  ]
+
+  it.each(odd)(
+    '%s, three times in a row: retried; the run is not cancelled',
+    async (_, rewrite) => {
+      const api = await fakeApi({}, { ...POLL, times: 3, fault: { kind: 'rewrite-body', rewrite } })
+      const result = await runStep({ inputs: inputsFor(api) })
+
+      expect(result.code).toBe(0)
+      expect(result.outputs.state).toBe('SUCCEEDED')
+      expect(api.requestsTo('POST', CANCEL)).toHaveLength(0)
+      expect(result.stdout).toMatch(/answered 200 with/)
+      expectNoCrash(result)
+      expectOnlyOwnCommands(result)
+    },
+  )
+
+  it('404 on the first polls after the create is lag: polled through', async () => {
+    const api = await fakeApi(
+      {},
+      {
+        ...POLL,
+        times: 6,
+        fault: { kind: 'status', status: 404, body: { detail: 'no such run' } },
+      },
+    )
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.state).toBe('SUCCEEDED')
+    expect(result.stdout).toContain('is not visible yet (404 right after its create)')
+    expect(api.requestsTo('POST', CANCEL)).toHaveLength(0)
+  })
+})
+
+describe('types: nothing the API sends crashes rendering (item 6)', () => {
+  it('fields of every wrong type, and a status_message given as a plain string', async () => {
+    const api = await fakeApi(
+      { script: () => failing() },
+      {
+        ...POLL,
+        times: Infinity,
+        fault: {
+          kind: 'rewrite-body',
+          rewrite: (b) => ({
+            ...(b as object),
+            title: { nested: ['x'] },
+            status_message: 'The agent gave up: the tests need a database',
+            artifacts: { not: 'a list' },
+            request_usage: 'lots',
+            session_link: 12,
+            run_time: ['PT1S'],
+            creator: 'someone',
+            agent_config: 7,
+            created_at: null,
+          }),
+        },
+      },
+    )
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.state).toBe('FAILED')
+    expect(result.outputs.status_message).toBe('The agent gave up: the tests need a database')
+    expect(errorAnnotations(result).join('\n')).toContain('the tests need a database')
+    expect(result.summary).toContain('the tests need a database')
+    expectNoCrash(result)
+  })
+
+  it('odd artifacts, usage and a numeric message on a run that succeeds', async () => {
+    const api = await fakeApi(
+      {},
+      {
+        ...POLL,
+        times: Infinity,
+        fault: {
+          kind: 'rewrite-body',
+          rewrite: (b) => ({
+            ...(b as object),
+            title: 42,
+            artifacts: [
+              null,
+              5,
+              { artifact_type: 7, data: 'x' },
+              { artifact_type: 'PULL_REQUEST' },
+            ],
+            request_usage: [1, 2],
+            status_message: { message: 42, error_code: {} },
+          }),
+        },
+      },
+    )
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(result.code).toBe(0)
+    expect(result.summary).toContain('42')
+    expectNoCrash(result)
+  })
+})
+
+describe('timeout is a deadline (item 7)', () => {
+  const TIMEOUT_MS = 3_000
+
+  /** From the create's arrival to the cancel's, on the fake's clock, and to the step's exit. */
+  async function timedOut(api: FakeAgentApi, extra: Record<string, string> = {}) {
+    const result = await runStep({ inputs: inputsFor(api, { timeout: '3s', ...extra }) })
+    const exitedAt = performance.now()
+    const created = api.requestsTo('POST', /\/agent\/runs?$/)[0]?.receivedAt ?? NaN
+    const cancelled = api.requestsTo('POST', CANCEL)[0]?.receivedAt ?? NaN
+    return { result, toCancel: cancelled - created, toExit: exitedAt - created }
+  }
+
+  it('Retry-After longer than what is left: the cancel follows at the timeout', async () => {
+    const api = await fakeApi(
+      { script: () => neverEnding },
+      {
+        ...POLL,
+        times: Infinity,
+        fault: { kind: 'status', status: 429, headers: { 'retry-after': '5' } },
+      },
+    )
+    const { result, toCancel, toExit } = await timedOut(api)
+
+    expect(result.code).toBe(1)
+    expect(errorAnnotations(result).join('\n')).toContain('did not finish within the timeout')
+    // Generous bounds: the property is "a few seconds past the timeout", not 43 s.
+    expect(toCancel).toBeLessThan(TIMEOUT_MS + 4_000)
+    expect(toExit).toBeLessThan(TIMEOUT_MS + 10_000)
+  })
+
+  it('a poll that never answers: cut at the timeout, then the cancel', async () => {
+    const api = await fakeApi(
+      { script: () => neverEnding },
+      { ...POLL, times: Infinity, fault: { kind: 'hang' } },
+    )
+    const { result, toCancel, toExit } = await timedOut(api)
+
+    expect(result.code).toBe(1)
+    expect(api.run(result.outputs.run_id ?? '')?.state).toBe('CANCELLED')
+    expect(toCancel).toBeLessThan(TIMEOUT_MS + 4_000)
+    expect(toExit).toBeLessThan(TIMEOUT_MS + 10_000)
+  })
+
+  it('a poll whose body trickles forever: cut at the timeout, then the cancel', async () => {
+    const api = await fakeApi(
+      { script: () => neverEnding },
+      { ...POLL, times: Infinity, fault: { kind: 'trickle', intervalMs: 200 } },
+    )
+    const { result, toCancel } = await timedOut(api)
+
+    expect(result.code).toBe(1)
+    expect(api.run(result.outputs.run_id ?? '')?.state).toBe('CANCELLED')
+    expect(toCancel).toBeLessThan(TIMEOUT_MS + 4_000)
+  })
+
+  it("a re-run's lookup of the run it supersedes hangs: a bounded try, not the wait", async () => {
+    const api = await fakeApi(
+      {},
+      { method: 'GET', path: '/agent/runs', times: Infinity, fault: { kind: 'hang' } },
+    )
+    const result = await runStep({
+      inputs: inputsFor(api, { timeout: '30s' }),
+      env: { GITHUB_RUN_ATTEMPT: '2' },
+    })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.state).toBe('SUCCEEDED')
+    const lookup = api.requestsTo('GET', '/agent/runs')[0]?.receivedAt ?? NaN
+    const firstPoll = api.requestsTo('GET', RUN_PATH)[0]?.receivedAt ?? NaN
+    expect(firstPoll - lookup).toBeLessThan(3_000 + 3_000)
+  })
+})
+
+describe('no busy loops (item 8)', () => {
+  it('poll_interval past what a timer holds waits, rather than polling at once', async () => {
+    const api = await fakeApi({ script: () => neverEnding })
+    const step = startStep({ inputs: inputsFor(api, { poll_interval: '600h', timeout: '1000h' }) })
+    await step.printed(/Created run/)
+    step.child.kill('SIGINT')
+    const result = await step.result
+
+    // No timer overflowed (Node warns, then fires at once), and at most the re-read after the cancel.
+    expect(result.stderr).not.toContain('TimeoutOverflowWarning')
+    expect(api.requestsTo('GET', RUN_PATH).length).toBeLessThanOrEqual(1)
+    expect(api.requestsTo('POST', CANCEL)).toHaveLength(1)
+  })
+
+  it('poll_interval given longer than timeout is an input error, before any request', async () => {
+    const api = await fakeApi()
+    const result = await runStep({
+      inputs: inputsFor(api, { poll_interval: '10m', timeout: '5m' }),
+    })
+
+    expect(result.code).toBe(1)
+    expect(errorAnnotations(result).join('\n')).toMatch(
+      /Input "poll_interval".*longer than timeout/,
+    )
+    expect(api.requests).toHaveLength(0)
+  })
+})
+
+describe('GitHub cannot hold the step (item 9)', () => {
+  it('GitHub stops answering: warnings, and the step ends within 30 s of the run', async () => {
+    const api = await fakeApi()
+    const gh = await fakeGitHub()
+    gh.stopAnswering()
+    const result = await runStep({
+      inputs: inputsFor(api, { comment: 'true' }),
+      env: pullRequestEnv(gh),
+    })
+    const exitedAt = performance.now()
+    const runEndSeen = api.requestsTo('GET', RUN_PATH).at(-1)?.receivedAt ?? NaN
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.state).toBe('SUCCEEDED')
+    expect(result.stdout).toMatch(/::warning::GitHub: .*The run is not affected/)
+    expect(exitedAt - runEndSeen).toBeLessThan(30_000)
+    expect(gh.requests.length).toBeGreaterThan(0)
+  }, 60_000)
+})
+
+describe('workflow commands: API text stays text (item 10)', () => {
+  it('a state holding "\\n::stop-commands::" does not silence the annotations', async () => {
+    const api = await fakeApi(
+      {},
+      {
+        ...POLL,
+        times: 2,
+        fault: {
+          kind: 'rewrite-body',
+          rewrite: (b) => ({ ...(b as object), state: 'WARMING\n::stop-commands::pwned' }),
+        },
+      },
+    )
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('a state this action does not know')
+    expectOnlyOwnCommands(result)
+  })
+
+  it('a problem detail holding "\\n::error::" is one line of the retry log', async () => {
+    const api = await fakeApi(
+      {},
+      {
+        ...POLL,
+        fault: {
+          kind: 'status',
+          status: 503,
+          body: {
+            type: 'x/internal_error',
+            detail: 'down\n::error::forged annotation\r\n::warning::x',
+          },
+        },
+      },
+    )
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('forged annotation')
+    expect(result.stdout).not.toMatch(/^::error::forged/m)
+    expectOnlyOwnCommands(result)
+  })
+
+  it.each(['..', '../runs', 'run\u0007bell', 'run/x'])(
+    'run_id input %j is an input error, before any request',
+    async (runId) => {
+      const api = await fakeApi()
+      const result = await runStep({
+        inputs: { api_key: KEY, base_url: api.baseUrl, run_id: runId },
+      })
+
+      expect(result.code).toBe(1)
+      expect(errorAnnotations(result).join('\n')).toContain('Input "run_id" must be a run ID')
+      expect(api.requests).toHaveLength(0)
+    },
+  )
+
+  it('a create answering run_id ".." is garbled: the run is found by its tag, no ".." path', async () => {
+    const api = await fakeApi(
+      {},
+      {
+        ...CREATE,
+        fault: { kind: 'rewrite-body', rewrite: (b) => ({ ...(b as object), run_id: '..' }) },
+      },
+    )
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(result.code).toBe(0)
+    expect(api.allRuns()).toHaveLength(1)
+    expect(result.outputs.run_id).toBe(api.allRuns()[0]?.run_id)
+    expect(api.requests.filter((r) => /\/\.\.?(\/|$)/.test(r.path))).toHaveLength(0)
+    expect(api.requestsTo('POST', CANCEL)).toHaveLength(0)
+  })
+})
+
+describe('the key: redacted before any cut, escape or encoding (item 11)', () => {
+  it('a proxy page echoing the key on a poll: retried, and the key shows nowhere', async () => {
+    const api = await fakeApi({}, { ...POLL, fault: { kind: 'echo-key' } })
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('Bearer ***')
+    expectKeyNowhere(result)
+  })
+
+  it('a 401 page echoing the key on the create: the annotation and summary show ***', async () => {
+    const api = await fakeApi({}, { ...CREATE, fault: { kind: 'echo-key', status: 401 } })
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(result.code).toBe(1)
+    expect(errorAnnotations(result).join('\n')).toContain('Bearer ***')
+    expect(api.allRuns()).toHaveLength(0)
+    expectKeyNowhere(result)
+  })
+
+  it('a run whose status message echoes the key', async () => {
+    const api = await fakeApi({
+      script: () => failing({ status_message: { message: `bad key ${KEY}` } }),
+    })
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.status_message).toBe('bad key ***')
+    expectKeyNowhere(result)
+  })
+})
+
+describe("GitHub's comment limit (item 12)", () => {
+  const quick: RunScript = [
+    { state: 'QUEUED', afterMs: 0 },
+    { state: 'SUCCEEDED', afterMs: 300, patch: { session_link: 'https://agents.example/s/1' } },
+  ]
+
+  it('a status message that escapes past 65,536 characters: cut, with a note and the link', async () => {
+    const message = '|'.repeat(70_000)
+    const api = await fakeApi({
+      script: () =>
+        failing({ status_message: { message }, session_link: 'https://agents.example/s/2' }),
+    })
+    const gh = await fakeGitHub()
+    const result = await runStep({
+      inputs: inputsFor(api, { comment: 'true' }),
+      env: pullRequestEnv(gh),
+    })
+
+    expect(result.code).toBe(1)
+    const body = gh.comments(OWNER, REPO, PR)[0]?.body ?? ''
+    expect(body.length).toBeLessThanOrEqual(MAX_COMMENT_BODY)
+    expect(body).toContain('did not succeed')
+    expect(body).toContain("cut at GitHub's limit")
+    expect(body).toContain('https://agents.example/s/2')
+    expect(result.stdout).not.toMatch(/::warning::GitHub: could not update the comment/)
+  })
+
+  it.each([
+    ['422', (gh: FakeGitHub) => gh.failNext('PATCH', /\/issues\/comments\/\d+$/, 422)],
+    [
+      '403 secondary rate limit',
+      (gh: FakeGitHub) => gh.secondaryRateLimitNext('PATCH', /\/issues\/comments\/\d+$/, 1),
+    ],
+  ])(
+    'an update refused with %s: retried once, shorter; never left in progress',
+    async (_, refuse) => {
+      const api = await fakeApi({ script: () => quick })
+      const gh = await fakeGitHub()
+      refuse(gh)
+      const result = await runStep({
+        inputs: inputsFor(api, { comment: 'true' }),
+        env: pullRequestEnv(gh),
+      })
+
+      expect(result.code).toBe(0)
+      const patches = gh.requestsTo('PATCH', /\/issues\/comments\/\d+$/)
+      expect(patches.length).toBeGreaterThanOrEqual(2)
+      const body = gh.comments(OWNER, REPO, PR)[0]?.body ?? ''
+      expect(body).toContain('succeeded')
+      expect(body).not.toContain('is queued')
+      expect(body).not.toContain('in progress')
+    },
+  )
+})
+
+describe('limits that agree: the prompt (item 13)', () => {
+  it('a prompt_file over 1 MiB is an input error naming it, before any request', async () => {
+    const api = await fakeApi()
+    const dir = mkdtempSync(join(tmpdir(), 'prompt-'))
+    writeFileSync(join(dir, 'prompt.md'), 'x'.repeat(1024 * 1024 + 1))
+    const result = await runStep({
+      inputs: { api_key: KEY, base_url: api.baseUrl, prompt_file: 'prompt.md' },
+      env: { GITHUB_WORKSPACE: dir },
+    })
+
+    expect(result.code).toBe(1)
+    expect(errorAnnotations(result).join('\n')).toMatch(/Input "prompt_file" is 1048577 bytes/)
+    expect(api.requests).toHaveLength(0)
+  })
+
+  it('a prompt_file of exactly 1 MiB is sent, and its run is followed to the end', async () => {
+    const api = await fakeApi()
+    const dir = mkdtempSync(join(tmpdir(), 'prompt-'))
+    writeFileSync(join(dir, 'prompt.md'), '\u0001'.repeat(1024 * 1024))
+    const result = await runStep({
+      inputs: {
+        api_key: KEY,
+        base_url: api.baseUrl,
+        prompt_file: 'prompt.md',
+        poll_interval: '100ms',
+      },
+      env: { GITHUB_WORKSPACE: dir },
+    })
+
+    // Trimmed to nothing would be an empty prompt; \u0001 is no whitespace, so all of it is sent.
+    expect(result.code).toBe(0)
+    expect(result.outputs.state).toBe('SUCCEEDED')
+  })
+})
+
+describe('smaller', () => {
+  let tlsServer: HttpsServer | undefined
+
+  afterEach(() => {
+    tlsServer?.closeAllConnections()
+    tlsServer?.close()
+    tlsServer = undefined
+  })
+
+  it('a TLS certificate that cannot be verified: a certificate problem, nothing looked up', async () => {
+    const fixtures = new URL('./fixtures/', import.meta.url)
+    let requests = 0
+    tlsServer = createHttpsServer(
+      {
+        key: readFileSync(new URL('untrusted-tls.key', fixtures)),
+        cert: readFileSync(new URL('untrusted-tls.crt', fixtures)),
+      },
+      (_, res) => {
+        requests += 1
+        res.end('{}')
+      },
+    )
+    await new Promise<void>((resolve) => tlsServer?.listen(0, '127.0.0.1', resolve))
+    const { port } = tlsServer.address() as AddressInfo
+    const result = await runStep({
+      inputs: inputsFor({ baseUrl: `https://127.0.0.1:${port}/api/v1` }),
+    })
+
+    expect(result.code).toBe(1)
+    const error = errorAnnotations(result).join('\n')
+    expect(error).toContain('TLS certificate cannot be verified')
+    expect(error).toContain('NODE_EXTRA_CA_CERTS')
+    expect(result.stdout).not.toContain('answer to the create request was lost')
+    expect(result.stdout).not.toMatch(/retry \d of/)
+    expect(requests).toBe(0)
+  })
+
+  it('the fork hint does not fire on pull_request_target, which gets secrets', async () => {
+    const gh = await fakeGitHub()
+    const fork = {
+      pull_request: {
+        number: PR,
+        head: { repo: { full_name: 'mallory/app' } },
+        base: { repo: { full_name: `${OWNER}/${REPO}` } },
+      },
+    }
+    const target = await runStep({
+      inputs: { api_key: '', base_url: 'http://127.0.0.1:9/api/v1', prompt: 'p' },
+      env: pullRequestEnv(gh, 'pull_request_target', fork),
+    })
+    const plain = await runStep({
+      inputs: { api_key: '', base_url: 'http://127.0.0.1:9/api/v1', prompt: 'p' },
+      env: pullRequestEnv(gh, 'pull_request', fork),
+    })
+
+    expect(target.code).toBe(1)
+    expect(errorAnnotations(target).join('\n')).toContain('Input "api_key" is required')
+    expect(errorAnnotations(target).join('\n')).not.toContain('fork')
+    expect(errorAnnotations(plain).join('\n')).toContain('fork')
+  })
+
+  it('a deeply nested mcp_servers is an input error naming it, not a stack overflow', async () => {
+    const api = await fakeApi()
+    const depth = 5_000
+    const nested = `{"srv":{"command":"x","env":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}}`
+    const result = await runStep({ inputs: inputsFor(api, { mcp_servers: nested }) })
+
+    expect(result.code).toBe(1)
+    expect(errorAnnotations(result).join('\n')).toMatch(/Input "mcp_servers" nests deeper than/)
+    expect(api.requests).toHaveLength(0)
+    expectNoCrash(result)
+  })
+})
