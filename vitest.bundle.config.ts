@@ -11,5 +11,6 @@ export default defineConfig({
     include: [...E2E_FILES, 'test/bundle/**/*.test.ts'],
     env: { ACTION_UNDER_TEST: 'bundle' },
     sequence: { concurrent: true },
+    testTimeout: 60_000,
   },
 })

@@ -34,7 +34,13 @@ export default defineConfig({
       {
         extends: true,
         // The tests of a file run at once too: no test shares a server or a step with another.
-        test: { name: 'e2e', include: E2E_FILES, sequence: { concurrent: true } },
+        // The longer timeout is a safety net for a machine loaded by others, not a budget.
+        test: {
+          name: 'e2e',
+          include: E2E_FILES,
+          sequence: { concurrent: true },
+          testTimeout: 60_000,
+        },
       },
     ],
   },

@@ -11,11 +11,12 @@ import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
+import type * as ActionValidator from '@action-validator/core'
 
-// A CommonJS wasm-bindgen module: imported through require so that Node loads its .wasm.
+// A CommonJS wasm-bindgen module: required, so that Node loads its .wasm the way it expects.
 const { validateWorkflow } = createRequire(import.meta.url)(
   '@action-validator/core',
-) as typeof import('@action-validator/core')
+) as typeof ActionValidator
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const examplesDir = `${root}examples/`
