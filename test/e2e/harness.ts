@@ -164,6 +164,12 @@ export function prepareStepEnvironment(
   )
   const env = {
     PATH: process.env.PATH ?? '',
+    // Windows processes need these to start at all; elsewhere they are unset.
+    ...Object.fromEntries(
+      ['SystemRoot', 'TEMP', 'TMP'].flatMap((name) =>
+        process.env[name] === undefined ? [] : [[name, process.env[name]]],
+      ),
+    ),
     RUNNER_TEMP: dir,
     ...RUNNER_CONTEXT,
     ...files,
