@@ -1,9 +1,47 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 
+/** End-to-end test files: each test starts its own fake servers and step processes. */
+export const E2E_FILES = ['test/e2e/**/*.test.ts']
+
+/** What every vitest config here shares. */
+export const COMMON = {
+  // End-to-end tests spend their time waiting on child processes and sockets,
+  // not on the CPU, so more files than cores run at once.
+  maxWorkers: Math.max(4, availableParallelism() * 2),
+  testTimeout: 20_000,
+  hookTimeout: 20_000,
+  reporters: ['default', './test/support/closing-line-reporter.ts'],
+}
+
+/**
+ * `npm test`: unit, integration and end-to-end tests, the end-to-end ones running
+ * the TypeScript sources (see test/e2e/harness.ts). The bundle, load and soak runs
+ * have their own configs (vitest.bundle.config.ts, vitest.load.config.ts), run by .ci/run.
+ */
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    ...COMMON,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/load/**', 'test/bundle/**', ...E2E_FILES],
+        },
+      },
+      {
+        extends: true,
+        // The tests of a file run at once too: no test shares a server or a step with another.
+        // The longer timeout is a safety net for a machine loaded by others, not a budget.
+        test: {
+          name: 'e2e',
+          include: E2E_FILES,
+          sequence: { concurrent: true },
+          testTimeout: 60_000,
+        },
+      },
+    ],
   },
 })

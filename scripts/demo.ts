@@ -45,12 +45,12 @@ try {
   }
   console.log(`Fake Cloud Agent Runs API listening at ${api.baseUrl}`)
   console.log('Running dist/main.js as the runner would (main step)…')
-  const main = await runStep({ inputs })
+  const main = await runStep({ inputs, target: 'bundle' })
   section('Main step log', show(main))
   section('Outputs (GITHUB_OUTPUT)', JSON.stringify(main.outputs, null, 2))
   section('Job summary (GITHUB_STEP_SUMMARY)', main.summary)
 
-  const post = await runPostStep(main, { inputs })
+  const post = await runPostStep(main, { inputs, target: 'bundle' })
   section('Post step log', show(post))
   section(
     'Requests the fake API received',

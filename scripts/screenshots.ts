@@ -85,6 +85,7 @@ async function capture(scenario: Scenario): Promise<{ summary: string; comment: 
     const eventPath = join(dir, 'event.json')
     writeFileSync(eventPath, JSON.stringify({ pull_request: { number: PULL_REQUEST.number } }))
     const result = await runStep({
+      target: 'bundle',
       inputs: {
         api_key: KEY,
         base_url: api.baseUrl,

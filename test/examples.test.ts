@@ -1,16 +1,26 @@
 /**
- * Lints the ready-to-copy workflows in examples/: valid YAML, triggers, jobs and permissions,
- * only inputs that action.yml declares, the key from a secret, a job timeout above the action's,
- * and no untrusted text expanded into a `run:` script. The lint itself is tested on bad
- * workflows at the end, so a passing example means something.
+ * The workflows in examples/ and .github/workflows/ are checked against SchemaStore's
+ * github-workflow schema by @action-validator/core. On top of the schema, the examples
+ * must keep this project's own rules: only inputs that action.yml declares (and every
+ * required one), the key from a secret, a job timeout above the action's timeout, and
+ * a permissions block. Both checks are tested on bad workflows at the end, so a passing
+ * example means something.
  */
 import { readdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { parse, parseDocument, visit } from 'yaml'
+import { parse } from 'yaml'
+import type * as ActionValidator from '@action-validator/core'
+
+// A CommonJS wasm-bindgen module: required, so that Node loads its .wasm the way it expects.
+const { validateWorkflow } = createRequire(import.meta.url)(
+  '@action-validator/core',
+) as typeof ActionValidator
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const examplesDir = `${root}examples/`
+const workflowsDir = `${root}.github/workflows/`
 
 const EXPECTED_EXAMPLES = [
   'answer-pr-comments.yml',
@@ -26,23 +36,8 @@ const EXPECTED_EXAMPLES = [
 /** A step that runs this action, under any owner, path or version. */
 const ACTION_REF = /^[\w.-]+\/cloud-agent-run-action(?:\/[\w./-]+)?@[\w./-]+$/
 const SECRET_EXPRESSION = /^\$\{\{\s*secrets\.[A-Za-z_][A-Za-z0-9_]*\s*\}\}$/
-const EXPRESSION = /\$\{\{([\s\S]*?)\}\}/g
 /** GitHub's default job timeout, in minutes. */
 const DEFAULT_JOB_TIMEOUT = 360
-
-/**
- * Contexts whose text an outsider (or the agent) controls. Expanded by `${{ }}` into a `run:`
- * script, they become shell code; pass them through `env:` instead.
- */
-const UNTRUSTED: readonly RegExp[] = [
-  /\bgithub\.event\.(?:comment|issue|pull_request|review|review_comment|discussion|discussion_comment)\.(?:body|title)\b/,
-  /\bgithub\.event\.pull_request\.head\.(?:ref|label)\b/,
-  /\bhead_ref\b/,
-  /\bgithub\.event\.workflow_run\.(?:head_branch|display_title|head_commit)\b/,
-  /\bgithub\.event\.(?:head_commit|commits)\b/,
-  /** This action's outputs that carry the service's or the agent's text. */
-  /\.outputs\.(?:status_message|run|pull_request_url|session_link)\b/,
-]
 
 interface ActionInput {
   required: boolean
@@ -80,65 +75,36 @@ function isFalse(value: unknown): boolean {
   return value === false || (typeof value === 'string' && /^(?:false|False|FALSE)$/.test(value))
 }
 
-function expressions(text: string): string[] {
-  return [...text.matchAll(EXPRESSION)].map((m) => (m[1] ?? '').trim())
+/** What the workflow schema finds wrong, one line per error; empty when it conforms. */
+function schemaErrors(text: string): string[] {
+  type Found = { path?: string; title: string; detail?: string; states?: { errors: Found[] }[] }
+  const lines = (errors: Found[]): string[] =>
+    errors.flatMap((error) =>
+      error.states
+        ? error.states.flatMap((state) => lines(state.errors))
+        : [`${error.path ?? ''}: ${error.detail ?? error.title}`],
+    )
+  return lines(validateWorkflow(text).errors as Found[])
 }
 
-/** Every problem found in a workflow's text; an empty list means it passes. */
-function lintWorkflow(text: string, inputs: Map<string, ActionInput>): string[] {
+/** Every break of the project's own rules; an empty list means the workflow keeps them. */
+function projectRuleErrors(text: string, inputs: Map<string, ActionInput>): string[] {
   const problems: string[] = []
-  const doc = parseDocument(text)
-  if (doc.errors.length > 0) return doc.errors.map((e) => `YAML: ${e.message}`)
-
-  visit(doc, {
-    Node(_, node) {
-      // `key: text #${{ x }}` turns the expression into a comment and cuts the value short.
-      for (const comment of [node.comment, node.commentBefore]) {
-        if (comment?.startsWith('${{')) problems.push(`an unquoted # made a comment of: ${comment}`)
-      }
-      if (typeof (node as { value?: unknown }).value === 'string') {
-        const value = (node as { value: string }).value
-        if (value.split('${{').length !== value.split('}}').length) {
-          problems.push(`unbalanced \${{ }} in: ${value}`)
-        }
-      }
-    },
-  })
-
-  const workflow = record(doc.toJS())
-  if (!workflow) return [...problems, 'the workflow is not a mapping']
-  if (!('on' in workflow)) problems.push('no `on`')
-  const jobs = record(workflow['jobs'])
-  if (!jobs || Object.keys(jobs).length === 0) return [...problems, 'no `jobs`']
-
+  const workflow = record(parse(text)) ?? {}
+  const jobs = record(workflow['jobs']) ?? {}
   const topPermissions = 'permissions' in workflow
   let actionSteps = 0
   for (const [jobId, jobValue] of Object.entries(jobs)) {
-    const job = record(jobValue)
-    if (!job) {
-      problems.push(`job ${jobId} is not a mapping`)
-      continue
-    }
+    const job = record(jobValue) ?? {}
     if (!topPermissions && !('permissions' in job)) {
       problems.push(`job ${jobId}: no \`permissions\` (none at the top level either)`)
     }
-    const steps = job['steps']
-    if (!Array.isArray(steps)) {
-      if (typeof job['uses'] !== 'string') problems.push(`job ${jobId}: no steps`)
-      continue
-    }
+    const steps: unknown[] = Array.isArray(job['steps']) ? job['steps'] : []
     const jobTimeout =
       typeof job['timeout-minutes'] === 'number' ? job['timeout-minutes'] : DEFAULT_JOB_TIMEOUT
-    steps.forEach((stepValue: unknown, index) => {
+    steps.forEach((stepValue, index) => {
       const step = record(stepValue) ?? {}
       const where = `job ${jobId}, step ${index + 1}`
-      if (typeof step['run'] === 'string') {
-        for (const expression of expressions(step['run'])) {
-          if (UNTRUSTED.some((pattern) => pattern.test(expression))) {
-            problems.push(`${where}: \${{ ${expression} }} expanded inside a run: script`)
-          }
-        }
-      }
       if (typeof step['uses'] !== 'string' || !ACTION_REF.test(step['uses'])) return
       actionSteps += 1
       const withs = record(step['with']) ?? {}
@@ -151,9 +117,6 @@ function lintWorkflow(text: string, inputs: Map<string, ActionInput>): string[] 
       const apiKey = withs['api_key']
       if (apiKey !== undefined && !(typeof apiKey === 'string' && SECRET_EXPRESSION.test(apiKey))) {
         problems.push(`${where}: api_key must come from \${{ secrets.… }}`)
-      }
-      if ('base_url' in withs && String(withs['base_url']).trim() === '') {
-        problems.push(`${where}: base_url is empty`)
       }
       // A step that waits is bounded by its job's timeout; cancel_only waits for no run.
       if (!isFalse(withs['wait']) && withs['cancel_only'] !== true) {
@@ -226,8 +189,12 @@ describe('the example workflows', () => {
     expect(exampleFiles).toEqual(expect.arrayContaining(EXPECTED_EXAMPLES))
   })
 
-  it.each(exampleFiles)('%s passes the lint', (name) => {
-    expect(lintWorkflow(readExample(name), inputs)).toEqual([])
+  it.each(exampleFiles)('%s conforms to the workflow schema', (name) => {
+    expect(schemaErrors(readExample(name))).toEqual([])
+  })
+
+  it.each(exampleFiles)("%s keeps the project's rules", (name) => {
+    expect(projectRuleErrors(readExample(name), inputs)).toEqual([])
   })
 
   it.each(exampleFiles)(
@@ -420,7 +387,19 @@ describe('what each example shows', () => {
   })
 })
 
-describe('the lint', () => {
+describe("the repository's own workflows", () => {
+  const workflowFiles = readdirSync(workflowsDir).filter((name) => /\.ya?ml$/.test(name))
+
+  it('are there: CI and release', () => {
+    expect(workflowFiles).toEqual(expect.arrayContaining(['ci.yml', 'release.yml']))
+  })
+
+  it.each(workflowFiles)('%s conforms to the workflow schema', (name) => {
+    expect(schemaErrors(readFileSync(`${workflowsDir}${name}`, 'utf8'))).toEqual([])
+  })
+})
+
+describe('the checks themselves', () => {
   const good = `
 on: push
 permissions:
@@ -440,100 +419,72 @@ jobs:
     return good.replace('          prompt: hi\n', `          prompt: hi\n${extra}`)
   }
 
-  it('passes a good workflow, and untrusted text passed through with: or env:', () => {
-    expect(lintWorkflow(good, inputs)).toEqual([])
-    const viaEnv = `${good}      - env:
-          BODY: \${{ github.event.comment.body }}
-        run: echo "$BODY"
-`
-    expect(lintWorkflow(viaEnv, inputs)).toEqual([])
-    expect(
-      lintWorkflow(withStep('          followup: ${{ github.event.comment.body }}\n'), inputs),
-    ).toEqual([])
+  it('pass a good workflow', () => {
+    expect(schemaErrors(good)).toEqual([])
+    expect(projectRuleErrors(good, inputs)).toEqual([])
   })
 
-  it.each([
-    'github.event.comment.body',
-    'github.event.pull_request.title',
-    'github.event.pull_request.body',
-    'github.event.issue.title',
-    'github.event.issue.body',
-    'github.head_ref',
-    'github.event.pull_request.head.ref',
-    'steps.agent.outputs.status_message',
-  ])('flags ${{ %s }} inside a run: script', (expression) => {
-    const bad = `${good}      - run: |
-          echo start
-          echo "\${{ ${expression} }}"
-`
-    expect(lintWorkflow(bad, inputs)).toEqual([
-      `job a, step 2: \${{ ${expression} }} expanded inside a run: script`,
-    ])
+  it('the schema flags an unknown job key, a mistyped value and a step that is neither run nor uses', () => {
+    const bad = good
+      .replace('    runs-on:', '    timeout-minutes: soon\n    run-on: x\n    runs-on:')
+      .concat('      - name: nothing to do\n')
+    const errors = schemaErrors(bad).join('\n')
+    expect(errors).toContain("Additional property 'run-on' is not allowed")
+    expect(errors).toMatch(/timeout-minutes: The value must be number/)
+    expect(errors).toMatch(/steps\/1/)
   })
 
-  it('flags inputs action.yml does not declare, and missing required ones', () => {
-    expect(lintWorkflow(withStep('          promt: typo\n'), inputs)).toEqual([
+  it('flag inputs action.yml does not declare, and missing required ones', () => {
+    expect(projectRuleErrors(withStep('          promt: typo\n'), inputs)).toEqual([
       'job a, step 1: `promt` is not an input in action.yml',
     ])
-    expect(lintWorkflow(good.replace(/ {10}base_url: .*\n/, ''), inputs)).toEqual([
+    expect(projectRuleErrors(good.replace(/ {10}base_url: .*\n/, ''), inputs)).toEqual([
       'job a, step 1: no `base_url`',
     ])
   })
 
-  it('flags an api_key that is not a secret', () => {
-    expect(lintWorkflow(good.replace('${{ secrets.KEY }}', 'sk-live-123'), inputs)).toEqual([
+  it('flag an api_key that is not a secret', () => {
+    expect(projectRuleErrors(good.replace('${{ secrets.KEY }}', 'sk-live-123'), inputs)).toEqual([
       'job a, step 1: api_key must come from ${{ secrets.… }}',
     ])
   })
 
-  it('flags a missing on, jobs or permissions, and a workflow that never uses the action', () => {
-    expect(lintWorkflow(good.replace('on: push\n', ''), inputs)).toEqual(['no `on`'])
-    expect(lintWorkflow('on: push\npermissions: {}\n', inputs)).toEqual(['no `jobs`'])
-    expect(lintWorkflow(good.replace('permissions:\n  contents: read\n', ''), inputs)).toEqual([
-      'job a: no `permissions` (none at the top level either)',
-    ])
+  it('flag a workflow without permissions, and one that never uses the action', () => {
+    expect(projectRuleErrors(good.replace('permissions:\n  contents: read\n', ''), inputs)).toEqual(
+      ['job a: no `permissions` (none at the top level either)'],
+    )
     const jobLevel = good
       .replace('permissions:\n  contents: read\n', '')
       .replace('    runs-on:', '    permissions: {}\n    runs-on:')
-    expect(lintWorkflow(jobLevel, inputs)).toEqual([])
+    expect(projectRuleErrors(jobLevel, inputs)).toEqual([])
     const other = good.replace('someone/cloud-agent-run-action@v1', 'actions/checkout@v4')
-    expect(lintWorkflow(other, inputs)).toEqual(['no step uses cloud-agent-run-action'])
+    expect(projectRuleErrors(other, inputs)).toEqual(['no step uses cloud-agent-run-action'])
   })
 
-  it('flags an expression that an unquoted # turned into a comment, and invalid YAML', () => {
-    const swallowed = withStep('          title: PR #${{ github.event.pull_request.number }}\n')
-    expect(lintWorkflow(swallowed, inputs)).toEqual([
-      'an unquoted # made a comment of: ${{ github.event.pull_request.number }}',
-    ])
-    expect(lintWorkflow(good.replace('prompt: hi', 'prompt: ${{ github.sha }'), inputs)).toEqual([
-      'unbalanced ${{ }} in: ${{ github.sha }',
-    ])
-    expect(lintWorkflow(`${good}on: pull_request\n`, inputs)[0]).toMatch(
-      /^YAML: Map keys must be unique/,
-    )
-  })
-
-  it("flags a job timeout-minutes that is not above the action's timeout", () => {
+  it("flag a job timeout-minutes that is not above the action's timeout", () => {
     const tight = withStep('          timeout: 2h\n').replace(
       '    runs-on:',
       '    timeout-minutes: 120\n    runs-on:',
     )
-    expect(lintWorkflow(tight, inputs)).toEqual([
+    expect(projectRuleErrors(tight, inputs)).toEqual([
       "job a, step 1: job timeout-minutes 120 is not above the action's timeout 2h",
     ])
     expect(
-      lintWorkflow(tight.replace('timeout-minutes: 120', 'timeout-minutes: 121'), inputs),
+      projectRuleErrors(tight.replace('timeout-minutes: 120', 'timeout-minutes: 121'), inputs),
     ).toEqual([])
-    expect(lintWorkflow(tight.replace('timeout: 2h', 'wait: false'), inputs)).toEqual([])
+    expect(projectRuleErrors(tight.replace('timeout: 2h', 'wait: false'), inputs)).toEqual([])
     const cleanup = good.replace('    runs-on:', '    timeout-minutes: 5\n    runs-on:')
-    expect(lintWorkflow(cleanup, inputs)).toHaveLength(1)
+    expect(projectRuleErrors(cleanup, inputs)).toHaveLength(1)
     expect(
-      lintWorkflow(cleanup.replace('prompt: hi', 'name: n\n          cancel_only: true'), inputs),
+      projectRuleErrors(
+        cleanup.replace('prompt: hi', 'name: n\n          cancel_only: true'),
+        inputs,
+      ),
     ).toEqual([])
-    expect(lintWorkflow(withStep('          timeout: 7h\n'), inputs)).toHaveLength(1)
+    expect(projectRuleErrors(withStep('          timeout: 7h\n'), inputs)).toHaveLength(1)
   })
 
-  it('reads durations as the action does', () => {
+  it('read durations as the action does', () => {
     expect(durationMinutes('90m')).toBe(90)
     expect(durationMinutes('2h')).toBe(120)
     expect(durationMinutes('30s')).toBe(0.5)

@@ -5,10 +5,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { FakeAgentApi, type FakeApiOptions, type RunScript } from '../fake-api/server.ts'
 import { FakeGitHub, type FakeGitHubOptions } from '../fake-github/server.ts'
-import { DEFAULT_GITHUB_TOKEN, runPostStep, runStep, startStep } from './harness.ts'
+import { DEFAULT_GITHUB_TOKEN, runPostStep, runStep, startStep, until } from './harness.ts'
 
 const KEY = 'sk-github-e2e'
 const OWNER = 'octo-org'
@@ -16,7 +16,8 @@ const REPO = 'app'
 const PR = 7
 const closers: Array<{ close(): Promise<void> }> = []
 
-afterEach(async () => {
+// Tests in a file run at once (vitest.config.ts), so servers close when all are done.
+afterAll(async () => {
   await Promise.all(closers.splice(0).map((server) => server.close()))
 })
 
@@ -56,12 +57,11 @@ const inputsFor = (agents: FakeAgentApi, extra: Record<string, string>) => ({
 })
 
 /** Waits until the step's comment on the thread shows `pattern`. */
-async function settledComment(gh: FakeGitHub, pattern: RegExp): Promise<void> {
-  for (let i = 0; i < 100; i += 1) {
-    if (pattern.test(gh.comments(OWNER, REPO, PR)[0]?.body ?? '')) return
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error(`The comment never showed ${pattern}`)
+function settledComment(gh: FakeGitHub, pattern: RegExp): Promise<void> {
+  return until(
+    () => pattern.test(gh.comments(OWNER, REPO, PR)[0]?.body ?? ''),
+    `the comment shows ${pattern}`,
+  )
 }
 
 const marker = (runId: string) =>

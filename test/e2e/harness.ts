@@ -1,29 +1,71 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parse } from 'yaml'
 import type { FakeAgentApi } from '../fake-api/server.ts'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const COMPILE_CACHE = join(ROOT, 'node_modules', '.cache', 'node-compile-cache')
 
 interface ActionYml {
   inputs: Record<string, { default?: string }>
-  runs: { main: string; post: string }
+  runs: { main: string; post?: string }
 }
 
 export function readActionYml(): ActionYml {
   return parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as ActionYml
 }
 
-/** The files the runner starts for the main and the post step: action.yml's `runs`. */
-export const ENTRIES = {
-  main: join(ROOT, readActionYml().runs.main),
-  post: join(ROOT, readActionYml().runs.post),
-} as const
-/** The main step's entry, as the runner starts it. */
-export const BUNDLE = ENTRIES.main
+/** The main step's entry in the committed bundle, as the runner starts it. */
+export const BUNDLE = join(ROOT, readActionYml().runs.main)
+
+/**
+ * What a step runs. `sources`: the TypeScript entry that builds each bundle file,
+ * run by Node directly (type stripping), so a test sees the edit just made.
+ * `bundle`: the committed dist/ file that action.yml names, as the runner runs it.
+ */
+export type ActionTarget = 'sources' | 'bundle'
+
+/** ACTION_UNDER_TEST=bundle switches every step to the committed bundle (`npm run test:bundle`). */
+export function defaultTarget(): ActionTarget {
+  const value = process.env.ACTION_UNDER_TEST ?? 'sources'
+  if (value !== 'sources' && value !== 'bundle')
+    throw new Error(`ACTION_UNDER_TEST must be "sources" or "bundle", not "${value}"`)
+  return value
+}
+
+/**
+ * The source entry of each bundle file, read from the build script's
+ * `ncc build <entry> --out <dir>` commands: ncc writes <dir>/index.js.
+ */
+function sourceEntries(): Map<string, string> {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>
+  }
+  const entries = new Map<string, string>()
+  for (const [, entry, out] of manifest.scripts.build?.matchAll(
+    /ncc build (\S+) (?:--out|-o) (\S+)/g,
+  ) ?? [])
+    entries.set(join(ROOT, out ?? '', 'index.js'), join(ROOT, entry ?? ''))
+  return entries
+}
+
+/** The file the runner runs for a step (action.yml's runs.main or runs.post), or its source. */
+export function stepEntry(step: 'main' | 'post', target: ActionTarget = defaultTarget()): string {
+  const { runs } = readActionYml()
+  const bundled = join(ROOT, (step === 'post' ? runs.post : undefined) ?? runs.main)
+  if (target === 'bundle') return bundled
+  // dist/main.js and dist/post.js only call their step's run(), as src/entries/ do.
+  const thin = join(ROOT, 'src', 'entries', basename(bundled).replace(/\.js$/, '.ts'))
+  const source = existsSync(thin) ? thin : sourceEntries().get(bundled)
+  if (!source)
+    throw new Error(
+      `No source entry (src/entries/, or an ncc build in package.json) for ${bundled}`,
+    )
+  return source
+}
 
 /** The runner gives every declared input, with action.yml's default where the workflow gave none. */
 export function inputEnv(inputs: Record<string, string>): Record<string, string> {
@@ -56,6 +98,9 @@ export function parseFileCommands(text: string): Record<string, string> {
   }
   return values
 }
+
+/** How long a test waits for a step's first request: generous, for a loaded 2-core machine. */
+export const STEP_START_TIMEOUT_MS = 15_000
 
 /** What `${{ github.token }}` evaluates to in the end-to-end tests. */
 export const DEFAULT_GITHUB_TOKEN = 'ghs_default_test_token'
@@ -93,10 +138,12 @@ export interface StepOptions {
   /** STATE_* handed to a post step, from the main step's GITHUB_STATE. */
   state?: Record<string, string>
   env?: Record<string, string>
-  /** The node binary that runs the bundle. */
+  /** The node binary that runs the step; ACTION_NODE, or the tests' own Node, by default. */
   node?: string
-  /** Which of action.yml's entries the runner starts. Default `main`. */
-  step?: keyof typeof ENTRIES
+  /** Which step of action.yml runs: `main` (the default) or `post`. */
+  step?: 'main' | 'post'
+  /** The sources or the committed bundle; ACTION_UNDER_TEST decides by default. */
+  target?: ActionTarget
 }
 
 export interface StepEnvironment {
@@ -123,6 +170,12 @@ export function prepareStepEnvironment(
   )
   const env = {
     PATH: process.env.PATH ?? '',
+    // Windows processes need these to start at all; elsewhere they are unset.
+    ...Object.fromEntries(
+      ['SystemRoot', 'TEMP', 'TMP'].flatMap((name) =>
+        process.env[name] === undefined ? [] : [[name, process.env[name]]],
+      ),
+    ),
     RUNNER_TEMP: dir,
     ...RUNNER_CONTEXT,
     ...files,
@@ -133,14 +186,16 @@ export function prepareStepEnvironment(
   return { dir, files, env }
 }
 
-/** Spawns action.yml's entry as the runner does: INPUT_*, file commands, STATE_* for post. */
+/** Spawns the step's entry (see stepEntry) as the runner does: INPUT_*, file commands, STATE_* for post. */
 export function startStep(options: StepOptions): RunningStep {
   const { dir, files, env } = prepareStepEnvironment(options)
-  // ACTION_NODE runs the bundle on another Node than the tests' own (CI checks Node 20 too).
+  // ACTION_NODE runs the step on another Node than the tests' own (CI checks Node 20 too).
   const node = options.node ?? process.env.ACTION_NODE ?? process.execPath
-  const child = spawn(node, [ENTRIES[options.step ?? 'main']], {
+  const target = options.target ?? defaultTarget()
+  const child = spawn(node, [stepEntry(options.step ?? 'main', target)], {
     cwd: dir,
-    env,
+    // The sources are hundreds of modules; Node's compile cache halves their load time.
+    env: target === 'sources' ? { NODE_COMPILE_CACHE: COMPILE_CACHE, ...env } : env,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stdout = ''
@@ -165,7 +220,7 @@ export function startStep(options: StepOptions): RunningStep {
       }),
     )
   })
-  const printed = (pattern: RegExp, timeoutMs = 10_000) =>
+  const printed = (pattern: RegExp, timeoutMs = STEP_START_TIMEOUT_MS) =>
     new Promise<void>((resolve, reject) => {
       const check = () => {
         if (!pattern.test(stdout)) return
@@ -196,14 +251,30 @@ export async function killWhilePolling(
   options: StepOptions,
 ): Promise<StepResult> {
   const step = startStep(options)
-  await api.waitForRequest('GET', /\/agent\/runs\/run_/)
+  await api.waitForRequest('GET', /\/agent\/runs\/run_/, STEP_START_TIMEOUT_MS)
   step.child.kill('SIGKILL')
   return step.result
 }
 
 /** Runs the post step the way the runner does after the main step: same inputs, its state. */
 export function runPostStep(main: StepResult, options: StepOptions): Promise<StepResult> {
-  return runStep({ ...options, state: main.state, step: 'post' })
+  return runStep({ ...options, step: 'post', state: main.state })
+}
+
+/**
+ * Resolves once `condition` holds, checking it every 10 ms: for a change in a fake
+ * server that no request announces. Fails with `what` after `timeoutMs`.
+ */
+export async function until(
+  condition: () => boolean,
+  what: string,
+  timeoutMs = STEP_START_TIMEOUT_MS,
+): Promise<void> {
+  const deadline = performance.now() + timeoutMs
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`Timed out waiting until ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
 }
 
 /** Lines the runner shows as error annotations. */

@@ -6,7 +6,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { parseMarker } from '../../src/github/comment.ts'
 import { FakeAgentApi, type FakeApiOptions, type RunScript } from '../fake-api/server.ts'
 import { FakeGitHub } from '../fake-github/server.ts'
@@ -20,7 +20,7 @@ const SHA_1 = '1'.repeat(40)
 const SHA_2 = '2'.repeat(40)
 const closers: Array<{ close(): Promise<void> }> = []
 
-afterEach(async () => {
+afterAll(async () => {
   await Promise.all(closers.splice(0).map((server) => server.close()))
 })
 

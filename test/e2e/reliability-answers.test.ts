@@ -10,7 +10,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import {
   FakeAgentApi,
   type FakeApiOptions,
@@ -32,7 +32,7 @@ const REPO = 'app'
 const PR = 7
 const closers: Array<{ close(): Promise<void> }> = []
 
-afterEach(async () => {
+afterAll(async () => {
   await Promise.all(closers.splice(0).map((server) => server.close()))
 })
 
@@ -542,7 +542,7 @@ describe('limits that agree: the prompt (item 13)', () => {
 describe('smaller', () => {
   let tlsServer: HttpsServer | undefined
 
-  afterEach(() => {
+  afterAll(() => {
     tlsServer?.closeAllConnections()
     tlsServer?.close()
     tlsServer = undefined

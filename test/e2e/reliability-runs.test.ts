@@ -9,7 +9,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import {
   FakeAgentApi,
   type FakeApiOptions,
@@ -29,7 +29,7 @@ import {
 const KEY = 'sk-runs-lost-9b2e'
 const closers: Array<{ close(): Promise<void> }> = []
 
-afterEach(async () => {
+afterAll(async () => {
   await Promise.all(closers.splice(0).map((server) => server.close()))
 })
 

@@ -3,7 +3,7 @@
  * runs the committed bundle against the fake API with one fault injected, and
  * checks what the action does and what the user sees.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import {
   FakeAgentApi,
   type FakeApiOptions,
@@ -17,12 +17,15 @@ import {
   startStep,
   type StepResult,
   killWhilePolling,
+  STEP_START_TIMEOUT_MS,
+  until,
 } from './harness.ts'
 
 const KEY = 'sk-reliability-7d1c'
 const servers: FakeAgentApi[] = []
 
-afterEach(async () => {
+// Tests in a file run at once (vitest.config.ts), so servers close when all are done.
+afterAll(async () => {
   await Promise.all(servers.splice(0).map((api) => api.close()))
 })
 
@@ -164,6 +167,7 @@ describe('create: exactly one run, whatever the fault', () => {
     expect(result.code).toBe(0)
     expect(api.requestsTo('POST', '/agent/run')).toHaveLength(3)
     expect(api.allRuns()).toHaveLength(1)
+    expect(result.stdout).toMatch(/429.*retry 1 of 8 in 0\.\d+s/)
   })
 
   it('503 with Retry-After: a refusal, retried; one run', async () => {
@@ -231,6 +235,7 @@ describe('polling survives trouble', () => {
     expect(result.code).toBe(1)
     expect(errorAnnotations(result).join('\n')).toContain('Lost contact with the service')
     expect(api.run(result.outputs.run_id ?? '')?.state).toBe('CANCELLED')
+    expect(result.state.run_settled).toBe('true')
     expect(result.summary).toContain('The step failed')
     expect(result.summary).toContain((result.outputs.run_id ?? '').replace(/_/g, '&#95;'))
     expect(result.summary).toContain('Lost contact with the service')
@@ -246,15 +251,15 @@ describe('cancellation races', () => {
     )
     const inputs = inputsFor(api)
     const step = startStep({ inputs })
-    await api.waitForRequest('POST', CREATE.path)
+    await api.waitForRequest('POST', CREATE.path, STEP_START_TIMEOUT_MS)
     step.child.kill('SIGKILL')
     const main = await step.result
     expect(main.state.run_id).toBeUndefined()
     expect(main.state.invocation).toMatch(/^[0-9a-f-]{36}$/)
     // The slow service still makes the run, after the step is gone.
-    await new Promise((resolve) => setTimeout(resolve, 900))
+    await until(() => api.allRuns().length > 0, 'the slow create made its run')
     const [orphan] = api.allRuns()
-    expect(orphan?.state).toBe('INPROGRESS')
+    expect(['QUEUED', 'INPROGRESS']).toContain(orphan?.state)
 
     const post = await runPostStep(main, { inputs })
 

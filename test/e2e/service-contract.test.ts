@@ -3,7 +3,7 @@
  * the log says so truthfully, an MCP server saved in the service (`warp_id`) reaches it, the
  * action sends only the headers it needs, and what it sends conforms to the service's schema.
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadContract, type WireContract } from '../contract/schema.ts'
 import { FakeAgentApi, type FakeApiOptions, type RunScript } from '../fake-api/server.ts'
 import { errorAnnotations, runPostStep, runStep, startStep, type StepResult } from './harness.ts'
@@ -17,7 +17,7 @@ beforeAll(async () => {
   contract = await loadContract()
 })
 
-afterEach(async () => {
+afterAll(async () => {
   await Promise.all(servers.splice(0).map((api) => api.close()))
 })
 

@@ -96,8 +96,9 @@ function expectProblem(answer: Answer, status: number, code: string): ProblemDoc
 
 const quick: RunScript = [
   { state: 'QUEUED', afterMs: 0 },
-  { state: 'INPROGRESS', afterMs: 100 },
-  { state: 'SUCCEEDED', afterMs: 250, patch: { session_link: 'https://app.example.test/s/1' } },
+  // INPROGRESS lasts long enough that polls on a loaded machine still see it.
+  { state: 'INPROGRESS', afterMs: 300 },
+  { state: 'SUCCEEDED', afterMs: 1_200, patch: { session_link: 'https://app.example.test/s/1' } },
 ]
 const instant: RunScript = [{ state: 'SUCCEEDED', afterMs: 0 }]
 const forever = (state: string): RunScript => [{ state, afterMs: 0 }]
@@ -137,10 +138,11 @@ describe('create and get', () => {
     expect(runId).toMatch(/^run_[\w-]+$/)
     expect(state).toBe('QUEUED')
 
+    // Created QUEUED (above); a loaded machine may read it back after it has moved on.
     const first = await getRun(api, runId)
     expect(first).toMatchObject({
       run_id: runId,
-      state: 'QUEUED',
+      state: expect.stringMatching(/^(?:QUEUED|INPROGRESS)$/),
       title: 'Bug fix',
       prompt: 'fix the bug',
       agent_config: { name: 'ci', model_id: 'm1' },
@@ -158,7 +160,7 @@ describe('create and get', () => {
     expect(lastOf(seen).started_at).toEqual(expect.any(String))
     const last = lastOf(await pollUntil(api, runId, (run) => run.state === 'SUCCEEDED'))
     expect(last.session_link).toBe('https://app.example.test/s/1')
-    expect(last.run_time).toMatch(/^PT0\.\d+S$/)
+    expect(last.run_time).toMatch(/^PT1\.\d+S$/)
     expect(Date.parse(last.updated_at ?? '')).toBeGreaterThan(Date.parse(last.created_at ?? ''))
     expect(api.run(runId)?.state).toBe('SUCCEEDED')
   })
@@ -341,7 +343,7 @@ describe('cancel', () => {
     expect(answer.json).toBe(runId)
     expect(answer.text).toBe(JSON.stringify(runId))
     expect((await getRun(api, runId)).state).toBe('CANCELLED')
-    await sleep(120) // past the INPROGRESS step of the script
+    await sleep(400) // past the INPROGRESS step of the script
     const run = await getRun(api, runId)
     expect(run.state).toBe('CANCELLED')
     expect(run.run_time).toMatch(/^PT/)
@@ -475,13 +477,14 @@ describe('faults', () => {
 
 describe('rate limit', () => {
   it('answers 429 with Retry-After once the bucket is empty, and refills', async () => {
-    const api = await startApi({ rateLimit: { capacity: 2, refillPerSecond: 10 } })
+    // Slow enough that three calls on a loaded machine do not earn a token back.
+    const api = await startApi({ rateLimit: { capacity: 2, refillPerSecond: 2 } })
     expect((await call(api, 'GET', '/agent/runs')).status).toBe(200)
     expect((await call(api, 'GET', '/agent/runs')).status).toBe(200)
     const limited = await call(api, 'GET', '/agent/runs')
     expectProblem(limited, 429, 'resource_unavailable')
     expect(limited.headers.get('retry-after')).toBe('1')
-    await sleep(120)
+    await sleep(600)
     expect((await call(api, 'GET', '/agent/runs')).status).toBe(200)
     expect(api.requests).toHaveLength(4)
   })
@@ -551,7 +554,8 @@ describe('close', () => {
     await api.waitForRequest('GET', '/agent/runs')
     const before = performance.now()
     await api.close()
-    expect(performance.now() - before).toBeLessThan(500)
+    // Far below the 10 s the answer is delayed by, however loaded the machine.
+    expect(performance.now() - before).toBeLessThan(5_000)
     await expect(pending).rejects.toThrow()
   })
 })

@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config'
+import { COMMON, E2E_FILES } from './vitest.config.ts'
+
+/**
+ * `npm run test:bundle`: the end-to-end tests against the committed dist/, as the
+ * runner runs it (ACTION_NODE picks another Node), and the checks of the bundle itself.
+ */
+export default defineConfig({
+  test: {
+    ...COMMON,
+    include: [...E2E_FILES, 'test/bundle/**/*.test.ts'],
+    env: { ACTION_UNDER_TEST: 'bundle' },
+    sequence: { concurrent: true },
+    testTimeout: 60_000,
+  },
+})
