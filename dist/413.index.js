@@ -5864,3 +5864,5 @@ function getOctokit(token, options, ...additionalPlugins) {
 /***/ })
 
 };
+
+//# sourceMappingURL=413.index.js.map

@@ -1,0 +1,3 @@
+import { runMain } from './index.js'
+
+await runMain()

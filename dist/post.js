@@ -1,0 +1,3 @@
+import { runPost } from './index.js'
+
+await runPost()
