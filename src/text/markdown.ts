@@ -1,0 +1,195 @@
+/**
+ * Agent text (its final answer, its step summaries) shown as Markdown.
+ *
+ * Agents write Markdown, so it is kept: emphasis, lists, tables, links, code.
+ * But the text is untrusted, and the output must hold these properties
+ * wherever GitHub renders it (job summary, pull request comment):
+ * - no raw HTML: a `<` that could open a tag, comment or autolink is an entity
+ *   outside code, and code cannot be mistaken for anything else;
+ * - no @-mention notifies anyone;
+ * - no comment marker (`<!-- cloud-agent-run: … -->`) appears in the source;
+ * - nothing stays open at the end (a fenced block is closed), so the text
+ *   cannot swallow what follows it, such as the `</details>` it sits in.
+ *
+ * Code is recognised conservatively: a fence only at column 0, a code span
+ * only within one line. A fence-like line with leading white space (which
+ * could close a fence inside a list item that this function does not track)
+ * is made plain text. When in doubt the text is escaped, which costs looks,
+ * never safety.
+ */
+
+/** Zero-width joiner: keeps `@name` readable while GitHub no longer sees a mention. */
+const MENTION_BREAK = '\u200d'
+/** Zero-width space: breaks `<!--` inside code, where entities would show as typed. */
+const COMMENT_BREAK = '\u200b'
+
+const FENCE_OPEN = /^(`{3,}|~{3,})(.*)$/
+const INDENTED_FENCE = /^([ \t]+)([`~]{3})/
+
+export function agentMarkdown(text: unknown): string {
+  if (typeof text !== 'string') return ''
+  const lines = normalize(text).split('\n')
+  const out: string[] = []
+  let fence: { char: string; length: number } | undefined
+  for (const line of lines) {
+    if (fence) {
+      if (closesFence(line, fence)) fence = undefined
+      out.push(fence ? defuseCode(line) : line)
+      continue
+    }
+    const opener = FENCE_OPEN.exec(line)
+    const marker = opener?.[1] ?? ''
+    const info = opener?.[2] ?? ''
+    // A backtick fence's info string cannot hold a backtick; such a line is not a fence.
+    if (opener && !(marker.startsWith('`') && info.includes('`'))) {
+      fence = { char: marker.charAt(0), length: marker.length }
+      out.push(`${marker}${escapeInline(info)}`)
+      continue
+    }
+    out.push(
+      escapeLine(
+        line.replace(INDENTED_FENCE, (_all, indent: string, run: string) => `${indent}\\${run}`),
+      ),
+    )
+  }
+  if (fence) out.push(fence.char.repeat(fence.length))
+  return out.join('\n').trim() === '' ? '' : out.join('\n')
+}
+
+/**
+ * The agent's Markdown inside a collapsible block. The blank lines around it
+ * let GitHub render Markdown inside the HTML block; `summary` is plain text.
+ */
+export function agentDetails(summary: string, text: unknown, open = false): string {
+  const body = agentMarkdown(text)
+  return [
+    `<details${open ? ' open' : ''}><summary>${escapeInline(plainLine(summary))}</summary>`,
+    '',
+    body || '_(empty)_',
+    '',
+    '</details>',
+  ].join('\n')
+}
+
+/** One line of agent text (a step summary) as inline Markdown: no block structure at all. */
+export function agentInline(text: unknown): string {
+  if (typeof text !== 'string') return ''
+  return escapeLine(plainLine(text))
+    .replace(/^([#>=+-]|\d+[.)])/, '\\$1')
+    .replace(/^([`~]{3})/, '\\$1')
+}
+
+function plainLine(text: string): string {
+  return normalize(text)
+    .replace(/\s*\n\s*/g, ' ')
+    .trim()
+}
+
+function normalize(text: string): string {
+  return (
+    text
+      .replace(/\r\n?/g, '\n')
+      // Control characters, and the bidirectional overrides that make text read other than it is.
+      // eslint-disable-next-line no-control-regex -- removing control characters is the point
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '')
+  )
+}
+
+function closesFence(line: string, fence: { char: string; length: number }): boolean {
+  const match = /^ {0,3}([`~]+)[ \t]*$/.exec(line)
+  const run = match?.[1] ?? ''
+  return run.length >= fence.length && [...run].every((char) => char === fence.char)
+}
+
+/** Inside code nothing renders, but the raw source must still hold no comment marker. */
+function defuseCode(text: string): string {
+  return text.replace(/<!--/g, `<!${COMMENT_BREAK}--`)
+}
+
+/**
+ * One line outside fenced code: code spans are kept when they open and close
+ * on this line (and hold no `|`, which a table would split on first); every
+ * other backtick is escaped, so the spans in the output are exactly these.
+ */
+function escapeLine(line: string): string {
+  const closers = new RunIndex(line)
+  let out = ''
+  let text = ''
+  let i = 0
+  while (i < line.length) {
+    const char = line.charAt(i)
+    if (char === '\\' && i + 1 < line.length && isAsciiPunctuation(line.charAt(i + 1))) {
+      text += line.slice(i, i + 2)
+      i += 2
+      continue
+    }
+    if (char !== '`') {
+      text += char
+      i += 1
+      continue
+    }
+    const run = backtickRun(line, i)
+    const close = closers.next(run, i + run)
+    const content = close === -1 ? '' : line.slice(i + run, close)
+    if (close === -1 || content.includes('|')) {
+      text += '\\`'.repeat(run)
+      i += run
+      continue
+    }
+    const delimiter = '`'.repeat(run)
+    out += escapeInline(text) + delimiter + defuseCode(content) + delimiter
+    text = ''
+    i = close + run
+  }
+  return out + escapeInline(text)
+}
+
+/** Text outside code: no tag, comment or autolink can open, and no mention notifies. */
+function escapeInline(text: string): string {
+  return text
+    .replace(/\\[!-/:-@[-`{-~]|</g, (match) => (match === '<' || match === '\\<' ? '&lt;' : match))
+    .replace(/(^|[^A-Za-z0-9_])@(?=[A-Za-z0-9])/g, `$1@${MENTION_BREAK}`)
+}
+
+function backtickRun(line: string, start: number): number {
+  let end = start
+  while (line.charAt(end) === '`') end += 1
+  return end - start
+}
+
+/**
+ * The maximal backtick runs of a line, by length, so that finding a span's
+ * closing run is linear in the line, not quadratic (agent text can be long).
+ */
+class RunIndex {
+  readonly #starts = new Map<number, number[]>()
+  readonly #cursor = new Map<number, number>()
+
+  constructor(line: string) {
+    let i = 0
+    while (i < line.length) {
+      if (line.charAt(i) !== '`') {
+        i += 1
+        continue
+      }
+      const run = backtickRun(line, i)
+      const starts = this.#starts.get(run) ?? []
+      starts.push(i)
+      this.#starts.set(run, starts)
+      i += run
+    }
+  }
+
+  /** The start of the first run of exactly `length` backticks at or after `from`, or -1. */
+  next(length: number, from: number): number {
+    const starts = this.#starts.get(length) ?? []
+    let cursor = this.#cursor.get(length) ?? 0
+    while (cursor < starts.length && (starts[cursor] ?? 0) < from) cursor += 1
+    this.#cursor.set(length, cursor)
+    return cursor < starts.length ? (starts[cursor] ?? -1) : -1
+  }
+}
+
+function isAsciiPunctuation(char: string): boolean {
+  return /^[!-/:-@[-`{-~]$/.test(char)
+}
