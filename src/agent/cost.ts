@@ -1,0 +1,86 @@
+/**
+ * What a run cost, from its `request_usage`: credits (the billed unit) and
+ * their value in US dollars, which the service converts at the team's credit
+ * price and calls approximate. Each figure may be missing, and they grow
+ * while the run works.
+ */
+export interface RunCost {
+  /** compute + inference + platform, in credits; undefined when the service gave none. */
+  readonly credits: number | undefined
+  /** The same in US dollars, approximate; undefined when the service gave none. */
+  readonly usd: number | undefined
+}
+
+const CREDIT_PARTS = ['compute_cost', 'inference_cost', 'platform_cost'] as const
+
+export function costOf(requestUsage: unknown): RunCost {
+  if (typeof requestUsage !== 'object' || requestUsage === null) {
+    return { credits: undefined, usd: undefined }
+  }
+  const usage = requestUsage as Record<string, unknown>
+  return {
+    credits: sumOf(CREDIT_PARTS.map((part) => usage[part])),
+    usd: sumOf(CREDIT_PARTS.map((part) => usage[`${part}_usd`])),
+  }
+}
+
+/** The sum of the parts that are usable numbers; undefined when none is. */
+function sumOf(values: unknown[]): number | undefined {
+  const numbers = values.filter(
+    (value): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0,
+  )
+  if (numbers.length === 0) return undefined
+  return roundTo(
+    numbers.reduce((sum, value) => sum + value, 0),
+    6,
+  )
+}
+
+/** For an output: a plain decimal number a later step can compare (no separators, no unit). */
+export function formatNumberOutput(value: number | undefined): string {
+  return value === undefined ? '' : String(roundTo(value, 6))
+}
+
+/** `1,234.5 credits` */
+export function formatCredits(credits: number): string {
+  const digits = credits !== 0 && Math.abs(credits) < 1 ? 4 : 2
+  return `${credits.toLocaleString('en-US', { maximumFractionDigits: digits })} credits`
+}
+
+/** `≈ $1,234.57 (approximate)`; small amounts keep enough digits to not read as zero. */
+export function formatUsd(usd: number): string {
+  const digits = usd !== 0 && usd < 0.01 ? 4 : 2
+  const amount = usd.toLocaleString('en-US', {
+    style: 'currency',
+    currency: 'USD',
+    minimumFractionDigits: 2,
+    maximumFractionDigits: digits,
+  })
+  return `≈ ${amount} (approximate)`
+}
+
+/** The summary's cost row: credits, then dollars; undefined when the service reported neither. */
+export function describeCost(cost: RunCost): string | undefined {
+  const parts = [
+    cost.credits === undefined ? undefined : formatCredits(cost.credits),
+    cost.usd === undefined ? undefined : formatUsd(cost.usd),
+  ].filter((part) => part !== undefined)
+  return parts.length > 0 ? parts.join(', ') : undefined
+}
+
+/**
+ * The `max_credits` soft cap: past it (strictly more credits than the cap),
+ * the run is to be cancelled. A run that reports no credits is not over it.
+ */
+export function isOverBudget(cost: RunCost, maxCredits: number | undefined): boolean {
+  return maxCredits !== undefined && cost.credits !== undefined && cost.credits > maxCredits
+}
+
+export function describeOverBudget(cost: RunCost, maxCredits: number): string {
+  return `The run used ${formatCredits(cost.credits ?? 0)}, more than the max_credits cap of ${formatCredits(maxCredits)}`
+}
+
+function roundTo(value: number, digits: number): number {
+  const factor = 10 ** digits
+  return Math.round(value * factor) / factor
+}
