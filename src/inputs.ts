@@ -1,8 +1,10 @@
 import { readFileSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import * as core from '@actions/core'
+import { parseArtifactPatterns } from './agent/artifacts.ts'
 import { isRunId, MAX_PROMPT_BYTES } from './api/answers.ts'
 import type { AgentConfig, CreateRunRequest, McpServerConfig } from './api/types.ts'
+import { ON_BLOCKED, type OnBlocked } from './run/blocked.ts'
 
 /** What the step is asked to do with a run. */
 export type RunTarget =
@@ -36,6 +38,18 @@ export interface GitHubSettings {
   readonly allowedBots: readonly string[]
 }
 
+/** What the step brings back of the agent's work, and how it watches the run (v1.1). */
+export interface AgentWorkSettings {
+  readonly onBlocked: OnBlocked
+  /** The soft cap on credits; undefined for none. */
+  readonly maxCredits: number | undefined
+  /** `download_artifacts`; empty when nothing is to be downloaded. */
+  readonly downloadPatterns: readonly string[]
+  /** An absolute path; '' for the default, `$RUNNER_TEMP/cloud-agent-artifacts/<run_id>`. */
+  readonly artifactsDir: string
+  readonly showProgress: boolean
+}
+
 export interface Settings extends Connection {
   readonly target: RunTarget
   readonly wait: boolean
@@ -44,6 +58,7 @@ export interface Settings extends Connection {
   /** Cancel the active runs with the same `config.name` before creating this one. */
   readonly cancelPrevious: boolean
   readonly github: GitHubSettings
+  readonly agentWork: AgentWorkSettings
 }
 
 /** A bad input value. The message names the input and the rule, never the key. */
@@ -109,10 +124,11 @@ export function readSettings(source: InputSource = runnerInputs()): Settings {
     )
   }
   const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT)
+  const wait = parseBoolean('wait', source.get('wait') || 'true')
   return {
     ...connection,
     target,
-    wait: parseBoolean('wait', source.get('wait') || 'true'),
+    wait,
     timeoutMs,
     pollIntervalMs: readPollInterval(source.get('poll_interval'), timeoutMs),
     cancelPrevious,
@@ -124,6 +140,7 @@ export function readSettings(source: InputSource = runnerInputs()): Settings {
       commenterPermission,
       allowedBots,
     },
+    agentWork: readAgentWork(source, wait),
   }
 }
 
@@ -160,6 +177,62 @@ function readBots(value: string): string[] {
     }
   }
   return logins.map((login) => login.toLowerCase().replace(/\[bot\]$/, ''))
+}
+
+function readAgentWork(source: InputSource, wait: boolean): AgentWorkSettings {
+  const onBlocked = source.get('on_blocked') || 'wait'
+  if (!(ON_BLOCKED as readonly string[]).includes(onBlocked)) {
+    throw new InputError('on_blocked', `must be wait, fail or pass; got "${onBlocked}".`)
+  }
+  const maxCredits = readMaxCredits(source.get('max_credits'))
+  let downloadPatterns: string[]
+  try {
+    downloadPatterns = parseArtifactPatterns(source.get('download_artifacts'))
+  } catch (error) {
+    throw new InputError(
+      'download_artifacts',
+      error instanceof Error ? error.message : String(error),
+    )
+  }
+  // Both act while or after the step waits; without waiting they would silently do nothing.
+  if (!wait && maxCredits !== undefined) {
+    throw new InputError(
+      'max_credits',
+      'needs wait: true: the cap is checked while the step waits.',
+    )
+  }
+  if (!wait && downloadPatterns.length > 0) {
+    throw new InputError(
+      'download_artifacts',
+      'needs wait: true: files are downloaded once the run has ended.',
+    )
+  }
+  return {
+    onBlocked: onBlocked as OnBlocked,
+    maxCredits,
+    downloadPatterns,
+    artifactsDir: readArtifactsDir(source),
+    showProgress: parseBoolean('show_progress', source.get('show_progress') || 'false'),
+  }
+}
+
+function readMaxCredits(value: string): number | undefined {
+  if (!value) return undefined
+  const credits = /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : NaN
+  if (!Number.isFinite(credits) || credits <= 0) {
+    throw new InputError(
+      'max_credits',
+      `must be a number of credits greater than zero, such as 500 or 12.5 (no separators); got "${value}".`,
+    )
+  }
+  return credits
+}
+
+function readArtifactsDir(source: InputSource): string {
+  const dir = source.get('artifacts_dir')
+  if (!dir) return ''
+  if (dir.includes('\0')) throw new InputError('artifacts_dir', 'must not hold a NUL character.')
+  return resolve(source.env.GITHUB_WORKSPACE ?? process.cwd(), dir)
 }
 
 function readTarget(source: InputSource, continueRun: boolean): RunTarget {

@@ -112,6 +112,13 @@ describe('readSettings: creating a run', () => {
         commenterPermission: 'write',
         allowedBots: [],
       },
+      agentWork: {
+        onBlocked: 'wait',
+        maxCredits: undefined,
+        downloadPatterns: [],
+        artifactsDir: '',
+        showProgress: false,
+      },
     })
   })
 
@@ -702,5 +709,55 @@ describe('readSettings: limits (issue 8)', () => {
     expect(settingsFor({ prompt: 'p', mcp_servers: JSON.stringify(config) }).target).toMatchObject({
       request: { config: { mcp_servers: config } },
     })
+  })
+})
+
+describe("readSettings: the agent's work (v1.1 inputs)", () => {
+  const work = (given: Record<string, string>, env: NodeJS.ProcessEnv = {}) =>
+    settingsFor({ prompt: 'p', ...given }, env).agentWork
+
+  it('reads on_blocked in each of its values', () => {
+    for (const value of ['wait', 'fail', 'pass'] as const) {
+      expect(work({ on_blocked: value }).onBlocked).toBe(value)
+    }
+    expect(rejects({ prompt: 'p', on_blocked: 'ignore' }, 'on_blocked').message).toContain(
+      'wait, fail or pass',
+    )
+  })
+
+  it('reads max_credits as a positive number of credits', () => {
+    expect(work({ max_credits: '500' }).maxCredits).toBe(500)
+    expect(work({ max_credits: '12.5' }).maxCredits).toBe(12.5)
+    for (const bad of ['0', '-5', '1,000', 'lots', '1e3', '5 credits', 'Infinity']) {
+      expect(rejects({ prompt: 'p', max_credits: bad }, 'max_credits').message).toContain(bad)
+    }
+  })
+
+  it('refuses max_credits and download_artifacts without waiting, where they would do nothing', () => {
+    rejects({ prompt: 'p', wait: 'false', max_credits: '10' }, 'max_credits')
+    rejects({ prompt: 'p', wait: 'false', download_artifacts: '*.json' }, 'download_artifacts')
+  })
+
+  it('reads download_artifacts one a line or comma-separated', () => {
+    expect(
+      work({ download_artifacts: 'review.json\n  reports/**  \n\n' }).downloadPatterns,
+    ).toEqual(['review.json', 'reports/**'])
+    expect(work({ download_artifacts: '*.md, out/*.json,' }).downloadPatterns).toEqual([
+      '*.md',
+      'out/*.json',
+    ])
+    rejects({ prompt: 'p', download_artifacts: '!secret.txt' }, 'download_artifacts')
+  })
+
+  it('resolves artifacts_dir against the workspace', () => {
+    expect(
+      work({ artifacts_dir: 'out' }, { GITHUB_WORKSPACE: '/home/runner/work/repo' }).artifactsDir,
+    ).toBe('/home/runner/work/repo/out')
+    expect(work({ artifacts_dir: '/tmp/x' }).artifactsDir).toBe('/tmp/x')
+  })
+
+  it('reads show_progress as a boolean', () => {
+    expect(work({ show_progress: 'true' }).showProgress).toBe(true)
+    rejects({ prompt: 'p', show_progress: 'yes' }, 'show_progress')
   })
 })
