@@ -1,0 +1,166 @@
+import { finalAnswer, type Conversation } from '../agent/conversation.ts'
+import { costOf, describeOverBudget, isOverBudget, type RunCost } from '../agent/cost.ts'
+import {
+  describeProgress,
+  Heartbeat,
+  newSessionLink,
+  ProgressReadSchedule,
+  ProgressTracker,
+} from '../agent/progress.ts'
+import type { RunItem } from '../api/types.ts'
+import { blockedQuestion, decideOnBlocked, howToAnswer, type OnBlocked } from './blocked.ts'
+import { meaningOf } from './states.ts'
+import { formatElapsed } from './wait.ts'
+
+/**
+ * What the step watches while it waits, besides the state: the session link,
+ * the spending cap, BLOCKED, the agent's progress, and the rule that the log
+ * is never silent for five minutes. The wait loop calls `afterPoll` with each
+ * reading and stops when it says so; everything else is this module's.
+ */
+export interface WatchSettings {
+  readonly maxCredits: number | undefined
+  readonly showProgress: boolean
+  readonly onBlocked: OnBlocked
+  /** Whether a comment can answer the run (continue_run is set up). */
+  readonly continueRun: boolean
+}
+
+export interface WatchLog {
+  info(message: string): void
+  warning(message: string): void
+  debug(message: string): void
+}
+
+export interface WatchDeps {
+  now: () => number
+  log: WatchLog
+  /** Makes API and agent text one inert log line. */
+  safeForLog: (value: unknown) => string
+  /** The run's conversation, or undefined when the service has none (404, 422). Never throws. */
+  readConversation: (signal: AbortSignal) => Promise<Conversation | undefined>
+  /** Called with the session link the first time the service gives it (e.g. to set the output). */
+  onSessionLink?: (link: string) => void
+}
+
+export type WatchVerdict =
+  | { readonly kind: 'continue' }
+  /** Past max_credits: the step cancels the run and fails. */
+  | { readonly kind: 'over-budget'; readonly cost: RunCost; readonly message: string }
+  /** BLOCKED with on_blocked fail or pass: the step hands the run to a person and ends. */
+  | { readonly kind: 'blocked'; readonly passes: boolean; readonly question: string | undefined }
+
+export class RunWatcher {
+  readonly #settings: WatchSettings
+  readonly #deps: WatchDeps
+  readonly #startedAt: number
+  readonly #heartbeat: Heartbeat
+  readonly #reads: ProgressReadSchedule
+  readonly #progress = new ProgressTracker()
+  #announcedLink: string | undefined
+  #lastConversation: Conversation | undefined
+
+  constructor(settings: WatchSettings, deps: WatchDeps) {
+    this.#settings = settings
+    this.#deps = deps
+    this.#startedAt = deps.now()
+    this.#heartbeat = new Heartbeat(this.#startedAt)
+    this.#reads = new ProgressReadSchedule(this.#startedAt)
+  }
+
+  /** The log the wait writes to: every line counts as a sign of life. */
+  get log(): WatchLog {
+    const note = () => this.#heartbeat.noteLine(this.#deps.now())
+    const log = this.#deps.log
+    return {
+      info: (message) => (note(), log.info(message)),
+      warning: (message) => (note(), log.warning(message)),
+      debug: (message) => log.debug(message),
+    }
+  }
+
+  /** The longest the wait may sleep before it owes the log a line. */
+  msUntilHeartbeat(): number {
+    return this.#heartbeat.msUntilDue(this.#deps.now())
+  }
+
+  /** The conversation as last read, if any: the final answer can be taken from it. */
+  get lastConversation(): Conversation | undefined {
+    return this.#lastConversation
+  }
+
+  /** Looks at one reading of the run; `stateChanged` when its state differs from the last. */
+  async afterPoll(run: RunItem, stateChanged: boolean, signal: AbortSignal): Promise<WatchVerdict> {
+    const { log, safeForLog } = this.#deps
+    const link = newSessionLink(this.#announcedLink, run)
+    if (link) {
+      this.#announcedLink = link
+      this.log.info(`Session: ${safeForLog(link)}`)
+      this.#deps.onSessionLink?.(link)
+    }
+
+    const cost = costOf(run.request_usage)
+    const { maxCredits } = this.#settings
+    if (maxCredits !== undefined && isOverBudget(cost, maxCredits)) {
+      return { kind: 'over-budget', cost, message: `${describeOverBudget(cost, maxCredits)}.` }
+    }
+
+    const blocked = meaningOf(run.state) === 'blocked'
+    if (this.#settings.showProgress && this.#reads.isDue(this.#deps.now(), stateChanged)) {
+      await this.#readProgress(signal)
+    }
+    if (blocked && stateChanged) {
+      // What it waits for may be only in the conversation: read it, once per BLOCKED.
+      if (!this.#settings.showProgress || !this.#lastConversation) await this.#readOnce(signal)
+      return this.#onBlocked(run)
+    }
+
+    if (this.#heartbeat.isDue(this.#deps.now())) {
+      this.log.info(
+        `Still waiting: run ${safeForLog(run.run_id)} is ${safeForLog(run.state)} after ${formatElapsed(this.#deps.now() - this.#startedAt)}.`,
+      )
+    }
+    log.debug(`Watched run ${safeForLog(run.run_id)} (${safeForLog(run.state)}).`)
+    return { kind: 'continue' }
+  }
+
+  #onBlocked(run: RunItem): WatchVerdict {
+    const { safeForLog } = this.#deps
+    const question = blockedQuestion(
+      run.status_message,
+      this.#lastConversation && finalAnswer(this.#lastConversation),
+    )
+    const decision = decideOnBlocked(this.#settings.onBlocked)
+    const waitsFor = question
+      ? `It waits for: ${safeForLog(question)}`
+      : 'The service does not say what it waits for.'
+    const answer = howToAnswer({
+      sessionLink: this.#announcedLink ? safeForLog(this.#announcedLink) : undefined,
+      continueRun: this.#settings.continueRun,
+    })
+    const next = decision.keepWaiting
+      ? 'This step waits on, until its timeout (on_blocked: wait).'
+      : `This step hands the run over and ${decision.passes ? 'passes' : 'fails'} (on_blocked: ${this.#settings.onBlocked}); the run stays BLOCKED.`
+    this.log.warning(
+      `Run ${safeForLog(run.run_id)} is BLOCKED: it needs a person. ${waitsFor} ${answer} ${next}`,
+    )
+    return decision.keepWaiting
+      ? { kind: 'continue' }
+      : { kind: 'blocked', passes: decision.passes, question }
+  }
+
+  async #readProgress(signal: AbortSignal): Promise<void> {
+    const conversation = await this.#readOnce(signal)
+    if (!conversation) return
+    for (const event of this.#progress.update(conversation)) {
+      this.log.info(this.#deps.safeForLog(describeProgress(event)))
+    }
+  }
+
+  async #readOnce(signal: AbortSignal): Promise<Conversation | undefined> {
+    this.#reads.recordRead(this.#deps.now())
+    const conversation = await this.#deps.readConversation(signal)
+    if (conversation) this.#lastConversation = conversation
+    return conversation
+  }
+}
