@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto'
+import { lstat, mkdir, realpath, rename, rm, writeFile } from 'node:fs/promises'
+import { join, relative, sep } from 'node:path'
+import type { ArtifactEntry, DownloadPlan } from './artifacts.ts'
+
+/**
+ * Writes the run's matching FILE artifacts into the download directory. A
+ * download that fails, or a name that is refused, is a warning: it leaves the
+ * run's outcome alone. Returns where each written artifact went.
+ */
+export interface DownloadDeps {
+  /** The file's bytes: getArtifact, then its signed URL (without the key). Throws on failure. */
+  fetchFile: (artifact: ArtifactEntry, signal: AbortSignal) => Promise<Uint8Array>
+  warning: (message: string) => void
+  info: (message: string) => void
+  /** Makes API and agent text one inert log line. */
+  safeForLog: (value: unknown) => string
+  signal: AbortSignal
+}
+
+export async function downloadArtifacts(
+  dir: string,
+  plan: readonly DownloadPlan[],
+  deps: DownloadDeps,
+): Promise<Map<ArtifactEntry, string>> {
+  const written = new Map<ArtifactEntry, string>()
+  if (plan.length === 0) return written
+  await mkdir(dir, { recursive: true })
+  const root = await realpath(dir)
+  for (const entry of plan) {
+    const shown = deps.safeForLog(entry.artifact.filepath ?? entry.artifact.name ?? '')
+    if ('refused' in entry) {
+      deps.warning(`Not downloading artifact "${shown}": ${entry.refused}; nothing was written.`)
+      continue
+    }
+    if (deps.signal.aborted) break
+    try {
+      const bytes = await deps.fetchFile(entry.artifact, deps.signal)
+      await writeInside(root, dir, entry.path, bytes)
+      written.set(entry.artifact, entry.path)
+      deps.info(`Downloaded artifact "${shown}" to ${entry.path} (${bytes.byteLength} bytes).`)
+    } catch (error) {
+      const reason = deps.safeForLog(error instanceof Error ? error.message : String(error))
+      deps.warning(`Could not download artifact "${shown}": ${reason}`)
+    }
+  }
+  return written
+}
+
+/**
+ * Writes `bytes` to `path`, which lies under `dir` (whose real path is `root`).
+ * The directory may hold symbolic links (a workspace checked out from a pull
+ * request can): each folder on the way is made one at a time and must be a
+ * real folder, not a link; the file is renamed into place, which replaces a
+ * link rather than writing through it.
+ */
+async function writeInside(root: string, dir: string, path: string, bytes: Uint8Array) {
+  const parts = relative(dir, path).split(sep)
+  const name = parts.pop() ?? ''
+  let folder = root
+  for (const part of parts) {
+    folder = join(folder, part)
+    await mkdir(folder).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error
+    })
+    const stats = await lstat(folder)
+    if (!stats.isDirectory()) {
+      throw new Error(`${folder} is not a plain folder (a link or a file); nothing was written`)
+    }
+  }
+  const temporary = join(folder, `.download-${randomBytes(6).toString('hex')}.part`)
+  try {
+    await writeFile(temporary, bytes, { flag: 'wx' })
+    await rename(temporary, join(folder, name))
+  } finally {
+    await rm(temporary, { force: true })
+  }
+}
