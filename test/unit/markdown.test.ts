@@ -1,4 +1,5 @@
 import MarkdownIt from 'markdown-it'
+import { Lexer, type Token as MarkedToken } from 'marked'
 import { describe, expect, it } from 'vitest'
 import { agentDetails, agentInline, agentMarkdown } from '../../src/text/markdown.ts'
 
@@ -31,11 +32,26 @@ function rawHtml(markdown: string): string[] {
     .map((token) => token.content || token.markup)
 }
 
+/** The same check with marked (the GFM renderer our screenshots use): a second opinion. */
+function rawHtmlPerMarked(markdown: string): string[] {
+  const found: string[] = []
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit)
+    if (typeof value !== 'object' || value === null) return
+    const token = value as MarkedToken & Record<string, unknown>
+    if (token.type === 'html') found.push(token.raw)
+    for (const key of ['tokens', 'items', 'header', 'rows', 'cells']) visit(token[key])
+  }
+  visit(Lexer.lex(markdown, { gfm: true }))
+  return found
+}
+
 const MARKER = /<!--\s*cloud-agent-run/i
 const MENTION = /(^|[^A-Za-z0-9_])@[A-Za-z0-9]/
 
 function expectSafe(output: string): void {
   expect(rawHtml(output)).toEqual([])
+  expect(rawHtmlPerMarked(output)).toEqual([])
   expect(output).not.toMatch(MARKER)
   // Mentions may remain only inside code, where GitHub does not notify.
   const textOutsideCode = allTokens(output)
