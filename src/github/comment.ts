@@ -1,5 +1,6 @@
 import { isRunId } from '../api/answers.ts'
 import type { RunItem } from '../api/types.ts'
+import { renderCommentAnswer } from '../report/agent-work.ts'
 import { escapeMarkdown, safeHttpUrl, statusMessageOf } from '../report/summary.ts'
 import { meaningOf } from '../run/states.ts'
 
@@ -160,6 +161,8 @@ export interface CommentContext {
    * never stays "in progress" on a finished run.
    */
   short?: boolean
+  /** The agent's final message: the comment's body, made safe by agentMarkdown. */
+  answer?: string
 }
 
 const PHRASES = {
@@ -192,12 +195,19 @@ export function partsOf(
     links,
     body: context.short
       ? '_Details are in the session transcript and the job summary._'
-      : message && meaning === 'failed'
-        ? `> ${escapeMarkdown(message)}`
-        : undefined,
+      : bodyOf(message && meaning === 'failed' ? message : undefined, context.answer),
     notes: context.short ? [] : (context.notes ?? []),
     history,
   }
+}
+
+/** The status message of a failure, then the agent's answer (agent text, shown as safe Markdown). */
+function bodyOf(statusMessage: string | undefined, answer: string | undefined): string | undefined {
+  const parts = [
+    statusMessage ? `> ${escapeMarkdown(statusMessage)}` : undefined,
+    renderCommentAnswer(answer),
+  ].filter((part) => part !== undefined)
+  return parts.length > 0 ? parts.join('\n\n') : undefined
 }
 
 /**

@@ -109,7 +109,7 @@ export class Conversation {
   }
 
   /** Shows the run's state in the step's comment, choosing or creating the comment the first time. */
-  show(run: RunItem, context: Pick<CommentContext, 'notes'> = {}): void {
+  show(run: RunItem, context: Pick<CommentContext, 'notes' | 'answer'> = {}): void {
     const full = { ...context, workflowRun: this.#options.workflowRun }
     const shown = JSON.stringify(partsOf(run, [], full))
     if (shown === this.#lastShown) return

@@ -93,6 +93,18 @@ export function finalStatus(outcome: StepOutcome, fallbackTarget?: string): Stat
         description: 'Stopped: the workflow was cancelled',
         targetUrl,
       }
+    case 'over-budget':
+      return {
+        state: 'failure',
+        description: oneLine(`Over max_credits (${outcome.maxCredits}); run cancelled`),
+        targetUrl,
+      }
+    case 'blocked':
+      return {
+        state: outcome.passes ? 'success' : 'failure',
+        description: oneLine(`The agent waits for a person (run ${outcome.run.run_id})`),
+        targetUrl,
+      }
   }
 }
 

@@ -1,4 +1,7 @@
 import * as core from '@actions/core'
+import { artifactsOutput, parseArtifacts } from '../agent/artifacts.ts'
+import { capResult } from '../agent/conversation.ts'
+import { costOf, formatNumberOutput } from '../agent/cost.ts'
 import type { StepOutcome } from '../run/step.ts'
 import { safeForLog } from '../text/log.ts'
 import {
@@ -8,12 +11,18 @@ import {
   safeHttpUrl,
   statusMessageOf,
   verdictOf,
+  type SummaryExtras,
 } from './summary.ts'
 
 /** Turns the step's outcome into outputs, a job summary, annotations and the exit status. */
-export async function publishOutcome(outcome: StepOutcome): Promise<void> {
+export async function publishOutcome(
+  outcome: StepOutcome,
+  extras: SummaryExtras = {},
+): Promise<void> {
   const { run } = outcome
   const link = safeHttpUrl(run?.session_link)
+  const verdict = verdictOf(outcome)
+  core.setOutput('outcome', verdict.outcome)
   if (run) {
     core.setOutput('state', run.state)
     if (link) core.setOutput('session_link', run.session_link)
@@ -22,10 +31,23 @@ export async function publishOutcome(outcome: StepOutcome): Promise<void> {
     const pullRequest = pullRequestUrlOf(run)
     if (pullRequest) core.setOutput('pull_request_url', pullRequest)
     core.setOutput('run', JSON.stringify(run))
+    const cost = costOf(run.request_usage)
+    if (cost.credits !== undefined) core.setOutput('credits', formatNumberOutput(cost.credits))
+    if (cost.usd !== undefined) core.setOutput('cost_usd', formatNumberOutput(cost.usd))
+    const artifacts = extras.artifacts ?? parseArtifacts(run.artifacts)
+    core.setOutput('artifacts', artifactsOutput(artifacts, extras.downloadedTo))
   }
-  await writeSummary(renderSummary(outcome))
+  if (extras.answer !== undefined) {
+    const result = capResult(extras.answer)
+    if (result.truncated) {
+      core.warning(
+        `The agent's final message is ${result.bytes} bytes; the result output keeps the first 256 KiB.`,
+      )
+    }
+    core.setOutput('result', result.text)
+  }
+  await writeSummary(renderSummary(outcome, extras))
 
-  const verdict = verdictOf(outcome)
   if (verdict.failure) {
     core.setFailed(safeForLog(verdict.failure))
   } else if (link) {

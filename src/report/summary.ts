@@ -1,32 +1,79 @@
+import { costOf, describeCost, describeOverBudget, formatCredits } from '../agent/cost.ts'
 import type { RunItem } from '../api/types.ts'
 import { describeCancel } from '../run/cancel.ts'
+import {
+  failureNotes,
+  outcomeOf,
+  passes,
+  whyItEnded,
+  type Ending,
+  type Outcome,
+} from '../run/outcome.ts'
 import { meaningOf } from '../run/states.ts'
+import type { ArtifactEntry } from '../agent/artifacts.ts'
+import { renderAnswerBlock, renderArtifacts, renderBlocked } from './agent-work.ts'
 import type { StepOutcome } from '../run/step.ts'
 import { formatElapsed } from '../run/wait.ts'
 
 /** What the step's outcome means for the workflow: pass or fail, and the words for it. */
 export interface Verdict {
   passed: boolean
+  /** The contract's one word for how the step ended (the `outcome` output). */
+  outcome: Outcome
   headline: string
+  /** Why the run ended, in plain words (service text unescaped: escape it where it is shown). */
+  why: string
   /** For a failed step: the error annotation's text. */
   failure?: string
 }
 
+/** The step's outcome as the pure outcome rules see it. */
+export function endingOf(outcome: StepOutcome): Ending {
+  switch (outcome.kind) {
+    case 'started':
+      return { kind: 'started' }
+    case 'finished':
+      return { kind: 'finished', state: outcome.run.state }
+    case 'timed-out':
+      return {
+        kind: 'timed-out',
+        timeoutMs: outcome.timeoutMs,
+        stateAtTimeout: outcome.stateAtTimeout,
+      }
+    case 'interrupted':
+      return { kind: 'interrupted' }
+    case 'over-budget':
+      return {
+        kind: 'over-budget',
+        credits: formatCredits(outcome.cost.credits ?? 0),
+        maxCredits: formatCredits(outcome.maxCredits),
+      }
+    case 'blocked':
+      return { kind: 'blocked', onBlocked: outcome.passes ? 'pass' : 'fail' }
+  }
+}
+
 export function verdictOf(outcome: StepOutcome): Verdict {
+  const ending = endingOf(outcome)
+  const word = outcomeOf(ending)
+  const passed = passes(word, ending)
+  const why = whyItEnded(ending)
+  const base = { passed, outcome: word, why }
   switch (outcome.kind) {
     case 'started':
       return {
-        passed: true,
-        headline: `Run ${outcome.run.run_id} started (${outcome.run.state}); not waiting for it`,
+        ...base,
+        headline: `${nameOf(outcome.run)} started (${outcome.run.state}); not waiting for it`,
       }
     case 'finished': {
       const { run } = outcome
       if (meaningOf(run.state) === 'succeeded')
-        return { passed: true, headline: `Run ${run.run_id} succeeded` }
+        return { ...base, headline: `${nameOf(run)} succeeded` }
       const reason = statusMessageOf(run)
       return {
-        passed: false,
-        headline: `Run ${run.run_id} ended ${run.state}`,
+        ...base,
+        why: reason ? why : `${why.replace(/\.$/, '')}; the service gave no status message.`,
+        headline: `${nameOf(run)} ended ${run.state}`,
         failure: `Run ${run.run_id} ended ${run.state}${reason ? `: ${reason}` : ' (the service gave no status message)'}`,
       }
     }
@@ -36,26 +83,55 @@ export function verdictOf(outcome: StepOutcome): Verdict {
         meaningOf(stateAtTimeout) === 'blocked'
           ? `${stateAtTimeout}, waiting for a person`
           : stateAtTimeout
+      const cancel = describeCancel(run.run_id, outcome.cancel)
       return {
-        passed: false,
-        headline: `Run ${run.run_id} timed out`,
+        ...base,
+        why: `${why} ${cancel}`,
+        headline: `${nameOf(run)} timed out`,
         failure:
           `Run ${run.run_id} did not finish within the timeout input (${formatElapsed(outcome.timeoutMs)}); ` +
-          `it was ${state}. ${describeCancel(run.run_id, outcome.cancel)}`,
+          `it was ${state}. ${cancel}`,
+      }
+    }
+    case 'over-budget': {
+      const { run } = outcome
+      const cancel = describeCancel(run.run_id, outcome.cancel)
+      return {
+        ...base,
+        why: `${why} ${cancel}`,
+        headline: `${nameOf(run)} went over budget`,
+        failure: `${describeOverBudget(outcome.cost, outcome.maxCredits)} (run ${run.run_id}). ${cancel}`,
+      }
+    }
+    case 'blocked': {
+      const { run } = outcome
+      return {
+        ...base,
+        headline: `${nameOf(run)} is BLOCKED, waiting for a person`,
+        failure: outcome.passes
+          ? undefined
+          : `Run ${run.run_id} is BLOCKED: it waits for a person (on_blocked: fail). It stays BLOCKED until someone answers in the session.`,
       }
     }
     case 'interrupted': {
       const runId = outcome.run?.run_id
       const cancel = runId && outcome.cancel ? ` ${describeCancel(runId, outcome.cancel)}` : ''
       return {
-        passed: false,
-        headline: runId
-          ? `Run ${runId} stopped: the workflow was cancelled`
+        ...base,
+        why: `${why}${cancel}`,
+        headline: outcome.run
+          ? `${nameOf(outcome.run)} stopped: the workflow was cancelled`
           : 'The workflow was cancelled',
         failure: `The workflow cancelled this step${outcome.signal ? ` (${outcome.signal})` : ''}.${cancel}`,
       }
     }
   }
+}
+
+/** The run's title, else `Run <id>`: what the summary's headline calls it. */
+function nameOf(run: RunItem): string {
+  const title = run.title?.trim()
+  return title ? truncate(title.replace(/\s+/g, ' '), 200) : `Run ${run.run_id}`
 }
 
 /** The pull request the run opened, from its artifacts, if it is an http(s) URL. */
@@ -83,19 +159,38 @@ export function statusMessageOf(run: RunItem): string | undefined {
   return message ? message : undefined
 }
 
-const ICONS = { passed: '✅', failed: '❌', started: '🚀' } as const
+const ICONS = { passed: '✅', failed: '❌', started: '🚀', blocked: '✋' } as const
+
+/** What the step brought back of the agent's work, for the summary. */
+export interface SummaryExtras {
+  answer?: string
+  artifacts?: readonly ArtifactEntry[]
+  downloadedTo?: ReadonlyMap<ArtifactEntry, string>
+  downloadDir?: string
+  /** How a person answers a BLOCKED run. */
+  continueRun?: boolean
+  /** The agent's question, for a BLOCKED run that the step still waited on until its timeout. */
+  blockedQuestion?: string
+  now?: number
+}
 
 /** The job summary, as GitHub-flavoured Markdown. Every text from the API is escaped. */
-export function renderSummary(outcome: StepOutcome): string {
+export function renderSummary(outcome: StepOutcome, extras: SummaryExtras = {}): string {
   const verdict = verdictOf(outcome)
   const icon =
-    outcome.kind === 'started' ? ICONS.started : verdict.passed ? ICONS.passed : ICONS.failed
+    outcome.kind === 'started'
+      ? ICONS.started
+      : outcome.kind === 'blocked'
+        ? ICONS.blocked
+        : verdict.passed
+          ? ICONS.passed
+          : ICONS.failed
   const run = outcome.run
   const rows: Array<[string, string]> = []
   if (run) {
-    if (run.title) rows.push(['Title', escapeMarkdown(truncate(run.title, 1000))])
     rows.push(['Run ID', `<code>${escapeMarkdown(run.run_id)}</code>`])
     rows.push(['State', `<code>${escapeMarkdown(run.state)}</code>`])
+    rows.push(['Outcome', `<code>${verdict.outcome}</code>`])
     const duration = durationOf(outcome)
     if (duration) rows.push(['Duration', duration])
     const link = safeHttpUrl(run.session_link)
@@ -107,14 +202,20 @@ export function renderSummary(outcome: StepOutcome): string {
         `[${escapeMarkdown(pullRequestLabel(pullRequest))}](${pullRequest})`,
       ])
     }
-    const usage = usageOf(run)
-    if (usage) rows.push(['Usage', escapeMarkdown(usage)])
+    const cost = describeCost(costOf(run.request_usage))
+    const usage = cost ?? usageOf(run)
+    if (usage) rows.push([cost ? 'Cost' : 'Usage', escapeMarkdown(usage)])
     const message = statusMessageOf(run)
     if (message && !verdict.passed) {
       rows.push(['Status message', escapeMarkdown(truncate(message, 2000))])
     }
   }
-  const lines = [`### ${icon} ${escapeMarkdown(verdict.headline)}`, '']
+  const lines = [
+    `### ${icon} ${escapeMarkdown(verdict.headline)}`,
+    '',
+    escapeMarkdown(verdict.why),
+    '',
+  ]
   if (rows.length > 0) {
     lines.push(
       '| | |',
@@ -123,15 +224,31 @@ export function renderSummary(outcome: StepOutcome): string {
       '',
     )
   }
-  const blockedState = outcome.kind === 'timed-out' ? outcome.stateAtTimeout : run?.state
-  if (blockedState && meaningOf(blockedState) === 'blocked') {
+  if (run && meaningOf(run.state) === 'failed') {
+    const notes = failureNotes(run.status_message, extras.now ?? Date.now())
+    if (notes.length > 0) lines.push(notes.map(escapeMarkdown).join(' '), '')
+  }
+  if (run && meaningOf(run.state) === 'blocked') {
+    const question = outcome.kind === 'blocked' ? outcome.question : extras.blockedQuestion
+    lines.push(
+      renderBlocked(question, {
+        sessionLink: run.session_link,
+        continueRun: extras.continueRun ?? false,
+      }),
+    )
+  } else if (outcome.kind === 'timed-out' && meaningOf(outcome.stateAtTimeout) === 'blocked') {
     lines.push(
       '> [!WARNING]',
-      '> The run is BLOCKED: it waits for a person to answer or approve in the session.',
+      '> The run was BLOCKED, waiting for a person, when the timeout ran out.',
       '',
     )
   }
-  if (verdict.failure) lines.push(escapeMarkdown(verdict.failure), '')
+  const answer = renderAnswerBlock(extras.answer)
+  if (answer) lines.push(answer, '')
+  const artifacts =
+    extras.artifacts &&
+    renderArtifacts(extras.artifacts, extras.downloadedTo ?? new Map(), extras.downloadDir)
+  if (artifacts) lines.push(artifacts, '')
   return lines.join('\n')
 }
 

@@ -1,5 +1,6 @@
 import type { AgentRunsClient, Sleep } from '../api/client.ts'
 import { NotFoundError } from '../api/errors.ts'
+import type { RunCost } from '../agent/cost.ts'
 import { mayHaveActed } from '../api/retry.ts'
 import type { CreateRunRequest, CreateRunResponse, RunItem, RunState } from '../api/types.ts'
 import type { RunTarget, Settings } from '../inputs.ts'
@@ -14,7 +15,14 @@ import { createRunOnce, findSupersededRun, RunMayExistError, type RunTag } from 
 import { NEW_PASS_GRACE_MS, watchForNewPass } from './followup.ts'
 import { safeForLog } from '../text/log.ts'
 import type { RunTracker } from './tracker.ts'
-import { formatElapsed, NEW_RUN_NOT_FOUND_GRACE_MS, waitForRun, type WaitLog } from './wait.ts'
+import {
+  formatElapsed,
+  NEW_RUN_NOT_FOUND_GRACE_MS,
+  waitForRun,
+  type WaitDeps,
+  type WaitLog,
+  type WaitOutcome,
+} from './wait.ts'
 
 /**
  * The cancel that follows a timeout: at once, and briefly, so the step ends
@@ -38,6 +46,24 @@ export type StepOutcome =
       elapsedMs: number
       timeoutMs: number
       cancel: CancelReport
+    }
+  | {
+      /** Past max_credits: the step cancelled the run. `run` is as it stands after the cancel. */
+      kind: 'over-budget'
+      run: RunItem
+      cost: RunCost
+      maxCredits: number
+      elapsedMs: number
+      cancel: CancelReport
+    }
+  | {
+      /** BLOCKED with on_blocked fail or pass: handed to a person, never cancelled. */
+      kind: 'blocked'
+      run: RunItem
+      passes: boolean
+      /** What it waits for: the status message, else the agent's last message. */
+      question: string | undefined
+      elapsedMs: number
     }
   | {
       kind: 'interrupted'
@@ -67,6 +93,8 @@ export interface StepDeps {
   log: WaitLog
   /** Told of the run when it is first known and at every change of state, e.g. to update a comment. */
   onRunSeen?: (run: RunItem) => void
+  /** Watches each reading while the step waits (session link, max_credits, BLOCKED, progress). */
+  watch?: WaitDeps['watch']
 }
 
 export async function executeStep(settings: StepSettings, deps: StepDeps): Promise<StepOutcome> {
@@ -120,6 +148,8 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
       return { kind: 'finished', run: outcome.run, elapsedMs: deps.now() - startedAt }
     case 'interrupted':
       return { kind: 'interrupted', run: outcome.run ?? run }
+    case 'stopped':
+      return stopWaiting(outcome.run, outcome.verdict, deps.now() - startedAt, settings, deps)
     case 'timed-out': {
       log.warning(
         `Run ${safeForLog(run.run_id)} did not finish within the timeout input (${formatElapsed(settings.timeoutMs)}); cancelling it.`,
@@ -136,6 +166,35 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
         stateAtTimeout: lastSeen.state,
         elapsedMs: deps.now() - startedAt,
         timeoutMs: settings.timeoutMs,
+        cancel,
+      }
+    }
+  }
+}
+
+/** The watcher ended the wait: cancel a run past its budget; hand a BLOCKED one to a person. */
+async function stopWaiting(
+  run: RunItem,
+  verdict: Extract<WaitOutcome, { kind: 'stopped' }>['verdict'],
+  elapsedMs: number,
+  settings: StepSettings,
+  deps: StepDeps,
+): Promise<StepOutcome> {
+  switch (verdict.kind) {
+    case 'blocked':
+      // Handed off on purpose: the post step must not cancel a run a person is to answer.
+      deps.tracker.settle()
+      return { kind: 'blocked', run, passes: verdict.passes, question: verdict.question, elapsedMs }
+    case 'over-budget': {
+      deps.log.warning(`${verdict.message} Cancelling run ${run.run_id}.`)
+      const cancel = await cancelTrackedRun(deps.client, deps.tracker, run.run_id)
+      logCancel(deps.log, run.run_id, cancel)
+      return {
+        kind: 'over-budget',
+        run: (await rereadAfterCancel(deps.client, cancel, run)) ?? run,
+        cost: verdict.cost,
+        maxCredits: settings.agentWork.maxCredits ?? 0,
+        elapsedMs,
         cancel,
       }
     }

@@ -5,6 +5,7 @@ import type { RunItem } from '../api/types.ts'
 import { safeForLog } from '../text/log.ts'
 import { nextPollDelayMs } from './schedule.ts'
 import { isTerminal, meaningOf } from './states.ts'
+import type { WatchVerdict } from './watch.ts'
 
 export interface WaitLog {
   debug(message: string): void
@@ -37,12 +38,24 @@ export interface WaitDeps {
   signal: AbortSignal
   log: WaitLog
   onRunSeen?: (run: RunItem) => void
+  /** Looks at each reading of a run still on its way (see RunWatcher), and may end the wait. */
+  watch?: {
+    afterPoll(run: RunItem, stateChanged: boolean, signal: AbortSignal): Promise<WatchVerdict>
+    msUntilHeartbeat(): number
+  }
 }
 
 export type WaitOutcome =
   | { kind: 'terminal'; run: RunItem; elapsedMs: number }
   | { kind: 'timed-out'; run: RunItem | undefined; elapsedMs: number }
   | { kind: 'interrupted'; run: RunItem | undefined; elapsedMs: number }
+  /** The watcher ended the wait: past max_credits, or BLOCKED with on_blocked fail or pass. */
+  | {
+      kind: 'stopped'
+      run: RunItem
+      verdict: Exclude<WatchVerdict, { kind: 'continue' }>
+      elapsedMs: number
+    }
 
 /** The polls may fail this many times in a row before the step gives up on the service. */
 export const DEFAULT_FAILURE_BUDGET = 5
@@ -81,7 +94,8 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
     const delay = Math.max(nextPollDelayMs(elapsed(), pollIntervalMs), askedDelayMs)
     askedDelayMs = 0
     try {
-      await deps.sleep(Math.min(delay, remaining), deps.signal)
+      const untilHeartbeat = deps.watch?.msUntilHeartbeat() ?? Infinity
+      await deps.sleep(Math.min(delay, remaining, untilHeartbeat), deps.signal)
     } catch {
       return { kind: 'interrupted', run, elapsedMs: elapsed() }
     }
@@ -127,8 +141,9 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
       continue
     }
     if (options.isStale?.(run)) continue
-    if (run.state !== lastState) {
-      logStateChange(run, elapsed(), deps.log)
+    const stateChanged = run.state !== lastState
+    if (stateChanged) {
+      logStateChange(run, elapsed(), deps.log, deps.watch !== undefined)
       deps.onRunSeen?.(run)
       lastState = run.state
       lastLink = run.session_link
@@ -137,15 +152,26 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
       deps.onRunSeen?.(run)
       lastLink = run.session_link
     }
+    if (deps.watch && !isTerminal(run.state)) {
+      const verdict = await deps.watch.afterPoll(run, stateChanged, deps.signal)
+      if (verdict.kind !== 'continue') {
+        return { kind: 'stopped', run, verdict, elapsedMs: elapsed() }
+      }
+    }
   }
 }
 
-function logStateChange(run: RunItem, elapsedMs: number, log: WaitLog): void {
+/** `watched`: a watcher explains BLOCKED itself (what it waits for, how to answer, what next). */
+function logStateChange(run: RunItem, elapsedMs: number, log: WaitLog, watched: boolean): void {
   const when = `after ${formatElapsed(elapsedMs)}`
   const id = safeForLog(run.run_id)
   const state = safeForLog(run.state, 200)
   switch (meaningOf(run.state)) {
     case 'blocked':
+      if (watched) {
+        log.info(`Run ${id} is BLOCKED (${when}): it waits for a person.`)
+        return
+      }
       log.warning(
         `Run ${id} is BLOCKED (${when}): it waits for a person to answer or approve in the session` +
           `${run.session_link ? ` (${safeForLog(run.session_link, 500)})` : ''}. Nothing will happen until someone does; this step waits until its timeout.`,

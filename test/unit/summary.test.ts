@@ -69,8 +69,9 @@ describe('renderSummary', () => {
       ),
     )
     expect(markdown).toContain('✅')
-    expect(markdown.split('\n')[0]).toContain('succeeded')
-    expect(cell(markdown, 'Title')).toBe('Nightly triage')
+    expect(markdown.split('\n')[0]).toBe('### ✅ Nightly triage succeeded')
+    expect(markdown).toContain('The agent finished its task.')
+    expect(cell(markdown, 'Outcome')).toBe('<code>succeeded</code>')
     expect(cell(markdown, 'Run ID')).toContain('run-123')
     expect(cell(markdown, 'State')).toContain('SUCCEEDED')
     expect(cell(markdown, 'Duration')).toBe('2m 30s')
@@ -180,7 +181,9 @@ describe('renderSummary', () => {
     })
     expect(markdown).toContain('[!WARNING]')
     expect(cell(markdown, 'State')).toContain('CANCELLED')
-    expect(markdown).toContain('it was BLOCKED, waiting for a person. Run')
+    expect(decoded(markdown)).toContain(
+      'The run was still BLOCKED when the timeout input (1m 0s) ran out',
+    )
   })
 
   it('renders an interrupted step that never had a run', () => {
@@ -204,7 +207,9 @@ describe('renderSummary', () => {
       expect(markdown).not.toContain('**bold**')
       expect(markdown).not.toContain('![i]')
       expectInert(markdown)
-      expect(decoded(cell(markdown, 'Title') ?? '')).toBe(evilTitle)
+      expect(decoded(markdown.split('\n')[0] ?? '')).toBe(
+        '### ❌ <img src=x onerror=alert(1)> | evil | row ended FAILED',
+      )
       expect(decoded(cell(markdown, 'Status message') ?? '')).toBe(evilMessage.replace('\r', ''))
     })
 
@@ -224,7 +229,7 @@ describe('renderSummary', () => {
       expect(markdown).not.toContain('[x]')
       expect(markdown).not.toContain('](')
       expectInert(markdown)
-      expect(decoded(cell(markdown, 'Title') ?? '')).toBe(title)
+      expect(decoded(markdown.split('\n')[0] ?? '')).toBe(`### ✅ ${title} succeeded`)
     })
 
     it.each([

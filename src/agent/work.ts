@@ -1,0 +1,105 @@
+import { NotFoundError, UnprocessableEntityError } from '../api/errors.ts'
+import type { RunItem } from '../api/types.ts'
+import {
+  artifactsToDownload,
+  defaultArtifactsDir,
+  parseArtifacts,
+  planDownloads,
+  type ArtifactEntry,
+} from './artifacts.ts'
+import { finalAnswer, parseConversation, type Conversation } from './conversation.ts'
+import { downloadArtifacts } from './download.ts'
+
+/** What the step brings back of the agent's work once the run has ended or been handed off. */
+export interface AgentWork {
+  /** The agent's final message; undefined when the service has none. */
+  answer: string | undefined
+  artifacts: ArtifactEntry[]
+  downloadedTo: Map<ArtifactEntry, string>
+  /** Where matching files were to go, when any were asked for. */
+  downloadDir: string | undefined
+}
+
+export interface AgentWorkSources {
+  /** The run's conversation body as the service sent it; throws the client's errors. */
+  getConversation: (runId: string, signal: AbortSignal) => Promise<unknown>
+  /** A file artifact's bytes: getArtifact, then its signed URL, fetched without the key. */
+  fetchFile: (artifact: ArtifactEntry, signal: AbortSignal) => Promise<Uint8Array>
+}
+
+export interface AgentWorkLog {
+  info(message: string): void
+  warning(message: string): void
+  debug(message: string): void
+}
+
+/**
+ * The run's conversation, or undefined when the service has none (404) or
+ * cannot give it in its normalized form (422): neither is a failure of the
+ * run, so it is one info line. Any other failure is a warning, never thrown.
+ */
+export async function readConversation(
+  runId: string,
+  sources: Pick<AgentWorkSources, 'getConversation'>,
+  log: AgentWorkLog,
+  signal: AbortSignal,
+): Promise<Conversation | undefined> {
+  try {
+    return parseConversation(await sources.getConversation(runId, signal))
+  } catch (error) {
+    if (error instanceof NotFoundError) {
+      log.info(`Run ${runId} has no conversation to read (404); the result output stays empty.`)
+    } else if (error instanceof UnprocessableEntityError) {
+      log.info(
+        `The service cannot give run ${runId}'s conversation in its normalized form yet (422); the result output stays empty.`,
+      )
+    } else {
+      const reason = error instanceof Error ? error.message : String(error)
+      log.warning(
+        `Could not read run ${runId}'s conversation: ${reason}. The outcome is unchanged.`,
+      )
+    }
+    return undefined
+  }
+}
+
+export interface CollectOptions {
+  downloadPatterns: readonly string[]
+  /** '' for the default under RUNNER_TEMP. */
+  artifactsDir: string
+  runnerTemp: string
+  /** A conversation already read while waiting (at BLOCKED), to save a request. */
+  conversation?: Conversation
+}
+
+export async function collectAgentWork(
+  run: RunItem,
+  options: CollectOptions,
+  sources: AgentWorkSources,
+  log: AgentWorkLog & { safeForLog: (value: unknown) => string },
+  signal: AbortSignal,
+): Promise<AgentWork> {
+  const conversation =
+    options.conversation ?? (await readConversation(run.run_id, sources, log, signal))
+  const answer = conversation && finalAnswer(conversation)
+  if (conversation && answer === undefined) {
+    log.info(`Run ${run.run_id}'s conversation has no message from the agent.`)
+  }
+  const artifacts = parseArtifacts(run.artifacts)
+  const wanted = artifactsToDownload(artifacts, options.downloadPatterns)
+  if (options.downloadPatterns.length === 0) {
+    return { answer, artifacts, downloadedTo: new Map(), downloadDir: undefined }
+  }
+  const downloadDir = options.artifactsDir || defaultArtifactsDir(options.runnerTemp, run.run_id)
+  if (wanted.length === 0) {
+    log.info('No file artifact of the run matches download_artifacts; nothing to download.')
+  }
+  const downloadedTo = await downloadArtifacts(downloadDir, planDownloads(downloadDir, wanted), {
+    fetchFile: sources.fetchFile,
+    warning: (message) => log.warning(message),
+    info: (message) => log.info(message),
+    safeForLog: log.safeForLog,
+    signal,
+  })
+  return { answer, artifacts, downloadedTo, downloadDir }
+}
