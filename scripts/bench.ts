@@ -15,7 +15,11 @@ import { FakeAgentApi, type RecordedRequest, type RunScript } from '../test/fake
 import { ROOT } from '../test/e2e/harness.ts'
 import { countInLogs, runLoad } from '../test/load/scenario.ts'
 import { profileStart, type StartProfile } from './bench/profile.ts'
-import { simulateSchedule, type ScheduleFigures } from './bench/schedule-sim.ts'
+import {
+  simulateAgentWorkRequests,
+  simulateSchedule,
+  type ScheduleFigures,
+} from './bench/schedule-sim.ts'
 import { median, round, summarize, type Summary } from './bench/stats.ts'
 import { prepareStep, spawnPrepared } from './bench/step.ts'
 
@@ -325,6 +329,20 @@ function scheduleFigures(): ScheduleFigures[] {
           : ` (${(100 * f.worstShareOfElapsed).toFixed(2)}% of elapsed)`),
       `≤ max(${interval / 1000}s, 5% of t), ≤ 30 s`,
       withinPromise,
+    )
+  }
+  // The agent's work: show_progress reads the conversation besides the polls, and the answer
+  // costs one read after the run. State changes: QUEUED → INPROGRESS at 10 s, then a BLOCKED
+  // spell at a third of the run and back, then the end.
+  for (const minutes of [1, 10, 60, 240]) {
+    const runMs = minutes * 60_000
+    const w = simulateAgentWorkRequests(minutes, interval, [10_000, runMs / 3, runMs / 3 + 60_000])
+    row(
+      `${s}, show_progress`,
+      `${minutes} min run: extra requests (progress reads + the answer)`,
+      `${w.progressReads} + ${w.afterRun} (polls: ${w.polls})`,
+      `progress ≤ ${w.progressBound} (1 + one per 30 s)`,
+      w.progressReads <= w.progressBound,
     )
   }
   const first = figures[0]

@@ -8,6 +8,7 @@
  * p_k - t late; the worst case in each gap is a change just after p_{k-1}, late by the
  * whole gap. The promise for a change at t is max(interval, 5% of t), and never over 30 s.
  */
+import { PROGRESS_READ_INTERVAL_MS, ProgressReadSchedule } from '../../src/agent/progress.ts'
 import { nextPollDelayMs } from '../../src/run/schedule.ts'
 
 export interface ScheduleFigures {
@@ -84,5 +85,51 @@ export function simulateSchedule(runMinutes: number, intervalMs: number): Schedu
     worstExcessMs,
     worstShareOfElapsed,
     over30s,
+  }
+}
+
+export interface AgentWorkRequestFigures {
+  runMinutes: number
+  polls: number
+  /** Conversation reads for show_progress while waiting. */
+  progressReads: number
+  /** The bound those reads keep: one at the start, and one per 30 s since. */
+  progressBound: number
+  /** Requests after the run: one conversation read for the answer. */
+  afterRun: number
+}
+
+/**
+ * What the agent's work costs in requests, on the same fake clock: with show_progress, a
+ * conversation read at each poll where ProgressReadSchedule allows one (state changes at
+ * `changeAtMs`, else once per 30 s); after the run, one read for the answer (and, per
+ * downloaded file, one getArtifact, not counted here as it depends on download_artifacts).
+ */
+export function simulateAgentWorkRequests(
+  runMinutes: number,
+  intervalMs: number,
+  changeAtMs: readonly number[],
+): AgentWorkRequestFigures {
+  const runMs = runMinutes * 60_000
+  const polls = pollTimes(runMs, intervalMs)
+  const reads = new ProgressReadSchedule(0)
+  let progressReads = 0
+  let previous = 0
+  for (const poll of polls) {
+    // The poll that sees the end reads the answer instead (counted in afterRun).
+    if (poll >= runMs) break
+    const stateChanged = changeAtMs.some((t) => t > previous && t <= poll)
+    if (reads.isDue(poll, stateChanged)) {
+      reads.recordRead(poll)
+      progressReads += 1
+    }
+    previous = poll
+  }
+  return {
+    runMinutes,
+    polls: polls.length,
+    progressReads,
+    progressBound: 1 + Math.floor(runMs / PROGRESS_READ_INTERVAL_MS),
+    afterRun: 1,
   }
 }
