@@ -50,10 +50,9 @@ export async function publishOutcome(
 
   if (verdict.failure) {
     core.setFailed(safeForLog(verdict.failure))
-  } else if (link) {
-    core.notice(`${safeForLog(verdict.headline)}. Session transcript: ${link}`, {
-      title: 'Cloud agent run',
-    })
+  } else if (link || verdict.outcome === 'superseded') {
+    const session = link ? ` Session transcript: ${link}` : ''
+    core.notice(`${safeForLog(verdict.headline)}.${session}`, { title: 'Cloud agent run' })
   } else {
     core.info(`${safeForLog(verdict.headline)}.`)
   }

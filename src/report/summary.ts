@@ -33,7 +33,9 @@ export function endingOf(outcome: StepOutcome): Ending {
     case 'started':
       return { kind: 'started' }
     case 'finished':
-      return { kind: 'finished', state: outcome.run.state }
+      return outcome.supersededBy
+        ? { kind: 'superseded', newerRunId: outcome.supersededBy }
+        : { kind: 'finished', state: outcome.run.state }
     case 'timed-out':
       return {
         kind: 'timed-out',
@@ -69,6 +71,9 @@ export function verdictOf(outcome: StepOutcome): Verdict {
       const { run } = outcome
       if (meaningOf(run.state) === 'succeeded')
         return { ...base, headline: `${nameOf(run)} succeeded` }
+      if (outcome.supersededBy) {
+        return { ...base, headline: `${nameOf(run)} was superseded by run ${outcome.supersededBy}` }
+      }
       const reason = statusMessageOf(run)
       return {
         ...base,

@@ -37,7 +37,13 @@ export const SUPERSEDED_LOOKUP_TIMEOUT_MS = 3_000
 /** How the step ended, as a value; reporting turns it into outputs, a summary and an exit status. */
 export type StepOutcome =
   | { kind: 'started'; run: RunItem }
-  | { kind: 'finished'; run: RunItem; elapsedMs: number }
+  | {
+      kind: 'finished'
+      run: RunItem
+      elapsedMs: number
+      /** A newer run with the same name that replaced this one (it was cancelled for it). */
+      supersededBy?: string
+    }
   | {
       kind: 'timed-out'
       run: RunItem

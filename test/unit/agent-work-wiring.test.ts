@@ -192,6 +192,25 @@ describe("the summary of the agent's work", () => {
   })
 })
 
+describe('a run superseded by a newer one', () => {
+  it('passes with outcome superseded, naming the newer run', () => {
+    const outcome: StepOutcome = {
+      kind: 'finished',
+      run: run({ state: 'CANCELLED', title: 'Review' }),
+      elapsedMs: 1_000,
+      supersededBy: 'run-456',
+    }
+    const verdict = verdictOf(outcome)
+    expect(verdict).toMatchObject({
+      passed: true,
+      outcome: 'superseded',
+      headline: 'Review was superseded by run run-456',
+    })
+    expect(verdict.failure).toBeUndefined()
+    expect(renderSummary(outcome)).toContain('replaced this one')
+  })
+})
+
 describe('the comment with the answer', () => {
   it('carries the answer below the marker, and the answer cannot forge one', () => {
     const body = renderComment(
