@@ -102,7 +102,7 @@ export interface AgentWorkRequestFigures {
 /**
  * What the agent's work costs in requests, on the same fake clock: with show_progress, a
  * conversation read at each poll where ProgressReadSchedule allows one (state changes at
- * `changeAtMs`, else once per 30 s); after the run, one read for the answer (and, per
+ * `changeAtMs`, the first being QUEUED → INPROGRESS, else once per 30 s); after the run, one read for the answer (and, per
  * downloaded file, one getArtifact, not counted here as it depends on download_artifacts).
  */
 export function simulateAgentWorkRequests(
@@ -118,6 +118,11 @@ export function simulateAgentWorkRequests(
   for (const poll of polls) {
     // The poll that sees the end reads the answer instead (counted in afterRun).
     if (poll >= runMs) break
+    // Nothing is read while the run is QUEUED (before the first change): it has no conversation.
+    if (poll < (changeAtMs[0] ?? 0)) {
+      previous = poll
+      continue
+    }
     const stateChanged = changeAtMs.some((t) => t > previous && t <= poll)
     if (reads.isDue(poll, stateChanged)) {
       reads.recordRead(poll)

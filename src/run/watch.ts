@@ -91,7 +91,7 @@ export class RunWatcher {
 
   /** Looks at one reading of the run; `stateChanged` when its state differs from the last. */
   async afterPoll(run: RunItem, stateChanged: boolean, signal: AbortSignal): Promise<WatchVerdict> {
-    const { log, safeForLog } = this.#deps
+    const { safeForLog } = this.#deps
     const link = newSessionLink(this.#announcedLink, run)
     if (link) {
       this.#announcedLink = link
@@ -106,7 +106,13 @@ export class RunWatcher {
     }
 
     const blocked = meaningOf(run.state) === 'blocked'
-    if (this.#settings.showProgress && this.#reads.isDue(this.#deps.now(), stateChanged)) {
+    // Before a worker has it, the run has no conversation: a read then would spend the budget.
+    const started = run.state !== 'QUEUED' && run.state !== 'PENDING'
+    if (
+      this.#settings.showProgress &&
+      started &&
+      this.#reads.isDue(this.#deps.now(), stateChanged)
+    ) {
       await this.#readProgress(signal)
     }
     if (blocked && stateChanged) {
@@ -120,7 +126,6 @@ export class RunWatcher {
         `Still waiting: run ${safeForLog(run.run_id)} is ${safeForLog(run.state)} after ${formatElapsed(this.#deps.now() - this.#startedAt)}.`,
       )
     }
-    log.debug(`Watched run ${safeForLog(run.run_id)} (${safeForLog(run.state)}).`)
     return { kind: 'continue' }
   }
 

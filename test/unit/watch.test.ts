@@ -174,6 +174,18 @@ describe('RunWatcher', () => {
       expect(h.lines).toHaveLength(1)
     })
 
+    it('reads nothing before a worker has the run, so the first read is there for its start', async () => {
+      const h = harness({ showProgress: true }, conversationSaying('working', ['run_tests']))
+      await h.poll({ state: 'QUEUED' }, true)
+      h.advance(1_000)
+      await h.poll({ state: 'PENDING' }, true)
+      expect(h.reads()).toBe(0)
+      h.advance(1_000)
+      await h.poll({ state: 'INPROGRESS' }, true)
+      expect(h.reads()).toBe(1)
+      expect(h.lines).toEqual(['info: Agent action: command run_tests'])
+    })
+
     it('reads nothing when it is off', async () => {
       const h = harness({ showProgress: false }, conversationSaying('x', ['a']))
       await h.poll({}, true)
