@@ -1,6 +1,13 @@
+import { tmpdir } from 'node:os'
 import * as core from '@actions/core'
+import { agentWorkSources } from './agent/sources.ts'
+import { collectAgentWork, readConversation, type AgentWorkSources } from './agent/work.ts'
 import { AgentRunsClient, abortableSleep } from './api/client.ts'
-import { readCancelOnly, readSettings } from './inputs.ts'
+import { readCancelOnly, readSettings, type Settings } from './inputs.ts'
+import type { SummaryExtras } from './report/summary.ts'
+import { findSupersedingRun } from './run/superseded.ts'
+import { RunWatcher } from './run/watch.ts'
+import { safeForLog } from './text/log.ts'
 import { publishError, publishOutcome } from './report/publish.ts'
 import {
   cancelActiveRunsNamed,
@@ -80,6 +87,8 @@ export async function run(): Promise<void> {
     const status = await openCommitStatus(github, commit, core)
     if (status && commit) runnerState.saveStatusSha(commit.sha)
     const workflowRun = workflowRunUrl(process.env)
+    const sources = agentWorkSources(client)
+    const watcher = watcherFor(settings, tracker, sources)
 
     let outcome: StepOutcome
     try {
@@ -91,7 +100,8 @@ export async function run(): Promise<void> {
           now: Date.now,
           sleep: abortableSleep,
           signal: interruption.signal,
-          log: core,
+          log: watcher.log,
+          watch: watcher,
           tag: tagFromEnvironment(process.env, undefined, commit?.sha),
           onRunSeen: (run) => {
             showInComment?.show(run)
@@ -114,13 +124,18 @@ export async function run(): Promise<void> {
       const run = await rereadAfterCancel(client, cancel, outcome.run)
       outcome = { kind: 'interrupted', run, signal, cancel }
     }
+    if (outcome.kind === 'finished') {
+      const newer = await findSupersedingRun(client, outcome.run, interruption.signal)
+      if (newer) outcome = { ...outcome, supersededBy: newer.run_id }
+    }
     status?.show(finalStatus(outcome, workflowRun))
+    const work = await gatherAgentWork(outcome, settings, sources, watcher, interruption.signal)
     if (outcome.run && showInComment) {
       const moved = cancelling ? undefined : await headMovedNote(github, commit, core)
-      showInComment.show(outcome.run, { notes: moved ? [moved] : [] })
+      showInComment.show(outcome.run, { notes: moved ? [moved] : [], answer: work.answer })
     }
     await Promise.all([showInComment?.settled(), status?.settled()])
-    await publishOutcome(outcome)
+    await publishOutcome(outcome, { ...work, continueRun: continuing })
   } catch (error) {
     await publishError(error, { runId: tracker.runId })
   } finally {
@@ -202,4 +217,64 @@ async function cancelRunsNamed(cleanup: { apiKey: string; baseUrl: string; name:
   })
   const cancelled = await cancelActiveRunsNamed(client, cleanup.name, core)
   core.info(`cancel_only: cancelled ${cancelled} active run(s) named ${cleanup.name}.`)
+}
+
+/** What the step watches while it waits: the link, the cap, BLOCKED, progress, signs of life. */
+function watcherFor(
+  settings: Settings,
+  tracker: RunTracker,
+  sources: AgentWorkSources,
+): RunWatcher {
+  // Progress reads find no conversation early in a run: that is not worth a line each time.
+  const quiet = { info: core.debug, warning: core.debug, debug: core.debug }
+  return new RunWatcher(
+    {
+      maxCredits: settings.agentWork.maxCredits,
+      showProgress: settings.agentWork.showProgress,
+      onBlocked: settings.agentWork.onBlocked,
+      continueRun: settings.target.kind === 'continue',
+    },
+    {
+      now: Date.now,
+      log: core,
+      safeForLog,
+      readConversation: async (signal) =>
+        tracker.runId ? readConversation(tracker.runId, sources, quiet, signal) : undefined,
+      onSessionLink: (link) => core.setOutput('session_link', link),
+    },
+  )
+}
+
+/** Reading the answer and downloading files after the run: a bounded time, never the outcome. */
+const AGENT_WORK_DEADLINE_MS = 5 * 60_000
+
+/**
+ * The agent's answer and files, once the run has ended, been cancelled by the
+ * step, or been handed to a person at BLOCKED. Nothing here changes the outcome.
+ */
+async function gatherAgentWork(
+  outcome: StepOutcome,
+  settings: Settings,
+  sources: AgentWorkSources,
+  watcher: RunWatcher,
+  signal: AbortSignal,
+): Promise<SummaryExtras> {
+  const ended =
+    outcome.kind === 'finished' ||
+    outcome.kind === 'blocked' ||
+    outcome.kind === 'timed-out' ||
+    outcome.kind === 'over-budget'
+  if (!ended) return {}
+  return collectAgentWork(
+    outcome.run,
+    {
+      downloadPatterns: settings.agentWork.downloadPatterns,
+      artifactsDir: settings.agentWork.artifactsDir,
+      runnerTemp: process.env.RUNNER_TEMP || tmpdir(),
+      conversation: outcome.kind === 'blocked' ? watcher.lastConversation : undefined,
+    },
+    sources,
+    { info: core.info, warning: core.warning, debug: core.debug, safeForLog },
+    AbortSignal.any([signal, AbortSignal.timeout(AGENT_WORK_DEADLINE_MS)]),
+  )
 }

@@ -1,0 +1,36 @@
+import type { AgentRunsClient } from '../api/client.ts'
+import type { ArtifactEntry } from './artifacts.ts'
+import type { AgentWorkSources } from './work.ts'
+
+/** Reading the conversation once, after the run: one retry, and never long. */
+const CONVERSATION_READ = { timeoutMs: 30_000, maxRetries: 1 } as const
+
+/**
+ * The agent's work as the API client gives it: the conversation, and a file's
+ * bytes through getArtifact and its signed URL (which the client fetches
+ * without the key, capped in size and time).
+ */
+export function agentWorkSources(
+  client: Pick<AgentRunsClient, 'getConversation' | 'getArtifact' | 'downloadSignedUrl'>,
+): AgentWorkSources {
+  return {
+    getConversation: (runId, signal) =>
+      client.getConversation(runId, { ...CONVERSATION_READ, signal }),
+    fetchFile: async (artifact: ArtifactEntry, signal: AbortSignal) => {
+      const answer: unknown = await client.getArtifact(artifact.artifactUid ?? '', { signal })
+      const url = downloadUrlOf(answer)
+      if (!url) throw new Error('the service gave no download URL for it')
+      const { body } = await client.downloadSignedUrl(url, { signal })
+      return body
+    },
+  }
+}
+
+/** `data.download_url` of an artifact answer, read defensively. */
+function downloadUrlOf(answer: unknown): string | undefined {
+  if (typeof answer !== 'object' || answer === null) return undefined
+  const data = (answer as { data?: unknown }).data
+  if (typeof data !== 'object' || data === null) return undefined
+  const url = (data as { download_url?: unknown }).download_url
+  return typeof url === 'string' && url !== '' ? url : undefined
+}
