@@ -315,7 +315,7 @@ describe('prompt_file and richer outputs', () => {
     expect(result.outputs.pull_request_url).toBe('https://github.com/octo-org/app/pull/99')
     const run = JSON.parse(result.outputs.run ?? '{}') as { run_id?: string; state?: string }
     expect(run).toMatchObject({ run_id: result.outputs.run_id, state: 'SUCCEEDED' })
-    expect(result.summary).toContain('inference cost: 3')
+    expect(result.summary).toContain('| **Cost** | 3 credits |')
     expect(result.summary).toContain('(https://github.com/octo-org/app/pull/99)')
   })
 })

@@ -153,7 +153,15 @@ describe('the wire the action sends', () => {
 
     const operations = new Set(api.exchanges().map((e) => contract.operationOf(e)))
     expect([...operations].sort()).toEqual(
-      ['cancelRun', 'getRun', 'listRuns', 'runAgent', 'submitFollowup'].sort(),
+      // getRunConversation: the answer, read once each time a run has ended.
+      [
+        'cancelRun',
+        'getRun',
+        'getRunConversation',
+        'listRuns',
+        'runAgent',
+        'submitFollowup',
+      ].sort(),
     )
     expect(contract.violations(api.exchanges())).toEqual([])
   })

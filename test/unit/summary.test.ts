@@ -362,7 +362,7 @@ describe('pull request and usage', () => {
   })
 
   it('shows the pull request and the usage in the summary', () => {
-    // Fields the schema does not name yet still show, when they are numbers or short strings.
+    // Credits and dollars make a cost row; the raw usage row is only for usage without them.
     const usage = { inference_cost: 12.5, cost_usd: '0.42', breakdown: { nested: 1 } }
     const markdown = renderSummary(
       finished({
@@ -374,7 +374,12 @@ describe('pull request and usage', () => {
     expect(markdown).toContain(
       '| **Pull request** | [octo/app&#35;42](https://github.com/octo/app/pull/42) |',
     )
-    expect(markdown).toContain('| **Usage** | inference cost: 12.5, cost usd: 0.42 |')
+    expect(markdown).toContain('| **Cost** | 12.5 credits |')
     expect(markdown).not.toContain('nested')
+    // Fields the schema does not name yet still show, when they are numbers or short strings.
+    const other = renderSummary(
+      finished({ request_usage: { total_tokens: 900, cost_usd: '0.42' } }),
+    )
+    expect(other).toContain('| **Usage** | total tokens: 900, cost usd: 0.42 |')
   })
 })
