@@ -377,9 +377,8 @@ describe('pull request and usage', () => {
     expect(markdown).toContain('| **Cost** | 12.5 credits |')
     expect(markdown).not.toContain('nested')
     // Fields the schema does not name yet still show, when they are numbers or short strings.
-    const other = renderSummary(
-      finished({ request_usage: { total_tokens: 900, cost_usd: '0.42' } }),
-    )
+    const unnamed = { total_tokens: 900, cost_usd: '0.42' } as unknown as RunItem['request_usage']
+    const other = renderSummary(finished({ request_usage: unnamed }))
     expect(other).toContain('| **Usage** | total tokens: 900, cost usd: 0.42 |')
   })
 })
