@@ -8,7 +8,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { loadContract, type WireContract } from '../contract/schema.ts'
 import {
   conversationStep,
   FakeAgentApi,
@@ -19,6 +20,11 @@ import { errorAnnotations, runPostStep, runStep, startStep, type StepResult } fr
 
 const KEY = 'sk-e2e-agent-work-71b3'
 const servers: FakeAgentApi[] = []
+let contract: WireContract
+
+beforeAll(async () => {
+  contract = await loadContract()
+})
 
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((api) => api.close()))
@@ -144,6 +150,8 @@ describe("the agent's work, through the bundle", () => {
     // show_progress: the action by category and name, never its input.
     expect(result.stdout).toContain('Agent action: files read_file')
     expect(result.stdout).not.toContain('SECRET-INPUT')
+    // Every request, the conversation and artifact reads included, conforms to the schema.
+    expect(contract.violations(api.exchanges())).toEqual([])
   })
 
   it('refuses a traversal with a warning and writes nothing, and the run still succeeds', async () => {
@@ -261,6 +269,27 @@ describe("the agent's work, through the bundle", () => {
     step.child.kill('SIGTERM')
     const result = await step.result
     expect(result.outputs.session_link).toBe('https://app.example.test/sessions/early')
+  })
+
+  it('passes with outcome superseded when a newer run with the same name replaces the run', async () => {
+    const api = await fakeApi({
+      script: () => [
+        { state: 'QUEUED', afterMs: 0 },
+        { state: 'INPROGRESS', afterMs: 50 },
+      ],
+    })
+    const older = startStep({ inputs: inputsFor(api, { name: 'pr-7-review', timeout: '30s' }) })
+    await api.waitForRequest('GET', /\/agent\/runs\/run_/)
+    const newer = await runStep({
+      inputs: inputsFor(api, { name: 'pr-7-review', cancel_previous: 'true', wait: 'false' }),
+    })
+    const replaced = await older.result
+    expect(replaced.code).toBe(0)
+    expect(replaced.outputs.outcome).toBe('superseded')
+    expect(replaced.outputs.state).toBe('CANCELLED')
+    expect(replaced.stdout).toMatch(
+      new RegExp(`::notice[^\\n]*superseded by run ${newer.outputs.run_id ?? 'none'}`),
+    )
   })
 
   it.each([
