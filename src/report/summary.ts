@@ -234,7 +234,9 @@ export function renderSummary(outcome: StepOutcome, extras: SummaryExtras = {}):
     if (notes.length > 0) lines.push(notes.map(escapeMarkdown).join(' '), '')
   }
   if (run && meaningOf(run.state) === 'blocked') {
-    const question = outcome.kind === 'blocked' ? outcome.question : extras.blockedQuestion
+    const asked = outcome.kind === 'blocked' ? outcome.question : extras.blockedQuestion
+    // The agent's last message is often its question: shown once, as the answer, below.
+    const question = asked?.trim() === extras.answer?.trim() ? undefined : asked
     lines.push(
       renderBlocked(question, {
         sessionLink: run.session_link,

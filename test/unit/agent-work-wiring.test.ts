@@ -175,6 +175,9 @@ describe("the summary of the agent's work", () => {
       'answer in the [session](https://app/s/1), or reply with a comment here',
     )
     expect(markdown).toContain('Which branch?')
+    // When the question is the agent's last message, it is shown once.
+    const once = renderSummary(blocked(true), { answer: 'Which branch?' })
+    expect(once.match(/Which branch\?/g)).toHaveLength(1)
 
     const overBudget: StepOutcome = {
       kind: 'over-budget',
