@@ -94,12 +94,21 @@ export async function collectAgentWork(
   if (wanted.length === 0) {
     log.info('No file artifact of the run matches download_artifacts; nothing to download.')
   }
-  const downloadedTo = await downloadArtifacts(downloadDir, planDownloads(downloadDir, wanted), {
-    fetchFile: sources.fetchFile,
-    warning: (message) => log.warning(message),
-    info: (message) => log.info(message),
-    safeForLog: log.safeForLog,
-    signal,
-  })
-  return { answer, artifacts, downloadedTo, downloadDir }
+  try {
+    const downloadedTo = await downloadArtifacts(downloadDir, planDownloads(downloadDir, wanted), {
+      fetchFile: sources.fetchFile,
+      warning: (message) => log.warning(message),
+      info: (message) => log.info(message),
+      safeForLog: log.safeForLog,
+      signal,
+    })
+    return { answer, artifacts, downloadedTo, downloadDir }
+  } catch (error) {
+    // The directory itself could not be made (permissions, a file in the way): still a warning.
+    const reason = log.safeForLog(error instanceof Error ? error.message : String(error))
+    log.warning(
+      `Could not download artifacts into ${downloadDir}: ${reason}. The outcome is unchanged.`,
+    )
+    return { answer, artifacts, downloadedTo: new Map(), downloadDir }
+  }
 }

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { readConversation } from '../../src/agent/work.ts'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { collectAgentWork, readConversation } from '../../src/agent/work.ts'
 import {
   InternalServerError,
   NotFoundError,
@@ -53,5 +56,48 @@ describe('readConversation', () => {
     expect(await readConversation('r1', sources, log, signal)).toBeUndefined()
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatch(line)
+  })
+})
+
+describe('collectAgentWork', () => {
+  it('warns, and does not throw, when the download directory cannot be made', async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'collect-test-'))
+    try {
+      const blocker = join(scratch, 'a-file')
+      writeFileSync(blocker, 'in the way')
+      const { log, lines } = logs()
+      const run = {
+        run_id: 'r1',
+        state: 'SUCCEEDED',
+        artifacts: [
+          {
+            artifact_type: 'FILE' as const,
+            created_at: '2026-01-01T00:00:00Z',
+            data: {
+              artifact_uid: 'u1',
+              filepath: 'x.txt',
+              filename: 'x.txt',
+              mime_type: 'text/plain',
+            },
+          },
+        ],
+      }
+      const work = await collectAgentWork(
+        run,
+        { downloadPatterns: ['*.txt'], artifactsDir: join(blocker, 'sub'), runnerTemp: scratch },
+        {
+          getConversation: async () => ({ steps: [] }),
+          fetchFile: async () => new Uint8Array([1]),
+        },
+        { ...log, safeForLog: String },
+        signal,
+      )
+      expect(work.downloadedTo.size).toBe(0)
+      expect(
+        lines.filter((line) => line.startsWith('warning: Could not download artifacts')),
+      ).toHaveLength(1)
+    } finally {
+      rmSync(scratch, { recursive: true, force: true })
+    }
   })
 })
