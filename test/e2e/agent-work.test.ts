@@ -8,7 +8,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadContract, type WireContract } from '../contract/schema.ts'
 import {
   conversationStep,
@@ -26,7 +26,8 @@ beforeAll(async () => {
   contract = await loadContract()
 })
 
-afterEach(async () => {
+// Tests in a file run at once (vitest.config.ts), so servers close when all are done.
+afterAll(async () => {
   await Promise.all(servers.splice(0).map((api) => api.close()))
 })
 
