@@ -1,6 +1,2510 @@
 import './sourcemap-register.cjs';import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
+/***/ 4006:
+/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+
+
+
+const pico = __nccwpck_require__(8016);
+const utils = __nccwpck_require__(4059);
+
+function picomatch(glob, options, returnState = false) {
+  // default to os.platform()
+  if (options && (options.windows === null || options.windows === undefined)) {
+    // don't mutate the original options object
+    options = { ...options, windows: utils.isWindows() };
+  }
+
+  return pico(glob, options, returnState);
+}
+
+Object.assign(picomatch, pico);
+module.exports = picomatch;
+
+
+/***/ }),
+
+/***/ 5595:
+/***/ ((module) => {
+
+
+
+const WIN_SLASH = '\\\\/';
+const WIN_NO_SLASH = `[^${WIN_SLASH}]`;
+
+const DEFAULT_MAX_EXTGLOB_RECURSION = 0;
+
+/**
+ * Posix glob regex
+ */
+
+const DOT_LITERAL = '\\.';
+const PLUS_LITERAL = '\\+';
+const QMARK_LITERAL = '\\?';
+const SLASH_LITERAL = '\\/';
+const ONE_CHAR = '(?=.)';
+const QMARK = '[^/]';
+const END_ANCHOR = `(?:${SLASH_LITERAL}|$)`;
+const START_ANCHOR = `(?:^|${SLASH_LITERAL})`;
+const DOTS_SLASH = `${DOT_LITERAL}{1,2}${END_ANCHOR}`;
+const NO_DOT = `(?!${DOT_LITERAL})`;
+const NO_DOTS = `(?!${START_ANCHOR}${DOTS_SLASH})`;
+const NO_DOT_SLASH = `(?!${DOT_LITERAL}{0,1}${END_ANCHOR})`;
+const NO_DOTS_SLASH = `(?!${DOTS_SLASH})`;
+const QMARK_NO_DOT = `[^.${SLASH_LITERAL}]`;
+const STAR = `${QMARK}*?`;
+const SEP = '/';
+
+const POSIX_CHARS = {
+  DOT_LITERAL,
+  PLUS_LITERAL,
+  QMARK_LITERAL,
+  SLASH_LITERAL,
+  ONE_CHAR,
+  QMARK,
+  END_ANCHOR,
+  DOTS_SLASH,
+  NO_DOT,
+  NO_DOTS,
+  NO_DOT_SLASH,
+  NO_DOTS_SLASH,
+  QMARK_NO_DOT,
+  STAR,
+  START_ANCHOR,
+  SEP
+};
+
+/**
+ * Windows glob regex
+ */
+
+const WINDOWS_CHARS = {
+  ...POSIX_CHARS,
+
+  SLASH_LITERAL: `[${WIN_SLASH}]`,
+  QMARK: WIN_NO_SLASH,
+  STAR: `${WIN_NO_SLASH}*?`,
+  DOTS_SLASH: `${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$)`,
+  NO_DOT: `(?!${DOT_LITERAL})`,
+  NO_DOTS: `(?!(?:^|[${WIN_SLASH}])${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$))`,
+  NO_DOT_SLASH: `(?!${DOT_LITERAL}{0,1}(?:[${WIN_SLASH}]|$))`,
+  NO_DOTS_SLASH: `(?!${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$))`,
+  QMARK_NO_DOT: `[^.${WIN_SLASH}]`,
+  START_ANCHOR: `(?:^|[${WIN_SLASH}])`,
+  END_ANCHOR: `(?:[${WIN_SLASH}]|$)`,
+  SEP: '\\'
+};
+
+/**
+ * POSIX Bracket Regex
+ */
+
+const POSIX_REGEX_SOURCE = {
+  __proto__: null,
+  alnum: 'a-zA-Z0-9',
+  alpha: 'a-zA-Z',
+  ascii: '\\x00-\\x7F',
+  blank: ' \\t',
+  cntrl: '\\x00-\\x1F\\x7F',
+  digit: '0-9',
+  graph: '\\x21-\\x7E',
+  lower: 'a-z',
+  print: '\\x20-\\x7E ',
+  punct: '\\-!"#$%&\'()\\*+,./:;<=>?@[\\]^_`{|}~',
+  space: ' \\t\\r\\n\\v\\f',
+  upper: 'A-Z',
+  word: 'A-Za-z0-9_',
+  xdigit: 'A-Fa-f0-9'
+};
+
+module.exports = {
+  DEFAULT_MAX_EXTGLOB_RECURSION,
+  MAX_LENGTH: 1024 * 64,
+  POSIX_REGEX_SOURCE,
+
+  // regular expressions
+  REGEX_BACKSLASH: /\\(?![*+?^${}(|)[\]])/g,
+  REGEX_NON_SPECIAL_CHARS: /^[^@![\].,$*+?^{}()|\\/]+/,
+  REGEX_SPECIAL_CHARS: /[-*+?.^${}(|)[\]]/,
+  REGEX_SPECIAL_CHARS_BACKREF: /(\\?)((\W)(\3*))/g,
+  REGEX_SPECIAL_CHARS_GLOBAL: /([-*+?.^${}(|)[\]])/g,
+  REGEX_REMOVE_BACKSLASH: /(?:\[.*?[^\\]\]|\\(?=.))/g,
+
+  // Replace globs with equivalent patterns to reduce parsing time.
+  REPLACEMENTS: {
+    __proto__: null,
+    '***': '*',
+    '**/**': '**',
+    '**/**/**': '**'
+  },
+
+  // Digits
+  CHAR_0: 48, /* 0 */
+  CHAR_9: 57, /* 9 */
+
+  // Alphabet chars.
+  CHAR_UPPERCASE_A: 65, /* A */
+  CHAR_LOWERCASE_A: 97, /* a */
+  CHAR_UPPERCASE_Z: 90, /* Z */
+  CHAR_LOWERCASE_Z: 122, /* z */
+
+  CHAR_LEFT_PARENTHESES: 40, /* ( */
+  CHAR_RIGHT_PARENTHESES: 41, /* ) */
+
+  CHAR_ASTERISK: 42, /* * */
+
+  // Non-alphabetic chars.
+  CHAR_AMPERSAND: 38, /* & */
+  CHAR_AT: 64, /* @ */
+  CHAR_BACKWARD_SLASH: 92, /* \ */
+  CHAR_CARRIAGE_RETURN: 13, /* \r */
+  CHAR_CIRCUMFLEX_ACCENT: 94, /* ^ */
+  CHAR_COLON: 58, /* : */
+  CHAR_COMMA: 44, /* , */
+  CHAR_DOT: 46, /* . */
+  CHAR_DOUBLE_QUOTE: 34, /* " */
+  CHAR_EQUAL: 61, /* = */
+  CHAR_EXCLAMATION_MARK: 33, /* ! */
+  CHAR_FORM_FEED: 12, /* \f */
+  CHAR_FORWARD_SLASH: 47, /* / */
+  CHAR_GRAVE_ACCENT: 96, /* ` */
+  CHAR_HASH: 35, /* # */
+  CHAR_HYPHEN_MINUS: 45, /* - */
+  CHAR_LEFT_ANGLE_BRACKET: 60, /* < */
+  CHAR_LEFT_CURLY_BRACE: 123, /* { */
+  CHAR_LEFT_SQUARE_BRACKET: 91, /* [ */
+  CHAR_LINE_FEED: 10, /* \n */
+  CHAR_NO_BREAK_SPACE: 160, /* \u00A0 */
+  CHAR_PERCENT: 37, /* % */
+  CHAR_PLUS: 43, /* + */
+  CHAR_QUESTION_MARK: 63, /* ? */
+  CHAR_RIGHT_ANGLE_BRACKET: 62, /* > */
+  CHAR_RIGHT_CURLY_BRACE: 125, /* } */
+  CHAR_RIGHT_SQUARE_BRACKET: 93, /* ] */
+  CHAR_SEMICOLON: 59, /* ; */
+  CHAR_SINGLE_QUOTE: 39, /* ' */
+  CHAR_SPACE: 32, /*   */
+  CHAR_TAB: 9, /* \t */
+  CHAR_UNDERSCORE: 95, /* _ */
+  CHAR_VERTICAL_LINE: 124, /* | */
+  CHAR_ZERO_WIDTH_NOBREAK_SPACE: 65279, /* \uFEFF */
+
+  /**
+   * Create EXTGLOB_CHARS
+   */
+
+  extglobChars(chars) {
+    return {
+      '!': { type: 'negate', open: '(?:(?!(?:', close: `))${chars.STAR})` },
+      '?': { type: 'qmark', open: '(?:', close: ')?' },
+      '+': { type: 'plus', open: '(?:', close: ')+' },
+      '*': { type: 'star', open: '(?:', close: ')*' },
+      '@': { type: 'at', open: '(?:', close: ')' }
+    };
+  },
+
+  /**
+   * Create GLOB_CHARS
+   */
+
+  globChars(win32) {
+    return win32 === true ? WINDOWS_CHARS : POSIX_CHARS;
+  }
+};
+
+
+/***/ }),
+
+/***/ 8265:
+/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+
+
+
+const constants = __nccwpck_require__(5595);
+const utils = __nccwpck_require__(4059);
+
+/**
+ * Constants
+ */
+
+const {
+  MAX_LENGTH,
+  POSIX_REGEX_SOURCE,
+  REGEX_NON_SPECIAL_CHARS,
+  REGEX_SPECIAL_CHARS_BACKREF,
+  REPLACEMENTS
+} = constants;
+
+/**
+ * Helpers
+ */
+
+const expandRange = (args, options) => {
+  if (typeof options.expandRange === 'function') {
+    return options.expandRange(...args, options);
+  }
+
+  args.sort();
+  const value = `[${args.join('-')}]`;
+
+  try {
+    /* eslint-disable-next-line no-new */
+    new RegExp(value);
+  } catch (ex) {
+    return args.map(v => utils.escapeRegex(v)).join('..');
+  }
+
+  return value;
+};
+
+/**
+ * Create the message for a syntax error
+ */
+
+const syntaxError = (type, char) => {
+  return `Missing ${type}: "${char}" - use "\\\\${char}" to match literal characters`;
+};
+
+const splitTopLevel = input => {
+  const parts = [];
+  let bracket = 0;
+  let paren = 0;
+  let quote = 0;
+  let value = '';
+  let escaped = false;
+
+  for (const ch of input) {
+    if (escaped === true) {
+      value += ch;
+      escaped = false;
+      continue;
+    }
+
+    if (ch === '\\') {
+      value += ch;
+      escaped = true;
+      continue;
+    }
+
+    if (ch === '"') {
+      quote = quote === 1 ? 0 : 1;
+      value += ch;
+      continue;
+    }
+
+    if (quote === 0) {
+      if (ch === '[') {
+        bracket++;
+      } else if (ch === ']' && bracket > 0) {
+        bracket--;
+      } else if (bracket === 0) {
+        if (ch === '(') {
+          paren++;
+        } else if (ch === ')' && paren > 0) {
+          paren--;
+        } else if (ch === '|' && paren === 0) {
+          parts.push(value);
+          value = '';
+          continue;
+        }
+      }
+    }
+
+    value += ch;
+  }
+
+  parts.push(value);
+  return parts;
+};
+
+const isPlainBranch = branch => {
+  let escaped = false;
+
+  for (const ch of branch) {
+    if (escaped === true) {
+      escaped = false;
+      continue;
+    }
+
+    if (ch === '\\') {
+      escaped = true;
+      continue;
+    }
+
+    if (/[?*+@!()[\]{}]/.test(ch)) {
+      return false;
+    }
+  }
+
+  return true;
+};
+
+const normalizeSimpleBranch = branch => {
+  let value = branch.trim();
+  let changed = true;
+
+  while (changed === true) {
+    changed = false;
+
+    if (/^@\([^\\()[\]{}|]+\)$/.test(value)) {
+      value = value.slice(2, -1);
+      changed = true;
+    }
+  }
+
+  if (!isPlainBranch(value)) {
+    return;
+  }
+
+  return value.replace(/\\(.)/g, '$1');
+};
+
+const hasRepeatedCharPrefixOverlap = branches => {
+  const values = branches.map(normalizeSimpleBranch).filter(Boolean);
+
+  for (let i = 0; i < values.length; i++) {
+    for (let j = i + 1; j < values.length; j++) {
+      const a = values[i];
+      const b = values[j];
+      const char = a[0];
+
+      if (!char || a !== char.repeat(a.length) || b !== char.repeat(b.length)) {
+        continue;
+      }
+
+      if (a === b || a.startsWith(b) || b.startsWith(a)) {
+        return true;
+      }
+    }
+  }
+
+  return false;
+};
+
+const parseRepeatedExtglob = (pattern, requireEnd = true) => {
+  if ((pattern[0] !== '+' && pattern[0] !== '*') || pattern[1] !== '(') {
+    return;
+  }
+
+  let bracket = 0;
+  let paren = 0;
+  let quote = 0;
+  let escaped = false;
+
+  for (let i = 1; i < pattern.length; i++) {
+    const ch = pattern[i];
+
+    if (escaped === true) {
+      escaped = false;
+      continue;
+    }
+
+    if (ch === '\\') {
+      escaped = true;
+      continue;
+    }
+
+    if (ch === '"') {
+      quote = quote === 1 ? 0 : 1;
+      continue;
+    }
+
+    if (quote === 1) {
+      continue;
+    }
+
+    if (ch === '[') {
+      bracket++;
+      continue;
+    }
+
+    if (ch === ']' && bracket > 0) {
+      bracket--;
+      continue;
+    }
+
+    if (bracket > 0) {
+      continue;
+    }
+
+    if (ch === '(') {
+      paren++;
+      continue;
+    }
+
+    if (ch === ')') {
+      paren--;
+
+      if (paren === 0) {
+        if (requireEnd === true && i !== pattern.length - 1) {
+          return;
+        }
+
+        return {
+          type: pattern[0],
+          body: pattern.slice(2, i),
+          end: i
+        };
+      }
+    }
+  }
+};
+
+const buildCharClassStar = chars => {
+  const source = chars.length === 1
+    ? utils.escapeRegex(chars[0])
+    : `[${chars.map(ch => utils.escapeRegex(ch)).join('')}]`;
+
+  return `${source}*`;
+};
+
+const getStarExtglobSequenceChars = pattern => {
+  let index = 0;
+  const chars = [];
+
+  while (index < pattern.length) {
+    const match = parseRepeatedExtglob(pattern.slice(index), false);
+
+    if (!match || match.type !== '*') {
+      return;
+    }
+
+    const branches = splitTopLevel(match.body).map(branch => branch.trim());
+    if (branches.length !== 1) {
+      return;
+    }
+
+    const branch = normalizeSimpleBranch(branches[0]);
+    if (!branch || branch.length !== 1) {
+      return;
+    }
+
+    chars.push(branch);
+    index += match.end + 1;
+  }
+
+  if (chars.length < 1) {
+    return;
+  }
+
+  return chars;
+};
+
+const repeatedExtglobRecursion = pattern => {
+  let depth = 0;
+  let value = pattern.trim();
+  let match = parseRepeatedExtglob(value);
+
+  while (match) {
+    depth++;
+    value = match.body.trim();
+    match = parseRepeatedExtglob(value);
+  }
+
+  return depth;
+};
+
+const analyzeRepeatedExtglob = (body, options) => {
+  if (options.maxExtglobRecursion === false) {
+    return { risky: false };
+  }
+
+  const max =
+    typeof options.maxExtglobRecursion === 'number'
+      ? options.maxExtglobRecursion
+      : constants.DEFAULT_MAX_EXTGLOB_RECURSION;
+
+  const branches = splitTopLevel(body).map(branch => branch.trim());
+
+  if (branches.length > 1) {
+    if (
+      branches.some(branch => branch === '') ||
+      branches.some(branch => /^[*?]+$/.test(branch)) ||
+      hasRepeatedCharPrefixOverlap(branches)
+    ) {
+      return { risky: true };
+    }
+  }
+
+  // A repeated extglob is "risky" (prone to catastrophic backtracking) when a
+  // branch is itself a `*(...)` sequence, since that nests an unbounded quantifier
+  // inside the outer `+(...)`/`*(...)`. When *every* branch reduces to single
+  // characters we can emit one flat, ReDoS-safe character class that preserves the
+  // meaning of ALL branches (e.g. `+(*(a)|*(b))` -> `[ab]*`), rather than dropping
+  // every branch but the first.
+  const safeChars = [];
+  let sawStarSequence = false;
+  let combinable = true;
+
+  for (const branch of branches) {
+    const chars = getStarExtglobSequenceChars(branch);
+    if (chars) {
+      sawStarSequence = true;
+      safeChars.push(...chars);
+      continue;
+    }
+
+    const literal = normalizeSimpleBranch(branch);
+    if (literal && literal.length === 1) {
+      safeChars.push(literal);
+      continue;
+    }
+
+    combinable = false;
+
+    if (repeatedExtglobRecursion(branch) > max) {
+      return { risky: true };
+    }
+  }
+
+  if (sawStarSequence) {
+    return combinable
+      ? { risky: true, safeOutput: buildCharClassStar([...new Set(safeChars)]) }
+      : { risky: true };
+  }
+
+  return { risky: false };
+};
+
+/**
+ * Parse the given input string.
+ * @param {String} input
+ * @param {Object} options
+ * @return {Object}
+ */
+
+const parse = (input, options) => {
+  if (typeof input !== 'string') {
+    throw new TypeError('Expected a string');
+  }
+
+  input = REPLACEMENTS[input] || input;
+
+  const opts = { ...options };
+  const max = typeof opts.maxLength === 'number' ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
+
+  let len = input.length;
+  if (len > max) {
+    throw new SyntaxError(`Input length: ${len}, exceeds maximum allowed length: ${max}`);
+  }
+
+  const bos = { type: 'bos', value: '', output: opts.prepend || '' };
+  const tokens = [bos];
+
+  const capture = opts.capture ? '' : '?:';
+
+  // create constants based on platform, for windows or posix
+  const PLATFORM_CHARS = constants.globChars(opts.windows);
+  const EXTGLOB_CHARS = constants.extglobChars(PLATFORM_CHARS);
+
+  const {
+    DOT_LITERAL,
+    PLUS_LITERAL,
+    SLASH_LITERAL,
+    ONE_CHAR,
+    DOTS_SLASH,
+    NO_DOT,
+    NO_DOT_SLASH,
+    NO_DOTS_SLASH,
+    QMARK,
+    QMARK_NO_DOT,
+    STAR,
+    START_ANCHOR
+  } = PLATFORM_CHARS;
+
+  const globstar = opts => {
+    return `(${capture}(?:(?!${START_ANCHOR}${opts.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
+  };
+
+  const nodot = opts.dot ? '' : NO_DOT;
+  const qmarkNoDot = opts.dot ? QMARK : QMARK_NO_DOT;
+  let star = opts.bash === true ? globstar(opts) : STAR;
+
+  if (opts.capture) {
+    star = `(${star})`;
+  }
+
+  // minimatch options support
+  if (typeof opts.noext === 'boolean') {
+    opts.noextglob = opts.noext;
+  }
+
+  const state = {
+    input,
+    index: -1,
+    start: 0,
+    dot: opts.dot === true,
+    consumed: '',
+    output: '',
+    prefix: '',
+    backtrack: false,
+    negated: false,
+    brackets: 0,
+    braces: 0,
+    parens: 0,
+    quotes: 0,
+    globstar: false,
+    tokens
+  };
+
+  input = utils.removePrefix(input, state);
+  len = input.length;
+
+  const extglobs = [];
+  const braces = [];
+  const stack = [];
+  let prev = bos;
+  let value;
+
+  /**
+   * Tokenizing helpers
+   */
+
+  const eos = () => state.index === len - 1;
+  const peek = state.peek = (n = 1) => input[state.index + n];
+  const advance = state.advance = () => input[++state.index] || '';
+  const remaining = () => input.slice(state.index + 1);
+  const consume = (value = '', num = 0) => {
+    state.consumed += value;
+    state.index += num;
+  };
+
+  const append = token => {
+    state.output += token.output != null ? token.output : token.value;
+    consume(token.value);
+  };
+
+  const negate = () => {
+    let count = 1;
+
+    while (peek() === '!' && (peek(2) !== '(' || peek(3) === '?')) {
+      advance();
+      state.start++;
+      count++;
+    }
+
+    if (count % 2 === 0) {
+      return false;
+    }
+
+    state.negated = true;
+    state.start++;
+    return true;
+  };
+
+  const increment = type => {
+    state[type]++;
+    stack.push(type);
+  };
+
+  const decrement = type => {
+    state[type]--;
+    stack.pop();
+  };
+
+  /**
+   * Push tokens onto the tokens array. This helper speeds up
+   * tokenizing by 1) helping us avoid backtracking as much as possible,
+   * and 2) helping us avoid creating extra tokens when consecutive
+   * characters are plain text. This improves performance and simplifies
+   * lookbehinds.
+   */
+
+  const push = tok => {
+    if (prev.type === 'globstar') {
+      const isBrace = state.braces > 0 && (tok.type === 'comma' || tok.type === 'brace');
+      const isExtglob = tok.extglob === true || (extglobs.length && (tok.type === 'pipe' || tok.type === 'paren'));
+
+      if (tok.type !== 'slash' && tok.type !== 'paren' && !isBrace && !isExtglob) {
+        state.output = state.output.slice(0, -prev.output.length);
+        prev.type = 'star';
+        prev.value = '*';
+        prev.output = star;
+        state.output += prev.output;
+      }
+    }
+
+    if (extglobs.length && tok.type !== 'paren') {
+      extglobs[extglobs.length - 1].inner += tok.value;
+    }
+
+    if (tok.value || tok.output) append(tok);
+    if (prev && prev.type === 'text' && tok.type === 'text') {
+      prev.output = (prev.output || prev.value) + tok.value;
+      prev.value += tok.value;
+      return;
+    }
+
+    tok.prev = prev;
+    tokens.push(tok);
+    prev = tok;
+  };
+
+  const extglobOpen = (type, value) => {
+    const token = { ...EXTGLOB_CHARS[value], conditions: 1, inner: '' };
+
+    token.prev = prev;
+    token.parens = state.parens;
+    token.output = state.output;
+    token.startIndex = state.index;
+    token.tokensIndex = tokens.length;
+    const output = (opts.capture ? '(' : '') + token.open;
+
+    increment('parens');
+    push({ type, value, output: state.output ? '' : ONE_CHAR });
+    push({ type: 'paren', extglob: true, value: advance(), output });
+    extglobs.push(token);
+  };
+
+  const extglobClose = token => {
+    const literal = input.slice(token.startIndex, state.index + 1);
+    const body = input.slice(token.startIndex + 2, state.index);
+    const analysis = analyzeRepeatedExtglob(body, opts);
+
+    if ((token.type === 'plus' || token.type === 'star') && analysis.risky) {
+      const safeOutput = analysis.safeOutput
+        ? (token.output ? '' : ONE_CHAR) + (opts.capture ? `(${analysis.safeOutput})` : analysis.safeOutput)
+        : undefined;
+      const open = tokens[token.tokensIndex];
+
+      open.type = 'text';
+      open.value = literal;
+      open.output = safeOutput || utils.escapeRegex(literal);
+
+      for (let i = token.tokensIndex + 1; i < tokens.length; i++) {
+        tokens[i].value = '';
+        tokens[i].output = '';
+        delete tokens[i].suffix;
+      }
+
+      state.output = token.output + open.output;
+      state.backtrack = true;
+
+      push({ type: 'paren', extglob: true, value, output: '' });
+      decrement('parens');
+      return;
+    }
+
+    let output = token.close + (opts.capture ? ')' : '');
+    let rest;
+
+    if (token.type === 'negate') {
+      let extglobStar = star;
+
+      if (token.inner && token.inner.length > 1 && token.inner.includes('/')) {
+        extglobStar = globstar(opts);
+      }
+
+      if (extglobStar !== star || eos() || /^\)+$/.test(remaining())) {
+        output = token.close = `)$))${extglobStar}`;
+      }
+
+      if (token.inner.includes('*') && (rest = remaining()) && /^\.[^\\/.]+$/.test(rest)) {
+        // Any non-magical string (`.ts`) or even nested expression (`.{ts,tsx}`) can follow after the closing parenthesis.
+        // In this case, we need to parse the string and use it in the output of the original pattern.
+        // Suitable patterns: `/!(*.d).ts`, `/!(*.d).{ts,tsx}`, `**/!(*-dbg).@(js)`.
+        //
+        // Disabling the `fastpaths` option due to a problem with parsing strings as `.ts` in the pattern like `**/!(*.d).ts`.
+        const expression = parse(rest, { ...options, fastpaths: false }).output;
+
+        output = token.close = `)${expression})${extglobStar})`;
+      }
+
+      if (token.prev.type === 'bos') {
+        state.negatedExtglob = true;
+      }
+    }
+
+    push({ type: 'paren', extglob: true, value, output });
+    decrement('parens');
+  };
+
+  /**
+   * Fast paths
+   */
+
+  if (opts.fastpaths !== false && !/(^[*!]|[/()[\]{}"])/.test(input)) {
+    let backslashes = false;
+
+    let output = input.replace(REGEX_SPECIAL_CHARS_BACKREF, (m, esc, chars, first, rest, index) => {
+      if (first === '\\') {
+        backslashes = true;
+        return m;
+      }
+
+      if (first === '?') {
+        if (esc) {
+          return esc + first + (rest ? QMARK.repeat(rest.length) : '');
+        }
+        if (index === 0) {
+          return qmarkNoDot + (rest ? QMARK.repeat(rest.length) : '');
+        }
+        return QMARK.repeat(chars.length);
+      }
+
+      if (first === '.') {
+        return DOT_LITERAL.repeat(chars.length);
+      }
+
+      if (first === '*') {
+        if (esc) {
+          return esc + first + (rest ? star : '');
+        }
+        return star;
+      }
+      return esc ? m : `\\${m}`;
+    });
+
+    if (backslashes === true) {
+      if (opts.unescape === true) {
+        output = output.replace(/\\/g, '');
+      } else {
+        output = output.replace(/\\+/g, m => {
+          return m.length % 2 === 0 ? '\\\\' : (m ? '\\' : '');
+        });
+      }
+    }
+
+    if (output === input && opts.contains === true) {
+      state.output = input;
+      return state;
+    }
+
+    state.output = utils.wrapOutput(output, state, options);
+    return state;
+  }
+
+  /**
+   * Tokenize input until we reach end-of-string
+   */
+
+  while (!eos()) {
+    value = advance();
+
+    if (value === '\u0000') {
+      continue;
+    }
+
+    /**
+     * Escaped characters
+     */
+
+    if (value === '\\') {
+      const next = peek();
+
+      if (next === '/' && opts.bash !== true) {
+        continue;
+      }
+
+      if (next === '.' || next === ';') {
+        continue;
+      }
+
+      if (!next) {
+        value += '\\';
+        push({ type: 'text', value });
+        continue;
+      }
+
+      // collapse slashes to reduce potential for exploits
+      const match = /^\\+/.exec(remaining());
+      let slashes = 0;
+
+      if (match && match[0].length > 2) {
+        slashes = match[0].length;
+        state.index += slashes;
+        if (slashes % 2 !== 0) {
+          value += '\\';
+        }
+      }
+
+      if (opts.unescape === true) {
+        value = advance();
+      } else {
+        value += advance();
+      }
+
+      if (state.brackets === 0) {
+        push({ type: 'text', value });
+        continue;
+      }
+    }
+
+    /**
+     * If we're inside a regex character class, continue
+     * until we reach the closing bracket.
+     */
+
+    if (state.brackets > 0 && (value !== ']' || prev.value === '[' || prev.value === '[^')) {
+      if (opts.posix !== false && value === ':') {
+        const inner = prev.value.slice(1);
+        if (inner.includes('[')) {
+          prev.posix = true;
+
+          if (inner.includes(':')) {
+            const idx = prev.value.lastIndexOf('[');
+            const pre = prev.value.slice(0, idx);
+            const rest = prev.value.slice(idx + 2);
+            const posix = POSIX_REGEX_SOURCE[rest];
+            if (posix) {
+              prev.value = pre + posix;
+              state.backtrack = true;
+              advance();
+
+              if (!bos.output && tokens.indexOf(prev) === 1) {
+                bos.output = ONE_CHAR;
+              }
+              continue;
+            }
+          }
+        }
+      }
+
+      if ((value === '[' && peek() !== ':') || (value === '-' && peek() === ']')) {
+        value = `\\${value}`;
+      }
+
+      if (value === ']' && (prev.value === '[' || prev.value === '[^')) {
+        value = `\\${value}`;
+      }
+
+      if (opts.posix === true && value === '!' && prev.value === '[') {
+        value = '^';
+      }
+
+      prev.value += value;
+      append({ value });
+      continue;
+    }
+
+    /**
+     * If we're inside a quoted string, continue
+     * until we reach the closing double quote.
+     */
+
+    if (state.quotes === 1 && value !== '"') {
+      value = utils.escapeRegex(value);
+      prev.value += value;
+      append({ value });
+      continue;
+    }
+
+    /**
+     * Double quotes
+     */
+
+    if (value === '"') {
+      state.quotes = state.quotes === 1 ? 0 : 1;
+      if (opts.keepQuotes === true) {
+        push({ type: 'text', value });
+      }
+      continue;
+    }
+
+    /**
+     * Parentheses
+     */
+
+    if (value === '(') {
+      increment('parens');
+      push({ type: 'paren', value });
+      continue;
+    }
+
+    if (value === ')') {
+      if (state.parens === 0 && opts.strictBrackets === true) {
+        throw new SyntaxError(syntaxError('opening', '('));
+      }
+
+      const extglob = extglobs[extglobs.length - 1];
+      if (extglob && state.parens === extglob.parens + 1) {
+        extglobClose(extglobs.pop());
+        continue;
+      }
+
+      push({ type: 'paren', value, output: state.parens ? ')' : '\\)' });
+      decrement('parens');
+      continue;
+    }
+
+    /**
+     * Square brackets
+     */
+
+    if (value === '[') {
+      if (opts.nobracket === true || !remaining().includes(']')) {
+        if (opts.nobracket !== true && opts.strictBrackets === true) {
+          throw new SyntaxError(syntaxError('closing', ']'));
+        }
+
+        value = `\\${value}`;
+      } else {
+        increment('brackets');
+      }
+
+      push({ type: 'bracket', value });
+      continue;
+    }
+
+    if (value === ']') {
+      if (opts.nobracket === true || (prev && prev.type === 'bracket' && prev.value.length === 1)) {
+        push({ type: 'text', value, output: `\\${value}` });
+        continue;
+      }
+
+      if (state.brackets === 0) {
+        if (opts.strictBrackets === true) {
+          throw new SyntaxError(syntaxError('opening', '['));
+        }
+
+        push({ type: 'text', value, output: `\\${value}` });
+        continue;
+      }
+
+      decrement('brackets');
+
+      const prevValue = prev.value.slice(1);
+      if (prev.posix !== true && prevValue[0] === '^' && !prevValue.includes('/')) {
+        value = `/${value}`;
+      }
+
+      prev.value += value;
+      append({ value });
+
+      // when literal brackets are explicitly disabled
+      // assume we should match with a regex character class
+      if (opts.literalBrackets === false || utils.hasRegexChars(prevValue)) {
+        continue;
+      }
+
+      const escaped = utils.escapeRegex(prev.value);
+      state.output = state.output.slice(0, -prev.value.length);
+
+      // when literal brackets are explicitly enabled
+      // assume we should escape the brackets to match literal characters
+      if (opts.literalBrackets === true) {
+        state.output += escaped;
+        prev.value = escaped;
+        continue;
+      }
+
+      // when the user specifies nothing, try to match both
+      prev.value = `(${capture}${escaped}|${prev.value})`;
+      state.output += prev.value;
+      continue;
+    }
+
+    /**
+     * Braces
+     */
+
+    if (value === '{' && opts.nobrace !== true) {
+      increment('braces');
+
+      const open = {
+        type: 'brace',
+        value,
+        output: '(',
+        outputIndex: state.output.length,
+        tokensIndex: state.tokens.length
+      };
+
+      braces.push(open);
+      push(open);
+      continue;
+    }
+
+    if (value === '}') {
+      const brace = braces[braces.length - 1];
+
+      if (opts.nobrace === true || !brace) {
+        push({ type: 'text', value, output: value });
+        continue;
+      }
+
+      let output = ')';
+
+      if (brace.dots === true) {
+        const arr = tokens.slice();
+        const range = [];
+
+        for (let i = arr.length - 1; i >= 0; i--) {
+          tokens.pop();
+          if (arr[i].type === 'brace') {
+            break;
+          }
+          if (arr[i].type !== 'dots') {
+            range.unshift(arr[i].value);
+          }
+        }
+
+        output = expandRange(range, opts);
+        state.backtrack = true;
+      }
+
+      if (brace.comma !== true && brace.dots !== true) {
+        const out = state.output.slice(0, brace.outputIndex);
+        const toks = state.tokens.slice(brace.tokensIndex);
+        brace.value = brace.output = '\\{';
+        value = output = '\\}';
+        state.output = out;
+        for (const t of toks) {
+          state.output += (t.output || t.value);
+        }
+      }
+
+      push({ type: 'brace', value, output });
+      decrement('braces');
+      braces.pop();
+      continue;
+    }
+
+    /**
+     * Pipes
+     */
+
+    if (value === '|') {
+      if (extglobs.length > 0) {
+        extglobs[extglobs.length - 1].conditions++;
+      }
+      push({ type: 'text', value });
+      continue;
+    }
+
+    /**
+     * Commas
+     */
+
+    if (value === ',') {
+      let output = value;
+
+      const brace = braces[braces.length - 1];
+      if (brace && stack[stack.length - 1] === 'braces') {
+        brace.comma = true;
+        output = '|';
+      }
+
+      push({ type: 'comma', value, output });
+      continue;
+    }
+
+    /**
+     * Slashes
+     */
+
+    if (value === '/') {
+      // if the beginning of the glob is "./", advance the start
+      // to the current index, and don't add the "./" characters
+      // to the state. This greatly simplifies lookbehinds when
+      // checking for BOS characters like "!" and "." (not "./")
+      if (prev.type === 'dot' && state.index === state.start + 1) {
+        state.start = state.index + 1;
+        state.consumed = '';
+        state.output = '';
+        tokens.pop();
+        prev = bos; // reset "prev" to the first token
+        continue;
+      }
+
+      push({ type: 'slash', value, output: SLASH_LITERAL });
+      continue;
+    }
+
+    /**
+     * Dots
+     */
+
+    if (value === '.') {
+      if (state.braces > 0 && prev.type === 'dot') {
+        if (prev.value === '.') prev.output = DOT_LITERAL;
+        const brace = braces[braces.length - 1];
+        prev.type = 'dots';
+        prev.output += value;
+        prev.value += value;
+        brace.dots = true;
+        continue;
+      }
+
+      if ((state.braces + state.parens) === 0 && prev.type !== 'bos' && prev.type !== 'slash') {
+        push({ type: 'text', value, output: DOT_LITERAL });
+        continue;
+      }
+
+      push({ type: 'dot', value, output: DOT_LITERAL });
+      continue;
+    }
+
+    /**
+     * Question marks
+     */
+
+    if (value === '?') {
+      const isGroup = prev && prev.value === '(';
+      if (!isGroup && opts.noextglob !== true && peek() === '(' && peek(2) !== '?') {
+        extglobOpen('qmark', value);
+        continue;
+      }
+
+      if (prev && prev.type === 'paren') {
+        const next = peek();
+        let output = value;
+
+        if ((prev.value === '(' && !/[!=<:]/.test(next)) || (next === '<' && !/<([!=]|\w+>)/.test(remaining()))) {
+          output = `\\${value}`;
+        }
+
+        push({ type: 'text', value, output });
+        continue;
+      }
+
+      if (opts.dot !== true && (prev.type === 'slash' || prev.type === 'bos')) {
+        push({ type: 'qmark', value, output: QMARK_NO_DOT });
+        continue;
+      }
+
+      push({ type: 'qmark', value, output: QMARK });
+      continue;
+    }
+
+    /**
+     * Exclamation
+     */
+
+    if (value === '!') {
+      if (opts.noextglob !== true && peek() === '(') {
+        if (peek(2) !== '?' || !/[!=<:]/.test(peek(3))) {
+          extglobOpen('negate', value);
+          continue;
+        }
+      }
+
+      if (opts.nonegate !== true && state.index === 0) {
+        negate();
+        continue;
+      }
+    }
+
+    /**
+     * Plus
+     */
+
+    if (value === '+') {
+      if (opts.noextglob !== true && peek() === '(' && peek(2) !== '?') {
+        extglobOpen('plus', value);
+        continue;
+      }
+
+      if ((prev && prev.value === '(') || opts.regex === false) {
+        push({ type: 'plus', value, output: PLUS_LITERAL });
+        continue;
+      }
+
+      if ((prev && (prev.type === 'bracket' || prev.type === 'paren' || prev.type === 'brace')) || state.parens > 0) {
+        push({ type: 'plus', value });
+        continue;
+      }
+
+      push({ type: 'plus', value: PLUS_LITERAL });
+      continue;
+    }
+
+    /**
+     * Plain text
+     */
+
+    if (value === '@') {
+      if (opts.noextglob !== true && peek() === '(' && peek(2) !== '?') {
+        push({ type: 'at', extglob: true, value, output: '' });
+        continue;
+      }
+
+      push({ type: 'text', value });
+      continue;
+    }
+
+    /**
+     * Plain text
+     */
+
+    if (value !== '*') {
+      if (value === '$' || value === '^') {
+        value = `\\${value}`;
+      }
+
+      const match = REGEX_NON_SPECIAL_CHARS.exec(remaining());
+      if (match) {
+        value += match[0];
+        state.index += match[0].length;
+      }
+
+      push({ type: 'text', value });
+      continue;
+    }
+
+    /**
+     * Stars
+     */
+
+    if (prev && (prev.type === 'globstar' || prev.star === true)) {
+      prev.type = 'star';
+      prev.star = true;
+      prev.value += value;
+      prev.output = star;
+      state.backtrack = true;
+      state.globstar = true;
+      consume(value);
+      continue;
+    }
+
+    let rest = remaining();
+    if (opts.noextglob !== true && /^\([^?]/.test(rest)) {
+      extglobOpen('star', value);
+      continue;
+    }
+
+    if (prev.type === 'star') {
+      if (opts.noglobstar === true) {
+        consume(value);
+        continue;
+      }
+
+      const prior = prev.prev;
+      const before = prior.prev;
+      const isStart = prior.type === 'slash' || prior.type === 'bos';
+      const afterStar = before && (before.type === 'star' || before.type === 'globstar');
+
+      if (opts.bash === true && (!isStart || (rest[0] && rest[0] !== '/'))) {
+        push({ type: 'star', value, output: '' });
+        continue;
+      }
+
+      const isBrace = state.braces > 0 && (prior.type === 'comma' || prior.type === 'brace');
+      const isExtglob = extglobs.length && (prior.type === 'pipe' || prior.type === 'paren');
+      if (!isStart && prior.type !== 'paren' && !isBrace && !isExtglob) {
+        push({ type: 'star', value, output: '' });
+        continue;
+      }
+
+      // strip consecutive `/**/`
+      while (rest.slice(0, 3) === '/**') {
+        const after = input[state.index + 4];
+        if (after && after !== '/') {
+          break;
+        }
+        rest = rest.slice(3);
+        consume('/**', 3);
+      }
+
+      // A globstar followed only by balanced closing parens is at the logical end of patterns like
+      // `test(/utils/**)` and `test?(/utils/**)`. Treat it as EOS so the trailing `/**` can match its
+      // parent path, except in negated extglobs where that would change the exclusion semantics.
+      const isEnd = eos() || (
+        state.parens > 0
+        && rest === ')'.repeat(state.parens)
+        && !extglobs.some(extglob => extglob.type === 'negate')
+      );
+
+      if (prior.type === 'bos' && eos()) {
+        prev.type = 'globstar';
+        prev.value += value;
+        prev.output = globstar(opts);
+        state.output = prev.output;
+        state.globstar = true;
+        consume(value);
+        continue;
+      }
+
+      if (prior.type === 'slash' && prior.prev.type !== 'bos' && !afterStar && isEnd) {
+        state.output = state.output.slice(0, -(prior.output + prev.output).length);
+        prior.output = `(?:${prior.output}`;
+
+        prev.type = 'globstar';
+        prev.output = globstar(opts) + (opts.strictSlashes ? ')' : '|$)');
+        prev.value += value;
+        state.globstar = true;
+        state.output += prior.output + prev.output;
+        consume(value);
+        continue;
+      }
+
+      if (prior.type === 'slash' && prior.prev.type !== 'bos' && rest[0] === '/') {
+        const end = rest[1] !== void 0 ? '|$' : '';
+
+        state.output = state.output.slice(0, -(prior.output + prev.output).length);
+        prior.output = `(?:${prior.output}`;
+
+        prev.type = 'globstar';
+        prev.output = `${globstar(opts)}${SLASH_LITERAL}|${SLASH_LITERAL}${end})`;
+        prev.value += value;
+
+        state.output += prior.output + prev.output;
+        state.globstar = true;
+
+        consume(value + advance());
+
+        push({ type: 'slash', value: '/', output: '' });
+        continue;
+      }
+
+      if (prior.type === 'bos' && rest[0] === '/') {
+        prev.type = 'globstar';
+        prev.value += value;
+        prev.output = `(?:^|${SLASH_LITERAL}|${globstar(opts)}${SLASH_LITERAL})`;
+        state.output = prev.output;
+        state.globstar = true;
+        consume(value + advance());
+        push({ type: 'slash', value: '/', output: '' });
+        continue;
+      }
+
+      // remove single star from output
+      state.output = state.output.slice(0, -prev.output.length);
+
+      // reset previous token to globstar
+      prev.type = 'globstar';
+      prev.output = globstar(opts);
+      prev.value += value;
+
+      // reset output with globstar
+      state.output += prev.output;
+      state.globstar = true;
+      consume(value);
+      continue;
+    }
+
+    const token = { type: 'star', value, output: star };
+
+    if (opts.bash === true) {
+      token.output = '.*?';
+      if (prev.type === 'bos' || prev.type === 'slash') {
+        token.output = nodot + token.output;
+      }
+      push(token);
+      continue;
+    }
+
+    if (prev && (prev.type === 'bracket' || prev.type === 'paren') && opts.regex === true) {
+      token.output = value;
+      push(token);
+      continue;
+    }
+
+    if (state.index === state.start || prev.type === 'slash' || prev.type === 'dot') {
+      if (prev.type === 'dot') {
+        state.output += NO_DOT_SLASH;
+        prev.output += NO_DOT_SLASH;
+
+      } else if (opts.dot === true) {
+        state.output += NO_DOTS_SLASH;
+        prev.output += NO_DOTS_SLASH;
+
+      } else {
+        state.output += nodot;
+        prev.output += nodot;
+      }
+
+      if (peek() !== '*') {
+        state.output += ONE_CHAR;
+        prev.output += ONE_CHAR;
+      }
+    }
+
+    push(token);
+  }
+
+  while (state.brackets > 0) {
+    if (opts.strictBrackets === true) throw new SyntaxError(syntaxError('closing', ']'));
+    state.output = utils.escapeLast(state.output, '[');
+    decrement('brackets');
+  }
+
+  while (state.parens > 0) {
+    if (opts.strictBrackets === true) throw new SyntaxError(syntaxError('closing', ')'));
+    state.output = utils.escapeLast(state.output, '(');
+    decrement('parens');
+  }
+
+  while (state.braces > 0) {
+    if (opts.strictBrackets === true) throw new SyntaxError(syntaxError('closing', '}'));
+    state.output = utils.escapeLast(state.output, '{');
+    decrement('braces');
+  }
+
+  if (opts.strictSlashes !== true && (prev.type === 'star' || prev.type === 'bracket')) {
+    push({ type: 'maybe_slash', value: '', output: `${SLASH_LITERAL}?` });
+  }
+
+  // rebuild the output if we had to backtrack at any point
+  if (state.backtrack === true) {
+    state.output = '';
+
+    for (const token of state.tokens) {
+      state.output += token.output != null ? token.output : token.value;
+
+      if (token.suffix) {
+        state.output += token.suffix;
+      }
+    }
+  }
+
+  return state;
+};
+
+/**
+ * Fast paths for creating regular expressions for common glob patterns.
+ * This can significantly speed up processing and has very little downside
+ * impact when none of the fast paths match.
+ */
+
+parse.fastpaths = (input, options) => {
+  const opts = { ...options };
+  const max = typeof opts.maxLength === 'number' ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
+  const len = input.length;
+  if (len > max) {
+    throw new SyntaxError(`Input length: ${len}, exceeds maximum allowed length: ${max}`);
+  }
+
+  input = REPLACEMENTS[input] || input;
+
+  // create constants based on platform, for windows or posix
+  const {
+    DOT_LITERAL,
+    SLASH_LITERAL,
+    ONE_CHAR,
+    DOTS_SLASH,
+    NO_DOT,
+    NO_DOTS,
+    NO_DOTS_SLASH,
+    STAR,
+    START_ANCHOR
+  } = constants.globChars(opts.windows);
+
+  const nodot = opts.dot ? NO_DOTS : NO_DOT;
+  const slashDot = opts.dot ? NO_DOTS_SLASH : NO_DOT;
+  const capture = opts.capture ? '' : '?:';
+  const state = { negated: false, prefix: '' };
+  let star = opts.bash === true ? '.*?' : STAR;
+
+  if (opts.capture) {
+    star = `(${star})`;
+  }
+
+  const globstar = opts => {
+    if (opts.noglobstar === true) return star;
+    return `(${capture}(?:(?!${START_ANCHOR}${opts.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
+  };
+
+  const create = str => {
+    switch (str) {
+      case '*':
+        return `${nodot}${ONE_CHAR}${star}`;
+
+      case '.*':
+        return `${DOT_LITERAL}${ONE_CHAR}${star}`;
+
+      case '*.*':
+        return `${nodot}${star}${DOT_LITERAL}${ONE_CHAR}${star}`;
+
+      case '*/*':
+        return `${nodot}${star}${SLASH_LITERAL}${ONE_CHAR}${slashDot}${star}`;
+
+      case '**':
+        return nodot + globstar(opts);
+
+      case '**/*':
+        return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${slashDot}${ONE_CHAR}${star}`;
+
+      case '**/*.*':
+        return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${slashDot}${star}${DOT_LITERAL}${ONE_CHAR}${star}`;
+
+      case '**/.*':
+        return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${DOT_LITERAL}${ONE_CHAR}${star}`;
+
+      default: {
+        const match = /^(.*?)\.(\w+)$/.exec(str);
+        if (!match) return;
+
+        const source = create(match[1]);
+        if (!source) return;
+
+        return source + DOT_LITERAL + match[2];
+      }
+    }
+  };
+
+  const output = utils.removePrefix(input, state);
+  let source = create(output);
+
+  if (source && opts.strictSlashes !== true) {
+    source += `${SLASH_LITERAL}?`;
+  }
+
+  return source;
+};
+
+module.exports = parse;
+
+
+/***/ }),
+
+/***/ 8016:
+/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+
+
+
+const scan = __nccwpck_require__(1781);
+const parse = __nccwpck_require__(8265);
+const utils = __nccwpck_require__(4059);
+const constants = __nccwpck_require__(5595);
+const isObject = val => val && typeof val === 'object' && !Array.isArray(val);
+
+/**
+ * Creates a matcher function from one or more glob patterns. The
+ * returned function takes a string to match as its first argument,
+ * and returns true if the string is a match. The returned matcher
+ * function also takes a boolean as the second argument that, when true,
+ * returns an object with additional information.
+ *
+ * ```js
+ * const picomatch = require('picomatch');
+ * // picomatch(glob[, options]);
+ *
+ * const isMatch = picomatch('*.!(*a)');
+ * console.log(isMatch('a.a')); //=> false
+ * console.log(isMatch('a.b')); //=> true
+ *
+ * // For environments without `node.js`, `picomatch/posix` provides you a dependency-free matcher, without automatic OS detection.
+ * const picomatch = require('picomatch/posix');
+ * // the same API, defaulting to posix paths
+ * const isMatch = picomatch('a/*');
+ * console.log(isMatch('a\\b')); //=> false
+ * console.log(isMatch('a/b')); //=> true
+ *
+ * // you can still configure the matcher function to accept windows paths
+ * const isMatch = picomatch('a/*', { options: windows });
+ * console.log(isMatch('a\\b')); //=> true
+ * console.log(isMatch('a/b')); //=> true
+ * ```
+ * @name picomatch
+ * @param {String|Array} `globs` One or more glob patterns.
+ * @param {Object=} `options`
+ * @return {Function=} Returns a matcher function.
+ * @api public
+ */
+
+const picomatch = (glob, options, returnState = false) => {
+  if (Array.isArray(glob)) {
+    const fns = glob.map(input => picomatch(input, options, returnState));
+    const arrayMatcher = str => {
+      for (const isMatch of fns) {
+        const state = isMatch(str);
+        if (state) return state;
+      }
+      return false;
+    };
+    return arrayMatcher;
+  }
+
+  const isState = isObject(glob) && glob.tokens && glob.input;
+
+  if (glob === '' || (typeof glob !== 'string' && !isState)) {
+    throw new TypeError('Expected pattern to be a non-empty string');
+  }
+
+  const opts = options || {};
+  const posix = opts.windows;
+  const regex = isState
+    ? picomatch.compileRe(glob, options)
+    : picomatch.makeRe(glob, options, false, true);
+
+  const state = regex.state;
+  delete regex.state;
+
+  let isIgnored = () => false;
+  if (opts.ignore) {
+    const ignoreOpts = { ...options, ignore: null, onMatch: null, onResult: null };
+    isIgnored = picomatch(opts.ignore, ignoreOpts, returnState);
+  }
+
+  const matcher = (input, returnObject = false) => {
+    const { isMatch, match, output } = picomatch.test(input, regex, options, { glob, posix });
+    const result = { glob, state, regex, posix, input, output, match, isMatch };
+
+    if (typeof opts.onResult === 'function') {
+      opts.onResult(result);
+    }
+
+    if (isMatch === false) {
+      result.isMatch = false;
+      return returnObject ? result : false;
+    }
+
+    if (isIgnored(input)) {
+      if (typeof opts.onIgnore === 'function') {
+        opts.onIgnore(result);
+      }
+      result.isMatch = false;
+      return returnObject ? result : false;
+    }
+
+    if (typeof opts.onMatch === 'function') {
+      opts.onMatch(result);
+    }
+    return returnObject ? result : true;
+  };
+
+  if (returnState) {
+    matcher.state = state;
+  }
+
+  return matcher;
+};
+
+/**
+ * Test `input` with the given `regex`. This is used by the main
+ * `picomatch()` function to test the input string.
+ *
+ * ```js
+ * const picomatch = require('picomatch');
+ * // picomatch.test(input, regex[, options]);
+ *
+ * console.log(picomatch.test('foo/bar', /^(?:([^/]*?)\/([^/]*?))$/));
+ * // { isMatch: true, match: [ 'foo/', 'foo', 'bar' ], output: 'foo/bar' }
+ * ```
+ * @param {String} `input` String to test.
+ * @param {RegExp} `regex`
+ * @return {Object} Returns an object with matching info.
+ * @api public
+ */
+
+picomatch.test = (input, regex, options, { glob, posix } = {}) => {
+  if (typeof input !== 'string') {
+    throw new TypeError('Expected input to be a string');
+  }
+
+  if (input === '') {
+    return { isMatch: false, output: '' };
+  }
+
+  const opts = options || {};
+  const format = opts.format || (posix ? utils.toPosixSlashes : null);
+  let match = input === glob;
+  let output = (match && format) ? format(input) : input;
+
+  if (match === false) {
+    output = format ? format(input) : input;
+    match = output === glob;
+  }
+
+  if (match === false || opts.capture === true) {
+    if (opts.matchBase === true || opts.basename === true) {
+      match = picomatch.matchBase(input, regex, options, posix);
+    } else {
+      match = regex.exec(output);
+    }
+  }
+
+  return { isMatch: Boolean(match), match, output };
+};
+
+/**
+ * Match the basename of a filepath.
+ *
+ * ```js
+ * const picomatch = require('picomatch');
+ * // picomatch.matchBase(input, glob[, options]);
+ * console.log(picomatch.matchBase('foo/bar.js', '*.js'); // true
+ * ```
+ * @param {String} `input` String to test.
+ * @param {RegExp|String} `glob` Glob pattern or regex created by [.makeRe](#makeRe).
+ * @return {Boolean}
+ * @api public
+ */
+
+picomatch.matchBase = (input, glob, options, posix = options && options.windows) => {
+  const regex = glob instanceof RegExp ? glob : picomatch.makeRe(glob, options);
+  return regex.test(utils.basename(input, { windows: posix }));
+};
+
+/**
+ * Returns true if **any** of the given glob `patterns` match the specified `string`.
+ *
+ * ```js
+ * const picomatch = require('picomatch');
+ * // picomatch.isMatch(string, patterns[, options]);
+ *
+ * console.log(picomatch.isMatch('a.a', ['b.*', '*.a'])); //=> true
+ * console.log(picomatch.isMatch('a.a', 'b.*')); //=> false
+ * ```
+ * @param {String|Array} str The string to test.
+ * @param {String|Array} patterns One or more glob patterns to use for matching.
+ * @param {Object} [options] See available [options](#options).
+ * @return {Boolean} Returns true if any patterns match `str`
+ * @api public
+ */
+
+picomatch.isMatch = (str, patterns, options) => picomatch(patterns, options)(str);
+
+/**
+ * Parse a glob pattern to create the source string for a regular
+ * expression.
+ *
+ * ```js
+ * const picomatch = require('picomatch');
+ * const result = picomatch.parse(pattern[, options]);
+ * ```
+ * @param {String} `pattern`
+ * @param {Object} `options`
+ * @return {Object} Returns an object with useful properties and output to be used as a regex source string.
+ * @api public
+ */
+
+picomatch.parse = (pattern, options) => {
+  if (Array.isArray(pattern)) return pattern.map(p => picomatch.parse(p, options));
+  return parse(pattern, { ...options, fastpaths: false });
+};
+
+/**
+ * Scan a glob pattern to separate the pattern into segments.
+ *
+ * ```js
+ * const picomatch = require('picomatch');
+ * // picomatch.scan(input[, options]);
+ *
+ * const result = picomatch.scan('!./foo/*.js');
+ * console.log(result);
+ * { prefix: '!./',
+ *   input: '!./foo/*.js',
+ *   start: 3,
+ *   base: 'foo',
+ *   glob: '*.js',
+ *   isBrace: false,
+ *   isBracket: false,
+ *   isGlob: true,
+ *   isExtglob: false,
+ *   isGlobstar: false,
+ *   negated: true }
+ * ```
+ * @param {String} `input` Glob pattern to scan.
+ * @param {Object} `options`
+ * @return {Object} Returns an object with
+ * @api public
+ */
+
+picomatch.scan = (input, options) => scan(input, options);
+
+/**
+ * Compile a regular expression from the `state` object returned by the
+ * [parse()](#parse) method.
+ *
+ * ```js
+ * const picomatch = require('picomatch');
+ * const state = picomatch.parse('*.js');
+ * // picomatch.compileRe(state[, options]);
+ *
+ * console.log(picomatch.compileRe(state));
+ * //=> /^(?:(?!\.)(?=.)[^/]*?\.js)$/
+ * ```
+ * @param {Object} `state`
+ * @param {Object} `options`
+ * @param {Boolean} `returnOutput` Intended for implementors, this argument allows you to return the raw output from the parser.
+ * @param {Boolean} `returnState` Adds the state to a `state` property on the returned regex. Useful for implementors and debugging.
+ * @return {RegExp}
+ * @api public
+ */
+
+picomatch.compileRe = (state, options, returnOutput = false, returnState = false) => {
+  if (returnOutput === true) {
+    return state.output;
+  }
+
+  const opts = options || {};
+  const prepend = opts.contains ? '' : '^';
+  const append = opts.contains ? '' : '$';
+
+  let source = `${prepend}(?:${state.output})${append}`;
+  if (state && state.negated === true) {
+    source = `^(?!${source}).*$`;
+  }
+
+  const regex = picomatch.toRegex(source, options);
+  if (returnState === true) {
+    regex.state = state;
+  }
+
+  return regex;
+};
+
+/**
+ * Create a regular expression from a parsed glob pattern.
+ *
+ * ```js
+ * const picomatch = require('picomatch');
+ * // picomatch.makeRe(state[, options]);
+ *
+ * const result = picomatch.makeRe('*.js');
+ * console.log(result);
+ * //=> /^(?:(?!\.)(?=.)[^/]*?\.js)$/
+ * ```
+ * @param {String} `state` The object returned from the `.parse` method.
+ * @param {Object} `options`
+ * @param {Boolean} `returnOutput` Implementors may use this argument to return the compiled output, instead of a regular expression. This is not exposed on the options to prevent end-users from mutating the result.
+ * @param {Boolean} `returnState` Implementors may use this argument to return the state from the parsed glob with the returned regular expression.
+ * @return {RegExp} Returns a regex created from the given pattern.
+ * @api public
+ */
+
+picomatch.makeRe = (input, options = {}, returnOutput = false, returnState = false) => {
+  if (!input || typeof input !== 'string') {
+    throw new TypeError('Expected a non-empty string');
+  }
+
+  let parsed = { negated: false, fastpaths: true };
+
+  if (options.fastpaths !== false && (input[0] === '.' || input[0] === '*')) {
+    parsed.output = parse.fastpaths(input, options);
+  }
+
+  if (!parsed.output) {
+    parsed = parse(input, options);
+  }
+
+  return picomatch.compileRe(parsed, options, returnOutput, returnState);
+};
+
+/**
+ * Create a regular expression from the given regex source string.
+ *
+ * ```js
+ * const picomatch = require('picomatch');
+ * // picomatch.toRegex(source[, options]);
+ *
+ * const { output } = picomatch.parse('*.js');
+ * console.log(picomatch.toRegex(output));
+ * //=> /^(?:(?!\.)(?=.)[^/]*?\.js)$/
+ * ```
+ * @param {String} `source` Regular expression source string.
+ * @param {Object} `options`
+ * @return {RegExp}
+ * @api public
+ */
+
+picomatch.toRegex = (source, options) => {
+  try {
+    const opts = options || {};
+    return new RegExp(source, opts.flags || (opts.nocase ? 'i' : ''));
+  } catch (err) {
+    if (options && options.debug === true) throw err;
+    return /$^/;
+  }
+};
+
+/**
+ * Picomatch constants.
+ * @return {Object}
+ */
+
+picomatch.constants = constants;
+
+/**
+ * Expose "picomatch"
+ */
+
+module.exports = picomatch;
+
+
+/***/ }),
+
+/***/ 1781:
+/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+
+
+
+const utils = __nccwpck_require__(4059);
+const {
+  CHAR_ASTERISK,             /* * */
+  CHAR_AT,                   /* @ */
+  CHAR_BACKWARD_SLASH,       /* \ */
+  CHAR_COMMA,                /* , */
+  CHAR_DOT,                  /* . */
+  CHAR_EXCLAMATION_MARK,     /* ! */
+  CHAR_FORWARD_SLASH,        /* / */
+  CHAR_LEFT_CURLY_BRACE,     /* { */
+  CHAR_LEFT_PARENTHESES,     /* ( */
+  CHAR_LEFT_SQUARE_BRACKET,  /* [ */
+  CHAR_PLUS,                 /* + */
+  CHAR_QUESTION_MARK,        /* ? */
+  CHAR_RIGHT_CURLY_BRACE,    /* } */
+  CHAR_RIGHT_PARENTHESES,    /* ) */
+  CHAR_RIGHT_SQUARE_BRACKET  /* ] */
+} = __nccwpck_require__(5595);
+
+const isPathSeparator = code => {
+  return code === CHAR_FORWARD_SLASH || code === CHAR_BACKWARD_SLASH;
+};
+
+const depth = token => {
+  if (token.isPrefix !== true) {
+    token.depth = token.isGlobstar ? Infinity : 1;
+  }
+};
+
+/**
+ * Quickly scans a glob pattern and returns an object with a handful of
+ * useful properties, like `isGlob`, `path` (the leading non-glob, if it exists),
+ * `glob` (the actual pattern), `negated` (true if the path starts with `!` but not
+ * with `!(`) and `negatedExtglob` (true if the path starts with `!(`).
+ *
+ * ```js
+ * const pm = require('picomatch');
+ * console.log(pm.scan('foo/bar/*.js'));
+ * { isGlob: true, input: 'foo/bar/*.js', base: 'foo/bar', glob: '*.js' }
+ * ```
+ * @param {String} `str`
+ * @param {Object} `options`
+ * @return {Object} Returns an object with tokens and regex source string.
+ * @api public
+ */
+
+const scan = (input, options) => {
+  const opts = options || {};
+
+  const length = input.length - 1;
+  const scanToEnd = opts.parts === true || opts.tokens === true || opts.scanToEnd === true;
+  const slashes = [];
+  const tokens = [];
+  const parts = [];
+
+  let str = input;
+  let index = -1;
+  let start = 0;
+  let lastIndex = 0;
+  let isBrace = false;
+  let isBracket = false;
+  let isGlob = false;
+  let isExtglob = false;
+  let isGlobstar = false;
+  let braceEscaped = false;
+  let backslashes = false;
+  let negated = false;
+  let negatedExtglob = false;
+  let finished = false;
+  let braces = 0;
+  let prev;
+  let code;
+  let token = { value: '', depth: 0, isGlob: false };
+
+  const eos = () => index >= length;
+  const peek = () => str.charCodeAt(index + 1);
+  const advance = () => {
+    prev = code;
+    return str.charCodeAt(++index);
+  };
+
+  while (index < length) {
+    code = advance();
+    let next;
+
+    if (code === CHAR_BACKWARD_SLASH) {
+      backslashes = token.backslashes = true;
+      code = advance();
+
+      if (code === CHAR_LEFT_CURLY_BRACE) {
+        braceEscaped = true;
+      }
+      continue;
+    }
+
+    if (braceEscaped === true || code === CHAR_LEFT_CURLY_BRACE) {
+      braces++;
+
+      while (eos() !== true && (code = advance())) {
+        if (code === CHAR_BACKWARD_SLASH) {
+          backslashes = token.backslashes = true;
+          advance();
+          continue;
+        }
+
+        if (code === CHAR_LEFT_CURLY_BRACE) {
+          braces++;
+          continue;
+        }
+
+        if (braceEscaped !== true && code === CHAR_DOT && (code = advance()) === CHAR_DOT) {
+          isBrace = token.isBrace = true;
+          isGlob = token.isGlob = true;
+          finished = true;
+
+          if (scanToEnd === true) {
+            continue;
+          }
+
+          break;
+        }
+
+        if (braceEscaped !== true && code === CHAR_COMMA) {
+          isBrace = token.isBrace = true;
+          isGlob = token.isGlob = true;
+          finished = true;
+
+          if (scanToEnd === true) {
+            continue;
+          }
+
+          break;
+        }
+
+        if (code === CHAR_RIGHT_CURLY_BRACE) {
+          braces--;
+
+          if (braces === 0) {
+            braceEscaped = false;
+            isBrace = token.isBrace = true;
+            finished = true;
+            break;
+          }
+        }
+      }
+
+      if (scanToEnd === true) {
+        continue;
+      }
+
+      break;
+    }
+
+    if (code === CHAR_FORWARD_SLASH) {
+      slashes.push(index);
+      tokens.push(token);
+      token = { value: '', depth: 0, isGlob: false };
+
+      if (finished === true) continue;
+      if (prev === CHAR_DOT && index === (start + 1)) {
+        start += 2;
+        continue;
+      }
+
+      lastIndex = index + 1;
+      continue;
+    }
+
+    if (opts.noext !== true) {
+      const isExtglobChar = code === CHAR_PLUS
+        || code === CHAR_AT
+        || code === CHAR_ASTERISK
+        || code === CHAR_QUESTION_MARK
+        || code === CHAR_EXCLAMATION_MARK;
+
+      if (isExtglobChar === true && peek() === CHAR_LEFT_PARENTHESES) {
+        isGlob = token.isGlob = true;
+        isExtglob = token.isExtglob = true;
+        finished = true;
+        if (code === CHAR_EXCLAMATION_MARK && index === start) {
+          negatedExtglob = true;
+        }
+
+        if (scanToEnd === true) {
+          let parens = 0;
+
+          while (eos() !== true && (code = advance())) {
+            if (code === CHAR_BACKWARD_SLASH) {
+              backslashes = token.backslashes = true;
+              advance();
+              continue;
+            }
+
+            if (code === CHAR_LEFT_PARENTHESES) {
+              parens++;
+              continue;
+            }
+
+            if (code === CHAR_RIGHT_PARENTHESES && --parens === 0) {
+              finished = true;
+              break;
+            }
+          }
+          continue;
+        }
+        break;
+      }
+    }
+
+    if (code === CHAR_ASTERISK) {
+      if (prev === CHAR_ASTERISK) isGlobstar = token.isGlobstar = true;
+      isGlob = token.isGlob = true;
+      finished = true;
+
+      if (scanToEnd === true) {
+        continue;
+      }
+      break;
+    }
+
+    if (code === CHAR_QUESTION_MARK) {
+      isGlob = token.isGlob = true;
+      finished = true;
+
+      if (scanToEnd === true) {
+        continue;
+      }
+      break;
+    }
+
+    if (code === CHAR_LEFT_SQUARE_BRACKET) {
+      while (eos() !== true && (next = advance())) {
+        if (next === CHAR_BACKWARD_SLASH) {
+          backslashes = token.backslashes = true;
+          advance();
+          continue;
+        }
+
+        if (next === CHAR_RIGHT_SQUARE_BRACKET) {
+          isBracket = token.isBracket = true;
+          isGlob = token.isGlob = true;
+          finished = true;
+          break;
+        }
+      }
+
+      if (scanToEnd === true) {
+        continue;
+      }
+
+      break;
+    }
+
+    if (opts.nonegate !== true && code === CHAR_EXCLAMATION_MARK && index === start) {
+      negated = token.negated = true;
+      start++;
+      continue;
+    }
+
+    if (opts.noparen !== true && code === CHAR_LEFT_PARENTHESES) {
+      isGlob = token.isGlob = true;
+
+      if (scanToEnd === true) {
+        let parens = 1;
+
+        while (eos() !== true && (code = advance())) {
+          if (code === CHAR_BACKWARD_SLASH) {
+            backslashes = token.backslashes = true;
+            advance();
+            continue;
+          }
+
+          if (code === CHAR_LEFT_PARENTHESES) {
+            parens++;
+            continue;
+          }
+
+          if (code === CHAR_RIGHT_PARENTHESES && --parens === 0) {
+            finished = true;
+            break;
+          }
+        }
+        continue;
+      }
+      break;
+    }
+
+    if (isGlob === true) {
+      finished = true;
+
+      if (scanToEnd === true) {
+        continue;
+      }
+
+      break;
+    }
+  }
+
+  if (opts.noext === true) {
+    isExtglob = false;
+    isGlob = false;
+  }
+
+  let base = str;
+  let prefix = '';
+  let glob = '';
+
+  if (start > 0) {
+    prefix = str.slice(0, start);
+    str = str.slice(start);
+    lastIndex -= start;
+  }
+
+  if (base && isGlob === true && lastIndex > 0) {
+    base = str.slice(0, lastIndex);
+    glob = str.slice(lastIndex);
+  } else if (isGlob === true) {
+    base = '';
+    glob = str;
+  } else {
+    base = str;
+  }
+
+  if (base && base !== '' && base !== '/' && base !== str) {
+    if (isPathSeparator(base.charCodeAt(base.length - 1))) {
+      base = base.slice(0, -1);
+    }
+  }
+
+  if (opts.unescape === true) {
+    if (glob) glob = utils.removeBackslashes(glob);
+
+    if (base && backslashes === true) {
+      base = utils.removeBackslashes(base);
+    }
+  }
+
+  const state = {
+    prefix,
+    input,
+    start,
+    base,
+    glob,
+    isBrace,
+    isBracket,
+    isGlob,
+    isExtglob,
+    isGlobstar,
+    negated,
+    negatedExtglob
+  };
+
+  if (opts.tokens === true) {
+    state.maxDepth = 0;
+    if (!isPathSeparator(code)) {
+      tokens.push(token);
+    }
+    state.tokens = tokens;
+  }
+
+  if (opts.parts === true || opts.tokens === true) {
+    let prevIndex;
+
+    for (let idx = 0; idx < slashes.length; idx++) {
+      const n = prevIndex !== undefined ? prevIndex + 1 : start;
+      const i = slashes[idx];
+      const value = input.slice(n, i);
+      if (opts.tokens) {
+        if (idx === 0 && start !== 0) {
+          tokens[idx].isPrefix = true;
+          tokens[idx].value = prefix;
+        } else {
+          tokens[idx].value = value;
+        }
+        depth(tokens[idx]);
+        state.maxDepth += tokens[idx].depth;
+      }
+      if (i >= start) {
+        parts.push(value);
+        prevIndex = i;
+      }
+    }
+
+    const n = prevIndex !== undefined ? prevIndex + 1 : start;
+    const value = input.slice(n);
+    parts.push(value);
+
+    if (opts.tokens && prevIndex && prevIndex + 1 < input.length) {
+      tokens[tokens.length - 1].value = value;
+      depth(tokens[tokens.length - 1]);
+      state.maxDepth += tokens[tokens.length - 1].depth;
+    }
+
+    state.slashes = slashes;
+    state.parts = parts;
+  }
+
+  return state;
+};
+
+module.exports = scan;
+
+
+/***/ }),
+
+/***/ 4059:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+/*global navigator*/
+
+
+const {
+  REGEX_BACKSLASH,
+  REGEX_REMOVE_BACKSLASH,
+  REGEX_SPECIAL_CHARS,
+  REGEX_SPECIAL_CHARS_GLOBAL
+} = __nccwpck_require__(5595);
+
+exports.isObject = val => val !== null && typeof val === 'object' && !Array.isArray(val);
+exports.hasRegexChars = str => REGEX_SPECIAL_CHARS.test(str);
+exports.isRegexChar = str => str.length === 1 && exports.hasRegexChars(str);
+exports.escapeRegex = str => str.replace(REGEX_SPECIAL_CHARS_GLOBAL, '\\$1');
+exports.toPosixSlashes = str => str.replace(REGEX_BACKSLASH, '/');
+
+exports.isWindows = () => {
+  if (typeof navigator !== 'undefined' && navigator.platform) {
+    const platform = navigator.platform.toLowerCase();
+    return platform === 'win32' || platform === 'windows';
+  }
+
+  if (typeof process !== 'undefined' && process.platform) {
+    return process.platform === 'win32';
+  }
+
+  return false;
+};
+
+exports.removeBackslashes = str => {
+  return str.replace(REGEX_REMOVE_BACKSLASH, match => {
+    return match === '\\' ? '' : match;
+  });
+};
+
+exports.escapeLast = (input, char, lastIdx) => {
+  const idx = input.lastIndexOf(char, lastIdx);
+  if (idx === -1) return input;
+  if (input[idx - 1] === '\\') return exports.escapeLast(input, char, idx - 1);
+  return `${input.slice(0, idx)}\\${input.slice(idx)}`;
+};
+
+exports.removePrefix = (input, state = {}) => {
+  let output = input;
+  if (output.startsWith('./')) {
+    output = output.slice(2);
+    state.prefix = './';
+  }
+  return output;
+};
+
+exports.wrapOutput = (input, state = {}, options = {}) => {
+  const prepend = options.contains ? '' : '^';
+  const append = options.contains ? '' : '$';
+
+  let output = `${prepend}(?:${input})${append}`;
+  if (state.negated === true) {
+    output = `(?:^(?!${output}).*$)`;
+  }
+  return output;
+};
+
+exports.basename = (path, { windows } = {}) => {
+  const segs = path.split(windows ? /[\\/]/ : '/');
+  const last = segs[segs.length - 1];
+
+  if (last === '') {
+    return segs[segs.length - 2];
+  }
+
+  return last;
+};
+
+
+/***/ }),
+
 /***/ 770:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
@@ -28647,6 +31151,18 @@ module.exports = new Proxy(
 /******/ /* webpack/runtime/asset-relocator-loader */
 /******/ if (typeof __nccwpck_require__ !== 'undefined') __nccwpck_require__.ab = decodeURIComponent(new URL('.', import.meta.url).pathname).slice(import.meta.url.match(/^file:\/\/\/\w:/) ? 1 : 0, -1) + "/";
 /******/ 
+/******/ /* webpack/runtime/compat get default export */
+/******/ (() => {
+/******/ 	// getDefaultExport function for compatibility with non-harmony modules
+/******/ 	__nccwpck_require__.n = (module) => {
+/******/ 		var getter = module && module.__esModule ?
+/******/ 			() => (module['default']) :
+/******/ 			() => (module);
+/******/ 		__nccwpck_require__.d(getter, { a: getter });
+/******/ 		return getter;
+/******/ 	};
+/******/ })();
+/******/ 
 /******/ /* webpack/runtime/create fake namespace object */
 /******/ (() => {
 /******/ 	var getProto = Object.getPrototypeOf ? (obj) => (Object.getPrototypeOf(obj)) : (obj) => (obj.__proto__);
@@ -28845,6 +31361,8 @@ __nccwpck_require__.d(core_namespaceObject, {
   warning: () => (warning)
 });
 
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 // EXTERNAL MODULE: external "os"
 var external_os_ = __nccwpck_require__(857);
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
@@ -31792,6 +34310,38 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
+;// CONCATENATED MODULE: ./src/agent/sources.ts
+/** Reading the conversation once, after the run: one retry, and never long. */
+const CONVERSATION_READ = { timeoutMs: 30_000, maxRetries: 1 };
+/**
+ * The agent's work as the API client gives it: the conversation, and a file's
+ * bytes through getArtifact and its signed URL (which the client fetches
+ * without the key, capped in size and time).
+ */
+function agentWorkSources(client) {
+    return {
+        getConversation: (runId, signal) => client.getConversation(runId, { ...CONVERSATION_READ, signal }),
+        fetchFile: async (artifact, signal) => {
+            const answer = await client.getArtifact(artifact.artifactUid ?? '', { signal });
+            const url = downloadUrlOf(answer);
+            if (!url)
+                throw new Error('the service gave no download URL for it');
+            const { body } = await client.downloadSignedUrl(url, { signal });
+            return body;
+        },
+    };
+}
+/** `data.download_url` of an artifact answer, read defensively. */
+function downloadUrlOf(answer) {
+    if (typeof answer !== 'object' || answer === null)
+        return undefined;
+    const data = answer.data;
+    if (typeof data !== 'object' || data === null)
+        return undefined;
+    const url = data.download_url;
+    return typeof url === 'string' && url !== '' ? url : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/text/log.ts
 /**
  * The one function that makes text from the API (or an agent) safe for the
@@ -31847,119 +34397,6 @@ function describeValue(value) {
     catch {
         return Object.prototype.toString.call(value);
     }
-}
-
-;// CONCATENATED MODULE: ./src/api/answers.ts
-/** The longest prompt the action sends. Every poll echoes it, so the body cap follows from it. */
-const MAX_PROMPT_BYTES = 1024 * 1024;
-/**
- * The largest answer body the client reads. A run echoes its prompt, which
- * JSON may escape to six bytes a character (`\u0001`), beside its other fields.
- */
-const MAX_ANSWER_BYTES = 6 * MAX_PROMPT_BYTES + 4 * 1024 * 1024;
-const RUN_ID = /^[\w.-]{1,200}$/;
-/** Whether `value` looks like a run ID: safe as one URL path segment and in a log line. */
-function isRunId(value) {
-    return typeof value === 'string' && RUN_ID.test(value) && !/^\.+$/.test(value);
-}
-/** A run read from an answer, or why the answer is not one (a garbled answer, never a state). */
-function readRunItem(data, expectedRunId) {
-    if (!isObject(data))
-        return { problem: `a body that is not a run (${kindOf(data)})` };
-    const runId = data['run_id'];
-    if (!isRunId(runId))
-        return { problem: 'a run whose run_id is not a run ID' };
-    if (expectedRunId !== undefined && runId !== expectedRunId) {
-        return { problem: `the answer for another run (${runId})` };
-    }
-    const state = data['state'];
-    if (typeof state !== 'string' || state.trim() === '') {
-        return { problem: `a run whose state is not a string (${kindOf(state)})` };
-    }
-    return { run: normaliseRun({ ...data, run_id: runId, state }) };
-}
-const TEXT_FIELDS = [
-    'title',
-    'prompt',
-    'created_at',
-    'updated_at',
-    'started_at',
-    'session_id',
-    'session_link',
-    'source',
-    'run_time',
-];
-/** Known fields with the expected type; unknown fields pass through untouched. */
-function normaliseRun(data) {
-    const run = { ...data };
-    for (const field of TEXT_FIELDS)
-        setOrDrop(run, field, textOf(data[field]));
-    setOrDrop(run, 'status_message', statusMessageOf(data['status_message']));
-    setOrDrop(run, 'agent_config', isObject(data['agent_config']) ? textValues(data['agent_config']) : undefined);
-    setOrDrop(run, 'creator', isObject(data['creator']) ? textValues(data['creator']) : undefined);
-    setOrDrop(run, 'request_usage', isObject(data['request_usage']) ? data['request_usage'] : undefined);
-    setOrDrop(run, 'artifacts', Array.isArray(data['artifacts']) ? artifactsOf(data['artifacts']) : undefined);
-    const cancellable = data['is_run_type_cancellable'];
-    setOrDrop(run, 'is_run_type_cancellable', typeof cancellable === 'boolean' ? cancellable : undefined);
-    return run;
-}
-/** A plain string is the message itself; an object keeps its fields of the right type. */
-function statusMessageOf(value) {
-    if (typeof value === 'string')
-        return value.trim() ? { message: value } : undefined;
-    if (!isObject(value))
-        return undefined;
-    const message = {};
-    const text = textOf(value['message']);
-    if (text !== undefined)
-        message.message = text;
-    const code = textOf(value['error_code']);
-    if (code !== undefined)
-        message.error_code = code;
-    if (typeof value['retryable'] === 'boolean')
-        message.retryable = value['retryable'];
-    return { ...value, ...message, message: message.message };
-}
-/** Artifacts as sent, less any that is not an object with a type; readers still check each field. */
-function artifactsOf(values) {
-    return values.filter((artifact) => isObject(artifact) &&
-        typeof artifact['artifact_type'] === 'string' &&
-        (artifact['data'] === undefined || isObject(artifact['data'])));
-}
-/** Strings stay; numbers and booleans become strings; objects whose members are not text drop them. */
-function textValues(record) {
-    const out = {};
-    for (const [key, value] of Object.entries(record)) {
-        out[key] = isObject(value) || Array.isArray(value) ? value : textOf(value);
-    }
-    return out;
-}
-function textOf(value) {
-    if (typeof value === 'string')
-        return value;
-    if (typeof value === 'number' || typeof value === 'boolean')
-        return String(value);
-    return undefined;
-}
-function setOrDrop(record, key, value) {
-    if (value === undefined)
-        Reflect.deleteProperty(record, key);
-    else
-        record[key] = value;
-}
-function isObject(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function kindOf(value) {
-    if (value === null)
-        return 'null';
-    if (value === undefined)
-        return 'an empty body';
-    if (Array.isArray(value))
-        return 'an array';
-    return typeof value === 'string'
-        ? `the string ${JSON.stringify(value.slice(0, 40))}`
-        : `a ${typeof value}`;
 }
 
 ;// CONCATENATED MODULE: ./src/api/errors.ts
@@ -32191,6 +34628,525 @@ function errorCode(cause) {
 }
 function formatMs(ms) {
     return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+// EXTERNAL MODULE: ./node_modules/picomatch/index.js
+var picomatch = __nccwpck_require__(4006);
+var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
+;// CONCATENATED MODULE: ./src/agent/artifacts.ts
+
+
+function parseArtifacts(artifacts) {
+    if (!Array.isArray(artifacts))
+        return [];
+    return artifacts.filter(isRecord).map((artifact) => {
+        const data = isRecord(artifact.data) ? artifact.data : {};
+        const type = typeof artifact.artifact_type === 'string' ? artifact.artifact_type : 'UNKNOWN';
+        const name = type === 'FILE'
+            ? (artifacts_text(data.filename) ?? baseName(artifacts_text(data.filepath)))
+            : type === 'PULL_REQUEST'
+                ? artifacts_text(data.branch)
+                : (artifacts_text(data.title) ?? artifacts_text(data.filename) ?? artifacts_text(data.description));
+        return dropUndefined({
+            type,
+            name,
+            url: httpUrl(data.url),
+            artifactUid: artifacts_text(data.artifact_uid),
+            filepath: type === 'FILE' ? artifacts_text(data.filepath) : undefined,
+            sizeBytes: typeof data.size_bytes === 'number' && Number.isFinite(data.size_bytes)
+                ? data.size_bytes
+                : undefined,
+        });
+    });
+}
+/** The `artifacts` output: `[{ type, name, url, path }]`, each member present when known. */
+function artifactsOutput(artifacts, downloadedTo = new Map()) {
+    return JSON.stringify(artifacts.map((artifact) => dropUndefined({
+        type: artifact.type,
+        name: artifact.name,
+        url: artifact.url,
+        path: downloadedTo.get(artifact),
+    })));
+}
+/**
+ * `download_artifacts`: patterns one a line, or comma-separated. Blank
+ * entries are dropped. Returns the patterns; throws a message for a bad one.
+ */
+function parseArtifactPatterns(value) {
+    const patterns = value
+        .split(/[\n,]/)
+        .map((pattern) => pattern.trim())
+        .filter((pattern) => pattern !== '');
+    for (const pattern of patterns) {
+        // eslint-disable-next-line no-control-regex -- control characters are what is refused
+        if (/[\u0000-\u001f]/.test(pattern)) {
+            throw new Error(`has a control character in the pattern "${JSON.stringify(pattern)}".`);
+        }
+        if (pattern.startsWith('!')) {
+            throw new Error(`cannot exclude with "!" ("${pattern}"); list the files to download.`);
+        }
+    }
+    return patterns;
+}
+/**
+ * Whether a FILE artifact's `filepath` matches one of the patterns. `*`
+ * stays within a folder and `**` crosses folders; a pattern without a `/`
+ * matches the file's name in any folder (`review.json`, `*.md`).
+ */
+function artifactMatcher(patterns) {
+    const matchers = patterns.map((pattern) => picomatch_default()(pattern, { dot: true, basename: !pattern.includes('/'), nonegate: true }));
+    return (filepath) => {
+        const normalized = filepath.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+        return matchers.some((isMatch) => isMatch(normalized));
+    };
+}
+/** The FILE artifacts to download: those with an ID and a path matching a pattern. */
+function artifactsToDownload(artifacts, patterns) {
+    if (patterns.length === 0)
+        return [];
+    const matches = artifactMatcher(patterns);
+    return artifacts.filter((artifact) => artifact.type === 'FILE' &&
+        artifact.artifactUid !== undefined &&
+        artifact.filepath !== undefined &&
+        matches(artifact.filepath));
+}
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$/i;
+// eslint-disable-next-line no-control-regex -- control characters are what is refused
+const FORBIDDEN_CHARACTERS = /[\u0000-\u001f<>:"|?*]/;
+/**
+ * Where a file the service names goes inside `dir`, or why it may not go
+ * anywhere. The name is untrusted: it must be a relative path that stays
+ * inside the directory on every platform the runner may be (no `..`, no
+ * absolute path, no drive letter or UNC share, no NUL or other control
+ * character, no Windows-reserved name or character, no trailing dot or space).
+ */
+function safeArtifactPath(dir, filepath) {
+    const refuse = (reason) => ({ ok: false, reason });
+    if (filepath === '')
+        return refuse('the service gave no file name');
+    if (filepath.includes('\0'))
+        return refuse('the name holds a NUL character');
+    const unified = filepath.replace(/\\/g, '/');
+    if (unified.startsWith('/'))
+        return refuse('it is an absolute path');
+    if (/^[a-zA-Z]:/.test(unified))
+        return refuse('it starts with a drive letter');
+    const parts = unified.split('/').filter((part) => part !== '' && part !== '.');
+    if (parts.length === 0)
+        return refuse('it names no file');
+    for (const part of parts) {
+        if (part === '..')
+            return refuse('it climbs out of the directory with ".."');
+        if (FORBIDDEN_CHARACTERS.test(part)) {
+            return refuse(`"${printable(part)}" holds a character Windows forbids in file names`);
+        }
+        if (WINDOWS_RESERVED.test(part))
+            return refuse(`"${part}" is a name Windows reserves`);
+        if (/[. ]$/.test(part))
+            return refuse(`"${part}" ends in a dot or a space`);
+    }
+    const root = (0,external_node_path_namespaceObject.resolve)(dir);
+    const path = (0,external_node_path_namespaceObject.resolve)(root, ...parts);
+    // Belt and braces: whatever the checks above missed, the result must lie inside the directory.
+    if (!path.startsWith(root + external_node_path_namespaceObject.sep))
+        return refuse('it would land outside the directory');
+    return { ok: true, path };
+}
+/** The default download directory: `$RUNNER_TEMP/cloud-agent-artifacts/<run_id>`. */
+function defaultArtifactsDir(runnerTemp, runId) {
+    return (0,external_node_path_namespaceObject.resolve)(runnerTemp, 'cloud-agent-artifacts', runId.replace(/[^\w-]/g, '_') || '_');
+}
+/**
+ * Where each matching file goes, or why it does not: an unsafe name, or a
+ * destination another file already takes (compared without case, as on
+ * Windows and macOS), so that no download overwrites another.
+ */
+function planDownloads(dir, artifacts) {
+    const taken = new Set();
+    return artifacts.map((artifact) => {
+        const target = safeArtifactPath(dir, artifact.filepath ?? '');
+        if (!target.ok)
+            return { artifact, refused: target.reason };
+        const key = target.path.toLowerCase();
+        if (taken.has(key))
+            return { artifact, refused: 'another artifact has the same path' };
+        taken.add(key);
+        return { artifact, path: target.path };
+    });
+}
+function baseName(filepath) {
+    if (filepath === undefined)
+        return undefined;
+    return external_node_path_namespaceObject.posix.basename(filepath.replace(/\\/g, '/')) || undefined;
+}
+function httpUrl(value) {
+    if (typeof value !== 'string')
+        return undefined;
+    try {
+        const url = new URL(value);
+        return url.protocol === 'https:' || url.protocol === 'http:' ? value : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function artifacts_text(value) {
+    return typeof value === 'string' && value !== '' ? value : undefined;
+}
+function printable(text) {
+    return JSON.stringify(text).slice(1, -1);
+}
+function isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function dropUndefined(record) {
+    return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
+}
+
+;// CONCATENATED MODULE: ./src/agent/conversation.ts
+/**
+ * A run's normalized conversation (`GET /agent/runs/{runId}/conversation`),
+ * read defensively: the body is whatever the service (or a proxy) sent, so
+ * every member is checked, and anything of the wrong type is left out rather
+ * than trusted. Nothing here throws on any input.
+ */
+/** Nested steps deeper than this are ignored: a body cannot make the action recurse without end. */
+const MAX_DEPTH = 32;
+function parseConversation(body) {
+    return { steps: parseSteps(conversation_isRecord(body) ? body.steps : undefined, 0) };
+}
+function parseSteps(value, depth) {
+    if (!Array.isArray(value) || depth > MAX_DEPTH)
+        return [];
+    return value.filter(conversation_isRecord).map((step) => ({
+        id: stringOr(step.id, ''),
+        summary: nonEmpty(step.summary) ?? nonEmpty(step.description),
+        completed: typeof step.completed_at === 'string' && step.completed_at !== '',
+        messages: Array.isArray(step.messages) ? step.messages.filter(conversation_isRecord).map(parseMessage) : [],
+        steps: parseSteps(step.steps, depth + 1),
+    }));
+}
+function parseMessage(message) {
+    const blocks = Array.isArray(message.content) ? message.content.filter(conversation_isRecord) : [];
+    const at = typeof message.timestamp === 'string' ? Date.parse(message.timestamp) : NaN;
+    return {
+        role: stringOr(message.role, ''),
+        at: Number.isFinite(at) ? at : undefined,
+        texts: blocks
+            .filter((block) => block.type === 'text' && typeof block.text === 'string')
+            .map((block) => block.text),
+        actions: blocks
+            .filter((block) => block.type === 'action')
+            .map((block) => ({
+            id: stringOr(block.id, ''),
+            category: stringOr(block.category, ''),
+            name: stringOr(block.name, ''),
+        }))
+            .filter((action) => action.category !== '' || action.name !== ''),
+    };
+}
+/** Every message, depth first: a step's own messages, then its nested steps'. */
+function messagesInOrder(conversation) {
+    const out = [];
+    const visit = (steps) => {
+        for (const step of steps) {
+            out.push(...step.messages);
+            visit(step.steps);
+        }
+    };
+    visit(conversation.steps);
+    return out;
+}
+/**
+ * The agent's final message: the text of the last `assistant` message that has
+ * any text (one that only took actions says nothing). "Last" is by timestamp
+ * when every such message has one, else by position in the conversation.
+ * Several text blocks are joined by a blank line. Undefined when there is none.
+ */
+function finalAnswer(conversation) {
+    const candidates = messagesInOrder(conversation)
+        .map((message, order) => ({ message, order, text: message.texts.join('\n\n').trim() }))
+        .filter(({ message, text }) => message.role === 'assistant' && text !== '');
+    if (candidates.length === 0)
+        return undefined;
+    const byTime = candidates.every(({ message }) => message.at !== undefined);
+    const last = candidates.reduce((latest, candidate) => byTime && (candidate.message.at ?? 0) < (latest.message.at ?? 0) ? latest : candidate);
+    return last.text;
+}
+/** GitHub keeps at most 1 MiB of outputs per job; the answer takes a quarter of it at most. */
+const RESULT_OUTPUT_LIMIT_BYTES = 256 * 1024;
+/**
+ * The text for the `result` output: whole when it fits in `limit` bytes of
+ * UTF-8, else its beginning (cut between characters) and a note saying so.
+ */
+function capResult(text, limit = RESULT_OUTPUT_LIMIT_BYTES) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes <= limit)
+        return { text, truncated: false, bytes };
+    const note = `\n\n[Truncated: the agent's final message is ${bytes.toLocaleString('en-US')} bytes; the result output keeps the first ${Math.floor(limit / 1024)} KiB. The whole message is in the session transcript.]`;
+    const room = Math.max(0, limit - Buffer.byteLength(note, 'utf8'));
+    return { text: cutUtf8(text, room) + note, truncated: true, bytes };
+}
+/** The longest prefix of `text` that fits in `maxBytes` of UTF-8, never splitting a character. */
+function cutUtf8(text, maxBytes) {
+    const encoded = Buffer.from(text, 'utf8');
+    let end = Math.min(maxBytes, encoded.length);
+    // Back off continuation bytes (10xxxxxx) to the start of the character they belong to.
+    while (end > 0 && end < encoded.length && ((encoded[end] ?? 0) & 0xc0) === 0x80)
+        end -= 1;
+    return encoded.subarray(0, end).toString('utf8');
+}
+function conversation_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function stringOr(value, fallback) {
+    return typeof value === 'string' ? value : fallback;
+}
+function nonEmpty(value) {
+    return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+;// CONCATENATED MODULE: ./src/agent/download.ts
+
+
+
+async function downloadArtifacts(dir, plan, deps) {
+    const written = new Map();
+    if (plan.length === 0)
+        return written;
+    await (0,promises_namespaceObject.mkdir)(dir, { recursive: true });
+    const root = await (0,promises_namespaceObject.realpath)(dir);
+    for (const entry of plan) {
+        const shown = deps.safeForLog(entry.artifact.filepath ?? entry.artifact.name ?? '');
+        if ('refused' in entry) {
+            deps.warning(`Not downloading artifact "${shown}": ${entry.refused}; nothing was written.`);
+            continue;
+        }
+        if (deps.signal.aborted)
+            break;
+        try {
+            const bytes = await deps.fetchFile(entry.artifact, deps.signal);
+            await writeInside(root, dir, entry.path, bytes);
+            written.set(entry.artifact, entry.path);
+            deps.info(`Downloaded artifact "${shown}" to ${entry.path} (${bytes.byteLength} bytes).`);
+        }
+        catch (error) {
+            const reason = deps.safeForLog(error instanceof Error ? error.message : String(error));
+            deps.warning(`Could not download artifact "${shown}": ${reason}`);
+        }
+    }
+    return written;
+}
+/**
+ * Writes `bytes` to `path`, which lies under `dir` (whose real path is `root`).
+ * The directory may hold symbolic links (a workspace checked out from a pull
+ * request can): each folder on the way is made one at a time and must be a
+ * real folder, not a link; the file is renamed into place, which replaces a
+ * link rather than writing through it.
+ */
+async function writeInside(root, dir, path, bytes) {
+    const parts = (0,external_node_path_namespaceObject.relative)(dir, path).split(external_node_path_namespaceObject.sep);
+    const name = parts.pop() ?? '';
+    let folder = root;
+    for (const part of parts) {
+        folder = (0,external_node_path_namespaceObject.join)(folder, part);
+        await (0,promises_namespaceObject.mkdir)(folder).catch((error) => {
+            if (error.code !== 'EEXIST')
+                throw error;
+        });
+        const stats = await (0,promises_namespaceObject.lstat)(folder);
+        if (!stats.isDirectory()) {
+            throw new Error(`${folder} is not a plain folder (a link or a file); nothing was written`);
+        }
+    }
+    const temporary = (0,external_node_path_namespaceObject.join)(folder, `.download-${(0,external_node_crypto_.randomBytes)(6).toString('hex')}.part`);
+    try {
+        await (0,promises_namespaceObject.writeFile)(temporary, bytes, { flag: 'wx' });
+        await (0,promises_namespaceObject.rename)(temporary, (0,external_node_path_namespaceObject.join)(folder, name));
+    }
+    finally {
+        await (0,promises_namespaceObject.rm)(temporary, { force: true });
+    }
+}
+
+;// CONCATENATED MODULE: ./src/agent/work.ts
+
+
+
+
+/**
+ * The run's conversation, or undefined when the service has none (404) or
+ * cannot give it in its normalized form (422): neither is a failure of the
+ * run, so it is one info line. Any other failure is a warning, never thrown.
+ */
+async function readConversation(runId, sources, log, signal) {
+    try {
+        return parseConversation(await sources.getConversation(runId, signal));
+    }
+    catch (error) {
+        if (error instanceof NotFoundError) {
+            log.info(`Run ${runId} has no conversation to read (404); the result output stays empty.`);
+        }
+        else if (error instanceof UnprocessableEntityError) {
+            log.info(`The service cannot give run ${runId}'s conversation in its normalized form yet (422); the result output stays empty.`);
+        }
+        else {
+            const reason = error instanceof Error ? error.message : String(error);
+            log.warning(`Could not read run ${runId}'s conversation: ${reason}. The outcome is unchanged.`);
+        }
+        return undefined;
+    }
+}
+async function collectAgentWork(run, options, sources, log, signal) {
+    const conversation = options.conversation ?? (await readConversation(run.run_id, sources, log, signal));
+    const answer = conversation && finalAnswer(conversation);
+    if (conversation && answer === undefined) {
+        log.info(`Run ${run.run_id}'s conversation has no message from the agent.`);
+    }
+    const artifacts = parseArtifacts(run.artifacts);
+    const wanted = artifactsToDownload(artifacts, options.downloadPatterns);
+    if (options.downloadPatterns.length === 0) {
+        return { answer, artifacts, downloadedTo: new Map(), downloadDir: undefined };
+    }
+    const downloadDir = options.artifactsDir || defaultArtifactsDir(options.runnerTemp, run.run_id);
+    if (wanted.length === 0) {
+        log.info('No file artifact of the run matches download_artifacts; nothing to download.');
+    }
+    try {
+        const downloadedTo = await downloadArtifacts(downloadDir, planDownloads(downloadDir, wanted), {
+            fetchFile: sources.fetchFile,
+            warning: (message) => log.warning(message),
+            info: (message) => log.info(message),
+            safeForLog: log.safeForLog,
+            signal,
+        });
+        return { answer, artifacts, downloadedTo, downloadDir };
+    }
+    catch (error) {
+        // The directory itself could not be made (permissions, a file in the way): still a warning.
+        const reason = log.safeForLog(error instanceof Error ? error.message : String(error));
+        log.warning(`Could not download artifacts into ${downloadDir}: ${reason}. The outcome is unchanged.`);
+        return { answer, artifacts, downloadedTo: new Map(), downloadDir };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/api/answers.ts
+/** The longest prompt the action sends. Every poll echoes it, so the body cap follows from it. */
+const MAX_PROMPT_BYTES = 1024 * 1024;
+/**
+ * The largest answer body the client reads. A run echoes its prompt, which
+ * JSON may escape to six bytes a character (`\u0001`), beside its other fields.
+ */
+const MAX_ANSWER_BYTES = 6 * MAX_PROMPT_BYTES + 4 * 1024 * 1024;
+const RUN_ID = /^[\w.-]{1,200}$/;
+/** Whether `value` looks like a run ID: safe as one URL path segment and in a log line. */
+function isRunId(value) {
+    return typeof value === 'string' && RUN_ID.test(value) && !/^\.+$/.test(value);
+}
+/** A run read from an answer, or why the answer is not one (a garbled answer, never a state). */
+function readRunItem(data, expectedRunId) {
+    if (!isObject(data))
+        return { problem: `a body that is not a run (${kindOf(data)})` };
+    const runId = data['run_id'];
+    if (!isRunId(runId))
+        return { problem: 'a run whose run_id is not a run ID' };
+    if (expectedRunId !== undefined && runId !== expectedRunId) {
+        return { problem: `the answer for another run (${runId})` };
+    }
+    const state = data['state'];
+    if (typeof state !== 'string' || state.trim() === '') {
+        return { problem: `a run whose state is not a string (${kindOf(state)})` };
+    }
+    return { run: normaliseRun({ ...data, run_id: runId, state }) };
+}
+const TEXT_FIELDS = [
+    'title',
+    'prompt',
+    'created_at',
+    'updated_at',
+    'started_at',
+    'session_id',
+    'session_link',
+    'source',
+    'run_time',
+];
+/** Known fields with the expected type; unknown fields pass through untouched. */
+function normaliseRun(data) {
+    const run = { ...data };
+    for (const field of TEXT_FIELDS)
+        setOrDrop(run, field, textOf(data[field]));
+    setOrDrop(run, 'status_message', statusMessageOf(data['status_message']));
+    setOrDrop(run, 'agent_config', isObject(data['agent_config']) ? textValues(data['agent_config']) : undefined);
+    setOrDrop(run, 'creator', isObject(data['creator']) ? textValues(data['creator']) : undefined);
+    setOrDrop(run, 'request_usage', isObject(data['request_usage']) ? data['request_usage'] : undefined);
+    setOrDrop(run, 'artifacts', Array.isArray(data['artifacts']) ? artifactsOf(data['artifacts']) : undefined);
+    const cancellable = data['is_run_type_cancellable'];
+    setOrDrop(run, 'is_run_type_cancellable', typeof cancellable === 'boolean' ? cancellable : undefined);
+    return run;
+}
+/** A plain string is the message itself; an object keeps its fields of the right type. */
+function statusMessageOf(value) {
+    if (typeof value === 'string')
+        return value.trim() ? { message: value } : undefined;
+    if (!isObject(value))
+        return undefined;
+    const message = {};
+    const text = textOf(value['message']);
+    if (text !== undefined)
+        message.message = text;
+    const code = textOf(value['error_code']);
+    if (code !== undefined)
+        message.error_code = code;
+    if (typeof value['retryable'] === 'boolean')
+        message.retryable = value['retryable'];
+    return { ...value, ...message, message: message.message };
+}
+/** Artifacts as sent, less any that is not an object with a type; readers still check each field. */
+function artifactsOf(values) {
+    return values.filter((artifact) => isObject(artifact) &&
+        typeof artifact['artifact_type'] === 'string' &&
+        (artifact['data'] === undefined || isObject(artifact['data'])));
+}
+/** Strings stay; numbers and booleans become strings; objects whose members are not text drop them. */
+function textValues(record) {
+    const out = {};
+    for (const [key, value] of Object.entries(record)) {
+        out[key] = isObject(value) || Array.isArray(value) ? value : textOf(value);
+    }
+    return out;
+}
+function textOf(value) {
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'number' || typeof value === 'boolean')
+        return String(value);
+    return undefined;
+}
+function setOrDrop(record, key, value) {
+    if (value === undefined)
+        Reflect.deleteProperty(record, key);
+    else
+        record[key] = value;
+}
+function isObject(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function kindOf(value) {
+    if (value === null)
+        return 'null';
+    if (value === undefined)
+        return 'an empty body';
+    if (Array.isArray(value))
+        return 'an array';
+    return typeof value === 'string'
+        ? `the string ${JSON.stringify(value.slice(0, 40))}`
+        : `a ${typeof value}`;
 }
 
 ;// CONCATENATED MODULE: ./src/api/retry.ts
@@ -32793,9 +35749,49 @@ function clampTimerMs(ms) {
 
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: external "node:path"
-const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+;// CONCATENATED MODULE: ./src/run/blocked.ts
+/** `on_blocked`: what the step does when the run is BLOCKED, waiting for a person. */
+const ON_BLOCKED = ['wait', 'fail', 'pass'];
+function decideOnBlocked(onBlocked) {
+    switch (onBlocked) {
+        case 'wait':
+            return { keepWaiting: true };
+        case 'fail':
+            return { keepWaiting: false, passes: false };
+        case 'pass':
+            return { keepWaiting: false, passes: true };
+    }
+}
+/**
+ * What a BLOCKED run waits for: its status message, else the agent's last
+ * message (often the question it asked), else undefined.
+ */
+function blockedQuestion(statusMessage, lastAgentMessage) {
+    const message = typeof statusMessage === 'object' && statusMessage !== null
+        ? statusMessage.message
+        : undefined;
+    if (typeof message === 'string' && message.trim() !== '')
+        return message.trim();
+    const last = lastAgentMessage?.trim();
+    return last ? last : undefined;
+}
+/** How a person answers a BLOCKED run: in the session, or by a comment where continue_run listens. */
+function howToAnswer(options) {
+    const ways = [];
+    if (options.sessionLink)
+        ways.push(`answer in the session (${options.sessionLink})`);
+    if (options.continueRun) {
+        ways.push('reply with a comment on this pull request or issue; continue_run passes it on');
+    }
+    if (ways.length === 0)
+        ways.push('answer in the session, in the app');
+    const sentence = ways.join(', or ');
+    return `To move it on, ${sentence}.`;
+}
+
 ;// CONCATENATED MODULE: ./src/inputs.ts
+
+
 
 
 
@@ -32848,10 +35844,11 @@ function readSettings(source = runnerInputs()) {
         throw new InputError('github_token', `is required by ${needsToken}; give it \${{ github.token }} (the default) with the permissions the README lists for ${needsToken}.`);
     }
     const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT);
+    const wait = parseBoolean('wait', source.get('wait') || 'true');
     return {
         ...connection,
         target,
-        wait: parseBoolean('wait', source.get('wait') || 'true'),
+        wait,
         timeoutMs,
         pollIntervalMs: readPollInterval(source.get('poll_interval'), timeoutMs),
         cancelPrevious,
@@ -32863,6 +35860,7 @@ function readSettings(source = runnerInputs()) {
             commenterPermission,
             allowedBots,
         },
+        agentWork: readAgentWork(source, wait),
     };
 }
 /** The `name` input, else the workflow and the job: what makes a step's comment its own. */
@@ -32891,6 +35889,51 @@ function readBots(value) {
         }
     }
     return logins.map((login) => login.toLowerCase().replace(/\[bot\]$/, ''));
+}
+function readAgentWork(source, wait) {
+    const onBlocked = source.get('on_blocked') || 'wait';
+    if (!ON_BLOCKED.includes(onBlocked)) {
+        throw new InputError('on_blocked', `must be wait, fail or pass; got "${onBlocked}".`);
+    }
+    const maxCredits = readMaxCredits(source.get('max_credits'));
+    let downloadPatterns;
+    try {
+        downloadPatterns = parseArtifactPatterns(source.get('download_artifacts'));
+    }
+    catch (error) {
+        throw new InputError('download_artifacts', error instanceof Error ? error.message : String(error));
+    }
+    // Both act while or after the step waits; without waiting they would silently do nothing.
+    if (!wait && maxCredits !== undefined) {
+        throw new InputError('max_credits', 'needs wait: true: the cap is checked while the step waits.');
+    }
+    if (!wait && downloadPatterns.length > 0) {
+        throw new InputError('download_artifacts', 'needs wait: true: files are downloaded once the run has ended.');
+    }
+    return {
+        onBlocked: onBlocked,
+        maxCredits,
+        downloadPatterns,
+        artifactsDir: readArtifactsDir(source),
+        showProgress: parseBoolean('show_progress', source.get('show_progress') || 'false'),
+    };
+}
+function readMaxCredits(value) {
+    if (!value)
+        return undefined;
+    const credits = /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : NaN;
+    if (!Number.isFinite(credits) || credits <= 0) {
+        throw new InputError('max_credits', `must be a number of credits greater than zero, such as 500 or 12.5 (no separators); got "${value}".`);
+    }
+    return credits;
+}
+function readArtifactsDir(source) {
+    const dir = source.get('artifacts_dir');
+    if (!dir)
+        return '';
+    if (dir.includes('\0'))
+        throw new InputError('artifacts_dir', 'must not hold a NUL character.');
+    return (0,external_node_path_namespaceObject.resolve)(source.env.GITHUB_WORKSPACE ?? process.cwd(), dir);
 }
 function readTarget(source, continueRun) {
     const runId = source.get('run_id');
@@ -33238,6 +36281,210 @@ function forkHint(env) {
     return '';
 }
 
+;// CONCATENATED MODULE: ./src/run/superseded.ts
+/** One quick look: it only decides between two words for a run that is already over. */
+const LOOKUP = { timeoutMs: 5_000, maxRetries: 0 };
+/**
+ * The newer run that replaced `run`, when `run` was cancelled and a run with
+ * the same name was created after it (`cancel_previous` in a later workflow
+ * run). Undefined when there is none, or when the service cannot say.
+ */
+async function findSupersedingRun(client, run, signal) {
+    const name = run.agent_config?.name;
+    if (run.state !== 'CANCELLED' || !name || !run.created_at)
+        return undefined;
+    try {
+        const { runs } = await client.listRuns({ name, created_after: run.created_at, sort_by: 'created_at', sort_order: 'asc', limit: 20 }, { ...LOOKUP, signal });
+        const createdAt = Date.parse(run.created_at);
+        return runs.find((other) => other.run_id !== run.run_id &&
+            other.agent_config?.name === name &&
+            Date.parse(other.created_at ?? '') > createdAt);
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/agent/cost.ts
+const CREDIT_PARTS = ['compute_cost', 'inference_cost', 'platform_cost'];
+function costOf(requestUsage) {
+    if (typeof requestUsage !== 'object' || requestUsage === null) {
+        return { credits: undefined, usd: undefined };
+    }
+    const usage = requestUsage;
+    return {
+        credits: sumOf(CREDIT_PARTS.map((part) => usage[part])),
+        usd: sumOf(CREDIT_PARTS.map((part) => usage[`${part}_usd`])),
+    };
+}
+/** The sum of the parts that are usable numbers; undefined when none is. */
+function sumOf(values) {
+    const numbers = values.filter((value) => typeof value === 'number' && Number.isFinite(value) && value >= 0);
+    if (numbers.length === 0)
+        return undefined;
+    return roundTo(numbers.reduce((sum, value) => sum + value, 0), 6);
+}
+/** For an output: a plain decimal number a later step can compare (no separators, no unit). */
+function formatNumberOutput(value) {
+    return value === undefined ? '' : String(roundTo(value, 6));
+}
+/** `1,234.5 credits` */
+function formatCredits(credits) {
+    const digits = credits !== 0 && Math.abs(credits) < 1 ? 4 : 2;
+    return `${credits.toLocaleString('en-US', { maximumFractionDigits: digits })} credits`;
+}
+/** `≈ $1,234.57 (approximate)`; small amounts keep enough digits to not read as zero. */
+function formatUsd(usd) {
+    const digits = usd !== 0 && usd < 0.01 ? 4 : 2;
+    const amount = usd.toLocaleString('en-US', {
+        style: 'currency',
+        currency: 'USD',
+        minimumFractionDigits: 2,
+        maximumFractionDigits: digits,
+    });
+    return `≈ ${amount} (approximate)`;
+}
+/** The summary's cost row: credits, then dollars; undefined when the service reported neither. */
+function describeCost(cost) {
+    const parts = [
+        cost.credits === undefined ? undefined : formatCredits(cost.credits),
+        cost.usd === undefined ? undefined : formatUsd(cost.usd),
+    ].filter((part) => part !== undefined);
+    return parts.length > 0 ? parts.join(', ') : undefined;
+}
+/**
+ * The `max_credits` soft cap: past it (strictly more credits than the cap),
+ * the run is to be cancelled. A run that reports no credits is not over it.
+ */
+function isOverBudget(cost, maxCredits) {
+    return maxCredits !== undefined && cost.credits !== undefined && cost.credits > maxCredits;
+}
+function describeOverBudget(cost, maxCredits) {
+    return `The run used ${formatCredits(cost.credits ?? 0)}, more than the max_credits cap of ${formatCredits(maxCredits)}`;
+}
+function roundTo(value, digits) {
+    const factor = 10 ** digits;
+    return Math.round(value * factor) / factor;
+}
+
+;// CONCATENATED MODULE: ./src/agent/progress.ts
+/** Remembers what was reported already; give it each conversation as it is read. */
+class ProgressTracker {
+    #reported = new Set();
+    update(conversation) {
+        const events = [];
+        const visit = (steps, path) => {
+            steps.forEach((step, index) => {
+                const stepKey = step.id ? `step:${step.id}` : `step@${path}${index}`;
+                step.messages.forEach((message, messageIndex) => {
+                    message.actions.forEach((action, actionIndex) => {
+                        const key = action.id
+                            ? `action:${action.id}`
+                            : `action@${stepKey}/${messageIndex}/${actionIndex}`;
+                        if (this.#firstTime(key))
+                            events.push(actionEvent(action));
+                    });
+                });
+                visit(step.steps, `${path}${index}.`);
+                if (step.completed && step.summary && this.#firstTime(stepKey)) {
+                    events.push({ kind: 'step', summary: step.summary });
+                }
+            });
+        };
+        visit(conversation.steps, '');
+        return events;
+    }
+    #firstTime(key) {
+        if (this.#reported.has(key))
+            return false;
+        this.#reported.add(key);
+        return true;
+    }
+}
+function actionEvent(action) {
+    return { kind: 'action', category: clip(action.category, 40), name: clip(action.name, 120) };
+}
+/** A progress event as one plain line, before it is made safe for the log. */
+function describeProgress(event) {
+    switch (event.kind) {
+        case 'step':
+            return `Agent step done: ${clip(event.summary.replace(/\s+/g, ' '), 500)}`;
+        case 'action':
+            return `Agent action: ${event.category || 'action'}${event.name ? ` ${event.name}` : ''}`;
+    }
+}
+/** At most one conversation read per this long, besides state changes (120 reads an hour). */
+const PROGRESS_READ_INTERVAL_MS = 30_000;
+/**
+ * When to read the conversation for progress: at a change of state, or when
+ * 30 s have passed since the last read; but never more reads than one at the
+ * start and one per 30 s since, so a run that flaps between states cannot
+ * spend more than the budget of 120 reads an hour.
+ */
+class ProgressReadSchedule {
+    #startedAt;
+    #lastReadAt;
+    #reads = 0;
+    constructor(now) {
+        this.#startedAt = now;
+    }
+    isDue(now, stateChanged) {
+        const allowed = 1 + Math.floor((now - this.#startedAt) / PROGRESS_READ_INTERVAL_MS);
+        if (this.#reads >= allowed)
+            return false;
+        if (stateChanged || this.#lastReadAt === undefined)
+            return true;
+        return now - this.#lastReadAt >= PROGRESS_READ_INTERVAL_MS;
+    }
+    recordRead(now) {
+        this.#reads += 1;
+        this.#lastReadAt = now;
+    }
+}
+/** The longest stretch without a log line while waiting is five minutes; this leaves slack. */
+const HEARTBEAT_INTERVAL_MS = 4 * 60_000;
+/**
+ * Never silent: tells when a "still waiting" line is owed, and how long the
+ * wait may sleep before it must write one. Every log line resets it.
+ */
+class Heartbeat {
+    #lastLineAt;
+    constructor(now) {
+        this.#lastLineAt = now;
+    }
+    noteLine(now) {
+        this.#lastLineAt = now;
+    }
+    isDue(now) {
+        return now - this.#lastLineAt >= HEARTBEAT_INTERVAL_MS;
+    }
+    /** The longest sleep that still leaves time to write the line when it is owed. */
+    msUntilDue(now) {
+        return Math.max(0, this.#lastLineAt + HEARTBEAT_INTERVAL_MS - now);
+    }
+}
+/**
+ * The session link to announce: the run's link the first time it is an
+ * http(s) URL, or when it changes; undefined when there is nothing new.
+ */
+function newSessionLink(announced, run) {
+    const link = typeof run === 'object' && run !== null
+        ? run.session_link
+        : undefined;
+    if (typeof link !== 'string' || link === announced)
+        return undefined;
+    try {
+        const url = new URL(link);
+        return url.protocol === 'https:' || url.protocol === 'http:' ? link : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function clip(text, max) {
+    return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 ;// CONCATENATED MODULE: ./src/api/types.ts
 /**
  * Wire types of the Cloud Agent Runs API, as described by the spec and the
@@ -33320,6 +36567,271 @@ function isTerminal(state) {
 }
 function unreachable(state) {
     throw new Error(`Unhandled run state ${String(state)}`);
+}
+
+;// CONCATENATED MODULE: ./src/run/schedule.ts
+/**
+ * The poll schedule. Early polls are quick, because short runs are common and a
+ * state change should be seen at once; later polls space out in proportion to
+ * the run's age, so that a long run costs few requests. A change is noticed
+ * within max(pollInterval, 5% of the elapsed time), and never more than
+ * `MAX_GROWN_DELAY_MS` late unless the user asked for a longer interval.
+ */
+const GROWTH_SHARE = 0.05;
+const MAX_GROWN_DELAY_MS = 30_000;
+/** The longest delay a Node timer holds; a longer one would fire at once, in a busy loop. */
+const MAX_POLL_DELAY_MS = 2 ** 31 - 1;
+function nextPollDelayMs(elapsedMs, pollIntervalMs) {
+    const grown = Math.min(GROWTH_SHARE * Math.max(0, elapsedMs), MAX_GROWN_DELAY_MS);
+    return Math.min(Math.round(Math.max(pollIntervalMs, grown)), MAX_POLL_DELAY_MS);
+}
+
+;// CONCATENATED MODULE: ./src/run/wait.ts
+
+
+
+
+
+/** The polls may fail this many times in a row before the step gives up on the service. */
+const DEFAULT_FAILURE_BUDGET = 5;
+/** How long a new run's 404 counts as lag: tens of seconds, then it is "not found". */
+const NEW_RUN_NOT_FOUND_GRACE_MS = 30_000;
+class LostContactError extends Error {
+    name = 'LostContactError';
+}
+/** Polls a run until it is terminal, the timeout passes, or the signal aborts. */
+async function waitForRun(options, deps) {
+    const { runId, timeoutMs, pollIntervalMs } = options;
+    const budget = options.failureBudget ?? DEFAULT_FAILURE_BUDGET;
+    const startedAt = deps.now();
+    const elapsed = () => deps.now() - startedAt;
+    let run = options.lastSeen;
+    let lastState = run?.state;
+    let lastLink = run?.session_link;
+    let failuresInARow = 0;
+    const deadline = startedAt + timeoutMs;
+    const notFoundGraceMs = options.notFoundGraceMs ?? 0;
+    let lagNoted = false;
+    /** The wait the service asked for (Retry-After) before the next poll, if longer than usual. */
+    let askedDelayMs = 0;
+    while (true) {
+        if (deps.signal.aborted)
+            return { kind: 'interrupted', run, elapsedMs: elapsed() };
+        if (run && isTerminal(run.state) && !options.isStale?.(run)) {
+            return { kind: 'terminal', run, elapsedMs: elapsed() };
+        }
+        const remaining = timeoutMs - elapsed();
+        if (remaining <= 0)
+            return { kind: 'timed-out', run, elapsedMs: elapsed() };
+        const delay = Math.max(nextPollDelayMs(elapsed(), pollIntervalMs), askedDelayMs);
+        askedDelayMs = 0;
+        try {
+            const untilHeartbeat = deps.watch?.msUntilHeartbeat() ?? Infinity;
+            await deps.sleep(Math.min(delay, remaining, untilHeartbeat), deps.signal);
+        }
+        catch {
+            return { kind: 'interrupted', run, elapsedMs: elapsed() };
+        }
+        if (deps.signal.aborted)
+            return { kind: 'interrupted', run, elapsedMs: elapsed() };
+        try {
+            run = await deps.client.getRun(runId, { signal: deps.signal, deadline });
+            failuresInARow = 0;
+        }
+        catch (error) {
+            if (deps.signal.aborted)
+                return { kind: 'interrupted', run, elapsedMs: elapsed() };
+            // A poll cut short by the deadline is the timeout, not a failure of the service.
+            if (elapsed() >= timeoutMs)
+                return { kind: 'timed-out', run, elapsedMs: elapsed() };
+            if (error instanceof NotFoundError && elapsed() < notFoundGraceMs) {
+                if (!lagNoted) {
+                    deps.log.info(`Run ${safeForLog(runId)} is not visible yet (404 right after its create); polling on for up to ${formatElapsed(notFoundGraceMs)}.`);
+                    lagNoted = true;
+                }
+                continue;
+            }
+            // A refusal (429, 503 with Retry-After) is a live service asking for patience, not lost
+            // contact: the next poll comes when it asked, or at the timeout, whichever is first.
+            if (isRefusal(error) && error instanceof ApiStatusError) {
+                askedDelayMs = retryAfterMs(error.headers, deps.now()) ?? pollIntervalMs;
+                deps.log.info(`The service refused the poll (${error.status}) and asked to wait ${formatElapsed(askedDelayMs)}; polling again then, within the timeout.`);
+                continue;
+            }
+            if (!isRetryable(error, 'idempotent'))
+                throw error;
+            failuresInARow += 1;
+            const reason = safeForLog(error instanceof Error ? error.message : String(error));
+            if (failuresInARow >= budget) {
+                throw new LostContactError(`Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`, { cause: error });
+            }
+            deps.log.warning(`Poll ${failuresInARow} of ${budget} allowed in a row failed: ${reason}. Waiting on.`);
+            continue;
+        }
+        if (options.isStale?.(run))
+            continue;
+        const stateChanged = run.state !== lastState;
+        if (stateChanged) {
+            logStateChange(run, elapsed(), deps.log, deps.watch !== undefined);
+            deps.onRunSeen?.(run);
+            lastState = run.state;
+            lastLink = run.session_link;
+        }
+        else if (run.session_link !== lastLink) {
+            // A session link that comes after the state changed is worth showing at once.
+            deps.onRunSeen?.(run);
+            lastLink = run.session_link;
+        }
+        if (deps.watch && !isTerminal(run.state)) {
+            const verdict = await deps.watch.afterPoll(run, stateChanged, deps.signal);
+            if (verdict.kind !== 'continue') {
+                return { kind: 'stopped', run, verdict, elapsedMs: elapsed() };
+            }
+        }
+    }
+}
+/** `watched`: a watcher explains BLOCKED itself (what it waits for, how to answer, what next). */
+function logStateChange(run, elapsedMs, log, watched) {
+    const when = `after ${formatElapsed(elapsedMs)}`;
+    const id = safeForLog(run.run_id);
+    const state = safeForLog(run.state, 200);
+    switch (meaningOf(run.state)) {
+        case 'blocked':
+            if (watched) {
+                log.info(`Run ${id} is BLOCKED (${when}): it waits for a person.`);
+                return;
+            }
+            log.warning(`Run ${id} is BLOCKED (${when}): it waits for a person to answer or approve in the session` +
+                `${run.session_link ? ` (${safeForLog(run.session_link, 500)})` : ''}. Nothing will happen until someone does; this step waits until its timeout.`);
+            return;
+        case 'unknown':
+            log.info(`Run ${id} is ${state} (${when}), a state this action does not know; waiting on.`);
+            return;
+        case 'active':
+        case 'succeeded':
+        case 'failed':
+            log.info(`Run ${id} is ${state} (${when}).`);
+            return;
+    }
+}
+function formatElapsed(ms) {
+    const seconds = Math.round(ms / 1000);
+    if (seconds < 60)
+        return `${seconds}s`;
+    const minutes = Math.floor(seconds / 60);
+    if (minutes < 60)
+        return `${minutes}m ${seconds % 60}s`;
+    return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
+}
+
+;// CONCATENATED MODULE: ./src/run/watch.ts
+
+
+
+
+
+
+class RunWatcher {
+    #settings;
+    #deps;
+    #startedAt;
+    #heartbeat;
+    #reads;
+    #progress = new ProgressTracker();
+    #announcedLink;
+    #lastConversation;
+    constructor(settings, deps) {
+        this.#settings = settings;
+        this.#deps = deps;
+        this.#startedAt = deps.now();
+        this.#heartbeat = new Heartbeat(this.#startedAt);
+        this.#reads = new ProgressReadSchedule(this.#startedAt);
+    }
+    /** The log the wait writes to: every line counts as a sign of life. */
+    get log() {
+        const note = () => this.#heartbeat.noteLine(this.#deps.now());
+        const log = this.#deps.log;
+        return {
+            info: (message) => (note(), log.info(message)),
+            warning: (message) => (note(), log.warning(message)),
+            debug: (message) => log.debug(message),
+        };
+    }
+    /** The longest the wait may sleep before it owes the log a line. */
+    msUntilHeartbeat() {
+        return this.#heartbeat.msUntilDue(this.#deps.now());
+    }
+    /** The conversation as last read, if any: the final answer can be taken from it. */
+    get lastConversation() {
+        return this.#lastConversation;
+    }
+    /** Looks at one reading of the run; `stateChanged` when its state differs from the last. */
+    async afterPoll(run, stateChanged, signal) {
+        const { safeForLog } = this.#deps;
+        const link = newSessionLink(this.#announcedLink, run);
+        if (link) {
+            this.#announcedLink = link;
+            this.log.info(`Session: ${safeForLog(link)}`);
+            this.#deps.onSessionLink?.(link);
+        }
+        const cost = costOf(run.request_usage);
+        const { maxCredits } = this.#settings;
+        if (maxCredits !== undefined && isOverBudget(cost, maxCredits)) {
+            return { kind: 'over-budget', cost, message: `${describeOverBudget(cost, maxCredits)}.` };
+        }
+        const blocked = meaningOf(run.state) === 'blocked';
+        // Before a worker has it, the run has no conversation: a read then would spend the budget.
+        const started = run.state !== 'QUEUED' && run.state !== 'PENDING';
+        if (this.#settings.showProgress &&
+            started &&
+            this.#reads.isDue(this.#deps.now(), stateChanged)) {
+            await this.#readProgress(signal);
+        }
+        if (blocked && stateChanged) {
+            // What it waits for may be only in the conversation: read it, once per BLOCKED.
+            if (!this.#settings.showProgress || !this.#lastConversation)
+                await this.#readOnce(signal);
+            return this.#onBlocked(run);
+        }
+        if (this.#heartbeat.isDue(this.#deps.now())) {
+            this.log.info(`Still waiting: run ${safeForLog(run.run_id)} is ${safeForLog(run.state)} after ${formatElapsed(this.#deps.now() - this.#startedAt)}.`);
+        }
+        return { kind: 'continue' };
+    }
+    #onBlocked(run) {
+        const { safeForLog } = this.#deps;
+        const question = blockedQuestion(run.status_message, this.#lastConversation && finalAnswer(this.#lastConversation));
+        const decision = decideOnBlocked(this.#settings.onBlocked);
+        const waitsFor = question
+            ? `It waits for: ${safeForLog(question)}`
+            : 'The service does not say what it waits for.';
+        const answer = howToAnswer({
+            sessionLink: this.#announcedLink ? safeForLog(this.#announcedLink) : undefined,
+            continueRun: this.#settings.continueRun,
+        });
+        const next = decision.keepWaiting
+            ? 'This step waits on, until its timeout (on_blocked: wait).'
+            : `This step hands the run over and ${decision.passes ? 'passes' : 'fails'} (on_blocked: ${this.#settings.onBlocked}); the run stays BLOCKED.`;
+        this.log.warning(`Run ${safeForLog(run.run_id)} is BLOCKED: it needs a person. ${waitsFor} ${answer} ${next}`);
+        return decision.keepWaiting
+            ? { kind: 'continue' }
+            : { kind: 'blocked', passes: decision.passes, question };
+    }
+    async #readProgress(signal) {
+        const conversation = await this.#readOnce(signal);
+        if (!conversation)
+            return;
+        for (const event of this.#progress.update(conversation)) {
+            this.log.info(this.#deps.safeForLog(describeProgress(event)));
+        }
+    }
+    async #readOnce(signal) {
+        this.#reads.recordRead(this.#deps.now());
+        const conversation = await this.#deps.readConversation(signal);
+        if (conversation)
+            this.#lastConversation = conversation;
+        return conversation;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/run/cancel.ts
@@ -33432,167 +36944,435 @@ async function cancelActiveRunsNamed(client, name, log) {
     return cancelled;
 }
 
-;// CONCATENATED MODULE: ./src/run/schedule.ts
-/**
- * The poll schedule. Early polls are quick, because short runs are common and a
- * state change should be seen at once; later polls space out in proportion to
- * the run's age, so that a long run costs few requests. A change is noticed
- * within max(pollInterval, 5% of the elapsed time), and never more than
- * `MAX_GROWN_DELAY_MS` late unless the user asked for a longer interval.
- */
-const GROWTH_SHARE = 0.05;
-const MAX_GROWN_DELAY_MS = 30_000;
-/** The longest delay a Node timer holds; a longer one would fire at once, in a busy loop. */
-const MAX_POLL_DELAY_MS = 2 ** 31 - 1;
-function nextPollDelayMs(elapsedMs, pollIntervalMs) {
-    const grown = Math.min(GROWTH_SHARE * Math.max(0, elapsedMs), MAX_GROWN_DELAY_MS);
-    return Math.min(Math.round(Math.max(pollIntervalMs, grown)), MAX_POLL_DELAY_MS);
-}
+;// CONCATENATED MODULE: ./src/run/outcome.ts
 
-;// CONCATENATED MODULE: ./src/run/wait.ts
-
-
-
-
-
-/** The polls may fail this many times in a row before the step gives up on the service. */
-const DEFAULT_FAILURE_BUDGET = 5;
-/** How long a new run's 404 counts as lag: tens of seconds, then it is "not found". */
-const NEW_RUN_NOT_FOUND_GRACE_MS = 30_000;
-class LostContactError extends Error {
-    name = 'LostContactError';
-}
-/** Polls a run until it is terminal, the timeout passes, or the signal aborts. */
-async function waitForRun(options, deps) {
-    const { runId, timeoutMs, pollIntervalMs } = options;
-    const budget = options.failureBudget ?? DEFAULT_FAILURE_BUDGET;
-    const startedAt = deps.now();
-    const elapsed = () => deps.now() - startedAt;
-    let run = options.lastSeen;
-    let lastState = run?.state;
-    let lastLink = run?.session_link;
-    let failuresInARow = 0;
-    const deadline = startedAt + timeoutMs;
-    const notFoundGraceMs = options.notFoundGraceMs ?? 0;
-    let lagNoted = false;
-    /** The wait the service asked for (Retry-After) before the next poll, if longer than usual. */
-    let askedDelayMs = 0;
-    while (true) {
-        if (deps.signal.aborted)
-            return { kind: 'interrupted', run, elapsedMs: elapsed() };
-        if (run && isTerminal(run.state) && !options.isStale?.(run)) {
-            return { kind: 'terminal', run, elapsedMs: elapsed() };
-        }
-        const remaining = timeoutMs - elapsed();
-        if (remaining <= 0)
-            return { kind: 'timed-out', run, elapsedMs: elapsed() };
-        const delay = Math.max(nextPollDelayMs(elapsed(), pollIntervalMs), askedDelayMs);
-        askedDelayMs = 0;
-        try {
-            await deps.sleep(Math.min(delay, remaining), deps.signal);
-        }
-        catch {
-            return { kind: 'interrupted', run, elapsedMs: elapsed() };
-        }
-        if (deps.signal.aborted)
-            return { kind: 'interrupted', run, elapsedMs: elapsed() };
-        try {
-            run = await deps.client.getRun(runId, { signal: deps.signal, deadline });
-            failuresInARow = 0;
-        }
-        catch (error) {
-            if (deps.signal.aborted)
-                return { kind: 'interrupted', run, elapsedMs: elapsed() };
-            // A poll cut short by the deadline is the timeout, not a failure of the service.
-            if (elapsed() >= timeoutMs)
-                return { kind: 'timed-out', run, elapsedMs: elapsed() };
-            if (error instanceof NotFoundError && elapsed() < notFoundGraceMs) {
-                if (!lagNoted) {
-                    deps.log.info(`Run ${safeForLog(runId)} is not visible yet (404 right after its create); polling on for up to ${formatElapsed(notFoundGraceMs)}.`);
-                    lagNoted = true;
-                }
-                continue;
-            }
-            // A refusal (429, 503 with Retry-After) is a live service asking for patience, not lost
-            // contact: the next poll comes when it asked, or at the timeout, whichever is first.
-            if (isRefusal(error) && error instanceof ApiStatusError) {
-                askedDelayMs = retryAfterMs(error.headers, deps.now()) ?? pollIntervalMs;
-                deps.log.info(`The service refused the poll (${error.status}) and asked to wait ${formatElapsed(askedDelayMs)}; polling again then, within the timeout.`);
-                continue;
-            }
-            if (!isRetryable(error, 'idempotent'))
-                throw error;
-            failuresInARow += 1;
-            const reason = safeForLog(error instanceof Error ? error.message : String(error));
-            if (failuresInARow >= budget) {
-                throw new LostContactError(`Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`, { cause: error });
-            }
-            deps.log.warning(`Poll ${failuresInARow} of ${budget} allowed in a row failed: ${reason}. Waiting on.`);
-            continue;
-        }
-        if (options.isStale?.(run))
-            continue;
-        if (run.state !== lastState) {
-            logStateChange(run, elapsed(), deps.log);
-            deps.onRunSeen?.(run);
-            lastState = run.state;
-            lastLink = run.session_link;
-        }
-        else if (run.session_link !== lastLink) {
-            // A session link that comes after the state changed is worth showing at once.
-            deps.onRunSeen?.(run);
-            lastLink = run.session_link;
-        }
-    }
-}
-function logStateChange(run, elapsedMs, log) {
-    const when = `after ${formatElapsed(elapsedMs)}`;
-    const id = safeForLog(run.run_id);
-    const state = safeForLog(run.state, 200);
-    switch (meaningOf(run.state)) {
+/** The `outcome` output: why the step ended, in one word (the contract's list, v1.1). */
+const OUTCOMES = (/* unused pure expression or super */ null && ([
+    'succeeded',
+    'failed',
+    'error',
+    'cancelled',
+    'timed_out',
+    'superseded',
+    'blocked',
+    'over_budget',
+    'interrupted',
+    'started',
+]));
+function outcomeOf(ending) {
+    switch (ending.kind) {
+        case 'started':
+            return 'started';
+        case 'finished':
+            return finishedOutcome(ending.state);
+        case 'timed-out':
+            return 'timed_out';
+        case 'interrupted':
+            return 'interrupted';
         case 'blocked':
-            log.warning(`Run ${id} is BLOCKED (${when}): it waits for a person to answer or approve in the session` +
-                `${run.session_link ? ` (${safeForLog(run.session_link, 500)})` : ''}. Nothing will happen until someone does; this step waits until its timeout.`);
-            return;
-        case 'unknown':
-            log.info(`Run ${id} is ${state} (${when}), a state this action does not know; waiting on.`);
-            return;
-        case 'active':
-        case 'succeeded':
-        case 'failed':
-            log.info(`Run ${id} is ${state} (${when}).`);
-            return;
+            return 'blocked';
+        case 'over-budget':
+            return 'over_budget';
+        case 'superseded':
+            return 'superseded';
     }
 }
-function formatElapsed(ms) {
-    const seconds = Math.round(ms / 1000);
-    if (seconds < 60)
-        return `${seconds}s`;
-    const minutes = Math.floor(seconds / 60);
-    if (minutes < 60)
-        return `${minutes}m ${seconds % 60}s`;
-    return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
+function finishedOutcome(state) {
+    switch (state) {
+        case 'SUCCEEDED':
+            return 'succeeded';
+        case 'ERROR':
+            return 'error';
+        case 'CANCELLED':
+            return 'cancelled';
+        default:
+            return 'failed';
+    }
+}
+/** Whether the step passes with this outcome. */
+function passes(outcome, ending) {
+    switch (outcome) {
+        case 'succeeded':
+        case 'started':
+        case 'superseded':
+            return true;
+        case 'blocked':
+            return ending.kind === 'blocked' && ending.onBlocked === 'pass';
+        case 'failed':
+        case 'error':
+        case 'cancelled':
+        case 'timed_out':
+        case 'over_budget':
+        case 'interrupted':
+            return false;
+    }
+}
+/** Why the run ended, in plain words, for the summary's headline area and the log. */
+function whyItEnded(ending, statusMessage) {
+    const because = statusMessage ? `: ${statusMessage}` : '.';
+    switch (ending.kind) {
+        case 'started':
+            return 'The step did not wait for the run (wait: false); it goes on without this step.';
+        case 'finished':
+            switch (ending.state) {
+                case 'SUCCEEDED':
+                    return 'The agent finished its task.';
+                case 'FAILED':
+                    return `The agent could not finish its task${because}`;
+                case 'ERROR':
+                    return `A failure on the service's side stopped the run${because}`;
+                case 'CANCELLED':
+                    return `The run was cancelled outside this step (in the app, or through the API)${because}`;
+                default:
+                    return `The run ended ${ending.state}${because}`;
+            }
+        case 'timed-out':
+            return `The run was still ${ending.stateAtTimeout} when the timeout input (${formatElapsed(ending.timeoutMs)}) ran out, so the action cancelled it.`;
+        case 'interrupted':
+            return 'The workflow was cancelled, so the action cancelled the run.';
+        case 'blocked':
+            return ending.onBlocked === 'pass'
+                ? 'The run waits for a person (BLOCKED); with on_blocked: pass the step hands it over and passes.'
+                : 'The run waits for a person (BLOCKED); with on_blocked: fail the step hands it over and fails.';
+        case 'over-budget':
+            return `The run used ${ending.credits}, more than the max_credits cap of ${ending.maxCredits}, so the action cancelled it.`;
+        case 'superseded':
+            return `A newer run with the same name replaced this one (cancel_previous)${ending.newerRunId ? `: ${ending.newerRunId}` : ''}.`;
+    }
+}
+/**
+ * A failed run's extra facts: how long its session stays open to look
+ * inside, and whether the service calls the failure a platform one.
+ */
+function failureNotes(statusMessage, now) {
+    if (typeof statusMessage !== 'object' || statusMessage === null)
+        return [];
+    const { session_debug_until: until, retryable } = statusMessage;
+    const notes = [];
+    const untilMs = typeof until === 'string' ? Date.parse(until) : NaN;
+    if (Number.isFinite(untilMs) && untilMs > now) {
+        notes.push(`The session stays open for debugging until ${new Date(untilMs).toISOString().replace('.000Z', 'Z')}.`);
+    }
+    if (retryable === true)
+        notes.push('A platform failure; a re-run may succeed.');
+    return notes;
+}
+
+;// CONCATENATED MODULE: ./src/text/markdown.ts
+/**
+ * Agent text (its final answer, its step summaries) shown as Markdown.
+ *
+ * Agents write Markdown, so it is kept: emphasis, lists, tables, links, code.
+ * But the text is untrusted, and the output must hold these properties
+ * wherever GitHub renders it (job summary, pull request comment):
+ * - no raw HTML: a `<` that could open a tag, comment or autolink is an entity
+ *   outside code, and code cannot be mistaken for anything else;
+ * - no @-mention notifies anyone;
+ * - no comment marker (`<!-- cloud-agent-run: … -->`) appears in the source;
+ * - nothing stays open at the end (a fenced block is closed), so the text
+ *   cannot swallow what follows it, such as the `</details>` it sits in.
+ *
+ * Code is recognised conservatively: a fence only at column 0, a code span
+ * only within one line. A fence-like line with leading white space (which
+ * could close a fence inside a list item that this function does not track)
+ * is made plain text. When in doubt the text is escaped, which costs looks,
+ * never safety.
+ */
+/** Zero-width joiner: keeps `@name` readable while GitHub no longer sees a mention. */
+const MENTION_BREAK = '\u200d';
+/** Zero-width space: breaks `<!--` inside code, where entities would show as typed. */
+const COMMENT_BREAK = '\u200b';
+const FENCE_OPEN = /^(`{3,}|~{3,})(.*)$/;
+const INDENTED_FENCE = /^([ \t]+)([`~]{3})/;
+function agentMarkdown(text) {
+    if (typeof text !== 'string')
+        return '';
+    const lines = normalize(text).split('\n');
+    const out = [];
+    let fence;
+    for (const line of lines) {
+        if (fence) {
+            if (closesFence(line, fence))
+                fence = undefined;
+            out.push(fence ? defuseCode(line) : line);
+            continue;
+        }
+        const opener = FENCE_OPEN.exec(line);
+        const marker = opener?.[1] ?? '';
+        const info = opener?.[2] ?? '';
+        // A backtick fence's info string cannot hold a backtick; such a line is not a fence.
+        if (opener && !(marker.startsWith('`') && info.includes('`'))) {
+            fence = { char: marker.charAt(0), length: marker.length };
+            out.push(`${marker}${escapeInline(info)}`);
+            continue;
+        }
+        out.push(escapeLine(line.replace(INDENTED_FENCE, (_all, indent, run) => `${indent}\\${run}`)));
+    }
+    if (fence)
+        out.push(fence.char.repeat(fence.length));
+    return out.join('\n').trim() === '' ? '' : out.join('\n');
+}
+/**
+ * The agent's Markdown inside a collapsible block. The blank lines around it
+ * let GitHub render Markdown inside the HTML block; `summary` is plain text.
+ */
+function agentDetails(summary, text, open = false) {
+    const body = agentMarkdown(text);
+    return [
+        `<details${open ? ' open' : ''}><summary>${escapeInline(plainLine(summary))}</summary>`,
+        '',
+        body || '_(empty)_',
+        '',
+        '</details>',
+    ].join('\n');
+}
+/** One line of agent text (a step summary) as inline Markdown: no block structure at all. */
+function agentInline(text) {
+    if (typeof text !== 'string')
+        return '';
+    return escapeLine(plainLine(text))
+        .replace(/^([#>=+-]|\d+[.)])/, '\\$1')
+        .replace(/^([`~]{3})/, '\\$1');
+}
+function plainLine(text) {
+    return normalize(text)
+        .replace(/\s*\n\s*/g, ' ')
+        .trim();
+}
+function normalize(text) {
+    return (text
+        .replace(/\r\n?/g, '\n')
+        // Control characters, and the bidirectional overrides that make text read other than it is.
+        // eslint-disable-next-line no-control-regex -- removing control characters is the point
+        .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, ''));
+}
+function closesFence(line, fence) {
+    const match = /^ {0,3}([`~]+)[ \t]*$/.exec(line);
+    const run = match?.[1] ?? '';
+    return run.length >= fence.length && [...run].every((char) => char === fence.char);
+}
+/** Inside code nothing renders, but the raw source must still hold no comment marker. */
+function defuseCode(text) {
+    return text.replace(/<!--/g, `<!${COMMENT_BREAK}--`);
+}
+/**
+ * One line outside fenced code: code spans are kept when they open and close
+ * on this line (and hold no `|`, which a table would split on first); every
+ * other backtick is escaped, so the spans in the output are exactly these.
+ */
+function escapeLine(line) {
+    const closers = new RunIndex(line);
+    let out = '';
+    let text = '';
+    let i = 0;
+    while (i < line.length) {
+        const char = line.charAt(i);
+        if (char === '\\' && i + 1 < line.length && isAsciiPunctuation(line.charAt(i + 1))) {
+            text += line.slice(i, i + 2);
+            i += 2;
+            continue;
+        }
+        if (char !== '`') {
+            text += char;
+            i += 1;
+            continue;
+        }
+        const run = backtickRun(line, i);
+        const close = closers.next(run, i + run);
+        const content = close === -1 ? '' : line.slice(i + run, close);
+        if (close === -1 || content.includes('|')) {
+            text += '\\`'.repeat(run);
+            i += run;
+            continue;
+        }
+        const delimiter = '`'.repeat(run);
+        out += escapeInline(text) + delimiter + defuseCode(content) + delimiter;
+        text = '';
+        i = close + run;
+    }
+    return out + escapeInline(text);
+}
+/** Text outside code: no tag, comment or autolink can open, and no mention notifies. */
+function escapeInline(text) {
+    return text
+        .replace(/\\[!-/:-@[-`{-~]|</g, (match) => (match === '<' || match === '\\<' ? '&lt;' : match))
+        .replace(/(^|[^A-Za-z0-9_])@(?=[A-Za-z0-9])/g, `$1@${MENTION_BREAK}`);
+}
+function backtickRun(line, start) {
+    let end = start;
+    while (line.charAt(end) === '`')
+        end += 1;
+    return end - start;
+}
+/**
+ * The maximal backtick runs of a line, by length, so that finding a span's
+ * closing run is linear in the line, not quadratic (agent text can be long).
+ */
+class RunIndex {
+    #starts = new Map();
+    #cursor = new Map();
+    constructor(line) {
+        let i = 0;
+        while (i < line.length) {
+            if (line.charAt(i) !== '`') {
+                i += 1;
+                continue;
+            }
+            const run = backtickRun(line, i);
+            const starts = this.#starts.get(run) ?? [];
+            starts.push(i);
+            this.#starts.set(run, starts);
+            i += run;
+        }
+    }
+    /** The start of the first run of exactly `length` backticks at or after `from`, or -1. */
+    next(length, from) {
+        const starts = this.#starts.get(length) ?? [];
+        let cursor = this.#cursor.get(length) ?? 0;
+        while (cursor < starts.length && (starts[cursor] ?? 0) < from)
+            cursor += 1;
+        this.#cursor.set(length, cursor);
+        return cursor < starts.length ? (starts[cursor] ?? -1) : -1;
+    }
+}
+function isAsciiPunctuation(char) {
+    return /^[!-/:-@[-`{-~]$/.test(char);
+}
+
+;// CONCATENATED MODULE: ./src/report/agent-work.ts
+
+
+/**
+ * The parts of the job summary and the comment that show the agent's work:
+ * its answer, its files, and what a BLOCKED run waits for. Agent text goes
+ * through agentMarkdown; service text through escapeMarkdown.
+ */
+/** The answer shown in the job summary: GitHub keeps at most 1 MiB of summary per step. */
+const SUMMARY_ANSWER_CHARS = 200_000;
+/** The answer in a comment, leaving room for the rest of it within GitHub's 65,536 characters. */
+const COMMENT_ANSWER_CHARS = 50_000;
+/** The answer cut to `max` characters before it is made safe, so the cut cannot open a block. */
+function clipAnswer(answer, max) {
+    if (answer.length <= max)
+        return answer;
+    return `${answer.slice(0, max)}\n\n_(The answer is cut here; the whole of it is in the result output and the session.)_`;
+}
+/** The summary's block with the agent's final message, open so that it reads at a glance. */
+function renderAnswerBlock(answer) {
+    if (answer === undefined || answer.trim() === '')
+        return undefined;
+    return agentDetails("The agent's answer", clipAnswer(answer, SUMMARY_ANSWER_CHARS), true);
+}
+/** The answer as the body of a comment (below the comment's own headline). */
+function renderCommentAnswer(answer) {
+    if (answer === undefined || answer.trim() === '')
+        return undefined;
+    return agentMarkdown(clipAnswer(answer, COMMENT_ANSWER_CHARS)) || undefined;
+}
+const ICONS = {
+    PULL_REQUEST: '🔀',
+    FILE: '📄',
+    SCREENSHOT: '🖼️',
+    PLAN: '📝',
+};
+/** The list of artifacts, with where downloaded files went. */
+function renderArtifacts(artifacts, downloadedTo, downloadDir) {
+    if (artifacts.length === 0)
+        return undefined;
+    const lines = ['**Artifacts**', ''];
+    for (const artifact of artifacts.slice(0, 200)) {
+        const icon = ICONS[artifact.type] ?? '📦';
+        const label = escapeMarkdown(agent_work_clip(artifact.filepath ?? artifact.name ?? artifact.type, 300));
+        const url = safeHttpUrl(artifact.url);
+        const named = url ? `[${label}](${url})` : label;
+        const path = downloadedTo.get(artifact);
+        const where = path ? ` → <code>${escapeMarkdown(path)}</code>` : '';
+        lines.push(`- ${icon} ${escapeMarkdown(artifact.type)}: ${named}${where}`);
+    }
+    if (artifacts.length > 200)
+        lines.push(`- … and ${artifacts.length - 200} more`);
+    if (downloadDir && downloadedTo.size > 0) {
+        lines.push('', `Downloaded files are in <code>${escapeMarkdown(downloadDir)}</code>.`);
+    }
+    return lines.join('\n');
+}
+/** What a BLOCKED run waits for (agent text, shown safely) and how to answer. */
+function renderBlocked(question, answerWays) {
+    const link = safeHttpUrl(answerWays.sessionLink);
+    const ways = [link ? `answer in the [session](${link})` : 'answer in the session, in the app'];
+    if (answerWays.continueRun)
+        ways.push('reply with a comment here; continue_run passes it on');
+    const lines = [
+        '> [!WARNING]',
+        `> The run is BLOCKED: it waits for a person. To move it on, ${ways.join(', or ')}.`,
+        '',
+    ];
+    if (question)
+        lines.push(agentDetails('What it waits for', agent_work_clip(question, 20_000), true), '');
+    return lines.join('\n');
+}
+function agent_work_clip(text, max) {
+    return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 ;// CONCATENATED MODULE: ./src/report/summary.ts
 
 
 
+
+
+
+/** The step's outcome as the pure outcome rules see it. */
+function endingOf(outcome) {
+    switch (outcome.kind) {
+        case 'started':
+            return { kind: 'started' };
+        case 'finished':
+            return outcome.supersededBy
+                ? { kind: 'superseded', newerRunId: outcome.supersededBy }
+                : { kind: 'finished', state: outcome.run.state };
+        case 'timed-out':
+            return {
+                kind: 'timed-out',
+                timeoutMs: outcome.timeoutMs,
+                stateAtTimeout: outcome.stateAtTimeout,
+            };
+        case 'interrupted':
+            return { kind: 'interrupted' };
+        case 'over-budget':
+            return {
+                kind: 'over-budget',
+                credits: formatCredits(outcome.cost.credits ?? 0),
+                maxCredits: formatCredits(outcome.maxCredits),
+            };
+        case 'blocked':
+            return { kind: 'blocked', onBlocked: outcome.passes ? 'pass' : 'fail' };
+    }
+}
 function verdictOf(outcome) {
+    const ending = endingOf(outcome);
+    const word = outcomeOf(ending);
+    const passed = passes(word, ending);
+    const why = whyItEnded(ending);
+    const base = { passed, outcome: word, why };
     switch (outcome.kind) {
         case 'started':
             return {
-                passed: true,
-                headline: `Run ${outcome.run.run_id} started (${outcome.run.state}); not waiting for it`,
+                ...base,
+                headline: `${nameOf(outcome.run)} started (${outcome.run.state}); not waiting for it`,
             };
         case 'finished': {
             const { run } = outcome;
             if (meaningOf(run.state) === 'succeeded')
-                return { passed: true, headline: `Run ${run.run_id} succeeded` };
+                return { ...base, headline: `${nameOf(run)} succeeded` };
+            if (outcome.supersededBy) {
+                return { ...base, headline: `${nameOf(run)} was superseded by run ${outcome.supersededBy}` };
+            }
             const reason = summary_statusMessageOf(run);
             return {
-                passed: false,
-                headline: `Run ${run.run_id} ended ${run.state}`,
+                ...base,
+                why: reason ? why : `${why.replace(/\.$/, '')}; the service gave no status message.`,
+                headline: `${nameOf(run)} ended ${run.state}`,
                 failure: `Run ${run.run_id} ended ${run.state}${reason ? `: ${reason}` : ' (the service gave no status message)'}`,
             };
         }
@@ -33601,25 +37381,53 @@ function verdictOf(outcome) {
             const state = meaningOf(stateAtTimeout) === 'blocked'
                 ? `${stateAtTimeout}, waiting for a person`
                 : stateAtTimeout;
+            const cancel = describeCancel(run.run_id, outcome.cancel);
             return {
-                passed: false,
-                headline: `Run ${run.run_id} timed out`,
+                ...base,
+                why: `${why} ${cancel}`,
+                headline: `${nameOf(run)} timed out`,
                 failure: `Run ${run.run_id} did not finish within the timeout input (${formatElapsed(outcome.timeoutMs)}); ` +
-                    `it was ${state}. ${describeCancel(run.run_id, outcome.cancel)}`,
+                    `it was ${state}. ${cancel}`,
+            };
+        }
+        case 'over-budget': {
+            const { run } = outcome;
+            const cancel = describeCancel(run.run_id, outcome.cancel);
+            return {
+                ...base,
+                why: `${why} ${cancel}`,
+                headline: `${nameOf(run)} went over budget`,
+                failure: `${describeOverBudget(outcome.cost, outcome.maxCredits)} (run ${run.run_id}). ${cancel}`,
+            };
+        }
+        case 'blocked': {
+            const { run } = outcome;
+            return {
+                ...base,
+                headline: `${nameOf(run)} is BLOCKED, waiting for a person`,
+                failure: outcome.passes
+                    ? undefined
+                    : `Run ${run.run_id} is BLOCKED: it waits for a person (on_blocked: fail). It stays BLOCKED until someone answers in the session.`,
             };
         }
         case 'interrupted': {
             const runId = outcome.run?.run_id;
             const cancel = runId && outcome.cancel ? ` ${describeCancel(runId, outcome.cancel)}` : '';
             return {
-                passed: false,
-                headline: runId
-                    ? `Run ${runId} stopped: the workflow was cancelled`
+                ...base,
+                why: `${why}${cancel}`,
+                headline: outcome.run
+                    ? `${nameOf(outcome.run)} stopped: the workflow was cancelled`
                     : 'The workflow was cancelled',
                 failure: `The workflow cancelled this step${outcome.signal ? ` (${outcome.signal})` : ''}.${cancel}`,
             };
         }
     }
+}
+/** The run's title, else `Run <id>`: what the summary's headline calls it. */
+function nameOf(run) {
+    const title = run.title?.trim();
+    return title ? truncate(title.replace(/\s+/g, ' '), 200) : `Run ${run.run_id}`;
 }
 /** The pull request the run opened, from its artifacts, if it is an http(s) URL. */
 function pullRequestUrlOf(run) {
@@ -33644,18 +37452,23 @@ function summary_statusMessageOf(run) {
     const message = run.status_message?.message?.trim();
     return message ? message : undefined;
 }
-const ICONS = { passed: '✅', failed: '❌', started: '🚀' };
+const summary_ICONS = { passed: '✅', failed: '❌', started: '🚀', blocked: '✋' };
 /** The job summary, as GitHub-flavoured Markdown. Every text from the API is escaped. */
-function renderSummary(outcome) {
+function renderSummary(outcome, extras = {}) {
     const verdict = verdictOf(outcome);
-    const icon = outcome.kind === 'started' ? ICONS.started : verdict.passed ? ICONS.passed : ICONS.failed;
+    const icon = outcome.kind === 'started'
+        ? summary_ICONS.started
+        : outcome.kind === 'blocked'
+            ? summary_ICONS.blocked
+            : verdict.passed
+                ? summary_ICONS.passed
+                : summary_ICONS.failed;
     const run = outcome.run;
     const rows = [];
     if (run) {
-        if (run.title)
-            rows.push(['Title', escapeMarkdown(truncate(run.title, 1000))]);
         rows.push(['Run ID', `<code>${escapeMarkdown(run.run_id)}</code>`]);
         rows.push(['State', `<code>${escapeMarkdown(run.state)}</code>`]);
+        rows.push(['Outcome', `<code>${verdict.outcome}</code>`]);
         const duration = durationOf(outcome);
         if (duration)
             rows.push(['Duration', duration]);
@@ -33669,29 +37482,53 @@ function renderSummary(outcome) {
                 `[${escapeMarkdown(pullRequestLabel(pullRequest))}](${pullRequest})`,
             ]);
         }
-        const usage = usageOf(run);
+        const cost = describeCost(costOf(run.request_usage));
+        const usage = cost ?? usageOf(run);
         if (usage)
-            rows.push(['Usage', escapeMarkdown(usage)]);
+            rows.push([cost ? 'Cost' : 'Usage', escapeMarkdown(usage)]);
         const message = summary_statusMessageOf(run);
         if (message && !verdict.passed) {
             rows.push(['Status message', escapeMarkdown(truncate(message, 2000))]);
         }
     }
-    const lines = [`### ${icon} ${escapeMarkdown(verdict.headline)}`, ''];
+    const lines = [
+        `### ${icon} ${escapeMarkdown(verdict.headline)}`,
+        '',
+        escapeMarkdown(verdict.why),
+        '',
+    ];
     if (rows.length > 0) {
         lines.push('| | |', '|---|---|', ...rows.map(([field, value]) => `| **${field}** | ${value} |`), '');
     }
-    const blockedState = outcome.kind === 'timed-out' ? outcome.stateAtTimeout : run?.state;
-    if (blockedState && meaningOf(blockedState) === 'blocked') {
-        lines.push('> [!WARNING]', '> The run is BLOCKED: it waits for a person to answer or approve in the session.', '');
+    if (run && meaningOf(run.state) === 'failed') {
+        const notes = failureNotes(run.status_message, extras.now ?? Date.now());
+        if (notes.length > 0)
+            lines.push(notes.map(escapeMarkdown).join(' '), '');
     }
-    if (verdict.failure)
-        lines.push(escapeMarkdown(verdict.failure), '');
+    if (run && meaningOf(run.state) === 'blocked') {
+        const asked = outcome.kind === 'blocked' ? outcome.question : extras.blockedQuestion;
+        // The agent's last message is often its question: shown once, as the answer, below.
+        const question = asked?.trim() === extras.answer?.trim() ? undefined : asked;
+        lines.push(renderBlocked(question, {
+            sessionLink: run.session_link,
+            continueRun: extras.continueRun ?? false,
+        }));
+    }
+    else if (outcome.kind === 'timed-out' && meaningOf(outcome.stateAtTimeout) === 'blocked') {
+        lines.push('> [!WARNING]', '> The run was BLOCKED, waiting for a person, when the timeout ran out.', '');
+    }
+    const answer = renderAnswerBlock(extras.answer);
+    if (answer)
+        lines.push(answer, '');
+    const artifacts = extras.artifacts &&
+        renderArtifacts(extras.artifacts, extras.downloadedTo ?? new Map(), extras.downloadDir);
+    if (artifacts)
+        lines.push(artifacts, '');
     return lines.join('\n');
 }
 /** The job summary of a step that failed before it had an outcome (bad input, lost contact, …). */
 function renderErrorSummary(message, runId) {
-    const lines = [`### ${ICONS.failed} The step failed`, ''];
+    const lines = [`### ${summary_ICONS.failed} The step failed`, ''];
     if (runId)
         lines.push('| | |', '|---|---|', `| **Run ID** | <code>${escapeMarkdown(runId)}</code> |`, '');
     lines.push(escapeMarkdown(message), '');
@@ -33756,10 +37593,15 @@ function truncate(text, max) {
 
 
 
+
+
+
 /** Turns the step's outcome into outputs, a job summary, annotations and the exit status. */
-async function publishOutcome(outcome) {
+async function publishOutcome(outcome, extras = {}) {
     const { run } = outcome;
     const link = safeHttpUrl(run?.session_link);
+    const verdict = verdictOf(outcome);
+    setOutput('outcome', verdict.outcome);
     if (run) {
         setOutput('state', run.state);
         if (link)
@@ -33771,16 +37613,28 @@ async function publishOutcome(outcome) {
         if (pullRequest)
             setOutput('pull_request_url', pullRequest);
         setOutput('run', JSON.stringify(run));
+        const cost = costOf(run.request_usage);
+        if (cost.credits !== undefined)
+            setOutput('credits', formatNumberOutput(cost.credits));
+        if (cost.usd !== undefined)
+            setOutput('cost_usd', formatNumberOutput(cost.usd));
+        const artifacts = extras.artifacts ?? parseArtifacts(run.artifacts);
+        setOutput('artifacts', artifactsOutput(artifacts, extras.downloadedTo));
     }
-    await writeSummary(renderSummary(outcome));
-    const verdict = verdictOf(outcome);
+    if (extras.answer !== undefined) {
+        const result = capResult(extras.answer);
+        if (result.truncated) {
+            warning(`The agent's final message is ${result.bytes} bytes; the result output keeps the first 256 KiB.`);
+        }
+        setOutput('result', result.text);
+    }
+    await writeSummary(renderSummary(outcome, extras));
     if (verdict.failure) {
         setFailed(safeForLog(verdict.failure));
     }
-    else if (link) {
-        notice(`${safeForLog(verdict.headline)}. Session transcript: ${link}`, {
-            title: 'Cloud agent run',
-        });
+    else if (link || verdict.outcome === 'superseded') {
+        const session = link ? ` Session transcript: ${link}` : '';
+        notice(`${safeForLog(verdict.headline)}.${session}`, { title: 'Cloud agent run' });
     }
     else {
         info(`${safeForLog(verdict.headline)}.`);
@@ -33824,8 +37678,6 @@ function onTerminationSignal(handler) {
     };
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
 ;// CONCATENATED MODULE: ./src/run/create.ts
 
 
@@ -34167,6 +38019,8 @@ async function executeStep(settings, deps) {
             return { kind: 'finished', run: outcome.run, elapsedMs: deps.now() - startedAt };
         case 'interrupted':
             return { kind: 'interrupted', run: outcome.run ?? run };
+        case 'stopped':
+            return stopWaiting(outcome.run, outcome.verdict, deps.now() - startedAt, settings, deps);
         case 'timed-out': {
             log.warning(`Run ${safeForLog(run.run_id)} did not finish within the timeout input (${formatElapsed(settings.timeoutMs)}); cancelling it.`);
             const cancel = await cancelTrackedRun(client, tracker, run.run_id, {
@@ -34181,6 +38035,28 @@ async function executeStep(settings, deps) {
                 stateAtTimeout: lastSeen.state,
                 elapsedMs: deps.now() - startedAt,
                 timeoutMs: settings.timeoutMs,
+                cancel,
+            };
+        }
+    }
+}
+/** The watcher ended the wait: cancel a run past its budget; hand a BLOCKED one to a person. */
+async function stopWaiting(run, verdict, elapsedMs, settings, deps) {
+    switch (verdict.kind) {
+        case 'blocked':
+            // Handed off on purpose: the post step must not cancel a run a person is to answer.
+            deps.tracker.settle();
+            return { kind: 'blocked', run, passes: verdict.passes, question: verdict.question, elapsedMs };
+        case 'over-budget': {
+            deps.log.warning(`${verdict.message} Cancelling run ${run.run_id}.`);
+            const cancel = await cancelTrackedRun(deps.client, deps.tracker, run.run_id);
+            logCancel(deps.log, run.run_id, cancel);
+            return {
+                kind: 'over-budget',
+                run: (await rereadAfterCancel(deps.client, cancel, run)) ?? run,
+                cost: verdict.cost,
+                maxCredits: settings.agentWork.maxCredits ?? 0,
+                elapsedMs,
                 cancel,
             };
         }
@@ -34280,6 +38156,7 @@ async function getExistingRun(client, runId) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/comment.ts
+
 
 
 
@@ -34401,12 +38278,18 @@ function partsOf(run, history, context = {}) {
         links,
         body: context.short
             ? '_Details are in the session transcript and the job summary._'
-            : message && meaning === 'failed'
-                ? `> ${escapeMarkdown(message)}`
-                : undefined,
+            : bodyOf(message && meaning === 'failed' ? message : undefined, context.answer),
         notes: context.short ? [] : (context.notes ?? []),
         history,
     };
+}
+/** The status message of a failure, then the agent's answer (agent text, shown as safe Markdown). */
+function bodyOf(statusMessage, answer) {
+    const parts = [
+        statusMessage ? `> ${escapeMarkdown(statusMessage)}` : undefined,
+        renderCommentAnswer(answer),
+    ].filter((part) => part !== undefined);
+    return parts.length > 0 ? parts.join('\n\n') : undefined;
 }
 /**
  * The comment's Markdown: the marker, then the parts, then the history,
@@ -35053,6 +38936,18 @@ function finalStatus(outcome, fallbackTarget) {
                 description: 'Stopped: the workflow was cancelled',
                 targetUrl,
             };
+        case 'over-budget':
+            return {
+                state: 'failure',
+                description: oneLine(`Over max_credits (${outcome.maxCredits}); run cancelled`),
+                targetUrl,
+            };
+        case 'blocked':
+            return {
+                state: outcome.passes ? 'success' : 'failure',
+                description: oneLine(`The agent waits for a person (run ${outcome.run.run_id})`),
+                targetUrl,
+            };
     }
 }
 /**
@@ -35416,6 +39311,12 @@ const USER_AGENT = 'cloud-agent-run-action/1';
 
 
 
+
+
+
+
+
+
 /**
  * The runner kills the step 10 s after SIGINT (7.5 s, then SIGTERM, then 2.5 s).
  * The cancel request must be answered well inside what is left.
@@ -35467,6 +39368,8 @@ async function run() {
         if (status && commit)
             runnerState.saveStatusSha(commit.sha);
         const workflowRun = workflowRunUrl(process.env);
+        const sources = agentWorkSources(client);
+        const watcher = watcherFor(settings, tracker, sources);
         let outcome;
         try {
             outcome = await executeStep({ ...settings, target }, {
@@ -35475,7 +39378,8 @@ async function run() {
                 now: Date.now,
                 sleep: abortableSleep,
                 signal: interruption.signal,
-                log: core_namespaceObject,
+                log: watcher.log,
+                watch: watcher,
                 tag: tagFromEnvironment(process.env, undefined, commit?.sha),
                 onRunSeen: (run) => {
                     showInComment?.show(run);
@@ -35500,13 +39404,19 @@ async function run() {
             const run = await rereadAfterCancel(client, cancel, outcome.run);
             outcome = { kind: 'interrupted', run, signal, cancel };
         }
+        if (outcome.kind === 'finished') {
+            const newer = await findSupersedingRun(client, outcome.run, interruption.signal);
+            if (newer)
+                outcome = { ...outcome, supersededBy: newer.run_id };
+        }
         status?.show(finalStatus(outcome, workflowRun));
+        const work = await gatherAgentWork(outcome, settings, sources, watcher, interruption.signal);
         if (outcome.run && showInComment) {
             const moved = cancelling ? undefined : await headMovedNote(github, commit, core_namespaceObject);
-            showInComment.show(outcome.run, { notes: moved ? [moved] : [] });
+            showInComment.show(outcome.run, { notes: moved ? [moved] : [], answer: work.answer });
         }
         await Promise.all([showInComment?.settled(), status?.settled()]);
-        await publishOutcome(outcome);
+        await publishOutcome(outcome, { ...work, continueRun: continuing });
     }
     catch (error) {
         await publishError(error, { runId: tracker.runId });
@@ -35576,6 +39486,43 @@ async function cancelRunsNamed(cleanup) {
     });
     const cancelled = await cancelActiveRunsNamed(client, cleanup.name, core_namespaceObject);
     info(`cancel_only: cancelled ${cancelled} active run(s) named ${cleanup.name}.`);
+}
+/** What the step watches while it waits: the link, the cap, BLOCKED, progress, signs of life. */
+function watcherFor(settings, tracker, sources) {
+    // Progress reads find no conversation early in a run: that is not worth a line each time.
+    const quiet = { info: debug, warning: debug, debug: debug };
+    return new RunWatcher({
+        maxCredits: settings.agentWork.maxCredits,
+        showProgress: settings.agentWork.showProgress,
+        onBlocked: settings.agentWork.onBlocked,
+        continueRun: settings.target.kind === 'continue',
+    }, {
+        now: Date.now,
+        log: core_namespaceObject,
+        safeForLog: safeForLog,
+        readConversation: async (signal) => tracker.runId ? readConversation(tracker.runId, sources, quiet, signal) : undefined,
+        onSessionLink: (link) => setOutput('session_link', link),
+    });
+}
+/** Reading the answer and downloading files after the run: a bounded time, never the outcome. */
+const AGENT_WORK_DEADLINE_MS = 5 * 60_000;
+/**
+ * The agent's answer and files, once the run has ended, been cancelled by the
+ * step, or been handed to a person at BLOCKED. Nothing here changes the outcome.
+ */
+async function gatherAgentWork(outcome, settings, sources, watcher, signal) {
+    const ended = outcome.kind === 'finished' ||
+        outcome.kind === 'blocked' ||
+        outcome.kind === 'timed-out' ||
+        outcome.kind === 'over-budget';
+    if (!ended)
+        return {};
+    return collectAgentWork(outcome.run, {
+        downloadPatterns: settings.agentWork.downloadPatterns,
+        artifactsDir: settings.agentWork.artifactsDir,
+        runnerTemp: process.env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
+        conversation: outcome.kind === 'blocked' ? watcher.lastConversation : undefined,
+    }, sources, { info: info, warning: warning, debug: debug, safeForLog: safeForLog }, AbortSignal.any([signal, AbortSignal.timeout(AGENT_WORK_DEADLINE_MS)]));
 }
 
 ;// CONCATENATED MODULE: ./src/post.ts
