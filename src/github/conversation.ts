@@ -43,6 +43,13 @@ export interface ConversationOptions {
   now?: () => number
 }
 
+/** The step's comment as last read, and who the token writes as. */
+interface ChosenComment {
+  body?: string
+  user?: { login?: string } | null
+  me: string
+}
+
 interface ListedComment {
   id: number
   body?: string
@@ -189,25 +196,48 @@ export class Conversation {
   }
 
   /** Rewrites the chosen comment with this run put in; false when the comment is gone. */
+  /**
+   * Rewrites the chosen comment with this run put in; false when the comment is
+   * gone. GitHub has no compare-and-swap, so a step with the same key writing at
+   * the same moment can put back this run's older state: the write is read back,
+   * and repeated (a few times at most) until the comment shows this run as it is.
+   */
   async #update(run: RunItem, context: CommentContext): Promise<boolean> {
+    let current = await this.#readChosen()
+    for (let attempt = 1; ; attempt += 1) {
+      if (!current) return false
+      await this.#rewrite(current, run, context)
+      current = await this.#readChosen()
+      const shown = current && this.#trusted(current)?.runs.find((r) => r.runId === run.run_id)
+      if (!current || shown?.state === this.#record(run, context).state || attempt >= 3) {
+        return true
+      }
+    }
+  }
+
+  async #readChosen(): Promise<ChosenComment | undefined> {
     const { owner, repo } = this.#thread
-    const commentId = this.#commentId ?? 0
-    let current: { body?: string; user?: { login?: string } | null }
     try {
       const answer = await this.#octokit.rest.issues.getComment({
         owner,
         repo,
-        comment_id: commentId,
+        comment_id: this.#commentId ?? 0,
         ...withDeadline(),
       })
-      current = answer.data
+      return { body: answer.data.body, user: answer.data.user, me: await this.#me() }
     } catch (error) {
       if ((error as { status?: number }).status !== 404) throw error
       this.#commentId = undefined
-      return false
+      return undefined
     }
-    const trusted =
-      current.user?.login === (await this.#me()) ? parseMarker(current.body ?? '') : undefined
+  }
+
+  #trusted(comment: ChosenComment): Marker | undefined {
+    return comment.user?.login === comment.me ? parseMarker(comment.body ?? '') : undefined
+  }
+
+  async #rewrite(current: ChosenComment, run: RunItem, context: CommentContext): Promise<void> {
+    const trusted = this.#trusted(current)
     const earlier = trusted?.key === this.#options.key ? trusted.runs : []
     const runs = mergeRuns(earlier, this.#record(run, context))
     // The post step knows neither the name nor whether the comment is a reply; the marker does.
@@ -218,13 +248,12 @@ export class Conversation {
         ? renderComment(run, marker, context)
         : spliceComment(current.body ?? '', marker)
     await this.#octokit.rest.issues.updateComment({
-      owner,
-      repo,
-      comment_id: commentId,
+      owner: this.#thread.owner,
+      repo: this.#thread.repo,
+      comment_id: this.#commentId ?? 0,
       body,
       ...withDeadline(),
     })
-    return true
   }
 
   #choose(commentId: number): void {
