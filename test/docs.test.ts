@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { parseDocument } from 'yaml'
+import { endMarker, generateReadme, startMarker } from '../scripts/docs/tables.ts'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const README_PATH = join(ROOT, 'README.md')
+const README = readFileSync(README_PATH, 'utf8')
+const ACTION_YML = readFileSync(join(ROOT, 'action.yml'), 'utf8')
+
+/** action.yml with one more input, as a change to it would add. */
+function withInput(name: string, input: Record<string, unknown>): string {
+  const document = parseDocument(ACTION_YML)
+  document.setIn(['inputs', name], input)
+  return document.toString()
+}
+
+describe('README tables', () => {
+  it('are what `npm run docs` makes from action.yml (run it and commit README.md if not)', async () => {
+    expect(await generateReadme(README, ACTION_YML, README_PATH)).toBe(README)
+  })
+
+  it('pick up an input added to action.yml, so the check above fails until README is rerun', async () => {
+    const changed = withInput('on_blocked', {
+      description: 'What to do when the run is BLOCKED: wait, fail or pass.',
+      required: false,
+      default: 'wait',
+    })
+    const generated = await generateReadme(README, changed, README_PATH)
+
+    expect(generated).not.toBe(README)
+    expect(generated).toMatch(
+      /^\| `on_blocked` +\| `wait` +\| What to do when the run is BLOCKED: wait, fail or pass\. +\|$/m,
+    )
+  })
+
+  it('keep a description with Markdown syntax inside its cell', async () => {
+    const changed = withInput('download_artifacts', {
+      description: 'Patterns, such as a|b, *.log or **/out, matched against <filepath>.',
+      required: false,
+      default: '',
+    })
+    const row = (await generateReadme(README, changed, README_PATH))
+      .split('\n')
+      .find((line) => line.startsWith('| `download_artifacts`'))
+
+    expect(row).toMatch(/a\\\|b, \\\*\.log or \\\*\\\*\/out, matched against &lt;filepath&gt;\./)
+    // Four unescaped pipes: three cells.
+    expect(row?.match(/(?<!\\)\|/g)).toHaveLength(4)
+  })
+
+  it('refuse a README that lost its markers, rather than leave stale tables', async () => {
+    const withoutMarkers = README.replace(startMarker('outputs'), '')
+
+    await expect(generateReadme(withoutMarkers, ACTION_YML, README_PATH)).rejects.toThrow(
+      `needs exactly one "${startMarker('outputs')}" followed by one "${endMarker('outputs')}"`,
+    )
+  })
+})
