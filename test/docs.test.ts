@@ -23,7 +23,7 @@ describe('README tables', () => {
   })
 
   it('pick up an input added to action.yml, so the check above fails until README is rerun', async () => {
-    const changed = withInput('on_blocked', {
+    const changed = withInput('example_mode', {
       description: 'What to do when the run is BLOCKED: wait, fail or pass.',
       required: false,
       default: 'wait',
@@ -32,19 +32,19 @@ describe('README tables', () => {
 
     expect(generated).not.toBe(README)
     expect(generated).toMatch(
-      /^\| `on_blocked` +\| `wait` +\| What to do when the run is BLOCKED: wait, fail or pass\. +\|$/m,
+      /^\| `example_mode` +\| `wait` +\| What to do when the run is BLOCKED: wait, fail or pass\. +\|$/m,
     )
   })
 
   it('keep a description with Markdown syntax inside its cell', async () => {
-    const changed = withInput('download_artifacts', {
+    const changed = withInput('example_patterns', {
       description: 'Patterns, such as a|b, *.log or **/out, matched against <filepath>.',
       required: false,
       default: '',
     })
     const row = (await generateReadme(README, changed, README_PATH))
       .split('\n')
-      .find((line) => line.startsWith('| `download_artifacts`'))
+      .find((line) => /^\| `example_patterns` +\|/.test(line))
 
     expect(row).toMatch(/a\\\|b, \\\*\.log or \\\*\\\*\/out, matched against &lt;filepath&gt;\./)
     // Four unescaped pipes: three cells.
