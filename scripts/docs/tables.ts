@@ -43,13 +43,18 @@ export async function generateReadme(
   actionYml: string,
   readmePath: string,
 ): Promise<string> {
+  const options = (await resolveConfig(readmePath)) ?? {}
+  return format(spliceTables(readme, actionYml), { ...options, filepath: readmePath })
+}
+
+/** The README with its tables made from `actionYml`, before Prettier aligns them. */
+export function spliceTables(readme: string, actionYml: string): string {
   const action = parse(actionYml) as ActionMetadata
   let text = readme
   for (const table of TABLES) {
     text = replaceBetweenMarkers(text, table, renderTable(table, action))
   }
-  const options = (await resolveConfig(readmePath)) ?? {}
-  return format(text, { ...options, filepath: readmePath })
+  return text
 }
 
 function renderTable(table: TableName, action: ActionMetadata): string {
