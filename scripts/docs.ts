@@ -1,0 +1,37 @@
+/**
+ * `npm run docs`: writes the README's inputs and outputs tables from action.yml.
+ * `npm run docs -- --check`: changes nothing, and fails when the README's tables
+ * are not what action.yml makes (test/docs.test.ts checks the same in `npm test`).
+ */
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { generateReadme } from './docs/tables.ts'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const README = join(ROOT, 'README.md')
+
+const check = process.argv.includes('--check')
+const current = readFileSync(README, 'utf8')
+const generated = await generateReadme(
+  current,
+  readFileSync(join(ROOT, 'action.yml'), 'utf8'),
+  README,
+)
+
+if (generated === current) {
+  console.log('README.md: the inputs and outputs tables match action.yml.')
+} else if (check) {
+  const was = current.split('\n')
+  const now = generated.split('\n')
+  const line = now.findIndex((text, index) => text !== was[index])
+  console.error(
+    'README.md is not what `npm run docs` writes (the tables from action.yml, formatted by Prettier).',
+    `First difference, line ${line + 1}:\n  README.md: ${was[line] ?? '(end of file)'}\n  expected:  ${now[line] ?? '(end of file)'}`,
+    '\nRun `npm run docs` and commit README.md.',
+  )
+  process.exitCode = 1
+} else {
+  writeFileSync(README, generated)
+  console.log('README.md: wrote the inputs and outputs tables from action.yml.')
+}
