@@ -9,17 +9,11 @@ import { findSupersedingRun } from './run/superseded.ts'
 import { RunWatcher } from './run/watch.ts'
 import { safeForLog } from './text/log.ts'
 import { publishError, publishOutcome } from './report/publish.ts'
-import {
-  cancelActiveRunsNamed,
-  cancelTrackedRun,
-  logCancel,
-  rereadAfterCancel,
-  type CancelReport,
-} from './run/cancel.ts'
+import { cancelActiveRunsNamed, cancelTrackedRun, rereadAfterCancel } from './run/cancel.ts'
 import { onTerminationSignal } from './run/signals.ts'
-import { isTerminal } from './run/states.ts'
+import { isTerminal } from './model/states.ts'
 import { RunMayExistError, tagFromEnvironment } from './run/create.ts'
-import { executeStep, type StepOutcome } from './run/step.ts'
+import { executeStep } from './run/step.ts'
 import { workflowRunUrl } from './github/comment.ts'
 import {
   headMovedNote,
@@ -33,6 +27,8 @@ import { finalStatus, pendingStatus } from './github/status.ts'
 import { RunTracker } from './run/tracker.ts'
 import { runnerState } from './state.ts'
 import { USER_AGENT } from './version.ts'
+import { logCancel, type CancelReport } from './model/cancel.ts'
+import type { StepOutcome } from './model/step.ts'
 
 /**
  * The runner kills the step 10 s after SIGINT (7.5 s, then SIGTERM, then 2.5 s).

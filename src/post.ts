@@ -6,10 +6,11 @@ import { openConversation } from './github/setup.ts'
 import { CommitStatusReporter, statusContext } from './github/status.ts'
 import { readPostSettings, type GitHubSettings } from './inputs.ts'
 import { publishError } from './report/publish.ts'
-import { cancelRun, describeCancel, logCancel, type CancelReport } from './run/cancel.ts'
+import { cancelRun } from './run/cancel.ts'
 import { INVOCATION_KEY, lookUpInvocation } from './run/create.ts'
 import { readSavedRun } from './state.ts'
 import { USER_AGENT } from './version.ts'
+import { describeCancel, logCancel, type CancelReport } from './model/cancel.ts'
 
 /**
  * The post step: the cleanup path that works when no signal reached the main

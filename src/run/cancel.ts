@@ -1,20 +1,10 @@
 import type { AgentRunsClient, RequestOptions } from '../api/client.ts'
 import { UnprocessableEntityError } from '../api/errors.ts'
 import type { RunItem } from '../api/types.ts'
-import { safeForLog } from '../text/log.ts'
-import { meaningOf } from './states.ts'
+import { meaningOf } from '../model/states.ts'
 import type { RunTracker } from './tracker.ts'
-import type { WaitLog } from './wait.ts'
-
-export type CancelReport =
-  | { kind: 'cancelled' }
-  | { kind: 'already-finished' }
-  /** The service refuses to cancel a run that waits for a person; it stays BLOCKED. */
-  | { kind: 'blocked' }
-  /** Refused (400), and the run could not be read back to say whether it ended or is BLOCKED. */
-  | { kind: 'refused' }
-  | { kind: 'not-cancellable'; message: string }
-  | { kind: 'failed'; message: string }
+import type { Log } from '../log.ts'
+import { type CancelReport, describeCancel } from '../model/cancel.ts'
 
 /** Cancels a run and says how it went, as a value: a failed cancel must not hide the step's own outcome. */
 export async function cancelRun(
@@ -77,43 +67,6 @@ export function isFinalCancel(
   return !(report.kind === 'already-finished' && tracker.awaitingNewPass)
 }
 
-/** Logs how a cancel went: a warning when the run goes on, or may. */
-export function logCancel(
-  log: Pick<WaitLog, 'info' | 'warning'>,
-  runId: string,
-  report: CancelReport,
-): void {
-  const message = describeCancel(runId, report)
-  switch (report.kind) {
-    case 'cancelled':
-    case 'already-finished':
-      return log.info(message)
-    case 'blocked':
-    case 'refused':
-    case 'not-cancellable':
-    case 'failed':
-      return log.warning(message)
-  }
-}
-
-export function describeCancel(unsafeRunId: string, report: CancelReport): string {
-  const runId = safeForLog(unsafeRunId)
-  switch (report.kind) {
-    case 'cancelled':
-      return `Run ${runId} was cancelled.`
-    case 'already-finished':
-      return `Run ${runId} had already finished; nothing to cancel.`
-    case 'blocked':
-      return `Run ${runId} cannot be cancelled while it waits for a person; it stays BLOCKED. A person must answer it in its session; cancel it there afterwards if it is no longer wanted.`
-    case 'refused':
-      return `The service refused to cancel run ${runId}: it has ended, or it waits for a person (BLOCKED) and stays so. Check it by hand.`
-    case 'not-cancellable':
-      return `Run ${runId} cannot be cancelled: this kind of run is not cancellable, so it runs to its end (${safeForLog(report.message)}).`
-    case 'failed':
-      return `Could not cancel run ${runId}; it may still be running and billing. Cancel it by hand. (${safeForLog(report.message)})`
-  }
-}
-
 /** The states `cancel_previous` supersedes: runs still on their way, not those waiting for a person. */
 const SUPERSEDED_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS']
 
@@ -124,7 +77,7 @@ const SUPERSEDED_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS']
 export async function cancelActiveRunsNamed(
   client: Pick<AgentRunsClient, 'iterateRuns' | 'cancelRun'>,
   name: string,
-  log: WaitLog,
+  log: Log,
 ): Promise<number> {
   // Collected first: cancelling while paging would move runs out of the pages still to come.
   const active: RunItem[] = []

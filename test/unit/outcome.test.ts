@@ -7,7 +7,7 @@ import {
   passes,
   whyItEnded,
   type Ending,
-} from '../../src/run/outcome.ts'
+} from '../../src/model/outcome.ts'
 
 const ENDINGS: Array<[Ending, string, boolean]> = [
   [{ kind: 'started' }, 'started', true],
