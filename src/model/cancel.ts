@@ -12,13 +12,19 @@ export type CancelReport =
   | { kind: 'not-cancellable'; message: string }
   | { kind: 'failed'; message: string }
 
-/** Logs how a cancel went: a warning when the run goes on, or may. */
+/**
+ * Logs how a cancel went: a warning when the run goes on, or may. `label`
+ * names the feature that cancelled (e.g. `cancel_previous`) when it is not the
+ * step's own run.
+ */
 export function logCancel(
   log: Pick<Log, 'info' | 'warning'>,
   runId: string,
   report: CancelReport,
+  label?: string,
 ): void {
-  const message = describeCancel(runId, report)
+  const described = describeCancel(runId, report)
+  const message = label ? `${label}: ${described}` : described
   switch (report.kind) {
     case 'cancelled':
     case 'already-finished':

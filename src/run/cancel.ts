@@ -4,10 +4,10 @@ import type { RunItem } from '../api/types.ts'
 import { meaningOf } from '../model/states.ts'
 import type { RunTracker } from './tracker.ts'
 import type { Log } from '../log.ts'
-import { type CancelReport, describeCancel } from '../model/cancel.ts'
+import { logCancel, type CancelReport } from '../model/cancel.ts'
 
 /** Cancels a run and says how it went, as a value: a failed cancel must not hide the step's own outcome. */
-export async function cancelRun(
+export async function requestCancel(
   client: Pick<AgentRunsClient, 'cancelRun'>,
   runId: string,
   options: RequestOptions = {},
@@ -47,13 +47,13 @@ export async function rereadAfterCancel(
  * or "already finished" came before the run was seen restarting after a
  * follow-up (it may restart yet).
  */
-export async function cancelTrackedRun(
+export async function cancelOwnRun(
   client: Pick<AgentRunsClient, 'cancelRun'>,
   tracker: RunTracker,
   runId: string,
   options: RequestOptions = {},
 ): Promise<CancelReport> {
-  const report = await cancelRun(client, runId, options)
+  const report = await requestCancel(client, runId, options)
   if (isFinalCancel(report, tracker)) tracker.settle()
   return report
 }
@@ -74,7 +74,7 @@ const SUPERSEDED_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS']
  * Cancels the active runs labelled `name` (for `cancel_previous`), so that a
  * new push replaces the review of the old one. Returns how many were cancelled.
  */
-export async function cancelActiveRunsNamed(
+export async function cancelPreviousRuns(
   client: Pick<AgentRunsClient, 'iterateRuns' | 'cancelRun'>,
   name: string,
   log: Log,
@@ -89,9 +89,9 @@ export async function cancelActiveRunsNamed(
   }
   let cancelled = 0
   for (const run of active) {
-    const report = await cancelRun(client, run.run_id)
+    const report = await requestCancel(client, run.run_id)
     if (report.kind === 'cancelled') cancelled += 1
-    log.info(`cancel_previous: ${describeCancel(run.run_id, report)}`)
+    logCancel(log, run.run_id, report, 'cancel_previous')
   }
   if (active.length === 0) log.info(`cancel_previous: no active run is named ${name}.`)
   return cancelled

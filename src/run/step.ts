@@ -3,7 +3,7 @@ import { NotFoundError } from '../api/errors.ts'
 import { mayHaveActed } from '../api/retry.ts'
 import type { CreateRunRequest, CreateRunResponse, RunItem } from '../api/types.ts'
 import type { Settings } from '../inputs.ts'
-import { cancelActiveRunsNamed, cancelTrackedRun, rereadAfterCancel } from './cancel.ts'
+import { cancelPreviousRuns, cancelOwnRun, rereadAfterCancel } from './cancel.ts'
 import { createRunOnce, findSupersededRun, RunMayExistError, type RunTag } from './create.ts'
 import { NEW_PASS_GRACE_MS, watchForNewPass } from './followup.ts'
 import { safeForLog } from '../text/log.ts'
@@ -102,7 +102,7 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
       log.warning(
         `Run ${safeForLog(run.run_id)} did not finish within the timeout input (${formatDuration(settings.timeoutMs)}); cancelling it.`,
       )
-      const cancel = await cancelTrackedRun(client, tracker, run.run_id, {
+      const cancel = await cancelOwnRun(client, tracker, run.run_id, {
         timeoutMs: CANCEL_AFTER_TIMEOUT.timeoutMs,
         deadline: deps.now() + CANCEL_AFTER_TIMEOUT.budgetMs,
       })
@@ -135,7 +135,7 @@ async function stopWaiting(
       return { kind: 'blocked', run, passes: verdict.passes, question: verdict.question, elapsedMs }
     case 'over-budget': {
       deps.log.warning(`${verdict.message} Cancelling run ${run.run_id}.`)
-      const cancel = await cancelTrackedRun(deps.client, deps.tracker, run.run_id)
+      const cancel = await cancelOwnRun(deps.client, deps.tracker, run.run_id)
       logCancel(deps.log, run.run_id, cancel)
       return {
         kind: 'over-budget',
@@ -165,7 +165,7 @@ async function startNewRun(
   deps: StepDeps,
 ): Promise<StartingPoint | undefined> {
   const name = request.config?.name
-  if (cancelPrevious && name) await cancelActiveRunsNamed(deps.client, name, deps.log)
+  if (cancelPrevious && name) await cancelPreviousRuns(deps.client, name, deps.log)
   // Nothing may come between this check and the request: a signal handler runs only at an await.
   if (deps.signal.aborted) return undefined
   deps.tracker.creating(deps.tag.invocation)
