@@ -8,7 +8,7 @@ import {
   ProgressTracker,
 } from '../agent/progress.ts'
 import type { RunItem } from '../api/types.ts'
-import { blockedQuestion, decideOnBlocked, howToAnswer, type OnBlocked } from './blocked.ts'
+import { blockedQuestion, decideOnBlocked, howToAnswer, type OnBlocked } from '../model/blocked.ts'
 import { meaningOf } from '../model/states.ts'
 import { formatDuration } from '../text/format.ts'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { blockedQuestion, decideOnBlocked, howToAnswer } from '../../src/run/blocked.ts'
+import { blockedQuestion, decideOnBlocked, howToAnswer } from '../../src/model/blocked.ts'
 import {
   failureNotes,
   OUTCOMES,
