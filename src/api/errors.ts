@@ -48,7 +48,7 @@ export class ApiTimeoutError extends ApiConnectionError {
   readonly timeoutMs: number
 
   constructor(request: RequestLabel, timeoutMs: number, reason?: string) {
-    const why = reason ?? `no answer within ${formatDuration(timeoutMs)}`
+    const why = reason ?? `no answer within ${formatDuration(timeoutMs, 'exact')}`
     super(request, new Error(why), true)
     this.message = `${describe(request)} timed out: ${why}`
     this.timeoutMs = timeoutMs

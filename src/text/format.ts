@@ -4,12 +4,13 @@
  */
 
 /**
- * A duration as a person reads it: `450ms`, `42s`, `3m 5s`, `2h 7m`. Whole
- * seconds from half a second up; below that, milliseconds, so that a short
- * timeout does not read as `0s`.
+ * A duration as a person reads it: `42s`, `3m 5s`, `2h 7m`. Rounded to the
+ * second, for time that passed. `exact` is for a limit, which may be set in
+ * milliseconds: one that is not whole seconds reads as such (`1500ms`), so a
+ * short deadline never reads as `0s`.
  */
-export function formatDuration(ms: number): string {
-  if (ms > 0 && ms < 500) return `${Math.round(ms)}ms`
+export function formatDuration(ms: number, precision: 'rounded' | 'exact' = 'rounded'): string {
+  if (precision === 'exact' && ms % 1000 !== 0) return `${ms}ms`
   const seconds = Math.round(ms / 1000)
   if (seconds < 60) return `${seconds}s`
   const minutes = Math.floor(seconds / 60)
