@@ -1,4 +1,5 @@
 import { formatCredits, formatUsd, roundTo } from '../text/format.ts'
+
 /**
  * What a run cost, from its `request_usage`: credits (the billed unit) and
  * their value in US dollars, which the service converts at the team's credit

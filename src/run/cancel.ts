@@ -6,7 +6,10 @@ import type { RunTracker } from './tracker.ts'
 import type { Log } from '../log.ts'
 import { logCancel, type CancelReport } from '../model/cancel.ts'
 
-/** Cancels a run and says how it went, as a value: a failed cancel must not hide the step's own outcome. */
+/**
+ * One cancel request for a run, by ID, and how it went as a value: a failed
+ * cancel must not hide the step's own outcome. The cancels below build on it.
+ */
 export async function requestCancel(
   client: Pick<AgentRunsClient, 'cancelRun'>,
   runId: string,
@@ -71,8 +74,9 @@ export function isFinalCancel(
 const SUPERSEDED_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS']
 
 /**
- * Cancels the active runs labelled `name` (for `cancel_previous`), so that a
- * new push replaces the review of the old one. Returns how many were cancelled.
+ * Cancels the active runs labelled `name` before the step starts its own
+ * (`cancel_previous`), so that a new push replaces the review of the old one;
+ * `cancel_only` does just this. Returns how many were cancelled.
  */
 export async function cancelPreviousRuns(
   client: Pick<AgentRunsClient, 'iterateRuns' | 'cancelRun'>,
