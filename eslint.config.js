@@ -1,6 +1,43 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
+/** The peers and the steps: what no lower module may import. */
+const UPPER_LAYERS = [
+  'run/*',
+  'report/*',
+  'github/*',
+  'main.ts',
+  'post.ts',
+  'service.ts',
+  'entries/*',
+]
+
+/** One override per peer folder: it may not import its peers, nor the steps above it. */
+function peers(folders) {
+  return folders.map((folder) => ({
+    files: [`src/${folder}/**`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                ...folders.filter((other) => other !== folder).map((other) => `../${other}/*`),
+                '../main.ts',
+                '../post.ts',
+                '../service.ts',
+                '../entries/*',
+              ],
+              message: `${folder}/ may not import its peers (run/, report/, github/) or the steps: move what they share down, into model/, text/, api/ or log.ts.`,
+            },
+          ],
+        },
+      ],
+    },
+  }))
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**'] },
   js.configs.recommended,
@@ -32,5 +69,34 @@ export default tseslint.config(
   {
     files: ['src/inputs.ts'],
     rules: { 'no-restricted-syntax': 'off' },
+  },
+  // The layers (CONTRIBUTING.md, "Layout"): run/, report/ and github/ are peers that never
+  // import each other; what two of them share lives below them, and nothing below imports up.
+  ...peers(['run', 'report', 'github']),
+  {
+    files: [
+      'src/model/**',
+      'src/agent/**',
+      'src/api/**',
+      'src/text/**',
+      'src/log.ts',
+      'src/inputs.ts',
+      'src/state.ts',
+      'src/version.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: UPPER_LAYERS.flatMap((name) => [`./${name}`, `../${name}`]),
+              message:
+                'A lower module (model/, agent/, api/, text/, log, inputs, state) never imports run/, report/, github/ or the steps.',
+            },
+          ],
+        },
+      ],
+    },
   },
 )

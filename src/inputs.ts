@@ -4,7 +4,7 @@ import * as core from '@actions/core'
 import { parseArtifactPatterns } from './agent/artifacts.ts'
 import { isRunId, MAX_PROMPT_BYTES } from './api/answers.ts'
 import type { AgentConfig, CreateRunRequest, McpServerConfig } from './api/types.ts'
-import { ON_BLOCKED, type OnBlocked } from './run/blocked.ts'
+import { ON_BLOCKED, type OnBlocked } from './model/blocked.ts'
 
 /** What the step is asked to do with a run. */
 export type RunTarget =

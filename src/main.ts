@@ -2,24 +2,19 @@ import { tmpdir } from 'node:os'
 import * as core from '@actions/core'
 import { agentWorkSources } from './agent/sources.ts'
 import { collectAgentWork, readConversation, type AgentWorkSources } from './agent/work.ts'
-import { AgentRunsClient, abortableSleep } from './api/client.ts'
+import { abortableSleep, type AgentRunsClient } from './api/client.ts'
+import { serviceClient } from './service.ts'
 import { readCancelOnly, readSettings, type Settings } from './inputs.ts'
 import type { SummaryExtras } from './report/summary.ts'
 import { findSupersedingRun } from './run/superseded.ts'
 import { RunWatcher } from './run/watch.ts'
 import { safeForLog } from './text/log.ts'
 import { publishError, publishOutcome } from './report/publish.ts'
-import {
-  cancelActiveRunsNamed,
-  cancelTrackedRun,
-  logCancel,
-  rereadAfterCancel,
-  type CancelReport,
-} from './run/cancel.ts'
+import { cancelPreviousRuns, cancelOwnRun, rereadAfterCancel } from './run/cancel.ts'
 import { onTerminationSignal } from './run/signals.ts'
-import { isTerminal } from './run/states.ts'
+import { isTerminal } from './model/states.ts'
 import { RunMayExistError, tagFromEnvironment } from './run/create.ts'
-import { executeStep, type StepOutcome } from './run/step.ts'
+import { executeStep } from './run/step.ts'
 import { workflowRunUrl } from './github/comment.ts'
 import {
   headMovedNote,
@@ -32,7 +27,8 @@ import {
 import { finalStatus, pendingStatus } from './github/status.ts'
 import { RunTracker } from './run/tracker.ts'
 import { runnerState } from './state.ts'
-import { USER_AGENT } from './version.ts'
+import { logCancel, type CancelReport } from './model/cancel.ts'
+import type { StepOutcome } from './model/step.ts'
 
 /**
  * The runner kills the step 10 s after SIGINT (7.5 s, then SIGTERM, then 2.5 s).
@@ -48,14 +44,9 @@ export async function run(): Promise<void> {
   const tracker = new RunTracker(runnerState, (runId) => core.setOutput('run_id', runId))
   try {
     const cleanup = readCancelOnly()
-    if (cleanup) return await cancelRunsNamed(cleanup)
+    if (cleanup) return await cancelOnlyStep(cleanup)
     const settings = readSettings()
-    const client = new AgentRunsClient({
-      baseUrl: settings.baseUrl,
-      apiKey: settings.apiKey,
-      userAgent: USER_AGENT,
-      onRetry: (message) => core.info(message),
-    })
+    const client = serviceClient(settings)
 
     stopListening = onTerminationSignal((signal) => {
       if (cancelling) {
@@ -63,7 +54,7 @@ export async function run(): Promise<void> {
         return
       }
       interruption.abort()
-      cancelling = cancelOnSignal(signal, client, tracker)
+      cancelling = cancelOwnRunOnSignal(signal, client, tracker)
     })
 
     const { github } = settings
@@ -112,7 +103,7 @@ export async function run(): Promise<void> {
       )
     } catch (error) {
       if (!cancelling) {
-        await cancelAbandonedRun(client, tracker)
+        await cancelOwnRunAfterError(client, tracker)
         throw error
       }
       // The cancel is the signal handler's; what went wrong meanwhile is still worth telling.
@@ -149,7 +140,7 @@ interface Interruption {
 }
 
 /** Sends the cancel request at once, within what the runner leaves before it kills the step. */
-async function cancelOnSignal(
+async function cancelOwnRunOnSignal(
   signal: NodeJS.Signals,
   client: AgentRunsClient,
   tracker: RunTracker,
@@ -171,7 +162,7 @@ async function cancelOnSignal(
     return { signal, cancel: undefined }
   }
   const cancelOnce = () =>
-    cancelTrackedRun(client, tracker, runId, {
+    cancelOwnRun(client, tracker, runId, {
       signal: AbortSignal.timeout(remaining()),
       timeoutMs: remaining(),
     })
@@ -198,24 +189,19 @@ const RECANCEL_PAUSE_MS = 250
  * it knew of a run made none, unless a create's answer was lost and its run
  * not found: then the state keeps the create's tag for the post step.
  */
-async function cancelAbandonedRun(client: AgentRunsClient, tracker: RunTracker): Promise<void> {
+async function cancelOwnRunAfterError(client: AgentRunsClient, tracker: RunTracker): Promise<void> {
   const runId = tracker.runId
   // A create whose run was neither seen nor ruled out leaves its tag for the post step.
   if (!runId) return tracker.mayHaveUnseenRun ? undefined : tracker.settle()
   if (!tracker.needsCancel) return
-  const report = await cancelTrackedRun(client, tracker, runId)
+  const report = await cancelOwnRun(client, tracker, runId)
   logCancel(core, runId, report)
 }
 
 /** `cancel_only`: cancels the active runs with the name, and starts nothing. */
-async function cancelRunsNamed(cleanup: { apiKey: string; baseUrl: string; name: string }) {
-  const client = new AgentRunsClient({
-    baseUrl: cleanup.baseUrl,
-    apiKey: cleanup.apiKey,
-    userAgent: USER_AGENT,
-    onRetry: (message) => core.info(message),
-  })
-  const cancelled = await cancelActiveRunsNamed(client, cleanup.name, core)
+async function cancelOnlyStep(cleanup: { apiKey: string; baseUrl: string; name: string }) {
+  const client = serviceClient(cleanup)
+  const cancelled = await cancelPreviousRuns(client, cleanup.name, core)
   core.info(`cancel_only: cancelled ${cancelled} active run(s) named ${cleanup.name}.`)
 }
 

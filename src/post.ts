@@ -1,15 +1,16 @@
 import * as core from '@actions/core'
-import { AgentRunsClient, abortableSleep } from './api/client.ts'
+import { abortableSleep, type AgentRunsClient } from './api/client.ts'
+import { serviceClient } from './service.ts'
 import type { RunItem } from './api/types.ts'
 import { loadOctokit } from './github/octokit.ts'
 import { openConversation } from './github/setup.ts'
 import { CommitStatusReporter, statusContext } from './github/status.ts'
 import { readPostSettings, type GitHubSettings } from './inputs.ts'
 import { publishError } from './report/publish.ts'
-import { cancelRun, describeCancel, logCancel, type CancelReport } from './run/cancel.ts'
+import { requestCancel } from './run/cancel.ts'
 import { INVOCATION_KEY, lookUpInvocation } from './run/create.ts'
 import { readSavedRun } from './state.ts'
-import { USER_AGENT } from './version.ts'
+import { describeCancel, logCancel, type CancelReport } from './model/cancel.ts'
 
 /**
  * The post step: the cleanup path that works when no signal reached the main
@@ -32,20 +33,14 @@ export async function run(): Promise<void> {
       return
     }
     const settings = readPostSettings()
-    const client = new AgentRunsClient({
-      apiKey: settings.apiKey,
-      baseUrl: settings.baseUrl,
-      userAgent: USER_AGENT,
-      // A run still being prepared answers 409 for a while; there is time to wait it out here.
-      maxRetries: 5,
-      onRetry: (message) => core.info(message),
-    })
+    // A run still being prepared answers 409 for a while; there is time to wait it out here.
+    const client = serviceClient(settings, { maxRetries: 5 })
     const runId = saved.runId ?? (await findUnansweredRun(client, saved.invocation ?? ''))
     if (!runId) return
     core.info(`The main step left run ${runId} unfinished; cancelling it.`)
     const report = saved.awaitingNewPass
-      ? await cancelAfterFollowup(client, runId)
-      : await cancelRun(client, runId)
+      ? await cancelRunAfterFollowup(client, runId)
+      : await requestCancel(client, runId)
     if (report.kind === 'failed') core.setFailed(describeCancel(runId, report))
     else logCancel(core, runId, report)
     if (saved.commentId && settings.github.comment) {
@@ -75,16 +70,21 @@ const RESTART_DEADLINE_MS = 30_000
  * "Already finished" may describe the pass before the follow-up, with the run
  * about to restart, so the cancel is repeated until it lands or the deadline.
  */
-async function cancelAfterFollowup(client: AgentRunsClient, runId: string): Promise<CancelReport> {
+async function cancelRunAfterFollowup(
+  client: AgentRunsClient,
+  runId: string,
+): Promise<CancelReport> {
   const deadline = Date.now() + RESTART_DEADLINE_MS
-  let report = await cancelRun(client, runId)
+  let report = await requestCancel(client, runId)
   if (report.kind !== 'already-finished') return report
   core.info(
     `Run ${runId} still shows its state from before the follow-up; cancelling again once it restarts.`,
   )
   while (report.kind === 'already-finished' && Date.now() + SEARCH_PAUSE_MS < deadline) {
     await abortableSleep(SEARCH_PAUSE_MS)
-    report = await cancelRun(client, runId, { timeoutMs: Math.max(1_000, deadline - Date.now()) })
+    report = await requestCancel(client, runId, {
+      timeoutMs: Math.max(1_000, deadline - Date.now()),
+    })
   }
   return report
 }

@@ -1,3 +1,5 @@
+import { formatCredits, formatUsd, roundTo } from '../text/format.ts'
+
 /**
  * What a run cost, from its `request_usage`: credits (the billed unit) and
  * their value in US dollars, which the service converts at the team's credit
@@ -36,29 +38,6 @@ function sumOf(values: unknown[]): number | undefined {
   )
 }
 
-/** For an output: a plain decimal number a later step can compare (no separators, no unit). */
-export function formatNumberOutput(value: number | undefined): string {
-  return value === undefined ? '' : String(roundTo(value, 6))
-}
-
-/** `1,234.5 credits` */
-export function formatCredits(credits: number): string {
-  const digits = credits !== 0 && Math.abs(credits) < 1 ? 4 : 2
-  return `${credits.toLocaleString('en-US', { maximumFractionDigits: digits })} credits`
-}
-
-/** `≈ $1,234.57 (approximate)`; small amounts keep enough digits to not read as zero. */
-export function formatUsd(usd: number): string {
-  const digits = usd !== 0 && usd < 0.01 ? 4 : 2
-  const amount = usd.toLocaleString('en-US', {
-    style: 'currency',
-    currency: 'USD',
-    minimumFractionDigits: 2,
-    maximumFractionDigits: digits,
-  })
-  return `≈ ${amount} (approximate)`
-}
-
 /** The summary's cost row: credits, then dollars; undefined when the service reported neither. */
 export function describeCost(cost: RunCost): string | undefined {
   const parts = [
@@ -78,9 +57,4 @@ export function isOverBudget(cost: RunCost, maxCredits: number | undefined): boo
 
 export function describeOverBudget(cost: RunCost, maxCredits: number): string {
   return `The run used ${formatCredits(cost.credits ?? 0)}, more than the max_credits cap of ${formatCredits(maxCredits)}`
-}
-
-function roundTo(value: number, digits: number): number {
-  const factor = 10 ** digits
-  return Math.round(value * factor) / factor
 }

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
+import { formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
 import type { ProblemDocument } from './types.ts'
 
@@ -47,7 +48,7 @@ export class ApiTimeoutError extends ApiConnectionError {
   readonly timeoutMs: number
 
   constructor(request: RequestLabel, timeoutMs: number, reason?: string) {
-    const why = reason ?? `no answer within ${formatMs(timeoutMs)}`
+    const why = reason ?? `no answer within ${formatDuration(timeoutMs, 'exact')}`
     super(request, new Error(why), true)
     this.message = `${describe(request)} timed out: ${why}`
     this.timeoutMs = timeoutMs
@@ -269,8 +270,4 @@ function errorCode(cause: unknown): string | undefined {
     return typeof code === 'string' ? code : undefined
   }
   return undefined
-}
-
-export function formatMs(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`
 }

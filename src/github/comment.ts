@@ -1,8 +1,9 @@
 import { isRunId } from '../api/answers.ts'
 import type { RunItem } from '../api/types.ts'
-import { renderCommentAnswer } from '../report/agent-work.ts'
-import { escapeMarkdown, safeHttpUrl, statusMessageOf } from '../report/summary.ts'
-import { meaningOf } from '../run/states.ts'
+import { meaningOf } from '../model/states.ts'
+import { renderCommentAnswer } from './answer.ts'
+import { escapeMarkdown, safeHttpUrl } from '../text/markdown.ts'
+import { statusMessageOf } from '../model/run.ts'
 
 /** One run as a comment shows it; kept in the marker so that a later step can list it. */
 export interface RunRecord {

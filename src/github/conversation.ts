@@ -1,5 +1,4 @@
 import type { RunItem } from '../api/types.ts'
-import type { WaitLog } from '../run/wait.ts'
 import {
   mergeRuns,
   parseMarker,
@@ -20,6 +19,7 @@ import {
 } from './octokit.ts'
 import type { Thread } from './thread.ts'
 import { NewestWrites } from './writes.ts'
+import type { Log } from '../log.ts'
 
 export interface ConversationOptions {
   /** `<job>/<step>`, written into the marker. */
@@ -33,7 +33,7 @@ export interface ConversationOptions {
    * `reply`: a new comment, the answer to a person's comment (`continue_run`).
    */
   mode: 'keyed' | 'reply'
-  log: WaitLog
+  log: Log
   /** The step's comment, when an earlier step (the main one, for the post step) chose it. */
   commentId?: number
   /** Told the ID of the comment once it is made or chosen, so that the post step can finish it. */

@@ -1,6 +1,4 @@
 import type { GitHubSettings, RunTarget } from '../inputs.ts'
-import type { StepTarget } from '../run/step.ts'
-import type { WaitLog } from '../run/wait.ts'
 import { staleHeadNote, workflowRunUrl } from './comment.ts'
 import { admitAuthor } from './commenter.ts'
 import { Conversation, type ConversationOptions } from './conversation.ts'
@@ -8,6 +6,8 @@ import { eventAuthorOf, eventHeadSha, eventPullRequest, readEventPayload } from 
 import { loadOctokit, reasonOf, withDeadline } from './octokit.ts'
 import { CommitStatusReporter, statusContext } from './status.ts'
 import { threadFromEvent } from './thread.ts'
+import type { StepTarget } from '../model/step.ts'
+import type { Log } from '../log.ts'
 
 /** What the conversation needs to know of the step beyond the GitHub settings. */
 export interface ConversationRole {
@@ -20,7 +20,7 @@ export interface ConversationRole {
 /** The step's conversation, when one is asked for and the event has a thread; else undefined. */
 export async function openConversation(
   github: GitHubSettings,
-  log: WaitLog,
+  log: Log,
   comment: Pick<ConversationOptions, 'commentId' | 'onCommentCreated'> &
     Partial<ConversationRole> = {},
   env: NodeJS.ProcessEnv = process.env,
@@ -46,7 +46,7 @@ export async function openConversation(
 export async function resolveTarget(
   target: RunTarget,
   conversation: Conversation | undefined,
-  log: WaitLog,
+  log: Log,
 ): Promise<StepTarget> {
   if (target.kind !== 'continue') return target
   const runId = await conversation?.findRun()
@@ -65,7 +65,7 @@ export async function resolveTarget(
  */
 export async function mayTalkToAgent(
   github: GitHubSettings,
-  log: WaitLog,
+  log: Log,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<boolean> {
   const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/')
@@ -100,7 +100,7 @@ const SHA = /^[0-9a-f]{40}$/
  */
 export async function resolveWorkCommit(
   github: GitHubSettings,
-  log: WaitLog,
+  log: Log,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<WorkCommit | undefined> {
   const payload = readEventPayload(env)
@@ -121,7 +121,7 @@ export async function resolveWorkCommit(
 async function currentHead(
   github: GitHubSettings,
   pullRequest: NonNullable<WorkCommit['pullRequest']>,
-  log: WaitLog,
+  log: Log,
   env: NodeJS.ProcessEnv,
 ): Promise<string | undefined> {
   try {
@@ -145,7 +145,7 @@ async function currentHead(
 export async function headMovedNote(
   github: GitHubSettings,
   commit: WorkCommit | undefined,
-  log: WaitLog,
+  log: Log,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<string | undefined> {
   if (!commit?.pullRequest || !github.token) return undefined
@@ -157,7 +157,7 @@ export async function headMovedNote(
 export async function openCommitStatus(
   github: GitHubSettings,
   commit: WorkCommit | undefined,
-  log: WaitLog,
+  log: Log,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<CommitStatusReporter | undefined> {
   if (!github.commitStatus || !github.token) return undefined

@@ -1,9 +1,11 @@
 import type { RunItem } from '../api/types.ts'
-import { safeHttpUrl, statusMessageOf } from '../report/summary.ts'
-import type { StepOutcome } from '../run/step.ts'
-import { formatElapsed, type WaitLog } from '../run/wait.ts'
 import { GITHUB_LIMITS, reasonOf, withDeadline, type Octokit } from './octokit.ts'
 import { NewestWrites } from './writes.ts'
+import { safeHttpUrl } from '../text/markdown.ts'
+import { statusMessageOf } from '../model/run.ts'
+import type { StepOutcome } from '../model/step.ts'
+import { formatDuration } from '../text/format.ts'
+import type { Log } from '../log.ts'
 
 export type CommitState = 'pending' | 'success' | 'failure' | 'error'
 
@@ -84,7 +86,7 @@ export function finalStatus(outcome: StepOutcome, fallbackTarget?: string): Stat
     case 'timed-out':
       return {
         state: 'failure',
-        description: oneLine(`Timed out after ${formatElapsed(outcome.timeoutMs)}; run cancelled`),
+        description: oneLine(`Timed out after ${formatDuration(outcome.timeoutMs)}; run cancelled`),
         targetUrl,
       }
     case 'interrupted':
@@ -115,11 +117,11 @@ export function finalStatus(outcome: StepOutcome, fallbackTarget?: string): Stat
 export class CommitStatusReporter {
   readonly #octokit: Octokit
   readonly #target: StatusTarget
-  readonly #log: WaitLog
+  readonly #log: Log
   readonly #writes = new NewestWrites<StatusReport>((report) => this.#write(report))
   #last = ''
 
-  constructor(octokit: Octokit, target: StatusTarget, log: WaitLog) {
+  constructor(octokit: Octokit, target: StatusTarget, log: Log) {
     this.#octokit = octokit
     this.#target = target
     this.#log = log

@@ -1,6 +1,5 @@
 import type { ArtifactEntry } from '../agent/artifacts.ts'
-import { agentDetails, agentMarkdown } from '../text/markdown.ts'
-import { escapeMarkdown, safeHttpUrl } from './summary.ts'
+import { agentDetails, escapeMarkdown, safeHttpUrl, clipAnswer } from '../text/markdown.ts'
 
 /**
  * The parts of the job summary and the comment that show the agent's work:
@@ -10,25 +9,10 @@ import { escapeMarkdown, safeHttpUrl } from './summary.ts'
 
 /** The answer shown in the job summary: GitHub keeps at most 1 MiB of summary per step. */
 export const SUMMARY_ANSWER_CHARS = 200_000
-/** The answer in a comment, leaving room for the rest of it within GitHub's 65,536 characters. */
-export const COMMENT_ANSWER_CHARS = 50_000
-
-/** The answer cut to `max` characters before it is made safe, so the cut cannot open a block. */
-export function clipAnswer(answer: string, max: number): string {
-  if (answer.length <= max) return answer
-  return `${answer.slice(0, max)}\n\n_(The answer is cut here; the whole of it is in the result output and the session.)_`
-}
-
 /** The summary's block with the agent's final message, open so that it reads at a glance. */
 export function renderAnswerBlock(answer: string | undefined): string | undefined {
   if (answer === undefined || answer.trim() === '') return undefined
   return agentDetails("The agent's answer", clipAnswer(answer, SUMMARY_ANSWER_CHARS), true)
-}
-
-/** The answer as the body of a comment (below the comment's own headline). */
-export function renderCommentAnswer(answer: string | undefined): string | undefined {
-  if (answer === undefined || answer.trim() === '') return undefined
-  return agentMarkdown(clipAnswer(answer, COMMENT_ANSWER_CHARS)) || undefined
 }
 
 const ICONS: Record<string, string> = {

@@ -1,18 +1,19 @@
 import * as core from '@actions/core'
 import { artifactsOutput, parseArtifacts } from '../agent/artifacts.ts'
 import { capResult } from '../agent/conversation.ts'
-import { costOf, formatNumberOutput } from '../agent/cost.ts'
-import type { StepOutcome } from '../run/step.ts'
+import { costOf } from '../agent/cost.ts'
 import { safeForLog } from '../text/log.ts'
 import {
   pullRequestUrlOf,
   renderErrorSummary,
   renderSummary,
-  safeHttpUrl,
-  statusMessageOf,
   verdictOf,
   type SummaryExtras,
 } from './summary.ts'
+import { formatNumberOutput } from '../text/format.ts'
+import type { StepOutcome } from '../model/step.ts'
+import { safeHttpUrl } from '../text/markdown.ts'
+import { statusMessageOf } from '../model/run.ts'
 
 /** Turns the step's outcome into outputs, a job summary, annotations and the exit status. */
 export async function publishOutcome(

@@ -1,6 +1,5 @@
-import { costOf, describeCost, describeOverBudget, formatCredits } from '../agent/cost.ts'
+import { costOf, describeCost, describeOverBudget } from '../agent/cost.ts'
 import type { RunItem } from '../api/types.ts'
-import { describeCancel } from '../run/cancel.ts'
 import {
   failureNotes,
   outcomeOf,
@@ -8,12 +7,15 @@ import {
   whyItEnded,
   type Ending,
   type Outcome,
-} from '../run/outcome.ts'
-import { meaningOf } from '../run/states.ts'
+} from '../model/outcome.ts'
+import { meaningOf } from '../model/states.ts'
 import type { ArtifactEntry } from '../agent/artifacts.ts'
 import { renderAnswerBlock, renderArtifacts, renderBlocked } from './agent-work.ts'
-import type { StepOutcome } from '../run/step.ts'
-import { formatElapsed } from '../run/wait.ts'
+import { formatCredits, formatDuration } from '../text/format.ts'
+import { describeCancel } from '../model/cancel.ts'
+import type { StepOutcome } from '../model/step.ts'
+import { statusMessageOf } from '../model/run.ts'
+import { safeHttpUrl, escapeMarkdown } from '../text/markdown.ts'
 
 /** What the step's outcome means for the workflow: pass or fail, and the words for it. */
 export interface Verdict {
@@ -94,7 +96,7 @@ export function verdictOf(outcome: StepOutcome): Verdict {
         why: `${why} ${cancel}`,
         headline: `${nameOf(run)} timed out`,
         failure:
-          `Run ${run.run_id} did not finish within the timeout input (${formatElapsed(outcome.timeoutMs)}); ` +
+          `Run ${run.run_id} did not finish within the timeout input (${formatDuration(outcome.timeoutMs)}); ` +
           `it was ${state}. ${cancel}`,
       }
     }
@@ -155,13 +157,6 @@ export function usageOf(run: RunItem): string | undefined {
   )
   if (entries.length === 0) return undefined
   return entries.map(([key, value]) => `${key.replace(/_/g, ' ')}: ${String(value)}`).join(', ')
-}
-
-/** The run's own explanation of a failure, when there is one. */
-export function statusMessageOf(run: RunItem): string | undefined {
-  if (meaningOf(run.state) === 'succeeded') return undefined
-  const message = run.status_message?.message?.trim()
-  return message ? message : undefined
 }
 
 const ICONS = { passed: '✅', failed: '❌', started: '🚀', blocked: '✋' } as const
@@ -270,9 +265,9 @@ export function renderErrorSummary(message: string, runId: string | undefined): 
 
 function durationOf(outcome: StepOutcome): string | undefined {
   const fromService = outcome.run?.run_time ? parseIsoDuration(outcome.run.run_time) : undefined
-  if (fromService !== undefined) return formatElapsed(fromService)
+  if (fromService !== undefined) return formatDuration(fromService)
   if (outcome.kind === 'finished' || outcome.kind === 'timed-out')
-    return formatElapsed(outcome.elapsedMs)
+    return formatDuration(outcome.elapsedMs)
   return undefined
 }
 
@@ -289,42 +284,10 @@ export function parseIsoDuration(text: string): number | undefined {
   )
 }
 
-/**
- * Makes API text inert in a Markdown table cell: HTML cannot open, a pipe
- * cannot end the cell, a line break cannot end the row, and Markdown syntax
- * (links, emphasis, code) shows as typed.
- */
-export function escapeMarkdown(text: string): string {
-  return (
-    text
-      // eslint-disable-next-line no-control-regex -- stripping control characters is the point
-      .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
-      .replace(/[&<>"'|\\`*_[\]()#!~$]/g, (char) => `&#${char.charCodeAt(0)};`)
-      .replace(/\r?\n/g, '<br>')
-  )
-}
-
-/** The URL if it is http(s), percent-encoded so that it cannot break out of a Markdown link. */
-export function safeHttpUrl(value: string | undefined): string | undefined {
-  if (!value) return undefined
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    return undefined
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined
-  return url.href.replace(/[()<>"'\s|\\[\]`]/g, (char) => `%${hex(char)}`)
-}
-
 /** `owner/repo#12` for a GitHub pull request URL, else the URL itself. */
 function pullRequestLabel(url: string): string {
   const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url)
   return match ? `${match[1]}#${match[2]}` : url
-}
-
-function hex(char: string): string {
-  return char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')
 }
 
 function truncate(text: string, max: number): string {

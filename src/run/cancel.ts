@@ -1,23 +1,16 @@
 import type { AgentRunsClient, RequestOptions } from '../api/client.ts'
 import { UnprocessableEntityError } from '../api/errors.ts'
 import type { RunItem } from '../api/types.ts'
-import { safeForLog } from '../text/log.ts'
-import { meaningOf } from './states.ts'
+import { meaningOf } from '../model/states.ts'
 import type { RunTracker } from './tracker.ts'
-import type { WaitLog } from './wait.ts'
+import type { Log } from '../log.ts'
+import { logCancel, type CancelReport } from '../model/cancel.ts'
 
-export type CancelReport =
-  | { kind: 'cancelled' }
-  | { kind: 'already-finished' }
-  /** The service refuses to cancel a run that waits for a person; it stays BLOCKED. */
-  | { kind: 'blocked' }
-  /** Refused (400), and the run could not be read back to say whether it ended or is BLOCKED. */
-  | { kind: 'refused' }
-  | { kind: 'not-cancellable'; message: string }
-  | { kind: 'failed'; message: string }
-
-/** Cancels a run and says how it went, as a value: a failed cancel must not hide the step's own outcome. */
-export async function cancelRun(
+/**
+ * One cancel request for a run, by ID, and how it went as a value: a failed
+ * cancel must not hide the step's own outcome. The cancels below build on it.
+ */
+export async function requestCancel(
   client: Pick<AgentRunsClient, 'cancelRun'>,
   runId: string,
   options: RequestOptions = {},
@@ -57,13 +50,13 @@ export async function rereadAfterCancel(
  * or "already finished" came before the run was seen restarting after a
  * follow-up (it may restart yet).
  */
-export async function cancelTrackedRun(
+export async function cancelOwnRun(
   client: Pick<AgentRunsClient, 'cancelRun'>,
   tracker: RunTracker,
   runId: string,
   options: RequestOptions = {},
 ): Promise<CancelReport> {
-  const report = await cancelRun(client, runId, options)
+  const report = await requestCancel(client, runId, options)
   if (isFinalCancel(report, tracker)) tracker.settle()
   return report
 }
@@ -77,54 +70,18 @@ export function isFinalCancel(
   return !(report.kind === 'already-finished' && tracker.awaitingNewPass)
 }
 
-/** Logs how a cancel went: a warning when the run goes on, or may. */
-export function logCancel(
-  log: Pick<WaitLog, 'info' | 'warning'>,
-  runId: string,
-  report: CancelReport,
-): void {
-  const message = describeCancel(runId, report)
-  switch (report.kind) {
-    case 'cancelled':
-    case 'already-finished':
-      return log.info(message)
-    case 'blocked':
-    case 'refused':
-    case 'not-cancellable':
-    case 'failed':
-      return log.warning(message)
-  }
-}
-
-export function describeCancel(unsafeRunId: string, report: CancelReport): string {
-  const runId = safeForLog(unsafeRunId)
-  switch (report.kind) {
-    case 'cancelled':
-      return `Run ${runId} was cancelled.`
-    case 'already-finished':
-      return `Run ${runId} had already finished; nothing to cancel.`
-    case 'blocked':
-      return `Run ${runId} cannot be cancelled while it waits for a person; it stays BLOCKED. A person must answer it in its session; cancel it there afterwards if it is no longer wanted.`
-    case 'refused':
-      return `The service refused to cancel run ${runId}: it has ended, or it waits for a person (BLOCKED) and stays so. Check it by hand.`
-    case 'not-cancellable':
-      return `Run ${runId} cannot be cancelled: this kind of run is not cancellable, so it runs to its end (${safeForLog(report.message)}).`
-    case 'failed':
-      return `Could not cancel run ${runId}; it may still be running and billing. Cancel it by hand. (${safeForLog(report.message)})`
-  }
-}
-
 /** The states `cancel_previous` supersedes: runs still on their way, not those waiting for a person. */
 const SUPERSEDED_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS']
 
 /**
- * Cancels the active runs labelled `name` (for `cancel_previous`), so that a
- * new push replaces the review of the old one. Returns how many were cancelled.
+ * Cancels the active runs labelled `name` before the step starts its own
+ * (`cancel_previous`), so that a new push replaces the review of the old one;
+ * `cancel_only` does just this. Returns how many were cancelled.
  */
-export async function cancelActiveRunsNamed(
+export async function cancelPreviousRuns(
   client: Pick<AgentRunsClient, 'iterateRuns' | 'cancelRun'>,
   name: string,
-  log: WaitLog,
+  log: Log,
 ): Promise<number> {
   // Collected first: cancelling while paging would move runs out of the pages still to come.
   const active: RunItem[] = []
@@ -136,9 +93,9 @@ export async function cancelActiveRunsNamed(
   }
   let cancelled = 0
   for (const run of active) {
-    const report = await cancelRun(client, run.run_id)
+    const report = await requestCancel(client, run.run_id)
     if (report.kind === 'cancelled') cancelled += 1
-    log.info(`cancel_previous: ${describeCancel(run.run_id, report)}`)
+    logCancel(log, run.run_id, report, 'cancel_previous')
   }
   if (active.length === 0) log.info(`cancel_previous: no active run is named ${name}.`)
   return cancelled

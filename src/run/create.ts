@@ -3,7 +3,7 @@ import type { AgentRunsClient, Sleep } from '../api/client.ts'
 import { ApiStatusError } from '../api/errors.ts'
 import { mayHaveActed } from '../api/retry.ts'
 import type { CreateRunRequest, CreateRunResponse, RunItem } from '../api/types.ts'
-import type { WaitLog } from './wait.ts'
+import type { Log } from '../log.ts'
 
 /**
  * The metadata every run is created with. `invocation` is unique to this
@@ -54,7 +54,7 @@ export interface CreateDeps {
   client: Pick<AgentRunsClient, 'createRun' | 'listRuns' | 'iterateRuns'>
   now: () => number
   sleep: Sleep
-  log: WaitLog
+  log: Log
 }
 
 /**

@@ -1,28 +1,18 @@
 import type { AgentRunsClient, Sleep } from '../api/client.ts'
 import { NotFoundError } from '../api/errors.ts'
-import type { RunCost } from '../agent/cost.ts'
 import { mayHaveActed } from '../api/retry.ts'
-import type { CreateRunRequest, CreateRunResponse, RunItem, RunState } from '../api/types.ts'
-import type { RunTarget, Settings } from '../inputs.ts'
-import {
-  cancelActiveRunsNamed,
-  cancelTrackedRun,
-  logCancel,
-  rereadAfterCancel,
-  type CancelReport,
-} from './cancel.ts'
+import type { CreateRunRequest, CreateRunResponse, RunItem } from '../api/types.ts'
+import type { Settings } from '../inputs.ts'
+import { cancelPreviousRuns, cancelOwnRun, rereadAfterCancel } from './cancel.ts'
 import { createRunOnce, findSupersededRun, RunMayExistError, type RunTag } from './create.ts'
 import { NEW_PASS_GRACE_MS, watchForNewPass } from './followup.ts'
 import { safeForLog } from '../text/log.ts'
 import type { RunTracker } from './tracker.ts'
-import {
-  formatElapsed,
-  NEW_RUN_NOT_FOUND_GRACE_MS,
-  waitForRun,
-  type WaitDeps,
-  type WaitLog,
-  type WaitOutcome,
-} from './wait.ts'
+import { NEW_RUN_NOT_FOUND_GRACE_MS, waitForRun, type WaitDeps, type WaitOutcome } from './wait.ts'
+import { logCancel } from '../model/cancel.ts'
+import { formatDuration } from '../text/format.ts'
+import type { Log } from '../log.ts'
+import type { StepTarget, StepOutcome } from '../model/step.ts'
 
 /**
  * The cancel that follows a timeout: at once, and briefly, so the step ends
@@ -33,54 +23,6 @@ export const CANCEL_AFTER_TIMEOUT = { timeoutMs: 5_000, budgetMs: 8_000 } as con
 
 /** The "which run did I supersede" lookup is worth a log line, never the wait. */
 export const SUPERSEDED_LOOKUP_TIMEOUT_MS = 3_000
-
-/** How the step ended, as a value; reporting turns it into outputs, a summary and an exit status. */
-export type StepOutcome =
-  | { kind: 'started'; run: RunItem }
-  | {
-      kind: 'finished'
-      run: RunItem
-      elapsedMs: number
-      /** A newer run with the same name that replaced this one (it was cancelled for it). */
-      supersededBy?: string
-    }
-  | {
-      kind: 'timed-out'
-      run: RunItem
-      /** The state when time ran out; `run` is as it stands after the cancel. */
-      stateAtTimeout: RunState
-      elapsedMs: number
-      timeoutMs: number
-      cancel: CancelReport
-    }
-  | {
-      /** Past max_credits: the step cancelled the run. `run` is as it stands after the cancel. */
-      kind: 'over-budget'
-      run: RunItem
-      cost: RunCost
-      maxCredits: number
-      elapsedMs: number
-      cancel: CancelReport
-    }
-  | {
-      /** BLOCKED with on_blocked fail or pass: handed to a person, never cancelled. */
-      kind: 'blocked'
-      run: RunItem
-      passes: boolean
-      /** What it waits for: the status message, else the agent's last message. */
-      question: string | undefined
-      elapsedMs: number
-    }
-  | {
-      kind: 'interrupted'
-      run: RunItem | undefined
-      /** Filled in by the signal handler, which owns the cancel request. */
-      signal?: NodeJS.Signals
-      cancel?: CancelReport
-    }
-
-/** What the step acts on, once `continue_run` has been turned into a run to follow up or none. */
-export type StepTarget = Exclude<RunTarget, { kind: 'continue' }>
 
 export type StepSettings = Omit<Settings, 'target' | 'github'> & { target: StepTarget }
 
@@ -96,7 +38,7 @@ export interface StepDeps {
   sleep: Sleep
   /** Aborts when the workflow cancels the step. */
   signal: AbortSignal
-  log: WaitLog
+  log: Log
   /** Told of the run when it is first known and at every change of state, e.g. to update a comment. */
   onRunSeen?: (run: RunItem) => void
   /** Watches each reading while the step waits (session link, max_credits, BLOCKED, progress). */
@@ -158,9 +100,9 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
       return stopWaiting(outcome.run, outcome.verdict, deps.now() - startedAt, settings, deps)
     case 'timed-out': {
       log.warning(
-        `Run ${safeForLog(run.run_id)} did not finish within the timeout input (${formatElapsed(settings.timeoutMs)}); cancelling it.`,
+        `Run ${safeForLog(run.run_id)} did not finish within the timeout input (${formatDuration(settings.timeoutMs)}); cancelling it.`,
       )
-      const cancel = await cancelTrackedRun(client, tracker, run.run_id, {
+      const cancel = await cancelOwnRun(client, tracker, run.run_id, {
         timeoutMs: CANCEL_AFTER_TIMEOUT.timeoutMs,
         deadline: deps.now() + CANCEL_AFTER_TIMEOUT.budgetMs,
       })
@@ -193,7 +135,7 @@ async function stopWaiting(
       return { kind: 'blocked', run, passes: verdict.passes, question: verdict.question, elapsedMs }
     case 'over-budget': {
       deps.log.warning(`${verdict.message} Cancelling run ${run.run_id}.`)
-      const cancel = await cancelTrackedRun(deps.client, deps.tracker, run.run_id)
+      const cancel = await cancelOwnRun(deps.client, deps.tracker, run.run_id)
       logCancel(deps.log, run.run_id, cancel)
       return {
         kind: 'over-budget',
@@ -223,7 +165,7 @@ async function startNewRun(
   deps: StepDeps,
 ): Promise<StartingPoint | undefined> {
   const name = request.config?.name
-  if (cancelPrevious && name) await cancelActiveRunsNamed(deps.client, name, deps.log)
+  if (cancelPrevious && name) await cancelPreviousRuns(deps.client, name, deps.log)
   // Nothing may come between this check and the request: a signal handler runs only at an await.
   if (deps.signal.aborted) return undefined
   deps.tracker.creating(deps.tag.invocation)

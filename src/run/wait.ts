@@ -2,16 +2,12 @@ import type { AgentRunsClient, Sleep } from '../api/client.ts'
 import { ApiStatusError, NotFoundError } from '../api/errors.ts'
 import { isRefusal, isRetryable, retryAfterMs } from '../api/retry.ts'
 import type { RunItem } from '../api/types.ts'
+import { formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
+import type { Log } from '../log.ts'
 import { nextPollDelayMs } from './schedule.ts'
-import { isTerminal, meaningOf } from './states.ts'
+import { isTerminal, meaningOf } from '../model/states.ts'
 import type { WatchVerdict } from './watch.ts'
-
-export interface WaitLog {
-  debug(message: string): void
-  info(message: string): void
-  warning(message: string): void
-}
 
 export interface WaitOptions {
   runId: string
@@ -36,7 +32,7 @@ export interface WaitDeps {
   now: () => number
   sleep: Sleep
   signal: AbortSignal
-  log: WaitLog
+  log: Log
   onRunSeen?: (run: RunItem) => void
   /** Looks at each reading of a run still on its way (see RunWatcher), and may end the wait. */
   watch?: {
@@ -111,7 +107,7 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
       if (error instanceof NotFoundError && elapsed() < notFoundGraceMs) {
         if (!lagNoted) {
           deps.log.info(
-            `Run ${safeForLog(runId)} is not visible yet (404 right after its create); polling on for up to ${formatElapsed(notFoundGraceMs)}.`,
+            `Run ${safeForLog(runId)} is not visible yet (404 right after its create); polling on for up to ${formatDuration(notFoundGraceMs)}.`,
           )
           lagNoted = true
         }
@@ -122,7 +118,7 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
       if (isRefusal(error) && error instanceof ApiStatusError) {
         askedDelayMs = retryAfterMs(error.headers, deps.now()) ?? pollIntervalMs
         deps.log.info(
-          `The service refused the poll (${error.status}) and asked to wait ${formatElapsed(askedDelayMs)}; polling again then, within the timeout.`,
+          `The service refused the poll (${error.status}) and asked to wait ${formatDuration(askedDelayMs)}; polling again then, within the timeout.`,
         )
         continue
       }
@@ -162,8 +158,8 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
 }
 
 /** `watched`: a watcher explains BLOCKED itself (what it waits for, how to answer, what next). */
-function logStateChange(run: RunItem, elapsedMs: number, log: WaitLog, watched: boolean): void {
-  const when = `after ${formatElapsed(elapsedMs)}`
+function logStateChange(run: RunItem, elapsedMs: number, log: Log, watched: boolean): void {
+  const when = `after ${formatDuration(elapsedMs)}`
   const id = safeForLog(run.run_id)
   const state = safeForLog(run.state, 200)
   switch (meaningOf(run.state)) {
@@ -186,12 +182,4 @@ function logStateChange(run: RunItem, elapsedMs: number, log: WaitLog, watched: 
       log.info(`Run ${id} is ${state} (${when}).`)
       return
   }
-}
-
-export function formatElapsed(ms: number): string {
-  const seconds = Math.round(ms / 1000)
-  if (seconds < 60) return `${seconds}s`
-  const minutes = Math.floor(seconds / 60)
-  if (minutes < 60) return `${minutes}m ${seconds % 60}s`
-  return `${Math.floor(minutes / 60)}h ${minutes % 60}m`
 }

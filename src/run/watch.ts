@@ -8,9 +8,9 @@ import {
   ProgressTracker,
 } from '../agent/progress.ts'
 import type { RunItem } from '../api/types.ts'
-import { blockedQuestion, decideOnBlocked, howToAnswer, type OnBlocked } from './blocked.ts'
-import { meaningOf } from './states.ts'
-import { formatElapsed } from './wait.ts'
+import { blockedQuestion, decideOnBlocked, howToAnswer, type OnBlocked } from '../model/blocked.ts'
+import { meaningOf } from '../model/states.ts'
+import { formatDuration } from '../text/format.ts'
 
 /**
  * What the step watches while it waits, besides the state: the session link,
@@ -123,7 +123,7 @@ export class RunWatcher {
 
     if (this.#heartbeat.isDue(this.#deps.now())) {
       this.log.info(
-        `Still waiting: run ${safeForLog(run.run_id)} is ${safeForLog(run.state)} after ${formatElapsed(this.#deps.now() - this.#startedAt)}.`,
+        `Still waiting: run ${safeForLog(run.run_id)} is ${safeForLog(run.state)} after ${formatDuration(this.#deps.now() - this.#startedAt)}.`,
       )
     }
     return { kind: 'continue' }

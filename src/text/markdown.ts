@@ -193,3 +193,41 @@ class RunIndex {
 function isAsciiPunctuation(char: string): boolean {
   return /^[!-/:-@[-`{-~]$/.test(char)
 }
+
+/**
+ * Makes API text inert in a Markdown table cell: HTML cannot open, a pipe
+ * cannot end the cell, a line break cannot end the row, and Markdown syntax
+ * (links, emphasis, code) shows as typed.
+ */
+export function escapeMarkdown(text: string): string {
+  return (
+    text
+      // eslint-disable-next-line no-control-regex -- stripping control characters is the point
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
+      .replace(/[&<>"'|\\`*_[\]()#!~$]/g, (char) => `&#${char.charCodeAt(0)};`)
+      .replace(/\r?\n/g, '<br>')
+  )
+}
+
+/** The URL if it is http(s), percent-encoded so that it cannot break out of a Markdown link. */
+export function safeHttpUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return undefined
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined
+  return url.href.replace(/[()<>"'\s|\\[\]`]/g, (char) => `%${hex(char)}`)
+}
+
+function hex(char: string): string {
+  return char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')
+}
+
+/** The answer cut to `max` characters before it is made safe, so the cut cannot open a block. */
+export function clipAnswer(answer: string, max: number): string {
+  if (answer.length <= max) return answer
+  return `${answer.slice(0, max)}\n\n_(The answer is cut here; the whole of it is in the result output and the session.)_`
+}

@@ -16,7 +16,7 @@ import {
   UnprocessableEntityError,
 } from '../../src/api/errors.ts'
 import type { RunArtifact } from '../../src/api/types.ts'
-import { cancelActiveRunsNamed } from '../../src/run/cancel.ts'
+import { cancelPreviousRuns } from '../../src/run/cancel.ts'
 import { createRunOnce, type RunTag } from '../../src/run/create.ts'
 import { conversationStep, FakeAgentApi } from '../fake-api/server.ts'
 import type { FakeApiOptions, RunScript } from '../fake-api/server.ts'
@@ -337,7 +337,7 @@ describe('paging', () => {
     const logged: string[] = []
     const log = { info: (m: string) => logged.push(m), warning: (m: string) => logged.push(m) }
 
-    const cancelled = await cancelActiveRunsNamed(clientFor(api), 'pr-1', {
+    const cancelled = await cancelPreviousRuns(clientFor(api), 'pr-1', {
       ...log,
       debug: () => {},
     })

@@ -10,9 +10,9 @@ import { parseArtifacts } from '../../src/agent/artifacts.ts'
 import type { RunItem } from '../../src/api/types.ts'
 import { parseMarker, renderComment } from '../../src/github/comment.ts'
 import { renderSummary, verdictOf } from '../../src/report/summary.ts'
-import type { StepOutcome } from '../../src/run/step.ts'
 import { waitForRun, type WaitDeps } from '../../src/run/wait.ts'
 import type { WatchVerdict } from '../../src/run/watch.ts'
+import type { StepOutcome } from '../../src/model/step.ts'
 
 const run = (fields: Partial<RunItem> = {}): RunItem => ({
   run_id: 'run-123',

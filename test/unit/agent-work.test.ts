@@ -1,13 +1,9 @@
 import MarkdownIt from 'markdown-it'
 import { describe, expect, it } from 'vitest'
 import { parseArtifacts } from '../../src/agent/artifacts.ts'
-import {
-  clipAnswer,
-  renderAnswerBlock,
-  renderArtifacts,
-  renderBlocked,
-  renderCommentAnswer,
-} from '../../src/report/agent-work.ts'
+import { renderAnswerBlock, renderArtifacts, renderBlocked } from '../../src/report/agent-work.ts'
+import { clipAnswer } from '../../src/text/markdown.ts'
+import { renderCommentAnswer } from '../../src/github/answer.ts'
 
 const renderer = new MarkdownIt({ html: true })
 

@@ -3,7 +3,7 @@ import { isRunId, MAX_ANSWER_BYTES, MAX_PROMPT_BYTES, readRunItem } from '../../
 import type { RunItem } from '../../src/api/types.ts'
 import { MAX_COMMENT_CHARS, renderComment, type Marker } from '../../src/github/comment.ts'
 import { renderSummary, verdictOf } from '../../src/report/summary.ts'
-import type { StepOutcome } from '../../src/run/step.ts'
+import type { StepOutcome } from '../../src/model/step.ts'
 
 describe('isRunId', () => {
   it.each(['run_abc', 'a.b-c_d', 'R1', '.hidden', 'x'.repeat(200)])('accepts %j', (id) => {

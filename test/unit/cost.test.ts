@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  costOf,
-  describeCost,
-  describeOverBudget,
-  formatCredits,
-  formatNumberOutput,
-  formatUsd,
-  isOverBudget,
-} from '../../src/agent/cost.ts'
+import { costOf, describeCost, describeOverBudget, isOverBudget } from '../../src/agent/cost.ts'
+import { formatCredits, formatNumberOutput, formatUsd } from '../../src/text/format.ts'
 
 describe('costOf', () => {
   it('adds compute, inference and platform, in credits and in dollars', () => {

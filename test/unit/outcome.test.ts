@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { blockedQuestion, decideOnBlocked, howToAnswer } from '../../src/run/blocked.ts'
+import { blockedQuestion, decideOnBlocked, howToAnswer } from '../../src/model/blocked.ts'
 import {
   failureNotes,
   OUTCOMES,
@@ -7,7 +7,7 @@ import {
   passes,
   whyItEnded,
   type Ending,
-} from '../../src/run/outcome.ts'
+} from '../../src/model/outcome.ts'
 
 const ENDINGS: Array<[Ending, string, boolean]> = [
   [{ kind: 'started' }, 'started', true],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { KNOWN_RUN_STATES } from '../../src/api/types.ts'
-import { isKnownState, isTerminal, meaningOf, type StateMeaning } from '../../src/run/states.ts'
+import { isKnownState, isTerminal, meaningOf, type StateMeaning } from '../../src/model/states.ts'
 
 const MEANINGS: Record<(typeof KNOWN_RUN_STATES)[number], StateMeaning> = {
   QUEUED: 'active',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { RunItem } from '../../src/api/types.ts'
 import { finalStatus, oneLine, pendingStatus, statusContext } from '../../src/github/status.ts'
-import type { StepOutcome } from '../../src/run/step.ts'
+import type { StepOutcome } from '../../src/model/step.ts'
 
 const run = (patch: Partial<RunItem> = {}): RunItem => ({
   run_id: 'run_1',

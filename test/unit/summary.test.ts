@@ -6,7 +6,7 @@ import {
   renderSummary,
   verdictOf,
 } from '../../src/report/summary.ts'
-import type { StepOutcome } from '../../src/run/step.ts'
+import type { StepOutcome } from '../../src/model/step.ts'
 
 const run = (fields: Partial<RunItem> = {}): RunItem => ({
   run_id: 'run-123',

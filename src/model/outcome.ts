@@ -1,4 +1,4 @@
-import { formatElapsed } from './wait.ts'
+import { formatDuration } from '../text/format.ts'
 
 /** The `outcome` output: why the step ended, in one word (the contract's list, v1.1). */
 export const OUTCOMES = [
@@ -97,7 +97,7 @@ export function whyItEnded(ending: Ending, statusMessage?: string): string {
           return `The run ended ${ending.state}${because}`
       }
     case 'timed-out':
-      return `The run was still ${ending.stateAtTimeout} when the timeout input (${formatElapsed(ending.timeoutMs)}) ran out, so the action cancelled it.`
+      return `The run was still ${ending.stateAtTimeout} when the timeout input (${formatDuration(ending.timeoutMs)}) ran out, so the action cancelled it.`
     case 'interrupted':
       return 'The workflow was cancelled, so the action cancelled the run.'
     case 'blocked':

@@ -1,0 +1,52 @@
+import type { RunCost } from '../agent/cost.ts'
+import type { RunItem, RunState } from '../api/types.ts'
+import type { RunTarget } from '../inputs.ts'
+import type { CancelReport } from './cancel.ts'
+
+/** How the step ended, as a value; reporting turns it into outputs, a summary and an exit status. */
+export type StepOutcome =
+  | { kind: 'started'; run: RunItem }
+  | {
+      kind: 'finished'
+      run: RunItem
+      elapsedMs: number
+      /** A newer run with the same name that replaced this one (it was cancelled for it). */
+      supersededBy?: string
+    }
+  | {
+      kind: 'timed-out'
+      run: RunItem
+      /** The state when time ran out; `run` is as it stands after the cancel. */
+      stateAtTimeout: RunState
+      elapsedMs: number
+      timeoutMs: number
+      cancel: CancelReport
+    }
+  | {
+      /** Past max_credits: the step cancelled the run. `run` is as it stands after the cancel. */
+      kind: 'over-budget'
+      run: RunItem
+      cost: RunCost
+      maxCredits: number
+      elapsedMs: number
+      cancel: CancelReport
+    }
+  | {
+      /** BLOCKED with on_blocked fail or pass: handed to a person, never cancelled. */
+      kind: 'blocked'
+      run: RunItem
+      passes: boolean
+      /** What it waits for: the status message, else the agent's last message. */
+      question: string | undefined
+      elapsedMs: number
+    }
+  | {
+      kind: 'interrupted'
+      run: RunItem | undefined
+      /** Filled in by the signal handler, which owns the cancel request. */
+      signal?: NodeJS.Signals
+      cancel?: CancelReport
+    }
+
+/** What the step acts on, once `continue_run` has been turned into a run to follow up or none. */
+export type StepTarget = Exclude<RunTarget, { kind: 'continue' }>
