@@ -34342,6 +34342,53 @@ function downloadUrlOf(answer) {
     return typeof url === 'string' && url !== '' ? url : undefined;
 }
 
+;// CONCATENATED MODULE: ./src/text/format.ts
+/**
+ * How numbers read in the log, the summary and the comment: durations, credits
+ * and money. One place, so that the same figure reads the same everywhere.
+ */
+/**
+ * A duration as a person reads it: `42s`, `3m 5s`, `2h 7m`. Rounded to the
+ * second, for time that passed. `exact` is for a limit, which may be set in
+ * milliseconds: one that is not whole seconds reads as such (`1500ms`), so a
+ * short deadline never reads as `0s`.
+ */
+function formatDuration(ms, precision = 'rounded') {
+    if (precision === 'exact' && ms % 1000 !== 0)
+        return `${ms}ms`;
+    const seconds = Math.round(ms / 1000);
+    if (seconds < 60)
+        return `${seconds}s`;
+    const minutes = Math.floor(seconds / 60);
+    if (minutes < 60)
+        return `${minutes}m ${seconds % 60}s`;
+    return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
+}
+/** For an output: a plain decimal number a later step can compare (no separators, no unit). */
+function formatNumberOutput(value) {
+    return value === undefined ? '' : String(roundTo(value, 6));
+}
+/** `1,234.5 credits` */
+function formatCredits(credits) {
+    const digits = credits !== 0 && Math.abs(credits) < 1 ? 4 : 2;
+    return `${credits.toLocaleString('en-US', { maximumFractionDigits: digits })} credits`;
+}
+/** `≈ $1,234.57 (approximate)`; small amounts keep enough digits to not read as zero. */
+function formatUsd(usd) {
+    const digits = usd !== 0 && usd < 0.01 ? 4 : 2;
+    const amount = usd.toLocaleString('en-US', {
+        style: 'currency',
+        currency: 'USD',
+        minimumFractionDigits: 2,
+        maximumFractionDigits: digits,
+    });
+    return `≈ ${amount} (approximate)`;
+}
+function roundTo(value, digits) {
+    const factor = 10 ** digits;
+    return Math.round(value * factor) / factor;
+}
+
 ;// CONCATENATED MODULE: ./src/text/log.ts
 /**
  * The one function that makes text from the API (or an agent) safe for the
@@ -34401,6 +34448,7 @@ function describeValue(value) {
 
 ;// CONCATENATED MODULE: ./src/api/errors.ts
 
+
 const describe = (request) => `${request.method} ${request.path}`;
 /** Base class of every error the API client throws. */
 class AgentApiError extends Error {
@@ -34434,7 +34482,7 @@ class ApiTimeoutError extends ApiConnectionError {
     name = 'ApiTimeoutError';
     timeoutMs;
     constructor(request, timeoutMs, reason) {
-        const why = reason ?? `no answer within ${formatMs(timeoutMs)}`;
+        const why = reason ?? `no answer within ${formatDuration(timeoutMs, 'exact')}`;
         super(request, new Error(why), true);
         this.message = `${describe(request)} timed out: ${why}`;
         this.timeoutMs = timeoutMs;
@@ -34625,9 +34673,6 @@ function errorCode(cause) {
         return typeof code === 'string' ? code : undefined;
     }
     return undefined;
-}
-function formatMs(ms) {
-    return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
 
 ;// CONCATENATED MODULE: external "node:path"
@@ -35747,9 +35792,31 @@ function clampTimerMs(ms) {
     return Math.min(Math.max(0, ms), MAX_TIMER_MS);
 }
 
+;// CONCATENATED MODULE: ./src/version.ts
+/** Sent as User-Agent, so the service's operators can tell this action's traffic apart. */
+const USER_AGENT = 'cloud-agent-run-action/1';
+
+;// CONCATENATED MODULE: ./src/service.ts
+
+
+
+/**
+ * The API client as the main and post steps use it: this action's user agent,
+ * and every retry told in the log. The one place either step builds a client.
+ */
+function serviceClient(connection, options = {}) {
+    return new AgentRunsClient({
+        baseUrl: connection.baseUrl,
+        apiKey: connection.apiKey,
+        userAgent: USER_AGENT,
+        ...options,
+        onRetry: (message) => info(message),
+    });
+}
+
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: ./src/run/blocked.ts
+;// CONCATENATED MODULE: ./src/model/blocked.ts
 /** `on_blocked`: what the step does when the run is BLOCKED, waiting for a person. */
 const ON_BLOCKED = ['wait', 'fail', 'pass'];
 function decideOnBlocked(onBlocked) {
@@ -36306,6 +36373,7 @@ async function findSupersedingRun(client, run, signal) {
 }
 
 ;// CONCATENATED MODULE: ./src/agent/cost.ts
+
 const CREDIT_PARTS = ['compute_cost', 'inference_cost', 'platform_cost'];
 function costOf(requestUsage) {
     if (typeof requestUsage !== 'object' || requestUsage === null) {
@@ -36324,26 +36392,6 @@ function sumOf(values) {
         return undefined;
     return roundTo(numbers.reduce((sum, value) => sum + value, 0), 6);
 }
-/** For an output: a plain decimal number a later step can compare (no separators, no unit). */
-function formatNumberOutput(value) {
-    return value === undefined ? '' : String(roundTo(value, 6));
-}
-/** `1,234.5 credits` */
-function formatCredits(credits) {
-    const digits = credits !== 0 && Math.abs(credits) < 1 ? 4 : 2;
-    return `${credits.toLocaleString('en-US', { maximumFractionDigits: digits })} credits`;
-}
-/** `≈ $1,234.57 (approximate)`; small amounts keep enough digits to not read as zero. */
-function formatUsd(usd) {
-    const digits = usd !== 0 && usd < 0.01 ? 4 : 2;
-    const amount = usd.toLocaleString('en-US', {
-        style: 'currency',
-        currency: 'USD',
-        minimumFractionDigits: 2,
-        maximumFractionDigits: digits,
-    });
-    return `≈ ${amount} (approximate)`;
-}
 /** The summary's cost row: credits, then dollars; undefined when the service reported neither. */
 function describeCost(cost) {
     const parts = [
@@ -36361,10 +36409,6 @@ function isOverBudget(cost, maxCredits) {
 }
 function describeOverBudget(cost, maxCredits) {
     return `The run used ${formatCredits(cost.credits ?? 0)}, more than the max_credits cap of ${formatCredits(maxCredits)}`;
-}
-function roundTo(value, digits) {
-    const factor = 10 ** digits;
-    return Math.round(value * factor) / factor;
 }
 
 ;// CONCATENATED MODULE: ./src/agent/progress.ts
@@ -36535,7 +36579,7 @@ const PLATFORM_ERROR_CODES = (/* unused pure expression or super */ null && ([
     'internal_error',
 ]));
 
-;// CONCATENATED MODULE: ./src/run/states.ts
+;// CONCATENATED MODULE: ./src/model/states.ts
 
 function isKnownState(state) {
     return KNOWN_RUN_STATES.includes(state);
@@ -36567,161 +36611,6 @@ function isTerminal(state) {
 }
 function unreachable(state) {
     throw new Error(`Unhandled run state ${String(state)}`);
-}
-
-;// CONCATENATED MODULE: ./src/run/schedule.ts
-/**
- * The poll schedule. Early polls are quick, because short runs are common and a
- * state change should be seen at once; later polls space out in proportion to
- * the run's age, so that a long run costs few requests. A change is noticed
- * within max(pollInterval, 5% of the elapsed time), and never more than
- * `MAX_GROWN_DELAY_MS` late unless the user asked for a longer interval.
- */
-const GROWTH_SHARE = 0.05;
-const MAX_GROWN_DELAY_MS = 30_000;
-/** The longest delay a Node timer holds; a longer one would fire at once, in a busy loop. */
-const MAX_POLL_DELAY_MS = 2 ** 31 - 1;
-function nextPollDelayMs(elapsedMs, pollIntervalMs) {
-    const grown = Math.min(GROWTH_SHARE * Math.max(0, elapsedMs), MAX_GROWN_DELAY_MS);
-    return Math.min(Math.round(Math.max(pollIntervalMs, grown)), MAX_POLL_DELAY_MS);
-}
-
-;// CONCATENATED MODULE: ./src/run/wait.ts
-
-
-
-
-
-/** The polls may fail this many times in a row before the step gives up on the service. */
-const DEFAULT_FAILURE_BUDGET = 5;
-/** How long a new run's 404 counts as lag: tens of seconds, then it is "not found". */
-const NEW_RUN_NOT_FOUND_GRACE_MS = 30_000;
-class LostContactError extends Error {
-    name = 'LostContactError';
-}
-/** Polls a run until it is terminal, the timeout passes, or the signal aborts. */
-async function waitForRun(options, deps) {
-    const { runId, timeoutMs, pollIntervalMs } = options;
-    const budget = options.failureBudget ?? DEFAULT_FAILURE_BUDGET;
-    const startedAt = deps.now();
-    const elapsed = () => deps.now() - startedAt;
-    let run = options.lastSeen;
-    let lastState = run?.state;
-    let lastLink = run?.session_link;
-    let failuresInARow = 0;
-    const deadline = startedAt + timeoutMs;
-    const notFoundGraceMs = options.notFoundGraceMs ?? 0;
-    let lagNoted = false;
-    /** The wait the service asked for (Retry-After) before the next poll, if longer than usual. */
-    let askedDelayMs = 0;
-    while (true) {
-        if (deps.signal.aborted)
-            return { kind: 'interrupted', run, elapsedMs: elapsed() };
-        if (run && isTerminal(run.state) && !options.isStale?.(run)) {
-            return { kind: 'terminal', run, elapsedMs: elapsed() };
-        }
-        const remaining = timeoutMs - elapsed();
-        if (remaining <= 0)
-            return { kind: 'timed-out', run, elapsedMs: elapsed() };
-        const delay = Math.max(nextPollDelayMs(elapsed(), pollIntervalMs), askedDelayMs);
-        askedDelayMs = 0;
-        try {
-            const untilHeartbeat = deps.watch?.msUntilHeartbeat() ?? Infinity;
-            await deps.sleep(Math.min(delay, remaining, untilHeartbeat), deps.signal);
-        }
-        catch {
-            return { kind: 'interrupted', run, elapsedMs: elapsed() };
-        }
-        if (deps.signal.aborted)
-            return { kind: 'interrupted', run, elapsedMs: elapsed() };
-        try {
-            run = await deps.client.getRun(runId, { signal: deps.signal, deadline });
-            failuresInARow = 0;
-        }
-        catch (error) {
-            if (deps.signal.aborted)
-                return { kind: 'interrupted', run, elapsedMs: elapsed() };
-            // A poll cut short by the deadline is the timeout, not a failure of the service.
-            if (elapsed() >= timeoutMs)
-                return { kind: 'timed-out', run, elapsedMs: elapsed() };
-            if (error instanceof NotFoundError && elapsed() < notFoundGraceMs) {
-                if (!lagNoted) {
-                    deps.log.info(`Run ${safeForLog(runId)} is not visible yet (404 right after its create); polling on for up to ${formatElapsed(notFoundGraceMs)}.`);
-                    lagNoted = true;
-                }
-                continue;
-            }
-            // A refusal (429, 503 with Retry-After) is a live service asking for patience, not lost
-            // contact: the next poll comes when it asked, or at the timeout, whichever is first.
-            if (isRefusal(error) && error instanceof ApiStatusError) {
-                askedDelayMs = retryAfterMs(error.headers, deps.now()) ?? pollIntervalMs;
-                deps.log.info(`The service refused the poll (${error.status}) and asked to wait ${formatElapsed(askedDelayMs)}; polling again then, within the timeout.`);
-                continue;
-            }
-            if (!isRetryable(error, 'idempotent'))
-                throw error;
-            failuresInARow += 1;
-            const reason = safeForLog(error instanceof Error ? error.message : String(error));
-            if (failuresInARow >= budget) {
-                throw new LostContactError(`Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`, { cause: error });
-            }
-            deps.log.warning(`Poll ${failuresInARow} of ${budget} allowed in a row failed: ${reason}. Waiting on.`);
-            continue;
-        }
-        if (options.isStale?.(run))
-            continue;
-        const stateChanged = run.state !== lastState;
-        if (stateChanged) {
-            logStateChange(run, elapsed(), deps.log, deps.watch !== undefined);
-            deps.onRunSeen?.(run);
-            lastState = run.state;
-            lastLink = run.session_link;
-        }
-        else if (run.session_link !== lastLink) {
-            // A session link that comes after the state changed is worth showing at once.
-            deps.onRunSeen?.(run);
-            lastLink = run.session_link;
-        }
-        if (deps.watch && !isTerminal(run.state)) {
-            const verdict = await deps.watch.afterPoll(run, stateChanged, deps.signal);
-            if (verdict.kind !== 'continue') {
-                return { kind: 'stopped', run, verdict, elapsedMs: elapsed() };
-            }
-        }
-    }
-}
-/** `watched`: a watcher explains BLOCKED itself (what it waits for, how to answer, what next). */
-function logStateChange(run, elapsedMs, log, watched) {
-    const when = `after ${formatElapsed(elapsedMs)}`;
-    const id = safeForLog(run.run_id);
-    const state = safeForLog(run.state, 200);
-    switch (meaningOf(run.state)) {
-        case 'blocked':
-            if (watched) {
-                log.info(`Run ${id} is BLOCKED (${when}): it waits for a person.`);
-                return;
-            }
-            log.warning(`Run ${id} is BLOCKED (${when}): it waits for a person to answer or approve in the session` +
-                `${run.session_link ? ` (${safeForLog(run.session_link, 500)})` : ''}. Nothing will happen until someone does; this step waits until its timeout.`);
-            return;
-        case 'unknown':
-            log.info(`Run ${id} is ${state} (${when}), a state this action does not know; waiting on.`);
-            return;
-        case 'active':
-        case 'succeeded':
-        case 'failed':
-            log.info(`Run ${id} is ${state} (${when}).`);
-            return;
-    }
-}
-function formatElapsed(ms) {
-    const seconds = Math.round(ms / 1000);
-    if (seconds < 60)
-        return `${seconds}s`;
-    const minutes = Math.floor(seconds / 60);
-    if (minutes < 60)
-        return `${minutes}m ${seconds % 60}s`;
-    return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
 }
 
 ;// CONCATENATED MODULE: ./src/run/watch.ts
@@ -36794,7 +36683,7 @@ class RunWatcher {
             return this.#onBlocked(run);
         }
         if (this.#heartbeat.isDue(this.#deps.now())) {
-            this.log.info(`Still waiting: run ${safeForLog(run.run_id)} is ${safeForLog(run.state)} after ${formatElapsed(this.#deps.now() - this.#startedAt)}.`);
+            this.log.info(`Still waiting: run ${safeForLog(run.run_id)} is ${safeForLog(run.state)} after ${formatDuration(this.#deps.now() - this.#startedAt)}.`);
         }
         return { kind: 'continue' };
     }
@@ -36834,117 +36723,7 @@ class RunWatcher {
     }
 }
 
-;// CONCATENATED MODULE: ./src/run/cancel.ts
-
-
-
-/** Cancels a run and says how it went, as a value: a failed cancel must not hide the step's own outcome. */
-async function cancelRun(client, runId, options = {}) {
-    try {
-        return { kind: await client.cancelRun(runId, options) };
-    }
-    catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        if (error instanceof UnprocessableEntityError)
-            return { kind: 'not-cancellable', message };
-        return { kind: 'failed', message };
-    }
-}
-/**
- * The run as it stands after a successful cancel, so that outputs, summary and
- * comment show where it ended rather than the state last polled. One quick
- * attempt: a failure keeps what was last seen.
- */
-async function rereadAfterCancel(client, cancel, lastSeen) {
-    // A BLOCKED run is read back too, so that the outputs say BLOCKED rather than what was last polled.
-    if ((cancel?.kind !== 'cancelled' && cancel?.kind !== 'blocked') || !lastSeen)
-        return lastSeen;
-    try {
-        return await client.getRun(lastSeen.run_id, { timeoutMs: 500, maxRetries: 0 });
-    }
-    catch {
-        return lastSeen;
-    }
-}
-/**
- * Cancels the run the step answers for. Nothing more is owed on it unless the
- * cancel failed, the run is BLOCKED (the post step tries again, and cancels it
- * should a person have moved it on by then), a follow-up's answer is still out,
- * or "already finished" came before the run was seen restarting after a
- * follow-up (it may restart yet).
- */
-async function cancelTrackedRun(client, tracker, runId, options = {}) {
-    const report = await cancelRun(client, runId, options);
-    if (isFinalCancel(report, tracker))
-        tracker.settle();
-    return report;
-}
-/** Pure: whether a cancel's outcome leaves nothing owed on the tracked run. */
-function isFinalCancel(report, tracker) {
-    if (report.kind === 'failed' || report.kind === 'blocked' || tracker.deciding)
-        return false;
-    return !(report.kind === 'already-finished' && tracker.awaitingNewPass);
-}
-/** Logs how a cancel went: a warning when the run goes on, or may. */
-function logCancel(log, runId, report) {
-    const message = describeCancel(runId, report);
-    switch (report.kind) {
-        case 'cancelled':
-        case 'already-finished':
-            return log.info(message);
-        case 'blocked':
-        case 'refused':
-        case 'not-cancellable':
-        case 'failed':
-            return log.warning(message);
-    }
-}
-function describeCancel(unsafeRunId, report) {
-    const runId = safeForLog(unsafeRunId);
-    switch (report.kind) {
-        case 'cancelled':
-            return `Run ${runId} was cancelled.`;
-        case 'already-finished':
-            return `Run ${runId} had already finished; nothing to cancel.`;
-        case 'blocked':
-            return `Run ${runId} cannot be cancelled while it waits for a person; it stays BLOCKED. A person must answer it in its session; cancel it there afterwards if it is no longer wanted.`;
-        case 'refused':
-            return `The service refused to cancel run ${runId}: it has ended, or it waits for a person (BLOCKED) and stays so. Check it by hand.`;
-        case 'not-cancellable':
-            return `Run ${runId} cannot be cancelled: this kind of run is not cancellable, so it runs to its end (${safeForLog(report.message)}).`;
-        case 'failed':
-            return `Could not cancel run ${runId}; it may still be running and billing. Cancel it by hand. (${safeForLog(report.message)})`;
-    }
-}
-/** The states `cancel_previous` supersedes: runs still on their way, not those waiting for a person. */
-const SUPERSEDED_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'];
-/**
- * Cancels the active runs labelled `name` (for `cancel_previous`), so that a
- * new push replaces the review of the old one. Returns how many were cancelled.
- */
-async function cancelActiveRunsNamed(client, name, log) {
-    // Collected first: cancelling while paging would move runs out of the pages still to come.
-    const active = [];
-    // Paged by creation time: runs changing state meanwhile cannot slip between pages.
-    const query = { name, state: SUPERSEDED_STATES, limit: 100, sort_by: 'created_at' };
-    for await (const run of client.iterateRuns(query)) {
-        // Checked here too, so that a service ignoring a filter cannot make this cancel other runs.
-        if (run.agent_config?.name === name && meaningOf(run.state) === 'active')
-            active.push(run);
-    }
-    let cancelled = 0;
-    for (const run of active) {
-        const report = await cancelRun(client, run.run_id);
-        if (report.kind === 'cancelled')
-            cancelled += 1;
-        log.info(`cancel_previous: ${describeCancel(run.run_id, report)}`);
-    }
-    if (active.length === 0)
-        log.info(`cancel_previous: no active run is named ${name}.`);
-    return cancelled;
-}
-
-;// CONCATENATED MODULE: ./src/run/outcome.ts
+;// CONCATENATED MODULE: ./src/model/outcome.ts
 
 /** The `outcome` output: why the step ended, in one word (the contract's list, v1.1). */
 const OUTCOMES = (/* unused pure expression or super */ null && ([
@@ -37027,7 +36806,7 @@ function whyItEnded(ending, statusMessage) {
                     return `The run ended ${ending.state}${because}`;
             }
         case 'timed-out':
-            return `The run was still ${ending.stateAtTimeout} when the timeout input (${formatElapsed(ending.timeoutMs)}) ran out, so the action cancelled it.`;
+            return `The run was still ${ending.stateAtTimeout} when the timeout input (${formatDuration(ending.timeoutMs)}) ran out, so the action cancelled it.`;
         case 'interrupted':
             return 'The workflow was cancelled, so the action cancelled the run.';
         case 'blocked':
@@ -37238,9 +37017,44 @@ class RunIndex {
 function isAsciiPunctuation(char) {
     return /^[!-/:-@[-`{-~]$/.test(char);
 }
+/**
+ * Makes API text inert in a Markdown table cell: HTML cannot open, a pipe
+ * cannot end the cell, a line break cannot end the row, and Markdown syntax
+ * (links, emphasis, code) shows as typed.
+ */
+function escapeMarkdown(text) {
+    return (text
+        // eslint-disable-next-line no-control-regex -- stripping control characters is the point
+        .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
+        .replace(/[&<>"'|\\`*_[\]()#!~$]/g, (char) => `&#${char.charCodeAt(0)};`)
+        .replace(/\r?\n/g, '<br>'));
+}
+/** The URL if it is http(s), percent-encoded so that it cannot break out of a Markdown link. */
+function safeHttpUrl(value) {
+    if (!value)
+        return undefined;
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        return undefined;
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+        return undefined;
+    return url.href.replace(/[()<>"'\s|\\[\]`]/g, (char) => `%${hex(char)}`);
+}
+function hex(char) {
+    return char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0');
+}
+/** The answer cut to `max` characters before it is made safe, so the cut cannot open a block. */
+function clipAnswer(answer, max) {
+    if (answer.length <= max)
+        return answer;
+    return `${answer.slice(0, max)}\n\n_(The answer is cut here; the whole of it is in the result output and the session.)_`;
+}
 
 ;// CONCATENATED MODULE: ./src/report/agent-work.ts
-
 
 /**
  * The parts of the job summary and the comment that show the agent's work:
@@ -37249,25 +37063,11 @@ function isAsciiPunctuation(char) {
  */
 /** The answer shown in the job summary: GitHub keeps at most 1 MiB of summary per step. */
 const SUMMARY_ANSWER_CHARS = 200_000;
-/** The answer in a comment, leaving room for the rest of it within GitHub's 65,536 characters. */
-const COMMENT_ANSWER_CHARS = 50_000;
-/** The answer cut to `max` characters before it is made safe, so the cut cannot open a block. */
-function clipAnswer(answer, max) {
-    if (answer.length <= max)
-        return answer;
-    return `${answer.slice(0, max)}\n\n_(The answer is cut here; the whole of it is in the result output and the session.)_`;
-}
 /** The summary's block with the agent's final message, open so that it reads at a glance. */
 function renderAnswerBlock(answer) {
     if (answer === undefined || answer.trim() === '')
         return undefined;
     return agentDetails("The agent's answer", clipAnswer(answer, SUMMARY_ANSWER_CHARS), true);
-}
-/** The answer as the body of a comment (below the comment's own headline). */
-function renderCommentAnswer(answer) {
-    if (answer === undefined || answer.trim() === '')
-        return undefined;
-    return agentMarkdown(clipAnswer(answer, COMMENT_ANSWER_CHARS)) || undefined;
 }
 const ICONS = {
     PULL_REQUEST: '🔀',
@@ -37315,7 +37115,58 @@ function agent_work_clip(text, max) {
     return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
+;// CONCATENATED MODULE: ./src/model/cancel.ts
+
+/**
+ * Logs how a cancel went: a warning when the run goes on, or may. `label`
+ * names the feature that cancelled (e.g. `cancel_previous`) when it is not the
+ * step's own run.
+ */
+function logCancel(log, runId, report, label) {
+    const described = describeCancel(runId, report);
+    const message = label ? `${label}: ${described}` : described;
+    switch (report.kind) {
+        case 'cancelled':
+        case 'already-finished':
+            return log.info(message);
+        case 'blocked':
+        case 'refused':
+        case 'not-cancellable':
+        case 'failed':
+            return log.warning(message);
+    }
+}
+function describeCancel(unsafeRunId, report) {
+    const runId = safeForLog(unsafeRunId);
+    switch (report.kind) {
+        case 'cancelled':
+            return `Run ${runId} was cancelled.`;
+        case 'already-finished':
+            return `Run ${runId} had already finished; nothing to cancel.`;
+        case 'blocked':
+            return `Run ${runId} cannot be cancelled while it waits for a person; it stays BLOCKED. A person must answer it in its session; cancel it there afterwards if it is no longer wanted.`;
+        case 'refused':
+            return `The service refused to cancel run ${runId}: it has ended, or it waits for a person (BLOCKED) and stays so. Check it by hand.`;
+        case 'not-cancellable':
+            return `Run ${runId} cannot be cancelled: this kind of run is not cancellable, so it runs to its end (${safeForLog(report.message)}).`;
+        case 'failed':
+            return `Could not cancel run ${runId}; it may still be running and billing. Cancel it by hand. (${safeForLog(report.message)})`;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/model/run.ts
+
+/** The run's own explanation of a failure, when there is one. */
+function run_statusMessageOf(run) {
+    if (meaningOf(run.state) === 'succeeded')
+        return undefined;
+    const message = run.status_message?.message?.trim();
+    return message ? message : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/report/summary.ts
+
+
 
 
 
@@ -37368,7 +37219,7 @@ function verdictOf(outcome) {
             if (outcome.supersededBy) {
                 return { ...base, headline: `${nameOf(run)} was superseded by run ${outcome.supersededBy}` };
             }
-            const reason = summary_statusMessageOf(run);
+            const reason = run_statusMessageOf(run);
             return {
                 ...base,
                 why: reason ? why : `${why.replace(/\.$/, '')}; the service gave no status message.`,
@@ -37386,7 +37237,7 @@ function verdictOf(outcome) {
                 ...base,
                 why: `${why} ${cancel}`,
                 headline: `${nameOf(run)} timed out`,
-                failure: `Run ${run.run_id} did not finish within the timeout input (${formatElapsed(outcome.timeoutMs)}); ` +
+                failure: `Run ${run.run_id} did not finish within the timeout input (${formatDuration(outcome.timeoutMs)}); ` +
                     `it was ${state}. ${cancel}`,
             };
         }
@@ -37445,13 +37296,6 @@ function usageOf(run) {
         return undefined;
     return entries.map(([key, value]) => `${key.replace(/_/g, ' ')}: ${String(value)}`).join(', ');
 }
-/** The run's own explanation of a failure, when there is one. */
-function summary_statusMessageOf(run) {
-    if (meaningOf(run.state) === 'succeeded')
-        return undefined;
-    const message = run.status_message?.message?.trim();
-    return message ? message : undefined;
-}
 const summary_ICONS = { passed: '✅', failed: '❌', started: '🚀', blocked: '✋' };
 /** The job summary, as GitHub-flavoured Markdown. Every text from the API is escaped. */
 function renderSummary(outcome, extras = {}) {
@@ -37486,7 +37330,7 @@ function renderSummary(outcome, extras = {}) {
         const usage = cost ?? usageOf(run);
         if (usage)
             rows.push([cost ? 'Cost' : 'Usage', escapeMarkdown(usage)]);
-        const message = summary_statusMessageOf(run);
+        const message = run_statusMessageOf(run);
         if (message && !verdict.passed) {
             rows.push(['Status message', escapeMarkdown(truncate(message, 2000))]);
         }
@@ -37537,9 +37381,9 @@ function renderErrorSummary(message, runId) {
 function durationOf(outcome) {
     const fromService = outcome.run?.run_time ? parseIsoDuration(outcome.run.run_time) : undefined;
     if (fromService !== undefined)
-        return formatElapsed(fromService);
+        return formatDuration(fromService);
     if (outcome.kind === 'finished' || outcome.kind === 'timed-out')
-        return formatElapsed(outcome.elapsedMs);
+        return formatDuration(outcome.elapsedMs);
     return undefined;
 }
 /** `PT2M30S` and the like, in milliseconds; undefined for anything else. */
@@ -37550,46 +37394,19 @@ function parseIsoDuration(text) {
     const [, days, hours, minutes, seconds] = match.map((part) => Number(part ?? 0));
     return Math.round((((days ?? 0) * 24 + (hours ?? 0)) * 3600 + (minutes ?? 0) * 60 + (seconds ?? 0)) * 1000);
 }
-/**
- * Makes API text inert in a Markdown table cell: HTML cannot open, a pipe
- * cannot end the cell, a line break cannot end the row, and Markdown syntax
- * (links, emphasis, code) shows as typed.
- */
-function escapeMarkdown(text) {
-    return (text
-        // eslint-disable-next-line no-control-regex -- stripping control characters is the point
-        .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
-        .replace(/[&<>"'|\\`*_[\]()#!~$]/g, (char) => `&#${char.charCodeAt(0)};`)
-        .replace(/\r?\n/g, '<br>'));
-}
-/** The URL if it is http(s), percent-encoded so that it cannot break out of a Markdown link. */
-function safeHttpUrl(value) {
-    if (!value)
-        return undefined;
-    let url;
-    try {
-        url = new URL(value);
-    }
-    catch {
-        return undefined;
-    }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:')
-        return undefined;
-    return url.href.replace(/[()<>"'\s|\\[\]`]/g, (char) => `%${hex(char)}`);
-}
 /** `owner/repo#12` for a GitHub pull request URL, else the URL itself. */
 function pullRequestLabel(url) {
     const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url);
     return match ? `${match[1]}#${match[2]}` : url;
-}
-function hex(char) {
-    return char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0');
 }
 function truncate(text, max) {
     return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 ;// CONCATENATED MODULE: ./src/report/publish.ts
+
+
+
 
 
 
@@ -37606,7 +37423,7 @@ async function publishOutcome(outcome, extras = {}) {
         setOutput('state', run.state);
         if (link)
             setOutput('session_link', run.session_link);
-        const message = summary_statusMessageOf(run);
+        const message = run_statusMessageOf(run);
         if (message)
             setOutput('status_message', message);
         const pullRequest = pullRequestUrlOf(run);
@@ -37660,6 +37477,89 @@ async function publishError(error, summary) {
     setFailed(message);
     if (error instanceof Error && error.stack)
         debug(error.stack);
+}
+
+;// CONCATENATED MODULE: ./src/run/cancel.ts
+
+
+
+/**
+ * One cancel request for a run, by ID, and how it went as a value: a failed
+ * cancel must not hide the step's own outcome. The cancels below build on it.
+ */
+async function requestCancel(client, runId, options = {}) {
+    try {
+        return { kind: await client.cancelRun(runId, options) };
+    }
+    catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        if (error instanceof UnprocessableEntityError)
+            return { kind: 'not-cancellable', message };
+        return { kind: 'failed', message };
+    }
+}
+/**
+ * The run as it stands after a successful cancel, so that outputs, summary and
+ * comment show where it ended rather than the state last polled. One quick
+ * attempt: a failure keeps what was last seen.
+ */
+async function rereadAfterCancel(client, cancel, lastSeen) {
+    // A BLOCKED run is read back too, so that the outputs say BLOCKED rather than what was last polled.
+    if ((cancel?.kind !== 'cancelled' && cancel?.kind !== 'blocked') || !lastSeen)
+        return lastSeen;
+    try {
+        return await client.getRun(lastSeen.run_id, { timeoutMs: 500, maxRetries: 0 });
+    }
+    catch {
+        return lastSeen;
+    }
+}
+/**
+ * Cancels the run the step answers for. Nothing more is owed on it unless the
+ * cancel failed, the run is BLOCKED (the post step tries again, and cancels it
+ * should a person have moved it on by then), a follow-up's answer is still out,
+ * or "already finished" came before the run was seen restarting after a
+ * follow-up (it may restart yet).
+ */
+async function cancelOwnRun(client, tracker, runId, options = {}) {
+    const report = await requestCancel(client, runId, options);
+    if (isFinalCancel(report, tracker))
+        tracker.settle();
+    return report;
+}
+/** Pure: whether a cancel's outcome leaves nothing owed on the tracked run. */
+function isFinalCancel(report, tracker) {
+    if (report.kind === 'failed' || report.kind === 'blocked' || tracker.deciding)
+        return false;
+    return !(report.kind === 'already-finished' && tracker.awaitingNewPass);
+}
+/** The states `cancel_previous` supersedes: runs still on their way, not those waiting for a person. */
+const SUPERSEDED_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'];
+/**
+ * Cancels the active runs labelled `name` before the step starts its own
+ * (`cancel_previous`), so that a new push replaces the review of the old one;
+ * `cancel_only` does just this. Returns how many were cancelled.
+ */
+async function cancelPreviousRuns(client, name, log) {
+    // Collected first: cancelling while paging would move runs out of the pages still to come.
+    const active = [];
+    // Paged by creation time: runs changing state meanwhile cannot slip between pages.
+    const query = { name, state: SUPERSEDED_STATES, limit: 100, sort_by: 'created_at' };
+    for await (const run of client.iterateRuns(query)) {
+        // Checked here too, so that a service ignoring a filter cannot make this cancel other runs.
+        if (run.agent_config?.name === name && meaningOf(run.state) === 'active')
+            active.push(run);
+    }
+    let cancelled = 0;
+    for (const run of active) {
+        const report = await requestCancel(client, run.run_id);
+        if (report.kind === 'cancelled')
+            cancelled += 1;
+        logCancel(log, run.run_id, report, 'cancel_previous');
+    }
+    if (active.length === 0)
+        log.info(`cancel_previous: no active run is named ${name}.`);
+    return cancelled;
 }
 
 ;// CONCATENATED MODULE: ./src/run/signals.ts
@@ -37957,7 +37857,156 @@ function watchForNewPass(watch) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/run/schedule.ts
+/**
+ * The poll schedule. Early polls are quick, because short runs are common and a
+ * state change should be seen at once; later polls space out in proportion to
+ * the run's age, so that a long run costs few requests. A change is noticed
+ * within max(pollInterval, 5% of the elapsed time), and never more than
+ * `MAX_GROWN_DELAY_MS` late unless the user asked for a longer interval.
+ */
+const GROWTH_SHARE = 0.05;
+const MAX_GROWN_DELAY_MS = 30_000;
+/** The longest delay a Node timer holds; a longer one would fire at once, in a busy loop. */
+const MAX_POLL_DELAY_MS = 2 ** 31 - 1;
+function nextPollDelayMs(elapsedMs, pollIntervalMs) {
+    const grown = Math.min(GROWTH_SHARE * Math.max(0, elapsedMs), MAX_GROWN_DELAY_MS);
+    return Math.min(Math.round(Math.max(pollIntervalMs, grown)), MAX_POLL_DELAY_MS);
+}
+
+;// CONCATENATED MODULE: ./src/run/wait.ts
+
+
+
+
+
+
+/** The polls may fail this many times in a row before the step gives up on the service. */
+const DEFAULT_FAILURE_BUDGET = 5;
+/** How long a new run's 404 counts as lag: tens of seconds, then it is "not found". */
+const NEW_RUN_NOT_FOUND_GRACE_MS = 30_000;
+class LostContactError extends Error {
+    name = 'LostContactError';
+}
+/** Polls a run until it is terminal, the timeout passes, or the signal aborts. */
+async function waitForRun(options, deps) {
+    const { runId, timeoutMs, pollIntervalMs } = options;
+    const budget = options.failureBudget ?? DEFAULT_FAILURE_BUDGET;
+    const startedAt = deps.now();
+    const elapsed = () => deps.now() - startedAt;
+    let run = options.lastSeen;
+    let lastState = run?.state;
+    let lastLink = run?.session_link;
+    let failuresInARow = 0;
+    const deadline = startedAt + timeoutMs;
+    const notFoundGraceMs = options.notFoundGraceMs ?? 0;
+    let lagNoted = false;
+    /** The wait the service asked for (Retry-After) before the next poll, if longer than usual. */
+    let askedDelayMs = 0;
+    while (true) {
+        if (deps.signal.aborted)
+            return { kind: 'interrupted', run, elapsedMs: elapsed() };
+        if (run && isTerminal(run.state) && !options.isStale?.(run)) {
+            return { kind: 'terminal', run, elapsedMs: elapsed() };
+        }
+        const remaining = timeoutMs - elapsed();
+        if (remaining <= 0)
+            return { kind: 'timed-out', run, elapsedMs: elapsed() };
+        const delay = Math.max(nextPollDelayMs(elapsed(), pollIntervalMs), askedDelayMs);
+        askedDelayMs = 0;
+        try {
+            const untilHeartbeat = deps.watch?.msUntilHeartbeat() ?? Infinity;
+            await deps.sleep(Math.min(delay, remaining, untilHeartbeat), deps.signal);
+        }
+        catch {
+            return { kind: 'interrupted', run, elapsedMs: elapsed() };
+        }
+        if (deps.signal.aborted)
+            return { kind: 'interrupted', run, elapsedMs: elapsed() };
+        try {
+            run = await deps.client.getRun(runId, { signal: deps.signal, deadline });
+            failuresInARow = 0;
+        }
+        catch (error) {
+            if (deps.signal.aborted)
+                return { kind: 'interrupted', run, elapsedMs: elapsed() };
+            // A poll cut short by the deadline is the timeout, not a failure of the service.
+            if (elapsed() >= timeoutMs)
+                return { kind: 'timed-out', run, elapsedMs: elapsed() };
+            if (error instanceof NotFoundError && elapsed() < notFoundGraceMs) {
+                if (!lagNoted) {
+                    deps.log.info(`Run ${safeForLog(runId)} is not visible yet (404 right after its create); polling on for up to ${formatDuration(notFoundGraceMs)}.`);
+                    lagNoted = true;
+                }
+                continue;
+            }
+            // A refusal (429, 503 with Retry-After) is a live service asking for patience, not lost
+            // contact: the next poll comes when it asked, or at the timeout, whichever is first.
+            if (isRefusal(error) && error instanceof ApiStatusError) {
+                askedDelayMs = retryAfterMs(error.headers, deps.now()) ?? pollIntervalMs;
+                deps.log.info(`The service refused the poll (${error.status}) and asked to wait ${formatDuration(askedDelayMs)}; polling again then, within the timeout.`);
+                continue;
+            }
+            if (!isRetryable(error, 'idempotent'))
+                throw error;
+            failuresInARow += 1;
+            const reason = safeForLog(error instanceof Error ? error.message : String(error));
+            if (failuresInARow >= budget) {
+                throw new LostContactError(`Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`, { cause: error });
+            }
+            deps.log.warning(`Poll ${failuresInARow} of ${budget} allowed in a row failed: ${reason}. Waiting on.`);
+            continue;
+        }
+        if (options.isStale?.(run))
+            continue;
+        const stateChanged = run.state !== lastState;
+        if (stateChanged) {
+            logStateChange(run, elapsed(), deps.log, deps.watch !== undefined);
+            deps.onRunSeen?.(run);
+            lastState = run.state;
+            lastLink = run.session_link;
+        }
+        else if (run.session_link !== lastLink) {
+            // A session link that comes after the state changed is worth showing at once.
+            deps.onRunSeen?.(run);
+            lastLink = run.session_link;
+        }
+        if (deps.watch && !isTerminal(run.state)) {
+            const verdict = await deps.watch.afterPoll(run, stateChanged, deps.signal);
+            if (verdict.kind !== 'continue') {
+                return { kind: 'stopped', run, verdict, elapsedMs: elapsed() };
+            }
+        }
+    }
+}
+/** `watched`: a watcher explains BLOCKED itself (what it waits for, how to answer, what next). */
+function logStateChange(run, elapsedMs, log, watched) {
+    const when = `after ${formatDuration(elapsedMs)}`;
+    const id = safeForLog(run.run_id);
+    const state = safeForLog(run.state, 200);
+    switch (meaningOf(run.state)) {
+        case 'blocked':
+            if (watched) {
+                log.info(`Run ${id} is BLOCKED (${when}): it waits for a person.`);
+                return;
+            }
+            log.warning(`Run ${id} is BLOCKED (${when}): it waits for a person to answer or approve in the session` +
+                `${run.session_link ? ` (${safeForLog(run.session_link, 500)})` : ''}. Nothing will happen until someone does; this step waits until its timeout.`);
+            return;
+        case 'unknown':
+            log.info(`Run ${id} is ${state} (${when}), a state this action does not know; waiting on.`);
+            return;
+        case 'active':
+        case 'succeeded':
+        case 'failed':
+            log.info(`Run ${id} is ${state} (${when}).`);
+            return;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/run/step.ts
+
+
 
 
 
@@ -38022,8 +38071,8 @@ async function executeStep(settings, deps) {
         case 'stopped':
             return stopWaiting(outcome.run, outcome.verdict, deps.now() - startedAt, settings, deps);
         case 'timed-out': {
-            log.warning(`Run ${safeForLog(run.run_id)} did not finish within the timeout input (${formatElapsed(settings.timeoutMs)}); cancelling it.`);
-            const cancel = await cancelTrackedRun(client, tracker, run.run_id, {
+            log.warning(`Run ${safeForLog(run.run_id)} did not finish within the timeout input (${formatDuration(settings.timeoutMs)}); cancelling it.`);
+            const cancel = await cancelOwnRun(client, tracker, run.run_id, {
                 timeoutMs: CANCEL_AFTER_TIMEOUT.timeoutMs,
                 deadline: deps.now() + CANCEL_AFTER_TIMEOUT.budgetMs,
             });
@@ -38049,7 +38098,7 @@ async function stopWaiting(run, verdict, elapsedMs, settings, deps) {
             return { kind: 'blocked', run, passes: verdict.passes, question: verdict.question, elapsedMs };
         case 'over-budget': {
             deps.log.warning(`${verdict.message} Cancelling run ${run.run_id}.`);
-            const cancel = await cancelTrackedRun(deps.client, deps.tracker, run.run_id);
+            const cancel = await cancelOwnRun(deps.client, deps.tracker, run.run_id);
             logCancel(deps.log, run.run_id, cancel);
             return {
                 kind: 'over-budget',
@@ -38069,7 +38118,7 @@ async function stopWaiting(run, verdict, elapsedMs, settings, deps) {
 async function startNewRun(request, cancelPrevious, deps) {
     const name = request.config?.name;
     if (cancelPrevious && name)
-        await cancelActiveRunsNamed(deps.client, name, deps.log);
+        await cancelPreviousRuns(deps.client, name, deps.log);
     // Nothing may come between this check and the request: a signal handler runs only at an await.
     if (deps.signal.aborted)
         return undefined;
@@ -38155,7 +38204,19 @@ async function getExistingRun(client, runId) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/github/answer.ts
+
+/** The answer in a comment, leaving room for the rest of it within GitHub's 65,536 characters. */
+const COMMENT_ANSWER_CHARS = 50_000;
+/** The answer as the body of a comment (below the comment's own headline). */
+function renderCommentAnswer(answer) {
+    if (answer === undefined || answer.trim() === '')
+        return undefined;
+    return agentMarkdown(clipAnswer(answer, COMMENT_ANSWER_CHARS)) || undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/github/comment.ts
+
 
 
 
@@ -38271,7 +38332,7 @@ function partsOf(run, history, context = {}) {
     const workflowRun = safeHttpUrl(context.workflowRun);
     if (workflowRun)
         links.push(`[Workflow run](${workflowRun})`);
-    const message = summary_statusMessageOf(run);
+    const message = run_statusMessageOf(run);
     return {
         headline: `**Cloud agent run** <code>${escapeMarkdown(run.run_id)}</code> ${phrase} (<code>${escapeMarkdown(shorten(run.state, 100))}</code>).`,
         title: run.title && !context.short ? `**${escapeMarkdown(shorten(run.title, 1_000))}**` : undefined,
@@ -38894,6 +38955,7 @@ function eventPullRequest(payload) {
 
 
 
+
 /** GitHub refuses a longer description. */
 const MAX_DESCRIPTION = 140;
 function statusContext(key) {
@@ -38924,7 +38986,7 @@ function finalStatus(outcome, fallbackTarget) {
     const run = outcome.run;
     const targetUrl = safeHttpUrl(run?.session_link) ?? fallbackTarget;
     const because = (prefix) => {
-        const message = run ? summary_statusMessageOf(run) : undefined;
+        const message = run ? run_statusMessageOf(run) : undefined;
         return oneLine(message ? `${prefix}: ${message}` : prefix);
     };
     switch (outcome.kind) {
@@ -38948,7 +39010,7 @@ function finalStatus(outcome, fallbackTarget) {
         case 'timed-out':
             return {
                 state: 'failure',
-                description: oneLine(`Timed out after ${formatElapsed(outcome.timeoutMs)}; run cancelled`),
+                description: oneLine(`Timed out after ${formatDuration(outcome.timeoutMs)}; run cancelled`),
                 targetUrl,
             };
         case 'interrupted':
@@ -39312,11 +39374,8 @@ function readSavedRun() {
     };
 }
 
-;// CONCATENATED MODULE: ./src/version.ts
-/** Sent as User-Agent, so the service's operators can tell this action's traffic apart. */
-const USER_AGENT = 'cloud-agent-run-action/1';
-
 ;// CONCATENATED MODULE: ./src/main.ts
+
 
 
 
@@ -39352,21 +39411,16 @@ async function run() {
     try {
         const cleanup = readCancelOnly();
         if (cleanup)
-            return await cancelRunsNamed(cleanup);
+            return await cancelOnlyStep(cleanup);
         const settings = readSettings();
-        const client = new AgentRunsClient({
-            baseUrl: settings.baseUrl,
-            apiKey: settings.apiKey,
-            userAgent: USER_AGENT,
-            onRetry: (message) => info(message),
-        });
+        const client = serviceClient(settings);
         stopListening = onTerminationSignal((signal) => {
             if (cancelling) {
                 info(`Received ${signal} again; still cancelling.`);
                 return;
             }
             interruption.abort();
-            cancelling = cancelOnSignal(signal, client, tracker);
+            cancelling = cancelOwnRunOnSignal(signal, client, tracker);
         });
         const { github } = settings;
         const continuing = settings.target.kind === 'continue';
@@ -39412,7 +39466,7 @@ async function run() {
         }
         catch (error) {
             if (!cancelling) {
-                await cancelAbandonedRun(client, tracker);
+                await cancelOwnRunAfterError(client, tracker);
                 throw error;
             }
             // The cancel is the signal handler's; what went wrong meanwhile is still worth telling.
@@ -39447,7 +39501,7 @@ async function run() {
     }
 }
 /** Sends the cancel request at once, within what the runner leaves before it kills the step. */
-async function cancelOnSignal(signal, client, tracker) {
+async function cancelOwnRunOnSignal(signal, client, tracker) {
     const budgetMs = signal === 'SIGTERM' ? CANCEL_BUDGET_MS.afterTerminate : CANCEL_BUDGET_MS.afterInterrupt;
     const deadline = Date.now() + budgetMs;
     const remaining = () => Math.max(0, deadline - Date.now());
@@ -39463,7 +39517,7 @@ async function cancelOnSignal(signal, client, tracker) {
         }
         return { signal, cancel: undefined };
     }
-    const cancelOnce = () => cancelTrackedRun(client, tracker, runId, {
+    const cancelOnce = () => cancelOwnRun(client, tracker, runId, {
         signal: AbortSignal.timeout(remaining()),
         timeoutMs: remaining(),
     });
@@ -39487,25 +39541,20 @@ const RECANCEL_PAUSE_MS = 250;
  * it knew of a run made none, unless a create's answer was lost and its run
  * not found: then the state keeps the create's tag for the post step.
  */
-async function cancelAbandonedRun(client, tracker) {
+async function cancelOwnRunAfterError(client, tracker) {
     const runId = tracker.runId;
     // A create whose run was neither seen nor ruled out leaves its tag for the post step.
     if (!runId)
         return tracker.mayHaveUnseenRun ? undefined : tracker.settle();
     if (!tracker.needsCancel)
         return;
-    const report = await cancelTrackedRun(client, tracker, runId);
+    const report = await cancelOwnRun(client, tracker, runId);
     logCancel(core_namespaceObject, runId, report);
 }
 /** `cancel_only`: cancels the active runs with the name, and starts nothing. */
-async function cancelRunsNamed(cleanup) {
-    const client = new AgentRunsClient({
-        baseUrl: cleanup.baseUrl,
-        apiKey: cleanup.apiKey,
-        userAgent: USER_AGENT,
-        onRetry: (message) => info(message),
-    });
-    const cancelled = await cancelActiveRunsNamed(client, cleanup.name, core_namespaceObject);
+async function cancelOnlyStep(cleanup) {
+    const client = serviceClient(cleanup);
+    const cancelled = await cancelPreviousRuns(client, cleanup.name, core_namespaceObject);
     info(`cancel_only: cancelled ${cancelled} active run(s) named ${cleanup.name}.`);
 }
 /** What the step watches while it waits: the link, the cap, BLOCKED, progress, signs of life. */
@@ -39558,6 +39607,7 @@ async function gatherAgentWork(outcome, settings, sources, watcher, signal) {
 
 
 
+
 /**
  * The post step: the cleanup path that works when no signal reached the main
  * step (a hard kill, a container job, a step under `if: always()`). It cancels
@@ -39577,21 +39627,15 @@ async function post_run() {
             return;
         }
         const settings = readPostSettings();
-        const client = new AgentRunsClient({
-            apiKey: settings.apiKey,
-            baseUrl: settings.baseUrl,
-            userAgent: USER_AGENT,
-            // A run still being prepared answers 409 for a while; there is time to wait it out here.
-            maxRetries: 5,
-            onRetry: (message) => info(message),
-        });
+        // A run still being prepared answers 409 for a while; there is time to wait it out here.
+        const client = serviceClient(settings, { maxRetries: 5 });
         const runId = saved.runId ?? (await findUnansweredRun(client, saved.invocation ?? ''));
         if (!runId)
             return;
         info(`The main step left run ${runId} unfinished; cancelling it.`);
         const report = saved.awaitingNewPass
-            ? await cancelAfterFollowup(client, runId)
-            : await cancelRun(client, runId);
+            ? await cancelRunAfterFollowup(client, runId)
+            : await requestCancel(client, runId);
         if (report.kind === 'failed')
             setFailed(describeCancel(runId, report));
         else
@@ -39621,15 +39665,17 @@ const RESTART_DEADLINE_MS = 30_000;
  * "Already finished" may describe the pass before the follow-up, with the run
  * about to restart, so the cancel is repeated until it lands or the deadline.
  */
-async function cancelAfterFollowup(client, runId) {
+async function cancelRunAfterFollowup(client, runId) {
     const deadline = Date.now() + RESTART_DEADLINE_MS;
-    let report = await cancelRun(client, runId);
+    let report = await requestCancel(client, runId);
     if (report.kind !== 'already-finished')
         return report;
     info(`Run ${runId} still shows its state from before the follow-up; cancelling again once it restarts.`);
     while (report.kind === 'already-finished' && Date.now() + SEARCH_PAUSE_MS < deadline) {
         await abortableSleep(SEARCH_PAUSE_MS);
-        report = await cancelRun(client, runId, { timeoutMs: Math.max(1_000, deadline - Date.now()) });
+        report = await requestCancel(client, runId, {
+            timeoutMs: Math.max(1_000, deadline - Date.now()),
+        });
     }
     return report;
 }
