@@ -84,8 +84,9 @@ function reviewScript(artifacts: ReturnType<typeof file>[]): RunScript {
       ],
     },
     {
+      // Long enough in progress for a step started on a loaded machine to see it at work.
       state: 'SUCCEEDED',
-      afterMs: 500,
+      afterMs: 3_000,
       patch: { artifacts, session_link: 'https://app.example.test/sessions/s1' },
       conversation: [
         conversationStep('step_2', [

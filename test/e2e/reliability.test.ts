@@ -214,7 +214,8 @@ describe('polling survives trouble', () => {
       script: () => [
         { state: 'QUEUED', afterMs: 0 },
         { state: 'WARMING_UP', afterMs: 100 },
-        { state: 'SUCCEEDED', afterMs: 400 },
+        // Long enough for a step started on a loaded machine to see the unknown state.
+        { state: 'SUCCEEDED', afterMs: 3_000 },
       ],
     })
     const result = await runStep({ inputs: inputsFor(api) })
