@@ -8,41 +8,18 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { loadContract, type WireContract } from '../contract/schema.ts'
-import {
-  conversationStep,
-  FakeAgentApi,
-  type FakeApiOptions,
-  type RunScript,
-} from '../fake-api/server.ts'
+import { conversationStep, type RunScript } from '../fake-api/server.ts'
 import { errorAnnotations, runPostStep, runStep, startStep, type StepResult } from './harness.ts'
+import { e2eServers } from './servers.ts'
 
 const KEY = 'sk-e2e-agent-work-71b3'
-const servers: FakeAgentApi[] = []
+const { fakeApi, inputsFor } = e2eServers(KEY, { prompt: 'Review this pull request' })
 let contract: WireContract
 
 beforeAll(async () => {
   contract = await loadContract()
-})
-
-// Tests in a file run at once (vitest.config.ts), so servers close when all are done.
-afterAll(async () => {
-  await Promise.all(servers.splice(0).map((api) => api.close()))
-})
-
-async function fakeApi(options: FakeApiOptions = {}): Promise<FakeAgentApi> {
-  const api = await FakeAgentApi.start({ apiKey: KEY, ...options })
-  servers.push(api)
-  return api
-}
-
-const inputsFor = (api: FakeAgentApi, extra: Record<string, string> = {}) => ({
-  api_key: KEY,
-  base_url: api.baseUrl,
-  poll_interval: '100ms',
-  prompt: 'Review this pull request',
-  ...extra,
 })
 
 const ANSWER = '## Verdict\n\n**Approve.** The change is sound; see `review.json`.'

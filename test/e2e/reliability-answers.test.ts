@@ -11,55 +11,21 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import {
-  FakeAgentApi,
-  type FakeApiOptions,
-  type FaultRule,
-  type RunScript,
-} from '../fake-api/server.ts'
-import { FakeGitHub, MAX_COMMENT_BODY } from '../fake-github/server.ts'
-import {
-  DEFAULT_GITHUB_TOKEN,
-  errorAnnotations,
-  runStep,
-  startStep,
-  type StepResult,
-} from './harness.ts'
+import type { FakeAgentApi } from '../fake-api/server.ts'
+import { type RunScript } from '../fake-api/server.ts'
+import type { FakeGitHub } from '../fake-github/server.ts'
+import { MAX_COMMENT_BODY } from '../fake-github/server.ts'
+import { errorAnnotations, runStep, startStep, type StepResult } from './harness.ts'
+import { e2eServers } from './servers.ts'
 
 // No English word in it: the test looks for every 6-character piece of it in all the step writes.
 const KEY = 'sk-q7xz-5f3e9a1c2b7d'
 const OWNER = 'octo-org'
 const REPO = 'app'
 const PR = 7
-const closers: Array<{ close(): Promise<void> }> = []
-
-afterAll(async () => {
-  await Promise.all(closers.splice(0).map((server) => server.close()))
-})
-
-async function fakeApi(
-  options: FakeApiOptions = {},
-  ...faults: FaultRule[]
-): Promise<FakeAgentApi> {
-  const api = await FakeAgentApi.start({ apiKey: KEY, ...options })
-  for (const fault of faults) api.injectFault(fault)
-  closers.push(api)
-  return api
-}
-
-async function fakeGitHub(): Promise<FakeGitHub> {
-  const gh = await FakeGitHub.start({ token: DEFAULT_GITHUB_TOKEN })
-  closers.push(gh)
-  return gh
-}
-
-const inputsFor = (api: { baseUrl: string }, extra: Record<string, string> = {}) => ({
-  api_key: KEY,
-  base_url: api.baseUrl,
+const { fakeApi, fakeGitHub, inputsFor } = e2eServers(KEY, {
   prompt: 'Fix the failing check',
   title: 'Fix CI',
-  poll_interval: '100ms',
-  ...extra,
 })
 
 function pullRequestEnv(gh: FakeGitHub, event = 'pull_request', payload?: object) {

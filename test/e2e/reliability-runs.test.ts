@@ -9,47 +9,15 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
-import {
-  FakeAgentApi,
-  type FakeApiOptions,
-  type FaultRule,
-  type RunScript,
-} from '../fake-api/server.ts'
-import { FakeGitHub } from '../fake-github/server.ts'
-import {
-  DEFAULT_GITHUB_TOKEN,
-  errorAnnotations,
-  runPostStep,
-  runStep,
-  startStep,
-  type StepResult,
-} from './harness.ts'
+import { describe, expect, it } from 'vitest'
+import { type FakeApiOptions, type RunScript } from '../fake-api/server.ts'
+import { errorAnnotations, runPostStep, runStep, startStep, type StepResult } from './harness.ts'
+import { e2eServers } from './servers.ts'
 
 const KEY = 'sk-runs-lost-9b2e'
-const closers: Array<{ close(): Promise<void> }> = []
-
-afterAll(async () => {
-  await Promise.all(closers.splice(0).map((server) => server.close()))
-})
-
-async function fakeApi(
-  options: FakeApiOptions = {},
-  ...faults: FaultRule[]
-): Promise<FakeAgentApi> {
-  const api = await FakeAgentApi.start({ apiKey: KEY, ...options })
-  for (const fault of faults) api.injectFault(fault)
-  closers.push(api)
-  return api
-}
-
-const inputsFor = (api: FakeAgentApi, extra: Record<string, string> = {}) => ({
-  api_key: KEY,
-  base_url: api.baseUrl,
+const { fakeApi, fakeGitHub, inputsFor } = e2eServers(KEY, {
   prompt: 'Fix the failing check',
   title: 'Fix CI',
-  poll_interval: '100ms',
-  ...extra,
 })
 
 const CREATE = { method: 'POST', path: '/agent/run' } as const
@@ -436,8 +404,7 @@ describe('continue_run with name follows only runs of that name', () => {
 
   async function thread() {
     const api = await fakeApi()
-    const gh = await FakeGitHub.start({ token: DEFAULT_GITHUB_TOKEN })
-    closers.push(gh)
+    const gh = await fakeGitHub()
     const dir = mkdtempSync(join(tmpdir(), 'event-'))
     const eventPath = join(dir, 'event.json')
     writeFileSync(

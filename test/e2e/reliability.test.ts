@@ -3,13 +3,8 @@
  * runs the committed bundle against the fake API with one fault injected, and
  * checks what the action does and what the user sees.
  */
-import { afterAll, describe, expect, it } from 'vitest'
-import {
-  FakeAgentApi,
-  type FakeApiOptions,
-  type FaultRule,
-  type RunScript,
-} from '../fake-api/server.ts'
+import { describe, expect, it } from 'vitest'
+import { type FaultRule, type RunScript } from '../fake-api/server.ts'
 import {
   errorAnnotations,
   runPostStep,
@@ -20,33 +15,10 @@ import {
   STEP_START_TIMEOUT_MS,
   until,
 } from './harness.ts'
+import { e2eServers } from './servers.ts'
 
 const KEY = 'sk-reliability-7d1c'
-const servers: FakeAgentApi[] = []
-
-// Tests in a file run at once (vitest.config.ts), so servers close when all are done.
-afterAll(async () => {
-  await Promise.all(servers.splice(0).map((api) => api.close()))
-})
-
-async function fakeApi(
-  options: FakeApiOptions = {},
-  ...faults: FaultRule[]
-): Promise<FakeAgentApi> {
-  const api = await FakeAgentApi.start({ apiKey: KEY, ...options })
-  for (const fault of faults) api.injectFault(fault)
-  servers.push(api)
-  return api
-}
-
-const inputsFor = (api: FakeAgentApi, extra: Record<string, string> = {}) => ({
-  api_key: KEY,
-  base_url: api.baseUrl,
-  prompt: 'Fix the failing check',
-  title: 'Fix CI',
-  poll_interval: '100ms',
-  ...extra,
-})
+const { fakeApi, inputsFor } = e2eServers(KEY, { prompt: 'Fix the failing check', title: 'Fix CI' })
 
 const CREATE = { method: 'POST', path: '/agent/run' } as const
 const POLL = { method: 'GET', path: /\/agent\/runs\/run_/ } as const

@@ -3,35 +3,19 @@
  * the log says so truthfully, an MCP server saved in the service (`warp_id`) reaches it, the
  * action sends only the headers it needs, and what it sends conforms to the service's schema.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { loadContract, type WireContract } from '../contract/schema.ts'
-import { FakeAgentApi, type FakeApiOptions, type RunScript } from '../fake-api/server.ts'
+import { type RunScript } from '../fake-api/server.ts'
 import { errorAnnotations, runPostStep, runStep, startStep, type StepResult } from './harness.ts'
+import { e2eServers } from './servers.ts'
 
 const KEY = 'sk-e2e-contract-8c2d'
 const BLOCKED_WORDING = /cannot be cancelled while it waits for a person; it stays BLOCKED/
-const servers: FakeAgentApi[] = []
+const { fakeApi, inputsFor } = e2eServers(KEY)
 let contract: WireContract
 
 beforeAll(async () => {
   contract = await loadContract()
-})
-
-afterAll(async () => {
-  await Promise.all(servers.splice(0).map((api) => api.close()))
-})
-
-async function fakeApi(options: FakeApiOptions = {}): Promise<FakeAgentApi> {
-  const api = await FakeAgentApi.start({ apiKey: KEY, ...options })
-  servers.push(api)
-  return api
-}
-
-const inputsFor = (api: FakeAgentApi, extra: Record<string, string> = {}) => ({
-  api_key: KEY,
-  base_url: api.baseUrl,
-  poll_interval: '100ms',
-  ...extra,
 })
 
 const blockedAfterWork: RunScript = [

@@ -1,0 +1,41 @@
+import { afterAll } from 'vitest'
+import { FakeAgentApi, type FakeApiOptions, type FaultRule } from '../fake-api/server.ts'
+import { FakeGitHub, type FakeGitHubOptions } from '../fake-github/server.ts'
+import { DEFAULT_GITHUB_TOKEN } from './harness.ts'
+
+/**
+ * The fakes an end-to-end test file starts, with the key its steps use. They
+ * close once every test of the file is done: the tests of a file run at once
+ * (vitest.config.ts), so one test must not close another's server.
+ */
+export function e2eServers(key: string, defaultInputs: Record<string, string> = {}) {
+  const closers: Array<{ close(): Promise<void> }> = []
+  afterAll(async () => {
+    await Promise.all(closers.splice(0).map((server) => server.close()))
+  })
+  return {
+    /** The fake API, with `faults` injected. */
+    async fakeApi(options: FakeApiOptions = {}, ...faults: FaultRule[]): Promise<FakeAgentApi> {
+      const api = await FakeAgentApi.start({ apiKey: key, ...options })
+      for (const fault of faults) api.injectFault(fault)
+      closers.push(api)
+      return api
+    },
+    /** The fake GitHub, accepting what `${{ github.token }}` gives the step. */
+    async fakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
+      const github = await FakeGitHub.start({ token: DEFAULT_GITHUB_TOKEN, ...options })
+      closers.push(github)
+      return github
+    },
+    /** A step's inputs against `api`: the key, a quick poll, the file's defaults, then `extra`. */
+    inputsFor(api: { baseUrl: string }, extra: Record<string, string> = {}) {
+      return {
+        api_key: key,
+        base_url: api.baseUrl,
+        poll_interval: '100ms',
+        ...defaultInputs,
+        ...extra,
+      }
+    },
+  }
+}
