@@ -37540,19 +37540,19 @@ const SUPERSEDED_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'];
  * (`cancel_previous`), so that a new push replaces the review of the old one;
  * `cancel_only` does just this. Returns how many were cancelled.
  */
-async function cancelPreviousRuns(client, name, log) {
+async function cancelPreviousRuns(client, name, log, options = {}) {
     // Collected first: cancelling while paging would move runs out of the pages still to come.
     const active = [];
     // Paged by creation time: runs changing state meanwhile cannot slip between pages.
     const query = { name, state: SUPERSEDED_STATES, limit: 100, sort_by: 'created_at' };
-    for await (const run of client.iterateRuns(query)) {
+    for await (const run of client.iterateRuns(query, options)) {
         // Checked here too, so that a service ignoring a filter cannot make this cancel other runs.
         if (run.agent_config?.name === name && meaningOf(run.state) === 'active')
             active.push(run);
     }
     let cancelled = 0;
     for (const run of active) {
-        const report = await requestCancel(client, run.run_id);
+        const report = await requestCancel(client, run.run_id, options);
         if (report.kind === 'cancelled')
             cancelled += 1;
         logCancel(log, run.run_id, report, 'cancel_previous');
@@ -37612,6 +37612,8 @@ headSha) {
     }
     return { invocation, metadata };
 }
+/** However close the step's timeout, the create request gets this long. */
+const MIN_CREATE_MS = 5_000;
 /**
  * Waits before each lookup of a run whose create answer was lost: the list can
  * lag behind writes by seconds. About 7 s in all; the post step looks longer.
@@ -37638,7 +37640,8 @@ async function createRunOnce(request, tag, deps) {
     const sentAt = deps.now();
     let answer;
     try {
-        answer = await deps.client.createRun({ ...request, metadata: { ...tag.metadata } });
+        const deadline = deps.deadline === undefined ? undefined : Math.max(deps.deadline, sentAt + MIN_CREATE_MS);
+        answer = await deps.client.createRun({ ...request, metadata: { ...tag.metadata } }, { deadline });
     }
     catch (error) {
         if (!mayHaveActed(error))
@@ -37688,13 +37691,17 @@ function describeAnswer(answer) {
 async function recoverLostCreate(request, tag, sentAt, reason, deps, cause) {
     deps.log.warning(`The answer to the create request was lost (${reason}). Looking for the run it may have made, instead of creating a second one.`);
     // The loop is the retry, so each lookup gets one short try: a hung list cannot hold the step.
-    const once = { timeoutMs: LOOKUP_TIMEOUT_MS, maxRetries: 0 };
+    const once = { timeoutMs: LOOKUP_TIMEOUT_MS, maxRetries: 0, deadline: deps.deadline };
     const client = {
         listRuns: (query) => deps.client.listRuns(query, once),
         iterateRuns: (query, options) => deps.client.iterateRuns(query, { ...options, ...once }),
     };
     let lastProblem = 'no run tagged with it is listed yet';
     for (const delay of LOOKUP_DELAYS_MS) {
+        if (deps.deadline !== undefined && deps.now() + delay >= deps.deadline) {
+            lastProblem = `${lastProblem}; the timeout input ran out before another lookup`;
+            break;
+        }
         if (delay > 0)
             await deps.sleep(delay);
         let lookup;
@@ -38028,7 +38035,10 @@ async function executeStep(settings, deps) {
     if (deps.signal.aborted)
         return { kind: 'interrupted', run: undefined };
     const start = settings.target.kind === 'create'
-        ? await startNewRun(settings.target.request, settings.cancelPrevious, deps)
+        ? await startNewRun(settings.target.request, settings.cancelPrevious, {
+            ...deps,
+            deadline: startedAt + settings.timeoutMs,
+        })
         : await adoptRun(settings.target.runId, settings.target.followup, deps);
     // Interrupted before anything was sent that could start or restart a run.
     if (!start)
@@ -38117,8 +38127,9 @@ async function stopWaiting(run, verdict, elapsedMs, settings, deps) {
  */
 async function startNewRun(request, cancelPrevious, deps) {
     const name = request.config?.name;
-    if (cancelPrevious && name)
-        await cancelPreviousRuns(deps.client, name, deps.log);
+    if (cancelPrevious && name) {
+        await cancelPreviousRuns(deps.client, name, deps.log, { deadline: deps.deadline });
+    }
     // Nothing may come between this check and the request: a signal handler runs only at an await.
     if (deps.signal.aborted)
         return undefined;

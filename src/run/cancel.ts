@@ -82,18 +82,19 @@ export async function cancelPreviousRuns(
   client: Pick<AgentRunsClient, 'iterateRuns' | 'cancelRun'>,
   name: string,
   log: Log,
+  options: Pick<RequestOptions, 'deadline'> = {},
 ): Promise<number> {
   // Collected first: cancelling while paging would move runs out of the pages still to come.
   const active: RunItem[] = []
   // Paged by creation time: runs changing state meanwhile cannot slip between pages.
   const query = { name, state: SUPERSEDED_STATES, limit: 100, sort_by: 'created_at' } as const
-  for await (const run of client.iterateRuns(query)) {
+  for await (const run of client.iterateRuns(query, options)) {
     // Checked here too, so that a service ignoring a filter cannot make this cancel other runs.
     if (run.agent_config?.name === name && meaningOf(run.state) === 'active') active.push(run)
   }
   let cancelled = 0
   for (const run of active) {
-    const report = await requestCancel(client, run.run_id)
+    const report = await requestCancel(client, run.run_id, options)
     if (report.kind === 'cancelled') cancelled += 1
     logCancel(log, run.run_id, report, 'cancel_previous')
   }

@@ -55,7 +55,16 @@ export interface CreateDeps {
   now: () => number
   sleep: Sleep
   log: Log
+  /**
+   * When the step's timeout runs out (on `now`'s clock). The create still gets
+   * a fair try, and lookups stop there: a run they did not find is left to the
+   * post step, which looks for it by its tag.
+   */
+  deadline?: number
 }
+
+/** However close the step's timeout, the create request gets this long. */
+const MIN_CREATE_MS = 5_000
 
 /**
  * Waits before each lookup of a run whose create answer was lost: the list can
@@ -89,7 +98,12 @@ export async function createRunOnce(
   const sentAt = deps.now()
   let answer: unknown
   try {
-    answer = await deps.client.createRun({ ...request, metadata: { ...tag.metadata } })
+    const deadline =
+      deps.deadline === undefined ? undefined : Math.max(deps.deadline, sentAt + MIN_CREATE_MS)
+    answer = await deps.client.createRun(
+      { ...request, metadata: { ...tag.metadata } },
+      { deadline },
+    )
   } catch (error) {
     if (!mayHaveActed(error)) throw error
     return await recoverLostCreate(request, tag, sentAt, reasonOf(error), deps, error)
@@ -152,13 +166,17 @@ async function recoverLostCreate(
     `The answer to the create request was lost (${reason}). Looking for the run it may have made, instead of creating a second one.`,
   )
   // The loop is the retry, so each lookup gets one short try: a hung list cannot hold the step.
-  const once = { timeoutMs: LOOKUP_TIMEOUT_MS, maxRetries: 0 }
+  const once = { timeoutMs: LOOKUP_TIMEOUT_MS, maxRetries: 0, deadline: deps.deadline }
   const client: Pick<AgentRunsClient, 'listRuns' | 'iterateRuns'> = {
     listRuns: (query) => deps.client.listRuns(query, once),
     iterateRuns: (query, options) => deps.client.iterateRuns(query, { ...options, ...once }),
   }
   let lastProblem = 'no run tagged with it is listed yet'
   for (const delay of LOOKUP_DELAYS_MS) {
+    if (deps.deadline !== undefined && deps.now() + delay >= deps.deadline) {
+      lastProblem = `${lastProblem}; the timeout input ran out before another lookup`
+      break
+    }
     if (delay > 0) await deps.sleep(delay)
     let lookup: InvocationLookup
     try {

@@ -51,7 +51,10 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
   if (deps.signal.aborted) return { kind: 'interrupted', run: undefined }
   const start =
     settings.target.kind === 'create'
-      ? await startNewRun(settings.target.request, settings.cancelPrevious, deps)
+      ? await startNewRun(settings.target.request, settings.cancelPrevious, {
+          ...deps,
+          deadline: startedAt + settings.timeoutMs,
+        })
       : await adoptRun(settings.target.runId, settings.target.followup, deps)
   // Interrupted before anything was sent that could start or restart a run.
   if (!start) return { kind: 'interrupted', run: undefined }
@@ -162,10 +165,12 @@ interface StartingPoint {
 async function startNewRun(
   request: CreateRunRequest,
   cancelPrevious: boolean,
-  deps: StepDeps,
+  deps: StepDeps & { deadline: number },
 ): Promise<StartingPoint | undefined> {
   const name = request.config?.name
-  if (cancelPrevious && name) await cancelPreviousRuns(deps.client, name, deps.log)
+  if (cancelPrevious && name) {
+    await cancelPreviousRuns(deps.client, name, deps.log, { deadline: deps.deadline })
+  }
   // Nothing may come between this check and the request: a signal handler runs only at an await.
   if (deps.signal.aborted) return undefined
   deps.tracker.creating(deps.tag.invocation)

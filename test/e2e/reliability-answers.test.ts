@@ -243,6 +243,23 @@ describe('timeout is a deadline (item 7)', () => {
     expect(toCancel).toBeLessThan(TIMEOUT_MS + 4_000)
   })
 
+  it("a lost create's lookups against a hanging list: they stop at the timeout, the tag kept", async () => {
+    const api = await fakeApi(
+      { script: () => neverEnding },
+      { method: 'POST', path: '/agent/run', fault: { kind: 'reset-after-acting' } },
+      { method: 'GET', path: '/agent/runs', times: Infinity, fault: { kind: 'hang' } },
+    )
+    const { result, toExit } = await timedOut(api)
+
+    expect(result.code).toBe(1)
+    expect(errorAnnotations(result).join('\n')).toMatch(/gh_invocation=[\w-]+/)
+    // The post step looks for the run again: the main step kept its tag and settled nothing.
+    expect(result.state.invocation).toBeTruthy()
+    expect(result.state.run_settled).toBeUndefined()
+    // Four lookups of 5 s each, with their pauses, took about 27 s before.
+    expect(toExit).toBeLessThan(TIMEOUT_MS + 10_000)
+  })
+
   it("a re-run's lookup of the run it supersedes hangs: a bounded try, not the wait", async () => {
     const api = await fakeApi(
       {},
