@@ -38027,6 +38027,8 @@ function logStateChange(run, elapsedMs, log, watched) {
  * fails leaves the run unsettled, so the post step tries again.
  */
 const CANCEL_AFTER_TIMEOUT = { timeoutMs: 5_000, budgetMs: 8_000 };
+/** However close the step's timeout, a request the step cannot do without gets this long. */
+const MIN_REQUEST_MS = 5_000;
 /** The "which run did I supersede" lookup is worth a log line, never the wait. */
 const SUPERSEDED_LOOKUP_TIMEOUT_MS = 3_000;
 async function executeStep(settings, deps) {
@@ -38039,7 +38041,10 @@ async function executeStep(settings, deps) {
             ...deps,
             deadline: startedAt + settings.timeoutMs,
         })
-        : await adoptRun(settings.target.runId, settings.target.followup, deps);
+        : await adoptRun(settings.target.runId, settings.target.followup, {
+            ...deps,
+            deadline: startedAt + settings.timeoutMs,
+        });
     // Interrupted before anything was sent that could start or restart a run.
     if (!start)
         return { kind: 'interrupted', run: undefined };
@@ -38154,7 +38159,9 @@ async function startNewRun(request, cancelPrevious, deps) {
  * undefined when the step was cancelled before the follow-up was sent.
  */
 async function adoptRun(runId, followup, deps) {
-    const run = await getExistingRun(deps.client, runId);
+    // The step's timeout bounds these too, though each gets a fair try however close it is.
+    const bounded = () => ({ deadline: Math.max(deps.deadline, deps.now() + MIN_REQUEST_MS) });
+    const run = await getExistingRun(deps.client, runId, bounded());
     deps.log.info(`Run ${safeForLog(runId)} is ${safeForLog(run.state, 200)}.`);
     if (followup === undefined) {
         deps.tracker.track(runId);
@@ -38164,7 +38171,7 @@ async function adoptRun(runId, followup, deps) {
         return undefined;
     deps.tracker.followingUp(runId);
     try {
-        await deps.client.sendFollowup(runId, followup);
+        await deps.client.sendFollowup(runId, followup, bounded());
         deps.log.info(`Sent the follow-up to run ${safeForLog(runId)}.`);
     }
     catch (error) {
@@ -38201,9 +38208,9 @@ async function noteSupersededRun(deps) {
         deps.log.debug(`Could not look up the previous attempt's run: ${safeForLog(String(error))}`);
     }
 }
-async function getExistingRun(client, runId) {
+async function getExistingRun(client, runId, options) {
     try {
-        return await client.getRun(runId);
+        return await client.getRun(runId, options);
     }
     catch (error) {
         if (error instanceof NotFoundError) {
@@ -39559,7 +39566,11 @@ async function cancelOwnRunAfterError(client, tracker) {
         return tracker.mayHaveUnseenRun ? undefined : tracker.settle();
     if (!tracker.needsCancel)
         return;
-    const report = await cancelOwnRun(client, tracker, runId);
+    // Briefly, as after a timeout: a cancel that fails leaves the run to the post step.
+    const report = await cancelOwnRun(client, tracker, runId, {
+        timeoutMs: CANCEL_AFTER_TIMEOUT.timeoutMs,
+        deadline: Date.now() + CANCEL_AFTER_TIMEOUT.budgetMs,
+    });
     logCancel(core_namespaceObject, runId, report);
 }
 /** `cancel_only`: cancels the active runs with the name, and starts nothing. */

@@ -14,7 +14,7 @@ import { cancelPreviousRuns, cancelOwnRun, rereadAfterCancel } from './run/cance
 import { onTerminationSignal } from './run/signals.ts'
 import { isTerminal } from './model/states.ts'
 import { RunMayExistError, tagFromEnvironment } from './run/create.ts'
-import { executeStep } from './run/step.ts'
+import { CANCEL_AFTER_TIMEOUT, executeStep } from './run/step.ts'
 import { workflowRunUrl } from './github/comment.ts'
 import {
   headMovedNote,
@@ -194,7 +194,11 @@ async function cancelOwnRunAfterError(client: AgentRunsClient, tracker: RunTrack
   // A create whose run was neither seen nor ruled out leaves its tag for the post step.
   if (!runId) return tracker.mayHaveUnseenRun ? undefined : tracker.settle()
   if (!tracker.needsCancel) return
-  const report = await cancelOwnRun(client, tracker, runId)
+  // Briefly, as after a timeout: a cancel that fails leaves the run to the post step.
+  const report = await cancelOwnRun(client, tracker, runId, {
+    timeoutMs: CANCEL_AFTER_TIMEOUT.timeoutMs,
+    deadline: Date.now() + CANCEL_AFTER_TIMEOUT.budgetMs,
+  })
   logCancel(core, runId, report)
 }
 

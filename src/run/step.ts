@@ -1,4 +1,4 @@
-import type { AgentRunsClient, Sleep } from '../api/client.ts'
+import type { AgentRunsClient, RequestOptions, Sleep } from '../api/client.ts'
 import { NotFoundError } from '../api/errors.ts'
 import { mayHaveActed } from '../api/retry.ts'
 import type { CreateRunRequest, CreateRunResponse, RunItem } from '../api/types.ts'
@@ -20,6 +20,9 @@ import type { StepTarget, StepOutcome } from '../model/step.ts'
  * fails leaves the run unsettled, so the post step tries again.
  */
 export const CANCEL_AFTER_TIMEOUT = { timeoutMs: 5_000, budgetMs: 8_000 } as const
+
+/** However close the step's timeout, a request the step cannot do without gets this long. */
+const MIN_REQUEST_MS = 5_000
 
 /** The "which run did I supersede" lookup is worth a log line, never the wait. */
 export const SUPERSEDED_LOOKUP_TIMEOUT_MS = 3_000
@@ -55,7 +58,10 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
           ...deps,
           deadline: startedAt + settings.timeoutMs,
         })
-      : await adoptRun(settings.target.runId, settings.target.followup, deps)
+      : await adoptRun(settings.target.runId, settings.target.followup, {
+          ...deps,
+          deadline: startedAt + settings.timeoutMs,
+        })
   // Interrupted before anything was sent that could start or restart a run.
   if (!start) return { kind: 'interrupted', run: undefined }
   const { run, staleSnapshot } = start
@@ -197,9 +203,11 @@ async function startNewRun(
 async function adoptRun(
   runId: string,
   followup: string | undefined,
-  deps: StepDeps,
+  deps: StepDeps & { deadline: number },
 ): Promise<StartingPoint | undefined> {
-  const run = await getExistingRun(deps.client, runId)
+  // The step's timeout bounds these too, though each gets a fair try however close it is.
+  const bounded = () => ({ deadline: Math.max(deps.deadline, deps.now() + MIN_REQUEST_MS) })
+  const run = await getExistingRun(deps.client, runId, bounded())
   deps.log.info(`Run ${safeForLog(runId)} is ${safeForLog(run.state, 200)}.`)
   if (followup === undefined) {
     deps.tracker.track(runId)
@@ -208,7 +216,7 @@ async function adoptRun(
   if (deps.signal.aborted) return undefined
   deps.tracker.followingUp(runId)
   try {
-    await deps.client.sendFollowup(runId, followup)
+    await deps.client.sendFollowup(runId, followup, bounded())
     deps.log.info(`Sent the follow-up to run ${safeForLog(runId)}.`)
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
@@ -253,9 +261,13 @@ async function noteSupersededRun(deps: StepDeps): Promise<void> {
   }
 }
 
-async function getExistingRun(client: StepDeps['client'], runId: string): Promise<RunItem> {
+async function getExistingRun(
+  client: StepDeps['client'],
+  runId: string,
+  options: RequestOptions,
+): Promise<RunItem> {
   try {
-    return await client.getRun(runId)
+    return await client.getRun(runId, options)
   } catch (error) {
     if (error instanceof NotFoundError) {
       throw new Error(
