@@ -37472,9 +37472,12 @@ async function writeSummary(markdown) {
  */
 async function publishError(error, summary) {
     const message = error instanceof Error ? error.message : String(error);
-    if (summary)
+    if (summary) {
+        // The step failed before its run had an outcome of its own (bad input, lost contact, …).
+        setOutput('outcome', 'error');
         await writeSummary(renderErrorSummary(message, summary.runId));
-    setFailed(message);
+    }
+    setFailed(safeForLog(message));
     if (error instanceof Error && error.stack)
         debug(error.stack);
 }

@@ -77,7 +77,11 @@ export async function publishError(
   summary?: { runId: string | undefined },
 ): Promise<void> {
   const message = error instanceof Error ? error.message : String(error)
-  if (summary) await writeSummary(renderErrorSummary(message, summary.runId))
-  core.setFailed(message)
+  if (summary) {
+    // The step failed before its run had an outcome of its own (bad input, lost contact, …).
+    core.setOutput('outcome', 'error')
+    await writeSummary(renderErrorSummary(message, summary.runId))
+  }
+  core.setFailed(safeForLog(message))
   if (error instanceof Error && error.stack) core.debug(error.stack)
 }

@@ -207,6 +207,7 @@ describe('polling survives trouble', () => {
 
     expect(result.code).toBe(1)
     expect(errorAnnotations(result).join('\n')).toContain('Lost contact with the service')
+    expect(result.outputs.outcome).toBe('error')
     expect(api.run(result.outputs.run_id ?? '')?.state).toBe('CANCELLED')
     expect(result.state.run_settled).toBe('true')
     expect(result.summary).toContain('The step failed')
