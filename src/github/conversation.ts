@@ -116,7 +116,7 @@ export class Conversation {
   }
 
   /** Shows the run's state in the step's comment, choosing or creating the comment the first time. */
-  show(run: RunItem, context: Pick<CommentContext, 'notes' | 'answer'> = {}): void {
+  show(run: RunItem, context: Pick<CommentContext, 'notes' | 'answer' | 'outcome'> = {}): void {
     const full = { ...context, workflowRun: this.#options.workflowRun }
     const shown = JSON.stringify(partsOf(run, [], full))
     if (shown === this.#lastShown) return
@@ -195,7 +195,6 @@ export class Conversation {
     await this.#update(run, context)
   }
 
-  /** Rewrites the chosen comment with this run put in; false when the comment is gone. */
   /**
    * Rewrites the chosen comment with this run put in; false when the comment is
    * gone. GitHub has no compare-and-swap, so a step with the same key writing at
@@ -209,7 +208,9 @@ export class Conversation {
       await this.#rewrite(current, run, context)
       current = await this.#readChosen()
       const shown = current && this.#trusted(current)?.runs.find((r) => r.runId === run.run_id)
-      if (!current || shown?.state === this.#record(run, context).state || attempt >= 3) {
+      const wanted = this.#record(run, context)
+      const same = shown?.state === wanted.state && shown.outcome === wanted.outcome
+      if (!current || same || attempt >= 3) {
         return true
       }
     }
@@ -264,7 +265,7 @@ export class Conversation {
 
   #record(run: RunItem, context: CommentContext) {
     const startedAt = this.#firstSeen.get(run.run_id) ?? new Date(this.#now()).toISOString()
-    return recordOf(run, { startedAt, workflowRun: context.workflowRun })
+    return recordOf(run, { startedAt, workflowRun: context.workflowRun, outcome: context.outcome })
   }
 
   #marker(runs: Marker['runs'], earlier?: Marker): Marker {

@@ -149,11 +149,15 @@ describe('renderComment', () => {
   })
 
   it('says queued, in progress, then the outcome', () => {
-    expect(renderComment(run({ state: 'QUEUED' }), marker)).toContain('is queued')
-    expect(renderComment(run({ state: 'INPROGRESS' }), marker)).toContain('is in progress')
-    expect(renderComment(run({ state: 'SUCCEEDED' }), marker)).toContain('✅ succeeded')
-    expect(renderComment(run({ state: 'FAILED' }), marker)).toContain('❌ did not succeed')
-    expect(renderComment(run({ state: 'BLOCKED' }), marker)).toContain('waiting for a person')
+    expect(renderComment(run({ state: 'QUEUED' }), marker)).toContain(
+      '### ⏳ Run `run_abc`\n\n**Queued**',
+    )
+    expect(renderComment(run({ state: 'INPROGRESS' }), marker)).toContain('**In progress**')
+    expect(renderComment(run({ state: 'SUCCEEDED' }), marker)).toContain(
+      '### ✅ Run `run_abc`\n\n**Succeeded**',
+    )
+    expect(renderComment(run({ state: 'FAILED' }), marker)).toContain('**Failed**')
+    expect(renderComment(run({ state: 'BLOCKED' }), marker)).toContain('**Waiting for a person**')
   })
 
   it('links the session and the workflow run, and quotes the status message of a failure, escaped', () => {
@@ -167,7 +171,7 @@ describe('renderComment', () => {
       { workflowRun: 'https://github.com/o/r/actions/runs/1/attempts/2' },
     )
     expect(body).toContain(
-      '[Open the session transcript](https://app.example.test/s/1) · [Workflow run](https://github.com/o/r/actions/runs/1/attempts/2)',
+      '[Session](https://app.example.test/s/1) · [Workflow run](https://github.com/o/r/actions/runs/1/attempts/2) · Run `run_abc`',
     )
     expect(body).toContain('> Build broke &#60;script&#62;')
     expect(body).not.toContain('<script>')
@@ -196,7 +200,7 @@ describe('renderComment', () => {
     }
     const body = renderComment(run({ state: 'INPROGRESS' }), withHistory)
     expect(body).toMatch(
-      /<details><summary>Earlier runs \(2\)<\/summary>\n\n- ⛔ cancelled · run <code>run&#95;prev<\/code> · \[session\]\(https:\/\/app\.example\.test\/s\/prev\) · started 2026-11-23 11:00 UTC\n- ❌ failed · run <code>run&#95;first<\/code> · started 2026-11-23 10:00 UTC\n\n<\/details>$/,
+      /<details><summary>Earlier runs \(2\)<\/summary>\n\n- ⛔ cancelled · run `run_prev` · \[session\]\(https:\/\/app\.example\.test\/s\/prev\) · started 2026-11-23 11:00 UTC\n- ❌ failed · run `run_first` · started 2026-11-23 10:00 UTC\n\n<\/details>$/,
     )
     expect(renderComment(run({ state: 'INPROGRESS' }), marker)).not.toContain('<details>')
   })
@@ -206,12 +210,12 @@ describe('renderComment', () => {
     const parts = partsOf(run({ state: 'SUCCEEDED', title: 'Review' }), [], { notes: [note] })
     const body = composeComment(marker, {
       ...parts,
-      headline: '✅ **Review** succeeded',
+      headline: '### ✅ Review',
       body: 'The agent said: all good.',
     })
     const [first, ...rest] = body.split('\n\n')
-    expect(first?.split('\n')[1]).toBe('✅ **Review** succeeded')
-    expect(rest).toEqual(['**Review**', 'The agent said: all good.', note])
+    expect(first?.split('\n')[1]).toBe('### ✅ Review')
+    expect(rest).toEqual(['**Succeeded**', 'Run `run_abc`', 'The agent said: all good.', note])
   })
 })
 
@@ -229,7 +233,7 @@ describe('spliceComment', () => {
     }
     const spliced = spliceComment(shown, withOld)
     expect(parseMarker(spliced)?.runs.map((r) => r.runId)).toEqual(['run_new', 'run_old'])
-    expect(spliced).toContain('**Newer**')
+    expect(spliced).toContain('### ⏳ Newer')
     expect(spliced).toContain('Earlier runs (1)')
     const again = spliceComment(spliced, withOld)
     expect(again).toBe(spliced)
@@ -239,7 +243,7 @@ describe('spliceComment', () => {
 describe('small parts', () => {
   it('historyLine escapes what it shows', () => {
     expect(historyLine(record('run_x', '2026-11-23T12:00:00Z', { state: 'WEIRD_STATE' }))).toBe(
-      '- ⏳ weird&#95;state · run <code>run&#95;x</code> · started 2026-11-23 12:00 UTC',
+      '- ⏳ weird_state · run `run_x` · started 2026-11-23 12:00 UTC',
     )
   })
 
