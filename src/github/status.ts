@@ -63,9 +63,11 @@ export function finalStatus(outcome: StepOutcome, fallbackTarget?: string): Stat
   const reason = run && words?.showsReason ? statusMessageOf(run) : undefined
   const question = outcome.kind === 'blocked' ? outcome.question : undefined
   const description = oneLine(
-    words?.newerRunId
-      ? `Superseded by run ${words.newerRunId}`
-      : [label, reason ?? question].filter(Boolean).join(': '),
+    outcome.kind === 'started'
+      ? `Started (run ${outcome.run.run_id}); this step does not wait for it`
+      : words?.newerRunId
+        ? `Superseded by run ${words.newerRunId}`
+        : [label, reason ?? question].filter(Boolean).join(': '),
   )
   return { state: stateOf(outcome), description, targetUrl }
 }

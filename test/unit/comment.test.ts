@@ -372,7 +372,7 @@ describe('the comment, as GitHub renders it', () => {
         {
           artifact_type: 'PULL_REQUEST',
           created_at: '2026-01-01T00:00:00Z',
-          data: { url: 'https://github.com/octo-org/app/pull/8' },
+          data: { url: 'https://github.com/octo-org/app/pull/8', branch: 'agent/fix' },
         },
       ],
     })
