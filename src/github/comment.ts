@@ -274,11 +274,11 @@ function bodyOf(run: RunItem, words: PlainWords, context: CommentContext): strin
   if (words.detail) parts.push(words.detail)
   const reason = words.showsReason ? statusMessageOf(run) : undefined
   if (reason) parts.push(quote(inlineText(shorten(reason, 2_000))))
-  const answer = context.answer?.trim() ? context.answer : undefined
+  let answer = context.answer?.trim() ? context.answer : undefined
   if (meaningOf(run.state) === 'blocked' && context.outcome?.ending.kind !== 'timed-out') {
-    const asked = context.outcome?.question ?? blockedQuestion(run.status_message, undefined)
-    // The agent's last message is often its question: shown once, as the answer, below.
-    const question = asked?.trim() === answer?.trim() ? undefined : asked
+    const question = context.outcome?.question ?? blockedQuestion(run.status_message, undefined)
+    // The agent's last message is often its question: shown once, as what the run waits for.
+    if (question?.trim() === answer?.trim()) answer = undefined
     parts.push(blockedBlock(question, run, context.outcome?.continueRun ?? false))
   }
   const shown = answerBlock(answer)

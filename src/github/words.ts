@@ -69,15 +69,8 @@ export function wordsFor(run: RunItem, ending?: Ending): PlainWords {
         showsReason: false,
       }
     case 'blocked':
-      return {
-        icon: '✋',
-        label: 'Waiting for a person',
-        detail:
-          ending.onBlocked === 'pass'
-            ? 'With `on_blocked: pass`, the step handed the run over and passed.'
-            : 'With `on_blocked: fail`, the step handed the run over and failed.',
-        showsReason: false,
-      }
+      // What it waits for and how to answer follow; on_blocked is the job summary's to explain.
+      return { icon: '✋', label: 'Waiting for a person', showsReason: false }
   }
 }
 
