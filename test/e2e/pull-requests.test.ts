@@ -457,6 +457,9 @@ describe('the comment says how the run ended', () => {
     expect(body).toContain('**Timed out after 2s**')
     expect(body).toContain('when the `timeout` input (2s) ran out, so the action cancelled it')
     expect(parseMarker(body)?.runs[0]).toMatchObject({ state: 'CANCELLED', outcome: 'timed_out' })
+    // One write per state change (QUEUED creates it, INPROGRESS), plus the last: the outcome.
+    expect(gh.requestsTo('POST', /\/issues\/7\/comments$/)).toHaveLength(1)
+    expect(gh.requestsTo('PATCH', /\/issues\/comments\/\d+$/)).toHaveLength(2)
   })
 
   it('a superseded step passes with outcome superseded, and its comment and status say so', async () => {
