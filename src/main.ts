@@ -119,7 +119,11 @@ export async function run(): Promise<void> {
     }
     let newer: RunItem | undefined
     if (outcome.kind === 'finished') {
-      newer = await findSupersedingRun(client, outcome.run, interruption.signal)
+      newer = await findSupersedingRun(client, outcome.run, {
+        signal: interruption.signal,
+        sleep: abortableSleep,
+        now: Date.now,
+      })
       if (newer) outcome = { ...outcome, supersededBy: newer.run_id }
     }
     // A newer run on the same commit owns the status now: writing ours could cover its pending.
