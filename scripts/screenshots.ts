@@ -11,9 +11,16 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { launch } from 'puppeteer-core'
-import { FakeAgentApi, type RunScript } from '../test/fake-api/server.ts'
+import { conversationStep, FakeAgentApi, type RunScript } from '../test/fake-api/server.ts'
 import { FakeGitHub } from '../test/fake-github/server.ts'
-import { DEFAULT_GITHUB_TOKEN, ROOT, runStep } from '../test/e2e/harness.ts'
+import {
+  DEFAULT_GITHUB_TOKEN,
+  ROOT,
+  runStep,
+  startStep,
+  until,
+  type StepResult,
+} from '../test/e2e/harness.ts'
 import { githubPage } from './render/github-markdown.ts'
 
 const KEY = 'screenshot-key-not-a-secret'
@@ -23,10 +30,40 @@ const PULL_REQUEST = { owner: 'octo-org', repo: 'app', number: 7 }
 interface Scenario {
   name: string
   inputs: Record<string, string>
-  script: (runId: string) => RunScript
+  script: (runId: string, prompt: string) => RunScript
+  /** A newer step with the same name that replaces this one's run (cancel_previous). */
+  newer?: Record<string, string>
+  /** Shown with its collapsed blocks open, as a reader who clicked them sees it. */
+  open?: boolean
+  /** Also photographs the comment while the run works: comment-in-progress.png. */
+  live?: boolean
 }
 
 const sessionOf = (runId: string) => `https://app.example.test/sessions/${runId}`
+
+const saying = (text: string) =>
+  conversationStep('step_final', [{ role: 'assistant', content: [{ type: 'text', text }] }])
+
+const REVIEW = [
+  'Reviewed the 4 changed files. Two things to fix before merging:',
+  '',
+  '1. `parseConfig` ignores `timeout` when it is `0`; the check should be `=== undefined`.',
+  '2. The new endpoint has no test for a 404.',
+  '',
+  'I opened a pull request with both fixes.',
+].join('\n')
+
+const working = (runId: string): RunScript => [
+  { state: 'QUEUED', afterMs: 0 },
+  {
+    state: 'INPROGRESS',
+    afterMs: 300,
+    patch: {
+      session_link: sessionOf(runId),
+      request_usage: { compute_cost: 1.25, inference_cost: 12.5, platform_cost: 0.5 },
+    },
+  },
+]
 
 const SCENARIOS: Scenario[] = [
   {
@@ -49,6 +86,7 @@ const SCENARIOS: Scenario[] = [
             },
           ],
         },
+        conversation: [saying(REVIEW)],
       },
     ],
   },
@@ -72,20 +110,67 @@ const SCENARIOS: Scenario[] = [
       },
     ],
   },
+  {
+    name: 'timed-out',
+    inputs: { title: 'Update the dependencies', prompt: 'Update them.', timeout: '3s' },
+    script: working,
+    live: true,
+  },
+  {
+    name: 'blocked',
+    inputs: { title: 'Migrate the database', prompt: 'Migrate it.', on_blocked: 'pass' },
+    script: (runId) => [
+      ...working(runId),
+      {
+        state: 'BLOCKED',
+        afterMs: 900,
+        conversation: [
+          saying(
+            'Which database should I migrate: `orders` (12 GB) or `orders_archive` (310 GB)? The archive needs a maintenance window.',
+          ),
+        ],
+      },
+    ],
+  },
+  {
+    name: 'superseded',
+    inputs: { title: 'Review pull request #7', prompt: 'older', name: 'pr-7', timeout: '30s' },
+    newer: {
+      title: 'Review pull request #7',
+      prompt: 'newer',
+      name: 'pr-7',
+      cancel_previous: 'true',
+    },
+    open: true,
+    script: (runId, prompt) =>
+      prompt === 'older'
+        ? working(runId)
+        : [
+            ...working(runId),
+            {
+              state: 'SUCCEEDED',
+              afterMs: 1200,
+              patch: { run_time: 'PT2M5S' },
+              conversation: [saying('No problems found in the new commit.')],
+            },
+          ],
+  },
 ]
 
-async function capture(scenario: Scenario): Promise<{ summary: string; comment: string }> {
+async function capture(
+  scenario: Scenario,
+): Promise<{ summary: string; comment: string; live?: string }> {
   const api = await FakeAgentApi.start({
     apiKey: KEY,
-    script: (_create, runId) => scenario.script(runId),
+    script: (create, runId) => scenario.script(runId, create.prompt ?? ''),
   })
   const github = await FakeGitHub.start({ token: DEFAULT_GITHUB_TOKEN })
   try {
     const dir = mkdtempSync(join(tmpdir(), 'screenshot-event-'))
     const eventPath = join(dir, 'event.json')
     writeFileSync(eventPath, JSON.stringify({ pull_request: { number: PULL_REQUEST.number } }))
-    const result = await runStep({
-      target: 'bundle',
+    const step = {
+      target: 'bundle' as const,
       inputs: {
         api_key: KEY,
         base_url: api.baseUrl,
@@ -98,10 +183,30 @@ async function capture(scenario: Scenario): Promise<{ summary: string; comment: 
         GITHUB_EVENT_PATH: eventPath,
         GITHUB_API_URL: github.apiUrl,
       },
-    })
-    const comment = github.comments(PULL_REQUEST.owner, PULL_REQUEST.repo, PULL_REQUEST.number)[0]
+    }
+    const thread = () => github.comments(PULL_REQUEST.owner, PULL_REQUEST.repo, PULL_REQUEST.number)
+    let result: StepResult
+    let live: string | undefined
+    if (scenario.newer) {
+      const older = startStep(step)
+      await until(() => /In progress/.test(thread()[0]?.body ?? ''), 'the older run is shown')
+      await runStep({ ...step, inputs: { ...step.inputs, ...scenario.newer } })
+      result = await older.result
+    } else {
+      const running = startStep(step)
+      if (scenario.live) {
+        // The comment while the run works, once it links the session.
+        await until(
+          () => /In progress[\s\S]*\[Session\]/.test(thread()[0]?.body ?? ''),
+          'the run is shown in progress',
+        )
+        live = thread()[0]?.body
+      }
+      result = await running.result
+    }
+    const comment = thread()[0]
     if (!comment) throw new Error(`${scenario.name}: the step wrote no comment:\n${result.stdout}`)
-    return { summary: result.summary, comment: comment.body }
+    return { summary: result.summary, comment: comment.body, live }
   } finally {
     await Promise.all([api.close(), github.close()])
   }
@@ -123,16 +228,23 @@ try {
   const page = await browser.newPage()
   await page.setViewport({ width: 960, height: 600, deviceScaleFactor: 1 })
   for (const scenario of SCENARIOS) {
-    const { summary, comment } = await capture(scenario)
+    const { summary, comment, live } = await capture(scenario)
+    const caption = 'github-actions bot commented'
     const shots = [
-      { kind: 'summary', caption: 'Job summary · review', markdown: summary },
-      { kind: 'comment', caption: 'github-actions bot commented', markdown: comment },
+      { name: `summary-${scenario.name}`, caption: 'Job summary · review', markdown: summary },
+      { name: `comment-${scenario.name}`, caption, markdown: comment },
+      ...(live ? [{ name: 'comment-in-progress', caption, markdown: live }] : []),
     ]
     for (const shot of shots) {
-      const html = githubPage({ title: shot.kind, caption: shot.caption, markdown: shot.markdown })
+      const html = githubPage({ title: shot.name, caption: shot.caption, markdown: shot.markdown })
       await page.setContent(html, { waitUntil: 'load' })
+      if (scenario.open) {
+        await page.$$eval('details', (blocks) =>
+          blocks.forEach((block) => block.setAttribute('open', '')),
+        )
+      }
       const frame = await page.$('#frame')
-      const path = join(OUT, `${shot.kind}-${scenario.name}.png`) as `${string}.png`
+      const path = join(OUT, `${shot.name}.png`) as `${string}.png`
       await frame?.screenshot({ path })
       console.log(`wrote ${path}`)
     }

@@ -4,6 +4,7 @@ import { agentWorkSources } from './agent/sources.ts'
 import { collectAgentWork, readConversation, type AgentWorkSources } from './agent/work.ts'
 import { abortableSleep, type AgentRunsClient } from './api/client.ts'
 import { serviceClient } from './service.ts'
+import type { RunItem } from './api/types.ts'
 import { readCancelOnly, readSettings, type Settings } from './inputs.ts'
 import type { SummaryExtras } from './report/summary.ts'
 import { findSupersedingRun } from './run/superseded.ts'
@@ -15,7 +16,7 @@ import { onTerminationSignal } from './run/signals.ts'
 import { isTerminal } from './model/states.ts'
 import { RunMayExistError, tagFromEnvironment } from './run/create.ts'
 import { CANCEL_AFTER_TIMEOUT, executeStep } from './run/step.ts'
-import { workflowRunUrl } from './github/comment.ts'
+import { commentOutcomeOf, workflowRunUrl } from './github/comment.ts'
 import {
   headMovedNote,
   mayTalkToAgent,
@@ -95,9 +96,10 @@ export async function run(): Promise<void> {
           watch: watcher,
           tag: tagFromEnvironment(process.env, undefined, commit?.sha),
           onRunSeen: (run) => {
+            // The end is shown once the step knows its outcome (timed out, superseded, …), below.
+            if (isTerminal(run.state)) return
             showInComment?.show(run)
-            // The end is reported once, with the step's outcome, below.
-            if (!isTerminal(run.state)) status?.show(pendingStatus(run, workflowRun))
+            status?.show(pendingStatus(run, workflowRun))
           },
         },
       )
@@ -115,15 +117,30 @@ export async function run(): Promise<void> {
       const run = await rereadAfterCancel(client, cancel, outcome.run)
       outcome = { kind: 'interrupted', run, signal, cancel }
     }
+    let newer: RunItem | undefined
     if (outcome.kind === 'finished') {
-      const newer = await findSupersedingRun(client, outcome.run, interruption.signal)
+      newer = await findSupersedingRun(client, outcome.run, {
+        signal: interruption.signal,
+        sleep: abortableSleep,
+        now: Date.now,
+      })
       if (newer) outcome = { ...outcome, supersededBy: newer.run_id }
     }
-    status?.show(finalStatus(outcome, workflowRun))
+    // A newer run on the same commit owns the status now: writing ours could cover its pending.
+    if (!(newer && newer.metadata?.gh_head_sha === commit?.sha)) {
+      status?.show(finalStatus(outcome, workflowRun))
+    }
+    const commentOutcome = commentOutcomeOf(outcome, continuing)
+    // The end at once; the answer and the notes follow once read (one more write, the last).
+    if (outcome.run) showInComment?.show(outcome.run, { outcome: commentOutcome })
     const work = await gatherAgentWork(outcome, settings, sources, watcher, interruption.signal)
     if (outcome.run && showInComment) {
       const moved = cancelling ? undefined : await headMovedNote(github, commit, core)
-      showInComment.show(outcome.run, { notes: moved ? [moved] : [], answer: work.answer })
+      showInComment.show(outcome.run, {
+        notes: moved ? [moved] : [],
+        answer: work.answer,
+        outcome: commentOutcome,
+      })
     }
     await Promise.all([showInComment?.settled(), status?.settled()])
     await publishOutcome(outcome, { ...work, continueRun: continuing })

@@ -44,7 +44,7 @@ export async function run(): Promise<void> {
     if (report.kind === 'failed') core.setFailed(describeCancel(runId, report))
     else logCancel(core, runId, report)
     if (saved.commentId && settings.github.comment) {
-      await finishComment(client, runId, saved.commentId, settings.github)
+      await finishComment(client, runId, saved.commentId, settings.github, STOPPED[report.kind])
     }
     if (saved.statusSha && settings.github.commitStatus) {
       await finishStatus(saved.statusSha, report, settings.github)
@@ -144,6 +144,7 @@ async function finishComment(
   runId: string,
   commentId: number,
   github: GitHubSettings,
+  stopped: string,
 ): Promise<void> {
   let run: RunItem
   try {
@@ -156,7 +157,7 @@ async function finishComment(
     name: run.agent_config?.name,
   })
   if (!conversation) return
-  conversation.show(run)
+  conversation.show(run, { notes: [`${stopped}.`] })
   await conversation.settled()
 }
 

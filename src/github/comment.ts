@@ -1,15 +1,25 @@
+import { costOf, describeCost } from '../agent/cost.ts'
 import { isRunId } from '../api/answers.ts'
 import type { RunItem } from '../api/types.ts'
-import { meaningOf } from '../model/states.ts'
-import { renderCommentAnswer } from './answer.ts'
-import { escapeMarkdown, safeHttpUrl } from '../text/markdown.ts'
-import { statusMessageOf } from '../model/run.ts'
+import { formatDuration } from '../text/format.ts'
+import { agentDetails, clipAnswer, escapeMarkdown, safeHttpUrl } from '../text/markdown.ts'
+import { blockedQuestion } from '../model/blocked.ts'
+import { endingOf, OUTCOMES, outcomeOf, type Ending, type Outcome } from '../model/outcome.ts'
+import { parseIsoDuration, pullRequestUrlOf, statusMessageOf } from '../model/run.ts'
+import { isTerminal, meaningOf } from '../model/states.ts'
+import type { StepOutcome } from '../model/step.ts'
+import { COMMENT_ANSWER_CHARS, renderCommentAnswer } from './answer.ts'
+import { wordsFor, type PlainWords } from './words.ts'
 
 /** One run as a comment shows it; kept in the marker so that a later step can list it. */
 export interface RunRecord {
   runId: string
   /** The last state seen. */
   state: string
+  /** How the step ended, once it has (the `outcome` output's word). */
+  outcome?: Outcome
+  /** Superseded: the newer run that replaced it. */
+  supersededBy?: string
   sessionLink?: string
   /** The workflow run that ran the step. */
   workflowRun?: string
@@ -54,6 +64,8 @@ export function renderMarker(marker: Marker): string {
     runs: marker.runs.map((run) => ({
       run_id: run.runId,
       state: run.state,
+      outcome: run.outcome,
+      superseded_by: run.supersededBy,
       session: run.sessionLink,
       workflow_run: run.workflowRun,
       started_at: run.startedAt,
@@ -96,9 +108,14 @@ function parseRecord(entry: unknown): RunRecord | undefined {
   if (!isRunId(runId)) return undefined
   if (typeof state !== 'string' || !STATE.test(state)) return undefined
   if (typeof startedAt !== 'string' || Number.isNaN(Date.parse(startedAt))) return undefined
+  const outcome = (OUTCOMES as readonly unknown[]).includes(record.outcome)
+    ? (record.outcome as Outcome)
+    : undefined
   return {
     runId,
     state,
+    outcome,
+    supersededBy: isRunId(record.superseded_by) ? record.superseded_by : undefined,
     sessionLink: safeHttpUrl(shortText(record.session, 2048)),
     workflowRun: safeHttpUrl(shortText(record.workflow_run, 2048)),
     startedAt,
@@ -122,11 +139,14 @@ export function mergeRuns(runs: readonly RunRecord[], run: RunRecord): RunRecord
 /** The record of a run as last seen. */
 export function recordOf(
   run: RunItem,
-  context: { startedAt: string; workflowRun?: string },
+  context: { startedAt: string; workflowRun?: string; outcome?: CommentOutcome },
 ): RunRecord {
+  const ending = context.outcome?.ending
   return {
     runId: run.run_id,
     state: run.state,
+    outcome: ending ? outcomeOf(ending) : undefined,
+    supersededBy: ending?.kind === 'superseded' ? ending.newerRunId : undefined,
     sessionLink: safeHttpUrl(run.session_link),
     workflowRun: context.workflowRun,
     startedAt: context.startedAt,
@@ -135,21 +155,33 @@ export function recordOf(
 
 /**
  * The comment's parts, in the order it shows them. Each is Markdown that is
- * already safe: every text from the API is escaped before it gets here.
+ * already safe: every text from the API or the agent is made inert before it
+ * gets here.
  */
 export interface CommentParts {
-  /** The state's icon and words for where the run stands. */
+  /** A heading: the state's icon and the run's title (else its ID). */
   headline: string
-  /** The run's title, in bold. */
-  title?: string
+  /** Why it stands where it stands, in plain words, with the figures (duration, credits). */
+  status: string
   /** Links, shown on one line. */
   links: string[]
-  /** The main text: today the status message of a failure; the agent's answer later. */
+  /** The reason, what a person is asked, and the agent's answer. */
   body?: string
   /** Notes that qualify the result, such as a pull request's head that has moved on. */
   notes: string[]
   /** The earlier runs, newest first. */
   history: RunRecord[]
+}
+
+/** How the step ended, for the comment's last write. */
+export interface CommentOutcome {
+  ending: Ending
+  /** The step's time with the run, for a run whose duration the service does not give. */
+  elapsedMs?: number
+  /** BLOCKED: what the run waits for (the status message, else the agent's last message). */
+  question?: string
+  /** Whether a comment can answer a BLOCKED run (continue_run is set up). */
+  continueRun?: boolean
 }
 
 export interface CommentContext {
@@ -164,15 +196,22 @@ export interface CommentContext {
   short?: boolean
   /** The agent's final message: the comment's body, made safe by agentMarkdown. */
   answer?: string
+  /** Absent while the step waits: the words then come from the run's state. */
+  outcome?: CommentOutcome
 }
 
-const PHRASES = {
-  active: '⏳ is in progress',
-  blocked: '✋ is waiting for a person (BLOCKED)',
-  unknown: '⏳ is in progress',
-  succeeded: '✅ succeeded',
-  failed: '❌ did not succeed',
-} as const
+/** The facts of the step's outcome that the comment shows. */
+export function commentOutcomeOf(outcome: StepOutcome, continueRun: boolean): CommentOutcome {
+  return {
+    ending: endingOf(outcome),
+    elapsedMs: 'elapsedMs' in outcome ? outcome.elapsedMs : undefined,
+    question: outcome.kind === 'blocked' ? outcome.question : undefined,
+    continueRun,
+  }
+}
+
+/** An answer longer than this is collapsed, so that the thread stays readable. */
+const LONG_ANSWER = { chars: 1_500, lines: 25 } as const
 
 /** The parts of the comment for the run as last seen; `history` comes from the marker. */
 export function partsOf(
@@ -180,35 +219,172 @@ export function partsOf(
   history: RunRecord[],
   context: CommentContext = {},
 ): CommentParts {
-  const meaning = meaningOf(run.state)
-  const queued = run.state === 'QUEUED' || run.state === 'PENDING'
-  const phrase = queued ? '⏳ is queued' : PHRASES[meaning]
+  const ending = context.outcome?.ending
+  const words = wordsFor(run, ending)
+  const title = run.title?.trim()
+  const name = title
+    ? inlineText(shorten(title.replace(/\s+/g, ' '), 200))
+    : `Run ${codeSpan(run.run_id)}`
+  const figures = ending || isTerminal(run.state) ? figuresOf(run, context.outcome) : []
+  const newer = words.newerRunId ? ` (run ${codeSpan(words.newerRunId)})` : ''
   const links: string[] = []
   const session = safeHttpUrl(run.session_link)
-  if (session) links.push(`[Open the session transcript](${session})`)
+  if (session) links.push(`[Session](${session})`)
   const workflowRun = safeHttpUrl(context.workflowRun)
   if (workflowRun) links.push(`[Workflow run](${workflowRun})`)
-  const message = statusMessageOf(run)
+  const pullRequest = pullRequestLinkOf(run)
+  if (pullRequest) links.push(pullRequest)
+  links.push(`Run ${codeSpan(run.run_id)}`)
   return {
-    headline: `**Cloud agent run** <code>${escapeMarkdown(run.run_id)}</code> ${phrase} (<code>${escapeMarkdown(shorten(run.state, 100))}</code>).`,
-    title:
-      run.title && !context.short ? `**${escapeMarkdown(shorten(run.title, 1_000))}**` : undefined,
+    headline: `### ${words.icon} ${name}`,
+    status: [`**${words.label}**${newer}`, ...figures].join(' · '),
     links,
     body: context.short
-      ? '_Details are in the session transcript and the job summary._'
-      : bodyOf(message && meaning === 'failed' ? message : undefined, context.answer),
+      ? '_Details are in the session and the job summary._'
+      : bodyOf(run, words, context),
     notes: context.short ? [] : (context.notes ?? []),
     history,
   }
 }
 
-/** The status message of a failure, then the agent's answer (agent text, shown as safe Markdown). */
-function bodyOf(statusMessage: string | undefined, answer: string | undefined): string | undefined {
-  const parts = [
-    statusMessage ? `> ${escapeMarkdown(statusMessage)}` : undefined,
-    renderCommentAnswer(answer),
-  ].filter((part) => part !== undefined)
+/** The run's duration and credits, when known. */
+function figuresOf(run: RunItem, outcome: CommentOutcome | undefined): string[] {
+  const figures: string[] = []
+  const fromService = run.run_time ? parseIsoDuration(run.run_time) : undefined
+  const duration = fromService ?? outcome?.elapsedMs
+  if (duration !== undefined) figures.push(`⏱ ${formatDuration(duration)}`)
+  const cost = describeCost(costOf(run.request_usage))
+  if (cost) figures.push(escapeMarkdown(cost))
+  return figures
+}
+
+/** The pull request the agent opened, as a link labelled `owner/repo#12`. */
+function pullRequestLinkOf(run: RunItem): string | undefined {
+  const url = pullRequestUrlOf(run)
+  const href = url && linkTarget(url)
+  if (!url || !href) return undefined
+  const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url)
+  const label = match ? `${match[1]}#${match[2]}` : 'the pull request'
+  return `Opened ${`[${escapeMarkdown(label)}](<${href}>)`}`
+}
+
+/** Why it ended, the service's reason, what a person is asked, and the agent's answer. */
+function bodyOf(run: RunItem, words: PlainWords, context: CommentContext): string | undefined {
+  const parts: string[] = []
+  if (words.detail) parts.push(words.detail)
+  const reason = words.showsReason ? statusMessageOf(run) : undefined
+  if (reason) parts.push(quote(inlineText(shorten(reason, 2_000))))
+  let answer = context.answer?.trim() ? context.answer : undefined
+  if (meaningOf(run.state) === 'blocked' && context.outcome?.ending.kind !== 'timed-out') {
+    const question = context.outcome?.question ?? blockedQuestion(run.status_message, undefined)
+    // The agent's last message is often its question: shown once, as what the run waits for.
+    if (question?.trim() === answer?.trim()) answer = undefined
+    parts.push(blockedBlock(question, run, context.outcome?.continueRun ?? false))
+  }
+  const shown = answerBlock(answer)
+  if (shown) parts.push(shown)
   return parts.length > 0 ? parts.join('\n\n') : undefined
+}
+
+/** What a BLOCKED run waits for, and how a person answers it. */
+function blockedBlock(question: string | undefined, run: RunItem, continueRun: boolean): string {
+  const session = safeHttpUrl(run.session_link)
+  const ways = [
+    session ? `answer in the [session](${session})` : 'answer in the session, in the app',
+  ]
+  if (continueRun) ways.push('reply with a comment here; continue_run passes it on')
+  const lines = [
+    '> [!WARNING]',
+    `> The run is BLOCKED: it waits for a person. To move it on, ${ways.join(', or ')}.`,
+  ]
+  if (question) lines.push('', agentDetails('What it waits for', shorten(question, 20_000), true))
+  return lines.join('\n')
+}
+
+/** The agent's answer: as it is when short, collapsed when long. */
+function answerBlock(answer: string | undefined): string | undefined {
+  if (answer === undefined) return undefined
+  const long = answer.length > LONG_ANSWER.chars || answer.split('\n').length > LONG_ANSWER.lines
+  if (!long) return renderCommentAnswer(answer)
+  return agentDetails("The agent's answer", clipAnswer(answer, COMMENT_ANSWER_CHARS))
+}
+
+function quote(markdown: string): string {
+  return markdown
+    .split(/<br>/)
+    .map((line) => `> ${line}`)
+    .join('\n')
+}
+
+/** Zero-width joiner: keeps `@name` readable while GitHub no longer sees a mention. */
+const MENTION_BREAK = '\u200d'
+
+/** Service text as inert Markdown: nothing renders or notifies, and a URL in it stays one link. */
+export function inlineText(text: string): string {
+  let out = ''
+  let last = 0
+  for (const match of text.matchAll(URL_IN_TEXT)) {
+    const url = trimUrl(match[0])
+    const href = linkTarget(url)
+    out += inert(text.slice(last, match.index))
+    out += href ? `[${inert(url)}](<${href}>)` : inert(url)
+    last = match.index + url.length
+  }
+  return out + inert(text.slice(last))
+}
+
+const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`]+/g
+
+/** The URL without what GitHub's autolinks leave out: trailing punctuation, an unmatched `)`. */
+function trimUrl(url: string): string {
+  let end = url
+  for (;;) {
+    let trimmed = end.replace(/[.,:;!?*_~'"]+$/, '')
+    const open = trimmed.split('(').length
+    const close = trimmed.split(')').length
+    if (trimmed.endsWith(')') && close > open) trimmed = trimmed.slice(0, -1)
+    if (trimmed === end) return end
+    end = trimmed
+  }
+}
+
+/**
+ * The destination of a link written `[label](<destination>)`: only `<`, `>`,
+ * a backslash or a line break could end or bend it, and they are
+ * percent-encoded; parentheses stay as they are, as the author wrote them.
+ */
+function linkTarget(url: string): string | undefined {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return undefined
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return undefined
+  return parsed.href.replace(
+    /[<>\\\s]/g,
+    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+  )
+}
+
+function inert(text: string): string {
+  return escapeMarkdown(text).replace(/(^|[^A-Za-z0-9_])@(?=[A-Za-z0-9])/g, `$1@${MENTION_BREAK}`)
+}
+
+/**
+ * Text shown exactly as it is, in a code span: a run ID, a state. The span's
+ * backticks outnumber any in the text, so it cannot close early; mentions and
+ * HTML do nothing inside one.
+ */
+export function codeSpan(text: string): string {
+  const flat = text
+    // eslint-disable-next-line no-control-regex -- a code span is one line, without control characters
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/<!--/g, '<!\u200b--')
+  const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((run) => run[0].length))
+  const fence = '`'.repeat(longest + 1)
+  const pad = flat.startsWith('`') || flat.endsWith('`') ? ' ' : ''
+  return `${fence}${pad}${flat}${pad}${fence}`
 }
 
 /**
@@ -220,8 +396,7 @@ export function composeComment(marker: Marker, parts: CommentParts): string {
 }
 
 function assemble(marker: Marker, parts: CommentParts): string {
-  const sections = [`${renderMarker(marker)}\n${parts.headline}`]
-  if (parts.title) sections.push(parts.title)
+  const sections = [`${renderMarker(marker)}\n${parts.headline}`, parts.status]
   if (parts.links.length > 0) sections.push(parts.links.join(' · '))
   if (parts.body) sections.push(parts.body)
   sections.push(...parts.notes)
@@ -232,8 +407,25 @@ function assemble(marker: Marker, parts: CommentParts): string {
 /** The comment for the run as last seen, with the marker's other runs as its history. */
 export function renderComment(run: RunItem, marker: Marker, context: CommentContext = {}): string {
   const history = marker.runs.filter((record) => record.runId !== run.run_id)
-  return composeComment(marker, partsOf(run, history, context))
+  const parts = partsOf(run, history, context)
+  const whole = assemble(marker, parts).length
+  const { answer } = context
+  if (whole <= MAX_COMMENT_CHARS || !answer) return composeComment(marker, parts)
+  // Too long: the answer is clipped before it is made safe, so no block is left open; by how much
+  // is a guess (escaping grows text unevenly), and composeComment cuts whatever still overflows.
+  const without = assemble(marker, partsOf(run, history, { ...context, answer: undefined })).length
+  const room = MAX_COMMENT_CHARS - without - ANSWER_CLIP_SLACK
+  const shown = Math.min(answer.length, COMMENT_ANSWER_CHARS)
+  const keep = Math.floor((shown * room) / (whole - without))
+  if (keep <= 0) return composeComment(marker, parts)
+  return composeComment(
+    marker,
+    partsOf(run, history, { ...context, answer: clipAnswer(answer, keep) }),
+  )
 }
+
+/** Room for what clipping adds around the answer: its note and the block it is collapsed in. */
+const ANSWER_CLIP_SLACK = 500
 
 const HISTORY = /\n\n<details><summary>Earlier runs \(\d+\)<\/summary>\n[\s\S]*<\/details>$/
 
@@ -266,10 +458,20 @@ const HISTORY_WORDS: Record<string, string> = {
   BLOCKED: '✋ waiting for a person',
 }
 
+const HISTORY_OUTCOMES: Partial<Record<Outcome, string>> = {
+  timed_out: '⏱️ timed out',
+  interrupted: '⛔ cancelled with the workflow',
+  superseded: '⏭️ superseded',
+  over_budget: '💸 over budget',
+  started: '🚀 started',
+}
+
 /** One line of the history: outcome, run and links. */
 export function historyLine(record: RunRecord): string {
-  const outcome = HISTORY_WORDS[record.state] ?? `⏳ ${escapeMarkdown(record.state.toLowerCase())}`
-  const parts = [`- ${outcome}`, `run <code>${escapeMarkdown(record.runId)}</code>`]
+  const byOutcome = record.outcome ? HISTORY_OUTCOMES[record.outcome] : undefined
+  const outcome = byOutcome ?? HISTORY_WORDS[record.state] ?? `⏳ ${record.state.toLowerCase()}`
+  const newer = record.supersededBy ? ` by ${codeSpan(record.supersededBy)}` : ''
+  const parts = [`- ${outcome}${newer}`, `run ${codeSpan(record.runId)}`]
   const session = safeHttpUrl(record.sessionLink)
   if (session) parts.push(`[session](${session})`)
   const workflowRun = safeHttpUrl(record.workflowRun)
@@ -311,9 +513,17 @@ const CUT_NOTE =
 function fitParts(marker: Marker, parts: CommentParts): string {
   const whole = assemble(marker, parts)
   if (whole.length <= MAX_COMMENT_CHARS) return whole
-  const room = MAX_COMMENT_CHARS - assemble(marker, { ...parts, body: '' }).length - CUT_NOTE.length
-  const body = room > 0 ? `${cutEscaped(parts.body ?? '', room)}${CUT_NOTE}` : CUT_NOTE
+  const room =
+    MAX_COMMENT_CHARS - assemble(marker, { ...parts, body: '' }).length - CUT_NOTE.length - 40
+  const body =
+    room > 0 ? closeDetails(`${cutEscaped(parts.body ?? '', room)}${CUT_NOTE}`) : CUT_NOTE
   return cutEscaped(assemble(marker, { ...parts, body }), MAX_COMMENT_CHARS)
+}
+
+/** A body cut inside a collapsed block closes it, or the history would be swallowed by it. */
+function closeDetails(body: string): string {
+  const open = body.split('<details').length - body.split('</details>').length
+  return open > 0 ? `${body}${'\n\n</details>'.repeat(open)}` : body
 }
 
 /** `text` cut to `max` characters, never through an escape (`&#124;` would leave `&#12`). */

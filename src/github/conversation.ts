@@ -1,4 +1,5 @@
 import type { RunItem } from '../api/types.ts'
+import { isTerminal } from '../model/states.ts'
 import {
   mergeRuns,
   parseMarker,
@@ -116,7 +117,7 @@ export class Conversation {
   }
 
   /** Shows the run's state in the step's comment, choosing or creating the comment the first time. */
-  show(run: RunItem, context: Pick<CommentContext, 'notes' | 'answer'> = {}): void {
+  show(run: RunItem, context: Pick<CommentContext, 'notes' | 'answer' | 'outcome'> = {}): void {
     const full = { ...context, workflowRun: this.#options.workflowRun }
     const shown = JSON.stringify(partsOf(run, [], full))
     if (shown === this.#lastShown) return
@@ -195,23 +196,40 @@ export class Conversation {
     await this.#update(run, context)
   }
 
-  /** Rewrites the chosen comment with this run put in; false when the comment is gone. */
   /**
    * Rewrites the chosen comment with this run put in; false when the comment is
    * gone. GitHub has no compare-and-swap, so a step with the same key writing at
    * the same moment can put back this run's older state: the write is read back,
-   * and repeated (a few times at most) until the comment shows this run as it is.
+   * and repeated (a few times at most) until the comment shows this run as it is;
+   * when another step's run heads the comment, read back again a little later.
    */
   async #update(run: RunItem, context: CommentContext): Promise<boolean> {
     let current = await this.#readChosen()
-    for (let attempt = 1; ; attempt += 1) {
-      if (!current) return false
+    if (!current) return false
+    let writes = 0
+    let looks = 0
+    for (;;) {
       await this.#rewrite(current, run, context)
-      current = await this.#readChosen()
-      const shown = current && this.#trusted(current)?.runs.find((r) => r.runId === run.run_id)
-      if (!current || shown?.state === this.#record(run, context).state || attempt >= 3) {
-        return true
+      writes += 1
+      for (;;) {
+        current = await this.#readChosen()
+        if (!current) return true
+        const marker = this.#trusted(current)
+        const shown = marker?.runs.find((r) => r.runId === run.run_id)
+        const wanted = this.#record(run, context)
+        if (shown?.state !== wanted.state || shown.outcome !== wanted.outcome) break
+        // Another step may be writing this comment too (its run heads it, or is still going,
+        // or superseded ours and may not be shown yet): a write of its that read the comment
+        // before ours landed may yet come. Look again a little later.
+        const shared =
+          marker?.runs[0]?.runId !== run.run_id ||
+          marker.runs.some((r) => r.runId !== run.run_id && !r.outcome && !isTerminal(r.state)) ||
+          context.outcome?.ending.kind === 'superseded'
+        if (!shared || looks >= RECHECK_PAUSES_MS.length || this.#writes.stopped) return true
+        await new Promise((resolve) => setTimeout(resolve, RECHECK_PAUSES_MS[looks]))
+        looks += 1
       }
+      if (writes >= MAX_WRITES) return true
     }
   }
 
@@ -264,7 +282,7 @@ export class Conversation {
 
   #record(run: RunItem, context: CommentContext) {
     const startedAt = this.#firstSeen.get(run.run_id) ?? new Date(this.#now()).toISOString()
-    return recordOf(run, { startedAt, workflowRun: context.workflowRun })
+    return recordOf(run, { startedAt, workflowRun: context.workflowRun, outcome: context.outcome })
   }
 
   #marker(runs: Marker['runs'], earlier?: Marker): Marker {
@@ -323,6 +341,11 @@ export class Conversation {
     return `${this.#thread.owner}/${this.#thread.repo}#${this.#thread.issueNumber}`
   }
 }
+
+/** At most this many writes of one update. */
+const MAX_WRITES = 3
+/** The pauses before looking again at a comment that another step writes too. */
+const RECHECK_PAUSES_MS = [300, 700] as const
 
 /**
  * For a write GitHub refused but would take again: 422 (e.g. a body over its

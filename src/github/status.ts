@@ -1,10 +1,11 @@
 import type { RunItem } from '../api/types.ts'
 import { GITHUB_LIMITS, reasonOf, withDeadline, type Octokit } from './octokit.ts'
+import { wordsFor } from './words.ts'
 import { NewestWrites } from './writes.ts'
 import { safeHttpUrl } from '../text/markdown.ts'
+import { endingOf } from '../model/outcome.ts'
 import { statusMessageOf } from '../model/run.ts'
 import type { StepOutcome } from '../model/step.ts'
-import { formatDuration } from '../text/format.ts'
 import type { Log } from '../log.ts'
 
 export type CommitState = 'pending' | 'success' | 'failure' | 'error'
@@ -43,70 +44,63 @@ export function oneLine(text: string, max = MAX_DESCRIPTION): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 
-/** While the run works: pending, linking to the session once there is one. */
+/** While the run works: pending, in the comment's words, linking to the session once there is one. */
 export function pendingStatus(run: RunItem, fallbackTarget?: string): StatusReport {
-  const waiting = run.state === 'BLOCKED'
   return {
     state: 'pending',
-    description: oneLine(
-      waiting
-        ? `The agent waits for a person (run ${run.run_id})`
-        : `The agent is working (run ${run.run_id}, ${run.state})`,
-    ),
+    description: oneLine(`${wordsFor(run).label} (run ${run.run_id})`),
     targetUrl: safeHttpUrl(run.session_link) ?? fallbackTarget,
   }
 }
 
-/** Where the step ended, as a commit status. */
+/** Where the step ended, as a commit status, in the comment's plain words. */
 export function finalStatus(outcome: StepOutcome, fallbackTarget?: string): StatusReport {
   const run = outcome.run
   const targetUrl = safeHttpUrl(run?.session_link) ?? fallbackTarget
-  const because = (prefix: string) => {
-    const message = run ? statusMessageOf(run) : undefined
-    return oneLine(message ? `${prefix}: ${message}` : prefix)
-  }
+  const ending = endingOf(outcome)
+  const words = run ? wordsFor(run, ending) : undefined
+  const label = words?.label ?? 'Cancelled because the workflow was cancelled'
+  const reason = run && words?.showsReason ? statusMessageOf(run) : undefined
+  const question = outcome.kind === 'blocked' ? outcome.question : undefined
+  const description = oneLine(
+    outcome.kind === 'started'
+      ? `Started (run ${outcome.run.run_id}); this step does not wait for it`
+      : words?.newerRunId
+        ? `Superseded by run ${words.newerRunId}`
+        : [label, reason ?? question].filter(Boolean).join(': '),
+  )
+  return { state: stateOf(outcome), description, targetUrl }
+}
+
+/**
+ * What branch protection sees. Only the agent's verdict on the work can be
+ * `failure`; a run that never gave one (the service's error, a cancel, a
+ * stopped workflow) is `error`, so that a re-run is the obvious answer.
+ */
+function stateOf(outcome: StepOutcome): CommitState {
   switch (outcome.kind) {
     case 'started':
-      return {
-        state: 'pending',
-        description: oneLine(`Run ${outcome.run.run_id} started; this step does not wait for it`),
-        targetUrl,
-      }
+      return 'pending'
     case 'finished':
+      // Superseded is `success`, not `error`: the newer run gives the verdict (on the newer
+      // commit, or on this one, where the step leaves the status to it), and an error here would
+      // keep a red mark on a commit for a review that was only replaced, never lost.
+      if (outcome.supersededBy) return 'success'
       switch (outcome.run.state) {
         case 'SUCCEEDED':
-          return { state: 'success', description: 'The agent succeeded', targetUrl }
+          return 'success'
         case 'FAILED':
-          return { state: 'failure', description: because('The agent failed'), targetUrl }
-        case 'CANCELLED':
-          return { state: 'error', description: because('The run was cancelled'), targetUrl }
+          return 'failure'
         default:
-          return { state: 'error', description: because('The run ended in error'), targetUrl }
+          return 'error'
       }
     case 'timed-out':
-      return {
-        state: 'failure',
-        description: oneLine(`Timed out after ${formatDuration(outcome.timeoutMs)}; run cancelled`),
-        targetUrl,
-      }
-    case 'interrupted':
-      return {
-        state: 'error',
-        description: 'Stopped: the workflow was cancelled',
-        targetUrl,
-      }
     case 'over-budget':
-      return {
-        state: 'failure',
-        description: oneLine(`Over max_credits (${outcome.maxCredits}); run cancelled`),
-        targetUrl,
-      }
+      return 'failure'
+    case 'interrupted':
+      return 'error'
     case 'blocked':
-      return {
-        state: outcome.passes ? 'success' : 'failure',
-        description: oneLine(`The agent waits for a person (run ${outcome.run.run_id})`),
-        targetUrl,
-      }
+      return outcome.passes ? 'success' : 'failure'
   }
 }
 

@@ -1,4 +1,5 @@
-import { formatDuration } from '../text/format.ts'
+import { formatCredits, formatDuration } from '../text/format.ts'
+import type { StepOutcome } from './step.ts'
 
 /** The `outcome` output: why the step ended, in one word (the contract's list, v1.1). */
 export const OUTCOMES = [
@@ -25,6 +26,34 @@ export type Ending =
   | { readonly kind: 'blocked'; readonly onBlocked: 'fail' | 'pass' }
   | { readonly kind: 'over-budget'; readonly credits: string; readonly maxCredits: string }
   | { readonly kind: 'superseded'; readonly newerRunId: string | undefined }
+
+/** The step's outcome as the pure outcome rules see it. */
+export function endingOf(outcome: StepOutcome): Ending {
+  switch (outcome.kind) {
+    case 'started':
+      return { kind: 'started' }
+    case 'finished':
+      return outcome.supersededBy
+        ? { kind: 'superseded', newerRunId: outcome.supersededBy }
+        : { kind: 'finished', state: outcome.run.state }
+    case 'timed-out':
+      return {
+        kind: 'timed-out',
+        timeoutMs: outcome.timeoutMs,
+        stateAtTimeout: outcome.stateAtTimeout,
+      }
+    case 'interrupted':
+      return { kind: 'interrupted' }
+    case 'over-budget':
+      return {
+        kind: 'over-budget',
+        credits: formatCredits(outcome.cost.credits ?? 0),
+        maxCredits: formatCredits(outcome.maxCredits),
+      }
+    case 'blocked':
+      return { kind: 'blocked', onBlocked: outcome.passes ? 'pass' : 'fail' }
+  }
+}
 
 export function outcomeOf(ending: Ending): Outcome {
   switch (ending.kind) {

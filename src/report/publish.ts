@@ -3,14 +3,9 @@ import { artifactsOutput, parseArtifacts } from '../agent/artifacts.ts'
 import { capResult } from '../agent/conversation.ts'
 import { costOf } from '../agent/cost.ts'
 import { safeForLog } from '../text/log.ts'
-import {
-  pullRequestUrlOf,
-  renderErrorSummary,
-  renderSummary,
-  verdictOf,
-  type SummaryExtras,
-} from './summary.ts'
+import { renderErrorSummary, renderSummary, verdictOf, type SummaryExtras } from './summary.ts'
 import { formatNumberOutput } from '../text/format.ts'
+import { pullRequestUrlOf } from '../model/run.ts'
 import type { StepOutcome } from '../model/step.ts'
 import { safeHttpUrl } from '../text/markdown.ts'
 import { statusMessageOf } from '../model/run.ts'

@@ -1,20 +1,20 @@
 import { costOf, describeCost, describeOverBudget } from '../agent/cost.ts'
 import type { RunItem } from '../api/types.ts'
 import {
+  endingOf,
   failureNotes,
   outcomeOf,
   passes,
   whyItEnded,
-  type Ending,
   type Outcome,
 } from '../model/outcome.ts'
 import { meaningOf } from '../model/states.ts'
 import type { ArtifactEntry } from '../agent/artifacts.ts'
 import { renderAnswerBlock, renderArtifacts, renderBlocked } from './agent-work.ts'
-import { formatCredits, formatDuration } from '../text/format.ts'
+import { formatDuration } from '../text/format.ts'
 import { describeCancel } from '../model/cancel.ts'
 import type { StepOutcome } from '../model/step.ts'
-import { statusMessageOf } from '../model/run.ts'
+import { parseIsoDuration, pullRequestUrlOf, statusMessageOf } from '../model/run.ts'
 import { safeHttpUrl, escapeMarkdown } from '../text/markdown.ts'
 
 /** What the step's outcome means for the workflow: pass or fail, and the words for it. */
@@ -27,34 +27,6 @@ export interface Verdict {
   why: string
   /** For a failed step: the error annotation's text. */
   failure?: string
-}
-
-/** The step's outcome as the pure outcome rules see it. */
-export function endingOf(outcome: StepOutcome): Ending {
-  switch (outcome.kind) {
-    case 'started':
-      return { kind: 'started' }
-    case 'finished':
-      return outcome.supersededBy
-        ? { kind: 'superseded', newerRunId: outcome.supersededBy }
-        : { kind: 'finished', state: outcome.run.state }
-    case 'timed-out':
-      return {
-        kind: 'timed-out',
-        timeoutMs: outcome.timeoutMs,
-        stateAtTimeout: outcome.stateAtTimeout,
-      }
-    case 'interrupted':
-      return { kind: 'interrupted' }
-    case 'over-budget':
-      return {
-        kind: 'over-budget',
-        credits: formatCredits(outcome.cost.credits ?? 0),
-        maxCredits: formatCredits(outcome.maxCredits),
-      }
-    case 'blocked':
-      return { kind: 'blocked', onBlocked: outcome.passes ? 'pass' : 'fail' }
-  }
 }
 
 export function verdictOf(outcome: StepOutcome): Verdict {
@@ -139,15 +111,6 @@ export function verdictOf(outcome: StepOutcome): Verdict {
 function nameOf(run: RunItem): string {
   const title = run.title?.trim()
   return title ? truncate(title.replace(/\s+/g, ' '), 200) : `Run ${run.run_id}`
-}
-
-/** The pull request the run opened, from its artifacts, if it is an http(s) URL. */
-export function pullRequestUrlOf(run: RunItem): string | undefined {
-  for (const artifact of run.artifacts ?? []) {
-    const url = artifact.artifact_type === 'PULL_REQUEST' ? artifact.data?.url : undefined
-    if (typeof url === 'string' && safeHttpUrl(url)) return url
-  }
-  return undefined
 }
 
 /** The run's usage as `key: value` pairs, for the summary; numbers and short strings only. */
@@ -269,19 +232,6 @@ function durationOf(outcome: StepOutcome): string | undefined {
   if (outcome.kind === 'finished' || outcome.kind === 'timed-out')
     return formatDuration(outcome.elapsedMs)
   return undefined
-}
-
-/** `PT2M30S` and the like, in milliseconds; undefined for anything else. */
-export function parseIsoDuration(text: string): number | undefined {
-  const match =
-    /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(
-      text,
-    )
-  if (!match || text === 'P' || text === 'PT') return undefined
-  const [, days, hours, minutes, seconds] = match.map((part) => Number(part ?? 0))
-  return Math.round(
-    (((days ?? 0) * 24 + (hours ?? 0)) * 3600 + (minutes ?? 0) * 60 + (seconds ?? 0)) * 1000,
-  )
 }
 
 /** `owner/repo#12` for a GitHub pull request URL, else the URL itself. */

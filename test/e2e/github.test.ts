@@ -82,8 +82,8 @@ describe('comment: one comment per step, kept up to date', () => {
     const comments = gh.comments(OWNER, REPO, PR)
     expect(comments).toHaveLength(1)
     expect(comments[0]?.body).toContain(`<!-- cloud-agent-run: {"run_id":"${runId}"`)
-    expect(comments[0]?.body).toContain('✅ succeeded')
-    expect(comments[0]?.body).toContain('[Open the session transcript](https://app.example.test/')
+    expect(comments[0]?.body).toContain('**Succeeded**')
+    expect(comments[0]?.body).toContain('[Session](https://app.example.test/')
     expect(
       gh.requests.every((request) => request.headers.authorization?.includes(DEFAULT_GITHUB_TOKEN)),
     ).toBe(true)
@@ -100,7 +100,7 @@ describe('comment: one comment per step, kept up to date', () => {
     const env = eventEnv(gh, 'pull_request', pullRequestEvent)
     const step = startStep({ inputs, env })
     await step.printed(/is INPROGRESS/)
-    await settledComment(gh, /in progress/)
+    await settledComment(gh, /In progress/)
     step.child.kill('SIGKILL')
     const main = await step.result
     expect(main.state.comment_id).toMatch(/^\d+$/)
@@ -112,7 +112,10 @@ describe('comment: one comment per step, kept up to date', () => {
     expect(agents.run(runId)?.state).toBe('CANCELLED')
     const comments = gh.comments(OWNER, REPO, PR)
     expect(comments).toHaveLength(1)
-    expect(comments[0]?.body).toContain('❌ did not succeed (<code>CANCELLED</code>)')
+    expect(comments[0]?.body).toContain('### ⛔ Review\n\n**Cancelled**')
+    expect(comments[0]?.body).toContain(
+      'The step stopped before the run ended; the run was cancelled.',
+    )
     expect(comments[0]?.body).toContain(`"run_id":"${runId}"`)
   })
 
@@ -128,7 +131,7 @@ describe('comment: one comment per step, kept up to date', () => {
     })
 
     expect(result.code).toBe(1)
-    expect(gh.comments(OWNER, REPO, PR)[0]?.body).toMatch(/did not succeed[\s\S]*> Out of disk/)
+    expect(gh.comments(OWNER, REPO, PR)[0]?.body).toMatch(/\*\*Failed\*\*[\s\S]*> Out of disk/)
   })
 
   it('only warns when GitHub refuses the comment; the run step still passes', async () => {

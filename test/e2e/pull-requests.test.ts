@@ -7,10 +7,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { renderGitHubMarkdown } from '../../scripts/render/github-markdown.ts'
 import { parseMarker } from '../../src/github/comment.ts'
 import { FakeAgentApi, type FakeApiOptions, type RunScript } from '../fake-api/server.ts'
 import { FakeGitHub } from '../fake-github/server.ts'
-import { DEFAULT_GITHUB_TOKEN, runPostStep, runStep, startStep } from './harness.ts'
+import { DEFAULT_GITHUB_TOKEN, runPostStep, runStep, startStep, until } from './harness.ts'
 
 const KEY = 'sk-pull-requests-e2e'
 const OWNER = 'octo-org'
@@ -91,10 +92,11 @@ describe('one comment per thread and key', () => {
     expect(gh.requestsTo('POST', /\/issues\/7\/comments$/)).toHaveLength(1)
     const body = comments[0]?.body ?? ''
     const [current, history = ''] = body.split('<details><summary>Earlier runs (1)</summary>')
-    expect(current).toContain(`<code>${secondRun.replace(/_/g, '&#95;')}</code> ✅ succeeded`)
+    expect(current).toContain(`### ✅ Review\n\n**Succeeded**`)
+    expect(current).toContain(`Run \`${secondRun}\``)
     expect(history).toMatch(
       new RegExp(
-        `^\\n\\n- ✅ succeeded · run <code>${firstRun.replace(/_/g, '&#95;')}</code> · \\[session\\]\\(https://app\\.example\\.test/sessions/[^)]+\\) · \\[workflow run\\]\\(https://github\\.com/octo-org/app/actions/runs/9876543210/attempts/1\\)`,
+        `^\\n\\n- ✅ succeeded · run \`${firstRun}\` · \\[session\\]\\(https://app\\.example\\.test/sessions/[^)]+\\) · \\[workflow run\\]\\(https://github\\.com/octo-org/app/actions/runs/9876543210/attempts/1\\)`,
       ),
     )
     expect(parseMarker(body)).toMatchObject({
@@ -349,11 +351,11 @@ describe('commit status', () => {
     // The end is written once, as the outcome: never a pending that names a terminal state.
     expect(statuses.filter((s) => /SUCCEEDED/.test(s.description ?? ''))).toEqual([])
     expect(statuses[0]).toMatchObject({
-      description: `The agent is working (run ${runId}, QUEUED)`,
+      description: `Queued (run ${runId})`,
       target_url: 'https://github.com/octo-org/app/actions/runs/9876543210/attempts/1',
     })
     expect(statuses.at(-1)).toMatchObject({
-      description: 'The agent succeeded',
+      description: 'Succeeded',
       target_url: expect.stringMatching(/^https:\/\/app\.example\.test\/sessions\//),
     })
     // No comment was asked for.
@@ -386,7 +388,7 @@ describe('commit status', () => {
     expect(seen[0]).toEqual(['pending', false])
     expect(seen).toContainEqual(['pending', true])
     expect(seen.at(-1)).toEqual(['failure', true])
-    expect(statuses.at(-1)?.description).toBe('The agent failed: The tests fail: 3 failures')
+    expect(statuses.at(-1)?.description).toBe('Failed: The tests fail: 3 failures')
     expect(statuses.every((s) => s.context === 'cloud-agent/Agent review/review')).toBe(true)
   })
 
@@ -430,6 +432,125 @@ describe('commit status', () => {
       state: 'error',
       description: 'The step stopped before the run ended; the run was cancelled',
     })
+  })
+})
+
+describe('the comment says how the run ended', () => {
+  const working: RunScript = [
+    { state: 'QUEUED', afterMs: 0 },
+    { state: 'INPROGRESS', afterMs: 50 },
+  ]
+
+  it('a timed-out run: "timed out", after the timeout input\'s value, in the one comment', async () => {
+    const { agents, gh } = await servers({ script: () => working })
+    const result = await runStep({
+      inputs: inputsFor(agents, { prompt: 'Review', comment: 'true', timeout: '2s' }),
+      env: pushEvent(gh, SHA_1),
+    })
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.outcome).toBe('timed_out')
+    const comments = thread(gh)
+    expect(comments).toHaveLength(1)
+    const body = comments[0]?.body ?? ''
+    expect(body).toContain('### ⏱️ Review\n\n**Timed out after 2s**')
+    expect(body).toContain('**Timed out after 2s**')
+    expect(body).toContain('when the `timeout` input (2s) ran out, so the action cancelled it')
+    expect(parseMarker(body)?.runs[0]).toMatchObject({ state: 'CANCELLED', outcome: 'timed_out' })
+    // One write per state change (QUEUED creates it, INPROGRESS), plus the last: the outcome.
+    expect(gh.requestsTo('POST', /\/issues\/7\/comments$/)).toHaveLength(1)
+    expect(gh.requestsTo('PATCH', /\/issues\/comments\/\d+$/)).toHaveLength(2)
+  })
+
+  it('a superseded step passes with outcome superseded, and its comment and status say so', async () => {
+    const { agents, gh } = await servers({ script: () => working })
+    const inputs = { name: 'pr-7', comment: 'true', commit_status: 'true' }
+    const older = startStep({
+      inputs: inputsFor(agents, { ...inputs, prompt: 'Review', timeout: '30s' }),
+      env: pushEvent(gh, SHA_1),
+    })
+    await until(
+      () => thread(gh).some((comment) => /In progress/.test(comment.body)),
+      'the older run shows in progress',
+    )
+    // The next push: a newer run with the same name replaces the older one.
+    const newer = await runStep({
+      inputs: inputsFor(agents, {
+        ...inputs,
+        prompt: 'Review',
+        cancel_previous: 'true',
+        wait: 'false',
+      }),
+      env: pushEvent(gh, SHA_2),
+    })
+    const replaced = await older.result
+    const newerRun = newer.outputs.run_id ?? ''
+    const olderRun = replaced.outputs.run_id ?? ''
+
+    expect(replaced.code).toBe(0)
+    expect(replaced.outputs.outcome).toBe('superseded')
+    expect(replaced.stdout).toMatch(new RegExp(`::notice[^\\n]*superseded by run ${newerRun}`))
+    const comments = thread(gh)
+    expect(comments).toHaveLength(1)
+    const body = comments[0]?.body ?? ''
+    // The newer run heads the comment; the older one is in the history, superseded by it.
+    expect(parseMarker(body)?.runs.map((run) => [run.runId, run.outcome])).toEqual([
+      [newerRun, 'started'],
+      [olderRun, 'superseded'],
+    ])
+    expect(body).toContain(`- ⏭️ superseded by \`${newerRun}\` · run \`${olderRun}\``)
+    expect(gh.statuses(OWNER, REPO, SHA_1).at(-1)).toMatchObject({
+      state: 'success',
+      description: `Superseded by run ${newerRun}`,
+    })
+  })
+
+  it('a superseded step on the same commit leaves the status to the newer run', async () => {
+    const { agents, gh } = await servers({ script: () => working })
+    const inputs = { name: 'pr-7', commit_status: 'true', prompt: 'Review' }
+    const older = startStep({
+      inputs: inputsFor(agents, { ...inputs, timeout: '30s' }),
+      env: pushEvent(gh, SHA_1),
+    })
+    await until(
+      () => gh.statuses(OWNER, REPO, SHA_1).length > 0,
+      'the older run sets its pending status',
+    )
+    const newer = await runStep({
+      inputs: inputsFor(agents, { ...inputs, cancel_previous: 'true', wait: 'false' }),
+      env: pushEvent(gh, SHA_1),
+    })
+    const replaced = await older.result
+
+    expect(replaced.outputs.outcome).toBe('superseded')
+    const statuses = gh.statuses(OWNER, REPO, SHA_1)
+    expect(statuses.filter((status) => status.state !== 'pending')).toEqual([])
+    expect(statuses.at(-1)?.description).toContain(newer.outputs.run_id ?? 'none')
+  })
+
+  it("a failed run's status message keeps its URL one intact link", async () => {
+    const url = 'https://docs.example.test/envs(setup)?step=install'
+    const { agents, gh } = await servers({
+      script: () => [
+        { state: 'QUEUED', afterMs: 0 },
+        {
+          state: 'FAILED',
+          afterMs: 150,
+          patch: { status_message: { message: `Could not install; see ${url}.` } },
+        },
+      ],
+    })
+    const result = await runStep({
+      inputs: inputsFor(agents, { prompt: 'Fix', comment: 'true', title: 'Fix the build' }),
+      env: pushEvent(gh, SHA_1),
+    })
+
+    expect(result.code).toBe(1)
+    const comments = thread(gh)
+    expect(comments).toHaveLength(1)
+    const html = renderGitHubMarkdown(comments[0]?.body ?? '')
+    expect(html).toContain('<h3>❌ Fix the build</h3>')
+    expect(html).toContain(`<a href="${url}">${url}</a>`)
   })
 })
 

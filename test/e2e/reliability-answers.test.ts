@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { FakeAgentApi } from '../fake-api/server.ts'
-import { type RunScript } from '../fake-api/server.ts'
+import { conversationStep, type RunScript } from '../fake-api/server.ts'
 import type { FakeGitHub } from '../fake-github/server.ts'
 import { MAX_COMMENT_BODY } from '../fake-github/server.ts'
 import { errorAnnotations, runStep, startStep, type StepResult } from './harness.ts'
@@ -439,11 +439,23 @@ describe("GitHub's comment limit (item 12)", () => {
     { state: 'SUCCEEDED', afterMs: 300, patch: { session_link: 'https://agents.example/s/1' } },
   ]
 
-  it('a status message that escapes past 65,536 characters: cut, with a note and the link', async () => {
+  it('a status message and an answer that escape past 65,536 characters: cut, with a note and the link', async () => {
     const message = '|'.repeat(70_000)
+    const answer = '<'.repeat(60_000)
     const api = await fakeApi({
-      script: () =>
-        failing({ status_message: { message }, session_link: 'https://agents.example/s/2' }),
+      script: () => [
+        { state: 'QUEUED', afterMs: 0 },
+        {
+          state: 'FAILED',
+          afterMs: 300,
+          patch: { status_message: { message }, session_link: 'https://agents.example/s/2' },
+          conversation: [
+            conversationStep('step_1', [
+              { role: 'assistant', content: [{ type: 'text', text: answer }] },
+            ]),
+          ],
+        },
+      ],
     })
     const gh = await fakeGitHub()
     const result = await runStep({
@@ -454,8 +466,11 @@ describe("GitHub's comment limit (item 12)", () => {
     expect(result.code).toBe(1)
     const body = gh.comments(OWNER, REPO, PR)[0]?.body ?? ''
     expect(body.length).toBeLessThanOrEqual(MAX_COMMENT_BODY)
-    expect(body).toContain('did not succeed')
-    expect(body).toContain("cut at GitHub's limit")
+    expect(body).toContain('**Failed**')
+    // The status message is shortened; the answer is clipped before it is made safe.
+    expect(body).not.toContain('&#124;'.repeat(2_001))
+    expect(body).toMatch(/The answer is cut here|cut at GitHub's limit/)
+    expect(body).toMatch(/\n<\/details>$/)
     expect(body).toContain('https://agents.example/s/2')
     expect(result.stdout).not.toMatch(/::warning::GitHub: could not update the comment/)
   })
@@ -481,9 +496,9 @@ describe("GitHub's comment limit (item 12)", () => {
       const patches = gh.requestsTo('PATCH', /\/issues\/comments\/\d+$/)
       expect(patches.length).toBeGreaterThanOrEqual(2)
       const body = gh.comments(OWNER, REPO, PR)[0]?.body ?? ''
-      expect(body).toContain('succeeded')
-      expect(body).not.toContain('is queued')
-      expect(body).not.toContain('in progress')
+      expect(body).toContain('**Succeeded**')
+      expect(body).not.toContain('**Queued**')
+      expect(body).not.toContain('**In progress**')
     },
   )
 })

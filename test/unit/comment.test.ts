@@ -1,17 +1,23 @@
 import { describe, expect, it } from 'vitest'
 import type { RunItem } from '../../src/api/types.ts'
+import { renderGitHubMarkdown } from '../../scripts/render/github-markdown.ts'
 import {
+  MAX_COMMENT_CHARS,
   MAX_RUNS,
+  codeSpan,
+  commentOutcomeOf,
   composeComment,
   historyLine,
   mergeRuns,
   parseMarker,
   partsOf,
+  recordOf,
   renderComment,
   renderMarker,
   spliceComment,
   staleHeadNote,
   workflowRunUrl,
+  type CommentOutcome,
   type Marker,
   type RunRecord,
 } from '../../src/github/comment.ts'
@@ -149,11 +155,15 @@ describe('renderComment', () => {
   })
 
   it('says queued, in progress, then the outcome', () => {
-    expect(renderComment(run({ state: 'QUEUED' }), marker)).toContain('is queued')
-    expect(renderComment(run({ state: 'INPROGRESS' }), marker)).toContain('is in progress')
-    expect(renderComment(run({ state: 'SUCCEEDED' }), marker)).toContain('✅ succeeded')
-    expect(renderComment(run({ state: 'FAILED' }), marker)).toContain('❌ did not succeed')
-    expect(renderComment(run({ state: 'BLOCKED' }), marker)).toContain('waiting for a person')
+    expect(renderComment(run({ state: 'QUEUED' }), marker)).toContain(
+      '### ⏳ Run `run_abc`\n\n**Queued**',
+    )
+    expect(renderComment(run({ state: 'INPROGRESS' }), marker)).toContain('**In progress**')
+    expect(renderComment(run({ state: 'SUCCEEDED' }), marker)).toContain(
+      '### ✅ Run `run_abc`\n\n**Succeeded**',
+    )
+    expect(renderComment(run({ state: 'FAILED' }), marker)).toContain('**Failed**')
+    expect(renderComment(run({ state: 'BLOCKED' }), marker)).toContain('**Waiting for a person**')
   })
 
   it('links the session and the workflow run, and quotes the status message of a failure, escaped', () => {
@@ -167,7 +177,7 @@ describe('renderComment', () => {
       { workflowRun: 'https://github.com/o/r/actions/runs/1/attempts/2' },
     )
     expect(body).toContain(
-      '[Open the session transcript](https://app.example.test/s/1) · [Workflow run](https://github.com/o/r/actions/runs/1/attempts/2)',
+      '[Session](https://app.example.test/s/1) · [Workflow run](https://github.com/o/r/actions/runs/1/attempts/2) · Run `run_abc`',
     )
     expect(body).toContain('> Build broke &#60;script&#62;')
     expect(body).not.toContain('<script>')
@@ -196,7 +206,7 @@ describe('renderComment', () => {
     }
     const body = renderComment(run({ state: 'INPROGRESS' }), withHistory)
     expect(body).toMatch(
-      /<details><summary>Earlier runs \(2\)<\/summary>\n\n- ⛔ cancelled · run <code>run&#95;prev<\/code> · \[session\]\(https:\/\/app\.example\.test\/s\/prev\) · started 2026-11-23 11:00 UTC\n- ❌ failed · run <code>run&#95;first<\/code> · started 2026-11-23 10:00 UTC\n\n<\/details>$/,
+      /<details><summary>Earlier runs \(2\)<\/summary>\n\n- ⛔ cancelled · run `run_prev` · \[session\]\(https:\/\/app\.example\.test\/s\/prev\) · started 2026-11-23 11:00 UTC\n- ❌ failed · run `run_first` · started 2026-11-23 10:00 UTC\n\n<\/details>$/,
     )
     expect(renderComment(run({ state: 'INPROGRESS' }), marker)).not.toContain('<details>')
   })
@@ -206,12 +216,12 @@ describe('renderComment', () => {
     const parts = partsOf(run({ state: 'SUCCEEDED', title: 'Review' }), [], { notes: [note] })
     const body = composeComment(marker, {
       ...parts,
-      headline: '✅ **Review** succeeded',
+      headline: '### ✅ Review',
       body: 'The agent said: all good.',
     })
     const [first, ...rest] = body.split('\n\n')
-    expect(first?.split('\n')[1]).toBe('✅ **Review** succeeded')
-    expect(rest).toEqual(['**Review**', 'The agent said: all good.', note])
+    expect(first?.split('\n')[1]).toBe('### ✅ Review')
+    expect(rest).toEqual(['**Succeeded**', 'Run `run_abc`', 'The agent said: all good.', note])
   })
 })
 
@@ -229,7 +239,7 @@ describe('spliceComment', () => {
     }
     const spliced = spliceComment(shown, withOld)
     expect(parseMarker(spliced)?.runs.map((r) => r.runId)).toEqual(['run_new', 'run_old'])
-    expect(spliced).toContain('**Newer**')
+    expect(spliced).toContain('### ⏳ Newer')
     expect(spliced).toContain('Earlier runs (1)')
     const again = spliceComment(spliced, withOld)
     expect(again).toBe(spliced)
@@ -239,7 +249,7 @@ describe('spliceComment', () => {
 describe('small parts', () => {
   it('historyLine escapes what it shows', () => {
     expect(historyLine(record('run_x', '2026-11-23T12:00:00Z', { state: 'WEIRD_STATE' }))).toBe(
-      '- ⏳ weird&#95;state · run <code>run&#95;x</code> · started 2026-11-23 12:00 UTC',
+      '- ⏳ weird_state · run `run_x` · started 2026-11-23 12:00 UTC',
     )
   })
 
@@ -264,5 +274,189 @@ describe('small parts', () => {
       'https://github.com/o/r/actions/runs/42',
     )
     expect(workflowRunUrl({ GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '4)2' })).toBeUndefined()
+  })
+})
+
+describe('the comment, as GitHub renders it', () => {
+  const ended = (state: string, patch: Partial<RunItem> = {}): RunItem => ({
+    run_id: 'run_abc',
+    state,
+    title: 'Review pull request #7',
+    session_link: 'https://app.example.test/s/abc',
+    ...patch,
+  })
+  const finished = (run: RunItem, supersededBy?: string) =>
+    commentOutcomeOf({ kind: 'finished', run, elapsedMs: 65_000, supersededBy }, false)
+  const render = (run: RunItem, outcome?: CommentOutcome, answer?: string) =>
+    renderComment(run, marker, { outcome, answer })
+
+  it('heads with the icon and the title, else the run ID', () => {
+    expect(renderGitHubMarkdown(render(ended('SUCCEEDED')))).toContain(
+      '<h3>✅ Review pull request #7</h3>',
+    )
+    expect(render(ended('SUCCEEDED', { title: '  ' }))).toContain('\n### ✅ Run `run_abc`\n')
+  })
+
+  it('says why it ended, in plain words, for each way a step ends', () => {
+    const cancelled = ended('CANCELLED')
+    const failed = ended('FAILED', { status_message: { message: 'Tests fail' } })
+    const cases: Array<[CommentOutcome, RegExp, RunItem?]> = [
+      [finished(ended('SUCCEEDED')), /\*\*Succeeded\*\*/],
+      [finished(failed), /\*\*Failed\*\*[^\n]*\n\n[^\n]*\n\n> Tests fail/, failed],
+      [
+        commentOutcomeOf(
+          {
+            kind: 'timed-out',
+            run: cancelled,
+            stateAtTimeout: 'INPROGRESS',
+            elapsedMs: 1_800_000,
+            timeoutMs: 1_800_000,
+            cancel: { kind: 'cancelled' },
+          },
+          false,
+        ),
+        /\*\*Timed out after 30m 0s\*\*[\s\S]*still INPROGRESS when the `timeout` input \(30m 0s\) ran out, so the action cancelled it/,
+      ],
+      [
+        commentOutcomeOf({ kind: 'interrupted', run: cancelled }, false),
+        /\*\*Cancelled because the workflow was cancelled\*\*/,
+      ],
+      [finished(cancelled, 'run_newer'), /\*\*Superseded by a newer run\*\* \(run `run_newer`\)/],
+      [finished(cancelled), /\*\*Cancelled elsewhere\*\*[\s\S]*outside this step/],
+      [
+        commentOutcomeOf(
+          {
+            kind: 'over-budget',
+            run: cancelled,
+            cost: { credits: 120.5, usd: undefined },
+            maxCredits: 100,
+            elapsedMs: 1000,
+            cancel: { kind: 'cancelled' },
+          },
+          false,
+        ),
+        /\*\*Over budget: 120\.5 credits, over the cap of 100 credits\*\*/,
+      ],
+    ]
+    for (const [outcome, words, run] of cases) {
+      const shown =
+        run ?? (outcome.ending.kind === 'finished' ? ended(outcome.ending.state) : cancelled)
+      expect(render(shown, outcome)).toMatch(words)
+    }
+  })
+
+  it('says what a BLOCKED run waits for and how to answer it', () => {
+    const run = ended('BLOCKED')
+    const body = render(
+      run,
+      commentOutcomeOf(
+        { kind: 'blocked', run, passes: false, question: 'Which database?', elapsedMs: 1 },
+        true,
+      ),
+    )
+    expect(body).toContain('**Waiting for a person**')
+    expect(body).toContain('answer in the [session](https://app.example.test/s/abc)')
+    expect(body).toContain('reply with a comment here; continue_run passes it on')
+    expect(body).toContain('<details open><summary>What it waits for</summary>\n\nWhich database?')
+    // While the step waits on a BLOCKED run, the status message says what for.
+    expect(render(ended('BLOCKED', { status_message: { message: 'Pick one' } }))).toContain(
+      'Pick one',
+    )
+  })
+
+  it('shows the duration, the credits and the pull request the agent opened', () => {
+    const run = ended('SUCCEEDED', {
+      run_time: 'PT4M12S',
+      request_usage: { compute_cost: 3.5, inference_cost: 41.25 },
+      artifacts: [
+        {
+          artifact_type: 'PULL_REQUEST',
+          created_at: '2026-01-01T00:00:00Z',
+          data: { url: 'https://github.com/octo-org/app/pull/8', branch: 'agent/fix' },
+        },
+      ],
+    })
+    const body = renderComment(run, marker, {
+      outcome: finished(run),
+      workflowRun: 'https://github.com/o/r/actions/runs/1/attempts/2',
+    })
+    expect(body).toContain('**Succeeded** · ⏱ 4m 12s · 44.75 credits')
+    const html = renderGitHubMarkdown(body)
+    expect(html).toContain('<a href="https://github.com/octo-org/app/pull/8">octo-org/app#8</a>')
+    expect(html).toContain('<a href="https://github.com/o/r/actions/runs/1/attempts/2">')
+    // While the run works, no figures: they are not final.
+    expect(render(ended('INPROGRESS', { run_time: 'PT1M' }))).not.toContain('⏱')
+  })
+
+  it('keeps a URL in a status message one intact link (no entity swallowed into it)', () => {
+    const url = 'https://docs.example.test/envs(setup)?a=1&b=x_y'
+    const run = ended('FAILED', {
+      status_message: { message: `Could not install; see ${url}. (Or https://x.test/a.)` },
+    })
+    const html = renderGitHubMarkdown(render(run, finished(run)))
+    const hrefs = [...html.matchAll(/href="([^"]*)"/g)].map((match) => match[1])
+    expect(hrefs).toContain('https://docs.example.test/envs(setup)?a=1&amp;b=x_y')
+    expect(hrefs).toContain('https://x.test/a')
+    expect(html).not.toMatch(/href="[^"]*&amp;#/)
+  })
+
+  it('lets no API text notify, render HTML or link elsewhere', () => {
+    const hostile = '@octo-org/admins <img src=x onerror=alert(1)> [click](https://evil.example)'
+    const run = ended('FAILED', { title: hostile, status_message: { message: hostile } })
+    const body = render(run, finished(run))
+    const html = renderGitHubMarkdown(body)
+    expect(body).not.toMatch(/@octo-org/)
+    expect(body).toContain('@\u200docto-org')
+    expect(html).not.toMatch(/<img|>click<\/a>|<[^>]*onerror/)
+  })
+
+  it('shows a short answer as it is, and collapses a long one', () => {
+    const run = ended('SUCCEEDED')
+    expect(render(run, finished(run), 'All good.')).toMatch(/\n\nAll good\.$/)
+    const long = Array.from({ length: 60 }, (_, i) => `- finding ${i}`).join('\n')
+    const body = render(run, finished(run), long)
+    expect(body).toContain("<details><summary>The agent's answer</summary>\n\n- finding 0")
+    expect(renderGitHubMarkdown(body)).toContain('<li>finding 59</li>')
+  })
+
+  it('fits a huge answer within the limit by clipping it before it is made safe', () => {
+    const run = ended('SUCCEEDED')
+    const withHistory: Marker = {
+      ...marker,
+      runs: [...marker.runs, record('run_old', '2026-11-23T10:00:00Z', { state: 'FAILED' })],
+    }
+    const body = renderComment(run, withHistory, {
+      outcome: finished(run),
+      answer: '<b>'.repeat(40_000),
+    })
+    expect(body.length).toBeLessThanOrEqual(MAX_COMMENT_CHARS)
+    expect(body).toMatch(
+      /<\/details>\n\n<details><summary>Earlier runs \(1\)<\/summary>[\s\S]*<\/details>$/,
+    )
+    expect(renderGitHubMarkdown(body)).toContain('Earlier runs (1)')
+  })
+
+  it('records how the step ended in the marker, and says so in the history', () => {
+    const run = ended('CANCELLED')
+    const recorded = recordOf(run, {
+      startedAt: '2026-11-23T10:00:00Z',
+      outcome: finished(run, 'run_newer'),
+    })
+    expect(recorded).toMatchObject({ outcome: 'superseded', supersededBy: 'run_newer' })
+    const parsed = parseMarker(renderMarker({ ...marker, runs: [recorded] }))
+    expect(parsed?.runs[0]).toEqual(recorded)
+    expect(historyLine(recorded)).toBe(
+      '- ⏭️ superseded by `run_newer` · run `run_abc` · [session](https://app.example.test/s/abc) · started 2026-11-23 10:00 UTC',
+    )
+  })
+})
+
+describe('codeSpan', () => {
+  it('shows any text as typed, whatever backticks it holds', () => {
+    for (const text of ['run_1', 'a`b', '``x``', '`']) {
+      const html = renderGitHubMarkdown(codeSpan(text))
+      expect(html).toContain(`<code>${text.replace(/&/g, '&amp;')}</code>`)
+    }
+    expect(codeSpan('<!-- cloud-agent-run: {} -->')).not.toContain('<!--')
   })
 })

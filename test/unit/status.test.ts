@@ -19,7 +19,7 @@ describe('commit status reports', () => {
   it('is pending while the run works, linking the session once there is one', () => {
     expect(pendingStatus(run({ state: 'QUEUED' }), WORKFLOW_RUN)).toEqual({
       state: 'pending',
-      description: 'The agent is working (run run_1, QUEUED)',
+      description: 'Queued (run run_1)',
       targetUrl: WORKFLOW_RUN,
     })
     expect(
@@ -29,18 +29,27 @@ describe('commit status reports', () => {
       pendingStatus(run({ state: 'INPROGRESS', session_link: 'javascript:alert(1)' }), WORKFLOW_RUN)
         .targetUrl,
     ).toBe(WORKFLOW_RUN)
-    expect(pendingStatus(run({ state: 'BLOCKED' })).description).toContain('waits for a person')
+    expect(pendingStatus(run({ state: 'INPROGRESS' })).description).toBe('In progress (run run_1)')
+    expect(pendingStatus(run({ state: 'BLOCKED' })).description).toBe(
+      'Waiting for a person (run run_1)',
+    )
   })
 
-  it('ends as success, failure or error, with a reason', () => {
-    expect(finalStatus(finished({ state: 'SUCCEEDED' }))).toMatchObject({ state: 'success' })
+  it("ends as success, failure or error, in the comment's plain words", () => {
+    expect(finalStatus(finished({ state: 'SUCCEEDED' }))).toEqual({
+      state: 'success',
+      description: 'Succeeded',
+    })
     expect(
       finalStatus(finished({ state: 'FAILED', status_message: { message: 'Tests fail' } })),
-    ).toMatchObject({ state: 'failure', description: 'The agent failed: Tests fail' })
-    expect(finalStatus(finished({ state: 'ERROR' }))).toMatchObject({ state: 'error' })
+    ).toMatchObject({ state: 'failure', description: 'Failed: Tests fail' })
+    expect(finalStatus(finished({ state: 'ERROR' }))).toMatchObject({
+      state: 'error',
+      description: "Failed on the service's side",
+    })
     expect(finalStatus(finished({ state: 'CANCELLED' }))).toMatchObject({
       state: 'error',
-      description: 'The run was cancelled',
+      description: 'Cancelled elsewhere',
     })
     const timedOut: StepOutcome = {
       kind: 'timed-out',
@@ -52,11 +61,50 @@ describe('commit status reports', () => {
     }
     expect(finalStatus(timedOut)).toMatchObject({
       state: 'failure',
-      description: 'Timed out after 10m 0s; run cancelled',
+      description: 'Timed out after 10m 0s',
     })
-    expect(finalStatus({ kind: 'interrupted', run: undefined })).toMatchObject({ state: 'error' })
+    expect(finalStatus({ kind: 'interrupted', run: undefined })).toMatchObject({
+      state: 'error',
+      description: 'Cancelled because the workflow was cancelled',
+    })
+    expect(
+      finalStatus({
+        kind: 'over-budget',
+        run: run({ state: 'CANCELLED' }),
+        cost: { credits: 120, usd: undefined },
+        maxCredits: 100,
+        elapsedMs: 1000,
+        cancel: { kind: 'cancelled' },
+      }),
+    ).toMatchObject({
+      state: 'failure',
+      description: 'Over budget: 120 credits, over the cap of 100 credits',
+    })
+    expect(
+      finalStatus({
+        kind: 'blocked',
+        run: run({ state: 'BLOCKED' }),
+        passes: true,
+        question: 'Which database?',
+        elapsedMs: 1000,
+      }),
+    ).toMatchObject({ state: 'success', description: 'Waiting for a person: Which database?' })
     expect(finalStatus({ kind: 'started', run: run({ state: 'QUEUED' }) })).toMatchObject({
       state: 'pending',
+    })
+  })
+
+  // A superseded review must not block a merge: the newer run gives the verdict.
+  it('ends a superseded run as success, naming the newer run', () => {
+    const superseded: StepOutcome = {
+      kind: 'finished',
+      run: run({ state: 'CANCELLED', status_message: { message: 'Cancelled by user' } }),
+      elapsedMs: 1000,
+      supersededBy: 'run_newer',
+    }
+    expect(finalStatus(superseded)).toMatchObject({
+      state: 'success',
+      description: 'Superseded by run run_newer',
     })
   })
 

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { RunArtifact, RunItem } from '../../src/api/types.ts'
-import {
-  parseIsoDuration,
-  pullRequestUrlOf,
-  renderSummary,
-  verdictOf,
-} from '../../src/report/summary.ts'
+import { parseIsoDuration, pullRequestUrlOf } from '../../src/model/run.ts'
+import { renderSummary, verdictOf } from '../../src/report/summary.ts'
 import type { StepOutcome } from '../../src/model/step.ts'
 
 const run = (fields: Partial<RunItem> = {}): RunItem => ({

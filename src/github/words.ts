@@ -1,0 +1,119 @@
+import type { RunItem } from '../api/types.ts'
+import type { Ending } from '../model/outcome.ts'
+import { meaningOf } from '../model/states.ts'
+import { formatDuration } from '../text/format.ts'
+
+/**
+ * Where a run stands, in plain words, for the places a person glances at: the
+ * comment's headline and the commit status. The summary and the log say more.
+ */
+export interface PlainWords {
+  icon: string
+  /** A few words, e.g. "Timed out after 30m". Our own text: no API text in it. */
+  label: string
+  /** A sentence more, our own text. */
+  detail?: string
+  /** Superseded: the newer run (an ID from the API: escape it where it is shown). */
+  newerRunId?: string
+  /** Whether the service's status message is the reason, and worth showing. */
+  showsReason: boolean
+}
+
+const STATE = /^[A-Z_]{1,40}$/
+
+/**
+ * The words for the run as last seen: from its state alone while the step
+ * waits (and in the post step), from the step's ending once it has one.
+ */
+export function wordsFor(run: RunItem, ending?: Ending): PlainWords {
+  if (!ending) return wordsForState(run.state, false)
+  switch (ending.kind) {
+    case 'started':
+      return {
+        icon: '🚀',
+        label: 'Started',
+        detail: 'This step did not wait for the run (`wait: false`).',
+        showsReason: false,
+      }
+    case 'finished':
+      return wordsForState(ending.state, true)
+    case 'timed-out': {
+      const state = STATE.test(ending.stateAtTimeout) ? ` ${ending.stateAtTimeout}` : ''
+      return {
+        icon: '⏱️',
+        label: `Timed out after ${formatDuration(ending.timeoutMs)}`,
+        detail: `The run was still${state} when the \`timeout\` input (${formatDuration(ending.timeoutMs)}) ran out, so the action cancelled it.`,
+        showsReason: false,
+      }
+    }
+    case 'interrupted':
+      return {
+        icon: '⛔',
+        label: 'Cancelled because the workflow was cancelled',
+        detail: 'The workflow cancelled this step, and the action cancelled the run with it.',
+        showsReason: false,
+      }
+    case 'superseded':
+      return {
+        icon: '⏭️',
+        label: 'Superseded by a newer run',
+        detail: 'A newer run with the same `name` replaced this one (`cancel_previous`).',
+        newerRunId: ending.newerRunId,
+        showsReason: false,
+      }
+    case 'over-budget':
+      return {
+        icon: '💸',
+        label: `Over budget: ${ending.credits}, over the cap of ${ending.maxCredits}`,
+        detail: `The run used ${ending.credits}, more than the \`max_credits\` cap of ${ending.maxCredits}, so the action cancelled it.`,
+        showsReason: false,
+      }
+    case 'blocked':
+      // What it waits for and how to answer follow; on_blocked is the job summary's to explain.
+      return { icon: '✋', label: 'Waiting for a person', showsReason: false }
+  }
+}
+
+function wordsForState(state: string, ended: boolean): PlainWords {
+  switch (state) {
+    case 'QUEUED':
+    case 'PENDING':
+      return {
+        icon: '⏳',
+        label: 'Queued',
+        detail: 'Waiting for an agent to pick the run up.',
+        showsReason: false,
+      }
+    case 'SUCCEEDED':
+      return { icon: '✅', label: 'Succeeded', showsReason: false }
+    case 'FAILED':
+      return { icon: '❌', label: 'Failed', showsReason: true }
+    case 'ERROR':
+      return { icon: '❌', label: "Failed on the service's side", showsReason: true }
+    case 'CANCELLED':
+      // Only the step's ending knows who cancelled it; the post step's cancel is its own.
+      return ended
+        ? {
+            icon: '⛔',
+            label: 'Cancelled elsewhere',
+            detail: 'Someone cancelled the run outside this step (in the app, or through the API).',
+            showsReason: true,
+          }
+        : { icon: '⛔', label: 'Cancelled', showsReason: true }
+  }
+  switch (meaningOf(state)) {
+    case 'blocked':
+      return { icon: '✋', label: 'Waiting for a person', showsReason: false }
+    case 'failed':
+      return { icon: '❌', label: 'Did not succeed', showsReason: true }
+    case 'succeeded':
+      return { icon: '✅', label: 'Succeeded', showsReason: false }
+    default:
+      return {
+        icon: '⏳',
+        label: 'In progress',
+        detail: 'The agent is working; follow it in the session.',
+        showsReason: false,
+      }
+  }
+}

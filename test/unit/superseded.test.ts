@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest'
+import type { RunItem } from '../../src/api/types.ts'
+import { findSupersedingRun, SUPERSEDING_LOOKUP } from '../../src/run/superseded.ts'
+
+const older: RunItem = {
+  run_id: 'run_old',
+  state: 'CANCELLED',
+  created_at: '2026-11-23T12:00:00Z',
+  agent_config: { name: 'pr-7' },
+}
+const newer: RunItem = {
+  run_id: 'run_new',
+  state: 'QUEUED',
+  created_at: '2026-11-23T12:00:05Z',
+  agent_config: { name: 'pr-7' },
+}
+
+/** A clock that moves only when the lookup sleeps, and a list that shows `runs` from look `from` on. */
+function fakes(from: number, runs: RunItem[] = [newer]) {
+  let now = 0
+  let looks = 0
+  return {
+    client: {
+      listRuns: () => {
+        looks += 1
+        return Promise.resolve({ runs: looks >= from ? runs : [], has_more: false })
+      },
+    } as unknown as Parameters<typeof findSupersedingRun>[0],
+    deps: {
+      now: () => now,
+      sleep: (ms: number) => {
+        now += ms
+        return Promise.resolve()
+      },
+    },
+    looks: () => looks,
+  }
+}
+
+describe('findSupersedingRun', () => {
+  it('finds the newer run even when it is created a moment after the cancel is seen', async () => {
+    const { client, deps, looks } = fakes(3)
+    expect((await findSupersedingRun(client, older, deps))?.run_id).toBe('run_new')
+    expect(looks()).toBe(3)
+  })
+
+  it('gives up after a bounded time when no newer run appears', async () => {
+    const { client, deps, looks } = fakes(Infinity)
+    expect(await findSupersedingRun(client, older, deps)).toBeUndefined()
+    // One look at once, then one a pause apart until the time is up.
+    expect(looks()).toBe(SUPERSEDING_LOOKUP.forMs / SUPERSEDING_LOOKUP.pauseMs + 1)
+  })
+
+  it('looks only for a cancelled run with a name', async () => {
+    const { client, deps, looks } = fakes(1)
+    expect(await findSupersedingRun(client, { ...older, state: 'FAILED' }, deps)).toBeUndefined()
+    expect(
+      await findSupersedingRun(client, { ...older, agent_config: undefined }, deps),
+    ).toBeUndefined()
+    expect(looks()).toBe(0)
+  })
+})
