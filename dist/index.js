@@ -36352,20 +36352,39 @@ function forkHint(env) {
 /** One quick look: it only decides between two words for a run that is already over. */
 const LOOKUP = { timeoutMs: 5_000, maxRetries: 0 };
 /**
+ * How long a cancelled run's step looks for the run that replaced it: the
+ * newer step cancels before it creates, so the newer run can appear a moment
+ * after the cancel is seen.
+ */
+const SUPERSEDING_LOOKUP = { forMs: 5_000, pauseMs: 1_000 };
+/**
  * The newer run that replaced `run`, when `run` was cancelled and a run with
  * the same name was created after it (`cancel_previous` in a later workflow
  * run). Undefined when there is none, or when the service cannot say.
  */
-async function findSupersedingRun(client, run, signal) {
+async function findSupersedingRun(client, run, deps) {
     const name = run.agent_config?.name;
     if (run.state !== 'CANCELLED' || !name || !run.created_at)
         return undefined;
+    const until = deps.now() + SUPERSEDING_LOOKUP.forMs;
+    for (;;) {
+        const newer = await lookOnce(client, run, name, deps.signal);
+        if (newer !== null)
+            return newer;
+        if (deps.now() + SUPERSEDING_LOOKUP.pauseMs > until || deps.signal?.aborted)
+            return undefined;
+        await deps.sleep(SUPERSEDING_LOOKUP.pauseMs, deps.signal).catch(() => undefined);
+    }
+}
+/** The newer run; null when none is listed (yet); undefined when the service cannot say. */
+async function lookOnce(client, run, name, signal) {
     try {
         const { runs } = await client.listRuns({ name, created_after: run.created_at, sort_by: 'created_at', sort_order: 'asc', limit: 20 }, { ...LOOKUP, signal });
-        const createdAt = Date.parse(run.created_at);
-        return runs.find((other) => other.run_id !== run.run_id &&
+        const createdAt = Date.parse(run.created_at ?? '');
+        const newer = runs.find((other) => other.run_id !== run.run_id &&
             other.agent_config?.name === name &&
             Date.parse(other.created_at ?? '') > createdAt);
+        return newer ?? null;
     }
     catch {
         return undefined;
@@ -36726,7 +36745,7 @@ class RunWatcher {
 ;// CONCATENATED MODULE: ./src/model/outcome.ts
 
 /** The `outcome` output: why the step ended, in one word (the contract's list, v1.1). */
-const OUTCOMES = (/* unused pure expression or super */ null && ([
+const OUTCOMES = [
     'succeeded',
     'failed',
     'error',
@@ -36737,7 +36756,34 @@ const OUTCOMES = (/* unused pure expression or super */ null && ([
     'over_budget',
     'interrupted',
     'started',
-]));
+];
+/** The step's outcome as the pure outcome rules see it. */
+function endingOf(outcome) {
+    switch (outcome.kind) {
+        case 'started':
+            return { kind: 'started' };
+        case 'finished':
+            return outcome.supersededBy
+                ? { kind: 'superseded', newerRunId: outcome.supersededBy }
+                : { kind: 'finished', state: outcome.run.state };
+        case 'timed-out':
+            return {
+                kind: 'timed-out',
+                timeoutMs: outcome.timeoutMs,
+                stateAtTimeout: outcome.stateAtTimeout,
+            };
+        case 'interrupted':
+            return { kind: 'interrupted' };
+        case 'over-budget':
+            return {
+                kind: 'over-budget',
+                credits: formatCredits(outcome.cost.credits ?? 0),
+                maxCredits: formatCredits(outcome.maxCredits),
+            };
+        case 'blocked':
+            return { kind: 'blocked', onBlocked: outcome.passes ? 'pass' : 'fail' };
+    }
+}
 function outcomeOf(ending) {
     switch (ending.kind) {
         case 'started':
@@ -37156,12 +37202,30 @@ function describeCancel(unsafeRunId, report) {
 
 ;// CONCATENATED MODULE: ./src/model/run.ts
 
+
 /** The run's own explanation of a failure, when there is one. */
 function run_statusMessageOf(run) {
     if (meaningOf(run.state) === 'succeeded')
         return undefined;
     const message = run.status_message?.message?.trim();
     return message ? message : undefined;
+}
+/** The pull request the run opened, from its artifacts, if it is an http(s) URL. */
+function pullRequestUrlOf(run) {
+    for (const artifact of run.artifacts ?? []) {
+        const url = artifact.artifact_type === 'PULL_REQUEST' ? artifact.data?.url : undefined;
+        if (typeof url === 'string' && safeHttpUrl(url))
+            return url;
+    }
+    return undefined;
+}
+/** `PT2M30S` and the like, in milliseconds; undefined for anything else. */
+function parseIsoDuration(text) {
+    const match = /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(text);
+    if (!match || text === 'P' || text === 'PT')
+        return undefined;
+    const [, days, hours, minutes, seconds] = match.map((part) => Number(part ?? 0));
+    return Math.round((((days ?? 0) * 24 + (hours ?? 0)) * 3600 + (minutes ?? 0) * 60 + (seconds ?? 0)) * 1000);
 }
 
 ;// CONCATENATED MODULE: ./src/report/summary.ts
@@ -37173,33 +37237,6 @@ function run_statusMessageOf(run) {
 
 
 
-/** The step's outcome as the pure outcome rules see it. */
-function endingOf(outcome) {
-    switch (outcome.kind) {
-        case 'started':
-            return { kind: 'started' };
-        case 'finished':
-            return outcome.supersededBy
-                ? { kind: 'superseded', newerRunId: outcome.supersededBy }
-                : { kind: 'finished', state: outcome.run.state };
-        case 'timed-out':
-            return {
-                kind: 'timed-out',
-                timeoutMs: outcome.timeoutMs,
-                stateAtTimeout: outcome.stateAtTimeout,
-            };
-        case 'interrupted':
-            return { kind: 'interrupted' };
-        case 'over-budget':
-            return {
-                kind: 'over-budget',
-                credits: formatCredits(outcome.cost.credits ?? 0),
-                maxCredits: formatCredits(outcome.maxCredits),
-            };
-        case 'blocked':
-            return { kind: 'blocked', onBlocked: outcome.passes ? 'pass' : 'fail' };
-    }
-}
 function verdictOf(outcome) {
     const ending = endingOf(outcome);
     const word = outcomeOf(ending);
@@ -37279,15 +37316,6 @@ function verdictOf(outcome) {
 function nameOf(run) {
     const title = run.title?.trim();
     return title ? truncate(title.replace(/\s+/g, ' '), 200) : `Run ${run.run_id}`;
-}
-/** The pull request the run opened, from its artifacts, if it is an http(s) URL. */
-function pullRequestUrlOf(run) {
-    for (const artifact of run.artifacts ?? []) {
-        const url = artifact.artifact_type === 'PULL_REQUEST' ? artifact.data?.url : undefined;
-        if (typeof url === 'string' && safeHttpUrl(url))
-            return url;
-    }
-    return undefined;
 }
 /** The run's usage as `key: value` pairs, for the summary; numbers and short strings only. */
 function usageOf(run) {
@@ -37386,14 +37414,6 @@ function durationOf(outcome) {
         return formatDuration(outcome.elapsedMs);
     return undefined;
 }
-/** `PT2M30S` and the like, in milliseconds; undefined for anything else. */
-function parseIsoDuration(text) {
-    const match = /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(text);
-    if (!match || text === 'P' || text === 'PT')
-        return undefined;
-    const [, days, hours, minutes, seconds] = match.map((part) => Number(part ?? 0));
-    return Math.round((((days ?? 0) * 24 + (hours ?? 0)) * 3600 + (minutes ?? 0) * 60 + (seconds ?? 0)) * 1000);
-}
 /** `owner/repo#12` for a GitHub pull request URL, else the URL itself. */
 function pullRequestLabel(url) {
     const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url);
@@ -37404,6 +37424,7 @@ function truncate(text, max) {
 }
 
 ;// CONCATENATED MODULE: ./src/report/publish.ts
+
 
 
 
@@ -38236,7 +38257,113 @@ function renderCommentAnswer(answer) {
     return agentMarkdown(clipAnswer(answer, COMMENT_ANSWER_CHARS)) || undefined;
 }
 
+;// CONCATENATED MODULE: ./src/github/words.ts
+
+
+const STATE = /^[A-Z_]{1,40}$/;
+/**
+ * The words for the run as last seen: from its state alone while the step
+ * waits (and in the post step), from the step's ending once it has one.
+ */
+function wordsFor(run, ending) {
+    if (!ending)
+        return wordsForState(run.state, false);
+    switch (ending.kind) {
+        case 'started':
+            return {
+                icon: '🚀',
+                label: 'Started',
+                detail: 'This step did not wait for the run (`wait: false`).',
+                showsReason: false,
+            };
+        case 'finished':
+            return wordsForState(ending.state, true);
+        case 'timed-out': {
+            const state = STATE.test(ending.stateAtTimeout) ? ` ${ending.stateAtTimeout}` : '';
+            return {
+                icon: '⏱️',
+                label: `Timed out after ${formatDuration(ending.timeoutMs)}`,
+                detail: `The run was still${state} when the \`timeout\` input (${formatDuration(ending.timeoutMs)}) ran out, so the action cancelled it.`,
+                showsReason: false,
+            };
+        }
+        case 'interrupted':
+            return {
+                icon: '⛔',
+                label: 'Cancelled because the workflow was cancelled',
+                detail: 'The workflow cancelled this step, and the action cancelled the run with it.',
+                showsReason: false,
+            };
+        case 'superseded':
+            return {
+                icon: '⏭️',
+                label: 'Superseded by a newer run',
+                detail: 'A newer run with the same `name` replaced this one (`cancel_previous`).',
+                newerRunId: ending.newerRunId,
+                showsReason: false,
+            };
+        case 'over-budget':
+            return {
+                icon: '💸',
+                label: `Over budget: ${ending.credits}, over the cap of ${ending.maxCredits}`,
+                detail: `The run used ${ending.credits}, more than the \`max_credits\` cap of ${ending.maxCredits}, so the action cancelled it.`,
+                showsReason: false,
+            };
+        case 'blocked':
+            // What it waits for and how to answer follow; on_blocked is the job summary's to explain.
+            return { icon: '✋', label: 'Waiting for a person', showsReason: false };
+    }
+}
+function wordsForState(state, ended) {
+    switch (state) {
+        case 'QUEUED':
+        case 'PENDING':
+            return {
+                icon: '⏳',
+                label: 'Queued',
+                detail: 'Waiting for an agent to pick the run up.',
+                showsReason: false,
+            };
+        case 'SUCCEEDED':
+            return { icon: '✅', label: 'Succeeded', showsReason: false };
+        case 'FAILED':
+            return { icon: '❌', label: 'Failed', showsReason: true };
+        case 'ERROR':
+            return { icon: '❌', label: "Failed on the service's side", showsReason: true };
+        case 'CANCELLED':
+            // Only the step's ending knows who cancelled it; the post step's cancel is its own.
+            return ended
+                ? {
+                    icon: '⛔',
+                    label: 'Cancelled elsewhere',
+                    detail: 'Someone cancelled the run outside this step (in the app, or through the API).',
+                    showsReason: true,
+                }
+                : { icon: '⛔', label: 'Cancelled', showsReason: true };
+    }
+    switch (meaningOf(state)) {
+        case 'blocked':
+            return { icon: '✋', label: 'Waiting for a person', showsReason: false };
+        case 'failed':
+            return { icon: '❌', label: 'Did not succeed', showsReason: true };
+        case 'succeeded':
+            return { icon: '✅', label: 'Succeeded', showsReason: false };
+        default:
+            return {
+                icon: '⏳',
+                label: 'In progress',
+                detail: 'The agent is working; follow it in the session.',
+                showsReason: false,
+            };
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/github/comment.ts
+
+
+
+
+
 
 
 
@@ -38245,7 +38372,7 @@ function renderCommentAnswer(answer) {
 /** The most runs a comment keeps; older ones drop off the history. */
 const MAX_RUNS = 20;
 const MARKER = /<!-- cloud-agent-run: (\{[^<>]*\}) -->/;
-const STATE = /^[A-Z_]{1,40}$/;
+const comment_STATE = /^[A-Z_]{1,40}$/;
 function renderMarker(marker) {
     const json = JSON.stringify({
         run_id: marker.runId,
@@ -38256,6 +38383,8 @@ function renderMarker(marker) {
         runs: marker.runs.map((run) => ({
             run_id: run.runId,
             state: run.state,
+            outcome: run.outcome,
+            superseded_by: run.supersededBy,
             session: run.sessionLink,
             workflow_run: run.workflowRun,
             started_at: run.startedAt,
@@ -38300,13 +38429,18 @@ function parseRecord(entry) {
     const { run_id: runId, state, started_at: startedAt } = record;
     if (!isRunId(runId))
         return undefined;
-    if (typeof state !== 'string' || !STATE.test(state))
+    if (typeof state !== 'string' || !comment_STATE.test(state))
         return undefined;
     if (typeof startedAt !== 'string' || Number.isNaN(Date.parse(startedAt)))
         return undefined;
+    const outcome = OUTCOMES.includes(record.outcome)
+        ? record.outcome
+        : undefined;
     return {
         runId,
         state,
+        outcome,
+        supersededBy: isRunId(record.superseded_by) ? record.superseded_by : undefined,
         sessionLink: safeHttpUrl(shortText(record.session, 2048)),
         workflowRun: safeHttpUrl(shortText(record.workflow_run, 2048)),
         startedAt,
@@ -38326,52 +38460,198 @@ function mergeRuns(runs, run) {
 }
 /** The record of a run as last seen. */
 function recordOf(run, context) {
+    const ending = context.outcome?.ending;
     return {
         runId: run.run_id,
         state: run.state,
+        outcome: ending ? outcomeOf(ending) : undefined,
+        supersededBy: ending?.kind === 'superseded' ? ending.newerRunId : undefined,
         sessionLink: safeHttpUrl(run.session_link),
         workflowRun: context.workflowRun,
         startedAt: context.startedAt,
     };
 }
-const PHRASES = {
-    active: '⏳ is in progress',
-    blocked: '✋ is waiting for a person (BLOCKED)',
-    unknown: '⏳ is in progress',
-    succeeded: '✅ succeeded',
-    failed: '❌ did not succeed',
-};
+/** The facts of the step's outcome that the comment shows. */
+function commentOutcomeOf(outcome, continueRun) {
+    return {
+        ending: endingOf(outcome),
+        elapsedMs: 'elapsedMs' in outcome ? outcome.elapsedMs : undefined,
+        question: outcome.kind === 'blocked' ? outcome.question : undefined,
+        continueRun,
+    };
+}
+/** An answer longer than this is collapsed, so that the thread stays readable. */
+const LONG_ANSWER = { chars: 1_500, lines: 25 };
 /** The parts of the comment for the run as last seen; `history` comes from the marker. */
 function partsOf(run, history, context = {}) {
-    const meaning = meaningOf(run.state);
-    const queued = run.state === 'QUEUED' || run.state === 'PENDING';
-    const phrase = queued ? '⏳ is queued' : PHRASES[meaning];
+    const ending = context.outcome?.ending;
+    const words = wordsFor(run, ending);
+    const title = run.title?.trim();
+    const name = title
+        ? inlineText(shorten(title.replace(/\s+/g, ' '), 200))
+        : `Run ${codeSpan(run.run_id)}`;
+    const figures = ending || isTerminal(run.state) ? figuresOf(run, context.outcome) : [];
+    const newer = words.newerRunId ? ` (run ${codeSpan(words.newerRunId)})` : '';
     const links = [];
     const session = safeHttpUrl(run.session_link);
     if (session)
-        links.push(`[Open the session transcript](${session})`);
+        links.push(`[Session](${session})`);
     const workflowRun = safeHttpUrl(context.workflowRun);
     if (workflowRun)
         links.push(`[Workflow run](${workflowRun})`);
-    const message = run_statusMessageOf(run);
+    const pullRequest = pullRequestLinkOf(run);
+    if (pullRequest)
+        links.push(pullRequest);
+    links.push(`Run ${codeSpan(run.run_id)}`);
     return {
-        headline: `**Cloud agent run** <code>${escapeMarkdown(run.run_id)}</code> ${phrase} (<code>${escapeMarkdown(shorten(run.state, 100))}</code>).`,
-        title: run.title && !context.short ? `**${escapeMarkdown(shorten(run.title, 1_000))}**` : undefined,
+        headline: `### ${words.icon} ${name}`,
+        status: [`**${words.label}**${newer}`, ...figures].join(' · '),
         links,
         body: context.short
-            ? '_Details are in the session transcript and the job summary._'
-            : bodyOf(message && meaning === 'failed' ? message : undefined, context.answer),
+            ? '_Details are in the session and the job summary._'
+            : bodyOf(run, words, context),
         notes: context.short ? [] : (context.notes ?? []),
         history,
     };
 }
-/** The status message of a failure, then the agent's answer (agent text, shown as safe Markdown). */
-function bodyOf(statusMessage, answer) {
-    const parts = [
-        statusMessage ? `> ${escapeMarkdown(statusMessage)}` : undefined,
-        renderCommentAnswer(answer),
-    ].filter((part) => part !== undefined);
+/** The run's duration and credits, when known. */
+function figuresOf(run, outcome) {
+    const figures = [];
+    const fromService = run.run_time ? parseIsoDuration(run.run_time) : undefined;
+    const duration = fromService ?? outcome?.elapsedMs;
+    if (duration !== undefined)
+        figures.push(`⏱ ${formatDuration(duration)}`);
+    const cost = describeCost(costOf(run.request_usage));
+    if (cost)
+        figures.push(escapeMarkdown(cost));
+    return figures;
+}
+/** The pull request the agent opened, as a link labelled `owner/repo#12`. */
+function pullRequestLinkOf(run) {
+    const url = pullRequestUrlOf(run);
+    const href = url && linkTarget(url);
+    if (!url || !href)
+        return undefined;
+    const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url);
+    const label = match ? `${match[1]}#${match[2]}` : 'the pull request';
+    return `Opened ${`[${escapeMarkdown(label)}](<${href}>)`}`;
+}
+/** Why it ended, the service's reason, what a person is asked, and the agent's answer. */
+function bodyOf(run, words, context) {
+    const parts = [];
+    if (words.detail)
+        parts.push(words.detail);
+    const reason = words.showsReason ? run_statusMessageOf(run) : undefined;
+    if (reason)
+        parts.push(quote(inlineText(shorten(reason, 2_000))));
+    let answer = context.answer?.trim() ? context.answer : undefined;
+    if (meaningOf(run.state) === 'blocked' && context.outcome?.ending.kind !== 'timed-out') {
+        const question = context.outcome?.question ?? blockedQuestion(run.status_message, undefined);
+        // The agent's last message is often its question: shown once, as what the run waits for.
+        if (question?.trim() === answer?.trim())
+            answer = undefined;
+        parts.push(blockedBlock(question, run, context.outcome?.continueRun ?? false));
+    }
+    const shown = answerBlock(answer);
+    if (shown)
+        parts.push(shown);
     return parts.length > 0 ? parts.join('\n\n') : undefined;
+}
+/** What a BLOCKED run waits for, and how a person answers it. */
+function blockedBlock(question, run, continueRun) {
+    const session = safeHttpUrl(run.session_link);
+    const ways = [
+        session ? `answer in the [session](${session})` : 'answer in the session, in the app',
+    ];
+    if (continueRun)
+        ways.push('reply with a comment here; continue_run passes it on');
+    const lines = [
+        '> [!WARNING]',
+        `> The run is BLOCKED: it waits for a person. To move it on, ${ways.join(', or ')}.`,
+    ];
+    if (question)
+        lines.push('', agentDetails('What it waits for', shorten(question, 20_000), true));
+    return lines.join('\n');
+}
+/** The agent's answer: as it is when short, collapsed when long. */
+function answerBlock(answer) {
+    if (answer === undefined)
+        return undefined;
+    const long = answer.length > LONG_ANSWER.chars || answer.split('\n').length > LONG_ANSWER.lines;
+    if (!long)
+        return renderCommentAnswer(answer);
+    return agentDetails("The agent's answer", clipAnswer(answer, COMMENT_ANSWER_CHARS));
+}
+function quote(markdown) {
+    return markdown
+        .split(/<br>/)
+        .map((line) => `> ${line}`)
+        .join('\n');
+}
+/** Zero-width joiner: keeps `@name` readable while GitHub no longer sees a mention. */
+const comment_MENTION_BREAK = '\u200d';
+/** Service text as inert Markdown: nothing renders or notifies, and a URL in it stays one link. */
+function inlineText(text) {
+    let out = '';
+    let last = 0;
+    for (const match of text.matchAll(URL_IN_TEXT)) {
+        const url = trimUrl(match[0]);
+        const href = linkTarget(url);
+        out += inert(text.slice(last, match.index));
+        out += href ? `[${inert(url)}](<${href}>)` : inert(url);
+        last = match.index + url.length;
+    }
+    return out + inert(text.slice(last));
+}
+const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`]+/g;
+/** The URL without what GitHub's autolinks leave out: trailing punctuation, an unmatched `)`. */
+function trimUrl(url) {
+    let end = url;
+    for (;;) {
+        let trimmed = end.replace(/[.,:;!?*_~'"]+$/, '');
+        const open = trimmed.split('(').length;
+        const close = trimmed.split(')').length;
+        if (trimmed.endsWith(')') && close > open)
+            trimmed = trimmed.slice(0, -1);
+        if (trimmed === end)
+            return end;
+        end = trimmed;
+    }
+}
+/**
+ * The destination of a link written `[label](<destination>)`: only `<`, `>`,
+ * a backslash or a line break could end or bend it, and they are
+ * percent-encoded; parentheses stay as they are, as the author wrote them.
+ */
+function linkTarget(url) {
+    let parsed;
+    try {
+        parsed = new URL(url);
+    }
+    catch {
+        return undefined;
+    }
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+        return undefined;
+    return parsed.href.replace(/[<>\\\s]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+function inert(text) {
+    return escapeMarkdown(text).replace(/(^|[^A-Za-z0-9_])@(?=[A-Za-z0-9])/g, `$1@${comment_MENTION_BREAK}`);
+}
+/**
+ * Text shown exactly as it is, in a code span: a run ID, a state. The span's
+ * backticks outnumber any in the text, so it cannot close early; mentions and
+ * HTML do nothing inside one.
+ */
+function codeSpan(text) {
+    const flat = text
+        // eslint-disable-next-line no-control-regex -- a code span is one line, without control characters
+        .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+        .replace(/<!--/g, '<!\u200b--');
+    const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((run) => run[0].length));
+    const fence = '`'.repeat(longest + 1);
+    const pad = flat.startsWith('`') || flat.endsWith('`') ? ' ' : '';
+    return `${fence}${pad}${flat}${pad}${fence}`;
 }
 /**
  * The comment's Markdown: the marker, then the parts, then the history,
@@ -38381,9 +38661,7 @@ function composeComment(marker, parts) {
     return fitParts(marker, parts);
 }
 function assemble(marker, parts) {
-    const sections = [`${renderMarker(marker)}\n${parts.headline}`];
-    if (parts.title)
-        sections.push(parts.title);
+    const sections = [`${renderMarker(marker)}\n${parts.headline}`, parts.status];
     if (parts.links.length > 0)
         sections.push(parts.links.join(' · '));
     if (parts.body)
@@ -38396,8 +38674,23 @@ function assemble(marker, parts) {
 /** The comment for the run as last seen, with the marker's other runs as its history. */
 function renderComment(run, marker, context = {}) {
     const history = marker.runs.filter((record) => record.runId !== run.run_id);
-    return composeComment(marker, partsOf(run, history, context));
+    const parts = partsOf(run, history, context);
+    const whole = assemble(marker, parts).length;
+    const { answer } = context;
+    if (whole <= MAX_COMMENT_CHARS || !answer)
+        return composeComment(marker, parts);
+    // Too long: the answer is clipped before it is made safe, so no block is left open; by how much
+    // is a guess (escaping grows text unevenly), and composeComment cuts whatever still overflows.
+    const without = assemble(marker, partsOf(run, history, { ...context, answer: undefined })).length;
+    const room = MAX_COMMENT_CHARS - without - ANSWER_CLIP_SLACK;
+    const shown = Math.min(answer.length, COMMENT_ANSWER_CHARS);
+    const keep = Math.floor((shown * room) / (whole - without));
+    if (keep <= 0)
+        return composeComment(marker, parts);
+    return composeComment(marker, partsOf(run, history, { ...context, answer: clipAnswer(answer, keep) }));
 }
+/** Room for what clipping adds around the answer: its note and the block it is collapsed in. */
+const ANSWER_CLIP_SLACK = 500;
 const HISTORY = /\n\n<details><summary>Earlier runs \(\d+\)<\/summary>\n[\s\S]*<\/details>$/;
 /**
  * A comment (written by the action) with a new marker and history, and the
@@ -38425,10 +38718,19 @@ const HISTORY_WORDS = {
     CANCELLED: '⛔ cancelled',
     BLOCKED: '✋ waiting for a person',
 };
+const HISTORY_OUTCOMES = {
+    timed_out: '⏱️ timed out',
+    interrupted: '⛔ cancelled with the workflow',
+    superseded: '⏭️ superseded',
+    over_budget: '💸 over budget',
+    started: '🚀 started',
+};
 /** One line of the history: outcome, run and links. */
 function historyLine(record) {
-    const outcome = HISTORY_WORDS[record.state] ?? `⏳ ${escapeMarkdown(record.state.toLowerCase())}`;
-    const parts = [`- ${outcome}`, `run <code>${escapeMarkdown(record.runId)}</code>`];
+    const byOutcome = record.outcome ? HISTORY_OUTCOMES[record.outcome] : undefined;
+    const outcome = byOutcome ?? HISTORY_WORDS[record.state] ?? `⏳ ${record.state.toLowerCase()}`;
+    const newer = record.supersededBy ? ` by ${codeSpan(record.supersededBy)}` : '';
+    const parts = [`- ${outcome}${newer}`, `run ${codeSpan(record.runId)}`];
     const session = safeHttpUrl(record.sessionLink);
     if (session)
         parts.push(`[session](${session})`);
@@ -38466,9 +38768,14 @@ function fitParts(marker, parts) {
     const whole = assemble(marker, parts);
     if (whole.length <= MAX_COMMENT_CHARS)
         return whole;
-    const room = MAX_COMMENT_CHARS - assemble(marker, { ...parts, body: '' }).length - CUT_NOTE.length;
-    const body = room > 0 ? `${cutEscaped(parts.body ?? '', room)}${CUT_NOTE}` : CUT_NOTE;
+    const room = MAX_COMMENT_CHARS - assemble(marker, { ...parts, body: '' }).length - CUT_NOTE.length - 40;
+    const body = room > 0 ? closeDetails(`${cutEscaped(parts.body ?? '', room)}${CUT_NOTE}`) : CUT_NOTE;
     return cutEscaped(assemble(marker, { ...parts, body }), MAX_COMMENT_CHARS);
+}
+/** A body cut inside a collapsed block closes it, or the history would be swallowed by it. */
+function closeDetails(body) {
+    const open = body.split('<details').length - body.split('</details>').length;
+    return open > 0 ? `${body}${'\n\n</details>'.repeat(open)}` : body;
 }
 /** `text` cut to `max` characters, never through an escape (`&#124;` would leave `&#12`). */
 function cutEscaped(text, max) {
@@ -38664,6 +38971,7 @@ class NewestWrites {
 
 
 
+
 /**
  * The step's conversation on its pull request or issue: one comment per key,
  * kept up to date, with the earlier runs in a history; and the run a previous
@@ -38796,24 +39104,44 @@ class Conversation {
         this.#choose(oldest.id);
         await this.#update(run, context);
     }
-    /** Rewrites the chosen comment with this run put in; false when the comment is gone. */
     /**
      * Rewrites the chosen comment with this run put in; false when the comment is
      * gone. GitHub has no compare-and-swap, so a step with the same key writing at
      * the same moment can put back this run's older state: the write is read back,
-     * and repeated (a few times at most) until the comment shows this run as it is.
+     * and repeated (a few times at most) until the comment shows this run as it is;
+     * when another step's run heads the comment, read back again a little later.
      */
     async #update(run, context) {
         let current = await this.#readChosen();
-        for (let attempt = 1;; attempt += 1) {
-            if (!current)
-                return false;
+        if (!current)
+            return false;
+        let writes = 0;
+        let looks = 0;
+        for (;;) {
             await this.#rewrite(current, run, context);
-            current = await this.#readChosen();
-            const shown = current && this.#trusted(current)?.runs.find((r) => r.runId === run.run_id);
-            if (!current || shown?.state === this.#record(run, context).state || attempt >= 3) {
-                return true;
+            writes += 1;
+            for (;;) {
+                current = await this.#readChosen();
+                if (!current)
+                    return true;
+                const marker = this.#trusted(current);
+                const shown = marker?.runs.find((r) => r.runId === run.run_id);
+                const wanted = this.#record(run, context);
+                if (shown?.state !== wanted.state || shown.outcome !== wanted.outcome)
+                    break;
+                // Another step may be writing this comment too (its run heads it, or is still going,
+                // or superseded ours and may not be shown yet): a write of its that read the comment
+                // before ours landed may yet come. Look again a little later.
+                const shared = marker?.runs[0]?.runId !== run.run_id ||
+                    marker.runs.some((r) => r.runId !== run.run_id && !r.outcome && !isTerminal(r.state)) ||
+                    context.outcome?.ending.kind === 'superseded';
+                if (!shared || looks >= RECHECK_PAUSES_MS.length || this.#writes.stopped)
+                    return true;
+                await new Promise((resolve) => setTimeout(resolve, RECHECK_PAUSES_MS[looks]));
+                looks += 1;
             }
+            if (writes >= MAX_WRITES)
+                return true;
         }
     }
     async #readChosen() {
@@ -38863,7 +39191,7 @@ class Conversation {
     }
     #record(run, context) {
         const startedAt = this.#firstSeen.get(run.run_id) ?? new Date(this.#now()).toISOString();
-        return recordOf(run, { startedAt, workflowRun: context.workflowRun });
+        return recordOf(run, { startedAt, workflowRun: context.workflowRun, outcome: context.outcome });
     }
     #marker(runs, earlier) {
         return {
@@ -38911,6 +39239,10 @@ class Conversation {
         return `${this.#thread.owner}/${this.#thread.repo}#${this.#thread.issueNumber}`;
     }
 }
+/** At most this many writes of one update. */
+const MAX_WRITES = 3;
+/** The pauses before looking again at a comment that another step writes too. */
+const RECHECK_PAUSES_MS = [300, 700];
 /**
  * For a write GitHub refused but would take again: 422 (e.g. a body over its
  * limit) at once, and a 403 secondary rate limit after its hint (when the hint
@@ -38977,6 +39309,7 @@ function eventPullRequest(payload) {
 
 
 
+
 /** GitHub refuses a longer description. */
 const MAX_DESCRIPTION = 140;
 function statusContext(key) {
@@ -38991,67 +39324,60 @@ function oneLine(text, max = MAX_DESCRIPTION) {
         .trim();
     return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
-/** While the run works: pending, linking to the session once there is one. */
+/** While the run works: pending, in the comment's words, linking to the session once there is one. */
 function pendingStatus(run, fallbackTarget) {
-    const waiting = run.state === 'BLOCKED';
     return {
         state: 'pending',
-        description: oneLine(waiting
-            ? `The agent waits for a person (run ${run.run_id})`
-            : `The agent is working (run ${run.run_id}, ${run.state})`),
+        description: oneLine(`${wordsFor(run).label} (run ${run.run_id})`),
         targetUrl: safeHttpUrl(run.session_link) ?? fallbackTarget,
     };
 }
-/** Where the step ended, as a commit status. */
+/** Where the step ended, as a commit status, in the comment's plain words. */
 function finalStatus(outcome, fallbackTarget) {
     const run = outcome.run;
     const targetUrl = safeHttpUrl(run?.session_link) ?? fallbackTarget;
-    const because = (prefix) => {
-        const message = run ? run_statusMessageOf(run) : undefined;
-        return oneLine(message ? `${prefix}: ${message}` : prefix);
-    };
+    const ending = endingOf(outcome);
+    const words = run ? wordsFor(run, ending) : undefined;
+    const label = words?.label ?? 'Cancelled because the workflow was cancelled';
+    const reason = run && words?.showsReason ? run_statusMessageOf(run) : undefined;
+    const question = outcome.kind === 'blocked' ? outcome.question : undefined;
+    const description = oneLine(outcome.kind === 'started'
+        ? `Started (run ${outcome.run.run_id}); this step does not wait for it`
+        : words?.newerRunId
+            ? `Superseded by run ${words.newerRunId}`
+            : [label, reason ?? question].filter(Boolean).join(': '));
+    return { state: stateOf(outcome), description, targetUrl };
+}
+/**
+ * What branch protection sees. Only the agent's verdict on the work can be
+ * `failure`; a run that never gave one (the service's error, a cancel, a
+ * stopped workflow) is `error`, so that a re-run is the obvious answer.
+ */
+function stateOf(outcome) {
     switch (outcome.kind) {
         case 'started':
-            return {
-                state: 'pending',
-                description: oneLine(`Run ${outcome.run.run_id} started; this step does not wait for it`),
-                targetUrl,
-            };
+            return 'pending';
         case 'finished':
+            // Superseded is `success`, not `error`: the newer run gives the verdict (on the newer
+            // commit, or on this one, where the step leaves the status to it), and an error here would
+            // keep a red mark on a commit for a review that was only replaced, never lost.
+            if (outcome.supersededBy)
+                return 'success';
             switch (outcome.run.state) {
                 case 'SUCCEEDED':
-                    return { state: 'success', description: 'The agent succeeded', targetUrl };
+                    return 'success';
                 case 'FAILED':
-                    return { state: 'failure', description: because('The agent failed'), targetUrl };
-                case 'CANCELLED':
-                    return { state: 'error', description: because('The run was cancelled'), targetUrl };
+                    return 'failure';
                 default:
-                    return { state: 'error', description: because('The run ended in error'), targetUrl };
+                    return 'error';
             }
         case 'timed-out':
-            return {
-                state: 'failure',
-                description: oneLine(`Timed out after ${formatDuration(outcome.timeoutMs)}; run cancelled`),
-                targetUrl,
-            };
-        case 'interrupted':
-            return {
-                state: 'error',
-                description: 'Stopped: the workflow was cancelled',
-                targetUrl,
-            };
         case 'over-budget':
-            return {
-                state: 'failure',
-                description: oneLine(`Over max_credits (${outcome.maxCredits}); run cancelled`),
-                targetUrl,
-            };
+            return 'failure';
+        case 'interrupted':
+            return 'error';
         case 'blocked':
-            return {
-                state: outcome.passes ? 'success' : 'failure',
-                description: oneLine(`The agent waits for a person (run ${outcome.run.run_id})`),
-                targetUrl,
-            };
+            return outcome.passes ? 'success' : 'failure';
     }
 }
 /**
@@ -39478,10 +39804,11 @@ async function run() {
                 watch: watcher,
                 tag: tagFromEnvironment(process.env, undefined, commit?.sha),
                 onRunSeen: (run) => {
+                    // The end is shown once the step knows its outcome (timed out, superseded, …), below.
+                    if (isTerminal(run.state))
+                        return;
                     showInComment?.show(run);
-                    // The end is reported once, with the step's outcome, below.
-                    if (!isTerminal(run.state))
-                        status?.show(pendingStatus(run, workflowRun));
+                    status?.show(pendingStatus(run, workflowRun));
                 },
             });
         }
@@ -39500,16 +39827,32 @@ async function run() {
             const run = await rereadAfterCancel(client, cancel, outcome.run);
             outcome = { kind: 'interrupted', run, signal, cancel };
         }
+        let newer;
         if (outcome.kind === 'finished') {
-            const newer = await findSupersedingRun(client, outcome.run, interruption.signal);
+            newer = await findSupersedingRun(client, outcome.run, {
+                signal: interruption.signal,
+                sleep: abortableSleep,
+                now: Date.now,
+            });
             if (newer)
                 outcome = { ...outcome, supersededBy: newer.run_id };
         }
-        status?.show(finalStatus(outcome, workflowRun));
+        // A newer run on the same commit owns the status now: writing ours could cover its pending.
+        if (!(newer && newer.metadata?.gh_head_sha === commit?.sha)) {
+            status?.show(finalStatus(outcome, workflowRun));
+        }
+        const commentOutcome = commentOutcomeOf(outcome, continuing);
+        // The end at once; the answer and the notes follow once read (one more write, the last).
+        if (outcome.run)
+            showInComment?.show(outcome.run, { outcome: commentOutcome });
         const work = await gatherAgentWork(outcome, settings, sources, watcher, interruption.signal);
         if (outcome.run && showInComment) {
             const moved = cancelling ? undefined : await headMovedNote(github, commit, core_namespaceObject);
-            showInComment.show(outcome.run, { notes: moved ? [moved] : [], answer: work.answer });
+            showInComment.show(outcome.run, {
+                notes: moved ? [moved] : [],
+                answer: work.answer,
+                outcome: commentOutcome,
+            });
         }
         await Promise.all([showInComment?.settled(), status?.settled()]);
         await publishOutcome(outcome, { ...work, continueRun: continuing });
@@ -39666,7 +40009,7 @@ async function post_run() {
         else
             logCancel(core_namespaceObject, runId, report);
         if (saved.commentId && settings.github.comment) {
-            await finishComment(client, runId, saved.commentId, settings.github);
+            await finishComment(client, runId, saved.commentId, settings.github, STOPPED[report.kind]);
         }
         if (saved.statusSha && settings.github.commitStatus) {
             await finishStatus(saved.statusSha, report, settings.github);
@@ -39743,7 +40086,7 @@ async function findUnansweredRun(client, invocation) {
     return undefined;
 }
 /** The main step's comment still shows the run in progress; show where it ended. */
-async function finishComment(client, runId, commentId, github) {
+async function finishComment(client, runId, commentId, github, stopped) {
     let run;
     try {
         run = await client.getRun(runId, { maxRetries: 0 });
@@ -39757,7 +40100,7 @@ async function finishComment(client, runId, commentId, github) {
     });
     if (!conversation)
         return;
-    conversation.show(run);
+    conversation.show(run, { notes: [`${stopped}.`] });
     await conversation.settled();
 }
 const STOPPED = {
