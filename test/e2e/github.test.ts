@@ -5,36 +5,23 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
-import { FakeAgentApi, type FakeApiOptions, type RunScript } from '../fake-api/server.ts'
-import { FakeGitHub, type FakeGitHubOptions } from '../fake-github/server.ts'
+import { describe, expect, it } from 'vitest'
+import type { FakeApiOptions, RunScript } from '../fake-api/server.ts'
+import type { FakeGitHub, FakeGitHubOptions } from '../fake-github/server.ts'
 import { DEFAULT_GITHUB_TOKEN, runPostStep, runStep, startStep, until } from './harness.ts'
+import { e2eServers, eventEnv } from './servers.ts'
 
 const KEY = 'sk-github-e2e'
 const OWNER = 'octo-org'
 const REPO = 'app'
 const PR = 7
-const closers: Array<{ close(): Promise<void> }> = []
-
-// Tests in a file run at once (vitest.config.ts), so servers close when all are done.
-afterAll(async () => {
-  await Promise.all(closers.splice(0).map((server) => server.close()))
-})
+const { fakeApi, fakeGitHub, inputsFor } = e2eServers(KEY)
 
 async function servers(api: FakeApiOptions = {}, github: FakeGitHubOptions = {}) {
-  const agents = await FakeAgentApi.start({ apiKey: KEY, ...api })
-  const gh = await FakeGitHub.start({ token: DEFAULT_GITHUB_TOKEN, ...github })
+  const agents = await fakeApi(api)
+  const gh = await fakeGitHub(github)
   gh.setRole(OWNER, REPO, 'octo-writer', 'write')
-  closers.push(agents, gh)
   return { agents, gh }
-}
-
-/** The runner's view of an event: its name and a payload file. */
-function eventEnv(gh: FakeGitHub, name: string, payload: object): Record<string, string> {
-  const dir = mkdtempSync(join(tmpdir(), 'event-'))
-  const path = join(dir, 'event.json')
-  writeFileSync(path, JSON.stringify(payload))
-  return { GITHUB_EVENT_NAME: name, GITHUB_EVENT_PATH: path, GITHUB_API_URL: gh.apiUrl }
 }
 
 const pullRequestEvent = {
@@ -48,13 +35,6 @@ const issueCommentEvent = {
     user: { login: 'octo-writer', type: 'User' },
   },
 }
-
-const inputsFor = (agents: FakeAgentApi, extra: Record<string, string>) => ({
-  api_key: KEY,
-  base_url: agents.baseUrl,
-  poll_interval: '100ms',
-  ...extra,
-})
 
 /** Waits until the step's comment on the thread shows `pattern`. */
 function settledComment(gh: FakeGitHub, pattern: RegExp): Promise<void> {

@@ -3,15 +3,13 @@
  * fake Cloud Agent Runs API and the fake GitHub. One comment per thread and
  * key with a history, who may talk to the agent, and the commit status.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { renderGitHubMarkdown } from '../../scripts/render/github-markdown.ts'
 import { parseMarker } from '../../src/github/comment.ts'
-import { FakeAgentApi, type FakeApiOptions, type RunScript } from '../fake-api/server.ts'
-import { FakeGitHub } from '../fake-github/server.ts'
-import { DEFAULT_GITHUB_TOKEN, runPostStep, runStep, startStep, until } from './harness.ts'
+import type { FakeAgentApi, FakeApiOptions, RunScript } from '../fake-api/server.ts'
+import type { FakeGitHub } from '../fake-github/server.ts'
+import { runPostStep, runStep, startStep, until } from './harness.ts'
+import { e2eServers, eventEnv } from './servers.ts'
 
 const KEY = 'sk-pull-requests-e2e'
 const OWNER = 'octo-org'
@@ -19,36 +17,22 @@ const REPO = 'app'
 const PR = 7
 const SHA_1 = '1'.repeat(40)
 const SHA_2 = '2'.repeat(40)
-const closers: Array<{ close(): Promise<void> }> = []
-
-afterAll(async () => {
-  await Promise.all(closers.splice(0).map((server) => server.close()))
-})
+const { fakeApi, fakeGitHub, inputsFor } = e2eServers(KEY)
 
 async function servers(api: FakeApiOptions = {}) {
-  const agents = await FakeAgentApi.start({ apiKey: KEY, ...api })
-  const gh = await FakeGitHub.start({ token: DEFAULT_GITHUB_TOKEN })
-  closers.push(agents, gh)
-  return { agents, gh }
+  return { agents: await fakeApi(api), gh: await fakeGitHub() }
 }
 
-/** The runner's view of an event: its name and a payload file. */
-function eventEnv(gh: FakeGitHub, name: string, payload: object): Record<string, string> {
-  const dir = mkdtempSync(join(tmpdir(), 'event-'))
-  const path = join(dir, 'event.json')
-  writeFileSync(path, JSON.stringify(payload))
-  return {
-    GITHUB_EVENT_NAME: name,
-    GITHUB_EVENT_PATH: path,
-    GITHUB_API_URL: gh.apiUrl,
+/** An event on the pull request, on a runner whose checkout is at GITHUB_SHA. */
+const prEventEnv = (gh: FakeGitHub, name: string, payload: object) =>
+  eventEnv(gh, name, payload, {
     GITHUB_SERVER_URL: 'https://github.com',
     GITHUB_SHA: 'f'.repeat(40),
-  }
-}
+  })
 
 /** A push to the pull request: GitHub's `synchronize` event with the new head. */
 const pushEvent = (gh: FakeGitHub, sha: string) =>
-  eventEnv(gh, 'pull_request', {
+  prEventEnv(gh, 'pull_request', {
     action: 'synchronize',
     pull_request: { number: PR, head: { sha } },
     sender: { login: 'octo-writer', type: 'User' },
@@ -56,20 +40,13 @@ const pushEvent = (gh: FakeGitHub, sha: string) =>
 
 /** A comment on the pull request, as the issue_comment event delivers it. */
 const commentEvent = (gh: FakeGitHub, login: string, body: string, type = 'User') =>
-  eventEnv(gh, 'issue_comment', {
+  prEventEnv(gh, 'issue_comment', {
     action: 'created',
     issue: { number: PR, pull_request: { url: 'x' } },
     // What author_association says does not matter: only the permission GitHub reports does.
     comment: { id: 4242, body, user: { login, type }, author_association: 'MEMBER' },
     sender: { login, type },
   })
-
-const inputsFor = (agents: FakeAgentApi, extra: Record<string, string>) => ({
-  api_key: KEY,
-  base_url: agents.baseUrl,
-  poll_interval: '100ms',
-  ...extra,
-})
 
 const thread = (gh: FakeGitHub) => gh.comments(OWNER, REPO, PR)
 
@@ -572,7 +549,7 @@ describe('cancel_only', () => {
 
     const result = await runStep({
       inputs: inputsFor(agents, { cancel_only: 'true', name: 'pr-review-7' }),
-      env: eventEnv(gh, 'pull_request', { action: 'closed', pull_request: { number: PR } }),
+      env: prEventEnv(gh, 'pull_request', { action: 'closed', pull_request: { number: PR } }),
     })
 
     expect(result.code).toBe(0)

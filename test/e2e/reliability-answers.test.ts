@@ -16,7 +16,7 @@ import { conversationStep, type RunScript } from '../fake-api/server.ts'
 import type { FakeGitHub } from '../fake-github/server.ts'
 import { MAX_COMMENT_BODY } from '../fake-github/server.ts'
 import { errorAnnotations, runStep, startStep, type StepResult } from './harness.ts'
-import { e2eServers } from './servers.ts'
+import { e2eServers, eventEnv } from './servers.ts'
 
 // No English word in it: the test looks for every 6-character piece of it in all the step writes.
 const KEY = 'sk-q7xz-5f3e9a1c2b7d'
@@ -28,12 +28,8 @@ const { fakeApi, fakeGitHub, inputsFor } = e2eServers(KEY, {
   title: 'Fix CI',
 })
 
-function pullRequestEnv(gh: FakeGitHub, event = 'pull_request', payload?: object) {
-  const dir = mkdtempSync(join(tmpdir(), 'event-'))
-  const path = join(dir, 'event.json')
-  writeFileSync(path, JSON.stringify(payload ?? { pull_request: { number: PR } }))
-  return { GITHUB_EVENT_NAME: event, GITHUB_EVENT_PATH: path, GITHUB_API_URL: gh.apiUrl }
-}
+const pullRequestEnv = (gh: FakeGitHub, event = 'pull_request', payload?: object) =>
+  eventEnv(gh, event, payload ?? { pull_request: { number: PR } })
 
 const CREATE = { method: 'POST', path: '/agent/run' } as const
 const RUN_PATH = /\/agent\/runs\/run_[^/]+$/

@@ -6,13 +6,10 @@
  * scripted, and checks that no run is orphaned or doubled, and what the user
  * sees. One case per row of the README's "Reliability" table.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { type FakeApiOptions, type RunScript } from '../fake-api/server.ts'
 import { errorAnnotations, runPostStep, runStep, startStep, type StepResult } from './harness.ts'
-import { e2eServers } from './servers.ts'
+import { e2eServers, eventEnv } from './servers.ts'
 
 const KEY = 'sk-runs-lost-9b2e'
 const { fakeApi, fakeGitHub, inputsFor } = e2eServers(KEY, {
@@ -405,21 +402,11 @@ describe('continue_run with name follows only runs of that name', () => {
   async function thread() {
     const api = await fakeApi()
     const gh = await fakeGitHub()
-    const dir = mkdtempSync(join(tmpdir(), 'event-'))
-    const eventPath = join(dir, 'event.json')
-    writeFileSync(
-      eventPath,
-      JSON.stringify({
-        issue: { number: PR, pull_request: { url: 'x' } },
-        comment: { body: 'Go on', user: { login: 'octo-writer', type: 'User' } },
-      }),
-    )
     gh.setRole(OWNER, REPO, 'octo-writer', 'write')
-    const env = {
-      GITHUB_EVENT_NAME: 'issue_comment',
-      GITHUB_EVENT_PATH: eventPath,
-      GITHUB_API_URL: gh.apiUrl,
-    }
+    const env = eventEnv(gh, 'issue_comment', {
+      issue: { number: PR, pull_request: { url: 'x' } },
+      comment: { body: 'Go on', user: { login: 'octo-writer', type: 'User' } },
+    })
     return { api, gh, env }
   }
 

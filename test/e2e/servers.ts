@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll } from 'vitest'
 import { FakeAgentApi, type FakeApiOptions, type FaultRule } from '../fake-api/server.ts'
 import { FakeGitHub, type FakeGitHubOptions } from '../fake-github/server.ts'
@@ -37,5 +40,22 @@ export function e2eServers(key: string, defaultInputs: Record<string, string> = 
         ...extra,
       }
     },
+  }
+}
+
+/** The runner's view of an event: its name, a payload file, and where GitHub's API is. */
+export function eventEnv(
+  github: { apiUrl: string },
+  name: string,
+  payload: object,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  const path = join(mkdtempSync(join(tmpdir(), 'event-')), 'event.json')
+  writeFileSync(path, JSON.stringify(payload))
+  return {
+    GITHUB_EVENT_NAME: name,
+    GITHUB_EVENT_PATH: path,
+    GITHUB_API_URL: github.apiUrl,
+    ...extra,
   }
 }

@@ -3,6 +3,7 @@
  * and load tests and for the demo. Behaviour follows /work/shared/spec (the spec plus the
  * service facts); faults, rate limits and run scripts make the awkward cases reproducible.
  */
+import { readFileSync } from 'node:fs'
 import { createServer, STATUS_CODES } from 'node:http'
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -220,30 +221,26 @@ const LIST_PARAMETERS: ReadonlySet<string> = new Set([
   'artifact_type',
   'q',
 ])
-const RUN_STATES: ReadonlySet<string> = new Set([
-  'QUEUED',
-  'PENDING',
-  'CLAIMED',
-  'INPROGRESS',
-  'SUCCEEDED',
-  'FAILED',
-  'BLOCKED',
-  'ERROR',
-  'CANCELLED',
-])
-const RUN_SOURCES: ReadonlySet<string> = new Set([
-  'LINEAR',
-  'API',
-  'SLACK',
-  'LOCAL',
-  'SCHEDULED_AGENT',
-  'WEB_APP',
-  'GITHUB_ACTION',
-  'CLOUD_MODE',
-  'CLI',
-])
-const EXECUTION_LOCATIONS: ReadonlySet<string> = new Set(['LOCAL', 'REMOTE'])
-const ARTIFACT_TYPES: ReadonlySet<string> = new Set(['PLAN', 'PULL_REQUEST', 'SCREENSHOT', 'FILE'])
+/**
+ * The values the list filters take, read from the service's own schema (vendored under
+ * test/contract/): not from the client's types, so the fake cannot share the client's mistakes.
+ */
+const SERVICE_FACTS = JSON.parse(
+  readFileSync(new URL('../contract/service-openapi.facts.json', import.meta.url), 'utf8'),
+) as {
+  components: { schemas: Record<string, { enum?: string[] }> }
+  paths: Record<string, { get?: { parameters?: { name: string; schema?: { enum?: string[] } }[] } }>
+}
+const schemaEnum = (name: string): ReadonlySet<string> =>
+  new Set(SERVICE_FACTS.components.schemas[name]?.enum ?? [])
+const RUN_STATES = schemaEnum('RunState')
+const RUN_SOURCES = schemaEnum('RunSourceType')
+const EXECUTION_LOCATIONS = schemaEnum('RunExecutionLocation')
+const ARTIFACT_TYPES: ReadonlySet<string> = new Set(
+  SERVICE_FACTS.paths['/api/v1/agent/runs']?.get?.parameters?.find(
+    (parameter) => parameter.name === 'artifact_type',
+  )?.schema?.enum ?? [],
+)
 type SortBy = 'updated_at' | 'created_at' | 'title' | 'agent'
 const SORT_KEYS: ReadonlySet<string> = new Set(['updated_at', 'created_at', 'title', 'agent'])
 
