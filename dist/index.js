@@ -36951,14 +36951,6 @@ function agentDetails(summary, text, open = false) {
         '</details>',
     ].join('\n');
 }
-/** One line of agent text (a step summary) as inline Markdown: no block structure at all. */
-function agentInline(text) {
-    if (typeof text !== 'string')
-        return '';
-    return escapeLine(plainLine(text))
-        .replace(/^([#>=+-]|\d+[.)])/, '\\$1')
-        .replace(/^([`~]{3})/, '\\$1');
-}
 function plainLine(text) {
     return normalize(text)
         .replace(/\s*\n\s*/g, ' ')

@@ -71,14 +71,6 @@ export function agentDetails(summary: string, text: unknown, open = false): stri
   ].join('\n')
 }
 
-/** One line of agent text (a step summary) as inline Markdown: no block structure at all. */
-export function agentInline(text: unknown): string {
-  if (typeof text !== 'string') return ''
-  return escapeLine(plainLine(text))
-    .replace(/^([#>=+-]|\d+[.)])/, '\\$1')
-    .replace(/^([`~]{3})/, '\\$1')
-}
-
 function plainLine(text: string): string {
   return normalize(text)
     .replace(/\s*\n\s*/g, ' ')

@@ -1,7 +1,7 @@
 import MarkdownIt from 'markdown-it'
 import { Lexer, type Token as MarkedToken } from 'marked'
 import { describe, expect, it } from 'vitest'
-import { agentDetails, agentInline, agentMarkdown } from '../../src/text/markdown.ts'
+import { agentDetails, agentMarkdown } from '../../src/text/markdown.ts'
 
 /** A CommonMark renderer with raw HTML on, as GitHub has it: the oracle for "no raw HTML". */
 const renderer = new MarkdownIt({ html: true, linkify: true })
@@ -180,29 +180,6 @@ describe('agentMarkdown', () => {
     const text = Array.from({ length: 20_000 }, (_, i) => '`'.repeat((i % 7) + 1)).join(' x ')
     const output = agentMarkdown(text)
     expectSafe(output)
-  })
-})
-
-describe('agentInline', () => {
-  it('makes one plain line with no block structure', () => {
-    const output = agentInline('# Heading\n<b>x</b> @octocat')
-    expect(output).not.toContain('\n')
-    expect(rawHtml(`- ${output}`)).toEqual([])
-    expect(renderer.parse(`- ${output}`, {}).some((token) => token.type === 'heading_open')).toBe(
-      false,
-    )
-    expect(output).toContain('@\u200doctocat')
-  })
-
-  it('cannot start a list, quote or fence', () => {
-    for (const text of ['- a', '> a', '```', '1. a', '+ a']) {
-      const tokens = renderer.parse(agentInline(text), {})
-      expect(tokens.map((token) => token.type)).toEqual([
-        'paragraph_open',
-        'inline',
-        'paragraph_close',
-      ])
-    }
   })
 })
 
