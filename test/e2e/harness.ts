@@ -36,34 +36,14 @@ export function defaultTarget(): ActionTarget {
   return value
 }
 
-/**
- * The source entry of each bundle file, read from the build script's
- * `ncc build <entry> --out <dir>` commands: ncc writes <dir>/index.js.
- */
-function sourceEntries(): Map<string, string> {
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    scripts: Record<string, string>
-  }
-  const entries = new Map<string, string>()
-  for (const [, entry, out] of manifest.scripts.build?.matchAll(
-    /ncc build (\S+) (?:--out|-o) (\S+)/g,
-  ) ?? [])
-    entries.set(join(ROOT, out ?? '', 'index.js'), join(ROOT, entry ?? ''))
-  return entries
-}
-
 /** The file the runner runs for a step (action.yml's runs.main or runs.post), or its source. */
 export function stepEntry(step: 'main' | 'post', target: ActionTarget = defaultTarget()): string {
   const { runs } = readActionYml()
   const bundled = join(ROOT, (step === 'post' ? runs.post : undefined) ?? runs.main)
   if (target === 'bundle') return bundled
   // dist/main.js and dist/post.js only call their step's run(), as src/entries/ do.
-  const thin = join(ROOT, 'src', 'entries', basename(bundled).replace(/\.js$/, '.ts'))
-  const source = existsSync(thin) ? thin : sourceEntries().get(bundled)
-  if (!source)
-    throw new Error(
-      `No source entry (src/entries/, or an ncc build in package.json) for ${bundled}`,
-    )
+  const source = join(ROOT, 'src', 'entries', basename(bundled).replace(/\.js$/, '.ts'))
+  if (!existsSync(source)) throw new Error(`No source entry in src/entries/ for ${bundled}`)
   return source
 }
 

@@ -1,0 +1,65 @@
+/**
+ * `npm run build`: writes dist/, what the runner runs. It holds
+ * - index.js (+ its lazily loaded chunks): both steps' code, unminified, with source maps;
+ * - undici.cjs: undici alone, loaded by vendor/lazy-undici on first use, so a step that
+ *   never talks to GitHub neither evaluates nor even parses it;
+ * - main.js and post.js, the entries action.yml names, which only call their step's run();
+ * - licenses.txt, the notices of everything bundled.
+ */
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import ncc from '@vercel/ncc'
+import { licenses } from './build/licenses.ts'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const DIST = join(ROOT, 'dist')
+
+/** undici, apart: parsing it was a third of every step's start, for a step that never uses it. */
+const UNDICI_FILE = 'undici.cjs'
+
+function write(file: string, content: string | Buffer): void {
+  mkdirSync(dirname(join(DIST, file)), { recursive: true })
+  writeFileSync(join(DIST, file), content)
+}
+
+rmSync(DIST, { recursive: true, force: true })
+
+const bundle = await ncc(join(ROOT, 'src', 'index.ts'), {
+  sourceMap: true,
+  // Node's own source maps serve debug runs instead (see the entries below).
+  sourceMapRegister: false,
+  // vendor/lazy-undici requires undici-actual on first use; in dist/ that is the file beside it.
+  externals: { 'undici-actual': `./${UNDICI_FILE}` },
+  quiet: true,
+})
+write('index.js', bundle.code)
+for (const [file, asset] of Object.entries(bundle.assets)) write(file, asset.source)
+
+// No source map: a stack trace through undici would point into its sources, not ours.
+const undici = await ncc(createRequire(import.meta.url).resolve('undici-actual'), { quiet: true })
+write(UNDICI_FILE, undici.code)
+
+// Node reads dist/index.js.map only in debug runs: reading and mapping 1.6 MB of map costs
+// a step ~50 ms whenever a stack is formed, and only debug output shows stacks. Node applies
+// a map only to modules loaded after it is enabled, hence the dynamic import.
+for (const [file, run] of [
+  ['main.js', 'runMain'],
+  ['post.js', 'runPost'],
+] as const) {
+  write(
+    file,
+    [
+      `if (process.env.RUNNER_DEBUG === '1') process.setSourceMapsEnabled(true)`,
+      `const { ${run} } = await import('./index.js')`,
+      `await ${run}()`,
+      '',
+    ].join('\n'),
+  )
+}
+
+const notices = licenses(ROOT)
+write('licenses.txt', notices.text)
+
+console.log(`dist/: ${readdirSync(DIST).join(', ')}; licenses.txt names ${notices.count} packages`)

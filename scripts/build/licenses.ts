@@ -1,0 +1,60 @@
+/**
+ * dist/licenses.txt: the license of every production dependency the bundle may
+ * carry. ncc's own `--license` output misses most packages once the bundle has
+ * files loaded lazily, so the list is made here from the dependency tree.
+ */
+import { existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+
+interface Manifest {
+  name: string
+  version: string
+  license?: string
+  private?: boolean
+  dependencies?: Record<string, string>
+}
+
+const readManifest = (dir: string): Manifest =>
+  JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest
+
+/** Where `name` resolves from `fromDir`, as Node resolves it: the nearest node_modules up the tree. */
+function resolvePackage(name: string, fromDir: string): string {
+  for (let dir = fromDir; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', name)
+    if (existsSync(join(candidate, 'package.json'))) return candidate
+    if (dir === dirname(dir)) throw new Error(`Cannot resolve ${name} from ${fromDir}`)
+  }
+}
+
+function licenseText(dir: string): string {
+  const file = readdirSync(dir).find((entry) => /^(licen[cs]e|copying)(\.|$)/i.test(entry))
+  return file ? readFileSync(join(dir, file), 'utf8').trim() : ''
+}
+
+/** The notices for the production dependencies of the package at `root`. */
+export function licenses(root: string): { text: string; count: number } {
+  // Keyed by folder, not name: vendor/lazy-undici and the real undici share a name and version.
+  const visited = new Set<string>([root])
+  const queue = [root]
+  const packages = new Map<string, { manifest: Manifest; dir: string }>()
+  while (queue.length > 0) {
+    const dir = queue.shift() ?? root
+    for (const name of Object.keys(readManifest(dir).dependencies ?? {})) {
+      const depDir = realpathSync(resolvePackage(name, dir))
+      if (visited.has(depDir)) continue
+      visited.add(depDir)
+      queue.push(depDir)
+      const manifest = readManifest(depDir)
+      // Our own packages (the root, vendor/) need no third-party notice.
+      if (!manifest.private)
+        packages.set(`${manifest.name}@${manifest.version}`, { manifest, dir: depDir })
+    }
+  }
+
+  const sections = [...packages.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([key, { manifest, dir }]) =>
+      [key, manifest.license ?? 'UNKNOWN', licenseText(dir)].filter(Boolean).join('\n'),
+    )
+  return { text: `${sections.join('\n\n')}\n`, count: sections.length }
+}
