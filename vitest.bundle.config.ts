@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config'
-import { COMMON, E2E_FILES } from './vitest.config.ts'
+import { COMMON, E2E_CONCURRENCY, E2E_FILES } from './vitest.config.ts'
 
 /**
  * `npm run test:bundle`: the end-to-end tests against the committed dist/, as the
@@ -11,6 +11,7 @@ export default defineConfig({
     include: [...E2E_FILES, 'test/bundle/**/*.test.ts'],
     env: { ACTION_UNDER_TEST: 'bundle' },
     sequence: { concurrent: true },
+    maxConcurrency: E2E_CONCURRENCY,
     testTimeout: 60_000,
   },
 })

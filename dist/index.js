@@ -10578,7 +10578,7 @@ const GITHUB_CALL_DEADLINE_MS = 8_000;
 /**
  * GitHub can never hold the step: each call has a deadline of seconds (see
  * octokit.ts), and the writes still queued when the run has ended get a bounded
- * time, so the step ends within 30 s of the run's end even when GitHub stops answering.
+ * time, so the step ends about 15 s after the run's end even when GitHub stops answering.
  */
 const GITHUB_LIMITS = {
     /** How long `settled()` waits for the comment writes still on their way. */
@@ -10592,8 +10592,8 @@ async function loadOctokit(token, env) {
     return getOctokit(token, { baseUrl: env.GITHUB_API_URL || 'https://api.github.com' });
 }
 /** Request options that give one GitHub call its deadline. */
-function octokit_withDeadline() {
-    return { request: { signal: AbortSignal.timeout(GITHUB_CALL_DEADLINE_MS) } };
+function octokit_withDeadline(deadlineMs = GITHUB_CALL_DEADLINE_MS) {
+    return { request: { signal: AbortSignal.timeout(deadlineMs) } };
 }
 /** The login the token writes as. */
 async function tokenIdentity(octokit) {
@@ -11319,15 +11319,15 @@ async function resolveWorkCommit(github, log, env = process.env) {
     const sha = env.GITHUB_SHA ?? '';
     return setup_SHA.test(sha) ? { sha } : undefined;
 }
-/** The pull request's head now, or undefined when GitHub cannot say. */
-async function currentHead(github, pullRequest, log, env) {
+/** The pull request's head now, or undefined when GitHub cannot say within `deadlineMs`. */
+async function currentHead(github, pullRequest, log, env, deadlineMs = GITHUB_CALL_DEADLINE_MS) {
     try {
         const octokit = await loadOctokit(github.token, env);
         const { data } = await octokit.rest.pulls.get({
             owner: pullRequest.owner,
             repo: pullRequest.repo,
             pull_number: pullRequest.number,
-            ...octokit_withDeadline(),
+            ...octokit_withDeadline(deadlineMs),
         });
         return setup_SHA.test(data.head.sha) ? data.head.sha : undefined;
     }
@@ -11336,11 +11336,17 @@ async function currentHead(github, pullRequest, log, env) {
         return undefined;
     }
 }
+/**
+ * How long the note below may wait for GitHub. The note is a nicety, and the comment's last
+ * write waits for it: a GitHub that is not answering must not hold the step a whole call
+ * deadline more, before the writes' own (see GITHUB_LIMITS).
+ */
+const HEAD_MOVED_DEADLINE_MS = 3_000;
 /** A note for the comment when the pull request's head has moved on since the run started. */
 async function headMovedNote(github, commit, log, env = process.env) {
     if (!commit?.pullRequest || !github.token)
         return undefined;
-    const head = await currentHead(github, commit.pullRequest, log, env);
+    const head = await currentHead(github, commit.pullRequest, log, env, HEAD_MOVED_DEADLINE_MS);
     return head ? staleHeadNote(commit.sha, head) : undefined;
 }
 /** The step's commit status, when `commit_status` asks for one and there is a commit. */
@@ -11632,9 +11638,11 @@ async function run() {
         // The end at once; the answer and the notes follow once read (one more write, the last).
         if (outcome.run)
             showInComment?.show(outcome.run, { outcome: commentOutcome });
+        // The head is read while the agent's work is: one waits on GitHub, the other on the service.
+        const headMoved = outcome.run && showInComment && !cancelling ? headMovedNote(github, commit, core_namespaceObject) : undefined;
         const work = await gatherAgentWork(outcome, settings, sources, watcher, interruption.signal);
         if (outcome.run && showInComment) {
-            const moved = cancelling ? undefined : await headMovedNote(github, commit, core_namespaceObject);
+            const moved = await headMoved;
             showInComment.show(outcome.run, {
                 notes: moved ? [moved] : [],
                 answer: work.answer,

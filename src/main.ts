@@ -133,9 +133,12 @@ export async function run(): Promise<void> {
     const commentOutcome = commentOutcomeOf(outcome, continuing)
     // The end at once; the answer and the notes follow once read (one more write, the last).
     if (outcome.run) showInComment?.show(outcome.run, { outcome: commentOutcome })
+    // The head is read while the agent's work is: one waits on GitHub, the other on the service.
+    const headMoved =
+      outcome.run && showInComment && !cancelling ? headMovedNote(github, commit, core) : undefined
     const work = await gatherAgentWork(outcome, settings, sources, watcher, interruption.signal)
     if (outcome.run && showInComment) {
-      const moved = cancelling ? undefined : await headMovedNote(github, commit, core)
+      const moved = await headMoved
       showInComment.show(outcome.run, {
         notes: moved ? [moved] : [],
         answer: work.answer,

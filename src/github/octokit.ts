@@ -12,7 +12,7 @@ export const GITHUB_CALL_DEADLINE_MS = 8_000
 /**
  * GitHub can never hold the step: each call has a deadline of seconds (see
  * octokit.ts), and the writes still queued when the run has ended get a bounded
- * time, so the step ends within 30 s of the run's end even when GitHub stops answering.
+ * time, so the step ends about 15 s after the run's end even when GitHub stops answering.
  */
 export const GITHUB_LIMITS = {
   /** How long `settled()` waits for the comment writes still on their way. */
@@ -28,8 +28,10 @@ export async function loadOctokit(token: string, env: NodeJS.ProcessEnv): Promis
 }
 
 /** Request options that give one GitHub call its deadline. */
-export function withDeadline(): { request: { signal: AbortSignal } } {
-  return { request: { signal: AbortSignal.timeout(GITHUB_CALL_DEADLINE_MS) } }
+export function withDeadline(deadlineMs = GITHUB_CALL_DEADLINE_MS): {
+  request: { signal: AbortSignal }
+} {
+  return { request: { signal: AbortSignal.timeout(deadlineMs) } }
 }
 
 /** The login the token writes as. */

@@ -3,7 +3,7 @@ import { staleHeadNote, workflowRunUrl } from './comment.ts'
 import { admitAuthor } from './commenter.ts'
 import { Conversation, type ConversationOptions } from './conversation.ts'
 import { eventAuthorOf, eventHeadSha, eventPullRequest, readEventPayload } from './event.ts'
-import { loadOctokit, reasonOf, withDeadline } from './octokit.ts'
+import { GITHUB_CALL_DEADLINE_MS, loadOctokit, reasonOf, withDeadline } from './octokit.ts'
 import { CommitStatusReporter, statusContext } from './status.ts'
 import { threadFromEvent } from './thread.ts'
 import type { StepTarget } from '../model/step.ts'
@@ -117,12 +117,13 @@ export async function resolveWorkCommit(
   return SHA.test(sha) ? { sha } : undefined
 }
 
-/** The pull request's head now, or undefined when GitHub cannot say. */
+/** The pull request's head now, or undefined when GitHub cannot say within `deadlineMs`. */
 async function currentHead(
   github: GitHubSettings,
   pullRequest: NonNullable<WorkCommit['pullRequest']>,
   log: Log,
   env: NodeJS.ProcessEnv,
+  deadlineMs = GITHUB_CALL_DEADLINE_MS,
 ): Promise<string | undefined> {
   try {
     const octokit = await loadOctokit(github.token, env)
@@ -130,7 +131,7 @@ async function currentHead(
       owner: pullRequest.owner,
       repo: pullRequest.repo,
       pull_number: pullRequest.number,
-      ...withDeadline(),
+      ...withDeadline(deadlineMs),
     })
     return SHA.test(data.head.sha) ? data.head.sha : undefined
   } catch (error) {
@@ -141,6 +142,13 @@ async function currentHead(
   }
 }
 
+/**
+ * How long the note below may wait for GitHub. The note is a nicety, and the comment's last
+ * write waits for it: a GitHub that is not answering must not hold the step a whole call
+ * deadline more, before the writes' own (see GITHUB_LIMITS).
+ */
+const HEAD_MOVED_DEADLINE_MS = 3_000
+
 /** A note for the comment when the pull request's head has moved on since the run started. */
 export async function headMovedNote(
   github: GitHubSettings,
@@ -149,7 +157,7 @@ export async function headMovedNote(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<string | undefined> {
   if (!commit?.pullRequest || !github.token) return undefined
-  const head = await currentHead(github, commit.pullRequest, log, env)
+  const head = await currentHead(github, commit.pullRequest, log, env, HEAD_MOVED_DEADLINE_MS)
   return head ? staleHeadNote(commit.sha, head) : undefined
 }
 
