@@ -14,12 +14,11 @@ interface ActionYml {
   runs: { main: string; post?: string }
 }
 
-export function readActionYml(): ActionYml {
-  return parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as ActionYml
-}
+/** action.yml, read once: every step spawned reads its entries and input defaults. */
+const ACTION_YML = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as ActionYml
 
 /** The main step's entry in the committed bundle, as the runner starts it. */
-export const BUNDLE = join(ROOT, readActionYml().runs.main)
+export const BUNDLE = join(ROOT, ACTION_YML.runs.main)
 
 /**
  * What a step runs. `sources`: the TypeScript entry that builds each bundle file,
@@ -38,7 +37,7 @@ export function defaultTarget(): ActionTarget {
 
 /** The file the runner runs for a step (action.yml's runs.main or runs.post), or its source. */
 export function stepEntry(step: 'main' | 'post', target: ActionTarget = defaultTarget()): string {
-  const { runs } = readActionYml()
+  const { runs } = ACTION_YML
   const bundled = join(ROOT, (step === 'post' ? runs.post : undefined) ?? runs.main)
   if (target === 'bundle') return bundled
   // dist/main.js and dist/post.js only call their step's run(), as src/entries/ do.
@@ -49,7 +48,7 @@ export function stepEntry(step: 'main' | 'post', target: ActionTarget = defaultT
 
 /** The runner gives every declared input, with action.yml's default where the workflow gave none. */
 export function inputEnv(inputs: Record<string, string>): Record<string, string> {
-  const declared = readActionYml().inputs
+  const declared = ACTION_YML.inputs
   const unknown = Object.keys(inputs).filter((name) => !(name in declared))
   if (unknown.length > 0) throw new Error(`Not inputs of action.yml: ${unknown.join(', ')}`)
   const env: Record<string, string> = {}

@@ -77,18 +77,20 @@ function expectTagNamed(result: StepResult): string {
 }
 
 describe('create: an answer lost or unusable never ends settled while a run may exist', () => {
-  it.each([
-    ['an empty body', ''],
-    ['null', 'null'],
-    ['{}', '{}'],
-    ['a number', '42'],
-    ['a run_id that is not an ID', '{"run_id":"../admin","state":"QUEUED"}'],
-  ])('200 with %s: adopts the run it made, creates no second', async (_label, body) => {
+  // Every other unusable 2xx is told apart in the client's integration test; the step does
+  // the same with each: it looks the run up by its tag.
+  it('200 with an empty body: adopts the run it made, creates no second', async () => {
     const api = await fakeApi(
       {},
       {
         ...CREATE,
-        fault: { kind: 'malformed', status: 200, contentType: 'application/json', body, act: true },
+        fault: {
+          kind: 'malformed',
+          status: 200,
+          contentType: 'application/json',
+          body: '',
+          act: true,
+        },
       },
     )
     const result = await runStep({ inputs: inputsFor(api) })

@@ -157,6 +157,28 @@ describe('createRun', () => {
     expect(sleeps).toEqual([])
   })
 
+  // The step looks such a run up by its tag (reliability-runs.test.ts follows one case through).
+  it.each([
+    ['an empty body', ''],
+    ['null', 'null'],
+    ['{}', '{}'],
+    ['a number', '42'],
+    ['a run_id that is not an ID', '{"run_id":"../admin","state":"QUEUED"}'],
+  ])('a 200 with %s is a garbled answer, never retried: the run may exist', async (_, body) => {
+    const api = await startApi()
+    api.injectFault({
+      method: 'POST',
+      fault: { kind: 'malformed', status: 200, contentType: 'application/json', body, act: true },
+    })
+    const client = makeClient(api)
+
+    await rejection(client.createRun({ prompt: 'once' }), ApiResponseFormatError)
+
+    expect(api.requests).toHaveLength(1)
+    expect(api.allRuns()).toHaveLength(1)
+    expect(sleeps).toEqual([])
+  })
+
   it('is not retried after a timeout, since a slow service may still act', async () => {
     const api = await startApi()
     api.injectFault({ method: 'POST', fault: { kind: 'delay', ms: 1000 } })

@@ -105,6 +105,51 @@ describe('errorForStatus', () => {
     expect(error.message).toMatch(/out of credits/i)
   })
 
+  it.each([
+    [
+      403,
+      'not_authorized',
+      'Key may not create runs',
+      /403 not_authorized: Key may not create runs\. .*permissions.*trace-403/,
+    ],
+    [
+      402,
+      'insufficient_credits',
+      'Balance is 0',
+      /402 insufficient_credits: Balance is 0\. The account has run out of credits.*trace-402/,
+    ],
+    [
+      403,
+      'budget_exceeded',
+      'Monthly budget reached',
+      /403 budget_exceeded: Monthly budget reached\. The team has reached its spending budget.*trace-403/,
+    ],
+    [
+      422,
+      'invalid_request',
+      'Unknown environment env_x',
+      /422 invalid_request: Unknown environment env_x\..*trace-422/,
+    ],
+  ])(
+    '%i %s on the create: one line, with the detail, what to do, and the trace_id',
+    (status, code, detail, message) => {
+      const error = errorForStatus(
+        CREATE,
+        status,
+        { 'content-type': 'application/problem+json' },
+        problem({
+          type: `https://errors.example.test/${code}`,
+          title: code,
+          status,
+          detail,
+          trace_id: `trace-${status}`,
+        }),
+      )
+      expect(error.message).toMatch(message)
+      expect(error.message).not.toContain('\n')
+    },
+  )
+
   it('tolerates a trailing slash in the problem type, and no code for about:blank', () => {
     expect(
       statusError(403, {}, problem({ type: 'https://x.test/errors/not_authorized/' })).code,

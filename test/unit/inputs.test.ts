@@ -515,12 +515,20 @@ describe('readSettings: an existing run', () => {
     },
   )
 
-  it.each(['../runs/other', 'run id', 'run?x=1', 'run#1', 'rün', 'a'.repeat(201)])(
-    'rejects run_id %j',
-    (runId) => {
-      rejects({ run_id: runId }, 'run_id')
-    },
-  )
+  it.each([
+    '..',
+    '../runs',
+    '../runs/other',
+    'run/x',
+    'run id',
+    'run\u0007bell',
+    'run?x=1',
+    'run#1',
+    'rün',
+    'a'.repeat(201),
+  ])('rejects run_id %j', (runId) => {
+    rejects({ run_id: runId }, 'run_id')
+  })
 })
 
 describe('readSettings: pull-request inputs', () => {
