@@ -36,7 +36,8 @@ const MEMORY_RUNS = 3
 const LOAD_STEPS = 50
 
 const GOALS = {
-  coldStartRatio: 1.3,
+  // Issue 12 holds the readable (unminified, source-mapped) bundle to 1.1x.
+  coldStartRatio: 1.1,
   cancelMs: 100,
   pollsFirstMinute: 12,
   polls60Min: 180,
