@@ -48,8 +48,11 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: E2E_FILES,
+          globalSetup: ['test/e2e/compile-cache.ts'],
           sequence: { concurrent: true },
           maxConcurrency: E2E_CONCURRENCY,
+          // The harness and the fakes load once per worker, not once per file, as above.
+          isolate: false,
           testTimeout: 60_000,
         },
       },

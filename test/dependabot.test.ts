@@ -23,8 +23,10 @@ const CONFIG = parse(
  * program for all of them: building one costs about a second.
  */
 function schemaProblems(configs: Record<string, unknown>): Record<string, string[]> {
-  // In the repository, so that the import resolves from its node_modules.
-  const fileOf = (name: string) => join(ROOT, `dependabot-check-${name}.ts`)
+  // In the repository, so that the import resolves from its node_modules. The compiler names
+  // files with forward slashes, on Windows too.
+  const slashed = (path: string) => path.replaceAll('\\', '/')
+  const fileOf = (name: string) => slashed(join(ROOT, `dependabot-check-${name}.ts`))
   const sources = new Map(
     Object.entries(configs).map(([name, config]) => [
       fileOf(name),
@@ -41,10 +43,10 @@ function schemaProblems(configs: Record<string, unknown>): Record<string, string
   }
   const host = ts.createCompilerHost(options)
   const { getSourceFile, fileExists, readFile } = host
-  host.fileExists = (name) => sources.has(name) || fileExists.call(host, name)
-  host.readFile = (name) => sources.get(name) ?? readFile.call(host, name)
+  host.fileExists = (name) => sources.has(slashed(name)) || fileExists.call(host, name)
+  host.readFile = (name) => sources.get(slashed(name)) ?? readFile.call(host, name)
   host.getSourceFile = (name, version, ...rest) => {
-    const source = sources.get(name)
+    const source = sources.get(slashed(name))
     return source === undefined
       ? getSourceFile.call(host, name, version, ...rest)
       : ts.createSourceFile(name, source, version)

@@ -7,7 +7,8 @@ import { parse } from 'yaml'
 import type { FakeAgentApi } from '../fake-api/server.ts'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const COMPILE_CACHE = join(ROOT, 'node_modules', '.cache', 'node-compile-cache')
+/** Where Node keeps what it compiled of the sources between step processes. */
+export const COMPILE_CACHE = join(ROOT, 'node_modules', '.cache', 'node-compile-cache')
 
 interface ActionYml {
   inputs: Record<string, { default?: string }>
@@ -117,7 +118,7 @@ export interface StepOptions {
   /** STATE_* handed to a post step, from the main step's GITHUB_STATE. */
   state?: Record<string, string>
   env?: Record<string, string>
-  /** The node binary that runs the step; ACTION_NODE, or the tests' own Node, by default. */
+  /** The node binary that runs the step; for the bundle ACTION_NODE, else the tests' own Node. */
   node?: string
   /** Which step of action.yml runs: `main` (the default) or `post`. */
   step?: 'main' | 'post'
@@ -168,9 +169,11 @@ export function prepareStepEnvironment(
 /** Spawns the step's entry (see stepEntry) as the runner does: INPUT_*, file commands, STATE_* for post. */
 export function startStep(options: StepOptions): RunningStep {
   const { dir, files, env } = prepareStepEnvironment(options)
-  // ACTION_NODE runs the step on another Node than the tests' own (CI checks Node 20 too).
-  const node = options.node ?? process.env.ACTION_NODE ?? process.execPath
   const target = options.target ?? defaultTarget()
+  // ACTION_NODE runs the bundle on another Node than the tests' own (CI checks Node 20 too);
+  // the TypeScript sources need the tests' own, which strips types.
+  const node =
+    options.node ?? (target === 'bundle' ? process.env.ACTION_NODE : undefined) ?? process.execPath
   const child = spawn(node, [stepEntry(options.step ?? 'main', target)], {
     cwd: dir,
     // The sources are hundreds of modules; Node's compile cache halves their load time.

@@ -1,0 +1,22 @@
+/**
+ * The end-to-end project's globalSetup: fills Node's compile cache (see harness.ts) with the
+ * sources and the packages a step loads, once, before the first test. On a fresh clone the
+ * cache is empty, and the dozens of steps that start at once would each compile it all.
+ */
+import { execFileSync } from 'node:child_process'
+import { COMPILE_CACHE, ROOT } from './harness.ts'
+
+const EVERYTHING_A_STEP_LOADS = [
+  "await import('./src/index.ts')",
+  "await import('@actions/github')",
+  "await import('undici-actual')",
+].join('; ')
+
+export default function fillCompileCache(): void {
+  execFileSync(process.execPath, ['--input-type=module', '-e', EVERYTHING_A_STEP_LOADS], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_COMPILE_CACHE: COMPILE_CACHE },
+    stdio: 'inherit',
+    timeout: 60_000,
+  })
+}
