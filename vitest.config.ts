@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
+import { EndToEndFirst } from './test/support/end-to-end-first.ts'
 
 /** End-to-end test files: each test starts its own fake servers and step processes. */
 export const E2E_FILES = ['test/e2e/**/*.test.ts']
@@ -29,6 +30,7 @@ export const COMMON = {
 export default defineConfig({
   test: {
     ...COMMON,
+    sequence: { sequencer: EndToEndFirst },
     projects: [
       {
         extends: true,

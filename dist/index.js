@@ -6163,21 +6163,49 @@ function formatDuration(ms, precision = 'rounded') {
 function formatNumberOutput(value) {
     return value === undefined ? '' : String(roundTo(value, 6));
 }
+/**
+ * `1,234.5`: grouped in thousands, at most `maxDigits` decimals and at least `minDigits`,
+ * as `toLocaleString('en-US')` writes it. Without Intl: its first use loads ICU's locale
+ * data, ~15 ms of a step's CPU, for one figure in the summary.
+ */
+function formatDecimal(value, maxDigits, minDigits = 0) {
+    if (!Number.isFinite(value))
+        return String(value);
+    const { whole, fraction } = roundHalfExpand(Math.abs(value), maxDigits);
+    const kept = fraction.replace(/0+$/, '').padEnd(minDigits, '0');
+    const sign = value < 0 || Object.is(value, -0) ? '-' : '';
+    return `${sign}${whole.replace(/\B(?=(\d{3})+$)/g, ',')}${kept ? `.${kept}` : ''}`;
+}
+/**
+ * `abs` to `maxDigits` decimals, half away from zero, on its shortest decimal form (as Intl
+ * rounds: 0.015 is 0.02, though its binary value is a hair under), not on its binary value
+ * (as `toFixed` does).
+ */
+function roundHalfExpand(abs, maxDigits) {
+    const [mantissa = '0', exponent = '0'] = abs.toExponential().split('e');
+    const digits = mantissa.replace('.', '');
+    const wholeDigits = Number(exponent) + 1;
+    let point = Math.max(wholeDigits, 1);
+    const padded = ('0'.repeat(point - wholeDigits) + digits).padEnd(point + maxDigits + 1, '0');
+    let kept = padded.slice(0, point + maxDigits);
+    if ((padded[point + maxDigits] ?? '0') >= '5') {
+        const carried = (BigInt(kept) + 1n).toString().padStart(kept.length, '0');
+        if (carried.length > kept.length)
+            point += 1;
+        kept = carried;
+    }
+    return { whole: kept.slice(0, point).replace(/^0+(?=\d)/, ''), fraction: kept.slice(point) };
+}
 /** `1,234.5 credits` */
 function formatCredits(credits) {
     const digits = credits !== 0 && Math.abs(credits) < 1 ? 4 : 2;
-    return `${credits.toLocaleString('en-US', { maximumFractionDigits: digits })} credits`;
+    return `${formatDecimal(credits, digits)} credits`;
 }
 /** `≈ $1,234.57 (approximate)`; small amounts keep enough digits to not read as zero. */
 function formatUsd(usd) {
     const digits = usd !== 0 && usd < 0.01 ? 4 : 2;
-    const amount = usd.toLocaleString('en-US', {
-        style: 'currency',
-        currency: 'USD',
-        minimumFractionDigits: 2,
-        maximumFractionDigits: digits,
-    });
-    return `≈ ${amount} (approximate)`;
+    const amount = formatDecimal(usd, digits, 2);
+    return `≈ ${amount.startsWith('-') ? `-$${amount.slice(1)}` : `$${amount}`} (approximate)`;
 }
 function roundTo(value, digits) {
     const factor = 10 ** digits;
@@ -6652,6 +6680,7 @@ function dropUndefined(record) {
  * every member is checked, and anything of the wrong type is left out rather
  * than trusted. Nothing here throws on any input.
  */
+
 /** Nested steps deeper than this are ignored: a body cannot make the action recurse without end. */
 const MAX_DEPTH = 32;
 function parseConversation(body) {
@@ -6725,7 +6754,7 @@ function capResult(text, limit = RESULT_OUTPUT_LIMIT_BYTES) {
     const bytes = Buffer.byteLength(text, 'utf8');
     if (bytes <= limit)
         return { text, truncated: false, bytes };
-    const note = `\n\n[Truncated: the agent's final message is ${bytes.toLocaleString('en-US')} bytes; the result output keeps the first ${Math.floor(limit / 1024)} KiB. The whole message is in the session transcript.]`;
+    const note = `\n\n[Truncated: the agent's final message is ${formatDecimal(bytes, 0)} bytes; the result output keeps the first ${Math.floor(limit / 1024)} KiB. The whole message is in the session transcript.]`;
     const room = Math.max(0, limit - Buffer.byteLength(note, 'utf8'));
     return { text: cutUtf8(text, room) + note, truncated: true, bytes };
 }

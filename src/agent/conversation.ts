@@ -4,6 +4,7 @@
  * every member is checked, and anything of the wrong type is left out rather
  * than trusted. Nothing here throws on any input.
  */
+import { formatDecimal } from '../text/format.ts'
 
 export type MessageRole = 'user' | 'assistant' | 'tool' | 'system' | (string & {})
 
@@ -120,7 +121,7 @@ export function capResult(
 ): { text: string; truncated: boolean; bytes: number } {
   const bytes = Buffer.byteLength(text, 'utf8')
   if (bytes <= limit) return { text, truncated: false, bytes }
-  const note = `\n\n[Truncated: the agent's final message is ${bytes.toLocaleString('en-US')} bytes; the result output keeps the first ${Math.floor(limit / 1024)} KiB. The whole message is in the session transcript.]`
+  const note = `\n\n[Truncated: the agent's final message is ${formatDecimal(bytes, 0)} bytes; the result output keeps the first ${Math.floor(limit / 1024)} KiB. The whole message is in the session transcript.]`
   const room = Math.max(0, limit - Buffer.byteLength(note, 'utf8'))
   return { text: cutUtf8(text, room) + note, truncated: true, bytes }
 }

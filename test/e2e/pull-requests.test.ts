@@ -107,7 +107,10 @@ describe('one comment per thread and key', () => {
     const script = (create: { prompt?: string }): RunScript => [
       { state: 'QUEUED', afterMs: 0 },
       { state: 'INPROGRESS', afterMs: 100 },
-      { state: 'SUCCEEDED', afterMs: create.prompt === 'slow' ? 1500 : 700 },
+      // Far enough apart that the fast step's last writes have landed before the slow one
+      // ends, even on a loaded machine: GitHub has no compare-and-swap, and a write read
+      // before the other step's last one can still put back its older state (see the README).
+      { state: 'SUCCEEDED', afterMs: create.prompt === 'slow' ? 3000 : 700 },
     ]
     const { agents, gh } = await servers({ script })
     // Both creates reach GitHub before either is answered: neither step can see the other's.
