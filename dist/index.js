@@ -10807,6 +10807,11 @@ class Conversation {
     /** Updates go out one at a time, in order, so the last state seen is the one shown. */
     #writes = new NewestWrites((shown) => this.#writeOrRetryShort(shown));
     #lastShown = '';
+    /**
+     * Whether another step made a comment for this key at the same moment as this one: until
+     * its run shows in the comment, nothing in the comment says that step is writing it too.
+     */
+    #concurrentStep = false;
     constructor(octokit, thread, options) {
         this.#octokit = octokit;
         this.#thread = thread;
@@ -10907,7 +10912,10 @@ class Conversation {
         if (this.#options.mode === 'reply')
             return this.#choose(data.id);
         // Another step with the same key may have created its comment at the same time: the oldest wins.
-        const [oldest] = await this.#keyedComments();
+        const keyed = await this.#keyedComments();
+        const [oldest] = keyed;
+        if (keyed.length > 1)
+            this.#concurrentStep = true;
         if (!oldest || oldest.id === data.id)
             return this.#choose(data.id);
         this.#options.log.info(`Another step made a comment for "${this.#options.key}" at the same time; keeping the older one.`);
@@ -10945,10 +10953,12 @@ class Conversation {
                 const wanted = this.#record(run, context);
                 if (shown?.state !== wanted.state || shown.outcome !== wanted.outcome)
                     break;
-                // Another step may be writing this comment too (its run heads it, or is still going,
-                // or superseded ours and may not be shown yet): a write of its that read the comment
-                // before ours landed may yet come. Look again a little later.
-                const shared = marker?.runs[0]?.runId !== run.run_id ||
+                // Another step may be writing this comment too (it made a comment at the same time as
+                // this one, its run heads it or is still going, or superseded ours and may not be shown
+                // yet): a write of its that read the comment before ours landed may yet come. Look
+                // again a little later.
+                const shared = this.#concurrentStep ||
+                    marker?.runs[0]?.runId !== run.run_id ||
                     marker.runs.some((r) => r.runId !== run.run_id && !r.outcome && !isTerminal(r.state)) ||
                     context.outcome?.ending.kind === 'superseded';
                 if (!shared || looks >= RECHECK_PAUSES_MS.length || this.#writes.stopped)

@@ -79,6 +79,11 @@ export class Conversation {
     this.#writeOrRetryShort(shown),
   )
   #lastShown = ''
+  /**
+   * Whether another step made a comment for this key at the same moment as this one: until
+   * its run shows in the comment, nothing in the comment says that step is writing it too.
+   */
+  #concurrentStep = false
 
   private constructor(octokit: Octokit, thread: Thread, options: ConversationOptions) {
     this.#octokit = octokit
@@ -181,7 +186,9 @@ export class Conversation {
     })
     if (this.#options.mode === 'reply') return this.#choose(data.id)
     // Another step with the same key may have created its comment at the same time: the oldest wins.
-    const [oldest] = await this.#keyedComments()
+    const keyed = await this.#keyedComments()
+    const [oldest] = keyed
+    if (keyed.length > 1) this.#concurrentStep = true
     if (!oldest || oldest.id === data.id) return this.#choose(data.id)
     this.#options.log.info(
       `Another step made a comment for "${this.#options.key}" at the same time; keeping the older one.`,
@@ -218,10 +225,12 @@ export class Conversation {
         const shown = marker?.runs.find((r) => r.runId === run.run_id)
         const wanted = this.#record(run, context)
         if (shown?.state !== wanted.state || shown.outcome !== wanted.outcome) break
-        // Another step may be writing this comment too (its run heads it, or is still going,
-        // or superseded ours and may not be shown yet): a write of its that read the comment
-        // before ours landed may yet come. Look again a little later.
+        // Another step may be writing this comment too (it made a comment at the same time as
+        // this one, its run heads it or is still going, or superseded ours and may not be shown
+        // yet): a write of its that read the comment before ours landed may yet come. Look
+        // again a little later.
         const shared =
+          this.#concurrentStep ||
           marker?.runs[0]?.runId !== run.run_id ||
           marker.runs.some((r) => r.runId !== run.run_id && !r.outcome && !isTerminal(r.state)) ||
           context.outcome?.ending.kind === 'superseded'

@@ -104,24 +104,32 @@ describe('one comment per thread and key', () => {
   })
 
   it('concurrent steps with the same key make one comment, the oldest', async () => {
-    const script = (create: { prompt?: string }): RunScript => [
-      { state: 'QUEUED', afterMs: 0 },
-      { state: 'INPROGRESS', afterMs: 100 },
-      // Far enough apart that the fast step's last writes have landed before the slow one
-      // ends, even on a loaded machine: GitHub has no compare-and-swap, and a write read
-      // before the other step's last one can still put back its older state (see the README).
-      { state: 'SUCCEEDED', afterMs: create.prompt === 'slow' ? 3000 : 700 },
-    ]
+    const script = (create: { prompt?: string }): RunScript =>
+      create.prompt === 'slow'
+        ? [
+            { state: 'QUEUED', afterMs: 0 },
+            { state: 'INPROGRESS', afterMs: 100 },
+            { state: 'SUCCEEDED', afterMs: 1500 },
+          ]
+        : [
+            { state: 'QUEUED', afterMs: 0 },
+            { state: 'SUCCEEDED', afterMs: 100 },
+          ]
     const { agents, gh } = await servers({ script })
     // Both creates reach GitHub before either is answered: neither step can see the other's.
     gh.holdUntil('POST', /\/issues\/7\/comments$/, 2)
     const env = pushEvent(gh, SHA_1)
 
+    // The slow step starts once the fast run has ended: the fast step's first write after its
+    // create is then its last, and it meets the slow step joining the comment with what it
+    // read before (a write that once put the fast run back to QUEUED for good).
+    const fast = startStep({
+      inputs: inputsFor(agents, { prompt: 'fast', comment: 'true', name: 'pr-7' }),
+      env,
+    })
+    await fast.printed(/is SUCCEEDED/)
     const [a, b] = await Promise.all([
-      runStep({
-        inputs: inputsFor(agents, { prompt: 'fast', comment: 'true', name: 'pr-7' }),
-        env,
-      }),
+      fast.result,
       runStep({
         inputs: inputsFor(agents, { prompt: 'slow', comment: 'true', name: 'pr-7' }),
         env,
