@@ -1,15 +1,32 @@
+import { basename } from 'node:path'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 /**
- * `npm test`'s file order: the end-to-end files first, then vitest's own order (the
- * longest last time first; by size on a fresh clone, which has no timings). The
- * end-to-end files hold the long waits, and on a fresh clone the unit files, larger,
- * would otherwise take the workers first and leave those waits to start late.
+ * The end-to-end files whose tests wait longest (GitHub's call deadlines, the post step's
+ * search, the service unreachable for good), longest first. On a fresh clone vitest has no
+ * timings and orders files by size, and a small file with long waits that starts last
+ * lengthens the whole run by its waits (reliability.test.ts: 10 s).
+ */
+const LONGEST_WAITS = [
+  'reliability-answers.test.ts',
+  'reliability-runs.test.ts',
+  'reliability.test.ts',
+  'pull-requests.test.ts',
+]
+
+/**
+ * `npm test`'s file order: the end-to-end files first, those above in their order, then the
+ * rest in vitest's own order (the longest last time first; by size with no timings).
  */
 export class EndToEndFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files)
-    const endToEnd = (file: TestSpecification) => file.project.name === 'e2e'
-    return [...sorted.filter(endToEnd), ...sorted.filter((file) => !endToEnd(file))]
+    const rank = (file: TestSpecification) => {
+      if (file.project.name !== 'e2e') return LONGEST_WAITS.length + 1
+      const listed = LONGEST_WAITS.indexOf(basename(file.moduleId))
+      return listed === -1 ? LONGEST_WAITS.length : listed
+    }
+    // Array.prototype.sort is stable: within a rank, vitest's order stays.
+    return [...sorted].sort((a, b) => rank(a) - rank(b))
   }
 }
