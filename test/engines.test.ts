@@ -1,0 +1,40 @@
+/**
+ * The Node.js versions package.json's `engines` states are the ones every locked package
+ * accepts, so that `npm ci` is quiet on each of them (issue 12): checked on the first
+ * release of each line and the latest of the lines that matter.
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import semver from 'semver'
+import { describe, expect, it } from 'vitest'
+import { ROOT } from './e2e/harness.ts'
+
+const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  engines: { node: string }
+}
+const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+  packages: Record<string, { engines?: { node?: string } | string[]; optional?: boolean }>
+}
+
+/** Every locked package that installs everywhere and states the Node versions it accepts. */
+const required = Object.entries(lock.packages).flatMap(([path, entry]) => {
+  const range = Array.isArray(entry.engines) ? undefined : entry.engines?.node
+  return path && range && !entry.optional
+    ? [{ name: path.replace(/^.*node_modules\//, ''), range }]
+    : []
+})
+
+const PROBES = ['20.19.0', '22.12.0', '22.13.0', '22.19.0', '22.30.0', '23.5.0', '24.0.0', '26.0.0']
+
+describe("package.json's engines", () => {
+  it.each(PROBES)(
+    'Node %s: stated as supported exactly when every package accepts it',
+    (version) => {
+      const refused = required.filter(({ range }) => !semver.satisfies(version, range))
+      const stated = semver.satisfies(version, manifest.engines.node)
+      expect(stated ? refused.map(({ name, range }) => `${name} wants ${range}`) : []).toEqual([])
+      if (!stated)
+        expect(refused.length, `${version} is accepted by every package`).toBeGreaterThan(0)
+    },
+  )
+})
