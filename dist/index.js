@@ -8837,8 +8837,10 @@ function escapeLine(line) {
 function escapeInline(text) {
     return text
         .replace(/\\[!-/:-@[-`{-~]|</g, (match) => (match === '<' || match === '\\<' ? '&lt;' : match))
-        .replace(/(^|[^A-Za-z0-9_])@(?=[A-Za-z0-9])/g, `$1@${MENTION_BREAK}`);
+        .replace(MENTION, `$1@${MENTION_BREAK}`);
 }
+/** An @ that GitHub would read as the start of a mention. */
+const MENTION = /(^|[^A-Za-z0-9_])@(?=[A-Za-z0-9])/g;
 function backtickRun(line, start) {
     let end = start;
     while (line.charAt(end) === '`')
@@ -8890,6 +8892,57 @@ function escapeMarkdown(text) {
         .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
         .replace(/[&<>"'|\\`*_[\]()#!~$]/g, (char) => `&#${char.charCodeAt(0)};`)
         .replace(/\r?\n/g, '<br>'));
+}
+/**
+ * Service text as inert Markdown, on a line or in a table cell: nothing renders or
+ * notifies, and a URL in it stays one link (escaped, its parentheses would break it).
+ */
+function inlineText(text) {
+    let out = '';
+    let last = 0;
+    for (const match of text.matchAll(URL_IN_TEXT)) {
+        const url = trimUrl(match[0]);
+        const href = linkTarget(url);
+        out += inert(text.slice(last, match.index));
+        out += href ? `[${inert(url)}](<${href}>)` : inert(url);
+        last = match.index + url.length;
+    }
+    return out + inert(text.slice(last));
+}
+const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`]+/g;
+/** The URL without what GitHub's autolinks leave out: trailing punctuation, an unmatched `)`. */
+function trimUrl(url) {
+    let end = url;
+    for (;;) {
+        let trimmed = end.replace(/[.,:;!?*_~'"]+$/, '');
+        const open = trimmed.split('(').length;
+        const close = trimmed.split(')').length;
+        if (trimmed.endsWith(')') && close > open)
+            trimmed = trimmed.slice(0, -1);
+        if (trimmed === end)
+            return end;
+        end = trimmed;
+    }
+}
+/**
+ * The destination of a link written `[label](<destination>)`: only `<`, `>`,
+ * a backslash or a line break could end or bend it, and a `|` the table cell it
+ * stands in; they are percent-encoded. Parentheses stay as the author wrote them.
+ */
+function linkTarget(url) {
+    let parsed;
+    try {
+        parsed = new URL(url);
+    }
+    catch {
+        return undefined;
+    }
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+        return undefined;
+    return parsed.href.replace(/[<>\\\s|]/g, (char) => `%${hex(char)}`);
+}
+function inert(text) {
+    return escapeMarkdown(text).replace(MENTION, `$1@${MENTION_BREAK}`);
 }
 /** The URL if it is http(s), percent-encoded so that it cannot break out of a Markdown link. */
 function safeHttpUrl(value) {
@@ -9176,7 +9229,7 @@ function renderSummary(outcome, extras = {}) {
             rows.push([cost ? 'Cost' : 'Usage', escapeMarkdown(usage)]);
         const message = run_statusMessageOf(run);
         if (message && !verdict.passed) {
-            rows.push(['Status message', escapeMarkdown(truncate(message, 2000))]);
+            rows.push(['Status message', inlineText(truncate(message, 2000))]);
         }
     }
     const lines = [
@@ -10403,56 +10456,6 @@ function quote(markdown) {
         .split(/<br>/)
         .map((line) => `> ${line}`)
         .join('\n');
-}
-/** Zero-width joiner: keeps `@name` readable while GitHub no longer sees a mention. */
-const comment_MENTION_BREAK = '\u200d';
-/** Service text as inert Markdown: nothing renders or notifies, and a URL in it stays one link. */
-function inlineText(text) {
-    let out = '';
-    let last = 0;
-    for (const match of text.matchAll(URL_IN_TEXT)) {
-        const url = trimUrl(match[0]);
-        const href = linkTarget(url);
-        out += inert(text.slice(last, match.index));
-        out += href ? `[${inert(url)}](<${href}>)` : inert(url);
-        last = match.index + url.length;
-    }
-    return out + inert(text.slice(last));
-}
-const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`]+/g;
-/** The URL without what GitHub's autolinks leave out: trailing punctuation, an unmatched `)`. */
-function trimUrl(url) {
-    let end = url;
-    for (;;) {
-        let trimmed = end.replace(/[.,:;!?*_~'"]+$/, '');
-        const open = trimmed.split('(').length;
-        const close = trimmed.split(')').length;
-        if (trimmed.endsWith(')') && close > open)
-            trimmed = trimmed.slice(0, -1);
-        if (trimmed === end)
-            return end;
-        end = trimmed;
-    }
-}
-/**
- * The destination of a link written `[label](<destination>)`: only `<`, `>`,
- * a backslash or a line break could end or bend it, and they are
- * percent-encoded; parentheses stay as they are, as the author wrote them.
- */
-function linkTarget(url) {
-    let parsed;
-    try {
-        parsed = new URL(url);
-    }
-    catch {
-        return undefined;
-    }
-    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
-        return undefined;
-    return parsed.href.replace(/[<>\\\s]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
-}
-function inert(text) {
-    return escapeMarkdown(text).replace(/(^|[^A-Za-z0-9_])@(?=[A-Za-z0-9])/g, `$1@${comment_MENTION_BREAK}`);
 }
 /**
  * Text shown exactly as it is, in a code span: a run ID, a state. The span's

@@ -2,7 +2,14 @@ import { costOf, describeCost } from '../agent/cost.ts'
 import { isRunId } from '../api/answers.ts'
 import type { RunItem } from '../api/types.ts'
 import { formatDuration } from '../text/format.ts'
-import { agentDetails, clipAnswer, escapeMarkdown, safeHttpUrl } from '../text/markdown.ts'
+import {
+  agentDetails,
+  clipAnswer,
+  escapeMarkdown,
+  inlineText,
+  linkTarget,
+  safeHttpUrl,
+} from '../text/markdown.ts'
 import { blockedQuestion } from '../model/blocked.ts'
 import { endingOf, OUTCOMES, outcomeOf, type Ending, type Outcome } from '../model/outcome.ts'
 import { parseIsoDuration, pullRequestUrlOf, statusMessageOf } from '../model/run.ts'
@@ -314,61 +321,6 @@ function quote(markdown: string): string {
     .split(/<br>/)
     .map((line) => `> ${line}`)
     .join('\n')
-}
-
-/** Zero-width joiner: keeps `@name` readable while GitHub no longer sees a mention. */
-const MENTION_BREAK = '\u200d'
-
-/** Service text as inert Markdown: nothing renders or notifies, and a URL in it stays one link. */
-export function inlineText(text: string): string {
-  let out = ''
-  let last = 0
-  for (const match of text.matchAll(URL_IN_TEXT)) {
-    const url = trimUrl(match[0])
-    const href = linkTarget(url)
-    out += inert(text.slice(last, match.index))
-    out += href ? `[${inert(url)}](<${href}>)` : inert(url)
-    last = match.index + url.length
-  }
-  return out + inert(text.slice(last))
-}
-
-const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`]+/g
-
-/** The URL without what GitHub's autolinks leave out: trailing punctuation, an unmatched `)`. */
-function trimUrl(url: string): string {
-  let end = url
-  for (;;) {
-    let trimmed = end.replace(/[.,:;!?*_~'"]+$/, '')
-    const open = trimmed.split('(').length
-    const close = trimmed.split(')').length
-    if (trimmed.endsWith(')') && close > open) trimmed = trimmed.slice(0, -1)
-    if (trimmed === end) return end
-    end = trimmed
-  }
-}
-
-/**
- * The destination of a link written `[label](<destination>)`: only `<`, `>`,
- * a backslash or a line break could end or bend it, and they are
- * percent-encoded; parentheses stay as they are, as the author wrote them.
- */
-function linkTarget(url: string): string | undefined {
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    return undefined
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return undefined
-  return parsed.href.replace(
-    /[<>\\\s]/g,
-    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
-  )
-}
-
-function inert(text: string): string {
-  return escapeMarkdown(text).replace(/(^|[^A-Za-z0-9_])@(?=[A-Za-z0-9])/g, `$1@${MENTION_BREAK}`)
 }
 
 /**

@@ -15,7 +15,7 @@ import { formatDuration } from '../text/format.ts'
 import { describeCancel } from '../model/cancel.ts'
 import type { StepOutcome } from '../model/step.ts'
 import { parseIsoDuration, pullRequestUrlOf, statusMessageOf } from '../model/run.ts'
-import { safeHttpUrl, escapeMarkdown } from '../text/markdown.ts'
+import { escapeMarkdown, inlineText, safeHttpUrl } from '../text/markdown.ts'
 
 /** What the step's outcome means for the workflow: pass or fail, and the words for it. */
 export interface Verdict {
@@ -170,7 +170,7 @@ export function renderSummary(outcome: StepOutcome, extras: SummaryExtras = {}):
     if (usage) rows.push([cost ? 'Cost' : 'Usage', escapeMarkdown(usage)])
     const message = statusMessageOf(run)
     if (message && !verdict.passed) {
-      rows.push(['Status message', escapeMarkdown(truncate(message, 2000))])
+      rows.push(['Status message', inlineText(truncate(message, 2000))])
     }
   }
   const lines = [

@@ -140,8 +140,11 @@ function escapeLine(line: string): string {
 function escapeInline(text: string): string {
   return text
     .replace(/\\[!-/:-@[-`{-~]|</g, (match) => (match === '<' || match === '\\<' ? '&lt;' : match))
-    .replace(/(^|[^A-Za-z0-9_])@(?=[A-Za-z0-9])/g, `$1@${MENTION_BREAK}`)
+    .replace(MENTION, `$1@${MENTION_BREAK}`)
 }
+
+/** An @ that GitHub would read as the start of a mention. */
+const MENTION = /(^|[^A-Za-z0-9_])@(?=[A-Za-z0-9])/g
 
 function backtickRun(line: string, start: number): number {
   let end = start
@@ -199,6 +202,58 @@ export function escapeMarkdown(text: string): string {
       .replace(/[&<>"'|\\`*_[\]()#!~$]/g, (char) => `&#${char.charCodeAt(0)};`)
       .replace(/\r?\n/g, '<br>')
   )
+}
+
+/**
+ * Service text as inert Markdown, on a line or in a table cell: nothing renders or
+ * notifies, and a URL in it stays one link (escaped, its parentheses would break it).
+ */
+export function inlineText(text: string): string {
+  let out = ''
+  let last = 0
+  for (const match of text.matchAll(URL_IN_TEXT)) {
+    const url = trimUrl(match[0])
+    const href = linkTarget(url)
+    out += inert(text.slice(last, match.index))
+    out += href ? `[${inert(url)}](<${href}>)` : inert(url)
+    last = match.index + url.length
+  }
+  return out + inert(text.slice(last))
+}
+
+const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`]+/g
+
+/** The URL without what GitHub's autolinks leave out: trailing punctuation, an unmatched `)`. */
+function trimUrl(url: string): string {
+  let end = url
+  for (;;) {
+    let trimmed = end.replace(/[.,:;!?*_~'"]+$/, '')
+    const open = trimmed.split('(').length
+    const close = trimmed.split(')').length
+    if (trimmed.endsWith(')') && close > open) trimmed = trimmed.slice(0, -1)
+    if (trimmed === end) return end
+    end = trimmed
+  }
+}
+
+/**
+ * The destination of a link written `[label](<destination>)`: only `<`, `>`,
+ * a backslash or a line break could end or bend it, and a `|` the table cell it
+ * stands in; they are percent-encoded. Parentheses stay as the author wrote them.
+ */
+export function linkTarget(url: string): string | undefined {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return undefined
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return undefined
+  return parsed.href.replace(/[<>\\\s|]/g, (char) => `%${hex(char)}`)
+}
+
+function inert(text: string): string {
+  return escapeMarkdown(text).replace(MENTION, `$1@${MENTION_BREAK}`)
 }
 
 /** The URL if it is http(s), percent-encoded so that it cannot break out of a Markdown link. */

@@ -516,7 +516,7 @@ describe('the comment says how the run ended', () => {
     expect(statuses.at(-1)?.description).toContain(newer.outputs.run_id ?? 'none')
   })
 
-  it("a failed run's status message keeps its URL one intact link", async () => {
+  it("a failed run's status message keeps its URL one intact link, in the comment and the summary", async () => {
     const url = 'https://docs.example.test/envs(setup)?step=install'
     const { agents, gh } = await servers({
       script: () => [
@@ -539,6 +539,8 @@ describe('the comment says how the run ended', () => {
     const html = renderGitHubMarkdown(comments[0]?.body ?? '')
     expect(html).toContain('<h3>❌ Fix the build</h3>')
     expect(html).toContain(`<a href="${url}">${url}</a>`)
+    // The job summary's table cell too, where the parentheses once showed as &#40; and &#41;.
+    expect(renderGitHubMarkdown(result.summary)).toContain(`<a href="${url}">${url}</a>`)
   })
 })
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { renderGitHubMarkdown } from '../../scripts/render/github-markdown.ts'
 import type { RunArtifact, RunItem } from '../../src/api/types.ts'
 import { parseIsoDuration, pullRequestUrlOf } from '../../src/model/run.ts'
 import { renderSummary, verdictOf } from '../../src/report/summary.ts'
@@ -42,7 +43,9 @@ function decoded(text: string): string {
 
 /** Checks that the Markdown has a sound table and no HTML but the summary's own. */
 function expectInert(markdown: string): void {
-  const tags = [...markdown.matchAll(/<\/?([a-zA-Z][\w-]*)/g)].map((match) => match[1])
+  // A link's destination written `](<…>)` is no tag.
+  const outsideLinks = markdown.replace(/\]\(<[^<>\n]*>\)/g, '](…)')
+  const tags = [...outsideLinks.matchAll(/<\/?([a-zA-Z][\w-]*)/g)].map((match) => match[1])
   expect(new Set(tags.filter((tag) => tag !== 'code' && tag !== 'br'))).toEqual(new Set())
   for (const row of tableRows(markdown)) {
     expect(row).toHaveLength(2)
@@ -206,7 +209,27 @@ describe('renderSummary', () => {
       expect(decoded(markdown.split('\n')[0] ?? '')).toBe(
         '### ❌ <img src=x onerror=alert(1)> | evil | row ended FAILED',
       )
-      expect(decoded(cell(markdown, 'Status message') ?? '')).toBe(evilMessage.replace('\r', ''))
+      // Every character shown; the URL as a link, its own text.
+      const url = 'https://t.test/p.png'
+      expect(decoded(cell(markdown, 'Status message') ?? '')).toBe(
+        evilMessage.replace('\r', '').replace(url, `[${url}](<${url}>)`),
+      )
+      expect(renderGitHubMarkdown(markdown)).not.toMatch(/<img|<script|<strong>bold/)
+    })
+
+    it('keeps a URL in the status message one link, parentheses and a pipe included', () => {
+      const url = 'https://docs.example.test/envs(setup)?step=a|b'
+      const markdown = renderSummary(
+        finished({
+          state: 'FAILED',
+          status_message: { message: `Could not install; see ${url}.` },
+        }),
+      )
+      expectInert(markdown)
+      const html = renderGitHubMarkdown(markdown)
+      expect(html).toContain(
+        '<a href="https://docs.example.test/envs(setup)?step=a%7Cb">https://docs.example.test/envs(setup)?step=a|b</a>.',
+      )
     })
 
     it('escapes a run ID and an unknown state from the API', () => {
