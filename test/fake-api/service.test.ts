@@ -182,7 +182,9 @@ describe('runs', () => {
     expect(run.request_usage).toBeUndefined()
 
     const readings: RunItem[] = []
-    while (readings.length < 2 || (readings.at(-1)?.request_usage?.inference_cost ?? 0) <= 0) {
+    // Until compute shows: it grows a fifth as fast as inference, so at four decimals it is
+    // still 0 for the first half-millisecond in which inference is not.
+    while (readings.length < 2 || (readings.at(-1)?.request_usage?.compute_cost ?? 0) <= 0) {
       const answer = await api(fake, `/agent/runs/${run.run_id}`)
       readings.push(JSON.parse(answer.text) as RunItem)
       await new Promise((resolve) => setTimeout(resolve, 10))
@@ -190,7 +192,7 @@ describe('runs', () => {
     const last = readings.at(-1)
     expect(last?.state).toBe('INPROGRESS')
     expect(last?.started_at).toEqual(expect.any(String))
-    expect(last?.request_usage?.compute_cost).toBeGreaterThan(0)
+    expect(last?.request_usage?.inference_cost).toBeGreaterThan(0)
   })
 
   it('refuses to cancel a BLOCKED run (400); 422 for a kind that cannot be; 409 while PENDING', async () => {
