@@ -82,6 +82,7 @@ export default tseslint.config(
       'src/log.ts',
       'src/inputs.ts',
       'src/state.ts',
+      'src/timing.ts',
       'src/version.ts',
     ],
     rules: {

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { cpus, freemem, loadavg, release, totalmem, type as osType } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { DEFAULT_POLL_INTERVAL_MS } from '../src/inputs.ts'
+import { POLL_INTERVAL } from '../src/timing.ts'
 import { FakeAgentApi, type RecordedRequest, type RunScript } from '../test/fake-api/server.ts'
 import { ROOT } from '../test/e2e/harness.ts'
 import { countInLogs, runLoad } from '../test/load/scenario.ts'
@@ -306,7 +306,7 @@ async function cancelLatency(): Promise<CancelLatency> {
 // ── 3. Detection latency and polling cost ───────────────────────────────────────────────────
 
 function scheduleFigures(): ScheduleFigures[] {
-  const interval = DEFAULT_POLL_INTERVAL_MS
+  const interval = POLL_INTERVAL.defaultMs
   const figures = [1, 10, 60, 240].map((minutes) => simulateSchedule(minutes, interval))
   const s = `schedule (simulated, poll_interval ${interval / 1000}s)`
   for (const f of figures) {

@@ -5,6 +5,7 @@ import { parseArtifactPatterns } from './agent/artifacts.ts'
 import { isRunId, MAX_PROMPT_BYTES } from './api/answers.ts'
 import type { AgentConfig, CreateRunRequest, McpServerConfig } from './api/types.ts'
 import { ON_BLOCKED, type OnBlocked } from './model/blocked.ts'
+import { POLL_INTERVAL } from './timing.ts'
 
 /** What the step is asked to do with a run. */
 export type RunTarget =
@@ -80,8 +81,6 @@ export interface InputSource {
   env: NodeJS.ProcessEnv
 }
 
-export const DEFAULT_POLL_INTERVAL_MS = 5_000
-const MIN_POLL_INTERVAL_MS = 100
 const DEFAULT_TIMEOUT = '60m'
 
 const runnerInputs = (): InputSource => ({
@@ -496,12 +495,12 @@ function parsePositiveDuration(input: string, value: string): number {
 }
 
 function readPollInterval(value: string, timeoutMs: number): number {
-  if (!value) return DEFAULT_POLL_INTERVAL_MS
+  if (!value) return POLL_INTERVAL.defaultMs
   const ms = parseDuration('poll_interval', value)
-  if (ms < MIN_POLL_INTERVAL_MS) {
+  if (ms < POLL_INTERVAL.minMs) {
     throw new InputError(
       'poll_interval',
-      `must be at least ${MIN_POLL_INTERVAL_MS}ms; got "${value}".`,
+      `must be at least ${POLL_INTERVAL.minMs}ms; got "${value}".`,
     )
   }
   if (ms > timeoutMs) {

@@ -3,20 +3,9 @@ import * as core from '@actions/core'
 import { agentWorkSources } from './agent/sources.ts'
 import { collectAgentWork, readConversation, type AgentWorkSources } from './agent/work.ts'
 import { abortableSleep, type AgentRunsClient } from './api/client.ts'
-import { serviceClient } from './service.ts'
 import type { RunItem } from './api/types.ts'
-import { readCancelOnly, readSettings, type Settings } from './inputs.ts'
-import type { SummaryExtras } from './report/summary.ts'
-import { findSupersedingRun } from './run/superseded.ts'
-import { RunWatcher } from './run/watch.ts'
-import { safeForLog } from './text/log.ts'
-import { publishError, publishOutcome } from './report/publish.ts'
-import { cancelPreviousRuns, cancelOwnRun, rereadAfterCancel } from './run/cancel.ts'
-import { onTerminationSignal } from './run/signals.ts'
-import { isTerminal } from './model/states.ts'
-import { RunMayExistError, tagFromEnvironment } from './run/create.ts'
-import { CANCEL_AFTER_TIMEOUT, executeStep } from './run/step.ts'
 import { commentOutcomeOf, workflowRunUrl } from './github/comment.ts'
+import type { Conversation } from './github/conversation.ts'
 import {
   headMovedNote,
   mayTalkToAgent,
@@ -24,202 +13,288 @@ import {
   openConversation,
   resolveTarget,
   resolveWorkCommit,
+  type WorkCommit,
 } from './github/setup.ts'
-import { finalStatus, pendingStatus } from './github/status.ts'
-import { RunTracker } from './run/tracker.ts'
-import { runnerState } from './state.ts'
+import { finalStatus, pendingStatus, type CommitStatusReporter } from './github/status.ts'
+import { readCancelOnly, readSettings, type Settings } from './inputs.ts'
 import { logCancel, type CancelReport } from './model/cancel.ts'
-import type { StepOutcome } from './model/step.ts'
+import { isTerminal } from './model/states.ts'
+import type { StepOutcome, StepTarget } from './model/step.ts'
+import { publishError, publishOutcome } from './report/publish.ts'
+import type { SummaryExtras } from './report/summary.ts'
+import {
+  cancelDeadline,
+  cancelOwnRun,
+  cancelPreviousRuns,
+  rereadAfterCancel,
+  type CancelDeps,
+} from './run/cancel.ts'
+import { RunMayExistError, tagFromEnvironment } from './run/create.ts'
+import { onTerminationSignal } from './run/signals.ts'
+import { executeStep } from './run/step.ts'
+import { findSupersedingRun } from './run/superseded.ts'
+import { RunTracker } from './run/tracker.ts'
+import { RunWatcher } from './run/watch.ts'
+import { serviceClient } from './service.ts'
+import { runnerState } from './state.ts'
+import { safeForLog } from './text/log.ts'
+import { AGENT_WORK_DEADLINE_MS, SIGNAL_CANCEL } from './timing.ts'
 
-/**
- * The runner kills the step 10 s after SIGINT (7.5 s, then SIGTERM, then 2.5 s).
- * The cancel request must be answered well inside what is left.
- */
-const CANCEL_BUDGET_MS = { afterInterrupt: 6_500, afterTerminate: 2_000 } as const
-
-/** The main step: create or adopt a run, wait for it, report it. */
+/** The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish. */
 export async function run(): Promise<void> {
-  const interruption = new AbortController()
-  let cancelling: Promise<Interruption> | undefined
-  let stopListening = (): void => undefined
   const tracker = new RunTracker(runnerState, (runId) => core.setOutput('run_id', runId))
+  const interruption = new Interruption(tracker)
   try {
     const cleanup = readCancelOnly()
     if (cleanup) return await cancelOnlyStep(cleanup)
     const settings = readSettings()
     const client = serviceClient(settings)
-
-    stopListening = onTerminationSignal((signal) => {
-      if (cancelling) {
-        core.info(`Received ${signal} again; still cancelling.`)
-        return
-      }
-      interruption.abort()
-      cancelling = cancelOwnRunOnSignal(signal, client, tracker)
-    })
-
-    const { github } = settings
-    const continuing = settings.target.kind === 'continue'
-    // A refused comment starts nothing, and the step passes: the log says why.
-    if (continuing && !(await mayTalkToAgent(github, core))) return
-    const conversation =
-      github.comment || continuing
-        ? await openConversation(github, core, {
-            onCommentCreated: (commentId) => runnerState.saveCommentId(commentId),
-            mode: continuing ? 'reply' : 'keyed',
-            name:
-              settings.target.kind === 'existing'
-                ? undefined
-                : settings.target.request.config?.name,
-          })
-        : undefined
-    const target = await resolveTarget(settings.target, conversation, core)
-    const showInComment = github.comment ? conversation : undefined
-    const commit = await resolveWorkCommit(github, core)
-    const status = await openCommitStatus(github, commit, core)
-    if (status && commit) runnerState.saveStatusSha(commit.sha)
-    const workflowRun = workflowRunUrl(process.env)
-    const sources = agentWorkSources(client)
-    const watcher = watcherFor(settings, tracker, sources)
-
-    let outcome: StepOutcome
-    try {
-      outcome = await executeStep(
-        { ...settings, target },
-        {
-          client,
-          tracker,
-          now: Date.now,
-          sleep: abortableSleep,
-          signal: interruption.signal,
-          log: watcher.log,
-          watch: watcher,
-          tag: tagFromEnvironment(process.env, undefined, commit?.sha),
-          onRunSeen: (run) => {
-            // The end is shown once the step knows its outcome (timed out, superseded, …), below.
-            if (isTerminal(run.state)) return
-            showInComment?.show(run)
-            status?.show(pendingStatus(run, workflowRun))
-          },
-        },
-      )
-    } catch (error) {
-      if (!cancelling) {
-        await cancelOwnRunAfterError(client, tracker)
-        throw error
-      }
-      // The cancel is the signal handler's; what went wrong meanwhile is still worth telling.
-      if (error instanceof RunMayExistError) core.warning(error.message)
-      outcome = { kind: 'interrupted', run: undefined }
-    }
-    if (cancelling) {
-      const { signal, cancel } = await cancelling
-      const run = await rereadAfterCancel(client, cancel, outcome.run)
-      outcome = { kind: 'interrupted', run, signal, cancel }
-    }
-    let newer: RunItem | undefined
-    if (outcome.kind === 'finished') {
-      newer = await findSupersedingRun(client, outcome.run, {
-        signal: interruption.signal,
-        sleep: abortableSleep,
-        now: Date.now,
-      })
-      if (newer) outcome = { ...outcome, supersededBy: newer.run_id }
-    }
-    // A newer run on the same commit owns the status now: writing ours could cover its pending.
-    if (!(newer && newer.metadata?.gh_head_sha === commit?.sha)) {
-      status?.show(finalStatus(outcome, workflowRun))
-    }
-    const commentOutcome = commentOutcomeOf(outcome, continuing)
-    // The end at once; the answer and the notes follow once read (one more write, the last).
-    if (outcome.run) showInComment?.show(outcome.run, { outcome: commentOutcome })
-    // The head is read while the agent's work is: one waits on GitHub, the other on the service.
-    const headMoved =
-      outcome.run && showInComment && !cancelling ? headMovedNote(github, commit, core) : undefined
-    const work = await gatherAgentWork(outcome, settings, sources, watcher, interruption.signal)
-    if (outcome.run && showInComment) {
-      const moved = await headMoved
-      showInComment.show(outcome.run, {
-        notes: moved ? [moved] : [],
-        answer: work.answer,
-        outcome: commentOutcome,
-      })
-    }
-    await Promise.all([showInComment?.settled(), status?.settled()])
-    await publishOutcome(outcome, { ...work, continueRun: continuing })
+    interruption.listen(client)
+    const step = await prepare(settings, client, tracker)
+    if (!step) return
+    const executed = await execute(step, interruption)
+    await finish(step, executed, interruption)
   } catch (error) {
     await publishError(error, { runId: tracker.runId })
   } finally {
-    stopListening()
+    interruption.stopListening()
   }
 }
 
-interface Interruption {
-  signal: NodeJS.Signals
-  cancel: CancelReport | undefined
+/** What a prepared step has at hand: settings, the client, GitHub surfaces, the run's target. */
+interface PreparedStep {
+  settings: Settings
+  target: StepTarget
+  client: AgentRunsClient
+  tracker: RunTracker
+  continuing: boolean
+  /** The pull-request comment, when `comment` is on. */
+  comment: Conversation | undefined
+  commit: WorkCommit | undefined
+  status: CommitStatusReporter | undefined
+  workflowRun: string | undefined
+  sources: AgentWorkSources
+  watcher: RunWatcher
+}
+
+/** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
+async function prepare(
+  settings: Settings,
+  client: AgentRunsClient,
+  tracker: RunTracker,
+): Promise<PreparedStep | undefined> {
+  const { github } = settings
+  const continuing = settings.target.kind === 'continue'
+  // A refused comment starts nothing, and the step passes: the log says why.
+  if (continuing && !(await mayTalkToAgent(github, core))) return undefined
+  const conversation =
+    github.comment || continuing
+      ? await openConversation(github, core, {
+          onCommentCreated: (commentId) => runnerState.saveCommentId(commentId),
+          mode: continuing ? 'reply' : 'keyed',
+          name:
+            settings.target.kind === 'existing' ? undefined : settings.target.request.config?.name,
+        })
+      : undefined
+  const target = await resolveTarget(settings.target, conversation, core)
+  const commit = await resolveWorkCommit(github, core)
+  const status = await openCommitStatus(github, commit, core)
+  if (status && commit) runnerState.saveStatusSha(commit.sha)
+  const sources = agentWorkSources(client)
+  return {
+    settings,
+    target,
+    client,
+    tracker,
+    continuing,
+    comment: github.comment ? conversation : undefined,
+    commit,
+    status,
+    workflowRun: workflowRunUrl(process.env),
+    sources,
+    watcher: watcherFor(settings, tracker, sources),
+  }
+}
+
+/** How the run ended, and the newer run that replaced it (cancel_previous), if any. */
+interface Executed {
+  outcome: StepOutcome
+  newer?: RunItem
+}
+
+/** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
+async function execute(step: PreparedStep, interruption: Interruption): Promise<Executed> {
+  const { client, tracker, comment, status, workflowRun } = step
+  let outcome: StepOutcome
+  try {
+    outcome = await executeStep(
+      { ...step.settings, target: step.target },
+      {
+        client,
+        tracker,
+        now: Date.now,
+        sleep: abortableSleep,
+        signal: interruption.signal,
+        log: step.watcher.log,
+        watch: step.watcher,
+        tag: tagFromEnvironment(process.env, undefined, step.commit?.sha),
+        onRunSeen: (run) => {
+          // The end is shown once the step knows its outcome (timed out, superseded, …), below.
+          if (isTerminal(run.state)) return
+          comment?.show(run)
+          status?.show(pendingStatus(run, workflowRun))
+        },
+      },
+    )
+  } catch (error) {
+    if (!interruption.cancelling) {
+      await cancelAfterError(client, tracker)
+      throw error
+    }
+    // The cancel is the signal handler's; what went wrong meanwhile is still worth telling.
+    if (error instanceof RunMayExistError) core.warning(error.message)
+    outcome = { kind: 'interrupted', run: undefined }
+  }
+  const interrupted = await interruption.outcome(outcome.run)
+  if (interrupted) return { outcome: interrupted }
+  if (outcome.kind !== 'finished') return { outcome }
+  const newer = await findSupersedingRun(client, outcome.run, {
+    signal: interruption.signal,
+    sleep: abortableSleep,
+    now: Date.now,
+  })
+  return newer ? { outcome: { ...outcome, supersededBy: newer.run_id }, newer } : { outcome }
+}
+
+/** Shows the outcome on every surface: the commit status, the comment, outputs and summary. */
+async function finish(
+  step: PreparedStep,
+  { outcome, newer }: Executed,
+  interruption: Interruption,
+): Promise<void> {
+  const { settings, comment, status, commit, workflowRun } = step
+  // A newer run on the same commit owns the status now: writing ours could cover its pending.
+  if (!(newer && newer.metadata?.gh_head_sha === commit?.sha)) {
+    status?.show(finalStatus(outcome, workflowRun))
+  }
+  const commentOutcome = commentOutcomeOf(outcome, step.continuing)
+  // The end at once; the answer and the notes follow once read (one more write, the last).
+  if (outcome.run) comment?.show(outcome.run, { outcome: commentOutcome })
+  // The head is read while the agent's work is: one waits on GitHub, the other on the service.
+  const headMoved =
+    outcome.run && comment && !interruption.cancelling
+      ? headMovedNote(settings.github, commit, core)
+      : undefined
+  const work = await gatherAgentWork(
+    outcome,
+    settings,
+    step.sources,
+    step.watcher,
+    interruption.signal,
+  )
+  if (outcome.run && comment) {
+    const moved = await headMoved
+    comment.show(outcome.run, {
+      notes: moved ? [moved] : [],
+      answer: work.answer,
+      outcome: commentOutcome,
+    })
+  }
+  await Promise.all([comment?.settled(), status?.settled()])
+  await publishOutcome(outcome, { ...work, continueRun: step.continuing })
+}
+
+/**
+ * The workflow cancelling the step: SIGINT or SIGTERM. The first signal aborts
+ * the wait and sends the cancel at once, within what the runner leaves before
+ * it kills the step; the step then reports itself interrupted.
+ */
+class Interruption {
+  readonly #controller = new AbortController()
+  readonly #tracker: RunTracker
+  #client: AgentRunsClient | undefined
+  #cancelling: Promise<{ signal: NodeJS.Signals; cancel: CancelReport | undefined }> | undefined
+  #stopListening = (): void => undefined
+
+  constructor(tracker: RunTracker) {
+    this.#tracker = tracker
+  }
+
+  /** Aborts when the workflow cancels the step. */
+  get signal(): AbortSignal {
+    return this.#controller.signal
+  }
+
+  get cancelling(): boolean {
+    return this.#cancelling !== undefined
+  }
+
+  listen(client: AgentRunsClient): void {
+    this.#client = client
+    this.#stopListening = onTerminationSignal((signal) => {
+      if (this.#cancelling) {
+        core.info(`Received ${signal} again; still cancelling.`)
+        return
+      }
+      this.#controller.abort()
+      this.#cancelling = cancelOnSignal(signal, client, this.#tracker)
+    })
+  }
+
+  stopListening(): void {
+    this.#stopListening()
+  }
+
+  /** The step's outcome once the signal's cancel is answered; undefined without a signal. */
+  async outcome(lastSeen: RunItem | undefined): Promise<StepOutcome | undefined> {
+    if (!this.#cancelling || !this.#client) return undefined
+    const { signal, cancel } = await this.#cancelling
+    const run = await rereadAfterCancel(this.#client, cancel, lastSeen)
+    return { kind: 'interrupted', run, signal, cancel }
+  }
 }
 
 /** Sends the cancel request at once, within what the runner leaves before it kills the step. */
-async function cancelOwnRunOnSignal(
+async function cancelOnSignal(
   signal: NodeJS.Signals,
   client: AgentRunsClient,
   tracker: RunTracker,
-): Promise<Interruption> {
-  const budgetMs =
-    signal === 'SIGTERM' ? CANCEL_BUDGET_MS.afterTerminate : CANCEL_BUDGET_MS.afterInterrupt
-  const deadline = Date.now() + budgetMs
-  const remaining = () => Math.max(0, deadline - Date.now())
+): Promise<{ signal: NodeJS.Signals; cancel: CancelReport | undefined }> {
+  const why = { kind: 'signal', signal } as const
+  const deadline = cancelDeadline(why, Date.now())
   // Should anything keep the process alive past the budget, end it before the runner's kill.
-  setTimeout(() => process.exit(1), budgetMs + 500).unref()
+  setTimeout(() => process.exit(1), deadline - Date.now() + SIGNAL_CANCEL.exitMarginMs).unref()
   core.info(`Received ${signal}: the workflow is cancelling this step.`)
   // A create (or its lookup) or a follow-up in flight may yet start or restart a run: let it
   // answer, keeping time for the cancel.
-  const runId = await tracker.whenDecided(budgetMs * 0.6)
+  const runId = await tracker.whenDecided((deadline - Date.now()) * SIGNAL_CANCEL.decideShare)
   if (!runId || !tracker.needsCancel) {
     if (tracker.mayHaveUnseenRun) {
       core.info('The create request has not been answered; the post step will look for its run.')
     }
     return { signal, cancel: undefined }
   }
-  const cancelOnce = () =>
-    cancelOwnRun(client, tracker, runId, {
-      signal: AbortSignal.timeout(remaining()),
-      timeoutMs: remaining(),
-    })
-  let cancel = await cancelOnce()
-  // Right after a follow-up, "already finished" may describe the pass before it: the run is
-  // about to restart, and the cancel lands once it has.
-  while (
-    cancel.kind === 'already-finished' &&
-    tracker.awaitingNewPass &&
-    remaining() > RECANCEL_PAUSE_MS * 2
-  ) {
-    await abortableSleep(RECANCEL_PAUSE_MS)
-    cancel = await cancelOnce()
-  }
+  const cancel = await cancelOwnRun(tracker, runId, why, cancelDeps(client), deadline)
   if (cancel.kind === 'blocked') logCancel(core, runId, cancel)
   return { signal, cancel }
 }
-
-/** The pause between cancels of a run that a follow-up is about to restart. */
-const RECANCEL_PAUSE_MS = 250
 
 /**
  * A run must not outlive a step that gave up on it. A step that failed before
  * it knew of a run made none, unless a create's answer was lost and its run
  * not found: then the state keeps the create's tag for the post step.
  */
-async function cancelOwnRunAfterError(client: AgentRunsClient, tracker: RunTracker): Promise<void> {
+async function cancelAfterError(client: AgentRunsClient, tracker: RunTracker): Promise<void> {
   const runId = tracker.runId
   // A create whose run was neither seen nor ruled out leaves its tag for the post step.
   if (!runId) return tracker.mayHaveUnseenRun ? undefined : tracker.settle()
   if (!tracker.needsCancel) return
   // Briefly, as after a timeout: a cancel that fails leaves the run to the post step.
-  const report = await cancelOwnRun(client, tracker, runId, {
-    timeoutMs: CANCEL_AFTER_TIMEOUT.timeoutMs,
-    deadline: Date.now() + CANCEL_AFTER_TIMEOUT.budgetMs,
-  })
-  logCancel(core, runId, report)
+  logCancel(core, runId, await cancelOwnRun(tracker, runId, { kind: 'error' }, cancelDeps(client)))
+}
+
+function cancelDeps(client: AgentRunsClient): CancelDeps {
+  return { client, now: Date.now, sleep: abortableSleep, log: core }
 }
 
 /** `cancel_only`: cancels the active runs with the name, and starts nothing. */
@@ -254,9 +329,6 @@ function watcherFor(
     },
   )
 }
-
-/** Reading the answer and downloading files after the run: a bounded time, never the outcome. */
-const AGENT_WORK_DEADLINE_MS = 5 * 60_000
 
 /**
  * The agent's answer and files, once the run has ended, been cancelled by the

@@ -1,46 +1,44 @@
 import * as core from '@actions/core'
 import { abortableSleep, type AgentRunsClient } from './api/client.ts'
-import { serviceClient } from './service.ts'
 import type { RunItem } from './api/types.ts'
 import { loadOctokit } from './github/octokit.ts'
 import { openConversation } from './github/setup.ts'
 import { CommitStatusReporter, statusContext } from './github/status.ts'
 import { readPostSettings, type GitHubSettings } from './inputs.ts'
-import { publishError } from './report/publish.ts'
-import { requestCancel } from './run/cancel.ts'
-import { INVOCATION_KEY, lookUpInvocation } from './run/create.ts'
-import { readSavedRun } from './state.ts'
 import { describeCancel, logCancel, type CancelReport } from './model/cancel.ts'
+import { publishError } from './report/publish.ts'
+import { cancelDeadline, cancelRun } from './run/cancel.ts'
+import { INVOCATION_KEY, searchForCreatedRun, steadyPauses } from './run/create.ts'
+import { serviceClient } from './service.ts'
+import { readSavedRun, type SavedRun } from './state.ts'
+import { CREATE_LOOKUP } from './timing.ts'
 
 /**
  * The post step: the cleanup path that works when no signal reached the main
  * step (a hard kill, a container job, a step under `if: always()`). It cancels
- * a run the main step left unfinished, and does nothing otherwise.
+ * a run the main step left unfinished, and does nothing otherwise. It reuses
+ * the main step's pieces: the search for a create's run, and the cancel.
  */
 export async function run(): Promise<void> {
   try {
     const saved = readSavedRun()
-    if (saved.settled) {
-      core.info(
-        saved.runId
-          ? `Run ${saved.runId} ended or was handed off in the main step; nothing to clean up.`
-          : 'The main step created no run; nothing to clean up.',
-      )
-      return
-    }
-    if (!saved.runId && !saved.invocation) {
-      core.info('The main step created no run; nothing to clean up.')
-      return
-    }
+    if (!leftUnfinished(saved)) return
     const settings = readPostSettings()
     // A run still being prepared answers 409 for a while; there is time to wait it out here.
     const client = serviceClient(settings, { maxRetries: 5 })
     const runId = saved.runId ?? (await findUnansweredRun(client, saved.invocation ?? ''))
     if (!runId) return
     core.info(`The main step left run ${runId} unfinished; cancelling it.`)
-    const report = saved.awaitingNewPass
-      ? await cancelRunAfterFollowup(client, runId)
-      : await requestCancel(client, runId)
+    const why = { kind: 'post' } as const
+    const report = await cancelRun(
+      {
+        runId,
+        why,
+        deadline: cancelDeadline(why, Date.now()),
+        mayRestart: () => saved.awaitingNewPass,
+      },
+      { client, now: Date.now, sleep: abortableSleep, log: core },
+    )
     if (report.kind === 'failed') core.setFailed(describeCancel(runId, report))
     else logCancel(core, runId, report)
     if (saved.commentId && settings.github.comment) {
@@ -54,46 +52,29 @@ export async function run(): Promise<void> {
   }
 }
 
-/**
- * How long the post step looks for the run of a create whose answer was lost:
- * the service's list can lag behind its writes by seconds, and a cancelled job
- * leaves the post step minutes before the runner's force-kill.
- */
-const SEARCH_DEADLINE_MS = 60_000
-const SEARCH_PAUSE_MS = 2_000
-
-/** How long the post step waits for a run to restart after its follow-up, to cancel it. */
-const RESTART_DEADLINE_MS = 30_000
-
-/**
- * Cancels a run that was sent a follow-up the main step never saw take effect.
- * "Already finished" may describe the pass before the follow-up, with the run
- * about to restart, so the cancel is repeated until it lands or the deadline.
- */
-async function cancelRunAfterFollowup(
-  client: AgentRunsClient,
-  runId: string,
-): Promise<CancelReport> {
-  const deadline = Date.now() + RESTART_DEADLINE_MS
-  let report = await requestCancel(client, runId)
-  if (report.kind !== 'already-finished') return report
-  core.info(
-    `Run ${runId} still shows its state from before the follow-up; cancelling again once it restarts.`,
-  )
-  while (report.kind === 'already-finished' && Date.now() + SEARCH_PAUSE_MS < deadline) {
-    await abortableSleep(SEARCH_PAUSE_MS)
-    report = await requestCancel(client, runId, {
-      timeoutMs: Math.max(1_000, deadline - Date.now()),
-    })
+/** Whether the main step left a run (or a create's run) that may still need cancelling. */
+function leftUnfinished(saved: SavedRun): boolean {
+  if (saved.settled) {
+    core.info(
+      saved.runId
+        ? `Run ${saved.runId} ended or was handed off in the main step; nothing to clean up.`
+        : 'The main step created no run; nothing to clean up.',
+    )
+    return false
   }
-  return report
+  if (!saved.runId && !saved.invocation) {
+    core.info('The main step created no run; nothing to clean up.')
+    return false
+  }
+  return true
 }
 
 /**
  * The run a create request made when the main step never learned of it: the
  * main step stopped before the answer came, or the answer was lost and the run
- * was not found yet. Looks patiently, by the request's unique tag, until a
- * deadline.
+ * was not found yet. Looks patiently (the service's list can lag behind its
+ * writes by seconds, and a cancelled job leaves the post step minutes before
+ * the runner's force-kill), by the request's unique tag, until a deadline.
  */
 async function findUnansweredRun(
   client: AgentRunsClient,
@@ -102,40 +83,29 @@ async function findUnansweredRun(
   core.info(
     `The main step did not learn which run its create request made; looking for a run tagged ${INVOCATION_KEY}=${invocation}.`,
   )
-  const deadline = Date.now() + SEARCH_DEADLINE_MS
-  let lastProblem: string
-  for (let attempt = 1; ; attempt += 1) {
-    const timeoutMs = Math.max(1_000, deadline - Date.now())
-    try {
-      const lookup = await lookUpInvocation(
-        {
-          // No retries inside a lookup: the loop retries, and the deadline must hold.
-          listRuns: (query) => client.listRuns(query, { timeoutMs, maxRetries: 0 }),
-          iterateRuns: (query, options) =>
-            client.iterateRuns(query, { ...options, timeoutMs, maxRetries: 0 }),
-        },
-        invocation,
+  const search = await searchForCreatedRun(invocation, {
+    client,
+    now: Date.now,
+    sleep: abortableSleep,
+    log: core,
+    pausesMs: steadyPauses(CREATE_LOOKUP.postPauseMs),
+    deadline: Date.now() + CREATE_LOOKUP.postDeadlineMs,
+  })
+  switch (search.kind) {
+    case 'found':
+      return search.run.run_id
+    case 'ambiguous':
+      core.warning(
+        `Runs ${search.runIds.join(', ')} all carry ${INVOCATION_KEY}=${invocation}; none is cancelled. Check them by hand.`,
       )
-      if (lookup.kind === 'found') return lookup.run.run_id
-      if (lookup.kind === 'ambiguous') {
-        core.warning(
-          `Runs ${lookup.runIds.join(', ')} all carry ${INVOCATION_KEY}=${invocation}; none is cancelled. Check them by hand.`,
-        )
-        return undefined
-      }
-      lastProblem = 'none is listed'
-    } catch (error) {
-      lastProblem = `the lookup failed: ${error instanceof Error ? error.message : String(error)}`
-      core.info(`Lookup ${attempt}: ${lastProblem}`)
-    }
-    if (Date.now() + SEARCH_PAUSE_MS >= deadline) break
-    await abortableSleep(SEARCH_PAUSE_MS)
+      return undefined
+    case 'none':
+      core.warning(
+        `No run tagged ${INVOCATION_KEY}=${invocation} was found within ${CREATE_LOOKUP.postDeadlineMs / 1000}s (${search.lastProblem}). ` +
+          'The create request may still have made one: search the runs for that metadata, and cancel it if it is there.',
+      )
+      return undefined
   }
-  core.warning(
-    `No run tagged ${INVOCATION_KEY}=${invocation} was found within ${SEARCH_DEADLINE_MS / 1000}s (${lastProblem}). ` +
-      'The create request may still have made one: search the runs for that metadata, and cancel it if it is there.',
-  )
-  return undefined
 }
 
 /** The main step's comment still shows the run in progress; show where it ended. */

@@ -8,7 +8,8 @@
  * p_k - t late; the worst case in each gap is a change just after p_{k-1}, late by the
  * whole gap. The promise for a change at t is max(interval, 5% of t), and never over 30 s.
  */
-import { PROGRESS_READ_INTERVAL_MS, ProgressReadSchedule } from '../../src/agent/progress.ts'
+import { ProgressReadSchedule } from '../../src/agent/progress.ts'
+import { PROGRESS_READ_INTERVAL_MS } from '../../src/timing.ts'
 import { nextPollDelayMs } from '../../src/run/schedule.ts'
 
 export interface ScheduleFigures {

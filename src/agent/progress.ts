@@ -1,4 +1,5 @@
 import type { AgentAction, Conversation, ConversationStep } from './conversation.ts'
+import { HEARTBEAT_INTERVAL_MS, PROGRESS_READ_INTERVAL_MS } from '../timing.ts'
 
 /**
  * What the agent has done since the last look, for the log while waiting:
@@ -57,9 +58,6 @@ export function describeProgress(event: ProgressEvent): string {
   }
 }
 
-/** At most one conversation read per this long, besides state changes (120 reads an hour). */
-export const PROGRESS_READ_INTERVAL_MS = 30_000
-
 /**
  * When to read the conversation for progress: at a change of state, or when
  * 30 s have passed since the last read; but never more reads than one at the
@@ -87,9 +85,6 @@ export class ProgressReadSchedule {
     this.#lastReadAt = now
   }
 }
-
-/** The longest stretch without a log line while waiting is five minutes; this leaves slack. */
-export const HEARTBEAT_INTERVAL_MS = 4 * 60_000
 
 /**
  * Never silent: tells when a "still waiting" line is owed, and how long the

@@ -1,9 +1,7 @@
 import type { AgentRunsClient } from '../api/client.ts'
+import { CONVERSATION_READ } from '../timing.ts'
 import type { ArtifactEntry } from './artifacts.ts'
 import type { AgentWorkSources } from './work.ts'
-
-/** Reading the conversation once, after the run: one retry, and never long. */
-const CONVERSATION_READ = { timeoutMs: 30_000, maxRetries: 1 } as const
 
 /**
  * The agent's work as the API client gives it: the conversation, and a file's

@@ -18,6 +18,7 @@ import {
   type RequestLabel,
 } from './errors.ts'
 import { isRefusal, isRetryable, retryDelayMs, type RetryMode } from './retry.ts'
+import { MAX_TIMER_MS } from '../timing.ts'
 import type {
   ArtifactResponse,
   ConversationResponse,
@@ -668,12 +669,6 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
     signal?.addEventListener('abort', onAbort, { once: true })
   })
 }
-
-/**
- * The longest delay a Node timer holds (2^31 - 1 ms, about 24.8 days). A longer
- * one fires at once, which would turn a long wait into a busy loop.
- */
-export const MAX_TIMER_MS = 2 ** 31 - 1
 
 export function clampTimerMs(ms: number): number {
   if (Number.isNaN(ms)) return 0

@@ -10,14 +10,8 @@ import {
   type CommentContext,
   type Marker,
 } from './comment.ts'
-import {
-  GITHUB_LIMITS,
-  loadOctokit,
-  reasonOf,
-  tokenIdentity,
-  withDeadline,
-  type Octokit,
-} from './octokit.ts'
+import { loadOctokit, reasonOf, tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
+import { GITHUB_LIMITS } from '../timing.ts'
 import type { Thread } from './thread.ts'
 import { NewestWrites } from './writes.ts'
 import type { Log } from '../log.ts'

@@ -3,7 +3,8 @@ import { staleHeadNote, workflowRunUrl } from './comment.ts'
 import { admitAuthor } from './commenter.ts'
 import { Conversation, type ConversationOptions } from './conversation.ts'
 import { eventAuthorOf, eventHeadSha, eventPullRequest, readEventPayload } from './event.ts'
-import { GITHUB_CALL_DEADLINE_MS, loadOctokit, reasonOf, withDeadline } from './octokit.ts'
+import { loadOctokit, reasonOf, withDeadline } from './octokit.ts'
+import { GITHUB_CALL_DEADLINE_MS, HEAD_MOVED_DEADLINE_MS } from '../timing.ts'
 import { CommitStatusReporter, statusContext } from './status.ts'
 import { threadFromEvent } from './thread.ts'
 import type { StepTarget } from '../model/step.ts'
@@ -141,13 +142,6 @@ async function currentHead(
     return undefined
   }
 }
-
-/**
- * How long the note below may wait for GitHub. The note is a nicety, and the comment's last
- * write waits for it: a GitHub that is not answering must not hold the step a whole call
- * deadline more, before the writes' own (see GITHUB_LIMITS).
- */
-const HEAD_MOVED_DEADLINE_MS = 3_000
 
 /** A note for the comment when the pull request's head has moved on since the run started. */
 export async function headMovedNote(

@@ -1,5 +1,6 @@
 import type { RunItem } from '../api/types.ts'
-import { GITHUB_LIMITS, reasonOf, withDeadline, type Octokit } from './octokit.ts'
+import { reasonOf, withDeadline, type Octokit } from './octokit.ts'
+import { GITHUB_LIMITS } from '../timing.ts'
 import { wordsFor } from './words.ts'
 import { NewestWrites } from './writes.ts'
 import { safeHttpUrl } from '../text/markdown.ts'

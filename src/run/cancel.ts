@@ -1,9 +1,17 @@
-import type { AgentRunsClient, RequestOptions } from '../api/client.ts'
+import type { AgentRunsClient, RequestOptions, Sleep } from '../api/client.ts'
 import { UnprocessableEntityError } from '../api/errors.ts'
 import type { RunItem } from '../api/types.ts'
 import { meaningOf } from '../model/states.ts'
 import type { RunTracker } from './tracker.ts'
 import type { Log } from '../log.ts'
+import {
+  CANCEL_AFTER_TIMEOUT,
+  CREATE_LOOKUP,
+  POST_CANCEL_DEADLINE_MS,
+  RECANCEL_PAUSE_MS,
+  REREAD_AFTER_CANCEL_MS,
+  SIGNAL_CANCEL,
+} from '../timing.ts'
 import { logCancel, type CancelReport } from '../model/cancel.ts'
 
 /**
@@ -37,26 +45,126 @@ export async function rereadAfterCancel(
   // A BLOCKED run is read back too, so that the outputs say BLOCKED rather than what was last polled.
   if ((cancel?.kind !== 'cancelled' && cancel?.kind !== 'blocked') || !lastSeen) return lastSeen
   try {
-    return await client.getRun(lastSeen.run_id, { timeoutMs: 500, maxRetries: 0 })
+    return await client.getRun(lastSeen.run_id, {
+      timeoutMs: REREAD_AFTER_CANCEL_MS,
+      maxRetries: 0,
+    })
   } catch {
     return lastSeen
   }
 }
 
 /**
- * Cancels the run the step answers for. Nothing more is owed on it unless the
- * cancel failed, the run is BLOCKED (the post step tries again, and cancels it
- * should a person have moved it on by then), a follow-up's answer is still out,
- * or "already finished" came before the run was seen restarting after a
- * follow-up (it may restart yet).
+ * Why a run is being cancelled. It decides how long the cancel may take: a
+ * signal leaves what the runner's grace allows; a timeout, a cap or an error
+ * a few seconds; the post step, which has minutes before the runner's
+ * force-kill, longer.
+ */
+export type CancelWhy =
+  | { kind: 'signal'; signal: NodeJS.Signals }
+  | { kind: 'timeout' }
+  | { kind: 'over-budget' }
+  | { kind: 'error' }
+  | { kind: 'post' }
+  /** The set's `pass_when` can no longer be met: the runs still in flight are not wanted. */
+  | { kind: 'pass-when' }
+
+/** On `now`'s clock: when the cancel of a run, begun now for `why`, must have been answered. */
+export function cancelDeadline(why: CancelWhy, now: number): number {
+  switch (why.kind) {
+    case 'signal':
+      return (
+        now +
+        (why.signal === 'SIGTERM' ? SIGNAL_CANCEL.afterTerminateMs : SIGNAL_CANCEL.afterInterruptMs)
+      )
+    case 'post':
+      return now + POST_CANCEL_DEADLINE_MS
+    case 'timeout':
+    case 'over-budget':
+    case 'error':
+    case 'pass-when':
+      return now + CANCEL_AFTER_TIMEOUT.budgetMs
+  }
+}
+
+export interface CancelOrder {
+  runId: string
+  why: CancelWhy
+  /** When the cancel must have been answered (see `cancelDeadline`). */
+  deadline: number
+  /**
+   * Whether "already finished" may describe the pass before a follow-up, with
+   * the run about to restart: then the cancel is sent again, until it lands or
+   * the deadline.
+   */
+  mayRestart?: () => boolean
+}
+
+export interface CancelDeps {
+  client: Pick<AgentRunsClient, 'cancelRun'>
+  now: () => number
+  sleep: Sleep
+  /** Told when a cancel is repeated because the run may be about to restart. */
+  log?: Pick<Log, 'info'>
+}
+
+/**
+ * The one routine that cancels a run, whatever the reason: a signal, the
+ * timeout, max_credits, an error, the post step, or a set whose `pass_when`
+ * can no longer be met. Each request is bounded by the order's deadline, and
+ * the outcome is a value: a failed cancel must not hide the step's own outcome.
+ */
+export async function cancelRun(order: CancelOrder, deps: CancelDeps): Promise<CancelReport> {
+  const remaining = () => Math.max(0, order.deadline - deps.now())
+  const once = () => {
+    const ms = Math.max(MIN_CANCEL_REQUEST_MS, remaining())
+    const timeoutMs = order.why.kind === 'post' ? ms : Math.min(ms, CANCEL_AFTER_TIMEOUT.timeoutMs)
+    return requestCancel(deps.client, order.runId, {
+      timeoutMs: order.why.kind === 'signal' ? remaining() : timeoutMs,
+      deadline: order.deadline,
+      ...(order.why.kind === 'signal' ? { signal: AbortSignal.timeout(remaining()) } : {}),
+    })
+  }
+  let report = await once()
+  let noted = false
+  while (
+    report.kind === 'already-finished' &&
+    order.mayRestart?.() &&
+    remaining() > RECANCEL_PAUSE_MS * 2
+  ) {
+    if (!noted && deps.log) {
+      deps.log.info(
+        `Run ${order.runId} still shows its state from before the follow-up; cancelling again once it restarts.`,
+      )
+      noted = true
+    }
+    await deps.sleep(order.why.kind === 'post' ? CREATE_LOOKUP.postPauseMs : RECANCEL_PAUSE_MS)
+    report = await once()
+  }
+  return report
+}
+
+/** However little time is left, one cancel request gets this long (except after a signal). */
+const MIN_CANCEL_REQUEST_MS = 1_000
+
+/**
+ * Cancels the run the step answers for (see `cancelRun`). Nothing more is owed
+ * on it unless the cancel failed, the run is BLOCKED (the post step tries
+ * again, and cancels it should a person have moved it on by then), a
+ * follow-up's answer is still out, or "already finished" came before the run
+ * was seen restarting after a follow-up (it may restart yet).
  */
 export async function cancelOwnRun(
-  client: Pick<AgentRunsClient, 'cancelRun'>,
   tracker: RunTracker,
   runId: string,
-  options: RequestOptions = {},
+  why: CancelWhy,
+  deps: CancelDeps,
+  deadline: number = cancelDeadline(why, deps.now()),
 ): Promise<CancelReport> {
-  const report = await requestCancel(client, runId, options)
+  const report = await cancelRun(
+    { runId, why, deadline, mayRestart: () => tracker.awaitingNewPass },
+    deps,
+  )
   if (isFinalCancel(report, tracker)) tracker.settle()
   return report
 }

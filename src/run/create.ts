@@ -4,6 +4,7 @@ import { ApiStatusError } from '../api/errors.ts'
 import { mayHaveActed } from '../api/retry.ts'
 import type { CreateRunRequest, CreateRunResponse, RunItem } from '../api/types.ts'
 import type { Log } from '../log.ts'
+import { CREATE_LOOKUP, MIN_REQUEST_MS } from '../timing.ts'
 
 /**
  * The metadata every run is created with. `invocation` is unique to this
@@ -63,17 +64,6 @@ export interface CreateDeps {
   deadline?: number
 }
 
-/** However close the step's timeout, the create request gets this long. */
-const MIN_CREATE_MS = 5_000
-
-/**
- * Waits before each lookup of a run whose create answer was lost: the list can
- * lag behind writes by seconds. About 7 s in all; the post step looks longer.
- */
-const LOOKUP_DELAYS_MS = [0, 1_000, 2_000, 4_000] as const
-/** The longest one lookup request may take. */
-const LOOKUP_TIMEOUT_MS = 5_000
-
 /**
  * The create's outcome is unknown: the service may have made a run that this
  * step could not find. The invocation tag stays saved for the post step, which
@@ -99,7 +89,7 @@ export async function createRunOnce(
   let answer: unknown
   try {
     const deadline =
-      deps.deadline === undefined ? undefined : Math.max(deps.deadline, sentAt + MIN_CREATE_MS)
+      deps.deadline === undefined ? undefined : Math.max(deps.deadline, sentAt + MIN_REQUEST_MS)
     answer = await deps.client.createRun(
       { ...request, metadata: { ...tag.metadata } },
       { deadline },
@@ -165,46 +155,99 @@ async function recoverLostCreate(
   deps.log.warning(
     `The answer to the create request was lost (${reason}). Looking for the run it may have made, instead of creating a second one.`,
   )
-  // The loop is the retry, so each lookup gets one short try: a hung list cannot hold the step.
-  const once = { timeoutMs: LOOKUP_TIMEOUT_MS, maxRetries: 0, deadline: deps.deadline }
-  const client: Pick<AgentRunsClient, 'listRuns' | 'iterateRuns'> = {
-    listRuns: (query) => deps.client.listRuns(query, once),
-    iterateRuns: (query, options) => deps.client.iterateRuns(query, { ...options, ...once }),
+  const search = await searchForCreatedRun(tag.invocation, {
+    ...deps,
+    pausesMs: CREATE_LOOKUP.delaysMs,
+    request,
+    sentAt,
+  })
+  switch (search.kind) {
+    case 'found':
+      deps.log.info(`Found run ${search.run.run_id}, made by the lost create request; adopting it.`)
+      return { run_id: search.run.run_id, state: search.run.state }
+    case 'ambiguous':
+      throw new RunMayExistError(
+        `The create request's answer was lost (${reason}), and ${search.runIds.length} runs (${search.runIds.join(', ')}) match its request, so none can be proven to be this step's; none is adopted or cancelled. ${whereToFind(tag.invocation)}`,
+        { cause },
+      )
+    case 'none':
+      throw new RunMayExistError(
+        `The create request's answer was lost (${reason}), and the run it may have made was not found (${search.lastProblem}). The action never repeats a create whose outcome is unknown, so as not to start a run twice. ${whereToFind(tag.invocation)}`,
+        { cause },
+      )
   }
+}
+
+export interface SearchDeps {
+  client: Pick<AgentRunsClient, 'listRuns' | 'iterateRuns'>
+  now: () => number
+  sleep: Sleep
+  log: Pick<Log, 'info'>
+  /** The pause before each lookup: the list can lag behind the service's writes by seconds. */
+  pausesMs: Iterable<number>
+  /** Lookups stop here (on `now`'s clock); a run not found by then is left to a later look. */
+  deadline?: number
+  /** The request and when it was sent, to recognise a run the service lists without metadata. */
+  request?: CreateRunRequest
+  sentAt?: number
+}
+
+export type CreatedRunSearch =
+  Exclude<InvocationLookup, { kind: 'none' }> | { kind: 'none'; lastProblem: string }
+
+/**
+ * The one routine that finds the run a create request may have made without
+ * the step learning of it: its answer was lost (the main step), or the main
+ * step stopped before it came (the post step). Looks by the request's unique
+ * tag, pausing between lookups, until the pauses or the deadline run out.
+ */
+export async function searchForCreatedRun(
+  invocation: string,
+  deps: SearchDeps,
+): Promise<CreatedRunSearch> {
   let lastProblem = 'no run tagged with it is listed yet'
-  for (const delay of LOOKUP_DELAYS_MS) {
-    if (deps.deadline !== undefined && deps.now() + delay >= deps.deadline) {
-      lastProblem = `${lastProblem}; the timeout input ran out before another lookup`
+  for (const pauseMs of deps.pausesMs) {
+    if (deps.deadline !== undefined && deps.now() + pauseMs >= deps.deadline) {
+      lastProblem = `${lastProblem}; the time to look ran out`
       break
     }
-    if (delay > 0) await deps.sleep(delay)
+    if (pauseMs > 0) await deps.sleep(pauseMs)
+    // The loop is the retry, so each lookup gets one short try: a hung list cannot hold the step.
+    const once = {
+      timeoutMs: Math.min(
+        CREATE_LOOKUP.requestMs,
+        Math.max(1_000, (deps.deadline ?? Infinity) - deps.now()),
+      ),
+      maxRetries: 0,
+      deadline: deps.deadline,
+    }
+    const client: Pick<AgentRunsClient, 'listRuns' | 'iterateRuns'> = {
+      listRuns: (query) => deps.client.listRuns(query, once),
+      iterateRuns: (query, options) => deps.client.iterateRuns(query, { ...options, ...once }),
+    }
     let lookup: InvocationLookup
     try {
-      lookup = await lookUpInvocation(client, tag.invocation, {
-        request,
+      lookup = await lookUpInvocation(client, invocation, {
+        request: deps.request,
         // The service's clock bounds the fallback's window, so the two clocks need not agree.
-        maxAgeMs: deps.now() - sentAt + LOOKUP_SLACK_MS,
+        maxAgeMs:
+          deps.sentAt === undefined ? undefined : deps.now() - deps.sentAt + CREATE_LOOKUP.slackMs,
       })
     } catch (error) {
       lastProblem = `the lookup failed: ${reasonOf(error)}`
       deps.log.info(`Could not look for the run yet (${reasonOf(error)}).`)
       continue
     }
-    if (lookup.kind === 'found') {
-      deps.log.info(`Found run ${lookup.run.run_id}, made by the lost create request; adopting it.`)
-      return { run_id: lookup.run.run_id, state: lookup.run.state }
-    }
-    if (lookup.kind === 'ambiguous') {
-      throw new RunMayExistError(
-        `The create request's answer was lost (${reason}), and ${lookup.runIds.length} runs (${lookup.runIds.join(', ')}) match its request, so none can be proven to be this step's; none is adopted or cancelled. ${whereToFind(tag.invocation)}`,
-        { cause },
-      )
-    }
+    if (lookup.kind !== 'none') return lookup
+    lastProblem = 'no run tagged with it is listed yet'
   }
-  throw new RunMayExistError(
-    `The create request's answer was lost (${reason}), and the run it may have made was not found (${lastProblem}). The action never repeats a create whose outcome is unknown, so as not to start a run twice. ${whereToFind(tag.invocation)}`,
-    { cause },
-  )
+  return { kind: 'none', lastProblem }
+}
+
+/** Pauses of `pauseMs` for ever: a search bounded by its deadline alone. */
+export function* steadyPauses(pauseMs: number): Generator<number> {
+  yield 0
+  for (;;) yield pauseMs
 }
 
 /** Tells a person how to find a run that may exist, since the step cannot vouch for it. */
@@ -212,8 +255,6 @@ export function whereToFind(invocation: string): string {
   return `A run may nonetheless exist: it carries the metadata ${INVOCATION_KEY}=${invocation}. The post step looks for it again and cancels it; if it reports none, search the runs for that metadata before starting another.`
 }
 
-/** How much older than the lookup a run matched by its request (not its tag) may be. */
-const LOOKUP_SLACK_MS = 60_000
 /** Pages of the newest runs the fallback reads, where the plan cannot filter by metadata. */
 const FALLBACK_PAGES = 2
 

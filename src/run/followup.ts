@@ -1,8 +1,5 @@
 import type { RunItem } from '../api/types.ts'
 
-/** The longest a follow-up's new pass may go unseen before the run's state is taken as it is. */
-export const NEW_PASS_GRACE_MS = 30_000
-
 export interface NewPassWatch {
   /** The run as it was before the follow-up. */
   before: RunItem

@@ -5,27 +5,20 @@ import type { CreateRunRequest, CreateRunResponse, RunItem } from '../api/types.
 import type { Settings } from '../inputs.ts'
 import { cancelPreviousRuns, cancelOwnRun, rereadAfterCancel } from './cancel.ts'
 import { createRunOnce, findSupersededRun, RunMayExistError, type RunTag } from './create.ts'
-import { NEW_PASS_GRACE_MS, watchForNewPass } from './followup.ts'
+import { watchForNewPass } from './followup.ts'
 import { safeForLog } from '../text/log.ts'
 import type { RunTracker } from './tracker.ts'
-import { NEW_RUN_NOT_FOUND_GRACE_MS, waitForRun, type WaitDeps, type WaitOutcome } from './wait.ts'
+import { waitForRun, type WaitDeps, type WaitOutcome } from './wait.ts'
+import {
+  MIN_REQUEST_MS,
+  NEW_PASS_GRACE_MS,
+  NEW_RUN_NOT_FOUND_GRACE_MS,
+  SUPERSEDED_LOOKUP_TIMEOUT_MS,
+} from '../timing.ts'
 import { logCancel } from '../model/cancel.ts'
 import { formatDuration } from '../text/format.ts'
 import type { Log } from '../log.ts'
 import type { StepTarget, StepOutcome } from '../model/step.ts'
-
-/**
- * The cancel that follows a timeout: at once, and briefly, so the step ends
- * within seconds of its timeout even when the service hangs. A cancel that
- * fails leaves the run unsettled, so the post step tries again.
- */
-export const CANCEL_AFTER_TIMEOUT = { timeoutMs: 5_000, budgetMs: 8_000 } as const
-
-/** However close the step's timeout, a request the step cannot do without gets this long. */
-const MIN_REQUEST_MS = 5_000
-
-/** The "which run did I supersede" lookup is worth a log line, never the wait. */
-export const SUPERSEDED_LOOKUP_TIMEOUT_MS = 3_000
 
 export type StepSettings = Omit<Settings, 'target' | 'github'> & { target: StepTarget }
 
@@ -111,10 +104,7 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
       log.warning(
         `Run ${safeForLog(run.run_id)} did not finish within the timeout input (${formatDuration(settings.timeoutMs)}); cancelling it.`,
       )
-      const cancel = await cancelOwnRun(client, tracker, run.run_id, {
-        timeoutMs: CANCEL_AFTER_TIMEOUT.timeoutMs,
-        deadline: deps.now() + CANCEL_AFTER_TIMEOUT.budgetMs,
-      })
+      const cancel = await cancelOwnRun(tracker, run.run_id, { kind: 'timeout' }, deps)
       logCancel(log, run.run_id, cancel)
       const lastSeen = outcome.run ?? run
       return {
@@ -144,7 +134,7 @@ async function stopWaiting(
       return { kind: 'blocked', run, passes: verdict.passes, question: verdict.question, elapsedMs }
     case 'over-budget': {
       deps.log.warning(`${verdict.message} Cancelling run ${run.run_id}.`)
-      const cancel = await cancelOwnRun(deps.client, deps.tracker, run.run_id)
+      const cancel = await cancelOwnRun(deps.tracker, run.run_id, { kind: 'over-budget' }, deps)
       logCancel(deps.log, run.run_id, cancel)
       return {
         kind: 'over-budget',

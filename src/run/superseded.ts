@@ -1,15 +1,10 @@
 import type { AgentRunsClient, Sleep } from '../api/client.ts'
 import type { RunItem } from '../api/types.ts'
 
-/** One quick look: it only decides between two words for a run that is already over. */
-const LOOKUP = { timeoutMs: 5_000, maxRetries: 0 } as const
+import { SUPERSEDING_LOOKUP } from '../timing.ts'
 
-/**
- * How long a cancelled run's step looks for the run that replaced it: the
- * newer step cancels before it creates, so the newer run can appear a moment
- * after the cancel is seen.
- */
-export const SUPERSEDING_LOOKUP = { forMs: 5_000, pauseMs: 1_000 } as const
+/** One quick look: it only decides between two words for a run that is already over. */
+const LOOKUP = { timeoutMs: SUPERSEDING_LOOKUP.requestMs, maxRetries: 0 } as const
 
 /**
  * The newer run that replaced `run`, when `run` was cancelled and a run with

@@ -6,6 +6,7 @@ import { formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
 import type { Log } from '../log.ts'
 import { nextPollDelayMs } from './schedule.ts'
+import { POLL_FAILURE_BUDGET } from '../timing.ts'
 import { isTerminal, meaningOf } from '../model/states.ts'
 import type { WatchVerdict } from './watch.ts'
 
@@ -53,12 +54,6 @@ export type WaitOutcome =
       elapsedMs: number
     }
 
-/** The polls may fail this many times in a row before the step gives up on the service. */
-export const DEFAULT_FAILURE_BUDGET = 5
-
-/** How long a new run's 404 counts as lag: tens of seconds, then it is "not found". */
-export const NEW_RUN_NOT_FOUND_GRACE_MS = 30_000
-
 export class LostContactError extends Error {
   override name = 'LostContactError'
 }
@@ -66,7 +61,7 @@ export class LostContactError extends Error {
 /** Polls a run until it is terminal, the timeout passes, or the signal aborts. */
 export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<WaitOutcome> {
   const { runId, timeoutMs, pollIntervalMs } = options
-  const budget = options.failureBudget ?? DEFAULT_FAILURE_BUDGET
+  const budget = options.failureBudget ?? POLL_FAILURE_BUDGET
   const startedAt = deps.now()
   const elapsed = () => deps.now() - startedAt
   let run = options.lastSeen

@@ -4,13 +4,13 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import {
-  DEFAULT_POLL_INTERVAL_MS,
   InputError,
   readCancelOnly,
   readSettings,
   type InputSource,
   type Settings,
 } from '../../src/inputs.ts'
+import { POLL_INTERVAL } from '../../src/timing.ts'
 
 interface ActionInput {
   required?: boolean
@@ -101,7 +101,7 @@ describe('readSettings: creating a run', () => {
       target: { kind: 'create', request: { prompt: 'Fix the flaky test' } },
       wait: true,
       timeoutMs: 60 * 60_000,
-      pollIntervalMs: DEFAULT_POLL_INTERVAL_MS,
+      pollIntervalMs: POLL_INTERVAL.defaultMs,
       cancelPrevious: false,
       // No GitHub call is asked for, so the token is not kept.
       github: {
@@ -398,8 +398,8 @@ describe('readSettings: durations', () => {
   )
 
   it('uses the default poll interval when poll_interval is empty', () => {
-    expect(settingsFor({ prompt: 'p' }).pollIntervalMs).toBe(DEFAULT_POLL_INTERVAL_MS)
-    expect(DEFAULT_POLL_INTERVAL_MS).toBe(5_000)
+    expect(settingsFor({ prompt: 'p' }).pollIntervalMs).toBe(POLL_INTERVAL.defaultMs)
+    expect(POLL_INTERVAL.defaultMs).toBe(5_000)
   })
 
   it.each([
@@ -686,9 +686,7 @@ describe('readSettings: limits (issue 8)', () => {
   })
 
   it('keeps the default poll_interval with a timeout shorter than it', () => {
-    expect(settingsFor({ prompt: 'p', timeout: '1s' }).pollIntervalMs).toBe(
-      DEFAULT_POLL_INTERVAL_MS,
-    )
+    expect(settingsFor({ prompt: 'p', timeout: '1s' }).pollIntervalMs).toBe(POLL_INTERVAL.defaultMs)
   })
 
   it('refuses a duration too long to be a number of milliseconds', () => {

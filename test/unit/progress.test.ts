@@ -3,12 +3,11 @@ import { parseConversation } from '../../src/agent/conversation.ts'
 import {
   describeProgress,
   Heartbeat,
-  HEARTBEAT_INTERVAL_MS,
   newSessionLink,
-  PROGRESS_READ_INTERVAL_MS,
   ProgressReadSchedule,
   ProgressTracker,
 } from '../../src/agent/progress.ts'
+import { HEARTBEAT_INTERVAL_MS, PROGRESS_READ_INTERVAL_MS } from '../../src/timing.ts'
 
 const action = (id: string, category: string, name: string) => ({
   type: 'action',

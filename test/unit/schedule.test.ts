@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_POLL_INTERVAL_MS } from '../../src/inputs.ts'
-import { MAX_POLL_DELAY_MS, nextPollDelayMs } from '../../src/run/schedule.ts'
+import { nextPollDelayMs } from '../../src/run/schedule.ts'
+import { MAX_TIMER_MS, POLL_INTERVAL } from '../../src/timing.ts'
 
 const SECOND = 1_000
 const MINUTE = 60 * SECOND
@@ -43,7 +43,7 @@ function detectionDelays(polls: number[], runMs: number): Array<{ t: number; del
 }
 
 describe('nextPollDelayMs at the default interval', () => {
-  const interval = DEFAULT_POLL_INTERVAL_MS
+  const interval = POLL_INTERVAL.defaultMs
 
   it('polls at the default interval first, so a short run is seen within it', () => {
     expect(nextPollDelayMs(0, interval)).toBe(interval)
@@ -111,7 +111,7 @@ describe('nextPollDelayMs with a chosen interval', () => {
 
 describe('poll delays a timer can hold', () => {
   it('clamps an interval past 2^31-1 ms instead of letting the timer overflow', () => {
-    expect(nextPollDelayMs(0, 600 * 3_600_000)).toBe(MAX_POLL_DELAY_MS)
+    expect(nextPollDelayMs(0, 600 * 3_600_000)).toBe(MAX_TIMER_MS)
     expect(nextPollDelayMs(10 ** 12, 10 ** 15)).toBe(2 ** 31 - 1)
   })
 })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { RunItem } from '../../src/api/types.ts'
-import { findSupersedingRun, SUPERSEDING_LOOKUP } from '../../src/run/superseded.ts'
+import { findSupersedingRun } from '../../src/run/superseded.ts'
+import { SUPERSEDING_LOOKUP } from '../../src/timing.ts'
 
 const older: RunItem = {
   run_id: 'run_old',

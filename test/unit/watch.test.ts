@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parseConversation, type Conversation } from '../../src/agent/conversation.ts'
-import { HEARTBEAT_INTERVAL_MS } from '../../src/agent/progress.ts'
+import { HEARTBEAT_INTERVAL_MS } from '../../src/timing.ts'
 import type { RunItem } from '../../src/api/types.ts'
 import { RunWatcher, type WatchSettings } from '../../src/run/watch.ts'
 

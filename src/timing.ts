@@ -1,0 +1,136 @@
+/**
+ * The step's timing budget, in one place: how often it polls, how long each
+ * wait may last, and what is left for a cancel when the runner is about to
+ * kill the step. Every wait in the action takes its bounds from here, so the
+ * whole of a step's time can be read (and reasoned about) on one page.
+ *
+ * All durations are milliseconds.
+ */
+
+// ── The poll schedule ────────────────────────────────────────────────────────
+
+/** The `poll_interval` default, and the shortest interval the input accepts. */
+export const POLL_INTERVAL = { defaultMs: 5_000, minMs: 100 } as const
+
+/**
+ * Later polls space out in proportion to the run's age: a change is noticed
+ * within max(poll_interval, 5% of the elapsed time), and never more than
+ * `maxGrownDelayMs` late unless the user asked for a longer interval.
+ */
+export const POLL_GROWTH = { share: 0.05, maxGrownDelayMs: 30_000 } as const
+
+/** The longest delay a Node timer holds; a longer one would fire at once, in a busy loop. */
+export const MAX_TIMER_MS = 2 ** 31 - 1
+
+/** Polls in a row that may fail (after the client's own retries) before the step gives up. */
+export const POLL_FAILURE_BUDGET = 5
+
+/** How long a new run's 404 counts as read-after-write lag: tens of seconds, then "not found". */
+export const NEW_RUN_NOT_FOUND_GRACE_MS = 30_000
+
+/** The longest a follow-up's new pass may go unseen before the run's state is taken as it is. */
+export const NEW_PASS_GRACE_MS = 30_000
+
+// ── Requests the step cannot do without ──────────────────────────────────────
+
+/** However close the step's timeout, a create, a read or a follow-up gets this long. */
+export const MIN_REQUEST_MS = 5_000
+
+/**
+ * Looking for the run of a create whose answer was lost: the list can lag
+ * behind writes by seconds. The main step looks about 7 s (`delaysMs`); the
+ * post step, which has minutes before the runner's force-kill, a minute.
+ */
+export const CREATE_LOOKUP = {
+  delaysMs: [0, 1_000, 2_000, 4_000],
+  /** The longest one lookup request may take. */
+  requestMs: 5_000,
+  /** How much older than the lookup a run matched by its request (not its tag) may be. */
+  slackMs: 60_000,
+  postDeadlineMs: 60_000,
+  postPauseMs: 2_000,
+} as const
+
+// ── Cancels ──────────────────────────────────────────────────────────────────
+
+/**
+ * The runner kills the step 10 s after SIGINT (7.5 s, then SIGTERM, then
+ * 2.5 s). The cancel requests must be answered well inside what is left; the
+ * process ends itself `exitMarginMs` after its budget, before the kill.
+ */
+export const SIGNAL_CANCEL = {
+  afterInterruptMs: 6_500,
+  afterTerminateMs: 2_000,
+  /** Of the budget, the share a create or follow-up in flight may take to answer first. */
+  decideShare: 0.6,
+  exitMarginMs: 500,
+} as const
+
+/**
+ * The cancel that follows a timeout, a cap or an error: at once, and briefly,
+ * so the step ends within seconds even when the service hangs. A cancel that
+ * fails leaves the run unsettled, so the post step tries again.
+ */
+export const CANCEL_AFTER_TIMEOUT = { timeoutMs: 5_000, budgetMs: 8_000 } as const
+
+/** The pause between cancels of a run that a follow-up is about to restart. */
+export const RECANCEL_PAUSE_MS = 250
+
+/**
+ * How long the post step's cancel may take, including waiting for a run to
+ * restart after its follow-up (to cancel it), and a run still being prepared
+ * that answers 409 for a while.
+ */
+export const POST_CANCEL_DEADLINE_MS = 30_000
+
+/** One quick read of a run after its cancel, so that the outputs show where it ended. */
+export const REREAD_AFTER_CANCEL_MS = 500
+
+// ── Lookups that only choose words ───────────────────────────────────────────
+
+/** The "which run did I supersede" lookup is worth a log line, never the wait. */
+export const SUPERSEDED_LOOKUP_TIMEOUT_MS = 3_000
+
+/**
+ * How long a cancelled run's step looks for the run that replaced it: the
+ * newer step cancels before it creates, so the newer run can appear a moment
+ * after the cancel is seen. Each look is one quick request.
+ */
+export const SUPERSEDING_LOOKUP = { forMs: 5_000, pauseMs: 1_000, requestMs: 5_000 } as const
+
+// ── While waiting, and after ─────────────────────────────────────────────────
+
+/** At most one conversation read per this long, besides state changes (120 reads an hour). */
+export const PROGRESS_READ_INTERVAL_MS = 30_000
+
+/** The longest stretch without a log line while waiting is five minutes; this leaves slack. */
+export const HEARTBEAT_INTERVAL_MS = 4 * 60_000
+
+/** Reading the conversation once, after the run: one retry, and never long. */
+export const CONVERSATION_READ = { timeoutMs: 30_000, maxRetries: 1 } as const
+
+/** Reading the answer and downloading files after the run: a bounded time, never the outcome. */
+export const AGENT_WORK_DEADLINE_MS = 5 * 60_000
+
+// ── GitHub ───────────────────────────────────────────────────────────────────
+
+/** The longest a single GitHub call may take before the action gives up on it. */
+export const GITHUB_CALL_DEADLINE_MS = 8_000
+
+/**
+ * GitHub can never hold the step: each call has a deadline of seconds, and the
+ * writes still queued when the run has ended get a bounded time, so the step
+ * ends about 15 s after the run's end even when GitHub stops answering.
+ */
+export const GITHUB_LIMITS = {
+  /** How long `settled()` waits for the comment writes still on their way. */
+  settleMs: 15_000,
+  /** The longest secondary-rate-limit hint obeyed before the one retry. */
+  maxRetryAfterMs: 3_000,
+} as const
+
+/**
+ * How long the "head moved" note may wait for GitHub: a nicety, and the
+ * comment's last write waits for it.
+ */
+export const HEAD_MOVED_DEADLINE_MS = 3_000
