@@ -6105,9 +6105,118 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
-;// CONCATENATED MODULE: ./src/agent/sources.ts
+;// CONCATENATED MODULE: ./src/timing.ts
+/**
+ * The step's timing budget, in one place: how often it polls, how long each
+ * wait may last, and what is left for a cancel when the runner is about to
+ * kill the step. Every wait in the action takes its bounds from here, so the
+ * whole of a step's time can be read (and reasoned about) on one page.
+ *
+ * All durations are milliseconds.
+ */
+// ── The poll schedule ────────────────────────────────────────────────────────
+/** The `poll_interval` default, and the shortest interval the input accepts. */
+const POLL_INTERVAL = { defaultMs: 5_000, minMs: 100 };
+/**
+ * Later polls space out in proportion to the run's age: a change is noticed
+ * within max(poll_interval, 5% of the elapsed time), and never more than
+ * `maxGrownDelayMs` late unless the user asked for a longer interval.
+ */
+const POLL_GROWTH = { share: 0.05, maxGrownDelayMs: 30_000 };
+/** The longest delay a Node timer holds; a longer one would fire at once, in a busy loop. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Polls in a row that may fail (after the client's own retries) before the step gives up. */
+const POLL_FAILURE_BUDGET = 5;
+/** How long a new run's 404 counts as read-after-write lag: tens of seconds, then "not found". */
+const NEW_RUN_NOT_FOUND_GRACE_MS = 30_000;
+/** The longest a follow-up's new pass may go unseen before the run's state is taken as it is. */
+const NEW_PASS_GRACE_MS = 30_000;
+// ── Requests the step cannot do without ──────────────────────────────────────
+/** However close the step's timeout, a create, a read or a follow-up gets this long. */
+const MIN_REQUEST_MS = 5_000;
+/**
+ * Looking for the run of a create whose answer was lost: the list can lag
+ * behind writes by seconds. The main step looks about 7 s (`delaysMs`); the
+ * post step, which has minutes before the runner's force-kill, a minute.
+ */
+const CREATE_LOOKUP = {
+    delaysMs: [0, 1_000, 2_000, 4_000],
+    /** The longest one lookup request may take. */
+    requestMs: 5_000,
+    /** How much older than the lookup a run matched by its request (not its tag) may be. */
+    slackMs: 60_000,
+    postDeadlineMs: 60_000,
+    postPauseMs: 2_000,
+};
+// ── Cancels ──────────────────────────────────────────────────────────────────
+/**
+ * The runner kills the step 10 s after SIGINT (7.5 s, then SIGTERM, then
+ * 2.5 s). The cancel requests must be answered well inside what is left; the
+ * process ends itself `exitMarginMs` after its budget, before the kill.
+ */
+const SIGNAL_CANCEL = {
+    afterInterruptMs: 6_500,
+    afterTerminateMs: 2_000,
+    /** Of the budget, the share a create or follow-up in flight may take to answer first. */
+    decideShare: 0.6,
+    exitMarginMs: 500,
+};
+/**
+ * The cancel that follows a timeout, a cap or an error: at once, and briefly,
+ * so the step ends within seconds even when the service hangs. A cancel that
+ * fails leaves the run unsettled, so the post step tries again.
+ */
+const CANCEL_AFTER_TIMEOUT = { timeoutMs: 5_000, budgetMs: 8_000 };
+/** The pause between cancels of a run that a follow-up is about to restart. */
+const RECANCEL_PAUSE_MS = 250;
+/**
+ * How long the post step's cancel may take, including waiting for a run to
+ * restart after its follow-up (to cancel it), and a run still being prepared
+ * that answers 409 for a while.
+ */
+const POST_CANCEL_DEADLINE_MS = 30_000;
+/** One quick read of a run after its cancel, so that the outputs show where it ended. */
+const REREAD_AFTER_CANCEL_MS = 500;
+// ── Lookups that only choose words ───────────────────────────────────────────
+/** The "which run did I supersede" lookup is worth a log line, never the wait. */
+const SUPERSEDED_LOOKUP_TIMEOUT_MS = 3_000;
+/**
+ * How long a cancelled run's step looks for the run that replaced it: the
+ * newer step cancels before it creates, so the newer run can appear a moment
+ * after the cancel is seen. Each look is one quick request.
+ */
+const SUPERSEDING_LOOKUP = { forMs: 5_000, pauseMs: 1_000, requestMs: 5_000 };
+// ── While waiting, and after ─────────────────────────────────────────────────
+/** At most one conversation read per this long, besides state changes (120 reads an hour). */
+const PROGRESS_READ_INTERVAL_MS = 30_000;
+/** The longest stretch without a log line while waiting is five minutes; this leaves slack. */
+const HEARTBEAT_INTERVAL_MS = 4 * 60_000;
 /** Reading the conversation once, after the run: one retry, and never long. */
 const CONVERSATION_READ = { timeoutMs: 30_000, maxRetries: 1 };
+/** Reading the answer and downloading files after the run: a bounded time, never the outcome. */
+const AGENT_WORK_DEADLINE_MS = 5 * 60_000;
+// ── GitHub ───────────────────────────────────────────────────────────────────
+/** The longest a single GitHub call may take before the action gives up on it. */
+const GITHUB_CALL_DEADLINE_MS = 8_000;
+/**
+ * GitHub can never hold the step: each call has a deadline of seconds, and the
+ * writes still queued when the run has ended get a bounded time, so the step
+ * ends about 15 s after the run's end even when GitHub stops answering.
+ */
+const GITHUB_LIMITS = {
+    /** How long `settled()` waits for the comment writes still on their way. */
+    settleMs: 15_000,
+    /** The longest secondary-rate-limit hint obeyed before the one retry. */
+    maxRetryAfterMs: 3_000,
+};
+/**
+ * How long the "head moved" note may wait for GitHub: a nicety, and the
+ * comment's last write waits for it.
+ */
+const HEAD_MOVED_DEADLINE_MS = 3_000;
+
+;// CONCATENATED MODULE: ./src/agent/sources.ts
+
 /**
  * The agent's work as the API client gives it: the conversation, and a file's
  * bytes through getArtifact and its signed URL (which the client fetches
@@ -7121,6 +7230,7 @@ function single(value) {
 
 
 
+
 const DOWNLOAD_DEFAULTS = { maxBytes: 25 * 1024 * 1024, timeoutMs: 60_000 };
 /** Shorter keys are no real keys; the runner's masking still hides them whole. */
 const MIN_REDACTED_KEY_LENGTH = 8;
@@ -7605,614 +7715,10 @@ function abortableSleep(ms, signal) {
         signal?.addEventListener('abort', onAbort, { once: true });
     });
 }
-/**
- * The longest delay a Node timer holds (2^31 - 1 ms, about 24.8 days). A longer
- * one fires at once, which would turn a long wait into a busy loop.
- */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 function clampTimerMs(ms) {
     if (Number.isNaN(ms))
         return 0;
     return Math.min(Math.max(0, ms), MAX_TIMER_MS);
-}
-
-;// CONCATENATED MODULE: ./src/version.ts
-/** Sent as User-Agent, so the service's operators can tell this action's traffic apart. */
-const USER_AGENT = 'cloud-agent-run-action/1';
-
-;// CONCATENATED MODULE: ./src/service.ts
-
-
-
-/**
- * The API client as the main and post steps use it: this action's user agent,
- * and every retry told in the log. The one place either step builds a client.
- */
-function serviceClient(connection, options = {}) {
-    return new AgentRunsClient({
-        baseUrl: connection.baseUrl,
-        apiKey: connection.apiKey,
-        userAgent: USER_AGENT,
-        ...options,
-        onRetry: (message) => info(message),
-    });
-}
-
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: ./src/model/blocked.ts
-/** `on_blocked`: what the step does when the run is BLOCKED, waiting for a person. */
-const ON_BLOCKED = ['wait', 'fail', 'pass'];
-function decideOnBlocked(onBlocked) {
-    switch (onBlocked) {
-        case 'wait':
-            return { keepWaiting: true };
-        case 'fail':
-            return { keepWaiting: false, passes: false };
-        case 'pass':
-            return { keepWaiting: false, passes: true };
-    }
-}
-/**
- * What a BLOCKED run waits for: its status message, else the agent's last
- * message (often the question it asked), else undefined.
- */
-function blockedQuestion(statusMessage, lastAgentMessage) {
-    const message = typeof statusMessage === 'object' && statusMessage !== null
-        ? statusMessage.message
-        : undefined;
-    if (typeof message === 'string' && message.trim() !== '')
-        return message.trim();
-    const last = lastAgentMessage?.trim();
-    return last ? last : undefined;
-}
-/** How a person answers a BLOCKED run: in the session, or by a comment where continue_run listens. */
-function howToAnswer(options) {
-    const ways = [];
-    if (options.sessionLink)
-        ways.push(`answer in the session (${options.sessionLink})`);
-    if (options.continueRun) {
-        ways.push('reply with a comment on this pull request or issue; continue_run passes it on');
-    }
-    if (ways.length === 0)
-        ways.push('answer in the session, in the app');
-    const sentence = ways.join(', or ');
-    return `To move it on, ${sentence}.`;
-}
-
-;// CONCATENATED MODULE: ./src/inputs.ts
-
-
-
-
-
-
-/** Repository roles, least first: what `commenter_permission` names. */
-const REPOSITORY_ROLES = ['read', 'triage', 'write', 'maintain', 'admin'];
-/** A bad input value. The message names the input and the rule, never the key. */
-class InputError extends Error {
-    name = 'InputError';
-    input;
-    constructor(input, message) {
-        super(`Input "${input}" ${message}`);
-        this.input = input;
-    }
-}
-const DEFAULT_POLL_INTERVAL_MS = 5_000;
-const MIN_POLL_INTERVAL_MS = 100;
-const DEFAULT_TIMEOUT = '60m';
-const runnerInputs = () => ({
-    get: (name) => getInput(name),
-    mask: (secret) => setSecret(secret),
-    env: process.env,
-});
-/** Reads and checks every input of the main step. Throws InputError before any request. */
-function readSettings(source = runnerInputs()) {
-    const connection = readConnection(source);
-    const githubToken = source.get('github_token');
-    if (githubToken)
-        source.mask(githubToken);
-    const comment = parseBoolean('comment', source.get('comment') || 'false');
-    const continueRun = parseBoolean('continue_run', source.get('continue_run') || 'false');
-    const cancelPrevious = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
-    const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false');
-    const commenterPermission = readRole(source.get('commenter_permission'));
-    const allowedBots = readBots(source.get('allowed_bots'));
-    const target = readTarget(source, continueRun);
-    if (cancelPrevious && !(target.kind !== 'existing' && target.request.config?.name)) {
-        throw new InputError('cancel_previous', target.kind === 'existing'
-            ? 'cannot be combined with run_id: it applies only to creating a run.'
-            : 'needs name: the runs it cancels are the active ones with the same name.');
-    }
-    const needsToken = comment
-        ? 'comment'
-        : continueRun
-            ? 'continue_run'
-            : commitStatus
-                ? 'commit_status'
-                : '';
-    if (needsToken && !githubToken) {
-        throw new InputError('github_token', `is required by ${needsToken}; give it \${{ github.token }} (the default) with the permissions the README lists for ${needsToken}.`);
-    }
-    const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT);
-    const wait = parseBoolean('wait', source.get('wait') || 'true');
-    return {
-        ...connection,
-        target,
-        wait,
-        timeoutMs,
-        pollIntervalMs: readPollInterval(source.get('poll_interval'), timeoutMs),
-        cancelPrevious,
-        github: {
-            token: needsToken ? githubToken : '',
-            comment,
-            commitStatus,
-            key: conversationKey(source),
-            commenterPermission,
-            allowedBots,
-        },
-        agentWork: readAgentWork(source, wait),
-    };
-}
-/** The `name` input, else the workflow and the job: what makes a step's comment its own. */
-function conversationKey(source) {
-    const name = source.get('name');
-    if (name)
-        return name;
-    return `${source.env.GITHUB_WORKFLOW ?? 'workflow'}/${source.env.GITHUB_JOB ?? 'job'}`;
-}
-function readRole(value) {
-    const role = value || 'write';
-    if (REPOSITORY_ROLES.includes(role))
-        return role;
-    throw new InputError('commenter_permission', `must be one of ${REPOSITORY_ROLES.join(', ')}; got "${value}".`);
-}
-const LOGIN = /^[a-z\d](?:[a-z\d-]{0,38})(?:\[bot\])?$/i;
-/** Comma-separated bot logins; `name` and `name[bot]` mean the same bot. */
-function readBots(value) {
-    const logins = value
-        .split(/[,\n]/)
-        .map((login) => login.trim())
-        .filter((login) => login !== '');
-    for (const login of logins) {
-        if (!LOGIN.test(login)) {
-            throw new InputError('allowed_bots', `must be GitHub logins separated by commas, such as renovate[bot]; "${login}" is not one.`);
-        }
-    }
-    return logins.map((login) => login.toLowerCase().replace(/\[bot\]$/, ''));
-}
-function readAgentWork(source, wait) {
-    const onBlocked = source.get('on_blocked') || 'wait';
-    if (!ON_BLOCKED.includes(onBlocked)) {
-        throw new InputError('on_blocked', `must be wait, fail or pass; got "${onBlocked}".`);
-    }
-    const maxCredits = readMaxCredits(source.get('max_credits'));
-    let downloadPatterns;
-    try {
-        downloadPatterns = parseArtifactPatterns(source.get('download_artifacts'));
-    }
-    catch (error) {
-        throw new InputError('download_artifacts', error instanceof Error ? error.message : String(error));
-    }
-    // Both act while or after the step waits; without waiting they would silently do nothing.
-    if (!wait && maxCredits !== undefined) {
-        throw new InputError('max_credits', 'needs wait: true: the cap is checked while the step waits.');
-    }
-    if (!wait && downloadPatterns.length > 0) {
-        throw new InputError('download_artifacts', 'needs wait: true: files are downloaded once the run has ended.');
-    }
-    return {
-        onBlocked: onBlocked,
-        maxCredits,
-        downloadPatterns,
-        artifactsDir: readArtifactsDir(source),
-        showProgress: parseBoolean('show_progress', source.get('show_progress') || 'false'),
-    };
-}
-function readMaxCredits(value) {
-    if (!value)
-        return undefined;
-    const credits = /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : NaN;
-    if (!Number.isFinite(credits) || credits <= 0) {
-        throw new InputError('max_credits', `must be a number of credits greater than zero, such as 500 or 12.5 (no separators); got "${value}".`);
-    }
-    return credits;
-}
-function readArtifactsDir(source) {
-    const dir = source.get('artifacts_dir');
-    if (!dir)
-        return '';
-    if (dir.includes('\0'))
-        throw new InputError('artifacts_dir', 'must not hold a NUL character.');
-    return (0,external_node_path_namespaceObject.resolve)(source.env.GITHUB_WORKSPACE ?? process.cwd(), dir);
-}
-function readTarget(source, continueRun) {
-    const runId = source.get('run_id');
-    const followup = source.get('followup');
-    if (runId && continueRun) {
-        throw new InputError('continue_run', 'cannot be combined with run_id: continue_run finds the run on the comment thread.');
-    }
-    if (runId) {
-        checkNoCreateInputs(source);
-        return { kind: 'existing', runId: checkRunId(runId), followup: followup || undefined };
-    }
-    if (continueRun) {
-        const prompt = readPrompt(source);
-        if (!prompt && !followup) {
-            throw new InputError('continue_run', 'needs followup or prompt: the message to send.');
-        }
-        const request = readCreateRequest(source, prompt || followup);
-        return { kind: 'continue', message: followup || prompt, request };
-    }
-    if (followup) {
-        throw new InputError('followup', 'needs run_id (or continue_run: true): it is a message to an existing run.');
-    }
-    return { kind: 'create', request: readCreateRequest(source, readPrompt(source)) };
-}
-/** `prompt`, or the contents of `prompt_file`; never both. */
-function readPrompt(source) {
-    const prompt = source.get('prompt');
-    const file = source.get('prompt_file');
-    if (!file)
-        return checkPromptSize('prompt', prompt);
-    if (prompt)
-        throw new InputError('prompt_file', 'cannot be combined with prompt; give one of them.');
-    const path = (0,external_node_path_namespaceObject.resolve)(source.env.GITHUB_WORKSPACE ?? process.cwd(), file);
-    let text;
-    try {
-        // Checked before reading, so that a huge file is refused without being loaded.
-        checkPromptSize('prompt_file', '', (0,external_node_fs_namespaceObject.statSync)(path).size);
-        text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
-    }
-    catch (error) {
-        if (error instanceof InputError)
-            throw error;
-        const reason = error.code ?? String(error);
-        throw new InputError('prompt_file', `cannot be read: ${path} (${reason}).`);
-    }
-    if (text.trim() === '')
-        throw new InputError('prompt_file', `names an empty file: ${path}.`);
-    return checkPromptSize('prompt_file', text.trim());
-}
-/**
- * Every poll answers with the prompt, so a prompt larger than the action can
- * read back would make the run impossible to follow: refuse it up front.
- */
-function checkPromptSize(input, prompt, bytes = Buffer.byteLength(prompt)) {
-    if (bytes > MAX_PROMPT_BYTES) {
-        throw new InputError(input, `is ${bytes} bytes; the longest prompt the action sends is ${MAX_PROMPT_BYTES} bytes (1 MiB).`);
-    }
-    return prompt;
-}
-/** What the post step needs: the API's key and address, and the comment to finish, if any. */
-function readPostSettings(source = runnerInputs()) {
-    const connection = readConnection(source);
-    const token = source.get('github_token');
-    if (token)
-        source.mask(token);
-    const comment = parseBoolean('comment', source.get('comment') || 'false');
-    const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false');
-    return {
-        ...connection,
-        github: {
-            token: comment || commitStatus ? token : '',
-            comment,
-            commitStatus,
-            key: conversationKey(source),
-            commenterPermission: 'write',
-            allowedBots: [],
-        },
-    };
-}
-/**
- * `cancel_only`: the step cancels the active runs named `name` and creates
- * nothing (a pull request's runs when it closes). Undefined when not asked for.
- */
-function readCancelOnly(source = runnerInputs()) {
-    if (!parseBoolean('cancel_only', source.get('cancel_only') || 'false'))
-        return undefined;
-    const connection = readConnection(source);
-    const name = source.get('name');
-    if (!name) {
-        throw new InputError('cancel_only', 'needs name: it cancels the active runs with that name.');
-    }
-    const others = [
-        ...CREATE_ONLY_INPUTS.filter((input) => input !== 'name'),
-        'run_id',
-        'followup',
-    ].filter((input) => source.get(input) !== '');
-    for (const flag of ['continue_run', 'cancel_previous', 'comment', 'commit_status']) {
-        if (parseBoolean(flag, source.get(flag) || 'false'))
-            others.push(flag);
-    }
-    if (others.length > 0) {
-        throw new InputError('cancel_only', `cannot be combined with ${others.join(', ')}: it only cancels the runs named by name.`);
-    }
-    return { ...connection, name };
-}
-/** The inputs the post step needs to reach the API: the key and the base URL. */
-function readConnection(source = runnerInputs()) {
-    const apiKey = source.get('api_key');
-    if (apiKey)
-        source.mask(apiKey);
-    if (!apiKey)
-        throw new InputError('api_key', `is required but empty.${forkHint(source.env)}`);
-    // A line break or space would split the Authorization header; say so without showing the key.
-    if (/[\s\p{Cc}]/u.test(apiKey)) {
-        throw new InputError('api_key', 'contains whitespace or control characters; check the secret.');
-    }
-    return { apiKey, baseUrl: parseBaseUrl(source.get('base_url'), apiKey) };
-}
-const CREATE_ONLY_INPUTS = [
-    'prompt',
-    'prompt_file',
-    'title',
-    'environment_id',
-    'skill_spec',
-    'model_id',
-    'base_prompt',
-    'name',
-    'mcp_servers',
-];
-function readCreateRequest(source, prompt) {
-    const skillSpec = source.get('skill_spec');
-    if (!prompt && !skillSpec) {
-        throw new InputError('prompt', 'is required unless skill_spec is given, or run_id names an existing run.');
-    }
-    if (skillSpec && !/^[\w.-]+\/[\w.-]+:\S+$/.test(skillSpec)) {
-        throw new InputError('skill_spec', `must look like owner/repo:skill-name or owner/repo:path/to/SKILL.md; got "${skillSpec}".`);
-    }
-    const config = dropEmpty({
-        name: source.get('name'),
-        model_id: source.get('model_id'),
-        base_prompt: source.get('base_prompt'),
-        environment_id: source.get('environment_id'),
-        skill_spec: skillSpec,
-        mcp_servers: parseMcpServers(source.get('mcp_servers')),
-    });
-    return dropEmpty({
-        prompt,
-        title: source.get('title'),
-        config: Object.keys(config).length > 0 ? config : undefined,
-    });
-}
-function checkRunId(runId) {
-    const shown = runId;
-    if (!isRunId(runId)) {
-        throw new InputError('run_id', `must be a run ID: up to 200 letters, digits, ".", "_" or "-", and not "." or ".." (no "/", spaces or control characters); got ${JSON.stringify(shown.slice(0, 200))}.`);
-    }
-    return runId;
-}
-/** Rejects create-only inputs beside run_id, so that nobody expects them to be sent. */
-function checkNoCreateInputs(source) {
-    const given = CREATE_ONLY_INPUTS.filter((name) => source.get(name) !== '');
-    if (given.length > 0) {
-        throw new InputError(given[0] ?? 'prompt', `cannot be combined with run_id, which acts on an existing run (also given: ${given.join(', ')}). ` +
-            'To send a message to that run, use followup.');
-    }
-}
-const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-function parseBaseUrl(value, apiKey) {
-    // A key pasted into the wrong input must not be echoed back in the error.
-    const shown = value.split(apiKey).join('***');
-    if (!value)
-        throw new InputError('base_url', 'is required, e.g. https://agents.example.com/api/v1.');
-    let url;
-    try {
-        url = new URL(value);
-    }
-    catch {
-        throw new InputError('base_url', `must be an absolute https:// URL; got "${shown}".`);
-    }
-    if (url.protocol === 'http:' && !LOOPBACK_HOST.test(url.hostname)) {
-        throw new InputError('base_url', `must use https://; plain http:// is allowed only for loopback hosts (127.0.0.0/8, localhost, [::1]), because the key would travel unencrypted. Got "${url.origin}".`);
-    }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-        throw new InputError('base_url', `must be an https:// URL; got "${url.protocol}".`);
-    }
-    if (url.username || url.password) {
-        throw new InputError('base_url', 'must not contain credentials; pass the key as api_key.');
-    }
-    if (url.search || url.hash) {
-        throw new InputError('base_url', `must not have a query or fragment; got "${shown}".`);
-    }
-    const path = url.pathname.replace(/\/$/, '');
-    if (!path.endsWith('/api/v1')) {
-        throw new InputError('base_url', `must end in /api/v1; got "${shown}".`);
-    }
-    return `${url.origin}${path}`;
-}
-/** YAML 1.2 core schema booleans, as the contract promises. */
-function parseBoolean(input, value) {
-    if (['true', 'True', 'TRUE'].includes(value))
-        return true;
-    if (['false', 'False', 'FALSE'].includes(value))
-        return false;
-    throw new InputError(input, `must be true or false; got "${value}".`);
-}
-const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
-const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-/** `500ms`, `30s`, `10m`, `2h`; a bare number is seconds. */
-function parseDuration(input, value) {
-    const match = DURATION.exec(value);
-    if (!match) {
-        throw new InputError(input, `must be a duration such as 500ms, 30s, 10m or 2h (a bare number means seconds); got "${value}".`);
-    }
-    const unit = (match[2] ?? 's');
-    const ms = Math.round(Number(match[1]) * UNIT_MS[unit]);
-    if (!Number.isSafeInteger(ms))
-        throw new InputError(input, `is too long; got "${value}".`);
-    return ms;
-}
-function parsePositiveDuration(input, value) {
-    const ms = parseDuration(input, value);
-    if (ms <= 0)
-        throw new InputError(input, `must be longer than zero; got "${value}".`);
-    return ms;
-}
-function readPollInterval(value, timeoutMs) {
-    if (!value)
-        return DEFAULT_POLL_INTERVAL_MS;
-    const ms = parseDuration('poll_interval', value);
-    if (ms < MIN_POLL_INTERVAL_MS) {
-        throw new InputError('poll_interval', `must be at least ${MIN_POLL_INTERVAL_MS}ms; got "${value}".`);
-    }
-    if (ms > timeoutMs) {
-        throw new InputError('poll_interval', `("${value}") is longer than timeout (${timeoutMs / 1000}s): the run would never be polled.`);
-    }
-    return ms;
-}
-/** Deep enough for any real configuration; deeper would only risk the stack when sent. */
-const MAX_MCP_DEPTH = 16;
-function parseMcpServers(value) {
-    if (!value)
-        return undefined;
-    let parsed;
-    try {
-        parsed = JSON.parse(value);
-    }
-    catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new InputError('mcp_servers', `must be JSON; it does not parse (${reason}).`);
-    }
-    if (!isPlainObject(parsed)) {
-        throw new InputError('mcp_servers', 'must be a JSON object mapping server names to their configuration.');
-    }
-    if (depthOf(parsed, MAX_MCP_DEPTH) > MAX_MCP_DEPTH) {
-        throw new InputError('mcp_servers', `nests deeper than ${MAX_MCP_DEPTH} levels.`);
-    }
-    const servers = {};
-    for (const [name, server] of Object.entries(parsed)) {
-        servers[name] = parseMcpServer(name, server);
-    }
-    return servers;
-}
-/** The kinds of MCP server the service takes: an entry names exactly one. */
-const MCP_SERVER_KINDS = ['warp_id', 'command', 'url'];
-function parseMcpServer(name, server) {
-    const fail = (problem) => {
-        throw new InputError('mcp_servers', `entry "${name}" ${problem}`);
-    };
-    const kindsHelp = '"warp_id" (a server saved in the service), "command" (a local server) or "url" (a remote one)';
-    if (!isPlainObject(server))
-        return fail(`must be an object with exactly one of ${kindsHelp}.`);
-    const kinds = MCP_SERVER_KINDS.filter((kind) => server[kind] !== undefined);
-    if (kinds.length !== 1) {
-        return fail(kinds.length === 0
-            ? `must have exactly one of ${kindsHelp}.`
-            : `has ${kinds.map((kind) => `"${kind}"`).join(' and ')}; give exactly one of ${kindsHelp}.`);
-    }
-    for (const kind of kinds) {
-        const value = server[kind];
-        if (typeof value !== 'string' || value.trim() === '') {
-            fail(`has a "${kind}" that is not a non-empty string.`);
-        }
-    }
-    if (typeof server.url === 'string' && !URL.canParse(server.url)) {
-        fail(`has a "url" that is not a URL.`);
-    }
-    const args = server.args;
-    if (args !== undefined && !(Array.isArray(args) && args.every((a) => typeof a === 'string'))) {
-        fail(`has "args" that is not a list of strings.`);
-    }
-    for (const map of ['env', 'headers']) {
-        const value = server[map];
-        if (value !== undefined && !isStringMap(value)) {
-            fail(`has "${map}" that is not an object of strings.`);
-        }
-    }
-    return server;
-}
-function isStringMap(value) {
-    return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string');
-}
-/** How deeply objects and arrays nest in `value`, counted without recursion, up to `limit + 1`. */
-function depthOf(value, limit) {
-    let deepest = 0;
-    const pending = [[value, 1]];
-    while (pending.length > 0) {
-        const [item, depth] = pending.pop();
-        if (typeof item !== 'object' || item === null)
-            continue;
-        deepest = Math.max(deepest, depth);
-        if (deepest > limit)
-            return deepest;
-        for (const child of Object.values(item))
-            pending.push([child, depth + 1]);
-    }
-    return deepest;
-}
-function isPlainObject(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function dropEmpty(record) {
-    return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== '' && value !== undefined));
-}
-/**
- * Fork pull requests get no secrets, which is the usual reason for an empty key.
- * Not `pull_request_target`: it runs in the base repository and does get them.
- */
-function forkHint(env) {
-    const event = env.GITHUB_EVENT_NAME ?? '';
-    if (!event.startsWith('pull_request') || event === 'pull_request_target')
-        return '';
-    if (!env.GITHUB_EVENT_PATH)
-        return '';
-    try {
-        const event = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
-        const head = event.pull_request?.head?.repo?.full_name;
-        const base = event.pull_request?.base?.repo?.full_name;
-        if (head && base && head !== base) {
-            return ` This pull request comes from the fork ${head}, and GitHub gives no secrets to workflows triggered from forks.`;
-        }
-    }
-    catch {
-        // No readable event payload: no hint to give.
-    }
-    return '';
-}
-
-;// CONCATENATED MODULE: ./src/run/superseded.ts
-/** One quick look: it only decides between two words for a run that is already over. */
-const LOOKUP = { timeoutMs: 5_000, maxRetries: 0 };
-/**
- * How long a cancelled run's step looks for the run that replaced it: the
- * newer step cancels before it creates, so the newer run can appear a moment
- * after the cancel is seen.
- */
-const SUPERSEDING_LOOKUP = { forMs: 5_000, pauseMs: 1_000 };
-/**
- * The newer run that replaced `run`, when `run` was cancelled and a run with
- * the same name was created after it (`cancel_previous` in a later workflow
- * run). Undefined when there is none, or when the service cannot say.
- */
-async function findSupersedingRun(client, run, deps) {
-    const name = run.agent_config?.name;
-    if (run.state !== 'CANCELLED' || !name || !run.created_at)
-        return undefined;
-    const until = deps.now() + SUPERSEDING_LOOKUP.forMs;
-    for (;;) {
-        const newer = await lookOnce(client, run, name, deps.signal);
-        if (newer !== null)
-            return newer;
-        if (deps.now() + SUPERSEDING_LOOKUP.pauseMs > until || deps.signal?.aborted)
-            return undefined;
-        await deps.sleep(SUPERSEDING_LOOKUP.pauseMs, deps.signal).catch(() => undefined);
-    }
-}
-/** The newer run; null when none is listed (yet); undefined when the service cannot say. */
-async function lookOnce(client, run, name, signal) {
-    try {
-        const { runs } = await client.listRuns({ name, created_after: run.created_at, sort_by: 'created_at', sort_order: 'asc', limit: 20 }, { ...LOOKUP, signal });
-        const createdAt = Date.parse(run.created_at ?? '');
-        const newer = runs.find((other) => other.run_id !== run.run_id &&
-            other.agent_config?.name === name &&
-            Date.parse(other.created_at ?? '') > createdAt);
-        return newer ?? null;
-    }
-    catch {
-        return undefined;
-    }
 }
 
 ;// CONCATENATED MODULE: ./src/agent/cost.ts
@@ -8252,459 +7758,6 @@ function isOverBudget(cost, maxCredits) {
 }
 function describeOverBudget(cost, maxCredits) {
     return `The run used ${formatCredits(cost.credits ?? 0)}, more than the max_credits cap of ${formatCredits(maxCredits)}`;
-}
-
-;// CONCATENATED MODULE: ./src/agent/progress.ts
-/** Remembers what was reported already; give it each conversation as it is read. */
-class ProgressTracker {
-    #reported = new Set();
-    update(conversation) {
-        const events = [];
-        const visit = (steps, path) => {
-            steps.forEach((step, index) => {
-                const stepKey = step.id ? `step:${step.id}` : `step@${path}${index}`;
-                step.messages.forEach((message, messageIndex) => {
-                    message.actions.forEach((action, actionIndex) => {
-                        const key = action.id
-                            ? `action:${action.id}`
-                            : `action@${stepKey}/${messageIndex}/${actionIndex}`;
-                        if (this.#firstTime(key))
-                            events.push(actionEvent(action));
-                    });
-                });
-                visit(step.steps, `${path}${index}.`);
-                if (step.completed && step.summary && this.#firstTime(stepKey)) {
-                    events.push({ kind: 'step', summary: step.summary });
-                }
-            });
-        };
-        visit(conversation.steps, '');
-        return events;
-    }
-    #firstTime(key) {
-        if (this.#reported.has(key))
-            return false;
-        this.#reported.add(key);
-        return true;
-    }
-}
-function actionEvent(action) {
-    return { kind: 'action', category: clip(action.category, 40), name: clip(action.name, 120) };
-}
-/** A progress event as one plain line, before it is made safe for the log. */
-function describeProgress(event) {
-    switch (event.kind) {
-        case 'step':
-            return `Agent step done: ${clip(event.summary.replace(/\s+/g, ' '), 500)}`;
-        case 'action':
-            return `Agent action: ${event.category || 'action'}${event.name ? ` ${event.name}` : ''}`;
-    }
-}
-/** At most one conversation read per this long, besides state changes (120 reads an hour). */
-const PROGRESS_READ_INTERVAL_MS = 30_000;
-/**
- * When to read the conversation for progress: at a change of state, or when
- * 30 s have passed since the last read; but never more reads than one at the
- * start and one per 30 s since, so a run that flaps between states cannot
- * spend more than the budget of 120 reads an hour.
- */
-class ProgressReadSchedule {
-    #startedAt;
-    #lastReadAt;
-    #reads = 0;
-    constructor(now) {
-        this.#startedAt = now;
-    }
-    isDue(now, stateChanged) {
-        const allowed = 1 + Math.floor((now - this.#startedAt) / PROGRESS_READ_INTERVAL_MS);
-        if (this.#reads >= allowed)
-            return false;
-        if (stateChanged || this.#lastReadAt === undefined)
-            return true;
-        return now - this.#lastReadAt >= PROGRESS_READ_INTERVAL_MS;
-    }
-    recordRead(now) {
-        this.#reads += 1;
-        this.#lastReadAt = now;
-    }
-}
-/** The longest stretch without a log line while waiting is five minutes; this leaves slack. */
-const HEARTBEAT_INTERVAL_MS = 4 * 60_000;
-/**
- * Never silent: tells when a "still waiting" line is owed, and how long the
- * wait may sleep before it must write one. Every log line resets it.
- */
-class Heartbeat {
-    #lastLineAt;
-    constructor(now) {
-        this.#lastLineAt = now;
-    }
-    noteLine(now) {
-        this.#lastLineAt = now;
-    }
-    isDue(now) {
-        return now - this.#lastLineAt >= HEARTBEAT_INTERVAL_MS;
-    }
-    /** The longest sleep that still leaves time to write the line when it is owed. */
-    msUntilDue(now) {
-        return Math.max(0, this.#lastLineAt + HEARTBEAT_INTERVAL_MS - now);
-    }
-}
-/**
- * The session link to announce: the run's link the first time it is an
- * http(s) URL, or when it changes; undefined when there is nothing new.
- */
-function newSessionLink(announced, run) {
-    const link = typeof run === 'object' && run !== null
-        ? run.session_link
-        : undefined;
-    if (typeof link !== 'string' || link === announced)
-        return undefined;
-    try {
-        const url = new URL(link);
-        return url.protocol === 'https:' || url.protocol === 'http:' ? link : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-function clip(text, max) {
-    return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-;// CONCATENATED MODULE: ./src/api/types.ts
-/**
- * Wire types of the Cloud Agent Runs API, as described by the spec and the
- * service facts. Every field but `run_id` and `state` is optional: the service
- * adds fields and states over time, and the action must tolerate that.
- */
-/** States the service is known to report. New ones may appear at any time. */
-const KNOWN_RUN_STATES = [
-    'QUEUED',
-    'PENDING',
-    'CLAIMED',
-    'INPROGRESS',
-    'BLOCKED',
-    'SUCCEEDED',
-    'FAILED',
-    'ERROR',
-    'CANCELLED',
-];
-/** Sources the schema names (`RunSourceType`); a newer service may report others. */
-const KNOWN_RUN_SOURCES = (/* unused pure expression or super */ null && ([
-    'LINEAR',
-    'API',
-    'SLACK',
-    'LOCAL',
-    'SCHEDULED_AGENT',
-    'WEB_APP',
-    'GITHUB_ACTION',
-    'CLOUD_MODE',
-    'CLI',
-]));
-/** The schema's `PlatformErrorCode`: the last segment of a problem's `type`. */
-const PLATFORM_ERROR_CODES = (/* unused pure expression or super */ null && ([
-    'insufficient_credits',
-    'feature_not_available',
-    'external_authentication_required',
-    'not_authorized',
-    'invalid_request',
-    'resource_not_found',
-    'budget_exceeded',
-    'integration_disabled',
-    'integration_not_configured',
-    'operation_not_supported',
-    'environment_setup_failed',
-    'content_policy_violation',
-    'conflict',
-    'authentication_required',
-    'resource_unavailable',
-    'internal_error',
-]));
-
-;// CONCATENATED MODULE: ./src/model/states.ts
-
-function isKnownState(state) {
-    return KNOWN_RUN_STATES.includes(state);
-}
-function meaningOf(state) {
-    if (!isKnownState(state))
-        return 'unknown';
-    switch (state) {
-        case 'SUCCEEDED':
-            return 'succeeded';
-        case 'FAILED':
-        case 'ERROR':
-        case 'CANCELLED':
-            return 'failed';
-        case 'QUEUED':
-        case 'PENDING':
-        case 'CLAIMED':
-        case 'INPROGRESS':
-            return 'active';
-        case 'BLOCKED':
-            return 'blocked';
-        default:
-            return unreachable(state);
-    }
-}
-function isTerminal(state) {
-    const meaning = meaningOf(state);
-    return meaning === 'succeeded' || meaning === 'failed';
-}
-function unreachable(state) {
-    throw new Error(`Unhandled run state ${String(state)}`);
-}
-
-;// CONCATENATED MODULE: ./src/run/watch.ts
-
-
-
-
-
-
-class RunWatcher {
-    #settings;
-    #deps;
-    #startedAt;
-    #heartbeat;
-    #reads;
-    #progress = new ProgressTracker();
-    #announcedLink;
-    #lastConversation;
-    constructor(settings, deps) {
-        this.#settings = settings;
-        this.#deps = deps;
-        this.#startedAt = deps.now();
-        this.#heartbeat = new Heartbeat(this.#startedAt);
-        this.#reads = new ProgressReadSchedule(this.#startedAt);
-    }
-    /** The log the wait writes to: every line counts as a sign of life. */
-    get log() {
-        const note = () => this.#heartbeat.noteLine(this.#deps.now());
-        const log = this.#deps.log;
-        return {
-            info: (message) => (note(), log.info(message)),
-            warning: (message) => (note(), log.warning(message)),
-            debug: (message) => log.debug(message),
-        };
-    }
-    /** The longest the wait may sleep before it owes the log a line. */
-    msUntilHeartbeat() {
-        return this.#heartbeat.msUntilDue(this.#deps.now());
-    }
-    /** The conversation as last read, if any: the final answer can be taken from it. */
-    get lastConversation() {
-        return this.#lastConversation;
-    }
-    /** Looks at one reading of the run; `stateChanged` when its state differs from the last. */
-    async afterPoll(run, stateChanged, signal) {
-        const { safeForLog } = this.#deps;
-        const link = newSessionLink(this.#announcedLink, run);
-        if (link) {
-            this.#announcedLink = link;
-            this.log.info(`Session: ${safeForLog(link)}`);
-            this.#deps.onSessionLink?.(link);
-        }
-        const cost = costOf(run.request_usage);
-        const { maxCredits } = this.#settings;
-        if (maxCredits !== undefined && isOverBudget(cost, maxCredits)) {
-            return { kind: 'over-budget', cost, message: `${describeOverBudget(cost, maxCredits)}.` };
-        }
-        const blocked = meaningOf(run.state) === 'blocked';
-        // Before a worker has it, the run has no conversation: a read then would spend the budget.
-        const started = run.state !== 'QUEUED' && run.state !== 'PENDING';
-        if (this.#settings.showProgress &&
-            started &&
-            this.#reads.isDue(this.#deps.now(), stateChanged)) {
-            await this.#readProgress(signal);
-        }
-        if (blocked && stateChanged) {
-            // What it waits for may be only in the conversation: read it, once per BLOCKED.
-            if (!this.#settings.showProgress || !this.#lastConversation)
-                await this.#readOnce(signal);
-            return this.#onBlocked(run);
-        }
-        if (this.#heartbeat.isDue(this.#deps.now())) {
-            this.log.info(`Still waiting: run ${safeForLog(run.run_id)} is ${safeForLog(run.state)} after ${formatDuration(this.#deps.now() - this.#startedAt)}.`);
-        }
-        return { kind: 'continue' };
-    }
-    #onBlocked(run) {
-        const { safeForLog } = this.#deps;
-        const question = blockedQuestion(run.status_message, this.#lastConversation && finalAnswer(this.#lastConversation));
-        const decision = decideOnBlocked(this.#settings.onBlocked);
-        const waitsFor = question
-            ? `It waits for: ${safeForLog(question)}`
-            : 'The service does not say what it waits for.';
-        const answer = howToAnswer({
-            sessionLink: this.#announcedLink ? safeForLog(this.#announcedLink) : undefined,
-            continueRun: this.#settings.continueRun,
-        });
-        const next = decision.keepWaiting
-            ? 'This step waits on, until its timeout (on_blocked: wait).'
-            : `This step hands the run over and ${decision.passes ? 'passes' : 'fails'} (on_blocked: ${this.#settings.onBlocked}); the run stays BLOCKED.`;
-        this.log.warning(`Run ${safeForLog(run.run_id)} is BLOCKED: it needs a person. ${waitsFor} ${answer} ${next}`);
-        return decision.keepWaiting
-            ? { kind: 'continue' }
-            : { kind: 'blocked', passes: decision.passes, question };
-    }
-    async #readProgress(signal) {
-        const conversation = await this.#readOnce(signal);
-        if (!conversation)
-            return;
-        for (const event of this.#progress.update(conversation)) {
-            this.log.info(this.#deps.safeForLog(describeProgress(event)));
-        }
-    }
-    async #readOnce(signal) {
-        this.#reads.recordRead(this.#deps.now());
-        const conversation = await this.#deps.readConversation(signal);
-        if (conversation)
-            this.#lastConversation = conversation;
-        return conversation;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/model/outcome.ts
-
-/** The `outcome` output: why the step ended, in one word (the contract's list, v1.1). */
-const OUTCOMES = [
-    'succeeded',
-    'failed',
-    'error',
-    'cancelled',
-    'timed_out',
-    'superseded',
-    'blocked',
-    'over_budget',
-    'interrupted',
-    'started',
-];
-/** The step's outcome as the pure outcome rules see it. */
-function endingOf(outcome) {
-    switch (outcome.kind) {
-        case 'started':
-            return { kind: 'started' };
-        case 'finished':
-            return outcome.supersededBy
-                ? { kind: 'superseded', newerRunId: outcome.supersededBy }
-                : { kind: 'finished', state: outcome.run.state };
-        case 'timed-out':
-            return {
-                kind: 'timed-out',
-                timeoutMs: outcome.timeoutMs,
-                stateAtTimeout: outcome.stateAtTimeout,
-            };
-        case 'interrupted':
-            return { kind: 'interrupted' };
-        case 'over-budget':
-            return {
-                kind: 'over-budget',
-                credits: formatCredits(outcome.cost.credits ?? 0),
-                maxCredits: formatCredits(outcome.maxCredits),
-            };
-        case 'blocked':
-            return { kind: 'blocked', onBlocked: outcome.passes ? 'pass' : 'fail' };
-    }
-}
-function outcomeOf(ending) {
-    switch (ending.kind) {
-        case 'started':
-            return 'started';
-        case 'finished':
-            return finishedOutcome(ending.state);
-        case 'timed-out':
-            return 'timed_out';
-        case 'interrupted':
-            return 'interrupted';
-        case 'blocked':
-            return 'blocked';
-        case 'over-budget':
-            return 'over_budget';
-        case 'superseded':
-            return 'superseded';
-    }
-}
-function finishedOutcome(state) {
-    switch (state) {
-        case 'SUCCEEDED':
-            return 'succeeded';
-        case 'ERROR':
-            return 'error';
-        case 'CANCELLED':
-            return 'cancelled';
-        default:
-            return 'failed';
-    }
-}
-/** Whether the step passes with this outcome. */
-function passes(outcome, ending) {
-    switch (outcome) {
-        case 'succeeded':
-        case 'started':
-        case 'superseded':
-            return true;
-        case 'blocked':
-            return ending.kind === 'blocked' && ending.onBlocked === 'pass';
-        case 'failed':
-        case 'error':
-        case 'cancelled':
-        case 'timed_out':
-        case 'over_budget':
-        case 'interrupted':
-            return false;
-    }
-}
-/** Why the run ended, in plain words, for the summary's headline area and the log. */
-function whyItEnded(ending, statusMessage) {
-    const because = statusMessage ? `: ${statusMessage}` : '.';
-    switch (ending.kind) {
-        case 'started':
-            return 'The step did not wait for the run (wait: false); it goes on without this step.';
-        case 'finished':
-            switch (ending.state) {
-                case 'SUCCEEDED':
-                    return 'The agent finished its task.';
-                case 'FAILED':
-                    return `The agent could not finish its task${because}`;
-                case 'ERROR':
-                    return `A failure on the service's side stopped the run${because}`;
-                case 'CANCELLED':
-                    return `The run was cancelled outside this step (in the app, or through the API)${because}`;
-                default:
-                    return `The run ended ${ending.state}${because}`;
-            }
-        case 'timed-out':
-            return `The run was still ${ending.stateAtTimeout} when the timeout input (${formatDuration(ending.timeoutMs)}) ran out, so the action cancelled it.`;
-        case 'interrupted':
-            return 'The workflow was cancelled, so the action cancelled the run.';
-        case 'blocked':
-            return ending.onBlocked === 'pass'
-                ? 'The run waits for a person (BLOCKED); with on_blocked: pass the step hands it over and passes.'
-                : 'The run waits for a person (BLOCKED); with on_blocked: fail the step hands it over and fails.';
-        case 'over-budget':
-            return `The run used ${ending.credits}, more than the max_credits cap of ${ending.maxCredits}, so the action cancelled it.`;
-        case 'superseded':
-            return `A newer run with the same name replaced this one (cancel_previous)${ending.newerRunId ? `: ${ending.newerRunId}` : ''}.`;
-    }
-}
-/**
- * A failed run's extra facts: how long its session stays open to look
- * inside, and whether the service calls the failure a platform one.
- */
-function failureNotes(statusMessage, now) {
-    if (typeof statusMessage !== 'object' || statusMessage === null)
-        return [];
-    const { session_debug_until: until, retryable } = statusMessage;
-    const notes = [];
-    const untilMs = typeof until === 'string' ? Date.parse(until) : NaN;
-    if (Number.isFinite(untilMs) && untilMs > now) {
-        notes.push(`The session stays open for debugging until ${new Date(untilMs).toISOString().replace('.000Z', 'Z')}.`);
-    }
-    if (retryable === true)
-        notes.push('A platform failure; a re-run may succeed.');
-    return notes;
 }
 
 ;// CONCATENATED MODULE: ./src/text/markdown.ts
@@ -8969,104 +8022,269 @@ function clipAnswer(answer, max) {
     return `${answer.slice(0, max)}\n\n_(The answer is cut here; the whole of it is in the result output and the session.)_`;
 }
 
-;// CONCATENATED MODULE: ./src/report/agent-work.ts
-
+;// CONCATENATED MODULE: ./src/model/blocked.ts
+/** `on_blocked`: what the step does when the run is BLOCKED, waiting for a person. */
+const ON_BLOCKED = ['wait', 'fail', 'pass'];
+function decideOnBlocked(onBlocked) {
+    switch (onBlocked) {
+        case 'wait':
+            return { keepWaiting: true };
+        case 'fail':
+            return { keepWaiting: false, passes: false };
+        case 'pass':
+            return { keepWaiting: false, passes: true };
+    }
+}
 /**
- * The parts of the job summary and the comment that show the agent's work:
- * its answer, its files, and what a BLOCKED run waits for. Agent text goes
- * through agentMarkdown; service text through escapeMarkdown.
+ * What a BLOCKED run waits for: its status message, else the agent's last
+ * message (often the question it asked), else undefined.
  */
-/** The answer shown in the job summary: GitHub keeps at most 1 MiB of summary per step. */
-const SUMMARY_ANSWER_CHARS = 200_000;
-/** The summary's block with the agent's final message, open so that it reads at a glance. */
-function renderAnswerBlock(answer) {
-    if (answer === undefined || answer.trim() === '')
-        return undefined;
-    return agentDetails("The agent's answer", clipAnswer(answer, SUMMARY_ANSWER_CHARS), true);
+function blockedQuestion(statusMessage, lastAgentMessage) {
+    const message = typeof statusMessage === 'object' && statusMessage !== null
+        ? statusMessage.message
+        : undefined;
+    if (typeof message === 'string' && message.trim() !== '')
+        return message.trim();
+    const last = lastAgentMessage?.trim();
+    return last ? last : undefined;
 }
-const ICONS = {
-    PULL_REQUEST: '🔀',
-    FILE: '📄',
-    SCREENSHOT: '🖼️',
-    PLAN: '📝',
-};
-/** The list of artifacts, with where downloaded files went. */
-function renderArtifacts(artifacts, downloadedTo, downloadDir) {
-    if (artifacts.length === 0)
-        return undefined;
-    const lines = ['**Artifacts**', ''];
-    for (const artifact of artifacts.slice(0, 200)) {
-        const icon = ICONS[artifact.type] ?? '📦';
-        const label = escapeMarkdown(agent_work_clip(artifact.filepath ?? artifact.name ?? artifact.type, 300));
-        const url = safeHttpUrl(artifact.url);
-        const named = url ? `[${label}](${url})` : label;
-        const path = downloadedTo.get(artifact);
-        const where = path ? ` → <code>${escapeMarkdown(path)}</code>` : '';
-        lines.push(`- ${icon} ${escapeMarkdown(artifact.type)}: ${named}${where}`);
+/** How a person answers a BLOCKED run: in the session, or by a comment where continue_run listens. */
+function howToAnswer(options) {
+    const ways = [];
+    if (options.sessionLink)
+        ways.push(`answer in the session (${options.sessionLink})`);
+    if (options.continueRun) {
+        ways.push('reply with a comment on this pull request or issue; continue_run passes it on');
     }
-    if (artifacts.length > 200)
-        lines.push(`- … and ${artifacts.length - 200} more`);
-    if (downloadDir && downloadedTo.size > 0) {
-        lines.push('', `Downloaded files are in <code>${escapeMarkdown(downloadDir)}</code>.`);
-    }
-    return lines.join('\n');
-}
-/** What a BLOCKED run waits for (agent text, shown safely) and how to answer. */
-function renderBlocked(question, answerWays) {
-    const link = safeHttpUrl(answerWays.sessionLink);
-    const ways = [link ? `answer in the [session](${link})` : 'answer in the session, in the app'];
-    if (answerWays.continueRun)
-        ways.push('reply with a comment here; continue_run passes it on');
-    const lines = [
-        '> [!WARNING]',
-        `> The run is BLOCKED: it waits for a person. To move it on, ${ways.join(', or ')}.`,
-        '',
-    ];
-    if (question)
-        lines.push(agentDetails('What it waits for', agent_work_clip(question, 20_000), true), '');
-    return lines.join('\n');
-}
-function agent_work_clip(text, max) {
-    return text.length > max ? `${text.slice(0, max)}…` : text;
+    if (ways.length === 0)
+        ways.push('answer in the session, in the app');
+    const sentence = ways.join(', or ');
+    return `To move it on, ${sentence}.`;
 }
 
-;// CONCATENATED MODULE: ./src/model/cancel.ts
+;// CONCATENATED MODULE: ./src/model/outcome.ts
 
+/** The `outcome` output: why the step ended, in one word (the contract's list, v1.1). */
+const OUTCOMES = [
+    'succeeded',
+    'failed',
+    'error',
+    'cancelled',
+    'timed_out',
+    'superseded',
+    'blocked',
+    'over_budget',
+    'interrupted',
+    'started',
+];
+/** The step's outcome as the pure outcome rules see it. */
+function endingOf(outcome) {
+    switch (outcome.kind) {
+        case 'started':
+            return { kind: 'started' };
+        case 'finished':
+            return outcome.supersededBy
+                ? { kind: 'superseded', newerRunId: outcome.supersededBy }
+                : { kind: 'finished', state: outcome.run.state };
+        case 'timed-out':
+            return {
+                kind: 'timed-out',
+                timeoutMs: outcome.timeoutMs,
+                stateAtTimeout: outcome.stateAtTimeout,
+            };
+        case 'interrupted':
+            return { kind: 'interrupted' };
+        case 'over-budget':
+            return {
+                kind: 'over-budget',
+                credits: formatCredits(outcome.cost.credits ?? 0),
+                maxCredits: formatCredits(outcome.maxCredits),
+            };
+        case 'blocked':
+            return { kind: 'blocked', onBlocked: outcome.passes ? 'pass' : 'fail' };
+    }
+}
+function outcomeOf(ending) {
+    switch (ending.kind) {
+        case 'started':
+            return 'started';
+        case 'finished':
+            return finishedOutcome(ending.state);
+        case 'timed-out':
+            return 'timed_out';
+        case 'interrupted':
+            return 'interrupted';
+        case 'blocked':
+            return 'blocked';
+        case 'over-budget':
+            return 'over_budget';
+        case 'superseded':
+            return 'superseded';
+    }
+}
+function finishedOutcome(state) {
+    switch (state) {
+        case 'SUCCEEDED':
+            return 'succeeded';
+        case 'ERROR':
+            return 'error';
+        case 'CANCELLED':
+            return 'cancelled';
+        default:
+            return 'failed';
+    }
+}
+/** Whether the step passes with this outcome. */
+function passes(outcome, ending) {
+    switch (outcome) {
+        case 'succeeded':
+        case 'started':
+        case 'superseded':
+            return true;
+        case 'blocked':
+            return ending.kind === 'blocked' && ending.onBlocked === 'pass';
+        case 'failed':
+        case 'error':
+        case 'cancelled':
+        case 'timed_out':
+        case 'over_budget':
+        case 'interrupted':
+            return false;
+    }
+}
+/** Why the run ended, in plain words, for the summary's headline area and the log. */
+function whyItEnded(ending, statusMessage) {
+    const because = statusMessage ? `: ${statusMessage}` : '.';
+    switch (ending.kind) {
+        case 'started':
+            return 'The step did not wait for the run (wait: false); it goes on without this step.';
+        case 'finished':
+            switch (ending.state) {
+                case 'SUCCEEDED':
+                    return 'The agent finished its task.';
+                case 'FAILED':
+                    return `The agent could not finish its task${because}`;
+                case 'ERROR':
+                    return `A failure on the service's side stopped the run${because}`;
+                case 'CANCELLED':
+                    return `The run was cancelled outside this step (in the app, or through the API)${because}`;
+                default:
+                    return `The run ended ${ending.state}${because}`;
+            }
+        case 'timed-out':
+            return `The run was still ${ending.stateAtTimeout} when the timeout input (${formatDuration(ending.timeoutMs)}) ran out, so the action cancelled it.`;
+        case 'interrupted':
+            return 'The workflow was cancelled, so the action cancelled the run.';
+        case 'blocked':
+            return ending.onBlocked === 'pass'
+                ? 'The run waits for a person (BLOCKED); with on_blocked: pass the step hands it over and passes.'
+                : 'The run waits for a person (BLOCKED); with on_blocked: fail the step hands it over and fails.';
+        case 'over-budget':
+            return `The run used ${ending.credits}, more than the max_credits cap of ${ending.maxCredits}, so the action cancelled it.`;
+        case 'superseded':
+            return `A newer run with the same name replaced this one (cancel_previous)${ending.newerRunId ? `: ${ending.newerRunId}` : ''}.`;
+    }
+}
 /**
- * Logs how a cancel went: a warning when the run goes on, or may. `label`
- * names the feature that cancelled (e.g. `cancel_previous`) when it is not the
- * step's own run.
+ * A failed run's extra facts: how long its session stays open to look
+ * inside, and whether the service calls the failure a platform one.
  */
-function logCancel(log, runId, report, label) {
-    const described = describeCancel(runId, report);
-    const message = label ? `${label}: ${described}` : described;
-    switch (report.kind) {
-        case 'cancelled':
-        case 'already-finished':
-            return log.info(message);
-        case 'blocked':
-        case 'refused':
-        case 'not-cancellable':
-        case 'failed':
-            return log.warning(message);
+function failureNotes(statusMessage, now) {
+    if (typeof statusMessage !== 'object' || statusMessage === null)
+        return [];
+    const { session_debug_until: until, retryable } = statusMessage;
+    const notes = [];
+    const untilMs = typeof until === 'string' ? Date.parse(until) : NaN;
+    if (Number.isFinite(untilMs) && untilMs > now) {
+        notes.push(`The session stays open for debugging until ${new Date(untilMs).toISOString().replace('.000Z', 'Z')}.`);
+    }
+    if (retryable === true)
+        notes.push('A platform failure; a re-run may succeed.');
+    return notes;
+}
+
+;// CONCATENATED MODULE: ./src/api/types.ts
+/**
+ * Wire types of the Cloud Agent Runs API, as described by the spec and the
+ * service facts. Every field but `run_id` and `state` is optional: the service
+ * adds fields and states over time, and the action must tolerate that.
+ */
+/** States the service is known to report. New ones may appear at any time. */
+const KNOWN_RUN_STATES = [
+    'QUEUED',
+    'PENDING',
+    'CLAIMED',
+    'INPROGRESS',
+    'BLOCKED',
+    'SUCCEEDED',
+    'FAILED',
+    'ERROR',
+    'CANCELLED',
+];
+/** Sources the schema names (`RunSourceType`); a newer service may report others. */
+const KNOWN_RUN_SOURCES = (/* unused pure expression or super */ null && ([
+    'LINEAR',
+    'API',
+    'SLACK',
+    'LOCAL',
+    'SCHEDULED_AGENT',
+    'WEB_APP',
+    'GITHUB_ACTION',
+    'CLOUD_MODE',
+    'CLI',
+]));
+/** The schema's `PlatformErrorCode`: the last segment of a problem's `type`. */
+const PLATFORM_ERROR_CODES = (/* unused pure expression or super */ null && ([
+    'insufficient_credits',
+    'feature_not_available',
+    'external_authentication_required',
+    'not_authorized',
+    'invalid_request',
+    'resource_not_found',
+    'budget_exceeded',
+    'integration_disabled',
+    'integration_not_configured',
+    'operation_not_supported',
+    'environment_setup_failed',
+    'content_policy_violation',
+    'conflict',
+    'authentication_required',
+    'resource_unavailable',
+    'internal_error',
+]));
+
+;// CONCATENATED MODULE: ./src/model/states.ts
+
+function isKnownState(state) {
+    return KNOWN_RUN_STATES.includes(state);
+}
+function meaningOf(state) {
+    if (!isKnownState(state))
+        return 'unknown';
+    switch (state) {
+        case 'SUCCEEDED':
+            return 'succeeded';
+        case 'FAILED':
+        case 'ERROR':
+        case 'CANCELLED':
+            return 'failed';
+        case 'QUEUED':
+        case 'PENDING':
+        case 'CLAIMED':
+        case 'INPROGRESS':
+            return 'active';
+        case 'BLOCKED':
+            return 'blocked';
+        default:
+            return unreachable(state);
     }
 }
-function describeCancel(unsafeRunId, report) {
-    const runId = safeForLog(unsafeRunId);
-    switch (report.kind) {
-        case 'cancelled':
-            return `Run ${runId} was cancelled.`;
-        case 'already-finished':
-            return `Run ${runId} had already finished; nothing to cancel.`;
-        case 'blocked':
-            return `Run ${runId} cannot be cancelled while it waits for a person; it stays BLOCKED. A person must answer it in its session; cancel it there afterwards if it is no longer wanted.`;
-        case 'refused':
-            return `The service refused to cancel run ${runId}: it has ended, or it waits for a person (BLOCKED) and stays so. Check it by hand.`;
-        case 'not-cancellable':
-            return `Run ${runId} cannot be cancelled: this kind of run is not cancellable, so it runs to its end (${safeForLog(report.message)}).`;
-        case 'failed':
-            return `Could not cancel run ${runId}; it may still be running and billing. Cancel it by hand. (${safeForLog(report.message)})`;
-    }
+function isTerminal(state) {
+    const meaning = meaningOf(state);
+    return meaning === 'succeeded' || meaning === 'failed';
+}
+function unreachable(state) {
+    throw new Error(`Unhandled run state ${String(state)}`);
 }
 
 ;// CONCATENATED MODULE: ./src/model/run.ts
@@ -9095,1024 +8313,6 @@ function parseIsoDuration(text) {
         return undefined;
     const [, days, hours, minutes, seconds] = match.map((part) => Number(part ?? 0));
     return Math.round((((days ?? 0) * 24 + (hours ?? 0)) * 3600 + (minutes ?? 0) * 60 + (seconds ?? 0)) * 1000);
-}
-
-;// CONCATENATED MODULE: ./src/report/summary.ts
-
-
-
-
-
-
-
-
-function verdictOf(outcome) {
-    const ending = endingOf(outcome);
-    const word = outcomeOf(ending);
-    const passed = passes(word, ending);
-    const why = whyItEnded(ending);
-    const base = { passed, outcome: word, why };
-    switch (outcome.kind) {
-        case 'started':
-            return {
-                ...base,
-                headline: `${nameOf(outcome.run)} started (${outcome.run.state}); not waiting for it`,
-            };
-        case 'finished': {
-            const { run } = outcome;
-            if (meaningOf(run.state) === 'succeeded')
-                return { ...base, headline: `${nameOf(run)} succeeded` };
-            if (outcome.supersededBy) {
-                return { ...base, headline: `${nameOf(run)} was superseded by run ${outcome.supersededBy}` };
-            }
-            const reason = run_statusMessageOf(run);
-            return {
-                ...base,
-                why: reason ? why : `${why.replace(/\.$/, '')}; the service gave no status message.`,
-                headline: `${nameOf(run)} ended ${run.state}`,
-                failure: `Run ${run.run_id} ended ${run.state}${reason ? `: ${reason}` : ' (the service gave no status message)'}`,
-            };
-        }
-        case 'timed-out': {
-            const { run, stateAtTimeout } = outcome;
-            const state = meaningOf(stateAtTimeout) === 'blocked'
-                ? `${stateAtTimeout}, waiting for a person`
-                : stateAtTimeout;
-            const cancel = describeCancel(run.run_id, outcome.cancel);
-            return {
-                ...base,
-                why: `${why} ${cancel}`,
-                headline: `${nameOf(run)} timed out`,
-                failure: `Run ${run.run_id} did not finish within the timeout input (${formatDuration(outcome.timeoutMs)}); ` +
-                    `it was ${state}. ${cancel}`,
-            };
-        }
-        case 'over-budget': {
-            const { run } = outcome;
-            const cancel = describeCancel(run.run_id, outcome.cancel);
-            return {
-                ...base,
-                why: `${why} ${cancel}`,
-                headline: `${nameOf(run)} went over budget`,
-                failure: `${describeOverBudget(outcome.cost, outcome.maxCredits)} (run ${run.run_id}). ${cancel}`,
-            };
-        }
-        case 'blocked': {
-            const { run } = outcome;
-            return {
-                ...base,
-                headline: `${nameOf(run)} is BLOCKED, waiting for a person`,
-                failure: outcome.passes
-                    ? undefined
-                    : `Run ${run.run_id} is BLOCKED: it waits for a person (on_blocked: fail). It stays BLOCKED until someone answers in the session.`,
-            };
-        }
-        case 'interrupted': {
-            const runId = outcome.run?.run_id;
-            const cancel = runId && outcome.cancel ? ` ${describeCancel(runId, outcome.cancel)}` : '';
-            return {
-                ...base,
-                why: `${why}${cancel}`,
-                headline: outcome.run
-                    ? `${nameOf(outcome.run)} stopped: the workflow was cancelled`
-                    : 'The workflow was cancelled',
-                failure: `The workflow cancelled this step${outcome.signal ? ` (${outcome.signal})` : ''}.${cancel}`,
-            };
-        }
-    }
-}
-/** The run's title, else `Run <id>`: what the summary's headline calls it. */
-function nameOf(run) {
-    const title = run.title?.trim();
-    return title ? truncate(title.replace(/\s+/g, ' '), 200) : `Run ${run.run_id}`;
-}
-/** The run's usage as `key: value` pairs, for the summary; numbers and short strings only. */
-function usageOf(run) {
-    const entries = Object.entries(run.request_usage ?? {}).filter(([, value]) => typeof value === 'number' || (typeof value === 'string' && value.length <= 64));
-    if (entries.length === 0)
-        return undefined;
-    return entries.map(([key, value]) => `${key.replace(/_/g, ' ')}: ${String(value)}`).join(', ');
-}
-const summary_ICONS = { passed: '✅', failed: '❌', started: '🚀', blocked: '✋' };
-/** The job summary, as GitHub-flavoured Markdown. Every text from the API is escaped. */
-function renderSummary(outcome, extras = {}) {
-    const verdict = verdictOf(outcome);
-    const icon = outcome.kind === 'started'
-        ? summary_ICONS.started
-        : outcome.kind === 'blocked'
-            ? summary_ICONS.blocked
-            : verdict.passed
-                ? summary_ICONS.passed
-                : summary_ICONS.failed;
-    const run = outcome.run;
-    const rows = [];
-    if (run) {
-        rows.push(['Run ID', `<code>${escapeMarkdown(run.run_id)}</code>`]);
-        rows.push(['State', `<code>${escapeMarkdown(run.state)}</code>`]);
-        rows.push(['Outcome', `<code>${verdict.outcome}</code>`]);
-        const duration = durationOf(outcome);
-        if (duration)
-            rows.push(['Duration', duration]);
-        const link = safeHttpUrl(run.session_link);
-        if (link)
-            rows.push(['Session', `[Open the session transcript](${link})`]);
-        const pullRequest = safeHttpUrl(pullRequestUrlOf(run));
-        if (pullRequest) {
-            rows.push([
-                'Pull request',
-                `[${escapeMarkdown(pullRequestLabel(pullRequest))}](${pullRequest})`,
-            ]);
-        }
-        const cost = describeCost(costOf(run.request_usage));
-        const usage = cost ?? usageOf(run);
-        if (usage)
-            rows.push([cost ? 'Cost' : 'Usage', escapeMarkdown(usage)]);
-        const message = run_statusMessageOf(run);
-        if (message && !verdict.passed) {
-            rows.push(['Status message', inlineText(truncate(message, 2000))]);
-        }
-    }
-    const lines = [
-        `### ${icon} ${escapeMarkdown(verdict.headline)}`,
-        '',
-        escapeMarkdown(verdict.why),
-        '',
-    ];
-    if (rows.length > 0) {
-        lines.push('| | |', '|---|---|', ...rows.map(([field, value]) => `| **${field}** | ${value} |`), '');
-    }
-    if (run && meaningOf(run.state) === 'failed') {
-        const notes = failureNotes(run.status_message, extras.now ?? Date.now());
-        if (notes.length > 0)
-            lines.push(notes.map(escapeMarkdown).join(' '), '');
-    }
-    if (run && meaningOf(run.state) === 'blocked') {
-        const asked = outcome.kind === 'blocked' ? outcome.question : extras.blockedQuestion;
-        // The agent's last message is often its question: shown once, as the answer, below.
-        const question = asked?.trim() === extras.answer?.trim() ? undefined : asked;
-        lines.push(renderBlocked(question, {
-            sessionLink: run.session_link,
-            continueRun: extras.continueRun ?? false,
-        }));
-    }
-    else if (outcome.kind === 'timed-out' && meaningOf(outcome.stateAtTimeout) === 'blocked') {
-        lines.push('> [!WARNING]', '> The run was BLOCKED, waiting for a person, when the timeout ran out.', '');
-    }
-    const answer = renderAnswerBlock(extras.answer);
-    if (answer)
-        lines.push(answer, '');
-    const artifacts = extras.artifacts &&
-        renderArtifacts(extras.artifacts, extras.downloadedTo ?? new Map(), extras.downloadDir);
-    if (artifacts)
-        lines.push(artifacts, '');
-    return lines.join('\n');
-}
-/** The job summary of a step that failed before it had an outcome (bad input, lost contact, …). */
-function renderErrorSummary(message, runId) {
-    const lines = [`### ${summary_ICONS.failed} The step failed`, ''];
-    if (runId)
-        lines.push('| | |', '|---|---|', `| **Run ID** | <code>${escapeMarkdown(runId)}</code> |`, '');
-    lines.push(escapeMarkdown(message), '');
-    return lines.join('\n');
-}
-function durationOf(outcome) {
-    const fromService = outcome.run?.run_time ? parseIsoDuration(outcome.run.run_time) : undefined;
-    if (fromService !== undefined)
-        return formatDuration(fromService);
-    if (outcome.kind === 'finished' || outcome.kind === 'timed-out')
-        return formatDuration(outcome.elapsedMs);
-    return undefined;
-}
-/** `owner/repo#12` for a GitHub pull request URL, else the URL itself. */
-function pullRequestLabel(url) {
-    const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url);
-    return match ? `${match[1]}#${match[2]}` : url;
-}
-function truncate(text, max) {
-    return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-;// CONCATENATED MODULE: ./src/report/publish.ts
-
-
-
-
-
-
-
-
-
-
-/** Turns the step's outcome into outputs, a job summary, annotations and the exit status. */
-async function publishOutcome(outcome, extras = {}) {
-    const { run } = outcome;
-    const link = safeHttpUrl(run?.session_link);
-    const verdict = verdictOf(outcome);
-    setOutput('outcome', verdict.outcome);
-    if (run) {
-        setOutput('state', run.state);
-        if (link)
-            setOutput('session_link', run.session_link);
-        const message = run_statusMessageOf(run);
-        if (message)
-            setOutput('status_message', message);
-        const pullRequest = pullRequestUrlOf(run);
-        if (pullRequest)
-            setOutput('pull_request_url', pullRequest);
-        setOutput('run', JSON.stringify(run));
-        const cost = costOf(run.request_usage);
-        if (cost.credits !== undefined)
-            setOutput('credits', formatNumberOutput(cost.credits));
-        if (cost.usd !== undefined)
-            setOutput('cost_usd', formatNumberOutput(cost.usd));
-        const artifacts = extras.artifacts ?? parseArtifacts(run.artifacts);
-        setOutput('artifacts', artifactsOutput(artifacts, extras.downloadedTo));
-    }
-    if (extras.answer !== undefined) {
-        const result = capResult(extras.answer);
-        if (result.truncated) {
-            warning(`The agent's final message is ${result.bytes} bytes; the result output keeps the first 256 KiB.`);
-        }
-        setOutput('result', result.text);
-    }
-    await writeSummary(renderSummary(outcome, extras));
-    if (verdict.failure) {
-        setFailed(safeForLog(verdict.failure));
-    }
-    else if (link || verdict.outcome === 'superseded') {
-        const session = link ? ` Session transcript: ${link}` : '';
-        notice(`${safeForLog(verdict.headline)}.${session}`, { title: 'Cloud agent run' });
-    }
-    else {
-        info(`${safeForLog(verdict.headline)}.`);
-    }
-}
-/** A summary that cannot be written (no GITHUB_STEP_SUMMARY, e.g. locally) must not fail the step. */
-async function writeSummary(markdown) {
-    try {
-        await summary.addRaw(markdown, true).write();
-    }
-    catch (error) {
-        debug(`No job summary written: ${error instanceof Error ? error.message : String(error)}`);
-    }
-}
-/**
- * The one top-level failure path: a readable message (in the job summary too,
- * when `summary` asks for it), and the stack only in debug output.
- */
-async function publishError(error, summary) {
-    const message = error instanceof Error ? error.message : String(error);
-    if (summary) {
-        // The step failed before its run had an outcome of its own (bad input, lost contact, …).
-        setOutput('outcome', 'error');
-        await writeSummary(renderErrorSummary(message, summary.runId));
-    }
-    setFailed(safeForLog(message));
-    if (error instanceof Error && error.stack)
-        debug(error.stack);
-}
-
-;// CONCATENATED MODULE: ./src/run/cancel.ts
-
-
-
-/**
- * One cancel request for a run, by ID, and how it went as a value: a failed
- * cancel must not hide the step's own outcome. The cancels below build on it.
- */
-async function requestCancel(client, runId, options = {}) {
-    try {
-        return { kind: await client.cancelRun(runId, options) };
-    }
-    catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        if (error instanceof UnprocessableEntityError)
-            return { kind: 'not-cancellable', message };
-        return { kind: 'failed', message };
-    }
-}
-/**
- * The run as it stands after a successful cancel, so that outputs, summary and
- * comment show where it ended rather than the state last polled. One quick
- * attempt: a failure keeps what was last seen.
- */
-async function rereadAfterCancel(client, cancel, lastSeen) {
-    // A BLOCKED run is read back too, so that the outputs say BLOCKED rather than what was last polled.
-    if ((cancel?.kind !== 'cancelled' && cancel?.kind !== 'blocked') || !lastSeen)
-        return lastSeen;
-    try {
-        return await client.getRun(lastSeen.run_id, { timeoutMs: 500, maxRetries: 0 });
-    }
-    catch {
-        return lastSeen;
-    }
-}
-/**
- * Cancels the run the step answers for. Nothing more is owed on it unless the
- * cancel failed, the run is BLOCKED (the post step tries again, and cancels it
- * should a person have moved it on by then), a follow-up's answer is still out,
- * or "already finished" came before the run was seen restarting after a
- * follow-up (it may restart yet).
- */
-async function cancelOwnRun(client, tracker, runId, options = {}) {
-    const report = await requestCancel(client, runId, options);
-    if (isFinalCancel(report, tracker))
-        tracker.settle();
-    return report;
-}
-/** Pure: whether a cancel's outcome leaves nothing owed on the tracked run. */
-function isFinalCancel(report, tracker) {
-    if (report.kind === 'failed' || report.kind === 'blocked' || tracker.deciding)
-        return false;
-    return !(report.kind === 'already-finished' && tracker.awaitingNewPass);
-}
-/** The states `cancel_previous` supersedes: runs still on their way, not those waiting for a person. */
-const SUPERSEDED_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'];
-/**
- * Cancels the active runs labelled `name` before the step starts its own
- * (`cancel_previous`), so that a new push replaces the review of the old one;
- * `cancel_only` does just this. Returns how many were cancelled.
- */
-async function cancelPreviousRuns(client, name, log, options = {}) {
-    // Collected first: cancelling while paging would move runs out of the pages still to come.
-    const active = [];
-    // Paged by creation time: runs changing state meanwhile cannot slip between pages.
-    const query = { name, state: SUPERSEDED_STATES, limit: 100, sort_by: 'created_at' };
-    for await (const run of client.iterateRuns(query, options)) {
-        // Checked here too, so that a service ignoring a filter cannot make this cancel other runs.
-        if (run.agent_config?.name === name && meaningOf(run.state) === 'active')
-            active.push(run);
-    }
-    let cancelled = 0;
-    for (const run of active) {
-        const report = await requestCancel(client, run.run_id, options);
-        if (report.kind === 'cancelled')
-            cancelled += 1;
-        logCancel(log, run.run_id, report, 'cancel_previous');
-    }
-    if (active.length === 0)
-        log.info(`cancel_previous: no active run is named ${name}.`);
-    return cancelled;
-}
-
-;// CONCATENATED MODULE: ./src/run/signals.ts
-/**
- * What the runner sends when a workflow is cancelled: SIGINT then SIGTERM on
- * Linux and macOS; Ctrl-C and Ctrl-Break (SIGINT, SIGBREAK) on Windows.
- */
-const TERMINATION_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGBREAK'];
-/** Listens for termination; the handler must end the process itself. Returns the unsubscribe. */
-function onTerminationSignal(handler) {
-    for (const signal of TERMINATION_SIGNALS)
-        process.on(signal, handler);
-    return () => {
-        for (const signal of TERMINATION_SIGNALS)
-            process.off(signal, handler);
-    };
-}
-
-;// CONCATENATED MODULE: ./src/run/create.ts
-
-
-
-const INVOCATION_KEY = 'gh_invocation';
-/**
- * The service takes at most 20 metadata keys, each `[a-zA-Z0-9._-]{1,64}`, with
- * values of at most 256 bytes; the keys below stay well inside.
- */
-function tagFromEnvironment(env, newId = external_node_crypto_namespaceObject.randomUUID, 
-/** The commit the run works on: a pull request's head, else GITHUB_SHA. */
-headSha) {
-    const invocation = newId();
-    const candidates = {
-        [INVOCATION_KEY]: invocation,
-        gh_repository: env.GITHUB_REPOSITORY,
-        gh_run_id: env.GITHUB_RUN_ID,
-        gh_run_attempt: env.GITHUB_RUN_ATTEMPT,
-        gh_job: env.GITHUB_JOB,
-        gh_step: env.GITHUB_ACTION,
-        gh_workflow: env.GITHUB_WORKFLOW,
-        gh_head_sha: headSha,
-    };
-    const metadata = {};
-    for (const [key, value] of Object.entries(candidates)) {
-        // The service takes values of at most 256 bytes; a longer one is cut rather than refused.
-        if (value)
-            metadata[key] = Buffer.from(value)
-                .subarray(0, 256)
-                .toString('utf8')
-                .replace(/\uFFFD$/, '');
-    }
-    return { invocation, metadata };
-}
-/** However close the step's timeout, the create request gets this long. */
-const MIN_CREATE_MS = 5_000;
-/**
- * Waits before each lookup of a run whose create answer was lost: the list can
- * lag behind writes by seconds. About 7 s in all; the post step looks longer.
- */
-const LOOKUP_DELAYS_MS = [0, 1_000, 2_000, 4_000];
-/** The longest one lookup request may take. */
-const LOOKUP_TIMEOUT_MS = 5_000;
-/**
- * The create's outcome is unknown: the service may have made a run that this
- * step could not find. The invocation tag stays saved for the post step, which
- * looks again and cancels what it finds.
- */
-class RunMayExistError extends Error {
-    name = 'RunMayExistError';
-}
-/**
- * Creates the run exactly once. When the create request's answer is lost or
- * unusable after the service may have acted (a timeout, a reset, a 5xx, a
- * garbled body, a 2xx without a run ID), the request is not repeated: the run
- * it made is looked up by its tag and adopted, or the step fails saying that a
- * run may exist and how to find it.
- */
-async function createRunOnce(request, tag, deps) {
-    const sentAt = deps.now();
-    let answer;
-    try {
-        const deadline = deps.deadline === undefined ? undefined : Math.max(deps.deadline, sentAt + MIN_CREATE_MS);
-        answer = await deps.client.createRun({ ...request, metadata: { ...tag.metadata } }, { deadline });
-    }
-    catch (error) {
-        if (!mayHaveActed(error))
-            throw error;
-        return await recoverLostCreate(request, tag, sentAt, reasonOf(error), deps, error);
-    }
-    const created = usableCreateAnswer(answer);
-    if (created?.at_capacity) {
-        deps.log.info(`The service is at capacity: run ${created.run_id} waits in its queue and starts when there is room.`);
-    }
-    if (created)
-        return created;
-    const reason = `the service answered without a usable run_id (${describeAnswer(answer)})`;
-    return await recoverLostCreate(request, tag, sentAt, reason, deps);
-}
-/** The create answer's run, or undefined when it names none that could be polled. */
-function usableCreateAnswer(answer) {
-    if (typeof answer !== 'object' || answer === null || Array.isArray(answer))
-        return undefined;
-    const { run_id: runId, task_id: taskId, state, at_capacity: atCapacity, } = answer;
-    if (!isRunIdLike(runId))
-        return undefined;
-    return {
-        run_id: runId,
-        ...(typeof taskId === 'string' ? { task_id: taskId } : {}),
-        state: typeof state === 'string' && state !== '' ? state : 'QUEUED',
-        ...(atCapacity === true ? { at_capacity: true } : {}),
-    };
-}
-function isRunIdLike(value) {
-    return (typeof value === 'string' &&
-        /^[^\s/\\\p{Cc}]{1,200}$/u.test(value) &&
-        value !== '.' &&
-        value !== '..');
-}
-function describeAnswer(answer) {
-    if (answer === undefined)
-        return 'an empty body';
-    if (answer === null)
-        return 'null';
-    if (Array.isArray(answer))
-        return 'an array';
-    if (typeof answer === 'object')
-        return 'an object with no usable run_id';
-    return `a ${typeof answer}`;
-}
-async function recoverLostCreate(request, tag, sentAt, reason, deps, cause) {
-    deps.log.warning(`The answer to the create request was lost (${reason}). Looking for the run it may have made, instead of creating a second one.`);
-    // The loop is the retry, so each lookup gets one short try: a hung list cannot hold the step.
-    const once = { timeoutMs: LOOKUP_TIMEOUT_MS, maxRetries: 0, deadline: deps.deadline };
-    const client = {
-        listRuns: (query) => deps.client.listRuns(query, once),
-        iterateRuns: (query, options) => deps.client.iterateRuns(query, { ...options, ...once }),
-    };
-    let lastProblem = 'no run tagged with it is listed yet';
-    for (const delay of LOOKUP_DELAYS_MS) {
-        if (deps.deadline !== undefined && deps.now() + delay >= deps.deadline) {
-            lastProblem = `${lastProblem}; the timeout input ran out before another lookup`;
-            break;
-        }
-        if (delay > 0)
-            await deps.sleep(delay);
-        let lookup;
-        try {
-            lookup = await lookUpInvocation(client, tag.invocation, {
-                request,
-                // The service's clock bounds the fallback's window, so the two clocks need not agree.
-                maxAgeMs: deps.now() - sentAt + LOOKUP_SLACK_MS,
-            });
-        }
-        catch (error) {
-            lastProblem = `the lookup failed: ${reasonOf(error)}`;
-            deps.log.info(`Could not look for the run yet (${reasonOf(error)}).`);
-            continue;
-        }
-        if (lookup.kind === 'found') {
-            deps.log.info(`Found run ${lookup.run.run_id}, made by the lost create request; adopting it.`);
-            return { run_id: lookup.run.run_id, state: lookup.run.state };
-        }
-        if (lookup.kind === 'ambiguous') {
-            throw new RunMayExistError(`The create request's answer was lost (${reason}), and ${lookup.runIds.length} runs (${lookup.runIds.join(', ')}) match its request, so none can be proven to be this step's; none is adopted or cancelled. ${whereToFind(tag.invocation)}`, { cause });
-        }
-    }
-    throw new RunMayExistError(`The create request's answer was lost (${reason}), and the run it may have made was not found (${lastProblem}). The action never repeats a create whose outcome is unknown, so as not to start a run twice. ${whereToFind(tag.invocation)}`, { cause });
-}
-/** Tells a person how to find a run that may exist, since the step cannot vouch for it. */
-function whereToFind(invocation) {
-    return `A run may nonetheless exist: it carries the metadata ${INVOCATION_KEY}=${invocation}. The post step looks for it again and cancels it; if it reports none, search the runs for that metadata before starting another.`;
-}
-/** How much older than the lookup a run matched by its request (not its tag) may be. */
-const LOOKUP_SLACK_MS = 60_000;
-/** Pages of the newest runs the fallback reads, where the plan cannot filter by metadata. */
-const FALLBACK_PAGES = 2;
-/**
- * The run created with this invocation tag. The tag is unique, so the lookup
- * needs no time window, and the clocks of runner and service need not agree.
- * Where the plan cannot filter by metadata, the newest runs are read instead,
- * and a run counts only if it carries the tag, or (listed without metadata)
- * matches the whole request within a window of the service's own clock. Two
- * candidates are an ambiguity, never a guess.
- */
-async function lookUpInvocation(client, invocation, options = {}) {
-    let listed;
-    let servedAt;
-    try {
-        const answer = await client.listRuns({ metadata: { [INVOCATION_KEY]: invocation }, limit: 10 });
-        listed = answer.runs;
-        servedAt = answer.servedAt;
-    }
-    catch (error) {
-        if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available')
-            throw error;
-        listed = [];
-        const pages = client.iterateRuns({ sort_by: 'created_at', sort_order: 'desc', limit: 100 }, { maxPages: FALLBACK_PAGES });
-        for await (const run of pages)
-            listed.push(run);
-        // iterateRuns hides the pages' dates; a fresh single read supplies the service's "now".
-        servedAt = options.request ? await serviceNow(client) : undefined;
-    }
-    const candidates = listed.filter((run) => isProvablyOurs(run, invocation, options, servedAt));
-    const unique = [...new Map(candidates.map((run) => [run.run_id, run])).values()];
-    if (unique.length === 0)
-        return { kind: 'none' };
-    if (unique.length === 1 && unique[0])
-        return { kind: 'found', run: unique[0] };
-    return { kind: 'ambiguous', runIds: unique.map((run) => run.run_id) };
-}
-async function serviceNow(client) {
-    return (await client.listRuns({ limit: 1 })).servedAt;
-}
-/** Pure: whether a listed run is certainly the one this step's create request made. */
-function isProvablyOurs(run, invocation, options, servedAt) {
-    const metadata = run.metadata;
-    if (typeof metadata === 'object' && metadata !== null) {
-        return metadata[INVOCATION_KEY] === invocation;
-    }
-    const { request, maxAgeMs } = options;
-    if (!request || servedAt === undefined || maxAgeMs === undefined)
-        return false;
-    const createdAt = Date.parse(run.created_at ?? '');
-    if (Number.isNaN(createdAt) || createdAt < servedAt - maxAgeMs)
-        return false;
-    return isSameRequest(run, request);
-}
-/** Pure: the run shows exactly this request: prompt, title and every member of config. */
-function isSameRequest(run, request) {
-    if ((run.prompt ?? '') !== (request.prompt ?? ''))
-        return false;
-    if (request.title !== undefined && run.title !== request.title)
-        return false;
-    const config = request.config ?? {};
-    const resolved = (run.agent_config ?? {});
-    // The service shows the resolved config, which may add defaults; what was asked must all be there.
-    return Object.entries(config).every(([key, value]) => value === undefined || isDeepEqual(resolved[key], value));
-}
-function isDeepEqual(a, b) {
-    if (a === b)
-        return true;
-    if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null)
-        return false;
-    if (Array.isArray(a) !== Array.isArray(b))
-        return false;
-    const keysA = Object.keys(a);
-    const keysB = Object.keys(b);
-    if (keysA.length !== keysB.length)
-        return false;
-    return keysA.every((key) => isDeepEqual(a[key], b[key]));
-}
-function reasonOf(error) {
-    return error instanceof Error ? error.message : String(error);
-}
-/**
- * On a re-run (attempt > 1), the run the previous attempt of this same step
- * created, found by its tag. Only for the log: a failed lookup changes nothing.
- */
-async function findSupersededRun(tag, deps) {
-    const { gh_run_id: runId, gh_run_attempt: attempt, gh_job: job, gh_step: step } = tag.metadata;
-    if (!runId || !job || !step || !(Number(attempt) > 1))
-        return undefined;
-    const { runs } = await deps.client.listRuns({
-        metadata: {
-            gh_run_id: runId,
-            gh_run_attempt: String(Number(attempt) - 1),
-            gh_job: job,
-            gh_step: step,
-        },
-        limit: 1,
-    });
-    return runs[0];
-}
-
-;// CONCATENATED MODULE: ./src/run/followup.ts
-/** The longest a follow-up's new pass may go unseen before the run's state is taken as it is. */
-const NEW_PASS_GRACE_MS = 30_000;
-/**
- * Pure logic: whether a reading of a run after a follow-up predates the
- * follow-up's effect. The new pass is recognised by the state leaving its old
- * value, never by `updated_at` (a service may touch it on receiving the
- * message, or omit it). Should the run never be seen leaving its old state
- * (a pass faster than the polls), the readings count after a bounded grace,
- * so the step does not wait out its timeout.
- */
-function watchForNewPass(watch) {
-    const since = watch.now();
-    let settled = false;
-    return (seen) => {
-        if (settled)
-            return false;
-        if (seen.state !== watch.before.state) {
-            settled = true;
-            watch.onSettled?.('new-pass');
-            return false;
-        }
-        if (watch.now() - since >= watch.graceMs) {
-            settled = true;
-            watch.onSettled?.('grace-over');
-            return false;
-        }
-        return true;
-    };
-}
-
-;// CONCATENATED MODULE: ./src/run/schedule.ts
-/**
- * The poll schedule. Early polls are quick, because short runs are common and a
- * state change should be seen at once; later polls space out in proportion to
- * the run's age, so that a long run costs few requests. A change is noticed
- * within max(pollInterval, 5% of the elapsed time), and never more than
- * `MAX_GROWN_DELAY_MS` late unless the user asked for a longer interval.
- */
-const GROWTH_SHARE = 0.05;
-const MAX_GROWN_DELAY_MS = 30_000;
-/** The longest delay a Node timer holds; a longer one would fire at once, in a busy loop. */
-const MAX_POLL_DELAY_MS = 2 ** 31 - 1;
-function nextPollDelayMs(elapsedMs, pollIntervalMs) {
-    const grown = Math.min(GROWTH_SHARE * Math.max(0, elapsedMs), MAX_GROWN_DELAY_MS);
-    return Math.min(Math.round(Math.max(pollIntervalMs, grown)), MAX_POLL_DELAY_MS);
-}
-
-;// CONCATENATED MODULE: ./src/run/wait.ts
-
-
-
-
-
-
-/** The polls may fail this many times in a row before the step gives up on the service. */
-const DEFAULT_FAILURE_BUDGET = 5;
-/** How long a new run's 404 counts as lag: tens of seconds, then it is "not found". */
-const NEW_RUN_NOT_FOUND_GRACE_MS = 30_000;
-class LostContactError extends Error {
-    name = 'LostContactError';
-}
-/** Polls a run until it is terminal, the timeout passes, or the signal aborts. */
-async function waitForRun(options, deps) {
-    const { runId, timeoutMs, pollIntervalMs } = options;
-    const budget = options.failureBudget ?? DEFAULT_FAILURE_BUDGET;
-    const startedAt = deps.now();
-    const elapsed = () => deps.now() - startedAt;
-    let run = options.lastSeen;
-    let lastState = run?.state;
-    let lastLink = run?.session_link;
-    let failuresInARow = 0;
-    const deadline = startedAt + timeoutMs;
-    const notFoundGraceMs = options.notFoundGraceMs ?? 0;
-    let lagNoted = false;
-    /** The wait the service asked for (Retry-After) before the next poll, if longer than usual. */
-    let askedDelayMs = 0;
-    while (true) {
-        if (deps.signal.aborted)
-            return { kind: 'interrupted', run, elapsedMs: elapsed() };
-        if (run && isTerminal(run.state) && !options.isStale?.(run)) {
-            return { kind: 'terminal', run, elapsedMs: elapsed() };
-        }
-        const remaining = timeoutMs - elapsed();
-        if (remaining <= 0)
-            return { kind: 'timed-out', run, elapsedMs: elapsed() };
-        const delay = Math.max(nextPollDelayMs(elapsed(), pollIntervalMs), askedDelayMs);
-        askedDelayMs = 0;
-        try {
-            const untilHeartbeat = deps.watch?.msUntilHeartbeat() ?? Infinity;
-            await deps.sleep(Math.min(delay, remaining, untilHeartbeat), deps.signal);
-        }
-        catch {
-            return { kind: 'interrupted', run, elapsedMs: elapsed() };
-        }
-        if (deps.signal.aborted)
-            return { kind: 'interrupted', run, elapsedMs: elapsed() };
-        try {
-            run = await deps.client.getRun(runId, { signal: deps.signal, deadline });
-            failuresInARow = 0;
-        }
-        catch (error) {
-            if (deps.signal.aborted)
-                return { kind: 'interrupted', run, elapsedMs: elapsed() };
-            // A poll cut short by the deadline is the timeout, not a failure of the service.
-            if (elapsed() >= timeoutMs)
-                return { kind: 'timed-out', run, elapsedMs: elapsed() };
-            if (error instanceof NotFoundError && elapsed() < notFoundGraceMs) {
-                if (!lagNoted) {
-                    deps.log.info(`Run ${safeForLog(runId)} is not visible yet (404 right after its create); polling on for up to ${formatDuration(notFoundGraceMs)}.`);
-                    lagNoted = true;
-                }
-                continue;
-            }
-            // A refusal (429, 503 with Retry-After) is a live service asking for patience, not lost
-            // contact: the next poll comes when it asked, or at the timeout, whichever is first.
-            if (isRefusal(error) && error instanceof ApiStatusError) {
-                askedDelayMs = retryAfterMs(error.headers, deps.now()) ?? pollIntervalMs;
-                deps.log.info(`The service refused the poll (${error.status}) and asked to wait ${formatDuration(askedDelayMs)}; polling again then, within the timeout.`);
-                continue;
-            }
-            if (!isRetryable(error, 'idempotent'))
-                throw error;
-            failuresInARow += 1;
-            const reason = safeForLog(error instanceof Error ? error.message : String(error));
-            if (failuresInARow >= budget) {
-                throw new LostContactError(`Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`, { cause: error });
-            }
-            deps.log.warning(`Poll ${failuresInARow} of ${budget} allowed in a row failed: ${reason}. Waiting on.`);
-            continue;
-        }
-        if (options.isStale?.(run))
-            continue;
-        const stateChanged = run.state !== lastState;
-        if (stateChanged) {
-            logStateChange(run, elapsed(), deps.log, deps.watch !== undefined);
-            deps.onRunSeen?.(run);
-            lastState = run.state;
-            lastLink = run.session_link;
-        }
-        else if (run.session_link !== lastLink) {
-            // A session link that comes after the state changed is worth showing at once.
-            deps.onRunSeen?.(run);
-            lastLink = run.session_link;
-        }
-        if (deps.watch && !isTerminal(run.state)) {
-            const verdict = await deps.watch.afterPoll(run, stateChanged, deps.signal);
-            if (verdict.kind !== 'continue') {
-                return { kind: 'stopped', run, verdict, elapsedMs: elapsed() };
-            }
-        }
-    }
-}
-/** `watched`: a watcher explains BLOCKED itself (what it waits for, how to answer, what next). */
-function logStateChange(run, elapsedMs, log, watched) {
-    const when = `after ${formatDuration(elapsedMs)}`;
-    const id = safeForLog(run.run_id);
-    const state = safeForLog(run.state, 200);
-    switch (meaningOf(run.state)) {
-        case 'blocked':
-            if (watched) {
-                log.info(`Run ${id} is BLOCKED (${when}): it waits for a person.`);
-                return;
-            }
-            log.warning(`Run ${id} is BLOCKED (${when}): it waits for a person to answer or approve in the session` +
-                `${run.session_link ? ` (${safeForLog(run.session_link, 500)})` : ''}. Nothing will happen until someone does; this step waits until its timeout.`);
-            return;
-        case 'unknown':
-            log.info(`Run ${id} is ${state} (${when}), a state this action does not know; waiting on.`);
-            return;
-        case 'active':
-        case 'succeeded':
-        case 'failed':
-            log.info(`Run ${id} is ${state} (${when}).`);
-            return;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/run/step.ts
-
-
-
-
-
-
-
-
-
-/**
- * The cancel that follows a timeout: at once, and briefly, so the step ends
- * within seconds of its timeout even when the service hangs. A cancel that
- * fails leaves the run unsettled, so the post step tries again.
- */
-const CANCEL_AFTER_TIMEOUT = { timeoutMs: 5_000, budgetMs: 8_000 };
-/** However close the step's timeout, a request the step cannot do without gets this long. */
-const MIN_REQUEST_MS = 5_000;
-/** The "which run did I supersede" lookup is worth a log line, never the wait. */
-const SUPERSEDED_LOOKUP_TIMEOUT_MS = 3_000;
-async function executeStep(settings, deps) {
-    const { client, tracker, log } = deps;
-    const startedAt = deps.now();
-    if (deps.signal.aborted)
-        return { kind: 'interrupted', run: undefined };
-    const start = settings.target.kind === 'create'
-        ? await startNewRun(settings.target.request, settings.cancelPrevious, {
-            ...deps,
-            deadline: startedAt + settings.timeoutMs,
-        })
-        : await adoptRun(settings.target.runId, settings.target.followup, {
-            ...deps,
-            deadline: startedAt + settings.timeoutMs,
-        });
-    // Interrupted before anything was sent that could start or restart a run.
-    if (!start)
-        return { kind: 'interrupted', run: undefined };
-    const { run, staleSnapshot } = start;
-    deps.onRunSeen?.(run);
-    if (deps.signal.aborted)
-        return { kind: 'interrupted', run };
-    if (!settings.wait) {
-        tracker.settle();
-        log.info(`Not waiting (wait: false); run ${safeForLog(run.run_id)} goes on without this step.`);
-        return { kind: 'started', run };
-    }
-    const outcome = await waitForRun({
-        runId: run.run_id,
-        timeoutMs: settings.timeoutMs - (deps.now() - startedAt),
-        pollIntervalMs: settings.pollIntervalMs,
-        lastSeen: staleSnapshot ? undefined : run,
-        isStale: staleSnapshot
-            ? watchForNewPass({
-                before: staleSnapshot,
-                now: deps.now,
-                graceMs: Math.min(NEW_PASS_GRACE_MS, settings.timeoutMs / 2),
-                onSettled: (how) => {
-                    tracker.newPassSeen();
-                    if (how === 'grace-over') {
-                        log.warning(`Run ${safeForLog(run.run_id)} was never seen leaving ${safeForLog(staleSnapshot.state, 200)} after the follow-up; taking ${safeForLog(staleSnapshot.state, 200)} as its outcome.`);
-                    }
-                },
-            })
-            : undefined,
-        notFoundGraceMs: settings.target.kind === 'create' ? NEW_RUN_NOT_FOUND_GRACE_MS : 0,
-    }, deps);
-    switch (outcome.kind) {
-        case 'terminal':
-            tracker.settle();
-            return { kind: 'finished', run: outcome.run, elapsedMs: deps.now() - startedAt };
-        case 'interrupted':
-            return { kind: 'interrupted', run: outcome.run ?? run };
-        case 'stopped':
-            return stopWaiting(outcome.run, outcome.verdict, deps.now() - startedAt, settings, deps);
-        case 'timed-out': {
-            log.warning(`Run ${safeForLog(run.run_id)} did not finish within the timeout input (${formatDuration(settings.timeoutMs)}); cancelling it.`);
-            const cancel = await cancelOwnRun(client, tracker, run.run_id, {
-                timeoutMs: CANCEL_AFTER_TIMEOUT.timeoutMs,
-                deadline: deps.now() + CANCEL_AFTER_TIMEOUT.budgetMs,
-            });
-            logCancel(log, run.run_id, cancel);
-            const lastSeen = outcome.run ?? run;
-            return {
-                kind: 'timed-out',
-                run: (await rereadAfterCancel(client, cancel, lastSeen)) ?? lastSeen,
-                stateAtTimeout: lastSeen.state,
-                elapsedMs: deps.now() - startedAt,
-                timeoutMs: settings.timeoutMs,
-                cancel,
-            };
-        }
-    }
-}
-/** The watcher ended the wait: cancel a run past its budget; hand a BLOCKED one to a person. */
-async function stopWaiting(run, verdict, elapsedMs, settings, deps) {
-    switch (verdict.kind) {
-        case 'blocked':
-            // Handed off on purpose: the post step must not cancel a run a person is to answer.
-            deps.tracker.settle();
-            return { kind: 'blocked', run, passes: verdict.passes, question: verdict.question, elapsedMs };
-        case 'over-budget': {
-            deps.log.warning(`${verdict.message} Cancelling run ${run.run_id}.`);
-            const cancel = await cancelOwnRun(deps.client, deps.tracker, run.run_id);
-            logCancel(deps.log, run.run_id, cancel);
-            return {
-                kind: 'over-budget',
-                run: (await rereadAfterCancel(deps.client, cancel, run)) ?? run,
-                cost: verdict.cost,
-                maxCredits: settings.agentWork.maxCredits ?? 0,
-                elapsedMs,
-                cancel,
-            };
-        }
-    }
-}
-/**
- * Creates the run; undefined when the step was cancelled first. A signal during
- * `cancel_previous`, or before it, means no create is sent at all.
- */
-async function startNewRun(request, cancelPrevious, deps) {
-    const name = request.config?.name;
-    if (cancelPrevious && name) {
-        await cancelPreviousRuns(deps.client, name, deps.log, { deadline: deps.deadline });
-    }
-    // Nothing may come between this check and the request: a signal handler runs only at an await.
-    if (deps.signal.aborted)
-        return undefined;
-    deps.tracker.creating(deps.tag.invocation);
-    let created;
-    try {
-        // Not given the abort signal: a create cut off mid-flight could leave a run nobody knows about.
-        created = await createRunOnce(request, deps.tag, deps);
-    }
-    catch (error) {
-        if (!(error instanceof RunMayExistError))
-            deps.tracker.noRunMade();
-        throw error;
-    }
-    deps.tracker.track(created.run_id);
-    deps.log.info(`Created run ${safeForLog(created.run_id)}; it is ${safeForLog(created.state, 200)}.`);
-    await noteSupersededRun(deps);
-    return { run: { ...created, title: request.title, prompt: request.prompt } };
-}
-/**
- * Adopts an existing run, and sends it the follow-up if there is one;
- * undefined when the step was cancelled before the follow-up was sent.
- */
-async function adoptRun(runId, followup, deps) {
-    // The step's timeout bounds these too, though each gets a fair try however close it is.
-    const bounded = () => ({ deadline: Math.max(deps.deadline, deps.now() + MIN_REQUEST_MS) });
-    const run = await getExistingRun(deps.client, runId, bounded());
-    deps.log.info(`Run ${safeForLog(runId)} is ${safeForLog(run.state, 200)}.`);
-    if (followup === undefined) {
-        deps.tracker.track(runId);
-        return { run };
-    }
-    if (deps.signal.aborted)
-        return undefined;
-    deps.tracker.followingUp(runId);
-    try {
-        await deps.client.sendFollowup(runId, followup, bounded());
-        deps.log.info(`Sent the follow-up to run ${safeForLog(runId)}.`);
-    }
-    catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        if (!mayHaveActed(error)) {
-            deps.tracker.followupRefused();
-            throw new Error(`The follow-up (the followup input) to run ${safeForLog(runId)} was refused: ${safeForLog(reason)} The run is left as it is.`, { cause: error });
-        }
-        deps.log.warning(`The answer to the follow-up to run ${safeForLog(runId)} was lost (${safeForLog(reason)}). It may have reached the run and restarted it, so the step awaits the run.`);
-    }
-    deps.tracker.track(runId);
-    // Until the service shows the follow-up's effect, the run's old state is stale.
-    return { run, staleSnapshot: run };
-}
-/** A re-run job says which run of the earlier attempt this one replaces. */
-async function noteSupersededRun(deps) {
-    // One quick request, no retries, no Retry-After: it must not eat the wait.
-    const deadline = deps.now() + SUPERSEDED_LOOKUP_TIMEOUT_MS;
-    const client = {
-        listRuns: (query) => deps.client.listRuns(query, {
-            timeoutMs: SUPERSEDED_LOOKUP_TIMEOUT_MS,
-            maxRetries: 0,
-            deadline,
-            signal: deps.signal,
-        }),
-    };
-    try {
-        const earlier = await findSupersededRun(deps.tag, { client });
-        if (earlier) {
-            deps.log.info(`This attempt supersedes run ${safeForLog(earlier.run_id)} of the previous attempt (${safeForLog(earlier.state, 200)}).`);
-        }
-    }
-    catch (error) {
-        deps.log.debug(`Could not look up the previous attempt's run: ${safeForLog(String(error))}`);
-    }
-}
-async function getExistingRun(client, runId, options) {
-    try {
-        return await client.getRun(runId, options);
-    }
-    catch (error) {
-        if (error instanceof NotFoundError) {
-            throw new Error(`The run named by the run_id input (${safeForLog(runId)}) does not exist: ${error.message}`, {
-                cause: error,
-            });
-        }
-        throw error;
-    }
 }
 
 ;// CONCATENATED MODULE: ./src/github/answer.ts
@@ -10603,21 +8803,9 @@ function cutEscaped(text, max) {
 
 ;// CONCATENATED MODULE: ./src/github/octokit.ts
 
+
 /** Who writes comments with GITHUB_TOKEN; GET /user is closed to that token. */
 const ACTIONS_BOT = 'github-actions[bot]';
-/** The longest a single GitHub call may take before the action gives up on it. */
-const GITHUB_CALL_DEADLINE_MS = 8_000;
-/**
- * GitHub can never hold the step: each call has a deadline of seconds (see
- * octokit.ts), and the writes still queued when the run has ended get a bounded
- * time, so the step ends about 15 s after the run's end even when GitHub stops answering.
- */
-const GITHUB_LIMITS = {
-    /** How long `settled()` waits for the comment writes still on their way. */
-    settleMs: 15_000,
-    /** The longest secondary-rate-limit hint obeyed before the one retry. */
-    maxRetryAfterMs: 3_000,
-};
 /** Loads the GitHub client only now: most steps never need it. */
 async function loadOctokit(token, env) {
     const { getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 413));
@@ -10640,7 +8828,7 @@ async function tokenIdentity(octokit) {
     }
 }
 /** Why a GitHub call failed, safe for the log. */
-function octokit_reasonOf(error) {
+function reasonOf(error) {
     return safeForLog(error instanceof Error ? error.message : String(error), 500);
 }
 
@@ -10724,7 +8912,7 @@ async function admitAuthor(octokit, repository, author, rules) {
     catch (error) {
         return {
             admitted: false,
-            reason: `the author's permission could not be checked (${octokit_reasonOf(error)})`,
+            reason: `the author's permission could not be checked (${reasonOf(error)})`,
         };
     }
 }
@@ -10787,6 +8975,7 @@ class NewestWrites {
 }
 
 ;// CONCATENATED MODULE: ./src/github/conversation.ts
+
 
 
 
@@ -11062,7 +9251,7 @@ class Conversation {
         return this.#identity;
     }
     #warn(what, error) {
-        this.#options.log.warning(`GitHub: ${what} on ${this.#where()} (${octokit_reasonOf(error)}). The run is not affected.`);
+        this.#options.log.warning(`GitHub: ${what} on ${this.#where()} (${reasonOf(error)}). The run is not affected.`);
     }
     #where() {
         return `${this.#thread.owner}/${this.#thread.repo}#${this.#thread.issueNumber}`;
@@ -11093,6 +9282,8 @@ function retryableRefusal(error) {
     return waitMs <= GITHUB_LIMITS.maxRetryAfterMs ? waitMs : undefined;
 }
 
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: ./src/github/event.ts
 
 /** The event payload (GITHUB_EVENT_PATH), or undefined when there is none to read. */
@@ -11133,6 +9324,7 @@ function eventPullRequest(payload) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/status.ts
+
 
 
 
@@ -11252,7 +9444,7 @@ class CommitStatusReporter {
             });
         }
         catch (error) {
-            this.#log.warning(`GitHub: could not set the commit status ${context} on ${sha.slice(0, 7)} (${octokit_reasonOf(error)}). The run is not affected.`);
+            this.#log.warning(`GitHub: could not set the commit status ${context} on ${sha.slice(0, 7)} (${reasonOf(error)}). The run is not affected.`);
         }
     }
 }
@@ -11285,6 +9477,7 @@ function threadFromEvent(env) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/setup.ts
+
 
 
 
@@ -11374,16 +9567,10 @@ async function currentHead(github, pullRequest, log, env, deadlineMs = GITHUB_CA
         return setup_SHA.test(data.head.sha) ? data.head.sha : undefined;
     }
     catch (error) {
-        log.warning(`GitHub: could not read the head of pull request #${pullRequest.number} (${octokit_reasonOf(error)}). The run is not affected.`);
+        log.warning(`GitHub: could not read the head of pull request #${pullRequest.number} (${reasonOf(error)}). The run is not affected.`);
         return undefined;
     }
 }
-/**
- * How long the note below may wait for GitHub. The note is a nicety, and the comment's last
- * write waits for it: a GitHub that is not answering must not hold the step a whole call
- * deadline more, before the writes' own (see GITHUB_LIMITS).
- */
-const HEAD_MOVED_DEADLINE_MS = 3_000;
 /** A note for the comment when the pull request's head has moved on since the run started. */
 async function headMovedNote(github, commit, log, env = process.env) {
     if (!commit?.pullRequest || !github.token)
@@ -11402,6 +9589,1704 @@ async function openCommitStatus(github, commit, log, env = process.env) {
     }
     const octokit = await loadOctokit(github.token, env);
     return new CommitStatusReporter(octokit, { owner, repo, sha: commit.sha, context: statusContext(github.key) }, log);
+}
+
+;// CONCATENATED MODULE: ./src/inputs.ts
+
+
+
+
+
+
+
+/** Repository roles, least first: what `commenter_permission` names. */
+const REPOSITORY_ROLES = ['read', 'triage', 'write', 'maintain', 'admin'];
+/** A bad input value. The message names the input and the rule, never the key. */
+class InputError extends Error {
+    name = 'InputError';
+    input;
+    constructor(input, message) {
+        super(`Input "${input}" ${message}`);
+        this.input = input;
+    }
+}
+const DEFAULT_TIMEOUT = '60m';
+const runnerInputs = () => ({
+    get: (name) => getInput(name),
+    mask: (secret) => setSecret(secret),
+    env: process.env,
+});
+/** Reads and checks every input of the main step. Throws InputError before any request. */
+function readSettings(source = runnerInputs()) {
+    const connection = readConnection(source);
+    const githubToken = source.get('github_token');
+    if (githubToken)
+        source.mask(githubToken);
+    const comment = parseBoolean('comment', source.get('comment') || 'false');
+    const continueRun = parseBoolean('continue_run', source.get('continue_run') || 'false');
+    const cancelPrevious = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
+    const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false');
+    const commenterPermission = readRole(source.get('commenter_permission'));
+    const allowedBots = readBots(source.get('allowed_bots'));
+    const target = readTarget(source, continueRun);
+    if (cancelPrevious && !(target.kind !== 'existing' && target.request.config?.name)) {
+        throw new InputError('cancel_previous', target.kind === 'existing'
+            ? 'cannot be combined with run_id: it applies only to creating a run.'
+            : 'needs name: the runs it cancels are the active ones with the same name.');
+    }
+    const needsToken = comment
+        ? 'comment'
+        : continueRun
+            ? 'continue_run'
+            : commitStatus
+                ? 'commit_status'
+                : '';
+    if (needsToken && !githubToken) {
+        throw new InputError('github_token', `is required by ${needsToken}; give it \${{ github.token }} (the default) with the permissions the README lists for ${needsToken}.`);
+    }
+    const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT);
+    const wait = parseBoolean('wait', source.get('wait') || 'true');
+    return {
+        ...connection,
+        target,
+        wait,
+        timeoutMs,
+        pollIntervalMs: readPollInterval(source.get('poll_interval'), timeoutMs),
+        cancelPrevious,
+        github: {
+            token: needsToken ? githubToken : '',
+            comment,
+            commitStatus,
+            key: conversationKey(source),
+            commenterPermission,
+            allowedBots,
+        },
+        agentWork: readAgentWork(source, wait),
+    };
+}
+/** The `name` input, else the workflow and the job: what makes a step's comment its own. */
+function conversationKey(source) {
+    const name = source.get('name');
+    if (name)
+        return name;
+    return `${source.env.GITHUB_WORKFLOW ?? 'workflow'}/${source.env.GITHUB_JOB ?? 'job'}`;
+}
+function readRole(value) {
+    const role = value || 'write';
+    if (REPOSITORY_ROLES.includes(role))
+        return role;
+    throw new InputError('commenter_permission', `must be one of ${REPOSITORY_ROLES.join(', ')}; got "${value}".`);
+}
+const LOGIN = /^[a-z\d](?:[a-z\d-]{0,38})(?:\[bot\])?$/i;
+/** Comma-separated bot logins; `name` and `name[bot]` mean the same bot. */
+function readBots(value) {
+    const logins = value
+        .split(/[,\n]/)
+        .map((login) => login.trim())
+        .filter((login) => login !== '');
+    for (const login of logins) {
+        if (!LOGIN.test(login)) {
+            throw new InputError('allowed_bots', `must be GitHub logins separated by commas, such as renovate[bot]; "${login}" is not one.`);
+        }
+    }
+    return logins.map((login) => login.toLowerCase().replace(/\[bot\]$/, ''));
+}
+function readAgentWork(source, wait) {
+    const onBlocked = source.get('on_blocked') || 'wait';
+    if (!ON_BLOCKED.includes(onBlocked)) {
+        throw new InputError('on_blocked', `must be wait, fail or pass; got "${onBlocked}".`);
+    }
+    const maxCredits = readMaxCredits(source.get('max_credits'));
+    let downloadPatterns;
+    try {
+        downloadPatterns = parseArtifactPatterns(source.get('download_artifacts'));
+    }
+    catch (error) {
+        throw new InputError('download_artifacts', error instanceof Error ? error.message : String(error));
+    }
+    // Both act while or after the step waits; without waiting they would silently do nothing.
+    if (!wait && maxCredits !== undefined) {
+        throw new InputError('max_credits', 'needs wait: true: the cap is checked while the step waits.');
+    }
+    if (!wait && downloadPatterns.length > 0) {
+        throw new InputError('download_artifacts', 'needs wait: true: files are downloaded once the run has ended.');
+    }
+    return {
+        onBlocked: onBlocked,
+        maxCredits,
+        downloadPatterns,
+        artifactsDir: readArtifactsDir(source),
+        showProgress: parseBoolean('show_progress', source.get('show_progress') || 'false'),
+    };
+}
+function readMaxCredits(value) {
+    if (!value)
+        return undefined;
+    const credits = /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : NaN;
+    if (!Number.isFinite(credits) || credits <= 0) {
+        throw new InputError('max_credits', `must be a number of credits greater than zero, such as 500 or 12.5 (no separators); got "${value}".`);
+    }
+    return credits;
+}
+function readArtifactsDir(source) {
+    const dir = source.get('artifacts_dir');
+    if (!dir)
+        return '';
+    if (dir.includes('\0'))
+        throw new InputError('artifacts_dir', 'must not hold a NUL character.');
+    return (0,external_node_path_namespaceObject.resolve)(source.env.GITHUB_WORKSPACE ?? process.cwd(), dir);
+}
+function readTarget(source, continueRun) {
+    const runId = source.get('run_id');
+    const followup = source.get('followup');
+    if (runId && continueRun) {
+        throw new InputError('continue_run', 'cannot be combined with run_id: continue_run finds the run on the comment thread.');
+    }
+    if (runId) {
+        checkNoCreateInputs(source);
+        return { kind: 'existing', runId: checkRunId(runId), followup: followup || undefined };
+    }
+    if (continueRun) {
+        const prompt = readPrompt(source);
+        if (!prompt && !followup) {
+            throw new InputError('continue_run', 'needs followup or prompt: the message to send.');
+        }
+        const request = readCreateRequest(source, prompt || followup);
+        return { kind: 'continue', message: followup || prompt, request };
+    }
+    if (followup) {
+        throw new InputError('followup', 'needs run_id (or continue_run: true): it is a message to an existing run.');
+    }
+    return { kind: 'create', request: readCreateRequest(source, readPrompt(source)) };
+}
+/** `prompt`, or the contents of `prompt_file`; never both. */
+function readPrompt(source) {
+    const prompt = source.get('prompt');
+    const file = source.get('prompt_file');
+    if (!file)
+        return checkPromptSize('prompt', prompt);
+    if (prompt)
+        throw new InputError('prompt_file', 'cannot be combined with prompt; give one of them.');
+    const path = (0,external_node_path_namespaceObject.resolve)(source.env.GITHUB_WORKSPACE ?? process.cwd(), file);
+    let text;
+    try {
+        // Checked before reading, so that a huge file is refused without being loaded.
+        checkPromptSize('prompt_file', '', (0,external_node_fs_namespaceObject.statSync)(path).size);
+        text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
+    }
+    catch (error) {
+        if (error instanceof InputError)
+            throw error;
+        const reason = error.code ?? String(error);
+        throw new InputError('prompt_file', `cannot be read: ${path} (${reason}).`);
+    }
+    if (text.trim() === '')
+        throw new InputError('prompt_file', `names an empty file: ${path}.`);
+    return checkPromptSize('prompt_file', text.trim());
+}
+/**
+ * Every poll answers with the prompt, so a prompt larger than the action can
+ * read back would make the run impossible to follow: refuse it up front.
+ */
+function checkPromptSize(input, prompt, bytes = Buffer.byteLength(prompt)) {
+    if (bytes > MAX_PROMPT_BYTES) {
+        throw new InputError(input, `is ${bytes} bytes; the longest prompt the action sends is ${MAX_PROMPT_BYTES} bytes (1 MiB).`);
+    }
+    return prompt;
+}
+/** What the post step needs: the API's key and address, and the comment to finish, if any. */
+function readPostSettings(source = runnerInputs()) {
+    const connection = readConnection(source);
+    const token = source.get('github_token');
+    if (token)
+        source.mask(token);
+    const comment = parseBoolean('comment', source.get('comment') || 'false');
+    const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false');
+    return {
+        ...connection,
+        github: {
+            token: comment || commitStatus ? token : '',
+            comment,
+            commitStatus,
+            key: conversationKey(source),
+            commenterPermission: 'write',
+            allowedBots: [],
+        },
+    };
+}
+/**
+ * `cancel_only`: the step cancels the active runs named `name` and creates
+ * nothing (a pull request's runs when it closes). Undefined when not asked for.
+ */
+function readCancelOnly(source = runnerInputs()) {
+    if (!parseBoolean('cancel_only', source.get('cancel_only') || 'false'))
+        return undefined;
+    const connection = readConnection(source);
+    const name = source.get('name');
+    if (!name) {
+        throw new InputError('cancel_only', 'needs name: it cancels the active runs with that name.');
+    }
+    const others = [
+        ...CREATE_ONLY_INPUTS.filter((input) => input !== 'name'),
+        'run_id',
+        'followup',
+    ].filter((input) => source.get(input) !== '');
+    for (const flag of ['continue_run', 'cancel_previous', 'comment', 'commit_status']) {
+        if (parseBoolean(flag, source.get(flag) || 'false'))
+            others.push(flag);
+    }
+    if (others.length > 0) {
+        throw new InputError('cancel_only', `cannot be combined with ${others.join(', ')}: it only cancels the runs named by name.`);
+    }
+    return { ...connection, name };
+}
+/** The inputs the post step needs to reach the API: the key and the base URL. */
+function readConnection(source = runnerInputs()) {
+    const apiKey = source.get('api_key');
+    if (apiKey)
+        source.mask(apiKey);
+    if (!apiKey)
+        throw new InputError('api_key', `is required but empty.${forkHint(source.env)}`);
+    // A line break or space would split the Authorization header; say so without showing the key.
+    if (/[\s\p{Cc}]/u.test(apiKey)) {
+        throw new InputError('api_key', 'contains whitespace or control characters; check the secret.');
+    }
+    return { apiKey, baseUrl: parseBaseUrl(source.get('base_url'), apiKey) };
+}
+const CREATE_ONLY_INPUTS = [
+    'prompt',
+    'prompt_file',
+    'title',
+    'environment_id',
+    'skill_spec',
+    'model_id',
+    'base_prompt',
+    'name',
+    'mcp_servers',
+];
+function readCreateRequest(source, prompt) {
+    const skillSpec = source.get('skill_spec');
+    if (!prompt && !skillSpec) {
+        throw new InputError('prompt', 'is required unless skill_spec is given, or run_id names an existing run.');
+    }
+    if (skillSpec && !/^[\w.-]+\/[\w.-]+:\S+$/.test(skillSpec)) {
+        throw new InputError('skill_spec', `must look like owner/repo:skill-name or owner/repo:path/to/SKILL.md; got "${skillSpec}".`);
+    }
+    const config = dropEmpty({
+        name: source.get('name'),
+        model_id: source.get('model_id'),
+        base_prompt: source.get('base_prompt'),
+        environment_id: source.get('environment_id'),
+        skill_spec: skillSpec,
+        mcp_servers: parseMcpServers(source.get('mcp_servers')),
+    });
+    return dropEmpty({
+        prompt,
+        title: source.get('title'),
+        config: Object.keys(config).length > 0 ? config : undefined,
+    });
+}
+function checkRunId(runId) {
+    const shown = runId;
+    if (!isRunId(runId)) {
+        throw new InputError('run_id', `must be a run ID: up to 200 letters, digits, ".", "_" or "-", and not "." or ".." (no "/", spaces or control characters); got ${JSON.stringify(shown.slice(0, 200))}.`);
+    }
+    return runId;
+}
+/** Rejects create-only inputs beside run_id, so that nobody expects them to be sent. */
+function checkNoCreateInputs(source) {
+    const given = CREATE_ONLY_INPUTS.filter((name) => source.get(name) !== '');
+    if (given.length > 0) {
+        throw new InputError(given[0] ?? 'prompt', `cannot be combined with run_id, which acts on an existing run (also given: ${given.join(', ')}). ` +
+            'To send a message to that run, use followup.');
+    }
+}
+const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+function parseBaseUrl(value, apiKey) {
+    // A key pasted into the wrong input must not be echoed back in the error.
+    const shown = value.split(apiKey).join('***');
+    if (!value)
+        throw new InputError('base_url', 'is required, e.g. https://agents.example.com/api/v1.');
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        throw new InputError('base_url', `must be an absolute https:// URL; got "${shown}".`);
+    }
+    if (url.protocol === 'http:' && !LOOPBACK_HOST.test(url.hostname)) {
+        throw new InputError('base_url', `must use https://; plain http:// is allowed only for loopback hosts (127.0.0.0/8, localhost, [::1]), because the key would travel unencrypted. Got "${url.origin}".`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+        throw new InputError('base_url', `must be an https:// URL; got "${url.protocol}".`);
+    }
+    if (url.username || url.password) {
+        throw new InputError('base_url', 'must not contain credentials; pass the key as api_key.');
+    }
+    if (url.search || url.hash) {
+        throw new InputError('base_url', `must not have a query or fragment; got "${shown}".`);
+    }
+    const path = url.pathname.replace(/\/$/, '');
+    if (!path.endsWith('/api/v1')) {
+        throw new InputError('base_url', `must end in /api/v1; got "${shown}".`);
+    }
+    return `${url.origin}${path}`;
+}
+/** YAML 1.2 core schema booleans, as the contract promises. */
+function parseBoolean(input, value) {
+    if (['true', 'True', 'TRUE'].includes(value))
+        return true;
+    if (['false', 'False', 'FALSE'].includes(value))
+        return false;
+    throw new InputError(input, `must be true or false; got "${value}".`);
+}
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+/** `500ms`, `30s`, `10m`, `2h`; a bare number is seconds. */
+function parseDuration(input, value) {
+    const match = DURATION.exec(value);
+    if (!match) {
+        throw new InputError(input, `must be a duration such as 500ms, 30s, 10m or 2h (a bare number means seconds); got "${value}".`);
+    }
+    const unit = (match[2] ?? 's');
+    const ms = Math.round(Number(match[1]) * UNIT_MS[unit]);
+    if (!Number.isSafeInteger(ms))
+        throw new InputError(input, `is too long; got "${value}".`);
+    return ms;
+}
+function parsePositiveDuration(input, value) {
+    const ms = parseDuration(input, value);
+    if (ms <= 0)
+        throw new InputError(input, `must be longer than zero; got "${value}".`);
+    return ms;
+}
+function readPollInterval(value, timeoutMs) {
+    if (!value)
+        return POLL_INTERVAL.defaultMs;
+    const ms = parseDuration('poll_interval', value);
+    if (ms < POLL_INTERVAL.minMs) {
+        throw new InputError('poll_interval', `must be at least ${POLL_INTERVAL.minMs}ms; got "${value}".`);
+    }
+    if (ms > timeoutMs) {
+        throw new InputError('poll_interval', `("${value}") is longer than timeout (${timeoutMs / 1000}s): the run would never be polled.`);
+    }
+    return ms;
+}
+/** Deep enough for any real configuration; deeper would only risk the stack when sent. */
+const MAX_MCP_DEPTH = 16;
+function parseMcpServers(value) {
+    if (!value)
+        return undefined;
+    let parsed;
+    try {
+        parsed = JSON.parse(value);
+    }
+    catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new InputError('mcp_servers', `must be JSON; it does not parse (${reason}).`);
+    }
+    if (!isPlainObject(parsed)) {
+        throw new InputError('mcp_servers', 'must be a JSON object mapping server names to their configuration.');
+    }
+    if (depthOf(parsed, MAX_MCP_DEPTH) > MAX_MCP_DEPTH) {
+        throw new InputError('mcp_servers', `nests deeper than ${MAX_MCP_DEPTH} levels.`);
+    }
+    const servers = {};
+    for (const [name, server] of Object.entries(parsed)) {
+        servers[name] = parseMcpServer(name, server);
+    }
+    return servers;
+}
+/** The kinds of MCP server the service takes: an entry names exactly one. */
+const MCP_SERVER_KINDS = ['warp_id', 'command', 'url'];
+function parseMcpServer(name, server) {
+    const fail = (problem) => {
+        throw new InputError('mcp_servers', `entry "${name}" ${problem}`);
+    };
+    const kindsHelp = '"warp_id" (a server saved in the service), "command" (a local server) or "url" (a remote one)';
+    if (!isPlainObject(server))
+        return fail(`must be an object with exactly one of ${kindsHelp}.`);
+    const kinds = MCP_SERVER_KINDS.filter((kind) => server[kind] !== undefined);
+    if (kinds.length !== 1) {
+        return fail(kinds.length === 0
+            ? `must have exactly one of ${kindsHelp}.`
+            : `has ${kinds.map((kind) => `"${kind}"`).join(' and ')}; give exactly one of ${kindsHelp}.`);
+    }
+    for (const kind of kinds) {
+        const value = server[kind];
+        if (typeof value !== 'string' || value.trim() === '') {
+            fail(`has a "${kind}" that is not a non-empty string.`);
+        }
+    }
+    if (typeof server.url === 'string' && !URL.canParse(server.url)) {
+        fail(`has a "url" that is not a URL.`);
+    }
+    const args = server.args;
+    if (args !== undefined && !(Array.isArray(args) && args.every((a) => typeof a === 'string'))) {
+        fail(`has "args" that is not a list of strings.`);
+    }
+    for (const map of ['env', 'headers']) {
+        const value = server[map];
+        if (value !== undefined && !isStringMap(value)) {
+            fail(`has "${map}" that is not an object of strings.`);
+        }
+    }
+    return server;
+}
+function isStringMap(value) {
+    return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string');
+}
+/** How deeply objects and arrays nest in `value`, counted without recursion, up to `limit + 1`. */
+function depthOf(value, limit) {
+    let deepest = 0;
+    const pending = [[value, 1]];
+    while (pending.length > 0) {
+        const [item, depth] = pending.pop();
+        if (typeof item !== 'object' || item === null)
+            continue;
+        deepest = Math.max(deepest, depth);
+        if (deepest > limit)
+            return deepest;
+        for (const child of Object.values(item))
+            pending.push([child, depth + 1]);
+    }
+    return deepest;
+}
+function isPlainObject(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function dropEmpty(record) {
+    return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== '' && value !== undefined));
+}
+/**
+ * Fork pull requests get no secrets, which is the usual reason for an empty key.
+ * Not `pull_request_target`: it runs in the base repository and does get them.
+ */
+function forkHint(env) {
+    const event = env.GITHUB_EVENT_NAME ?? '';
+    if (!event.startsWith('pull_request') || event === 'pull_request_target')
+        return '';
+    if (!env.GITHUB_EVENT_PATH)
+        return '';
+    try {
+        const event = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
+        const head = event.pull_request?.head?.repo?.full_name;
+        const base = event.pull_request?.base?.repo?.full_name;
+        if (head && base && head !== base) {
+            return ` This pull request comes from the fork ${head}, and GitHub gives no secrets to workflows triggered from forks.`;
+        }
+    }
+    catch {
+        // No readable event payload: no hint to give.
+    }
+    return '';
+}
+
+;// CONCATENATED MODULE: ./src/model/cancel.ts
+
+/**
+ * Logs how a cancel went: a warning when the run goes on, or may. `label`
+ * names the feature that cancelled (e.g. `cancel_previous`) when it is not the
+ * step's own run.
+ */
+function logCancel(log, runId, report, label) {
+    const described = describeCancel(runId, report);
+    const message = label ? `${label}: ${described}` : described;
+    switch (report.kind) {
+        case 'cancelled':
+        case 'already-finished':
+            return log.info(message);
+        case 'blocked':
+        case 'refused':
+        case 'not-cancellable':
+        case 'failed':
+            return log.warning(message);
+    }
+}
+function describeCancel(unsafeRunId, report) {
+    const runId = safeForLog(unsafeRunId);
+    switch (report.kind) {
+        case 'cancelled':
+            return `Run ${runId} was cancelled.`;
+        case 'already-finished':
+            return `Run ${runId} had already finished; nothing to cancel.`;
+        case 'blocked':
+            return `Run ${runId} cannot be cancelled while it waits for a person; it stays BLOCKED. A person must answer it in its session; cancel it there afterwards if it is no longer wanted.`;
+        case 'refused':
+            return `The service refused to cancel run ${runId}: it has ended, or it waits for a person (BLOCKED) and stays so. Check it by hand.`;
+        case 'not-cancellable':
+            return `Run ${runId} cannot be cancelled: this kind of run is not cancellable, so it runs to its end (${safeForLog(report.message)}).`;
+        case 'failed':
+            return `Could not cancel run ${runId}; it may still be running and billing. Cancel it by hand. (${safeForLog(report.message)})`;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/report/agent-work.ts
+
+/**
+ * The parts of the job summary and the comment that show the agent's work:
+ * its answer, its files, and what a BLOCKED run waits for. Agent text goes
+ * through agentMarkdown; service text through escapeMarkdown.
+ */
+/** The answer shown in the job summary: GitHub keeps at most 1 MiB of summary per step. */
+const SUMMARY_ANSWER_CHARS = 200_000;
+/** The summary's block with the agent's final message, open so that it reads at a glance. */
+function renderAnswerBlock(answer) {
+    if (answer === undefined || answer.trim() === '')
+        return undefined;
+    return agentDetails("The agent's answer", clipAnswer(answer, SUMMARY_ANSWER_CHARS), true);
+}
+const ICONS = {
+    PULL_REQUEST: '🔀',
+    FILE: '📄',
+    SCREENSHOT: '🖼️',
+    PLAN: '📝',
+};
+/** The list of artifacts, with where downloaded files went. */
+function renderArtifacts(artifacts, downloadedTo, downloadDir) {
+    if (artifacts.length === 0)
+        return undefined;
+    const lines = ['**Artifacts**', ''];
+    for (const artifact of artifacts.slice(0, 200)) {
+        const icon = ICONS[artifact.type] ?? '📦';
+        const label = escapeMarkdown(clip(artifact.filepath ?? artifact.name ?? artifact.type, 300));
+        const url = safeHttpUrl(artifact.url);
+        const named = url ? `[${label}](${url})` : label;
+        const path = downloadedTo.get(artifact);
+        const where = path ? ` → <code>${escapeMarkdown(path)}</code>` : '';
+        lines.push(`- ${icon} ${escapeMarkdown(artifact.type)}: ${named}${where}`);
+    }
+    if (artifacts.length > 200)
+        lines.push(`- … and ${artifacts.length - 200} more`);
+    if (downloadDir && downloadedTo.size > 0) {
+        lines.push('', `Downloaded files are in <code>${escapeMarkdown(downloadDir)}</code>.`);
+    }
+    return lines.join('\n');
+}
+/** What a BLOCKED run waits for (agent text, shown safely) and how to answer. */
+function renderBlocked(question, answerWays) {
+    const link = safeHttpUrl(answerWays.sessionLink);
+    const ways = [link ? `answer in the [session](${link})` : 'answer in the session, in the app'];
+    if (answerWays.continueRun)
+        ways.push('reply with a comment here; continue_run passes it on');
+    const lines = [
+        '> [!WARNING]',
+        `> The run is BLOCKED: it waits for a person. To move it on, ${ways.join(', or ')}.`,
+        '',
+    ];
+    if (question)
+        lines.push(agentDetails('What it waits for', clip(question, 20_000), true), '');
+    return lines.join('\n');
+}
+function clip(text, max) {
+    return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+;// CONCATENATED MODULE: ./src/report/summary.ts
+
+
+
+
+
+
+
+
+function verdictOf(outcome) {
+    const ending = endingOf(outcome);
+    const word = outcomeOf(ending);
+    const passed = passes(word, ending);
+    const why = whyItEnded(ending);
+    const base = { passed, outcome: word, why };
+    switch (outcome.kind) {
+        case 'started':
+            return {
+                ...base,
+                headline: `${nameOf(outcome.run)} started (${outcome.run.state}); not waiting for it`,
+            };
+        case 'finished': {
+            const { run } = outcome;
+            if (meaningOf(run.state) === 'succeeded')
+                return { ...base, headline: `${nameOf(run)} succeeded` };
+            if (outcome.supersededBy) {
+                return { ...base, headline: `${nameOf(run)} was superseded by run ${outcome.supersededBy}` };
+            }
+            const reason = run_statusMessageOf(run);
+            return {
+                ...base,
+                why: reason ? why : `${why.replace(/\.$/, '')}; the service gave no status message.`,
+                headline: `${nameOf(run)} ended ${run.state}`,
+                failure: `Run ${run.run_id} ended ${run.state}${reason ? `: ${reason}` : ' (the service gave no status message)'}`,
+            };
+        }
+        case 'timed-out': {
+            const { run, stateAtTimeout } = outcome;
+            const state = meaningOf(stateAtTimeout) === 'blocked'
+                ? `${stateAtTimeout}, waiting for a person`
+                : stateAtTimeout;
+            const cancel = describeCancel(run.run_id, outcome.cancel);
+            return {
+                ...base,
+                why: `${why} ${cancel}`,
+                headline: `${nameOf(run)} timed out`,
+                failure: `Run ${run.run_id} did not finish within the timeout input (${formatDuration(outcome.timeoutMs)}); ` +
+                    `it was ${state}. ${cancel}`,
+            };
+        }
+        case 'over-budget': {
+            const { run } = outcome;
+            const cancel = describeCancel(run.run_id, outcome.cancel);
+            return {
+                ...base,
+                why: `${why} ${cancel}`,
+                headline: `${nameOf(run)} went over budget`,
+                failure: `${describeOverBudget(outcome.cost, outcome.maxCredits)} (run ${run.run_id}). ${cancel}`,
+            };
+        }
+        case 'blocked': {
+            const { run } = outcome;
+            return {
+                ...base,
+                headline: `${nameOf(run)} is BLOCKED, waiting for a person`,
+                failure: outcome.passes
+                    ? undefined
+                    : `Run ${run.run_id} is BLOCKED: it waits for a person (on_blocked: fail). It stays BLOCKED until someone answers in the session.`,
+            };
+        }
+        case 'interrupted': {
+            const runId = outcome.run?.run_id;
+            const cancel = runId && outcome.cancel ? ` ${describeCancel(runId, outcome.cancel)}` : '';
+            return {
+                ...base,
+                why: `${why}${cancel}`,
+                headline: outcome.run
+                    ? `${nameOf(outcome.run)} stopped: the workflow was cancelled`
+                    : 'The workflow was cancelled',
+                failure: `The workflow cancelled this step${outcome.signal ? ` (${outcome.signal})` : ''}.${cancel}`,
+            };
+        }
+    }
+}
+/** The run's title, else `Run <id>`: what the summary's headline calls it. */
+function nameOf(run) {
+    const title = run.title?.trim();
+    return title ? truncate(title.replace(/\s+/g, ' '), 200) : `Run ${run.run_id}`;
+}
+/** The run's usage as `key: value` pairs, for the summary; numbers and short strings only. */
+function usageOf(run) {
+    const entries = Object.entries(run.request_usage ?? {}).filter(([, value]) => typeof value === 'number' || (typeof value === 'string' && value.length <= 64));
+    if (entries.length === 0)
+        return undefined;
+    return entries.map(([key, value]) => `${key.replace(/_/g, ' ')}: ${String(value)}`).join(', ');
+}
+const summary_ICONS = { passed: '✅', failed: '❌', started: '🚀', blocked: '✋' };
+/** The job summary, as GitHub-flavoured Markdown. Every text from the API is escaped. */
+function renderSummary(outcome, extras = {}) {
+    const verdict = verdictOf(outcome);
+    const icon = outcome.kind === 'started'
+        ? summary_ICONS.started
+        : outcome.kind === 'blocked'
+            ? summary_ICONS.blocked
+            : verdict.passed
+                ? summary_ICONS.passed
+                : summary_ICONS.failed;
+    const run = outcome.run;
+    const rows = [];
+    if (run) {
+        rows.push(['Run ID', `<code>${escapeMarkdown(run.run_id)}</code>`]);
+        rows.push(['State', `<code>${escapeMarkdown(run.state)}</code>`]);
+        rows.push(['Outcome', `<code>${verdict.outcome}</code>`]);
+        const duration = durationOf(outcome);
+        if (duration)
+            rows.push(['Duration', duration]);
+        const link = safeHttpUrl(run.session_link);
+        if (link)
+            rows.push(['Session', `[Open the session transcript](${link})`]);
+        const pullRequest = safeHttpUrl(pullRequestUrlOf(run));
+        if (pullRequest) {
+            rows.push([
+                'Pull request',
+                `[${escapeMarkdown(pullRequestLabel(pullRequest))}](${pullRequest})`,
+            ]);
+        }
+        const cost = describeCost(costOf(run.request_usage));
+        const usage = cost ?? usageOf(run);
+        if (usage)
+            rows.push([cost ? 'Cost' : 'Usage', escapeMarkdown(usage)]);
+        const message = run_statusMessageOf(run);
+        if (message && !verdict.passed) {
+            rows.push(['Status message', inlineText(truncate(message, 2000))]);
+        }
+    }
+    const lines = [
+        `### ${icon} ${escapeMarkdown(verdict.headline)}`,
+        '',
+        escapeMarkdown(verdict.why),
+        '',
+    ];
+    if (rows.length > 0) {
+        lines.push('| | |', '|---|---|', ...rows.map(([field, value]) => `| **${field}** | ${value} |`), '');
+    }
+    if (run && meaningOf(run.state) === 'failed') {
+        const notes = failureNotes(run.status_message, extras.now ?? Date.now());
+        if (notes.length > 0)
+            lines.push(notes.map(escapeMarkdown).join(' '), '');
+    }
+    if (run && meaningOf(run.state) === 'blocked') {
+        const asked = outcome.kind === 'blocked' ? outcome.question : extras.blockedQuestion;
+        // The agent's last message is often its question: shown once, as the answer, below.
+        const question = asked?.trim() === extras.answer?.trim() ? undefined : asked;
+        lines.push(renderBlocked(question, {
+            sessionLink: run.session_link,
+            continueRun: extras.continueRun ?? false,
+        }));
+    }
+    else if (outcome.kind === 'timed-out' && meaningOf(outcome.stateAtTimeout) === 'blocked') {
+        lines.push('> [!WARNING]', '> The run was BLOCKED, waiting for a person, when the timeout ran out.', '');
+    }
+    const answer = renderAnswerBlock(extras.answer);
+    if (answer)
+        lines.push(answer, '');
+    const artifacts = extras.artifacts &&
+        renderArtifacts(extras.artifacts, extras.downloadedTo ?? new Map(), extras.downloadDir);
+    if (artifacts)
+        lines.push(artifacts, '');
+    return lines.join('\n');
+}
+/** The job summary of a step that failed before it had an outcome (bad input, lost contact, …). */
+function renderErrorSummary(message, runId) {
+    const lines = [`### ${summary_ICONS.failed} The step failed`, ''];
+    if (runId)
+        lines.push('| | |', '|---|---|', `| **Run ID** | <code>${escapeMarkdown(runId)}</code> |`, '');
+    lines.push(escapeMarkdown(message), '');
+    return lines.join('\n');
+}
+function durationOf(outcome) {
+    const fromService = outcome.run?.run_time ? parseIsoDuration(outcome.run.run_time) : undefined;
+    if (fromService !== undefined)
+        return formatDuration(fromService);
+    if (outcome.kind === 'finished' || outcome.kind === 'timed-out')
+        return formatDuration(outcome.elapsedMs);
+    return undefined;
+}
+/** `owner/repo#12` for a GitHub pull request URL, else the URL itself. */
+function pullRequestLabel(url) {
+    const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url);
+    return match ? `${match[1]}#${match[2]}` : url;
+}
+function truncate(text, max) {
+    return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+;// CONCATENATED MODULE: ./src/report/publish.ts
+
+
+
+
+
+
+
+
+
+
+/** Turns the step's outcome into outputs, a job summary, annotations and the exit status. */
+async function publishOutcome(outcome, extras = {}) {
+    const { run } = outcome;
+    const link = safeHttpUrl(run?.session_link);
+    const verdict = verdictOf(outcome);
+    setOutput('outcome', verdict.outcome);
+    if (run) {
+        setOutput('state', run.state);
+        if (link)
+            setOutput('session_link', run.session_link);
+        const message = run_statusMessageOf(run);
+        if (message)
+            setOutput('status_message', message);
+        const pullRequest = pullRequestUrlOf(run);
+        if (pullRequest)
+            setOutput('pull_request_url', pullRequest);
+        setOutput('run', JSON.stringify(run));
+        const cost = costOf(run.request_usage);
+        if (cost.credits !== undefined)
+            setOutput('credits', formatNumberOutput(cost.credits));
+        if (cost.usd !== undefined)
+            setOutput('cost_usd', formatNumberOutput(cost.usd));
+        const artifacts = extras.artifacts ?? parseArtifacts(run.artifacts);
+        setOutput('artifacts', artifactsOutput(artifacts, extras.downloadedTo));
+    }
+    if (extras.answer !== undefined) {
+        const result = capResult(extras.answer);
+        if (result.truncated) {
+            warning(`The agent's final message is ${result.bytes} bytes; the result output keeps the first 256 KiB.`);
+        }
+        setOutput('result', result.text);
+    }
+    await writeSummary(renderSummary(outcome, extras));
+    if (verdict.failure) {
+        setFailed(safeForLog(verdict.failure));
+    }
+    else if (link || verdict.outcome === 'superseded') {
+        const session = link ? ` Session transcript: ${link}` : '';
+        notice(`${safeForLog(verdict.headline)}.${session}`, { title: 'Cloud agent run' });
+    }
+    else {
+        info(`${safeForLog(verdict.headline)}.`);
+    }
+}
+/** A summary that cannot be written (no GITHUB_STEP_SUMMARY, e.g. locally) must not fail the step. */
+async function writeSummary(markdown) {
+    try {
+        await summary.addRaw(markdown, true).write();
+    }
+    catch (error) {
+        debug(`No job summary written: ${error instanceof Error ? error.message : String(error)}`);
+    }
+}
+/**
+ * The one top-level failure path: a readable message (in the job summary too,
+ * when `summary` asks for it), and the stack only in debug output.
+ */
+async function publishError(error, summary) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (summary) {
+        // The step failed before its run had an outcome of its own (bad input, lost contact, …).
+        setOutput('outcome', 'error');
+        await writeSummary(renderErrorSummary(message, summary.runId));
+    }
+    setFailed(safeForLog(message));
+    if (error instanceof Error && error.stack)
+        debug(error.stack);
+}
+
+;// CONCATENATED MODULE: ./src/run/cancel.ts
+
+
+
+
+/**
+ * One cancel request for a run, by ID, and how it went as a value: a failed
+ * cancel must not hide the step's own outcome. The cancels below build on it.
+ */
+async function requestCancel(client, runId, options = {}) {
+    try {
+        return { kind: await client.cancelRun(runId, options) };
+    }
+    catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        if (error instanceof UnprocessableEntityError)
+            return { kind: 'not-cancellable', message };
+        return { kind: 'failed', message };
+    }
+}
+/**
+ * The run as it stands after a successful cancel, so that outputs, summary and
+ * comment show where it ended rather than the state last polled. One quick
+ * attempt: a failure keeps what was last seen.
+ */
+async function rereadAfterCancel(client, cancel, lastSeen) {
+    // A BLOCKED run is read back too, so that the outputs say BLOCKED rather than what was last polled.
+    if ((cancel?.kind !== 'cancelled' && cancel?.kind !== 'blocked') || !lastSeen)
+        return lastSeen;
+    try {
+        return await client.getRun(lastSeen.run_id, {
+            timeoutMs: REREAD_AFTER_CANCEL_MS,
+            maxRetries: 0,
+        });
+    }
+    catch {
+        return lastSeen;
+    }
+}
+/** On `now`'s clock: when the cancel of a run, begun now for `why`, must have been answered. */
+function cancelDeadline(why, now) {
+    switch (why.kind) {
+        case 'signal':
+            return (now +
+                (why.signal === 'SIGTERM' ? SIGNAL_CANCEL.afterTerminateMs : SIGNAL_CANCEL.afterInterruptMs));
+        case 'post':
+            return now + POST_CANCEL_DEADLINE_MS;
+        case 'timeout':
+        case 'over-budget':
+        case 'error':
+        case 'pass-when':
+            return now + CANCEL_AFTER_TIMEOUT.budgetMs;
+    }
+}
+/**
+ * The one routine that cancels a run, whatever the reason: a signal, the
+ * timeout, max_credits, an error, the post step, or a set whose `pass_when`
+ * can no longer be met. Each request is bounded by the order's deadline, and
+ * the outcome is a value: a failed cancel must not hide the step's own outcome.
+ */
+async function cancelRun(order, deps) {
+    const remaining = () => Math.max(0, order.deadline - deps.now());
+    const once = () => {
+        const ms = Math.max(MIN_CANCEL_REQUEST_MS, remaining());
+        const timeoutMs = order.why.kind === 'post' ? ms : Math.min(ms, CANCEL_AFTER_TIMEOUT.timeoutMs);
+        return requestCancel(deps.client, order.runId, {
+            timeoutMs: order.why.kind === 'signal' ? remaining() : timeoutMs,
+            deadline: order.deadline,
+            ...(order.why.kind === 'signal' ? { signal: AbortSignal.timeout(remaining()) } : {}),
+        });
+    };
+    let report = await once();
+    let noted = false;
+    while (report.kind === 'already-finished' &&
+        order.mayRestart?.() &&
+        remaining() > RECANCEL_PAUSE_MS * 2) {
+        if (!noted && deps.log) {
+            deps.log.info(`Run ${order.runId} still shows its state from before the follow-up; cancelling again once it restarts.`);
+            noted = true;
+        }
+        await deps.sleep(order.why.kind === 'post' ? CREATE_LOOKUP.postPauseMs : RECANCEL_PAUSE_MS);
+        report = await once();
+    }
+    return report;
+}
+/** However little time is left, one cancel request gets this long (except after a signal). */
+const MIN_CANCEL_REQUEST_MS = 1_000;
+/**
+ * Cancels the run the step answers for (see `cancelRun`). Nothing more is owed
+ * on it unless the cancel failed, the run is BLOCKED (the post step tries
+ * again, and cancels it should a person have moved it on by then), a
+ * follow-up's answer is still out, or "already finished" came before the run
+ * was seen restarting after a follow-up (it may restart yet).
+ */
+async function cancelOwnRun(tracker, runId, why, deps, deadline = cancelDeadline(why, deps.now())) {
+    const report = await cancelRun({ runId, why, deadline, mayRestart: () => tracker.awaitingNewPass }, deps);
+    if (isFinalCancel(report, tracker))
+        tracker.settle();
+    return report;
+}
+/** Pure: whether a cancel's outcome leaves nothing owed on the tracked run. */
+function isFinalCancel(report, tracker) {
+    if (report.kind === 'failed' || report.kind === 'blocked' || tracker.deciding)
+        return false;
+    return !(report.kind === 'already-finished' && tracker.awaitingNewPass);
+}
+/** The states `cancel_previous` supersedes: runs still on their way, not those waiting for a person. */
+const SUPERSEDED_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'];
+/**
+ * Cancels the active runs labelled `name` before the step starts its own
+ * (`cancel_previous`), so that a new push replaces the review of the old one;
+ * `cancel_only` does just this. Returns how many were cancelled.
+ */
+async function cancelPreviousRuns(client, name, log, options = {}) {
+    // Collected first: cancelling while paging would move runs out of the pages still to come.
+    const active = [];
+    // Paged by creation time: runs changing state meanwhile cannot slip between pages.
+    const query = { name, state: SUPERSEDED_STATES, limit: 100, sort_by: 'created_at' };
+    for await (const run of client.iterateRuns(query, options)) {
+        // Checked here too, so that a service ignoring a filter cannot make this cancel other runs.
+        if (run.agent_config?.name === name && meaningOf(run.state) === 'active')
+            active.push(run);
+    }
+    let cancelled = 0;
+    for (const run of active) {
+        const report = await requestCancel(client, run.run_id, options);
+        if (report.kind === 'cancelled')
+            cancelled += 1;
+        logCancel(log, run.run_id, report, 'cancel_previous');
+    }
+    if (active.length === 0)
+        log.info(`cancel_previous: no active run is named ${name}.`);
+    return cancelled;
+}
+
+;// CONCATENATED MODULE: ./src/run/create.ts
+
+
+
+
+const INVOCATION_KEY = 'gh_invocation';
+/**
+ * The service takes at most 20 metadata keys, each `[a-zA-Z0-9._-]{1,64}`, with
+ * values of at most 256 bytes; the keys below stay well inside.
+ */
+function tagFromEnvironment(env, newId = external_node_crypto_namespaceObject.randomUUID, 
+/** The commit the run works on: a pull request's head, else GITHUB_SHA. */
+headSha) {
+    const invocation = newId();
+    const candidates = {
+        [INVOCATION_KEY]: invocation,
+        gh_repository: env.GITHUB_REPOSITORY,
+        gh_run_id: env.GITHUB_RUN_ID,
+        gh_run_attempt: env.GITHUB_RUN_ATTEMPT,
+        gh_job: env.GITHUB_JOB,
+        gh_step: env.GITHUB_ACTION,
+        gh_workflow: env.GITHUB_WORKFLOW,
+        gh_head_sha: headSha,
+    };
+    const metadata = {};
+    for (const [key, value] of Object.entries(candidates)) {
+        // The service takes values of at most 256 bytes; a longer one is cut rather than refused.
+        if (value)
+            metadata[key] = Buffer.from(value)
+                .subarray(0, 256)
+                .toString('utf8')
+                .replace(/\uFFFD$/, '');
+    }
+    return { invocation, metadata };
+}
+/**
+ * The create's outcome is unknown: the service may have made a run that this
+ * step could not find. The invocation tag stays saved for the post step, which
+ * looks again and cancels what it finds.
+ */
+class RunMayExistError extends Error {
+    name = 'RunMayExistError';
+}
+/**
+ * Creates the run exactly once. When the create request's answer is lost or
+ * unusable after the service may have acted (a timeout, a reset, a 5xx, a
+ * garbled body, a 2xx without a run ID), the request is not repeated: the run
+ * it made is looked up by its tag and adopted, or the step fails saying that a
+ * run may exist and how to find it.
+ */
+async function createRunOnce(request, tag, deps) {
+    const sentAt = deps.now();
+    let answer;
+    try {
+        const deadline = deps.deadline === undefined ? undefined : Math.max(deps.deadline, sentAt + MIN_REQUEST_MS);
+        answer = await deps.client.createRun({ ...request, metadata: { ...tag.metadata } }, { deadline });
+    }
+    catch (error) {
+        if (!mayHaveActed(error))
+            throw error;
+        return await recoverLostCreate(request, tag, sentAt, create_reasonOf(error), deps, error);
+    }
+    const created = usableCreateAnswer(answer);
+    if (created?.at_capacity) {
+        deps.log.info(`The service is at capacity: run ${created.run_id} waits in its queue and starts when there is room.`);
+    }
+    if (created)
+        return created;
+    const reason = `the service answered without a usable run_id (${describeAnswer(answer)})`;
+    return await recoverLostCreate(request, tag, sentAt, reason, deps);
+}
+/** The create answer's run, or undefined when it names none that could be polled. */
+function usableCreateAnswer(answer) {
+    if (typeof answer !== 'object' || answer === null || Array.isArray(answer))
+        return undefined;
+    const { run_id: runId, task_id: taskId, state, at_capacity: atCapacity, } = answer;
+    if (!isRunIdLike(runId))
+        return undefined;
+    return {
+        run_id: runId,
+        ...(typeof taskId === 'string' ? { task_id: taskId } : {}),
+        state: typeof state === 'string' && state !== '' ? state : 'QUEUED',
+        ...(atCapacity === true ? { at_capacity: true } : {}),
+    };
+}
+function isRunIdLike(value) {
+    return (typeof value === 'string' &&
+        /^[^\s/\\\p{Cc}]{1,200}$/u.test(value) &&
+        value !== '.' &&
+        value !== '..');
+}
+function describeAnswer(answer) {
+    if (answer === undefined)
+        return 'an empty body';
+    if (answer === null)
+        return 'null';
+    if (Array.isArray(answer))
+        return 'an array';
+    if (typeof answer === 'object')
+        return 'an object with no usable run_id';
+    return `a ${typeof answer}`;
+}
+async function recoverLostCreate(request, tag, sentAt, reason, deps, cause) {
+    deps.log.warning(`The answer to the create request was lost (${reason}). Looking for the run it may have made, instead of creating a second one.`);
+    const search = await searchForCreatedRun(tag.invocation, {
+        ...deps,
+        pausesMs: CREATE_LOOKUP.delaysMs,
+        request,
+        sentAt,
+    });
+    switch (search.kind) {
+        case 'found':
+            deps.log.info(`Found run ${search.run.run_id}, made by the lost create request; adopting it.`);
+            return { run_id: search.run.run_id, state: search.run.state };
+        case 'ambiguous':
+            throw new RunMayExistError(`The create request's answer was lost (${reason}), and ${search.runIds.length} runs (${search.runIds.join(', ')}) match its request, so none can be proven to be this step's; none is adopted or cancelled. ${whereToFind(tag.invocation)}`, { cause });
+        case 'none':
+            throw new RunMayExistError(`The create request's answer was lost (${reason}), and the run it may have made was not found (${search.lastProblem}). The action never repeats a create whose outcome is unknown, so as not to start a run twice. ${whereToFind(tag.invocation)}`, { cause });
+    }
+}
+/**
+ * The one routine that finds the run a create request may have made without
+ * the step learning of it: its answer was lost (the main step), or the main
+ * step stopped before it came (the post step). Looks by the request's unique
+ * tag, pausing between lookups, until the pauses or the deadline run out.
+ */
+async function searchForCreatedRun(invocation, deps) {
+    let lastProblem = 'no run tagged with it is listed yet';
+    for (const pauseMs of deps.pausesMs) {
+        if (deps.deadline !== undefined && deps.now() + pauseMs >= deps.deadline) {
+            lastProblem = `${lastProblem}; the time to look ran out`;
+            break;
+        }
+        if (pauseMs > 0)
+            await deps.sleep(pauseMs);
+        // The loop is the retry, so each lookup gets one short try: a hung list cannot hold the step.
+        const once = {
+            timeoutMs: Math.min(CREATE_LOOKUP.requestMs, Math.max(1_000, (deps.deadline ?? Infinity) - deps.now())),
+            maxRetries: 0,
+            deadline: deps.deadline,
+        };
+        const client = {
+            listRuns: (query) => deps.client.listRuns(query, once),
+            iterateRuns: (query, options) => deps.client.iterateRuns(query, { ...options, ...once }),
+        };
+        let lookup;
+        try {
+            lookup = await lookUpInvocation(client, invocation, {
+                request: deps.request,
+                // The service's clock bounds the fallback's window, so the two clocks need not agree.
+                maxAgeMs: deps.sentAt === undefined ? undefined : deps.now() - deps.sentAt + CREATE_LOOKUP.slackMs,
+            });
+        }
+        catch (error) {
+            lastProblem = `the lookup failed: ${create_reasonOf(error)}`;
+            deps.log.info(`Could not look for the run yet (${create_reasonOf(error)}).`);
+            continue;
+        }
+        if (lookup.kind !== 'none')
+            return lookup;
+        lastProblem = 'no run tagged with it is listed yet';
+    }
+    return { kind: 'none', lastProblem };
+}
+/** Pauses of `pauseMs` for ever: a search bounded by its deadline alone. */
+function* steadyPauses(pauseMs) {
+    yield 0;
+    for (;;)
+        yield pauseMs;
+}
+/** Tells a person how to find a run that may exist, since the step cannot vouch for it. */
+function whereToFind(invocation) {
+    return `A run may nonetheless exist: it carries the metadata ${INVOCATION_KEY}=${invocation}. The post step looks for it again and cancels it; if it reports none, search the runs for that metadata before starting another.`;
+}
+/** Pages of the newest runs the fallback reads, where the plan cannot filter by metadata. */
+const FALLBACK_PAGES = 2;
+/**
+ * The run created with this invocation tag. The tag is unique, so the lookup
+ * needs no time window, and the clocks of runner and service need not agree.
+ * Where the plan cannot filter by metadata, the newest runs are read instead,
+ * and a run counts only if it carries the tag, or (listed without metadata)
+ * matches the whole request within a window of the service's own clock. Two
+ * candidates are an ambiguity, never a guess.
+ */
+async function lookUpInvocation(client, invocation, options = {}) {
+    let listed;
+    let servedAt;
+    try {
+        const answer = await client.listRuns({ metadata: { [INVOCATION_KEY]: invocation }, limit: 10 });
+        listed = answer.runs;
+        servedAt = answer.servedAt;
+    }
+    catch (error) {
+        if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available')
+            throw error;
+        listed = [];
+        const pages = client.iterateRuns({ sort_by: 'created_at', sort_order: 'desc', limit: 100 }, { maxPages: FALLBACK_PAGES });
+        for await (const run of pages)
+            listed.push(run);
+        // iterateRuns hides the pages' dates; a fresh single read supplies the service's "now".
+        servedAt = options.request ? await serviceNow(client) : undefined;
+    }
+    const candidates = listed.filter((run) => isProvablyOurs(run, invocation, options, servedAt));
+    const unique = [...new Map(candidates.map((run) => [run.run_id, run])).values()];
+    if (unique.length === 0)
+        return { kind: 'none' };
+    if (unique.length === 1 && unique[0])
+        return { kind: 'found', run: unique[0] };
+    return { kind: 'ambiguous', runIds: unique.map((run) => run.run_id) };
+}
+async function serviceNow(client) {
+    return (await client.listRuns({ limit: 1 })).servedAt;
+}
+/** Pure: whether a listed run is certainly the one this step's create request made. */
+function isProvablyOurs(run, invocation, options, servedAt) {
+    const metadata = run.metadata;
+    if (typeof metadata === 'object' && metadata !== null) {
+        return metadata[INVOCATION_KEY] === invocation;
+    }
+    const { request, maxAgeMs } = options;
+    if (!request || servedAt === undefined || maxAgeMs === undefined)
+        return false;
+    const createdAt = Date.parse(run.created_at ?? '');
+    if (Number.isNaN(createdAt) || createdAt < servedAt - maxAgeMs)
+        return false;
+    return isSameRequest(run, request);
+}
+/** Pure: the run shows exactly this request: prompt, title and every member of config. */
+function isSameRequest(run, request) {
+    if ((run.prompt ?? '') !== (request.prompt ?? ''))
+        return false;
+    if (request.title !== undefined && run.title !== request.title)
+        return false;
+    const config = request.config ?? {};
+    const resolved = (run.agent_config ?? {});
+    // The service shows the resolved config, which may add defaults; what was asked must all be there.
+    return Object.entries(config).every(([key, value]) => value === undefined || isDeepEqual(resolved[key], value));
+}
+function isDeepEqual(a, b) {
+    if (a === b)
+        return true;
+    if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null)
+        return false;
+    if (Array.isArray(a) !== Array.isArray(b))
+        return false;
+    const keysA = Object.keys(a);
+    const keysB = Object.keys(b);
+    if (keysA.length !== keysB.length)
+        return false;
+    return keysA.every((key) => isDeepEqual(a[key], b[key]));
+}
+function create_reasonOf(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+/**
+ * On a re-run (attempt > 1), the run the previous attempt of this same step
+ * created, found by its tag. Only for the log: a failed lookup changes nothing.
+ */
+async function findSupersededRun(tag, deps) {
+    const { gh_run_id: runId, gh_run_attempt: attempt, gh_job: job, gh_step: step } = tag.metadata;
+    if (!runId || !job || !step || !(Number(attempt) > 1))
+        return undefined;
+    const { runs } = await deps.client.listRuns({
+        metadata: {
+            gh_run_id: runId,
+            gh_run_attempt: String(Number(attempt) - 1),
+            gh_job: job,
+            gh_step: step,
+        },
+        limit: 1,
+    });
+    return runs[0];
+}
+
+;// CONCATENATED MODULE: ./src/run/signals.ts
+/**
+ * What the runner sends when a workflow is cancelled: SIGINT then SIGTERM on
+ * Linux and macOS; Ctrl-C and Ctrl-Break (SIGINT, SIGBREAK) on Windows.
+ */
+const TERMINATION_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGBREAK'];
+/** Listens for termination; the handler must end the process itself. Returns the unsubscribe. */
+function onTerminationSignal(handler) {
+    for (const signal of TERMINATION_SIGNALS)
+        process.on(signal, handler);
+    return () => {
+        for (const signal of TERMINATION_SIGNALS)
+            process.off(signal, handler);
+    };
+}
+
+;// CONCATENATED MODULE: ./src/run/followup.ts
+/**
+ * Pure logic: whether a reading of a run after a follow-up predates the
+ * follow-up's effect. The new pass is recognised by the state leaving its old
+ * value, never by `updated_at` (a service may touch it on receiving the
+ * message, or omit it). Should the run never be seen leaving its old state
+ * (a pass faster than the polls), the readings count after a bounded grace,
+ * so the step does not wait out its timeout.
+ */
+function watchForNewPass(watch) {
+    const since = watch.now();
+    let settled = false;
+    return (seen) => {
+        if (settled)
+            return false;
+        if (seen.state !== watch.before.state) {
+            settled = true;
+            watch.onSettled?.('new-pass');
+            return false;
+        }
+        if (watch.now() - since >= watch.graceMs) {
+            settled = true;
+            watch.onSettled?.('grace-over');
+            return false;
+        }
+        return true;
+    };
+}
+
+;// CONCATENATED MODULE: ./src/run/schedule.ts
+/**
+ * The poll schedule. Early polls are quick, because short runs are common and a
+ * state change should be seen at once; later polls space out in proportion to
+ * the run's age, so that a long run costs few requests. A change is noticed
+ * within max(pollInterval, 5% of the elapsed time), and never more than
+ * `POLL_GROWTH.maxGrownDelayMs` late unless the user asked for a longer interval.
+ */
+
+function nextPollDelayMs(elapsedMs, pollIntervalMs) {
+    const grown = Math.min(POLL_GROWTH.share * Math.max(0, elapsedMs), POLL_GROWTH.maxGrownDelayMs);
+    return Math.min(Math.round(Math.max(pollIntervalMs, grown)), MAX_TIMER_MS);
+}
+
+;// CONCATENATED MODULE: ./src/run/wait.ts
+
+
+
+
+
+
+
+class LostContactError extends Error {
+    name = 'LostContactError';
+}
+/** Polls a run until it is terminal, the timeout passes, or the signal aborts. */
+async function waitForRun(options, deps) {
+    const { runId, timeoutMs, pollIntervalMs } = options;
+    const budget = options.failureBudget ?? POLL_FAILURE_BUDGET;
+    const startedAt = deps.now();
+    const elapsed = () => deps.now() - startedAt;
+    let run = options.lastSeen;
+    let lastState = run?.state;
+    let lastLink = run?.session_link;
+    let failuresInARow = 0;
+    const deadline = startedAt + timeoutMs;
+    const notFoundGraceMs = options.notFoundGraceMs ?? 0;
+    let lagNoted = false;
+    /** The wait the service asked for (Retry-After) before the next poll, if longer than usual. */
+    let askedDelayMs = 0;
+    while (true) {
+        if (deps.signal.aborted)
+            return { kind: 'interrupted', run, elapsedMs: elapsed() };
+        if (run && isTerminal(run.state) && !options.isStale?.(run)) {
+            return { kind: 'terminal', run, elapsedMs: elapsed() };
+        }
+        const remaining = timeoutMs - elapsed();
+        if (remaining <= 0)
+            return { kind: 'timed-out', run, elapsedMs: elapsed() };
+        const delay = Math.max(nextPollDelayMs(elapsed(), pollIntervalMs), askedDelayMs);
+        askedDelayMs = 0;
+        try {
+            const untilHeartbeat = deps.watch?.msUntilHeartbeat() ?? Infinity;
+            await deps.sleep(Math.min(delay, remaining, untilHeartbeat), deps.signal);
+        }
+        catch {
+            return { kind: 'interrupted', run, elapsedMs: elapsed() };
+        }
+        if (deps.signal.aborted)
+            return { kind: 'interrupted', run, elapsedMs: elapsed() };
+        try {
+            run = await deps.client.getRun(runId, { signal: deps.signal, deadline });
+            failuresInARow = 0;
+        }
+        catch (error) {
+            if (deps.signal.aborted)
+                return { kind: 'interrupted', run, elapsedMs: elapsed() };
+            // A poll cut short by the deadline is the timeout, not a failure of the service.
+            if (elapsed() >= timeoutMs)
+                return { kind: 'timed-out', run, elapsedMs: elapsed() };
+            if (error instanceof NotFoundError && elapsed() < notFoundGraceMs) {
+                if (!lagNoted) {
+                    deps.log.info(`Run ${safeForLog(runId)} is not visible yet (404 right after its create); polling on for up to ${formatDuration(notFoundGraceMs)}.`);
+                    lagNoted = true;
+                }
+                continue;
+            }
+            // A refusal (429, 503 with Retry-After) is a live service asking for patience, not lost
+            // contact: the next poll comes when it asked, or at the timeout, whichever is first.
+            if (isRefusal(error) && error instanceof ApiStatusError) {
+                askedDelayMs = retryAfterMs(error.headers, deps.now()) ?? pollIntervalMs;
+                deps.log.info(`The service refused the poll (${error.status}) and asked to wait ${formatDuration(askedDelayMs)}; polling again then, within the timeout.`);
+                continue;
+            }
+            if (!isRetryable(error, 'idempotent'))
+                throw error;
+            failuresInARow += 1;
+            const reason = safeForLog(error instanceof Error ? error.message : String(error));
+            if (failuresInARow >= budget) {
+                throw new LostContactError(`Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`, { cause: error });
+            }
+            deps.log.warning(`Poll ${failuresInARow} of ${budget} allowed in a row failed: ${reason}. Waiting on.`);
+            continue;
+        }
+        if (options.isStale?.(run))
+            continue;
+        const stateChanged = run.state !== lastState;
+        if (stateChanged) {
+            logStateChange(run, elapsed(), deps.log, deps.watch !== undefined);
+            deps.onRunSeen?.(run);
+            lastState = run.state;
+            lastLink = run.session_link;
+        }
+        else if (run.session_link !== lastLink) {
+            // A session link that comes after the state changed is worth showing at once.
+            deps.onRunSeen?.(run);
+            lastLink = run.session_link;
+        }
+        if (deps.watch && !isTerminal(run.state)) {
+            const verdict = await deps.watch.afterPoll(run, stateChanged, deps.signal);
+            if (verdict.kind !== 'continue') {
+                return { kind: 'stopped', run, verdict, elapsedMs: elapsed() };
+            }
+        }
+    }
+}
+/** `watched`: a watcher explains BLOCKED itself (what it waits for, how to answer, what next). */
+function logStateChange(run, elapsedMs, log, watched) {
+    const when = `after ${formatDuration(elapsedMs)}`;
+    const id = safeForLog(run.run_id);
+    const state = safeForLog(run.state, 200);
+    switch (meaningOf(run.state)) {
+        case 'blocked':
+            if (watched) {
+                log.info(`Run ${id} is BLOCKED (${when}): it waits for a person.`);
+                return;
+            }
+            log.warning(`Run ${id} is BLOCKED (${when}): it waits for a person to answer or approve in the session` +
+                `${run.session_link ? ` (${safeForLog(run.session_link, 500)})` : ''}. Nothing will happen until someone does; this step waits until its timeout.`);
+            return;
+        case 'unknown':
+            log.info(`Run ${id} is ${state} (${when}), a state this action does not know; waiting on.`);
+            return;
+        case 'active':
+        case 'succeeded':
+        case 'failed':
+            log.info(`Run ${id} is ${state} (${when}).`);
+            return;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/run/step.ts
+
+
+
+
+
+
+
+
+
+
+async function executeStep(settings, deps) {
+    const { client, tracker, log } = deps;
+    const startedAt = deps.now();
+    if (deps.signal.aborted)
+        return { kind: 'interrupted', run: undefined };
+    const start = settings.target.kind === 'create'
+        ? await startNewRun(settings.target.request, settings.cancelPrevious, {
+            ...deps,
+            deadline: startedAt + settings.timeoutMs,
+        })
+        : await adoptRun(settings.target.runId, settings.target.followup, {
+            ...deps,
+            deadline: startedAt + settings.timeoutMs,
+        });
+    // Interrupted before anything was sent that could start or restart a run.
+    if (!start)
+        return { kind: 'interrupted', run: undefined };
+    const { run, staleSnapshot } = start;
+    deps.onRunSeen?.(run);
+    if (deps.signal.aborted)
+        return { kind: 'interrupted', run };
+    if (!settings.wait) {
+        tracker.settle();
+        log.info(`Not waiting (wait: false); run ${safeForLog(run.run_id)} goes on without this step.`);
+        return { kind: 'started', run };
+    }
+    const outcome = await waitForRun({
+        runId: run.run_id,
+        timeoutMs: settings.timeoutMs - (deps.now() - startedAt),
+        pollIntervalMs: settings.pollIntervalMs,
+        lastSeen: staleSnapshot ? undefined : run,
+        isStale: staleSnapshot
+            ? watchForNewPass({
+                before: staleSnapshot,
+                now: deps.now,
+                graceMs: Math.min(NEW_PASS_GRACE_MS, settings.timeoutMs / 2),
+                onSettled: (how) => {
+                    tracker.newPassSeen();
+                    if (how === 'grace-over') {
+                        log.warning(`Run ${safeForLog(run.run_id)} was never seen leaving ${safeForLog(staleSnapshot.state, 200)} after the follow-up; taking ${safeForLog(staleSnapshot.state, 200)} as its outcome.`);
+                    }
+                },
+            })
+            : undefined,
+        notFoundGraceMs: settings.target.kind === 'create' ? NEW_RUN_NOT_FOUND_GRACE_MS : 0,
+    }, deps);
+    switch (outcome.kind) {
+        case 'terminal':
+            tracker.settle();
+            return { kind: 'finished', run: outcome.run, elapsedMs: deps.now() - startedAt };
+        case 'interrupted':
+            return { kind: 'interrupted', run: outcome.run ?? run };
+        case 'stopped':
+            return stopWaiting(outcome.run, outcome.verdict, deps.now() - startedAt, settings, deps);
+        case 'timed-out': {
+            log.warning(`Run ${safeForLog(run.run_id)} did not finish within the timeout input (${formatDuration(settings.timeoutMs)}); cancelling it.`);
+            const cancel = await cancelOwnRun(tracker, run.run_id, { kind: 'timeout' }, deps);
+            logCancel(log, run.run_id, cancel);
+            const lastSeen = outcome.run ?? run;
+            return {
+                kind: 'timed-out',
+                run: (await rereadAfterCancel(client, cancel, lastSeen)) ?? lastSeen,
+                stateAtTimeout: lastSeen.state,
+                elapsedMs: deps.now() - startedAt,
+                timeoutMs: settings.timeoutMs,
+                cancel,
+            };
+        }
+    }
+}
+/** The watcher ended the wait: cancel a run past its budget; hand a BLOCKED one to a person. */
+async function stopWaiting(run, verdict, elapsedMs, settings, deps) {
+    switch (verdict.kind) {
+        case 'blocked':
+            // Handed off on purpose: the post step must not cancel a run a person is to answer.
+            deps.tracker.settle();
+            return { kind: 'blocked', run, passes: verdict.passes, question: verdict.question, elapsedMs };
+        case 'over-budget': {
+            deps.log.warning(`${verdict.message} Cancelling run ${run.run_id}.`);
+            const cancel = await cancelOwnRun(deps.tracker, run.run_id, { kind: 'over-budget' }, deps);
+            logCancel(deps.log, run.run_id, cancel);
+            return {
+                kind: 'over-budget',
+                run: (await rereadAfterCancel(deps.client, cancel, run)) ?? run,
+                cost: verdict.cost,
+                maxCredits: settings.agentWork.maxCredits ?? 0,
+                elapsedMs,
+                cancel,
+            };
+        }
+    }
+}
+/**
+ * Creates the run; undefined when the step was cancelled first. A signal during
+ * `cancel_previous`, or before it, means no create is sent at all.
+ */
+async function startNewRun(request, cancelPrevious, deps) {
+    const name = request.config?.name;
+    if (cancelPrevious && name) {
+        await cancelPreviousRuns(deps.client, name, deps.log, { deadline: deps.deadline });
+    }
+    // Nothing may come between this check and the request: a signal handler runs only at an await.
+    if (deps.signal.aborted)
+        return undefined;
+    deps.tracker.creating(deps.tag.invocation);
+    let created;
+    try {
+        // Not given the abort signal: a create cut off mid-flight could leave a run nobody knows about.
+        created = await createRunOnce(request, deps.tag, deps);
+    }
+    catch (error) {
+        if (!(error instanceof RunMayExistError))
+            deps.tracker.noRunMade();
+        throw error;
+    }
+    deps.tracker.track(created.run_id);
+    deps.log.info(`Created run ${safeForLog(created.run_id)}; it is ${safeForLog(created.state, 200)}.`);
+    await noteSupersededRun(deps);
+    return { run: { ...created, title: request.title, prompt: request.prompt } };
+}
+/**
+ * Adopts an existing run, and sends it the follow-up if there is one;
+ * undefined when the step was cancelled before the follow-up was sent.
+ */
+async function adoptRun(runId, followup, deps) {
+    // The step's timeout bounds these too, though each gets a fair try however close it is.
+    const bounded = () => ({ deadline: Math.max(deps.deadline, deps.now() + MIN_REQUEST_MS) });
+    const run = await getExistingRun(deps.client, runId, bounded());
+    deps.log.info(`Run ${safeForLog(runId)} is ${safeForLog(run.state, 200)}.`);
+    if (followup === undefined) {
+        deps.tracker.track(runId);
+        return { run };
+    }
+    if (deps.signal.aborted)
+        return undefined;
+    deps.tracker.followingUp(runId);
+    try {
+        await deps.client.sendFollowup(runId, followup, bounded());
+        deps.log.info(`Sent the follow-up to run ${safeForLog(runId)}.`);
+    }
+    catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        if (!mayHaveActed(error)) {
+            deps.tracker.followupRefused();
+            throw new Error(`The follow-up (the followup input) to run ${safeForLog(runId)} was refused: ${safeForLog(reason)} The run is left as it is.`, { cause: error });
+        }
+        deps.log.warning(`The answer to the follow-up to run ${safeForLog(runId)} was lost (${safeForLog(reason)}). It may have reached the run and restarted it, so the step awaits the run.`);
+    }
+    deps.tracker.track(runId);
+    // Until the service shows the follow-up's effect, the run's old state is stale.
+    return { run, staleSnapshot: run };
+}
+/** A re-run job says which run of the earlier attempt this one replaces. */
+async function noteSupersededRun(deps) {
+    // One quick request, no retries, no Retry-After: it must not eat the wait.
+    const deadline = deps.now() + SUPERSEDED_LOOKUP_TIMEOUT_MS;
+    const client = {
+        listRuns: (query) => deps.client.listRuns(query, {
+            timeoutMs: SUPERSEDED_LOOKUP_TIMEOUT_MS,
+            maxRetries: 0,
+            deadline,
+            signal: deps.signal,
+        }),
+    };
+    try {
+        const earlier = await findSupersededRun(deps.tag, { client });
+        if (earlier) {
+            deps.log.info(`This attempt supersedes run ${safeForLog(earlier.run_id)} of the previous attempt (${safeForLog(earlier.state, 200)}).`);
+        }
+    }
+    catch (error) {
+        deps.log.debug(`Could not look up the previous attempt's run: ${safeForLog(String(error))}`);
+    }
+}
+async function getExistingRun(client, runId, options) {
+    try {
+        return await client.getRun(runId, options);
+    }
+    catch (error) {
+        if (error instanceof NotFoundError) {
+            throw new Error(`The run named by the run_id input (${safeForLog(runId)}) does not exist: ${error.message}`, {
+                cause: error,
+            });
+        }
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/run/superseded.ts
+
+/** One quick look: it only decides between two words for a run that is already over. */
+const LOOKUP = { timeoutMs: SUPERSEDING_LOOKUP.requestMs, maxRetries: 0 };
+/**
+ * The newer run that replaced `run`, when `run` was cancelled and a run with
+ * the same name was created after it (`cancel_previous` in a later workflow
+ * run). Undefined when there is none, or when the service cannot say.
+ */
+async function findSupersedingRun(client, run, deps) {
+    const name = run.agent_config?.name;
+    if (run.state !== 'CANCELLED' || !name || !run.created_at)
+        return undefined;
+    const until = deps.now() + SUPERSEDING_LOOKUP.forMs;
+    for (;;) {
+        const newer = await lookOnce(client, run, name, deps.signal);
+        if (newer !== null)
+            return newer;
+        if (deps.now() + SUPERSEDING_LOOKUP.pauseMs > until || deps.signal?.aborted)
+            return undefined;
+        await deps.sleep(SUPERSEDING_LOOKUP.pauseMs, deps.signal).catch(() => undefined);
+    }
+}
+/** The newer run; null when none is listed (yet); undefined when the service cannot say. */
+async function lookOnce(client, run, name, signal) {
+    try {
+        const { runs } = await client.listRuns({ name, created_after: run.created_at, sort_by: 'created_at', sort_order: 'asc', limit: 20 }, { ...LOOKUP, signal });
+        const createdAt = Date.parse(run.created_at ?? '');
+        const newer = runs.find((other) => other.run_id !== run.run_id &&
+            other.agent_config?.name === name &&
+            Date.parse(other.created_at ?? '') > createdAt);
+        return newer ?? null;
+    }
+    catch {
+        return undefined;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/run/tracker.ts
@@ -11522,6 +11407,253 @@ class RunTracker {
     }
 }
 
+;// CONCATENATED MODULE: ./src/agent/progress.ts
+
+/** Remembers what was reported already; give it each conversation as it is read. */
+class ProgressTracker {
+    #reported = new Set();
+    update(conversation) {
+        const events = [];
+        const visit = (steps, path) => {
+            steps.forEach((step, index) => {
+                const stepKey = step.id ? `step:${step.id}` : `step@${path}${index}`;
+                step.messages.forEach((message, messageIndex) => {
+                    message.actions.forEach((action, actionIndex) => {
+                        const key = action.id
+                            ? `action:${action.id}`
+                            : `action@${stepKey}/${messageIndex}/${actionIndex}`;
+                        if (this.#firstTime(key))
+                            events.push(actionEvent(action));
+                    });
+                });
+                visit(step.steps, `${path}${index}.`);
+                if (step.completed && step.summary && this.#firstTime(stepKey)) {
+                    events.push({ kind: 'step', summary: step.summary });
+                }
+            });
+        };
+        visit(conversation.steps, '');
+        return events;
+    }
+    #firstTime(key) {
+        if (this.#reported.has(key))
+            return false;
+        this.#reported.add(key);
+        return true;
+    }
+}
+function actionEvent(action) {
+    return { kind: 'action', category: progress_clip(action.category, 40), name: progress_clip(action.name, 120) };
+}
+/** A progress event as one plain line, before it is made safe for the log. */
+function describeProgress(event) {
+    switch (event.kind) {
+        case 'step':
+            return `Agent step done: ${progress_clip(event.summary.replace(/\s+/g, ' '), 500)}`;
+        case 'action':
+            return `Agent action: ${event.category || 'action'}${event.name ? ` ${event.name}` : ''}`;
+    }
+}
+/**
+ * When to read the conversation for progress: at a change of state, or when
+ * 30 s have passed since the last read; but never more reads than one at the
+ * start and one per 30 s since, so a run that flaps between states cannot
+ * spend more than the budget of 120 reads an hour.
+ */
+class ProgressReadSchedule {
+    #startedAt;
+    #lastReadAt;
+    #reads = 0;
+    constructor(now) {
+        this.#startedAt = now;
+    }
+    isDue(now, stateChanged) {
+        const allowed = 1 + Math.floor((now - this.#startedAt) / PROGRESS_READ_INTERVAL_MS);
+        if (this.#reads >= allowed)
+            return false;
+        if (stateChanged || this.#lastReadAt === undefined)
+            return true;
+        return now - this.#lastReadAt >= PROGRESS_READ_INTERVAL_MS;
+    }
+    recordRead(now) {
+        this.#reads += 1;
+        this.#lastReadAt = now;
+    }
+}
+/**
+ * Never silent: tells when a "still waiting" line is owed, and how long the
+ * wait may sleep before it must write one. Every log line resets it.
+ */
+class Heartbeat {
+    #lastLineAt;
+    constructor(now) {
+        this.#lastLineAt = now;
+    }
+    noteLine(now) {
+        this.#lastLineAt = now;
+    }
+    isDue(now) {
+        return now - this.#lastLineAt >= HEARTBEAT_INTERVAL_MS;
+    }
+    /** The longest sleep that still leaves time to write the line when it is owed. */
+    msUntilDue(now) {
+        return Math.max(0, this.#lastLineAt + HEARTBEAT_INTERVAL_MS - now);
+    }
+}
+/**
+ * The session link to announce: the run's link the first time it is an
+ * http(s) URL, or when it changes; undefined when there is nothing new.
+ */
+function newSessionLink(announced, run) {
+    const link = typeof run === 'object' && run !== null
+        ? run.session_link
+        : undefined;
+    if (typeof link !== 'string' || link === announced)
+        return undefined;
+    try {
+        const url = new URL(link);
+        return url.protocol === 'https:' || url.protocol === 'http:' ? link : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function progress_clip(text, max) {
+    return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+;// CONCATENATED MODULE: ./src/run/watch.ts
+
+
+
+
+
+
+class RunWatcher {
+    #settings;
+    #deps;
+    #startedAt;
+    #heartbeat;
+    #reads;
+    #progress = new ProgressTracker();
+    #announcedLink;
+    #lastConversation;
+    constructor(settings, deps) {
+        this.#settings = settings;
+        this.#deps = deps;
+        this.#startedAt = deps.now();
+        this.#heartbeat = new Heartbeat(this.#startedAt);
+        this.#reads = new ProgressReadSchedule(this.#startedAt);
+    }
+    /** The log the wait writes to: every line counts as a sign of life. */
+    get log() {
+        const note = () => this.#heartbeat.noteLine(this.#deps.now());
+        const log = this.#deps.log;
+        return {
+            info: (message) => (note(), log.info(message)),
+            warning: (message) => (note(), log.warning(message)),
+            debug: (message) => log.debug(message),
+        };
+    }
+    /** The longest the wait may sleep before it owes the log a line. */
+    msUntilHeartbeat() {
+        return this.#heartbeat.msUntilDue(this.#deps.now());
+    }
+    /** The conversation as last read, if any: the final answer can be taken from it. */
+    get lastConversation() {
+        return this.#lastConversation;
+    }
+    /** Looks at one reading of the run; `stateChanged` when its state differs from the last. */
+    async afterPoll(run, stateChanged, signal) {
+        const { safeForLog } = this.#deps;
+        const link = newSessionLink(this.#announcedLink, run);
+        if (link) {
+            this.#announcedLink = link;
+            this.log.info(`Session: ${safeForLog(link)}`);
+            this.#deps.onSessionLink?.(link);
+        }
+        const cost = costOf(run.request_usage);
+        const { maxCredits } = this.#settings;
+        if (maxCredits !== undefined && isOverBudget(cost, maxCredits)) {
+            return { kind: 'over-budget', cost, message: `${describeOverBudget(cost, maxCredits)}.` };
+        }
+        const blocked = meaningOf(run.state) === 'blocked';
+        // Before a worker has it, the run has no conversation: a read then would spend the budget.
+        const started = run.state !== 'QUEUED' && run.state !== 'PENDING';
+        if (this.#settings.showProgress &&
+            started &&
+            this.#reads.isDue(this.#deps.now(), stateChanged)) {
+            await this.#readProgress(signal);
+        }
+        if (blocked && stateChanged) {
+            // What it waits for may be only in the conversation: read it, once per BLOCKED.
+            if (!this.#settings.showProgress || !this.#lastConversation)
+                await this.#readOnce(signal);
+            return this.#onBlocked(run);
+        }
+        if (this.#heartbeat.isDue(this.#deps.now())) {
+            this.log.info(`Still waiting: run ${safeForLog(run.run_id)} is ${safeForLog(run.state)} after ${formatDuration(this.#deps.now() - this.#startedAt)}.`);
+        }
+        return { kind: 'continue' };
+    }
+    #onBlocked(run) {
+        const { safeForLog } = this.#deps;
+        const question = blockedQuestion(run.status_message, this.#lastConversation && finalAnswer(this.#lastConversation));
+        const decision = decideOnBlocked(this.#settings.onBlocked);
+        const waitsFor = question
+            ? `It waits for: ${safeForLog(question)}`
+            : 'The service does not say what it waits for.';
+        const answer = howToAnswer({
+            sessionLink: this.#announcedLink ? safeForLog(this.#announcedLink) : undefined,
+            continueRun: this.#settings.continueRun,
+        });
+        const next = decision.keepWaiting
+            ? 'This step waits on, until its timeout (on_blocked: wait).'
+            : `This step hands the run over and ${decision.passes ? 'passes' : 'fails'} (on_blocked: ${this.#settings.onBlocked}); the run stays BLOCKED.`;
+        this.log.warning(`Run ${safeForLog(run.run_id)} is BLOCKED: it needs a person. ${waitsFor} ${answer} ${next}`);
+        return decision.keepWaiting
+            ? { kind: 'continue' }
+            : { kind: 'blocked', passes: decision.passes, question };
+    }
+    async #readProgress(signal) {
+        const conversation = await this.#readOnce(signal);
+        if (!conversation)
+            return;
+        for (const event of this.#progress.update(conversation)) {
+            this.log.info(this.#deps.safeForLog(describeProgress(event)));
+        }
+    }
+    async #readOnce(signal) {
+        this.#reads.recordRead(this.#deps.now());
+        const conversation = await this.#deps.readConversation(signal);
+        if (conversation)
+            this.#lastConversation = conversation;
+        return conversation;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/version.ts
+/** Sent as User-Agent, so the service's operators can tell this action's traffic apart. */
+const USER_AGENT = 'cloud-agent-run-action/1';
+
+;// CONCATENATED MODULE: ./src/service.ts
+
+
+
+/**
+ * The API client as the main and post steps use it: this action's user agent,
+ * and every retry told in the log. The one place either step builds a client.
+ */
+function serviceClient(connection, options = {}) {
+    return new AgentRunsClient({
+        baseUrl: connection.baseUrl,
+        apiKey: connection.apiKey,
+        userAgent: USER_AGENT,
+        ...options,
+        onRetry: (message) => info(message),
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/state.ts
 
 /**
@@ -11579,170 +11711,208 @@ function readSavedRun() {
 
 
 
-/**
- * The runner kills the step 10 s after SIGINT (7.5 s, then SIGTERM, then 2.5 s).
- * The cancel request must be answered well inside what is left.
- */
-const CANCEL_BUDGET_MS = { afterInterrupt: 6_500, afterTerminate: 2_000 };
-/** The main step: create or adopt a run, wait for it, report it. */
+
+/** The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish. */
 async function run() {
-    const interruption = new AbortController();
-    let cancelling;
-    let stopListening = () => undefined;
     const tracker = new RunTracker(runnerState, (runId) => setOutput('run_id', runId));
+    const interruption = new Interruption(tracker);
     try {
         const cleanup = readCancelOnly();
         if (cleanup)
             return await cancelOnlyStep(cleanup);
         const settings = readSettings();
         const client = serviceClient(settings);
-        stopListening = onTerminationSignal((signal) => {
-            if (cancelling) {
-                info(`Received ${signal} again; still cancelling.`);
-                return;
-            }
-            interruption.abort();
-            cancelling = cancelOwnRunOnSignal(signal, client, tracker);
-        });
-        const { github } = settings;
-        const continuing = settings.target.kind === 'continue';
-        // A refused comment starts nothing, and the step passes: the log says why.
-        if (continuing && !(await mayTalkToAgent(github, core_namespaceObject)))
+        interruption.listen(client);
+        const step = await prepare(settings, client, tracker);
+        if (!step)
             return;
-        const conversation = github.comment || continuing
-            ? await openConversation(github, core_namespaceObject, {
-                onCommentCreated: (commentId) => runnerState.saveCommentId(commentId),
-                mode: continuing ? 'reply' : 'keyed',
-                name: settings.target.kind === 'existing'
-                    ? undefined
-                    : settings.target.request.config?.name,
-            })
-            : undefined;
-        const target = await resolveTarget(settings.target, conversation, core_namespaceObject);
-        const showInComment = github.comment ? conversation : undefined;
-        const commit = await resolveWorkCommit(github, core_namespaceObject);
-        const status = await openCommitStatus(github, commit, core_namespaceObject);
-        if (status && commit)
-            runnerState.saveStatusSha(commit.sha);
-        const workflowRun = workflowRunUrl(process.env);
-        const sources = agentWorkSources(client);
-        const watcher = watcherFor(settings, tracker, sources);
-        let outcome;
-        try {
-            outcome = await executeStep({ ...settings, target }, {
-                client,
-                tracker,
-                now: Date.now,
-                sleep: abortableSleep,
-                signal: interruption.signal,
-                log: watcher.log,
-                watch: watcher,
-                tag: tagFromEnvironment(process.env, undefined, commit?.sha),
-                onRunSeen: (run) => {
-                    // The end is shown once the step knows its outcome (timed out, superseded, …), below.
-                    if (isTerminal(run.state))
-                        return;
-                    showInComment?.show(run);
-                    status?.show(pendingStatus(run, workflowRun));
-                },
-            });
-        }
-        catch (error) {
-            if (!cancelling) {
-                await cancelOwnRunAfterError(client, tracker);
-                throw error;
-            }
-            // The cancel is the signal handler's; what went wrong meanwhile is still worth telling.
-            if (error instanceof RunMayExistError)
-                warning(error.message);
-            outcome = { kind: 'interrupted', run: undefined };
-        }
-        if (cancelling) {
-            const { signal, cancel } = await cancelling;
-            const run = await rereadAfterCancel(client, cancel, outcome.run);
-            outcome = { kind: 'interrupted', run, signal, cancel };
-        }
-        let newer;
-        if (outcome.kind === 'finished') {
-            newer = await findSupersedingRun(client, outcome.run, {
-                signal: interruption.signal,
-                sleep: abortableSleep,
-                now: Date.now,
-            });
-            if (newer)
-                outcome = { ...outcome, supersededBy: newer.run_id };
-        }
-        // A newer run on the same commit owns the status now: writing ours could cover its pending.
-        if (!(newer && newer.metadata?.gh_head_sha === commit?.sha)) {
-            status?.show(finalStatus(outcome, workflowRun));
-        }
-        const commentOutcome = commentOutcomeOf(outcome, continuing);
-        // The end at once; the answer and the notes follow once read (one more write, the last).
-        if (outcome.run)
-            showInComment?.show(outcome.run, { outcome: commentOutcome });
-        // The head is read while the agent's work is: one waits on GitHub, the other on the service.
-        const headMoved = outcome.run && showInComment && !cancelling ? headMovedNote(github, commit, core_namespaceObject) : undefined;
-        const work = await gatherAgentWork(outcome, settings, sources, watcher, interruption.signal);
-        if (outcome.run && showInComment) {
-            const moved = await headMoved;
-            showInComment.show(outcome.run, {
-                notes: moved ? [moved] : [],
-                answer: work.answer,
-                outcome: commentOutcome,
-            });
-        }
-        await Promise.all([showInComment?.settled(), status?.settled()]);
-        await publishOutcome(outcome, { ...work, continueRun: continuing });
+        const executed = await execute(step, interruption);
+        await finish(step, executed, interruption);
     }
     catch (error) {
         await publishError(error, { runId: tracker.runId });
     }
     finally {
-        stopListening();
+        interruption.stopListening();
+    }
+}
+/** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
+async function prepare(settings, client, tracker) {
+    const { github } = settings;
+    const continuing = settings.target.kind === 'continue';
+    // A refused comment starts nothing, and the step passes: the log says why.
+    if (continuing && !(await mayTalkToAgent(github, core_namespaceObject)))
+        return undefined;
+    const conversation = github.comment || continuing
+        ? await openConversation(github, core_namespaceObject, {
+            onCommentCreated: (commentId) => runnerState.saveCommentId(commentId),
+            mode: continuing ? 'reply' : 'keyed',
+            name: settings.target.kind === 'existing' ? undefined : settings.target.request.config?.name,
+        })
+        : undefined;
+    const target = await resolveTarget(settings.target, conversation, core_namespaceObject);
+    const commit = await resolveWorkCommit(github, core_namespaceObject);
+    const status = await openCommitStatus(github, commit, core_namespaceObject);
+    if (status && commit)
+        runnerState.saveStatusSha(commit.sha);
+    const sources = agentWorkSources(client);
+    return {
+        settings,
+        target,
+        client,
+        tracker,
+        continuing,
+        comment: github.comment ? conversation : undefined,
+        commit,
+        status,
+        workflowRun: workflowRunUrl(process.env),
+        sources,
+        watcher: watcherFor(settings, tracker, sources),
+    };
+}
+/** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
+async function execute(step, interruption) {
+    const { client, tracker, comment, status, workflowRun } = step;
+    let outcome;
+    try {
+        outcome = await executeStep({ ...step.settings, target: step.target }, {
+            client,
+            tracker,
+            now: Date.now,
+            sleep: abortableSleep,
+            signal: interruption.signal,
+            log: step.watcher.log,
+            watch: step.watcher,
+            tag: tagFromEnvironment(process.env, undefined, step.commit?.sha),
+            onRunSeen: (run) => {
+                // The end is shown once the step knows its outcome (timed out, superseded, …), below.
+                if (isTerminal(run.state))
+                    return;
+                comment?.show(run);
+                status?.show(pendingStatus(run, workflowRun));
+            },
+        });
+    }
+    catch (error) {
+        if (!interruption.cancelling) {
+            await cancelAfterError(client, tracker);
+            throw error;
+        }
+        // The cancel is the signal handler's; what went wrong meanwhile is still worth telling.
+        if (error instanceof RunMayExistError)
+            warning(error.message);
+        outcome = { kind: 'interrupted', run: undefined };
+    }
+    const interrupted = await interruption.outcome(outcome.run);
+    if (interrupted)
+        return { outcome: interrupted };
+    if (outcome.kind !== 'finished')
+        return { outcome };
+    const newer = await findSupersedingRun(client, outcome.run, {
+        signal: interruption.signal,
+        sleep: abortableSleep,
+        now: Date.now,
+    });
+    return newer ? { outcome: { ...outcome, supersededBy: newer.run_id }, newer } : { outcome };
+}
+/** Shows the outcome on every surface: the commit status, the comment, outputs and summary. */
+async function finish(step, { outcome, newer }, interruption) {
+    const { settings, comment, status, commit, workflowRun } = step;
+    // A newer run on the same commit owns the status now: writing ours could cover its pending.
+    if (!(newer && newer.metadata?.gh_head_sha === commit?.sha)) {
+        status?.show(finalStatus(outcome, workflowRun));
+    }
+    const commentOutcome = commentOutcomeOf(outcome, step.continuing);
+    // The end at once; the answer and the notes follow once read (one more write, the last).
+    if (outcome.run)
+        comment?.show(outcome.run, { outcome: commentOutcome });
+    // The head is read while the agent's work is: one waits on GitHub, the other on the service.
+    const headMoved = outcome.run && comment && !interruption.cancelling
+        ? headMovedNote(settings.github, commit, core_namespaceObject)
+        : undefined;
+    const work = await gatherAgentWork(outcome, settings, step.sources, step.watcher, interruption.signal);
+    if (outcome.run && comment) {
+        const moved = await headMoved;
+        comment.show(outcome.run, {
+            notes: moved ? [moved] : [],
+            answer: work.answer,
+            outcome: commentOutcome,
+        });
+    }
+    await Promise.all([comment?.settled(), status?.settled()]);
+    await publishOutcome(outcome, { ...work, continueRun: step.continuing });
+}
+/**
+ * The workflow cancelling the step: SIGINT or SIGTERM. The first signal aborts
+ * the wait and sends the cancel at once, within what the runner leaves before
+ * it kills the step; the step then reports itself interrupted.
+ */
+class Interruption {
+    #controller = new AbortController();
+    #tracker;
+    #client;
+    #cancelling;
+    #stopListening = () => undefined;
+    constructor(tracker) {
+        this.#tracker = tracker;
+    }
+    /** Aborts when the workflow cancels the step. */
+    get signal() {
+        return this.#controller.signal;
+    }
+    get cancelling() {
+        return this.#cancelling !== undefined;
+    }
+    listen(client) {
+        this.#client = client;
+        this.#stopListening = onTerminationSignal((signal) => {
+            if (this.#cancelling) {
+                info(`Received ${signal} again; still cancelling.`);
+                return;
+            }
+            this.#controller.abort();
+            this.#cancelling = cancelOnSignal(signal, client, this.#tracker);
+        });
+    }
+    stopListening() {
+        this.#stopListening();
+    }
+    /** The step's outcome once the signal's cancel is answered; undefined without a signal. */
+    async outcome(lastSeen) {
+        if (!this.#cancelling || !this.#client)
+            return undefined;
+        const { signal, cancel } = await this.#cancelling;
+        const run = await rereadAfterCancel(this.#client, cancel, lastSeen);
+        return { kind: 'interrupted', run, signal, cancel };
     }
 }
 /** Sends the cancel request at once, within what the runner leaves before it kills the step. */
-async function cancelOwnRunOnSignal(signal, client, tracker) {
-    const budgetMs = signal === 'SIGTERM' ? CANCEL_BUDGET_MS.afterTerminate : CANCEL_BUDGET_MS.afterInterrupt;
-    const deadline = Date.now() + budgetMs;
-    const remaining = () => Math.max(0, deadline - Date.now());
+async function cancelOnSignal(signal, client, tracker) {
+    const why = { kind: 'signal', signal };
+    const deadline = cancelDeadline(why, Date.now());
     // Should anything keep the process alive past the budget, end it before the runner's kill.
-    setTimeout(() => process.exit(1), budgetMs + 500).unref();
+    setTimeout(() => process.exit(1), deadline - Date.now() + SIGNAL_CANCEL.exitMarginMs).unref();
     info(`Received ${signal}: the workflow is cancelling this step.`);
     // A create (or its lookup) or a follow-up in flight may yet start or restart a run: let it
     // answer, keeping time for the cancel.
-    const runId = await tracker.whenDecided(budgetMs * 0.6);
+    const runId = await tracker.whenDecided((deadline - Date.now()) * SIGNAL_CANCEL.decideShare);
     if (!runId || !tracker.needsCancel) {
         if (tracker.mayHaveUnseenRun) {
             info('The create request has not been answered; the post step will look for its run.');
         }
         return { signal, cancel: undefined };
     }
-    const cancelOnce = () => cancelOwnRun(client, tracker, runId, {
-        signal: AbortSignal.timeout(remaining()),
-        timeoutMs: remaining(),
-    });
-    let cancel = await cancelOnce();
-    // Right after a follow-up, "already finished" may describe the pass before it: the run is
-    // about to restart, and the cancel lands once it has.
-    while (cancel.kind === 'already-finished' &&
-        tracker.awaitingNewPass &&
-        remaining() > RECANCEL_PAUSE_MS * 2) {
-        await abortableSleep(RECANCEL_PAUSE_MS);
-        cancel = await cancelOnce();
-    }
+    const cancel = await cancelOwnRun(tracker, runId, why, cancelDeps(client), deadline);
     if (cancel.kind === 'blocked')
         logCancel(core_namespaceObject, runId, cancel);
     return { signal, cancel };
 }
-/** The pause between cancels of a run that a follow-up is about to restart. */
-const RECANCEL_PAUSE_MS = 250;
 /**
  * A run must not outlive a step that gave up on it. A step that failed before
  * it knew of a run made none, unless a create's answer was lost and its run
  * not found: then the state keeps the create's tag for the post step.
  */
-async function cancelOwnRunAfterError(client, tracker) {
+async function cancelAfterError(client, tracker) {
     const runId = tracker.runId;
     // A create whose run was neither seen nor ruled out leaves its tag for the post step.
     if (!runId)
@@ -11750,11 +11920,10 @@ async function cancelOwnRunAfterError(client, tracker) {
     if (!tracker.needsCancel)
         return;
     // Briefly, as after a timeout: a cancel that fails leaves the run to the post step.
-    const report = await cancelOwnRun(client, tracker, runId, {
-        timeoutMs: CANCEL_AFTER_TIMEOUT.timeoutMs,
-        deadline: Date.now() + CANCEL_AFTER_TIMEOUT.budgetMs,
-    });
-    logCancel(core_namespaceObject, runId, report);
+    logCancel(core_namespaceObject, runId, await cancelOwnRun(tracker, runId, { kind: 'error' }, cancelDeps(client)));
+}
+function cancelDeps(client) {
+    return { client, now: Date.now, sleep: abortableSleep, log: core_namespaceObject };
 }
 /** `cancel_only`: cancels the active runs with the name, and starts nothing. */
 async function cancelOnlyStep(cleanup) {
@@ -11779,8 +11948,6 @@ function watcherFor(settings, tracker, sources) {
         onSessionLink: (link) => setOutput('session_link', link),
     });
 }
-/** Reading the answer and downloading files after the run: a bounded time, never the outcome. */
-const AGENT_WORK_DEADLINE_MS = 5 * 60_000;
 /**
  * The agent's answer and files, once the run has ended, been cancelled by the
  * step, or been handed to a person at BLOCKED. Nothing here changes the outcome.
@@ -11813,24 +11980,18 @@ async function gatherAgentWork(outcome, settings, sources, watcher, signal) {
 
 
 
+
 /**
  * The post step: the cleanup path that works when no signal reached the main
  * step (a hard kill, a container job, a step under `if: always()`). It cancels
- * a run the main step left unfinished, and does nothing otherwise.
+ * a run the main step left unfinished, and does nothing otherwise. It reuses
+ * the main step's pieces: the search for a create's run, and the cancel.
  */
 async function post_run() {
     try {
         const saved = readSavedRun();
-        if (saved.settled) {
-            info(saved.runId
-                ? `Run ${saved.runId} ended or was handed off in the main step; nothing to clean up.`
-                : 'The main step created no run; nothing to clean up.');
+        if (!leftUnfinished(saved))
             return;
-        }
-        if (!saved.runId && !saved.invocation) {
-            info('The main step created no run; nothing to clean up.');
-            return;
-        }
         const settings = readPostSettings();
         // A run still being prepared answers 409 for a while; there is time to wait it out here.
         const client = serviceClient(settings, { maxRetries: 5 });
@@ -11838,9 +11999,13 @@ async function post_run() {
         if (!runId)
             return;
         info(`The main step left run ${runId} unfinished; cancelling it.`);
-        const report = saved.awaitingNewPass
-            ? await cancelRunAfterFollowup(client, runId)
-            : await requestCancel(client, runId);
+        const why = { kind: 'post' };
+        const report = await cancelRun({
+            runId,
+            why,
+            deadline: cancelDeadline(why, Date.now()),
+            mayRestart: () => saved.awaitingNewPass,
+        }, { client, now: Date.now, sleep: abortableSleep, log: core_namespaceObject });
         if (report.kind === 'failed')
             setFailed(describeCancel(runId, report));
         else
@@ -11856,71 +12021,48 @@ async function post_run() {
         await publishError(error);
     }
 }
-/**
- * How long the post step looks for the run of a create whose answer was lost:
- * the service's list can lag behind its writes by seconds, and a cancelled job
- * leaves the post step minutes before the runner's force-kill.
- */
-const SEARCH_DEADLINE_MS = 60_000;
-const SEARCH_PAUSE_MS = 2_000;
-/** How long the post step waits for a run to restart after its follow-up, to cancel it. */
-const RESTART_DEADLINE_MS = 30_000;
-/**
- * Cancels a run that was sent a follow-up the main step never saw take effect.
- * "Already finished" may describe the pass before the follow-up, with the run
- * about to restart, so the cancel is repeated until it lands or the deadline.
- */
-async function cancelRunAfterFollowup(client, runId) {
-    const deadline = Date.now() + RESTART_DEADLINE_MS;
-    let report = await requestCancel(client, runId);
-    if (report.kind !== 'already-finished')
-        return report;
-    info(`Run ${runId} still shows its state from before the follow-up; cancelling again once it restarts.`);
-    while (report.kind === 'already-finished' && Date.now() + SEARCH_PAUSE_MS < deadline) {
-        await abortableSleep(SEARCH_PAUSE_MS);
-        report = await requestCancel(client, runId, {
-            timeoutMs: Math.max(1_000, deadline - Date.now()),
-        });
+/** Whether the main step left a run (or a create's run) that may still need cancelling. */
+function leftUnfinished(saved) {
+    if (saved.settled) {
+        info(saved.runId
+            ? `Run ${saved.runId} ended or was handed off in the main step; nothing to clean up.`
+            : 'The main step created no run; nothing to clean up.');
+        return false;
     }
-    return report;
+    if (!saved.runId && !saved.invocation) {
+        info('The main step created no run; nothing to clean up.');
+        return false;
+    }
+    return true;
 }
 /**
  * The run a create request made when the main step never learned of it: the
  * main step stopped before the answer came, or the answer was lost and the run
- * was not found yet. Looks patiently, by the request's unique tag, until a
- * deadline.
+ * was not found yet. Looks patiently (the service's list can lag behind its
+ * writes by seconds, and a cancelled job leaves the post step minutes before
+ * the runner's force-kill), by the request's unique tag, until a deadline.
  */
 async function findUnansweredRun(client, invocation) {
     info(`The main step did not learn which run its create request made; looking for a run tagged ${INVOCATION_KEY}=${invocation}.`);
-    const deadline = Date.now() + SEARCH_DEADLINE_MS;
-    let lastProblem;
-    for (let attempt = 1;; attempt += 1) {
-        const timeoutMs = Math.max(1_000, deadline - Date.now());
-        try {
-            const lookup = await lookUpInvocation({
-                // No retries inside a lookup: the loop retries, and the deadline must hold.
-                listRuns: (query) => client.listRuns(query, { timeoutMs, maxRetries: 0 }),
-                iterateRuns: (query, options) => client.iterateRuns(query, { ...options, timeoutMs, maxRetries: 0 }),
-            }, invocation);
-            if (lookup.kind === 'found')
-                return lookup.run.run_id;
-            if (lookup.kind === 'ambiguous') {
-                warning(`Runs ${lookup.runIds.join(', ')} all carry ${INVOCATION_KEY}=${invocation}; none is cancelled. Check them by hand.`);
-                return undefined;
-            }
-            lastProblem = 'none is listed';
-        }
-        catch (error) {
-            lastProblem = `the lookup failed: ${error instanceof Error ? error.message : String(error)}`;
-            info(`Lookup ${attempt}: ${lastProblem}`);
-        }
-        if (Date.now() + SEARCH_PAUSE_MS >= deadline)
-            break;
-        await abortableSleep(SEARCH_PAUSE_MS);
+    const search = await searchForCreatedRun(invocation, {
+        client,
+        now: Date.now,
+        sleep: abortableSleep,
+        log: core_namespaceObject,
+        pausesMs: steadyPauses(CREATE_LOOKUP.postPauseMs),
+        deadline: Date.now() + CREATE_LOOKUP.postDeadlineMs,
+    });
+    switch (search.kind) {
+        case 'found':
+            return search.run.run_id;
+        case 'ambiguous':
+            warning(`Runs ${search.runIds.join(', ')} all carry ${INVOCATION_KEY}=${invocation}; none is cancelled. Check them by hand.`);
+            return undefined;
+        case 'none':
+            warning(`No run tagged ${INVOCATION_KEY}=${invocation} was found within ${CREATE_LOOKUP.postDeadlineMs / 1000}s (${search.lastProblem}). ` +
+                'The create request may still have made one: search the runs for that metadata, and cancel it if it is there.');
+            return undefined;
     }
-    warning(`No run tagged ${INVOCATION_KEY}=${invocation} was found within ${SEARCH_DEADLINE_MS / 1000}s (${lastProblem}). ` +
-        'The create request may still have made one: search the runs for that metadata, and cancel it if it is there.');
-    return undefined;
 }
 /** The main step's comment still shows the run in progress; show where it ended. */
 async function finishComment(client, runId, commentId, github, stopped) {
