@@ -82,6 +82,11 @@ export interface InputSource {
 }
 
 const DEFAULT_TIMEOUT = '60m'
+/**
+ * Warp's Oz platform, whose Agent Runs API this action speaks. action.yml gives the same
+ * default; this one serves a workflow that passes an empty value, such as an unset variable.
+ */
+const DEFAULT_BASE_URL = 'https://app.warp.dev/api/v1'
 
 const runnerInputs = (): InputSource => ({
   get: (name) => core.getInput(name),
@@ -432,9 +437,8 @@ const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i
 
 function parseBaseUrl(value: string, apiKey: string): string {
   // A key pasted into the wrong input must not be echoed back in the error.
+  if (!value) return DEFAULT_BASE_URL
   const shown = value.split(apiKey).join('***')
-  if (!value)
-    throw new InputError('base_url', 'is required, e.g. https://agents.example.com/api/v1.')
   let url: URL
   try {
     url = new URL(value)

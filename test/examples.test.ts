@@ -35,6 +35,25 @@ const EXPECTED_EXAMPLES = [
 
 /** A step that runs this action, under any owner, path or version. */
 const ACTION_REF = /^[\w.-]+\/cloud-agent-run-action(?:\/[\w./-]+)?@[\w./-]+$/
+
+/**
+ * The one `uses:` line: package.json's `repository` (where the action is published) at the
+ * major version's tag, which release.yml moves.
+ */
+function publishedAction(): { repository: string; uses: string } {
+  const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
+    version: string
+    repository?: { url?: string }
+  }
+  const repository = /github\.com\/([\w.-]+\/[\w.-]+?)(?:\.git)?$/.exec(
+    pkg.repository?.url ?? '',
+  )?.[1]
+  if (!repository) throw new Error('package.json has no GitHub repository')
+  return { repository, uses: `${repository}@v${pkg.version.split('.')[0] ?? ''}` }
+}
+const PUBLISHED = publishedAction()
+/** The secret every example and the README pass as api_key: the name Warp's own docs use. */
+const KEY_SECRET = '${{ secrets.WARP_API_KEY }}'
 const SECRET_EXPRESSION = /^\$\{\{\s*secrets\.[A-Za-z_][A-Za-z0-9_]*\s*\}\}$/
 /** GitHub's default job timeout, in minutes. */
 const DEFAULT_JOB_TIMEOUT = 360
@@ -198,18 +217,18 @@ describe('the example workflows', () => {
   })
 
   it.each(exampleFiles)(
-    '%s uses the published action with the key and URL from settings',
+    '%s uses the published action with the key from WARP_API_KEY, and the default service',
     (name) => {
       const withs = actionWiths(loadExample(name))
       expect(withs.length).toBeGreaterThan(0)
       for (const w of withs) {
-        expect(w['api_key']).toBe('${{ secrets.AGENT_API_KEY }}')
-        expect(w['base_url']).toBe('${{ vars.AGENT_BASE_URL }}')
+        expect(w['api_key']).toBe(KEY_SECRET)
+        expect(w).not.toHaveProperty('base_url')
       }
       const refs = Object.values(loadExample(name).jobs).flatMap((job) =>
-        job.steps.map((s) => s.uses).filter((u) => u !== undefined),
+        job.steps.map((s) => s.uses).filter((u) => u !== undefined && ACTION_REF.test(u)),
       )
-      expect(refs.every((ref) => ref === 'octo-org/cloud-agent-run-action@v1')).toBe(true)
+      for (const ref of refs) expect(ref).toMatch(publishedRef())
     },
   )
 
@@ -229,6 +248,167 @@ describe('the example workflows', () => {
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
     const link = new RegExp(`(?:\\]\\(|\\]:\\s*)(?:\\./)?examples/${escaped}(?:[)\\s#]|$)`)
     expect(link.test(readme), `README.md has no link to examples/${name}`).toBe(true)
+  })
+})
+
+/** `owner/repo@vN`, or an action in a folder of it (`owner/repo/reconcile@vN`). */
+function publishedRef(): RegExp {
+  const [repository, version] = PUBLISHED.uses.split('@')
+  const escape = (text = ''): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  return new RegExp(`^${escape(repository)}(?:/[\\w-]+)*@${escape(version)}$`)
+}
+
+/** Every `owner/cloud-agent-run-action…@version` or `<owner>/…` a text names. */
+function actionRefsIn(text: string): string[] {
+  return [...text.matchAll(/[\w.<>-]+\/cloud-agent-run-action(?:\/[\w-]+)*@[\w.-]+/g)].map(
+    (match) => match[0],
+  )
+}
+
+describe('one `uses:` line everywhere', () => {
+  const docs = readdirSync(`${root}docs`)
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`)
+  const texts = [
+    'README.md',
+    'SECURITY.md',
+    ...docs,
+    ...exampleFiles.map((name) => `examples/${name}`),
+    '.github/workflows/release.yml',
+  ]
+
+  it('package.json names the published repository', () => {
+    expect(PUBLISHED.uses).toMatch(/^[\w.-]+\/[\w.-]+@v\d+$/)
+  })
+
+  it.each(texts)('%s names the action only as published', (path) => {
+    for (const ref of actionRefsIn(readFileSync(`${root}${path}`, 'utf8'))) {
+      expect(ref, `${path} says ${ref}`).toMatch(publishedRef())
+    }
+  })
+
+  it.each(['README.md', '.github/workflows/release.yml'])('%s says it', (path) => {
+    expect(readFileSync(`${root}${path}`, 'utf8')).toContain(PUBLISHED.uses)
+  })
+
+  it('flags another owner, a placeholder and another version', () => {
+    for (const wrong of ['<owner>', 'someone-else']) {
+      const ref = PUBLISHED.uses.replace(/^[^/]+/, wrong)
+      expect(actionRefsIn(`- uses: ${ref}`)).toEqual([ref])
+      expect(ref).not.toMatch(publishedRef())
+    }
+    expect(PUBLISHED.uses.replace(/@v\d+$/, '@v0')).not.toMatch(publishedRef())
+    expect(`${PUBLISHED.repository}/reconcile@v1`).toMatch(publishedRef())
+  })
+})
+
+/**
+ * A step's key: its `name`, else what the action falls back to (the workflow and the job),
+ * which no other workflow shares.
+ */
+interface KeyedStep {
+  example: string
+  key: string
+  cancelOnly: boolean
+}
+
+function keyedSteps(example: string): KeyedStep[] {
+  return Object.entries(loadExample(example).jobs).flatMap(([jobId, job]) =>
+    job.steps
+      .filter((s) => ACTION_REF.test(s.uses ?? '') && s.with?.['run_id'] === undefined)
+      .map((s) => ({
+        example,
+        key: typeof s.with?.['name'] === 'string' ? s.with['name'] : `${example}/${jobId}`,
+        cancelOnly: s.with?.['cancel_only'] === true,
+      })),
+  )
+}
+
+/**
+ * Whether two keys can ever be the same string. An expression can be anything, so two keys
+ * can collide unless their literal text before the first expression, or after the last, differ.
+ */
+function keysCanCollide(a: string, b: string): boolean {
+  const parts = (key: string): { head: string; tail: string } => {
+    const pieces = key.split(/\$\{\{[^}]*\}\}/)
+    return { head: pieces[0] ?? '', tail: pieces.length > 1 ? (pieces.at(-1) ?? '') : '' }
+  }
+  const [x, y] = [parts(a), parts(b)]
+  if (!a.includes('${{') && !b.includes('${{')) return a === b
+  const headsAgree = x.head.startsWith(y.head) || y.head.startsWith(x.head)
+  const tailsAgree = x.tail.endsWith(y.tail) || y.tail.endsWith(x.tail)
+  return headsAgree && tailsAgree
+}
+
+/** The same pull request (or its branch), however the event spells it. */
+function samePullRequest(key: string): string {
+  return key
+    .replace(/\$\{\{\s*github\.event\.(?:pull_request|issue)\.number\s*\}\}/g, '<PR>')
+    .replace(
+      /\$\{\{\s*github\.event\.(?:pull_request\.head\.ref|workflow_run\.head_branch)\s*\}\}/g,
+      '<BRANCH>',
+    )
+}
+
+describe("the examples' keys", () => {
+  const starting = exampleFiles.flatMap(keyedSteps).filter((step) => !step.cancelOnly)
+  const pairs = starting.flatMap((a, i) => starting.slice(i + 1).map((b) => [a, b] as const))
+
+  it('are compared pairwise, every pair', () => {
+    expect(pairs.length).toBe((starting.length * (starting.length - 1)) / 2)
+    expect(pairs.length).toBeGreaterThan(20)
+  })
+
+  it.each(pairs.map(([a, b]) => [a.example, a.key, b.example, b.key]))(
+    '%s (%s) never shares its key with %s (%s)',
+    (_a, keyA, _b, keyB) => {
+      expect(keysCanCollide(keyA, keyB)).toBe(false)
+    },
+  )
+
+  it('collide when they can', () => {
+    expect(keysCanCollide('pr-review-${{ x }}', 'pr-review-${{ y }}')).toBe(true)
+    expect(keysCanCollide('pr-${{ x }}', 'pr-review-${{ y }}')).toBe(true)
+    expect(keysCanCollide('agent-review', 'agent-review')).toBe(true)
+    expect(keysCanCollide('pr-review-${{ x }}', 'pr-answer-${{ x }}')).toBe(false)
+    expect(keysCanCollide('${{ x }}-a', '${{ x }}-b')).toBe(false)
+    expect(keysCanCollide('agent-review', 'agent-verdict')).toBe(false)
+  })
+
+  it('close-pr-cleanup cancels every key that names a run on a pull request or its branch', () => {
+    const cancelled = keyedSteps('close-pr-cleanup.yml')
+      .filter((step) => step.cancelOnly)
+      .map((step) => samePullRequest(step.key))
+    const perPullRequest = starting
+      .map((step) => ({ ...step, key: samePullRequest(step.key) }))
+      .filter((step) => /<PR>|<BRANCH>/.test(step.key))
+    expect(perPullRequest.map((step) => step.example)).toEqual(
+      expect.arrayContaining([
+        'answer-pr-comments.yml',
+        'fix-failing-check.yml',
+        'review-pull-request.yml',
+      ]),
+    )
+    for (const step of perPullRequest) expect(cancelled, step.example).toContain(step.key)
+  })
+
+  it('a pull request example whose key is not per pull request is cancelled by its own close', () => {
+    const prEvents = ['pull_request', 'pull_request_target', 'issue_comment']
+    for (const example of exampleFiles) {
+      const workflow = loadExample(example)
+      if (!prEvents.some((event) => event in workflow.on)) continue
+      for (const step of keyedSteps(example).filter((s) => !s.cancelOnly)) {
+        if (/<PR>/.test(samePullRequest(step.key))) continue
+        // A close joins the workflow's group, and GitHub cancels the job in progress.
+        const types = (workflow.on['pull_request'] as { types?: string[] } | undefined)?.types
+        expect(types, example).toContain('closed')
+        expect(workflow.concurrency?.['cancel-in-progress'], example).toBe(true)
+        expect(samePullRequest(workflow.concurrency?.group ?? ''), example).toContain('<PR>')
+        expect(Object.values(workflow.jobs)[0]?.if, example).toContain(
+          "github.event.action != 'closed'",
+        )
+      }
+    }
   })
 })
 
@@ -282,7 +462,7 @@ describe('what each example shows', () => {
     const w = onlyAction('answer-pr-comments.yml')
     expect(w['continue_run']).toBe(true)
     expect(w['commenter_permission']).toBe('write')
-    expect(w['name']).toBe('pr-review-${{ github.event.issue.number }}')
+    expect(w['name']).toBe('pr-answer-${{ github.event.issue.number }}')
     expect(w['comment']).toBe(true)
     expect(w['followup']).toBe('${{ github.event.comment.body }}')
     expect(String(w['prompt'])).toContain('${{ github.event.comment.body }}')
@@ -320,7 +500,9 @@ describe('what each example shows', () => {
 
   it('require-agent-review: a commit status under one context for branch protection', () => {
     const workflow = loadExample('require-agent-review.yml')
-    expect(workflow.on['pull_request']).toEqual({ types: ['opened', 'synchronize', 'reopened'] })
+    expect(workflow.on['pull_request']).toEqual({
+      types: ['opened', 'synchronize', 'reopened', 'closed'],
+    })
     expect(workflow.permissions?.['statuses']).toBe('write')
     expect(workflow.concurrency?.['cancel-in-progress']).toBe(true)
     const w = onlyAction('require-agent-review.yml')
@@ -330,13 +512,20 @@ describe('what each example shows', () => {
     expect(readExample('require-agent-review.yml')).toContain('"cloud-agent/agent-review"')
   })
 
-  it('close-pr-cleanup: on close, cancels the runs review-pull-request names, creating none', () => {
+  it('close-pr-cleanup: on any close, forks included, cancels and creates nothing', () => {
     const workflow = loadExample('close-pr-cleanup.yml')
-    expect(workflow.on).toEqual({ pull_request: { types: ['closed'] } })
-    const w = onlyAction('close-pr-cleanup.yml')
-    expect(w['cancel_only']).toBe(true)
-    expect(w['name']).toBe(onlyAction('review-pull-request.yml')['name'])
-    expect(w['prompt']).toBeUndefined()
+    // pull_request_target: a fork's pull request gets the secret too, so its answers are cancelled.
+    expect(workflow.on).toEqual({ pull_request_target: { types: ['closed'] } })
+    const job = Object.values(workflow.jobs)[0]
+    expect(job?.if).toBeUndefined()
+    expect(job?.steps.every((step) => step.run === undefined)).toBe(true)
+    expect(job?.steps.some((step) => /checkout/.test(step.uses ?? ''))).toBe(false)
+    for (const w of actionWiths(workflow)) {
+      expect(w['cancel_only']).toBe(true)
+      expect(w['prompt']).toBeUndefined()
+    }
+    // A failed cancel does not stop the next.
+    for (const step of job?.steps.slice(1) ?? []) expect(step.if).toMatch(/^always\(\)/)
   })
 
   it('nightly-dependency-updates: a nightly cron and manual runs, a skill and a timeout', () => {
@@ -411,7 +600,6 @@ jobs:
       - uses: someone/cloud-agent-run-action@v1
         with:
           api_key: \${{ secrets.KEY }}
-          base_url: https://agents.example.com/api/v1
           prompt: hi
 `
 
@@ -438,8 +626,8 @@ jobs:
     expect(projectRuleErrors(withStep('          promt: typo\n'), inputs)).toEqual([
       'job a, step 1: `promt` is not an input in action.yml',
     ])
-    expect(projectRuleErrors(good.replace(/ {10}base_url: .*\n/, ''), inputs)).toEqual([
-      'job a, step 1: no `base_url`',
+    expect(projectRuleErrors(good.replace(/ {10}api_key: .*\n/, ''), inputs)).toEqual([
+      'job a, step 1: no `api_key`',
     ])
   })
 

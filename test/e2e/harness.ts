@@ -52,6 +52,10 @@ export function inputEnv(inputs: Record<string, string>): Record<string, string>
   const declared = ACTION_YML.inputs
   const unknown = Object.keys(inputs).filter((name) => !(name in declared))
   if (unknown.length > 0) throw new Error(`Not inputs of action.yml: ${unknown.join(', ')}`)
+  // base_url's default is Warp's real service: a test that could reach it must name its fake.
+  if (inputs['api_key'] && inputs['base_url'] === undefined) {
+    throw new Error('A step with an api_key needs a base_url: the default is the real service.')
+  }
   const env: Record<string, string> = {}
   for (const [name, spec] of Object.entries(declared)) {
     // The runner evaluates expressions in defaults; github.token is the only one action.yml uses.

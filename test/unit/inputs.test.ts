@@ -86,10 +86,16 @@ function rejects(given: Record<string, string>, input: string): InputError {
 }
 
 describe('action.yml defaults used by these tests', () => {
-  it('declares api_key and base_url as required, and the documented defaults', () => {
+  it('declares api_key as required, base_url as defaulting to Warp, and the documented defaults', () => {
     expect(actionYml.inputs.api_key?.required).toBe(true)
-    expect(actionYml.inputs.base_url?.required).toBe(true)
-    expect(DEFAULTS).toMatchObject({ wait: 'true', timeout: '60m', prompt: '', run_id: '' })
+    expect(actionYml.inputs.base_url?.required).not.toBe(true)
+    expect(DEFAULTS).toMatchObject({
+      base_url: 'https://app.warp.dev/api/v1',
+      wait: 'true',
+      timeout: '60m',
+      prompt: '',
+      run_id: '',
+    })
   })
 })
 
@@ -211,7 +217,6 @@ describe('readSettings: api_key', () => {
   })
 
   it.each([
-    '',
     'not a url',
     'ftp://agents.example.com/api/v1',
     'http://agents.example.com/api/v1',
@@ -343,9 +348,14 @@ describe('readSettings: base_url', () => {
     ['a fragment', 'https://agents.example.com/api/v1#top'],
     ['another scheme', 'ftp://agents.example.com/api/v1'],
     ['a relative URL', '/api/v1'],
-    ['an empty value', ''],
   ])('rejects %s', (_what, baseUrl) => {
     rejects({ base_url: baseUrl, prompt: 'p' }, 'base_url')
+  })
+
+  it("is Warp's Oz platform when left out, and when given empty (an unset variable)", () => {
+    const smallest = readSettings(fakeInputs({ api_key: KEY, prompt: 'p' }).source)
+    expect(smallest.baseUrl).toBe('https://app.warp.dev/api/v1')
+    expect(settingsFor({ base_url: '', prompt: 'p' }).baseUrl).toBe('https://app.warp.dev/api/v1')
   })
 
   it('says why plain http is refused, and never echoes credentials', () => {
