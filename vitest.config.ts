@@ -5,18 +5,21 @@ import { EndToEndFirst } from './test/support/end-to-end-first.ts'
 /** End-to-end test files: each test starts its own fake servers and step processes. */
 export const E2E_FILES = ['test/e2e/**/*.test.ts']
 
+const CORES = availableParallelism()
+
 /**
- * How many tests of one end-to-end file run at once. They mostly wait on the step's
- * timers, so vitest's default of 5 left the longest file in line while the CPU idled;
- * many more, and dozens of steps starting at once starve each other of the CPU.
+ * How many tests of one end-to-end file run at once: three per core. A test mostly waits on
+ * its step's timers, but every step is a Node process that needs ~100 ms of CPU to start,
+ * and a step starved of the CPU misses the deadlines it is tested against (the runner's
+ * grace, a timeout). Ten per file, four files at once, failed 59 tests on a loaded 2-core
+ * machine.
  */
-export const E2E_CONCURRENCY = 10
+export const E2E_CONCURRENCY = CORES * 3
 
 /** What every vitest config here shares. */
 export const COMMON = {
-  // End-to-end tests spend their time waiting on child processes and sockets,
-  // not on the CPU, so more files than cores run at once.
-  maxWorkers: Math.max(4, availableParallelism() * 2),
+  // One file per core: the tests of an end-to-end file already run at once (above).
+  maxWorkers: CORES,
   testTimeout: 20_000,
   hookTimeout: 20_000,
   reporters: ['default', './test/support/closing-line-reporter.ts'],

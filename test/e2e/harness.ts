@@ -83,8 +83,12 @@ export function parseFileCommands(text: string): Record<string, string> {
   return values
 }
 
-/** How long a test waits for a step's first request: generous, for a loaded 2-core machine. */
-export const STEP_START_TIMEOUT_MS = 15_000
+/**
+ * The bound on a test's wait for an event of a step (its first request, a line it prints): not
+ * a window the event must fit in, only what ends a wait for a step that is broken. Long, because
+ * a step on a loaded 2-core machine may take seconds to start; under the e2e test timeout.
+ */
+export const STEP_START_TIMEOUT_MS = 40_000
 
 /** What `${{ github.token }}` evaluates to in the end-to-end tests. */
 export const DEFAULT_GITHUB_TOKEN = 'ghs_default_test_token'

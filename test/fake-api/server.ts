@@ -400,11 +400,15 @@ export class FakeAgentApi {
     return this.requests.filter((r) => matches(r, method, pathPattern))
   }
 
-  /** Resolves with the first matching request, which may have arrived before the call. */
+  /**
+   * Resolves with the first matching request, which may have arrived before the call. The
+   * timeout only ends a wait for a request that never comes: a step starved of the CPU on a
+   * loaded machine may take many seconds to send it (5 s failed tests under load).
+   */
   waitForRequest(
     method: string,
     pathPattern: PathPattern,
-    timeoutMs = 5000,
+    timeoutMs = 40_000,
   ): Promise<RecordedRequest> {
     const seen = this.requests.find((r) => matches(r, method, pathPattern))
     if (seen) return Promise.resolve(seen)
