@@ -445,9 +445,12 @@ describe('the comment says how the run ended', () => {
     expect(body).toContain('**Timed out after 2s**')
     expect(body).toContain('when the `timeout` input (2s) ran out, so the action cancelled it')
     expect(parseMarker(body)?.runs[0]).toMatchObject({ state: 'CANCELLED', outcome: 'timed_out' })
-    // One write per state change (QUEUED creates it, INPROGRESS), plus the last: the outcome.
+    // At most one write per state change (QUEUED creates it, INPROGRESS), plus the last: the
+    // outcome. A step slow to start on a loaded machine may time out before it sees INPROGRESS.
     expect(gh.requestsTo('POST', /\/issues\/7\/comments$/)).toHaveLength(1)
-    expect(gh.requestsTo('PATCH', /\/issues\/comments\/\d+$/)).toHaveLength(2)
+    const updates = gh.requestsTo('PATCH', /\/issues\/comments\/\d+$/).length
+    expect(updates).toBeGreaterThanOrEqual(1)
+    expect(updates).toBeLessThanOrEqual(2)
   })
 
   it('a superseded step passes with outcome superseded, and its comment and status say so', async () => {
