@@ -9611,6 +9611,11 @@ class InputError extends Error {
     }
 }
 const DEFAULT_TIMEOUT = '60m';
+/**
+ * Warp's Oz platform, whose Agent Runs API this action speaks. action.yml gives the same
+ * default; this one serves a workflow that passes an empty value, such as an unset variable.
+ */
+const DEFAULT_BASE_URL = 'https://app.warp.dev/api/v1';
 const runnerInputs = () => ({
     get: (name) => getInput(name),
     mask: (secret) => setSecret(secret),
@@ -9904,9 +9909,9 @@ function checkNoCreateInputs(source) {
 const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 function parseBaseUrl(value, apiKey) {
     // A key pasted into the wrong input must not be echoed back in the error.
-    const shown = value.split(apiKey).join('***');
     if (!value)
-        throw new InputError('base_url', 'is required, e.g. https://agents.example.com/api/v1.');
+        return DEFAULT_BASE_URL;
+    const shown = value.split(apiKey).join('***');
     let url;
     try {
         url = new URL(value);
