@@ -356,9 +356,11 @@ describe('commit status', () => {
         { state: 'QUEUED', afterMs: 0 },
         { state: 'INPROGRESS', afterMs: 100 },
         { state: 'INPROGRESS', afterMs: 300, patch: { session_link: `https://s.test/${runId}` } },
+        // The step must poll while the link is there and the run is not yet FAILED. The fake's
+        // runs move by time, so that is a window: 0.4 s failed on a loaded machine, hence 4 s.
         {
           state: 'FAILED',
-          afterMs: 700,
+          afterMs: 4_300,
           patch: { status_message: { message: 'The tests fail:\n  3 failures' } },
         },
       ],
