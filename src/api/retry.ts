@@ -33,7 +33,10 @@ export const DEFAULT_BACKOFF: BackoffPolicy = {
 export function isRetryable(error: unknown, mode: RetryMode): boolean {
   if (!(error instanceof AgentApiError)) return false
   const hint = shouldRetryHeader(error)
-  if (hint !== undefined) return hint
+  if (hint === false) return false
+  // The header may stop a retry, never start one that could act twice: a service that says
+  // "retry" after a 500 may have made the run all the same.
+  if (hint === true && mode === 'idempotent') return true
   if (error instanceof ApiStatusError) {
     const { status } = error
     if (isRefusal(error)) return true

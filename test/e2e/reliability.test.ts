@@ -117,6 +117,23 @@ describe('create: exactly one run, whatever the fault', () => {
     expectReadableLog(result)
   })
 
+  it('500 with x-should-retry: true after the service acted: never a second create', async () => {
+    const api = await fakeApi(
+      {},
+      {
+        ...CREATE,
+        fault: { kind: 'status', status: 500, headers: { 'x-should-retry': 'true' }, act: true },
+      },
+    )
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(api.requestsTo('POST', /\/agent\/runs?$/)).toHaveLength(1)
+    expect(api.allRuns()).toHaveLength(1)
+    expect(result.code).toBe(0)
+    expect(result.outputs.run_id).toBe(api.allRuns()[0]?.run_id)
+    expect(result.stdout).toContain('adopting it')
+  })
+
   it('429 with Retry-After: waits and retries; one run', async () => {
     const api = await fakeApi(
       {},

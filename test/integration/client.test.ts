@@ -451,6 +451,21 @@ describe('getRun', () => {
     expect(sleeps).toHaveLength(1)
   })
 
+  it('never sends a create again, whatever x-should-retry says', async () => {
+    const api = await startApi()
+    api.injectFault({
+      method: 'POST',
+      fault: { kind: 'status', status: 500, headers: { 'x-should-retry': 'true' }, act: true },
+    })
+    const client = makeClient(api)
+
+    await rejection(client.createRun({ prompt: 'p' }), InternalServerError)
+
+    expect(api.requests).toHaveLength(1)
+    expect(api.allRuns()).toHaveLength(1)
+    expect(sleeps).toEqual([])
+  })
+
   it('throws NotFoundError for an unknown run, without retrying', async () => {
     const api = await startApi()
     const client = makeClient(api)

@@ -234,8 +234,21 @@ describe('isRetryable', () => {
       idempotentOnly,
     ],
     ['an aborted request', () => new ApiAbortedError(CREATE), never],
-    ['x-should-retry: true on a 400', () => statusError(400, { 'x-should-retry': 'true' }), both],
-    ['x-should-retry: true on a 500', () => statusError(500, { 'x-should-retry': 'true' }), both],
+    [
+      'x-should-retry: true on a 400 (never repeats what may act twice)',
+      () => statusError(400, { 'x-should-retry': 'true' }),
+      idempotentOnly,
+    ],
+    [
+      'x-should-retry: true on a 500 (never repeats what may act twice)',
+      () => statusError(500, { 'x-should-retry': 'true' }),
+      idempotentOnly,
+    ],
+    [
+      'x-should-retry: true on a 429 (a refusal, retried in both modes)',
+      () => statusError(429, { 'x-should-retry': 'true' }),
+      both,
+    ],
     [
       'x-should-retry: false on a 429',
       () => statusError(429, { 'x-should-retry': 'false' }),
