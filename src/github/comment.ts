@@ -379,7 +379,18 @@ export function renderComment(run: RunItem, marker: Marker, context: CommentCont
 /** Room for what clipping adds around the answer: its note and the block it is collapsed in. */
 const ANSWER_CLIP_SLACK = 500
 
-const HISTORY = /\n\n<details><summary>Earlier runs \(\d+\)<\/summary>\n[\s\S]*<\/details>$/
+const HISTORY_HEAD = /\n\n<details><summary>Earlier runs \(\d+\)<\/summary>\n/
+
+/**
+ * The body without its history block (from the first history heading to a closing
+ * `</details>` at the very end). Found by its heading, then the end checked once:
+ * `heading[\s\S]*<\/details>$` would scan to the end from every heading.
+ */
+function withoutHistory(body: string): string {
+  if (!body.endsWith('</details>')) return body
+  const head = HISTORY_HEAD.exec(body)
+  return head ? body.slice(0, head.index) : body
+}
 
 /**
  * A comment (written by the action) with a new marker and history, and the
@@ -387,7 +398,7 @@ const HISTORY = /\n\n<details><summary>Earlier runs \(\d+\)<\/summary>\n[\s\S]*<
  * newer run's part intact.
  */
 export function spliceComment(body: string, marker: Marker): string {
-  const rest = body.replace(MARKER, '').replace(HISTORY, '').replace(/^\n/, '')
+  const rest = withoutHistory(body.replace(MARKER, '')).replace(/^\n/, '')
   const history = marker.runs.slice(1)
   const lines = `${renderMarker(marker)}\n${rest}`
   if (history.length === 0) return lines
@@ -428,7 +439,7 @@ export function historyLine(record: RunRecord): string {
   if (session) parts.push(`[session](${session})`)
   const workflowRun = safeHttpUrl(record.workflowRun)
   if (workflowRun) parts.push(`[workflow run](${workflowRun})`)
-  parts.push(`started ${record.startedAt.replace(/T(\d\d:\d\d).*$/, ' $1 UTC')}`)
+  parts.push(`started ${record.startedAt.replace(/T(\d\d:\d\d)[\s\S]*/, ' $1 UTC')}`)
   return parts.join(' · ')
 }
 

@@ -23,7 +23,6 @@ const MENTION_BREAK = '\u200d'
 /** Zero-width space: breaks `<!--` inside code, where entities would show as typed. */
 const COMMENT_BREAK = '\u200b'
 
-const FENCE_OPEN = /^(`{3,}|~{3,})(.*)$/
 const INDENTED_FENCE = /^([ \t]+)([`~]{3})/
 
 export function agentMarkdown(text: unknown): string {
@@ -37,11 +36,10 @@ export function agentMarkdown(text: unknown): string {
       out.push(fence ? defuseCode(line) : line)
       continue
     }
-    const opener = FENCE_OPEN.exec(line)
-    const marker = opener?.[1] ?? ''
-    const info = opener?.[2] ?? ''
+    const marker = fenceMarker(line)
+    const info = line.slice(marker.length)
     // A backtick fence's info string cannot hold a backtick; such a line is not a fence.
-    if (opener && !(marker.startsWith('`') && info.includes('`'))) {
+    if (marker && !(marker.startsWith('`') && info.includes('`'))) {
       fence = { char: marker.charAt(0), length: marker.length }
       out.push(`${marker}${escapeInline(info)}`)
       continue
@@ -71,9 +69,22 @@ export function agentDetails(summary: string, text: unknown, open = false): stri
   ].join('\n')
 }
 
+/**
+ * The run of three or more backticks or tildes that opens a fence at the start of `line`, or ''.
+ * Counted, not matched: `/^(`{3,})(.*)$/` retries every shorter run when the rest is no match.
+ */
+function fenceMarker(line: string): string {
+  const char = line.charAt(0)
+  if (char !== '`' && char !== '~') return ''
+  let end = 1
+  while (line.charAt(end) === char) end += 1
+  return end >= 3 ? line.slice(0, end) : ''
+}
+
 function plainLine(text: string): string {
+  // White space around a line break becomes one space; `\s*\n\s*` would rescan long runs.
   return normalize(text)
-    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\s+/g, (run) => (run.includes('\n') ? ' ' : run))
     .trim()
 }
 
@@ -225,16 +236,23 @@ const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`]+/g
 
 /** The URL without what GitHub's autolinks leave out: trailing punctuation, an unmatched `)`. */
 function trimUrl(url: string): string {
-  let end = url
+  // One pass from the end, counting once: a URL ending in thousands of `.` or `)` stays linear.
+  let open = 0
+  let close = 0
+  for (const char of url) {
+    if (char === '(') open += 1
+    else if (char === ')') close += 1
+  }
+  let end = url.length
   for (;;) {
-    let trimmed = end.replace(/[.,:;!?*_~'"]+$/, '')
-    const open = trimmed.split('(').length
-    const close = trimmed.split(')').length
-    if (trimmed.endsWith(')') && close > open) trimmed = trimmed.slice(0, -1)
-    if (trimmed === end) return end
-    end = trimmed
+    while (end > 0 && TRAILING_PUNCTUATION.has(url.charAt(end - 1))) end -= 1
+    if (url.charAt(end - 1) !== ')' || close <= open) return url.slice(0, end)
+    end -= 1
+    close -= 1
   }
 }
+
+const TRAILING_PUNCTUATION = new Set('.,:;!?*_~\'"')
 
 /**
  * The destination of a link written `[label](<destination>)`: only `<`, `>`,

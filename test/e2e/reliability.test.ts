@@ -177,6 +177,13 @@ describe('polling survives trouble', () => {
     ['a burst of 503s', { kind: 'status', status: 503 }, 4],
     ['connection resets', { kind: 'reset' }, 3],
     ['a 200 whose body is a proxy HTML page', { kind: 'malformed' }, 3],
+    // Stripping tags was quadratic: a 400 KB page of unclosed `<` held the step for 113 s.
+    [
+      'a 502 page of a megabyte of unclosed tags',
+      { kind: 'status', status: 502, body: '<'.repeat(1_000_000) },
+      1,
+    ],
+    ['a 200 of a megabyte of unclosed tags', { kind: 'malformed', body: '<'.repeat(1_000_000) }, 1],
   ]
   for (const [name, fault, times] of cases) {
     it(`${name}: waits on and reports the outcome`, async () => {

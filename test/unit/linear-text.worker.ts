@@ -1,0 +1,101 @@
+/**
+ * The cases of linear-text.test.ts, run in a worker thread so that a transform gone
+ * quadratic (synchronous: no timer can interrupt it) is ended by `terminate()`, and
+ * fails its test, instead of holding the test run for hours. Each group feeds every
+ * hostile megabyte to its functions and posts the checks that did not hold.
+ */
+import { parentPort, workerData } from 'node:worker_threads'
+import { describeProgress } from '../../src/agent/progress.ts'
+import { safeArtifactPath } from '../../src/agent/artifacts.ts'
+import { isRunId } from '../../src/api/answers.ts'
+import { errorForStatus, excerpt } from '../../src/api/errors.ts'
+import { retryAfterMs } from '../../src/api/retry.ts'
+import { historyLine, parseMarker, spliceComment } from '../../src/github/comment.ts'
+import { oneLine } from '../../src/github/status.ts'
+import { parseIsoDuration } from '../../src/model/run.ts'
+import { safeForLog } from '../../src/text/log.ts'
+import {
+  agentDetails,
+  agentMarkdown,
+  escapeMarkdown,
+  inlineText,
+  safeHttpUrl,
+} from '../../src/text/markdown.ts'
+
+/** Big enough that quadratic takes minutes (a 400 KB page took 113 s), small enough to be cheap. */
+const SIZE = 300_000
+const many = (piece: string, total = SIZE) => piece.repeat(Math.ceil(total / piece.length))
+
+/** Each shaped against one kind of expression or loop that rescans. */
+const HOSTILE: Record<string, string> = {
+  unclosedTags: many('<'),
+  unclosedTagsWithText: many('<a '),
+  spaces: `${many(' ')}x`,
+  linesOfSpaces: `${many(' \t')}x\n`,
+  colons: many(':'),
+  backticksThenSeparator: `${many('`')}\u2028`,
+  tildesThenSeparator: `${many('~')}\u2028`,
+  indentedFence: `${many(' ')}\`\`\``,
+  backslashes: many('\\'),
+  backtickPairs: many('`a'),
+  mentions: many('@'),
+  commentOpeners: many('<!--'),
+  dotsInUrl: `https://a${many('.')}x`,
+  parensInUrl: `https://a${many(')')}`,
+  urls: many('https://a.b/ '),
+  digits: `${many('1')}x`,
+}
+
+type Check = (text: string) => boolean
+
+/** The groups the test names; each check also says the result is sane, not just that it ended. */
+export const GROUPS: Record<string, Record<string, Check>> = {
+  'error excerpts and messages': {
+    // 200 characters and the ellipsis, each `::` made `: :` for the log.
+    excerpt: (text) => excerpt(text).length <= 301,
+    errorForStatus: (text) =>
+      errorForStatus({ method: 'GET', path: '/r' }, 502, {}, text).message.startsWith('GET /r'),
+  },
+  'the log': { safeForLog: (text) => safeForLog(text).length <= 4_001 },
+  'agent Markdown': {
+    agentMarkdown: (text) => !agentMarkdown(text).includes('<!--'),
+    agentDetails: (text) => agentDetails(text, text).startsWith('<details><summary>'),
+  },
+  'service text in Markdown': {
+    inlineText: (text) => !inlineText(text).includes('<!'),
+    escapeMarkdown: (text) => !escapeMarkdown(text).replaceAll('<br>', '').includes('<'),
+    safeHttpUrl: (text) => !(safeHttpUrl(text) ?? '').includes('<'),
+  },
+  'progress, status, IDs, durations, headers and file names': {
+    describeProgress: (text) => describeProgress({ kind: 'step', summary: text }).length < 600,
+    oneLine: (text) => oneLine(text).length <= 140,
+    isRunId: (text) => !isRunId(text),
+    parseIsoDuration: (text) =>
+      parseIsoDuration(`P${text}`) === undefined && parseIsoDuration(`PT${text}`) === undefined,
+    retryAfterMs: (text) =>
+      retryAfterMs({ 'retry-after': text, 'retry-after-ms': text }, 0) === undefined,
+    safeArtifactPath: (text) => typeof safeArtifactPath('/tmp/a', `con${text}`).ok === 'boolean',
+  },
+  'a comment body: its marker, its history and its start times': {
+    parseMarker: (text) => parseMarker(`<!-- cloud-agent-run: {${text}}`) === undefined,
+    spliceComment: (text) =>
+      spliceComment(`${many('\n\n<details><summary>Earlier runs (1)</summary>\n')}${text}`, {
+        runId: 'r',
+        step: 's',
+        runs: [],
+      }).length > SIZE,
+    historyLine: (text) =>
+      historyLine({ runId: 'r', state: 'SUCCEEDED', startedAt: `${many('T00:00')}${text}` })
+        .length > 0,
+  },
+}
+
+if (parentPort && typeof workerData === 'string') {
+  const failed: string[] = []
+  for (const [name, check] of Object.entries(GROUPS[workerData] ?? {})) {
+    for (const [shape, text] of Object.entries(HOSTILE)) {
+      if (!check(text)) failed.push(`${name} on ${shape}`)
+    }
+  }
+  parentPort.postMessage(failed)
+}
