@@ -122,12 +122,15 @@ export class AgentRunsClient {
   readonly #baseUrl: string
   readonly #apiKey: string
   readonly #origin: string
+  /** Only a service on this machine may hand out download URLs on this machine. */
+  readonly #serviceIsLoopback: boolean
   readonly #options: Required<Omit<ClientOptions, 'baseUrl' | 'apiKey' | 'onRetry'>> &
     Pick<ClientOptions, 'onRetry'>
 
   constructor(options: ClientOptions) {
     this.#baseUrl = options.baseUrl.replace(/\/$/, '')
     this.#origin = new URL(this.#baseUrl).origin
+    this.#serviceIsLoopback = isLoopback(new URL(this.#baseUrl).hostname)
     this.#apiKey = options.apiKey
     this.#options = {
       userAgent: options.userAgent ?? 'cloud-agent-run-action',
@@ -311,11 +314,13 @@ export class AgentRunsClient {
 
   /**
    * Downloads a signed URL the service handed out (an artifact or transcript).
-   * It lives on another host, so the key is never sent; https only, but for
-   * loopback; capped in size and time. The runner's proxy settings apply.
+   * It lives on another host, so the key is never sent; https only, and never
+   * this machine unless base_url is on it too (a remote service must not aim the
+   * runner at its own loopback); capped in size and time. The runner's proxy
+   * settings apply.
    */
   async downloadSignedUrl(url: string, options: DownloadOptions = {}): Promise<Download> {
-    const target = parseDownloadUrl(url)
+    const target = parseDownloadUrl(url, this.#serviceIsLoopback)
     // The query holds the signature: the label shows neither it nor anything else secret.
     const label: RequestLabel = { method: 'GET', path: `${target.origin}${target.pathname}` }
     const maxBytes = options.maxBytes ?? DOWNLOAD_DEFAULTS.maxBytes
@@ -622,23 +627,42 @@ async function readCappedBuffer(
   return Buffer.concat(chunks)
 }
 
-/** A signed download URL, refused unless it is https or stays on this machine. */
-function parseDownloadUrl(url: string): URL {
+/**
+ * A signed download URL: https, or plain http on this machine when the service
+ * itself is on it (`serviceIsLoopback`). A remote service's URL may not name this
+ * machine at all, whatever its scheme.
+ */
+function parseDownloadUrl(url: string, serviceIsLoopback: boolean): URL {
   let target: URL
   try {
     target = new URL(url)
   } catch {
     throw new Error('The download URL the service gave does not parse')
   }
-  if (target.protocol === 'https:') return target
-  if (target.protocol === 'http:' && isLoopback(target.hostname)) return target
+  const local = isLoopback(target.hostname)
+  if (local && !serviceIsLoopback) {
+    throw new Error(
+      `Refusing to download from ${target.protocol}//${target.host}: it is this machine, and base_url is not`,
+    )
+  }
+  if (target.protocol === 'https:' || (target.protocol === 'http:' && local)) return target
   throw new Error(
     `Refusing to download from ${target.protocol}//${target.host}: only https is allowed`,
   )
 }
 
-function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || /^127\./.test(hostname) || hostname === '[::1]'
+/**
+ * Whether a URL's hostname (as `URL` writes it: IPv4 in dotted decimal, IPv6 in
+ * brackets and compressed) is this machine: localhost and its subdomains,
+ * 127.0.0.0/8, 0.0.0.0, ::1, ::, and IPv4-mapped loopback.
+ */
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, '')
+  if (host === 'localhost' || host.endsWith('.localhost')) return true
+  if (/^127\.\d+\.\d+\.\d+$/.test(host) || host === '0.0.0.0') return true
+  if (host === '[::1]' || host === '[::]') return true
+  // ::ffff:127.x.y.z, which URL writes as [::ffff:7fxx:xxxx]; and [::ffff:0:0] for 0.0.0.0.
+  return /^\[::ffff:(7f[0-9a-f]{2}:[0-9a-f]{1,4}|0:0)\]$/.test(host)
 }
 
 function redirectTarget(location: string | undefined, from: string): string {

@@ -236,6 +236,33 @@ describe('downloadSignedUrl', () => {
     await expect(client.downloadSignedUrl('not a url')).rejects.toThrow(/does not parse/)
   })
 
+  it('refuses this machine, by any spelling, when base_url is remote; sends nothing', async () => {
+    const api = await startApi({ script: () => WITH_ARTIFACTS })
+    const local = new URL(await signedFileUrl(api))
+    const remote = clientFor({ baseUrl: 'https://agents.example.test/api/v1' })
+    const spellings = [
+      local.toString(),
+      `https://127.0.0.1:${local.port}/a`,
+      `http://0x7f.1:${local.port}/a`,
+      `http://2130706433:${local.port}/a`,
+      `http://localhost.:${local.port}/a`,
+      `http://[::1]:${local.port}/a`,
+      `http://[::ffff:127.0.0.1]:${local.port}/a`,
+      `http://0.0.0.0:${local.port}/a`,
+      `http://agent.localhost:${local.port}/a`,
+    ]
+    for (const url of spellings) {
+      await expect(remote.downloadSignedUrl(url), url).rejects.toThrow(
+        /is this machine, and base_url is not/,
+      )
+    }
+    expect(api.downloads.requests).toEqual([])
+    // The same URL from a service on this machine is fetched.
+    expect((await clientFor(api).downloadSignedUrl(local.toString())).body.length).toBeGreaterThan(
+      0,
+    )
+  })
+
   it('caps the size it reads', async () => {
     const api = await startApi({ script: () => WITH_ARTIFACTS })
     api.setArtifactContent('art_file', 'x'.repeat(4096))
