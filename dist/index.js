@@ -6591,13 +6591,28 @@ function problemCode(problem) {
 }
 /** A short, single-line taste of a body that is not a problem document (e.g. an HTML page). */
 function excerpt(body, max = 200) {
-    const flat = body
-        .replace(/<[^>]*>/g, ' ')
-        .replace(/\s+/g, ' ')
-        .trim();
+    const flat = withoutTags(body).replace(/\s+/g, ' ').trim();
     if (flat === '')
         return '';
     return safeForLog(flat.length > max ? `${flat.slice(0, max)}…` : flat);
+}
+/**
+ * `text` with every `<…>` replaced by a space, as `/<[^>]*>/g` would, but in
+ * linear time: that expression rescans to the end from every `<` that is never
+ * closed, so a 400 KB error page of them took minutes.
+ */
+function withoutTags(text) {
+    let out = '';
+    let from = 0;
+    for (;;) {
+        const open = text.indexOf('<', from);
+        const close = open === -1 ? -1 : text.indexOf('>', open + 1);
+        // No `>` after this `<` means none after any later one either: the rest is text.
+        if (close === -1)
+            return out + text.slice(from);
+        out += `${text.slice(from, open)} `;
+        from = close + 1;
+    }
 }
 function errorCode(cause) {
     if (typeof cause === 'object' && cause !== null && 'code' in cause) {
@@ -7139,8 +7154,12 @@ function isRetryable(error, mode) {
     if (!(error instanceof AgentApiError))
         return false;
     const hint = shouldRetryHeader(error);
-    if (hint !== undefined)
-        return hint;
+    if (hint === false)
+        return false;
+    // The header may stop a retry, never start one that could act twice: a service that says
+    // "retry" after a 500 may have made the run all the same.
+    if (hint === true && mode === 'idempotent')
+        return true;
     if (error instanceof ApiStatusError) {
         const { status } = error;
         if (isRefusal(error))
@@ -7249,10 +7268,13 @@ class AgentRunsClient {
     #baseUrl;
     #apiKey;
     #origin;
+    /** Only a service on this machine may hand out download URLs on this machine. */
+    #serviceIsLoopback;
     #options;
     constructor(options) {
         this.#baseUrl = options.baseUrl.replace(/\/$/, '');
         this.#origin = new URL(this.#baseUrl).origin;
+        this.#serviceIsLoopback = isLoopback(new URL(this.#baseUrl).hostname);
         this.#apiKey = options.apiKey;
         this.#options = {
             userAgent: options.userAgent ?? 'cloud-agent-run-action',
@@ -7413,11 +7435,13 @@ class AgentRunsClient {
     }
     /**
      * Downloads a signed URL the service handed out (an artifact or transcript).
-     * It lives on another host, so the key is never sent; https only, but for
-     * loopback; capped in size and time. The runner's proxy settings apply.
+     * It lives on another host, so the key is never sent; https only, and never
+     * this machine unless base_url is on it too (a remote service must not aim the
+     * runner at its own loopback); capped in size and time. The runner's proxy
+     * settings apply.
      */
     async downloadSignedUrl(url, options = {}) {
-        const target = parseDownloadUrl(url);
+        const target = parseDownloadUrl(url, this.#serviceIsLoopback);
         // The query holds the signature: the label shows neither it nor anything else secret.
         const label = { method: 'GET', path: `${target.origin}${target.pathname}` };
         const maxBytes = options.maxBytes ?? DOWNLOAD_DEFAULTS.maxBytes;
@@ -7668,8 +7692,12 @@ async function readCappedBuffer(message, maxBytes, label) {
     }
     return Buffer.concat(chunks);
 }
-/** A signed download URL, refused unless it is https or stays on this machine. */
-function parseDownloadUrl(url) {
+/**
+ * A signed download URL: https, or plain http on this machine when the service
+ * itself is on it (`serviceIsLoopback`). A remote service's URL may not name this
+ * machine at all, whatever its scheme.
+ */
+function parseDownloadUrl(url, serviceIsLoopback) {
     let target;
     try {
         target = new URL(url);
@@ -7677,14 +7705,29 @@ function parseDownloadUrl(url) {
     catch {
         throw new Error('The download URL the service gave does not parse');
     }
-    if (target.protocol === 'https:')
-        return target;
-    if (target.protocol === 'http:' && isLoopback(target.hostname))
+    const local = isLoopback(target.hostname);
+    if (local && !serviceIsLoopback) {
+        throw new Error(`Refusing to download from ${target.protocol}//${target.host}: it is this machine, and base_url is not`);
+    }
+    if (target.protocol === 'https:' || (target.protocol === 'http:' && local))
         return target;
     throw new Error(`Refusing to download from ${target.protocol}//${target.host}: only https is allowed`);
 }
+/**
+ * Whether a URL's hostname (as `URL` writes it: IPv4 in dotted decimal, IPv6 in
+ * brackets and compressed) is this machine: localhost and its subdomains,
+ * 127.0.0.0/8, 0.0.0.0, ::1, ::, and IPv4-mapped loopback.
+ */
 function isLoopback(hostname) {
-    return hostname === 'localhost' || /^127\./.test(hostname) || hostname === '[::1]';
+    const host = hostname.toLowerCase().replace(/\.$/, '');
+    if (host === 'localhost' || host.endsWith('.localhost'))
+        return true;
+    if (/^127\.\d+\.\d+\.\d+$/.test(host) || host === '0.0.0.0')
+        return true;
+    if (host === '[::1]' || host === '[::]')
+        return true;
+    // ::ffff:127.x.y.z, which URL writes as [::ffff:7fxx:xxxx]; and [::ffff:0:0] for 0.0.0.0.
+    return /^\[::ffff:(7f[0-9a-f]{2}:[0-9a-f]{1,4}|0:0)\]$/.test(host);
 }
 function redirectTarget(location, from) {
     if (!location)
@@ -7784,7 +7827,6 @@ function describeOverBudget(cost, maxCredits) {
 const MENTION_BREAK = '\u200d';
 /** Zero-width space: breaks `<!--` inside code, where entities would show as typed. */
 const COMMENT_BREAK = '\u200b';
-const FENCE_OPEN = /^(`{3,}|~{3,})(.*)$/;
 const INDENTED_FENCE = /^([ \t]+)([`~]{3})/;
 function agentMarkdown(text) {
     if (typeof text !== 'string')
@@ -7799,11 +7841,10 @@ function agentMarkdown(text) {
             out.push(fence ? defuseCode(line) : line);
             continue;
         }
-        const opener = FENCE_OPEN.exec(line);
-        const marker = opener?.[1] ?? '';
-        const info = opener?.[2] ?? '';
+        const marker = fenceMarker(line);
+        const info = line.slice(marker.length);
         // A backtick fence's info string cannot hold a backtick; such a line is not a fence.
-        if (opener && !(marker.startsWith('`') && info.includes('`'))) {
+        if (marker && !(marker.startsWith('`') && info.includes('`'))) {
             fence = { char: marker.charAt(0), length: marker.length };
             out.push(`${marker}${escapeInline(info)}`);
             continue;
@@ -7828,9 +7869,23 @@ function agentDetails(summary, text, open = false) {
         '</details>',
     ].join('\n');
 }
+/**
+ * The run of three or more backticks or tildes that opens a fence at the start of `line`, or ''.
+ * Counted, not matched: `/^(`{3,})(.*)$/` retries every shorter run when the rest is no match.
+ */
+function fenceMarker(line) {
+    const char = line.charAt(0);
+    if (char !== '`' && char !== '~')
+        return '';
+    let end = 1;
+    while (line.charAt(end) === char)
+        end += 1;
+    return end >= 3 ? line.slice(0, end) : '';
+}
 function plainLine(text) {
+    // White space around a line break becomes one space; `\s*\n\s*` would rescan long runs.
     return normalize(text)
-        .replace(/\s*\n\s*/g, ' ')
+        .replace(/\s+/g, (run) => (run.includes('\n') ? ' ' : run))
         .trim();
 }
 function normalize(text) {
@@ -7965,18 +8020,26 @@ function inlineText(text) {
 const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`]+/g;
 /** The URL without what GitHub's autolinks leave out: trailing punctuation, an unmatched `)`. */
 function trimUrl(url) {
-    let end = url;
+    // One pass from the end, counting once: a URL ending in thousands of `.` or `)` stays linear.
+    let open = 0;
+    let close = 0;
+    for (const char of url) {
+        if (char === '(')
+            open += 1;
+        else if (char === ')')
+            close += 1;
+    }
+    let end = url.length;
     for (;;) {
-        let trimmed = end.replace(/[.,:;!?*_~'"]+$/, '');
-        const open = trimmed.split('(').length;
-        const close = trimmed.split(')').length;
-        if (trimmed.endsWith(')') && close > open)
-            trimmed = trimmed.slice(0, -1);
-        if (trimmed === end)
-            return end;
-        end = trimmed;
+        while (end > 0 && TRAILING_PUNCTUATION.has(url.charAt(end - 1)))
+            end -= 1;
+        if (url.charAt(end - 1) !== ')' || close <= open)
+            return url.slice(0, end);
+        end -= 1;
+        close -= 1;
     }
 }
+const TRAILING_PUNCTUATION = new Set('.,:;!?*_~\'"');
 /**
  * The destination of a link written `[label](<destination>)`: only `<`, `>`,
  * a backslash or a line break could end or bend it, and a `|` the table cell it
@@ -8710,14 +8773,25 @@ function renderComment(run, marker, context = {}) {
 }
 /** Room for what clipping adds around the answer: its note and the block it is collapsed in. */
 const ANSWER_CLIP_SLACK = 500;
-const HISTORY = /\n\n<details><summary>Earlier runs \(\d+\)<\/summary>\n[\s\S]*<\/details>$/;
+const HISTORY_HEAD = /\n\n<details><summary>Earlier runs \(\d+\)<\/summary>\n/;
+/**
+ * The body without its history block (from the first history heading to a closing
+ * `</details>` at the very end). Found by its heading, then the end checked once:
+ * `heading[\s\S]*<\/details>$` would scan to the end from every heading.
+ */
+function withoutHistory(body) {
+    if (!body.endsWith('</details>'))
+        return body;
+    const head = HISTORY_HEAD.exec(body);
+    return head ? body.slice(0, head.index) : body;
+}
 /**
  * A comment (written by the action) with a new marker and history, and the
  * rest as it was: how a step whose run is no longer the newest keeps the
  * newer run's part intact.
  */
 function spliceComment(body, marker) {
-    const rest = body.replace(MARKER, '').replace(HISTORY, '').replace(/^\n/, '');
+    const rest = withoutHistory(body.replace(MARKER, '')).replace(/^\n/, '');
     const history = marker.runs.slice(1);
     const lines = `${renderMarker(marker)}\n${rest}`;
     if (history.length === 0)
@@ -8756,7 +8830,7 @@ function historyLine(record) {
     const workflowRun = safeHttpUrl(record.workflowRun);
     if (workflowRun)
         parts.push(`[workflow run](${workflowRun})`);
-    parts.push(`started ${record.startedAt.replace(/T(\d\d:\d\d).*$/, ' $1 UTC')}`);
+    parts.push(`started ${record.startedAt.replace(/T(\d\d:\d\d)[\s\S]*/, ' $1 UTC')}`);
     return parts.join(' · ');
 }
 const SHA = /^[0-9a-f]{7,64}$/i;
