@@ -51,6 +51,24 @@ export interface AgentWorkSettings {
   readonly showProgress: boolean
 }
 
+/** The agent's work as data (v1.2): a validated document, a pull-request review, a check run. */
+export interface OutputSettings {
+  /** `output_schema`'s text, compiled (and so checked) before any request; undefined for none. */
+  readonly schema: SchemaSource | undefined
+  /** How many corrections to ask for when the document does not validate. */
+  readonly retries: number
+  readonly pullRequestReview: boolean
+  readonly checkRun: boolean
+}
+
+/** A schema's text, inline (JSON or YAML) or read from the file `output_schema` names. */
+export interface SchemaSource {
+  readonly input: string
+  readonly text: string
+  /** The file it was read from; undefined for an inline schema. */
+  readonly file?: string
+}
+
 export interface Settings extends Connection {
   readonly target: RunTarget
   readonly wait: boolean
@@ -60,6 +78,7 @@ export interface Settings extends Connection {
   readonly cancelPrevious: boolean
   readonly github: GitHubSettings
   readonly agentWork: AgentWorkSettings
+  readonly output: OutputSettings
 }
 
 /** A bad input value. The message names the input and the rule, never the key. */
@@ -114,21 +133,26 @@ export function readSettings(source: InputSource = runnerInputs()): Settings {
         : 'needs name: the runs it cancels are the active ones with the same name.',
     )
   }
+  const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT)
+  const wait = parseBoolean('wait', source.get('wait') || 'true')
+  const output = readOutput(source, wait)
   const needsToken = comment
     ? 'comment'
     : continueRun
       ? 'continue_run'
       : commitStatus
         ? 'commit_status'
-        : ''
+        : output.pullRequestReview
+          ? 'pull_request_review'
+          : output.checkRun
+            ? 'check_run'
+            : ''
   if (needsToken && !githubToken) {
     throw new InputError(
       'github_token',
       `is required by ${needsToken}; give it \${{ github.token }} (the default) with the permissions the README lists for ${needsToken}.`,
     )
   }
-  const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT)
-  const wait = parseBoolean('wait', source.get('wait') || 'true')
   return {
     ...connection,
     target,
@@ -145,8 +169,69 @@ export function readSettings(source: InputSource = runnerInputs()): Settings {
       allowedBots,
     },
     agentWork: readAgentWork(source, wait),
+    output,
   }
 }
+
+/** At most this many corrections: each is a whole new pass of the agent. */
+const MAX_OUTPUT_RETRIES = 10
+
+function readOutput(source: InputSource, wait: boolean): OutputSettings {
+  const pullRequestReview = parseBoolean(
+    'pull_request_review',
+    source.get('pull_request_review') || 'false',
+  )
+  const checkRun = parseBoolean('check_run', source.get('check_run') || 'false')
+  const retriesText = source.get('output_retries') || '2'
+  const retries = /^\d+$/.test(retriesText) ? Number(retriesText) : NaN
+  if (!(retries <= MAX_OUTPUT_RETRIES)) {
+    throw new InputError(
+      'output_retries',
+      `must be a whole number from 0 to ${MAX_OUTPUT_RETRIES}; got "${retriesText}".`,
+    )
+  }
+  const schema = readSchemaSource(source)
+  if (schema && pullRequestReview) {
+    throw new InputError(
+      'output_schema',
+      'cannot be combined with pull_request_review, which asks for its own review document.',
+    )
+  }
+  // Each acts once the run has ended: without waiting they would silently do nothing.
+  for (const [input, asked] of [
+    ['output_schema', schema !== undefined],
+    ['pull_request_review', pullRequestReview],
+    ['check_run', checkRun],
+  ] as const) {
+    if (asked && !wait) {
+      throw new InputError(input, "needs wait: true: it acts on the run's result.")
+    }
+  }
+  return { schema, retries, pullRequestReview, checkRun }
+}
+
+/** Inline when it looks like JSON or YAML (a brace, a line break, `key: value`), else a file. */
+function readSchemaSource(source: InputSource): SchemaSource | undefined {
+  const value = source.get('output_schema')
+  if (!value) return undefined
+  if (/^[{[]|\n|:\s/.test(value)) return { input: 'output_schema', text: value }
+  const path = resolve(source.env.GITHUB_WORKSPACE ?? process.cwd(), value)
+  try {
+    if (statSync(path).size > MAX_SCHEMA_BYTES) {
+      throw new InputError('output_schema', `names a file over 1 MiB: ${path}.`)
+    }
+    return { input: 'output_schema', text: readFileSync(path, 'utf8'), file: path }
+  } catch (error) {
+    if (error instanceof InputError) throw error
+    const reason = (error as { code?: string }).code ?? String(error)
+    throw new InputError(
+      'output_schema',
+      `is neither an inline schema nor a file that can be read: ${path} (${reason}).`,
+    )
+  }
+}
+
+const MAX_SCHEMA_BYTES = 1024 * 1024
 
 /** The `name` input, else the workflow and the job: what makes a step's comment its own. */
 function conversationKey(source: InputSource): string {

@@ -31,7 +31,16 @@ import {
 } from './run/cancel.ts'
 import { RunMayExistError, tagFromEnvironment } from './run/create.ts'
 import { onTerminationSignal } from './run/signals.ts'
-import { executeStep } from './run/step.ts'
+import { executeStep, type StepDeps } from './run/step.ts'
+import {
+  awaitValidOutput,
+  prepareOutput,
+  type CheckedOutput,
+  type OutputCheckDeps,
+  type OutputRequest,
+} from './run/output.ts'
+import { withInstruction } from './agent/structured-output.ts'
+import type { Conversation as AgentConversation } from './agent/conversation.ts'
 import { findSupersedingRun } from './run/superseded.ts'
 import { RunTracker } from './run/tracker.ts'
 import { RunWatcher } from './run/watch.ts'
@@ -48,9 +57,11 @@ export async function run(): Promise<void> {
     const cleanup = readCancelOnly()
     if (cleanup) return await cancelOnlyStep(cleanup)
     const settings = readSettings()
+    // A schema that is not one is an input error too: compiled before any request.
+    const output = await prepareOutput(settings.output)
     const client = serviceClient(settings)
     interruption.listen(client)
-    const step = await prepare(settings, client, tracker)
+    const step = await prepare(settings, output, client, tracker)
     if (!step) return
     const executed = await execute(step, interruption)
     await finish(step, executed, interruption)
@@ -75,11 +86,14 @@ interface PreparedStep {
   workflowRun: string | undefined
   sources: AgentWorkSources
   watcher: RunWatcher
+  /** output_schema or pull_request_review: what the agent's result must validate against. */
+  output: OutputRequest | undefined
 }
 
 /** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
 async function prepare(
   settings: Settings,
+  output: OutputRequest | undefined,
   client: AgentRunsClient,
   tracker: RunTracker,
 ): Promise<PreparedStep | undefined> {
@@ -96,7 +110,8 @@ async function prepare(
             settings.target.kind === 'existing' ? undefined : settings.target.request.config?.name,
         })
       : undefined
-  const target = await resolveTarget(settings.target, conversation, core)
+  const asked = output ? withInstruction(settings.target, output.instruction) : settings.target
+  const target = await resolveTarget(asked, conversation, core)
   const commit = await resolveWorkCommit(github, core)
   const status = await openCommitStatus(github, commit, core)
   if (status && commit) runnerState.saveStatusSha(commit.sha)
@@ -113,6 +128,7 @@ async function prepare(
     workflowRun: workflowRunUrl(process.env),
     sources,
     watcher: watcherFor(settings, tracker, sources),
+    output,
   }
 }
 
@@ -120,32 +136,38 @@ async function prepare(
 interface Executed {
   outcome: StepOutcome
   newer?: RunItem
+  /** The agent's result, checked against the schema. */
+  checked?: CheckedOutput
 }
 
 /** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
 async function execute(step: PreparedStep, interruption: Interruption): Promise<Executed> {
   const { client, tracker, comment, status, workflowRun } = step
+  const stepDeps: StepDeps = {
+    client,
+    tracker,
+    now: Date.now,
+    sleep: abortableSleep,
+    signal: interruption.signal,
+    log: step.watcher.log,
+    watch: step.watcher,
+    tag: tagFromEnvironment(process.env, undefined, step.commit?.sha),
+    onRunSeen: (run) => {
+      // The end is shown once the step knows its outcome (timed out, superseded, …), below.
+      if (isTerminal(run.state)) return
+      comment?.show(run)
+      status?.show(pendingStatus(run, workflowRun))
+    },
+  }
+  const startedAt = Date.now()
   let outcome: StepOutcome
+  let checked: CheckedOutput | undefined
   try {
-    outcome = await executeStep(
-      { ...step.settings, target: step.target },
-      {
-        client,
-        tracker,
-        now: Date.now,
-        sleep: abortableSleep,
-        signal: interruption.signal,
-        log: step.watcher.log,
-        watch: step.watcher,
-        tag: tagFromEnvironment(process.env, undefined, step.commit?.sha),
-        onRunSeen: (run) => {
-          // The end is shown once the step knows its outcome (timed out, superseded, …), below.
-          if (isTerminal(run.state)) return
-          comment?.show(run)
-          status?.show(pendingStatus(run, workflowRun))
-        },
-      },
-    )
+    outcome = await executeStep({ ...step.settings, target: step.target }, stepDeps)
+    if (step.output) {
+      checked = await awaitValidOutput(outcome, outputCheckDeps(step, startedAt, stepDeps))
+      outcome = checked.outcome
+    }
   } catch (error) {
     if (!interruption.cancelling) {
       await cancelAfterError(client, tracker)
@@ -157,19 +179,21 @@ async function execute(step: PreparedStep, interruption: Interruption): Promise<
   }
   const interrupted = await interruption.outcome(outcome.run)
   if (interrupted) return { outcome: interrupted }
-  if (outcome.kind !== 'finished') return { outcome }
+  if (outcome.kind !== 'finished') return { outcome, checked }
   const newer = await findSupersedingRun(client, outcome.run, {
     signal: interruption.signal,
     sleep: abortableSleep,
     now: Date.now,
   })
-  return newer ? { outcome: { ...outcome, supersededBy: newer.run_id }, newer } : { outcome }
+  return newer
+    ? { outcome: { ...outcome, supersededBy: newer.run_id }, newer, checked }
+    : { outcome, checked }
 }
 
 /** Shows the outcome on every surface: the commit status, the comment, outputs and summary. */
 async function finish(
   step: PreparedStep,
-  { outcome, newer }: Executed,
+  { outcome, newer, checked }: Executed,
   interruption: Interruption,
 ): Promise<void> {
   const { settings, comment, status, commit, workflowRun } = step
@@ -189,7 +213,7 @@ async function finish(
     outcome,
     settings,
     step.sources,
-    step.watcher,
+    outcome.kind === 'blocked' ? step.watcher.lastConversation : checked?.conversation,
     interruption.signal,
   )
   if (outcome.run && comment) {
@@ -201,7 +225,11 @@ async function finish(
     })
   }
   await Promise.all([comment?.settled(), status?.settled()])
-  await publishOutcome(outcome, { ...work, continueRun: step.continuing })
+  await publishOutcome(outcome, {
+    ...work,
+    continueRun: step.continuing,
+    structuredOutput: checked?.document,
+  })
 }
 
 /**
@@ -330,6 +358,32 @@ function watcherFor(
   )
 }
 
+/** What the check of the agent's result needs: its reads, and the step's own follow-up path. */
+function outputCheckDeps(
+  step: PreparedStep,
+  startedAt: number,
+  stepDeps: StepDeps,
+): OutputCheckDeps {
+  const { settings, sources } = step
+  const signal = () =>
+    AbortSignal.any([stepDeps.signal, AbortSignal.timeout(AGENT_WORK_DEADLINE_MS)])
+  return {
+    schema: (step.output as OutputRequest).schema,
+    retries: settings.output.retries,
+    deadline: startedAt + settings.timeoutMs,
+    now: Date.now,
+    log: core,
+    readConversation: (runId) => readConversation(runId, sources, core, signal()),
+    readFile: async (artifact) =>
+      Buffer.from(await sources.fetchFile(artifact, signal())).toString('utf8'),
+    followUp: (runId, message, timeoutMs) =>
+      executeStep(
+        { ...settings, timeoutMs, target: { kind: 'existing', runId, followup: message } },
+        stepDeps,
+      ),
+  }
+}
+
 /**
  * The agent's answer and files, once the run has ended, been cancelled by the
  * step, or been handed to a person at BLOCKED. Nothing here changes the outcome.
@@ -338,7 +392,8 @@ async function gatherAgentWork(
   outcome: StepOutcome,
   settings: Settings,
   sources: AgentWorkSources,
-  watcher: RunWatcher,
+  /** A conversation already read (at BLOCKED, or to check the result), to save a request. */
+  conversation: AgentConversation | undefined,
   signal: AbortSignal,
 ): Promise<SummaryExtras> {
   const ended =
@@ -353,7 +408,7 @@ async function gatherAgentWork(
       downloadPatterns: settings.agentWork.downloadPatterns,
       artifactsDir: settings.agentWork.artifactsDir,
       runnerTemp: process.env.RUNNER_TEMP || tmpdir(),
-      conversation: outcome.kind === 'blocked' ? watcher.lastConversation : undefined,
+      conversation,
     },
     sources,
     { info: core.info, warning: core.warning, debug: core.debug, safeForLog },

@@ -427,6 +427,7 @@ const HISTORY_OUTCOMES: Partial<Record<Outcome, string>> = {
   superseded: '⏭️ superseded',
   over_budget: '💸 over budget',
   started: '🚀 started',
+  invalid_output: '🧩 invalid result',
 }
 
 /** One line of the history: outcome, run and links. */

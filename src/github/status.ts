@@ -87,6 +87,8 @@ function stateOf(outcome: StepOutcome): CommitState {
       // commit, or on this one, where the step leaves the status to it), and an error here would
       // keep a red mark on a commit for a review that was only replaced, never lost.
       if (outcome.supersededBy) return 'success'
+      // A result that never validated is no verdict on the work.
+      if (outcome.invalidOutput) return 'error'
       switch (outcome.run.state) {
         case 'SUCCEEDED':
           return 'success'

@@ -68,6 +68,14 @@ export function wordsFor(run: RunItem, ending?: Ending): PlainWords {
         detail: `The run used ${ending.credits}, more than the \`max_credits\` cap of ${ending.maxCredits}, so the action cancelled it.`,
         showsReason: false,
       }
+    case 'invalid-output':
+      return {
+        icon: '🧩',
+        label: 'Invalid result',
+        detail:
+          "The agent's result did not validate against `output_schema`, even after the corrections asked for; the job summary names the errors.",
+        showsReason: false,
+      }
     case 'blocked':
       // What it waits for and how to answer follow; on_blocked is the job summary's to explain.
       return { icon: '✋', label: 'Waiting for a person', showsReason: false }

@@ -13,6 +13,7 @@ export const OUTCOMES = [
   'over_budget',
   'interrupted',
   'started',
+  'invalid_output',
 ] as const
 
 export type Outcome = (typeof OUTCOMES)[number]
@@ -26,6 +27,11 @@ export type Ending =
   | { readonly kind: 'blocked'; readonly onBlocked: 'fail' | 'pass' }
   | { readonly kind: 'over-budget'; readonly credits: string; readonly maxCredits: string }
   | { readonly kind: 'superseded'; readonly newerRunId: string | undefined }
+  | {
+      readonly kind: 'invalid-output'
+      readonly errors: readonly string[]
+      readonly corrections: number
+    }
 
 /** The step's outcome as the pure outcome rules see it. */
 export function endingOf(outcome: StepOutcome): Ending {
@@ -33,9 +39,9 @@ export function endingOf(outcome: StepOutcome): Ending {
     case 'started':
       return { kind: 'started' }
     case 'finished':
-      return outcome.supersededBy
-        ? { kind: 'superseded', newerRunId: outcome.supersededBy }
-        : { kind: 'finished', state: outcome.run.state }
+      if (outcome.supersededBy) return { kind: 'superseded', newerRunId: outcome.supersededBy }
+      if (outcome.invalidOutput) return { kind: 'invalid-output', ...outcome.invalidOutput }
+      return { kind: 'finished', state: outcome.run.state }
     case 'timed-out':
       return {
         kind: 'timed-out',
@@ -71,6 +77,8 @@ export function outcomeOf(ending: Ending): Outcome {
       return 'over_budget'
     case 'superseded':
       return 'superseded'
+    case 'invalid-output':
+      return 'invalid_output'
   }
 }
 
@@ -102,6 +110,7 @@ export function passes(outcome: Outcome, ending: Ending): boolean {
     case 'timed_out':
     case 'over_budget':
     case 'interrupted':
+    case 'invalid_output':
       return false
   }
 }
@@ -137,6 +146,8 @@ export function whyItEnded(ending: Ending, statusMessage?: string): string {
       return `The run used ${ending.credits}, more than the max_credits cap of ${ending.maxCredits}, so the action cancelled it.`
     case 'superseded':
       return `A newer run with the same name replaced this one (cancel_previous)${ending.newerRunId ? `: ${ending.newerRunId}` : ''}.`
+    case 'invalid-output':
+      return `The agent's result ${describeInvalidOutput(ending)}`
   }
 }
 
@@ -156,4 +167,16 @@ export function failureNotes(statusMessage: unknown, now: number): string[] {
   }
   if (retryable === true) notes.push('A platform failure; a re-run may succeed.')
   return notes
+}
+
+/** What was wrong with a result that never validated, after how many corrections. */
+export function describeInvalidOutput(ending: {
+  errors: readonly string[]
+  corrections: number
+}): string {
+  const after =
+    ending.corrections === 0
+      ? ''
+      : ` after ${ending.corrections} correction${ending.corrections === 1 ? '' : 's'}`
+  return `did not validate against output_schema${after}: ${ending.errors.slice(0, 3).join('; ')}.`
 }

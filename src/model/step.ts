@@ -12,6 +12,11 @@ export type StepOutcome =
       elapsedMs: number
       /** A newer run with the same name that replaced this one (it was cancelled for it). */
       supersededBy?: string
+      /**
+       * output_schema: the first validation errors of a document that never validated, after
+       * `corrections` follow-ups asking for a corrected one.
+       */
+      invalidOutput?: { readonly errors: readonly string[]; readonly corrections: number }
     }
   | {
       kind: 'timed-out'

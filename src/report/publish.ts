@@ -42,6 +42,9 @@ export async function publishOutcome(
     }
     core.setOutput('result', result.text)
   }
+  if (extras.structuredOutput !== undefined) {
+    core.setOutput('structured_output', JSON.stringify(extras.structuredOutput))
+  }
   await writeSummary(renderSummary(outcome, extras))
 
   if (verdict.failure) {

@@ -1,6 +1,7 @@
 import { costOf, describeCost, describeOverBudget } from '../agent/cost.ts'
 import type { RunItem } from '../api/types.ts'
 import {
+  describeInvalidOutput,
   endingOf,
   failureNotes,
   outcomeOf,
@@ -43,11 +44,19 @@ export function verdictOf(outcome: StepOutcome): Verdict {
       }
     case 'finished': {
       const { run } = outcome
+      if (outcome.invalidOutput) {
+        return {
+          ...base,
+          headline: `${nameOf(run)} gave a result that does not validate`,
+          failure: `Run ${run.run_id}: the agent's result ${describeInvalidOutput(outcome.invalidOutput)}`,
+        }
+      }
       if (meaningOf(run.state) === 'succeeded')
         return { ...base, headline: `${nameOf(run)} succeeded` }
       if (outcome.supersededBy) {
         return { ...base, headline: `${nameOf(run)} was superseded by run ${outcome.supersededBy}` }
       }
+
       const reason = statusMessageOf(run)
       return {
         ...base,
@@ -134,6 +143,8 @@ export interface SummaryExtras {
   continueRun?: boolean
   /** The agent's question, for a BLOCKED run that the step still waited on until its timeout. */
   blockedQuestion?: string
+  /** output_schema, pull_request_review: the agent's document, once it has validated. */
+  structuredOutput?: unknown
   now?: number
 }
 

@@ -22,9 +22,21 @@ import {
   viewRun,
   viewRunShared,
 } from './store.ts'
-import type { FakeRunItem, RunScript, ScriptFactory, StoredRun } from './store.ts'
+import type {
+  FakeRunItem,
+  FollowupScriptFactory,
+  RunScript,
+  ScriptFactory,
+  StoredRun,
+} from './store.ts'
 
-export type { FakeRunItem, RunScript, RunStep, ScriptFactory } from './store.ts'
+export type {
+  FakeRunItem,
+  FollowupScriptFactory,
+  RunScript,
+  RunStep,
+  ScriptFactory,
+} from './store.ts'
 export { conversationStep, defaultScript, isoDuration, TERMINAL_STATES } from './store.ts'
 export type { DownloadOrigin, DownloadRequest } from './downloads.ts'
 
@@ -111,6 +123,8 @@ export interface FakeApiOptions {
   port?: number
   /** How each new run evolves. Default: QUEUED@0, INPROGRESS@200ms, SUCCEEDED@600ms. */
   script?: ScriptFactory
+  /** How a run evolves after a follow-up. Default: its script again. */
+  followupScript?: FollowupScriptFactory
   /**
    * Overrides the cancel rules for a run; return undefined to keep them. The rules: terminal
    * => 400, PENDING => 409, `is_run_type_cancellable: false` => 422, otherwise cancelled.
@@ -252,6 +266,7 @@ export class FakeAgentApi {
   readonly #server: Server
   readonly #apiKey: string
   readonly #script: ScriptFactory
+  readonly #followupScript: FollowupScriptFactory | undefined
   readonly #cancelBehaviour: FakeApiOptions['cancelBehaviour']
   readonly #rateLimit: FakeApiOptions['rateLimit']
   readonly #createPath: NonNullable<FakeApiOptions['createPath']>
@@ -290,6 +305,7 @@ export class FakeAgentApi {
     this.#atCapacity = options.atCapacity
     this.#apiKey = options.apiKey ?? 'test-key'
     this.#script = options.script ?? defaultScript
+    this.#followupScript = options.followupScript
     this.#cancelBehaviour = options.cancelBehaviour
     this.#rateLimit = options.rateLimit
     this.#createPath = options.createPath ?? 'both'
@@ -1030,7 +1046,12 @@ export class FakeAgentApi {
         `The session of run ${runId} is gone; start a new run with its conversation_id to carry the conversation on.`,
       )
     }
-    restartRun(stored, message ?? '')
+    const next = this.#followupScript?.({
+      runId,
+      message: message ?? '',
+      pass: stored.followups.length + 1,
+    })
+    restartRun(stored, message ?? '', next)
     return json(200, {})
   }
 

@@ -23,6 +23,16 @@ export interface RunStep {
 export type RunScript = RunStep[]
 /** Decides how a new run evolves. `runId` is handy for links such as `session_link`. */
 export type ScriptFactory = (create: CreateRunRequest, runId: string) => RunScript
+/**
+ * Decides how a run evolves after its `pass`-th follow-up (1 for the first), or undefined to
+ * replay its script. A new script's conversation follows the earlier passes', and its
+ * artifacts join theirs, as the service keeps a run's whole conversation and artifacts.
+ */
+export type FollowupScriptFactory = (followup: {
+  runId: string
+  message: string
+  pass: number
+}) => RunScript | undefined
 
 /** The wire view of a run. */
 export type FakeRunItem = RunItem
@@ -112,7 +122,9 @@ export interface StoredRun {
   readonly seq: number
   readonly createdWall: number
   readonly request: CreateRunRequest
-  readonly script: readonly RunStep[]
+  script: readonly RunStep[]
+  /** What earlier passes left, when a follow-up gave the run a new script. */
+  earlier: { conversation: ConversationStep[]; patch: Partial<RunItem> }
   /** Start of the current pass through the script (creation, or the last follow-up). */
   epochWall: number
   epochMono: number
@@ -129,13 +141,7 @@ export function newRunId(): string {
  * Builds a stored run. State is never advanced by timers: `viewRun` derives it from the
  * script and the clock on every read, so thousands of idle runs cost nothing.
  */
-export function makeStoredRun(
-  id: string,
-  seq: number,
-  request: CreateRunRequest,
-  script: RunScript,
-  createdWall = Date.now(),
-): StoredRun {
+function sortedScript(id: string, script: RunScript): RunScript {
   if (script.length === 0) throw new Error(`the script for run ${id} has no steps`)
   for (const step of script) {
     if (!Number.isFinite(step.afterMs) || step.afterMs < 0) {
@@ -143,7 +149,17 @@ export function makeStoredRun(
     }
   }
   // A stable sort keeps the author's order for steps that share a time.
-  const sorted = [...script].sort((a, b) => a.afterMs - b.afterMs)
+  return structuredClone([...script].sort((a, b) => a.afterMs - b.afterMs))
+}
+
+export function makeStoredRun(
+  id: string,
+  seq: number,
+  request: CreateRunRequest,
+  script: RunScript,
+  createdWall = Date.now(),
+): StoredRun {
+  const sorted = sortedScript(id, script)
   // Seeding a run in the past must make its script as far along as real time would have.
   const epochMono = performance.now() - (Date.now() - createdWall)
   return {
@@ -151,7 +167,8 @@ export function makeStoredRun(
     seq,
     createdWall,
     request: structuredClone(request),
-    script: structuredClone(sorted),
+    script: sorted,
+    earlier: { conversation: [], patch: {} },
     epochWall: createdWall,
     epochMono,
     cancelled: undefined,
@@ -160,7 +177,19 @@ export function makeStoredRun(
   }
 }
 
-export function restartRun(run: StoredRun, message: string): void {
+export function restartRun(run: StoredRun, message: string, next?: RunScript): void {
+  if (next) {
+    const view = viewRunShared(run)
+    run.earlier = {
+      conversation: structuredClone(conversationAt(run)?.steps ?? []),
+      patch: structuredClone({
+        ...(view.session_id ? { session_id: view.session_id } : {}),
+        ...(view.session_link ? { session_link: view.session_link } : {}),
+        ...(view.artifacts ? { artifacts: view.artifacts } : {}),
+      }),
+    }
+    run.script = sortedScript(run.id, next)
+  }
   run.epochWall = Date.now()
   run.epochMono = performance.now()
   run.cancelled = undefined
@@ -230,8 +259,12 @@ export function viewRunShared(run: StoredRun, mono = performance.now()): FakeRun
       ? { request_usage: usageAfter(workingMs(run, script, cutoff)) }
       : {}),
     ...(terminal ? { run_time: isoDuration(updatedWall - run.createdWall) } : {}),
+    ...run.earlier.patch,
     ...patches,
     ...run.overrides,
+  }
+  if (run.earlier.patch.artifacts && patches.artifacts && !run.overrides.artifacts) {
+    view.artifacts = [...run.earlier.patch.artifacts, ...patches.artifacts]
   }
   view.run_id = run.id
   view.task_id = run.id
@@ -246,7 +279,7 @@ export function conversationAt(
 ): { steps: ConversationStep[]; unsupported: boolean } | undefined {
   const reached = reachedSteps(run, mono)
   const unsupported = reached.some((step) => step.conversationUnsupported === true)
-  const steps = reached.flatMap((step) => step.conversation ?? [])
+  const steps = [...run.earlier.conversation, ...reached.flatMap((step) => step.conversation ?? [])]
   if (!unsupported && steps.length === 0) return undefined
   return { steps: structuredClone(steps), unsupported }
 }

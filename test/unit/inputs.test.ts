@@ -125,6 +125,7 @@ describe('readSettings: creating a run', () => {
         artifactsDir: '',
         showProgress: false,
       },
+      output: { schema: undefined, retries: 2, pullRequestReview: false, checkRun: false },
     })
   })
 
@@ -775,5 +776,62 @@ describe("readSettings: the agent's work (v1.1 inputs)", () => {
   it('reads show_progress as a boolean', () => {
     expect(work({ show_progress: 'true' }).showProgress).toBe(true)
     rejects({ prompt: 'p', show_progress: 'yes' }, 'show_progress')
+  })
+})
+
+describe("readSettings: the agent's work as data (v1.2)", () => {
+  it('takes an inline schema, JSON or YAML, as text to compile before any request', () => {
+    expect(settingsFor({ prompt: 'p', output_schema: '{"type":"object"}' }).output.schema).toEqual({
+      input: 'output_schema',
+      text: '{"type":"object"}',
+    })
+    expect(settingsFor({ prompt: 'p', output_schema: 'type: object' }).output.schema?.text).toBe(
+      'type: object',
+    )
+  })
+
+  it('reads a schema file relative to the workspace, and names a missing one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'schema-'))
+    try {
+      writeFileSync(join(dir, 'result.schema.json'), '{"type":"array"}')
+      const env = { GITHUB_WORKSPACE: dir }
+      const { schema } = settingsFor(
+        { prompt: 'p', output_schema: 'result.schema.json' },
+        env,
+      ).output
+      expect(schema).toEqual({
+        input: 'output_schema',
+        text: '{"type":"array"}',
+        file: join(dir, 'result.schema.json'),
+      })
+      const missing = inputErrorFrom(
+        () => settingsFor({ prompt: 'p', output_schema: 'nope.json' }, env),
+        'output_schema',
+      )
+      expect(missing.message).toContain(`${join(dir, 'nope.json')} (ENOENT)`)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('refuses what would silently do nothing, or a bad number of corrections', () => {
+    rejects({ prompt: 'p', output_schema: '{}', wait: 'false' }, 'output_schema')
+    rejects({ prompt: 'p', check_run: 'true', wait: 'false' }, 'check_run')
+    rejects({ prompt: 'p', output_schema: '{}', pull_request_review: 'true' }, 'output_schema')
+    expect(rejects({ prompt: 'p', output_retries: '11' }, 'output_retries').message).toContain(
+      'from 0 to 10',
+    )
+    rejects({ prompt: 'p', output_retries: '-1' }, 'output_retries')
+    rejects({ prompt: 'p', pull_request_review: 'yes' }, 'pull_request_review')
+  })
+
+  it('keeps the token for pull_request_review and check_run, and needs it', () => {
+    const review = settingsFor({ prompt: 'p', pull_request_review: 'true' })
+    expect(review.github.token).toBe(GITHUB_TOKEN)
+    expect(review.output.pullRequestReview).toBe(true)
+    expect(settingsFor({ prompt: 'p', check_run: 'true' }).github.token).toBe(GITHUB_TOKEN)
+    expect(
+      rejects({ prompt: 'p', check_run: 'true', github_token: '' }, 'github_token').message,
+    ).toContain('required by check_run')
   })
 })

@@ -1,0 +1,198 @@
+/**
+ * The agent's result as data (`output_schema`, and the review of `pull_request_review`): the
+ * instruction added to the prompt, where the document is read from, its validation, and the
+ * follow-up that asks for a corrected one. Pure, but for loading the validator and the YAML
+ * parser, which only a step that asks for structured output pays for (see the cold start in
+ * BENCHMARKS.md).
+ */
+import type { ErrorObject, ValidateFunction } from 'ajv'
+import type { FormatsPlugin } from 'ajv-formats'
+import { InputError, type RunTarget, type SchemaSource } from '../inputs.ts'
+
+/** The file artifact the agent may upload instead of writing the document in its message. */
+export const RESULT_FILE = 'result.json'
+
+/** The validation errors a follow-up, the log and the failure name: the first few. */
+const ERRORS_SHOWN = 10
+
+/** A validation error's text: GitHub shows it, and the agent reads it back. */
+const MAX_ERROR_CHARS = 300
+
+export interface OutputSchema {
+  /** The schema as sent to the agent: compact JSON. */
+  readonly text: string
+  /** The document's validation errors, at most ERRORS_SHOWN of them; empty when it validates. */
+  validate(document: unknown): string[]
+}
+
+/**
+ * Parses and compiles the schema (JSON Schema draft 2020-12). Throws an InputError naming the
+ * input for text that is neither JSON nor YAML, or that is not a valid schema. Loads ajv and
+ * yaml only now.
+ */
+export async function compileOutputSchema(source: SchemaSource): Promise<OutputSchema> {
+  const where = source.file ? ` (${source.file})` : ''
+  const schema = await parseSchemaText(source, where)
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    throw new InputError(source.input, `must be a JSON Schema: an object${where}.`)
+  }
+  const { Ajv2020 } = await import('ajv/dist/2020.js')
+  const formats = await import('ajv-formats')
+  // A CommonJS module seen from ESM: the plugin is the module itself (Node), or its default.
+  const plugin = formats.default as unknown as FormatsPlugin | { default: FormatsPlugin }
+  const addFormats = typeof plugin === 'function' ? plugin : plugin.default
+  // strict: false takes the keywords a schema written for other tools carries (examples,
+  // x-…); the schema is still checked against the draft's meta-schema.
+  const ajv = new Ajv2020({ allErrors: true, strict: false })
+  addFormats(ajv)
+  let check: ValidateFunction
+  try {
+    check = ajv.compile(schema)
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new InputError(
+      source.input,
+      `is not a valid JSON Schema (draft 2020-12)${where}: ${clip(reason)}`,
+    )
+  }
+  return {
+    text: JSON.stringify(schema),
+    validate: (document) => (check(document) ? [] : describeErrors(check.errors ?? [])),
+  }
+}
+
+async function parseSchemaText(source: SchemaSource, where: string): Promise<unknown> {
+  try {
+    return JSON.parse(source.text) as unknown
+  } catch {
+    // Not JSON: YAML, which is JSON's superset, says what is wrong in terms of YAML.
+  }
+  const { parse } = await import('yaml')
+  try {
+    return parse(source.text, { maxAliasCount: 100 }) as unknown
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
+    throw new InputError(source.input, `is neither JSON nor YAML${where}: ${clip(reason ?? '')}`)
+  }
+}
+
+/** `/comments/0/line must be integer`, the first few, one a line. */
+function describeErrors(errors: readonly ErrorObject[]): string[] {
+  const lines = errors.slice(0, ERRORS_SHOWN).map((error) => {
+    const at = error.instancePath || '/'
+    const extra =
+      error.keyword === 'additionalProperties'
+        ? ` (${String((error.params as { additionalProperty?: unknown }).additionalProperty)})`
+        : error.keyword === 'enum'
+          ? ` (${JSON.stringify((error.params as { allowedValues?: unknown }).allowedValues)})`
+          : ''
+    return clip(`${at} ${error.message ?? 'is invalid'}${extra}`)
+  })
+  if (errors.length > ERRORS_SHOWN) lines.push(`… and ${errors.length - ERRORS_SHOWN} more`)
+  return lines
+}
+
+/** The one short, fixed instruction added to the prompt. */
+export function outputInstruction(schema: OutputSchema): string {
+  return [
+    'When you are done, end your final message with your result as one JSON document in a',
+    `\`\`\`json fenced block (or upload it as a file named ${RESULT_FILE}). It must validate`,
+    'against this JSON Schema (draft 2020-12):',
+    '```json',
+    schema.text,
+    '```',
+  ].join('\n')
+}
+
+/**
+ * The target with the instruction added to what the agent is told: a new run's prompt, or the
+ * follow-up. A run only awaited is told nothing; its result is still checked.
+ */
+export function withInstruction(target: RunTarget, instruction: string): RunTarget {
+  const add = (text: string | undefined) => (text ? `${text}\n\n${instruction}` : instruction)
+  switch (target.kind) {
+    case 'create':
+      return { ...target, request: { ...target.request, prompt: add(target.request.prompt) } }
+    case 'continue':
+      return {
+        ...target,
+        message: add(target.message),
+        request: { ...target.request, prompt: add(target.request.prompt) },
+      }
+    case 'existing':
+      return target.followup === undefined ? target : { ...target, followup: add(target.followup) }
+  }
+}
+
+/** The follow-up that sends the errors back and asks for a corrected document. */
+export function correctionRequest(errors: readonly string[]): string {
+  return [
+    'Your result does not validate against the JSON Schema you were given:',
+    ...errors.map((error) => `- ${error}`),
+    '',
+    'Reply with the corrected document as one ```json fenced block at the end of your message.',
+  ].join('\n')
+}
+
+/** What was found of the document, before validation. */
+export type Candidate =
+  | { readonly kind: 'found'; readonly document: unknown; readonly from: string }
+  | { readonly kind: 'unreadable'; readonly problem: string }
+
+/**
+ * The document: the last ```json block of the final message, else the `result.json` file.
+ * The message comes first: it is surely of the last pass, where a file may be from an earlier one.
+ */
+export function findDocument(
+  answer: string | undefined,
+  resultFile: string | undefined,
+): Candidate {
+  const block = answer === undefined ? undefined : lastJsonBlock(answer)
+  if (block !== undefined) return parseCandidate(block, "the final message's last json block")
+  if (resultFile !== undefined) return parseCandidate(resultFile, `the file ${RESULT_FILE}`)
+  return {
+    kind: 'unreadable',
+    problem: `the final message has no \`\`\`json block, and there is no file ${RESULT_FILE}`,
+  }
+}
+
+function parseCandidate(text: string, from: string): Candidate {
+  try {
+    return { kind: 'found', document: JSON.parse(text) as unknown, from }
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    return { kind: 'unreadable', problem: `${from} is not JSON (${clip(reason)})` }
+  }
+}
+
+/**
+ * The text of the last fenced code block whose info string is `json`. One pass over the lines;
+ * a fence closes with a run of the same character at least as long, as CommonMark has it.
+ */
+export function lastJsonBlock(text: string): string | undefined {
+  let last: string | undefined
+  let open: { marker: string; json: boolean; lines: string[] } | undefined
+  for (const line of text.replace(/\r\n?/g, '\n').split('\n')) {
+    if (open) {
+      const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line)?.[1]
+      if (close && close[0] === open.marker[0] && close.length >= open.marker.length) {
+        if (open.json) last = open.lines.join('\n')
+        open = undefined
+      } else {
+        open.lines.push(line)
+      }
+      continue
+    }
+    const start = /^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)/.exec(line)
+    if (start?.[1]) {
+      open = { marker: start[1], json: start[2]?.toLowerCase() === 'json', lines: [] }
+    }
+  }
+  // An unclosed block runs to the end of the message, as CommonMark renders it.
+  if (open?.json) last = open.lines.join('\n')
+  return last
+}
+
+function clip(text: string): string {
+  return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS - 1)}…` : text
+}

@@ -1,0 +1,136 @@
+import type { ArtifactEntry } from '../agent/artifacts.ts'
+import { parseArtifacts } from '../agent/artifacts.ts'
+import { finalAnswer, type Conversation } from '../agent/conversation.ts'
+import { REVIEW_INSTRUCTION, REVIEW_SCHEMA } from '../agent/review-document.ts'
+import {
+  compileOutputSchema,
+  correctionRequest,
+  findDocument,
+  outputInstruction,
+  RESULT_FILE,
+  type OutputSchema,
+} from '../agent/structured-output.ts'
+import type { OutputSettings } from '../inputs.ts'
+import type { Log } from '../log.ts'
+import type { StepOutcome } from '../model/step.ts'
+import { safeForLog } from '../text/log.ts'
+
+/** What the step brings back once the agent's result has been checked. */
+export interface CheckedOutput {
+  outcome: StepOutcome
+  /** The document that validated; undefined when there is none. */
+  document?: unknown
+  /** The conversation last read, so that the answer is not read twice. */
+  conversation?: Conversation
+}
+
+export interface OutputCheckDeps {
+  schema: OutputSchema
+  /** How many corrections to ask for (`output_retries`). */
+  retries: number
+  /** The step's deadline (its start plus `timeout`): corrections are waited for within it. */
+  deadline: number
+  now: () => number
+  log: Log
+  readConversation: (runId: string) => Promise<Conversation | undefined>
+  /** A file artifact's text; throws when it cannot be had. */
+  readFile: (artifact: ArtifactEntry) => Promise<string>
+  /** Sends the follow-up to the run and waits for it again, for at most `timeoutMs`. */
+  followUp: (runId: string, message: string, timeoutMs: number) => Promise<StepOutcome>
+}
+
+/**
+ * `output_schema`: reads the agent's document from a run that succeeded, validates it, and
+ * while it does not validate, sends the errors back as a follow-up asking for a corrected one,
+ * up to `retries` times and within the step's timeout. A document that never validates makes
+ * the outcome `invalid_output`; any other ending (a failed or timed-out pass) stays as it is.
+ */
+export async function awaitValidOutput(
+  first: StepOutcome,
+  deps: OutputCheckDeps,
+): Promise<CheckedOutput> {
+  let outcome = first
+  for (let corrections = 0; ; corrections += 1) {
+    if (
+      outcome.kind !== 'finished' ||
+      outcome.supersededBy !== undefined ||
+      outcome.run.state !== 'SUCCEEDED'
+    ) {
+      return { outcome }
+    }
+    const runId = outcome.run.run_id
+    const conversation = await deps.readConversation(runId)
+    const answer = conversation && finalAnswer(conversation)
+    let candidate = findDocument(answer, undefined)
+    if (candidate.kind === 'unreadable') {
+      const file = await readResultFile(parseArtifacts(outcome.run.artifacts), deps)
+      if (file !== undefined) candidate = findDocument(undefined, file)
+    }
+    const errors =
+      candidate.kind === 'found' ? deps.schema.validate(candidate.document) : [candidate.problem]
+    if (errors.length === 0 && candidate.kind === 'found') {
+      deps.log.info(`The agent's result validates against the schema (from ${candidate.from}).`)
+      return { outcome, document: candidate.document, conversation }
+    }
+    const shown = errors.map((error) => safeForLog(error, 300)).join('; ')
+    const remainingMs = deps.deadline - deps.now()
+    if (corrections >= deps.retries || remainingMs <= 0) {
+      const why =
+        corrections >= deps.retries
+          ? `No correction is left (output_retries: ${deps.retries})`
+          : 'No time is left within the timeout input'
+      deps.log.warning(`The agent's result does not validate: ${shown}. ${why}.`)
+      return { outcome: { ...outcome, invalidOutput: { errors, corrections } }, conversation }
+    }
+    deps.log.warning(
+      `The agent's result does not validate: ${shown}. Asking run ${safeForLog(runId)} for a corrected one (correction ${corrections + 1} of ${deps.retries}).`,
+    )
+    outcome = await deps.followUp(runId, correctionRequest(errors), remainingMs)
+  }
+}
+
+/** The newest `result.json` FILE artifact's text, or undefined when there is none to read. */
+async function readResultFile(
+  artifacts: readonly ArtifactEntry[],
+  deps: Pick<OutputCheckDeps, 'readFile' | 'log'>,
+): Promise<string | undefined> {
+  const file = artifacts.findLast(
+    (artifact) =>
+      artifact.type === 'FILE' &&
+      artifact.artifactUid !== undefined &&
+      (artifact.name === RESULT_FILE ||
+        (artifact.filepath ?? '').replace(/\\/g, '/').split('/').pop() === RESULT_FILE),
+  )
+  if (!file) return undefined
+  try {
+    return await deps.readFile(file)
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    deps.log.warning(`Could not read the agent's ${RESULT_FILE}: ${safeForLog(reason)}`)
+    return undefined
+  }
+}
+
+/** What the step asks of the agent's result, once the schema has been compiled. */
+export interface OutputRequest {
+  readonly schema: OutputSchema
+  /** What is added to the prompt (or the follow-up). */
+  readonly instruction: string
+}
+
+/**
+ * Compiles `output_schema`, or the review's built-in schema, before any request: a schema that
+ * is not one is an input error, and nothing is created.
+ */
+export async function prepareOutput(settings: OutputSettings): Promise<OutputRequest | undefined> {
+  if (settings.pullRequestReview) {
+    const schema = await compileOutputSchema({
+      input: 'pull_request_review',
+      text: JSON.stringify(REVIEW_SCHEMA),
+    })
+    return { schema, instruction: `${REVIEW_INSTRUCTION}\n\n${outputInstruction(schema)}` }
+  }
+  if (!settings.schema) return undefined
+  const schema = await compileOutputSchema(settings.schema)
+  return { schema, instruction: outputInstruction(schema) }
+}

@@ -1,0 +1,133 @@
+/**
+ * output_schema end to end: the action against the fake API, whose runs answer with a document
+ * that validates, one that does not and then does after a follow-up, and one that never does.
+ */
+import { describe, expect, it } from 'vitest'
+import { conversationStep, type RunScript } from '../fake-api/server.ts'
+import { runStep } from './harness.ts'
+import { e2eServers } from './servers.ts'
+
+const KEY = 'sk-structured-e2e'
+const { fakeApi, inputsFor } = e2eServers(KEY)
+
+const SCHEMA = `
+type: object
+required: [risk, files]
+additionalProperties: false
+properties:
+  risk: { enum: [low, medium, high] }
+  files: { type: array, items: { type: string } }
+`
+
+/**
+ * A pass that ends SUCCEEDED with `answer` as the agent's final message, and these artifacts.
+ * It works long enough for the step to see it start again after a follow-up.
+ */
+function pass(answer: string, artifacts: RunScript[number]['patch'] = {}): RunScript {
+  return [
+    { state: 'INPROGRESS', afterMs: 0 },
+    {
+      state: 'SUCCEEDED',
+      afterMs: 600,
+      patch: artifacts,
+      conversation: [
+        conversationStep(`step_${answer.length}`, [
+          { role: 'assistant', content: [{ type: 'text', text: answer }] },
+        ]),
+      ],
+    },
+  ]
+}
+
+const json = (value: unknown) =>
+  `Here is the result.\n\n\`\`\`json\n${JSON.stringify(value)}\n\`\`\``
+
+const resultFile = (uid: string) => ({
+  artifacts: [
+    {
+      artifact_type: 'FILE' as const,
+      created_at: '2026-01-01T00:00:00Z',
+      data: {
+        artifact_uid: uid,
+        filepath: 'out/result.json',
+        filename: 'result.json',
+        mime_type: 'application/json',
+      },
+    },
+  ],
+})
+
+describe('output_schema', () => {
+  it('asks for the document, validates it and sets structured_output', async () => {
+    const api = await fakeApi({ script: () => pass(json({ risk: 'low', files: ['a.ts'] })) })
+    const result = await runStep({
+      inputs: inputsFor(api, { prompt: 'Assess the risk', output_schema: SCHEMA }),
+    })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.outcome).toBe('succeeded')
+    expect(result.outputs.structured_output).toBe('{"risk":"low","files":["a.ts"]}')
+    const created = api.requests.find((request) => request.method === 'POST')
+    const prompt = (created?.json as { prompt: string }).prompt
+    expect(prompt).toMatch(/^Assess the risk\n\nWhen you are done, end your final message/)
+    expect(prompt).toContain('"required":["risk","files"]')
+    expect(api.requests.filter((request) => request.path.endsWith('/followups'))).toHaveLength(0)
+  })
+
+  it('sends the errors back as a follow-up, then takes the corrected result.json', async () => {
+    const api = await fakeApi({
+      script: () => pass(json({ risk: 'severe', files: 'a.ts' })),
+      followupScript: () => pass('I uploaded the corrected result.', resultFile('art_result')),
+    })
+    api.setArtifactContent('art_result', '{"risk":"high","files":["a.ts","b.ts"]}')
+    const result = await runStep({
+      inputs: inputsFor(api, { prompt: 'Assess the risk', output_schema: SCHEMA }),
+    })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.outcome).toBe('succeeded')
+    expect(result.outputs.structured_output).toBe('{"risk":"high","files":["a.ts","b.ts"]}')
+    const runId = result.outputs.run_id ?? ''
+    const followups = api.followups(runId)
+    expect(followups).toHaveLength(1)
+    expect(followups[0]).toContain('/risk must be equal to one of the allowed values')
+    expect(followups[0]).toContain('/files must be array')
+    expect(result.stdout).toContain('correction 1 of 2')
+  })
+
+  it('fails with invalid_output when no correction validates', async () => {
+    const api = await fakeApi({
+      script: () => pass('No JSON here.'),
+      followupScript: ({ pass: n }) => pass(json({ risk: `still wrong ${n}`, files: [] })),
+    })
+    const result = await runStep({
+      inputs: inputsFor(api, {
+        prompt: 'Assess the risk',
+        output_schema: SCHEMA,
+        output_retries: '1',
+      }),
+    })
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.outcome).toBe('invalid_output')
+    expect(result.outputs.structured_output).toBeUndefined()
+    expect(api.followups(result.outputs.run_id ?? '')).toHaveLength(1)
+    expect(result.stdout).toMatch(
+      /::error::Run run_\S+: the agent's result did not validate against output_schema after 1 correction: \/risk must be equal to one of the allowed values/,
+    )
+    expect(result.summary).toContain('invalid_output')
+  })
+
+  it('refuses a schema that is not one before any request', async () => {
+    const api = await fakeApi()
+    const result = await runStep({
+      inputs: inputsFor(api, { prompt: 'Assess', output_schema: '{"type": "strng"}' }),
+    })
+
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain(
+      '::error::Input "output_schema" is not a valid JSON Schema (draft 2020-12)',
+    )
+    expect(api.requests).toHaveLength(0)
+  })
+})
