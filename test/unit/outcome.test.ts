@@ -21,6 +21,11 @@ const ENDINGS: Array<[Ending, string, boolean]> = [
   [{ kind: 'blocked', onBlocked: 'pass' }, 'blocked', true],
   [{ kind: 'over-budget', credits: '12 credits', maxCredits: '10 credits' }, 'over_budget', false],
   [{ kind: 'superseded', newerRunId: 'run-2' }, 'superseded', true],
+  [
+    { kind: 'invalid-output', errors: ['/a must be integer'], corrections: 2 },
+    'invalid_output',
+    false,
+  ],
 ]
 
 describe('outcome', () => {
@@ -47,6 +52,15 @@ describe('outcome', () => {
     expect(
       whyItEnded({ kind: 'over-budget', credits: '1,500 credits', maxCredits: '1,000 credits' }),
     ).toContain('more than the max_credits cap of 1,000 credits')
+    expect(
+      whyItEnded({
+        kind: 'invalid-output',
+        errors: ['/a must be integer', '/b x'],
+        corrections: 1,
+      }),
+    ).toBe(
+      "The agent's result did not validate against output_schema after 1 correction: /a must be integer; /b x.",
+    )
     for (const [ending] of ENDINGS) expect(whyItEnded(ending).length).toBeGreaterThan(10)
   })
 
