@@ -11495,11 +11495,8 @@ async function compileOutputSchema(source) {
     if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
         throw new InputError(source.input, `must be a JSON Schema: an object${where}.`);
     }
-    const { Ajv2020 } = await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(210)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2210, 23));
-    const formats = await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(196)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2815, 23));
-    // A CommonJS module seen from ESM: the plugin is the module itself (Node), or its default.
-    const plugin = formats.default;
-    const addFormats = typeof plugin === 'function' ? plugin : plugin.default;
+    const Ajv2020 = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(210)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2210, 23)));
+    const addFormats = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(196)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2815, 23)));
     // strict: false takes the keywords a schema written for other tools carries (examples,
     // x-…); the schema is still checked against the draft's meta-schema.
     const ajv = new Ajv2020({ allErrors: true, strict: false });
@@ -11516,6 +11513,14 @@ async function compileOutputSchema(source) {
         text: JSON.stringify(schema),
         validate: (document) => (check(document) ? [] : describeErrors(check.errors ?? [])),
     };
+}
+/**
+ * A CommonJS module's main export (a class or a function), imported dynamically: Node gives it
+ * as the namespace's default; the bundle too, or, were it ever flagged ES, as its `default`.
+ */
+function mainExport(namespace) {
+    const value = namespace.default;
+    return typeof value === 'function' ? value : value.default;
 }
 async function parseSchemaText(source, where) {
     try {

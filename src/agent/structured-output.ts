@@ -6,6 +6,7 @@
  * BENCHMARKS.md).
  */
 import type { ErrorObject, ValidateFunction } from 'ajv'
+import type { Ajv2020 as Ajv2020Class } from 'ajv/dist/2020.js'
 import type { FormatsPlugin } from 'ajv-formats'
 import { InputError, type RunTarget, type SchemaSource } from '../inputs.ts'
 
@@ -36,11 +37,8 @@ export async function compileOutputSchema(source: SchemaSource): Promise<OutputS
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
     throw new InputError(source.input, `must be a JSON Schema: an object${where}.`)
   }
-  const { Ajv2020 } = await import('ajv/dist/2020.js')
-  const formats = await import('ajv-formats')
-  // A CommonJS module seen from ESM: the plugin is the module itself (Node), or its default.
-  const plugin = formats.default as unknown as FormatsPlugin | { default: FormatsPlugin }
-  const addFormats = typeof plugin === 'function' ? plugin : plugin.default
+  const Ajv2020 = mainExport<typeof Ajv2020Class>(await import('ajv/dist/2020.js'))
+  const addFormats = mainExport<FormatsPlugin>(await import('ajv-formats'))
   // strict: false takes the keywords a schema written for other tools carries (examples,
   // x-…); the schema is still checked against the draft's meta-schema.
   const ajv = new Ajv2020({ allErrors: true, strict: false })
@@ -59,6 +57,15 @@ export async function compileOutputSchema(source: SchemaSource): Promise<OutputS
     text: JSON.stringify(schema),
     validate: (document) => (check(document) ? [] : describeErrors(check.errors ?? [])),
   }
+}
+
+/**
+ * A CommonJS module's main export (a class or a function), imported dynamically: Node gives it
+ * as the namespace's default; the bundle too, or, were it ever flagged ES, as its `default`.
+ */
+function mainExport<T>(namespace: { default: unknown }): T {
+  const value = namespace.default as T | { default: T }
+  return typeof value === 'function' ? value : (value as { default: T }).default
 }
 
 async function parseSchemaText(source: SchemaSource, where: string): Promise<unknown> {
