@@ -8,6 +8,7 @@ const UPPER_LAYERS = [
   'github/*',
   'main.ts',
   'post.ts',
+  'tasks.ts',
   'service.ts',
   'entries/*',
 ]

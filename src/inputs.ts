@@ -115,24 +115,42 @@ const runnerInputs = (): InputSource => ({
 
 /** Reads and checks every input of the main step. Throws InputError before any request. */
 export function readSettings(source: InputSource = runnerInputs()): Settings {
-  const connection = readConnection(source)
+  let target: RunTarget | undefined
+  let cancelPrevious = false
+  const step = readStepSettings(source, (continueRun) => {
+    cancelPrevious = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false')
+    target = readTarget(source, continueRun)
+    if (cancelPrevious && !(target.kind !== 'existing' && target.request.config?.name)) {
+      throw new InputError(
+        'cancel_previous',
+        target.kind === 'existing'
+          ? 'cannot be combined with run_id: it applies only to creating a run.'
+          : 'needs name: the runs it cancels are the active ones with the same name.',
+      )
+    }
+  })
+  if (!target) throw new Error('unreachable: readStepSettings reads the target')
+  return { ...step, target, cancelPrevious }
+}
+
+/**
+ * Everything but what the step acts on: the connection (the key masked
+ * first), time, GitHub, the agent's work and its output. `readTarget` reads
+ * what the step acts on where its errors come in the order a person fixes them.
+ */
+function readStepSettings(
+  source: InputSource,
+  readTarget: (continueRun: boolean) => void,
+  connection: Connection = readConnection(source),
+): Omit<Settings, 'target' | 'cancelPrevious'> {
   const githubToken = source.get('github_token')
   if (githubToken) source.mask(githubToken)
   const comment = parseBoolean('comment', source.get('comment') || 'false')
   const continueRun = parseBoolean('continue_run', source.get('continue_run') || 'false')
-  const cancelPrevious = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false')
   const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false')
   const commenterPermission = readRole(source.get('commenter_permission'))
   const allowedBots = readBots(source.get('allowed_bots'))
-  const target = readTarget(source, continueRun)
-  if (cancelPrevious && !(target.kind !== 'existing' && target.request.config?.name)) {
-    throw new InputError(
-      'cancel_previous',
-      target.kind === 'existing'
-        ? 'cannot be combined with run_id: it applies only to creating a run.'
-        : 'needs name: the runs it cancels are the active ones with the same name.',
-    )
-  }
+  readTarget(continueRun)
   const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT)
   const wait = parseBoolean('wait', source.get('wait') || 'true')
   const output = readOutput(source, wait)
@@ -155,11 +173,9 @@ export function readSettings(source: InputSource = runnerInputs()): Settings {
   }
   return {
     ...connection,
-    target,
     wait,
     timeoutMs,
     pollIntervalMs: readPollInterval(source.get('poll_interval'), timeoutMs),
-    cancelPrevious,
     github: {
       token: needsToken ? githubToken : '',
       comment,
@@ -232,6 +248,176 @@ function readSchemaSource(source: InputSource): SchemaSource | undefined {
 }
 
 const MAX_SCHEMA_BYTES = 1024 * 1024
+
+/** `pass_when`: how many of a set's runs must succeed for the step to pass. */
+export type PassWhen = { kind: 'all' } | { kind: 'any' } | { kind: 'at-least'; count: number }
+
+/** A step with `tasks` (v1.2): one run per task, at most `maxParallel` in flight. */
+export interface TaskSetSettings extends Omit<Settings, 'target' | 'cancelPrevious'> {
+  /** One create request per task, in task order; each a complete request. */
+  readonly tasks: readonly CreateRunRequest[]
+  readonly maxParallel: number
+  readonly passWhen: PassWhen
+}
+
+/** The keys a task may set; any other it omits takes the step's input of the same name. */
+const TASK_KEYS = [
+  'prompt',
+  'title',
+  'environment_id',
+  'skill_spec',
+  'model_id',
+  'base_prompt',
+  'name',
+] as const
+
+/** The inputs that say what one run is, which `tasks` replaces. */
+const SINGLE_RUN_INPUTS = ['prompt', 'prompt_file', 'run_id', 'followup'] as const
+
+/**
+ * Reads a step with `tasks`: undefined when `tasks` is not given. Checks every
+ * task before any request, and names the task and the field of a bad one.
+ */
+export async function readTaskSettings(
+  source: InputSource = runnerInputs(),
+): Promise<TaskSetSettings | undefined> {
+  const value = source.get('tasks')
+  if (!value) return undefined
+  // The key is masked before any other input is checked, as for one run.
+  const connection = readConnection(source)
+  for (const name of SINGLE_RUN_INPUTS) {
+    if (source.get(name)) {
+      throw new InputError(
+        'tasks',
+        `cannot be combined with ${name}: each task is one run, with its own prompt.`,
+      )
+    }
+  }
+  const items = await parseTaskList(value)
+  const tasks = items.map((item, index) => readTask(source, item, index))
+  const step = readStepSettings(
+    source,
+    (continueRun) => {
+      for (const [name, given] of [
+        ['continue_run', continueRun],
+        [
+          'cancel_previous',
+          parseBoolean('cancel_previous', source.get('cancel_previous') || 'false'),
+        ],
+      ] as const) {
+        if (given) {
+          throw new InputError('tasks', `cannot be combined with ${name}: it applies to one run.`)
+        }
+      }
+    },
+    connection,
+  )
+  if (!step.wait) {
+    throw new InputError('tasks', 'cannot be combined with wait: false; a set is awaited.')
+  }
+  const { schema, pullRequestReview, checkRun } = step.output
+  for (const [input, asked] of [
+    ['output_schema', schema !== undefined],
+    ['pull_request_review', pullRequestReview],
+    ['check_run', checkRun],
+  ] as const) {
+    if (asked)
+      throw new InputError('tasks', `cannot be combined with ${input}: it applies to one run.`)
+  }
+  return {
+    ...step,
+    tasks,
+    maxParallel: readPositiveInteger('max_parallel', source.get('max_parallel') || '10'),
+    passWhen: readPassWhen(source.get('pass_when') || 'all', tasks.length),
+  }
+}
+
+/** A YAML or JSON list. JSON needs no parser beyond the runtime's; YAML loads only when used. */
+async function parseTaskList(value: string): Promise<unknown[]> {
+  let list: unknown
+  try {
+    list = value.startsWith('[') ? JSON.parse(value) : undefined
+  } catch {
+    list = undefined
+  }
+  if (list === undefined) {
+    const { parse } = await import('yaml')
+    try {
+      list = parse(value, { maxAliasCount: 0 })
+    } catch (error) {
+      const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
+      throw new InputError('tasks', `is neither a JSON nor a YAML list: ${reason}`)
+    }
+  }
+  if (!Array.isArray(list)) {
+    throw new InputError('tasks', 'must be a list (YAML or JSON), one item per run.')
+  }
+  if (list.length === 0) throw new InputError('tasks', 'is an empty list: give at least one task.')
+  return list
+}
+
+/** One task's create request: its own keys over the step's inputs of the same name. */
+function readTask(source: InputSource, item: unknown, index: number): CreateRunRequest {
+  const where = `tasks[${index}]`
+  const fields: Partial<Record<(typeof TASK_KEYS)[number], string>> = {}
+  if (typeof item === 'string') {
+    fields.prompt = item.trim()
+  } else if (isPlainObject(item)) {
+    for (const [key, field] of Object.entries(item)) {
+      if (!(TASK_KEYS as readonly string[]).includes(key)) {
+        throw new InputError(
+          'tasks',
+          `${where} has an unknown key "${key.slice(0, 100)}"; a task takes ${TASK_KEYS.join(', ')}.`,
+        )
+      }
+      if (typeof field !== 'string' && typeof field !== 'number') {
+        throw new InputError('tasks', `${where}.${key} must be a string.`)
+      }
+      fields[key as (typeof TASK_KEYS)[number]] = String(field).trim()
+    }
+  } else {
+    throw new InputError('tasks', `${where} must be a prompt or a mapping with a prompt.`)
+  }
+  const prompt = fields.prompt ?? ''
+  checkPromptSize(`tasks (${where}.prompt)`, prompt)
+  const merged: InputSource = {
+    ...source,
+    get: (name) =>
+      name in fields ? (fields[name as keyof typeof fields] ?? '') : source.get(name),
+  }
+  if (!prompt && !merged.get('skill_spec')) {
+    throw new InputError('tasks', `${where} has no prompt (and no skill_spec): give it one.`)
+  }
+  try {
+    return readCreateRequest(merged, prompt)
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error
+    throw new InputError('tasks', `${where}: ${error.message}`)
+  }
+}
+
+function readPositiveInteger(input: string, value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) {
+    throw new InputError(input, `must be a whole number of at least 1; got "${value}".`)
+  }
+  return Number(value)
+}
+
+function readPassWhen(value: string, taskCount: number): PassWhen {
+  if (value === 'all') return { kind: 'all' }
+  if (value === 'any') return { kind: 'any' }
+  if (!/^\d+$/.test(value) || Number(value) < 1) {
+    throw new InputError('pass_when', `must be all, any, or a number of runs; got "${value}".`)
+  }
+  const count = Number(value)
+  if (count > taskCount) {
+    throw new InputError(
+      'pass_when',
+      `asks for ${count} successful runs, but tasks has only ${taskCount}; give all, any, or a number up to ${taskCount}.`,
+    )
+  }
+  return { kind: 'at-least', count }
+}
 
 /** The `name` input, else the workflow and the job: what makes a step's comment its own. */
 function conversationKey(source: InputSource): string {

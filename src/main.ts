@@ -16,7 +16,7 @@ import {
   type WorkCommit,
 } from './github/setup.ts'
 import { finalStatus, pendingStatus, type CommitStatusReporter } from './github/status.ts'
-import { readCancelOnly, readSettings, type Settings } from './inputs.ts'
+import { readCancelOnly, readSettings, readTaskSettings, type Settings } from './inputs.ts'
 import { logCancel, type CancelReport } from './model/cancel.ts'
 import { isTerminal } from './model/states.ts'
 import type { StepOutcome, StepTarget } from './model/step.ts'
@@ -45,6 +45,7 @@ import { findSupersedingRun } from './run/superseded.ts'
 import { RunTracker } from './run/tracker.ts'
 import { RunWatcher } from './run/watch.ts'
 import { serviceClient } from './service.ts'
+import { runTaskSet } from './tasks.ts'
 import { runnerState } from './state.ts'
 import { safeForLog } from './text/log.ts'
 import { AGENT_WORK_DEADLINE_MS, SIGNAL_CANCEL } from './timing.ts'
@@ -56,6 +57,8 @@ export async function run(): Promise<void> {
   try {
     const cleanup = readCancelOnly()
     if (cleanup) return await cancelOnlyStep(cleanup)
+    const taskSet = await readTaskSettings()
+    if (taskSet) return await runTaskSet(taskSet)
     const settings = readSettings()
     // A schema that is not one is an input error too: compiled before any request.
     const output = await prepareOutput(settings.output)

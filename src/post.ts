@@ -10,7 +10,7 @@ import { publishError } from './report/publish.ts'
 import { cancelDeadline, cancelRun } from './run/cancel.ts'
 import { INVOCATION_KEY, searchForCreatedRun, steadyPauses } from './run/create.ts'
 import { serviceClient } from './service.ts'
-import { readSavedRun, type SavedRun } from './state.ts'
+import { readSavedRun, type SavedRun, type SetRunRecord } from './state.ts'
 import { CREATE_LOOKUP } from './timing.ts'
 
 /**
@@ -22,10 +22,10 @@ import { CREATE_LOOKUP } from './timing.ts'
 export async function run(): Promise<void> {
   try {
     const saved = readSavedRun()
+    if (saved.setRuns.length > 0) return await cancelSetRuns(saved.setRuns)
     if (!leftUnfinished(saved)) return
     const settings = readPostSettings()
-    // A run still being prepared answers 409 for a while; there is time to wait it out here.
-    const client = serviceClient(settings, { maxRetries: 5 })
+    const client = postClient(settings)
     const runId = saved.runId ?? (await findUnansweredRun(client, saved.invocation ?? ''))
     if (!runId) return
     core.info(`The main step left run ${runId} unfinished; cancelling it.`)
@@ -50,6 +50,40 @@ export async function run(): Promise<void> {
   } catch (error) {
     await publishError(error)
   }
+}
+
+/** A run still being prepared answers 409 for a while; there is time to wait it out here. */
+function postClient(settings: Parameters<typeof serviceClient>[0]): AgentRunsClient {
+  return serviceClient(settings, { maxRetries: 5 })
+}
+
+/**
+ * With `tasks`: cancels, in parallel, every run of the set the main step left
+ * unfinished, and looks (by its tag) for the run of every create it never
+ * heard back from. Fails the step when a cancel failed.
+ */
+async function cancelSetRuns(records: readonly SetRunRecord[]): Promise<void> {
+  const left = records.filter((record) => !record.settled)
+  if (left.length === 0) {
+    core.info('Every run of the set ended or was cancelled in the main step; nothing to clean up.')
+    return
+  }
+  const client = postClient(readPostSettings())
+  const deps = { client, now: Date.now, sleep: abortableSleep, log: core }
+  const why = { kind: 'post' } as const
+  await Promise.all(
+    left.map(async (record) => {
+      const runId = record.runId ?? (await findUnansweredRun(client, record.invocation))
+      if (!runId) return
+      core.info(`The main step left run ${runId} of the set unfinished; cancelling it.`)
+      const report = await cancelRun(
+        { runId, why, deadline: cancelDeadline(why, Date.now()) },
+        deps,
+      )
+      if (report.kind === 'failed') core.setFailed(describeCancel(runId, report))
+      else logCancel(core, runId, report)
+    }),
+  )
 }
 
 /** Whether the main step left a run (or a create's run) that may still need cancelling. */

@@ -12,6 +12,7 @@ const KEYS = {
   statusSha: 'status_sha',
   settled: 'run_settled',
   awaitingNewPass: 'awaiting_new_pass',
+  setRuns: 'set_runs',
 } as const
 
 export interface SavedRun {
@@ -26,6 +27,18 @@ export interface SavedRun {
   settled: boolean
   /** A follow-up was sent and the run not yet seen restarting: "already finished" may be stale. */
   awaitingNewPass: boolean
+  /** With `tasks`: every run the set created or may have created, and whether it is settled. */
+  setRuns: SetRunRecord[]
+}
+
+/**
+ * One task's run, as the post step needs it: its create tag (saved before the
+ * create goes out), its ID once known, and whether nothing more is owed on it.
+ */
+export interface SetRunRecord {
+  invocation: string
+  runId?: string
+  settled?: boolean
 }
 
 export interface StateStore {
@@ -37,13 +50,19 @@ export interface StateStore {
   markSettled(): void
 }
 
-export const runnerState: StateStore = {
+/** With `tasks`: the set's runs, saved whole at every change, so a hard kill leaves the latest. */
+export interface SetStateStore {
+  saveSetRuns(records: readonly SetRunRecord[]): void
+}
+
+export const runnerState: StateStore & SetStateStore = {
   saveCommentId: (commentId) => core.saveState(KEYS.commentId, String(commentId)),
   saveStatusSha: (sha) => core.saveState(KEYS.statusSha, sha),
   saveInvocation: (invocation) => core.saveState(KEYS.invocation, invocation),
   saveRunId: (runId) => core.saveState(KEYS.runId, runId),
   saveAwaitingNewPass: (awaiting) => core.saveState(KEYS.awaitingNewPass, String(awaiting)),
   markSettled: () => core.saveState(KEYS.settled, 'true'),
+  saveSetRuns: (records) => core.saveState(KEYS.setRuns, JSON.stringify(records)),
 }
 
 export function readSavedRun(): SavedRun {
@@ -54,5 +73,28 @@ export function readSavedRun(): SavedRun {
     statusSha: core.getState(KEYS.statusSha) || undefined,
     settled: core.getState(KEYS.settled) === 'true',
     awaitingNewPass: core.getState(KEYS.awaitingNewPass) === 'true',
+    setRuns: readSetRuns(core.getState(KEYS.setRuns)),
   }
+}
+
+function readSetRuns(saved: string): SetRunRecord[] {
+  let records: unknown
+  try {
+    records = saved ? JSON.parse(saved) : []
+  } catch {
+    return []
+  }
+  if (!Array.isArray(records)) return []
+  return records.flatMap((record: unknown) => {
+    if (typeof record !== 'object' || record === null) return []
+    const { invocation, runId, settled } = record as Record<string, unknown>
+    if (typeof invocation !== 'string') return []
+    return [
+      {
+        invocation,
+        ...(typeof runId === 'string' ? { runId } : {}),
+        ...(settled === true ? { settled } : {}),
+      },
+    ]
+  })
 }

@@ -27,6 +27,7 @@ const EXPECTED_EXAMPLES = [
   'close-pr-cleanup.yml',
   'fix-failing-check.yml',
   'matrix-fan-out.yml',
+  'monorepo-fan-out.yml',
   'nightly-dependency-updates.yml',
   'require-agent-review.yml',
   'review-pull-request.yml',

@@ -51,6 +51,27 @@ export function tagFromEnvironment(
   return { invocation, metadata }
 }
 
+/** The metadata key every run of one `tasks` step carries: one list request finds them all. */
+export const SET_KEY = 'gh_set'
+
+/**
+ * One task's tag: the step's metadata, the set's ID (the step's own
+ * invocation), the task's index, and a fresh invocation of its own, so that a
+ * lost create answer finds exactly that task's run.
+ */
+export function taskTag(set: RunTag, index: number, newId: () => string = randomUUID): RunTag {
+  const invocation = newId()
+  return {
+    invocation,
+    metadata: {
+      ...set.metadata,
+      [INVOCATION_KEY]: invocation,
+      [SET_KEY]: set.invocation,
+      gh_task: String(index),
+    },
+  }
+}
+
 export interface CreateDeps {
   client: Pick<AgentRunsClient, 'createRun' | 'listRuns' | 'iterateRuns'>
   now: () => number

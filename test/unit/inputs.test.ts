@@ -7,6 +7,7 @@ import {
   InputError,
   readCancelOnly,
   readSettings,
+  readTaskSettings,
   type InputSource,
   type Settings,
 } from '../../src/inputs.ts'
@@ -833,5 +834,72 @@ describe("readSettings: the agent's work as data (v1.2)", () => {
     expect(
       rejects({ prompt: 'p', check_run: 'true', github_token: '' }, 'github_token').message,
     ).toContain('required by check_run')
+  })
+})
+
+describe('tasks (v1.2)', () => {
+  const taskSettings = (given: Record<string, string>) =>
+    readTaskSettings(fakeInputs({ api_key: KEY, base_url: BASE_URL, ...given }).source)
+
+  async function refusesTasks(given: Record<string, string>, input = 'tasks'): Promise<string> {
+    const error = await taskSettings(given).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    )
+    expect(error).toBeInstanceOf(InputError)
+    expect((error as InputError).input).toBe(input)
+    return (error as InputError).message
+  }
+
+  it('is off without tasks', async () => {
+    expect(await taskSettings({ prompt: 'p' })).toBeUndefined()
+  })
+
+  it('reads a YAML or a JSON list; an item omitting a key takes the step input of that name', async () => {
+    const yaml = await taskSettings({
+      tasks: '- fix a\n- prompt: fix b\n  title: B\n  name: own-name\n- skill_spec: o/r:s',
+      name: 'nightly',
+      model_id: 'm1',
+    })
+    expect(yaml?.tasks).toEqual([
+      { prompt: 'fix a', config: { name: 'nightly', model_id: 'm1' } },
+      { prompt: 'fix b', title: 'B', config: { name: 'own-name', model_id: 'm1' } },
+      { config: { name: 'nightly', model_id: 'm1', skill_spec: 'o/r:s' } },
+    ])
+    expect(yaml).toMatchObject({ maxParallel: 10, passWhen: { kind: 'all' } })
+    const json = await taskSettings({ tasks: '["a", {"prompt": "b"}]', pass_when: '2' })
+    expect(json?.tasks.map((task) => task.prompt)).toEqual(['a', 'b'])
+    expect(json?.passWhen).toEqual({ kind: 'at-least', count: 2 })
+    expect((await taskSettings({ tasks: '[a]', pass_when: 'any' }))?.passWhen).toEqual({
+      kind: 'any',
+    })
+  })
+
+  it('names the task and the field of a bad item, and every conflicting input', async () => {
+    expect(await refusesTasks({ tasks: '[]' })).toMatch(/empty list/)
+    expect(await refusesTasks({ tasks: 'just text' })).toMatch(/must be a list/)
+    expect(await refusesTasks({ tasks: '- a\n- title: no prompt' })).toMatch(
+      /tasks\[1\] has no prompt/,
+    )
+    expect(await refusesTasks({ tasks: '- a\n- prompt: b\n  model: x' })).toMatch(
+      /tasks\[1\] has an unknown key "model"/,
+    )
+    expect(await refusesTasks({ tasks: '- [nested]' })).toMatch(/tasks\[0\] must be a prompt/)
+    expect(await refusesTasks({ tasks: '- prompt: a\n  skill_spec: bad' })).toMatch(
+      /tasks\[0\].*skill_spec/,
+    )
+    for (const input of ['prompt', 'prompt_file', 'run_id', 'followup']) {
+      expect(await refusesTasks({ tasks: '[a]', [input]: 'x' })).toMatch(
+        new RegExp(`combined with ${input}`),
+      )
+    }
+    expect(await refusesTasks({ tasks: '[a]', continue_run: 'true' })).toMatch(/continue_run/)
+    expect(await refusesTasks({ tasks: '[a, b]', pass_when: '3' }, 'pass_when')).toMatch(/only 2/)
+    expect(await refusesTasks({ tasks: '[a]', pass_when: 'most' }, 'pass_when')).toMatch(
+      /all, any, or a number/,
+    )
+    expect(await refusesTasks({ tasks: '[a]', max_parallel: '0' }, 'max_parallel')).toMatch(
+      /at least 1/,
+    )
   })
 })

@@ -1,0 +1,134 @@
+import { costOf } from '../agent/cost.ts'
+import type { PassWhen } from '../inputs.ts'
+import { outcomeOf, type Outcome } from './outcome.ts'
+import { isTerminal } from './states.ts'
+import type { CreateRunRequest, RunItem } from '../api/types.ts'
+import type { CancelReport } from './cancel.ts'
+
+/** How many of a set's runs must succeed under `pass_when`. */
+export function runsNeeded(rule: PassWhen, taskCount: number): number {
+  switch (rule.kind) {
+    case 'all':
+      return taskCount
+    case 'any':
+      return 1
+    case 'at-least':
+      return rule.count
+  }
+}
+
+/** Where a set stands against its `pass_when`, from the runs that have ended so far. */
+export type PassWhenStanding = 'met' | 'open' | 'cannot-be-met'
+
+/**
+ * Pure: `met` once enough runs succeeded; `cannot-be-met` as soon as too many
+ * ended otherwise (or will never start) for the rest to make up the number;
+ * else `open`.
+ */
+export function passWhenStanding(
+  rule: PassWhen,
+  counts: { tasks: number; succeeded: number; notSucceeded: number },
+): PassWhenStanding {
+  const needed = runsNeeded(rule, counts.tasks)
+  if (counts.succeeded >= needed) return 'met'
+  const stillPossible = counts.tasks - counts.notSucceeded
+  return stillPossible < needed ? 'cannot-be-met' : 'open'
+}
+
+/** `pass_when` in words, for the log and the summary: "all 20 runs", "at least 3 of 20 runs". */
+export function describePassWhen(rule: PassWhen, taskCount: number): string {
+  switch (rule.kind) {
+    case 'all':
+      return `all ${taskCount} runs`
+    case 'any':
+      return `at least one of ${taskCount} runs`
+    case 'at-least':
+      return `at least ${rule.count} of ${taskCount} runs`
+  }
+}
+
+/** What the outcome words need of one task. */
+export interface TaskFacts {
+  started: boolean
+  createFailed: boolean
+  state: string | undefined
+  /** Why the step stopped the run, or never started it. */
+  stoppedBy: 'signal' | 'timeout' | 'over-budget' | 'error' | 'post' | 'pass-when' | undefined
+}
+
+/** Pure: one task's `outcome` in the `runs` output, from the contract's words. */
+export function taskOutcome(task: TaskFacts): Outcome | 'not_started' {
+  if (task.createFailed) return 'error'
+  if (!task.started) return 'not_started'
+  if (task.state && isTerminal(task.state) && task.stoppedBy === undefined) {
+    return outcomeOf({ kind: 'finished', state: task.state })
+  }
+  switch (task.stoppedBy) {
+    case 'timeout':
+      return 'timed_out'
+    case 'over-budget':
+      return 'over_budget'
+    case 'pass-when':
+      return 'cancelled'
+    case 'error':
+      return 'error'
+    case 'signal':
+    case 'post':
+    case undefined:
+      return 'interrupted'
+  }
+}
+
+/** What the step does with one task's run. */
+export interface TaskRun {
+  /** 0-based, in the order of the `tasks` input. */
+  readonly index: number
+  readonly request: CreateRunRequest
+  /** The create's tag, set the moment the create goes out. */
+  invocation?: string
+  runId?: string
+  /** The run as last seen. */
+  run?: RunItem
+  startedAt?: number
+  endedAt?: number
+  /** Why the step stopped this run, or never started it. */
+  stoppedBy?: TaskFacts['stoppedBy']
+  cancel?: CancelReport
+  /** The create failed, or its run may exist but was not found. */
+  createError?: string
+  /** The create's answer was lost and its run not found: the post step looks for it. */
+  runMayExist?: boolean
+  /** The run ended or was cancelled for good: nothing more is owed on it. */
+  settled?: boolean
+}
+
+/** How the set ended: its rule held or not, or the step stopped it (timeout, cap, signal). */
+export interface SetOutcome {
+  kind: 'passed' | 'failed' | 'timed-out' | 'over-budget' | 'interrupted'
+  tasks: readonly TaskRun[]
+  /** One sentence: why the set ended so. */
+  reason: string
+  elapsedMs: number
+  /** The service cannot filter the list by metadata: each run was read on its own. */
+  listFallback: boolean
+}
+
+/** The credits of every run together; undefined while the service reports none. */
+export function sumCredits(tasks: readonly TaskRun[]): number | undefined {
+  let sum: number | undefined
+  for (const task of tasks) {
+    const credits = costOf(task.run?.request_usage).credits
+    if (credits !== undefined) sum = (sum ?? 0) + credits
+  }
+  return sum
+}
+
+/** The USD cost of every run together; undefined while the service reports none. */
+export function sumUsd(tasks: readonly TaskRun[]): number | undefined {
+  let sum: number | undefined
+  for (const task of tasks) {
+    const usd = costOf(task.run?.request_usage).usd
+    if (usd !== undefined) sum = (sum ?? 0) + usd
+  }
+  return sum
+}

@@ -1,0 +1,351 @@
+import type { AgentRunsClient, Sleep } from '../api/client.ts'
+import { ApiStatusError } from '../api/errors.ts'
+import { isRefusal, isRetryable, retryAfterMs } from '../api/retry.ts'
+import type { CreateRunRequest, RunItem } from '../api/types.ts'
+import type { PassWhen } from '../inputs.ts'
+import type { Log } from '../log.ts'
+import { logCancel } from '../model/cancel.ts'
+import {
+  describePassWhen,
+  passWhenStanding,
+  sumCredits,
+  type SetOutcome,
+  type TaskRun,
+} from '../model/set.ts'
+import { isTerminal, meaningOf } from '../model/states.ts'
+import type { SetRunRecord, SetStateStore } from '../state.ts'
+import { formatCredits, formatDuration } from '../text/format.ts'
+import { safeForLog } from '../text/log.ts'
+import { POLL_FAILURE_BUDGET, SIGNAL_CANCEL } from '../timing.ts'
+import { cancelDeadline, cancelRun, type CancelWhy } from './cancel.ts'
+import { createRunOnce, RunMayExistError, type RunTag } from './create.ts'
+import { nextPollDelayMs } from './schedule.ts'
+import { LostContactError } from './wait.ts'
+
+export interface SetSettings {
+  tasks: readonly CreateRunRequest[]
+  maxParallel: number
+  passWhen: PassWhen
+  timeoutMs: number
+  pollIntervalMs: number
+  maxCredits: number | undefined
+}
+
+export interface SetDeps {
+  client: Pick<AgentRunsClient, 'createRun' | 'listRuns' | 'iterateRuns' | 'getRun' | 'cancelRun'>
+  now: () => number
+  sleep: Sleep
+  /** Aborts when the workflow cancels the step; the signal's cancel is `cancelInFlight`'s. */
+  signal: AbortSignal
+  log: Log
+  state: SetStateStore
+  /** The metadata every run of this set carries (`gh_set`), and each task's own tag. */
+  setMetadata: Readonly<Record<string, string>>
+  tagFor: (index: number) => RunTag
+}
+
+/**
+ * Many runs from one step: at most `maxParallel` in flight, one list request
+ * per poll for all of them (filtered by the set's own metadata), `pass_when`
+ * watched as runs end, and the runs still in flight cancelled, in parallel, as
+ * soon as the rule can no longer be met, the cap or the timeout is reached, or
+ * the workflow cancels the step.
+ */
+export class TaskSetRun {
+  readonly #settings: SetSettings
+  readonly #deps: SetDeps
+  readonly #tasks: TaskRun[]
+  readonly #creating = new Map<number, Promise<void>>()
+  #next = 0
+  #listFallback = false
+  #stopped: { why: CancelWhy; reason: string } | undefined
+
+  constructor(settings: SetSettings, deps: SetDeps) {
+    this.#settings = settings
+    this.#deps = deps
+    this.#tasks = settings.tasks.map((request, index) => ({ index, request }))
+  }
+
+  get tasks(): readonly TaskRun[] {
+    return this.#tasks
+  }
+
+  async run(): Promise<SetOutcome> {
+    const { now, log } = this.#deps
+    const startedAt = now()
+    const deadline = startedAt + this.#settings.timeoutMs
+    log.info(
+      `Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`,
+    )
+    let failuresInARow = 0
+    let askedDelayMs = 0
+    while (true) {
+      if (this.#deps.signal.aborted) break
+      this.#judge()
+      if (this.#stopped) break
+      await this.#startDue()
+      if (this.#deps.signal.aborted) break
+      const inFlight = this.#inFlight()
+      if (inFlight.length === 0 && this.#next >= this.#tasks.length) break
+      if (now() >= deadline) {
+        this.#stopped = {
+          why: { kind: 'timeout' },
+          reason: `the timeout input (${formatDuration(this.#settings.timeoutMs)}) ran out`,
+        }
+        break
+      }
+      const youngest = Math.min(...inFlight.map((task) => now() - (task.startedAt ?? now())))
+      const delay = Math.max(nextPollDelayMs(youngest, this.#settings.pollIntervalMs), askedDelayMs)
+      askedDelayMs = 0
+      try {
+        await this.#deps.sleep(Math.min(delay, Math.max(0, deadline - now())), this.#deps.signal)
+      } catch {
+        break
+      }
+      if (this.#deps.signal.aborted) break
+      try {
+        await this.#poll(inFlight, deadline)
+        failuresInARow = 0
+      } catch (error) {
+        if (this.#deps.signal.aborted) break
+        if (isRefusal(error) && error instanceof ApiStatusError) {
+          askedDelayMs = retryAfterMs(error.headers, now()) ?? this.#settings.pollIntervalMs
+          log.info(
+            `The service refused the poll (${error.status}) and asked to wait ${formatDuration(askedDelayMs)}; polling again then, within the timeout.`,
+          )
+          continue
+        }
+        if (!isRetryable(error, 'idempotent')) throw error
+        failuresInARow += 1
+        const reason = safeForLog(error instanceof Error ? error.message : String(error))
+        if (failuresInARow >= POLL_FAILURE_BUDGET) {
+          throw new LostContactError(
+            `Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`,
+            { cause: error },
+          )
+        }
+        log.warning(
+          `Poll ${failuresInARow} of ${POLL_FAILURE_BUDGET} allowed in a row failed: ${reason}. Waiting on.`,
+        )
+      }
+    }
+    return this.#outcome(now() - startedAt)
+  }
+
+  /**
+   * Cancels every run still in flight, in parallel, within `deadline`; a create
+   * still out is given a share of the time to answer first, so that its run
+   * is cancelled too. Tasks not yet started never will be.
+   */
+  async cancelInFlight(why: CancelWhy, deadline: number): Promise<void> {
+    const { now } = this.#deps
+    this.#next = this.#tasks.length
+    const creating = [...this.#creating.values()]
+    if (creating.length > 0) {
+      const decideBy = now() + (deadline - now()) * SIGNAL_CANCEL.decideShare
+      await Promise.race([
+        Promise.allSettled(creating),
+        this.#deps.sleep(Math.max(0, decideBy - now())).catch(() => undefined),
+      ])
+    }
+    await Promise.all(
+      this.#inFlight().map(async (task) => {
+        const runId = task.runId ?? ''
+        task.stoppedBy = why.kind
+        task.cancel = await cancelRun({ runId, why, deadline }, this.#deps)
+        logCancel(this.#deps.log, runId, task.cancel)
+        if (task.cancel.kind !== 'failed' && task.cancel.kind !== 'blocked') {
+          this.#settle(task)
+        }
+      }),
+    )
+    for (const task of this.#tasks) {
+      if (task.invocation === undefined) task.stoppedBy ??= why.kind
+    }
+  }
+
+  /** Starts tasks while there is room, unless the set is stopping; creates go out together. */
+  async #startDue(): Promise<void> {
+    const starts: Promise<void>[] = []
+    while (
+      this.#next < this.#tasks.length &&
+      this.#inFlight().length + this.#creating.size + starts.length < this.#settings.maxParallel &&
+      !this.#stopped
+    ) {
+      const task = this.#tasks[this.#next]
+      this.#next += 1
+      if (task) starts.push(this.#start(task))
+    }
+    await Promise.all(starts)
+  }
+
+  async #start(task: TaskRun): Promise<void> {
+    // Nothing may come between this check and the request: a signal handler runs only at an await.
+    if (this.#deps.signal.aborted) return
+    const tag = this.#deps.tagFor(task.index)
+    task.invocation = tag.invocation
+    task.startedAt = this.#deps.now()
+    this.#save()
+    const created = createRunOnce(task.request, tag, this.#deps)
+      .then((answer) => {
+        task.runId = answer.run_id
+        task.run = { ...answer, title: task.request.title, prompt: task.request.prompt }
+        this.#deps.log.info(
+          `Task ${task.index}${titleOf(task)}: created run ${safeForLog(answer.run_id)}; it is ${safeForLog(answer.state, 200)}.`,
+        )
+      })
+      .catch((error: unknown) => {
+        task.createError = error instanceof Error ? error.message : String(error)
+        task.endedAt = this.#deps.now()
+        this.#deps.log.warning(
+          `Task ${task.index}${titleOf(task)}: ${safeForLog(task.createError)}`,
+        )
+        // A run that may exist stays unsettled: the post step looks for it by its tag.
+        task.runMayExist = error instanceof RunMayExistError
+      })
+      .finally(() => {
+        this.#creating.delete(task.index)
+        this.#save()
+      })
+    this.#creating.set(task.index, created)
+    await created
+  }
+
+  /**
+   * One list request for every run in flight, filtered by the set's metadata;
+   * a run the list does not show yet (the list lags behind the service's
+   * writes) is read on its own. A plan without metadata filtering reads each.
+   */
+  async #poll(inFlight: TaskRun[], deadline: number): Promise<void> {
+    const options = { signal: this.#deps.signal, deadline }
+    const listed = new Map<string, RunItem>()
+    if (!this.#listFallback) {
+      try {
+        const { runs } = await this.#deps.client.listRuns(
+          { metadata: { ...this.#deps.setMetadata }, limit: 100 },
+          options,
+        )
+        for (const run of runs) listed.set(run.run_id, run)
+      } catch (error) {
+        if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available') {
+          throw error
+        }
+        this.#listFallback = true
+        this.#deps.log.info(
+          "The service's plan cannot filter runs by metadata (feature_not_available); reading each run on its own instead, one request per run per poll.",
+        )
+      }
+    }
+    for (const task of inFlight) {
+      const runId = task.runId ?? ''
+      const run = listed.get(runId) ?? (await this.#deps.client.getRun(runId, options))
+      this.#seen(task, run)
+    }
+  }
+
+  #seen(task: TaskRun, run: RunItem): void {
+    const before = task.run?.state
+    task.run = run
+    if (run.state !== before) {
+      const age = formatDuration(this.#deps.now() - (task.startedAt ?? this.#deps.now()))
+      this.#deps.log.info(
+        `Task ${task.index}${titleOf(task)}: run ${safeForLog(run.run_id)} is ${safeForLog(run.state, 200)} (after ${age}).`,
+      )
+    }
+    if (isTerminal(run.state)) {
+      task.endedAt = this.#deps.now()
+      this.#settle(task)
+    }
+  }
+
+  /** After each poll: the credit cap on the sum, and whether `pass_when` can still be met. */
+  #judge(): void {
+    const { maxCredits, passWhen } = this.#settings
+    const credits = sumCredits(this.#tasks)
+    if (maxCredits !== undefined && credits !== undefined && credits > maxCredits) {
+      this.#stopped = {
+        why: { kind: 'over-budget' },
+        reason: `the runs used ${formatCredits(credits)} credits together, past max_credits (${formatCredits(maxCredits)})`,
+      }
+    } else if (passWhenStanding(passWhen, this.#counts()) === 'cannot-be-met') {
+      const counts = this.#counts()
+      this.#stopped = {
+        why: { kind: 'pass-when' },
+        reason: `${counts.notSucceeded} of ${this.#tasks.length} runs did not succeed, so ${describePassWhen(passWhen, this.#tasks.length)} can no longer succeed`,
+      }
+    }
+  }
+
+  #counts() {
+    let succeeded = 0
+    let notSucceeded = 0
+    for (const task of this.#tasks) {
+      if (task.createError !== undefined) notSucceeded += 1
+      else if (task.run && isTerminal(task.run.state)) {
+        if (meaningOf(task.run.state) === 'succeeded') succeeded += 1
+        else notSucceeded += 1
+      }
+    }
+    return { tasks: this.#tasks.length, succeeded, notSucceeded }
+  }
+
+  #inFlight(): TaskRun[] {
+    return this.#tasks.filter(
+      (task) => task.runId !== undefined && task.endedAt === undefined && !task.settled,
+    )
+  }
+
+  #settle(task: TaskRun): void {
+    task.endedAt ??= this.#deps.now()
+    task.settled = true
+    this.#save()
+  }
+
+  #save(): void {
+    const records: SetRunRecord[] = []
+    for (const task of this.#tasks) {
+      if (task.invocation === undefined) continue
+      const nothingOwed = task.settled || (task.createError !== undefined && !task.runMayExist)
+      records.push({
+        invocation: task.invocation,
+        ...(task.runId ? { runId: task.runId } : {}),
+        ...(nothingOwed ? { settled: true } : {}),
+      })
+    }
+    this.#deps.state.saveSetRuns(records)
+  }
+
+  async #outcome(elapsedMs: number): Promise<SetOutcome> {
+    const base = { tasks: this.#tasks, elapsedMs, listFallback: this.#listFallback }
+    if (this.#deps.signal.aborted) {
+      return { ...base, kind: 'interrupted', reason: 'the workflow cancelled the step' }
+    }
+    if (this.#stopped) {
+      const { why, reason } = this.#stopped
+      const stoppable = this.#inFlight()
+      if (stoppable.length > 0 || this.#next < this.#tasks.length) {
+        const names = stoppable.map((task) => `task ${task.index} (run ${task.runId})`)
+        const notStarted = this.#tasks.length - this.#next
+        this.#deps.log.warning(
+          `Stopping the set: ${reason}. Cancelling ${names.length > 0 ? names.join(', ') : 'no run in flight'}${notStarted > 0 ? `; ${notStarted} task(s) not started will not be` : ''}.`,
+        )
+      }
+      await this.cancelInFlight(why, cancelDeadline(why, this.#deps.now()))
+      const kind =
+        why.kind === 'timeout' ? 'timed-out' : why.kind === 'over-budget' ? 'over-budget' : 'failed'
+      return { ...base, kind, reason }
+    }
+    const counts = this.#counts()
+    const rule = describePassWhen(this.#settings.passWhen, this.#tasks.length)
+    const standing = passWhenStanding(this.#settings.passWhen, counts)
+    const tally = `${counts.succeeded} of ${this.#tasks.length} runs succeeded`
+    return standing === 'met'
+      ? { ...base, kind: 'passed', reason: `${tally}; the step asked for ${rule}` }
+      : { ...base, kind: 'failed', reason: `${tally}; the step asked for ${rule}` }
+  }
+}
+
+function titleOf(task: TaskRun): string {
+  const title = task.request.title
+  return title ? ` (${safeForLog(title, 200)})` : ''
+}

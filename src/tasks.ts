@@ -1,0 +1,109 @@
+import * as core from '@actions/core'
+import { finalAnswer } from './agent/conversation.ts'
+import { agentWorkSources } from './agent/sources.ts'
+import { readConversation } from './agent/work.ts'
+import { abortableSleep, type AgentRunsClient } from './api/client.ts'
+import type { TaskSetSettings } from './inputs.ts'
+import type { SetOutcome } from './model/set.ts'
+import { publishSetOutcome } from './report/set.ts'
+import { cancelDeadline } from './run/cancel.ts'
+import { SET_KEY, tagFromEnvironment, taskTag } from './run/create.ts'
+import { TaskSetRun } from './run/set.ts'
+import { onTerminationSignal } from './run/signals.ts'
+import { serviceClient } from './service.ts'
+import { runnerState } from './state.ts'
+import { AGENT_WORK_DEADLINE_MS, SIGNAL_CANCEL } from './timing.ts'
+
+/**
+ * The main step with `tasks`: prepare (the set and its tags), execute (start,
+ * wait and cancel, as one set), finish (the answers, one table, the outputs).
+ */
+export async function runTaskSet(settings: TaskSetSettings): Promise<void> {
+  const client = serviceClient(settings)
+  const interruption = new AbortController()
+  const set = prepareSet(settings, client, interruption.signal)
+  const outcome = await executeSet(set, interruption)
+  await finishSet(outcome, client, interruption.signal)
+}
+
+function prepareSet(
+  settings: TaskSetSettings,
+  client: AgentRunsClient,
+  signal: AbortSignal,
+): TaskSetRun {
+  const stepTag = tagFromEnvironment(process.env)
+  return new TaskSetRun(
+    {
+      tasks: settings.tasks,
+      maxParallel: settings.maxParallel,
+      passWhen: settings.passWhen,
+      timeoutMs: settings.timeoutMs,
+      pollIntervalMs: settings.pollIntervalMs,
+      maxCredits: settings.agentWork.maxCredits,
+    },
+    {
+      client,
+      now: Date.now,
+      sleep: abortableSleep,
+      signal,
+      log: core,
+      state: runnerState,
+      setMetadata: { [SET_KEY]: stepTag.invocation },
+      tagFor: (index) => taskTag(stepTag, index),
+    },
+  )
+}
+
+/**
+ * Runs the set. On SIGINT or SIGTERM every run in flight gets its cancel at
+ * once, in parallel, within the runner's grace; on an error, briefly, as after
+ * a timeout (a cancel that fails leaves the run to the post step).
+ */
+async function executeSet(set: TaskSetRun, interruption: AbortController): Promise<SetOutcome> {
+  let cancelling: Promise<void> | undefined
+  const stopListening = onTerminationSignal((signal) => {
+    if (cancelling) return core.info(`Received ${signal} again; still cancelling.`)
+    core.info(`Received ${signal}: the workflow is cancelling this step.`)
+    interruption.abort()
+    const deadline = cancelDeadline({ kind: 'signal', signal }, Date.now())
+    // Should anything keep the process alive past the budget, end it before the runner's kill.
+    setTimeout(() => process.exit(1), deadline - Date.now() + SIGNAL_CANCEL.exitMarginMs).unref()
+    cancelling = set.cancelInFlight({ kind: 'signal', signal }, deadline)
+  })
+  try {
+    const outcome = await set.run()
+    await cancelling
+    return outcome
+  } catch (error) {
+    if (!cancelling) {
+      await set.cancelInFlight({ kind: 'error' }, cancelDeadline({ kind: 'error' }, Date.now()))
+    }
+    await cancelling
+    throw error
+  } finally {
+    stopListening()
+  }
+}
+
+/** Reads each ended run's answer (one request per task, together), then reports the set. */
+async function finishSet(
+  outcome: SetOutcome,
+  client: AgentRunsClient,
+  signal: AbortSignal,
+): Promise<void> {
+  const answers = new Map<number, string>()
+  if (outcome.kind !== 'interrupted') {
+    const sources = agentWorkSources(client)
+    const bounded = AbortSignal.any([signal, AbortSignal.timeout(AGENT_WORK_DEADLINE_MS)])
+    const quiet = { info: core.debug, warning: core.warning, debug: core.debug }
+    await Promise.all(
+      outcome.tasks.map(async (task) => {
+        if (!task.runId || !task.run) return
+        const conversation = await readConversation(task.runId, sources, quiet, bounded)
+        const answer = conversation ? finalAnswer(conversation) : undefined
+        if (answer !== undefined) answers.set(task.index, answer)
+      }),
+    )
+  }
+  await publishSetOutcome(outcome, answers)
+}
