@@ -20,6 +20,7 @@ import {
   simulateSchedule,
   type ScheduleFigures,
 } from './bench/schedule-sim.ts'
+import { simulateSet, type SetFigures } from './bench/set-sim.ts'
 import { median, round, summarize, type Summary } from './bench/stats.ts'
 import { prepareStep, spawnPrepared } from './bench/step.ts'
 
@@ -359,6 +360,38 @@ function scheduleFigures(): ScheduleFigures[] {
   return figures
 }
 
+// ── 3b. A set of runs: `tasks` in one step against one step per run ─────────────────────────
+
+/** With `tasks`, a set's polls may cost at most this many times one run's polls. */
+const SET_POLL_GOAL = 1.1
+
+async function setFigures(): Promise<SetFigures> {
+  const f = await simulateSet(20, 60, POLL_INTERVAL.defaultMs)
+  const s = `a set of ${f.tasks} ${f.runMinutes}-min runs (simulated, side by side)`
+  const goal = Math.floor(SET_POLL_GOAL * f.oneRunPolls) + 2 * f.tasks
+  row(
+    s,
+    'requests with tasks: creates + list polls + single reads + answers',
+    `${f.set.total} (${f.set.creates} + ${f.set.lists} + ${f.set.reads} + ${f.set.answers})`,
+    `≤ ${goal} (1.1 × ${f.oneRunPolls} polls + a create and an answer per task)`,
+    f.set.total <= goal,
+  )
+  row(
+    s,
+    `requests with ${f.tasks} single steps: creates + polls + answers`,
+    `${f.singles.total} (${f.singles.creates} + ${f.singles.polls} + ${f.singles.answers})`,
+    `${(f.singles.total / f.set.total).toFixed(1)}× the set's`,
+  )
+  row(
+    s,
+    'runner-minutes held: tasks / single steps',
+    `${f.runnerMinutes.set} / ${f.runnerMinutes.singles}`,
+    '1 runner against 20',
+    f.runnerMinutes.set <= f.runMinutes + 1,
+  )
+  return f
+}
+
 interface RealtimeChange {
   state: string
   atMs: number
@@ -658,6 +691,7 @@ const profile: StartProfile | undefined = await section('start profile', () => p
 const cold = await section('cold start', coldStart)
 const cancel = await section('cancel latency', cancelLatency)
 const schedule = await section('schedule', () => Promise.resolve(scheduleFigures()))
+const taskSet = await section('set', setFigures)
 const realtime = await section('real-time detection', realtimeDetection)
 const memory = await section('memory and size', memoryAndSize)
 const loadResult = await section('load', load)
@@ -692,6 +726,7 @@ const results = {
   startProfile: profile,
   cancel,
   schedule,
+  taskSet,
   realtime,
   memory,
   load: loadResult,
