@@ -6,6 +6,7 @@ import { isRunId, MAX_PROMPT_BYTES } from './api/answers.ts'
 import type { AgentConfig, CreateRunRequest, McpServerConfig } from './api/types.ts'
 import { ON_BLOCKED, type OnBlocked } from './model/blocked.ts'
 import { POLL_INTERVAL } from './timing.ts'
+import { errorMessage } from './text/plain.ts'
 
 /** What the step is asked to do with a run. */
 export type RunTarget =
@@ -464,10 +465,7 @@ function readAgentWork(source: InputSource, wait: boolean): AgentWorkSettings {
   try {
     downloadPatterns = parseArtifactPatterns(source.get('download_artifacts'))
   } catch (error) {
-    throw new InputError(
-      'download_artifacts',
-      error instanceof Error ? error.message : String(error),
-    )
+    throw new InputError('download_artifacts', errorMessage(error))
   }
   // Both act while or after the step waits; without waiting they would silently do nothing.
   if (!wait && maxCredits !== undefined) {
@@ -796,7 +794,7 @@ function parseMcpServers(value: string): Record<string, McpServerConfig> | undef
   try {
     parsed = JSON.parse(value)
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error)
+    const reason = errorMessage(error)
     throw new InputError('mcp_servers', `must be JSON; it does not parse (${reason}).`)
   }
   if (!isPlainObject(parsed)) {

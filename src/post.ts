@@ -1,5 +1,6 @@
 import * as core from '@actions/core'
-import { abortableSleep, type AgentRunsClient } from './api/client.ts'
+import { type AgentRunsClient } from './api/client.ts'
+import { abortableSleep } from './api/transport.ts'
 import type { RunItem } from './api/types.ts'
 import { loadOctokit } from './github/octokit.ts'
 import { openConversation } from './github/setup.ts'

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { lstat, mkdir, realpath, rename, rm, writeFile } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
 import type { ArtifactEntry, DownloadPlan } from './artifacts.ts'
+import { errorMessage } from '../text/plain.ts'
 
 /**
  * Writes the run's matching FILE artifacts into the download directory. A
@@ -40,7 +41,7 @@ export async function downloadArtifacts(
       written.set(entry.artifact, entry.path)
       deps.info(`Downloaded artifact "${shown}" to ${entry.path} (${bytes.byteLength} bytes).`)
     } catch (error) {
-      const reason = deps.safeForLog(error instanceof Error ? error.message : String(error))
+      const reason = deps.safeForLog(errorMessage(error))
       deps.warning(`Could not download artifact "${shown}": ${reason}`)
     }
   }

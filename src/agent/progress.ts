@@ -1,5 +1,6 @@
 import type { AgentAction, Conversation, ConversationStep } from './conversation.ts'
 import { HEARTBEAT_INTERVAL_MS, PROGRESS_READ_INTERVAL_MS } from '../timing.ts'
+import { clip } from '../text/plain.ts'
 
 /**
  * What the agent has done since the last look, for the log while waiting:
@@ -127,8 +128,4 @@ export function newSessionLink(announced: string | undefined, run: unknown): str
   } catch {
     return undefined
   }
-}
-
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text
 }

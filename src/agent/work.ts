@@ -9,6 +9,8 @@ import {
 } from './artifacts.ts'
 import { finalAnswer, parseConversation, type Conversation } from './conversation.ts'
 import { downloadArtifacts } from './download.ts'
+import { errorMessage } from '../text/plain.ts'
+import type { Log } from '../log.ts'
 
 /** What the step brings back of the agent's work once the run has ended or been handed off. */
 export interface AgentWork {
@@ -27,12 +29,6 @@ export interface AgentWorkSources {
   fetchFile: (artifact: ArtifactEntry, signal: AbortSignal) => Promise<Uint8Array>
 }
 
-export interface AgentWorkLog {
-  info(message: string): void
-  warning(message: string): void
-  debug(message: string): void
-}
-
 /**
  * The run's conversation, or undefined when the service has none (404) or
  * cannot give it in its normalized form (422): neither is a failure of the
@@ -41,7 +37,7 @@ export interface AgentWorkLog {
 export async function readConversation(
   runId: string,
   sources: Pick<AgentWorkSources, 'getConversation'>,
-  log: AgentWorkLog,
+  log: Log,
   signal: AbortSignal,
 ): Promise<Conversation | undefined> {
   try {
@@ -54,7 +50,7 @@ export async function readConversation(
         `The service cannot give run ${runId}'s conversation in its normalized form yet (422); the result output stays empty.`,
       )
     } else {
-      const reason = error instanceof Error ? error.message : String(error)
+      const reason = errorMessage(error)
       log.warning(
         `Could not read run ${runId}'s conversation: ${reason}. The outcome is unchanged.`,
       )
@@ -76,7 +72,7 @@ export async function collectAgentWork(
   run: RunItem,
   options: CollectOptions,
   sources: AgentWorkSources,
-  log: AgentWorkLog & { safeForLog: (value: unknown) => string },
+  log: Log & { safeForLog: (value: unknown) => string },
   signal: AbortSignal,
 ): Promise<AgentWork> {
   const conversation =
@@ -105,7 +101,7 @@ export async function collectAgentWork(
     return { answer, artifacts, downloadedTo, downloadDir }
   } catch (error) {
     // The directory itself could not be made (permissions, a file in the way): still a warning.
-    const reason = log.safeForLog(error instanceof Error ? error.message : String(error))
+    const reason = log.safeForLog(errorMessage(error))
     log.warning(
       `Could not download artifacts into ${downloadDir}: ${reason}. The outcome is unchanged.`,
     )

@@ -4,7 +4,7 @@
  * other field is made to have the type the rest of the action expects, so
  * that nothing the service sends, of any type, can crash rendering.
  */
-import type { RunArtifact, RunItem, RunStatusMessage } from './types.ts'
+import type { CreateRunResponse, RunArtifact, RunItem, RunStatusMessage } from './types.ts'
 
 /** The longest prompt the action sends. Every poll echoes it, so the body cap follows from it. */
 export const MAX_PROMPT_BYTES = 1024 * 1024
@@ -38,6 +38,25 @@ export function readRunItem(
     return { problem: `a run whose state is not a string (${kindOf(state)})` }
   }
   return { run: normaliseRun({ ...data, run_id: runId, state }) }
+}
+
+/**
+ * The create's answer, when it names the run by something that looks like an ID; else why
+ * not (a garbled answer: the run may exist, so the caller looks it up instead of creating
+ * another). A state of the wrong type is not believed either: the polls will tell.
+ */
+export function readCreatedRun(data: unknown): { run: CreateRunResponse } | { problem: string } {
+  const answer = isObject(data) ? data : {}
+  const { run_id: runId, task_id: taskId, state, at_capacity: atCapacity } = answer
+  if (!isRunId(runId)) return { problem: 'an answer without a usable run_id' }
+  return {
+    run: {
+      run_id: runId,
+      ...(typeof taskId === 'string' ? { task_id: taskId } : {}),
+      state: typeof state === 'string' && state.trim() !== '' ? state : 'UNKNOWN',
+      ...(atCapacity === true ? { at_capacity: true } : {}),
+    },
+  }
 }
 
 const TEXT_FIELDS = [

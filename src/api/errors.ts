@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import { formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
 import type { ProblemDocument } from './types.ts'
+import { clip, errorMessage } from '../text/plain.ts'
 
 /** What a request was, for messages. Never holds the key or any header. */
 export interface RequestLabel {
@@ -35,7 +36,7 @@ export class ApiConnectionError extends AgentApiError {
 
   constructor(request: RequestLabel, cause: unknown, requestSent: boolean) {
     const code = errorCode(cause)
-    const reason = cause instanceof Error ? cause.message : String(cause)
+    const reason = errorMessage(cause)
     super(`${describe(request)} failed: cannot reach the service (${reason})`, request, { cause })
     this.requestSent = requestSent
     this.code = code
@@ -65,7 +66,7 @@ export class ApiTlsError extends ApiConnectionError {
 
   constructor(request: RequestLabel, cause: unknown) {
     super(request, cause, false)
-    const reason = cause instanceof Error ? cause.message : String(cause)
+    const reason = errorMessage(cause)
     this.message =
       `${describe(request)} failed: the service's TLS certificate cannot be verified (${this.code ?? 'TLS'}: ${safeForLog(reason, 200)}). ` +
       'Nothing reached the service. If a proxy inspects TLS (as on many self-hosted runners), give Node its CA certificate with the NODE_EXTRA_CA_CERTS environment variable; never turn verification off.'
@@ -258,7 +259,7 @@ function problemCode(problem: ProblemDocument | undefined): string | undefined {
 export function excerpt(body: string, max = 200): string {
   const flat = withoutTags(body).replace(/\s+/g, ' ').trim()
   if (flat === '') return ''
-  return safeForLog(flat.length > max ? `${flat.slice(0, max)}…` : flat)
+  return safeForLog(clip(flat, max))
 }
 
 /**

@@ -17,6 +17,7 @@ import { isTerminal, meaningOf } from '../model/states.ts'
 import type { StepOutcome } from '../model/step.ts'
 import { COMMENT_ANSWER_CHARS, renderCommentAnswer } from './answer.ts'
 import { wordsFor, type PlainWords } from './words.ts'
+import { clip } from '../text/plain.ts'
 
 /** One run as a comment shows it; kept in the marker so that a later step can list it. */
 export interface RunRecord {
@@ -230,7 +231,7 @@ export function partsOf(
   const words = wordsFor(run, ending)
   const title = run.title?.trim()
   const name = title
-    ? inlineText(shorten(title.replace(/\s+/g, ' '), 200))
+    ? inlineText(clip(title.replace(/\s+/g, ' '), 200))
     : `Run ${codeSpan(run.run_id)}`
   const figures = ending || isTerminal(run.state) ? figuresOf(run, context.outcome) : []
   const newer = words.newerRunId ? ` (run ${codeSpan(words.newerRunId)})` : ''
@@ -280,7 +281,7 @@ function bodyOf(run: RunItem, words: PlainWords, context: CommentContext): strin
   const parts: string[] = []
   if (words.detail) parts.push(words.detail)
   const reason = words.showsReason ? statusMessageOf(run) : undefined
-  if (reason) parts.push(quote(inlineText(shorten(reason, 2_000))))
+  if (reason) parts.push(quote(inlineText(clip(reason, 2_000))))
   let answer = context.answer?.trim() ? context.answer : undefined
   if (meaningOf(run.state) === 'blocked' && context.outcome?.ending.kind !== 'timed-out') {
     const question = context.outcome?.question ?? blockedQuestion(run.status_message, undefined)
@@ -304,7 +305,7 @@ function blockedBlock(question: string | undefined, run: RunItem, continueRun: b
     '> [!WARNING]',
     `> The run is BLOCKED: it waits for a person. To move it on, ${ways.join(', or ')}.`,
   ]
-  if (question) lines.push('', agentDetails('What it waits for', shorten(question, 20_000), true))
+  if (question) lines.push('', agentDetails('What it waits for', clip(question, 20_000), true))
   return lines.join('\n')
 }
 
@@ -403,10 +404,6 @@ export function spliceComment(body: string, marker: Marker): string {
   const lines = `${renderMarker(marker)}\n${rest}`
   if (history.length === 0) return lines
   return `${lines}\n\n${historyBlock(history)}`
-}
-
-function shorten(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text
 }
 
 function historyBlock(history: RunRecord[]): string {

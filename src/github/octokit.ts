@@ -1,6 +1,7 @@
 import type { getOctokit } from '@actions/github'
 import { safeForLog } from '../text/log.ts'
 import { GITHUB_CALL_DEADLINE_MS } from '../timing.ts'
+import { errorMessage } from '../text/plain.ts'
 
 export type Octokit = ReturnType<typeof getOctokit>
 
@@ -33,5 +34,5 @@ export async function tokenIdentity(octokit: Octokit): Promise<string> {
 
 /** Why a GitHub call failed, safe for the log. */
 export function reasonOf(error: unknown): string {
-  return safeForLog(error instanceof Error ? error.message : String(error), 500)
+  return safeForLog(errorMessage(error), 500)
 }

@@ -1,5 +1,6 @@
 import type { ArtifactEntry } from '../agent/artifacts.ts'
 import { agentDetails, escapeMarkdown, safeHttpUrl, clipAnswer } from '../text/markdown.ts'
+import { clip } from '../text/plain.ts'
 
 /**
  * The parts of the job summary and the comment that show the agent's work:
@@ -61,8 +62,4 @@ export function renderBlocked(
   ]
   if (question) lines.push(agentDetails('What it waits for', clip(question, 20_000), true), '')
   return lines.join('\n')
-}
-
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text
 }

@@ -9,6 +9,7 @@ import { pullRequestUrlOf } from '../model/run.ts'
 import type { StepOutcome } from '../model/step.ts'
 import { safeHttpUrl } from '../text/markdown.ts'
 import { statusMessageOf } from '../model/run.ts'
+import { errorMessage } from '../text/plain.ts'
 
 /** Turns the step's outcome into outputs, a job summary, annotations and the exit status. */
 export async function publishOutcome(
@@ -62,7 +63,7 @@ async function writeSummary(markdown: string): Promise<void> {
   try {
     await core.summary.addRaw(markdown, true).write()
   } catch (error) {
-    core.debug(`No job summary written: ${error instanceof Error ? error.message : String(error)}`)
+    core.debug(`No job summary written: ${errorMessage(error)}`)
   }
 }
 
@@ -74,7 +75,7 @@ export async function publishError(
   error: unknown,
   summary?: { runId: string | undefined },
 ): Promise<void> {
-  const message = error instanceof Error ? error.message : String(error)
+  const message = errorMessage(error)
   if (summary) {
     // The step failed before its run had an outcome of its own (bad input, lost contact, …).
     core.setOutput('outcome', 'error')

@@ -17,6 +17,7 @@ import { describeCancel } from '../model/cancel.ts'
 import type { StepOutcome } from '../model/step.ts'
 import { parseIsoDuration, pullRequestUrlOf, statusMessageOf } from '../model/run.ts'
 import { escapeMarkdown, inlineText, safeHttpUrl } from '../text/markdown.ts'
+import { clip } from '../text/plain.ts'
 
 /** What the step's outcome means for the workflow: pass or fail, and the words for it. */
 export interface Verdict {
@@ -119,7 +120,7 @@ export function verdictOf(outcome: StepOutcome): Verdict {
 /** The run's title, else `Run <id>`: what the summary's headline calls it. */
 function nameOf(run: RunItem): string {
   const title = run.title?.trim()
-  return title ? truncate(title.replace(/\s+/g, ' '), 200) : `Run ${run.run_id}`
+  return title ? clip(title.replace(/\s+/g, ' '), 200) : `Run ${run.run_id}`
 }
 
 /** The run's usage as `key: value` pairs, for the summary; numbers and short strings only. */
@@ -181,7 +182,7 @@ export function renderSummary(outcome: StepOutcome, extras: SummaryExtras = {}):
     if (usage) rows.push([cost ? 'Cost' : 'Usage', escapeMarkdown(usage)])
     const message = statusMessageOf(run)
     if (message && !verdict.passed) {
-      rows.push(['Status message', inlineText(truncate(message, 2000))])
+      rows.push(['Status message', inlineText(clip(message, 2000))])
     }
   }
   const lines = [
@@ -249,8 +250,4 @@ function durationOf(outcome: StepOutcome): string | undefined {
 function pullRequestLabel(url: string): string {
   const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url)
   return match ? `${match[1]}#${match[2]}` : url
-}
-
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text
 }

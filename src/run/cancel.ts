@@ -1,4 +1,5 @@
-import type { AgentRunsClient, RequestOptions, Sleep } from '../api/client.ts'
+import type { AgentRunsClient } from '../api/client.ts'
+import type { RequestOptions, Sleep } from '../api/transport.ts'
 import { UnprocessableEntityError } from '../api/errors.ts'
 import type { RunItem } from '../api/types.ts'
 import { meaningOf } from '../model/states.ts'
@@ -13,6 +14,7 @@ import {
   SIGNAL_CANCEL,
 } from '../timing.ts'
 import { logCancel, type CancelReport } from '../model/cancel.ts'
+import { errorMessage } from '../text/plain.ts'
 
 /**
  * One cancel request for a run, by ID, and how it went as a value: a failed
@@ -26,7 +28,7 @@ export async function requestCancel(
   try {
     return { kind: await client.cancelRun(runId, options) }
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
+    const message = errorMessage(error)
     if (error instanceof UnprocessableEntityError) return { kind: 'not-cancellable', message }
     return { kind: 'failed', message }
   }

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import type { AgentRunsClient, Sleep } from '../api/client.ts'
+import type { AgentRunsClient } from '../api/client.ts'
+import type { Sleep } from '../api/transport.ts'
 import { ApiStatusError } from '../api/errors.ts'
 import { mayHaveActed } from '../api/retry.ts'
 import type { CreateRunRequest, CreateRunResponse, RunItem } from '../api/types.ts'
 import type { Log } from '../log.ts'
 import { CREATE_LOOKUP, MIN_REQUEST_MS } from '../timing.ts'
+import { errorMessage } from '../text/plain.ts'
 
 /**
  * The metadata every run is created with. `invocation` is unique to this
@@ -107,62 +109,24 @@ export async function createRunOnce(
   deps: CreateDeps,
 ): Promise<CreateRunResponse> {
   const sentAt = deps.now()
-  let answer: unknown
+  let created: CreateRunResponse
   try {
     const deadline =
       deps.deadline === undefined ? undefined : Math.max(deps.deadline, sentAt + MIN_REQUEST_MS)
-    answer = await deps.client.createRun(
+    created = await deps.client.createRun(
       { ...request, metadata: { ...tag.metadata } },
       { deadline },
     )
   } catch (error) {
     if (!mayHaveActed(error)) throw error
-    return await recoverLostCreate(request, tag, sentAt, reasonOf(error), deps, error)
+    return await recoverLostCreate(request, tag, sentAt, errorMessage(error), deps, error)
   }
-  const created = usableCreateAnswer(answer)
-  if (created?.at_capacity) {
+  if (created.at_capacity) {
     deps.log.info(
       `The service is at capacity: run ${created.run_id} waits in its queue and starts when there is room.`,
     )
   }
-  if (created) return created
-  const reason = `the service answered without a usable run_id (${describeAnswer(answer)})`
-  return await recoverLostCreate(request, tag, sentAt, reason, deps)
-}
-
-/** The create answer's run, or undefined when it names none that could be polled. */
-export function usableCreateAnswer(answer: unknown): CreateRunResponse | undefined {
-  if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) return undefined
-  const {
-    run_id: runId,
-    task_id: taskId,
-    state,
-    at_capacity: atCapacity,
-  } = answer as Record<string, unknown>
-  if (!isRunIdLike(runId)) return undefined
-  return {
-    run_id: runId,
-    ...(typeof taskId === 'string' ? { task_id: taskId } : {}),
-    state: typeof state === 'string' && state !== '' ? state : 'QUEUED',
-    ...(atCapacity === true ? { at_capacity: true } : {}),
-  }
-}
-
-function isRunIdLike(value: unknown): value is string {
-  return (
-    typeof value === 'string' &&
-    /^[^\s/\\\p{Cc}]{1,200}$/u.test(value) &&
-    value !== '.' &&
-    value !== '..'
-  )
-}
-
-function describeAnswer(answer: unknown): string {
-  if (answer === undefined) return 'an empty body'
-  if (answer === null) return 'null'
-  if (Array.isArray(answer)) return 'an array'
-  if (typeof answer === 'object') return 'an object with no usable run_id'
-  return `a ${typeof answer}`
+  return created
 }
 
 async function recoverLostCreate(
@@ -255,8 +219,8 @@ export async function searchForCreatedRun(
           deps.sentAt === undefined ? undefined : deps.now() - deps.sentAt + CREATE_LOOKUP.slackMs,
       })
     } catch (error) {
-      lastProblem = `the lookup failed: ${reasonOf(error)}`
-      deps.log.info(`Could not look for the run yet (${reasonOf(error)}).`)
+      lastProblem = `the lookup failed: ${errorMessage(error)}`
+      deps.log.info(`Could not look for the run yet (${errorMessage(error)}).`)
       continue
     }
     if (lookup.kind !== 'none') return lookup
@@ -373,10 +337,6 @@ function isDeepEqual(a: unknown, b: unknown): boolean {
   return keysA.every((key) =>
     isDeepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
   )
-}
-
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }
 
 /**

@@ -1,4 +1,5 @@
-import type { AgentRunsClient, RequestOptions, Sleep } from '../api/client.ts'
+import type { AgentRunsClient } from '../api/client.ts'
+import type { RequestOptions, Sleep } from '../api/transport.ts'
 import { NotFoundError } from '../api/errors.ts'
 import { mayHaveActed } from '../api/retry.ts'
 import type { CreateRunRequest, CreateRunResponse, RunItem } from '../api/types.ts'
@@ -19,6 +20,7 @@ import { logCancel } from '../model/cancel.ts'
 import { formatDuration } from '../text/format.ts'
 import type { Log } from '../log.ts'
 import type { StepTarget, StepOutcome } from '../model/step.ts'
+import { errorMessage } from '../text/plain.ts'
 
 export type StepSettings = Omit<Settings, 'target' | 'github'> & { target: StepTarget }
 
@@ -209,7 +211,7 @@ async function adoptRun(
     await deps.client.sendFollowup(runId, followup, bounded())
     deps.log.info(`Sent the follow-up to run ${safeForLog(runId)}.`)
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error)
+    const reason = errorMessage(error)
     if (!mayHaveActed(error)) {
       deps.tracker.followupRefused()
       throw new Error(

@@ -1,4 +1,5 @@
-import type { AgentRunsClient, Sleep } from '../api/client.ts'
+import type { AgentRunsClient } from '../api/client.ts'
+import type { Sleep } from '../api/transport.ts'
 import type { RunItem } from '../api/types.ts'
 
 import { SUPERSEDING_LOOKUP } from '../timing.ts'

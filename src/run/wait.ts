@@ -1,4 +1,5 @@
-import type { AgentRunsClient, Sleep } from '../api/client.ts'
+import type { AgentRunsClient } from '../api/client.ts'
+import type { Sleep } from '../api/transport.ts'
 import { ApiStatusError, NotFoundError } from '../api/errors.ts'
 import { isRefusal, isRetryable, retryAfterMs } from '../api/retry.ts'
 import type { RunItem } from '../api/types.ts'
@@ -9,6 +10,7 @@ import { nextPollDelayMs } from './schedule.ts'
 import { POLL_FAILURE_BUDGET } from '../timing.ts'
 import { isTerminal, meaningOf } from '../model/states.ts'
 import type { WatchVerdict } from './watch.ts'
+import { errorMessage } from '../text/plain.ts'
 
 export interface WaitOptions {
   runId: string
@@ -119,7 +121,7 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
       }
       if (!isRetryable(error, 'idempotent')) throw error
       failuresInARow += 1
-      const reason = safeForLog(error instanceof Error ? error.message : String(error))
+      const reason = safeForLog(errorMessage(error))
       if (failuresInARow >= budget) {
         throw new LostContactError(
           `Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`,

@@ -11,6 +11,7 @@ import type { RunItem } from '../api/types.ts'
 import { blockedQuestion, decideOnBlocked, howToAnswer, type OnBlocked } from '../model/blocked.ts'
 import { meaningOf } from '../model/states.ts'
 import { formatDuration } from '../text/format.ts'
+import type { Log } from '../log.ts'
 
 /**
  * What the step watches while it waits, besides the state: the session link,
@@ -26,15 +27,9 @@ export interface WatchSettings {
   readonly continueRun: boolean
 }
 
-export interface WatchLog {
-  info(message: string): void
-  warning(message: string): void
-  debug(message: string): void
-}
-
 export interface WatchDeps {
   now: () => number
-  log: WatchLog
+  log: Log
   /** Makes API and agent text one inert log line. */
   safeForLog: (value: unknown) => string
   /** The run's conversation, or undefined when the service has none (404, 422). Never throws. */
@@ -69,7 +64,7 @@ export class RunWatcher {
   }
 
   /** The log the wait writes to: every line counts as a sign of life. */
-  get log(): WatchLog {
+  get log(): Log {
     const note = () => this.#heartbeat.noteLine(this.#deps.now())
     const log = this.#deps.log
     return {

@@ -8,6 +8,8 @@
  * goes through `safeForLog`.
  */
 
+import { clip } from './plain.ts'
+
 /** Longer log text is cut: a log line is for people, the full text is in the summary. */
 export const MAX_LOG_TEXT = 4_000
 
@@ -30,7 +32,7 @@ export function safeForLog(value: unknown, max = MAX_LOG_TEXT): string {
     .replace(CONTROLS, '')
     // `::` anywhere, not only at the start: the text may end up first on a line.
     .replace(/::/g, ': :')
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat
+  return clip(flat, max)
 }
 
 /**

@@ -8,7 +8,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { AgentRunsClient } from '../../src/api/client.ts'
-import type { ClientOptions } from '../../src/api/client.ts'
+import { Transport, type ClientOptions } from '../../src/api/transport.ts'
 import {
   AgentApiError,
   ApiAbortedError,
@@ -67,6 +67,10 @@ function makeClient(api: FakeAgentApi, overrides: Partial<ClientOptions> = {}): 
     onRetry: (message) => retryMessages.push(message),
     ...overrides,
   })
+}
+
+function makeTransport(api: FakeAgentApi): Transport {
+  return new Transport({ baseUrl: api.baseUrl, apiKey: API_KEY, timeoutMs: 5000 })
 }
 
 /** A plain loopback server for the cases the fake cannot produce. */
@@ -902,17 +906,16 @@ describe('cancelRun', () => {
   })
 })
 
-describe('request()', () => {
-  it('reaches an unwrapped endpoint and exposes status, headers and data', async () => {
+describe('Transport.request', () => {
+  it('reaches any endpoint under base_url and exposes headers and data', async () => {
     const api = await startApi()
     const seeded = api.seedRun({ prompt: 'p' })
-    const client = makeClient(api)
+    const client = makeTransport(api)
 
     const response = await client.request<ListRunsResponse>('GET', '/agent/runs', {
       query: { limit: 1 },
     })
 
-    expect(response.status).toBe(200)
     expect(response.headers['content-type']).toMatch(/^application\/json/)
     expect(response.data.runs.map((run) => run.run_id)).toEqual([seeded.run_id])
     expect(api.requests[0]?.query.get('limit')).toBe('1')
@@ -920,7 +923,7 @@ describe('request()', () => {
 
   it('types an error status from any endpoint', async () => {
     const api = await startApi()
-    const client = makeClient(api)
+    const client = makeTransport(api)
 
     const error = await rejection(
       client.request('DELETE', '/agent/runs/run_x'),

@@ -153,22 +153,7 @@ describe('getConversation', () => {
   })
 })
 
-describe('transcript and artifacts', () => {
-  it('reads the transcript URL from the redirect without following it, then downloads it without the key', async () => {
-    const api = await startApi()
-    const client = clientFor(api)
-    const { run_id } = await client.createRun({ prompt: 'p' })
-
-    const url = await client.getTranscriptUrl(run_id)
-    expect(new URL(url).origin).toBe(api.downloads.origin)
-    expect(api.downloads.requests).toHaveLength(0)
-
-    const download = await client.downloadSignedUrl(url)
-    expect(JSON.parse(download.body.toString())).toMatchObject({ run_id })
-    expect(api.downloads.requests).toHaveLength(1)
-    expect(api.downloads.requests[0]?.authorization).toBeUndefined()
-  })
-
+describe('artifacts', () => {
   it('gets FILE and SCREENSHOT with signed URLs and a PLAN inline; no PULL_REQUEST', async () => {
     const api = await startApi({ script: () => WITH_ARTIFACTS })
     api.setArtifactContent('art_file', 'hello from the agent\n')
@@ -302,20 +287,17 @@ describe('downloadSignedUrl', () => {
 })
 
 describe('follow-ups', () => {
-  it('sends mode when given, and a gone session (410) is a SessionGoneError naming conversation_id', async () => {
+  it('a gone session (410) is a SessionGoneError naming conversation_id', async () => {
     const api = await startApi({
       script: () => [{ state: 'FAILED', afterMs: 0, sessionGone: true }],
     })
     const client = clientFor(api)
     const { run_id } = await client.createRun({ prompt: 'p' })
 
-    const error = await client.sendFollowup(run_id, 'again', { mode: 'plan' }).catch((e) => e)
+    const error = await client.sendFollowup(run_id, 'again').catch((e) => e)
     expect(error).toBeInstanceOf(SessionGoneError)
     expect((error as Error).message).toMatch(/410.*conversation_id/s)
-    expect(api.requestsTo('POST', /followups$/)[0]?.json).toEqual({
-      message: 'again',
-      mode: 'plan',
-    })
+    expect(api.requestsTo('POST', /followups$/)[0]?.json).toEqual({ message: 'again' })
   })
 
   it('answers 410 once a failed run’s debug window has closed', async () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { isRunId, MAX_ANSWER_BYTES, MAX_PROMPT_BYTES, readRunItem } from '../../src/api/answers.ts'
+import {
+  isRunId,
+  MAX_ANSWER_BYTES,
+  MAX_PROMPT_BYTES,
+  readCreatedRun,
+  readRunItem,
+} from '../../src/api/answers.ts'
 import type { RunItem } from '../../src/api/types.ts'
 import {
   composeComment,
@@ -11,6 +17,36 @@ import {
 import { renderSummary, verdictOf } from '../../src/report/summary.ts'
 import { escapeMarkdown } from '../../src/text/markdown.ts'
 import type { StepOutcome } from '../../src/model/step.ts'
+
+describe('readCreatedRun', () => {
+  it.each([undefined, null, {}, 42, 'run_abc', [], { run_id: '' }, { run_id: 7 }])(
+    'refuses %j: no run to poll',
+    (answer) =>
+      expect(readCreatedRun(answer)).toEqual({ problem: 'an answer without a usable run_id' }),
+  )
+
+  it.each(['../x', 'a/b', '..', 'run\nabc', 'run abc'])('refuses the run_id %j', (runId) =>
+    expect(readCreatedRun({ run_id: runId, state: 'QUEUED' })).toHaveProperty('problem'),
+  )
+
+  it('takes a run_id and state, and keeps at_capacity only when it is true', () => {
+    expect(
+      readCreatedRun({ run_id: 'run_1', state: 'PENDING', at_capacity: true, extra: 1 }),
+    ).toEqual({ run: { run_id: 'run_1', state: 'PENDING', at_capacity: true } })
+    expect(readCreatedRun({ run_id: 'run_1', state: 'PENDING', at_capacity: 'yes' })).toEqual({
+      run: { run_id: 'run_1', state: 'PENDING' },
+    })
+  })
+
+  it('a run_id without a usable state is still the run, its state unknown until a poll', () => {
+    expect(readCreatedRun({ run_id: 'run_1' })).toEqual({
+      run: { run_id: 'run_1', state: 'UNKNOWN' },
+    })
+    expect(readCreatedRun({ run_id: 'run_1', state: 3 })).toEqual({
+      run: { run_id: 'run_1', state: 'UNKNOWN' },
+    })
+  })
+})
 
 describe('isRunId', () => {
   it.each(['run_abc', 'a.b-c_d', 'R1', '.hidden', 'x'.repeat(200)])('accepts %j', (id) => {

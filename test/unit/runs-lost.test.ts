@@ -1,38 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import type { RunItem } from '../../src/api/types.ts'
 import { isFinalCancel } from '../../src/run/cancel.ts'
-import {
-  INVOCATION_KEY,
-  isProvablyOurs,
-  isSameRequest,
-  usableCreateAnswer,
-} from '../../src/run/create.ts'
+import { INVOCATION_KEY, isProvablyOurs, isSameRequest } from '../../src/run/create.ts'
 import { watchForNewPass } from '../../src/run/followup.ts'
 import { RunTracker } from '../../src/run/tracker.ts'
 import type { StateStore } from '../../src/state.ts'
-
-describe('usableCreateAnswer', () => {
-  it.each([undefined, null, {}, 42, 'run_abc', [], { run_id: '' }, { run_id: 7 }])(
-    'refuses %j: no run to poll',
-    (answer) => expect(usableCreateAnswer(answer)).toBeUndefined(),
-  )
-
-  it.each(['../x', 'a/b', '..', 'run\nabc', 'run abc'])('refuses the run_id %j', (runId) =>
-    expect(usableCreateAnswer({ run_id: runId, state: 'QUEUED' })).toBeUndefined(),
-  )
-
-  it('takes a run_id and state, and keeps at_capacity', () => {
-    expect(usableCreateAnswer({ run_id: 'run_1', state: 'PENDING', at_capacity: true })).toEqual({
-      run_id: 'run_1',
-      state: 'PENDING',
-      at_capacity: true,
-    })
-  })
-
-  it('a run_id without a state is still the run', () => {
-    expect(usableCreateAnswer({ run_id: 'run_1' })?.run_id).toBe('run_1')
-  })
-})
 
 const run = (patch: Partial<RunItem>): RunItem => ({ run_id: 'run_1', state: 'QUEUED', ...patch })
 const NOW = Date.parse('2026-01-01T12:00:00Z')

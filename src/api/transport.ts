@@ -1,0 +1,468 @@
+/**
+ * The transport under the API client: one request to a path under base_url, with the key,
+ * deadlines, retries, the body cap, and the one place an HTTP status becomes a typed error.
+ * It knows no endpoint: the paths and what their answers mean are the client's (client.ts).
+ */
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
+import { HttpClient } from '@actions/http-client'
+import { errorMessage } from '../text/plain.ts'
+import { redactSecret, safeForLog } from '../text/log.ts'
+import { MAX_ANSWER_BYTES } from './answers.ts'
+import {
+  AgentApiError,
+  ApiAbortedError,
+  ApiConnectionError,
+  ApiResponseFormatError,
+  ApiTimeoutError,
+  ApiTlsError,
+  DownloadError,
+  errorForStatus,
+  excerpt,
+  type RequestLabel,
+} from './errors.ts'
+import { isRefusal, isRetryable, retryDelayMs, type RetryMode } from './retry.ts'
+import { MAX_TIMER_MS } from '../timing.ts'
+
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>
+
+export interface ClientOptions {
+  /** Ends in `/api/v1`; already validated by the inputs module. */
+  baseUrl: string
+  apiKey: string
+  userAgent?: string
+  /** Deadline of one attempt, from sending to the last byte of the body. */
+  timeoutMs?: number
+  /** Extra attempts after the first, for failures that are safe to repeat. */
+  maxRetries?: number
+  /** Bodies larger than this are refused, so that a runaway answer cannot exhaust memory. */
+  maxBodyBytes?: number
+  sleep?: Sleep
+  random?: () => number
+  now?: () => number
+  /** Told about each retry, so the log explains a slow step. */
+  onRetry?: (message: string) => void
+}
+
+type QueryValue = string | number | boolean | readonly string[] | undefined
+
+export interface RequestOptions {
+  timeoutMs?: number
+  maxRetries?: number
+  signal?: AbortSignal
+  /**
+   * When the caller stops waiting (epoch ms, on the client's clock): no attempt
+   * runs past it and no retry is begun that would end after it.
+   */
+  deadline?: number
+}
+
+interface SendOptions<T> extends RequestOptions {
+  query?: Readonly<Record<string, QueryValue>>
+  body?: unknown
+  /** Defaults to `idempotent` for GET and `at-most-once` for everything else. */
+  retryMode?: RetryMode
+  /**
+   * What the answer must be to be believed. Any other is a garbled answer, retried like
+   * one (when the request may be repeated): it is never handed to the caller.
+   */
+  read?: AnswerReader<T>
+}
+
+/** The answer's body as a `T`, or why it is not one. */
+export type AnswerReader<T> = (data: unknown) => { value: T } | { problem: string }
+
+/** A decoded answer with its raw headers. */
+export interface ApiResponse<T> {
+  headers: IncomingHttpHeaders
+  data: T
+}
+
+export interface DownloadOptions {
+  /** Bodies larger than this are refused. Default 25 MiB. */
+  maxBytes?: number
+  /** Deadline from sending to the last byte. Default 60 s. */
+  timeoutMs?: number
+  signal?: AbortSignal
+}
+
+export interface Download {
+  contentType: string | undefined
+  body: Buffer
+}
+
+const DOWNLOAD_DEFAULTS = { maxBytes: 25 * 1024 * 1024, timeoutMs: 60_000 }
+
+/** Shorter keys are no real keys; the runner's masking still hides them whole. */
+const MIN_REDACTED_KEY_LENGTH = 8
+
+/** Retries allowed for rate-limit refusals, however few `maxRetries` allows for failures. */
+const REFUSAL_RETRIES = 8
+
+const DEFAULTS = {
+  timeoutMs: 30_000,
+  maxRetries: 2,
+  maxBodyBytes: MAX_ANSWER_BYTES,
+}
+
+export class Transport {
+  readonly #baseUrl: string
+  readonly #apiKey: string
+  readonly #origin: string
+  /** Only a service on this machine may hand out download URLs on this machine. */
+  readonly #serviceIsLoopback: boolean
+  readonly #options: Required<Omit<ClientOptions, 'baseUrl' | 'apiKey' | 'onRetry'>> &
+    Pick<ClientOptions, 'onRetry'>
+
+  constructor(options: ClientOptions) {
+    this.#baseUrl = options.baseUrl.replace(/\/$/, '')
+    this.#origin = new URL(this.#baseUrl).origin
+    this.#serviceIsLoopback = isLoopback(new URL(this.#baseUrl).hostname)
+    this.#apiKey = options.apiKey
+    this.#options = {
+      userAgent: options.userAgent ?? 'cloud-agent-run-action',
+      timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
+      maxRetries: options.maxRetries ?? DEFAULTS.maxRetries,
+      maxBodyBytes: options.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
+      sleep: options.sleep ?? abortableSleep,
+      random: options.random ?? Math.random,
+      now: options.now ?? Date.now,
+      onRetry: options.onRetry,
+    }
+  }
+
+  /**
+   * Sends a request to a path under base_url until it succeeds, may not be repeated, or the
+   * retries or the deadline run out. Without `read`, the body is whatever JSON it holds.
+   */
+  async request<T>(
+    method: string,
+    path: string,
+    options: SendOptions<T> = {},
+  ): Promise<ApiResponse<T>> {
+    const label: RequestLabel = { method, path }
+    const retryMode = options.retryMode ?? (method === 'GET' ? 'idempotent' : 'at-most-once')
+    const maxRetries = options.maxRetries ?? this.#options.maxRetries
+    // A refusal (429, 503 with Retry-After) proves nothing was done, so it earns more patience.
+    const maxRefusals = maxRetries === 0 ? 0 : Math.max(maxRetries, REFUSAL_RETRIES)
+    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs
+    const { deadline } = options
+    let failures = 0
+    let refusals = 0
+    for (let number = 1; ; number += 1) {
+      const left = deadline === undefined ? Infinity : deadline - this.#options.now()
+      if (left <= 0) throw new ApiTimeoutError(label, 0, 'the caller stopped waiting')
+      try {
+        return await this.#send(label, {
+          ...options,
+          timeoutMs: Math.max(1, Math.min(timeoutMs, left)),
+        })
+      } catch (error) {
+        const refused = isRefusal(error)
+        const used = refused ? ++refusals : ++failures
+        const allowed = refused ? maxRefusals : maxRetries
+        if (used > allowed || !isRetryable(error, retryMode) || options.signal?.aborted) {
+          throw error
+        }
+        const delay = retryDelayMs(error, number, this.#options.random, this.#options.now())
+        // A retry that would start after the deadline is no retry: the caller gets the failure now.
+        if (deadline !== undefined && this.#options.now() + delay >= deadline) throw error
+        this.#options.onRetry?.(
+          `${safeForLog(errorMessage(error))}; retry ${used} of ${allowed} in ${(delay / 1000).toFixed(1)}s`,
+        )
+        await this.#options.sleep(delay, options.signal).catch(() => {
+          throw new ApiAbortedError(label)
+        })
+      }
+    }
+  }
+
+  /**
+   * Downloads a signed URL the service handed out (an artifact's). It lives on another
+   * host, so the key is never sent; https only, and never this machine unless base_url is
+   * on it too (a remote service must not aim the runner at its own loopback); capped in
+   * size and time. The runner's proxy settings apply.
+   */
+  async download(url: string, options: DownloadOptions = {}): Promise<Download> {
+    const target = parseDownloadUrl(url, this.#serviceIsLoopback)
+    // The query holds the signature: the label shows neither it nor anything else secret.
+    const label: RequestLabel = { method: 'GET', path: `${target.origin}${target.pathname}` }
+    const maxBytes = options.maxBytes ?? DOWNLOAD_DEFAULTS.maxBytes
+    const timeoutMs = options.timeoutMs ?? DOWNLOAD_DEFAULTS.timeoutMs
+    const http = this.#http(timeoutMs)
+    const raw = await withDeadline(
+      label,
+      timeoutMs,
+      options.signal,
+      async (track) => {
+        const response = await http.request('GET', target.toString(), null, {})
+        track(response.message)
+        const status = response.message.statusCode ?? 0
+        if (status < 200 || status >= 300) {
+          response.message.destroy()
+          throw new DownloadError(label, status)
+        }
+        return {
+          message: response.message,
+          body: await readCapped(response.message, maxBytes, label),
+        }
+      },
+      () => http.dispose(),
+    )
+    return { contentType: raw.message.headers['content-type'], body: raw.body }
+  }
+
+  async #send<T>(label: RequestLabel, options: SendOptions<T>): Promise<ApiResponse<T>> {
+    const url = this.#url(label.path, options.query)
+    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.#apiKey}`,
+      accept: 'application/json',
+    }
+    const body = options.body === undefined ? null : JSON.stringify(options.body)
+    if (body !== null) headers['content-type'] = 'application/json'
+
+    const http = this.#http(timeoutMs)
+    const raw = await withDeadline(
+      label,
+      timeoutMs,
+      options.signal,
+      async (track) => {
+        const response = await http.request(label.method, url, body, headers)
+        track(response.message)
+        const bytes = await readCapped(response.message, this.#options.maxBodyBytes, label)
+        return { message: response.message, text: bytes.toString('utf8') }
+      },
+      () => http.dispose(),
+    )
+    const status = raw.message.statusCode ?? 0
+    const responseHeaders = raw.message.headers
+    // Before any excerpt, escaping or parsing: a service that echoes the key must not show it.
+    // A success body is redacted only for a key long enough not to occur by chance in IDs and
+    // text (a one-letter test key would corrupt every answer); an error body always is.
+    const isError = status < 200 || status >= 300
+    if (isError || this.#apiKey.length >= MIN_REDACTED_KEY_LENGTH) {
+      raw.text = redactSecret(raw.text, this.#apiKey)
+    }
+    if (status >= 300 && status < 400) {
+      throw new ApiResponseFormatError(
+        label,
+        status,
+        `a redirect to ${redirectTarget(responseHeaders.location, url)}, which is not followed so the key stays with base_url`,
+      )
+    }
+    if (isError) throw errorForStatus(label, status, responseHeaders, raw.text)
+    const data = parseJson(raw.text, label, status)
+    if (!options.read) return { headers: responseHeaders, data: data as T }
+    const read = options.read(data)
+    if ('problem' in read) throw new ApiResponseFormatError(label, status, read.problem)
+    return { headers: responseHeaders, data: read.value }
+  }
+
+  /** Redirects are refused, not followed: that is what keeps the key on base_url's host. */
+  #http(timeoutMs: number): HttpClient {
+    return new HttpClient(this.#options.userAgent, [], {
+      allowRedirects: false,
+      allowRetries: false,
+      keepAlive: false,
+      socketTimeout: timeoutMs,
+    })
+  }
+
+  #url(path: string, query: Readonly<Record<string, QueryValue>> | undefined): string {
+    const url = new URL(this.#baseUrl + path)
+    // A path is appended to base_url, never resolved against it: no other origin is reachable.
+    if (url.origin !== this.#origin) throw new Error(`Refusing to send the key to ${url.origin}`)
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value === undefined) continue
+      if (Array.isArray(value)) for (const item of value) url.searchParams.append(key, item)
+      else url.searchParams.set(key, String(value))
+    }
+    return url.toString()
+  }
+}
+
+function parseJson(text: string, label: RequestLabel, status: number): unknown {
+  if (text.trim() === '') return undefined
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    throw new ApiResponseFormatError(
+      label,
+      status,
+      `a body that is not JSON ("${excerpt(text, 60)}")`,
+    )
+  }
+}
+
+/** Runs `work` under a deadline and an abort signal; `onGiveUp` tears the connection down. */
+async function withDeadline<T>(
+  label: RequestLabel,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  work: (track: (message: IncomingMessage) => void) => Promise<T>,
+  onGiveUp: () => void,
+): Promise<T> {
+  if (signal?.aborted) throw new ApiAbortedError(label)
+  let message: IncomingMessage | undefined
+  const giveUp = () => {
+    message?.destroy()
+    onGiveUp()
+  }
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      giveUp()
+      reject(new ApiTimeoutError(label, timeoutMs))
+    }, clampTimerMs(timeoutMs))
+    const onAbort = () => {
+      giveUp()
+      reject(new ApiAbortedError(label))
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
+    work((m) => (message = m))
+      .then(resolve, (error: unknown) => reject(toConnectionError(label, error)))
+      .finally(() => {
+        clearTimeout(timer)
+        signal?.removeEventListener('abort', onAbort)
+      })
+  })
+}
+
+/** Codes that prove the request never reached the service. */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+])
+
+/**
+ * Codes of a TLS certificate that Node cannot verify. Nothing reached the
+ * service: the handshake failed before the request was sent.
+ */
+const CERTIFICATE_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REVOKED',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+])
+
+function toConnectionError(label: RequestLabel, error: unknown): AgentApiError {
+  if (error instanceof AgentApiError) return error
+  const code = (error as { code?: unknown } | null)?.code
+  if (typeof code === 'string' && CERTIFICATE_CODES.has(code)) return new ApiTlsError(label, error)
+  if (error instanceof Error && /^Request timeout/.test(error.message)) {
+    return new ApiConnectionError(label, new Error('the connection went idle'), true)
+  }
+  return new ApiConnectionError(
+    label,
+    error,
+    !(typeof code === 'string' && NOT_SENT_CODES.has(code)),
+  )
+}
+
+async function readCapped(
+  message: IncomingMessage,
+  maxBytes: number,
+  label: RequestLabel,
+): Promise<Buffer> {
+  const status = message.statusCode ?? 0
+  const declared = Number(message.headers['content-length'])
+  const tooLarge = () =>
+    new ApiResponseFormatError(
+      label,
+      status,
+      `a body larger than ${maxBytes} bytes, which was not read`,
+    )
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    message.destroy()
+    throw tooLarge()
+  }
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of message) {
+    const buffer = chunk as Buffer
+    size += buffer.length
+    if (size > maxBytes) {
+      message.destroy()
+      throw tooLarge()
+    }
+    chunks.push(buffer)
+  }
+  return Buffer.concat(chunks)
+}
+
+/**
+ * A signed download URL: https, or plain http on this machine when the service
+ * itself is on it (`serviceIsLoopback`). A remote service's URL may not name this
+ * machine at all, whatever its scheme.
+ */
+function parseDownloadUrl(url: string, serviceIsLoopback: boolean): URL {
+  let target: URL
+  try {
+    target = new URL(url)
+  } catch {
+    throw new Error('The download URL the service gave does not parse')
+  }
+  const local = isLoopback(target.hostname)
+  if (local && !serviceIsLoopback) {
+    throw new Error(
+      `Refusing to download from ${target.protocol}//${target.host}: it is this machine, and base_url is not`,
+    )
+  }
+  if (target.protocol === 'https:' || (target.protocol === 'http:' && local)) return target
+  throw new Error(
+    `Refusing to download from ${target.protocol}//${target.host}: only https is allowed`,
+  )
+}
+
+/**
+ * Whether a URL's hostname (as `URL` writes it: IPv4 in dotted decimal, IPv6 in
+ * brackets and compressed) is this machine: localhost and its subdomains,
+ * 127.0.0.0/8, 0.0.0.0, ::1, ::, and IPv4-mapped loopback.
+ */
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, '')
+  if (host === 'localhost' || host.endsWith('.localhost')) return true
+  if (/^127\.\d+\.\d+\.\d+$/.test(host) || host === '0.0.0.0') return true
+  if (host === '[::1]' || host === '[::]') return true
+  // ::ffff:127.x.y.z, which URL writes as [::ffff:7fxx:xxxx]; and [::ffff:0:0] for 0.0.0.0.
+  return /^\[::ffff:(7f[0-9a-f]{2}:[0-9a-f]{1,4}|0:0)\]$/.test(host)
+}
+
+function redirectTarget(location: string | undefined, from: string): string {
+  if (!location) return 'an unnamed location'
+  try {
+    return new URL(location, from).origin
+  } catch {
+    return 'an unparseable location'
+  }
+}
+
+/** A timer that ends early, rejecting, when `signal` aborts. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal?.reason)
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, clampTimerMs(ms))
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+function clampTimerMs(ms: number): number {
+  if (Number.isNaN(ms)) return 0
+  return Math.min(Math.max(0, ms), MAX_TIMER_MS)
+}
