@@ -9,6 +9,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv'
 import type { Ajv2020 as Ajv2020Class } from 'ajv/dist/2020.js'
 import type { FormatsPlugin } from 'ajv-formats'
 import { InputError, type RunTarget, type SchemaSource } from '../inputs.ts'
+import { errorMessage } from '../text/plain.ts'
 
 /** The file artifact the agent may upload instead of writing the document in its message. */
 export const RESULT_FILE = 'result.json'
@@ -47,7 +48,7 @@ export async function compileOutputSchema(source: SchemaSource): Promise<OutputS
   try {
     check = ajv.compile(schema)
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error)
+    const reason = errorMessage(error)
     throw new InputError(
       source.input,
       `is not a valid JSON Schema (draft 2020-12)${where}: ${clip(reason)}`,
@@ -167,7 +168,7 @@ function parseCandidate(text: string, from: string): Candidate {
   try {
     return { kind: 'found', document: JSON.parse(text) as unknown, from }
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error)
+    const reason = errorMessage(error)
     return { kind: 'unreadable', problem: `${from} is not JSON (${clip(reason)})` }
   }
 }

@@ -14,6 +14,7 @@ import type { OutputSettings } from '../inputs.ts'
 import type { Log } from '../log.ts'
 import type { StepOutcome } from '../model/step.ts'
 import { safeForLog } from '../text/log.ts'
+import { errorMessage } from '../text/plain.ts'
 
 /** What the step brings back once the agent's result has been checked. */
 export interface CheckedOutput {
@@ -105,7 +106,7 @@ async function readResultFile(
   try {
     return await deps.readFile(file)
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error)
+    const reason = errorMessage(error)
     deps.log.warning(`Could not read the agent's ${RESULT_FILE}: ${safeForLog(reason)}`)
     return undefined
   }
