@@ -1,4 +1,5 @@
-import type { AgentRunsClient, Sleep } from '../api/client.ts'
+import type { AgentRunsClient } from '../api/client.ts'
+import type { Sleep } from '../api/transport.ts'
 import { ApiStatusError } from '../api/errors.ts'
 import { isRefusal, isRetryable, retryAfterMs } from '../api/retry.ts'
 import type { CreateRunRequest, RunItem } from '../api/types.ts'
@@ -21,6 +22,7 @@ import { cancelDeadline, cancelRun, type CancelWhy } from './cancel.ts'
 import { createRunOnce, RunMayExistError, type RunTag } from './create.ts'
 import { nextPollDelayMs } from './schedule.ts'
 import { LostContactError } from './wait.ts'
+import { errorMessage } from '../text/plain.ts'
 
 export interface SetSettings {
   tasks: readonly CreateRunRequest[]
@@ -117,7 +119,7 @@ export class TaskSetRun {
         }
         if (!isRetryable(error, 'idempotent')) throw error
         failuresInARow += 1
-        const reason = safeForLog(error instanceof Error ? error.message : String(error))
+        const reason = safeForLog(errorMessage(error))
         if (failuresInARow >= POLL_FAILURE_BUDGET) {
           throw new LostContactError(
             `Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`,
@@ -195,7 +197,7 @@ export class TaskSetRun {
         )
       })
       .catch((error: unknown) => {
-        task.createError = error instanceof Error ? error.message : String(error)
+        task.createError = errorMessage(error)
         task.endedAt = this.#deps.now()
         this.#deps.log.warning(
           `Task ${task.index}${titleOf(task)}: ${safeForLog(task.createError)}`,
