@@ -9784,22 +9784,36 @@ const runnerInputs = () => ({
 });
 /** Reads and checks every input of the main step. Throws InputError before any request. */
 function readSettings(source = runnerInputs()) {
-    const connection = readConnection(source);
+    let target;
+    let cancelPrevious = false;
+    const step = readStepSettings(source, (continueRun) => {
+        cancelPrevious = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
+        target = readTarget(source, continueRun);
+        if (cancelPrevious && !(target.kind !== 'existing' && target.request.config?.name)) {
+            throw new InputError('cancel_previous', target.kind === 'existing'
+                ? 'cannot be combined with run_id: it applies only to creating a run.'
+                : 'needs name: the runs it cancels are the active ones with the same name.');
+        }
+    });
+    if (!target)
+        throw new Error('unreachable: readStepSettings reads the target');
+    return { ...step, target, cancelPrevious };
+}
+/**
+ * Everything but what the step acts on: the connection (the key masked
+ * first), time, GitHub, the agent's work and its output. `readTarget` reads
+ * what the step acts on where its errors come in the order a person fixes them.
+ */
+function readStepSettings(source, readTarget, connection = readConnection(source)) {
     const githubToken = source.get('github_token');
     if (githubToken)
         source.mask(githubToken);
     const comment = parseBoolean('comment', source.get('comment') || 'false');
     const continueRun = parseBoolean('continue_run', source.get('continue_run') || 'false');
-    const cancelPrevious = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
     const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false');
     const commenterPermission = readRole(source.get('commenter_permission'));
     const allowedBots = readBots(source.get('allowed_bots'));
-    const target = readTarget(source, continueRun);
-    if (cancelPrevious && !(target.kind !== 'existing' && target.request.config?.name)) {
-        throw new InputError('cancel_previous', target.kind === 'existing'
-            ? 'cannot be combined with run_id: it applies only to creating a run.'
-            : 'needs name: the runs it cancels are the active ones with the same name.');
-    }
+    readTarget(continueRun);
     const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT);
     const wait = parseBoolean('wait', source.get('wait') || 'true');
     const output = readOutput(source, wait);
@@ -9819,11 +9833,9 @@ function readSettings(source = runnerInputs()) {
     }
     return {
         ...connection,
-        target,
         wait,
         timeoutMs,
         pollIntervalMs: readPollInterval(source.get('poll_interval'), timeoutMs),
-        cancelPrevious,
         github: {
             token: needsToken ? githubToken : '',
             comment,
@@ -9884,6 +9896,152 @@ function readSchemaSource(source) {
     }
 }
 const MAX_SCHEMA_BYTES = 1024 * 1024;
+/** The keys a task may set; any other it omits takes the step's input of the same name. */
+const TASK_KEYS = [
+    'prompt',
+    'title',
+    'environment_id',
+    'skill_spec',
+    'model_id',
+    'base_prompt',
+    'name',
+];
+/** The inputs that say what one run is, which `tasks` replaces. */
+const SINGLE_RUN_INPUTS = ['prompt', 'prompt_file', 'run_id', 'followup'];
+/**
+ * Reads a step with `tasks`: undefined when `tasks` is not given. Checks every
+ * task before any request, and names the task and the field of a bad one.
+ */
+async function readTaskSettings(source = runnerInputs()) {
+    const value = source.get('tasks');
+    if (!value)
+        return undefined;
+    // The key is masked before any other input is checked, as for one run.
+    const connection = readConnection(source);
+    for (const name of SINGLE_RUN_INPUTS) {
+        if (source.get(name)) {
+            throw new InputError('tasks', `cannot be combined with ${name}: each task is one run, with its own prompt.`);
+        }
+    }
+    const items = await parseTaskList(value);
+    const tasks = items.map((item, index) => readTask(source, item, index));
+    const step = readStepSettings(source, (continueRun) => {
+        for (const [name, given] of [
+            ['continue_run', continueRun],
+            [
+                'cancel_previous',
+                parseBoolean('cancel_previous', source.get('cancel_previous') || 'false'),
+            ],
+        ]) {
+            if (given) {
+                throw new InputError('tasks', `cannot be combined with ${name}: it applies to one run.`);
+            }
+        }
+    }, connection);
+    if (!step.wait) {
+        throw new InputError('tasks', 'cannot be combined with wait: false; a set is awaited.');
+    }
+    const { schema, pullRequestReview, checkRun } = step.output;
+    for (const [input, asked] of [
+        ['output_schema', schema !== undefined],
+        ['pull_request_review', pullRequestReview],
+        ['check_run', checkRun],
+    ]) {
+        if (asked)
+            throw new InputError('tasks', `cannot be combined with ${input}: it applies to one run.`);
+    }
+    return {
+        ...step,
+        tasks,
+        maxParallel: readPositiveInteger('max_parallel', source.get('max_parallel') || '10'),
+        passWhen: readPassWhen(source.get('pass_when') || 'all', tasks.length),
+    };
+}
+/** A YAML or JSON list. JSON needs no parser beyond the runtime's; YAML loads only when used. */
+async function parseTaskList(value) {
+    let list;
+    try {
+        list = value.startsWith('[') ? JSON.parse(value) : undefined;
+    }
+    catch {
+        list = undefined;
+    }
+    if (list === undefined) {
+        const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
+        try {
+            list = parse(value, { maxAliasCount: 0 });
+        }
+        catch (error) {
+            const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+            throw new InputError('tasks', `is neither a JSON nor a YAML list: ${reason}`);
+        }
+    }
+    if (!Array.isArray(list)) {
+        throw new InputError('tasks', 'must be a list (YAML or JSON), one item per run.');
+    }
+    if (list.length === 0)
+        throw new InputError('tasks', 'is an empty list: give at least one task.');
+    return list;
+}
+/** One task's create request: its own keys over the step's inputs of the same name. */
+function readTask(source, item, index) {
+    const where = `tasks[${index}]`;
+    const fields = {};
+    if (typeof item === 'string') {
+        fields.prompt = item.trim();
+    }
+    else if (isPlainObject(item)) {
+        for (const [key, field] of Object.entries(item)) {
+            if (!TASK_KEYS.includes(key)) {
+                throw new InputError('tasks', `${where} has an unknown key "${key.slice(0, 100)}"; a task takes ${TASK_KEYS.join(', ')}.`);
+            }
+            if (typeof field !== 'string' && typeof field !== 'number') {
+                throw new InputError('tasks', `${where}.${key} must be a string.`);
+            }
+            fields[key] = String(field).trim();
+        }
+    }
+    else {
+        throw new InputError('tasks', `${where} must be a prompt or a mapping with a prompt.`);
+    }
+    const prompt = fields.prompt ?? '';
+    checkPromptSize(`tasks (${where}.prompt)`, prompt);
+    const merged = {
+        ...source,
+        get: (name) => name in fields ? (fields[name] ?? '') : source.get(name),
+    };
+    if (!prompt && !merged.get('skill_spec')) {
+        throw new InputError('tasks', `${where} has no prompt (and no skill_spec): give it one.`);
+    }
+    try {
+        return readCreateRequest(merged, prompt);
+    }
+    catch (error) {
+        if (!(error instanceof InputError))
+            throw error;
+        throw new InputError('tasks', `${where}: ${error.message}`);
+    }
+}
+function readPositiveInteger(input, value) {
+    if (!/^\d+$/.test(value) || Number(value) < 1) {
+        throw new InputError(input, `must be a whole number of at least 1; got "${value}".`);
+    }
+    return Number(value);
+}
+function readPassWhen(value, taskCount) {
+    if (value === 'all')
+        return { kind: 'all' };
+    if (value === 'any')
+        return { kind: 'any' };
+    if (!/^\d+$/.test(value) || Number(value) < 1) {
+        throw new InputError('pass_when', `must be all, any, or a number of runs; got "${value}".`);
+    }
+    const count = Number(value);
+    if (count > taskCount) {
+        throw new InputError('pass_when', `asks for ${count} successful runs, but tasks has only ${taskCount}; give all, any, or a number up to ${taskCount}.`);
+    }
+    return { kind: 'at-least', count };
+}
 /** The `name` input, else the workflow and the job: what makes a step's comment its own. */
 function conversationKey(source) {
     const name = source.get('name');
@@ -10855,6 +11013,25 @@ headSha) {
                 .replace(/\uFFFD$/, '');
     }
     return { invocation, metadata };
+}
+/** The metadata key every run of one `tasks` step carries: one list request finds them all. */
+const SET_KEY = 'gh_set';
+/**
+ * One task's tag: the step's metadata, the set's ID (the step's own
+ * invocation), the task's index, and a fresh invocation of its own, so that a
+ * lost create answer finds exactly that task's run.
+ */
+function taskTag(set, index, newId = external_node_crypto_namespaceObject.randomUUID) {
+    const invocation = newId();
+    return {
+        invocation,
+        metadata: {
+            ...set.metadata,
+            [INVOCATION_KEY]: invocation,
+            [SET_KEY]: set.invocation,
+            gh_task: String(index),
+        },
+    };
 }
 /**
  * The create's outcome is unknown: the service may have made a run that this
@@ -12145,6 +12322,515 @@ function serviceClient(connection, options = {}) {
     });
 }
 
+;// CONCATENATED MODULE: ./src/model/set.ts
+
+
+
+/** How many of a set's runs must succeed under `pass_when`. */
+function runsNeeded(rule, taskCount) {
+    switch (rule.kind) {
+        case 'all':
+            return taskCount;
+        case 'any':
+            return 1;
+        case 'at-least':
+            return rule.count;
+    }
+}
+/**
+ * Pure: `met` once enough runs succeeded; `cannot-be-met` as soon as too many
+ * ended otherwise (or will never start) for the rest to make up the number;
+ * else `open`.
+ */
+function passWhenStanding(rule, counts) {
+    const needed = runsNeeded(rule, counts.tasks);
+    if (counts.succeeded >= needed)
+        return 'met';
+    const stillPossible = counts.tasks - counts.notSucceeded;
+    return stillPossible < needed ? 'cannot-be-met' : 'open';
+}
+/** `pass_when` in words, for the log and the summary: "all 20 runs", "at least 3 of 20 runs". */
+function describePassWhen(rule, taskCount) {
+    switch (rule.kind) {
+        case 'all':
+            return `all ${taskCount} runs`;
+        case 'any':
+            return `at least one of ${taskCount} runs`;
+        case 'at-least':
+            return `at least ${rule.count} of ${taskCount} runs`;
+    }
+}
+/** Pure: one task's `outcome` in the `runs` output, from the contract's words. */
+function taskOutcome(task) {
+    if (task.createFailed)
+        return 'error';
+    if (!task.started)
+        return 'not_started';
+    if (task.state && isTerminal(task.state) && task.stoppedBy === undefined) {
+        return outcomeOf({ kind: 'finished', state: task.state });
+    }
+    switch (task.stoppedBy) {
+        case 'timeout':
+            return 'timed_out';
+        case 'over-budget':
+            return 'over_budget';
+        case 'pass-when':
+            return 'cancelled';
+        case 'error':
+            return 'error';
+        case 'signal':
+        case 'post':
+        case undefined:
+            return 'interrupted';
+    }
+}
+/** The credits of every run together; undefined while the service reports none. */
+function sumCredits(tasks) {
+    let sum;
+    for (const task of tasks) {
+        const credits = costOf(task.run?.request_usage).credits;
+        if (credits !== undefined)
+            sum = (sum ?? 0) + credits;
+    }
+    return sum;
+}
+/** The USD cost of every run together; undefined while the service reports none. */
+function sumUsd(tasks) {
+    let sum;
+    for (const task of tasks) {
+        const usd = costOf(task.run?.request_usage).usd;
+        if (usd !== undefined)
+            sum = (sum ?? 0) + usd;
+    }
+    return sum;
+}
+
+;// CONCATENATED MODULE: ./src/report/set.ts
+
+
+
+
+
+
+
+/** The set's `outcome` output: the contract's words for one run, said of the set. */
+function setOutcomeWord(outcome) {
+    switch (outcome.kind) {
+        case 'passed':
+            return 'succeeded';
+        case 'failed':
+            return 'failed';
+        case 'timed-out':
+            return 'timed_out';
+        case 'over-budget':
+            return 'over_budget';
+        case 'interrupted':
+            return 'interrupted';
+    }
+}
+/** Pure: the `runs` output, one object per task in task order, each member present when known. */
+function runsOutput(tasks, answers) {
+    // The answers share what one run's `result` may take, so the output stays within GitHub's limit.
+    const answerBytes = Math.floor(RESULT_OUTPUT_LIMIT_BYTES / Math.max(1, tasks.length));
+    const entries = tasks.map((task) => {
+        const credits = costOf(task.run?.request_usage).credits;
+        const answer = answers.get(task.index);
+        return {
+            task: task.index,
+            ...(task.runId ? { run_id: task.runId } : {}),
+            ...(task.run?.title || task.request.title
+                ? { title: task.run?.title ?? task.request.title }
+                : {}),
+            ...(task.run?.state ? { state: task.run.state } : {}),
+            outcome: taskOutcome(factsOf(task)),
+            ...(task.run?.session_link ? { session_link: task.run.session_link } : {}),
+            ...(answer !== undefined ? { result: capResult(answer, answerBytes).text } : {}),
+            ...(credits !== undefined ? { credits } : {}),
+        };
+    });
+    return JSON.stringify(entries);
+}
+function factsOf(task) {
+    return {
+        started: task.invocation !== undefined,
+        createFailed: task.createError !== undefined,
+        state: task.run?.state,
+        stoppedBy: task.stoppedBy,
+    };
+}
+const set_ICONS = {
+    succeeded: '✅',
+    failed: '❌',
+    error: '❌',
+    cancelled: '⏹️',
+    timed_out: '⏱️',
+    over_budget: '💸',
+    interrupted: '⏹️',
+    not_started: '⏸️',
+};
+/** Pure: the job summary of a set, a headline with its outcome and one table row per task. */
+function renderSetSummary(outcome) {
+    const word = setOutcomeWord(outcome);
+    const succeeded = outcome.tasks.filter((task) => taskOutcome(factsOf(task)) === 'succeeded');
+    const credits = sumCredits(outcome.tasks);
+    const lines = [
+        `## ${set_ICONS[word] ?? ''} Cloud agent tasks: ${word.replace('_', ' ')}`,
+        '',
+        `${succeeded.length} of ${outcome.tasks.length} runs succeeded, in ${formatDuration(outcome.elapsedMs)}${credits !== undefined ? `, ${formatCredits(credits)} credits in all` : ''}. ${inlineText(capitalized(outcome.reason))}.`,
+        '',
+        '| # | Task | Outcome | State | Duration | Credits | Session |',
+        '| --: | --- | --- | --- | --: | --: | --- |',
+        ...outcome.tasks.map(rowOf),
+    ];
+    if (outcome.listFallback) {
+        lines.push('', "The service's plan cannot filter runs by metadata, so each run was read on its own at every poll.");
+    }
+    return `${lines.join('\n')}\n`;
+}
+function rowOf(task) {
+    const word = taskOutcome(factsOf(task));
+    const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? '';
+    const duration = task.startedAt !== undefined && task.endedAt !== undefined
+        ? formatDuration(task.endedAt - task.startedAt)
+        : '';
+    const credits = costOf(task.run?.request_usage).credits;
+    const link = safeHttpUrl(task.run?.session_link);
+    return [
+        '',
+        String(task.index),
+        inlineText(title.length > 80 ? `${title.slice(0, 79)}…` : title),
+        `${set_ICONS[word] ?? ''} ${word.replace('_', ' ')}`,
+        task.run?.state ? inlineText(task.run.state) : '',
+        duration,
+        credits !== undefined ? formatCredits(credits) : '',
+        link ? `[open](${link})` : '',
+        '',
+    ]
+        .join(' | ')
+        .trim();
+}
+function capitalized(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+/** Sets the set's outputs, writes its summary, and fails the step unless the set passed. */
+async function publishSetOutcome(outcome, answers) {
+    const word = setOutcomeWord(outcome);
+    setOutput('outcome', word);
+    setOutput('runs', runsOutput(outcome.tasks, answers));
+    const credits = sumCredits(outcome.tasks);
+    if (credits !== undefined)
+        setOutput('credits', formatNumberOutput(credits));
+    const usd = sumUsd(outcome.tasks);
+    if (usd !== undefined)
+        setOutput('cost_usd', formatNumberOutput(usd));
+    try {
+        await summary.addRaw(renderSetSummary(outcome), true).write();
+    }
+    catch (error) {
+        warning(`Could not write the job summary: ${safeForLog(String(error))}`);
+    }
+    const line = `The set ${word.replace('_', ' ')}: ${safeForLog(outcome.reason)}.`;
+    if (outcome.kind === 'passed')
+        info(line);
+    else
+        setFailed(line);
+}
+
+;// CONCATENATED MODULE: ./src/run/set.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * Many runs from one step: at most `maxParallel` in flight, one list request
+ * per poll for all of them (filtered by the set's own metadata), `pass_when`
+ * watched as runs end, and the runs still in flight cancelled, in parallel, as
+ * soon as the rule can no longer be met, the cap or the timeout is reached, or
+ * the workflow cancels the step.
+ */
+class TaskSetRun {
+    #settings;
+    #deps;
+    #tasks;
+    #creating = new Map();
+    #next = 0;
+    #listFallback = false;
+    #stopped;
+    constructor(settings, deps) {
+        this.#settings = settings;
+        this.#deps = deps;
+        this.#tasks = settings.tasks.map((request, index) => ({ index, request }));
+    }
+    get tasks() {
+        return this.#tasks;
+    }
+    async run() {
+        const { now, log } = this.#deps;
+        const startedAt = now();
+        const deadline = startedAt + this.#settings.timeoutMs;
+        log.info(`Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`);
+        let failuresInARow = 0;
+        let askedDelayMs = 0;
+        while (true) {
+            if (this.#deps.signal.aborted)
+                break;
+            this.#judge();
+            if (this.#stopped)
+                break;
+            await this.#startDue();
+            if (this.#deps.signal.aborted)
+                break;
+            const inFlight = this.#inFlight();
+            if (inFlight.length === 0 && this.#next >= this.#tasks.length)
+                break;
+            if (now() >= deadline) {
+                this.#stopped = {
+                    why: { kind: 'timeout' },
+                    reason: `the timeout input (${formatDuration(this.#settings.timeoutMs)}) ran out`,
+                };
+                break;
+            }
+            const youngest = Math.min(...inFlight.map((task) => now() - (task.startedAt ?? now())));
+            const delay = Math.max(nextPollDelayMs(youngest, this.#settings.pollIntervalMs), askedDelayMs);
+            askedDelayMs = 0;
+            try {
+                await this.#deps.sleep(Math.min(delay, Math.max(0, deadline - now())), this.#deps.signal);
+            }
+            catch {
+                break;
+            }
+            if (this.#deps.signal.aborted)
+                break;
+            try {
+                await this.#poll(inFlight, deadline);
+                failuresInARow = 0;
+            }
+            catch (error) {
+                if (this.#deps.signal.aborted)
+                    break;
+                if (isRefusal(error) && error instanceof ApiStatusError) {
+                    askedDelayMs = retryAfterMs(error.headers, now()) ?? this.#settings.pollIntervalMs;
+                    log.info(`The service refused the poll (${error.status}) and asked to wait ${formatDuration(askedDelayMs)}; polling again then, within the timeout.`);
+                    continue;
+                }
+                if (!isRetryable(error, 'idempotent'))
+                    throw error;
+                failuresInARow += 1;
+                const reason = safeForLog(errorMessage(error));
+                if (failuresInARow >= POLL_FAILURE_BUDGET) {
+                    throw new LostContactError(`Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`, { cause: error });
+                }
+                log.warning(`Poll ${failuresInARow} of ${POLL_FAILURE_BUDGET} allowed in a row failed: ${reason}. Waiting on.`);
+            }
+        }
+        return this.#outcome(now() - startedAt);
+    }
+    /**
+     * Cancels every run still in flight, in parallel, within `deadline`; a create
+     * still out is given a share of the time to answer first, so that its run
+     * is cancelled too. Tasks not yet started never will be.
+     */
+    async cancelInFlight(why, deadline) {
+        const { now } = this.#deps;
+        this.#next = this.#tasks.length;
+        const creating = [...this.#creating.values()];
+        if (creating.length > 0) {
+            const decideBy = now() + (deadline - now()) * SIGNAL_CANCEL.decideShare;
+            await Promise.race([
+                Promise.allSettled(creating),
+                this.#deps.sleep(Math.max(0, decideBy - now())).catch(() => undefined),
+            ]);
+        }
+        await Promise.all(this.#inFlight().map(async (task) => {
+            const runId = task.runId ?? '';
+            task.stoppedBy = why.kind;
+            task.cancel = await cancelRun({ runId, why, deadline }, this.#deps);
+            logCancel(this.#deps.log, runId, task.cancel);
+            if (task.cancel.kind !== 'failed' && task.cancel.kind !== 'blocked') {
+                this.#settle(task);
+            }
+        }));
+        for (const task of this.#tasks) {
+            if (task.invocation === undefined)
+                task.stoppedBy ??= why.kind;
+        }
+    }
+    /** Starts tasks while there is room, unless the set is stopping; creates go out together. */
+    async #startDue() {
+        const starts = [];
+        while (this.#next < this.#tasks.length &&
+            this.#inFlight().length + this.#creating.size + starts.length < this.#settings.maxParallel &&
+            !this.#stopped) {
+            const task = this.#tasks[this.#next];
+            this.#next += 1;
+            if (task)
+                starts.push(this.#start(task));
+        }
+        await Promise.all(starts);
+    }
+    async #start(task) {
+        // Nothing may come between this check and the request: a signal handler runs only at an await.
+        if (this.#deps.signal.aborted)
+            return;
+        const tag = this.#deps.tagFor(task.index);
+        task.invocation = tag.invocation;
+        task.startedAt = this.#deps.now();
+        this.#save();
+        const created = createRunOnce(task.request, tag, this.#deps)
+            .then((answer) => {
+            task.runId = answer.run_id;
+            task.run = { ...answer, title: task.request.title, prompt: task.request.prompt };
+            this.#deps.log.info(`Task ${task.index}${titleOf(task)}: created run ${safeForLog(answer.run_id)}; it is ${safeForLog(answer.state, 200)}.`);
+        })
+            .catch((error) => {
+            task.createError = errorMessage(error);
+            task.endedAt = this.#deps.now();
+            this.#deps.log.warning(`Task ${task.index}${titleOf(task)}: ${safeForLog(task.createError)}`);
+            // A run that may exist stays unsettled: the post step looks for it by its tag.
+            task.runMayExist = error instanceof RunMayExistError;
+        })
+            .finally(() => {
+            this.#creating.delete(task.index);
+            this.#save();
+        });
+        this.#creating.set(task.index, created);
+        await created;
+    }
+    /**
+     * One list request for every run in flight, filtered by the set's metadata;
+     * a run the list does not show yet (the list lags behind the service's
+     * writes) is read on its own. A plan without metadata filtering reads each.
+     */
+    async #poll(inFlight, deadline) {
+        const options = { signal: this.#deps.signal, deadline };
+        const listed = new Map();
+        if (!this.#listFallback) {
+            try {
+                const { runs } = await this.#deps.client.listRuns({ metadata: { ...this.#deps.setMetadata }, limit: 100 }, options);
+                for (const run of runs)
+                    listed.set(run.run_id, run);
+            }
+            catch (error) {
+                if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available') {
+                    throw error;
+                }
+                this.#listFallback = true;
+                this.#deps.log.info("The service's plan cannot filter runs by metadata (feature_not_available); reading each run on its own instead, one request per run per poll.");
+            }
+        }
+        for (const task of inFlight) {
+            const runId = task.runId ?? '';
+            const run = listed.get(runId) ?? (await this.#deps.client.getRun(runId, options));
+            this.#seen(task, run);
+        }
+    }
+    #seen(task, run) {
+        const before = task.run?.state;
+        task.run = run;
+        if (run.state !== before) {
+            const age = formatDuration(this.#deps.now() - (task.startedAt ?? this.#deps.now()));
+            this.#deps.log.info(`Task ${task.index}${titleOf(task)}: run ${safeForLog(run.run_id)} is ${safeForLog(run.state, 200)} (after ${age}).`);
+        }
+        if (isTerminal(run.state)) {
+            task.endedAt = this.#deps.now();
+            this.#settle(task);
+        }
+    }
+    /** After each poll: the credit cap on the sum, and whether `pass_when` can still be met. */
+    #judge() {
+        const { maxCredits, passWhen } = this.#settings;
+        const credits = sumCredits(this.#tasks);
+        if (maxCredits !== undefined && credits !== undefined && credits > maxCredits) {
+            this.#stopped = {
+                why: { kind: 'over-budget' },
+                reason: `the runs used ${formatCredits(credits)} credits together, past max_credits (${formatCredits(maxCredits)})`,
+            };
+        }
+        else if (passWhenStanding(passWhen, this.#counts()) === 'cannot-be-met') {
+            const counts = this.#counts();
+            this.#stopped = {
+                why: { kind: 'pass-when' },
+                reason: `${counts.notSucceeded} of ${this.#tasks.length} runs did not succeed, so ${describePassWhen(passWhen, this.#tasks.length)} can no longer succeed`,
+            };
+        }
+    }
+    #counts() {
+        let succeeded = 0;
+        let notSucceeded = 0;
+        for (const task of this.#tasks) {
+            if (task.createError !== undefined)
+                notSucceeded += 1;
+            else if (task.run && isTerminal(task.run.state)) {
+                if (meaningOf(task.run.state) === 'succeeded')
+                    succeeded += 1;
+                else
+                    notSucceeded += 1;
+            }
+        }
+        return { tasks: this.#tasks.length, succeeded, notSucceeded };
+    }
+    #inFlight() {
+        return this.#tasks.filter((task) => task.runId !== undefined && task.endedAt === undefined && !task.settled);
+    }
+    #settle(task) {
+        task.endedAt ??= this.#deps.now();
+        task.settled = true;
+        this.#save();
+    }
+    #save() {
+        const records = [];
+        for (const task of this.#tasks) {
+            if (task.invocation === undefined)
+                continue;
+            const nothingOwed = task.settled || (task.createError !== undefined && !task.runMayExist);
+            records.push({
+                invocation: task.invocation,
+                ...(task.runId ? { runId: task.runId } : {}),
+                ...(nothingOwed ? { settled: true } : {}),
+            });
+        }
+        this.#deps.state.saveSetRuns(records);
+    }
+    async #outcome(elapsedMs) {
+        const base = { tasks: this.#tasks, elapsedMs, listFallback: this.#listFallback };
+        if (this.#deps.signal.aborted) {
+            return { ...base, kind: 'interrupted', reason: 'the workflow cancelled the step' };
+        }
+        if (this.#stopped) {
+            const { why, reason } = this.#stopped;
+            const stoppable = this.#inFlight();
+            if (stoppable.length > 0 || this.#next < this.#tasks.length) {
+                const names = stoppable.map((task) => `task ${task.index} (run ${task.runId})`);
+                const notStarted = this.#tasks.length - this.#next;
+                this.#deps.log.warning(`Stopping the set: ${reason}. Cancelling ${names.length > 0 ? names.join(', ') : 'no run in flight'}${notStarted > 0 ? `; ${notStarted} task(s) not started will not be` : ''}.`);
+            }
+            await this.cancelInFlight(why, cancelDeadline(why, this.#deps.now()));
+            const kind = why.kind === 'timeout' ? 'timed-out' : why.kind === 'over-budget' ? 'over-budget' : 'failed';
+            return { ...base, kind, reason };
+        }
+        const counts = this.#counts();
+        const rule = describePassWhen(this.#settings.passWhen, this.#tasks.length);
+        const standing = passWhenStanding(this.#settings.passWhen, counts);
+        const tally = `${counts.succeeded} of ${this.#tasks.length} runs succeeded`;
+        return standing === 'met'
+            ? { ...base, kind: 'passed', reason: `${tally}; the step asked for ${rule}` }
+            : { ...base, kind: 'failed', reason: `${tally}; the step asked for ${rule}` };
+    }
+}
+function titleOf(task) {
+    const title = task.request.title;
+    return title ? ` (${safeForLog(title, 200)})` : '';
+}
+
 ;// CONCATENATED MODULE: ./src/state.ts
 
 /**
@@ -12159,6 +12845,7 @@ const KEYS = {
     statusSha: 'status_sha',
     settled: 'run_settled',
     awaitingNewPass: 'awaiting_new_pass',
+    setRuns: 'set_runs',
 };
 const runnerState = {
     saveCommentId: (commentId) => saveState(KEYS.commentId, String(commentId)),
@@ -12167,6 +12854,7 @@ const runnerState = {
     saveRunId: (runId) => saveState(KEYS.runId, runId),
     saveAwaitingNewPass: (awaiting) => saveState(KEYS.awaitingNewPass, String(awaiting)),
     markSettled: () => saveState(KEYS.settled, 'true'),
+    saveSetRuns: (records) => saveState(KEYS.setRuns, JSON.stringify(records)),
 };
 function readSavedRun() {
     return {
@@ -12176,10 +12864,135 @@ function readSavedRun() {
         statusSha: getState(KEYS.statusSha) || undefined,
         settled: getState(KEYS.settled) === 'true',
         awaitingNewPass: getState(KEYS.awaitingNewPass) === 'true',
+        setRuns: readSetRuns(getState(KEYS.setRuns)),
     };
+}
+function readSetRuns(saved) {
+    let records;
+    try {
+        records = saved ? JSON.parse(saved) : [];
+    }
+    catch {
+        return [];
+    }
+    if (!Array.isArray(records))
+        return [];
+    return records.flatMap((record) => {
+        if (typeof record !== 'object' || record === null)
+            return [];
+        const { invocation, runId, settled } = record;
+        if (typeof invocation !== 'string')
+            return [];
+        return [
+            {
+                invocation,
+                ...(typeof runId === 'string' ? { runId } : {}),
+                ...(settled === true ? { settled } : {}),
+            },
+        ];
+    });
+}
+
+;// CONCATENATED MODULE: ./src/tasks.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * The main step with `tasks`: prepare (the set and its tags), execute (start,
+ * wait and cancel, as one set), finish (the answers, one table, the outputs).
+ */
+async function runTaskSet(settings) {
+    const client = serviceClient(settings);
+    const interruption = new AbortController();
+    const set = prepareSet(settings, client, interruption.signal);
+    const outcome = await executeSet(set, interruption);
+    await finishSet(outcome, client, interruption.signal);
+}
+function prepareSet(settings, client, signal) {
+    const stepTag = tagFromEnvironment(process.env);
+    return new TaskSetRun({
+        tasks: settings.tasks,
+        maxParallel: settings.maxParallel,
+        passWhen: settings.passWhen,
+        timeoutMs: settings.timeoutMs,
+        pollIntervalMs: settings.pollIntervalMs,
+        maxCredits: settings.agentWork.maxCredits,
+    }, {
+        client,
+        now: Date.now,
+        sleep: abortableSleep,
+        signal,
+        log: core_namespaceObject,
+        state: runnerState,
+        setMetadata: { [SET_KEY]: stepTag.invocation },
+        tagFor: (index) => taskTag(stepTag, index),
+    });
+}
+/**
+ * Runs the set. On SIGINT or SIGTERM every run in flight gets its cancel at
+ * once, in parallel, within the runner's grace; on an error, briefly, as after
+ * a timeout (a cancel that fails leaves the run to the post step).
+ */
+async function executeSet(set, interruption) {
+    let cancelling;
+    const stopListening = onTerminationSignal((signal) => {
+        if (cancelling)
+            return info(`Received ${signal} again; still cancelling.`);
+        info(`Received ${signal}: the workflow is cancelling this step.`);
+        interruption.abort();
+        const deadline = cancelDeadline({ kind: 'signal', signal }, Date.now());
+        // Should anything keep the process alive past the budget, end it before the runner's kill.
+        setTimeout(() => process.exit(1), deadline - Date.now() + SIGNAL_CANCEL.exitMarginMs).unref();
+        cancelling = set.cancelInFlight({ kind: 'signal', signal }, deadline);
+    });
+    try {
+        const outcome = await set.run();
+        await cancelling;
+        return outcome;
+    }
+    catch (error) {
+        if (!cancelling) {
+            await set.cancelInFlight({ kind: 'error' }, cancelDeadline({ kind: 'error' }, Date.now()));
+        }
+        await cancelling;
+        throw error;
+    }
+    finally {
+        stopListening();
+    }
+}
+/** Reads each ended run's answer (one request per task, together), then reports the set. */
+async function finishSet(outcome, client, signal) {
+    const answers = new Map();
+    if (outcome.kind !== 'interrupted') {
+        const sources = agentWorkSources(client);
+        const bounded = AbortSignal.any([signal, AbortSignal.timeout(AGENT_WORK_DEADLINE_MS)]);
+        const quiet = { info: debug, warning: warning, debug: debug };
+        await Promise.all(outcome.tasks.map(async (task) => {
+            if (!task.runId || !task.run)
+                return;
+            const conversation = await readConversation(task.runId, sources, quiet, bounded);
+            const answer = conversation ? finalAnswer(conversation) : undefined;
+            if (answer !== undefined)
+                answers.set(task.index, answer);
+        }));
+    }
+    await publishSetOutcome(outcome, answers);
 }
 
 ;// CONCATENATED MODULE: ./src/main.ts
+
 
 
 
@@ -12214,6 +13027,9 @@ async function run() {
         const cleanup = readCancelOnly();
         if (cleanup)
             return await cancelOnlyStep(cleanup);
+        const taskSet = await readTaskSettings();
+        if (taskSet)
+            return await runTaskSet(taskSet);
         const settings = readSettings();
         // A schema that is not one is an input error too: compiled before any request.
         const output = await prepareOutput(settings.output);
@@ -12519,11 +13335,12 @@ conversation, signal) {
 async function post_run() {
     try {
         const saved = readSavedRun();
+        if (saved.setRuns.length > 0)
+            return await cancelSetRuns(saved.setRuns);
         if (!leftUnfinished(saved))
             return;
         const settings = readPostSettings();
-        // A run still being prepared answers 409 for a while; there is time to wait it out here.
-        const client = serviceClient(settings, { maxRetries: 5 });
+        const client = postClient(settings);
         const runId = saved.runId ?? (await findUnansweredRun(client, saved.invocation ?? ''));
         if (!runId)
             return;
@@ -12549,6 +13366,36 @@ async function post_run() {
     catch (error) {
         await publishError(error);
     }
+}
+/** A run still being prepared answers 409 for a while; there is time to wait it out here. */
+function postClient(settings) {
+    return serviceClient(settings, { maxRetries: 5 });
+}
+/**
+ * With `tasks`: cancels, in parallel, every run of the set the main step left
+ * unfinished, and looks (by its tag) for the run of every create it never
+ * heard back from. Fails the step when a cancel failed.
+ */
+async function cancelSetRuns(records) {
+    const left = records.filter((record) => !record.settled);
+    if (left.length === 0) {
+        info('Every run of the set ended or was cancelled in the main step; nothing to clean up.');
+        return;
+    }
+    const client = postClient(readPostSettings());
+    const deps = { client, now: Date.now, sleep: abortableSleep, log: core_namespaceObject };
+    const why = { kind: 'post' };
+    await Promise.all(left.map(async (record) => {
+        const runId = record.runId ?? (await findUnansweredRun(client, record.invocation));
+        if (!runId)
+            return;
+        info(`The main step left run ${runId} of the set unfinished; cancelling it.`);
+        const report = await cancelRun({ runId, why, deadline: cancelDeadline(why, Date.now()) }, deps);
+        if (report.kind === 'failed')
+            setFailed(describeCancel(runId, report));
+        else
+            logCancel(core_namespaceObject, runId, report);
+    }));
 }
 /** Whether the main step left a run (or a create's run) that may still need cancelling. */
 function leftUnfinished(saved) {
