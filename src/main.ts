@@ -49,7 +49,7 @@ import { serviceClient } from './service.ts'
 import { runTaskSet } from './tasks.ts'
 import { runnerState } from './state.ts'
 import { safeForLog } from './text/log.ts'
-import { AGENT_WORK_DEADLINE_MS, SIGNAL_CANCEL } from './timing.ts'
+import { AGENT_WORK_DEADLINE_MS, PAST_TIMEOUT_MS, SIGNAL_CANCEL } from './timing.ts'
 
 /** The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish. */
 export async function run(): Promise<void> {
@@ -92,6 +92,8 @@ interface PreparedStep {
   watcher: RunWatcher
   /** output_schema or pull_request_review: what the agent's result must validate against. */
   output: OutputRequest | undefined
+  /** When every wait on the service must have ended: `timeout` from now, plus PAST_TIMEOUT_MS. */
+  waitsEndBy: number
 }
 
 /** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
@@ -133,6 +135,7 @@ async function prepare(
     sources,
     watcher: watcherFor(settings, tracker, sources),
     output,
+    waitsEndBy: Date.now() + settings.timeoutMs + PAST_TIMEOUT_MS,
   }
 }
 
@@ -219,6 +222,7 @@ async function finish(
     step.sources,
     outcome.kind === 'blocked' ? step.watcher.lastConversation : checked?.conversation,
     interruption.signal,
+    step.waitsEndBy,
   )
   if (outcome.run && comment) {
     const moved = await headMoved
@@ -355,8 +359,10 @@ function watcherFor(
       now: Date.now,
       log: core,
       safeForLog,
-      readConversation: async (signal) =>
-        tracker.runId ? readConversation(tracker.runId, sources, quiet, signal) : undefined,
+      readConversation: async (signal, deadline) =>
+        tracker.runId
+          ? readConversation(tracker.runId, sources, quiet, signal, deadline)
+          : undefined,
       onSessionLink: (link) => core.setOutput('session_link', link),
     },
   )
@@ -369,8 +375,7 @@ function outputCheckDeps(
   stepDeps: StepDeps,
 ): OutputCheckDeps {
   const { settings, sources } = step
-  const signal = () =>
-    AbortSignal.any([stepDeps.signal, AbortSignal.timeout(AGENT_WORK_DEADLINE_MS)])
+  const signal = () => withinWaits(stepDeps.signal, step.waitsEndBy)
   return {
     schema: (step.output as OutputRequest).schema,
     retries: settings.output.retries,
@@ -399,6 +404,7 @@ async function gatherAgentWork(
   /** A conversation already read (at BLOCKED, or to check the result), to save a request. */
   conversation: AgentConversation | undefined,
   signal: AbortSignal,
+  endBy: number,
 ): Promise<SummaryExtras> {
   const ended =
     outcome.kind === 'finished' ||
@@ -416,6 +422,12 @@ async function gatherAgentWork(
     },
     sources,
     { info: core.info, warning: core.warning, debug: core.debug, safeForLog },
-    AbortSignal.any([signal, AbortSignal.timeout(AGENT_WORK_DEADLINE_MS)]),
+    withinWaits(signal, endBy),
   )
+}
+
+/** `signal`, also aborted at `endBy` (PAST_TIMEOUT_MS past the timeout), and never after AGENT_WORK_DEADLINE_MS. */
+function withinWaits(signal: AbortSignal, endBy: number): AbortSignal {
+  const leftMs = Math.max(0, Math.min(AGENT_WORK_DEADLINE_MS, endBy - Date.now()))
+  return AbortSignal.any([signal, AbortSignal.timeout(leftMs)])
 }

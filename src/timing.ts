@@ -112,6 +112,15 @@ export const CONVERSATION_READ = { timeoutMs: 30_000, maxRetries: 1 } as const
 /** Reading the answer and downloading files after the run: a bounded time, never the outcome. */
 export const AGENT_WORK_DEADLINE_MS = 5 * 60_000
 
+/**
+ * The bound every wait after the create keeps, whatever the service does: polls,
+ * progress and BLOCKED reads, the cancel after a timeout, a cap or an error, the
+ * answer and the downloads all end within the `timeout` input plus this. The
+ * cancel after a timeout takes at most `CANCEL_AFTER_TIMEOUT.budgetMs` of it; the
+ * answer and the files get what is left (and at most `AGENT_WORK_DEADLINE_MS`).
+ */
+export const PAST_TIMEOUT_MS = 15_000
+
 // ── GitHub ───────────────────────────────────────────────────────────────────
 
 /** The longest a single GitHub call may take before the action gives up on it. */

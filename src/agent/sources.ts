@@ -12,8 +12,8 @@ export function agentWorkSources(
   client: Pick<AgentRunsClient, 'getConversation' | 'getArtifact' | 'downloadSignedUrl'>,
 ): AgentWorkSources {
   return {
-    getConversation: (runId, signal) =>
-      client.getConversation(runId, { ...CONVERSATION_READ, signal }),
+    getConversation: (runId, signal, deadline) =>
+      client.getConversation(runId, { ...CONVERSATION_READ, signal, deadline }),
     fetchFile: async (artifact: ArtifactEntry, signal: AbortSignal) => {
       const answer: unknown = await client.getArtifact(artifact.artifactUid ?? '', { signal })
       const url = downloadUrlOf(answer)

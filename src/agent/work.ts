@@ -24,7 +24,8 @@ export interface AgentWork {
 
 export interface AgentWorkSources {
   /** The run's conversation body as the service sent it; throws the client's errors. */
-  getConversation: (runId: string, signal: AbortSignal) => Promise<unknown>
+  /** `deadline` (epoch ms), when given, bounds the read with its retries. */
+  getConversation: (runId: string, signal: AbortSignal, deadline?: number) => Promise<unknown>
   /** A file artifact's bytes: getArtifact, then its signed URL, fetched without the key. */
   fetchFile: (artifact: ArtifactEntry, signal: AbortSignal) => Promise<Uint8Array>
 }
@@ -39,9 +40,10 @@ export async function readConversation(
   sources: Pick<AgentWorkSources, 'getConversation'>,
   log: Log,
   signal: AbortSignal,
+  deadline?: number,
 ): Promise<Conversation | undefined> {
   try {
-    return parseConversation(await sources.getConversation(runId, signal))
+    return parseConversation(await sources.getConversation(runId, signal, deadline))
   } catch (error) {
     if (error instanceof NotFoundError) {
       log.info(`Run ${runId} has no conversation to read (404); the result output stays empty.`)

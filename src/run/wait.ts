@@ -39,7 +39,13 @@ export interface WaitDeps {
   onRunSeen?: (run: RunItem) => void
   /** Looks at each reading of a run still on its way (see RunWatcher), and may end the wait. */
   watch?: {
-    afterPoll(run: RunItem, stateChanged: boolean, signal: AbortSignal): Promise<WatchVerdict>
+    /** `deadline` (on the `now` clock) bounds every read it makes, as it bounds the polls. */
+    afterPoll(
+      run: RunItem,
+      stateChanged: boolean,
+      signal: AbortSignal,
+      deadline: number,
+    ): Promise<WatchVerdict>
     msUntilHeartbeat(): number
   }
 }
@@ -146,7 +152,7 @@ export async function waitForRun(options: WaitOptions, deps: WaitDeps): Promise<
       lastLink = run.session_link
     }
     if (deps.watch && !isTerminal(run.state)) {
-      const verdict = await deps.watch.afterPoll(run, stateChanged, deps.signal)
+      const verdict = await deps.watch.afterPoll(run, stateChanged, deps.signal, deadline)
       if (verdict.kind !== 'continue') {
         return { kind: 'stopped', run, verdict, elapsedMs: elapsed() }
       }

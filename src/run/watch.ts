@@ -33,7 +33,7 @@ export interface WatchDeps {
   /** Makes API and agent text one inert log line. */
   safeForLog: (value: unknown) => string
   /** The run's conversation, or undefined when the service has none (404, 422). Never throws. */
-  readConversation: (signal: AbortSignal) => Promise<Conversation | undefined>
+  readConversation: (signal: AbortSignal, deadline: number) => Promise<Conversation | undefined>
   /** Called with the session link the first time the service gives it (e.g. to set the output). */
   onSessionLink?: (link: string) => void
 }
@@ -85,7 +85,13 @@ export class RunWatcher {
   }
 
   /** Looks at one reading of the run; `stateChanged` when its state differs from the last. */
-  async afterPoll(run: RunItem, stateChanged: boolean, signal: AbortSignal): Promise<WatchVerdict> {
+  /** `deadline`: when the wait ends (on the `now` clock); no read it makes outlasts it. */
+  async afterPoll(
+    run: RunItem,
+    stateChanged: boolean,
+    signal: AbortSignal,
+    deadline: number,
+  ): Promise<WatchVerdict> {
     const { safeForLog } = this.#deps
     const link = newSessionLink(this.#announcedLink, run)
     if (link) {
@@ -108,11 +114,12 @@ export class RunWatcher {
       started &&
       this.#reads.isDue(this.#deps.now(), stateChanged)
     ) {
-      await this.#readProgress(signal)
+      await this.#readProgress(signal, deadline)
     }
     if (blocked && stateChanged) {
       // What it waits for may be only in the conversation: read it, once per BLOCKED.
-      if (!this.#settings.showProgress || !this.#lastConversation) await this.#readOnce(signal)
+      if (!this.#settings.showProgress || !this.#lastConversation)
+        await this.#readOnce(signal, deadline)
       return this.#onBlocked(run)
     }
 
@@ -149,17 +156,17 @@ export class RunWatcher {
       : { kind: 'blocked', passes: decision.passes, question }
   }
 
-  async #readProgress(signal: AbortSignal): Promise<void> {
-    const conversation = await this.#readOnce(signal)
+  async #readProgress(signal: AbortSignal, deadline: number): Promise<void> {
+    const conversation = await this.#readOnce(signal, deadline)
     if (!conversation) return
     for (const event of this.#progress.update(conversation)) {
       this.log.info(this.#deps.safeForLog(describeProgress(event)))
     }
   }
 
-  async #readOnce(signal: AbortSignal): Promise<Conversation | undefined> {
+  async #readOnce(signal: AbortSignal, deadline: number): Promise<Conversation | undefined> {
     this.#reads.recordRead(this.#deps.now())
-    const conversation = await this.#deps.readConversation(signal)
+    const conversation = await this.#deps.readConversation(signal, deadline)
     if (conversation) this.#lastConversation = conversation
     return conversation
   }

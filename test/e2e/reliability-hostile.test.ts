@@ -11,7 +11,13 @@ import { connect, type AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { TLSSocket } from 'node:tls'
 import { afterAll, describe, expect, it } from 'vitest'
-import { conversationStep, type FakeAgentApi, type RunScript } from '../fake-api/server.ts'
+import { CANCEL_AFTER_TIMEOUT, PAST_TIMEOUT_MS } from '../../src/timing.ts'
+import {
+  conversationStep,
+  type FakeAgentApi,
+  type FaultRule,
+  type RunScript,
+} from '../fake-api/server.ts'
 import { runStep, type StepResult } from './harness.ts'
 import { e2eServers } from './servers.ts'
 
@@ -107,5 +113,96 @@ describe('no request a remote service can aim at the runner', () => {
       /Could not download artifact "report.txt": Refusing to download from http:\/\/127\.0\.0\.1:\d+: it is this machine, and base_url is not/,
     )
     expect(api.downloads.requests).toEqual([])
+  })
+})
+
+const CONVERSATION = /\/agent\/runs\/run_[^/]+\/conversation$/
+const CANCEL = /\/agent\/runs\/run_[^/]+\/cancel$/
+const neverEnding: RunScript = [
+  { state: 'QUEUED', afterMs: 0 },
+  { state: 'INPROGRESS', afterMs: 50 },
+]
+const TIMEOUT_MS = 3_000
+/** What a loaded machine may add to a step's own bound: starting Node, writing the outputs. */
+const SLACK_MS = 10_000
+
+/** A step against `api`, and the times from the create's arrival to the cancel's and to the exit. */
+async function timedStep(api: FakeAgentApi, extra: Record<string, string>) {
+  const result = await runStep({ inputs: inputsFor(api, { timeout: '3s', ...extra }) })
+  const exitedAt = performance.now()
+  const created = api.requestsTo('POST', /\/agent\/runs?$/)[0]?.receivedAt ?? NaN
+  const cancelled = api.requestsTo('POST', CANCEL)[0]?.receivedAt ?? NaN
+  return { result, toCancel: cancelled - created, toExit: exitedAt - created }
+}
+
+describe('every wait after the create ends within timeout plus PAST_TIMEOUT_MS', () => {
+  const hang = (path: RegExp, times = Infinity): FaultRule => ({
+    method: 'GET',
+    path,
+    times,
+    fault: { kind: 'hang' },
+  })
+
+  it('show_progress with a conversation read that never answers: the timeout cancels on time', async () => {
+    const api = await fakeApi({ script: () => neverEnding }, hang(CONVERSATION, 1))
+    const { result, toCancel, toExit } = await timedStep(api, { show_progress: 'true' })
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.outcome).toBe('timed_out')
+    expect(api.requestsTo('GET', CONVERSATION).length).toBeGreaterThan(0)
+    // The read was cut at the timeout (it held the wait 30 s × 2 before), then the cancel.
+    expect(toCancel).toBeLessThan(TIMEOUT_MS + 4_000)
+    expect(toExit).toBeLessThan(TIMEOUT_MS + PAST_TIMEOUT_MS + SLACK_MS)
+  })
+
+  it('BLOCKED with on_blocked: fail, and what it waits for never answers: ends in the bound', async () => {
+    const api = await fakeApi(
+      {
+        script: () => [
+          { state: 'QUEUED', afterMs: 0 },
+          { state: 'BLOCKED', afterMs: 50 },
+        ],
+      },
+      hang(CONVERSATION),
+    )
+    const { result, toExit } = await timedStep(api, { on_blocked: 'fail' })
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.outcome).toBe('blocked')
+    expect(api.requestsTo('POST', CANCEL)).toEqual([])
+    expect(toExit).toBeLessThan(TIMEOUT_MS + PAST_TIMEOUT_MS + SLACK_MS)
+  })
+
+  it.each<[string, FaultRule['fault']]>([
+    ['never answers', { kind: 'hang' }],
+    [
+      'answers 429 with Retry-After: 20, always',
+      { kind: 'status', status: 429, headers: { 'retry-after': '20' } },
+    ],
+  ])('the cancel after max_credits %s: bounded as after a timeout', async (_name, fault) => {
+    const api = await fakeApi(
+      { script: () => neverEnding },
+      { method: 'POST', path: CANCEL, times: Infinity, fault },
+    )
+    const { result, toExit } = await timedStep(api, { max_credits: '0.3', timeout: '30s' })
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.outcome).toBe('over_budget')
+    expect(api.requestsTo('POST', CANCEL).length).toBeGreaterThan(0)
+    // The cap is reached within about a second; its cancel then gets what a timeout's gets.
+    expect(toExit).toBeLessThan(CANCEL_AFTER_TIMEOUT.budgetMs + SLACK_MS + 2_000)
+  })
+
+  it('after a timeout, reading the answer never answers: the step ends in the bound', async () => {
+    const api = await fakeApi({ script: () => neverEnding }, hang(CONVERSATION))
+    const { result, toCancel, toExit } = await timedStep(api, {})
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.outcome).toBe('timed_out')
+    expect(api.run(result.outputs.run_id ?? '')?.state).toBe('CANCELLED')
+    expect(toCancel).toBeLessThan(TIMEOUT_MS + 4_000)
+    expect(api.requestsTo('GET', CONVERSATION).length).toBeGreaterThan(0)
+    // Before, the answer and the files had five minutes after the run, timed out or not.
+    expect(toExit).toBeLessThan(TIMEOUT_MS + PAST_TIMEOUT_MS + SLACK_MS)
   })
 })

@@ -72,6 +72,31 @@ describe('the wait with a watcher', () => {
     ])
   })
 
+  it("gives the watcher the wait's deadline; a read that takes it all ends the wait as timed out", async () => {
+    const h = waitHarness(['INPROGRESS'], [])
+    let now = 0
+    const deadlines: number[] = []
+    const outcome = await waitForRun(
+      { runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 1_000 },
+      {
+        ...h.deps,
+        now: () => now,
+        sleep: async (ms) => void (now += ms),
+        watch: {
+          // A conversation read cut at the deadline, as the client cuts it.
+          afterPoll: async (_run, _changed, _signal, deadline) => {
+            deadlines.push(deadline)
+            now = deadline
+            return { kind: 'continue' }
+          },
+          msUntilHeartbeat: () => Infinity,
+        },
+      },
+    )
+    expect(deadlines).toEqual([60_000])
+    expect(outcome).toMatchObject({ kind: 'timed-out', elapsedMs: 60_000 })
+  })
+
   it('does not show it a terminal reading: there is nothing left to cap or hand over', async () => {
     const h = waitHarness(['INPROGRESS', 'SUCCEEDED'], [])
     const outcome = await waitForRun(

@@ -41,6 +41,7 @@ function harness(settings: Partial<WatchSettings> = {}, conversation?: Conversat
   const lines: string[] = []
   const links: string[] = []
   let reads = 0
+  const deadlines: number[] = []
   const watcher = new RunWatcher(
     { ...SETTINGS, ...settings },
     {
@@ -51,8 +52,9 @@ function harness(settings: Partial<WatchSettings> = {}, conversation?: Conversat
         debug: () => undefined,
       },
       safeForLog: (value) => String(value).replace(/\n/g, ' '),
-      readConversation: async () => {
+      readConversation: async (_signal, deadline) => {
         reads += 1
+        deadlines.push(deadline)
         return conversation
       },
       onSessionLink: (link) => links.push(link),
@@ -64,13 +66,31 @@ function harness(settings: Partial<WatchSettings> = {}, conversation?: Conversat
     lines,
     links,
     reads: () => reads,
+    deadlines,
     advance: (ms: number) => (now += ms),
     poll: (run: Partial<RunItem>, stateChanged = false) =>
-      watcher.afterPoll({ run_id: 'run-1', state: 'INPROGRESS', ...run }, stateChanged, signal),
+      watcher.afterPoll(
+        { run_id: 'run-1', state: 'INPROGRESS', ...run },
+        stateChanged,
+        signal,
+        WAIT_DEADLINE,
+      ),
   }
 }
 
+/** When the wait ends, on the harness's clock. */
+const WAIT_DEADLINE = 600_000
+
 describe('RunWatcher', () => {
+  it("bounds every conversation read by the wait's deadline (progress and BLOCKED alike)", async () => {
+    const progress = harness({ showProgress: true })
+    await progress.poll({ state: 'INPROGRESS' }, true)
+    const blocked = harness({ onBlocked: 'fail' })
+    await blocked.poll({ state: 'BLOCKED' }, true)
+    expect(progress.deadlines).toEqual([WAIT_DEADLINE])
+    expect(blocked.deadlines).toEqual([WAIT_DEADLINE])
+  })
+
   it('logs the session link once, the first time it appears, and reports it', async () => {
     const h = harness()
     await h.poll({ state: 'QUEUED' })
