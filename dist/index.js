@@ -1,13 +1,13 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 4006:
+/***/ 6:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const pico = __nccwpck_require__(8016);
-const utils = __nccwpck_require__(4059);
+const pico = __nccwpck_require__(16);
+const utils = __nccwpck_require__(59);
 
 function picomatch(glob, options, returnState = false) {
   // default to os.platform()
@@ -25,7 +25,7 @@ module.exports = picomatch;
 
 /***/ }),
 
-/***/ 5595:
+/***/ 595:
 /***/ ((module) => {
 
 
@@ -216,13 +216,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8265:
+/***/ 265:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const constants = __nccwpck_require__(5595);
-const utils = __nccwpck_require__(4059);
+const constants = __nccwpck_require__(595);
+const utils = __nccwpck_require__(59);
 
 /**
  * Constants
@@ -1648,15 +1648,15 @@ module.exports = parse;
 
 /***/ }),
 
-/***/ 8016:
+/***/ 16:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const scan = __nccwpck_require__(1781);
-const parse = __nccwpck_require__(8265);
-const utils = __nccwpck_require__(4059);
-const constants = __nccwpck_require__(5595);
+const scan = __nccwpck_require__(781);
+const parse = __nccwpck_require__(265);
+const utils = __nccwpck_require__(59);
+const constants = __nccwpck_require__(595);
 const isObject = val => val && typeof val === 'object' && !Array.isArray(val);
 
 /**
@@ -2016,12 +2016,12 @@ module.exports = picomatch;
 
 /***/ }),
 
-/***/ 1781:
+/***/ 781:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const utils = __nccwpck_require__(4059);
+const utils = __nccwpck_require__(59);
 const {
   CHAR_ASTERISK,             /* * */
   CHAR_AT,                   /* @ */
@@ -2038,7 +2038,7 @@ const {
   CHAR_RIGHT_CURLY_BRACE,    /* } */
   CHAR_RIGHT_PARENTHESES,    /* ) */
   CHAR_RIGHT_SQUARE_BRACKET  /* ] */
-} = __nccwpck_require__(5595);
+} = __nccwpck_require__(595);
 
 const isPathSeparator = code => {
   return code === CHAR_FORWARD_SLASH || code === CHAR_BACKWARD_SLASH;
@@ -2426,7 +2426,7 @@ module.exports = scan;
 
 /***/ }),
 
-/***/ 4059:
+/***/ 59:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 /*global navigator*/
@@ -2437,7 +2437,7 @@ const {
   REGEX_REMOVE_BACKSLASH,
   REGEX_SPECIAL_CHARS,
   REGEX_SPECIAL_CHARS_GLOBAL
-} = __nccwpck_require__(5595);
+} = __nccwpck_require__(595);
 
 exports.isObject = val => val !== null && typeof val === 'object' && !Array.isArray(val);
 exports.hasRegexChars = str => REGEX_SPECIAL_CHARS.test(str);
@@ -2518,13 +2518,13 @@ module.exports = __nccwpck_require__(218);
 
 
 
-var net = __nccwpck_require__(9278);
-var tls = __nccwpck_require__(4756);
-var http = __nccwpck_require__(8611);
-var https = __nccwpck_require__(5692);
-var events = __nccwpck_require__(4434);
-var assert = __nccwpck_require__(2613);
-var util = __nccwpck_require__(9023);
+var net = __nccwpck_require__(278);
+var tls = __nccwpck_require__(756);
+var http = __nccwpck_require__(611);
+var https = __nccwpck_require__(692);
+var events = __nccwpck_require__(434);
+var assert = __nccwpck_require__(613);
+var util = __nccwpck_require__(23);
 
 
 exports.httpOverHttp = httpOverHttp;
@@ -2784,56 +2784,49 @@ exports.debug = debug; // for test
 
 /***/ }),
 
-/***/ 2472:
+/***/ 472:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("./undici.cjs");
 
 /***/ }),
 
-/***/ 2613:
+/***/ 613:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
 
 /***/ }),
 
-/***/ 181:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
-
-/***/ }),
-
-/***/ 4434:
+/***/ 434:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
 
 /***/ }),
 
-/***/ 9896:
+/***/ 896:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
 
 /***/ }),
 
-/***/ 8611:
+/***/ 611:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("http");
 
 /***/ }),
 
-/***/ 5692:
+/***/ 692:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("https");
 
 /***/ }),
 
-/***/ 9278:
+/***/ 278:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("net");
@@ -2847,28 +2840,21 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
 
 /***/ }),
 
-/***/ 932:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("process");
-
-/***/ }),
-
-/***/ 4756:
+/***/ 756:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
 
 /***/ }),
 
-/***/ 9023:
+/***/ 23:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 
 /***/ }),
 
-/***/ 3420:
+/***/ 420:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -2877,7 +2863,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 // ~65 ms (from node_modules) for nothing. This module stands in for undici and
 // evaluates the real one on first use.
 let undici
-const load = () => (undici ??= __nccwpck_require__(2472))
+const load = () => (undici ??= __nccwpck_require__(472))
 
 /**
  * A stand-in for one export, a class or a function: Node's ESM import of this module
@@ -3305,7 +3291,7 @@ function escapeProperty(s) {
 ;// CONCATENATED MODULE: external "crypto"
 const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
 // EXTERNAL MODULE: external "fs"
-var external_fs_ = __nccwpck_require__(9896);
+var external_fs_ = __nccwpck_require__(896);
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
 // For internal use, subject to change.
 // We use any as a valid input type
@@ -3344,10 +3330,10 @@ function prepareKeyValueMessage(key, value) {
 ;// CONCATENATED MODULE: external "path"
 const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
 // EXTERNAL MODULE: external "http"
-var external_http_ = __nccwpck_require__(8611);
+var external_http_ = __nccwpck_require__(611);
 var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_http_, 2);
 // EXTERNAL MODULE: external "https"
-var external_https_ = __nccwpck_require__(5692);
+var external_https_ = __nccwpck_require__(692);
 var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);
 ;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
@@ -3443,7 +3429,7 @@ class DecodedURL extends URL {
 // EXTERNAL MODULE: ./node_modules/tunnel/index.js
 var tunnel = __nccwpck_require__(770);
 // EXTERNAL MODULE: ./vendor/lazy-undici/index.cjs
-var lazy_undici = __nccwpck_require__(3420);
+var lazy_undici = __nccwpck_require__(420);
 ;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
@@ -4609,11 +4595,11 @@ function toPlatformPath(pth) {
 ;// CONCATENATED MODULE: external "string_decoder"
 const external_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("string_decoder");
 // EXTERNAL MODULE: external "events"
-var external_events_ = __nccwpck_require__(4434);
+var external_events_ = __nccwpck_require__(434);
 ;// CONCATENATED MODULE: external "child_process"
 const external_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("child_process");
 // EXTERNAL MODULE: external "assert"
-var external_assert_ = __nccwpck_require__(2613);
+var external_assert_ = __nccwpck_require__(613);
 ;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io-util.js
 var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -6209,6 +6195,14 @@ const HEARTBEAT_INTERVAL_MS = 4 * 60_000;
 const CONVERSATION_READ = { timeoutMs: 30_000, maxRetries: 1 };
 /** Reading the answer and downloading files after the run: a bounded time, never the outcome. */
 const AGENT_WORK_DEADLINE_MS = 5 * 60_000;
+/**
+ * The bound every wait after the create keeps, whatever the service does: polls,
+ * progress and BLOCKED reads, the cancel after a timeout, a cap or an error, the
+ * answer and the downloads all end within the `timeout` input plus this. The
+ * cancel after a timeout takes at most `CANCEL_AFTER_TIMEOUT.budgetMs` of it; the
+ * answer and the files get what is left (and at most `AGENT_WORK_DEADLINE_MS`).
+ */
+const PAST_TIMEOUT_MS = 15_000;
 // ── GitHub ───────────────────────────────────────────────────────────────────
 /** The longest a single GitHub call may take before the action gives up on it. */
 const GITHUB_CALL_DEADLINE_MS = 8_000;
@@ -6238,7 +6232,7 @@ const HEAD_MOVED_DEADLINE_MS = 3_000;
  */
 function agentWorkSources(client) {
     return {
-        getConversation: (runId, signal) => client.getConversation(runId, { ...CONVERSATION_READ, signal }),
+        getConversation: (runId, signal, deadline) => client.getConversation(runId, { ...CONVERSATION_READ, signal, deadline }),
         fetchFile: async (artifact, signal) => {
             const answer = await client.getArtifact(artifact.artifactUid ?? '', { signal });
             const url = downloadUrlOf(answer);
@@ -6335,17 +6329,6 @@ function roundTo(value, digits) {
     return Math.round(value * factor) / factor;
 }
 
-;// CONCATENATED MODULE: ./src/text/plain.ts
-/** Plain-text helpers every layer shares: a thrown value's message, and text cut to a length. */
-/** What a thrown value says: its message when it is an Error, else the value as text. */
-function errorMessage(error) {
-    return error instanceof Error ? error.message : String(error);
-}
-/** `text` cut to `max` characters, with an ellipsis when anything was cut. */
-function clip(text, max) {
-    return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
 ;// CONCATENATED MODULE: ./src/text/log.ts
 /**
  * The one function that makes text from the API (or an agent) safe for the
@@ -6356,7 +6339,6 @@ function clip(text, max) {
  * the step's own annotations. Every API-supplied string that reaches the log
  * goes through `safeForLog`.
  */
-
 /** Longer log text is cut: a log line is for people, the full text is in the summary. */
 const MAX_LOG_TEXT = 4_000;
 // Line breaks the runner (or a log viewer) may split on: CR, LF, VT, FF, NEL, LS, PS.
@@ -6377,7 +6359,7 @@ function safeForLog(value, max = MAX_LOG_TEXT) {
         .replace(CONTROLS, '')
         // `::` anywhere, not only at the start: the text may end up first on a line.
         .replace(/::/g, ': :');
-    return clip(flat, max);
+    return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 /**
  * `text` with every occurrence of `secret` replaced by `***`. Applied before
@@ -6407,7 +6389,6 @@ function describeValue(value) {
 ;// CONCATENATED MODULE: ./src/api/errors.ts
 
 
-
 const describe = (request) => `${request.method} ${request.path}`;
 /** Base class of every error the API client throws. */
 class AgentApiError extends Error {
@@ -6430,7 +6411,7 @@ class ApiConnectionError extends AgentApiError {
     code;
     constructor(request, cause, requestSent) {
         const code = errorCode(cause);
-        const reason = errorMessage(cause);
+        const reason = cause instanceof Error ? cause.message : String(cause);
         super(`${describe(request)} failed: cannot reach the service (${reason})`, request, { cause });
         this.requestSent = requestSent;
         this.code = code;
@@ -6456,7 +6437,7 @@ class ApiTlsError extends ApiConnectionError {
     name = 'ApiTlsError';
     constructor(request, cause) {
         super(request, cause, false);
-        const reason = errorMessage(cause);
+        const reason = cause instanceof Error ? cause.message : String(cause);
         this.message =
             `${describe(request)} failed: the service's TLS certificate cannot be verified (${this.code ?? 'TLS'}: ${safeForLog(reason, 200)}). ` +
                 'Nothing reached the service. If a proxy inspects TLS (as on many self-hosted runners), give Node its CA certificate with the NODE_EXTRA_CA_CERTS environment variable; never turn verification off.';
@@ -6621,7 +6602,7 @@ function excerpt(body, max = 200) {
     const flat = withoutTags(body).replace(/\s+/g, ' ').trim();
     if (flat === '')
         return '';
-    return safeForLog(clip(flat, max));
+    return safeForLog(flat.length > max ? `${flat.slice(0, max)}…` : flat);
 }
 /**
  * `text` with every `<…>` replaced by a space, as `/<[^>]*>/g` would, but in
@@ -6652,7 +6633,7 @@ function errorCode(cause) {
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 // EXTERNAL MODULE: ./node_modules/picomatch/index.js
-var picomatch = __nccwpck_require__(4006);
+var picomatch = __nccwpck_require__(6);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
 ;// CONCATENATED MODULE: ./src/agent/artifacts.ts
 
@@ -6936,7 +6917,6 @@ const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.ur
 
 
 
-
 async function downloadArtifacts(dir, plan, deps) {
     const written = new Map();
     if (plan.length === 0)
@@ -6958,7 +6938,7 @@ async function downloadArtifacts(dir, plan, deps) {
             deps.info(`Downloaded artifact "${shown}" to ${entry.path} (${bytes.byteLength} bytes).`);
         }
         catch (error) {
-            const reason = deps.safeForLog(errorMessage(error));
+            const reason = deps.safeForLog(error instanceof Error ? error.message : String(error));
             deps.warning(`Could not download artifact "${shown}": ${reason}`);
         }
     }
@@ -7001,15 +6981,14 @@ async function writeInside(root, dir, path, bytes) {
 
 
 
-
 /**
  * The run's conversation, or undefined when the service has none (404) or
  * cannot give it in its normalized form (422): neither is a failure of the
  * run, so it is one info line. Any other failure is a warning, never thrown.
  */
-async function readConversation(runId, sources, log, signal) {
+async function readConversation(runId, sources, log, signal, deadline) {
     try {
-        return parseConversation(await sources.getConversation(runId, signal));
+        return parseConversation(await sources.getConversation(runId, signal, deadline));
     }
     catch (error) {
         if (error instanceof NotFoundError) {
@@ -7019,7 +6998,7 @@ async function readConversation(runId, sources, log, signal) {
             log.info(`The service cannot give run ${runId}'s conversation in its normalized form yet (422); the result output stays empty.`);
         }
         else {
-            const reason = errorMessage(error);
+            const reason = error instanceof Error ? error.message : String(error);
             log.warning(`Could not read run ${runId}'s conversation: ${reason}. The outcome is unchanged.`);
         }
         return undefined;
@@ -7052,7 +7031,7 @@ async function collectAgentWork(run, options, sources, log, signal) {
     }
     catch (error) {
         // The directory itself could not be made (permissions, a file in the way): still a warning.
-        const reason = log.safeForLog(errorMessage(error));
+        const reason = log.safeForLog(error instanceof Error ? error.message : String(error));
         log.warning(`Could not download artifacts into ${downloadDir}: ${reason}. The outcome is unchanged.`);
         return { answer, artifacts, downloadedTo: new Map(), downloadDir };
     }
@@ -7086,25 +7065,6 @@ function readRunItem(data, expectedRunId) {
         return { problem: `a run whose state is not a string (${kindOf(state)})` };
     }
     return { run: normaliseRun({ ...data, run_id: runId, state }) };
-}
-/**
- * The create's answer, when it names the run by something that looks like an ID; else why
- * not (a garbled answer: the run may exist, so the caller looks it up instead of creating
- * another). A state of the wrong type is not believed either: the polls will tell.
- */
-function readCreatedRun(data) {
-    const answer = isObject(data) ? data : {};
-    const { run_id: runId, task_id: taskId, state, at_capacity: atCapacity } = answer;
-    if (!isRunId(runId))
-        return { problem: 'an answer without a usable run_id' };
-    return {
-        run: {
-            run_id: runId,
-            ...(typeof taskId === 'string' ? { task_id: taskId } : {}),
-            state: typeof state === 'string' && state.trim() !== '' ? state : 'UNKNOWN',
-            ...(atCapacity === true ? { at_capacity: true } : {}),
-        },
-    };
 }
 const TEXT_FIELDS = [
     'title',
@@ -7291,8 +7251,7 @@ function single(value) {
     return Array.isArray(value) ? value[0] : value;
 }
 
-;// CONCATENATED MODULE: ./src/api/transport.ts
-
+;// CONCATENATED MODULE: ./src/api/client.ts
 
 
 
@@ -7309,7 +7268,11 @@ const DEFAULTS = {
     maxRetries: 2,
     maxBodyBytes: MAX_ANSWER_BYTES,
 };
-class Transport {
+/**
+ * The only code that knows the API's paths, headers and status codes. Retries,
+ * timeouts and error typing live here and nowhere else.
+ */
+class AgentRunsClient {
     #baseUrl;
     #apiKey;
     #origin;
@@ -7333,12 +7296,196 @@ class Transport {
         };
     }
     /**
-     * Sends a request to a path under base_url until it succeeds, may not be repeated, or the
-     * retries or the deadline run out. Without `read`, the body is whatever JSON it holds.
+     * Creates a run. Never repeated when the service may have acted on it; the
+     * service's newer path is tried once when the spec's path does not exist.
+     */
+    async createRun(body, options = {}) {
+        const send = async (path) => {
+            const answer = await this.request('POST', path, {
+                ...options,
+                body,
+                retryMode: 'at-most-once',
+            });
+            return createdRunOf(answer, { method: 'POST', path });
+        };
+        try {
+            return await send('/agent/run');
+        }
+        catch (error) {
+            // 404 or 405 on the create path means no run was made, so the other path is safe.
+            if (error instanceof NotFoundError || error instanceof MethodNotAllowedError) {
+                return await send('/agent/runs');
+            }
+            throw error;
+        }
+    }
+    /**
+     * The run as the service shows it now. An answer that is not this run (another
+     * run's, not an object, a state that is not a string) is a garbled answer,
+     * retried like one: it is never taken for the run's state.
+     */
+    async getRun(runId, options = {}) {
+        const path = runPath(runId);
+        const label = { method: 'GET', path };
+        return this.#withRetries(label, options, 'idempotent', async (attemptOptions) => {
+            const { status, data } = await this.#send(label, attemptOptions);
+            const read = readRunItem(data, runId);
+            if ('problem' in read)
+                throw new ApiResponseFormatError(label, status, read.problem);
+            return read.run;
+        });
+    }
+    async listRuns(query = {}, options = {}) {
+        const { metadata, ...plain } = query;
+        const flatQuery = { ...plain };
+        for (const [key, value] of Object.entries(metadata ?? {}))
+            flatQuery[`metadata[${key}]`] = value;
+        const { data, headers } = await this.request('GET', '/agent/runs', {
+            ...options,
+            query: flatQuery,
+        });
+        const servedAt = Date.parse(headers.date ?? '');
+        // Entries that are not runs are dropped: a lookup must never act on a garbled one.
+        const runs = Array.isArray(data?.runs) ? data.runs : [];
+        return {
+            ...data,
+            runs: runs.flatMap((entry) => {
+                const read = readRunItem(entry);
+                return 'run' in read ? [read.run] : [];
+            }),
+            ...(Number.isNaN(servedAt) ? {} : { servedAt }),
+        };
+    }
+    /**
+     * Every run matching `query`, following the cursor across pages. Stops when
+     * the service hands back a cursor it already gave, which would loop forever.
+     */
+    async *iterateRuns(query = {}, options = {}) {
+        let cursor = query.cursor;
+        const seen = new Set(cursor === undefined ? [] : [cursor]);
+        for (let page = 0; page < (options.maxPages ?? 50); page += 1) {
+            const { runs, page_info } = await this.listRuns({ ...query, cursor }, options);
+            yield* runs;
+            const next = page_info?.next_cursor;
+            if (!page_info?.has_next_page || !next || seen.has(next))
+                return;
+            seen.add(next);
+            cursor = next;
+        }
+    }
+    /**
+     * Sends a follow-up message to steer a run. Never repeated when it may have
+     * arrived. A run whose session is gone answers 410: a SessionGoneError.
+     */
+    async sendFollowup(runId, message, options = {}) {
+        const { mode, ...rest } = options;
+        const body = mode === undefined ? { message } : { message, mode };
+        await this.request('POST', `${runPath(runId)}/followups`, {
+            ...rest,
+            body,
+            retryMode: 'at-most-once',
+        });
+    }
+    /**
+     * Asks the service to cancel a run. The service refuses (400) a run that has
+     * ended and a BLOCKED one alike, so the run is read back to tell them apart.
+     * A run still being prepared (409) is retried like any transient failure.
+     */
+    async cancelRun(runId, options = {}) {
+        try {
+            await this.request('POST', `${runPath(runId)}/cancel`, {
+                ...options,
+                retryMode: 'idempotent',
+            });
+            return 'cancelled';
+        }
+        catch (error) {
+            if (!(error instanceof BadRequestError))
+                throw error;
+        }
+        try {
+            const run = await this.getRun(runId, { signal: options.signal, maxRetries: 1 });
+            return run.state === 'BLOCKED' ? 'blocked' : 'already-finished';
+        }
+        catch {
+            return 'refused';
+        }
+    }
+    /**
+     * The run's conversation: what the agent said and did, step by step. Throws
+     * NotFoundError while there is none yet and UnprocessableEntityError when the
+     * service cannot show this run's format; neither is a failure of the run.
+     */
+    async getConversation(runId, options = {}) {
+        const { data } = await this.request('GET', `${runPath(runId)}/conversation`, options);
+        return { ...data, steps: Array.isArray(data?.steps) ? data.steps : [] };
+    }
+    /**
+     * Where the run's raw transcript can be downloaded: the service answers with a
+     * redirect, whose target is read, not followed, so the key stays with base_url.
+     * Fetch it with downloadSignedUrl.
+     */
+    async getTranscriptUrl(runId, options = {}) {
+        const path = `${runPath(runId)}/transcript`;
+        const response = await this.request('GET', path, { ...options, redirect: 'return' });
+        const location = response.headers.location;
+        if (response.status < 300 || response.status >= 400 || !location) {
+            throw new ApiResponseFormatError({ method: 'GET', path }, response.status, 'no redirect to the transcript');
+        }
+        return new URL(location, this.#baseUrl).toString();
+    }
+    /** One artifact: FILE and SCREENSHOT carry a signed download URL; a PLAN its Markdown inline. */
+    async getArtifact(artifactUid, options = {}) {
+        if (artifactUid.trim() === '')
+            throw new Error('An artifact UID is required');
+        const path = `/agent/artifacts/${encodeURIComponent(artifactUid)}`;
+        return (await this.request('GET', path, options)).data;
+    }
+    /**
+     * Downloads a signed URL the service handed out (an artifact or transcript).
+     * It lives on another host, so the key is never sent; https only, and never
+     * this machine unless base_url is on it too (a remote service must not aim the
+     * runner at its own loopback); capped in size and time. The runner's proxy
+     * settings apply.
+     */
+    async downloadSignedUrl(url, options = {}) {
+        const target = parseDownloadUrl(url, this.#serviceIsLoopback);
+        // The query holds the signature: the label shows neither it nor anything else secret.
+        const label = { method: 'GET', path: `${target.origin}${target.pathname}` };
+        const maxBytes = options.maxBytes ?? DOWNLOAD_DEFAULTS.maxBytes;
+        const timeoutMs = options.timeoutMs ?? DOWNLOAD_DEFAULTS.timeoutMs;
+        const http = new HttpClient(this.#options.userAgent, [], {
+            allowRedirects: false,
+            allowRetries: false,
+            keepAlive: false,
+            socketTimeout: timeoutMs,
+        });
+        const raw = await withDeadline(label, timeoutMs, options.signal, async (track) => {
+            const response = await http.request('GET', target.toString(), null, {});
+            track(response.message);
+            const status = response.message.statusCode ?? 0;
+            if (status < 200 || status >= 300) {
+                response.message.destroy();
+                throw new DownloadError(label, status);
+            }
+            return {
+                message: response.message,
+                body: await readCappedBuffer(response.message, maxBytes, label),
+            };
+        }, () => http.dispose());
+        return { contentType: raw.message.headers['content-type'], body: raw.body };
+    }
+    /**
+     * Sends a request to any endpoint under the base URL, with the client's
+     * retries, timeout and error typing, and returns the raw status and headers.
      */
     async request(method, path, options = {}) {
-        const label = { method, path };
         const retryMode = options.retryMode ?? (method === 'GET' ? 'idempotent' : 'at-most-once');
+        const label = { method, path };
+        return this.#withRetries(label, options, retryMode, (attemptOptions) => this.#send(label, attemptOptions));
+    }
+    /** Runs `attempt` until it succeeds, may not be repeated, or the retries or the deadline run out. */
+    async #withRetries(label, options, retryMode, attempt) {
         const maxRetries = options.maxRetries ?? this.#options.maxRetries;
         // A refusal (429, 503 with Retry-After) proves nothing was done, so it earns more patience.
         const maxRefusals = maxRetries === 0 ? 0 : Math.max(maxRetries, REFUSAL_RETRIES);
@@ -7351,10 +7498,7 @@ class Transport {
             if (left <= 0)
                 throw new ApiTimeoutError(label, 0, 'the caller stopped waiting');
             try {
-                return await this.#send(label, {
-                    ...options,
-                    timeoutMs: Math.max(1, Math.min(timeoutMs, left)),
-                });
+                return await attempt({ ...options, timeoutMs: Math.max(1, Math.min(timeoutMs, left)) });
             }
             catch (error) {
                 const refused = isRefusal(error);
@@ -7367,40 +7511,12 @@ class Transport {
                 // A retry that would start after the deadline is no retry: the caller gets the failure now.
                 if (deadline !== undefined && this.#options.now() + delay >= deadline)
                     throw error;
-                this.#options.onRetry?.(`${safeForLog(errorMessage(error))}; retry ${used} of ${allowed} in ${(delay / 1000).toFixed(1)}s`);
+                this.#options.onRetry?.(`${safeForLog(errorSummary(error))}; retry ${used} of ${allowed} in ${(delay / 1000).toFixed(1)}s`);
                 await this.#options.sleep(delay, options.signal).catch(() => {
                     throw new ApiAbortedError(label);
                 });
             }
         }
-    }
-    /**
-     * Downloads a signed URL the service handed out (an artifact's). It lives on another
-     * host, so the key is never sent; https only, and never this machine unless base_url is
-     * on it too (a remote service must not aim the runner at its own loopback); capped in
-     * size and time. The runner's proxy settings apply.
-     */
-    async download(url, options = {}) {
-        const target = parseDownloadUrl(url, this.#serviceIsLoopback);
-        // The query holds the signature: the label shows neither it nor anything else secret.
-        const label = { method: 'GET', path: `${target.origin}${target.pathname}` };
-        const maxBytes = options.maxBytes ?? DOWNLOAD_DEFAULTS.maxBytes;
-        const timeoutMs = options.timeoutMs ?? DOWNLOAD_DEFAULTS.timeoutMs;
-        const http = this.#http(timeoutMs);
-        const raw = await withDeadline(label, timeoutMs, options.signal, async (track) => {
-            const response = await http.request('GET', target.toString(), null, {});
-            track(response.message);
-            const status = response.message.statusCode ?? 0;
-            if (status < 200 || status >= 300) {
-                response.message.destroy();
-                throw new DownloadError(label, status);
-            }
-            return {
-                message: response.message,
-                body: await readCapped(response.message, maxBytes, label),
-            };
-        }, () => http.dispose());
-        return { contentType: raw.message.headers['content-type'], body: raw.body };
     }
     async #send(label, options) {
         const url = this.#url(label.path, options.query);
@@ -7412,12 +7528,20 @@ class Transport {
         const body = options.body === undefined ? null : JSON.stringify(options.body);
         if (body !== null)
             headers['content-type'] = 'application/json';
-        const http = this.#http(timeoutMs);
+        // Redirects are refused, not followed: that is what keeps the key on base_url's host.
+        const http = new HttpClient(this.#options.userAgent, [], {
+            allowRedirects: false,
+            allowRetries: false,
+            keepAlive: false,
+            socketTimeout: timeoutMs,
+        });
         const raw = await withDeadline(label, timeoutMs, options.signal, async (track) => {
             const response = await http.request(label.method, url, body, headers);
             track(response.message);
-            const bytes = await readCapped(response.message, this.#options.maxBodyBytes, label);
-            return { message: response.message, text: bytes.toString('utf8') };
+            return {
+                message: response.message,
+                text: await readCapped(response.message, this.#options.maxBodyBytes, label),
+            };
         }, () => http.dispose());
         const status = raw.message.statusCode ?? 0;
         const responseHeaders = raw.message.headers;
@@ -7428,27 +7552,15 @@ class Transport {
         if (isError || this.#apiKey.length >= MIN_REDACTED_KEY_LENGTH) {
             raw.text = redactSecret(raw.text, this.#apiKey);
         }
+        if (status >= 300 && status < 400 && options.redirect === 'return') {
+            return { status, headers: responseHeaders, data: undefined };
+        }
         if (status >= 300 && status < 400) {
             throw new ApiResponseFormatError(label, status, `a redirect to ${redirectTarget(responseHeaders.location, url)}, which is not followed so the key stays with base_url`);
         }
-        if (isError)
+        if (status < 200 || status >= 300)
             throw errorForStatus(label, status, responseHeaders, raw.text);
-        const data = parseJson(raw.text, label, status);
-        if (!options.read)
-            return { headers: responseHeaders, data: data };
-        const read = options.read(data);
-        if ('problem' in read)
-            throw new ApiResponseFormatError(label, status, read.problem);
-        return { headers: responseHeaders, data: read.value };
-    }
-    /** Redirects are refused, not followed: that is what keeps the key on base_url's host. */
-    #http(timeoutMs) {
-        return new HttpClient(this.#options.userAgent, [], {
-            allowRedirects: false,
-            allowRetries: false,
-            keepAlive: false,
-            socketTimeout: timeoutMs,
-        });
+        return { status, headers: responseHeaders, data: parseJson(raw.text, label, status) };
     }
     #url(path, query) {
         const url = new URL(this.#baseUrl + path);
@@ -7467,6 +7579,30 @@ class Transport {
         return url.toString();
     }
 }
+/**
+ * The create's answer, when it names the run by something that looks like an
+ * ID; else a garbled answer (the run may exist: the caller looks it up). A
+ * state of the wrong type is not believed either: the polls will tell.
+ */
+function createdRunOf(answer, label) {
+    const data = answer.data;
+    const runId = typeof data === 'object' && data !== null ? data.run_id : undefined;
+    if (!isRunId(runId)) {
+        throw new ApiResponseFormatError(label, answer.status, 'an answer without a usable run_id');
+    }
+    const state = data?.state;
+    return {
+        ...data,
+        run_id: runId,
+        state: typeof state === 'string' && state.trim() !== '' ? state : 'UNKNOWN',
+    };
+}
+/** A run's path. An ID that could leave its segment (`..`, `/`) is refused: it never reaches a URL. */
+function runPath(runId) {
+    if (!isRunId(runId))
+        throw new Error(`${JSON.stringify(safeForLog(runId, 100))} is not a run ID`);
+    return `/agent/runs/${encodeURIComponent(runId)}`;
+}
 function parseJson(text, label, status) {
     if (text.trim() === '')
         return undefined;
@@ -7474,7 +7610,7 @@ function parseJson(text, label, status) {
         return JSON.parse(text);
     }
     catch {
-        throw new ApiResponseFormatError(label, status, `a body that is not JSON ("${excerpt(text, 60)}")`);
+        throw new ApiResponseFormatError(label, status, `a body that is not JSON (${text.trim() === '' ? 'empty' : `"${excerpt(text, 60)}"`})`);
     }
 }
 /** Runs `work` under a deadline and an abort signal; `onGiveUp` tears the connection down. */
@@ -7541,6 +7677,9 @@ function toConnectionError(label, error) {
     return new ApiConnectionError(label, error, !(typeof code === 'string' && NOT_SENT_CODES.has(code)));
 }
 async function readCapped(message, maxBytes, label) {
+    return (await readCappedBuffer(message, maxBytes, label)).toString('utf8');
+}
+async function readCappedBuffer(message, maxBytes, label) {
     const status = message.statusCode ?? 0;
     const declared = Number(message.headers['content-length']);
     const tooLarge = () => new ApiResponseFormatError(label, status, `a body larger than ${maxBytes} bytes, which was not read`);
@@ -7608,6 +7747,9 @@ function redirectTarget(location, from) {
         return 'an unparseable location';
     }
 }
+function errorSummary(error) {
+    return error instanceof Error ? error.message : String(error);
+}
 /** A timer that ends early, rejecting, when `signal` aborts. */
 function abortableSleep(ms, signal) {
     return new Promise((resolve, reject) => {
@@ -7628,158 +7770,6 @@ function clampTimerMs(ms) {
     if (Number.isNaN(ms))
         return 0;
     return Math.min(Math.max(0, ms), MAX_TIMER_MS);
-}
-
-;// CONCATENATED MODULE: ./src/api/client.ts
-
-
-
-
-/**
- * The endpoints of the Cloud Agent Runs API: the only code that knows its paths and what
- * its answers mean. How a request travels (the key, deadlines, retries, typed errors) is
- * the transport's.
- */
-class AgentRunsClient {
-    #transport;
-    constructor(options) {
-        this.#transport = new Transport(options);
-    }
-    /**
-     * Creates a run. Never repeated when the service may have acted on it; the
-     * service's newer path is tried once when the spec's path does not exist.
-     */
-    async createRun(body, options = {}) {
-        const send = async (path) => (await this.#transport.request('POST', path, {
-            ...options,
-            body,
-            retryMode: 'at-most-once',
-            read: (data) => {
-                const answer = readCreatedRun(data);
-                return 'run' in answer ? { value: answer.run } : answer;
-            },
-        })).data;
-        try {
-            return await send('/agent/run');
-        }
-        catch (error) {
-            // 404 or 405 on the create path means no run was made, so the other path is safe.
-            if (error instanceof NotFoundError || error instanceof MethodNotAllowedError) {
-                return await send('/agent/runs');
-            }
-            throw error;
-        }
-    }
-    /**
-     * The run as the service shows it now. An answer that is not this run (another
-     * run's, not an object, a state that is not a string) is a garbled answer,
-     * retried like one: it is never taken for the run's state.
-     */
-    async getRun(runId, options = {}) {
-        const read = (data) => {
-            const answer = readRunItem(data, runId);
-            return 'run' in answer ? { value: answer.run } : answer;
-        };
-        return (await this.#transport.request('GET', runPath(runId), { ...options, read })).data;
-    }
-    async listRuns(query = {}, options = {}) {
-        const { metadata, ...plain } = query;
-        const flatQuery = { ...plain };
-        for (const [key, value] of Object.entries(metadata ?? {}))
-            flatQuery[`metadata[${key}]`] = value;
-        const { data, headers } = await this.#transport.request('GET', '/agent/runs', { ...options, query: flatQuery });
-        const servedAt = Date.parse(headers.date ?? '');
-        // Entries that are not runs are dropped: a lookup must never act on a garbled one.
-        const runs = Array.isArray(data?.runs) ? data.runs : [];
-        return {
-            ...data,
-            runs: runs.flatMap((entry) => {
-                const read = readRunItem(entry);
-                return 'run' in read ? [read.run] : [];
-            }),
-            ...(Number.isNaN(servedAt) ? {} : { servedAt }),
-        };
-    }
-    /**
-     * Every run matching `query`, following the cursor across pages. Stops when
-     * the service hands back a cursor it already gave, which would loop forever.
-     */
-    async *iterateRuns(query = {}, options = {}) {
-        let cursor = query.cursor;
-        const seen = new Set(cursor === undefined ? [] : [cursor]);
-        for (let page = 0; page < (options.maxPages ?? 50); page += 1) {
-            const { runs, page_info } = await this.listRuns({ ...query, cursor }, options);
-            yield* runs;
-            const next = page_info?.next_cursor;
-            if (!page_info?.has_next_page || !next || seen.has(next))
-                return;
-            seen.add(next);
-            cursor = next;
-        }
-    }
-    /**
-     * Sends a follow-up message to steer a run. Never repeated when it may have
-     * arrived. A run whose session is gone answers 410: a SessionGoneError.
-     */
-    async sendFollowup(runId, message, options = {}) {
-        const body = { message };
-        await this.#transport.request('POST', `${runPath(runId)}/followups`, {
-            ...options,
-            body,
-            retryMode: 'at-most-once',
-        });
-    }
-    /**
-     * Asks the service to cancel a run. The service refuses (400) a run that has
-     * ended and a BLOCKED one alike, so the run is read back to tell them apart.
-     * A run still being prepared (409) is retried like any transient failure.
-     */
-    async cancelRun(runId, options = {}) {
-        try {
-            await this.#transport.request('POST', `${runPath(runId)}/cancel`, {
-                ...options,
-                retryMode: 'idempotent',
-            });
-            return 'cancelled';
-        }
-        catch (error) {
-            if (!(error instanceof BadRequestError))
-                throw error;
-        }
-        try {
-            const run = await this.getRun(runId, { signal: options.signal, maxRetries: 1 });
-            return run.state === 'BLOCKED' ? 'blocked' : 'already-finished';
-        }
-        catch {
-            return 'refused';
-        }
-    }
-    /**
-     * The run's conversation: what the agent said and did, step by step. Throws
-     * NotFoundError while there is none yet and UnprocessableEntityError when the
-     * service cannot show this run's format; neither is a failure of the run.
-     */
-    async getConversation(runId, options = {}) {
-        const { data } = await this.#transport.request('GET', `${runPath(runId)}/conversation`, options);
-        return { ...data, steps: Array.isArray(data?.steps) ? data.steps : [] };
-    }
-    /** One artifact: FILE and SCREENSHOT carry a signed download URL; a PLAN its Markdown inline. */
-    async getArtifact(artifactUid, options = {}) {
-        if (artifactUid.trim() === '')
-            throw new Error('An artifact UID is required');
-        const path = `/agent/artifacts/${encodeURIComponent(artifactUid)}`;
-        return (await this.#transport.request('GET', path, options)).data;
-    }
-    /** Downloads a signed URL the service handed out, without the key (see Transport.download). */
-    async downloadSignedUrl(url, options = {}) {
-        return await this.#transport.download(url, options);
-    }
-}
-/** A run's path. An ID that could leave its segment (`..`, `/`) is refused: it never reaches a URL. */
-function runPath(runId) {
-    if (!isRunId(runId))
-        throw new Error(`${JSON.stringify(safeForLog(runId, 100))} is not a run ID`);
-    return `/agent/runs/${encodeURIComponent(runId)}`;
 }
 
 ;// CONCATENATED MODULE: ./src/agent/cost.ts
@@ -8157,7 +8147,6 @@ const OUTCOMES = [
     'over_budget',
     'interrupted',
     'started',
-    'invalid_output',
 ];
 /** The step's outcome as the pure outcome rules see it. */
 function endingOf(outcome) {
@@ -8165,11 +8154,9 @@ function endingOf(outcome) {
         case 'started':
             return { kind: 'started' };
         case 'finished':
-            if (outcome.supersededBy)
-                return { kind: 'superseded', newerRunId: outcome.supersededBy };
-            if (outcome.invalidOutput)
-                return { kind: 'invalid-output', ...outcome.invalidOutput };
-            return { kind: 'finished', state: outcome.run.state };
+            return outcome.supersededBy
+                ? { kind: 'superseded', newerRunId: outcome.supersededBy }
+                : { kind: 'finished', state: outcome.run.state };
         case 'timed-out':
             return {
                 kind: 'timed-out',
@@ -8204,8 +8191,6 @@ function outcomeOf(ending) {
             return 'over_budget';
         case 'superseded':
             return 'superseded';
-        case 'invalid-output':
-            return 'invalid_output';
     }
 }
 function finishedOutcome(state) {
@@ -8235,7 +8220,6 @@ function passes(outcome, ending) {
         case 'timed_out':
         case 'over_budget':
         case 'interrupted':
-        case 'invalid_output':
             return false;
     }
 }
@@ -8270,8 +8254,6 @@ function whyItEnded(ending, statusMessage) {
             return `The run used ${ending.credits}, more than the max_credits cap of ${ending.maxCredits}, so the action cancelled it.`;
         case 'superseded':
             return `A newer run with the same name replaced this one (cancel_previous)${ending.newerRunId ? `: ${ending.newerRunId}` : ''}.`;
-        case 'invalid-output':
-            return `The agent's result ${describeInvalidOutput(ending)}`;
     }
 }
 /**
@@ -8291,56 +8273,27 @@ function failureNotes(statusMessage, now) {
         notes.push('A platform failure; a re-run may succeed.');
     return notes;
 }
-/** What was wrong with a result that never validated, after how many corrections. */
-function describeInvalidOutput(ending) {
-    const after = ending.corrections === 0
-        ? ''
-        : ` after ${ending.corrections} correction${ending.corrections === 1 ? '' : 's'}`;
-    return `did not validate against output_schema${after}: ${ending.errors.slice(0, 3).join('; ')}.`;
-}
 
-;// CONCATENATED MODULE: ./src/api/wire.gen.ts
+;// CONCATENATED MODULE: ./src/api/types.ts
 /**
- * This file was auto-generated by openapi-typescript.
- * Do not make direct changes to the file.
+ * Wire types of the Cloud Agent Runs API, as described by the spec and the
+ * service facts. Every field but `run_id` and `state` is optional: the service
+ * adds fields and states over time, and the action must tolerate that.
  */
-const pathsApiV1AgentGetParametersQuerySort_byValues = (/* unused pure expression or super */ null && (['name', 'last_run']));
-const pathsApiV1AgentRunsGetParametersQuerySort_byValues = (/* unused pure expression or super */ null && (['updated_at', 'created_at', 'title', 'agent']));
-const pathsApiV1AgentRunsGetParametersQuerySort_orderValues = (/* unused pure expression or super */ null && (['asc', 'desc']));
-const pathsApiV1AgentRunsGetParametersQueryArtifact_typeValues = (/* unused pure expression or super */ null && (['PLAN', 'PULL_REQUEST', 'SCREENSHOT', 'FILE']));
-const pathsApiV1AgentEventsRunIdPostRequestBodyContentApplicationJsonEvent_typeValues = (/* unused pure expression or super */ null && ([
-    'run_in_progress',
-    'run_succeeded',
-    'run_failed',
-    'run_errored',
-    'run_blocked',
-    'run_cancelled',
-]));
-const pathsApiV1AgentEnvironmentsGetParametersQuerySort_byValues = (/* unused pure expression or super */ null && (['name', 'last_updated']));
-const conversationMessageRoleValues = (/* unused pure expression or super */ null && (['user', 'assistant', 'tool', 'system']));
-const textContentBlockTypeValues = (/* unused pure expression or super */ null && (['text']));
-const actionCategoryValues = (/* unused pure expression or super */ null && (['command', 'files', 'search', 'integration', 'documents', 'computer', 'review', 'skill']));
-const actionStateValues = (/* unused pure expression or super */ null && (['running', 'completed', 'failed', 'denied']));
-const actionContentBlockTypeValues = (/* unused pure expression or super */ null && (['action']));
-const actionResultContentBlockTypeValues = (/* unused pure expression or super */ null && (['action_result']));
-const eventContentBlockTypeValues = (/* unused pure expression or super */ null && (['event']));
-const planArtifactArtifact_typeValues = (/* unused pure expression or super */ null && (['PLAN']));
-const pullRequestArtifactArtifact_typeValues = (/* unused pure expression or super */ null && (['PULL_REQUEST']));
-const screenshotArtifactArtifact_typeValues = (/* unused pure expression or super */ null && (['SCREENSHOT']));
-const fileArtifactArtifact_typeValues = (/* unused pure expression or super */ null && (['FILE']));
-const runCreatorInfoTypeValues = (/* unused pure expression or super */ null && (['user', 'service_account']));
-const runStateValues = [
+/** States the service is known to report. New ones may appear at any time. */
+const KNOWN_RUN_STATES = [
     'QUEUED',
     'PENDING',
     'CLAIMED',
     'INPROGRESS',
+    'BLOCKED',
     'SUCCEEDED',
     'FAILED',
-    'BLOCKED',
     'ERROR',
     'CANCELLED',
 ];
-const runSourceTypeValues = (/* unused pure expression or super */ null && ([
+/** Sources the schema names (`RunSourceType`); a newer service may report others. */
+const KNOWN_RUN_SOURCES = (/* unused pure expression or super */ null && ([
     'LINEAR',
     'API',
     'SLACK',
@@ -8351,13 +8304,8 @@ const runSourceTypeValues = (/* unused pure expression or super */ null && ([
     'CLOUD_MODE',
     'CLI',
 ]));
-const runExecutionLocationValues = (/* unused pure expression or super */ null && (['LOCAL', 'REMOTE']));
-const harnessTypeValues = (/* unused pure expression or super */ null && (['oz', 'claude']));
-const planArtifactResponseArtifact_typeValues = (/* unused pure expression or super */ null && (['PLAN']));
-const screenshotArtifactResponseArtifact_typeValues = (/* unused pure expression or super */ null && (['SCREENSHOT']));
-const fileArtifactResponseArtifact_typeValues = (/* unused pure expression or super */ null && (['FILE']));
-const scopeTypeValues = (/* unused pure expression or super */ null && (['User', 'Team']));
-const platformErrorCodeValues = (/* unused pure expression or super */ null && ([
+/** The schema's `PlatformErrorCode`: the last segment of a problem's `type`. */
+const PLATFORM_ERROR_CODES = (/* unused pure expression or super */ null && ([
     'insufficient_credits',
     'feature_not_available',
     'external_authentication_required',
@@ -8375,22 +8323,6 @@ const platformErrorCodeValues = (/* unused pure expression or super */ null && (
     'resource_unavailable',
     'internal_error',
 ]));
-const uploadTargetMethodValues = (/* unused pure expression or super */ null && (['PUT', 'POST']));
-const modelInfoProviderValues = (/* unused pure expression or super */ null && (['OPENAI', 'ANTHROPIC', 'GOOGLE', 'UNKNOWN']));
-const modelInfoDisable_reasonValues = (/* unused pure expression or super */ null && (['PROVIDER_OUTAGE', 'OUT_OF_REQUESTS', 'ADMIN_DISABLED', 'REQUIRES_UPGRADE']));
-const reportPullRequestArtifactRequestArtifact_typeValues = (/* unused pure expression or super */ null && (['PULL_REQUEST']));
-
-;// CONCATENATED MODULE: ./src/api/types.ts
-/**
- * Wire types of the Cloud Agent Runs API: the schema's, generated into `wire.gen.ts` from the
- * vendored OpenAPI facts (`npm run wire-types`), loosened where the action must tolerate more
- * than the schema promises, and widened by what the live service sends beyond it
- * (service-facts.md). Only `run_id` and `state` are relied on in a run: the service adds
- * fields, states and codes over time, so its enumerations stay open and its fields optional.
- */
-
-/** States the service is known to report. New ones may appear at any time. */
-const KNOWN_RUN_STATES = runStateValues;
 
 ;// CONCATENATED MODULE: ./src/model/states.ts
 
@@ -8517,13 +8449,6 @@ function wordsFor(run, ending) {
                 detail: `The run used ${ending.credits}, more than the \`max_credits\` cap of ${ending.maxCredits}, so the action cancelled it.`,
                 showsReason: false,
             };
-        case 'invalid-output':
-            return {
-                icon: '🧩',
-                label: 'Invalid result',
-                detail: "The agent's result did not validate against `output_schema`, even after the corrections asked for; the job summary names the errors.",
-                showsReason: false,
-            };
         case 'blocked':
             // What it waits for and how to answer follow; on_blocked is the job summary's to explain.
             return { icon: '✋', label: 'Waiting for a person', showsReason: false };
@@ -8574,7 +8499,6 @@ function wordsForState(state, ended) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/comment.ts
-
 
 
 
@@ -8704,7 +8628,7 @@ function partsOf(run, history, context = {}) {
     const words = wordsFor(run, ending);
     const title = run.title?.trim();
     const name = title
-        ? inlineText(clip(title.replace(/\s+/g, ' '), 200))
+        ? inlineText(shorten(title.replace(/\s+/g, ' '), 200))
         : `Run ${codeSpan(run.run_id)}`;
     const figures = ending || isTerminal(run.state) ? figuresOf(run, context.outcome) : [];
     const newer = words.newerRunId ? ` (run ${codeSpan(words.newerRunId)})` : '';
@@ -8759,7 +8683,7 @@ function bodyOf(run, words, context) {
         parts.push(words.detail);
     const reason = words.showsReason ? run_statusMessageOf(run) : undefined;
     if (reason)
-        parts.push(quote(inlineText(clip(reason, 2_000))));
+        parts.push(quote(inlineText(shorten(reason, 2_000))));
     let answer = context.answer?.trim() ? context.answer : undefined;
     if (meaningOf(run.state) === 'blocked' && context.outcome?.ending.kind !== 'timed-out') {
         const question = context.outcome?.question ?? blockedQuestion(run.status_message, undefined);
@@ -8786,7 +8710,7 @@ function blockedBlock(question, run, continueRun) {
         `> The run is BLOCKED: it waits for a person. To move it on, ${ways.join(', or ')}.`,
     ];
     if (question)
-        lines.push('', agentDetails('What it waits for', clip(question, 20_000), true));
+        lines.push('', agentDetails('What it waits for', shorten(question, 20_000), true));
     return lines.join('\n');
 }
 /** The agent's answer: as it is when short, collapsed when long. */
@@ -8882,6 +8806,9 @@ function spliceComment(body, marker) {
         return lines;
     return `${lines}\n\n${historyBlock(history)}`;
 }
+function shorten(text, max) {
+    return text.length > max ? `${text.slice(0, max)}…` : text;
+}
 function historyBlock(history) {
     return `<details><summary>Earlier runs (${history.length})</summary>\n\n${history.map(historyLine).join('\n')}\n\n</details>`;
 }
@@ -8898,7 +8825,6 @@ const HISTORY_OUTCOMES = {
     superseded: '⏭️ superseded',
     over_budget: '💸 over budget',
     started: '🚀 started',
-    invalid_output: '🧩 invalid result',
 };
 /** One line of the history: outcome, run and links. */
 function historyLine(record) {
@@ -8960,12 +8886,11 @@ function cutEscaped(text, max) {
 ;// CONCATENATED MODULE: ./src/github/octokit.ts
 
 
-
 /** Who writes comments with GITHUB_TOKEN; GET /user is closed to that token. */
 const ACTIONS_BOT = 'github-actions[bot]';
 /** Loads the GitHub client only now: most steps never need it. */
 async function loadOctokit(token, env) {
-    const { getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+    const { getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 413));
     return getOctokit(token, { baseUrl: env.GITHUB_API_URL || 'https://api.github.com' });
 }
 /** Request options that give one GitHub call its deadline. */
@@ -8986,7 +8911,7 @@ async function tokenIdentity(octokit) {
 }
 /** Why a GitHub call failed, safe for the log. */
 function reasonOf(error) {
-    return safeForLog(errorMessage(error), 500);
+    return safeForLog(error instanceof Error ? error.message : String(error), 500);
 }
 
 ;// CONCATENATED MODULE: ./src/github/commenter.ts
@@ -9541,9 +9466,6 @@ function stateOf(outcome) {
             // keep a red mark on a commit for a review that was only replaced, never lost.
             if (outcome.supersededBy)
                 return 'success';
-            // A result that never validated is no verdict on the work.
-            if (outcome.invalidOutput)
-                return 'error';
             switch (outcome.run.state) {
                 case 'SUCCEEDED':
                     return 'success';
@@ -9759,7 +9681,6 @@ async function openCommitStatus(github, commit, log, env = process.env) {
 
 
 
-
 /** Repository roles, least first: what `commenter_permission` names. */
 const REPOSITORY_ROLES = ['read', 'triage', 'write', 'maintain', 'admin'];
 /** A bad input value. The message names the input and the rule, never the key. */
@@ -9784,58 +9705,41 @@ const runnerInputs = () => ({
 });
 /** Reads and checks every input of the main step. Throws InputError before any request. */
 function readSettings(source = runnerInputs()) {
-    let target;
-    let cancelPrevious = false;
-    const step = readStepSettings(source, (continueRun) => {
-        cancelPrevious = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
-        target = readTarget(source, continueRun);
-        if (cancelPrevious && !(target.kind !== 'existing' && target.request.config?.name)) {
-            throw new InputError('cancel_previous', target.kind === 'existing'
-                ? 'cannot be combined with run_id: it applies only to creating a run.'
-                : 'needs name: the runs it cancels are the active ones with the same name.');
-        }
-    });
-    if (!target)
-        throw new Error('unreachable: readStepSettings reads the target');
-    return { ...step, target, cancelPrevious };
-}
-/**
- * Everything but what the step acts on: the connection (the key masked
- * first), time, GitHub, the agent's work and its output. `readTarget` reads
- * what the step acts on where its errors come in the order a person fixes them.
- */
-function readStepSettings(source, readTarget, connection = readConnection(source)) {
+    const connection = readConnection(source);
     const githubToken = source.get('github_token');
     if (githubToken)
         source.mask(githubToken);
     const comment = parseBoolean('comment', source.get('comment') || 'false');
     const continueRun = parseBoolean('continue_run', source.get('continue_run') || 'false');
+    const cancelPrevious = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
     const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false');
     const commenterPermission = readRole(source.get('commenter_permission'));
     const allowedBots = readBots(source.get('allowed_bots'));
-    readTarget(continueRun);
-    const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT);
-    const wait = parseBoolean('wait', source.get('wait') || 'true');
-    const output = readOutput(source, wait);
+    const target = readTarget(source, continueRun);
+    if (cancelPrevious && !(target.kind !== 'existing' && target.request.config?.name)) {
+        throw new InputError('cancel_previous', target.kind === 'existing'
+            ? 'cannot be combined with run_id: it applies only to creating a run.'
+            : 'needs name: the runs it cancels are the active ones with the same name.');
+    }
     const needsToken = comment
         ? 'comment'
         : continueRun
             ? 'continue_run'
             : commitStatus
                 ? 'commit_status'
-                : output.pullRequestReview
-                    ? 'pull_request_review'
-                    : output.checkRun
-                        ? 'check_run'
-                        : '';
+                : '';
     if (needsToken && !githubToken) {
         throw new InputError('github_token', `is required by ${needsToken}; give it \${{ github.token }} (the default) with the permissions the README lists for ${needsToken}.`);
     }
+    const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT);
+    const wait = parseBoolean('wait', source.get('wait') || 'true');
     return {
         ...connection,
+        target,
         wait,
         timeoutMs,
         pollIntervalMs: readPollInterval(source.get('poll_interval'), timeoutMs),
+        cancelPrevious,
         github: {
             token: needsToken ? githubToken : '',
             comment,
@@ -9845,202 +9749,7 @@ function readStepSettings(source, readTarget, connection = readConnection(source
             allowedBots,
         },
         agentWork: readAgentWork(source, wait),
-        output,
     };
-}
-/** At most this many corrections: each is a whole new pass of the agent. */
-const MAX_OUTPUT_RETRIES = 10;
-function readOutput(source, wait) {
-    const pullRequestReview = parseBoolean('pull_request_review', source.get('pull_request_review') || 'false');
-    const checkRun = parseBoolean('check_run', source.get('check_run') || 'false');
-    const retriesText = source.get('output_retries') || '2';
-    const retries = /^\d+$/.test(retriesText) ? Number(retriesText) : NaN;
-    if (!(retries <= MAX_OUTPUT_RETRIES)) {
-        throw new InputError('output_retries', `must be a whole number from 0 to ${MAX_OUTPUT_RETRIES}; got "${retriesText}".`);
-    }
-    const schema = readSchemaSource(source);
-    if (schema && pullRequestReview) {
-        throw new InputError('output_schema', 'cannot be combined with pull_request_review, which asks for its own review document.');
-    }
-    // Each acts once the run has ended: without waiting they would silently do nothing.
-    for (const [input, asked] of [
-        ['output_schema', schema !== undefined],
-        ['pull_request_review', pullRequestReview],
-        ['check_run', checkRun],
-    ]) {
-        if (asked && !wait) {
-            throw new InputError(input, "needs wait: true: it acts on the run's result.");
-        }
-    }
-    return { schema, retries, pullRequestReview, checkRun };
-}
-/** Inline when it looks like JSON or YAML (a brace, a line break, `key: value`), else a file. */
-function readSchemaSource(source) {
-    const value = source.get('output_schema');
-    if (!value)
-        return undefined;
-    if (/^[{[]|\n|:\s/.test(value))
-        return { input: 'output_schema', text: value };
-    const path = (0,external_node_path_namespaceObject.resolve)(source.env.GITHUB_WORKSPACE ?? process.cwd(), value);
-    try {
-        if ((0,external_node_fs_namespaceObject.statSync)(path).size > MAX_SCHEMA_BYTES) {
-            throw new InputError('output_schema', `names a file over 1 MiB: ${path}.`);
-        }
-        return { input: 'output_schema', text: (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'), file: path };
-    }
-    catch (error) {
-        if (error instanceof InputError)
-            throw error;
-        const reason = error.code ?? String(error);
-        throw new InputError('output_schema', `is neither an inline schema nor a file that can be read: ${path} (${reason}).`);
-    }
-}
-const MAX_SCHEMA_BYTES = 1024 * 1024;
-/** The keys a task may set; any other it omits takes the step's input of the same name. */
-const TASK_KEYS = [
-    'prompt',
-    'title',
-    'environment_id',
-    'skill_spec',
-    'model_id',
-    'base_prompt',
-    'name',
-];
-/** The inputs that say what one run is, which `tasks` replaces. */
-const SINGLE_RUN_INPUTS = ['prompt', 'prompt_file', 'run_id', 'followup'];
-/**
- * Reads a step with `tasks`: undefined when `tasks` is not given. Checks every
- * task before any request, and names the task and the field of a bad one.
- */
-async function readTaskSettings(source = runnerInputs()) {
-    const value = source.get('tasks');
-    if (!value)
-        return undefined;
-    // The key is masked before any other input is checked, as for one run.
-    const connection = readConnection(source);
-    for (const name of SINGLE_RUN_INPUTS) {
-        if (source.get(name)) {
-            throw new InputError('tasks', `cannot be combined with ${name}: each task is one run, with its own prompt.`);
-        }
-    }
-    const items = await parseTaskList(value);
-    const tasks = items.map((item, index) => readTask(source, item, index));
-    const step = readStepSettings(source, (continueRun) => {
-        for (const [name, given] of [
-            ['continue_run', continueRun],
-            [
-                'cancel_previous',
-                parseBoolean('cancel_previous', source.get('cancel_previous') || 'false'),
-            ],
-        ]) {
-            if (given) {
-                throw new InputError('tasks', `cannot be combined with ${name}: it applies to one run.`);
-            }
-        }
-    }, connection);
-    if (!step.wait) {
-        throw new InputError('tasks', 'cannot be combined with wait: false; a set is awaited.');
-    }
-    const { schema, pullRequestReview, checkRun } = step.output;
-    for (const [input, asked] of [
-        ['output_schema', schema !== undefined],
-        ['pull_request_review', pullRequestReview],
-        ['check_run', checkRun],
-    ]) {
-        if (asked)
-            throw new InputError('tasks', `cannot be combined with ${input}: it applies to one run.`);
-    }
-    return {
-        ...step,
-        tasks,
-        maxParallel: readPositiveInteger('max_parallel', source.get('max_parallel') || '10'),
-        passWhen: readPassWhen(source.get('pass_when') || 'all', tasks.length),
-    };
-}
-/** A YAML or JSON list. JSON needs no parser beyond the runtime's; YAML loads only when used. */
-async function parseTaskList(value) {
-    let list;
-    try {
-        list = value.startsWith('[') ? JSON.parse(value) : undefined;
-    }
-    catch {
-        list = undefined;
-    }
-    if (list === undefined) {
-        const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
-        try {
-            list = parse(value, { maxAliasCount: 0 });
-        }
-        catch (error) {
-            const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-            throw new InputError('tasks', `is neither a JSON nor a YAML list: ${reason}`);
-        }
-    }
-    if (!Array.isArray(list)) {
-        throw new InputError('tasks', 'must be a list (YAML or JSON), one item per run.');
-    }
-    if (list.length === 0)
-        throw new InputError('tasks', 'is an empty list: give at least one task.');
-    return list;
-}
-/** One task's create request: its own keys over the step's inputs of the same name. */
-function readTask(source, item, index) {
-    const where = `tasks[${index}]`;
-    const fields = {};
-    if (typeof item === 'string') {
-        fields.prompt = item.trim();
-    }
-    else if (isPlainObject(item)) {
-        for (const [key, field] of Object.entries(item)) {
-            if (!TASK_KEYS.includes(key)) {
-                throw new InputError('tasks', `${where} has an unknown key "${key.slice(0, 100)}"; a task takes ${TASK_KEYS.join(', ')}.`);
-            }
-            if (typeof field !== 'string' && typeof field !== 'number') {
-                throw new InputError('tasks', `${where}.${key} must be a string.`);
-            }
-            fields[key] = String(field).trim();
-        }
-    }
-    else {
-        throw new InputError('tasks', `${where} must be a prompt or a mapping with a prompt.`);
-    }
-    const prompt = fields.prompt ?? '';
-    checkPromptSize(`tasks (${where}.prompt)`, prompt);
-    const merged = {
-        ...source,
-        get: (name) => name in fields ? (fields[name] ?? '') : source.get(name),
-    };
-    if (!prompt && !merged.get('skill_spec')) {
-        throw new InputError('tasks', `${where} has no prompt (and no skill_spec): give it one.`);
-    }
-    try {
-        return readCreateRequest(merged, prompt);
-    }
-    catch (error) {
-        if (!(error instanceof InputError))
-            throw error;
-        throw new InputError('tasks', `${where}: ${error.message}`);
-    }
-}
-function readPositiveInteger(input, value) {
-    if (!/^\d+$/.test(value) || Number(value) < 1) {
-        throw new InputError(input, `must be a whole number of at least 1; got "${value}".`);
-    }
-    return Number(value);
-}
-function readPassWhen(value, taskCount) {
-    if (value === 'all')
-        return { kind: 'all' };
-    if (value === 'any')
-        return { kind: 'any' };
-    if (!/^\d+$/.test(value) || Number(value) < 1) {
-        throw new InputError('pass_when', `must be all, any, or a number of runs; got "${value}".`);
-    }
-    const count = Number(value);
-    if (count > taskCount) {
-        throw new InputError('pass_when', `asks for ${count} successful runs, but tasks has only ${taskCount}; give all, any, or a number up to ${taskCount}.`);
-    }
-    return { kind: 'at-least', count };
 }
 /** The `name` input, else the workflow and the job: what makes a step's comment its own. */
 function conversationKey(source) {
@@ -10080,7 +9789,7 @@ function readAgentWork(source, wait) {
         downloadPatterns = parseArtifactPatterns(source.get('download_artifacts'));
     }
     catch (error) {
-        throw new InputError('download_artifacts', errorMessage(error));
+        throw new InputError('download_artifacts', error instanceof Error ? error.message : String(error));
     }
     // Both act while or after the step waits; without waiting they would silently do nothing.
     if (!wait && maxCredits !== undefined) {
@@ -10360,7 +10069,7 @@ function parseMcpServers(value) {
         parsed = JSON.parse(value);
     }
     catch (error) {
-        const reason = errorMessage(error);
+        const reason = error instanceof Error ? error.message : String(error);
         throw new InputError('mcp_servers', `must be JSON; it does not parse (${reason}).`);
     }
     if (!isPlainObject(parsed)) {
@@ -10501,7 +10210,6 @@ function describeCancel(unsafeRunId, report) {
 
 ;// CONCATENATED MODULE: ./src/report/agent-work.ts
 
-
 /**
  * The parts of the job summary and the comment that show the agent's work:
  * its answer, its files, and what a BLOCKED run waits for. Agent text goes
@@ -10557,9 +10265,11 @@ function renderBlocked(question, answerWays) {
         lines.push(agentDetails('What it waits for', clip(question, 20_000), true), '');
     return lines.join('\n');
 }
+function clip(text, max) {
+    return text.length > max ? `${text.slice(0, max)}…` : text;
+}
 
 ;// CONCATENATED MODULE: ./src/report/summary.ts
-
 
 
 
@@ -10582,13 +10292,6 @@ function verdictOf(outcome) {
             };
         case 'finished': {
             const { run } = outcome;
-            if (outcome.invalidOutput) {
-                return {
-                    ...base,
-                    headline: `${nameOf(run)} gave a result that does not validate`,
-                    failure: `Run ${run.run_id}: the agent's result ${describeInvalidOutput(outcome.invalidOutput)}`,
-                };
-            }
             if (meaningOf(run.state) === 'succeeded')
                 return { ...base, headline: `${nameOf(run)} succeeded` };
             if (outcome.supersededBy) {
@@ -10653,7 +10356,7 @@ function verdictOf(outcome) {
 /** The run's title, else `Run <id>`: what the summary's headline calls it. */
 function nameOf(run) {
     const title = run.title?.trim();
-    return title ? clip(title.replace(/\s+/g, ' '), 200) : `Run ${run.run_id}`;
+    return title ? truncate(title.replace(/\s+/g, ' '), 200) : `Run ${run.run_id}`;
 }
 /** The run's usage as `key: value` pairs, for the summary; numbers and short strings only. */
 function usageOf(run) {
@@ -10698,7 +10401,7 @@ function renderSummary(outcome, extras = {}) {
             rows.push([cost ? 'Cost' : 'Usage', escapeMarkdown(usage)]);
         const message = run_statusMessageOf(run);
         if (message && !verdict.passed) {
-            rows.push(['Status message', inlineText(clip(message, 2000))]);
+            rows.push(['Status message', inlineText(truncate(message, 2000))]);
         }
     }
     const lines = [
@@ -10757,9 +10460,11 @@ function pullRequestLabel(url) {
     const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url);
     return match ? `${match[1]}#${match[2]}` : url;
 }
+function truncate(text, max) {
+    return text.length > max ? `${text.slice(0, max)}…` : text;
+}
 
 ;// CONCATENATED MODULE: ./src/report/publish.ts
-
 
 
 
@@ -10802,9 +10507,6 @@ async function publishOutcome(outcome, extras = {}) {
         }
         setOutput('result', result.text);
     }
-    if (extras.structuredOutput !== undefined) {
-        setOutput('structured_output', JSON.stringify(extras.structuredOutput));
-    }
     await writeSummary(renderSummary(outcome, extras));
     if (verdict.failure) {
         setFailed(safeForLog(verdict.failure));
@@ -10823,7 +10525,7 @@ async function writeSummary(markdown) {
         await summary.addRaw(markdown, true).write();
     }
     catch (error) {
-        debug(`No job summary written: ${errorMessage(error)}`);
+        debug(`No job summary written: ${error instanceof Error ? error.message : String(error)}`);
     }
 }
 /**
@@ -10831,7 +10533,7 @@ async function writeSummary(markdown) {
  * when `summary` asks for it), and the stack only in debug output.
  */
 async function publishError(error, summary) {
-    const message = errorMessage(error);
+    const message = error instanceof Error ? error.message : String(error);
     if (summary) {
         // The step failed before its run had an outcome of its own (bad input, lost contact, …).
         setOutput('outcome', 'error');
@@ -10847,7 +10549,6 @@ async function publishError(error, summary) {
 
 
 
-
 /**
  * One cancel request for a run, by ID, and how it went as a value: a failed
  * cancel must not hide the step's own outcome. The cancels below build on it.
@@ -10857,7 +10558,7 @@ async function requestCancel(client, runId, options = {}) {
         return { kind: await client.cancelRun(runId, options) };
     }
     catch (error) {
-        const message = errorMessage(error);
+        const message = error instanceof Error ? error.message : String(error);
         if (error instanceof UnprocessableEntityError)
             return { kind: 'not-cancellable', message };
         return { kind: 'failed', message };
@@ -10983,7 +10684,6 @@ async function cancelPreviousRuns(client, name, log, options = {}) {
 
 
 
-
 const INVOCATION_KEY = 'gh_invocation';
 /**
  * The service takes at most 20 metadata keys, each `[a-zA-Z0-9._-]{1,64}`, with
@@ -11014,25 +10714,6 @@ headSha) {
     }
     return { invocation, metadata };
 }
-/** The metadata key every run of one `tasks` step carries: one list request finds them all. */
-const SET_KEY = 'gh_set';
-/**
- * One task's tag: the step's metadata, the set's ID (the step's own
- * invocation), the task's index, and a fresh invocation of its own, so that a
- * lost create answer finds exactly that task's run.
- */
-function taskTag(set, index, newId = external_node_crypto_namespaceObject.randomUUID) {
-    const invocation = newId();
-    return {
-        invocation,
-        metadata: {
-            ...set.metadata,
-            [INVOCATION_KEY]: invocation,
-            [SET_KEY]: set.invocation,
-            gh_task: String(index),
-        },
-    };
-}
 /**
  * The create's outcome is unknown: the service may have made a run that this
  * step could not find. The invocation tag stays saved for the post step, which
@@ -11050,20 +10731,55 @@ class RunMayExistError extends Error {
  */
 async function createRunOnce(request, tag, deps) {
     const sentAt = deps.now();
-    let created;
+    let answer;
     try {
         const deadline = deps.deadline === undefined ? undefined : Math.max(deps.deadline, sentAt + MIN_REQUEST_MS);
-        created = await deps.client.createRun({ ...request, metadata: { ...tag.metadata } }, { deadline });
+        answer = await deps.client.createRun({ ...request, metadata: { ...tag.metadata } }, { deadline });
     }
     catch (error) {
         if (!mayHaveActed(error))
             throw error;
-        return await recoverLostCreate(request, tag, sentAt, errorMessage(error), deps, error);
+        return await recoverLostCreate(request, tag, sentAt, create_reasonOf(error), deps, error);
     }
-    if (created.at_capacity) {
+    const created = usableCreateAnswer(answer);
+    if (created?.at_capacity) {
         deps.log.info(`The service is at capacity: run ${created.run_id} waits in its queue and starts when there is room.`);
     }
-    return created;
+    if (created)
+        return created;
+    const reason = `the service answered without a usable run_id (${describeAnswer(answer)})`;
+    return await recoverLostCreate(request, tag, sentAt, reason, deps);
+}
+/** The create answer's run, or undefined when it names none that could be polled. */
+function usableCreateAnswer(answer) {
+    if (typeof answer !== 'object' || answer === null || Array.isArray(answer))
+        return undefined;
+    const { run_id: runId, task_id: taskId, state, at_capacity: atCapacity, } = answer;
+    if (!isRunIdLike(runId))
+        return undefined;
+    return {
+        run_id: runId,
+        ...(typeof taskId === 'string' ? { task_id: taskId } : {}),
+        state: typeof state === 'string' && state !== '' ? state : 'QUEUED',
+        ...(atCapacity === true ? { at_capacity: true } : {}),
+    };
+}
+function isRunIdLike(value) {
+    return (typeof value === 'string' &&
+        /^[^\s/\\\p{Cc}]{1,200}$/u.test(value) &&
+        value !== '.' &&
+        value !== '..');
+}
+function describeAnswer(answer) {
+    if (answer === undefined)
+        return 'an empty body';
+    if (answer === null)
+        return 'null';
+    if (Array.isArray(answer))
+        return 'an array';
+    if (typeof answer === 'object')
+        return 'an object with no usable run_id';
+    return `a ${typeof answer}`;
 }
 async function recoverLostCreate(request, tag, sentAt, reason, deps, cause) {
     deps.log.warning(`The answer to the create request was lost (${reason}). Looking for the run it may have made, instead of creating a second one.`);
@@ -11117,8 +10833,8 @@ async function searchForCreatedRun(invocation, deps) {
             });
         }
         catch (error) {
-            lastProblem = `the lookup failed: ${errorMessage(error)}`;
-            deps.log.info(`Could not look for the run yet (${errorMessage(error)}).`);
+            lastProblem = `the lookup failed: ${create_reasonOf(error)}`;
+            deps.log.info(`Could not look for the run yet (${create_reasonOf(error)}).`);
             continue;
         }
         if (lookup.kind !== 'none')
@@ -11214,6 +10930,9 @@ function isDeepEqual(a, b) {
         return false;
     return keysA.every((key) => isDeepEqual(a[key], b[key]));
 }
+function create_reasonOf(error) {
+    return error instanceof Error ? error.message : String(error);
+}
 /**
  * On a re-run (attempt > 1), the run the previous attempt of this same step
  * created, found by its tag. Only for the log: a failed lookup changes nothing.
@@ -11301,7 +11020,6 @@ function nextPollDelayMs(elapsedMs, pollIntervalMs) {
 
 
 
-
 class LostContactError extends Error {
     name = 'LostContactError';
 }
@@ -11367,7 +11085,7 @@ async function waitForRun(options, deps) {
             if (!isRetryable(error, 'idempotent'))
                 throw error;
             failuresInARow += 1;
-            const reason = safeForLog(errorMessage(error));
+            const reason = safeForLog(error instanceof Error ? error.message : String(error));
             if (failuresInARow >= budget) {
                 throw new LostContactError(`Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`, { cause: error });
             }
@@ -11389,7 +11107,7 @@ async function waitForRun(options, deps) {
             lastLink = run.session_link;
         }
         if (deps.watch && !isTerminal(run.state)) {
-            const verdict = await deps.watch.afterPoll(run, stateChanged, deps.signal);
+            const verdict = await deps.watch.afterPoll(run, stateChanged, deps.signal, deadline);
             if (verdict.kind !== 'continue') {
                 return { kind: 'stopped', run, verdict, elapsedMs: elapsed() };
             }
@@ -11422,7 +11140,6 @@ function logStateChange(run, elapsedMs, log, watched) {
 }
 
 ;// CONCATENATED MODULE: ./src/run/step.ts
-
 
 
 
@@ -11574,7 +11291,7 @@ async function adoptRun(runId, followup, deps) {
         deps.log.info(`Sent the follow-up to run ${safeForLog(runId)}.`);
     }
     catch (error) {
-        const reason = errorMessage(error);
+        const reason = error instanceof Error ? error.message : String(error);
         if (!mayHaveActed(error)) {
             deps.tracker.followupRefused();
             throw new Error(`The follow-up (the followup input) to run ${safeForLog(runId)} was refused: ${safeForLog(reason)} The run is left as it is.`, { cause: error });
@@ -11619,306 +11336,6 @@ async function getExistingRun(client, runId, options) {
         }
         throw error;
     }
-}
-
-;// CONCATENATED MODULE: ./src/agent/review-document.ts
-/**
- * The review document of `pull_request_review`: the schema the agent's result must validate
- * against, and its type once it has.
- */
-const VERDICTS = ['approve', 'comment', 'request_changes'];
-/** GitHub's own limits, well inside: a review body and a comment hold at most 65,536 characters. */
-const MAX_TEXT = 20_000;
-/** The built-in schema (draft 2020-12). */
-const REVIEW_SCHEMA = {
-    type: 'object',
-    required: ['summary', 'verdict', 'comments'],
-    additionalProperties: false,
-    properties: {
-        summary: { type: 'string', maxLength: MAX_TEXT },
-        verdict: { enum: [...VERDICTS] },
-        comments: {
-            type: 'array',
-            maxItems: 500,
-            items: {
-                type: 'object',
-                required: ['path', 'line', 'body'],
-                additionalProperties: false,
-                properties: {
-                    path: { type: 'string', minLength: 1, maxLength: 1000 },
-                    line: { type: 'integer', minimum: 1 },
-                    start_line: { type: 'integer', minimum: 1 },
-                    side: { enum: ['LEFT', 'RIGHT'] },
-                    body: { type: 'string', minLength: 1, maxLength: MAX_TEXT },
-                },
-            },
-        },
-    },
-};
-/** What the agent is told of the review, before the schema. */
-const REVIEW_INSTRUCTION = [
-    "Your result is a review of this pull request's changes. Put each remark you can tie to a",
-    'changed line in `comments`: `path` relative to the repository root, `line` in the new version',
-    '(`side` RIGHT, the default) or, for a removed line, in the old one (`side` LEFT); `start_line`',
-    'for a range. `verdict` is `approve`, `comment` or `request_changes`; `summary` says why.',
-].join('\n');
-
-;// CONCATENATED MODULE: ./src/agent/structured-output.ts
-
-
-/** The file artifact the agent may upload instead of writing the document in its message. */
-const RESULT_FILE = 'result.json';
-/** The validation errors a follow-up, the log and the failure name: the first few. */
-const ERRORS_SHOWN = 10;
-/** A validation error's text: GitHub shows it, and the agent reads it back. */
-const MAX_ERROR_CHARS = 300;
-/**
- * Parses and compiles the schema (JSON Schema draft 2020-12). Throws an InputError naming the
- * input for text that is neither JSON nor YAML, or that is not a valid schema. Loads ajv and
- * yaml only now.
- */
-async function compileOutputSchema(source) {
-    const where = source.file ? ` (${source.file})` : '';
-    const schema = await parseSchemaText(source, where);
-    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
-        throw new InputError(source.input, `must be a JSON Schema: an object${where}.`);
-    }
-    const Ajv2020 = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(210)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2210, 23)));
-    const addFormats = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(196)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2815, 23)));
-    // strict: false takes the keywords a schema written for other tools carries (examples,
-    // x-…); the schema is still checked against the draft's meta-schema.
-    const ajv = new Ajv2020({ allErrors: true, strict: false });
-    addFormats(ajv);
-    let check;
-    try {
-        check = ajv.compile(schema);
-    }
-    catch (error) {
-        const reason = errorMessage(error);
-        throw new InputError(source.input, `is not a valid JSON Schema (draft 2020-12)${where}: ${structured_output_clip(reason)}`);
-    }
-    return {
-        text: JSON.stringify(schema),
-        validate: (document) => (check(document) ? [] : describeErrors(check.errors ?? [])),
-    };
-}
-/**
- * A CommonJS module's main export (a class or a function), imported dynamically: Node gives it
- * as the namespace's default; the bundle too, or, were it ever flagged ES, as its `default`.
- */
-function mainExport(namespace) {
-    const value = namespace.default;
-    return typeof value === 'function' ? value : value.default;
-}
-async function parseSchemaText(source, where) {
-    try {
-        return JSON.parse(source.text);
-    }
-    catch {
-        // Not JSON: YAML, which is JSON's superset, says what is wrong in terms of YAML.
-    }
-    const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
-    try {
-        return parse(source.text, { maxAliasCount: 100 });
-    }
-    catch (error) {
-        const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-        throw new InputError(source.input, `is neither JSON nor YAML${where}: ${structured_output_clip(reason ?? '')}`);
-    }
-}
-/** `/comments/0/line must be integer`, the first few, one a line. */
-function describeErrors(errors) {
-    const lines = errors.slice(0, ERRORS_SHOWN).map((error) => {
-        const at = error.instancePath || '/';
-        const extra = error.keyword === 'additionalProperties'
-            ? ` (${String(error.params.additionalProperty)})`
-            : error.keyword === 'enum'
-                ? ` (${JSON.stringify(error.params.allowedValues)})`
-                : '';
-        return structured_output_clip(`${at} ${error.message ?? 'is invalid'}${extra}`);
-    });
-    if (errors.length > ERRORS_SHOWN)
-        lines.push(`… and ${errors.length - ERRORS_SHOWN} more`);
-    return lines;
-}
-/** The one short, fixed instruction added to the prompt. */
-function outputInstruction(schema) {
-    return [
-        'When you are done, end your final message with your result as one JSON document in a',
-        `\`\`\`json fenced block (or upload it as a file named ${RESULT_FILE}). It must validate`,
-        'against this JSON Schema (draft 2020-12):',
-        '```json',
-        schema.text,
-        '```',
-    ].join('\n');
-}
-/**
- * The target with the instruction added to what the agent is told: a new run's prompt, or the
- * follow-up. A run only awaited is told nothing; its result is still checked.
- */
-function withInstruction(target, instruction) {
-    const add = (text) => (text ? `${text}\n\n${instruction}` : instruction);
-    switch (target.kind) {
-        case 'create':
-            return { ...target, request: { ...target.request, prompt: add(target.request.prompt) } };
-        case 'continue':
-            return {
-                ...target,
-                message: add(target.message),
-                request: { ...target.request, prompt: add(target.request.prompt) },
-            };
-        case 'existing':
-            return target.followup === undefined ? target : { ...target, followup: add(target.followup) };
-    }
-}
-/** The follow-up that sends the errors back and asks for a corrected document. */
-function correctionRequest(errors) {
-    return [
-        'Your result does not validate against the JSON Schema you were given:',
-        ...errors.map((error) => `- ${error}`),
-        '',
-        'Reply with the corrected document as one ```json fenced block at the end of your message.',
-    ].join('\n');
-}
-/**
- * The document: the last ```json block of the final message, else the `result.json` file.
- * The message comes first: it is surely of the last pass, where a file may be from an earlier one.
- */
-function findDocument(answer, resultFile) {
-    const block = answer === undefined ? undefined : lastJsonBlock(answer);
-    if (block !== undefined)
-        return parseCandidate(block, "the final message's last json block");
-    if (resultFile !== undefined)
-        return parseCandidate(resultFile, `the file ${RESULT_FILE}`);
-    return {
-        kind: 'unreadable',
-        problem: `the final message has no \`\`\`json block, and there is no file ${RESULT_FILE}`,
-    };
-}
-function parseCandidate(text, from) {
-    try {
-        return { kind: 'found', document: JSON.parse(text), from };
-    }
-    catch (error) {
-        const reason = errorMessage(error);
-        return { kind: 'unreadable', problem: `${from} is not JSON (${structured_output_clip(reason)})` };
-    }
-}
-/**
- * The text of the last fenced code block whose info string is `json`. One pass over the lines;
- * a fence closes with a run of the same character at least as long, as CommonMark has it.
- */
-function lastJsonBlock(text) {
-    let last;
-    let open;
-    for (const line of text.replace(/\r\n?/g, '\n').split('\n')) {
-        if (open) {
-            const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line)?.[1];
-            if (close && close[0] === open.marker[0] && close.length >= open.marker.length) {
-                if (open.json)
-                    last = open.lines.join('\n');
-                open = undefined;
-            }
-            else {
-                open.lines.push(line);
-            }
-            continue;
-        }
-        const start = /^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)/.exec(line);
-        if (start?.[1]) {
-            open = { marker: start[1], json: start[2]?.toLowerCase() === 'json', lines: [] };
-        }
-    }
-    // An unclosed block runs to the end of the message, as CommonMark renders it.
-    if (open?.json)
-        last = open.lines.join('\n');
-    return last;
-}
-function structured_output_clip(text) {
-    return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS - 1)}…` : text;
-}
-
-;// CONCATENATED MODULE: ./src/run/output.ts
-
-
-
-
-
-
-/**
- * `output_schema`: reads the agent's document from a run that succeeded, validates it, and
- * while it does not validate, sends the errors back as a follow-up asking for a corrected one,
- * up to `retries` times and within the step's timeout. A document that never validates makes
- * the outcome `invalid_output`; any other ending (a failed or timed-out pass) stays as it is.
- */
-async function awaitValidOutput(first, deps) {
-    let outcome = first;
-    for (let corrections = 0;; corrections += 1) {
-        if (outcome.kind !== 'finished' ||
-            outcome.supersededBy !== undefined ||
-            outcome.run.state !== 'SUCCEEDED') {
-            return { outcome };
-        }
-        const runId = outcome.run.run_id;
-        const conversation = await deps.readConversation(runId);
-        const answer = conversation && finalAnswer(conversation);
-        let candidate = findDocument(answer, undefined);
-        if (candidate.kind === 'unreadable') {
-            const file = await readResultFile(parseArtifacts(outcome.run.artifacts), deps);
-            if (file !== undefined)
-                candidate = findDocument(undefined, file);
-        }
-        const errors = candidate.kind === 'found' ? deps.schema.validate(candidate.document) : [candidate.problem];
-        if (errors.length === 0 && candidate.kind === 'found') {
-            deps.log.info(`The agent's result validates against the schema (from ${candidate.from}).`);
-            return { outcome, document: candidate.document, conversation };
-        }
-        const shown = errors.map((error) => safeForLog(error, 300)).join('; ');
-        const remainingMs = deps.deadline - deps.now();
-        if (corrections >= deps.retries || remainingMs <= 0) {
-            const why = corrections >= deps.retries
-                ? `No correction is left (output_retries: ${deps.retries})`
-                : 'No time is left within the timeout input';
-            deps.log.warning(`The agent's result does not validate: ${shown}. ${why}.`);
-            return { outcome: { ...outcome, invalidOutput: { errors, corrections } }, conversation };
-        }
-        deps.log.warning(`The agent's result does not validate: ${shown}. Asking run ${safeForLog(runId)} for a corrected one (correction ${corrections + 1} of ${deps.retries}).`);
-        outcome = await deps.followUp(runId, correctionRequest(errors), remainingMs);
-    }
-}
-/** The newest `result.json` FILE artifact's text, or undefined when there is none to read. */
-async function readResultFile(artifacts, deps) {
-    const file = artifacts.findLast((artifact) => artifact.type === 'FILE' &&
-        artifact.artifactUid !== undefined &&
-        (artifact.name === RESULT_FILE ||
-            (artifact.filepath ?? '').replace(/\\/g, '/').split('/').pop() === RESULT_FILE));
-    if (!file)
-        return undefined;
-    try {
-        return await deps.readFile(file);
-    }
-    catch (error) {
-        const reason = errorMessage(error);
-        deps.log.warning(`Could not read the agent's ${RESULT_FILE}: ${safeForLog(reason)}`);
-        return undefined;
-    }
-}
-/**
- * Compiles `output_schema`, or the review's built-in schema, before any request: a schema that
- * is not one is an input error, and nothing is created.
- */
-async function prepareOutput(settings) {
-    if (settings.pullRequestReview) {
-        const schema = await compileOutputSchema({
-            input: 'pull_request_review',
-            text: JSON.stringify(REVIEW_SCHEMA),
-        });
-        return { schema, instruction: `${REVIEW_INSTRUCTION}\n\n${outputInstruction(schema)}` };
-    }
-    if (!settings.schema)
-        return undefined;
-    const schema = await compileOutputSchema(settings.schema);
-    return { schema, instruction: outputInstruction(schema) };
 }
 
 ;// CONCATENATED MODULE: ./src/run/superseded.ts
@@ -12079,7 +11496,6 @@ class RunTracker {
 
 ;// CONCATENATED MODULE: ./src/agent/progress.ts
 
-
 /** Remembers what was reported already; give it each conversation as it is read. */
 class ProgressTracker {
     #reported = new Set();
@@ -12114,13 +11530,13 @@ class ProgressTracker {
     }
 }
 function actionEvent(action) {
-    return { kind: 'action', category: clip(action.category, 40), name: clip(action.name, 120) };
+    return { kind: 'action', category: progress_clip(action.category, 40), name: progress_clip(action.name, 120) };
 }
 /** A progress event as one plain line, before it is made safe for the log. */
 function describeProgress(event) {
     switch (event.kind) {
         case 'step':
-            return `Agent step done: ${clip(event.summary.replace(/\s+/g, ' '), 500)}`;
+            return `Agent step done: ${progress_clip(event.summary.replace(/\s+/g, ' '), 500)}`;
         case 'action':
             return `Agent action: ${event.category || 'action'}${event.name ? ` ${event.name}` : ''}`;
     }
@@ -12189,6 +11605,9 @@ function newSessionLink(announced, run) {
         return undefined;
     }
 }
+function progress_clip(text, max) {
+    return text.length > max ? `${text.slice(0, max)}…` : text;
+}
 
 ;// CONCATENATED MODULE: ./src/run/watch.ts
 
@@ -12232,7 +11651,8 @@ class RunWatcher {
         return this.#lastConversation;
     }
     /** Looks at one reading of the run; `stateChanged` when its state differs from the last. */
-    async afterPoll(run, stateChanged, signal) {
+    /** `deadline`: when the wait ends (on the `now` clock); no read it makes outlasts it. */
+    async afterPoll(run, stateChanged, signal, deadline) {
         const { safeForLog } = this.#deps;
         const link = newSessionLink(this.#announcedLink, run);
         if (link) {
@@ -12251,12 +11671,12 @@ class RunWatcher {
         if (this.#settings.showProgress &&
             started &&
             this.#reads.isDue(this.#deps.now(), stateChanged)) {
-            await this.#readProgress(signal);
+            await this.#readProgress(signal, deadline);
         }
         if (blocked && stateChanged) {
             // What it waits for may be only in the conversation: read it, once per BLOCKED.
             if (!this.#settings.showProgress || !this.#lastConversation)
-                await this.#readOnce(signal);
+                await this.#readOnce(signal, deadline);
             return this.#onBlocked(run);
         }
         if (this.#heartbeat.isDue(this.#deps.now())) {
@@ -12283,17 +11703,17 @@ class RunWatcher {
             ? { kind: 'continue' }
             : { kind: 'blocked', passes: decision.passes, question };
     }
-    async #readProgress(signal) {
-        const conversation = await this.#readOnce(signal);
+    async #readProgress(signal, deadline) {
+        const conversation = await this.#readOnce(signal, deadline);
         if (!conversation)
             return;
         for (const event of this.#progress.update(conversation)) {
             this.log.info(this.#deps.safeForLog(describeProgress(event)));
         }
     }
-    async #readOnce(signal) {
+    async #readOnce(signal, deadline) {
         this.#reads.recordRead(this.#deps.now());
-        const conversation = await this.#deps.readConversation(signal);
+        const conversation = await this.#deps.readConversation(signal, deadline);
         if (conversation)
             this.#lastConversation = conversation;
         return conversation;
@@ -12322,515 +11742,6 @@ function serviceClient(connection, options = {}) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/model/set.ts
-
-
-
-/** How many of a set's runs must succeed under `pass_when`. */
-function runsNeeded(rule, taskCount) {
-    switch (rule.kind) {
-        case 'all':
-            return taskCount;
-        case 'any':
-            return 1;
-        case 'at-least':
-            return rule.count;
-    }
-}
-/**
- * Pure: `met` once enough runs succeeded; `cannot-be-met` as soon as too many
- * ended otherwise (or will never start) for the rest to make up the number;
- * else `open`.
- */
-function passWhenStanding(rule, counts) {
-    const needed = runsNeeded(rule, counts.tasks);
-    if (counts.succeeded >= needed)
-        return 'met';
-    const stillPossible = counts.tasks - counts.notSucceeded;
-    return stillPossible < needed ? 'cannot-be-met' : 'open';
-}
-/** `pass_when` in words, for the log and the summary: "all 20 runs", "at least 3 of 20 runs". */
-function describePassWhen(rule, taskCount) {
-    switch (rule.kind) {
-        case 'all':
-            return `all ${taskCount} runs`;
-        case 'any':
-            return `at least one of ${taskCount} runs`;
-        case 'at-least':
-            return `at least ${rule.count} of ${taskCount} runs`;
-    }
-}
-/** Pure: one task's `outcome` in the `runs` output, from the contract's words. */
-function taskOutcome(task) {
-    if (task.createFailed)
-        return 'error';
-    if (!task.started)
-        return 'not_started';
-    if (task.state && isTerminal(task.state) && task.stoppedBy === undefined) {
-        return outcomeOf({ kind: 'finished', state: task.state });
-    }
-    switch (task.stoppedBy) {
-        case 'timeout':
-            return 'timed_out';
-        case 'over-budget':
-            return 'over_budget';
-        case 'pass-when':
-            return 'cancelled';
-        case 'error':
-            return 'error';
-        case 'signal':
-        case 'post':
-        case undefined:
-            return 'interrupted';
-    }
-}
-/** The credits of every run together; undefined while the service reports none. */
-function sumCredits(tasks) {
-    let sum;
-    for (const task of tasks) {
-        const credits = costOf(task.run?.request_usage).credits;
-        if (credits !== undefined)
-            sum = (sum ?? 0) + credits;
-    }
-    return sum;
-}
-/** The USD cost of every run together; undefined while the service reports none. */
-function sumUsd(tasks) {
-    let sum;
-    for (const task of tasks) {
-        const usd = costOf(task.run?.request_usage).usd;
-        if (usd !== undefined)
-            sum = (sum ?? 0) + usd;
-    }
-    return sum;
-}
-
-;// CONCATENATED MODULE: ./src/report/set.ts
-
-
-
-
-
-
-
-/** The set's `outcome` output: the contract's words for one run, said of the set. */
-function setOutcomeWord(outcome) {
-    switch (outcome.kind) {
-        case 'passed':
-            return 'succeeded';
-        case 'failed':
-            return 'failed';
-        case 'timed-out':
-            return 'timed_out';
-        case 'over-budget':
-            return 'over_budget';
-        case 'interrupted':
-            return 'interrupted';
-    }
-}
-/** Pure: the `runs` output, one object per task in task order, each member present when known. */
-function runsOutput(tasks, answers) {
-    // The answers share what one run's `result` may take, so the output stays within GitHub's limit.
-    const answerBytes = Math.floor(RESULT_OUTPUT_LIMIT_BYTES / Math.max(1, tasks.length));
-    const entries = tasks.map((task) => {
-        const credits = costOf(task.run?.request_usage).credits;
-        const answer = answers.get(task.index);
-        return {
-            task: task.index,
-            ...(task.runId ? { run_id: task.runId } : {}),
-            ...(task.run?.title || task.request.title
-                ? { title: task.run?.title ?? task.request.title }
-                : {}),
-            ...(task.run?.state ? { state: task.run.state } : {}),
-            outcome: taskOutcome(factsOf(task)),
-            ...(task.run?.session_link ? { session_link: task.run.session_link } : {}),
-            ...(answer !== undefined ? { result: capResult(answer, answerBytes).text } : {}),
-            ...(credits !== undefined ? { credits } : {}),
-        };
-    });
-    return JSON.stringify(entries);
-}
-function factsOf(task) {
-    return {
-        started: task.invocation !== undefined,
-        createFailed: task.createError !== undefined,
-        state: task.run?.state,
-        stoppedBy: task.stoppedBy,
-    };
-}
-const set_ICONS = {
-    succeeded: '✅',
-    failed: '❌',
-    error: '❌',
-    cancelled: '⏹️',
-    timed_out: '⏱️',
-    over_budget: '💸',
-    interrupted: '⏹️',
-    not_started: '⏸️',
-};
-/** Pure: the job summary of a set, a headline with its outcome and one table row per task. */
-function renderSetSummary(outcome) {
-    const word = setOutcomeWord(outcome);
-    const succeeded = outcome.tasks.filter((task) => taskOutcome(factsOf(task)) === 'succeeded');
-    const credits = sumCredits(outcome.tasks);
-    const lines = [
-        `## ${set_ICONS[word] ?? ''} Cloud agent tasks: ${word.replace('_', ' ')}`,
-        '',
-        `${succeeded.length} of ${outcome.tasks.length} runs succeeded, in ${formatDuration(outcome.elapsedMs)}${credits !== undefined ? `, ${formatCredits(credits)} credits in all` : ''}. ${inlineText(capitalized(outcome.reason))}.`,
-        '',
-        '| # | Task | Outcome | State | Duration | Credits | Session |',
-        '| --: | --- | --- | --- | --: | --: | --- |',
-        ...outcome.tasks.map(rowOf),
-    ];
-    if (outcome.listFallback) {
-        lines.push('', "The service's plan cannot filter runs by metadata, so each run was read on its own at every poll.");
-    }
-    return `${lines.join('\n')}\n`;
-}
-function rowOf(task) {
-    const word = taskOutcome(factsOf(task));
-    const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? '';
-    const duration = task.startedAt !== undefined && task.endedAt !== undefined
-        ? formatDuration(task.endedAt - task.startedAt)
-        : '';
-    const credits = costOf(task.run?.request_usage).credits;
-    const link = safeHttpUrl(task.run?.session_link);
-    return [
-        '',
-        String(task.index),
-        inlineText(title.length > 80 ? `${title.slice(0, 79)}…` : title),
-        `${set_ICONS[word] ?? ''} ${word.replace('_', ' ')}`,
-        task.run?.state ? inlineText(task.run.state) : '',
-        duration,
-        credits !== undefined ? formatCredits(credits) : '',
-        link ? `[open](${link})` : '',
-        '',
-    ]
-        .join(' | ')
-        .trim();
-}
-function capitalized(text) {
-    return text.charAt(0).toUpperCase() + text.slice(1);
-}
-/** Sets the set's outputs, writes its summary, and fails the step unless the set passed. */
-async function publishSetOutcome(outcome, answers) {
-    const word = setOutcomeWord(outcome);
-    setOutput('outcome', word);
-    setOutput('runs', runsOutput(outcome.tasks, answers));
-    const credits = sumCredits(outcome.tasks);
-    if (credits !== undefined)
-        setOutput('credits', formatNumberOutput(credits));
-    const usd = sumUsd(outcome.tasks);
-    if (usd !== undefined)
-        setOutput('cost_usd', formatNumberOutput(usd));
-    try {
-        await summary.addRaw(renderSetSummary(outcome), true).write();
-    }
-    catch (error) {
-        warning(`Could not write the job summary: ${safeForLog(String(error))}`);
-    }
-    const line = `The set ${word.replace('_', ' ')}: ${safeForLog(outcome.reason)}.`;
-    if (outcome.kind === 'passed')
-        info(line);
-    else
-        setFailed(line);
-}
-
-;// CONCATENATED MODULE: ./src/run/set.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-/**
- * Many runs from one step: at most `maxParallel` in flight, one list request
- * per poll for all of them (filtered by the set's own metadata), `pass_when`
- * watched as runs end, and the runs still in flight cancelled, in parallel, as
- * soon as the rule can no longer be met, the cap or the timeout is reached, or
- * the workflow cancels the step.
- */
-class TaskSetRun {
-    #settings;
-    #deps;
-    #tasks;
-    #creating = new Map();
-    #next = 0;
-    #listFallback = false;
-    #stopped;
-    constructor(settings, deps) {
-        this.#settings = settings;
-        this.#deps = deps;
-        this.#tasks = settings.tasks.map((request, index) => ({ index, request }));
-    }
-    get tasks() {
-        return this.#tasks;
-    }
-    async run() {
-        const { now, log } = this.#deps;
-        const startedAt = now();
-        const deadline = startedAt + this.#settings.timeoutMs;
-        log.info(`Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`);
-        let failuresInARow = 0;
-        let askedDelayMs = 0;
-        while (true) {
-            if (this.#deps.signal.aborted)
-                break;
-            this.#judge();
-            if (this.#stopped)
-                break;
-            await this.#startDue();
-            if (this.#deps.signal.aborted)
-                break;
-            const inFlight = this.#inFlight();
-            if (inFlight.length === 0 && this.#next >= this.#tasks.length)
-                break;
-            if (now() >= deadline) {
-                this.#stopped = {
-                    why: { kind: 'timeout' },
-                    reason: `the timeout input (${formatDuration(this.#settings.timeoutMs)}) ran out`,
-                };
-                break;
-            }
-            const youngest = Math.min(...inFlight.map((task) => now() - (task.startedAt ?? now())));
-            const delay = Math.max(nextPollDelayMs(youngest, this.#settings.pollIntervalMs), askedDelayMs);
-            askedDelayMs = 0;
-            try {
-                await this.#deps.sleep(Math.min(delay, Math.max(0, deadline - now())), this.#deps.signal);
-            }
-            catch {
-                break;
-            }
-            if (this.#deps.signal.aborted)
-                break;
-            try {
-                await this.#poll(inFlight, deadline);
-                failuresInARow = 0;
-            }
-            catch (error) {
-                if (this.#deps.signal.aborted)
-                    break;
-                if (isRefusal(error) && error instanceof ApiStatusError) {
-                    askedDelayMs = retryAfterMs(error.headers, now()) ?? this.#settings.pollIntervalMs;
-                    log.info(`The service refused the poll (${error.status}) and asked to wait ${formatDuration(askedDelayMs)}; polling again then, within the timeout.`);
-                    continue;
-                }
-                if (!isRetryable(error, 'idempotent'))
-                    throw error;
-                failuresInARow += 1;
-                const reason = safeForLog(errorMessage(error));
-                if (failuresInARow >= POLL_FAILURE_BUDGET) {
-                    throw new LostContactError(`Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`, { cause: error });
-                }
-                log.warning(`Poll ${failuresInARow} of ${POLL_FAILURE_BUDGET} allowed in a row failed: ${reason}. Waiting on.`);
-            }
-        }
-        return this.#outcome(now() - startedAt);
-    }
-    /**
-     * Cancels every run still in flight, in parallel, within `deadline`; a create
-     * still out is given a share of the time to answer first, so that its run
-     * is cancelled too. Tasks not yet started never will be.
-     */
-    async cancelInFlight(why, deadline) {
-        const { now } = this.#deps;
-        this.#next = this.#tasks.length;
-        const creating = [...this.#creating.values()];
-        if (creating.length > 0) {
-            const decideBy = now() + (deadline - now()) * SIGNAL_CANCEL.decideShare;
-            await Promise.race([
-                Promise.allSettled(creating),
-                this.#deps.sleep(Math.max(0, decideBy - now())).catch(() => undefined),
-            ]);
-        }
-        await Promise.all(this.#inFlight().map(async (task) => {
-            const runId = task.runId ?? '';
-            task.stoppedBy = why.kind;
-            task.cancel = await cancelRun({ runId, why, deadline }, this.#deps);
-            logCancel(this.#deps.log, runId, task.cancel);
-            if (task.cancel.kind !== 'failed' && task.cancel.kind !== 'blocked') {
-                this.#settle(task);
-            }
-        }));
-        for (const task of this.#tasks) {
-            if (task.invocation === undefined)
-                task.stoppedBy ??= why.kind;
-        }
-    }
-    /** Starts tasks while there is room, unless the set is stopping; creates go out together. */
-    async #startDue() {
-        const starts = [];
-        while (this.#next < this.#tasks.length &&
-            this.#inFlight().length + this.#creating.size + starts.length < this.#settings.maxParallel &&
-            !this.#stopped) {
-            const task = this.#tasks[this.#next];
-            this.#next += 1;
-            if (task)
-                starts.push(this.#start(task));
-        }
-        await Promise.all(starts);
-    }
-    async #start(task) {
-        // Nothing may come between this check and the request: a signal handler runs only at an await.
-        if (this.#deps.signal.aborted)
-            return;
-        const tag = this.#deps.tagFor(task.index);
-        task.invocation = tag.invocation;
-        task.startedAt = this.#deps.now();
-        this.#save();
-        const created = createRunOnce(task.request, tag, this.#deps)
-            .then((answer) => {
-            task.runId = answer.run_id;
-            task.run = { ...answer, title: task.request.title, prompt: task.request.prompt };
-            this.#deps.log.info(`Task ${task.index}${titleOf(task)}: created run ${safeForLog(answer.run_id)}; it is ${safeForLog(answer.state, 200)}.`);
-        })
-            .catch((error) => {
-            task.createError = errorMessage(error);
-            task.endedAt = this.#deps.now();
-            this.#deps.log.warning(`Task ${task.index}${titleOf(task)}: ${safeForLog(task.createError)}`);
-            // A run that may exist stays unsettled: the post step looks for it by its tag.
-            task.runMayExist = error instanceof RunMayExistError;
-        })
-            .finally(() => {
-            this.#creating.delete(task.index);
-            this.#save();
-        });
-        this.#creating.set(task.index, created);
-        await created;
-    }
-    /**
-     * One list request for every run in flight, filtered by the set's metadata;
-     * a run the list does not show yet (the list lags behind the service's
-     * writes) is read on its own. A plan without metadata filtering reads each.
-     */
-    async #poll(inFlight, deadline) {
-        const options = { signal: this.#deps.signal, deadline };
-        const listed = new Map();
-        if (!this.#listFallback) {
-            try {
-                const { runs } = await this.#deps.client.listRuns({ metadata: { ...this.#deps.setMetadata }, limit: 100 }, options);
-                for (const run of runs)
-                    listed.set(run.run_id, run);
-            }
-            catch (error) {
-                if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available') {
-                    throw error;
-                }
-                this.#listFallback = true;
-                this.#deps.log.info("The service's plan cannot filter runs by metadata (feature_not_available); reading each run on its own instead, one request per run per poll.");
-            }
-        }
-        for (const task of inFlight) {
-            const runId = task.runId ?? '';
-            const run = listed.get(runId) ?? (await this.#deps.client.getRun(runId, options));
-            this.#seen(task, run);
-        }
-    }
-    #seen(task, run) {
-        const before = task.run?.state;
-        task.run = run;
-        if (run.state !== before) {
-            const age = formatDuration(this.#deps.now() - (task.startedAt ?? this.#deps.now()));
-            this.#deps.log.info(`Task ${task.index}${titleOf(task)}: run ${safeForLog(run.run_id)} is ${safeForLog(run.state, 200)} (after ${age}).`);
-        }
-        if (isTerminal(run.state)) {
-            task.endedAt = this.#deps.now();
-            this.#settle(task);
-        }
-    }
-    /** After each poll: the credit cap on the sum, and whether `pass_when` can still be met. */
-    #judge() {
-        const { maxCredits, passWhen } = this.#settings;
-        const credits = sumCredits(this.#tasks);
-        if (maxCredits !== undefined && credits !== undefined && credits > maxCredits) {
-            this.#stopped = {
-                why: { kind: 'over-budget' },
-                reason: `the runs used ${formatCredits(credits)} credits together, past max_credits (${formatCredits(maxCredits)})`,
-            };
-        }
-        else if (passWhenStanding(passWhen, this.#counts()) === 'cannot-be-met') {
-            const counts = this.#counts();
-            this.#stopped = {
-                why: { kind: 'pass-when' },
-                reason: `${counts.notSucceeded} of ${this.#tasks.length} runs did not succeed, so ${describePassWhen(passWhen, this.#tasks.length)} can no longer succeed`,
-            };
-        }
-    }
-    #counts() {
-        let succeeded = 0;
-        let notSucceeded = 0;
-        for (const task of this.#tasks) {
-            if (task.createError !== undefined)
-                notSucceeded += 1;
-            else if (task.run && isTerminal(task.run.state)) {
-                if (meaningOf(task.run.state) === 'succeeded')
-                    succeeded += 1;
-                else
-                    notSucceeded += 1;
-            }
-        }
-        return { tasks: this.#tasks.length, succeeded, notSucceeded };
-    }
-    #inFlight() {
-        return this.#tasks.filter((task) => task.runId !== undefined && task.endedAt === undefined && !task.settled);
-    }
-    #settle(task) {
-        task.endedAt ??= this.#deps.now();
-        task.settled = true;
-        this.#save();
-    }
-    #save() {
-        const records = [];
-        for (const task of this.#tasks) {
-            if (task.invocation === undefined)
-                continue;
-            const nothingOwed = task.settled || (task.createError !== undefined && !task.runMayExist);
-            records.push({
-                invocation: task.invocation,
-                ...(task.runId ? { runId: task.runId } : {}),
-                ...(nothingOwed ? { settled: true } : {}),
-            });
-        }
-        this.#deps.state.saveSetRuns(records);
-    }
-    async #outcome(elapsedMs) {
-        const base = { tasks: this.#tasks, elapsedMs, listFallback: this.#listFallback };
-        if (this.#deps.signal.aborted) {
-            return { ...base, kind: 'interrupted', reason: 'the workflow cancelled the step' };
-        }
-        if (this.#stopped) {
-            const { why, reason } = this.#stopped;
-            const stoppable = this.#inFlight();
-            if (stoppable.length > 0 || this.#next < this.#tasks.length) {
-                const names = stoppable.map((task) => `task ${task.index} (run ${task.runId})`);
-                const notStarted = this.#tasks.length - this.#next;
-                this.#deps.log.warning(`Stopping the set: ${reason}. Cancelling ${names.length > 0 ? names.join(', ') : 'no run in flight'}${notStarted > 0 ? `; ${notStarted} task(s) not started will not be` : ''}.`);
-            }
-            await this.cancelInFlight(why, cancelDeadline(why, this.#deps.now()));
-            const kind = why.kind === 'timeout' ? 'timed-out' : why.kind === 'over-budget' ? 'over-budget' : 'failed';
-            return { ...base, kind, reason };
-        }
-        const counts = this.#counts();
-        const rule = describePassWhen(this.#settings.passWhen, this.#tasks.length);
-        const standing = passWhenStanding(this.#settings.passWhen, counts);
-        const tally = `${counts.succeeded} of ${this.#tasks.length} runs succeeded`;
-        return standing === 'met'
-            ? { ...base, kind: 'passed', reason: `${tally}; the step asked for ${rule}` }
-            : { ...base, kind: 'failed', reason: `${tally}; the step asked for ${rule}` };
-    }
-}
-function titleOf(task) {
-    const title = task.request.title;
-    return title ? ` (${safeForLog(title, 200)})` : '';
-}
-
 ;// CONCATENATED MODULE: ./src/state.ts
 
 /**
@@ -12845,7 +11756,6 @@ const KEYS = {
     statusSha: 'status_sha',
     settled: 'run_settled',
     awaitingNewPass: 'awaiting_new_pass',
-    setRuns: 'set_runs',
 };
 const runnerState = {
     saveCommentId: (commentId) => saveState(KEYS.commentId, String(commentId)),
@@ -12854,7 +11764,6 @@ const runnerState = {
     saveRunId: (runId) => saveState(KEYS.runId, runId),
     saveAwaitingNewPass: (awaiting) => saveState(KEYS.awaitingNewPass, String(awaiting)),
     markSettled: () => saveState(KEYS.settled, 'true'),
-    saveSetRuns: (records) => saveState(KEYS.setRuns, JSON.stringify(records)),
 };
 function readSavedRun() {
     return {
@@ -12864,138 +11773,10 @@ function readSavedRun() {
         statusSha: getState(KEYS.statusSha) || undefined,
         settled: getState(KEYS.settled) === 'true',
         awaitingNewPass: getState(KEYS.awaitingNewPass) === 'true',
-        setRuns: readSetRuns(getState(KEYS.setRuns)),
     };
-}
-function readSetRuns(saved) {
-    let records;
-    try {
-        records = saved ? JSON.parse(saved) : [];
-    }
-    catch {
-        return [];
-    }
-    if (!Array.isArray(records))
-        return [];
-    return records.flatMap((record) => {
-        if (typeof record !== 'object' || record === null)
-            return [];
-        const { invocation, runId, settled } = record;
-        if (typeof invocation !== 'string')
-            return [];
-        return [
-            {
-                invocation,
-                ...(typeof runId === 'string' ? { runId } : {}),
-                ...(settled === true ? { settled } : {}),
-            },
-        ];
-    });
-}
-
-;// CONCATENATED MODULE: ./src/tasks.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-/**
- * The main step with `tasks`: prepare (the set and its tags), execute (start,
- * wait and cancel, as one set), finish (the answers, one table, the outputs).
- */
-async function runTaskSet(settings) {
-    const client = serviceClient(settings);
-    const interruption = new AbortController();
-    const set = prepareSet(settings, client, interruption.signal);
-    const outcome = await executeSet(set, interruption);
-    await finishSet(outcome, client, interruption.signal);
-}
-function prepareSet(settings, client, signal) {
-    const stepTag = tagFromEnvironment(process.env);
-    return new TaskSetRun({
-        tasks: settings.tasks,
-        maxParallel: settings.maxParallel,
-        passWhen: settings.passWhen,
-        timeoutMs: settings.timeoutMs,
-        pollIntervalMs: settings.pollIntervalMs,
-        maxCredits: settings.agentWork.maxCredits,
-    }, {
-        client,
-        now: Date.now,
-        sleep: abortableSleep,
-        signal,
-        log: core_namespaceObject,
-        state: runnerState,
-        setMetadata: { [SET_KEY]: stepTag.invocation },
-        tagFor: (index) => taskTag(stepTag, index),
-    });
-}
-/**
- * Runs the set. On SIGINT or SIGTERM every run in flight gets its cancel at
- * once, in parallel, within the runner's grace; on an error, briefly, as after
- * a timeout (a cancel that fails leaves the run to the post step).
- */
-async function executeSet(set, interruption) {
-    let cancelling;
-    const stopListening = onTerminationSignal((signal) => {
-        if (cancelling)
-            return info(`Received ${signal} again; still cancelling.`);
-        info(`Received ${signal}: the workflow is cancelling this step.`);
-        interruption.abort();
-        const deadline = cancelDeadline({ kind: 'signal', signal }, Date.now());
-        // Should anything keep the process alive past the budget, end it before the runner's kill.
-        setTimeout(() => process.exit(1), deadline - Date.now() + SIGNAL_CANCEL.exitMarginMs).unref();
-        cancelling = set.cancelInFlight({ kind: 'signal', signal }, deadline);
-    });
-    try {
-        const outcome = await set.run();
-        await cancelling;
-        return outcome;
-    }
-    catch (error) {
-        if (!cancelling) {
-            await set.cancelInFlight({ kind: 'error' }, cancelDeadline({ kind: 'error' }, Date.now()));
-        }
-        await cancelling;
-        throw error;
-    }
-    finally {
-        stopListening();
-    }
-}
-/** Reads each ended run's answer (one request per task, together), then reports the set. */
-async function finishSet(outcome, client, signal) {
-    const answers = new Map();
-    if (outcome.kind !== 'interrupted') {
-        const sources = agentWorkSources(client);
-        const bounded = AbortSignal.any([signal, AbortSignal.timeout(AGENT_WORK_DEADLINE_MS)]);
-        const quiet = { info: debug, warning: warning, debug: debug };
-        await Promise.all(outcome.tasks.map(async (task) => {
-            if (!task.runId || !task.run)
-                return;
-            const conversation = await readConversation(task.runId, sources, quiet, bounded);
-            const answer = conversation ? finalAnswer(conversation) : undefined;
-            if (answer !== undefined)
-                answers.set(task.index, answer);
-        }));
-    }
-    await publishSetOutcome(outcome, answers);
 }
 
 ;// CONCATENATED MODULE: ./src/main.ts
-
-
-
-
 
 
 
@@ -13027,15 +11808,10 @@ async function run() {
         const cleanup = readCancelOnly();
         if (cleanup)
             return await cancelOnlyStep(cleanup);
-        const taskSet = await readTaskSettings();
-        if (taskSet)
-            return await runTaskSet(taskSet);
         const settings = readSettings();
-        // A schema that is not one is an input error too: compiled before any request.
-        const output = await prepareOutput(settings.output);
         const client = serviceClient(settings);
         interruption.listen(client);
-        const step = await prepare(settings, output, client, tracker);
+        const step = await prepare(settings, client, tracker);
         if (!step)
             return;
         const executed = await execute(step, interruption);
@@ -13049,7 +11825,7 @@ async function run() {
     }
 }
 /** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
-async function prepare(settings, output, client, tracker) {
+async function prepare(settings, client, tracker) {
     const { github } = settings;
     const continuing = settings.target.kind === 'continue';
     // A refused comment starts nothing, and the step passes: the log says why.
@@ -13062,8 +11838,7 @@ async function prepare(settings, output, client, tracker) {
             name: settings.target.kind === 'existing' ? undefined : settings.target.request.config?.name,
         })
         : undefined;
-    const asked = output ? withInstruction(settings.target, output.instruction) : settings.target;
-    const target = await resolveTarget(asked, conversation, core_namespaceObject);
+    const target = await resolveTarget(settings.target, conversation, core_namespaceObject);
     const commit = await resolveWorkCommit(github, core_namespaceObject);
     const status = await openCommitStatus(github, commit, core_namespaceObject);
     if (status && commit)
@@ -13081,38 +11856,31 @@ async function prepare(settings, output, client, tracker) {
         workflowRun: workflowRunUrl(process.env),
         sources,
         watcher: watcherFor(settings, tracker, sources),
-        output,
+        waitsEndBy: Date.now() + settings.timeoutMs + PAST_TIMEOUT_MS,
     };
 }
 /** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
 async function execute(step, interruption) {
     const { client, tracker, comment, status, workflowRun } = step;
-    const stepDeps = {
-        client,
-        tracker,
-        now: Date.now,
-        sleep: abortableSleep,
-        signal: interruption.signal,
-        log: step.watcher.log,
-        watch: step.watcher,
-        tag: tagFromEnvironment(process.env, undefined, step.commit?.sha),
-        onRunSeen: (run) => {
-            // The end is shown once the step knows its outcome (timed out, superseded, …), below.
-            if (isTerminal(run.state))
-                return;
-            comment?.show(run);
-            status?.show(pendingStatus(run, workflowRun));
-        },
-    };
-    const startedAt = Date.now();
     let outcome;
-    let checked;
     try {
-        outcome = await executeStep({ ...step.settings, target: step.target }, stepDeps);
-        if (step.output) {
-            checked = await awaitValidOutput(outcome, outputCheckDeps(step, startedAt, stepDeps));
-            outcome = checked.outcome;
-        }
+        outcome = await executeStep({ ...step.settings, target: step.target }, {
+            client,
+            tracker,
+            now: Date.now,
+            sleep: abortableSleep,
+            signal: interruption.signal,
+            log: step.watcher.log,
+            watch: step.watcher,
+            tag: tagFromEnvironment(process.env, undefined, step.commit?.sha),
+            onRunSeen: (run) => {
+                // The end is shown once the step knows its outcome (timed out, superseded, …), below.
+                if (isTerminal(run.state))
+                    return;
+                comment?.show(run);
+                status?.show(pendingStatus(run, workflowRun));
+            },
+        });
     }
     catch (error) {
         if (!interruption.cancelling) {
@@ -13128,18 +11896,16 @@ async function execute(step, interruption) {
     if (interrupted)
         return { outcome: interrupted };
     if (outcome.kind !== 'finished')
-        return { outcome, checked };
+        return { outcome };
     const newer = await findSupersedingRun(client, outcome.run, {
         signal: interruption.signal,
         sleep: abortableSleep,
         now: Date.now,
     });
-    return newer
-        ? { outcome: { ...outcome, supersededBy: newer.run_id }, newer, checked }
-        : { outcome, checked };
+    return newer ? { outcome: { ...outcome, supersededBy: newer.run_id }, newer } : { outcome };
 }
 /** Shows the outcome on every surface: the commit status, the comment, outputs and summary. */
-async function finish(step, { outcome, newer, checked }, interruption) {
+async function finish(step, { outcome, newer }, interruption) {
     const { settings, comment, status, commit, workflowRun } = step;
     // A newer run on the same commit owns the status now: writing ours could cover its pending.
     if (!(newer && newer.metadata?.gh_head_sha === commit?.sha)) {
@@ -13153,7 +11919,7 @@ async function finish(step, { outcome, newer, checked }, interruption) {
     const headMoved = outcome.run && comment && !interruption.cancelling
         ? headMovedNote(settings.github, commit, core_namespaceObject)
         : undefined;
-    const work = await gatherAgentWork(outcome, settings, step.sources, outcome.kind === 'blocked' ? step.watcher.lastConversation : checked?.conversation, interruption.signal);
+    const work = await gatherAgentWork(outcome, settings, step.sources, step.watcher, interruption.signal, step.waitsEndBy);
     if (outcome.run && comment) {
         const moved = await headMoved;
         comment.show(outcome.run, {
@@ -13163,11 +11929,7 @@ async function finish(step, { outcome, newer, checked }, interruption) {
         });
     }
     await Promise.all([comment?.settled(), status?.settled()]);
-    await publishOutcome(outcome, {
-        ...work,
-        continueRun: step.continuing,
-        structuredOutput: checked?.document,
-    });
+    await publishOutcome(outcome, { ...work, continueRun: step.continuing });
 }
 /**
  * The workflow cancelling the step: SIGINT or SIGTERM. The first signal aborts
@@ -13271,32 +12033,17 @@ function watcherFor(settings, tracker, sources) {
         now: Date.now,
         log: core_namespaceObject,
         safeForLog: safeForLog,
-        readConversation: async (signal) => tracker.runId ? readConversation(tracker.runId, sources, quiet, signal) : undefined,
+        readConversation: async (signal, deadline) => tracker.runId
+            ? readConversation(tracker.runId, sources, quiet, signal, deadline)
+            : undefined,
         onSessionLink: (link) => setOutput('session_link', link),
     });
-}
-/** What the check of the agent's result needs: its reads, and the step's own follow-up path. */
-function outputCheckDeps(step, startedAt, stepDeps) {
-    const { settings, sources } = step;
-    const signal = () => AbortSignal.any([stepDeps.signal, AbortSignal.timeout(AGENT_WORK_DEADLINE_MS)]);
-    return {
-        schema: step.output.schema,
-        retries: settings.output.retries,
-        deadline: startedAt + settings.timeoutMs,
-        now: Date.now,
-        log: core_namespaceObject,
-        readConversation: (runId) => readConversation(runId, sources, core_namespaceObject, signal()),
-        readFile: async (artifact) => Buffer.from(await sources.fetchFile(artifact, signal())).toString('utf8'),
-        followUp: (runId, message, timeoutMs) => executeStep({ ...settings, timeoutMs, target: { kind: 'existing', runId, followup: message } }, stepDeps),
-    };
 }
 /**
  * The agent's answer and files, once the run has ended, been cancelled by the
  * step, or been handed to a person at BLOCKED. Nothing here changes the outcome.
  */
-async function gatherAgentWork(outcome, settings, sources, 
-/** A conversation already read (at BLOCKED, or to check the result), to save a request. */
-conversation, signal) {
+async function gatherAgentWork(outcome, settings, sources, watcher, signal, endBy) {
     const ended = outcome.kind === 'finished' ||
         outcome.kind === 'blocked' ||
         outcome.kind === 'timed-out' ||
@@ -13307,12 +12054,14 @@ conversation, signal) {
         downloadPatterns: settings.agentWork.downloadPatterns,
         artifactsDir: settings.agentWork.artifactsDir,
         runnerTemp: process.env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
-        conversation,
-    }, sources, { info: info, warning: warning, debug: debug, safeForLog: safeForLog }, AbortSignal.any([signal, AbortSignal.timeout(AGENT_WORK_DEADLINE_MS)]));
+        conversation: outcome.kind === 'blocked' ? watcher.lastConversation : undefined,
+    }, sources, { info: info, warning: warning, debug: debug, safeForLog: safeForLog }, AbortSignal.any([
+        signal,
+        AbortSignal.timeout(Math.max(0, Math.min(AGENT_WORK_DEADLINE_MS, endBy - Date.now()))),
+    ]));
 }
 
 ;// CONCATENATED MODULE: ./src/post.ts
-
 
 
 
@@ -13335,12 +12084,11 @@ conversation, signal) {
 async function post_run() {
     try {
         const saved = readSavedRun();
-        if (saved.setRuns.length > 0)
-            return await cancelSetRuns(saved.setRuns);
         if (!leftUnfinished(saved))
             return;
         const settings = readPostSettings();
-        const client = postClient(settings);
+        // A run still being prepared answers 409 for a while; there is time to wait it out here.
+        const client = serviceClient(settings, { maxRetries: 5 });
         const runId = saved.runId ?? (await findUnansweredRun(client, saved.invocation ?? ''));
         if (!runId)
             return;
@@ -13366,36 +12114,6 @@ async function post_run() {
     catch (error) {
         await publishError(error);
     }
-}
-/** A run still being prepared answers 409 for a while; there is time to wait it out here. */
-function postClient(settings) {
-    return serviceClient(settings, { maxRetries: 5 });
-}
-/**
- * With `tasks`: cancels, in parallel, every run of the set the main step left
- * unfinished, and looks (by its tag) for the run of every create it never
- * heard back from. Fails the step when a cancel failed.
- */
-async function cancelSetRuns(records) {
-    const left = records.filter((record) => !record.settled);
-    if (left.length === 0) {
-        info('Every run of the set ended or was cancelled in the main step; nothing to clean up.');
-        return;
-    }
-    const client = postClient(readPostSettings());
-    const deps = { client, now: Date.now, sleep: abortableSleep, log: core_namespaceObject };
-    const why = { kind: 'post' };
-    await Promise.all(left.map(async (record) => {
-        const runId = record.runId ?? (await findUnansweredRun(client, record.invocation));
-        if (!runId)
-            return;
-        info(`The main step left run ${runId} of the set unfinished; cancelling it.`);
-        const report = await cancelRun({ runId, why, deadline: cancelDeadline(why, Date.now()) }, deps);
-        if (report.kind === 'failed')
-            setFailed(describeCancel(runId, report));
-        else
-            logCancel(core_namespaceObject, runId, report);
-    }));
 }
 /** Whether the main step left a run (or a create's run) that may still need cancelling. */
 function leftUnfinished(saved) {
