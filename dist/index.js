@@ -1,13 +1,13 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 6:
+/***/ 4006:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const pico = __nccwpck_require__(16);
-const utils = __nccwpck_require__(59);
+const pico = __nccwpck_require__(8016);
+const utils = __nccwpck_require__(4059);
 
 function picomatch(glob, options, returnState = false) {
   // default to os.platform()
@@ -25,7 +25,7 @@ module.exports = picomatch;
 
 /***/ }),
 
-/***/ 595:
+/***/ 5595:
 /***/ ((module) => {
 
 
@@ -216,13 +216,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 265:
+/***/ 8265:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const constants = __nccwpck_require__(595);
-const utils = __nccwpck_require__(59);
+const constants = __nccwpck_require__(5595);
+const utils = __nccwpck_require__(4059);
 
 /**
  * Constants
@@ -1648,15 +1648,15 @@ module.exports = parse;
 
 /***/ }),
 
-/***/ 16:
+/***/ 8016:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const scan = __nccwpck_require__(781);
-const parse = __nccwpck_require__(265);
-const utils = __nccwpck_require__(59);
-const constants = __nccwpck_require__(595);
+const scan = __nccwpck_require__(1781);
+const parse = __nccwpck_require__(8265);
+const utils = __nccwpck_require__(4059);
+const constants = __nccwpck_require__(5595);
 const isObject = val => val && typeof val === 'object' && !Array.isArray(val);
 
 /**
@@ -2016,12 +2016,12 @@ module.exports = picomatch;
 
 /***/ }),
 
-/***/ 781:
+/***/ 1781:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const utils = __nccwpck_require__(59);
+const utils = __nccwpck_require__(4059);
 const {
   CHAR_ASTERISK,             /* * */
   CHAR_AT,                   /* @ */
@@ -2038,7 +2038,7 @@ const {
   CHAR_RIGHT_CURLY_BRACE,    /* } */
   CHAR_RIGHT_PARENTHESES,    /* ) */
   CHAR_RIGHT_SQUARE_BRACKET  /* ] */
-} = __nccwpck_require__(595);
+} = __nccwpck_require__(5595);
 
 const isPathSeparator = code => {
   return code === CHAR_FORWARD_SLASH || code === CHAR_BACKWARD_SLASH;
@@ -2426,7 +2426,7 @@ module.exports = scan;
 
 /***/ }),
 
-/***/ 59:
+/***/ 4059:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 /*global navigator*/
@@ -2437,7 +2437,7 @@ const {
   REGEX_REMOVE_BACKSLASH,
   REGEX_SPECIAL_CHARS,
   REGEX_SPECIAL_CHARS_GLOBAL
-} = __nccwpck_require__(595);
+} = __nccwpck_require__(5595);
 
 exports.isObject = val => val !== null && typeof val === 'object' && !Array.isArray(val);
 exports.hasRegexChars = str => REGEX_SPECIAL_CHARS.test(str);
@@ -2518,13 +2518,13 @@ module.exports = __nccwpck_require__(218);
 
 
 
-var net = __nccwpck_require__(278);
-var tls = __nccwpck_require__(756);
-var http = __nccwpck_require__(611);
-var https = __nccwpck_require__(692);
-var events = __nccwpck_require__(434);
-var assert = __nccwpck_require__(613);
-var util = __nccwpck_require__(23);
+var net = __nccwpck_require__(9278);
+var tls = __nccwpck_require__(4756);
+var http = __nccwpck_require__(8611);
+var https = __nccwpck_require__(5692);
+var events = __nccwpck_require__(4434);
+var assert = __nccwpck_require__(2613);
+var util = __nccwpck_require__(9023);
 
 
 exports.httpOverHttp = httpOverHttp;
@@ -2784,49 +2784,56 @@ exports.debug = debug; // for test
 
 /***/ }),
 
-/***/ 472:
+/***/ 2472:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("./undici.cjs");
 
 /***/ }),
 
-/***/ 613:
+/***/ 2613:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
 
 /***/ }),
 
-/***/ 434:
+/***/ 181:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
+
+/***/ }),
+
+/***/ 4434:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
 
 /***/ }),
 
-/***/ 896:
+/***/ 9896:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
 
 /***/ }),
 
-/***/ 611:
+/***/ 8611:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("http");
 
 /***/ }),
 
-/***/ 692:
+/***/ 5692:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("https");
 
 /***/ }),
 
-/***/ 278:
+/***/ 9278:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("net");
@@ -2840,21 +2847,28 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
 
 /***/ }),
 
-/***/ 756:
+/***/ 932:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("process");
+
+/***/ }),
+
+/***/ 4756:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
 
 /***/ }),
 
-/***/ 23:
+/***/ 9023:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 
 /***/ }),
 
-/***/ 420:
+/***/ 3420:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -2863,7 +2877,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 // ~65 ms (from node_modules) for nothing. This module stands in for undici and
 // evaluates the real one on first use.
 let undici
-const load = () => (undici ??= __nccwpck_require__(472))
+const load = () => (undici ??= __nccwpck_require__(2472))
 
 /**
  * A stand-in for one export, a class or a function: Node's ESM import of this module
@@ -3291,7 +3305,7 @@ function escapeProperty(s) {
 ;// CONCATENATED MODULE: external "crypto"
 const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
 // EXTERNAL MODULE: external "fs"
-var external_fs_ = __nccwpck_require__(896);
+var external_fs_ = __nccwpck_require__(9896);
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
 // For internal use, subject to change.
 // We use any as a valid input type
@@ -3330,10 +3344,10 @@ function prepareKeyValueMessage(key, value) {
 ;// CONCATENATED MODULE: external "path"
 const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
 // EXTERNAL MODULE: external "http"
-var external_http_ = __nccwpck_require__(611);
+var external_http_ = __nccwpck_require__(8611);
 var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_http_, 2);
 // EXTERNAL MODULE: external "https"
-var external_https_ = __nccwpck_require__(692);
+var external_https_ = __nccwpck_require__(5692);
 var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);
 ;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
@@ -3429,7 +3443,7 @@ class DecodedURL extends URL {
 // EXTERNAL MODULE: ./node_modules/tunnel/index.js
 var tunnel = __nccwpck_require__(770);
 // EXTERNAL MODULE: ./vendor/lazy-undici/index.cjs
-var lazy_undici = __nccwpck_require__(420);
+var lazy_undici = __nccwpck_require__(3420);
 ;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
@@ -4595,11 +4609,11 @@ function toPlatformPath(pth) {
 ;// CONCATENATED MODULE: external "string_decoder"
 const external_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("string_decoder");
 // EXTERNAL MODULE: external "events"
-var external_events_ = __nccwpck_require__(434);
+var external_events_ = __nccwpck_require__(4434);
 ;// CONCATENATED MODULE: external "child_process"
 const external_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("child_process");
 // EXTERNAL MODULE: external "assert"
-var external_assert_ = __nccwpck_require__(613);
+var external_assert_ = __nccwpck_require__(2613);
 ;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io-util.js
 var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -6633,7 +6647,7 @@ function errorCode(cause) {
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 // EXTERNAL MODULE: ./node_modules/picomatch/index.js
-var picomatch = __nccwpck_require__(6);
+var picomatch = __nccwpck_require__(4006);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
 ;// CONCATENATED MODULE: ./src/agent/artifacts.ts
 
@@ -8147,6 +8161,7 @@ const OUTCOMES = [
     'over_budget',
     'interrupted',
     'started',
+    'invalid_output',
 ];
 /** The step's outcome as the pure outcome rules see it. */
 function endingOf(outcome) {
@@ -8154,9 +8169,11 @@ function endingOf(outcome) {
         case 'started':
             return { kind: 'started' };
         case 'finished':
-            return outcome.supersededBy
-                ? { kind: 'superseded', newerRunId: outcome.supersededBy }
-                : { kind: 'finished', state: outcome.run.state };
+            if (outcome.supersededBy)
+                return { kind: 'superseded', newerRunId: outcome.supersededBy };
+            if (outcome.invalidOutput)
+                return { kind: 'invalid-output', ...outcome.invalidOutput };
+            return { kind: 'finished', state: outcome.run.state };
         case 'timed-out':
             return {
                 kind: 'timed-out',
@@ -8191,6 +8208,8 @@ function outcomeOf(ending) {
             return 'over_budget';
         case 'superseded':
             return 'superseded';
+        case 'invalid-output':
+            return 'invalid_output';
     }
 }
 function finishedOutcome(state) {
@@ -8220,6 +8239,7 @@ function passes(outcome, ending) {
         case 'timed_out':
         case 'over_budget':
         case 'interrupted':
+        case 'invalid_output':
             return false;
     }
 }
@@ -8254,6 +8274,8 @@ function whyItEnded(ending, statusMessage) {
             return `The run used ${ending.credits}, more than the max_credits cap of ${ending.maxCredits}, so the action cancelled it.`;
         case 'superseded':
             return `A newer run with the same name replaced this one (cancel_previous)${ending.newerRunId ? `: ${ending.newerRunId}` : ''}.`;
+        case 'invalid-output':
+            return `The agent's result ${describeInvalidOutput(ending)}`;
     }
 }
 /**
@@ -8272,6 +8294,13 @@ function failureNotes(statusMessage, now) {
     if (retryable === true)
         notes.push('A platform failure; a re-run may succeed.');
     return notes;
+}
+/** What was wrong with a result that never validated, after how many corrections. */
+function describeInvalidOutput(ending) {
+    const after = ending.corrections === 0
+        ? ''
+        : ` after ${ending.corrections} correction${ending.corrections === 1 ? '' : 's'}`;
+    return `did not validate against output_schema${after}: ${ending.errors.slice(0, 3).join('; ')}.`;
 }
 
 ;// CONCATENATED MODULE: ./src/api/types.ts
@@ -8447,6 +8476,13 @@ function wordsFor(run, ending) {
                 icon: '💸',
                 label: `Over budget: ${ending.credits}, over the cap of ${ending.maxCredits}`,
                 detail: `The run used ${ending.credits}, more than the \`max_credits\` cap of ${ending.maxCredits}, so the action cancelled it.`,
+                showsReason: false,
+            };
+        case 'invalid-output':
+            return {
+                icon: '🧩',
+                label: 'Invalid result',
+                detail: "The agent's result did not validate against `output_schema`, even after the corrections asked for; the job summary names the errors.",
                 showsReason: false,
             };
         case 'blocked':
@@ -8825,6 +8861,7 @@ const HISTORY_OUTCOMES = {
     superseded: '⏭️ superseded',
     over_budget: '💸 over budget',
     started: '🚀 started',
+    invalid_output: '🧩 invalid result',
 };
 /** One line of the history: outcome, run and links. */
 function historyLine(record) {
@@ -8890,7 +8927,7 @@ function cutEscaped(text, max) {
 const ACTIONS_BOT = 'github-actions[bot]';
 /** Loads the GitHub client only now: most steps never need it. */
 async function loadOctokit(token, env) {
-    const { getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 413));
+    const { getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
     return getOctokit(token, { baseUrl: env.GITHUB_API_URL || 'https://api.github.com' });
 }
 /** Request options that give one GitHub call its deadline. */
@@ -9466,6 +9503,9 @@ function stateOf(outcome) {
             // keep a red mark on a commit for a review that was only replaced, never lost.
             if (outcome.supersededBy)
                 return 'success';
+            // A result that never validated is no verdict on the work.
+            if (outcome.invalidOutput)
+                return 'error';
             switch (outcome.run.state) {
                 case 'SUCCEEDED':
                     return 'success';
@@ -9721,18 +9761,23 @@ function readSettings(source = runnerInputs()) {
             ? 'cannot be combined with run_id: it applies only to creating a run.'
             : 'needs name: the runs it cancels are the active ones with the same name.');
     }
+    const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT);
+    const wait = parseBoolean('wait', source.get('wait') || 'true');
+    const output = readOutput(source, wait);
     const needsToken = comment
         ? 'comment'
         : continueRun
             ? 'continue_run'
             : commitStatus
                 ? 'commit_status'
-                : '';
+                : output.pullRequestReview
+                    ? 'pull_request_review'
+                    : output.checkRun
+                        ? 'check_run'
+                        : '';
     if (needsToken && !githubToken) {
         throw new InputError('github_token', `is required by ${needsToken}; give it \${{ github.token }} (the default) with the permissions the README lists for ${needsToken}.`);
     }
-    const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT);
-    const wait = parseBoolean('wait', source.get('wait') || 'true');
     return {
         ...connection,
         target,
@@ -9749,8 +9794,57 @@ function readSettings(source = runnerInputs()) {
             allowedBots,
         },
         agentWork: readAgentWork(source, wait),
+        output,
     };
 }
+/** At most this many corrections: each is a whole new pass of the agent. */
+const MAX_OUTPUT_RETRIES = 10;
+function readOutput(source, wait) {
+    const pullRequestReview = parseBoolean('pull_request_review', source.get('pull_request_review') || 'false');
+    const checkRun = parseBoolean('check_run', source.get('check_run') || 'false');
+    const retriesText = source.get('output_retries') || '2';
+    const retries = /^\d+$/.test(retriesText) ? Number(retriesText) : NaN;
+    if (!(retries <= MAX_OUTPUT_RETRIES)) {
+        throw new InputError('output_retries', `must be a whole number from 0 to ${MAX_OUTPUT_RETRIES}; got "${retriesText}".`);
+    }
+    const schema = readSchemaSource(source);
+    if (schema && pullRequestReview) {
+        throw new InputError('output_schema', 'cannot be combined with pull_request_review, which asks for its own review document.');
+    }
+    // Each acts once the run has ended: without waiting they would silently do nothing.
+    for (const [input, asked] of [
+        ['output_schema', schema !== undefined],
+        ['pull_request_review', pullRequestReview],
+        ['check_run', checkRun],
+    ]) {
+        if (asked && !wait) {
+            throw new InputError(input, "needs wait: true: it acts on the run's result.");
+        }
+    }
+    return { schema, retries, pullRequestReview, checkRun };
+}
+/** Inline when it looks like JSON or YAML (a brace, a line break, `key: value`), else a file. */
+function readSchemaSource(source) {
+    const value = source.get('output_schema');
+    if (!value)
+        return undefined;
+    if (/^[{[]|\n|:\s/.test(value))
+        return { input: 'output_schema', text: value };
+    const path = (0,external_node_path_namespaceObject.resolve)(source.env.GITHUB_WORKSPACE ?? process.cwd(), value);
+    try {
+        if ((0,external_node_fs_namespaceObject.statSync)(path).size > MAX_SCHEMA_BYTES) {
+            throw new InputError('output_schema', `names a file over 1 MiB: ${path}.`);
+        }
+        return { input: 'output_schema', text: (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'), file: path };
+    }
+    catch (error) {
+        if (error instanceof InputError)
+            throw error;
+        const reason = error.code ?? String(error);
+        throw new InputError('output_schema', `is neither an inline schema nor a file that can be read: ${path} (${reason}).`);
+    }
+}
+const MAX_SCHEMA_BYTES = 1024 * 1024;
 /** The `name` input, else the workflow and the job: what makes a step's comment its own. */
 function conversationKey(source) {
     const name = source.get('name');
@@ -10292,6 +10386,13 @@ function verdictOf(outcome) {
             };
         case 'finished': {
             const { run } = outcome;
+            if (outcome.invalidOutput) {
+                return {
+                    ...base,
+                    headline: `${nameOf(run)} gave a result that does not validate`,
+                    failure: `Run ${run.run_id}: the agent's result ${describeInvalidOutput(outcome.invalidOutput)}`,
+                };
+            }
             if (meaningOf(run.state) === 'succeeded')
                 return { ...base, headline: `${nameOf(run)} succeeded` };
             if (outcome.supersededBy) {
@@ -10506,6 +10607,9 @@ async function publishOutcome(outcome, extras = {}) {
             warning(`The agent's final message is ${result.bytes} bytes; the result output keeps the first 256 KiB.`);
         }
         setOutput('result', result.text);
+    }
+    if (extras.structuredOutput !== undefined) {
+        setOutput('structured_output', JSON.stringify(extras.structuredOutput));
     }
     await writeSummary(renderSummary(outcome, extras));
     if (verdict.failure) {
@@ -11338,6 +11442,304 @@ async function getExistingRun(client, runId, options) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/agent/review-document.ts
+/**
+ * The review document of `pull_request_review`: the schema the agent's result must validate
+ * against, and its type once it has.
+ */
+const VERDICTS = ['approve', 'comment', 'request_changes'];
+/** GitHub's own limits, well inside: a review body and a comment hold at most 65,536 characters. */
+const MAX_TEXT = 20_000;
+/** The built-in schema (draft 2020-12). */
+const REVIEW_SCHEMA = {
+    type: 'object',
+    required: ['summary', 'verdict', 'comments'],
+    additionalProperties: false,
+    properties: {
+        summary: { type: 'string', maxLength: MAX_TEXT },
+        verdict: { enum: [...VERDICTS] },
+        comments: {
+            type: 'array',
+            maxItems: 500,
+            items: {
+                type: 'object',
+                required: ['path', 'line', 'body'],
+                additionalProperties: false,
+                properties: {
+                    path: { type: 'string', minLength: 1, maxLength: 1000 },
+                    line: { type: 'integer', minimum: 1 },
+                    start_line: { type: 'integer', minimum: 1 },
+                    side: { enum: ['LEFT', 'RIGHT'] },
+                    body: { type: 'string', minLength: 1, maxLength: MAX_TEXT },
+                },
+            },
+        },
+    },
+};
+/** What the agent is told of the review, before the schema. */
+const REVIEW_INSTRUCTION = [
+    "Your result is a review of this pull request's changes. Put each remark you can tie to a",
+    'changed line in `comments`: `path` relative to the repository root, `line` in the new version',
+    '(`side` RIGHT, the default) or, for a removed line, in the old one (`side` LEFT); `start_line`',
+    'for a range. `verdict` is `approve`, `comment` or `request_changes`; `summary` says why.',
+].join('\n');
+
+;// CONCATENATED MODULE: ./src/agent/structured-output.ts
+
+/** The file artifact the agent may upload instead of writing the document in its message. */
+const RESULT_FILE = 'result.json';
+/** The validation errors a follow-up, the log and the failure name: the first few. */
+const ERRORS_SHOWN = 10;
+/** A validation error's text: GitHub shows it, and the agent reads it back. */
+const MAX_ERROR_CHARS = 300;
+/**
+ * Parses and compiles the schema (JSON Schema draft 2020-12). Throws an InputError naming the
+ * input for text that is neither JSON nor YAML, or that is not a valid schema. Loads ajv and
+ * yaml only now.
+ */
+async function compileOutputSchema(source) {
+    const where = source.file ? ` (${source.file})` : '';
+    const schema = await parseSchemaText(source, where);
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+        throw new InputError(source.input, `must be a JSON Schema: an object${where}.`);
+    }
+    const Ajv2020 = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(210)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2210, 23)));
+    const addFormats = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(196)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2815, 23)));
+    // strict: false takes the keywords a schema written for other tools carries (examples,
+    // x-…); the schema is still checked against the draft's meta-schema.
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    addFormats(ajv);
+    let check;
+    try {
+        check = ajv.compile(schema);
+    }
+    catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new InputError(source.input, `is not a valid JSON Schema (draft 2020-12)${where}: ${structured_output_clip(reason)}`);
+    }
+    return {
+        text: JSON.stringify(schema),
+        validate: (document) => (check(document) ? [] : describeErrors(check.errors ?? [])),
+    };
+}
+/**
+ * A CommonJS module's main export (a class or a function), imported dynamically: Node gives it
+ * as the namespace's default; the bundle too, or, were it ever flagged ES, as its `default`.
+ */
+function mainExport(namespace) {
+    const value = namespace.default;
+    return typeof value === 'function' ? value : value.default;
+}
+async function parseSchemaText(source, where) {
+    try {
+        return JSON.parse(source.text);
+    }
+    catch {
+        // Not JSON: YAML, which is JSON's superset, says what is wrong in terms of YAML.
+    }
+    const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
+    try {
+        return parse(source.text, { maxAliasCount: 100 });
+    }
+    catch (error) {
+        const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+        throw new InputError(source.input, `is neither JSON nor YAML${where}: ${structured_output_clip(reason ?? '')}`);
+    }
+}
+/** `/comments/0/line must be integer`, the first few, one a line. */
+function describeErrors(errors) {
+    const lines = errors.slice(0, ERRORS_SHOWN).map((error) => {
+        const at = error.instancePath || '/';
+        const extra = error.keyword === 'additionalProperties'
+            ? ` (${String(error.params.additionalProperty)})`
+            : error.keyword === 'enum'
+                ? ` (${JSON.stringify(error.params.allowedValues)})`
+                : '';
+        return structured_output_clip(`${at} ${error.message ?? 'is invalid'}${extra}`);
+    });
+    if (errors.length > ERRORS_SHOWN)
+        lines.push(`… and ${errors.length - ERRORS_SHOWN} more`);
+    return lines;
+}
+/** The one short, fixed instruction added to the prompt. */
+function outputInstruction(schema) {
+    return [
+        'When you are done, end your final message with your result as one JSON document in a',
+        `\`\`\`json fenced block (or upload it as a file named ${RESULT_FILE}). It must validate`,
+        'against this JSON Schema (draft 2020-12):',
+        '```json',
+        schema.text,
+        '```',
+    ].join('\n');
+}
+/**
+ * The target with the instruction added to what the agent is told: a new run's prompt, or the
+ * follow-up. A run only awaited is told nothing; its result is still checked.
+ */
+function withInstruction(target, instruction) {
+    const add = (text) => (text ? `${text}\n\n${instruction}` : instruction);
+    switch (target.kind) {
+        case 'create':
+            return { ...target, request: { ...target.request, prompt: add(target.request.prompt) } };
+        case 'continue':
+            return {
+                ...target,
+                message: add(target.message),
+                request: { ...target.request, prompt: add(target.request.prompt) },
+            };
+        case 'existing':
+            return target.followup === undefined ? target : { ...target, followup: add(target.followup) };
+    }
+}
+/** The follow-up that sends the errors back and asks for a corrected document. */
+function correctionRequest(errors) {
+    return [
+        'Your result does not validate against the JSON Schema you were given:',
+        ...errors.map((error) => `- ${error}`),
+        '',
+        'Reply with the corrected document as one ```json fenced block at the end of your message.',
+    ].join('\n');
+}
+/**
+ * The document: the last ```json block of the final message, else the `result.json` file.
+ * The message comes first: it is surely of the last pass, where a file may be from an earlier one.
+ */
+function findDocument(answer, resultFile) {
+    const block = answer === undefined ? undefined : lastJsonBlock(answer);
+    if (block !== undefined)
+        return parseCandidate(block, "the final message's last json block");
+    if (resultFile !== undefined)
+        return parseCandidate(resultFile, `the file ${RESULT_FILE}`);
+    return {
+        kind: 'unreadable',
+        problem: `the final message has no \`\`\`json block, and there is no file ${RESULT_FILE}`,
+    };
+}
+function parseCandidate(text, from) {
+    try {
+        return { kind: 'found', document: JSON.parse(text), from };
+    }
+    catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        return { kind: 'unreadable', problem: `${from} is not JSON (${structured_output_clip(reason)})` };
+    }
+}
+/**
+ * The text of the last fenced code block whose info string is `json`. One pass over the lines;
+ * a fence closes with a run of the same character at least as long, as CommonMark has it.
+ */
+function lastJsonBlock(text) {
+    let last;
+    let open;
+    for (const line of text.replace(/\r\n?/g, '\n').split('\n')) {
+        if (open) {
+            const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line)?.[1];
+            if (close && close[0] === open.marker[0] && close.length >= open.marker.length) {
+                if (open.json)
+                    last = open.lines.join('\n');
+                open = undefined;
+            }
+            else {
+                open.lines.push(line);
+            }
+            continue;
+        }
+        const start = /^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)/.exec(line);
+        if (start?.[1]) {
+            open = { marker: start[1], json: start[2]?.toLowerCase() === 'json', lines: [] };
+        }
+    }
+    // An unclosed block runs to the end of the message, as CommonMark renders it.
+    if (open?.json)
+        last = open.lines.join('\n');
+    return last;
+}
+function structured_output_clip(text) {
+    return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS - 1)}…` : text;
+}
+
+;// CONCATENATED MODULE: ./src/run/output.ts
+
+
+
+
+
+/**
+ * `output_schema`: reads the agent's document from a run that succeeded, validates it, and
+ * while it does not validate, sends the errors back as a follow-up asking for a corrected one,
+ * up to `retries` times and within the step's timeout. A document that never validates makes
+ * the outcome `invalid_output`; any other ending (a failed or timed-out pass) stays as it is.
+ */
+async function awaitValidOutput(first, deps) {
+    let outcome = first;
+    for (let corrections = 0;; corrections += 1) {
+        if (outcome.kind !== 'finished' ||
+            outcome.supersededBy !== undefined ||
+            outcome.run.state !== 'SUCCEEDED') {
+            return { outcome };
+        }
+        const runId = outcome.run.run_id;
+        const conversation = await deps.readConversation(runId);
+        const answer = conversation && finalAnswer(conversation);
+        let candidate = findDocument(answer, undefined);
+        if (candidate.kind === 'unreadable') {
+            const file = await readResultFile(parseArtifacts(outcome.run.artifacts), deps);
+            if (file !== undefined)
+                candidate = findDocument(undefined, file);
+        }
+        const errors = candidate.kind === 'found' ? deps.schema.validate(candidate.document) : [candidate.problem];
+        if (errors.length === 0 && candidate.kind === 'found') {
+            deps.log.info(`The agent's result validates against the schema (from ${candidate.from}).`);
+            return { outcome, document: candidate.document, conversation };
+        }
+        const shown = errors.map((error) => safeForLog(error, 300)).join('; ');
+        const remainingMs = deps.deadline - deps.now();
+        if (corrections >= deps.retries || remainingMs <= 0) {
+            const why = corrections >= deps.retries
+                ? `No correction is left (output_retries: ${deps.retries})`
+                : 'No time is left within the timeout input';
+            deps.log.warning(`The agent's result does not validate: ${shown}. ${why}.`);
+            return { outcome: { ...outcome, invalidOutput: { errors, corrections } }, conversation };
+        }
+        deps.log.warning(`The agent's result does not validate: ${shown}. Asking run ${safeForLog(runId)} for a corrected one (correction ${corrections + 1} of ${deps.retries}).`);
+        outcome = await deps.followUp(runId, correctionRequest(errors), remainingMs);
+    }
+}
+/** The newest `result.json` FILE artifact's text, or undefined when there is none to read. */
+async function readResultFile(artifacts, deps) {
+    const file = artifacts.findLast((artifact) => artifact.type === 'FILE' &&
+        artifact.artifactUid !== undefined &&
+        (artifact.name === RESULT_FILE ||
+            (artifact.filepath ?? '').replace(/\\/g, '/').split('/').pop() === RESULT_FILE));
+    if (!file)
+        return undefined;
+    try {
+        return await deps.readFile(file);
+    }
+    catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        deps.log.warning(`Could not read the agent's ${RESULT_FILE}: ${safeForLog(reason)}`);
+        return undefined;
+    }
+}
+/**
+ * Compiles `output_schema`, or the review's built-in schema, before any request: a schema that
+ * is not one is an input error, and nothing is created.
+ */
+async function prepareOutput(settings) {
+    if (settings.pullRequestReview) {
+        const schema = await compileOutputSchema({
+            input: 'pull_request_review',
+            text: JSON.stringify(REVIEW_SCHEMA),
+        });
+        return { schema, instruction: `${REVIEW_INSTRUCTION}\n\n${outputInstruction(schema)}` };
+    }
+    if (!settings.schema)
+        return undefined;
+    const schema = await compileOutputSchema(settings.schema);
+    return { schema, instruction: outputInstruction(schema) };
+}
+
 ;// CONCATENATED MODULE: ./src/run/superseded.ts
 
 /** One quick look: it only decides between two words for a run that is already over. */
@@ -11800,6 +12202,8 @@ function readSavedRun() {
 
 
 
+
+
 /** The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish. */
 async function run() {
     const tracker = new RunTracker(runnerState, (runId) => setOutput('run_id', runId));
@@ -11809,9 +12213,11 @@ async function run() {
         if (cleanup)
             return await cancelOnlyStep(cleanup);
         const settings = readSettings();
+        // A schema that is not one is an input error too: compiled before any request.
+        const output = await prepareOutput(settings.output);
         const client = serviceClient(settings);
         interruption.listen(client);
-        const step = await prepare(settings, client, tracker);
+        const step = await prepare(settings, output, client, tracker);
         if (!step)
             return;
         const executed = await execute(step, interruption);
@@ -11825,7 +12231,7 @@ async function run() {
     }
 }
 /** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
-async function prepare(settings, client, tracker) {
+async function prepare(settings, output, client, tracker) {
     const { github } = settings;
     const continuing = settings.target.kind === 'continue';
     // A refused comment starts nothing, and the step passes: the log says why.
@@ -11838,7 +12244,8 @@ async function prepare(settings, client, tracker) {
             name: settings.target.kind === 'existing' ? undefined : settings.target.request.config?.name,
         })
         : undefined;
-    const target = await resolveTarget(settings.target, conversation, core_namespaceObject);
+    const asked = output ? withInstruction(settings.target, output.instruction) : settings.target;
+    const target = await resolveTarget(asked, conversation, core_namespaceObject);
     const commit = await resolveWorkCommit(github, core_namespaceObject);
     const status = await openCommitStatus(github, commit, core_namespaceObject);
     if (status && commit)
@@ -11856,31 +12263,39 @@ async function prepare(settings, client, tracker) {
         workflowRun: workflowRunUrl(process.env),
         sources,
         watcher: watcherFor(settings, tracker, sources),
+        output,
         waitsEndBy: Date.now() + settings.timeoutMs + PAST_TIMEOUT_MS,
     };
 }
 /** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
 async function execute(step, interruption) {
     const { client, tracker, comment, status, workflowRun } = step;
+    const stepDeps = {
+        client,
+        tracker,
+        now: Date.now,
+        sleep: abortableSleep,
+        signal: interruption.signal,
+        log: step.watcher.log,
+        watch: step.watcher,
+        tag: tagFromEnvironment(process.env, undefined, step.commit?.sha),
+        onRunSeen: (run) => {
+            // The end is shown once the step knows its outcome (timed out, superseded, …), below.
+            if (isTerminal(run.state))
+                return;
+            comment?.show(run);
+            status?.show(pendingStatus(run, workflowRun));
+        },
+    };
+    const startedAt = Date.now();
     let outcome;
+    let checked;
     try {
-        outcome = await executeStep({ ...step.settings, target: step.target }, {
-            client,
-            tracker,
-            now: Date.now,
-            sleep: abortableSleep,
-            signal: interruption.signal,
-            log: step.watcher.log,
-            watch: step.watcher,
-            tag: tagFromEnvironment(process.env, undefined, step.commit?.sha),
-            onRunSeen: (run) => {
-                // The end is shown once the step knows its outcome (timed out, superseded, …), below.
-                if (isTerminal(run.state))
-                    return;
-                comment?.show(run);
-                status?.show(pendingStatus(run, workflowRun));
-            },
-        });
+        outcome = await executeStep({ ...step.settings, target: step.target }, stepDeps);
+        if (step.output) {
+            checked = await awaitValidOutput(outcome, outputCheckDeps(step, startedAt, stepDeps));
+            outcome = checked.outcome;
+        }
     }
     catch (error) {
         if (!interruption.cancelling) {
@@ -11896,16 +12311,18 @@ async function execute(step, interruption) {
     if (interrupted)
         return { outcome: interrupted };
     if (outcome.kind !== 'finished')
-        return { outcome };
+        return { outcome, checked };
     const newer = await findSupersedingRun(client, outcome.run, {
         signal: interruption.signal,
         sleep: abortableSleep,
         now: Date.now,
     });
-    return newer ? { outcome: { ...outcome, supersededBy: newer.run_id }, newer } : { outcome };
+    return newer
+        ? { outcome: { ...outcome, supersededBy: newer.run_id }, newer, checked }
+        : { outcome, checked };
 }
 /** Shows the outcome on every surface: the commit status, the comment, outputs and summary. */
-async function finish(step, { outcome, newer }, interruption) {
+async function finish(step, { outcome, newer, checked }, interruption) {
     const { settings, comment, status, commit, workflowRun } = step;
     // A newer run on the same commit owns the status now: writing ours could cover its pending.
     if (!(newer && newer.metadata?.gh_head_sha === commit?.sha)) {
@@ -11919,7 +12336,7 @@ async function finish(step, { outcome, newer }, interruption) {
     const headMoved = outcome.run && comment && !interruption.cancelling
         ? headMovedNote(settings.github, commit, core_namespaceObject)
         : undefined;
-    const work = await gatherAgentWork(outcome, settings, step.sources, step.watcher, interruption.signal, step.waitsEndBy);
+    const work = await gatherAgentWork(outcome, settings, step.sources, outcome.kind === 'blocked' ? step.watcher.lastConversation : checked?.conversation, interruption.signal, step.waitsEndBy);
     if (outcome.run && comment) {
         const moved = await headMoved;
         comment.show(outcome.run, {
@@ -11929,7 +12346,11 @@ async function finish(step, { outcome, newer }, interruption) {
         });
     }
     await Promise.all([comment?.settled(), status?.settled()]);
-    await publishOutcome(outcome, { ...work, continueRun: step.continuing });
+    await publishOutcome(outcome, {
+        ...work,
+        continueRun: step.continuing,
+        structuredOutput: checked?.document,
+    });
 }
 /**
  * The workflow cancelling the step: SIGINT or SIGTERM. The first signal aborts
@@ -12039,11 +12460,28 @@ function watcherFor(settings, tracker, sources) {
         onSessionLink: (link) => setOutput('session_link', link),
     });
 }
+/** What the check of the agent's result needs: its reads, and the step's own follow-up path. */
+function outputCheckDeps(step, startedAt, stepDeps) {
+    const { settings, sources } = step;
+    const signal = () => withinWaits(stepDeps.signal, step.waitsEndBy);
+    return {
+        schema: step.output.schema,
+        retries: settings.output.retries,
+        deadline: startedAt + settings.timeoutMs,
+        now: Date.now,
+        log: core_namespaceObject,
+        readConversation: (runId) => readConversation(runId, sources, core_namespaceObject, signal()),
+        readFile: async (artifact) => Buffer.from(await sources.fetchFile(artifact, signal())).toString('utf8'),
+        followUp: (runId, message, timeoutMs) => executeStep({ ...settings, timeoutMs, target: { kind: 'existing', runId, followup: message } }, stepDeps),
+    };
+}
 /**
  * The agent's answer and files, once the run has ended, been cancelled by the
  * step, or been handed to a person at BLOCKED. Nothing here changes the outcome.
  */
-async function gatherAgentWork(outcome, settings, sources, watcher, signal, endBy) {
+async function gatherAgentWork(outcome, settings, sources, 
+/** A conversation already read (at BLOCKED, or to check the result), to save a request. */
+conversation, signal, endBy) {
     const ended = outcome.kind === 'finished' ||
         outcome.kind === 'blocked' ||
         outcome.kind === 'timed-out' ||
@@ -12054,11 +12492,13 @@ async function gatherAgentWork(outcome, settings, sources, watcher, signal, endB
         downloadPatterns: settings.agentWork.downloadPatterns,
         artifactsDir: settings.agentWork.artifactsDir,
         runnerTemp: process.env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
-        conversation: outcome.kind === 'blocked' ? watcher.lastConversation : undefined,
-    }, sources, { info: info, warning: warning, debug: debug, safeForLog: safeForLog }, AbortSignal.any([
-        signal,
-        AbortSignal.timeout(Math.max(0, Math.min(AGENT_WORK_DEADLINE_MS, endBy - Date.now()))),
-    ]));
+        conversation,
+    }, sources, { info: info, warning: warning, debug: debug, safeForLog: safeForLog }, withinWaits(signal, endBy));
+}
+/** `signal`, also aborted at `endBy` (PAST_TIMEOUT_MS past the timeout), and never after AGENT_WORK_DEADLINE_MS. */
+function withinWaits(signal, endBy) {
+    const leftMs = Math.max(0, Math.min(AGENT_WORK_DEADLINE_MS, endBy - Date.now()));
+    return AbortSignal.any([signal, AbortSignal.timeout(leftMs)]);
 }
 
 ;// CONCATENATED MODULE: ./src/post.ts
