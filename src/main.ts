@@ -418,6 +418,7 @@ async function gatherAgentWork(
       downloadPatterns: settings.agentWork.downloadPatterns,
       artifactsDir: settings.agentWork.artifactsDir,
       runnerTemp: process.env.RUNNER_TEMP || tmpdir(),
+      workspace: process.env.GITHUB_WORKSPACE || process.cwd(),
       conversation,
     },
     sources,

@@ -138,6 +138,7 @@ export function safeArtifactPath(
   if (parts.length === 0) return refuse('it names no file')
   for (const part of parts) {
     if (part === '..') return refuse('it climbs out of the directory with ".."')
+    if (part.toLowerCase() === '.git') return refuse('it would write into .git')
     if (FORBIDDEN_CHARACTERS.test(part)) {
       return refuse(`"${printable(part)}" holds a character Windows forbids in file names`)
     }

@@ -66,6 +66,8 @@ export interface CollectOptions {
   /** '' for the default under RUNNER_TEMP. */
   artifactsDir: string
   runnerTemp: string
+  /** The workspace: with RUNNER_TEMP, the only places files may be written. */
+  workspace: string
   /** A conversation already read while waiting (at BLOCKED), to save a request. */
   conversation?: Conversation
 }
@@ -99,6 +101,7 @@ export async function collectAgentWork(
       info: (message) => log.info(message),
       safeForLog: log.safeForLog,
       signal,
+      roots: [options.workspace, options.runnerTemp],
     })
     return { answer, artifacts, downloadedTo, downloadDir }
   } catch (error) {

@@ -5,7 +5,17 @@
  * that say what happened.
  */
 import { once } from 'node:events'
-import { readFileSync } from 'node:fs'
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createServer, type Server } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
@@ -204,5 +214,70 @@ describe('every wait after the create ends within timeout plus PAST_TIMEOUT_MS',
     expect(api.requestsTo('GET', CONVERSATION).length).toBeGreaterThan(0)
     // Before, the answer and the files had five minutes after the run, timed out or not.
     expect(toExit).toBeLessThan(TIMEOUT_MS + PAST_TIMEOUT_MS + SLACK_MS)
+  })
+})
+
+describe('artifacts only inside the workspace, through no link, never into .git', () => {
+  /** A checked-out workspace holding `links` (name -> target, relative to the workspace or absolute). */
+  function workspaceWith(links: Record<string, string>) {
+    const workspace = mkdtempSync(join(tmpdir(), 'workspace-'))
+    mkdirSync(join(workspace, '.git'))
+    writeFileSync(join(workspace, '.git', 'config'), '[core]\n\tbare = false\n')
+    for (const [name, target] of Object.entries(links)) symlinkSync(target, join(workspace, name))
+    return workspace
+  }
+
+  it('artifacts_dir through a link that leaves the workspace: refused, nothing written outside', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'outside-'))
+    const workspace = workspaceWith({ reports: outside })
+    const api = await fakeApi({ script: () => withFiles(file('art_1', 'report.txt')) })
+    api.setArtifactContent('art_1', 'the agent wrote this')
+    const result = await runStep({
+      inputs: inputsFor(api, { download_artifacts: '**', artifacts_dir: 'reports/agent' }),
+      env: { GITHUB_WORKSPACE: workspace },
+    })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.outcome).toBe('succeeded')
+    expect(readdirSync(outside, { recursive: true })).toEqual([])
+    expect(warnings(result).join('\n')).toMatch(
+      /Could not download artifacts into .*reports.agent: .*reports is not a plain folder \(a link or a file\)/,
+    )
+  })
+
+  it('artifacts_dir through a link into .git: .git/config is never replaced', async () => {
+    const workspace = workspaceWith({ 'agent-out': '.git' })
+    const api = await fakeApi({ script: () => withFiles(file('art_1', 'config')) })
+    api.setArtifactContent('art_1', '[core]\n\tfsmonitor = touch pwned\n')
+    const result = await runStep({
+      inputs: inputsFor(api, { download_artifacts: '**', artifacts_dir: 'agent-out' }),
+      env: { GITHUB_WORKSPACE: workspace },
+    })
+
+    expect(result.code).toBe(0)
+    expect(readFileSync(join(workspace, '.git', 'config'), 'utf8')).toBe('[core]\n\tbare = false\n')
+    expect(warnings(result).join('\n')).toMatch(/agent-out is not a plain folder/)
+    expect(result.stdout).not.toContain('Downloaded artifact')
+  })
+
+  it('an artifact named .git/config with artifacts_dir at the workspace: refused', async () => {
+    const workspace = workspaceWith({})
+    const api = await fakeApi({
+      script: () => withFiles(file('art_1', '.git/config'), file('art_2', 'notes.md')),
+    })
+    api.setArtifactContent('art_1', '[core]\n\tfsmonitor = touch pwned\n')
+    api.setArtifactContent('art_2', 'notes')
+    const result = await runStep({
+      inputs: inputsFor(api, { download_artifacts: '**', artifacts_dir: '.' }),
+      env: { GITHUB_WORKSPACE: workspace },
+    })
+
+    expect(result.code).toBe(0)
+    expect(readFileSync(join(workspace, '.git', 'config'), 'utf8')).toBe('[core]\n\tbare = false\n')
+    expect(warnings(result).join('\n')).toContain(
+      'Not downloading artifact ".git/config": it would write into .git',
+    )
+    // The log names where the file really went.
+    expect(result.stdout).toContain(`to ${join(realpathSync(workspace), 'notes.md')} (5 bytes)`)
   })
 })

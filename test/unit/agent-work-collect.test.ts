@@ -84,7 +84,12 @@ describe('collectAgentWork', () => {
       }
       const work = await collectAgentWork(
         run,
-        { downloadPatterns: ['*.txt'], artifactsDir: join(blocker, 'sub'), runnerTemp: scratch },
+        {
+          downloadPatterns: ['*.txt'],
+          artifactsDir: join(blocker, 'sub'),
+          runnerTemp: scratch,
+          workspace: scratch,
+        },
         {
           getConversation: async () => ({ steps: [] }),
           fetchFile: async () => new Uint8Array([1]),

@@ -149,6 +149,9 @@ describe('safeArtifactPath', () => {
     'trailing space': 'evil ',
     empty: '',
     'only dots and slashes': './/.',
+    'into .git': '.git/config',
+    'into .git, deeper and in capitals': 'sub/.GIT/hooks/pre-commit',
+    'into .git, backslashes': '.git\\hooks\\post-checkout',
   }
   for (const [name, filepath] of Object.entries(HOSTILE)) {
     it(`refuses: ${name}`, () => {

@@ -41,6 +41,7 @@ function deps(fetchFile: DownloadDeps['fetchFile']) {
       info: (message: string) => infos.push(message),
       safeForLog: String,
       signal: new AbortController().signal,
+      roots: [scratch],
     } satisfies DownloadDeps,
   }
 }
@@ -115,6 +116,30 @@ describe('downloadArtifacts', () => {
     expect(warnings).toEqual(['Could not download artifact "a.txt": signed URL expired (403)'])
     expect(tree(dir)).toEqual(['b.txt'])
     expect(written.size).toBe(1)
+  })
+
+  it('refuses a directory outside the roots, or reached through a link, or in .git', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'download-outside-'))
+    mkdirSync(join(scratch, '.git'))
+    symlinkSync(outside, join(scratch, 'reports'))
+    symlinkSync(join(scratch, '.git'), join(scratch, 'agent-out'))
+    const artifacts = parseArtifacts([file('config')])
+    const cases: Array<[string, RegExp]> = [
+      [join(outside, 'out'), /is outside the workspace and RUNNER_TEMP/],
+      [join(scratch, 'reports', 'agent'), /reports is not a plain folder/],
+      [join(scratch, 'agent-out'), /agent-out is not a plain folder/],
+      [join(scratch, '.git', 'hooks'), /is inside \.git/],
+      [join(scratch, 'a', '..', '.GIT'), /is inside \.git/],
+    ]
+    for (const [dir, reason] of cases) {
+      const { deps: d } = deps(contentsOf)
+      await expect(downloadArtifacts(dir, planDownloads(dir, artifacts), d), dir).rejects.toThrow(
+        reason,
+      )
+    }
+    expect(tree(outside)).toEqual([])
+    expect(tree(join(scratch, '.git'))).toEqual([])
+    rmSync(outside, { recursive: true, force: true })
   })
 
   it('makes no directory when there is nothing to download', async () => {
