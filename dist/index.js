@@ -1,0 +1,13552 @@
+import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
+/******/ var __webpack_modules__ = ({
+
+/***/ 4006:
+/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+
+
+
+const pico = __nccwpck_require__(8016);
+const utils = __nccwpck_require__(4059);
+
+function picomatch(glob, options, returnState = false) {
+  // default to os.platform()
+  if (options && (options.windows === null || options.windows === undefined)) {
+    // don't mutate the original options object
+    options = { ...options, windows: utils.isWindows() };
+  }
+
+  return pico(glob, options, returnState);
+}
+
+Object.assign(picomatch, pico);
+module.exports = picomatch;
+
+
+/***/ }),
+
+/***/ 5595:
+/***/ ((module) => {
+
+
+
+const WIN_SLASH = '\\\\/';
+const WIN_NO_SLASH = `[^${WIN_SLASH}]`;
+
+const DEFAULT_MAX_EXTGLOB_RECURSION = 0;
+
+/**
+ * Posix glob regex
+ */
+
+const DOT_LITERAL = '\\.';
+const PLUS_LITERAL = '\\+';
+const QMARK_LITERAL = '\\?';
+const SLASH_LITERAL = '\\/';
+const ONE_CHAR = '(?=.)';
+const QMARK = '[^/]';
+const END_ANCHOR = `(?:${SLASH_LITERAL}|$)`;
+const START_ANCHOR = `(?:^|${SLASH_LITERAL})`;
+const DOTS_SLASH = `${DOT_LITERAL}{1,2}${END_ANCHOR}`;
+const NO_DOT = `(?!${DOT_LITERAL})`;
+const NO_DOTS = `(?!${START_ANCHOR}${DOTS_SLASH})`;
+const NO_DOT_SLASH = `(?!${DOT_LITERAL}{0,1}${END_ANCHOR})`;
+const NO_DOTS_SLASH = `(?!${DOTS_SLASH})`;
+const QMARK_NO_DOT = `[^.${SLASH_LITERAL}]`;
+const STAR = `${QMARK}*?`;
+const SEP = '/';
+
+const POSIX_CHARS = {
+  DOT_LITERAL,
+  PLUS_LITERAL,
+  QMARK_LITERAL,
+  SLASH_LITERAL,
+  ONE_CHAR,
+  QMARK,
+  END_ANCHOR,
+  DOTS_SLASH,
+  NO_DOT,
+  NO_DOTS,
+  NO_DOT_SLASH,
+  NO_DOTS_SLASH,
+  QMARK_NO_DOT,
+  STAR,
+  START_ANCHOR,
+  SEP
+};
+
+/**
+ * Windows glob regex
+ */
+
+const WINDOWS_CHARS = {
+  ...POSIX_CHARS,
+
+  SLASH_LITERAL: `[${WIN_SLASH}]`,
+  QMARK: WIN_NO_SLASH,
+  STAR: `${WIN_NO_SLASH}*?`,
+  DOTS_SLASH: `${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$)`,
+  NO_DOT: `(?!${DOT_LITERAL})`,
+  NO_DOTS: `(?!(?:^|[${WIN_SLASH}])${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$))`,
+  NO_DOT_SLASH: `(?!${DOT_LITERAL}{0,1}(?:[${WIN_SLASH}]|$))`,
+  NO_DOTS_SLASH: `(?!${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$))`,
+  QMARK_NO_DOT: `[^.${WIN_SLASH}]`,
+  START_ANCHOR: `(?:^|[${WIN_SLASH}])`,
+  END_ANCHOR: `(?:[${WIN_SLASH}]|$)`,
+  SEP: '\\'
+};
+
+/**
+ * POSIX Bracket Regex
+ */
+
+const POSIX_REGEX_SOURCE = {
+  __proto__: null,
+  alnum: 'a-zA-Z0-9',
+  alpha: 'a-zA-Z',
+  ascii: '\\x00-\\x7F',
+  blank: ' \\t',
+  cntrl: '\\x00-\\x1F\\x7F',
+  digit: '0-9',
+  graph: '\\x21-\\x7E',
+  lower: 'a-z',
+  print: '\\x20-\\x7E ',
+  punct: '\\-!"#$%&\'()\\*+,./:;<=>?@[\\]^_`{|}~',
+  space: ' \\t\\r\\n\\v\\f',
+  upper: 'A-Z',
+  word: 'A-Za-z0-9_',
+  xdigit: 'A-Fa-f0-9'
+};
+
+module.exports = {
+  DEFAULT_MAX_EXTGLOB_RECURSION,
+  MAX_LENGTH: 1024 * 64,
+  POSIX_REGEX_SOURCE,
+
+  // regular expressions
+  REGEX_BACKSLASH: /\\(?![*+?^${}(|)[\]])/g,
+  REGEX_NON_SPECIAL_CHARS: /^[^@![\].,$*+?^{}()|\\/]+/,
+  REGEX_SPECIAL_CHARS: /[-*+?.^${}(|)[\]]/,
+  REGEX_SPECIAL_CHARS_BACKREF: /(\\?)((\W)(\3*))/g,
+  REGEX_SPECIAL_CHARS_GLOBAL: /([-*+?.^${}(|)[\]])/g,
+  REGEX_REMOVE_BACKSLASH: /(?:\[.*?[^\\]\]|\\(?=.))/g,
+
+  // Replace globs with equivalent patterns to reduce parsing time.
+  REPLACEMENTS: {
+    __proto__: null,
+    '***': '*',
+    '**/**': '**',
+    '**/**/**': '**'
+  },
+
+  // Digits
+  CHAR_0: 48, /* 0 */
+  CHAR_9: 57, /* 9 */
+
+  // Alphabet chars.
+  CHAR_UPPERCASE_A: 65, /* A */
+  CHAR_LOWERCASE_A: 97, /* a */
+  CHAR_UPPERCASE_Z: 90, /* Z */
+  CHAR_LOWERCASE_Z: 122, /* z */
+
+  CHAR_LEFT_PARENTHESES: 40, /* ( */
+  CHAR_RIGHT_PARENTHESES: 41, /* ) */
+
+  CHAR_ASTERISK: 42, /* * */
+
+  // Non-alphabetic chars.
+  CHAR_AMPERSAND: 38, /* & */
+  CHAR_AT: 64, /* @ */
+  CHAR_BACKWARD_SLASH: 92, /* \ */
+  CHAR_CARRIAGE_RETURN: 13, /* \r */
+  CHAR_CIRCUMFLEX_ACCENT: 94, /* ^ */
+  CHAR_COLON: 58, /* : */
+  CHAR_COMMA: 44, /* , */
+  CHAR_DOT: 46, /* . */
+  CHAR_DOUBLE_QUOTE: 34, /* " */
+  CHAR_EQUAL: 61, /* = */
+  CHAR_EXCLAMATION_MARK: 33, /* ! */
+  CHAR_FORM_FEED: 12, /* \f */
+  CHAR_FORWARD_SLASH: 47, /* / */
+  CHAR_GRAVE_ACCENT: 96, /* ` */
+  CHAR_HASH: 35, /* # */
+  CHAR_HYPHEN_MINUS: 45, /* - */
+  CHAR_LEFT_ANGLE_BRACKET: 60, /* < */
+  CHAR_LEFT_CURLY_BRACE: 123, /* { */
+  CHAR_LEFT_SQUARE_BRACKET: 91, /* [ */
+  CHAR_LINE_FEED: 10, /* \n */
+  CHAR_NO_BREAK_SPACE: 160, /* \u00A0 */
+  CHAR_PERCENT: 37, /* % */
+  CHAR_PLUS: 43, /* + */
+  CHAR_QUESTION_MARK: 63, /* ? */
+  CHAR_RIGHT_ANGLE_BRACKET: 62, /* > */
+  CHAR_RIGHT_CURLY_BRACE: 125, /* } */
+  CHAR_RIGHT_SQUARE_BRACKET: 93, /* ] */
+  CHAR_SEMICOLON: 59, /* ; */
+  CHAR_SINGLE_QUOTE: 39, /* ' */
+  CHAR_SPACE: 32, /*   */
+  CHAR_TAB: 9, /* \t */
+  CHAR_UNDERSCORE: 95, /* _ */
+  CHAR_VERTICAL_LINE: 124, /* | */
+  CHAR_ZERO_WIDTH_NOBREAK_SPACE: 65279, /* \uFEFF */
+
+  /**
+   * Create EXTGLOB_CHARS
+   */
+
+  extglobChars(chars) {
+    return {
+      '!': { type: 'negate', open: '(?:(?!(?:', close: `))${chars.STAR})` },
+      '?': { type: 'qmark', open: '(?:', close: ')?' },
+      '+': { type: 'plus', open: '(?:', close: ')+' },
+      '*': { type: 'star', open: '(?:', close: ')*' },
+      '@': { type: 'at', open: '(?:', close: ')' }
+    };
+  },
+
+  /**
+   * Create GLOB_CHARS
+   */
+
+  globChars(win32) {
+    return win32 === true ? WINDOWS_CHARS : POSIX_CHARS;
+  }
+};
+
+
+/***/ }),
+
+/***/ 8265:
+/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+
+
+
+const constants = __nccwpck_require__(5595);
+const utils = __nccwpck_require__(4059);
+
+/**
+ * Constants
+ */
+
+const {
+  MAX_LENGTH,
+  POSIX_REGEX_SOURCE,
+  REGEX_NON_SPECIAL_CHARS,
+  REGEX_SPECIAL_CHARS_BACKREF,
+  REPLACEMENTS
+} = constants;
+
+/**
+ * Helpers
+ */
+
+const expandRange = (args, options) => {
+  if (typeof options.expandRange === 'function') {
+    return options.expandRange(...args, options);
+  }
+
+  args.sort();
+  const value = `[${args.join('-')}]`;
+
+  try {
+    /* eslint-disable-next-line no-new */
+    new RegExp(value);
+  } catch (ex) {
+    return args.map(v => utils.escapeRegex(v)).join('..');
+  }
+
+  return value;
+};
+
+/**
+ * Create the message for a syntax error
+ */
+
+const syntaxError = (type, char) => {
+  return `Missing ${type}: "${char}" - use "\\\\${char}" to match literal characters`;
+};
+
+const splitTopLevel = input => {
+  const parts = [];
+  let bracket = 0;
+  let paren = 0;
+  let quote = 0;
+  let value = '';
+  let escaped = false;
+
+  for (const ch of input) {
+    if (escaped === true) {
+      value += ch;
+      escaped = false;
+      continue;
+    }
+
+    if (ch === '\\') {
+      value += ch;
+      escaped = true;
+      continue;
+    }
+
+    if (ch === '"') {
+      quote = quote === 1 ? 0 : 1;
+      value += ch;
+      continue;
+    }
+
+    if (quote === 0) {
+      if (ch === '[') {
+        bracket++;
+      } else if (ch === ']' && bracket > 0) {
+        bracket--;
+      } else if (bracket === 0) {
+        if (ch === '(') {
+          paren++;
+        } else if (ch === ')' && paren > 0) {
+          paren--;
+        } else if (ch === '|' && paren === 0) {
+          parts.push(value);
+          value = '';
+          continue;
+        }
+      }
+    }
+
+    value += ch;
+  }
+
+  parts.push(value);
+  return parts;
+};
+
+const isPlainBranch = branch => {
+  let escaped = false;
+
+  for (const ch of branch) {
+    if (escaped === true) {
+      escaped = false;
+      continue;
+    }
+
+    if (ch === '\\') {
+      escaped = true;
+      continue;
+    }
+
+    if (/[?*+@!()[\]{}]/.test(ch)) {
+      return false;
+    }
+  }
+
+  return true;
+};
+
+const normalizeSimpleBranch = branch => {
+  let value = branch.trim();
+  let changed = true;
+
+  while (changed === true) {
+    changed = false;
+
+    if (/^@\([^\\()[\]{}|]+\)$/.test(value)) {
+      value = value.slice(2, -1);
+      changed = true;
+    }
+  }
+
+  if (!isPlainBranch(value)) {
+    return;
+  }
+
+  return value.replace(/\\(.)/g, '$1');
+};
+
+const hasRepeatedCharPrefixOverlap = branches => {
+  const values = branches.map(normalizeSimpleBranch).filter(Boolean);
+
+  for (let i = 0; i < values.length; i++) {
+    for (let j = i + 1; j < values.length; j++) {
+      const a = values[i];
+      const b = values[j];
+      const char = a[0];
+
+      if (!char || a !== char.repeat(a.length) || b !== char.repeat(b.length)) {
+        continue;
+      }
+
+      if (a === b || a.startsWith(b) || b.startsWith(a)) {
+        return true;
+      }
+    }
+  }
+
+  return false;
+};
+
+const parseRepeatedExtglob = (pattern, requireEnd = true) => {
+  if ((pattern[0] !== '+' && pattern[0] !== '*') || pattern[1] !== '(') {
+    return;
+  }
+
+  let bracket = 0;
+  let paren = 0;
+  let quote = 0;
+  let escaped = false;
+
+  for (let i = 1; i < pattern.length; i++) {
+    const ch = pattern[i];
+
+    if (escaped === true) {
+      escaped = false;
+      continue;
+    }
+
+    if (ch === '\\') {
+      escaped = true;
+      continue;
+    }
+
+    if (ch === '"') {
+      quote = quote === 1 ? 0 : 1;
+      continue;
+    }
+
+    if (quote === 1) {
+      continue;
+    }
+
+    if (ch === '[') {
+      bracket++;
+      continue;
+    }
+
+    if (ch === ']' && bracket > 0) {
+      bracket--;
+      continue;
+    }
+
+    if (bracket > 0) {
+      continue;
+    }
+
+    if (ch === '(') {
+      paren++;
+      continue;
+    }
+
+    if (ch === ')') {
+      paren--;
+
+      if (paren === 0) {
+        if (requireEnd === true && i !== pattern.length - 1) {
+          return;
+        }
+
+        return {
+          type: pattern[0],
+          body: pattern.slice(2, i),
+          end: i
+        };
+      }
+    }
+  }
+};
+
+const buildCharClassStar = chars => {
+  const source = chars.length === 1
+    ? utils.escapeRegex(chars[0])
+    : `[${chars.map(ch => utils.escapeRegex(ch)).join('')}]`;
+
+  return `${source}*`;
+};
+
+const getStarExtglobSequenceChars = pattern => {
+  let index = 0;
+  const chars = [];
+
+  while (index < pattern.length) {
+    const match = parseRepeatedExtglob(pattern.slice(index), false);
+
+    if (!match || match.type !== '*') {
+      return;
+    }
+
+    const branches = splitTopLevel(match.body).map(branch => branch.trim());
+    if (branches.length !== 1) {
+      return;
+    }
+
+    const branch = normalizeSimpleBranch(branches[0]);
+    if (!branch || branch.length !== 1) {
+      return;
+    }
+
+    chars.push(branch);
+    index += match.end + 1;
+  }
+
+  if (chars.length < 1) {
+    return;
+  }
+
+  return chars;
+};
+
+const repeatedExtglobRecursion = pattern => {
+  let depth = 0;
+  let value = pattern.trim();
+  let match = parseRepeatedExtglob(value);
+
+  while (match) {
+    depth++;
+    value = match.body.trim();
+    match = parseRepeatedExtglob(value);
+  }
+
+  return depth;
+};
+
+const analyzeRepeatedExtglob = (body, options) => {
+  if (options.maxExtglobRecursion === false) {
+    return { risky: false };
+  }
+
+  const max =
+    typeof options.maxExtglobRecursion === 'number'
+      ? options.maxExtglobRecursion
+      : constants.DEFAULT_MAX_EXTGLOB_RECURSION;
+
+  const branches = splitTopLevel(body).map(branch => branch.trim());
+
+  if (branches.length > 1) {
+    if (
+      branches.some(branch => branch === '') ||
+      branches.some(branch => /^[*?]+$/.test(branch)) ||
+      hasRepeatedCharPrefixOverlap(branches)
+    ) {
+      return { risky: true };
+    }
+  }
+
+  // A repeated extglob is "risky" (prone to catastrophic backtracking) when a
+  // branch is itself a `*(...)` sequence, since that nests an unbounded quantifier
+  // inside the outer `+(...)`/`*(...)`. When *every* branch reduces to single
+  // characters we can emit one flat, ReDoS-safe character class that preserves the
+  // meaning of ALL branches (e.g. `+(*(a)|*(b))` -> `[ab]*`), rather than dropping
+  // every branch but the first.
+  const safeChars = [];
+  let sawStarSequence = false;
+  let combinable = true;
+
+  for (const branch of branches) {
+    const chars = getStarExtglobSequenceChars(branch);
+    if (chars) {
+      sawStarSequence = true;
+      safeChars.push(...chars);
+      continue;
+    }
+
+    const literal = normalizeSimpleBranch(branch);
+    if (literal && literal.length === 1) {
+      safeChars.push(literal);
+      continue;
+    }
+
+    combinable = false;
+
+    if (repeatedExtglobRecursion(branch) > max) {
+      return { risky: true };
+    }
+  }
+
+  if (sawStarSequence) {
+    return combinable
+      ? { risky: true, safeOutput: buildCharClassStar([...new Set(safeChars)]) }
+      : { risky: true };
+  }
+
+  return { risky: false };
+};
+
+/**
+ * Parse the given input string.
+ * @param {String} input
+ * @param {Object} options
+ * @return {Object}
+ */
+
+const parse = (input, options) => {
+  if (typeof input !== 'string') {
+    throw new TypeError('Expected a string');
+  }
+
+  input = REPLACEMENTS[input] || input;
+
+  const opts = { ...options };
+  const max = typeof opts.maxLength === 'number' ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
+
+  let len = input.length;
+  if (len > max) {
+    throw new SyntaxError(`Input length: ${len}, exceeds maximum allowed length: ${max}`);
+  }
+
+  const bos = { type: 'bos', value: '', output: opts.prepend || '' };
+  const tokens = [bos];
+
+  const capture = opts.capture ? '' : '?:';
+
+  // create constants based on platform, for windows or posix
+  const PLATFORM_CHARS = constants.globChars(opts.windows);
+  const EXTGLOB_CHARS = constants.extglobChars(PLATFORM_CHARS);
+
+  const {
+    DOT_LITERAL,
+    PLUS_LITERAL,
+    SLASH_LITERAL,
+    ONE_CHAR,
+    DOTS_SLASH,
+    NO_DOT,
+    NO_DOT_SLASH,
+    NO_DOTS_SLASH,
+    QMARK,
+    QMARK_NO_DOT,
+    STAR,
+    START_ANCHOR
+  } = PLATFORM_CHARS;
+
+  const globstar = opts => {
+    return `(${capture}(?:(?!${START_ANCHOR}${opts.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
+  };
+
+  const nodot = opts.dot ? '' : NO_DOT;
+  const qmarkNoDot = opts.dot ? QMARK : QMARK_NO_DOT;
+  let star = opts.bash === true ? globstar(opts) : STAR;
+
+  if (opts.capture) {
+    star = `(${star})`;
+  }
+
+  // minimatch options support
+  if (typeof opts.noext === 'boolean') {
+    opts.noextglob = opts.noext;
+  }
+
+  const state = {
+    input,
+    index: -1,
+    start: 0,
+    dot: opts.dot === true,
+    consumed: '',
+    output: '',
+    prefix: '',
+    backtrack: false,
+    negated: false,
+    brackets: 0,
+    braces: 0,
+    parens: 0,
+    quotes: 0,
+    globstar: false,
+    tokens
+  };
+
+  input = utils.removePrefix(input, state);
+  len = input.length;
+
+  const extglobs = [];
+  const braces = [];
+  const stack = [];
+  let prev = bos;
+  let value;
+
+  /**
+   * Tokenizing helpers
+   */
+
+  const eos = () => state.index === len - 1;
+  const peek = state.peek = (n = 1) => input[state.index + n];
+  const advance = state.advance = () => input[++state.index] || '';
+  const remaining = () => input.slice(state.index + 1);
+  const consume = (value = '', num = 0) => {
+    state.consumed += value;
+    state.index += num;
+  };
+
+  const append = token => {
+    state.output += token.output != null ? token.output : token.value;
+    consume(token.value);
+  };
+
+  const negate = () => {
+    let count = 1;
+
+    while (peek() === '!' && (peek(2) !== '(' || peek(3) === '?')) {
+      advance();
+      state.start++;
+      count++;
+    }
+
+    if (count % 2 === 0) {
+      return false;
+    }
+
+    state.negated = true;
+    state.start++;
+    return true;
+  };
+
+  const increment = type => {
+    state[type]++;
+    stack.push(type);
+  };
+
+  const decrement = type => {
+    state[type]--;
+    stack.pop();
+  };
+
+  /**
+   * Push tokens onto the tokens array. This helper speeds up
+   * tokenizing by 1) helping us avoid backtracking as much as possible,
+   * and 2) helping us avoid creating extra tokens when consecutive
+   * characters are plain text. This improves performance and simplifies
+   * lookbehinds.
+   */
+
+  const push = tok => {
+    if (prev.type === 'globstar') {
+      const isBrace = state.braces > 0 && (tok.type === 'comma' || tok.type === 'brace');
+      const isExtglob = tok.extglob === true || (extglobs.length && (tok.type === 'pipe' || tok.type === 'paren'));
+
+      if (tok.type !== 'slash' && tok.type !== 'paren' && !isBrace && !isExtglob) {
+        state.output = state.output.slice(0, -prev.output.length);
+        prev.type = 'star';
+        prev.value = '*';
+        prev.output = star;
+        state.output += prev.output;
+      }
+    }
+
+    if (extglobs.length && tok.type !== 'paren') {
+      extglobs[extglobs.length - 1].inner += tok.value;
+    }
+
+    if (tok.value || tok.output) append(tok);
+    if (prev && prev.type === 'text' && tok.type === 'text') {
+      prev.output = (prev.output || prev.value) + tok.value;
+      prev.value += tok.value;
+      return;
+    }
+
+    tok.prev = prev;
+    tokens.push(tok);
+    prev = tok;
+  };
+
+  const extglobOpen = (type, value) => {
+    const token = { ...EXTGLOB_CHARS[value], conditions: 1, inner: '' };
+
+    token.prev = prev;
+    token.parens = state.parens;
+    token.output = state.output;
+    token.startIndex = state.index;
+    token.tokensIndex = tokens.length;
+    const output = (opts.capture ? '(' : '') + token.open;
+
+    increment('parens');
+    push({ type, value, output: state.output ? '' : ONE_CHAR });
+    push({ type: 'paren', extglob: true, value: advance(), output });
+    extglobs.push(token);
+  };
+
+  const extglobClose = token => {
+    const literal = input.slice(token.startIndex, state.index + 1);
+    const body = input.slice(token.startIndex + 2, state.index);
+    const analysis = analyzeRepeatedExtglob(body, opts);
+
+    if ((token.type === 'plus' || token.type === 'star') && analysis.risky) {
+      const safeOutput = analysis.safeOutput
+        ? (token.output ? '' : ONE_CHAR) + (opts.capture ? `(${analysis.safeOutput})` : analysis.safeOutput)
+        : undefined;
+      const open = tokens[token.tokensIndex];
+
+      open.type = 'text';
+      open.value = literal;
+      open.output = safeOutput || utils.escapeRegex(literal);
+
+      for (let i = token.tokensIndex + 1; i < tokens.length; i++) {
+        tokens[i].value = '';
+        tokens[i].output = '';
+        delete tokens[i].suffix;
+      }
+
+      state.output = token.output + open.output;
+      state.backtrack = true;
+
+      push({ type: 'paren', extglob: true, value, output: '' });
+      decrement('parens');
+      return;
+    }
+
+    let output = token.close + (opts.capture ? ')' : '');
+    let rest;
+
+    if (token.type === 'negate') {
+      let extglobStar = star;
+
+      if (token.inner && token.inner.length > 1 && token.inner.includes('/')) {
+        extglobStar = globstar(opts);
+      }
+
+      if (extglobStar !== star || eos() || /^\)+$/.test(remaining())) {
+        output = token.close = `)$))${extglobStar}`;
+      }
+
+      if (token.inner.includes('*') && (rest = remaining()) && /^\.[^\\/.]+$/.test(rest)) {
+        // Any non-magical string (`.ts`) or even nested expression (`.{ts,tsx}`) can follow after the closing parenthesis.
+        // In this case, we need to parse the string and use it in the output of the original pattern.
+        // Suitable patterns: `/!(*.d).ts`, `/!(*.d).{ts,tsx}`, `**/!(*-dbg).@(js)`.
+        //
+        // Disabling the `fastpaths` option due to a problem with parsing strings as `.ts` in the pattern like `**/!(*.d).ts`.
+        const expression = parse(rest, { ...options, fastpaths: false }).output;
+
+        output = token.close = `)${expression})${extglobStar})`;
+      }
+
+      if (token.prev.type === 'bos') {
+        state.negatedExtglob = true;
+      }
+    }
+
+    push({ type: 'paren', extglob: true, value, output });
+    decrement('parens');
+  };
+
+  /**
+   * Fast paths
+   */
+
+  if (opts.fastpaths !== false && !/(^[*!]|[/()[\]{}"])/.test(input)) {
+    let backslashes = false;
+
+    let output = input.replace(REGEX_SPECIAL_CHARS_BACKREF, (m, esc, chars, first, rest, index) => {
+      if (first === '\\') {
+        backslashes = true;
+        return m;
+      }
+
+      if (first === '?') {
+        if (esc) {
+          return esc + first + (rest ? QMARK.repeat(rest.length) : '');
+        }
+        if (index === 0) {
+          return qmarkNoDot + (rest ? QMARK.repeat(rest.length) : '');
+        }
+        return QMARK.repeat(chars.length);
+      }
+
+      if (first === '.') {
+        return DOT_LITERAL.repeat(chars.length);
+      }
+
+      if (first === '*') {
+        if (esc) {
+          return esc + first + (rest ? star : '');
+        }
+        return star;
+      }
+      return esc ? m : `\\${m}`;
+    });
+
+    if (backslashes === true) {
+      if (opts.unescape === true) {
+        output = output.replace(/\\/g, '');
+      } else {
+        output = output.replace(/\\+/g, m => {
+          return m.length % 2 === 0 ? '\\\\' : (m ? '\\' : '');
+        });
+      }
+    }
+
+    if (output === input && opts.contains === true) {
+      state.output = input;
+      return state;
+    }
+
+    state.output = utils.wrapOutput(output, state, options);
+    return state;
+  }
+
+  /**
+   * Tokenize input until we reach end-of-string
+   */
+
+  while (!eos()) {
+    value = advance();
+
+    if (value === '\u0000') {
+      continue;
+    }
+
+    /**
+     * Escaped characters
+     */
+
+    if (value === '\\') {
+      const next = peek();
+
+      if (next === '/' && opts.bash !== true) {
+        continue;
+      }
+
+      if (next === '.' || next === ';') {
+        continue;
+      }
+
+      if (!next) {
+        value += '\\';
+        push({ type: 'text', value });
+        continue;
+      }
+
+      // collapse slashes to reduce potential for exploits
+      const match = /^\\+/.exec(remaining());
+      let slashes = 0;
+
+      if (match && match[0].length > 2) {
+        slashes = match[0].length;
+        state.index += slashes;
+        if (slashes % 2 !== 0) {
+          value += '\\';
+        }
+      }
+
+      if (opts.unescape === true) {
+        value = advance();
+      } else {
+        value += advance();
+      }
+
+      if (state.brackets === 0) {
+        push({ type: 'text', value });
+        continue;
+      }
+    }
+
+    /**
+     * If we're inside a regex character class, continue
+     * until we reach the closing bracket.
+     */
+
+    if (state.brackets > 0 && (value !== ']' || prev.value === '[' || prev.value === '[^')) {
+      if (opts.posix !== false && value === ':') {
+        const inner = prev.value.slice(1);
+        if (inner.includes('[')) {
+          prev.posix = true;
+
+          if (inner.includes(':')) {
+            const idx = prev.value.lastIndexOf('[');
+            const pre = prev.value.slice(0, idx);
+            const rest = prev.value.slice(idx + 2);
+            const posix = POSIX_REGEX_SOURCE[rest];
+            if (posix) {
+              prev.value = pre + posix;
+              state.backtrack = true;
+              advance();
+
+              if (!bos.output && tokens.indexOf(prev) === 1) {
+                bos.output = ONE_CHAR;
+              }
+              continue;
+            }
+          }
+        }
+      }
+
+      if ((value === '[' && peek() !== ':') || (value === '-' && peek() === ']')) {
+        value = `\\${value}`;
+      }
+
+      if (value === ']' && (prev.value === '[' || prev.value === '[^')) {
+        value = `\\${value}`;
+      }
+
+      if (opts.posix === true && value === '!' && prev.value === '[') {
+        value = '^';
+      }
+
+      prev.value += value;
+      append({ value });
+      continue;
+    }
+
+    /**
+     * If we're inside a quoted string, continue
+     * until we reach the closing double quote.
+     */
+
+    if (state.quotes === 1 && value !== '"') {
+      value = utils.escapeRegex(value);
+      prev.value += value;
+      append({ value });
+      continue;
+    }
+
+    /**
+     * Double quotes
+     */
+
+    if (value === '"') {
+      state.quotes = state.quotes === 1 ? 0 : 1;
+      if (opts.keepQuotes === true) {
+        push({ type: 'text', value });
+      }
+      continue;
+    }
+
+    /**
+     * Parentheses
+     */
+
+    if (value === '(') {
+      increment('parens');
+      push({ type: 'paren', value });
+      continue;
+    }
+
+    if (value === ')') {
+      if (state.parens === 0 && opts.strictBrackets === true) {
+        throw new SyntaxError(syntaxError('opening', '('));
+      }
+
+      const extglob = extglobs[extglobs.length - 1];
+      if (extglob && state.parens === extglob.parens + 1) {
+        extglobClose(extglobs.pop());
+        continue;
+      }
+
+      push({ type: 'paren', value, output: state.parens ? ')' : '\\)' });
+      decrement('parens');
+      continue;
+    }
+
+    /**
+     * Square brackets
+     */
+
+    if (value === '[') {
+      if (opts.nobracket === true || !remaining().includes(']')) {
+        if (opts.nobracket !== true && opts.strictBrackets === true) {
+          throw new SyntaxError(syntaxError('closing', ']'));
+        }
+
+        value = `\\${value}`;
+      } else {
+        increment('brackets');
+      }
+
+      push({ type: 'bracket', value });
+      continue;
+    }
+
+    if (value === ']') {
+      if (opts.nobracket === true || (prev && prev.type === 'bracket' && prev.value.length === 1)) {
+        push({ type: 'text', value, output: `\\${value}` });
+        continue;
+      }
+
+      if (state.brackets === 0) {
+        if (opts.strictBrackets === true) {
+          throw new SyntaxError(syntaxError('opening', '['));
+        }
+
+        push({ type: 'text', value, output: `\\${value}` });
+        continue;
+      }
+
+      decrement('brackets');
+
+      const prevValue = prev.value.slice(1);
+      if (prev.posix !== true && prevValue[0] === '^' && !prevValue.includes('/')) {
+        value = `/${value}`;
+      }
+
+      prev.value += value;
+      append({ value });
+
+      // when literal brackets are explicitly disabled
+      // assume we should match with a regex character class
+      if (opts.literalBrackets === false || utils.hasRegexChars(prevValue)) {
+        continue;
+      }
+
+      const escaped = utils.escapeRegex(prev.value);
+      state.output = state.output.slice(0, -prev.value.length);
+
+      // when literal brackets are explicitly enabled
+      // assume we should escape the brackets to match literal characters
+      if (opts.literalBrackets === true) {
+        state.output += escaped;
+        prev.value = escaped;
+        continue;
+      }
+
+      // when the user specifies nothing, try to match both
+      prev.value = `(${capture}${escaped}|${prev.value})`;
+      state.output += prev.value;
+      continue;
+    }
+
+    /**
+     * Braces
+     */
+
+    if (value === '{' && opts.nobrace !== true) {
+      increment('braces');
+
+      const open = {
+        type: 'brace',
+        value,
+        output: '(',
+        outputIndex: state.output.length,
+        tokensIndex: state.tokens.length
+      };
+
+      braces.push(open);
+      push(open);
+      continue;
+    }
+
+    if (value === '}') {
+      const brace = braces[braces.length - 1];
+
+      if (opts.nobrace === true || !brace) {
+        push({ type: 'text', value, output: value });
+        continue;
+      }
+
+      let output = ')';
+
+      if (brace.dots === true) {
+        const arr = tokens.slice();
+        const range = [];
+
+        for (let i = arr.length - 1; i >= 0; i--) {
+          tokens.pop();
+          if (arr[i].type === 'brace') {
+            break;
+          }
+          if (arr[i].type !== 'dots') {
+            range.unshift(arr[i].value);
+          }
+        }
+
+        output = expandRange(range, opts);
+        state.backtrack = true;
+      }
+
+      if (brace.comma !== true && brace.dots !== true) {
+        const out = state.output.slice(0, brace.outputIndex);
+        const toks = state.tokens.slice(brace.tokensIndex);
+        brace.value = brace.output = '\\{';
+        value = output = '\\}';
+        state.output = out;
+        for (const t of toks) {
+          state.output += (t.output || t.value);
+        }
+      }
+
+      push({ type: 'brace', value, output });
+      decrement('braces');
+      braces.pop();
+      continue;
+    }
+
+    /**
+     * Pipes
+     */
+
+    if (value === '|') {
+      if (extglobs.length > 0) {
+        extglobs[extglobs.length - 1].conditions++;
+      }
+      push({ type: 'text', value });
+      continue;
+    }
+
+    /**
+     * Commas
+     */
+
+    if (value === ',') {
+      let output = value;
+
+      const brace = braces[braces.length - 1];
+      if (brace && stack[stack.length - 1] === 'braces') {
+        brace.comma = true;
+        output = '|';
+      }
+
+      push({ type: 'comma', value, output });
+      continue;
+    }
+
+    /**
+     * Slashes
+     */
+
+    if (value === '/') {
+      // if the beginning of the glob is "./", advance the start
+      // to the current index, and don't add the "./" characters
+      // to the state. This greatly simplifies lookbehinds when
+      // checking for BOS characters like "!" and "." (not "./")
+      if (prev.type === 'dot' && state.index === state.start + 1) {
+        state.start = state.index + 1;
+        state.consumed = '';
+        state.output = '';
+        tokens.pop();
+        prev = bos; // reset "prev" to the first token
+        continue;
+      }
+
+      push({ type: 'slash', value, output: SLASH_LITERAL });
+      continue;
+    }
+
+    /**
+     * Dots
+     */
+
+    if (value === '.') {
+      if (state.braces > 0 && prev.type === 'dot') {
+        if (prev.value === '.') prev.output = DOT_LITERAL;
+        const brace = braces[braces.length - 1];
+        prev.type = 'dots';
+        prev.output += value;
+        prev.value += value;
+        brace.dots = true;
+        continue;
+      }
+
+      if ((state.braces + state.parens) === 0 && prev.type !== 'bos' && prev.type !== 'slash') {
+        push({ type: 'text', value, output: DOT_LITERAL });
+        continue;
+      }
+
+      push({ type: 'dot', value, output: DOT_LITERAL });
+      continue;
+    }
+
+    /**
+     * Question marks
+     */
+
+    if (value === '?') {
+      const isGroup = prev && prev.value === '(';
+      if (!isGroup && opts.noextglob !== true && peek() === '(' && peek(2) !== '?') {
+        extglobOpen('qmark', value);
+        continue;
+      }
+
+      if (prev && prev.type === 'paren') {
+        const next = peek();
+        let output = value;
+
+        if ((prev.value === '(' && !/[!=<:]/.test(next)) || (next === '<' && !/<([!=]|\w+>)/.test(remaining()))) {
+          output = `\\${value}`;
+        }
+
+        push({ type: 'text', value, output });
+        continue;
+      }
+
+      if (opts.dot !== true && (prev.type === 'slash' || prev.type === 'bos')) {
+        push({ type: 'qmark', value, output: QMARK_NO_DOT });
+        continue;
+      }
+
+      push({ type: 'qmark', value, output: QMARK });
+      continue;
+    }
+
+    /**
+     * Exclamation
+     */
+
+    if (value === '!') {
+      if (opts.noextglob !== true && peek() === '(') {
+        if (peek(2) !== '?' || !/[!=<:]/.test(peek(3))) {
+          extglobOpen('negate', value);
+          continue;
+        }
+      }
+
+      if (opts.nonegate !== true && state.index === 0) {
+        negate();
+        continue;
+      }
+    }
+
+    /**
+     * Plus
+     */
+
+    if (value === '+') {
+      if (opts.noextglob !== true && peek() === '(' && peek(2) !== '?') {
+        extglobOpen('plus', value);
+        continue;
+      }
+
+      if ((prev && prev.value === '(') || opts.regex === false) {
+        push({ type: 'plus', value, output: PLUS_LITERAL });
+        continue;
+      }
+
+      if ((prev && (prev.type === 'bracket' || prev.type === 'paren' || prev.type === 'brace')) || state.parens > 0) {
+        push({ type: 'plus', value });
+        continue;
+      }
+
+      push({ type: 'plus', value: PLUS_LITERAL });
+      continue;
+    }
+
+    /**
+     * Plain text
+     */
+
+    if (value === '@') {
+      if (opts.noextglob !== true && peek() === '(' && peek(2) !== '?') {
+        push({ type: 'at', extglob: true, value, output: '' });
+        continue;
+      }
+
+      push({ type: 'text', value });
+      continue;
+    }
+
+    /**
+     * Plain text
+     */
+
+    if (value !== '*') {
+      if (value === '$' || value === '^') {
+        value = `\\${value}`;
+      }
+
+      const match = REGEX_NON_SPECIAL_CHARS.exec(remaining());
+      if (match) {
+        value += match[0];
+        state.index += match[0].length;
+      }
+
+      push({ type: 'text', value });
+      continue;
+    }
+
+    /**
+     * Stars
+     */
+
+    if (prev && (prev.type === 'globstar' || prev.star === true)) {
+      prev.type = 'star';
+      prev.star = true;
+      prev.value += value;
+      prev.output = star;
+      state.backtrack = true;
+      state.globstar = true;
+      consume(value);
+      continue;
+    }
+
+    let rest = remaining();
+    if (opts.noextglob !== true && /^\([^?]/.test(rest)) {
+      extglobOpen('star', value);
+      continue;
+    }
+
+    if (prev.type === 'star') {
+      if (opts.noglobstar === true) {
+        consume(value);
+        continue;
+      }
+
+      const prior = prev.prev;
+      const before = prior.prev;
+      const isStart = prior.type === 'slash' || prior.type === 'bos';
+      const afterStar = before && (before.type === 'star' || before.type === 'globstar');
+
+      if (opts.bash === true && (!isStart || (rest[0] && rest[0] !== '/'))) {
+        push({ type: 'star', value, output: '' });
+        continue;
+      }
+
+      const isBrace = state.braces > 0 && (prior.type === 'comma' || prior.type === 'brace');
+      const isExtglob = extglobs.length && (prior.type === 'pipe' || prior.type === 'paren');
+      if (!isStart && prior.type !== 'paren' && !isBrace && !isExtglob) {
+        push({ type: 'star', value, output: '' });
+        continue;
+      }
+
+      // strip consecutive `/**/`
+      while (rest.slice(0, 3) === '/**') {
+        const after = input[state.index + 4];
+        if (after && after !== '/') {
+          break;
+        }
+        rest = rest.slice(3);
+        consume('/**', 3);
+      }
+
+      // A globstar followed only by balanced closing parens is at the logical end of patterns like
+      // `test(/utils/**)` and `test?(/utils/**)`. Treat it as EOS so the trailing `/**` can match its
+      // parent path, except in negated extglobs where that would change the exclusion semantics.
+      const isEnd = eos() || (
+        state.parens > 0
+        && rest === ')'.repeat(state.parens)
+        && !extglobs.some(extglob => extglob.type === 'negate')
+      );
+
+      if (prior.type === 'bos' && eos()) {
+        prev.type = 'globstar';
+        prev.value += value;
+        prev.output = globstar(opts);
+        state.output = prev.output;
+        state.globstar = true;
+        consume(value);
+        continue;
+      }
+
+      if (prior.type === 'slash' && prior.prev.type !== 'bos' && !afterStar && isEnd) {
+        state.output = state.output.slice(0, -(prior.output + prev.output).length);
+        prior.output = `(?:${prior.output}`;
+
+        prev.type = 'globstar';
+        prev.output = globstar(opts) + (opts.strictSlashes ? ')' : '|$)');
+        prev.value += value;
+        state.globstar = true;
+        state.output += prior.output + prev.output;
+        consume(value);
+        continue;
+      }
+
+      if (prior.type === 'slash' && prior.prev.type !== 'bos' && rest[0] === '/') {
+        const end = rest[1] !== void 0 ? '|$' : '';
+
+        state.output = state.output.slice(0, -(prior.output + prev.output).length);
+        prior.output = `(?:${prior.output}`;
+
+        prev.type = 'globstar';
+        prev.output = `${globstar(opts)}${SLASH_LITERAL}|${SLASH_LITERAL}${end})`;
+        prev.value += value;
+
+        state.output += prior.output + prev.output;
+        state.globstar = true;
+
+        consume(value + advance());
+
+        push({ type: 'slash', value: '/', output: '' });
+        continue;
+      }
+
+      if (prior.type === 'bos' && rest[0] === '/') {
+        prev.type = 'globstar';
+        prev.value += value;
+        prev.output = `(?:^|${SLASH_LITERAL}|${globstar(opts)}${SLASH_LITERAL})`;
+        state.output = prev.output;
+        state.globstar = true;
+        consume(value + advance());
+        push({ type: 'slash', value: '/', output: '' });
+        continue;
+      }
+
+      // remove single star from output
+      state.output = state.output.slice(0, -prev.output.length);
+
+      // reset previous token to globstar
+      prev.type = 'globstar';
+      prev.output = globstar(opts);
+      prev.value += value;
+
+      // reset output with globstar
+      state.output += prev.output;
+      state.globstar = true;
+      consume(value);
+      continue;
+    }
+
+    const token = { type: 'star', value, output: star };
+
+    if (opts.bash === true) {
+      token.output = '.*?';
+      if (prev.type === 'bos' || prev.type === 'slash') {
+        token.output = nodot + token.output;
+      }
+      push(token);
+      continue;
+    }
+
+    if (prev && (prev.type === 'bracket' || prev.type === 'paren') && opts.regex === true) {
+      token.output = value;
+      push(token);
+      continue;
+    }
+
+    if (state.index === state.start || prev.type === 'slash' || prev.type === 'dot') {
+      if (prev.type === 'dot') {
+        state.output += NO_DOT_SLASH;
+        prev.output += NO_DOT_SLASH;
+
+      } else if (opts.dot === true) {
+        state.output += NO_DOTS_SLASH;
+        prev.output += NO_DOTS_SLASH;
+
+      } else {
+        state.output += nodot;
+        prev.output += nodot;
+      }
+
+      if (peek() !== '*') {
+        state.output += ONE_CHAR;
+        prev.output += ONE_CHAR;
+      }
+    }
+
+    push(token);
+  }
+
+  while (state.brackets > 0) {
+    if (opts.strictBrackets === true) throw new SyntaxError(syntaxError('closing', ']'));
+    state.output = utils.escapeLast(state.output, '[');
+    decrement('brackets');
+  }
+
+  while (state.parens > 0) {
+    if (opts.strictBrackets === true) throw new SyntaxError(syntaxError('closing', ')'));
+    state.output = utils.escapeLast(state.output, '(');
+    decrement('parens');
+  }
+
+  while (state.braces > 0) {
+    if (opts.strictBrackets === true) throw new SyntaxError(syntaxError('closing', '}'));
+    state.output = utils.escapeLast(state.output, '{');
+    decrement('braces');
+  }
+
+  if (opts.strictSlashes !== true && (prev.type === 'star' || prev.type === 'bracket')) {
+    push({ type: 'maybe_slash', value: '', output: `${SLASH_LITERAL}?` });
+  }
+
+  // rebuild the output if we had to backtrack at any point
+  if (state.backtrack === true) {
+    state.output = '';
+
+    for (const token of state.tokens) {
+      state.output += token.output != null ? token.output : token.value;
+
+      if (token.suffix) {
+        state.output += token.suffix;
+      }
+    }
+  }
+
+  return state;
+};
+
+/**
+ * Fast paths for creating regular expressions for common glob patterns.
+ * This can significantly speed up processing and has very little downside
+ * impact when none of the fast paths match.
+ */
+
+parse.fastpaths = (input, options) => {
+  const opts = { ...options };
+  const max = typeof opts.maxLength === 'number' ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
+  const len = input.length;
+  if (len > max) {
+    throw new SyntaxError(`Input length: ${len}, exceeds maximum allowed length: ${max}`);
+  }
+
+  input = REPLACEMENTS[input] || input;
+
+  // create constants based on platform, for windows or posix
+  const {
+    DOT_LITERAL,
+    SLASH_LITERAL,
+    ONE_CHAR,
+    DOTS_SLASH,
+    NO_DOT,
+    NO_DOTS,
+    NO_DOTS_SLASH,
+    STAR,
+    START_ANCHOR
+  } = constants.globChars(opts.windows);
+
+  const nodot = opts.dot ? NO_DOTS : NO_DOT;
+  const slashDot = opts.dot ? NO_DOTS_SLASH : NO_DOT;
+  const capture = opts.capture ? '' : '?:';
+  const state = { negated: false, prefix: '' };
+  let star = opts.bash === true ? '.*?' : STAR;
+
+  if (opts.capture) {
+    star = `(${star})`;
+  }
+
+  const globstar = opts => {
+    if (opts.noglobstar === true) return star;
+    return `(${capture}(?:(?!${START_ANCHOR}${opts.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
+  };
+
+  const create = str => {
+    switch (str) {
+      case '*':
+        return `${nodot}${ONE_CHAR}${star}`;
+
+      case '.*':
+        return `${DOT_LITERAL}${ONE_CHAR}${star}`;
+
+      case '*.*':
+        return `${nodot}${star}${DOT_LITERAL}${ONE_CHAR}${star}`;
+
+      case '*/*':
+        return `${nodot}${star}${SLASH_LITERAL}${ONE_CHAR}${slashDot}${star}`;
+
+      case '**':
+        return nodot + globstar(opts);
+
+      case '**/*':
+        return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${slashDot}${ONE_CHAR}${star}`;
+
+      case '**/*.*':
+        return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${slashDot}${star}${DOT_LITERAL}${ONE_CHAR}${star}`;
+
+      case '**/.*':
+        return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${DOT_LITERAL}${ONE_CHAR}${star}`;
+
+      default: {
+        const match = /^(.*?)\.(\w+)$/.exec(str);
+        if (!match) return;
+
+        const source = create(match[1]);
+        if (!source) return;
+
+        return source + DOT_LITERAL + match[2];
+      }
+    }
+  };
+
+  const output = utils.removePrefix(input, state);
+  let source = create(output);
+
+  if (source && opts.strictSlashes !== true) {
+    source += `${SLASH_LITERAL}?`;
+  }
+
+  return source;
+};
+
+module.exports = parse;
+
+
+/***/ }),
+
+/***/ 8016:
+/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+
+
+
+const scan = __nccwpck_require__(1781);
+const parse = __nccwpck_require__(8265);
+const utils = __nccwpck_require__(4059);
+const constants = __nccwpck_require__(5595);
+const isObject = val => val && typeof val === 'object' && !Array.isArray(val);
+
+/**
+ * Creates a matcher function from one or more glob patterns. The
+ * returned function takes a string to match as its first argument,
+ * and returns true if the string is a match. The returned matcher
+ * function also takes a boolean as the second argument that, when true,
+ * returns an object with additional information.
+ *
+ * ```js
+ * const picomatch = require('picomatch');
+ * // picomatch(glob[, options]);
+ *
+ * const isMatch = picomatch('*.!(*a)');
+ * console.log(isMatch('a.a')); //=> false
+ * console.log(isMatch('a.b')); //=> true
+ *
+ * // For environments without `node.js`, `picomatch/posix` provides you a dependency-free matcher, without automatic OS detection.
+ * const picomatch = require('picomatch/posix');
+ * // the same API, defaulting to posix paths
+ * const isMatch = picomatch('a/*');
+ * console.log(isMatch('a\\b')); //=> false
+ * console.log(isMatch('a/b')); //=> true
+ *
+ * // you can still configure the matcher function to accept windows paths
+ * const isMatch = picomatch('a/*', { options: windows });
+ * console.log(isMatch('a\\b')); //=> true
+ * console.log(isMatch('a/b')); //=> true
+ * ```
+ * @name picomatch
+ * @param {String|Array} `globs` One or more glob patterns.
+ * @param {Object=} `options`
+ * @return {Function=} Returns a matcher function.
+ * @api public
+ */
+
+const picomatch = (glob, options, returnState = false) => {
+  if (Array.isArray(glob)) {
+    const fns = glob.map(input => picomatch(input, options, returnState));
+    const arrayMatcher = str => {
+      for (const isMatch of fns) {
+        const state = isMatch(str);
+        if (state) return state;
+      }
+      return false;
+    };
+    return arrayMatcher;
+  }
+
+  const isState = isObject(glob) && glob.tokens && glob.input;
+
+  if (glob === '' || (typeof glob !== 'string' && !isState)) {
+    throw new TypeError('Expected pattern to be a non-empty string');
+  }
+
+  const opts = options || {};
+  const posix = opts.windows;
+  const regex = isState
+    ? picomatch.compileRe(glob, options)
+    : picomatch.makeRe(glob, options, false, true);
+
+  const state = regex.state;
+  delete regex.state;
+
+  let isIgnored = () => false;
+  if (opts.ignore) {
+    const ignoreOpts = { ...options, ignore: null, onMatch: null, onResult: null };
+    isIgnored = picomatch(opts.ignore, ignoreOpts, returnState);
+  }
+
+  const matcher = (input, returnObject = false) => {
+    const { isMatch, match, output } = picomatch.test(input, regex, options, { glob, posix });
+    const result = { glob, state, regex, posix, input, output, match, isMatch };
+
+    if (typeof opts.onResult === 'function') {
+      opts.onResult(result);
+    }
+
+    if (isMatch === false) {
+      result.isMatch = false;
+      return returnObject ? result : false;
+    }
+
+    if (isIgnored(input)) {
+      if (typeof opts.onIgnore === 'function') {
+        opts.onIgnore(result);
+      }
+      result.isMatch = false;
+      return returnObject ? result : false;
+    }
+
+    if (typeof opts.onMatch === 'function') {
+      opts.onMatch(result);
+    }
+    return returnObject ? result : true;
+  };
+
+  if (returnState) {
+    matcher.state = state;
+  }
+
+  return matcher;
+};
+
+/**
+ * Test `input` with the given `regex`. This is used by the main
+ * `picomatch()` function to test the input string.
+ *
+ * ```js
+ * const picomatch = require('picomatch');
+ * // picomatch.test(input, regex[, options]);
+ *
+ * console.log(picomatch.test('foo/bar', /^(?:([^/]*?)\/([^/]*?))$/));
+ * // { isMatch: true, match: [ 'foo/', 'foo', 'bar' ], output: 'foo/bar' }
+ * ```
+ * @param {String} `input` String to test.
+ * @param {RegExp} `regex`
+ * @return {Object} Returns an object with matching info.
+ * @api public
+ */
+
+picomatch.test = (input, regex, options, { glob, posix } = {}) => {
+  if (typeof input !== 'string') {
+    throw new TypeError('Expected input to be a string');
+  }
+
+  if (input === '') {
+    return { isMatch: false, output: '' };
+  }
+
+  const opts = options || {};
+  const format = opts.format || (posix ? utils.toPosixSlashes : null);
+  let match = input === glob;
+  let output = (match && format) ? format(input) : input;
+
+  if (match === false) {
+    output = format ? format(input) : input;
+    match = output === glob;
+  }
+
+  if (match === false || opts.capture === true) {
+    if (opts.matchBase === true || opts.basename === true) {
+      match = picomatch.matchBase(input, regex, options, posix);
+    } else {
+      match = regex.exec(output);
+    }
+  }
+
+  return { isMatch: Boolean(match), match, output };
+};
+
+/**
+ * Match the basename of a filepath.
+ *
+ * ```js
+ * const picomatch = require('picomatch');
+ * // picomatch.matchBase(input, glob[, options]);
+ * console.log(picomatch.matchBase('foo/bar.js', '*.js'); // true
+ * ```
+ * @param {String} `input` String to test.
+ * @param {RegExp|String} `glob` Glob pattern or regex created by [.makeRe](#makeRe).
+ * @return {Boolean}
+ * @api public
+ */
+
+picomatch.matchBase = (input, glob, options, posix = options && options.windows) => {
+  const regex = glob instanceof RegExp ? glob : picomatch.makeRe(glob, options);
+  return regex.test(utils.basename(input, { windows: posix }));
+};
+
+/**
+ * Returns true if **any** of the given glob `patterns` match the specified `string`.
+ *
+ * ```js
+ * const picomatch = require('picomatch');
+ * // picomatch.isMatch(string, patterns[, options]);
+ *
+ * console.log(picomatch.isMatch('a.a', ['b.*', '*.a'])); //=> true
+ * console.log(picomatch.isMatch('a.a', 'b.*')); //=> false
+ * ```
+ * @param {String|Array} str The string to test.
+ * @param {String|Array} patterns One or more glob patterns to use for matching.
+ * @param {Object} [options] See available [options](#options).
+ * @return {Boolean} Returns true if any patterns match `str`
+ * @api public
+ */
+
+picomatch.isMatch = (str, patterns, options) => picomatch(patterns, options)(str);
+
+/**
+ * Parse a glob pattern to create the source string for a regular
+ * expression.
+ *
+ * ```js
+ * const picomatch = require('picomatch');
+ * const result = picomatch.parse(pattern[, options]);
+ * ```
+ * @param {String} `pattern`
+ * @param {Object} `options`
+ * @return {Object} Returns an object with useful properties and output to be used as a regex source string.
+ * @api public
+ */
+
+picomatch.parse = (pattern, options) => {
+  if (Array.isArray(pattern)) return pattern.map(p => picomatch.parse(p, options));
+  return parse(pattern, { ...options, fastpaths: false });
+};
+
+/**
+ * Scan a glob pattern to separate the pattern into segments.
+ *
+ * ```js
+ * const picomatch = require('picomatch');
+ * // picomatch.scan(input[, options]);
+ *
+ * const result = picomatch.scan('!./foo/*.js');
+ * console.log(result);
+ * { prefix: '!./',
+ *   input: '!./foo/*.js',
+ *   start: 3,
+ *   base: 'foo',
+ *   glob: '*.js',
+ *   isBrace: false,
+ *   isBracket: false,
+ *   isGlob: true,
+ *   isExtglob: false,
+ *   isGlobstar: false,
+ *   negated: true }
+ * ```
+ * @param {String} `input` Glob pattern to scan.
+ * @param {Object} `options`
+ * @return {Object} Returns an object with
+ * @api public
+ */
+
+picomatch.scan = (input, options) => scan(input, options);
+
+/**
+ * Compile a regular expression from the `state` object returned by the
+ * [parse()](#parse) method.
+ *
+ * ```js
+ * const picomatch = require('picomatch');
+ * const state = picomatch.parse('*.js');
+ * // picomatch.compileRe(state[, options]);
+ *
+ * console.log(picomatch.compileRe(state));
+ * //=> /^(?:(?!\.)(?=.)[^/]*?\.js)$/
+ * ```
+ * @param {Object} `state`
+ * @param {Object} `options`
+ * @param {Boolean} `returnOutput` Intended for implementors, this argument allows you to return the raw output from the parser.
+ * @param {Boolean} `returnState` Adds the state to a `state` property on the returned regex. Useful for implementors and debugging.
+ * @return {RegExp}
+ * @api public
+ */
+
+picomatch.compileRe = (state, options, returnOutput = false, returnState = false) => {
+  if (returnOutput === true) {
+    return state.output;
+  }
+
+  const opts = options || {};
+  const prepend = opts.contains ? '' : '^';
+  const append = opts.contains ? '' : '$';
+
+  let source = `${prepend}(?:${state.output})${append}`;
+  if (state && state.negated === true) {
+    source = `^(?!${source}).*$`;
+  }
+
+  const regex = picomatch.toRegex(source, options);
+  if (returnState === true) {
+    regex.state = state;
+  }
+
+  return regex;
+};
+
+/**
+ * Create a regular expression from a parsed glob pattern.
+ *
+ * ```js
+ * const picomatch = require('picomatch');
+ * // picomatch.makeRe(state[, options]);
+ *
+ * const result = picomatch.makeRe('*.js');
+ * console.log(result);
+ * //=> /^(?:(?!\.)(?=.)[^/]*?\.js)$/
+ * ```
+ * @param {String} `state` The object returned from the `.parse` method.
+ * @param {Object} `options`
+ * @param {Boolean} `returnOutput` Implementors may use this argument to return the compiled output, instead of a regular expression. This is not exposed on the options to prevent end-users from mutating the result.
+ * @param {Boolean} `returnState` Implementors may use this argument to return the state from the parsed glob with the returned regular expression.
+ * @return {RegExp} Returns a regex created from the given pattern.
+ * @api public
+ */
+
+picomatch.makeRe = (input, options = {}, returnOutput = false, returnState = false) => {
+  if (!input || typeof input !== 'string') {
+    throw new TypeError('Expected a non-empty string');
+  }
+
+  let parsed = { negated: false, fastpaths: true };
+
+  if (options.fastpaths !== false && (input[0] === '.' || input[0] === '*')) {
+    parsed.output = parse.fastpaths(input, options);
+  }
+
+  if (!parsed.output) {
+    parsed = parse(input, options);
+  }
+
+  return picomatch.compileRe(parsed, options, returnOutput, returnState);
+};
+
+/**
+ * Create a regular expression from the given regex source string.
+ *
+ * ```js
+ * const picomatch = require('picomatch');
+ * // picomatch.toRegex(source[, options]);
+ *
+ * const { output } = picomatch.parse('*.js');
+ * console.log(picomatch.toRegex(output));
+ * //=> /^(?:(?!\.)(?=.)[^/]*?\.js)$/
+ * ```
+ * @param {String} `source` Regular expression source string.
+ * @param {Object} `options`
+ * @return {RegExp}
+ * @api public
+ */
+
+picomatch.toRegex = (source, options) => {
+  try {
+    const opts = options || {};
+    return new RegExp(source, opts.flags || (opts.nocase ? 'i' : ''));
+  } catch (err) {
+    if (options && options.debug === true) throw err;
+    return /$^/;
+  }
+};
+
+/**
+ * Picomatch constants.
+ * @return {Object}
+ */
+
+picomatch.constants = constants;
+
+/**
+ * Expose "picomatch"
+ */
+
+module.exports = picomatch;
+
+
+/***/ }),
+
+/***/ 1781:
+/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+
+
+
+const utils = __nccwpck_require__(4059);
+const {
+  CHAR_ASTERISK,             /* * */
+  CHAR_AT,                   /* @ */
+  CHAR_BACKWARD_SLASH,       /* \ */
+  CHAR_COMMA,                /* , */
+  CHAR_DOT,                  /* . */
+  CHAR_EXCLAMATION_MARK,     /* ! */
+  CHAR_FORWARD_SLASH,        /* / */
+  CHAR_LEFT_CURLY_BRACE,     /* { */
+  CHAR_LEFT_PARENTHESES,     /* ( */
+  CHAR_LEFT_SQUARE_BRACKET,  /* [ */
+  CHAR_PLUS,                 /* + */
+  CHAR_QUESTION_MARK,        /* ? */
+  CHAR_RIGHT_CURLY_BRACE,    /* } */
+  CHAR_RIGHT_PARENTHESES,    /* ) */
+  CHAR_RIGHT_SQUARE_BRACKET  /* ] */
+} = __nccwpck_require__(5595);
+
+const isPathSeparator = code => {
+  return code === CHAR_FORWARD_SLASH || code === CHAR_BACKWARD_SLASH;
+};
+
+const depth = token => {
+  if (token.isPrefix !== true) {
+    token.depth = token.isGlobstar ? Infinity : 1;
+  }
+};
+
+/**
+ * Quickly scans a glob pattern and returns an object with a handful of
+ * useful properties, like `isGlob`, `path` (the leading non-glob, if it exists),
+ * `glob` (the actual pattern), `negated` (true if the path starts with `!` but not
+ * with `!(`) and `negatedExtglob` (true if the path starts with `!(`).
+ *
+ * ```js
+ * const pm = require('picomatch');
+ * console.log(pm.scan('foo/bar/*.js'));
+ * { isGlob: true, input: 'foo/bar/*.js', base: 'foo/bar', glob: '*.js' }
+ * ```
+ * @param {String} `str`
+ * @param {Object} `options`
+ * @return {Object} Returns an object with tokens and regex source string.
+ * @api public
+ */
+
+const scan = (input, options) => {
+  const opts = options || {};
+
+  const length = input.length - 1;
+  const scanToEnd = opts.parts === true || opts.tokens === true || opts.scanToEnd === true;
+  const slashes = [];
+  const tokens = [];
+  const parts = [];
+
+  let str = input;
+  let index = -1;
+  let start = 0;
+  let lastIndex = 0;
+  let isBrace = false;
+  let isBracket = false;
+  let isGlob = false;
+  let isExtglob = false;
+  let isGlobstar = false;
+  let braceEscaped = false;
+  let backslashes = false;
+  let negated = false;
+  let negatedExtglob = false;
+  let finished = false;
+  let braces = 0;
+  let prev;
+  let code;
+  let token = { value: '', depth: 0, isGlob: false };
+
+  const eos = () => index >= length;
+  const peek = () => str.charCodeAt(index + 1);
+  const advance = () => {
+    prev = code;
+    return str.charCodeAt(++index);
+  };
+
+  while (index < length) {
+    code = advance();
+    let next;
+
+    if (code === CHAR_BACKWARD_SLASH) {
+      backslashes = token.backslashes = true;
+      code = advance();
+
+      if (code === CHAR_LEFT_CURLY_BRACE) {
+        braceEscaped = true;
+      }
+      continue;
+    }
+
+    if (braceEscaped === true || code === CHAR_LEFT_CURLY_BRACE) {
+      braces++;
+
+      while (eos() !== true && (code = advance())) {
+        if (code === CHAR_BACKWARD_SLASH) {
+          backslashes = token.backslashes = true;
+          advance();
+          continue;
+        }
+
+        if (code === CHAR_LEFT_CURLY_BRACE) {
+          braces++;
+          continue;
+        }
+
+        if (braceEscaped !== true && code === CHAR_DOT && (code = advance()) === CHAR_DOT) {
+          isBrace = token.isBrace = true;
+          isGlob = token.isGlob = true;
+          finished = true;
+
+          if (scanToEnd === true) {
+            continue;
+          }
+
+          break;
+        }
+
+        if (braceEscaped !== true && code === CHAR_COMMA) {
+          isBrace = token.isBrace = true;
+          isGlob = token.isGlob = true;
+          finished = true;
+
+          if (scanToEnd === true) {
+            continue;
+          }
+
+          break;
+        }
+
+        if (code === CHAR_RIGHT_CURLY_BRACE) {
+          braces--;
+
+          if (braces === 0) {
+            braceEscaped = false;
+            isBrace = token.isBrace = true;
+            finished = true;
+            break;
+          }
+        }
+      }
+
+      if (scanToEnd === true) {
+        continue;
+      }
+
+      break;
+    }
+
+    if (code === CHAR_FORWARD_SLASH) {
+      slashes.push(index);
+      tokens.push(token);
+      token = { value: '', depth: 0, isGlob: false };
+
+      if (finished === true) continue;
+      if (prev === CHAR_DOT && index === (start + 1)) {
+        start += 2;
+        continue;
+      }
+
+      lastIndex = index + 1;
+      continue;
+    }
+
+    if (opts.noext !== true) {
+      const isExtglobChar = code === CHAR_PLUS
+        || code === CHAR_AT
+        || code === CHAR_ASTERISK
+        || code === CHAR_QUESTION_MARK
+        || code === CHAR_EXCLAMATION_MARK;
+
+      if (isExtglobChar === true && peek() === CHAR_LEFT_PARENTHESES) {
+        isGlob = token.isGlob = true;
+        isExtglob = token.isExtglob = true;
+        finished = true;
+        if (code === CHAR_EXCLAMATION_MARK && index === start) {
+          negatedExtglob = true;
+        }
+
+        if (scanToEnd === true) {
+          let parens = 0;
+
+          while (eos() !== true && (code = advance())) {
+            if (code === CHAR_BACKWARD_SLASH) {
+              backslashes = token.backslashes = true;
+              advance();
+              continue;
+            }
+
+            if (code === CHAR_LEFT_PARENTHESES) {
+              parens++;
+              continue;
+            }
+
+            if (code === CHAR_RIGHT_PARENTHESES && --parens === 0) {
+              finished = true;
+              break;
+            }
+          }
+          continue;
+        }
+        break;
+      }
+    }
+
+    if (code === CHAR_ASTERISK) {
+      if (prev === CHAR_ASTERISK) isGlobstar = token.isGlobstar = true;
+      isGlob = token.isGlob = true;
+      finished = true;
+
+      if (scanToEnd === true) {
+        continue;
+      }
+      break;
+    }
+
+    if (code === CHAR_QUESTION_MARK) {
+      isGlob = token.isGlob = true;
+      finished = true;
+
+      if (scanToEnd === true) {
+        continue;
+      }
+      break;
+    }
+
+    if (code === CHAR_LEFT_SQUARE_BRACKET) {
+      while (eos() !== true && (next = advance())) {
+        if (next === CHAR_BACKWARD_SLASH) {
+          backslashes = token.backslashes = true;
+          advance();
+          continue;
+        }
+
+        if (next === CHAR_RIGHT_SQUARE_BRACKET) {
+          isBracket = token.isBracket = true;
+          isGlob = token.isGlob = true;
+          finished = true;
+          break;
+        }
+      }
+
+      if (scanToEnd === true) {
+        continue;
+      }
+
+      break;
+    }
+
+    if (opts.nonegate !== true && code === CHAR_EXCLAMATION_MARK && index === start) {
+      negated = token.negated = true;
+      start++;
+      continue;
+    }
+
+    if (opts.noparen !== true && code === CHAR_LEFT_PARENTHESES) {
+      isGlob = token.isGlob = true;
+
+      if (scanToEnd === true) {
+        let parens = 1;
+
+        while (eos() !== true && (code = advance())) {
+          if (code === CHAR_BACKWARD_SLASH) {
+            backslashes = token.backslashes = true;
+            advance();
+            continue;
+          }
+
+          if (code === CHAR_LEFT_PARENTHESES) {
+            parens++;
+            continue;
+          }
+
+          if (code === CHAR_RIGHT_PARENTHESES && --parens === 0) {
+            finished = true;
+            break;
+          }
+        }
+        continue;
+      }
+      break;
+    }
+
+    if (isGlob === true) {
+      finished = true;
+
+      if (scanToEnd === true) {
+        continue;
+      }
+
+      break;
+    }
+  }
+
+  if (opts.noext === true) {
+    isExtglob = false;
+    isGlob = false;
+  }
+
+  let base = str;
+  let prefix = '';
+  let glob = '';
+
+  if (start > 0) {
+    prefix = str.slice(0, start);
+    str = str.slice(start);
+    lastIndex -= start;
+  }
+
+  if (base && isGlob === true && lastIndex > 0) {
+    base = str.slice(0, lastIndex);
+    glob = str.slice(lastIndex);
+  } else if (isGlob === true) {
+    base = '';
+    glob = str;
+  } else {
+    base = str;
+  }
+
+  if (base && base !== '' && base !== '/' && base !== str) {
+    if (isPathSeparator(base.charCodeAt(base.length - 1))) {
+      base = base.slice(0, -1);
+    }
+  }
+
+  if (opts.unescape === true) {
+    if (glob) glob = utils.removeBackslashes(glob);
+
+    if (base && backslashes === true) {
+      base = utils.removeBackslashes(base);
+    }
+  }
+
+  const state = {
+    prefix,
+    input,
+    start,
+    base,
+    glob,
+    isBrace,
+    isBracket,
+    isGlob,
+    isExtglob,
+    isGlobstar,
+    negated,
+    negatedExtglob
+  };
+
+  if (opts.tokens === true) {
+    state.maxDepth = 0;
+    if (!isPathSeparator(code)) {
+      tokens.push(token);
+    }
+    state.tokens = tokens;
+  }
+
+  if (opts.parts === true || opts.tokens === true) {
+    let prevIndex;
+
+    for (let idx = 0; idx < slashes.length; idx++) {
+      const n = prevIndex !== undefined ? prevIndex + 1 : start;
+      const i = slashes[idx];
+      const value = input.slice(n, i);
+      if (opts.tokens) {
+        if (idx === 0 && start !== 0) {
+          tokens[idx].isPrefix = true;
+          tokens[idx].value = prefix;
+        } else {
+          tokens[idx].value = value;
+        }
+        depth(tokens[idx]);
+        state.maxDepth += tokens[idx].depth;
+      }
+      if (i >= start) {
+        parts.push(value);
+        prevIndex = i;
+      }
+    }
+
+    const n = prevIndex !== undefined ? prevIndex + 1 : start;
+    const value = input.slice(n);
+    parts.push(value);
+
+    if (opts.tokens && prevIndex && prevIndex + 1 < input.length) {
+      tokens[tokens.length - 1].value = value;
+      depth(tokens[tokens.length - 1]);
+      state.maxDepth += tokens[tokens.length - 1].depth;
+    }
+
+    state.slashes = slashes;
+    state.parts = parts;
+  }
+
+  return state;
+};
+
+module.exports = scan;
+
+
+/***/ }),
+
+/***/ 4059:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+/*global navigator*/
+
+
+const {
+  REGEX_BACKSLASH,
+  REGEX_REMOVE_BACKSLASH,
+  REGEX_SPECIAL_CHARS,
+  REGEX_SPECIAL_CHARS_GLOBAL
+} = __nccwpck_require__(5595);
+
+exports.isObject = val => val !== null && typeof val === 'object' && !Array.isArray(val);
+exports.hasRegexChars = str => REGEX_SPECIAL_CHARS.test(str);
+exports.isRegexChar = str => str.length === 1 && exports.hasRegexChars(str);
+exports.escapeRegex = str => str.replace(REGEX_SPECIAL_CHARS_GLOBAL, '\\$1');
+exports.toPosixSlashes = str => str.replace(REGEX_BACKSLASH, '/');
+
+exports.isWindows = () => {
+  if (typeof navigator !== 'undefined' && navigator.platform) {
+    const platform = navigator.platform.toLowerCase();
+    return platform === 'win32' || platform === 'windows';
+  }
+
+  if (typeof process !== 'undefined' && process.platform) {
+    return process.platform === 'win32';
+  }
+
+  return false;
+};
+
+exports.removeBackslashes = str => {
+  return str.replace(REGEX_REMOVE_BACKSLASH, match => {
+    return match === '\\' ? '' : match;
+  });
+};
+
+exports.escapeLast = (input, char, lastIdx) => {
+  const idx = input.lastIndexOf(char, lastIdx);
+  if (idx === -1) return input;
+  if (input[idx - 1] === '\\') return exports.escapeLast(input, char, idx - 1);
+  return `${input.slice(0, idx)}\\${input.slice(idx)}`;
+};
+
+exports.removePrefix = (input, state = {}) => {
+  let output = input;
+  if (output.startsWith('./')) {
+    output = output.slice(2);
+    state.prefix = './';
+  }
+  return output;
+};
+
+exports.wrapOutput = (input, state = {}, options = {}) => {
+  const prepend = options.contains ? '' : '^';
+  const append = options.contains ? '' : '$';
+
+  let output = `${prepend}(?:${input})${append}`;
+  if (state.negated === true) {
+    output = `(?:^(?!${output}).*$)`;
+  }
+  return output;
+};
+
+exports.basename = (path, { windows } = {}) => {
+  const segs = path.split(windows ? /[\\/]/ : '/');
+  const last = segs[segs.length - 1];
+
+  if (last === '') {
+    return segs[segs.length - 2];
+  }
+
+  return last;
+};
+
+
+/***/ }),
+
+/***/ 770:
+/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+
+module.exports = __nccwpck_require__(218);
+
+
+/***/ }),
+
+/***/ 218:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var net = __nccwpck_require__(9278);
+var tls = __nccwpck_require__(4756);
+var http = __nccwpck_require__(8611);
+var https = __nccwpck_require__(5692);
+var events = __nccwpck_require__(4434);
+var assert = __nccwpck_require__(2613);
+var util = __nccwpck_require__(9023);
+
+
+exports.httpOverHttp = httpOverHttp;
+exports.httpsOverHttp = httpsOverHttp;
+exports.httpOverHttps = httpOverHttps;
+exports.httpsOverHttps = httpsOverHttps;
+
+
+function httpOverHttp(options) {
+  var agent = new TunnelingAgent(options);
+  agent.request = http.request;
+  return agent;
+}
+
+function httpsOverHttp(options) {
+  var agent = new TunnelingAgent(options);
+  agent.request = http.request;
+  agent.createSocket = createSecureSocket;
+  agent.defaultPort = 443;
+  return agent;
+}
+
+function httpOverHttps(options) {
+  var agent = new TunnelingAgent(options);
+  agent.request = https.request;
+  return agent;
+}
+
+function httpsOverHttps(options) {
+  var agent = new TunnelingAgent(options);
+  agent.request = https.request;
+  agent.createSocket = createSecureSocket;
+  agent.defaultPort = 443;
+  return agent;
+}
+
+
+function TunnelingAgent(options) {
+  var self = this;
+  self.options = options || {};
+  self.proxyOptions = self.options.proxy || {};
+  self.maxSockets = self.options.maxSockets || http.Agent.defaultMaxSockets;
+  self.requests = [];
+  self.sockets = [];
+
+  self.on('free', function onFree(socket, host, port, localAddress) {
+    var options = toOptions(host, port, localAddress);
+    for (var i = 0, len = self.requests.length; i < len; ++i) {
+      var pending = self.requests[i];
+      if (pending.host === options.host && pending.port === options.port) {
+        // Detect the request to connect same origin server,
+        // reuse the connection.
+        self.requests.splice(i, 1);
+        pending.request.onSocket(socket);
+        return;
+      }
+    }
+    socket.destroy();
+    self.removeSocket(socket);
+  });
+}
+util.inherits(TunnelingAgent, events.EventEmitter);
+
+TunnelingAgent.prototype.addRequest = function addRequest(req, host, port, localAddress) {
+  var self = this;
+  var options = mergeOptions({request: req}, self.options, toOptions(host, port, localAddress));
+
+  if (self.sockets.length >= this.maxSockets) {
+    // We are over limit so we'll add it to the queue.
+    self.requests.push(options);
+    return;
+  }
+
+  // If we are under maxSockets create a new one.
+  self.createSocket(options, function(socket) {
+    socket.on('free', onFree);
+    socket.on('close', onCloseOrRemove);
+    socket.on('agentRemove', onCloseOrRemove);
+    req.onSocket(socket);
+
+    function onFree() {
+      self.emit('free', socket, options);
+    }
+
+    function onCloseOrRemove(err) {
+      self.removeSocket(socket);
+      socket.removeListener('free', onFree);
+      socket.removeListener('close', onCloseOrRemove);
+      socket.removeListener('agentRemove', onCloseOrRemove);
+    }
+  });
+};
+
+TunnelingAgent.prototype.createSocket = function createSocket(options, cb) {
+  var self = this;
+  var placeholder = {};
+  self.sockets.push(placeholder);
+
+  var connectOptions = mergeOptions({}, self.proxyOptions, {
+    method: 'CONNECT',
+    path: options.host + ':' + options.port,
+    agent: false,
+    headers: {
+      host: options.host + ':' + options.port
+    }
+  });
+  if (options.localAddress) {
+    connectOptions.localAddress = options.localAddress;
+  }
+  if (connectOptions.proxyAuth) {
+    connectOptions.headers = connectOptions.headers || {};
+    connectOptions.headers['Proxy-Authorization'] = 'Basic ' +
+        new Buffer(connectOptions.proxyAuth).toString('base64');
+  }
+
+  debug('making CONNECT request');
+  var connectReq = self.request(connectOptions);
+  connectReq.useChunkedEncodingByDefault = false; // for v0.6
+  connectReq.once('response', onResponse); // for v0.6
+  connectReq.once('upgrade', onUpgrade);   // for v0.6
+  connectReq.once('connect', onConnect);   // for v0.7 or later
+  connectReq.once('error', onError);
+  connectReq.end();
+
+  function onResponse(res) {
+    // Very hacky. This is necessary to avoid http-parser leaks.
+    res.upgrade = true;
+  }
+
+  function onUpgrade(res, socket, head) {
+    // Hacky.
+    process.nextTick(function() {
+      onConnect(res, socket, head);
+    });
+  }
+
+  function onConnect(res, socket, head) {
+    connectReq.removeAllListeners();
+    socket.removeAllListeners();
+
+    if (res.statusCode !== 200) {
+      debug('tunneling socket could not be established, statusCode=%d',
+        res.statusCode);
+      socket.destroy();
+      var error = new Error('tunneling socket could not be established, ' +
+        'statusCode=' + res.statusCode);
+      error.code = 'ECONNRESET';
+      options.request.emit('error', error);
+      self.removeSocket(placeholder);
+      return;
+    }
+    if (head.length > 0) {
+      debug('got illegal response body from proxy');
+      socket.destroy();
+      var error = new Error('got illegal response body from proxy');
+      error.code = 'ECONNRESET';
+      options.request.emit('error', error);
+      self.removeSocket(placeholder);
+      return;
+    }
+    debug('tunneling connection has established');
+    self.sockets[self.sockets.indexOf(placeholder)] = socket;
+    return cb(socket);
+  }
+
+  function onError(cause) {
+    connectReq.removeAllListeners();
+
+    debug('tunneling socket could not be established, cause=%s\n',
+          cause.message, cause.stack);
+    var error = new Error('tunneling socket could not be established, ' +
+                          'cause=' + cause.message);
+    error.code = 'ECONNRESET';
+    options.request.emit('error', error);
+    self.removeSocket(placeholder);
+  }
+};
+
+TunnelingAgent.prototype.removeSocket = function removeSocket(socket) {
+  var pos = this.sockets.indexOf(socket)
+  if (pos === -1) {
+    return;
+  }
+  this.sockets.splice(pos, 1);
+
+  var pending = this.requests.shift();
+  if (pending) {
+    // If we have pending requests and a socket gets closed a new one
+    // needs to be created to take over in the pool for the one that closed.
+    this.createSocket(pending, function(socket) {
+      pending.request.onSocket(socket);
+    });
+  }
+};
+
+function createSecureSocket(options, cb) {
+  var self = this;
+  TunnelingAgent.prototype.createSocket.call(self, options, function(socket) {
+    var hostHeader = options.request.getHeader('host');
+    var tlsOptions = mergeOptions({}, self.options, {
+      socket: socket,
+      servername: hostHeader ? hostHeader.replace(/:.*$/, '') : options.host
+    });
+
+    // 0 is dummy port for v0.6
+    var secureSocket = tls.connect(0, tlsOptions);
+    self.sockets[self.sockets.indexOf(socket)] = secureSocket;
+    cb(secureSocket);
+  });
+}
+
+
+function toOptions(host, port, localAddress) {
+  if (typeof host === 'string') { // since v0.10
+    return {
+      host: host,
+      port: port,
+      localAddress: localAddress
+    };
+  }
+  return host; // for v0.11 or later
+}
+
+function mergeOptions(target) {
+  for (var i = 1, len = arguments.length; i < len; ++i) {
+    var overrides = arguments[i];
+    if (typeof overrides === 'object') {
+      var keys = Object.keys(overrides);
+      for (var j = 0, keyLen = keys.length; j < keyLen; ++j) {
+        var k = keys[j];
+        if (overrides[k] !== undefined) {
+          target[k] = overrides[k];
+        }
+      }
+    }
+  }
+  return target;
+}
+
+
+var debug;
+if (process.env.NODE_DEBUG && /\btunnel\b/.test(process.env.NODE_DEBUG)) {
+  debug = function() {
+    var args = Array.prototype.slice.call(arguments);
+    if (typeof args[0] === 'string') {
+      args[0] = 'TUNNEL: ' + args[0];
+    } else {
+      args.unshift('TUNNEL:');
+    }
+    console.error.apply(console, args);
+  }
+} else {
+  debug = function() {};
+}
+exports.debug = debug; // for test
+
+
+/***/ }),
+
+/***/ 2472:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("./undici.cjs");
+
+/***/ }),
+
+/***/ 2613:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
+
+/***/ }),
+
+/***/ 181:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
+
+/***/ }),
+
+/***/ 4434:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
+
+/***/ }),
+
+/***/ 9896:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
+
+/***/ }),
+
+/***/ 8611:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("http");
+
+/***/ }),
+
+/***/ 5692:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("https");
+
+/***/ }),
+
+/***/ 9278:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("net");
+
+/***/ }),
+
+/***/ 857:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
+
+/***/ }),
+
+/***/ 932:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("process");
+
+/***/ }),
+
+/***/ 4756:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
+
+/***/ }),
+
+/***/ 9023:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
+
+/***/ }),
+
+/***/ 3420:
+/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+
+
+// @actions/http-client imports undici at the top for a proxy dispatcher that only
+// fetch-based clients use, so evaluating it costs every step ~20 ms (bundled) to
+// ~65 ms (from node_modules) for nothing. This module stands in for undici and
+// evaluates the real one on first use.
+let undici
+const load = () => (undici ??= __nccwpck_require__(2472))
+
+/**
+ * A stand-in for one export, a class or a function: Node's ESM import of this module
+ * reads each export named below as soon as the importer loads, before anyone calls
+ * it, so reading must not load undici; calling, constructing or inspecting it does.
+ */
+const lazyExport = (name) =>
+  new Proxy(function () {}, {
+    apply: (_, self, args) => Reflect.apply(load()[name], self, args),
+    construct: (_, args, newTarget) => Reflect.construct(load()[name], args, newTarget),
+    get: (_, key) => load()[name][key],
+    has: (_, key) => key in load()[name],
+    getPrototypeOf: () => Reflect.getPrototypeOf(load()[name]),
+  })
+
+const lazyExports = new Map([
+  ['ProxyAgent', lazyExport('ProxyAgent')],
+  ['fetch', lazyExport('fetch')],
+])
+
+module.exports = new Proxy(
+  {},
+  {
+    get: (_, name) => (lazyExports.has(name) ? lazyExports.get(name) : load()[name]),
+    has: (_, name) => lazyExports.has(name) || name in load(),
+    ownKeys: () => Reflect.ownKeys(load()),
+    // Node asks whether each named export is an own property before it reads it.
+    getOwnPropertyDescriptor: (_, name) =>
+      lazyExports.has(name)
+        ? { value: lazyExports.get(name), writable: false, enumerable: true, configurable: true }
+        : Object.getOwnPropertyDescriptor(load(), name),
+  },
+)
+
+// Never runs; it names the exports for Node's CommonJS lexer, so that native ESM
+// imports of { ProxyAgent } and { fetch } (the only ones the @actions packages use)
+// resolve. Node reads them when the importer loads, which is why both are lazyExport()s.
+// eslint-disable-next-line no-constant-binary-expression, @typescript-eslint/no-unused-expressions -- the lexer's idiom
+0 && (0)
+
+
+/***/ })
+
+/******/ });
+/************************************************************************/
+/******/ // The module cache
+/******/ var __webpack_module_cache__ = {};
+/******/ 
+/******/ // The require function
+/******/ function __nccwpck_require__(moduleId) {
+/******/ 	// Check if module is in cache
+/******/ 	var cachedModule = __webpack_module_cache__[moduleId];
+/******/ 	if (cachedModule !== undefined) {
+/******/ 		return cachedModule.exports;
+/******/ 	}
+/******/ 	// Create a new module (and put it into the cache)
+/******/ 	var module = __webpack_module_cache__[moduleId] = {
+/******/ 		// no module.id needed
+/******/ 		// no module.loaded needed
+/******/ 		exports: {}
+/******/ 	};
+/******/ 
+/******/ 	// Execute the module function
+/******/ 	var threw = true;
+/******/ 	try {
+/******/ 		__webpack_modules__[moduleId].call(module.exports, module, module.exports, __nccwpck_require__);
+/******/ 		threw = false;
+/******/ 	} finally {
+/******/ 		if(threw) delete __webpack_module_cache__[moduleId];
+/******/ 	}
+/******/ 
+/******/ 	// Return the exports of the module
+/******/ 	return module.exports;
+/******/ }
+/******/ 
+/******/ // expose the modules object (__webpack_modules__)
+/******/ __nccwpck_require__.m = __webpack_modules__;
+/******/ 
+/************************************************************************/
+/******/ /* webpack/runtime/asset-relocator-loader */
+/******/ if (typeof __nccwpck_require__ !== 'undefined') __nccwpck_require__.ab = decodeURIComponent(new URL('.', import.meta.url).pathname).slice(import.meta.url.match(/^file:\/\/\/\w:/) ? 1 : 0, -1) + "/";
+/******/ 
+/******/ /* webpack/runtime/compat get default export */
+/******/ (() => {
+/******/ 	// getDefaultExport function for compatibility with non-harmony modules
+/******/ 	__nccwpck_require__.n = (module) => {
+/******/ 		var getter = module && module.__esModule ?
+/******/ 			() => (module['default']) :
+/******/ 			() => (module);
+/******/ 		__nccwpck_require__.d(getter, { a: getter });
+/******/ 		return getter;
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/create fake namespace object */
+/******/ (() => {
+/******/ 	var getProto = Object.getPrototypeOf ? (obj) => (Object.getPrototypeOf(obj)) : (obj) => (obj.__proto__);
+/******/ 	var leafPrototypes;
+/******/ 	// create a fake namespace object
+/******/ 	// mode & 1: value is a module id, require it
+/******/ 	// mode & 2: merge all properties of value into the ns
+/******/ 	// mode & 4: return value when already ns object
+/******/ 	// mode & 16: return value when it's Promise-like
+/******/ 	// mode & 8|1: behave like require
+/******/ 	__nccwpck_require__.t = function(value, mode) {
+/******/ 		if(mode & 1) value = this(value);
+/******/ 		if(mode & 8) return value;
+/******/ 		if(typeof value === 'object' && value) {
+/******/ 			if((mode & 4) && value.__esModule) return value;
+/******/ 			if((mode & 16) && typeof value.then === 'function') return value;
+/******/ 		}
+/******/ 		var ns = Object.create(null);
+/******/ 		__nccwpck_require__.r(ns);
+/******/ 		var def = {};
+/******/ 		leafPrototypes = leafPrototypes || [null, getProto({}), getProto([]), getProto(getProto)];
+/******/ 		for(var current = mode & 2 && value; typeof current == 'object' && !~leafPrototypes.indexOf(current); current = getProto(current)) {
+/******/ 			Object.getOwnPropertyNames(current).forEach((key) => (def[key] = () => (value[key])));
+/******/ 		}
+/******/ 		def['default'] = () => (value);
+/******/ 		__nccwpck_require__.d(ns, def);
+/******/ 		return ns;
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/define property getters */
+/******/ (() => {
+/******/ 	// define getter functions for harmony exports
+/******/ 	__nccwpck_require__.d = (exports, definition) => {
+/******/ 		for(var key in definition) {
+/******/ 			if(__nccwpck_require__.o(definition, key) && !__nccwpck_require__.o(exports, key)) {
+/******/ 				Object.defineProperty(exports, key, { enumerable: true, get: definition[key] });
+/******/ 			}
+/******/ 		}
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/ensure chunk */
+/******/ (() => {
+/******/ 	__nccwpck_require__.f = {};
+/******/ 	// This file contains only the entry chunk.
+/******/ 	// The chunk loading function for additional chunks
+/******/ 	__nccwpck_require__.e = (chunkId) => {
+/******/ 		return Promise.all(Object.keys(__nccwpck_require__.f).reduce((promises, key) => {
+/******/ 			__nccwpck_require__.f[key](chunkId, promises);
+/******/ 			return promises;
+/******/ 		}, []));
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/get javascript chunk filename */
+/******/ (() => {
+/******/ 	// This function allow to reference async chunks
+/******/ 	__nccwpck_require__.u = (chunkId) => {
+/******/ 		// return url for filenames based on template
+/******/ 		return "" + chunkId + ".index.js";
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/hasOwnProperty shorthand */
+/******/ (() => {
+/******/ 	__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/make namespace object */
+/******/ (() => {
+/******/ 	// define __esModule on exports
+/******/ 	__nccwpck_require__.r = (exports) => {
+/******/ 		if(typeof Symbol !== 'undefined' && Symbol.toStringTag) {
+/******/ 			Object.defineProperty(exports, Symbol.toStringTag, { value: 'Module' });
+/******/ 		}
+/******/ 		Object.defineProperty(exports, '__esModule', { value: true });
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/import chunk loading */
+/******/ (() => {
+/******/ 	// no baseURI
+/******/ 	
+/******/ 	// object to store loaded and loading chunks
+/******/ 	// undefined = chunk not loaded, null = chunk preloaded/prefetched
+/******/ 	// [resolve, Promise] = chunk loading, 0 = chunk loaded
+/******/ 	var installedChunks = {
+/******/ 		792: 0
+/******/ 	};
+/******/ 	
+/******/ 	var installChunk = (data) => {
+/******/ 		var {ids, modules, runtime} = data;
+/******/ 		// add "modules" to the modules object,
+/******/ 		// then flag all "ids" as loaded and fire callback
+/******/ 		var moduleId, chunkId, i = 0;
+/******/ 		for(moduleId in modules) {
+/******/ 			if(__nccwpck_require__.o(modules, moduleId)) {
+/******/ 				__nccwpck_require__.m[moduleId] = modules[moduleId];
+/******/ 			}
+/******/ 		}
+/******/ 		if(runtime) runtime(__nccwpck_require__);
+/******/ 		for(;i < ids.length; i++) {
+/******/ 			chunkId = ids[i];
+/******/ 			if(__nccwpck_require__.o(installedChunks, chunkId) && installedChunks[chunkId]) {
+/******/ 				installedChunks[chunkId][0]();
+/******/ 			}
+/******/ 			installedChunks[ids[i]] = 0;
+/******/ 		}
+/******/ 	
+/******/ 	}
+/******/ 	
+/******/ 	__nccwpck_require__.f.j = (chunkId, promises) => {
+/******/ 			// import() chunk loading for javascript
+/******/ 			var installedChunkData = __nccwpck_require__.o(installedChunks, chunkId) ? installedChunks[chunkId] : undefined;
+/******/ 			if(installedChunkData !== 0) { // 0 means "already installed".
+/******/ 	
+/******/ 				// a Promise means "currently loading".
+/******/ 				if(installedChunkData) {
+/******/ 					promises.push(installedChunkData[1]);
+/******/ 				} else {
+/******/ 					if(true) { // all chunks have JS
+/******/ 						// setup Promise in chunk cache
+/******/ 						var promise = import("./" + __nccwpck_require__.u(chunkId)).then(installChunk, (e) => {
+/******/ 							if(installedChunks[chunkId] !== 0) installedChunks[chunkId] = undefined;
+/******/ 							throw e;
+/******/ 						});
+/******/ 						var promise = Promise.race([promise, new Promise((resolve) => (installedChunkData = installedChunks[chunkId] = [resolve]))])
+/******/ 						promises.push(installedChunkData[1] = promise);
+/******/ 					}
+/******/ 				}
+/******/ 			}
+/******/ 	};
+/******/ 	
+/******/ 	// no prefetching
+/******/ 	
+/******/ 	// no preloaded
+/******/ 	
+/******/ 	// no external install chunk
+/******/ 	
+/******/ 	// no on chunks loaded
+/******/ })();
+/******/ 
+/************************************************************************/
+var __webpack_exports__ = {};
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  V: () => (/* reexport */ run),
+  a: () => (/* reexport */ post_run)
+});
+
+// NAMESPACE OBJECT: ./node_modules/@actions/core/lib/platform.js
+var platform_namespaceObject = {};
+__nccwpck_require__.r(platform_namespaceObject);
+__nccwpck_require__.d(platform_namespaceObject, {
+  arch: () => (arch),
+  getDetails: () => (getDetails),
+  isLinux: () => (isLinux),
+  isMacOS: () => (isMacOS),
+  isWindows: () => (isWindows),
+  platform: () => (platform)
+});
+
+// NAMESPACE OBJECT: ./node_modules/@actions/core/lib/core.js
+var core_namespaceObject = {};
+__nccwpck_require__.r(core_namespaceObject);
+__nccwpck_require__.d(core_namespaceObject, {
+  ExitCode: () => (ExitCode),
+  addPath: () => (addPath),
+  debug: () => (debug),
+  endGroup: () => (endGroup),
+  error: () => (error),
+  exportVariable: () => (exportVariable),
+  getBooleanInput: () => (getBooleanInput),
+  getIDToken: () => (getIDToken),
+  getInput: () => (getInput),
+  getMultilineInput: () => (getMultilineInput),
+  getState: () => (getState),
+  group: () => (group),
+  info: () => (info),
+  isDebug: () => (isDebug),
+  markdownSummary: () => (markdownSummary),
+  notice: () => (notice),
+  platform: () => (platform_namespaceObject),
+  saveState: () => (saveState),
+  setCommandEcho: () => (setCommandEcho),
+  setFailed: () => (setFailed),
+  setOutput: () => (setOutput),
+  setSecret: () => (setSecret),
+  startGroup: () => (startGroup),
+  summary: () => (summary),
+  toPlatformPath: () => (toPlatformPath),
+  toPosixPath: () => (toPosixPath),
+  toWin32Path: () => (toWin32Path),
+  warning: () => (warning)
+});
+
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+// EXTERNAL MODULE: external "os"
+var external_os_ = __nccwpck_require__(857);
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
+// We use any as a valid input type
+/* eslint-disable @typescript-eslint/no-explicit-any */
+/**
+ * Sanitizes an input into a string so it can be passed into issueCommand safely
+ * @param input input to sanitize into a string
+ */
+function toCommandValue(input) {
+    if (input === null || input === undefined) {
+        return '';
+    }
+    else if (typeof input === 'string' || input instanceof String) {
+        return input;
+    }
+    return JSON.stringify(input);
+}
+/**
+ *
+ * @param annotationProperties
+ * @returns The command properties to send with the actual annotation command
+ * See IssueCommandProperties: https://github.com/actions/runner/blob/main/src/Runner.Worker/ActionCommandManager.cs#L646
+ */
+function toCommandProperties(annotationProperties) {
+    if (!Object.keys(annotationProperties).length) {
+        return {};
+    }
+    return {
+        title: annotationProperties.title,
+        file: annotationProperties.file,
+        line: annotationProperties.startLine,
+        endLine: annotationProperties.endLine,
+        col: annotationProperties.startColumn,
+        endColumn: annotationProperties.endColumn
+    };
+}
+//# sourceMappingURL=utils.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/command.js
+
+
+/**
+ * Issues a command to the GitHub Actions runner
+ *
+ * @param command - The command name to issue
+ * @param properties - Additional properties for the command (key-value pairs)
+ * @param message - The message to include with the command
+ * @remarks
+ * This function outputs a specially formatted string to stdout that the Actions
+ * runner interprets as a command. These commands can control workflow behavior,
+ * set outputs, create annotations, mask values, and more.
+ *
+ * Command Format:
+ *   ::name key=value,key=value::message
+ *
+ * @example
+ * ```typescript
+ * // Issue a warning annotation
+ * issueCommand('warning', {}, 'This is a warning message');
+ * // Output: ::warning::This is a warning message
+ *
+ * // Set an environment variable
+ * issueCommand('set-env', { name: 'MY_VAR' }, 'some value');
+ * // Output: ::set-env name=MY_VAR::some value
+ *
+ * // Add a secret mask
+ * issueCommand('add-mask', {}, 'secretValue123');
+ * // Output: ::add-mask::secretValue123
+ * ```
+ *
+ * @internal
+ * This is an internal utility function that powers the public API functions
+ * such as setSecret, warning, error, and exportVariable.
+ */
+function issueCommand(command, properties, message) {
+    const cmd = new Command(command, properties, message);
+    process.stdout.write(cmd.toString() + external_os_.EOL);
+}
+function issue(name, message = '') {
+    issueCommand(name, {}, message);
+}
+const CMD_STRING = '::';
+class Command {
+    constructor(command, properties, message) {
+        if (!command) {
+            command = 'missing.command';
+        }
+        this.command = command;
+        this.properties = properties;
+        this.message = message;
+    }
+    toString() {
+        let cmdStr = CMD_STRING + this.command;
+        if (this.properties && Object.keys(this.properties).length > 0) {
+            cmdStr += ' ';
+            let first = true;
+            for (const key in this.properties) {
+                if (this.properties.hasOwnProperty(key)) {
+                    const val = this.properties[key];
+                    if (val) {
+                        if (first) {
+                            first = false;
+                        }
+                        else {
+                            cmdStr += ',';
+                        }
+                        cmdStr += `${key}=${escapeProperty(val)}`;
+                    }
+                }
+            }
+        }
+        cmdStr += `${CMD_STRING}${escapeData(this.message)}`;
+        return cmdStr;
+    }
+}
+function escapeData(s) {
+    return toCommandValue(s)
+        .replace(/%/g, '%25')
+        .replace(/\r/g, '%0D')
+        .replace(/\n/g, '%0A');
+}
+function escapeProperty(s) {
+    return toCommandValue(s)
+        .replace(/%/g, '%25')
+        .replace(/\r/g, '%0D')
+        .replace(/\n/g, '%0A')
+        .replace(/:/g, '%3A')
+        .replace(/,/g, '%2C');
+}
+//# sourceMappingURL=command.js.map
+;// CONCATENATED MODULE: external "crypto"
+const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
+// EXTERNAL MODULE: external "fs"
+var external_fs_ = __nccwpck_require__(9896);
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
+// For internal use, subject to change.
+// We use any as a valid input type
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+
+
+
+function issueFileCommand(command, message) {
+    const filePath = process.env[`GITHUB_${command}`];
+    if (!filePath) {
+        throw new Error(`Unable to find environment variable for file command ${command}`);
+    }
+    if (!external_fs_.existsSync(filePath)) {
+        throw new Error(`Missing file at path: ${filePath}`);
+    }
+    external_fs_.appendFileSync(filePath, `${toCommandValue(message)}${external_os_.EOL}`, {
+        encoding: 'utf8'
+    });
+}
+function prepareKeyValueMessage(key, value) {
+    const delimiter = `ghadelimiter_${external_crypto_namespaceObject.randomUUID()}`;
+    const convertedValue = toCommandValue(value);
+    // These should realistically never happen, but just in case someone finds a
+    // way to exploit uuid generation let's not allow keys or values that contain
+    // the delimiter.
+    if (key.includes(delimiter)) {
+        throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter}"`);
+    }
+    if (convertedValue.includes(delimiter)) {
+        throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter}"`);
+    }
+    return `${key}<<${delimiter}${external_os_.EOL}${convertedValue}${external_os_.EOL}${delimiter}`;
+}
+//# sourceMappingURL=file-command.js.map
+;// CONCATENATED MODULE: external "path"
+const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
+// EXTERNAL MODULE: external "http"
+var external_http_ = __nccwpck_require__(8611);
+var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_http_, 2);
+// EXTERNAL MODULE: external "https"
+var external_https_ = __nccwpck_require__(5692);
+var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);
+;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/proxy.js
+function getProxyUrl(reqUrl) {
+    const usingSsl = reqUrl.protocol === 'https:';
+    if (checkBypass(reqUrl)) {
+        return undefined;
+    }
+    const proxyVar = (() => {
+        if (usingSsl) {
+            return process.env['https_proxy'] || process.env['HTTPS_PROXY'];
+        }
+        else {
+            return process.env['http_proxy'] || process.env['HTTP_PROXY'];
+        }
+    })();
+    if (proxyVar) {
+        try {
+            return new DecodedURL(proxyVar);
+        }
+        catch (_a) {
+            if (!proxyVar.startsWith('http://') && !proxyVar.startsWith('https://'))
+                return new DecodedURL(`http://${proxyVar}`);
+        }
+    }
+    else {
+        return undefined;
+    }
+}
+function checkBypass(reqUrl) {
+    if (!reqUrl.hostname) {
+        return false;
+    }
+    const reqHost = reqUrl.hostname;
+    if (isLoopbackAddress(reqHost)) {
+        return true;
+    }
+    const noProxy = process.env['no_proxy'] || process.env['NO_PROXY'] || '';
+    if (!noProxy) {
+        return false;
+    }
+    // Determine the request port
+    let reqPort;
+    if (reqUrl.port) {
+        reqPort = Number(reqUrl.port);
+    }
+    else if (reqUrl.protocol === 'http:') {
+        reqPort = 80;
+    }
+    else if (reqUrl.protocol === 'https:') {
+        reqPort = 443;
+    }
+    // Format the request hostname and hostname with port
+    const upperReqHosts = [reqUrl.hostname.toUpperCase()];
+    if (typeof reqPort === 'number') {
+        upperReqHosts.push(`${upperReqHosts[0]}:${reqPort}`);
+    }
+    // Compare request host against noproxy
+    for (const upperNoProxyItem of noProxy
+        .split(',')
+        .map(x => x.trim().toUpperCase())
+        .filter(x => x)) {
+        if (upperNoProxyItem === '*' ||
+            upperReqHosts.some(x => x === upperNoProxyItem ||
+                x.endsWith(`.${upperNoProxyItem}`) ||
+                (upperNoProxyItem.startsWith('.') &&
+                    x.endsWith(`${upperNoProxyItem}`)))) {
+            return true;
+        }
+    }
+    return false;
+}
+function isLoopbackAddress(host) {
+    const hostLower = host.toLowerCase();
+    return (hostLower === 'localhost' ||
+        hostLower.startsWith('127.') ||
+        hostLower.startsWith('[::1]') ||
+        hostLower.startsWith('[0:0:0:0:0:0:0:1]'));
+}
+class DecodedURL extends URL {
+    constructor(url, base) {
+        super(url, base);
+        this._decodedUsername = decodeURIComponent(super.username);
+        this._decodedPassword = decodeURIComponent(super.password);
+    }
+    get username() {
+        return this._decodedUsername;
+    }
+    get password() {
+        return this._decodedPassword;
+    }
+}
+//# sourceMappingURL=proxy.js.map
+// EXTERNAL MODULE: ./node_modules/tunnel/index.js
+var tunnel = __nccwpck_require__(770);
+// EXTERNAL MODULE: ./vendor/lazy-undici/index.cjs
+var lazy_undici = __nccwpck_require__(3420);
+;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/index.js
+/* eslint-disable @typescript-eslint/no-explicit-any */
+var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+
+
+
+var HttpCodes;
+(function (HttpCodes) {
+    HttpCodes[HttpCodes["OK"] = 200] = "OK";
+    HttpCodes[HttpCodes["MultipleChoices"] = 300] = "MultipleChoices";
+    HttpCodes[HttpCodes["MovedPermanently"] = 301] = "MovedPermanently";
+    HttpCodes[HttpCodes["ResourceMoved"] = 302] = "ResourceMoved";
+    HttpCodes[HttpCodes["SeeOther"] = 303] = "SeeOther";
+    HttpCodes[HttpCodes["NotModified"] = 304] = "NotModified";
+    HttpCodes[HttpCodes["UseProxy"] = 305] = "UseProxy";
+    HttpCodes[HttpCodes["SwitchProxy"] = 306] = "SwitchProxy";
+    HttpCodes[HttpCodes["TemporaryRedirect"] = 307] = "TemporaryRedirect";
+    HttpCodes[HttpCodes["PermanentRedirect"] = 308] = "PermanentRedirect";
+    HttpCodes[HttpCodes["BadRequest"] = 400] = "BadRequest";
+    HttpCodes[HttpCodes["Unauthorized"] = 401] = "Unauthorized";
+    HttpCodes[HttpCodes["PaymentRequired"] = 402] = "PaymentRequired";
+    HttpCodes[HttpCodes["Forbidden"] = 403] = "Forbidden";
+    HttpCodes[HttpCodes["NotFound"] = 404] = "NotFound";
+    HttpCodes[HttpCodes["MethodNotAllowed"] = 405] = "MethodNotAllowed";
+    HttpCodes[HttpCodes["NotAcceptable"] = 406] = "NotAcceptable";
+    HttpCodes[HttpCodes["ProxyAuthenticationRequired"] = 407] = "ProxyAuthenticationRequired";
+    HttpCodes[HttpCodes["RequestTimeout"] = 408] = "RequestTimeout";
+    HttpCodes[HttpCodes["Conflict"] = 409] = "Conflict";
+    HttpCodes[HttpCodes["Gone"] = 410] = "Gone";
+    HttpCodes[HttpCodes["TooManyRequests"] = 429] = "TooManyRequests";
+    HttpCodes[HttpCodes["InternalServerError"] = 500] = "InternalServerError";
+    HttpCodes[HttpCodes["NotImplemented"] = 501] = "NotImplemented";
+    HttpCodes[HttpCodes["BadGateway"] = 502] = "BadGateway";
+    HttpCodes[HttpCodes["ServiceUnavailable"] = 503] = "ServiceUnavailable";
+    HttpCodes[HttpCodes["GatewayTimeout"] = 504] = "GatewayTimeout";
+})(HttpCodes || (HttpCodes = {}));
+var Headers;
+(function (Headers) {
+    Headers["Accept"] = "accept";
+    Headers["ContentType"] = "content-type";
+})(Headers || (Headers = {}));
+var MediaTypes;
+(function (MediaTypes) {
+    MediaTypes["ApplicationJson"] = "application/json";
+})(MediaTypes || (MediaTypes = {}));
+/**
+ * Returns the proxy URL, depending upon the supplied url and proxy environment variables.
+ * @param serverUrl  The server URL where the request will be sent. For example, https://api.github.com
+ */
+function lib_getProxyUrl(serverUrl) {
+    const proxyUrl = pm.getProxyUrl(new URL(serverUrl));
+    return proxyUrl ? proxyUrl.href : '';
+}
+const HttpRedirectCodes = [
+    HttpCodes.MovedPermanently,
+    HttpCodes.ResourceMoved,
+    HttpCodes.SeeOther,
+    HttpCodes.TemporaryRedirect,
+    HttpCodes.PermanentRedirect
+];
+const HttpResponseRetryCodes = [
+    HttpCodes.BadGateway,
+    HttpCodes.ServiceUnavailable,
+    HttpCodes.GatewayTimeout
+];
+const RetryableHttpVerbs = ['OPTIONS', 'GET', 'DELETE', 'HEAD'];
+const ExponentialBackoffCeiling = 10;
+const ExponentialBackoffTimeSlice = 5;
+class HttpClientError extends Error {
+    constructor(message, statusCode) {
+        super(message);
+        this.name = 'HttpClientError';
+        this.statusCode = statusCode;
+        Object.setPrototypeOf(this, HttpClientError.prototype);
+    }
+}
+class HttpClientResponse {
+    constructor(message) {
+        this.message = message;
+    }
+    readBody() {
+        return __awaiter(this, void 0, void 0, function* () {
+            return new Promise((resolve) => __awaiter(this, void 0, void 0, function* () {
+                let output = Buffer.alloc(0);
+                this.message.on('data', (chunk) => {
+                    output = Buffer.concat([output, chunk]);
+                });
+                this.message.on('end', () => {
+                    resolve(output.toString());
+                });
+            }));
+        });
+    }
+    readBodyBuffer() {
+        return __awaiter(this, void 0, void 0, function* () {
+            return new Promise((resolve) => __awaiter(this, void 0, void 0, function* () {
+                const chunks = [];
+                this.message.on('data', (chunk) => {
+                    chunks.push(chunk);
+                });
+                this.message.on('end', () => {
+                    resolve(Buffer.concat(chunks));
+                });
+            }));
+        });
+    }
+}
+function isHttps(requestUrl) {
+    const parsedUrl = new URL(requestUrl);
+    return parsedUrl.protocol === 'https:';
+}
+class HttpClient {
+    constructor(userAgent, handlers, requestOptions) {
+        this._ignoreSslError = false;
+        this._allowRedirects = true;
+        this._allowRedirectDowngrade = false;
+        this._maxRedirects = 50;
+        this._allowRetries = false;
+        this._maxRetries = 1;
+        this._keepAlive = false;
+        this._disposed = false;
+        this.userAgent = this._getUserAgentWithOrchestrationId(userAgent);
+        this.handlers = handlers || [];
+        this.requestOptions = requestOptions;
+        if (requestOptions) {
+            if (requestOptions.ignoreSslError != null) {
+                this._ignoreSslError = requestOptions.ignoreSslError;
+            }
+            this._socketTimeout = requestOptions.socketTimeout;
+            if (requestOptions.allowRedirects != null) {
+                this._allowRedirects = requestOptions.allowRedirects;
+            }
+            if (requestOptions.allowRedirectDowngrade != null) {
+                this._allowRedirectDowngrade = requestOptions.allowRedirectDowngrade;
+            }
+            if (requestOptions.maxRedirects != null) {
+                this._maxRedirects = Math.max(requestOptions.maxRedirects, 0);
+            }
+            if (requestOptions.keepAlive != null) {
+                this._keepAlive = requestOptions.keepAlive;
+            }
+            if (requestOptions.allowRetries != null) {
+                this._allowRetries = requestOptions.allowRetries;
+            }
+            if (requestOptions.maxRetries != null) {
+                this._maxRetries = requestOptions.maxRetries;
+            }
+        }
+    }
+    options(requestUrl, additionalHeaders) {
+        return __awaiter(this, void 0, void 0, function* () {
+            return this.request('OPTIONS', requestUrl, null, additionalHeaders || {});
+        });
+    }
+    get(requestUrl, additionalHeaders) {
+        return __awaiter(this, void 0, void 0, function* () {
+            return this.request('GET', requestUrl, null, additionalHeaders || {});
+        });
+    }
+    del(requestUrl, additionalHeaders) {
+        return __awaiter(this, void 0, void 0, function* () {
+            return this.request('DELETE', requestUrl, null, additionalHeaders || {});
+        });
+    }
+    post(requestUrl, data, additionalHeaders) {
+        return __awaiter(this, void 0, void 0, function* () {
+            return this.request('POST', requestUrl, data, additionalHeaders || {});
+        });
+    }
+    patch(requestUrl, data, additionalHeaders) {
+        return __awaiter(this, void 0, void 0, function* () {
+            return this.request('PATCH', requestUrl, data, additionalHeaders || {});
+        });
+    }
+    put(requestUrl, data, additionalHeaders) {
+        return __awaiter(this, void 0, void 0, function* () {
+            return this.request('PUT', requestUrl, data, additionalHeaders || {});
+        });
+    }
+    head(requestUrl, additionalHeaders) {
+        return __awaiter(this, void 0, void 0, function* () {
+            return this.request('HEAD', requestUrl, null, additionalHeaders || {});
+        });
+    }
+    sendStream(verb, requestUrl, stream, additionalHeaders) {
+        return __awaiter(this, void 0, void 0, function* () {
+            return this.request(verb, requestUrl, stream, additionalHeaders);
+        });
+    }
+    /**
+     * Gets a typed object from an endpoint
+     * Be aware that not found returns a null.  Other errors (4xx, 5xx) reject the promise
+     */
+    getJson(requestUrl_1) {
+        return __awaiter(this, arguments, void 0, function* (requestUrl, additionalHeaders = {}) {
+            additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
+            const res = yield this.get(requestUrl, additionalHeaders);
+            return this._processResponse(res, this.requestOptions);
+        });
+    }
+    postJson(requestUrl_1, obj_1) {
+        return __awaiter(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
+            const data = JSON.stringify(obj, null, 2);
+            additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
+            additionalHeaders[Headers.ContentType] =
+                this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
+            const res = yield this.post(requestUrl, data, additionalHeaders);
+            return this._processResponse(res, this.requestOptions);
+        });
+    }
+    putJson(requestUrl_1, obj_1) {
+        return __awaiter(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
+            const data = JSON.stringify(obj, null, 2);
+            additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
+            additionalHeaders[Headers.ContentType] =
+                this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
+            const res = yield this.put(requestUrl, data, additionalHeaders);
+            return this._processResponse(res, this.requestOptions);
+        });
+    }
+    patchJson(requestUrl_1, obj_1) {
+        return __awaiter(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
+            const data = JSON.stringify(obj, null, 2);
+            additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
+            additionalHeaders[Headers.ContentType] =
+                this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
+            const res = yield this.patch(requestUrl, data, additionalHeaders);
+            return this._processResponse(res, this.requestOptions);
+        });
+    }
+    /**
+     * Makes a raw http request.
+     * All other methods such as get, post, patch, and request ultimately call this.
+     * Prefer get, del, post and patch
+     */
+    request(verb, requestUrl, data, headers) {
+        return __awaiter(this, void 0, void 0, function* () {
+            if (this._disposed) {
+                throw new Error('Client has already been disposed.');
+            }
+            const parsedUrl = new URL(requestUrl);
+            let info = this._prepareRequest(verb, parsedUrl, headers);
+            // Only perform retries on reads since writes may not be idempotent.
+            const maxTries = this._allowRetries && RetryableHttpVerbs.includes(verb)
+                ? this._maxRetries + 1
+                : 1;
+            let numTries = 0;
+            let response;
+            do {
+                response = yield this.requestRaw(info, data);
+                // Check if it's an authentication challenge
+                if (response &&
+                    response.message &&
+                    response.message.statusCode === HttpCodes.Unauthorized) {
+                    let authenticationHandler;
+                    for (const handler of this.handlers) {
+                        if (handler.canHandleAuthentication(response)) {
+                            authenticationHandler = handler;
+                            break;
+                        }
+                    }
+                    if (authenticationHandler) {
+                        return authenticationHandler.handleAuthentication(this, info, data);
+                    }
+                    else {
+                        // We have received an unauthorized response but have no handlers to handle it.
+                        // Let the response return to the caller.
+                        return response;
+                    }
+                }
+                let redirectsRemaining = this._maxRedirects;
+                while (response.message.statusCode &&
+                    HttpRedirectCodes.includes(response.message.statusCode) &&
+                    this._allowRedirects &&
+                    redirectsRemaining > 0) {
+                    const redirectUrl = response.message.headers['location'];
+                    if (!redirectUrl) {
+                        // if there's no location to redirect to, we won't
+                        break;
+                    }
+                    const parsedRedirectUrl = new URL(redirectUrl);
+                    if (parsedUrl.protocol === 'https:' &&
+                        parsedUrl.protocol !== parsedRedirectUrl.protocol &&
+                        !this._allowRedirectDowngrade) {
+                        throw new Error('Redirect from HTTPS to HTTP protocol. This downgrade is not allowed for security reasons. If you want to allow this behavior, set the allowRedirectDowngrade option to true.');
+                    }
+                    // we need to finish reading the response before reassigning response
+                    // which will leak the open socket.
+                    yield response.readBody();
+                    // strip authorization header if redirected to a different hostname
+                    if (parsedRedirectUrl.hostname !== parsedUrl.hostname) {
+                        for (const header in headers) {
+                            // header names are case insensitive
+                            if (header.toLowerCase() === 'authorization') {
+                                delete headers[header];
+                            }
+                        }
+                    }
+                    // let's make the request with the new redirectUrl
+                    info = this._prepareRequest(verb, parsedRedirectUrl, headers);
+                    response = yield this.requestRaw(info, data);
+                    redirectsRemaining--;
+                }
+                if (!response.message.statusCode ||
+                    !HttpResponseRetryCodes.includes(response.message.statusCode)) {
+                    // If not a retry code, return immediately instead of retrying
+                    return response;
+                }
+                numTries += 1;
+                if (numTries < maxTries) {
+                    yield response.readBody();
+                    yield this._performExponentialBackoff(numTries);
+                }
+            } while (numTries < maxTries);
+            return response;
+        });
+    }
+    /**
+     * Needs to be called if keepAlive is set to true in request options.
+     */
+    dispose() {
+        if (this._agent) {
+            this._agent.destroy();
+        }
+        this._disposed = true;
+    }
+    /**
+     * Raw request.
+     * @param info
+     * @param data
+     */
+    requestRaw(info, data) {
+        return __awaiter(this, void 0, void 0, function* () {
+            return new Promise((resolve, reject) => {
+                function callbackForResult(err, res) {
+                    if (err) {
+                        reject(err);
+                    }
+                    else if (!res) {
+                        // If `err` is not passed, then `res` must be passed.
+                        reject(new Error('Unknown error'));
+                    }
+                    else {
+                        resolve(res);
+                    }
+                }
+                this.requestRawWithCallback(info, data, callbackForResult);
+            });
+        });
+    }
+    /**
+     * Raw request with callback.
+     * @param info
+     * @param data
+     * @param onResult
+     */
+    requestRawWithCallback(info, data, onResult) {
+        if (typeof data === 'string') {
+            if (!info.options.headers) {
+                info.options.headers = {};
+            }
+            info.options.headers['Content-Length'] = Buffer.byteLength(data, 'utf8');
+        }
+        let callbackCalled = false;
+        function handleResult(err, res) {
+            if (!callbackCalled) {
+                callbackCalled = true;
+                onResult(err, res);
+            }
+        }
+        const req = info.httpModule.request(info.options, (msg) => {
+            const res = new HttpClientResponse(msg);
+            handleResult(undefined, res);
+        });
+        let socket;
+        req.on('socket', sock => {
+            socket = sock;
+        });
+        // If we ever get disconnected, we want the socket to timeout eventually
+        req.setTimeout(this._socketTimeout || 3 * 60000, () => {
+            if (socket) {
+                socket.end();
+            }
+            handleResult(new Error(`Request timeout: ${info.options.path}`));
+        });
+        req.on('error', function (err) {
+            // err has statusCode property
+            // res should have headers
+            handleResult(err);
+        });
+        if (data && typeof data === 'string') {
+            req.write(data, 'utf8');
+        }
+        if (data && typeof data !== 'string') {
+            data.on('close', function () {
+                req.end();
+            });
+            data.pipe(req);
+        }
+        else {
+            req.end();
+        }
+    }
+    /**
+     * Gets an http agent. This function is useful when you need an http agent that handles
+     * routing through a proxy server - depending upon the url and proxy environment variables.
+     * @param serverUrl  The server URL where the request will be sent. For example, https://api.github.com
+     */
+    getAgent(serverUrl) {
+        const parsedUrl = new URL(serverUrl);
+        return this._getAgent(parsedUrl);
+    }
+    getAgentDispatcher(serverUrl) {
+        const parsedUrl = new URL(serverUrl);
+        const proxyUrl = getProxyUrl(parsedUrl);
+        const useProxy = proxyUrl && proxyUrl.hostname;
+        if (!useProxy) {
+            return;
+        }
+        return this._getProxyAgentDispatcher(parsedUrl, proxyUrl);
+    }
+    _prepareRequest(method, requestUrl, headers) {
+        const info = {};
+        info.parsedUrl = requestUrl;
+        const usingSsl = info.parsedUrl.protocol === 'https:';
+        info.httpModule = usingSsl ? external_https_namespaceObject : external_http_namespaceObject;
+        const defaultPort = usingSsl ? 443 : 80;
+        info.options = {};
+        info.options.host = info.parsedUrl.hostname;
+        info.options.port = info.parsedUrl.port
+            ? parseInt(info.parsedUrl.port)
+            : defaultPort;
+        info.options.path =
+            (info.parsedUrl.pathname || '') + (info.parsedUrl.search || '');
+        info.options.method = method;
+        info.options.headers = this._mergeHeaders(headers);
+        if (this.userAgent != null) {
+            info.options.headers['user-agent'] = this.userAgent;
+        }
+        info.options.agent = this._getAgent(info.parsedUrl);
+        // gives handlers an opportunity to participate
+        if (this.handlers) {
+            for (const handler of this.handlers) {
+                handler.prepareRequest(info.options);
+            }
+        }
+        return info;
+    }
+    _mergeHeaders(headers) {
+        if (this.requestOptions && this.requestOptions.headers) {
+            return Object.assign({}, lowercaseKeys(this.requestOptions.headers), lowercaseKeys(headers || {}));
+        }
+        return lowercaseKeys(headers || {});
+    }
+    /**
+     * Gets an existing header value or returns a default.
+     * Handles converting number header values to strings since HTTP headers must be strings.
+     * Note: This returns string | string[] since some headers can have multiple values.
+     * For headers that must always be a single string (like Content-Type), use the
+     * specialized _getExistingOrDefaultContentTypeHeader method instead.
+     */
+    _getExistingOrDefaultHeader(additionalHeaders, header, _default) {
+        let clientHeader;
+        if (this.requestOptions && this.requestOptions.headers) {
+            const headerValue = lowercaseKeys(this.requestOptions.headers)[header];
+            if (headerValue) {
+                clientHeader =
+                    typeof headerValue === 'number' ? headerValue.toString() : headerValue;
+            }
+        }
+        const additionalValue = additionalHeaders[header];
+        if (additionalValue !== undefined) {
+            return typeof additionalValue === 'number'
+                ? additionalValue.toString()
+                : additionalValue;
+        }
+        if (clientHeader !== undefined) {
+            return clientHeader;
+        }
+        return _default;
+    }
+    /**
+     * Specialized version of _getExistingOrDefaultHeader for Content-Type header.
+     * Always returns a single string (not an array) since Content-Type should be a single value.
+     * Converts arrays to comma-separated strings and numbers to strings to ensure type safety.
+     * This was split from _getExistingOrDefaultHeader to provide stricter typing for callers
+     * that assign the result to places expecting a string (e.g., additionalHeaders[Headers.ContentType]).
+     */
+    _getExistingOrDefaultContentTypeHeader(additionalHeaders, _default) {
+        let clientHeader;
+        if (this.requestOptions && this.requestOptions.headers) {
+            const headerValue = lowercaseKeys(this.requestOptions.headers)[Headers.ContentType];
+            if (headerValue) {
+                if (typeof headerValue === 'number') {
+                    clientHeader = String(headerValue);
+                }
+                else if (Array.isArray(headerValue)) {
+                    clientHeader = headerValue.join(', ');
+                }
+                else {
+                    clientHeader = headerValue;
+                }
+            }
+        }
+        const additionalValue = additionalHeaders[Headers.ContentType];
+        // Return the first non-undefined value, converting numbers or arrays to strings if necessary
+        if (additionalValue !== undefined) {
+            if (typeof additionalValue === 'number') {
+                return String(additionalValue);
+            }
+            else if (Array.isArray(additionalValue)) {
+                return additionalValue.join(', ');
+            }
+            else {
+                return additionalValue;
+            }
+        }
+        if (clientHeader !== undefined) {
+            return clientHeader;
+        }
+        return _default;
+    }
+    _getAgent(parsedUrl) {
+        let agent;
+        const proxyUrl = getProxyUrl(parsedUrl);
+        const useProxy = proxyUrl && proxyUrl.hostname;
+        if (this._keepAlive && useProxy) {
+            agent = this._proxyAgent;
+        }
+        if (!useProxy) {
+            agent = this._agent;
+        }
+        // if agent is already assigned use that agent.
+        if (agent) {
+            return agent;
+        }
+        const usingSsl = parsedUrl.protocol === 'https:';
+        let maxSockets = 100;
+        if (this.requestOptions) {
+            maxSockets = this.requestOptions.maxSockets || external_http_.globalAgent.maxSockets;
+        }
+        // This is `useProxy` again, but we need to check `proxyURl` directly for TypeScripts's flow analysis.
+        if (proxyUrl && proxyUrl.hostname) {
+            const agentOptions = {
+                maxSockets,
+                keepAlive: this._keepAlive,
+                proxy: Object.assign(Object.assign({}, ((proxyUrl.username || proxyUrl.password) && {
+                    proxyAuth: `${proxyUrl.username}:${proxyUrl.password}`
+                })), { host: proxyUrl.hostname, port: proxyUrl.port })
+            };
+            let tunnelAgent;
+            const overHttps = proxyUrl.protocol === 'https:';
+            if (usingSsl) {
+                tunnelAgent = overHttps ? tunnel.httpsOverHttps : tunnel.httpsOverHttp;
+            }
+            else {
+                tunnelAgent = overHttps ? tunnel.httpOverHttps : tunnel.httpOverHttp;
+            }
+            agent = tunnelAgent(agentOptions);
+            this._proxyAgent = agent;
+        }
+        // if tunneling agent isn't assigned create a new agent
+        if (!agent) {
+            const options = { keepAlive: this._keepAlive, maxSockets };
+            agent = usingSsl ? new external_https_.Agent(options) : new external_http_.Agent(options);
+            this._agent = agent;
+        }
+        if (usingSsl && this._ignoreSslError) {
+            // we don't want to set NODE_TLS_REJECT_UNAUTHORIZED=0 since that will affect request for entire process
+            // http.RequestOptions doesn't expose a way to modify RequestOptions.agent.options
+            // we have to cast it to any and change it directly
+            agent.options = Object.assign(agent.options || {}, {
+                rejectUnauthorized: false
+            });
+        }
+        return agent;
+    }
+    _getProxyAgentDispatcher(parsedUrl, proxyUrl) {
+        let proxyAgent;
+        if (this._keepAlive) {
+            proxyAgent = this._proxyAgentDispatcher;
+        }
+        // if agent is already assigned use that agent.
+        if (proxyAgent) {
+            return proxyAgent;
+        }
+        const usingSsl = parsedUrl.protocol === 'https:';
+        proxyAgent = new lazy_undici.ProxyAgent(Object.assign({ uri: proxyUrl.href, pipelining: !this._keepAlive ? 0 : 1 }, ((proxyUrl.username || proxyUrl.password) && {
+            token: `Basic ${Buffer.from(`${proxyUrl.username}:${proxyUrl.password}`).toString('base64')}`
+        })));
+        this._proxyAgentDispatcher = proxyAgent;
+        if (usingSsl && this._ignoreSslError) {
+            // we don't want to set NODE_TLS_REJECT_UNAUTHORIZED=0 since that will affect request for entire process
+            // http.RequestOptions doesn't expose a way to modify RequestOptions.agent.options
+            // we have to cast it to any and change it directly
+            proxyAgent.options = Object.assign(proxyAgent.options.requestTls || {}, {
+                rejectUnauthorized: false
+            });
+        }
+        return proxyAgent;
+    }
+    _getUserAgentWithOrchestrationId(userAgent) {
+        const baseUserAgent = userAgent || 'actions/http-client';
+        const orchId = process.env['ACTIONS_ORCHESTRATION_ID'];
+        if (orchId) {
+            // Sanitize the orchestration ID to ensure it contains only valid characters
+            // Valid characters: 0-9, a-z, _, -, .
+            const sanitizedId = orchId.replace(/[^a-z0-9_.-]/gi, '_');
+            return `${baseUserAgent} actions_orchestration_id/${sanitizedId}`;
+        }
+        return baseUserAgent;
+    }
+    _performExponentialBackoff(retryNumber) {
+        return __awaiter(this, void 0, void 0, function* () {
+            retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
+            const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
+            return new Promise(resolve => setTimeout(() => resolve(), ms));
+        });
+    }
+    _processResponse(res, options) {
+        return __awaiter(this, void 0, void 0, function* () {
+            return new Promise((resolve, reject) => __awaiter(this, void 0, void 0, function* () {
+                const statusCode = res.message.statusCode || 0;
+                const response = {
+                    statusCode,
+                    result: null,
+                    headers: {}
+                };
+                // not found leads to null obj returned
+                if (statusCode === HttpCodes.NotFound) {
+                    resolve(response);
+                }
+                // get the result from the body
+                function dateTimeDeserializer(key, value) {
+                    if (typeof value === 'string') {
+                        const a = new Date(value);
+                        if (!isNaN(a.valueOf())) {
+                            return a;
+                        }
+                    }
+                    return value;
+                }
+                let obj;
+                let contents;
+                try {
+                    contents = yield res.readBody();
+                    if (contents && contents.length > 0) {
+                        if (options && options.deserializeDates) {
+                            obj = JSON.parse(contents, dateTimeDeserializer);
+                        }
+                        else {
+                            obj = JSON.parse(contents);
+                        }
+                        response.result = obj;
+                    }
+                    response.headers = res.message.headers;
+                }
+                catch (err) {
+                    // Invalid resource (contents not json);  leaving result obj null
+                }
+                // note that 3xx redirects are handled by the http layer.
+                if (statusCode > 299) {
+                    let msg;
+                    // if exception/error in body, attempt to get better error
+                    if (obj && obj.message) {
+                        msg = obj.message;
+                    }
+                    else if (contents && contents.length > 0) {
+                        // it may be the case that the exception is in the body message as string
+                        msg = contents;
+                    }
+                    else {
+                        msg = `Failed request: (${statusCode})`;
+                    }
+                    const err = new HttpClientError(msg, statusCode);
+                    err.result = response.result;
+                    reject(err);
+                }
+                else {
+                    resolve(response);
+                }
+            }));
+        });
+    }
+}
+const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCase()] = obj[k]), c), {});
+//# sourceMappingURL=index.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/auth.js
+var auth_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+class BasicCredentialHandler {
+    constructor(username, password) {
+        this.username = username;
+        this.password = password;
+    }
+    prepareRequest(options) {
+        if (!options.headers) {
+            throw Error('The request has no headers');
+        }
+        options.headers['Authorization'] = `Basic ${Buffer.from(`${this.username}:${this.password}`).toString('base64')}`;
+    }
+    // This handler cannot handle 401
+    canHandleAuthentication() {
+        return false;
+    }
+    handleAuthentication() {
+        return auth_awaiter(this, void 0, void 0, function* () {
+            throw new Error('not implemented');
+        });
+    }
+}
+class BearerCredentialHandler {
+    constructor(token) {
+        this.token = token;
+    }
+    // currently implements pre-authorization
+    // TODO: support preAuth = false where it hooks on 401
+    prepareRequest(options) {
+        if (!options.headers) {
+            throw Error('The request has no headers');
+        }
+        options.headers['Authorization'] = `Bearer ${this.token}`;
+    }
+    // This handler cannot handle 401
+    canHandleAuthentication() {
+        return false;
+    }
+    handleAuthentication() {
+        return auth_awaiter(this, void 0, void 0, function* () {
+            throw new Error('not implemented');
+        });
+    }
+}
+class PersonalAccessTokenCredentialHandler {
+    constructor(token) {
+        this.token = token;
+    }
+    // currently implements pre-authorization
+    // TODO: support preAuth = false where it hooks on 401
+    prepareRequest(options) {
+        if (!options.headers) {
+            throw Error('The request has no headers');
+        }
+        options.headers['Authorization'] = `Basic ${Buffer.from(`PAT:${this.token}`).toString('base64')}`;
+    }
+    // This handler cannot handle 401
+    canHandleAuthentication() {
+        return false;
+    }
+    handleAuthentication() {
+        return auth_awaiter(this, void 0, void 0, function* () {
+            throw new Error('not implemented');
+        });
+    }
+}
+//# sourceMappingURL=auth.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/oidc-utils.js
+var oidc_utils_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+
+class OidcClient {
+    static createHttpClient(allowRetry = true, maxRetry = 10) {
+        const requestOptions = {
+            allowRetries: allowRetry,
+            maxRetries: maxRetry
+        };
+        return new HttpClient('actions/oidc-client', [new BearerCredentialHandler(OidcClient.getRequestToken())], requestOptions);
+    }
+    static getRequestToken() {
+        const token = process.env['ACTIONS_ID_TOKEN_REQUEST_TOKEN'];
+        if (!token) {
+            throw new Error('Unable to get ACTIONS_ID_TOKEN_REQUEST_TOKEN env variable');
+        }
+        return token;
+    }
+    static getIDTokenUrl() {
+        const runtimeUrl = process.env['ACTIONS_ID_TOKEN_REQUEST_URL'];
+        if (!runtimeUrl) {
+            throw new Error('Unable to get ACTIONS_ID_TOKEN_REQUEST_URL env variable');
+        }
+        return runtimeUrl;
+    }
+    static getCall(id_token_url) {
+        return oidc_utils_awaiter(this, void 0, void 0, function* () {
+            var _a;
+            const httpclient = OidcClient.createHttpClient();
+            const res = yield httpclient
+                .getJson(id_token_url)
+                .catch(error => {
+                throw new Error(`Failed to get ID Token. \n 
+        Error Code : ${error.statusCode}\n 
+        Error Message: ${error.message}`);
+            });
+            const id_token = (_a = res.result) === null || _a === void 0 ? void 0 : _a.value;
+            if (!id_token) {
+                throw new Error('Response json body do not have ID Token field');
+            }
+            return id_token;
+        });
+    }
+    static getIDToken(audience) {
+        return oidc_utils_awaiter(this, void 0, void 0, function* () {
+            try {
+                // New ID Token is requested from action service
+                let id_token_url = OidcClient.getIDTokenUrl();
+                if (audience) {
+                    const encodedAudience = encodeURIComponent(audience);
+                    id_token_url = `${id_token_url}&audience=${encodedAudience}`;
+                }
+                debug(`ID token url is ${id_token_url}`);
+                const id_token = yield OidcClient.getCall(id_token_url);
+                setSecret(id_token);
+                return id_token;
+            }
+            catch (error) {
+                throw new Error(`Error message: ${error.message}`);
+            }
+        });
+    }
+}
+//# sourceMappingURL=oidc-utils.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/summary.js
+var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+const { access, appendFile, writeFile } = external_fs_.promises;
+const SUMMARY_ENV_VAR = 'GITHUB_STEP_SUMMARY';
+const SUMMARY_DOCS_URL = 'https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions#adding-a-job-summary';
+class Summary {
+    constructor() {
+        this._buffer = '';
+    }
+    /**
+     * Finds the summary file path from the environment, rejects if env var is not found or file does not exist
+     * Also checks r/w permissions.
+     *
+     * @returns step summary file path
+     */
+    filePath() {
+        return summary_awaiter(this, void 0, void 0, function* () {
+            if (this._filePath) {
+                return this._filePath;
+            }
+            const pathFromEnv = process.env[SUMMARY_ENV_VAR];
+            if (!pathFromEnv) {
+                throw new Error(`Unable to find environment variable for $${SUMMARY_ENV_VAR}. Check if your runtime environment supports job summaries.`);
+            }
+            try {
+                yield access(pathFromEnv, external_fs_.constants.R_OK | external_fs_.constants.W_OK);
+            }
+            catch (_a) {
+                throw new Error(`Unable to access summary file: '${pathFromEnv}'. Check if the file has correct read/write permissions.`);
+            }
+            this._filePath = pathFromEnv;
+            return this._filePath;
+        });
+    }
+    /**
+     * Wraps content in an HTML tag, adding any HTML attributes
+     *
+     * @param {string} tag HTML tag to wrap
+     * @param {string | null} content content within the tag
+     * @param {[attribute: string]: string} attrs key-value list of HTML attributes to add
+     *
+     * @returns {string} content wrapped in HTML element
+     */
+    wrap(tag, content, attrs = {}) {
+        const htmlAttrs = Object.entries(attrs)
+            .map(([key, value]) => ` ${key}="${value}"`)
+            .join('');
+        if (!content) {
+            return `<${tag}${htmlAttrs}>`;
+        }
+        return `<${tag}${htmlAttrs}>${content}</${tag}>`;
+    }
+    /**
+     * Writes text in the buffer to the summary buffer file and empties buffer. Will append by default.
+     *
+     * @param {SummaryWriteOptions} [options] (optional) options for write operation
+     *
+     * @returns {Promise<Summary>} summary instance
+     */
+    write(options) {
+        return summary_awaiter(this, void 0, void 0, function* () {
+            const overwrite = !!(options === null || options === void 0 ? void 0 : options.overwrite);
+            const filePath = yield this.filePath();
+            const writeFunc = overwrite ? writeFile : appendFile;
+            yield writeFunc(filePath, this._buffer, { encoding: 'utf8' });
+            return this.emptyBuffer();
+        });
+    }
+    /**
+     * Clears the summary buffer and wipes the summary file
+     *
+     * @returns {Summary} summary instance
+     */
+    clear() {
+        return summary_awaiter(this, void 0, void 0, function* () {
+            return this.emptyBuffer().write({ overwrite: true });
+        });
+    }
+    /**
+     * Returns the current summary buffer as a string
+     *
+     * @returns {string} string of summary buffer
+     */
+    stringify() {
+        return this._buffer;
+    }
+    /**
+     * If the summary buffer is empty
+     *
+     * @returns {boolen} true if the buffer is empty
+     */
+    isEmptyBuffer() {
+        return this._buffer.length === 0;
+    }
+    /**
+     * Resets the summary buffer without writing to summary file
+     *
+     * @returns {Summary} summary instance
+     */
+    emptyBuffer() {
+        this._buffer = '';
+        return this;
+    }
+    /**
+     * Adds raw text to the summary buffer
+     *
+     * @param {string} text content to add
+     * @param {boolean} [addEOL=false] (optional) append an EOL to the raw text (default: false)
+     *
+     * @returns {Summary} summary instance
+     */
+    addRaw(text, addEOL = false) {
+        this._buffer += text;
+        return addEOL ? this.addEOL() : this;
+    }
+    /**
+     * Adds the operating system-specific end-of-line marker to the buffer
+     *
+     * @returns {Summary} summary instance
+     */
+    addEOL() {
+        return this.addRaw(external_os_.EOL);
+    }
+    /**
+     * Adds an HTML codeblock to the summary buffer
+     *
+     * @param {string} code content to render within fenced code block
+     * @param {string} lang (optional) language to syntax highlight code
+     *
+     * @returns {Summary} summary instance
+     */
+    addCodeBlock(code, lang) {
+        const attrs = Object.assign({}, (lang && { lang }));
+        const element = this.wrap('pre', this.wrap('code', code), attrs);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML list to the summary buffer
+     *
+     * @param {string[]} items list of items to render
+     * @param {boolean} [ordered=false] (optional) if the rendered list should be ordered or not (default: false)
+     *
+     * @returns {Summary} summary instance
+     */
+    addList(items, ordered = false) {
+        const tag = ordered ? 'ol' : 'ul';
+        const listItems = items.map(item => this.wrap('li', item)).join('');
+        const element = this.wrap(tag, listItems);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML table to the summary buffer
+     *
+     * @param {SummaryTableCell[]} rows table rows
+     *
+     * @returns {Summary} summary instance
+     */
+    addTable(rows) {
+        const tableBody = rows
+            .map(row => {
+            const cells = row
+                .map(cell => {
+                if (typeof cell === 'string') {
+                    return this.wrap('td', cell);
+                }
+                const { header, data, colspan, rowspan } = cell;
+                const tag = header ? 'th' : 'td';
+                const attrs = Object.assign(Object.assign({}, (colspan && { colspan })), (rowspan && { rowspan }));
+                return this.wrap(tag, data, attrs);
+            })
+                .join('');
+            return this.wrap('tr', cells);
+        })
+            .join('');
+        const element = this.wrap('table', tableBody);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds a collapsable HTML details element to the summary buffer
+     *
+     * @param {string} label text for the closed state
+     * @param {string} content collapsable content
+     *
+     * @returns {Summary} summary instance
+     */
+    addDetails(label, content) {
+        const element = this.wrap('details', this.wrap('summary', label) + content);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML image tag to the summary buffer
+     *
+     * @param {string} src path to the image you to embed
+     * @param {string} alt text description of the image
+     * @param {SummaryImageOptions} options (optional) addition image attributes
+     *
+     * @returns {Summary} summary instance
+     */
+    addImage(src, alt, options) {
+        const { width, height } = options || {};
+        const attrs = Object.assign(Object.assign({}, (width && { width })), (height && { height }));
+        const element = this.wrap('img', null, Object.assign({ src, alt }, attrs));
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML section heading element
+     *
+     * @param {string} text heading text
+     * @param {number | string} [level=1] (optional) the heading level, default: 1
+     *
+     * @returns {Summary} summary instance
+     */
+    addHeading(text, level) {
+        const tag = `h${level}`;
+        const allowedTag = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].includes(tag)
+            ? tag
+            : 'h1';
+        const element = this.wrap(allowedTag, text);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML thematic break (<hr>) to the summary buffer
+     *
+     * @returns {Summary} summary instance
+     */
+    addSeparator() {
+        const element = this.wrap('hr', null);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML line break (<br>) to the summary buffer
+     *
+     * @returns {Summary} summary instance
+     */
+    addBreak() {
+        const element = this.wrap('br', null);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML blockquote to the summary buffer
+     *
+     * @param {string} text quote text
+     * @param {string} cite (optional) citation url
+     *
+     * @returns {Summary} summary instance
+     */
+    addQuote(text, cite) {
+        const attrs = Object.assign({}, (cite && { cite }));
+        const element = this.wrap('blockquote', text, attrs);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML anchor tag to the summary buffer
+     *
+     * @param {string} text link text/content
+     * @param {string} href hyperlink
+     *
+     * @returns {Summary} summary instance
+     */
+    addLink(text, href) {
+        const element = this.wrap('a', text, { href });
+        return this.addRaw(element).addEOL();
+    }
+}
+const _summary = new Summary();
+/**
+ * @deprecated use `core.summary`
+ */
+const markdownSummary = _summary;
+const summary = _summary;
+//# sourceMappingURL=summary.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/path-utils.js
+
+/**
+ * toPosixPath converts the given path to the posix form. On Windows, \\ will be
+ * replaced with /.
+ *
+ * @param pth. Path to transform.
+ * @return string Posix path.
+ */
+function toPosixPath(pth) {
+    return pth.replace(/[\\]/g, '/');
+}
+/**
+ * toWin32Path converts the given path to the win32 form. On Linux, / will be
+ * replaced with \\.
+ *
+ * @param pth. Path to transform.
+ * @return string Win32 path.
+ */
+function toWin32Path(pth) {
+    return pth.replace(/[/]/g, '\\');
+}
+/**
+ * toPlatformPath converts the given path to a platform-specific path. It does
+ * this by replacing instances of / and \ with the platform-specific path
+ * separator.
+ *
+ * @param pth The path to platformize.
+ * @return string The platform-specific path.
+ */
+function toPlatformPath(pth) {
+    return pth.replace(/[/\\]/g, external_path_namespaceObject.sep);
+}
+//# sourceMappingURL=path-utils.js.map
+;// CONCATENATED MODULE: external "string_decoder"
+const external_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("string_decoder");
+// EXTERNAL MODULE: external "events"
+var external_events_ = __nccwpck_require__(4434);
+;// CONCATENATED MODULE: external "child_process"
+const external_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("child_process");
+// EXTERNAL MODULE: external "assert"
+var external_assert_ = __nccwpck_require__(2613);
+;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io-util.js
+var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+const { chmod, copyFile, lstat, mkdir, open: io_util_open, readdir, rename, rm, rmdir, stat, symlink, unlink } = external_fs_.promises;
+// export const {open} = 'fs'
+const IS_WINDOWS = process.platform === 'win32';
+/**
+ * Custom implementation of readlink to ensure Windows junctions
+ * maintain trailing backslash for backward compatibility with Node.js < 24
+ *
+ * In Node.js 20, Windows junctions (directory symlinks) always returned paths
+ * with trailing backslashes. Node.js 24 removed this behavior, which breaks
+ * code that relied on this format for path operations.
+ *
+ * This implementation restores the Node 20 behavior by adding a trailing
+ * backslash to all junction results on Windows.
+ */
+function readlink(fsPath) {
+    return io_util_awaiter(this, void 0, void 0, function* () {
+        const result = yield fs.promises.readlink(fsPath);
+        // On Windows, restore Node 20 behavior: add trailing backslash to all results
+        // since junctions on Windows are always directory links
+        if (IS_WINDOWS && !result.endsWith('\\')) {
+            return `${result}\\`;
+        }
+        return result;
+    });
+}
+// See https://github.com/nodejs/node/blob/d0153aee367422d0858105abec186da4dff0a0c5/deps/uv/include/uv/win.h#L691
+const UV_FS_O_EXLOCK = 0x10000000;
+const READONLY = external_fs_.constants.O_RDONLY;
+function exists(fsPath) {
+    return io_util_awaiter(this, void 0, void 0, function* () {
+        try {
+            yield stat(fsPath);
+        }
+        catch (err) {
+            if (err.code === 'ENOENT') {
+                return false;
+            }
+            throw err;
+        }
+        return true;
+    });
+}
+function isDirectory(fsPath_1) {
+    return io_util_awaiter(this, arguments, void 0, function* (fsPath, useStat = false) {
+        const stats = useStat ? yield stat(fsPath) : yield lstat(fsPath);
+        return stats.isDirectory();
+    });
+}
+/**
+ * On OSX/Linux, true if path starts with '/'. On Windows, true for paths like:
+ * \, \hello, \\hello\share, C:, and C:\hello (and corresponding alternate separator cases).
+ */
+function isRooted(p) {
+    p = normalizeSeparators(p);
+    if (!p) {
+        throw new Error('isRooted() parameter "p" cannot be empty');
+    }
+    if (IS_WINDOWS) {
+        return (p.startsWith('\\') || /^[A-Z]:/i.test(p) // e.g. \ or \hello or \\hello
+        ); // e.g. C: or C:\hello
+    }
+    return p.startsWith('/');
+}
+/**
+ * Best effort attempt to determine whether a file exists and is executable.
+ * @param filePath    file path to check
+ * @param extensions  additional file extensions to try
+ * @return if file exists and is executable, returns the file path. otherwise empty string.
+ */
+function tryGetExecutablePath(filePath, extensions) {
+    return io_util_awaiter(this, void 0, void 0, function* () {
+        let stats = undefined;
+        try {
+            // test file exists
+            stats = yield stat(filePath);
+        }
+        catch (err) {
+            if (err.code !== 'ENOENT') {
+                // eslint-disable-next-line no-console
+                console.log(`Unexpected error attempting to determine if executable file exists '${filePath}': ${err}`);
+            }
+        }
+        if (stats && stats.isFile()) {
+            if (IS_WINDOWS) {
+                // on Windows, test for valid extension
+                const upperExt = external_path_namespaceObject.extname(filePath).toUpperCase();
+                if (extensions.some(validExt => validExt.toUpperCase() === upperExt)) {
+                    return filePath;
+                }
+            }
+            else {
+                if (isUnixExecutable(stats)) {
+                    return filePath;
+                }
+            }
+        }
+        // try each extension
+        const originalFilePath = filePath;
+        for (const extension of extensions) {
+            filePath = originalFilePath + extension;
+            stats = undefined;
+            try {
+                stats = yield stat(filePath);
+            }
+            catch (err) {
+                if (err.code !== 'ENOENT') {
+                    // eslint-disable-next-line no-console
+                    console.log(`Unexpected error attempting to determine if executable file exists '${filePath}': ${err}`);
+                }
+            }
+            if (stats && stats.isFile()) {
+                if (IS_WINDOWS) {
+                    // preserve the case of the actual file (since an extension was appended)
+                    try {
+                        const directory = external_path_namespaceObject.dirname(filePath);
+                        const upperName = external_path_namespaceObject.basename(filePath).toUpperCase();
+                        for (const actualName of yield readdir(directory)) {
+                            if (upperName === actualName.toUpperCase()) {
+                                filePath = external_path_namespaceObject.join(directory, actualName);
+                                break;
+                            }
+                        }
+                    }
+                    catch (err) {
+                        // eslint-disable-next-line no-console
+                        console.log(`Unexpected error attempting to determine the actual case of the file '${filePath}': ${err}`);
+                    }
+                    return filePath;
+                }
+                else {
+                    if (isUnixExecutable(stats)) {
+                        return filePath;
+                    }
+                }
+            }
+        }
+        return '';
+    });
+}
+function normalizeSeparators(p) {
+    p = p || '';
+    if (IS_WINDOWS) {
+        // convert slashes on Windows
+        p = p.replace(/\//g, '\\');
+        // remove redundant slashes
+        return p.replace(/\\\\+/g, '\\');
+    }
+    // remove redundant slashes
+    return p.replace(/\/\/+/g, '/');
+}
+// on Mac/Linux, test the execute bit
+//     R   W  X  R  W X R W X
+//   256 128 64 32 16 8 4 2 1
+function isUnixExecutable(stats) {
+    return ((stats.mode & 1) > 0 ||
+        ((stats.mode & 8) > 0 &&
+            process.getgid !== undefined &&
+            stats.gid === process.getgid()) ||
+        ((stats.mode & 64) > 0 &&
+            process.getuid !== undefined &&
+            stats.uid === process.getuid()));
+}
+// Get the path of cmd.exe in windows
+function getCmdPath() {
+    var _a;
+    return (_a = process.env['COMSPEC']) !== null && _a !== void 0 ? _a : `cmd.exe`;
+}
+//# sourceMappingURL=io-util.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io.js
+var io_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+
+/**
+ * Copies a file or folder.
+ * Based off of shelljs - https://github.com/shelljs/shelljs/blob/9237f66c52e5daa40458f94f9565e18e8132f5a6/src/cp.js
+ *
+ * @param     source    source path
+ * @param     dest      destination path
+ * @param     options   optional. See CopyOptions.
+ */
+function cp(source_1, dest_1) {
+    return io_awaiter(this, arguments, void 0, function* (source, dest, options = {}) {
+        const { force, recursive, copySourceDirectory } = readCopyOptions(options);
+        const destStat = (yield ioUtil.exists(dest)) ? yield ioUtil.stat(dest) : null;
+        // Dest is an existing file, but not forcing
+        if (destStat && destStat.isFile() && !force) {
+            return;
+        }
+        // If dest is an existing directory, should copy inside.
+        const newDest = destStat && destStat.isDirectory() && copySourceDirectory
+            ? path.join(dest, path.basename(source))
+            : dest;
+        if (!(yield ioUtil.exists(source))) {
+            throw new Error(`no such file or directory: ${source}`);
+        }
+        const sourceStat = yield ioUtil.stat(source);
+        if (sourceStat.isDirectory()) {
+            if (!recursive) {
+                throw new Error(`Failed to copy. ${source} is a directory, but tried to copy without recursive flag.`);
+            }
+            else {
+                yield cpDirRecursive(source, newDest, 0, force);
+            }
+        }
+        else {
+            if (path.relative(source, newDest) === '') {
+                // a file cannot be copied to itself
+                throw new Error(`'${newDest}' and '${source}' are the same file`);
+            }
+            yield io_copyFile(source, newDest, force);
+        }
+    });
+}
+/**
+ * Moves a path.
+ *
+ * @param     source    source path
+ * @param     dest      destination path
+ * @param     options   optional. See MoveOptions.
+ */
+function mv(source_1, dest_1) {
+    return io_awaiter(this, arguments, void 0, function* (source, dest, options = {}) {
+        if (yield ioUtil.exists(dest)) {
+            let destExists = true;
+            if (yield ioUtil.isDirectory(dest)) {
+                // If dest is directory copy src into dest
+                dest = path.join(dest, path.basename(source));
+                destExists = yield ioUtil.exists(dest);
+            }
+            if (destExists) {
+                if (options.force == null || options.force) {
+                    yield rmRF(dest);
+                }
+                else {
+                    throw new Error('Destination already exists');
+                }
+            }
+        }
+        yield mkdirP(path.dirname(dest));
+        yield ioUtil.rename(source, dest);
+    });
+}
+/**
+ * Remove a path recursively with force
+ *
+ * @param inputPath path to remove
+ */
+function rmRF(inputPath) {
+    return io_awaiter(this, void 0, void 0, function* () {
+        if (ioUtil.IS_WINDOWS) {
+            // Check for invalid characters
+            // https://docs.microsoft.com/en-us/windows/win32/fileio/naming-a-file
+            if (/[*"<>|]/.test(inputPath)) {
+                throw new Error('File path must not contain `*`, `"`, `<`, `>` or `|` on Windows');
+            }
+        }
+        try {
+            // note if path does not exist, error is silent
+            yield ioUtil.rm(inputPath, {
+                force: true,
+                maxRetries: 3,
+                recursive: true,
+                retryDelay: 300
+            });
+        }
+        catch (err) {
+            throw new Error(`File was unable to be removed ${err}`);
+        }
+    });
+}
+/**
+ * Make a directory.  Creates the full path with folders in between
+ * Will throw if it fails
+ *
+ * @param   fsPath        path to create
+ * @returns Promise<void>
+ */
+function mkdirP(fsPath) {
+    return io_awaiter(this, void 0, void 0, function* () {
+        ok(fsPath, 'a path argument must be provided');
+        yield ioUtil.mkdir(fsPath, { recursive: true });
+    });
+}
+/**
+ * Returns path of a tool had the tool actually been invoked.  Resolves via paths.
+ * If you check and the tool does not exist, it will throw.
+ *
+ * @param     tool              name of the tool
+ * @param     check             whether to check if tool exists
+ * @returns   Promise<string>   path to tool
+ */
+function which(tool, check) {
+    return io_awaiter(this, void 0, void 0, function* () {
+        if (!tool) {
+            throw new Error("parameter 'tool' is required");
+        }
+        // recursive when check=true
+        if (check) {
+            const result = yield which(tool, false);
+            if (!result) {
+                if (IS_WINDOWS) {
+                    throw new Error(`Unable to locate executable file: ${tool}. Please verify either the file path exists or the file can be found within a directory specified by the PATH environment variable. Also verify the file has a valid extension for an executable file.`);
+                }
+                else {
+                    throw new Error(`Unable to locate executable file: ${tool}. Please verify either the file path exists or the file can be found within a directory specified by the PATH environment variable. Also check the file mode to verify the file is executable.`);
+                }
+            }
+            return result;
+        }
+        const matches = yield findInPath(tool);
+        if (matches && matches.length > 0) {
+            return matches[0];
+        }
+        return '';
+    });
+}
+/**
+ * Returns a list of all occurrences of the given tool on the system path.
+ *
+ * @returns   Promise<string[]>  the paths of the tool
+ */
+function findInPath(tool) {
+    return io_awaiter(this, void 0, void 0, function* () {
+        if (!tool) {
+            throw new Error("parameter 'tool' is required");
+        }
+        // build the list of extensions to try
+        const extensions = [];
+        if (IS_WINDOWS && process.env['PATHEXT']) {
+            for (const extension of process.env['PATHEXT'].split(external_path_namespaceObject.delimiter)) {
+                if (extension) {
+                    extensions.push(extension);
+                }
+            }
+        }
+        // if it's rooted, return it if exists. otherwise return empty.
+        if (isRooted(tool)) {
+            const filePath = yield tryGetExecutablePath(tool, extensions);
+            if (filePath) {
+                return [filePath];
+            }
+            return [];
+        }
+        // if any path separators, return empty
+        if (tool.includes(external_path_namespaceObject.sep)) {
+            return [];
+        }
+        // build the list of directories
+        //
+        // Note, technically "where" checks the current directory on Windows. From a toolkit perspective,
+        // it feels like we should not do this. Checking the current directory seems like more of a use
+        // case of a shell, and the which() function exposed by the toolkit should strive for consistency
+        // across platforms.
+        const directories = [];
+        if (process.env.PATH) {
+            for (const p of process.env.PATH.split(external_path_namespaceObject.delimiter)) {
+                if (p) {
+                    directories.push(p);
+                }
+            }
+        }
+        // find all matches
+        const matches = [];
+        for (const directory of directories) {
+            const filePath = yield tryGetExecutablePath(external_path_namespaceObject.join(directory, tool), extensions);
+            if (filePath) {
+                matches.push(filePath);
+            }
+        }
+        return matches;
+    });
+}
+function readCopyOptions(options) {
+    const force = options.force == null ? true : options.force;
+    const recursive = Boolean(options.recursive);
+    const copySourceDirectory = options.copySourceDirectory == null
+        ? true
+        : Boolean(options.copySourceDirectory);
+    return { force, recursive, copySourceDirectory };
+}
+function cpDirRecursive(sourceDir, destDir, currentDepth, force) {
+    return io_awaiter(this, void 0, void 0, function* () {
+        // Ensure there is not a run away recursive copy
+        if (currentDepth >= 255)
+            return;
+        currentDepth++;
+        yield mkdirP(destDir);
+        const files = yield ioUtil.readdir(sourceDir);
+        for (const fileName of files) {
+            const srcFile = `${sourceDir}/${fileName}`;
+            const destFile = `${destDir}/${fileName}`;
+            const srcFileStat = yield ioUtil.lstat(srcFile);
+            if (srcFileStat.isDirectory()) {
+                // Recurse
+                yield cpDirRecursive(srcFile, destFile, currentDepth, force);
+            }
+            else {
+                yield io_copyFile(srcFile, destFile, force);
+            }
+        }
+        // Change the mode for the newly created directory
+        yield ioUtil.chmod(destDir, (yield ioUtil.stat(sourceDir)).mode);
+    });
+}
+// Buffered file copy
+function io_copyFile(srcFile, destFile, force) {
+    return io_awaiter(this, void 0, void 0, function* () {
+        if ((yield ioUtil.lstat(srcFile)).isSymbolicLink()) {
+            // unlink/re-link it
+            try {
+                yield ioUtil.lstat(destFile);
+                yield ioUtil.unlink(destFile);
+            }
+            catch (e) {
+                // Try to override file permission
+                if (e.code === 'EPERM') {
+                    yield ioUtil.chmod(destFile, '0666');
+                    yield ioUtil.unlink(destFile);
+                }
+                // other errors = it doesn't exist, no work to do
+            }
+            // Copy over symlink
+            const symlinkFull = yield ioUtil.readlink(srcFile);
+            yield ioUtil.symlink(symlinkFull, destFile, ioUtil.IS_WINDOWS ? 'junction' : null);
+        }
+        else if (!(yield ioUtil.exists(destFile)) || force) {
+            yield ioUtil.copyFile(srcFile, destFile);
+        }
+    });
+}
+//# sourceMappingURL=io.js.map
+;// CONCATENATED MODULE: external "timers"
+const external_timers_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("timers");
+;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/toolrunner.js
+var toolrunner_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+
+
+
+
+
+/* eslint-disable @typescript-eslint/unbound-method */
+const toolrunner_IS_WINDOWS = process.platform === 'win32';
+/*
+ * Class for running command line tools. Handles quoting and arg parsing in a platform agnostic way.
+ */
+class ToolRunner extends external_events_.EventEmitter {
+    constructor(toolPath, args, options) {
+        super();
+        if (!toolPath) {
+            throw new Error("Parameter 'toolPath' cannot be null or empty.");
+        }
+        this.toolPath = toolPath;
+        this.args = args || [];
+        this.options = options || {};
+    }
+    _debug(message) {
+        if (this.options.listeners && this.options.listeners.debug) {
+            this.options.listeners.debug(message);
+        }
+    }
+    _getCommandString(options, noPrefix) {
+        const toolPath = this._getSpawnFileName();
+        const args = this._getSpawnArgs(options);
+        let cmd = noPrefix ? '' : '[command]'; // omit prefix when piped to a second tool
+        if (toolrunner_IS_WINDOWS) {
+            // Windows + cmd file
+            if (this._isCmdFile()) {
+                cmd += toolPath;
+                for (const a of args) {
+                    cmd += ` ${a}`;
+                }
+            }
+            // Windows + verbatim
+            else if (options.windowsVerbatimArguments) {
+                cmd += `"${toolPath}"`;
+                for (const a of args) {
+                    cmd += ` ${a}`;
+                }
+            }
+            // Windows (regular)
+            else {
+                cmd += this._windowsQuoteCmdArg(toolPath);
+                for (const a of args) {
+                    cmd += ` ${this._windowsQuoteCmdArg(a)}`;
+                }
+            }
+        }
+        else {
+            // OSX/Linux - this can likely be improved with some form of quoting.
+            // creating processes on Unix is fundamentally different than Windows.
+            // on Unix, execvp() takes an arg array.
+            cmd += toolPath;
+            for (const a of args) {
+                cmd += ` ${a}`;
+            }
+        }
+        return cmd;
+    }
+    _processLineBuffer(data, strBuffer, onLine) {
+        try {
+            let s = strBuffer + data.toString();
+            let n = s.indexOf(external_os_.EOL);
+            while (n > -1) {
+                const line = s.substring(0, n);
+                onLine(line);
+                // the rest of the string ...
+                s = s.substring(n + external_os_.EOL.length);
+                n = s.indexOf(external_os_.EOL);
+            }
+            return s;
+        }
+        catch (err) {
+            // streaming lines to console is best effort.  Don't fail a build.
+            this._debug(`error processing line. Failed with error ${err}`);
+            return '';
+        }
+    }
+    _getSpawnFileName() {
+        if (toolrunner_IS_WINDOWS) {
+            if (this._isCmdFile()) {
+                return process.env['COMSPEC'] || 'cmd.exe';
+            }
+        }
+        return this.toolPath;
+    }
+    _getSpawnArgs(options) {
+        if (toolrunner_IS_WINDOWS) {
+            if (this._isCmdFile()) {
+                let argline = `/D /S /C "${this._windowsQuoteCmdArg(this.toolPath)}`;
+                for (const a of this.args) {
+                    argline += ' ';
+                    argline += options.windowsVerbatimArguments
+                        ? a
+                        : this._windowsQuoteCmdArg(a);
+                }
+                argline += '"';
+                return [argline];
+            }
+        }
+        return this.args;
+    }
+    _endsWith(str, end) {
+        return str.endsWith(end);
+    }
+    _isCmdFile() {
+        const upperToolPath = this.toolPath.toUpperCase();
+        return (this._endsWith(upperToolPath, '.CMD') ||
+            this._endsWith(upperToolPath, '.BAT'));
+    }
+    _windowsQuoteCmdArg(arg) {
+        // for .exe, apply the normal quoting rules that libuv applies
+        if (!this._isCmdFile()) {
+            return this._uvQuoteCmdArg(arg);
+        }
+        // otherwise apply quoting rules specific to the cmd.exe command line parser.
+        // the libuv rules are generic and are not designed specifically for cmd.exe
+        // command line parser.
+        //
+        // for a detailed description of the cmd.exe command line parser, refer to
+        // http://stackoverflow.com/questions/4094699/how-does-the-windows-command-interpreter-cmd-exe-parse-scripts/7970912#7970912
+        // need quotes for empty arg
+        if (!arg) {
+            return '""';
+        }
+        // determine whether the arg needs to be quoted
+        const cmdSpecialChars = [
+            ' ',
+            '\t',
+            '&',
+            '(',
+            ')',
+            '[',
+            ']',
+            '{',
+            '}',
+            '^',
+            '=',
+            ';',
+            '!',
+            "'",
+            '+',
+            ',',
+            '`',
+            '~',
+            '|',
+            '<',
+            '>',
+            '"'
+        ];
+        let needsQuotes = false;
+        for (const char of arg) {
+            if (cmdSpecialChars.some(x => x === char)) {
+                needsQuotes = true;
+                break;
+            }
+        }
+        // short-circuit if quotes not needed
+        if (!needsQuotes) {
+            return arg;
+        }
+        // the following quoting rules are very similar to the rules that by libuv applies.
+        //
+        // 1) wrap the string in quotes
+        //
+        // 2) double-up quotes - i.e. " => ""
+        //
+        //    this is different from the libuv quoting rules. libuv replaces " with \", which unfortunately
+        //    doesn't work well with a cmd.exe command line.
+        //
+        //    note, replacing " with "" also works well if the arg is passed to a downstream .NET console app.
+        //    for example, the command line:
+        //          foo.exe "myarg:""my val"""
+        //    is parsed by a .NET console app into an arg array:
+        //          [ "myarg:\"my val\"" ]
+        //    which is the same end result when applying libuv quoting rules. although the actual
+        //    command line from libuv quoting rules would look like:
+        //          foo.exe "myarg:\"my val\""
+        //
+        // 3) double-up slashes that precede a quote,
+        //    e.g.  hello \world    => "hello \world"
+        //          hello\"world    => "hello\\""world"
+        //          hello\\"world   => "hello\\\\""world"
+        //          hello world\    => "hello world\\"
+        //
+        //    technically this is not required for a cmd.exe command line, or the batch argument parser.
+        //    the reasons for including this as a .cmd quoting rule are:
+        //
+        //    a) this is optimized for the scenario where the argument is passed from the .cmd file to an
+        //       external program. many programs (e.g. .NET console apps) rely on the slash-doubling rule.
+        //
+        //    b) it's what we've been doing previously (by deferring to node default behavior) and we
+        //       haven't heard any complaints about that aspect.
+        //
+        // note, a weakness of the quoting rules chosen here, is that % is not escaped. in fact, % cannot be
+        // escaped when used on the command line directly - even though within a .cmd file % can be escaped
+        // by using %%.
+        //
+        // the saving grace is, on the command line, %var% is left as-is if var is not defined. this contrasts
+        // the line parsing rules within a .cmd file, where if var is not defined it is replaced with nothing.
+        //
+        // one option that was explored was replacing % with ^% - i.e. %var% => ^%var^%. this hack would
+        // often work, since it is unlikely that var^ would exist, and the ^ character is removed when the
+        // variable is used. the problem, however, is that ^ is not removed when %* is used to pass the args
+        // to an external program.
+        //
+        // an unexplored potential solution for the % escaping problem, is to create a wrapper .cmd file.
+        // % can be escaped within a .cmd file.
+        let reverse = '"';
+        let quoteHit = true;
+        for (let i = arg.length; i > 0; i--) {
+            // walk the string in reverse
+            reverse += arg[i - 1];
+            if (quoteHit && arg[i - 1] === '\\') {
+                reverse += '\\'; // double the slash
+            }
+            else if (arg[i - 1] === '"') {
+                quoteHit = true;
+                reverse += '"'; // double the quote
+            }
+            else {
+                quoteHit = false;
+            }
+        }
+        reverse += '"';
+        return reverse.split('').reverse().join('');
+    }
+    _uvQuoteCmdArg(arg) {
+        // Tool runner wraps child_process.spawn() and needs to apply the same quoting as
+        // Node in certain cases where the undocumented spawn option windowsVerbatimArguments
+        // is used.
+        //
+        // Since this function is a port of quote_cmd_arg from Node 4.x (technically, lib UV,
+        // see https://github.com/nodejs/node/blob/v4.x/deps/uv/src/win/process.c for details),
+        // pasting copyright notice from Node within this function:
+        //
+        //      Copyright Joyent, Inc. and other Node contributors. All rights reserved.
+        //
+        //      Permission is hereby granted, free of charge, to any person obtaining a copy
+        //      of this software and associated documentation files (the "Software"), to
+        //      deal in the Software without restriction, including without limitation the
+        //      rights to use, copy, modify, merge, publish, distribute, sublicense, and/or
+        //      sell copies of the Software, and to permit persons to whom the Software is
+        //      furnished to do so, subject to the following conditions:
+        //
+        //      The above copyright notice and this permission notice shall be included in
+        //      all copies or substantial portions of the Software.
+        //
+        //      THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+        //      IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+        //      FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+        //      AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+        //      LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING
+        //      FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS
+        //      IN THE SOFTWARE.
+        if (!arg) {
+            // Need double quotation for empty argument
+            return '""';
+        }
+        if (!arg.includes(' ') && !arg.includes('\t') && !arg.includes('"')) {
+            // No quotation needed
+            return arg;
+        }
+        if (!arg.includes('"') && !arg.includes('\\')) {
+            // No embedded double quotes or backslashes, so I can just wrap
+            // quote marks around the whole thing.
+            return `"${arg}"`;
+        }
+        // Expected input/output:
+        //   input : hello"world
+        //   output: "hello\"world"
+        //   input : hello""world
+        //   output: "hello\"\"world"
+        //   input : hello\world
+        //   output: hello\world
+        //   input : hello\\world
+        //   output: hello\\world
+        //   input : hello\"world
+        //   output: "hello\\\"world"
+        //   input : hello\\"world
+        //   output: "hello\\\\\"world"
+        //   input : hello world\
+        //   output: "hello world\\" - note the comment in libuv actually reads "hello world\"
+        //                             but it appears the comment is wrong, it should be "hello world\\"
+        let reverse = '"';
+        let quoteHit = true;
+        for (let i = arg.length; i > 0; i--) {
+            // walk the string in reverse
+            reverse += arg[i - 1];
+            if (quoteHit && arg[i - 1] === '\\') {
+                reverse += '\\';
+            }
+            else if (arg[i - 1] === '"') {
+                quoteHit = true;
+                reverse += '\\';
+            }
+            else {
+                quoteHit = false;
+            }
+        }
+        reverse += '"';
+        return reverse.split('').reverse().join('');
+    }
+    _cloneExecOptions(options) {
+        options = options || {};
+        const result = {
+            cwd: options.cwd || process.cwd(),
+            env: options.env || process.env,
+            silent: options.silent || false,
+            windowsVerbatimArguments: options.windowsVerbatimArguments || false,
+            failOnStdErr: options.failOnStdErr || false,
+            ignoreReturnCode: options.ignoreReturnCode || false,
+            delay: options.delay || 10000
+        };
+        result.outStream = options.outStream || process.stdout;
+        result.errStream = options.errStream || process.stderr;
+        return result;
+    }
+    _getSpawnOptions(options, toolPath) {
+        options = options || {};
+        const result = {};
+        result.cwd = options.cwd;
+        result.env = options.env;
+        result['windowsVerbatimArguments'] =
+            options.windowsVerbatimArguments || this._isCmdFile();
+        if (options.windowsVerbatimArguments) {
+            result.argv0 = `"${toolPath}"`;
+        }
+        return result;
+    }
+    /**
+     * Exec a tool.
+     * Output will be streamed to the live console.
+     * Returns promise with return code
+     *
+     * @param     tool     path to tool to exec
+     * @param     options  optional exec options.  See ExecOptions
+     * @returns   number
+     */
+    exec() {
+        return toolrunner_awaiter(this, void 0, void 0, function* () {
+            // root the tool path if it is unrooted and contains relative pathing
+            if (!isRooted(this.toolPath) &&
+                (this.toolPath.includes('/') ||
+                    (toolrunner_IS_WINDOWS && this.toolPath.includes('\\')))) {
+                // prefer options.cwd if it is specified, however options.cwd may also need to be rooted
+                this.toolPath = external_path_namespaceObject.resolve(process.cwd(), this.options.cwd || process.cwd(), this.toolPath);
+            }
+            // if the tool is only a file name, then resolve it from the PATH
+            // otherwise verify it exists (add extension on Windows if necessary)
+            this.toolPath = yield which(this.toolPath, true);
+            return new Promise((resolve, reject) => toolrunner_awaiter(this, void 0, void 0, function* () {
+                this._debug(`exec tool: ${this.toolPath}`);
+                this._debug('arguments:');
+                for (const arg of this.args) {
+                    this._debug(`   ${arg}`);
+                }
+                const optionsNonNull = this._cloneExecOptions(this.options);
+                if (!optionsNonNull.silent && optionsNonNull.outStream) {
+                    optionsNonNull.outStream.write(this._getCommandString(optionsNonNull) + external_os_.EOL);
+                }
+                const state = new ExecState(optionsNonNull, this.toolPath);
+                state.on('debug', (message) => {
+                    this._debug(message);
+                });
+                if (this.options.cwd && !(yield exists(this.options.cwd))) {
+                    return reject(new Error(`The cwd: ${this.options.cwd} does not exist!`));
+                }
+                const fileName = this._getSpawnFileName();
+                const cp = external_child_process_namespaceObject.spawn(fileName, this._getSpawnArgs(optionsNonNull), this._getSpawnOptions(this.options, fileName));
+                let stdbuffer = '';
+                if (cp.stdout) {
+                    cp.stdout.on('data', (data) => {
+                        if (this.options.listeners && this.options.listeners.stdout) {
+                            this.options.listeners.stdout(data);
+                        }
+                        if (!optionsNonNull.silent && optionsNonNull.outStream) {
+                            optionsNonNull.outStream.write(data);
+                        }
+                        stdbuffer = this._processLineBuffer(data, stdbuffer, (line) => {
+                            if (this.options.listeners && this.options.listeners.stdline) {
+                                this.options.listeners.stdline(line);
+                            }
+                        });
+                    });
+                }
+                let errbuffer = '';
+                if (cp.stderr) {
+                    cp.stderr.on('data', (data) => {
+                        state.processStderr = true;
+                        if (this.options.listeners && this.options.listeners.stderr) {
+                            this.options.listeners.stderr(data);
+                        }
+                        if (!optionsNonNull.silent &&
+                            optionsNonNull.errStream &&
+                            optionsNonNull.outStream) {
+                            const s = optionsNonNull.failOnStdErr
+                                ? optionsNonNull.errStream
+                                : optionsNonNull.outStream;
+                            s.write(data);
+                        }
+                        errbuffer = this._processLineBuffer(data, errbuffer, (line) => {
+                            if (this.options.listeners && this.options.listeners.errline) {
+                                this.options.listeners.errline(line);
+                            }
+                        });
+                    });
+                }
+                cp.on('error', (err) => {
+                    state.processError = err.message;
+                    state.processExited = true;
+                    state.processClosed = true;
+                    state.CheckComplete();
+                });
+                cp.on('exit', (code) => {
+                    state.processExitCode = code;
+                    state.processExited = true;
+                    this._debug(`Exit code ${code} received from tool '${this.toolPath}'`);
+                    state.CheckComplete();
+                });
+                cp.on('close', (code) => {
+                    state.processExitCode = code;
+                    state.processExited = true;
+                    state.processClosed = true;
+                    this._debug(`STDIO streams have closed for tool '${this.toolPath}'`);
+                    state.CheckComplete();
+                });
+                state.on('done', (error, exitCode) => {
+                    if (stdbuffer.length > 0) {
+                        this.emit('stdline', stdbuffer);
+                    }
+                    if (errbuffer.length > 0) {
+                        this.emit('errline', errbuffer);
+                    }
+                    cp.removeAllListeners();
+                    if (error) {
+                        reject(error);
+                    }
+                    else {
+                        resolve(exitCode);
+                    }
+                });
+                if (this.options.input) {
+                    if (!cp.stdin) {
+                        throw new Error('child process missing stdin');
+                    }
+                    cp.stdin.end(this.options.input);
+                }
+            }));
+        });
+    }
+}
+/**
+ * Convert an arg string to an array of args. Handles escaping
+ *
+ * @param    argString   string of arguments
+ * @returns  string[]    array of arguments
+ */
+function argStringToArray(argString) {
+    const args = [];
+    let inQuotes = false;
+    let escaped = false;
+    let arg = '';
+    function append(c) {
+        // we only escape double quotes.
+        if (escaped && c !== '"') {
+            arg += '\\';
+        }
+        arg += c;
+        escaped = false;
+    }
+    for (let i = 0; i < argString.length; i++) {
+        const c = argString.charAt(i);
+        if (c === '"') {
+            if (!escaped) {
+                inQuotes = !inQuotes;
+            }
+            else {
+                append(c);
+            }
+            continue;
+        }
+        if (c === '\\' && escaped) {
+            append(c);
+            continue;
+        }
+        if (c === '\\' && inQuotes) {
+            escaped = true;
+            continue;
+        }
+        if (c === ' ' && !inQuotes) {
+            if (arg.length > 0) {
+                args.push(arg);
+                arg = '';
+            }
+            continue;
+        }
+        append(c);
+    }
+    if (arg.length > 0) {
+        args.push(arg.trim());
+    }
+    return args;
+}
+class ExecState extends external_events_.EventEmitter {
+    constructor(options, toolPath) {
+        super();
+        this.processClosed = false; // tracks whether the process has exited and stdio is closed
+        this.processError = '';
+        this.processExitCode = 0;
+        this.processExited = false; // tracks whether the process has exited
+        this.processStderr = false; // tracks whether stderr was written to
+        this.delay = 10000; // 10 seconds
+        this.done = false;
+        this.timeout = null;
+        if (!toolPath) {
+            throw new Error('toolPath must not be empty');
+        }
+        this.options = options;
+        this.toolPath = toolPath;
+        if (options.delay) {
+            this.delay = options.delay;
+        }
+    }
+    CheckComplete() {
+        if (this.done) {
+            return;
+        }
+        if (this.processClosed) {
+            this._setResult();
+        }
+        else if (this.processExited) {
+            this.timeout = (0,external_timers_namespaceObject.setTimeout)(ExecState.HandleTimeout, this.delay, this);
+        }
+    }
+    _debug(message) {
+        this.emit('debug', message);
+    }
+    _setResult() {
+        // determine whether there is an error
+        let error;
+        if (this.processExited) {
+            if (this.processError) {
+                error = new Error(`There was an error when attempting to execute the process '${this.toolPath}'. This may indicate the process failed to start. Error: ${this.processError}`);
+            }
+            else if (this.processExitCode !== 0 && !this.options.ignoreReturnCode) {
+                error = new Error(`The process '${this.toolPath}' failed with exit code ${this.processExitCode}`);
+            }
+            else if (this.processStderr && this.options.failOnStdErr) {
+                error = new Error(`The process '${this.toolPath}' failed because one or more lines were written to the STDERR stream`);
+            }
+        }
+        // clear the timeout
+        if (this.timeout) {
+            clearTimeout(this.timeout);
+            this.timeout = null;
+        }
+        this.done = true;
+        this.emit('done', error, this.processExitCode);
+    }
+    static HandleTimeout(state) {
+        if (state.done) {
+            return;
+        }
+        if (!state.processClosed && state.processExited) {
+            const message = `The STDIO streams did not close within ${state.delay / 1000} seconds of the exit event from process '${state.toolPath}'. This may indicate a child process inherited the STDIO streams and has not yet exited.`;
+            state._debug(message);
+        }
+        state._setResult();
+    }
+}
+//# sourceMappingURL=toolrunner.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/exec.js
+var exec_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+/**
+ * Exec a command.
+ * Output will be streamed to the live console.
+ * Returns promise with return code
+ *
+ * @param     commandLine        command to execute (can include additional args). Must be correctly escaped.
+ * @param     args               optional arguments for tool. Escaping is handled by the lib.
+ * @param     options            optional exec options.  See ExecOptions
+ * @returns   Promise<number>    exit code
+ */
+function exec(commandLine, args, options) {
+    return exec_awaiter(this, void 0, void 0, function* () {
+        const commandArgs = argStringToArray(commandLine);
+        if (commandArgs.length === 0) {
+            throw new Error(`Parameter 'commandLine' cannot be null or empty.`);
+        }
+        // Path to tool to execute should be first arg
+        const toolPath = commandArgs[0];
+        args = commandArgs.slice(1).concat(args || []);
+        const runner = new ToolRunner(toolPath, args, options);
+        return runner.exec();
+    });
+}
+/**
+ * Exec a command and get the output.
+ * Output will be streamed to the live console.
+ * Returns promise with the exit code and collected stdout and stderr
+ *
+ * @param     commandLine           command to execute (can include additional args). Must be correctly escaped.
+ * @param     args                  optional arguments for tool. Escaping is handled by the lib.
+ * @param     options               optional exec options.  See ExecOptions
+ * @returns   Promise<ExecOutput>   exit code, stdout, and stderr
+ */
+function getExecOutput(commandLine, args, options) {
+    return exec_awaiter(this, void 0, void 0, function* () {
+        var _a, _b;
+        let stdout = '';
+        let stderr = '';
+        //Using string decoder covers the case where a mult-byte character is split
+        const stdoutDecoder = new external_string_decoder_namespaceObject.StringDecoder('utf8');
+        const stderrDecoder = new external_string_decoder_namespaceObject.StringDecoder('utf8');
+        const originalStdoutListener = (_a = options === null || options === void 0 ? void 0 : options.listeners) === null || _a === void 0 ? void 0 : _a.stdout;
+        const originalStdErrListener = (_b = options === null || options === void 0 ? void 0 : options.listeners) === null || _b === void 0 ? void 0 : _b.stderr;
+        const stdErrListener = (data) => {
+            stderr += stderrDecoder.write(data);
+            if (originalStdErrListener) {
+                originalStdErrListener(data);
+            }
+        };
+        const stdOutListener = (data) => {
+            stdout += stdoutDecoder.write(data);
+            if (originalStdoutListener) {
+                originalStdoutListener(data);
+            }
+        };
+        const listeners = Object.assign(Object.assign({}, options === null || options === void 0 ? void 0 : options.listeners), { stdout: stdOutListener, stderr: stdErrListener });
+        const exitCode = yield exec(commandLine, args, Object.assign(Object.assign({}, options), { listeners }));
+        //flush any remaining characters
+        stdout += stdoutDecoder.end();
+        stderr += stderrDecoder.end();
+        return {
+            exitCode,
+            stdout,
+            stderr
+        };
+    });
+}
+//# sourceMappingURL=exec.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/platform.js
+var platform_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+const getWindowsInfo = () => platform_awaiter(void 0, void 0, void 0, function* () {
+    const { stdout: version } = yield getExecOutput('powershell -command "(Get-CimInstance -ClassName Win32_OperatingSystem).Version"', undefined, {
+        silent: true
+    });
+    const { stdout: name } = yield getExecOutput('powershell -command "(Get-CimInstance -ClassName Win32_OperatingSystem).Caption"', undefined, {
+        silent: true
+    });
+    return {
+        name: name.trim(),
+        version: version.trim()
+    };
+});
+const getMacOsInfo = () => platform_awaiter(void 0, void 0, void 0, function* () {
+    var _a, _b, _c, _d;
+    const { stdout } = yield getExecOutput('sw_vers', undefined, {
+        silent: true
+    });
+    const version = (_b = (_a = stdout.match(/ProductVersion:\s*(.+)/)) === null || _a === void 0 ? void 0 : _a[1]) !== null && _b !== void 0 ? _b : '';
+    const name = (_d = (_c = stdout.match(/ProductName:\s*(.+)/)) === null || _c === void 0 ? void 0 : _c[1]) !== null && _d !== void 0 ? _d : '';
+    return {
+        name,
+        version
+    };
+});
+const getLinuxInfo = () => platform_awaiter(void 0, void 0, void 0, function* () {
+    const { stdout } = yield getExecOutput('lsb_release', ['-i', '-r', '-s'], {
+        silent: true
+    });
+    const [name, version] = stdout.trim().split('\n');
+    return {
+        name,
+        version
+    };
+});
+const platform = external_os_.platform();
+const arch = external_os_.arch();
+const isWindows = platform === 'win32';
+const isMacOS = platform === 'darwin';
+const isLinux = platform === 'linux';
+function getDetails() {
+    return platform_awaiter(this, void 0, void 0, function* () {
+        return Object.assign(Object.assign({}, (yield (isWindows
+            ? getWindowsInfo()
+            : isMacOS
+                ? getMacOsInfo()
+                : getLinuxInfo()))), { platform,
+            arch,
+            isWindows,
+            isMacOS,
+            isLinux });
+    });
+}
+//# sourceMappingURL=platform.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/core.js
+var core_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+
+
+
+
+/**
+ * The code to exit an action
+ */
+var ExitCode;
+(function (ExitCode) {
+    /**
+     * A code indicating that the action was successful
+     */
+    ExitCode[ExitCode["Success"] = 0] = "Success";
+    /**
+     * A code indicating that the action was a failure
+     */
+    ExitCode[ExitCode["Failure"] = 1] = "Failure";
+})(ExitCode || (ExitCode = {}));
+//-----------------------------------------------------------------------
+// Variables
+//-----------------------------------------------------------------------
+/**
+ * Sets env variable for this action and future actions in the job
+ * @param name the name of the variable to set
+ * @param val the value of the variable. Non-string values will be converted to a string via JSON.stringify
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function exportVariable(name, val) {
+    const convertedVal = toCommandValue(val);
+    process.env[name] = convertedVal;
+    const filePath = process.env['GITHUB_ENV'] || '';
+    if (filePath) {
+        return issueFileCommand('ENV', prepareKeyValueMessage(name, val));
+    }
+    issueCommand('set-env', { name }, convertedVal);
+}
+/**
+ * Registers a secret which will get masked from logs
+ *
+ * @param secret - Value of the secret to be masked
+ * @remarks
+ * This function instructs the Actions runner to mask the specified value in any
+ * logs produced during the workflow run. Once registered, the secret value will
+ * be replaced with asterisks (***) whenever it appears in console output, logs,
+ * or error messages.
+ *
+ * This is useful for protecting sensitive information such as:
+ * - API keys
+ * - Access tokens
+ * - Authentication credentials
+ * - URL parameters containing signatures (SAS tokens)
+ *
+ * Note that masking only affects future logs; any previous appearances of the
+ * secret in logs before calling this function will remain unmasked.
+ *
+ * @example
+ * ```typescript
+ * // Register an API token as a secret
+ * const apiToken = "abc123xyz456";
+ * setSecret(apiToken);
+ *
+ * // Now any logs containing this value will show *** instead
+ * console.log(`Using token: ${apiToken}`); // Outputs: "Using token: ***"
+ * ```
+ */
+function setSecret(secret) {
+    issueCommand('add-mask', {}, secret);
+}
+/**
+ * Prepends inputPath to the PATH (for this action and future actions)
+ * @param inputPath
+ */
+function addPath(inputPath) {
+    const filePath = process.env['GITHUB_PATH'] || '';
+    if (filePath) {
+        issueFileCommand('PATH', inputPath);
+    }
+    else {
+        issueCommand('add-path', {}, inputPath);
+    }
+    process.env['PATH'] = `${inputPath}${external_path_namespaceObject.delimiter}${process.env['PATH']}`;
+}
+/**
+ * Gets the value of an input.
+ * Unless trimWhitespace is set to false in InputOptions, the value is also trimmed.
+ * Returns an empty string if the value is not defined.
+ *
+ * @param     name     name of the input to get
+ * @param     options  optional. See InputOptions.
+ * @returns   string
+ */
+function getInput(name, options) {
+    const val = process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] || '';
+    if (options && options.required && !val) {
+        throw new Error(`Input required and not supplied: ${name}`);
+    }
+    if (options && options.trimWhitespace === false) {
+        return val;
+    }
+    return val.trim();
+}
+/**
+ * Gets the values of an multiline input.  Each value is also trimmed.
+ *
+ * @param     name     name of the input to get
+ * @param     options  optional. See InputOptions.
+ * @returns   string[]
+ *
+ */
+function getMultilineInput(name, options) {
+    const inputs = getInput(name, options)
+        .split('\n')
+        .filter(x => x !== '');
+    if (options && options.trimWhitespace === false) {
+        return inputs;
+    }
+    return inputs.map(input => input.trim());
+}
+/**
+ * Gets the input value of the boolean type in the YAML 1.2 "core schema" specification.
+ * Support boolean input list: `true | True | TRUE | false | False | FALSE` .
+ * The return value is also in boolean type.
+ * ref: https://yaml.org/spec/1.2/spec.html#id2804923
+ *
+ * @param     name     name of the input to get
+ * @param     options  optional. See InputOptions.
+ * @returns   boolean
+ */
+function getBooleanInput(name, options) {
+    const trueValue = ['true', 'True', 'TRUE'];
+    const falseValue = ['false', 'False', 'FALSE'];
+    const val = getInput(name, options);
+    if (trueValue.includes(val))
+        return true;
+    if (falseValue.includes(val))
+        return false;
+    throw new TypeError(`Input does not meet YAML 1.2 "Core Schema" specification: ${name}\n` +
+        `Support boolean input list: \`true | True | TRUE | false | False | FALSE\``);
+}
+/**
+ * Sets the value of an output.
+ *
+ * @param     name     name of the output to set
+ * @param     value    value to store. Non-string values will be converted to a string via JSON.stringify
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function setOutput(name, value) {
+    const filePath = process.env['GITHUB_OUTPUT'] || '';
+    if (filePath) {
+        return issueFileCommand('OUTPUT', prepareKeyValueMessage(name, value));
+    }
+    process.stdout.write(external_os_.EOL);
+    issueCommand('set-output', { name }, toCommandValue(value));
+}
+/**
+ * Enables or disables the echoing of commands into stdout for the rest of the step.
+ * Echoing is disabled by default if ACTIONS_STEP_DEBUG is not set.
+ *
+ */
+function setCommandEcho(enabled) {
+    issue('echo', enabled ? 'on' : 'off');
+}
+//-----------------------------------------------------------------------
+// Results
+//-----------------------------------------------------------------------
+/**
+ * Sets the action status to failed.
+ * When the action exits it will be with an exit code of 1
+ * @param message add error issue message
+ */
+function setFailed(message) {
+    process.exitCode = ExitCode.Failure;
+    error(message);
+}
+//-----------------------------------------------------------------------
+// Logging Commands
+//-----------------------------------------------------------------------
+/**
+ * Gets whether Actions Step Debug is on or not
+ */
+function isDebug() {
+    return process.env['RUNNER_DEBUG'] === '1';
+}
+/**
+ * Writes debug message to user log
+ * @param message debug message
+ */
+function debug(message) {
+    issueCommand('debug', {}, message);
+}
+/**
+ * Adds an error issue
+ * @param message error issue message. Errors will be converted to string via toString()
+ * @param properties optional properties to add to the annotation.
+ */
+function error(message, properties = {}) {
+    issueCommand('error', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+}
+/**
+ * Adds a warning issue
+ * @param message warning issue message. Errors will be converted to string via toString()
+ * @param properties optional properties to add to the annotation.
+ */
+function warning(message, properties = {}) {
+    issueCommand('warning', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+}
+/**
+ * Adds a notice issue
+ * @param message notice issue message. Errors will be converted to string via toString()
+ * @param properties optional properties to add to the annotation.
+ */
+function notice(message, properties = {}) {
+    issueCommand('notice', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+}
+/**
+ * Writes info to log with console.log.
+ * @param message info message
+ */
+function info(message) {
+    process.stdout.write(message + external_os_.EOL);
+}
+/**
+ * Begin an output group.
+ *
+ * Output until the next `groupEnd` will be foldable in this group
+ *
+ * @param name The name of the output group
+ */
+function startGroup(name) {
+    issue('group', name);
+}
+/**
+ * End an output group.
+ */
+function endGroup() {
+    issue('endgroup');
+}
+/**
+ * Wrap an asynchronous function call in a group.
+ *
+ * Returns the same type as the function itself.
+ *
+ * @param name The name of the group
+ * @param fn The function to wrap in the group
+ */
+function group(name, fn) {
+    return core_awaiter(this, void 0, void 0, function* () {
+        startGroup(name);
+        let result;
+        try {
+            result = yield fn();
+        }
+        finally {
+            endGroup();
+        }
+        return result;
+    });
+}
+//-----------------------------------------------------------------------
+// Wrapper action state
+//-----------------------------------------------------------------------
+/**
+ * Saves state for current action, the state can only be retrieved by this action's post job execution.
+ *
+ * @param     name     name of the state to store
+ * @param     value    value to store. Non-string values will be converted to a string via JSON.stringify
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function saveState(name, value) {
+    const filePath = process.env['GITHUB_STATE'] || '';
+    if (filePath) {
+        return issueFileCommand('STATE', prepareKeyValueMessage(name, value));
+    }
+    issueCommand('save-state', { name }, toCommandValue(value));
+}
+/**
+ * Gets the value of an state set by this action's main execution.
+ *
+ * @param     name     name of the state to get
+ * @returns   string
+ */
+function getState(name) {
+    return process.env[`STATE_${name}`] || '';
+}
+function getIDToken(aud) {
+    return core_awaiter(this, void 0, void 0, function* () {
+        return yield OidcClient.getIDToken(aud);
+    });
+}
+/**
+ * Summary exports
+ */
+
+/**
+ * @deprecated use core.summary
+ */
+
+/**
+ * Path exports
+ */
+
+/**
+ * Platform utilities exports
+ */
+
+//# sourceMappingURL=core.js.map
+;// CONCATENATED MODULE: ./src/timing.ts
+/**
+ * The step's timing budget, in one place: how often it polls, how long each
+ * wait may last, and what is left for a cancel when the runner is about to
+ * kill the step. Every wait in the action takes its bounds from here, so the
+ * whole of a step's time can be read (and reasoned about) on one page.
+ *
+ * All durations are milliseconds.
+ */
+// ── The poll schedule ────────────────────────────────────────────────────────
+/** The `poll_interval` default, and the shortest interval the input accepts. */
+const POLL_INTERVAL = { defaultMs: 5_000, minMs: 100 };
+/**
+ * Later polls space out in proportion to the run's age: a change is noticed
+ * within max(poll_interval, 5% of the elapsed time), and never more than
+ * `maxGrownDelayMs` late unless the user asked for a longer interval.
+ */
+const POLL_GROWTH = { share: 0.05, maxGrownDelayMs: 30_000 };
+/** The longest delay a Node timer holds; a longer one would fire at once, in a busy loop. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Polls in a row that may fail (after the client's own retries) before the step gives up. */
+const POLL_FAILURE_BUDGET = 5;
+/** How long a new run's 404 counts as read-after-write lag: tens of seconds, then "not found". */
+const NEW_RUN_NOT_FOUND_GRACE_MS = 30_000;
+/** The longest a follow-up's new pass may go unseen before the run's state is taken as it is. */
+const NEW_PASS_GRACE_MS = 30_000;
+// ── Requests the step cannot do without ──────────────────────────────────────
+/** However close the step's timeout, a create, a read or a follow-up gets this long. */
+const MIN_REQUEST_MS = 5_000;
+/**
+ * Looking for the run of a create whose answer was lost: the list can lag
+ * behind writes by seconds. The main step looks about 7 s (`delaysMs`); the
+ * post step, which has minutes before the runner's force-kill, a minute.
+ */
+const CREATE_LOOKUP = {
+    delaysMs: [0, 1_000, 2_000, 4_000],
+    /** The longest one lookup request may take. */
+    requestMs: 5_000,
+    /** How much older than the lookup a run matched by its request (not its tag) may be. */
+    slackMs: 60_000,
+    postDeadlineMs: 60_000,
+    postPauseMs: 2_000,
+};
+// ── Cancels ──────────────────────────────────────────────────────────────────
+/**
+ * The runner kills the step 10 s after SIGINT (7.5 s, then SIGTERM, then
+ * 2.5 s). The cancel requests must be answered well inside what is left; the
+ * process ends itself `exitMarginMs` after its budget, before the kill.
+ */
+const SIGNAL_CANCEL = {
+    afterInterruptMs: 6_500,
+    afterTerminateMs: 2_000,
+    /** Of the budget, the share a create or follow-up in flight may take to answer first. */
+    decideShare: 0.6,
+    exitMarginMs: 500,
+};
+/**
+ * The cancel that follows a timeout, a cap or an error: at once, and briefly,
+ * so the step ends within seconds even when the service hangs. A cancel that
+ * fails leaves the run unsettled, so the post step tries again.
+ */
+const CANCEL_AFTER_TIMEOUT = { timeoutMs: 5_000, budgetMs: 8_000 };
+/** The pause between cancels of a run that a follow-up is about to restart. */
+const RECANCEL_PAUSE_MS = 250;
+/**
+ * How long the post step's cancel may take, including waiting for a run to
+ * restart after its follow-up (to cancel it), and a run still being prepared
+ * that answers 409 for a while.
+ */
+const POST_CANCEL_DEADLINE_MS = 30_000;
+/** One quick read of a run after its cancel, so that the outputs show where it ended. */
+const REREAD_AFTER_CANCEL_MS = 500;
+// ── Lookups that only choose words ───────────────────────────────────────────
+/** The "which run did I supersede" lookup is worth a log line, never the wait. */
+const SUPERSEDED_LOOKUP_TIMEOUT_MS = 3_000;
+/**
+ * How long a cancelled run's step looks for the run that replaced it: the
+ * newer step cancels before it creates, so the newer run can appear a moment
+ * after the cancel is seen. Each look is one quick request.
+ */
+const SUPERSEDING_LOOKUP = { forMs: 5_000, pauseMs: 1_000, requestMs: 5_000 };
+// ── While waiting, and after ─────────────────────────────────────────────────
+/** At most one conversation read per this long, besides state changes (120 reads an hour). */
+const PROGRESS_READ_INTERVAL_MS = 30_000;
+/** The longest stretch without a log line while waiting is five minutes; this leaves slack. */
+const HEARTBEAT_INTERVAL_MS = 4 * 60_000;
+/** Reading the conversation once, after the run: one retry, and never long. */
+const CONVERSATION_READ = { timeoutMs: 30_000, maxRetries: 1 };
+/** Reading the answer and downloading files after the run: a bounded time, never the outcome. */
+const AGENT_WORK_DEADLINE_MS = 5 * 60_000;
+/**
+ * The bound every wait after the create keeps, whatever the service does: polls,
+ * progress and BLOCKED reads, the cancel after a timeout, a cap or an error, the
+ * answer and the downloads all end within the `timeout` input plus this. The
+ * cancel after a timeout takes at most `CANCEL_AFTER_TIMEOUT.budgetMs` of it; the
+ * answer and the files get what is left (and at most `AGENT_WORK_DEADLINE_MS`).
+ */
+const PAST_TIMEOUT_MS = 15_000;
+// ── GitHub ───────────────────────────────────────────────────────────────────
+/** The longest a single GitHub call may take before the action gives up on it. */
+const GITHUB_CALL_DEADLINE_MS = 8_000;
+/**
+ * GitHub can never hold the step: each call has a deadline of seconds, and the
+ * writes still queued when the run has ended get a bounded time, so the step
+ * ends about 15 s after the run's end even when GitHub stops answering.
+ */
+const GITHUB_LIMITS = {
+    /** How long `settled()` waits for the comment writes still on their way. */
+    settleMs: 15_000,
+    /** The longest secondary-rate-limit hint obeyed before the one retry. */
+    maxRetryAfterMs: 3_000,
+};
+/**
+ * How long the "head moved" note may wait for GitHub: a nicety, and the
+ * comment's last write waits for it.
+ */
+const HEAD_MOVED_DEADLINE_MS = 3_000;
+
+;// CONCATENATED MODULE: ./src/agent/sources.ts
+
+/**
+ * The agent's work as the API client gives it: the conversation, and a file's
+ * bytes through getArtifact and its signed URL (which the client fetches
+ * without the key, capped in size and time).
+ */
+function agentWorkSources(client) {
+    return {
+        getConversation: (runId, signal, deadline) => client.getConversation(runId, { ...CONVERSATION_READ, signal, deadline }),
+        fetchFile: async (artifact, signal) => {
+            const answer = await client.getArtifact(artifact.artifactUid ?? '', { signal });
+            const url = downloadUrlOf(answer);
+            if (!url)
+                throw new Error('the service gave no download URL for it');
+            const { body } = await client.downloadSignedUrl(url, { signal });
+            return body;
+        },
+    };
+}
+/** `data.download_url` of an artifact answer, read defensively. */
+function downloadUrlOf(answer) {
+    if (typeof answer !== 'object' || answer === null)
+        return undefined;
+    const data = answer.data;
+    if (typeof data !== 'object' || data === null)
+        return undefined;
+    const url = data.download_url;
+    return typeof url === 'string' && url !== '' ? url : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/text/format.ts
+/**
+ * How numbers read in the log, the summary and the comment: durations, credits
+ * and money. One place, so that the same figure reads the same everywhere.
+ */
+/**
+ * A duration as a person reads it: `42s`, `3m 5s`, `2h 7m`. Rounded to the
+ * second, for time that passed. `exact` is for a limit, which may be set in
+ * milliseconds: one that is not whole seconds reads as such (`1500ms`), so a
+ * short deadline never reads as `0s`.
+ */
+function formatDuration(ms, precision = 'rounded') {
+    if (precision === 'exact' && ms % 1000 !== 0)
+        return `${ms}ms`;
+    const seconds = Math.round(ms / 1000);
+    if (seconds < 60)
+        return `${seconds}s`;
+    const minutes = Math.floor(seconds / 60);
+    if (minutes < 60)
+        return `${minutes}m ${seconds % 60}s`;
+    return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
+}
+/** For an output: a plain decimal number a later step can compare (no separators, no unit). */
+function formatNumberOutput(value) {
+    return value === undefined ? '' : String(roundTo(value, 6));
+}
+/**
+ * `1,234.5`: grouped in thousands, at most `maxDigits` decimals and at least `minDigits`,
+ * as `toLocaleString('en-US')` writes it. Without Intl: its first use loads ICU's locale
+ * data, ~15 ms of a step's CPU, for one figure in the summary.
+ */
+function formatDecimal(value, maxDigits, minDigits = 0) {
+    if (!Number.isFinite(value))
+        return String(value);
+    const { whole, fraction } = roundHalfExpand(Math.abs(value), maxDigits);
+    const kept = fraction.replace(/0+$/, '').padEnd(minDigits, '0');
+    const sign = value < 0 || Object.is(value, -0) ? '-' : '';
+    return `${sign}${whole.replace(/\B(?=(\d{3})+$)/g, ',')}${kept ? `.${kept}` : ''}`;
+}
+/**
+ * `abs` to `maxDigits` decimals, half away from zero, on its shortest decimal form (as Intl
+ * rounds: 0.015 is 0.02, though its binary value is a hair under), not on its binary value
+ * (as `toFixed` does).
+ */
+function roundHalfExpand(abs, maxDigits) {
+    const [mantissa = '0', exponent = '0'] = abs.toExponential().split('e');
+    const digits = mantissa.replace('.', '');
+    const wholeDigits = Number(exponent) + 1;
+    let point = Math.max(wholeDigits, 1);
+    const padded = ('0'.repeat(point - wholeDigits) + digits).padEnd(point + maxDigits + 1, '0');
+    let kept = padded.slice(0, point + maxDigits);
+    if ((padded[point + maxDigits] ?? '0') >= '5') {
+        const carried = (BigInt(kept) + 1n).toString().padStart(kept.length, '0');
+        if (carried.length > kept.length)
+            point += 1;
+        kept = carried;
+    }
+    return { whole: kept.slice(0, point).replace(/^0+(?=\d)/, ''), fraction: kept.slice(point) };
+}
+/** `1,234.5 credits` */
+function formatCredits(credits) {
+    const digits = credits !== 0 && Math.abs(credits) < 1 ? 4 : 2;
+    return `${formatDecimal(credits, digits)} credits`;
+}
+/** `≈ $1,234.57 (approximate)`; small amounts keep enough digits to not read as zero. */
+function formatUsd(usd) {
+    const digits = usd !== 0 && usd < 0.01 ? 4 : 2;
+    const amount = formatDecimal(usd, digits, 2);
+    return `≈ ${amount.startsWith('-') ? `-$${amount.slice(1)}` : `$${amount}`} (approximate)`;
+}
+function roundTo(value, digits) {
+    const factor = 10 ** digits;
+    return Math.round(value * factor) / factor;
+}
+
+;// CONCATENATED MODULE: ./src/text/plain.ts
+/** Plain-text helpers every layer shares: a thrown value's message, and text cut to a length. */
+/** What a thrown value says: its message when it is an Error, else the value as text. */
+function errorMessage(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+/** `text` cut to `max` characters, with an ellipsis when anything was cut. */
+function clip(text, max) {
+    return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+;// CONCATENATED MODULE: ./src/text/log.ts
+/**
+ * The one function that makes text from the API (or an agent) safe for the
+ * step's log, and the one that keeps the API key out of any text.
+ *
+ * The runner reads a log line that starts with `::` as a workflow command, so
+ * a line break followed by `::stop-commands::x` in a run's state would silence
+ * the step's own annotations. Every API-supplied string that reaches the log
+ * goes through `safeForLog`.
+ */
+
+/** Longer log text is cut: a log line is for people, the full text is in the summary. */
+const MAX_LOG_TEXT = 4_000;
+// Line breaks the runner (or a log viewer) may split on: CR, LF, VT, FF, NEL, LS, PS.
+// eslint-disable-next-line no-control-regex -- matching line-break controls is the point
+const LINE_BREAKS = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/g;
+// Other C0 and C1 controls (escape sequences could rewrite what a person sees).
+// eslint-disable-next-line no-control-regex -- removing control characters is the point
+const CONTROLS = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g;
+/**
+ * `value` as one inert line: line breaks become spaces, control characters go,
+ * and `::` cannot start a workflow command. Anything that is not a string (the
+ * API may send any type) is shown as JSON.
+ */
+function safeForLog(value, max = MAX_LOG_TEXT) {
+    const text = typeof value === 'string' ? value : describeValue(value);
+    const flat = text
+        .replace(LINE_BREAKS, ' ')
+        .replace(CONTROLS, '')
+        // `::` anywhere, not only at the start: the text may end up first on a line.
+        .replace(/::/g, ': :');
+    return clip(flat, max);
+}
+/**
+ * `text` with every occurrence of `secret` replaced by `***`. Applied before
+ * any truncation, escaping or encoding, because the runner's own masking only
+ * matches the whole key: a key cut in half, or escaped, would show.
+ */
+function redactSecret(text, secret) {
+    if (secret === '' || !text.includes(secret))
+        return text;
+    return text.split(secret).join('***');
+}
+function describeValue(value) {
+    if (value === undefined)
+        return 'undefined';
+    if (typeof value === 'bigint')
+        return value.toString();
+    if (typeof value === 'symbol' || typeof value === 'function')
+        return `[${typeof value}]`;
+    try {
+        return JSON.stringify(value) ?? String(value);
+    }
+    catch {
+        return Object.prototype.toString.call(value);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/api/errors.ts
+
+
+
+const describe = (request) => `${request.method} ${request.path}`;
+/** Base class of every error the API client throws. */
+class AgentApiError extends Error {
+    name = 'AgentApiError';
+    request;
+    constructor(message, request, options) {
+        super(message, options);
+        this.request = request;
+    }
+}
+/**
+ * The service could not be reached, or the connection broke before an answer
+ * arrived. `requestSent` is false only when the failure proves the service never
+ * saw the request (refused connection, unknown host): only then is a
+ * non-idempotent request safe to repeat.
+ */
+class ApiConnectionError extends AgentApiError {
+    name = 'ApiConnectionError';
+    requestSent;
+    code;
+    constructor(request, cause, requestSent) {
+        const code = errorCode(cause);
+        const reason = errorMessage(cause);
+        super(`${describe(request)} failed: cannot reach the service (${reason})`, request, { cause });
+        this.requestSent = requestSent;
+        this.code = code;
+    }
+}
+/** No complete answer within the request's timeout. The service may have acted. */
+class ApiTimeoutError extends ApiConnectionError {
+    name = 'ApiTimeoutError';
+    timeoutMs;
+    constructor(request, timeoutMs, reason) {
+        const why = reason ?? `no answer within ${formatDuration(timeoutMs, 'exact')}`;
+        super(request, new Error(why), true);
+        this.message = `${describe(request)} timed out: ${why}`;
+        this.timeoutMs = timeoutMs;
+    }
+}
+/**
+ * The service's TLS certificate could not be verified, so nothing was sent: a
+ * certificate problem on this side (often a proxy that inspects TLS), not a
+ * lost answer. Repeating the request cannot help.
+ */
+class ApiTlsError extends ApiConnectionError {
+    name = 'ApiTlsError';
+    constructor(request, cause) {
+        super(request, cause, false);
+        const reason = errorMessage(cause);
+        this.message =
+            `${describe(request)} failed: the service's TLS certificate cannot be verified (${this.code ?? 'TLS'}: ${safeForLog(reason, 200)}). ` +
+                'Nothing reached the service. If a proxy inspects TLS (as on many self-hosted runners), give Node its CA certificate with the NODE_EXTRA_CA_CERTS environment variable; never turn verification off.';
+    }
+}
+/** The request was cancelled by the caller (for instance, the workflow was cancelled). */
+class ApiAbortedError extends AgentApiError {
+    name = 'ApiAbortedError';
+    constructor(request) {
+        super(`${describe(request)} was aborted`, request);
+    }
+}
+/**
+ * A successful status with a body the client cannot use: not JSON (a proxy's
+ * HTML page), larger than the cap, or a redirect the client refuses to follow
+ * so that the key never travels to another address.
+ */
+class ApiResponseFormatError extends AgentApiError {
+    name = 'ApiResponseFormatError';
+    status;
+    constructor(request, status, problem) {
+        super(`${describe(request)} answered ${status} with ${safeForLog(problem, 300)}`, request);
+        this.status = status;
+    }
+}
+/** A signed download URL answered with something other than its content. */
+class DownloadError extends AgentApiError {
+    name = 'DownloadError';
+    status;
+    constructor(request, status) {
+        const hint = status === 403 ? ' (the signed URL may have expired; ask for a new one)' : '';
+        super(`${describe(request)} answered ${status}${hint}`, request);
+        this.status = status;
+    }
+}
+/** The service answered with an error status. Subclasses name the common ones. */
+class ApiStatusError extends AgentApiError {
+    name = 'ApiStatusError';
+    status;
+    /** The machine-readable code: the last segment of the problem's `type`. */
+    code;
+    detail;
+    traceId;
+    problem;
+    headers;
+    constructor(request, status, headers, problem, bodyExcerpt) {
+        const code = textOrUndefined(problemCode(problem));
+        const detail = textOrUndefined(problem?.detail ?? problem?.error ?? problem?.title);
+        const traceId = textOrUndefined(problem?.trace_id);
+        super(statusMessage(request, status, code, detail ?? bodyExcerpt, traceId), request);
+        this.status = status;
+        this.code = code;
+        this.detail = detail;
+        this.traceId = traceId;
+        this.problem = problem;
+        this.headers = headers;
+    }
+}
+class BadRequestError extends ApiStatusError {
+    name = 'BadRequestError';
+}
+class AuthenticationError extends ApiStatusError {
+    name = 'AuthenticationError';
+}
+class PermissionDeniedError extends ApiStatusError {
+    name = 'PermissionDeniedError';
+}
+class NotFoundError extends ApiStatusError {
+    name = 'NotFoundError';
+}
+class MethodNotAllowedError extends ApiStatusError {
+    name = 'MethodNotAllowedError';
+}
+class ConflictError extends ApiStatusError {
+    name = 'ConflictError';
+}
+class UnprocessableEntityError extends ApiStatusError {
+    name = 'UnprocessableEntityError';
+}
+/**
+ * 410: the run's session can no longer be reached (for instance a failed run's,
+ * once its debug window closed), so it takes no follow-up.
+ */
+class SessionGoneError extends ApiStatusError {
+    name = 'SessionGoneError';
+    constructor(...args) {
+        super(...args);
+        this.message +=
+            " The run's session is gone: start a new run with this run's conversation_id to carry the conversation on.";
+    }
+}
+class RateLimitError extends ApiStatusError {
+    name = 'RateLimitError';
+}
+class InternalServerError extends ApiStatusError {
+    name = 'InternalServerError';
+}
+const STATUS_CLASSES = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    405: MethodNotAllowedError,
+    409: ConflictError,
+    410: SessionGoneError,
+    422: UnprocessableEntityError,
+    429: RateLimitError,
+};
+/** The one place that turns an error status into a typed error. */
+function errorForStatus(request, status, headers, body) {
+    const problem = parseProblem(body);
+    const ErrorClass = STATUS_CLASSES[status] ?? (status >= 500 ? InternalServerError : ApiStatusError);
+    return new ErrorClass(request, status, headers, problem, excerpt(body));
+}
+/** What to tell the user to do, by status or problem code. */
+const HINTS = {
+    '401': 'Check the api_key input: the key is missing, wrong, expired or revoked.',
+    '403': 'The api_key is valid but may not do this; check its owner and permissions.',
+    insufficient_credits: 'The account has run out of credits.',
+    budget_exceeded: 'The team has reached its spending budget.',
+    content_policy_violation: 'The prompt was refused by the content policy.',
+};
+function statusMessage(request, status, code, detail, traceId) {
+    const parts = [`${describe(request)} → ${status}${code ? ` ${safeForLog(code, 100)}` : ''}`];
+    const shown = safeForLog(detail, 1000);
+    if (shown)
+        parts[0] += `: ${shown}${/[.!?]$/.test(shown) ? '' : '.'}`;
+    const hint = (code && HINTS[code]) ?? HINTS[String(status)];
+    if (hint)
+        parts.push(hint);
+    if (traceId)
+        parts.push(`(trace_id ${safeForLog(traceId, 100)})`);
+    return parts.join(' ');
+}
+function parseProblem(body) {
+    try {
+        const parsed = JSON.parse(body);
+        return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+            ? parsed
+            : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/** Problem fields are shown only as text: a service may send any type. */
+function textOrUndefined(value) {
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'number' || typeof value === 'boolean')
+        return String(value);
+    return undefined;
+}
+function problemCode(problem) {
+    const type = problem?.type;
+    if (typeof type !== 'string' || type === '' || type === 'about:blank')
+        return undefined;
+    return type.split('/').filter(Boolean).pop();
+}
+/** A short, single-line taste of a body that is not a problem document (e.g. an HTML page). */
+function excerpt(body, max = 200) {
+    const flat = withoutTags(body).replace(/\s+/g, ' ').trim();
+    if (flat === '')
+        return '';
+    return safeForLog(clip(flat, max));
+}
+/**
+ * `text` with every `<…>` replaced by a space, as `/<[^>]*>/g` would, but in
+ * linear time: that expression rescans to the end from every `<` that is never
+ * closed, so a 400 KB error page of them took minutes.
+ */
+function withoutTags(text) {
+    let out = '';
+    let from = 0;
+    for (;;) {
+        const open = text.indexOf('<', from);
+        const close = open === -1 ? -1 : text.indexOf('>', open + 1);
+        // No `>` after this `<` means none after any later one either: the rest is text.
+        if (close === -1)
+            return out + text.slice(from);
+        out += `${text.slice(from, open)} `;
+        from = close + 1;
+    }
+}
+function errorCode(cause) {
+    if (typeof cause === 'object' && cause !== null && 'code' in cause) {
+        const { code } = cause;
+        return typeof code === 'string' ? code : undefined;
+    }
+    return undefined;
+}
+
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+// EXTERNAL MODULE: ./node_modules/picomatch/index.js
+var picomatch = __nccwpck_require__(4006);
+var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
+;// CONCATENATED MODULE: ./src/agent/artifacts.ts
+
+
+function parseArtifacts(artifacts) {
+    if (!Array.isArray(artifacts))
+        return [];
+    return artifacts.filter(isRecord).map((artifact) => {
+        const data = isRecord(artifact.data) ? artifact.data : {};
+        const type = typeof artifact.artifact_type === 'string' ? artifact.artifact_type : 'UNKNOWN';
+        const name = type === 'FILE'
+            ? (artifacts_text(data.filename) ?? baseName(artifacts_text(data.filepath)))
+            : type === 'PULL_REQUEST'
+                ? artifacts_text(data.branch)
+                : (artifacts_text(data.title) ?? artifacts_text(data.filename) ?? artifacts_text(data.description));
+        return dropUndefined({
+            type,
+            name,
+            url: httpUrl(data.url),
+            artifactUid: artifacts_text(data.artifact_uid),
+            filepath: type === 'FILE' ? artifacts_text(data.filepath) : undefined,
+            sizeBytes: typeof data.size_bytes === 'number' && Number.isFinite(data.size_bytes)
+                ? data.size_bytes
+                : undefined,
+        });
+    });
+}
+/** The `artifacts` output: `[{ type, name, url, path }]`, each member present when known. */
+function artifactsOutput(artifacts, downloadedTo = new Map()) {
+    return JSON.stringify(artifacts.map((artifact) => dropUndefined({
+        type: artifact.type,
+        name: artifact.name,
+        url: artifact.url,
+        path: downloadedTo.get(artifact),
+    })));
+}
+/**
+ * `download_artifacts`: patterns one a line, or comma-separated. Blank
+ * entries are dropped. Returns the patterns; throws a message for a bad one.
+ */
+function parseArtifactPatterns(value) {
+    const patterns = value
+        .split(/[\n,]/)
+        .map((pattern) => pattern.trim())
+        .filter((pattern) => pattern !== '');
+    for (const pattern of patterns) {
+        // eslint-disable-next-line no-control-regex -- control characters are what is refused
+        if (/[\u0000-\u001f]/.test(pattern)) {
+            throw new Error(`has a control character in the pattern "${JSON.stringify(pattern)}".`);
+        }
+        if (pattern.startsWith('!')) {
+            throw new Error(`cannot exclude with "!" ("${pattern}"); list the files to download.`);
+        }
+    }
+    return patterns;
+}
+/**
+ * Whether a FILE artifact's `filepath` matches one of the patterns. `*`
+ * stays within a folder and `**` crosses folders; a pattern without a `/`
+ * matches the file's name in any folder (`review.json`, `*.md`).
+ */
+function artifactMatcher(patterns) {
+    const matchers = patterns.map((pattern) => picomatch_default()(pattern, { dot: true, basename: !pattern.includes('/'), nonegate: true }));
+    return (filepath) => {
+        const normalized = filepath.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+        return matchers.some((isMatch) => isMatch(normalized));
+    };
+}
+/** The FILE artifacts to download: those with an ID and a path matching a pattern. */
+function artifactsToDownload(artifacts, patterns) {
+    if (patterns.length === 0)
+        return [];
+    const matches = artifactMatcher(patterns);
+    return artifacts.filter((artifact) => artifact.type === 'FILE' &&
+        artifact.artifactUid !== undefined &&
+        artifact.filepath !== undefined &&
+        matches(artifact.filepath));
+}
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$/i;
+// eslint-disable-next-line no-control-regex -- control characters are what is refused
+const FORBIDDEN_CHARACTERS = /[\u0000-\u001f<>:"|?*]/;
+/**
+ * Where a file the service names goes inside `dir`, or why it may not go
+ * anywhere. The name is untrusted: it must be a relative path that stays
+ * inside the directory on every platform the runner may be (no `..`, no
+ * absolute path, no drive letter or UNC share, no NUL or other control
+ * character, no Windows-reserved name or character, no trailing dot or space).
+ */
+function safeArtifactPath(dir, filepath) {
+    const refuse = (reason) => ({ ok: false, reason });
+    if (filepath === '')
+        return refuse('the service gave no file name');
+    if (filepath.includes('\0'))
+        return refuse('the name holds a NUL character');
+    const unified = filepath.replace(/\\/g, '/');
+    if (unified.startsWith('/'))
+        return refuse('it is an absolute path');
+    if (/^[a-zA-Z]:/.test(unified))
+        return refuse('it starts with a drive letter');
+    const parts = unified.split('/').filter((part) => part !== '' && part !== '.');
+    if (parts.length === 0)
+        return refuse('it names no file');
+    for (const part of parts) {
+        if (part === '..')
+            return refuse('it climbs out of the directory with ".."');
+        if (part.toLowerCase() === '.git')
+            return refuse('it would write into .git');
+        if (FORBIDDEN_CHARACTERS.test(part)) {
+            return refuse(`"${printable(part)}" holds a character Windows forbids in file names`);
+        }
+        if (WINDOWS_RESERVED.test(part))
+            return refuse(`"${part}" is a name Windows reserves`);
+        if (/[. ]$/.test(part))
+            return refuse(`"${part}" ends in a dot or a space`);
+    }
+    const root = (0,external_node_path_namespaceObject.resolve)(dir);
+    const path = (0,external_node_path_namespaceObject.resolve)(root, ...parts);
+    // Belt and braces: whatever the checks above missed, the result must lie inside the directory.
+    if (!path.startsWith(root + external_node_path_namespaceObject.sep))
+        return refuse('it would land outside the directory');
+    return { ok: true, path };
+}
+/** The default download directory: `$RUNNER_TEMP/cloud-agent-artifacts/<run_id>`. */
+function defaultArtifactsDir(runnerTemp, runId) {
+    return (0,external_node_path_namespaceObject.resolve)(runnerTemp, 'cloud-agent-artifacts', runId.replace(/[^\w-]/g, '_') || '_');
+}
+/**
+ * Where each matching file goes, or why it does not: an unsafe name, or a
+ * destination another file already takes (compared without case, as on
+ * Windows and macOS), so that no download overwrites another.
+ */
+function planDownloads(dir, artifacts) {
+    const taken = new Set();
+    return artifacts.map((artifact) => {
+        const target = safeArtifactPath(dir, artifact.filepath ?? '');
+        if (!target.ok)
+            return { artifact, refused: target.reason };
+        const key = target.path.toLowerCase();
+        if (taken.has(key))
+            return { artifact, refused: 'another artifact has the same path' };
+        taken.add(key);
+        return { artifact, path: target.path };
+    });
+}
+function baseName(filepath) {
+    if (filepath === undefined)
+        return undefined;
+    return external_node_path_namespaceObject.posix.basename(filepath.replace(/\\/g, '/')) || undefined;
+}
+function httpUrl(value) {
+    if (typeof value !== 'string')
+        return undefined;
+    try {
+        const url = new URL(value);
+        return url.protocol === 'https:' || url.protocol === 'http:' ? value : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function artifacts_text(value) {
+    return typeof value === 'string' && value !== '' ? value : undefined;
+}
+function printable(text) {
+    return JSON.stringify(text).slice(1, -1);
+}
+function isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function dropUndefined(record) {
+    return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
+}
+
+;// CONCATENATED MODULE: ./src/agent/conversation.ts
+/**
+ * A run's normalized conversation (`GET /agent/runs/{runId}/conversation`),
+ * read defensively: the body is whatever the service (or a proxy) sent, so
+ * every member is checked, and anything of the wrong type is left out rather
+ * than trusted. Nothing here throws on any input.
+ */
+
+/** Nested steps deeper than this are ignored: a body cannot make the action recurse without end. */
+const MAX_DEPTH = 32;
+function parseConversation(body) {
+    return { steps: parseSteps(conversation_isRecord(body) ? body.steps : undefined, 0) };
+}
+function parseSteps(value, depth) {
+    if (!Array.isArray(value) || depth > MAX_DEPTH)
+        return [];
+    return value.filter(conversation_isRecord).map((step) => ({
+        id: stringOr(step.id, ''),
+        summary: nonEmpty(step.summary) ?? nonEmpty(step.description),
+        completed: typeof step.completed_at === 'string' && step.completed_at !== '',
+        messages: Array.isArray(step.messages) ? step.messages.filter(conversation_isRecord).map(parseMessage) : [],
+        steps: parseSteps(step.steps, depth + 1),
+    }));
+}
+function parseMessage(message) {
+    const blocks = Array.isArray(message.content) ? message.content.filter(conversation_isRecord) : [];
+    const at = typeof message.timestamp === 'string' ? Date.parse(message.timestamp) : NaN;
+    return {
+        role: stringOr(message.role, ''),
+        at: Number.isFinite(at) ? at : undefined,
+        texts: blocks
+            .filter((block) => block.type === 'text' && typeof block.text === 'string')
+            .map((block) => block.text),
+        actions: blocks
+            .filter((block) => block.type === 'action')
+            .map((block) => ({
+            id: stringOr(block.id, ''),
+            category: stringOr(block.category, ''),
+            name: stringOr(block.name, ''),
+        }))
+            .filter((action) => action.category !== '' || action.name !== ''),
+    };
+}
+/** Every message, depth first: a step's own messages, then its nested steps'. */
+function messagesInOrder(conversation) {
+    const out = [];
+    const visit = (steps) => {
+        for (const step of steps) {
+            out.push(...step.messages);
+            visit(step.steps);
+        }
+    };
+    visit(conversation.steps);
+    return out;
+}
+/**
+ * The agent's final message: the text of the last `assistant` message that has
+ * any text (one that only took actions says nothing). "Last" is by timestamp
+ * when every such message has one, else by position in the conversation.
+ * Several text blocks are joined by a blank line. Undefined when there is none.
+ */
+function finalAnswer(conversation) {
+    const candidates = messagesInOrder(conversation)
+        .map((message, order) => ({ message, order, text: message.texts.join('\n\n').trim() }))
+        .filter(({ message, text }) => message.role === 'assistant' && text !== '');
+    if (candidates.length === 0)
+        return undefined;
+    const byTime = candidates.every(({ message }) => message.at !== undefined);
+    const last = candidates.reduce((latest, candidate) => byTime && (candidate.message.at ?? 0) < (latest.message.at ?? 0) ? latest : candidate);
+    return last.text;
+}
+/** GitHub keeps at most 1 MiB of outputs per job; the answer takes a quarter of it at most. */
+const RESULT_OUTPUT_LIMIT_BYTES = 256 * 1024;
+/**
+ * The text for the `result` output: whole when it fits in `limit` bytes of
+ * UTF-8, else its beginning (cut between characters) and a note saying so.
+ */
+function capResult(text, limit = RESULT_OUTPUT_LIMIT_BYTES) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes <= limit)
+        return { text, truncated: false, bytes };
+    const note = `\n\n[Truncated: the agent's final message is ${formatDecimal(bytes, 0)} bytes; the result output keeps the first ${Math.floor(limit / 1024)} KiB. The whole message is in the session transcript.]`;
+    const room = Math.max(0, limit - Buffer.byteLength(note, 'utf8'));
+    return { text: cutUtf8(text, room) + note, truncated: true, bytes };
+}
+/** The longest prefix of `text` that fits in `maxBytes` of UTF-8, never splitting a character. */
+function cutUtf8(text, maxBytes) {
+    const encoded = Buffer.from(text, 'utf8');
+    let end = Math.min(maxBytes, encoded.length);
+    // Back off continuation bytes (10xxxxxx) to the start of the character they belong to.
+    while (end > 0 && end < encoded.length && ((encoded[end] ?? 0) & 0xc0) === 0x80)
+        end -= 1;
+    return encoded.subarray(0, end).toString('utf8');
+}
+function conversation_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function stringOr(value, fallback) {
+    return typeof value === 'string' ? value : fallback;
+}
+function nonEmpty(value) {
+    return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+;// CONCATENATED MODULE: external "node:crypto"
+const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+;// CONCATENATED MODULE: ./src/agent/download.ts
+
+
+
+
+async function downloadArtifacts(dir, plan, deps) {
+    const written = new Map();
+    if (plan.length === 0)
+        return written;
+    const root = await makeDownloadDir(dir, deps.roots);
+    for (const entry of plan) {
+        const shown = deps.safeForLog(entry.artifact.filepath ?? entry.artifact.name ?? '');
+        if ('refused' in entry) {
+            deps.warning(`Not downloading artifact "${shown}": ${entry.refused}; nothing was written.`);
+            continue;
+        }
+        if (deps.signal.aborted)
+            break;
+        try {
+            const bytes = await deps.fetchFile(entry.artifact, deps.signal);
+            const path = await writeInside(root, dir, entry.path, bytes);
+            written.set(entry.artifact, path);
+            deps.info(`Downloaded artifact "${shown}" to ${path} (${bytes.byteLength} bytes).`);
+        }
+        catch (error) {
+            const reason = deps.safeForLog(errorMessage(error));
+            deps.warning(`Could not download artifact "${shown}": ${reason}`);
+        }
+    }
+    return written;
+}
+/**
+ * Makes the download directory and returns its real path. It must lie inside
+ * one of `roots`, and every folder from that root down to it must be a plain
+ * folder, never a link (a checked-out pull request can hold `reports -> /`, or
+ * `out -> .git`) and never `.git`: each missing one is made on its own and
+ * checked, so nothing on the way can lead the files elsewhere.
+ */
+async function makeDownloadDir(dir, roots) {
+    const target = (0,external_node_path_namespaceObject.resolve)(dir);
+    const root = roots
+        .map((candidate) => (0,external_node_path_namespaceObject.resolve)(candidate))
+        .find((candidate) => target === candidate || target.startsWith(candidate + external_node_path_namespaceObject.sep));
+    if (root === undefined) {
+        throw new Error(`${target} is outside the workspace and RUNNER_TEMP, where files may go`);
+    }
+    const parts = (0,external_node_path_namespaceObject.relative)(root, target).split(external_node_path_namespaceObject.sep).filter(Boolean);
+    if (parts.some(isGitFolder))
+        throw new Error(`${target} is inside .git, where no file may go`);
+    let folder = await (0,promises_namespaceObject.realpath)(root);
+    for (const part of parts) {
+        folder = (0,external_node_path_namespaceObject.join)(folder, part);
+        await plainFolder(folder);
+    }
+    return folder;
+}
+/** `.git` as any file system may spell it (case-insensitive on macOS and Windows). */
+function isGitFolder(name) {
+    return name.toLowerCase() === '.git';
+}
+/** Makes `folder` unless it exists, and makes sure it is a folder, not a link or a file. */
+async function plainFolder(folder) {
+    await (0,promises_namespaceObject.mkdir)(folder).catch((error) => {
+        if (error.code !== 'EEXIST')
+            throw error;
+    });
+    const stats = await (0,promises_namespaceObject.lstat)(folder);
+    if (!stats.isDirectory()) {
+        throw new Error(`${folder} is not a plain folder (a link or a file); nothing was written`);
+    }
+}
+/**
+ * Writes `bytes` to `path`, which lies under `dir` (whose real path is `root`),
+ * and returns where it went.
+ * The directory may hold symbolic links (a workspace checked out from a pull
+ * request can): each folder on the way is made one at a time and must be a
+ * real folder, not a link; the file is renamed into place, which replaces a
+ * link rather than writing through it.
+ */
+async function writeInside(root, dir, path, bytes) {
+    const parts = (0,external_node_path_namespaceObject.relative)(dir, path).split(external_node_path_namespaceObject.sep);
+    const name = parts.pop() ?? '';
+    let folder = root;
+    for (const part of parts) {
+        folder = (0,external_node_path_namespaceObject.join)(folder, part);
+        await plainFolder(folder);
+    }
+    const temporary = (0,external_node_path_namespaceObject.join)(folder, `.download-${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}.part`);
+    try {
+        await (0,promises_namespaceObject.writeFile)(temporary, bytes, { flag: 'wx' });
+        await (0,promises_namespaceObject.rename)(temporary, (0,external_node_path_namespaceObject.join)(folder, name));
+    }
+    finally {
+        await (0,promises_namespaceObject.rm)(temporary, { force: true });
+    }
+    return (0,external_node_path_namespaceObject.join)(folder, name);
+}
+
+;// CONCATENATED MODULE: ./src/agent/work.ts
+
+
+
+
+
+/**
+ * The run's conversation, or undefined when the service has none (404) or
+ * cannot give it in its normalized form (422): neither is a failure of the
+ * run, so it is one info line. Any other failure is a warning, never thrown.
+ */
+async function readConversation(runId, sources, log, signal, deadline) {
+    try {
+        return parseConversation(await sources.getConversation(runId, signal, deadline));
+    }
+    catch (error) {
+        if (error instanceof NotFoundError) {
+            log.info(`Run ${runId} has no conversation to read (404); the result output stays empty.`);
+        }
+        else if (error instanceof UnprocessableEntityError) {
+            log.info(`The service cannot give run ${runId}'s conversation in its normalized form yet (422); the result output stays empty.`);
+        }
+        else {
+            const reason = errorMessage(error);
+            log.warning(`Could not read run ${runId}'s conversation: ${reason}. The outcome is unchanged.`);
+        }
+        return undefined;
+    }
+}
+async function collectAgentWork(run, options, sources, log, signal) {
+    const conversation = options.conversation ?? (await readConversation(run.run_id, sources, log, signal));
+    const answer = conversation && finalAnswer(conversation);
+    if (conversation && answer === undefined) {
+        log.info(`Run ${run.run_id}'s conversation has no message from the agent.`);
+    }
+    const artifacts = parseArtifacts(run.artifacts);
+    const wanted = artifactsToDownload(artifacts, options.downloadPatterns);
+    if (options.downloadPatterns.length === 0) {
+        return { answer, artifacts, downloadedTo: new Map(), downloadDir: undefined };
+    }
+    const downloadDir = options.artifactsDir || defaultArtifactsDir(options.runnerTemp, run.run_id);
+    if (wanted.length === 0) {
+        log.info('No file artifact of the run matches download_artifacts; nothing to download.');
+    }
+    try {
+        const downloadedTo = await downloadArtifacts(downloadDir, planDownloads(downloadDir, wanted), {
+            fetchFile: sources.fetchFile,
+            warning: (message) => log.warning(message),
+            info: (message) => log.info(message),
+            safeForLog: log.safeForLog,
+            signal,
+            roots: [options.workspace, options.runnerTemp],
+        });
+        return { answer, artifacts, downloadedTo, downloadDir };
+    }
+    catch (error) {
+        // The directory itself could not be made (permissions, a file in the way): still a warning.
+        const reason = log.safeForLog(errorMessage(error));
+        log.warning(`Could not download artifacts into ${downloadDir}: ${reason}. The outcome is unchanged.`);
+        return { answer, artifacts, downloadedTo: new Map(), downloadDir };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/api/answers.ts
+/** The longest prompt the action sends. Every poll echoes it, so the body cap follows from it. */
+const MAX_PROMPT_BYTES = 1024 * 1024;
+/**
+ * The largest answer body the client reads. A run echoes its prompt, which
+ * JSON may escape to six bytes a character (`\u0001`), beside its other fields.
+ */
+const MAX_ANSWER_BYTES = 6 * MAX_PROMPT_BYTES + 4 * 1024 * 1024;
+const RUN_ID = /^[\w.-]{1,200}$/;
+/** Whether `value` looks like a run ID: safe as one URL path segment and in a log line. */
+function isRunId(value) {
+    return typeof value === 'string' && RUN_ID.test(value) && !/^\.+$/.test(value);
+}
+/** A run read from an answer, or why the answer is not one (a garbled answer, never a state). */
+function readRunItem(data, expectedRunId) {
+    if (!isObject(data))
+        return { problem: `a body that is not a run (${kindOf(data)})` };
+    const runId = data['run_id'];
+    if (!isRunId(runId))
+        return { problem: 'a run whose run_id is not a run ID' };
+    if (expectedRunId !== undefined && runId !== expectedRunId) {
+        return { problem: `the answer for another run (${runId})` };
+    }
+    const state = data['state'];
+    if (typeof state !== 'string' || state.trim() === '') {
+        return { problem: `a run whose state is not a string (${kindOf(state)})` };
+    }
+    return { run: normaliseRun({ ...data, run_id: runId, state }) };
+}
+/**
+ * The create's answer, when it names the run by something that looks like an ID; else why
+ * not (a garbled answer: the run may exist, so the caller looks it up instead of creating
+ * another). A state of the wrong type is not believed either: the polls will tell.
+ */
+function readCreatedRun(data) {
+    const answer = isObject(data) ? data : {};
+    const { run_id: runId, task_id: taskId, state, at_capacity: atCapacity } = answer;
+    if (!isRunId(runId))
+        return { problem: 'an answer without a usable run_id' };
+    return {
+        run: {
+            run_id: runId,
+            ...(typeof taskId === 'string' ? { task_id: taskId } : {}),
+            state: typeof state === 'string' && state.trim() !== '' ? state : 'UNKNOWN',
+            ...(atCapacity === true ? { at_capacity: true } : {}),
+        },
+    };
+}
+const TEXT_FIELDS = [
+    'title',
+    'prompt',
+    'created_at',
+    'updated_at',
+    'started_at',
+    'session_id',
+    'session_link',
+    'source',
+    'run_time',
+];
+/** Known fields with the expected type; unknown fields pass through untouched. */
+function normaliseRun(data) {
+    const run = { ...data };
+    for (const field of TEXT_FIELDS)
+        setOrDrop(run, field, textOf(data[field]));
+    setOrDrop(run, 'status_message', statusMessageOf(data['status_message']));
+    setOrDrop(run, 'agent_config', isObject(data['agent_config']) ? textValues(data['agent_config']) : undefined);
+    setOrDrop(run, 'creator', isObject(data['creator']) ? textValues(data['creator']) : undefined);
+    setOrDrop(run, 'request_usage', isObject(data['request_usage']) ? data['request_usage'] : undefined);
+    setOrDrop(run, 'artifacts', Array.isArray(data['artifacts']) ? artifactsOf(data['artifacts']) : undefined);
+    const cancellable = data['is_run_type_cancellable'];
+    setOrDrop(run, 'is_run_type_cancellable', typeof cancellable === 'boolean' ? cancellable : undefined);
+    return run;
+}
+/** A plain string is the message itself; an object keeps its fields of the right type. */
+function statusMessageOf(value) {
+    if (typeof value === 'string')
+        return value.trim() ? { message: value } : undefined;
+    if (!isObject(value))
+        return undefined;
+    const message = {};
+    const text = textOf(value['message']);
+    if (text !== undefined)
+        message.message = text;
+    const code = textOf(value['error_code']);
+    if (code !== undefined)
+        message.error_code = code;
+    if (typeof value['retryable'] === 'boolean')
+        message.retryable = value['retryable'];
+    return { ...value, ...message, message: message.message };
+}
+/** Artifacts as sent, less any that is not an object with a type; readers still check each field. */
+function artifactsOf(values) {
+    return values.filter((artifact) => isObject(artifact) &&
+        typeof artifact['artifact_type'] === 'string' &&
+        (artifact['data'] === undefined || isObject(artifact['data'])));
+}
+/** Strings stay; numbers and booleans become strings; objects whose members are not text drop them. */
+function textValues(record) {
+    const out = {};
+    for (const [key, value] of Object.entries(record)) {
+        out[key] = isObject(value) || Array.isArray(value) ? value : textOf(value);
+    }
+    return out;
+}
+function textOf(value) {
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'number' || typeof value === 'boolean')
+        return String(value);
+    return undefined;
+}
+function setOrDrop(record, key, value) {
+    if (value === undefined)
+        Reflect.deleteProperty(record, key);
+    else
+        record[key] = value;
+}
+function isObject(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function kindOf(value) {
+    if (value === null)
+        return 'null';
+    if (value === undefined)
+        return 'an empty body';
+    if (Array.isArray(value))
+        return 'an array';
+    return typeof value === 'string'
+        ? `the string ${JSON.stringify(value.slice(0, 40))}`
+        : `a ${typeof value}`;
+}
+
+;// CONCATENATED MODULE: ./src/api/retry.ts
+
+const DEFAULT_BACKOFF = {
+    initialDelayMs: 500,
+    maxDelayMs: 8_000,
+    maxHintMs: 60_000,
+};
+/** Whether a failed attempt may be tried again under `mode`. */
+function isRetryable(error, mode) {
+    if (!(error instanceof AgentApiError))
+        return false;
+    const hint = shouldRetryHeader(error);
+    if (hint === false)
+        return false;
+    // The header may stop a retry, never start one that could act twice: a service that says
+    // "retry" after a 500 may have made the run all the same.
+    if (hint === true && mode === 'idempotent')
+        return true;
+    if (error instanceof ApiStatusError) {
+        const { status } = error;
+        if (isRefusal(error))
+            return true;
+        if (mode === 'at-most-once')
+            return false;
+        return status === 408 || status === 409 || status >= 500;
+    }
+    if (error instanceof ApiTlsError)
+        return false;
+    if (error instanceof ApiTimeoutError)
+        return mode === 'idempotent';
+    if (error instanceof ApiConnectionError)
+        return mode === 'idempotent' || !error.requestSent;
+    if (error instanceof ApiResponseFormatError)
+        return mode === 'idempotent';
+    return false;
+}
+/** A rate-limit refusal: the service did nothing and said when to come back (or 429). */
+function isRefusal(error) {
+    if (!(error instanceof ApiStatusError))
+        return false;
+    return error.status === 429 || (error.status === 503 && retryAfterMs(error.headers) !== undefined);
+}
+/**
+ * Whether a failed request may nonetheless have been carried out: the
+ * connection broke after sending, the service failed midway (5xx), or it
+ * answered success in a body that could not be read.
+ */
+function mayHaveActed(error) {
+    if (error instanceof ApiStatusError) {
+        return error.status >= 500 && !isRefusal(error);
+    }
+    if (error instanceof ApiConnectionError)
+        return error.requestSent;
+    if (error instanceof ApiResponseFormatError)
+        return error.status >= 200 && error.status < 300;
+    return error instanceof AgentApiError;
+}
+/** The wait before retry number `attempt` (1-based): the server's hint, else capped backoff. */
+function retryDelayMs(error, attempt, random, now, policy = DEFAULT_BACKOFF) {
+    const hinted = error instanceof ApiStatusError ? retryAfterMs(error.headers, now) : undefined;
+    // Clients told the same Retry-After would come back in lockstep; spread them by up to a quarter.
+    if (hinted !== undefined)
+        return Math.round(Math.min(hinted, policy.maxHintMs) * (1 + 0.25 * random()));
+    const exponential = Math.min(policy.initialDelayMs * 2 ** (attempt - 1), policy.maxDelayMs);
+    // Full-size waits in lockstep make many clients retry together; take off up to a quarter.
+    return Math.round(exponential * (1 - 0.25 * random()));
+}
+/**
+ * The server's retry hint, in milliseconds: `retry-after-ms`, then
+ * `Retry-After` as seconds or as an HTTP date.
+ */
+function retryAfterMs(headers, now = Date.now()) {
+    const milliseconds = single(headers['retry-after-ms'])?.trim();
+    if (milliseconds && /^\d+(\.\d+)?$/.test(milliseconds))
+        return Math.round(Number(milliseconds));
+    const retryAfter = single(headers['retry-after'])?.trim();
+    if (!retryAfter)
+        return undefined;
+    if (/^\d+(\.\d+)?$/.test(retryAfter))
+        return Math.round(Number(retryAfter) * 1000);
+    // Only the HTTP-date form (RFC 9110 IMF-fixdate); Date.parse alone would accept junk.
+    if (!/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(retryAfter)) {
+        return undefined;
+    }
+    const date = Date.parse(retryAfter);
+    return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+function shouldRetryHeader(error) {
+    if (!(error instanceof ApiStatusError))
+        return undefined;
+    const value = single(error.headers['x-should-retry'])?.trim().toLowerCase();
+    if (value === 'true')
+        return true;
+    if (value === 'false')
+        return false;
+    return undefined;
+}
+function single(value) {
+    return Array.isArray(value) ? value[0] : value;
+}
+
+;// CONCATENATED MODULE: ./src/api/transport.ts
+
+
+
+
+
+
+
+const DOWNLOAD_DEFAULTS = { maxBytes: 25 * 1024 * 1024, timeoutMs: 60_000 };
+/** Shorter keys are no real keys; the runner's masking still hides them whole. */
+const MIN_REDACTED_KEY_LENGTH = 8;
+/** Retries allowed for rate-limit refusals, however few `maxRetries` allows for failures. */
+const REFUSAL_RETRIES = 8;
+const DEFAULTS = {
+    timeoutMs: 30_000,
+    maxRetries: 2,
+    maxBodyBytes: MAX_ANSWER_BYTES,
+};
+class Transport {
+    #baseUrl;
+    #apiKey;
+    #origin;
+    /** Only a service on this machine may hand out download URLs on this machine. */
+    #serviceIsLoopback;
+    #options;
+    constructor(options) {
+        this.#baseUrl = options.baseUrl.replace(/\/$/, '');
+        this.#origin = new URL(this.#baseUrl).origin;
+        this.#serviceIsLoopback = isLoopback(new URL(this.#baseUrl).hostname);
+        this.#apiKey = options.apiKey;
+        this.#options = {
+            userAgent: options.userAgent ?? 'cloud-agent-run-action',
+            timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
+            maxRetries: options.maxRetries ?? DEFAULTS.maxRetries,
+            maxBodyBytes: options.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
+            sleep: options.sleep ?? abortableSleep,
+            random: options.random ?? Math.random,
+            now: options.now ?? Date.now,
+            onRetry: options.onRetry,
+        };
+    }
+    /**
+     * Sends a request to a path under base_url until it succeeds, may not be repeated, or the
+     * retries or the deadline run out. Without `read`, the body is whatever JSON it holds.
+     */
+    async request(method, path, options = {}) {
+        const label = { method, path };
+        const retryMode = options.retryMode ?? (method === 'GET' ? 'idempotent' : 'at-most-once');
+        const maxRetries = options.maxRetries ?? this.#options.maxRetries;
+        // A refusal (429, 503 with Retry-After) proves nothing was done, so it earns more patience.
+        const maxRefusals = maxRetries === 0 ? 0 : Math.max(maxRetries, REFUSAL_RETRIES);
+        const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
+        const { deadline } = options;
+        let failures = 0;
+        let refusals = 0;
+        for (let number = 1;; number += 1) {
+            const left = deadline === undefined ? Infinity : deadline - this.#options.now();
+            if (left <= 0)
+                throw new ApiTimeoutError(label, 0, 'the caller stopped waiting');
+            try {
+                return await this.#send(label, {
+                    ...options,
+                    timeoutMs: Math.max(1, Math.min(timeoutMs, left)),
+                });
+            }
+            catch (error) {
+                const refused = isRefusal(error);
+                const used = refused ? ++refusals : ++failures;
+                const allowed = refused ? maxRefusals : maxRetries;
+                if (used > allowed || !isRetryable(error, retryMode) || options.signal?.aborted) {
+                    throw error;
+                }
+                const delay = retryDelayMs(error, number, this.#options.random, this.#options.now());
+                // A retry that would start after the deadline is no retry: the caller gets the failure now.
+                if (deadline !== undefined && this.#options.now() + delay >= deadline)
+                    throw error;
+                this.#options.onRetry?.(`${safeForLog(errorMessage(error))}; retry ${used} of ${allowed} in ${(delay / 1000).toFixed(1)}s`);
+                await this.#options.sleep(delay, options.signal).catch(() => {
+                    throw new ApiAbortedError(label);
+                });
+            }
+        }
+    }
+    /**
+     * Downloads a signed URL the service handed out (an artifact's). It lives on another
+     * host, so the key is never sent; https only, and never this machine unless base_url is
+     * on it too (a remote service must not aim the runner at its own loopback); capped in
+     * size and time. The runner's proxy settings apply.
+     */
+    async download(url, options = {}) {
+        const target = parseDownloadUrl(url, this.#serviceIsLoopback);
+        // The query holds the signature: the label shows neither it nor anything else secret.
+        const label = { method: 'GET', path: `${target.origin}${target.pathname}` };
+        const maxBytes = options.maxBytes ?? DOWNLOAD_DEFAULTS.maxBytes;
+        const timeoutMs = options.timeoutMs ?? DOWNLOAD_DEFAULTS.timeoutMs;
+        const http = this.#http(timeoutMs);
+        const raw = await withDeadline(label, timeoutMs, options.signal, async (track) => {
+            const response = await http.request('GET', target.toString(), null, {});
+            track(response.message);
+            const status = response.message.statusCode ?? 0;
+            if (status < 200 || status >= 300) {
+                response.message.destroy();
+                throw new DownloadError(label, status);
+            }
+            return {
+                message: response.message,
+                body: await readCapped(response.message, maxBytes, label),
+            };
+        }, () => http.dispose());
+        return { contentType: raw.message.headers['content-type'], body: raw.body };
+    }
+    async #send(label, options) {
+        const url = this.#url(label.path, options.query);
+        const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
+        const headers = {
+            authorization: `Bearer ${this.#apiKey}`,
+            accept: 'application/json',
+        };
+        const body = options.body === undefined ? null : JSON.stringify(options.body);
+        if (body !== null)
+            headers['content-type'] = 'application/json';
+        const http = this.#http(timeoutMs);
+        const raw = await withDeadline(label, timeoutMs, options.signal, async (track) => {
+            const response = await http.request(label.method, url, body, headers);
+            track(response.message);
+            const bytes = await readCapped(response.message, this.#options.maxBodyBytes, label);
+            return { message: response.message, text: bytes.toString('utf8') };
+        }, () => http.dispose());
+        const status = raw.message.statusCode ?? 0;
+        const responseHeaders = raw.message.headers;
+        // Before any excerpt, escaping or parsing: a service that echoes the key must not show it.
+        // A success body is redacted only for a key long enough not to occur by chance in IDs and
+        // text (a one-letter test key would corrupt every answer); an error body always is.
+        const isError = status < 200 || status >= 300;
+        if (isError || this.#apiKey.length >= MIN_REDACTED_KEY_LENGTH) {
+            raw.text = redactSecret(raw.text, this.#apiKey);
+        }
+        if (status >= 300 && status < 400) {
+            throw new ApiResponseFormatError(label, status, `a redirect to ${redirectTarget(responseHeaders.location, url)}, which is not followed so the key stays with base_url`);
+        }
+        if (isError)
+            throw errorForStatus(label, status, responseHeaders, raw.text);
+        const data = parseJson(raw.text, label, status);
+        if (!options.read)
+            return { headers: responseHeaders, data: data };
+        const read = options.read(data);
+        if ('problem' in read)
+            throw new ApiResponseFormatError(label, status, read.problem);
+        return { headers: responseHeaders, data: read.value };
+    }
+    /** Redirects are refused, not followed: that is what keeps the key on base_url's host. */
+    #http(timeoutMs) {
+        return new HttpClient(this.#options.userAgent, [], {
+            allowRedirects: false,
+            allowRetries: false,
+            keepAlive: false,
+            socketTimeout: timeoutMs,
+        });
+    }
+    #url(path, query) {
+        const url = new URL(this.#baseUrl + path);
+        // A path is appended to base_url, never resolved against it: no other origin is reachable.
+        if (url.origin !== this.#origin)
+            throw new Error(`Refusing to send the key to ${url.origin}`);
+        for (const [key, value] of Object.entries(query ?? {})) {
+            if (value === undefined)
+                continue;
+            if (Array.isArray(value))
+                for (const item of value)
+                    url.searchParams.append(key, item);
+            else
+                url.searchParams.set(key, String(value));
+        }
+        return url.toString();
+    }
+}
+function parseJson(text, label, status) {
+    if (text.trim() === '')
+        return undefined;
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        throw new ApiResponseFormatError(label, status, `a body that is not JSON ("${excerpt(text, 60)}")`);
+    }
+}
+/** Runs `work` under a deadline and an abort signal; `onGiveUp` tears the connection down. */
+async function withDeadline(label, timeoutMs, signal, work, onGiveUp) {
+    if (signal?.aborted)
+        throw new ApiAbortedError(label);
+    let message;
+    const giveUp = () => {
+        message?.destroy();
+        onGiveUp();
+    };
+    return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+            giveUp();
+            reject(new ApiTimeoutError(label, timeoutMs));
+        }, clampTimerMs(timeoutMs));
+        const onAbort = () => {
+            giveUp();
+            reject(new ApiAbortedError(label));
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        work((m) => (message = m))
+            .then(resolve, (error) => reject(toConnectionError(label, error)))
+            .finally(() => {
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', onAbort);
+        });
+    });
+}
+/** Codes that prove the request never reached the service. */
+const NOT_SENT_CODES = new Set([
+    'ECONNREFUSED',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'EHOSTUNREACH',
+    'ENETUNREACH',
+]);
+/**
+ * Codes of a TLS certificate that Node cannot verify. Nothing reached the
+ * service: the handshake failed before the request was sent.
+ */
+const CERTIFICATE_CODES = new Set([
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'UNABLE_TO_GET_ISSUER_CERT',
+    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'CERT_HAS_EXPIRED',
+    'CERT_NOT_YET_VALID',
+    'CERT_UNTRUSTED',
+    'CERT_REVOKED',
+    'CERT_SIGNATURE_FAILURE',
+    'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+function toConnectionError(label, error) {
+    if (error instanceof AgentApiError)
+        return error;
+    const code = error?.code;
+    if (typeof code === 'string' && CERTIFICATE_CODES.has(code))
+        return new ApiTlsError(label, error);
+    if (error instanceof Error && /^Request timeout/.test(error.message)) {
+        return new ApiConnectionError(label, new Error('the connection went idle'), true);
+    }
+    return new ApiConnectionError(label, error, !(typeof code === 'string' && NOT_SENT_CODES.has(code)));
+}
+async function readCapped(message, maxBytes, label) {
+    const status = message.statusCode ?? 0;
+    const declared = Number(message.headers['content-length']);
+    const tooLarge = () => new ApiResponseFormatError(label, status, `a body larger than ${maxBytes} bytes, which was not read`);
+    if (Number.isFinite(declared) && declared > maxBytes) {
+        message.destroy();
+        throw tooLarge();
+    }
+    const chunks = [];
+    let size = 0;
+    for await (const chunk of message) {
+        const buffer = chunk;
+        size += buffer.length;
+        if (size > maxBytes) {
+            message.destroy();
+            throw tooLarge();
+        }
+        chunks.push(buffer);
+    }
+    return Buffer.concat(chunks);
+}
+/**
+ * A signed download URL: https, or plain http on this machine when the service
+ * itself is on it (`serviceIsLoopback`). A remote service's URL may not name this
+ * machine at all, whatever its scheme.
+ */
+function parseDownloadUrl(url, serviceIsLoopback) {
+    let target;
+    try {
+        target = new URL(url);
+    }
+    catch {
+        throw new Error('The download URL the service gave does not parse');
+    }
+    const local = isLoopback(target.hostname);
+    if (local && !serviceIsLoopback) {
+        throw new Error(`Refusing to download from ${target.protocol}//${target.host}: it is this machine, and base_url is not`);
+    }
+    if (target.protocol === 'https:' || (target.protocol === 'http:' && local))
+        return target;
+    throw new Error(`Refusing to download from ${target.protocol}//${target.host}: only https is allowed`);
+}
+/**
+ * Whether a URL's hostname (as `URL` writes it: IPv4 in dotted decimal, IPv6 in
+ * brackets and compressed) is this machine: localhost and its subdomains,
+ * 127.0.0.0/8, 0.0.0.0, ::1, ::, and IPv4-mapped loopback.
+ */
+function isLoopback(hostname) {
+    const host = hostname.toLowerCase().replace(/\.$/, '');
+    if (host === 'localhost' || host.endsWith('.localhost'))
+        return true;
+    if (/^127\.\d+\.\d+\.\d+$/.test(host) || host === '0.0.0.0')
+        return true;
+    if (host === '[::1]' || host === '[::]')
+        return true;
+    // ::ffff:127.x.y.z, which URL writes as [::ffff:7fxx:xxxx]; and [::ffff:0:0] for 0.0.0.0.
+    return /^\[::ffff:(7f[0-9a-f]{2}:[0-9a-f]{1,4}|0:0)\]$/.test(host);
+}
+function redirectTarget(location, from) {
+    if (!location)
+        return 'an unnamed location';
+    try {
+        return new URL(location, from).origin;
+    }
+    catch {
+        return 'an unparseable location';
+    }
+}
+/** A timer that ends early, rejecting, when `signal` aborts. */
+function abortableSleep(ms, signal) {
+    return new Promise((resolve, reject) => {
+        if (signal?.aborted)
+            return reject(signal.reason);
+        const onAbort = () => {
+            clearTimeout(timer);
+            reject(signal?.reason);
+        };
+        const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+        }, clampTimerMs(ms));
+        signal?.addEventListener('abort', onAbort, { once: true });
+    });
+}
+function clampTimerMs(ms) {
+    if (Number.isNaN(ms))
+        return 0;
+    return Math.min(Math.max(0, ms), MAX_TIMER_MS);
+}
+
+;// CONCATENATED MODULE: ./src/api/client.ts
+
+
+
+
+/**
+ * The endpoints of the Cloud Agent Runs API: the only code that knows its paths and what
+ * its answers mean. How a request travels (the key, deadlines, retries, typed errors) is
+ * the transport's.
+ */
+class AgentRunsClient {
+    #transport;
+    constructor(options) {
+        this.#transport = new Transport(options);
+    }
+    /**
+     * Creates a run. Never repeated when the service may have acted on it; the
+     * service's newer path is tried once when the spec's path does not exist.
+     */
+    async createRun(body, options = {}) {
+        const send = async (path) => (await this.#transport.request('POST', path, {
+            ...options,
+            body,
+            retryMode: 'at-most-once',
+            read: (data) => {
+                const answer = readCreatedRun(data);
+                return 'run' in answer ? { value: answer.run } : answer;
+            },
+        })).data;
+        try {
+            return await send('/agent/run');
+        }
+        catch (error) {
+            // 404 or 405 on the create path means no run was made, so the other path is safe.
+            if (error instanceof NotFoundError || error instanceof MethodNotAllowedError) {
+                return await send('/agent/runs');
+            }
+            throw error;
+        }
+    }
+    /**
+     * The run as the service shows it now. An answer that is not this run (another
+     * run's, not an object, a state that is not a string) is a garbled answer,
+     * retried like one: it is never taken for the run's state.
+     */
+    async getRun(runId, options = {}) {
+        const read = (data) => {
+            const answer = readRunItem(data, runId);
+            return 'run' in answer ? { value: answer.run } : answer;
+        };
+        return (await this.#transport.request('GET', runPath(runId), { ...options, read })).data;
+    }
+    async listRuns(query = {}, options = {}) {
+        const { metadata, ...plain } = query;
+        const flatQuery = { ...plain };
+        for (const [key, value] of Object.entries(metadata ?? {}))
+            flatQuery[`metadata[${key}]`] = value;
+        const { data, headers } = await this.#transport.request('GET', '/agent/runs', { ...options, query: flatQuery });
+        const servedAt = Date.parse(headers.date ?? '');
+        // Entries that are not runs are dropped: a lookup must never act on a garbled one.
+        const runs = Array.isArray(data?.runs) ? data.runs : [];
+        return {
+            ...data,
+            runs: runs.flatMap((entry) => {
+                const read = readRunItem(entry);
+                return 'run' in read ? [read.run] : [];
+            }),
+            ...(Number.isNaN(servedAt) ? {} : { servedAt }),
+        };
+    }
+    /**
+     * Every run matching `query`, following the cursor across pages. Stops when
+     * the service hands back a cursor it already gave, which would loop forever.
+     */
+    async *iterateRuns(query = {}, options = {}) {
+        let cursor = query.cursor;
+        const seen = new Set(cursor === undefined ? [] : [cursor]);
+        for (let page = 0; page < (options.maxPages ?? 50); page += 1) {
+            const { runs, page_info } = await this.listRuns({ ...query, cursor }, options);
+            yield* runs;
+            const next = page_info?.next_cursor;
+            if (!page_info?.has_next_page || !next || seen.has(next))
+                return;
+            seen.add(next);
+            cursor = next;
+        }
+    }
+    /**
+     * Sends a follow-up message to steer a run. Never repeated when it may have
+     * arrived. A run whose session is gone answers 410: a SessionGoneError.
+     */
+    async sendFollowup(runId, message, options = {}) {
+        const body = { message };
+        await this.#transport.request('POST', `${runPath(runId)}/followups`, {
+            ...options,
+            body,
+            retryMode: 'at-most-once',
+        });
+    }
+    /**
+     * Asks the service to cancel a run. The service refuses (400) a run that has
+     * ended and a BLOCKED one alike, so the run is read back to tell them apart.
+     * A run still being prepared (409) is retried like any transient failure.
+     */
+    async cancelRun(runId, options = {}) {
+        try {
+            await this.#transport.request('POST', `${runPath(runId)}/cancel`, {
+                ...options,
+                retryMode: 'idempotent',
+            });
+            return 'cancelled';
+        }
+        catch (error) {
+            if (!(error instanceof BadRequestError))
+                throw error;
+        }
+        try {
+            const run = await this.getRun(runId, { signal: options.signal, maxRetries: 1 });
+            return run.state === 'BLOCKED' ? 'blocked' : 'already-finished';
+        }
+        catch {
+            return 'refused';
+        }
+    }
+    /**
+     * The run's conversation: what the agent said and did, step by step. Throws
+     * NotFoundError while there is none yet and UnprocessableEntityError when the
+     * service cannot show this run's format; neither is a failure of the run.
+     */
+    async getConversation(runId, options = {}) {
+        const { data } = await this.#transport.request('GET', `${runPath(runId)}/conversation`, options);
+        return { ...data, steps: Array.isArray(data?.steps) ? data.steps : [] };
+    }
+    /** One artifact: FILE and SCREENSHOT carry a signed download URL; a PLAN its Markdown inline. */
+    async getArtifact(artifactUid, options = {}) {
+        if (artifactUid.trim() === '')
+            throw new Error('An artifact UID is required');
+        const path = `/agent/artifacts/${encodeURIComponent(artifactUid)}`;
+        return (await this.#transport.request('GET', path, options)).data;
+    }
+    /** Downloads a signed URL the service handed out, without the key (see Transport.download). */
+    async downloadSignedUrl(url, options = {}) {
+        return await this.#transport.download(url, options);
+    }
+}
+/** A run's path. An ID that could leave its segment (`..`, `/`) is refused: it never reaches a URL. */
+function runPath(runId) {
+    if (!isRunId(runId))
+        throw new Error(`${JSON.stringify(safeForLog(runId, 100))} is not a run ID`);
+    return `/agent/runs/${encodeURIComponent(runId)}`;
+}
+
+;// CONCATENATED MODULE: ./src/agent/cost.ts
+
+const CREDIT_PARTS = ['compute_cost', 'inference_cost', 'platform_cost'];
+function costOf(requestUsage) {
+    if (typeof requestUsage !== 'object' || requestUsage === null) {
+        return { credits: undefined, usd: undefined };
+    }
+    const usage = requestUsage;
+    return {
+        credits: sumOf(CREDIT_PARTS.map((part) => usage[part])),
+        usd: sumOf(CREDIT_PARTS.map((part) => usage[`${part}_usd`])),
+    };
+}
+/** The sum of the parts that are usable numbers; undefined when none is. */
+function sumOf(values) {
+    const numbers = values.filter((value) => typeof value === 'number' && Number.isFinite(value) && value >= 0);
+    if (numbers.length === 0)
+        return undefined;
+    return roundTo(numbers.reduce((sum, value) => sum + value, 0), 6);
+}
+/** The summary's cost row: credits, then dollars; undefined when the service reported neither. */
+function describeCost(cost) {
+    const parts = [
+        cost.credits === undefined ? undefined : formatCredits(cost.credits),
+        cost.usd === undefined ? undefined : formatUsd(cost.usd),
+    ].filter((part) => part !== undefined);
+    return parts.length > 0 ? parts.join(', ') : undefined;
+}
+/**
+ * The `max_credits` soft cap: past it (strictly more credits than the cap),
+ * the run is to be cancelled. A run that reports no credits is not over it.
+ */
+function isOverBudget(cost, maxCredits) {
+    return maxCredits !== undefined && cost.credits !== undefined && cost.credits > maxCredits;
+}
+function describeOverBudget(cost, maxCredits) {
+    return `The run used ${formatCredits(cost.credits ?? 0)}, more than the max_credits cap of ${formatCredits(maxCredits)}`;
+}
+
+;// CONCATENATED MODULE: ./src/text/markdown.ts
+/**
+ * Agent text (its final answer, its step summaries) shown as Markdown.
+ *
+ * Agents write Markdown, so it is kept: emphasis, lists, tables, links, code.
+ * But the text is untrusted, and the output must hold these properties
+ * wherever GitHub renders it (job summary, pull request comment):
+ * - no raw HTML: a `<` that could open a tag, comment or autolink is an entity
+ *   outside code, and code cannot be mistaken for anything else;
+ * - no @-mention notifies anyone;
+ * - no comment marker (`<!-- cloud-agent-run: … -->`) appears in the source;
+ * - nothing stays open at the end (a fenced block is closed), so the text
+ *   cannot swallow what follows it, such as the `</details>` it sits in.
+ *
+ * Code is recognised conservatively: a fence only at column 0, a code span
+ * only within one line. A fence-like line with leading white space (which
+ * could close a fence inside a list item that this function does not track)
+ * is made plain text. When in doubt the text is escaped, which costs looks,
+ * never safety.
+ */
+/** Zero-width joiner: keeps `@name` readable while GitHub no longer sees a mention. */
+const MENTION_BREAK = '\u200d';
+/** Zero-width space: breaks `<!--` inside code, where entities would show as typed. */
+const COMMENT_BREAK = '\u200b';
+const INDENTED_FENCE = /^([ \t]+)([`~]{3})/;
+function agentMarkdown(text) {
+    if (typeof text !== 'string')
+        return '';
+    const lines = normalize(text).split('\n');
+    const out = [];
+    let fence;
+    for (const line of lines) {
+        if (fence) {
+            if (closesFence(line, fence))
+                fence = undefined;
+            out.push(fence ? defuseCode(line) : line);
+            continue;
+        }
+        const marker = fenceMarker(line);
+        const info = line.slice(marker.length);
+        // A backtick fence's info string cannot hold a backtick; such a line is not a fence.
+        if (marker && !(marker.startsWith('`') && info.includes('`'))) {
+            fence = { char: marker.charAt(0), length: marker.length };
+            out.push(`${marker}${escapeInline(info)}`);
+            continue;
+        }
+        out.push(escapeLine(line.replace(INDENTED_FENCE, (_all, indent, run) => `${indent}\\${run}`)));
+    }
+    if (fence)
+        out.push(fence.char.repeat(fence.length));
+    return out.join('\n').trim() === '' ? '' : out.join('\n');
+}
+/**
+ * The agent's Markdown inside a collapsible block. The blank lines around it
+ * let GitHub render Markdown inside the HTML block; `summary` is plain text.
+ */
+function agentDetails(summary, text, open = false) {
+    const body = agentMarkdown(text);
+    return [
+        `<details${open ? ' open' : ''}><summary>${escapeInline(plainLine(summary))}</summary>`,
+        '',
+        body || '_(empty)_',
+        '',
+        '</details>',
+    ].join('\n');
+}
+/**
+ * The run of three or more backticks or tildes that opens a fence at the start of `line`, or ''.
+ * Counted, not matched: `/^(`{3,})(.*)$/` retries every shorter run when the rest is no match.
+ */
+function fenceMarker(line) {
+    const char = line.charAt(0);
+    if (char !== '`' && char !== '~')
+        return '';
+    let end = 1;
+    while (line.charAt(end) === char)
+        end += 1;
+    return end >= 3 ? line.slice(0, end) : '';
+}
+function plainLine(text) {
+    // White space around a line break becomes one space; `\s*\n\s*` would rescan long runs.
+    return normalize(text)
+        .replace(/\s+/g, (run) => (run.includes('\n') ? ' ' : run))
+        .trim();
+}
+function normalize(text) {
+    return (text
+        .replace(/\r\n?/g, '\n')
+        // Control characters, and the bidirectional overrides that make text read other than it is.
+        // eslint-disable-next-line no-control-regex -- removing control characters is the point
+        .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, ''));
+}
+function closesFence(line, fence) {
+    const match = /^ {0,3}([`~]+)[ \t]*$/.exec(line);
+    const run = match?.[1] ?? '';
+    return run.length >= fence.length && [...run].every((char) => char === fence.char);
+}
+/** Inside code nothing renders, but the raw source must still hold no comment marker. */
+function defuseCode(text) {
+    return text.replace(/<!--/g, `<!${COMMENT_BREAK}--`);
+}
+/**
+ * One line outside fenced code: code spans are kept when they open and close
+ * on this line (and hold no `|`, which a table would split on first); every
+ * other backtick is escaped, so the spans in the output are exactly these.
+ */
+function escapeLine(line) {
+    const closers = new RunIndex(line);
+    let out = '';
+    let text = '';
+    let i = 0;
+    while (i < line.length) {
+        const char = line.charAt(i);
+        if (char === '\\' && i + 1 < line.length && isAsciiPunctuation(line.charAt(i + 1))) {
+            text += line.slice(i, i + 2);
+            i += 2;
+            continue;
+        }
+        if (char !== '`') {
+            text += char;
+            i += 1;
+            continue;
+        }
+        const run = backtickRun(line, i);
+        const close = closers.next(run, i + run);
+        const content = close === -1 ? '' : line.slice(i + run, close);
+        if (close === -1 || content.includes('|')) {
+            text += '\\`'.repeat(run);
+            i += run;
+            continue;
+        }
+        const delimiter = '`'.repeat(run);
+        out += escapeInline(text) + delimiter + defuseCode(content) + delimiter;
+        text = '';
+        i = close + run;
+    }
+    return out + escapeInline(text);
+}
+/** Text outside code: no tag, comment or autolink can open, and no mention notifies. */
+function escapeInline(text) {
+    return text
+        .replace(/\\[!-/:-@[-`{-~]|</g, (match) => (match === '<' || match === '\\<' ? '&lt;' : match))
+        .replace(MENTION, `$1@${MENTION_BREAK}`);
+}
+/** An @ that GitHub would read as the start of a mention. */
+const MENTION = /(^|[^A-Za-z0-9_])@(?=[A-Za-z0-9])/g;
+function backtickRun(line, start) {
+    let end = start;
+    while (line.charAt(end) === '`')
+        end += 1;
+    return end - start;
+}
+/**
+ * The maximal backtick runs of a line, by length, so that finding a span's
+ * closing run is linear in the line, not quadratic (agent text can be long).
+ */
+class RunIndex {
+    #starts = new Map();
+    #cursor = new Map();
+    constructor(line) {
+        let i = 0;
+        while (i < line.length) {
+            if (line.charAt(i) !== '`') {
+                i += 1;
+                continue;
+            }
+            const run = backtickRun(line, i);
+            const starts = this.#starts.get(run) ?? [];
+            starts.push(i);
+            this.#starts.set(run, starts);
+            i += run;
+        }
+    }
+    /** The start of the first run of exactly `length` backticks at or after `from`, or -1. */
+    next(length, from) {
+        const starts = this.#starts.get(length) ?? [];
+        let cursor = this.#cursor.get(length) ?? 0;
+        while (cursor < starts.length && (starts[cursor] ?? 0) < from)
+            cursor += 1;
+        this.#cursor.set(length, cursor);
+        return cursor < starts.length ? (starts[cursor] ?? -1) : -1;
+    }
+}
+function isAsciiPunctuation(char) {
+    return /^[!-/:-@[-`{-~]$/.test(char);
+}
+/**
+ * Makes API text inert in a Markdown table cell: HTML cannot open, a pipe
+ * cannot end the cell, a line break cannot end the row, and Markdown syntax
+ * (links, emphasis, code) shows as typed.
+ */
+function escapeMarkdown(text) {
+    return (text
+        // eslint-disable-next-line no-control-regex -- stripping control characters is the point
+        .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
+        .replace(/[&<>"'|\\`*_[\]()#!~$]/g, (char) => `&#${char.charCodeAt(0)};`)
+        .replace(/\r?\n/g, '<br>'));
+}
+/**
+ * Service text as inert Markdown, on a line or in a table cell: nothing renders or
+ * notifies, and a URL in it stays one link (escaped, its parentheses would break it).
+ */
+function inlineText(text) {
+    let out = '';
+    let last = 0;
+    for (const match of text.matchAll(URL_IN_TEXT)) {
+        const url = trimUrl(match[0]);
+        const href = linkTarget(url);
+        out += inert(text.slice(last, match.index));
+        out += href ? `[${inert(url)}](<${href}>)` : inert(url);
+        last = match.index + url.length;
+    }
+    return out + inert(text.slice(last));
+}
+const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`]+/g;
+/** The URL without what GitHub's autolinks leave out: trailing punctuation, an unmatched `)`. */
+function trimUrl(url) {
+    // One pass from the end, counting once: a URL ending in thousands of `.` or `)` stays linear.
+    let open = 0;
+    let close = 0;
+    for (const char of url) {
+        if (char === '(')
+            open += 1;
+        else if (char === ')')
+            close += 1;
+    }
+    let end = url.length;
+    for (;;) {
+        while (end > 0 && TRAILING_PUNCTUATION.has(url.charAt(end - 1)))
+            end -= 1;
+        if (url.charAt(end - 1) !== ')' || close <= open)
+            return url.slice(0, end);
+        end -= 1;
+        close -= 1;
+    }
+}
+const TRAILING_PUNCTUATION = new Set('.,:;!?*_~\'"');
+/**
+ * The destination of a link written `[label](<destination>)`: only `<`, `>`,
+ * a backslash or a line break could end or bend it, and a `|` the table cell it
+ * stands in; they are percent-encoded. Parentheses stay as the author wrote them.
+ */
+function linkTarget(url) {
+    let parsed;
+    try {
+        parsed = new URL(url);
+    }
+    catch {
+        return undefined;
+    }
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+        return undefined;
+    return parsed.href.replace(/[<>\\\s|]/g, (char) => `%${hex(char)}`);
+}
+function inert(text) {
+    return escapeMarkdown(text).replace(MENTION, `$1@${MENTION_BREAK}`);
+}
+/** The URL if it is http(s), percent-encoded so that it cannot break out of a Markdown link. */
+function safeHttpUrl(value) {
+    if (!value)
+        return undefined;
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        return undefined;
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+        return undefined;
+    return url.href.replace(/[()<>"'\s|\\[\]`]/g, (char) => `%${hex(char)}`);
+}
+function hex(char) {
+    return char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0');
+}
+/** The answer cut to `max` characters before it is made safe, so the cut cannot open a block. */
+function clipAnswer(answer, max) {
+    if (answer.length <= max)
+        return answer;
+    return `${answer.slice(0, max)}\n\n_(The answer is cut here; the whole of it is in the result output and the session.)_`;
+}
+
+;// CONCATENATED MODULE: ./src/model/blocked.ts
+/** `on_blocked`: what the step does when the run is BLOCKED, waiting for a person. */
+const ON_BLOCKED = ['wait', 'fail', 'pass'];
+function decideOnBlocked(onBlocked) {
+    switch (onBlocked) {
+        case 'wait':
+            return { keepWaiting: true };
+        case 'fail':
+            return { keepWaiting: false, passes: false };
+        case 'pass':
+            return { keepWaiting: false, passes: true };
+    }
+}
+/**
+ * What a BLOCKED run waits for: its status message, else the agent's last
+ * message (often the question it asked), else undefined.
+ */
+function blockedQuestion(statusMessage, lastAgentMessage) {
+    const message = typeof statusMessage === 'object' && statusMessage !== null
+        ? statusMessage.message
+        : undefined;
+    if (typeof message === 'string' && message.trim() !== '')
+        return message.trim();
+    const last = lastAgentMessage?.trim();
+    return last ? last : undefined;
+}
+/** How a person answers a BLOCKED run: in the session, or by a comment where continue_run listens. */
+function howToAnswer(options) {
+    const ways = [];
+    if (options.sessionLink)
+        ways.push(`answer in the session (${options.sessionLink})`);
+    if (options.continueRun) {
+        ways.push('reply with a comment on this pull request or issue; continue_run passes it on');
+    }
+    if (ways.length === 0)
+        ways.push('answer in the session, in the app');
+    const sentence = ways.join(', or ');
+    return `To move it on, ${sentence}.`;
+}
+
+;// CONCATENATED MODULE: ./src/model/outcome.ts
+
+/** The `outcome` output: why the step ended, in one word (the contract's list, v1.1). */
+const OUTCOMES = [
+    'succeeded',
+    'failed',
+    'error',
+    'cancelled',
+    'timed_out',
+    'superseded',
+    'blocked',
+    'over_budget',
+    'interrupted',
+    'started',
+    'invalid_output',
+];
+/** The step's outcome as the pure outcome rules see it. */
+function endingOf(outcome) {
+    switch (outcome.kind) {
+        case 'started':
+            return { kind: 'started' };
+        case 'finished':
+            if (outcome.supersededBy)
+                return { kind: 'superseded', newerRunId: outcome.supersededBy };
+            if (outcome.invalidOutput)
+                return { kind: 'invalid-output', ...outcome.invalidOutput };
+            return { kind: 'finished', state: outcome.run.state };
+        case 'timed-out':
+            return {
+                kind: 'timed-out',
+                timeoutMs: outcome.timeoutMs,
+                stateAtTimeout: outcome.stateAtTimeout,
+            };
+        case 'interrupted':
+            return { kind: 'interrupted' };
+        case 'over-budget':
+            return {
+                kind: 'over-budget',
+                credits: formatCredits(outcome.cost.credits ?? 0),
+                maxCredits: formatCredits(outcome.maxCredits),
+            };
+        case 'blocked':
+            return { kind: 'blocked', onBlocked: outcome.passes ? 'pass' : 'fail' };
+    }
+}
+function outcomeOf(ending) {
+    switch (ending.kind) {
+        case 'started':
+            return 'started';
+        case 'finished':
+            return finishedOutcome(ending.state);
+        case 'timed-out':
+            return 'timed_out';
+        case 'interrupted':
+            return 'interrupted';
+        case 'blocked':
+            return 'blocked';
+        case 'over-budget':
+            return 'over_budget';
+        case 'superseded':
+            return 'superseded';
+        case 'invalid-output':
+            return 'invalid_output';
+    }
+}
+function finishedOutcome(state) {
+    switch (state) {
+        case 'SUCCEEDED':
+            return 'succeeded';
+        case 'ERROR':
+            return 'error';
+        case 'CANCELLED':
+            return 'cancelled';
+        default:
+            return 'failed';
+    }
+}
+/** Whether the step passes with this outcome. */
+function passes(outcome, ending) {
+    switch (outcome) {
+        case 'succeeded':
+        case 'started':
+        case 'superseded':
+            return true;
+        case 'blocked':
+            return ending.kind === 'blocked' && ending.onBlocked === 'pass';
+        case 'failed':
+        case 'error':
+        case 'cancelled':
+        case 'timed_out':
+        case 'over_budget':
+        case 'interrupted':
+        case 'invalid_output':
+            return false;
+    }
+}
+/** Why the run ended, in plain words, for the summary's headline area and the log. */
+function whyItEnded(ending, statusMessage) {
+    const because = statusMessage ? `: ${statusMessage}` : '.';
+    switch (ending.kind) {
+        case 'started':
+            return 'The step did not wait for the run (wait: false); it goes on without this step.';
+        case 'finished':
+            switch (ending.state) {
+                case 'SUCCEEDED':
+                    return 'The agent finished its task.';
+                case 'FAILED':
+                    return `The agent could not finish its task${because}`;
+                case 'ERROR':
+                    return `A failure on the service's side stopped the run${because}`;
+                case 'CANCELLED':
+                    return `The run was cancelled outside this step (in the app, or through the API)${because}`;
+                default:
+                    return `The run ended ${ending.state}${because}`;
+            }
+        case 'timed-out':
+            return `The run was still ${ending.stateAtTimeout} when the timeout input (${formatDuration(ending.timeoutMs)}) ran out, so the action cancelled it.`;
+        case 'interrupted':
+            return 'The workflow was cancelled, so the action cancelled the run.';
+        case 'blocked':
+            return ending.onBlocked === 'pass'
+                ? 'The run waits for a person (BLOCKED); with on_blocked: pass the step hands it over and passes.'
+                : 'The run waits for a person (BLOCKED); with on_blocked: fail the step hands it over and fails.';
+        case 'over-budget':
+            return `The run used ${ending.credits}, more than the max_credits cap of ${ending.maxCredits}, so the action cancelled it.`;
+        case 'superseded':
+            return `A newer run with the same name replaced this one (cancel_previous)${ending.newerRunId ? `: ${ending.newerRunId}` : ''}.`;
+        case 'invalid-output':
+            return `The agent's result ${describeInvalidOutput(ending)}`;
+    }
+}
+/**
+ * A failed run's extra facts: how long its session stays open to look
+ * inside, and whether the service calls the failure a platform one.
+ */
+function failureNotes(statusMessage, now) {
+    if (typeof statusMessage !== 'object' || statusMessage === null)
+        return [];
+    const { session_debug_until: until, retryable } = statusMessage;
+    const notes = [];
+    const untilMs = typeof until === 'string' ? Date.parse(until) : NaN;
+    if (Number.isFinite(untilMs) && untilMs > now) {
+        notes.push(`The session stays open for debugging until ${new Date(untilMs).toISOString().replace('.000Z', 'Z')}.`);
+    }
+    if (retryable === true)
+        notes.push('A platform failure; a re-run may succeed.');
+    return notes;
+}
+/** What was wrong with a result that never validated, after how many corrections. */
+function describeInvalidOutput(ending) {
+    const after = ending.corrections === 0
+        ? ''
+        : ` after ${ending.corrections} correction${ending.corrections === 1 ? '' : 's'}`;
+    return `did not validate against output_schema${after}: ${ending.errors.slice(0, 3).join('; ')}.`;
+}
+
+;// CONCATENATED MODULE: ./src/api/wire.gen.ts
+/**
+ * This file was auto-generated by openapi-typescript.
+ * Do not make direct changes to the file.
+ */
+const pathsApiV1AgentGetParametersQuerySort_byValues = (/* unused pure expression or super */ null && (['name', 'last_run']));
+const pathsApiV1AgentRunsGetParametersQuerySort_byValues = (/* unused pure expression or super */ null && (['updated_at', 'created_at', 'title', 'agent']));
+const pathsApiV1AgentRunsGetParametersQuerySort_orderValues = (/* unused pure expression or super */ null && (['asc', 'desc']));
+const pathsApiV1AgentRunsGetParametersQueryArtifact_typeValues = (/* unused pure expression or super */ null && (['PLAN', 'PULL_REQUEST', 'SCREENSHOT', 'FILE']));
+const pathsApiV1AgentEventsRunIdPostRequestBodyContentApplicationJsonEvent_typeValues = (/* unused pure expression or super */ null && ([
+    'run_in_progress',
+    'run_succeeded',
+    'run_failed',
+    'run_errored',
+    'run_blocked',
+    'run_cancelled',
+]));
+const pathsApiV1AgentEnvironmentsGetParametersQuerySort_byValues = (/* unused pure expression or super */ null && (['name', 'last_updated']));
+const conversationMessageRoleValues = (/* unused pure expression or super */ null && (['user', 'assistant', 'tool', 'system']));
+const textContentBlockTypeValues = (/* unused pure expression or super */ null && (['text']));
+const actionCategoryValues = (/* unused pure expression or super */ null && (['command', 'files', 'search', 'integration', 'documents', 'computer', 'review', 'skill']));
+const actionStateValues = (/* unused pure expression or super */ null && (['running', 'completed', 'failed', 'denied']));
+const actionContentBlockTypeValues = (/* unused pure expression or super */ null && (['action']));
+const actionResultContentBlockTypeValues = (/* unused pure expression or super */ null && (['action_result']));
+const eventContentBlockTypeValues = (/* unused pure expression or super */ null && (['event']));
+const planArtifactArtifact_typeValues = (/* unused pure expression or super */ null && (['PLAN']));
+const pullRequestArtifactArtifact_typeValues = (/* unused pure expression or super */ null && (['PULL_REQUEST']));
+const screenshotArtifactArtifact_typeValues = (/* unused pure expression or super */ null && (['SCREENSHOT']));
+const fileArtifactArtifact_typeValues = (/* unused pure expression or super */ null && (['FILE']));
+const runCreatorInfoTypeValues = (/* unused pure expression or super */ null && (['user', 'service_account']));
+const runStateValues = [
+    'QUEUED',
+    'PENDING',
+    'CLAIMED',
+    'INPROGRESS',
+    'SUCCEEDED',
+    'FAILED',
+    'BLOCKED',
+    'ERROR',
+    'CANCELLED',
+];
+const runSourceTypeValues = (/* unused pure expression or super */ null && ([
+    'LINEAR',
+    'API',
+    'SLACK',
+    'LOCAL',
+    'SCHEDULED_AGENT',
+    'WEB_APP',
+    'GITHUB_ACTION',
+    'CLOUD_MODE',
+    'CLI',
+]));
+const runExecutionLocationValues = (/* unused pure expression or super */ null && (['LOCAL', 'REMOTE']));
+const harnessTypeValues = (/* unused pure expression or super */ null && (['oz', 'claude']));
+const planArtifactResponseArtifact_typeValues = (/* unused pure expression or super */ null && (['PLAN']));
+const screenshotArtifactResponseArtifact_typeValues = (/* unused pure expression or super */ null && (['SCREENSHOT']));
+const fileArtifactResponseArtifact_typeValues = (/* unused pure expression or super */ null && (['FILE']));
+const scopeTypeValues = (/* unused pure expression or super */ null && (['User', 'Team']));
+const platformErrorCodeValues = (/* unused pure expression or super */ null && ([
+    'insufficient_credits',
+    'feature_not_available',
+    'external_authentication_required',
+    'not_authorized',
+    'invalid_request',
+    'resource_not_found',
+    'budget_exceeded',
+    'integration_disabled',
+    'integration_not_configured',
+    'operation_not_supported',
+    'environment_setup_failed',
+    'content_policy_violation',
+    'conflict',
+    'authentication_required',
+    'resource_unavailable',
+    'internal_error',
+]));
+const uploadTargetMethodValues = (/* unused pure expression or super */ null && (['PUT', 'POST']));
+const modelInfoProviderValues = (/* unused pure expression or super */ null && (['OPENAI', 'ANTHROPIC', 'GOOGLE', 'UNKNOWN']));
+const modelInfoDisable_reasonValues = (/* unused pure expression or super */ null && (['PROVIDER_OUTAGE', 'OUT_OF_REQUESTS', 'ADMIN_DISABLED', 'REQUIRES_UPGRADE']));
+const reportPullRequestArtifactRequestArtifact_typeValues = (/* unused pure expression or super */ null && (['PULL_REQUEST']));
+
+;// CONCATENATED MODULE: ./src/api/types.ts
+/**
+ * Wire types of the Cloud Agent Runs API: the schema's, generated into `wire.gen.ts` from the
+ * vendored OpenAPI facts (`npm run wire-types`), loosened where the action must tolerate more
+ * than the schema promises, and widened by what the live service sends beyond it
+ * (service-facts.md). Only `run_id` and `state` are relied on in a run: the service adds
+ * fields, states and codes over time, so its enumerations stay open and its fields optional.
+ */
+
+/** States the service is known to report. New ones may appear at any time. */
+const KNOWN_RUN_STATES = runStateValues;
+
+;// CONCATENATED MODULE: ./src/model/states.ts
+
+function isKnownState(state) {
+    return KNOWN_RUN_STATES.includes(state);
+}
+function meaningOf(state) {
+    if (!isKnownState(state))
+        return 'unknown';
+    switch (state) {
+        case 'SUCCEEDED':
+            return 'succeeded';
+        case 'FAILED':
+        case 'ERROR':
+        case 'CANCELLED':
+            return 'failed';
+        case 'QUEUED':
+        case 'PENDING':
+        case 'CLAIMED':
+        case 'INPROGRESS':
+            return 'active';
+        case 'BLOCKED':
+            return 'blocked';
+        default:
+            return unreachable(state);
+    }
+}
+function isTerminal(state) {
+    const meaning = meaningOf(state);
+    return meaning === 'succeeded' || meaning === 'failed';
+}
+function unreachable(state) {
+    throw new Error(`Unhandled run state ${String(state)}`);
+}
+
+;// CONCATENATED MODULE: ./src/model/run.ts
+
+
+/** The run's own explanation of a failure, when there is one. */
+function run_statusMessageOf(run) {
+    if (meaningOf(run.state) === 'succeeded')
+        return undefined;
+    const message = run.status_message?.message?.trim();
+    return message ? message : undefined;
+}
+/** The pull request the run opened, from its artifacts, if it is an http(s) URL. */
+function pullRequestUrlOf(run) {
+    for (const artifact of run.artifacts ?? []) {
+        const url = artifact.artifact_type === 'PULL_REQUEST' ? artifact.data?.url : undefined;
+        if (typeof url === 'string' && safeHttpUrl(url))
+            return url;
+    }
+    return undefined;
+}
+/** `PT2M30S` and the like, in milliseconds; undefined for anything else. */
+function parseIsoDuration(text) {
+    const match = /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(text);
+    if (!match || text === 'P' || text === 'PT')
+        return undefined;
+    const [, days, hours, minutes, seconds] = match.map((part) => Number(part ?? 0));
+    return Math.round((((days ?? 0) * 24 + (hours ?? 0)) * 3600 + (minutes ?? 0) * 60 + (seconds ?? 0)) * 1000);
+}
+
+;// CONCATENATED MODULE: ./src/github/answer.ts
+
+/** The answer in a comment, leaving room for the rest of it within GitHub's 65,536 characters. */
+const COMMENT_ANSWER_CHARS = 50_000;
+/** The answer as the body of a comment (below the comment's own headline). */
+function renderCommentAnswer(answer) {
+    if (answer === undefined || answer.trim() === '')
+        return undefined;
+    return agentMarkdown(clipAnswer(answer, COMMENT_ANSWER_CHARS)) || undefined;
+}
+
+;// CONCATENATED MODULE: ./src/github/words.ts
+
+
+const STATE = /^[A-Z_]{1,40}$/;
+/**
+ * The words for the run as last seen: from its state alone while the step
+ * waits (and in the post step), from the step's ending once it has one.
+ */
+function wordsFor(run, ending) {
+    if (!ending)
+        return wordsForState(run.state, false);
+    switch (ending.kind) {
+        case 'started':
+            return {
+                icon: '🚀',
+                label: 'Started',
+                detail: 'This step did not wait for the run (`wait: false`).',
+                showsReason: false,
+            };
+        case 'finished':
+            return wordsForState(ending.state, true);
+        case 'timed-out': {
+            const state = STATE.test(ending.stateAtTimeout) ? ` ${ending.stateAtTimeout}` : '';
+            return {
+                icon: '⏱️',
+                label: `Timed out after ${formatDuration(ending.timeoutMs)}`,
+                detail: `The run was still${state} when the \`timeout\` input (${formatDuration(ending.timeoutMs)}) ran out, so the action cancelled it.`,
+                showsReason: false,
+            };
+        }
+        case 'interrupted':
+            return {
+                icon: '⛔',
+                label: 'Cancelled because the workflow was cancelled',
+                detail: 'The workflow cancelled this step, and the action cancelled the run with it.',
+                showsReason: false,
+            };
+        case 'superseded':
+            return {
+                icon: '⏭️',
+                label: 'Superseded by a newer run',
+                detail: 'A newer run with the same `name` replaced this one (`cancel_previous`).',
+                newerRunId: ending.newerRunId,
+                showsReason: false,
+            };
+        case 'over-budget':
+            return {
+                icon: '💸',
+                label: `Over budget: ${ending.credits}, over the cap of ${ending.maxCredits}`,
+                detail: `The run used ${ending.credits}, more than the \`max_credits\` cap of ${ending.maxCredits}, so the action cancelled it.`,
+                showsReason: false,
+            };
+        case 'invalid-output':
+            return {
+                icon: '🧩',
+                label: 'Invalid result',
+                detail: "The agent's result did not validate against `output_schema`, even after the corrections asked for; the job summary names the errors.",
+                showsReason: false,
+            };
+        case 'blocked':
+            // What it waits for and how to answer follow; on_blocked is the job summary's to explain.
+            return { icon: '✋', label: 'Waiting for a person', showsReason: false };
+    }
+}
+function wordsForState(state, ended) {
+    switch (state) {
+        case 'QUEUED':
+        case 'PENDING':
+            return {
+                icon: '⏳',
+                label: 'Queued',
+                detail: 'Waiting for an agent to pick the run up.',
+                showsReason: false,
+            };
+        case 'SUCCEEDED':
+            return { icon: '✅', label: 'Succeeded', showsReason: false };
+        case 'FAILED':
+            return { icon: '❌', label: 'Failed', showsReason: true };
+        case 'ERROR':
+            return { icon: '❌', label: "Failed on the service's side", showsReason: true };
+        case 'CANCELLED':
+            // Only the step's ending knows who cancelled it; the post step's cancel is its own.
+            return ended
+                ? {
+                    icon: '⛔',
+                    label: 'Cancelled elsewhere',
+                    detail: 'Someone cancelled the run outside this step (in the app, or through the API).',
+                    showsReason: true,
+                }
+                : { icon: '⛔', label: 'Cancelled', showsReason: true };
+    }
+    switch (meaningOf(state)) {
+        case 'blocked':
+            return { icon: '✋', label: 'Waiting for a person', showsReason: false };
+        case 'failed':
+            return { icon: '❌', label: 'Did not succeed', showsReason: true };
+        case 'succeeded':
+            return { icon: '✅', label: 'Succeeded', showsReason: false };
+        default:
+            return {
+                icon: '⏳',
+                label: 'In progress',
+                detail: 'The agent is working; follow it in the session.',
+                showsReason: false,
+            };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/comment.ts
+
+
+
+
+
+
+
+
+
+
+
+/** The most runs a comment keeps; older ones drop off the history. */
+const MAX_RUNS = 20;
+const MARKER = /<!-- cloud-agent-run: (\{[^<>]*\}) -->/;
+const comment_STATE = /^[A-Z_]{1,40}$/;
+function renderMarker(marker) {
+    const json = JSON.stringify({
+        run_id: marker.runId,
+        step: marker.step,
+        key: marker.key,
+        name: marker.name,
+        reply: marker.reply || undefined,
+        runs: marker.runs.map((run) => ({
+            run_id: run.runId,
+            state: run.state,
+            outcome: run.outcome,
+            superseded_by: run.supersededBy,
+            session: run.sessionLink,
+            workflow_run: run.workflowRun,
+            started_at: run.startedAt,
+        })),
+    });
+    // `<` and `>` could end the HTML comment (`-->`) or open a forged one; JSON can spell them otherwise.
+    const inert = json.replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
+    return `<!-- cloud-agent-run: ${inert} -->`;
+}
+/** The marker in a comment's body, if it has a valid one; older formats are read too. */
+function parseMarker(body) {
+    const match = MARKER.exec(body);
+    if (!match?.[1])
+        return undefined;
+    let parsed;
+    try {
+        parsed = JSON.parse(match[1]);
+    }
+    catch {
+        return undefined;
+    }
+    if (typeof parsed !== 'object' || parsed === null)
+        return undefined;
+    const runId = parsed.run_id;
+    if (!isRunId(runId))
+        return undefined;
+    return {
+        runId,
+        step: shortText(parsed.step) ?? '',
+        key: shortText(parsed.key),
+        name: shortText(parsed.name),
+        reply: parsed.reply === true ? true : undefined,
+        runs: Array.isArray(parsed.runs)
+            ? parsed.runs.flatMap((entry) => parseRecord(entry) ?? []).slice(0, MAX_RUNS)
+            : [],
+    };
+}
+function parseRecord(entry) {
+    if (typeof entry !== 'object' || entry === null)
+        return undefined;
+    const record = entry;
+    const { run_id: runId, state, started_at: startedAt } = record;
+    if (!isRunId(runId))
+        return undefined;
+    if (typeof state !== 'string' || !comment_STATE.test(state))
+        return undefined;
+    if (typeof startedAt !== 'string' || Number.isNaN(Date.parse(startedAt)))
+        return undefined;
+    const outcome = OUTCOMES.includes(record.outcome)
+        ? record.outcome
+        : undefined;
+    return {
+        runId,
+        state,
+        outcome,
+        supersededBy: isRunId(record.superseded_by) ? record.superseded_by : undefined,
+        sessionLink: safeHttpUrl(shortText(record.session, 2048)),
+        workflowRun: safeHttpUrl(shortText(record.workflow_run, 2048)),
+        startedAt,
+    };
+}
+function shortText(value, max = 300) {
+    return typeof value === 'string' && value.length <= max ? value : undefined;
+}
+/**
+ * The runs with `run` put in (replacing an older record of it), newest first.
+ * Two steps writing the same comment each keep the other's runs.
+ */
+function mergeRuns(runs, run) {
+    return [run, ...runs.filter((other) => other.runId !== run.runId)]
+        .sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt))
+        .slice(0, MAX_RUNS);
+}
+/** The record of a run as last seen. */
+function recordOf(run, context) {
+    const ending = context.outcome?.ending;
+    return {
+        runId: run.run_id,
+        state: run.state,
+        outcome: ending ? outcomeOf(ending) : undefined,
+        supersededBy: ending?.kind === 'superseded' ? ending.newerRunId : undefined,
+        sessionLink: safeHttpUrl(run.session_link),
+        workflowRun: context.workflowRun,
+        startedAt: context.startedAt,
+    };
+}
+/** The facts of the step's outcome that the comment shows. */
+function commentOutcomeOf(outcome, continueRun) {
+    return {
+        ending: endingOf(outcome),
+        elapsedMs: 'elapsedMs' in outcome ? outcome.elapsedMs : undefined,
+        question: outcome.kind === 'blocked' ? outcome.question : undefined,
+        continueRun,
+    };
+}
+/** An answer longer than this is collapsed, so that the thread stays readable. */
+const LONG_ANSWER = { chars: 1_500, lines: 25 };
+/** The parts of the comment for the run as last seen; `history` comes from the marker. */
+function partsOf(run, history, context = {}) {
+    const ending = context.outcome?.ending;
+    const words = wordsFor(run, ending);
+    const title = run.title?.trim();
+    const name = title
+        ? inlineText(clip(title.replace(/\s+/g, ' '), 200))
+        : `Run ${codeSpan(run.run_id)}`;
+    const figures = ending || isTerminal(run.state) ? figuresOf(run, context.outcome) : [];
+    const newer = words.newerRunId ? ` (run ${codeSpan(words.newerRunId)})` : '';
+    const links = [];
+    const session = safeHttpUrl(run.session_link);
+    if (session)
+        links.push(`[Session](${session})`);
+    const workflowRun = safeHttpUrl(context.workflowRun);
+    if (workflowRun)
+        links.push(`[Workflow run](${workflowRun})`);
+    const pullRequest = pullRequestLinkOf(run);
+    if (pullRequest)
+        links.push(pullRequest);
+    links.push(`Run ${codeSpan(run.run_id)}`);
+    return {
+        headline: `### ${words.icon} ${name}`,
+        status: [`**${words.label}**${newer}`, ...figures].join(' · '),
+        links,
+        body: context.short
+            ? '_Details are in the session and the job summary._'
+            : bodyOf(run, words, context),
+        notes: context.short ? [] : (context.notes ?? []),
+        history,
+    };
+}
+/** The run's duration and credits, when known. */
+function figuresOf(run, outcome) {
+    const figures = [];
+    const fromService = run.run_time ? parseIsoDuration(run.run_time) : undefined;
+    const duration = fromService ?? outcome?.elapsedMs;
+    if (duration !== undefined)
+        figures.push(`⏱ ${formatDuration(duration)}`);
+    const cost = describeCost(costOf(run.request_usage));
+    if (cost)
+        figures.push(escapeMarkdown(cost));
+    return figures;
+}
+/** The pull request the agent opened, as a link labelled `owner/repo#12`. */
+function pullRequestLinkOf(run) {
+    const url = pullRequestUrlOf(run);
+    const href = url && linkTarget(url);
+    if (!url || !href)
+        return undefined;
+    const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url);
+    const label = match ? `${match[1]}#${match[2]}` : 'the pull request';
+    return `Opened ${`[${escapeMarkdown(label)}](<${href}>)`}`;
+}
+/** Why it ended, the service's reason, what a person is asked, and the agent's answer. */
+function bodyOf(run, words, context) {
+    const parts = [];
+    if (words.detail)
+        parts.push(words.detail);
+    const reason = words.showsReason ? run_statusMessageOf(run) : undefined;
+    if (reason)
+        parts.push(quote(inlineText(clip(reason, 2_000))));
+    let answer = context.answer?.trim() ? context.answer : undefined;
+    if (meaningOf(run.state) === 'blocked' && context.outcome?.ending.kind !== 'timed-out') {
+        const question = context.outcome?.question ?? blockedQuestion(run.status_message, undefined);
+        // The agent's last message is often its question: shown once, as what the run waits for.
+        if (question?.trim() === answer?.trim())
+            answer = undefined;
+        parts.push(blockedBlock(question, run, context.outcome?.continueRun ?? false));
+    }
+    const shown = answerBlock(answer);
+    if (shown)
+        parts.push(shown);
+    return parts.length > 0 ? parts.join('\n\n') : undefined;
+}
+/** What a BLOCKED run waits for, and how a person answers it. */
+function blockedBlock(question, run, continueRun) {
+    const session = safeHttpUrl(run.session_link);
+    const ways = [
+        session ? `answer in the [session](${session})` : 'answer in the session, in the app',
+    ];
+    if (continueRun)
+        ways.push('reply with a comment here; continue_run passes it on');
+    const lines = [
+        '> [!WARNING]',
+        `> The run is BLOCKED: it waits for a person. To move it on, ${ways.join(', or ')}.`,
+    ];
+    if (question)
+        lines.push('', agentDetails('What it waits for', clip(question, 20_000), true));
+    return lines.join('\n');
+}
+/** The agent's answer: as it is when short, collapsed when long. */
+function answerBlock(answer) {
+    if (answer === undefined)
+        return undefined;
+    const long = answer.length > LONG_ANSWER.chars || answer.split('\n').length > LONG_ANSWER.lines;
+    if (!long)
+        return renderCommentAnswer(answer);
+    return agentDetails("The agent's answer", clipAnswer(answer, COMMENT_ANSWER_CHARS));
+}
+function quote(markdown) {
+    return markdown
+        .split(/<br>/)
+        .map((line) => `> ${line}`)
+        .join('\n');
+}
+/**
+ * Text shown exactly as it is, in a code span: a run ID, a state. The span's
+ * backticks outnumber any in the text, so it cannot close early; mentions and
+ * HTML do nothing inside one.
+ */
+function codeSpan(text) {
+    const flat = text
+        // eslint-disable-next-line no-control-regex -- a code span is one line, without control characters
+        .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+        .replace(/<!--/g, '<!\u200b--');
+    const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((run) => run[0].length));
+    const fence = '`'.repeat(longest + 1);
+    const pad = flat.startsWith('`') || flat.endsWith('`') ? ' ' : '';
+    return `${fence}${pad}${flat}${pad}${fence}`;
+}
+/**
+ * The comment's Markdown: the marker, then the parts, then the history,
+ * collapsed; within GitHub's limit of 65,536 characters.
+ */
+function composeComment(marker, parts) {
+    return fitParts(marker, parts);
+}
+function assemble(marker, parts) {
+    const sections = [`${renderMarker(marker)}\n${parts.headline}`, parts.status];
+    if (parts.links.length > 0)
+        sections.push(parts.links.join(' · '));
+    if (parts.body)
+        sections.push(parts.body);
+    sections.push(...parts.notes);
+    if (parts.history.length > 0)
+        sections.push(historyBlock(parts.history));
+    return sections.join('\n\n');
+}
+/** The comment for the run as last seen, with the marker's other runs as its history. */
+function renderComment(run, marker, context = {}) {
+    const history = marker.runs.filter((record) => record.runId !== run.run_id);
+    const parts = partsOf(run, history, context);
+    const whole = assemble(marker, parts).length;
+    const { answer } = context;
+    if (whole <= MAX_COMMENT_CHARS || !answer)
+        return composeComment(marker, parts);
+    // Too long: the answer is clipped before it is made safe, so no block is left open; by how much
+    // is a guess (escaping grows text unevenly), and composeComment cuts whatever still overflows.
+    const without = assemble(marker, partsOf(run, history, { ...context, answer: undefined })).length;
+    const room = MAX_COMMENT_CHARS - without - ANSWER_CLIP_SLACK;
+    const shown = Math.min(answer.length, COMMENT_ANSWER_CHARS);
+    const keep = Math.floor((shown * room) / (whole - without));
+    if (keep <= 0)
+        return composeComment(marker, parts);
+    return composeComment(marker, partsOf(run, history, { ...context, answer: clipAnswer(answer, keep) }));
+}
+/** Room for what clipping adds around the answer: its note and the block it is collapsed in. */
+const ANSWER_CLIP_SLACK = 500;
+const HISTORY_HEAD = /\n\n<details><summary>Earlier runs \(\d+\)<\/summary>\n/;
+/**
+ * The body without its history block (from the first history heading to a closing
+ * `</details>` at the very end). Found by its heading, then the end checked once:
+ * `heading[\s\S]*<\/details>$` would scan to the end from every heading.
+ */
+function withoutHistory(body) {
+    if (!body.endsWith('</details>'))
+        return body;
+    const head = HISTORY_HEAD.exec(body);
+    return head ? body.slice(0, head.index) : body;
+}
+/**
+ * A comment (written by the action) with a new marker and history, and the
+ * rest as it was: how a step whose run is no longer the newest keeps the
+ * newer run's part intact.
+ */
+function spliceComment(body, marker) {
+    const rest = withoutHistory(body.replace(MARKER, '')).replace(/^\n/, '');
+    const history = marker.runs.slice(1);
+    const lines = `${renderMarker(marker)}\n${rest}`;
+    if (history.length === 0)
+        return lines;
+    return `${lines}\n\n${historyBlock(history)}`;
+}
+function historyBlock(history) {
+    return `<details><summary>Earlier runs (${history.length})</summary>\n\n${history.map(historyLine).join('\n')}\n\n</details>`;
+}
+const HISTORY_WORDS = {
+    SUCCEEDED: '✅ succeeded',
+    FAILED: '❌ failed',
+    ERROR: '❌ error',
+    CANCELLED: '⛔ cancelled',
+    BLOCKED: '✋ waiting for a person',
+};
+const HISTORY_OUTCOMES = {
+    timed_out: '⏱️ timed out',
+    interrupted: '⛔ cancelled with the workflow',
+    superseded: '⏭️ superseded',
+    over_budget: '💸 over budget',
+    started: '🚀 started',
+    invalid_output: '🧩 invalid result',
+};
+/** One line of the history: outcome, run and links. */
+function historyLine(record) {
+    const byOutcome = record.outcome ? HISTORY_OUTCOMES[record.outcome] : undefined;
+    const outcome = byOutcome ?? HISTORY_WORDS[record.state] ?? `⏳ ${record.state.toLowerCase()}`;
+    const newer = record.supersededBy ? ` by ${codeSpan(record.supersededBy)}` : '';
+    const parts = [`- ${outcome}${newer}`, `run ${codeSpan(record.runId)}`];
+    const session = safeHttpUrl(record.sessionLink);
+    if (session)
+        parts.push(`[session](${session})`);
+    const workflowRun = safeHttpUrl(record.workflowRun);
+    if (workflowRun)
+        parts.push(`[workflow run](${workflowRun})`);
+    parts.push(`started ${record.startedAt.replace(/T(\d\d:\d\d)[\s\S]*/, ' $1 UTC')}`);
+    return parts.join(' · ');
+}
+const SHA = /^[0-9a-f]{7,64}$/i;
+/** Says that the result is for a commit the pull request has moved on from. */
+function staleHeadNote(ranOn, head) {
+    if (!SHA.test(ranOn) || !SHA.test(head) || ranOn === head)
+        return undefined;
+    return ('> [!NOTE]\n' +
+        `> This result is for commit \`${ranOn.slice(0, 7)}\`; the pull request has since moved on to \`${head.slice(0, 7)}\`.`);
+}
+/** The workflow run's page, from what the runner sets. */
+function workflowRunUrl(env) {
+    const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: runId } = env;
+    if (!repo || !runId || !/^\d+$/.test(runId))
+        return undefined;
+    const attempt = /^\d+$/.test(env.GITHUB_RUN_ATTEMPT ?? '') ? env.GITHUB_RUN_ATTEMPT : undefined;
+    const base = `${(server || 'https://github.com').replace(/\/+$/, '')}/${repo}/actions/runs/${runId}`;
+    return safeHttpUrl(attempt ? `${base}/attempts/${attempt}` : base);
+}
+/** GitHub refuses a comment body longer than this many characters. */
+const MAX_COMMENT_CHARS = 65_536;
+const CUT_NOTE = "…\n\n_This comment was cut at GitHub's limit of 65,536 characters; the session transcript linked above has the rest._";
+/**
+ * The parts within GitHub's limit: the body, the one part that grows without
+ * bound, is cut after escaping, so the marker, the links and the history stay.
+ */
+function fitParts(marker, parts) {
+    const whole = assemble(marker, parts);
+    if (whole.length <= MAX_COMMENT_CHARS)
+        return whole;
+    const room = MAX_COMMENT_CHARS - assemble(marker, { ...parts, body: '' }).length - CUT_NOTE.length - 40;
+    const body = room > 0 ? closeDetails(`${cutEscaped(parts.body ?? '', room)}${CUT_NOTE}`) : CUT_NOTE;
+    return cutEscaped(assemble(marker, { ...parts, body }), MAX_COMMENT_CHARS);
+}
+/** A body cut inside a collapsed block closes it, or the history would be swallowed by it. */
+function closeDetails(body) {
+    const open = body.split('<details').length - body.split('</details>').length;
+    return open > 0 ? `${body}${'\n\n</details>'.repeat(open)}` : body;
+}
+/** `text` cut to `max` characters, never through an escape (`&#124;` would leave `&#12`). */
+function cutEscaped(text, max) {
+    return text.length <= max ? text : text.slice(0, max).replace(/&#?\w*$/, '');
+}
+
+;// CONCATENATED MODULE: ./src/github/octokit.ts
+
+
+
+/** Who writes comments with GITHUB_TOKEN; GET /user is closed to that token. */
+const ACTIONS_BOT = 'github-actions[bot]';
+/** Loads the GitHub client only now: most steps never need it. */
+async function loadOctokit(token, env) {
+    const { getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+    return getOctokit(token, { baseUrl: env.GITHUB_API_URL || 'https://api.github.com' });
+}
+/** Request options that give one GitHub call its deadline. */
+function octokit_withDeadline(deadlineMs = GITHUB_CALL_DEADLINE_MS) {
+    return { request: { signal: AbortSignal.timeout(deadlineMs) } };
+}
+/** The login the token writes as. */
+async function tokenIdentity(octokit) {
+    try {
+        const { data } = await octokit.rest.users.getAuthenticated(octokit_withDeadline());
+        return data.login;
+    }
+    catch (error) {
+        if (error.status === 403)
+            return ACTIONS_BOT;
+        throw error;
+    }
+}
+/** Why a GitHub call failed, safe for the log. */
+function reasonOf(error) {
+    return safeForLog(errorMessage(error), 500);
+}
+
+;// CONCATENATED MODULE: ./src/github/commenter.ts
+
+const RANK = {
+    none: 0,
+    read: 1,
+    triage: 2,
+    write: 3,
+    maintain: 4,
+    admin: 5,
+};
+function screenAuthor(author, me, rules) {
+    const refuse = (reason) => ({
+        kind: 'decided',
+        admission: { admitted: false, reason },
+    });
+    if (!author)
+        return refuse('the event names no author, so their permission cannot be checked');
+    const who = `@${author.login}`;
+    if (author.login.toLowerCase() === me.toLowerCase()) {
+        return refuse(`the ${author.what} is this action's own (${who})`);
+    }
+    if (author.isBot) {
+        const bot = author.login.toLowerCase().replace(/\[bot\]$/, '');
+        if (rules.allowedBots.includes(bot)) {
+            return {
+                kind: 'decided',
+                admission: { admitted: true, reason: `${who} is listed in allowed_bots` },
+            };
+        }
+        return refuse(`${who} is a bot, and allowed_bots does not list it`);
+    }
+    return { kind: 'check-permission', login: author.login };
+}
+/**
+ * The author's role from GitHub's collaborator-permission answer. `role_name`
+ * tells triage and maintain apart; a custom role falls back to `permission`,
+ * which GitHub gives as one of admin, write, read or none.
+ */
+function roleOf(answer) {
+    const known = (value) => value !== undefined && value in RANK;
+    if (known(answer.role_name))
+        return answer.role_name;
+    if (known(answer.permission))
+        return answer.permission;
+    return 'none';
+}
+function judgeRole(login, role, least) {
+    const who = `@${login}`;
+    if (RANK[role] >= RANK[least]) {
+        return {
+            admitted: true,
+            reason: `${who} has ${role} permission (commenter_permission: ${least})`,
+        };
+    }
+    return {
+        admitted: false,
+        reason: `${who} has ${role === 'none' ? 'no' : role} permission on the repository; commenter_permission asks for at least ${least}`,
+    };
+}
+/**
+ * Decides whether the event's author may talk to the agent: never the
+ * action's own comments; bots only when allowed; people with at least the
+ * configured permission, as GitHub reports it (author_association is not
+ * permission). A look-up that fails refuses.
+ */
+async function admitAuthor(octokit, repository, author, rules) {
+    try {
+        const screening = screenAuthor(author, await tokenIdentity(octokit), rules);
+        if (screening.kind === 'decided')
+            return screening.admission;
+        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
+            ...repository,
+            username: screening.login,
+            ...octokit_withDeadline(),
+        });
+        return judgeRole(screening.login, roleOf(data), rules.commenterPermission);
+    }
+    catch (error) {
+        return {
+            admitted: false,
+            reason: `the author's permission could not be checked (${reasonOf(error)})`,
+        };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/writes.ts
+/**
+ * Writes to GitHub that show the newest of a changing value (a comment, a
+ * commit status). They go out one at a time, in order; a burst of values
+ * becomes one write of the newest, never a backlog; and waiting for them is
+ * bounded, so GitHub can never hold the step.
+ */
+class NewestWrites {
+    #write;
+    #queue = Promise.resolve();
+    #pending;
+    #stopped = false;
+    constructor(write) {
+        this.#write = write;
+    }
+    /** Queues `value`; a write already waiting will take it instead of its own. */
+    push(value) {
+        if (this.#stopped)
+            return;
+        const waiting = this.#pending !== undefined;
+        this.#pending = { value };
+        if (!waiting)
+            this.#queue = this.#queue.then(() => this.#writePending());
+    }
+    /**
+     * Waits for the writes still on their way, for at most `maxMs`. After that
+     * nothing more is written, and it answers `gave-up`.
+     */
+    async settled(maxMs) {
+        let timer;
+        const gaveUp = new Promise((resolve) => {
+            timer = setTimeout(() => resolve('gave-up'), maxMs);
+        });
+        try {
+            const result = await Promise.race([this.#queue.then(() => 'done'), gaveUp]);
+            if (result === 'gave-up') {
+                this.#stopped = true;
+                this.#pending = undefined;
+            }
+            return result;
+        }
+        finally {
+            clearTimeout(timer);
+        }
+    }
+    /** Whether `settled` gave up: a write still under way should not start another. */
+    get stopped() {
+        return this.#stopped;
+    }
+    async #writePending() {
+        const next = this.#pending;
+        this.#pending = undefined;
+        if (next && !this.#stopped)
+            await this.#write(next.value);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/conversation.ts
+
+
+
+
+
+/**
+ * The step's conversation on its pull request or issue: one comment per key,
+ * kept up to date, with the earlier runs in a history; and the run a previous
+ * workflow run left there. A GitHub failure never fails the run's step: it
+ * becomes a warning.
+ */
+class Conversation {
+    #octokit;
+    #thread;
+    #options;
+    #onCommentCreated;
+    #now;
+    #commentId;
+    #identity;
+    /** When this step first showed each run: orders the runs in the comment. */
+    #firstSeen = new Map();
+    /** Updates go out one at a time, in order, so the last state seen is the one shown. */
+    #writes = new NewestWrites((shown) => this.#writeOrRetryShort(shown));
+    #lastShown = '';
+    /**
+     * Whether another step made a comment for this key at the same moment as this one: until
+     * its run shows in the comment, nothing in the comment says that step is writing it too.
+     */
+    #concurrentStep = false;
+    constructor(octokit, thread, options) {
+        this.#octokit = octokit;
+        this.#thread = thread;
+        this.#options = options;
+        this.#commentId = options.commentId;
+        this.#onCommentCreated = options.onCommentCreated ?? (() => undefined);
+        this.#now = options.now ?? Date.now;
+    }
+    static async open(token, thread, options) {
+        return new Conversation(await loadOctokit(token, process.env), thread, options);
+    }
+    /**
+     * The run of the newest trusted marker on the thread, if any; with a `name`,
+     * only a run of that name. Newest means the latest run a comment shows.
+     */
+    async findRun() {
+        try {
+            let found;
+            for (const { comment, marker } of await this.#trustedMarkers()) {
+                if (this.#options.name !== undefined && marker.name !== this.#options.name)
+                    continue;
+                const at = Date.parse(marker.runs[0]?.startedAt ?? comment.created_at);
+                if (!found || at >= found.at)
+                    found = { runId: marker.runId, at };
+            }
+            return found?.runId;
+        }
+        catch (error) {
+            this.#warn('could not read the thread for an earlier run', error);
+            return undefined;
+        }
+    }
+    /** Shows the run's state in the step's comment, choosing or creating the comment the first time. */
+    show(run, context = {}) {
+        const full = { ...context, workflowRun: this.#options.workflowRun };
+        const shown = JSON.stringify(partsOf(run, [], full));
+        if (shown === this.#lastShown)
+            return;
+        this.#lastShown = shown;
+        if (!this.#firstSeen.has(run.run_id)) {
+            this.#firstSeen.set(run.run_id, new Date(this.#now()).toISOString());
+        }
+        this.#writes.push({ run, context: full });
+    }
+    /**
+     * Waits for the comment updates still on their way, for a bounded time:
+     * after it, the step goes on (with a warning) and nothing more is written.
+     */
+    async settled(maxMs = GITHUB_LIMITS.settleMs) {
+        if ((await this.#writes.settled(maxMs)) === 'gave-up') {
+            this.#options.log.warning(`GitHub: the comment on ${this.#where()} was not brought up to date within ${maxMs / 1000}s; GitHub is not answering. The run is not affected.`);
+        }
+    }
+    async #writeOrRetryShort({ run, context }) {
+        try {
+            await this.#write(run, context);
+        }
+        catch (error) {
+            const retryIn = retryableRefusal(error);
+            if (retryIn === undefined || this.#writes.stopped) {
+                this.#warn('could not update the comment', error);
+                return;
+            }
+            // Refused (too long, or a secondary rate limit): once more, shorter, so the
+            // comment never stays "in progress" on a finished run.
+            if (retryIn > 0)
+                await new Promise((resolve) => setTimeout(resolve, retryIn));
+            try {
+                if (!this.#writes.stopped)
+                    await this.#write(run, { ...context, short: true });
+            }
+            catch (retryError) {
+                this.#warn('could not update the comment, even with a shorter text', retryError);
+            }
+        }
+    }
+    async #write(run, context) {
+        if (this.#commentId === undefined && this.#options.mode === 'keyed') {
+            const [oldest] = await this.#keyedComments();
+            if (oldest)
+                this.#choose(oldest.id);
+        }
+        if (this.#commentId === undefined)
+            return await this.#create(run, context);
+        if (!(await this.#update(run, context)))
+            await this.#create(run, context);
+    }
+    async #create(run, context) {
+        const { owner, repo, issueNumber } = this.#thread;
+        const body = renderComment(run, this.#marker([this.#record(run, context)]), context);
+        const { data } = await this.#octokit.rest.issues.createComment({
+            owner,
+            repo,
+            issue_number: issueNumber,
+            body,
+            ...octokit_withDeadline(),
+        });
+        if (this.#options.mode === 'reply')
+            return this.#choose(data.id);
+        // Another step with the same key may have created its comment at the same time: the oldest wins.
+        const keyed = await this.#keyedComments();
+        const [oldest] = keyed;
+        if (keyed.length > 1)
+            this.#concurrentStep = true;
+        if (!oldest || oldest.id === data.id)
+            return this.#choose(data.id);
+        this.#options.log.info(`Another step made a comment for "${this.#options.key}" at the same time; keeping the older one.`);
+        await this.#octokit.rest.issues.deleteComment({
+            owner,
+            repo,
+            comment_id: data.id,
+            ...octokit_withDeadline(),
+        });
+        this.#choose(oldest.id);
+        await this.#update(run, context);
+    }
+    /**
+     * Rewrites the chosen comment with this run put in; false when the comment is
+     * gone. GitHub has no compare-and-swap, so a step with the same key writing at
+     * the same moment can put back this run's older state: the write is read back,
+     * and repeated (a few times at most) until the comment shows this run as it is;
+     * when another step's run heads the comment, read back again a little later.
+     */
+    async #update(run, context) {
+        let current = await this.#readChosen();
+        if (!current)
+            return false;
+        let writes = 0;
+        let looks = 0;
+        for (;;) {
+            await this.#rewrite(current, run, context);
+            writes += 1;
+            for (;;) {
+                current = await this.#readChosen();
+                if (!current)
+                    return true;
+                const marker = this.#trusted(current);
+                const shown = marker?.runs.find((r) => r.runId === run.run_id);
+                const wanted = this.#record(run, context);
+                if (shown?.state !== wanted.state || shown.outcome !== wanted.outcome)
+                    break;
+                // Another step may be writing this comment too (it made a comment at the same time as
+                // this one, its run heads it or is still going, or superseded ours and may not be shown
+                // yet): a write of its that read the comment before ours landed may yet come. Look
+                // again a little later.
+                const shared = this.#concurrentStep ||
+                    marker?.runs[0]?.runId !== run.run_id ||
+                    marker.runs.some((r) => r.runId !== run.run_id && !r.outcome && !isTerminal(r.state)) ||
+                    context.outcome?.ending.kind === 'superseded';
+                if (!shared || looks >= RECHECK_PAUSES_MS.length || this.#writes.stopped)
+                    return true;
+                await new Promise((resolve) => setTimeout(resolve, RECHECK_PAUSES_MS[looks]));
+                looks += 1;
+            }
+            if (writes >= MAX_WRITES)
+                return true;
+        }
+    }
+    async #readChosen() {
+        const { owner, repo } = this.#thread;
+        try {
+            const answer = await this.#octokit.rest.issues.getComment({
+                owner,
+                repo,
+                comment_id: this.#commentId ?? 0,
+                ...octokit_withDeadline(),
+            });
+            return { body: answer.data.body, user: answer.data.user, me: await this.#me() };
+        }
+        catch (error) {
+            if (error.status !== 404)
+                throw error;
+            this.#commentId = undefined;
+            return undefined;
+        }
+    }
+    #trusted(comment) {
+        return comment.user?.login === comment.me ? parseMarker(comment.body ?? '') : undefined;
+    }
+    async #rewrite(current, run, context) {
+        const trusted = this.#trusted(current);
+        const earlier = trusted?.key === this.#options.key ? trusted.runs : [];
+        const runs = mergeRuns(earlier, this.#record(run, context));
+        // The post step knows neither the name nor whether the comment is a reply; the marker does.
+        const marker = this.#marker(runs, trusted);
+        // When a newer run (another step's) is the comment's subject now, this step only updates the history.
+        const body = runs[0]?.runId === run.run_id || !trusted
+            ? renderComment(run, marker, context)
+            : spliceComment(current.body ?? '', marker);
+        await this.#octokit.rest.issues.updateComment({
+            owner: this.#thread.owner,
+            repo: this.#thread.repo,
+            comment_id: this.#commentId ?? 0,
+            body,
+            ...octokit_withDeadline(),
+        });
+    }
+    #choose(commentId) {
+        if (this.#commentId === commentId)
+            return;
+        this.#commentId = commentId;
+        this.#onCommentCreated(commentId);
+    }
+    #record(run, context) {
+        const startedAt = this.#firstSeen.get(run.run_id) ?? new Date(this.#now()).toISOString();
+        return recordOf(run, { startedAt, workflowRun: context.workflowRun, outcome: context.outcome });
+    }
+    #marker(runs, earlier) {
+        return {
+            runId: runs[0]?.runId ?? '',
+            step: this.#options.step,
+            key: this.#options.key,
+            name: this.#options.name ?? earlier?.name,
+            reply: this.#options.mode === 'reply' || earlier?.reply || undefined,
+            runs,
+        };
+    }
+    /** This key's comments (not replies) by the action's own identity, oldest first. */
+    async #keyedComments() {
+        return (await this.#trustedMarkers())
+            .filter(({ marker }) => marker.key === this.#options.key && !marker.reply)
+            .map(({ comment }) => comment)
+            .sort((a, b) => a.id - b.id);
+    }
+    /** The thread's markers written by the action's own identity, in thread order. */
+    async #trustedMarkers() {
+        const me = await this.#me();
+        const comments = await this.#octokit.paginate(this.#octokit.rest.issues.listComments, {
+            owner: this.#thread.owner,
+            repo: this.#thread.repo,
+            issue_number: this.#thread.issueNumber,
+            per_page: 100,
+            ...octokit_withDeadline(),
+        });
+        return comments.flatMap((comment) => {
+            const marker = comment.user?.login === me ? parseMarker(comment.body ?? '') : undefined;
+            return marker ? [{ comment, marker }] : [];
+        });
+    }
+    #me() {
+        this.#identity ??= tokenIdentity(this.#octokit).catch((error) => {
+            this.#identity = undefined; // A failed look-up is tried again next time.
+            throw error;
+        });
+        return this.#identity;
+    }
+    #warn(what, error) {
+        this.#options.log.warning(`GitHub: ${what} on ${this.#where()} (${reasonOf(error)}). The run is not affected.`);
+    }
+    #where() {
+        return `${this.#thread.owner}/${this.#thread.repo}#${this.#thread.issueNumber}`;
+    }
+}
+/** At most this many writes of one update. */
+const MAX_WRITES = 3;
+/** The pauses before looking again at a comment that another step writes too. */
+const RECHECK_PAUSES_MS = [300, 700];
+/**
+ * For a write GitHub refused but would take again: 422 (e.g. a body over its
+ * limit) at once, and a 403 secondary rate limit after its hint (when the hint
+ * is short enough to wait). Undefined for anything else.
+ */
+function retryableRefusal(error) {
+    const { status, response } = error;
+    if (status === 422)
+        return 0;
+    if (status !== 403 && status !== 429)
+        return undefined;
+    const headers = response?.headers ?? {};
+    const message = typeof response?.data?.message === 'string' ? response.data.message : '';
+    const hint = Number(headers['retry-after']);
+    const limited = status === 429 || /secondary rate limit/i.test(message) || headers['retry-after'] !== undefined;
+    if (!limited)
+        return undefined;
+    const waitMs = Number.isFinite(hint) && hint >= 0 ? hint * 1000 : 1000;
+    return waitMs <= GITHUB_LIMITS.maxRetryAfterMs ? waitMs : undefined;
+}
+
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: ./src/github/event.ts
+
+/** The event payload (GITHUB_EVENT_PATH), or undefined when there is none to read. */
+function readEventPayload(env) {
+    try {
+        const parsed = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH ?? '', 'utf8'));
+        return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function eventAuthorOf(payload) {
+    const [user, what] = payload?.comment
+        ? [payload.comment.user, 'comment']
+        : payload?.review
+            ? [payload.review.user, 'review']
+            : [payload?.sender, 'event'];
+    const login = user?.login;
+    if (typeof login !== 'string' || login === '')
+        return undefined;
+    return { login, isBot: user?.type === 'Bot' || login.endsWith('[bot]'), what };
+}
+const event_SHA = /^[0-9a-f]{40}$/;
+/** The pull request's head as the event delivered it (pull_request events only). */
+function eventHeadSha(payload) {
+    const sha = payload?.pull_request?.head?.sha;
+    return typeof sha === 'string' && event_SHA.test(sha) ? sha : undefined;
+}
+/** The pull request the event is about: its number, when the thread is a pull request. */
+function eventPullRequest(payload) {
+    if (typeof payload?.pull_request?.number === 'number')
+        return payload.pull_request.number;
+    if (payload?.issue?.pull_request && typeof payload.issue.number === 'number') {
+        return payload.issue.number;
+    }
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./src/github/status.ts
+
+
+
+
+
+
+
+/** GitHub refuses a longer description. */
+const MAX_DESCRIPTION = 140;
+function statusContext(key) {
+    return `cloud-agent/${key}`.slice(0, 100);
+}
+/** Text for a description: one line, no control characters, at most 140 characters. */
+function oneLine(text, max = MAX_DESCRIPTION) {
+    const flat = text
+        // eslint-disable-next-line no-control-regex -- stripping control characters is the point
+        .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim();
+    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+/** While the run works: pending, in the comment's words, linking to the session once there is one. */
+function pendingStatus(run, fallbackTarget) {
+    return {
+        state: 'pending',
+        description: oneLine(`${wordsFor(run).label} (run ${run.run_id})`),
+        targetUrl: safeHttpUrl(run.session_link) ?? fallbackTarget,
+    };
+}
+/** Where the step ended, as a commit status, in the comment's plain words. */
+function finalStatus(outcome, fallbackTarget) {
+    const run = outcome.run;
+    const targetUrl = safeHttpUrl(run?.session_link) ?? fallbackTarget;
+    const ending = endingOf(outcome);
+    const words = run ? wordsFor(run, ending) : undefined;
+    const label = words?.label ?? 'Cancelled because the workflow was cancelled';
+    const reason = run && words?.showsReason ? run_statusMessageOf(run) : undefined;
+    const question = outcome.kind === 'blocked' ? outcome.question : undefined;
+    const description = oneLine(outcome.kind === 'started'
+        ? `Started (run ${outcome.run.run_id}); this step does not wait for it`
+        : words?.newerRunId
+            ? `Superseded by run ${words.newerRunId}`
+            : [label, reason ?? question].filter(Boolean).join(': '));
+    return { state: stateOf(outcome), description, targetUrl };
+}
+/**
+ * What branch protection sees. Only the agent's verdict on the work can be
+ * `failure`; a run that never gave one (the service's error, a cancel, a
+ * stopped workflow) is `error`, so that a re-run is the obvious answer.
+ */
+function stateOf(outcome) {
+    switch (outcome.kind) {
+        case 'started':
+            return 'pending';
+        case 'finished':
+            // Superseded is `success`, not `error`: the newer run gives the verdict (on the newer
+            // commit, or on this one, where the step leaves the status to it), and an error here would
+            // keep a red mark on a commit for a review that was only replaced, never lost.
+            if (outcome.supersededBy)
+                return 'success';
+            // A result that never validated is no verdict on the work.
+            if (outcome.invalidOutput)
+                return 'error';
+            switch (outcome.run.state) {
+                case 'SUCCEEDED':
+                    return 'success';
+                case 'FAILED':
+                    return 'failure';
+                default:
+                    return 'error';
+            }
+        case 'timed-out':
+        case 'over-budget':
+            return 'failure';
+        case 'interrupted':
+            return 'error';
+        case 'blocked':
+            return outcome.passes ? 'success' : 'failure';
+    }
+}
+/**
+ * Keeps one commit status up to date: one write per change, in order. A
+ * GitHub failure never fails the step: it becomes a warning.
+ */
+class CommitStatusReporter {
+    #octokit;
+    #target;
+    #log;
+    #writes = new NewestWrites((report) => this.#write(report));
+    #last = '';
+    constructor(octokit, target, log) {
+        this.#octokit = octokit;
+        this.#target = target;
+        this.#log = log;
+    }
+    show(report) {
+        const key = JSON.stringify(report);
+        if (key === this.#last)
+            return;
+        this.#last = key;
+        this.#writes.push(report);
+    }
+    /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
+    async settled(maxMs = GITHUB_LIMITS.settleMs) {
+        if ((await this.#writes.settled(maxMs)) === 'gave-up') {
+            this.#log.warning(`GitHub: the commit status ${this.#target.context} was not brought up to date within ${maxMs / 1000}s; GitHub is not answering. The run is not affected.`);
+        }
+    }
+    async #write(report) {
+        const { owner, repo, sha, context } = this.#target;
+        try {
+            await this.#octokit.rest.repos.createCommitStatus({
+                owner,
+                repo,
+                sha,
+                context,
+                state: report.state,
+                description: report.description,
+                target_url: report.targetUrl,
+                ...octokit_withDeadline(),
+            });
+        }
+        catch (error) {
+            this.#log.warning(`GitHub: could not set the commit status ${context} on ${sha.slice(0, 7)} (${reasonOf(error)}). The run is not affected.`);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/thread.ts
+
+const THREAD_EVENTS = ['pull_request', 'pull_request_target', 'issues', 'issue_comment'];
+/** Finds the triggering thread from the runner's event, or says why there is none. */
+function threadFromEvent(env) {
+    const event = env.GITHUB_EVENT_NAME ?? '';
+    if (!THREAD_EVENTS.includes(event)) {
+        return {
+            kind: 'none',
+            reason: `the ${event || 'unknown'} event has no pull request or issue to comment on (only ${THREAD_EVENTS.join(', ')} do)`,
+        };
+    }
+    const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/');
+    let payload;
+    try {
+        payload = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH ?? '', 'utf8'));
+    }
+    catch {
+        return { kind: 'none', reason: 'the event payload (GITHUB_EVENT_PATH) cannot be read' };
+    }
+    const issueNumber = payload.pull_request?.number ?? payload.issue?.number;
+    if (!owner || !repo || typeof issueNumber !== 'number') {
+        return { kind: 'none', reason: `the ${event} event names no pull request or issue` };
+    }
+    return { kind: 'found', thread: { owner, repo, issueNumber } };
+}
+
+;// CONCATENATED MODULE: ./src/github/setup.ts
+
+
+
+
+
+
+
+
+/** The step's conversation, when one is asked for and the event has a thread; else undefined. */
+async function openConversation(github, log, comment = {}, env = process.env) {
+    if (!github.token)
+        return undefined;
+    const lookup = threadFromEvent(env);
+    if (lookup.kind === 'none') {
+        log.info(`No comment thread: ${lookup.reason}. Going on without one.`);
+        return undefined;
+    }
+    const step = `${env.GITHUB_JOB ?? 'job'}/${env.GITHUB_ACTION ?? 'step'}`;
+    return Conversation.open(github.token, lookup.thread, {
+        step,
+        key: github.key,
+        mode: 'keyed',
+        workflowRun: workflowRunUrl(env),
+        log,
+        ...comment,
+    });
+}
+/** Turns `continue_run` into the thread's run to follow up, or a new run when there is none. */
+async function resolveTarget(target, conversation, log) {
+    if (target.kind !== 'continue')
+        return target;
+    const runId = await conversation?.findRun();
+    if (runId) {
+        log.info(`continue_run: this thread's run is ${runId}; sending it the message as a follow-up.`);
+        return { kind: 'existing', runId, followup: target.message };
+    }
+    log.info('continue_run: no earlier run on this thread; creating one.');
+    return { kind: 'create', request: target.request };
+}
+/**
+ * Whether the event's author may talk to the agent (`continue_run`). The
+ * message itself always comes from the event as delivered (the inputs), never
+ * from text fetched now, which its author could have edited since.
+ */
+async function mayTalkToAgent(github, log, env = process.env) {
+    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
+    const octokit = await loadOctokit(github.token, env);
+    const admission = await admitAuthor(octokit, { owner, repo }, eventAuthorOf(readEventPayload(env)), github);
+    if (admission.admitted) {
+        log.info(`continue_run: acting on it: ${admission.reason}.`);
+        return true;
+    }
+    log.info(`continue_run: not acting on it: ${admission.reason}. Nothing was started.`);
+    return false;
+}
+const setup_SHA = /^[0-9a-f]{40}$/;
+/**
+ * The commit the run works on. A pull_request event carries its head; an
+ * issue_comment on a pull request does not, so GitHub is asked (only when a
+ * token is at hand); anything else works on GITHUB_SHA.
+ */
+async function resolveWorkCommit(github, log, env = process.env) {
+    const payload = readEventPayload(env);
+    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
+    const number = eventPullRequest(payload);
+    const pullRequest = number !== undefined && owner && repo ? { owner, repo, number } : undefined;
+    const fromEvent = eventHeadSha(payload);
+    if (fromEvent)
+        return { sha: fromEvent, pullRequest };
+    if (pullRequest && github.token) {
+        const head = await currentHead(github, pullRequest, log, env);
+        if (head)
+            return { sha: head, pullRequest };
+    }
+    const sha = env.GITHUB_SHA ?? '';
+    return setup_SHA.test(sha) ? { sha } : undefined;
+}
+/** The pull request's head now, or undefined when GitHub cannot say within `deadlineMs`. */
+async function currentHead(github, pullRequest, log, env, deadlineMs = GITHUB_CALL_DEADLINE_MS) {
+    try {
+        const octokit = await loadOctokit(github.token, env);
+        const { data } = await octokit.rest.pulls.get({
+            owner: pullRequest.owner,
+            repo: pullRequest.repo,
+            pull_number: pullRequest.number,
+            ...octokit_withDeadline(deadlineMs),
+        });
+        return setup_SHA.test(data.head.sha) ? data.head.sha : undefined;
+    }
+    catch (error) {
+        log.warning(`GitHub: could not read the head of pull request #${pullRequest.number} (${reasonOf(error)}). The run is not affected.`);
+        return undefined;
+    }
+}
+/** A note for the comment when the pull request's head has moved on since the run started. */
+async function headMovedNote(github, commit, log, env = process.env) {
+    if (!commit?.pullRequest || !github.token)
+        return undefined;
+    const head = await currentHead(github, commit.pullRequest, log, env, HEAD_MOVED_DEADLINE_MS);
+    return head ? staleHeadNote(commit.sha, head) : undefined;
+}
+/** The step's commit status, when `commit_status` asks for one and there is a commit. */
+async function openCommitStatus(github, commit, log, env = process.env) {
+    if (!github.commitStatus || !github.token)
+        return undefined;
+    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
+    if (!commit || !owner || !repo) {
+        log.warning('commit_status: no commit to set a status on (no pull request head, no GITHUB_SHA).');
+        return undefined;
+    }
+    const octokit = await loadOctokit(github.token, env);
+    return new CommitStatusReporter(octokit, { owner, repo, sha: commit.sha, context: statusContext(github.key) }, log);
+}
+
+;// CONCATENATED MODULE: ./src/inputs.ts
+
+
+
+
+
+
+
+
+/** Repository roles, least first: what `commenter_permission` names. */
+const REPOSITORY_ROLES = ['read', 'triage', 'write', 'maintain', 'admin'];
+/** A bad input value. The message names the input and the rule, never the key. */
+class InputError extends Error {
+    name = 'InputError';
+    input;
+    constructor(input, message) {
+        super(`Input "${input}" ${message}`);
+        this.input = input;
+    }
+}
+const DEFAULT_TIMEOUT = '60m';
+/**
+ * Warp's Oz platform, whose Agent Runs API this action speaks. action.yml gives the same
+ * default; this one serves a workflow that passes an empty value, such as an unset variable.
+ */
+const DEFAULT_BASE_URL = 'https://app.warp.dev/api/v1';
+const runnerInputs = () => ({
+    get: (name) => getInput(name),
+    mask: (secret) => setSecret(secret),
+    env: process.env,
+});
+/** Reads and checks every input of the main step. Throws InputError before any request. */
+function readSettings(source = runnerInputs()) {
+    let target;
+    let cancelPrevious = false;
+    const step = readStepSettings(source, (continueRun) => {
+        cancelPrevious = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
+        target = readTarget(source, continueRun);
+        if (cancelPrevious && !(target.kind !== 'existing' && target.request.config?.name)) {
+            throw new InputError('cancel_previous', target.kind === 'existing'
+                ? 'cannot be combined with run_id: it applies only to creating a run.'
+                : 'needs name: the runs it cancels are the active ones with the same name.');
+        }
+    });
+    if (!target)
+        throw new Error('unreachable: readStepSettings reads the target');
+    return { ...step, target, cancelPrevious };
+}
+/**
+ * Everything but what the step acts on: the connection (the key masked
+ * first), time, GitHub, the agent's work and its output. `readTarget` reads
+ * what the step acts on where its errors come in the order a person fixes them.
+ */
+function readStepSettings(source, readTarget, connection = readConnection(source)) {
+    const githubToken = source.get('github_token');
+    if (githubToken)
+        source.mask(githubToken);
+    const comment = parseBoolean('comment', source.get('comment') || 'false');
+    const continueRun = parseBoolean('continue_run', source.get('continue_run') || 'false');
+    const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false');
+    const commenterPermission = readRole(source.get('commenter_permission'));
+    const allowedBots = readBots(source.get('allowed_bots'));
+    readTarget(continueRun);
+    const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT);
+    const wait = parseBoolean('wait', source.get('wait') || 'true');
+    const output = readOutput(source, wait);
+    const needsToken = comment
+        ? 'comment'
+        : continueRun
+            ? 'continue_run'
+            : commitStatus
+                ? 'commit_status'
+                : output.pullRequestReview
+                    ? 'pull_request_review'
+                    : output.checkRun
+                        ? 'check_run'
+                        : '';
+    if (needsToken && !githubToken) {
+        throw new InputError('github_token', `is required by ${needsToken}; give it \${{ github.token }} (the default) with the permissions the README lists for ${needsToken}.`);
+    }
+    return {
+        ...connection,
+        wait,
+        timeoutMs,
+        pollIntervalMs: readPollInterval(source.get('poll_interval'), timeoutMs),
+        github: {
+            token: needsToken ? githubToken : '',
+            comment,
+            commitStatus,
+            key: conversationKey(source),
+            commenterPermission,
+            allowedBots,
+        },
+        agentWork: readAgentWork(source, wait),
+        output,
+    };
+}
+/** At most this many corrections: each is a whole new pass of the agent. */
+const MAX_OUTPUT_RETRIES = 10;
+function readOutput(source, wait) {
+    const pullRequestReview = parseBoolean('pull_request_review', source.get('pull_request_review') || 'false');
+    const checkRun = parseBoolean('check_run', source.get('check_run') || 'false');
+    const retriesText = source.get('output_retries') || '2';
+    const retries = /^\d+$/.test(retriesText) ? Number(retriesText) : NaN;
+    if (!(retries <= MAX_OUTPUT_RETRIES)) {
+        throw new InputError('output_retries', `must be a whole number from 0 to ${MAX_OUTPUT_RETRIES}; got "${retriesText}".`);
+    }
+    const schema = readSchemaSource(source);
+    if (schema && pullRequestReview) {
+        throw new InputError('output_schema', 'cannot be combined with pull_request_review, which asks for its own review document.');
+    }
+    // Each acts once the run has ended: without waiting they would silently do nothing.
+    for (const [input, asked] of [
+        ['output_schema', schema !== undefined],
+        ['pull_request_review', pullRequestReview],
+        ['check_run', checkRun],
+    ]) {
+        if (asked && !wait) {
+            throw new InputError(input, "needs wait: true: it acts on the run's result.");
+        }
+    }
+    return { schema, retries, pullRequestReview, checkRun };
+}
+/** Inline when it looks like JSON or YAML (a brace, a line break, `key: value`), else a file. */
+function readSchemaSource(source) {
+    const value = source.get('output_schema');
+    if (!value)
+        return undefined;
+    if (/^[{[]|\n|:\s/.test(value))
+        return { input: 'output_schema', text: value };
+    const path = (0,external_node_path_namespaceObject.resolve)(source.env.GITHUB_WORKSPACE ?? process.cwd(), value);
+    try {
+        if ((0,external_node_fs_namespaceObject.statSync)(path).size > MAX_SCHEMA_BYTES) {
+            throw new InputError('output_schema', `names a file over 1 MiB: ${path}.`);
+        }
+        return { input: 'output_schema', text: (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'), file: path };
+    }
+    catch (error) {
+        if (error instanceof InputError)
+            throw error;
+        const reason = error.code ?? String(error);
+        throw new InputError('output_schema', `is neither an inline schema nor a file that can be read: ${path} (${reason}).`);
+    }
+}
+const MAX_SCHEMA_BYTES = 1024 * 1024;
+/** The keys a task may set; any other it omits takes the step's input of the same name. */
+const TASK_KEYS = [
+    'prompt',
+    'title',
+    'environment_id',
+    'skill_spec',
+    'model_id',
+    'base_prompt',
+    'name',
+];
+/** The inputs that say what one run is, which `tasks` replaces. */
+const SINGLE_RUN_INPUTS = ['prompt', 'prompt_file', 'run_id', 'followup'];
+/**
+ * Reads a step with `tasks`: undefined when `tasks` is not given. Checks every
+ * task before any request, and names the task and the field of a bad one.
+ */
+async function readTaskSettings(source = runnerInputs()) {
+    const value = source.get('tasks');
+    if (!value)
+        return undefined;
+    // The key is masked before any other input is checked, as for one run.
+    const connection = readConnection(source);
+    for (const name of SINGLE_RUN_INPUTS) {
+        if (source.get(name)) {
+            throw new InputError('tasks', `cannot be combined with ${name}: each task is one run, with its own prompt.`);
+        }
+    }
+    const items = await parseTaskList(value);
+    const tasks = items.map((item, index) => readTask(source, item, index));
+    const step = readStepSettings(source, (continueRun) => {
+        for (const [name, given] of [
+            ['continue_run', continueRun],
+            [
+                'cancel_previous',
+                parseBoolean('cancel_previous', source.get('cancel_previous') || 'false'),
+            ],
+        ]) {
+            if (given) {
+                throw new InputError('tasks', `cannot be combined with ${name}: it applies to one run.`);
+            }
+        }
+    }, connection);
+    if (!step.wait) {
+        throw new InputError('tasks', 'cannot be combined with wait: false; a set is awaited.');
+    }
+    const { schema, pullRequestReview, checkRun } = step.output;
+    for (const [input, asked] of [
+        ['output_schema', schema !== undefined],
+        ['pull_request_review', pullRequestReview],
+        ['check_run', checkRun],
+    ]) {
+        if (asked)
+            throw new InputError('tasks', `cannot be combined with ${input}: it applies to one run.`);
+    }
+    return {
+        ...step,
+        tasks,
+        maxParallel: readPositiveInteger('max_parallel', source.get('max_parallel') || '10'),
+        passWhen: readPassWhen(source.get('pass_when') || 'all', tasks.length),
+    };
+}
+/** A YAML or JSON list. JSON needs no parser beyond the runtime's; YAML loads only when used. */
+async function parseTaskList(value) {
+    let list;
+    try {
+        list = value.startsWith('[') ? JSON.parse(value) : undefined;
+    }
+    catch {
+        list = undefined;
+    }
+    if (list === undefined) {
+        const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
+        try {
+            list = parse(value, { maxAliasCount: 0 });
+        }
+        catch (error) {
+            const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+            throw new InputError('tasks', `is neither a JSON nor a YAML list: ${reason}`);
+        }
+    }
+    if (!Array.isArray(list)) {
+        throw new InputError('tasks', 'must be a list (YAML or JSON), one item per run.');
+    }
+    if (list.length === 0)
+        throw new InputError('tasks', 'is an empty list: give at least one task.');
+    return list;
+}
+/** One task's create request: its own keys over the step's inputs of the same name. */
+function readTask(source, item, index) {
+    const where = `tasks[${index}]`;
+    const fields = {};
+    if (typeof item === 'string') {
+        fields.prompt = item.trim();
+    }
+    else if (isPlainObject(item)) {
+        for (const [key, field] of Object.entries(item)) {
+            if (!TASK_KEYS.includes(key)) {
+                throw new InputError('tasks', `${where} has an unknown key "${key.slice(0, 100)}"; a task takes ${TASK_KEYS.join(', ')}.`);
+            }
+            if (typeof field !== 'string' && typeof field !== 'number') {
+                throw new InputError('tasks', `${where}.${key} must be a string.`);
+            }
+            fields[key] = String(field).trim();
+        }
+    }
+    else {
+        throw new InputError('tasks', `${where} must be a prompt or a mapping with a prompt.`);
+    }
+    const prompt = fields.prompt ?? '';
+    checkPromptSize(`tasks (${where}.prompt)`, prompt);
+    const merged = {
+        ...source,
+        get: (name) => name in fields ? (fields[name] ?? '') : source.get(name),
+    };
+    if (!prompt && !merged.get('skill_spec')) {
+        throw new InputError('tasks', `${where} has no prompt (and no skill_spec): give it one.`);
+    }
+    try {
+        return readCreateRequest(merged, prompt);
+    }
+    catch (error) {
+        if (!(error instanceof InputError))
+            throw error;
+        throw new InputError('tasks', `${where}: ${error.message}`);
+    }
+}
+function readPositiveInteger(input, value) {
+    if (!/^\d+$/.test(value) || Number(value) < 1) {
+        throw new InputError(input, `must be a whole number of at least 1; got "${value}".`);
+    }
+    return Number(value);
+}
+function readPassWhen(value, taskCount) {
+    if (value === 'all')
+        return { kind: 'all' };
+    if (value === 'any')
+        return { kind: 'any' };
+    if (!/^\d+$/.test(value) || Number(value) < 1) {
+        throw new InputError('pass_when', `must be all, any, or a number of runs; got "${value}".`);
+    }
+    const count = Number(value);
+    if (count > taskCount) {
+        throw new InputError('pass_when', `asks for ${count} successful runs, but tasks has only ${taskCount}; give all, any, or a number up to ${taskCount}.`);
+    }
+    return { kind: 'at-least', count };
+}
+/** The `name` input, else the workflow and the job: what makes a step's comment its own. */
+function conversationKey(source) {
+    const name = source.get('name');
+    if (name)
+        return name;
+    return `${source.env.GITHUB_WORKFLOW ?? 'workflow'}/${source.env.GITHUB_JOB ?? 'job'}`;
+}
+function readRole(value) {
+    const role = value || 'write';
+    if (REPOSITORY_ROLES.includes(role))
+        return role;
+    throw new InputError('commenter_permission', `must be one of ${REPOSITORY_ROLES.join(', ')}; got "${value}".`);
+}
+const LOGIN = /^[a-z\d](?:[a-z\d-]{0,38})(?:\[bot\])?$/i;
+/** Comma-separated bot logins; `name` and `name[bot]` mean the same bot. */
+function readBots(value) {
+    const logins = value
+        .split(/[,\n]/)
+        .map((login) => login.trim())
+        .filter((login) => login !== '');
+    for (const login of logins) {
+        if (!LOGIN.test(login)) {
+            throw new InputError('allowed_bots', `must be GitHub logins separated by commas, such as renovate[bot]; "${login}" is not one.`);
+        }
+    }
+    return logins.map((login) => login.toLowerCase().replace(/\[bot\]$/, ''));
+}
+function readAgentWork(source, wait) {
+    const onBlocked = source.get('on_blocked') || 'wait';
+    if (!ON_BLOCKED.includes(onBlocked)) {
+        throw new InputError('on_blocked', `must be wait, fail or pass; got "${onBlocked}".`);
+    }
+    const maxCredits = readMaxCredits(source.get('max_credits'));
+    let downloadPatterns;
+    try {
+        downloadPatterns = parseArtifactPatterns(source.get('download_artifacts'));
+    }
+    catch (error) {
+        throw new InputError('download_artifacts', errorMessage(error));
+    }
+    // Both act while or after the step waits; without waiting they would silently do nothing.
+    if (!wait && maxCredits !== undefined) {
+        throw new InputError('max_credits', 'needs wait: true: the cap is checked while the step waits.');
+    }
+    if (!wait && downloadPatterns.length > 0) {
+        throw new InputError('download_artifacts', 'needs wait: true: files are downloaded once the run has ended.');
+    }
+    return {
+        onBlocked: onBlocked,
+        maxCredits,
+        downloadPatterns,
+        artifactsDir: readArtifactsDir(source),
+        showProgress: parseBoolean('show_progress', source.get('show_progress') || 'false'),
+    };
+}
+function readMaxCredits(value) {
+    if (!value)
+        return undefined;
+    const credits = /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : NaN;
+    if (!Number.isFinite(credits) || credits <= 0) {
+        throw new InputError('max_credits', `must be a number of credits greater than zero, such as 500 or 12.5 (no separators); got "${value}".`);
+    }
+    return credits;
+}
+function readArtifactsDir(source) {
+    const dir = source.get('artifacts_dir');
+    if (!dir)
+        return '';
+    if (dir.includes('\0'))
+        throw new InputError('artifacts_dir', 'must not hold a NUL character.');
+    return (0,external_node_path_namespaceObject.resolve)(source.env.GITHUB_WORKSPACE ?? process.cwd(), dir);
+}
+function readTarget(source, continueRun) {
+    const runId = source.get('run_id');
+    const followup = source.get('followup');
+    if (runId && continueRun) {
+        throw new InputError('continue_run', 'cannot be combined with run_id: continue_run finds the run on the comment thread.');
+    }
+    if (runId) {
+        checkNoCreateInputs(source);
+        return { kind: 'existing', runId: checkRunId(runId), followup: followup || undefined };
+    }
+    if (continueRun) {
+        const prompt = readPrompt(source);
+        if (!prompt && !followup) {
+            throw new InputError('continue_run', 'needs followup or prompt: the message to send.');
+        }
+        const request = readCreateRequest(source, prompt || followup);
+        return { kind: 'continue', message: followup || prompt, request };
+    }
+    if (followup) {
+        throw new InputError('followup', 'needs run_id (or continue_run: true): it is a message to an existing run.');
+    }
+    return { kind: 'create', request: readCreateRequest(source, readPrompt(source)) };
+}
+/** `prompt`, or the contents of `prompt_file`; never both. */
+function readPrompt(source) {
+    const prompt = source.get('prompt');
+    const file = source.get('prompt_file');
+    if (!file)
+        return checkPromptSize('prompt', prompt);
+    if (prompt)
+        throw new InputError('prompt_file', 'cannot be combined with prompt; give one of them.');
+    const path = (0,external_node_path_namespaceObject.resolve)(source.env.GITHUB_WORKSPACE ?? process.cwd(), file);
+    let text;
+    try {
+        // Checked before reading, so that a huge file is refused without being loaded.
+        checkPromptSize('prompt_file', '', (0,external_node_fs_namespaceObject.statSync)(path).size);
+        text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
+    }
+    catch (error) {
+        if (error instanceof InputError)
+            throw error;
+        const reason = error.code ?? String(error);
+        throw new InputError('prompt_file', `cannot be read: ${path} (${reason}).`);
+    }
+    if (text.trim() === '')
+        throw new InputError('prompt_file', `names an empty file: ${path}.`);
+    return checkPromptSize('prompt_file', text.trim());
+}
+/**
+ * Every poll answers with the prompt, so a prompt larger than the action can
+ * read back would make the run impossible to follow: refuse it up front.
+ */
+function checkPromptSize(input, prompt, bytes = Buffer.byteLength(prompt)) {
+    if (bytes > MAX_PROMPT_BYTES) {
+        throw new InputError(input, `is ${bytes} bytes; the longest prompt the action sends is ${MAX_PROMPT_BYTES} bytes (1 MiB).`);
+    }
+    return prompt;
+}
+/** What the post step needs: the API's key and address, and the comment to finish, if any. */
+function readPostSettings(source = runnerInputs()) {
+    const connection = readConnection(source);
+    const token = source.get('github_token');
+    if (token)
+        source.mask(token);
+    const comment = parseBoolean('comment', source.get('comment') || 'false');
+    const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false');
+    return {
+        ...connection,
+        github: {
+            token: comment || commitStatus ? token : '',
+            comment,
+            commitStatus,
+            key: conversationKey(source),
+            commenterPermission: 'write',
+            allowedBots: [],
+        },
+    };
+}
+/**
+ * `cancel_only`: the step cancels the active runs named `name` and creates
+ * nothing (a pull request's runs when it closes). Undefined when not asked for.
+ */
+function readCancelOnly(source = runnerInputs()) {
+    if (!parseBoolean('cancel_only', source.get('cancel_only') || 'false'))
+        return undefined;
+    const connection = readConnection(source);
+    const name = source.get('name');
+    if (!name) {
+        throw new InputError('cancel_only', 'needs name: it cancels the active runs with that name.');
+    }
+    const others = [
+        ...CREATE_ONLY_INPUTS.filter((input) => input !== 'name'),
+        'run_id',
+        'followup',
+    ].filter((input) => source.get(input) !== '');
+    for (const flag of ['continue_run', 'cancel_previous', 'comment', 'commit_status']) {
+        if (parseBoolean(flag, source.get(flag) || 'false'))
+            others.push(flag);
+    }
+    if (others.length > 0) {
+        throw new InputError('cancel_only', `cannot be combined with ${others.join(', ')}: it only cancels the runs named by name.`);
+    }
+    return { ...connection, name };
+}
+/** The inputs the post step needs to reach the API: the key and the base URL. */
+function readConnection(source = runnerInputs()) {
+    const apiKey = source.get('api_key');
+    if (apiKey)
+        source.mask(apiKey);
+    if (!apiKey)
+        throw new InputError('api_key', `is required but empty.${forkHint(source.env)}`);
+    // A line break or space would split the Authorization header; say so without showing the key.
+    if (/[\s\p{Cc}]/u.test(apiKey)) {
+        throw new InputError('api_key', 'contains whitespace or control characters; check the secret.');
+    }
+    return { apiKey, baseUrl: parseBaseUrl(source.get('base_url'), apiKey) };
+}
+const CREATE_ONLY_INPUTS = [
+    'prompt',
+    'prompt_file',
+    'title',
+    'environment_id',
+    'skill_spec',
+    'model_id',
+    'base_prompt',
+    'name',
+    'mcp_servers',
+];
+function readCreateRequest(source, prompt) {
+    const skillSpec = source.get('skill_spec');
+    if (!prompt && !skillSpec) {
+        throw new InputError('prompt', 'is required unless skill_spec is given, or run_id names an existing run.');
+    }
+    if (skillSpec && !/^[\w.-]+\/[\w.-]+:\S+$/.test(skillSpec)) {
+        throw new InputError('skill_spec', `must look like owner/repo:skill-name or owner/repo:path/to/SKILL.md; got "${skillSpec}".`);
+    }
+    const config = dropEmpty({
+        name: source.get('name'),
+        model_id: source.get('model_id'),
+        base_prompt: source.get('base_prompt'),
+        environment_id: source.get('environment_id'),
+        skill_spec: skillSpec,
+        mcp_servers: parseMcpServers(source.get('mcp_servers')),
+    });
+    return dropEmpty({
+        prompt,
+        title: source.get('title'),
+        config: Object.keys(config).length > 0 ? config : undefined,
+    });
+}
+function checkRunId(runId) {
+    const shown = runId;
+    if (!isRunId(runId)) {
+        throw new InputError('run_id', `must be a run ID: up to 200 letters, digits, ".", "_" or "-", and not "." or ".." (no "/", spaces or control characters); got ${JSON.stringify(shown.slice(0, 200))}.`);
+    }
+    return runId;
+}
+/** Rejects create-only inputs beside run_id, so that nobody expects them to be sent. */
+function checkNoCreateInputs(source) {
+    const given = CREATE_ONLY_INPUTS.filter((name) => source.get(name) !== '');
+    if (given.length > 0) {
+        throw new InputError(given[0] ?? 'prompt', `cannot be combined with run_id, which acts on an existing run (also given: ${given.join(', ')}). ` +
+            'To send a message to that run, use followup.');
+    }
+}
+const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+function parseBaseUrl(value, apiKey) {
+    // A key pasted into the wrong input must not be echoed back in the error.
+    if (!value)
+        return DEFAULT_BASE_URL;
+    const shown = value.split(apiKey).join('***');
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        throw new InputError('base_url', `must be an absolute https:// URL; got "${shown}".`);
+    }
+    if (url.protocol === 'http:' && !LOOPBACK_HOST.test(url.hostname)) {
+        throw new InputError('base_url', `must use https://; plain http:// is allowed only for loopback hosts (127.0.0.0/8, localhost, [::1]), because the key would travel unencrypted. Got "${url.origin}".`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+        throw new InputError('base_url', `must be an https:// URL; got "${url.protocol}".`);
+    }
+    if (url.username || url.password) {
+        throw new InputError('base_url', 'must not contain credentials; pass the key as api_key.');
+    }
+    if (url.search || url.hash) {
+        throw new InputError('base_url', `must not have a query or fragment; got "${shown}".`);
+    }
+    const path = url.pathname.replace(/\/$/, '');
+    if (!path.endsWith('/api/v1')) {
+        throw new InputError('base_url', `must end in /api/v1; got "${shown}".`);
+    }
+    return `${url.origin}${path}`;
+}
+/** YAML 1.2 core schema booleans, as the contract promises. */
+function parseBoolean(input, value) {
+    if (['true', 'True', 'TRUE'].includes(value))
+        return true;
+    if (['false', 'False', 'FALSE'].includes(value))
+        return false;
+    throw new InputError(input, `must be true or false; got "${value}".`);
+}
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+/** `500ms`, `30s`, `10m`, `2h`; a bare number is seconds. */
+function parseDuration(input, value) {
+    const match = DURATION.exec(value);
+    if (!match) {
+        throw new InputError(input, `must be a duration such as 500ms, 30s, 10m or 2h (a bare number means seconds); got "${value}".`);
+    }
+    const unit = (match[2] ?? 's');
+    const ms = Math.round(Number(match[1]) * UNIT_MS[unit]);
+    if (!Number.isSafeInteger(ms))
+        throw new InputError(input, `is too long; got "${value}".`);
+    return ms;
+}
+function parsePositiveDuration(input, value) {
+    const ms = parseDuration(input, value);
+    if (ms <= 0)
+        throw new InputError(input, `must be longer than zero; got "${value}".`);
+    return ms;
+}
+function readPollInterval(value, timeoutMs) {
+    if (!value)
+        return POLL_INTERVAL.defaultMs;
+    const ms = parseDuration('poll_interval', value);
+    if (ms < POLL_INTERVAL.minMs) {
+        throw new InputError('poll_interval', `must be at least ${POLL_INTERVAL.minMs}ms; got "${value}".`);
+    }
+    if (ms > timeoutMs) {
+        throw new InputError('poll_interval', `("${value}") is longer than timeout (${timeoutMs / 1000}s): the run would never be polled.`);
+    }
+    return ms;
+}
+/** Deep enough for any real configuration; deeper would only risk the stack when sent. */
+const MAX_MCP_DEPTH = 16;
+function parseMcpServers(value) {
+    if (!value)
+        return undefined;
+    let parsed;
+    try {
+        parsed = JSON.parse(value);
+    }
+    catch (error) {
+        const reason = errorMessage(error);
+        throw new InputError('mcp_servers', `must be JSON; it does not parse (${reason}).`);
+    }
+    if (!isPlainObject(parsed)) {
+        throw new InputError('mcp_servers', 'must be a JSON object mapping server names to their configuration.');
+    }
+    if (depthOf(parsed, MAX_MCP_DEPTH) > MAX_MCP_DEPTH) {
+        throw new InputError('mcp_servers', `nests deeper than ${MAX_MCP_DEPTH} levels.`);
+    }
+    const servers = {};
+    for (const [name, server] of Object.entries(parsed)) {
+        servers[name] = parseMcpServer(name, server);
+    }
+    return servers;
+}
+/** The kinds of MCP server the service takes: an entry names exactly one. */
+const MCP_SERVER_KINDS = ['warp_id', 'command', 'url'];
+function parseMcpServer(name, server) {
+    const fail = (problem) => {
+        throw new InputError('mcp_servers', `entry "${name}" ${problem}`);
+    };
+    const kindsHelp = '"warp_id" (a server saved in the service), "command" (a local server) or "url" (a remote one)';
+    if (!isPlainObject(server))
+        return fail(`must be an object with exactly one of ${kindsHelp}.`);
+    const kinds = MCP_SERVER_KINDS.filter((kind) => server[kind] !== undefined);
+    if (kinds.length !== 1) {
+        return fail(kinds.length === 0
+            ? `must have exactly one of ${kindsHelp}.`
+            : `has ${kinds.map((kind) => `"${kind}"`).join(' and ')}; give exactly one of ${kindsHelp}.`);
+    }
+    for (const kind of kinds) {
+        const value = server[kind];
+        if (typeof value !== 'string' || value.trim() === '') {
+            fail(`has a "${kind}" that is not a non-empty string.`);
+        }
+    }
+    if (typeof server.url === 'string' && !URL.canParse(server.url)) {
+        fail(`has a "url" that is not a URL.`);
+    }
+    const args = server.args;
+    if (args !== undefined && !(Array.isArray(args) && args.every((a) => typeof a === 'string'))) {
+        fail(`has "args" that is not a list of strings.`);
+    }
+    for (const map of ['env', 'headers']) {
+        const value = server[map];
+        if (value !== undefined && !isStringMap(value)) {
+            fail(`has "${map}" that is not an object of strings.`);
+        }
+    }
+    return server;
+}
+function isStringMap(value) {
+    return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string');
+}
+/** How deeply objects and arrays nest in `value`, counted without recursion, up to `limit + 1`. */
+function depthOf(value, limit) {
+    let deepest = 0;
+    const pending = [[value, 1]];
+    while (pending.length > 0) {
+        const [item, depth] = pending.pop();
+        if (typeof item !== 'object' || item === null)
+            continue;
+        deepest = Math.max(deepest, depth);
+        if (deepest > limit)
+            return deepest;
+        for (const child of Object.values(item))
+            pending.push([child, depth + 1]);
+    }
+    return deepest;
+}
+function isPlainObject(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function dropEmpty(record) {
+    return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== '' && value !== undefined));
+}
+/**
+ * Fork pull requests get no secrets, which is the usual reason for an empty key.
+ * Not `pull_request_target`: it runs in the base repository and does get them.
+ */
+function forkHint(env) {
+    const event = env.GITHUB_EVENT_NAME ?? '';
+    if (!event.startsWith('pull_request') || event === 'pull_request_target')
+        return '';
+    if (!env.GITHUB_EVENT_PATH)
+        return '';
+    try {
+        const event = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
+        const head = event.pull_request?.head?.repo?.full_name;
+        const base = event.pull_request?.base?.repo?.full_name;
+        if (head && base && head !== base) {
+            return ` This pull request comes from the fork ${head}, and GitHub gives no secrets to workflows triggered from forks.`;
+        }
+    }
+    catch {
+        // No readable event payload: no hint to give.
+    }
+    return '';
+}
+
+;// CONCATENATED MODULE: ./src/model/cancel.ts
+
+/**
+ * Logs how a cancel went: a warning when the run goes on, or may. `label`
+ * names the feature that cancelled (e.g. `cancel_previous`) when it is not the
+ * step's own run.
+ */
+function logCancel(log, runId, report, label) {
+    const described = describeCancel(runId, report);
+    const message = label ? `${label}: ${described}` : described;
+    switch (report.kind) {
+        case 'cancelled':
+        case 'already-finished':
+            return log.info(message);
+        case 'blocked':
+        case 'refused':
+        case 'not-cancellable':
+        case 'failed':
+            return log.warning(message);
+    }
+}
+function describeCancel(unsafeRunId, report) {
+    const runId = safeForLog(unsafeRunId);
+    switch (report.kind) {
+        case 'cancelled':
+            return `Run ${runId} was cancelled.`;
+        case 'already-finished':
+            return `Run ${runId} had already finished; nothing to cancel.`;
+        case 'blocked':
+            return `Run ${runId} cannot be cancelled while it waits for a person; it stays BLOCKED. A person must answer it in its session; cancel it there afterwards if it is no longer wanted.`;
+        case 'refused':
+            return `The service refused to cancel run ${runId}: it has ended, or it waits for a person (BLOCKED) and stays so. Check it by hand.`;
+        case 'not-cancellable':
+            return `Run ${runId} cannot be cancelled: this kind of run is not cancellable, so it runs to its end (${safeForLog(report.message)}).`;
+        case 'failed':
+            return `Could not cancel run ${runId}; it may still be running and billing. Cancel it by hand. (${safeForLog(report.message)})`;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/report/agent-work.ts
+
+
+/**
+ * The parts of the job summary and the comment that show the agent's work:
+ * its answer, its files, and what a BLOCKED run waits for. Agent text goes
+ * through agentMarkdown; service text through escapeMarkdown.
+ */
+/** The answer shown in the job summary: GitHub keeps at most 1 MiB of summary per step. */
+const SUMMARY_ANSWER_CHARS = 200_000;
+/** The summary's block with the agent's final message, open so that it reads at a glance. */
+function renderAnswerBlock(answer) {
+    if (answer === undefined || answer.trim() === '')
+        return undefined;
+    return agentDetails("The agent's answer", clipAnswer(answer, SUMMARY_ANSWER_CHARS), true);
+}
+const ICONS = {
+    PULL_REQUEST: '🔀',
+    FILE: '📄',
+    SCREENSHOT: '🖼️',
+    PLAN: '📝',
+};
+/** The list of artifacts, with where downloaded files went. */
+function renderArtifacts(artifacts, downloadedTo, downloadDir) {
+    if (artifacts.length === 0)
+        return undefined;
+    const lines = ['**Artifacts**', ''];
+    for (const artifact of artifacts.slice(0, 200)) {
+        const icon = ICONS[artifact.type] ?? '📦';
+        const label = escapeMarkdown(clip(artifact.filepath ?? artifact.name ?? artifact.type, 300));
+        const url = safeHttpUrl(artifact.url);
+        const named = url ? `[${label}](${url})` : label;
+        const path = downloadedTo.get(artifact);
+        const where = path ? ` → <code>${escapeMarkdown(path)}</code>` : '';
+        lines.push(`- ${icon} ${escapeMarkdown(artifact.type)}: ${named}${where}`);
+    }
+    if (artifacts.length > 200)
+        lines.push(`- … and ${artifacts.length - 200} more`);
+    if (downloadDir && downloadedTo.size > 0) {
+        lines.push('', `Downloaded files are in <code>${escapeMarkdown(downloadDir)}</code>.`);
+    }
+    return lines.join('\n');
+}
+/** What a BLOCKED run waits for (agent text, shown safely) and how to answer. */
+function renderBlocked(question, answerWays) {
+    const link = safeHttpUrl(answerWays.sessionLink);
+    const ways = [link ? `answer in the [session](${link})` : 'answer in the session, in the app'];
+    if (answerWays.continueRun)
+        ways.push('reply with a comment here; continue_run passes it on');
+    const lines = [
+        '> [!WARNING]',
+        `> The run is BLOCKED: it waits for a person. To move it on, ${ways.join(', or ')}.`,
+        '',
+    ];
+    if (question)
+        lines.push(agentDetails('What it waits for', clip(question, 20_000), true), '');
+    return lines.join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/report/summary.ts
+
+
+
+
+
+
+
+
+
+function verdictOf(outcome) {
+    const ending = endingOf(outcome);
+    const word = outcomeOf(ending);
+    const passed = passes(word, ending);
+    const why = whyItEnded(ending);
+    const base = { passed, outcome: word, why };
+    switch (outcome.kind) {
+        case 'started':
+            return {
+                ...base,
+                headline: `${nameOf(outcome.run)} started (${outcome.run.state}); not waiting for it`,
+            };
+        case 'finished': {
+            const { run } = outcome;
+            if (outcome.invalidOutput) {
+                return {
+                    ...base,
+                    headline: `${nameOf(run)} gave a result that does not validate`,
+                    failure: `Run ${run.run_id}: the agent's result ${describeInvalidOutput(outcome.invalidOutput)}`,
+                };
+            }
+            if (meaningOf(run.state) === 'succeeded')
+                return { ...base, headline: `${nameOf(run)} succeeded` };
+            if (outcome.supersededBy) {
+                return { ...base, headline: `${nameOf(run)} was superseded by run ${outcome.supersededBy}` };
+            }
+            const reason = run_statusMessageOf(run);
+            return {
+                ...base,
+                why: reason ? why : `${why.replace(/\.$/, '')}; the service gave no status message.`,
+                headline: `${nameOf(run)} ended ${run.state}`,
+                failure: `Run ${run.run_id} ended ${run.state}${reason ? `: ${reason}` : ' (the service gave no status message)'}`,
+            };
+        }
+        case 'timed-out': {
+            const { run, stateAtTimeout } = outcome;
+            const state = meaningOf(stateAtTimeout) === 'blocked'
+                ? `${stateAtTimeout}, waiting for a person`
+                : stateAtTimeout;
+            const cancel = describeCancel(run.run_id, outcome.cancel);
+            return {
+                ...base,
+                why: `${why} ${cancel}`,
+                headline: `${nameOf(run)} timed out`,
+                failure: `Run ${run.run_id} did not finish within the timeout input (${formatDuration(outcome.timeoutMs)}); ` +
+                    `it was ${state}. ${cancel}`,
+            };
+        }
+        case 'over-budget': {
+            const { run } = outcome;
+            const cancel = describeCancel(run.run_id, outcome.cancel);
+            return {
+                ...base,
+                why: `${why} ${cancel}`,
+                headline: `${nameOf(run)} went over budget`,
+                failure: `${describeOverBudget(outcome.cost, outcome.maxCredits)} (run ${run.run_id}). ${cancel}`,
+            };
+        }
+        case 'blocked': {
+            const { run } = outcome;
+            return {
+                ...base,
+                headline: `${nameOf(run)} is BLOCKED, waiting for a person`,
+                failure: outcome.passes
+                    ? undefined
+                    : `Run ${run.run_id} is BLOCKED: it waits for a person (on_blocked: fail). It stays BLOCKED until someone answers in the session.`,
+            };
+        }
+        case 'interrupted': {
+            const runId = outcome.run?.run_id;
+            const cancel = runId && outcome.cancel ? ` ${describeCancel(runId, outcome.cancel)}` : '';
+            return {
+                ...base,
+                why: `${why}${cancel}`,
+                headline: outcome.run
+                    ? `${nameOf(outcome.run)} stopped: the workflow was cancelled`
+                    : 'The workflow was cancelled',
+                failure: `The workflow cancelled this step${outcome.signal ? ` (${outcome.signal})` : ''}.${cancel}`,
+            };
+        }
+    }
+}
+/** The run's title, else `Run <id>`: what the summary's headline calls it. */
+function nameOf(run) {
+    const title = run.title?.trim();
+    return title ? clip(title.replace(/\s+/g, ' '), 200) : `Run ${run.run_id}`;
+}
+/** The run's usage as `key: value` pairs, for the summary; numbers and short strings only. */
+function usageOf(run) {
+    const entries = Object.entries(run.request_usage ?? {}).filter(([, value]) => typeof value === 'number' || (typeof value === 'string' && value.length <= 64));
+    if (entries.length === 0)
+        return undefined;
+    return entries.map(([key, value]) => `${key.replace(/_/g, ' ')}: ${String(value)}`).join(', ');
+}
+const summary_ICONS = { passed: '✅', failed: '❌', started: '🚀', blocked: '✋' };
+/** The job summary, as GitHub-flavoured Markdown. Every text from the API is escaped. */
+function renderSummary(outcome, extras = {}) {
+    const verdict = verdictOf(outcome);
+    const icon = outcome.kind === 'started'
+        ? summary_ICONS.started
+        : outcome.kind === 'blocked'
+            ? summary_ICONS.blocked
+            : verdict.passed
+                ? summary_ICONS.passed
+                : summary_ICONS.failed;
+    const run = outcome.run;
+    const rows = [];
+    if (run) {
+        rows.push(['Run ID', `<code>${escapeMarkdown(run.run_id)}</code>`]);
+        rows.push(['State', `<code>${escapeMarkdown(run.state)}</code>`]);
+        rows.push(['Outcome', `<code>${verdict.outcome}</code>`]);
+        const duration = durationOf(outcome);
+        if (duration)
+            rows.push(['Duration', duration]);
+        const link = safeHttpUrl(run.session_link);
+        if (link)
+            rows.push(['Session', `[Open the session transcript](${link})`]);
+        const pullRequest = safeHttpUrl(pullRequestUrlOf(run));
+        if (pullRequest) {
+            rows.push([
+                'Pull request',
+                `[${escapeMarkdown(pullRequestLabel(pullRequest))}](${pullRequest})`,
+            ]);
+        }
+        const cost = describeCost(costOf(run.request_usage));
+        const usage = cost ?? usageOf(run);
+        if (usage)
+            rows.push([cost ? 'Cost' : 'Usage', escapeMarkdown(usage)]);
+        const message = run_statusMessageOf(run);
+        if (message && !verdict.passed) {
+            rows.push(['Status message', inlineText(clip(message, 2000))]);
+        }
+    }
+    const lines = [
+        `### ${icon} ${escapeMarkdown(verdict.headline)}`,
+        '',
+        escapeMarkdown(verdict.why),
+        '',
+    ];
+    if (rows.length > 0) {
+        lines.push('| | |', '|---|---|', ...rows.map(([field, value]) => `| **${field}** | ${value} |`), '');
+    }
+    if (run && meaningOf(run.state) === 'failed') {
+        const notes = failureNotes(run.status_message, extras.now ?? Date.now());
+        if (notes.length > 0)
+            lines.push(notes.map(escapeMarkdown).join(' '), '');
+    }
+    if (run && meaningOf(run.state) === 'blocked') {
+        const asked = outcome.kind === 'blocked' ? outcome.question : extras.blockedQuestion;
+        // The agent's last message is often its question: shown once, as the answer, below.
+        const question = asked?.trim() === extras.answer?.trim() ? undefined : asked;
+        lines.push(renderBlocked(question, {
+            sessionLink: run.session_link,
+            continueRun: extras.continueRun ?? false,
+        }));
+    }
+    else if (outcome.kind === 'timed-out' && meaningOf(outcome.stateAtTimeout) === 'blocked') {
+        lines.push('> [!WARNING]', '> The run was BLOCKED, waiting for a person, when the timeout ran out.', '');
+    }
+    const answer = renderAnswerBlock(extras.answer);
+    if (answer)
+        lines.push(answer, '');
+    const artifacts = extras.artifacts &&
+        renderArtifacts(extras.artifacts, extras.downloadedTo ?? new Map(), extras.downloadDir);
+    if (artifacts)
+        lines.push(artifacts, '');
+    return lines.join('\n');
+}
+/** The job summary of a step that failed before it had an outcome (bad input, lost contact, …). */
+function renderErrorSummary(message, runId) {
+    const lines = [`### ${summary_ICONS.failed} The step failed`, ''];
+    if (runId)
+        lines.push('| | |', '|---|---|', `| **Run ID** | <code>${escapeMarkdown(runId)}</code> |`, '');
+    lines.push(escapeMarkdown(message), '');
+    return lines.join('\n');
+}
+function durationOf(outcome) {
+    const fromService = outcome.run?.run_time ? parseIsoDuration(outcome.run.run_time) : undefined;
+    if (fromService !== undefined)
+        return formatDuration(fromService);
+    if (outcome.kind === 'finished' || outcome.kind === 'timed-out')
+        return formatDuration(outcome.elapsedMs);
+    return undefined;
+}
+/** `owner/repo#12` for a GitHub pull request URL, else the URL itself. */
+function pullRequestLabel(url) {
+    const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url);
+    return match ? `${match[1]}#${match[2]}` : url;
+}
+
+;// CONCATENATED MODULE: ./src/report/publish.ts
+
+
+
+
+
+
+
+
+
+
+
+/** Turns the step's outcome into outputs, a job summary, annotations and the exit status. */
+async function publishOutcome(outcome, extras = {}) {
+    const { run } = outcome;
+    const link = safeHttpUrl(run?.session_link);
+    const verdict = verdictOf(outcome);
+    setOutput('outcome', verdict.outcome);
+    if (run) {
+        setOutput('state', run.state);
+        if (link)
+            setOutput('session_link', run.session_link);
+        const message = run_statusMessageOf(run);
+        if (message)
+            setOutput('status_message', message);
+        const pullRequest = pullRequestUrlOf(run);
+        if (pullRequest)
+            setOutput('pull_request_url', pullRequest);
+        setOutput('run', JSON.stringify(run));
+        const cost = costOf(run.request_usage);
+        if (cost.credits !== undefined)
+            setOutput('credits', formatNumberOutput(cost.credits));
+        if (cost.usd !== undefined)
+            setOutput('cost_usd', formatNumberOutput(cost.usd));
+        const artifacts = extras.artifacts ?? parseArtifacts(run.artifacts);
+        setOutput('artifacts', artifactsOutput(artifacts, extras.downloadedTo));
+    }
+    if (extras.answer !== undefined) {
+        const result = capResult(extras.answer);
+        if (result.truncated) {
+            warning(`The agent's final message is ${result.bytes} bytes; the result output keeps the first 256 KiB.`);
+        }
+        setOutput('result', result.text);
+    }
+    if (extras.structuredOutput !== undefined) {
+        setOutput('structured_output', JSON.stringify(extras.structuredOutput));
+    }
+    await writeSummary(renderSummary(outcome, extras));
+    if (verdict.failure) {
+        setFailed(safeForLog(verdict.failure));
+    }
+    else if (link || verdict.outcome === 'superseded') {
+        const session = link ? ` Session transcript: ${link}` : '';
+        notice(`${safeForLog(verdict.headline)}.${session}`, { title: 'Cloud agent run' });
+    }
+    else {
+        info(`${safeForLog(verdict.headline)}.`);
+    }
+}
+/** A summary that cannot be written (no GITHUB_STEP_SUMMARY, e.g. locally) must not fail the step. */
+async function writeSummary(markdown) {
+    try {
+        await summary.addRaw(markdown, true).write();
+    }
+    catch (error) {
+        debug(`No job summary written: ${errorMessage(error)}`);
+    }
+}
+/**
+ * The one top-level failure path: a readable message (in the job summary too,
+ * when `summary` asks for it), and the stack only in debug output.
+ */
+async function publishError(error, summary) {
+    const message = errorMessage(error);
+    if (summary) {
+        // The step failed before its run had an outcome of its own (bad input, lost contact, …).
+        setOutput('outcome', 'error');
+        await writeSummary(renderErrorSummary(message, summary.runId));
+    }
+    setFailed(safeForLog(message));
+    if (error instanceof Error && error.stack)
+        debug(error.stack);
+}
+
+;// CONCATENATED MODULE: ./src/run/cancel.ts
+
+
+
+
+
+/**
+ * One cancel request for a run, by ID, and how it went as a value: a failed
+ * cancel must not hide the step's own outcome. The cancels below build on it.
+ */
+async function requestCancel(client, runId, options = {}) {
+    try {
+        return { kind: await client.cancelRun(runId, options) };
+    }
+    catch (error) {
+        const message = errorMessage(error);
+        if (error instanceof UnprocessableEntityError)
+            return { kind: 'not-cancellable', message };
+        return { kind: 'failed', message };
+    }
+}
+/**
+ * The run as it stands after a successful cancel, so that outputs, summary and
+ * comment show where it ended rather than the state last polled. One quick
+ * attempt: a failure keeps what was last seen.
+ */
+async function rereadAfterCancel(client, cancel, lastSeen) {
+    // A BLOCKED run is read back too, so that the outputs say BLOCKED rather than what was last polled.
+    if ((cancel?.kind !== 'cancelled' && cancel?.kind !== 'blocked') || !lastSeen)
+        return lastSeen;
+    try {
+        return await client.getRun(lastSeen.run_id, {
+            timeoutMs: REREAD_AFTER_CANCEL_MS,
+            maxRetries: 0,
+        });
+    }
+    catch {
+        return lastSeen;
+    }
+}
+/** On `now`'s clock: when the cancel of a run, begun now for `why`, must have been answered. */
+function cancelDeadline(why, now) {
+    switch (why.kind) {
+        case 'signal':
+            return (now +
+                (why.signal === 'SIGTERM' ? SIGNAL_CANCEL.afterTerminateMs : SIGNAL_CANCEL.afterInterruptMs));
+        case 'post':
+            return now + POST_CANCEL_DEADLINE_MS;
+        case 'timeout':
+        case 'over-budget':
+        case 'error':
+        case 'pass-when':
+            return now + CANCEL_AFTER_TIMEOUT.budgetMs;
+    }
+}
+/**
+ * The one routine that cancels a run, whatever the reason: a signal, the
+ * timeout, max_credits, an error, the post step, or a set whose `pass_when`
+ * can no longer be met. Each request is bounded by the order's deadline, and
+ * the outcome is a value: a failed cancel must not hide the step's own outcome.
+ */
+async function cancelRun(order, deps) {
+    const remaining = () => Math.max(0, order.deadline - deps.now());
+    const once = () => {
+        const ms = Math.max(MIN_CANCEL_REQUEST_MS, remaining());
+        const timeoutMs = order.why.kind === 'post' ? ms : Math.min(ms, CANCEL_AFTER_TIMEOUT.timeoutMs);
+        return requestCancel(deps.client, order.runId, {
+            timeoutMs: order.why.kind === 'signal' ? remaining() : timeoutMs,
+            deadline: order.deadline,
+            ...(order.why.kind === 'signal' ? { signal: AbortSignal.timeout(remaining()) } : {}),
+        });
+    };
+    let report = await once();
+    let noted = false;
+    while (report.kind === 'already-finished' &&
+        order.mayRestart?.() &&
+        remaining() > RECANCEL_PAUSE_MS * 2) {
+        if (!noted && deps.log) {
+            deps.log.info(`Run ${order.runId} still shows its state from before the follow-up; cancelling again once it restarts.`);
+            noted = true;
+        }
+        await deps.sleep(order.why.kind === 'post' ? CREATE_LOOKUP.postPauseMs : RECANCEL_PAUSE_MS);
+        report = await once();
+    }
+    return report;
+}
+/** However little time is left, one cancel request gets this long (except after a signal). */
+const MIN_CANCEL_REQUEST_MS = 1_000;
+/**
+ * Cancels the run the step answers for (see `cancelRun`). Nothing more is owed
+ * on it unless the cancel failed, the run is BLOCKED (the post step tries
+ * again, and cancels it should a person have moved it on by then), a
+ * follow-up's answer is still out, or "already finished" came before the run
+ * was seen restarting after a follow-up (it may restart yet).
+ */
+async function cancelOwnRun(tracker, runId, why, deps, deadline = cancelDeadline(why, deps.now())) {
+    const report = await cancelRun({ runId, why, deadline, mayRestart: () => tracker.awaitingNewPass }, deps);
+    if (isFinalCancel(report, tracker))
+        tracker.settle();
+    return report;
+}
+/** Pure: whether a cancel's outcome leaves nothing owed on the tracked run. */
+function isFinalCancel(report, tracker) {
+    if (report.kind === 'failed' || report.kind === 'blocked' || tracker.deciding)
+        return false;
+    return !(report.kind === 'already-finished' && tracker.awaitingNewPass);
+}
+/** The states `cancel_previous` supersedes: runs still on their way, not those waiting for a person. */
+const SUPERSEDED_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'];
+/**
+ * Cancels the active runs labelled `name` before the step starts its own
+ * (`cancel_previous`), so that a new push replaces the review of the old one;
+ * `cancel_only` does just this. Returns how many were cancelled.
+ */
+async function cancelPreviousRuns(client, name, log, options = {}) {
+    // Collected first: cancelling while paging would move runs out of the pages still to come.
+    const active = [];
+    // Paged by creation time: runs changing state meanwhile cannot slip between pages.
+    const query = { name, state: SUPERSEDED_STATES, limit: 100, sort_by: 'created_at' };
+    for await (const run of client.iterateRuns(query, options)) {
+        // Checked here too, so that a service ignoring a filter cannot make this cancel other runs.
+        if (run.agent_config?.name === name && meaningOf(run.state) === 'active')
+            active.push(run);
+    }
+    let cancelled = 0;
+    for (const run of active) {
+        const report = await requestCancel(client, run.run_id, options);
+        if (report.kind === 'cancelled')
+            cancelled += 1;
+        logCancel(log, run.run_id, report, 'cancel_previous');
+    }
+    if (active.length === 0)
+        log.info(`cancel_previous: no active run is named ${name}.`);
+    return cancelled;
+}
+
+;// CONCATENATED MODULE: ./src/run/create.ts
+
+
+
+
+
+const INVOCATION_KEY = 'gh_invocation';
+/**
+ * The service takes at most 20 metadata keys, each `[a-zA-Z0-9._-]{1,64}`, with
+ * values of at most 256 bytes; the keys below stay well inside.
+ */
+function tagFromEnvironment(env, newId = external_node_crypto_namespaceObject.randomUUID, 
+/** The commit the run works on: a pull request's head, else GITHUB_SHA. */
+headSha) {
+    const invocation = newId();
+    const candidates = {
+        [INVOCATION_KEY]: invocation,
+        gh_repository: env.GITHUB_REPOSITORY,
+        gh_run_id: env.GITHUB_RUN_ID,
+        gh_run_attempt: env.GITHUB_RUN_ATTEMPT,
+        gh_job: env.GITHUB_JOB,
+        gh_step: env.GITHUB_ACTION,
+        gh_workflow: env.GITHUB_WORKFLOW,
+        gh_head_sha: headSha,
+    };
+    const metadata = {};
+    for (const [key, value] of Object.entries(candidates)) {
+        // The service takes values of at most 256 bytes; a longer one is cut rather than refused.
+        if (value)
+            metadata[key] = Buffer.from(value)
+                .subarray(0, 256)
+                .toString('utf8')
+                .replace(/\uFFFD$/, '');
+    }
+    return { invocation, metadata };
+}
+/** The metadata key every run of one `tasks` step carries: one list request finds them all. */
+const SET_KEY = 'gh_set';
+/**
+ * One task's tag: the step's metadata, the set's ID (the step's own
+ * invocation), the task's index, and a fresh invocation of its own, so that a
+ * lost create answer finds exactly that task's run.
+ */
+function taskTag(set, index, newId = external_node_crypto_namespaceObject.randomUUID) {
+    const invocation = newId();
+    return {
+        invocation,
+        metadata: {
+            ...set.metadata,
+            [INVOCATION_KEY]: invocation,
+            [SET_KEY]: set.invocation,
+            gh_task: String(index),
+        },
+    };
+}
+/**
+ * The create's outcome is unknown: the service may have made a run that this
+ * step could not find. The invocation tag stays saved for the post step, which
+ * looks again and cancels what it finds.
+ */
+class RunMayExistError extends Error {
+    name = 'RunMayExistError';
+}
+/**
+ * Creates the run exactly once. When the create request's answer is lost or
+ * unusable after the service may have acted (a timeout, a reset, a 5xx, a
+ * garbled body, a 2xx without a run ID), the request is not repeated: the run
+ * it made is looked up by its tag and adopted, or the step fails saying that a
+ * run may exist and how to find it.
+ */
+async function createRunOnce(request, tag, deps) {
+    const sentAt = deps.now();
+    let created;
+    try {
+        const deadline = deps.deadline === undefined ? undefined : Math.max(deps.deadline, sentAt + MIN_REQUEST_MS);
+        created = await deps.client.createRun({ ...request, metadata: { ...tag.metadata } }, { deadline });
+    }
+    catch (error) {
+        if (!mayHaveActed(error))
+            throw error;
+        return await recoverLostCreate(request, tag, sentAt, errorMessage(error), deps, error);
+    }
+    if (created.at_capacity) {
+        deps.log.info(`The service is at capacity: run ${created.run_id} waits in its queue and starts when there is room.`);
+    }
+    return created;
+}
+async function recoverLostCreate(request, tag, sentAt, reason, deps, cause) {
+    deps.log.warning(`The answer to the create request was lost (${reason}). Looking for the run it may have made, instead of creating a second one.`);
+    const search = await searchForCreatedRun(tag.invocation, {
+        ...deps,
+        pausesMs: CREATE_LOOKUP.delaysMs,
+        request,
+        sentAt,
+    });
+    switch (search.kind) {
+        case 'found':
+            deps.log.info(`Found run ${search.run.run_id}, made by the lost create request; adopting it.`);
+            return { run_id: search.run.run_id, state: search.run.state };
+        case 'ambiguous':
+            throw new RunMayExistError(`The create request's answer was lost (${reason}), and ${search.runIds.length} runs (${search.runIds.join(', ')}) match its request, so none can be proven to be this step's; none is adopted or cancelled. ${whereToFind(tag.invocation)}`, { cause });
+        case 'none':
+            throw new RunMayExistError(`The create request's answer was lost (${reason}), and the run it may have made was not found (${search.lastProblem}). The action never repeats a create whose outcome is unknown, so as not to start a run twice. ${whereToFind(tag.invocation)}`, { cause });
+    }
+}
+/**
+ * The one routine that finds the run a create request may have made without
+ * the step learning of it: its answer was lost (the main step), or the main
+ * step stopped before it came (the post step). Looks by the request's unique
+ * tag, pausing between lookups, until the pauses or the deadline run out.
+ */
+async function searchForCreatedRun(invocation, deps) {
+    let lastProblem = 'no run tagged with it is listed yet';
+    for (const pauseMs of deps.pausesMs) {
+        if (deps.deadline !== undefined && deps.now() + pauseMs >= deps.deadline) {
+            lastProblem = `${lastProblem}; the time to look ran out`;
+            break;
+        }
+        if (pauseMs > 0)
+            await deps.sleep(pauseMs);
+        // The loop is the retry, so each lookup gets one short try: a hung list cannot hold the step.
+        const once = {
+            timeoutMs: Math.min(CREATE_LOOKUP.requestMs, Math.max(1_000, (deps.deadline ?? Infinity) - deps.now())),
+            maxRetries: 0,
+            deadline: deps.deadline,
+        };
+        const client = {
+            listRuns: (query) => deps.client.listRuns(query, once),
+            iterateRuns: (query, options) => deps.client.iterateRuns(query, { ...options, ...once }),
+        };
+        let lookup;
+        try {
+            lookup = await lookUpInvocation(client, invocation, {
+                request: deps.request,
+                // The service's clock bounds the fallback's window, so the two clocks need not agree.
+                maxAgeMs: deps.sentAt === undefined ? undefined : deps.now() - deps.sentAt + CREATE_LOOKUP.slackMs,
+            });
+        }
+        catch (error) {
+            lastProblem = `the lookup failed: ${errorMessage(error)}`;
+            deps.log.info(`Could not look for the run yet (${errorMessage(error)}).`);
+            continue;
+        }
+        if (lookup.kind !== 'none')
+            return lookup;
+        lastProblem = 'no run tagged with it is listed yet';
+    }
+    return { kind: 'none', lastProblem };
+}
+/** Pauses of `pauseMs` for ever: a search bounded by its deadline alone. */
+function* steadyPauses(pauseMs) {
+    yield 0;
+    for (;;)
+        yield pauseMs;
+}
+/** Tells a person how to find a run that may exist, since the step cannot vouch for it. */
+function whereToFind(invocation) {
+    return `A run may nonetheless exist: it carries the metadata ${INVOCATION_KEY}=${invocation}. The post step looks for it again and cancels it; if it reports none, search the runs for that metadata before starting another.`;
+}
+/** Pages of the newest runs the fallback reads, where the plan cannot filter by metadata. */
+const FALLBACK_PAGES = 2;
+/**
+ * The run created with this invocation tag. The tag is unique, so the lookup
+ * needs no time window, and the clocks of runner and service need not agree.
+ * Where the plan cannot filter by metadata, the newest runs are read instead,
+ * and a run counts only if it carries the tag, or (listed without metadata)
+ * matches the whole request within a window of the service's own clock. Two
+ * candidates are an ambiguity, never a guess.
+ */
+async function lookUpInvocation(client, invocation, options = {}) {
+    let listed;
+    let servedAt;
+    try {
+        const answer = await client.listRuns({ metadata: { [INVOCATION_KEY]: invocation }, limit: 10 });
+        listed = answer.runs;
+        servedAt = answer.servedAt;
+    }
+    catch (error) {
+        if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available')
+            throw error;
+        listed = [];
+        const pages = client.iterateRuns({ sort_by: 'created_at', sort_order: 'desc', limit: 100 }, { maxPages: FALLBACK_PAGES });
+        for await (const run of pages)
+            listed.push(run);
+        // iterateRuns hides the pages' dates; a fresh single read supplies the service's "now".
+        servedAt = options.request ? await serviceNow(client) : undefined;
+    }
+    const candidates = listed.filter((run) => isProvablyOurs(run, invocation, options, servedAt));
+    const unique = [...new Map(candidates.map((run) => [run.run_id, run])).values()];
+    if (unique.length === 0)
+        return { kind: 'none' };
+    if (unique.length === 1 && unique[0])
+        return { kind: 'found', run: unique[0] };
+    return { kind: 'ambiguous', runIds: unique.map((run) => run.run_id) };
+}
+async function serviceNow(client) {
+    return (await client.listRuns({ limit: 1 })).servedAt;
+}
+/** Pure: whether a listed run is certainly the one this step's create request made. */
+function isProvablyOurs(run, invocation, options, servedAt) {
+    const metadata = run.metadata;
+    if (typeof metadata === 'object' && metadata !== null) {
+        return metadata[INVOCATION_KEY] === invocation;
+    }
+    const { request, maxAgeMs } = options;
+    if (!request || servedAt === undefined || maxAgeMs === undefined)
+        return false;
+    const createdAt = Date.parse(run.created_at ?? '');
+    if (Number.isNaN(createdAt) || createdAt < servedAt - maxAgeMs)
+        return false;
+    return isSameRequest(run, request);
+}
+/** Pure: the run shows exactly this request: prompt, title and every member of config. */
+function isSameRequest(run, request) {
+    if ((run.prompt ?? '') !== (request.prompt ?? ''))
+        return false;
+    if (request.title !== undefined && run.title !== request.title)
+        return false;
+    const config = request.config ?? {};
+    const resolved = (run.agent_config ?? {});
+    // The service shows the resolved config, which may add defaults; what was asked must all be there.
+    return Object.entries(config).every(([key, value]) => value === undefined || isDeepEqual(resolved[key], value));
+}
+function isDeepEqual(a, b) {
+    if (a === b)
+        return true;
+    if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null)
+        return false;
+    if (Array.isArray(a) !== Array.isArray(b))
+        return false;
+    const keysA = Object.keys(a);
+    const keysB = Object.keys(b);
+    if (keysA.length !== keysB.length)
+        return false;
+    return keysA.every((key) => isDeepEqual(a[key], b[key]));
+}
+/**
+ * On a re-run (attempt > 1), the run the previous attempt of this same step
+ * created, found by its tag. Only for the log: a failed lookup changes nothing.
+ */
+async function findSupersededRun(tag, deps) {
+    const { gh_run_id: runId, gh_run_attempt: attempt, gh_job: job, gh_step: step } = tag.metadata;
+    if (!runId || !job || !step || !(Number(attempt) > 1))
+        return undefined;
+    const { runs } = await deps.client.listRuns({
+        metadata: {
+            gh_run_id: runId,
+            gh_run_attempt: String(Number(attempt) - 1),
+            gh_job: job,
+            gh_step: step,
+        },
+        limit: 1,
+    });
+    return runs[0];
+}
+
+;// CONCATENATED MODULE: ./src/run/signals.ts
+/**
+ * What the runner sends when a workflow is cancelled: SIGINT then SIGTERM on
+ * Linux and macOS; Ctrl-C and Ctrl-Break (SIGINT, SIGBREAK) on Windows.
+ */
+const TERMINATION_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGBREAK'];
+/** Listens for termination; the handler must end the process itself. Returns the unsubscribe. */
+function onTerminationSignal(handler) {
+    for (const signal of TERMINATION_SIGNALS)
+        process.on(signal, handler);
+    return () => {
+        for (const signal of TERMINATION_SIGNALS)
+            process.off(signal, handler);
+    };
+}
+
+;// CONCATENATED MODULE: ./src/run/followup.ts
+/**
+ * Pure logic: whether a reading of a run after a follow-up predates the
+ * follow-up's effect. The new pass is recognised by the state leaving its old
+ * value, never by `updated_at` (a service may touch it on receiving the
+ * message, or omit it). Should the run never be seen leaving its old state
+ * (a pass faster than the polls), the readings count after a bounded grace,
+ * so the step does not wait out its timeout.
+ */
+function watchForNewPass(watch) {
+    const since = watch.now();
+    let settled = false;
+    return (seen) => {
+        if (settled)
+            return false;
+        if (seen.state !== watch.before.state) {
+            settled = true;
+            watch.onSettled?.('new-pass');
+            return false;
+        }
+        if (watch.now() - since >= watch.graceMs) {
+            settled = true;
+            watch.onSettled?.('grace-over');
+            return false;
+        }
+        return true;
+    };
+}
+
+;// CONCATENATED MODULE: ./src/run/schedule.ts
+/**
+ * The poll schedule. Early polls are quick, because short runs are common and a
+ * state change should be seen at once; later polls space out in proportion to
+ * the run's age, so that a long run costs few requests. A change is noticed
+ * within max(pollInterval, 5% of the elapsed time), and never more than
+ * `POLL_GROWTH.maxGrownDelayMs` late unless the user asked for a longer interval.
+ */
+
+function nextPollDelayMs(elapsedMs, pollIntervalMs) {
+    const grown = Math.min(POLL_GROWTH.share * Math.max(0, elapsedMs), POLL_GROWTH.maxGrownDelayMs);
+    return Math.min(Math.round(Math.max(pollIntervalMs, grown)), MAX_TIMER_MS);
+}
+
+;// CONCATENATED MODULE: ./src/run/wait.ts
+
+
+
+
+
+
+
+
+class LostContactError extends Error {
+    name = 'LostContactError';
+}
+/** Polls a run until it is terminal, the timeout passes, or the signal aborts. */
+async function waitForRun(options, deps) {
+    const { runId, timeoutMs, pollIntervalMs } = options;
+    const budget = options.failureBudget ?? POLL_FAILURE_BUDGET;
+    const startedAt = deps.now();
+    const elapsed = () => deps.now() - startedAt;
+    let run = options.lastSeen;
+    let lastState = run?.state;
+    let lastLink = run?.session_link;
+    let failuresInARow = 0;
+    const deadline = startedAt + timeoutMs;
+    const notFoundGraceMs = options.notFoundGraceMs ?? 0;
+    let lagNoted = false;
+    /** The wait the service asked for (Retry-After) before the next poll, if longer than usual. */
+    let askedDelayMs = 0;
+    while (true) {
+        if (deps.signal.aborted)
+            return { kind: 'interrupted', run, elapsedMs: elapsed() };
+        if (run && isTerminal(run.state) && !options.isStale?.(run)) {
+            return { kind: 'terminal', run, elapsedMs: elapsed() };
+        }
+        const remaining = timeoutMs - elapsed();
+        if (remaining <= 0)
+            return { kind: 'timed-out', run, elapsedMs: elapsed() };
+        const delay = Math.max(nextPollDelayMs(elapsed(), pollIntervalMs), askedDelayMs);
+        askedDelayMs = 0;
+        try {
+            const untilHeartbeat = deps.watch?.msUntilHeartbeat() ?? Infinity;
+            await deps.sleep(Math.min(delay, remaining, untilHeartbeat), deps.signal);
+        }
+        catch {
+            return { kind: 'interrupted', run, elapsedMs: elapsed() };
+        }
+        if (deps.signal.aborted)
+            return { kind: 'interrupted', run, elapsedMs: elapsed() };
+        try {
+            run = await deps.client.getRun(runId, { signal: deps.signal, deadline });
+            failuresInARow = 0;
+        }
+        catch (error) {
+            if (deps.signal.aborted)
+                return { kind: 'interrupted', run, elapsedMs: elapsed() };
+            // A poll cut short by the deadline is the timeout, not a failure of the service.
+            if (elapsed() >= timeoutMs)
+                return { kind: 'timed-out', run, elapsedMs: elapsed() };
+            if (error instanceof NotFoundError && elapsed() < notFoundGraceMs) {
+                if (!lagNoted) {
+                    deps.log.info(`Run ${safeForLog(runId)} is not visible yet (404 right after its create); polling on for up to ${formatDuration(notFoundGraceMs)}.`);
+                    lagNoted = true;
+                }
+                continue;
+            }
+            // A refusal (429, 503 with Retry-After) is a live service asking for patience, not lost
+            // contact: the next poll comes when it asked, or at the timeout, whichever is first.
+            if (isRefusal(error) && error instanceof ApiStatusError) {
+                askedDelayMs = retryAfterMs(error.headers, deps.now()) ?? pollIntervalMs;
+                deps.log.info(`The service refused the poll (${error.status}) and asked to wait ${formatDuration(askedDelayMs)}; polling again then, within the timeout.`);
+                continue;
+            }
+            if (!isRetryable(error, 'idempotent'))
+                throw error;
+            failuresInARow += 1;
+            const reason = safeForLog(errorMessage(error));
+            if (failuresInARow >= budget) {
+                throw new LostContactError(`Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`, { cause: error });
+            }
+            deps.log.warning(`Poll ${failuresInARow} of ${budget} allowed in a row failed: ${reason}. Waiting on.`);
+            continue;
+        }
+        if (options.isStale?.(run))
+            continue;
+        const stateChanged = run.state !== lastState;
+        if (stateChanged) {
+            logStateChange(run, elapsed(), deps.log, deps.watch !== undefined);
+            deps.onRunSeen?.(run);
+            lastState = run.state;
+            lastLink = run.session_link;
+        }
+        else if (run.session_link !== lastLink) {
+            // A session link that comes after the state changed is worth showing at once.
+            deps.onRunSeen?.(run);
+            lastLink = run.session_link;
+        }
+        if (deps.watch && !isTerminal(run.state)) {
+            const verdict = await deps.watch.afterPoll(run, stateChanged, deps.signal, deadline);
+            if (verdict.kind !== 'continue') {
+                return { kind: 'stopped', run, verdict, elapsedMs: elapsed() };
+            }
+        }
+    }
+}
+/** `watched`: a watcher explains BLOCKED itself (what it waits for, how to answer, what next). */
+function logStateChange(run, elapsedMs, log, watched) {
+    const when = `after ${formatDuration(elapsedMs)}`;
+    const id = safeForLog(run.run_id);
+    const state = safeForLog(run.state, 200);
+    switch (meaningOf(run.state)) {
+        case 'blocked':
+            if (watched) {
+                log.info(`Run ${id} is BLOCKED (${when}): it waits for a person.`);
+                return;
+            }
+            log.warning(`Run ${id} is BLOCKED (${when}): it waits for a person to answer or approve in the session` +
+                `${run.session_link ? ` (${safeForLog(run.session_link, 500)})` : ''}. Nothing will happen until someone does; this step waits until its timeout.`);
+            return;
+        case 'unknown':
+            log.info(`Run ${id} is ${state} (${when}), a state this action does not know; waiting on.`);
+            return;
+        case 'active':
+        case 'succeeded':
+        case 'failed':
+            log.info(`Run ${id} is ${state} (${when}).`);
+            return;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/run/step.ts
+
+
+
+
+
+
+
+
+
+
+
+async function executeStep(settings, deps) {
+    const { client, tracker, log } = deps;
+    const startedAt = deps.now();
+    if (deps.signal.aborted)
+        return { kind: 'interrupted', run: undefined };
+    const start = settings.target.kind === 'create'
+        ? await startNewRun(settings.target.request, settings.cancelPrevious, {
+            ...deps,
+            deadline: startedAt + settings.timeoutMs,
+        })
+        : await adoptRun(settings.target.runId, settings.target.followup, {
+            ...deps,
+            deadline: startedAt + settings.timeoutMs,
+        });
+    // Interrupted before anything was sent that could start or restart a run.
+    if (!start)
+        return { kind: 'interrupted', run: undefined };
+    const { run, staleSnapshot } = start;
+    deps.onRunSeen?.(run);
+    if (deps.signal.aborted)
+        return { kind: 'interrupted', run };
+    if (!settings.wait) {
+        tracker.settle();
+        log.info(`Not waiting (wait: false); run ${safeForLog(run.run_id)} goes on without this step.`);
+        return { kind: 'started', run };
+    }
+    const outcome = await waitForRun({
+        runId: run.run_id,
+        timeoutMs: settings.timeoutMs - (deps.now() - startedAt),
+        pollIntervalMs: settings.pollIntervalMs,
+        lastSeen: staleSnapshot ? undefined : run,
+        isStale: staleSnapshot
+            ? watchForNewPass({
+                before: staleSnapshot,
+                now: deps.now,
+                graceMs: Math.min(NEW_PASS_GRACE_MS, settings.timeoutMs / 2),
+                onSettled: (how) => {
+                    tracker.newPassSeen();
+                    if (how === 'grace-over') {
+                        log.warning(`Run ${safeForLog(run.run_id)} was never seen leaving ${safeForLog(staleSnapshot.state, 200)} after the follow-up; taking ${safeForLog(staleSnapshot.state, 200)} as its outcome.`);
+                    }
+                },
+            })
+            : undefined,
+        notFoundGraceMs: settings.target.kind === 'create' ? NEW_RUN_NOT_FOUND_GRACE_MS : 0,
+    }, deps);
+    switch (outcome.kind) {
+        case 'terminal':
+            tracker.settle();
+            return { kind: 'finished', run: outcome.run, elapsedMs: deps.now() - startedAt };
+        case 'interrupted':
+            return { kind: 'interrupted', run: outcome.run ?? run };
+        case 'stopped':
+            return stopWaiting(outcome.run, outcome.verdict, deps.now() - startedAt, settings, deps);
+        case 'timed-out': {
+            log.warning(`Run ${safeForLog(run.run_id)} did not finish within the timeout input (${formatDuration(settings.timeoutMs)}); cancelling it.`);
+            const cancel = await cancelOwnRun(tracker, run.run_id, { kind: 'timeout' }, deps);
+            logCancel(log, run.run_id, cancel);
+            const lastSeen = outcome.run ?? run;
+            return {
+                kind: 'timed-out',
+                run: (await rereadAfterCancel(client, cancel, lastSeen)) ?? lastSeen,
+                stateAtTimeout: lastSeen.state,
+                elapsedMs: deps.now() - startedAt,
+                timeoutMs: settings.timeoutMs,
+                cancel,
+            };
+        }
+    }
+}
+/** The watcher ended the wait: cancel a run past its budget; hand a BLOCKED one to a person. */
+async function stopWaiting(run, verdict, elapsedMs, settings, deps) {
+    switch (verdict.kind) {
+        case 'blocked':
+            // Handed off on purpose: the post step must not cancel a run a person is to answer.
+            deps.tracker.settle();
+            return { kind: 'blocked', run, passes: verdict.passes, question: verdict.question, elapsedMs };
+        case 'over-budget': {
+            deps.log.warning(`${verdict.message} Cancelling run ${run.run_id}.`);
+            const cancel = await cancelOwnRun(deps.tracker, run.run_id, { kind: 'over-budget' }, deps);
+            logCancel(deps.log, run.run_id, cancel);
+            return {
+                kind: 'over-budget',
+                run: (await rereadAfterCancel(deps.client, cancel, run)) ?? run,
+                cost: verdict.cost,
+                maxCredits: settings.agentWork.maxCredits ?? 0,
+                elapsedMs,
+                cancel,
+            };
+        }
+    }
+}
+/**
+ * Creates the run; undefined when the step was cancelled first. A signal during
+ * `cancel_previous`, or before it, means no create is sent at all.
+ */
+async function startNewRun(request, cancelPrevious, deps) {
+    const name = request.config?.name;
+    if (cancelPrevious && name) {
+        await cancelPreviousRuns(deps.client, name, deps.log, { deadline: deps.deadline });
+    }
+    // Nothing may come between this check and the request: a signal handler runs only at an await.
+    if (deps.signal.aborted)
+        return undefined;
+    deps.tracker.creating(deps.tag.invocation);
+    let created;
+    try {
+        // Not given the abort signal: a create cut off mid-flight could leave a run nobody knows about.
+        created = await createRunOnce(request, deps.tag, deps);
+    }
+    catch (error) {
+        if (!(error instanceof RunMayExistError))
+            deps.tracker.noRunMade();
+        throw error;
+    }
+    deps.tracker.track(created.run_id);
+    deps.log.info(`Created run ${safeForLog(created.run_id)}; it is ${safeForLog(created.state, 200)}.`);
+    await noteSupersededRun(deps);
+    return { run: { ...created, title: request.title, prompt: request.prompt } };
+}
+/**
+ * Adopts an existing run, and sends it the follow-up if there is one;
+ * undefined when the step was cancelled before the follow-up was sent.
+ */
+async function adoptRun(runId, followup, deps) {
+    // The step's timeout bounds these too, though each gets a fair try however close it is.
+    const bounded = () => ({ deadline: Math.max(deps.deadline, deps.now() + MIN_REQUEST_MS) });
+    const run = await getExistingRun(deps.client, runId, bounded());
+    deps.log.info(`Run ${safeForLog(runId)} is ${safeForLog(run.state, 200)}.`);
+    if (followup === undefined) {
+        deps.tracker.track(runId);
+        return { run };
+    }
+    if (deps.signal.aborted)
+        return undefined;
+    deps.tracker.followingUp(runId);
+    try {
+        await deps.client.sendFollowup(runId, followup, bounded());
+        deps.log.info(`Sent the follow-up to run ${safeForLog(runId)}.`);
+    }
+    catch (error) {
+        const reason = errorMessage(error);
+        if (!mayHaveActed(error)) {
+            deps.tracker.followupRefused();
+            throw new Error(`The follow-up (the followup input) to run ${safeForLog(runId)} was refused: ${safeForLog(reason)} The run is left as it is.`, { cause: error });
+        }
+        deps.log.warning(`The answer to the follow-up to run ${safeForLog(runId)} was lost (${safeForLog(reason)}). It may have reached the run and restarted it, so the step awaits the run.`);
+    }
+    deps.tracker.track(runId);
+    // Until the service shows the follow-up's effect, the run's old state is stale.
+    return { run, staleSnapshot: run };
+}
+/** A re-run job says which run of the earlier attempt this one replaces. */
+async function noteSupersededRun(deps) {
+    // One quick request, no retries, no Retry-After: it must not eat the wait.
+    const deadline = deps.now() + SUPERSEDED_LOOKUP_TIMEOUT_MS;
+    const client = {
+        listRuns: (query) => deps.client.listRuns(query, {
+            timeoutMs: SUPERSEDED_LOOKUP_TIMEOUT_MS,
+            maxRetries: 0,
+            deadline,
+            signal: deps.signal,
+        }),
+    };
+    try {
+        const earlier = await findSupersededRun(deps.tag, { client });
+        if (earlier) {
+            deps.log.info(`This attempt supersedes run ${safeForLog(earlier.run_id)} of the previous attempt (${safeForLog(earlier.state, 200)}).`);
+        }
+    }
+    catch (error) {
+        deps.log.debug(`Could not look up the previous attempt's run: ${safeForLog(String(error))}`);
+    }
+}
+async function getExistingRun(client, runId, options) {
+    try {
+        return await client.getRun(runId, options);
+    }
+    catch (error) {
+        if (error instanceof NotFoundError) {
+            throw new Error(`The run named by the run_id input (${safeForLog(runId)}) does not exist: ${error.message}`, {
+                cause: error,
+            });
+        }
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/agent/review-document.ts
+/**
+ * The review document of `pull_request_review`: the schema the agent's result must validate
+ * against, and its type once it has.
+ */
+const VERDICTS = ['approve', 'comment', 'request_changes'];
+/** GitHub's own limits, well inside: a review body and a comment hold at most 65,536 characters. */
+const MAX_TEXT = 20_000;
+/** The built-in schema (draft 2020-12). */
+const REVIEW_SCHEMA = {
+    type: 'object',
+    required: ['summary', 'verdict', 'comments'],
+    additionalProperties: false,
+    properties: {
+        summary: { type: 'string', maxLength: MAX_TEXT },
+        verdict: { enum: [...VERDICTS] },
+        comments: {
+            type: 'array',
+            maxItems: 500,
+            items: {
+                type: 'object',
+                required: ['path', 'line', 'body'],
+                additionalProperties: false,
+                properties: {
+                    path: { type: 'string', minLength: 1, maxLength: 1000 },
+                    line: { type: 'integer', minimum: 1 },
+                    start_line: { type: 'integer', minimum: 1 },
+                    side: { enum: ['LEFT', 'RIGHT'] },
+                    body: { type: 'string', minLength: 1, maxLength: MAX_TEXT },
+                },
+            },
+        },
+    },
+};
+/** What the agent is told of the review, before the schema. */
+const REVIEW_INSTRUCTION = [
+    "Your result is a review of this pull request's changes. Put each remark you can tie to a",
+    'changed line in `comments`: `path` relative to the repository root, `line` in the new version',
+    '(`side` RIGHT, the default) or, for a removed line, in the old one (`side` LEFT); `start_line`',
+    'for a range. `verdict` is `approve`, `comment` or `request_changes`; `summary` says why.',
+].join('\n');
+
+;// CONCATENATED MODULE: ./src/agent/structured-output.ts
+
+
+/** The file artifact the agent may upload instead of writing the document in its message. */
+const RESULT_FILE = 'result.json';
+/** The validation errors a follow-up, the log and the failure name: the first few. */
+const ERRORS_SHOWN = 10;
+/** A validation error's text: GitHub shows it, and the agent reads it back. */
+const MAX_ERROR_CHARS = 300;
+/**
+ * Parses and compiles the schema (JSON Schema draft 2020-12). Throws an InputError naming the
+ * input for text that is neither JSON nor YAML, or that is not a valid schema. Loads ajv and
+ * yaml only now.
+ */
+async function compileOutputSchema(source) {
+    const where = source.file ? ` (${source.file})` : '';
+    const schema = await parseSchemaText(source, where);
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+        throw new InputError(source.input, `must be a JSON Schema: an object${where}.`);
+    }
+    const Ajv2020 = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(210)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2210, 23)));
+    const addFormats = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(196)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2815, 23)));
+    // strict: false takes the keywords a schema written for other tools carries (examples,
+    // x-…); the schema is still checked against the draft's meta-schema.
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    addFormats(ajv);
+    let check;
+    try {
+        check = ajv.compile(schema);
+    }
+    catch (error) {
+        const reason = errorMessage(error);
+        throw new InputError(source.input, `is not a valid JSON Schema (draft 2020-12)${where}: ${structured_output_clip(reason)}`);
+    }
+    return {
+        text: JSON.stringify(schema),
+        validate: (document) => (check(document) ? [] : describeErrors(check.errors ?? [])),
+    };
+}
+/**
+ * A CommonJS module's main export (a class or a function), imported dynamically: Node gives it
+ * as the namespace's default; the bundle too, or, were it ever flagged ES, as its `default`.
+ */
+function mainExport(namespace) {
+    const value = namespace.default;
+    return typeof value === 'function' ? value : value.default;
+}
+async function parseSchemaText(source, where) {
+    try {
+        return JSON.parse(source.text);
+    }
+    catch {
+        // Not JSON: YAML, which is JSON's superset, says what is wrong in terms of YAML.
+    }
+    const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
+    try {
+        return parse(source.text, { maxAliasCount: 100 });
+    }
+    catch (error) {
+        const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+        throw new InputError(source.input, `is neither JSON nor YAML${where}: ${structured_output_clip(reason ?? '')}`);
+    }
+}
+/** `/comments/0/line must be integer`, the first few, one a line. */
+function describeErrors(errors) {
+    const lines = errors.slice(0, ERRORS_SHOWN).map((error) => {
+        const at = error.instancePath || '/';
+        const extra = error.keyword === 'additionalProperties'
+            ? ` (${String(error.params.additionalProperty)})`
+            : error.keyword === 'enum'
+                ? ` (${JSON.stringify(error.params.allowedValues)})`
+                : '';
+        return structured_output_clip(`${at} ${error.message ?? 'is invalid'}${extra}`);
+    });
+    if (errors.length > ERRORS_SHOWN)
+        lines.push(`… and ${errors.length - ERRORS_SHOWN} more`);
+    return lines;
+}
+/** The one short, fixed instruction added to the prompt. */
+function outputInstruction(schema) {
+    return [
+        'When you are done, end your final message with your result as one JSON document in a',
+        `\`\`\`json fenced block (or upload it as a file named ${RESULT_FILE}). It must validate`,
+        'against this JSON Schema (draft 2020-12):',
+        '```json',
+        schema.text,
+        '```',
+    ].join('\n');
+}
+/**
+ * The target with the instruction added to what the agent is told: a new run's prompt, or the
+ * follow-up. A run only awaited is told nothing; its result is still checked.
+ */
+function withInstruction(target, instruction) {
+    const add = (text) => (text ? `${text}\n\n${instruction}` : instruction);
+    switch (target.kind) {
+        case 'create':
+            return { ...target, request: { ...target.request, prompt: add(target.request.prompt) } };
+        case 'continue':
+            return {
+                ...target,
+                message: add(target.message),
+                request: { ...target.request, prompt: add(target.request.prompt) },
+            };
+        case 'existing':
+            return target.followup === undefined ? target : { ...target, followup: add(target.followup) };
+    }
+}
+/** The follow-up that sends the errors back and asks for a corrected document. */
+function correctionRequest(errors) {
+    return [
+        'Your result does not validate against the JSON Schema you were given:',
+        ...errors.map((error) => `- ${error}`),
+        '',
+        'Reply with the corrected document as one ```json fenced block at the end of your message.',
+    ].join('\n');
+}
+/**
+ * The document: the last ```json block of the final message, else the `result.json` file.
+ * The message comes first: it is surely of the last pass, where a file may be from an earlier one.
+ */
+function findDocument(answer, resultFile) {
+    const block = answer === undefined ? undefined : lastJsonBlock(answer);
+    if (block !== undefined)
+        return parseCandidate(block, "the final message's last json block");
+    if (resultFile !== undefined)
+        return parseCandidate(resultFile, `the file ${RESULT_FILE}`);
+    return {
+        kind: 'unreadable',
+        problem: `the final message has no \`\`\`json block, and there is no file ${RESULT_FILE}`,
+    };
+}
+function parseCandidate(text, from) {
+    try {
+        return { kind: 'found', document: JSON.parse(text), from };
+    }
+    catch (error) {
+        const reason = errorMessage(error);
+        return { kind: 'unreadable', problem: `${from} is not JSON (${structured_output_clip(reason)})` };
+    }
+}
+/**
+ * The text of the last fenced code block whose info string is `json`. One pass over the lines;
+ * a fence closes with a run of the same character at least as long, as CommonMark has it.
+ */
+function lastJsonBlock(text) {
+    let last;
+    let open;
+    for (const line of text.replace(/\r\n?/g, '\n').split('\n')) {
+        if (open) {
+            const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line)?.[1];
+            if (close && close[0] === open.marker[0] && close.length >= open.marker.length) {
+                if (open.json)
+                    last = open.lines.join('\n');
+                open = undefined;
+            }
+            else {
+                open.lines.push(line);
+            }
+            continue;
+        }
+        const start = /^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)/.exec(line);
+        if (start?.[1]) {
+            open = { marker: start[1], json: start[2]?.toLowerCase() === 'json', lines: [] };
+        }
+    }
+    // An unclosed block runs to the end of the message, as CommonMark renders it.
+    if (open?.json)
+        last = open.lines.join('\n');
+    return last;
+}
+function structured_output_clip(text) {
+    return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS - 1)}…` : text;
+}
+
+;// CONCATENATED MODULE: ./src/run/output.ts
+
+
+
+
+
+
+/**
+ * `output_schema`: reads the agent's document from a run that succeeded, validates it, and
+ * while it does not validate, sends the errors back as a follow-up asking for a corrected one,
+ * up to `retries` times and within the step's timeout. A document that never validates makes
+ * the outcome `invalid_output`; any other ending (a failed or timed-out pass) stays as it is.
+ */
+async function awaitValidOutput(first, deps) {
+    let outcome = first;
+    for (let corrections = 0;; corrections += 1) {
+        if (outcome.kind !== 'finished' ||
+            outcome.supersededBy !== undefined ||
+            outcome.run.state !== 'SUCCEEDED') {
+            return { outcome };
+        }
+        const runId = outcome.run.run_id;
+        const conversation = await deps.readConversation(runId);
+        const answer = conversation && finalAnswer(conversation);
+        let candidate = findDocument(answer, undefined);
+        if (candidate.kind === 'unreadable') {
+            const file = await readResultFile(parseArtifacts(outcome.run.artifacts), deps);
+            if (file !== undefined)
+                candidate = findDocument(undefined, file);
+        }
+        const errors = candidate.kind === 'found' ? deps.schema.validate(candidate.document) : [candidate.problem];
+        if (errors.length === 0 && candidate.kind === 'found') {
+            deps.log.info(`The agent's result validates against the schema (from ${candidate.from}).`);
+            return { outcome, document: candidate.document, conversation };
+        }
+        const shown = errors.map((error) => safeForLog(error, 300)).join('; ');
+        const remainingMs = deps.deadline - deps.now();
+        if (corrections >= deps.retries || remainingMs <= 0) {
+            const why = corrections >= deps.retries
+                ? `No correction is left (output_retries: ${deps.retries})`
+                : 'No time is left within the timeout input';
+            deps.log.warning(`The agent's result does not validate: ${shown}. ${why}.`);
+            return { outcome: { ...outcome, invalidOutput: { errors, corrections } }, conversation };
+        }
+        deps.log.warning(`The agent's result does not validate: ${shown}. Asking run ${safeForLog(runId)} for a corrected one (correction ${corrections + 1} of ${deps.retries}).`);
+        outcome = await deps.followUp(runId, correctionRequest(errors), remainingMs);
+    }
+}
+/** The newest `result.json` FILE artifact's text, or undefined when there is none to read. */
+async function readResultFile(artifacts, deps) {
+    const file = artifacts.findLast((artifact) => artifact.type === 'FILE' &&
+        artifact.artifactUid !== undefined &&
+        (artifact.name === RESULT_FILE ||
+            (artifact.filepath ?? '').replace(/\\/g, '/').split('/').pop() === RESULT_FILE));
+    if (!file)
+        return undefined;
+    try {
+        return await deps.readFile(file);
+    }
+    catch (error) {
+        const reason = errorMessage(error);
+        deps.log.warning(`Could not read the agent's ${RESULT_FILE}: ${safeForLog(reason)}`);
+        return undefined;
+    }
+}
+/**
+ * Compiles `output_schema`, or the review's built-in schema, before any request: a schema that
+ * is not one is an input error, and nothing is created.
+ */
+async function prepareOutput(settings) {
+    if (settings.pullRequestReview) {
+        const schema = await compileOutputSchema({
+            input: 'pull_request_review',
+            text: JSON.stringify(REVIEW_SCHEMA),
+        });
+        return { schema, instruction: `${REVIEW_INSTRUCTION}\n\n${outputInstruction(schema)}` };
+    }
+    if (!settings.schema)
+        return undefined;
+    const schema = await compileOutputSchema(settings.schema);
+    return { schema, instruction: outputInstruction(schema) };
+}
+
+;// CONCATENATED MODULE: ./src/run/superseded.ts
+
+/** One quick look: it only decides between two words for a run that is already over. */
+const LOOKUP = { timeoutMs: SUPERSEDING_LOOKUP.requestMs, maxRetries: 0 };
+/**
+ * The newer run that replaced `run`, when `run` was cancelled and a run with
+ * the same name was created after it (`cancel_previous` in a later workflow
+ * run). Undefined when there is none, or when the service cannot say.
+ */
+async function findSupersedingRun(client, run, deps) {
+    const name = run.agent_config?.name;
+    if (run.state !== 'CANCELLED' || !name || !run.created_at)
+        return undefined;
+    const until = deps.now() + SUPERSEDING_LOOKUP.forMs;
+    for (;;) {
+        const newer = await lookOnce(client, run, name, deps.signal);
+        if (newer !== null)
+            return newer;
+        if (deps.now() + SUPERSEDING_LOOKUP.pauseMs > until || deps.signal?.aborted)
+            return undefined;
+        await deps.sleep(SUPERSEDING_LOOKUP.pauseMs, deps.signal).catch(() => undefined);
+    }
+}
+/** The newer run; null when none is listed (yet); undefined when the service cannot say. */
+async function lookOnce(client, run, name, signal) {
+    try {
+        const { runs } = await client.listRuns({ name, created_after: run.created_at, sort_by: 'created_at', sort_order: 'asc', limit: 20 }, { ...LOOKUP, signal });
+        const createdAt = Date.parse(run.created_at ?? '');
+        const newer = runs.find((other) => other.run_id !== run.run_id &&
+            other.agent_config?.name === name &&
+            Date.parse(other.created_at ?? '') > createdAt);
+        return newer ?? null;
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/run/tracker.ts
+/**
+ * The run this step is responsible for. It persists the run ID the moment it
+ * is known, so that a hard kill still leaves the post step able to cancel it,
+ * and remembers whether the run still needs cancelling.
+ */
+class RunTracker {
+    #state;
+    #onKnown;
+    #runId;
+    #settled = false;
+    #pending;
+    #awaitingNewPass = false;
+    #decided = Promise.resolve();
+    #decide = () => undefined;
+    constructor(state, onKnown = () => undefined) {
+        this.#state = state;
+        this.#onKnown = onKnown;
+    }
+    get runId() {
+        return this.#runId;
+    }
+    /** Whether a cancel request is owed: a run exists and has not ended or been handed off. */
+    get needsCancel() {
+        return this.#runId !== undefined && !this.#settled;
+    }
+    /** A create request went out and its run has been neither seen nor ruled out. */
+    get mayHaveUnseenRun() {
+        return this.#pending === 'create';
+    }
+    /**
+     * A follow-up was accepted (or may have been) and the run has not yet been
+     * seen leaving the state it had before: a cancel answering "already finished"
+     * may come before the run restarts, so it proves nothing.
+     */
+    get awaitingNewPass() {
+        return this.#awaitingNewPass;
+    }
+    /** A create request tagged `invocation` is about to go out; its run may exist before its answer. */
+    creating(invocation) {
+        this.#state.saveInvocation(invocation);
+        this.#expect('create');
+    }
+    /** The create request was refused: the service made no run. */
+    noRunMade() {
+        this.#resolvePending();
+    }
+    /**
+     * A follow-up to `runId` is about to go out; until it is answered, the run
+     * may yet restart, and until it is seen leaving its old state, a cancel's
+     * "already finished" may be stale. Saved first, for a post step after a kill.
+     */
+    followingUp(runId) {
+        this.#awaitingNewPass = true;
+        this.#state.saveAwaitingNewPass(true);
+        this.#remember(runId);
+        this.#expect('followup');
+    }
+    /** The follow-up was refused: the run is another workflow's work, and nothing is owed on it. */
+    followupRefused() {
+        this.settle();
+        this.#resolvePending();
+    }
+    newPassSeen() {
+        if (!this.#awaitingNewPass)
+            return;
+        this.#awaitingNewPass = false;
+        this.#state.saveAwaitingNewPass(false);
+    }
+    track(runId) {
+        this.#remember(runId);
+        this.#resolvePending();
+    }
+    /** The run ended, was cancelled, or was handed off on purpose, or none was made: nothing is owed. */
+    settle() {
+        if (this.#settled)
+            return;
+        this.#settled = true;
+        this.#state.markSettled();
+    }
+    /**
+     * The run ID once no request in flight can change it (a create's or a
+     * follow-up's answer), or after `ms` at most, whatever is known then.
+     */
+    async whenDecided(ms) {
+        if (this.#pending === undefined)
+            return this.#runId;
+        let timer;
+        const timeout = new Promise((resolve) => (timer = setTimeout(resolve, ms)));
+        try {
+            await Promise.race([this.#decided, timeout]);
+        }
+        finally {
+            clearTimeout(timer);
+        }
+        return this.#runId;
+    }
+    /** Whether a create or follow-up request is still out. */
+    get deciding() {
+        return this.#pending !== undefined;
+    }
+    #remember(runId) {
+        if (this.#runId === runId)
+            return;
+        this.#runId = runId;
+        this.#state.saveRunId(runId);
+        this.#onKnown(runId);
+    }
+    #expect(pending) {
+        this.#pending = pending;
+        this.#decided = new Promise((resolve) => (this.#decide = resolve));
+    }
+    #resolvePending() {
+        this.#pending = undefined;
+        this.#decide();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/agent/progress.ts
+
+
+/** Remembers what was reported already; give it each conversation as it is read. */
+class ProgressTracker {
+    #reported = new Set();
+    update(conversation) {
+        const events = [];
+        const visit = (steps, path) => {
+            steps.forEach((step, index) => {
+                const stepKey = step.id ? `step:${step.id}` : `step@${path}${index}`;
+                step.messages.forEach((message, messageIndex) => {
+                    message.actions.forEach((action, actionIndex) => {
+                        const key = action.id
+                            ? `action:${action.id}`
+                            : `action@${stepKey}/${messageIndex}/${actionIndex}`;
+                        if (this.#firstTime(key))
+                            events.push(actionEvent(action));
+                    });
+                });
+                visit(step.steps, `${path}${index}.`);
+                if (step.completed && step.summary && this.#firstTime(stepKey)) {
+                    events.push({ kind: 'step', summary: step.summary });
+                }
+            });
+        };
+        visit(conversation.steps, '');
+        return events;
+    }
+    #firstTime(key) {
+        if (this.#reported.has(key))
+            return false;
+        this.#reported.add(key);
+        return true;
+    }
+}
+function actionEvent(action) {
+    return { kind: 'action', category: clip(action.category, 40), name: clip(action.name, 120) };
+}
+/** A progress event as one plain line, before it is made safe for the log. */
+function describeProgress(event) {
+    switch (event.kind) {
+        case 'step':
+            return `Agent step done: ${clip(event.summary.replace(/\s+/g, ' '), 500)}`;
+        case 'action':
+            return `Agent action: ${event.category || 'action'}${event.name ? ` ${event.name}` : ''}`;
+    }
+}
+/**
+ * When to read the conversation for progress: at a change of state, or when
+ * 30 s have passed since the last read; but never more reads than one at the
+ * start and one per 30 s since, so a run that flaps between states cannot
+ * spend more than the budget of 120 reads an hour.
+ */
+class ProgressReadSchedule {
+    #startedAt;
+    #lastReadAt;
+    #reads = 0;
+    constructor(now) {
+        this.#startedAt = now;
+    }
+    isDue(now, stateChanged) {
+        const allowed = 1 + Math.floor((now - this.#startedAt) / PROGRESS_READ_INTERVAL_MS);
+        if (this.#reads >= allowed)
+            return false;
+        if (stateChanged || this.#lastReadAt === undefined)
+            return true;
+        return now - this.#lastReadAt >= PROGRESS_READ_INTERVAL_MS;
+    }
+    recordRead(now) {
+        this.#reads += 1;
+        this.#lastReadAt = now;
+    }
+}
+/**
+ * Never silent: tells when a "still waiting" line is owed, and how long the
+ * wait may sleep before it must write one. Every log line resets it.
+ */
+class Heartbeat {
+    #lastLineAt;
+    constructor(now) {
+        this.#lastLineAt = now;
+    }
+    noteLine(now) {
+        this.#lastLineAt = now;
+    }
+    isDue(now) {
+        return now - this.#lastLineAt >= HEARTBEAT_INTERVAL_MS;
+    }
+    /** The longest sleep that still leaves time to write the line when it is owed. */
+    msUntilDue(now) {
+        return Math.max(0, this.#lastLineAt + HEARTBEAT_INTERVAL_MS - now);
+    }
+}
+/**
+ * The session link to announce: the run's link the first time it is an
+ * http(s) URL, or when it changes; undefined when there is nothing new.
+ */
+function newSessionLink(announced, run) {
+    const link = typeof run === 'object' && run !== null
+        ? run.session_link
+        : undefined;
+    if (typeof link !== 'string' || link === announced)
+        return undefined;
+    try {
+        const url = new URL(link);
+        return url.protocol === 'https:' || url.protocol === 'http:' ? link : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/run/watch.ts
+
+
+
+
+
+
+class RunWatcher {
+    #settings;
+    #deps;
+    #startedAt;
+    #heartbeat;
+    #reads;
+    #progress = new ProgressTracker();
+    #announcedLink;
+    #lastConversation;
+    constructor(settings, deps) {
+        this.#settings = settings;
+        this.#deps = deps;
+        this.#startedAt = deps.now();
+        this.#heartbeat = new Heartbeat(this.#startedAt);
+        this.#reads = new ProgressReadSchedule(this.#startedAt);
+    }
+    /** The log the wait writes to: every line counts as a sign of life. */
+    get log() {
+        const note = () => this.#heartbeat.noteLine(this.#deps.now());
+        const log = this.#deps.log;
+        return {
+            info: (message) => (note(), log.info(message)),
+            warning: (message) => (note(), log.warning(message)),
+            debug: (message) => log.debug(message),
+        };
+    }
+    /** The longest the wait may sleep before it owes the log a line. */
+    msUntilHeartbeat() {
+        return this.#heartbeat.msUntilDue(this.#deps.now());
+    }
+    /** The conversation as last read, if any: the final answer can be taken from it. */
+    get lastConversation() {
+        return this.#lastConversation;
+    }
+    /** Looks at one reading of the run; `stateChanged` when its state differs from the last. */
+    /** `deadline`: when the wait ends (on the `now` clock); no read it makes outlasts it. */
+    async afterPoll(run, stateChanged, signal, deadline) {
+        const { safeForLog } = this.#deps;
+        const link = newSessionLink(this.#announcedLink, run);
+        if (link) {
+            this.#announcedLink = link;
+            this.log.info(`Session: ${safeForLog(link)}`);
+            this.#deps.onSessionLink?.(link);
+        }
+        const cost = costOf(run.request_usage);
+        const { maxCredits } = this.#settings;
+        if (maxCredits !== undefined && isOverBudget(cost, maxCredits)) {
+            return { kind: 'over-budget', cost, message: `${describeOverBudget(cost, maxCredits)}.` };
+        }
+        const blocked = meaningOf(run.state) === 'blocked';
+        // Before a worker has it, the run has no conversation: a read then would spend the budget.
+        const started = run.state !== 'QUEUED' && run.state !== 'PENDING';
+        if (this.#settings.showProgress &&
+            started &&
+            this.#reads.isDue(this.#deps.now(), stateChanged)) {
+            await this.#readProgress(signal, deadline);
+        }
+        if (blocked && stateChanged) {
+            // What it waits for may be only in the conversation: read it, once per BLOCKED.
+            if (!this.#settings.showProgress || !this.#lastConversation)
+                await this.#readOnce(signal, deadline);
+            return this.#onBlocked(run);
+        }
+        if (this.#heartbeat.isDue(this.#deps.now())) {
+            this.log.info(`Still waiting: run ${safeForLog(run.run_id)} is ${safeForLog(run.state)} after ${formatDuration(this.#deps.now() - this.#startedAt)}.`);
+        }
+        return { kind: 'continue' };
+    }
+    #onBlocked(run) {
+        const { safeForLog } = this.#deps;
+        const question = blockedQuestion(run.status_message, this.#lastConversation && finalAnswer(this.#lastConversation));
+        const decision = decideOnBlocked(this.#settings.onBlocked);
+        const waitsFor = question
+            ? `It waits for: ${safeForLog(question)}`
+            : 'The service does not say what it waits for.';
+        const answer = howToAnswer({
+            sessionLink: this.#announcedLink ? safeForLog(this.#announcedLink) : undefined,
+            continueRun: this.#settings.continueRun,
+        });
+        const next = decision.keepWaiting
+            ? 'This step waits on, until its timeout (on_blocked: wait).'
+            : `This step hands the run over and ${decision.passes ? 'passes' : 'fails'} (on_blocked: ${this.#settings.onBlocked}); the run stays BLOCKED.`;
+        this.log.warning(`Run ${safeForLog(run.run_id)} is BLOCKED: it needs a person. ${waitsFor} ${answer} ${next}`);
+        return decision.keepWaiting
+            ? { kind: 'continue' }
+            : { kind: 'blocked', passes: decision.passes, question };
+    }
+    async #readProgress(signal, deadline) {
+        const conversation = await this.#readOnce(signal, deadline);
+        if (!conversation)
+            return;
+        for (const event of this.#progress.update(conversation)) {
+            this.log.info(this.#deps.safeForLog(describeProgress(event)));
+        }
+    }
+    async #readOnce(signal, deadline) {
+        this.#reads.recordRead(this.#deps.now());
+        const conversation = await this.#deps.readConversation(signal, deadline);
+        if (conversation)
+            this.#lastConversation = conversation;
+        return conversation;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/version.ts
+/** Sent as User-Agent, so the service's operators can tell this action's traffic apart. */
+const USER_AGENT = 'cloud-agent-run-action/1';
+
+;// CONCATENATED MODULE: ./src/service.ts
+
+
+
+/**
+ * The API client as the main and post steps use it: this action's user agent,
+ * and every retry told in the log. The one place either step builds a client.
+ */
+function serviceClient(connection, options = {}) {
+    return new AgentRunsClient({
+        baseUrl: connection.baseUrl,
+        apiKey: connection.apiKey,
+        userAgent: USER_AGENT,
+        ...options,
+        onRetry: (message) => info(message),
+    });
+}
+
+;// CONCATENATED MODULE: ./src/model/set.ts
+
+
+
+/** How many of a set's runs must succeed under `pass_when`. */
+function runsNeeded(rule, taskCount) {
+    switch (rule.kind) {
+        case 'all':
+            return taskCount;
+        case 'any':
+            return 1;
+        case 'at-least':
+            return rule.count;
+    }
+}
+/**
+ * Pure: `met` once enough runs succeeded; `cannot-be-met` as soon as too many
+ * ended otherwise (or will never start) for the rest to make up the number;
+ * else `open`.
+ */
+function passWhenStanding(rule, counts) {
+    const needed = runsNeeded(rule, counts.tasks);
+    if (counts.succeeded >= needed)
+        return 'met';
+    const stillPossible = counts.tasks - counts.notSucceeded;
+    return stillPossible < needed ? 'cannot-be-met' : 'open';
+}
+/** `pass_when` in words, for the log and the summary: "all 20 runs", "at least 3 of 20 runs". */
+function describePassWhen(rule, taskCount) {
+    switch (rule.kind) {
+        case 'all':
+            return `all ${taskCount} runs`;
+        case 'any':
+            return `at least one of ${taskCount} runs`;
+        case 'at-least':
+            return `at least ${rule.count} of ${taskCount} runs`;
+    }
+}
+/** Pure: one task's `outcome` in the `runs` output, from the contract's words. */
+function taskOutcome(task) {
+    if (task.createFailed)
+        return 'error';
+    if (!task.started)
+        return 'not_started';
+    if (task.state && isTerminal(task.state) && task.stoppedBy === undefined) {
+        return outcomeOf({ kind: 'finished', state: task.state });
+    }
+    switch (task.stoppedBy) {
+        case 'timeout':
+            return 'timed_out';
+        case 'over-budget':
+            return 'over_budget';
+        case 'pass-when':
+            return 'cancelled';
+        case 'error':
+            return 'error';
+        case 'signal':
+        case 'post':
+        case undefined:
+            return 'interrupted';
+    }
+}
+/** The credits of every run together; undefined while the service reports none. */
+function sumCredits(tasks) {
+    let sum;
+    for (const task of tasks) {
+        const credits = costOf(task.run?.request_usage).credits;
+        if (credits !== undefined)
+            sum = (sum ?? 0) + credits;
+    }
+    return sum;
+}
+/** The USD cost of every run together; undefined while the service reports none. */
+function sumUsd(tasks) {
+    let sum;
+    for (const task of tasks) {
+        const usd = costOf(task.run?.request_usage).usd;
+        if (usd !== undefined)
+            sum = (sum ?? 0) + usd;
+    }
+    return sum;
+}
+
+;// CONCATENATED MODULE: ./src/report/set.ts
+
+
+
+
+
+
+
+/** The set's `outcome` output: the contract's words for one run, said of the set. */
+function setOutcomeWord(outcome) {
+    switch (outcome.kind) {
+        case 'passed':
+            return 'succeeded';
+        case 'failed':
+            return 'failed';
+        case 'timed-out':
+            return 'timed_out';
+        case 'over-budget':
+            return 'over_budget';
+        case 'interrupted':
+            return 'interrupted';
+    }
+}
+/** Pure: the `runs` output, one object per task in task order, each member present when known. */
+function runsOutput(tasks, answers) {
+    // The answers share what one run's `result` may take, so the output stays within GitHub's limit.
+    const answerBytes = Math.floor(RESULT_OUTPUT_LIMIT_BYTES / Math.max(1, tasks.length));
+    const entries = tasks.map((task) => {
+        const credits = costOf(task.run?.request_usage).credits;
+        const answer = answers.get(task.index);
+        return {
+            task: task.index,
+            ...(task.runId ? { run_id: task.runId } : {}),
+            ...(task.run?.title || task.request.title
+                ? { title: task.run?.title ?? task.request.title }
+                : {}),
+            ...(task.run?.state ? { state: task.run.state } : {}),
+            outcome: taskOutcome(factsOf(task)),
+            ...(task.run?.session_link ? { session_link: task.run.session_link } : {}),
+            ...(answer !== undefined ? { result: capResult(answer, answerBytes).text } : {}),
+            ...(credits !== undefined ? { credits } : {}),
+        };
+    });
+    return JSON.stringify(entries);
+}
+function factsOf(task) {
+    return {
+        started: task.invocation !== undefined,
+        createFailed: task.createError !== undefined,
+        state: task.run?.state,
+        stoppedBy: task.stoppedBy,
+    };
+}
+const set_ICONS = {
+    succeeded: '✅',
+    failed: '❌',
+    error: '❌',
+    cancelled: '⏹️',
+    timed_out: '⏱️',
+    over_budget: '💸',
+    interrupted: '⏹️',
+    not_started: '⏸️',
+};
+/** Pure: the job summary of a set, a headline with its outcome and one table row per task. */
+function renderSetSummary(outcome) {
+    const word = setOutcomeWord(outcome);
+    const succeeded = outcome.tasks.filter((task) => taskOutcome(factsOf(task)) === 'succeeded');
+    const credits = sumCredits(outcome.tasks);
+    const lines = [
+        `## ${set_ICONS[word] ?? ''} Cloud agent tasks: ${word.replace('_', ' ')}`,
+        '',
+        `${succeeded.length} of ${outcome.tasks.length} runs succeeded, in ${formatDuration(outcome.elapsedMs)}${credits !== undefined ? `, ${formatCredits(credits)} credits in all` : ''}. ${inlineText(capitalized(outcome.reason))}.`,
+        '',
+        '| # | Task | Outcome | State | Duration | Credits | Session |',
+        '| --: | --- | --- | --- | --: | --: | --- |',
+        ...outcome.tasks.map(rowOf),
+    ];
+    if (outcome.listFallback) {
+        lines.push('', "The service's plan cannot filter runs by metadata, so each run was read on its own at every poll.");
+    }
+    return `${lines.join('\n')}\n`;
+}
+function rowOf(task) {
+    const word = taskOutcome(factsOf(task));
+    const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? '';
+    const duration = task.startedAt !== undefined && task.endedAt !== undefined
+        ? formatDuration(task.endedAt - task.startedAt)
+        : '';
+    const credits = costOf(task.run?.request_usage).credits;
+    const link = safeHttpUrl(task.run?.session_link);
+    return [
+        '',
+        String(task.index),
+        inlineText(title.length > 80 ? `${title.slice(0, 79)}…` : title),
+        `${set_ICONS[word] ?? ''} ${word.replace('_', ' ')}`,
+        task.run?.state ? inlineText(task.run.state) : '',
+        duration,
+        credits !== undefined ? formatCredits(credits) : '',
+        link ? `[open](${link})` : '',
+        '',
+    ]
+        .join(' | ')
+        .trim();
+}
+function capitalized(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+/** Sets the set's outputs, writes its summary, and fails the step unless the set passed. */
+async function publishSetOutcome(outcome, answers) {
+    const word = setOutcomeWord(outcome);
+    setOutput('outcome', word);
+    setOutput('runs', runsOutput(outcome.tasks, answers));
+    const credits = sumCredits(outcome.tasks);
+    if (credits !== undefined)
+        setOutput('credits', formatNumberOutput(credits));
+    const usd = sumUsd(outcome.tasks);
+    if (usd !== undefined)
+        setOutput('cost_usd', formatNumberOutput(usd));
+    try {
+        await summary.addRaw(renderSetSummary(outcome), true).write();
+    }
+    catch (error) {
+        warning(`Could not write the job summary: ${safeForLog(String(error))}`);
+    }
+    const line = `The set ${word.replace('_', ' ')}: ${safeForLog(outcome.reason)}.`;
+    if (outcome.kind === 'passed')
+        info(line);
+    else
+        setFailed(line);
+}
+
+;// CONCATENATED MODULE: ./src/run/set.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * Many runs from one step: at most `maxParallel` in flight, one list request
+ * per poll for all of them (filtered by the set's own metadata), `pass_when`
+ * watched as runs end, and the runs still in flight cancelled, in parallel, as
+ * soon as the rule can no longer be met, the cap or the timeout is reached, or
+ * the workflow cancels the step.
+ */
+class TaskSetRun {
+    #settings;
+    #deps;
+    #tasks;
+    #creating = new Map();
+    #next = 0;
+    #listFallback = false;
+    #stopped;
+    constructor(settings, deps) {
+        this.#settings = settings;
+        this.#deps = deps;
+        this.#tasks = settings.tasks.map((request, index) => ({ index, request }));
+    }
+    get tasks() {
+        return this.#tasks;
+    }
+    async run() {
+        const { now, log } = this.#deps;
+        const startedAt = now();
+        const deadline = startedAt + this.#settings.timeoutMs;
+        log.info(`Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`);
+        let failuresInARow = 0;
+        let askedDelayMs = 0;
+        while (true) {
+            if (this.#deps.signal.aborted)
+                break;
+            this.#judge();
+            if (this.#stopped)
+                break;
+            await this.#startDue();
+            if (this.#deps.signal.aborted)
+                break;
+            const inFlight = this.#inFlight();
+            if (inFlight.length === 0 && this.#next >= this.#tasks.length)
+                break;
+            if (now() >= deadline) {
+                this.#stopped = {
+                    why: { kind: 'timeout' },
+                    reason: `the timeout input (${formatDuration(this.#settings.timeoutMs)}) ran out`,
+                };
+                break;
+            }
+            const youngest = Math.min(...inFlight.map((task) => now() - (task.startedAt ?? now())));
+            const delay = Math.max(nextPollDelayMs(youngest, this.#settings.pollIntervalMs), askedDelayMs);
+            askedDelayMs = 0;
+            try {
+                await this.#deps.sleep(Math.min(delay, Math.max(0, deadline - now())), this.#deps.signal);
+            }
+            catch {
+                break;
+            }
+            if (this.#deps.signal.aborted)
+                break;
+            try {
+                await this.#poll(inFlight, deadline);
+                failuresInARow = 0;
+            }
+            catch (error) {
+                if (this.#deps.signal.aborted)
+                    break;
+                if (isRefusal(error) && error instanceof ApiStatusError) {
+                    askedDelayMs = retryAfterMs(error.headers, now()) ?? this.#settings.pollIntervalMs;
+                    log.info(`The service refused the poll (${error.status}) and asked to wait ${formatDuration(askedDelayMs)}; polling again then, within the timeout.`);
+                    continue;
+                }
+                if (!isRetryable(error, 'idempotent'))
+                    throw error;
+                failuresInARow += 1;
+                const reason = safeForLog(errorMessage(error));
+                if (failuresInARow >= POLL_FAILURE_BUDGET) {
+                    throw new LostContactError(`Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`, { cause: error });
+                }
+                log.warning(`Poll ${failuresInARow} of ${POLL_FAILURE_BUDGET} allowed in a row failed: ${reason}. Waiting on.`);
+            }
+        }
+        return this.#outcome(now() - startedAt);
+    }
+    /**
+     * Cancels every run still in flight, in parallel, within `deadline`; a create
+     * still out is given a share of the time to answer first, so that its run
+     * is cancelled too. Tasks not yet started never will be.
+     */
+    async cancelInFlight(why, deadline) {
+        const { now } = this.#deps;
+        this.#next = this.#tasks.length;
+        const creating = [...this.#creating.values()];
+        if (creating.length > 0) {
+            const decideBy = now() + (deadline - now()) * SIGNAL_CANCEL.decideShare;
+            await Promise.race([
+                Promise.allSettled(creating),
+                this.#deps.sleep(Math.max(0, decideBy - now())).catch(() => undefined),
+            ]);
+        }
+        await Promise.all(this.#inFlight().map(async (task) => {
+            const runId = task.runId ?? '';
+            task.stoppedBy = why.kind;
+            task.cancel = await cancelRun({ runId, why, deadline }, this.#deps);
+            logCancel(this.#deps.log, runId, task.cancel);
+            if (task.cancel.kind !== 'failed' && task.cancel.kind !== 'blocked') {
+                this.#settle(task);
+            }
+        }));
+        for (const task of this.#tasks) {
+            if (task.invocation === undefined)
+                task.stoppedBy ??= why.kind;
+        }
+    }
+    /** Starts tasks while there is room, unless the set is stopping; creates go out together. */
+    async #startDue() {
+        const starts = [];
+        while (this.#next < this.#tasks.length &&
+            this.#inFlight().length + this.#creating.size + starts.length < this.#settings.maxParallel &&
+            !this.#stopped) {
+            const task = this.#tasks[this.#next];
+            this.#next += 1;
+            if (task)
+                starts.push(this.#start(task));
+        }
+        await Promise.all(starts);
+    }
+    async #start(task) {
+        // Nothing may come between this check and the request: a signal handler runs only at an await.
+        if (this.#deps.signal.aborted)
+            return;
+        const tag = this.#deps.tagFor(task.index);
+        task.invocation = tag.invocation;
+        task.startedAt = this.#deps.now();
+        this.#save();
+        const created = createRunOnce(task.request, tag, this.#deps)
+            .then((answer) => {
+            task.runId = answer.run_id;
+            task.run = { ...answer, title: task.request.title, prompt: task.request.prompt };
+            this.#deps.log.info(`Task ${task.index}${titleOf(task)}: created run ${safeForLog(answer.run_id)}; it is ${safeForLog(answer.state, 200)}.`);
+        })
+            .catch((error) => {
+            task.createError = errorMessage(error);
+            task.endedAt = this.#deps.now();
+            this.#deps.log.warning(`Task ${task.index}${titleOf(task)}: ${safeForLog(task.createError)}`);
+            // A run that may exist stays unsettled: the post step looks for it by its tag.
+            task.runMayExist = error instanceof RunMayExistError;
+        })
+            .finally(() => {
+            this.#creating.delete(task.index);
+            this.#save();
+        });
+        this.#creating.set(task.index, created);
+        await created;
+    }
+    /**
+     * One list request for every run in flight, filtered by the set's metadata;
+     * a run the list does not show yet (the list lags behind the service's
+     * writes) is read on its own. A plan without metadata filtering reads each.
+     */
+    async #poll(inFlight, deadline) {
+        const options = { signal: this.#deps.signal, deadline };
+        const listed = new Map();
+        if (!this.#listFallback) {
+            try {
+                const { runs } = await this.#deps.client.listRuns({ metadata: { ...this.#deps.setMetadata }, limit: 100 }, options);
+                for (const run of runs)
+                    listed.set(run.run_id, run);
+            }
+            catch (error) {
+                if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available') {
+                    throw error;
+                }
+                this.#listFallback = true;
+                this.#deps.log.info("The service's plan cannot filter runs by metadata (feature_not_available); reading each run on its own instead, one request per run per poll.");
+            }
+        }
+        for (const task of inFlight) {
+            const runId = task.runId ?? '';
+            const run = listed.get(runId) ?? (await this.#deps.client.getRun(runId, options));
+            this.#seen(task, run);
+        }
+    }
+    #seen(task, run) {
+        const before = task.run?.state;
+        task.run = run;
+        if (run.state !== before) {
+            const age = formatDuration(this.#deps.now() - (task.startedAt ?? this.#deps.now()));
+            this.#deps.log.info(`Task ${task.index}${titleOf(task)}: run ${safeForLog(run.run_id)} is ${safeForLog(run.state, 200)} (after ${age}).`);
+        }
+        if (isTerminal(run.state)) {
+            task.endedAt = this.#deps.now();
+            this.#settle(task);
+        }
+    }
+    /** After each poll: the credit cap on the sum, and whether `pass_when` can still be met. */
+    #judge() {
+        const { maxCredits, passWhen } = this.#settings;
+        const credits = sumCredits(this.#tasks);
+        if (maxCredits !== undefined && credits !== undefined && credits > maxCredits) {
+            this.#stopped = {
+                why: { kind: 'over-budget' },
+                reason: `the runs used ${formatCredits(credits)} credits together, past max_credits (${formatCredits(maxCredits)})`,
+            };
+        }
+        else if (passWhenStanding(passWhen, this.#counts()) === 'cannot-be-met') {
+            const counts = this.#counts();
+            this.#stopped = {
+                why: { kind: 'pass-when' },
+                reason: `${counts.notSucceeded} of ${this.#tasks.length} runs did not succeed, so ${describePassWhen(passWhen, this.#tasks.length)} can no longer succeed`,
+            };
+        }
+    }
+    #counts() {
+        let succeeded = 0;
+        let notSucceeded = 0;
+        for (const task of this.#tasks) {
+            if (task.createError !== undefined)
+                notSucceeded += 1;
+            else if (task.run && isTerminal(task.run.state)) {
+                if (meaningOf(task.run.state) === 'succeeded')
+                    succeeded += 1;
+                else
+                    notSucceeded += 1;
+            }
+        }
+        return { tasks: this.#tasks.length, succeeded, notSucceeded };
+    }
+    #inFlight() {
+        return this.#tasks.filter((task) => task.runId !== undefined && task.endedAt === undefined && !task.settled);
+    }
+    #settle(task) {
+        task.endedAt ??= this.#deps.now();
+        task.settled = true;
+        this.#save();
+    }
+    #save() {
+        const records = [];
+        for (const task of this.#tasks) {
+            if (task.invocation === undefined)
+                continue;
+            const nothingOwed = task.settled || (task.createError !== undefined && !task.runMayExist);
+            records.push({
+                invocation: task.invocation,
+                ...(task.runId ? { runId: task.runId } : {}),
+                ...(nothingOwed ? { settled: true } : {}),
+            });
+        }
+        this.#deps.state.saveSetRuns(records);
+    }
+    async #outcome(elapsedMs) {
+        const base = { tasks: this.#tasks, elapsedMs, listFallback: this.#listFallback };
+        if (this.#deps.signal.aborted) {
+            return { ...base, kind: 'interrupted', reason: 'the workflow cancelled the step' };
+        }
+        if (this.#stopped) {
+            const { why, reason } = this.#stopped;
+            const stoppable = this.#inFlight();
+            if (stoppable.length > 0 || this.#next < this.#tasks.length) {
+                const names = stoppable.map((task) => `task ${task.index} (run ${task.runId})`);
+                const notStarted = this.#tasks.length - this.#next;
+                this.#deps.log.warning(`Stopping the set: ${reason}. Cancelling ${names.length > 0 ? names.join(', ') : 'no run in flight'}${notStarted > 0 ? `; ${notStarted} task(s) not started will not be` : ''}.`);
+            }
+            await this.cancelInFlight(why, cancelDeadline(why, this.#deps.now()));
+            const kind = why.kind === 'timeout' ? 'timed-out' : why.kind === 'over-budget' ? 'over-budget' : 'failed';
+            return { ...base, kind, reason };
+        }
+        const counts = this.#counts();
+        const rule = describePassWhen(this.#settings.passWhen, this.#tasks.length);
+        const standing = passWhenStanding(this.#settings.passWhen, counts);
+        const tally = `${counts.succeeded} of ${this.#tasks.length} runs succeeded`;
+        return standing === 'met'
+            ? { ...base, kind: 'passed', reason: `${tally}; the step asked for ${rule}` }
+            : { ...base, kind: 'failed', reason: `${tally}; the step asked for ${rule}` };
+    }
+}
+function titleOf(task) {
+    const title = task.request.title;
+    return title ? ` (${safeForLog(title, 200)})` : '';
+}
+
+;// CONCATENATED MODULE: ./src/state.ts
+
+/**
+ * The one place that knows the action's saved state. `core.saveState` appends
+ * to GITHUB_STATE at once, and the runner reads that file even after a hard
+ * kill, so whatever is saved here reaches the post step as STATE_<name>.
+ */
+const KEYS = {
+    runId: 'run_id',
+    invocation: 'invocation',
+    commentId: 'comment_id',
+    statusSha: 'status_sha',
+    settled: 'run_settled',
+    awaitingNewPass: 'awaiting_new_pass',
+    setRuns: 'set_runs',
+};
+const runnerState = {
+    saveCommentId: (commentId) => saveState(KEYS.commentId, String(commentId)),
+    saveStatusSha: (sha) => saveState(KEYS.statusSha, sha),
+    saveInvocation: (invocation) => saveState(KEYS.invocation, invocation),
+    saveRunId: (runId) => saveState(KEYS.runId, runId),
+    saveAwaitingNewPass: (awaiting) => saveState(KEYS.awaitingNewPass, String(awaiting)),
+    markSettled: () => saveState(KEYS.settled, 'true'),
+    saveSetRuns: (records) => saveState(KEYS.setRuns, JSON.stringify(records)),
+};
+function readSavedRun() {
+    return {
+        runId: getState(KEYS.runId) || undefined,
+        invocation: getState(KEYS.invocation) || undefined,
+        commentId: Number(getState(KEYS.commentId)) || undefined,
+        statusSha: getState(KEYS.statusSha) || undefined,
+        settled: getState(KEYS.settled) === 'true',
+        awaitingNewPass: getState(KEYS.awaitingNewPass) === 'true',
+        setRuns: readSetRuns(getState(KEYS.setRuns)),
+    };
+}
+function readSetRuns(saved) {
+    let records;
+    try {
+        records = saved ? JSON.parse(saved) : [];
+    }
+    catch {
+        return [];
+    }
+    if (!Array.isArray(records))
+        return [];
+    return records.flatMap((record) => {
+        if (typeof record !== 'object' || record === null)
+            return [];
+        const { invocation, runId, settled } = record;
+        if (typeof invocation !== 'string')
+            return [];
+        return [
+            {
+                invocation,
+                ...(typeof runId === 'string' ? { runId } : {}),
+                ...(settled === true ? { settled } : {}),
+            },
+        ];
+    });
+}
+
+;// CONCATENATED MODULE: ./src/tasks.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * The main step with `tasks`: prepare (the set and its tags), execute (start,
+ * wait and cancel, as one set), finish (the answers, one table, the outputs).
+ */
+async function runTaskSet(settings) {
+    const client = serviceClient(settings);
+    const interruption = new AbortController();
+    const set = prepareSet(settings, client, interruption.signal);
+    const outcome = await executeSet(set, interruption);
+    await finishSet(outcome, client, interruption.signal);
+}
+function prepareSet(settings, client, signal) {
+    const stepTag = tagFromEnvironment(process.env);
+    return new TaskSetRun({
+        tasks: settings.tasks,
+        maxParallel: settings.maxParallel,
+        passWhen: settings.passWhen,
+        timeoutMs: settings.timeoutMs,
+        pollIntervalMs: settings.pollIntervalMs,
+        maxCredits: settings.agentWork.maxCredits,
+    }, {
+        client,
+        now: Date.now,
+        sleep: abortableSleep,
+        signal,
+        log: core_namespaceObject,
+        state: runnerState,
+        setMetadata: { [SET_KEY]: stepTag.invocation },
+        tagFor: (index) => taskTag(stepTag, index),
+    });
+}
+/**
+ * Runs the set. On SIGINT or SIGTERM every run in flight gets its cancel at
+ * once, in parallel, within the runner's grace; on an error, briefly, as after
+ * a timeout (a cancel that fails leaves the run to the post step).
+ */
+async function executeSet(set, interruption) {
+    let cancelling;
+    const stopListening = onTerminationSignal((signal) => {
+        if (cancelling)
+            return info(`Received ${signal} again; still cancelling.`);
+        info(`Received ${signal}: the workflow is cancelling this step.`);
+        interruption.abort();
+        const deadline = cancelDeadline({ kind: 'signal', signal }, Date.now());
+        // Should anything keep the process alive past the budget, end it before the runner's kill.
+        setTimeout(() => process.exit(1), deadline - Date.now() + SIGNAL_CANCEL.exitMarginMs).unref();
+        cancelling = set.cancelInFlight({ kind: 'signal', signal }, deadline);
+    });
+    try {
+        const outcome = await set.run();
+        await cancelling;
+        return outcome;
+    }
+    catch (error) {
+        if (!cancelling) {
+            await set.cancelInFlight({ kind: 'error' }, cancelDeadline({ kind: 'error' }, Date.now()));
+        }
+        await cancelling;
+        throw error;
+    }
+    finally {
+        stopListening();
+    }
+}
+/** Reads each ended run's answer (one request per task, together), then reports the set. */
+async function finishSet(outcome, client, signal) {
+    const answers = new Map();
+    if (outcome.kind !== 'interrupted') {
+        const sources = agentWorkSources(client);
+        const bounded = AbortSignal.any([signal, AbortSignal.timeout(AGENT_WORK_DEADLINE_MS)]);
+        const quiet = { info: debug, warning: warning, debug: debug };
+        await Promise.all(outcome.tasks.map(async (task) => {
+            if (!task.runId || !task.run)
+                return;
+            const conversation = await readConversation(task.runId, sources, quiet, bounded);
+            const answer = conversation ? finalAnswer(conversation) : undefined;
+            if (answer !== undefined)
+                answers.set(task.index, answer);
+        }));
+    }
+    await publishSetOutcome(outcome, answers);
+}
+
+;// CONCATENATED MODULE: ./src/main.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish. */
+async function run() {
+    const tracker = new RunTracker(runnerState, (runId) => setOutput('run_id', runId));
+    const interruption = new Interruption(tracker);
+    try {
+        const cleanup = readCancelOnly();
+        if (cleanup)
+            return await cancelOnlyStep(cleanup);
+        const taskSet = await readTaskSettings();
+        if (taskSet)
+            return await runTaskSet(taskSet);
+        const settings = readSettings();
+        // A schema that is not one is an input error too: compiled before any request.
+        const output = await prepareOutput(settings.output);
+        const client = serviceClient(settings);
+        interruption.listen(client);
+        const step = await prepare(settings, output, client, tracker);
+        if (!step)
+            return;
+        const executed = await execute(step, interruption);
+        await finish(step, executed, interruption);
+    }
+    catch (error) {
+        await publishError(error, { runId: tracker.runId });
+    }
+    finally {
+        interruption.stopListening();
+    }
+}
+/** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
+async function prepare(settings, output, client, tracker) {
+    const { github } = settings;
+    const continuing = settings.target.kind === 'continue';
+    // A refused comment starts nothing, and the step passes: the log says why.
+    if (continuing && !(await mayTalkToAgent(github, core_namespaceObject)))
+        return undefined;
+    const conversation = github.comment || continuing
+        ? await openConversation(github, core_namespaceObject, {
+            onCommentCreated: (commentId) => runnerState.saveCommentId(commentId),
+            mode: continuing ? 'reply' : 'keyed',
+            name: settings.target.kind === 'existing' ? undefined : settings.target.request.config?.name,
+        })
+        : undefined;
+    const asked = output ? withInstruction(settings.target, output.instruction) : settings.target;
+    const target = await resolveTarget(asked, conversation, core_namespaceObject);
+    const commit = await resolveWorkCommit(github, core_namespaceObject);
+    const status = await openCommitStatus(github, commit, core_namespaceObject);
+    if (status && commit)
+        runnerState.saveStatusSha(commit.sha);
+    const sources = agentWorkSources(client);
+    return {
+        settings,
+        target,
+        client,
+        tracker,
+        continuing,
+        comment: github.comment ? conversation : undefined,
+        commit,
+        status,
+        workflowRun: workflowRunUrl(process.env),
+        sources,
+        watcher: watcherFor(settings, tracker, sources),
+        output,
+        waitsEndBy: Date.now() + settings.timeoutMs + PAST_TIMEOUT_MS,
+    };
+}
+/** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
+async function execute(step, interruption) {
+    const { client, tracker, comment, status, workflowRun } = step;
+    const stepDeps = {
+        client,
+        tracker,
+        now: Date.now,
+        sleep: abortableSleep,
+        signal: interruption.signal,
+        log: step.watcher.log,
+        watch: step.watcher,
+        tag: tagFromEnvironment(process.env, undefined, step.commit?.sha),
+        onRunSeen: (run) => {
+            // The end is shown once the step knows its outcome (timed out, superseded, …), below.
+            if (isTerminal(run.state))
+                return;
+            comment?.show(run);
+            status?.show(pendingStatus(run, workflowRun));
+        },
+    };
+    const startedAt = Date.now();
+    let outcome;
+    let checked;
+    try {
+        outcome = await executeStep({ ...step.settings, target: step.target }, stepDeps);
+        if (step.output) {
+            checked = await awaitValidOutput(outcome, outputCheckDeps(step, startedAt, stepDeps));
+            outcome = checked.outcome;
+        }
+    }
+    catch (error) {
+        if (!interruption.cancelling) {
+            await cancelAfterError(client, tracker);
+            throw error;
+        }
+        // The cancel is the signal handler's; what went wrong meanwhile is still worth telling.
+        if (error instanceof RunMayExistError)
+            warning(error.message);
+        outcome = { kind: 'interrupted', run: undefined };
+    }
+    const interrupted = await interruption.outcome(outcome.run);
+    if (interrupted)
+        return { outcome: interrupted };
+    if (outcome.kind !== 'finished')
+        return { outcome, checked };
+    const newer = await findSupersedingRun(client, outcome.run, {
+        signal: interruption.signal,
+        sleep: abortableSleep,
+        now: Date.now,
+    });
+    return newer
+        ? { outcome: { ...outcome, supersededBy: newer.run_id }, newer, checked }
+        : { outcome, checked };
+}
+/** Shows the outcome on every surface: the commit status, the comment, outputs and summary. */
+async function finish(step, { outcome, newer, checked }, interruption) {
+    const { settings, comment, status, commit, workflowRun } = step;
+    // A newer run on the same commit owns the status now: writing ours could cover its pending.
+    if (!(newer && newer.metadata?.gh_head_sha === commit?.sha)) {
+        status?.show(finalStatus(outcome, workflowRun));
+    }
+    const commentOutcome = commentOutcomeOf(outcome, step.continuing);
+    // The end at once; the answer and the notes follow once read (one more write, the last).
+    if (outcome.run)
+        comment?.show(outcome.run, { outcome: commentOutcome });
+    // The head is read while the agent's work is: one waits on GitHub, the other on the service.
+    const headMoved = outcome.run && comment && !interruption.cancelling
+        ? headMovedNote(settings.github, commit, core_namespaceObject)
+        : undefined;
+    const work = await gatherAgentWork(outcome, settings, step.sources, outcome.kind === 'blocked' ? step.watcher.lastConversation : checked?.conversation, interruption.signal, step.waitsEndBy);
+    if (outcome.run && comment) {
+        const moved = await headMoved;
+        comment.show(outcome.run, {
+            notes: moved ? [moved] : [],
+            answer: work.answer,
+            outcome: commentOutcome,
+        });
+    }
+    await Promise.all([comment?.settled(), status?.settled()]);
+    await publishOutcome(outcome, {
+        ...work,
+        continueRun: step.continuing,
+        structuredOutput: checked?.document,
+    });
+}
+/**
+ * The workflow cancelling the step: SIGINT or SIGTERM. The first signal aborts
+ * the wait and sends the cancel at once, within what the runner leaves before
+ * it kills the step; the step then reports itself interrupted.
+ */
+class Interruption {
+    #controller = new AbortController();
+    #tracker;
+    #client;
+    #cancelling;
+    #stopListening = () => undefined;
+    constructor(tracker) {
+        this.#tracker = tracker;
+    }
+    /** Aborts when the workflow cancels the step. */
+    get signal() {
+        return this.#controller.signal;
+    }
+    get cancelling() {
+        return this.#cancelling !== undefined;
+    }
+    listen(client) {
+        this.#client = client;
+        this.#stopListening = onTerminationSignal((signal) => {
+            if (this.#cancelling) {
+                info(`Received ${signal} again; still cancelling.`);
+                return;
+            }
+            this.#controller.abort();
+            this.#cancelling = cancelOnSignal(signal, client, this.#tracker);
+        });
+    }
+    stopListening() {
+        this.#stopListening();
+    }
+    /** The step's outcome once the signal's cancel is answered; undefined without a signal. */
+    async outcome(lastSeen) {
+        if (!this.#cancelling || !this.#client)
+            return undefined;
+        const { signal, cancel } = await this.#cancelling;
+        const run = await rereadAfterCancel(this.#client, cancel, lastSeen);
+        return { kind: 'interrupted', run, signal, cancel };
+    }
+}
+/** Sends the cancel request at once, within what the runner leaves before it kills the step. */
+async function cancelOnSignal(signal, client, tracker) {
+    const why = { kind: 'signal', signal };
+    const deadline = cancelDeadline(why, Date.now());
+    // Should anything keep the process alive past the budget, end it before the runner's kill.
+    setTimeout(() => process.exit(1), deadline - Date.now() + SIGNAL_CANCEL.exitMarginMs).unref();
+    info(`Received ${signal}: the workflow is cancelling this step.`);
+    // A create (or its lookup) or a follow-up in flight may yet start or restart a run: let it
+    // answer, keeping time for the cancel.
+    const runId = await tracker.whenDecided((deadline - Date.now()) * SIGNAL_CANCEL.decideShare);
+    if (!runId || !tracker.needsCancel) {
+        if (tracker.mayHaveUnseenRun) {
+            info('The create request has not been answered; the post step will look for its run.');
+        }
+        return { signal, cancel: undefined };
+    }
+    const cancel = await cancelOwnRun(tracker, runId, why, cancelDeps(client), deadline);
+    if (cancel.kind === 'blocked')
+        logCancel(core_namespaceObject, runId, cancel);
+    return { signal, cancel };
+}
+/**
+ * A run must not outlive a step that gave up on it. A step that failed before
+ * it knew of a run made none, unless a create's answer was lost and its run
+ * not found: then the state keeps the create's tag for the post step.
+ */
+async function cancelAfterError(client, tracker) {
+    const runId = tracker.runId;
+    // A create whose run was neither seen nor ruled out leaves its tag for the post step.
+    if (!runId)
+        return tracker.mayHaveUnseenRun ? undefined : tracker.settle();
+    if (!tracker.needsCancel)
+        return;
+    // Briefly, as after a timeout: a cancel that fails leaves the run to the post step.
+    logCancel(core_namespaceObject, runId, await cancelOwnRun(tracker, runId, { kind: 'error' }, cancelDeps(client)));
+}
+function cancelDeps(client) {
+    return { client, now: Date.now, sleep: abortableSleep, log: core_namespaceObject };
+}
+/** `cancel_only`: cancels the active runs with the name, and starts nothing. */
+async function cancelOnlyStep(cleanup) {
+    const client = serviceClient(cleanup);
+    const cancelled = await cancelPreviousRuns(client, cleanup.name, core_namespaceObject);
+    info(`cancel_only: cancelled ${cancelled} active run(s) named ${cleanup.name}.`);
+}
+/** What the step watches while it waits: the link, the cap, BLOCKED, progress, signs of life. */
+function watcherFor(settings, tracker, sources) {
+    // Progress reads find no conversation early in a run: that is not worth a line each time.
+    const quiet = { info: debug, warning: debug, debug: debug };
+    return new RunWatcher({
+        maxCredits: settings.agentWork.maxCredits,
+        showProgress: settings.agentWork.showProgress,
+        onBlocked: settings.agentWork.onBlocked,
+        continueRun: settings.target.kind === 'continue',
+    }, {
+        now: Date.now,
+        log: core_namespaceObject,
+        safeForLog: safeForLog,
+        readConversation: async (signal, deadline) => tracker.runId
+            ? readConversation(tracker.runId, sources, quiet, signal, deadline)
+            : undefined,
+        onSessionLink: (link) => setOutput('session_link', link),
+    });
+}
+/** What the check of the agent's result needs: its reads, and the step's own follow-up path. */
+function outputCheckDeps(step, startedAt, stepDeps) {
+    const { settings, sources } = step;
+    const signal = () => withinWaits(stepDeps.signal, step.waitsEndBy);
+    return {
+        schema: step.output.schema,
+        retries: settings.output.retries,
+        deadline: startedAt + settings.timeoutMs,
+        now: Date.now,
+        log: core_namespaceObject,
+        readConversation: (runId) => readConversation(runId, sources, core_namespaceObject, signal()),
+        readFile: async (artifact) => Buffer.from(await sources.fetchFile(artifact, signal())).toString('utf8'),
+        followUp: (runId, message, timeoutMs) => executeStep({ ...settings, timeoutMs, target: { kind: 'existing', runId, followup: message } }, stepDeps),
+    };
+}
+/**
+ * The agent's answer and files, once the run has ended, been cancelled by the
+ * step, or been handed to a person at BLOCKED. Nothing here changes the outcome.
+ */
+async function gatherAgentWork(outcome, settings, sources, 
+/** A conversation already read (at BLOCKED, or to check the result), to save a request. */
+conversation, signal, endBy) {
+    const ended = outcome.kind === 'finished' ||
+        outcome.kind === 'blocked' ||
+        outcome.kind === 'timed-out' ||
+        outcome.kind === 'over-budget';
+    if (!ended)
+        return {};
+    return collectAgentWork(outcome.run, {
+        downloadPatterns: settings.agentWork.downloadPatterns,
+        artifactsDir: settings.agentWork.artifactsDir,
+        runnerTemp: process.env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
+        workspace: process.env.GITHUB_WORKSPACE || process.cwd(),
+        conversation,
+    }, sources, { info: info, warning: warning, debug: debug, safeForLog: safeForLog }, withinWaits(signal, endBy));
+}
+/** `signal`, also aborted at `endBy` (PAST_TIMEOUT_MS past the timeout), and never after AGENT_WORK_DEADLINE_MS. */
+function withinWaits(signal, endBy) {
+    const leftMs = Math.max(0, Math.min(AGENT_WORK_DEADLINE_MS, endBy - Date.now()));
+    return AbortSignal.any([signal, AbortSignal.timeout(leftMs)]);
+}
+
+;// CONCATENATED MODULE: ./src/post.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * The post step: the cleanup path that works when no signal reached the main
+ * step (a hard kill, a container job, a step under `if: always()`). It cancels
+ * a run the main step left unfinished, and does nothing otherwise. It reuses
+ * the main step's pieces: the search for a create's run, and the cancel.
+ */
+async function post_run() {
+    try {
+        const saved = readSavedRun();
+        if (saved.setRuns.length > 0)
+            return await cancelSetRuns(saved.setRuns);
+        if (!leftUnfinished(saved))
+            return;
+        const settings = readPostSettings();
+        const client = postClient(settings);
+        const runId = saved.runId ?? (await findUnansweredRun(client, saved.invocation ?? ''));
+        if (!runId)
+            return;
+        info(`The main step left run ${runId} unfinished; cancelling it.`);
+        const why = { kind: 'post' };
+        const report = await cancelRun({
+            runId,
+            why,
+            deadline: cancelDeadline(why, Date.now()),
+            mayRestart: () => saved.awaitingNewPass,
+        }, { client, now: Date.now, sleep: abortableSleep, log: core_namespaceObject });
+        if (report.kind === 'failed')
+            setFailed(describeCancel(runId, report));
+        else
+            logCancel(core_namespaceObject, runId, report);
+        if (saved.commentId && settings.github.comment) {
+            await finishComment(client, runId, saved.commentId, settings.github, STOPPED[report.kind]);
+        }
+        if (saved.statusSha && settings.github.commitStatus) {
+            await finishStatus(saved.statusSha, report, settings.github);
+        }
+    }
+    catch (error) {
+        await publishError(error);
+    }
+}
+/** A run still being prepared answers 409 for a while; there is time to wait it out here. */
+function postClient(settings) {
+    return serviceClient(settings, { maxRetries: 5 });
+}
+/**
+ * With `tasks`: cancels, in parallel, every run of the set the main step left
+ * unfinished, and looks (by its tag) for the run of every create it never
+ * heard back from. Fails the step when a cancel failed.
+ */
+async function cancelSetRuns(records) {
+    const left = records.filter((record) => !record.settled);
+    if (left.length === 0) {
+        info('Every run of the set ended or was cancelled in the main step; nothing to clean up.');
+        return;
+    }
+    const client = postClient(readPostSettings());
+    const deps = { client, now: Date.now, sleep: abortableSleep, log: core_namespaceObject };
+    const why = { kind: 'post' };
+    await Promise.all(left.map(async (record) => {
+        const runId = record.runId ?? (await findUnansweredRun(client, record.invocation));
+        if (!runId)
+            return;
+        info(`The main step left run ${runId} of the set unfinished; cancelling it.`);
+        const report = await cancelRun({ runId, why, deadline: cancelDeadline(why, Date.now()) }, deps);
+        if (report.kind === 'failed')
+            setFailed(describeCancel(runId, report));
+        else
+            logCancel(core_namespaceObject, runId, report);
+    }));
+}
+/** Whether the main step left a run (or a create's run) that may still need cancelling. */
+function leftUnfinished(saved) {
+    if (saved.settled) {
+        info(saved.runId
+            ? `Run ${saved.runId} ended or was handed off in the main step; nothing to clean up.`
+            : 'The main step created no run; nothing to clean up.');
+        return false;
+    }
+    if (!saved.runId && !saved.invocation) {
+        info('The main step created no run; nothing to clean up.');
+        return false;
+    }
+    return true;
+}
+/**
+ * The run a create request made when the main step never learned of it: the
+ * main step stopped before the answer came, or the answer was lost and the run
+ * was not found yet. Looks patiently (the service's list can lag behind its
+ * writes by seconds, and a cancelled job leaves the post step minutes before
+ * the runner's force-kill), by the request's unique tag, until a deadline.
+ */
+async function findUnansweredRun(client, invocation) {
+    info(`The main step did not learn which run its create request made; looking for a run tagged ${INVOCATION_KEY}=${invocation}.`);
+    const search = await searchForCreatedRun(invocation, {
+        client,
+        now: Date.now,
+        sleep: abortableSleep,
+        log: core_namespaceObject,
+        pausesMs: steadyPauses(CREATE_LOOKUP.postPauseMs),
+        deadline: Date.now() + CREATE_LOOKUP.postDeadlineMs,
+    });
+    switch (search.kind) {
+        case 'found':
+            return search.run.run_id;
+        case 'ambiguous':
+            warning(`Runs ${search.runIds.join(', ')} all carry ${INVOCATION_KEY}=${invocation}; none is cancelled. Check them by hand.`);
+            return undefined;
+        case 'none':
+            warning(`No run tagged ${INVOCATION_KEY}=${invocation} was found within ${CREATE_LOOKUP.postDeadlineMs / 1000}s (${search.lastProblem}). ` +
+                'The create request may still have made one: search the runs for that metadata, and cancel it if it is there.');
+            return undefined;
+    }
+}
+/** The main step's comment still shows the run in progress; show where it ended. */
+async function finishComment(client, runId, commentId, github, stopped) {
+    let run;
+    try {
+        run = await client.getRun(runId, { maxRetries: 0 });
+    }
+    catch {
+        return; // Without the run's state, the comment is better left as it is than guessed at.
+    }
+    const conversation = await openConversation(github, core_namespaceObject, {
+        commentId,
+        name: run.agent_config?.name,
+    });
+    if (!conversation)
+        return;
+    conversation.show(run, { notes: [`${stopped}.`] });
+    await conversation.settled();
+}
+const STOPPED = {
+    cancelled: 'The step stopped before the run ended; the run was cancelled',
+    'already-finished': 'The step stopped before it could report the run, which has ended',
+    blocked: 'The step stopped while the run waits for a person; a BLOCKED run cannot be cancelled',
+    refused: 'The step stopped before the run ended; the service refused the cancel',
+    'not-cancellable': 'The step stopped before the run ended; the run cannot be cancelled',
+    failed: 'The step stopped before the run ended, and cancelling the run failed',
+};
+/** The main step's commit status still says pending; say that the step stopped. */
+async function finishStatus(sha, report, github) {
+    const [owner = '', repo = ''] = (process.env.GITHUB_REPOSITORY ?? '').split('/');
+    const octokit = await loadOctokit(github.token, process.env);
+    const status = new CommitStatusReporter(octokit, { owner, repo, sha, context: statusContext(github.key) }, core_namespaceObject);
+    status.show({
+        state: 'error',
+        description: STOPPED[report.kind],
+    });
+    await status.settled();
+}
+
+;// CONCATENATED MODULE: ./src/index.ts
+/**
+ * The bundle: both steps' run(), with no side effect on import. The runner
+ * starts the step through dist/main.js or dist/post.js, two tiny entries that
+ * scripts/build.ts writes next to it, so the post step knows what it is
+ * without any saved state (a job cancelled in its first milliseconds saves
+ * none, yet still runs the post step). One bundle serves both because the
+ * @actions packages dominate its size, and two bundles would carry them twice.
+ */
+
+
+
+var __webpack_exports__runMain = __webpack_exports__.V;
+var __webpack_exports__runPost = __webpack_exports__.a;
+export { __webpack_exports__runMain as runMain, __webpack_exports__runPost as runPost };
+
+//# sourceMappingURL=index.js.map
