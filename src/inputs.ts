@@ -630,7 +630,8 @@ export function readCancelOnly(
 function readConnection(source: InputSource = runnerInputs()): Connection {
   const apiKey = source.get('api_key')
   if (apiKey) source.mask(apiKey)
-  if (!apiKey) throw new InputError('api_key', `is required but empty.${forkHint(source.env)}`)
+  if (!apiKey)
+    throw new InputError('api_key', `is required but empty.${missingKeyHint(source.env)}`)
   // A line break or space would split the Authorization header; say so without showing the key.
   if (/[\s\p{Cc}]/u.test(apiKey)) {
     throw new InputError('api_key', 'contains whitespace or control characters; check the secret.')
@@ -885,6 +886,16 @@ function dropEmpty<T extends object>(record: T): T {
  * Fork pull requests get no secrets, which is the usual reason for an empty key.
  * Not `pull_request_target`: it runs in the base repository and does get them.
  */
+/** What to do about a missing key: a fork gets no secrets; otherwise, where keys come from. */
+function missingKeyHint(env: NodeJS.ProcessEnv): string {
+  return (
+    forkHint(env) ||
+    ' Make a key in the Warp app (Settings > Cloud platform > Oz Cloud API Keys), add it as a' +
+      ' repository secret (Settings > Secrets and variables > Actions), and pass it:' +
+      ' api_key: ${{ secrets.WARP_API_KEY }}.'
+  )
+}
+
 function forkHint(env: NodeJS.ProcessEnv): string {
   const event = env.GITHUB_EVENT_NAME ?? ''
   if (!event.startsWith('pull_request') || event === 'pull_request_target') return ''

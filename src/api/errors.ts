@@ -37,7 +37,12 @@ export class ApiConnectionError extends AgentApiError {
   constructor(request: RequestLabel, cause: unknown, requestSent: boolean) {
     const code = errorCode(cause)
     const reason = errorMessage(cause)
-    super(`${describe(request)} failed: cannot reach the service (${reason})`, request, { cause })
+    super(
+      `${describe(request)} failed: cannot reach the service (${reason}). Check base_url, and on ` +
+        'a self-hosted runner its proxy (HTTPS_PROXY, NO_PROXY) and firewall.',
+      request,
+      { cause },
+    )
     this.requestSent = requestSent
     this.code = code
   }

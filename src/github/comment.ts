@@ -283,7 +283,8 @@ function bodyOf(run: RunItem, words: PlainWords, context: CommentContext): strin
   const reason = words.showsReason ? statusMessageOf(run) : undefined
   if (reason) parts.push(quote(inlineText(clip(reason, 2_000))))
   let answer = context.answer?.trim() ? context.answer : undefined
-  if (meaningOf(run.state) === 'blocked' && context.outcome?.ending.kind !== 'timed-out') {
+  // Also after a timeout: the run is still BLOCKED (it cannot be cancelled), and still asks.
+  if (meaningOf(run.state) === 'blocked') {
     const question = context.outcome?.question ?? blockedQuestion(run.status_message, undefined)
     // The agent's last message is often its question: shown once, as what the run waits for.
     if (question?.trim() === answer?.trim()) answer = undefined

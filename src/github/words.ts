@@ -1,4 +1,5 @@
 import type { RunItem } from '../api/types.ts'
+import type { CancelReport } from '../model/cancel.ts'
 import type { Ending } from '../model/outcome.ts'
 import { meaningOf } from '../model/states.ts'
 import { formatDuration } from '../text/format.ts'
@@ -21,6 +22,8 @@ export interface PlainWords {
 
 const STATE = /^[A-Z_]{1,40}$/
 
+const BLOCKED_LABEL = 'Blocked: waiting for a person'
+
 /**
  * The words for the run as last seen: from its state alone while the step
  * waits (and in the post step), from the step's ending once it has one.
@@ -42,15 +45,16 @@ export function wordsFor(run: RunItem, ending?: Ending): PlainWords {
       return {
         icon: '⏱️',
         label: `Timed out after ${formatDuration(ending.timeoutMs)}`,
-        detail: `The run was still${state} when the \`timeout\` input (${formatDuration(ending.timeoutMs)}) ran out, so the action cancelled it.`,
+        detail: `The run was still${state} when the \`timeout\` input (${formatDuration(ending.timeoutMs)}) ran out.${afterCancel(ending.cancel)}`,
         showsReason: false,
       }
     }
     case 'interrupted':
       return {
         icon: '⛔',
-        label: 'Cancelled because the workflow was cancelled',
-        detail: 'The workflow cancelled this step, and the action cancelled the run with it.',
+        label: 'Interrupted: the workflow was cancelled',
+        detail:
+          'The workflow was cancelled, which interrupted this step; the action cancels the run with it.',
         showsReason: false,
       }
     case 'superseded':
@@ -65,7 +69,7 @@ export function wordsFor(run: RunItem, ending?: Ending): PlainWords {
       return {
         icon: '💸',
         label: `Over budget: ${ending.credits}, over the cap of ${ending.maxCredits}`,
-        detail: `The run used ${ending.credits}, more than the \`max_credits\` cap of ${ending.maxCredits}, so the action cancelled it.`,
+        detail: `The run used ${ending.credits}, more than the \`max_credits\` cap of ${ending.maxCredits}.${afterCancel(ending.cancel)}`,
         showsReason: false,
       }
     case 'invalid-output':
@@ -78,7 +82,23 @@ export function wordsFor(run: RunItem, ending?: Ending): PlainWords {
       }
     case 'blocked':
       // What it waits for and how to answer follow; on_blocked is the job summary's to explain.
-      return { icon: '✋', label: 'Waiting for a person', showsReason: false }
+      return { icon: '✋', label: BLOCKED_LABEL, showsReason: false }
+  }
+}
+
+/** What became of the run after the step gave up on it: said only as it happened. */
+function afterCancel(cancel: CancelReport['kind']): string {
+  switch (cancel) {
+    case 'cancelled':
+      return ' The action cancelled it.'
+    case 'already-finished':
+      return ' It had finished meanwhile.'
+    case 'blocked':
+      return ' It waits for a person (BLOCKED), and a run cannot be cancelled while it waits: it stays BLOCKED until someone answers.'
+    case 'refused':
+    case 'not-cancellable':
+    case 'failed':
+      return ' The action could not cancel it: check it in the session.'
   }
 }
 
@@ -97,7 +117,7 @@ function wordsForState(state: string, ended: boolean): PlainWords {
     case 'FAILED':
       return { icon: '❌', label: 'Failed', showsReason: true }
     case 'ERROR':
-      return { icon: '❌', label: "Failed on the service's side", showsReason: true }
+      return { icon: '❌', label: "Error on the service's side", showsReason: true }
     case 'CANCELLED':
       // Only the step's ending knows who cancelled it; the post step's cancel is its own.
       return ended
@@ -111,7 +131,7 @@ function wordsForState(state: string, ended: boolean): PlainWords {
   }
   switch (meaningOf(state)) {
     case 'blocked':
-      return { icon: '✋', label: 'Waiting for a person', showsReason: false }
+      return { icon: '✋', label: BLOCKED_LABEL, showsReason: false }
     case 'failed':
       return { icon: '❌', label: 'Did not succeed', showsReason: true }
     case 'succeeded':

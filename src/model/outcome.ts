@@ -1,4 +1,5 @@
 import { formatCredits, formatDuration } from '../text/format.ts'
+import type { CancelReport } from './cancel.ts'
 import type { StepOutcome } from './step.ts'
 
 /** The `outcome` output: why the step ended, in one word (the contract's list, v1.1). */
@@ -22,10 +23,21 @@ export type Outcome = (typeof OUTCOMES)[number]
 export type Ending =
   | { readonly kind: 'started' }
   | { readonly kind: 'finished'; readonly state: string }
-  | { readonly kind: 'timed-out'; readonly timeoutMs: number; readonly stateAtTimeout: string }
+  | {
+      readonly kind: 'timed-out'
+      readonly timeoutMs: number
+      readonly stateAtTimeout: string
+      /** How the cancel that followed went: only a cancel that landed may be claimed. */
+      readonly cancel: CancelReport['kind']
+    }
   | { readonly kind: 'interrupted' }
   | { readonly kind: 'blocked'; readonly onBlocked: 'fail' | 'pass' }
-  | { readonly kind: 'over-budget'; readonly credits: string; readonly maxCredits: string }
+  | {
+      readonly kind: 'over-budget'
+      readonly credits: string
+      readonly maxCredits: string
+      readonly cancel: CancelReport['kind']
+    }
   | { readonly kind: 'superseded'; readonly newerRunId: string | undefined }
   | {
       readonly kind: 'invalid-output'
@@ -46,7 +58,9 @@ export function endingOf(outcome: StepOutcome): Ending {
       return {
         kind: 'timed-out',
         timeoutMs: outcome.timeoutMs,
-        stateAtTimeout: outcome.stateAtTimeout,
+        // A run seen BLOCKED only by the cancel's refusal was BLOCKED when time ran out.
+        stateAtTimeout: outcome.cancel.kind === 'blocked' ? 'BLOCKED' : outcome.stateAtTimeout,
+        cancel: outcome.cancel.kind,
       }
     case 'interrupted':
       return { kind: 'interrupted' }
@@ -55,6 +69,7 @@ export function endingOf(outcome: StepOutcome): Ending {
         kind: 'over-budget',
         credits: formatCredits(outcome.cost.credits ?? 0),
         maxCredits: formatCredits(outcome.maxCredits),
+        cancel: outcome.cancel.kind,
       }
     case 'blocked':
       return { kind: 'blocked', onBlocked: outcome.passes ? 'pass' : 'fail' }
@@ -115,7 +130,10 @@ export function passes(outcome: Outcome, ending: Ending): boolean {
   }
 }
 
-/** Why the run ended, in plain words, for the summary's headline area and the log. */
+/**
+ * Why the run ended, in plain words, for the summary's headline area and the log. It never
+ * says whether a cancel landed: the cancel's own report (describeCancel) follows, once.
+ */
 export function whyItEnded(ending: Ending, statusMessage?: string): string {
   const because = statusMessage ? `: ${statusMessage}` : '.'
   switch (ending.kind) {
@@ -135,15 +153,15 @@ export function whyItEnded(ending: Ending, statusMessage?: string): string {
           return `The run ended ${ending.state}${because}`
       }
     case 'timed-out':
-      return `The run was still ${ending.stateAtTimeout} when the timeout input (${formatDuration(ending.timeoutMs)}) ran out, so the action cancelled it.`
+      return `The run was still ${ending.stateAtTimeout} when the timeout input (${formatDuration(ending.timeoutMs)}) ran out.`
     case 'interrupted':
-      return 'The workflow was cancelled, so the action cancelled the run.'
+      return 'The workflow was cancelled, which interrupted this step.'
     case 'blocked':
       return ending.onBlocked === 'pass'
         ? 'The run waits for a person (BLOCKED); with on_blocked: pass the step hands it over and passes.'
         : 'The run waits for a person (BLOCKED); with on_blocked: fail the step hands it over and fails.'
     case 'over-budget':
-      return `The run used ${ending.credits}, more than the max_credits cap of ${ending.maxCredits}, so the action cancelled it.`
+      return `The run used ${ending.credits}, more than the max_credits cap of ${ending.maxCredits}.`
     case 'superseded':
       return `A newer run with the same name replaced this one (cancel_previous)${ending.newerRunId ? `: ${ending.newerRunId}` : ''}.`
     case 'invalid-output':

@@ -14,6 +14,7 @@ import type { ArtifactEntry } from '../agent/artifacts.ts'
 import { renderAnswerBlock, renderArtifacts, renderBlocked } from './agent-work.ts'
 import { formatDuration } from '../text/format.ts'
 import { describeCancel } from '../model/cancel.ts'
+import { blockedQuestion } from '../model/blocked.ts'
 import type { StepOutcome } from '../model/step.ts'
 import { parseIsoDuration, pullRequestUrlOf, statusMessageOf } from '../model/run.ts'
 import { escapeMarkdown, inlineText, safeHttpUrl } from '../text/markdown.ts'
@@ -62,24 +63,20 @@ export function verdictOf(outcome: StepOutcome): Verdict {
       return {
         ...base,
         why: reason ? why : `${why.replace(/\.$/, '')}; the service gave no status message.`,
-        headline: `${nameOf(run)} ended ${run.state}`,
+        headline: `${nameOf(run)} ${FINISHED_HEADLINES[base.outcome] ?? `ended ${run.state}`}`,
         failure: `Run ${run.run_id} ended ${run.state}${reason ? `: ${reason}` : ' (the service gave no status message)'}`,
       }
     }
     case 'timed-out': {
       const { run, stateAtTimeout } = outcome
-      const state =
-        meaningOf(stateAtTimeout) === 'blocked'
-          ? `${stateAtTimeout}, waiting for a person`
-          : stateAtTimeout
       const cancel = describeCancel(run.run_id, outcome.cancel)
+      // The cancel's refusal says BLOCKED and why; any other state is said here.
+      const state = outcome.cancel.kind === 'blocked' ? '' : ` it was ${stateAtTimeout}.`
       return {
         ...base,
         why: `${why} ${cancel}`,
         headline: `${nameOf(run)} timed out`,
-        failure:
-          `Run ${run.run_id} did not finish within the timeout input (${formatDuration(outcome.timeoutMs)}); ` +
-          `it was ${state}. ${cancel}`,
+        failure: `Run ${run.run_id} did not finish within the timeout input (${formatDuration(outcome.timeoutMs)});${state} ${cancel}`,
       }
     }
     case 'over-budget': {
@@ -96,7 +93,7 @@ export function verdictOf(outcome: StepOutcome): Verdict {
       const { run } = outcome
       return {
         ...base,
-        headline: `${nameOf(run)} is BLOCKED, waiting for a person`,
+        headline: `${nameOf(run)} is blocked, waiting for a person`,
         failure: outcome.passes
           ? undefined
           : `Run ${run.run_id} is BLOCKED: it waits for a person (on_blocked: fail). It stays BLOCKED until someone answers in the session.`,
@@ -109,12 +106,19 @@ export function verdictOf(outcome: StepOutcome): Verdict {
         ...base,
         why: `${why}${cancel}`,
         headline: outcome.run
-          ? `${nameOf(outcome.run)} stopped: the workflow was cancelled`
-          : 'The workflow was cancelled',
-        failure: `The workflow cancelled this step${outcome.signal ? ` (${outcome.signal})` : ''}.${cancel}`,
+          ? `${nameOf(outcome.run)} was interrupted: the workflow was cancelled`
+          : 'Interrupted: the workflow was cancelled',
+        failure: `The workflow was cancelled${outcome.signal ? ` (${outcome.signal})` : ''}, which interrupted this step.${cancel}`,
       }
     }
   }
+}
+
+/** A run that ended on its own, other than by succeeding: one name per outcome, as elsewhere. */
+const FINISHED_HEADLINES: Partial<Record<Outcome, string>> = {
+  failed: 'failed',
+  error: "ended in an error on the service's side",
+  cancelled: 'was cancelled elsewhere',
 }
 
 /** The run's title, else `Run <id>`: what the summary's headline calls it. */
@@ -163,9 +167,13 @@ export function renderSummary(outcome: StepOutcome, extras: SummaryExtras = {}):
   const run = outcome.run
   const rows: Array<[string, string]> = []
   if (run) {
-    rows.push(['Run ID', `<code>${escapeMarkdown(run.run_id)}</code>`])
-    rows.push(['State', `<code>${escapeMarkdown(run.state)}</code>`])
-    rows.push(['Outcome', `<code>${verdict.outcome}</code>`])
+    rows.push(['Run', `<code>${escapeMarkdown(run.run_id)}</code>`])
+    // One fact, one row: the state is named apart only when the outcome's word is another.
+    const state =
+      run.state.toLowerCase() === verdict.outcome
+        ? ''
+        : ` (state <code>${escapeMarkdown(run.state)}</code>)`
+    rows.push(['Outcome', `<code>${verdict.outcome}</code>${state}`])
     const duration = durationOf(outcome)
     if (duration) rows.push(['Duration', duration])
     const link = safeHttpUrl(run.session_link)
@@ -191,20 +199,16 @@ export function renderSummary(outcome: StepOutcome, extras: SummaryExtras = {}):
     escapeMarkdown(verdict.why),
     '',
   ]
-  if (rows.length > 0) {
-    lines.push(
-      '| | |',
-      '|---|---|',
-      ...rows.map(([field, value]) => `| **${field}** | ${value} |`),
-      '',
-    )
-  }
+  if (rows.length > 0) lines.push(...factsTable(rows), '')
   if (run && meaningOf(run.state) === 'failed') {
     const notes = failureNotes(run.status_message, extras.now ?? Date.now())
     if (notes.length > 0) lines.push(notes.map(escapeMarkdown).join(' '), '')
   }
   if (run && meaningOf(run.state) === 'blocked') {
-    const asked = outcome.kind === 'blocked' ? outcome.question : extras.blockedQuestion
+    const asked =
+      outcome.kind === 'blocked'
+        ? outcome.question
+        : (extras.blockedQuestion ?? blockedQuestion(run.status_message, undefined))
     // The agent's last message is often its question: shown once, as the answer, below.
     const question = asked?.trim() === extras.answer?.trim() ? undefined : asked
     lines.push(
@@ -232,10 +236,23 @@ export function renderSummary(outcome: StepOutcome, extras: SummaryExtras = {}):
 /** The job summary of a step that failed before it had an outcome (bad input, lost contact, …). */
 export function renderErrorSummary(message: string, runId: string | undefined): string {
   const lines = [`### ${ICONS.failed} The step failed`, '']
-  if (runId)
-    lines.push('| | |', '|---|---|', `| **Run ID** | <code>${escapeMarkdown(runId)}</code> |`, '')
+  if (runId) lines.push(...factsTable([['Run', `<code>${escapeMarkdown(runId)}</code>`]]), '')
   lines.push(escapeMarkdown(message), '')
   return lines.join('\n')
+}
+
+/**
+ * Facts as a two-column table. GitHub's tables need a header row: the first fact is it, so no
+ * empty header shows as a blank strip above the table.
+ */
+function factsTable(rows: ReadonlyArray<[string, string]>): string[] {
+  const [first, ...rest] = rows
+  if (!first) return []
+  return [
+    `| **${first[0]}** | ${first[1]} |`,
+    '|---|---|',
+    ...rest.map(([field, value]) => `| **${field}** | ${value} |`),
+  ]
 }
 
 function durationOf(outcome: StepOutcome): string | undefined {

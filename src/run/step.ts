@@ -103,11 +103,12 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
     case 'stopped':
       return stopWaiting(outcome.run, outcome.verdict, deps.now() - startedAt, settings, deps)
     case 'timed-out': {
-      log.warning(
+      log.info(
         `Run ${safeForLog(run.run_id)} did not finish within the timeout input (${formatDuration(settings.timeoutMs)}); cancelling it.`,
       )
       const cancel = await cancelOwnRun(tracker, run.run_id, { kind: 'timeout' }, deps)
-      logCancel(log, run.run_id, cancel)
+      // A BLOCKED run's refusal is the step's error line, said there once with why.
+      if (cancel.kind !== 'blocked') logCancel(log, run.run_id, cancel)
       const lastSeen = outcome.run ?? run
       return {
         kind: 'timed-out',

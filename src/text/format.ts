@@ -66,7 +66,7 @@ export function formatCredits(credits: number): string {
 export function formatUsd(usd: number): string {
   const digits = usd !== 0 && usd < 0.01 ? 4 : 2
   const amount = formatDecimal(usd, digits, 2)
-  return `≈ ${amount.startsWith('-') ? `-$${amount.slice(1)}` : `$${amount}`} (approximate)`
+  return `≈ ${amount.startsWith('-') ? `-$${amount.slice(1)}` : `$${amount}`}`
 }
 
 export function roundTo(value: number, digits: number): number {

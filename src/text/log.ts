@@ -30,8 +30,9 @@ export function safeForLog(value: unknown, max = MAX_LOG_TEXT): string {
   const flat = text
     .replace(LINE_BREAKS, ' ')
     .replace(CONTROLS, '')
-    // `::` anywhere, not only at the start: the text may end up first on a line.
-    .replace(/::/g, ': :')
+    // `::` where a word starts: the text may end up first on a line, where the runner reads
+    // it as a command. Inside a word (`[::1]`, `a::b`) it cannot start a line: left as it is.
+    .replace(/(^|\s)::/g, '$1: :')
   return clip(flat, max)
 }
 

@@ -110,7 +110,7 @@ describe('the action, run as the runner runs it', () => {
     expect(api.allRuns()).toHaveLength(1)
 
     expect(result.summary).toContain(runId.replace(/_/g, '&#95;'))
-    expect(result.summary).toContain('SUCCEEDED')
+    expect(result.summary).toContain('| **Outcome** | <code>succeeded</code> |')
     expect(result.summary).toContain(`(${result.outputs.session_link})`)
     expect(result.stdout).toMatch(/::notice title=Cloud agent run::.*succeeded/)
     expect(result.state).toMatchObject({ run_id: runId, run_settled: 'true' })

@@ -445,7 +445,7 @@ describe('the comment says how the run ended', () => {
     const body = comments[0]?.body ?? ''
     expect(body).toContain('### ⏱️ Review\n\n**Timed out after 2s**')
     expect(body).toContain('**Timed out after 2s**')
-    expect(body).toContain('when the `timeout` input (2s) ran out, so the action cancelled it')
+    expect(body).toContain('when the `timeout` input (2s) ran out. The action cancelled it.')
     expect(parseMarker(body)?.runs[0]).toMatchObject({ state: 'CANCELLED', outcome: 'timed_out' })
     // At most one write per state change (QUEUED creates it, INPROGRESS), plus the last: the
     // outcome. A step slow to start on a loaded machine may time out before it sees INPROGRESS.

@@ -1105,7 +1105,7 @@ describe('answers not to believe, and the deadline (issue 8)', () => {
       fault: { kind: 'status', status: 400, body: { detail: 'bad\n::stop-commands::x' } },
     })
     const error = await rejection(makeClient(api).createRun({ prompt: 'p' }), ApiStatusError)
-    expect(error.message).toContain('bad : :stop-commands: :x')
+    expect(error.message).toContain('bad : :stop-commands::x')
   })
 })
 

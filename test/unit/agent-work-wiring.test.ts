@@ -136,9 +136,9 @@ describe("the summary of the agent's work", () => {
       }),
     )
     expect(markdown.split('\n')[0]).toBe('### ✅ Review PR 7 succeeded')
-    expect(markdown).toContain('| **Run ID** | <code>run-123</code> |')
+    expect(markdown).toContain('| **Run** | <code>run-123</code> |\n|---|---|')
     expect(markdown).toContain('| **Outcome** | <code>succeeded</code> |')
-    expect(markdown).toContain('| **Cost** | 1,234.5 credits, ≈ &#36;12.35 &#40;approximate&#41; |')
+    expect(markdown).toContain('| **Cost** | 1,234.5 credits, ≈ &#36;12.35 |')
   })
 
   it("shows the status message once, and a failed run's debug window and retryable note", () => {
@@ -195,7 +195,7 @@ describe("the summary of the agent's work", () => {
     })
     expect(verdictOf(blocked(false))).toMatchObject({ outcome: 'blocked', passed: false })
     const markdown = renderSummary(blocked(false), { continueRun: true })
-    expect(markdown.split('\n')[0]).toBe('### ✋ Run run-123 is BLOCKED, waiting for a person')
+    expect(markdown.split('\n')[0]).toBe('### ✋ Run run-123 is blocked, waiting for a person')
     expect(markdown).toContain(
       'answer in the [session](https://app/s/1), or reply with a comment here',
     )

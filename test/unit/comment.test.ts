@@ -163,7 +163,9 @@ describe('renderComment', () => {
       '### ✅ Run `run_abc`\n\n**Succeeded**',
     )
     expect(renderComment(run({ state: 'FAILED' }), marker)).toContain('**Failed**')
-    expect(renderComment(run({ state: 'BLOCKED' }), marker)).toContain('**Waiting for a person**')
+    expect(renderComment(run({ state: 'BLOCKED' }), marker)).toContain(
+      '**Blocked: waiting for a person**',
+    )
   })
 
   it('links the session and the workflow run, and quotes the status message of a failure, escaped', () => {
@@ -315,11 +317,11 @@ describe('the comment, as GitHub renders it', () => {
           },
           false,
         ),
-        /\*\*Timed out after 30m 0s\*\*[\s\S]*still INPROGRESS when the `timeout` input \(30m 0s\) ran out, so the action cancelled it/,
+        /\*\*Timed out after 30m 0s\*\*[\s\S]*still INPROGRESS when the `timeout` input \(30m 0s\) ran out\. The action cancelled it\./,
       ],
       [
         commentOutcomeOf({ kind: 'interrupted', run: cancelled }, false),
-        /\*\*Cancelled because the workflow was cancelled\*\*/,
+        /\*\*Interrupted: the workflow was cancelled\*\*/,
       ],
       [finished(cancelled, 'run_newer'), /\*\*Superseded by a newer run\*\* \(run `run_newer`\)/],
       [finished(cancelled), /\*\*Cancelled elsewhere\*\*[\s\S]*outside this step/],
@@ -354,7 +356,7 @@ describe('the comment, as GitHub renders it', () => {
         true,
       ),
     )
-    expect(body).toContain('**Waiting for a person**')
+    expect(body).toContain('**Blocked: waiting for a person**')
     expect(body).toContain('answer in the [session](https://app.example.test/s/abc)')
     expect(body).toContain('reply with a comment here; continue_run passes it on')
     expect(body).toContain('<details open><summary>What it waits for</summary>\n\nWhich database?')

@@ -48,10 +48,10 @@ describe('formatting', () => {
     expect(formatCredits(0)).toBe('0 credits')
   })
 
-  it('writes dollars with a currency sign, and as approximate', () => {
-    expect(formatUsd(1234.567)).toBe('≈ $1,234.57 (approximate)')
-    expect(formatUsd(0.0042)).toBe('≈ $0.0042 (approximate)')
-    expect(formatUsd(3)).toBe('≈ $3.00 (approximate)')
+  it('writes dollars with a currency sign, approximate (≈) once', () => {
+    expect(formatUsd(1234.567)).toBe('≈ $1,234.57')
+    expect(formatUsd(0.0042)).toBe('≈ $0.0042')
+    expect(formatUsd(3)).toBe('≈ $3.00')
   })
 
   it('gives outputs as plain numbers a later step can compare', () => {
@@ -61,7 +61,7 @@ describe('formatting', () => {
   })
 
   it('describes the cost row', () => {
-    expect(describeCost({ credits: 1500, usd: 15 })).toBe('1,500 credits, ≈ $15.00 (approximate)')
+    expect(describeCost({ credits: 1500, usd: 15 })).toBe('1,500 credits, ≈ $15.00')
     expect(describeCost({ credits: 2, usd: undefined })).toBe('2 credits')
     expect(describeCost({ credits: undefined, usd: undefined })).toBeUndefined()
   })

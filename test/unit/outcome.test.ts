@@ -15,11 +15,19 @@ const ENDINGS: Array<[Ending, string, boolean]> = [
   [{ kind: 'finished', state: 'FAILED' }, 'failed', false],
   [{ kind: 'finished', state: 'ERROR' }, 'error', false],
   [{ kind: 'finished', state: 'CANCELLED' }, 'cancelled', false],
-  [{ kind: 'timed-out', timeoutMs: 600_000, stateAtTimeout: 'INPROGRESS' }, 'timed_out', false],
+  [
+    { kind: 'timed-out', timeoutMs: 600_000, stateAtTimeout: 'INPROGRESS', cancel: 'cancelled' },
+    'timed_out',
+    false,
+  ],
   [{ kind: 'interrupted' }, 'interrupted', false],
   [{ kind: 'blocked', onBlocked: 'fail' }, 'blocked', false],
   [{ kind: 'blocked', onBlocked: 'pass' }, 'blocked', true],
-  [{ kind: 'over-budget', credits: '12 credits', maxCredits: '10 credits' }, 'over_budget', false],
+  [
+    { kind: 'over-budget', credits: '12 credits', maxCredits: '10 credits', cancel: 'cancelled' },
+    'over_budget',
+    false,
+  ],
   [{ kind: 'superseded', newerRunId: 'run-2' }, 'superseded', true],
   [
     { kind: 'invalid-output', errors: ['/a must be integer'], corrections: 2 },
@@ -44,14 +52,22 @@ describe('outcome', () => {
     expect(whyItEnded({ kind: 'finished', state: 'FAILED' }, 'Tests kept failing')).toBe(
       'The agent could not finish its task: Tests kept failing',
     )
-    expect(
-      whyItEnded({ kind: 'timed-out', timeoutMs: 600_000, stateAtTimeout: 'INPROGRESS' }),
-    ).toBe(
-      'The run was still INPROGRESS when the timeout input (10m 0s) ran out, so the action cancelled it.',
-    )
-    expect(
-      whyItEnded({ kind: 'over-budget', credits: '1,500 credits', maxCredits: '1,000 credits' }),
-    ).toContain('more than the max_credits cap of 1,000 credits')
+    // Whether the cancel landed is the cancel's report to say, once: never claimed here.
+    const timedOut = whyItEnded({
+      kind: 'timed-out',
+      timeoutMs: 600_000,
+      stateAtTimeout: 'BLOCKED',
+      cancel: 'blocked',
+    })
+    expect(timedOut).toBe('The run was still BLOCKED when the timeout input (10m 0s) ran out.')
+    const overBudget = whyItEnded({
+      kind: 'over-budget',
+      credits: '1,500 credits',
+      maxCredits: '1,000 credits',
+      cancel: 'cancelled',
+    })
+    expect(overBudget).toContain('more than the max_credits cap of 1,000 credits')
+    for (const why of [timedOut, overBudget]) expect(why).not.toMatch(/cancelled it/)
     expect(
       whyItEnded({
         kind: 'invalid-output',

@@ -31,7 +31,7 @@ describe('commit status reports', () => {
     ).toBe(WORKFLOW_RUN)
     expect(pendingStatus(run({ state: 'INPROGRESS' })).description).toBe('In progress (run run_1)')
     expect(pendingStatus(run({ state: 'BLOCKED' })).description).toBe(
-      'Waiting for a person (run run_1)',
+      'Blocked: waiting for a person (run run_1)',
     )
   })
 
@@ -45,7 +45,7 @@ describe('commit status reports', () => {
     ).toMatchObject({ state: 'failure', description: 'Failed: Tests fail' })
     expect(finalStatus(finished({ state: 'ERROR' }))).toMatchObject({
       state: 'error',
-      description: "Failed on the service's side",
+      description: "Error on the service's side",
     })
     expect(finalStatus(finished({ state: 'CANCELLED' }))).toMatchObject({
       state: 'error',
@@ -88,7 +88,10 @@ describe('commit status reports', () => {
         question: 'Which database?',
         elapsedMs: 1000,
       }),
-    ).toMatchObject({ state: 'success', description: 'Waiting for a person: Which database?' })
+    ).toMatchObject({
+      state: 'success',
+      description: 'Blocked: waiting for a person: Which database?',
+    })
     expect(finalStatus({ kind: 'started', run: run({ state: 'QUEUED' }) })).toMatchObject({
       state: 'pending',
     })

@@ -21,7 +21,7 @@ const finished = (fields: Partial<RunItem>, elapsedMs = 42_000): StepOutcome => 
 function tableRows(markdown: string): string[][] {
   return markdown
     .split('\n')
-    .filter((line) => line.startsWith('|') && line !== '| | |' && line !== '|---|---|')
+    .filter((line) => line.startsWith('|') && line !== '|---|---|')
     .map((line) =>
       line
         .split('|')
@@ -71,8 +71,10 @@ describe('renderSummary', () => {
     expect(markdown.split('\n')[0]).toBe('### ✅ Nightly triage succeeded')
     expect(markdown).toContain('The agent finished its task.')
     expect(cell(markdown, 'Outcome')).toBe('<code>succeeded</code>')
-    expect(cell(markdown, 'Run ID')).toContain('run-123')
-    expect(cell(markdown, 'State')).toContain('SUCCEEDED')
+    expect(cell(markdown, 'Run')).toContain('run-123')
+    // One fact, one row: SUCCEEDED is what succeeded says.
+    expect(markdown).not.toContain('SUCCEEDED')
+    expect(markdown).not.toMatch(/^\| \| \|$/m)
     expect(cell(markdown, 'Duration')).toBe('2m 30s')
     expect(cell(markdown, 'Session')).toBe(
       '[Open the session transcript](https://agents.example.com/sessions/abc)',
@@ -93,8 +95,8 @@ describe('renderSummary', () => {
       finished({ state: 'FAILED', status_message: { message: 'Tests failed: 3 of 120' } }),
     )
     expect(markdown).toContain('❌')
-    expect(markdown.split('\n')[0]).toContain('FAILED')
-    expect(cell(markdown, 'State')).toContain('FAILED')
+    expect(markdown.split('\n')[0]).toMatch(/ failed$/)
+    expect(cell(markdown, 'Outcome')).toBe('<code>failed</code>')
     expect(decoded(cell(markdown, 'Status message') ?? '')).toBe('Tests failed: 3 of 120')
     expect(markdown).not.toContain('✅')
     expectInert(markdown)
@@ -148,7 +150,7 @@ describe('renderSummary', () => {
     const markdown = renderSummary({ kind: 'started', run: run({ state: 'QUEUED', title: 'T' }) })
     expect(markdown).toContain('🚀')
     expect(markdown.split('\n')[0]).toContain('not waiting')
-    expect(cell(markdown, 'State')).toContain('QUEUED')
+    expect(cell(markdown, 'Outcome')).toContain('(state <code>QUEUED</code>)')
     expect(cell(markdown, 'Duration')).toBeUndefined()
     expect(markdown).not.toContain('❌')
     expectInert(markdown)
@@ -179,7 +181,7 @@ describe('renderSummary', () => {
       cancel: { kind: 'cancelled' },
     })
     expect(markdown).toContain('[!WARNING]')
-    expect(cell(markdown, 'State')).toContain('CANCELLED')
+    expect(cell(markdown, 'Outcome')).toContain('(state <code>CANCELLED</code>)')
     expect(decoded(markdown)).toContain(
       'The run was still BLOCKED when the timeout input (1m 0s) ran out',
     )
@@ -207,7 +209,7 @@ describe('renderSummary', () => {
       expect(markdown).not.toContain('![i]')
       expectInert(markdown)
       expect(decoded(markdown.split('\n')[0] ?? '')).toBe(
-        '### ❌ <img src=x onerror=alert(1)> | evil | row ended FAILED',
+        '### ❌ <img src=x onerror=alert(1)> | evil | row failed',
       )
       // Every character shown; the URL as a link, its own text.
       const url = 'https://t.test/p.png'
