@@ -221,7 +221,8 @@ describe("the agent's work, through the bundle", () => {
 
     it('wait: says what it waits for, then waits until the timeout', async () => {
       const api = await fakeApi({ script: () => blocked })
-      const main = await runStep({ inputs: inputsFor(api, { on_blocked: 'wait', timeout: '2s' }) })
+      // 6 s: a step slow to start on a loaded machine still sees BLOCKED before its timeout.
+      const main = await runStep({ inputs: inputsFor(api, { on_blocked: 'wait', timeout: '6s' }) })
       expect(main.code).toBe(1)
       expect(main.outputs.outcome).toBe('timed_out')
       expect(main.stdout).toContain('It waits for: Which database should I migrate?')

@@ -297,9 +297,10 @@ describe('list', () => {
 describe('follow-ups', () => {
   it('restarts the script of a terminal run and rejects bad requests', async () => {
     const api = await startApi({
+      // QUEUED long enough to be read back after the follow-up on a loaded machine (60 ms was not).
       script: () => [
         { state: 'QUEUED', afterMs: 0 },
-        { state: 'SUCCEEDED', afterMs: 60 },
+        { state: 'SUCCEEDED', afterMs: 1_000 },
       ],
     })
     const runId = await createRun(api)
