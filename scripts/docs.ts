@@ -1,6 +1,6 @@
 /**
- * `npm run docs`: writes the README's inputs and outputs tables from action.yml.
- * `npm run docs -- --check`: changes nothing, and fails when the README's tables
+ * `npm run docs`: writes the inputs and outputs tables of docs/inputs.md from action.yml.
+ * `npm run docs -- --check`: changes nothing, and fails when the page's tables
  * are not what action.yml makes (test/docs.test.ts checks the same in `npm test`).
  */
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { generateReadme } from './docs/tables.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const README = join(ROOT, 'README.md')
+const README = join(ROOT, 'docs', 'inputs.md')
 
 const check = process.argv.includes('--check')
 const current = readFileSync(README, 'utf8')
@@ -20,18 +20,18 @@ const generated = await generateReadme(
 )
 
 if (generated === current) {
-  console.log('README.md: the inputs and outputs tables match action.yml.')
+  console.log('docs/inputs.md: the inputs and outputs tables match action.yml.')
 } else if (check) {
   const was = current.split('\n')
   const now = generated.split('\n')
   const line = now.findIndex((text, index) => text !== was[index])
   console.error(
-    'README.md is not what `npm run docs` writes (the tables from action.yml, formatted by Prettier).',
-    `First difference, line ${line + 1}:\n  README.md: ${was[line] ?? '(end of file)'}\n  expected:  ${now[line] ?? '(end of file)'}`,
-    '\nRun `npm run docs` and commit README.md.',
+    'docs/inputs.md is not what `npm run docs` writes (the tables from action.yml, formatted by Prettier).',
+    `First difference, line ${line + 1}:\n  docs/inputs.md: ${was[line] ?? '(end of file)'}\n  expected:  ${now[line] ?? '(end of file)'}`,
+    '\nRun `npm run docs` and commit docs/inputs.md.',
   )
   process.exitCode = 1
 } else {
   writeFileSync(README, generated)
-  console.log('README.md: wrote the inputs and outputs tables from action.yml.')
+  console.log('docs/inputs.md: wrote the inputs and outputs tables from action.yml.')
 }

@@ -3,10 +3,15 @@
  * Each scenario runs the bundle against the fake Cloud Agent Runs API and the
  * fake GitHub, exactly as the end-to-end tests do; the job summary and the pull
  * request comment it wrote are rendered as GitHub renders Markdown, and a
- * headless Chromium photographs them into docs/images/.
+ * headless Chromium photographs them, one pair per way a step ends.
  *
- * Needs a Chromium: Debian's `chromium` package, or CHROMIUM_PATH.
+ * They go to screenshots/ (not tracked), so that a look never changes the README's
+ * pictures; `npm run screenshots -- --update` writes docs/images/ instead.
+ *
+ * Needs a Chromium (Debian's `chromium` package, or CHROMIUM_PATH) and a colour emoji
+ * font (Debian's `fonts-noto-color-emoji`): without one, every emoji is a box.
  */
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -24,7 +29,8 @@ import {
 import { githubPage } from './render/github-markdown.ts'
 
 const KEY = 'screenshot-key-not-a-secret'
-const OUT = join(ROOT, 'docs', 'images')
+const UPDATE = process.argv.includes('--update')
+const OUT = UPDATE ? join(ROOT, 'docs', 'images') : join(ROOT, 'screenshots')
 const PULL_REQUEST = { owner: 'octo-org', repo: 'app', number: 7 }
 
 interface Scenario {
@@ -37,6 +43,8 @@ interface Scenario {
   open?: boolean
   /** Also photographs the comment while the run works: comment-in-progress.png. */
   live?: boolean
+  /** Cancels the workflow (SIGINT) once the comment shows the run in progress. */
+  interrupt?: boolean
 }
 
 const sessionOf = (runId: string) => `https://app.example.test/sessions/${runId}`
@@ -155,7 +163,70 @@ const SCENARIOS: Scenario[] = [
             },
           ],
   },
+  {
+    name: 'error',
+    inputs: { title: 'Fix the failing check', prompt: 'Make the build pass.' },
+    script: (runId) => [
+      ...working(runId),
+      {
+        state: 'ERROR',
+        afterMs: 900,
+        patch: {
+          run_time: 'PT2M40S',
+          status_message: {
+            message: 'The agent worker was lost; the run could not go on.',
+            retryable: true,
+          },
+        },
+      },
+    ],
+  },
+  {
+    name: 'interrupted',
+    inputs: { title: 'Review pull request #7', prompt: 'Review it.' },
+    script: working,
+    interrupt: true,
+  },
+  {
+    name: 'blocked-waiting',
+    inputs: { title: 'Migrate the database', prompt: 'Migrate it.', timeout: '4s' },
+    script: (runId) => [...working(runId), blockedAsking(900)],
+  },
+  {
+    name: 'blocked-failed',
+    inputs: { title: 'Migrate the database', prompt: 'Migrate it.', on_blocked: 'fail' },
+    script: (runId) => [...working(runId), blockedAsking(900)],
+  },
+  {
+    name: 'over-budget',
+    inputs: { title: 'Update the dependencies', prompt: 'Update them.', max_credits: '10' },
+    script: (runId) => [
+      ...working(runId),
+      {
+        state: 'INPROGRESS',
+        afterMs: 900,
+        patch: { request_usage: { compute_cost: 2.5, inference_cost: 9.75, platform_cost: 0.5 } },
+      },
+    ],
+  },
+  {
+    name: 'started',
+    inputs: { title: 'Write the release notes', prompt: 'Write them.', wait: 'false' },
+    script: working,
+  },
 ]
+
+function blockedAsking(afterMs: number): RunScript[number] {
+  return {
+    state: 'BLOCKED',
+    afterMs,
+    conversation: [
+      saying(
+        'Which database should I migrate: `orders` (12 GB) or `orders_archive` (310 GB)? The archive needs a maintenance window.',
+      ),
+    ],
+  }
+}
 
 async function capture(
   scenario: Scenario,
@@ -194,6 +265,10 @@ async function capture(
       result = await older.result
     } else {
       const running = startStep(step)
+      if (scenario.interrupt) {
+        await until(() => /In progress/.test(thread()[0]?.body ?? ''), 'the run is shown working')
+        running.child.kill('SIGINT')
+      }
       if (scenario.live) {
         // The comment while the run works, once it links the session.
         await until(
@@ -219,6 +294,22 @@ function chromiumPath(): string {
   return found
 }
 
+/** Emoji without a colour emoji font are boxes: say which font, and go on. */
+function checkEmojiFont(): void {
+  let fonts = ''
+  try {
+    fonts = execFileSync('fc-list', [':charset=1f600'], { encoding: 'utf8' })
+  } catch {
+    // No fontconfig to ask: Chromium will say it with boxes.
+  }
+  if (!/emoji/i.test(fonts)) {
+    console.warn(
+      'No colour emoji font: emoji will show as boxes. On Debian: apt-get install fonts-noto-color-emoji',
+    )
+  }
+}
+
+checkEmojiFont()
 mkdirSync(OUT, { recursive: true })
 const browser = await launch({
   executablePath: chromiumPath(),

@@ -1,12 +1,13 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { parseDocument } from 'yaml'
 import { endMarker, generateReadme, spliceTables, startMarker } from '../scripts/docs/tables.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const README_PATH = join(ROOT, 'README.md')
+/** The page that holds the generated tables (its variables keep their old names: README). */
+const README_PATH = join(ROOT, 'docs', 'inputs.md')
 const README = readFileSync(README_PATH, 'utf8')
 const ACTION_YML = readFileSync(join(ROOT, 'action.yml'), 'utf8')
 
@@ -17,8 +18,8 @@ function withInput(name: string, input: Record<string, unknown>): string {
   return document.toString()
 }
 
-describe('README tables', () => {
-  it('are what `npm run docs` makes from action.yml (run it and commit README.md if not)', async () => {
+describe('the inputs and outputs tables of docs/inputs.md', () => {
+  it('are what `npm run docs` makes from action.yml (run it and commit docs/inputs.md if not)', async () => {
     expect(await generateReadme(README, ACTION_YML, README_PATH)).toBe(README)
   })
 
@@ -57,5 +58,71 @@ describe('README tables', () => {
     expect(() => spliceTables(withoutMarkers, ACTION_YML)).toThrow(
       `needs exactly one "${startMarker('outputs')}" followed by one "${endMarker('outputs')}"`,
     )
+  })
+})
+
+/** The pages a workflow author reads: the README and docs/. */
+const USER_DOCS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+]
+
+/** Lines of prose: not in a code block, a table or HTML. */
+function proseLines(markdown: string): Array<[number, string]> {
+  let fenced = false
+  return markdown.split('\n').flatMap((line, index): Array<[number, string]> => {
+    if (line.startsWith('```')) fenced = !fenced
+    if (
+      fenced ||
+      line.startsWith('```') ||
+      line.startsWith('|') ||
+      line.trimStart().startsWith('<')
+    )
+      return []
+    return [[index + 1, line]]
+  })
+}
+
+describe('the user docs', () => {
+  it('README.md is read in five minutes: at most 15 KB', () => {
+    expect(Buffer.byteLength(readFileSync(join(ROOT, 'README.md')))).toBeLessThanOrEqual(15_000)
+  })
+
+  it("README.md's first screen has the step, the pictures and the quick start", () => {
+    const firstScreen = readFileSync(join(ROOT, 'README.md'), 'utf8')
+      .split('\n')
+      .slice(0, 40)
+      .join('\n')
+    expect(firstScreen).toMatch(/- uses: [\w.-]+\/[\w.-]+@v\d+\n {2}with:\n/)
+    expect(firstScreen).toContain('api_key: ${{ secrets.WARP_API_KEY }}')
+    expect(firstScreen.match(/<img src="docs\/images\/[\w-]+\.png"/g)).toHaveLength(2)
+    expect(firstScreen).toContain('## Quick start')
+  })
+
+  it.each(USER_DOCS)('%s has no line of prose over 120 characters', (path) => {
+    const long = proseLines(readFileSync(join(ROOT, path), 'utf8')).filter(
+      ([, line]) => line.length > 120,
+    )
+    expect(long.map(([number, line]) => `${path}:${number}: ${line.slice(0, 60)}…`)).toEqual([])
+  })
+
+  it.each(USER_DOCS)('%s names no test file', (path) => {
+    expect(readFileSync(join(ROOT, path), 'utf8')).not.toMatch(/\.test\.ts|\btest\/[\w-]+\//)
+  })
+
+  it.each(USER_DOCS)('%s links only to files that exist', (path) => {
+    const text = readFileSync(join(ROOT, path), 'utf8')
+    const targets = [...text.matchAll(/\]\((?!https?:|#|mailto:)([^)#\s]+)/g)].map((m) => m[1])
+    for (const target of targets) {
+      expect(existsSync(join(ROOT, dirname(path), target ?? '')), `${path} → ${target}`).toBe(true)
+    }
+  })
+
+  it('finds a long prose line, and skips code, tables and HTML', () => {
+    const long = 'x'.repeat(121)
+    const text = ['# T', long, '```', long, '```', `| ${long} |`, `<img alt="${long}">`].join('\n')
+    expect(proseLines(text).map(([number]) => number)).toEqual([1, 2])
   })
 })
