@@ -6336,7 +6336,7 @@ function formatCredits(credits) {
 function formatUsd(usd) {
     const digits = usd !== 0 && usd < 0.01 ? 4 : 2;
     const amount = formatDecimal(usd, digits, 2);
-    return `≈ ${amount.startsWith('-') ? `-$${amount.slice(1)}` : `$${amount}`} (approximate)`;
+    return `≈ ${amount.startsWith('-') ? `-$${amount.slice(1)}` : `$${amount}`}`;
 }
 function roundTo(value, digits) {
     const factor = 10 ** digits;
@@ -6383,8 +6383,9 @@ function safeForLog(value, max = MAX_LOG_TEXT) {
     const flat = text
         .replace(LINE_BREAKS, ' ')
         .replace(CONTROLS, '')
-        // `::` anywhere, not only at the start: the text may end up first on a line.
-        .replace(/::/g, ': :');
+        // `::` where a word starts: the text may end up first on a line, where the runner reads
+        // it as a command. Inside a word (`[::1]`, `a::b`) it cannot start a line: left as it is.
+        .replace(/(^|\s)::/g, '$1: :');
     return clip(flat, max);
 }
 /**
@@ -6439,7 +6440,8 @@ class ApiConnectionError extends AgentApiError {
     constructor(request, cause, requestSent) {
         const code = errorCode(cause);
         const reason = errorMessage(cause);
-        super(`${describe(request)} failed: cannot reach the service (${reason})`, request, { cause });
+        super(`${describe(request)} failed: cannot reach the service (${reason}). Check base_url, and on ` +
+            'a self-hosted runner its proxy (HTTPS_PROXY, NO_PROXY) and firewall.', request, { cause });
         this.requestSent = requestSent;
         this.code = code;
     }
@@ -8219,7 +8221,9 @@ function endingOf(outcome) {
             return {
                 kind: 'timed-out',
                 timeoutMs: outcome.timeoutMs,
-                stateAtTimeout: outcome.stateAtTimeout,
+                // A run seen BLOCKED only by the cancel's refusal was BLOCKED when time ran out.
+                stateAtTimeout: outcome.cancel.kind === 'blocked' ? 'BLOCKED' : outcome.stateAtTimeout,
+                cancel: outcome.cancel.kind,
             };
         case 'interrupted':
             return { kind: 'interrupted' };
@@ -8228,6 +8232,7 @@ function endingOf(outcome) {
                 kind: 'over-budget',
                 credits: formatCredits(outcome.cost.credits ?? 0),
                 maxCredits: formatCredits(outcome.maxCredits),
+                cancel: outcome.cancel.kind,
             };
         case 'blocked':
             return { kind: 'blocked', onBlocked: outcome.passes ? 'pass' : 'fail' };
@@ -8284,7 +8289,10 @@ function passes(outcome, ending) {
             return false;
     }
 }
-/** Why the run ended, in plain words, for the summary's headline area and the log. */
+/**
+ * Why the run ended, in plain words, for the summary's headline area and the log. It never
+ * says whether a cancel landed: the cancel's own report (describeCancel) follows, once.
+ */
 function whyItEnded(ending, statusMessage) {
     const because = statusMessage ? `: ${statusMessage}` : '.';
     switch (ending.kind) {
@@ -8304,15 +8312,15 @@ function whyItEnded(ending, statusMessage) {
                     return `The run ended ${ending.state}${because}`;
             }
         case 'timed-out':
-            return `The run was still ${ending.stateAtTimeout} when the timeout input (${formatDuration(ending.timeoutMs)}) ran out, so the action cancelled it.`;
+            return `The run was still ${ending.stateAtTimeout} when the timeout input (${formatDuration(ending.timeoutMs)}) ran out.`;
         case 'interrupted':
-            return 'The workflow was cancelled, so the action cancelled the run.';
+            return 'The workflow was cancelled, which interrupted this step.';
         case 'blocked':
             return ending.onBlocked === 'pass'
                 ? 'The run waits for a person (BLOCKED); with on_blocked: pass the step hands it over and passes.'
                 : 'The run waits for a person (BLOCKED); with on_blocked: fail the step hands it over and fails.';
         case 'over-budget':
-            return `The run used ${ending.credits}, more than the max_credits cap of ${ending.maxCredits}, so the action cancelled it.`;
+            return `The run used ${ending.credits}, more than the max_credits cap of ${ending.maxCredits}.`;
         case 'superseded':
             return `A newer run with the same name replaced this one (cancel_previous)${ending.newerRunId ? `: ${ending.newerRunId}` : ''}.`;
         case 'invalid-output':
@@ -8514,6 +8522,7 @@ function renderCommentAnswer(answer) {
 
 
 const STATE = /^[A-Z_]{1,40}$/;
+const BLOCKED_LABEL = 'Blocked: waiting for a person';
 /**
  * The words for the run as last seen: from its state alone while the step
  * waits (and in the post step), from the step's ending once it has one.
@@ -8536,15 +8545,15 @@ function wordsFor(run, ending) {
             return {
                 icon: '⏱️',
                 label: `Timed out after ${formatDuration(ending.timeoutMs)}`,
-                detail: `The run was still${state} when the \`timeout\` input (${formatDuration(ending.timeoutMs)}) ran out, so the action cancelled it.`,
+                detail: `The run was still${state} when the \`timeout\` input (${formatDuration(ending.timeoutMs)}) ran out.${afterCancel(ending.cancel)}`,
                 showsReason: false,
             };
         }
         case 'interrupted':
             return {
                 icon: '⛔',
-                label: 'Cancelled because the workflow was cancelled',
-                detail: 'The workflow cancelled this step, and the action cancelled the run with it.',
+                label: 'Interrupted: the workflow was cancelled',
+                detail: 'The workflow was cancelled, which interrupted this step; the action cancels the run with it.',
                 showsReason: false,
             };
         case 'superseded':
@@ -8559,7 +8568,7 @@ function wordsFor(run, ending) {
             return {
                 icon: '💸',
                 label: `Over budget: ${ending.credits}, over the cap of ${ending.maxCredits}`,
-                detail: `The run used ${ending.credits}, more than the \`max_credits\` cap of ${ending.maxCredits}, so the action cancelled it.`,
+                detail: `The run used ${ending.credits}, more than the \`max_credits\` cap of ${ending.maxCredits}.${afterCancel(ending.cancel)}`,
                 showsReason: false,
             };
         case 'invalid-output':
@@ -8571,7 +8580,22 @@ function wordsFor(run, ending) {
             };
         case 'blocked':
             // What it waits for and how to answer follow; on_blocked is the job summary's to explain.
-            return { icon: '✋', label: 'Waiting for a person', showsReason: false };
+            return { icon: '✋', label: BLOCKED_LABEL, showsReason: false };
+    }
+}
+/** What became of the run after the step gave up on it: said only as it happened. */
+function afterCancel(cancel) {
+    switch (cancel) {
+        case 'cancelled':
+            return ' The action cancelled it.';
+        case 'already-finished':
+            return ' It had finished meanwhile.';
+        case 'blocked':
+            return ' It waits for a person (BLOCKED), and a run cannot be cancelled while it waits: it stays BLOCKED until someone answers.';
+        case 'refused':
+        case 'not-cancellable':
+        case 'failed':
+            return ' The action could not cancel it: check it in the session.';
     }
 }
 function wordsForState(state, ended) {
@@ -8589,7 +8613,7 @@ function wordsForState(state, ended) {
         case 'FAILED':
             return { icon: '❌', label: 'Failed', showsReason: true };
         case 'ERROR':
-            return { icon: '❌', label: "Failed on the service's side", showsReason: true };
+            return { icon: '❌', label: "Error on the service's side", showsReason: true };
         case 'CANCELLED':
             // Only the step's ending knows who cancelled it; the post step's cancel is its own.
             return ended
@@ -8603,7 +8627,7 @@ function wordsForState(state, ended) {
     }
     switch (meaningOf(state)) {
         case 'blocked':
-            return { icon: '✋', label: 'Waiting for a person', showsReason: false };
+            return { icon: '✋', label: BLOCKED_LABEL, showsReason: false };
         case 'failed':
             return { icon: '❌', label: 'Did not succeed', showsReason: true };
         case 'succeeded':
@@ -8806,7 +8830,8 @@ function bodyOf(run, words, context) {
     if (reason)
         parts.push(quote(inlineText(clip(reason, 2_000))));
     let answer = context.answer?.trim() ? context.answer : undefined;
-    if (meaningOf(run.state) === 'blocked' && context.outcome?.ending.kind !== 'timed-out') {
+    // Also after a timeout: the run is still BLOCKED (it cannot be cancelled), and still asks.
+    if (meaningOf(run.state) === 'blocked') {
         const question = context.outcome?.question ?? blockedQuestion(run.status_message, undefined);
         // The agent's last message is often its question: shown once, as what the run waits for.
         if (question?.trim() === answer?.trim())
@@ -10269,7 +10294,7 @@ function readConnection(source = runnerInputs()) {
     if (apiKey)
         source.mask(apiKey);
     if (!apiKey)
-        throw new InputError('api_key', `is required but empty.${forkHint(source.env)}`);
+        throw new InputError('api_key', `is required but empty.${missingKeyHint(source.env)}`);
     // A line break or space would split the Authorization header; say so without showing the key.
     if (/[\s\p{Cc}]/u.test(apiKey)) {
         throw new InputError('api_key', 'contains whitespace or control characters; check the secret.');
@@ -10485,6 +10510,13 @@ function dropEmpty(record) {
  * Fork pull requests get no secrets, which is the usual reason for an empty key.
  * Not `pull_request_target`: it runs in the base repository and does get them.
  */
+/** What to do about a missing key: a fork gets no secrets; otherwise, where keys come from. */
+function missingKeyHint(env) {
+    return (forkHint(env) ||
+        ' Make a key in the Warp app (Settings > Cloud platform > Oz Cloud API Keys), add it as a' +
+            ' repository secret (Settings > Secrets and variables > Actions), and pass it:' +
+            ' api_key: ${{ secrets.WARP_API_KEY }}.');
+}
 function forkHint(env) {
     const event = env.GITHUB_EVENT_NAME ?? '';
     if (!event.startsWith('pull_request') || event === 'pull_request_target')
@@ -10613,6 +10645,7 @@ function renderBlocked(question, answerWays) {
 
 
 
+
 function verdictOf(outcome) {
     const ending = endingOf(outcome);
     const word = outcomeOf(ending);
@@ -10643,22 +10676,20 @@ function verdictOf(outcome) {
             return {
                 ...base,
                 why: reason ? why : `${why.replace(/\.$/, '')}; the service gave no status message.`,
-                headline: `${nameOf(run)} ended ${run.state}`,
+                headline: `${nameOf(run)} ${FINISHED_HEADLINES[base.outcome] ?? `ended ${run.state}`}`,
                 failure: `Run ${run.run_id} ended ${run.state}${reason ? `: ${reason}` : ' (the service gave no status message)'}`,
             };
         }
         case 'timed-out': {
             const { run, stateAtTimeout } = outcome;
-            const state = meaningOf(stateAtTimeout) === 'blocked'
-                ? `${stateAtTimeout}, waiting for a person`
-                : stateAtTimeout;
             const cancel = describeCancel(run.run_id, outcome.cancel);
+            // The cancel's refusal says BLOCKED and why; any other state is said here.
+            const state = outcome.cancel.kind === 'blocked' ? '' : ` it was ${stateAtTimeout}.`;
             return {
                 ...base,
                 why: `${why} ${cancel}`,
                 headline: `${nameOf(run)} timed out`,
-                failure: `Run ${run.run_id} did not finish within the timeout input (${formatDuration(outcome.timeoutMs)}); ` +
-                    `it was ${state}. ${cancel}`,
+                failure: `Run ${run.run_id} did not finish within the timeout input (${formatDuration(outcome.timeoutMs)});${state} ${cancel}`,
             };
         }
         case 'over-budget': {
@@ -10675,7 +10706,7 @@ function verdictOf(outcome) {
             const { run } = outcome;
             return {
                 ...base,
-                headline: `${nameOf(run)} is BLOCKED, waiting for a person`,
+                headline: `${nameOf(run)} is blocked, waiting for a person`,
                 failure: outcome.passes
                     ? undefined
                     : `Run ${run.run_id} is BLOCKED: it waits for a person (on_blocked: fail). It stays BLOCKED until someone answers in the session.`,
@@ -10688,13 +10719,19 @@ function verdictOf(outcome) {
                 ...base,
                 why: `${why}${cancel}`,
                 headline: outcome.run
-                    ? `${nameOf(outcome.run)} stopped: the workflow was cancelled`
-                    : 'The workflow was cancelled',
-                failure: `The workflow cancelled this step${outcome.signal ? ` (${outcome.signal})` : ''}.${cancel}`,
+                    ? `${nameOf(outcome.run)} was interrupted: the workflow was cancelled`
+                    : 'Interrupted: the workflow was cancelled',
+                failure: `The workflow was cancelled${outcome.signal ? ` (${outcome.signal})` : ''}, which interrupted this step.${cancel}`,
             };
         }
     }
 }
+/** A run that ended on its own, other than by succeeding: one name per outcome, as elsewhere. */
+const FINISHED_HEADLINES = {
+    failed: 'failed',
+    error: "ended in an error on the service's side",
+    cancelled: 'was cancelled elsewhere',
+};
 /** The run's title, else `Run <id>`: what the summary's headline calls it. */
 function nameOf(run) {
     const title = run.title?.trim();
@@ -10721,9 +10758,12 @@ function renderSummary(outcome, extras = {}) {
     const run = outcome.run;
     const rows = [];
     if (run) {
-        rows.push(['Run ID', `<code>${escapeMarkdown(run.run_id)}</code>`]);
-        rows.push(['State', `<code>${escapeMarkdown(run.state)}</code>`]);
-        rows.push(['Outcome', `<code>${verdict.outcome}</code>`]);
+        rows.push(['Run', `<code>${escapeMarkdown(run.run_id)}</code>`]);
+        // One fact, one row: the state is named apart only when the outcome's word is another.
+        const state = run.state.toLowerCase() === verdict.outcome
+            ? ''
+            : ` (state <code>${escapeMarkdown(run.state)}</code>)`;
+        rows.push(['Outcome', `<code>${verdict.outcome}</code>${state}`]);
         const duration = durationOf(outcome);
         if (duration)
             rows.push(['Duration', duration]);
@@ -10752,16 +10792,17 @@ function renderSummary(outcome, extras = {}) {
         escapeMarkdown(verdict.why),
         '',
     ];
-    if (rows.length > 0) {
-        lines.push('| | |', '|---|---|', ...rows.map(([field, value]) => `| **${field}** | ${value} |`), '');
-    }
+    if (rows.length > 0)
+        lines.push(...factsTable(rows), '');
     if (run && meaningOf(run.state) === 'failed') {
         const notes = failureNotes(run.status_message, extras.now ?? Date.now());
         if (notes.length > 0)
             lines.push(notes.map(escapeMarkdown).join(' '), '');
     }
     if (run && meaningOf(run.state) === 'blocked') {
-        const asked = outcome.kind === 'blocked' ? outcome.question : extras.blockedQuestion;
+        const asked = outcome.kind === 'blocked'
+            ? outcome.question
+            : (extras.blockedQuestion ?? blockedQuestion(run.status_message, undefined));
         // The agent's last message is often its question: shown once, as the answer, below.
         const question = asked?.trim() === extras.answer?.trim() ? undefined : asked;
         lines.push(renderBlocked(question, {
@@ -10785,9 +10826,23 @@ function renderSummary(outcome, extras = {}) {
 function renderErrorSummary(message, runId) {
     const lines = [`### ${summary_ICONS.failed} The step failed`, ''];
     if (runId)
-        lines.push('| | |', '|---|---|', `| **Run ID** | <code>${escapeMarkdown(runId)}</code> |`, '');
+        lines.push(...factsTable([['Run', `<code>${escapeMarkdown(runId)}</code>`]]), '');
     lines.push(escapeMarkdown(message), '');
     return lines.join('\n');
+}
+/**
+ * Facts as a two-column table. GitHub's tables need a header row: the first fact is it, so no
+ * empty header shows as a blank strip above the table.
+ */
+function factsTable(rows) {
+    const [first, ...rest] = rows;
+    if (!first)
+        return [];
+    return [
+        `| **${first[0]}** | ${first[1]} |`,
+        '|---|---|',
+        ...rest.map(([field, value]) => `| **${field}** | ${value} |`),
+    ];
 }
 function durationOf(outcome) {
     const fromService = outcome.run?.run_time ? parseIsoDuration(outcome.run.run_time) : undefined;
@@ -11533,9 +11588,11 @@ async function executeStep(settings, deps) {
         case 'stopped':
             return stopWaiting(outcome.run, outcome.verdict, deps.now() - startedAt, settings, deps);
         case 'timed-out': {
-            log.warning(`Run ${safeForLog(run.run_id)} did not finish within the timeout input (${formatDuration(settings.timeoutMs)}); cancelling it.`);
+            log.info(`Run ${safeForLog(run.run_id)} did not finish within the timeout input (${formatDuration(settings.timeoutMs)}); cancelling it.`);
             const cancel = await cancelOwnRun(tracker, run.run_id, { kind: 'timeout' }, deps);
-            logCancel(log, run.run_id, cancel);
+            // A BLOCKED run's refusal is the step's error line, said there once with why.
+            if (cancel.kind !== 'blocked')
+                logCancel(log, run.run_id, cancel);
             const lastSeen = outcome.run ?? run;
             return {
                 kind: 'timed-out',
