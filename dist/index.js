@@ -7655,6 +7655,30 @@ function redirectTarget(location, from) {
         return 'an unparseable location';
     }
 }
+/**
+ * `signal`, also aborted `ms` from now. Not `AbortSignal.any([signal, AbortSignal.timeout(ms)])`:
+ * on Node 20 the composite holds its timeout signal weakly, so garbage collection can take it
+ * and the composite then never aborts (a hung read held the step past its bound).
+ */
+function abortAfter(signal, ms) {
+    const controller = new AbortController();
+    if (signal.aborted) {
+        controller.abort(signal.reason);
+        return controller.signal;
+    }
+    const onAbort = () => {
+        clearTimeout(timer);
+        controller.abort(signal.reason);
+    };
+    const timer = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        controller.abort(new DOMException(`The deadline of ${ms} ms passed`, 'TimeoutError'));
+    }, clampTimerMs(ms));
+    // The timer bounds a wait; it must not keep a step that is done from exiting.
+    timer.unref();
+    signal.addEventListener('abort', onAbort, { once: true });
+    return controller.signal;
+}
 /** A timer that ends early, rejecting, when `signal` aborts. */
 function abortableSleep(ms, signal) {
     return new Promise((resolve, reject) => {
@@ -13080,7 +13104,7 @@ async function finishSet(outcome, client, signal) {
     const answers = new Map();
     if (outcome.kind !== 'interrupted') {
         const sources = agentWorkSources(client);
-        const bounded = AbortSignal.any([signal, AbortSignal.timeout(AGENT_WORK_DEADLINE_MS)]);
+        const bounded = abortAfter(signal, AGENT_WORK_DEADLINE_MS);
         const quiet = { info: debug, warning: warning, debug: debug };
         await Promise.all(outcome.tasks.map(async (task) => {
             if (!task.runId || !task.run)
@@ -13420,7 +13444,7 @@ conversation, signal, endBy) {
 /** `signal`, also aborted at `endBy` (PAST_TIMEOUT_MS past the timeout), and never after AGENT_WORK_DEADLINE_MS. */
 function withinWaits(signal, endBy) {
     const leftMs = Math.max(0, Math.min(AGENT_WORK_DEADLINE_MS, endBy - Date.now()));
-    return AbortSignal.any([signal, AbortSignal.timeout(leftMs)]);
+    return abortAfter(signal, leftMs);
 }
 
 ;// CONCATENATED MODULE: ./src/post.ts

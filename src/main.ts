@@ -3,7 +3,7 @@ import * as core from '@actions/core'
 import { agentWorkSources } from './agent/sources.ts'
 import { collectAgentWork, readConversation, type AgentWorkSources } from './agent/work.ts'
 import { type AgentRunsClient } from './api/client.ts'
-import { abortableSleep } from './api/transport.ts'
+import { abortableSleep, abortAfter } from './api/transport.ts'
 import type { RunItem } from './api/types.ts'
 import { commentOutcomeOf, workflowRunUrl } from './github/comment.ts'
 import type { Conversation } from './github/conversation.ts'
@@ -430,5 +430,5 @@ async function gatherAgentWork(
 /** `signal`, also aborted at `endBy` (PAST_TIMEOUT_MS past the timeout), and never after AGENT_WORK_DEADLINE_MS. */
 function withinWaits(signal: AbortSignal, endBy: number): AbortSignal {
   const leftMs = Math.max(0, Math.min(AGENT_WORK_DEADLINE_MS, endBy - Date.now()))
-  return AbortSignal.any([signal, AbortSignal.timeout(leftMs)])
+  return abortAfter(signal, leftMs)
 }

@@ -3,7 +3,7 @@ import { finalAnswer } from './agent/conversation.ts'
 import { agentWorkSources } from './agent/sources.ts'
 import { readConversation } from './agent/work.ts'
 import { type AgentRunsClient } from './api/client.ts'
-import { abortableSleep } from './api/transport.ts'
+import { abortableSleep, abortAfter } from './api/transport.ts'
 import type { TaskSetSettings } from './inputs.ts'
 import type { SetOutcome } from './model/set.ts'
 import { publishSetOutcome } from './report/set.ts'
@@ -95,7 +95,7 @@ async function finishSet(
   const answers = new Map<number, string>()
   if (outcome.kind !== 'interrupted') {
     const sources = agentWorkSources(client)
-    const bounded = AbortSignal.any([signal, AbortSignal.timeout(AGENT_WORK_DEADLINE_MS)])
+    const bounded = abortAfter(signal, AGENT_WORK_DEADLINE_MS)
     const quiet = { info: core.debug, warning: core.warning, debug: core.debug }
     await Promise.all(
       outcome.tasks.map(async (task) => {

@@ -446,6 +446,31 @@ function redirectTarget(location: string | undefined, from: string): string {
   }
 }
 
+/**
+ * `signal`, also aborted `ms` from now. Not `AbortSignal.any([signal, AbortSignal.timeout(ms)])`:
+ * on Node 20 the composite holds its timeout signal weakly, so garbage collection can take it
+ * and the composite then never aborts (a hung read held the step past its bound).
+ */
+export function abortAfter(signal: AbortSignal, ms: number): AbortSignal {
+  const controller = new AbortController()
+  if (signal.aborted) {
+    controller.abort(signal.reason)
+    return controller.signal
+  }
+  const onAbort = () => {
+    clearTimeout(timer)
+    controller.abort(signal.reason)
+  }
+  const timer = setTimeout(() => {
+    signal.removeEventListener('abort', onAbort)
+    controller.abort(new DOMException(`The deadline of ${ms} ms passed`, 'TimeoutError'))
+  }, clampTimerMs(ms))
+  // The timer bounds a wait; it must not keep a step that is done from exiting.
+  timer.unref()
+  signal.addEventListener('abort', onAbort, { once: true })
+  return controller.signal
+}
+
 /** A timer that ends early, rejecting, when `signal` aborts. */
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
