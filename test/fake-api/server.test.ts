@@ -648,7 +648,8 @@ describe('hostile answers (issue 8)', () => {
     const reader = body.getReader()
     const first = await reader.read()
     const second = await reader.read()
-    expect(new TextDecoder().decode(first.value)).toBe(' ')
+    // Under load two 20 ms chunks can arrive as one read: spaces, one or more, and more to come.
+    expect(new TextDecoder().decode(first.value)).toMatch(/^ +$/)
     expect(second.done).toBe(false)
     controller.abort()
   })
