@@ -10,12 +10,16 @@ import type { Conversation } from './github/conversation.ts'
 import {
   headMovedNote,
   mayTalkToAgent,
+  openCheckRun,
   openCommitStatus,
   openConversation,
+  postPullRequestReview,
   resolveTarget,
   resolveWorkCommit,
   type WorkCommit,
 } from './github/setup.ts'
+import { annotationsOf, checkReport, type CheckRunReporter } from './github/check-run.ts'
+import type { ReviewDocument } from './agent/review-document.ts'
 import { finalStatus, pendingStatus, type CommitStatusReporter } from './github/status.ts'
 import { readCancelOnly, readSettings, readTaskSettings, type Settings } from './inputs.ts'
 import { logCancel, type CancelReport } from './model/cancel.ts'
@@ -94,6 +98,8 @@ interface PreparedStep {
   output: OutputRequest | undefined
   /** When every wait on the service must have ended: `timeout` from now, plus PAST_TIMEOUT_MS. */
   waitsEndBy: number
+  /** check_run: in progress from now on. */
+  checkRun: CheckRunReporter | undefined
 }
 
 /** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
@@ -121,6 +127,7 @@ async function prepare(
   const commit = await resolveWorkCommit(github, core)
   const status = await openCommitStatus(github, commit, core)
   if (status && commit) runnerState.saveStatusSha(commit.sha)
+  const checkRun = settings.output.checkRun ? await openCheckRun(github, commit, core) : undefined
   const sources = agentWorkSources(client)
   return {
     settings,
@@ -136,6 +143,7 @@ async function prepare(
     watcher: watcherFor(settings, tracker, sources),
     output,
     waitsEndBy: Date.now() + settings.timeoutMs + PAST_TIMEOUT_MS,
+    checkRun,
   }
 }
 
@@ -232,11 +240,23 @@ async function finish(
       outcome: commentOutcome,
     })
   }
-  await Promise.all([comment?.settled(), status?.settled()])
+  const review = settings.output.pullRequestReview ? reviewOf(checked) : undefined
+  await Promise.all([
+    comment?.settled(),
+    status?.settled(),
+    review && outcome.run && !interruption.cancelling
+      ? postPullRequestReview(settings.github, commit, review, reviewContext(outcome.run), core)
+      : undefined,
+    step.checkRun?.finish(
+      checkReport(outcome, { answer: work.answer, review }),
+      review ? annotationsOf(review.comments, review.verdict) : [],
+    ),
+  ])
   await publishOutcome(outcome, {
     ...work,
     continueRun: step.continuing,
     structuredOutput: checked?.document,
+    verdict: review?.verdict,
   })
 }
 
@@ -366,6 +386,15 @@ function watcherFor(
       onSessionLink: (link) => core.setOutput('session_link', link),
     },
   )
+}
+
+/** The review document, once it has validated against the review's schema. */
+function reviewOf(checked: CheckedOutput | undefined): ReviewDocument | undefined {
+  return checked?.document as ReviewDocument | undefined
+}
+
+function reviewContext(run: RunItem): { runId: string; sessionLink?: string } {
+  return { runId: run.run_id, sessionLink: run.session_link }
 }
 
 /** What the check of the agent's result needs: its reads, and the step's own follow-up path. */

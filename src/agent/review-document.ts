@@ -4,6 +4,22 @@
  */
 
 export const VERDICTS = ['approve', 'comment', 'request_changes'] as const
+export type ReviewVerdict = (typeof VERDICTS)[number]
+
+export interface ReviewComment {
+  readonly path: string
+  readonly line: number
+  readonly start_line?: number
+  readonly side?: 'LEFT' | 'RIGHT'
+  readonly body: string
+}
+
+/** The document, once it has validated against REVIEW_SCHEMA. */
+export interface ReviewDocument {
+  readonly summary: string
+  readonly verdict: ReviewVerdict
+  readonly comments: readonly ReviewComment[]
+}
 /** GitHub's own limits, well inside: a review body and a comment hold at most 65,536 characters. */
 const MAX_TEXT = 20_000
 

@@ -5,6 +5,9 @@ import { Conversation, type ConversationOptions } from './conversation.ts'
 import { eventAuthorOf, eventHeadSha, eventPullRequest, readEventPayload } from './event.ts'
 import { loadOctokit, reasonOf, withDeadline } from './octokit.ts'
 import { GITHUB_CALL_DEADLINE_MS, HEAD_MOVED_DEADLINE_MS } from '../timing.ts'
+import type { ReviewDocument } from '../agent/review-document.ts'
+import { CheckRunReporter } from './check-run.ts'
+import { postReview } from './review.ts'
 import { CommitStatusReporter, statusContext } from './status.ts'
 import { threadFromEvent } from './thread.ts'
 import type { StepTarget } from '../model/step.ts'
@@ -174,6 +177,52 @@ export async function openCommitStatus(
   return new CommitStatusReporter(
     octokit,
     { owner, repo, sha: commit.sha, context: statusContext(github.key) },
+    log,
+  )
+}
+
+/** The step's check run, created in progress now, when `check_run` asks for one and there is a commit. */
+export async function openCheckRun(
+  github: GitHubSettings,
+  commit: WorkCommit | undefined,
+  log: Log,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CheckRunReporter | undefined> {
+  const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/')
+  if (!commit || !owner || !repo) {
+    log.warning('check_run: no commit to report on (no pull request head, no GITHUB_SHA).')
+    return undefined
+  }
+  const octokit = await loadOctokit(github.token, env)
+  return new CheckRunReporter(
+    octokit,
+    { owner, repo, sha: commit.sha, key: github.key },
+    log,
+    workflowRunUrl(env),
+  )
+}
+
+/** `pull_request_review`: posts the review on the event's pull request, when there is one. */
+export async function postPullRequestReview(
+  github: GitHubSettings,
+  commit: WorkCommit | undefined,
+  review: ReviewDocument,
+  context: { runId: string; sessionLink?: string },
+  log: Log,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
+  if (!commit?.pullRequest) {
+    log.warning(
+      'pull_request_review: this event is not about a pull request, so no review was posted; the review is in the structured_output output.',
+    )
+    return
+  }
+  const octokit = await loadOctokit(github.token, env)
+  await postReview(
+    octokit,
+    { ...commit.pullRequest, sha: commit.sha, key: github.key },
+    review,
+    context,
     log,
   )
 }

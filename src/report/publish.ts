@@ -46,6 +46,7 @@ export async function publishOutcome(
   if (extras.structuredOutput !== undefined) {
     core.setOutput('structured_output', JSON.stringify(extras.structuredOutput))
   }
+  if (extras.verdict) core.setOutput('verdict', extras.verdict)
   await writeSummary(renderSummary(outcome, extras))
 
   if (verdict.failure) {

@@ -150,6 +150,8 @@ export interface SummaryExtras {
   blockedQuestion?: string
   /** output_schema, pull_request_review: the agent's document, once it has validated. */
   structuredOutput?: unknown
+  /** pull_request_review: the review's verdict. */
+  verdict?: string
   now?: number
 }
 

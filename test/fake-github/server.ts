@@ -25,6 +25,8 @@ export interface FakeGitHubOptions {
   botLogin?: string
   /** The web host used in `html_url`s. Default `https://github.com`. */
   serverUrl?: string
+  /** Default true. False: the token lacks `checks: write`, so check runs answer 403. */
+  checksWrite?: boolean
 }
 
 export interface GitHubUser {
@@ -114,6 +116,54 @@ interface StoredPullRequest extends Required<PullRequestSeed> {
   number: number
 }
 
+/** A changed file of a pull request, as GET .../pulls/{n}/files lists it. */
+export interface PullRequestFile {
+  filename: string
+  /** The unified diff of the file; GitHub leaves it out for binary and huge files. */
+  patch?: string
+  status?: 'added' | 'modified' | 'removed' | 'renamed'
+}
+
+export interface ReviewCommentView {
+  path: string
+  line: number
+  side: 'LEFT' | 'RIGHT'
+  start_line?: number
+  body: string
+}
+
+export interface Review {
+  id: number
+  user: GitHubUser
+  body: string
+  state: 'COMMENTED' | 'CHANGES_REQUESTED' | 'APPROVED'
+  html_url: string
+  commit_id: string
+  submitted_at: string
+  comments: ReviewCommentView[]
+}
+
+export interface Annotation {
+  path: string
+  start_line: number
+  end_line: number
+  annotation_level: string
+  message: string
+}
+
+export interface CheckRun {
+  id: number
+  name: string
+  head_sha: string
+  status: string
+  conclusion: string | null
+  details_url: string | null
+  output: { title: string | null; summary: string | null }
+  annotations: Annotation[]
+  /** Every write, in order: the create, then each update's body. */
+  writes: unknown[]
+}
+
 interface Barrier {
   method: string
   path: RegExp | string
@@ -147,6 +197,13 @@ const PERMISSION_PATH = /^\/repos\/([^/]+)\/([^/]+)\/collaborators\/([^/]+)\/per
 const STATUSES_PATH = /^\/repos\/([^/]+)\/([^/]+)\/statuses\/([^/]+)$/
 const COMMIT_STATUSES_PATH = /^\/repos\/([^/]+)\/([^/]+)\/commits\/([^/]+)\/statuses$/
 const PULL_PATH = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/([1-9]\d*)$/
+const PULL_FILES_PATH = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/([1-9]\d*)\/files$/
+const REVIEWS_PATH = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/([1-9]\d*)\/reviews$/
+const REVIEW_PATH = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/([1-9]\d*)\/reviews\/([1-9]\d*)$/
+const CHECK_RUNS_PATH = /^\/repos\/([^/]+)\/([^/]+)\/check-runs$/
+const CHECK_RUN_PATH = /^\/repos\/([^/]+)\/([^/]+)\/check-runs\/([1-9]\d*)$/
+/** GitHub takes at most 50 annotations in one request. */
+export const MAX_ANNOTATIONS_PER_REQUEST = 50
 /** GitHub refuses a commit status description longer than this. */
 export const MAX_STATUS_DESCRIPTION = 140
 const COMMIT_STATES: readonly string[] = ['pending', 'success', 'failure', 'error']
@@ -187,6 +244,12 @@ export class FakeGitHub {
   readonly #roles = new Map<string, RepositoryRole>()
   readonly #statuses: Array<CommitStatus & { owner: string; repo: string; sha: string }> = []
   readonly #pulls = new Map<string, StoredPullRequest>()
+  readonly #files = new Map<string, PullRequestFile[]>()
+  readonly #reviews: Array<Review & { key: string }> = []
+  readonly #checkRuns: Array<CheckRun & { owner: string; repo: string }> = []
+  readonly #checksWrite: boolean
+  #nextReviewId = 3_000_000_001
+  #nextCheckRunId = 4_000_000_001
   #defaultRole: RepositoryRole = 'read'
   #faults: Fault[] = []
   #barriers: Barrier[] = []
@@ -202,6 +265,7 @@ export class FakeGitHub {
     this.apiUrl = apiUrl
     this.#token = options.token ?? 'gh-token'
     this.#serverUrl = (options.serverUrl ?? 'https://github.com').replace(/\/+$/, '')
+    this.#checksWrite = options.checksWrite ?? true
     const identity = options.identity ?? 'integration'
     this.#integration = identity === 'integration'
     this.tokenUser =
@@ -344,6 +408,36 @@ export class FakeGitHub {
     pull.headSha = sha
   }
 
+  /** The pull request's changed files, with their patches, for GET .../pulls/{n}/files. */
+  setPullRequestFiles(owner: string, repo: string, number: number, files: PullRequestFile[]): void {
+    this.#files.set(pullKey(owner, repo, number), structuredClone(files))
+  }
+
+  /** The reviews on a pull request, oldest first. */
+  reviews(owner: string, repo: string, number: number): Review[] {
+    const key = pullKey(owner, repo, number)
+    return this.#reviews
+      .filter((review) => review.key === key)
+      .map((review) => ({ ...reviewView(review), comments: structuredClone(review.comments) }))
+  }
+
+  /** The check runs on a commit, oldest first. */
+  checkRuns(owner: string, repo: string, sha: string): CheckRun[] {
+    return this.#checkRuns
+      .filter((run) => run.head_sha === sha && sameRepo(run, owner, repo))
+      .map((run) => ({
+        id: run.id,
+        name: run.name,
+        head_sha: run.head_sha,
+        status: run.status,
+        conclusion: run.conclusion,
+        details_url: run.details_url,
+        output: { ...run.output },
+        annotations: structuredClone(run.annotations),
+        writes: structuredClone(run.writes),
+      }))
+  }
+
   /** The statuses set on a commit, oldest first. */
   statuses(owner: string, repo: string, sha: string): CommitStatus[] {
     return this.#statuses
@@ -473,6 +567,64 @@ export class FakeGitHub {
       const [, owner = '', repo = '', sha = ''] = commitStatuses
       return ok(200, this.statuses(owner, repo, sha).reverse())
     }
+    const files = PULL_FILES_PATH.exec(path)
+    if (files && method === 'GET') {
+      const [, owner = '', repo = '', number = ''] = files
+      const key = pullKey(owner, repo, Number(number))
+      if (!this.#pulls.has(key))
+        return error(404, 'Not Found', 'pulls/pulls#list-pull-requests-files')
+      return this.#page(this.#files.get(key) ?? [], url, (file) => ({
+        sha: '0'.repeat(40),
+        filename: file.filename,
+        status: file.status ?? 'modified',
+        additions: 0,
+        deletions: 0,
+        changes: 0,
+        ...(file.patch === undefined ? {} : { patch: file.patch }),
+      }))
+    }
+    const reviews = REVIEWS_PATH.exec(path)
+    if (reviews) {
+      const [, owner = '', repo = '', number = ''] = reviews
+      const key = pullKey(owner, repo, Number(number))
+      if (!this.#pulls.has(key)) return error(404, 'Not Found', 'pulls/reviews')
+      if (method === 'GET') {
+        return this.#page(this.reviews(owner, repo, Number(number)), url, reviewView)
+      }
+      if (method === 'POST') return this.#createReview(request, owner, repo, Number(number))
+    }
+    const review = REVIEW_PATH.exec(path)
+    if (review && method === 'PUT') {
+      const [, owner = '', repo = '', number = '', id = ''] = review
+      const stored = this.#reviews.find(
+        (r) => r.id === Number(id) && r.key === pullKey(owner, repo, Number(number)),
+      )
+      const body = (request.json as { body?: unknown } | undefined)?.body
+      if (!stored)
+        return error(404, 'Not Found', 'pulls/reviews#update-a-review-for-a-pull-request')
+      if (stored.user.login !== this.tokenUser.login) {
+        return error(403, 'Resource not accessible by integration')
+      }
+      if (typeof body !== 'string' || body === '') {
+        return validation('pulls/reviews', {
+          resource: 'PullRequestReview',
+          code: 'missing_field',
+          field: 'body',
+        })
+      }
+      stored.body = body
+      return ok(200, reviewView(stored))
+    }
+    const checkRuns = CHECK_RUNS_PATH.exec(path)
+    if (checkRuns && method === 'POST') {
+      const [, owner = '', repo = ''] = checkRuns
+      return this.#createCheckRun(request, owner, repo)
+    }
+    const checkRun = CHECK_RUN_PATH.exec(path)
+    if (checkRun && method === 'PATCH') {
+      const [, owner = '', repo = '', id = ''] = checkRun
+      return this.#updateCheckRun(request, owner, repo, Number(id))
+    }
     const pull = PULL_PATH.exec(path)
     if (pull && method === 'GET') {
       const [, owner = '', repo = '', number = ''] = pull
@@ -482,6 +634,176 @@ export class FakeGitHub {
         : error(404, 'Not Found', 'pulls/pulls#get-a-pull-request')
     }
     return error(404, 'Not Found')
+  }
+
+  /** A page of `items` as GitHub pages a list: `per_page`, `page`, and a Link header. */
+  #page<T>(items: readonly T[], url: URL, view: (item: T) => unknown): Reply {
+    const perPage = Math.min(
+      positiveInt(url.searchParams.get('per_page')) ?? DEFAULT_PER_PAGE,
+      MAX_PER_PAGE,
+    )
+    const page = positiveInt(url.searchParams.get('page')) ?? 1
+    const reply = ok(200, items.slice((page - 1) * perPage, page * perPage).map(view))
+    const lastPage = Math.ceil(items.length / perPage)
+    if (page < lastPage) {
+      const link = (p: number, rel: string): string => {
+        const target = new URL(url.pathname, this.apiUrl)
+        target.searchParams.set('per_page', String(perPage))
+        target.searchParams.set('page', String(p))
+        return `<${target.href}>; rel="${rel}"`
+      }
+      reply.headers['link'] = [link(page + 1, 'next'), link(lastPage, 'last')].join(', ')
+    }
+    return reply
+  }
+
+  /**
+   * A review, as GitHub takes it: every inline comment must be on a line of the diff (a
+   * `line` on its `side`, a `start_line` in the same hunk), else the whole review is refused
+   * with 422 and nothing is written.
+   */
+  #createReview(
+    request: RecordedGitHubRequest,
+    owner: string,
+    repo: string,
+    number: number,
+  ): Reply {
+    const docs = 'pulls/reviews#create-a-review-for-a-pull-request'
+    const body = request.json as
+      { commit_id?: unknown; body?: unknown; event?: unknown; comments?: unknown } | undefined
+    if (!body || typeof body !== 'object') return error(400, 'Problems parsing JSON', docs)
+    const event = body.event ?? 'PENDING'
+    const states: Record<string, Review['state']> = {
+      COMMENT: 'COMMENTED',
+      REQUEST_CHANGES: 'CHANGES_REQUESTED',
+      APPROVE: 'APPROVED',
+    }
+    const state = typeof event === 'string' ? states[event] : undefined
+    if (!state)
+      return validation(docs, { resource: 'PullRequestReview', code: 'invalid', field: 'event' })
+    const text = typeof body.body === 'string' ? body.body : ''
+    if (state !== 'APPROVED' && text === '') {
+      return unprocessable(docs, [`Review body is required for ${String(event)}`])
+    }
+    if (text.length > MAX_COMMENT_BODY) return unprocessable(docs, ['Body is too long'])
+    const key = pullKey(owner, repo, number)
+    const diff = new Map(
+      (this.#files.get(key) ?? []).map((file) => [file.filename, hunksOf(file.patch)]),
+    )
+    const comments: ReviewCommentView[] = []
+    for (const comment of Array.isArray(body.comments) ? (body.comments as unknown[]) : []) {
+      const c = comment as Record<string, unknown>
+      const side = c.side === 'LEFT' ? 'LEFT' : 'RIGHT'
+      const lines = typeof c.path === 'string' ? diff.get(c.path)?.[side] : undefined
+      if (!lines) return unprocessable(docs, ['Path could not be resolved'])
+      const hunk = typeof c.line === 'number' ? lines.get(c.line) : undefined
+      if (hunk === undefined) {
+        return unprocessable(docs, ['pull_request_review_thread.line must be part of the diff'])
+      }
+      if (c.start_line !== undefined && lines.get(c.start_line as number) !== hunk) {
+        return unprocessable(docs, [
+          'pull_request_review_thread.start_line must be part of the same hunk as the line.',
+        ])
+      }
+      if (typeof c.body !== 'string' || c.body === '' || c.body.length > MAX_COMMENT_BODY) {
+        return unprocessable(docs, ['Comment body is invalid'])
+      }
+      comments.push({
+        path: c.path as string,
+        line: c.line as number,
+        side,
+        ...(c.start_line === undefined ? {} : { start_line: c.start_line as number }),
+        body: c.body,
+      })
+    }
+    const pull = this.#pulls.get(key)
+    const id = this.#nextReviewId++
+    const review = {
+      key,
+      id,
+      user: { ...this.tokenUser },
+      body: text,
+      state,
+      html_url: `${this.#serverUrl}/${owner}/${repo}/pull/${number}#pullrequestreview-${id}`,
+      commit_id: typeof body.commit_id === 'string' ? body.commit_id : (pull?.headSha ?? ''),
+      submitted_at: iso(now()),
+      comments,
+    }
+    this.#reviews.push(review)
+    return ok(200, reviewView(review))
+  }
+
+  #createCheckRun(request: RecordedGitHubRequest, owner: string, repo: string): Reply {
+    if (!this.#checksWrite)
+      return error(403, 'Resource not accessible by integration', 'checks/runs#create-a-check-run')
+    const body = (request.json ?? {}) as Record<string, unknown>
+    if (typeof body.name !== 'string' || typeof body.head_sha !== 'string') {
+      return validation('checks/runs', {
+        resource: 'CheckRun',
+        code: 'missing_field',
+        field: 'name',
+      })
+    }
+    const run = {
+      owner,
+      repo,
+      id: this.#nextCheckRunId++,
+      name: body.name,
+      head_sha: body.head_sha,
+      status: typeof body.status === 'string' ? body.status : 'queued',
+      conclusion: null,
+      details_url: typeof body.details_url === 'string' ? body.details_url : null,
+      output: { title: null, summary: null },
+      annotations: [],
+      writes: [structuredClone(body)],
+    }
+    this.#checkRuns.push(run)
+    return ok(201, this.#checkRunView(run))
+  }
+
+  #updateCheckRun(request: RecordedGitHubRequest, owner: string, repo: string, id: number): Reply {
+    const docs = 'checks/runs#update-a-check-run'
+    const run = this.#checkRuns.find((r) => r.id === id && sameRepo(r, owner, repo))
+    if (!run) return error(404, 'Not Found', docs)
+    if (!this.#checksWrite) return error(403, 'Resource not accessible by integration', docs)
+    const body = (request.json ?? {}) as Record<string, unknown>
+    const output = (body.output ?? undefined) as Record<string, unknown> | undefined
+    const annotations = Array.isArray(output?.annotations)
+      ? (output.annotations as Annotation[])
+      : []
+    if (annotations.length > MAX_ANNOTATIONS_PER_REQUEST) {
+      return unprocessable(docs, ['Only 50 annotations are allowed per request'])
+    }
+    if (typeof output?.summary === 'string' && output.summary.length > 65_535) {
+      return unprocessable(docs, ['output.summary is too long (maximum is 65535 characters)'])
+    }
+    run.writes.push(structuredClone(body))
+    if (typeof body.status === 'string') run.status = body.status
+    if (typeof body.conclusion === 'string') {
+      run.conclusion = body.conclusion
+      run.status = 'completed'
+    }
+    if (output) {
+      run.output = {
+        title: typeof output.title === 'string' ? output.title : run.output.title,
+        summary: typeof output.summary === 'string' ? output.summary : run.output.summary,
+      }
+    }
+    run.annotations.push(...annotations)
+    return ok(200, this.#checkRunView(run))
+  }
+
+  #checkRunView(run: CheckRun & { owner: string; repo: string }): unknown {
+    return {
+      id: run.id,
+      name: run.name,
+      head_sha: run.head_sha,
+      status: run.status,
+      conclusion: run.conclusion,
+      details_url: run.details_url,
+      html_url: `${this.#serverUrl}/${run.owner}/${run.repo}/runs/${run.id}`,
+      output: { ...run.output, annotations_count: run.annotations.length },
+    }
   }
 
   #permission(owner: string, repo: string, login: string): Reply {
@@ -725,6 +1047,56 @@ function commentBody(request: RecordedGitHubRequest, docs: string): string | Rep
     })
   }
   return body
+}
+
+/** A review as GitHub shows it, without its comments (listed apart). */
+function reviewView(review: Review): Omit<Review, 'comments'> {
+  return {
+    id: review.id,
+    user: { ...review.user },
+    body: review.body,
+    state: review.state,
+    html_url: review.html_url,
+    commit_id: review.commit_id,
+    submitted_at: review.submitted_at,
+  }
+}
+
+/** The lines a review comment may be on, per side, each with its hunk: the fake's own reading. */
+function hunksOf(patch: string | undefined): Record<'LEFT' | 'RIGHT', Map<number, number>> {
+  const sides = { LEFT: new Map<number, number>(), RIGHT: new Map<number, number>() }
+  let hunk = -1
+  let left = 0
+  let right = 0
+  for (const line of (patch ?? '').split('\n')) {
+    const header = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line)
+    if (header) {
+      hunk += 1
+      left = Number(header[1])
+      right = Number(header[2])
+    } else if (hunk >= 0 && line.startsWith('+')) {
+      sides.RIGHT.set(right++, hunk)
+    } else if (hunk >= 0 && line.startsWith('-')) {
+      sides.LEFT.set(left++, hunk)
+    } else if (hunk >= 0 && !line.startsWith('\\')) {
+      sides.RIGHT.set(right++, hunk)
+      sides.LEFT.set(left++, hunk)
+    }
+  }
+  return sides
+}
+
+/** GitHub's 422 for a review it cannot take: a message and plain-text errors. */
+function unprocessable(docs: string, errors: string[]): Reply {
+  return {
+    ...error(422, 'Unprocessable Entity', docs),
+    body: JSON.stringify({
+      message: 'Unprocessable Entity',
+      errors,
+      documentation_url: `${DOCS}/${docs}`,
+      status: '422',
+    }),
+  }
 }
 
 function validation(docs: string, detail: Record<string, string>): Reply {
