@@ -9703,6 +9703,427 @@ class CommitStatusReporter {
     }
 }
 
+;// CONCATENATED MODULE: ./src/github/check-run.ts
+
+
+
+
+/** GitHub takes at most 50 annotations a request, and 65,535 characters of summary. */
+const ANNOTATIONS_PER_REQUEST = 50;
+const MAX_SUMMARY_CHARS = 65_535;
+const ANSWER_CHARS = 40_000;
+/** The conclusion and its words, from the step's outcome and, with a review, its verdict. */
+function checkReport(outcome, extras) {
+    const ending = endingOf(outcome);
+    const word = outcomeOf(ending);
+    const why = whyItEnded(ending);
+    const { review } = extras;
+    const [conclusion, title] = (() => {
+        switch (word) {
+            case 'succeeded':
+                if (review?.verdict === 'request_changes')
+                    return ['failure', 'Changes requested'];
+                if (review?.verdict === 'approve')
+                    return ['success', 'Approved by the agent'];
+                if (review)
+                    return ['success', 'Reviewed, with comments'];
+                return ['success', 'Succeeded'];
+            case 'superseded':
+                return ['neutral', 'Superseded by a newer run'];
+            case 'timed_out':
+                return ['timed_out', 'The run broke: timed out'];
+            case 'interrupted':
+            case 'cancelled':
+                return ['cancelled', 'The run was cancelled'];
+            case 'blocked':
+                return ['action_required', 'The run waits for a person'];
+            case 'invalid_output':
+                return ['failure', 'The run broke: its result did not validate'];
+            case 'over_budget':
+                return ['failure', 'The run broke: over its credit cap'];
+            case 'error':
+                return ['failure', "The run broke: a failure on the service's side"];
+            case 'failed':
+                return ['failure', 'The run broke: the agent could not finish'];
+            case 'started':
+                return ['neutral', 'Started; this step does not wait for it'];
+        }
+    })();
+    const parts = [`**${escapeMarkdown(title)}** (outcome \`${word}\`)`, '', escapeMarkdown(why)];
+    const answer = review?.summary ?? extras.answer;
+    if (answer) {
+        parts.push('', agentDetails(review ? "The agent's review" : "The agent's answer", clipAnswer(answer, ANSWER_CHARS), true));
+    }
+    const summary = parts.join('\n');
+    return {
+        conclusion,
+        title,
+        summary: summary.length > MAX_SUMMARY_CHARS ? `${summary.slice(0, MAX_SUMMARY_CHARS - 1)}…` : summary,
+    };
+}
+/** GitHub keeps 64 KB of an annotation's message; ours are shorter. */
+const MAX_MESSAGE_CHARS = 4_000;
+/**
+ * The review's comments as annotations: plain text, which GitHub shows as typed. A comment on a
+ * removed line (LEFT) has no line in the commit, so it has no annotation.
+ */
+function annotationsOf(comments, verdict) {
+    return comments
+        .filter((comment) => comment.side !== 'LEFT')
+        .map((comment) => ({
+        path: comment.path.replace(/\\/g, '/').replace(/^(\.\/|\/)+/, ''),
+        start_line: Math.min(comment.start_line ?? comment.line, comment.line),
+        end_line: comment.line,
+        annotation_level: verdict === 'request_changes' ? 'warning' : 'notice',
+        message: comment.body.length > MAX_MESSAGE_CHARS
+            ? `${comment.body.slice(0, MAX_MESSAGE_CHARS - 1)}…`
+            : comment.body,
+    }));
+}
+/**
+ * One check run, created in progress at once, completed at the end. A GitHub failure (most
+ * often a token without `checks: write`) is a warning, and the step goes on without it.
+ */
+class CheckRunReporter {
+    #octokit;
+    #target;
+    #log;
+    #created;
+    constructor(octokit, target, log, detailsUrl) {
+        this.#octokit = octokit;
+        this.#target = target;
+        this.#log = log;
+        this.#created = this.#create(detailsUrl);
+    }
+    get name() {
+        return statusContext(this.#target.key);
+    }
+    /** Completes the check run, with its annotations 50 a request. */
+    async finish(report, annotations = []) {
+        const id = await this.#created;
+        if (id === undefined)
+            return;
+        const { owner, repo } = this.#target;
+        const batches = [];
+        for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
+            batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
+        }
+        const output = { title: report.title, summary: report.summary };
+        try {
+            // GitHub adds each request's annotations to the earlier ones'.
+            for (const batch of batches.slice(0, -1)) {
+                await this.#octokit.rest.checks.update({
+                    owner,
+                    repo,
+                    check_run_id: id,
+                    output: { ...output, annotations: batch },
+                    ...octokit_withDeadline(),
+                });
+            }
+            await this.#octokit.rest.checks.update({
+                owner,
+                repo,
+                check_run_id: id,
+                status: 'completed',
+                conclusion: report.conclusion,
+                completed_at: new Date().toISOString(),
+                output: { ...output, annotations: batches.at(-1) ?? [] },
+                ...octokit_withDeadline(),
+            });
+        }
+        catch (error) {
+            this.#log.warning(`GitHub: could not complete the check run ${this.name} (${reasonOf(error)}). The run is not affected.`);
+        }
+    }
+    async #create(detailsUrl) {
+        const { owner, repo, sha } = this.#target;
+        try {
+            const { data } = await this.#octokit.rest.checks.create({
+                owner,
+                repo,
+                name: this.name,
+                head_sha: sha,
+                status: 'in_progress',
+                started_at: new Date().toISOString(),
+                details_url: detailsUrl,
+                ...octokit_withDeadline(),
+            });
+            return data.id;
+        }
+        catch (error) {
+            const status = error.status;
+            const hint = status === 403 ? ' check_run needs the permission checks: write.' : '';
+            this.#log.warning(`GitHub: could not create the check run ${this.name} on ${sha.slice(0, 7)} (${reasonOf(error)}).${hint} The run goes on without it.`);
+            return undefined;
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/review.ts
+
+
+/** GitHub takes many more, but a review of more than this many inline comments reads badly. */
+const MAX_INLINE_COMMENTS = 50;
+/** GitHub refuses a review body or a comment longer than this. */
+const MAX_BODY_CHARS = 65_536;
+/** Room kept for our own text around the agent's, in the body. */
+const AGENT_TEXT_CHARS = 20_000;
+/**
+ * Reads a unified diff's hunks (GitHub's `patch` of a file): context and added lines are on
+ * the RIGHT at their new number, context and removed lines on the LEFT at their old number.
+ * One pass; a patch GitHub left out (a binary or huge file) has no lines.
+ */
+function diffLines(patch) {
+    const right = new Map();
+    const left = new Map();
+    let hunk = -1;
+    let oldLine = 0;
+    let newLine = 0;
+    for (const line of (patch ?? '').split('\n')) {
+        const header = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
+        if (header) {
+            hunk += 1;
+            oldLine = Number(header[1]);
+            newLine = Number(header[2]);
+            continue;
+        }
+        if (hunk < 0)
+            continue;
+        const mark = line.charAt(0);
+        if (mark === '+') {
+            right.set(newLine++, hunk);
+        }
+        else if (mark === '-') {
+            left.set(oldLine++, hunk);
+        }
+        else if (mark === ' ' || line === '') {
+            right.set(newLine++, hunk);
+            left.set(oldLine++, hunk);
+        }
+        // `\ No newline at end of file` belongs to no side.
+    }
+    return { RIGHT: right, LEFT: left };
+}
+/** Splits the comments into those GitHub takes on the diff, and the rest. */
+function anchorComments(comments, files, max = MAX_INLINE_COMMENTS) {
+    const anchored = { inline: [], inBody: [] };
+    for (const comment of comments) {
+        const path = normalizePath(comment.path);
+        const side = comment.side ?? 'RIGHT';
+        const lines = files.get(path)?.[side];
+        const hunk = lines?.get(comment.line);
+        if (!lines) {
+            anchored.inBody.push({ comment, reason: 'the file is not in the diff' });
+        }
+        else if (hunk === undefined) {
+            anchored.inBody.push({ comment, reason: 'the line is not in the diff' });
+        }
+        else if (anchored.inline.length >= max) {
+            anchored.inBody.push({ comment, reason: `past the first ${max} inline comments` });
+        }
+        else {
+            const start = comment.start_line;
+            // A range must lie within one hunk; else the comment stays on its last line.
+            const range = start !== undefined && start < comment.line && lines.get(start) === hunk
+                ? { start_line: start, start_side: side }
+                : {};
+            anchored.inline.push({
+                path,
+                line: comment.line,
+                side,
+                ...range,
+                body: agentText(comment.body),
+            });
+        }
+    }
+    return anchored;
+}
+function normalizePath(path) {
+    return path.replace(/\\/g, '/').replace(/^(\.\/|\/)+/, '');
+}
+/** The agent's Markdown, made safe, and short enough for GitHub. */
+function agentText(text) {
+    const cut = text.length > AGENT_TEXT_CHARS ? `${text.slice(0, AGENT_TEXT_CHARS)}\n\n_(cut here)_` : text;
+    return agentMarkdown(cut) || '_(empty)_';
+}
+const VERDICT_WORDS = {
+    approve: '✅ Approve',
+    comment: '💬 Comment',
+    request_changes: '❌ Changes requested',
+};
+/** What ties a review to the step that wrote it: a later step on the same head says so. */
+function reviewMarker(key, runId) {
+    // JSON of our own key and the service's ID; `--` cannot end the comment early.
+    return `<!-- cloud-agent-review: ${JSON.stringify({ key, run_id: runId }).replace(/--/g, '-\\u002d')} -->`;
+}
+/** The key in a review body's marker, when it has one. */
+function reviewKeyOf(body) {
+    const match = /<!-- cloud-agent-review: (\{.*?\}) -->/.exec(body);
+    if (!match?.[1])
+        return undefined;
+    try {
+        const key = JSON.parse(match[1]).key;
+        return typeof key === 'string' ? key : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/** The review's body: the verdict, the agent's summary, and the comments that are not inline. */
+function renderReviewBody(review, inBody, context) {
+    const lines = [reviewMarker(context.key, context.runId), `### ${VERDICT_WORDS[review.verdict]}`];
+    if (review.verdict === 'approve') {
+        lines.push('', '_Posted as a comment: the action never approves a pull request._');
+    }
+    lines.push('', agentText(review.summary));
+    if (inBody.length > 0) {
+        lines.push('', `**Comments outside the diff (${inBody.length})**`);
+        for (const { comment, reason } of inBody) {
+            const where = `${escapeMarkdown(normalizePath(comment.path))}:${comment.line}`;
+            lines.push('', `<code>${where}</code> (${reason})`, '', agentText(comment.body));
+        }
+    }
+    const footer = [];
+    const session = safeHttpUrl(context.sessionLink);
+    if (session)
+        footer.push(`[Session](${session})`);
+    footer.push(`run <code>${escapeMarkdown(context.runId)}</code>`);
+    const replaced = context.replaces.flatMap((url) => safeHttpUrl(url) ?? []);
+    if (replaced.length > 0) {
+        footer.push(`replaces ${replaced.map((url, i) => `[the earlier review${replaced.length > 1 ? ` ${i + 1}` : ''}](${url})`).join(', ')} of this commit`);
+    }
+    lines.push('', '---', `<sub>${footer.join(' · ')}</sub>`);
+    return clipBody(lines.join('\n'));
+}
+function clipBody(body) {
+    if (body.length <= MAX_BODY_CHARS)
+        return body;
+    const note = '\n\n_(The review is cut here: GitHub keeps at most 65,536 characters.)_';
+    // Cut between lines, so that no escape or tag is split; agentMarkdown closed every fence.
+    const room = body.lastIndexOf('\n', MAX_BODY_CHARS - note.length);
+    return body.slice(0, Math.max(0, room)) + note;
+}
+/**
+ * Posts the review: reads the diff, anchors the comments, and writes one review. A 422 (the
+ * diff moved under us) is retried once with every comment in the body. A re-run on the same
+ * head points to the review it replaces, and the earlier one is marked as replaced. Any GitHub
+ * failure is a warning; the run's outcome is not affected.
+ */
+async function postReview(octokit, target, review, context, log) {
+    const { owner, repo, number } = target;
+    const pr = `${owner}/${repo}#${number}`;
+    try {
+        const [files, earlier] = await Promise.all([
+            readDiff(octokit, target),
+            earlierReviews(octokit, target),
+        ]);
+        const anchored = anchorComments(review.comments, files);
+        const body = (inBody) => renderReviewBody(review, inBody, {
+            key: target.key,
+            ...context,
+            replaces: earlier.map((r) => r.url),
+        });
+        const event = review.verdict === 'request_changes' ? 'REQUEST_CHANGES' : 'COMMENT';
+        let created;
+        let inBody = anchored.inBody;
+        try {
+            created = await createReview(octokit, target, event, body(inBody), anchored.inline);
+        }
+        catch (error) {
+            if (error.status !== 422 || anchored.inline.length === 0)
+                throw error;
+            log.warning(`GitHub: the review's inline comments on ${pr} were refused (${reasonOf(error)}); posting them in the review's body instead.`);
+            inBody = [
+                ...review.comments.map((comment) => ({ comment, reason: 'GitHub refused it inline' })),
+            ];
+            created = await createReview(octokit, target, event, body(inBody), []);
+        }
+        const url = created.html_url;
+        log.info(`Posted the review on ${pr}: ${event === 'REQUEST_CHANGES' ? 'changes requested' : 'a comment review'}, ${review.comments.length - inBody.length} inline comment(s), ${inBody.length} in its body.${url ? ` ${url}` : ''}`);
+        await markReplaced(octokit, target, earlier, url, log);
+        return { url, inline: review.comments.length - inBody.length, inBody: inBody.length };
+    }
+    catch (error) {
+        log.warning(`GitHub: could not post the review on ${pr} (${reasonOf(error)}). pull_request_review needs pull-requests: write. The run is not affected.`);
+        return undefined;
+    }
+}
+async function createReview(octokit, target, event, body, comments) {
+    const { data } = await octokit.rest.pulls.createReview({
+        owner: target.owner,
+        repo: target.repo,
+        pull_number: target.number,
+        commit_id: target.sha,
+        event,
+        body,
+        comments,
+        ...octokit_withDeadline(),
+    });
+    return data;
+}
+/** The most changed files read; GitHub lists at most 3,000. */
+const MAX_FILES = 3_000;
+/** The pull request's diff as GitHub has it: each changed file's commentable lines. */
+async function readDiff(octokit, target) {
+    const files = new Map();
+    const pages = octokit.paginate.iterator(octokit.rest.pulls.listFiles, {
+        owner: target.owner,
+        repo: target.repo,
+        pull_number: target.number,
+        per_page: 100,
+        ...octokit_withDeadline(),
+    });
+    for await (const page of pages) {
+        for (const file of page.data)
+            files.set(file.filename, diffLines(file.patch));
+        if (files.size >= MAX_FILES)
+            break;
+    }
+    return files;
+}
+/** This key's reviews by this token on the same head: the ones a new review replaces. */
+async function earlierReviews(octokit, target) {
+    const [identity, reviews] = await Promise.all([
+        tokenIdentity(octokit),
+        octokit.paginate(octokit.rest.pulls.listReviews, {
+            owner: target.owner,
+            repo: target.repo,
+            pull_number: target.number,
+            per_page: 100,
+            ...octokit_withDeadline(),
+        }),
+    ]);
+    return reviews
+        .filter((review) => review.user?.login === identity &&
+        review.commit_id === target.sha &&
+        reviewKeyOf(review.body ?? '') === target.key &&
+        !(review.body ?? '').includes(REPLACED_NOTE))
+        .map((review) => ({ id: review.id, url: review.html_url, body: review.body ?? '' }));
+}
+const REPLACED_NOTE = '> [!NOTE]\n> A newer review of this commit replaces this one';
+/** Says on each earlier review that a newer one replaces it: nothing is replaced silently. */
+async function markReplaced(octokit, target, earlier, newer, log) {
+    const link = safeHttpUrl(newer);
+    for (const review of earlier) {
+        const note = `${REPLACED_NOTE}${link ? `: [the newer review](${link})` : ''}.\n\n`;
+        // The marker stays first, so the note goes after it.
+        const [marker = '', ...rest] = review.body.split('\n');
+        try {
+            await octokit.rest.pulls.updateReview({
+                owner: target.owner,
+                repo: target.repo,
+                pull_number: target.number,
+                review_id: review.id,
+                body: clipBody(`${marker}\n${note}${rest.join('\n')}`),
+                ...octokit_withDeadline(),
+            });
+        }
+        catch (error) {
+            log.warning(`GitHub: could not mark the earlier review ${review.url} as replaced (${reasonOf(error)}).`);
+        }
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/github/thread.ts
 
 const THREAD_EVENTS = ['pull_request', 'pull_request_target', 'issues', 'issue_comment'];
@@ -9731,6 +10152,8 @@ function threadFromEvent(env) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/setup.ts
+
+
 
 
 
@@ -9843,6 +10266,25 @@ async function openCommitStatus(github, commit, log, env = process.env) {
     }
     const octokit = await loadOctokit(github.token, env);
     return new CommitStatusReporter(octokit, { owner, repo, sha: commit.sha, context: statusContext(github.key) }, log);
+}
+/** The step's check run, created in progress now, when `check_run` asks for one and there is a commit. */
+async function openCheckRun(github, commit, log, env = process.env) {
+    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
+    if (!commit || !owner || !repo) {
+        log.warning('check_run: no commit to report on (no pull request head, no GITHUB_SHA).');
+        return undefined;
+    }
+    const octokit = await loadOctokit(github.token, env);
+    return new CheckRunReporter(octokit, { owner, repo, sha: commit.sha, key: github.key }, log, workflowRunUrl(env));
+}
+/** `pull_request_review`: posts the review on the event's pull request, when there is one. */
+async function postPullRequestReview(github, commit, review, context, log, env = process.env) {
+    if (!commit?.pullRequest) {
+        log.warning('pull_request_review: this event is not about a pull request, so no review was posted; the review is in the structured_output output.');
+        return;
+    }
+    const octokit = await loadOctokit(github.token, env);
+    await postReview(octokit, { ...commit.pullRequest, sha: commit.sha, key: github.key }, review, context, log);
 }
 
 ;// CONCATENATED MODULE: ./src/inputs.ts
@@ -10929,6 +11371,8 @@ async function publishOutcome(outcome, extras = {}) {
     if (extras.structuredOutput !== undefined) {
         setOutput('structured_output', JSON.stringify(extras.structuredOutput));
     }
+    if (extras.verdict)
+        setOutput('verdict', extras.verdict);
     await writeSummary(renderSummary(outcome, extras));
     if (verdict.failure) {
         setFailed(safeForLog(verdict.failure));
@@ -13146,6 +13590,7 @@ async function finishSet(outcome, client, signal) {
 
 
 
+
 /** The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish. */
 async function run() {
     const tracker = new RunTracker(runnerState, (runId) => setOutput('run_id', runId));
@@ -13195,6 +13640,7 @@ async function prepare(settings, output, client, tracker) {
     const status = await openCommitStatus(github, commit, core_namespaceObject);
     if (status && commit)
         runnerState.saveStatusSha(commit.sha);
+    const checkRun = settings.output.checkRun ? await openCheckRun(github, commit, core_namespaceObject) : undefined;
     const sources = agentWorkSources(client);
     return {
         settings,
@@ -13210,6 +13656,7 @@ async function prepare(settings, output, client, tracker) {
         watcher: watcherFor(settings, tracker, sources),
         output,
         waitsEndBy: Date.now() + settings.timeoutMs + PAST_TIMEOUT_MS,
+        checkRun,
     };
 }
 /** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
@@ -13290,11 +13737,20 @@ async function finish(step, { outcome, newer, checked }, interruption) {
             outcome: commentOutcome,
         });
     }
-    await Promise.all([comment?.settled(), status?.settled()]);
+    const review = settings.output.pullRequestReview ? reviewOf(checked) : undefined;
+    await Promise.all([
+        comment?.settled(),
+        status?.settled(),
+        review && outcome.run && !interruption.cancelling
+            ? postPullRequestReview(settings.github, commit, review, reviewContext(outcome.run), core_namespaceObject)
+            : undefined,
+        step.checkRun?.finish(checkReport(outcome, { answer: work.answer, review }), review ? annotationsOf(review.comments, review.verdict) : []),
+    ]);
     await publishOutcome(outcome, {
         ...work,
         continueRun: step.continuing,
         structuredOutput: checked?.document,
+        verdict: review?.verdict,
     });
 }
 /**
@@ -13404,6 +13860,13 @@ function watcherFor(settings, tracker, sources) {
             : undefined,
         onSessionLink: (link) => setOutput('session_link', link),
     });
+}
+/** The review document, once it has validated against the review's schema. */
+function reviewOf(checked) {
+    return checked?.document;
+}
+function reviewContext(run) {
+    return { runId: run.run_id, sessionLink: run.session_link };
 }
 /** What the check of the agent's result needs: its reads, and the step's own follow-up path. */
 function outputCheckDeps(step, startedAt, stepDeps) {
