@@ -6,7 +6,7 @@ import { isRunId, MAX_PROMPT_BYTES } from './api/answers.ts'
 import type { AgentConfig, CreateRunRequest, McpServerConfig } from './api/types.ts'
 import { ON_BLOCKED, type OnBlocked } from './model/blocked.ts'
 import { POLL_INTERVAL } from './timing.ts'
-import { errorMessage } from './text/plain.ts'
+import { cut, errorMessage } from './text/plain.ts'
 
 /** What the step is asked to do with a run. */
 export type RunTarget =
@@ -368,7 +368,7 @@ function readTask(source: InputSource, item: unknown, index: number): CreateRunR
       if (!(TASK_KEYS as readonly string[]).includes(key)) {
         throw new InputError(
           'tasks',
-          `${where} has an unknown key "${key.slice(0, 100)}"; a task takes ${TASK_KEYS.join(', ')}.`,
+          `${where} has an unknown key "${cut(key, 100)}"; a task takes ${TASK_KEYS.join(', ')}.`,
         )
       }
       if (typeof field !== 'string' && typeof field !== 'number') {
@@ -685,7 +685,7 @@ function checkRunId(runId: string): string {
   if (!isRunId(runId)) {
     throw new InputError(
       'run_id',
-      `must be a run ID: up to 200 letters, digits, ".", "_" or "-", and not "." or ".." (no "/", spaces or control characters); got ${JSON.stringify(shown.slice(0, 200))}.`,
+      `must be a run ID: up to 200 letters, digits, ".", "_" or "-", and not "." or ".." (no "/", spaces or control characters); got ${JSON.stringify(cut(shown, 200))}.`,
     )
   }
   return runId

@@ -96,7 +96,13 @@ export const SUPERSEDED_LOOKUP_TIMEOUT_MS = 3_000
  * newer step cancels before it creates, so the newer run can appear a moment
  * after the cancel is seen. Each look is one quick request.
  */
-export const SUPERSEDING_LOOKUP = { forMs: 5_000, pauseMs: 1_000, requestMs: 5_000 } as const
+export const SUPERSEDING_LOOKUP = {
+  forMs: 5_000,
+  pauseMs: 1_000,
+  requestMs: 5_000,
+  /** How soon after the cancel the newer run must be created to have caused it. */
+  causeWindowMs: 60_000,
+} as const
 
 // ── While waiting, and after ─────────────────────────────────────────────────
 

@@ -44,20 +44,18 @@ export function parseArtifacts(artifacts: unknown): ArtifactEntry[] {
   })
 }
 
-/** The `artifacts` output: `[{ type, name, url, path }]`, each member present when known. */
+/** The `artifacts` output's items: `{ type, name, url, path }`, each member present when known. */
 export function artifactsOutput(
   artifacts: readonly ArtifactEntry[],
   downloadedTo: ReadonlyMap<ArtifactEntry, string> = new Map(),
-): string {
-  return JSON.stringify(
-    artifacts.map((artifact) =>
-      dropUndefined({
-        type: artifact.type,
-        name: artifact.name,
-        url: artifact.url,
-        path: downloadedTo.get(artifact),
-      }),
-    ),
+): object[] {
+  return artifacts.map((artifact) =>
+    dropUndefined({
+      type: artifact.type,
+      name: artifact.name,
+      url: artifact.url,
+      path: downloadedTo.get(artifact),
+    }),
   )
 }
 

@@ -9,7 +9,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv'
 import type { Ajv2020 as Ajv2020Class } from 'ajv/dist/2020.js'
 import type { FormatsPlugin } from 'ajv-formats'
 import { InputError, type RunTarget, type SchemaSource } from '../inputs.ts'
-import { errorMessage } from '../text/plain.ts'
+import { clip as clipTo, errorMessage } from '../text/plain.ts'
 
 /** The file artifact the agent may upload instead of writing the document in its message. */
 export const RESULT_FILE = 'result.json'
@@ -202,5 +202,5 @@ export function lastJsonBlock(text: string): string | undefined {
 }
 
 function clip(text: string): string {
-  return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS - 1)}…` : text
+  return clipTo(text, MAX_ERROR_CHARS - 1)
 }

@@ -5,6 +5,7 @@
  * that nothing the service sends, of any type, can crash rendering.
  */
 import type { CreateRunResponse, RunArtifact, RunItem, RunStatusMessage } from './types.ts'
+import { cut } from '../text/plain.ts'
 
 /** The longest prompt the action sends. Every poll echoes it, so the body cap follows from it. */
 export const MAX_PROMPT_BYTES = 1024 * 1024
@@ -153,6 +154,6 @@ function kindOf(value: unknown): string {
   if (value === undefined) return 'an empty body'
   if (Array.isArray(value)) return 'an array'
   return typeof value === 'string'
-    ? `the string ${JSON.stringify(value.slice(0, 40))}`
+    ? `the string ${JSON.stringify(cut(value, 40))}`
     : `a ${typeof value}`
 }

@@ -17,7 +17,7 @@ import { isTerminal, meaningOf } from '../model/states.ts'
 import type { StepOutcome } from '../model/step.ts'
 import { COMMENT_ANSWER_CHARS, renderCommentAnswer } from './answer.ts'
 import { wordsFor, type PlainWords } from './words.ts'
-import { clip } from '../text/plain.ts'
+import { clip, cut } from '../text/plain.ts'
 
 /** One run as a comment shows it; kept in the marker so that a later step can list it. */
 export interface RunRecord {
@@ -490,5 +490,5 @@ function closeDetails(body: string): string {
 
 /** `text` cut to `max` characters, never through an escape (`&#124;` would leave `&#12`). */
 function cutEscaped(text: string, max: number): string {
-  return text.length <= max ? text : text.slice(0, max).replace(/&#?\w*$/, '')
+  return text.length <= max ? text : cut(text, max).replace(/&#?\w*$/, '')
 }

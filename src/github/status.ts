@@ -4,6 +4,7 @@ import { GITHUB_LIMITS } from '../timing.ts'
 import { wordsFor } from './words.ts'
 import { NewestWrites } from './writes.ts'
 import { safeHttpUrl } from '../text/markdown.ts'
+import { clip, cut } from '../text/plain.ts'
 import { endingOf } from '../model/outcome.ts'
 import { statusMessageOf } from '../model/run.ts'
 import type { StepOutcome } from '../model/step.ts'
@@ -32,7 +33,7 @@ export interface StatusTarget {
 export const MAX_DESCRIPTION = 140
 
 export function statusContext(key: string): string {
-  return `cloud-agent/${key}`.slice(0, 100)
+  return cut(`cloud-agent/${key}`, 100)
 }
 
 /** Text for a description: one line, no control characters, at most 140 characters. */
@@ -42,7 +43,7 @@ export function oneLine(text: string, max = MAX_DESCRIPTION): string {
     .replace(/[\u0000-\u001f\u007f]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim()
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+  return flat.length > max ? clip(flat, max - 1) : flat
 }
 
 /** While the run works: pending, in the comment's words, linking to the session once there is one. */

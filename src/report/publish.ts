@@ -3,6 +3,7 @@ import { artifactsOutput, parseArtifacts } from '../agent/artifacts.ts'
 import { capResult } from '../agent/conversation.ts'
 import { costOf } from '../agent/cost.ts'
 import { safeForLog } from '../text/log.ts'
+import { jsonOutput, leadingThatFit, runOutput, setJsonOutput } from './json-output.ts'
 import { renderErrorSummary, renderSummary, verdictOf, type SummaryExtras } from './summary.ts'
 import { formatNumberOutput } from '../text/format.ts'
 import { pullRequestUrlOf } from '../model/run.ts'
@@ -27,12 +28,19 @@ export async function publishOutcome(
     if (message) core.setOutput('status_message', message)
     const pullRequest = pullRequestUrlOf(run)
     if (pullRequest) core.setOutput('pull_request_url', pullRequest)
-    core.setOutput('run', JSON.stringify(run))
+    setJsonOutput('run', runOutput(run))
     const cost = costOf(run.request_usage)
     if (cost.credits !== undefined) core.setOutput('credits', formatNumberOutput(cost.credits))
     if (cost.usd !== undefined) core.setOutput('cost_usd', formatNumberOutput(cost.usd))
     const artifacts = extras.artifacts ?? parseArtifacts(run.artifacts)
-    core.setOutput('artifacts', artifactsOutput(artifacts, extras.downloadedTo))
+    const items = artifactsOutput(artifacts, extras.downloadedTo)
+    setJsonOutput(
+      'artifacts',
+      jsonOutput('artifacts', items, () => {
+        const first = leadingThatFit(items)
+        return { value: first, keeps: `the first ${first.length} of ${items.length} artifacts` }
+      }),
+    )
   }
   if (extras.answer !== undefined) {
     const result = capResult(extras.answer)
@@ -44,7 +52,7 @@ export async function publishOutcome(
     core.setOutput('result', result.text)
   }
   if (extras.structuredOutput !== undefined) {
-    core.setOutput('structured_output', JSON.stringify(extras.structuredOutput))
+    setJsonOutput('structured_output', jsonOutput('structured_output', extras.structuredOutput))
   }
   if (extras.verdict) core.setOutput('verdict', extras.verdict)
   await writeSummary(renderSummary(outcome, extras))

@@ -6,6 +6,8 @@ import { sumCredits, sumUsd, taskOutcome, type SetOutcome, type TaskRun } from '
 import { formatCredits, formatDuration, formatNumberOutput } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
 import { inlineText, safeHttpUrl } from '../text/markdown.ts'
+import { clip } from '../text/plain.ts'
+import { jsonOutput, setJsonOutput, type JsonOutput } from './json-output.ts'
 
 /** The set's `outcome` output: the contract's words for one run, said of the set. */
 export function setOutcomeWord(outcome: SetOutcome): Outcome {
@@ -39,7 +41,7 @@ interface RunsEntry {
 export function runsOutput(
   tasks: readonly TaskRun[],
   answers: ReadonlyMap<number, string>,
-): string {
+): JsonOutput {
   // The answers share what one run's `result` may take, so the output stays within GitHub's limit.
   const answerBytes = Math.floor(RESULT_OUTPUT_LIMIT_BYTES / Math.max(1, tasks.length))
   const entries = tasks.map((task): RunsEntry => {
@@ -58,7 +60,15 @@ export function runsOutput(
       ...(credits !== undefined ? { credits } : {}),
     }
   })
-  return JSON.stringify(entries)
+  return jsonOutput('runs', entries, () => ({
+    value: entries.map((entry) => ({
+      ...entry,
+      title: undefined,
+      result: undefined,
+      truncated: true,
+    })),
+    keeps: 'each task without its title and result, with "truncated": true',
+  }))
 }
 
 function factsOf(task: TaskRun) {
@@ -116,7 +126,7 @@ function rowOf(task: TaskRun): string {
   return [
     '',
     String(task.index),
-    inlineText(title.length > 80 ? `${title.slice(0, 79)}…` : title),
+    inlineText(clip(title, 79)),
     `${ICONS[word] ?? ''} ${word.replace('_', ' ')}`,
     task.run?.state ? inlineText(task.run.state) : '',
     duration,
@@ -139,7 +149,7 @@ export async function publishSetOutcome(
 ): Promise<void> {
   const word = setOutcomeWord(outcome)
   core.setOutput('outcome', word)
-  core.setOutput('runs', runsOutput(outcome.tasks, answers))
+  setJsonOutput('runs', runsOutput(outcome.tasks, answers))
   const credits = sumCredits(outcome.tasks)
   if (credits !== undefined) core.setOutput('credits', formatNumberOutput(credits))
   const usd = sumUsd(outcome.tasks)

@@ -18,6 +18,8 @@
  * never safety.
  */
 
+import { cut } from './plain.ts'
+
 /** Zero-width joiner: keeps `@name` readable while GitHub no longer sees a mention. */
 const MENTION_BREAK = '\u200d'
 /** Zero-width space: breaks `<!--` inside code, where entities would show as typed. */
@@ -294,5 +296,5 @@ function hex(char: string): string {
 /** The answer cut to `max` characters before it is made safe, so the cut cannot open a block. */
 export function clipAnswer(answer: string, max: number): string {
   if (answer.length <= max) return answer
-  return `${answer.slice(0, max)}\n\n_(The answer is cut here; the whole of it is in the result output and the session.)_`
+  return `${cut(answer, max)}\n\n_(The answer is cut here; the whole of it is in the result output and the session.)_`
 }

@@ -5,6 +5,7 @@
  * that say what happened.
  */
 import { once } from 'node:events'
+import { setTimeout as sleep } from 'node:timers/promises'
 import {
   mkdirSync,
   mkdtempSync,
@@ -28,7 +29,7 @@ import {
   type FaultRule,
   type RunScript,
 } from '../fake-api/server.ts'
-import { runStep, type StepResult } from './harness.ts'
+import { runStep, startStep, type StepResult } from './harness.ts'
 import { e2eServers } from './servers.ts'
 
 const KEY = 'sk-hostile-3c9e'
@@ -279,5 +280,111 @@ describe('artifacts only inside the workspace, through no link, never into .git'
     )
     // The log names where the file really went.
     expect(result.stdout).toContain(`to ${join(realpathSync(workspace), 'notes.md')} (5 bytes)`)
+  })
+})
+
+describe('outputs never fail a run; text cut for GitHub keeps whole characters', () => {
+  it('a SUCCEEDED run with fields nested 20,000 deep: the run output is cut with a note, the step succeeds', async () => {
+    const api = await fakeApi()
+    const seeded = api.seedRun({ prompt: 'Review' }, { runId: 'run_deep1' })
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`
+    const body = `{"run_id":"${seeded.run_id}","state":"SUCCEEDED","title":"Deep","deep":${deep},"metadata":{"deep":${deep}}}`
+    api.injectFault({
+      method: 'GET',
+      path: `/agent/runs/${seeded.run_id}`,
+      times: Infinity,
+      fault: { kind: 'malformed', status: 200, contentType: 'application/json', body },
+    })
+    const result = await runStep({
+      inputs: {
+        api_key: KEY,
+        base_url: api.baseUrl,
+        poll_interval: '100ms',
+        run_id: seeded.run_id,
+      },
+    })
+
+    expect(result.stdout).not.toContain('::error::')
+    expect(result.code).toBe(0)
+    expect(result.outputs.outcome).toBe('succeeded')
+    expect(JSON.parse(result.outputs.run ?? '')).toEqual({
+      run_id: seeded.run_id,
+      state: 'SUCCEEDED',
+      title: 'Deep',
+      truncated: true,
+    })
+    expect(warnings(result).join('\n')).toContain('The run output holds only')
+  })
+
+  it("a title cut at GitHub's 200 characters ends before an emoji, never inside it", async () => {
+    const api = await fakeApi()
+    const title = `${'a'.repeat(199)}😀 and more`
+    const result = await runStep({ inputs: inputsFor(api, { title }) })
+
+    expect(result.code).toBe(0)
+    expect(result.summary).toContain(`${'a'.repeat(199)}…`)
+    expect(result.summary).not.toContain('\uFFFD')
+  })
+})
+
+describe('superseded only when the newer run could have caused the cancel', () => {
+  /** A person's cancel, or `cancel_previous`'s, as the service's API takes it. */
+  async function cancelRun(api: FakeAgentApi, runId: string): Promise<void> {
+    const cancel = await fetch(`${api.baseUrl}/agent/runs/${runId}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}` },
+    })
+    expect(cancel.status).toBe(200)
+  }
+
+  /** The step's run, once the step has read it. */
+  async function ownRun(api: FakeAgentApi) {
+    const poll = await api.waitForRequest('GET', /\/agent\/runs\/run_[^/]+$/)
+    const runId = poll.path.split('/').at(-1) ?? ''
+    const own = api.allRuns().find((run) => run.run_id === runId)
+    if (!own?.created_at) throw new Error(`no run ${runId} in the fake`)
+    return { runId, createdAt: Date.parse(own.created_at) }
+  }
+
+  it('a person cancels while a same-name sibling created before the cancel runs: cancelled, failing', async () => {
+    const api = await fakeApi({ script: () => neverEnding })
+    const step = startStep({ inputs: inputsFor(api, { name: 'pr-7-review', timeout: '30s' }) })
+    const own = await ownRun(api)
+    // Another matrix leg with the same name, created after this run: what a rule of "any newer
+    // run" took for a successor.
+    const sibling = api.seedRun(
+      { prompt: 'Review', config: { name: 'pr-7-review' } },
+      { createdAt: own.createdAt + 1 },
+    )
+    // The cancel comes later on the service's clock (milliseconds), whatever the load.
+    while (Date.now() <= own.createdAt + 1) await sleep(1)
+    await cancelRun(api, own.runId)
+    const cancelledAt = Date.parse(
+      api.allRuns().find((run) => run.run_id === own.runId)?.updated_at ?? '',
+    )
+    expect(Date.parse(sibling.created_at ?? '')).toBeLessThan(cancelledAt)
+    const result = await step.result
+
+    expect(result.outputs.state).toBe('CANCELLED')
+    expect(result.outputs.outcome).toBe('cancelled')
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain(`::error::Run ${own.runId} ended CANCELLED`)
+    expect(result.stdout).not.toContain(sibling.run_id)
+  })
+
+  it('cancelled, then a same-name run created (cancel_previous): superseded, passing', async () => {
+    const api = await fakeApi({ script: () => neverEnding })
+    const step = startStep({ inputs: inputsFor(api, { name: 'pr-8-review', timeout: '30s' }) })
+    const own = await ownRun(api)
+    await cancelRun(api, own.runId)
+    const successor = api.seedRun({ prompt: 'Review', config: { name: 'pr-8-review' } })
+    const result = await step.result
+
+    expect(result.outputs.state).toBe('CANCELLED')
+    expect(result.outputs.outcome).toBe('superseded')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(
+      new RegExp(`::notice[^\\n]*superseded by run ${successor.run_id}`),
+    )
   })
 })

@@ -43,7 +43,7 @@ const RUN_ARTIFACTS = [
 describe('parseArtifacts and the artifacts output', () => {
   it('lists every artifact with type, name and url', () => {
     const artifacts = parseArtifacts(RUN_ARTIFACTS)
-    expect(JSON.parse(artifactsOutput(artifacts))).toEqual([
+    expect(artifactsOutput(artifacts)).toEqual([
       { type: 'PULL_REQUEST', name: 'fix/flaky', url: 'https://github.com/o/r/pull/7' },
       { type: 'FILE', name: 'review.json' },
       { type: 'FILE', name: 'summary.md' },
@@ -57,7 +57,7 @@ describe('parseArtifacts and the artifacts output', () => {
     const artifacts = parseArtifacts(RUN_ARTIFACTS)
     const review = artifacts[1]
     if (!review) throw new Error('no review artifact')
-    const output = JSON.parse(artifactsOutput(artifacts, new Map([[review, '/tmp/a/review.json']])))
+    const output = artifactsOutput(artifacts, new Map([[review, '/tmp/a/review.json']]))
     expect(output[1]).toEqual({ type: 'FILE', name: 'review.json', path: '/tmp/a/review.json' })
   })
 

@@ -53,7 +53,7 @@ describe('taskOutcome and the runs output', () => {
       [0, 'x'.repeat(200 * 1024)],
       [1, 'short'],
     ])
-    const runs = JSON.parse(runsOutput(tasks, answers)) as { result?: string }[]
+    const runs = JSON.parse(runsOutput(tasks, answers).json ?? '') as { result?: string }[]
     expect(runs[1]).toEqual({
       task: 1,
       run_id: 'run_1',

@@ -7,6 +7,8 @@ const older: RunItem = {
   run_id: 'run_old',
   state: 'CANCELLED',
   created_at: '2026-11-23T12:00:00Z',
+  /** When it was cancelled. */
+  updated_at: '2026-11-23T12:00:03Z',
   agent_config: { name: 'pr-7' },
 }
 const newer: RunItem = {
@@ -50,6 +52,27 @@ describe('findSupersedingRun', () => {
     expect(await findSupersedingRun(client, older, deps)).toBeUndefined()
     // One look at once, then one a pause apart until the time is up.
     expect(looks()).toBe(SUPERSEDING_LOOKUP.forMs / SUPERSEDING_LOOKUP.pauseMs + 1)
+  })
+
+  it.each<[string, string]>([
+    ['created before the cancel (another matrix leg)', '2026-11-23T12:00:02.999Z'],
+    ['created long after the cancel', '2026-11-23T12:01:03.001Z'],
+  ])('a same-name run %s did not cause it: not superseded', async (_name, createdAt) => {
+    const { client, deps } = fakes(1, [{ ...newer, created_at: createdAt }])
+    expect(await findSupersedingRun(client, older, deps)).toBeUndefined()
+  })
+
+  it('a run created at the very moment of the cancel did cause it', async () => {
+    const { client, deps } = fakes(1, [{ ...newer, created_at: older.updated_at }])
+    expect((await findSupersedingRun(client, older, deps))?.run_id).toBe('run_new')
+  })
+
+  it('looks only for a cancelled run with a name and a time of its cancel', async () => {
+    const { client, deps, looks } = fakes(1)
+    expect(
+      await findSupersedingRun(client, { ...older, updated_at: undefined }, deps),
+    ).toBeUndefined()
+    expect(looks()).toBe(0)
   })
 
   it('looks only for a cancelled run with a name', async () => {
