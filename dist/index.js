@@ -6199,7 +6199,13 @@ const SUPERSEDED_LOOKUP_TIMEOUT_MS = 3_000;
  * newer step cancels before it creates, so the newer run can appear a moment
  * after the cancel is seen. Each look is one quick request.
  */
-const SUPERSEDING_LOOKUP = { forMs: 5_000, pauseMs: 1_000, requestMs: 5_000 };
+const SUPERSEDING_LOOKUP = {
+    forMs: 5_000,
+    pauseMs: 1_000,
+    requestMs: 5_000,
+    /** How soon after the cancel the newer run must be created to have caused it. */
+    causeWindowMs: 60_000,
+};
 // ── While waiting, and after ─────────────────────────────────────────────────
 /** At most one conversation read per this long, besides state changes (120 reads an hour). */
 const PROGRESS_READ_INTERVAL_MS = 30_000;
@@ -6349,9 +6355,26 @@ function roundTo(value, digits) {
 function errorMessage(error) {
     return error instanceof Error ? error.message : String(error);
 }
-/** `text` cut to `max` characters, with an ellipsis when anything was cut. */
+/**
+ * `text` cut to at most `max` UTF-16 units, by whole characters (code points):
+ * never between the two halves of a surrogate pair, which GitHub and the log
+ * would show as a broken character (U+FFFD) once written as UTF-8. Not by
+ * grapheme: Intl.Segmenter would load ICU on the step's start-up path, and an
+ * emoji sequence cut between its parts still shows as its first emoji.
+ * Constant time.
+ */
+function cut(text, max) {
+    if (text.length <= max)
+        return text;
+    const end = Math.max(0, max);
+    return isHighSurrogate(text.charCodeAt(end - 1)) ? text.slice(0, end - 1) : text.slice(0, end);
+}
+/** `text` cut to `max` characters (see `cut`), with an ellipsis when anything was cut. */
 function clip(text, max) {
-    return text.length > max ? `${text.slice(0, max)}…` : text;
+    return text.length > max ? `${cut(text, max)}…` : text;
+}
+function isHighSurrogate(code) {
+    return code >= 0xd800 && code <= 0xdbff;
 }
 
 ;// CONCATENATED MODULE: ./src/text/log.ts
@@ -6690,14 +6713,14 @@ function parseArtifacts(artifacts) {
         });
     });
 }
-/** The `artifacts` output: `[{ type, name, url, path }]`, each member present when known. */
+/** The `artifacts` output's items: `{ type, name, url, path }`, each member present when known. */
 function artifactsOutput(artifacts, downloadedTo = new Map()) {
-    return JSON.stringify(artifacts.map((artifact) => dropUndefined({
+    return artifacts.map((artifact) => dropUndefined({
         type: artifact.type,
         name: artifact.name,
         url: artifact.url,
         path: downloadedTo.get(artifact),
-    })));
+    }));
 }
 /**
  * `download_artifacts`: patterns one a line, or comma-separated. Blank
@@ -7106,6 +7129,7 @@ async function collectAgentWork(run, options, sources, log, signal) {
 }
 
 ;// CONCATENATED MODULE: ./src/api/answers.ts
+
 /** The longest prompt the action sends. Every poll echoes it, so the body cap follows from it. */
 const MAX_PROMPT_BYTES = 1024 * 1024;
 /**
@@ -7233,7 +7257,7 @@ function kindOf(value) {
     if (Array.isArray(value))
         return 'an array';
     return typeof value === 'string'
-        ? `the string ${JSON.stringify(value.slice(0, 40))}`
+        ? `the string ${JSON.stringify(cut(value, 40))}`
         : `a ${typeof value}`;
 }
 
@@ -7912,6 +7936,7 @@ function describeOverBudget(cost, maxCredits) {
  * is made plain text. When in doubt the text is escaped, which costs looks,
  * never safety.
  */
+
 /** Zero-width joiner: keeps `@name` readable while GitHub no longer sees a mention. */
 const MENTION_BREAK = '\u200d';
 /** Zero-width space: breaks `<!--` inside code, where entities would show as typed. */
@@ -8171,7 +8196,7 @@ function hex(char) {
 function clipAnswer(answer, max) {
     if (answer.length <= max)
         return answer;
-    return `${answer.slice(0, max)}\n\n_(The answer is cut here; the whole of it is in the result output and the session.)_`;
+    return `${cut(answer, max)}\n\n_(The answer is cut here; the whole of it is in the result output and the session.)_`;
 }
 
 ;// CONCATENATED MODULE: ./src/model/blocked.ts
@@ -9048,7 +9073,7 @@ function closeDetails(body) {
 }
 /** `text` cut to `max` characters, never through an escape (`&#124;` would leave `&#12`). */
 function cutEscaped(text, max) {
-    return text.length <= max ? text : text.slice(0, max).replace(/&#?\w*$/, '');
+    return text.length <= max ? text : cut(text, max).replace(/&#?\w*$/, '');
 }
 
 ;// CONCATENATED MODULE: ./src/github/octokit.ts
@@ -9582,10 +9607,11 @@ function eventPullRequest(payload) {
 
 
 
+
 /** GitHub refuses a longer description. */
 const MAX_DESCRIPTION = 140;
 function statusContext(key) {
-    return `cloud-agent/${key}`.slice(0, 100);
+    return cut(`cloud-agent/${key}`, 100);
 }
 /** Text for a description: one line, no control characters, at most 140 characters. */
 function oneLine(text, max = MAX_DESCRIPTION) {
@@ -9594,7 +9620,7 @@ function oneLine(text, max = MAX_DESCRIPTION) {
         .replace(/[\u0000-\u001f\u007f]+/g, ' ')
         .replace(/\s+/g, ' ')
         .trim();
-    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+    return flat.length > max ? clip(flat, max - 1) : flat;
 }
 /** While the run works: pending, in the comment's words, linking to the session once there is one. */
 function pendingStatus(run, fallbackTarget) {
@@ -10529,7 +10555,7 @@ function readTask(source, item, index) {
     else if (isPlainObject(item)) {
         for (const [key, field] of Object.entries(item)) {
             if (!TASK_KEYS.includes(key)) {
-                throw new InputError('tasks', `${where} has an unknown key "${key.slice(0, 100)}"; a task takes ${TASK_KEYS.join(', ')}.`);
+                throw new InputError('tasks', `${where} has an unknown key "${cut(key, 100)}"; a task takes ${TASK_KEYS.join(', ')}.`);
             }
             if (typeof field !== 'string' && typeof field !== 'number') {
                 throw new InputError('tasks', `${where}.${key} must be a string.`);
@@ -10803,7 +10829,7 @@ function readCreateRequest(source, prompt) {
 function checkRunId(runId) {
     const shown = runId;
     if (!isRunId(runId)) {
-        throw new InputError('run_id', `must be a run ID: up to 200 letters, digits, ".", "_" or "-", and not "." or ".." (no "/", spaces or control characters); got ${JSON.stringify(shown.slice(0, 200))}.`);
+        throw new InputError('run_id', `must be a run ID: up to 200 letters, digits, ".", "_" or "-", and not "." or ".." (no "/", spaces or control characters); got ${JSON.stringify(cut(shown, 200))}.`);
     }
     return runId;
 }
@@ -11039,6 +11065,111 @@ function describeCancel(unsafeRunId, report) {
             return `Run ${runId} cannot be cancelled: this kind of run is not cancellable, so it runs to its end (${safeForLog(report.message)}).`;
         case 'failed':
             return `Could not cancel run ${runId}; it may still be running and billing. Cancel it by hand. (${safeForLog(report.message)})`;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/report/json-output.ts
+
+
+
+/**
+ * The most a JSON output (`run`, `structured_output`, `artifacts`, `runs`)
+ * holds. GitHub keeps a step output of up to 1 MB; each of ours keeps well
+ * inside, as `result` does (256 KiB).
+ */
+const JSON_OUTPUT_LIMIT_BYTES = 256 * 1024;
+/**
+ * `value` as the JSON of output `name`: whole when it can be written and fits;
+ * else its `smaller()` form, with a note that says why (no output when there is
+ * none). Never throws: an output must not fail a run, and JSON.stringify throws
+ * on a value nested a few thousand deep (which JSON.parse reads).
+ */
+function jsonOutput(name, value, smaller) {
+    const whole = serialise(value);
+    if (typeof whole === 'string')
+        return { json: whole };
+    const why = `the ${name} ${whole.why}`;
+    const cutForm = smaller?.();
+    const json = cutForm && serialise(cutForm.value);
+    if (typeof json !== 'string')
+        return { note: `The ${name} output is not set: ${why}.` };
+    return {
+        json,
+        note: `The ${name} output holds ${cutForm?.keeps}: ${why}. The step's outcome is unchanged.`,
+    };
+}
+/** The leading items whose JSON fits in an output, for an array that is too long. */
+function leadingThatFit(items) {
+    const kept = [];
+    let bytes = 2;
+    for (const item of items) {
+        const json = serialise(item);
+        if (typeof json !== 'string')
+            break;
+        bytes += Buffer.byteLength(json, 'utf8') + 1;
+        if (bytes > JSON_OUTPUT_LIMIT_BYTES)
+            break;
+        kept.push(item);
+    }
+    return kept;
+}
+/** Sets the output, if there is one, and warns with its note, if any. */
+function setJsonOutput(name, output) {
+    if (output.note)
+        warning(safeForLog(output.note));
+    if (output.json !== undefined)
+        setOutput(name, output.json);
+}
+/** The JSON, or why it cannot be an output. */
+function serialise(value) {
+    let json;
+    try {
+        json = JSON.stringify(value) ?? 'null';
+    }
+    catch (error) {
+        return { why: `could not be written as JSON (${cut(errorMessage(error), 200)})` };
+    }
+    const bytes = Buffer.byteLength(json, 'utf8');
+    if (bytes <= JSON_OUTPUT_LIMIT_BYTES)
+        return json;
+    return { why: `is ${bytes} bytes as JSON, over the ${JSON_OUTPUT_LIMIT_BYTES}-byte limit` };
+}
+/** A text field kept in a cut `run` output is at most this long. */
+const KEPT_TEXT_CHARS = 2_000;
+/** A field of another kind is kept in a cut `run` output when its JSON is at most this long. */
+const KEPT_FIELD_BYTES = 16 * 1024;
+/**
+ * The `run` output when the whole run cannot be one: its top-level fields,
+ * text cut and each other field kept only when it is small and can be written
+ * (so `state`, `request_usage` and `status_message` stay where a workflow
+ * reads them), with `truncated: true`; at worst only what names the run.
+ */
+function runOutput(run) {
+    return jsonOutput('run', run, () => {
+        const kept = {};
+        for (const [key, value] of Object.entries(run)) {
+            if (typeof value === 'string')
+                kept[key] = cut(value, KEPT_TEXT_CHARS);
+            else if (isSmall(value))
+                kept[key] = value;
+        }
+        kept.truncated = true;
+        const keeps = 'only its top-level fields that fit, text cut, with "truncated": true';
+        // Thousands of top-level fields could still be too many.
+        if (isSmall(kept, JSON_OUTPUT_LIMIT_BYTES))
+            return { value: kept, keeps };
+        return {
+            value: { run_id: run.run_id, state: run.state, truncated: true },
+            keeps: 'only run_id and state, with "truncated": true',
+        };
+    });
+}
+function isSmall(value, limit = KEPT_FIELD_BYTES) {
+    try {
+        return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8') <= limit;
+    }
+    catch {
+        return false;
     }
 }
 
@@ -11336,6 +11467,7 @@ function pullRequestLabel(url) {
 
 
 
+
 /** Turns the step's outcome into outputs, a job summary, annotations and the exit status. */
 async function publishOutcome(outcome, extras = {}) {
     const { run } = outcome;
@@ -11352,14 +11484,18 @@ async function publishOutcome(outcome, extras = {}) {
         const pullRequest = pullRequestUrlOf(run);
         if (pullRequest)
             setOutput('pull_request_url', pullRequest);
-        setOutput('run', JSON.stringify(run));
+        setJsonOutput('run', runOutput(run));
         const cost = costOf(run.request_usage);
         if (cost.credits !== undefined)
             setOutput('credits', formatNumberOutput(cost.credits));
         if (cost.usd !== undefined)
             setOutput('cost_usd', formatNumberOutput(cost.usd));
         const artifacts = extras.artifacts ?? parseArtifacts(run.artifacts);
-        setOutput('artifacts', artifactsOutput(artifacts, extras.downloadedTo));
+        const items = artifactsOutput(artifacts, extras.downloadedTo);
+        setJsonOutput('artifacts', jsonOutput('artifacts', items, () => {
+            const first = leadingThatFit(items);
+            return { value: first, keeps: `the first ${first.length} of ${items.length} artifacts` };
+        }));
     }
     if (extras.answer !== undefined) {
         const result = capResult(extras.answer);
@@ -11369,7 +11505,7 @@ async function publishOutcome(outcome, extras = {}) {
         setOutput('result', result.text);
     }
     if (extras.structuredOutput !== undefined) {
-        setOutput('structured_output', JSON.stringify(extras.structuredOutput));
+        setJsonOutput('structured_output', jsonOutput('structured_output', extras.structuredOutput));
     }
     if (extras.verdict)
         setOutput('verdict', extras.verdict);
@@ -12405,7 +12541,7 @@ function lastJsonBlock(text) {
     return last;
 }
 function structured_output_clip(text) {
-    return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS - 1)}…` : text;
+    return clip(text, MAX_ERROR_CHARS - 1);
 }
 
 ;// CONCATENATED MODULE: ./src/run/output.ts
@@ -12497,16 +12633,21 @@ async function prepareOutput(settings) {
 const LOOKUP = { timeoutMs: SUPERSEDING_LOOKUP.requestMs, maxRetries: 0 };
 /**
  * The newer run that replaced `run`, when `run` was cancelled and a run with
- * the same name was created after it (`cancel_previous` in a later workflow
- * run). Undefined when there is none, or when the service cannot say.
+ * the same name was created after the cancel, soon enough to have caused it
+ * (`cancel_previous` cancels, then creates). A same-name run created before
+ * the cancel (another matrix leg) did not cause it: a person or another tool
+ * did, and the run was "cancelled elsewhere". Undefined when there is none, or
+ * when the service cannot say (no time of the cancel, an error).
  */
 async function findSupersedingRun(client, run, deps) {
     const name = run.agent_config?.name;
-    if (run.state !== 'CANCELLED' || !name || !run.created_at)
+    // A cancelled run's last update is its cancel, on the service's clock, as the newer run's create is.
+    const cancelledAt = Date.parse(run.updated_at ?? '');
+    if (run.state !== 'CANCELLED' || !name || Number.isNaN(cancelledAt))
         return undefined;
     const until = deps.now() + SUPERSEDING_LOOKUP.forMs;
     for (;;) {
-        const newer = await lookOnce(client, run, name, deps.signal);
+        const newer = await lookOnce(client, run, name, cancelledAt, deps.signal);
         if (newer !== null)
             return newer;
         if (deps.now() + SUPERSEDING_LOOKUP.pauseMs > until || deps.signal?.aborted)
@@ -12515,13 +12656,18 @@ async function findSupersedingRun(client, run, deps) {
     }
 }
 /** The newer run; null when none is listed (yet); undefined when the service cannot say. */
-async function lookOnce(client, run, name, signal) {
+async function lookOnce(client, run, name, cancelledAt, signal) {
     try {
-        const { runs } = await client.listRuns({ name, created_after: run.created_at, sort_by: 'created_at', sort_order: 'asc', limit: 20 }, { ...LOOKUP, signal });
-        const createdAt = Date.parse(run.created_at ?? '');
-        const newer = runs.find((other) => other.run_id !== run.run_id &&
-            other.agent_config?.name === name &&
-            Date.parse(other.created_at ?? '') > createdAt);
+        // A second early: `created_after` may compare at a coarser precision than the times shown.
+        const since = new Date(cancelledAt - 1_000).toISOString();
+        const { runs } = await client.listRuns({ name, created_after: since, sort_by: 'created_at', sort_order: 'asc', limit: 20 }, { ...LOOKUP, signal });
+        const newer = runs.find((other) => {
+            const createdAt = Date.parse(other.created_at ?? '');
+            return (other.run_id !== run.run_id &&
+                other.agent_config?.name === name &&
+                createdAt >= cancelledAt &&
+                createdAt - cancelledAt <= SUPERSEDING_LOOKUP.causeWindowMs);
+        });
         return newer ?? null;
     }
     catch {
@@ -12984,6 +13130,8 @@ function sumUsd(tasks) {
 
 
 
+
+
 /** The set's `outcome` output: the contract's words for one run, said of the set. */
 function setOutcomeWord(outcome) {
     switch (outcome.kind) {
@@ -13019,7 +13167,15 @@ function runsOutput(tasks, answers) {
             ...(credits !== undefined ? { credits } : {}),
         };
     });
-    return JSON.stringify(entries);
+    return jsonOutput('runs', entries, () => ({
+        value: entries.map((entry) => ({
+            ...entry,
+            title: undefined,
+            result: undefined,
+            truncated: true,
+        })),
+        keeps: 'each task without its title and result, with "truncated": true',
+    }));
 }
 function factsOf(task) {
     return {
@@ -13069,7 +13225,7 @@ function rowOf(task) {
     return [
         '',
         String(task.index),
-        inlineText(title.length > 80 ? `${title.slice(0, 79)}…` : title),
+        inlineText(clip(title, 79)),
         `${set_ICONS[word] ?? ''} ${word.replace('_', ' ')}`,
         task.run?.state ? inlineText(task.run.state) : '',
         duration,
@@ -13087,7 +13243,7 @@ function capitalized(text) {
 async function publishSetOutcome(outcome, answers) {
     const word = setOutcomeWord(outcome);
     setOutput('outcome', word);
-    setOutput('runs', runsOutput(outcome.tasks, answers));
+    setJsonOutput('runs', runsOutput(outcome.tasks, answers));
     const credits = sumCredits(outcome.tasks);
     if (credits !== undefined)
         setOutput('credits', formatNumberOutput(credits));
