@@ -9734,6 +9734,7 @@ class CommitStatusReporter {
 
 
 
+
 /** GitHub takes at most 50 annotations a request, and 65,535 characters of summary. */
 const ANNOTATIONS_PER_REQUEST = 50;
 const MAX_SUMMARY_CHARS = 65_535;
@@ -9784,7 +9785,7 @@ function checkReport(outcome, extras) {
     return {
         conclusion,
         title,
-        summary: summary.length > MAX_SUMMARY_CHARS ? `${summary.slice(0, MAX_SUMMARY_CHARS - 1)}…` : summary,
+        summary: summary.length > MAX_SUMMARY_CHARS ? clip(summary, MAX_SUMMARY_CHARS - 1) : summary,
     };
 }
 /** GitHub keeps 64 KB of an annotation's message; ours are shorter. */
@@ -9802,7 +9803,7 @@ function annotationsOf(comments, verdict) {
         end_line: comment.line,
         annotation_level: verdict === 'request_changes' ? 'warning' : 'notice',
         message: comment.body.length > MAX_MESSAGE_CHARS
-            ? `${comment.body.slice(0, MAX_MESSAGE_CHARS - 1)}…`
+            ? clip(comment.body, MAX_MESSAGE_CHARS - 1)
             : comment.body,
     }));
 }
@@ -9888,6 +9889,7 @@ class CheckRunReporter {
 ;// CONCATENATED MODULE: ./src/github/review.ts
 
 
+
 /** GitHub takes many more, but a review of more than this many inline comments reads badly. */
 const MAX_INLINE_COMMENTS = 50;
 /** GitHub refuses a review body or a comment longer than this. */
@@ -9969,8 +9971,8 @@ function normalizePath(path) {
 }
 /** The agent's Markdown, made safe, and short enough for GitHub. */
 function agentText(text) {
-    const cut = text.length > AGENT_TEXT_CHARS ? `${text.slice(0, AGENT_TEXT_CHARS)}\n\n_(cut here)_` : text;
-    return agentMarkdown(cut) || '_(empty)_';
+    const shown = text.length > AGENT_TEXT_CHARS ? `${cut(text, AGENT_TEXT_CHARS)}\n\n_(cut here)_` : text;
+    return agentMarkdown(shown) || '_(empty)_';
 }
 const VERDICT_WORDS = {
     approve: '✅ Approve',

@@ -9,6 +9,7 @@ import type { Log } from '../log.ts'
 import { endingOf, outcomeOf, whyItEnded } from '../model/outcome.ts'
 import type { StepOutcome } from '../model/step.ts'
 import { agentDetails, clipAnswer, escapeMarkdown } from '../text/markdown.ts'
+import { clip } from '../text/plain.ts'
 import { reasonOf, withDeadline, type Octokit } from './octokit.ts'
 import { statusContext } from './status.ts'
 
@@ -79,8 +80,7 @@ export function checkReport(
   return {
     conclusion,
     title,
-    summary:
-      summary.length > MAX_SUMMARY_CHARS ? `${summary.slice(0, MAX_SUMMARY_CHARS - 1)}…` : summary,
+    summary: summary.length > MAX_SUMMARY_CHARS ? clip(summary, MAX_SUMMARY_CHARS - 1) : summary,
   }
 }
 
@@ -113,7 +113,7 @@ export function annotationsOf(
       annotation_level: verdict === 'request_changes' ? 'warning' : 'notice',
       message:
         comment.body.length > MAX_MESSAGE_CHARS
-          ? `${comment.body.slice(0, MAX_MESSAGE_CHARS - 1)}…`
+          ? clip(comment.body, MAX_MESSAGE_CHARS - 1)
           : comment.body,
     }))
 }

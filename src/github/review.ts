@@ -8,6 +8,7 @@
 import type { ReviewComment, ReviewDocument, ReviewVerdict } from '../agent/review-document.ts'
 import type { Log } from '../log.ts'
 import { agentMarkdown, escapeMarkdown, safeHttpUrl } from '../text/markdown.ts'
+import { cut } from '../text/plain.ts'
 import { reasonOf, tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
 
 /** GitHub takes many more, but a review of more than this many inline comments reads badly. */
@@ -120,9 +121,9 @@ function normalizePath(path: string): string {
 
 /** The agent's Markdown, made safe, and short enough for GitHub. */
 function agentText(text: string): string {
-  const cut =
-    text.length > AGENT_TEXT_CHARS ? `${text.slice(0, AGENT_TEXT_CHARS)}\n\n_(cut here)_` : text
-  return agentMarkdown(cut) || '_(empty)_'
+  const shown =
+    text.length > AGENT_TEXT_CHARS ? `${cut(text, AGENT_TEXT_CHARS)}\n\n_(cut here)_` : text
+  return agentMarkdown(shown) || '_(empty)_'
 }
 
 const VERDICT_WORDS: Record<ReviewVerdict, string> = {

@@ -4,6 +4,7 @@ import { oneLine, statusContext } from '../../src/github/status.ts'
 import { safeForLog } from '../../src/text/log.ts'
 import { clipAnswer } from '../../src/text/markdown.ts'
 import { renderSummary } from '../../src/report/summary.ts'
+import { annotationsOf } from '../../src/github/check-run.ts'
 
 /** A lone half of a surrogate pair: what a cut by UTF-16 unit leaves of an emoji. */
 const HALF = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
@@ -47,5 +48,13 @@ describe('cutting text by whole characters', () => {
     expect(safeForLog(`${'a'.repeat(9)}😀`, 10)).toBe(`${'a'.repeat(9)}…`)
     expect(statusContext(`${'k'.repeat(87)}😀`)).toBe(`cloud-agent/${'k'.repeat(87)}`)
     expect(clipAnswer(`${'a'.repeat(9)}😀`, 10)).not.toMatch(HALF)
+  })
+
+  it("a check run's annotation (4,000) ends before an emoji at its boundary", () => {
+    const [annotation] = annotationsOf(
+      [{ path: 'src/a.ts', line: 3, body: `${'a'.repeat(3_998)}😀😀` }],
+      'comment',
+    )
+    expect(annotation?.message).toBe(`${'a'.repeat(3_998)}…`)
   })
 })
