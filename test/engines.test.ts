@@ -3,6 +3,7 @@
  * accepts, so that `npm ci` is quiet on each of them (issue 12): checked on the first
  * release of each line and the latest of the lines that matter.
  */
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import semver from 'semver'
@@ -35,6 +36,30 @@ describe("package.json's engines", () => {
       expect(stated ? refused.map(({ name, range }) => `${name} wants ${range}`) : []).toEqual([])
       if (!stated)
         expect(refused.length, `${version} is accepted by every package`).toBeGreaterThan(0)
+    },
+  )
+})
+
+describe('npm on an older Node (scripts/npm-node.ts, run after an install)', () => {
+  const say = (userAgent: string) =>
+    execFileSync(process.execPath, [join(ROOT, 'scripts', 'npm-node.ts')], {
+      env: { ...process.env, npm_config_user_agent: userAgent },
+      encoding: 'utf8',
+    })
+
+  it('says in one line that the tools run on the Node 24 it installed', () => {
+    const said = say('npm/11.6.2 node/v20.19.5 linux x64 workspaces/false')
+    expect(said.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^npm runs on Node 20\.19\.5, older than the 22\.19 the tools need: it installed Node \d+\.\d+\.\d+ \(the node dev dependency\), on which every npm script runs\.$/,
+      ),
+    ])
+  })
+
+  it.each(['npm/11.6.2 node/v22.19.0 linux x64', 'npm/11.6.2 node/v24.11.0 linux x64', ''])(
+    'says nothing when npm runs on a Node the tools accept (%j)',
+    (userAgent) => {
+      expect(say(userAgent)).toBe('')
     },
   )
 })
