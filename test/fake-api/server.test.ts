@@ -68,7 +68,8 @@ async function pollUntil(
   done: (run: RunItem) => boolean,
 ): Promise<RunItem[]> {
   const seen: RunItem[] = []
-  const deadline = Date.now() + 2000
+  // A bound for a broken fake, not a window: the script moves on within about a second.
+  const deadline = Date.now() + 40_000
   for (;;) {
     const run = await getRun(api, runId)
     seen.push(run)
@@ -344,7 +345,9 @@ describe('cancel', () => {
     expect(answer.json).toBe(runId)
     expect(answer.text).toBe(JSON.stringify(runId))
     expect((await getRun(api, runId)).state).toBe('CANCELLED')
-    await sleep(400) // past the INPROGRESS step of the script
+    // Past the script's INPROGRESS step, seen on a run created just after, left alone.
+    const alone = await createRun(api)
+    await pollUntil(api, alone, (run) => run.state !== 'QUEUED')
     const run = await getRun(api, runId)
     expect(run.state).toBe('CANCELLED')
     expect(run.run_time).toMatch(/^PT/)
@@ -478,16 +481,19 @@ describe('faults', () => {
 
 describe('rate limit', () => {
   it('answers 429 with Retry-After once the bucket is empty, and refills', async () => {
-    // Slow enough that three calls on a loaded machine do not earn a token back.
-    const api = await startApi({ rateLimit: { capacity: 2, refillPerSecond: 2 } })
+    // The bucket's clock stands still unless the test moves it, however loaded the machine.
+    let now = 0
+    const api = await startApi({ rateLimit: { capacity: 2, refillPerSecond: 2, now: () => now } })
     expect((await call(api, 'GET', '/agent/runs')).status).toBe(200)
     expect((await call(api, 'GET', '/agent/runs')).status).toBe(200)
     const limited = await call(api, 'GET', '/agent/runs')
     expectProblem(limited, 429, 'resource_unavailable')
     expect(limited.headers.get('retry-after')).toBe('1')
-    await sleep(600)
+    now += 400
+    expectProblem(await call(api, 'GET', '/agent/runs'), 429, 'resource_unavailable')
+    now += 100
     expect((await call(api, 'GET', '/agent/runs')).status).toBe(200)
-    expect(api.requests).toHaveLength(4)
+    expect(api.requests).toHaveLength(5)
   })
 
   it('uses retryAfterSeconds when given', async () => {

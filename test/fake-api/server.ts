@@ -131,7 +131,13 @@ export interface FakeApiOptions {
    */
   cancelBehaviour?: (run: RunItem) => CancelOutcome | undefined
   /** A token bucket over every request; an empty bucket answers 429 with Retry-After. */
-  rateLimit?: { capacity: number; refillPerSecond: number; retryAfterSeconds?: number }
+  rateLimit?: {
+    capacity: number
+    refillPerSecond: number
+    retryAfterSeconds?: number
+    /** The bucket's clock in ms, performance.now by default: a test moves it instead of waiting. */
+    now?: () => number
+  }
   /** Default 'both'. With '/agent/runs', POST /agent/run answers 404, as older servers did not. */
   createPath?: '/agent/run' | '/agent/runs' | 'both'
   /** Default true. False: a list filtered by metadata answers 403 `feature_not_available`. */
@@ -317,7 +323,7 @@ export class FakeAgentApi {
     this.#random = seededRandom(options.randomFaults?.seed ?? 1)
     if (this.#rateLimit) {
       this.#tokens = this.#rateLimit.capacity
-      this.#tokensAt = performance.now()
+      this.#tokensAt = (this.#rateLimit.now ?? performance.now.bind(performance))()
     }
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       recordResponse(res, (response) => {
@@ -640,7 +646,7 @@ export class FakeAgentApi {
   #limit(request: RecordedRequest): Reply | undefined {
     const limit = this.#rateLimit
     if (!limit) return undefined
-    const now = performance.now()
+    const now = (limit.now ?? performance.now.bind(performance))()
     const refilled = this.#tokens + ((now - this.#tokensAt) / 1000) * limit.refillPerSecond
     this.#tokens = Math.min(limit.capacity, refilled)
     this.#tokensAt = now
