@@ -574,19 +574,20 @@ function checkPromptSize(input: string, prompt: string, bytes = Buffer.byteLengt
   return prompt
 }
 
-/** What the post step needs: the API's key and address, and the comment to finish, if any. */
-export function readPostSettings(source: InputSource = runnerInputs()): Connection & {
-  github: GitHubSettings
-} {
+/** What the post step needs: the API's key and address, and the GitHub surfaces to finish. */
+export type PostSettings = Connection & { github: GitHubSettings }
+
+export function readPostSettings(source: InputSource = runnerInputs()): PostSettings {
   const connection = readConnection(source)
   const token = source.get('github_token')
   if (token) source.mask(token)
   const comment = parseBoolean('comment', source.get('comment') || 'false')
   const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false')
+  const checkRun = parseBoolean('check_run', source.get('check_run') || 'false')
   return {
     ...connection,
     github: {
-      token: comment || commitStatus ? token : '',
+      token: comment || commitStatus || checkRun ? token : '',
       comment,
       commitStatus,
       key: conversationKey(source),

@@ -128,6 +128,9 @@ async function prepare(
   const status = await openCommitStatus(github, commit, core)
   if (status && commit) runnerState.saveStatusSha(commit.sha)
   const checkRun = settings.output.checkRun ? await openCheckRun(github, commit, core) : undefined
+  // Saved before the run exists, so that a post step after a hard kill can complete it.
+  const checkRunId = await checkRun?.id
+  if (checkRunId !== undefined) runnerState.saveCheckRunId(checkRunId)
   const sources = agentWorkSources(client)
   return {
     settings,
@@ -241,6 +244,7 @@ async function finish(
     })
   }
   const review = settings.output.pullRequestReview ? reviewOf(checked) : undefined
+  if (step.checkRun) runnerState.markCheckRunDone()
   await Promise.all([
     comment?.settled(),
     status?.settled(),

@@ -3,9 +3,10 @@ import { type AgentRunsClient } from './api/client.ts'
 import { abortableSleep } from './api/transport.ts'
 import type { RunItem } from './api/types.ts'
 import { loadOctokit } from './github/octokit.ts'
-import { openConversation } from './github/setup.ts'
+import { stoppedCheckReport } from './github/check-run.ts'
+import { adoptCheckRun, openConversation } from './github/setup.ts'
 import { CommitStatusReporter, statusContext } from './github/status.ts'
-import { readPostSettings, type GitHubSettings } from './inputs.ts'
+import { readPostSettings, type GitHubSettings, type PostSettings } from './inputs.ts'
 import { describeCancel, logCancel, type CancelReport } from './model/cancel.ts'
 import { publishError } from './report/publish.ts'
 import { cancelDeadline, cancelRun } from './run/cancel.ts'
@@ -24,37 +25,48 @@ export async function run(): Promise<void> {
   try {
     const saved = readSavedRun()
     if (saved.setRuns.length > 0) return await cancelSetRuns(saved.setRuns)
-    if (!leftUnfinished(saved)) return
     const settings = readPostSettings()
-    const client = postClient(settings)
-    const runId = saved.runId ?? (await findUnansweredRun(client, saved.invocation ?? ''))
-    if (!runId) return
-    core.info(`The main step left run ${runId} unfinished; cancelling it.`)
-    const why = { kind: 'post' } as const
-    const report = await cancelRun(
-      {
-        runId,
-        why,
-        deadline: cancelDeadline(why, Date.now()),
-        mayRestart: () => saved.awaitingNewPass,
-      },
-      { client, now: Date.now, sleep: abortableSleep, log: core },
-    )
-    if (report.kind === 'failed') core.setFailed(describeCancel(runId, report))
-    else logCancel(core, runId, report)
-    if (saved.commentId && settings.github.comment) {
-      await finishComment(client, runId, saved.commentId, settings.github, STOPPED[report.kind])
-    }
-    if (saved.statusSha && settings.github.commitStatus) {
-      await finishStatus(saved.statusSha, report, settings.github)
+    const report = leftUnfinished(saved) ? await cancelLeftRun(saved, settings) : undefined
+    if (saved.checkRunId && !saved.checkRunDone) {
+      await finishCheckRun(saved.checkRunId, report, settings.github)
     }
   } catch (error) {
     await publishError(error)
   }
 }
 
+/** Cancels the run the main step left, and shows where it ended on its comment and status. */
+async function cancelLeftRun(
+  saved: SavedRun,
+  settings: PostSettings,
+): Promise<CancelReport | undefined> {
+  const client = postClient(settings)
+  const runId = saved.runId ?? (await findUnansweredRun(client, saved.invocation ?? ''))
+  if (!runId) return undefined
+  core.info(`The main step left run ${runId} unfinished; cancelling it.`)
+  const why = { kind: 'post' } as const
+  const report = await cancelRun(
+    {
+      runId,
+      why,
+      deadline: cancelDeadline(why, Date.now()),
+      mayRestart: () => saved.awaitingNewPass,
+    },
+    { client, now: Date.now, sleep: abortableSleep, log: core },
+  )
+  if (report.kind === 'failed') core.setFailed(describeCancel(runId, report))
+  else logCancel(core, runId, report)
+  if (saved.commentId && settings.github.comment) {
+    await finishComment(client, runId, saved.commentId, settings.github, STOPPED[report.kind])
+  }
+  if (saved.statusSha && settings.github.commitStatus) {
+    await finishStatus(saved.statusSha, report, settings.github)
+  }
+  return report
+}
+
 /** A run still being prepared answers 409 for a while; there is time to wait it out here. */
-function postClient(settings: Parameters<typeof serviceClient>[0]): AgentRunsClient {
+function postClient(settings: PostSettings): AgentRunsClient {
   return serviceClient(settings, { maxRetries: 5 })
 }
 
@@ -174,6 +186,26 @@ const STOPPED: Record<CancelReport['kind'], string> = {
   'not-cancellable': 'The step stopped before the run ended; the run cannot be cancelled',
   failed: 'The step stopped before the run ended, and cancelling the run failed',
 }
+
+/**
+ * The main step's check run is still in progress: the step stopped (a hard kill, or an
+ * error) before it came to complete it. Without a cancel to tell, it failed.
+ */
+async function finishCheckRun(
+  id: number,
+  report: CancelReport | undefined,
+  github: GitHubSettings,
+): Promise<void> {
+  const checkRun = await adoptCheckRun(github, id, core)
+  await checkRun.finish(
+    stoppedCheckReport(
+      report ? `${STOPPED[report.kind]}.` : STEP_STOPPED,
+      report?.kind === 'cancelled',
+    ),
+  )
+}
+
+const STEP_STOPPED = "The step stopped before it reported the run. The workflow run's log says why."
 
 /** The main step's commit status still says pending; say that the step stopped. */
 async function finishStatus(sha: string, report: CancelReport, github: GitHubSettings) {

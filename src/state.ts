@@ -10,6 +10,8 @@ const KEYS = {
   invocation: 'invocation',
   commentId: 'comment_id',
   statusSha: 'status_sha',
+  checkRunId: 'check_run_id',
+  checkRunDone: 'check_run_done',
   settled: 'run_settled',
   awaitingNewPass: 'awaiting_new_pass',
   setRuns: 'set_runs',
@@ -23,6 +25,10 @@ export interface SavedRun {
   commentId: number | undefined
   /** The commit whose status the main step set pending, for the post step to finish. */
   statusSha: string | undefined
+  /** The check run the main step opened (check_run), for the post step to complete. */
+  checkRunId: number | undefined
+  /** The main step came to complete its check run: the post step leaves it alone. */
+  checkRunDone: boolean
   /** The main step saw the run end, cancelled it, or handed it off on purpose (wait: false). */
   settled: boolean
   /** A follow-up was sent and the run not yet seen restarting: "already finished" may be stale. */
@@ -55,9 +61,17 @@ export interface SetStateStore {
   saveSetRuns(records: readonly SetRunRecord[]): void
 }
 
-export const runnerState: StateStore & SetStateStore = {
+/** With `check_run`: the check run to complete, and whether the main step came to complete it. */
+interface CheckRunStateStore {
+  saveCheckRunId(id: number): void
+  markCheckRunDone(): void
+}
+
+export const runnerState: StateStore & SetStateStore & CheckRunStateStore = {
   saveCommentId: (commentId) => core.saveState(KEYS.commentId, String(commentId)),
   saveStatusSha: (sha) => core.saveState(KEYS.statusSha, sha),
+  saveCheckRunId: (id) => core.saveState(KEYS.checkRunId, String(id)),
+  markCheckRunDone: () => core.saveState(KEYS.checkRunDone, 'true'),
   saveInvocation: (invocation) => core.saveState(KEYS.invocation, invocation),
   saveRunId: (runId) => core.saveState(KEYS.runId, runId),
   saveAwaitingNewPass: (awaiting) => core.saveState(KEYS.awaitingNewPass, String(awaiting)),
@@ -71,6 +85,8 @@ export function readSavedRun(): SavedRun {
     invocation: core.getState(KEYS.invocation) || undefined,
     commentId: Number(core.getState(KEYS.commentId)) || undefined,
     statusSha: core.getState(KEYS.statusSha) || undefined,
+    checkRunId: Number(core.getState(KEYS.checkRunId)) || undefined,
+    checkRunDone: core.getState(KEYS.checkRunDone) === 'true',
     settled: core.getState(KEYS.settled) === 'true',
     awaitingNewPass: core.getState(KEYS.awaitingNewPass) === 'true',
     setRuns: readSetRuns(core.getState(KEYS.setRuns)),

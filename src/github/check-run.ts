@@ -84,6 +84,16 @@ export function checkReport(
   }
 }
 
+/** A step that stopped before it completed its check run: cancelled, or else failed. */
+export function stoppedCheckReport(why: string, cancelled: boolean): CheckReport {
+  const title = cancelled ? 'The step stopped; the run was cancelled' : 'The step stopped'
+  return {
+    conclusion: cancelled ? 'cancelled' : 'failure',
+    title,
+    summary: `**${title}**\n\n${escapeMarkdown(why)}`,
+  }
+}
+
 export interface Annotation {
   path: string
   start_line: number
@@ -132,15 +142,37 @@ export interface CheckTarget {
  */
 export class CheckRunReporter {
   readonly #octokit: Octokit
-  readonly #target: CheckTarget
+  readonly #target: Omit<CheckTarget, 'sha'>
   readonly #log: Log
-  readonly #created: Promise<number | undefined>
+  readonly #id: Promise<number | undefined>
 
-  constructor(octokit: Octokit, target: CheckTarget, log: Log, detailsUrl?: string) {
+  private constructor(
+    octokit: Octokit,
+    target: Omit<CheckTarget, 'sha'>,
+    log: Log,
+    id: (reporter: CheckRunReporter) => Promise<number | undefined>,
+  ) {
     this.#octokit = octokit
     this.#target = target
     this.#log = log
-    this.#created = this.#create(detailsUrl)
+    this.#id = id(this)
+  }
+
+  /** Creates the check run, in progress, on the target's commit. */
+  static open(octokit: Octokit, target: CheckTarget, log: Log, detailsUrl?: string) {
+    return new CheckRunReporter(octokit, target, log, (reporter) =>
+      reporter.#create(target.sha, detailsUrl),
+    )
+  }
+
+  /** The check run an earlier step created (the post step completes what the main step left). */
+  static adopt(octokit: Octokit, target: Omit<CheckTarget, 'sha'>, id: number, log: Log) {
+    return new CheckRunReporter(octokit, target, log, () => Promise.resolve(id))
+  }
+
+  /** The check run's ID once created; undefined when GitHub refused it. */
+  get id(): Promise<number | undefined> {
+    return this.#id
   }
 
   get name(): string {
@@ -149,7 +181,7 @@ export class CheckRunReporter {
 
   /** Completes the check run, with its annotations 50 a request. */
   async finish(report: CheckReport, annotations: readonly Annotation[] = []): Promise<void> {
-    const id = await this.#created
+    const id = await this.#id
     if (id === undefined) return
     const { owner, repo } = this.#target
     const batches: Annotation[][] = []
@@ -185,8 +217,8 @@ export class CheckRunReporter {
     }
   }
 
-  async #create(detailsUrl: string | undefined): Promise<number | undefined> {
-    const { owner, repo, sha } = this.#target
+  async #create(sha: string, detailsUrl: string | undefined): Promise<number | undefined> {
+    const { owner, repo } = this.#target
     try {
       const { data } = await this.#octokit.rest.checks.create({
         owner,

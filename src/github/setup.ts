@@ -194,12 +194,24 @@ export async function openCheckRun(
     return undefined
   }
   const octokit = await loadOctokit(github.token, env)
-  return new CheckRunReporter(
+  return CheckRunReporter.open(
     octokit,
     { owner, repo, sha: commit.sha, key: github.key },
     log,
     workflowRunUrl(env),
   )
+}
+
+/** The check run the main step opened and never completed (the post step completes it). */
+export async function adoptCheckRun(
+  github: GitHubSettings,
+  id: number,
+  log: Log,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CheckRunReporter> {
+  const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/')
+  const octokit = await loadOctokit(github.token, env)
+  return CheckRunReporter.adopt(octokit, { owner, repo, key: github.key }, id, log)
 }
 
 /** `pull_request_review`: posts the review on the event's pull request, when there is one. */
