@@ -9776,7 +9776,8 @@ function checkReport(outcome, extras) {
                 return ['neutral', 'Started; this step does not wait for it'];
         }
     })();
-    const parts = [`**${escapeMarkdown(title)}** (outcome \`${word}\`)`, '', escapeMarkdown(why)];
+    // GitHub shows the title above the summary: the summary goes on from it.
+    const parts = [`${escapeMarkdown(why)} Outcome: \`${word}\`.`];
     const answer = review?.summary ?? extras.answer;
     if (answer) {
         parts.push('', agentDetails(review ? "The agent's review" : "The agent's answer", clipAnswer(answer, ANSWER_CHARS), true));
@@ -9786,6 +9787,15 @@ function checkReport(outcome, extras) {
         conclusion,
         title,
         summary: summary.length > MAX_SUMMARY_CHARS ? clip(summary, MAX_SUMMARY_CHARS - 1) : summary,
+    };
+}
+/** A step that stopped before it completed its check run: cancelled, or else failed. */
+function stoppedCheckReport(why, cancelled) {
+    const title = cancelled ? 'The step stopped; the run was cancelled' : 'The step stopped';
+    return {
+        conclusion: cancelled ? 'cancelled' : 'failure',
+        title,
+        summary: `**${title}**\n\n${escapeMarkdown(why)}`,
     };
 }
 /** GitHub keeps 64 KB of an annotation's message; ours are shorter. */
@@ -9815,19 +9825,31 @@ class CheckRunReporter {
     #octokit;
     #target;
     #log;
-    #created;
-    constructor(octokit, target, log, detailsUrl) {
+    #id;
+    constructor(octokit, target, log, id) {
         this.#octokit = octokit;
         this.#target = target;
         this.#log = log;
-        this.#created = this.#create(detailsUrl);
+        this.#id = id(this);
+    }
+    /** Creates the check run, in progress, on the target's commit. */
+    static open(octokit, target, log, detailsUrl) {
+        return new CheckRunReporter(octokit, target, log, (reporter) => reporter.#create(target.sha, detailsUrl));
+    }
+    /** The check run an earlier step created (the post step completes what the main step left). */
+    static adopt(octokit, target, id, log) {
+        return new CheckRunReporter(octokit, target, log, () => Promise.resolve(id));
+    }
+    /** The check run's ID once created; undefined when GitHub refused it. */
+    get id() {
+        return this.#id;
     }
     get name() {
         return statusContext(this.#target.key);
     }
     /** Completes the check run, with its annotations 50 a request. */
     async finish(report, annotations = []) {
-        const id = await this.#created;
+        const id = await this.#id;
         if (id === undefined)
             return;
         const { owner, repo } = this.#target;
@@ -9862,8 +9884,8 @@ class CheckRunReporter {
             this.#log.warning(`GitHub: could not complete the check run ${this.name} (${reasonOf(error)}). The run is not affected.`);
         }
     }
-    async #create(detailsUrl) {
-        const { owner, repo, sha } = this.#target;
+    async #create(sha, detailsUrl) {
+        const { owner, repo } = this.#target;
         try {
             const { data } = await this.#octokit.rest.checks.create({
                 owner,
@@ -10303,7 +10325,13 @@ async function openCheckRun(github, commit, log, env = process.env) {
         return undefined;
     }
     const octokit = await loadOctokit(github.token, env);
-    return new CheckRunReporter(octokit, { owner, repo, sha: commit.sha, key: github.key }, log, workflowRunUrl(env));
+    return CheckRunReporter.open(octokit, { owner, repo, sha: commit.sha, key: github.key }, log, workflowRunUrl(env));
+}
+/** The check run the main step opened and never completed (the post step completes it). */
+async function adoptCheckRun(github, id, log, env = process.env) {
+    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
+    const octokit = await loadOctokit(github.token, env);
+    return CheckRunReporter.adopt(octokit, { owner, repo, key: github.key }, id, log);
 }
 /** `pull_request_review`: posts the review on the event's pull request, when there is one. */
 async function postPullRequestReview(github, commit, review, context, log, env = process.env) {
@@ -10736,7 +10764,6 @@ function checkPromptSize(input, prompt, bytes = Buffer.byteLength(prompt)) {
     }
     return prompt;
 }
-/** What the post step needs: the API's key and address, and the comment to finish, if any. */
 function readPostSettings(source = runnerInputs()) {
     const connection = readConnection(source);
     const token = source.get('github_token');
@@ -10744,10 +10771,11 @@ function readPostSettings(source = runnerInputs()) {
         source.mask(token);
     const comment = parseBoolean('comment', source.get('comment') || 'false');
     const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false');
+    const checkRun = parseBoolean('check_run', source.get('check_run') || 'false');
     return {
         ...connection,
         github: {
-            token: comment || commitStatus ? token : '',
+            token: comment || commitStatus || checkRun ? token : '',
             comment,
             commitStatus,
             key: conversationKey(source),
@@ -13572,6 +13600,8 @@ const KEYS = {
     invocation: 'invocation',
     commentId: 'comment_id',
     statusSha: 'status_sha',
+    checkRunId: 'check_run_id',
+    checkRunDone: 'check_run_done',
     settled: 'run_settled',
     awaitingNewPass: 'awaiting_new_pass',
     setRuns: 'set_runs',
@@ -13579,6 +13609,8 @@ const KEYS = {
 const runnerState = {
     saveCommentId: (commentId) => saveState(KEYS.commentId, String(commentId)),
     saveStatusSha: (sha) => saveState(KEYS.statusSha, sha),
+    saveCheckRunId: (id) => saveState(KEYS.checkRunId, String(id)),
+    markCheckRunDone: () => saveState(KEYS.checkRunDone, 'true'),
     saveInvocation: (invocation) => saveState(KEYS.invocation, invocation),
     saveRunId: (runId) => saveState(KEYS.runId, runId),
     saveAwaitingNewPass: (awaiting) => saveState(KEYS.awaitingNewPass, String(awaiting)),
@@ -13591,6 +13623,8 @@ function readSavedRun() {
         invocation: getState(KEYS.invocation) || undefined,
         commentId: Number(getState(KEYS.commentId)) || undefined,
         statusSha: getState(KEYS.statusSha) || undefined,
+        checkRunId: Number(getState(KEYS.checkRunId)) || undefined,
+        checkRunDone: getState(KEYS.checkRunDone) === 'true',
         settled: getState(KEYS.settled) === 'true',
         awaitingNewPass: getState(KEYS.awaitingNewPass) === 'true',
         setRuns: readSetRuns(getState(KEYS.setRuns)),
@@ -13799,6 +13833,10 @@ async function prepare(settings, output, client, tracker) {
     if (status && commit)
         runnerState.saveStatusSha(commit.sha);
     const checkRun = settings.output.checkRun ? await openCheckRun(github, commit, core_namespaceObject) : undefined;
+    // Saved before the run exists, so that a post step after a hard kill can complete it.
+    const checkRunId = await checkRun?.id;
+    if (checkRunId !== undefined)
+        runnerState.saveCheckRunId(checkRunId);
     const sources = agentWorkSources(client);
     return {
         settings,
@@ -13896,6 +13934,8 @@ async function finish(step, { outcome, newer, checked }, interruption) {
         });
     }
     const review = settings.output.pullRequestReview ? reviewOf(checked) : undefined;
+    if (step.checkRun)
+        runnerState.markCheckRunDone();
     await Promise.all([
         comment?.settled(),
         status?.settled(),
@@ -14083,6 +14123,7 @@ function withinWaits(signal, endBy) {
 
 
 
+
 /**
  * The post step: the cleanup path that works when no signal reached the main
  * step (a hard kill, a container job, a step under `if: always()`). It cancels
@@ -14094,35 +14135,41 @@ async function post_run() {
         const saved = readSavedRun();
         if (saved.setRuns.length > 0)
             return await cancelSetRuns(saved.setRuns);
-        if (!leftUnfinished(saved))
-            return;
         const settings = readPostSettings();
-        const client = postClient(settings);
-        const runId = saved.runId ?? (await findUnansweredRun(client, saved.invocation ?? ''));
-        if (!runId)
-            return;
-        info(`The main step left run ${runId} unfinished; cancelling it.`);
-        const why = { kind: 'post' };
-        const report = await cancelRun({
-            runId,
-            why,
-            deadline: cancelDeadline(why, Date.now()),
-            mayRestart: () => saved.awaitingNewPass,
-        }, { client, now: Date.now, sleep: abortableSleep, log: core_namespaceObject });
-        if (report.kind === 'failed')
-            setFailed(describeCancel(runId, report));
-        else
-            logCancel(core_namespaceObject, runId, report);
-        if (saved.commentId && settings.github.comment) {
-            await finishComment(client, runId, saved.commentId, settings.github, STOPPED[report.kind]);
-        }
-        if (saved.statusSha && settings.github.commitStatus) {
-            await finishStatus(saved.statusSha, report, settings.github);
+        const report = leftUnfinished(saved) ? await cancelLeftRun(saved, settings) : undefined;
+        if (saved.checkRunId && !saved.checkRunDone) {
+            await finishCheckRun(saved.checkRunId, report, settings.github);
         }
     }
     catch (error) {
         await publishError(error);
     }
+}
+/** Cancels the run the main step left, and shows where it ended on its comment and status. */
+async function cancelLeftRun(saved, settings) {
+    const client = postClient(settings);
+    const runId = saved.runId ?? (await findUnansweredRun(client, saved.invocation ?? ''));
+    if (!runId)
+        return undefined;
+    info(`The main step left run ${runId} unfinished; cancelling it.`);
+    const why = { kind: 'post' };
+    const report = await cancelRun({
+        runId,
+        why,
+        deadline: cancelDeadline(why, Date.now()),
+        mayRestart: () => saved.awaitingNewPass,
+    }, { client, now: Date.now, sleep: abortableSleep, log: core_namespaceObject });
+    if (report.kind === 'failed')
+        setFailed(describeCancel(runId, report));
+    else
+        logCancel(core_namespaceObject, runId, report);
+    if (saved.commentId && settings.github.comment) {
+        await finishComment(client, runId, saved.commentId, settings.github, STOPPED[report.kind]);
+    }
+    if (saved.statusSha && settings.github.commitStatus) {
+        await finishStatus(saved.statusSha, report, settings.github);
+    }
+    return report;
 }
 /** A run still being prepared answers 409 for a while; there is time to wait it out here. */
 function postClient(settings) {
@@ -14223,6 +14270,15 @@ const STOPPED = {
     'not-cancellable': 'The step stopped before the run ended; the run cannot be cancelled',
     failed: 'The step stopped before the run ended, and cancelling the run failed',
 };
+/**
+ * The main step's check run is still in progress: the step stopped (a hard kill, or an
+ * error) before it came to complete it. Without a cancel to tell, it failed.
+ */
+async function finishCheckRun(id, report, github) {
+    const checkRun = await adoptCheckRun(github, id, core_namespaceObject);
+    await checkRun.finish(stoppedCheckReport(report ? `${STOPPED[report.kind]}.` : STEP_STOPPED, report?.kind === 'cancelled'));
+}
+const STEP_STOPPED = "The step stopped before it reported the run. The workflow run's log says why.";
 /** The main step's commit status still says pending; say that the step stopped. */
 async function finishStatus(sha, report, github) {
     const [owner = '', repo = ''] = (process.env.GITHUB_REPOSITORY ?? '').split('/');

@@ -287,6 +287,97 @@ async function capture(
   }
 }
 
+const REVIEW_HEAD = 'c0ffee0000000000000000000000000000000007'
+
+const REVIEW_PATCH = [
+  '@@ -10,6 +10,7 @@ export function parseConfig(raw: RawConfig): Config {',
+  '   const retries = raw.retries ?? 3',
+  '-  const timeout = raw.timeout || 30',
+  '+  const timeout = raw.timeout || 0',
+  '+  const verbose = Boolean(raw.verbose)',
+  '   return { retries, timeout }',
+  ' }',
+].join('\n')
+
+const REVIEW_DOCUMENT = {
+  summary:
+    'The change makes `timeout: 0` mean "no timeout", but `parseConfig` now turns a missing ' +
+    'timeout into 0 as well, so every request waits forever by default.',
+  verdict: 'request_changes',
+  comments: [
+    {
+      path: 'src/config.ts',
+      line: 12,
+      body: 'A missing `timeout` becomes `0` here, which now means *wait forever*. Use `raw.timeout ?? 30`.',
+    },
+    { path: 'src/config.ts', line: 13, body: '`verbose` is read but never returned.' },
+    { path: 'src/server.ts', line: 88, body: 'The new 404 path has no test.' },
+  ],
+}
+
+/** A pull-request review and its check run, from one step with pull_request_review and check_run. */
+async function captureReview(): Promise<{ review: string; check: string }> {
+  const answer = `I reviewed the change.\n\n\`\`\`json\n${JSON.stringify(REVIEW_DOCUMENT)}\n\`\`\``
+  const api = await FakeAgentApi.start({
+    apiKey: KEY,
+    script: (_create, runId) => [
+      ...working(runId),
+      { state: 'SUCCEEDED', afterMs: 900, conversation: [saying(answer)] },
+    ],
+  })
+  const github = await FakeGitHub.start({ token: DEFAULT_GITHUB_TOKEN })
+  const { owner, repo, number } = PULL_REQUEST
+  try {
+    github.setPullRequest(owner, repo, number, { headSha: REVIEW_HEAD })
+    github.setPullRequestFiles(owner, repo, number, [
+      { filename: 'src/config.ts', patch: REVIEW_PATCH },
+    ])
+    const dir = mkdtempSync(join(tmpdir(), 'screenshot-event-'))
+    const eventPath = join(dir, 'event.json')
+    const event = { pull_request: { number, head: { sha: REVIEW_HEAD } } }
+    writeFileSync(eventPath, JSON.stringify(event))
+    const result = await runStep({
+      target: 'bundle',
+      inputs: {
+        api_key: KEY,
+        base_url: api.baseUrl,
+        poll_interval: '100ms',
+        name: 'agent-review',
+        prompt: 'Review this pull request.',
+        pull_request_review: 'true',
+        check_run: 'true',
+      },
+      env: {
+        GITHUB_EVENT_NAME: 'pull_request',
+        GITHUB_EVENT_PATH: eventPath,
+        GITHUB_API_URL: github.apiUrl,
+      },
+    })
+    const [review] = github.reviews(owner, repo, number)
+    const [check] = github.checkRuns(owner, repo, REVIEW_HEAD)
+    if (!review || !check) throw new Error(`review: nothing was posted:\n${result.stdout}`)
+    // Inline comments show beside their lines in "Files changed"; here, after the review.
+    const inline = review.comments.map(
+      (comment) => `---\n\n**\`${comment.path}\`** line ${comment.line}\n\n${comment.body}`,
+    )
+    // Annotations are plain text on GitHub; listed after the summary as the checks page does.
+    const annotations = check.annotations.map(
+      (a) => `- \`${a.path}\` line ${a.start_line}: ${a.message}`,
+    )
+    return {
+      review: [review.body, ...inline].join('\n\n'),
+      check: [
+        `## ${check.output.title ?? ''}`,
+        check.output.summary ?? '',
+        `### Annotations (${check.annotations.length})`,
+        annotations.join('\n'),
+      ].join('\n\n'),
+    }
+  } finally {
+    await Promise.all([api.close(), github.close()])
+  }
+}
+
 function chromiumPath(): string {
   const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser']
   const found = candidates.find((path) => path && existsSync(path))
@@ -339,6 +430,16 @@ try {
       await frame?.screenshot({ path })
       console.log(`wrote ${path}`)
     }
+  }
+  const { review, check } = await captureReview()
+  for (const shot of [
+    { name: 'review', caption: 'github-actions bot requested changes', markdown: review },
+    { name: 'check-run', caption: 'cloud-agent/agent-review · Failure', markdown: check },
+  ]) {
+    await page.setContent(githubPage({ title: shot.name, ...shot }), { waitUntil: 'load' })
+    const path = join(OUT, `${shot.name}.png`) as `${string}.png`
+    await (await page.$('#frame'))?.screenshot({ path })
+    console.log(`wrote ${path}`)
   }
 } finally {
   await browser.close()

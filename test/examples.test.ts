@@ -169,6 +169,7 @@ interface Step {
   name?: string
   id?: string
   run?: string
+  env?: Record<string, string>
   with?: Record<string, unknown>
 }
 interface Job {
@@ -401,8 +402,8 @@ describe("the examples' keys", () => {
       for (const step of keyedSteps(example).filter((s) => !s.cancelOnly)) {
         if (/<PR>/.test(samePullRequest(step.key))) continue
         // A close joins the workflow's group, and GitHub cancels the job in progress.
-        const types = (workflow.on['pull_request'] as { types?: string[] } | undefined)?.types
-        expect(types, example).toContain('closed')
+        const trigger = workflow.on['pull_request'] ?? workflow.on['pull_request_target']
+        expect((trigger as { types?: string[] } | undefined)?.types, example).toContain('closed')
         expect(workflow.concurrency?.['cancel-in-progress'], example).toBe(true)
         expect(samePullRequest(workflow.concurrency?.group ?? ''), example).toContain('<PR>')
         expect(Object.values(workflow.jobs)[0]?.if, example).toContain(
@@ -499,18 +500,39 @@ describe('what each example shows', () => {
     expect(fix?.if).toBe('fromJSON(steps.guard.outputs.attempts) < 3')
   })
 
-  it('require-agent-review: a commit status under one context for branch protection', () => {
+  it('require-agent-review: a review and a check run under one name, a gate on the verdict, forks neutral', () => {
     const workflow = loadExample('require-agent-review.yml')
-    expect(workflow.on['pull_request']).toEqual({
-      types: ['opened', 'synchronize', 'reopened', 'closed'],
+    // pull_request_target: a fork's pull request gets a token that can write its neutral check.
+    expect(workflow.on).toEqual({
+      pull_request_target: { types: ['opened', 'synchronize', 'reopened', 'closed'] },
     })
-    expect(workflow.permissions?.['statuses']).toBe('write')
+    expect(workflow.permissions).toEqual({
+      contents: 'read',
+      'pull-requests': 'write',
+      checks: 'write',
+    })
     expect(workflow.concurrency?.['cancel-in-progress']).toBe(true)
     const w = onlyAction('require-agent-review.yml')
-    expect(w['commit_status']).toBe(true)
-    // The context is cloud-agent/<name>: the same on every pull request, so it can be required.
+    expect(w['pull_request_review']).toBe(true)
+    expect(w['check_run']).toBe(true)
+    // One check, not a status beside it under the same name.
+    expect(w['commit_status']).toBeUndefined()
+    // The check is cloud-agent/<name>: the same on every pull request, so it can be required.
     expect(w['name']).toBe('agent-review')
     expect(readExample('require-agent-review.yml')).toContain('"cloud-agent/agent-review"')
+
+    const { verdict, fork } = workflow.jobs
+    expect(verdict?.if).toContain('head.repo.full_name == github.repository')
+    const [review, gate] = verdict?.steps ?? []
+    expect(gate?.env?.['VERDICT']).toBe(`\${{ steps.${review?.id ?? '?'}.outputs.verdict }}`)
+    expect(gate?.run).toContain('test "$VERDICT" != request_changes')
+    // Forks: never the agent, never a checkout; the same check name, neutral.
+    expect(fork?.if).toContain('head.repo.full_name != github.repository')
+    expect(fork?.steps.some((step) => step.uses !== undefined)).toBe(false)
+    const mark = fork?.steps[0]?.run ?? ''
+    expect(mark).toContain('name=cloud-agent/agent-review')
+    expect(mark).toContain('conclusion=neutral')
+    expect(mark).not.toContain('${{')
   })
 
   it('close-pr-cleanup: on any close, forks included, cancels and creates nothing', () => {

@@ -64,7 +64,8 @@ export function checkReport(
         return ['neutral', 'Started; this step does not wait for it']
     }
   })()
-  const parts = [`**${escapeMarkdown(title)}** (outcome \`${word}\`)`, '', escapeMarkdown(why)]
+  // GitHub shows the title above the summary: the summary goes on from it.
+  const parts = [`${escapeMarkdown(why)} Outcome: \`${word}\`.`]
   const answer = review?.summary ?? extras.answer
   if (answer) {
     parts.push(
