@@ -14135,11 +14135,15 @@ async function post_run() {
         const saved = readSavedRun();
         if (saved.setRuns.length > 0)
             return await cancelSetRuns(saved.setRuns);
+        const unfinished = leftUnfinished(saved);
+        const checkRunLeft = saved.checkRunDone ? undefined : saved.checkRunId;
+        // Inputs are read only when there is work: a main step that failed on them created nothing.
+        if (!unfinished && checkRunLeft === undefined)
+            return;
         const settings = readPostSettings();
-        const report = leftUnfinished(saved) ? await cancelLeftRun(saved, settings) : undefined;
-        if (saved.checkRunId && !saved.checkRunDone) {
-            await finishCheckRun(saved.checkRunId, report, settings.github);
-        }
+        const report = unfinished ? await cancelLeftRun(saved, settings) : undefined;
+        if (checkRunLeft !== undefined)
+            await finishCheckRun(checkRunLeft, report, settings.github);
     }
     catch (error) {
         await publishError(error);
