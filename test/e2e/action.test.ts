@@ -62,14 +62,15 @@ function expectKeyNeverShown(result: StepResult): void {
 
 describe('the action, run as the runner runs it', () => {
   it('creates a run, waits for it, and reports success', async () => {
-    // INPROGRESS for long enough that polls every 100 ms see it on a loaded machine too.
+    // SUCCEEDED once a poll has seen INPROGRESS, however loaded the machine.
     const api = await fakeApi({
       script: (_create, runId) => [
         { state: 'QUEUED', afterMs: 0 },
         { state: 'INPROGRESS', afterMs: 200 },
         {
           state: 'SUCCEEDED',
-          afterMs: 1_500,
+          afterMs: 300,
+          afterSeen: true,
           patch: { session_link: `https://app.example.test/sessions/${runId}` },
         },
       ],

@@ -61,9 +61,10 @@ function reviewScript(artifacts: ReturnType<typeof file>[]): RunScript {
       ],
     },
     {
-      // Long enough in progress for a step started on a loaded machine to see it at work.
+      // Once the step has seen it at work, however slowly it started on a loaded machine.
       state: 'SUCCEEDED',
-      afterMs: 3_000,
+      afterMs: 300,
+      afterSeen: true,
       patch: { artifacts, session_link: 'https://app.example.test/sessions/s1' },
       conversation: [
         conversationStep('step_2', [

@@ -336,6 +336,29 @@ describe('follow-ups', () => {
   })
 })
 
+describe('afterSeen: a step that waits for the step before it to be seen', () => {
+  it('holds the run in the step before, however long, until a GET has shown that step', async () => {
+    const api = await startApi()
+    const run = api.seedRun(
+      { prompt: 'x' },
+      {
+        createdAt: Date.now() - 60_000,
+        script: [
+          { state: 'QUEUED', afterMs: 0 },
+          { state: 'INPROGRESS', afterMs: 100 },
+          { state: 'SUCCEEDED', afterMs: 200, afterSeen: true },
+        ],
+      },
+    )
+    // Neither time nor reads of other kinds move it on: the test's own view, the list.
+    expect(api.run(run.run_id)?.state).toBe('INPROGRESS')
+    const listed = (await call(api, 'GET', '/agent/runs')).json as { runs: RunItem[] }
+    expect(listed.runs.map((shown) => shown.state)).toEqual(['INPROGRESS'])
+    expect((await getRun(api, run.run_id)).state).toBe('INPROGRESS')
+    expect((await getRun(api, run.run_id)).state).toBe('SUCCEEDED')
+  })
+})
+
 describe('cancel', () => {
   it('cancels an active run at once and keeps it cancelled', async () => {
     const api = await startApi({ script: () => quick })

@@ -21,6 +21,7 @@ import {
   TERMINAL_STATES,
   viewRun,
   viewRunShared,
+  markSeen,
 } from './store.ts'
 import type {
   FakeRunItem,
@@ -855,9 +856,11 @@ export class FakeAgentApi {
 
   #get(request: RecordedRequest, runId: string): Reply {
     const stored = this.#runs.get(runId)
-    return stored
-      ? json(200, this.#onTheWire(viewRunShared(stored)))
-      : this.#runNotFound(request, runId)
+    if (!stored) return this.#runNotFound(request, runId)
+    const now = performance.now()
+    const reply = json(200, this.#onTheWire(viewRunShared(stored, now)))
+    markSeen(stored, now)
+    return reply
   }
 
   /** A run as the service shows it over HTTP: by its own clock, with or without metadata. */

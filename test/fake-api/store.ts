@@ -19,6 +19,12 @@ export interface RunStep {
   conversationUnsupported?: boolean
   /** From this step on, the run's session is gone: a follow-up answers 410. */
   sessionGone?: boolean
+  /**
+   * This step comes only once a GET of the run has shown the step before it (and not before
+   * its afterMs): a test that needs a state seen awaits that event, not a window of time that
+   * a loaded machine can miss. Until then the run's clock stands just short of this step.
+   */
+  afterSeen?: boolean
 }
 export type RunScript = RunStep[]
 /** Decides how a new run evolves. `runId` is handy for links such as `session_link`. */
@@ -131,6 +137,8 @@ export interface StoredRun {
   cancelled: { wall: number; mono: number } | undefined
   overrides: Partial<RunItem>
   followups: string[]
+  /** Indexes of the current pass's script steps a GET of the run has shown. */
+  seen: Set<number>
 }
 
 export function newRunId(): string {
@@ -174,6 +182,7 @@ export function makeStoredRun(
     cancelled: undefined,
     overrides: {},
     followups: [],
+    seen: new Set(),
   }
 }
 
@@ -193,6 +202,7 @@ export function restartRun(run: StoredRun, message: string, next?: RunScript): v
   run.epochWall = Date.now()
   run.epochMono = performance.now()
   run.cancelled = undefined
+  run.seen = new Set()
   run.followups.push(message)
 }
 
@@ -211,7 +221,7 @@ export function viewRun(run: StoredRun, mono = performance.now()): FakeRunItem {
  */
 export function viewRunShared(run: StoredRun, mono = performance.now()): FakeRunItem {
   const cutoff = run.cancelled ? Math.min(mono, run.cancelled.mono) : mono
-  const elapsed = cutoff - run.epochMono
+  const elapsed = scriptElapsed(run, cutoff)
   const { script } = run
   const first = script[0]
   if (!first) throw new Error(`the script for run ${run.id} has no steps`)
@@ -293,15 +303,39 @@ export function isSessionGone(run: StoredRun, mono = performance.now()): boolean
 
 function reachedSteps(run: StoredRun, mono: number): RunStep[] {
   const cutoff = run.cancelled ? Math.min(mono, run.cancelled.mono) : mono
-  const elapsed = cutoff - run.epochMono
+  const elapsed = scriptElapsed(run, cutoff)
   const [first, ...rest] = run.script
   if (!first) return []
   return [first, ...rest.filter((step) => step.afterMs <= elapsed)]
 }
 
+/**
+ * How far the current pass's script has run at `cutoff` (a monotonic time): the time since the
+ * pass began, held just short of the first `afterSeen` step whose step before it no GET has shown.
+ */
+function scriptElapsed(run: StoredRun, cutoff: number): number {
+  const elapsed = cutoff - run.epochMono
+  const gate = run.script.findIndex(
+    (step, index) => index > 0 && step.afterSeen === true && !run.seen.has(index - 1),
+  )
+  const held = run.script[gate]
+  return held && elapsed >= held.afterMs ? Math.max(0, held.afterMs - 0.001) : elapsed
+}
+
+/** Records that a GET has shown the run as it stands at `mono`, which may open an `afterSeen` step. */
+export function markSeen(run: StoredRun, mono = performance.now()): void {
+  const cutoff = run.cancelled ? Math.min(mono, run.cancelled.mono) : mono
+  const elapsed = scriptElapsed(run, cutoff)
+  let current = 0
+  run.script.forEach((step, index) => {
+    if (index > 0 && step.afterMs <= elapsed) current = index
+  })
+  run.seen.add(current)
+}
+
 /** Milliseconds the current pass has spent in working states up to `cutoff`. */
 function workingMs(run: StoredRun, script: readonly RunStep[], cutoff: number): number {
-  const elapsed = cutoff - run.epochMono
+  const elapsed = scriptElapsed(run, cutoff)
   let total = 0
   script.forEach((step, index) => {
     if (!WORKING_STATES.has(step.state)) return
