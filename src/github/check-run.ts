@@ -6,18 +6,15 @@
  */
 import type { ReviewComment, ReviewDocument } from '../agent/review-document.ts'
 import type { Log } from '../log.ts'
-import { endingOf, outcomeOf, whyItEnded } from '../model/outcome.ts'
+import { describeEnding, endingOf, type CheckConclusion } from '../model/outcome.ts'
 import type { StepOutcome } from '../model/step.ts'
 import { agentDetails, clipAnswer, escapeMarkdown } from '../text/markdown.ts'
 import { clip } from '../text/plain.ts'
 import { reasonOf, withDeadline, type Octokit } from './octokit.ts'
 import { statusContext } from './status.ts'
 
-export type Conclusion =
-  'success' | 'failure' | 'neutral' | 'cancelled' | 'timed_out' | 'action_required'
-
 export interface CheckReport {
-  conclusion: Conclusion
+  conclusion: CheckConclusion
   title: string
   summary: string
 }
@@ -32,40 +29,12 @@ export function checkReport(
   outcome: StepOutcome,
   extras: { answer?: string; review?: ReviewDocument },
 ): CheckReport {
-  const ending = endingOf(outcome)
-  const word = outcomeOf(ending)
-  const why = whyItEnded(ending)
+  const words = describeEnding(endingOf(outcome))
   const { review } = extras
-  const [conclusion, title]: [Conclusion, string] = ((): [Conclusion, string] => {
-    switch (word) {
-      case 'succeeded':
-        if (review?.verdict === 'request_changes') return ['failure', 'Changes requested']
-        if (review?.verdict === 'approve') return ['success', 'Approved by the agent']
-        if (review) return ['success', 'Reviewed, with comments']
-        return ['success', 'Succeeded']
-      case 'superseded':
-        return ['neutral', 'Superseded by a newer run']
-      case 'timed_out':
-        return ['timed_out', 'The run broke: timed out']
-      case 'interrupted':
-      case 'cancelled':
-        return ['cancelled', 'The run was cancelled']
-      case 'blocked':
-        return ['action_required', 'The run waits for a person']
-      case 'invalid_output':
-        return ['failure', 'The run broke: its result did not validate']
-      case 'over_budget':
-        return ['failure', 'The run broke: over its credit cap']
-      case 'error':
-        return ['failure', "The run broke: a failure on the service's side"]
-      case 'failed':
-        return ['failure', 'The run broke: the agent could not finish']
-      case 'started':
-        return ['neutral', 'Started; this step does not wait for it']
-    }
-  })()
+  const { conclusion, title } =
+    words.outcome === 'succeeded' && review ? reviewCheck(review.verdict) : words.check
   // GitHub shows the title above the summary: the summary goes on from it.
-  const parts = [`${escapeMarkdown(why)} Outcome: \`${word}\`.`]
+  const parts = [`${escapeMarkdown(words.why)} Outcome: \`${words.outcome}\`.`]
   const answer = review?.summary ?? extras.answer
   if (answer) {
     parts.push(
@@ -91,7 +60,21 @@ export function stoppedCheckReport(why: string, cancelled: boolean): CheckReport
   return {
     conclusion: cancelled ? 'cancelled' : 'failure',
     title,
-    summary: `**${title}**\n\n${escapeMarkdown(why)}`,
+    summary: escapeMarkdown(why),
+  }
+}
+
+/** A run that succeeded with a review: the agent's verdict on the work decides. */
+function reviewCheck(
+  verdict: ReviewDocument['verdict'],
+): Pick<CheckReport, 'conclusion' | 'title'> {
+  switch (verdict) {
+    case 'request_changes':
+      return { conclusion: 'failure', title: 'Changes requested' }
+    case 'approve':
+      return { conclusion: 'success', title: 'Approved by the agent' }
+    case 'comment':
+      return { conclusion: 'success', title: 'Reviewed, with comments' }
   }
 }
 

@@ -11,7 +11,15 @@ import {
   safeHttpUrl,
 } from '../text/markdown.ts'
 import { blockedQuestion } from '../model/blocked.ts'
-import { endingOf, OUTCOMES, outcomeOf, type Ending, type Outcome } from '../model/outcome.ts'
+import {
+  describeEnding,
+  endingOf,
+  OUTCOME_RECORDS,
+  OUTCOMES,
+  outcomeOfState,
+  type Ending,
+  type Outcome,
+} from '../model/outcome.ts'
 import { parseIsoDuration, pullRequestUrlOf, statusMessageOf } from '../model/run.ts'
 import { isTerminal, meaningOf } from '../model/states.ts'
 import type { StepOutcome } from '../model/step.ts'
@@ -153,7 +161,7 @@ export function recordOf(
   return {
     runId: run.run_id,
     state: run.state,
-    outcome: ending ? outcomeOf(ending) : undefined,
+    outcome: ending ? describeEnding(ending).outcome : undefined,
     supersededBy: ending?.kind === 'superseded' ? ending.newerRunId : undefined,
     sessionLink: safeHttpUrl(run.session_link),
     workflowRun: context.workflowRun,
@@ -411,27 +419,12 @@ function historyBlock(history: RunRecord[]): string {
   return `<details><summary>Earlier runs (${history.length})</summary>\n\n${history.map(historyLine).join('\n')}\n\n</details>`
 }
 
-const HISTORY_WORDS: Record<string, string> = {
-  SUCCEEDED: '✅ succeeded',
-  FAILED: '❌ failed',
-  ERROR: '❌ error',
-  CANCELLED: '⛔ cancelled',
-  BLOCKED: '✋ waiting for a person',
-}
-
-const HISTORY_OUTCOMES: Partial<Record<Outcome, string>> = {
-  timed_out: '⏱️ timed out',
-  interrupted: '⛔ cancelled with the workflow',
-  superseded: '⏭️ superseded',
-  over_budget: '💸 over budget',
-  started: '🚀 started',
-  invalid_output: '🧩 invalid result',
-}
-
 /** One line of the history: outcome, run and links. */
 export function historyLine(record: RunRecord): string {
-  const byOutcome = record.outcome ? HISTORY_OUTCOMES[record.outcome] : undefined
-  const outcome = byOutcome ?? HISTORY_WORDS[record.state] ?? `⏳ ${record.state.toLowerCase()}`
+  const known = record.outcome ?? outcomeOfState(record.state)
+  const outcome = known
+    ? `${OUTCOME_RECORDS[known].icon} ${OUTCOME_RECORDS[known].short}`
+    : `⏳ ${record.state.toLowerCase()}`
   const newer = record.supersededBy ? ` by ${codeSpan(record.supersededBy)}` : ''
   const parts = [`- ${outcome}${newer}`, `run ${codeSpan(record.runId)}`]
   const session = safeHttpUrl(record.sessionLink)

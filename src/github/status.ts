@@ -5,12 +5,9 @@ import { wordsFor } from './words.ts'
 import { NewestWrites } from './writes.ts'
 import { safeHttpUrl } from '../text/markdown.ts'
 import { clip, cut } from '../text/plain.ts'
-import { endingOf } from '../model/outcome.ts'
-import { statusMessageOf } from '../model/run.ts'
+import { describeEnding, endingOf, type CommitState } from '../model/outcome.ts'
 import type { StepOutcome } from '../model/step.ts'
 import type { Log } from '../log.ts'
-
-export type CommitState = 'pending' | 'success' | 'failure' | 'error'
 
 /** One commit status, as GitHub takes it. */
 export interface StatusReport {
@@ -57,54 +54,21 @@ export function pendingStatus(run: RunItem, fallbackTarget?: string): StatusRepo
 
 /** Where the step ended, as a commit status, in the comment's plain words. */
 export function finalStatus(outcome: StepOutcome, fallbackTarget?: string): StatusReport {
-  const run = outcome.run
-  const targetUrl = safeHttpUrl(run?.session_link) ?? fallbackTarget
   const ending = endingOf(outcome)
-  const words = run ? wordsFor(run, ending) : undefined
-  const label = words?.label ?? 'Cancelled because the workflow was cancelled'
-  const reason = run && words?.showsReason ? statusMessageOf(run) : undefined
+  const words = describeEnding(ending)
+  const reason = words.showsReason ? ending.run?.statusMessage : undefined
   const question = outcome.kind === 'blocked' ? outcome.question : undefined
   const description = oneLine(
-    outcome.kind === 'started'
-      ? `Started (run ${outcome.run.run_id}); this step does not wait for it`
-      : words?.newerRunId
-        ? `Superseded by run ${words.newerRunId}`
-        : [label, reason ?? question].filter(Boolean).join(': '),
+    ending.kind === 'started'
+      ? `Started (run ${ending.run.runId}); this step does not wait for it`
+      : ending.kind === 'superseded'
+        ? `Superseded by run ${ending.newerRunId}`
+        : [words.label, reason ?? question].filter(Boolean).join(': '),
   )
-  return { state: stateOf(outcome), description, targetUrl }
-}
-
-/**
- * What branch protection sees. Only the agent's verdict on the work can be
- * `failure`; a run that never gave one (the service's error, a cancel, a
- * stopped workflow) is `error`, so that a re-run is the obvious answer.
- */
-function stateOf(outcome: StepOutcome): CommitState {
-  switch (outcome.kind) {
-    case 'started':
-      return 'pending'
-    case 'finished':
-      // Superseded is `success`, not `error`: the newer run gives the verdict (on the newer
-      // commit, or on this one, where the step leaves the status to it), and an error here would
-      // keep a red mark on a commit for a review that was only replaced, never lost.
-      if (outcome.supersededBy) return 'success'
-      // A result that never validated is no verdict on the work.
-      if (outcome.invalidOutput) return 'error'
-      switch (outcome.run.state) {
-        case 'SUCCEEDED':
-          return 'success'
-        case 'FAILED':
-          return 'failure'
-        default:
-          return 'error'
-      }
-    case 'timed-out':
-    case 'over-budget':
-      return 'failure'
-    case 'interrupted':
-      return 'error'
-    case 'blocked':
-      return outcome.passes ? 'success' : 'failure'
+  return {
+    state: words.commitState,
+    description,
+    targetUrl: safeHttpUrl(outcome.run?.session_link) ?? fallbackTarget,
   }
 }
 

@@ -1,8 +1,6 @@
 import type { RunItem } from '../api/types.ts'
-import type { CancelReport } from '../model/cancel.ts'
-import type { Ending } from '../model/outcome.ts'
+import { BLOCKED_LABEL, describeEnding, type Ending } from '../model/outcome.ts'
 import { meaningOf } from '../model/states.ts'
-import { formatDuration } from '../text/format.ts'
 
 /**
  * Where a run stands, in plain words, for the places a person glances at: the
@@ -20,89 +18,23 @@ export interface PlainWords {
   showsReason: boolean
 }
 
-const STATE = /^[A-Z_]{1,40}$/
-
-const BLOCKED_LABEL = 'Blocked: waiting for a person'
-
 /**
  * The words for the run as last seen: from its state alone while the step
  * waits (and in the post step), from the step's ending once it has one.
  */
 export function wordsFor(run: RunItem, ending?: Ending): PlainWords {
-  if (!ending) return wordsForState(run.state, false)
-  switch (ending.kind) {
-    case 'started':
-      return {
-        icon: '🚀',
-        label: 'Started',
-        detail: 'This step did not wait for the run (`wait: false`).',
-        showsReason: false,
-      }
-    case 'finished':
-      return wordsForState(ending.state, true)
-    case 'timed-out': {
-      const state = STATE.test(ending.stateAtTimeout) ? ` ${ending.stateAtTimeout}` : ''
-      return {
-        icon: '⏱️',
-        label: `Timed out after ${formatDuration(ending.timeoutMs)}`,
-        detail: `The run was still${state} when the \`timeout\` input (${formatDuration(ending.timeoutMs)}) ran out.${afterCancel(ending.cancel)}`,
-        showsReason: false,
-      }
-    }
-    case 'interrupted':
-      return {
-        icon: '⛔',
-        label: 'Interrupted: the workflow was cancelled',
-        detail:
-          'The workflow was cancelled, which interrupted this step; the action cancels the run with it.',
-        showsReason: false,
-      }
-    case 'superseded':
-      return {
-        icon: '⏭️',
-        label: 'Superseded by a newer run',
-        detail: 'A newer run with the same `name` replaced this one (`cancel_previous`).',
-        newerRunId: ending.newerRunId,
-        showsReason: false,
-      }
-    case 'over-budget':
-      return {
-        icon: '💸',
-        label: `Over budget: ${ending.credits}, over the cap of ${ending.maxCredits}`,
-        detail: `The run used ${ending.credits}, more than the \`max_credits\` cap of ${ending.maxCredits}.${afterCancel(ending.cancel)}`,
-        showsReason: false,
-      }
-    case 'invalid-output':
-      return {
-        icon: '🧩',
-        label: 'Invalid result',
-        detail:
-          "The agent's result did not validate against `output_schema`, even after the corrections asked for; the job summary names the errors.",
-        showsReason: false,
-      }
-    case 'blocked':
-      // What it waits for and how to answer follow; on_blocked is the job summary's to explain.
-      return { icon: '✋', label: BLOCKED_LABEL, showsReason: false }
+  if (!ending) return wordsForState(run.state)
+  const words = describeEnding(ending)
+  return {
+    icon: words.icon,
+    label: words.label,
+    detail: words.detail,
+    newerRunId: ending.kind === 'superseded' ? ending.newerRunId : undefined,
+    showsReason: words.showsReason,
   }
 }
 
-/** What became of the run after the step gave up on it: said only as it happened. */
-function afterCancel(cancel: CancelReport['kind']): string {
-  switch (cancel) {
-    case 'cancelled':
-      return ' The action cancelled it.'
-    case 'already-finished':
-      return ' It had finished meanwhile.'
-    case 'blocked':
-      return ' It waits for a person (BLOCKED), and a run cannot be cancelled while it waits: it stays BLOCKED until someone answers.'
-    case 'refused':
-    case 'not-cancellable':
-    case 'failed':
-      return ' The action could not cancel it: check it in the session.'
-  }
-}
-
-function wordsForState(state: string, ended: boolean): PlainWords {
+function wordsForState(state: string): PlainWords {
   switch (state) {
     case 'QUEUED':
     case 'PENDING':
@@ -120,14 +52,7 @@ function wordsForState(state: string, ended: boolean): PlainWords {
       return { icon: '❌', label: "Error on the service's side", showsReason: true }
     case 'CANCELLED':
       // Only the step's ending knows who cancelled it; the post step's cancel is its own.
-      return ended
-        ? {
-            icon: '⛔',
-            label: 'Cancelled elsewhere',
-            detail: 'Someone cancelled the run outside this step (in the app, or through the API).',
-            showsReason: true,
-          }
-        : { icon: '⛔', label: 'Cancelled', showsReason: true }
+      return { icon: '⛔', label: 'Cancelled', showsReason: true }
   }
   switch (meaningOf(state)) {
     case 'blocked':

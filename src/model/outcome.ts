@@ -1,5 +1,9 @@
+import type { RunItem } from '../api/types.ts'
 import { formatCredits, formatDuration } from '../text/format.ts'
-import type { CancelReport } from './cancel.ts'
+import { clip } from '../text/plain.ts'
+import { describeCancel, type CancelReport } from './cancel.ts'
+import { statusMessageOf } from './run.ts'
+import { meaningOf } from './states.ts'
 import type { StepOutcome } from './step.ts'
 
 /** The `outcome` output: why the step ended, in one word (the contract's list, v1.1). */
@@ -19,28 +23,45 @@ export const OUTCOMES = [
 
 export type Outcome = (typeof OUTCOMES)[number]
 
+/** The run an ending is about, as every surface names it. */
+interface RunFacts {
+  readonly runId: string
+  /** The run's title, else `Run <id>`; the summary's headline opens with it. */
+  readonly name: string
+  /** The service's status message: the reason of a failure, when it gave one. */
+  readonly statusMessage?: string
+}
+
 /** How the step came to stop, with the facts each way needs to be explained. */
 export type Ending =
-  | { readonly kind: 'started' }
-  | { readonly kind: 'finished'; readonly state: string }
+  | { readonly kind: 'started'; readonly run: RunFacts; readonly state: string }
+  | { readonly kind: 'finished'; readonly run: RunFacts; readonly state: string }
   | {
       readonly kind: 'timed-out'
+      readonly run: RunFacts
       readonly timeoutMs: number
       readonly stateAtTimeout: string
       /** How the cancel that followed went: only a cancel that landed may be claimed. */
-      readonly cancel: CancelReport['kind']
+      readonly cancel: CancelReport
     }
-  | { readonly kind: 'interrupted' }
-  | { readonly kind: 'blocked'; readonly onBlocked: 'fail' | 'pass' }
+  | {
+      readonly kind: 'interrupted'
+      readonly run: RunFacts | undefined
+      readonly signal: string | undefined
+      readonly cancel: CancelReport | undefined
+    }
+  | { readonly kind: 'blocked'; readonly run: RunFacts; readonly onBlocked: 'fail' | 'pass' }
   | {
       readonly kind: 'over-budget'
+      readonly run: RunFacts
       readonly credits: string
       readonly maxCredits: string
-      readonly cancel: CancelReport['kind']
+      readonly cancel: CancelReport
     }
-  | { readonly kind: 'superseded'; readonly newerRunId: string | undefined }
+  | { readonly kind: 'superseded'; readonly run: RunFacts; readonly newerRunId: string }
   | {
       readonly kind: 'invalid-output'
+      readonly run: RunFacts
       readonly errors: readonly string[]
       readonly corrections: number
     }
@@ -49,55 +70,345 @@ export type Ending =
 export function endingOf(outcome: StepOutcome): Ending {
   switch (outcome.kind) {
     case 'started':
-      return { kind: 'started' }
-    case 'finished':
-      if (outcome.supersededBy) return { kind: 'superseded', newerRunId: outcome.supersededBy }
-      if (outcome.invalidOutput) return { kind: 'invalid-output', ...outcome.invalidOutput }
-      return { kind: 'finished', state: outcome.run.state }
+      return { kind: 'started', run: factsOf(outcome.run), state: outcome.run.state }
+    case 'finished': {
+      const run = factsOf(outcome.run)
+      if (outcome.supersededBy) return { kind: 'superseded', run, newerRunId: outcome.supersededBy }
+      if (outcome.invalidOutput) return { kind: 'invalid-output', run, ...outcome.invalidOutput }
+      return { kind: 'finished', run, state: outcome.run.state }
+    }
     case 'timed-out':
       return {
         kind: 'timed-out',
+        run: factsOf(outcome.run),
         timeoutMs: outcome.timeoutMs,
         // A run seen BLOCKED only by the cancel's refusal was BLOCKED when time ran out.
         stateAtTimeout: outcome.cancel.kind === 'blocked' ? 'BLOCKED' : outcome.stateAtTimeout,
-        cancel: outcome.cancel.kind,
+        cancel: outcome.cancel,
       }
     case 'interrupted':
-      return { kind: 'interrupted' }
+      return {
+        kind: 'interrupted',
+        run: outcome.run && factsOf(outcome.run),
+        signal: outcome.signal,
+        cancel: outcome.cancel,
+      }
     case 'over-budget':
       return {
         kind: 'over-budget',
+        run: factsOf(outcome.run),
         credits: formatCredits(outcome.cost.credits ?? 0),
         maxCredits: formatCredits(outcome.maxCredits),
-        cancel: outcome.cancel.kind,
+        cancel: outcome.cancel,
       }
     case 'blocked':
-      return { kind: 'blocked', onBlocked: outcome.passes ? 'pass' : 'fail' }
+      return {
+        kind: 'blocked',
+        run: factsOf(outcome.run),
+        onBlocked: outcome.passes ? 'pass' : 'fail',
+      }
   }
 }
 
-export function outcomeOf(ending: Ending): Outcome {
+function factsOf(run: RunItem): RunFacts {
+  const title = run.title?.trim()
+  return {
+    runId: run.run_id,
+    name: title ? clip(title.replace(/\s+/g, ' '), 200) : `Run ${run.run_id}`,
+    statusMessage: statusMessageOf(run),
+  }
+}
+
+/** A commit status's state: what branch protection sees. */
+export type CommitState = 'pending' | 'success' | 'failure' | 'error'
+
+/** A check run's conclusion. */
+export type CheckConclusion =
+  'success' | 'failure' | 'neutral' | 'cancelled' | 'timed_out' | 'action_required'
+
+/**
+ * What every surface shows of one outcome, whatever its facts: the log, the summary, the
+ * comment and its history, the commit status, the check run and a set's table all read it.
+ * A new outcome is one more record here.
+ */
+export interface OutcomeRecord {
+  readonly icon: string
+  /** A few words: the comment's history, a task's row. */
+  readonly short: string
+  /** Whether the step passes (a blocked run passes only with on_blocked: pass). */
+  readonly passes: boolean
+  /**
+   * Only the agent's verdict on the work is `failure`; a run that never gave one (the service's
+   * error, a cancel, a stopped workflow, a result that never validated) is `error`, so that a
+   * re-run is the obvious answer. Superseded is `success`: the newer run gives the verdict.
+   */
+  readonly commitState: CommitState
+  /** The check run: a broken run says so, and is never "changes requested". */
+  readonly check: { readonly conclusion: CheckConclusion; readonly title: string }
+}
+
+export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
+  succeeded: {
+    icon: '✅',
+    short: 'succeeded',
+    passes: true,
+    commitState: 'success',
+    check: { conclusion: 'success', title: 'Succeeded' },
+  },
+  failed: {
+    icon: '❌',
+    short: 'failed',
+    passes: false,
+    commitState: 'failure',
+    check: { conclusion: 'failure', title: 'The run broke: the agent could not finish' },
+  },
+  error: {
+    icon: '❌',
+    short: 'error',
+    passes: false,
+    commitState: 'error',
+    check: { conclusion: 'failure', title: "The run broke: a failure on the service's side" },
+  },
+  cancelled: {
+    icon: '⛔',
+    short: 'cancelled',
+    passes: false,
+    commitState: 'error',
+    check: { conclusion: 'cancelled', title: 'The run was cancelled' },
+  },
+  timed_out: {
+    icon: '⏱️',
+    short: 'timed out',
+    passes: false,
+    commitState: 'failure',
+    check: { conclusion: 'timed_out', title: 'The run broke: timed out' },
+  },
+  superseded: {
+    icon: '⏭️',
+    short: 'superseded',
+    passes: true,
+    commitState: 'success',
+    check: { conclusion: 'neutral', title: 'Superseded by a newer run' },
+  },
+  blocked: {
+    icon: '✋',
+    short: 'waiting for a person',
+    passes: false,
+    commitState: 'failure',
+    check: { conclusion: 'action_required', title: 'The run waits for a person' },
+  },
+  over_budget: {
+    icon: '💸',
+    short: 'over budget',
+    passes: false,
+    commitState: 'failure',
+    check: { conclusion: 'failure', title: 'The run broke: over its credit cap' },
+  },
+  interrupted: {
+    icon: '⛔',
+    short: 'cancelled with the workflow',
+    passes: false,
+    commitState: 'error',
+    check: { conclusion: 'cancelled', title: 'The run was cancelled' },
+  },
+  started: {
+    icon: '🚀',
+    short: 'started',
+    passes: true,
+    commitState: 'pending',
+    check: { conclusion: 'neutral', title: 'Started; this step does not wait for it' },
+  },
+  invalid_output: {
+    icon: '🧩',
+    short: 'invalid result',
+    passes: false,
+    commitState: 'error',
+    check: { conclusion: 'failure', title: 'The run broke: its result did not validate' },
+  },
+}
+
+/** An outcome's words with its facts: the record, and what this ending adds to it. */
+export interface EndingWords extends OutcomeRecord {
+  /** The `outcome` output's word. */
+  readonly outcome: Outcome
+  /** A few words for the comment's headline and the commit status, e.g. "Timed out after 30m". */
+  readonly label: string
+  /** A sentence more for the comment (Markdown, our own text). */
+  readonly detail?: string
+  /** Whether the service's status message is the reason, and worth showing beside the label. */
+  readonly showsReason: boolean
+  /** Why the run ended, in plain words: the summary, the log, the check run. */
+  readonly why: string
+  /** The summary's headline: the run's name and what became of it. */
+  readonly headline: string
+  /** For a step that fails: the error line. Service text in it is unescaped. */
+  readonly failure?: string
+}
+
+/** The words for one ending: one switch, for every surface. */
+export function describeEnding(ending: Ending): EndingWords {
+  const { name, runId } = ending.run ?? {}
+  const word = (outcome: Outcome) => ({ outcome, ...OUTCOME_RECORDS[outcome] })
   switch (ending.kind) {
     case 'started':
-      return 'started'
+      return {
+        ...word('started'),
+        label: 'Started',
+        detail: 'This step did not wait for the run (`wait: false`).',
+        showsReason: false,
+        why: 'The step did not wait for the run (wait: false); it goes on without this step.',
+        headline: `${name} started (${ending.state}); not waiting for it`,
+      }
     case 'finished':
-      return finishedOutcome(ending.state)
-    case 'timed-out':
-      return 'timed_out'
-    case 'interrupted':
-      return 'interrupted'
-    case 'blocked':
-      return 'blocked'
-    case 'over-budget':
-      return 'over_budget'
+      return finishedWords(ending.run, ending.state)
+    case 'timed-out': {
+      const timeout = formatDuration(ending.timeoutMs)
+      const state = STATE.test(ending.stateAtTimeout) ? ` ${ending.stateAtTimeout}` : ''
+      const cancel = describeCancel(ending.run.runId, ending.cancel)
+      // The cancel's refusal says BLOCKED and why; any other state is said here.
+      const stateWas = ending.cancel.kind === 'blocked' ? '' : ` it was ${ending.stateAtTimeout}.`
+      return {
+        ...word('timed_out'),
+        label: `Timed out after ${timeout}`,
+        detail: `The run was still${state} when the \`timeout\` input (${timeout}) ran out.${afterCancel(ending.cancel)}`,
+        showsReason: false,
+        why: `The run was still ${ending.stateAtTimeout} when the timeout input (${timeout}) ran out. ${cancel}`,
+        headline: `${ending.run.name} timed out`,
+        failure: `Run ${ending.run.runId} did not finish within the timeout input (${timeout});${stateWas} ${cancel}`,
+      }
+    }
+    case 'interrupted': {
+      const cancel = runId && ending.cancel ? ` ${describeCancel(runId, ending.cancel)}` : ''
+      return {
+        ...word('interrupted'),
+        label: 'Interrupted: the workflow was cancelled',
+        detail:
+          'The workflow was cancelled, which interrupted this step; the action cancels the run with it.',
+        showsReason: false,
+        why: `The workflow was cancelled, which interrupted this step.${cancel}`,
+        headline: name
+          ? `${name} was interrupted: the workflow was cancelled`
+          : 'Interrupted: the workflow was cancelled',
+        failure: `The workflow was cancelled${ending.signal ? ` (${ending.signal})` : ''}, which interrupted this step.${cancel}`,
+      }
+    }
+    case 'blocked': {
+      const passes = ending.onBlocked === 'pass'
+      return {
+        ...word('blocked'),
+        passes,
+        commitState: passes ? 'success' : 'failure',
+        // What it waits for and how to answer follow; on_blocked is the job summary's to explain.
+        label: BLOCKED_LABEL,
+        showsReason: false,
+        why: `The run waits for a person (BLOCKED); with on_blocked: ${ending.onBlocked} the step hands it over and ${passes ? 'passes' : 'fails'}.`,
+        headline: `${ending.run.name} is blocked, waiting for a person`,
+        failure: passes
+          ? undefined
+          : `Run ${ending.run.runId} is BLOCKED: it waits for a person (on_blocked: fail). It stays BLOCKED until someone answers in the session.`,
+      }
+    }
+    case 'over-budget': {
+      const used = `The run used ${ending.credits}, more than the max_credits cap of ${ending.maxCredits}`
+      const cancel = describeCancel(ending.run.runId, ending.cancel)
+      return {
+        ...word('over_budget'),
+        label: `Over budget: ${ending.credits}, over the cap of ${ending.maxCredits}`,
+        detail: `The run used ${ending.credits}, more than the \`max_credits\` cap of ${ending.maxCredits}.${afterCancel(ending.cancel)}`,
+        showsReason: false,
+        why: `${used}. ${cancel}`,
+        headline: `${ending.run.name} went over budget`,
+        failure: `${used} (run ${ending.run.runId}). ${cancel}`,
+      }
+    }
     case 'superseded':
-      return 'superseded'
+      return {
+        ...word('superseded'),
+        label: 'Superseded by a newer run',
+        detail: 'A newer run with the same `name` replaced this one (`cancel_previous`).',
+        showsReason: false,
+        why: `A newer run with the same name replaced this one (cancel_previous): ${ending.newerRunId}.`,
+        headline: `${ending.run.name} was superseded by run ${ending.newerRunId}`,
+      }
     case 'invalid-output':
-      return 'invalid_output'
+      return {
+        ...word('invalid_output'),
+        label: 'Invalid result',
+        detail:
+          "The agent's result did not validate against `output_schema`, even after the corrections asked for; the job summary names the errors.",
+        showsReason: false,
+        why: `The agent's result ${describeInvalidOutput(ending)}`,
+        headline: `${ending.run.name} gave a result that does not validate`,
+        failure: `Run ${ending.run.runId}: the agent's result ${describeInvalidOutput(ending)}`,
+      }
   }
 }
 
-function finishedOutcome(state: string): Outcome {
+/**
+ * A run that ended on its own: by its state. Its status message is not in `why`: every
+ * surface shows it beside (the summary's row, the status's description, the error line).
+ */
+function finishedWords(run: RunFacts, state: string): EndingWords {
+  const outcome = outcomeOfState(state) ?? 'failed'
+  const record = { outcome, ...OUTCOME_RECORDS[outcome] }
+  const failure = `Run ${run.runId} ended ${state}${run.statusMessage ? `: ${run.statusMessage}` : ' (the service gave no status message)'}`
+  // Without a status message the reason is said to be missing, not left blank.
+  const reasonless = (why: string) =>
+    run.statusMessage ? why : `${why.replace(/\.$/, '')}; the service gave no status message.`
+  switch (state) {
+    case 'SUCCEEDED':
+      return {
+        ...record,
+        label: 'Succeeded',
+        showsReason: false,
+        why: 'The agent finished its task.',
+        headline: `${run.name} succeeded`,
+      }
+    case 'FAILED':
+      return {
+        ...record,
+        label: 'Failed',
+        showsReason: true,
+        why: reasonless('The agent could not finish its task.'),
+        headline: `${run.name} failed`,
+        failure,
+      }
+    case 'ERROR':
+      return {
+        ...record,
+        label: "Error on the service's side",
+        showsReason: true,
+        why: reasonless("A failure on the service's side stopped the run."),
+        headline: `${run.name} ended in an error on the service's side`,
+        failure,
+      }
+    case 'CANCELLED':
+      return {
+        ...record,
+        label: 'Cancelled elsewhere',
+        detail: 'Someone cancelled the run outside this step (in the app, or through the API).',
+        showsReason: true,
+        why: reasonless(
+          'The run was cancelled outside this step (in the app, or through the API).',
+        ),
+        headline: `${run.name} was cancelled elsewhere`,
+        failure,
+      }
+    default:
+      return {
+        ...record,
+        commitState: 'error',
+        label: 'Did not succeed',
+        showsReason: true,
+        why: reasonless(`The run ended ${state}.`),
+        headline: `${run.name} ended ${state}`,
+        failure,
+      }
+  }
+}
+
+/** The outcome a run's own state implies, once it has ended (or waits for a person). */
+export function outcomeOfState(state: string): Outcome | undefined {
   switch (state) {
     case 'SUCCEEDED':
       return 'succeeded'
@@ -105,69 +416,31 @@ function finishedOutcome(state: string): Outcome {
       return 'error'
     case 'CANCELLED':
       return 'cancelled'
-    default:
-      return 'failed'
+    case 'BLOCKED':
+      return 'blocked'
   }
+  return meaningOf(state) === 'failed' ? 'failed' : undefined
 }
 
-/** Whether the step passes with this outcome. */
-export function passes(outcome: Outcome, ending: Ending): boolean {
-  switch (outcome) {
-    case 'succeeded':
-    case 'started':
-    case 'superseded':
-      return true
-    case 'blocked':
-      return ending.kind === 'blocked' && ending.onBlocked === 'pass'
-    case 'failed':
-    case 'error':
+/** What became of the run after the step gave up on it: said only as it happened. */
+function afterCancel(cancel: CancelReport): string {
+  switch (cancel.kind) {
     case 'cancelled':
-    case 'timed_out':
-    case 'over_budget':
-    case 'interrupted':
-    case 'invalid_output':
-      return false
+      return ' The action cancelled it.'
+    case 'already-finished':
+      return ' It had finished meanwhile.'
+    case 'blocked':
+      return ' It waits for a person (BLOCKED), and a run cannot be cancelled while it waits: it stays BLOCKED until someone answers.'
+    case 'refused':
+    case 'not-cancellable':
+    case 'failed':
+      return ' The action could not cancel it: check it in the session.'
   }
 }
 
-/**
- * Why the run ended, in plain words, for the summary's headline area and the log. It never
- * says whether a cancel landed: the cancel's own report (describeCancel) follows, once.
- */
-export function whyItEnded(ending: Ending, statusMessage?: string): string {
-  const because = statusMessage ? `: ${statusMessage}` : '.'
-  switch (ending.kind) {
-    case 'started':
-      return 'The step did not wait for the run (wait: false); it goes on without this step.'
-    case 'finished':
-      switch (ending.state) {
-        case 'SUCCEEDED':
-          return 'The agent finished its task.'
-        case 'FAILED':
-          return `The agent could not finish its task${because}`
-        case 'ERROR':
-          return `A failure on the service's side stopped the run${because}`
-        case 'CANCELLED':
-          return `The run was cancelled outside this step (in the app, or through the API)${because}`
-        default:
-          return `The run ended ${ending.state}${because}`
-      }
-    case 'timed-out':
-      return `The run was still ${ending.stateAtTimeout} when the timeout input (${formatDuration(ending.timeoutMs)}) ran out.`
-    case 'interrupted':
-      return 'The workflow was cancelled, which interrupted this step.'
-    case 'blocked':
-      return ending.onBlocked === 'pass'
-        ? 'The run waits for a person (BLOCKED); with on_blocked: pass the step hands it over and passes.'
-        : 'The run waits for a person (BLOCKED); with on_blocked: fail the step hands it over and fails.'
-    case 'over-budget':
-      return `The run used ${ending.credits}, more than the max_credits cap of ${ending.maxCredits}.`
-    case 'superseded':
-      return `A newer run with the same name replaced this one (cancel_previous)${ending.newerRunId ? `: ${ending.newerRunId}` : ''}.`
-    case 'invalid-output':
-      return `The agent's result ${describeInvalidOutput(ending)}`
-  }
-}
+export const BLOCKED_LABEL = 'Blocked: waiting for a person'
+
+const STATE = /^[A-Z_]{1,40}$/
 
 /**
  * A failed run's extra facts: how long its session stays open to look

@@ -1,6 +1,6 @@
 import { costOf } from '../agent/cost.ts'
 import type { PassWhen } from '../inputs.ts'
-import { outcomeOf, type Outcome } from './outcome.ts'
+import { outcomeOfState, type Outcome } from './outcome.ts'
 import { isTerminal } from './states.ts'
 import type { CreateRunRequest, RunItem } from '../api/types.ts'
 import type { CancelReport } from './cancel.ts'
@@ -61,7 +61,7 @@ export function taskOutcome(task: TaskFacts): Outcome | 'not_started' {
   if (task.createFailed) return 'error'
   if (!task.started) return 'not_started'
   if (task.state && isTerminal(task.state) && task.stoppedBy === undefined) {
-    return outcomeOf({ kind: 'finished', state: task.state })
+    return outcomeOfState(task.state) ?? 'failed'
   }
   switch (task.stoppedBy) {
     case 'timeout':

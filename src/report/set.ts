@@ -1,7 +1,7 @@
 import * as core from '@actions/core'
 import { capResult, RESULT_OUTPUT_LIMIT_BYTES } from '../agent/conversation.ts'
 import { costOf } from '../agent/cost.ts'
-import type { Outcome } from '../model/outcome.ts'
+import { OUTCOME_RECORDS, type Outcome } from '../model/outcome.ts'
 import { sumCredits, sumUsd, taskOutcome, type SetOutcome, type TaskRun } from '../model/set.ts'
 import { formatCredits, formatDuration, formatNumberOutput } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
@@ -80,15 +80,9 @@ function factsOf(task: TaskRun) {
   }
 }
 
-const ICONS: Partial<Record<string, string>> = {
-  succeeded: '✅',
-  failed: '❌',
-  error: '❌',
-  cancelled: '⏹️',
-  timed_out: '⏱️',
-  over_budget: '💸',
-  interrupted: '⏹️',
-  not_started: '⏸️',
+/** A task's icon: its outcome's, or that of a task the set never started. */
+function iconOf(word: Outcome | 'not_started'): string {
+  return word === 'not_started' ? '⏸️' : OUTCOME_RECORDS[word].icon
 }
 
 /** Pure: the job summary of a set, a headline with its outcome and one table row per task. */
@@ -97,7 +91,7 @@ export function renderSetSummary(outcome: SetOutcome): string {
   const succeeded = outcome.tasks.filter((task) => taskOutcome(factsOf(task)) === 'succeeded')
   const credits = sumCredits(outcome.tasks)
   const lines = [
-    `## ${ICONS[word] ?? ''} Cloud agent tasks: ${word.replace('_', ' ')}`,
+    `## ${iconOf(word)} Cloud agent tasks: ${word.replace('_', ' ')}`,
     '',
     `${succeeded.length} of ${outcome.tasks.length} runs succeeded, in ${formatDuration(outcome.elapsedMs)}${credits !== undefined ? `, ${formatCredits(credits)} credits in all` : ''}. ${inlineText(capitalized(outcome.reason))}.`,
     '',
@@ -127,7 +121,7 @@ function rowOf(task: TaskRun): string {
     '',
     String(task.index),
     inlineText(clip(title, 79)),
-    `${ICONS[word] ?? ''} ${word.replace('_', ' ')}`,
+    `${iconOf(word)} ${word.replace('_', ' ')}`,
     task.run?.state ? inlineText(task.run.state) : '',
     duration,
     credits !== undefined ? formatCredits(credits) : '',

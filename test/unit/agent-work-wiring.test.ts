@@ -190,10 +190,10 @@ describe("the summary of the agent's work", () => {
     })
     expect(verdictOf(blocked(true))).toMatchObject({
       outcome: 'blocked',
-      passed: true,
+      passes: true,
       failure: undefined,
     })
-    expect(verdictOf(blocked(false))).toMatchObject({ outcome: 'blocked', passed: false })
+    expect(verdictOf(blocked(false))).toMatchObject({ outcome: 'blocked', passes: false })
     const markdown = renderSummary(blocked(false), { continueRun: true })
     expect(markdown.split('\n')[0]).toBe('### ✋ Run run-123 is blocked, waiting for a person')
     expect(markdown).toContain(
@@ -213,7 +213,7 @@ describe("the summary of the agent's work", () => {
       cancel: { kind: 'cancelled' },
     }
     const verdict = verdictOf(overBudget)
-    expect(verdict).toMatchObject({ outcome: 'over_budget', passed: false })
+    expect(verdict).toMatchObject({ outcome: 'over_budget', passes: false })
     expect(verdict.failure).toBe(
       'The run used 1,500 credits, more than the max_credits cap of 1,000 credits (run run-123). Run run-123 was cancelled.',
     )
@@ -230,7 +230,7 @@ describe('a run superseded by a newer one', () => {
     }
     const verdict = verdictOf(outcome)
     expect(verdict).toMatchObject({
-      passed: true,
+      passes: true,
       outcome: 'superseded',
       headline: 'Review was superseded by run run-456',
     })

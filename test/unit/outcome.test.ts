@@ -1,36 +1,44 @@
 import { describe, expect, it } from 'vitest'
 import { blockedQuestion, decideOnBlocked, howToAnswer } from '../../src/model/blocked.ts'
 import {
+  describeEnding,
   failureNotes,
+  OUTCOME_RECORDS,
   OUTCOMES,
-  outcomeOf,
-  passes,
-  whyItEnded,
   type Ending,
 } from '../../src/model/outcome.ts'
 
+const run = { runId: 'run-1', name: 'Review PR #7' }
+const cancelled = { kind: 'cancelled' } as const
+
 const ENDINGS: Array<[Ending, string, boolean]> = [
-  [{ kind: 'started' }, 'started', true],
-  [{ kind: 'finished', state: 'SUCCEEDED' }, 'succeeded', true],
-  [{ kind: 'finished', state: 'FAILED' }, 'failed', false],
-  [{ kind: 'finished', state: 'ERROR' }, 'error', false],
-  [{ kind: 'finished', state: 'CANCELLED' }, 'cancelled', false],
+  [{ kind: 'started', run, state: 'QUEUED' }, 'started', true],
+  [{ kind: 'finished', run, state: 'SUCCEEDED' }, 'succeeded', true],
+  [{ kind: 'finished', run, state: 'FAILED' }, 'failed', false],
+  [{ kind: 'finished', run, state: 'ERROR' }, 'error', false],
+  [{ kind: 'finished', run, state: 'CANCELLED' }, 'cancelled', false],
   [
-    { kind: 'timed-out', timeoutMs: 600_000, stateAtTimeout: 'INPROGRESS', cancel: 'cancelled' },
+    { kind: 'timed-out', run, timeoutMs: 600_000, stateAtTimeout: 'INPROGRESS', cancel: cancelled },
     'timed_out',
     false,
   ],
-  [{ kind: 'interrupted' }, 'interrupted', false],
-  [{ kind: 'blocked', onBlocked: 'fail' }, 'blocked', false],
-  [{ kind: 'blocked', onBlocked: 'pass' }, 'blocked', true],
+  [{ kind: 'interrupted', run, signal: 'SIGINT', cancel: cancelled }, 'interrupted', false],
+  [{ kind: 'blocked', run, onBlocked: 'fail' }, 'blocked', false],
+  [{ kind: 'blocked', run, onBlocked: 'pass' }, 'blocked', true],
   [
-    { kind: 'over-budget', credits: '12 credits', maxCredits: '10 credits', cancel: 'cancelled' },
+    {
+      kind: 'over-budget',
+      run,
+      credits: '12 credits',
+      maxCredits: '10 credits',
+      cancel: cancelled,
+    },
     'over_budget',
     false,
   ],
-  [{ kind: 'superseded', newerRunId: 'run-2' }, 'superseded', true],
+  [{ kind: 'superseded', run, newerRunId: 'run-2' }, 'superseded', true],
   [
-    { kind: 'invalid-output', errors: ['/a must be integer'], corrections: 2 },
+    { kind: 'invalid-output', run, errors: ['/a must be integer'], corrections: 2 },
     'invalid_output',
     false,
   ],
@@ -39,45 +47,76 @@ const ENDINGS: Array<[Ending, string, boolean]> = [
 describe('outcome', () => {
   it("gives the contract's one word on every path, and whether the step passes", () => {
     for (const [ending, outcome, passed] of ENDINGS) {
-      expect([ending, outcomeOf(ending), passes(outcomeOf(ending), ending)]).toEqual([
-        ending,
-        outcome,
-        passed,
-      ])
+      const words = describeEnding(ending)
+      expect([ending, words.outcome, words.passes]).toEqual([ending, outcome, passed])
+      // A step fails with an error line, and only then.
+      expect(words.failure === undefined, ending.kind).toBe(passed)
     }
-    expect(new Set(ENDINGS.map(([ending]) => outcomeOf(ending)))).toEqual(new Set(OUTCOMES))
+    expect(new Set(ENDINGS.map(([ending]) => describeEnding(ending).outcome))).toEqual(
+      new Set(OUTCOMES),
+    )
+  })
+
+  it('holds one record per outcome, read by every surface', () => {
+    expect(Object.keys(OUTCOME_RECORDS).sort()).toEqual([...OUTCOMES].sort())
+    for (const [ending] of ENDINGS) {
+      const words = describeEnding(ending)
+      const record = OUTCOME_RECORDS[words.outcome]
+      expect(words.icon).toBe(record.icon)
+      expect(words.check).toEqual(record.check)
+    }
+    // Only the agent's verdict on the work is a failure on the commit; a broken run is an error.
+    expect(OUTCOME_RECORDS.failed.commitState).toBe('failure')
+    expect(OUTCOME_RECORDS.error.commitState).toBe('error')
+    expect(OUTCOME_RECORDS.invalid_output.commitState).toBe('error')
+    // A blocked run handed over with on_blocked: pass passes everywhere.
+    const passing = describeEnding({ kind: 'blocked', run, onBlocked: 'pass' })
+    expect([passing.passes, passing.commitState]).toEqual([true, 'success'])
   })
 
   it('says why the run ended in plain words', () => {
-    expect(whyItEnded({ kind: 'finished', state: 'FAILED' }, 'Tests kept failing')).toBe(
-      'The agent could not finish its task: Tests kept failing',
+    const failed = describeEnding({
+      kind: 'finished',
+      run: { ...run, statusMessage: 'Tests kept failing' },
+      state: 'FAILED',
+    })
+    expect(failed.why).toBe('The agent could not finish its task.')
+    expect(failed.failure).toBe('Run run-1 ended FAILED: Tests kept failing')
+    expect(failed.headline).toBe('Review PR #7 failed')
+    expect(describeEnding({ kind: 'finished', run, state: 'FAILED' }).why).toBe(
+      'The agent could not finish its task; the service gave no status message.',
     )
-    // Whether the cancel landed is the cancel's report to say, once: never claimed here.
-    const timedOut = whyItEnded({
+    const timedOut = describeEnding({
       kind: 'timed-out',
+      run,
       timeoutMs: 600_000,
       stateAtTimeout: 'BLOCKED',
-      cancel: 'blocked',
+      cancel: { kind: 'blocked' },
     })
-    expect(timedOut).toBe('The run was still BLOCKED when the timeout input (10m 0s) ran out.')
-    const overBudget = whyItEnded({
+    // The cancel is said once, as it went: a refused cancel is never claimed.
+    expect(timedOut.why).toMatch(
+      /^The run was still BLOCKED when the timeout input \(10m 0s\) ran out\. Run run-1 cannot be cancelled/,
+    )
+    expect(timedOut.detail).not.toMatch(/action cancelled it/)
+    const overBudget = describeEnding({
       kind: 'over-budget',
+      run,
       credits: '1,500 credits',
       maxCredits: '1,000 credits',
-      cancel: 'cancelled',
+      cancel: cancelled,
     })
-    expect(overBudget).toContain('more than the max_credits cap of 1,000 credits')
-    for (const why of [timedOut, overBudget]) expect(why).not.toMatch(/cancelled it/)
+    expect(overBudget.why).toContain('more than the max_credits cap of 1,000 credits')
     expect(
-      whyItEnded({
+      describeEnding({
         kind: 'invalid-output',
+        run,
         errors: ['/a must be integer', '/b x'],
         corrections: 1,
-      }),
+      }).why,
     ).toBe(
       "The agent's result did not validate against output_schema after 1 correction: /a must be integer; /b x.",
     )
-    for (const [ending] of ENDINGS) expect(whyItEnded(ending).length).toBeGreaterThan(10)
+    for (const [ending] of ENDINGS) expect(describeEnding(ending).why.length).toBeGreaterThan(10)
   })
 
   it("notes a failed run's debug window and a retryable failure", () => {

@@ -65,7 +65,7 @@ describe('commit status reports', () => {
     })
     expect(finalStatus({ kind: 'interrupted', run: undefined })).toMatchObject({
       state: 'error',
-      description: 'Cancelled because the workflow was cancelled',
+      description: 'Interrupted: the workflow was cancelled',
     })
     expect(
       finalStatus({

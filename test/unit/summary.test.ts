@@ -102,9 +102,13 @@ describe('renderSummary', () => {
     expectInert(markdown)
   })
 
-  it.each(['ERROR', 'CANCELLED'])('shows a %s run as failed', (state) => {
+  it.each([
+    ['ERROR', '❌'],
+    ['CANCELLED', '⛔'],
+  ])("shows a %s run as failed, with its outcome's icon", (state, icon) => {
     const markdown = renderSummary(finished({ state, status_message: { message: 'boom' } }))
-    expect(markdown).toContain('❌')
+    expect(markdown).toContain(`### ${icon} `)
+    expect(markdown).not.toContain('✅')
     expect(cell(markdown, 'Status message')).toBe('boom')
   })
 
@@ -123,7 +127,7 @@ describe('renderSummary', () => {
       timeoutMs: 600_000,
       cancel: { kind: 'cancelled' },
     })
-    expect(markdown).toContain('❌')
+    expect(markdown).toContain('### ⏱️ ')
     expect(markdown.split('\n')[0]).toContain('timed out')
     expect(markdown).toContain('timeout')
     expect(markdown).toContain('10m 0s')
@@ -189,7 +193,7 @@ describe('renderSummary', () => {
 
   it('renders an interrupted step that never had a run', () => {
     const markdown = renderSummary({ kind: 'interrupted', run: undefined })
-    expect(markdown).toContain('❌')
+    expect(markdown).toContain('### ⛔ ')
     expect(tableRows(markdown)).toEqual([])
   })
 
@@ -310,13 +314,13 @@ describe('parseIsoDuration', () => {
 describe('verdictOf', () => {
   it('passes a SUCCEEDED run', () => {
     const verdict = verdictOf(finished({ state: 'SUCCEEDED' }))
-    expect(verdict.passed).toBe(true)
+    expect(verdict.passes).toBe(true)
     expect(verdict.failure).toBeUndefined()
   })
 
   it.each(['FAILED', 'ERROR', 'CANCELLED'])('fails a %s run with its status message', (state) => {
     const verdict = verdictOf(finished({ state, status_message: { message: 'Out of credits' } }))
-    expect(verdict.passed).toBe(false)
+    expect(verdict.passes).toBe(false)
     expect(verdict.failure).toContain(state)
     expect(verdict.failure).toContain('Out of credits')
   })
@@ -324,7 +328,7 @@ describe('verdictOf', () => {
   it.each(['QUEUED', 'INPROGRESS', 'BLOCKED'])(
     'passes a run started without waiting, even while %s',
     (state) => {
-      expect(verdictOf({ kind: 'started', run: run({ state }) }).passed).toBe(true)
+      expect(verdictOf({ kind: 'started', run: run({ state }) }).passes).toBe(true)
     },
   )
 
@@ -337,14 +341,14 @@ describe('verdictOf', () => {
       timeoutMs: 120_000,
       cancel: { kind: 'already-finished' },
     })
-    expect(verdict.passed).toBe(false)
+    expect(verdict.passes).toBe(false)
     expect(verdict.failure).toContain('timeout')
     expect(verdict.failure).toContain('2m 0s')
   })
 
   it('fails an interrupted step', () => {
-    expect(verdictOf({ kind: 'interrupted', run: run({ state: 'INPROGRESS' }) }).passed).toBe(false)
-    expect(verdictOf({ kind: 'interrupted', run: undefined }).passed).toBe(false)
+    expect(verdictOf({ kind: 'interrupted', run: run({ state: 'INPROGRESS' }) }).passes).toBe(false)
+    expect(verdictOf({ kind: 'interrupted', run: undefined }).passes).toBe(false)
   })
 })
 
