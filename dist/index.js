@@ -8239,166 +8239,43 @@ function howToAnswer(options) {
     return `To move it on, ${sentence}.`;
 }
 
-;// CONCATENATED MODULE: ./src/model/outcome.ts
+;// CONCATENATED MODULE: ./src/model/cancel.ts
 
-/** The `outcome` output: why the step ended, in one word (the contract's list, v1.1). */
-const OUTCOMES = [
-    'succeeded',
-    'failed',
-    'error',
-    'cancelled',
-    'timed_out',
-    'superseded',
-    'blocked',
-    'over_budget',
-    'interrupted',
-    'started',
-    'invalid_output',
-];
-/** The step's outcome as the pure outcome rules see it. */
-function endingOf(outcome) {
-    switch (outcome.kind) {
-        case 'started':
-            return { kind: 'started' };
-        case 'finished':
-            if (outcome.supersededBy)
-                return { kind: 'superseded', newerRunId: outcome.supersededBy };
-            if (outcome.invalidOutput)
-                return { kind: 'invalid-output', ...outcome.invalidOutput };
-            return { kind: 'finished', state: outcome.run.state };
-        case 'timed-out':
-            return {
-                kind: 'timed-out',
-                timeoutMs: outcome.timeoutMs,
-                // A run seen BLOCKED only by the cancel's refusal was BLOCKED when time ran out.
-                stateAtTimeout: outcome.cancel.kind === 'blocked' ? 'BLOCKED' : outcome.stateAtTimeout,
-                cancel: outcome.cancel.kind,
-            };
-        case 'interrupted':
-            return { kind: 'interrupted' };
-        case 'over-budget':
-            return {
-                kind: 'over-budget',
-                credits: formatCredits(outcome.cost.credits ?? 0),
-                maxCredits: formatCredits(outcome.maxCredits),
-                cancel: outcome.cancel.kind,
-            };
-        case 'blocked':
-            return { kind: 'blocked', onBlocked: outcome.passes ? 'pass' : 'fail' };
-    }
-}
-function outcomeOf(ending) {
-    switch (ending.kind) {
-        case 'started':
-            return 'started';
-        case 'finished':
-            return finishedOutcome(ending.state);
-        case 'timed-out':
-            return 'timed_out';
-        case 'interrupted':
-            return 'interrupted';
-        case 'blocked':
-            return 'blocked';
-        case 'over-budget':
-            return 'over_budget';
-        case 'superseded':
-            return 'superseded';
-        case 'invalid-output':
-            return 'invalid_output';
-    }
-}
-function finishedOutcome(state) {
-    switch (state) {
-        case 'SUCCEEDED':
-            return 'succeeded';
-        case 'ERROR':
-            return 'error';
-        case 'CANCELLED':
-            return 'cancelled';
-        default:
-            return 'failed';
-    }
-}
-/** Whether the step passes with this outcome. */
-function passes(outcome, ending) {
-    switch (outcome) {
-        case 'succeeded':
-        case 'started':
-        case 'superseded':
-            return true;
-        case 'blocked':
-            return ending.kind === 'blocked' && ending.onBlocked === 'pass';
-        case 'failed':
-        case 'error':
+/**
+ * Logs how a cancel went: a warning when the run goes on, or may. `label`
+ * names the feature that cancelled (e.g. `cancel_previous`) when it is not the
+ * step's own run.
+ */
+function logCancel(log, runId, report, label) {
+    const described = describeCancel(runId, report);
+    const message = label ? `${label}: ${described}` : described;
+    switch (report.kind) {
         case 'cancelled':
-        case 'timed_out':
-        case 'over_budget':
-        case 'interrupted':
-        case 'invalid_output':
-            return false;
-    }
-}
-/**
- * Why the run ended, in plain words, for the summary's headline area and the log. It never
- * says whether a cancel landed: the cancel's own report (describeCancel) follows, once.
- */
-function whyItEnded(ending, statusMessage) {
-    const because = statusMessage ? `: ${statusMessage}` : '.';
-    switch (ending.kind) {
-        case 'started':
-            return 'The step did not wait for the run (wait: false); it goes on without this step.';
-        case 'finished':
-            switch (ending.state) {
-                case 'SUCCEEDED':
-                    return 'The agent finished its task.';
-                case 'FAILED':
-                    return `The agent could not finish its task${because}`;
-                case 'ERROR':
-                    return `A failure on the service's side stopped the run${because}`;
-                case 'CANCELLED':
-                    return `The run was cancelled outside this step (in the app, or through the API)${because}`;
-                default:
-                    return `The run ended ${ending.state}${because}`;
-            }
-        case 'timed-out':
-            return `The run was still ${ending.stateAtTimeout} when the timeout input (${formatDuration(ending.timeoutMs)}) ran out.`;
-        case 'interrupted':
-            return 'The workflow was cancelled, which interrupted this step.';
+        case 'already-finished':
+            return log.info(message);
         case 'blocked':
-            return ending.onBlocked === 'pass'
-                ? 'The run waits for a person (BLOCKED); with on_blocked: pass the step hands it over and passes.'
-                : 'The run waits for a person (BLOCKED); with on_blocked: fail the step hands it over and fails.';
-        case 'over-budget':
-            return `The run used ${ending.credits}, more than the max_credits cap of ${ending.maxCredits}.`;
-        case 'superseded':
-            return `A newer run with the same name replaced this one (cancel_previous)${ending.newerRunId ? `: ${ending.newerRunId}` : ''}.`;
-        case 'invalid-output':
-            return `The agent's result ${describeInvalidOutput(ending)}`;
+        case 'refused':
+        case 'not-cancellable':
+        case 'failed':
+            return log.warning(message);
     }
 }
-/**
- * A failed run's extra facts: how long its session stays open to look
- * inside, and whether the service calls the failure a platform one.
- */
-function failureNotes(statusMessage, now) {
-    if (typeof statusMessage !== 'object' || statusMessage === null)
-        return [];
-    const { session_debug_until: until, retryable } = statusMessage;
-    const notes = [];
-    const untilMs = typeof until === 'string' ? Date.parse(until) : NaN;
-    if (Number.isFinite(untilMs) && untilMs > now) {
-        notes.push(`The session stays open for debugging until ${new Date(untilMs).toISOString().replace('.000Z', 'Z')}.`);
+function describeCancel(unsafeRunId, report) {
+    const runId = safeForLog(unsafeRunId);
+    switch (report.kind) {
+        case 'cancelled':
+            return `Run ${runId} was cancelled.`;
+        case 'already-finished':
+            return `Run ${runId} had already finished; nothing to cancel.`;
+        case 'blocked':
+            return `Run ${runId} cannot be cancelled while it waits for a person; it stays BLOCKED. A person must answer it in its session; cancel it there afterwards if it is no longer wanted.`;
+        case 'refused':
+            return `The service refused to cancel run ${runId}: it has ended, or it waits for a person (BLOCKED) and stays so. Check it by hand.`;
+        case 'not-cancellable':
+            return `Run ${runId} cannot be cancelled: this kind of run is not cancellable, so it runs to its end (${safeForLog(report.message)}).`;
+        case 'failed':
+            return `Could not cancel run ${runId}; it may still be running and billing. Cancel it by hand. (${safeForLog(report.message)})`;
     }
-    if (retryable === true)
-        notes.push('A platform failure; a re-run may succeed.');
-    return notes;
-}
-/** What was wrong with a result that never validated, after how many corrections. */
-function describeInvalidOutput(ending) {
-    const after = ending.corrections === 0
-        ? ''
-        : ` after ${ending.corrections} correction${ending.corrections === 1 ? '' : 's'}`;
-    return `did not validate against output_schema${after}: ${ending.errors.slice(0, 3).join('; ')}.`;
 }
 
 ;// CONCATENATED MODULE: ./src/api/wire.gen.ts
@@ -8556,6 +8433,369 @@ function parseIsoDuration(text) {
     return Math.round((((days ?? 0) * 24 + (hours ?? 0)) * 3600 + (minutes ?? 0) * 60 + (seconds ?? 0)) * 1000);
 }
 
+;// CONCATENATED MODULE: ./src/model/outcome.ts
+
+
+
+
+
+/** The `outcome` output: why the step ended, in one word (the contract's list, v1.1). */
+const OUTCOMES = [
+    'succeeded',
+    'failed',
+    'error',
+    'cancelled',
+    'timed_out',
+    'superseded',
+    'blocked',
+    'over_budget',
+    'interrupted',
+    'started',
+    'invalid_output',
+];
+/** The step's outcome as the pure outcome rules see it. */
+function endingOf(outcome) {
+    switch (outcome.kind) {
+        case 'started':
+            return { kind: 'started', run: factsOf(outcome.run), state: outcome.run.state };
+        case 'finished': {
+            const run = factsOf(outcome.run);
+            if (outcome.supersededBy)
+                return { kind: 'superseded', run, newerRunId: outcome.supersededBy };
+            if (outcome.invalidOutput)
+                return { kind: 'invalid-output', run, ...outcome.invalidOutput };
+            return { kind: 'finished', run, state: outcome.run.state };
+        }
+        case 'timed-out':
+            return {
+                kind: 'timed-out',
+                run: factsOf(outcome.run),
+                timeoutMs: outcome.timeoutMs,
+                // A run seen BLOCKED only by the cancel's refusal was BLOCKED when time ran out.
+                stateAtTimeout: outcome.cancel.kind === 'blocked' ? 'BLOCKED' : outcome.stateAtTimeout,
+                cancel: outcome.cancel,
+            };
+        case 'interrupted':
+            return {
+                kind: 'interrupted',
+                run: outcome.run && factsOf(outcome.run),
+                signal: outcome.signal,
+                cancel: outcome.cancel,
+            };
+        case 'over-budget':
+            return {
+                kind: 'over-budget',
+                run: factsOf(outcome.run),
+                credits: formatCredits(outcome.cost.credits ?? 0),
+                maxCredits: formatCredits(outcome.maxCredits),
+                cancel: outcome.cancel,
+            };
+        case 'blocked':
+            return {
+                kind: 'blocked',
+                run: factsOf(outcome.run),
+                onBlocked: outcome.passes ? 'pass' : 'fail',
+            };
+    }
+}
+function factsOf(run) {
+    const title = run.title?.trim();
+    return {
+        runId: run.run_id,
+        name: title ? clip(title.replace(/\s+/g, ' '), 200) : `Run ${run.run_id}`,
+        statusMessage: run_statusMessageOf(run),
+    };
+}
+const OUTCOME_RECORDS = {
+    succeeded: {
+        icon: '✅',
+        short: 'succeeded',
+        passes: true,
+        commitState: 'success',
+        check: { conclusion: 'success', title: 'Succeeded' },
+    },
+    failed: {
+        icon: '❌',
+        short: 'failed',
+        passes: false,
+        commitState: 'failure',
+        check: { conclusion: 'failure', title: 'The run broke: the agent could not finish' },
+    },
+    error: {
+        icon: '❌',
+        short: 'error',
+        passes: false,
+        commitState: 'error',
+        check: { conclusion: 'failure', title: "The run broke: a failure on the service's side" },
+    },
+    cancelled: {
+        icon: '⛔',
+        short: 'cancelled',
+        passes: false,
+        commitState: 'error',
+        check: { conclusion: 'cancelled', title: 'The run was cancelled' },
+    },
+    timed_out: {
+        icon: '⏱️',
+        short: 'timed out',
+        passes: false,
+        commitState: 'failure',
+        check: { conclusion: 'timed_out', title: 'The run broke: timed out' },
+    },
+    superseded: {
+        icon: '⏭️',
+        short: 'superseded',
+        passes: true,
+        commitState: 'success',
+        check: { conclusion: 'neutral', title: 'Superseded by a newer run' },
+    },
+    blocked: {
+        icon: '✋',
+        short: 'waiting for a person',
+        passes: false,
+        commitState: 'failure',
+        check: { conclusion: 'action_required', title: 'The run waits for a person' },
+    },
+    over_budget: {
+        icon: '💸',
+        short: 'over budget',
+        passes: false,
+        commitState: 'failure',
+        check: { conclusion: 'failure', title: 'The run broke: over its credit cap' },
+    },
+    interrupted: {
+        icon: '⛔',
+        short: 'cancelled with the workflow',
+        passes: false,
+        commitState: 'error',
+        check: { conclusion: 'cancelled', title: 'The run was cancelled' },
+    },
+    started: {
+        icon: '🚀',
+        short: 'started',
+        passes: true,
+        commitState: 'pending',
+        check: { conclusion: 'neutral', title: 'Started; this step does not wait for it' },
+    },
+    invalid_output: {
+        icon: '🧩',
+        short: 'invalid result',
+        passes: false,
+        commitState: 'error',
+        check: { conclusion: 'failure', title: 'The run broke: its result did not validate' },
+    },
+};
+/** The words for one ending: one switch, for every surface. */
+function describeEnding(ending) {
+    const { name, runId } = ending.run ?? {};
+    const word = (outcome) => ({ outcome, ...OUTCOME_RECORDS[outcome] });
+    switch (ending.kind) {
+        case 'started':
+            return {
+                ...word('started'),
+                label: 'Started',
+                detail: 'This step did not wait for the run (`wait: false`).',
+                showsReason: false,
+                why: 'The step did not wait for the run (wait: false); it goes on without this step.',
+                headline: `${name} started (${ending.state}); not waiting for it`,
+            };
+        case 'finished':
+            return finishedWords(ending.run, ending.state);
+        case 'timed-out': {
+            const timeout = formatDuration(ending.timeoutMs);
+            const state = STATE.test(ending.stateAtTimeout) ? ` ${ending.stateAtTimeout}` : '';
+            const cancel = describeCancel(ending.run.runId, ending.cancel);
+            // The cancel's refusal says BLOCKED and why; any other state is said here.
+            const stateWas = ending.cancel.kind === 'blocked' ? '' : ` it was ${ending.stateAtTimeout}.`;
+            return {
+                ...word('timed_out'),
+                label: `Timed out after ${timeout}`,
+                detail: `The run was still${state} when the \`timeout\` input (${timeout}) ran out.${afterCancel(ending.cancel)}`,
+                showsReason: false,
+                why: `The run was still ${ending.stateAtTimeout} when the timeout input (${timeout}) ran out. ${cancel}`,
+                headline: `${ending.run.name} timed out`,
+                failure: `Run ${ending.run.runId} did not finish within the timeout input (${timeout});${stateWas} ${cancel}`,
+            };
+        }
+        case 'interrupted': {
+            const cancel = runId && ending.cancel ? ` ${describeCancel(runId, ending.cancel)}` : '';
+            return {
+                ...word('interrupted'),
+                label: 'Interrupted: the workflow was cancelled',
+                detail: 'The workflow was cancelled, which interrupted this step; the action cancels the run with it.',
+                showsReason: false,
+                why: `The workflow was cancelled, which interrupted this step.${cancel}`,
+                headline: name
+                    ? `${name} was interrupted: the workflow was cancelled`
+                    : 'Interrupted: the workflow was cancelled',
+                failure: `The workflow was cancelled${ending.signal ? ` (${ending.signal})` : ''}, which interrupted this step.${cancel}`,
+            };
+        }
+        case 'blocked': {
+            const passes = ending.onBlocked === 'pass';
+            return {
+                ...word('blocked'),
+                passes,
+                commitState: passes ? 'success' : 'failure',
+                // What it waits for and how to answer follow; on_blocked is the job summary's to explain.
+                label: BLOCKED_LABEL,
+                showsReason: false,
+                why: `The run waits for a person (BLOCKED); with on_blocked: ${ending.onBlocked} the step hands it over and ${passes ? 'passes' : 'fails'}.`,
+                headline: `${ending.run.name} is blocked, waiting for a person`,
+                failure: passes
+                    ? undefined
+                    : `Run ${ending.run.runId} is BLOCKED: it waits for a person (on_blocked: fail). It stays BLOCKED until someone answers in the session.`,
+            };
+        }
+        case 'over-budget': {
+            const used = `The run used ${ending.credits}, more than the max_credits cap of ${ending.maxCredits}`;
+            const cancel = describeCancel(ending.run.runId, ending.cancel);
+            return {
+                ...word('over_budget'),
+                label: `Over budget: ${ending.credits}, over the cap of ${ending.maxCredits}`,
+                detail: `The run used ${ending.credits}, more than the \`max_credits\` cap of ${ending.maxCredits}.${afterCancel(ending.cancel)}`,
+                showsReason: false,
+                why: `${used}. ${cancel}`,
+                headline: `${ending.run.name} went over budget`,
+                failure: `${used} (run ${ending.run.runId}). ${cancel}`,
+            };
+        }
+        case 'superseded':
+            return {
+                ...word('superseded'),
+                label: 'Superseded by a newer run',
+                detail: 'A newer run with the same `name` replaced this one (`cancel_previous`).',
+                showsReason: false,
+                why: `A newer run with the same name replaced this one (cancel_previous): ${ending.newerRunId}.`,
+                headline: `${ending.run.name} was superseded by run ${ending.newerRunId}`,
+            };
+        case 'invalid-output':
+            return {
+                ...word('invalid_output'),
+                label: 'Invalid result',
+                detail: "The agent's result did not validate against `output_schema`, even after the corrections asked for; the job summary names the errors.",
+                showsReason: false,
+                why: `The agent's result ${describeInvalidOutput(ending)}`,
+                headline: `${ending.run.name} gave a result that does not validate`,
+                failure: `Run ${ending.run.runId}: the agent's result ${describeInvalidOutput(ending)}`,
+            };
+    }
+}
+/**
+ * A run that ended on its own: by its state. Its status message is not in `why`: every
+ * surface shows it beside (the summary's row, the status's description, the error line).
+ */
+function finishedWords(run, state) {
+    const outcome = outcomeOfState(state) ?? 'failed';
+    const record = { outcome, ...OUTCOME_RECORDS[outcome] };
+    const failure = `Run ${run.runId} ended ${state}${run.statusMessage ? `: ${run.statusMessage}` : ' (the service gave no status message)'}`;
+    // Without a status message the reason is said to be missing, not left blank.
+    const reasonless = (why) => run.statusMessage ? why : `${why.replace(/\.$/, '')}; the service gave no status message.`;
+    switch (state) {
+        case 'SUCCEEDED':
+            return {
+                ...record,
+                label: 'Succeeded',
+                showsReason: false,
+                why: 'The agent finished its task.',
+                headline: `${run.name} succeeded`,
+            };
+        case 'FAILED':
+            return {
+                ...record,
+                label: 'Failed',
+                showsReason: true,
+                why: reasonless('The agent could not finish its task.'),
+                headline: `${run.name} failed`,
+                failure,
+            };
+        case 'ERROR':
+            return {
+                ...record,
+                label: "Error on the service's side",
+                showsReason: true,
+                why: reasonless("A failure on the service's side stopped the run."),
+                headline: `${run.name} ended in an error on the service's side`,
+                failure,
+            };
+        case 'CANCELLED':
+            return {
+                ...record,
+                label: 'Cancelled elsewhere',
+                detail: 'Someone cancelled the run outside this step (in the app, or through the API).',
+                showsReason: true,
+                why: reasonless('The run was cancelled outside this step (in the app, or through the API).'),
+                headline: `${run.name} was cancelled elsewhere`,
+                failure,
+            };
+        default:
+            return {
+                ...record,
+                commitState: 'error',
+                label: 'Did not succeed',
+                showsReason: true,
+                why: reasonless(`The run ended ${state}.`),
+                headline: `${run.name} ended ${state}`,
+                failure,
+            };
+    }
+}
+/** The outcome a run's own state implies, once it has ended (or waits for a person). */
+function outcomeOfState(state) {
+    switch (state) {
+        case 'SUCCEEDED':
+            return 'succeeded';
+        case 'ERROR':
+            return 'error';
+        case 'CANCELLED':
+            return 'cancelled';
+        case 'BLOCKED':
+            return 'blocked';
+    }
+    return meaningOf(state) === 'failed' ? 'failed' : undefined;
+}
+/** What became of the run after the step gave up on it: said only as it happened. */
+function afterCancel(cancel) {
+    switch (cancel.kind) {
+        case 'cancelled':
+            return ' The action cancelled it.';
+        case 'already-finished':
+            return ' It had finished meanwhile.';
+        case 'blocked':
+            return ' It waits for a person (BLOCKED), and a run cannot be cancelled while it waits: it stays BLOCKED until someone answers.';
+        case 'refused':
+        case 'not-cancellable':
+        case 'failed':
+            return ' The action could not cancel it: check it in the session.';
+    }
+}
+const BLOCKED_LABEL = 'Blocked: waiting for a person';
+const STATE = /^[A-Z_]{1,40}$/;
+/**
+ * A failed run's extra facts: how long its session stays open to look
+ * inside, and whether the service calls the failure a platform one.
+ */
+function failureNotes(statusMessage, now) {
+    if (typeof statusMessage !== 'object' || statusMessage === null)
+        return [];
+    const { session_debug_until: until, retryable } = statusMessage;
+    const notes = [];
+    const untilMs = typeof until === 'string' ? Date.parse(until) : NaN;
+    if (Number.isFinite(untilMs) && untilMs > now) {
+        notes.push(`The session stays open for debugging until ${new Date(untilMs).toISOString().replace('.000Z', 'Z')}.`);
+    }
+    if (retryable === true)
+        notes.push('A platform failure; a re-run may succeed.');
+    return notes;
+}
+/** What was wrong with a result that never validated, after how many corrections. */
+function describeInvalidOutput(ending) {
+    const after = ending.corrections === 0
+        ? ''
+        : ` after ${ending.corrections} correction${ending.corrections === 1 ? '' : 's'}`;
+    return `did not validate against output_schema${after}: ${ending.errors.slice(0, 3).join('; ')}.`;
+}
+
 ;// CONCATENATED MODULE: ./src/github/answer.ts
 
 /** The answer in a comment, leaving room for the rest of it within GitHub's 65,536 characters. */
@@ -8570,84 +8810,23 @@ function renderCommentAnswer(answer) {
 ;// CONCATENATED MODULE: ./src/github/words.ts
 
 
-const STATE = /^[A-Z_]{1,40}$/;
-const BLOCKED_LABEL = 'Blocked: waiting for a person';
 /**
  * The words for the run as last seen: from its state alone while the step
  * waits (and in the post step), from the step's ending once it has one.
  */
 function wordsFor(run, ending) {
     if (!ending)
-        return wordsForState(run.state, false);
-    switch (ending.kind) {
-        case 'started':
-            return {
-                icon: '🚀',
-                label: 'Started',
-                detail: 'This step did not wait for the run (`wait: false`).',
-                showsReason: false,
-            };
-        case 'finished':
-            return wordsForState(ending.state, true);
-        case 'timed-out': {
-            const state = STATE.test(ending.stateAtTimeout) ? ` ${ending.stateAtTimeout}` : '';
-            return {
-                icon: '⏱️',
-                label: `Timed out after ${formatDuration(ending.timeoutMs)}`,
-                detail: `The run was still${state} when the \`timeout\` input (${formatDuration(ending.timeoutMs)}) ran out.${afterCancel(ending.cancel)}`,
-                showsReason: false,
-            };
-        }
-        case 'interrupted':
-            return {
-                icon: '⛔',
-                label: 'Interrupted: the workflow was cancelled',
-                detail: 'The workflow was cancelled, which interrupted this step; the action cancels the run with it.',
-                showsReason: false,
-            };
-        case 'superseded':
-            return {
-                icon: '⏭️',
-                label: 'Superseded by a newer run',
-                detail: 'A newer run with the same `name` replaced this one (`cancel_previous`).',
-                newerRunId: ending.newerRunId,
-                showsReason: false,
-            };
-        case 'over-budget':
-            return {
-                icon: '💸',
-                label: `Over budget: ${ending.credits}, over the cap of ${ending.maxCredits}`,
-                detail: `The run used ${ending.credits}, more than the \`max_credits\` cap of ${ending.maxCredits}.${afterCancel(ending.cancel)}`,
-                showsReason: false,
-            };
-        case 'invalid-output':
-            return {
-                icon: '🧩',
-                label: 'Invalid result',
-                detail: "The agent's result did not validate against `output_schema`, even after the corrections asked for; the job summary names the errors.",
-                showsReason: false,
-            };
-        case 'blocked':
-            // What it waits for and how to answer follow; on_blocked is the job summary's to explain.
-            return { icon: '✋', label: BLOCKED_LABEL, showsReason: false };
-    }
+        return wordsForState(run.state);
+    const words = describeEnding(ending);
+    return {
+        icon: words.icon,
+        label: words.label,
+        detail: words.detail,
+        newerRunId: ending.kind === 'superseded' ? ending.newerRunId : undefined,
+        showsReason: words.showsReason,
+    };
 }
-/** What became of the run after the step gave up on it: said only as it happened. */
-function afterCancel(cancel) {
-    switch (cancel) {
-        case 'cancelled':
-            return ' The action cancelled it.';
-        case 'already-finished':
-            return ' It had finished meanwhile.';
-        case 'blocked':
-            return ' It waits for a person (BLOCKED), and a run cannot be cancelled while it waits: it stays BLOCKED until someone answers.';
-        case 'refused':
-        case 'not-cancellable':
-        case 'failed':
-            return ' The action could not cancel it: check it in the session.';
-    }
-}
-function wordsForState(state, ended) {
+function wordsForState(state) {
     switch (state) {
         case 'QUEUED':
         case 'PENDING':
@@ -8665,14 +8844,7 @@ function wordsForState(state, ended) {
             return { icon: '❌', label: "Error on the service's side", showsReason: true };
         case 'CANCELLED':
             // Only the step's ending knows who cancelled it; the post step's cancel is its own.
-            return ended
-                ? {
-                    icon: '⛔',
-                    label: 'Cancelled elsewhere',
-                    detail: 'Someone cancelled the run outside this step (in the app, or through the API).',
-                    showsReason: true,
-                }
-                : { icon: '⛔', label: 'Cancelled', showsReason: true };
+            return { icon: '⛔', label: 'Cancelled', showsReason: true };
     }
     switch (meaningOf(state)) {
         case 'blocked':
@@ -8798,7 +8970,7 @@ function recordOf(run, context) {
     return {
         runId: run.run_id,
         state: run.state,
-        outcome: ending ? outcomeOf(ending) : undefined,
+        outcome: ending ? describeEnding(ending).outcome : undefined,
         supersededBy: ending?.kind === 'superseded' ? ending.newerRunId : undefined,
         sessionLink: safeHttpUrl(run.session_link),
         workflowRun: context.workflowRun,
@@ -9004,25 +9176,12 @@ function spliceComment(body, marker) {
 function historyBlock(history) {
     return `<details><summary>Earlier runs (${history.length})</summary>\n\n${history.map(historyLine).join('\n')}\n\n</details>`;
 }
-const HISTORY_WORDS = {
-    SUCCEEDED: '✅ succeeded',
-    FAILED: '❌ failed',
-    ERROR: '❌ error',
-    CANCELLED: '⛔ cancelled',
-    BLOCKED: '✋ waiting for a person',
-};
-const HISTORY_OUTCOMES = {
-    timed_out: '⏱️ timed out',
-    interrupted: '⛔ cancelled with the workflow',
-    superseded: '⏭️ superseded',
-    over_budget: '💸 over budget',
-    started: '🚀 started',
-    invalid_output: '🧩 invalid result',
-};
 /** One line of the history: outcome, run and links. */
 function historyLine(record) {
-    const byOutcome = record.outcome ? HISTORY_OUTCOMES[record.outcome] : undefined;
-    const outcome = byOutcome ?? HISTORY_WORDS[record.state] ?? `⏳ ${record.state.toLowerCase()}`;
+    const known = record.outcome ?? outcomeOfState(record.state);
+    const outcome = known
+        ? `${OUTCOME_RECORDS[known].icon} ${OUTCOME_RECORDS[known].short}`
+        : `⏳ ${record.state.toLowerCase()}`;
     const newer = record.supersededBy ? ` by ${codeSpan(record.supersededBy)}` : '';
     const parts = [`- ${outcome}${newer}`, `run ${codeSpan(record.runId)}`];
     const session = safeHttpUrl(record.sessionLink);
@@ -9607,7 +9766,6 @@ function eventPullRequest(payload) {
 
 
 
-
 /** GitHub refuses a longer description. */
 const MAX_DESCRIPTION = 140;
 function statusContext(key) {
@@ -9632,54 +9790,20 @@ function pendingStatus(run, fallbackTarget) {
 }
 /** Where the step ended, as a commit status, in the comment's plain words. */
 function finalStatus(outcome, fallbackTarget) {
-    const run = outcome.run;
-    const targetUrl = safeHttpUrl(run?.session_link) ?? fallbackTarget;
     const ending = endingOf(outcome);
-    const words = run ? wordsFor(run, ending) : undefined;
-    const label = words?.label ?? 'Cancelled because the workflow was cancelled';
-    const reason = run && words?.showsReason ? run_statusMessageOf(run) : undefined;
+    const words = describeEnding(ending);
+    const reason = words.showsReason ? ending.run?.statusMessage : undefined;
     const question = outcome.kind === 'blocked' ? outcome.question : undefined;
-    const description = oneLine(outcome.kind === 'started'
-        ? `Started (run ${outcome.run.run_id}); this step does not wait for it`
-        : words?.newerRunId
-            ? `Superseded by run ${words.newerRunId}`
-            : [label, reason ?? question].filter(Boolean).join(': '));
-    return { state: stateOf(outcome), description, targetUrl };
-}
-/**
- * What branch protection sees. Only the agent's verdict on the work can be
- * `failure`; a run that never gave one (the service's error, a cancel, a
- * stopped workflow) is `error`, so that a re-run is the obvious answer.
- */
-function stateOf(outcome) {
-    switch (outcome.kind) {
-        case 'started':
-            return 'pending';
-        case 'finished':
-            // Superseded is `success`, not `error`: the newer run gives the verdict (on the newer
-            // commit, or on this one, where the step leaves the status to it), and an error here would
-            // keep a red mark on a commit for a review that was only replaced, never lost.
-            if (outcome.supersededBy)
-                return 'success';
-            // A result that never validated is no verdict on the work.
-            if (outcome.invalidOutput)
-                return 'error';
-            switch (outcome.run.state) {
-                case 'SUCCEEDED':
-                    return 'success';
-                case 'FAILED':
-                    return 'failure';
-                default:
-                    return 'error';
-            }
-        case 'timed-out':
-        case 'over-budget':
-            return 'failure';
-        case 'interrupted':
-            return 'error';
-        case 'blocked':
-            return outcome.passes ? 'success' : 'failure';
-    }
+    const description = oneLine(ending.kind === 'started'
+        ? `Started (run ${ending.run.runId}); this step does not wait for it`
+        : ending.kind === 'superseded'
+            ? `Superseded by run ${ending.newerRunId}`
+            : [words.label, reason ?? question].filter(Boolean).join(': '));
+    return {
+        state: words.commitState,
+        description,
+        targetUrl: safeHttpUrl(outcome.run?.session_link) ?? fallbackTarget,
+    };
 }
 /**
  * Keeps one commit status up to date: one write per change, in order. A
@@ -9741,43 +9865,11 @@ const MAX_SUMMARY_CHARS = 65_535;
 const ANSWER_CHARS = 40_000;
 /** The conclusion and its words, from the step's outcome and, with a review, its verdict. */
 function checkReport(outcome, extras) {
-    const ending = endingOf(outcome);
-    const word = outcomeOf(ending);
-    const why = whyItEnded(ending);
+    const words = describeEnding(endingOf(outcome));
     const { review } = extras;
-    const [conclusion, title] = (() => {
-        switch (word) {
-            case 'succeeded':
-                if (review?.verdict === 'request_changes')
-                    return ['failure', 'Changes requested'];
-                if (review?.verdict === 'approve')
-                    return ['success', 'Approved by the agent'];
-                if (review)
-                    return ['success', 'Reviewed, with comments'];
-                return ['success', 'Succeeded'];
-            case 'superseded':
-                return ['neutral', 'Superseded by a newer run'];
-            case 'timed_out':
-                return ['timed_out', 'The run broke: timed out'];
-            case 'interrupted':
-            case 'cancelled':
-                return ['cancelled', 'The run was cancelled'];
-            case 'blocked':
-                return ['action_required', 'The run waits for a person'];
-            case 'invalid_output':
-                return ['failure', 'The run broke: its result did not validate'];
-            case 'over_budget':
-                return ['failure', 'The run broke: over its credit cap'];
-            case 'error':
-                return ['failure', "The run broke: a failure on the service's side"];
-            case 'failed':
-                return ['failure', 'The run broke: the agent could not finish'];
-            case 'started':
-                return ['neutral', 'Started; this step does not wait for it'];
-        }
-    })();
+    const { conclusion, title } = words.outcome === 'succeeded' && review ? reviewCheck(review.verdict) : words.check;
     // GitHub shows the title above the summary: the summary goes on from it.
-    const parts = [`${escapeMarkdown(why)} Outcome: \`${word}\`.`];
+    const parts = [`${escapeMarkdown(words.why)} Outcome: \`${words.outcome}\`.`];
     const answer = review?.summary ?? extras.answer;
     if (answer) {
         parts.push('', agentDetails(review ? "The agent's review" : "The agent's answer", clipAnswer(answer, ANSWER_CHARS), true));
@@ -9795,8 +9887,19 @@ function stoppedCheckReport(why, cancelled) {
     return {
         conclusion: cancelled ? 'cancelled' : 'failure',
         title,
-        summary: `**${title}**\n\n${escapeMarkdown(why)}`,
+        summary: escapeMarkdown(why),
     };
+}
+/** A run that succeeded with a review: the agent's verdict on the work decides. */
+function reviewCheck(verdict) {
+    switch (verdict) {
+        case 'request_changes':
+            return { conclusion: 'failure', title: 'Changes requested' };
+        case 'approve':
+            return { conclusion: 'success', title: 'Approved by the agent' };
+        case 'comment':
+            return { conclusion: 'success', title: 'Reviewed, with comments' };
+    }
 }
 /** GitHub keeps 64 KB of an annotation's message; ours are shorter. */
 const MAX_MESSAGE_CHARS = 4_000;
@@ -11059,45 +11162,6 @@ function forkHint(env) {
     return '';
 }
 
-;// CONCATENATED MODULE: ./src/model/cancel.ts
-
-/**
- * Logs how a cancel went: a warning when the run goes on, or may. `label`
- * names the feature that cancelled (e.g. `cancel_previous`) when it is not the
- * step's own run.
- */
-function logCancel(log, runId, report, label) {
-    const described = describeCancel(runId, report);
-    const message = label ? `${label}: ${described}` : described;
-    switch (report.kind) {
-        case 'cancelled':
-        case 'already-finished':
-            return log.info(message);
-        case 'blocked':
-        case 'refused':
-        case 'not-cancellable':
-        case 'failed':
-            return log.warning(message);
-    }
-}
-function describeCancel(unsafeRunId, report) {
-    const runId = safeForLog(unsafeRunId);
-    switch (report.kind) {
-        case 'cancelled':
-            return `Run ${runId} was cancelled.`;
-        case 'already-finished':
-            return `Run ${runId} had already finished; nothing to cancel.`;
-        case 'blocked':
-            return `Run ${runId} cannot be cancelled while it waits for a person; it stays BLOCKED. A person must answer it in its session; cancel it there afterwards if it is no longer wanted.`;
-        case 'refused':
-            return `The service refused to cancel run ${runId}: it has ended, or it waits for a person (BLOCKED) and stays so. Check it by hand.`;
-        case 'not-cancellable':
-            return `Run ${runId} cannot be cancelled: this kind of run is not cancellable, so it runs to its end (${safeForLog(report.message)}).`;
-        case 'failed':
-            return `Could not cancel run ${runId}; it may still be running and billing. Cancel it by hand. (${safeForLog(report.message)})`;
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/report/json-output.ts
 
 
@@ -11272,97 +11336,9 @@ function renderBlocked(question, answerWays) {
 
 
 
-
+/** What the step's outcome means for the workflow: pass or fail, and its words on every surface. */
 function verdictOf(outcome) {
-    const ending = endingOf(outcome);
-    const word = outcomeOf(ending);
-    const passed = passes(word, ending);
-    const why = whyItEnded(ending);
-    const base = { passed, outcome: word, why };
-    switch (outcome.kind) {
-        case 'started':
-            return {
-                ...base,
-                headline: `${nameOf(outcome.run)} started (${outcome.run.state}); not waiting for it`,
-            };
-        case 'finished': {
-            const { run } = outcome;
-            if (outcome.invalidOutput) {
-                return {
-                    ...base,
-                    headline: `${nameOf(run)} gave a result that does not validate`,
-                    failure: `Run ${run.run_id}: the agent's result ${describeInvalidOutput(outcome.invalidOutput)}`,
-                };
-            }
-            if (meaningOf(run.state) === 'succeeded')
-                return { ...base, headline: `${nameOf(run)} succeeded` };
-            if (outcome.supersededBy) {
-                return { ...base, headline: `${nameOf(run)} was superseded by run ${outcome.supersededBy}` };
-            }
-            const reason = run_statusMessageOf(run);
-            return {
-                ...base,
-                why: reason ? why : `${why.replace(/\.$/, '')}; the service gave no status message.`,
-                headline: `${nameOf(run)} ${FINISHED_HEADLINES[base.outcome] ?? `ended ${run.state}`}`,
-                failure: `Run ${run.run_id} ended ${run.state}${reason ? `: ${reason}` : ' (the service gave no status message)'}`,
-            };
-        }
-        case 'timed-out': {
-            const { run, stateAtTimeout } = outcome;
-            const cancel = describeCancel(run.run_id, outcome.cancel);
-            // The cancel's refusal says BLOCKED and why; any other state is said here.
-            const state = outcome.cancel.kind === 'blocked' ? '' : ` it was ${stateAtTimeout}.`;
-            return {
-                ...base,
-                why: `${why} ${cancel}`,
-                headline: `${nameOf(run)} timed out`,
-                failure: `Run ${run.run_id} did not finish within the timeout input (${formatDuration(outcome.timeoutMs)});${state} ${cancel}`,
-            };
-        }
-        case 'over-budget': {
-            const { run } = outcome;
-            const cancel = describeCancel(run.run_id, outcome.cancel);
-            return {
-                ...base,
-                why: `${why} ${cancel}`,
-                headline: `${nameOf(run)} went over budget`,
-                failure: `${describeOverBudget(outcome.cost, outcome.maxCredits)} (run ${run.run_id}). ${cancel}`,
-            };
-        }
-        case 'blocked': {
-            const { run } = outcome;
-            return {
-                ...base,
-                headline: `${nameOf(run)} is blocked, waiting for a person`,
-                failure: outcome.passes
-                    ? undefined
-                    : `Run ${run.run_id} is BLOCKED: it waits for a person (on_blocked: fail). It stays BLOCKED until someone answers in the session.`,
-            };
-        }
-        case 'interrupted': {
-            const runId = outcome.run?.run_id;
-            const cancel = runId && outcome.cancel ? ` ${describeCancel(runId, outcome.cancel)}` : '';
-            return {
-                ...base,
-                why: `${why}${cancel}`,
-                headline: outcome.run
-                    ? `${nameOf(outcome.run)} was interrupted: the workflow was cancelled`
-                    : 'Interrupted: the workflow was cancelled',
-                failure: `The workflow was cancelled${outcome.signal ? ` (${outcome.signal})` : ''}, which interrupted this step.${cancel}`,
-            };
-        }
-    }
-}
-/** A run that ended on its own, other than by succeeding: one name per outcome, as elsewhere. */
-const FINISHED_HEADLINES = {
-    failed: 'failed',
-    error: "ended in an error on the service's side",
-    cancelled: 'was cancelled elsewhere',
-};
-/** The run's title, else `Run <id>`: what the summary's headline calls it. */
-function nameOf(run) {
-    const title = run.title?.trim();
-    return title ? clip(title.replace(/\s+/g, ' '), 200) : `Run ${run.run_id}`;
+    return describeEnding(endingOf(outcome));
 }
 /** The run's usage as `key: value` pairs, for the summary; numbers and short strings only. */
 function usageOf(run) {
@@ -11371,17 +11347,9 @@ function usageOf(run) {
         return undefined;
     return entries.map(([key, value]) => `${key.replace(/_/g, ' ')}: ${String(value)}`).join(', ');
 }
-const summary_ICONS = { passed: '✅', failed: '❌', started: '🚀', blocked: '✋' };
 /** The job summary, as GitHub-flavoured Markdown. Every text from the API is escaped. */
 function renderSummary(outcome, extras = {}) {
     const verdict = verdictOf(outcome);
-    const icon = outcome.kind === 'started'
-        ? summary_ICONS.started
-        : outcome.kind === 'blocked'
-            ? summary_ICONS.blocked
-            : verdict.passed
-                ? summary_ICONS.passed
-                : summary_ICONS.failed;
     const run = outcome.run;
     const rows = [];
     if (run) {
@@ -11409,12 +11377,12 @@ function renderSummary(outcome, extras = {}) {
         if (usage)
             rows.push([cost ? 'Cost' : 'Usage', escapeMarkdown(usage)]);
         const message = run_statusMessageOf(run);
-        if (message && !verdict.passed) {
+        if (message && !verdict.passes) {
             rows.push(['Status message', inlineText(clip(message, 2000))]);
         }
     }
     const lines = [
-        `### ${icon} ${escapeMarkdown(verdict.headline)}`,
+        `### ${verdict.icon} ${escapeMarkdown(verdict.headline)}`,
         '',
         escapeMarkdown(verdict.why),
         '',
@@ -11451,7 +11419,7 @@ function renderSummary(outcome, extras = {}) {
 }
 /** The job summary of a step that failed before it had an outcome (bad input, lost contact, …). */
 function renderErrorSummary(message, runId) {
-    const lines = [`### ${summary_ICONS.failed} The step failed`, ''];
+    const lines = [`### ${OUTCOME_RECORDS.error.icon} The step failed`, ''];
     if (runId)
         lines.push(...factsTable([['Run', `<code>${escapeMarkdown(runId)}</code>`]]), '');
     lines.push(escapeMarkdown(message), '');
@@ -13114,7 +13082,7 @@ function taskOutcome(task) {
     if (!task.started)
         return 'not_started';
     if (task.state && isTerminal(task.state) && task.stoppedBy === undefined) {
-        return outcomeOf({ kind: 'finished', state: task.state });
+        return outcomeOfState(task.state) ?? 'failed';
     }
     switch (task.stoppedBy) {
         case 'timeout':
@@ -13162,6 +13130,7 @@ function sumUsd(tasks) {
 
 
 
+
 /** The set's `outcome` output: the contract's words for one run, said of the set. */
 function setOutcomeWord(outcome) {
     switch (outcome.kind) {
@@ -13191,7 +13160,7 @@ function runsOutput(tasks, answers) {
                 ? { title: task.run?.title ?? task.request.title }
                 : {}),
             ...(task.run?.state ? { state: task.run.state } : {}),
-            outcome: taskOutcome(factsOf(task)),
+            outcome: taskOutcome(set_factsOf(task)),
             ...(task.run?.session_link ? { session_link: task.run.session_link } : {}),
             ...(answer !== undefined ? { result: capResult(answer, answerBytes).text } : {}),
             ...(credits !== undefined ? { credits } : {}),
@@ -13207,7 +13176,7 @@ function runsOutput(tasks, answers) {
         keeps: 'each task without its title and result, with "truncated": true',
     }));
 }
-function factsOf(task) {
+function set_factsOf(task) {
     return {
         started: task.invocation !== undefined,
         createFailed: task.createError !== undefined,
@@ -13215,23 +13184,17 @@ function factsOf(task) {
         stoppedBy: task.stoppedBy,
     };
 }
-const set_ICONS = {
-    succeeded: '✅',
-    failed: '❌',
-    error: '❌',
-    cancelled: '⏹️',
-    timed_out: '⏱️',
-    over_budget: '💸',
-    interrupted: '⏹️',
-    not_started: '⏸️',
-};
+/** A task's icon: its outcome's, or that of a task the set never started. */
+function iconOf(word) {
+    return word === 'not_started' ? '⏸️' : OUTCOME_RECORDS[word].icon;
+}
 /** Pure: the job summary of a set, a headline with its outcome and one table row per task. */
 function renderSetSummary(outcome) {
     const word = setOutcomeWord(outcome);
-    const succeeded = outcome.tasks.filter((task) => taskOutcome(factsOf(task)) === 'succeeded');
+    const succeeded = outcome.tasks.filter((task) => taskOutcome(set_factsOf(task)) === 'succeeded');
     const credits = sumCredits(outcome.tasks);
     const lines = [
-        `## ${set_ICONS[word] ?? ''} Cloud agent tasks: ${word.replace('_', ' ')}`,
+        `## ${iconOf(word)} Cloud agent tasks: ${word.replace('_', ' ')}`,
         '',
         `${succeeded.length} of ${outcome.tasks.length} runs succeeded, in ${formatDuration(outcome.elapsedMs)}${credits !== undefined ? `, ${formatCredits(credits)} credits in all` : ''}. ${inlineText(capitalized(outcome.reason))}.`,
         '',
@@ -13245,7 +13208,7 @@ function renderSetSummary(outcome) {
     return `${lines.join('\n')}\n`;
 }
 function rowOf(task) {
-    const word = taskOutcome(factsOf(task));
+    const word = taskOutcome(set_factsOf(task));
     const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? '';
     const duration = task.startedAt !== undefined && task.endedAt !== undefined
         ? formatDuration(task.endedAt - task.startedAt)
@@ -13256,7 +13219,7 @@ function rowOf(task) {
         '',
         String(task.index),
         inlineText(clip(title, 79)),
-        `${set_ICONS[word] ?? ''} ${word.replace('_', ' ')}`,
+        `${iconOf(word)} ${word.replace('_', ' ')}`,
         task.run?.state ? inlineText(task.run.state) : '',
         duration,
         credits !== undefined ? formatCredits(credits) : '',
