@@ -51,6 +51,26 @@ export const CREATE_LOOKUP = {
   postPauseMs: 2_000,
 } as const
 
+// ── Every request to the service ─────────────────────────────────────────────
+
+/**
+ * One request: each attempt may last `attemptMs`, from sending to the last byte; a failed one
+ * is tried again `maxRetries` times (rate-limit refusals up to `refusalRetries` times, however
+ * few `maxRetries` allows), after a pause that doubles from `initialDelayMs` up to
+ * `maxDelayMs`, or the service's own Retry-After, capped at `maxHintMs`.
+ */
+export const REQUEST_RETRIES = {
+  attemptMs: 30_000,
+  maxRetries: 2,
+  refusalRetries: 8,
+  initialDelayMs: 500,
+  maxDelayMs: 8_000,
+  maxHintMs: 60_000,
+} as const
+
+/** An artifact's download: one attempt may last this long. */
+export const DOWNLOAD_ATTEMPT_MS = 60_000
+
 // ── Cancels ──────────────────────────────────────────────────────────────────
 
 /**
@@ -72,6 +92,9 @@ export const SIGNAL_CANCEL = {
  * fails leaves the run unsettled, so the post step tries again.
  */
 export const CANCEL_AFTER_TIMEOUT = { timeoutMs: 5_000, budgetMs: 8_000 } as const
+
+/** However little time is left, one cancel request gets this long (except after a signal). */
+export const MIN_CANCEL_REQUEST_MS = 1_000
 
 /** The pause between cancels of a run that a follow-up is about to restart. */
 export const RECANCEL_PAUSE_MS = 250
@@ -149,3 +172,6 @@ export const GITHUB_LIMITS = {
  * comment's last write waits for it.
  */
 export const HEAD_MOVED_DEADLINE_MS = 3_000
+
+/** The pauses before looking again at a pull-request comment that another step writes too. */
+export const COMMENT_RECHECK_PAUSES_MS = [300, 700] as const

@@ -19,12 +19,13 @@ import type {
   ListRunsResponse,
   RunItem,
 } from './types.ts'
+import type { CancelReport } from '../model/cancel.ts'
 
-/**
- * `blocked`: the service refused (400) because the run waits for a person; it stays BLOCKED.
- * `refused`: it refused (400), and the run could not be read back to say why.
- */
-export type CancelResult = 'cancelled' | 'already-finished' | 'blocked' | 'refused'
+/** What a cancel request can tell by itself; the failures are errors the caller words. */
+type CancelAnswer = Extract<
+  CancelReport,
+  { kind: 'cancelled' | 'already-finished' | 'blocked' | 'refused' }
+>
 
 /** A page of runs, and when the service says it answered (its `Date` header, by its own clock). */
 export interface ListedRuns extends ListRunsResponse {
@@ -147,21 +148,21 @@ export class AgentRunsClient {
    * ended and a BLOCKED one alike, so the run is read back to tell them apart.
    * A run still being prepared (409) is retried like any transient failure.
    */
-  async cancelRun(runId: string, options: RequestOptions = {}): Promise<CancelResult> {
+  async cancelRun(runId: string, options: RequestOptions = {}): Promise<CancelAnswer> {
     try {
       await this.#transport.request('POST', `${runPath(runId)}/cancel`, {
         ...options,
         retryMode: 'idempotent',
       })
-      return 'cancelled'
+      return { kind: 'cancelled' }
     } catch (error) {
       if (!(error instanceof BadRequestError)) throw error
     }
     try {
       const run = await this.getRun(runId, { signal: options.signal, maxRetries: 1 })
-      return run.state === 'BLOCKED' ? 'blocked' : 'already-finished'
+      return { kind: run.state === 'BLOCKED' ? 'blocked' : 'already-finished' }
     } catch {
-      return 'refused'
+      return { kind: 'refused' }
     }
   }
 

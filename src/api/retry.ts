@@ -7,6 +7,7 @@ import {
   ApiTimeoutError,
   ApiTlsError,
 } from './errors.ts'
+import { REQUEST_RETRIES } from '../timing.ts'
 
 /**
  * How a request may be repeated.
@@ -24,9 +25,9 @@ export interface BackoffPolicy {
 }
 
 export const DEFAULT_BACKOFF: BackoffPolicy = {
-  initialDelayMs: 500,
-  maxDelayMs: 8_000,
-  maxHintMs: 60_000,
+  initialDelayMs: REQUEST_RETRIES.initialDelayMs,
+  maxDelayMs: REQUEST_RETRIES.maxDelayMs,
+  maxHintMs: REQUEST_RETRIES.maxHintMs,
 }
 
 /** Whether a failed attempt may be tried again under `mode`. */

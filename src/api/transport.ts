@@ -21,7 +21,7 @@ import {
   type RequestLabel,
 } from './errors.ts'
 import { isRefusal, isRetryable, retryDelayMs, type RetryMode } from './retry.ts'
-import { MAX_TIMER_MS } from '../timing.ts'
+import { DOWNLOAD_ATTEMPT_MS, MAX_TIMER_MS, REQUEST_RETRIES } from '../timing.ts'
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>
 
@@ -90,17 +90,14 @@ export interface Download {
   body: Buffer
 }
 
-const DOWNLOAD_DEFAULTS = { maxBytes: 25 * 1024 * 1024, timeoutMs: 60_000 }
+const DOWNLOAD_DEFAULTS = { maxBytes: 25 * 1024 * 1024, timeoutMs: DOWNLOAD_ATTEMPT_MS }
 
 /** Shorter keys are no real keys; the runner's masking still hides them whole. */
 const MIN_REDACTED_KEY_LENGTH = 8
 
-/** Retries allowed for rate-limit refusals, however few `maxRetries` allows for failures. */
-const REFUSAL_RETRIES = 8
-
 const DEFAULTS = {
-  timeoutMs: 30_000,
-  maxRetries: 2,
+  timeoutMs: REQUEST_RETRIES.attemptMs,
+  maxRetries: REQUEST_RETRIES.maxRetries,
   maxBodyBytes: MAX_ANSWER_BYTES,
 }
 
@@ -143,7 +140,7 @@ export class Transport {
     const retryMode = options.retryMode ?? (method === 'GET' ? 'idempotent' : 'at-most-once')
     const maxRetries = options.maxRetries ?? this.#options.maxRetries
     // A refusal (429, 503 with Retry-After) proves nothing was done, so it earns more patience.
-    const maxRefusals = maxRetries === 0 ? 0 : Math.max(maxRetries, REFUSAL_RETRIES)
+    const maxRefusals = maxRetries === 0 ? 0 : Math.max(maxRetries, REQUEST_RETRIES.refusalRetries)
     const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs
     const { deadline } = options
     let failures = 0

@@ -11,7 +11,7 @@ import {
   type Marker,
 } from './comment.ts'
 import { loadOctokit, reasonOf, tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
-import { GITHUB_LIMITS } from '../timing.ts'
+import { COMMENT_RECHECK_PAUSES_MS, GITHUB_LIMITS } from '../timing.ts'
 import type { Thread } from './thread.ts'
 import { NewestWrites } from './writes.ts'
 import type { Log } from '../log.ts'
@@ -228,8 +228,9 @@ export class Conversation {
           marker?.runs[0]?.runId !== run.run_id ||
           marker.runs.some((r) => r.runId !== run.run_id && !r.outcome && !isTerminal(r.state)) ||
           context.outcome?.ending.kind === 'superseded'
-        if (!shared || looks >= RECHECK_PAUSES_MS.length || this.#writes.stopped) return true
-        await new Promise((resolve) => setTimeout(resolve, RECHECK_PAUSES_MS[looks]))
+        if (!shared || looks >= COMMENT_RECHECK_PAUSES_MS.length || this.#writes.stopped)
+          return true
+        await new Promise((resolve) => setTimeout(resolve, COMMENT_RECHECK_PAUSES_MS[looks]))
         looks += 1
       }
       if (writes >= MAX_WRITES) return true
@@ -347,8 +348,6 @@ export class Conversation {
 
 /** At most this many writes of one update. */
 const MAX_WRITES = 3
-/** The pauses before looking again at a comment that another step writes too. */
-const RECHECK_PAUSES_MS = [300, 700] as const
 
 /**
  * For a write GitHub refused but would take again: 422 (e.g. a body over its

@@ -12,6 +12,7 @@ import {
   RECANCEL_PAUSE_MS,
   REREAD_AFTER_CANCEL_MS,
   SIGNAL_CANCEL,
+  MIN_CANCEL_REQUEST_MS,
 } from '../timing.ts'
 import { logCancel, type CancelReport } from '../model/cancel.ts'
 import { errorMessage } from '../text/plain.ts'
@@ -26,7 +27,7 @@ export async function requestCancel(
   options: RequestOptions = {},
 ): Promise<CancelReport> {
   try {
-    return { kind: await client.cancelRun(runId, options) }
+    return await client.cancelRun(runId, options)
   } catch (error) {
     const message = errorMessage(error)
     if (error instanceof UnprocessableEntityError) return { kind: 'not-cancellable', message }
@@ -145,9 +146,6 @@ export async function cancelRun(order: CancelOrder, deps: CancelDeps): Promise<C
   }
   return report
 }
-
-/** However little time is left, one cancel request gets this long (except after a signal). */
-const MIN_CANCEL_REQUEST_MS = 1_000
 
 /**
  * Cancels the run the step answers for (see `cancelRun`). Nothing more is owed

@@ -189,9 +189,9 @@ async function driveEveryEndpoint(api: FakeAgentApi): Promise<void> {
   await expect(client.sendFollowup(id('gone'), 'Hello?')).rejects.toBeInstanceOf(SessionGoneError)
   await expect(client.sendFollowup('run_missing', 'x')).rejects.toBeInstanceOf(NotFoundError)
 
-  await expect(client.cancelRun(id('working'))).resolves.toBe('cancelled')
-  await expect(client.cancelRun(id('blocked'))).resolves.toBe('blocked')
-  await expect(client.cancelRun(id('gone'))).resolves.toBe('already-finished')
+  await expect(client.cancelRun(id('working'))).resolves.toEqual({ kind: 'cancelled' })
+  await expect(client.cancelRun(id('blocked'))).resolves.toEqual({ kind: 'blocked' })
+  await expect(client.cancelRun(id('gone'))).resolves.toEqual({ kind: 'already-finished' })
   await expect(client.cancelRun(id('pending'))).rejects.toBeInstanceOf(ConflictError)
   api.patchRun(id('queued'), { is_run_type_cancellable: false, source: 'GITHUB_ACTION' })
   await expect(client.cancelRun(id('queued'))).rejects.toBeInstanceOf(UnprocessableEntityError)

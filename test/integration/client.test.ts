@@ -814,7 +814,7 @@ describe('cancelRun', () => {
     const seeded = api.seedRun({ prompt: 'p' }, { script: ACTIVE })
     const client = makeClient(api)
 
-    await expect(client.cancelRun(seeded.run_id)).resolves.toBe('cancelled')
+    await expect(client.cancelRun(seeded.run_id)).resolves.toEqual({ kind: 'cancelled' })
 
     expect(api.run(seeded.run_id)?.state).toBe('CANCELLED')
     expect(api.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
@@ -827,7 +827,7 @@ describe('cancelRun', () => {
     const seeded = api.seedRun({ prompt: 'p' }, { script: FINISHED })
     const client = makeClient(api)
 
-    await expect(client.cancelRun(seeded.run_id)).resolves.toBe('already-finished')
+    await expect(client.cancelRun(seeded.run_id)).resolves.toEqual({ kind: 'already-finished' })
 
     expect(api.run(seeded.run_id)?.state).toBe('SUCCEEDED')
     // The 400 is the same for a BLOCKED run, so the run is read back to tell them apart.
@@ -842,7 +842,7 @@ describe('cancelRun', () => {
     const seeded = api.seedRun({ prompt: 'p' }, { script: [{ state: 'BLOCKED', afterMs: 0 }] })
     const client = makeClient(api)
 
-    await expect(client.cancelRun(seeded.run_id)).resolves.toBe('blocked')
+    await expect(client.cancelRun(seeded.run_id)).resolves.toEqual({ kind: 'blocked' })
     expect(api.run(seeded.run_id)?.state).toBe('BLOCKED')
   })
 
@@ -852,7 +852,7 @@ describe('cancelRun', () => {
     api.injectFault({ method: 'GET', times: Infinity, fault: { kind: 'status', status: 500 } })
     const client = makeClient(api)
 
-    await expect(client.cancelRun(seeded.run_id)).resolves.toBe('refused')
+    await expect(client.cancelRun(seeded.run_id)).resolves.toEqual({ kind: 'refused' })
   })
 
   it('retries a 409 (run still being prepared) until the cancel goes through', async () => {
@@ -863,7 +863,7 @@ describe('cancelRun', () => {
     const seeded = api.seedRun({ prompt: 'p' }, { script: ACTIVE })
     const client = makeClient(api, { maxRetries: 5 })
 
-    await expect(client.cancelRun(seeded.run_id)).resolves.toBe('cancelled')
+    await expect(client.cancelRun(seeded.run_id)).resolves.toEqual({ kind: 'cancelled' })
 
     expect(api.requests).toHaveLength(5)
     expect(sleeps).toHaveLength(4)

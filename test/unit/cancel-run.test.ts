@@ -34,9 +34,9 @@ describe('cancelRun', () => {
     const time = clock()
     const answers = ['already-finished', 'already-finished', 'cancelled'] as const
     let sent = 0
-    const client = {
-      cancelRun: () => Promise.resolve(answers[sent++] ?? 'cancelled'),
-    } as unknown as Pick<AgentRunsClient, 'cancelRun'>
+    const client: Pick<AgentRunsClient, 'cancelRun'> = {
+      cancelRun: () => Promise.resolve({ kind: answers[sent++] ?? 'cancelled' }),
+    }
     const why = { kind: 'timeout' } as const
     const report = await cancelRun(
       { runId: 'run_1', why, deadline: cancelDeadline(why, 0), mayRestart: () => true },
@@ -50,12 +50,14 @@ describe('cancelRun', () => {
   it('takes "already finished" as it is when no follow-up is pending, and never throws', async () => {
     const time = clock()
     let sent = 0
-    const client = {
+    const client: Pick<AgentRunsClient, 'cancelRun'> = {
       cancelRun: () => {
         sent += 1
-        return sent === 1 ? Promise.resolve('already-finished') : Promise.reject(new Error('down'))
+        return sent === 1
+          ? Promise.resolve({ kind: 'already-finished' })
+          : Promise.reject(new Error('down'))
       },
-    } as unknown as Pick<AgentRunsClient, 'cancelRun'>
+    }
     const why = { kind: 'error' } as const
     const first = await cancelRun({ runId: 'r', why, deadline: 8_000 }, { client, ...time })
     expect(first).toEqual({ kind: 'already-finished' })
