@@ -6162,6 +6162,23 @@ const CREATE_LOOKUP = {
     postDeadlineMs: 60_000,
     postPauseMs: 2_000,
 };
+// ── Every request to the service ─────────────────────────────────────────────
+/**
+ * One request: each attempt may last `attemptMs`, from sending to the last byte; a failed one
+ * is tried again `maxRetries` times (rate-limit refusals up to `refusalRetries` times, however
+ * few `maxRetries` allows), after a pause that doubles from `initialDelayMs` up to
+ * `maxDelayMs`, or the service's own Retry-After, capped at `maxHintMs`.
+ */
+const REQUEST_RETRIES = {
+    attemptMs: 30_000,
+    maxRetries: 2,
+    refusalRetries: 8,
+    initialDelayMs: 500,
+    maxDelayMs: 8_000,
+    maxHintMs: 60_000,
+};
+/** An artifact's download: one attempt may last this long. */
+const DOWNLOAD_ATTEMPT_MS = 60_000;
 // ── Cancels ──────────────────────────────────────────────────────────────────
 /**
  * The runner kills the step 10 s after SIGINT (7.5 s, then SIGTERM, then
@@ -6181,6 +6198,8 @@ const SIGNAL_CANCEL = {
  * fails leaves the run unsettled, so the post step tries again.
  */
 const CANCEL_AFTER_TIMEOUT = { timeoutMs: 5_000, budgetMs: 8_000 };
+/** However little time is left, one cancel request gets this long (except after a signal). */
+const MIN_CANCEL_REQUEST_MS = 1_000;
 /** The pause between cancels of a run that a follow-up is about to restart. */
 const RECANCEL_PAUSE_MS = 250;
 /**
@@ -6242,6 +6261,8 @@ const GITHUB_LIMITS = {
  * comment's last write waits for it.
  */
 const HEAD_MOVED_DEADLINE_MS = 3_000;
+/** The pauses before looking again at a pull-request comment that another step writes too. */
+const COMMENT_RECHECK_PAUSES_MS = [300, 700];
 
 ;// CONCATENATED MODULE: ./src/agent/sources.ts
 
@@ -7263,10 +7284,11 @@ function kindOf(value) {
 
 ;// CONCATENATED MODULE: ./src/api/retry.ts
 
+
 const DEFAULT_BACKOFF = {
-    initialDelayMs: 500,
-    maxDelayMs: 8_000,
-    maxHintMs: 60_000,
+    initialDelayMs: REQUEST_RETRIES.initialDelayMs,
+    maxDelayMs: REQUEST_RETRIES.maxDelayMs,
+    maxHintMs: REQUEST_RETRIES.maxHintMs,
 };
 /** Whether a failed attempt may be tried again under `mode`. */
 function isRetryable(error, mode) {
@@ -7370,14 +7392,12 @@ function single(value) {
 
 
 
-const DOWNLOAD_DEFAULTS = { maxBytes: 25 * 1024 * 1024, timeoutMs: 60_000 };
+const DOWNLOAD_DEFAULTS = { maxBytes: 25 * 1024 * 1024, timeoutMs: DOWNLOAD_ATTEMPT_MS };
 /** Shorter keys are no real keys; the runner's masking still hides them whole. */
 const MIN_REDACTED_KEY_LENGTH = 8;
-/** Retries allowed for rate-limit refusals, however few `maxRetries` allows for failures. */
-const REFUSAL_RETRIES = 8;
 const DEFAULTS = {
-    timeoutMs: 30_000,
-    maxRetries: 2,
+    timeoutMs: REQUEST_RETRIES.attemptMs,
+    maxRetries: REQUEST_RETRIES.maxRetries,
     maxBodyBytes: MAX_ANSWER_BYTES,
 };
 class Transport {
@@ -7412,7 +7432,7 @@ class Transport {
         const retryMode = options.retryMode ?? (method === 'GET' ? 'idempotent' : 'at-most-once');
         const maxRetries = options.maxRetries ?? this.#options.maxRetries;
         // A refusal (429, 503 with Retry-After) proves nothing was done, so it earns more patience.
-        const maxRefusals = maxRetries === 0 ? 0 : Math.max(maxRetries, REFUSAL_RETRIES);
+        const maxRefusals = maxRetries === 0 ? 0 : Math.max(maxRetries, REQUEST_RETRIES.refusalRetries);
         const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
         const { deadline } = options;
         let failures = 0;
@@ -7835,7 +7855,7 @@ class AgentRunsClient {
                 ...options,
                 retryMode: 'idempotent',
             });
-            return 'cancelled';
+            return { kind: 'cancelled' };
         }
         catch (error) {
             if (!(error instanceof BadRequestError))
@@ -7843,10 +7863,10 @@ class AgentRunsClient {
         }
         try {
             const run = await this.getRun(runId, { signal: options.signal, maxRetries: 1 });
-            return run.state === 'BLOCKED' ? 'blocked' : 'already-finished';
+            return { kind: run.state === 'BLOCKED' ? 'blocked' : 'already-finished' };
         }
         catch {
-            return 'refused';
+            return { kind: 'refused' };
         }
     }
     /**
@@ -9588,9 +9608,9 @@ class Conversation {
                     marker?.runs[0]?.runId !== run.run_id ||
                     marker.runs.some((r) => r.runId !== run.run_id && !r.outcome && !isTerminal(r.state)) ||
                     context.outcome?.ending.kind === 'superseded';
-                if (!shared || looks >= RECHECK_PAUSES_MS.length || this.#writes.stopped)
+                if (!shared || looks >= COMMENT_RECHECK_PAUSES_MS.length || this.#writes.stopped)
                     return true;
-                await new Promise((resolve) => setTimeout(resolve, RECHECK_PAUSES_MS[looks]));
+                await new Promise((resolve) => setTimeout(resolve, COMMENT_RECHECK_PAUSES_MS[looks]));
                 looks += 1;
             }
             if (writes >= MAX_WRITES)
@@ -9694,8 +9714,6 @@ class Conversation {
 }
 /** At most this many writes of one update. */
 const MAX_WRITES = 3;
-/** The pauses before looking again at a comment that another step writes too. */
-const RECHECK_PAUSES_MS = [300, 700];
 /**
  * For a write GitHub refused but would take again: 422 (e.g. a body over its
  * limit) at once, and a 403 secondary rate limit after its hint (when the hint
@@ -11556,7 +11574,7 @@ async function publishError(error, summary) {
  */
 async function requestCancel(client, runId, options = {}) {
     try {
-        return { kind: await client.cancelRun(runId, options) };
+        return await client.cancelRun(runId, options);
     }
     catch (error) {
         const message = errorMessage(error);
@@ -11630,8 +11648,6 @@ async function cancelRun(order, deps) {
     }
     return report;
 }
-/** However little time is left, one cancel request gets this long (except after a signal). */
-const MIN_CANCEL_REQUEST_MS = 1_000;
 /**
  * Cancels the run the step answers for (see `cancelRun`). Nothing more is owed
  * on it unless the cancel failed, the run is BLOCKED (the post step tries
