@@ -38,7 +38,9 @@ function expectNoFinishedClaim(result: StepResult): void {
 
 describe('a BLOCKED run cannot be cancelled', () => {
   it('on timeout: warns that it stays BLOCKED, outputs BLOCKED, and the post step tries again', async () => {
-    const api = await fakeApi({ script: () => blockedAfterWork })
+    // BLOCKED from its creation: a loaded machine can take the whole 1 s timeout to create the
+    // run, and the run must be BLOCKED by then, whatever the load (it once was still working).
+    const api = await fakeApi({ script: () => [{ state: 'BLOCKED', afterMs: 0 }] })
     const inputs = inputsFor(api, { prompt: 'x', timeout: '1s' })
     const main = await runStep({ inputs })
 
