@@ -11,6 +11,7 @@ const UPPER_LAYERS = [
   'tasks.ts',
   'service.ts',
   'entries/*',
+  'reconcile/*',
 ]
 
 /** One override per peer folder: it may not import its peers, nor the steps above it. */
@@ -29,6 +30,7 @@ function peers(folders) {
                 '../post.ts',
                 '../service.ts',
                 '../entries/*',
+                '../reconcile/*',
               ],
               message: `${folder}/ may not import its peers (run/, report/, github/) or the steps: move what they share down, into model/, text/, api/ or log.ts.`,
             },

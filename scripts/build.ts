@@ -3,7 +3,8 @@
  * - index.js (+ its lazily loaded chunks): both steps' code, unminified, with source maps;
  * - undici.cjs: undici alone, loaded by vendor/lazy-undici on first use, so a step that
  *   never talks to GitHub neither evaluates nor even parses it;
- * - main.js and post.js, the entries action.yml names, which only call their step's run();
+ * - main.js and post.js, the entries action.yml names, and reconcile.js, the one
+ *   reconcile/action.yml names, which only call their step's run();
  * - licenses.txt, the notices of everything bundled.
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -47,6 +48,8 @@ write(UNDICI_FILE, undici.code)
 for (const [file, run] of [
   ['main.js', 'runMain'],
   ['post.js', 'runPost'],
+  // reconcile/action.yml's entry: a second action from the same bundle.
+  ['reconcile.js', 'runReconcile'],
 ] as const) {
   write(
     file,

@@ -80,6 +80,15 @@ export interface Settings extends Connection {
   readonly github: GitHubSettings
   readonly agentWork: AgentWorkSettings
   readonly output: OutputSettings
+  readonly budgets: CreditBudgets
+}
+
+/** Spending limits checked before a run is created (v1.2); undefined for none. */
+export interface CreditBudgets {
+  /** `daily_credit_budget`: this repository's runs of the last 24 hours. */
+  readonly daily: number | undefined
+  /** `pr_credit_budget`: this pull request's runs. */
+  readonly pullRequest: number | undefined
 }
 
 /** A bad input value. The message names the input and the rule, never the key. */
@@ -187,6 +196,10 @@ function readStepSettings(
     },
     agentWork: readAgentWork(source, wait),
     output,
+    budgets: {
+      daily: readCredits('daily_credit_budget', source.get('daily_credit_budget')),
+      pullRequest: readCredits('pr_credit_budget', source.get('pr_credit_budget')),
+    },
   }
 }
 
@@ -460,7 +473,7 @@ function readAgentWork(source: InputSource, wait: boolean): AgentWorkSettings {
   if (!(ON_BLOCKED as readonly string[]).includes(onBlocked)) {
     throw new InputError('on_blocked', `must be wait, fail or pass; got "${onBlocked}".`)
   }
-  const maxCredits = readMaxCredits(source.get('max_credits'))
+  const maxCredits = readCredits('max_credits', source.get('max_credits'))
   let downloadPatterns: string[]
   try {
     downloadPatterns = parseArtifactPatterns(source.get('download_artifacts'))
@@ -489,12 +502,12 @@ function readAgentWork(source: InputSource, wait: boolean): AgentWorkSettings {
   }
 }
 
-function readMaxCredits(value: string): number | undefined {
+function readCredits(input: string, value: string): number | undefined {
   if (!value) return undefined
   const credits = /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : NaN
   if (!Number.isFinite(credits) || credits <= 0) {
     throw new InputError(
-      'max_credits',
+      input,
       `must be a number of credits greater than zero, such as 500 or 12.5 (no separators); got "${value}".`,
     )
   }
@@ -595,6 +608,41 @@ export function readPostSettings(source: InputSource = runnerInputs()): PostSett
       allowedBots: [],
     },
   }
+}
+
+/** What the `reconcile` action reads (reconcile/action.yml). */
+export interface ReconcileSettings extends Connection {
+  readonly githubToken: string
+  /** `owner/repo`, from the runner: a pass touches only runs tagged with it. */
+  readonly repository: string
+  readonly lookbackMs: number
+  readonly sweep: boolean
+  readonly dryRun: boolean
+}
+
+const DEFAULT_LOOKBACK = '24h'
+
+/** Reads and checks every input of the `reconcile` action. Throws InputError before any request. */
+export function readReconcileSettings(source: InputSource = runnerInputs()): ReconcileSettings {
+  const connection = readConnection(source)
+  const githubToken = source.get('github_token')
+  if (githubToken) source.mask(githubToken)
+  const lookbackMs = parsePositiveDuration('lookback', source.get('lookback') || DEFAULT_LOOKBACK)
+  const sweep = parseBoolean('sweep', source.get('sweep') || 'true')
+  const dryRun = parseBoolean('dry_run', source.get('dry_run') || 'false')
+  if (!githubToken) {
+    throw new InputError(
+      'github_token',
+      'is required by reconcile: it reads workflow runs and writes comments and commit statuses. Give it ${{ github.token }} (the default), with the permissions docs/reconcile.md lists.',
+    )
+  }
+  const repository = source.env.GITHUB_REPOSITORY ?? ''
+  if (!/^[\w.-]+\/[\w.-]+$/.test(repository)) {
+    throw new Error(
+      `reconcile runs in a workflow: GITHUB_REPOSITORY must name the repository (owner/repo); got "${repository}".`,
+    )
+  }
+  return { ...connection, githubToken, repository, lookbackMs, sweep, dryRun }
 }
 
 /**

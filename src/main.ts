@@ -6,6 +6,7 @@ import { type AgentRunsClient } from './api/client.ts'
 import { abortableSleep, abortAfter } from './api/transport.ts'
 import type { RunItem } from './api/types.ts'
 import { commentOutcomeOf, workflowRunUrl } from './github/comment.ts'
+import { budgetScope, stepHandoff } from './github/handoff.ts'
 import type { Conversation } from './github/conversation.ts'
 import {
   headMovedNote,
@@ -25,7 +26,7 @@ import { readCancelOnly, readSettings, readTaskSettings, type Settings } from '.
 import { logCancel, type CancelReport } from './model/cancel.ts'
 import { isTerminal } from './model/states.ts'
 import type { StepOutcome, StepTarget } from './model/step.ts'
-import { publishError, publishOutcome } from './report/publish.ts'
+import { publishError, publishOutcome, publishOverBudget } from './report/publish.ts'
 import type { SummaryExtras } from './report/summary.ts'
 import {
   cancelDeadline,
@@ -34,6 +35,7 @@ import {
   rereadAfterCancel,
   type CancelDeps,
 } from './run/cancel.ts'
+import { checkCreditBudgets } from './run/budget.ts'
 import { RunMayExistError, tagFromEnvironment } from './run/create.ts'
 import { onTerminationSignal } from './run/signals.ts'
 import { executeStep, type StepDeps } from './run/step.ts'
@@ -68,6 +70,7 @@ export async function run(): Promise<void> {
     // A schema that is not one is an input error too: compiled before any request.
     const output = await prepareOutput(settings.output)
     const client = serviceClient(settings)
+    if (await stopsAtBudget(settings, client)) return
     interruption.listen(client)
     const step = await prepare(settings, output, client, tracker)
     if (!step) return
@@ -78,6 +81,18 @@ export async function run(): Promise<void> {
   } finally {
     interruption.stopListening()
   }
+}
+
+/**
+ * The credit budgets, before anything is shown or created: past one, the step
+ * fails with outcome over_budget, having made nothing.
+ */
+async function stopsAtBudget(settings: Settings, client: AgentRunsClient): Promise<boolean> {
+  if (settings.target.kind === 'existing') return false
+  const deps = { now: Date.now, log: core }
+  const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(), deps)
+  if (reached) await publishOverBudget(reached.message)
+  return reached !== undefined
 }
 
 /** What a prepared step has at hand: settings, the client, GitHub surfaces, the run's target. */
@@ -169,7 +184,12 @@ async function execute(step: PreparedStep, interruption: Interruption): Promise<
     signal: interruption.signal,
     log: step.watcher.log,
     watch: step.watcher,
-    tag: tagFromEnvironment(process.env, undefined, step.commit?.sha),
+    tag: tagFromEnvironment(
+      process.env,
+      undefined,
+      step.commit?.sha,
+      stepHandoff(step.settings.github, step.settings.wait),
+    ),
     onRunSeen: (run) => {
       // The end is shown once the step knows its outcome (timed out, superseded, …), below.
       if (isTerminal(run.state)) return

@@ -144,10 +144,17 @@ function shortText(value: unknown, max = 300): string | undefined {
 
 /**
  * The runs with `run` put in (replacing an older record of it), newest first.
- * Two steps writing the same comment each keep the other's runs.
+ * Two steps writing the same comment each keep the other's runs. A run keeps
+ * the time it was first shown, so that a later writer (the post step, a
+ * reconcile pass) never moves an older run above a newer one.
  */
 export function mergeRuns(runs: readonly RunRecord[], run: RunRecord): RunRecord[] {
-  return [run, ...runs.filter((other) => other.runId !== run.runId)]
+  const earlier = runs.find((other) => other.runId === run.runId)?.startedAt
+  const startedAt =
+    earlier !== undefined && Date.parse(earlier) < Date.parse(run.startedAt)
+      ? earlier
+      : run.startedAt
+  return [{ ...run, startedAt }, ...runs.filter((other) => other.runId !== run.runId)]
     .sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt))
     .slice(0, MAX_RUNS)
 }

@@ -254,7 +254,8 @@ export function describeEnding(ending: Ending): EndingWords {
       return {
         ...word('started'),
         label: 'Started',
-        detail: 'This step did not wait for the run (`wait: false`).',
+        detail:
+          "This step did not wait for the run (`wait: false`); a `reconcile` pass brings what it shows on GitHub to the run's end.",
         showsReason: false,
         why: 'The step did not wait for the run (wait: false); it goes on without this step.',
         headline: `${name} started (${ending.state}); not waiting for it`,

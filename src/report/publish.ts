@@ -8,7 +8,7 @@ import { renderErrorSummary, renderSummary, verdictOf, type SummaryExtras } from
 import { formatNumberOutput } from '../text/format.ts'
 import { pullRequestUrlOf } from '../model/run.ts'
 import type { StepOutcome } from '../model/step.ts'
-import { safeHttpUrl } from '../text/markdown.ts'
+import { escapeMarkdown, safeHttpUrl } from '../text/markdown.ts'
 import { statusMessageOf } from '../model/run.ts'
 import { errorMessage } from '../text/plain.ts'
 
@@ -67,8 +67,15 @@ export async function publishOutcome(
   }
 }
 
+/** A budget reached before the create: no run, `outcome` over_budget, and the step fails. */
+export async function publishOverBudget(message: string): Promise<void> {
+  core.setOutput('outcome', 'over_budget')
+  await writeSummary(`### 💸 Over budget: no run was created\n\n${escapeMarkdown(message)}\n`)
+  core.setFailed(safeForLog(message))
+}
+
 /** A summary that cannot be written (no GITHUB_STEP_SUMMARY, e.g. locally) must not fail the step. */
-async function writeSummary(markdown: string): Promise<void> {
+export async function writeSummary(markdown: string): Promise<void> {
   try {
     await core.summary.addRaw(markdown, true).write()
   } catch (error) {

@@ -22,13 +22,15 @@ export const INVOCATION_KEY = 'gh_invocation'
 
 /**
  * The service takes at most 20 metadata keys, each `[a-zA-Z0-9._-]{1,64}`, with
- * values of at most 256 bytes; the keys below stay well inside.
+ * values of at most 256 bytes; the keys below, with the hand-over's four, stay well inside.
  */
 export function tagFromEnvironment(
   env: NodeJS.ProcessEnv,
   newId: () => string = randomUUID,
   /** The commit the run works on: a pull request's head, else GITHUB_SHA. */
   headSha?: string,
+  /** What a later reconcile pass needs to finish the run as the step would (model/handoff.ts). */
+  handoff: Readonly<Record<string, string>> = {},
 ): RunTag {
   const invocation = newId()
   const candidates: Record<string, string | undefined> = {
@@ -40,6 +42,7 @@ export function tagFromEnvironment(
     gh_step: env.GITHUB_ACTION,
     gh_workflow: env.GITHUB_WORKFLOW,
     gh_head_sha: headSha,
+    ...handoff,
   }
   const metadata: Record<string, string> = {}
   for (const [key, value] of Object.entries(candidates)) {

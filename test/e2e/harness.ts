@@ -18,6 +18,21 @@ interface ActionYml {
 /** action.yml, read once: every step spawned reads its entries and input defaults. */
 const ACTION_YML = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as ActionYml
 
+/** The second action of the repository, from the same bundle: its runs.main is `../dist/…`. */
+const RECONCILE_YML = parse(
+  readFileSync(join(ROOT, 'reconcile', 'action.yml'), 'utf8'),
+) as ActionYml
+
+/** Which action of the repository a step runs: the main one (action.yml), or reconcile/. */
+export type ActionName = 'main' | 'reconcile'
+
+/** The action's definition, and the folder its runs.main is relative to. */
+function actionYml(action: ActionName): { yml: ActionYml; dir: string } {
+  return action === 'reconcile'
+    ? { yml: RECONCILE_YML, dir: join(ROOT, 'reconcile') }
+    : { yml: ACTION_YML, dir: ROOT }
+}
+
 /** The main step's entry in the committed bundle, as the runner starts it. */
 export const BUNDLE = join(ROOT, ACTION_YML.runs.main)
 
@@ -37,9 +52,14 @@ export function defaultTarget(): ActionTarget {
 }
 
 /** The file the runner runs for a step (action.yml's runs.main or runs.post), or its source. */
-export function stepEntry(step: 'main' | 'post', target: ActionTarget = defaultTarget()): string {
-  const { runs } = ACTION_YML
-  const bundled = join(ROOT, (step === 'post' ? runs.post : undefined) ?? runs.main)
+export function stepEntry(
+  step: 'main' | 'post',
+  target: ActionTarget = defaultTarget(),
+  action: ActionName = 'main',
+): string {
+  const { yml, dir } = actionYml(action)
+  const { runs } = yml
+  const bundled = join(dir, (step === 'post' ? runs.post : undefined) ?? runs.main)
   if (target === 'bundle') return bundled
   // dist/main.js and dist/post.js only call their step's run(), as src/entries/ do.
   const source = join(ROOT, 'src', 'entries', basename(bundled).replace(/\.js$/, '.ts'))
@@ -48,8 +68,11 @@ export function stepEntry(step: 'main' | 'post', target: ActionTarget = defaultT
 }
 
 /** The runner gives every declared input, with action.yml's default where the workflow gave none. */
-export function inputEnv(inputs: Record<string, string>): Record<string, string> {
-  const declared = ACTION_YML.inputs
+export function inputEnv(
+  inputs: Record<string, string>,
+  action: ActionName = 'main',
+): Record<string, string> {
+  const declared = actionYml(action).yml.inputs
   const unknown = Object.keys(inputs).filter((name) => !(name in declared))
   if (unknown.length > 0) throw new Error(`Not inputs of action.yml: ${unknown.join(', ')}`)
   // base_url's default is Warp's real service: a test that could reach it must name its fake.
@@ -132,6 +155,8 @@ export interface StepOptions {
   step?: 'main' | 'post'
   /** The sources or the committed bundle; ACTION_UNDER_TEST decides by default. */
   target?: ActionTarget
+  /** Which action: `main` (action.yml, the default) or `reconcile` (reconcile/action.yml). */
+  action?: ActionName
 }
 
 export interface StepEnvironment {
@@ -144,7 +169,7 @@ export interface StepEnvironment {
 
 /** The runner's environment for one step, in a fresh temporary directory. */
 export function prepareStepEnvironment(
-  options: Pick<StepOptions, 'inputs' | 'state' | 'env'>,
+  options: Pick<StepOptions, 'inputs' | 'state' | 'env' | 'action'>,
 ): StepEnvironment {
   const dir = mkdtempSync(join(tmpdir(), 'agent-run-step-'))
   const files = {
@@ -167,7 +192,7 @@ export function prepareStepEnvironment(
     RUNNER_TEMP: dir,
     ...RUNNER_CONTEXT,
     ...files,
-    ...inputEnv(options.inputs),
+    ...inputEnv(options.inputs, options.action),
     ...stateEnv,
     ...options.env,
   }
@@ -182,7 +207,7 @@ export function startStep(options: StepOptions): RunningStep {
   // the TypeScript sources need the tests' own, which strips types.
   const node =
     options.node ?? (target === 'bundle' ? process.env.ACTION_NODE : undefined) ?? process.execPath
-  const child = spawn(node, [stepEntry(options.step ?? 'main', target)], {
+  const child = spawn(node, [stepEntry(options.step ?? 'main', target, options.action)], {
     cwd: dir,
     // The sources are hundreds of modules; Node's compile cache halves their load time.
     env: target === 'sources' ? { NODE_COMPILE_CACHE: COMPILE_CACHE, ...env } : env,

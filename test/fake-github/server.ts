@@ -1,7 +1,7 @@
 /**
  * A fake of the few GitHub REST endpoints the action uses on real loopback HTTP: GET /user;
  * list/create issue comments, get/update/delete an issue comment; a collaborator's permission;
- * commit statuses; pull requests whose head a test can move. Answers are
+ * commit statuses; pull requests whose head a test can move; workflow runs. Answers are
  * shaped like GitHub's (pagination with a Link header, `{message, documentation_url}` errors),
  * so `@actions/github`'s `getOctokit(token, { baseUrl: fake.apiUrl })` works against it as is.
  */
@@ -110,6 +110,14 @@ export interface PullRequestSeed {
   state?: 'open' | 'closed'
 }
 
+/** A workflow run as GET /repos/{owner}/{repo}/actions/runs/{id} shows it (its latest attempt). */
+export interface WorkflowRunSeed {
+  status: 'queued' | 'in_progress' | 'completed'
+  conclusion?: 'success' | 'failure' | 'cancelled' | 'timed_out' | null
+  /** Default 1. */
+  runAttempt?: number
+}
+
 interface StoredPullRequest extends Required<PullRequestSeed> {
   owner: string
   repo: string
@@ -196,6 +204,7 @@ const COMMENT_PATH = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/([1-9]\d*)$/
 const PERMISSION_PATH = /^\/repos\/([^/]+)\/([^/]+)\/collaborators\/([^/]+)\/permission$/
 const STATUSES_PATH = /^\/repos\/([^/]+)\/([^/]+)\/statuses\/([^/]+)$/
 const COMMIT_STATUSES_PATH = /^\/repos\/([^/]+)\/([^/]+)\/commits\/([^/]+)\/statuses$/
+const WORKFLOW_RUN_PATH = /^\/repos\/([^/]+)\/([^/]+)\/actions\/runs\/([1-9]\d*)$/
 const PULL_PATH = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/([1-9]\d*)$/
 const PULL_FILES_PATH = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/([1-9]\d*)\/files$/
 const REVIEWS_PATH = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/([1-9]\d*)\/reviews$/
@@ -250,6 +259,7 @@ export class FakeGitHub {
   readonly #checksWrite: boolean
   #nextReviewId = 3_000_000_001
   #nextCheckRunId = 4_000_000_001
+  readonly #workflowRuns = new Map<string, WorkflowRunSeed>()
   #defaultRole: RepositoryRole = 'read'
   #faults: Fault[] = []
   #barriers: Barrier[] = []
@@ -399,6 +409,11 @@ export class FakeGitHub {
       state: 'open',
       ...seed,
     })
+  }
+
+  /** Sets (or replaces) a workflow run; GET .../actions/runs/{id} answers it, else 404. */
+  setWorkflowRun(owner: string, repo: string, id: number | string, seed: WorkflowRunSeed): void {
+    this.#workflowRuns.set(pullKey(owner, repo, Number(id)), seed)
   }
 
   /** A push to the pull request's branch: its head moves to `sha`. */
@@ -624,6 +639,14 @@ export class FakeGitHub {
     if (checkRun && method === 'PATCH') {
       const [, owner = '', repo = '', id = ''] = checkRun
       return this.#updateCheckRun(request, owner, repo, Number(id))
+    }
+    const workflowRun = WORKFLOW_RUN_PATH.exec(path)
+    if (workflowRun && method === 'GET') {
+      const [, owner = '', repo = '', id = ''] = workflowRun
+      const found = this.#workflowRuns.get(pullKey(owner, repo, Number(id)))
+      return found
+        ? ok(200, this.#workflowRunView(owner, repo, Number(id), found))
+        : error(404, 'Not Found', 'actions/workflow-runs#get-a-workflow-run')
     }
     const pull = PULL_PATH.exec(path)
     if (pull && method === 'GET') {
@@ -891,6 +914,19 @@ export class FakeGitHub {
     }
     this.#statuses.push({ ...status, owner, repo, sha })
     return ok(201, status)
+  }
+
+  #workflowRunView(owner: string, repo: string, id: number, run: WorkflowRunSeed): unknown {
+    return {
+      id,
+      name: 'Agent review',
+      run_attempt: run.runAttempt ?? 1,
+      status: run.status,
+      conclusion: run.status === 'completed' ? (run.conclusion ?? 'success') : null,
+      url: `${this.apiUrl}/repos/${owner}/${repo}/actions/runs/${id}`,
+      html_url: `${this.#serverUrl}/${owner}/${repo}/actions/runs/${id}`,
+      repository: { full_name: `${owner}/${repo}` },
+    }
   }
 
   #pullView(pull: StoredPullRequest): unknown {

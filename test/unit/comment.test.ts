@@ -137,6 +137,22 @@ describe('mergeRuns', () => {
     expect(merged.map((r) => r.runId)).toEqual(['run_new', 'run_old'])
   })
 
+  it('keeps the time a run was first shown, so a late writer never moves it above a newer run', () => {
+    const runs = [
+      record('run_new', '2026-11-23T12:00:00Z', { state: 'INPROGRESS' }),
+      record('run_old', '2026-11-23T11:00:00Z', { state: 'QUEUED', outcome: 'started' }),
+    ]
+    // A reconcile pass shows the older, detached run's end an hour later.
+    const merged = mergeRuns(
+      runs,
+      record('run_old', '2026-11-23T13:00:00Z', { state: 'SUCCEEDED', outcome: 'succeeded' }),
+    )
+    expect(merged.map((r) => [r.runId, r.state, r.startedAt])).toEqual([
+      ['run_new', 'INPROGRESS', '2026-11-23T12:00:00Z'],
+      ['run_old', 'SUCCEEDED', '2026-11-23T11:00:00Z'],
+    ])
+  })
+
   it(`keeps at most ${MAX_RUNS} runs`, () => {
     let runs: RunRecord[] = []
     for (let i = 0; i < MAX_RUNS + 5; i += 1) {

@@ -127,6 +127,7 @@ describe('readSettings: creating a run', () => {
         showProgress: false,
       },
       output: { schema: undefined, retries: 2, pullRequestReview: false, checkRun: false },
+      budgets: { daily: undefined, pullRequest: undefined },
     })
   })
 
@@ -901,5 +902,24 @@ describe('tasks (v1.2)', () => {
     expect(await refusesTasks({ tasks: '[a]', max_parallel: '0' }, 'max_parallel')).toMatch(
       /at least 1/,
     )
+  })
+})
+
+describe('readSettings: credit budgets', () => {
+  it('reads daily_credit_budget and pr_credit_budget as positive numbers of credits', () => {
+    expect(
+      settingsFor({ prompt: 'p', daily_credit_budget: '500', pr_credit_budget: '12.5' }).budgets,
+    ).toEqual({ daily: 500, pullRequest: 12.5 })
+    expect(
+      settingsFor({ prompt: 'p', wait: 'false', daily_credit_budget: '5' }).budgets.daily,
+    ).toBe(5)
+  })
+
+  it('refuses a budget that is not a positive number, naming the input', () => {
+    for (const input of ['daily_credit_budget', 'pr_credit_budget']) {
+      for (const bad of ['0', '-5', '1,000', 'lots', '5 credits']) {
+        expect(rejects({ prompt: 'p', [input]: bad }, input).message).toContain(bad)
+      }
+    }
   })
 })

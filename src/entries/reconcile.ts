@@ -1,0 +1,3 @@
+import { run } from '../reconcile/main.ts'
+
+await run()

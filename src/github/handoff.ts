@@ -1,0 +1,261 @@
+import type { RunItem } from '../api/types.ts'
+import type { GitHubSettings } from '../inputs.ts'
+import type { Log } from '../log.ts'
+import { handoffMetadata, type Handoff } from '../model/handoff.ts'
+import { parseMarker, workflowRunUrl, type CommentContext, type RunRecord } from './comment.ts'
+import { Conversation } from './conversation.ts'
+import { eventPullRequest, readEventPayload } from './event.ts'
+import { loadOctokit, tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
+import { CommitStatusReporter, statusContext, type StatusReport } from './status.ts'
+import { threadFromEvent } from './thread.ts'
+
+/** The metadata by which a step hands its run over to a later reconcile pass. */
+export function stepHandoff(
+  github: GitHubSettings,
+  wait: boolean,
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  const lookup = threadFromEvent(env)
+  return handoffMetadata({
+    thread: lookup.kind === 'found' ? lookup.thread.issueNumber : undefined,
+    key: github.key,
+    wait,
+    comment: github.comment,
+    commitStatus: github.commitStatus,
+  })
+}
+
+/** What the step's credit budgets add up over: this repository, and the event's pull request. */
+export function budgetScope(env: NodeJS.ProcessEnv = process.env): {
+  repository: string
+  pullRequest: number | undefined
+} {
+  return {
+    repository: env.GITHUB_REPOSITORY ?? '',
+    pullRequest: eventPullRequest(readEventPayload(env)),
+  }
+}
+
+/** The step's comment that shows a run, and the run as it shows it. */
+export interface ShownInComment {
+  commentId: number
+  shown: RunRecord
+}
+
+/** A commit status as GitHub shows it now. */
+export interface CurrentStatus {
+  state: string
+  description: string
+}
+
+/** Whether the step that started a run is over, by its workflow run's latest attempt. */
+export interface WorkflowRunView {
+  /** The workflow run, in the attempt that started the run, has completed. */
+  over: boolean
+  status: string
+}
+
+/**
+ * One repository as a reconcile pass sees it: what the steps left there (their
+ * comments, their commit statuses, their workflow runs), each read once a pass
+ * however many runs share it; and the writes that bring them to their end,
+ * through the same Conversation and CommitStatusReporter a waiting step uses.
+ * Every call has a deadline; a failed write is reported, never thrown.
+ */
+export class RepositoryDesk {
+  readonly #octokit: Octokit
+  readonly #token: string
+  readonly #owner: string
+  readonly #repo: string
+  readonly #env: NodeJS.ProcessEnv
+  #me: Promise<string> | undefined
+  readonly #threads = new Map<number, Promise<Array<{ id: number; body: string }>>>()
+  readonly #statuses = new Map<string, Promise<Array<{ context: string } & CurrentStatus>>>()
+  readonly #workflowRuns = new Map<string, Promise<{ status: string; attempt: number }>>()
+
+  private constructor(octokit: Octokit, token: string, repository: string, env: NodeJS.ProcessEnv) {
+    this.#octokit = octokit
+    this.#token = token
+    const [owner = '', repo = ''] = repository.split('/')
+    this.#owner = owner
+    this.#repo = repo
+    this.#env = env
+  }
+
+  static async open(
+    token: string,
+    repository: string,
+    env: NodeJS.ProcessEnv = process.env,
+  ): Promise<RepositoryDesk> {
+    return new RepositoryDesk(await loadOctokit(token, env), token, repository, env)
+  }
+
+  /**
+   * The comment the run's step left: the thread's comment for its key, written
+   * by the token's own identity, whose marker lists the run. Undefined when
+   * there is none (deleted, or never made).
+   */
+  async stepComment(handoff: Handoff, runId: string): Promise<ShownInComment | undefined> {
+    if (handoff.thread === undefined) return undefined
+    const me = await this.#identity()
+    for (const comment of await this.#comments(handoff.thread, me)) {
+      const marker = parseMarker(comment.body)
+      if (!marker || marker.key !== handoff.key || marker.reply) continue
+      const shown = marker.runs.find((record) => record.runId === runId)
+      if (shown) return { commentId: comment.id, shown }
+    }
+    return undefined
+  }
+
+  /** The current status of the step's context on its commit, if it has one. */
+  async stepStatus(handoff: Handoff): Promise<CurrentStatus | undefined> {
+    if (!handoff.headSha) return undefined
+    const context = statusContext(handoff.key)
+    const sha = handoff.headSha
+    let listed = this.#statuses.get(sha)
+    if (!listed) {
+      listed = this.#octokit.rest.repos
+        .listCommitStatusesForRef({
+          owner: this.#owner,
+          repo: this.#repo,
+          ref: sha,
+          per_page: 100,
+          ...withDeadline(),
+        })
+        .then(({ data }) =>
+          data.map((status) => ({
+            context: status.context,
+            state: status.state,
+            description: status.description ?? '',
+          })),
+        )
+      this.#statuses.set(sha, listed)
+    }
+    // GitHub lists a commit's statuses newest first.
+    return (await listed).find((status) => status.context === context)
+  }
+
+  /** The run's workflow run, in the attempt that started it. */
+  async workflowRun(handoff: Handoff): Promise<WorkflowRunView | undefined> {
+    const id = handoff.workflowRunId
+    if (!id) return undefined
+    let read = this.#workflowRuns.get(id)
+    if (!read) {
+      read = this.#octokit.rest.actions
+        .getWorkflowRun({
+          owner: this.#owner,
+          repo: this.#repo,
+          run_id: Number(id),
+          ...withDeadline(),
+        })
+        .then(({ data }) => ({ status: data.status ?? 'unknown', attempt: data.run_attempt ?? 1 }))
+      this.#workflowRuns.set(id, read)
+    }
+    const { status, attempt } = await read
+    // A later attempt starts only once the one before it has completed.
+    const over = status === 'completed' || attempt > (handoff.attempt ?? 1)
+    return { over, status }
+  }
+
+  /** The link to the workflow run that started the run, as its step's comment gives it. */
+  stepWorkflowRunUrl(handoff: Handoff): string | undefined {
+    return workflowRunUrl({
+      GITHUB_SERVER_URL: this.#env.GITHUB_SERVER_URL,
+      GITHUB_REPOSITORY: handoff.repository,
+      GITHUB_RUN_ID: handoff.workflowRunId,
+      GITHUB_RUN_ATTEMPT: handoff.attempt === undefined ? undefined : String(handoff.attempt),
+    })
+  }
+
+  /** Shows the run in its step's comment as the step would; false when GitHub refused. */
+  async showInComment(
+    handoff: Handoff,
+    commentId: number,
+    run: RunItem,
+    context: Pick<CommentContext, 'notes' | 'answer' | 'outcome'>,
+    log: Log,
+  ): Promise<boolean> {
+    const watched = watchWarnings(log)
+    const conversation = await Conversation.open(
+      this.#token,
+      { owner: this.#owner, repo: this.#repo, issueNumber: handoff.thread ?? 0 },
+      {
+        step: 'reconcile',
+        key: handoff.key,
+        mode: 'keyed',
+        commentId,
+        workflowRun: this.stepWorkflowRunUrl(handoff),
+        log: watched.log,
+      },
+    )
+    conversation.show(run, context)
+    await conversation.settled()
+    return !watched.warned()
+  }
+
+  /** Sets the step's commit status; false when GitHub refused. */
+  async setStatus(handoff: Handoff, report: StatusReport, log: Log): Promise<boolean> {
+    if (!handoff.headSha) return false
+    const watched = watchWarnings(log)
+    const status = new CommitStatusReporter(
+      this.#octokit,
+      {
+        owner: this.#owner,
+        repo: this.#repo,
+        sha: handoff.headSha,
+        context: statusContext(handoff.key),
+      },
+      watched.log,
+    )
+    status.show(report)
+    await status.settled()
+    return !watched.warned()
+  }
+
+  #identity(): Promise<string> {
+    this.#me ??= tokenIdentity(this.#octokit).catch((error: unknown) => {
+      this.#me = undefined
+      throw error
+    })
+    return this.#me
+  }
+
+  /** The thread's comments written by `me`, oldest first: read once a pass. */
+  async #comments(thread: number, me: string): Promise<Array<{ id: number; body: string }>> {
+    let listed = this.#threads.get(thread)
+    if (!listed) {
+      listed = this.#octokit
+        .paginate(this.#octokit.rest.issues.listComments, {
+          owner: this.#owner,
+          repo: this.#repo,
+          issue_number: thread,
+          per_page: 100,
+          ...withDeadline(),
+        })
+        .then((comments) =>
+          comments
+            .filter((comment) => comment.user?.login === me)
+            .map((comment) => ({ id: comment.id, body: comment.body ?? '' })),
+        )
+      // A failed read is tried again by the next run on the thread.
+      listed.catch(() => this.#threads.delete(thread))
+      this.#threads.set(thread, listed)
+    }
+    return listed
+  }
+}
+
+/** The log, and whether anything written through it was a warning (a refused GitHub write). */
+function watchWarnings(log: Log): { log: Log; warned: () => boolean } {
+  let warned = false
+  return {
+    log: {
+      ...log,
+      warning: (message) => {
+        warned = true
+        log.warning(message)
+      },
+    },
+    warned: () => warned,
+  }
+}

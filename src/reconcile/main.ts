@@ -1,0 +1,31 @@
+import * as core from '@actions/core'
+import { abortableSleep } from '../api/client.ts'
+import { RepositoryDesk } from '../github/handoff.ts'
+import { readReconcileSettings } from '../inputs.ts'
+import { publishError } from '../report/publish.ts'
+import { publishPass } from '../report/reconcile.ts'
+import { serviceClient } from '../service.ts'
+import { reconcilePass } from './pass.ts'
+
+/**
+ * The `reconcile` action's one step: a pass that finishes the comments and
+ * commit statuses of detached runs, and sweeps runs left behind by a lost
+ * runner. See docs/reconcile.md.
+ */
+export async function run(): Promise<void> {
+  try {
+    const settings = readReconcileSettings()
+    const client = serviceClient(settings)
+    const desk = await RepositoryDesk.open(settings.githubToken, settings.repository)
+    const report = await reconcilePass(settings, {
+      client,
+      desk,
+      now: Date.now,
+      sleep: abortableSleep,
+      log: core,
+    })
+    await publishPass(report)
+  } catch (error) {
+    await publishError(error)
+  }
+}

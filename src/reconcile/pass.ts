@@ -1,0 +1,298 @@
+import { agentWorkSources } from '../agent/sources.ts'
+import { collectAgentWork } from '../agent/work.ts'
+import type { AgentRunsClient, Sleep } from '../api/client.ts'
+import type { RunItem } from '../api/types.ts'
+import { commentOutcomeOf } from '../github/comment.ts'
+import type { RepositoryDesk } from '../github/handoff.ts'
+import { finalStatus, oneLine } from '../github/status.ts'
+import type { Log } from '../log.ts'
+import { describeCancel } from '../model/cancel.ts'
+import { readHandoff, STEP_KEYS, type Handoff } from '../model/handoff.ts'
+import { parseIsoDuration } from '../model/run.ts'
+import type { StepOutcome } from '../model/step.ts'
+import { requestCancel } from '../run/cancel.ts'
+import { listTaggedRuns } from '../run/listing.ts'
+import { findSupersedingRun } from '../run/superseded.ts'
+import { formatDuration } from '../text/format.ts'
+import { safeForLog } from '../text/log.ts'
+import type { PassReport, PassRow, RowAction } from '../report/reconcile.ts'
+import { commentShowsEnd, firstLook, statusLeftPending } from './plan.ts'
+
+export interface PassSettings {
+  /** `owner/repo`: the pass touches only runs tagged with it. */
+  repository: string
+  lookbackMs: number
+  sweep: boolean
+  dryRun: boolean
+}
+
+export interface PassDeps {
+  client: Pick<
+    AgentRunsClient,
+    | 'iterateRuns'
+    | 'listRuns'
+    | 'getRun'
+    | 'cancelRun'
+    | 'getConversation'
+    | 'getArtifact'
+    | 'downloadSignedUrl'
+  >
+  desk: Pick<
+    RepositoryDesk,
+    | 'stepComment'
+    | 'stepStatus'
+    | 'workflowRun'
+    | 'stepWorkflowRunUrl'
+    | 'showInComment'
+    | 'setStatus'
+  >
+  now: () => number
+  sleep: Sleep
+  log: Log
+}
+
+/**
+ * The longest a pass runs: well inside a five-minute schedule. Runs not reached
+ * by then are left for the next pass, which takes them up the same way.
+ */
+export const PASS_DEADLINE_MS = 4 * 60_000
+
+/** Pages of runs a pass reads at most (100 runs a page). */
+const MAX_PAGES = 50
+
+const LOST_RUNNER =
+  'The step that waited for this run lost its runner: its workflow run completed without it.'
+
+/**
+ * One reconcile pass: lists this repository's runs updated within the
+ * lookback (one request a page), then for each one finishes what its step left
+ * unfinished on GitHub, sweeps what a lost runner left running, or leaves it,
+ * saying why. GitHub is read once a thread, a commit and a workflow run, and
+ * written only where what it shows differs from what it should; a failure is a
+ * row of the table and a warning, and the pass goes on.
+ */
+export async function reconcilePass(settings: PassSettings, deps: PassDeps): Promise<PassReport> {
+  const deadline = deps.now() + PASS_DEADLINE_MS
+  const since = new Date(deps.now() - settings.lookbackMs).toISOString()
+  const listed = await listTaggedRuns(
+    deps.client,
+    { [STEP_KEYS.repository]: settings.repository },
+    { updated_after: since },
+    { maxPages: MAX_PAGES, deadline },
+  )
+  if (listed.filteredHere) {
+    deps.log.info(
+      `The service cannot filter runs by metadata on this plan (feature_not_available): listed every run updated since ${since} and kept those tagged ${STEP_KEYS.repository}=${settings.repository}.`,
+    )
+  }
+  deps.log.info(
+    `${listed.runs.length} run(s) of ${settings.repository} updated within ${formatDuration(settings.lookbackMs)}.`,
+  )
+  const rows: PassRow[] = []
+  for (const run of listed.runs) {
+    const row =
+      deps.now() > deadline
+        ? rowOf(run, 'left', 'the pass ran out of time; the next pass takes it up')
+        : await reconcileRun(run, settings, deps, deadline)
+    const log = row.action === 'failed' ? deps.log.warning : deps.log.info
+    log(
+      `Run ${safeForLog(row.runId)}: ${settings.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`,
+    )
+    rows.push(row)
+  }
+  return {
+    rows,
+    filteredHere: listed.filteredHere,
+    dryRun: settings.dryRun,
+    lookbackMs: settings.lookbackMs,
+  }
+}
+
+async function reconcileRun(
+  run: RunItem,
+  settings: PassSettings,
+  deps: PassDeps,
+  deadline: number,
+): Promise<PassRow> {
+  const look = firstLook(run, readHandoff(run.metadata), settings)
+  try {
+    switch (look.kind) {
+      case 'leave':
+        return rowOf(run, 'left', look.why)
+      case 'finish':
+        return await finishRun(run, look.handoff, settings, deps)
+      case 'sweep-check':
+        return await sweepRun(run, look.handoff, settings, deps, deadline)
+    }
+  } catch (error) {
+    return rowOf(run, 'failed', `GitHub could not be read: ${reasonOf(error)}`)
+  }
+}
+
+/** Brings an ended run's comment and status to its end, when they still show it going. */
+async function finishRun(
+  run: RunItem,
+  handoff: Handoff,
+  settings: PassSettings,
+  deps: PassDeps,
+): Promise<PassRow> {
+  const [comment, status] = await Promise.all([
+    handoff.comment ? deps.desk.stepComment(handoff, run.run_id) : undefined,
+    handoff.commitStatus ? deps.desk.stepStatus(handoff) : undefined,
+  ])
+  const commentDue = comment && !commentShowsEnd(comment.shown) ? comment : undefined
+  const statusDue = handoff.commitStatus && statusLeftPending(status, run.run_id)
+  if (!commentDue && !statusDue) {
+    return rowOf(run, 'up-to-date', upToDateWhy(handoff, comment !== undefined))
+  }
+  let notes: string[] = []
+  if (handoff.waits) {
+    // Its step may still be about to write the end itself.
+    const workflow = await deps.desk.workflowRun(handoff)
+    if (!workflow?.over) {
+      return rowOf(
+        run,
+        'left',
+        `its step is still reporting it (workflow run ${workflow?.status ?? 'unknown'})`,
+      )
+    }
+    notes = [LOST_RUNNER]
+  }
+  const shows = [commentDue ? 'comment' : '', statusDue ? 'commit status' : ''].filter(Boolean)
+  const why = `it ended ${run.state}; its ${shows.join(' and ')} still showed it going`
+  if (settings.dryRun) return rowOf(run, 'finalized', why)
+
+  const newer = await findSupersedingRun(deps.client, run, { sleep: deps.sleep, now: deps.now })
+  const outcome: StepOutcome = {
+    kind: 'finished',
+    run,
+    elapsedMs: elapsedOf(run),
+    ...(newer ? { supersededBy: newer.run_id } : {}),
+  }
+  let written = 0
+  let refused = 0
+  if (commentDue) {
+    const answer = await answerOf(run, deps)
+    const shown = await deps.desk.showInComment(
+      handoff,
+      commentDue.commentId,
+      run,
+      { outcome: commentOutcomeOf(outcome, false), answer, notes },
+      deps.log,
+    )
+    if (shown) written += 1
+    else refused += 1
+  }
+  // A newer run on the same commit owns the status now, as a waiting step would leave it.
+  const statusOwnedByNewer = newer?.metadata?.[STEP_KEYS.headSha] === handoff.headSha
+  if (statusDue && !statusOwnedByNewer) {
+    const report = finalStatus(outcome, deps.desk.stepWorkflowRunUrl(handoff))
+    if (await deps.desk.setStatus(handoff, report, deps.log)) written += 1
+    else refused += 1
+  }
+  if (written === 0 && refused > 0)
+    return rowOf(run, 'failed', `${why}, and GitHub refused the writes`)
+  return rowOf(run, 'finalized', refused > 0 ? `${why} (GitHub refused one write)` : why)
+}
+
+/** Cancels a run whose waiting step's runner was lost, and says so where the step showed it. */
+async function sweepRun(
+  run: RunItem,
+  handoff: Handoff,
+  settings: PassSettings,
+  deps: PassDeps,
+  deadline: number,
+): Promise<PassRow> {
+  const workflow = await deps.desk.workflowRun(handoff)
+  if (!workflow?.over) {
+    return rowOf(
+      run,
+      'left',
+      `its step waits for it (workflow run ${workflow?.status ?? 'unknown'})`,
+    )
+  }
+  const why = `it was still ${run.state} after its workflow run completed: its step's runner was lost`
+  if (settings.dryRun) return rowOf(run, 'swept', why)
+  const cancel = await requestCancel(deps.client, run.run_id, { deadline })
+  if (cancel.kind === 'already-finished') {
+    return rowOf(run, 'left', 'it ended as the pass came to it; the next pass finishes it')
+  }
+  if (cancel.kind !== 'cancelled') return rowOf(run, 'failed', describeCancel(run.run_id, cancel))
+  let ended = run
+  try {
+    ended = await deps.client.getRun(run.run_id, { deadline, maxRetries: 1 })
+  } catch {
+    // The comment then shows the state last listed; the next pass reads it again.
+  }
+  const [comment, status] = await Promise.all([
+    handoff.comment ? deps.desk.stepComment(handoff, run.run_id) : undefined,
+    handoff.commitStatus ? deps.desk.stepStatus(handoff) : undefined,
+  ])
+  const note = `${LOST_RUNNER} A reconcile pass cancelled the run.`
+  if (comment)
+    await deps.desk.showInComment(handoff, comment.commentId, ended, { notes: [note] }, deps.log)
+  if (statusLeftPending(status, run.run_id)) {
+    await deps.desk.setStatus(
+      handoff,
+      {
+        state: 'error',
+        description: oneLine(`Cancelled: its step's runner was lost (run ${run.run_id})`),
+        targetUrl: deps.desk.stepWorkflowRunUrl(handoff),
+      },
+      deps.log,
+    )
+  }
+  return rowOf(ended, 'swept', why)
+}
+
+/** The agent's final message, as a waiting step reads it; undefined when there is none. */
+async function answerOf(run: RunItem, deps: PassDeps): Promise<string | undefined> {
+  const quiet = {
+    info: deps.log.debug,
+    warning: deps.log.warning,
+    debug: deps.log.debug,
+    safeForLog,
+  }
+  const work = await collectAgentWork(
+    run,
+    { downloadPatterns: [], artifactsDir: '', runnerTemp: '' },
+    // No download patterns: only the conversation is read.
+    agentWorkSources(deps.client),
+    quiet,
+    AbortSignal.timeout(ANSWER_DEADLINE_MS),
+  )
+  return work.answer
+}
+
+/** Reading one run's answer: a bounded time, never the pass. */
+const ANSWER_DEADLINE_MS = 30_000
+
+/** The run's time, by the service's figure, else from its creation to its last update. */
+function elapsedOf(run: RunItem): number {
+  const fromService = run.run_time ? parseIsoDuration(run.run_time) : undefined
+  if (fromService !== undefined) return fromService
+  const span = Date.parse(run.updated_at ?? '') - Date.parse(run.created_at ?? '')
+  return Number.isFinite(span) && span > 0 ? span : 0
+}
+
+function upToDateWhy(handoff: Handoff, commentFound: boolean): string {
+  if (handoff.comment && !commentFound) {
+    return 'no comment of its step lists it, and its commit status is not left pending'
+  }
+  return 'GitHub already shows its end'
+}
+
+function rowOf(run: RunItem, action: RowAction, why: string): PassRow {
+  return {
+    runId: run.run_id,
+    title: run.title,
+    state: run.state,
+    sessionLink: run.session_link,
+    action,
+    why,
+  }
+}
+
+function reasonOf(error: unknown): string {
+  return safeForLog(error instanceof Error ? error.message : String(error), 300)
+}

@@ -1,0 +1,103 @@
+import { costOf } from '../agent/cost.ts'
+import type { AgentRunsClient } from '../api/client.ts'
+import type { CreditBudgets } from '../inputs.ts'
+import type { Log } from '../log.ts'
+import { HANDOFF_KEYS, STEP_KEYS } from '../model/handoff.ts'
+import { formatCredits } from '../text/format.ts'
+import { listTaggedRuns } from './listing.ts'
+
+/** Where the step runs: what a budget adds up over. */
+export interface BudgetScope {
+  /** `owner/repo`. */
+  repository: string
+  /** The pull request the event is about, when it is about one. */
+  pullRequest: number | undefined
+}
+
+/** A budget that has been reached: nothing is to be created. */
+export interface BudgetReached {
+  input: 'daily_credit_budget' | 'pr_credit_budget'
+  /** The line the step fails with: the budget, the sum and the window. */
+  message: string
+}
+
+/** The daily budget's window. */
+const DAY_MS = 24 * 60 * 60_000
+/** Pages of runs one budget reads at most (100 runs a page). */
+const MAX_PAGES = 20
+/** Adding up the spend must never hold the step for long: past this, the step fails. */
+const BUDGET_DEADLINE_MS = 60_000
+
+/**
+ * Checks the credit budgets before a run is created: one list request a page
+ * for each budget that is set, summing the credits of the runs this action
+ * tagged with this repository (the last 24 hours) or this pull request. The
+ * first budget that the sum has reached is returned; undefined when none is.
+ * A failure to list throws: a budget that cannot be checked creates nothing.
+ */
+export async function checkCreditBudgets(
+  client: Pick<AgentRunsClient, 'iterateRuns'>,
+  budgets: CreditBudgets,
+  scope: BudgetScope,
+  deps: { now: () => number; log: Log },
+): Promise<BudgetReached | undefined> {
+  const deadline = deps.now() + BUDGET_DEADLINE_MS
+  const repository = { [STEP_KEYS.repository]: scope.repository }
+  if (budgets.daily !== undefined) {
+    const since = new Date(deps.now() - DAY_MS).toISOString()
+    const spent = await creditsOf(client, repository, since, deadline, deps.log)
+    const window = `in the last 24 hours (since ${since.replace(/\.\d+Z$/, 'Z')})`
+    deps.log.info(
+      `daily_credit_budget: the runs this action started for ${scope.repository} ${window} used ${formatCredits(spent)} of ${formatCredits(budgets.daily)}.`,
+    )
+    if (spent >= budgets.daily) {
+      return {
+        input: 'daily_credit_budget',
+        message: `Over budget: the runs this action started for ${scope.repository} ${window} used ${formatCredits(spent)}, which has reached the daily_credit_budget of ${formatCredits(budgets.daily)}. No run was created.`,
+      }
+    }
+  }
+  if (budgets.pullRequest !== undefined) {
+    if (scope.pullRequest === undefined) {
+      deps.log.info('pr_credit_budget: this event is about no pull request; it does not apply.')
+      return undefined
+    }
+    const tags = { ...repository, [HANDOFF_KEYS.thread]: String(scope.pullRequest) }
+    const spent = await creditsOf(client, tags, undefined, deadline, deps.log)
+    const where = `pull request #${scope.pullRequest} of ${scope.repository}`
+    deps.log.info(
+      `pr_credit_budget: the runs this action started for ${where} used ${formatCredits(spent)} of ${formatCredits(budgets.pullRequest)}.`,
+    )
+    if (spent >= budgets.pullRequest) {
+      return {
+        input: 'pr_credit_budget',
+        message: `Over budget: the runs this action started for ${where} (all of them, whenever they ran) used ${formatCredits(spent)}, which has reached the pr_credit_budget of ${formatCredits(budgets.pullRequest)}. No run was created.`,
+      }
+    }
+  }
+  return undefined
+}
+
+/** The credits of the runs carrying `tags`, created after `since` when given. */
+async function creditsOf(
+  client: Pick<AgentRunsClient, 'iterateRuns'>,
+  tags: Record<string, string>,
+  since: string | undefined,
+  deadline: number,
+  log: Log,
+): Promise<number> {
+  const listed = await listTaggedRuns(client, tags, since ? { created_after: since } : {}, {
+    maxPages: MAX_PAGES,
+    deadline,
+  })
+  if (listed.filteredHere) {
+    log.info(
+      `The service cannot filter runs by metadata on this plan (feature_not_available): listed the runs by time and added up those tagged ${Object.entries(
+        tags,
+      )
+        .map(([key, value]) => `${key}=${value}`)
+        .join(', ')} here.`,
+    )
+  }
+  return listed.runs.reduce((sum, run) => sum + (costOf(run.request_usage).credits ?? 0), 0)
+}

@@ -1,0 +1,210 @@
+/**
+ * Runs that outlive their step, end to end: a detached step (wait: false) and
+ * the `reconcile` action (reconcile/action.yml, the same bundle) against the
+ * fake API and the fake GitHub; and the credit budgets checked before a create.
+ */
+import { describe, expect, it } from 'vitest'
+import type { FakeAgentApi } from '../fake-api/server.ts'
+import type { FakeGitHub } from '../fake-github/server.ts'
+import { runStep, startStep, until, type StepResult } from './harness.ts'
+import { e2eServers, eventEnv } from './servers.ts'
+
+const KEY = 'sk-reconcile-e2e'
+const OWNER = 'octo-org'
+const REPO = 'app'
+const PR = 12
+const SHA = 'c'.repeat(40)
+const { fakeApi, fakeGitHub, inputsFor } = e2eServers(KEY)
+
+const pullRequestEvent = { pull_request: { number: PR, head: { sha: SHA } } }
+
+/** What GitHub was asked to change: every write, in order. */
+function writes(gh: FakeGitHub): string[] {
+  return gh.requests
+    .filter((request) => request.method !== 'GET')
+    .map((request) => `${request.method} ${request.path}`)
+}
+
+function reconcile(api: FakeAgentApi, gh: FakeGitHub, extra: Record<string, string> = {}) {
+  return runStep({
+    action: 'reconcile',
+    inputs: { api_key: KEY, base_url: api.baseUrl, ...extra },
+    env: eventEnv(gh, 'schedule', {}),
+  })
+}
+
+function statusOf(gh: FakeGitHub) {
+  return gh.statuses(OWNER, REPO, SHA).at(-1)
+}
+
+const commentBody = (gh: FakeGitHub) => gh.comments(OWNER, REPO, PR)[0]?.body ?? ''
+
+describe('a detached run, finished by a reconcile pass', () => {
+  it("brings the comment and the status to the run's end in one pass; a second pass writes nothing", async () => {
+    const api = await fakeApi()
+    const gh = await fakeGitHub()
+    const detached = await runStep({
+      inputs: inputsFor(api, {
+        prompt: 'Review this pull request',
+        title: 'Agent review',
+        wait: 'false',
+        comment: 'true',
+        commit_status: 'true',
+      }),
+      env: eventEnv(gh, 'pull_request', pullRequestEvent),
+    })
+    expect(detached.code).toBe(0)
+    expect(detached.outputs.outcome).toBe('started')
+    const runId = detached.outputs.run_id ?? ''
+    expect(commentBody(gh)).toContain('a `reconcile` pass brings what it shows on GitHub')
+    expect(statusOf(gh)).toMatchObject({
+      state: 'pending',
+      context: 'cloud-agent/Agent review/review',
+    })
+    const create = api.requestsTo('POST', '/api/v1/agent/run')[0]?.json as {
+      metadata: Record<string, string>
+    }
+    expect(create.metadata).toMatchObject({
+      gh_repository: `${OWNER}/${REPO}`,
+      gh_thread: String(PR),
+      gh_wait: 'false',
+      gh_report: 'comment,status',
+      gh_head_sha: SHA,
+    })
+    await until(() => api.run(runId)?.state === 'SUCCEEDED', 'the run has succeeded')
+
+    const first = await reconcile(api, gh)
+
+    expect(first.code).toBe(0)
+    expect(JSON.parse(first.outputs.finalized ?? '')).toEqual([runId])
+    expect(JSON.parse(first.outputs.swept ?? '')).toEqual([])
+    expect(commentBody(gh)).toContain('### ✅ Agent review\n\n**Succeeded**')
+    expect(commentBody(gh)).toContain('Done.')
+    expect(commentBody(gh)).toContain('[Session](https://app.example.test/sessions/')
+    expect(commentBody(gh)).toContain(
+      '[Workflow run](https://github.com/octo-org/app/actions/runs/',
+    )
+    expect(statusOf(gh)).toMatchObject({ state: 'success' })
+    expect(first.summary).toMatch(
+      /\| 🏁 Finalized \| it ended SUCCEEDED; its comment and commit status/,
+    )
+    expect(gh.comments(OWNER, REPO, PR)).toHaveLength(1)
+
+    const writesBefore = writes(gh)
+    const requestsBefore = api.requests.length
+    const second = await reconcile(api, gh)
+
+    expect(second.code).toBe(0)
+    expect(JSON.parse(second.outputs.finalized ?? '')).toEqual([])
+    expect(writes(gh)).toEqual(writesBefore)
+    expect(second.summary).toMatch(/\| Up to date \| GitHub already shows its end/)
+    // Listing is one request a page; an unchanged run costs no request of its own.
+    const listed = api.requests.slice(requestsBefore).map((r) => `${r.method} ${r.path}`)
+    expect(listed).toEqual(['GET /api/v1/agent/runs'])
+  })
+
+  it('dry_run: reports what it would finalize, and changes nothing', async () => {
+    const api = await fakeApi()
+    const gh = await fakeGitHub()
+    const detached = await runStep({
+      inputs: inputsFor(api, { prompt: 'Review', wait: 'false', comment: 'true' }),
+      env: eventEnv(gh, 'pull_request', pullRequestEvent),
+    })
+    const runId = detached.outputs.run_id ?? ''
+    await until(() => api.run(runId)?.state === 'SUCCEEDED', 'the run has succeeded')
+    const before = writes(gh)
+
+    const dry = await reconcile(api, gh, { dry_run: 'true' })
+
+    expect(dry.code).toBe(0)
+    expect(writes(gh)).toEqual(before)
+    expect(dry.summary).toContain('(dry run: nothing was changed)')
+    expect(dry.summary).toMatch(/\| 🏁 Would finalize \|/)
+    expect(JSON.parse(dry.outputs.finalized ?? '')).toEqual([])
+    expect(commentBody(gh)).toContain('**Started**')
+  })
+})
+
+describe('the sweep', () => {
+  it("cancels a run whose waiting step's runner was lost, and says so in its comment", async () => {
+    const api = await fakeApi({
+      script: () => [
+        { state: 'QUEUED', afterMs: 0 },
+        { state: 'INPROGRESS', afterMs: 50 },
+      ],
+    })
+    const gh = await fakeGitHub()
+    const env = eventEnv(gh, 'pull_request', pullRequestEvent)
+    const step = startStep({
+      inputs: inputsFor(api, { prompt: 'Review', comment: 'true', commit_status: 'true' }),
+      env,
+    })
+    await step.printed(/is INPROGRESS/)
+    await until(() => /In progress/.test(commentBody(gh)), 'the comment shows the run going')
+    // The runner is lost: no signal, no post step.
+    step.child.kill('SIGKILL')
+    const main: StepResult = await step.result
+    const runId = main.state.run_id ?? ''
+    gh.setWorkflowRun(OWNER, REPO, 9876543210, { status: 'in_progress' })
+
+    const early = await reconcile(api, gh)
+    expect(early.code).toBe(0)
+    expect(api.run(runId)?.state).toBe('INPROGRESS')
+    expect(early.stdout).toContain(
+      `Run ${runId}: left: its step waits for it (workflow run in_progress)`,
+    )
+
+    gh.setWorkflowRun(OWNER, REPO, 9876543210, { status: 'completed', conclusion: 'failure' })
+    const pass = await reconcile(api, gh)
+
+    expect(pass.code).toBe(0)
+    expect(JSON.parse(pass.outputs.swept ?? '')).toEqual([runId])
+    expect(api.run(runId)?.state).toBe('CANCELLED')
+    expect(commentBody(gh)).toContain('**Cancelled**')
+    expect(commentBody(gh)).toContain('The step that waited for this run lost its runner')
+    expect(statusOf(gh)).toMatchObject({ state: 'error' })
+    expect(pass.stdout).toContain(`Run ${runId}: swept:`)
+  })
+})
+
+describe('credit budgets', () => {
+  it('creates nothing once the daily budget is reached, and names the budget, the sum and the window', async () => {
+    const api = await fakeApi()
+    const gh = await fakeGitHub()
+    for (const credits of [120, 90]) {
+      api.seedRun(
+        { prompt: 'earlier', metadata: { gh_repository: `${OWNER}/${REPO}` } },
+        {
+          script: [
+            {
+              state: 'SUCCEEDED',
+              afterMs: 0,
+              patch: { request_usage: { inference_cost: credits } },
+            },
+          ],
+        },
+      )
+    }
+    api.seedRun(
+      { prompt: 'another repository', metadata: { gh_repository: 'octo-org/other' } },
+      {
+        script: [
+          { state: 'SUCCEEDED', afterMs: 0, patch: { request_usage: { inference_cost: 900 } } },
+        ],
+      },
+    )
+
+    const result = await runStep({
+      inputs: inputsFor(api, { prompt: 'Nightly', daily_credit_budget: '200' }),
+      env: eventEnv(gh, 'schedule', {}),
+    })
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.outcome).toBe('over_budget')
+    expect(api.requestsTo('POST', /\/agent\/runs?$/)).toHaveLength(0)
+    expect(result.stdout).toMatch(
+      /::error::Over budget: the runs this action started for octo-org\/app in the last 24 hours \(since [^)]+\) used 210 credits, which has reached the daily_credit_budget of 200 credits/,
+    )
+    expect(result.summary).toContain('Over budget: no run was created')
+  })
+})

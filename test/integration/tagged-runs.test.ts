@@ -1,0 +1,161 @@
+/**
+ * Listing the action's runs by their metadata (a reconcile pass, the credit
+ * budgets) against the fake API over loopback: one request a page, and the
+ * plans whose service cannot filter by metadata.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { AgentRunsClient } from '../../src/api/client.ts'
+import type { Log } from '../../src/log.ts'
+import { checkCreditBudgets } from '../../src/run/budget.ts'
+import { listTaggedRuns } from '../../src/run/listing.ts'
+import { FakeAgentApi, type FakeApiOptions } from '../fake-api/server.ts'
+
+const KEY = 'sk-tagged-runs-1234'
+const closers: FakeAgentApi[] = []
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((api) => api.close()))
+})
+
+async function start(options: FakeApiOptions = {}) {
+  const api = await FakeAgentApi.start({ apiKey: KEY, ...options })
+  closers.push(api)
+  const client = new AgentRunsClient({ baseUrl: api.baseUrl, apiKey: KEY, maxRetries: 0 })
+  return { api, client }
+}
+
+/** Seeds `count` ended runs tagged with `metadata`, each having used `credits`. */
+function seed(api: FakeAgentApi, count: number, metadata: Record<string, string>, credits = 1) {
+  for (let i = 0; i < count; i += 1) {
+    api.seedRun(
+      { prompt: `run ${i}`, metadata },
+      {
+        script: [
+          { state: 'SUCCEEDED', afterMs: 0, patch: { request_usage: { compute_cost: credits } } },
+        ],
+      },
+    )
+  }
+}
+
+function recorder(): Log & { lines: string[] } {
+  const lines: string[] = []
+  const push = (line: string) => void lines.push(line)
+  return { lines, info: push, warning: push, debug: () => undefined }
+}
+
+const OURS = { gh_repository: 'octo-org/app' }
+const THEIRS = { gh_repository: 'octo-org/other' }
+
+describe('listTaggedRuns', () => {
+  it('asks the service to filter, one request a page however many runs', async () => {
+    const { api, client } = await start()
+    seed(api, 230, OURS)
+    seed(api, 40, THEIRS)
+
+    const listed = await listTaggedRuns(client, OURS, {}, { maxPages: 50 })
+
+    expect(listed.filteredHere).toBe(false)
+    expect(listed.runs).toHaveLength(230)
+    const lists = api.requestsTo('GET', '/api/v1/agent/runs')
+    expect(lists).toHaveLength(3)
+    expect(lists[0]?.query.get('metadata[gh_repository]')).toBe('octo-org/app')
+    expect(api.requests).toHaveLength(3)
+  })
+
+  it('where the plan cannot filter by metadata, lists by time and filters here', async () => {
+    const { api, client } = await start({ metadataFilter: false })
+    seed(api, 30, OURS)
+    seed(api, 30, THEIRS)
+    api.seedRun({ prompt: 'untagged' })
+
+    const listed = await listTaggedRuns(client, OURS, {}, { maxPages: 50 })
+
+    expect(listed.filteredHere).toBe(true)
+    expect(listed.runs).toHaveLength(30)
+    const lists = api.requestsTo('GET', '/api/v1/agent/runs')
+    expect(lists.map((r) => r.response?.status)).toEqual([403, 200])
+    expect(lists[1]?.query.has('metadata[gh_repository]')).toBe(false)
+  })
+})
+
+describe('checkCreditBudgets', () => {
+  const now = () => Date.now()
+
+  it('sends nothing when no budget is set', async () => {
+    const { api, client } = await start()
+    const reached = await checkCreditBudgets(
+      client,
+      { daily: undefined, pullRequest: undefined },
+      { repository: 'octo-org/app', pullRequest: 3 },
+      { now, log: recorder() },
+    )
+    expect(reached).toBeUndefined()
+    expect(api.requests).toHaveLength(0)
+  })
+
+  it("sums this repository's runs of the day, and stops once the sum reaches the budget", async () => {
+    const { api, client } = await start()
+    seed(api, 4, OURS, 25)
+    seed(api, 4, THEIRS, 1_000)
+    const log = recorder()
+    const scope = { repository: 'octo-org/app', pullRequest: undefined }
+
+    const under = await checkCreditBudgets(client, { daily: 101, pullRequest: undefined }, scope, {
+      now,
+      log,
+    })
+    const reached = await checkCreditBudgets(
+      client,
+      { daily: 100, pullRequest: undefined },
+      scope,
+      {
+        now,
+        log,
+      },
+    )
+
+    expect(under).toBeUndefined()
+    expect(log.lines[0]).toMatch(/used 100 credits of 101 credits\.$/)
+    expect(reached?.input).toBe('daily_credit_budget')
+    expect(reached?.message).toMatch(
+      /in the last 24 hours \(since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\) used 100 credits, which has reached the daily_credit_budget of 100 credits\. No run was created\.$/,
+    )
+    const query = api.requestsTo('GET', '/api/v1/agent/runs')[0]?.query
+    expect(query?.get('created_after')).toMatch(/^\d{4}-/)
+  })
+
+  it("sums this pull request's runs, by the same tags, even where the plan cannot filter", async () => {
+    const { api, client } = await start({ metadataFilter: false })
+    seed(api, 3, { ...OURS, gh_thread: '7' }, 40)
+    seed(api, 3, { ...OURS, gh_thread: '8' }, 40)
+    const log = recorder()
+
+    const reached = await checkCreditBudgets(
+      client,
+      { daily: undefined, pullRequest: 120 },
+      { repository: 'octo-org/app', pullRequest: 7 },
+      { now, log },
+    )
+
+    expect(reached?.input).toBe('pr_credit_budget')
+    expect(reached?.message).toContain('pull request #7 of octo-org/app')
+    expect(reached?.message).toContain('used 120 credits')
+    expect(log.lines.join('\n')).toContain('cannot filter runs by metadata')
+  })
+
+  it('does not apply the pull request budget outside a pull request', async () => {
+    const { api, client } = await start()
+    const log = recorder()
+    const reached = await checkCreditBudgets(
+      client,
+      { daily: undefined, pullRequest: 1 },
+      { repository: 'octo-org/app', pullRequest: undefined },
+      { now, log },
+    )
+    expect(reached).toBeUndefined()
+    expect(api.requests).toHaveLength(0)
+    expect(log.lines).toEqual([
+      'pr_credit_budget: this event is about no pull request; it does not apply.',
+    ])
+  })
+})
