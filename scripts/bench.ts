@@ -21,6 +21,7 @@ import {
   type ScheduleFigures,
 } from './bench/schedule-sim.ts'
 import { simulateSet, type SetFigures } from './bench/set-sim.ts'
+import { outliveFigures, type OutliveFigures } from './bench/outlive.ts'
 import { median, round, summarize, type Summary } from './bench/stats.ts'
 import { prepareStep, spawnPrepared } from './bench/step.ts'
 
@@ -48,6 +49,8 @@ const GOALS = {
   maxRssMB: 80,
   bundleBytes: 1_000_000,
   requestsPerRun: 20,
+  /** Issue 19: a detached step frees its runner within 2 s (spawn to exit, against the fakes). */
+  detachedStepMs: 2_000,
 } as const
 
 /** The bounds of test/unit/schedule.test.ts for the run lengths without a goal of their own. */
@@ -636,6 +639,41 @@ async function load(): Promise<Load> {
   }
 }
 
+// ── 7. Runs that outlive their step ──────────────────────────────────────────────────────────
+
+async function outlive(): Promise<OutliveFigures> {
+  const figures = await outliveFigures()
+  const name = 'runs that outlive their step'
+  const detached = figures.detachedStepMs.median
+  row(
+    name,
+    'detached step, spawn to exit (median)',
+    ms(detached),
+    `≤ ${GOALS.detachedStepMs} ms`,
+    detached <= GOALS.detachedStepMs,
+  )
+  for (const pass of figures.passes) {
+    row(
+      name,
+      `reconcile, ${pass.runs} runs, ${pass.label}`,
+      `${pass.listRequests} list + ${pass.serviceRequests - pass.listRequests} other API requests; ` +
+        `GitHub ${pass.githubReads} reads, ${pass.githubWrites} writes; ${round(pass.ms / 1000, 2)} s`,
+      pass.changed === 0 ? '0 writes' : 'writes only for changed runs',
+      pass.changed === 0
+        ? pass.githubWrites === 0
+        : pass.finalized === pass.changed && pass.githubWrites <= pass.changed * 4,
+    )
+  }
+  for (const day of figures.minutes) {
+    row(
+      name,
+      `runner-minutes/day, ${day.runsPerDay} runs of ${day.runMinutes} min`,
+      `awaited ${day.awaited}, detached + reconcile ${day.detachedPlusReconcile}`,
+    )
+  }
+  return figures
+}
+
 // ── Report ──────────────────────────────────────────────────────────────────────────────────
 
 function printTable(): void {
@@ -687,14 +725,20 @@ console.log(
       .join(' ')}`,
 )
 
-const profile: StartProfile | undefined = await section('start profile', () => profileStart(3))
-const cold = await section('cold start', coldStart)
-const cancel = await section('cancel latency', cancelLatency)
-const schedule = await section('schedule', () => Promise.resolve(scheduleFigures()))
-const taskSet = await section('set', setFigures)
-const realtime = await section('real-time detection', realtimeDetection)
-const memory = await section('memory and size', memoryAndSize)
-const loadResult = await section('load', load)
+/** BENCH_ONLY=<section name>: that section alone, e.g. while working on it. */
+const only = process.env.BENCH_ONLY
+const wanted = <T>(name: string, body: () => Promise<T>): Promise<T | undefined> =>
+  only && only !== name ? Promise.resolve(undefined) : section(name, body)
+
+const profile: StartProfile | undefined = await wanted('start profile', () => profileStart(3))
+const cold = await wanted('cold start', coldStart)
+const cancel = await wanted('cancel latency', cancelLatency)
+const schedule = await wanted('schedule', () => Promise.resolve(scheduleFigures()))
+const taskSet = await wanted('set', setFigures)
+const realtime = await wanted('real-time detection', realtimeDetection)
+const memory = await wanted('memory and size', memoryAndSize)
+const loadResult = await wanted('load', load)
+const outliving = await wanted('runs that outlive their step', outlive)
 
 const totalSeconds = round((performance.now() - benchStarted) / 1000, 1)
 console.log('')
@@ -730,6 +774,7 @@ const results = {
   realtime,
   memory,
   load: loadResult,
+  outlive: outliving,
   table: rows,
   misses: misses.map((r) => `${r.section}: ${r.figure} = ${r.value} (goal ${r.goal})`),
   errors,

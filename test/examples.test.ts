@@ -24,6 +24,9 @@ const workflowsDir = `${root}.github/workflows/`
 
 const EXPECTED_EXAMPLES = [
   'answer-pr-comments.yml',
+  'budgeted-nightly.yml',
+  'detached-review.yml',
+  'reconcile.yml',
   'close-pr-cleanup.yml',
   'fix-failing-check.yml',
   'matrix-fan-out.yml',
@@ -64,8 +67,11 @@ interface ActionInput {
   default: string
 }
 
-function readActionInputs(): Map<string, ActionInput> {
-  const action = parse(readFileSync(`${root}action.yml`, 'utf8')) as {
+/** The reconcile action (reconcile/action.yml), from the same repository and bundle. */
+const RECONCILE_REF = /^[\w.-]+\/cloud-agent-run-action\/reconcile@[\w./-]+$/
+
+function readActionInputs(file = 'action.yml'): Map<string, ActionInput> {
+  const action = parse(readFileSync(`${root}${file}`, 'utf8')) as {
     inputs?: Record<string, { required?: boolean; default?: unknown }>
   }
   return new Map(
@@ -128,10 +134,13 @@ function projectRuleErrors(text: string, inputs: Map<string, ActionInput>): stri
       if (typeof step['uses'] !== 'string' || !ACTION_REF.test(step['uses'])) return
       actionSteps += 1
       const withs = record(step['with']) ?? {}
+      const reconcile = RECONCILE_REF.test(step['uses'])
+      const declared = reconcile ? reconcileInputs : inputs
+      const file = reconcile ? 'reconcile/action.yml' : 'action.yml'
       for (const key of Object.keys(withs)) {
-        if (!inputs.has(key)) problems.push(`${where}: \`${key}\` is not an input in action.yml`)
+        if (!declared.has(key)) problems.push(`${where}: \`${key}\` is not an input in ${file}`)
       }
-      for (const [name, input] of inputs) {
+      for (const [name, input] of declared) {
         if (input.required && !(name in withs)) problems.push(`${where}: no \`${name}\``)
       }
       const apiKey = withs['api_key']
@@ -139,7 +148,7 @@ function projectRuleErrors(text: string, inputs: Map<string, ActionInput>): stri
         problems.push(`${where}: api_key must come from \${{ secrets.… }}`)
       }
       // A step that waits is bounded by its job's timeout; cancel_only waits for no run.
-      if (!isFalse(withs['wait']) && withs['cancel_only'] !== true) {
+      if (!reconcile && !isFalse(withs['wait']) && withs['cancel_only'] !== true) {
         const timeout = String(withs['timeout'] ?? inputs.get('timeout')?.default ?? '60m')
         const minutes = timeout.includes('${{') ? undefined : durationMinutes(timeout)
         if (minutes !== undefined && !(jobTimeout > minutes)) {
@@ -155,6 +164,7 @@ function projectRuleErrors(text: string, inputs: Map<string, ActionInput>): stri
 }
 
 const inputs = readActionInputs()
+const reconcileInputs = readActionInputs('reconcile/action.yml')
 const exampleFiles = readdirSync(examplesDir)
   .filter((name) => /\.ya?ml$/.test(name))
   .sort()
@@ -702,5 +712,39 @@ jobs:
     expect(durationMinutes('120')).toBe(2)
     expect(durationMinutes('500ms')).toBeCloseTo(0.5 / 60)
     expect(durationMinutes('soon')).toBeUndefined()
+  })
+})
+
+describe('runs that outlive their step', () => {
+  it('detached-review: starts the run, shows it, and leaves it to the reconcile pass', () => {
+    const workflow = loadExample('detached-review.yml')
+    expect(workflow.permissions).toEqual({
+      contents: 'read',
+      'pull-requests': 'write',
+      statuses: 'write',
+    })
+    const w = onlyAction('detached-review.yml')
+    expect(w).toMatchObject({ wait: false, comment: true, commit_status: true })
+    expect(workflow.jobs['review']?.['timeout-minutes']).toBeLessThanOrEqual(5)
+  })
+
+  it('reconcile: every five minutes and by hand, with what the pass reads and writes', () => {
+    const workflow = loadExample('reconcile.yml')
+    expect(workflow.on['schedule']).toEqual([{ cron: '*/5 * * * *' }])
+    expect(workflow.on).toHaveProperty('workflow_dispatch')
+    expect(workflow.permissions).toMatchObject({
+      actions: 'read',
+      'pull-requests': 'write',
+      statuses: 'write',
+    })
+    const [step] = workflow.jobs['reconcile']?.steps ?? []
+    expect(step?.uses).toBe('octo-org/cloud-agent-run-action/reconcile@v1')
+  })
+
+  it('budgeted-nightly: a daily credit budget, and a note when it stops the run', () => {
+    const w = onlyAction('budgeted-nightly.yml')
+    expect(w['daily_credit_budget']).toBe(2000)
+    const steps = loadExample('budgeted-nightly.yml').jobs['maintain']?.steps ?? []
+    expect(steps[1]?.if).toContain("steps.agent.outputs.outcome == 'over_budget'")
   })
 })

@@ -69,7 +69,8 @@ export class RepositoryDesk {
   readonly #repo: string
   readonly #env: NodeJS.ProcessEnv
   #me: Promise<string> | undefined
-  readonly #threads = new Map<number, Promise<Array<{ id: number; body: string }>>>()
+  #comments: Promise<Array<{ id: number; thread: number; body: string }>> | undefined
+  #commentsSince: string | undefined
   readonly #statuses = new Map<string, Promise<Array<{ context: string } & CurrentStatus>>>()
   readonly #workflowRuns = new Map<string, Promise<{ status: string; attempt: number }>>()
 
@@ -91,14 +92,23 @@ export class RepositoryDesk {
   }
 
   /**
+   * The comments a pass looks through: the repository's, updated since `since`
+   * (the earliest start of the runs it finishes), read at the first need, a
+   * page of 100 a request, whatever the number of threads.
+   */
+  commentsSince(since: string): void {
+    this.#commentsSince = since
+  }
+
+  /**
    * The comment the run's step left: the thread's comment for its key, written
    * by the token's own identity, whose marker lists the run. Undefined when
    * there is none (deleted, or never made).
    */
   async stepComment(handoff: Handoff, runId: string): Promise<ShownInComment | undefined> {
     if (handoff.thread === undefined) return undefined
-    const me = await this.#identity()
-    for (const comment of await this.#comments(handoff.thread, me)) {
+    for (const comment of await this.#repositoryComments()) {
+      if (comment.thread !== handoff.thread) continue
       const marker = parseMarker(comment.body)
       if (!marker || marker.key !== handoff.key || marker.reply) continue
       const shown = marker.runs.find((record) => record.runId === runId)
@@ -220,30 +230,36 @@ export class RepositoryDesk {
     return this.#me
   }
 
-  /** The thread's comments written by `me`, oldest first: read once a pass. */
-  async #comments(thread: number, me: string): Promise<Array<{ id: number; body: string }>> {
-    let listed = this.#threads.get(thread)
-    if (!listed) {
-      listed = this.#octokit
-        .paginate(this.#octokit.rest.issues.listComments, {
-          owner: this.#owner,
-          repo: this.#repo,
-          issue_number: thread,
-          per_page: 100,
-          ...withDeadline(),
-        })
-        .then((comments) =>
-          comments
-            .filter((comment) => comment.user?.login === me)
-            .map((comment) => ({ id: comment.id, body: comment.body ?? '' })),
-        )
-      // A failed read is tried again by the next run on the thread.
-      listed.catch(() => this.#threads.delete(thread))
-      this.#threads.set(thread, listed)
-    }
-    return listed
+  /** The repository's comments written by the token's identity, oldest first: read once a pass. */
+  #repositoryComments(): Promise<Array<{ id: number; thread: number; body: string }>> {
+    this.#comments ??= this.#readComments().catch((error: unknown) => {
+      this.#comments = undefined // A failed read is tried again by the next run.
+      throw error
+    })
+    return this.#comments
+  }
+
+  async #readComments(): Promise<Array<{ id: number; thread: number; body: string }>> {
+    const me = await this.#identity()
+    const comments = await this.#octokit.paginate(this.#octokit.rest.issues.listCommentsForRepo, {
+      owner: this.#owner,
+      repo: this.#repo,
+      ...(this.#commentsSince ? { since: this.#commentsSince } : {}),
+      per_page: 100,
+      ...withDeadline(COMMENTS_DEADLINE_MS),
+    })
+    return comments
+      .filter((comment) => comment.user?.login === me)
+      .map((comment) => ({
+        id: comment.id,
+        thread: Number(/\/issues\/(\d+)$/.exec(comment.issue_url)?.[1]),
+        body: comment.body ?? '',
+      }))
   }
 }
+
+/** Reading every page of the repository's comments: longer than one call, still bounded. */
+const COMMENTS_DEADLINE_MS = 30_000
 
 /** The log, and whether anything written through it was a warning (a refused GitHub write). */
 function watchWarnings(log: Log): { log: Log; warned: () => boolean } {

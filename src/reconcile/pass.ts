@@ -39,6 +39,7 @@ export interface PassDeps {
   >
   desk: Pick<
     RepositoryDesk,
+    | 'commentsSince'
     | 'stepComment'
     | 'stepStatus'
     | 'workflowRun'
@@ -67,9 +68,10 @@ const LOST_RUNNER =
  * One reconcile pass: lists this repository's runs updated within the
  * lookback (one request a page), then for each one finishes what its step left
  * unfinished on GitHub, sweeps what a lost runner left running, or leaves it,
- * saying why. GitHub is read once a thread, a commit and a workflow run, and
- * written only where what it shows differs from what it should; a failure is a
- * row of the table and a warning, and the pass goes on.
+ * saying why. GitHub's comments are read a page of the repository's at a time,
+ * and a commit status or a workflow run only where the comment cannot vouch for
+ * it; GitHub is written only where what it shows differs from what it should. A
+ * failure is a row of the table and a warning, and the pass goes on.
  */
 export async function reconcilePass(settings: PassSettings, deps: PassDeps): Promise<PassReport> {
   const deadline = deps.now() + PASS_DEADLINE_MS
@@ -88,6 +90,8 @@ export async function reconcilePass(settings: PassSettings, deps: PassDeps): Pro
   deps.log.info(
     `${listed.runs.length} run(s) of ${settings.repository} updated within ${formatDuration(settings.lookbackMs)}.`,
   )
+  const commentsFrom = commentsSince(listed.runs)
+  if (commentsFrom) deps.desk.commentsSince(commentsFrom)
   const rows: PassRow[] = []
   for (const run of listed.runs) {
     const row =
@@ -136,12 +140,14 @@ async function finishRun(
   settings: PassSettings,
   deps: PassDeps,
 ): Promise<PassRow> {
-  const [comment, status] = await Promise.all([
-    handoff.comment ? deps.desk.stepComment(handoff, run.run_id) : undefined,
-    handoff.commitStatus ? deps.desk.stepStatus(handoff) : undefined,
-  ])
+  const comment = handoff.comment ? await deps.desk.stepComment(handoff, run.run_id) : undefined
   const commentDue = comment && !commentShowsEnd(comment.shown) ? comment : undefined
-  const statusDue = handoff.commitStatus && statusLeftPending(status, run.run_id)
+  // The comment is written last, so one at its end vouches for the status: no read per commit.
+  const status =
+    handoff.commitStatus && !(comment && !commentDue)
+      ? await deps.desk.stepStatus(handoff)
+      : undefined
+  const statusDue = statusLeftPending(status, run.run_id)
   if (!commentDue && !statusDue) {
     return rowOf(run, 'up-to-date', upToDateWhy(handoff, comment !== undefined))
   }
@@ -169,31 +175,42 @@ async function finishRun(
     elapsedMs: elapsedOf(run),
     ...(newer ? { supersededBy: newer.run_id } : {}),
   }
-  let written = 0
-  let refused = 0
-  if (commentDue) {
-    const answer = await answerOf(run, deps)
-    const shown = await deps.desk.showInComment(
-      handoff,
-      commentDue.commentId,
-      run,
-      { outcome: commentOutcomeOf(outcome, false), answer, notes },
-      deps.log,
-    )
-    if (shown) written += 1
-    else refused += 1
-  }
+  // The status first: a comment at its end then means the status is too (see above), and a
+  // refused status leaves the comment going, so that the next pass tries both again.
   // A newer run on the same commit owns the status now, as a waiting step would leave it.
   const statusOwnedByNewer = newer?.metadata?.[STEP_KEYS.headSha] === handoff.headSha
   if (statusDue && !statusOwnedByNewer) {
     const report = finalStatus(outcome, deps.desk.stepWorkflowRunUrl(handoff))
-    if (await deps.desk.setStatus(handoff, report, deps.log)) written += 1
-    else refused += 1
+    if (!(await deps.desk.setStatus(handoff, report, deps.log))) {
+      return rowOf(run, 'failed', `${why}; GitHub refused the status, so the next pass tries again`)
+    }
   }
-  if (written === 0 && refused > 0)
-    return rowOf(run, 'failed', `${why}, and GitHub refused the writes`)
-  return rowOf(run, 'finalized', refused > 0 ? `${why} (GitHub refused one write)` : why)
+  if (commentDue) {
+    const answer = await answerOf(run, deps)
+    const context = { outcome: commentOutcomeOf(outcome, false), answer, notes }
+    if (!(await deps.desk.showInComment(handoff, commentDue.commentId, run, context, deps.log))) {
+      return rowOf(
+        run,
+        'failed',
+        `${why}; GitHub refused the comment, so the next pass tries again`,
+      )
+    }
+  }
+  return rowOf(run, 'finalized', why)
 }
+
+/**
+ * Where the comments a pass looks through begin: a step shows its run from its
+ * start, so the earliest start among the runs (less a margin for clocks) bounds them.
+ */
+function commentsSince(runs: readonly RunItem[]): string | undefined {
+  const starts = runs.map((run) => Date.parse(run.created_at ?? '')).filter(Number.isFinite)
+  if (starts.length === 0) return undefined
+  return new Date(Math.min(...starts) - COMMENTS_MARGIN_MS).toISOString()
+}
+
+/** How much earlier than its run a step's comment may have last been written. */
+const COMMENTS_MARGIN_MS = 60 * 60_000
 
 /** Cancels a run whose waiting step's runner was lost, and says so where the step showed it. */
 async function sweepRun(
@@ -229,8 +246,6 @@ async function sweepRun(
     handoff.commitStatus ? deps.desk.stepStatus(handoff) : undefined,
   ])
   const note = `${LOST_RUNNER} A reconcile pass cancelled the run.`
-  if (comment)
-    await deps.desk.showInComment(handoff, comment.commentId, ended, { notes: [note] }, deps.log)
   if (statusLeftPending(status, run.run_id)) {
     await deps.desk.setStatus(
       handoff,
@@ -241,6 +256,9 @@ async function sweepRun(
       },
       deps.log,
     )
+  }
+  if (comment) {
+    await deps.desk.showInComment(handoff, comment.commentId, ended, { notes: [note] }, deps.log)
   }
   return rowOf(ended, 'swept', why)
 }

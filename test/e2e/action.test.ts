@@ -106,6 +106,9 @@ describe('the action, run as the runner runs it', () => {
         gh_run_attempt: '1',
         gh_job: 'review',
         gh_step: 'agent',
+        // The hand-over to a reconcile pass, which sweeps the run should this runner be lost.
+        gh_key: 'pr-review',
+        gh_wait: 'true',
       },
     })
     expect(api.allRuns()).toHaveLength(1)

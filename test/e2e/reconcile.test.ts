@@ -91,6 +91,7 @@ describe('a detached run, finished by a reconcile pass', () => {
     expect(gh.comments(OWNER, REPO, PR)).toHaveLength(1)
 
     const writesBefore = writes(gh)
+    const githubBefore = gh.requests.length
     const requestsBefore = api.requests.length
     const second = await reconcile(api, gh)
 
@@ -101,6 +102,12 @@ describe('a detached run, finished by a reconcile pass', () => {
     // Listing is one request a page; an unchanged run costs no request of its own.
     const listed = api.requests.slice(requestsBefore).map((r) => `${r.method} ${r.path}`)
     expect(listed).toEqual(['GET /api/v1/agent/runs'])
+    // GitHub: who the token is, and the repository's comments a page at a time; the comment at
+    // its end vouches for the status, so no commit is read.
+    expect(gh.requests.slice(githubBefore).map((r) => `${r.method} ${r.path}`)).toEqual([
+      'GET /user',
+      'GET /repos/octo-org/app/issues/comments',
+    ])
   })
 
   it('dry_run: reports what it would finalize, and changes nothing', async () => {

@@ -1,7 +1,8 @@
 /**
  * A fake of the few GitHub REST endpoints the action uses on real loopback HTTP: GET /user;
- * list/create issue comments, get/update/delete an issue comment; a collaborator's permission;
- * commit statuses; pull requests whose head a test can move; workflow runs. Answers are
+ * list/create issue comments (a thread's, or a repository's), get/update/delete an issue
+ * comment; a collaborator's permission; commit statuses; pull requests whose head a test can
+ * move; workflow runs. Answers are
  * shaped like GitHub's (pagination with a Link header, `{message, documentation_url}` errors),
  * so `@actions/github`'s `getOctokit(token, { baseUrl: fake.apiUrl })` works against it as is.
  */
@@ -199,6 +200,7 @@ const MAX_PER_PAGE = 100
 /** GitHub refuses comment bodies longer than this many characters. */
 export const MAX_COMMENT_BODY = 65536
 const GITHUB_ACTIONS_BOT_ID = 41898282
+const REPO_COMMENTS_PATH = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments$/
 const COMMENTS_PATH = /^\/repos\/([^/]+)\/([^/]+)\/issues\/([1-9]\d*)\/comments$/
 const COMMENT_PATH = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/([1-9]\d*)$/
 const PERMISSION_PATH = /^\/repos\/([^/]+)\/([^/]+)\/collaborators\/([^/]+)\/permission$/
@@ -545,6 +547,14 @@ export class FakeGitHub {
         )
       }
       return ok(200, this.tokenUser)
+    }
+    const repoComments = REPO_COMMENTS_PATH.exec(path)
+    if (repoComments && method === 'GET') {
+      const [, owner = '', repo = ''] = repoComments
+      const all = [...this.#comments.values()]
+        .filter((c) => sameRepo(c, owner, repo))
+        .sort((a, b) => a.id - b.id)
+      return this.#page(all, url)
     }
     const thread = COMMENTS_PATH.exec(path)
     if (thread) {
@@ -951,15 +961,18 @@ export class FakeGitHub {
   }
 
   #list(owner: string, repo: string, issueNumber: number, url: URL): Reply {
+    return this.#page(this.#thread(owner, repo, issueNumber), url)
+  }
+
+  /** One page of `comments` (oldest first), after `since` when given, with GitHub's Link header. */
+  #page(comments: StoredComment[], url: URL): Reply {
     const perPage = Math.min(
       positiveInt(url.searchParams.get('per_page')) ?? DEFAULT_PER_PAGE,
       MAX_PER_PAGE,
     )
     const page = positiveInt(url.searchParams.get('page')) ?? 1
     const since = Date.parse(url.searchParams.get('since') ?? '')
-    const all = this.#thread(owner, repo, issueNumber).filter(
-      (c) => Number.isNaN(since) || c.updatedAt.getTime() >= since,
-    )
+    const all = comments.filter((c) => Number.isNaN(since) || c.updatedAt.getTime() >= since)
     const items = all.slice((page - 1) * perPage, page * perPage).map((c) => this.#view(c))
     const reply = ok(200, items)
     const lastPage = Math.ceil(all.length / perPage)
