@@ -1,5 +1,5 @@
 import * as core from '@actions/core'
-import { abortableSleep } from '../api/client.ts'
+import { abortableSleep } from '../api/transport.ts'
 import { RepositoryDesk } from '../github/handoff.ts'
 import { readReconcileSettings } from '../inputs.ts'
 import { publishError } from '../report/publish.ts'

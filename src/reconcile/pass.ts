@@ -1,6 +1,7 @@
 import { agentWorkSources } from '../agent/sources.ts'
 import { collectAgentWork } from '../agent/work.ts'
-import type { AgentRunsClient, Sleep } from '../api/client.ts'
+import type { AgentRunsClient } from '../api/client.ts'
+import type { Sleep } from '../api/transport.ts'
 import type { RunItem } from '../api/types.ts'
 import { commentOutcomeOf } from '../github/comment.ts'
 import type { RepositoryDesk } from '../github/handoff.ts'

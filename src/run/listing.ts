@@ -1,4 +1,5 @@
-import type { AgentRunsClient, RequestOptions } from '../api/client.ts'
+import type { AgentRunsClient } from '../api/client.ts'
+import type { RequestOptions } from '../api/transport.ts'
 import { ApiStatusError } from '../api/errors.ts'
 import type { ListRunsQuery, RunItem } from '../api/types.ts'
 
