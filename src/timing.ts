@@ -150,6 +150,35 @@ export const AGENT_WORK_DEADLINE_MS = 5 * 60_000
  */
 export const PAST_TIMEOUT_MS = 15_000
 
+// ── Budgets and reconcile passes ─────────────────────────────────────────────
+
+/**
+ * The credit budgets, checked before the create: adding up the spend must never
+ * hold the step for long (past the deadline, the step fails and creates nothing).
+ * The daily budget's window is the last 24 hours; a budget reads at most
+ * `maxPages` pages of 100 runs.
+ */
+export const CREDIT_BUDGET_CHECK = {
+  deadlineMs: 60_000,
+  dailyWindowMs: 24 * 60 * 60_000,
+  maxPages: 20,
+} as const
+
+/**
+ * One reconcile pass: it ends well inside a five-minute schedule, and runs not
+ * reached by then are left to the next pass, which takes them up the same way.
+ * It reads at most `maxPages` pages of 100 runs; each run's answer gets
+ * `answerMs`, and the repository's comments, all their pages, `commentsMs`. A
+ * step's comment is looked for from `commentsMarginMs` before its run's start.
+ */
+export const RECONCILE_PASS = {
+  deadlineMs: 4 * 60_000,
+  maxPages: 50,
+  answerMs: 30_000,
+  commentsMs: 30_000,
+  commentsMarginMs: 60 * 60_000,
+} as const
+
 // ── GitHub ───────────────────────────────────────────────────────────────────
 
 /** The longest a single GitHub call may take before the action gives up on it. */

@@ -8,6 +8,7 @@ import { eventPullRequest, readEventPayload } from './event.ts'
 import { loadOctokit, tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
 import { CommitStatusReporter, statusContext, type StatusReport } from './status.ts'
 import { threadFromEvent } from './thread.ts'
+import { RECONCILE_PASS } from '../timing.ts'
 
 /** The metadata by which a step hands its run over to a later reconcile pass. */
 export function stepHandoff(
@@ -246,7 +247,7 @@ export class RepositoryDesk {
       repo: this.#repo,
       ...(this.#commentsSince ? { since: this.#commentsSince } : {}),
       per_page: 100,
-      ...withDeadline(COMMENTS_DEADLINE_MS),
+      ...withDeadline(RECONCILE_PASS.commentsMs),
     })
     return comments
       .filter((comment) => comment.user?.login === me)
@@ -257,9 +258,6 @@ export class RepositoryDesk {
       }))
   }
 }
-
-/** Reading every page of the repository's comments: longer than one call, still bounded. */
-const COMMENTS_DEADLINE_MS = 30_000
 
 /** The log, and whether anything written through it was a warning (a refused GitHub write). */
 function watchWarnings(log: Log): { log: Log; warned: () => boolean } {

@@ -16,6 +16,7 @@ import { listTaggedRuns } from '../run/listing.ts'
 import { findSupersedingRun } from '../run/superseded.ts'
 import { formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
+import { RECONCILE_PASS } from '../timing.ts'
 import type { PassReport, PassRow, RowAction } from '../report/reconcile.ts'
 import { commentShowsEnd, firstLook, statusLeftPending } from './plan.ts'
 
@@ -53,15 +54,6 @@ export interface PassDeps {
   log: Log
 }
 
-/**
- * The longest a pass runs: well inside a five-minute schedule. Runs not reached
- * by then are left for the next pass, which takes them up the same way.
- */
-export const PASS_DEADLINE_MS = 4 * 60_000
-
-/** Pages of runs a pass reads at most (100 runs a page). */
-const MAX_PAGES = 50
-
 const LOST_RUNNER =
   'The step that waited for this run lost its runner: its workflow run completed without it.'
 
@@ -75,13 +67,13 @@ const LOST_RUNNER =
  * failure is a row of the table and a warning, and the pass goes on.
  */
 export async function reconcilePass(settings: PassSettings, deps: PassDeps): Promise<PassReport> {
-  const deadline = deps.now() + PASS_DEADLINE_MS
+  const deadline = deps.now() + RECONCILE_PASS.deadlineMs
   const since = new Date(deps.now() - settings.lookbackMs).toISOString()
   const listed = await listTaggedRuns(
     deps.client,
     { [STEP_KEYS.repository]: settings.repository },
     { updated_after: since },
-    { maxPages: MAX_PAGES, deadline },
+    { maxPages: RECONCILE_PASS.maxPages, deadline },
   )
   if (listed.filteredHere) {
     deps.log.info(
@@ -207,11 +199,8 @@ async function finishRun(
 function commentsSince(runs: readonly RunItem[]): string | undefined {
   const starts = runs.map((run) => Date.parse(run.created_at ?? '')).filter(Number.isFinite)
   if (starts.length === 0) return undefined
-  return new Date(Math.min(...starts) - COMMENTS_MARGIN_MS).toISOString()
+  return new Date(Math.min(...starts) - RECONCILE_PASS.commentsMarginMs).toISOString()
 }
-
-/** How much earlier than its run a step's comment may have last been written. */
-const COMMENTS_MARGIN_MS = 60 * 60_000
 
 /** Cancels a run whose waiting step's runner was lost, and says so where the step showed it. */
 async function sweepRun(
@@ -274,17 +263,14 @@ async function answerOf(run: RunItem, deps: PassDeps): Promise<string | undefine
   }
   const work = await collectAgentWork(
     run,
-    { downloadPatterns: [], artifactsDir: '', runnerTemp: '' },
+    { downloadPatterns: [], artifactsDir: '', runnerTemp: '', workspace: '' },
     // No download patterns: only the conversation is read.
     agentWorkSources(deps.client),
     quiet,
-    AbortSignal.timeout(ANSWER_DEADLINE_MS),
+    AbortSignal.timeout(RECONCILE_PASS.answerMs),
   )
   return work.answer
 }
-
-/** Reading one run's answer: a bounded time, never the pass. */
-const ANSWER_DEADLINE_MS = 30_000
 
 /** The run's time, by the service's figure, else from its creation to its last update. */
 function elapsedOf(run: RunItem): number {

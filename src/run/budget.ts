@@ -4,6 +4,7 @@ import type { CreditBudgets } from '../inputs.ts'
 import type { Log } from '../log.ts'
 import { HANDOFF_KEYS, STEP_KEYS } from '../model/handoff.ts'
 import { formatCredits } from '../text/format.ts'
+import { CREDIT_BUDGET_CHECK } from '../timing.ts'
 import { listTaggedRuns } from './listing.ts'
 
 /** Where the step runs: what a budget adds up over. */
@@ -21,13 +22,6 @@ export interface BudgetReached {
   message: string
 }
 
-/** The daily budget's window. */
-const DAY_MS = 24 * 60 * 60_000
-/** Pages of runs one budget reads at most (100 runs a page). */
-const MAX_PAGES = 20
-/** Adding up the spend must never hold the step for long: past this, the step fails. */
-const BUDGET_DEADLINE_MS = 60_000
-
 /**
  * Checks the credit budgets before a run is created: one list request a page
  * for each budget that is set, summing the credits of the runs this action
@@ -41,10 +35,10 @@ export async function checkCreditBudgets(
   scope: BudgetScope,
   deps: { now: () => number; log: Log },
 ): Promise<BudgetReached | undefined> {
-  const deadline = deps.now() + BUDGET_DEADLINE_MS
+  const deadline = deps.now() + CREDIT_BUDGET_CHECK.deadlineMs
   const repository = { [STEP_KEYS.repository]: scope.repository }
   if (budgets.daily !== undefined) {
-    const since = new Date(deps.now() - DAY_MS).toISOString()
+    const since = new Date(deps.now() - CREDIT_BUDGET_CHECK.dailyWindowMs).toISOString()
     const spent = await creditsOf(client, repository, since, deadline, deps.log)
     const window = `in the last 24 hours (since ${since.replace(/\.\d+Z$/, 'Z')})`
     deps.log.info(
@@ -87,7 +81,7 @@ async function creditsOf(
   log: Log,
 ): Promise<number> {
   const listed = await listTaggedRuns(client, tags, since ? { created_after: since } : {}, {
-    maxPages: MAX_PAGES,
+    maxPages: CREDIT_BUDGET_CHECK.maxPages,
     deadline,
   })
   if (listed.filteredHere) {
