@@ -554,7 +554,7 @@ export class FakeGitHub {
       const all = [...this.#comments.values()]
         .filter((c) => sameRepo(c, owner, repo))
         .sort((a, b) => a.id - b.id)
-      return this.#page(all, url)
+      return this.#page(this.#since(all, url), url, (c) => this.#view(c))
     }
     const thread = COMMENTS_PATH.exec(path)
     if (thread) {
@@ -669,7 +669,10 @@ export class FakeGitHub {
     return error(404, 'Not Found')
   }
 
-  /** A page of `items` as GitHub pages a list: `per_page`, `page`, and a Link header. */
+  /**
+   * A page of `items` as GitHub pages a list: `per_page`, `page`, and a Link header whose
+   * links keep the request's other parameters (`since`).
+   */
   #page<T>(items: readonly T[], url: URL, view: (item: T) => unknown): Reply {
     const perPage = Math.min(
       positiveInt(url.searchParams.get('per_page')) ?? DEFAULT_PER_PAGE,
@@ -678,14 +681,21 @@ export class FakeGitHub {
     const page = positiveInt(url.searchParams.get('page')) ?? 1
     const reply = ok(200, items.slice((page - 1) * perPage, page * perPage).map(view))
     const lastPage = Math.ceil(items.length / perPage)
-    if (page < lastPage) {
+    if (lastPage > 1) {
       const link = (p: number, rel: string): string => {
         const target = new URL(url.pathname, this.apiUrl)
+        for (const [key, value] of url.searchParams) {
+          if (key !== 'page' && key !== 'per_page') target.searchParams.append(key, value)
+        }
         target.searchParams.set('per_page', String(perPage))
         target.searchParams.set('page', String(p))
         return `<${target.href}>; rel="${rel}"`
       }
-      reply.headers['link'] = [link(page + 1, 'next'), link(lastPage, 'last')].join(', ')
+      const links: string[] = []
+      if (page > 1) links.push(link(Math.min(page - 1, lastPage), 'prev'))
+      if (page < lastPage) links.push(link(page + 1, 'next'), link(lastPage, 'last'))
+      if (page > 1) links.push(link(1, 'first'))
+      reply.headers['link'] = links.join(', ')
     }
     return reply
   }
@@ -961,38 +971,15 @@ export class FakeGitHub {
   }
 
   #list(owner: string, repo: string, issueNumber: number, url: URL): Reply {
-    return this.#page(this.#thread(owner, repo, issueNumber), url)
+    return this.#page(this.#since(this.#thread(owner, repo, issueNumber), url), url, (c) =>
+      this.#view(c),
+    )
   }
 
-  /** One page of `comments` (oldest first), after `since` when given, with GitHub's Link header. */
-  #page(comments: StoredComment[], url: URL): Reply {
-    const perPage = Math.min(
-      positiveInt(url.searchParams.get('per_page')) ?? DEFAULT_PER_PAGE,
-      MAX_PER_PAGE,
-    )
-    const page = positiveInt(url.searchParams.get('page')) ?? 1
+  /** The comments after `since`, when the request gives one (GitHub's `since`: updated at or after). */
+  #since(comments: readonly StoredComment[], url: URL): StoredComment[] {
     const since = Date.parse(url.searchParams.get('since') ?? '')
-    const all = comments.filter((c) => Number.isNaN(since) || c.updatedAt.getTime() >= since)
-    const items = all.slice((page - 1) * perPage, page * perPage).map((c) => this.#view(c))
-    const reply = ok(200, items)
-    const lastPage = Math.ceil(all.length / perPage)
-    if (lastPage > 1) {
-      const link = (p: number, rel: string): string => {
-        const target = new URL(url.pathname, this.apiUrl)
-        for (const [key, value] of url.searchParams) {
-          if (key !== 'page' && key !== 'per_page') target.searchParams.append(key, value)
-        }
-        target.searchParams.set('per_page', String(perPage))
-        target.searchParams.set('page', String(p))
-        return `<${target.href}>; rel="${rel}"`
-      }
-      const links: string[] = []
-      if (page > 1) links.push(link(Math.min(page - 1, lastPage), 'prev'))
-      if (page < lastPage) links.push(link(page + 1, 'next'), link(lastPage, 'last'))
-      if (page > 1) links.push(link(1, 'first'))
-      reply.headers['link'] = links.join(', ')
-    }
-    return reply
+    return comments.filter((c) => Number.isNaN(since) || c.updatedAt.getTime() >= since)
   }
 
   #create(request: RecordedGitHubRequest, owner: string, repo: string, issueNumber: number): Reply {
