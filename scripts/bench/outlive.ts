@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import type { RunItem } from '../../src/api/types.ts'
 import { renderComment, type Marker } from '../../src/github/comment.ts'
 import { handoffMetadata } from '../../src/model/handoff.ts'
+import { endingOf } from '../../src/model/outcome.ts'
 import { FakeAgentApi } from '../../test/fake-api/server.ts'
 import { FakeGitHub } from '../../test/fake-github/server.ts'
 import { DEFAULT_GITHUB_TOKEN, ROOT, prepareStepEnvironment } from '../../test/e2e/harness.ts'
@@ -189,10 +190,10 @@ async function seedWhatTheStepLeft(
   key: string,
   stillStarted: boolean,
 ): Promise<void> {
-  const ending = stillStarted
-    ? ({ kind: 'started' } as const)
-    : ({ kind: 'finished', state: 'SUCCEEDED' } as const)
   const shown = stillStarted ? { ...run, state: 'QUEUED' } : run
+  const ending = endingOf(
+    stillStarted ? { kind: 'started', run: shown } : { kind: 'finished', run, elapsedMs: 0 },
+  )
   const marker: Marker = {
     runId: run.run_id,
     step: 'review/agent',
