@@ -3120,8 +3120,9 @@ var __webpack_exports__ = {};
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  V: () => (/* reexport */ run),
-  a: () => (/* reexport */ post_run)
+  VN: () => (/* reexport */ run),
+  a2: () => (/* reexport */ post_run),
+  Kf: () => (/* reexport */ main_run)
 });
 
 // NAMESPACE OBJECT: ./node_modules/@actions/core/lib/platform.js
@@ -6242,6 +6243,32 @@ const AGENT_WORK_DEADLINE_MS = 5 * 60_000;
  * answer and the files get what is left (and at most `AGENT_WORK_DEADLINE_MS`).
  */
 const PAST_TIMEOUT_MS = 15_000;
+// ── Budgets and reconcile passes ─────────────────────────────────────────────
+/**
+ * The credit budgets, checked before the create: adding up the spend must never
+ * hold the step for long (past the deadline, the step fails and creates nothing).
+ * The daily budget's window is the last 24 hours; a budget reads at most
+ * `maxPages` pages of 100 runs.
+ */
+const CREDIT_BUDGET_CHECK = {
+    deadlineMs: 60_000,
+    dailyWindowMs: 24 * 60 * 60_000,
+    maxPages: 20,
+};
+/**
+ * One reconcile pass: it ends well inside a five-minute schedule, and runs not
+ * reached by then are left to the next pass, which takes them up the same way.
+ * It reads at most `maxPages` pages of 100 runs; each run's answer gets
+ * `answerMs`, and the repository's comments, all their pages, `commentsMs`. A
+ * step's comment is looked for from `commentsMarginMs` before its run's start.
+ */
+const RECONCILE_PASS = {
+    deadlineMs: 4 * 60_000,
+    maxPages: 50,
+    answerMs: 30_000,
+    commentsMs: 30_000,
+    commentsMarginMs: 60 * 60_000,
+};
 // ── GitHub ───────────────────────────────────────────────────────────────────
 /** The longest a single GitHub call may take before the action gives up on it. */
 const GITHUB_CALL_DEADLINE_MS = 8_000;
@@ -8614,7 +8641,7 @@ function describeEnding(ending) {
             return {
                 ...word('started'),
                 label: 'Started',
-                detail: 'This step did not wait for the run (`wait: false`).',
+                detail: "This step did not wait for the run (`wait: false`); a `reconcile` pass brings what it shows on GitHub to the run's end.",
                 showsReason: false,
                 why: 'The step did not wait for the run (wait: false); it goes on without this step.',
                 headline: `${name} started (${ending.state}); not waiting for it`,
@@ -8977,10 +9004,16 @@ function shortText(value, max = 300) {
 }
 /**
  * The runs with `run` put in (replacing an older record of it), newest first.
- * Two steps writing the same comment each keep the other's runs.
+ * Two steps writing the same comment each keep the other's runs. A run keeps
+ * the time it was first shown, so that a later writer (the post step, a
+ * reconcile pass) never moves an older run above a newer one.
  */
 function mergeRuns(runs, run) {
-    return [run, ...runs.filter((other) => other.runId !== run.runId)]
+    const earlier = runs.find((other) => other.runId === run.runId)?.startedAt;
+    const startedAt = earlier !== undefined && Date.parse(earlier) < Date.parse(run.startedAt)
+        ? earlier
+        : run.startedAt;
+    return [{ ...run, startedAt }, ...runs.filter((other) => other.runId !== run.runId)]
         .sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt))
         .slice(0, MAX_RUNS);
 }
@@ -9255,6 +9288,81 @@ function cutEscaped(text, max) {
     return text.length <= max ? text : cut(text, max).replace(/&#?\w*$/, '');
 }
 
+;// CONCATENATED MODULE: ./src/model/handoff.ts
+/**
+ * What a run carries in its metadata so that a later `reconcile` pass can
+ * finish its comment and commit status exactly as its step would have: where
+ * they are, and whether the step waited for the run. Metadata is fixed when the
+ * run is created, and the service takes at most 20 keys of at most 256 bytes a
+ * value; run/create.ts writes the step's other keys (repository, workflow run,
+ * attempt, job, head commit), read here too.
+ */
+const HANDOFF_KEYS = {
+    /** The pull request or issue the step comments on; also what `pr_credit_budget` counts by. */
+    thread: 'gh_thread',
+    /** The step's key: its comment's, and its commit status's context (`cloud-agent/<key>`). */
+    key: 'gh_key',
+    /** `true` when the step waits for the run, `false` with `wait: false`. */
+    wait: 'gh_wait',
+    /** What the step shows on GitHub: `comment`, `status`, both (comma-separated) or ''. */
+    report: 'gh_report',
+};
+/** The keys run/create.ts tags every run with, which a pass reads. */
+const STEP_KEYS = {
+    repository: 'gh_repository',
+    workflowRunId: 'gh_run_id',
+    attempt: 'gh_run_attempt',
+    headSha: 'gh_head_sha',
+};
+/** The metadata that hands the run over, beside the step's tag. */
+function handoffMetadata(facts) {
+    const report = [facts.comment ? 'comment' : '', facts.commitStatus ? 'status' : '']
+        .filter(Boolean)
+        .join(',');
+    return {
+        ...(facts.thread === undefined ? {} : { [HANDOFF_KEYS.thread]: String(facts.thread) }),
+        [HANDOFF_KEYS.key]: facts.key,
+        [HANDOFF_KEYS.wait]: String(facts.wait),
+        [HANDOFF_KEYS.report]: report,
+    };
+}
+const handoff_SHA = /^[0-9a-f]{40}$/;
+const REPOSITORY = /^[\w.-]+\/[\w.-]+$/;
+/**
+ * The hand-over in a run's metadata; undefined when the run carries none (a
+ * run started by an older version of the action, or not by the action at all).
+ * Every value is checked: metadata is text anyone with the key could have set.
+ */
+function readHandoff(metadata) {
+    if (typeof metadata !== 'object' || metadata === null)
+        return undefined;
+    const values = metadata;
+    const text = (key) => (typeof values[key] === 'string' ? values[key] : undefined);
+    const repository = text(STEP_KEYS.repository);
+    const wait = text(HANDOFF_KEYS.wait);
+    const key = text(HANDOFF_KEYS.key);
+    if (!repository || !REPOSITORY.test(repository) || !key)
+        return undefined;
+    if (wait !== 'true' && wait !== 'false')
+        return undefined;
+    const report = (text(HANDOFF_KEYS.report) ?? '').split(',');
+    const thread = Number(text(HANDOFF_KEYS.thread));
+    const attempt = Number(text(STEP_KEYS.attempt));
+    const workflowRunId = text(STEP_KEYS.workflowRunId);
+    const headSha = text(STEP_KEYS.headSha);
+    return {
+        repository,
+        workflowRunId: workflowRunId && /^\d{1,20}$/.test(workflowRunId) ? workflowRunId : undefined,
+        attempt: Number.isSafeInteger(attempt) && attempt > 0 ? attempt : undefined,
+        headSha: headSha && handoff_SHA.test(headSha) ? headSha : undefined,
+        thread: Number.isSafeInteger(thread) && thread > 0 ? thread : undefined,
+        key,
+        waits: wait === 'true',
+        comment: report.includes('comment'),
+        commitStatus: report.includes('status'),
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/github/octokit.ts
 
 
@@ -9285,91 +9393,6 @@ async function tokenIdentity(octokit) {
 /** Why a GitHub call failed, safe for the log. */
 function reasonOf(error) {
     return safeForLog(errorMessage(error), 500);
-}
-
-;// CONCATENATED MODULE: ./src/github/commenter.ts
-
-const RANK = {
-    none: 0,
-    read: 1,
-    triage: 2,
-    write: 3,
-    maintain: 4,
-    admin: 5,
-};
-function screenAuthor(author, me, rules) {
-    const refuse = (reason) => ({
-        kind: 'decided',
-        admission: { admitted: false, reason },
-    });
-    if (!author)
-        return refuse('the event names no author, so their permission cannot be checked');
-    const who = `@${author.login}`;
-    if (author.login.toLowerCase() === me.toLowerCase()) {
-        return refuse(`the ${author.what} is this action's own (${who})`);
-    }
-    if (author.isBot) {
-        const bot = author.login.toLowerCase().replace(/\[bot\]$/, '');
-        if (rules.allowedBots.includes(bot)) {
-            return {
-                kind: 'decided',
-                admission: { admitted: true, reason: `${who} is listed in allowed_bots` },
-            };
-        }
-        return refuse(`${who} is a bot, and allowed_bots does not list it`);
-    }
-    return { kind: 'check-permission', login: author.login };
-}
-/**
- * The author's role from GitHub's collaborator-permission answer. `role_name`
- * tells triage and maintain apart; a custom role falls back to `permission`,
- * which GitHub gives as one of admin, write, read or none.
- */
-function roleOf(answer) {
-    const known = (value) => value !== undefined && value in RANK;
-    if (known(answer.role_name))
-        return answer.role_name;
-    if (known(answer.permission))
-        return answer.permission;
-    return 'none';
-}
-function judgeRole(login, role, least) {
-    const who = `@${login}`;
-    if (RANK[role] >= RANK[least]) {
-        return {
-            admitted: true,
-            reason: `${who} has ${role} permission (commenter_permission: ${least})`,
-        };
-    }
-    return {
-        admitted: false,
-        reason: `${who} has ${role === 'none' ? 'no' : role} permission on the repository; commenter_permission asks for at least ${least}`,
-    };
-}
-/**
- * Decides whether the event's author may talk to the agent: never the
- * action's own comments; bots only when allowed; people with at least the
- * configured permission, as GitHub reports it (author_association is not
- * permission). A look-up that fails refuses.
- */
-async function admitAuthor(octokit, repository, author, rules) {
-    try {
-        const screening = screenAuthor(author, await tokenIdentity(octokit), rules);
-        if (screening.kind === 'decided')
-            return screening.admission;
-        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
-            ...repository,
-            username: screening.login,
-            ...octokit_withDeadline(),
-        });
-        return judgeRole(screening.login, roleOf(data), rules.commenterPermission);
-    }
-    catch (error) {
-        return {
-            admitted: false,
-            reason: `the author's permission could not be checked (${reasonOf(error)})`,
-        };
-    }
 }
 
 ;// CONCATENATED MODULE: ./src/github/writes.ts
@@ -9871,6 +9894,337 @@ class CommitStatusReporter {
     }
 }
 
+;// CONCATENATED MODULE: ./src/github/thread.ts
+
+const THREAD_EVENTS = ['pull_request', 'pull_request_target', 'issues', 'issue_comment'];
+/** Finds the triggering thread from the runner's event, or says why there is none. */
+function threadFromEvent(env) {
+    const event = env.GITHUB_EVENT_NAME ?? '';
+    if (!THREAD_EVENTS.includes(event)) {
+        return {
+            kind: 'none',
+            reason: `the ${event || 'unknown'} event has no pull request or issue to comment on (only ${THREAD_EVENTS.join(', ')} do)`,
+        };
+    }
+    const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/');
+    let payload;
+    try {
+        payload = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH ?? '', 'utf8'));
+    }
+    catch {
+        return { kind: 'none', reason: 'the event payload (GITHUB_EVENT_PATH) cannot be read' };
+    }
+    const issueNumber = payload.pull_request?.number ?? payload.issue?.number;
+    if (!owner || !repo || typeof issueNumber !== 'number') {
+        return { kind: 'none', reason: `the ${event} event names no pull request or issue` };
+    }
+    return { kind: 'found', thread: { owner, repo, issueNumber } };
+}
+
+;// CONCATENATED MODULE: ./src/github/handoff.ts
+
+
+
+
+
+
+
+
+/** The metadata by which a step hands its run over to a later reconcile pass. */
+function stepHandoff(github, wait, env = process.env) {
+    const lookup = threadFromEvent(env);
+    return handoffMetadata({
+        thread: lookup.kind === 'found' ? lookup.thread.issueNumber : undefined,
+        key: github.key,
+        wait,
+        comment: github.comment,
+        commitStatus: github.commitStatus,
+    });
+}
+/** What the step's credit budgets add up over: this repository, and the event's pull request. */
+function budgetScope(env = process.env) {
+    return {
+        repository: env.GITHUB_REPOSITORY ?? '',
+        pullRequest: eventPullRequest(readEventPayload(env)),
+    };
+}
+/**
+ * One repository as a reconcile pass sees it: what the steps left there (their
+ * comments, their commit statuses, their workflow runs), each read once a pass
+ * however many runs share it; and the writes that bring them to their end,
+ * through the same Conversation and CommitStatusReporter a waiting step uses.
+ * Every call has a deadline; a failed write is reported, never thrown.
+ */
+class RepositoryDesk {
+    #octokit;
+    #token;
+    #owner;
+    #repo;
+    #env;
+    #me;
+    #comments;
+    #commentsSince;
+    #statuses = new Map();
+    #workflowRuns = new Map();
+    constructor(octokit, token, repository, env) {
+        this.#octokit = octokit;
+        this.#token = token;
+        const [owner = '', repo = ''] = repository.split('/');
+        this.#owner = owner;
+        this.#repo = repo;
+        this.#env = env;
+    }
+    static async open(token, repository, env = process.env) {
+        return new RepositoryDesk(await loadOctokit(token, env), token, repository, env);
+    }
+    /**
+     * The comments a pass looks through: the repository's, updated since `since`
+     * (the earliest start of the runs it finishes), read at the first need, a
+     * page of 100 a request, whatever the number of threads.
+     */
+    commentsSince(since) {
+        this.#commentsSince = since;
+    }
+    /**
+     * The comment the run's step left: the thread's comment for its key, written
+     * by the token's own identity, whose marker lists the run. Undefined when
+     * there is none (deleted, or never made).
+     */
+    async stepComment(handoff, runId) {
+        if (handoff.thread === undefined)
+            return undefined;
+        for (const comment of await this.#repositoryComments()) {
+            if (comment.thread !== handoff.thread)
+                continue;
+            const marker = parseMarker(comment.body);
+            if (!marker || marker.key !== handoff.key || marker.reply)
+                continue;
+            const shown = marker.runs.find((record) => record.runId === runId);
+            if (shown)
+                return { commentId: comment.id, shown };
+        }
+        return undefined;
+    }
+    /** The current status of the step's context on its commit, if it has one. */
+    async stepStatus(handoff) {
+        if (!handoff.headSha)
+            return undefined;
+        const context = statusContext(handoff.key);
+        const sha = handoff.headSha;
+        let listed = this.#statuses.get(sha);
+        if (!listed) {
+            listed = this.#octokit.rest.repos
+                .listCommitStatusesForRef({
+                owner: this.#owner,
+                repo: this.#repo,
+                ref: sha,
+                per_page: 100,
+                ...octokit_withDeadline(),
+            })
+                .then(({ data }) => data.map((status) => ({
+                context: status.context,
+                state: status.state,
+                description: status.description ?? '',
+            })));
+            this.#statuses.set(sha, listed);
+        }
+        // GitHub lists a commit's statuses newest first.
+        return (await listed).find((status) => status.context === context);
+    }
+    /** The run's workflow run, in the attempt that started it. */
+    async workflowRun(handoff) {
+        const id = handoff.workflowRunId;
+        if (!id)
+            return undefined;
+        let read = this.#workflowRuns.get(id);
+        if (!read) {
+            read = this.#octokit.rest.actions
+                .getWorkflowRun({
+                owner: this.#owner,
+                repo: this.#repo,
+                run_id: Number(id),
+                ...octokit_withDeadline(),
+            })
+                .then(({ data }) => ({ status: data.status ?? 'unknown', attempt: data.run_attempt ?? 1 }));
+            this.#workflowRuns.set(id, read);
+        }
+        const { status, attempt } = await read;
+        // A later attempt starts only once the one before it has completed.
+        const over = status === 'completed' || attempt > (handoff.attempt ?? 1);
+        return { over, status };
+    }
+    /** The link to the workflow run that started the run, as its step's comment gives it. */
+    stepWorkflowRunUrl(handoff) {
+        return workflowRunUrl({
+            GITHUB_SERVER_URL: this.#env.GITHUB_SERVER_URL,
+            GITHUB_REPOSITORY: handoff.repository,
+            GITHUB_RUN_ID: handoff.workflowRunId,
+            GITHUB_RUN_ATTEMPT: handoff.attempt === undefined ? undefined : String(handoff.attempt),
+        });
+    }
+    /** Shows the run in its step's comment as the step would; false when GitHub refused. */
+    async showInComment(handoff, commentId, run, context, log) {
+        const watched = watchWarnings(log);
+        const conversation = await Conversation.open(this.#token, { owner: this.#owner, repo: this.#repo, issueNumber: handoff.thread ?? 0 }, {
+            step: 'reconcile',
+            key: handoff.key,
+            mode: 'keyed',
+            commentId,
+            workflowRun: this.stepWorkflowRunUrl(handoff),
+            log: watched.log,
+        });
+        conversation.show(run, context);
+        await conversation.settled();
+        return !watched.warned();
+    }
+    /** Sets the step's commit status; false when GitHub refused. */
+    async setStatus(handoff, report, log) {
+        if (!handoff.headSha)
+            return false;
+        const watched = watchWarnings(log);
+        const status = new CommitStatusReporter(this.#octokit, {
+            owner: this.#owner,
+            repo: this.#repo,
+            sha: handoff.headSha,
+            context: statusContext(handoff.key),
+        }, watched.log);
+        status.show(report);
+        await status.settled();
+        return !watched.warned();
+    }
+    #identity() {
+        this.#me ??= tokenIdentity(this.#octokit).catch((error) => {
+            this.#me = undefined;
+            throw error;
+        });
+        return this.#me;
+    }
+    /** The repository's comments written by the token's identity, oldest first: read once a pass. */
+    #repositoryComments() {
+        this.#comments ??= this.#readComments().catch((error) => {
+            this.#comments = undefined; // A failed read is tried again by the next run.
+            throw error;
+        });
+        return this.#comments;
+    }
+    async #readComments() {
+        const me = await this.#identity();
+        const comments = await this.#octokit.paginate(this.#octokit.rest.issues.listCommentsForRepo, {
+            owner: this.#owner,
+            repo: this.#repo,
+            ...(this.#commentsSince ? { since: this.#commentsSince } : {}),
+            per_page: 100,
+            ...octokit_withDeadline(RECONCILE_PASS.commentsMs),
+        });
+        return comments
+            .filter((comment) => comment.user?.login === me)
+            .map((comment) => ({
+            id: comment.id,
+            thread: Number(/\/issues\/(\d+)$/.exec(comment.issue_url)?.[1]),
+            body: comment.body ?? '',
+        }));
+    }
+}
+/** The log, and whether anything written through it was a warning (a refused GitHub write). */
+function watchWarnings(log) {
+    let warned = false;
+    return {
+        log: {
+            ...log,
+            warning: (message) => {
+                warned = true;
+                log.warning(message);
+            },
+        },
+        warned: () => warned,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/github/commenter.ts
+
+const RANK = {
+    none: 0,
+    read: 1,
+    triage: 2,
+    write: 3,
+    maintain: 4,
+    admin: 5,
+};
+function screenAuthor(author, me, rules) {
+    const refuse = (reason) => ({
+        kind: 'decided',
+        admission: { admitted: false, reason },
+    });
+    if (!author)
+        return refuse('the event names no author, so their permission cannot be checked');
+    const who = `@${author.login}`;
+    if (author.login.toLowerCase() === me.toLowerCase()) {
+        return refuse(`the ${author.what} is this action's own (${who})`);
+    }
+    if (author.isBot) {
+        const bot = author.login.toLowerCase().replace(/\[bot\]$/, '');
+        if (rules.allowedBots.includes(bot)) {
+            return {
+                kind: 'decided',
+                admission: { admitted: true, reason: `${who} is listed in allowed_bots` },
+            };
+        }
+        return refuse(`${who} is a bot, and allowed_bots does not list it`);
+    }
+    return { kind: 'check-permission', login: author.login };
+}
+/**
+ * The author's role from GitHub's collaborator-permission answer. `role_name`
+ * tells triage and maintain apart; a custom role falls back to `permission`,
+ * which GitHub gives as one of admin, write, read or none.
+ */
+function roleOf(answer) {
+    const known = (value) => value !== undefined && value in RANK;
+    if (known(answer.role_name))
+        return answer.role_name;
+    if (known(answer.permission))
+        return answer.permission;
+    return 'none';
+}
+function judgeRole(login, role, least) {
+    const who = `@${login}`;
+    if (RANK[role] >= RANK[least]) {
+        return {
+            admitted: true,
+            reason: `${who} has ${role} permission (commenter_permission: ${least})`,
+        };
+    }
+    return {
+        admitted: false,
+        reason: `${who} has ${role === 'none' ? 'no' : role} permission on the repository; commenter_permission asks for at least ${least}`,
+    };
+}
+/**
+ * Decides whether the event's author may talk to the agent: never the
+ * action's own comments; bots only when allowed; people with at least the
+ * configured permission, as GitHub reports it (author_association is not
+ * permission). A look-up that fails refuses.
+ */
+async function admitAuthor(octokit, repository, author, rules) {
+    try {
+        const screening = screenAuthor(author, await tokenIdentity(octokit), rules);
+        if (screening.kind === 'decided')
+            return screening.admission;
+        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
+            ...repository,
+            username: screening.login,
+            ...octokit_withDeadline(),
+        });
+        return judgeRole(screening.login, roleOf(data), rules.commenterPermission);
+    }
+    catch (error) {
+        return {
+            admitted: false,
+            reason: `the author's permission could not be checked (${reasonOf(error)})`,
+        };
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/github/check-run.ts
 
 
@@ -10295,33 +10649,6 @@ async function markReplaced(octokit, target, earlier, newer, log) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/thread.ts
-
-const THREAD_EVENTS = ['pull_request', 'pull_request_target', 'issues', 'issue_comment'];
-/** Finds the triggering thread from the runner's event, or says why there is none. */
-function threadFromEvent(env) {
-    const event = env.GITHUB_EVENT_NAME ?? '';
-    if (!THREAD_EVENTS.includes(event)) {
-        return {
-            kind: 'none',
-            reason: `the ${event || 'unknown'} event has no pull request or issue to comment on (only ${THREAD_EVENTS.join(', ')} do)`,
-        };
-    }
-    const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/');
-    let payload;
-    try {
-        payload = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH ?? '', 'utf8'));
-    }
-    catch {
-        return { kind: 'none', reason: 'the event payload (GITHUB_EVENT_PATH) cannot be read' };
-    }
-    const issueNumber = payload.pull_request?.number ?? payload.issue?.number;
-    if (!owner || !repo || typeof issueNumber !== 'number') {
-        return { kind: 'none', reason: `the ${event} event names no pull request or issue` };
-    }
-    return { kind: 'found', thread: { owner, repo, issueNumber } };
-}
-
 ;// CONCATENATED MODULE: ./src/github/setup.ts
 
 
@@ -10559,6 +10886,10 @@ function readStepSettings(source, readTarget, connection = readConnection(source
         },
         agentWork: readAgentWork(source, wait),
         output,
+        budgets: {
+            daily: readCredits('daily_credit_budget', source.get('daily_credit_budget')),
+            pullRequest: readCredits('pr_credit_budget', source.get('pr_credit_budget')),
+        },
     };
 }
 /** At most this many corrections: each is a whole new pass of the agent. */
@@ -10787,7 +11118,7 @@ function readAgentWork(source, wait) {
     if (!ON_BLOCKED.includes(onBlocked)) {
         throw new InputError('on_blocked', `must be wait, fail or pass; got "${onBlocked}".`);
     }
-    const maxCredits = readMaxCredits(source.get('max_credits'));
+    const maxCredits = readCredits('max_credits', source.get('max_credits'));
     let downloadPatterns;
     try {
         downloadPatterns = parseArtifactPatterns(source.get('download_artifacts'));
@@ -10810,12 +11141,12 @@ function readAgentWork(source, wait) {
         showProgress: parseBoolean('show_progress', source.get('show_progress') || 'false'),
     };
 }
-function readMaxCredits(value) {
+function readCredits(input, value) {
     if (!value)
         return undefined;
     const credits = /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : NaN;
     if (!Number.isFinite(credits) || credits <= 0) {
-        throw new InputError('max_credits', `must be a number of credits greater than zero, such as 500 or 12.5 (no separators); got "${value}".`);
+        throw new InputError(input, `must be a number of credits greater than zero, such as 500 or 12.5 (no separators); got "${value}".`);
     }
     return credits;
 }
@@ -10904,6 +11235,25 @@ function readPostSettings(source = runnerInputs()) {
             allowedBots: [],
         },
     };
+}
+const DEFAULT_LOOKBACK = '24h';
+/** Reads and checks every input of the `reconcile` action. Throws InputError before any request. */
+function readReconcileSettings(source = runnerInputs()) {
+    const connection = readConnection(source);
+    const githubToken = source.get('github_token');
+    if (githubToken)
+        source.mask(githubToken);
+    const lookbackMs = parsePositiveDuration('lookback', source.get('lookback') || DEFAULT_LOOKBACK);
+    const sweep = parseBoolean('sweep', source.get('sweep') || 'true');
+    const dryRun = parseBoolean('dry_run', source.get('dry_run') || 'false');
+    if (!githubToken) {
+        throw new InputError('github_token', 'is required by reconcile: it reads workflow runs and writes comments and commit statuses. Give it ${{ github.token }} (the default), with the permissions docs/reconcile.md lists.');
+    }
+    const repository = source.env.GITHUB_REPOSITORY ?? '';
+    if (!/^[\w.-]+\/[\w.-]+$/.test(repository)) {
+        throw new Error(`reconcile runs in a workflow: GITHUB_REPOSITORY must name the repository (owner/repo); got "${repository}".`);
+    }
+    return { ...connection, githubToken, repository, lookbackMs, sweep, dryRun };
 }
 /**
  * `cancel_only`: the step cancels the active runs named `name` and creates
@@ -11537,6 +11887,12 @@ async function publishOutcome(outcome, extras = {}) {
         info(`${safeForLog(verdict.headline)}.`);
     }
 }
+/** A budget reached before the create: no run, `outcome` over_budget, and the step fails. */
+async function publishOverBudget(message) {
+    setOutput('outcome', 'over_budget');
+    await writeSummary(`### 💸 Over budget: no run was created\n\n${escapeMarkdown(message)}\n`);
+    setFailed(safeForLog(message));
+}
 /** A summary that cannot be written (no GITHUB_STEP_SUMMARY, e.g. locally) must not fail the step. */
 async function writeSummary(markdown) {
     try {
@@ -11696,6 +12052,106 @@ async function cancelPreviousRuns(client, name, log, options = {}) {
     return cancelled;
 }
 
+;// CONCATENATED MODULE: ./src/run/listing.ts
+
+/** A page holds this many runs: the service's most is 500, and a run can be long. */
+const PAGE_SIZE = 100;
+/**
+ * Every run carrying all of `tags` among those `query` selects (a time window),
+ * one request a page, never one a run. Where the plan cannot filter by metadata,
+ * the same window is listed whole and filtered here: a run listed without its
+ * metadata cannot be told apart, and is left out.
+ */
+async function listTaggedRuns(client, tags, query, options) {
+    // Paged by creation, which never changes: paging by update time can skip a run that moves.
+    const paged = { sort_by: 'created_at', sort_order: 'desc', limit: PAGE_SIZE, ...query };
+    const runs = [];
+    try {
+        for await (const run of client.iterateRuns({ ...paged, metadata: { ...tags } }, options)) {
+            runs.push(run);
+        }
+        return { runs, filteredHere: false };
+    }
+    catch (error) {
+        if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available')
+            throw error;
+    }
+    const matching = [];
+    for await (const run of client.iterateRuns(paged, options)) {
+        if (carriesTags(run, tags))
+            matching.push(run);
+    }
+    return { runs: matching, filteredHere: true };
+}
+/** Whether the run shows every one of `tags` in its metadata. */
+function carriesTags(run, tags) {
+    const metadata = run.metadata;
+    if (typeof metadata !== 'object' || metadata === null)
+        return false;
+    const shown = metadata;
+    return Object.entries(tags).every(([key, value]) => shown[key] === value);
+}
+
+;// CONCATENATED MODULE: ./src/run/budget.ts
+
+
+
+
+
+/**
+ * Checks the credit budgets before a run is created: one list request a page
+ * for each budget that is set, summing the credits of the runs this action
+ * tagged with this repository (the last 24 hours) or this pull request. The
+ * first budget that the sum has reached is returned; undefined when none is.
+ * A failure to list throws: a budget that cannot be checked creates nothing.
+ */
+async function checkCreditBudgets(client, budgets, scope, deps) {
+    const deadline = deps.now() + CREDIT_BUDGET_CHECK.deadlineMs;
+    const repository = { [STEP_KEYS.repository]: scope.repository };
+    if (budgets.daily !== undefined) {
+        const since = new Date(deps.now() - CREDIT_BUDGET_CHECK.dailyWindowMs).toISOString();
+        const spent = await creditsOf(client, repository, since, deadline, deps.log);
+        const window = `in the last 24 hours (since ${since.replace(/\.\d+Z$/, 'Z')})`;
+        deps.log.info(`daily_credit_budget: the runs this action started for ${scope.repository} ${window} used ${formatCredits(spent)} of ${formatCredits(budgets.daily)}.`);
+        if (spent >= budgets.daily) {
+            return {
+                input: 'daily_credit_budget',
+                message: `Over budget: the runs this action started for ${scope.repository} ${window} used ${formatCredits(spent)}, which has reached the daily_credit_budget of ${formatCredits(budgets.daily)}. No run was created.`,
+            };
+        }
+    }
+    if (budgets.pullRequest !== undefined) {
+        if (scope.pullRequest === undefined) {
+            deps.log.info('pr_credit_budget: this event is about no pull request; it does not apply.');
+            return undefined;
+        }
+        const tags = { ...repository, [HANDOFF_KEYS.thread]: String(scope.pullRequest) };
+        const spent = await creditsOf(client, tags, undefined, deadline, deps.log);
+        const where = `pull request #${scope.pullRequest} of ${scope.repository}`;
+        deps.log.info(`pr_credit_budget: the runs this action started for ${where} used ${formatCredits(spent)} of ${formatCredits(budgets.pullRequest)}.`);
+        if (spent >= budgets.pullRequest) {
+            return {
+                input: 'pr_credit_budget',
+                message: `Over budget: the runs this action started for ${where} (all of them, whenever they ran) used ${formatCredits(spent)}, which has reached the pr_credit_budget of ${formatCredits(budgets.pullRequest)}. No run was created.`,
+            };
+        }
+    }
+    return undefined;
+}
+/** The credits of the runs carrying `tags`, created after `since` when given. */
+async function creditsOf(client, tags, since, deadline, log) {
+    const listed = await listTaggedRuns(client, tags, since ? { created_after: since } : {}, {
+        maxPages: CREDIT_BUDGET_CHECK.maxPages,
+        deadline,
+    });
+    if (listed.filteredHere) {
+        log.info(`The service cannot filter runs by metadata on this plan (feature_not_available): listed the runs by time and added up those tagged ${Object.entries(tags)
+            .map(([key, value]) => `${key}=${value}`)
+            .join(', ')} here.`);
+    }
+    return listed.runs.reduce((sum, run) => sum + (costOf(run.request_usage).credits ?? 0), 0);
+}
+
 ;// CONCATENATED MODULE: ./src/run/create.ts
 
 
@@ -11705,11 +12161,13 @@ async function cancelPreviousRuns(client, name, log, options = {}) {
 const INVOCATION_KEY = 'gh_invocation';
 /**
  * The service takes at most 20 metadata keys, each `[a-zA-Z0-9._-]{1,64}`, with
- * values of at most 256 bytes; the keys below stay well inside.
+ * values of at most 256 bytes; the keys below, with the hand-over's four, stay well inside.
  */
 function tagFromEnvironment(env, newId = external_node_crypto_namespaceObject.randomUUID, 
 /** The commit the run works on: a pull request's head, else GITHUB_SHA. */
-headSha) {
+headSha, 
+/** What a later reconcile pass needs to finish the run as the step would (model/handoff.ts). */
+handoff = {}) {
     const invocation = newId();
     const candidates = {
         [INVOCATION_KEY]: invocation,
@@ -11720,6 +12178,7 @@ headSha) {
         gh_step: env.GITHUB_ACTION,
         gh_workflow: env.GITHUB_WORKFLOW,
         gh_head_sha: headSha,
+        ...handoff,
     };
     const metadata = {};
     for (const [key, value] of Object.entries(candidates)) {
@@ -13762,6 +14221,8 @@ async function finishSet(outcome, client, signal) {
 
 
 
+
+
 /** The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish. */
 async function run() {
     const tracker = new RunTracker(runnerState, (runId) => setOutput('run_id', runId));
@@ -13777,6 +14238,8 @@ async function run() {
         // A schema that is not one is an input error too: compiled before any request.
         const output = await prepareOutput(settings.output);
         const client = serviceClient(settings);
+        if (await stopsAtBudget(settings, client))
+            return;
         interruption.listen(client);
         const step = await prepare(settings, output, client, tracker);
         if (!step)
@@ -13790,6 +14253,19 @@ async function run() {
     finally {
         interruption.stopListening();
     }
+}
+/**
+ * The credit budgets, before anything is shown or created: past one, the step
+ * fails with outcome over_budget, having made nothing.
+ */
+async function stopsAtBudget(settings, client) {
+    if (settings.target.kind === 'existing')
+        return false;
+    const deps = { now: Date.now, log: core_namespaceObject };
+    const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(), deps);
+    if (reached)
+        await publishOverBudget(reached.message);
+    return reached !== undefined;
 }
 /** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
 async function prepare(settings, output, client, tracker) {
@@ -13845,7 +14321,7 @@ async function execute(step, interruption) {
         signal: interruption.signal,
         log: step.watcher.log,
         watch: step.watcher,
-        tag: tagFromEnvironment(process.env, undefined, step.commit?.sha),
+        tag: tagFromEnvironment(process.env, undefined, step.commit?.sha, stepHandoff(step.settings.github, step.settings.wait)),
         onRunSeen: (run) => {
             // The end is shown once the step knows its outcome (timed out, superseded, …), below.
             if (isTerminal(run.state))
@@ -14274,20 +14750,389 @@ async function finishStatus(sha, report, github) {
     await status.settled();
 }
 
+;// CONCATENATED MODULE: ./src/report/reconcile.ts
+
+
+
+
+/** The table's order: what changed first, then what could not be done, then the rest. */
+const ORDER = {
+    finalized: 0,
+    swept: 1,
+    failed: 2,
+    left: 3,
+    'up-to-date': 4,
+};
+const WORDS = {
+    finalized: { done: '🏁 Finalized', dry: '🏁 Would finalize' },
+    swept: { done: '🧹 Swept (cancelled)', dry: '🧹 Would sweep (cancel)' },
+    failed: { done: '⚠️ Failed', dry: '⚠️ Failed' },
+    left: { done: 'Left', dry: 'Left' },
+    'up-to-date': { done: 'Up to date', dry: 'Up to date' },
+};
+/** Rows beyond this are counted, not listed: a summary stays readable (and under 1 MiB). */
+const MAX_ROWS = 200;
+/** The job summary of one pass: a headline with the counts, and one table of every run. */
+function renderPassSummary(report) {
+    const count = (action) => report.rows.filter((row) => row.action === action).length;
+    const dry = report.dryRun;
+    const headline = [
+        `${count('finalized')} ${dry ? 'to finalize' : 'finalized'}`,
+        `${count('swept')} ${dry ? 'to sweep' : 'swept'}`,
+        `${count('left')} left`,
+        `${count('up-to-date')} up to date`,
+        ...(count('failed') > 0 ? [`${count('failed')} failed`] : []),
+    ].join(', ');
+    const lines = [
+        `### 🔁 Reconcile pass${dry ? ' (dry run: nothing was changed)' : ''}`,
+        '',
+        `${report.rows.length} run(s) updated within ${formatDuration(report.lookbackMs)}: ${headline}.`,
+        '',
+    ];
+    if (report.filteredHere) {
+        lines.push('> [!NOTE]', "> The service cannot filter runs by metadata on this plan, so the pass listed every run in the window and kept this repository's.", '');
+    }
+    if (report.rows.length === 0)
+        return lines.join('\n');
+    const sorted = [...report.rows].sort((a, b) => ORDER[a.action] - ORDER[b.action]);
+    lines.push('| Run | State | Done | Why |', '|---|---|---|---|');
+    for (const row of sorted.slice(0, MAX_ROWS)) {
+        const words = WORDS[row.action];
+        lines.push(`| ${runCell(row)} | ${escapeMarkdown(row.state)} | ${dry ? words.dry : words.done} | ${inlineText(row.why)} |`);
+    }
+    if (sorted.length > MAX_ROWS) {
+        lines.push('', `…and ${sorted.length - MAX_ROWS} more run(s), in the log.`);
+    }
+    lines.push('');
+    return lines.join('\n');
+}
+/** The run: its title and ID, linked to its session when there is a link. */
+function runCell(row) {
+    const id = `<code>${escapeMarkdown(row.runId)}</code>`;
+    const title = row.title?.trim() ? `${inlineText(row.title.trim().slice(0, 80))} ` : '';
+    const session = safeHttpUrl(row.sessionLink);
+    return session ? `${title}[${id}](${session})` : `${title}${id}`;
+}
+/**
+ * The pass's outputs and job summary. It fails the step only when it could do
+ * nothing: something was to be done, and every attempt failed.
+ */
+async function publishPass(report) {
+    const ids = (action) => report.dryRun ? [] : report.rows.filter((row) => row.action === action).map((row) => row.runId);
+    setOutput('finalized', JSON.stringify(ids('finalized')));
+    setOutput('swept', JSON.stringify(ids('swept')));
+    await writeSummary(renderPassSummary(report));
+    const failed = report.rows.filter((row) => row.action === 'failed').length;
+    const done = report.rows.filter((row) => row.action === 'finalized' || row.action === 'swept');
+    if (failed > 0 && done.length === 0) {
+        setFailed(`The reconcile pass could do nothing: all ${failed} run(s) it had to finish or sweep failed (see the warnings above).`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/reconcile/plan.ts
+
+function firstLook(run, handoff, options) {
+    if (!handoff) {
+        return { kind: 'leave', why: 'its metadata has no hand-over (an older version started it)' };
+    }
+    // The list is filtered by repository, but the fallback filters here, and metadata is only text.
+    if (handoff.repository !== options.repository) {
+        return { kind: 'leave', why: `it belongs to ${handoff.repository}` };
+    }
+    if (isTerminal(run.state)) {
+        if (!handoff.comment && !handoff.commitStatus) {
+            return { kind: 'leave', why: 'its step asked for no comment or commit status' };
+        }
+        return { kind: 'finish', handoff };
+    }
+    if (!handoff.waits)
+        return { kind: 'leave', why: 'it is still running; a later pass finishes it' };
+    if (meaningOf(run.state) === 'blocked') {
+        return { kind: 'leave', why: 'it waits for a person (BLOCKED), and cannot be cancelled' };
+    }
+    if (!options.sweep)
+        return { kind: 'leave', why: 'its step waits for it (sweep is off)' };
+    if (!handoff.workflowRunId) {
+        return { kind: 'leave', why: 'its metadata names no workflow run to check' };
+    }
+    return { kind: 'sweep-check', handoff };
+}
+/**
+ * Whether the comment already shows the run at its end: with a final outcome
+ * (any but `started`), or, without one, in a terminal state (as the post step
+ * and a sweep leave it). Then a pass writes nothing.
+ */
+function commentShowsEnd(shown) {
+    return shown.outcome !== undefined ? shown.outcome !== 'started' : isTerminal(shown.state);
+}
+/**
+ * Whether the commit status is the one the run's step left pending: still
+ * pending, and naming the run. Anything else (a final state, or a newer run's
+ * pending status in the same context) is not the pass's to touch.
+ */
+function statusLeftPending(status, runId) {
+    return status?.state === 'pending' && status.description.includes(`(run ${runId})`);
+}
+
+;// CONCATENATED MODULE: ./src/reconcile/pass.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+const LOST_RUNNER = 'The step that waited for this run lost its runner: its workflow run completed without it.';
+/**
+ * One reconcile pass: lists this repository's runs updated within the
+ * lookback (one request a page), then for each one finishes what its step left
+ * unfinished on GitHub, sweeps what a lost runner left running, or leaves it,
+ * saying why. GitHub's comments are read a page of the repository's at a time,
+ * and a commit status or a workflow run only where the comment cannot vouch for
+ * it; GitHub is written only where what it shows differs from what it should. A
+ * failure is a row of the table and a warning, and the pass goes on.
+ */
+async function reconcilePass(settings, deps) {
+    const deadline = deps.now() + RECONCILE_PASS.deadlineMs;
+    const since = new Date(deps.now() - settings.lookbackMs).toISOString();
+    const listed = await listTaggedRuns(deps.client, { [STEP_KEYS.repository]: settings.repository }, { updated_after: since }, { maxPages: RECONCILE_PASS.maxPages, deadline });
+    if (listed.filteredHere) {
+        deps.log.info(`The service cannot filter runs by metadata on this plan (feature_not_available): listed every run updated since ${since} and kept those tagged ${STEP_KEYS.repository}=${settings.repository}.`);
+    }
+    deps.log.info(`${listed.runs.length} run(s) of ${settings.repository} updated within ${formatDuration(settings.lookbackMs)}.`);
+    const commentsFrom = commentsSince(listed.runs);
+    if (commentsFrom)
+        deps.desk.commentsSince(commentsFrom);
+    const rows = [];
+    for (const run of listed.runs) {
+        const row = deps.now() > deadline
+            ? pass_rowOf(run, 'left', 'the pass ran out of time; the next pass takes it up')
+            : await reconcileRun(run, settings, deps, deadline);
+        const log = row.action === 'failed' ? deps.log.warning : deps.log.info;
+        log(`Run ${safeForLog(row.runId)}: ${settings.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`);
+        rows.push(row);
+    }
+    return {
+        rows,
+        filteredHere: listed.filteredHere,
+        dryRun: settings.dryRun,
+        lookbackMs: settings.lookbackMs,
+    };
+}
+async function reconcileRun(run, settings, deps, deadline) {
+    const look = firstLook(run, readHandoff(run.metadata), settings);
+    try {
+        switch (look.kind) {
+            case 'leave':
+                return pass_rowOf(run, 'left', look.why);
+            case 'finish':
+                return await finishRun(run, look.handoff, settings, deps);
+            case 'sweep-check':
+                return await sweepRun(run, look.handoff, settings, deps, deadline);
+        }
+    }
+    catch (error) {
+        return pass_rowOf(run, 'failed', `GitHub could not be read: ${pass_reasonOf(error)}`);
+    }
+}
+/** Brings an ended run's comment and status to its end, when they still show it going. */
+async function finishRun(run, handoff, settings, deps) {
+    const comment = handoff.comment ? await deps.desk.stepComment(handoff, run.run_id) : undefined;
+    const commentDue = comment && !commentShowsEnd(comment.shown) ? comment : undefined;
+    // The comment is written last, so one at its end vouches for the status: no read per commit.
+    const status = handoff.commitStatus && !(comment && !commentDue)
+        ? await deps.desk.stepStatus(handoff)
+        : undefined;
+    const statusDue = statusLeftPending(status, run.run_id);
+    if (!commentDue && !statusDue) {
+        return pass_rowOf(run, 'up-to-date', upToDateWhy(handoff, comment !== undefined));
+    }
+    let notes = [];
+    if (handoff.waits) {
+        // Its step may still be about to write the end itself.
+        const workflow = await deps.desk.workflowRun(handoff);
+        if (!workflow?.over) {
+            return pass_rowOf(run, 'left', `its step is still reporting it (workflow run ${workflow?.status ?? 'unknown'})`);
+        }
+        notes = [LOST_RUNNER];
+    }
+    const shows = [commentDue ? 'comment' : '', statusDue ? 'commit status' : ''].filter(Boolean);
+    const why = `it ended ${run.state}; its ${shows.join(' and ')} still showed it going`;
+    if (settings.dryRun)
+        return pass_rowOf(run, 'finalized', why);
+    const newer = await findSupersedingRun(deps.client, run, { sleep: deps.sleep, now: deps.now });
+    const outcome = {
+        kind: 'finished',
+        run,
+        elapsedMs: elapsedOf(run),
+        ...(newer ? { supersededBy: newer.run_id } : {}),
+    };
+    // The status first: a comment at its end then means the status is too (see above), and a
+    // refused status leaves the comment going, so that the next pass tries both again.
+    // A newer run on the same commit owns the status now, as a waiting step would leave it.
+    const statusOwnedByNewer = newer?.metadata?.[STEP_KEYS.headSha] === handoff.headSha;
+    if (statusDue && !statusOwnedByNewer) {
+        const report = finalStatus(outcome, deps.desk.stepWorkflowRunUrl(handoff));
+        if (!(await deps.desk.setStatus(handoff, report, deps.log))) {
+            return pass_rowOf(run, 'failed', `${why}; GitHub refused the status, so the next pass tries again`);
+        }
+    }
+    if (commentDue) {
+        const answer = await answerOf(run, deps);
+        const context = { outcome: commentOutcomeOf(outcome, false), answer, notes };
+        if (!(await deps.desk.showInComment(handoff, commentDue.commentId, run, context, deps.log))) {
+            return pass_rowOf(run, 'failed', `${why}; GitHub refused the comment, so the next pass tries again`);
+        }
+    }
+    return pass_rowOf(run, 'finalized', why);
+}
+/**
+ * Where the comments a pass looks through begin: a step shows its run from its
+ * start, so the earliest start among the runs (less a margin for clocks) bounds them.
+ */
+function commentsSince(runs) {
+    const starts = runs.map((run) => Date.parse(run.created_at ?? '')).filter(Number.isFinite);
+    if (starts.length === 0)
+        return undefined;
+    return new Date(Math.min(...starts) - RECONCILE_PASS.commentsMarginMs).toISOString();
+}
+/** Cancels a run whose waiting step's runner was lost, and says so where the step showed it. */
+async function sweepRun(run, handoff, settings, deps, deadline) {
+    const workflow = await deps.desk.workflowRun(handoff);
+    if (!workflow?.over) {
+        return pass_rowOf(run, 'left', `its step waits for it (workflow run ${workflow?.status ?? 'unknown'})`);
+    }
+    const why = `it was still ${run.state} after its workflow run completed: its step's runner was lost`;
+    if (settings.dryRun)
+        return pass_rowOf(run, 'swept', why);
+    const cancel = await requestCancel(deps.client, run.run_id, { deadline });
+    if (cancel.kind === 'already-finished') {
+        return pass_rowOf(run, 'left', 'it ended as the pass came to it; the next pass finishes it');
+    }
+    if (cancel.kind !== 'cancelled')
+        return pass_rowOf(run, 'failed', describeCancel(run.run_id, cancel));
+    let ended = run;
+    try {
+        ended = await deps.client.getRun(run.run_id, { deadline, maxRetries: 1 });
+    }
+    catch {
+        // The comment then shows the state last listed; the next pass reads it again.
+    }
+    const [comment, status] = await Promise.all([
+        handoff.comment ? deps.desk.stepComment(handoff, run.run_id) : undefined,
+        handoff.commitStatus ? deps.desk.stepStatus(handoff) : undefined,
+    ]);
+    const note = `${LOST_RUNNER} A reconcile pass cancelled the run.`;
+    if (statusLeftPending(status, run.run_id)) {
+        await deps.desk.setStatus(handoff, {
+            state: 'error',
+            description: oneLine(`Cancelled: its step's runner was lost (run ${run.run_id})`),
+            targetUrl: deps.desk.stepWorkflowRunUrl(handoff),
+        }, deps.log);
+    }
+    if (comment) {
+        await deps.desk.showInComment(handoff, comment.commentId, ended, { notes: [note] }, deps.log);
+    }
+    return pass_rowOf(ended, 'swept', why);
+}
+/** The agent's final message, as a waiting step reads it; undefined when there is none. */
+async function answerOf(run, deps) {
+    const quiet = {
+        info: deps.log.debug,
+        warning: deps.log.warning,
+        debug: deps.log.debug,
+        safeForLog: safeForLog,
+    };
+    const work = await collectAgentWork(run, { downloadPatterns: [], artifactsDir: '', runnerTemp: '', workspace: '' }, 
+    // No download patterns: only the conversation is read.
+    agentWorkSources(deps.client), quiet, AbortSignal.timeout(RECONCILE_PASS.answerMs));
+    return work.answer;
+}
+/** The run's time, by the service's figure, else from its creation to its last update. */
+function elapsedOf(run) {
+    const fromService = run.run_time ? parseIsoDuration(run.run_time) : undefined;
+    if (fromService !== undefined)
+        return fromService;
+    const span = Date.parse(run.updated_at ?? '') - Date.parse(run.created_at ?? '');
+    return Number.isFinite(span) && span > 0 ? span : 0;
+}
+function upToDateWhy(handoff, commentFound) {
+    if (handoff.comment && !commentFound) {
+        return 'no comment of its step lists it, and its commit status is not left pending';
+    }
+    return 'GitHub already shows its end';
+}
+function pass_rowOf(run, action, why) {
+    return {
+        runId: run.run_id,
+        title: run.title,
+        state: run.state,
+        sessionLink: run.session_link,
+        action,
+        why,
+    };
+}
+function pass_reasonOf(error) {
+    return safeForLog(error instanceof Error ? error.message : String(error), 300);
+}
+
+;// CONCATENATED MODULE: ./src/reconcile/main.ts
+
+
+
+
+
+
+
+
+/**
+ * The `reconcile` action's one step: a pass that finishes the comments and
+ * commit statuses of detached runs, and sweeps runs left behind by a lost
+ * runner. See docs/reconcile.md.
+ */
+async function main_run() {
+    try {
+        const settings = readReconcileSettings();
+        const client = serviceClient(settings);
+        const desk = await RepositoryDesk.open(settings.githubToken, settings.repository);
+        const report = await reconcilePass(settings, {
+            client,
+            desk,
+            now: Date.now,
+            sleep: abortableSleep,
+            log: core_namespaceObject,
+        });
+        await publishPass(report);
+    }
+    catch (error) {
+        await publishError(error);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/index.ts
 /**
- * The bundle: both steps' run(), with no side effect on import. The runner
- * starts the step through dist/main.js or dist/post.js, two tiny entries that
- * scripts/build.ts writes next to it, so the post step knows what it is
- * without any saved state (a job cancelled in its first milliseconds saves
- * none, yet still runs the post step). One bundle serves both because the
- * @actions packages dominate its size, and two bundles would carry them twice.
+ * The bundle: both steps' run(), and the reconcile action's, with no side
+ * effect on import. The runner starts the step through dist/main.js or
+ * dist/post.js (or dist/reconcile.js), tiny entries that scripts/build.ts
+ * writes next to it, so the post step knows what it is without any saved state
+ * (a job cancelled in its first milliseconds saves none, yet still runs the
+ * post step). One bundle serves all because the @actions packages dominate its
+ * size, and several bundles would carry them several times.
  */
 
 
 
-var __webpack_exports__runMain = __webpack_exports__.V;
-var __webpack_exports__runPost = __webpack_exports__.a;
-export { __webpack_exports__runMain as runMain, __webpack_exports__runPost as runPost };
+
+var __webpack_exports__runMain = __webpack_exports__.VN;
+var __webpack_exports__runPost = __webpack_exports__.a2;
+var __webpack_exports__runReconcile = __webpack_exports__.Kf;
+export { __webpack_exports__runMain as runMain, __webpack_exports__runPost as runPost, __webpack_exports__runReconcile as runReconcile };
 
 //# sourceMappingURL=index.js.map
