@@ -5,8 +5,11 @@ import { readConversation } from './agent/work.ts'
 import { type AgentRunsClient } from './api/client.ts'
 import { abortableSleep, abortAfter } from './api/transport.ts'
 import type { TaskSetSettings } from './inputs.ts'
+import { budgetScope } from './github/handoff.ts'
 import type { SetOutcome } from './model/set.ts'
+import { publishOverBudget } from './report/publish.ts'
 import { publishSetOutcome } from './report/set.ts'
+import { checkCreditBudgets } from './run/budget.ts'
 import { cancelDeadline } from './run/cancel.ts'
 import { SET_KEY, tagFromEnvironment, taskTag } from './run/create.ts'
 import { TaskSetRun } from './run/set.ts'
@@ -21,6 +24,10 @@ import { AGENT_WORK_DEADLINE_MS, SIGNAL_CANCEL } from './timing.ts'
  */
 export async function runTaskSet(settings: TaskSetSettings): Promise<void> {
   const client = serviceClient(settings)
+  // The budgets hold for a set as for one run: checked once, before any of its creates.
+  const deps = { now: Date.now, log: core }
+  const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(), deps)
+  if (reached) return await publishOverBudget(reached.message)
   const interruption = new AbortController()
   const set = prepareSet(settings, client, interruption.signal)
   const outcome = await executeSet(set, interruption)

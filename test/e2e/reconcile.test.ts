@@ -214,4 +214,54 @@ describe('credit budgets', () => {
     )
     expect(result.summary).toContain('Over budget: no run was created')
   })
+
+  it('holds for a set of tasks too: nothing of the set is created', async () => {
+    const api = await fakeApi()
+    const gh = await fakeGitHub()
+    api.seedRun(
+      { prompt: 'earlier', metadata: { gh_repository: `${OWNER}/${REPO}` } },
+      {
+        script: [
+          { state: 'SUCCEEDED', afterMs: 0, patch: { request_usage: { inference_cost: 300 } } },
+        ],
+      },
+    )
+
+    const result = await runStep({
+      inputs: inputsFor(api, { tasks: '["one", "two"]', daily_credit_budget: '250' }),
+      env: eventEnv(gh, 'schedule', {}),
+    })
+
+    expect(result.code).toBe(1)
+    expect(result.outputs.outcome).toBe('over_budget')
+    expect(api.requestsTo('POST', /\/agent\/runs?$/)).toHaveLength(0)
+    expect(result.stdout).toContain('reached the daily_credit_budget of 250 credits')
+  })
+})
+
+describe('bad input to reconcile', () => {
+  it('names github_token when it is empty, before any request', async () => {
+    const api = await fakeApi()
+    const gh = await fakeGitHub()
+
+    const result = await reconcile(api, gh, { github_token: '' })
+
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/::error::.*github_token.* is required by reconcile/)
+    expect(result.stdout.replace(/^::add-mask::.*$/gm, '')).not.toContain(KEY)
+    expect(api.requests).toHaveLength(0)
+    expect(gh.requests).toHaveLength(0)
+  })
+
+  it('names lookback when it is not a duration, before any request', async () => {
+    const api = await fakeApi()
+    const gh = await fakeGitHub()
+
+    const result = await reconcile(api, gh, { lookback: 'yesterday' })
+
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/::error::.*lookback/)
+    expect(api.requests).toHaveLength(0)
+    expect(gh.requests).toHaveLength(0)
+  })
 })

@@ -895,6 +895,10 @@ describe('tasks (v1.2)', () => {
       )
     }
     expect(await refusesTasks({ tasks: '[a]', continue_run: 'true' })).toMatch(/continue_run/)
+    // A set is never detached: nothing would finish it (docs/reconcile.md, With tasks).
+    expect(await refusesTasks({ tasks: '[a]', wait: 'false' })).toMatch(
+      /wait: false; a set is awaited/,
+    )
     expect(await refusesTasks({ tasks: '[a, b]', pass_when: '3' }, 'pass_when')).toMatch(/only 2/)
     expect(await refusesTasks({ tasks: '[a]', pass_when: 'most' }, 'pass_when')).toMatch(
       /all, any, or a number/,
