@@ -5,15 +5,16 @@ import { collectAgentWork, readConversation, type AgentWorkSources } from './age
 import { type AgentRunsClient } from './api/client.ts'
 import { abortableSleep, abortAfter } from './api/transport.ts'
 import type { RunItem } from './api/types.ts'
-import { commentOutcomeOf, workflowRunUrl } from './github/comment.ts'
+import { commentOutcomeOf } from './github/comment.ts'
+import { GitHubContext } from './github/context.ts'
 import { budgetScope, stepHandoff } from './github/handoff.ts'
-import type { Conversation } from './github/conversation.ts'
+import type { ThreadComment } from './github/thread-comment.ts'
 import {
   headMovedNote,
   mayTalkToAgent,
   openCheckRun,
   openCommitStatus,
-  openConversation,
+  openThreadComment,
   postPullRequestReview,
   resolveTarget,
   resolveWorkCommit,
@@ -47,7 +48,7 @@ import {
   type OutputRequest,
 } from './run/output.ts'
 import { withInstruction } from './agent/structured-output.ts'
-import type { Conversation as AgentConversation } from './agent/conversation.ts'
+import type { Conversation } from './agent/conversation.ts'
 import { findSupersedingRun } from './run/superseded.ts'
 import { RunTracker } from './run/tracker.ts'
 import { RunWatcher } from './run/watch.ts'
@@ -70,9 +71,10 @@ export async function run(): Promise<void> {
     // A schema that is not one is an input error too: compiled before any request.
     const output = await prepareOutput(settings.output)
     const client = serviceClient(settings)
-    if (await stopsAtBudget(settings, client)) return
+    const github = GitHubContext.fromRunner(settings.github.token)
+    if (await stopsAtBudget(settings, github, client)) return
     interruption.listen(client)
-    const step = await prepare(settings, output, client, tracker)
+    const step = await prepare(settings, github, output, client, tracker)
     if (!step) return
     const executed = await execute(step, interruption)
     await finish(step, executed, interruption)
@@ -87,10 +89,14 @@ export async function run(): Promise<void> {
  * The credit budgets, before anything is shown or created: past one, the step
  * fails with outcome over_budget, having made nothing.
  */
-async function stopsAtBudget(settings: Settings, client: AgentRunsClient): Promise<boolean> {
+async function stopsAtBudget(
+  settings: Settings,
+  github: GitHubContext,
+  client: AgentRunsClient,
+): Promise<boolean> {
   if (settings.target.kind === 'existing') return false
   const deps = { now: Date.now, log: core }
-  const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(), deps)
+  const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps)
   if (reached) await publishOverBudget(reached.message)
   return reached !== undefined
 }
@@ -102,8 +108,10 @@ interface PreparedStep {
   client: AgentRunsClient
   tracker: RunTracker
   continuing: boolean
+  /** The step's GitHub: its repository, event, thread and client, read once. */
+  github: GitHubContext
   /** The pull-request comment, when `comment` is on. */
-  comment: Conversation | undefined
+  comment: ThreadComment | undefined
   commit: WorkCommit | undefined
   status: CommitStatusReporter | undefined
   workflowRun: string | undefined
@@ -120,6 +128,7 @@ interface PreparedStep {
 /** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
 async function prepare(
   settings: Settings,
+  context: GitHubContext,
   output: OutputRequest | undefined,
   client: AgentRunsClient,
   tracker: RunTracker,
@@ -127,10 +136,10 @@ async function prepare(
   const { github } = settings
   const continuing = settings.target.kind === 'continue'
   // A refused comment starts nothing, and the step passes: the log says why.
-  if (continuing && !(await mayTalkToAgent(github, core))) return undefined
-  const conversation =
+  if (continuing && !(await mayTalkToAgent(github, context, core))) return undefined
+  const threadComment =
     github.comment || continuing
-      ? await openConversation(github, core, {
+      ? await openThreadComment(github, context, core, {
           onCommentCreated: (commentId) => runnerState.saveCommentId(commentId),
           mode: continuing ? 'reply' : 'keyed',
           name:
@@ -138,11 +147,13 @@ async function prepare(
         })
       : undefined
   const asked = output ? withInstruction(settings.target, output.instruction) : settings.target
-  const target = await resolveTarget(asked, conversation, core)
-  const commit = await resolveWorkCommit(github, core)
-  const status = await openCommitStatus(github, commit, core)
+  const target = await resolveTarget(asked, threadComment, core)
+  const commit = await resolveWorkCommit(context, core)
+  const status = await openCommitStatus(github, context, commit, core)
   if (status && commit) runnerState.saveStatusSha(commit.sha)
-  const checkRun = settings.output.checkRun ? await openCheckRun(github, commit, core) : undefined
+  const checkRun = settings.output.checkRun
+    ? await openCheckRun(github, context, commit, core)
+    : undefined
   // Saved before the run exists, so that a post step after a hard kill can complete it.
   const checkRunId = await checkRun?.id
   if (checkRunId !== undefined) runnerState.saveCheckRunId(checkRunId)
@@ -153,10 +164,11 @@ async function prepare(
     client,
     tracker,
     continuing,
-    comment: github.comment ? conversation : undefined,
+    github: context,
+    comment: github.comment ? threadComment : undefined,
     commit,
     status,
-    workflowRun: workflowRunUrl(process.env),
+    workflowRun: context.workflowRun,
     sources,
     watcher: watcherFor(settings, tracker, sources),
     output,
@@ -188,7 +200,7 @@ async function execute(step: PreparedStep, interruption: Interruption): Promise<
       process.env,
       undefined,
       step.commit?.sha,
-      stepHandoff(step.settings.github, step.settings.wait),
+      stepHandoff(step.settings.github, step.github, step.settings.wait),
     ),
     onRunSeen: (run) => {
       // The end is shown once the step knows its outcome (timed out, superseded, …), below.
@@ -245,7 +257,7 @@ async function finish(
   // The head is read while the agent's work is: one waits on GitHub, the other on the service.
   const headMoved =
     outcome.run && comment && !interruption.cancelling
-      ? headMovedNote(settings.github, commit, core)
+      ? headMovedNote(step.github, commit, core)
       : undefined
   const work = await gatherAgentWork(
     outcome,
@@ -269,7 +281,14 @@ async function finish(
     comment?.settled(),
     status?.settled(),
     review && outcome.run && !interruption.cancelling
-      ? postPullRequestReview(settings.github, commit, review, reviewContext(outcome.run), core)
+      ? postPullRequestReview(
+          settings.github,
+          step.github,
+          commit,
+          review,
+          reviewContext(outcome.run),
+          core,
+        )
       : undefined,
     step.checkRun?.finish(
       checkReport(outcome, { answer: work.answer, review }),
@@ -455,7 +474,7 @@ async function gatherAgentWork(
   settings: Settings,
   sources: AgentWorkSources,
   /** A conversation already read (at BLOCKED, or to check the result), to save a request. */
-  conversation: AgentConversation | undefined,
+  conversation: Conversation | undefined,
   signal: AbortSignal,
   endBy: number,
 ): Promise<SummaryExtras> {

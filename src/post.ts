@@ -2,10 +2,9 @@ import * as core from '@actions/core'
 import { type AgentRunsClient } from './api/client.ts'
 import { abortableSleep } from './api/transport.ts'
 import type { RunItem } from './api/types.ts'
-import { loadOctokit } from './github/octokit.ts'
 import { stoppedCheckReport } from './github/check-run.ts'
-import { adoptCheckRun, openConversation } from './github/setup.ts'
-import { CommitStatusReporter, statusContext } from './github/status.ts'
+import { GitHubContext } from './github/context.ts'
+import { adoptCheckRun, openCommitStatus, openThreadComment } from './github/setup.ts'
 import { readPostSettings, type GitHubSettings, type PostSettings } from './inputs.ts'
 import { describeCancel, logCancel, type CancelReport } from './model/cancel.ts'
 import { publishError } from './report/publish.ts'
@@ -30,8 +29,11 @@ export async function run(): Promise<void> {
     // Inputs are read only when there is work: a main step that failed on them created nothing.
     if (!unfinished && checkRunLeft === undefined) return
     const settings = readPostSettings()
-    const report = unfinished ? await cancelLeftRun(saved, settings) : undefined
-    if (checkRunLeft !== undefined) await finishCheckRun(checkRunLeft, report, settings.github)
+    const github = GitHubContext.fromRunner(settings.github.token)
+    const report = unfinished ? await cancelLeftRun(saved, settings, github) : undefined
+    if (checkRunLeft !== undefined) {
+      await finishCheckRun(checkRunLeft, report, settings.github, github)
+    }
   } catch (error) {
     await publishError(error)
   }
@@ -41,6 +43,7 @@ export async function run(): Promise<void> {
 async function cancelLeftRun(
   saved: SavedRun,
   settings: PostSettings,
+  context: GitHubContext,
 ): Promise<CancelReport | undefined> {
   const client = postClient(settings)
   const runId = saved.runId ?? (await findUnansweredRun(client, saved.invocation ?? ''))
@@ -59,10 +62,11 @@ async function cancelLeftRun(
   if (report.kind === 'failed') core.setFailed(describeCancel(runId, report))
   else logCancel(core, runId, report)
   if (saved.commentId && settings.github.comment) {
-    await finishComment(client, runId, saved.commentId, settings.github, STOPPED[report.kind])
+    const stopped = STOPPED[report.kind]
+    await finishComment(client, runId, saved.commentId, settings.github, context, stopped)
   }
   if (saved.statusSha && settings.github.commitStatus) {
-    await finishStatus(saved.statusSha, report, settings.github)
+    await finishStatus(saved.statusSha, report, settings.github, context)
   }
   return report
 }
@@ -163,6 +167,7 @@ async function finishComment(
   runId: string,
   commentId: number,
   github: GitHubSettings,
+  context: GitHubContext,
   stopped: string,
 ): Promise<void> {
   let run: RunItem
@@ -171,13 +176,13 @@ async function finishComment(
   } catch {
     return // Without the run's state, the comment is better left as it is than guessed at.
   }
-  const conversation = await openConversation(github, core, {
+  const comment = await openThreadComment(github, context, core, {
     commentId,
     name: run.agent_config?.name,
   })
-  if (!conversation) return
-  conversation.show(run, { notes: [`${stopped}.`] })
-  await conversation.settled()
+  if (!comment) return
+  comment.show(run, { notes: [`${stopped}.`] })
+  await comment.settled()
 }
 
 const STOPPED: Record<CancelReport['kind'], string> = {
@@ -197,8 +202,9 @@ async function finishCheckRun(
   id: number,
   report: CancelReport | undefined,
   github: GitHubSettings,
+  context: GitHubContext,
 ): Promise<void> {
-  const checkRun = await adoptCheckRun(github, id, core)
+  const checkRun = await adoptCheckRun(github, context, id, core)
   await checkRun.finish(
     stoppedCheckReport(
       report ? `${STOPPED[report.kind]}.` : STEP_STOPPED,
@@ -210,17 +216,13 @@ async function finishCheckRun(
 const STEP_STOPPED = "The step stopped before it reported the run. The workflow run's log says why."
 
 /** The main step's commit status still says pending; say that the step stopped. */
-async function finishStatus(sha: string, report: CancelReport, github: GitHubSettings) {
-  const [owner = '', repo = ''] = (process.env.GITHUB_REPOSITORY ?? '').split('/')
-  const octokit = await loadOctokit(github.token, process.env)
-  const status = new CommitStatusReporter(
-    octokit,
-    { owner, repo, sha, context: statusContext(github.key) },
-    core,
-  )
-  status.show({
-    state: 'error',
-    description: STOPPED[report.kind],
-  })
-  await status.settled()
+async function finishStatus(
+  sha: string,
+  report: CancelReport,
+  github: GitHubSettings,
+  context: GitHubContext,
+): Promise<void> {
+  const status = await openCommitStatus(github, context, { sha }, core)
+  status?.show({ state: 'error', description: STOPPED[report.kind] })
+  await status?.settled()
 }

@@ -3,22 +3,21 @@ import type { GitHubSettings } from '../inputs.ts'
 import type { Log } from '../log.ts'
 import { handoffMetadata, type Handoff } from '../model/handoff.ts'
 import { parseMarker, workflowRunUrl, type CommentContext, type RunRecord } from './comment.ts'
-import { Conversation } from './conversation.ts'
-import { eventPullRequest, readEventPayload } from './event.ts'
-import { loadOctokit, tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
+import type { GitHubContext } from './context.ts'
+import { tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
 import { CommitStatusReporter, statusContext, type StatusReport } from './status.ts'
-import { threadFromEvent } from './thread.ts'
+import { ThreadComment } from './thread-comment.ts'
 import { RECONCILE_PASS } from '../timing.ts'
 
 /** The metadata by which a step hands its run over to a later reconcile pass. */
 export function stepHandoff(
   github: GitHubSettings,
+  context: GitHubContext,
   wait: boolean,
-  env: NodeJS.ProcessEnv = process.env,
 ): Record<string, string> {
-  const lookup = threadFromEvent(env)
+  const { thread } = context
   return handoffMetadata({
-    thread: lookup.kind === 'found' ? lookup.thread.issueNumber : undefined,
+    thread: thread.kind === 'found' ? thread.thread.issueNumber : undefined,
     key: github.key,
     wait,
     comment: github.comment,
@@ -27,13 +26,14 @@ export function stepHandoff(
 }
 
 /** What the step's credit budgets add up over: this repository, and the event's pull request. */
-export function budgetScope(env: NodeJS.ProcessEnv = process.env): {
+export function budgetScope(context: GitHubContext): {
   repository: string
   pullRequest: number | undefined
 } {
+  const { repository } = context
   return {
-    repository: env.GITHUB_REPOSITORY ?? '',
-    pullRequest: eventPullRequest(readEventPayload(env)),
+    repository: repository ? `${repository.owner}/${repository.repo}` : '',
+    pullRequest: context.pullRequest,
   }
 }
 
@@ -60,12 +60,11 @@ export interface WorkflowRunView {
  * One repository as a reconcile pass sees it: what the steps left there (their
  * comments, their commit statuses, their workflow runs), each read once a pass
  * however many runs share it; and the writes that bring them to their end,
- * through the same Conversation and CommitStatusReporter a waiting step uses.
+ * through the same ThreadComment and CommitStatusReporter a waiting step uses.
  * Every call has a deadline; a failed write is reported, never thrown.
  */
 export class RepositoryDesk {
   readonly #octokit: Octokit
-  readonly #token: string
   readonly #owner: string
   readonly #repo: string
   readonly #env: NodeJS.ProcessEnv
@@ -75,21 +74,21 @@ export class RepositoryDesk {
   readonly #statuses = new Map<string, Promise<Array<{ context: string } & CurrentStatus>>>()
   readonly #workflowRuns = new Map<string, Promise<{ status: string; attempt: number }>>()
 
-  private constructor(octokit: Octokit, token: string, repository: string, env: NodeJS.ProcessEnv) {
+  private constructor(octokit: Octokit, repository: string, env: NodeJS.ProcessEnv) {
     this.#octokit = octokit
-    this.#token = token
     const [owner = '', repo = ''] = repository.split('/')
     this.#owner = owner
     this.#repo = repo
     this.#env = env
   }
 
+  /** The pass's repository, read through the step's one GitHub client. */
   static async open(
-    token: string,
+    github: GitHubContext,
     repository: string,
     env: NodeJS.ProcessEnv = process.env,
   ): Promise<RepositoryDesk> {
-    return new RepositoryDesk(await loadOctokit(token, env), token, repository, env)
+    return new RepositoryDesk(await github.client(), repository, env)
   }
 
   /**
@@ -187,8 +186,8 @@ export class RepositoryDesk {
     log: Log,
   ): Promise<boolean> {
     const watched = watchWarnings(log)
-    const conversation = await Conversation.open(
-      this.#token,
+    const comment = ThreadComment.open(
+      this.#octokit,
       { owner: this.#owner, repo: this.#repo, issueNumber: handoff.thread ?? 0 },
       {
         step: 'reconcile',
@@ -199,8 +198,8 @@ export class RepositoryDesk {
         log: watched.log,
       },
     )
-    conversation.show(run, context)
-    await conversation.settled()
+    comment.show(run, context)
+    await comment.settled()
     return !watched.warned()
   }
 

@@ -1,46 +1,43 @@
 import type { GitHubSettings, RunTarget } from '../inputs.ts'
-import { staleHeadNote, workflowRunUrl } from './comment.ts'
+import { staleHeadNote } from './comment.ts'
 import { admitAuthor } from './commenter.ts'
-import { Conversation, type ConversationOptions } from './conversation.ts'
-import { eventAuthorOf, eventHeadSha, eventPullRequest, readEventPayload } from './event.ts'
-import { loadOctokit, reasonOf, withDeadline } from './octokit.ts'
+import type { GitHubContext } from './context.ts'
+import { eventAuthorOf } from './event.ts'
+import { reasonOf, withDeadline } from './octokit.ts'
 import { GITHUB_CALL_DEADLINE_MS, HEAD_MOVED_DEADLINE_MS } from '../timing.ts'
 import type { ReviewDocument } from '../agent/review-document.ts'
 import { CheckRunReporter } from './check-run.ts'
 import { postReview } from './review.ts'
 import { CommitStatusReporter, statusContext } from './status.ts'
-import { threadFromEvent } from './thread.ts'
+import { ThreadComment, type ThreadCommentOptions } from './thread-comment.ts'
 import type { StepTarget } from '../model/step.ts'
 import type { Log } from '../log.ts'
 
-/** What the conversation needs to know of the step beyond the GitHub settings. */
-export interface ConversationRole {
+/** What the comment needs to know of the step beyond the GitHub settings. */
+export interface CommentRole {
   /** `reply` for continue_run: the answer to a person's comment is a new comment. */
-  mode: ConversationOptions['mode']
+  mode: ThreadCommentOptions['mode']
   /** The `name` input, when given. */
   name?: string
 }
 
-/** The step's conversation, when one is asked for and the event has a thread; else undefined. */
-export async function openConversation(
+/** The step's comment, when one is asked for and the event has a thread; else undefined. */
+export async function openThreadComment(
   github: GitHubSettings,
+  context: GitHubContext,
   log: Log,
-  comment: Pick<ConversationOptions, 'commentId' | 'onCommentCreated'> &
-    Partial<ConversationRole> = {},
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<Conversation | undefined> {
-  if (!github.token) return undefined
-  const lookup = threadFromEvent(env)
-  if (lookup.kind === 'none') {
-    log.info(`No comment thread: ${lookup.reason}. Going on without one.`)
+  comment: Pick<ThreadCommentOptions, 'commentId' | 'onCommentCreated'> & Partial<CommentRole> = {},
+): Promise<ThreadComment | undefined> {
+  if (!context.hasToken) return undefined
+  if (context.thread.kind === 'none') {
+    log.info(`No comment thread: ${context.thread.reason}. Going on without one.`)
     return undefined
   }
-  const step = `${env.GITHUB_JOB ?? 'job'}/${env.GITHUB_ACTION ?? 'step'}`
-  return Conversation.open(github.token, lookup.thread, {
-    step,
+  return ThreadComment.open(await context.client(), context.thread.thread, {
+    step: context.step,
     key: github.key,
     mode: 'keyed',
-    workflowRun: workflowRunUrl(env),
+    workflowRun: context.workflowRun,
     log,
     ...comment,
   })
@@ -49,11 +46,11 @@ export async function openConversation(
 /** Turns `continue_run` into the thread's run to follow up, or a new run when there is none. */
 export async function resolveTarget(
   target: RunTarget,
-  conversation: Conversation | undefined,
+  comment: ThreadComment | undefined,
   log: Log,
 ): Promise<StepTarget> {
   if (target.kind !== 'continue') return target
-  const runId = await conversation?.findRun()
+  const runId = await comment?.findRun()
   if (runId) {
     log.info(`continue_run: this thread's run is ${runId}; sending it the message as a follow-up.`)
     return { kind: 'existing', runId, followup: target.message }
@@ -69,15 +66,13 @@ export async function resolveTarget(
  */
 export async function mayTalkToAgent(
   github: GitHubSettings,
+  context: GitHubContext,
   log: Log,
-  env: NodeJS.ProcessEnv = process.env,
 ): Promise<boolean> {
-  const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/')
-  const octokit = await loadOctokit(github.token, env)
   const admission = await admitAuthor(
-    octokit,
-    { owner, repo },
-    eventAuthorOf(readEventPayload(env)),
+    await context.client(),
+    context.repository ?? { owner: '', repo: '' },
+    eventAuthorOf(context.event),
     github,
   )
   if (admission.admitted) {
@@ -103,34 +98,28 @@ const SHA = /^[0-9a-f]{40}$/
  * token is at hand); anything else works on GITHUB_SHA.
  */
 export async function resolveWorkCommit(
-  github: GitHubSettings,
+  context: GitHubContext,
   log: Log,
-  env: NodeJS.ProcessEnv = process.env,
 ): Promise<WorkCommit | undefined> {
-  const payload = readEventPayload(env)
-  const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/')
-  const number = eventPullRequest(payload)
-  const pullRequest = number !== undefined && owner && repo ? { owner, repo, number } : undefined
-  const fromEvent = eventHeadSha(payload)
-  if (fromEvent) return { sha: fromEvent, pullRequest }
-  if (pullRequest && github.token) {
-    const head = await currentHead(github, pullRequest, log, env)
+  const { repository, pullRequest: number } = context
+  const pullRequest = number !== undefined && repository ? { ...repository, number } : undefined
+  if (context.eventHeadSha) return { sha: context.eventHeadSha, pullRequest }
+  if (pullRequest && context.hasToken) {
+    const head = await currentHead(context, pullRequest, log)
     if (head) return { sha: head, pullRequest }
   }
-  const sha = env.GITHUB_SHA ?? ''
-  return SHA.test(sha) ? { sha } : undefined
+  return context.sha ? { sha: context.sha } : undefined
 }
 
 /** The pull request's head now, or undefined when GitHub cannot say within `deadlineMs`. */
 async function currentHead(
-  github: GitHubSettings,
+  context: GitHubContext,
   pullRequest: NonNullable<WorkCommit['pullRequest']>,
   log: Log,
-  env: NodeJS.ProcessEnv,
   deadlineMs = GITHUB_CALL_DEADLINE_MS,
 ): Promise<string | undefined> {
   try {
-    const octokit = await loadOctokit(github.token, env)
+    const octokit = await context.client()
     const { data } = await octokit.rest.pulls.get({
       owner: pullRequest.owner,
       repo: pullRequest.repo,
@@ -148,35 +137,32 @@ async function currentHead(
 
 /** A note for the comment when the pull request's head has moved on since the run started. */
 export async function headMovedNote(
-  github: GitHubSettings,
+  context: GitHubContext,
   commit: WorkCommit | undefined,
   log: Log,
-  env: NodeJS.ProcessEnv = process.env,
 ): Promise<string | undefined> {
-  if (!commit?.pullRequest || !github.token) return undefined
-  const head = await currentHead(github, commit.pullRequest, log, env, HEAD_MOVED_DEADLINE_MS)
+  if (!commit?.pullRequest || !context.hasToken) return undefined
+  const head = await currentHead(context, commit.pullRequest, log, HEAD_MOVED_DEADLINE_MS)
   return head ? staleHeadNote(commit.sha, head) : undefined
 }
 
 /** The step's commit status, when `commit_status` asks for one and there is a commit. */
 export async function openCommitStatus(
   github: GitHubSettings,
+  context: GitHubContext,
   commit: WorkCommit | undefined,
   log: Log,
-  env: NodeJS.ProcessEnv = process.env,
 ): Promise<CommitStatusReporter | undefined> {
-  if (!github.commitStatus || !github.token) return undefined
-  const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/')
-  if (!commit || !owner || !repo) {
+  if (!github.commitStatus || !context.hasToken) return undefined
+  if (!commit || !context.repository) {
     log.warning(
       'commit_status: no commit to set a status on (no pull request head, no GITHUB_SHA).',
     )
     return undefined
   }
-  const octokit = await loadOctokit(github.token, env)
   return new CommitStatusReporter(
-    octokit,
-    { owner, repo, sha: commit.sha, context: statusContext(github.key) },
+    await context.client(),
+    { ...context.repository, sha: commit.sha, context: statusContext(github.key) },
     log,
   )
 }
@@ -184,44 +170,41 @@ export async function openCommitStatus(
 /** The step's check run, created in progress now, when `check_run` asks for one and there is a commit. */
 export async function openCheckRun(
   github: GitHubSettings,
+  context: GitHubContext,
   commit: WorkCommit | undefined,
   log: Log,
-  env: NodeJS.ProcessEnv = process.env,
 ): Promise<CheckRunReporter | undefined> {
-  const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/')
-  if (!commit || !owner || !repo) {
+  if (!commit || !context.repository) {
     log.warning('check_run: no commit to report on (no pull request head, no GITHUB_SHA).')
     return undefined
   }
-  const octokit = await loadOctokit(github.token, env)
   return CheckRunReporter.open(
-    octokit,
-    { owner, repo, sha: commit.sha, key: github.key },
+    await context.client(),
+    { ...context.repository, sha: commit.sha, key: github.key },
     log,
-    workflowRunUrl(env),
+    context.workflowRun,
   )
 }
 
 /** The check run the main step opened and never completed (the post step completes it). */
 export async function adoptCheckRun(
   github: GitHubSettings,
+  context: GitHubContext,
   id: number,
   log: Log,
-  env: NodeJS.ProcessEnv = process.env,
 ): Promise<CheckRunReporter> {
-  const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/')
-  const octokit = await loadOctokit(github.token, env)
-  return CheckRunReporter.adopt(octokit, { owner, repo, key: github.key }, id, log)
+  const repository = context.repository ?? { owner: '', repo: '' }
+  return CheckRunReporter.adopt(await context.client(), { ...repository, key: github.key }, id, log)
 }
 
 /** `pull_request_review`: posts the review on the event's pull request, when there is one. */
 export async function postPullRequestReview(
   github: GitHubSettings,
+  context: GitHubContext,
   commit: WorkCommit | undefined,
   review: ReviewDocument,
-  context: { runId: string; sessionLink?: string },
+  run: { runId: string; sessionLink?: string },
   log: Log,
-  env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
   if (!commit?.pullRequest) {
     log.warning(
@@ -229,12 +212,11 @@ export async function postPullRequestReview(
     )
     return
   }
-  const octokit = await loadOctokit(github.token, env)
   await postReview(
-    octokit,
+    await context.client(),
     { ...commit.pullRequest, sha: commit.sha, key: github.key },
     review,
-    context,
+    run,
     log,
   )
 }

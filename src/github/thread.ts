@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import type { EventPayload } from './event.ts'
 
 /** The pull request or issue whose conversation this workflow run belongs to. */
 export interface Thread {
@@ -11,30 +11,24 @@ export type ThreadLookup = { kind: 'found'; thread: Thread } | { kind: 'none'; r
 
 const THREAD_EVENTS = ['pull_request', 'pull_request_target', 'issues', 'issue_comment'] as const
 
-interface EventPayload {
-  pull_request?: { number?: number }
-  issue?: { number?: number }
-}
-
-/** Finds the triggering thread from the runner's event, or says why there is none. */
-export function threadFromEvent(env: NodeJS.ProcessEnv): ThreadLookup {
-  const event = env.GITHUB_EVENT_NAME ?? ''
-  if (!(THREAD_EVENTS as readonly string[]).includes(event)) {
+/** Pure: the triggering thread, from the event's name and payload, or why there is none. */
+export function threadOf(
+  eventName: string,
+  payload: EventPayload | undefined,
+  repository: { owner: string; repo: string } | undefined,
+): ThreadLookup {
+  if (!(THREAD_EVENTS as readonly string[]).includes(eventName)) {
     return {
       kind: 'none',
-      reason: `the ${event || 'unknown'} event has no pull request or issue to comment on (only ${THREAD_EVENTS.join(', ')} do)`,
+      reason: `the ${eventName || 'unknown'} event has no pull request or issue to comment on (only ${THREAD_EVENTS.join(', ')} do)`,
     }
   }
-  const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/')
-  let payload: EventPayload
-  try {
-    payload = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH ?? '', 'utf8')) as EventPayload
-  } catch {
+  if (!payload) {
     return { kind: 'none', reason: 'the event payload (GITHUB_EVENT_PATH) cannot be read' }
   }
   const issueNumber = payload.pull_request?.number ?? payload.issue?.number
-  if (!owner || !repo || typeof issueNumber !== 'number') {
-    return { kind: 'none', reason: `the ${event} event names no pull request or issue` }
+  if (!repository || typeof issueNumber !== 'number') {
+    return { kind: 'none', reason: `the ${eventName} event names no pull request or issue` }
   }
-  return { kind: 'found', thread: { owner, repo, issueNumber } }
+  return { kind: 'found', thread: { ...repository, issueNumber } }
 }

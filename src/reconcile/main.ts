@@ -1,5 +1,6 @@
 import * as core from '@actions/core'
 import { abortableSleep } from '../api/transport.ts'
+import { GitHubContext } from '../github/context.ts'
 import { RepositoryDesk } from '../github/handoff.ts'
 import { readReconcileSettings } from '../inputs.ts'
 import { publishError } from '../report/publish.ts'
@@ -16,7 +17,8 @@ export async function run(): Promise<void> {
   try {
     const settings = readReconcileSettings()
     const client = serviceClient(settings)
-    const desk = await RepositoryDesk.open(settings.githubToken, settings.repository)
+    const github = GitHubContext.fromRunner(settings.githubToken)
+    const desk = await RepositoryDesk.open(github, settings.repository)
     const report = await reconcilePass(settings, {
       client,
       desk,

@@ -10,13 +10,13 @@ import {
   type CommentContext,
   type Marker,
 } from './comment.ts'
-import { loadOctokit, reasonOf, tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
+import { reasonOf, tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
 import { COMMENT_RECHECK_PAUSES_MS, GITHUB_LIMITS } from '../timing.ts'
 import type { Thread } from './thread.ts'
 import { NewestWrites } from './writes.ts'
 import type { Log } from '../log.ts'
 
-export interface ConversationOptions {
+export interface ThreadCommentOptions {
   /** `<job>/<step>`, written into the marker. */
   step: string
   /** One comment per thread and key: the `name` input, else the workflow and job. */
@@ -53,15 +53,15 @@ interface ListedComment {
 }
 
 /**
- * The step's conversation on its pull request or issue: one comment per key,
+ * The step's comment on its pull request or issue: one comment per key,
  * kept up to date, with the earlier runs in a history; and the run a previous
  * workflow run left there. A GitHub failure never fails the run's step: it
  * becomes a warning.
  */
-export class Conversation {
+export class ThreadComment {
   readonly #octokit: Octokit
   readonly #thread: Thread
-  readonly #options: ConversationOptions
+  readonly #options: ThreadCommentOptions
   readonly #onCommentCreated: (commentId: number) => void
   readonly #now: () => number
   #commentId: number | undefined
@@ -79,7 +79,7 @@ export class Conversation {
    */
   #concurrentStep = false
 
-  private constructor(octokit: Octokit, thread: Thread, options: ConversationOptions) {
+  private constructor(octokit: Octokit, thread: Thread, options: ThreadCommentOptions) {
     this.#octokit = octokit
     this.#thread = thread
     this.#options = options
@@ -88,12 +88,8 @@ export class Conversation {
     this.#now = options.now ?? Date.now
   }
 
-  static async open(
-    token: string,
-    thread: Thread,
-    options: ConversationOptions,
-  ): Promise<Conversation> {
-    return new Conversation(await loadOctokit(token, process.env), thread, options)
+  static open(octokit: Octokit, thread: Thread, options: ThreadCommentOptions): ThreadComment {
+    return new ThreadComment(octokit, thread, options)
   }
 
   /**

@@ -1,0 +1,64 @@
+import { workflowRunUrl } from './comment.ts'
+import { eventHeadSha, eventPullRequest, readEventPayload, type EventPayload } from './event.ts'
+import { loadOctokit, type Octokit } from './octokit.ts'
+import { threadOf, type ThreadLookup } from './thread.ts'
+
+/** `owner/repo`, split once. */
+export interface Repository {
+  owner: string
+  repo: string
+}
+
+/**
+ * What a step knows of GitHub, read once from the runner: the repository, the event and its
+ * thread, the workflow run, and one client for the token, built the first time it is needed
+ * (most steps never need it). Every GitHub surface of the step is handed this.
+ */
+export class GitHubContext {
+  readonly repository: Repository | undefined
+  readonly eventName: string
+  readonly event: EventPayload | undefined
+  /** The pull request or issue the event is about, for the comment. */
+  readonly thread: ThreadLookup
+  /** The pull request's number, when the event is about one. */
+  readonly pullRequest: number | undefined
+  /** The pull request's head as the event delivered it (pull_request events only). */
+  readonly eventHeadSha: string | undefined
+  /** GITHUB_SHA, when it is a commit's. */
+  readonly sha: string | undefined
+  readonly workflowRun: string | undefined
+  /** `<job>/<step>`, written into the comment's marker. */
+  readonly step: string
+  /** Whether there is a token: without one, no GitHub surface is written. */
+  readonly hasToken: boolean
+  readonly #client: () => Promise<Octokit>
+  #octokit: Promise<Octokit> | undefined
+
+  private constructor(token: string, env: NodeJS.ProcessEnv) {
+    const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/')
+    this.repository = owner && repo ? { owner, repo } : undefined
+    this.eventName = env.GITHUB_EVENT_NAME ?? ''
+    this.event = readEventPayload(env)
+    this.thread = threadOf(this.eventName, this.event, this.repository)
+    this.pullRequest = eventPullRequest(this.event)
+    this.eventHeadSha = eventHeadSha(this.event)
+    this.sha = SHA.test(env.GITHUB_SHA ?? '') ? env.GITHUB_SHA : undefined
+    this.workflowRun = workflowRunUrl(env)
+    this.step = `${env.GITHUB_JOB ?? 'job'}/${env.GITHUB_ACTION ?? 'step'}`
+    this.hasToken = token !== ''
+    this.#client = () => loadOctokit(token, env)
+  }
+
+  /** The runner's GitHub, for the step's token. */
+  static fromRunner(token: string, env: NodeJS.ProcessEnv = process.env): GitHubContext {
+    return new GitHubContext(token, env)
+  }
+
+  /** The one GitHub client of the step. */
+  client(): Promise<Octokit> {
+    this.#octokit ??= this.#client()
+    return this.#octokit
+  }
+}
+
+const SHA = /^[0-9a-f]{40}$/
