@@ -9288,6 +9288,154 @@ function cutEscaped(text, max) {
     return text.length <= max ? text : cut(text, max).replace(/&#?\w*$/, '');
 }
 
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: ./src/github/event.ts
+
+/** The event payload (GITHUB_EVENT_PATH), or undefined when there is none to read. */
+function readEventPayload(env) {
+    try {
+        const parsed = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH ?? '', 'utf8'));
+        return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function eventAuthorOf(payload) {
+    const [user, what] = payload?.comment
+        ? [payload.comment.user, 'comment']
+        : payload?.review
+            ? [payload.review.user, 'review']
+            : [payload?.sender, 'event'];
+    const login = user?.login;
+    if (typeof login !== 'string' || login === '')
+        return undefined;
+    return { login, isBot: user?.type === 'Bot' || login.endsWith('[bot]'), what };
+}
+const event_SHA = /^[0-9a-f]{40}$/;
+/** The pull request's head as the event delivered it (pull_request events only). */
+function eventHeadSha(payload) {
+    const sha = payload?.pull_request?.head?.sha;
+    return typeof sha === 'string' && event_SHA.test(sha) ? sha : undefined;
+}
+/** The pull request the event is about: its number, when the thread is a pull request. */
+function eventPullRequest(payload) {
+    if (typeof payload?.pull_request?.number === 'number')
+        return payload.pull_request.number;
+    if (payload?.issue?.pull_request && typeof payload.issue.number === 'number') {
+        return payload.issue.number;
+    }
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./src/github/octokit.ts
+
+
+
+/** Who writes comments with GITHUB_TOKEN; GET /user is closed to that token. */
+const ACTIONS_BOT = 'github-actions[bot]';
+/** Loads the GitHub client only now: most steps never need it. */
+async function loadOctokit(token, env) {
+    const { getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+    return getOctokit(token, { baseUrl: env.GITHUB_API_URL || 'https://api.github.com' });
+}
+/** Request options that give one GitHub call its deadline. */
+function octokit_withDeadline(deadlineMs = GITHUB_CALL_DEADLINE_MS) {
+    return { request: { signal: AbortSignal.timeout(deadlineMs) } };
+}
+/** The login the token writes as. */
+async function tokenIdentity(octokit) {
+    try {
+        const { data } = await octokit.rest.users.getAuthenticated(octokit_withDeadline());
+        return data.login;
+    }
+    catch (error) {
+        if (error.status === 403)
+            return ACTIONS_BOT;
+        throw error;
+    }
+}
+/** Why a GitHub call failed, safe for the log. */
+function reasonOf(error) {
+    return safeForLog(errorMessage(error), 500);
+}
+
+;// CONCATENATED MODULE: ./src/github/thread.ts
+const THREAD_EVENTS = ['pull_request', 'pull_request_target', 'issues', 'issue_comment'];
+/** Pure: the triggering thread, from the event's name and payload, or why there is none. */
+function threadOf(eventName, payload, repository) {
+    if (!THREAD_EVENTS.includes(eventName)) {
+        return {
+            kind: 'none',
+            reason: `the ${eventName || 'unknown'} event has no pull request or issue to comment on (only ${THREAD_EVENTS.join(', ')} do)`,
+        };
+    }
+    if (!payload) {
+        return { kind: 'none', reason: 'the event payload (GITHUB_EVENT_PATH) cannot be read' };
+    }
+    const issueNumber = payload.pull_request?.number ?? payload.issue?.number;
+    if (!repository || typeof issueNumber !== 'number') {
+        return { kind: 'none', reason: `the ${eventName} event names no pull request or issue` };
+    }
+    return { kind: 'found', thread: { ...repository, issueNumber } };
+}
+
+;// CONCATENATED MODULE: ./src/github/context.ts
+
+
+
+
+/**
+ * What a step knows of GitHub, read once from the runner: the repository, the event and its
+ * thread, the workflow run, and one client for the token, built the first time it is needed
+ * (most steps never need it). Every GitHub surface of the step is handed this.
+ */
+class GitHubContext {
+    repository;
+    eventName;
+    event;
+    /** The pull request or issue the event is about, for the comment. */
+    thread;
+    /** The pull request's number, when the event is about one. */
+    pullRequest;
+    /** The pull request's head as the event delivered it (pull_request events only). */
+    eventHeadSha;
+    /** GITHUB_SHA, when it is a commit's. */
+    sha;
+    workflowRun;
+    /** `<job>/<step>`, written into the comment's marker. */
+    step;
+    /** Whether there is a token: without one, no GitHub surface is written. */
+    hasToken;
+    #client;
+    #octokit;
+    constructor(token, env) {
+        const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/');
+        this.repository = owner && repo ? { owner, repo } : undefined;
+        this.eventName = env.GITHUB_EVENT_NAME ?? '';
+        this.event = readEventPayload(env);
+        this.thread = threadOf(this.eventName, this.event, this.repository);
+        this.pullRequest = eventPullRequest(this.event);
+        this.eventHeadSha = eventHeadSha(this.event);
+        this.sha = context_SHA.test(env.GITHUB_SHA ?? '') ? env.GITHUB_SHA : undefined;
+        this.workflowRun = workflowRunUrl(env);
+        this.step = `${env.GITHUB_JOB ?? 'job'}/${env.GITHUB_ACTION ?? 'step'}`;
+        this.hasToken = token !== '';
+        this.#client = () => loadOctokit(token, env);
+    }
+    /** The runner's GitHub, for the step's token. */
+    static fromRunner(token, env = process.env) {
+        return new GitHubContext(token, env);
+    }
+    /** The one GitHub client of the step. */
+    client() {
+        this.#octokit ??= this.#client();
+        return this.#octokit;
+    }
+}
+const context_SHA = /^[0-9a-f]{40}$/;
+
 ;// CONCATENATED MODULE: ./src/model/handoff.ts
 /**
  * What a run carries in its metadata so that a later `reconcile` pass can
@@ -9363,38 +9511,6 @@ function readHandoff(metadata) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/github/octokit.ts
-
-
-
-/** Who writes comments with GITHUB_TOKEN; GET /user is closed to that token. */
-const ACTIONS_BOT = 'github-actions[bot]';
-/** Loads the GitHub client only now: most steps never need it. */
-async function loadOctokit(token, env) {
-    const { getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-    return getOctokit(token, { baseUrl: env.GITHUB_API_URL || 'https://api.github.com' });
-}
-/** Request options that give one GitHub call its deadline. */
-function octokit_withDeadline(deadlineMs = GITHUB_CALL_DEADLINE_MS) {
-    return { request: { signal: AbortSignal.timeout(deadlineMs) } };
-}
-/** The login the token writes as. */
-async function tokenIdentity(octokit) {
-    try {
-        const { data } = await octokit.rest.users.getAuthenticated(octokit_withDeadline());
-        return data.login;
-    }
-    catch (error) {
-        if (error.status === 403)
-            return ACTIONS_BOT;
-        throw error;
-    }
-}
-/** Why a GitHub call failed, safe for the log. */
-function reasonOf(error) {
-    return safeForLog(errorMessage(error), 500);
-}
-
 ;// CONCATENATED MODULE: ./src/github/writes.ts
 /**
  * Writes to GitHub that show the newest of a changing value (a comment, a
@@ -9452,19 +9568,114 @@ class NewestWrites {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/conversation.ts
+;// CONCATENATED MODULE: ./src/github/status.ts
+
+
+
+
+
+
+
+/** GitHub refuses a longer description. */
+const MAX_DESCRIPTION = 140;
+function statusContext(key) {
+    return cut(`cloud-agent/${key}`, 100);
+}
+/** Text for a description: one line, no control characters, at most 140 characters. */
+function oneLine(text, max = MAX_DESCRIPTION) {
+    const flat = text
+        // eslint-disable-next-line no-control-regex -- stripping control characters is the point
+        .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim();
+    return flat.length > max ? clip(flat, max - 1) : flat;
+}
+/** While the run works: pending, in the comment's words, linking to the session once there is one. */
+function pendingStatus(run, fallbackTarget) {
+    return {
+        state: 'pending',
+        description: oneLine(`${wordsFor(run).label} (run ${run.run_id})`),
+        targetUrl: safeHttpUrl(run.session_link) ?? fallbackTarget,
+    };
+}
+/** Where the step ended, as a commit status, in the comment's plain words. */
+function finalStatus(outcome, fallbackTarget) {
+    const ending = endingOf(outcome);
+    const words = describeEnding(ending);
+    const reason = words.showsReason ? ending.run?.statusMessage : undefined;
+    const question = outcome.kind === 'blocked' ? outcome.question : undefined;
+    const description = oneLine(ending.kind === 'started'
+        ? `Started (run ${ending.run.runId}); this step does not wait for it`
+        : ending.kind === 'superseded'
+            ? `Superseded by run ${ending.newerRunId}`
+            : [words.label, reason ?? question].filter(Boolean).join(': '));
+    return {
+        state: words.commitState,
+        description,
+        targetUrl: safeHttpUrl(outcome.run?.session_link) ?? fallbackTarget,
+    };
+}
+/**
+ * Keeps one commit status up to date: one write per change, in order. A
+ * GitHub failure never fails the step: it becomes a warning.
+ */
+class CommitStatusReporter {
+    #octokit;
+    #target;
+    #log;
+    #writes = new NewestWrites((report) => this.#write(report));
+    #last = '';
+    constructor(octokit, target, log) {
+        this.#octokit = octokit;
+        this.#target = target;
+        this.#log = log;
+    }
+    show(report) {
+        const key = JSON.stringify(report);
+        if (key === this.#last)
+            return;
+        this.#last = key;
+        this.#writes.push(report);
+    }
+    /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
+    async settled(maxMs = GITHUB_LIMITS.settleMs) {
+        if ((await this.#writes.settled(maxMs)) === 'gave-up') {
+            this.#log.warning(`GitHub: the commit status ${this.#target.context} was not brought up to date within ${maxMs / 1000}s; GitHub is not answering. The run is not affected.`);
+        }
+    }
+    async #write(report) {
+        const { owner, repo, sha, context } = this.#target;
+        try {
+            await this.#octokit.rest.repos.createCommitStatus({
+                owner,
+                repo,
+                sha,
+                context,
+                state: report.state,
+                description: report.description,
+                target_url: report.targetUrl,
+                ...octokit_withDeadline(),
+            });
+        }
+        catch (error) {
+            this.#log.warning(`GitHub: could not set the commit status ${context} on ${sha.slice(0, 7)} (${reasonOf(error)}). The run is not affected.`);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/thread-comment.ts
 
 
 
 
 
 /**
- * The step's conversation on its pull request or issue: one comment per key,
+ * The step's comment on its pull request or issue: one comment per key,
  * kept up to date, with the earlier runs in a history; and the run a previous
  * workflow run left there. A GitHub failure never fails the run's step: it
  * becomes a warning.
  */
-class Conversation {
+class ThreadComment {
     #octokit;
     #thread;
     #options;
@@ -9490,8 +9701,8 @@ class Conversation {
         this.#onCommentCreated = options.onCommentCreated ?? (() => undefined);
         this.#now = options.now ?? Date.now;
     }
-    static async open(token, thread, options) {
-        return new Conversation(await loadOctokit(token, process.env), thread, options);
+    static open(octokit, thread, options) {
+        return new ThreadComment(octokit, thread, options);
     }
     /**
      * The run of the newest trusted marker on the thread, if any; with a `name`,
@@ -9758,169 +9969,6 @@ function retryableRefusal(error) {
     return waitMs <= GITHUB_LIMITS.maxRetryAfterMs ? waitMs : undefined;
 }
 
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: ./src/github/event.ts
-
-/** The event payload (GITHUB_EVENT_PATH), or undefined when there is none to read. */
-function readEventPayload(env) {
-    try {
-        const parsed = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH ?? '', 'utf8'));
-        return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-function eventAuthorOf(payload) {
-    const [user, what] = payload?.comment
-        ? [payload.comment.user, 'comment']
-        : payload?.review
-            ? [payload.review.user, 'review']
-            : [payload?.sender, 'event'];
-    const login = user?.login;
-    if (typeof login !== 'string' || login === '')
-        return undefined;
-    return { login, isBot: user?.type === 'Bot' || login.endsWith('[bot]'), what };
-}
-const event_SHA = /^[0-9a-f]{40}$/;
-/** The pull request's head as the event delivered it (pull_request events only). */
-function eventHeadSha(payload) {
-    const sha = payload?.pull_request?.head?.sha;
-    return typeof sha === 'string' && event_SHA.test(sha) ? sha : undefined;
-}
-/** The pull request the event is about: its number, when the thread is a pull request. */
-function eventPullRequest(payload) {
-    if (typeof payload?.pull_request?.number === 'number')
-        return payload.pull_request.number;
-    if (payload?.issue?.pull_request && typeof payload.issue.number === 'number') {
-        return payload.issue.number;
-    }
-    return undefined;
-}
-
-;// CONCATENATED MODULE: ./src/github/status.ts
-
-
-
-
-
-
-
-/** GitHub refuses a longer description. */
-const MAX_DESCRIPTION = 140;
-function statusContext(key) {
-    return cut(`cloud-agent/${key}`, 100);
-}
-/** Text for a description: one line, no control characters, at most 140 characters. */
-function oneLine(text, max = MAX_DESCRIPTION) {
-    const flat = text
-        // eslint-disable-next-line no-control-regex -- stripping control characters is the point
-        .replace(/[\u0000-\u001f\u007f]+/g, ' ')
-        .replace(/\s+/g, ' ')
-        .trim();
-    return flat.length > max ? clip(flat, max - 1) : flat;
-}
-/** While the run works: pending, in the comment's words, linking to the session once there is one. */
-function pendingStatus(run, fallbackTarget) {
-    return {
-        state: 'pending',
-        description: oneLine(`${wordsFor(run).label} (run ${run.run_id})`),
-        targetUrl: safeHttpUrl(run.session_link) ?? fallbackTarget,
-    };
-}
-/** Where the step ended, as a commit status, in the comment's plain words. */
-function finalStatus(outcome, fallbackTarget) {
-    const ending = endingOf(outcome);
-    const words = describeEnding(ending);
-    const reason = words.showsReason ? ending.run?.statusMessage : undefined;
-    const question = outcome.kind === 'blocked' ? outcome.question : undefined;
-    const description = oneLine(ending.kind === 'started'
-        ? `Started (run ${ending.run.runId}); this step does not wait for it`
-        : ending.kind === 'superseded'
-            ? `Superseded by run ${ending.newerRunId}`
-            : [words.label, reason ?? question].filter(Boolean).join(': '));
-    return {
-        state: words.commitState,
-        description,
-        targetUrl: safeHttpUrl(outcome.run?.session_link) ?? fallbackTarget,
-    };
-}
-/**
- * Keeps one commit status up to date: one write per change, in order. A
- * GitHub failure never fails the step: it becomes a warning.
- */
-class CommitStatusReporter {
-    #octokit;
-    #target;
-    #log;
-    #writes = new NewestWrites((report) => this.#write(report));
-    #last = '';
-    constructor(octokit, target, log) {
-        this.#octokit = octokit;
-        this.#target = target;
-        this.#log = log;
-    }
-    show(report) {
-        const key = JSON.stringify(report);
-        if (key === this.#last)
-            return;
-        this.#last = key;
-        this.#writes.push(report);
-    }
-    /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
-    async settled(maxMs = GITHUB_LIMITS.settleMs) {
-        if ((await this.#writes.settled(maxMs)) === 'gave-up') {
-            this.#log.warning(`GitHub: the commit status ${this.#target.context} was not brought up to date within ${maxMs / 1000}s; GitHub is not answering. The run is not affected.`);
-        }
-    }
-    async #write(report) {
-        const { owner, repo, sha, context } = this.#target;
-        try {
-            await this.#octokit.rest.repos.createCommitStatus({
-                owner,
-                repo,
-                sha,
-                context,
-                state: report.state,
-                description: report.description,
-                target_url: report.targetUrl,
-                ...octokit_withDeadline(),
-            });
-        }
-        catch (error) {
-            this.#log.warning(`GitHub: could not set the commit status ${context} on ${sha.slice(0, 7)} (${reasonOf(error)}). The run is not affected.`);
-        }
-    }
-}
-
-;// CONCATENATED MODULE: ./src/github/thread.ts
-
-const THREAD_EVENTS = ['pull_request', 'pull_request_target', 'issues', 'issue_comment'];
-/** Finds the triggering thread from the runner's event, or says why there is none. */
-function threadFromEvent(env) {
-    const event = env.GITHUB_EVENT_NAME ?? '';
-    if (!THREAD_EVENTS.includes(event)) {
-        return {
-            kind: 'none',
-            reason: `the ${event || 'unknown'} event has no pull request or issue to comment on (only ${THREAD_EVENTS.join(', ')} do)`,
-        };
-    }
-    const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/');
-    let payload;
-    try {
-        payload = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH ?? '', 'utf8'));
-    }
-    catch {
-        return { kind: 'none', reason: 'the event payload (GITHUB_EVENT_PATH) cannot be read' };
-    }
-    const issueNumber = payload.pull_request?.number ?? payload.issue?.number;
-    if (!owner || !repo || typeof issueNumber !== 'number') {
-        return { kind: 'none', reason: `the ${event} event names no pull request or issue` };
-    }
-    return { kind: 'found', thread: { owner, repo, issueNumber } };
-}
-
 ;// CONCATENATED MODULE: ./src/github/handoff.ts
 
 
@@ -9928,13 +9976,11 @@ function threadFromEvent(env) {
 
 
 
-
-
 /** The metadata by which a step hands its run over to a later reconcile pass. */
-function stepHandoff(github, wait, env = process.env) {
-    const lookup = threadFromEvent(env);
+function stepHandoff(github, context, wait) {
+    const { thread } = context;
     return handoffMetadata({
-        thread: lookup.kind === 'found' ? lookup.thread.issueNumber : undefined,
+        thread: thread.kind === 'found' ? thread.thread.issueNumber : undefined,
         key: github.key,
         wait,
         comment: github.comment,
@@ -9942,22 +9988,22 @@ function stepHandoff(github, wait, env = process.env) {
     });
 }
 /** What the step's credit budgets add up over: this repository, and the event's pull request. */
-function budgetScope(env = process.env) {
+function budgetScope(context) {
+    const { repository } = context;
     return {
-        repository: env.GITHUB_REPOSITORY ?? '',
-        pullRequest: eventPullRequest(readEventPayload(env)),
+        repository: repository ? `${repository.owner}/${repository.repo}` : '',
+        pullRequest: context.pullRequest,
     };
 }
 /**
  * One repository as a reconcile pass sees it: what the steps left there (their
  * comments, their commit statuses, their workflow runs), each read once a pass
  * however many runs share it; and the writes that bring them to their end,
- * through the same Conversation and CommitStatusReporter a waiting step uses.
+ * through the same ThreadComment and CommitStatusReporter a waiting step uses.
  * Every call has a deadline; a failed write is reported, never thrown.
  */
 class RepositoryDesk {
     #octokit;
-    #token;
     #owner;
     #repo;
     #env;
@@ -9966,16 +10012,16 @@ class RepositoryDesk {
     #commentsSince;
     #statuses = new Map();
     #workflowRuns = new Map();
-    constructor(octokit, token, repository, env) {
+    constructor(octokit, repository, env) {
         this.#octokit = octokit;
-        this.#token = token;
         const [owner = '', repo = ''] = repository.split('/');
         this.#owner = owner;
         this.#repo = repo;
         this.#env = env;
     }
-    static async open(token, repository, env = process.env) {
-        return new RepositoryDesk(await loadOctokit(token, env), token, repository, env);
+    /** The pass's repository, read through the step's one GitHub client. */
+    static async open(github, repository, env = process.env) {
+        return new RepositoryDesk(await github.client(), repository, env);
     }
     /**
      * The comments a pass looks through: the repository's, updated since `since`
@@ -10065,7 +10111,7 @@ class RepositoryDesk {
     /** Shows the run in its step's comment as the step would; false when GitHub refused. */
     async showInComment(handoff, commentId, run, context, log) {
         const watched = watchWarnings(log);
-        const conversation = await Conversation.open(this.#token, { owner: this.#owner, repo: this.#repo, issueNumber: handoff.thread ?? 0 }, {
+        const comment = ThreadComment.open(this.#octokit, { owner: this.#owner, repo: this.#repo, issueNumber: handoff.thread ?? 0 }, {
             step: 'reconcile',
             key: handoff.key,
             mode: 'keyed',
@@ -10073,8 +10119,8 @@ class RepositoryDesk {
             workflowRun: this.stepWorkflowRunUrl(handoff),
             log: watched.log,
         });
-        conversation.show(run, context);
-        await conversation.settled();
+        comment.show(run, context);
+        await comment.settled();
         return !watched.warned();
     }
     /** Sets the step's commit status; false when GitHub refused. */
@@ -10659,31 +10705,28 @@ async function markReplaced(octokit, target, earlier, newer, log) {
 
 
 
-
-/** The step's conversation, when one is asked for and the event has a thread; else undefined. */
-async function openConversation(github, log, comment = {}, env = process.env) {
-    if (!github.token)
+/** The step's comment, when one is asked for and the event has a thread; else undefined. */
+async function openThreadComment(github, context, log, comment = {}) {
+    if (!context.hasToken)
         return undefined;
-    const lookup = threadFromEvent(env);
-    if (lookup.kind === 'none') {
-        log.info(`No comment thread: ${lookup.reason}. Going on without one.`);
+    if (context.thread.kind === 'none') {
+        log.info(`No comment thread: ${context.thread.reason}. Going on without one.`);
         return undefined;
     }
-    const step = `${env.GITHUB_JOB ?? 'job'}/${env.GITHUB_ACTION ?? 'step'}`;
-    return Conversation.open(github.token, lookup.thread, {
-        step,
+    return ThreadComment.open(await context.client(), context.thread.thread, {
+        step: context.step,
         key: github.key,
         mode: 'keyed',
-        workflowRun: workflowRunUrl(env),
+        workflowRun: context.workflowRun,
         log,
         ...comment,
     });
 }
 /** Turns `continue_run` into the thread's run to follow up, or a new run when there is none. */
-async function resolveTarget(target, conversation, log) {
+async function resolveTarget(target, comment, log) {
     if (target.kind !== 'continue')
         return target;
-    const runId = await conversation?.findRun();
+    const runId = await comment?.findRun();
     if (runId) {
         log.info(`continue_run: this thread's run is ${runId}; sending it the message as a follow-up.`);
         return { kind: 'existing', runId, followup: target.message };
@@ -10696,10 +10739,8 @@ async function resolveTarget(target, conversation, log) {
  * message itself always comes from the event as delivered (the inputs), never
  * from text fetched now, which its author could have edited since.
  */
-async function mayTalkToAgent(github, log, env = process.env) {
-    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
-    const octokit = await loadOctokit(github.token, env);
-    const admission = await admitAuthor(octokit, { owner, repo }, eventAuthorOf(readEventPayload(env)), github);
+async function mayTalkToAgent(github, context, log) {
+    const admission = await admitAuthor(await context.client(), context.repository ?? { owner: '', repo: '' }, eventAuthorOf(context.event), github);
     if (admission.admitted) {
         log.info(`continue_run: acting on it: ${admission.reason}.`);
         return true;
@@ -10713,26 +10754,22 @@ const setup_SHA = /^[0-9a-f]{40}$/;
  * issue_comment on a pull request does not, so GitHub is asked (only when a
  * token is at hand); anything else works on GITHUB_SHA.
  */
-async function resolveWorkCommit(github, log, env = process.env) {
-    const payload = readEventPayload(env);
-    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
-    const number = eventPullRequest(payload);
-    const pullRequest = number !== undefined && owner && repo ? { owner, repo, number } : undefined;
-    const fromEvent = eventHeadSha(payload);
-    if (fromEvent)
-        return { sha: fromEvent, pullRequest };
-    if (pullRequest && github.token) {
-        const head = await currentHead(github, pullRequest, log, env);
+async function resolveWorkCommit(context, log) {
+    const { repository, pullRequest: number } = context;
+    const pullRequest = number !== undefined && repository ? { ...repository, number } : undefined;
+    if (context.eventHeadSha)
+        return { sha: context.eventHeadSha, pullRequest };
+    if (pullRequest && context.hasToken) {
+        const head = await currentHead(context, pullRequest, log);
         if (head)
             return { sha: head, pullRequest };
     }
-    const sha = env.GITHUB_SHA ?? '';
-    return setup_SHA.test(sha) ? { sha } : undefined;
+    return context.sha ? { sha: context.sha } : undefined;
 }
 /** The pull request's head now, or undefined when GitHub cannot say within `deadlineMs`. */
-async function currentHead(github, pullRequest, log, env, deadlineMs = GITHUB_CALL_DEADLINE_MS) {
+async function currentHead(context, pullRequest, log, deadlineMs = GITHUB_CALL_DEADLINE_MS) {
     try {
-        const octokit = await loadOctokit(github.token, env);
+        const octokit = await context.client();
         const { data } = await octokit.rest.pulls.get({
             owner: pullRequest.owner,
             repo: pullRequest.repo,
@@ -10747,48 +10784,42 @@ async function currentHead(github, pullRequest, log, env, deadlineMs = GITHUB_CA
     }
 }
 /** A note for the comment when the pull request's head has moved on since the run started. */
-async function headMovedNote(github, commit, log, env = process.env) {
-    if (!commit?.pullRequest || !github.token)
+async function headMovedNote(context, commit, log) {
+    if (!commit?.pullRequest || !context.hasToken)
         return undefined;
-    const head = await currentHead(github, commit.pullRequest, log, env, HEAD_MOVED_DEADLINE_MS);
+    const head = await currentHead(context, commit.pullRequest, log, HEAD_MOVED_DEADLINE_MS);
     return head ? staleHeadNote(commit.sha, head) : undefined;
 }
 /** The step's commit status, when `commit_status` asks for one and there is a commit. */
-async function openCommitStatus(github, commit, log, env = process.env) {
-    if (!github.commitStatus || !github.token)
+async function openCommitStatus(github, context, commit, log) {
+    if (!github.commitStatus || !context.hasToken)
         return undefined;
-    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
-    if (!commit || !owner || !repo) {
+    if (!commit || !context.repository) {
         log.warning('commit_status: no commit to set a status on (no pull request head, no GITHUB_SHA).');
         return undefined;
     }
-    const octokit = await loadOctokit(github.token, env);
-    return new CommitStatusReporter(octokit, { owner, repo, sha: commit.sha, context: statusContext(github.key) }, log);
+    return new CommitStatusReporter(await context.client(), { ...context.repository, sha: commit.sha, context: statusContext(github.key) }, log);
 }
 /** The step's check run, created in progress now, when `check_run` asks for one and there is a commit. */
-async function openCheckRun(github, commit, log, env = process.env) {
-    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
-    if (!commit || !owner || !repo) {
+async function openCheckRun(github, context, commit, log) {
+    if (!commit || !context.repository) {
         log.warning('check_run: no commit to report on (no pull request head, no GITHUB_SHA).');
         return undefined;
     }
-    const octokit = await loadOctokit(github.token, env);
-    return CheckRunReporter.open(octokit, { owner, repo, sha: commit.sha, key: github.key }, log, workflowRunUrl(env));
+    return CheckRunReporter.open(await context.client(), { ...context.repository, sha: commit.sha, key: github.key }, log, context.workflowRun);
 }
 /** The check run the main step opened and never completed (the post step completes it). */
-async function adoptCheckRun(github, id, log, env = process.env) {
-    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
-    const octokit = await loadOctokit(github.token, env);
-    return CheckRunReporter.adopt(octokit, { owner, repo, key: github.key }, id, log);
+async function adoptCheckRun(github, context, id, log) {
+    const repository = context.repository ?? { owner: '', repo: '' };
+    return CheckRunReporter.adopt(await context.client(), { ...repository, key: github.key }, id, log);
 }
 /** `pull_request_review`: posts the review on the event's pull request, when there is one. */
-async function postPullRequestReview(github, commit, review, context, log, env = process.env) {
+async function postPullRequestReview(github, context, commit, review, run, log) {
     if (!commit?.pullRequest) {
         log.warning('pull_request_review: this event is not about a pull request, so no review was posted; the review is in the structured_output output.');
         return;
     }
-    const octokit = await loadOctokit(github.token, env);
-    await postReview(octokit, { ...commit.pullRequest, sha: commit.sha, key: github.key }, review, context, log);
+    await postReview(await context.client(), { ...commit.pullRequest, sha: commit.sha, key: github.key }, review, run, log);
 }
 
 ;// CONCATENATED MODULE: ./src/inputs.ts
@@ -14231,6 +14262,7 @@ async function finishSet(outcome, client, signal) {
 
 
 
+
 /** The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish. */
 async function run() {
     const tracker = new RunTracker(runnerState, (runId) => setOutput('run_id', runId));
@@ -14246,10 +14278,11 @@ async function run() {
         // A schema that is not one is an input error too: compiled before any request.
         const output = await prepareOutput(settings.output);
         const client = serviceClient(settings);
-        if (await stopsAtBudget(settings, client))
+        const github = GitHubContext.fromRunner(settings.github.token);
+        if (await stopsAtBudget(settings, github, client))
             return;
         interruption.listen(client);
-        const step = await prepare(settings, output, client, tracker);
+        const step = await prepare(settings, github, output, client, tracker);
         if (!step)
             return;
         const executed = await execute(step, interruption);
@@ -14266,36 +14299,38 @@ async function run() {
  * The credit budgets, before anything is shown or created: past one, the step
  * fails with outcome over_budget, having made nothing.
  */
-async function stopsAtBudget(settings, client) {
+async function stopsAtBudget(settings, github, client) {
     if (settings.target.kind === 'existing')
         return false;
     const deps = { now: Date.now, log: core_namespaceObject };
-    const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(), deps);
+    const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps);
     if (reached)
         await publishOverBudget(reached.message);
     return reached !== undefined;
 }
 /** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
-async function prepare(settings, output, client, tracker) {
+async function prepare(settings, context, output, client, tracker) {
     const { github } = settings;
     const continuing = settings.target.kind === 'continue';
     // A refused comment starts nothing, and the step passes: the log says why.
-    if (continuing && !(await mayTalkToAgent(github, core_namespaceObject)))
+    if (continuing && !(await mayTalkToAgent(github, context, core_namespaceObject)))
         return undefined;
-    const conversation = github.comment || continuing
-        ? await openConversation(github, core_namespaceObject, {
+    const threadComment = github.comment || continuing
+        ? await openThreadComment(github, context, core_namespaceObject, {
             onCommentCreated: (commentId) => runnerState.saveCommentId(commentId),
             mode: continuing ? 'reply' : 'keyed',
             name: settings.target.kind === 'existing' ? undefined : settings.target.request.config?.name,
         })
         : undefined;
     const asked = output ? withInstruction(settings.target, output.instruction) : settings.target;
-    const target = await resolveTarget(asked, conversation, core_namespaceObject);
-    const commit = await resolveWorkCommit(github, core_namespaceObject);
-    const status = await openCommitStatus(github, commit, core_namespaceObject);
+    const target = await resolveTarget(asked, threadComment, core_namespaceObject);
+    const commit = await resolveWorkCommit(context, core_namespaceObject);
+    const status = await openCommitStatus(github, context, commit, core_namespaceObject);
     if (status && commit)
         runnerState.saveStatusSha(commit.sha);
-    const checkRun = settings.output.checkRun ? await openCheckRun(github, commit, core_namespaceObject) : undefined;
+    const checkRun = settings.output.checkRun
+        ? await openCheckRun(github, context, commit, core_namespaceObject)
+        : undefined;
     // Saved before the run exists, so that a post step after a hard kill can complete it.
     const checkRunId = await checkRun?.id;
     if (checkRunId !== undefined)
@@ -14307,10 +14342,11 @@ async function prepare(settings, output, client, tracker) {
         client,
         tracker,
         continuing,
-        comment: github.comment ? conversation : undefined,
+        github: context,
+        comment: github.comment ? threadComment : undefined,
         commit,
         status,
-        workflowRun: workflowRunUrl(process.env),
+        workflowRun: context.workflowRun,
         sources,
         watcher: watcherFor(settings, tracker, sources),
         output,
@@ -14329,7 +14365,7 @@ async function execute(step, interruption) {
         signal: interruption.signal,
         log: step.watcher.log,
         watch: step.watcher,
-        tag: tagFromEnvironment(process.env, undefined, step.commit?.sha, stepHandoff(step.settings.github, step.settings.wait)),
+        tag: tagFromEnvironment(process.env, undefined, step.commit?.sha, stepHandoff(step.settings.github, step.github, step.settings.wait)),
         onRunSeen: (run) => {
             // The end is shown once the step knows its outcome (timed out, superseded, …), below.
             if (isTerminal(run.state))
@@ -14385,7 +14421,7 @@ async function finish(step, { outcome, newer, checked }, interruption) {
         comment?.show(outcome.run, { outcome: commentOutcome });
     // The head is read while the agent's work is: one waits on GitHub, the other on the service.
     const headMoved = outcome.run && comment && !interruption.cancelling
-        ? headMovedNote(settings.github, commit, core_namespaceObject)
+        ? headMovedNote(step.github, commit, core_namespaceObject)
         : undefined;
     const work = await gatherAgentWork(outcome, settings, step.sources, outcome.kind === 'blocked' ? step.watcher.lastConversation : checked?.conversation, interruption.signal, step.waitsEndBy);
     if (outcome.run && comment) {
@@ -14403,7 +14439,7 @@ async function finish(step, { outcome, newer, checked }, interruption) {
         comment?.settled(),
         status?.settled(),
         review && outcome.run && !interruption.cancelling
-            ? postPullRequestReview(settings.github, commit, review, reviewContext(outcome.run), core_namespaceObject)
+            ? postPullRequestReview(settings.github, step.github, commit, review, reviewContext(outcome.run), core_namespaceObject)
             : undefined,
         step.checkRun?.finish(checkReport(outcome, { answer: work.answer, review }), review ? annotationsOf(review.comments, review.verdict) : []),
     ]);
@@ -14586,7 +14622,6 @@ function withinWaits(signal, endBy) {
 
 
 
-
 /**
  * The post step: the cleanup path that works when no signal reached the main
  * step (a hard kill, a container job, a step under `if: always()`). It cancels
@@ -14604,16 +14639,18 @@ async function post_run() {
         if (!unfinished && checkRunLeft === undefined)
             return;
         const settings = readPostSettings();
-        const report = unfinished ? await cancelLeftRun(saved, settings) : undefined;
-        if (checkRunLeft !== undefined)
-            await finishCheckRun(checkRunLeft, report, settings.github);
+        const github = GitHubContext.fromRunner(settings.github.token);
+        const report = unfinished ? await cancelLeftRun(saved, settings, github) : undefined;
+        if (checkRunLeft !== undefined) {
+            await finishCheckRun(checkRunLeft, report, settings.github, github);
+        }
     }
     catch (error) {
         await publishError(error);
     }
 }
 /** Cancels the run the main step left, and shows where it ended on its comment and status. */
-async function cancelLeftRun(saved, settings) {
+async function cancelLeftRun(saved, settings, context) {
     const client = postClient(settings);
     const runId = saved.runId ?? (await findUnansweredRun(client, saved.invocation ?? ''));
     if (!runId)
@@ -14631,10 +14668,11 @@ async function cancelLeftRun(saved, settings) {
     else
         logCancel(core_namespaceObject, runId, report);
     if (saved.commentId && settings.github.comment) {
-        await finishComment(client, runId, saved.commentId, settings.github, STOPPED[report.kind]);
+        const stopped = STOPPED[report.kind];
+        await finishComment(client, runId, saved.commentId, settings.github, context, stopped);
     }
     if (saved.statusSha && settings.github.commitStatus) {
-        await finishStatus(saved.statusSha, report, settings.github);
+        await finishStatus(saved.statusSha, report, settings.github, context);
     }
     return report;
 }
@@ -14712,7 +14750,7 @@ async function findUnansweredRun(client, invocation) {
     }
 }
 /** The main step's comment still shows the run in progress; show where it ended. */
-async function finishComment(client, runId, commentId, github, stopped) {
+async function finishComment(client, runId, commentId, github, context, stopped) {
     let run;
     try {
         run = await client.getRun(runId, { maxRetries: 0 });
@@ -14720,14 +14758,14 @@ async function finishComment(client, runId, commentId, github, stopped) {
     catch {
         return; // Without the run's state, the comment is better left as it is than guessed at.
     }
-    const conversation = await openConversation(github, core_namespaceObject, {
+    const comment = await openThreadComment(github, context, core_namespaceObject, {
         commentId,
         name: run.agent_config?.name,
     });
-    if (!conversation)
+    if (!comment)
         return;
-    conversation.show(run, { notes: [`${stopped}.`] });
-    await conversation.settled();
+    comment.show(run, { notes: [`${stopped}.`] });
+    await comment.settled();
 }
 const STOPPED = {
     cancelled: 'The step stopped before the run ended; the run was cancelled',
@@ -14741,21 +14779,16 @@ const STOPPED = {
  * The main step's check run is still in progress: the step stopped (a hard kill, or an
  * error) before it came to complete it. Without a cancel to tell, it failed.
  */
-async function finishCheckRun(id, report, github) {
-    const checkRun = await adoptCheckRun(github, id, core_namespaceObject);
+async function finishCheckRun(id, report, github, context) {
+    const checkRun = await adoptCheckRun(github, context, id, core_namespaceObject);
     await checkRun.finish(stoppedCheckReport(report ? `${STOPPED[report.kind]}.` : STEP_STOPPED, report?.kind === 'cancelled'));
 }
 const STEP_STOPPED = "The step stopped before it reported the run. The workflow run's log says why.";
 /** The main step's commit status still says pending; say that the step stopped. */
-async function finishStatus(sha, report, github) {
-    const [owner = '', repo = ''] = (process.env.GITHUB_REPOSITORY ?? '').split('/');
-    const octokit = await loadOctokit(github.token, process.env);
-    const status = new CommitStatusReporter(octokit, { owner, repo, sha, context: statusContext(github.key) }, core_namespaceObject);
-    status.show({
-        state: 'error',
-        description: STOPPED[report.kind],
-    });
-    await status.settled();
+async function finishStatus(sha, report, github, context) {
+    const status = await openCommitStatus(github, context, { sha }, core_namespaceObject);
+    status?.show({ state: 'error', description: STOPPED[report.kind] });
+    await status?.settled();
 }
 
 ;// CONCATENATED MODULE: ./src/report/reconcile.ts
@@ -15100,6 +15133,7 @@ function pass_reasonOf(error) {
 
 
 
+
 /**
  * The `reconcile` action's one step: a pass that finishes the comments and
  * commit statuses of detached runs, and sweeps runs left behind by a lost
@@ -15109,7 +15143,8 @@ async function main_run() {
     try {
         const settings = readReconcileSettings();
         const client = serviceClient(settings);
-        const desk = await RepositoryDesk.open(settings.githubToken, settings.repository);
+        const github = GitHubContext.fromRunner(settings.githubToken);
+        const desk = await RepositoryDesk.open(github, settings.repository);
         const report = await reconcilePass(settings, {
             client,
             desk,
