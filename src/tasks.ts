@@ -5,6 +5,7 @@ import { readConversation } from './agent/work.ts'
 import { type AgentRunsClient } from './api/client.ts'
 import { abortableSleep, abortAfter } from './api/transport.ts'
 import type { TaskSetSettings } from './inputs.ts'
+import { GitHubContext } from './github/context.ts'
 import { budgetScope } from './github/handoff.ts'
 import type { SetOutcome } from './model/set.ts'
 import { publishOverBudget } from './report/publish.ts'
@@ -26,7 +27,8 @@ export async function runTaskSet(settings: TaskSetSettings): Promise<void> {
   const client = serviceClient(settings)
   // The budgets hold for a set as for one run: checked once, before any of its creates.
   const deps = { now: Date.now, log: core }
-  const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(), deps)
+  const github = GitHubContext.fromRunner(settings.github.token)
+  const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps)
   if (reached) return await publishOverBudget(reached.message)
   const interruption = new AbortController()
   const set = prepareSet(settings, client, interruption.signal)
