@@ -14143,6 +14143,7 @@ function readSetRuns(saved) {
 
 
 
+
 /**
  * The main step with `tasks`: prepare (the set and its tags), execute (start,
  * wait and cancel, as one set), finish (the answers, one table, the outputs).
@@ -14151,7 +14152,8 @@ async function runTaskSet(settings) {
     const client = serviceClient(settings);
     // The budgets hold for a set as for one run: checked once, before any of its creates.
     const deps = { now: Date.now, log: core_namespaceObject };
-    const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(), deps);
+    const github = GitHubContext.fromRunner(settings.github.token);
+    const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps);
     if (reached)
         return await publishOverBudget(reached.message);
     const interruption = new AbortController();
