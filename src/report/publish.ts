@@ -5,6 +5,7 @@ import { costOf } from '../agent/cost.ts'
 import { safeForLog } from '../text/log.ts'
 import { jsonOutput, leadingThatFit, runOutput, setJsonOutput } from './json-output.ts'
 import { renderErrorSummary, renderSummary, verdictOf, type SummaryExtras } from './summary.ts'
+import { OUTCOME_RECORDS } from '../model/outcome.ts'
 import { formatNumberOutput } from '../text/format.ts'
 import { pullRequestUrlOf } from '../model/run.ts'
 import type { StepOutcome } from '../model/step.ts'
@@ -69,8 +70,10 @@ export async function publishOutcome(
 
 /** A budget reached before the create: no run, `outcome` over_budget, and the step fails. */
 export async function publishOverBudget(message: string): Promise<void> {
-  core.setOutput('outcome', 'over_budget')
-  await writeSummary(`### 💸 Over budget: no run was created\n\n${escapeMarkdown(message)}\n`)
+  const outcome = 'over_budget'
+  core.setOutput('outcome', outcome)
+  const { icon } = OUTCOME_RECORDS[outcome]
+  await writeSummary(`### ${icon} Over budget: no run was created\n\n${escapeMarkdown(message)}\n`)
   core.setFailed(safeForLog(message))
 }
 
