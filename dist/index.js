@@ -11865,6 +11865,7 @@ function pullRequestLabel(url) {
 
 
 
+
 /** Turns the step's outcome into outputs, a job summary, annotations and the exit status. */
 async function publishOutcome(outcome, extras = {}) {
     const { run } = outcome;
@@ -11920,8 +11921,10 @@ async function publishOutcome(outcome, extras = {}) {
 }
 /** A budget reached before the create: no run, `outcome` over_budget, and the step fails. */
 async function publishOverBudget(message) {
-    setOutput('outcome', 'over_budget');
-    await writeSummary(`### 💸 Over budget: no run was created\n\n${escapeMarkdown(message)}\n`);
+    const outcome = 'over_budget';
+    setOutput('outcome', outcome);
+    const { icon } = OUTCOME_RECORDS[outcome];
+    await writeSummary(`### ${icon} Over budget: no run was created\n\n${escapeMarkdown(message)}\n`);
     setFailed(safeForLog(message));
 }
 /** A summary that cannot be written (no GITHUB_STEP_SUMMARY, e.g. locally) must not fail the step. */
