@@ -899,6 +899,29 @@ describe('tasks (v1.2)', () => {
     expect(await refusesTasks({ tasks: '[a]', wait: 'false' })).toMatch(
       /wait: false; a set is awaited/,
     )
+    // What a set cannot honour yet is refused, never silently ignored.
+    for (const [input, value] of [
+      ['comment', 'true'],
+      ['commit_status', 'true'],
+      ['show_progress', 'true'],
+      ['download_artifacts', '*.md'],
+      ['on_blocked', 'fail'],
+    ] as const) {
+      expect(await refusesTasks({ tasks: '[a]', [input]: value })).toMatch(
+        new RegExp(`combined with ${input}`),
+      )
+    }
+    expect(
+      await readTaskSettings(
+        fakeInputs({
+          api_key: KEY,
+          base_url: BASE_URL,
+          tasks: '[a]',
+          on_blocked: 'wait',
+          comment: 'false',
+        }).source,
+      ),
+    ).toBeDefined()
     expect(await refusesTasks({ tasks: '[a, b]', pass_when: '3' }, 'pass_when')).toMatch(/only 2/)
     expect(await refusesTasks({ tasks: '[a]', pass_when: 'most' }, 'pass_when')).toMatch(
       /all, any, or a number/,
