@@ -11017,10 +11017,17 @@ async function readTaskSettings(source = runnerInputs()) {
         throw new InputError('tasks', 'cannot be combined with wait: false; a set is awaited.');
     }
     const { schema, pullRequestReview, checkRun } = step.output;
+    const { showProgress, downloadPatterns, onBlocked } = step.agentWork;
+    // Not silently ignored: a set reports in the summary and the outputs only, for now.
     for (const [input, asked] of [
         ['output_schema', schema !== undefined],
         ['pull_request_review', pullRequestReview],
         ['check_run', checkRun],
+        ['comment', step.github.comment],
+        ['commit_status', step.github.commitStatus],
+        ['show_progress', showProgress],
+        ['download_artifacts', downloadPatterns.length > 0],
+        ['on_blocked', onBlocked !== 'wait'],
     ]) {
         if (asked)
             throw new InputError('tasks', `cannot be combined with ${input}: it applies to one run.`);
