@@ -9009,13 +9009,21 @@ function shortText(value, max = 300) {
  * reconcile pass) never moves an older run above a newer one.
  */
 function mergeRuns(runs, run) {
-    const earlier = runs.find((other) => other.runId === run.runId)?.startedAt;
-    const startedAt = earlier !== undefined && Date.parse(earlier) < Date.parse(run.startedAt)
+    return mergeNewestFirst(runs, run, (record) => record.runId, MAX_RUNS);
+}
+/**
+ * Pure: `records` with `record` put in, in place of an older record of the same
+ * thing (which keeps the earlier of the two start times), newest first, at most `max`.
+ */
+function mergeNewestFirst(records, record, idOf, max) {
+    const id = idOf(record);
+    const earlier = records.find((other) => idOf(other) === id)?.startedAt;
+    const startedAt = earlier !== undefined && Date.parse(earlier) < Date.parse(record.startedAt)
         ? earlier
-        : run.startedAt;
-    return [{ ...run, startedAt }, ...runs.filter((other) => other.runId !== run.runId)]
+        : record.startedAt;
+    return [{ ...record, startedAt }, ...records.filter((other) => idOf(other) !== id)]
         .sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt))
-        .slice(0, MAX_RUNS);
+        .slice(0, max);
 }
 /** The record of a run as last seen. */
 function recordOf(run, context) {
@@ -9523,6 +9531,7 @@ class NewestWrites {
     #queue = Promise.resolve();
     #pending;
     #stopped = false;
+    #lastPushed;
     constructor(write) {
         this.#write = write;
     }
@@ -9534,6 +9543,20 @@ class NewestWrites {
         this.#pending = { value };
         if (!waiting)
             this.#queue = this.#queue.then(() => this.#writePending());
+    }
+    /** Queues `value` unless it is the value queued last: an unchanged value is never written twice. */
+    pushChanged(value) {
+        const key = JSON.stringify(value);
+        if (key === this.#lastPushed)
+            return;
+        this.#lastPushed = key;
+        this.push(value);
+    }
+    /** `settled`, with a warning that names `what` when GitHub did not answer in time. */
+    async settle(maxMs, log, what) {
+        if ((await this.settled(maxMs)) === 'gave-up') {
+            log.warning(`GitHub: ${what} was not brought up to date within ${maxMs / 1000}s; GitHub is not answering. The run is not affected.`);
+        }
     }
     /**
      * Waits for the writes still on their way, for at most `maxMs`. After that
@@ -9624,24 +9647,17 @@ class CommitStatusReporter {
     #target;
     #log;
     #writes = new NewestWrites((report) => this.#write(report));
-    #last = '';
     constructor(octokit, target, log) {
         this.#octokit = octokit;
         this.#target = target;
         this.#log = log;
     }
     show(report) {
-        const key = JSON.stringify(report);
-        if (key === this.#last)
-            return;
-        this.#last = key;
-        this.#writes.push(report);
+        this.#writes.pushChanged(report);
     }
     /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
     async settled(maxMs = GITHUB_LIMITS.settleMs) {
-        if ((await this.#writes.settled(maxMs)) === 'gave-up') {
-            this.#log.warning(`GitHub: the commit status ${this.#target.context} was not brought up to date within ${maxMs / 1000}s; GitHub is not answering. The run is not affected.`);
-        }
+        await this.#writes.settle(maxMs, this.#log, `the commit status ${this.#target.context}`);
     }
     async #write(report) {
         const { owner, repo, sha, context } = this.#target;
@@ -9663,7 +9679,114 @@ class CommitStatusReporter {
     }
 }
 
+;// CONCATENATED MODULE: ./src/github/own-comments.ts
+
+
+/**
+ * The comments of one thread that the action's own identity wrote: the only
+ * ones whose hidden marker is trusted, since anyone can type a marker. Each
+ * call has its deadline; who the token writes as is asked once.
+ */
+class OwnComments {
+    #octokit;
+    #thread;
+    #identity;
+    constructor(octokit, thread) {
+        this.#octokit = octokit;
+        this.#thread = thread;
+    }
+    /** The login the token writes as; a failed look-up is tried again next time. */
+    me() {
+        this.#identity ??= tokenIdentity(this.#octokit).catch((error) => {
+            this.#identity = undefined;
+            throw error;
+        });
+        return this.#identity;
+    }
+    /** The thread's comments written by the action's own identity, in thread order. */
+    async list() {
+        const me = await this.me();
+        const comments = await this.#octokit.paginate(this.#octokit.rest.issues.listComments, {
+            owner: this.#thread.owner,
+            repo: this.#thread.repo,
+            issue_number: this.#thread.issueNumber,
+            per_page: 100,
+            ...octokit_withDeadline(),
+        });
+        return comments.filter((comment) => comment.user?.login === me);
+    }
+    /** One comment; undefined when it is gone (deleted by a person). */
+    async read(commentId) {
+        try {
+            const { data } = await this.#octokit.rest.issues.getComment({
+                owner: this.#thread.owner,
+                repo: this.#thread.repo,
+                comment_id: commentId,
+                ...octokit_withDeadline(),
+            });
+            return { body: data.body, user: data.user, me: await this.me() };
+        }
+        catch (error) {
+            if (error.status === 404)
+                return undefined;
+            throw error;
+        }
+    }
+    async create(body) {
+        const { data } = await this.#octokit.rest.issues.createComment({
+            owner: this.#thread.owner,
+            repo: this.#thread.repo,
+            issue_number: this.#thread.issueNumber,
+            body,
+            ...octokit_withDeadline(),
+        });
+        return data.id;
+    }
+    async update(commentId, body) {
+        await this.#octokit.rest.issues.updateComment({
+            owner: this.#thread.owner,
+            repo: this.#thread.repo,
+            comment_id: commentId,
+            body,
+            ...octokit_withDeadline(),
+        });
+    }
+    async delete(commentId) {
+        await this.#octokit.rest.issues.deleteComment({
+            owner: this.#thread.owner,
+            repo: this.#thread.repo,
+            comment_id: commentId,
+            ...octokit_withDeadline(),
+        });
+    }
+    /** `owner/repo#number`, for the log. */
+    where() {
+        return `${this.#thread.owner}/${this.#thread.repo}#${this.#thread.issueNumber}`;
+    }
+}
+/**
+ * For a write GitHub refused but would take again: 422 (e.g. a body over its
+ * limit) at once, and a 403 secondary rate limit after its hint (when the hint
+ * is short enough to wait). Undefined for anything else.
+ */
+function retryableRefusal(error) {
+    const { status, response } = error;
+    if (status === 422)
+        return 0;
+    if (status !== 403 && status !== 429)
+        return undefined;
+    const headers = response?.headers ?? {};
+    const message = typeof response?.data?.message === 'string' ? response.data.message : '';
+    const hint = Number(headers['retry-after']);
+    const limited = status === 429 || /secondary rate limit/i.test(message) || headers['retry-after'] !== undefined;
+    if (!limited)
+        return undefined;
+    const waitMs = Number.isFinite(hint) && hint >= 0 ? hint * 1000 : 1000;
+    return waitMs <= GITHUB_LIMITS.maxRetryAfterMs ? waitMs : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/github/thread-comment.ts
+
 
 
 
@@ -9676,13 +9799,11 @@ class CommitStatusReporter {
  * becomes a warning.
  */
 class ThreadComment {
-    #octokit;
-    #thread;
+    #comments;
     #options;
     #onCommentCreated;
     #now;
     #commentId;
-    #identity;
     /** When this step first showed each run: orders the runs in the comment. */
     #firstSeen = new Map();
     /** Updates go out one at a time, in order, so the last state seen is the one shown. */
@@ -9694,8 +9815,7 @@ class ThreadComment {
      */
     #concurrentStep = false;
     constructor(octokit, thread, options) {
-        this.#octokit = octokit;
-        this.#thread = thread;
+        this.#comments = new OwnComments(octokit, thread);
         this.#options = options;
         this.#commentId = options.commentId;
         this.#onCommentCreated = options.onCommentCreated ?? (() => undefined);
@@ -9742,9 +9862,7 @@ class ThreadComment {
      * after it, the step goes on (with a warning) and nothing more is written.
      */
     async settled(maxMs = GITHUB_LIMITS.settleMs) {
-        if ((await this.#writes.settled(maxMs)) === 'gave-up') {
-            this.#options.log.warning(`GitHub: the comment on ${this.#where()} was not brought up to date within ${maxMs / 1000}s; GitHub is not answering. The run is not affected.`);
-        }
+        await this.#writes.settle(maxMs, this.#options.log, `the comment on ${this.#where()}`);
     }
     async #writeOrRetryShort({ run, context }) {
         try {
@@ -9781,31 +9899,19 @@ class ThreadComment {
             await this.#create(run, context);
     }
     async #create(run, context) {
-        const { owner, repo, issueNumber } = this.#thread;
         const body = renderComment(run, this.#marker([this.#record(run, context)]), context);
-        const { data } = await this.#octokit.rest.issues.createComment({
-            owner,
-            repo,
-            issue_number: issueNumber,
-            body,
-            ...octokit_withDeadline(),
-        });
+        const created = await this.#comments.create(body);
         if (this.#options.mode === 'reply')
-            return this.#choose(data.id);
+            return this.#choose(created);
         // Another step with the same key may have created its comment at the same time: the oldest wins.
         const keyed = await this.#keyedComments();
         const [oldest] = keyed;
         if (keyed.length > 1)
             this.#concurrentStep = true;
-        if (!oldest || oldest.id === data.id)
-            return this.#choose(data.id);
+        if (!oldest || oldest.id === created)
+            return this.#choose(created);
         this.#options.log.info(`Another step made a comment for "${this.#options.key}" at the same time; keeping the older one.`);
-        await this.#octokit.rest.issues.deleteComment({
-            owner,
-            repo,
-            comment_id: data.id,
-            ...octokit_withDeadline(),
-        });
+        await this.#comments.delete(created);
         this.#choose(oldest.id);
         await this.#update(run, context);
     }
@@ -9852,22 +9958,10 @@ class ThreadComment {
         }
     }
     async #readChosen() {
-        const { owner, repo } = this.#thread;
-        try {
-            const answer = await this.#octokit.rest.issues.getComment({
-                owner,
-                repo,
-                comment_id: this.#commentId ?? 0,
-                ...octokit_withDeadline(),
-            });
-            return { body: answer.data.body, user: answer.data.user, me: await this.#me() };
-        }
-        catch (error) {
-            if (error.status !== 404)
-                throw error;
+        const read = await this.#comments.read(this.#commentId ?? 0);
+        if (!read)
             this.#commentId = undefined;
-            return undefined;
-        }
+        return read;
     }
     #trusted(comment) {
         return comment.user?.login === comment.me ? parseMarker(comment.body ?? '') : undefined;
@@ -9882,13 +9976,7 @@ class ThreadComment {
         const body = runs[0]?.runId === run.run_id || !trusted
             ? renderComment(run, marker, context)
             : spliceComment(current.body ?? '', marker);
-        await this.#octokit.rest.issues.updateComment({
-            owner: this.#thread.owner,
-            repo: this.#thread.repo,
-            comment_id: this.#commentId ?? 0,
-            body,
-            ...octokit_withDeadline(),
-        });
+        await this.#comments.update(this.#commentId ?? 0, body);
     }
     #choose(commentId) {
         if (this.#commentId === commentId)
@@ -9919,55 +10007,20 @@ class ThreadComment {
     }
     /** The thread's markers written by the action's own identity, in thread order. */
     async #trustedMarkers() {
-        const me = await this.#me();
-        const comments = await this.#octokit.paginate(this.#octokit.rest.issues.listComments, {
-            owner: this.#thread.owner,
-            repo: this.#thread.repo,
-            issue_number: this.#thread.issueNumber,
-            per_page: 100,
-            ...octokit_withDeadline(),
-        });
-        return comments.flatMap((comment) => {
-            const marker = comment.user?.login === me ? parseMarker(comment.body ?? '') : undefined;
+        return (await this.#comments.list()).flatMap((comment) => {
+            const marker = parseMarker(comment.body ?? '');
             return marker ? [{ comment, marker }] : [];
         });
-    }
-    #me() {
-        this.#identity ??= tokenIdentity(this.#octokit).catch((error) => {
-            this.#identity = undefined; // A failed look-up is tried again next time.
-            throw error;
-        });
-        return this.#identity;
     }
     #warn(what, error) {
         this.#options.log.warning(`GitHub: ${what} on ${this.#where()} (${reasonOf(error)}). The run is not affected.`);
     }
     #where() {
-        return `${this.#thread.owner}/${this.#thread.repo}#${this.#thread.issueNumber}`;
+        return this.#comments.where();
     }
 }
 /** At most this many writes of one update. */
 const MAX_WRITES = 3;
-/**
- * For a write GitHub refused but would take again: 422 (e.g. a body over its
- * limit) at once, and a 403 secondary rate limit after its hint (when the hint
- * is short enough to wait). Undefined for anything else.
- */
-function retryableRefusal(error) {
-    const { status, response } = error;
-    if (status === 422)
-        return 0;
-    if (status !== 403 && status !== 429)
-        return undefined;
-    const headers = response?.headers ?? {};
-    const message = typeof response?.data?.message === 'string' ? response.data.message : '';
-    const hint = Number(headers['retry-after']);
-    const limited = status === 429 || /secondary rate limit/i.test(message) || headers['retry-after'] !== undefined;
-    if (!limited)
-        return undefined;
-    const waitMs = Number.isFinite(hint) && hint >= 0 ? hint * 1000 : 1000;
-    return waitMs <= GITHUB_LIMITS.maxRetryAfterMs ? waitMs : undefined;
-}
 
 ;// CONCATENATED MODULE: ./src/github/handoff.ts
 
@@ -10695,7 +10748,246 @@ async function markReplaced(octokit, target, earlier, newer, log) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/github/set-comment.ts
+
+
+
+
+
+
+
+/** The most sets a comment keeps in its history. */
+const MAX_SETS = 20;
+/** Room the comment keeps for its marker and history; the table gets the rest. */
+const SET_COMMENT_TABLE_CHARS = MAX_COMMENT_CHARS - 16_000;
+const SET_MARKER = /<!-- cloud-agent-set: (\{[^<>]*\}) -->/;
+function renderSetMarker(marker) {
+    const json = JSON.stringify({
+        key: marker.key,
+        step: marker.step,
+        sets: marker.sets.map((record) => ({
+            set: record.set,
+            outcome: record.outcome,
+            done: record.done,
+            total: record.total,
+            workflow_run: record.workflowRun,
+            started_at: record.startedAt,
+        })),
+    });
+    // `<` and `>` could end the HTML comment or open a forged one; JSON can spell them otherwise.
+    return `<!-- cloud-agent-set: ${json.replace(/</g, '\\u003c').replace(/>/g, '\\u003e')} -->`;
+}
+/** The set marker in a comment's body, if it has a valid one. */
+function parseSetMarker(body) {
+    const match = SET_MARKER.exec(body);
+    if (!match?.[1])
+        return undefined;
+    let parsed;
+    try {
+        parsed = JSON.parse(match[1]);
+    }
+    catch {
+        return undefined;
+    }
+    if (typeof parsed !== 'object' || parsed === null)
+        return undefined;
+    const { key, step, sets } = parsed;
+    if (typeof key !== 'string' || typeof step !== 'string')
+        return undefined;
+    return {
+        key,
+        step,
+        sets: Array.isArray(sets) ? sets.flatMap((entry) => set_comment_parseRecord(entry) ?? []) : [],
+    };
+}
+function set_comment_parseRecord(entry) {
+    if (typeof entry !== 'object' || entry === null)
+        return undefined;
+    const record = entry;
+    const { set, done, total, started_at: startedAt } = record;
+    if (typeof set !== 'string' || set.length > 100)
+        return undefined;
+    if (!Number.isSafeInteger(done) || !Number.isSafeInteger(total))
+        return undefined;
+    if (typeof startedAt !== 'string' || Number.isNaN(Date.parse(startedAt)))
+        return undefined;
+    const outcome = OUTCOMES.includes(record.outcome)
+        ? record.outcome
+        : undefined;
+    const workflowRun = typeof record.workflow_run === 'string' && record.workflow_run.length <= 2048
+        ? safeHttpUrl(record.workflow_run)
+        : undefined;
+    return { set, outcome, done: done, total: total, workflowRun, startedAt };
+}
+/** Pure: the sets with `record` put in (keeping when it was first shown), newest first. */
+function mergeSets(sets, record) {
+    return mergeNewestFirst(sets, record, (entry) => entry.set, MAX_SETS);
+}
+/** Pure: the whole comment: the marker, the set's Markdown, and the earlier sets, collapsed. */
+function composeSetComment(marker, body) {
+    const history = marker.sets.slice(1);
+    const whole = `${renderSetMarker(marker)}\n${body}`;
+    if (history.length === 0)
+        return whole;
+    return `${whole}\n\n<details><summary>Earlier sets (${history.length})</summary>\n\n${history.map(set_comment_historyLine).join('\n')}\n\n</details>`;
+}
+/** The set's Markdown in a comment this module wrote: without the marker's line and the history. */
+function setBodyOf(comment) {
+    const body = comment.slice(comment.indexOf('\n') + 1);
+    const history = body.lastIndexOf('\n\n<details><summary>Earlier sets (');
+    return history >= 0 && body.endsWith('</details>') ? body.slice(0, history) : body;
+}
+function set_comment_historyLine(record) {
+    const outcome = record.outcome
+        ? `${OUTCOME_RECORDS[record.outcome].icon} ${OUTCOME_RECORDS[record.outcome].short}`
+        : '⏳ running';
+    const parts = [`- ${outcome}`, `${record.done} of ${record.total} done`];
+    const workflowRun = safeHttpUrl(record.workflowRun);
+    if (workflowRun)
+        parts.push(`[workflow run](${workflowRun})`);
+    parts.push(`started ${record.startedAt.replace(/T(\d\d:\d\d)[\s\S]*/, ' $1 UTC')}`);
+    return parts.join(' · ');
+}
+/**
+ * A set's comment on its pull request or issue: one per thread and key, kept
+ * up to date (at most one write per poll, the newest state), with the earlier
+ * sets of the key in a collapsed history. A GitHub failure never fails the
+ * step: it becomes a warning.
+ */
+class SetComment {
+    #comments;
+    #options;
+    #startedAt;
+    #writes = new NewestWrites((shown) => this.#writeOrRetry(shown));
+    #commentId;
+    /** A newer set with the same key took the comment over: this one writes no more. */
+    #overtaken = false;
+    constructor(octokit, thread, options) {
+        this.#comments = new OwnComments(octokit, thread);
+        this.#options = options;
+        this.#commentId = options.commentId;
+        this.#startedAt = new Date((options.now ?? Date.now)()).toISOString();
+    }
+    /**
+     * The post step's word on a set whose step stopped before it ended (a hard
+     * kill): the headline says so, with `note`, above the table as last shown.
+     * Nothing is written when a newer set heads the comment, or it is gone.
+     */
+    async markStopped(note) {
+        try {
+            const current = this.#commentId ? await this.#comments.read(this.#commentId) : undefined;
+            if (!current || current.user?.login !== current.me)
+                return;
+            const marker = parseSetMarker(current.body ?? '');
+            const ours = marker?.sets[0];
+            if (!marker || ours?.set !== this.#options.set || ours.outcome)
+                return;
+            const shown = setBodyOf(current.body ?? '');
+            const headline = `### ${OUTCOME_RECORDS.interrupted.icon} Cloud agent tasks: interrupted`;
+            const body = shown.replace(/^### ⏳ Cloud agent tasks: [^\n]*/, () => `${headline}\n\n> [!WARNING]\n> ${note}`);
+            const sets = [{ ...ours, outcome: 'interrupted' }, ...marker.sets.slice(1)];
+            await this.#comments.update(this.#commentId ?? 0, composeSetComment(this.#marker(sets), body));
+        }
+        catch (error) {
+            this.#warn(error);
+        }
+    }
+    /** Shows the set as it stands; a write already waiting takes the newest instead. */
+    show(shown) {
+        this.#writes.pushChanged(shown);
+    }
+    /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
+    async settled(maxMs = GITHUB_LIMITS.settleMs) {
+        await this.#writes.settle(maxMs, this.#options.log, `the comment on ${this.#comments.where()}`);
+    }
+    async #writeOrRetry(shown) {
+        try {
+            await this.#write(shown);
+        }
+        catch (error) {
+            const retryIn = retryableRefusal(error);
+            if (retryIn === undefined || this.#writes.stopped)
+                return this.#warn(error);
+            // Refused for now (a secondary rate limit): once more, so the comment never stays behind.
+            if (retryIn > 0)
+                await new Promise((resolve) => setTimeout(resolve, retryIn));
+            try {
+                if (!this.#writes.stopped)
+                    await this.#write(shown);
+            }
+            catch (retryError) {
+                this.#warn(retryError);
+            }
+        }
+    }
+    async #write(shown) {
+        if (this.#overtaken)
+            return;
+        if (this.#commentId === undefined) {
+            const [oldest] = await this.#keyed();
+            if (oldest)
+                this.#choose(oldest.id);
+        }
+        if (this.#commentId === undefined)
+            return await this.#create(shown);
+        const current = await this.#comments.read(this.#commentId);
+        if (!current) {
+            this.#commentId = undefined;
+            return await this.#create(shown);
+        }
+        const trusted = current.user?.login === current.me ? parseSetMarker(current.body ?? '') : undefined;
+        const earlier = trusted?.key === this.#options.key ? trusted.sets : [];
+        const sets = mergeSets(earlier, this.#record(shown));
+        if (sets[0]?.set !== this.#options.set) {
+            this.#overtaken = true;
+            this.#options.log.info(`A newer set with the key "${this.#options.key}" shows in the comment now; this set's outcome is in its job summary.`);
+            return;
+        }
+        await this.#comments.update(this.#commentId, composeSetComment(this.#marker(sets), shown.body));
+    }
+    async #create(shown) {
+        const created = await this.#comments.create(composeSetComment(this.#marker([this.#record(shown)]), shown.body));
+        // Another step with the same key may have made its comment at the same time: the oldest wins.
+        const [oldest] = await this.#keyed();
+        if (!oldest || oldest.id === created)
+            return this.#choose(created);
+        this.#options.log.info(`Another step made a comment for "${this.#options.key}" at the same time; keeping the older one.`);
+        await this.#comments.delete(created);
+        this.#choose(oldest.id);
+        await this.#write(shown);
+    }
+    #choose(commentId) {
+        if (this.#commentId === commentId)
+            return;
+        this.#commentId = commentId;
+        this.#options.onCommentChosen?.(commentId);
+    }
+    /** This key's set comments by the action's own identity, oldest first. */
+    async #keyed() {
+        return (await this.#comments.list())
+            .filter((comment) => parseSetMarker(comment.body ?? '')?.key === this.#options.key)
+            .sort((a, b) => a.id - b.id);
+    }
+    #record(shown) {
+        return {
+            set: this.#options.set,
+            outcome: shown.outcome,
+            done: shown.done,
+            total: shown.total,
+            workflowRun: safeHttpUrl(this.#options.workflowRun),
+            startedAt: this.#startedAt,
+        };
+    }
+    #marker(sets) {
+        return { key: this.#options.key, step: this.#options.step, sets };
+    }
+    #warn(error) {
+        this.#options.log.warning(`GitHub: could not update the comment on ${this.#comments.where()} (${reasonOf(error)}). The runs are not affected.`);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/github/setup.ts
+
 
 
 
@@ -10717,6 +11009,22 @@ async function openThreadComment(github, context, log, comment = {}) {
         step: context.step,
         key: github.key,
         mode: 'keyed',
+        workflowRun: context.workflowRun,
+        log,
+        ...comment,
+    });
+}
+/** A set's comment, when one is asked for and the event has a thread; else undefined. */
+async function openSetComment(github, context, log, comment) {
+    if (!github.comment || !context.hasToken)
+        return undefined;
+    if (context.thread.kind === 'none') {
+        log.info(`No comment thread: ${context.thread.reason}. Going on without one.`);
+        return undefined;
+    }
+    return new SetComment(await context.client(), context.thread.thread, {
+        step: context.step,
+        key: github.key,
         workflowRun: context.workflowRun,
         log,
         ...comment,
@@ -11023,8 +11331,6 @@ async function readTaskSettings(source = runnerInputs()) {
         ['output_schema', schema !== undefined],
         ['pull_request_review', pullRequestReview],
         ['check_run', checkRun],
-        ['comment', step.github.comment],
-        ['commit_status', step.github.commitStatus],
         ['show_progress', showProgress],
         ['download_artifacts', downloadPatterns.length > 0],
         ['on_blocked', onBlocked !== 'wait'],
@@ -13636,9 +13942,7 @@ function sumUsd(tasks) {
     return sum;
 }
 
-;// CONCATENATED MODULE: ./src/report/set.ts
-
-
+;// CONCATENATED MODULE: ./src/report/set-table.ts
 
 
 
@@ -13662,6 +13966,214 @@ function setOutcomeWord(outcome) {
             return 'interrupted';
     }
 }
+function set_table_factsOf(task) {
+    return {
+        started: task.invocation !== undefined,
+        createFailed: task.createError !== undefined,
+        state: task.run?.state,
+        stoppedBy: task.stoppedBy,
+    };
+}
+/** A task has ended once its run did, its create failed, or the step stopped it. */
+function hasEnded(task) {
+    return task.endedAt !== undefined || task.settled === true;
+}
+/** A task's icon and words: its outcome's, or where it stands while the set runs. */
+function taskWords(task, running) {
+    if (running && !hasEnded(task)) {
+        const state = task.run?.state;
+        if (task.invocation === undefined)
+            return '⏸️ waiting to start';
+        if (state === undefined)
+            return '⏳ starting';
+        if (state === 'QUEUED' || state === 'PENDING')
+            return '⏳ queued';
+        const { blocked } = OUTCOME_RECORDS;
+        return meaningOf(state) === 'blocked' ? `${blocked.icon} ${blocked.short}` : '⏳ in progress';
+    }
+    const word = taskOutcome(set_table_factsOf(task));
+    return word === 'not_started'
+        ? '⏸️ not started'
+        : `${OUTCOME_RECORDS[word].icon} ${OUTCOME_RECORDS[word].short}`;
+}
+const TABLE_HEAD = [
+    '| # | Task | Outcome | State | Duration | Credits | Session |',
+    '| --: | --- | --- | --- | --: | --: | --- |',
+];
+function rowOf(task, view) {
+    const running = view.kind === 'running';
+    const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? '';
+    const duration = task.startedAt !== undefined && task.endedAt !== undefined
+        ? formatDuration(task.endedAt - task.startedAt)
+        : '';
+    const credits = costOf(task.run?.request_usage).credits;
+    const link = safeHttpUrl(task.run?.session_link);
+    return [
+        '',
+        String(task.index),
+        inlineText(clip(title, 79)),
+        taskWords(task, running),
+        task.run?.state ? inlineText(task.run.state) : '',
+        duration,
+        credits !== undefined ? formatCredits(credits) : '',
+        link ? `[open](${link})` : '',
+        '',
+    ]
+        .join(' | ')
+        .trim();
+}
+/**
+ * The set's table, a row per task; rows past `maxChars` give way to one line
+ * that says how many more the job summary lists.
+ */
+function renderSetTable(view, maxChars = Number.POSITIVE_INFINITY) {
+    const tasks = tasksOf(view);
+    const lines = [...TABLE_HEAD];
+    let length = lines.join('\n').length;
+    for (const [shown, task] of tasks.entries()) {
+        const row = rowOf(task, view);
+        if (length + row.length + 1 + MORE_ROWS_ROOM > maxChars) {
+            const more = tasks.length - shown;
+            return `${lines.join('\n')}\n\n_…and ${more} more ${more === 1 ? 'task' : 'tasks'}: the job summary lists every one._`;
+        }
+        lines.push(row);
+        length += row.length + 1;
+    }
+    return lines.join('\n');
+}
+/** Room kept for the line that replaces the rows that do not fit. */
+const MORE_ROWS_ROOM = 80;
+/**
+ * Why each task that ended without success did: the service's reason, or the
+ * create's error, one line each, under the table. Empty when there is none.
+ */
+function renderSetReasons(view, maxChars = Number.POSITIVE_INFINITY) {
+    const lines = [];
+    let length = 0;
+    for (const task of tasksOf(view)) {
+        if (!hasEnded(task) || taskOutcome(set_table_factsOf(task)) === 'succeeded')
+            continue;
+        const reason = task.createError ?? (task.run ? run_statusMessageOf(task.run) : undefined);
+        if (!reason)
+            continue;
+        const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? '';
+        const line = `- **${task.index}** ${inlineText(clip(title, 79))}: ${inlineText(clip(reason, 300))}`;
+        if (length + line.length + 1 > maxChars)
+            break;
+        lines.push(line);
+        length += line.length + 1;
+    }
+    return lines.join('\n');
+}
+function tasksOf(view) {
+    return view.kind === 'running' ? view.tasks : view.outcome.tasks;
+}
+/** Where a running set stands, in numbers. */
+function setCounts(tasks) {
+    let succeeded = 0;
+    let done = 0;
+    let inFlight = 0;
+    for (const task of tasks) {
+        if (hasEnded(task)) {
+            done += 1;
+            if (taskOutcome(set_table_factsOf(task)) === 'succeeded')
+                succeeded += 1;
+        }
+        else if (task.invocation !== undefined)
+            inFlight += 1;
+    }
+    return { total: tasks.length, done, succeeded, inFlight };
+}
+function setHeadline(view) {
+    const tasks = tasksOf(view);
+    const counts = setCounts(tasks);
+    const credits = sumCredits(tasks);
+    if (view.kind === 'running') {
+        const failed = counts.done - counts.succeeded;
+        return {
+            icon: '⏳',
+            title: `${counts.done} of ${counts.total} done`,
+            figures: [
+                `${counts.succeeded} succeeded${failed > 0 ? `, ${failed} did not` : ''}`,
+                `${counts.inFlight} in flight`,
+                ...(credits !== undefined ? [`${formatCredits(credits)} so far`] : []),
+            ],
+        };
+    }
+    const word = setOutcomeWord(view.outcome);
+    return {
+        icon: OUTCOME_RECORDS[word].icon,
+        title: word.replace('_', ' '),
+        figures: [
+            `${counts.succeeded} of ${counts.total} runs succeeded`,
+            `⏱ ${formatDuration(view.outcome.elapsedMs)}`,
+            ...(credits !== undefined ? [`${formatCredits(credits)} in all`] : []),
+        ],
+        reason: `${capitalized(view.outcome.reason)}.`,
+    };
+}
+/** Pure: the job summary of a set, a headline with its outcome and one table row per task. */
+function renderSetSummary(outcome) {
+    const view = { kind: 'ended', outcome };
+    const headline = setHeadline(view);
+    const lines = [
+        `## ${headline.icon} Cloud agent tasks: ${headline.title}`,
+        '',
+        `${headline.figures.join(' · ')}. ${inlineText(headline.reason ?? '')}`,
+        '',
+        renderSetTable(view),
+    ];
+    const reasons = renderSetReasons(view);
+    if (reasons)
+        lines.push('', reasons);
+    if (outcome.listFallback)
+        lines.push('', LIST_FALLBACK_NOTE);
+    return `${lines.join('\n')}\n`;
+}
+const LIST_FALLBACK_NOTE = "The service's plan cannot filter runs by metadata, so each run was read on its own at every poll.";
+/**
+ * Pure: the set's comment, without its marker: the headline, the figures, a
+ * link to the workflow run, and the table, within `maxChars`.
+ */
+function renderSetComment(view, workflowRun, maxChars) {
+    const headline = setHeadline(view);
+    const link = safeHttpUrl(workflowRun);
+    const head = [
+        `### ${headline.icon} Cloud agent tasks: ${headline.title}`,
+        headline.figures.join(' · '),
+        ...(headline.reason ? [inlineText(headline.reason)] : []),
+        ...(link ? [`[Workflow run](${link})`] : []),
+    ].join('\n\n');
+    // The reasons take at most a tenth of the room; the table, the rest.
+    const reasons = renderSetReasons(view, maxChars / 10);
+    const table = renderSetTable(view, maxChars - head.length - reasons.length - 4);
+    return [head, table, ...(reasons ? [reasons] : [])].join('\n\n');
+}
+/** The set's commit status: pending with its tally while it runs, then its outcome's state. */
+function setStatusOf(view) {
+    const headline = setHeadline(view);
+    if (view.kind === 'running') {
+        return { state: 'pending', description: `${headline.title}: ${headline.figures[0]}` };
+    }
+    const word = setOutcomeWord(view.outcome);
+    return {
+        state: OUTCOME_RECORDS[word].commitState,
+        description: `${capitalized(headline.title)}: ${view.outcome.reason}`,
+    };
+}
+function capitalized(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+;// CONCATENATED MODULE: ./src/report/set.ts
+
+
+
+
+
+
+
+
 /** Pure: the `runs` output, one object per task in task order, each member present when known. */
 function runsOutput(tasks, answers) {
     // The answers share what one run's `result` may take, so the output stays within GitHub's limit.
@@ -13676,7 +14188,7 @@ function runsOutput(tasks, answers) {
                 ? { title: task.run?.title ?? task.request.title }
                 : {}),
             ...(task.run?.state ? { state: task.run.state } : {}),
-            outcome: taskOutcome(set_factsOf(task)),
+            outcome: taskOutcome(set_table_factsOf(task)),
             ...(task.run?.session_link ? { session_link: task.run.session_link } : {}),
             ...(answer !== undefined ? { result: capResult(answer, answerBytes).text } : {}),
             ...(credits !== undefined ? { credits } : {}),
@@ -13691,62 +14203,6 @@ function runsOutput(tasks, answers) {
         })),
         keeps: 'each task without its title and result, with "truncated": true',
     }));
-}
-function set_factsOf(task) {
-    return {
-        started: task.invocation !== undefined,
-        createFailed: task.createError !== undefined,
-        state: task.run?.state,
-        stoppedBy: task.stoppedBy,
-    };
-}
-/** A task's icon: its outcome's, or that of a task the set never started. */
-function iconOf(word) {
-    return word === 'not_started' ? '⏸️' : OUTCOME_RECORDS[word].icon;
-}
-/** Pure: the job summary of a set, a headline with its outcome and one table row per task. */
-function renderSetSummary(outcome) {
-    const word = setOutcomeWord(outcome);
-    const succeeded = outcome.tasks.filter((task) => taskOutcome(set_factsOf(task)) === 'succeeded');
-    const credits = sumCredits(outcome.tasks);
-    const lines = [
-        `## ${iconOf(word)} Cloud agent tasks: ${word.replace('_', ' ')}`,
-        '',
-        `${succeeded.length} of ${outcome.tasks.length} runs succeeded, in ${formatDuration(outcome.elapsedMs)}${credits !== undefined ? `, ${formatCredits(credits)} credits in all` : ''}. ${inlineText(capitalized(outcome.reason))}.`,
-        '',
-        '| # | Task | Outcome | State | Duration | Credits | Session |',
-        '| --: | --- | --- | --- | --: | --: | --- |',
-        ...outcome.tasks.map(rowOf),
-    ];
-    if (outcome.listFallback) {
-        lines.push('', "The service's plan cannot filter runs by metadata, so each run was read on its own at every poll.");
-    }
-    return `${lines.join('\n')}\n`;
-}
-function rowOf(task) {
-    const word = taskOutcome(set_factsOf(task));
-    const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? '';
-    const duration = task.startedAt !== undefined && task.endedAt !== undefined
-        ? formatDuration(task.endedAt - task.startedAt)
-        : '';
-    const credits = costOf(task.run?.request_usage).credits;
-    const link = safeHttpUrl(task.run?.session_link);
-    return [
-        '',
-        String(task.index),
-        inlineText(clip(title, 79)),
-        `${iconOf(word)} ${word.replace('_', ' ')}`,
-        task.run?.state ? inlineText(task.run.state) : '',
-        duration,
-        credits !== undefined ? formatCredits(credits) : '',
-        link ? `[open](${link})` : '',
-        '',
-    ]
-        .join(' | ')
-        .trim();
-}
-function capitalized(text) {
-    return text.charAt(0).toUpperCase() + text.slice(1);
 }
 /** Sets the set's outputs, writes its summary, and fails the step unless the set passed. */
 async function publishSetOutcome(outcome, answers) {
@@ -13765,7 +14221,9 @@ async function publishSetOutcome(outcome, answers) {
     catch (error) {
         warning(`Could not write the job summary: ${safeForLog(String(error))}`);
     }
-    const line = `The set ${word.replace('_', ' ')}: ${safeForLog(outcome.reason)}.`;
+    const { succeeded, total } = setCounts(outcome.tasks);
+    const tally = `${succeeded} of ${total} runs succeeded`;
+    const line = `The set ${word.replace('_', ' ')}: ${tally}; ${safeForLog(outcome.reason)}.`;
     if (outcome.kind === 'passed')
         info(line);
     else
@@ -13825,6 +14283,7 @@ class TaskSetRun {
             await this.#startDue();
             if (this.#deps.signal.aborted)
                 break;
+            this.#deps.onProgress?.(this.#tasks);
             const inFlight = this.#inFlight();
             if (inFlight.length === 0 && this.#next >= this.#tasks.length)
                 break;
@@ -14056,10 +14515,8 @@ class TaskSetRun {
         const counts = this.#counts();
         const rule = describePassWhen(this.#settings.passWhen, this.#tasks.length);
         const standing = passWhenStanding(this.#settings.passWhen, counts);
-        const tally = `${counts.succeeded} of ${this.#tasks.length} runs succeeded`;
-        return standing === 'met'
-            ? { ...base, kind: 'passed', reason: `${tally}; the step asked for ${rule}` }
-            : { ...base, kind: 'failed', reason: `${tally}; the step asked for ${rule}` };
+        const reason = `the step asked for ${rule}`;
+        return { ...base, kind: standing === 'met' ? 'passed' : 'failed', reason };
     }
 }
 function titleOf(task) {
@@ -14084,6 +14541,7 @@ const KEYS = {
     settled: 'run_settled',
     awaitingNewPass: 'awaiting_new_pass',
     setRuns: 'set_runs',
+    setComment: 'set_comment',
 };
 const runnerState = {
     saveCommentId: (commentId) => saveState(KEYS.commentId, String(commentId)),
@@ -14095,6 +14553,7 @@ const runnerState = {
     saveAwaitingNewPass: (awaiting) => saveState(KEYS.awaitingNewPass, String(awaiting)),
     markSettled: () => saveState(KEYS.settled, 'true'),
     saveSetRuns: (records) => saveState(KEYS.setRuns, JSON.stringify(records)),
+    saveSetComment: (record) => saveState(KEYS.setComment, JSON.stringify(record)),
 };
 function readSavedRun() {
     return {
@@ -14107,7 +14566,19 @@ function readSavedRun() {
         settled: getState(KEYS.settled) === 'true',
         awaitingNewPass: getState(KEYS.awaitingNewPass) === 'true',
         setRuns: readSetRuns(getState(KEYS.setRuns)),
+        setComment: readSetComment(getState(KEYS.setComment)),
     };
+}
+function readSetComment(saved) {
+    try {
+        const { commentId, set } = (saved ? JSON.parse(saved) : {});
+        return Number.isSafeInteger(commentId) && typeof set === 'string'
+            ? { commentId: commentId, set }
+            : undefined;
+    }
+    catch {
+        return undefined;
+    }
 }
 function readSetRuns(saved) {
     let records;
@@ -14135,7 +14606,62 @@ function readSetRuns(saved) {
     });
 }
 
+;// CONCATENATED MODULE: ./src/set-surfaces.ts
+
+
+
+
+
+
+/**
+ * Where a set shows while it runs, beyond the log: its comment and its commit
+ * status, each written at most once per poll, and only when what they show changed.
+ */
+class SetSurfaces {
+    #comment;
+    #status;
+    #workflowRun;
+    constructor(comment, status, workflowRun) {
+        this.#comment = comment;
+        this.#status = status;
+        this.#workflowRun = workflowRun;
+    }
+    static async open(settings, github, set) {
+        const comment = await openSetComment(settings.github, github, core_namespaceObject, {
+            set,
+            onCommentChosen: (commentId) => runnerState.saveSetComment({ commentId, set }),
+        });
+        const commit = settings.github.commitStatus ? await resolveWorkCommit(github, core_namespaceObject) : undefined;
+        const status = await openCommitStatus(settings.github, github, commit, core_namespaceObject);
+        // The post step finishes the status when the step stops before the set ends.
+        if (status && commit)
+            runnerState.saveStatusSha(commit.sha);
+        return new SetSurfaces(comment, status, github.workflowRun);
+    }
+    show(view) {
+        if (this.#comment) {
+            const { done, total } = setCounts(view.kind === 'running' ? view.tasks : view.outcome.tasks);
+            this.#comment.show({
+                body: renderSetComment(view, this.#workflowRun, SET_COMMENT_TABLE_CHARS),
+                outcome: view.kind === 'ended' ? setOutcomeWord(view.outcome) : undefined,
+                done,
+                total,
+            });
+        }
+        const status = setStatusOf(view);
+        this.#status?.show({
+            state: status.state,
+            description: oneLine(status.description),
+            targetUrl: this.#workflowRun,
+        });
+    }
+    async settled() {
+        await Promise.all([this.#comment?.settled(), this.#status?.settled()]);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/tasks.ts
+
 
 
 
@@ -14167,12 +14693,13 @@ async function runTaskSet(settings) {
     if (reached)
         return await publishOverBudget(reached.message);
     const interruption = new AbortController();
-    const set = prepareSet(settings, client, interruption.signal);
-    const outcome = await executeSet(set, interruption);
-    await finishSet(outcome, client, interruption.signal);
-}
-function prepareSet(settings, client, signal) {
     const stepTag = tagFromEnvironment(process.env);
+    const surfaces = await SetSurfaces.open(settings, github, stepTag.invocation);
+    const set = prepareSet(settings, client, interruption.signal, stepTag, surfaces);
+    const outcome = await executeSet(set, interruption);
+    await finishSet(outcome, client, interruption.signal, surfaces);
+}
+function prepareSet(settings, client, signal, stepTag, surfaces) {
     return new TaskSetRun({
         tasks: settings.tasks,
         maxParallel: settings.maxParallel,
@@ -14189,6 +14716,7 @@ function prepareSet(settings, client, signal) {
         state: runnerState,
         setMetadata: { [SET_KEY]: stepTag.invocation },
         tagFor: (index) => taskTag(stepTag, index),
+        onProgress: (tasks) => surfaces.show({ kind: 'running', tasks }),
     });
 }
 /**
@@ -14225,7 +14753,8 @@ async function executeSet(set, interruption) {
     }
 }
 /** Reads each ended run's answer (one request per task, together), then reports the set. */
-async function finishSet(outcome, client, signal) {
+async function finishSet(outcome, client, signal, surfaces) {
+    surfaces.show({ kind: 'ended', outcome });
     const answers = new Map();
     if (outcome.kind !== 'interrupted') {
         const sources = agentWorkSources(client);
@@ -14240,6 +14769,7 @@ async function finishSet(outcome, client, signal) {
                 answers.set(task.index, answer);
         }));
     }
+    await surfaces.settled();
     await publishSetOutcome(outcome, answers);
 }
 
@@ -14634,6 +15164,7 @@ function withinWaits(signal, endBy) {
 
 
 
+
 /**
  * The post step: the cleanup path that works when no signal reached the main
  * step (a hard kill, a container job, a step under `if: always()`). It cancels
@@ -14644,7 +15175,7 @@ async function post_run() {
     try {
         const saved = readSavedRun();
         if (saved.setRuns.length > 0)
-            return await cancelSetRuns(saved.setRuns);
+            return await cancelSetRuns(saved);
         const unfinished = leftUnfinished(saved);
         const checkRunLeft = saved.checkRunDone ? undefined : saved.checkRunId;
         // Inputs are read only when there is work: a main step that failed on them created nothing.
@@ -14697,26 +15228,48 @@ function postClient(settings) {
  * unfinished, and looks (by its tag) for the run of every create it never
  * heard back from. Fails the step when a cancel failed.
  */
-async function cancelSetRuns(records) {
-    const left = records.filter((record) => !record.settled);
+async function cancelSetRuns(saved) {
+    const left = saved.setRuns.filter((record) => !record.settled);
     if (left.length === 0) {
         info('Every run of the set ended or was cancelled in the main step; nothing to clean up.');
         return;
     }
-    const client = postClient(readPostSettings());
+    const settings = readPostSettings();
+    const client = postClient(settings);
     const deps = { client, now: Date.now, sleep: abortableSleep, log: core_namespaceObject };
     const why = { kind: 'post' };
-    await Promise.all(left.map(async (record) => {
+    const reports = await Promise.all(left.map(async (record) => {
         const runId = record.runId ?? (await findUnansweredRun(client, record.invocation));
         if (!runId)
-            return;
+            return undefined;
         info(`The main step left run ${runId} of the set unfinished; cancelling it.`);
         const report = await cancelRun({ runId, why, deadline: cancelDeadline(why, Date.now()) }, deps);
         if (report.kind === 'failed')
             setFailed(describeCancel(runId, report));
         else
             logCancel(core_namespaceObject, runId, report);
+        return report;
     }));
+    const cancelled = reports.filter((report) => report?.kind === 'cancelled').length;
+    const runs = (count) => `${count} ${count === 1 ? 'run' : 'runs'}`;
+    const note = `The step stopped before the set ended; the post step cancelled ${runs(cancelled)} it left unfinished${cancelled < left.length ? ` (of ${left.length})` : ''}. The table shows the runs as the step last saw them.`;
+    await finishSetSurfaces(saved, settings, note);
+}
+/** The set's comment and status still show it running; say that the step stopped. */
+async function finishSetSurfaces(saved, settings, note) {
+    const setComment = settings.github.comment ? saved.setComment : undefined;
+    const statusSha = settings.github.commitStatus ? saved.statusSha : undefined;
+    if (!setComment && !statusSha)
+        return;
+    const context = GitHubContext.fromRunner(settings.github.token);
+    const comment = setComment
+        ? await openSetComment(settings.github, context, core_namespaceObject, setComment)
+        : undefined;
+    const status = statusSha
+        ? await openCommitStatus(settings.github, context, { sha: statusSha }, core_namespaceObject)
+        : undefined;
+    status?.show({ state: 'error', description: oneLine(note) });
+    await Promise.all([comment?.markStopped(note), status?.settled()]);
 }
 /** Whether the main step left a run (or a create's run) that may still need cancelling. */
 function leftUnfinished(saved) {

@@ -378,6 +378,70 @@ async function captureReview(): Promise<{ review: string; check: string }> {
   }
 }
 
+/** A nightly set over four packages: one fails, `pass_when: 3` holds. In progress, then ended. */
+async function captureSet(): Promise<{ running: string; ended: string }> {
+  const api = await FakeAgentApi.start({
+    apiKey: KEY,
+    script: (create, runId) => {
+      const prompt = create.prompt ?? ''
+      const slow = prompt.includes('web') ? 1_500 : prompt.includes('cli') ? 2_500 : 600
+      return [
+        ...working(runId),
+        {
+          state: prompt.includes('cli') ? 'FAILED' : 'SUCCEEDED',
+          afterMs: slow,
+          patch: {
+            request_usage: { compute_cost: 2.5, inference_cost: 18.75, platform_cost: 0.75 },
+            ...(prompt.includes('cli')
+              ? { status_message: { message: 'The tests of packages/cli do not build.' } }
+              : {}),
+          },
+        },
+      ]
+    },
+  })
+  const github = await FakeGitHub.start({ token: DEFAULT_GITHUB_TOKEN })
+  const { owner, repo, number } = PULL_REQUEST
+  try {
+    const dir = mkdtempSync(join(tmpdir(), 'screenshot-event-'))
+    const eventPath = join(dir, 'event.json')
+    writeFileSync(eventPath, JSON.stringify({ pull_request: { number } }))
+    const packages = ['api', 'web', 'cli', 'docs']
+    const step = startStep({
+      target: 'bundle',
+      inputs: {
+        api_key: KEY,
+        base_url: api.baseUrl,
+        poll_interval: '100ms',
+        name: 'nightly-deps',
+        comment: 'true',
+        pass_when: '3',
+        max_parallel: '3',
+        tasks: JSON.stringify(
+          packages.map((name) => ({
+            prompt: `Update the dependencies of packages/${name}`,
+            title: `Update packages/${name}`,
+          })),
+        ),
+      },
+      env: {
+        GITHUB_EVENT_NAME: 'pull_request',
+        GITHUB_EVENT_PATH: eventPath,
+        GITHUB_API_URL: github.apiUrl,
+      },
+    })
+    const thread = () => github.comments(owner, repo, number)
+    await until(() => /1 of 4 done/.test(thread()[0]?.body ?? ''), 'the set is shown running')
+    const running = thread()[0]?.body ?? ''
+    const result = await step.result
+    const ended = thread()[0]?.body
+    if (!ended) throw new Error(`tasks: the step wrote no comment:\n${result.stdout}`)
+    return { running, ended }
+  } finally {
+    await Promise.all([api.close(), github.close()])
+  }
+}
+
 function chromiumPath(): string {
   const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser']
   const found = candidates.find((path) => path && existsSync(path))
@@ -432,9 +496,16 @@ try {
     }
   }
   const { review, check } = await captureReview()
+  const set = await captureSet()
   for (const shot of [
     { name: 'review', caption: 'github-actions bot requested changes', markdown: review },
     { name: 'check-run', caption: 'cloud-agent/agent-review · Failure', markdown: check },
+    {
+      name: 'comment-tasks-running',
+      caption: 'github-actions bot commented',
+      markdown: set.running,
+    },
+    { name: 'comment-tasks', caption: 'github-actions bot commented', markdown: set.ended },
   ]) {
     await page.setContent(githubPage({ title: shot.name, ...shot }), { waitUntil: 'load' })
     const path = join(OUT, `${shot.name}.png`) as `${string}.png`

@@ -336,8 +336,6 @@ export async function readTaskSettings(
     ['output_schema', schema !== undefined],
     ['pull_request_review', pullRequestReview],
     ['check_run', checkRun],
-    ['comment', step.github.comment],
-    ['commit_status', step.github.commitStatus],
     ['show_progress', showProgress],
     ['download_artifacts', downloadPatterns.length > 0],
     ['on_blocked', onBlocked !== 'wait'],

@@ -4,14 +4,20 @@ import { abortableSleep } from './api/transport.ts'
 import type { RunItem } from './api/types.ts'
 import { stoppedCheckReport } from './github/check-run.ts'
 import { GitHubContext } from './github/context.ts'
-import { adoptCheckRun, openCommitStatus, openThreadComment } from './github/setup.ts'
+import {
+  adoptCheckRun,
+  openCommitStatus,
+  openSetComment,
+  openThreadComment,
+} from './github/setup.ts'
+import { oneLine } from './github/status.ts'
 import { readPostSettings, type GitHubSettings, type PostSettings } from './inputs.ts'
 import { describeCancel, logCancel, type CancelReport } from './model/cancel.ts'
 import { publishError } from './report/publish.ts'
 import { cancelDeadline, cancelRun } from './run/cancel.ts'
 import { INVOCATION_KEY, searchForCreatedRun, steadyPauses } from './run/create.ts'
 import { serviceClient } from './service.ts'
-import { readSavedRun, type SavedRun, type SetRunRecord } from './state.ts'
+import { readSavedRun, type SavedRun } from './state.ts'
 import { CREATE_LOOKUP } from './timing.ts'
 
 /**
@@ -23,7 +29,7 @@ import { CREATE_LOOKUP } from './timing.ts'
 export async function run(): Promise<void> {
   try {
     const saved = readSavedRun()
-    if (saved.setRuns.length > 0) return await cancelSetRuns(saved.setRuns)
+    if (saved.setRuns.length > 0) return await cancelSetRuns(saved)
     const unfinished = leftUnfinished(saved)
     const checkRunLeft = saved.checkRunDone ? undefined : saved.checkRunId
     // Inputs are read only when there is work: a main step that failed on them created nothing.
@@ -81,19 +87,20 @@ function postClient(settings: PostSettings): AgentRunsClient {
  * unfinished, and looks (by its tag) for the run of every create it never
  * heard back from. Fails the step when a cancel failed.
  */
-async function cancelSetRuns(records: readonly SetRunRecord[]): Promise<void> {
-  const left = records.filter((record) => !record.settled)
+async function cancelSetRuns(saved: SavedRun): Promise<void> {
+  const left = saved.setRuns.filter((record) => !record.settled)
   if (left.length === 0) {
     core.info('Every run of the set ended or was cancelled in the main step; nothing to clean up.')
     return
   }
-  const client = postClient(readPostSettings())
+  const settings = readPostSettings()
+  const client = postClient(settings)
   const deps = { client, now: Date.now, sleep: abortableSleep, log: core }
   const why = { kind: 'post' } as const
-  await Promise.all(
+  const reports = await Promise.all(
     left.map(async (record) => {
       const runId = record.runId ?? (await findUnansweredRun(client, record.invocation))
-      if (!runId) return
+      if (!runId) return undefined
       core.info(`The main step left run ${runId} of the set unfinished; cancelling it.`)
       const report = await cancelRun(
         { runId, why, deadline: cancelDeadline(why, Date.now()) },
@@ -101,8 +108,33 @@ async function cancelSetRuns(records: readonly SetRunRecord[]): Promise<void> {
       )
       if (report.kind === 'failed') core.setFailed(describeCancel(runId, report))
       else logCancel(core, runId, report)
+      return report
     }),
   )
+  const cancelled = reports.filter((report) => report?.kind === 'cancelled').length
+  const runs = (count: number) => `${count} ${count === 1 ? 'run' : 'runs'}`
+  const note = `The step stopped before the set ended; the post step cancelled ${runs(cancelled)} it left unfinished${cancelled < left.length ? ` (of ${left.length})` : ''}. The table shows the runs as the step last saw them.`
+  await finishSetSurfaces(saved, settings, note)
+}
+
+/** The set's comment and status still show it running; say that the step stopped. */
+async function finishSetSurfaces(
+  saved: SavedRun,
+  settings: PostSettings,
+  note: string,
+): Promise<void> {
+  const setComment = settings.github.comment ? saved.setComment : undefined
+  const statusSha = settings.github.commitStatus ? saved.statusSha : undefined
+  if (!setComment && !statusSha) return
+  const context = GitHubContext.fromRunner(settings.github.token)
+  const comment = setComment
+    ? await openSetComment(settings.github, context, core, setComment)
+    : undefined
+  const status = statusSha
+    ? await openCommitStatus(settings.github, context, { sha: statusSha }, core)
+    : undefined
+  status?.show({ state: 'error', description: oneLine(note) })
+  await Promise.all([comment?.markStopped(note), status?.settled()])
 }
 
 /** Whether the main step left a run (or a create's run) that may still need cancelling. */

@@ -15,6 +15,7 @@ const KEYS = {
   settled: 'run_settled',
   awaitingNewPass: 'awaiting_new_pass',
   setRuns: 'set_runs',
+  setComment: 'set_comment',
 } as const
 
 export interface SavedRun {
@@ -35,6 +36,13 @@ export interface SavedRun {
   awaitingNewPass: boolean
   /** With `tasks`: every run the set created or may have created, and whether it is settled. */
   setRuns: SetRunRecord[]
+  /** With `tasks` and `comment`: the set's comment and the set's tag, for the post step to finish. */
+  setComment: SetCommentRecord | undefined
+}
+
+export interface SetCommentRecord {
+  commentId: number
+  set: string
 }
 
 /**
@@ -61,13 +69,18 @@ export interface SetStateStore {
   saveSetRuns(records: readonly SetRunRecord[]): void
 }
 
+/** With `tasks` and `comment`: the set's comment, for the post step to finish. */
+interface SetCommentStateStore {
+  saveSetComment(record: SetCommentRecord): void
+}
+
 /** With `check_run`: the check run to complete, and whether the main step came to complete it. */
 interface CheckRunStateStore {
   saveCheckRunId(id: number): void
   markCheckRunDone(): void
 }
 
-export const runnerState: StateStore & SetStateStore & CheckRunStateStore = {
+export const runnerState: StateStore & SetStateStore & SetCommentStateStore & CheckRunStateStore = {
   saveCommentId: (commentId) => core.saveState(KEYS.commentId, String(commentId)),
   saveStatusSha: (sha) => core.saveState(KEYS.statusSha, sha),
   saveCheckRunId: (id) => core.saveState(KEYS.checkRunId, String(id)),
@@ -77,6 +90,7 @@ export const runnerState: StateStore & SetStateStore & CheckRunStateStore = {
   saveAwaitingNewPass: (awaiting) => core.saveState(KEYS.awaitingNewPass, String(awaiting)),
   markSettled: () => core.saveState(KEYS.settled, 'true'),
   saveSetRuns: (records) => core.saveState(KEYS.setRuns, JSON.stringify(records)),
+  saveSetComment: (record) => core.saveState(KEYS.setComment, JSON.stringify(record)),
 }
 
 export function readSavedRun(): SavedRun {
@@ -90,6 +104,18 @@ export function readSavedRun(): SavedRun {
     settled: core.getState(KEYS.settled) === 'true',
     awaitingNewPass: core.getState(KEYS.awaitingNewPass) === 'true',
     setRuns: readSetRuns(core.getState(KEYS.setRuns)),
+    setComment: readSetComment(core.getState(KEYS.setComment)),
+  }
+}
+
+function readSetComment(saved: string): SetCommentRecord | undefined {
+  try {
+    const { commentId, set } = (saved ? JSON.parse(saved) : {}) as Record<string, unknown>
+    return Number.isSafeInteger(commentId) && typeof set === 'string'
+      ? { commentId: commentId as number, set }
+      : undefined
+  } catch {
+    return undefined
   }
 }
 

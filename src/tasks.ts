@@ -12,10 +12,11 @@ import { publishOverBudget } from './report/publish.ts'
 import { publishSetOutcome } from './report/set.ts'
 import { checkCreditBudgets } from './run/budget.ts'
 import { cancelDeadline } from './run/cancel.ts'
-import { SET_KEY, tagFromEnvironment, taskTag } from './run/create.ts'
+import { SET_KEY, tagFromEnvironment, taskTag, type RunTag } from './run/create.ts'
 import { TaskSetRun } from './run/set.ts'
 import { onTerminationSignal } from './run/signals.ts'
 import { serviceClient } from './service.ts'
+import { SetSurfaces } from './set-surfaces.ts'
 import { runnerState } from './state.ts'
 import { AGENT_WORK_DEADLINE_MS, SIGNAL_CANCEL } from './timing.ts'
 
@@ -31,17 +32,20 @@ export async function runTaskSet(settings: TaskSetSettings): Promise<void> {
   const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps)
   if (reached) return await publishOverBudget(reached.message)
   const interruption = new AbortController()
-  const set = prepareSet(settings, client, interruption.signal)
+  const stepTag = tagFromEnvironment(process.env)
+  const surfaces = await SetSurfaces.open(settings, github, stepTag.invocation)
+  const set = prepareSet(settings, client, interruption.signal, stepTag, surfaces)
   const outcome = await executeSet(set, interruption)
-  await finishSet(outcome, client, interruption.signal)
+  await finishSet(outcome, client, interruption.signal, surfaces)
 }
 
 function prepareSet(
   settings: TaskSetSettings,
   client: AgentRunsClient,
   signal: AbortSignal,
+  stepTag: RunTag,
+  surfaces: SetSurfaces,
 ): TaskSetRun {
-  const stepTag = tagFromEnvironment(process.env)
   return new TaskSetRun(
     {
       tasks: settings.tasks,
@@ -60,6 +64,7 @@ function prepareSet(
       state: runnerState,
       setMetadata: { [SET_KEY]: stepTag.invocation },
       tagFor: (index) => taskTag(stepTag, index),
+      onProgress: (tasks) => surfaces.show({ kind: 'running', tasks }),
     },
   )
 }
@@ -100,7 +105,9 @@ async function finishSet(
   outcome: SetOutcome,
   client: AgentRunsClient,
   signal: AbortSignal,
+  surfaces: SetSurfaces,
 ): Promise<void> {
+  surfaces.show({ kind: 'ended', outcome })
   const answers = new Map<number, string>()
   if (outcome.kind !== 'interrupted') {
     const sources = agentWorkSources(client)
@@ -115,5 +122,6 @@ async function finishSet(
       }),
     )
   }
+  await surfaces.settled()
   await publishSetOutcome(outcome, answers)
 }

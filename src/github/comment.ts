@@ -149,14 +149,28 @@ function shortText(value: unknown, max = 300): string | undefined {
  * reconcile pass) never moves an older run above a newer one.
  */
 export function mergeRuns(runs: readonly RunRecord[], run: RunRecord): RunRecord[] {
-  const earlier = runs.find((other) => other.runId === run.runId)?.startedAt
+  return mergeNewestFirst(runs, run, (record) => record.runId, MAX_RUNS)
+}
+
+/**
+ * Pure: `records` with `record` put in, in place of an older record of the same
+ * thing (which keeps the earlier of the two start times), newest first, at most `max`.
+ */
+export function mergeNewestFirst<T extends { startedAt: string }>(
+  records: readonly T[],
+  record: T,
+  idOf: (record: T) => string,
+  max: number,
+): T[] {
+  const id = idOf(record)
+  const earlier = records.find((other) => idOf(other) === id)?.startedAt
   const startedAt =
-    earlier !== undefined && Date.parse(earlier) < Date.parse(run.startedAt)
+    earlier !== undefined && Date.parse(earlier) < Date.parse(record.startedAt)
       ? earlier
-      : run.startedAt
-  return [{ ...run, startedAt }, ...runs.filter((other) => other.runId !== run.runId)]
+      : record.startedAt
+  return [{ ...record, startedAt }, ...records.filter((other) => idOf(other) !== id)]
     .sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt))
-    .slice(0, MAX_RUNS)
+    .slice(0, max)
 }
 
 /** The record of a run as last seen. */

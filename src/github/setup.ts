@@ -8,6 +8,7 @@ import { GITHUB_CALL_DEADLINE_MS, HEAD_MOVED_DEADLINE_MS } from '../timing.ts'
 import type { ReviewDocument } from '../agent/review-document.ts'
 import { CheckRunReporter } from './check-run.ts'
 import { postReview } from './review.ts'
+import { SetComment, type SetCommentOptions } from './set-comment.ts'
 import { CommitStatusReporter, statusContext } from './status.ts'
 import { ThreadComment, type ThreadCommentOptions } from './thread-comment.ts'
 import type { StepTarget } from '../model/step.ts'
@@ -37,6 +38,27 @@ export async function openThreadComment(
     step: context.step,
     key: github.key,
     mode: 'keyed',
+    workflowRun: context.workflowRun,
+    log,
+    ...comment,
+  })
+}
+
+/** A set's comment, when one is asked for and the event has a thread; else undefined. */
+export async function openSetComment(
+  github: GitHubSettings,
+  context: GitHubContext,
+  log: Log,
+  comment: Pick<SetCommentOptions, 'set' | 'commentId' | 'onCommentChosen'>,
+): Promise<SetComment | undefined> {
+  if (!github.comment || !context.hasToken) return undefined
+  if (context.thread.kind === 'none') {
+    log.info(`No comment thread: ${context.thread.reason}. Going on without one.`)
+    return undefined
+  }
+  return new SetComment(await context.client(), context.thread.thread, {
+    step: context.step,
+    key: github.key,
     workflowRun: context.workflowRun,
     log,
     ...comment,

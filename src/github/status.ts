@@ -81,7 +81,6 @@ export class CommitStatusReporter {
   readonly #target: StatusTarget
   readonly #log: Log
   readonly #writes = new NewestWrites<StatusReport>((report) => this.#write(report))
-  #last = ''
 
   constructor(octokit: Octokit, target: StatusTarget, log: Log) {
     this.#octokit = octokit
@@ -90,19 +89,12 @@ export class CommitStatusReporter {
   }
 
   show(report: StatusReport): void {
-    const key = JSON.stringify(report)
-    if (key === this.#last) return
-    this.#last = key
-    this.#writes.push(report)
+    this.#writes.pushChanged(report)
   }
 
   /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
   async settled(maxMs: number = GITHUB_LIMITS.settleMs): Promise<void> {
-    if ((await this.#writes.settled(maxMs)) === 'gave-up') {
-      this.#log.warning(
-        `GitHub: the commit status ${this.#target.context} was not brought up to date within ${maxMs / 1000}s; GitHub is not answering. The run is not affected.`,
-      )
-    }
+    await this.#writes.settle(maxMs, this.#log, `the commit status ${this.#target.context}`)
   }
 
   async #write(report: StatusReport): Promise<void> {

@@ -10,7 +10,13 @@ import {
   type CommentContext,
   type Marker,
 } from './comment.ts'
-import { reasonOf, tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
+import { reasonOf, type Octokit } from './octokit.ts'
+import {
+  OwnComments,
+  retryableRefusal,
+  type ListedComment,
+  type ReadComment,
+} from './own-comments.ts'
 import { COMMENT_RECHECK_PAUSES_MS, GITHUB_LIMITS } from '../timing.ts'
 import type { Thread } from './thread.ts'
 import { NewestWrites } from './writes.ts'
@@ -38,20 +44,6 @@ export interface ThreadCommentOptions {
   now?: () => number
 }
 
-/** The step's comment as last read, and who the token writes as. */
-interface ChosenComment {
-  body?: string
-  user?: { login?: string } | null
-  me: string
-}
-
-interface ListedComment {
-  id: number
-  body?: string
-  user?: { login?: string } | null
-  created_at: string
-}
-
 /**
  * The step's comment on its pull request or issue: one comment per key,
  * kept up to date, with the earlier runs in a history; and the run a previous
@@ -59,13 +51,11 @@ interface ListedComment {
  * becomes a warning.
  */
 export class ThreadComment {
-  readonly #octokit: Octokit
-  readonly #thread: Thread
+  readonly #comments: OwnComments
   readonly #options: ThreadCommentOptions
   readonly #onCommentCreated: (commentId: number) => void
   readonly #now: () => number
   #commentId: number | undefined
-  #identity: Promise<string> | undefined
   /** When this step first showed each run: orders the runs in the comment. */
   readonly #firstSeen = new Map<string, string>()
   /** Updates go out one at a time, in order, so the last state seen is the one shown. */
@@ -80,8 +70,7 @@ export class ThreadComment {
   #concurrentStep = false
 
   private constructor(octokit: Octokit, thread: Thread, options: ThreadCommentOptions) {
-    this.#octokit = octokit
-    this.#thread = thread
+    this.#comments = new OwnComments(octokit, thread)
     this.#options = options
     this.#commentId = options.commentId
     this.#onCommentCreated = options.onCommentCreated ?? (() => undefined)
@@ -128,11 +117,7 @@ export class ThreadComment {
    * after it, the step goes on (with a warning) and nothing more is written.
    */
   async settled(maxMs: number = GITHUB_LIMITS.settleMs): Promise<void> {
-    if ((await this.#writes.settled(maxMs)) === 'gave-up') {
-      this.#options.log.warning(
-        `GitHub: the comment on ${this.#where()} was not brought up to date within ${maxMs / 1000}s; GitHub is not answering. The run is not affected.`,
-      )
-    }
+    await this.#writes.settle(maxMs, this.#options.log, `the comment on ${this.#where()}`)
   }
 
   async #writeOrRetryShort({ run, context }: { run: RunItem; context: CommentContext }) {
@@ -165,30 +150,18 @@ export class ThreadComment {
   }
 
   async #create(run: RunItem, context: CommentContext): Promise<void> {
-    const { owner, repo, issueNumber } = this.#thread
     const body = renderComment(run, this.#marker([this.#record(run, context)]), context)
-    const { data } = await this.#octokit.rest.issues.createComment({
-      owner,
-      repo,
-      issue_number: issueNumber,
-      body,
-      ...withDeadline(),
-    })
-    if (this.#options.mode === 'reply') return this.#choose(data.id)
+    const created = await this.#comments.create(body)
+    if (this.#options.mode === 'reply') return this.#choose(created)
     // Another step with the same key may have created its comment at the same time: the oldest wins.
     const keyed = await this.#keyedComments()
     const [oldest] = keyed
     if (keyed.length > 1) this.#concurrentStep = true
-    if (!oldest || oldest.id === data.id) return this.#choose(data.id)
+    if (!oldest || oldest.id === created) return this.#choose(created)
     this.#options.log.info(
       `Another step made a comment for "${this.#options.key}" at the same time; keeping the older one.`,
     )
-    await this.#octokit.rest.issues.deleteComment({
-      owner,
-      repo,
-      comment_id: data.id,
-      ...withDeadline(),
-    })
+    await this.#comments.delete(created)
     this.#choose(oldest.id)
     await this.#update(run, context)
   }
@@ -233,28 +206,17 @@ export class ThreadComment {
     }
   }
 
-  async #readChosen(): Promise<ChosenComment | undefined> {
-    const { owner, repo } = this.#thread
-    try {
-      const answer = await this.#octokit.rest.issues.getComment({
-        owner,
-        repo,
-        comment_id: this.#commentId ?? 0,
-        ...withDeadline(),
-      })
-      return { body: answer.data.body, user: answer.data.user, me: await this.#me() }
-    } catch (error) {
-      if ((error as { status?: number }).status !== 404) throw error
-      this.#commentId = undefined
-      return undefined
-    }
+  async #readChosen(): Promise<ReadComment | undefined> {
+    const read = await this.#comments.read(this.#commentId ?? 0)
+    if (!read) this.#commentId = undefined
+    return read
   }
 
-  #trusted(comment: ChosenComment): Marker | undefined {
+  #trusted(comment: ReadComment): Marker | undefined {
     return comment.user?.login === comment.me ? parseMarker(comment.body ?? '') : undefined
   }
 
-  async #rewrite(current: ChosenComment, run: RunItem, context: CommentContext): Promise<void> {
+  async #rewrite(current: ReadComment, run: RunItem, context: CommentContext): Promise<void> {
     const trusted = this.#trusted(current)
     const earlier = trusted?.key === this.#options.key ? trusted.runs : []
     const runs = mergeRuns(earlier, this.#record(run, context))
@@ -265,13 +227,7 @@ export class ThreadComment {
       runs[0]?.runId === run.run_id || !trusted
         ? renderComment(run, marker, context)
         : spliceComment(current.body ?? '', marker)
-    await this.#octokit.rest.issues.updateComment({
-      owner: this.#thread.owner,
-      repo: this.#thread.repo,
-      comment_id: this.#commentId ?? 0,
-      body,
-      ...withDeadline(),
-    })
+    await this.#comments.update(this.#commentId ?? 0, body)
   }
 
   #choose(commentId: number): void {
@@ -306,29 +262,10 @@ export class ThreadComment {
 
   /** The thread's markers written by the action's own identity, in thread order. */
   async #trustedMarkers(): Promise<Array<{ comment: ListedComment; marker: Marker }>> {
-    const me = await this.#me()
-    const comments: ListedComment[] = await this.#octokit.paginate(
-      this.#octokit.rest.issues.listComments,
-      {
-        owner: this.#thread.owner,
-        repo: this.#thread.repo,
-        issue_number: this.#thread.issueNumber,
-        per_page: 100,
-        ...withDeadline(),
-      },
-    )
-    return comments.flatMap((comment) => {
-      const marker = comment.user?.login === me ? parseMarker(comment.body ?? '') : undefined
+    return (await this.#comments.list()).flatMap((comment) => {
+      const marker = parseMarker(comment.body ?? '')
       return marker ? [{ comment, marker }] : []
     })
-  }
-
-  #me(): Promise<string> {
-    this.#identity ??= tokenIdentity(this.#octokit).catch((error: unknown) => {
-      this.#identity = undefined // A failed look-up is tried again next time.
-      throw error
-    })
-    return this.#identity
   }
 
   #warn(what: string, error: unknown): void {
@@ -338,31 +275,9 @@ export class ThreadComment {
   }
 
   #where(): string {
-    return `${this.#thread.owner}/${this.#thread.repo}#${this.#thread.issueNumber}`
+    return this.#comments.where()
   }
 }
 
 /** At most this many writes of one update. */
 const MAX_WRITES = 3
-
-/**
- * For a write GitHub refused but would take again: 422 (e.g. a body over its
- * limit) at once, and a 403 secondary rate limit after its hint (when the hint
- * is short enough to wait). Undefined for anything else.
- */
-function retryableRefusal(error: unknown): number | undefined {
-  const { status, response } = error as {
-    status?: number
-    response?: { headers?: Record<string, string | undefined>; data?: { message?: unknown } }
-  }
-  if (status === 422) return 0
-  if (status !== 403 && status !== 429) return undefined
-  const headers = response?.headers ?? {}
-  const message = typeof response?.data?.message === 'string' ? response.data.message : ''
-  const hint = Number(headers['retry-after'])
-  const limited =
-    status === 429 || /secondary rate limit/i.test(message) || headers['retry-after'] !== undefined
-  if (!limited) return undefined
-  const waitMs = Number.isFinite(hint) && hint >= 0 ? hint * 1000 : 1000
-  return waitMs <= GITHUB_LIMITS.maxRetryAfterMs ? waitMs : undefined
-}

@@ -1,3 +1,5 @@
+import type { Log } from '../log.ts'
+
 /**
  * Writes to GitHub that show the newest of a changing value (a comment, a
  * commit status). They go out one at a time, in order; a burst of values
@@ -9,6 +11,7 @@ export class NewestWrites<T> {
   #queue: Promise<void> = Promise.resolve()
   #pending: { value: T } | undefined
   #stopped = false
+  #lastPushed: string | undefined
 
   constructor(write: (value: T) => Promise<void>) {
     this.#write = write
@@ -20,6 +23,23 @@ export class NewestWrites<T> {
     const waiting = this.#pending !== undefined
     this.#pending = { value }
     if (!waiting) this.#queue = this.#queue.then(() => this.#writePending())
+  }
+
+  /** Queues `value` unless it is the value queued last: an unchanged value is never written twice. */
+  pushChanged(value: T): void {
+    const key = JSON.stringify(value)
+    if (key === this.#lastPushed) return
+    this.#lastPushed = key
+    this.push(value)
+  }
+
+  /** `settled`, with a warning that names `what` when GitHub did not answer in time. */
+  async settle(maxMs: number, log: Pick<Log, 'warning'>, what: string): Promise<void> {
+    if ((await this.settled(maxMs)) === 'gave-up') {
+      log.warning(
+        `GitHub: ${what} was not brought up to date within ${maxMs / 1000}s; GitHub is not answering. The run is not affected.`,
+      )
+    }
   }
 
   /**

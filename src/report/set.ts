@@ -1,29 +1,11 @@
 import * as core from '@actions/core'
 import { capResult, RESULT_OUTPUT_LIMIT_BYTES } from '../agent/conversation.ts'
 import { costOf } from '../agent/cost.ts'
-import { OUTCOME_RECORDS, type Outcome } from '../model/outcome.ts'
 import { sumCredits, sumUsd, taskOutcome, type SetOutcome, type TaskRun } from '../model/set.ts'
-import { formatCredits, formatDuration, formatNumberOutput } from '../text/format.ts'
+import { formatNumberOutput } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
-import { inlineText, safeHttpUrl } from '../text/markdown.ts'
-import { clip } from '../text/plain.ts'
 import { jsonOutput, setJsonOutput, type JsonOutput } from './json-output.ts'
-
-/** The set's `outcome` output: the contract's words for one run, said of the set. */
-export function setOutcomeWord(outcome: SetOutcome): Outcome {
-  switch (outcome.kind) {
-    case 'passed':
-      return 'succeeded'
-    case 'failed':
-      return 'failed'
-    case 'timed-out':
-      return 'timed_out'
-    case 'over-budget':
-      return 'over_budget'
-    case 'interrupted':
-      return 'interrupted'
-  }
-}
+import { factsOf, renderSetSummary, setCounts, setOutcomeWord } from './set-table.ts'
 
 /** One member of the `runs` output. */
 interface RunsEntry {
@@ -71,71 +53,6 @@ export function runsOutput(
   }))
 }
 
-function factsOf(task: TaskRun) {
-  return {
-    started: task.invocation !== undefined,
-    createFailed: task.createError !== undefined,
-    state: task.run?.state,
-    stoppedBy: task.stoppedBy,
-  }
-}
-
-/** A task's icon: its outcome's, or that of a task the set never started. */
-function iconOf(word: Outcome | 'not_started'): string {
-  return word === 'not_started' ? '⏸️' : OUTCOME_RECORDS[word].icon
-}
-
-/** Pure: the job summary of a set, a headline with its outcome and one table row per task. */
-export function renderSetSummary(outcome: SetOutcome): string {
-  const word = setOutcomeWord(outcome)
-  const succeeded = outcome.tasks.filter((task) => taskOutcome(factsOf(task)) === 'succeeded')
-  const credits = sumCredits(outcome.tasks)
-  const lines = [
-    `## ${iconOf(word)} Cloud agent tasks: ${word.replace('_', ' ')}`,
-    '',
-    `${succeeded.length} of ${outcome.tasks.length} runs succeeded, in ${formatDuration(outcome.elapsedMs)}${credits !== undefined ? `, ${formatCredits(credits)} credits in all` : ''}. ${inlineText(capitalized(outcome.reason))}.`,
-    '',
-    '| # | Task | Outcome | State | Duration | Credits | Session |',
-    '| --: | --- | --- | --- | --: | --: | --- |',
-    ...outcome.tasks.map(rowOf),
-  ]
-  if (outcome.listFallback) {
-    lines.push(
-      '',
-      "The service's plan cannot filter runs by metadata, so each run was read on its own at every poll.",
-    )
-  }
-  return `${lines.join('\n')}\n`
-}
-
-function rowOf(task: TaskRun): string {
-  const word = taskOutcome(factsOf(task))
-  const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? ''
-  const duration =
-    task.startedAt !== undefined && task.endedAt !== undefined
-      ? formatDuration(task.endedAt - task.startedAt)
-      : ''
-  const credits = costOf(task.run?.request_usage).credits
-  const link = safeHttpUrl(task.run?.session_link)
-  return [
-    '',
-    String(task.index),
-    inlineText(clip(title, 79)),
-    `${iconOf(word)} ${word.replace('_', ' ')}`,
-    task.run?.state ? inlineText(task.run.state) : '',
-    duration,
-    credits !== undefined ? formatCredits(credits) : '',
-    link ? `[open](${link})` : '',
-    '',
-  ]
-    .join(' | ')
-    .trim()
-}
-
-function capitalized(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1)
-}
-
 /** Sets the set's outputs, writes its summary, and fails the step unless the set passed. */
 export async function publishSetOutcome(
   outcome: SetOutcome,
@@ -153,7 +70,9 @@ export async function publishSetOutcome(
   } catch (error) {
     core.warning(`Could not write the job summary: ${safeForLog(String(error))}`)
   }
-  const line = `The set ${word.replace('_', ' ')}: ${safeForLog(outcome.reason)}.`
+  const { succeeded, total } = setCounts(outcome.tasks)
+  const tally = `${succeeded} of ${total} runs succeeded`
+  const line = `The set ${word.replace('_', ' ')}: ${tally}; ${safeForLog(outcome.reason)}.`
   if (outcome.kind === 'passed') core.info(line)
   else core.setFailed(line)
 }

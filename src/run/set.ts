@@ -44,6 +44,8 @@ export interface SetDeps {
   /** The metadata every run of this set carries (`gh_set`), and each task's own tag. */
   setMetadata: Readonly<Record<string, string>>
   tagFor: (index: number) => RunTag
+  /** Told where the set stands once per poll (after its starts): the comment and status show it. */
+  onProgress?: (tasks: readonly TaskRun[]) => void
 }
 
 /**
@@ -87,6 +89,7 @@ export class TaskSetRun {
       if (this.#stopped) break
       await this.#startDue()
       if (this.#deps.signal.aborted) break
+      this.#deps.onProgress?.(this.#tasks)
       const inFlight = this.#inFlight()
       if (inFlight.length === 0 && this.#next >= this.#tasks.length) break
       if (now() >= deadline) {
@@ -340,10 +343,8 @@ export class TaskSetRun {
     const counts = this.#counts()
     const rule = describePassWhen(this.#settings.passWhen, this.#tasks.length)
     const standing = passWhenStanding(this.#settings.passWhen, counts)
-    const tally = `${counts.succeeded} of ${this.#tasks.length} runs succeeded`
-    return standing === 'met'
-      ? { ...base, kind: 'passed', reason: `${tally}; the step asked for ${rule}` }
-      : { ...base, kind: 'failed', reason: `${tally}; the step asked for ${rule}` }
+    const reason = `the step asked for ${rule}`
+    return { ...base, kind: standing === 'met' ? 'passed' : 'failed', reason }
   }
 }
 

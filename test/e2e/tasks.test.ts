@@ -1,14 +1,29 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { FakeAgentApi, type FakeApiOptions, type RunScript } from '../fake-api/server.ts'
-import { errorAnnotations, runPostStep, runStep, startStep, until } from './harness.ts'
+import { FakeGitHub } from '../fake-github/server.ts'
+import {
+  DEFAULT_GITHUB_TOKEN,
+  errorAnnotations,
+  runPostStep,
+  runStep,
+  startStep,
+  until,
+} from './harness.ts'
+import { eventEnv } from './servers.ts'
 
 const KEY = 'sk-e2e-tasks-7c1d'
-const servers: FakeAgentApi[] = []
+const servers: Array<{ close(): Promise<void> }> = []
 
 async function fakeApi(options: FakeApiOptions = {}): Promise<FakeAgentApi> {
   const api = await FakeAgentApi.start({ apiKey: KEY, script: byPrompt, ...options })
   servers.push(api)
   return api
+}
+
+async function fakeGitHub(): Promise<FakeGitHub> {
+  const github = await FakeGitHub.start({ token: DEFAULT_GITHUB_TOKEN })
+  servers.push(github)
+  return github
 }
 
 // Tests in a file run at once (vitest.config.ts), so servers close when all are done.
@@ -191,5 +206,137 @@ describe('tasks: many runs from one step', () => {
     expect(result.code).toBe(1)
     expect(errorAnnotations(result).join('\n')).toMatch(/tasks\[1\] has an unknown key "promt"/)
     expect(api.requests).toHaveLength(0)
+  })
+})
+
+describe('tasks: the comment and the commit status show the set', () => {
+  const OWNER = 'octo-org'
+  const REPO = 'app'
+  const PR = 12
+  const HEAD = 'c0ffee'.padEnd(40, '0')
+  const pullRequest = (gh: FakeGitHub) =>
+    eventEnv(gh, 'pull_request', {
+      pull_request: { number: PR, head: { sha: HEAD } },
+      repository: { full_name: `${OWNER}/${REPO}` },
+    })
+
+  it('one comment, updated as runs end, then the set as one table; a status from pending to its outcome', async () => {
+    const api = await fakeApi()
+    const gh = await fakeGitHub()
+    const inputs = inputsFor(api, {
+      tasks: JSON.stringify([{ prompt: 'ok: a', title: 'Package a' }, 'ok: b', 'fail: c']),
+      pass_when: '2',
+      max_parallel: '2',
+      comment: 'true',
+      commit_status: 'true',
+      name: 'nightly',
+    })
+    const result = await runStep({ inputs, env: pullRequest(gh) })
+    expect(result.code, result.stdout).toBe(0)
+    expect(result.outputs.outcome).toBe('succeeded')
+
+    // Created once, then brought up to date: never one comment per run.
+    expect(gh.requestsTo('POST', new RegExp(`/issues/${PR}/comments$`))).toHaveLength(1)
+    expect(gh.requestsTo('PATCH', /\/issues\/comments\/\d+$/).length).toBeGreaterThanOrEqual(1)
+    const [comment, ...others] = gh.comments(OWNER, REPO, PR)
+    expect(others).toHaveLength(0)
+    const body = comment?.body ?? ''
+    expect(body).toMatch(/^<!-- cloud-agent-set: \{"key":"nightly"/)
+    expect(body).toContain('### ✅ Cloud agent tasks: succeeded')
+    expect(body).toContain('2 of 3 runs succeeded')
+    expect(body).toMatch(/\| 0 \| Package a \| ✅ succeeded \| SUCCEEDED \|/)
+    expect(body).toMatch(/\| 2 \| fail: c \| ❌ failed \| FAILED \|/)
+    expect(body).toContain('[Workflow run](https://github.com/octo-org/app/actions/runs/9876543210')
+    // While the set ran, the comment said how far it had got.
+    const writes = gh.requests
+      .filter((request) => /\/issues\/(\d+\/)?comments/.test(request.path))
+      .map((request) => String((request.json as { body?: string } | undefined)?.body ?? ''))
+    expect(writes.some((written) => /### ⏳ Cloud agent tasks: \d of 3 done/.test(written))).toBe(
+      true,
+    )
+
+    const statuses = gh.statuses(OWNER, REPO, HEAD)
+    expect(statuses.every((status) => status.context === 'cloud-agent/nightly')).toBe(true)
+    expect(statuses.at(-1)?.state).toBe('success')
+    expect(statuses.at(-1)?.description).toBe('Succeeded: the step asked for at least 2 of 3 runs')
+    expect(statuses.some((status) => status.state === 'pending')).toBe(true)
+    expect(statuses.filter((status) => status.state === 'pending').length).toBeLessThanOrEqual(
+      api.requestsTo('GET', '/agent/runs').length + 1,
+    )
+  })
+
+  it('a later set with the same key updates the comment and keeps the earlier set in its history', async () => {
+    const api = await fakeApi()
+    const gh = await fakeGitHub()
+    const env = pullRequest(gh)
+    const first = await runStep({
+      inputs: inputsFor(api, { tasks: JSON.stringify(['fail: a']), comment: 'true' }),
+      env,
+    })
+    expect(first.outputs.outcome).toBe('failed')
+    const second = await runStep({
+      inputs: inputsFor(api, { tasks: JSON.stringify(['ok: a', 'ok: b']), comment: 'true' }),
+      env,
+    })
+    expect(second.code, second.stdout).toBe(0)
+    const comments = gh.comments(OWNER, REPO, PR)
+    expect(comments).toHaveLength(1)
+    expect(comments[0]?.body).toContain('### ✅ Cloud agent tasks: succeeded')
+    expect(comments[0]?.body).toMatch(/Earlier sets \(1\)[\s\S]*- ❌ failed · 1 of 1 done/)
+  })
+
+  it('a set fails its commit status, and a GitHub that refuses every write never fails the step', async () => {
+    const api = await fakeApi()
+    const gh = await fakeGitHub()
+    const failed = await runStep({
+      inputs: inputsFor(api, {
+        tasks: JSON.stringify(['fail: a', 'ok: b']),
+        commit_status: 'true',
+      }),
+      env: pullRequest(gh),
+    })
+    expect(failed.outputs.outcome).toBe('failed')
+    expect(gh.statuses(OWNER, REPO, HEAD).at(-1)?.state).toBe('failure')
+
+    gh.failNext('*', /.*/, 500, { times: 1000 })
+    const refused = await runStep({
+      inputs: inputsFor(api, {
+        tasks: JSON.stringify(['ok: a']),
+        comment: 'true',
+        commit_status: 'true',
+      }),
+      env: pullRequest(gh),
+    })
+    expect(refused.code, refused.stdout).toBe(0)
+    expect(refused.outputs.outcome).toBe('succeeded')
+    expect(refused.stdout).toMatch(/::warning::GitHub: could not update the comment/)
+    expect(refused.stdout).toMatch(/::warning::GitHub: could not set the commit status/)
+  })
+
+  it('after a hard kill, the post step says on the comment and the status that the set was stopped', async () => {
+    const api = await fakeApi()
+    const gh = await fakeGitHub()
+    const inputs = inputsFor(api, {
+      tasks: JSON.stringify(['slow: a', 'ok: b']),
+      comment: 'true',
+      commit_status: 'true',
+    })
+    const env = pullRequest(gh)
+    const step = startStep({ inputs, env })
+    await until(
+      () => /1 of 2 done/.test(gh.comments(OWNER, REPO, PR)[0]?.body ?? ''),
+      'the comment shows the quick run ended',
+    )
+    step.child.kill('SIGKILL')
+    const post = await runPostStep(await step.result, { inputs, env })
+    expect(post.code, post.stdout).toBe(0)
+    const body = gh.comments(OWNER, REPO, PR)[0]?.body ?? ''
+    expect(body).toContain('### ⛔ Cloud agent tasks: interrupted')
+    expect(body).toContain('the post step cancelled 1 run it left unfinished')
+    expect(body).toMatch(/\| 1 \| ok: b \| ✅ succeeded \|/)
+    const status = gh.statuses(OWNER, REPO, HEAD).at(-1)
+    expect(status?.state).toBe('error')
+    expect(status?.description).toMatch(/^The step stopped before the set ended/)
+    expect(api.allRuns().find((run) => run.prompt === 'slow: a')?.state).toBe('CANCELLED')
   })
 })

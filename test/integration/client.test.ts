@@ -539,8 +539,9 @@ describe('timeouts', () => {
   it('retries a GET after a timeout and succeeds', async () => {
     const api = await startApi()
     const seeded = api.seedRun({ prompt: 'p' })
-    api.injectFault({ method: 'GET', fault: { kind: 'delay', ms: 1000 } })
-    const client = makeClient(api, { timeoutMs: 200 })
+    // The first answer never comes; the retry's answer has the whole timeout, however loaded the machine.
+    api.injectFault({ method: 'GET', fault: { kind: 'hang' } })
+    const client = makeClient(api, { timeoutMs: 1_000 })
 
     const run = await client.getRun(seeded.run_id)
 

@@ -112,9 +112,12 @@ describe('getConversation', () => {
     const api = await startApi({
       script: () => [
         { state: 'QUEUED', afterMs: 0 },
+        // Each step waits for a GET of the run to show the one before: a loaded machine can
+        // take any time between two reads, and the run still stands where the test reads it.
         {
           state: 'INPROGRESS',
           afterMs: 80,
+          afterSeen: true,
           conversation: [
             conversationStep('s1', [{ role: 'user', content: [{ type: 'text', text: 'Go' }] }]),
           ],
@@ -122,6 +125,7 @@ describe('getConversation', () => {
         {
           state: 'SUCCEEDED',
           afterMs: 160,
+          afterSeen: true,
           conversation: [
             conversationStep('s2', [
               { role: 'assistant', content: [{ type: 'text', text: 'Done' }] },
@@ -134,7 +138,11 @@ describe('getConversation', () => {
     const { run_id } = await client.createRun({ prompt: 'p' })
 
     await expect(client.getConversation(run_id)).rejects.toBeInstanceOf(NotFoundError)
-    await untilState(client, run_id, 'INPROGRESS')
+    expect((await client.getRun(run_id)).state).toBe('QUEUED')
+    // The test's own view of the run: it shows INPROGRESS to no GET, so the run stays there.
+    while (api.run(run_id)?.state !== 'INPROGRESS') {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
     const early = await client.getConversation(run_id)
     expect(early.steps.map((step) => step.id)).toEqual(['s1'])
     expect(early.conversation_id).toBe(api.run(run_id)?.conversation_id)

@@ -901,8 +901,6 @@ describe('tasks (v1.2)', () => {
     )
     // What a set cannot honour yet is refused, never silently ignored.
     for (const [input, value] of [
-      ['comment', 'true'],
-      ['commit_status', 'true'],
       ['show_progress', 'true'],
       ['download_artifacts', '*.md'],
       ['on_blocked', 'fail'],
@@ -918,10 +916,13 @@ describe('tasks (v1.2)', () => {
           base_url: BASE_URL,
           tasks: '[a]',
           on_blocked: 'wait',
-          comment: 'false',
+          // A set keeps its own comment and commit status (docs/tasks.md).
+          comment: 'true',
+          commit_status: 'true',
+          github_token: 'ghs_token',
         }).source,
       ),
-    ).toBeDefined()
+    ).toMatchObject({ github: { comment: true, commitStatus: true } })
     expect(await refusesTasks({ tasks: '[a, b]', pass_when: '3' }, 'pass_when')).toMatch(/only 2/)
     expect(await refusesTasks({ tasks: '[a]', pass_when: 'most' }, 'pass_when')).toMatch(
       /all, any, or a number/,

@@ -1,0 +1,249 @@
+import { costOf } from '../agent/cost.ts'
+import { OUTCOME_RECORDS, type CommitState, type Outcome } from '../model/outcome.ts'
+import { sumCredits, taskOutcome, type SetOutcome, type TaskRun } from '../model/set.ts'
+import { statusMessageOf } from '../model/run.ts'
+import { meaningOf } from '../model/states.ts'
+import { formatCredits, formatDuration } from '../text/format.ts'
+import { inlineText, safeHttpUrl } from '../text/markdown.ts'
+import { clip } from '../text/plain.ts'
+
+/**
+ * A set as its surfaces show it: still running (the comment and the commit
+ * status, once per poll), or ended (the summary too). One table for all.
+ * While it runs, nothing shown moves with the clock, so a poll that saw no
+ * change writes nothing to GitHub.
+ */
+export type SetView =
+  { kind: 'running'; tasks: readonly TaskRun[] } | { kind: 'ended'; outcome: SetOutcome }
+
+/** The set's `outcome` output: the contract's words for one run, said of the set. */
+export function setOutcomeWord(outcome: SetOutcome): Outcome {
+  switch (outcome.kind) {
+    case 'passed':
+      return 'succeeded'
+    case 'failed':
+      return 'failed'
+    case 'timed-out':
+      return 'timed_out'
+    case 'over-budget':
+      return 'over_budget'
+    case 'interrupted':
+      return 'interrupted'
+  }
+}
+
+export function factsOf(task: TaskRun) {
+  return {
+    started: task.invocation !== undefined,
+    createFailed: task.createError !== undefined,
+    state: task.run?.state,
+    stoppedBy: task.stoppedBy,
+  }
+}
+
+/** A task has ended once its run did, its create failed, or the step stopped it. */
+function hasEnded(task: TaskRun): boolean {
+  return task.endedAt !== undefined || task.settled === true
+}
+
+/** A task's icon and words: its outcome's, or where it stands while the set runs. */
+function taskWords(task: TaskRun, running: boolean): string {
+  if (running && !hasEnded(task)) {
+    const state = task.run?.state
+    if (task.invocation === undefined) return '⏸️ waiting to start'
+    if (state === undefined) return '⏳ starting'
+    if (state === 'QUEUED' || state === 'PENDING') return '⏳ queued'
+    const { blocked } = OUTCOME_RECORDS
+    return meaningOf(state) === 'blocked' ? `${blocked.icon} ${blocked.short}` : '⏳ in progress'
+  }
+  const word = taskOutcome(factsOf(task))
+  return word === 'not_started'
+    ? '⏸️ not started'
+    : `${OUTCOME_RECORDS[word].icon} ${OUTCOME_RECORDS[word].short}`
+}
+
+const TABLE_HEAD = [
+  '| # | Task | Outcome | State | Duration | Credits | Session |',
+  '| --: | --- | --- | --- | --: | --: | --- |',
+]
+
+function rowOf(task: TaskRun, view: SetView): string {
+  const running = view.kind === 'running'
+  const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? ''
+  const duration =
+    task.startedAt !== undefined && task.endedAt !== undefined
+      ? formatDuration(task.endedAt - task.startedAt)
+      : ''
+  const credits = costOf(task.run?.request_usage).credits
+  const link = safeHttpUrl(task.run?.session_link)
+  return [
+    '',
+    String(task.index),
+    inlineText(clip(title, 79)),
+    taskWords(task, running),
+    task.run?.state ? inlineText(task.run.state) : '',
+    duration,
+    credits !== undefined ? formatCredits(credits) : '',
+    link ? `[open](${link})` : '',
+    '',
+  ]
+    .join(' | ')
+    .trim()
+}
+
+/**
+ * The set's table, a row per task; rows past `maxChars` give way to one line
+ * that says how many more the job summary lists.
+ */
+export function renderSetTable(view: SetView, maxChars = Number.POSITIVE_INFINITY): string {
+  const tasks = tasksOf(view)
+  const lines = [...TABLE_HEAD]
+  let length = lines.join('\n').length
+  for (const [shown, task] of tasks.entries()) {
+    const row = rowOf(task, view)
+    if (length + row.length + 1 + MORE_ROWS_ROOM > maxChars) {
+      const more = tasks.length - shown
+      return `${lines.join('\n')}\n\n_…and ${more} more ${more === 1 ? 'task' : 'tasks'}: the job summary lists every one._`
+    }
+    lines.push(row)
+    length += row.length + 1
+  }
+  return lines.join('\n')
+}
+
+/** Room kept for the line that replaces the rows that do not fit. */
+const MORE_ROWS_ROOM = 80
+
+/**
+ * Why each task that ended without success did: the service's reason, or the
+ * create's error, one line each, under the table. Empty when there is none.
+ */
+export function renderSetReasons(view: SetView, maxChars = Number.POSITIVE_INFINITY): string {
+  const lines: string[] = []
+  let length = 0
+  for (const task of tasksOf(view)) {
+    if (!hasEnded(task) || taskOutcome(factsOf(task)) === 'succeeded') continue
+    const reason = task.createError ?? (task.run ? statusMessageOf(task.run) : undefined)
+    if (!reason) continue
+    const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? ''
+    const line = `- **${task.index}** ${inlineText(clip(title, 79))}: ${inlineText(clip(reason, 300))}`
+    if (length + line.length + 1 > maxChars) break
+    lines.push(line)
+    length += line.length + 1
+  }
+  return lines.join('\n')
+}
+
+function tasksOf(view: SetView): readonly TaskRun[] {
+  return view.kind === 'running' ? view.tasks : view.outcome.tasks
+}
+
+/** Where a running set stands, in numbers. */
+export function setCounts(tasks: readonly TaskRun[]) {
+  let succeeded = 0
+  let done = 0
+  let inFlight = 0
+  for (const task of tasks) {
+    if (hasEnded(task)) {
+      done += 1
+      if (taskOutcome(factsOf(task)) === 'succeeded') succeeded += 1
+    } else if (task.invocation !== undefined) inFlight += 1
+  }
+  return { total: tasks.length, done, succeeded, inFlight }
+}
+
+/** The headline's icon and words, and one line of figures. */
+export interface SetHeadline {
+  icon: string
+  /** "3 of 20 done" while running; the outcome's words once ended. */
+  title: string
+  /** Figures: the tally, the time, the credits. */
+  figures: string[]
+  /** Why the set ended so; absent while it runs. */
+  reason?: string
+}
+
+export function setHeadline(view: SetView): SetHeadline {
+  const tasks = tasksOf(view)
+  const counts = setCounts(tasks)
+  const credits = sumCredits(tasks)
+  if (view.kind === 'running') {
+    const failed = counts.done - counts.succeeded
+    return {
+      icon: '⏳',
+      title: `${counts.done} of ${counts.total} done`,
+      figures: [
+        `${counts.succeeded} succeeded${failed > 0 ? `, ${failed} did not` : ''}`,
+        `${counts.inFlight} in flight`,
+        ...(credits !== undefined ? [`${formatCredits(credits)} so far`] : []),
+      ],
+    }
+  }
+  const word = setOutcomeWord(view.outcome)
+  return {
+    icon: OUTCOME_RECORDS[word].icon,
+    title: word.replace('_', ' '),
+    figures: [
+      `${counts.succeeded} of ${counts.total} runs succeeded`,
+      `⏱ ${formatDuration(view.outcome.elapsedMs)}`,
+      ...(credits !== undefined ? [`${formatCredits(credits)} in all`] : []),
+    ],
+    reason: `${capitalized(view.outcome.reason)}.`,
+  }
+}
+
+/** Pure: the job summary of a set, a headline with its outcome and one table row per task. */
+export function renderSetSummary(outcome: SetOutcome): string {
+  const view: SetView = { kind: 'ended', outcome }
+  const headline = setHeadline(view)
+  const lines = [
+    `## ${headline.icon} Cloud agent tasks: ${headline.title}`,
+    '',
+    `${headline.figures.join(' · ')}. ${inlineText(headline.reason ?? '')}`,
+    '',
+    renderSetTable(view),
+  ]
+  const reasons = renderSetReasons(view)
+  if (reasons) lines.push('', reasons)
+  if (outcome.listFallback) lines.push('', LIST_FALLBACK_NOTE)
+  return `${lines.join('\n')}\n`
+}
+
+const LIST_FALLBACK_NOTE =
+  "The service's plan cannot filter runs by metadata, so each run was read on its own at every poll."
+
+/**
+ * Pure: the set's comment, without its marker: the headline, the figures, a
+ * link to the workflow run, and the table, within `maxChars`.
+ */
+export function renderSetComment(view: SetView, workflowRun: string | undefined, maxChars: number) {
+  const headline = setHeadline(view)
+  const link = safeHttpUrl(workflowRun)
+  const head = [
+    `### ${headline.icon} Cloud agent tasks: ${headline.title}`,
+    headline.figures.join(' · '),
+    ...(headline.reason ? [inlineText(headline.reason)] : []),
+    ...(link ? [`[Workflow run](${link})`] : []),
+  ].join('\n\n')
+  // The reasons take at most a tenth of the room; the table, the rest.
+  const reasons = renderSetReasons(view, maxChars / 10)
+  const table = renderSetTable(view, maxChars - head.length - reasons.length - 4)
+  return [head, table, ...(reasons ? [reasons] : [])].join('\n\n')
+}
+
+/** The set's commit status: pending with its tally while it runs, then its outcome's state. */
+export function setStatusOf(view: SetView): { state: CommitState; description: string } {
+  const headline = setHeadline(view)
+  if (view.kind === 'running') {
+    return { state: 'pending', description: `${headline.title}: ${headline.figures[0]}` }
+  }
+  const word = setOutcomeWord(view.outcome)
+  return {
+    state: OUTCOME_RECORDS[word].commitState,
+    description: `${capitalized(headline.title)}: ${view.outcome.reason}`,
+  }
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1)
+}

@@ -1,0 +1,72 @@
+import * as core from '@actions/core'
+import type { GitHubContext } from './github/context.ts'
+import { SET_COMMENT_TABLE_CHARS, type SetComment } from './github/set-comment.ts'
+import { openCommitStatus, openSetComment, resolveWorkCommit } from './github/setup.ts'
+import { oneLine, type CommitStatusReporter } from './github/status.ts'
+import type { TaskSetSettings } from './inputs.ts'
+import {
+  renderSetComment,
+  setCounts,
+  setOutcomeWord,
+  setStatusOf,
+  type SetView,
+} from './report/set-table.ts'
+import { runnerState } from './state.ts'
+
+/**
+ * Where a set shows while it runs, beyond the log: its comment and its commit
+ * status, each written at most once per poll, and only when what they show changed.
+ */
+export class SetSurfaces {
+  readonly #comment: SetComment | undefined
+  readonly #status: CommitStatusReporter | undefined
+  readonly #workflowRun: string | undefined
+
+  private constructor(
+    comment: SetComment | undefined,
+    status: CommitStatusReporter | undefined,
+    workflowRun: string | undefined,
+  ) {
+    this.#comment = comment
+    this.#status = status
+    this.#workflowRun = workflowRun
+  }
+
+  static async open(
+    settings: TaskSetSettings,
+    github: GitHubContext,
+    set: string,
+  ): Promise<SetSurfaces> {
+    const comment = await openSetComment(settings.github, github, core, {
+      set,
+      onCommentChosen: (commentId) => runnerState.saveSetComment({ commentId, set }),
+    })
+    const commit = settings.github.commitStatus ? await resolveWorkCommit(github, core) : undefined
+    const status = await openCommitStatus(settings.github, github, commit, core)
+    // The post step finishes the status when the step stops before the set ends.
+    if (status && commit) runnerState.saveStatusSha(commit.sha)
+    return new SetSurfaces(comment, status, github.workflowRun)
+  }
+
+  show(view: SetView): void {
+    if (this.#comment) {
+      const { done, total } = setCounts(view.kind === 'running' ? view.tasks : view.outcome.tasks)
+      this.#comment.show({
+        body: renderSetComment(view, this.#workflowRun, SET_COMMENT_TABLE_CHARS),
+        outcome: view.kind === 'ended' ? setOutcomeWord(view.outcome) : undefined,
+        done,
+        total,
+      })
+    }
+    const status = setStatusOf(view)
+    this.#status?.show({
+      state: status.state,
+      description: oneLine(status.description),
+      targetUrl: this.#workflowRun,
+    })
+  }
+
+  async settled(): Promise<void> {
+    await Promise.all([this.#comment?.settled(), this.#status?.settled()])
+  }
+}

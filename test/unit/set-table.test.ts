@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest'
+import type { RunItem } from '../../src/api/types.ts'
+import {
+  composeSetComment,
+  mergeSets,
+  parseSetMarker,
+  renderSetMarker,
+  type SetRecord,
+} from '../../src/github/set-comment.ts'
+import { parseMarker } from '../../src/github/comment.ts'
+import type { SetOutcome, TaskRun } from '../../src/model/set.ts'
+import {
+  renderSetComment,
+  renderSetSummary,
+  renderSetTable,
+  setHeadline,
+  setStatusOf,
+} from '../../src/report/set-table.ts'
+
+const T0 = Date.parse('2026-11-24T10:00:00Z')
+
+function task(index: number, run?: Partial<RunItem>, extra: Partial<TaskRun> = {}): TaskRun {
+  return {
+    index,
+    request: { prompt: `do ${index}` },
+    ...(run
+      ? {
+          invocation: `inv${index}`,
+          runId: `run_${index}`,
+          startedAt: T0,
+          run: { run_id: `run_${index}`, state: 'INPROGRESS', ...run } as RunItem,
+        }
+      : {}),
+    ...extra,
+  }
+}
+
+const running = (tasks: TaskRun[]) => ({ kind: 'running', tasks }) as const
+
+describe('the set table, while the set runs and once it ended', () => {
+  it('shows where each task stands while the set runs: running, waiting to start, ended', () => {
+    const tasks = [
+      task(0, { state: 'SUCCEEDED' }, { endedAt: T0 + 60_000, settled: true }),
+      task(1, { state: 'INPROGRESS' }),
+      task(2),
+    ]
+    const table = renderSetTable(running(tasks))
+    expect(table.split('\n')).toEqual([
+      '| # | Task | Outcome | State | Duration | Credits | Session |',
+      '| --: | --- | --- | --- | --: | --: | --- |',
+      '| 0 | do 0 | ✅ succeeded | SUCCEEDED | 1m 0s |  |  |',
+      '| 1 | do 1 | ⏳ in progress | INPROGRESS |  |  |  |',
+      '| 2 | do 2 | ⏸️ waiting to start |  |  |  |  |',
+    ])
+    expect(setHeadline(running(tasks))).toMatchObject({
+      icon: '⏳',
+      title: '1 of 3 done',
+      figures: ['1 succeeded', '1 in flight'],
+    })
+    expect(setStatusOf(running(tasks))).toEqual({
+      state: 'pending',
+      description: '1 of 3 done: 1 succeeded',
+    })
+  })
+
+  it('ends with the outcome: the icon, the tally, the reason, and the commit state', () => {
+    const outcome: SetOutcome = {
+      kind: 'failed',
+      tasks: [
+        task(
+          0,
+          { state: 'FAILED', status_message: { message: 'The <b>tests</b> do not build' } },
+          { endedAt: T0 + 1_000, settled: true },
+        ),
+        task(1, { state: 'CANCELLED' }, { endedAt: T0 + 2_000, stoppedBy: 'pass-when' }),
+        task(2, undefined, { stoppedBy: 'pass-when' }),
+      ],
+      reason: '1 of 3 runs did not succeed, so all 3 runs can no longer succeed',
+      elapsedMs: 2_000,
+      listFallback: false,
+    }
+    const summary = renderSetSummary(outcome)
+    expect(summary).toContain('## ❌ Cloud agent tasks: failed')
+    expect(summary).toContain(
+      '0 of 3 runs succeeded · ⏱ 2s. 1 of 3 runs did not succeed, so all 3 runs can no longer succeed.',
+    )
+    expect(summary).toContain('| 1 | do 1 | ⛔ cancelled | CANCELLED | 2s |  |  |')
+    expect(summary).toContain('| 2 | do 2 | ⏸️ not started |  |  |  |  |')
+    // Why a task did not succeed, under the table, inert.
+    expect(summary).toContain('\n\n- **0** do 0: The &#60;b&#62;tests&#60;/b&#62; do not build\n')
+    expect(setStatusOf({ kind: 'ended', outcome })).toEqual({
+      state: 'failure',
+      description: 'Failed: 1 of 3 runs did not succeed, so all 3 runs can no longer succeed',
+    })
+  })
+
+  it('gives the rows that do not fit one line saying how many more the summary lists', () => {
+    const tasks = Array.from({ length: 50 }, (_, index) => task(index, { state: 'QUEUED' }))
+    const comment = renderSetComment(running(tasks), undefined, 1_500)
+    expect(comment.length).toBeLessThanOrEqual(1_500)
+    const shown = comment.split('\n').filter((line) => /^\| \d+ \|/.test(line)).length
+    expect(shown).toBeGreaterThan(5)
+    expect(comment).toContain(`_…and ${50 - shown} more tasks: the job summary lists every one._`)
+  })
+
+  it('makes a title inert: no HTML, no mention, no table break', () => {
+    const tasks = [task(0, { state: 'QUEUED', title: '<img src=x> @octo | 1' })]
+    const row = renderSetTable(running(tasks)).split('\n')[2] ?? ''
+    expect(row).not.toContain('<img')
+    expect(row).not.toMatch(/(^|\s)@octo/)
+    // Seven cells: eight pipes, none of them the title's.
+    expect(row.match(/\|/g)).toHaveLength(8)
+  })
+})
+
+describe("the set comment's marker", () => {
+  const record = (set: string, startedAt: string, extra: Partial<SetRecord> = {}): SetRecord => ({
+    set,
+    done: 1,
+    total: 2,
+    startedAt,
+    ...extra,
+  })
+
+  it('reads back what it wrote, and is never read as a run marker', () => {
+    const marker = {
+      key: 'nightly',
+      step: 'build/agent',
+      sets: [record('s2', '2026-11-24T10:00:00Z', { outcome: 'succeeded' as const })],
+    }
+    const body = composeSetComment(marker, '### body')
+    expect(parseSetMarker(body)).toEqual(marker)
+    expect(parseMarker(body)).toBeUndefined()
+  })
+
+  it('cannot be closed or forged by a key: < and > are spelled as JSON escapes', () => {
+    const written = renderSetMarker({ key: '--> <!-- cloud-agent-set: {}', step: 's', sets: [] })
+    expect(written.match(/-->/g)).toHaveLength(1)
+    expect(parseSetMarker(written)?.key).toBe('--> <!-- cloud-agent-set: {}')
+  })
+
+  it('keeps the earlier sets newest first, each where it was first shown, in a collapsed history', () => {
+    const earlier = [record('s1', '2026-11-23T10:00:00Z', { outcome: 'failed' })]
+    const sets = mergeSets(earlier, record('s2', '2026-11-24T10:00:00Z'))
+    expect(sets.map((set) => set.set)).toEqual(['s2', 's1'])
+    const again = mergeSets(sets, record('s2', '2026-11-24T11:00:00Z', { done: 2 }))
+    expect(again[0]).toMatchObject({ set: 's2', done: 2, startedAt: '2026-11-24T10:00:00Z' })
+    const body = composeSetComment({ key: 'k', step: 's', sets: again }, 'now')
+    expect(body).toContain(
+      '<details><summary>Earlier sets (1)</summary>\n\n- ❌ failed · 1 of 2 done · started 2026-11-23 10:00 UTC',
+    )
+  })
+})
