@@ -270,7 +270,7 @@ export class TaskSetRun {
     if (maxCredits !== undefined && credits !== undefined && credits > maxCredits) {
       this.#stopped = {
         why: { kind: 'over-budget' },
-        reason: `the runs used ${formatCredits(credits)} credits together, past max_credits (${formatCredits(maxCredits)})`,
+        reason: `the runs used ${formatCredits(credits)} together, past max_credits (${formatCredits(maxCredits)})`,
       }
     } else if (passWhenStanding(passWhen, this.#counts()) === 'cannot-be-met') {
       const counts = this.#counts()

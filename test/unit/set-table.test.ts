@@ -41,7 +41,7 @@ describe('the set table, while the set runs and once it ended', () => {
   it('shows where each task stands while the set runs: running, waiting to start, ended', () => {
     const tasks = [
       task(0, { state: 'SUCCEEDED' }, { endedAt: T0 + 60_000, settled: true }),
-      task(1, { state: 'INPROGRESS' }),
+      task(1, { state: 'INPROGRESS', request_usage: { inference_cost: 5 } }),
       task(2),
     ]
     const table = renderSetTable(running(tasks))
@@ -49,13 +49,13 @@ describe('the set table, while the set runs and once it ended', () => {
       '| # | Task | Outcome | State | Duration | Credits | Session |',
       '| --: | --- | --- | --- | --: | --: | --- |',
       '| 0 | do 0 | ✅ succeeded | SUCCEEDED | 1m 0s |  |  |',
-      '| 1 | do 1 | ⏳ in progress | INPROGRESS |  |  |  |',
+      '| 1 | do 1 | ⏳ in progress | INPROGRESS |  | 5 credits |  |',
       '| 2 | do 2 | ⏸️ waiting to start |  |  |  |  |',
     ])
     expect(setHeadline(running(tasks))).toMatchObject({
       icon: '⏳',
       title: '1 of 3 done',
-      figures: ['1 succeeded', '1 in flight'],
+      figures: ['1 succeeded', '1 in flight', '5 credits so far'],
     })
     expect(setStatusOf(running(tasks))).toEqual({
       state: 'pending',

@@ -1,0 +1,124 @@
+/**
+ * TaskSetRun against the fake API, over loopback: the stops a set makes on its own
+ * (max_credits on the sum, the timeout) and a poll the service refuses in a storm.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { AgentRunsClient } from '../../src/api/client.ts'
+import { abortableSleep } from '../../src/api/transport.ts'
+import { tagFromEnvironment, taskTag, SET_KEY } from '../../src/run/create.ts'
+import { TaskSetRun, type SetSettings } from '../../src/run/set.ts'
+import { REQUEST_RETRIES } from '../../src/timing.ts'
+import type { SetRunRecord } from '../../src/state.ts'
+import { FakeAgentApi, type RunScript } from '../fake-api/server.ts'
+
+const API_KEY = 'sk-set-run-test'
+const closers: Array<() => Promise<void>> = []
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()))
+})
+
+async function startApi(script: (prompt: string) => RunScript): Promise<FakeAgentApi> {
+  const api = await FakeAgentApi.start({
+    apiKey: API_KEY,
+    script: (create) => script(create.prompt ?? ''),
+  })
+  closers.push(() => api.close())
+  return api
+}
+
+const working = (credits: number): RunScript => [
+  { state: 'QUEUED', afterMs: 0 },
+  {
+    state: 'INPROGRESS',
+    afterMs: 20,
+    patch: { request_usage: { inference_cost: credits } },
+  },
+]
+
+function setFor(api: FakeAgentApi, prompts: string[], settings: Partial<SetSettings> = {}) {
+  const logged: string[] = []
+  const saved: SetRunRecord[][] = []
+  const stepTag = tagFromEnvironment({})
+  const set = new TaskSetRun(
+    {
+      tasks: prompts.map((prompt) => ({ prompt })),
+      maxParallel: 10,
+      passWhen: { kind: 'all' },
+      timeoutMs: 60_000,
+      pollIntervalMs: 20,
+      maxCredits: undefined,
+      ...settings,
+    },
+    {
+      client: new AgentRunsClient({ baseUrl: api.baseUrl, apiKey: API_KEY }),
+      now: Date.now,
+      sleep: abortableSleep,
+      signal: new AbortController().signal,
+      log: {
+        info: (line) => logged.push(line),
+        warning: (line) => logged.push(`warning: ${line}`),
+        debug: () => undefined,
+      },
+      state: { saveSetRuns: (records) => saved.push([...records]) },
+      setMetadata: { [SET_KEY]: stepTag.invocation },
+      tagFor: (index) => taskTag(stepTag, index),
+    },
+  )
+  return { set, logged, saved }
+}
+
+describe('TaskSetRun stops on its own', () => {
+  it('max_credits caps the sum: past it, every run in flight is cancelled, and the set is over budget', async () => {
+    const api = await startApi(() => working(30))
+    const { set, logged, saved } = setFor(api, ['a', 'b'], { maxCredits: 50 })
+    const outcome = await set.run()
+    expect(outcome.kind).toBe('over-budget')
+    expect(outcome.reason).toMatch(/60 credits together, past max_credits \(50 credits\)/)
+    expect(api.allRuns().map((run) => run.state)).toEqual(['CANCELLED', 'CANCELLED'])
+    expect(outcome.tasks.map((task) => task.stoppedBy)).toEqual(['over-budget', 'over-budget'])
+    expect(logged.join('\n')).toMatch(/Stopping the set: the runs used 60 credits/)
+    // Nothing is left owed for the post step.
+    expect(saved.at(-1)?.every((record) => record.settled)).toBe(true)
+  })
+
+  it('the timeout: the runs still in flight are cancelled, the tasks not started never are', async () => {
+    const api = await startApi(() => working(1))
+    const { set } = setFor(api, ['a', 'b', 'c'], { maxParallel: 2, timeoutMs: 300 })
+    const outcome = await set.run()
+    expect(outcome.kind).toBe('timed-out')
+    expect(outcome.reason).toMatch(/^the timeout input \(.+\) ran out$/)
+    expect(api.allRuns()).toHaveLength(2)
+    expect(api.allRuns().map((run) => run.state)).toEqual(['CANCELLED', 'CANCELLED'])
+    expect(outcome.tasks.map((task) => task.stoppedBy)).toEqual(['timeout', 'timeout', 'timeout'])
+    expect(outcome.tasks[2]?.invocation).toBeUndefined()
+  })
+
+  it('a storm of 429s on the list: the set waits as asked and still ends with one run per task', async () => {
+    const api = await startApi(() => [
+      { state: 'QUEUED', afterMs: 0 },
+      { state: 'SUCCEEDED', afterMs: 50 },
+    ])
+    api.injectFault({
+      method: 'GET',
+      path: '/agent/runs',
+      fault: { kind: 'status', status: 429, headers: { 'retry-after': '0' } },
+      // More than the client waits out on its own: the set itself must wait and poll again.
+      times: REQUEST_RETRIES.refusalRetries + 3,
+    })
+    const { set, logged } = setFor(api, ['a', 'b', 'c'])
+    const outcome = await set.run()
+    expect(outcome.kind).toBe('passed')
+    expect(api.requestsTo('POST', /\/agent\/runs?$/)).toHaveLength(3)
+    expect(api.allRuns()).toHaveLength(3)
+    // The client waits out a few 429s itself; past them, the set waits as the service asked.
+    expect(api.requestsTo('GET', '/agent/runs').length).toBeGreaterThan(
+      REQUEST_RETRIES.refusalRetries + 3,
+    )
+    expect(logged.join('\n')).toMatch(/refused the poll \(429\) and asked to wait/)
+    expect(outcome.tasks.map((task) => task.run?.state)).toEqual([
+      'SUCCEEDED',
+      'SUCCEEDED',
+      'SUCCEEDED',
+    ])
+  })
+})
