@@ -11843,10 +11843,6 @@ function isPlainObject(value) {
 function dropEmpty(record) {
     return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== '' && value !== undefined));
 }
-/**
- * Fork pull requests get no secrets, which is the usual reason for an empty key.
- * Not `pull_request_target`: it runs in the base repository and does get them.
- */
 /** What to do about a missing key: a fork gets no secrets; otherwise, where keys come from. */
 function missingKeyHint(env) {
     return (forkHint(env) ||
@@ -11854,6 +11850,11 @@ function missingKeyHint(env) {
             ' repository secret (Settings > Secrets and variables > Actions), and pass it:' +
             ' api_key: ${{ secrets.WARP_API_KEY }}.');
 }
+/**
+ * Fork pull requests get no secrets, which is the usual reason for an empty key.
+ * Not `pull_request_target`: it runs in the base repository and does get them.
+ * The key is read before the step's GitHub context exists, so the event is read here.
+ */
 function forkHint(env) {
     const event = env.GITHUB_EVENT_NAME ?? '';
     if (!event.startsWith('pull_request') || event === 'pull_request_target')
@@ -14006,7 +14007,9 @@ function rowOf(task, view) {
     const duration = task.startedAt !== undefined && task.endedAt !== undefined
         ? formatDuration(task.endedAt - task.startedAt)
         : '';
-    const credits = costOf(task.run?.request_usage).credits;
+    // A run at work spends as it goes: its credits show once it ended, so a poll that saw
+    // no other change writes nothing.
+    const credits = running && !hasEnded(task) ? undefined : costOf(task.run?.request_usage).credits;
     const link = safeHttpUrl(task.run?.session_link);
     return [
         '',
@@ -14087,19 +14090,20 @@ function setCounts(tasks) {
 function setHeadline(view) {
     const tasks = tasksOf(view);
     const counts = setCounts(tasks);
-    const credits = sumCredits(tasks);
     if (view.kind === 'running') {
         const failed = counts.done - counts.succeeded;
+        const credits = sumCredits(tasks.filter(hasEnded));
         return {
             icon: '⏳',
             title: `${counts.done} of ${counts.total} done`,
             figures: [
                 `${counts.succeeded} succeeded${failed > 0 ? `, ${failed} did not` : ''}`,
                 `${counts.inFlight} in flight`,
-                ...(credits !== undefined ? [`${formatCredits(credits)} so far`] : []),
+                ...(credits !== undefined ? [`${formatCredits(credits)} by the runs done`] : []),
             ],
         };
     }
+    const credits = sumCredits(tasks);
     const word = setOutcomeWord(view.outcome);
     return {
         icon: OUTCOME_RECORDS[word].icon,

@@ -936,10 +936,6 @@ function dropEmpty<T extends object>(record: T): T {
   ) as T
 }
 
-/**
- * Fork pull requests get no secrets, which is the usual reason for an empty key.
- * Not `pull_request_target`: it runs in the base repository and does get them.
- */
 /** What to do about a missing key: a fork gets no secrets; otherwise, where keys come from. */
 function missingKeyHint(env: NodeJS.ProcessEnv): string {
   return (
@@ -950,6 +946,11 @@ function missingKeyHint(env: NodeJS.ProcessEnv): string {
   )
 }
 
+/**
+ * Fork pull requests get no secrets, which is the usual reason for an empty key.
+ * Not `pull_request_target`: it runs in the base repository and does get them.
+ * The key is read before the step's GitHub context exists, so the event is read here.
+ */
 function forkHint(env: NodeJS.ProcessEnv): string {
   const event = env.GITHUB_EVENT_NAME ?? ''
   if (!event.startsWith('pull_request') || event === 'pull_request_target') return ''

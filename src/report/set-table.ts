@@ -74,7 +74,9 @@ function rowOf(task: TaskRun, view: SetView): string {
     task.startedAt !== undefined && task.endedAt !== undefined
       ? formatDuration(task.endedAt - task.startedAt)
       : ''
-  const credits = costOf(task.run?.request_usage).credits
+  // A run at work spends as it goes: its credits show once it ended, so a poll that saw
+  // no other change writes nothing.
+  const credits = running && !hasEnded(task) ? undefined : costOf(task.run?.request_usage).credits
   const link = safeHttpUrl(task.run?.session_link)
   return [
     '',
@@ -166,19 +168,20 @@ export interface SetHeadline {
 export function setHeadline(view: SetView): SetHeadline {
   const tasks = tasksOf(view)
   const counts = setCounts(tasks)
-  const credits = sumCredits(tasks)
   if (view.kind === 'running') {
     const failed = counts.done - counts.succeeded
+    const credits = sumCredits(tasks.filter(hasEnded))
     return {
       icon: '⏳',
       title: `${counts.done} of ${counts.total} done`,
       figures: [
         `${counts.succeeded} succeeded${failed > 0 ? `, ${failed} did not` : ''}`,
         `${counts.inFlight} in flight`,
-        ...(credits !== undefined ? [`${formatCredits(credits)} so far`] : []),
+        ...(credits !== undefined ? [`${formatCredits(credits)} by the runs done`] : []),
       ],
     }
   }
+  const credits = sumCredits(tasks)
   const word = setOutcomeWord(view.outcome)
   return {
     icon: OUTCOME_RECORDS[word].icon,

@@ -40,7 +40,11 @@ const running = (tasks: TaskRun[]) => ({ kind: 'running', tasks }) as const
 describe('the set table, while the set runs and once it ended', () => {
   it('shows where each task stands while the set runs: running, waiting to start, ended', () => {
     const tasks = [
-      task(0, { state: 'SUCCEEDED' }, { endedAt: T0 + 60_000, settled: true }),
+      task(
+        0,
+        { state: 'SUCCEEDED', request_usage: { inference_cost: 3 } },
+        { endedAt: T0 + 60_000, settled: true },
+      ),
       task(1, { state: 'INPROGRESS', request_usage: { inference_cost: 5 } }),
       task(2),
     ]
@@ -48,14 +52,15 @@ describe('the set table, while the set runs and once it ended', () => {
     expect(table.split('\n')).toEqual([
       '| # | Task | Outcome | State | Duration | Credits | Session |',
       '| --: | --- | --- | --- | --: | --: | --- |',
-      '| 0 | do 0 | ✅ succeeded | SUCCEEDED | 1m 0s |  |  |',
-      '| 1 | do 1 | ⏳ in progress | INPROGRESS |  | 5 credits |  |',
+      '| 0 | do 0 | ✅ succeeded | SUCCEEDED | 1m 0s | 3 credits |  |',
+      // A run at work shows no credits yet: they change at every poll.
+      '| 1 | do 1 | ⏳ in progress | INPROGRESS |  |  |  |',
       '| 2 | do 2 | ⏸️ waiting to start |  |  |  |  |',
     ])
     expect(setHeadline(running(tasks))).toMatchObject({
       icon: '⏳',
       title: '1 of 3 done',
-      figures: ['1 succeeded', '1 in flight', '5 credits so far'],
+      figures: ['1 succeeded', '1 in flight', '3 credits by the runs done'],
     })
     expect(setStatusOf(running(tasks))).toEqual({
       state: 'pending',
