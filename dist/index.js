@@ -13975,9 +13975,9 @@ function set_table_factsOf(task) {
         stoppedBy: task.stoppedBy,
     };
 }
-/** A task has ended once its run did, its create failed, or the step stopped it. */
+/** A task has ended once its run did, its create failed, or the step stopped it (each sets `endedAt`). */
 function hasEnded(task) {
-    return task.endedAt !== undefined || task.settled === true;
+    return task.endedAt !== undefined;
 }
 /** A task's icon and words: its outcome's, or where it stands while the set runs. */
 function taskWords(task, running) {

@@ -41,9 +41,9 @@ export function factsOf(task: TaskRun) {
   }
 }
 
-/** A task has ended once its run did, its create failed, or the step stopped it. */
+/** A task has ended once its run did, its create failed, or the step stopped it (each sets `endedAt`). */
 function hasEnded(task: TaskRun): boolean {
-  return task.endedAt !== undefined || task.settled === true
+  return task.endedAt !== undefined
 }
 
 /** A task's icon and words: its outcome's, or where it stands while the set runs. */
