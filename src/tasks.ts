@@ -6,7 +6,7 @@ import { type AgentRunsClient } from './api/client.ts'
 import { abortableSleep, abortAfter } from './api/transport.ts'
 import type { TaskSetSettings } from './inputs.ts'
 import { GitHubContext } from './github/context.ts'
-import { budgetScope } from './github/handoff.ts'
+import { budgetScope, setHandoff } from './github/handoff.ts'
 import type { SetOutcome } from './model/set.ts'
 import { publishOverBudget } from './report/publish.ts'
 import { publishSetOutcome } from './report/set.ts'
@@ -32,7 +32,12 @@ export async function runTaskSet(settings: TaskSetSettings): Promise<void> {
   const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps)
   if (reached) return await publishOverBudget(reached.message)
   const interruption = new AbortController()
-  const stepTag = tagFromEnvironment(process.env)
+  const stepTag = tagFromEnvironment(
+    process.env,
+    undefined,
+    undefined,
+    setHandoff(settings.github, github),
+  )
   const surfaces = await SetSurfaces.open(settings, github, stepTag.invocation)
   const set = prepareSet(settings, client, interruption.signal, stepTag, surfaces)
   const outcome = await executeSet(set, interruption)

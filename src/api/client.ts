@@ -113,21 +113,25 @@ export class AgentRunsClient {
   /**
    * Every run matching `query`, following the cursor across pages. Stops when
    * the service hands back a cursor it already gave, which would loop forever.
+   * Returns whether it saw the last page: a caller that must count every run
+   * (a budget) needs to know when `maxPages` or a broken cursor cut the list short.
    */
   async *iterateRuns(
     query: ListRunsQuery = {},
     options: RequestOptions & { maxPages?: number } = {},
-  ): AsyncGenerator<RunItem> {
+  ): AsyncGenerator<RunItem, { complete: boolean }> {
     let cursor = query.cursor
     const seen = new Set<string>(cursor === undefined ? [] : [cursor])
     for (let page = 0; page < (options.maxPages ?? 50); page += 1) {
       const { runs, page_info } = await this.listRuns({ ...query, cursor }, options)
       yield* runs
-      const next = page_info?.next_cursor
-      if (!page_info?.has_next_page || !next || seen.has(next)) return
+      if (!page_info?.has_next_page) return { complete: true }
+      const next = page_info.next_cursor
+      if (!next || seen.has(next)) return { complete: false }
       seen.add(next)
       cursor = next
     }
+    return { complete: false }
   }
 
   /**

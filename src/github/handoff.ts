@@ -15,14 +15,38 @@ export function stepHandoff(
   context: GitHubContext,
   wait: boolean,
 ): Record<string, string> {
-  const { thread } = context
   return handoffMetadata({
-    thread: thread.kind === 'found' ? thread.thread.issueNumber : undefined,
+    thread: threadNumber(context),
     key: github.key,
     wait,
     comment: github.comment,
     commitStatus: github.commitStatus,
   })
+}
+
+/**
+ * The hand-over of a `tasks` step's runs: each is awaited, and counts toward
+ * the pull request's budget. The set's comment and status show the whole set,
+ * so they are its step's own, never a pass's to rewrite for one run.
+ */
+export function setHandoff(github: GitHubSettings, context: GitHubContext): Record<string, string> {
+  return handoffMetadata({
+    thread: threadNumber(context),
+    key: github.key,
+    wait: true,
+    comment: false,
+    commitStatus: false,
+  })
+}
+
+/**
+ * The pull request or issue the run was started for: the comment's thread,
+ * else the pull request of an event that has no thread to comment on (a
+ * review, a review comment), which `pr_credit_budget` still counts by.
+ */
+function threadNumber(context: GitHubContext): number | undefined {
+  const { thread } = context
+  return thread.kind === 'found' ? thread.thread.issueNumber : context.pullRequest
 }
 
 /** What the step's credit budgets add up over: this repository, and the event's pull request. */

@@ -27,7 +27,8 @@ export interface BudgetReached {
  * for each budget that is set, summing the credits of the runs this action
  * tagged with this repository (the last 24 hours) or this pull request. The
  * first budget that the sum has reached is returned; undefined when none is.
- * A failure to list throws: a budget that cannot be checked creates nothing.
+ * A failure to list throws, and so does a list cut short under the budget: a
+ * budget that cannot be checked creates nothing.
  */
 export async function checkCreditBudgets(
   client: Pick<AgentRunsClient, 'iterateRuns'>,
@@ -41,15 +42,9 @@ export async function checkCreditBudgets(
     const since = new Date(deps.now() - CREDIT_BUDGET_CHECK.dailyWindowMs).toISOString()
     const spent = await creditsOf(client, repository, since, deadline, deps.log)
     const window = `in the last 24 hours (since ${since.replace(/\.\d+Z$/, 'Z')})`
-    deps.log.info(
-      `daily_credit_budget: the runs this action started for ${scope.repository} ${window} used ${formatCredits(spent)} of ${formatCredits(budgets.daily)}.`,
-    )
-    if (spent >= budgets.daily) {
-      return {
-        input: 'daily_credit_budget',
-        message: `Over budget: the runs this action started for ${scope.repository} ${window} used ${formatCredits(spent)}, which has reached the daily_credit_budget of ${formatCredits(budgets.daily)}. No run was created.`,
-      }
-    }
+    const runs = `the runs this action started for ${scope.repository} ${window}`
+    const reached = judge('daily_credit_budget', budgets.daily, spent, runs, deps.log)
+    if (reached) return reached
   }
   if (budgets.pullRequest !== undefined) {
     if (scope.pullRequest === undefined) {
@@ -59,15 +54,45 @@ export async function checkCreditBudgets(
     const tags = { ...repository, [HANDOFF_KEYS.thread]: String(scope.pullRequest) }
     const spent = await creditsOf(client, tags, undefined, deadline, deps.log)
     const where = `pull request #${scope.pullRequest} of ${scope.repository}`
-    deps.log.info(
-      `pr_credit_budget: the runs this action started for ${where} used ${formatCredits(spent)} of ${formatCredits(budgets.pullRequest)}.`,
-    )
-    if (spent >= budgets.pullRequest) {
-      return {
-        input: 'pr_credit_budget',
-        message: `Over budget: the runs this action started for ${where} (all of them, whenever they ran) used ${formatCredits(spent)}, which has reached the pr_credit_budget of ${formatCredits(budgets.pullRequest)}. No run was created.`,
-      }
+    const runs = `the runs this action started for ${where} (all of them, whenever they ran)`
+    return judge('pr_credit_budget', budgets.pullRequest, spent, runs, deps.log)
+  }
+  return undefined
+}
+
+/** What the runs a budget counts used, and whether every one of them was read. */
+interface Spent {
+  credits: number
+  /** How many runs were read. */
+  runs: number
+  /** False when the list was cut short: `credits` is then only a lower bound. */
+  complete: boolean
+}
+
+/**
+ * The budget against what was spent. A sum that could not read every run is a
+ * lower bound: past the budget it still proves the budget reached; under it, it
+ * proves nothing, and the check refuses (throws) rather than under-count.
+ */
+function judge(
+  input: BudgetReached['input'],
+  budget: number,
+  spent: Spent,
+  runs: string,
+  log: Log,
+): BudgetReached | undefined {
+  const used = `${spent.complete ? '' : 'at least '}${formatCredits(spent.credits)}`
+  log.info(`${input}: ${runs} used ${used} of ${formatCredits(budget)}.`)
+  if (spent.credits >= budget) {
+    return {
+      input,
+      message: `Over budget: ${runs} used ${used}, which has reached the ${input} of ${formatCredits(budget)}. No run was created.`,
     }
+  }
+  if (!spent.complete) {
+    throw new Error(
+      `${input} cannot be checked: the list of ${runs} is longer than the ${CREDIT_BUDGET_CHECK.maxPages} pages the check reads, and the ${spent.runs.toLocaleString('en-US')} runs on them used ${formatCredits(spent.credits)}, under the budget of ${formatCredits(budget)}; the rest cannot be added up, so the check refuses rather than under-count. No run was created.`,
+    )
   }
   return undefined
 }
@@ -79,7 +104,7 @@ async function creditsOf(
   since: string | undefined,
   deadline: number,
   log: Log,
-): Promise<number> {
+): Promise<Spent> {
   const listed = await listTaggedRuns(client, tags, since ? { created_after: since } : {}, {
     maxPages: CREDIT_BUDGET_CHECK.maxPages,
     deadline,
@@ -93,5 +118,9 @@ async function creditsOf(
         .join(', ')} here.`,
     )
   }
-  return listed.runs.reduce((sum, run) => sum + (costOf(run.request_usage).credits ?? 0), 0)
+  const credits = listed.runs.reduce(
+    (sum, run) => sum + (costOf(run.request_usage).credits ?? 0),
+    0,
+  )
+  return { credits, runs: listed.runs.length, complete: listed.complete }
 }

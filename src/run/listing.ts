@@ -11,6 +11,11 @@ export interface TaggedRuns {
    * the runs were listed by time alone and filtered here, by the metadata each shows.
    */
   filteredHere: boolean
+  /**
+   * Every page was read. False when `maxPages` (or a service that repeats its
+   * cursor) cut the list short: `runs` is then only the newest of them.
+   */
+  complete: boolean
 }
 
 /** A page holds this many runs: the service's most is 500, and a run can be long. */
@@ -30,20 +35,28 @@ export async function listTaggedRuns(
 ): Promise<TaggedRuns> {
   // Paged by creation, which never changes: paging by update time can skip a run that moves.
   const paged = { sort_by: 'created_at', sort_order: 'desc', limit: PAGE_SIZE, ...query } as const
-  const runs: RunItem[] = []
   try {
-    for await (const run of client.iterateRuns({ ...paged, metadata: { ...tags } }, options)) {
-      runs.push(run)
-    }
-    return { runs, filteredHere: false }
+    const { runs, complete } = await drain(
+      client.iterateRuns({ ...paged, metadata: { ...tags } }, options),
+    )
+    return { runs, filteredHere: false, complete }
   } catch (error) {
     if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available') throw error
   }
-  const matching: RunItem[] = []
-  for await (const run of client.iterateRuns(paged, options)) {
-    if (carriesTags(run, tags)) matching.push(run)
+  const { runs, complete } = await drain(client.iterateRuns(paged, options))
+  return { runs: runs.filter((run) => carriesTags(run, tags)), filteredHere: true, complete }
+}
+
+/** Every run the pages yield, and whether they reached the last page. */
+async function drain(
+  pages: AsyncGenerator<RunItem, { complete: boolean }>,
+): Promise<{ runs: RunItem[]; complete: boolean }> {
+  const runs: RunItem[] = []
+  for (;;) {
+    const next = await pages.next()
+    if (next.done) return { runs, complete: next.value.complete }
+    runs.push(next.value)
   }
-  return { runs: matching, filteredHere: true }
 }
 
 /** Whether the run shows every one of `tags` in its metadata. */

@@ -239,6 +239,98 @@ describe('credit budgets', () => {
   })
 })
 
+describe('pr_credit_budget counts every run the action started for the pull request', () => {
+  /** Every run the fake starts ends at once, having used `credits`. */
+  const spending = (credits: number) => ({
+    script: () => [
+      {
+        state: 'SUCCEEDED',
+        afterMs: 0,
+        patch: { request_usage: { inference_cost: credits } },
+      },
+    ],
+  })
+
+  /** A step on the pull request with a pr_credit_budget of 100 credits. */
+  function budgetedStep(api: FakeAgentApi, gh: FakeGitHub) {
+    return runStep({
+      inputs: inputsFor(api, { prompt: 'Another look', pr_credit_budget: '100' }),
+      env: eventEnv(gh, 'pull_request', pullRequestEvent),
+    })
+  }
+
+  it('the runs of a tasks step on the pull request', async () => {
+    const api = await fakeApi(spending(60))
+    const gh = await fakeGitHub()
+    const set = await runStep({
+      inputs: inputsFor(api, { tasks: '["one", "two"]' }),
+      env: eventEnv(gh, 'pull_request', pullRequestEvent),
+    })
+    expect(set.outputs.outcome).toBe('succeeded')
+
+    const result = await budgetedStep(api, gh)
+
+    expect(result.outputs.outcome).toBe('over_budget')
+    expect(result.stdout).toContain(
+      `the runs this action started for pull request #${PR} of ${OWNER}/${REPO} (all of them, whenever they ran) used 120 credits, which has reached the pr_credit_budget of 100 credits`,
+    )
+    expect(api.requestsTo('POST', /\/agent\/runs?$/)).toHaveLength(2)
+  })
+
+  it('the runs started from a review comment on the pull request', async () => {
+    const api = await fakeApi(spending(150))
+    const gh = await fakeGitHub()
+    const review = await runStep({
+      inputs: inputsFor(api, { prompt: 'Answer the review comment' }),
+      env: eventEnv(gh, 'pull_request_review_comment', {
+        ...pullRequestEvent,
+        comment: { user: { login: 'octocat' }, body: 'Why this?' },
+      }),
+    })
+    expect(review.outputs.outcome).toBe('succeeded')
+
+    const result = await budgetedStep(api, gh)
+
+    expect(result.outputs.outcome).toBe('over_budget')
+    expect(result.stdout).toContain('used 150 credits, which has reached the pr_credit_budget')
+  })
+})
+
+describe('daily_credit_budget over a day longer than the check reads', () => {
+  it('refuses and says why, rather than count the newest 2,000 runs as the whole day', async () => {
+    const api = await fakeApi()
+    const gh = await fakeGitHub()
+    const ours = { gh_repository: `${OWNER}/${REPO}` }
+    api.seedRun(
+      { prompt: 'the expensive one', metadata: ours },
+      {
+        createdAt: Date.now() - 60 * 60_000,
+        script: [
+          { state: 'SUCCEEDED', afterMs: 0, patch: { request_usage: { inference_cost: 500 } } },
+        ],
+      },
+    )
+    for (let i = 0; i < 2_000; i += 1) {
+      api.seedRun(
+        { prompt: `cheap ${i}`, metadata: ours },
+        { script: [{ state: 'SUCCEEDED', afterMs: 0 }] },
+      )
+    }
+
+    const result = await runStep({
+      inputs: inputsFor(api, { prompt: 'Nightly', daily_credit_budget: '100' }),
+      env: eventEnv(gh, 'schedule', {}),
+    })
+
+    expect(result.code).toBe(1)
+    expect(api.requestsTo('POST', /\/agent\/runs?$/)).toHaveLength(0)
+    expect(result.stdout).toContain('used at least 0 credits of 100 credits.')
+    expect(result.stdout).toMatch(
+      /::error::daily_credit_budget cannot be checked: .* is longer than the 20 pages the check reads/,
+    )
+  })
+})
+
 describe('bad input to reconcile', () => {
   it('names github_token when it is empty, before any request', async () => {
     const api = await fakeApi()

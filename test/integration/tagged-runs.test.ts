@@ -158,4 +158,58 @@ describe('checkCreditBudgets', () => {
       'pr_credit_budget: this event is about no pull request; it does not apply.',
     ])
   })
+
+  describe('a day of more runs than the check reads (20 pages of 100)', () => {
+    /** 2,000 runs of the day that used `each`, and before them one that used `credits`. */
+    async function busyDay(credits: number, each = 0) {
+      const { api, client } = await start()
+      api.seedRun(
+        { prompt: 'the expensive one', metadata: OURS },
+        {
+          createdAt: Date.now() - 60 * 60_000,
+          script: [
+            {
+              state: 'SUCCEEDED',
+              afterMs: 0,
+              patch: { request_usage: { inference_cost: credits } },
+            },
+          ],
+        },
+      )
+      seed(api, 2_000, OURS, each)
+      return { api, client }
+    }
+    const scope = { repository: 'octo-org/app', pullRequest: undefined }
+
+    it('refuses, saying why, rather than count the first pages as the whole day', async () => {
+      const { api, client } = await busyDay(500)
+      const log = recorder()
+
+      const check = checkCreditBudgets(client, { daily: 100, pullRequest: undefined }, scope, {
+        now,
+        log,
+      })
+
+      await expect(check).rejects.toThrow(
+        /^daily_credit_budget cannot be checked: the list of the runs this action started for octo-org\/app in the last 24 hours \(since [^)]+\) is longer than the 20 pages the check reads, and the 2,000 runs on them used 0 credits, under the budget of 100 credits; the rest cannot be added up, so the check refuses rather than under-count\. No run was created\.$/,
+      )
+      expect(log.lines.join('\n')).toContain('used at least 0 credits of 100 credits.')
+      expect(api.requestsTo('GET', '/api/v1/agent/runs')).toHaveLength(20)
+    })
+
+    it('still reports the budget reached when the pages it read already reach it', async () => {
+      const { client } = await busyDay(500, 1)
+
+      const reached = await checkCreditBudgets(
+        client,
+        { daily: 1_500, pullRequest: undefined },
+        scope,
+        { now, log: recorder() },
+      )
+
+      expect(reached?.message).toMatch(
+        /used at least 2,000 credits, which has reached the daily_credit_budget/,
+      )
+    })
+  })
 })
