@@ -1,5 +1,5 @@
-import { readFileSync, statSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { readFileSync, realpathSync, statSync } from 'node:fs'
+import { isAbsolute, relative, resolve, sep } from 'node:path'
 import * as core from '@actions/core'
 import { parseArtifactPatterns } from './agent/artifacts.ts'
 import { isRunId, MAX_PROMPT_BYTES } from './api/answers.ts'
@@ -245,8 +245,18 @@ function readSchemaSource(source: InputSource): SchemaSource | undefined {
   const value = source.get('output_schema')
   if (!value) return undefined
   if (/^[{[]|\n|:\s/.test(value)) return { input: 'output_schema', text: value }
-  const path = resolve(source.env.GITHUB_WORKSPACE ?? process.cwd(), value)
+  const workspace = source.env.GITHUB_WORKSPACE ?? process.cwd()
+  const path = resolve(workspace, value)
   try {
+    // The schema's text goes to the service in the prompt: only a file of the workspace may,
+    // never one elsewhere on the runner reached by an absolute path, `..` or a link.
+    if (!isWithin(realpathSync(workspace), realpathSync(path))) {
+      throw new InputError(
+        'output_schema',
+        `must name a file in the workspace (${workspace}); "${value}" is outside it. ` +
+          'Copy the schema into the workspace, or give it inline.',
+      )
+    }
     if (statSync(path).size > MAX_SCHEMA_BYTES) {
       throw new InputError('output_schema', `names a file over 1 MiB: ${path}.`)
     }
@@ -262,6 +272,12 @@ function readSchemaSource(source: InputSource): SchemaSource | undefined {
 }
 
 const MAX_SCHEMA_BYTES = 1024 * 1024
+
+/** Whether `path` is `dir` or lies below it (both already resolved, links followed). */
+function isWithin(dir: string, path: string): boolean {
+  const rest = relative(dir, path)
+  return rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest)
+}
 
 /** `pass_when`: how many of a set's runs must succeed for the step to pass. */
 export type PassWhen = { kind: 'all' } | { kind: 'any' } | { kind: 'at-least'; count: number }

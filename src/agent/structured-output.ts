@@ -8,6 +8,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv'
 import type { Ajv2020 as Ajv2020Class } from 'ajv/dist/2020.js'
 import type { FormatsPlugin } from 'ajv-formats'
+import type { RE2JS as RE2JSClass } from 're2js'
 import { InputError, type RunTarget, type SchemaSource } from '../inputs.ts'
 import { clip as clipTo, errorMessage } from '../text/plain.ts'
 
@@ -19,6 +20,12 @@ const ERRORS_SHOWN = 10
 
 /** A validation error's text: GitHub shows it, and the agent reads it back. */
 const MAX_ERROR_CHARS = 300
+
+/**
+ * The deepest document validated. The validator recurses once a level or more, so a document
+ * nested past the stack's depth would crash it; no real result comes near this.
+ */
+export const MAX_DOCUMENT_DEPTH = 256
 
 export interface OutputSchema {
   /** The schema as sent to the agent: compact JSON. */
@@ -40,24 +47,102 @@ export async function compileOutputSchema(source: SchemaSource): Promise<OutputS
   }
   const Ajv2020 = mainExport<typeof Ajv2020Class>(await import('ajv/dist/2020.js'))
   const addFormats = mainExport<FormatsPlugin>(await import('ajv-formats'))
+  const { RE2JS } = await import('re2js')
   // strict: false takes the keywords a schema written for other tools carries (examples,
-  // x-…); the schema is still checked against the draft's meta-schema.
-  const ajv = new Ajv2020({ allErrors: true, strict: false })
+  // x-…); the schema is still checked against the draft's meta-schema. The schema's patterns
+  // run on RE2, whose time is linear in the text: the agent's text meets the user's pattern,
+  // and a backtracking engine can take exponential time on an ordinary one.
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: false,
+    code: { regExp: linearRegExp(RE2JS) },
+  })
   addFormats(ajv)
   let check: ValidateFunction
   try {
     check = ajv.compile(schema)
   } catch (error) {
-    const reason = errorMessage(error)
-    throw new InputError(
-      source.input,
-      `is not a valid JSON Schema (draft 2020-12)${where}: ${clip(reason)}`,
-    )
+    throw new InputError(source.input, schemaProblem(error, where))
   }
   return {
     text: JSON.stringify(schema),
-    validate: (document) => (check(document) ? [] : describeErrors(check.errors ?? [])),
+    validate: (document) => {
+      const depth = depthBeyond(document, MAX_DOCUMENT_DEPTH)
+      if (depth) {
+        return [`/ is nested more than ${MAX_DOCUMENT_DEPTH} levels deep; flatten the document`]
+      }
+      try {
+        return check(document) ? [] : describeErrors(check.errors ?? [])
+      } catch (error) {
+        // A validator that fails on a document (its stack, say) cannot vouch for it: the
+        // document is invalid, and the agent is asked for another, never the step failed.
+        return [clip(`/ could not be validated (${errorMessage(error)})`)]
+      }
+    },
   }
+}
+
+/** A pattern the linear engine cannot run: what is wrong with the schema, for the input error. */
+class UnsupportedPattern extends Error {
+  readonly pattern: string
+
+  constructor(pattern: string, reason: string) {
+    super(reason)
+    this.pattern = pattern
+  }
+}
+
+function schemaProblem(error: unknown, where: string): string {
+  if (error instanceof UnsupportedPattern) {
+    return (
+      `has the pattern ${JSON.stringify(clip(error.pattern))}${where}, which the action cannot ` +
+      `check in a time linear in the text (${clip(error.message)}). Lookaheads and ` +
+      'backreferences are not supported: write the pattern without them.'
+    )
+  }
+  return `is not a valid JSON Schema (draft 2020-12)${where}: ${clip(errorMessage(error))}`
+}
+
+/**
+ * Ajv's regular-expression engine, on RE2: it takes the schema's ECMAScript pattern (with the
+ * `u` flag Ajv asks for) and matches anywhere in the text, as `pattern` means.
+ */
+function linearRegExp(RE2JS: typeof RE2JSClass) {
+  const engine = (pattern: string, flags: string) => {
+    let compiled: RE2JSClass
+    try {
+      compiled = RE2JS.compile(
+        RE2JS.translateRegExp(pattern),
+        (flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0) | RE2JS.LOOKBEHINDS,
+      )
+    } catch (error) {
+      throw new UnsupportedPattern(pattern, errorMessage(error))
+    }
+    // Ajv keeps one engine object per toString(): without its own, every pattern of the schema
+    // would be checked as the first one.
+    return {
+      test: (text: string) => compiled.test(text),
+      toString: () => `/${pattern}/${flags}`,
+    }
+  }
+  // Ajv names the engine in the code it generates only for standalone output, never used here.
+  return Object.assign(engine, { code: 'RE2JS' })
+}
+
+/**
+ * Whether the document nests deeper than `limit` (arrays and objects), found without recursion
+ * so that the check itself cannot overflow the stack; each value is visited once.
+ */
+export function depthBeyond(document: unknown, limit: number): boolean {
+  const pending: { value: unknown; depth: number }[] = [{ value: document, depth: 0 }]
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    if (typeof next.value !== 'object' || next.value === null) continue
+    if (next.depth >= limit) return true
+    for (const child of Object.values(next.value)) {
+      pending.push({ value: child, depth: next.depth + 1 })
+    }
+  }
+  return false
 }
 
 /**

@@ -118,6 +118,67 @@ describe('output_schema', () => {
     expect(result.summary).toContain('invalid_output')
   })
 
+  it('checks an ordinary pattern against hostile text in linear time, within the timeout', async () => {
+    // `^(\w+\s?)*$` backtracks exponentially on a word and a mark: on a backtracking engine
+    // 41 characters froze the step past its timeout.
+    const words = {
+      type: 'object',
+      required: ['name'],
+      properties: { name: { type: 'string', pattern: '^(\\w+\\s?)*$' } },
+    }
+    const api = await fakeApi({
+      script: () => pass(json({ name: `${'a'.repeat(4_000)}!` })),
+      followupScript: () => pass(json({ name: 'plain words' })),
+    })
+    const result = await runStep({
+      inputs: inputsFor(api, {
+        prompt: 'Name it',
+        output_schema: JSON.stringify(words),
+        timeout: '20s',
+      }),
+    })
+
+    expect(result.outputs.outcome).toBe('succeeded')
+    expect(result.outputs.structured_output).toBe('{"name":"plain words"}')
+    expect(api.followups(result.outputs.run_id ?? '')[0]).toContain(
+      '/name must match pattern "^(\\w+\\s?)*$"',
+    )
+  })
+
+  it('takes a document too deep to validate as invalid, and asks for another', async () => {
+    const tree = {
+      $defs: { node: { type: 'array', items: { $ref: '#/$defs/node' } } },
+      $ref: '#/$defs/node',
+    }
+    const api = await fakeApi({
+      script: () => pass(`\`\`\`json\n${'['.repeat(10_000)}${']'.repeat(10_000)}\n\`\`\``),
+      followupScript: () => pass(json([[], [[]]])),
+    })
+    const result = await runStep({
+      inputs: inputsFor(api, { prompt: 'Grow a tree', output_schema: JSON.stringify(tree) }),
+    })
+
+    expect(result.code).toBe(0)
+    expect(result.outputs.outcome).toBe('succeeded')
+    expect(result.outputs.structured_output).toBe('[[],[[]]]')
+    expect(api.followups(result.outputs.run_id ?? '')[0]).toContain(
+      '/ is nested more than 256 levels deep',
+    )
+  })
+
+  it('refuses a schema file outside the workspace before any request', async () => {
+    const api = await fakeApi()
+    const result = await runStep({
+      inputs: inputsFor(api, { prompt: 'Assess', output_schema: '/etc/passwd' }),
+    })
+
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(
+      /::error::Input "output_schema" must name a file in the workspace \(.+\); "\/etc\/passwd" is outside it\./,
+    )
+    expect(api.requests).toHaveLength(0)
+  })
+
   it('refuses a schema that is not one before any request', async () => {
     const api = await fakeApi()
     const result = await runStep({

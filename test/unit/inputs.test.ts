@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -813,6 +813,31 @@ describe("readSettings: the agent's work as data (v1.2)", () => {
       expect(missing.message).toContain(`${join(dir, 'nope.json')} (ENOENT)`)
     } finally {
       rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('reads a schema file only from the workspace: never by an absolute path, .. or a link', () => {
+    const root = mkdtempSync(join(tmpdir(), 'schema-'))
+    try {
+      const workspace = join(root, 'workspace')
+      mkdirSync(join(workspace, 'schemas'), { recursive: true })
+      writeFileSync(join(root, 'secret.json'), '{"type":"object"}')
+      writeFileSync(join(workspace, 'schemas', '..in.json'), '{"type":"object"}')
+      symlinkSync(join(root, 'secret.json'), join(workspace, 'linked.json'))
+      const env = { GITHUB_WORKSPACE: workspace }
+      for (const outside of [join(root, 'secret.json'), '../secret.json', 'linked.json']) {
+        const error = inputErrorFrom(
+          () => settingsFor({ prompt: 'p', output_schema: outside }, env),
+          'output_schema',
+        )
+        expect(error.message).toBe(
+          `Input "output_schema" must name a file in the workspace (${workspace}); "${outside}" is outside it. Copy the schema into the workspace, or give it inline.`,
+        )
+      }
+      const inside = settingsFor({ prompt: 'p', output_schema: 'schemas/..in.json' }, env)
+      expect(inside.output.schema?.text).toBe('{"type":"object"}')
+    } finally {
+      rmSync(root, { recursive: true, force: true })
     }
   })
 

@@ -3,6 +3,8 @@ import { REVIEW_SCHEMA } from '../../src/agent/review-document.ts'
 import {
   compileOutputSchema,
   correctionRequest,
+  depthBeyond,
+  MAX_DOCUMENT_DEPTH,
   findDocument,
   lastJsonBlock,
   outputInstruction,
@@ -98,6 +100,73 @@ describe('compileOutputSchema', () => {
       expect(error).toBeInstanceOf(InputError)
       expect((error as InputError).message).toContain(`Input "output_schema" ${message}`)
     }
+  })
+
+  it('matches patterns in time linear in the text, so a backtracking pattern cannot hang it', async () => {
+    // On a backtracking engine this pattern takes exponential time on a word and a mark:
+    // 41 characters froze a step past its timeout.
+    const schema = await compileOutputSchema(
+      inline(
+        JSON.stringify({
+          type: 'object',
+          properties: { name: { pattern: '^(\\w+\\s?)*$' } },
+          patternProperties: { '^(a+)+$': { type: 'integer' } },
+        }),
+      ),
+    )
+    const hostile = `${'a'.repeat(40_000)}!`
+    expect(schema.validate({ name: hostile })).toEqual(['/name must match pattern "^(\\w+\\s?)*$"'])
+    expect(schema.validate({ name: 'two words' })).toEqual([])
+    expect(schema.validate({ [hostile]: 'any' })).toEqual([])
+    expect(schema.validate({ aaa: 'x' })).toEqual(['/aaa must be integer'])
+  })
+
+  it('keeps ECMAScript patterns: classes, Unicode, case, anchors, lookbehinds', async () => {
+    const schema = await compileOutputSchema(
+      inline(
+        JSON.stringify({
+          type: 'array',
+          prefixItems: [
+            { pattern: '^\\p{Lu}\\d{2}$' },
+            { pattern: '(?<!x)y' },
+            { pattern: '^[^@\\s]+@[^@\\s]+$' },
+          ],
+        }),
+      ),
+    )
+    expect(schema.validate(['Ä12', 'ay', 'a@b'])).toEqual([])
+    expect(schema.validate(['ä12', 'xy', 'a b@c']).map((error) => error.split(' ')[0])).toEqual([
+      '/0',
+      '/1',
+      '/2',
+    ])
+  })
+
+  it('refuses a pattern that cannot run in linear time, naming it, before any request', async () => {
+    const error = await compileOutputSchema(
+      inline(JSON.stringify({ properties: { p: { pattern: '^(?=.*\\d).{8,}$' } } })),
+    ).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(InputError)
+    expect((error as InputError).message).toMatch(
+      /^Input "output_schema" has the pattern "\^\(\?=\.\*\\\\d\)\.\{8,\}\$", which the action cannot check in a time linear in the text \(.+\)\. Lookaheads and backreferences are not supported: write the pattern without them\.$/,
+    )
+  })
+
+  it('takes a document nested too deep to validate as invalid, never as a crash', async () => {
+    const schema = await compileOutputSchema(
+      inline(
+        '{"$defs":{"node":{"type":"array","items":{"$ref":"#/$defs/node"}}},"$ref":"#/$defs/node"}',
+      ),
+    )
+    const nest = (depth: number) =>
+      JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`) as unknown
+    expect(schema.validate(nest(MAX_DOCUMENT_DEPTH))).toEqual([])
+    expect(schema.validate(nest(MAX_DOCUMENT_DEPTH + 1))).toEqual([
+      `/ is nested more than ${MAX_DOCUMENT_DEPTH} levels deep; flatten the document`,
+    ])
+    expect(schema.validate(nest(10_000))).toHaveLength(1)
+    expect(depthBeyond({ a: [{ b: 1 }] }, 3)).toBe(false)
+    expect(depthBeyond({ a: [{ b: {} }] }, 3)).toBe(true)
   })
 
   it('compiles the review schema, which takes what the contract lists', async () => {
