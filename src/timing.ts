@@ -28,6 +28,15 @@ export const POLL_FAILURE_BUDGET = 5
 /** How long a new run's 404 counts as read-after-write lag: tens of seconds, then "not found". */
 export const NEW_RUN_NOT_FOUND_GRACE_MS = 30_000
 
+/** The runs a set's poll lists in its one request: the service's largest page. */
+export const SET_LIST_PAGE = 100
+
+/**
+ * A run of a set that the poll's list leaves out (more than a page of the set's runs changed
+ * after it) is unchanged; it is still read on its own once it has gone this long unread.
+ */
+export const SET_UNLISTED_RECHECK_MS = 60_000
+
 /** The longest a follow-up's new pass may go unseen before the run's state is taken as it is. */
 export const NEW_PASS_GRACE_MS = 30_000
 

@@ -2,7 +2,7 @@ import type { Log } from '../log.ts'
 import { OUTCOME_RECORDS, OUTCOMES, type Outcome } from '../model/outcome.ts'
 import { safeHttpUrl } from '../text/markdown.ts'
 import { GITHUB_LIMITS } from '../timing.ts'
-import { MAX_COMMENT_CHARS, mergeNewestFirst } from './comment.ts'
+import { MAX_COMMENT_CHARS, mergeNewestFirst, parseMarker } from './comment.ts'
 import { reasonOf, type Octokit } from './octokit.ts'
 import { OwnComments, retryableRefusal, type ListedComment } from './own-comments.ts'
 import type { Thread } from './thread.ts'
@@ -93,6 +93,37 @@ function parseRecord(entry: unknown): SetRecord | undefined {
       ? safeHttpUrl(record.workflow_run)
       : undefined
   return { set, outcome, done: done as number, total: total as number, workflowRun, startedAt }
+}
+
+/**
+ * The key a comment of the action's is kept for, whether a run's or a set's: one key has one
+ * comment on a thread, whichever kind of step wrote it last. `newestStart` is when the newest
+ * step it shows started (ISO 8601). A reply to a person's comment is kept for no key.
+ */
+export interface KeyedMarker {
+  kind: 'run' | 'set'
+  key: string
+  newestStart?: string
+}
+
+export function keyedMarkerOf(body: string): KeyedMarker | undefined {
+  const run = parseMarker(body)
+  if (run) {
+    if (run.reply || run.key === undefined) return undefined
+    return { kind: 'run', key: run.key, newestStart: run.runs[0]?.startedAt }
+  }
+  const set = parseSetMarker(body)
+  return set && { kind: 'set', key: set.key, newestStart: set.sets[0]?.startedAt }
+}
+
+/** Whether the comment shows a step of the other kind that started after `startedAt`. */
+export function newerOtherKind(
+  marker: KeyedMarker | undefined,
+  kind: KeyedMarker['kind'],
+  startedAt: string,
+): boolean {
+  if (marker === undefined || marker.kind === kind || marker.newestStart === undefined) return false
+  return Date.parse(marker.newestStart) > Date.parse(startedAt)
 }
 
 /** Pure: the sets with `record` put in (keeping when it was first shown), newest first. */
@@ -235,14 +266,16 @@ export class SetComment {
       this.#commentId = undefined
       return await this.#create(shown)
     }
-    const trusted =
-      current.user?.login === current.me ? parseSetMarker(current.body ?? '') : undefined
+    const own = current.user?.login === current.me
+    const trusted = own ? parseSetMarker(current.body ?? '') : undefined
     const earlier = trusted?.key === this.#options.key ? trusted.sets : []
     const sets = mergeSets(earlier, this.#record(shown))
-    if (sets[0]?.set !== this.#options.set) {
+    // A single run's step with the same key that started after this set took the comment over.
+    const keyed = own ? keyedMarkerOf(current.body ?? '') : undefined
+    if (sets[0]?.set !== this.#options.set || newerOtherKind(keyed, 'set', this.#startedAt)) {
       this.#overtaken = true
       this.#options.log.info(
-        `A newer set with the key "${this.#options.key}" shows in the comment now; this set's outcome is in its job summary.`,
+        `A newer step with the key "${this.#options.key}" shows in the comment now; this set's outcome is in its job summary.`,
       )
       return
     }
@@ -270,10 +303,10 @@ export class SetComment {
     this.#options.onCommentChosen?.(commentId)
   }
 
-  /** This key's set comments by the action's own identity, oldest first. */
+  /** This key's comments (a set's or a run's) by the action's own identity, oldest first. */
   async #keyed(): Promise<ListedComment[]> {
     return (await this.#comments.list())
-      .filter((comment) => parseSetMarker(comment.body ?? '')?.key === this.#options.key)
+      .filter((comment) => keyedMarkerOf(comment.body ?? '')?.key === this.#options.key)
       .sort((a, b) => a.id - b.id)
   }
 

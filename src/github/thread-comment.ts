@@ -11,6 +11,7 @@ import {
   type Marker,
 } from './comment.ts'
 import { reasonOf, type Octokit } from './octokit.ts'
+import { keyedMarkerOf, newerOtherKind } from './set-comment.ts'
 import {
   OwnComments,
   retryableRefusal,
@@ -68,6 +69,7 @@ export class ThreadComment {
    * its run shows in the comment, nothing in the comment says that step is writing it too.
    */
   #concurrentStep = false
+  #overtakenNoted = false
 
   private constructor(octokit: Octokit, thread: Thread, options: ThreadCommentOptions) {
     this.#comments = new OwnComments(octokit, thread)
@@ -179,6 +181,7 @@ export class ThreadComment {
     let writes = 0
     let looks = 0
     for (;;) {
+      if (this.#overtakenBySet(current, run)) return true
       await this.#rewrite(current, run, context)
       writes += 1
       for (;;) {
@@ -210,6 +213,23 @@ export class ThreadComment {
     const read = await this.#comments.read(this.#commentId ?? 0)
     if (!read) this.#commentId = undefined
     return read
+  }
+
+  /**
+   * Whether a set's step with the same key, started after this step first showed the run, has
+   * taken the comment over: it is the comment's subject now, and this step writes no more.
+   */
+  #overtakenBySet(comment: ReadComment, run: RunItem): boolean {
+    if (comment.user?.login !== comment.me) return false
+    const startedAt = this.#firstSeen.get(run.run_id) ?? new Date(this.#now()).toISOString()
+    if (!newerOtherKind(keyedMarkerOf(comment.body ?? ''), 'run', startedAt)) return false
+    if (!this.#overtakenNoted) {
+      this.#overtakenNoted = true
+      this.#options.log.info(
+        `A newer step with the key "${this.#options.key}" shows in the comment now; this run's outcome is in its job summary.`,
+      )
+    }
+    return true
   }
 
   #trusted(comment: ReadComment): Marker | undefined {
@@ -252,11 +272,13 @@ export class ThreadComment {
     }
   }
 
-  /** This key's comments (not replies) by the action's own identity, oldest first. */
+  /**
+   * This key's comments (a run's, not replies, or a set's) by the action's own identity,
+   * oldest first: one key has one comment, whichever kind of step wrote it.
+   */
   async #keyedComments(): Promise<ListedComment[]> {
-    return (await this.#trustedMarkers())
-      .filter(({ marker }) => marker.key === this.#options.key && !marker.reply)
-      .map(({ comment }) => comment)
+    return (await this.#comments.list())
+      .filter((comment) => keyedMarkerOf(comment.body ?? '')?.key === this.#options.key)
       .sort((a, b) => a.id - b.id)
   }
 

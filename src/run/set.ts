@@ -1,6 +1,6 @@
 import type { AgentRunsClient } from '../api/client.ts'
 import type { Sleep } from '../api/transport.ts'
-import { ApiStatusError } from '../api/errors.ts'
+import { ApiStatusError, NotFoundError } from '../api/errors.ts'
 import { isRefusal, isRetryable, retryAfterMs } from '../api/retry.ts'
 import type { CreateRunRequest, RunItem } from '../api/types.ts'
 import type { PassWhen } from '../inputs.ts'
@@ -17,7 +17,13 @@ import { isTerminal, meaningOf } from '../model/states.ts'
 import type { SetRunRecord, SetStateStore } from '../state.ts'
 import { formatCredits, formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
-import { POLL_FAILURE_BUDGET, SIGNAL_CANCEL } from '../timing.ts'
+import {
+  NEW_RUN_NOT_FOUND_GRACE_MS,
+  POLL_FAILURE_BUDGET,
+  SET_LIST_PAGE,
+  SET_UNLISTED_RECHECK_MS,
+  SIGNAL_CANCEL,
+} from '../timing.ts'
 import { cancelDeadline, cancelRun, type CancelWhy } from './cancel.ts'
 import { createRunOnce, RunMayExistError, type RunTag } from './create.ts'
 import { nextPollDelayMs } from './schedule.ts'
@@ -61,6 +67,12 @@ export class TaskSetRun {
   readonly #tasks: TaskRun[]
   readonly #creating = new Map<number, Promise<void>>()
   #next = 0
+  /** The step's deadline (its start plus `timeout`): every create and poll ends by it. */
+  #deadline = Infinity
+  /** When each task's run was last read, by the list or on its own. */
+  readonly #readAt = new Map<number, number>()
+  /** The tasks whose new run's 404 was already noted as read-after-write lag. */
+  readonly #lagNoted = new Set<number>()
   #listFallback = false
   #stopped: { why: CancelWhy; reason: string } | undefined
 
@@ -78,6 +90,7 @@ export class TaskSetRun {
     const { now, log } = this.#deps
     const startedAt = now()
     const deadline = startedAt + this.#settings.timeoutMs
+    this.#deadline = deadline
     log.info(
       `Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`,
     )
@@ -169,12 +182,15 @@ export class TaskSetRun {
     }
   }
 
-  /** Starts tasks while there is room, unless the set is stopping; creates go out together. */
+  /**
+   * Starts tasks while there is room, unless the set is stopping; creates go out together. A
+   * start joins `#creating` before it returns, so it is counted there alone.
+   */
   async #startDue(): Promise<void> {
     const starts: Promise<void>[] = []
     while (
       this.#next < this.#tasks.length &&
-      this.#inFlight().length + this.#creating.size + starts.length < this.#settings.maxParallel &&
+      this.#inFlight().length + this.#creating.size < this.#settings.maxParallel &&
       !this.#stopped
     ) {
       const task = this.#tasks[this.#next]
@@ -191,7 +207,9 @@ export class TaskSetRun {
     task.invocation = tag.invocation
     task.startedAt = this.#deps.now()
     this.#save()
-    const created = createRunOnce(task.request, tag, this.#deps)
+    // The step's deadline bounds the create as it bounds one run's: a create that hangs ends
+    // there, and the runs already in flight are then cancelled with the set.
+    const created = createRunOnce(task.request, tag, { ...this.#deps, deadline: this.#deadline })
       .then((answer) => {
         task.runId = answer.run_id
         task.run = { ...answer, title: task.request.title, prompt: task.request.prompt }
@@ -217,20 +235,30 @@ export class TaskSetRun {
   }
 
   /**
-   * One list request for every run in flight, filtered by the set's metadata;
-   * a run the list does not show yet (the list lags behind the service's
-   * writes) is read on its own. A plan without metadata filtering reads each.
+   * One list request for every run in flight, filtered by the set's metadata and newest change
+   * first, so that the page holds every run that changed since the last poll, however many
+   * runs the set has ended. A run missing from a full page has not changed (it is read on its
+   * own only when it has gone unread for a while); missing from a page that is not full, it
+   * is too new for the list (which lags behind the service's writes), and is read on its own.
+   * A plan without metadata filtering reads each.
    */
   async #poll(inFlight: TaskRun[], deadline: number): Promise<void> {
     const options = { signal: this.#deps.signal, deadline }
     const listed = new Map<string, RunItem>()
+    let pageFull = false
     if (!this.#listFallback) {
       try {
-        const { runs } = await this.#deps.client.listRuns(
-          { metadata: { ...this.#deps.setMetadata }, limit: 100 },
+        const { runs, page_info } = await this.#deps.client.listRuns(
+          {
+            metadata: { ...this.#deps.setMetadata },
+            limit: SET_LIST_PAGE,
+            sort_by: 'updated_at',
+            sort_order: 'desc',
+          },
           options,
         )
         for (const run of runs) listed.set(run.run_id, run)
+        pageFull = page_info?.has_next_page === true
       } catch (error) {
         if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available') {
           throw error
@@ -241,14 +269,39 @@ export class TaskSetRun {
         )
       }
     }
+    const now = this.#deps.now()
     for (const task of inFlight) {
       const runId = task.runId ?? ''
-      const run = listed.get(runId) ?? (await this.#deps.client.getRun(runId, options))
-      this.#seen(task, run)
+      const run = listed.get(runId)
+      if (run) {
+        this.#seen(task, run)
+        continue
+      }
+      const readAt = this.#readAt.get(task.index)
+      if (pageFull && readAt !== undefined && now - readAt < SET_UNLISTED_RECHECK_MS) continue
+      await this.#readOnItsOwn(task, options)
+    }
+  }
+
+  /** Reads one run; a new run's 404 is the service catching up with its own create. */
+  async #readOnItsOwn(task: TaskRun, options: { signal: AbortSignal; deadline: number }) {
+    const runId = task.runId ?? ''
+    try {
+      this.#seen(task, await this.#deps.client.getRun(runId, options))
+    } catch (error) {
+      const age = this.#deps.now() - (task.startedAt ?? this.#deps.now())
+      if (!(error instanceof NotFoundError) || age >= NEW_RUN_NOT_FOUND_GRACE_MS) throw error
+      if (!this.#lagNoted.has(task.index)) {
+        this.#lagNoted.add(task.index)
+        this.#deps.log.info(
+          `Task ${task.index}${titleOf(task)}: run ${safeForLog(runId)} is not visible yet (404 right after its create); polling on for up to ${formatDuration(NEW_RUN_NOT_FOUND_GRACE_MS)}.`,
+        )
+      }
     }
   }
 
   #seen(task: TaskRun, run: RunItem): void {
+    this.#readAt.set(task.index, this.#deps.now())
     const before = task.run?.state
     task.run = run
     if (run.state !== before) {

@@ -288,6 +288,40 @@ describe('tasks: the comment and the commit status show the set', () => {
     expect(comments[0]?.body).toMatch(/Earlier sets \(1\)[\s\S]*- ❌ failed · 1 of 1 done/)
   })
 
+  it('a set and a single run with the same key share one comment, the newest step heading it', async () => {
+    const api = await fakeApi()
+    const gh = await fakeGitHub()
+    const env = pullRequest(gh)
+    const single = await runStep({
+      inputs: inputsFor(api, { prompt: 'ok: one', comment: 'true', name: 'review' }),
+      env,
+    })
+    expect(single.code, single.stdout).toBe(0)
+    expect(gh.comments(OWNER, REPO, PR)[0]?.body).toMatch(/^<!-- cloud-agent-run: /)
+    const set = await runStep({
+      inputs: inputsFor(api, {
+        tasks: JSON.stringify(['ok: a', 'ok: b']),
+        comment: 'true',
+        name: 'review',
+      }),
+      env,
+    })
+    expect(set.code, set.stdout).toBe(0)
+    let comments = gh.comments(OWNER, REPO, PR)
+    expect(comments).toHaveLength(1)
+    expect(comments[0]?.body).toMatch(/^<!-- cloud-agent-set: \{"key":"review"/)
+    expect(comments[0]?.body).toContain('### ✅ Cloud agent tasks: succeeded')
+    const again = await runStep({
+      inputs: inputsFor(api, { prompt: 'ok: two', comment: 'true', name: 'review' }),
+      env,
+    })
+    expect(again.code, again.stdout).toBe(0)
+    comments = gh.comments(OWNER, REPO, PR)
+    expect(comments).toHaveLength(1)
+    expect(comments[0]?.body).toMatch(/^<!-- cloud-agent-run: /)
+    expect(comments[0]?.body).toContain(again.outputs.run_id ?? 'no run')
+  })
+
   it('a set fails its commit status, and a GitHub that refuses every write never fails the step', async () => {
     const api = await fakeApi()
     const gh = await fakeGitHub()

@@ -7,7 +7,7 @@ import { AgentRunsClient } from '../../src/api/client.ts'
 import { abortableSleep } from '../../src/api/transport.ts'
 import { tagFromEnvironment, taskTag, SET_KEY } from '../../src/run/create.ts'
 import { TaskSetRun, type SetSettings } from '../../src/run/set.ts'
-import { REQUEST_RETRIES } from '../../src/timing.ts'
+import { MIN_REQUEST_MS, REQUEST_RETRIES } from '../../src/timing.ts'
 import type { SetRunRecord } from '../../src/state.ts'
 import { FakeAgentApi, type RunScript } from '../fake-api/server.ts'
 
@@ -17,10 +17,14 @@ afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()))
 })
 
-async function startApi(script: (prompt: string) => RunScript): Promise<FakeAgentApi> {
+async function startApi(
+  script: (prompt: string) => RunScript,
+  options: { listLagMs?: number } = {},
+): Promise<FakeAgentApi> {
   const api = await FakeAgentApi.start({
     apiKey: API_KEY,
     script: (create) => script(create.prompt ?? ''),
+    ...options,
   })
   closers.push(() => api.close())
   return api
@@ -120,5 +124,92 @@ describe('TaskSetRun stops on its own', () => {
       'SUCCEEDED',
       'SUCCEEDED',
     ])
+  })
+})
+
+const RUN_READ = /\/agent\/runs\/[^/]+$/
+
+const lasting = (ms: number): RunScript => [
+  { state: 'QUEUED', afterMs: 0 },
+  { state: 'INPROGRESS', afterMs: 10 },
+  { state: 'SUCCEEDED', afterMs: ms },
+]
+
+describe('TaskSetRun is as robust as one run', () => {
+  it('a create that hangs ends at the deadline, and the runs in flight are cancelled with the set', async () => {
+    const api = await startApi(() => working(1))
+    // The first create goes through; the second is read and never answered.
+    api.injectFault({ method: 'POST', path: /\/agent\/runs?$/, fault: { kind: 'hang' } })
+    const { set } = setFor(api, ['a', 'b'], { timeoutMs: 300 })
+    const outcome = await set.run()
+    expect(outcome.kind).toBe('timed-out')
+    const [hung, created] = outcome.tasks
+    expect(hung?.runId).toBeUndefined()
+    expect(hung?.runMayExist).toBe(true)
+    expect(created?.runId).toBeDefined()
+    expect(api.run(created?.runId ?? '')?.state).toBe('CANCELLED')
+    // Bounded by the create's own floor (MIN_REQUEST_MS) past the timeout, as one run's is.
+    expect(outcome.elapsedMs).toBeLessThan(300 + MIN_REQUEST_MS + 5_000)
+  })
+
+  it("a new run's 404 is read-after-write lag: the set polls through it", async () => {
+    const api = await startApi(() => lasting(300), { listLagMs: 800 })
+    api.injectFault({
+      method: 'GET',
+      path: RUN_READ,
+      fault: { kind: 'status', status: 404, body: { detail: 'no such run' } },
+      times: 4,
+    })
+    const { set, logged } = setFor(api, ['a', 'b'])
+    const outcome = await set.run()
+    expect(outcome.kind).toBe('passed')
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
+    expect(
+      logged.filter((line) => line.includes('is not visible yet (404 right after its create)')),
+    ).toHaveLength(2)
+  })
+
+  it('N tasks with max_parallel N put N runs in flight at once', async () => {
+    const api = await startApi(() => lasting(400))
+    const { set } = setFor(
+      api,
+      Array.from({ length: 20 }, (_, i) => `t${i}`),
+      {
+        maxParallel: 20,
+      },
+    )
+    const outcome = await set.run()
+    expect(outcome.kind).toBe('passed')
+    // Every create went out before the first poll: none waited for another run to end.
+    const createRequests = api.requestsTo('POST', /\/agent\/runs?$/)
+    expect(createRequests).toHaveLength(20)
+    const lastCreate = Math.max(...createRequests.map((request) => api.requests.indexOf(request)))
+    const firstPoll = api.requests.findIndex(
+      (request) => request.method === 'GET' && request.path.endsWith('/agent/runs'),
+    )
+    expect(firstPoll).toBeGreaterThan(lastCreate)
+  })
+
+  it('more than a page of runs: each poll is one list request, with no read per run in flight', async () => {
+    // 100 short tasks end first and fill the list's first page, newest change first; the 20
+    // long ones stay in flight behind them.
+    const api = await startApi((prompt) =>
+      prompt.startsWith('long') ? lasting(1_500) : lasting(50),
+    )
+    const prompts = [
+      ...Array.from({ length: 20 }, (_, i) => `long ${i}`),
+      ...Array.from({ length: 100 }, (_, i) => `short ${i}`),
+    ]
+    const { set } = setFor(api, prompts, { maxParallel: 120, pollIntervalMs: 50 })
+    const outcome = await set.run()
+    expect(outcome.kind).toBe('passed')
+    const polls = api.requestsTo('GET', '/agent/runs')
+    expect(polls.length).toBeGreaterThan(3)
+    // A long run is read on its own at most once, before the list shows it a first time.
+    expect(api.requestsTo('GET', RUN_READ).length).toBeLessThanOrEqual(20)
+    for (const poll of polls) {
+      expect(poll.query.get('sort_by')).toBe('updated_at')
+      expect(poll.query.get('sort_order')).toBe('desc')
+    }
   })
 })
