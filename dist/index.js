@@ -6144,6 +6144,13 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const POLL_FAILURE_BUDGET = 5;
 /** How long a new run's 404 counts as read-after-write lag: tens of seconds, then "not found". */
 const NEW_RUN_NOT_FOUND_GRACE_MS = 30_000;
+/** The runs a set's poll lists in its one request: the service's largest page. */
+const SET_LIST_PAGE = 100;
+/**
+ * A run of a set that the poll's list leaves out (more than a page of the set's runs changed
+ * after it) is unchanged; it is still read on its own once it has gone this long unread.
+ */
+const SET_UNLISTED_RECHECK_MS = 60_000;
 /** The longest a follow-up's new pass may go unseen before the run's state is taken as it is. */
 const NEW_PASS_GRACE_MS = 30_000;
 // ── Requests the step cannot do without ──────────────────────────────────────
@@ -7845,6 +7852,8 @@ class AgentRunsClient {
     /**
      * Every run matching `query`, following the cursor across pages. Stops when
      * the service hands back a cursor it already gave, which would loop forever.
+     * Returns whether it saw the last page: a caller that must count every run
+     * (a budget) needs to know when `maxPages` or a broken cursor cut the list short.
      */
     async *iterateRuns(query = {}, options = {}) {
         let cursor = query.cursor;
@@ -7852,12 +7861,15 @@ class AgentRunsClient {
         for (let page = 0; page < (options.maxPages ?? 50); page += 1) {
             const { runs, page_info } = await this.listRuns({ ...query, cursor }, options);
             yield* runs;
-            const next = page_info?.next_cursor;
-            if (!page_info?.has_next_page || !next || seen.has(next))
-                return;
+            if (!page_info?.has_next_page)
+                return { complete: true };
+            const next = page_info.next_cursor;
+            if (!next || seen.has(next))
+                return { complete: false };
             seen.add(next);
             cursor = next;
         }
+        return { complete: false };
     }
     /**
      * Sends a follow-up message to steer a run. Never repeated when it may have
@@ -9785,7 +9797,265 @@ function retryableRefusal(error) {
     return waitMs <= GITHUB_LIMITS.maxRetryAfterMs ? waitMs : undefined;
 }
 
+;// CONCATENATED MODULE: ./src/github/set-comment.ts
+
+
+
+
+
+
+
+/** The most sets a comment keeps in its history. */
+const MAX_SETS = 20;
+/** Room the comment keeps for its marker and history; the table gets the rest. */
+const SET_COMMENT_TABLE_CHARS = MAX_COMMENT_CHARS - 16_000;
+const SET_MARKER = /<!-- cloud-agent-set: (\{[^<>]*\}) -->/;
+function renderSetMarker(marker) {
+    const json = JSON.stringify({
+        key: marker.key,
+        step: marker.step,
+        sets: marker.sets.map((record) => ({
+            set: record.set,
+            outcome: record.outcome,
+            done: record.done,
+            total: record.total,
+            workflow_run: record.workflowRun,
+            started_at: record.startedAt,
+        })),
+    });
+    // `<` and `>` could end the HTML comment or open a forged one; JSON can spell them otherwise.
+    return `<!-- cloud-agent-set: ${json.replace(/</g, '\\u003c').replace(/>/g, '\\u003e')} -->`;
+}
+/** The set marker in a comment's body, if it has a valid one. */
+function parseSetMarker(body) {
+    const match = SET_MARKER.exec(body);
+    if (!match?.[1])
+        return undefined;
+    let parsed;
+    try {
+        parsed = JSON.parse(match[1]);
+    }
+    catch {
+        return undefined;
+    }
+    if (typeof parsed !== 'object' || parsed === null)
+        return undefined;
+    const { key, step, sets } = parsed;
+    if (typeof key !== 'string' || typeof step !== 'string')
+        return undefined;
+    return {
+        key,
+        step,
+        sets: Array.isArray(sets) ? sets.flatMap((entry) => set_comment_parseRecord(entry) ?? []) : [],
+    };
+}
+function set_comment_parseRecord(entry) {
+    if (typeof entry !== 'object' || entry === null)
+        return undefined;
+    const record = entry;
+    const { set, done, total, started_at: startedAt } = record;
+    if (typeof set !== 'string' || set.length > 100)
+        return undefined;
+    if (!Number.isSafeInteger(done) || !Number.isSafeInteger(total))
+        return undefined;
+    if (typeof startedAt !== 'string' || Number.isNaN(Date.parse(startedAt)))
+        return undefined;
+    const outcome = OUTCOMES.includes(record.outcome)
+        ? record.outcome
+        : undefined;
+    const workflowRun = typeof record.workflow_run === 'string' && record.workflow_run.length <= 2048
+        ? safeHttpUrl(record.workflow_run)
+        : undefined;
+    return { set, outcome, done: done, total: total, workflowRun, startedAt };
+}
+function keyedMarkerOf(body) {
+    const run = parseMarker(body);
+    if (run) {
+        if (run.reply || run.key === undefined)
+            return undefined;
+        return { kind: 'run', key: run.key, newestStart: run.runs[0]?.startedAt };
+    }
+    const set = parseSetMarker(body);
+    return set && { kind: 'set', key: set.key, newestStart: set.sets[0]?.startedAt };
+}
+/** Whether the comment shows a step of the other kind that started after `startedAt`. */
+function newerOtherKind(marker, kind, startedAt) {
+    if (marker === undefined || marker.kind === kind || marker.newestStart === undefined)
+        return false;
+    return Date.parse(marker.newestStart) > Date.parse(startedAt);
+}
+/** Pure: the sets with `record` put in (keeping when it was first shown), newest first. */
+function mergeSets(sets, record) {
+    return mergeNewestFirst(sets, record, (entry) => entry.set, MAX_SETS);
+}
+/** Pure: the whole comment: the marker, the set's Markdown, and the earlier sets, collapsed. */
+function composeSetComment(marker, body) {
+    const history = marker.sets.slice(1);
+    const whole = `${renderSetMarker(marker)}\n${body}`;
+    if (history.length === 0)
+        return whole;
+    return `${whole}\n\n<details><summary>Earlier sets (${history.length})</summary>\n\n${history.map(set_comment_historyLine).join('\n')}\n\n</details>`;
+}
+/** The set's Markdown in a comment this module wrote: without the marker's line and the history. */
+function setBodyOf(comment) {
+    const body = comment.slice(comment.indexOf('\n') + 1);
+    const history = body.lastIndexOf('\n\n<details><summary>Earlier sets (');
+    return history >= 0 && body.endsWith('</details>') ? body.slice(0, history) : body;
+}
+function set_comment_historyLine(record) {
+    const outcome = record.outcome
+        ? `${OUTCOME_RECORDS[record.outcome].icon} ${OUTCOME_RECORDS[record.outcome].short}`
+        : '⏳ running';
+    const parts = [`- ${outcome}`, `${record.done} of ${record.total} done`];
+    const workflowRun = safeHttpUrl(record.workflowRun);
+    if (workflowRun)
+        parts.push(`[workflow run](${workflowRun})`);
+    parts.push(`started ${record.startedAt.replace(/T(\d\d:\d\d)[\s\S]*/, ' $1 UTC')}`);
+    return parts.join(' · ');
+}
+/**
+ * A set's comment on its pull request or issue: one per thread and key, kept
+ * up to date (at most one write per poll, the newest state), with the earlier
+ * sets of the key in a collapsed history. A GitHub failure never fails the
+ * step: it becomes a warning.
+ */
+class SetComment {
+    #comments;
+    #options;
+    #startedAt;
+    #writes = new NewestWrites((shown) => this.#writeOrRetry(shown));
+    #commentId;
+    /** A newer set with the same key took the comment over: this one writes no more. */
+    #overtaken = false;
+    constructor(octokit, thread, options) {
+        this.#comments = new OwnComments(octokit, thread);
+        this.#options = options;
+        this.#commentId = options.commentId;
+        this.#startedAt = new Date((options.now ?? Date.now)()).toISOString();
+    }
+    /**
+     * The post step's word on a set whose step stopped before it ended (a hard
+     * kill): the headline says so, with `note`, above the table as last shown.
+     * Nothing is written when a newer set heads the comment, or it is gone.
+     */
+    async markStopped(note) {
+        try {
+            const current = this.#commentId ? await this.#comments.read(this.#commentId) : undefined;
+            if (!current || current.user?.login !== current.me)
+                return;
+            const marker = parseSetMarker(current.body ?? '');
+            const ours = marker?.sets[0];
+            if (!marker || ours?.set !== this.#options.set || ours.outcome)
+                return;
+            const shown = setBodyOf(current.body ?? '');
+            const headline = `### ${OUTCOME_RECORDS.interrupted.icon} Cloud agent tasks: interrupted`;
+            const body = shown.replace(/^### ⏳ Cloud agent tasks: [^\n]*/, () => `${headline}\n\n> [!WARNING]\n> ${note}`);
+            const sets = [{ ...ours, outcome: 'interrupted' }, ...marker.sets.slice(1)];
+            await this.#comments.update(this.#commentId ?? 0, composeSetComment(this.#marker(sets), body));
+        }
+        catch (error) {
+            this.#warn(error);
+        }
+    }
+    /** Shows the set as it stands; a write already waiting takes the newest instead. */
+    show(shown) {
+        this.#writes.pushChanged(shown);
+    }
+    /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
+    async settled(maxMs = GITHUB_LIMITS.settleMs) {
+        await this.#writes.settle(maxMs, this.#options.log, `the comment on ${this.#comments.where()}`);
+    }
+    async #writeOrRetry(shown) {
+        try {
+            await this.#write(shown);
+        }
+        catch (error) {
+            const retryIn = retryableRefusal(error);
+            if (retryIn === undefined || this.#writes.stopped)
+                return this.#warn(error);
+            // Refused for now (a secondary rate limit): once more, so the comment never stays behind.
+            if (retryIn > 0)
+                await new Promise((resolve) => setTimeout(resolve, retryIn));
+            try {
+                if (!this.#writes.stopped)
+                    await this.#write(shown);
+            }
+            catch (retryError) {
+                this.#warn(retryError);
+            }
+        }
+    }
+    async #write(shown) {
+        if (this.#overtaken)
+            return;
+        if (this.#commentId === undefined) {
+            const [oldest] = await this.#keyed();
+            if (oldest)
+                this.#choose(oldest.id);
+        }
+        if (this.#commentId === undefined)
+            return await this.#create(shown);
+        const current = await this.#comments.read(this.#commentId);
+        if (!current) {
+            this.#commentId = undefined;
+            return await this.#create(shown);
+        }
+        const own = current.user?.login === current.me;
+        const trusted = own ? parseSetMarker(current.body ?? '') : undefined;
+        const earlier = trusted?.key === this.#options.key ? trusted.sets : [];
+        const sets = mergeSets(earlier, this.#record(shown));
+        // A single run's step with the same key that started after this set took the comment over.
+        const keyed = own ? keyedMarkerOf(current.body ?? '') : undefined;
+        if (sets[0]?.set !== this.#options.set || newerOtherKind(keyed, 'set', this.#startedAt)) {
+            this.#overtaken = true;
+            this.#options.log.info(`A newer step with the key "${this.#options.key}" shows in the comment now; this set's outcome is in its job summary.`);
+            return;
+        }
+        await this.#comments.update(this.#commentId, composeSetComment(this.#marker(sets), shown.body));
+    }
+    async #create(shown) {
+        const created = await this.#comments.create(composeSetComment(this.#marker([this.#record(shown)]), shown.body));
+        // Another step with the same key may have made its comment at the same time: the oldest wins.
+        const [oldest] = await this.#keyed();
+        if (!oldest || oldest.id === created)
+            return this.#choose(created);
+        this.#options.log.info(`Another step made a comment for "${this.#options.key}" at the same time; keeping the older one.`);
+        await this.#comments.delete(created);
+        this.#choose(oldest.id);
+        await this.#write(shown);
+    }
+    #choose(commentId) {
+        if (this.#commentId === commentId)
+            return;
+        this.#commentId = commentId;
+        this.#options.onCommentChosen?.(commentId);
+    }
+    /** This key's comments (a set's or a run's) by the action's own identity, oldest first. */
+    async #keyed() {
+        return (await this.#comments.list())
+            .filter((comment) => keyedMarkerOf(comment.body ?? '')?.key === this.#options.key)
+            .sort((a, b) => a.id - b.id);
+    }
+    #record(shown) {
+        return {
+            set: this.#options.set,
+            outcome: shown.outcome,
+            done: shown.done,
+            total: shown.total,
+            workflowRun: safeHttpUrl(this.#options.workflowRun),
+            startedAt: this.#startedAt,
+        };
+    }
+    #marker(sets) {
+        return { key: this.#options.key, step: this.#options.step, sets };
+    }
+    #warn(error) {
+        this.#options.log.warning(`GitHub: could not update the comment on ${this.#comments.where()} (${reasonOf(error)}). The runs are not affected.`);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/github/thread-comment.ts
+
 
 
 
@@ -9814,6 +10084,7 @@ class ThreadComment {
      * its run shows in the comment, nothing in the comment says that step is writing it too.
      */
     #concurrentStep = false;
+    #overtakenNoted = false;
     constructor(octokit, thread, options) {
         this.#comments = new OwnComments(octokit, thread);
         this.#options = options;
@@ -9929,6 +10200,8 @@ class ThreadComment {
         let writes = 0;
         let looks = 0;
         for (;;) {
+            if (this.#overtakenBySet(current, run))
+                return true;
             await this.#rewrite(current, run, context);
             writes += 1;
             for (;;) {
@@ -9962,6 +10235,22 @@ class ThreadComment {
         if (!read)
             this.#commentId = undefined;
         return read;
+    }
+    /**
+     * Whether a set's step with the same key, started after this step first showed the run, has
+     * taken the comment over: it is the comment's subject now, and this step writes no more.
+     */
+    #overtakenBySet(comment, run) {
+        if (comment.user?.login !== comment.me)
+            return false;
+        const startedAt = this.#firstSeen.get(run.run_id) ?? new Date(this.#now()).toISOString();
+        if (!newerOtherKind(keyedMarkerOf(comment.body ?? ''), 'run', startedAt))
+            return false;
+        if (!this.#overtakenNoted) {
+            this.#overtakenNoted = true;
+            this.#options.log.info(`A newer step with the key "${this.#options.key}" shows in the comment now; this run's outcome is in its job summary.`);
+        }
+        return true;
     }
     #trusted(comment) {
         return comment.user?.login === comment.me ? parseMarker(comment.body ?? '') : undefined;
@@ -9998,11 +10287,13 @@ class ThreadComment {
             runs,
         };
     }
-    /** This key's comments (not replies) by the action's own identity, oldest first. */
+    /**
+     * This key's comments (a run's, not replies, or a set's) by the action's own identity,
+     * oldest first: one key has one comment, whichever kind of step wrote it.
+     */
     async #keyedComments() {
-        return (await this.#trustedMarkers())
-            .filter(({ marker }) => marker.key === this.#options.key && !marker.reply)
-            .map(({ comment }) => comment)
+        return (await this.#comments.list())
+            .filter((comment) => keyedMarkerOf(comment.body ?? '')?.key === this.#options.key)
             .sort((a, b) => a.id - b.id);
     }
     /** The thread's markers written by the action's own identity, in thread order. */
@@ -10031,14 +10322,36 @@ const MAX_WRITES = 3;
 
 /** The metadata by which a step hands its run over to a later reconcile pass. */
 function stepHandoff(github, context, wait) {
-    const { thread } = context;
     return handoffMetadata({
-        thread: thread.kind === 'found' ? thread.thread.issueNumber : undefined,
+        thread: threadNumber(context),
         key: github.key,
         wait,
         comment: github.comment,
         commitStatus: github.commitStatus,
     });
+}
+/**
+ * The hand-over of a `tasks` step's runs: each is awaited, and counts toward
+ * the pull request's budget. The set's comment and status show the whole set,
+ * so they are its step's own, never a pass's to rewrite for one run.
+ */
+function setHandoff(github, context) {
+    return handoffMetadata({
+        thread: threadNumber(context),
+        key: github.key,
+        wait: true,
+        comment: false,
+        commitStatus: false,
+    });
+}
+/**
+ * The pull request or issue the run was started for: the comment's thread,
+ * else the pull request of an event that has no thread to comment on (a
+ * review, a review comment), which `pr_credit_budget` still counts by.
+ */
+function threadNumber(context) {
+    const { thread } = context;
+    return thread.kind === 'found' ? thread.thread.issueNumber : context.pullRequest;
 }
 /** What the step's credit budgets add up over: this repository, and the event's pull request. */
 function budgetScope(context) {
@@ -10748,244 +11061,6 @@ async function markReplaced(octokit, target, earlier, newer, log) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/set-comment.ts
-
-
-
-
-
-
-
-/** The most sets a comment keeps in its history. */
-const MAX_SETS = 20;
-/** Room the comment keeps for its marker and history; the table gets the rest. */
-const SET_COMMENT_TABLE_CHARS = MAX_COMMENT_CHARS - 16_000;
-const SET_MARKER = /<!-- cloud-agent-set: (\{[^<>]*\}) -->/;
-function renderSetMarker(marker) {
-    const json = JSON.stringify({
-        key: marker.key,
-        step: marker.step,
-        sets: marker.sets.map((record) => ({
-            set: record.set,
-            outcome: record.outcome,
-            done: record.done,
-            total: record.total,
-            workflow_run: record.workflowRun,
-            started_at: record.startedAt,
-        })),
-    });
-    // `<` and `>` could end the HTML comment or open a forged one; JSON can spell them otherwise.
-    return `<!-- cloud-agent-set: ${json.replace(/</g, '\\u003c').replace(/>/g, '\\u003e')} -->`;
-}
-/** The set marker in a comment's body, if it has a valid one. */
-function parseSetMarker(body) {
-    const match = SET_MARKER.exec(body);
-    if (!match?.[1])
-        return undefined;
-    let parsed;
-    try {
-        parsed = JSON.parse(match[1]);
-    }
-    catch {
-        return undefined;
-    }
-    if (typeof parsed !== 'object' || parsed === null)
-        return undefined;
-    const { key, step, sets } = parsed;
-    if (typeof key !== 'string' || typeof step !== 'string')
-        return undefined;
-    return {
-        key,
-        step,
-        sets: Array.isArray(sets) ? sets.flatMap((entry) => set_comment_parseRecord(entry) ?? []) : [],
-    };
-}
-function set_comment_parseRecord(entry) {
-    if (typeof entry !== 'object' || entry === null)
-        return undefined;
-    const record = entry;
-    const { set, done, total, started_at: startedAt } = record;
-    if (typeof set !== 'string' || set.length > 100)
-        return undefined;
-    if (!Number.isSafeInteger(done) || !Number.isSafeInteger(total))
-        return undefined;
-    if (typeof startedAt !== 'string' || Number.isNaN(Date.parse(startedAt)))
-        return undefined;
-    const outcome = OUTCOMES.includes(record.outcome)
-        ? record.outcome
-        : undefined;
-    const workflowRun = typeof record.workflow_run === 'string' && record.workflow_run.length <= 2048
-        ? safeHttpUrl(record.workflow_run)
-        : undefined;
-    return { set, outcome, done: done, total: total, workflowRun, startedAt };
-}
-/** Pure: the sets with `record` put in (keeping when it was first shown), newest first. */
-function mergeSets(sets, record) {
-    return mergeNewestFirst(sets, record, (entry) => entry.set, MAX_SETS);
-}
-/** Pure: the whole comment: the marker, the set's Markdown, and the earlier sets, collapsed. */
-function composeSetComment(marker, body) {
-    const history = marker.sets.slice(1);
-    const whole = `${renderSetMarker(marker)}\n${body}`;
-    if (history.length === 0)
-        return whole;
-    return `${whole}\n\n<details><summary>Earlier sets (${history.length})</summary>\n\n${history.map(set_comment_historyLine).join('\n')}\n\n</details>`;
-}
-/** The set's Markdown in a comment this module wrote: without the marker's line and the history. */
-function setBodyOf(comment) {
-    const body = comment.slice(comment.indexOf('\n') + 1);
-    const history = body.lastIndexOf('\n\n<details><summary>Earlier sets (');
-    return history >= 0 && body.endsWith('</details>') ? body.slice(0, history) : body;
-}
-function set_comment_historyLine(record) {
-    const outcome = record.outcome
-        ? `${OUTCOME_RECORDS[record.outcome].icon} ${OUTCOME_RECORDS[record.outcome].short}`
-        : '⏳ running';
-    const parts = [`- ${outcome}`, `${record.done} of ${record.total} done`];
-    const workflowRun = safeHttpUrl(record.workflowRun);
-    if (workflowRun)
-        parts.push(`[workflow run](${workflowRun})`);
-    parts.push(`started ${record.startedAt.replace(/T(\d\d:\d\d)[\s\S]*/, ' $1 UTC')}`);
-    return parts.join(' · ');
-}
-/**
- * A set's comment on its pull request or issue: one per thread and key, kept
- * up to date (at most one write per poll, the newest state), with the earlier
- * sets of the key in a collapsed history. A GitHub failure never fails the
- * step: it becomes a warning.
- */
-class SetComment {
-    #comments;
-    #options;
-    #startedAt;
-    #writes = new NewestWrites((shown) => this.#writeOrRetry(shown));
-    #commentId;
-    /** A newer set with the same key took the comment over: this one writes no more. */
-    #overtaken = false;
-    constructor(octokit, thread, options) {
-        this.#comments = new OwnComments(octokit, thread);
-        this.#options = options;
-        this.#commentId = options.commentId;
-        this.#startedAt = new Date((options.now ?? Date.now)()).toISOString();
-    }
-    /**
-     * The post step's word on a set whose step stopped before it ended (a hard
-     * kill): the headline says so, with `note`, above the table as last shown.
-     * Nothing is written when a newer set heads the comment, or it is gone.
-     */
-    async markStopped(note) {
-        try {
-            const current = this.#commentId ? await this.#comments.read(this.#commentId) : undefined;
-            if (!current || current.user?.login !== current.me)
-                return;
-            const marker = parseSetMarker(current.body ?? '');
-            const ours = marker?.sets[0];
-            if (!marker || ours?.set !== this.#options.set || ours.outcome)
-                return;
-            const shown = setBodyOf(current.body ?? '');
-            const headline = `### ${OUTCOME_RECORDS.interrupted.icon} Cloud agent tasks: interrupted`;
-            const body = shown.replace(/^### ⏳ Cloud agent tasks: [^\n]*/, () => `${headline}\n\n> [!WARNING]\n> ${note}`);
-            const sets = [{ ...ours, outcome: 'interrupted' }, ...marker.sets.slice(1)];
-            await this.#comments.update(this.#commentId ?? 0, composeSetComment(this.#marker(sets), body));
-        }
-        catch (error) {
-            this.#warn(error);
-        }
-    }
-    /** Shows the set as it stands; a write already waiting takes the newest instead. */
-    show(shown) {
-        this.#writes.pushChanged(shown);
-    }
-    /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
-    async settled(maxMs = GITHUB_LIMITS.settleMs) {
-        await this.#writes.settle(maxMs, this.#options.log, `the comment on ${this.#comments.where()}`);
-    }
-    async #writeOrRetry(shown) {
-        try {
-            await this.#write(shown);
-        }
-        catch (error) {
-            const retryIn = retryableRefusal(error);
-            if (retryIn === undefined || this.#writes.stopped)
-                return this.#warn(error);
-            // Refused for now (a secondary rate limit): once more, so the comment never stays behind.
-            if (retryIn > 0)
-                await new Promise((resolve) => setTimeout(resolve, retryIn));
-            try {
-                if (!this.#writes.stopped)
-                    await this.#write(shown);
-            }
-            catch (retryError) {
-                this.#warn(retryError);
-            }
-        }
-    }
-    async #write(shown) {
-        if (this.#overtaken)
-            return;
-        if (this.#commentId === undefined) {
-            const [oldest] = await this.#keyed();
-            if (oldest)
-                this.#choose(oldest.id);
-        }
-        if (this.#commentId === undefined)
-            return await this.#create(shown);
-        const current = await this.#comments.read(this.#commentId);
-        if (!current) {
-            this.#commentId = undefined;
-            return await this.#create(shown);
-        }
-        const trusted = current.user?.login === current.me ? parseSetMarker(current.body ?? '') : undefined;
-        const earlier = trusted?.key === this.#options.key ? trusted.sets : [];
-        const sets = mergeSets(earlier, this.#record(shown));
-        if (sets[0]?.set !== this.#options.set) {
-            this.#overtaken = true;
-            this.#options.log.info(`A newer set with the key "${this.#options.key}" shows in the comment now; this set's outcome is in its job summary.`);
-            return;
-        }
-        await this.#comments.update(this.#commentId, composeSetComment(this.#marker(sets), shown.body));
-    }
-    async #create(shown) {
-        const created = await this.#comments.create(composeSetComment(this.#marker([this.#record(shown)]), shown.body));
-        // Another step with the same key may have made its comment at the same time: the oldest wins.
-        const [oldest] = await this.#keyed();
-        if (!oldest || oldest.id === created)
-            return this.#choose(created);
-        this.#options.log.info(`Another step made a comment for "${this.#options.key}" at the same time; keeping the older one.`);
-        await this.#comments.delete(created);
-        this.#choose(oldest.id);
-        await this.#write(shown);
-    }
-    #choose(commentId) {
-        if (this.#commentId === commentId)
-            return;
-        this.#commentId = commentId;
-        this.#options.onCommentChosen?.(commentId);
-    }
-    /** This key's set comments by the action's own identity, oldest first. */
-    async #keyed() {
-        return (await this.#comments.list())
-            .filter((comment) => parseSetMarker(comment.body ?? '')?.key === this.#options.key)
-            .sort((a, b) => a.id - b.id);
-    }
-    #record(shown) {
-        return {
-            set: this.#options.set,
-            outcome: shown.outcome,
-            done: shown.done,
-            total: shown.total,
-            workflowRun: safeHttpUrl(this.#options.workflowRun),
-            startedAt: this.#startedAt,
-        };
-    }
-    #marker(sets) {
-        return { key: this.#options.key, step: this.#options.step, sets };
-    }
-    #warn(error) {
-        this.#options.log.warning(`GitHub: could not update the comment on ${this.#comments.where()} (${reasonOf(error)}). The runs are not affected.`);
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/github/setup.ts
 
 
@@ -11264,8 +11339,15 @@ function readSchemaSource(source) {
         return undefined;
     if (/^[{[]|\n|:\s/.test(value))
         return { input: 'output_schema', text: value };
-    const path = (0,external_node_path_namespaceObject.resolve)(source.env.GITHUB_WORKSPACE ?? process.cwd(), value);
+    const workspace = source.env.GITHUB_WORKSPACE ?? process.cwd();
+    const path = (0,external_node_path_namespaceObject.resolve)(workspace, value);
     try {
+        // The schema's text goes to the service in the prompt: only a file of the workspace may,
+        // never one elsewhere on the runner reached by an absolute path, `..` or a link.
+        if (!isWithin((0,external_node_fs_namespaceObject.realpathSync)(workspace), (0,external_node_fs_namespaceObject.realpathSync)(path))) {
+            throw new InputError('output_schema', `must name a file in the workspace (${workspace}); "${value}" is outside it. ` +
+                'Copy the schema into the workspace, or give it inline.');
+        }
         if ((0,external_node_fs_namespaceObject.statSync)(path).size > MAX_SCHEMA_BYTES) {
             throw new InputError('output_schema', `names a file over 1 MiB: ${path}.`);
         }
@@ -11279,6 +11361,11 @@ function readSchemaSource(source) {
     }
 }
 const MAX_SCHEMA_BYTES = 1024 * 1024;
+/** Whether `path` is `dir` or lies below it (both already resolved, links followed). */
+function isWithin(dir, path) {
+    const rest = (0,external_node_path_namespaceObject.relative)(dir, path);
+    return rest !== '..' && !rest.startsWith(`..${external_node_path_namespaceObject.sep}`) && !(0,external_node_path_namespaceObject.isAbsolute)(rest);
+}
 /** The keys a task may set; any other it omits takes the step's input of the same name. */
 const TASK_KEYS = [
     'prompt',
@@ -12413,23 +12500,26 @@ const PAGE_SIZE = 100;
 async function listTaggedRuns(client, tags, query, options) {
     // Paged by creation, which never changes: paging by update time can skip a run that moves.
     const paged = { sort_by: 'created_at', sort_order: 'desc', limit: PAGE_SIZE, ...query };
-    const runs = [];
     try {
-        for await (const run of client.iterateRuns({ ...paged, metadata: { ...tags } }, options)) {
-            runs.push(run);
-        }
-        return { runs, filteredHere: false };
+        const { runs, complete } = await drain(client.iterateRuns({ ...paged, metadata: { ...tags } }, options));
+        return { runs, filteredHere: false, complete };
     }
     catch (error) {
         if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available')
             throw error;
     }
-    const matching = [];
-    for await (const run of client.iterateRuns(paged, options)) {
-        if (carriesTags(run, tags))
-            matching.push(run);
+    const { runs, complete } = await drain(client.iterateRuns(paged, options));
+    return { runs: runs.filter((run) => carriesTags(run, tags)), filteredHere: true, complete };
+}
+/** Every run the pages yield, and whether they reached the last page. */
+async function drain(pages) {
+    const runs = [];
+    for (;;) {
+        const next = await pages.next();
+        if (next.done)
+            return { runs, complete: next.value.complete };
+        runs.push(next.value);
     }
-    return { runs: matching, filteredHere: true };
 }
 /** Whether the run shows every one of `tags` in its metadata. */
 function carriesTags(run, tags) {
@@ -12451,7 +12541,8 @@ function carriesTags(run, tags) {
  * for each budget that is set, summing the credits of the runs this action
  * tagged with this repository (the last 24 hours) or this pull request. The
  * first budget that the sum has reached is returned; undefined when none is.
- * A failure to list throws: a budget that cannot be checked creates nothing.
+ * A failure to list throws, and so does a list cut short under the budget: a
+ * budget that cannot be checked creates nothing.
  */
 async function checkCreditBudgets(client, budgets, scope, deps) {
     const deadline = deps.now() + CREDIT_BUDGET_CHECK.deadlineMs;
@@ -12460,13 +12551,10 @@ async function checkCreditBudgets(client, budgets, scope, deps) {
         const since = new Date(deps.now() - CREDIT_BUDGET_CHECK.dailyWindowMs).toISOString();
         const spent = await creditsOf(client, repository, since, deadline, deps.log);
         const window = `in the last 24 hours (since ${since.replace(/\.\d+Z$/, 'Z')})`;
-        deps.log.info(`daily_credit_budget: the runs this action started for ${scope.repository} ${window} used ${formatCredits(spent)} of ${formatCredits(budgets.daily)}.`);
-        if (spent >= budgets.daily) {
-            return {
-                input: 'daily_credit_budget',
-                message: `Over budget: the runs this action started for ${scope.repository} ${window} used ${formatCredits(spent)}, which has reached the daily_credit_budget of ${formatCredits(budgets.daily)}. No run was created.`,
-            };
-        }
+        const runs = `the runs this action started for ${scope.repository} ${window}`;
+        const reached = judge('daily_credit_budget', budgets.daily, spent, runs, deps.log);
+        if (reached)
+            return reached;
     }
     if (budgets.pullRequest !== undefined) {
         if (scope.pullRequest === undefined) {
@@ -12476,13 +12564,27 @@ async function checkCreditBudgets(client, budgets, scope, deps) {
         const tags = { ...repository, [HANDOFF_KEYS.thread]: String(scope.pullRequest) };
         const spent = await creditsOf(client, tags, undefined, deadline, deps.log);
         const where = `pull request #${scope.pullRequest} of ${scope.repository}`;
-        deps.log.info(`pr_credit_budget: the runs this action started for ${where} used ${formatCredits(spent)} of ${formatCredits(budgets.pullRequest)}.`);
-        if (spent >= budgets.pullRequest) {
-            return {
-                input: 'pr_credit_budget',
-                message: `Over budget: the runs this action started for ${where} (all of them, whenever they ran) used ${formatCredits(spent)}, which has reached the pr_credit_budget of ${formatCredits(budgets.pullRequest)}. No run was created.`,
-            };
-        }
+        const runs = `the runs this action started for ${where} (all of them, whenever they ran)`;
+        return judge('pr_credit_budget', budgets.pullRequest, spent, runs, deps.log);
+    }
+    return undefined;
+}
+/**
+ * The budget against what was spent. A sum that could not read every run is a
+ * lower bound: past the budget it still proves the budget reached; under it, it
+ * proves nothing, and the check refuses (throws) rather than under-count.
+ */
+function judge(input, budget, spent, runs, log) {
+    const used = `${spent.complete ? '' : 'at least '}${formatCredits(spent.credits)}`;
+    log.info(`${input}: ${runs} used ${used} of ${formatCredits(budget)}.`);
+    if (spent.credits >= budget) {
+        return {
+            input,
+            message: `Over budget: ${runs} used ${used}, which has reached the ${input} of ${formatCredits(budget)}. No run was created.`,
+        };
+    }
+    if (!spent.complete) {
+        throw new Error(`${input} cannot be checked: the list of ${runs} is longer than the ${CREDIT_BUDGET_CHECK.maxPages} pages the check reads, and the ${spent.runs.toLocaleString('en-US')} runs on them used ${formatCredits(spent.credits)}, under the budget of ${formatCredits(budget)}; the rest cannot be added up, so the check refuses rather than under-count. No run was created.`);
     }
     return undefined;
 }
@@ -12497,7 +12599,8 @@ async function creditsOf(client, tags, since, deadline, log) {
             .map(([key, value]) => `${key}=${value}`)
             .join(', ')} here.`);
     }
-    return listed.runs.reduce((sum, run) => sum + (costOf(run.request_usage).credits ?? 0), 0);
+    const credits = listed.runs.reduce((sum, run) => sum + (costOf(run.request_usage).credits ?? 0), 0);
+    return { credits, runs: listed.runs.length, complete: listed.complete };
 }
 
 ;// CONCATENATED MODULE: ./src/run/create.ts
@@ -13200,6 +13303,11 @@ const ERRORS_SHOWN = 10;
 /** A validation error's text: GitHub shows it, and the agent reads it back. */
 const MAX_ERROR_CHARS = 300;
 /**
+ * The deepest document validated. The validator recurses once a level or more, so a document
+ * nested past the stack's depth would crash it; no real result comes near this.
+ */
+const MAX_DOCUMENT_DEPTH = 256;
+/**
  * Parses and compiles the schema (JSON Schema draft 2020-12). Throws an InputError naming the
  * input for text that is neither JSON nor YAML, or that is not a valid schema. Loads ajv and
  * yaml only now.
@@ -13212,22 +13320,97 @@ async function compileOutputSchema(source) {
     }
     const Ajv2020 = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(210)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2210, 23)));
     const addFormats = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(196)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2815, 23)));
+    const { RE2JS } = await __nccwpck_require__.e(/* import() */ 856).then(__nccwpck_require__.bind(__nccwpck_require__, 2856));
     // strict: false takes the keywords a schema written for other tools carries (examples,
-    // x-…); the schema is still checked against the draft's meta-schema.
-    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    // x-…); the schema is still checked against the draft's meta-schema. The schema's patterns
+    // run on RE2, whose time is linear in the text: the agent's text meets the user's pattern,
+    // and a backtracking engine can take exponential time on an ordinary one.
+    const ajv = new Ajv2020({
+        allErrors: true,
+        strict: false,
+        code: { regExp: linearRegExp(RE2JS) },
+    });
     addFormats(ajv);
     let check;
     try {
         check = ajv.compile(schema);
     }
     catch (error) {
-        const reason = errorMessage(error);
-        throw new InputError(source.input, `is not a valid JSON Schema (draft 2020-12)${where}: ${structured_output_clip(reason)}`);
+        throw new InputError(source.input, schemaProblem(error, where));
     }
     return {
         text: JSON.stringify(schema),
-        validate: (document) => (check(document) ? [] : describeErrors(check.errors ?? [])),
+        validate: (document) => {
+            const depth = depthBeyond(document, MAX_DOCUMENT_DEPTH);
+            if (depth) {
+                return [`/ is nested more than ${MAX_DOCUMENT_DEPTH} levels deep; flatten the document`];
+            }
+            try {
+                return check(document) ? [] : describeErrors(check.errors ?? []);
+            }
+            catch (error) {
+                // A validator that fails on a document (its stack, say) cannot vouch for it: the
+                // document is invalid, and the agent is asked for another, never the step failed.
+                return [structured_output_clip(`/ could not be validated (${errorMessage(error)})`)];
+            }
+        },
     };
+}
+/** A pattern the linear engine cannot run: what is wrong with the schema, for the input error. */
+class UnsupportedPattern extends Error {
+    pattern;
+    constructor(pattern, reason) {
+        super(reason);
+        this.pattern = pattern;
+    }
+}
+function schemaProblem(error, where) {
+    if (error instanceof UnsupportedPattern) {
+        return (`has the pattern ${JSON.stringify(structured_output_clip(error.pattern))}${where}, which the action cannot ` +
+            `check in a time linear in the text (${structured_output_clip(error.message)}). Lookaheads and ` +
+            'backreferences are not supported: write the pattern without them.');
+    }
+    return `is not a valid JSON Schema (draft 2020-12)${where}: ${structured_output_clip(errorMessage(error))}`;
+}
+/**
+ * Ajv's regular-expression engine, on RE2: it takes the schema's ECMAScript pattern (with the
+ * `u` flag Ajv asks for) and matches anywhere in the text, as `pattern` means.
+ */
+function linearRegExp(RE2JS) {
+    const engine = (pattern, flags) => {
+        let compiled;
+        try {
+            compiled = RE2JS.compile(RE2JS.translateRegExp(pattern), (flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0) | RE2JS.LOOKBEHINDS);
+        }
+        catch (error) {
+            throw new UnsupportedPattern(pattern, errorMessage(error));
+        }
+        // Ajv keeps one engine object per toString(): without its own, every pattern of the schema
+        // would be checked as the first one.
+        return {
+            test: (text) => compiled.test(text),
+            toString: () => `/${pattern}/${flags}`,
+        };
+    };
+    // Ajv names the engine in the code it generates only for standalone output, never used here.
+    return Object.assign(engine, { code: 'RE2JS' });
+}
+/**
+ * Whether the document nests deeper than `limit` (arrays and objects), found without recursion
+ * so that the check itself cannot overflow the stack; each value is visited once.
+ */
+function depthBeyond(document, limit) {
+    const pending = [{ value: document, depth: 0 }];
+    for (let next = pending.pop(); next; next = pending.pop()) {
+        if (typeof next.value !== 'object' || next.value === null)
+            continue;
+        if (next.depth >= limit)
+            return true;
+        for (const child of Object.values(next.value)) {
+            pending.push({ value: child, depth: next.depth + 1 });
+        }
+    }
+    return false;
 }
 /**
  * A CommonJS module's main export (a class or a function), imported dynamically: Node gives it
@@ -14261,6 +14444,12 @@ class TaskSetRun {
     #tasks;
     #creating = new Map();
     #next = 0;
+    /** The step's deadline (its start plus `timeout`): every create and poll ends by it. */
+    #deadline = Infinity;
+    /** When each task's run was last read, by the list or on its own. */
+    #readAt = new Map();
+    /** The tasks whose new run's 404 was already noted as read-after-write lag. */
+    #lagNoted = new Set();
     #listFallback = false;
     #stopped;
     constructor(settings, deps) {
@@ -14275,6 +14464,7 @@ class TaskSetRun {
         const { now, log } = this.#deps;
         const startedAt = now();
         const deadline = startedAt + this.#settings.timeoutMs;
+        this.#deadline = deadline;
         log.info(`Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`);
         let failuresInARow = 0;
         let askedDelayMs = 0;
@@ -14363,11 +14553,14 @@ class TaskSetRun {
                 task.stoppedBy ??= why.kind;
         }
     }
-    /** Starts tasks while there is room, unless the set is stopping; creates go out together. */
+    /**
+     * Starts tasks while there is room, unless the set is stopping; creates go out together. A
+     * start joins `#creating` before it returns, so it is counted there alone.
+     */
     async #startDue() {
         const starts = [];
         while (this.#next < this.#tasks.length &&
-            this.#inFlight().length + this.#creating.size + starts.length < this.#settings.maxParallel &&
+            this.#inFlight().length + this.#creating.size < this.#settings.maxParallel &&
             !this.#stopped) {
             const task = this.#tasks[this.#next];
             this.#next += 1;
@@ -14384,7 +14577,9 @@ class TaskSetRun {
         task.invocation = tag.invocation;
         task.startedAt = this.#deps.now();
         this.#save();
-        const created = createRunOnce(task.request, tag, this.#deps)
+        // The step's deadline bounds the create as it bounds one run's: a create that hangs ends
+        // there, and the runs already in flight are then cancelled with the set.
+        const created = createRunOnce(task.request, tag, { ...this.#deps, deadline: this.#deadline })
             .then((answer) => {
             task.runId = answer.run_id;
             task.run = { ...answer, title: task.request.title, prompt: task.request.prompt };
@@ -14405,18 +14600,28 @@ class TaskSetRun {
         await created;
     }
     /**
-     * One list request for every run in flight, filtered by the set's metadata;
-     * a run the list does not show yet (the list lags behind the service's
-     * writes) is read on its own. A plan without metadata filtering reads each.
+     * One list request for every run in flight, filtered by the set's metadata and newest change
+     * first, so that the page holds every run that changed since the last poll, however many
+     * runs the set has ended. A run missing from a full page has not changed (it is read on its
+     * own only when it has gone unread for a while); missing from a page that is not full, it
+     * is too new for the list (which lags behind the service's writes), and is read on its own.
+     * A plan without metadata filtering reads each.
      */
     async #poll(inFlight, deadline) {
         const options = { signal: this.#deps.signal, deadline };
         const listed = new Map();
+        let pageFull = false;
         if (!this.#listFallback) {
             try {
-                const { runs } = await this.#deps.client.listRuns({ metadata: { ...this.#deps.setMetadata }, limit: 100 }, options);
+                const { runs, page_info } = await this.#deps.client.listRuns({
+                    metadata: { ...this.#deps.setMetadata },
+                    limit: SET_LIST_PAGE,
+                    sort_by: 'updated_at',
+                    sort_order: 'desc',
+                }, options);
                 for (const run of runs)
                     listed.set(run.run_id, run);
+                pageFull = page_info?.has_next_page === true;
             }
             catch (error) {
                 if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available') {
@@ -14426,13 +14631,38 @@ class TaskSetRun {
                 this.#deps.log.info("The service's plan cannot filter runs by metadata (feature_not_available); reading each run on its own instead, one request per run per poll.");
             }
         }
+        const now = this.#deps.now();
         for (const task of inFlight) {
             const runId = task.runId ?? '';
-            const run = listed.get(runId) ?? (await this.#deps.client.getRun(runId, options));
-            this.#seen(task, run);
+            const run = listed.get(runId);
+            if (run) {
+                this.#seen(task, run);
+                continue;
+            }
+            const readAt = this.#readAt.get(task.index);
+            if (pageFull && readAt !== undefined && now - readAt < SET_UNLISTED_RECHECK_MS)
+                continue;
+            await this.#readOnItsOwn(task, options);
+        }
+    }
+    /** Reads one run; a new run's 404 is the service catching up with its own create. */
+    async #readOnItsOwn(task, options) {
+        const runId = task.runId ?? '';
+        try {
+            this.#seen(task, await this.#deps.client.getRun(runId, options));
+        }
+        catch (error) {
+            const age = this.#deps.now() - (task.startedAt ?? this.#deps.now());
+            if (!(error instanceof NotFoundError) || age >= NEW_RUN_NOT_FOUND_GRACE_MS)
+                throw error;
+            if (!this.#lagNoted.has(task.index)) {
+                this.#lagNoted.add(task.index);
+                this.#deps.log.info(`Task ${task.index}${titleOf(task)}: run ${safeForLog(runId)} is not visible yet (404 right after its create); polling on for up to ${formatDuration(NEW_RUN_NOT_FOUND_GRACE_MS)}.`);
+            }
         }
     }
     #seen(task, run) {
+        this.#readAt.set(task.index, this.#deps.now());
         const before = task.run?.state;
         task.run = run;
         if (run.state !== before) {
@@ -14697,7 +14927,7 @@ async function runTaskSet(settings) {
     if (reached)
         return await publishOverBudget(reached.message);
     const interruption = new AbortController();
-    const stepTag = tagFromEnvironment(process.env);
+    const stepTag = tagFromEnvironment(process.env, undefined, undefined, setHandoff(settings.github, github));
     const surfaces = await SetSurfaces.open(settings, github, stepTag.invocation);
     const set = prepareSet(settings, client, interruption.signal, stepTag, surfaces);
     const outcome = await executeSet(set, interruption);
