@@ -152,11 +152,10 @@ async function prepare(
   const status = await openCommitStatus(github, context, commit, core)
   if (status && commit) runnerState.saveStatusSha(commit.sha)
   const checkRun = settings.output.checkRun
-    ? await openCheckRun(github, context, commit, core)
+    ? await openCheckRun(github, context, commit, core, runnerState)
     : undefined
-  // Saved before the run exists, so that a post step after a hard kill can complete it.
-  const checkRunId = await checkRun?.id
-  if (checkRunId !== undefined) runnerState.saveCheckRunId(checkRunId)
+  // Created (and saved) before the run exists, so that a post step after a hard kill completes it.
+  await checkRun?.id
   const sources = agentWorkSources(client)
   return {
     settings,
@@ -276,7 +275,6 @@ async function finish(
     })
   }
   const review = settings.output.pullRequestReview ? reviewOf(checked) : undefined
-  if (step.checkRun) runnerState.markCheckRunDone()
   await Promise.all([
     comment?.settled(),
     status?.settled(),

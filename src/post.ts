@@ -2,7 +2,7 @@ import * as core from '@actions/core'
 import { type AgentRunsClient } from './api/client.ts'
 import { abortableSleep } from './api/transport.ts'
 import type { RunItem } from './api/types.ts'
-import { stoppedCheckReport } from './github/check-run.ts'
+import { reportFromSaved, stoppedCheckReport } from './github/check-run.ts'
 import { GitHubContext } from './github/context.ts'
 import {
   adoptCheckRun,
@@ -17,7 +17,7 @@ import { publishError } from './report/publish.ts'
 import { cancelDeadline, cancelRun } from './run/cancel.ts'
 import { INVOCATION_KEY, searchForCreatedRun, steadyPauses } from './run/create.ts'
 import { serviceClient } from './service.ts'
-import { readSavedRun, type SavedRun } from './state.ts'
+import { readSavedRun, type CheckRunLookup, type SavedRun } from './state.ts'
 import { CREATE_LOOKUP } from './timing.ts'
 
 /**
@@ -31,14 +31,14 @@ export async function run(): Promise<void> {
     const saved = readSavedRun()
     if (saved.setRuns.length > 0) return await cancelSetRuns(saved)
     const unfinished = leftUnfinished(saved)
-    const checkRunLeft = saved.checkRunDone ? undefined : saved.checkRunId
+    const checkRunLeft = saved.checkRunDone ? undefined : checkRunOf(saved)
     // Inputs are read only when there is work: a main step that failed on them created nothing.
     if (!unfinished && checkRunLeft === undefined) return
     const settings = readPostSettings()
     const github = GitHubContext.fromRunner(settings.github.token)
     const report = unfinished ? await cancelLeftRun(saved, settings, github) : undefined
     if (checkRunLeft !== undefined) {
-      await finishCheckRun(checkRunLeft, report, settings.github, github)
+      await finishCheckRun(checkRunLeft, saved, report, settings.github, github)
     }
   } catch (error) {
     await publishError(error)
@@ -226,22 +226,31 @@ const STOPPED: Record<CancelReport['kind'], string> = {
   failed: 'The step stopped before the run ended, and cancelling the run failed',
 }
 
+/** The main step's check run: by its ID, or by its external_id when the create's answer was lost. */
+function checkRunOf(saved: SavedRun): { id: number } | CheckRunLookup | undefined {
+  return saved.checkRunId !== undefined ? { id: saved.checkRunId } : saved.checkRunLookup
+}
+
 /**
- * The main step's check run is still in progress: the step stopped (a hard kill, or an
- * error) before it came to complete it. Without a cancel to tell, it failed.
+ * The main step's check run is still in progress: GitHub did not take the main step's
+ * completion (it is completed with the conclusion the main step reached), or the step stopped
+ * (a hard kill, or an error) before it came to complete it. Without a cancel to tell, it failed.
  */
 async function finishCheckRun(
-  id: number,
+  known: { id: number } | CheckRunLookup,
+  saved: SavedRun,
   report: CancelReport | undefined,
   github: GitHubSettings,
   context: GitHubContext,
 ): Promise<void> {
-  const checkRun = await adoptCheckRun(github, context, id, core)
+  const checkRun = await adoptCheckRun(github, context, known, core)
   await checkRun.finish(
-    stoppedCheckReport(
-      report ? `${STOPPED[report.kind]}.` : STEP_STOPPED,
-      report?.kind === 'cancelled',
-    ),
+    saved.checkRunReport
+      ? reportFromSaved(saved.checkRunReport)
+      : stoppedCheckReport(
+          report ? `${STOPPED[report.kind]}.` : STEP_STOPPED,
+          report?.kind === 'cancelled',
+        ),
   )
 }
 

@@ -11,6 +11,8 @@ const KEYS = {
   commentId: 'comment_id',
   statusSha: 'status_sha',
   checkRunId: 'check_run_id',
+  checkRunLookup: 'check_run_lookup',
+  checkRunReport: 'check_run_report',
   checkRunDone: 'check_run_done',
   settled: 'run_settled',
   awaitingNewPass: 'awaiting_new_pass',
@@ -28,7 +30,11 @@ export interface SavedRun {
   statusSha: string | undefined
   /** The check run the main step opened (check_run), for the post step to complete. */
   checkRunId: number | undefined
-  /** The main step came to complete its check run: the post step leaves it alone. */
+  /** How to find the check run when the answer to its create was lost, for the post step. */
+  checkRunLookup: CheckRunLookup | undefined
+  /** The conclusion the main step reached, saved before it wrote it: the post step's to write. */
+  checkRunReport: SavedCheckReport | undefined
+  /** GitHub accepted the main step's completion of its check run: the post step leaves it alone. */
   checkRunDone: boolean
   /** The main step saw the run end, cancelled it, or handed it off on purpose (wait: false). */
   settled: boolean
@@ -38,6 +44,19 @@ export interface SavedRun {
   setRuns: SetRunRecord[]
   /** With `tasks` and `comment`: the set's comment and the set's tag, for the post step to finish. */
   setComment: SetCommentRecord | undefined
+}
+
+/** A check run's commit and the `external_id` it was created with: what finds it again. */
+export interface CheckRunLookup {
+  sha: string
+  externalId: string
+}
+
+/** A check run's conclusion and title, and a short summary: small enough for the state. */
+export interface SavedCheckReport {
+  conclusion: string
+  title: string
+  summary: string
 }
 
 export interface SetCommentRecord {
@@ -74,16 +93,27 @@ interface SetCommentStateStore {
   saveSetComment(record: SetCommentRecord): void
 }
 
-/** With `check_run`: the check run to complete, and whether the main step came to complete it. */
-interface CheckRunStateStore {
+/**
+ * With `check_run`: what the post step needs to complete the check run when the main step
+ * could not: how to find it, its ID, the conclusion reached, and whether GitHub took it.
+ */
+export interface CheckRunStateStore {
+  /** Before the create goes out; undefined once GitHub refused it, so nothing is looked for. */
+  saveCheckRunLookup(lookup: CheckRunLookup | undefined): void
   saveCheckRunId(id: number): void
+  /** Before the completing write goes out. */
+  saveCheckRunReport(report: SavedCheckReport): void
+  /** Only once GitHub accepted the completing write. */
   markCheckRunDone(): void
 }
 
 export const runnerState: StateStore & SetStateStore & SetCommentStateStore & CheckRunStateStore = {
   saveCommentId: (commentId) => core.saveState(KEYS.commentId, String(commentId)),
   saveStatusSha: (sha) => core.saveState(KEYS.statusSha, sha),
+  saveCheckRunLookup: (lookup) =>
+    core.saveState(KEYS.checkRunLookup, lookup ? JSON.stringify(lookup) : ''),
   saveCheckRunId: (id) => core.saveState(KEYS.checkRunId, String(id)),
+  saveCheckRunReport: (report) => core.saveState(KEYS.checkRunReport, JSON.stringify(report)),
   markCheckRunDone: () => core.saveState(KEYS.checkRunDone, 'true'),
   saveInvocation: (invocation) => core.saveState(KEYS.invocation, invocation),
   saveRunId: (runId) => core.saveState(KEYS.runId, runId),
@@ -100,11 +130,34 @@ export function readSavedRun(): SavedRun {
     commentId: Number(core.getState(KEYS.commentId)) || undefined,
     statusSha: core.getState(KEYS.statusSha) || undefined,
     checkRunId: Number(core.getState(KEYS.checkRunId)) || undefined,
+    checkRunLookup: readCheckRunLookup(core.getState(KEYS.checkRunLookup)),
+    checkRunReport: readCheckReport(core.getState(KEYS.checkRunReport)),
     checkRunDone: core.getState(KEYS.checkRunDone) === 'true',
     settled: core.getState(KEYS.settled) === 'true',
     awaitingNewPass: core.getState(KEYS.awaitingNewPass) === 'true',
     setRuns: readSetRuns(core.getState(KEYS.setRuns)),
     setComment: readSetComment(core.getState(KEYS.setComment)),
+  }
+}
+
+function readCheckRunLookup(saved: string): CheckRunLookup | undefined {
+  const { sha, externalId } = parseRecord(saved)
+  return typeof sha === 'string' && typeof externalId === 'string' ? { sha, externalId } : undefined
+}
+
+function readCheckReport(saved: string): SavedCheckReport | undefined {
+  const { conclusion, title, summary } = parseRecord(saved)
+  return typeof conclusion === 'string' && typeof title === 'string' && typeof summary === 'string'
+    ? { conclusion, title, summary }
+    : undefined
+}
+
+function parseRecord(saved: string): Record<string, unknown> {
+  try {
+    const record: unknown = saved ? JSON.parse(saved) : {}
+    return typeof record === 'object' && record !== null ? (record as Record<string, unknown>) : {}
+  } catch {
+    return {}
   }
 }
 

@@ -203,6 +203,12 @@ export const GITHUB_LIMITS = {
   settleMs: 15_000,
   /** The longest secondary-rate-limit hint obeyed before the one retry. */
   maxRetryAfterMs: 3_000,
+  /**
+   * The pauses before asking again after a 5xx or a broken connection (GitHub's own advice
+   * for its 502s). Every attempt shares one call's deadline, so retries never hold the step
+   * longer than one call could.
+   */
+  transientPausesMs: [500, 1_500],
 } as const
 
 /**

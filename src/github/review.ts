@@ -9,7 +9,14 @@ import type { ReviewComment, ReviewDocument, ReviewVerdict } from '../agent/revi
 import type { Log } from '../log.ts'
 import { agentMarkdown, escapeMarkdown, safeHttpUrl } from '../text/markdown.ts'
 import { cut } from '../text/plain.ts'
-import { reasonOf, tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
+import {
+  failureHint,
+  reasonOf,
+  tokenIdentity,
+  withRetries,
+  type Deadline,
+  type Octokit,
+} from './octokit.ts'
 
 /** GitHub takes many more, but a review of more than this many inline comments reads badly. */
 export const MAX_INLINE_COMMENTS = 50
@@ -132,22 +139,39 @@ const VERDICT_WORDS: Record<ReviewVerdict, string> = {
   request_changes: '❌ Changes requested',
 }
 
-/** What ties a review to the step that wrote it: a later step on the same head says so. */
-export function reviewMarker(key: string, runId: string): string {
+/**
+ * What ties a review to the step that wrote it: a later step on the same head says so, and a
+ * review whose answer was lost is found by it. `part` numbers the reviews a long list of
+ * comments outside the diff goes on in (the first has none).
+ */
+export function reviewMarker(key: string, runId: string, part?: number): string {
   // JSON of our own key and the service's ID; `--` cannot end the comment early.
-  return `<!-- cloud-agent-review: ${JSON.stringify({ key, run_id: runId }).replace(/--/g, '-\\u002d')} -->`
+  const json = JSON.stringify({ key, run_id: runId, ...(part ? { part } : {}) })
+  return `<!-- cloud-agent-review: ${json.replace(/--/g, '-\\u002d')} -->`
+}
+
+/** What a review body's marker says, when it has one. */
+export function reviewMarkOf(
+  body: string,
+): { key: string; runId: string | undefined; part: number | undefined } | undefined {
+  const match = /<!-- cloud-agent-review: (\{.*?\}) -->/.exec(body)
+  if (!match?.[1]) return undefined
+  try {
+    const { key, run_id: runId, part } = JSON.parse(match[1]) as Record<string, unknown>
+    if (typeof key !== 'string') return undefined
+    return {
+      key,
+      runId: typeof runId === 'string' ? runId : undefined,
+      part: typeof part === 'number' ? part : undefined,
+    }
+  } catch {
+    return undefined
+  }
 }
 
 /** The key in a review body's marker, when it has one. */
 export function reviewKeyOf(body: string): string | undefined {
-  const match = /<!-- cloud-agent-review: (\{.*?\}) -->/.exec(body)
-  if (!match?.[1]) return undefined
-  try {
-    const key: unknown = (JSON.parse(match[1]) as { key?: unknown }).key
-    return typeof key === 'string' ? key : undefined
-  } catch {
-    return undefined
-  }
+  return reviewMarkOf(body)?.key
 }
 
 export interface ReviewBodyContext {
@@ -158,24 +182,31 @@ export interface ReviewBodyContext {
   replaces: readonly string[]
 }
 
-/** The review's body: the verdict, the agent's summary, and the comments that are not inline. */
+/** A review's body, and the comments outside the diff that did not fit in it. */
+export interface ReviewBody {
+  body: string
+  rest: AnchoredComments['inBody']
+}
+
+/** The most reviews one review takes, with the ones its comments outside the diff go on in. */
+export const MAX_REVIEW_PARTS = 10
+
+/**
+ * The review's body: the verdict, the agent's summary, and the comments that are not inline,
+ * as many as GitHub's 65,536 characters hold. The body says how many more follow, in the
+ * next review (`renderContinuation`): none is dropped.
+ */
 export function renderReviewBody(
   review: ReviewDocument,
   inBody: AnchoredComments['inBody'],
   context: ReviewBodyContext,
-): string {
-  const lines = [reviewMarker(context.key, context.runId), `### ${VERDICT_WORDS[review.verdict]}`]
+): ReviewBody {
+  const head = [reviewMarker(context.key, context.runId), `### ${VERDICT_WORDS[review.verdict]}`]
   if (review.verdict === 'approve') {
-    lines.push('', '_Posted as a comment: the action never approves a pull request._')
+    head.push('', '_Posted as a comment: the action never approves a pull request._')
   }
-  lines.push('', agentText(review.summary))
-  if (inBody.length > 0) {
-    lines.push('', `**Comments outside the diff (${inBody.length})**`)
-    for (const { comment, reason } of inBody) {
-      const where = `${escapeMarkdown(normalizePath(comment.path))}:${comment.line}`
-      lines.push('', `<code>${where}</code> (${reason})`, '', agentText(comment.body))
-    }
-  }
+  head.push('', agentText(review.summary))
+  if (inBody.length > 0) head.push('', `**Comments outside the diff (${inBody.length})**`)
   const footer: string[] = []
   const session = safeHttpUrl(context.sessionLink)
   if (session) footer.push(`[Session](${session})`)
@@ -186,8 +217,79 @@ export function renderReviewBody(
       `replaces ${replaced.map((url, i) => `[the earlier review${replaced.length > 1 ? ` ${i + 1}` : ''}](${url})`).join(', ')} of this commit`,
     )
   }
-  lines.push('', '---', `<sub>${footer.join(' · ')}</sub>`)
-  return clipBody(lines.join('\n'))
+  return fillBody(head, inBody, `<sub>${footer.join(' · ')}</sub>`, {
+    first: true,
+    last: false,
+  })
+}
+
+/**
+ * A review that goes on with the comments outside the diff the one before could not hold:
+ * part `part` of the review `firstUrl` links to.
+ */
+export function renderContinuation(
+  rest: AnchoredComments['inBody'],
+  context: { key: string; runId: string; part: number; firstUrl: string | undefined },
+): ReviewBody {
+  const first = safeHttpUrl(context.firstUrl)
+  const head = [
+    reviewMarker(context.key, context.runId, context.part),
+    `### 💬 Comments outside the diff, continued (${rest.length} more)`,
+    '',
+    `_This review is ${first ? `continued from [the review](${first})` : 'the continuation of the review'} of run <code>${escapeMarkdown(context.runId)}</code>, whose body could not hold every comment._`,
+  ]
+  return fillBody(head, rest, `<sub>run <code>${escapeMarkdown(context.runId)}</code></sub>`, {
+    first: false,
+    last: context.part >= MAX_REVIEW_PARTS,
+  })
+}
+
+/** Room kept for the line that says how many comments follow. */
+const POINTER_CHARS = 300
+
+/**
+ * `head`, then as many of `comments` as fit, then `footer`, within GitHub's limit. A
+ * continuation always takes its first comment, cut if it alone is too long, so every part
+ * moves the list on.
+ */
+function fillBody(
+  head: readonly string[],
+  comments: AnchoredComments['inBody'],
+  footer: string,
+  part: { first: boolean; last: boolean },
+): ReviewBody {
+  const end = `\n\n---\n${footer}`
+  const room = MAX_BODY_CHARS - end.length - POINTER_CHARS
+  let text = clipText(head.join('\n'), room)
+  let placed = 0
+  for (const { comment, reason } of comments) {
+    const where = `${escapeMarkdown(normalizePath(comment.path))}:${comment.line}`
+    const block = `\n\n<code>${where}</code> (${reason})\n\n${agentText(comment.body)}`
+    if (text.length + block.length <= room) {
+      text += block
+    } else if (placed === 0 && !part.first) {
+      text = clipText(text + block, room)
+    } else {
+      break
+    }
+    placed += 1
+  }
+  const rest = comments.slice(placed)
+  if (rest.length > 0) {
+    text += part.last
+      ? `\n\n_${rest.length} more comments outside the diff did not fit in ${MAX_REVIEW_PARTS} reviews: every comment is in the step's \`structured_output\` output._`
+      : `\n\n_${rest.length} more comments outside the diff are in the next review._`
+  }
+  return { body: text + end, rest: part.last ? [] : rest }
+}
+
+/** `text` within `max` characters, cut between lines so that no escape or tag is split. */
+function clipText(text: string, max: number): string {
+  if (text.length <= max) return text
+  const note = '\n\n_(cut here: GitHub keeps at most 65,536 characters.)_'
+  // Cut between lines, so that no escape or tag is split.
+  const at = text.lastIndexOf('\n', max - note.length)
+  return text.slice(0, Math.max(0, at)) + note
 }
 
 function clipBody(body: string): string {
@@ -214,11 +316,16 @@ export interface PostedReview {
   inBody: number
 }
 
+const REVIEW_PERMISSION = 'pull_request_review needs pull-requests: write.'
+
 /**
- * Posts the review: reads the diff, anchors the comments, and writes one review. A 422 (the
- * diff moved under us) is retried once with every comment in the body. A re-run on the same
- * head points to the review it replaces, and the earlier one is marked as replaced. Any GitHub
- * failure is a warning; the run's outcome is not affected.
+ * Posts the review: reads the diff, anchors the comments, and writes one review; comments
+ * outside the diff that its body cannot hold go on in the next reviews, each linking the
+ * first. A 422 (the diff moved under us) is retried once with every comment in the body. A
+ * 5xx or a broken connection is asked again; a review whose answer was lost is found by its
+ * marker, never posted twice. A re-run on the same head points to the review it replaces, and
+ * the earlier one is marked as replaced. Any GitHub failure is a warning that names its cause;
+ * the run's outcome is not affected.
  */
 export async function postReview(
   octokit: Octokit,
@@ -230,22 +337,24 @@ export async function postReview(
   const { owner, repo, number } = target
   const pr = `${owner}/${repo}#${number}`
   try {
-    const [files, earlier] = await Promise.all([
-      readDiff(octokit, target),
-      earlierReviews(octokit, target),
+    const [files, { identity, earlier }] = await Promise.all([
+      withRetries((deadline) => readDiff(octokit, target, deadline)),
+      withRetries((deadline) => earlierReviews(octokit, target, deadline)),
     ])
     const anchored = anchorComments(review.comments, files)
+    const post = postOne(octokit, target, identity, context.runId)
     const body = (inBody: AnchoredComments['inBody']) =>
       renderReviewBody(review, inBody, {
         key: target.key,
         ...context,
-        replaces: earlier.map((r) => r.url),
+        replaces: earlier.filter((r) => r.part === undefined).map((r) => r.url),
       })
     const event = review.verdict === 'request_changes' ? 'REQUEST_CHANGES' : 'COMMENT'
     let created: { id: number; html_url?: string }
     let inBody = anchored.inBody
+    let first = body(inBody)
     try {
-      created = await createReview(octokit, target, event, body(inBody), anchored.inline)
+      created = await post(event, first.body, anchored.inline)
     } catch (error) {
       if ((error as { status?: number }).status !== 422 || anchored.inline.length === 0) throw error
       log.warning(
@@ -254,54 +363,113 @@ export async function postReview(
       inBody = [
         ...review.comments.map((comment) => ({ comment, reason: 'GitHub refused it inline' })),
       ]
-      created = await createReview(octokit, target, event, body(inBody), [])
+      first = body(inBody)
+      created = await post(event, first.body, [])
     }
     const url = created.html_url
+    const parts = await postContinuations(post, first.rest, { key: target.key, ...context, url })
+    const more = parts.posted > 0 ? `, continued in ${parts.posted} more review(s)` : ''
     log.info(
-      `Posted the review on ${pr}: ${event === 'REQUEST_CHANGES' ? 'changes requested' : 'a comment review'}, ${review.comments.length - inBody.length} inline comment(s), ${inBody.length} in its body.${url ? ` ${url}` : ''}`,
+      `Posted the review on ${pr}: ${event === 'REQUEST_CHANGES' ? 'changes requested' : 'a comment review'}, ${review.comments.length - inBody.length} inline comment(s), ${inBody.length} in its body${more}.${url ? ` ${url}` : ''}`,
     )
+    if (parts.failed) {
+      log.warning(
+        `GitHub: could not post part ${parts.posted + 2} of the review on ${pr} (${reasonOf(parts.failed)}).${failureHint(parts.failed, REVIEW_PERMISSION)} ${parts.left} comment(s) outside the diff are only in the step's structured_output output.`,
+      )
+    }
     await markReplaced(octokit, target, earlier, url, log)
     return { url, inline: review.comments.length - inBody.length, inBody: inBody.length }
   } catch (error) {
     log.warning(
-      `GitHub: could not post the review on ${pr} (${reasonOf(error)}). pull_request_review needs pull-requests: write. The run is not affected.`,
+      `GitHub: could not post the review on ${pr} (${reasonOf(error)}).${failureHint(error, REVIEW_PERMISSION)} The review is in the step's structured_output output. The run is not affected.`,
     )
     return undefined
   }
 }
 
-async function createReview(
-  octokit: Octokit,
-  target: ReviewTarget,
+type PostOne = (
   event: 'COMMENT' | 'REQUEST_CHANGES',
   body: string,
   comments: InlineComment[],
-): Promise<{ id: number; html_url?: string }> {
-  const { data } = await octokit.rest.pulls.createReview({
-    owner: target.owner,
-    repo: target.repo,
-    pull_number: target.number,
-    commit_id: target.sha,
-    event,
-    body,
-    comments,
-    ...withDeadline(),
-  })
-  return data
+) => Promise<{ id: number; html_url?: string }>
+
+/** The reviews that go on with what the first one's body could not hold, one after another. */
+async function postContinuations(
+  post: PostOne,
+  rest: AnchoredComments['inBody'],
+  context: { key: string; runId: string; url: string | undefined },
+): Promise<{ posted: number; failed?: unknown; left: number }> {
+  let left = rest
+  let posted = 0
+  for (let part = 2; left.length > 0 && part <= MAX_REVIEW_PARTS; part++) {
+    const next = renderContinuation(left, { ...context, part, firstUrl: context.url })
+    try {
+      await post('COMMENT', next.body, [])
+    } catch (error) {
+      return { posted, failed: error, left: left.length }
+    }
+    posted += 1
+    left = next.rest
+  }
+  return { posted, left: left.length }
+}
+
+/**
+ * Posts one review, asked again after a transient failure; when GitHub may have made it
+ * before its answer was lost, the pull request's reviews are read first, and one carrying this
+ * body's marker is the one made.
+ */
+function postOne(octokit: Octokit, target: ReviewTarget, identity: string, runId: string): PostOne {
+  return (event, body, comments) => {
+    const mark = reviewMarkOf(body)
+    return withRetries(
+      async (deadline) => {
+        const { data } = await octokit.rest.pulls.createReview({
+          owner: target.owner,
+          repo: target.repo,
+          pull_number: target.number,
+          commit_id: target.sha,
+          event,
+          body,
+          comments,
+          ...deadline,
+        })
+        return data
+      },
+      {
+        tookEffect: async (deadline) => {
+          const reviews = await listReviews(octokit, target, deadline)
+          return reviews.find((review) => {
+            const its = reviewMarkOf(review.body ?? '')
+            return (
+              review.user?.login === identity &&
+              its?.runId === runId &&
+              its.key === mark?.key &&
+              its.part === mark.part
+            )
+          })
+        },
+      },
+    )
+  }
 }
 
 /** The most changed files read; GitHub lists at most 3,000. */
 const MAX_FILES = 3_000
 
 /** The pull request's diff as GitHub has it: each changed file's commentable lines. */
-async function readDiff(octokit: Octokit, target: ReviewTarget): Promise<Map<string, DiffLines>> {
+async function readDiff(
+  octokit: Octokit,
+  target: ReviewTarget,
+  deadline: Deadline,
+): Promise<Map<string, DiffLines>> {
   const files = new Map<string, DiffLines>()
   const pages = octokit.paginate.iterator(octokit.rest.pulls.listFiles, {
     owner: target.owner,
     repo: target.repo,
     pull_number: target.number,
     per_page: 100,
-    ...withDeadline(),
+    ...deadline,
   })
   for await (const page of pages) {
     for (const file of page.data) files.set(file.filename, diffLines(file.patch))
@@ -310,33 +478,48 @@ async function readDiff(octokit: Octokit, target: ReviewTarget): Promise<Map<str
   return files
 }
 
+function listReviews(octokit: Octokit, target: ReviewTarget, deadline: Deadline) {
+  return octokit.paginate(octokit.rest.pulls.listReviews, {
+    owner: target.owner,
+    repo: target.repo,
+    pull_number: target.number,
+    per_page: 100,
+    ...deadline,
+  })
+}
+
 interface EarlierReview {
   id: number
   url: string
   body: string
+  /** A continuation's part; undefined for a review's first part. */
+  part: number | undefined
 }
 
-/** This key's reviews by this token on the same head: the ones a new review replaces. */
-async function earlierReviews(octokit: Octokit, target: ReviewTarget): Promise<EarlierReview[]> {
+/**
+ * This key's reviews by this token on the same head: the ones a new review replaces (with
+ * their continuations), and the login the token writes as.
+ */
+async function earlierReviews(
+  octokit: Octokit,
+  target: ReviewTarget,
+  deadline: Deadline,
+): Promise<{ identity: string; earlier: EarlierReview[] }> {
   const [identity, reviews] = await Promise.all([
-    tokenIdentity(octokit),
-    octokit.paginate(octokit.rest.pulls.listReviews, {
-      owner: target.owner,
-      repo: target.repo,
-      pull_number: target.number,
-      per_page: 100,
-      ...withDeadline(),
-    }),
+    tokenIdentity(octokit, deadline),
+    listReviews(octokit, target, deadline),
   ])
-  return reviews
-    .filter(
-      (review) =>
-        review.user?.login === identity &&
-        review.commit_id === target.sha &&
-        reviewKeyOf(review.body ?? '') === target.key &&
-        !(review.body ?? '').includes(REPLACED_NOTE),
-    )
-    .map((review) => ({ id: review.id, url: review.html_url, body: review.body ?? '' }))
+  const earlier = reviews.flatMap((review) => {
+    const body = review.body ?? ''
+    const mark = reviewMarkOf(body)
+    return review.user?.login === identity &&
+      review.commit_id === target.sha &&
+      mark?.key === target.key &&
+      !body.includes(REPLACED_NOTE)
+      ? [{ id: review.id, url: review.html_url, body, part: mark.part }]
+      : []
+  })
+  return { identity, earlier }
 }
 
 const REPLACED_NOTE = '> [!NOTE]\n> A newer review of this commit replaces this one'
@@ -355,17 +538,19 @@ async function markReplaced(
     // The marker stays first, so the note goes after it.
     const [marker = '', ...rest] = review.body.split('\n')
     try {
-      await octokit.rest.pulls.updateReview({
-        owner: target.owner,
-        repo: target.repo,
-        pull_number: target.number,
-        review_id: review.id,
-        body: clipBody(`${marker}\n${note}${rest.join('\n')}`),
-        ...withDeadline(),
-      })
+      await withRetries((deadline) =>
+        octokit.rest.pulls.updateReview({
+          owner: target.owner,
+          repo: target.repo,
+          pull_number: target.number,
+          review_id: review.id,
+          body: clipBody(`${marker}\n${note}${rest.join('\n')}`),
+          ...deadline,
+        }),
+      )
     } catch (error) {
       log.warning(
-        `GitHub: could not mark the earlier review ${review.url} as replaced (${reasonOf(error)}).`,
+        `GitHub: could not mark the earlier review ${review.url} as replaced (${reasonOf(error)}).${failureHint(error, REVIEW_PERMISSION)}`,
       )
     }
   }

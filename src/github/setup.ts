@@ -13,6 +13,7 @@ import { CommitStatusReporter, statusContext } from './status.ts'
 import { ThreadComment, type ThreadCommentOptions } from './thread-comment.ts'
 import type { StepTarget } from '../model/step.ts'
 import type { Log } from '../log.ts'
+import type { CheckRunLookup, CheckRunStateStore } from '../state.ts'
 
 /** What the comment needs to know of the step beyond the GitHub settings. */
 export interface CommentRole {
@@ -195,6 +196,7 @@ export async function openCheckRun(
   context: GitHubContext,
   commit: WorkCommit | undefined,
   log: Log,
+  record?: CheckRunStateStore,
 ): Promise<CheckRunReporter | undefined> {
   if (!commit || !context.repository) {
     log.warning('check_run: no commit to report on (no pull request head, no GITHUB_SHA).')
@@ -205,6 +207,7 @@ export async function openCheckRun(
     { ...context.repository, sha: commit.sha, key: github.key },
     log,
     context.workflowRun,
+    record,
   )
 }
 
@@ -212,11 +215,16 @@ export async function openCheckRun(
 export async function adoptCheckRun(
   github: GitHubSettings,
   context: GitHubContext,
-  id: number,
+  known: { id: number } | CheckRunLookup,
   log: Log,
 ): Promise<CheckRunReporter> {
   const repository = context.repository ?? { owner: '', repo: '' }
-  return CheckRunReporter.adopt(await context.client(), { ...repository, key: github.key }, id, log)
+  return CheckRunReporter.adopt(
+    await context.client(),
+    { ...repository, key: github.key },
+    known,
+    log,
+  )
 }
 
 /** `pull_request_review`: posts the review on the event's pull request, when there is one. */

@@ -223,3 +223,98 @@ describe('pull_request_review and check_run', () => {
     expect(check?.output.title).toBe('The step stopped')
   })
 })
+
+/** Issue 25: a GitHub that fails once, or loses an answer, loses nothing and leaves nothing open. */
+describe('pull_request_review and check_run against a GitHub that fails', () => {
+  it('a completion GitHub never accepted is not recorded as done: the post step completes it with the outcome', async () => {
+    const { api, gh, env } = await servers(agentSays(REVIEW))
+    // More 502s than the main step's attempts: only the post step can complete the check.
+    gh.failNext('PATCH', /\/check-runs\/\d+$/, 502, { times: 20 })
+    const options = {
+      inputs: inputsFor(api, { prompt: 'Review', pull_request_review: 'true', check_run: 'true' }),
+      env,
+    }
+    const main = await runStep(options)
+    expect(main.code, main.stdout).toBe(0)
+    // The cause: the state says done only once GitHub took the completion.
+    expect(main.state['check_run_done']).toBeUndefined()
+    expect(main.stdout).toMatch(
+      /::warning::GitHub: could not complete the check run cloud-agent\/.+ \(Server Error[^)]*\)\. GitHub failed \(HTTP 502\) on each of 3 attempts\. The post step completes it\./,
+    )
+    expect(gh.checkRuns(OWNER, REPO, HEAD)[0]?.status).toBe('in_progress')
+
+    gh.clearFaults()
+    const post = await runPostStep(main, options)
+    expect(post.code, post.stdout).toBe(0)
+    const checks = gh.checkRuns(OWNER, REPO, HEAD)
+    expect(checks).toHaveLength(1)
+    expect(checks[0]?.status).toBe('completed')
+    // The outcome the main step reached, not "the step stopped".
+    expect(checks[0]?.conclusion).toBe('failure')
+    expect(checks[0]?.output.title).toBe('Changes requested')
+  })
+
+  it('a check run whose create answer was lost is found by its external_id, completed, and never duplicated', async () => {
+    const { api, gh, env } = await servers(agentSays(REVIEW))
+    gh.failNext('POST', /\/check-runs$/, 502, { afterEffect: true })
+    const main = await runStep({
+      inputs: inputsFor(api, { prompt: 'Review', pull_request_review: 'true', check_run: 'true' }),
+      env,
+    })
+    expect(main.code, main.stdout).toBe(0)
+    expect(main.stdout).not.toContain('could not create the check run')
+    const checks = gh.checkRuns(OWNER, REPO, HEAD)
+    expect(checks).toHaveLength(1)
+    expect(checks[0]?.status).toBe('completed')
+    expect(checks[0]?.conclusion).toBe('failure')
+    expect(main.state['check_run_id']).toBe(String(checks[0]?.id))
+    expect(main.state['check_run_done']).toBe('true')
+  })
+
+  it('comments outside the diff past the 65,536 characters of a review body go on in a second review, linked', async () => {
+    const comments = Array.from({ length: 40 }, (_, i) => ({
+      path: 'src/other.ts',
+      line: i + 1,
+      body: `Remark ${i + 1}. ${'This function does too much and should be split. '.repeat(55)}`,
+    }))
+    const { api, gh, env } = await servers(
+      agentSays({ summary: 'Many remarks.', verdict: 'comment', comments }),
+    )
+    const result = await runStep({
+      inputs: inputsFor(api, { prompt: 'Review', pull_request_review: 'true' }),
+      env,
+    })
+    expect(result.code, result.stdout).toBe(0)
+    const reviews = gh.reviews(OWNER, REPO, PR)
+    expect(reviews.length).toBeGreaterThan(1)
+    const bodies = reviews.map((review) => review.body)
+    for (const body of bodies) expect(body.length).toBeLessThanOrEqual(65_536)
+    for (let line = 1; line <= 40; line++) {
+      const where = `<code>src/other.ts:${line}</code>`
+      expect(
+        bodies.filter((body) => body.includes(where)),
+        where,
+      ).toHaveLength(1)
+      expect(bodies.join('\n')).toContain(`Remark ${line}. `)
+    }
+    const [first, second] = reviews
+    expect(first?.body).toMatch(/\d+ more comments outside the diff are in the next review/)
+    expect(second?.state).toBe('COMMENTED')
+    expect(second?.body).toContain(`continued from [the review](${first?.html_url})`)
+    expect(result.stdout).toContain('0 inline comment(s), 40 in its body')
+  })
+
+  it('one 502 on reading the pull request files is retried: the review is posted, and no permission is blamed', async () => {
+    const { api, gh, env } = await servers(agentSays(REVIEW))
+    gh.failNext('GET', `/repos/${OWNER}/${REPO}/pulls/${PR}/files`, 502)
+    const result = await runStep({
+      inputs: inputsFor(api, { prompt: 'Review', pull_request_review: 'true' }),
+      env,
+    })
+    expect(result.code, result.stdout).toBe(0)
+    expect(result.stdout).not.toContain('pull-requests: write')
+    expect(gh.requestsTo('GET', `/repos/${OWNER}/${REPO}/pulls/${PR}/files`)).toHaveLength(2)
+    const [review] = gh.reviews(OWNER, REPO, PR)
+    expect(review?.comments).toHaveLength(3)
+  })
+})

@@ -577,3 +577,70 @@ describe('a GitHub that refuses or stops answering (issue 8)', () => {
     expect(fake.requests).toHaveLength(2)
   })
 })
+
+describe('check runs and lost answers (issue 25)', () => {
+  const sha = 'c0ffee0000000000000000000000000000000009'
+
+  it('lists a commit’s check runs as GitHub does: by name, newest first, latest or all, with external_id', async () => {
+    const fake = await startFake()
+    const octokit = client(fake)
+    const create = (name: string, externalId: string) =>
+      octokit.rest.checks.create({ ...repo, name, head_sha: sha, external_id: externalId })
+    const first = await create('cloud-agent/a', 'one')
+    const second = await create('cloud-agent/a', 'two')
+    await create('cloud-agent/b', 'three')
+
+    const all = await octokit.rest.checks.listForRef({
+      ...repo,
+      ref: sha,
+      check_name: 'cloud-agent/a',
+      filter: 'all',
+    })
+    expect(all.data.total_count).toBe(2)
+    expect(all.data.check_runs.map((run) => [run.id, run.external_id])).toEqual([
+      [second.data.id, 'two'],
+      [first.data.id, 'one'],
+    ])
+    const latest = await octokit.rest.checks.listForRef({ ...repo, ref: sha })
+    expect(latest.data.check_runs.map((run) => run.external_id)).toEqual(['three', 'two'])
+    const paged = await octokit.paginate(octokit.rest.checks.listForRef, {
+      ...repo,
+      ref: sha,
+      filter: 'all',
+      per_page: 1,
+    })
+    expect(paged).toHaveLength(3)
+
+    await octokit.rest.checks.update({
+      ...repo,
+      check_run_id: first.data.id,
+      conclusion: 'success',
+      output: {
+        title: 't',
+        summary: 's',
+        annotations: [
+          { path: 'a', start_line: 1, end_line: 1, annotation_level: 'notice', message: 'm' },
+        ],
+      },
+    })
+    const { data } = await octokit.rest.checks.get({ ...repo, check_run_id: first.data.id })
+    expect(data).toMatchObject({ status: 'completed', conclusion: 'success', external_id: 'one' })
+    expect(data.output.annotations_count).toBe(1)
+  })
+
+  it('afterEffect acts on the request and answers the error; after lets the first ones through', async () => {
+    const fake = await startFake()
+    const octokit = client(fake)
+    fake.failNext('POST', /\/check-runs$/, 502, { afterEffect: true })
+    const error = await failure(octokit.rest.checks.create({ ...repo, name: 'c', head_sha: sha }))
+    expect(error.status).toBe(502)
+    expect(fake.checkRuns('octo-org', 'widgets', sha)).toHaveLength(1)
+
+    fake.failNext('POST', /\/check-runs$/, 503, { after: 1 })
+    await octokit.rest.checks.create({ ...repo, name: 'c', head_sha: sha })
+    expect(
+      (await failure(octokit.rest.checks.create({ ...repo, name: 'c', head_sha: sha }))).status,
+    ).toBe(503)
+    expect(fake.checkRuns('octo-org', 'widgets', sha)).toHaveLength(2)
+  })
+})

@@ -2,7 +2,8 @@
  * A fake of the few GitHub REST endpoints the action uses on real loopback HTTP: GET /user;
  * list/create issue comments (a thread's, or a repository's), get/update/delete an issue
  * comment; a collaborator's permission; commit statuses; pull requests whose head a test can
- * move; workflow runs. Answers are
+ * move, their files and reviews; check runs (create, update, get, list a commit's); workflow
+ * runs. Answers are
  * shaped like GitHub's (pagination with a Link header, `{message, documentation_url}` errors),
  * so `@actions/github`'s `getOctokit(token, { baseUrl: fake.apiUrl })` works against it as is.
  */
@@ -71,6 +72,13 @@ export interface FailOptions {
   headers?: Record<string, string>
   /** How many matching requests fail. Default 1. */
   times?: number
+  /** How many matching requests pass before the first that fails. Default 0. */
+  after?: number
+  /**
+   * The request takes effect, and then its answer is lost: GitHub made the review or updated
+   * the check run, and a gateway answers the error in its place (a 502 after the write).
+   */
+  afterEffect?: boolean
 }
 
 interface StoredComment {
@@ -164,6 +172,7 @@ export interface CheckRun {
   id: number
   name: string
   head_sha: string
+  external_id: string | null
   status: string
   conclusion: string | null
   details_url: string | null
@@ -186,6 +195,7 @@ interface Fault {
   status: number
   options: FailOptions
   remaining: number
+  passing: number
 }
 
 interface Reply {
@@ -213,6 +223,7 @@ const REVIEWS_PATH = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/([1-9]\d*)\/reviews$/
 const REVIEW_PATH = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/([1-9]\d*)\/reviews\/([1-9]\d*)$/
 const CHECK_RUNS_PATH = /^\/repos\/([^/]+)\/([^/]+)\/check-runs$/
 const CHECK_RUN_PATH = /^\/repos\/([^/]+)\/([^/]+)\/check-runs\/([1-9]\d*)$/
+const COMMIT_CHECK_RUNS_PATH = /^\/repos\/([^/]+)\/([^/]+)\/commits\/([^/]+)\/check-runs$/
 /** GitHub takes at most 50 annotations in one request. */
 export const MAX_ANNOTATIONS_PER_REQUEST = 50
 /** GitHub refuses a commit status description longer than this. */
@@ -339,12 +350,20 @@ export class FakeGitHub {
   /**
    * Makes the next `options.times` (default 1) requests matching `method` (case-insensitive; `*`
    * for any) and `path` (a RegExp tested on the path without the query, or an exact path) answer
-   * `status` with a GitHub-style error body, without acting on them.
+   * `status` with a GitHub-style error body, without acting on them (with `afterEffect`, after
+   * acting on them: the answer of a write that took effect is lost).
    */
   failNext(method: string, path: RegExp | string, status: number, options: FailOptions = {}): void {
     const times = options.times ?? 1
     if (!(times > 0)) throw new Error(`times must be positive, got ${times}`)
-    this.#faults.push({ method, path, status, options, remaining: times })
+    this.#faults.push({
+      method,
+      path,
+      status,
+      options,
+      remaining: times,
+      passing: options.after ?? 0,
+    })
   }
 
   /**
@@ -446,6 +465,7 @@ export class FakeGitHub {
         id: run.id,
         name: run.name,
         head_sha: run.head_sha,
+        external_id: run.external_id,
         status: run.status,
         conclusion: run.conclusion,
         details_url: run.details_url,
@@ -501,7 +521,10 @@ export class FakeGitHub {
     this.requests.push(request)
     await this.#barrier(request)
     if (this.#hangs.some((hang) => matches(request, hang.method, hang.path))) return
-    send(res, this.#fault(request) ?? this.#authenticate(request) ?? this.#route(request, url))
+    const fault = this.#takeFault(request)
+    if (fault && !fault.options.afterEffect) return send(res, faultReply(fault))
+    const reply = this.#authenticate(request) ?? this.#route(request, url)
+    send(res, fault ? faultReply(fault) : reply)
   }
 
   async #barrier(request: RecordedGitHubRequest): Promise<void> {
@@ -515,18 +538,16 @@ export class FakeGitHub {
     await released
   }
 
-  #fault(request: RecordedGitHubRequest): Reply | undefined {
+  #takeFault(request: RecordedGitHubRequest): Fault | undefined {
     const fault = this.#faults.find((f) => matches(request, f.method, f.path))
     if (!fault) return undefined
+    if (fault.passing > 0) {
+      fault.passing -= 1
+      return undefined
+    }
     fault.remaining -= 1
     if (fault.remaining <= 0) this.#faults = this.#faults.filter((f) => f !== fault)
-    const message =
-      fault.options.message ??
-      DEFAULT_MESSAGES[fault.status] ??
-      STATUS_CODES[fault.status] ??
-      'Error'
-    const reply = error(fault.status, message)
-    return { ...reply, headers: { ...reply.headers, ...fault.options.headers } }
+    return fault
   }
 
   #authenticate(request: RecordedGitHubRequest): Reply | undefined {
@@ -649,6 +670,18 @@ export class FakeGitHub {
     if (checkRun && method === 'PATCH') {
       const [, owner = '', repo = '', id = ''] = checkRun
       return this.#updateCheckRun(request, owner, repo, Number(id))
+    }
+    if (checkRun && method === 'GET') {
+      const [, owner = '', repo = '', id = ''] = checkRun
+      const found = this.#checkRuns.find((r) => r.id === Number(id) && sameRepo(r, owner, repo))
+      return found
+        ? ok(200, this.#checkRunView(found))
+        : error(404, 'Not Found', 'checks/runs#get-a-check-run')
+    }
+    const commitCheckRuns = COMMIT_CHECK_RUNS_PATH.exec(path)
+    if (commitCheckRuns && method === 'GET') {
+      const [, owner = '', repo = '', ref = ''] = commitCheckRuns
+      return this.#listCheckRuns(owner, repo, decodeURIComponent(ref), url)
     }
     const workflowRun = WORKFLOW_RUN_PATH.exec(path)
     if (workflowRun && method === 'GET') {
@@ -793,6 +826,7 @@ export class FakeGitHub {
       id: this.#nextCheckRunId++,
       name: body.name,
       head_sha: body.head_sha,
+      external_id: typeof body.external_id === 'string' ? body.external_id : null,
       status: typeof body.status === 'string' ? body.status : 'queued',
       conclusion: null,
       details_url: typeof body.details_url === 'string' ? body.details_url : null,
@@ -836,11 +870,39 @@ export class FakeGitHub {
     return ok(200, this.#checkRunView(run))
   }
 
+  /**
+   * GET .../commits/{ref}/check-runs: `check_name` and `status` filter; `filter=latest` (the
+   * default) keeps the newest run of each name, `all` every one; newest first, paged, and the
+   * list under `check_runs` next to `total_count`, as GitHub answers it.
+   */
+  #listCheckRuns(owner: string, repo: string, ref: string, url: URL): Reply {
+    const name = url.searchParams.get('check_name')
+    const status = url.searchParams.get('status')
+    const filter = url.searchParams.get('filter') ?? 'latest'
+    if (filter !== 'latest' && filter !== 'all') {
+      return validation('checks/runs#list-check-runs-for-a-git-reference', {
+        resource: 'CheckRun',
+        code: 'invalid',
+        field: 'filter',
+      })
+    }
+    const seen = new Set<string>()
+    const runs = this.#checkRuns
+      .filter((run) => run.head_sha === ref && sameRepo(run, owner, repo))
+      .filter((run) => (name === null || run.name === name) && (!status || run.status === status))
+      .sort((a, b) => b.id - a.id)
+      .filter((run) => filter === 'all' || (!seen.has(run.name) && seen.add(run.name)))
+    const reply = this.#page(runs, url, (run) => this.#checkRunView(run))
+    const page = JSON.parse(reply.body) as unknown[]
+    return { ...reply, body: JSON.stringify({ total_count: runs.length, check_runs: page }) }
+  }
+
   #checkRunView(run: CheckRun & { owner: string; repo: string }): unknown {
     return {
       id: run.id,
       name: run.name,
       head_sha: run.head_sha,
+      external_id: run.external_id,
       status: run.status,
       conclusion: run.conclusion,
       details_url: run.details_url,
@@ -1120,6 +1182,14 @@ function hunksOf(patch: string | undefined): Record<'LEFT' | 'RIGHT', Map<number
     }
   }
   return sides
+}
+
+/** The error a fault answers, with GitHub's usual message for its status unless it names one. */
+function faultReply(fault: Fault): Reply {
+  const message =
+    fault.options.message ?? DEFAULT_MESSAGES[fault.status] ?? STATUS_CODES[fault.status] ?? 'Error'
+  const reply = error(fault.status, message)
+  return { ...reply, headers: { ...reply.headers, ...fault.options.headers } }
 }
 
 /** GitHub's 422 for a review it cannot take: a message and plain-text errors. */

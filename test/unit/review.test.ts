@@ -4,8 +4,11 @@ import { annotationsOf, checkReport } from '../../src/github/check-run.ts'
 import {
   anchorComments,
   diffLines,
+  MAX_REVIEW_PARTS,
+  renderContinuation,
   renderReviewBody,
   reviewKeyOf,
+  reviewMarkOf,
   reviewMarker,
 } from '../../src/github/review.ts'
 import type { StepOutcome } from '../../src/model/step.ts'
@@ -103,7 +106,7 @@ const review: ReviewDocument = {
 
 describe('renderReviewBody', () => {
   it('starts with the marker of its key, and says approve is posted as a comment', () => {
-    const body = renderReviewBody(
+    const { body, rest } = renderReviewBody(
       review,
       [
         {
@@ -117,6 +120,7 @@ describe('renderReviewBody', () => {
         replaces: ['https://github.com/o/r/pull/1#pullrequestreview-1'],
       },
     )
+    expect(rest).toEqual([])
     expect(reviewKeyOf(body)).toBe('agent-review')
     expect(body.split('\n')[0]).toBe(reviewMarker('agent-review', 'run_1'))
     expect(body).toContain('_Posted as a comment: the action never approves a pull request._')
@@ -127,15 +131,69 @@ describe('renderReviewBody', () => {
     )
   })
 
-  it('stays within what GitHub takes', () => {
+  it('stays within what GitHub takes, and hands on what does not fit, to go on in the next reviews', () => {
     const long = { ...review, summary: 'word '.repeat(30_000) }
     const inBody = Array.from({ length: 40 }, (_, i) => ({
       comment: { path: 'a.ts', line: i + 1, body: 'x'.repeat(5_000) },
       reason: 'the line is not in the diff',
     }))
-    const body = renderReviewBody(long, inBody, { key: 'k', runId: 'r', replaces: [] })
-    expect(body.length).toBeLessThanOrEqual(65_536)
-    expect(body).toMatch(/GitHub keeps at most 65,536 characters\.\)_$/)
+    const context = { key: 'k', runId: 'r', replaces: [] }
+    const first = renderReviewBody(long, inBody, context)
+    expect(first.body.length).toBeLessThanOrEqual(65_536)
+    expect(first.rest.length).toBeGreaterThan(0)
+    expect(first.body).toContain(
+      `_${first.rest.length} more comments outside the diff are in the next review._`,
+    )
+    expect(first.body).toMatch(/<sub>run <code>r<\/code><\/sub>$/)
+
+    const parts = [first.body]
+    let rest = first.rest
+    for (let part = 2; rest.length > 0; part++) {
+      const next = renderContinuation(rest, {
+        key: 'k',
+        runId: 'r',
+        part,
+        firstUrl: 'https://github.com/o/r/pull/1#pullrequestreview-9',
+      })
+      expect(next.body.length).toBeLessThanOrEqual(65_536)
+      expect(reviewMarkOf(next.body)).toEqual({ key: 'k', runId: 'r', part })
+      expect(next.body).toContain(
+        'continued from [the review](https://github.com/o/r/pull/1#pullrequestreview-9)',
+      )
+      parts.push(next.body)
+      rest = next.rest
+    }
+    for (let line = 1; line <= 40; line++) {
+      const where = `<code>a.ts:${line}</code>`
+      expect(
+        parts.filter((body) => body.includes(where)),
+        where,
+      ).toHaveLength(1)
+    }
+  })
+
+  it('a continuation takes its first comment even when it alone is too long, and the last part names the rest', () => {
+    const huge = Array.from({ length: 3 }, (_, i) => ({
+      // Escaping makes each far longer than a body holds: `<` is four characters once escaped.
+      comment: { path: 'a.ts', line: i + 1, body: '<'.repeat(20_000) },
+      reason: 'the line is not in the diff',
+    }))
+    const next = renderContinuation(huge, { key: 'k', runId: 'r', part: 2, firstUrl: undefined })
+    expect(next.body.length).toBeLessThanOrEqual(65_536)
+    expect(next.body).toContain('<code>a.ts:1</code>')
+    expect(next.body).toContain('_(cut here: GitHub keeps at most 65,536 characters.)_')
+    expect(next.rest).toHaveLength(2)
+
+    const last = renderContinuation(huge, {
+      key: 'k',
+      runId: 'r',
+      part: MAX_REVIEW_PARTS,
+      firstUrl: undefined,
+    })
+    expect(last.rest).toEqual([])
+    expect(last.body).toContain(
+      "_2 more comments outside the diff did not fit in 10 reviews: every comment is in the step's `structured_output` output._",
+    )
   })
 
   it('reads no key from a marker that is not JSON, and a key "--" cannot end the marker', () => {
