@@ -337,12 +337,12 @@ export async function postReview(
   const { owner, repo, number } = target
   const pr = `${owner}/${repo}#${number}`
   try {
-    const [files, { identity, earlier }] = await Promise.all([
+    const [files, { identity, earlier, listed }] = await Promise.all([
       withRetries((deadline) => readDiff(octokit, target, deadline)),
       withRetries((deadline) => earlierReviews(octokit, target, deadline)),
     ])
     const anchored = anchorComments(review.comments, files)
-    const post = postOne(octokit, target, identity, context.runId)
+    const post = postOne(octokit, target, { identity, runId: context.runId, listed })
     const body = (inBody: AnchoredComments['inBody']) =>
       renderReviewBody(review, inBody, {
         key: target.key,
@@ -417,9 +417,13 @@ async function postContinuations(
 /**
  * Posts one review, asked again after a transient failure; when GitHub may have made it
  * before its answer was lost, the pull request's reviews are read first, and one carrying this
- * body's marker is the one made.
+ * body's marker that was not there before (the same run's earlier review) is the one made.
  */
-function postOne(octokit: Octokit, target: ReviewTarget, identity: string, runId: string): PostOne {
+function postOne(
+  octokit: Octokit,
+  target: ReviewTarget,
+  ours: { identity: string; runId: string; listed: ReadonlySet<number> },
+): PostOne {
   return (event, body, comments) => {
     const mark = reviewMarkOf(body)
     return withRetries(
@@ -442,8 +446,9 @@ function postOne(octokit: Octokit, target: ReviewTarget, identity: string, runId
           return reviews.find((review) => {
             const its = reviewMarkOf(review.body ?? '')
             return (
-              review.user?.login === identity &&
-              its?.runId === runId &&
+              !ours.listed.has(review.id) &&
+              review.user?.login === ours.identity &&
+              its?.runId === ours.runId &&
               its.key === mark?.key &&
               its.part === mark.part
             )
@@ -504,7 +509,7 @@ async function earlierReviews(
   octokit: Octokit,
   target: ReviewTarget,
   deadline: Deadline,
-): Promise<{ identity: string; earlier: EarlierReview[] }> {
+): Promise<{ identity: string; earlier: EarlierReview[]; listed: Set<number> }> {
   const [identity, reviews] = await Promise.all([
     tokenIdentity(octokit, deadline),
     listReviews(octokit, target, deadline),
@@ -519,7 +524,7 @@ async function earlierReviews(
       ? [{ id: review.id, url: review.html_url, body, part: mark.part }]
       : []
   })
-  return { identity, earlier }
+  return { identity, earlier, listed: new Set(reviews.map((review) => review.id)) }
 }
 
 const REPLACED_NOTE = '> [!NOTE]\n> A newer review of this commit replaces this one'

@@ -235,6 +235,16 @@ describe('the review, against a GitHub that fails', { concurrent: true }, () => 
     expect(lines.filter((line) => line.startsWith('warning'))).toEqual([])
   })
 
+  it("the same run's earlier review is not taken for the one whose create failed", async () => {
+    const { gh, octokit } = await pullRequest()
+    await postReview(octokit, REVIEW_TARGET, REVIEW, { runId: 'run_3' }, recorder().log)
+    gh.failNext('POST', /\/reviews$/, 502)
+    await postReview(octokit, REVIEW_TARGET, REVIEW, { runId: 'run_3' }, recorder().log)
+    const reviews = gh.reviews(OWNER, REPO, PR)
+    expect(reviews).toHaveLength(2)
+    expect(reviews[1]?.body).toContain(`replaces [the earlier review](${reviews[0]?.html_url})`)
+  })
+
   it('a continuation whose answer was lost is found too; each part once', async () => {
     const { gh, octokit } = await pullRequest()
     const comments = Array.from({ length: 30 }, (_, i) => ({
