@@ -67,17 +67,32 @@ export interface ShownInComment {
   shown: RunRecord
 }
 
+/** A comment that shows a run: the one a step keeps for its key, or a `continue_run` answer. */
+export interface RunInComment extends ShownInComment {
+  /** The key in its marker: a write keeps it, and so the comment's history. */
+  key: string
+}
+
+/** Where a pass writes a run: the comment, its key, and the workflow run the record links. */
+export interface CommentSpot {
+  commentId: number
+  key: string
+  workflowRun: string | undefined
+}
+
 /** A commit status as GitHub shows it now. */
 export interface CurrentStatus {
   state: string
   description: string
 }
 
-/** Whether the step that started a run is over, by its workflow run's latest attempt. */
+/** Whether a step is over, by its workflow run's latest attempt. */
 export interface WorkflowRunView {
-  /** The workflow run, in the attempt that started the run, has completed. */
+  /** The workflow run, in the step's attempt, has completed. */
   over: boolean
   status: string
+  /** How the step's attempt ended, once over; undefined when a later attempt is the one shown. */
+  conclusion: string | undefined
 }
 
 /**
@@ -96,7 +111,10 @@ export class RepositoryDesk {
   #comments: Promise<Array<{ id: number; thread: number; body: string }>> | undefined
   #commentsSince: string | undefined
   readonly #statuses = new Map<string, Promise<Array<{ context: string } & CurrentStatus>>>()
-  readonly #workflowRuns = new Map<string, Promise<{ status: string; attempt: number }>>()
+  readonly #workflowRuns = new Map<
+    string,
+    Promise<{ status: string; attempt: number; conclusion: string | undefined }>
+  >()
 
   private constructor(octokit: Octokit, repository: string, env: NodeJS.ProcessEnv) {
     this.#octokit = octokit
@@ -141,6 +159,21 @@ export class RepositoryDesk {
     return undefined
   }
 
+  /**
+   * Every comment on the run's thread, written by the token's own identity,
+   * whose marker lists the run: its first step's, and the answers of the
+   * `continue_run` steps that followed it up, whatever their key.
+   */
+  async runComments(handoff: Handoff, runId: string): Promise<RunInComment[]> {
+    if (handoff.thread === undefined) return []
+    return (await this.#repositoryComments()).flatMap((comment) => {
+      if (comment.thread !== handoff.thread) return []
+      const marker = parseMarker(comment.body)
+      const shown = marker?.runs.find((record) => record.runId === runId)
+      return marker && shown ? [{ commentId: comment.id, shown, key: marker.key ?? '' }] : []
+    })
+  }
+
   /** The current status of the step's context on its commit, if it has one. */
   async stepStatus(handoff: Handoff): Promise<CurrentStatus | undefined> {
     if (!handoff.headSha) return undefined
@@ -169,9 +202,12 @@ export class RepositoryDesk {
     return (await listed).find((status) => status.context === context)
   }
 
-  /** The run's workflow run, in the attempt that started it. */
-  async workflowRun(handoff: Handoff): Promise<WorkflowRunView | undefined> {
-    const id = handoff.workflowRunId
+  /** A step's workflow run, as it stands for the step's attempt. */
+  async workflowRun(step: {
+    workflowRunId: string | undefined
+    attempt: number | undefined
+  }): Promise<WorkflowRunView | undefined> {
+    const id = step.workflowRunId
     if (!id) return undefined
     let read = this.#workflowRuns.get(id)
     if (!read) {
@@ -182,13 +218,18 @@ export class RepositoryDesk {
           run_id: Number(id),
           ...withDeadline(),
         })
-        .then(({ data }) => ({ status: data.status ?? 'unknown', attempt: data.run_attempt ?? 1 }))
+        .then(({ data }) => ({
+          status: data.status ?? 'unknown',
+          attempt: data.run_attempt ?? 1,
+          conclusion: data.conclusion ?? undefined,
+        }))
       this.#workflowRuns.set(id, read)
     }
-    const { status, attempt } = await read
+    const { status, attempt, conclusion } = await read
+    const ours = attempt === (step.attempt ?? 1)
     // A later attempt starts only once the one before it has completed.
-    const over = status === 'completed' || attempt > (handoff.attempt ?? 1)
-    return { over, status }
+    const over = status === 'completed' || attempt > (step.attempt ?? 1)
+    return { over, status, conclusion: ours && status === 'completed' ? conclusion : undefined }
   }
 
   /** The link to the workflow run that started the run, as its step's comment gives it. */
@@ -201,10 +242,15 @@ export class RepositoryDesk {
     })
   }
 
-  /** Shows the run in its step's comment as the step would; false when GitHub refused. */
+  /** Where the run's starting step shows it: its comment for the key, linking its workflow run. */
+  stepSpot(handoff: Handoff, commentId: number): CommentSpot {
+    return { commentId, key: handoff.key, workflowRun: this.stepWorkflowRunUrl(handoff) }
+  }
+
+  /** Shows the run in a step's comment as the step would; false when GitHub refused. */
   async showInComment(
     handoff: Handoff,
-    commentId: number,
+    spot: CommentSpot,
     run: RunItem,
     context: Pick<CommentContext, 'notes' | 'answer' | 'outcome'>,
     log: Log,
@@ -215,10 +261,10 @@ export class RepositoryDesk {
       { owner: this.#owner, repo: this.#repo, issueNumber: handoff.thread ?? 0 },
       {
         step: 'reconcile',
-        key: handoff.key,
+        key: spot.key,
         mode: 'keyed',
-        commentId,
-        workflowRun: this.stepWorkflowRunUrl(handoff),
+        commentId: spot.commentId,
+        workflowRun: spot.workflowRun,
         log: watched.log,
       },
     )

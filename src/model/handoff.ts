@@ -23,6 +23,8 @@ export const STEP_KEYS = {
   workflowRunId: 'gh_run_id',
   attempt: 'gh_run_attempt',
   headSha: 'gh_head_sha',
+  /** The set's ID, on every run of a `tasks` step. */
+  set: 'gh_set',
 } as const
 
 export interface HandoffFacts {
@@ -59,6 +61,8 @@ export interface Handoff {
   waits: boolean
   comment: boolean
   commitStatus: boolean
+  /** The set's ID, when a `tasks` step started the run: its comment and status are the set's. */
+  set?: string
 }
 
 const SHA = /^[0-9a-f]{40}$/
@@ -68,17 +72,23 @@ const REPOSITORY = /^[\w.-]+\/[\w.-]+$/
  * The hand-over in a run's metadata; undefined when the run carries none (a
  * run started by an older version of the action, or not by the action at all).
  * Every value is checked: metadata is text anyone with the key could have set.
+ * A run of a `tasks` step is awaited whatever it carries (a set cannot be
+ * detached), so one started before task runs carried a hand-over still has one.
  */
 export function readHandoff(metadata: unknown): Handoff | undefined {
   if (typeof metadata !== 'object' || metadata === null) return undefined
   const values = metadata as Record<string, unknown>
   const text = (key: string) => (typeof values[key] === 'string' ? values[key] : undefined)
   const repository = text(STEP_KEYS.repository)
-  const wait = text(HANDOFF_KEYS.wait)
-  const key = text(HANDOFF_KEYS.key)
-  if (!repository || !REPOSITORY.test(repository) || !key) return undefined
+  const set = text(STEP_KEYS.set)
+  const wait = set ? 'true' : text(HANDOFF_KEYS.wait)
+  const key = text(HANDOFF_KEYS.key) ?? (set ? '' : undefined)
+  if (!repository || !REPOSITORY.test(repository) || key === undefined || (!key && !set)) {
+    return undefined
+  }
   if (wait !== 'true' && wait !== 'false') return undefined
-  const report = (text(HANDOFF_KEYS.report) ?? '').split(',')
+  // A set's comment and status show the whole set: never a pass's to rewrite for one run.
+  const report = set ? [] : (text(HANDOFF_KEYS.report) ?? '').split(',')
   const thread = Number(text(HANDOFF_KEYS.thread))
   const attempt = Number(text(STEP_KEYS.attempt))
   const workflowRunId = text(STEP_KEYS.workflowRunId)
@@ -93,5 +103,6 @@ export function readHandoff(metadata: unknown): Handoff | undefined {
     waits: wait === 'true',
     comment: report.includes('comment'),
     commitStatus: report.includes('status'),
+    ...(set ? { set } : {}),
   }
 }

@@ -4,7 +4,7 @@ import type { AgentRunsClient } from '../api/client.ts'
 import type { Sleep } from '../api/transport.ts'
 import type { RunItem } from '../api/types.ts'
 import { commentOutcomeOf } from '../github/comment.ts'
-import type { RepositoryDesk } from '../github/handoff.ts'
+import type { CommentSpot, RepositoryDesk, RunInComment } from '../github/handoff.ts'
 import { finalStatus, oneLine } from '../github/status.ts'
 import type { Log } from '../log.ts'
 import { describeCancel } from '../model/cancel.ts'
@@ -18,7 +18,15 @@ import { formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
 import { RECONCILE_PASS } from '../timing.ts'
 import type { PassReport, PassRow, RowAction } from '../report/reconcile.ts'
-import { commentShowsEnd, firstLook, statusLeftPending } from './plan.ts'
+import {
+  commentShowsEnd,
+  firstLook,
+  lostRunner,
+  statusLeftPending,
+  waitingStep,
+  workflowRunOf,
+  type StepTrace,
+} from './plan.ts'
 
 export interface PassSettings {
   /** `owner/repo`: the pass touches only runs tagged with it. */
@@ -43,6 +51,8 @@ export interface PassDeps {
     RepositoryDesk,
     | 'commentsSince'
     | 'stepComment'
+    | 'runComments'
+    | 'stepSpot'
     | 'stepStatus'
     | 'workflowRun'
     | 'stepWorkflowRunUrl'
@@ -181,7 +191,8 @@ async function finishRun(
   if (commentDue) {
     const answer = await answerOf(run, deps)
     const context = { outcome: commentOutcomeOf(outcome, false), answer, notes }
-    if (!(await deps.desk.showInComment(handoff, commentDue.commentId, run, context, deps.log))) {
+    const spot = deps.desk.stepSpot(handoff, commentDue.commentId)
+    if (!(await deps.desk.showInComment(handoff, spot, run, context, deps.log))) {
       return rowOf(
         run,
         'failed',
@@ -202,7 +213,12 @@ function commentsSince(runs: readonly RunItem[]): string | undefined {
   return new Date(Math.min(...starts) - RECONCILE_PASS.commentsMarginMs).toISOString()
 }
 
-/** Cancels a run whose waiting step's runner was lost, and says so where the step showed it. */
+/**
+ * Cancels a run whose waiting step's runner was lost, and says so where that
+ * step showed it. The step judged is the one waiting now: the newest that
+ * showed the run in a comment (a `continue_run` step's answer, say), else the
+ * one that started it; a step that ended on purpose left nothing behind.
+ */
 async function sweepRun(
   run: RunItem,
   handoff: Handoff,
@@ -210,15 +226,22 @@ async function sweepRun(
   deps: PassDeps,
   deadline: number,
 ): Promise<PassRow> {
-  const workflow = await deps.desk.workflowRun(handoff)
-  if (!workflow?.over) {
-    return rowOf(
-      run,
-      'left',
-      `its step waits for it (workflow run ${workflow?.status ?? 'unknown'})`,
-    )
-  }
-  const why = `it was still ${run.state} after its workflow run completed: its step's runner was lost`
+  const traces = (await deps.desk.runComments(handoff, run.run_id)).flatMap((comment) => {
+    const workflowRun = workflowRunOf(comment.shown.workflowRun, settings.repository)
+    return workflowRun ? [{ ...comment, workflowRun, outcome: comment.shown.outcome }] : []
+  })
+  const waiting = waitingStep<StepTrace & RunInComment>(handoff, traces)
+  if (waiting.kind === 'leave') return rowOf(run, 'left', waiting.why)
+  const judged = lostRunner(await deps.desk.workflowRun(waiting.workflowRun))
+  if (!judged.lost) return rowOf(run, 'left', judged.why)
+  const workflowRunId = waiting.workflowRun.workflowRunId
+  const stopped = waiting.trace?.outcome
+  const why = stopped
+    ? `it was still ${run.state} after its step ended ${stopped} and that step's workflow run (${workflowRunId}) completed: the step's cancel did not stop it`
+    : `it was still ${run.state} after the workflow run of the step waiting for it (${workflowRunId}) completed: that step's runner was lost`
+  const note = stopped
+    ? `The step that waited for this run ended (${stopped}) without stopping it, and its workflow run completed. A reconcile pass cancelled the run.`
+    : `${LOST_RUNNER} A reconcile pass cancelled the run.`
   if (settings.dryRun) return rowOf(run, 'swept', why)
   const cancel = await requestCancel(deps.client, run.run_id, { deadline })
   if (cancel.kind === 'already-finished') {
@@ -231,11 +254,10 @@ async function sweepRun(
   } catch {
     // The comment then shows the state last listed; the next pass reads it again.
   }
-  const [comment, status] = await Promise.all([
-    handoff.comment ? deps.desk.stepComment(handoff, run.run_id) : undefined,
+  const [spot, status] = await Promise.all([
+    commentSpotOf(waiting.trace, handoff, run, deps),
     handoff.commitStatus ? deps.desk.stepStatus(handoff) : undefined,
   ])
-  const note = `${LOST_RUNNER} A reconcile pass cancelled the run.`
   if (statusLeftPending(status, run.run_id)) {
     await deps.desk.setStatus(
       handoff,
@@ -247,10 +269,22 @@ async function sweepRun(
       deps.log,
     )
   }
-  if (comment) {
-    await deps.desk.showInComment(handoff, comment.commentId, ended, { notes: [note] }, deps.log)
-  }
+  if (spot) await deps.desk.showInComment(handoff, spot, ended, { notes: [note] }, deps.log)
   return rowOf(ended, 'swept', why)
+}
+
+/** The comment of the step that waited: its own record's, else the starting step's. */
+async function commentSpotOf(
+  trace: RunInComment | undefined,
+  handoff: Handoff,
+  run: RunItem,
+  deps: PassDeps,
+): Promise<CommentSpot | undefined> {
+  if (trace) {
+    return { commentId: trace.commentId, key: trace.key, workflowRun: trace.shown.workflowRun }
+  }
+  const comment = handoff.comment ? await deps.desk.stepComment(handoff, run.run_id) : undefined
+  return comment ? deps.desk.stepSpot(handoff, comment.commentId) : undefined
 }
 
 /** The agent's final message, as a waiting step reads it; undefined when there is none. */

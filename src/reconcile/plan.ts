@@ -30,20 +30,143 @@ export function firstLook(
     return { kind: 'leave', why: `it belongs to ${handoff.repository}` }
   }
   if (isTerminal(run.state)) {
+    if (handoff.set) {
+      return {
+        kind: 'leave',
+        why: "it is a run of a `tasks` step, whose comment and commit status show the whole set: they are that step's",
+      }
+    }
     if (!handoff.comment && !handoff.commitStatus) {
       return { kind: 'leave', why: 'its step asked for no comment or commit status' }
     }
     return { kind: 'finish', handoff }
   }
-  if (!handoff.waits) return { kind: 'leave', why: 'it is still running; a later pass finishes it' }
+  // A later step (continue_run) may wait for a run its first step did not: only its comment says.
+  if (!handoff.waits && handoff.thread === undefined) {
+    return { kind: 'leave', why: 'it is still running; a later pass finishes it' }
+  }
   if (meaningOf(run.state) === 'blocked') {
     return { kind: 'leave', why: 'it waits for a person (BLOCKED), and cannot be cancelled' }
   }
-  if (!options.sweep) return { kind: 'leave', why: 'its step waits for it (sweep is off)' }
+  if (!options.sweep) {
+    return {
+      kind: 'leave',
+      why: handoff.waits
+        ? 'its step waits for it (sweep is off)'
+        : 'it is still running; a later pass finishes it',
+    }
+  }
+  return { kind: 'sweep-check', handoff }
+}
+
+/** A workflow run, in one attempt. */
+export interface WorkflowRunRef {
+  workflowRunId: string
+  attempt: number | undefined
+}
+
+/** A step that showed the run in a comment, as the run's record there says. */
+export interface StepTrace {
+  /** The workflow run of the step that last wrote the record. */
+  workflowRun: WorkflowRunRef
+  /** How that step ended (the `outcome` word); undefined while it waits, or since it was lost. */
+  outcome: string | undefined
+}
+
+/** The step a still-going run is to be judged by, or why none waits for it. */
+export type WaitingStep<T> =
+  | { kind: 'leave'; why: string }
+  /** This step waited for the run when last seen, or meant to stop it: is it gone? */
+  | { kind: 'check'; workflowRun: WorkflowRunRef; trace: T | undefined }
+
+/**
+ * Outcomes of a step that meant its run to stop (it cancels the run on them): a
+ * run still going after one was not let go, and is its step's to account for.
+ */
+const MEANT_TO_STOP: ReadonlySet<string> = new Set([
+  'timed_out',
+  'over_budget',
+  'interrupted',
+  'error',
+])
+
+/**
+ * Who waits for a run that is still going now: the newest step that showed it
+ * in a comment (a `continue_run` step in a later workflow run, say), else the
+ * step that started it. A step whose record shows that it ended and let the
+ * run go on (handed to a person, detached, or done with a run that a person
+ * later set working again) left nothing behind, and an older step's workflow
+ * run tells nothing about it.
+ */
+export function waitingStep<T extends StepTrace>(
+  handoff: Handoff,
+  traces: readonly T[],
+): WaitingStep<T> {
+  const [latest] = [...traces].sort((a, b) => compareWorkflowRuns(b.workflowRun, a.workflowRun))
+  if (latest) {
+    const { outcome } = latest
+    if (outcome === 'started') {
+      return { kind: 'leave', why: 'it is still running; a later pass finishes it' }
+    }
+    if (outcome !== undefined && !MEANT_TO_STOP.has(outcome)) {
+      return {
+        kind: 'leave',
+        why: `its latest step (workflow run ${latest.workflowRun.workflowRunId}) ended on purpose (${outcome}) and let it run on: it was not left behind`,
+      }
+    }
+    return { kind: 'check', workflowRun: latest.workflowRun, trace: latest }
+  }
+  if (!handoff.waits) return { kind: 'leave', why: 'it is still running; a later pass finishes it' }
   if (!handoff.workflowRunId) {
     return { kind: 'leave', why: 'its metadata names no workflow run to check' }
   }
-  return { kind: 'sweep-check', handoff }
+  return {
+    kind: 'check',
+    workflowRun: { workflowRunId: handoff.workflowRunId, attempt: handoff.attempt },
+    trace: undefined,
+  }
+}
+
+/** Newer workflow runs have larger IDs; a later attempt of one is newer than an earlier one. */
+function compareWorkflowRuns(a: WorkflowRunRef, b: WorkflowRunRef): number {
+  const ids = BigInt(a.workflowRunId) - BigInt(b.workflowRunId)
+  if (ids !== 0n) return ids > 0n ? 1 : -1
+  return (a.attempt ?? 1) - (b.attempt ?? 1)
+}
+
+/**
+ * The workflow run (and attempt) a comment's link names, when it is one of
+ * `repository`'s; undefined for any other link, or none.
+ */
+export function workflowRunOf(
+  url: string | undefined,
+  repository: string,
+): WorkflowRunRef | undefined {
+  const link = url ?? ''
+  const match = /\/actions\/runs\/(\d{1,20})(?:\/attempts\/(\d{1,6}))?$/.exec(link)
+  if (!match?.[1] || !/^https?:\/\//.test(link)) return undefined
+  if (!link.slice(0, match.index).endsWith(`/${repository}`)) return undefined
+  return { workflowRunId: match[1], attempt: match[2] ? Number(match[2]) : undefined }
+}
+
+/** Whether a waiting step's workflow run says its runner was lost, as GitHub reports it now. */
+export function lostRunner(
+  workflow: { over: boolean; status: string; conclusion: string | undefined } | undefined,
+): { lost: true } | { lost: false; why: string } {
+  if (!workflow?.over) {
+    return {
+      lost: false,
+      why: `its step waits for it (workflow run ${workflow?.status ?? 'unknown'})`,
+    }
+  }
+  // A runner that is lost fails its job, so a workflow run that succeeded lost none.
+  if (workflow.conclusion === 'success') {
+    return {
+      lost: false,
+      why: 'its workflow run succeeded, and a lost runner fails its job: its step ended on purpose and let it run on',
+    }
+  }
+  return { lost: true }
 }
 
 /** How a run shows in its step's comment, as far as the pass cares. */

@@ -5,6 +5,7 @@ import { ApiStatusError } from '../api/errors.ts'
 import { mayHaveActed } from '../api/retry.ts'
 import type { CreateRunRequest, CreateRunResponse, RunItem } from '../api/types.ts'
 import type { Log } from '../log.ts'
+import { STEP_KEYS } from '../model/handoff.ts'
 import { CREATE_LOOKUP, MIN_REQUEST_MS } from '../timing.ts'
 import { errorMessage } from '../text/plain.ts'
 
@@ -57,7 +58,7 @@ export function tagFromEnvironment(
 }
 
 /** The metadata key every run of one `tasks` step carries: one list request finds them all. */
-export const SET_KEY = 'gh_set'
+export const SET_KEY = STEP_KEYS.set
 
 /**
  * One task's tag: the step's metadata, the set's ID (the step's own

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest'
 import type { RunItem } from '../../src/api/types.ts'
 import { handoffMetadata, readHandoff, type Handoff } from '../../src/model/handoff.ts'
 import { tagFromEnvironment } from '../../src/run/create.ts'
-import { commentShowsEnd, firstLook, statusLeftPending } from '../../src/reconcile/plan.ts'
+import {
+  commentShowsEnd,
+  firstLook,
+  lostRunner,
+  statusLeftPending,
+  waitingStep,
+  workflowRunOf,
+} from '../../src/reconcile/plan.ts'
 
 const SHA = 'a'.repeat(40)
 const ENV = {
@@ -95,18 +102,18 @@ describe('firstLook: what a pass does with a run, from the run alone', () => {
     expect(firstLook(run('FAILED'), handoff({ waits: true }), options).kind).toBe('finish')
   })
 
-  it('checks for a lost runner only where a step waits for a run that is still going', () => {
+  it('looks for the step waiting for a run that is still going, unless none can', () => {
     expect(firstLook(run('INPROGRESS'), handoff({ waits: true }), options).kind).toBe('sweep-check')
-    expect(firstLook(run('INPROGRESS'), handoff({ waits: false }), options)).toMatchObject({
-      kind: 'leave',
-      why: 'it is still running; a later pass finishes it',
-    })
+    // A continue_run step on its thread may wait for a run its first step did not.
+    expect(firstLook(run('INPROGRESS'), handoff({ waits: false }), options).kind).toBe(
+      'sweep-check',
+    )
+    expect(
+      firstLook(run('INPROGRESS'), handoff({ waits: false, thread: undefined }), options),
+    ).toMatchObject({ kind: 'leave', why: 'it is still running; a later pass finishes it' })
     expect(firstLook(run('BLOCKED'), handoff({ waits: true }), options).kind).toBe('leave')
     expect(
       firstLook(run('INPROGRESS'), handoff({ waits: true }), { ...options, sweep: false }).kind,
-    ).toBe('leave')
-    expect(
-      firstLook(run('QUEUED'), handoff({ waits: true, workflowRunId: undefined }), options).kind,
     ).toBe('leave')
   })
 
@@ -144,5 +151,118 @@ describe('what GitHub shows, and whether a pass writes', () => {
     ).toBe(false)
     expect(statusLeftPending({ state: 'success', description: 'Succeeded' }, 'run_1')).toBe(false)
     expect(statusLeftPending(undefined, 'run_1')).toBe(false)
+  })
+})
+
+describe("a tasks step's runs", () => {
+  const setRun = (extra: Record<string, string>) =>
+    readHandoff({ ...tagFromEnvironment(ENV, () => 'inv-1').metadata, gh_set: 'set-1', ...extra })
+
+  it("are awaited, and their comment and status are the set's, even without a hand-over", () => {
+    // As the version before task runs carried a hand-over tagged them.
+    expect(setRun({ gh_task: '0' })).toMatchObject({
+      waits: true,
+      comment: false,
+      commitStatus: false,
+      set: 'set-1',
+      workflowRunId: '9876543210',
+    })
+    expect(
+      setRun({ gh_wait: 'true', gh_key: 'Agent review/review', gh_thread: '12', gh_report: '' }),
+    ).toMatchObject({ waits: true, key: 'Agent review/review', thread: 12, set: 'set-1' })
+  })
+
+  it('are swept like any awaited run, and a pass tells the truth about the ended ones', () => {
+    const task = setRun({}) as Handoff
+    expect(firstLook(run('INPROGRESS'), task, options).kind).toBe('sweep-check')
+    const ended = firstLook(run('SUCCEEDED'), task, options)
+    expect(ended).toMatchObject({ kind: 'leave', why: expect.stringContaining('`tasks` step') })
+    expect(JSON.stringify(ended)).not.toContain('older version')
+  })
+})
+
+describe('waitingStep: the step a still-going run is judged by', () => {
+  const waiting = handoff({ waits: true })
+  const trace = (workflowRunId: string, outcome?: string, attempt?: number) => ({
+    workflowRun: { workflowRunId, attempt },
+    outcome,
+  })
+
+  it('is the newest step that showed the run, not the one that started it', () => {
+    expect(
+      waitingStep(waiting, [trace('9876543210', 'failed'), trace('9876543299')]),
+    ).toMatchObject({ kind: 'check', workflowRun: { workflowRunId: '9876543299' } })
+    expect(waitingStep(waiting, [trace('5', undefined, 2), trace('5', 'failed', 1)])).toMatchObject(
+      { kind: 'check', workflowRun: { attempt: 2 } },
+    )
+    // IDs longer than a double holds exactly still order.
+    expect(
+      waitingStep(waiting, [trace('90071992547409930'), trace('90071992547409931', 'blocked')]),
+    ).toMatchObject({ kind: 'leave' })
+  })
+
+  it('is none when the newest step ended and let the run go on: to a person, detached, or done', () => {
+    expect(waitingStep(waiting, [trace('7', 'blocked')])).toEqual({
+      kind: 'leave',
+      why: 'its latest step (workflow run 7) ended on purpose (blocked) and let it run on: it was not left behind',
+    })
+    expect(waitingStep(waiting, [trace('7', 'started')]).kind).toBe('leave')
+    expect(waitingStep(waiting, [trace('7', 'succeeded')]).kind).toBe('leave')
+  })
+
+  it('is still the step that ended meaning to stop the run, when the run goes on', () => {
+    for (const outcome of ['timed_out', 'over_budget', 'interrupted', 'error']) {
+      expect(waitingStep(waiting, [trace('7', outcome)])).toMatchObject({
+        kind: 'check',
+        trace: { outcome },
+      })
+    }
+  })
+
+  it('without a comment that shows the run, is the step that started it, if it waits', () => {
+    expect(waitingStep(waiting, [])).toEqual({
+      kind: 'check',
+      workflowRun: { workflowRunId: '9876543210', attempt: 2 },
+      trace: undefined,
+    })
+    expect(waitingStep(handoff({ waits: false }), [])).toEqual({
+      kind: 'leave',
+      why: 'it is still running; a later pass finishes it',
+    })
+    expect(waitingStep(handoff({ waits: true, workflowRunId: undefined }), [])).toEqual({
+      kind: 'leave',
+      why: 'its metadata names no workflow run to check',
+    })
+  })
+})
+
+describe("lostRunner: what the waiting step's workflow run says", () => {
+  it('lost only once the workflow run is over, and did not succeed', () => {
+    expect(lostRunner({ over: false, status: 'in_progress', conclusion: undefined })).toEqual({
+      lost: false,
+      why: 'its step waits for it (workflow run in_progress)',
+    })
+    expect(lostRunner({ over: true, status: 'completed', conclusion: 'success' }).lost).toBe(false)
+    expect(lostRunner({ over: true, status: 'completed', conclusion: 'failure' }).lost).toBe(true)
+    expect(lostRunner({ over: true, status: 'completed', conclusion: 'cancelled' }).lost).toBe(true)
+    // A later attempt: the step's own attempt's conclusion is not shown.
+    expect(lostRunner({ over: true, status: 'queued', conclusion: undefined }).lost).toBe(true)
+    expect(lostRunner(undefined).lost).toBe(false)
+  })
+})
+
+describe('workflowRunOf: the workflow run a comment links', () => {
+  it("reads this repository's links only", () => {
+    expect(
+      workflowRunOf('https://github.com/octo-org/app/actions/runs/123/attempts/2', 'octo-org/app'),
+    ).toEqual({ workflowRunId: '123', attempt: 2 })
+    expect(
+      workflowRunOf('https://ghe.example/octo-org/app/actions/runs/9', 'octo-org/app'),
+    ).toEqual({ workflowRunId: '9', attempt: undefined })
+    expect(
+      workflowRunOf('https://github.com/octo-org/other/actions/runs/123', 'octo-org/app'),
+    ).toBeUndefined()
+    expect(workflowRunOf('https://github.com/octo-org/app/pull/4', 'octo-org/app')).toBeUndefined()
+    expect(workflowRunOf(undefined, 'octo-org/app')).toBeUndefined()
   })
 })
