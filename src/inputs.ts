@@ -6,7 +6,7 @@ import { isRunId, MAX_PROMPT_BYTES } from './api/answers.ts'
 import type { AgentConfig, CreateRunRequest, McpServerConfig } from './api/types.ts'
 import { ON_BLOCKED, type OnBlocked } from './model/blocked.ts'
 import { POLL_INTERVAL } from './timing.ts'
-import { cut, errorMessage } from './text/plain.ts'
+import { asSentence, clip, cut, errorMessage } from './text/plain.ts'
 
 /** What the step is asked to do with a run. */
 export type RunTarget =
@@ -370,9 +370,11 @@ export async function readTaskSettings(
 /** A YAML or JSON list. JSON needs no parser beyond the runtime's; YAML loads only when used. */
 async function parseTaskList(value: string): Promise<unknown[]> {
   let list: unknown
+  let jsonError: string | undefined
   try {
     list = value.startsWith('[') ? JSON.parse(value) : undefined
-  } catch {
+  } catch (error) {
+    jsonError = errorMessage(error)
     list = undefined
   }
   if (list === undefined) {
@@ -380,8 +382,14 @@ async function parseTaskList(value: string): Promise<unknown[]> {
     try {
       list = parse(value, { maxAliasCount: 0 })
     } catch (error) {
-      const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
-      throw new InputError('tasks', `is neither a JSON nor a YAML list: ${reason}`)
+      // Text that opens as JSON was meant as JSON: its parser says what is wrong in its terms.
+      const reason =
+        jsonError ?? (error instanceof Error ? error.message.split('\n')[0] : String(error))
+      throw new InputError(
+        'tasks',
+        `is neither a JSON nor a YAML list: ${asSentence(cut(reason ?? '', 300))} ` +
+          'Give one task a line as a YAML list ("- Update package a"), or a JSON array of strings or objects.',
+      )
     }
   }
   if (!Array.isArray(list)) {
@@ -778,7 +786,8 @@ const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i
 function parseBaseUrl(value: string, apiKey: string): string {
   // A key pasted into the wrong input must not be echoed back in the error.
   if (!value) return DEFAULT_BASE_URL
-  const shown = value.split(apiKey).join('***')
+  // Quoted whole as given (bar the key), so the user finds the value they wrote.
+  const shown = clip(value.split(apiKey).join('***'), 300)
   let url: URL
   try {
     url = new URL(value)
@@ -788,11 +797,11 @@ function parseBaseUrl(value: string, apiKey: string): string {
   if (url.protocol === 'http:' && !LOOPBACK_HOST.test(url.hostname)) {
     throw new InputError(
       'base_url',
-      `must use https://; plain http:// is allowed only for loopback hosts (127.0.0.0/8, localhost, [::1]), because the key would travel unencrypted. Got "${url.origin}".`,
+      `must use https://; plain http:// is allowed only for loopback hosts (127.0.0.0/8, localhost, [::1]), because the key would travel unencrypted. Got "${shown}".`,
     )
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new InputError('base_url', `must be an https:// URL; got "${url.protocol}".`)
+    throw new InputError('base_url', `must be an https:// URL; got "${shown}".`)
   }
   if (url.username || url.password) {
     throw new InputError('base_url', 'must not contain credentials; pass the key as api_key.')

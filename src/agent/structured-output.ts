@@ -10,7 +10,7 @@ import type { Ajv2020 as Ajv2020Class } from 'ajv/dist/2020.js'
 import type { FormatsPlugin } from 'ajv-formats'
 import type { RE2JS as RE2JSClass } from 're2js'
 import { InputError, type RunTarget, type SchemaSource } from '../inputs.ts'
-import { clip as clipTo, errorMessage } from '../text/plain.ts'
+import { asSentence, clip as clipTo, errorMessage } from '../text/plain.ts'
 
 /** The file artifact the agent may upload instead of writing the document in its message. */
 export const RESULT_FILE = 'result.json'
@@ -58,6 +58,13 @@ export async function compileOutputSchema(source: SchemaSource): Promise<OutputS
     code: { regExp: linearRegExp(RE2JS) },
   })
   addFormats(ajv)
+  // Checked against the meta-schema first, so that the error can quote the value at fault.
+  if (!ajv.validateSchema(schema)) {
+    throw new InputError(
+      source.input,
+      `is not a valid JSON Schema (draft 2020-12)${where}: ${metaSchemaError(ajv.errors ?? [], schema)}`,
+    )
+  }
   let check: ValidateFunction
   try {
     check = ajv.compile(schema)
@@ -100,7 +107,35 @@ function schemaProblem(error: unknown, where: string): string {
       'backreferences are not supported: write the pattern without them.'
     )
   }
-  return `is not a valid JSON Schema (draft 2020-12)${where}: ${clip(errorMessage(error))}`
+  return `is not a valid JSON Schema (draft 2020-12)${where}: ${asSentence(clip(errorMessage(error)))}`
+}
+
+/**
+ * The first of the meta-schema's errors, as a sentence that quotes the schema's value at fault:
+ * `at /type, "objekt" must be equal to one of the allowed values (array, boolean, …).`
+ */
+function metaSchemaError(errors: readonly ErrorObject[], schema: object): string {
+  // Ajv lists an enum's failure before the alternatives (anyOf) it tried; the first is the clearest.
+  const [first] = errors
+  if (!first) return 'the schema does not validate against the meta-schema.'
+  const at = first.instancePath || '/'
+  const value = valueAt(schema, first.instancePath)
+  const quoted =
+    value === undefined ? 'the value' : clipTo(JSON.stringify(value) ?? String(value), 80)
+  const allowed = (first.params as { allowedValues?: unknown }).allowedValues
+  const choices = Array.isArray(allowed) ? ` (${clipTo(allowed.join(', '), 120)})` : ''
+  return asSentence(`at ${at}, ${quoted} ${first.message ?? 'is invalid'}${choices}`)
+}
+
+/** The value a JSON Pointer names in `document`; undefined when there is none. */
+function valueAt(document: unknown, pointer: string): unknown {
+  let value = document
+  for (const raw of pointer.split('/').slice(1)) {
+    if (typeof value !== 'object' || value === null) return undefined
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~')
+    value = (value as Record<string, unknown>)[key]
+  }
+  return value
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 import { HttpClient } from '@actions/http-client'
-import { errorMessage } from '../text/plain.ts'
+import { asSentence, errorMessage } from '../text/plain.ts'
 import { redactSecret, safeForLog } from '../text/log.ts'
 import { MAX_ANSWER_BYTES } from './answers.ts'
 import {
@@ -164,7 +164,7 @@ export class Transport {
         // A retry that would start after the deadline is no retry: the caller gets the failure now.
         if (deadline !== undefined && this.#options.now() + delay >= deadline) throw error
         this.#options.onRetry?.(
-          `${safeForLog(errorMessage(error))}; retry ${used} of ${allowed} in ${(delay / 1000).toFixed(1)}s`,
+          `${asSentence(safeForLog(errorMessage(error)))} Retry ${used} of ${allowed} in ${(delay / 1000).toFixed(1)}s.`,
         )
         await this.#options.sleep(delay, options.signal).catch(() => {
           throw new ApiAbortedError(label)

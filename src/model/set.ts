@@ -1,4 +1,5 @@
 import { costOf } from '../agent/cost.ts'
+import { clip } from '../text/plain.ts'
 import type { PassWhen } from '../inputs.ts'
 import { outcomeOfState, type Outcome } from './outcome.ts'
 import { isTerminal } from './states.ts'
@@ -100,6 +101,15 @@ export interface TaskRun {
   runMayExist?: boolean
   /** The run ended or was cancelled for good: nothing more is owed on it. */
   settled?: boolean
+}
+
+/**
+ * A task as a person reads it: numbered from 1, with its title when it has one ("task 3
+ * (Package c)"). The `runs` output keeps the 0-based index a workflow uses.
+ */
+export function taskLabel(task: Pick<TaskRun, 'index' | 'request'>): string {
+  const title = task.request.title
+  return `task ${task.index + 1}${title ? ` (${clip(title, 79)})` : ''}`
 }
 
 /** How the set ended: its rule held or not, or the step stopped it (timeout, cap, signal). */

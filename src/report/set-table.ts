@@ -1,6 +1,6 @@
 import { costOf } from '../agent/cost.ts'
 import { OUTCOME_RECORDS, type CommitState, type Outcome } from '../model/outcome.ts'
-import { sumCredits, taskOutcome, type SetOutcome, type TaskRun } from '../model/set.ts'
+import { sumCredits, taskLabel, taskOutcome, type SetOutcome, type TaskRun } from '../model/set.ts'
 import { statusMessageOf } from '../model/run.ts'
 import { meaningOf } from '../model/states.ts'
 import { formatCredits, formatDuration } from '../text/format.ts'
@@ -80,7 +80,7 @@ function rowOf(task: TaskRun, view: SetView): string {
   const link = safeHttpUrl(task.run?.session_link)
   return [
     '',
-    String(task.index),
+    String(task.index + 1),
     inlineText(clip(title, 79)),
     taskWords(task, running),
     task.run?.state ? inlineText(task.run.state) : '',
@@ -128,12 +128,35 @@ export function renderSetReasons(view: SetView, maxChars = Number.POSITIVE_INFIN
     const reason = task.createError ?? (task.run ? statusMessageOf(task.run) : undefined)
     if (!reason) continue
     const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? ''
-    const line = `- **${task.index}** ${inlineText(clip(title, 79))}: ${inlineText(clip(reason, 300))}`
+    const line = `- **${task.index + 1}** ${inlineText(clip(title, 79))}: ${inlineText(clip(reason, 300))}`
     if (length + line.length + 1 > maxChars) break
     lines.push(line)
     length += line.length + 1
   }
   return lines.join('\n')
+}
+
+/**
+ * The tasks that ended without success, for the step's error line: the first `shown` by
+ * number and title, each with its outcome and reason, then how many more. Plain text: the
+ * caller makes it safe for the log.
+ */
+export function notSucceededTasks(tasks: readonly TaskRun[], shown = 3): string {
+  const failed = tasks.filter((task) => {
+    const word = taskOutcome(factsOf(task))
+    return hasEnded(task) && word !== 'succeeded' && word !== 'not_started'
+  })
+  const named = failed.slice(0, shown).map((task) => {
+    const word = taskOutcome(factsOf(task))
+    const words = word === 'not_started' ? 'not started' : OUTCOME_RECORDS[word].short
+    const reason =
+      task.createError ??
+      (task.run ? statusMessageOf(task.run) : undefined) ??
+      (task.stoppedBy === 'pass-when' ? 'the set could no longer pass' : undefined)
+    return `${taskLabel(task)} ${words}${reason ? ` (${clip(reason, 200).replace(/\.$/, '')})` : ''}`
+  })
+  const more = failed.length - named.length
+  return [...named, ...(more > 0 ? [`and ${more} more`] : [])].join('; ')
 }
 
 function tasksOf(view: SetView): readonly TaskRun[] {

@@ -5,7 +5,13 @@ import { sumCredits, sumUsd, taskOutcome, type SetOutcome, type TaskRun } from '
 import { formatNumberOutput } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
 import { jsonOutput, setJsonOutput, type JsonOutput } from './json-output.ts'
-import { factsOf, renderSetSummary, setCounts, setOutcomeWord } from './set-table.ts'
+import {
+  factsOf,
+  notSucceededTasks,
+  renderSetSummary,
+  setCounts,
+  setOutcomeWord,
+} from './set-table.ts'
 
 /** One member of the `runs` output. */
 interface RunsEntry {
@@ -73,6 +79,8 @@ export async function publishSetOutcome(
   const { succeeded, total } = setCounts(outcome.tasks)
   const tally = `${succeeded} of ${total} runs succeeded`
   const line = `The set ${word.replace('_', ' ')}: ${tally}; ${safeForLog(outcome.reason)}.`
-  if (outcome.kind === 'passed') core.info(line)
-  else core.setFailed(line)
+  if (outcome.kind === 'passed') return core.info(line)
+  // What GitHub lists first: which tasks did not pass, and why, so nobody opens the summary to find out.
+  const names = notSucceededTasks(outcome.tasks)
+  core.setFailed(names ? `${line} Not succeeded: ${safeForLog(names, 1_000)}.` : line)
 }

@@ -10,6 +10,7 @@ import {
   describePassWhen,
   passWhenStanding,
   sumCredits,
+  taskLabel,
   type SetOutcome,
   type TaskRun,
 } from '../model/set.ts'
@@ -180,6 +181,31 @@ export class TaskSetRun {
     for (const task of this.#tasks) {
       if (task.invocation === undefined) task.stoppedBy ??= why.kind
     }
+    // After a signal, the runner's grace is for the cancels alone.
+    if (why.kind !== 'signal') await this.#readEndStates(deadline)
+  }
+
+  /**
+   * Reads the runs just cancelled once more, with one list request within the cancel's
+   * deadline, so that each shows the state it ended in rather than the one it was cancelled
+   * from. Best effort: a failed read leaves the last state seen.
+   */
+  async #readEndStates(deadline: number): Promise<void> {
+    const cancelled = this.#tasks.filter((task) => task.cancel?.kind === 'cancelled')
+    if (cancelled.length === 0 || this.#listFallback || this.#deps.now() >= deadline) return
+    try {
+      const { runs } = await this.#deps.client.listRuns(
+        { metadata: { ...this.#deps.setMetadata }, limit: SET_LIST_PAGE },
+        { deadline },
+      )
+      const byId = new Map(runs.map((run) => [run.run_id, run]))
+      for (const task of cancelled) {
+        const run = byId.get(task.runId ?? '')
+        if (run && isTerminal(run.state)) task.run = run
+      }
+    } catch {
+      // The outcome stands; only the State column shows the state the run was cancelled from.
+    }
   }
 
   /**
@@ -214,15 +240,13 @@ export class TaskSetRun {
         task.runId = answer.run_id
         task.run = { ...answer, title: task.request.title, prompt: task.request.prompt }
         this.#deps.log.info(
-          `Task ${task.index}${titleOf(task)}: created run ${safeForLog(answer.run_id)}; it is ${safeForLog(answer.state, 200)}.`,
+          `${taskName(task)}: created run ${safeForLog(answer.run_id)}; it is ${safeForLog(answer.state, 200)}.`,
         )
       })
       .catch((error: unknown) => {
         task.createError = errorMessage(error)
         task.endedAt = this.#deps.now()
-        this.#deps.log.warning(
-          `Task ${task.index}${titleOf(task)}: ${safeForLog(task.createError)}`,
-        )
+        this.#deps.log.warning(`${taskName(task)}: ${safeForLog(task.createError)}`)
         // A run that may exist stays unsettled: the post step looks for it by its tag.
         task.runMayExist = error instanceof RunMayExistError
       })
@@ -294,7 +318,7 @@ export class TaskSetRun {
       if (!this.#lagNoted.has(task.index)) {
         this.#lagNoted.add(task.index)
         this.#deps.log.info(
-          `Task ${task.index}${titleOf(task)}: run ${safeForLog(runId)} is not visible yet (404 right after its create); polling on for up to ${formatDuration(NEW_RUN_NOT_FOUND_GRACE_MS)}.`,
+          `${taskName(task)}: run ${safeForLog(runId)} is not visible yet (404 right after its create); polling on for up to ${formatDuration(NEW_RUN_NOT_FOUND_GRACE_MS)}.`,
         )
       }
     }
@@ -307,7 +331,7 @@ export class TaskSetRun {
     if (run.state !== before) {
       const age = formatDuration(this.#deps.now() - (task.startedAt ?? this.#deps.now()))
       this.#deps.log.info(
-        `Task ${task.index}${titleOf(task)}: run ${safeForLog(run.run_id)} is ${safeForLog(run.state, 200)} (after ${age}).`,
+        `${taskName(task)}: run ${safeForLog(run.run_id)} is ${safeForLog(run.state, 200)} (after ${age}).`,
       )
     }
     if (isTerminal(run.state)) {
@@ -382,7 +406,9 @@ export class TaskSetRun {
       const { why, reason } = this.#stopped
       const stoppable = this.#inFlight()
       if (stoppable.length > 0 || this.#next < this.#tasks.length) {
-        const names = stoppable.map((task) => `task ${task.index} (run ${task.runId})`)
+        const names = stoppable.map(
+          (task) => `${safeForLog(taskLabel(task), 200)} (run ${task.runId})`,
+        )
         const notStarted = this.#tasks.length - this.#next
         this.#deps.log.warning(
           `Stopping the set: ${reason}. Cancelling ${names.length > 0 ? names.join(', ') : 'no run in flight'}${notStarted > 0 ? `; ${notStarted} task(s) not started will not be` : ''}.`,
@@ -401,7 +427,8 @@ export class TaskSetRun {
   }
 }
 
-function titleOf(task: TaskRun): string {
-  const title = task.request.title
-  return title ? ` (${safeForLog(title, 200)})` : ''
+/** "Task 3 (Package c)", safe for the log. */
+function taskName(task: TaskRun): string {
+  const label = safeForLog(taskLabel(task), 200)
+  return label.charAt(0).toUpperCase() + label.slice(1)
 }

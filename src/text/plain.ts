@@ -24,6 +24,17 @@ export function clip(text: string, max: number): string {
   return text.length > max ? `${cut(text, max)}…` : text
 }
 
+/**
+ * `text` as one sentence: trailing space and dangling punctuation (`:`, `;`, `,`, `-`) gone,
+ * and a full stop added unless it already ends as a sentence does. Linear.
+ */
+export function asSentence(text: string): string {
+  let end = text.length
+  while (end > 0 && /[\s:;,-]/.test(text.charAt(end - 1))) end -= 1
+  const body = text.slice(0, end)
+  return body === '' || /[.!?]$/.test(body) ? body : `${body}.`
+}
+
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff
 }

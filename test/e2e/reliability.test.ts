@@ -148,7 +148,7 @@ describe('create: exactly one run, whatever the fault', () => {
     expect(result.code).toBe(0)
     expect(api.requestsTo('POST', '/agent/run')).toHaveLength(3)
     expect(api.allRuns()).toHaveLength(1)
-    expect(result.stdout).toMatch(/429.*retry 1 of 8 in 0\.\d+s/)
+    expect(result.stdout).toMatch(/429.*Retry 1 of 8 in 0\.\d+s\./)
   })
 
   it('503 with Retry-After: a refusal, retried; one run', async () => {

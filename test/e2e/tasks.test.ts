@@ -126,7 +126,15 @@ describe('tasks: many runs from one step', () => {
     expect(runs.map((run) => run.outcome)).toEqual(['failed', 'failed', 'cancelled'])
     const slow = api.allRuns().find((run) => run.prompt === 'slow: three')
     expect(slow?.state).toBe('CANCELLED')
-    expect(errorAnnotations(result).join('\n')).toMatch(/at least 2 of 3 runs can no longer/)
+    // The run cancelled shows the state it ended in, not the one it was cancelled from.
+    expect(runs.map((run) => run.state)).toEqual(['FAILED', 'FAILED', 'CANCELLED'])
+    expect(result.summary).toMatch(/\| 3 \| slow: three \| ⛔ cancelled \| CANCELLED \|/)
+    // The error names the tasks that did not pass, numbered from 1, and why.
+    const error = errorAnnotations(result).join('\n')
+    expect(error).toMatch(/at least 2 of 3 runs can no longer/)
+    expect(error).toContain(
+      'Not succeeded: task 1 failed; task 2 failed; task 3 cancelled (the set could no longer pass).',
+    )
   })
 
   it('a lost create answer in a set: the run is found by its tag, never created twice', async () => {
@@ -244,8 +252,8 @@ describe('tasks: the comment and the commit status show the set', () => {
     expect(body).toMatch(/^<!-- cloud-agent-set: \{"key":"nightly"/)
     expect(body).toContain('### ✅ Cloud agent tasks: succeeded')
     expect(body).toContain('2 of 3 runs succeeded')
-    expect(body).toMatch(/\| 0 \| Package a \| ✅ succeeded \| SUCCEEDED \|/)
-    expect(body).toMatch(/\| 2 \| fail: c \| ❌ failed \| FAILED \|/)
+    expect(body).toMatch(/\| 1 \| Package a \| ✅ succeeded \| SUCCEEDED \|/)
+    expect(body).toMatch(/\| 3 \| fail: c \| ❌ failed \| FAILED \|/)
     expect(body).toContain('[Workflow run](https://github.com/octo-org/app/actions/runs/9876543210')
     // While the set ran, the comment said how far it had got.
     const writes = gh.requests
@@ -370,7 +378,7 @@ describe('tasks: the comment and the commit status show the set', () => {
     const body = gh.comments(OWNER, REPO, PR)[0]?.body ?? ''
     expect(body).toContain('### ⛔ Cloud agent tasks: interrupted')
     expect(body).toContain('the post step cancelled 1 run it left unfinished')
-    expect(body).toMatch(/\| 1 \| ok: b \| ✅ succeeded \|/)
+    expect(body).toMatch(/\| 2 \| ok: b \| ✅ succeeded \|/)
     const status = gh.statuses(OWNER, REPO, HEAD).at(-1)
     expect(status?.state).toBe('error')
     expect(status?.description).toMatch(/^The step stopped before the set ended/)

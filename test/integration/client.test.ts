@@ -311,8 +311,12 @@ describe('getRun', () => {
     expect(run.run_id).toBe(seeded.run_id)
     expect(api.requests).toHaveLength(3)
     expect(sleeps).toEqual([500, 1000])
-    expect(retryMessages[0]).toContain('retry 1 of 2')
-    expect(retryMessages[1]).toContain('retry 2 of 2')
+    expect(retryMessages[0]).toContain('Retry 1 of 2')
+    expect(retryMessages[1]).toContain('Retry 2 of 2')
+    // Each line is sentences: the error's own, then the retry's; never "….; retry".
+    for (const message of retryMessages) {
+      expect(message).toMatch(/[^.;:,]\. Retry \d of 2 in \d+\.\d+s\.$/)
+    }
   })
 
   it('retries a connection reset and succeeds', async () => {

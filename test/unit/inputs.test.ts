@@ -234,6 +234,19 @@ describe('readSettings: api_key', () => {
   })
 
   it.each([
+    'not a url',
+    'ftp://agents.example.com/api/v1',
+    'http://agents.example.com/api/v1/',
+    'https://agents.example.com/api/v2',
+    'https://agents.example.com/api/v1?x=1',
+  ])('quotes base_url %j whole, as given, and ends as a sentence', (baseUrl) => {
+    const inputs = fakeInputs({ api_key: KEY, base_url: baseUrl, prompt: 'p' })
+    const error = inputErrorFrom(() => readSettings(inputs.source), 'base_url')
+    expect(error.message).toContain(`"${baseUrl}"`)
+    expect(error.message).toMatch(/\.$/)
+  })
+
+  it.each([
     ['in the query', `${BASE_URL}?api_key=${KEY}`],
     ['in the path', `https://agents.example.com/${KEY}`],
     ['as the whole value', KEY],
@@ -903,6 +916,13 @@ describe('tasks (v1.2)', () => {
 
   it('names the task and the field of a bad item, and every conflicting input', async () => {
     expect(await refusesTasks({ tasks: '[]' })).toMatch(/empty list/)
+    // Bad JSON or YAML: the parser's reason as a sentence (no dangling colon), then the fix.
+    for (const tasks of ['["a", }', '- a\n  - b: [']) {
+      const message = await refusesTasks({ tasks })
+      expect(message).toMatch(
+        /^Input "tasks" is neither a JSON nor a YAML list: [^\n]*[^:;,]\. Give one task a line as a YAML list/,
+      )
+    }
     expect(await refusesTasks({ tasks: 'just text' })).toMatch(/must be a list/)
     expect(await refusesTasks({ tasks: '- a\n- title: no prompt' })).toMatch(
       /tasks\[1\] has no prompt/,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { clip, cut } from '../../src/text/plain.ts'
+import { asSentence, clip, cut } from '../../src/text/plain.ts'
 import { oneLine, statusContext } from '../../src/github/status.ts'
 import { safeForLog } from '../../src/text/log.ts'
 import { clipAnswer } from '../../src/text/markdown.ts'
@@ -56,5 +56,17 @@ describe('cutting text by whole characters', () => {
       'comment',
     )
     expect(annotation?.message).toBe(`${'a'.repeat(3_998)}…`)
+  })
+})
+
+describe('asSentence', () => {
+  it('ends text as a sentence: no dangling colon, semicolon or comma, one full stop', () => {
+    expect(asSentence('at line 1, column 3:')).toBe('at line 1, column 3.')
+    expect(asSentence('check the firewall.')).toBe('check the firewall.')
+    expect(asSentence('got "x"')).toBe('got "x".')
+    expect(asSentence('one of (a, b)')).toBe('one of (a, b).')
+    expect(asSentence('a list;  \n')).toBe('a list.')
+    expect(asSentence('')).toBe('')
+    expect(asSentence(':'.repeat(100_000))).toBe('')
   })
 })

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest'
 import type { RunItem } from '../../src/api/types.ts'
 import {
   composeSetComment,
+  keyedMarkerOf,
   mergeSets,
+  newerOtherKind,
   parseSetMarker,
   renderSetMarker,
   type SetRecord,
@@ -10,6 +12,7 @@ import {
 import { parseMarker } from '../../src/github/comment.ts'
 import type { SetOutcome, TaskRun } from '../../src/model/set.ts'
 import {
+  notSucceededTasks,
   renderSetComment,
   renderSetSummary,
   renderSetTable,
@@ -52,10 +55,11 @@ describe('the set table, while the set runs and once it ended', () => {
     expect(table.split('\n')).toEqual([
       '| # | Task | Outcome | State | Duration | Credits | Session |',
       '| --: | --- | --- | --- | --: | --: | --- |',
-      '| 0 | do 0 | ✅ succeeded | SUCCEEDED | 1m 0s | 3 credits |  |',
+      // Numbered from 1, as a person counts.
+      '| 1 | do 0 | ✅ succeeded | SUCCEEDED | 1m 0s | 3 credits |  |',
       // A run at work shows no credits yet: they change at every poll.
-      '| 1 | do 1 | ⏳ in progress | INPROGRESS |  |  |  |',
-      '| 2 | do 2 | ⏸️ waiting to start |  |  |  |  |',
+      '| 2 | do 1 | ⏳ in progress | INPROGRESS |  |  |  |',
+      '| 3 | do 2 | ⏸️ waiting to start |  |  |  |  |',
     ])
     expect(setHeadline(running(tasks))).toMatchObject({
       icon: '⏳',
@@ -89,10 +93,14 @@ describe('the set table, while the set runs and once it ended', () => {
     expect(summary).toContain(
       '0 of 3 runs succeeded · ⏱ 2s. 1 of 3 runs did not succeed, so all 3 runs can no longer succeed.',
     )
-    expect(summary).toContain('| 1 | do 1 | ⛔ cancelled | CANCELLED | 2s |  |  |')
-    expect(summary).toContain('| 2 | do 2 | ⏸️ not started |  |  |  |  |')
+    expect(summary).toContain('| 2 | do 1 | ⛔ cancelled | CANCELLED | 2s |  |  |')
+    expect(summary).toContain('| 3 | do 2 | ⏸️ not started |  |  |  |  |')
     // Why a task did not succeed, under the table, inert.
-    expect(summary).toContain('\n\n- **0** do 0: The &#60;b&#62;tests&#60;/b&#62; do not build\n')
+    expect(summary).toContain('\n\n- **1** do 0: The &#60;b&#62;tests&#60;/b&#62; do not build\n')
+    // The error line's list: each task that did not pass, by number and title, and why.
+    expect(notSucceededTasks(outcome.tasks)).toBe(
+      'task 1 failed (The <b>tests</b> do not build); task 2 cancelled (the set could no longer pass)',
+    )
     expect(setStatusOf({ kind: 'ended', outcome })).toEqual({
       state: 'failure',
       description: 'Failed: 1 of 3 runs did not succeed, so all 3 runs can no longer succeed',
@@ -136,6 +144,22 @@ describe("the set comment's marker", () => {
     const body = composeSetComment(marker, '### body')
     expect(parseSetMarker(body)).toEqual(marker)
     expect(parseMarker(body)).toBeUndefined()
+  })
+
+  it('shares its key with a run marker: one key, one comment, whichever step wrote it', () => {
+    const setBody = composeSetComment(
+      { key: 'review', step: 's', sets: [record('s1', '2026-11-24T10:00:00Z')] },
+      'now',
+    )
+    const set = keyedMarkerOf(setBody)
+    expect(set).toEqual({ kind: 'set', key: 'review', newestStart: '2026-11-24T10:00:00Z' })
+    // A run's step that started after the set's is newer; one that started before is older.
+    expect(newerOtherKind(set, 'run', '2026-11-24T09:59:59Z')).toBe(true)
+    expect(newerOtherKind(set, 'run', '2026-11-24T10:00:01Z')).toBe(false)
+    expect(newerOtherKind(set, 'set', '2026-11-24T09:00:00Z')).toBe(false)
+    const reply =
+      '<!-- cloud-agent-run: {"run_id":"r","step":"s","key":"review","reply":true,"runs":[]} -->'
+    expect(keyedMarkerOf(reply)).toBeUndefined()
   })
 
   it('cannot be closed or forged by a key: < and > are spelled as JSON escapes', () => {

@@ -169,6 +169,15 @@ describe('compileOutputSchema', () => {
     expect(depthBeyond({ a: [{ b: {} }] }, 3)).toBe(true)
   })
 
+  it('quotes the value at fault in an invalid schema, as a sentence', async () => {
+    const error = await compileOutputSchema(inline('type: objekt')).catch(
+      (caught: unknown) => caught,
+    )
+    expect((error as InputError).message).toBe(
+      'Input "output_schema" is not a valid JSON Schema (draft 2020-12): at /type, "objekt" must be equal to one of the allowed values (array, boolean, integer, null, number, object, string).',
+    )
+  })
+
   it('compiles the review schema, which takes what the contract lists', async () => {
     const schema = await compileOutputSchema(inline(JSON.stringify(REVIEW_SCHEMA)))
     const review = {
