@@ -578,7 +578,7 @@ describe('smaller', () => {
     expect(error).toContain('TLS certificate cannot be verified')
     expect(error).toContain('NODE_EXTRA_CA_CERTS')
     expect(result.stdout).not.toContain('answer to the create request was lost')
-    expect(result.stdout).not.toMatch(/retry \d of/)
+    expect(result.stdout).not.toMatch(/Retry \d of/)
     expect(requests).toBe(0)
   })
 

@@ -192,7 +192,7 @@ describe('polling survives trouble', () => {
 
       expect(result.code).toBe(0)
       expect(result.outputs.state).toBe('SUCCEEDED')
-      expect(result.stdout).toMatch(/retry \d of 2/)
+      expect(result.stdout).toMatch(/[^.;:,]\. Retry \d of 2 in \d+\.\d+s\./)
       expectReadableLog(result)
     })
   }
