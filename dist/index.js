@@ -6289,6 +6289,12 @@ const GITHUB_LIMITS = {
     settleMs: 15_000,
     /** The longest secondary-rate-limit hint obeyed before the one retry. */
     maxRetryAfterMs: 3_000,
+    /**
+     * The pauses before asking again after a 5xx or a broken connection (GitHub's own advice
+     * for its 502s). Every attempt shares one call's deadline, so retries never hold the step
+     * longer than one call could.
+     */
+    transientPausesMs: [500, 1_500],
 };
 /**
  * How long the "head moved" note may wait for GitHub: a nicety, and the
@@ -6427,6 +6433,17 @@ function cut(text, max) {
 /** `text` cut to `max` characters (see `cut`), with an ellipsis when anything was cut. */
 function clip(text, max) {
     return text.length > max ? `${cut(text, max)}…` : text;
+}
+/**
+ * `text` as one sentence: trailing space and dangling punctuation (`:`, `;`, `,`, `-`) gone,
+ * and a full stop added unless it already ends as a sentence does. Linear.
+ */
+function asSentence(text) {
+    let end = text.length;
+    while (end > 0 && /[\s:;,-]/.test(text.charAt(end - 1)))
+        end -= 1;
+    const body = text.slice(0, end);
+    return body === '' || /[.!?]$/.test(body) ? body : `${body}.`;
 }
 function isHighSurrogate(code) {
     return code >= 0xd800 && code <= 0xdbff;
@@ -7492,7 +7509,7 @@ class Transport {
                 // A retry that would start after the deadline is no retry: the caller gets the failure now.
                 if (deadline !== undefined && this.#options.now() + delay >= deadline)
                     throw error;
-                this.#options.onRetry?.(`${safeForLog(errorMessage(error))}; retry ${used} of ${allowed} in ${(delay / 1000).toFixed(1)}s`);
+                this.#options.onRetry?.(`${asSentence(safeForLog(errorMessage(error)))} Retry ${used} of ${allowed} in ${(delay / 1000).toFixed(1)}s.`);
                 await this.#options.sleep(delay, options.signal).catch(() => {
                     throw new ApiAbortedError(label);
                 });
@@ -9364,10 +9381,83 @@ async function loadOctokit(token, env) {
 function octokit_withDeadline(deadlineMs = GITHUB_CALL_DEADLINE_MS) {
     return { request: { signal: AbortSignal.timeout(deadlineMs) } };
 }
+/**
+ * Whether a failed call may succeed if made again: GitHub answered 5xx, or the connection
+ * broke (octokit calls that a 500 without an answer). A deadline that passed is not: GitHub
+ * is not answering, and asking again would hold the step.
+ */
+function isTransient(error) {
+    const { status, name, cause } = error;
+    const causeName = cause?.name;
+    if ([name, causeName].some((n) => n === 'TimeoutError' || n === 'AbortError'))
+        return false;
+    return typeof status === 'number' && status >= 500 && status <= 599;
+}
+/** A call that failed with a transient error on every attempt it had time for. */
+class TransientFailure extends Error {
+    status;
+    last;
+    attempts;
+    constructor(last, attempts) {
+        super(errorMessage(last));
+        this.name = 'TransientFailure';
+        this.last = last;
+        this.attempts = attempts;
+        this.status = last.status;
+    }
+    /** Whether GitHub answered at all (a 5xx), or the connection broke. */
+    get answered() {
+        return this.last.response !== undefined;
+    }
+}
+/**
+ * Makes a GitHub call, and again after a transient failure, with pauses. Every attempt
+ * shares one deadline. Rethrows anything else at once; after the last attempt, a
+ * TransientFailure that says how many were made.
+ */
+async function withRetries(call, options = {}) {
+    const { pausesMs = GITHUB_LIMITS.transientPausesMs, deadlineMs = GITHUB_CALL_DEADLINE_MS } = options;
+    const deadline = octokit_withDeadline(deadlineMs);
+    const endsAt = Date.now() + deadlineMs;
+    for (let attempt = 1;; attempt++) {
+        try {
+            return await call(deadline);
+        }
+        catch (error) {
+            if (!isTransient(error))
+                throw error;
+            if (options.tookEffect) {
+                const made = await options.tookEffect(deadline).catch(() => {
+                    throw new TransientFailure(error, attempt);
+                });
+                if (made !== undefined)
+                    return made;
+            }
+            const pause = pausesMs[attempt - 1];
+            if (pause === undefined || Date.now() + pause >= endsAt) {
+                throw new TransientFailure(error, attempt);
+            }
+            await new Promise((resolve) => setTimeout(resolve, pause));
+        }
+    }
+}
+/**
+ * Why a write failed, named: GitHub failing on every attempt, or a 403 (a token without
+ * the permission, which `permission` names). Empty for anything else; the reason says it.
+ */
+function failureHint(error, permission) {
+    if (error instanceof TransientFailure) {
+        const times = error.attempts === 1 ? 'once' : `on each of ${error.attempts} attempts`;
+        return error.answered
+            ? ` GitHub failed (HTTP ${error.status}) ${times}.`
+            : ` The connection to GitHub failed ${times}.`;
+    }
+    return error.status === 403 ? ` ${permission}` : '';
+}
 /** The login the token writes as. */
-async function tokenIdentity(octokit) {
+async function tokenIdentity(octokit, deadline = octokit_withDeadline()) {
     try {
-        const { data } = await octokit.rest.users.getAuthenticated(octokit_withDeadline());
+        const { data } = await octokit.rest.users.getAuthenticated(deadline);
         return data.login;
     }
     catch (error) {
@@ -9481,6 +9571,8 @@ const STEP_KEYS = {
     workflowRunId: 'gh_run_id',
     attempt: 'gh_run_attempt',
     headSha: 'gh_head_sha',
+    /** The set's ID, on every run of a `tasks` step. */
+    set: 'gh_set',
 };
 /** The metadata that hands the run over, beside the step's tag. */
 function handoffMetadata(facts) {
@@ -9500,6 +9592,8 @@ const REPOSITORY = /^[\w.-]+\/[\w.-]+$/;
  * The hand-over in a run's metadata; undefined when the run carries none (a
  * run started by an older version of the action, or not by the action at all).
  * Every value is checked: metadata is text anyone with the key could have set.
+ * A run of a `tasks` step is awaited whatever it carries (a set cannot be
+ * detached), so one started before task runs carried a hand-over still has one.
  */
 function readHandoff(metadata) {
     if (typeof metadata !== 'object' || metadata === null)
@@ -9507,13 +9601,16 @@ function readHandoff(metadata) {
     const values = metadata;
     const text = (key) => (typeof values[key] === 'string' ? values[key] : undefined);
     const repository = text(STEP_KEYS.repository);
-    const wait = text(HANDOFF_KEYS.wait);
-    const key = text(HANDOFF_KEYS.key);
-    if (!repository || !REPOSITORY.test(repository) || !key)
+    const set = text(STEP_KEYS.set);
+    const wait = set ? 'true' : text(HANDOFF_KEYS.wait);
+    const key = text(HANDOFF_KEYS.key) ?? (set ? '' : undefined);
+    if (!repository || !REPOSITORY.test(repository) || key === undefined || (!key && !set)) {
         return undefined;
+    }
     if (wait !== 'true' && wait !== 'false')
         return undefined;
-    const report = (text(HANDOFF_KEYS.report) ?? '').split(',');
+    // A set's comment and status show the whole set: never a pass's to rewrite for one run.
+    const report = set ? [] : (text(HANDOFF_KEYS.report) ?? '').split(',');
     const thread = Number(text(HANDOFF_KEYS.thread));
     const attempt = Number(text(STEP_KEYS.attempt));
     const workflowRunId = text(STEP_KEYS.workflowRunId);
@@ -9528,6 +9625,7 @@ function readHandoff(metadata) {
         waits: wait === 'true',
         comment: report.includes('comment'),
         commitStatus: report.includes('status'),
+        ...(set ? { set } : {}),
     };
 }
 
@@ -10417,6 +10515,22 @@ class RepositoryDesk {
         }
         return undefined;
     }
+    /**
+     * Every comment on the run's thread, written by the token's own identity,
+     * whose marker lists the run: its first step's, and the answers of the
+     * `continue_run` steps that followed it up, whatever their key.
+     */
+    async runComments(handoff, runId) {
+        if (handoff.thread === undefined)
+            return [];
+        return (await this.#repositoryComments()).flatMap((comment) => {
+            if (comment.thread !== handoff.thread)
+                return [];
+            const marker = parseMarker(comment.body);
+            const shown = marker?.runs.find((record) => record.runId === runId);
+            return marker && shown ? [{ commentId: comment.id, shown, key: marker.key ?? '' }] : [];
+        });
+    }
     /** The current status of the step's context on its commit, if it has one. */
     async stepStatus(handoff) {
         if (!handoff.headSha)
@@ -10443,9 +10557,9 @@ class RepositoryDesk {
         // GitHub lists a commit's statuses newest first.
         return (await listed).find((status) => status.context === context);
     }
-    /** The run's workflow run, in the attempt that started it. */
-    async workflowRun(handoff) {
-        const id = handoff.workflowRunId;
+    /** A step's workflow run, as it stands for the step's attempt. */
+    async workflowRun(step) {
+        const id = step.workflowRunId;
         if (!id)
             return undefined;
         let read = this.#workflowRuns.get(id);
@@ -10457,13 +10571,18 @@ class RepositoryDesk {
                 run_id: Number(id),
                 ...octokit_withDeadline(),
             })
-                .then(({ data }) => ({ status: data.status ?? 'unknown', attempt: data.run_attempt ?? 1 }));
+                .then(({ data }) => ({
+                status: data.status ?? 'unknown',
+                attempt: data.run_attempt ?? 1,
+                conclusion: data.conclusion ?? undefined,
+            }));
             this.#workflowRuns.set(id, read);
         }
-        const { status, attempt } = await read;
+        const { status, attempt, conclusion } = await read;
+        const ours = attempt === (step.attempt ?? 1);
         // A later attempt starts only once the one before it has completed.
-        const over = status === 'completed' || attempt > (handoff.attempt ?? 1);
-        return { over, status };
+        const over = status === 'completed' || attempt > (step.attempt ?? 1);
+        return { over, status, conclusion: ours && status === 'completed' ? conclusion : undefined };
     }
     /** The link to the workflow run that started the run, as its step's comment gives it. */
     stepWorkflowRunUrl(handoff) {
@@ -10474,15 +10593,19 @@ class RepositoryDesk {
             GITHUB_RUN_ATTEMPT: handoff.attempt === undefined ? undefined : String(handoff.attempt),
         });
     }
-    /** Shows the run in its step's comment as the step would; false when GitHub refused. */
-    async showInComment(handoff, commentId, run, context, log) {
+    /** Where the run's starting step shows it: its comment for the key, linking its workflow run. */
+    stepSpot(handoff, commentId) {
+        return { commentId, key: handoff.key, workflowRun: this.stepWorkflowRunUrl(handoff) };
+    }
+    /** Shows the run in a step's comment as the step would; false when GitHub refused. */
+    async showInComment(handoff, spot, run, context, log) {
         const watched = watchWarnings(log);
         const comment = ThreadComment.open(this.#octokit, { owner: this.#owner, repo: this.#repo, issueNumber: handoff.thread ?? 0 }, {
             step: 'reconcile',
-            key: handoff.key,
+            key: spot.key,
             mode: 'keyed',
-            commentId,
-            workflowRun: this.stepWorkflowRunUrl(handoff),
+            commentId: spot.commentId,
+            workflowRun: spot.workflowRun,
             log: watched.log,
         });
         comment.show(run, context);
@@ -10638,6 +10761,13 @@ async function admitAuthor(octokit, repository, author, rules) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/check-run.ts
+/**
+ * `check_run`: the step as a check run `cloud-agent/<key>` on the commit the run works on,
+ * in progress while the run works, then a conclusion. The conclusion tells the agent's verdict
+ * on the work from a run that broke: only a review that requests changes is "changes
+ * requested"; a run that failed, errored or gave no valid result says so in its title.
+ */
+
 
 
 
@@ -10704,28 +10834,64 @@ function annotationsOf(comments, verdict) {
             : comment.body,
     }));
 }
+/** The summary kept for the post step: the outcome's sentence, not the agent's text. */
+const SAVED_SUMMARY_CHARS = 1_000;
+/**
+ * What the post step completes the check run with when GitHub never took the main step's
+ * completion: the conclusion and title reached. The state is no place for the agent's text.
+ */
+function savedCheckReport(report) {
+    const [first = ''] = report.summary.split('\n\n');
+    return {
+        conclusion: report.conclusion,
+        title: report.title,
+        summary: first.length > SAVED_SUMMARY_CHARS ? clip(first, SAVED_SUMMARY_CHARS - 1) : first,
+    };
+}
+/** The report the post step writes from what the main step saved. */
+function reportFromSaved(saved) {
+    return {
+        conclusion: saved.conclusion,
+        title: saved.title,
+        summary: [
+            saved.summary,
+            '',
+            "GitHub did not take the step's own completion of this check, so the post step completed it. " +
+                "The agent's answer is in the workflow run's job summary; a review's comments are on the pull request.",
+        ].join('\n'),
+    };
+}
 /**
  * One check run, created in progress at once, completed at the end. A GitHub failure (most
- * often a token without `checks: write`) is a warning, and the step goes on without it.
+ * often a token without `checks: write`) is a warning, and the step goes on without it. A
+ * 5xx or a broken connection is asked again; a write whose answer was lost is looked for
+ * before it is sent again, so nothing is made or annotated twice. With a record (the main
+ * step), the state says how to find the check run, the conclusion reached, and only once
+ * GitHub took it, that it is complete: until then, the post step completes it.
  */
 class CheckRunReporter {
     #octokit;
     #target;
     #log;
+    #record;
     #id;
-    constructor(octokit, target, log, id) {
+    constructor(octokit, target, log, record, id) {
         this.#octokit = octokit;
         this.#target = target;
         this.#log = log;
+        this.#record = record;
         this.#id = id(this);
     }
     /** Creates the check run, in progress, on the target's commit. */
-    static open(octokit, target, log, detailsUrl) {
-        return new CheckRunReporter(octokit, target, log, (reporter) => reporter.#create(target.sha, detailsUrl));
+    static open(octokit, target, log, detailsUrl, record) {
+        return new CheckRunReporter(octokit, target, log, record, (reporter) => reporter.#create(target.sha, detailsUrl));
     }
-    /** The check run an earlier step created (the post step completes what the main step left). */
-    static adopt(octokit, target, id, log) {
-        return new CheckRunReporter(octokit, target, log, () => Promise.resolve(id));
+    /**
+     * The check run an earlier step created (the post step completes what the main step left):
+     * by its ID, or, when the answer to its create never came, found by its `external_id`.
+     */
+    static adopt(octokit, target, known, log) {
+        return new CheckRunReporter(octokit, target, log, undefined, (reporter) => 'id' in known ? Promise.resolve(known.id) : reporter.#lookUp(known));
     }
     /** The check run's ID once created; undefined when GitHub refused it. */
     get id() {
@@ -10734,65 +10900,133 @@ class CheckRunReporter {
     get name() {
         return statusContext(this.#target.key);
     }
-    /** Completes the check run, with its annotations 50 a request. */
+    /**
+     * Completes the check run, with its annotations 50 a request. True once GitHub took the
+     * completing write.
+     */
     async finish(report, annotations = []) {
         const id = await this.#id;
         if (id === undefined)
-            return;
-        const { owner, repo } = this.#target;
+            return false;
         const batches = [];
         for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
             batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
         }
         const output = { title: report.title, summary: report.summary };
+        this.#record?.saveCheckRunReport(savedCheckReport(report));
         try {
-            // GitHub adds each request's annotations to the earlier ones'.
+            // The check run is this step's, created without annotations.
+            let expected = 0;
+            // GitHub adds each request's annotations to the earlier ones': a lost answer is
+            // looked for by the count before the batch goes again.
             for (const batch of batches.slice(0, -1)) {
-                await this.#octokit.rest.checks.update({
-                    owner,
-                    repo,
-                    check_run_id: id,
-                    output: { ...output, annotations: batch },
-                    ...octokit_withDeadline(),
-                });
+                expected += batch.length;
+                await this.#update(id, { output: { ...output, annotations: batch } }, (run) => run.annotations >= expected);
             }
-            await this.#octokit.rest.checks.update({
-                owner,
-                repo,
-                check_run_id: id,
+            expected += batches.at(-1)?.length ?? 0;
+            await this.#update(id, {
                 status: 'completed',
                 conclusion: report.conclusion,
                 completed_at: new Date().toISOString(),
                 output: { ...output, annotations: batches.at(-1) ?? [] },
-                ...octokit_withDeadline(),
-            });
+            }, (run) => run.status === 'completed' && run.annotations >= expected);
         }
         catch (error) {
-            this.#log.warning(`GitHub: could not complete the check run ${this.name} (${reasonOf(error)}). The run is not affected.`);
+            const next = this.#record ? ' The post step completes it.' : ' The run is not affected.';
+            this.#log.warning(`GitHub: could not complete the check run ${this.name} (${reasonOf(error)}).${failureHint(error, CHECKS_PERMISSION)}${next}`);
+            return false;
         }
+        this.#record?.markCheckRunDone();
+        return true;
+    }
+    /** One update, asked again after a transient failure unless `took` shows it took effect. */
+    async #update(id, fields, took) {
+        const { owner, repo } = this.#target;
+        await withRetries(async (deadline) => {
+            await this.#octokit.rest.checks.update({
+                owner,
+                repo,
+                check_run_id: id,
+                ...fields,
+                ...deadline,
+            });
+            return true;
+        }, {
+            tookEffect: async (deadline) => {
+                const { data } = await this.#octokit.rest.checks.get({
+                    owner,
+                    repo,
+                    check_run_id: id,
+                    ...deadline,
+                });
+                return (took({ status: data.status, annotations: data.output.annotations_count }) || undefined);
+            },
+        });
     }
     async #create(sha, detailsUrl) {
         const { owner, repo } = this.#target;
+        // A unique reference: a create whose answer was lost is found by it, not made twice.
+        const lookup = { sha, externalId: (0,external_node_crypto_namespaceObject.randomUUID)() };
+        this.#record?.saveCheckRunLookup(lookup);
         try {
-            const { data } = await this.#octokit.rest.checks.create({
-                owner,
-                repo,
-                name: this.name,
-                head_sha: sha,
-                status: 'in_progress',
-                started_at: new Date().toISOString(),
-                details_url: detailsUrl,
-                ...octokit_withDeadline(),
-            });
-            return data.id;
+            const id = await withRetries(async (deadline) => {
+                const { data } = await this.#octokit.rest.checks.create({
+                    owner,
+                    repo,
+                    name: this.name,
+                    head_sha: sha,
+                    external_id: lookup.externalId,
+                    status: 'in_progress',
+                    started_at: new Date().toISOString(),
+                    details_url: detailsUrl,
+                    ...deadline,
+                });
+                return data.id;
+            }, { tookEffect: (deadline) => this.#find(lookup, deadline) });
+            this.#record?.saveCheckRunId(id);
+            return id;
         }
         catch (error) {
-            const status = error.status;
-            const hint = status === 403 ? ' check_run needs the permission checks: write.' : '';
-            this.#log.warning(`GitHub: could not create the check run ${this.name} on ${sha.slice(0, 7)} (${reasonOf(error)}).${hint} The run goes on without it.`);
+            // GitHub answered that it made nothing: there is nothing for the post step to look for.
+            if (refused(error))
+                this.#record?.saveCheckRunLookup(undefined);
+            this.#log.warning(`GitHub: could not create the check run ${this.name} on ${sha.slice(0, 7)} (${reasonOf(error)}).${failureHint(error, CHECKS_PERMISSION)} The run goes on without it.`);
             return undefined;
         }
     }
+    /** The post step's search for a check run whose create answer the main step never had. */
+    async #lookUp(lookup) {
+        try {
+            const id = await withRetries((deadline) => this.#find(lookup, deadline));
+            if (id === undefined) {
+                this.#log.info(`No check run ${this.name} with external_id ${lookup.externalId} on ${lookup.sha.slice(0, 7)}: the main step's create made none.`);
+            }
+            return id;
+        }
+        catch (error) {
+            this.#log.warning(`GitHub: could not look for the check run ${this.name} on ${lookup.sha.slice(0, 7)} (${reasonOf(error)}).${failureHint(error, CHECKS_PERMISSION)} It may be left in progress.`);
+            return undefined;
+        }
+    }
+    /** The check run of this name on the commit that carries the `external_id`, if any. */
+    async #find(lookup, deadline) {
+        const runs = await this.#octokit.paginate(this.#octokit.rest.checks.listForRef, {
+            owner: this.#target.owner,
+            repo: this.#target.repo,
+            ref: lookup.sha,
+            check_name: this.name,
+            filter: 'all',
+            per_page: 100,
+            ...deadline,
+        });
+        return runs.find((run) => run.external_id === lookup.externalId)?.id;
+    }
+}
+const CHECKS_PERMISSION = 'check_run needs the permission checks: write.';
+/** GitHub answered a 4xx: the request was refused, and made nothing. */
+function refused(error) {
+    const { status, response } = error;
+    return response !== undefined && status !== undefined && status >= 400 && status < 500;
 }
 
 ;// CONCATENATED MODULE: ./src/github/review.ts
@@ -10888,38 +11122,54 @@ const VERDICT_WORDS = {
     comment: '💬 Comment',
     request_changes: '❌ Changes requested',
 };
-/** What ties a review to the step that wrote it: a later step on the same head says so. */
-function reviewMarker(key, runId) {
+/**
+ * What ties a review to the step that wrote it: a later step on the same head says so, and a
+ * review whose answer was lost is found by it. `part` numbers the reviews a long list of
+ * comments outside the diff goes on in (the first has none).
+ */
+function reviewMarker(key, runId, part) {
     // JSON of our own key and the service's ID; `--` cannot end the comment early.
-    return `<!-- cloud-agent-review: ${JSON.stringify({ key, run_id: runId }).replace(/--/g, '-\\u002d')} -->`;
+    const json = JSON.stringify({ key, run_id: runId, ...(part ? { part } : {}) });
+    return `<!-- cloud-agent-review: ${json.replace(/--/g, '-\\u002d')} -->`;
 }
-/** The key in a review body's marker, when it has one. */
-function reviewKeyOf(body) {
+/** What a review body's marker says, when it has one. */
+function reviewMarkOf(body) {
     const match = /<!-- cloud-agent-review: (\{.*?\}) -->/.exec(body);
     if (!match?.[1])
         return undefined;
     try {
-        const key = JSON.parse(match[1]).key;
-        return typeof key === 'string' ? key : undefined;
+        const { key, run_id: runId, part } = JSON.parse(match[1]);
+        if (typeof key !== 'string')
+            return undefined;
+        return {
+            key,
+            runId: typeof runId === 'string' ? runId : undefined,
+            part: typeof part === 'number' ? part : undefined,
+        };
     }
     catch {
         return undefined;
     }
 }
-/** The review's body: the verdict, the agent's summary, and the comments that are not inline. */
+/** The key in a review body's marker, when it has one. */
+function reviewKeyOf(body) {
+    return reviewMarkOf(body)?.key;
+}
+/** The most reviews one review takes, with the ones its comments outside the diff go on in. */
+const MAX_REVIEW_PARTS = 10;
+/**
+ * The review's body: the verdict, the agent's summary, and the comments that are not inline,
+ * as many as GitHub's 65,536 characters hold. The body says how many more follow, in the
+ * next review (`renderContinuation`): none is dropped.
+ */
 function renderReviewBody(review, inBody, context) {
-    const lines = [reviewMarker(context.key, context.runId), `### ${VERDICT_WORDS[review.verdict]}`];
+    const head = [reviewMarker(context.key, context.runId), `### ${VERDICT_WORDS[review.verdict]}`];
     if (review.verdict === 'approve') {
-        lines.push('', '_Posted as a comment: the action never approves a pull request._');
+        head.push('', '_Posted as a comment: the action never approves a pull request._');
     }
-    lines.push('', agentText(review.summary));
-    if (inBody.length > 0) {
-        lines.push('', `**Comments outside the diff (${inBody.length})**`);
-        for (const { comment, reason } of inBody) {
-            const where = `${escapeMarkdown(normalizePath(comment.path))}:${comment.line}`;
-            lines.push('', `<code>${where}</code> (${reason})`, '', agentText(comment.body));
-        }
-    }
+    head.push('', agentText(review.summary));
+    if (inBody.length > 0)
+        head.push('', `**Comments outside the diff (${inBody.length})**`);
     const footer = [];
     const session = safeHttpUrl(context.sessionLink);
     if (session)
@@ -10929,8 +11179,70 @@ function renderReviewBody(review, inBody, context) {
     if (replaced.length > 0) {
         footer.push(`replaces ${replaced.map((url, i) => `[the earlier review${replaced.length > 1 ? ` ${i + 1}` : ''}](${url})`).join(', ')} of this commit`);
     }
-    lines.push('', '---', `<sub>${footer.join(' · ')}</sub>`);
-    return clipBody(lines.join('\n'));
+    return fillBody(head, inBody, `<sub>${footer.join(' · ')}</sub>`, {
+        first: true,
+        last: false,
+    });
+}
+/**
+ * A review that goes on with the comments outside the diff the one before could not hold:
+ * part `part` of the review `firstUrl` links to.
+ */
+function renderContinuation(rest, context) {
+    const first = safeHttpUrl(context.firstUrl);
+    const head = [
+        reviewMarker(context.key, context.runId, context.part),
+        `### 💬 Comments outside the diff, continued (${rest.length} more)`,
+        '',
+        `_This review is ${first ? `continued from [the review](${first})` : 'the continuation of the review'} of run <code>${escapeMarkdown(context.runId)}</code>, whose body could not hold every comment._`,
+    ];
+    return fillBody(head, rest, `<sub>run <code>${escapeMarkdown(context.runId)}</code></sub>`, {
+        first: false,
+        last: context.part >= MAX_REVIEW_PARTS,
+    });
+}
+/** Room kept for the line that says how many comments follow. */
+const POINTER_CHARS = 300;
+/**
+ * `head`, then as many of `comments` as fit, then `footer`, within GitHub's limit. A
+ * continuation always takes its first comment, cut if it alone is too long, so every part
+ * moves the list on.
+ */
+function fillBody(head, comments, footer, part) {
+    const end = `\n\n---\n${footer}`;
+    const room = MAX_BODY_CHARS - end.length - POINTER_CHARS;
+    let text = clipText(head.join('\n'), room);
+    let placed = 0;
+    for (const { comment, reason } of comments) {
+        const where = `${escapeMarkdown(normalizePath(comment.path))}:${comment.line}`;
+        const block = `\n\n<code>${where}</code> (${reason})\n\n${agentText(comment.body)}`;
+        if (text.length + block.length <= room) {
+            text += block;
+        }
+        else if (placed === 0 && !part.first) {
+            text = clipText(text + block, room);
+        }
+        else {
+            break;
+        }
+        placed += 1;
+    }
+    const rest = comments.slice(placed);
+    if (rest.length > 0) {
+        text += part.last
+            ? `\n\n_${rest.length} more comments outside the diff did not fit in ${MAX_REVIEW_PARTS} reviews: every comment is in the step's \`structured_output\` output._`
+            : `\n\n_${rest.length} more comments outside the diff are in the next review._`;
+    }
+    return { body: text + end, rest: part.last ? [] : rest };
+}
+/** `text` within `max` characters, cut between lines so that no escape or tag is split. */
+function clipText(text, max) {
+    if (text.length <= max)
+        return text;
+    const note = '\n\n_(cut here: GitHub keeps at most 65,536 characters.)_';
+    // Cut between lines, so that no escape or tag is split.
+    const at = text.lastIndexOf('\n', max - note.length);
+    return text.slice(0, Math.max(0, at)) + note;
 }
 function clipBody(body) {
     if (body.length <= MAX_BODY_CHARS)
@@ -10940,31 +11252,37 @@ function clipBody(body) {
     const room = body.lastIndexOf('\n', MAX_BODY_CHARS - note.length);
     return body.slice(0, Math.max(0, room)) + note;
 }
+const REVIEW_PERMISSION = 'pull_request_review needs pull-requests: write.';
 /**
- * Posts the review: reads the diff, anchors the comments, and writes one review. A 422 (the
- * diff moved under us) is retried once with every comment in the body. A re-run on the same
- * head points to the review it replaces, and the earlier one is marked as replaced. Any GitHub
- * failure is a warning; the run's outcome is not affected.
+ * Posts the review: reads the diff, anchors the comments, and writes one review; comments
+ * outside the diff that its body cannot hold go on in the next reviews, each linking the
+ * first. A 422 (the diff moved under us) is retried once with every comment in the body. A
+ * 5xx or a broken connection is asked again; a review whose answer was lost is found by its
+ * marker, never posted twice. A re-run on the same head points to the review it replaces, and
+ * the earlier one is marked as replaced. Any GitHub failure is a warning that names its cause;
+ * the run's outcome is not affected.
  */
 async function postReview(octokit, target, review, context, log) {
     const { owner, repo, number } = target;
     const pr = `${owner}/${repo}#${number}`;
     try {
-        const [files, earlier] = await Promise.all([
-            readDiff(octokit, target),
-            earlierReviews(octokit, target),
+        const [files, { identity, earlier, listed }] = await Promise.all([
+            withRetries((deadline) => readDiff(octokit, target, deadline)),
+            withRetries((deadline) => earlierReviews(octokit, target, deadline)),
         ]);
         const anchored = anchorComments(review.comments, files);
+        const post = postOne(octokit, target, { identity, runId: context.runId, listed });
         const body = (inBody) => renderReviewBody(review, inBody, {
             key: target.key,
             ...context,
-            replaces: earlier.map((r) => r.url),
+            replaces: earlier.filter((r) => r.part === undefined).map((r) => r.url),
         });
         const event = review.verdict === 'request_changes' ? 'REQUEST_CHANGES' : 'COMMENT';
         let created;
         let inBody = anchored.inBody;
+        let first = body(inBody);
         try {
-            created = await createReview(octokit, target, event, body(inBody), anchored.inline);
+            created = await post(event, first.body, anchored.inline);
         }
         catch (error) {
             if (error.status !== 422 || anchored.inline.length === 0)
@@ -10973,42 +11291,87 @@ async function postReview(octokit, target, review, context, log) {
             inBody = [
                 ...review.comments.map((comment) => ({ comment, reason: 'GitHub refused it inline' })),
             ];
-            created = await createReview(octokit, target, event, body(inBody), []);
+            first = body(inBody);
+            created = await post(event, first.body, []);
         }
         const url = created.html_url;
-        log.info(`Posted the review on ${pr}: ${event === 'REQUEST_CHANGES' ? 'changes requested' : 'a comment review'}, ${review.comments.length - inBody.length} inline comment(s), ${inBody.length} in its body.${url ? ` ${url}` : ''}`);
+        const parts = await postContinuations(post, first.rest, { key: target.key, ...context, url });
+        const more = parts.posted > 0 ? `, continued in ${parts.posted} more review(s)` : '';
+        log.info(`Posted the review on ${pr}: ${event === 'REQUEST_CHANGES' ? 'changes requested' : 'a comment review'}, ${review.comments.length - inBody.length} inline comment(s), ${inBody.length} in its body${more}.${url ? ` ${url}` : ''}`);
+        if (parts.failed) {
+            log.warning(`GitHub: could not post part ${parts.posted + 2} of the review on ${pr} (${reasonOf(parts.failed)}).${failureHint(parts.failed, REVIEW_PERMISSION)} ${parts.left} comment(s) outside the diff are only in the step's structured_output output.`);
+        }
         await markReplaced(octokit, target, earlier, url, log);
         return { url, inline: review.comments.length - inBody.length, inBody: inBody.length };
     }
     catch (error) {
-        log.warning(`GitHub: could not post the review on ${pr} (${reasonOf(error)}). pull_request_review needs pull-requests: write. The run is not affected.`);
+        log.warning(`GitHub: could not post the review on ${pr} (${reasonOf(error)}).${failureHint(error, REVIEW_PERMISSION)} The review is in the step's structured_output output. The run is not affected.`);
         return undefined;
     }
 }
-async function createReview(octokit, target, event, body, comments) {
-    const { data } = await octokit.rest.pulls.createReview({
-        owner: target.owner,
-        repo: target.repo,
-        pull_number: target.number,
-        commit_id: target.sha,
-        event,
-        body,
-        comments,
-        ...octokit_withDeadline(),
-    });
-    return data;
+/** The reviews that go on with what the first one's body could not hold, one after another. */
+async function postContinuations(post, rest, context) {
+    let left = rest;
+    let posted = 0;
+    for (let part = 2; left.length > 0 && part <= MAX_REVIEW_PARTS; part++) {
+        const next = renderContinuation(left, { ...context, part, firstUrl: context.url });
+        try {
+            await post('COMMENT', next.body, []);
+        }
+        catch (error) {
+            return { posted, failed: error, left: left.length };
+        }
+        posted += 1;
+        left = next.rest;
+    }
+    return { posted, left: left.length };
+}
+/**
+ * Posts one review, asked again after a transient failure; when GitHub may have made it
+ * before its answer was lost, the pull request's reviews are read first, and one carrying this
+ * body's marker that was not there before (the same run's earlier review) is the one made.
+ */
+function postOne(octokit, target, ours) {
+    return (event, body, comments) => {
+        const mark = reviewMarkOf(body);
+        return withRetries(async (deadline) => {
+            const { data } = await octokit.rest.pulls.createReview({
+                owner: target.owner,
+                repo: target.repo,
+                pull_number: target.number,
+                commit_id: target.sha,
+                event,
+                body,
+                comments,
+                ...deadline,
+            });
+            return data;
+        }, {
+            tookEffect: async (deadline) => {
+                const reviews = await listReviews(octokit, target, deadline);
+                return reviews.find((review) => {
+                    const its = reviewMarkOf(review.body ?? '');
+                    return (!ours.listed.has(review.id) &&
+                        review.user?.login === ours.identity &&
+                        its?.runId === ours.runId &&
+                        its.key === mark?.key &&
+                        its.part === mark.part);
+                });
+            },
+        });
+    };
 }
 /** The most changed files read; GitHub lists at most 3,000. */
 const MAX_FILES = 3_000;
 /** The pull request's diff as GitHub has it: each changed file's commentable lines. */
-async function readDiff(octokit, target) {
+async function readDiff(octokit, target, deadline) {
     const files = new Map();
     const pages = octokit.paginate.iterator(octokit.rest.pulls.listFiles, {
         owner: target.owner,
         repo: target.repo,
         pull_number: target.number,
         per_page: 100,
-        ...octokit_withDeadline(),
+        ...deadline,
     });
     for await (const page of pages) {
         for (const file of page.data)
@@ -11018,24 +11381,35 @@ async function readDiff(octokit, target) {
     }
     return files;
 }
-/** This key's reviews by this token on the same head: the ones a new review replaces. */
-async function earlierReviews(octokit, target) {
+function listReviews(octokit, target, deadline) {
+    return octokit.paginate(octokit.rest.pulls.listReviews, {
+        owner: target.owner,
+        repo: target.repo,
+        pull_number: target.number,
+        per_page: 100,
+        ...deadline,
+    });
+}
+/**
+ * This key's reviews by this token on the same head: the ones a new review replaces (with
+ * their continuations), and the login the token writes as.
+ */
+async function earlierReviews(octokit, target, deadline) {
     const [identity, reviews] = await Promise.all([
-        tokenIdentity(octokit),
-        octokit.paginate(octokit.rest.pulls.listReviews, {
-            owner: target.owner,
-            repo: target.repo,
-            pull_number: target.number,
-            per_page: 100,
-            ...octokit_withDeadline(),
-        }),
+        tokenIdentity(octokit, deadline),
+        listReviews(octokit, target, deadline),
     ]);
-    return reviews
-        .filter((review) => review.user?.login === identity &&
-        review.commit_id === target.sha &&
-        reviewKeyOf(review.body ?? '') === target.key &&
-        !(review.body ?? '').includes(REPLACED_NOTE))
-        .map((review) => ({ id: review.id, url: review.html_url, body: review.body ?? '' }));
+    const earlier = reviews.flatMap((review) => {
+        const body = review.body ?? '';
+        const mark = reviewMarkOf(body);
+        return review.user?.login === identity &&
+            review.commit_id === target.sha &&
+            mark?.key === target.key &&
+            !body.includes(REPLACED_NOTE)
+            ? [{ id: review.id, url: review.html_url, body, part: mark.part }]
+            : [];
+    });
+    return { identity, earlier, listed: new Set(reviews.map((review) => review.id)) };
 }
 const REPLACED_NOTE = '> [!NOTE]\n> A newer review of this commit replaces this one';
 /** Says on each earlier review that a newer one replaces it: nothing is replaced silently. */
@@ -11046,17 +11420,17 @@ async function markReplaced(octokit, target, earlier, newer, log) {
         // The marker stays first, so the note goes after it.
         const [marker = '', ...rest] = review.body.split('\n');
         try {
-            await octokit.rest.pulls.updateReview({
+            await withRetries((deadline) => octokit.rest.pulls.updateReview({
                 owner: target.owner,
                 repo: target.repo,
                 pull_number: target.number,
                 review_id: review.id,
                 body: clipBody(`${marker}\n${note}${rest.join('\n')}`),
-                ...octokit_withDeadline(),
-            });
+                ...deadline,
+            }));
         }
         catch (error) {
-            log.warning(`GitHub: could not mark the earlier review ${review.url} as replaced (${reasonOf(error)}).`);
+            log.warning(`GitHub: could not mark the earlier review ${review.url} as replaced (${reasonOf(error)}).${failureHint(error, REVIEW_PERMISSION)}`);
         }
     }
 }
@@ -11184,17 +11558,17 @@ async function openCommitStatus(github, context, commit, log) {
     return new CommitStatusReporter(await context.client(), { ...context.repository, sha: commit.sha, context: statusContext(github.key) }, log);
 }
 /** The step's check run, created in progress now, when `check_run` asks for one and there is a commit. */
-async function openCheckRun(github, context, commit, log) {
+async function openCheckRun(github, context, commit, log, record) {
     if (!commit || !context.repository) {
         log.warning('check_run: no commit to report on (no pull request head, no GITHUB_SHA).');
         return undefined;
     }
-    return CheckRunReporter.open(await context.client(), { ...context.repository, sha: commit.sha, key: github.key }, log, context.workflowRun);
+    return CheckRunReporter.open(await context.client(), { ...context.repository, sha: commit.sha, key: github.key }, log, context.workflowRun, record);
 }
 /** The check run the main step opened and never completed (the post step completes it). */
-async function adoptCheckRun(github, context, id, log) {
+async function adoptCheckRun(github, context, known, log) {
     const repository = context.repository ?? { owner: '', repo: '' };
-    return CheckRunReporter.adopt(await context.client(), { ...repository, key: github.key }, id, log);
+    return CheckRunReporter.adopt(await context.client(), { ...repository, key: github.key }, known, log);
 }
 /** `pull_request_review`: posts the review on the event's pull request, when there is one. */
 async function postPullRequestReview(github, context, commit, review, run, log) {
@@ -11435,10 +11809,12 @@ async function readTaskSettings(source = runnerInputs()) {
 /** A YAML or JSON list. JSON needs no parser beyond the runtime's; YAML loads only when used. */
 async function parseTaskList(value) {
     let list;
+    let jsonError;
     try {
         list = value.startsWith('[') ? JSON.parse(value) : undefined;
     }
-    catch {
+    catch (error) {
+        jsonError = errorMessage(error);
         list = undefined;
     }
     if (list === undefined) {
@@ -11447,8 +11823,10 @@ async function parseTaskList(value) {
             list = parse(value, { maxAliasCount: 0 });
         }
         catch (error) {
-            const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-            throw new InputError('tasks', `is neither a JSON nor a YAML list: ${reason}`);
+            // Text that opens as JSON was meant as JSON: its parser says what is wrong in its terms.
+            const reason = jsonError ?? (error instanceof Error ? error.message.split('\n')[0] : String(error));
+            throw new InputError('tasks', `is neither a JSON nor a YAML list: ${asSentence(cut(reason ?? '', 300))} ` +
+                'Give one task a line as a YAML list ("- Update package a"), or a JSON array of strings or objects.');
         }
     }
     if (!Array.isArray(list)) {
@@ -11778,7 +12156,8 @@ function parseBaseUrl(value, apiKey) {
     // A key pasted into the wrong input must not be echoed back in the error.
     if (!value)
         return DEFAULT_BASE_URL;
-    const shown = value.split(apiKey).join('***');
+    // Quoted whole as given (bar the key), so the user finds the value they wrote.
+    const shown = clip(value.split(apiKey).join('***'), 300);
     let url;
     try {
         url = new URL(value);
@@ -11787,10 +12166,10 @@ function parseBaseUrl(value, apiKey) {
         throw new InputError('base_url', `must be an absolute https:// URL; got "${shown}".`);
     }
     if (url.protocol === 'http:' && !LOOPBACK_HOST.test(url.hostname)) {
-        throw new InputError('base_url', `must use https://; plain http:// is allowed only for loopback hosts (127.0.0.0/8, localhost, [::1]), because the key would travel unencrypted. Got "${url.origin}".`);
+        throw new InputError('base_url', `must use https://; plain http:// is allowed only for loopback hosts (127.0.0.0/8, localhost, [::1]), because the key would travel unencrypted. Got "${shown}".`);
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-        throw new InputError('base_url', `must be an https:// URL; got "${url.protocol}".`);
+        throw new InputError('base_url', `must be an https:// URL; got "${shown}".`);
     }
     if (url.username || url.password) {
         throw new InputError('base_url', 'must not contain credentials; pass the key as api_key.');
@@ -12609,6 +12988,7 @@ async function creditsOf(client, tags, since, deadline, log) {
 
 
 
+
 const INVOCATION_KEY = 'gh_invocation';
 /**
  * The service takes at most 20 metadata keys, each `[a-zA-Z0-9._-]{1,64}`, with
@@ -12643,7 +13023,7 @@ handoff = {}) {
     return { invocation, metadata };
 }
 /** The metadata key every run of one `tasks` step carries: one list request finds them all. */
-const SET_KEY = 'gh_set';
+const SET_KEY = STEP_KEYS.set;
 /**
  * One task's tag: the step's metadata, the set's ID (the step's own
  * invocation), the task's index, and a fresh invocation of its own, so that a
@@ -13331,6 +13711,10 @@ async function compileOutputSchema(source) {
         code: { regExp: linearRegExp(RE2JS) },
     });
     addFormats(ajv);
+    // Checked against the meta-schema first, so that the error can quote the value at fault.
+    if (!ajv.validateSchema(schema)) {
+        throw new InputError(source.input, `is not a valid JSON Schema (draft 2020-12)${where}: ${metaSchemaError(ajv.errors ?? [], schema)}`);
+    }
     let check;
     try {
         check = ajv.compile(schema);
@@ -13370,7 +13754,34 @@ function schemaProblem(error, where) {
             `check in a time linear in the text (${structured_output_clip(error.message)}). Lookaheads and ` +
             'backreferences are not supported: write the pattern without them.');
     }
-    return `is not a valid JSON Schema (draft 2020-12)${where}: ${structured_output_clip(errorMessage(error))}`;
+    return `is not a valid JSON Schema (draft 2020-12)${where}: ${asSentence(structured_output_clip(errorMessage(error)))}`;
+}
+/**
+ * The first of the meta-schema's errors, as a sentence that quotes the schema's value at fault:
+ * `at /type, "objekt" must be equal to one of the allowed values (array, boolean, …).`
+ */
+function metaSchemaError(errors, schema) {
+    // Ajv lists an enum's failure before the alternatives (anyOf) it tried; the first is the clearest.
+    const [first] = errors;
+    if (!first)
+        return 'the schema does not validate against the meta-schema.';
+    const at = first.instancePath || '/';
+    const value = valueAt(schema, first.instancePath);
+    const quoted = value === undefined ? 'the value' : clip(JSON.stringify(value) ?? String(value), 80);
+    const allowed = first.params.allowedValues;
+    const choices = Array.isArray(allowed) ? ` (${clip(allowed.join(', '), 120)})` : '';
+    return asSentence(`at ${at}, ${quoted} ${first.message ?? 'is invalid'}${choices}`);
+}
+/** The value a JSON Pointer names in `document`; undefined when there is none. */
+function valueAt(document, pointer) {
+    let value = document;
+    for (const raw of pointer.split('/').slice(1)) {
+        if (typeof value !== 'object' || value === null)
+            return undefined;
+        const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+        value = value[key];
+    }
+    return value;
 }
 /**
  * Ajv's regular-expression engine, on RE2: it takes the schema's ECMAScript pattern (with the
@@ -14047,6 +14458,7 @@ function serviceClient(connection, options = {}) {
 
 
 
+
 /** How many of a set's runs must succeed under `pass_when`. */
 function runsNeeded(rule, taskCount) {
     switch (rule.kind) {
@@ -14104,6 +14516,14 @@ function taskOutcome(task) {
         case undefined:
             return 'interrupted';
     }
+}
+/**
+ * A task as a person reads it: numbered from 1, with its title when it has one ("task 3
+ * (Package c)"). The `runs` output keeps the 0-based index a workflow uses.
+ */
+function taskLabel(task) {
+    const title = task.request.title;
+    return `task ${task.index + 1}${title ? ` (${clip(title, 79)})` : ''}`;
 }
 /** The credits of every run together; undefined while the service reports none. */
 function sumCredits(tasks) {
@@ -14196,7 +14616,7 @@ function rowOf(task, view) {
     const link = safeHttpUrl(task.run?.session_link);
     return [
         '',
-        String(task.index),
+        String(task.index + 1),
         inlineText(clip(title, 79)),
         taskWords(task, running),
         task.run?.state ? inlineText(task.run.state) : '',
@@ -14243,13 +14663,34 @@ function renderSetReasons(view, maxChars = Number.POSITIVE_INFINITY) {
         if (!reason)
             continue;
         const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? '';
-        const line = `- **${task.index}** ${inlineText(clip(title, 79))}: ${inlineText(clip(reason, 300))}`;
+        const line = `- **${task.index + 1}** ${inlineText(clip(title, 79))}: ${inlineText(clip(reason, 300))}`;
         if (length + line.length + 1 > maxChars)
             break;
         lines.push(line);
         length += line.length + 1;
     }
     return lines.join('\n');
+}
+/**
+ * The tasks that ended without success, for the step's error line: the first `shown` by
+ * number and title, each with its outcome and reason, then how many more. Plain text: the
+ * caller makes it safe for the log.
+ */
+function notSucceededTasks(tasks, shown = 3) {
+    const failed = tasks.filter((task) => {
+        const word = taskOutcome(set_table_factsOf(task));
+        return hasEnded(task) && word !== 'succeeded' && word !== 'not_started';
+    });
+    const named = failed.slice(0, shown).map((task) => {
+        const word = taskOutcome(set_table_factsOf(task));
+        const words = word === 'not_started' ? 'not started' : OUTCOME_RECORDS[word].short;
+        const reason = task.createError ??
+            (task.run ? run_statusMessageOf(task.run) : undefined) ??
+            (task.stoppedBy === 'pass-when' ? 'the set could no longer pass' : undefined);
+        return `${taskLabel(task)} ${words}${reason ? ` (${clip(reason, 200).replace(/\.$/, '')})` : ''}`;
+    });
+    const more = failed.length - named.length;
+    return [...named, ...(more > 0 ? [`and ${more} more`] : [])].join('; ');
 }
 function tasksOf(view) {
     return view.kind === 'running' ? view.tasks : view.outcome.tasks;
@@ -14412,9 +14853,10 @@ async function publishSetOutcome(outcome, answers) {
     const tally = `${succeeded} of ${total} runs succeeded`;
     const line = `The set ${word.replace('_', ' ')}: ${tally}; ${safeForLog(outcome.reason)}.`;
     if (outcome.kind === 'passed')
-        info(line);
-    else
-        setFailed(line);
+        return info(line);
+    // What GitHub lists first: which tasks did not pass, and why, so nobody opens the summary to find out.
+    const names = notSucceededTasks(outcome.tasks);
+    setFailed(names ? `${line} Not succeeded: ${safeForLog(names, 1_000)}.` : line);
 }
 
 ;// CONCATENATED MODULE: ./src/run/set.ts
@@ -14552,6 +14994,31 @@ class TaskSetRun {
             if (task.invocation === undefined)
                 task.stoppedBy ??= why.kind;
         }
+        // After a signal, the runner's grace is for the cancels alone.
+        if (why.kind !== 'signal')
+            await this.#readEndStates(deadline);
+    }
+    /**
+     * Reads the runs just cancelled once more, with one list request within the cancel's
+     * deadline, so that each shows the state it ended in rather than the one it was cancelled
+     * from. Best effort: a failed read leaves the last state seen.
+     */
+    async #readEndStates(deadline) {
+        const cancelled = this.#tasks.filter((task) => task.cancel?.kind === 'cancelled');
+        if (cancelled.length === 0 || this.#listFallback || this.#deps.now() >= deadline)
+            return;
+        try {
+            const { runs } = await this.#deps.client.listRuns({ metadata: { ...this.#deps.setMetadata }, limit: SET_LIST_PAGE }, { deadline });
+            const byId = new Map(runs.map((run) => [run.run_id, run]));
+            for (const task of cancelled) {
+                const run = byId.get(task.runId ?? '');
+                if (run && isTerminal(run.state))
+                    task.run = run;
+            }
+        }
+        catch {
+            // The outcome stands; only the State column shows the state the run was cancelled from.
+        }
     }
     /**
      * Starts tasks while there is room, unless the set is stopping; creates go out together. A
@@ -14583,12 +15050,12 @@ class TaskSetRun {
             .then((answer) => {
             task.runId = answer.run_id;
             task.run = { ...answer, title: task.request.title, prompt: task.request.prompt };
-            this.#deps.log.info(`Task ${task.index}${titleOf(task)}: created run ${safeForLog(answer.run_id)}; it is ${safeForLog(answer.state, 200)}.`);
+            this.#deps.log.info(`${taskName(task)}: created run ${safeForLog(answer.run_id)}; it is ${safeForLog(answer.state, 200)}.`);
         })
             .catch((error) => {
             task.createError = errorMessage(error);
             task.endedAt = this.#deps.now();
-            this.#deps.log.warning(`Task ${task.index}${titleOf(task)}: ${safeForLog(task.createError)}`);
+            this.#deps.log.warning(`${taskName(task)}: ${safeForLog(task.createError)}`);
             // A run that may exist stays unsettled: the post step looks for it by its tag.
             task.runMayExist = error instanceof RunMayExistError;
         })
@@ -14657,7 +15124,7 @@ class TaskSetRun {
                 throw error;
             if (!this.#lagNoted.has(task.index)) {
                 this.#lagNoted.add(task.index);
-                this.#deps.log.info(`Task ${task.index}${titleOf(task)}: run ${safeForLog(runId)} is not visible yet (404 right after its create); polling on for up to ${formatDuration(NEW_RUN_NOT_FOUND_GRACE_MS)}.`);
+                this.#deps.log.info(`${taskName(task)}: run ${safeForLog(runId)} is not visible yet (404 right after its create); polling on for up to ${formatDuration(NEW_RUN_NOT_FOUND_GRACE_MS)}.`);
             }
         }
     }
@@ -14667,7 +15134,7 @@ class TaskSetRun {
         task.run = run;
         if (run.state !== before) {
             const age = formatDuration(this.#deps.now() - (task.startedAt ?? this.#deps.now()));
-            this.#deps.log.info(`Task ${task.index}${titleOf(task)}: run ${safeForLog(run.run_id)} is ${safeForLog(run.state, 200)} (after ${age}).`);
+            this.#deps.log.info(`${taskName(task)}: run ${safeForLog(run.run_id)} is ${safeForLog(run.state, 200)} (after ${age}).`);
         }
         if (isTerminal(run.state)) {
             task.endedAt = this.#deps.now();
@@ -14738,7 +15205,7 @@ class TaskSetRun {
             const { why, reason } = this.#stopped;
             const stoppable = this.#inFlight();
             if (stoppable.length > 0 || this.#next < this.#tasks.length) {
-                const names = stoppable.map((task) => `task ${task.index} (run ${task.runId})`);
+                const names = stoppable.map((task) => `${safeForLog(taskLabel(task), 200)} (run ${task.runId})`);
                 const notStarted = this.#tasks.length - this.#next;
                 this.#deps.log.warning(`Stopping the set: ${reason}. Cancelling ${names.length > 0 ? names.join(', ') : 'no run in flight'}${notStarted > 0 ? `; ${notStarted} task(s) not started will not be` : ''}.`);
             }
@@ -14753,9 +15220,10 @@ class TaskSetRun {
         return { ...base, kind: standing === 'met' ? 'passed' : 'failed', reason };
     }
 }
-function titleOf(task) {
-    const title = task.request.title;
-    return title ? ` (${safeForLog(title, 200)})` : '';
+/** "Task 3 (Package c)", safe for the log. */
+function taskName(task) {
+    const label = safeForLog(taskLabel(task), 200);
+    return label.charAt(0).toUpperCase() + label.slice(1);
 }
 
 ;// CONCATENATED MODULE: ./src/state.ts
@@ -14771,6 +15239,8 @@ const KEYS = {
     commentId: 'comment_id',
     statusSha: 'status_sha',
     checkRunId: 'check_run_id',
+    checkRunLookup: 'check_run_lookup',
+    checkRunReport: 'check_run_report',
     checkRunDone: 'check_run_done',
     settled: 'run_settled',
     awaitingNewPass: 'awaiting_new_pass',
@@ -14780,7 +15250,9 @@ const KEYS = {
 const runnerState = {
     saveCommentId: (commentId) => saveState(KEYS.commentId, String(commentId)),
     saveStatusSha: (sha) => saveState(KEYS.statusSha, sha),
+    saveCheckRunLookup: (lookup) => saveState(KEYS.checkRunLookup, lookup ? JSON.stringify(lookup) : ''),
     saveCheckRunId: (id) => saveState(KEYS.checkRunId, String(id)),
+    saveCheckRunReport: (report) => saveState(KEYS.checkRunReport, JSON.stringify(report)),
     markCheckRunDone: () => saveState(KEYS.checkRunDone, 'true'),
     saveInvocation: (invocation) => saveState(KEYS.invocation, invocation),
     saveRunId: (runId) => saveState(KEYS.runId, runId),
@@ -14796,12 +15268,33 @@ function readSavedRun() {
         commentId: Number(getState(KEYS.commentId)) || undefined,
         statusSha: getState(KEYS.statusSha) || undefined,
         checkRunId: Number(getState(KEYS.checkRunId)) || undefined,
+        checkRunLookup: readCheckRunLookup(getState(KEYS.checkRunLookup)),
+        checkRunReport: readCheckReport(getState(KEYS.checkRunReport)),
         checkRunDone: getState(KEYS.checkRunDone) === 'true',
         settled: getState(KEYS.settled) === 'true',
         awaitingNewPass: getState(KEYS.awaitingNewPass) === 'true',
         setRuns: readSetRuns(getState(KEYS.setRuns)),
         setComment: readSetComment(getState(KEYS.setComment)),
     };
+}
+function readCheckRunLookup(saved) {
+    const { sha, externalId } = state_parseRecord(saved);
+    return typeof sha === 'string' && typeof externalId === 'string' ? { sha, externalId } : undefined;
+}
+function readCheckReport(saved) {
+    const { conclusion, title, summary } = state_parseRecord(saved);
+    return typeof conclusion === 'string' && typeof title === 'string' && typeof summary === 'string'
+        ? { conclusion, title, summary }
+        : undefined;
+}
+function state_parseRecord(saved) {
+    try {
+        const record = saved ? JSON.parse(saved) : {};
+        return typeof record === 'object' && record !== null ? record : {};
+    }
+    catch {
+        return {};
+    }
 }
 function readSetComment(saved) {
     try {
@@ -15105,12 +15598,10 @@ async function prepare(settings, context, output, client, tracker) {
     if (status && commit)
         runnerState.saveStatusSha(commit.sha);
     const checkRun = settings.output.checkRun
-        ? await openCheckRun(github, context, commit, core_namespaceObject)
+        ? await openCheckRun(github, context, commit, core_namespaceObject, runnerState)
         : undefined;
-    // Saved before the run exists, so that a post step after a hard kill can complete it.
-    const checkRunId = await checkRun?.id;
-    if (checkRunId !== undefined)
-        runnerState.saveCheckRunId(checkRunId);
+    // Created (and saved) before the run exists, so that a post step after a hard kill completes it.
+    await checkRun?.id;
     const sources = agentWorkSources(client);
     return {
         settings,
@@ -15209,8 +15700,6 @@ async function finish(step, { outcome, newer, checked }, interruption) {
         });
     }
     const review = settings.output.pullRequestReview ? reviewOf(checked) : undefined;
-    if (step.checkRun)
-        runnerState.markCheckRunDone();
     await Promise.all([
         comment?.settled(),
         status?.settled(),
@@ -15411,7 +15900,7 @@ async function post_run() {
         if (saved.setRuns.length > 0)
             return await cancelSetRuns(saved);
         const unfinished = leftUnfinished(saved);
-        const checkRunLeft = saved.checkRunDone ? undefined : saved.checkRunId;
+        const checkRunLeft = saved.checkRunDone ? undefined : checkRunOf(saved);
         // Inputs are read only when there is work: a main step that failed on them created nothing.
         if (!unfinished && checkRunLeft === undefined)
             return;
@@ -15419,7 +15908,7 @@ async function post_run() {
         const github = GitHubContext.fromRunner(settings.github.token);
         const report = unfinished ? await cancelLeftRun(saved, settings, github) : undefined;
         if (checkRunLeft !== undefined) {
-            await finishCheckRun(checkRunLeft, report, settings.github, github);
+            await finishCheckRun(checkRunLeft, saved, report, settings.github, github);
         }
     }
     catch (error) {
@@ -15574,13 +16063,20 @@ const STOPPED = {
     'not-cancellable': 'The step stopped before the run ended; the run cannot be cancelled',
     failed: 'The step stopped before the run ended, and cancelling the run failed',
 };
+/** The main step's check run: by its ID, or by its external_id when the create's answer was lost. */
+function checkRunOf(saved) {
+    return saved.checkRunId !== undefined ? { id: saved.checkRunId } : saved.checkRunLookup;
+}
 /**
- * The main step's check run is still in progress: the step stopped (a hard kill, or an
- * error) before it came to complete it. Without a cancel to tell, it failed.
+ * The main step's check run is still in progress: GitHub did not take the main step's
+ * completion (it is completed with the conclusion the main step reached), or the step stopped
+ * (a hard kill, or an error) before it came to complete it. Without a cancel to tell, it failed.
  */
-async function finishCheckRun(id, report, github, context) {
-    const checkRun = await adoptCheckRun(github, context, id, core_namespaceObject);
-    await checkRun.finish(stoppedCheckReport(report ? `${STOPPED[report.kind]}.` : STEP_STOPPED, report?.kind === 'cancelled'));
+async function finishCheckRun(known, saved, report, github, context) {
+    const checkRun = await adoptCheckRun(github, context, known, core_namespaceObject);
+    await checkRun.finish(saved.checkRunReport
+        ? reportFromSaved(saved.checkRunReport)
+        : stoppedCheckReport(report ? `${STOPPED[report.kind]}.` : STEP_STOPPED, report?.kind === 'cancelled'));
 }
 const STEP_STOPPED = "The step stopped before it reported the run. The workflow run's log says why.";
 /** The main step's commit status still says pending; say that the step stopped. */
@@ -15680,22 +16176,114 @@ function firstLook(run, handoff, options) {
         return { kind: 'leave', why: `it belongs to ${handoff.repository}` };
     }
     if (isTerminal(run.state)) {
+        if (handoff.set) {
+            return {
+                kind: 'leave',
+                why: "it is a run of a `tasks` step, whose comment and commit status show the whole set: they are that step's",
+            };
+        }
         if (!handoff.comment && !handoff.commitStatus) {
             return { kind: 'leave', why: 'its step asked for no comment or commit status' };
         }
         return { kind: 'finish', handoff };
     }
-    if (!handoff.waits)
+    // A later step (continue_run) may wait for a run its first step did not: only its comment says.
+    if (!handoff.waits && handoff.thread === undefined) {
         return { kind: 'leave', why: 'it is still running; a later pass finishes it' };
+    }
     if (meaningOf(run.state) === 'blocked') {
         return { kind: 'leave', why: 'it waits for a person (BLOCKED), and cannot be cancelled' };
     }
-    if (!options.sweep)
-        return { kind: 'leave', why: 'its step waits for it (sweep is off)' };
+    if (!options.sweep) {
+        return {
+            kind: 'leave',
+            why: handoff.waits
+                ? 'its step waits for it (sweep is off)'
+                : 'it is still running; a later pass finishes it',
+        };
+    }
+    return { kind: 'sweep-check', handoff };
+}
+/**
+ * Outcomes of a step that meant its run to stop (it cancels the run on them): a
+ * run still going after one was not let go, and is its step's to account for.
+ */
+const MEANT_TO_STOP = new Set([
+    'timed_out',
+    'over_budget',
+    'interrupted',
+    'error',
+]);
+/**
+ * Who waits for a run that is still going now: the newest step that showed it
+ * in a comment (a `continue_run` step in a later workflow run, say), else the
+ * step that started it. A step whose record shows that it ended and let the
+ * run go on (handed to a person, detached, or done with a run that a person
+ * later set working again) left nothing behind, and an older step's workflow
+ * run tells nothing about it.
+ */
+function waitingStep(handoff, traces) {
+    const [latest] = [...traces].sort((a, b) => compareWorkflowRuns(b.workflowRun, a.workflowRun));
+    if (latest) {
+        const { outcome } = latest;
+        if (outcome === 'started') {
+            return { kind: 'leave', why: 'it is still running; a later pass finishes it' };
+        }
+        if (outcome !== undefined && !MEANT_TO_STOP.has(outcome)) {
+            return {
+                kind: 'leave',
+                why: `its latest step (workflow run ${latest.workflowRun.workflowRunId}) ended on purpose (${outcome}) and let it run on: it was not left behind`,
+            };
+        }
+        return { kind: 'check', workflowRun: latest.workflowRun, trace: latest };
+    }
+    if (!handoff.waits)
+        return { kind: 'leave', why: 'it is still running; a later pass finishes it' };
     if (!handoff.workflowRunId) {
         return { kind: 'leave', why: 'its metadata names no workflow run to check' };
     }
-    return { kind: 'sweep-check', handoff };
+    return {
+        kind: 'check',
+        workflowRun: { workflowRunId: handoff.workflowRunId, attempt: handoff.attempt },
+        trace: undefined,
+    };
+}
+/** Newer workflow runs have larger IDs; a later attempt of one is newer than an earlier one. */
+function compareWorkflowRuns(a, b) {
+    const ids = BigInt(a.workflowRunId) - BigInt(b.workflowRunId);
+    if (ids !== 0n)
+        return ids > 0n ? 1 : -1;
+    return (a.attempt ?? 1) - (b.attempt ?? 1);
+}
+/**
+ * The workflow run (and attempt) a comment's link names, when it is one of
+ * `repository`'s; undefined for any other link, or none.
+ */
+function workflowRunOf(url, repository) {
+    const link = url ?? '';
+    const match = /\/actions\/runs\/(\d{1,20})(?:\/attempts\/(\d{1,6}))?$/.exec(link);
+    if (!match?.[1] || !/^https?:\/\//.test(link))
+        return undefined;
+    if (!link.slice(0, match.index).endsWith(`/${repository}`))
+        return undefined;
+    return { workflowRunId: match[1], attempt: match[2] ? Number(match[2]) : undefined };
+}
+/** Whether a waiting step's workflow run says its runner was lost, as GitHub reports it now. */
+function lostRunner(workflow) {
+    if (!workflow?.over) {
+        return {
+            lost: false,
+            why: `its step waits for it (workflow run ${workflow?.status ?? 'unknown'})`,
+        };
+    }
+    // A runner that is lost fails its job, so a workflow run that succeeded lost none.
+    if (workflow.conclusion === 'success') {
+        return {
+            lost: false,
+            why: 'its workflow run succeeded, and a lost runner fails its job: its step ended on purpose and let it run on',
+        };
+    }
+    return { lost: true };
 }
 /**
  * Whether the comment already shows the run at its end: with a final outcome
@@ -15827,7 +16415,8 @@ async function finishRun(run, handoff, settings, deps) {
     if (commentDue) {
         const answer = await answerOf(run, deps);
         const context = { outcome: commentOutcomeOf(outcome, false), answer, notes };
-        if (!(await deps.desk.showInComment(handoff, commentDue.commentId, run, context, deps.log))) {
+        const spot = deps.desk.stepSpot(handoff, commentDue.commentId);
+        if (!(await deps.desk.showInComment(handoff, spot, run, context, deps.log))) {
             return pass_rowOf(run, 'failed', `${why}; GitHub refused the comment, so the next pass tries again`);
         }
     }
@@ -15843,13 +16432,31 @@ function commentsSince(runs) {
         return undefined;
     return new Date(Math.min(...starts) - RECONCILE_PASS.commentsMarginMs).toISOString();
 }
-/** Cancels a run whose waiting step's runner was lost, and says so where the step showed it. */
+/**
+ * Cancels a run whose waiting step's runner was lost, and says so where that
+ * step showed it. The step judged is the one waiting now: the newest that
+ * showed the run in a comment (a `continue_run` step's answer, say), else the
+ * one that started it; a step that ended on purpose left nothing behind.
+ */
 async function sweepRun(run, handoff, settings, deps, deadline) {
-    const workflow = await deps.desk.workflowRun(handoff);
-    if (!workflow?.over) {
-        return pass_rowOf(run, 'left', `its step waits for it (workflow run ${workflow?.status ?? 'unknown'})`);
-    }
-    const why = `it was still ${run.state} after its workflow run completed: its step's runner was lost`;
+    const traces = (await deps.desk.runComments(handoff, run.run_id)).flatMap((comment) => {
+        const workflowRun = workflowRunOf(comment.shown.workflowRun, settings.repository);
+        return workflowRun ? [{ ...comment, workflowRun, outcome: comment.shown.outcome }] : [];
+    });
+    const waiting = waitingStep(handoff, traces);
+    if (waiting.kind === 'leave')
+        return pass_rowOf(run, 'left', waiting.why);
+    const judged = lostRunner(await deps.desk.workflowRun(waiting.workflowRun));
+    if (!judged.lost)
+        return pass_rowOf(run, 'left', judged.why);
+    const workflowRunId = waiting.workflowRun.workflowRunId;
+    const stopped = waiting.trace?.outcome;
+    const why = stopped
+        ? `it was still ${run.state} after its step ended ${stopped} and that step's workflow run (${workflowRunId}) completed: the step's cancel did not stop it`
+        : `it was still ${run.state} after the workflow run of the step waiting for it (${workflowRunId}) completed: that step's runner was lost`;
+    const note = stopped
+        ? `The step that waited for this run ended (${stopped}) without stopping it, and its workflow run completed. A reconcile pass cancelled the run.`
+        : `${LOST_RUNNER} A reconcile pass cancelled the run.`;
     if (settings.dryRun)
         return pass_rowOf(run, 'swept', why);
     const cancel = await requestCancel(deps.client, run.run_id, { deadline });
@@ -15865,11 +16472,10 @@ async function sweepRun(run, handoff, settings, deps, deadline) {
     catch {
         // The comment then shows the state last listed; the next pass reads it again.
     }
-    const [comment, status] = await Promise.all([
-        handoff.comment ? deps.desk.stepComment(handoff, run.run_id) : undefined,
+    const [spot, status] = await Promise.all([
+        commentSpotOf(waiting.trace, handoff, run, deps),
         handoff.commitStatus ? deps.desk.stepStatus(handoff) : undefined,
     ]);
-    const note = `${LOST_RUNNER} A reconcile pass cancelled the run.`;
     if (statusLeftPending(status, run.run_id)) {
         await deps.desk.setStatus(handoff, {
             state: 'error',
@@ -15877,10 +16483,17 @@ async function sweepRun(run, handoff, settings, deps, deadline) {
             targetUrl: deps.desk.stepWorkflowRunUrl(handoff),
         }, deps.log);
     }
-    if (comment) {
-        await deps.desk.showInComment(handoff, comment.commentId, ended, { notes: [note] }, deps.log);
-    }
+    if (spot)
+        await deps.desk.showInComment(handoff, spot, ended, { notes: [note] }, deps.log);
     return pass_rowOf(ended, 'swept', why);
+}
+/** The comment of the step that waited: its own record's, else the starting step's. */
+async function commentSpotOf(trace, handoff, run, deps) {
+    if (trace) {
+        return { commentId: trace.commentId, key: trace.key, workflowRun: trace.shown.workflowRun };
+    }
+    const comment = handoff.comment ? await deps.desk.stepComment(handoff, run.run_id) : undefined;
+    return comment ? deps.desk.stepSpot(handoff, comment.commentId) : undefined;
 }
 /** The agent's final message, as a waiting step reads it; undefined when there is none. */
 async function answerOf(run, deps) {
