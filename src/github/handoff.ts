@@ -3,6 +3,7 @@ import type { GitHubSettings } from '../inputs.ts'
 import type { Log } from '../log.ts'
 import { handoffMetadata, type Handoff } from '../model/handoff.ts'
 import { parseMarker, workflowRunUrl, type CommentContext, type RunRecord } from './comment.ts'
+import { parseSetMarker, SetComment } from './set-comment.ts'
 import type { GitHubContext } from './context.ts'
 import { tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
 import { CommitStatusReporter, statusContext, type StatusReport } from './status.ts'
@@ -270,6 +271,41 @@ export class RepositoryDesk {
     )
     comment.show(run, context)
     await comment.settled()
+    return !watched.warned()
+  }
+
+  /**
+   * Says in a `tasks` step's comment that the step stopped before its set
+   * ended, as its post step would have: only while the comment still shows that
+   * set running. False when GitHub refused; undefined when there is no such comment.
+   */
+  async markSetStopped(handoff: Handoff, note: string, log: Log): Promise<boolean | undefined> {
+    if (handoff.set === undefined || handoff.thread === undefined || !handoff.key) return undefined
+    const shown = (await this.#repositoryComments()).find((comment) => {
+      if (comment.thread !== handoff.thread) return false
+      const marker = parseSetMarker(comment.body)
+      const current = marker?.sets[0]
+      return (
+        marker?.key === handoff.key &&
+        current !== undefined &&
+        current.set === handoff.set &&
+        !current.outcome
+      )
+    })
+    if (!shown) return undefined
+    const watched = watchWarnings(log)
+    const comment = new SetComment(
+      this.#octokit,
+      { owner: this.#owner, repo: this.#repo, issueNumber: handoff.thread },
+      {
+        step: 'reconcile',
+        key: handoff.key,
+        set: handoff.set,
+        commentId: shown.id,
+        log: watched.log,
+      },
+    )
+    await comment.markStopped(note)
     return !watched.warned()
   }
 

@@ -57,6 +57,7 @@ export interface PassDeps {
     | 'workflowRun'
     | 'stepWorkflowRunUrl'
     | 'showInComment'
+    | 'markSetStopped'
     | 'setStatus'
   >
   now: () => number
@@ -66,6 +67,9 @@ export interface PassDeps {
 
 const LOST_RUNNER =
   'The step that waited for this run lost its runner: its workflow run completed without it.'
+
+const SET_LOST_RUNNER =
+  'The step of this set lost its runner: its workflow run completed without it, so its post step never ran. A reconcile pass cancels the runs it left going; the table shows them as the step last saw them.'
 
 /**
  * One reconcile pass: lists this repository's runs updated within the
@@ -270,6 +274,8 @@ async function sweepRun(
     )
   }
   if (spot) await deps.desk.showInComment(handoff, spot, ended, { notes: [note] }, deps.log)
+  // The set's comment shows every run of the set: it says the step stopped, as its post step would.
+  await deps.desk.markSetStopped(handoff, SET_LOST_RUNNER, deps.log)
   return rowOf(ended, 'swept', why)
 }
 

@@ -303,6 +303,11 @@ describe('the sweep judges by the step that waits now', () => {
       () => api.allRuns().filter((run) => run.state === 'INPROGRESS').length === 2,
       'both runs are working',
     )
+    await until(
+      () =>
+        /Cloud agent tasks/.test(commentBody(gh)) && /INPROGRESS|In progress/.test(commentBody(gh)),
+      "the set's comment shows its runs going",
+    )
     step.child.kill('SIGKILL')
     await step.result
     const runIds = api.allRuns().map((run) => run.run_id)
@@ -317,6 +322,9 @@ describe('the sweep judges by the step that waits now', () => {
       [...runIds].sort(),
     )
     for (const runId of runIds) expect(api.run(runId)?.state).toBe('CANCELLED')
+    expect(commentBody(gh)).toContain('Cloud agent tasks: interrupted')
+    expect(commentBody(gh)).toContain('The step of this set lost its runner')
+    expect(gh.comments(OWNER, REPO, PR)).toHaveLength(1)
 
     const after = await reconcile(api, gh)
     expect(after.stdout).not.toContain('older version')
