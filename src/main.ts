@@ -242,10 +242,17 @@ async function execute(step: PreparedStep, interruption: Interruption): Promise<
 /** Shows the outcome on every surface: the commit status, the comment, outputs and summary. */
 async function finish(
   step: PreparedStep,
-  { outcome, newer, checked }: Executed,
+  executed: Executed,
   interruption: Interruption,
 ): Promise<void> {
   const { settings, comment, status, commit, workflowRun } = step
+  const { newer, checked } = executed
+  const review = settings.output.pullRequestReview ? reviewOf(checked) : undefined
+  // The verdict is part of the outcome's words, so every surface leads with the same one.
+  const outcome: StepOutcome =
+    review && executed.outcome.kind === 'finished'
+      ? { ...executed.outcome, reviewVerdict: review.verdict }
+      : executed.outcome
   // A newer run on the same commit owns the status now: writing ours could cover its pending.
   if (!(newer && newer.metadata?.gh_head_sha === commit?.sha)) {
     status?.show(finalStatus(outcome, workflowRun))
@@ -270,11 +277,11 @@ async function finish(
     const moved = await headMoved
     comment.show(outcome.run, {
       notes: moved ? [moved] : [],
-      answer: work.answer,
+      // A review's summary, not the JSON document the agent ended its message with.
+      answer: review?.summary ?? work.answer,
       outcome: commentOutcome,
     })
   }
-  const review = settings.output.pullRequestReview ? reviewOf(checked) : undefined
   await Promise.all([
     comment?.settled(),
     status?.settled(),
@@ -295,6 +302,7 @@ async function finish(
   ])
   await publishOutcome(outcome, {
     ...work,
+    shownAnswer: review?.summary,
     continueRun: step.continuing,
     structuredOutput: checked?.document,
     verdict: review?.verdict,

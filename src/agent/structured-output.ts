@@ -9,6 +9,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv'
 import type { Ajv2020 as Ajv2020Class } from 'ajv/dist/2020.js'
 import type { FormatsPlugin } from 'ajv-formats'
 import type { RE2JS as RE2JSClass } from 're2js'
+import type { CreateRunRequest } from '../api/types.ts'
 import { InputError, type RunTarget, type SchemaSource } from '../inputs.ts'
 import { asSentence, clip as clipTo, errorMessage } from '../text/plain.ts'
 
@@ -28,6 +29,8 @@ const MAX_ERROR_CHARS = 300
 export const MAX_DOCUMENT_DEPTH = 256
 
 export interface OutputSchema {
+  /** The input that gave the schema: errors name it. */
+  readonly input: 'output_schema' | 'pull_request_review'
   /** The schema as sent to the agent: compact JSON. */
   readonly text: string
   /** The document's validation errors, at most ERRORS_SHOWN of them; empty when it validates. */
@@ -72,6 +75,7 @@ export async function compileOutputSchema(source: SchemaSource): Promise<OutputS
     throw new InputError(source.input, schemaProblem(error, where))
   }
   return {
+    input: source.input === 'pull_request_review' ? 'pull_request_review' : 'output_schema',
     text: JSON.stringify(schema),
     validate: (document) => {
       const depth = depthBeyond(document, MAX_DOCUMENT_DEPTH)
@@ -238,18 +242,31 @@ export function outputInstruction(schema: OutputSchema): string {
  */
 export function withInstruction(target: RunTarget, instruction: string): RunTarget {
   const add = (text: string | undefined) => (text ? `${text}\n\n${instruction}` : instruction)
+  // The service names an untitled run after its prompt: the user's words, never the action's.
+  const titled = (request: CreateRunRequest): CreateRunRequest => {
+    const title = request.title ?? titleOf(request.prompt)
+    return { ...request, ...(title ? { title } : {}), prompt: add(request.prompt) }
+  }
   switch (target.kind) {
     case 'create':
-      return { ...target, request: { ...target.request, prompt: add(target.request.prompt) } }
+      return { ...target, request: titled(target.request) }
     case 'continue':
-      return {
-        ...target,
-        message: add(target.message),
-        request: { ...target.request, prompt: add(target.request.prompt) },
-      }
+      return { ...target, message: add(target.message), request: titled(target.request) }
     case 'existing':
       return target.followup === undefined ? target : { ...target, followup: add(target.followup) }
   }
+}
+
+/** The longest title the action gives a run: the first line of the user's prompt, cut. */
+const MAX_TITLE_CHARS = 100
+
+/** A run's title from the user's prompt: its first line with words, cut to a title's length. */
+function titleOf(prompt: string | undefined): string | undefined {
+  const line = prompt
+    ?.split('\n', 20)
+    .map((text) => text.trim())
+    .find((text) => text !== '')
+  return line ? clipTo(line, MAX_TITLE_CHARS - 1) : undefined
 }
 
 /** The follow-up that sends the errors back and asks for a corrected document. */

@@ -31,12 +31,18 @@ export function checkReport(
   outcome: StepOutcome,
   extras: { answer?: string; review?: ReviewDocument },
 ): CheckReport {
+  // With a review, the verdict is in the outcome's words (reviewVerdict): the check, the status
+  // and the headlines all read it there.
   const words = describeEnding(endingOf(outcome))
   const { review } = extras
-  const { conclusion, title } =
-    words.outcome === 'succeeded' && review ? reviewCheck(review.verdict) : words.check
-  // GitHub shows the title above the summary: the summary goes on from it.
-  const parts = [`${escapeMarkdown(words.why)} Outcome: \`${words.outcome}\`.`]
+  const { conclusion, title } = words.check
+  // GitHub shows the title above the summary: the summary goes on from it. A review's `why`
+  // says already that the run succeeded, and what the verdict is.
+  const parts = [
+    review
+      ? escapeMarkdown(words.why)
+      : `${escapeMarkdown(words.why)} Outcome: \`${words.outcome}\`.`,
+  ]
   const answer = review?.summary ?? extras.answer
   if (answer) {
     parts.push(
@@ -63,20 +69,6 @@ export function stoppedCheckReport(why: string, cancelled: boolean): CheckReport
     conclusion: cancelled ? 'cancelled' : 'failure',
     title,
     summary: escapeMarkdown(why),
-  }
-}
-
-/** A run that succeeded with a review: the agent's verdict on the work decides. */
-function reviewCheck(
-  verdict: ReviewDocument['verdict'],
-): Pick<CheckReport, 'conclusion' | 'title'> {
-  switch (verdict) {
-    case 'request_changes':
-      return { conclusion: 'failure', title: 'Changes requested' }
-    case 'approve':
-      return { conclusion: 'success', title: 'Approved by the agent' }
-    case 'comment':
-      return { conclusion: 'success', title: 'Reviewed, with comments' }
   }
 }
 

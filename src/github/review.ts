@@ -7,6 +7,7 @@
  */
 import type { ReviewComment, ReviewDocument, ReviewVerdict } from '../agent/review-document.ts'
 import type { Log } from '../log.ts'
+import { REVIEW_VERDICT_RECORDS } from '../model/outcome.ts'
 import { agentMarkdown, escapeMarkdown, safeHttpUrl } from '../text/markdown.ts'
 import { cut } from '../text/plain.ts'
 import {
@@ -127,16 +128,16 @@ function normalizePath(path: string): string {
 }
 
 /** The agent's Markdown, made safe, and short enough for GitHub. */
+/** The verdict as the summary, comment, status and check say it (one record). */
+function verdictHeading(verdict: ReviewVerdict): string {
+  const { icon, title } = REVIEW_VERDICT_RECORDS[verdict]
+  return `${icon} ${title}`
+}
+
 function agentText(text: string): string {
   const shown =
     text.length > AGENT_TEXT_CHARS ? `${cut(text, AGENT_TEXT_CHARS)}\n\n_(cut here)_` : text
   return agentMarkdown(shown) || '_(empty)_'
-}
-
-const VERDICT_WORDS: Record<ReviewVerdict, string> = {
-  approve: '✅ Approve',
-  comment: '💬 Comment',
-  request_changes: '❌ Changes requested',
 }
 
 /**
@@ -201,7 +202,7 @@ export function renderReviewBody(
   inBody: AnchoredComments['inBody'],
   context: ReviewBodyContext,
 ): ReviewBody {
-  const head = [reviewMarker(context.key, context.runId), `### ${VERDICT_WORDS[review.verdict]}`]
+  const head = [reviewMarker(context.key, context.runId), `### ${verdictHeading(review.verdict)}`]
   if (review.verdict === 'approve') {
     head.push('', '_Posted as a comment: the action never approves a pull request._')
   }

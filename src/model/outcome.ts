@@ -1,3 +1,4 @@
+import type { ReviewVerdict } from '../agent/review-document.ts'
 import type { RunItem } from '../api/types.ts'
 import { formatCredits, formatDuration } from '../text/format.ts'
 import { clip } from '../text/plain.ts'
@@ -35,7 +36,12 @@ interface RunFacts {
 /** How the step came to stop, with the facts each way needs to be explained. */
 export type Ending =
   | { readonly kind: 'started'; readonly run: RunFacts; readonly state: string }
-  | { readonly kind: 'finished'; readonly run: RunFacts; readonly state: string }
+  | {
+      readonly kind: 'finished'
+      readonly run: RunFacts
+      readonly state: string
+      readonly verdict?: ReviewVerdict
+    }
   | {
       readonly kind: 'timed-out'
       readonly run: RunFacts
@@ -64,6 +70,7 @@ export type Ending =
       readonly run: RunFacts
       readonly errors: readonly string[]
       readonly corrections: number
+      readonly input: 'output_schema' | 'pull_request_review'
     }
 
 /** The step's outcome as the pure outcome rules see it. */
@@ -75,7 +82,7 @@ export function endingOf(outcome: StepOutcome): Ending {
       const run = factsOf(outcome.run)
       if (outcome.supersededBy) return { kind: 'superseded', run, newerRunId: outcome.supersededBy }
       if (outcome.invalidOutput) return { kind: 'invalid-output', run, ...outcome.invalidOutput }
-      return { kind: 'finished', run, state: outcome.run.state }
+      return { kind: 'finished', run, state: outcome.run.state, verdict: outcome.reviewVerdict }
     }
     case 'timed-out':
       return {
@@ -261,7 +268,9 @@ export function describeEnding(ending: Ending): EndingWords {
         headline: `${name} started (${ending.state}); not waiting for it`,
       }
     case 'finished':
-      return finishedWords(ending.run, ending.state)
+      return ending.verdict && ending.state === 'SUCCEEDED'
+        ? reviewedWords(ending.run, ending.verdict)
+        : finishedWords(ending.run, ending.state)
     case 'timed-out': {
       const timeout = formatDuration(ending.timeoutMs)
       const state = STATE.test(ending.stateAtTimeout) ? ` ${ending.stateAtTimeout}` : ''
@@ -335,13 +344,67 @@ export function describeEnding(ending: Ending): EndingWords {
       return {
         ...word('invalid_output'),
         label: 'Invalid result',
-        detail:
-          "The agent's result did not validate against `output_schema`, even after the corrections asked for; the job summary names the errors.",
+        detail: `The agent's result did not validate against ${schemaNamed(ending.input, '`')}, even after the corrections asked for; the job summary names the errors.`,
         showsReason: false,
         why: `The agent's result ${describeInvalidOutput(ending)}`,
         headline: `${ending.run.name} gave a result that does not validate`,
         failure: `Run ${ending.run.runId}: the agent's result ${describeInvalidOutput(ending)}`,
       }
+  }
+}
+
+/**
+ * A review's verdict as every surface says it: the headline leads with it, and the commit status
+ * and the check run of one name agree on it. Only "changes requested" fails a gate; the step
+ * itself passes, since the run succeeded (gate on the check, the status or the `verdict` output).
+ */
+export const REVIEW_VERDICT_RECORDS: {
+  readonly [V in ReviewVerdict]: {
+    readonly icon: string
+    /** The headline's first words, and the comment's label. */
+    readonly title: string
+    readonly commitState: CommitState
+    readonly check: { readonly conclusion: CheckConclusion; readonly title: string }
+    /** What the review asks, in a sentence's words. */
+    readonly says: string
+  }
+} = {
+  approve: {
+    icon: '✅',
+    title: 'Approved',
+    commitState: 'success',
+    check: { conclusion: 'success', title: 'Approved by the agent' },
+    says: 'approves the changes',
+  },
+  comment: {
+    icon: '💬',
+    title: 'Commented',
+    commitState: 'success',
+    check: { conclusion: 'success', title: 'Reviewed, with comments' },
+    says: 'comments on the changes',
+  },
+  request_changes: {
+    icon: '❌',
+    title: 'Changes requested',
+    commitState: 'failure',
+    check: { conclusion: 'failure', title: 'Changes requested' },
+    says: 'requests changes',
+  },
+}
+
+/** A run that succeeded with a review: the verdict leads, and the run's success is said beside it. */
+function reviewedWords(run: RunFacts, verdict: ReviewVerdict): EndingWords {
+  const record = REVIEW_VERDICT_RECORDS[verdict]
+  return {
+    ...OUTCOME_RECORDS.succeeded,
+    outcome: 'succeeded',
+    icon: record.icon,
+    commitState: record.commitState,
+    check: record.check,
+    label: record.title,
+    showsReason: false,
+    why: `The run succeeded; the agent's review ${record.says}.`,
+    headline: `${record.title}: ${run.name}`,
   }
 }
 
@@ -465,10 +528,18 @@ export function failureNotes(statusMessage: unknown, now: number): string[] {
 export function describeInvalidOutput(ending: {
   errors: readonly string[]
   corrections: number
+  input: 'output_schema' | 'pull_request_review'
 }): string {
   const after =
     ending.corrections === 0
       ? ''
       : ` after ${ending.corrections} correction${ending.corrections === 1 ? '' : 's'}`
-  return `did not validate against output_schema${after}: ${ending.errors.slice(0, 3).join('; ')}.`
+  return `did not validate against ${schemaNamed(ending.input)}${after}: ${ending.errors.slice(0, 3).join('; ')}.`
+}
+
+/** The schema a result is checked against, named by the input the user set. */
+function schemaNamed(input: 'output_schema' | 'pull_request_review', quote = ''): string {
+  return input === 'output_schema'
+    ? `${quote}output_schema${quote}`
+    : `the review's schema (${quote}pull_request_review${quote})`
 }

@@ -1,4 +1,5 @@
 import type { RunCost } from '../agent/cost.ts'
+import type { ReviewVerdict } from '../agent/review-document.ts'
 import type { RunItem, RunState } from '../api/types.ts'
 import type { RunTarget } from '../inputs.ts'
 import type { CancelReport } from './cancel.ts'
@@ -16,7 +17,17 @@ export type StepOutcome =
        * output_schema: the first validation errors of a document that never validated, after
        * `corrections` follow-ups asking for a corrected one.
        */
-      invalidOutput?: { readonly errors: readonly string[]; readonly corrections: number }
+      invalidOutput?: {
+        readonly errors: readonly string[]
+        readonly corrections: number
+        /** The input that asked for the document: the error names it, and no other. */
+        readonly input: 'output_schema' | 'pull_request_review'
+      }
+      /**
+       * pull_request_review: the agent's verdict on the work, once its review validated. The run
+       * succeeded either way; the verdict is what every surface leads with.
+       */
+      reviewVerdict?: ReviewVerdict
     }
   | {
       kind: 'timed-out'

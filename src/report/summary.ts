@@ -45,6 +45,11 @@ export interface SummaryExtras {
   structuredOutput?: unknown
   /** pull_request_review: the review's verdict. */
   verdict?: string
+  /**
+   * What the summary shows as the agent's answer when it is not the final message itself: a
+   * review's summary, where the message ends with the review's JSON. `result` keeps the message.
+   */
+  shownAnswer?: string
   now?: number
 }
 
@@ -111,7 +116,7 @@ export function renderSummary(outcome: StepOutcome, extras: SummaryExtras = {}):
       '',
     )
   }
-  const answer = renderAnswerBlock(extras.answer)
+  const answer = renderAnswerBlock(extras.shownAnswer ?? extras.answer)
   if (answer) lines.push(answer, '')
   const artifacts =
     extras.artifacts &&

@@ -81,7 +81,11 @@ export async function awaitValidOutput(
           ? `No correction is left (output_retries: ${deps.retries})`
           : 'No time is left within the timeout input'
       deps.log.warning(`The agent's result does not validate: ${shown}. ${why}.`)
-      return { outcome: { ...outcome, invalidOutput: { errors, corrections } }, conversation }
+      const input = deps.schema.input
+      return {
+        outcome: { ...outcome, invalidOutput: { errors, corrections, input } },
+        conversation,
+      }
     }
     deps.log.warning(
       `The agent's result does not validate: ${shown}. Asking run ${safeForLog(runId)} for a corrected one (correction ${corrections + 1} of ${deps.retries}).`,

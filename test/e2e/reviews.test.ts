@@ -130,6 +130,43 @@ describe('pull_request_review and check_run', () => {
     expect(result.stdout).toContain('3 inline comment(s), 2 in its body')
   })
 
+  it('one verdict everywhere: the headlines lead with it, the status agrees with the check, no raw JSON', async () => {
+    const { api, gh, env } = await servers(agentSays(REVIEW))
+    const result = await runStep({
+      inputs: inputsFor(api, {
+        // No title: the run is named after the user's prompt, never the action's instruction.
+        prompt: 'Review this pull request\nLook at the config first.',
+        name: 'agent-review',
+        pull_request_review: 'true',
+        check_run: 'true',
+        commit_status: 'true',
+        comment: 'true',
+      }),
+      env,
+    })
+
+    // The run succeeded, so the step passes: a gate reads the check, the status or `verdict`.
+    expect(result.code).toBe(0)
+    expect(result.outputs.outcome).toBe('succeeded')
+    expect(result.summary).toMatch(/^### ❌ Changes requested: Review this pull request$/m)
+    expect(result.summary).toContain('The run succeeded; the agent&#39;s review requests changes.')
+    expect(result.summary).toContain('Two risky changes.')
+    expect(result.summary).not.toContain('"verdict"')
+    expect(result.summary).not.toMatch(/Your result is a review/)
+    const [comment] = gh.comments(OWNER, REPO, PR)
+    expect(comment?.body).toMatch(/### ❌ Review this pull request/)
+    expect(comment?.body).toContain('**Changes requested**')
+    expect(comment?.body).not.toContain('"verdict"')
+    const [check] = gh.checkRuns(OWNER, REPO, HEAD)
+    const statuses = gh.statuses(OWNER, REPO, HEAD)
+    expect(check?.name).toBe(statuses.at(-1)?.context)
+    expect(check?.conclusion).toBe('failure')
+    expect(statuses.at(-1)?.state).toBe('failure')
+    expect(statuses.at(-1)?.description).toBe('Changes requested')
+    const created = api.requests.find((request) => request.method === 'POST')
+    expect((created?.json as { title?: string }).title).toBe('Review this pull request')
+  })
+
   it('a re-run on the same head says which review is current; approve is a comment review', async () => {
     const approve = { summary: 'Looks good.', verdict: 'approve', comments: [] }
     const { api, gh, env } = await servers(agentSays(approve))

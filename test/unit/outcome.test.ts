@@ -38,7 +38,13 @@ const ENDINGS: Array<[Ending, string, boolean]> = [
   ],
   [{ kind: 'superseded', run, newerRunId: 'run-2' }, 'superseded', true],
   [
-    { kind: 'invalid-output', run, errors: ['/a must be integer'], corrections: 2 },
+    {
+      kind: 'invalid-output',
+      run,
+      errors: ['/a must be integer'],
+      corrections: 2,
+      input: 'output_schema',
+    },
     'invalid_output',
     false,
   ],
@@ -112,10 +118,23 @@ describe('outcome', () => {
         run,
         errors: ['/a must be integer', '/b x'],
         corrections: 1,
+        input: 'output_schema',
       }).why,
     ).toBe(
       "The agent's result did not validate against output_schema after 1 correction: /a must be integer; /b x.",
     )
+    // A review's document: the error names the input the user set, never output_schema.
+    const review = describeEnding({
+      kind: 'invalid-output',
+      run,
+      errors: ['/verdict must be equal to one of the allowed values'],
+      corrections: 2,
+      input: 'pull_request_review',
+    })
+    expect(review.why).toBe(
+      "The agent's result did not validate against the review's schema (pull_request_review) after 2 corrections: /verdict must be equal to one of the allowed values.",
+    )
+    expect(review.detail).not.toContain('output_schema')
     for (const [ending] of ENDINGS) expect(describeEnding(ending).why.length).toBeGreaterThan(10)
   })
 

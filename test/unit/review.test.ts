@@ -12,6 +12,8 @@ import {
   reviewMarker,
 } from '../../src/github/review.ts'
 import type { StepOutcome } from '../../src/model/step.ts'
+import { finalStatus } from '../../src/github/status.ts'
+import { describeEnding, endingOf } from '../../src/model/outcome.ts'
 
 const PATCH = [
   '@@ -10,3 +10,4 @@ function a() {',
@@ -221,7 +223,9 @@ describe('checkReport', () => {
       [finished('FAILED'), undefined, 'failure', 'The run broke: the agent could not finish'],
       [finished('ERROR'), undefined, 'failure', "The run broke: a failure on the service's side"],
       [
-        finished('SUCCEEDED', { invalidOutput: { errors: ['/a x'], corrections: 2 } }),
+        finished('SUCCEEDED', {
+          invalidOutput: { errors: ['/a x'], corrections: 2, input: 'pull_request_review' },
+        }),
         undefined,
         'failure',
         'The run broke: its result did not validate',
@@ -234,9 +238,37 @@ describe('checkReport', () => {
       ],
       [{ kind: 'interrupted', run: undefined }, undefined, 'cancelled', 'The run was cancelled'],
     ]
-    for (const [outcome, verdict, conclusion, title] of cases) {
+    for (const [given, verdict, conclusion, title] of cases) {
       const doc = verdict ? { ...review, verdict } : undefined
+      const outcome =
+        verdict && given.kind === 'finished' ? { ...given, reviewVerdict: verdict } : given
       expect(checkReport(outcome, { review: doc })).toMatchObject({ conclusion, title })
+    }
+  })
+
+  it('one verdict everywhere: the status of the same name agrees with the check, and the headline leads with it', () => {
+    for (const [verdict, state, headline] of [
+      ['request_changes', 'failure', 'Changes requested: Review of PR #7'],
+      ['approve', 'success', 'Approved: Review of PR #7'],
+      ['comment', 'success', 'Commented: Review of PR #7'],
+    ] as const) {
+      const outcome: StepOutcome = {
+        kind: 'finished',
+        run: { run_id: 'run_1', state: 'SUCCEEDED', title: 'Review of PR #7' },
+        elapsedMs: 1,
+        reviewVerdict: verdict,
+      }
+      const check = checkReport(outcome, { review: { ...review, verdict } })
+      const status = finalStatus(outcome)
+      expect(status.state).toBe(check.conclusion === 'failure' ? 'failure' : 'success')
+      expect(status.state).toBe(state)
+      const words = describeEnding(endingOf(outcome))
+      expect(words.headline).toBe(headline)
+      // The run itself succeeded: the step passes, and the outcome output says so.
+      expect(words.outcome).toBe('succeeded')
+      expect(words.passes).toBe(true)
+      expect(check.summary).toMatch(/^The run succeeded; the agent(?:'|&#39;)s review /)
+      expect(check.summary).not.toContain('Outcome:')
     }
   })
 

@@ -197,10 +197,20 @@ describe('what the agent is told', () => {
     const schema = await compileOutputSchema(inline('{"type":"object"}'))
     const instruction = outputInstruction(schema)
     expect(instruction).toContain('```json\n{"type":"object"}\n```')
+    // The run is titled with the user's words, so no headline shows the action's instruction.
     expect(withInstruction({ kind: 'create', request: { prompt: 'Go' } }, 'I')).toEqual({
       kind: 'create',
-      request: { prompt: 'Go\n\nI' },
+      request: { title: 'Go', prompt: 'Go\n\nI' },
     })
+    expect(
+      withInstruction(
+        { kind: 'create', request: { prompt: '\n  Review PR #7 \nCarefully.', title: undefined } },
+        'I',
+      ),
+    ).toMatchObject({ request: { title: 'Review PR #7' } })
+    expect(
+      withInstruction({ kind: 'create', request: { prompt: 'Go', title: 'Mine' } }, 'I'),
+    ).toMatchObject({ request: { title: 'Mine' } })
     expect(
       withInstruction({ kind: 'create', request: { config: { skill_spec: 'a/b:c' } } }, 'I'),
     ).toEqual({ kind: 'create', request: { config: { skill_spec: 'a/b:c' }, prompt: 'I' } })
