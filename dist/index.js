@@ -8540,7 +8540,7 @@ function endingOf(outcome) {
                 return { kind: 'superseded', run, newerRunId: outcome.supersededBy };
             if (outcome.invalidOutput)
                 return { kind: 'invalid-output', run, ...outcome.invalidOutput };
-            return { kind: 'finished', run, state: outcome.run.state };
+            return { kind: 'finished', run, state: outcome.run.state, verdict: outcome.reviewVerdict };
         }
         case 'timed-out':
             return {
@@ -8676,7 +8676,9 @@ function describeEnding(ending) {
                 headline: `${name} started (${ending.state}); not waiting for it`,
             };
         case 'finished':
-            return finishedWords(ending.run, ending.state);
+            return ending.verdict && ending.state === 'SUCCEEDED'
+                ? reviewedWords(ending.run, ending.verdict)
+                : finishedWords(ending.run, ending.state);
         case 'timed-out': {
             const timeout = formatDuration(ending.timeoutMs);
             const state = STATE.test(ending.stateAtTimeout) ? ` ${ending.stateAtTimeout}` : '';
@@ -8749,13 +8751,56 @@ function describeEnding(ending) {
             return {
                 ...word('invalid_output'),
                 label: 'Invalid result',
-                detail: "The agent's result did not validate against `output_schema`, even after the corrections asked for; the job summary names the errors.",
+                detail: `The agent's result did not validate against ${schemaNamed(ending.input, '`')}, even after the corrections asked for; the job summary names the errors.`,
                 showsReason: false,
                 why: `The agent's result ${describeInvalidOutput(ending)}`,
                 headline: `${ending.run.name} gave a result that does not validate`,
                 failure: `Run ${ending.run.runId}: the agent's result ${describeInvalidOutput(ending)}`,
             };
     }
+}
+/**
+ * A review's verdict as every surface says it: the headline leads with it, and the commit status
+ * and the check run of one name agree on it. Only "changes requested" fails a gate; the step
+ * itself passes, since the run succeeded (gate on the check, the status or the `verdict` output).
+ */
+const REVIEW_VERDICT_RECORDS = {
+    approve: {
+        icon: '✅',
+        title: 'Approved',
+        commitState: 'success',
+        check: { conclusion: 'success', title: 'Approved by the agent' },
+        says: 'approves the changes',
+    },
+    comment: {
+        icon: '💬',
+        title: 'Commented',
+        commitState: 'success',
+        check: { conclusion: 'success', title: 'Reviewed, with comments' },
+        says: 'comments on the changes',
+    },
+    request_changes: {
+        icon: '❌',
+        title: 'Changes requested',
+        commitState: 'failure',
+        check: { conclusion: 'failure', title: 'Changes requested' },
+        says: 'requests changes',
+    },
+};
+/** A run that succeeded with a review: the verdict leads, and the run's success is said beside it. */
+function reviewedWords(run, verdict) {
+    const record = REVIEW_VERDICT_RECORDS[verdict];
+    return {
+        ...OUTCOME_RECORDS.succeeded,
+        outcome: 'succeeded',
+        icon: record.icon,
+        commitState: record.commitState,
+        check: record.check,
+        label: record.title,
+        showsReason: false,
+        why: `The run succeeded; the agent's review ${record.says}.`,
+        headline: `${record.title}: ${run.name}`,
+    };
 }
 /**
  * A run that ended on its own: by its state. Its status message is not in `why`: every
@@ -8869,7 +8914,13 @@ function describeInvalidOutput(ending) {
     const after = ending.corrections === 0
         ? ''
         : ` after ${ending.corrections} correction${ending.corrections === 1 ? '' : 's'}`;
-    return `did not validate against output_schema${after}: ${ending.errors.slice(0, 3).join('; ')}.`;
+    return `did not validate against ${schemaNamed(ending.input)}${after}: ${ending.errors.slice(0, 3).join('; ')}.`;
+}
+/** The schema a result is checked against, named by the input the user set. */
+function schemaNamed(input, quote = '') {
+    return input === 'output_schema'
+        ? `${quote}output_schema${quote}`
+        : `the review's schema (${quote}pull_request_review${quote})`;
 }
 
 ;// CONCATENATED MODULE: ./src/github/answer.ts
@@ -9629,166 +9680,6 @@ function readHandoff(metadata) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/github/writes.ts
-/**
- * Writes to GitHub that show the newest of a changing value (a comment, a
- * commit status). They go out one at a time, in order; a burst of values
- * becomes one write of the newest, never a backlog; and waiting for them is
- * bounded, so GitHub can never hold the step.
- */
-class NewestWrites {
-    #write;
-    #queue = Promise.resolve();
-    #pending;
-    #stopped = false;
-    #lastPushed;
-    constructor(write) {
-        this.#write = write;
-    }
-    /** Queues `value`; a write already waiting will take it instead of its own. */
-    push(value) {
-        if (this.#stopped)
-            return;
-        const waiting = this.#pending !== undefined;
-        this.#pending = { value };
-        if (!waiting)
-            this.#queue = this.#queue.then(() => this.#writePending());
-    }
-    /** Queues `value` unless it is the value queued last: an unchanged value is never written twice. */
-    pushChanged(value) {
-        const key = JSON.stringify(value);
-        if (key === this.#lastPushed)
-            return;
-        this.#lastPushed = key;
-        this.push(value);
-    }
-    /** `settled`, with a warning that names `what` when GitHub did not answer in time. */
-    async settle(maxMs, log, what) {
-        if ((await this.settled(maxMs)) === 'gave-up') {
-            log.warning(`GitHub: ${what} was not brought up to date within ${maxMs / 1000}s; GitHub is not answering. The run is not affected.`);
-        }
-    }
-    /**
-     * Waits for the writes still on their way, for at most `maxMs`. After that
-     * nothing more is written, and it answers `gave-up`.
-     */
-    async settled(maxMs) {
-        let timer;
-        const gaveUp = new Promise((resolve) => {
-            timer = setTimeout(() => resolve('gave-up'), maxMs);
-        });
-        try {
-            const result = await Promise.race([this.#queue.then(() => 'done'), gaveUp]);
-            if (result === 'gave-up') {
-                this.#stopped = true;
-                this.#pending = undefined;
-            }
-            return result;
-        }
-        finally {
-            clearTimeout(timer);
-        }
-    }
-    /** Whether `settled` gave up: a write still under way should not start another. */
-    get stopped() {
-        return this.#stopped;
-    }
-    async #writePending() {
-        const next = this.#pending;
-        this.#pending = undefined;
-        if (next && !this.#stopped)
-            await this.#write(next.value);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/github/status.ts
-
-
-
-
-
-
-
-/** GitHub refuses a longer description. */
-const MAX_DESCRIPTION = 140;
-function statusContext(key) {
-    return cut(`cloud-agent/${key}`, 100);
-}
-/** Text for a description: one line, no control characters, at most 140 characters. */
-function oneLine(text, max = MAX_DESCRIPTION) {
-    const flat = text
-        // eslint-disable-next-line no-control-regex -- stripping control characters is the point
-        .replace(/[\u0000-\u001f\u007f]+/g, ' ')
-        .replace(/\s+/g, ' ')
-        .trim();
-    return flat.length > max ? clip(flat, max - 1) : flat;
-}
-/** While the run works: pending, in the comment's words, linking to the session once there is one. */
-function pendingStatus(run, fallbackTarget) {
-    return {
-        state: 'pending',
-        description: oneLine(`${wordsFor(run).label} (run ${run.run_id})`),
-        targetUrl: safeHttpUrl(run.session_link) ?? fallbackTarget,
-    };
-}
-/** Where the step ended, as a commit status, in the comment's plain words. */
-function finalStatus(outcome, fallbackTarget) {
-    const ending = endingOf(outcome);
-    const words = describeEnding(ending);
-    const reason = words.showsReason ? ending.run?.statusMessage : undefined;
-    const question = outcome.kind === 'blocked' ? outcome.question : undefined;
-    const description = oneLine(ending.kind === 'started'
-        ? `Started (run ${ending.run.runId}); this step does not wait for it`
-        : ending.kind === 'superseded'
-            ? `Superseded by run ${ending.newerRunId}`
-            : [words.label, reason ?? question].filter(Boolean).join(': '));
-    return {
-        state: words.commitState,
-        description,
-        targetUrl: safeHttpUrl(outcome.run?.session_link) ?? fallbackTarget,
-    };
-}
-/**
- * Keeps one commit status up to date: one write per change, in order. A
- * GitHub failure never fails the step: it becomes a warning.
- */
-class CommitStatusReporter {
-    #octokit;
-    #target;
-    #log;
-    #writes = new NewestWrites((report) => this.#write(report));
-    constructor(octokit, target, log) {
-        this.#octokit = octokit;
-        this.#target = target;
-        this.#log = log;
-    }
-    show(report) {
-        this.#writes.pushChanged(report);
-    }
-    /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
-    async settled(maxMs = GITHUB_LIMITS.settleMs) {
-        await this.#writes.settle(maxMs, this.#log, `the commit status ${this.#target.context}`);
-    }
-    async #write(report) {
-        const { owner, repo, sha, context } = this.#target;
-        try {
-            await this.#octokit.rest.repos.createCommitStatus({
-                owner,
-                repo,
-                sha,
-                context,
-                state: report.state,
-                description: report.description,
-                target_url: report.targetUrl,
-                ...octokit_withDeadline(),
-            });
-        }
-        catch (error) {
-            this.#log.warning(`GitHub: could not set the commit status ${context} on ${sha.slice(0, 7)} (${reasonOf(error)}). The run is not affected.`);
-        }
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/github/own-comments.ts
 
 
@@ -9893,6 +9784,78 @@ function retryableRefusal(error) {
         return undefined;
     const waitMs = Number.isFinite(hint) && hint >= 0 ? hint * 1000 : 1000;
     return waitMs <= GITHUB_LIMITS.maxRetryAfterMs ? waitMs : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/github/writes.ts
+/**
+ * Writes to GitHub that show the newest of a changing value (a comment, a
+ * commit status). They go out one at a time, in order; a burst of values
+ * becomes one write of the newest, never a backlog; and waiting for them is
+ * bounded, so GitHub can never hold the step.
+ */
+class NewestWrites {
+    #write;
+    #queue = Promise.resolve();
+    #pending;
+    #stopped = false;
+    #lastPushed;
+    constructor(write) {
+        this.#write = write;
+    }
+    /** Queues `value`; a write already waiting will take it instead of its own. */
+    push(value) {
+        if (this.#stopped)
+            return;
+        const waiting = this.#pending !== undefined;
+        this.#pending = { value };
+        if (!waiting)
+            this.#queue = this.#queue.then(() => this.#writePending());
+    }
+    /** Queues `value` unless it is the value queued last: an unchanged value is never written twice. */
+    pushChanged(value) {
+        const key = JSON.stringify(value);
+        if (key === this.#lastPushed)
+            return;
+        this.#lastPushed = key;
+        this.push(value);
+    }
+    /** `settled`, with a warning that names `what` when GitHub did not answer in time. */
+    async settle(maxMs, log, what) {
+        if ((await this.settled(maxMs)) === 'gave-up') {
+            log.warning(`GitHub: ${what} was not brought up to date within ${maxMs / 1000}s; GitHub is not answering. The run is not affected.`);
+        }
+    }
+    /**
+     * Waits for the writes still on their way, for at most `maxMs`. After that
+     * nothing more is written, and it answers `gave-up`.
+     */
+    async settled(maxMs) {
+        let timer;
+        const gaveUp = new Promise((resolve) => {
+            timer = setTimeout(() => resolve('gave-up'), maxMs);
+        });
+        try {
+            const result = await Promise.race([this.#queue.then(() => 'done'), gaveUp]);
+            if (result === 'gave-up') {
+                this.#stopped = true;
+                this.#pending = undefined;
+            }
+            return result;
+        }
+        finally {
+            clearTimeout(timer);
+        }
+    }
+    /** Whether `settled` gave up: a write still under way should not start another. */
+    get stopped() {
+        return this.#stopped;
+    }
+    async #writePending() {
+        const next = this.#pending;
+        this.#pending = undefined;
+        if (next && !this.#stopped)
+            await this.#write(next.value);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/github/set-comment.ts
@@ -10149,6 +10112,94 @@ class SetComment {
     }
     #warn(error) {
         this.#options.log.warning(`GitHub: could not update the comment on ${this.#comments.where()} (${reasonOf(error)}). The runs are not affected.`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/status.ts
+
+
+
+
+
+
+
+/** GitHub refuses a longer description. */
+const MAX_DESCRIPTION = 140;
+function statusContext(key) {
+    return cut(`cloud-agent/${key}`, 100);
+}
+/** Text for a description: one line, no control characters, at most 140 characters. */
+function oneLine(text, max = MAX_DESCRIPTION) {
+    const flat = text
+        // eslint-disable-next-line no-control-regex -- stripping control characters is the point
+        .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim();
+    return flat.length > max ? clip(flat, max - 1) : flat;
+}
+/** While the run works: pending, in the comment's words, linking to the session once there is one. */
+function pendingStatus(run, fallbackTarget) {
+    return {
+        state: 'pending',
+        description: oneLine(`${wordsFor(run).label} (run ${run.run_id})`),
+        targetUrl: safeHttpUrl(run.session_link) ?? fallbackTarget,
+    };
+}
+/** Where the step ended, as a commit status, in the comment's plain words. */
+function finalStatus(outcome, fallbackTarget) {
+    const ending = endingOf(outcome);
+    const words = describeEnding(ending);
+    const reason = words.showsReason ? ending.run?.statusMessage : undefined;
+    const question = outcome.kind === 'blocked' ? outcome.question : undefined;
+    const description = oneLine(ending.kind === 'started'
+        ? `Started (run ${ending.run.runId}); this step does not wait for it`
+        : ending.kind === 'superseded'
+            ? `Superseded by run ${ending.newerRunId}`
+            : [words.label, reason ?? question].filter(Boolean).join(': '));
+    return {
+        state: words.commitState,
+        description,
+        targetUrl: safeHttpUrl(outcome.run?.session_link) ?? fallbackTarget,
+    };
+}
+/**
+ * Keeps one commit status up to date: one write per change, in order. A
+ * GitHub failure never fails the step: it becomes a warning.
+ */
+class CommitStatusReporter {
+    #octokit;
+    #target;
+    #log;
+    #writes = new NewestWrites((report) => this.#write(report));
+    constructor(octokit, target, log) {
+        this.#octokit = octokit;
+        this.#target = target;
+        this.#log = log;
+    }
+    show(report) {
+        this.#writes.pushChanged(report);
+    }
+    /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
+    async settled(maxMs = GITHUB_LIMITS.settleMs) {
+        await this.#writes.settle(maxMs, this.#log, `the commit status ${this.#target.context}`);
+    }
+    async #write(report) {
+        const { owner, repo, sha, context } = this.#target;
+        try {
+            await this.#octokit.rest.repos.createCommitStatus({
+                owner,
+                repo,
+                sha,
+                context,
+                state: report.state,
+                description: report.description,
+                target_url: report.targetUrl,
+                ...octokit_withDeadline(),
+            });
+        }
+        catch (error) {
+            this.#log.warning(`GitHub: could not set the commit status ${context} on ${sha.slice(0, 7)} (${reasonOf(error)}). The run is not affected.`);
+        }
     }
 }
 
@@ -10418,6 +10469,7 @@ const MAX_WRITES = 3;
 
 
 
+
 /** The metadata by which a step hands its run over to a later reconcile pass. */
 function stepHandoff(github, context, wait) {
     return handoffMetadata({
@@ -10612,6 +10664,37 @@ class RepositoryDesk {
         await comment.settled();
         return !watched.warned();
     }
+    /**
+     * Says in a `tasks` step's comment that the step stopped before its set
+     * ended, as its post step would have: only while the comment still shows that
+     * set running. False when GitHub refused; undefined when there is no such comment.
+     */
+    async markSetStopped(handoff, note, log) {
+        if (handoff.set === undefined || handoff.thread === undefined || !handoff.key)
+            return undefined;
+        const shown = (await this.#repositoryComments()).find((comment) => {
+            if (comment.thread !== handoff.thread)
+                return false;
+            const marker = parseSetMarker(comment.body);
+            const current = marker?.sets[0];
+            return (marker?.key === handoff.key &&
+                current !== undefined &&
+                current.set === handoff.set &&
+                !current.outcome);
+        });
+        if (!shown)
+            return undefined;
+        const watched = watchWarnings(log);
+        const comment = new SetComment(this.#octokit, { owner: this.#owner, repo: this.#repo, issueNumber: handoff.thread }, {
+            step: 'reconcile',
+            key: handoff.key,
+            set: handoff.set,
+            commentId: shown.id,
+            log: watched.log,
+        });
+        await comment.markStopped(note);
+        return !watched.warned();
+    }
     /** Sets the step's commit status; false when GitHub refused. */
     async setStatus(handoff, report, log) {
         if (!handoff.headSha)
@@ -10779,11 +10862,18 @@ const MAX_SUMMARY_CHARS = 65_535;
 const ANSWER_CHARS = 40_000;
 /** The conclusion and its words, from the step's outcome and, with a review, its verdict. */
 function checkReport(outcome, extras) {
+    // With a review, the verdict is in the outcome's words (reviewVerdict): the check, the status
+    // and the headlines all read it there.
     const words = describeEnding(endingOf(outcome));
     const { review } = extras;
-    const { conclusion, title } = words.outcome === 'succeeded' && review ? reviewCheck(review.verdict) : words.check;
-    // GitHub shows the title above the summary: the summary goes on from it.
-    const parts = [`${escapeMarkdown(words.why)} Outcome: \`${words.outcome}\`.`];
+    const { conclusion, title } = words.check;
+    // GitHub shows the title above the summary: the summary goes on from it. A review's `why`
+    // says already that the run succeeded, and what the verdict is.
+    const parts = [
+        review
+            ? escapeMarkdown(words.why)
+            : `${escapeMarkdown(words.why)} Outcome: \`${words.outcome}\`.`,
+    ];
     const answer = review?.summary ?? extras.answer;
     if (answer) {
         parts.push('', agentDetails(review ? "The agent's review" : "The agent's answer", clipAnswer(answer, ANSWER_CHARS), true));
@@ -10803,17 +10893,6 @@ function stoppedCheckReport(why, cancelled) {
         title,
         summary: escapeMarkdown(why),
     };
-}
-/** A run that succeeded with a review: the agent's verdict on the work decides. */
-function reviewCheck(verdict) {
-    switch (verdict) {
-        case 'request_changes':
-            return { conclusion: 'failure', title: 'Changes requested' };
-        case 'approve':
-            return { conclusion: 'success', title: 'Approved by the agent' };
-        case 'comment':
-            return { conclusion: 'success', title: 'Reviewed, with comments' };
-    }
 }
 /** GitHub keeps 64 KB of an annotation's message; ours are shorter. */
 const MAX_MESSAGE_CHARS = 4_000;
@@ -11033,6 +11112,7 @@ function refused(error) {
 
 
 
+
 /** GitHub takes many more, but a review of more than this many inline comments reads badly. */
 const MAX_INLINE_COMMENTS = 50;
 /** GitHub refuses a review body or a comment longer than this. */
@@ -11113,15 +11193,15 @@ function normalizePath(path) {
     return path.replace(/\\/g, '/').replace(/^(\.\/|\/)+/, '');
 }
 /** The agent's Markdown, made safe, and short enough for GitHub. */
+/** The verdict as the summary, comment, status and check say it (one record). */
+function verdictHeading(verdict) {
+    const { icon, title } = REVIEW_VERDICT_RECORDS[verdict];
+    return `${icon} ${title}`;
+}
 function agentText(text) {
     const shown = text.length > AGENT_TEXT_CHARS ? `${cut(text, AGENT_TEXT_CHARS)}\n\n_(cut here)_` : text;
     return agentMarkdown(shown) || '_(empty)_';
 }
-const VERDICT_WORDS = {
-    approve: '✅ Approve',
-    comment: '💬 Comment',
-    request_changes: '❌ Changes requested',
-};
 /**
  * What ties a review to the step that wrote it: a later step on the same head says so, and a
  * review whose answer was lost is found by it. `part` numbers the reviews a long list of
@@ -11163,7 +11243,7 @@ const MAX_REVIEW_PARTS = 10;
  * next review (`renderContinuation`): none is dropped.
  */
 function renderReviewBody(review, inBody, context) {
-    const head = [reviewMarker(context.key, context.runId), `### ${VERDICT_WORDS[review.verdict]}`];
+    const head = [reviewMarker(context.key, context.runId), `### ${verdictHeading(review.verdict)}`];
     if (review.verdict === 'approve') {
         head.push('', '_Posted as a comment: the action never approves a pull request._');
     }
@@ -12587,7 +12667,7 @@ function renderSummary(outcome, extras = {}) {
     else if (outcome.kind === 'timed-out' && meaningOf(outcome.stateAtTimeout) === 'blocked') {
         lines.push('> [!WARNING]', '> The run was BLOCKED, waiting for a person, when the timeout ran out.', '');
     }
-    const answer = renderAnswerBlock(extras.answer);
+    const answer = renderAnswerBlock(extras.shownAnswer ?? extras.answer);
     if (answer)
         lines.push(answer, '');
     const artifacts = extras.artifacts &&
@@ -13723,6 +13803,7 @@ async function compileOutputSchema(source) {
         throw new InputError(source.input, schemaProblem(error, where));
     }
     return {
+        input: source.input === 'pull_request_review' ? 'pull_request_review' : 'output_schema',
         text: JSON.stringify(schema),
         validate: (document) => {
             const depth = depthBeyond(document, MAX_DOCUMENT_DEPTH);
@@ -13879,18 +13960,29 @@ function outputInstruction(schema) {
  */
 function withInstruction(target, instruction) {
     const add = (text) => (text ? `${text}\n\n${instruction}` : instruction);
+    // The service names an untitled run after its prompt: the user's words, never the action's.
+    const titled = (request) => {
+        const title = request.title ?? titleOf(request.prompt);
+        return { ...request, ...(title ? { title } : {}), prompt: add(request.prompt) };
+    };
     switch (target.kind) {
         case 'create':
-            return { ...target, request: { ...target.request, prompt: add(target.request.prompt) } };
+            return { ...target, request: titled(target.request) };
         case 'continue':
-            return {
-                ...target,
-                message: add(target.message),
-                request: { ...target.request, prompt: add(target.request.prompt) },
-            };
+            return { ...target, message: add(target.message), request: titled(target.request) };
         case 'existing':
             return target.followup === undefined ? target : { ...target, followup: add(target.followup) };
     }
+}
+/** The longest title the action gives a run: the first line of the user's prompt, cut. */
+const MAX_TITLE_CHARS = 100;
+/** A run's title from the user's prompt: its first line with words, cut to a title's length. */
+function titleOf(prompt) {
+    const line = prompt
+        ?.split('\n', 20)
+        .map((text) => text.trim())
+        .find((text) => text !== '');
+    return line ? clip(line, MAX_TITLE_CHARS - 1) : undefined;
 }
 /** The follow-up that sends the errors back and asks for a corrected document. */
 function correctionRequest(errors) {
@@ -14001,7 +14093,11 @@ async function awaitValidOutput(first, deps) {
                 ? `No correction is left (output_retries: ${deps.retries})`
                 : 'No time is left within the timeout input';
             deps.log.warning(`The agent's result does not validate: ${shown}. ${why}.`);
-            return { outcome: { ...outcome, invalidOutput: { errors, corrections } }, conversation };
+            const input = deps.schema.input;
+            return {
+                outcome: { ...outcome, invalidOutput: { errors, corrections, input } },
+                conversation,
+            };
         }
         deps.log.warning(`The agent's result does not validate: ${shown}. Asking run ${safeForLog(runId)} for a corrected one (correction ${corrections + 1} of ${deps.retries}).`);
         outcome = await deps.followUp(runId, correctionRequest(errors), remainingMs);
@@ -15676,8 +15772,14 @@ async function execute(step, interruption) {
         : { outcome, checked };
 }
 /** Shows the outcome on every surface: the commit status, the comment, outputs and summary. */
-async function finish(step, { outcome, newer, checked }, interruption) {
+async function finish(step, executed, interruption) {
     const { settings, comment, status, commit, workflowRun } = step;
+    const { newer, checked } = executed;
+    const review = settings.output.pullRequestReview ? reviewOf(checked) : undefined;
+    // The verdict is part of the outcome's words, so every surface leads with the same one.
+    const outcome = review && executed.outcome.kind === 'finished'
+        ? { ...executed.outcome, reviewVerdict: review.verdict }
+        : executed.outcome;
     // A newer run on the same commit owns the status now: writing ours could cover its pending.
     if (!(newer && newer.metadata?.gh_head_sha === commit?.sha)) {
         status?.show(finalStatus(outcome, workflowRun));
@@ -15695,11 +15797,11 @@ async function finish(step, { outcome, newer, checked }, interruption) {
         const moved = await headMoved;
         comment.show(outcome.run, {
             notes: moved ? [moved] : [],
-            answer: work.answer,
+            // A review's summary, not the JSON document the agent ended its message with.
+            answer: review?.summary ?? work.answer,
             outcome: commentOutcome,
         });
     }
-    const review = settings.output.pullRequestReview ? reviewOf(checked) : undefined;
     await Promise.all([
         comment?.settled(),
         status?.settled(),
@@ -15710,6 +15812,7 @@ async function finish(step, { outcome, newer, checked }, interruption) {
     ]);
     await publishOutcome(outcome, {
         ...work,
+        shownAnswer: review?.summary,
         continueRun: step.continuing,
         structuredOutput: checked?.document,
         verdict: review?.verdict,
@@ -16318,6 +16421,7 @@ function statusLeftPending(status, runId) {
 
 
 const LOST_RUNNER = 'The step that waited for this run lost its runner: its workflow run completed without it.';
+const SET_LOST_RUNNER = 'The step of this set lost its runner: its workflow run completed without it, so its post step never ran. A reconcile pass cancels the runs it left going; the table shows them as the step last saw them.';
 /**
  * One reconcile pass: lists this repository's runs updated within the
  * lookback (one request a page), then for each one finishes what its step left
@@ -16485,6 +16589,8 @@ async function sweepRun(run, handoff, settings, deps, deadline) {
     }
     if (spot)
         await deps.desk.showInComment(handoff, spot, ended, { notes: [note] }, deps.log);
+    // The set's comment shows every run of the set: it says the step stopped, as its post step would.
+    await deps.desk.markSetStopped(handoff, SET_LOST_RUNNER, deps.log);
     return pass_rowOf(ended, 'swept', why);
 }
 /** The comment of the step that waited: its own record's, else the starting step's. */
