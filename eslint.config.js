@@ -10,6 +10,7 @@ const UPPER_LAYERS = [
   'post.ts',
   'tasks.ts',
   'service.ts',
+  'runner.ts',
   'entries/*',
   'reconcile/*',
 ]
@@ -29,6 +30,7 @@ function peers(folders) {
                 '../main.ts',
                 '../post.ts',
                 '../service.ts',
+                '../runner.ts',
                 '../entries/*',
                 '../reconcile/*',
               ],
@@ -87,6 +89,7 @@ export default tseslint.config(
       'src/state.ts',
       'src/timing.ts',
       'src/version.ts',
+      'src/world.ts',
     ],
     rules: {
       'no-restricted-imports': [
@@ -96,7 +99,7 @@ export default tseslint.config(
             {
               group: UPPER_LAYERS.flatMap((name) => [`./${name}`, `../${name}`]),
               message:
-                'A lower module (model/, agent/, api/, text/, log, inputs, state) never imports run/, report/, github/ or the steps.',
+                'A lower module (model/, agent/, api/, text/, log, inputs, state, world) never imports run/, report/, github/, the steps or the runner.',
             },
           ],
         },

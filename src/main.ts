@@ -1,4 +1,3 @@
-import { tmpdir } from 'node:os'
 import * as core from '@actions/core'
 import { agentWorkSources } from './agent/sources.ts'
 import { collectAgentWork, readConversation, type AgentWorkSources } from './agent/work.ts'
@@ -37,7 +36,7 @@ import {
   type CancelDeps,
 } from './run/cancel.ts'
 import { checkCreditBudgets } from './run/budget.ts'
-import { RunMayExistError, tagFromEnvironment } from './run/create.ts'
+import { RunMayExistError, runTag } from './run/create.ts'
 import { onTerminationSignal } from './run/signals.ts'
 import { executeStep, type StepDeps } from './run/step.ts'
 import {
@@ -54,27 +53,32 @@ import { RunTracker } from './run/tracker.ts'
 import { RunWatcher } from './run/watch.ts'
 import { serviceClient } from './service.ts'
 import { runTaskSet } from './tasks.ts'
+import { readRunnerWorld } from './runner.ts'
 import { runnerState } from './state.ts'
 import { safeForLog } from './text/log.ts'
 import { AGENT_WORK_DEADLINE_MS, PAST_TIMEOUT_MS, SIGNAL_CANCEL } from './timing.ts'
+import type { World } from './world.ts'
 
-/** The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish. */
-export async function run(): Promise<void> {
+/**
+ * The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish.
+ * The runner's world is read here, once, and handed down.
+ */
+export async function run(world: World = readRunnerWorld()): Promise<void> {
   const tracker = new RunTracker(runnerState, (runId) => core.setOutput('run_id', runId))
   const interruption = new Interruption(tracker)
   try {
     const cleanup = readCancelOnly()
     if (cleanup) return await cancelOnlyStep(cleanup)
     const taskSet = await readTaskSettings()
-    if (taskSet) return await runTaskSet(taskSet)
+    if (taskSet) return await runTaskSet(taskSet, world)
     const settings = readSettings()
     // A schema that is not one is an input error too: compiled before any request.
     const output = await prepareOutput(settings.output)
     const client = serviceClient(settings)
-    const github = GitHubContext.fromRunner(settings.github.token)
+    const github = new GitHubContext(settings.github.token, world)
     if (await stopsAtBudget(settings, github, client)) return
     interruption.listen(client)
-    const step = await prepare(settings, github, output, client, tracker)
+    const step = await prepare(settings, world, github, output, client, tracker)
     if (!step) return
     const executed = await execute(step, interruption)
     await finish(step, executed, interruption)
@@ -104,6 +108,8 @@ async function stopsAtBudget(
 /** What a prepared step has at hand: settings, the client, GitHub surfaces, the run's target. */
 interface PreparedStep {
   settings: Settings
+  /** Where the step runs, as the runner said. */
+  world: World
   target: StepTarget
   client: AgentRunsClient
   tracker: RunTracker
@@ -128,6 +134,7 @@ interface PreparedStep {
 /** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
 async function prepare(
   settings: Settings,
+  world: World,
   context: GitHubContext,
   output: OutputRequest | undefined,
   client: AgentRunsClient,
@@ -159,6 +166,7 @@ async function prepare(
   const sources = agentWorkSources(client)
   return {
     settings,
+    world,
     target,
     client,
     tracker,
@@ -195,8 +203,8 @@ async function execute(step: PreparedStep, interruption: Interruption): Promise<
     signal: interruption.signal,
     log: step.watcher.log,
     watch: step.watcher,
-    tag: tagFromEnvironment(
-      process.env,
+    tag: runTag(
+      step.world,
       undefined,
       step.commit?.sha,
       stepHandoff(step.settings.github, step.github, step.settings.wait),
@@ -268,6 +276,7 @@ async function finish(
   const work = await gatherAgentWork(
     outcome,
     settings,
+    step.world,
     step.sources,
     outcome.kind === 'blocked' ? step.watcher.lastConversation : checked?.conversation,
     interruption.signal,
@@ -478,6 +487,7 @@ function outputCheckDeps(
 async function gatherAgentWork(
   outcome: StepOutcome,
   settings: Settings,
+  world: World,
   sources: AgentWorkSources,
   /** A conversation already read (at BLOCKED, or to check the result), to save a request. */
   conversation: Conversation | undefined,
@@ -495,8 +505,8 @@ async function gatherAgentWork(
     {
       downloadPatterns: settings.agentWork.downloadPatterns,
       artifactsDir: settings.agentWork.artifactsDir,
-      runnerTemp: process.env.RUNNER_TEMP || tmpdir(),
-      workspace: process.env.GITHUB_WORKSPACE || process.cwd(),
+      runnerTemp: world.runnerTemp,
+      workspace: world.workspace,
       conversation,
     },
     sources,

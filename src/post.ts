@@ -17,25 +17,28 @@ import { publishError } from './report/publish.ts'
 import { cancelDeadline, cancelRun } from './run/cancel.ts'
 import { INVOCATION_KEY, searchForCreatedRun, steadyPauses } from './run/create.ts'
 import { serviceClient } from './service.ts'
+import { readRunnerWorld } from './runner.ts'
 import { readSavedRun, type CheckRunLookup, type SavedRun } from './state.ts'
 import { CREATE_LOOKUP } from './timing.ts'
+import type { World } from './world.ts'
 
 /**
  * The post step: the cleanup path that works when no signal reached the main
  * step (a hard kill, a container job, a step under `if: always()`). It cancels
  * a run the main step left unfinished, and does nothing otherwise. It reuses
- * the main step's pieces: the search for a create's run, and the cancel.
+ * the main step's pieces: the search for a create's run, and the cancel. The
+ * runner's world is read here, once, and handed down.
  */
-export async function run(): Promise<void> {
+export async function run(world: World = readRunnerWorld()): Promise<void> {
   try {
     const saved = readSavedRun()
-    if (saved.setRuns.length > 0) return await cancelSetRuns(saved)
+    if (saved.setRuns.length > 0) return await cancelSetRuns(saved, world)
     const unfinished = leftUnfinished(saved)
     const checkRunLeft = saved.checkRunDone ? undefined : checkRunOf(saved)
     // Inputs are read only when there is work: a main step that failed on them created nothing.
     if (!unfinished && checkRunLeft === undefined) return
     const settings = readPostSettings()
-    const github = GitHubContext.fromRunner(settings.github.token)
+    const github = new GitHubContext(settings.github.token, world)
     const report = unfinished ? await cancelLeftRun(saved, settings, github) : undefined
     if (checkRunLeft !== undefined) {
       await finishCheckRun(checkRunLeft, saved, report, settings.github, github)
@@ -87,7 +90,7 @@ function postClient(settings: PostSettings): AgentRunsClient {
  * unfinished, and looks (by its tag) for the run of every create it never
  * heard back from. Fails the step when a cancel failed.
  */
-async function cancelSetRuns(saved: SavedRun): Promise<void> {
+async function cancelSetRuns(saved: SavedRun, world: World): Promise<void> {
   const left = saved.setRuns.filter((record) => !record.settled)
   if (left.length === 0) {
     core.info('Every run of the set ended or was cancelled in the main step; nothing to clean up.')
@@ -114,19 +117,20 @@ async function cancelSetRuns(saved: SavedRun): Promise<void> {
   const cancelled = reports.filter((report) => report?.kind === 'cancelled').length
   const runs = (count: number) => `${count} ${count === 1 ? 'run' : 'runs'}`
   const note = `The step stopped before the set ended; the post step cancelled ${runs(cancelled)} it left unfinished${cancelled < left.length ? ` (of ${left.length})` : ''}. The table shows the runs as the step last saw them.`
-  await finishSetSurfaces(saved, settings, note)
+  await finishSetSurfaces(saved, settings, world, note)
 }
 
 /** The set's comment and status still show it running; say that the step stopped. */
 async function finishSetSurfaces(
   saved: SavedRun,
   settings: PostSettings,
+  world: World,
   note: string,
 ): Promise<void> {
   const setComment = settings.github.comment ? saved.setComment : undefined
   const statusSha = settings.github.commitStatus ? saved.statusSha : undefined
   if (!setComment && !statusSha) return
-  const context = GitHubContext.fromRunner(settings.github.token)
+  const context = new GitHubContext(settings.github.token, world)
   const comment = setComment
     ? await openSetComment(settings.github, context, core, setComment)
     : undefined

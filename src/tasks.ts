@@ -12,32 +12,28 @@ import { publishOverBudget } from './report/publish.ts'
 import { publishSetOutcome } from './report/set.ts'
 import { checkCreditBudgets } from './run/budget.ts'
 import { cancelDeadline } from './run/cancel.ts'
-import { SET_KEY, tagFromEnvironment, taskTag, type RunTag } from './run/create.ts'
+import { runTag, SET_KEY, taskTag, type RunTag } from './run/create.ts'
 import { TaskSetRun } from './run/set.ts'
 import { onTerminationSignal } from './run/signals.ts'
 import { serviceClient } from './service.ts'
 import { SetSurfaces } from './set-surfaces.ts'
 import { runnerState } from './state.ts'
 import { AGENT_WORK_DEADLINE_MS, SIGNAL_CANCEL } from './timing.ts'
+import type { World } from './world.ts'
 
 /**
  * The main step with `tasks`: prepare (the set and its tags), execute (start,
  * wait and cancel, as one set), finish (the answers, one table, the outputs).
  */
-export async function runTaskSet(settings: TaskSetSettings): Promise<void> {
+export async function runTaskSet(settings: TaskSetSettings, world: World): Promise<void> {
   const client = serviceClient(settings)
   // The budgets hold for a set as for one run: checked once, before any of its creates.
   const deps = { now: Date.now, log: core }
-  const github = GitHubContext.fromRunner(settings.github.token)
+  const github = new GitHubContext(settings.github.token, world)
   const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps)
   if (reached) return await publishOverBudget(reached.message)
   const interruption = new AbortController()
-  const stepTag = tagFromEnvironment(
-    process.env,
-    undefined,
-    undefined,
-    setHandoff(settings.github, github),
-  )
+  const stepTag = runTag(world, undefined, undefined, setHandoff(settings.github, github))
   const surfaces = await SetSurfaces.open(settings, github, stepTag.invocation)
   const set = prepareSet(settings, client, interruption.signal, stepTag, surfaces)
   const outcome = await executeSet(set, interruption)

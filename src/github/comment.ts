@@ -467,15 +467,6 @@ export function staleHeadNote(ranOn: string, head: string): string | undefined {
   )
 }
 
-/** The workflow run's page, from what the runner sets. */
-export function workflowRunUrl(env: NodeJS.ProcessEnv): string | undefined {
-  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: runId } = env
-  if (!repo || !runId || !/^\d+$/.test(runId)) return undefined
-  const attempt = /^\d+$/.test(env.GITHUB_RUN_ATTEMPT ?? '') ? env.GITHUB_RUN_ATTEMPT : undefined
-  const base = `${(server || 'https://github.com').replace(/\/+$/, '')}/${repo}/actions/runs/${runId}`
-  return safeHttpUrl(attempt ? `${base}/attempts/${attempt}` : base)
-}
-
 /** GitHub refuses a comment body longer than this many characters. */
 export const MAX_COMMENT_CHARS = 65_536
 

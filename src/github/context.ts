@@ -1,5 +1,5 @@
-import { workflowRunUrl } from './comment.ts'
-import { eventHeadSha, eventPullRequest, readEventPayload, type EventPayload } from './event.ts'
+import { workflowRunUrl, type EventPayload, type World } from '../world.ts'
+import { eventHeadSha, eventPullRequest } from './event.ts'
 import { loadOctokit, type Octokit } from './octokit.ts'
 import { threadOf, type ThreadLookup } from './thread.ts'
 
@@ -10,9 +10,9 @@ export interface Repository {
 }
 
 /**
- * What a step knows of GitHub, read once from the runner: the repository, the event and its
- * thread, the workflow run, and one client for the token, built the first time it is needed
- * (most steps never need it). Every GitHub surface of the step is handed this.
+ * What a step knows of GitHub, from the world its door read once: the repository, the event
+ * and its thread, the workflow run, and one client for the token, built the first time it is
+ * needed (most steps never need it). Every GitHub surface of the step is handed this.
  */
 export class GitHubContext {
   readonly repository: Repository | undefined
@@ -27,6 +27,8 @@ export class GitHubContext {
   /** GITHUB_SHA, when it is a commit's. */
   readonly sha: string | undefined
   readonly workflowRun: string | undefined
+  /** GitHub's web address, as the world gives it: the links to other workflow runs start there. */
+  readonly serverUrl: string | undefined
   /** `<job>/<step>`, written into the comment's marker. */
   readonly step: string
   /** Whether there is a token: without one, no GitHub surface is written. */
@@ -34,24 +36,21 @@ export class GitHubContext {
   readonly #client: () => Promise<Octokit>
   #octokit: Promise<Octokit> | undefined
 
-  private constructor(token: string, env: NodeJS.ProcessEnv) {
-    const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/')
+  /** The world's GitHub, for the step's token. */
+  constructor(token: string, world: World) {
+    const [owner, repo] = (world.repository ?? '').split('/')
     this.repository = owner && repo ? { owner, repo } : undefined
-    this.eventName = env.GITHUB_EVENT_NAME ?? ''
-    this.event = readEventPayload(env)
+    this.eventName = world.eventName ?? ''
+    this.event = world.event
     this.thread = threadOf(this.eventName, this.event, this.repository)
     this.pullRequest = eventPullRequest(this.event)
     this.eventHeadSha = eventHeadSha(this.event)
-    this.sha = SHA.test(env.GITHUB_SHA ?? '') ? env.GITHUB_SHA : undefined
-    this.workflowRun = workflowRunUrl(env)
-    this.step = `${env.GITHUB_JOB ?? 'job'}/${env.GITHUB_ACTION ?? 'step'}`
+    this.sha = SHA.test(world.sha ?? '') ? world.sha : undefined
+    this.workflowRun = workflowRunUrl(world)
+    this.serverUrl = world.serverUrl
+    this.step = `${world.job ?? 'job'}/${world.action ?? 'step'}`
     this.hasToken = token !== ''
-    this.#client = () => loadOctokit(token, env)
-  }
-
-  /** The runner's GitHub, for the step's token. */
-  static fromRunner(token: string, env: NodeJS.ProcessEnv = process.env): GitHubContext {
-    return new GitHubContext(token, env)
+    this.#client = () => loadOctokit(token, world.apiUrl)
   }
 
   /** The one GitHub client of the step. */

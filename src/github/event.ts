@@ -1,18 +1,4 @@
-import { readFileSync } from 'node:fs'
-
-/** The parts of the runner's event payload the action reads. Every field may be missing. */
-export interface EventPayload {
-  pull_request?: { number?: number; head?: { sha?: string } }
-  issue?: { number?: number; pull_request?: unknown }
-  comment?: { user?: EventUser; body?: string }
-  review?: { user?: EventUser }
-  sender?: EventUser
-}
-
-interface EventUser {
-  login?: string
-  type?: string
-}
+import type { EventPayload } from '../world.ts'
 
 /** Who wrote what triggered the workflow: a comment's or review's author, else the sender. */
 export interface EventAuthor {
@@ -20,16 +6,6 @@ export interface EventAuthor {
   isBot: boolean
   /** What they wrote or did, for the log. */
   what: 'comment' | 'review' | 'event'
-}
-
-/** The event payload (GITHUB_EVENT_PATH), or undefined when there is none to read. */
-export function readEventPayload(env: NodeJS.ProcessEnv): EventPayload | undefined {
-  try {
-    const parsed: unknown = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH ?? '', 'utf8'))
-    return typeof parsed === 'object' && parsed !== null ? (parsed as EventPayload) : undefined
-  } catch {
-    return undefined
-  }
 }
 
 export function eventAuthorOf(payload: EventPayload | undefined): EventAuthor | undefined {

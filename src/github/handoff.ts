@@ -2,7 +2,8 @@ import type { RunItem } from '../api/types.ts'
 import type { GitHubSettings } from '../inputs.ts'
 import type { Log } from '../log.ts'
 import { handoffMetadata, type Handoff } from '../model/handoff.ts'
-import { parseMarker, workflowRunUrl, type CommentContext, type RunRecord } from './comment.ts'
+import { workflowRunUrl } from '../world.ts'
+import { parseMarker, type CommentContext, type RunRecord } from './comment.ts'
 import { parseSetMarker, SetComment } from './set-comment.ts'
 import type { GitHubContext } from './context.ts'
 import { tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
@@ -107,7 +108,8 @@ export class RepositoryDesk {
   readonly #octokit: Octokit
   readonly #owner: string
   readonly #repo: string
-  readonly #env: NodeJS.ProcessEnv
+  /** GitHub's web address, where the links to the steps' workflow runs start. */
+  readonly #serverUrl: string | undefined
   #me: Promise<string> | undefined
   #comments: Promise<Array<{ id: number; thread: number; body: string }>> | undefined
   #commentsSince: string | undefined
@@ -117,21 +119,17 @@ export class RepositoryDesk {
     Promise<{ status: string; attempt: number; conclusion: string | undefined }>
   >()
 
-  private constructor(octokit: Octokit, repository: string, env: NodeJS.ProcessEnv) {
+  private constructor(octokit: Octokit, repository: string, serverUrl: string | undefined) {
     this.#octokit = octokit
     const [owner = '', repo = ''] = repository.split('/')
     this.#owner = owner
     this.#repo = repo
-    this.#env = env
+    this.#serverUrl = serverUrl
   }
 
   /** The pass's repository, read through the step's one GitHub client. */
-  static async open(
-    github: GitHubContext,
-    repository: string,
-    env: NodeJS.ProcessEnv = process.env,
-  ): Promise<RepositoryDesk> {
-    return new RepositoryDesk(await github.client(), repository, env)
+  static async open(github: GitHubContext, repository: string): Promise<RepositoryDesk> {
+    return new RepositoryDesk(await github.client(), repository, github.serverUrl)
   }
 
   /**
@@ -236,10 +234,10 @@ export class RepositoryDesk {
   /** The link to the workflow run that started the run, as its step's comment gives it. */
   stepWorkflowRunUrl(handoff: Handoff): string | undefined {
     return workflowRunUrl({
-      GITHUB_SERVER_URL: this.#env.GITHUB_SERVER_URL,
-      GITHUB_REPOSITORY: handoff.repository,
-      GITHUB_RUN_ID: handoff.workflowRunId,
-      GITHUB_RUN_ATTEMPT: handoff.attempt === undefined ? undefined : String(handoff.attempt),
+      serverUrl: this.#serverUrl,
+      repository: handoff.repository,
+      runId: handoff.workflowRunId,
+      runAttempt: handoff.attempt === undefined ? undefined : String(handoff.attempt),
     })
   }
 

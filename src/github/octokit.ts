@@ -9,9 +9,9 @@ export type Octokit = ReturnType<typeof getOctokit>
 export const ACTIONS_BOT = 'github-actions[bot]'
 
 /** Loads the GitHub client only now: most steps never need it. */
-export async function loadOctokit(token: string, env: NodeJS.ProcessEnv): Promise<Octokit> {
+export async function loadOctokit(token: string, apiUrl: string | undefined): Promise<Octokit> {
   const { getOctokit } = await import('@actions/github')
-  return getOctokit(token, { baseUrl: env.GITHUB_API_URL || 'https://api.github.com' })
+  return getOctokit(token, { baseUrl: apiUrl || 'https://api.github.com' })
 }
 
 /** Request options that give one GitHub call its deadline. */

@@ -1,4 +1,4 @@
-import type { EventPayload } from './event.ts'
+import type { EventPayload } from '../world.ts'
 
 /** The pull request or issue whose conversation this workflow run belongs to. */
 export interface Thread {

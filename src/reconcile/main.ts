@@ -5,19 +5,21 @@ import { RepositoryDesk } from '../github/handoff.ts'
 import { readReconcileSettings } from '../inputs.ts'
 import { publishError } from '../report/publish.ts'
 import { publishPass } from '../report/reconcile.ts'
+import { readRunnerWorld } from '../runner.ts'
 import { serviceClient } from '../service.ts'
+import type { World } from '../world.ts'
 import { reconcilePass } from './pass.ts'
 
 /**
  * The `reconcile` action's one step: a pass that finishes the comments and
  * commit statuses of detached runs, and sweeps runs left behind by a lost
- * runner. See docs/reconcile.md.
+ * runner. See docs/reconcile.md. The runner's world is read here, once, and handed down.
  */
-export async function run(): Promise<void> {
+export async function run(world: World = readRunnerWorld()): Promise<void> {
   try {
     const settings = readReconcileSettings()
     const client = serviceClient(settings)
-    const github = GitHubContext.fromRunner(settings.githubToken)
+    const github = new GitHubContext(settings.githubToken, world)
     const desk = await RepositoryDesk.open(github, settings.repository)
     const report = await reconcilePass(settings, {
       client,

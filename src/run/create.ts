@@ -8,6 +8,7 @@ import type { Log } from '../log.ts'
 import { STEP_KEYS } from '../model/handoff.ts'
 import { CREATE_LOOKUP, MIN_REQUEST_MS } from '../timing.ts'
 import { errorMessage } from '../text/plain.ts'
+import type { World } from '../world.ts'
 
 /**
  * The metadata every run is created with. `invocation` is unique to this
@@ -25,8 +26,9 @@ export const INVOCATION_KEY = 'gh_invocation'
  * The service takes at most 20 metadata keys, each `[a-zA-Z0-9._-]{1,64}`, with
  * values of at most 256 bytes; the keys below, with the hand-over's four, stay well inside.
  */
-export function tagFromEnvironment(
-  env: NodeJS.ProcessEnv,
+export function runTag(
+  /** Where the step runs: its repository, workflow run, job and step. */
+  world: Pick<World, 'repository' | 'runId' | 'runAttempt' | 'job' | 'action' | 'workflow'>,
   newId: () => string = randomUUID,
   /** The commit the run works on: a pull request's head, else GITHUB_SHA. */
   headSha?: string,
@@ -36,12 +38,12 @@ export function tagFromEnvironment(
   const invocation = newId()
   const candidates: Record<string, string | undefined> = {
     [INVOCATION_KEY]: invocation,
-    gh_repository: env.GITHUB_REPOSITORY,
-    gh_run_id: env.GITHUB_RUN_ID,
-    gh_run_attempt: env.GITHUB_RUN_ATTEMPT,
-    gh_job: env.GITHUB_JOB,
-    gh_step: env.GITHUB_ACTION,
-    gh_workflow: env.GITHUB_WORKFLOW,
+    gh_repository: world.repository,
+    gh_run_id: world.runId,
+    gh_run_attempt: world.runAttempt,
+    gh_job: world.job,
+    gh_step: world.action,
+    gh_workflow: world.workflow,
     gh_head_sha: headSha,
     ...handoff,
   }

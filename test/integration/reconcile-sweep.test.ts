@@ -11,6 +11,7 @@ import { GitHubContext } from '../../src/github/context.ts'
 import { RepositoryDesk } from '../../src/github/handoff.ts'
 import type { Log } from '../../src/log.ts'
 import { reconcilePass } from '../../src/reconcile/pass.ts'
+import { readRunnerWorld } from '../../src/runner.ts'
 import { FakeAgentApi } from '../fake-api/server.ts'
 import { FakeGitHub } from '../fake-github/server.ts'
 
@@ -32,12 +33,11 @@ async function start() {
   const gh = await FakeGitHub.start({ token: TOKEN })
   closers.push(api, gh)
   const client = new AgentRunsClient({ baseUrl: api.baseUrl, apiKey: KEY, maxRetries: 0 })
-  const env = { GITHUB_API_URL: gh.apiUrl, GITHUB_REPOSITORY: `${OWNER}/${REPO}` }
-  const desk = await RepositoryDesk.open(
-    GitHubContext.fromRunner(TOKEN, env),
-    `${OWNER}/${REPO}`,
-    env,
-  )
+  const world = readRunnerWorld({
+    GITHUB_API_URL: gh.apiUrl,
+    GITHUB_REPOSITORY: `${OWNER}/${REPO}`,
+  })
+  const desk = await RepositoryDesk.open(new GitHubContext(TOKEN, world), `${OWNER}/${REPO}`)
   const lines: string[] = []
   const push = (line: string) => void lines.push(line)
   const log: Log = { info: push, warning: push, debug: () => undefined }

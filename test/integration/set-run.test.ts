@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { AgentRunsClient } from '../../src/api/client.ts'
 import { abortableSleep } from '../../src/api/transport.ts'
-import { tagFromEnvironment, taskTag, SET_KEY } from '../../src/run/create.ts'
+import { runTag, taskTag, SET_KEY } from '../../src/run/create.ts'
 import { TaskSetRun, type SetSettings } from '../../src/run/set.ts'
 import { MIN_REQUEST_MS, REQUEST_RETRIES } from '../../src/timing.ts'
 import type { SetRunRecord } from '../../src/state.ts'
@@ -42,7 +42,14 @@ const working = (credits: number): RunScript => [
 function setFor(api: FakeAgentApi, prompts: string[], settings: Partial<SetSettings> = {}) {
   const logged: string[] = []
   const saved: SetRunRecord[][] = []
-  const stepTag = tagFromEnvironment({})
+  const stepTag = runTag({
+    repository: undefined,
+    runId: undefined,
+    runAttempt: undefined,
+    job: undefined,
+    action: undefined,
+    workflow: undefined,
+  })
   const set = new TaskSetRun(
     {
       tasks: prompts.map((prompt) => ({ prompt })),

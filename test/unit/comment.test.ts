@@ -16,7 +16,6 @@ import {
   renderMarker,
   spliceComment,
   staleHeadNote,
-  workflowRunUrl,
   type CommentOutcome,
   type Marker,
   type RunRecord,
@@ -277,21 +276,6 @@ describe('small parts', () => {
     )
     expect(staleHeadNote('a'.repeat(40), 'a'.repeat(40))).toBeUndefined()
     expect(staleHeadNote('`rm -rf`', 'b'.repeat(40))).toBeUndefined()
-  })
-
-  it('workflowRunUrl links the run attempt on the configured server', () => {
-    expect(
-      workflowRunUrl({
-        GITHUB_SERVER_URL: 'https://ghe.example.com/',
-        GITHUB_REPOSITORY: 'o/r',
-        GITHUB_RUN_ID: '42',
-        GITHUB_RUN_ATTEMPT: '3',
-      }),
-    ).toBe('https://ghe.example.com/o/r/actions/runs/42/attempts/3')
-    expect(workflowRunUrl({ GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '42' })).toBe(
-      'https://github.com/o/r/actions/runs/42',
-    )
-    expect(workflowRunUrl({ GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '4)2' })).toBeUndefined()
   })
 })
 

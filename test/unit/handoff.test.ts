@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { RunItem } from '../../src/api/types.ts'
 import { handoffMetadata, readHandoff, type Handoff } from '../../src/model/handoff.ts'
-import { tagFromEnvironment } from '../../src/run/create.ts'
+import { runTag } from '../../src/run/create.ts'
 import {
   commentShowsEnd,
   firstLook,
@@ -12,18 +12,18 @@ import {
 } from '../../src/reconcile/plan.ts'
 
 const SHA = 'a'.repeat(40)
-const ENV = {
-  GITHUB_REPOSITORY: 'octo-org/app',
-  GITHUB_RUN_ID: '9876543210',
-  GITHUB_RUN_ATTEMPT: '2',
-  GITHUB_JOB: 'review',
-  GITHUB_ACTION: 'agent',
-  GITHUB_WORKFLOW: 'Agent review',
+const WORLD = {
+  repository: 'octo-org/app',
+  runId: '9876543210',
+  runAttempt: '2',
+  job: 'review',
+  action: 'agent',
+  workflow: 'Agent review',
 }
 
 /** The metadata a step tags its run with, as the service then shows it. */
 function taggedBy(facts: Parameters<typeof handoffMetadata>[0]): Record<string, string> {
-  return tagFromEnvironment(ENV, () => 'inv-1', SHA, handoffMetadata(facts)).metadata
+  return runTag(WORLD, () => 'inv-1', SHA, handoffMetadata(facts)).metadata
 }
 
 const DETACHED = {
@@ -156,7 +156,7 @@ describe('what GitHub shows, and whether a pass writes', () => {
 
 describe("a tasks step's runs", () => {
   const setRun = (extra: Record<string, string>) =>
-    readHandoff({ ...tagFromEnvironment(ENV, () => 'inv-1').metadata, gh_set: 'set-1', ...extra })
+    readHandoff({ ...runTag(WORLD, () => 'inv-1').metadata, gh_set: 'set-1', ...extra })
 
   it("are awaited, and their comment and status are the set's, even without a hand-over", () => {
     // As the version before task runs carried a hand-over tagged them.

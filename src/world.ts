@@ -1,0 +1,65 @@
+import { safeHttpUrl } from './text/markdown.ts'
+
+/**
+ * What a step knows of the world it runs in: the repository, the workflow run
+ * and the step in it, the event that started it, and where files may go. A
+ * door reads it once (the Action's steps from the runner: src/runner.ts) and
+ * hands it down; nothing below a door reads the process itself, so the same
+ * engine runs behind another door, or in a test, given another world.
+ * Each field is as the runner gives it: undefined where it gives none.
+ */
+export interface World {
+  /** `owner/repo` (GITHUB_REPOSITORY). */
+  readonly repository: string | undefined
+  /** GitHub's web address (GITHUB_SERVER_URL); github.com when undefined. */
+  readonly serverUrl: string | undefined
+  /** GitHub's REST API (GITHUB_API_URL); api.github.com when undefined. */
+  readonly apiUrl: string | undefined
+  /** The workflow's name (GITHUB_WORKFLOW). */
+  readonly workflow: string | undefined
+  /** The workflow run (GITHUB_RUN_ID) and its attempt (GITHUB_RUN_ATTEMPT). */
+  readonly runId: string | undefined
+  readonly runAttempt: string | undefined
+  /** The job's ID (GITHUB_JOB) and the step's (GITHUB_ACTION). */
+  readonly job: string | undefined
+  readonly action: string | undefined
+  /** The commit the workflow runs on (GITHUB_SHA). */
+  readonly sha: string | undefined
+  /** What started the workflow (GITHUB_EVENT_NAME), and its payload, read once. */
+  readonly eventName: string | undefined
+  readonly event: EventPayload | undefined
+  /** The checkout (GITHUB_WORKSPACE), else the working directory: where inputs' paths start. */
+  readonly workspace: string
+  /** The runner's scratch directory (RUNNER_TEMP), else the system's. */
+  readonly runnerTemp: string
+}
+
+/** The parts of the event's payload the action reads. Every field may be missing. */
+export interface EventPayload {
+  pull_request?: {
+    number?: number
+    head?: { sha?: string; repo?: { full_name?: string } }
+    base?: { repo?: { full_name?: string } }
+  }
+  issue?: { number?: number; pull_request?: unknown }
+  comment?: { user?: EventUser; body?: string }
+  review?: { user?: EventUser }
+  sender?: EventUser
+}
+
+interface EventUser {
+  login?: string
+  type?: string
+}
+
+/** A workflow run, as a step's tag or a hand-over names it. */
+export type WorkflowRunRef = Pick<World, 'serverUrl' | 'repository' | 'runId' | 'runAttempt'>
+
+/** The workflow run's page (its attempt's, when known); undefined without a run. */
+export function workflowRunUrl(run: WorkflowRunRef): string | undefined {
+  const { serverUrl, repository, runId } = run
+  if (!repository || !runId || !/^\d+$/.test(runId)) return undefined
+  const attempt = /^\d+$/.test(run.runAttempt ?? '') ? run.runAttempt : undefined
+  const base = `${(serverUrl || 'https://github.com').replace(/\/+$/, '')}/${repository}/actions/runs/${runId}`
+  return safeHttpUrl(attempt ? `${base}/attempts/${attempt}` : base)
+}
