@@ -7,6 +7,7 @@ import type { AgentConfig, CreateRunRequest, McpServerConfig } from './api/types
 import { ON_BLOCKED, type OnBlocked } from './model/blocked.ts'
 import { POLL_INTERVAL } from './timing.ts'
 import { asSentence, clip, cut, errorMessage } from './text/plain.ts'
+import type { World } from './world.ts'
 
 /** What the step is asked to do with a run. */
 export type RunTarget =
@@ -107,7 +108,8 @@ export interface InputSource {
   get(name: string): string
   /** Hides a value in all later log output. */
   mask(secret: string): void
-  env: NodeJS.ProcessEnv
+  /** Where the step runs, as its door read it: the workspace, the workflow, the event. */
+  world: World
 }
 
 const DEFAULT_TIMEOUT = '60m'
@@ -117,14 +119,15 @@ const DEFAULT_TIMEOUT = '60m'
  */
 const DEFAULT_BASE_URL = 'https://app.warp.dev/api/v1'
 
-const runnerInputs = (): InputSource => ({
+/** The runner's inputs (`INPUT_*`), for a step in `world`. */
+export const runnerInputs = (world: World): InputSource => ({
   get: (name) => core.getInput(name),
   mask: (secret) => core.setSecret(secret),
-  env: process.env,
+  world,
 })
 
 /** Reads and checks every input of the main step. Throws InputError before any request. */
-export function readSettings(source: InputSource = runnerInputs()): Settings {
+export function readSettings(source: InputSource): Settings {
   let target: RunTarget | undefined
   let cancelPrevious = false
   const step = readStepSettings(source, (continueRun) => {
@@ -245,7 +248,7 @@ function readSchemaSource(source: InputSource): SchemaSource | undefined {
   const value = source.get('output_schema')
   if (!value) return undefined
   if (/^[{[]|\n|:\s/.test(value)) return { input: 'output_schema', text: value }
-  const workspace = source.env.GITHUB_WORKSPACE ?? process.cwd()
+  const workspace = source.world.workspace
   const path = resolve(workspace, value)
   try {
     // The schema's text goes to the service in the prompt: only a file of the workspace may,
@@ -308,9 +311,7 @@ const SINGLE_RUN_INPUTS = ['prompt', 'prompt_file', 'run_id', 'followup'] as con
  * Reads a step with `tasks`: undefined when `tasks` is not given. Checks every
  * task before any request, and names the task and the field of a bad one.
  */
-export async function readTaskSettings(
-  source: InputSource = runnerInputs(),
-): Promise<TaskSetSettings | undefined> {
+export async function readTaskSettings(source: InputSource): Promise<TaskSetSettings | undefined> {
   const value = source.get('tasks')
   if (!value) return undefined
   // The key is masked before any other input is checked, as for one run.
@@ -466,7 +467,7 @@ function readPassWhen(value: string, taskCount: number): PassWhen {
 function conversationKey(source: InputSource): string {
   const name = source.get('name')
   if (name) return name
-  return `${source.env.GITHUB_WORKFLOW ?? 'workflow'}/${source.env.GITHUB_JOB ?? 'job'}`
+  return `${source.world.workflow ?? 'workflow'}/${source.world.job ?? 'job'}`
 }
 
 function readRole(value: string): RepositoryRole {
@@ -547,7 +548,7 @@ function readArtifactsDir(source: InputSource): string {
   const dir = source.get('artifacts_dir')
   if (!dir) return ''
   if (dir.includes('\0')) throw new InputError('artifacts_dir', 'must not hold a NUL character.')
-  return resolve(source.env.GITHUB_WORKSPACE ?? process.cwd(), dir)
+  return resolve(source.world.workspace, dir)
 }
 
 function readTarget(source: InputSource, continueRun: boolean): RunTarget {
@@ -587,7 +588,7 @@ function readPrompt(source: InputSource): string {
   if (!file) return checkPromptSize('prompt', prompt)
   if (prompt)
     throw new InputError('prompt_file', 'cannot be combined with prompt; give one of them.')
-  const path = resolve(source.env.GITHUB_WORKSPACE ?? process.cwd(), file)
+  const path = resolve(source.world.workspace, file)
   let text: string
   try {
     // Checked before reading, so that a huge file is refused without being loaded.
@@ -619,7 +620,7 @@ function checkPromptSize(input: string, prompt: string, bytes = Buffer.byteLengt
 /** What the post step needs: the API's key and address, and the GitHub surfaces to finish. */
 export type PostSettings = Connection & { github: GitHubSettings }
 
-export function readPostSettings(source: InputSource = runnerInputs()): PostSettings {
+export function readPostSettings(source: InputSource): PostSettings {
   const connection = readConnection(source)
   const token = source.get('github_token')
   if (token) source.mask(token)
@@ -652,7 +653,7 @@ export interface ReconcileSettings extends Connection {
 const DEFAULT_LOOKBACK = '24h'
 
 /** Reads and checks every input of the `reconcile` action. Throws InputError before any request. */
-export function readReconcileSettings(source: InputSource = runnerInputs()): ReconcileSettings {
+export function readReconcileSettings(source: InputSource): ReconcileSettings {
   const connection = readConnection(source)
   const githubToken = source.get('github_token')
   if (githubToken) source.mask(githubToken)
@@ -665,7 +666,7 @@ export function readReconcileSettings(source: InputSource = runnerInputs()): Rec
       'is required by reconcile: it reads workflow runs and writes comments and commit statuses. Give it ${{ github.token }} (the default), with the permissions docs/reconcile.md lists.',
     )
   }
-  const repository = source.env.GITHUB_REPOSITORY ?? ''
+  const repository = source.world.repository ?? ''
   if (!/^[\w.-]+\/[\w.-]+$/.test(repository)) {
     throw new Error(
       `reconcile runs in a workflow: GITHUB_REPOSITORY must name the repository (owner/repo); got "${repository}".`,
@@ -678,9 +679,7 @@ export function readReconcileSettings(source: InputSource = runnerInputs()): Rec
  * `cancel_only`: the step cancels the active runs named `name` and creates
  * nothing (a pull request's runs when it closes). Undefined when not asked for.
  */
-export function readCancelOnly(
-  source: InputSource = runnerInputs(),
-): (Connection & { name: string }) | undefined {
+export function readCancelOnly(source: InputSource): (Connection & { name: string }) | undefined {
   if (!parseBoolean('cancel_only', source.get('cancel_only') || 'false')) return undefined
   const connection = readConnection(source)
   const name = source.get('name')
@@ -705,11 +704,11 @@ export function readCancelOnly(
 }
 
 /** The inputs the post step needs to reach the API: the key and the base URL. */
-function readConnection(source: InputSource = runnerInputs()): Connection {
+function readConnection(source: InputSource): Connection {
   const apiKey = source.get('api_key')
   if (apiKey) source.mask(apiKey)
   if (!apiKey)
-    throw new InputError('api_key', `is required but empty.${missingKeyHint(source.env)}`)
+    throw new InputError('api_key', `is required but empty.${missingKeyHint(source.world)}`)
   // A line break or space would split the Authorization header; say so without showing the key.
   if (/[\s\p{Cc}]/u.test(apiKey)) {
     throw new InputError('api_key', 'contains whitespace or control characters; check the secret.')
@@ -962,9 +961,9 @@ function dropEmpty<T extends object>(record: T): T {
 }
 
 /** What to do about a missing key: a fork gets no secrets; otherwise, where keys come from. */
-function missingKeyHint(env: NodeJS.ProcessEnv): string {
+function missingKeyHint(world: World): string {
   return (
-    forkHint(env) ||
+    forkHint(world) ||
     ' Make a key in the Warp app (Settings > Cloud platform > Oz Cloud API Keys), add it as a' +
       ' repository secret (Settings > Secrets and variables > Actions), and pass it:' +
       ' api_key: ${{ secrets.WARP_API_KEY }}.'
@@ -974,26 +973,14 @@ function missingKeyHint(env: NodeJS.ProcessEnv): string {
 /**
  * Fork pull requests get no secrets, which is the usual reason for an empty key.
  * Not `pull_request_target`: it runs in the base repository and does get them.
- * The key is read before the step's GitHub context exists, so the event is read here.
  */
-function forkHint(env: NodeJS.ProcessEnv): string {
-  const event = env.GITHUB_EVENT_NAME ?? ''
+function forkHint(world: World): string {
+  const event = world.eventName ?? ''
   if (!event.startsWith('pull_request') || event === 'pull_request_target') return ''
-  if (!env.GITHUB_EVENT_PATH) return ''
-  try {
-    const event = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) as {
-      pull_request?: {
-        head?: { repo?: { full_name?: string } }
-        base?: { repo?: { full_name?: string } }
-      }
-    }
-    const head = event.pull_request?.head?.repo?.full_name
-    const base = event.pull_request?.base?.repo?.full_name
-    if (head && base && head !== base) {
-      return ` This pull request comes from the fork ${head}, and GitHub gives no secrets to workflows triggered from forks.`
-    }
-  } catch {
-    // No readable event payload: no hint to give.
+  const head = world.event?.pull_request?.head?.repo?.full_name
+  const base = world.event?.pull_request?.base?.repo?.full_name
+  if (head && base && head !== base) {
+    return ` This pull request comes from the fork ${head}, and GitHub gives no secrets to workflows triggered from forks.`
   }
   return ''
 }

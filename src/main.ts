@@ -22,7 +22,13 @@ import {
 import { annotationsOf, checkReport, type CheckRunReporter } from './github/check-run.ts'
 import type { ReviewDocument } from './agent/review-document.ts'
 import { finalStatus, pendingStatus, type CommitStatusReporter } from './github/status.ts'
-import { readCancelOnly, readSettings, readTaskSettings, type Settings } from './inputs.ts'
+import {
+  readCancelOnly,
+  readSettings,
+  readTaskSettings,
+  runnerInputs,
+  type Settings,
+} from './inputs.ts'
 import { logCancel, type CancelReport } from './model/cancel.ts'
 import { isTerminal } from './model/states.ts'
 import type { StepOutcome, StepTarget } from './model/step.ts'
@@ -67,11 +73,12 @@ export async function run(world: World = readRunnerWorld()): Promise<void> {
   const tracker = new RunTracker(runnerState, (runId) => core.setOutput('run_id', runId))
   const interruption = new Interruption(tracker)
   try {
-    const cleanup = readCancelOnly()
+    const inputs = runnerInputs(world)
+    const cleanup = readCancelOnly(inputs)
     if (cleanup) return await cancelOnlyStep(cleanup)
-    const taskSet = await readTaskSettings()
+    const taskSet = await readTaskSettings(inputs)
     if (taskSet) return await runTaskSet(taskSet, world)
-    const settings = readSettings()
+    const settings = readSettings(inputs)
     // A schema that is not one is an input error too: compiled before any request.
     const output = await prepareOutput(settings.output)
     const client = serviceClient(settings)

@@ -11,7 +11,7 @@ import {
   openThreadComment,
 } from './github/setup.ts'
 import { oneLine } from './github/status.ts'
-import { readPostSettings, type GitHubSettings, type PostSettings } from './inputs.ts'
+import { readPostSettings, runnerInputs, type GitHubSettings, type PostSettings } from './inputs.ts'
 import { describeCancel, logCancel, type CancelReport } from './model/cancel.ts'
 import { publishError } from './report/publish.ts'
 import { cancelDeadline, cancelRun } from './run/cancel.ts'
@@ -37,7 +37,7 @@ export async function run(world: World = readRunnerWorld()): Promise<void> {
     const checkRunLeft = saved.checkRunDone ? undefined : checkRunOf(saved)
     // Inputs are read only when there is work: a main step that failed on them created nothing.
     if (!unfinished && checkRunLeft === undefined) return
-    const settings = readPostSettings()
+    const settings = readPostSettings(runnerInputs(world))
     const github = new GitHubContext(settings.github.token, world)
     const report = unfinished ? await cancelLeftRun(saved, settings, github) : undefined
     if (checkRunLeft !== undefined) {
@@ -96,7 +96,7 @@ async function cancelSetRuns(saved: SavedRun, world: World): Promise<void> {
     core.info('Every run of the set ended or was cancelled in the main step; nothing to clean up.')
     return
   }
-  const settings = readPostSettings()
+  const settings = readPostSettings(runnerInputs(world))
   const client = postClient(settings)
   const deps = { client, now: Date.now, sleep: abortableSleep, log: core }
   const why = { kind: 'post' } as const

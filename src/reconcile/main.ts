@@ -2,7 +2,7 @@ import * as core from '@actions/core'
 import { abortableSleep } from '../api/transport.ts'
 import { GitHubContext } from '../github/context.ts'
 import { RepositoryDesk } from '../github/handoff.ts'
-import { readReconcileSettings } from '../inputs.ts'
+import { readReconcileSettings, runnerInputs } from '../inputs.ts'
 import { publishError } from '../report/publish.ts'
 import { publishPass } from '../report/reconcile.ts'
 import { readRunnerWorld } from '../runner.ts'
@@ -17,7 +17,7 @@ import { reconcilePass } from './pass.ts'
  */
 export async function run(world: World = readRunnerWorld()): Promise<void> {
   try {
-    const settings = readReconcileSettings()
+    const settings = readReconcileSettings(runnerInputs(world))
     const client = serviceClient(settings)
     const github = new GitHubContext(settings.githubToken, world)
     const desk = await RepositoryDesk.open(github, settings.repository)

@@ -11,6 +11,7 @@ import {
   type InputSource,
   type Settings,
 } from '../../src/inputs.ts'
+import { readRunnerWorld } from '../../src/runner.ts'
 import { POLL_INTERVAL } from '../../src/timing.ts'
 
 interface ActionInput {
@@ -58,7 +59,7 @@ function fakeInputs(given: Record<string, string>, env: NodeJS.ProcessEnv = {}):
       calls.push('mask')
       masked.push(secret)
     },
-    env,
+    world: readRunnerWorld(env),
   }
   return { source, masked, calls }
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { InputError, readReconcileSettings, type InputSource } from '../../src/inputs.ts'
+import { readRunnerWorld } from '../../src/runner.ts'
 
 const reconcileYml = parse(
   readFileSync(new URL('../../reconcile/action.yml', import.meta.url), 'utf8'),
@@ -23,7 +24,7 @@ function source(given: Record<string, string>, env: NodeJS.ProcessEnv = ENV) {
       return (given[name] ?? fallback).trim()
     },
     mask: () => calls.push('mask'),
-    env,
+    world: readRunnerWorld(env),
   }
   return { inputs, calls }
 }
