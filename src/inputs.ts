@@ -308,6 +308,27 @@ const TASK_KEYS = [
 const SINGLE_RUN_INPUTS = ['prompt', 'prompt_file', 'run_id', 'followup'] as const
 
 /**
+ * What `tasks` cannot be combined with, each with the value that is refused: the one list
+ * that `action.yml`'s description of `tasks` and docs/tasks.md say (a test holds them to it,
+ * and one that each is refused before any request).
+ */
+export const TASKS_REFUSE = [
+  ['prompt', 'x'],
+  ['prompt_file', 'x'],
+  ['run_id', 'x'],
+  ['followup', 'x'],
+  ['continue_run', 'true'],
+  ['cancel_previous', 'true'],
+  ['wait', 'false'],
+  ['output_schema', '{}'],
+  ['pull_request_review', 'true'],
+  ['check_run', 'true'],
+  ['show_progress', 'true'],
+  ['download_artifacts', '*'],
+  ['on_blocked', 'fail'],
+] as const
+
+/**
  * Reads a step with `tasks`: undefined when `tasks` is not given. Checks every
  * task before any request, and names the task and the field of a bad one.
  */

@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { parseDocument } from 'yaml'
 import { endMarker, generateReadme, spliceTables, startMarker } from '../scripts/docs/tables.ts'
+import { MAX_ANSWER_BYTES, MAX_PROMPT_BYTES } from '../src/api/answers.ts'
+import { GITHUB_CALL_DEADLINE_MS, REQUEST_RETRIES } from '../src/timing.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** The page that holds the generated tables (its variables keep their old names: README). */
@@ -90,13 +92,19 @@ describe('the user docs', () => {
     expect(Buffer.byteLength(readFileSync(join(ROOT, 'README.md')))).toBeLessThanOrEqual(15_000)
   })
 
-  it("README.md's first screen has the step, the pictures and the quick start", () => {
+  it("README.md's first screen has a whole workflow, the pictures and the quick start", () => {
     const firstScreen = readFileSync(join(ROOT, 'README.md'), 'utf8')
       .split('\n')
       .slice(0, 40)
       .join('\n')
-    expect(firstScreen).toMatch(/- uses: [\w.-]+\/[\w.-]+@v\d+\n {2}with:\n/)
-    expect(firstScreen).toContain('api_key: ${{ secrets.WARP_API_KEY }}')
+    // A complete workflow to copy: its trigger, its token's permissions, a job and the step.
+    const workflow = /```yaml\n([\s\S]*?)```/.exec(firstScreen)?.[1] ?? ''
+    for (const key of [/^on:$/m, /^permissions:$/m, /^jobs:$/m, /^ {4}runs-on: /m]) {
+      expect(workflow).toMatch(key)
+    }
+    expect(workflow).toMatch(/- uses: [\w.-]+\/[\w.-]+@v\d+\n/)
+    expect(workflow).toContain('api_key: ${{ secrets.WARP_API_KEY }}')
+    expect(workflow).toContain('environment_id: ${{ vars.WARP_ENVIRONMENT_ID }}')
     expect(firstScreen.match(/<img src="docs\/images\/[\w-]+\.png"/g)).toHaveLength(2)
     expect(firstScreen).toContain('## Quick start')
   })
@@ -118,6 +126,46 @@ describe('the user docs', () => {
     for (const target of targets) {
       expect(existsSync(join(ROOT, dirname(path), target ?? '')), `${path} → ${target}`).toBe(true)
     }
+  })
+
+  it('say the caps and deadlines the code enforces, from the constants (security.md, CHANGELOG)', () => {
+    const MiB = 1024 * 1024
+    const security = readFileSync(join(ROOT, 'docs', 'security.md'), 'utf8').replace(/\s+/g, ' ')
+    expect(security).toContain(`Every request has a ${REQUEST_RETRIES.attemptMs / 1000} s deadline`)
+    expect(security).toContain(`larger than ${MAX_ANSWER_BYTES / MiB} MiB is refused unread`)
+    expect(security).toContain(`A prompt over ${MAX_PROMPT_BYTES / MiB} MiB is refused`)
+    expect(security).toContain(
+      `Every GitHub call has an ${GITHUB_CALL_DEADLINE_MS / 1000} s deadline`,
+    )
+    // The release notes say the cap in force now, once.
+    const unreleased = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8').split(/^## \d/m)[1] ?? ''
+    expect(unreleased.replace(/\s+/g, ' ')).toContain(
+      `${MAX_ANSWER_BYTES / MiB} MiB cap on response bodies`,
+    )
+  })
+
+  it("CHANGELOG.md names every input and output of both actions, and its newest release is package.json's version", () => {
+    const changelog = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8')
+    for (const file of ['action.yml', 'reconcile/action.yml']) {
+      const action = parseDocument(readFileSync(join(ROOT, file), 'utf8')).toJS() as {
+        inputs?: Record<string, unknown>
+        outputs?: Record<string, unknown>
+      }
+      for (const name of [
+        ...Object.keys(action.inputs ?? {}),
+        ...Object.keys(action.outputs ?? {}),
+      ]) {
+        expect(changelog, `${file}: ${name}`).toContain(`\`${name}\``)
+      }
+    }
+    const version = (
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+    ).version
+    expect(changelog).toMatch(
+      new RegExp(`^## ${version.replace(/\./g, '\\.')} \\(\\d{4}-\\d{2}-\\d{2}\\)$`, 'm'),
+    )
+    const [newest] = changelog.match(/^## \d+\.\d+\.\d+/m) ?? []
+    expect(newest).toBe(`## ${version}`)
   })
 
   it('finds a long prose line, and skips code, tables and HTML', () => {

@@ -263,6 +263,79 @@ describe('the example workflows', () => {
   })
 })
 
+/** The variable every example reads the agent's environment from, as the README's quick start says. */
+const ENVIRONMENT_VARIABLE = '${{ vars.WARP_ENVIRONMENT_ID }}'
+
+/** What a step's inputs need of the workflow's token (docs/permissions.md): permission → level. */
+function permissionsNeeded(step: Step): Record<string, 'read' | 'write'> {
+  const w = step.with ?? {}
+  const on = (input: string) => w[input] === true || w[input] === 'true'
+  const needed: Record<string, 'read' | 'write'> = {}
+  // A step that writes a check run itself, through GitHub's CLI.
+  if (/gh api [^\n]*check-runs/.test(step.run ?? '')) return { checks: 'write' }
+  if (RECONCILE_REF.test(step.uses ?? '')) {
+    return { actions: 'read', 'pull-requests': 'write', issues: 'write', statuses: 'write' }
+  }
+  if (!ACTION_REF.test(step.uses ?? '')) return needed
+  if (on('comment') || on('continue_run') || on('pull_request_review')) {
+    needed['pull-requests'] = 'write'
+  }
+  if (on('commit_status')) needed.statuses = 'write'
+  if (on('check_run')) needed.checks = 'write'
+  return needed
+}
+
+describe('examples work as copied', () => {
+  it("README.md's first workflow conforms to the schema and keeps the examples' rules", () => {
+    const readme = readFileSync(`${root}README.md`, 'utf8')
+    const workflow = /```yaml\n([\s\S]*?)```/.exec(readme)?.[1] ?? ''
+    expect(schemaErrors(workflow)).toEqual([])
+    expect(projectRuleErrors(workflow, inputs)).toEqual([])
+    const parsed = parse(workflow) as Workflow
+    for (const w of actionWiths(parsed)) expect(w['environment_id']).toBe(ENVIRONMENT_VARIABLE)
+    expect(parsed.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' })
+  })
+
+  it.each(exampleFiles)(
+    '%s: every step that gives the agent work names its environment from vars.WARP_ENVIRONMENT_ID',
+    (name) => {
+      for (const w of actionWiths(loadExample(name))) {
+        const givesWork = ['prompt', 'prompt_file', 'tasks', 'skill_spec'].some((input) =>
+          Boolean(w[input]),
+        )
+        if (givesWork) expect(w['environment_id'], name).toBe(ENVIRONMENT_VARIABLE)
+      }
+      expect(readExample(name)).not.toMatch(/vars\.(?!WARP_ENVIRONMENT_ID\b)\w*ENVIRONMENT/)
+    },
+  )
+
+  it.each(exampleFiles)(
+    "%s: the token's permissions are what its steps' inputs need, and no write more",
+    (name) => {
+      const workflow = loadExample(name)
+      for (const [jobId, job] of Object.entries(workflow.jobs)) {
+        const granted = job.permissions ?? workflow.permissions ?? {}
+        const needed: Record<string, string> = {}
+        for (const step of job.steps) Object.assign(needed, permissionsNeeded(step))
+        for (const [permission, level] of Object.entries(needed)) {
+          const has = granted[permission]
+          expect(
+            has === level || has === 'write',
+            `${name}, job ${jobId}: needs ${permission}: ${level}`,
+          ).toBe(true)
+        }
+        for (const [permission, level] of Object.entries(granted)) {
+          if (level !== 'write') continue
+          expect(
+            needed[permission],
+            `${name}, job ${jobId}: ${permission}: write is not needed`,
+          ).toBe('write')
+        }
+      }
+    },
+  )
+})
+
 /** `owner/repo@vN`, or an action in a folder of it (`owner/repo/reconcile@vN`). */
 function publishedRef(): RegExp {
   const [repository, version] = PUBLISHED.uses.split('@')

@@ -57,16 +57,25 @@ function roundHalfExpand(abs: number, maxDigits: number): { whole: string; fract
 }
 
 /** `1,234.5 credits` */
+/**
+ * `1,234.5 credits`: two decimals at most, on every surface, so that figures side by side read
+ * alike; an amount too small to show in two reads "less than 0.01", never as zero.
+ */
 export function formatCredits(credits: number): string {
-  const digits = credits !== 0 && Math.abs(credits) < 1 ? 4 : 2
-  return `${formatDecimal(credits, digits)} credits`
+  if (isBelowCent(credits)) return 'less than 0.01 credits'
+  return `${formatDecimal(credits, 2)} credits`
 }
 
-/** `≈ $1,234.57 (approximate)`; small amounts keep enough digits to not read as zero. */
+/** `≈ $1,234.57`: cents, as every surface shows dollars; a smaller amount reads "less than $0.01". */
 export function formatUsd(usd: number): string {
-  const digits = usd !== 0 && usd < 0.01 ? 4 : 2
-  const amount = formatDecimal(usd, digits, 2)
+  if (isBelowCent(usd)) return '≈ less than $0.01'
+  const amount = formatDecimal(usd, 2, 2)
   return `≈ ${amount.startsWith('-') ? `-$${amount.slice(1)}` : `$${amount}`}`
+}
+
+/** A positive amount that two decimals would show as zero. */
+function isBelowCent(amount: number): boolean {
+  return amount > 0 && amount < 0.005
 }
 
 export function roundTo(value: number, digits: number): number {

@@ -44,13 +44,16 @@ describe('costOf', () => {
 describe('formatting', () => {
   it('writes credits with thousands separators', () => {
     expect(formatCredits(1234567.891)).toBe('1,234,567.89 credits')
-    expect(formatCredits(0.0042)).toBe('0.0042 credits')
+    // Two decimals on every surface; an amount too small for them never reads as zero.
+    expect(formatCredits(0.1825)).toBe('0.18 credits')
+    expect(formatCredits(0.0042)).toBe('less than 0.01 credits')
     expect(formatCredits(0)).toBe('0 credits')
   })
 
   it('writes dollars with a currency sign, approximate (≈) once', () => {
     expect(formatUsd(1234.567)).toBe('≈ $1,234.57')
-    expect(formatUsd(0.0042)).toBe('≈ $0.0042')
+    expect(formatUsd(0.0042)).toBe('≈ less than $0.01')
+    expect(formatUsd(0.019)).toBe('≈ $0.02')
     expect(formatUsd(3)).toBe('≈ $3.00')
   })
 

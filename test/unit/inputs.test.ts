@@ -8,6 +8,7 @@ import {
   readCancelOnly,
   readSettings,
   readTaskSettings,
+  TASKS_REFUSE,
   type InputSource,
   type Settings,
 } from '../../src/inputs.ts'
@@ -890,6 +891,30 @@ describe('tasks (v1.2)', () => {
     expect((error as InputError).input).toBe(input)
     return (error as InputError).message
   }
+
+  it('refuses each input of the one list, before any request; action.yml and docs/tasks.md say that list', async () => {
+    for (const [input, value] of TASKS_REFUSE) {
+      const given: Record<string, string> = { tasks: '[a]', [input]: value }
+      if (input === 'pull_request_review' || input === 'check_run') given.github_token = 'gh'
+      expect(await refusesTasks(given), input).toContain(`cannot be combined with ${input}`)
+    }
+    const named = TASKS_REFUSE.map(([input]) =>
+      input === 'wait'
+        ? 'wait: false'
+        : input === 'on_blocked'
+          ? 'on_blocked: fail or pass'
+          : input,
+    )
+    const sentence = `Cannot be combined with ${named.slice(0, -1).join(', ')} or ${named.at(-1)}.`
+    const description = (
+      actionYml.inputs.tasks as (ActionInput & { description?: string }) | undefined
+    )?.description
+    expect(description).toContain(sentence)
+    const page = readFileSync(new URL('../../docs/tasks.md', import.meta.url), 'utf8')
+      .replace(/`/g, '')
+      .replace(/\s+/g, ' ')
+    expect(page).toContain(sentence.replace(/^Cannot/, 'tasks cannot'))
+  })
 
   it('is off without tasks', async () => {
     expect(await taskSettings({ prompt: 'p' })).toBeUndefined()
