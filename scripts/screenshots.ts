@@ -315,8 +315,16 @@ const REVIEW_DOCUMENT = {
   ],
 }
 
-/** A pull-request review and its check run, from one step with pull_request_review and check_run. */
-async function captureReview(): Promise<{ review: string; check: string }> {
+/**
+ * A pull-request review and its check run, from one step with pull_request_review and check_run,
+ * and the job summary and comment of that step: one verdict on every surface.
+ */
+async function captureReview(): Promise<{
+  review: string
+  check: string
+  summary: string
+  comment: string
+}> {
   const answer = `I reviewed the change.\n\n\`\`\`json\n${JSON.stringify(REVIEW_DOCUMENT)}\n\`\`\``
   const api = await FakeAgentApi.start({
     apiKey: KEY,
@@ -346,6 +354,7 @@ async function captureReview(): Promise<{ review: string; check: string }> {
         prompt: 'Review this pull request.',
         pull_request_review: 'true',
         check_run: 'true',
+        comment: 'true',
       },
       env: {
         GITHUB_EVENT_NAME: 'pull_request',
@@ -364,7 +373,10 @@ async function captureReview(): Promise<{ review: string; check: string }> {
     const annotations = check.annotations.map(
       (a) => `- \`${a.path}\` line ${a.start_line}: ${a.message}`,
     )
+    const [comment] = github.comments(owner, repo, number)
     return {
+      summary: result.summary,
+      comment: comment?.body ?? '',
       review: [review.body, ...inline].join('\n\n'),
       check: [
         `## ${check.output.title ?? ''}`,
@@ -495,11 +507,13 @@ try {
       console.log(`wrote ${path}`)
     }
   }
-  const { review, check } = await captureReview()
+  const { review, check, summary: reviewSummary, comment: reviewComment } = await captureReview()
   const set = await captureSet()
   for (const shot of [
     { name: 'review', caption: 'github-actions bot requested changes', markdown: review },
     { name: 'check-run', caption: 'cloud-agent/agent-review · Failure', markdown: check },
+    { name: 'summary-review', caption: 'Job summary · review', markdown: reviewSummary },
+    { name: 'comment-review', caption: 'github-actions bot commented', markdown: reviewComment },
     {
       name: 'comment-tasks-running',
       caption: 'github-actions bot commented',
