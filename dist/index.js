@@ -3171,8 +3171,6 @@ __nccwpck_require__.d(core_namespaceObject, {
   warning: () => (warning)
 });
 
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 // EXTERNAL MODULE: external "os"
 var external_os_ = __nccwpck_require__(857);
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
@@ -6395,15 +6393,25 @@ function roundHalfExpand(abs, maxDigits) {
     return { whole: kept.slice(0, point).replace(/^0+(?=\d)/, ''), fraction: kept.slice(point) };
 }
 /** `1,234.5 credits` */
+/**
+ * `1,234.5 credits`: two decimals at most, on every surface, so that figures side by side read
+ * alike; an amount too small to show in two reads "less than 0.01", never as zero.
+ */
 function formatCredits(credits) {
-    const digits = credits !== 0 && Math.abs(credits) < 1 ? 4 : 2;
-    return `${formatDecimal(credits, digits)} credits`;
+    if (isBelowCent(credits))
+        return 'less than 0.01 credits';
+    return `${formatDecimal(credits, 2)} credits`;
 }
-/** `≈ $1,234.57 (approximate)`; small amounts keep enough digits to not read as zero. */
+/** `≈ $1,234.57`: cents, as every surface shows dollars; a smaller amount reads "less than $0.01". */
 function formatUsd(usd) {
-    const digits = usd !== 0 && usd < 0.01 ? 4 : 2;
-    const amount = formatDecimal(usd, digits, 2);
+    if (isBelowCent(usd))
+        return '≈ less than $0.01';
+    const amount = formatDecimal(usd, 2, 2);
     return `≈ ${amount.startsWith('-') ? `-$${amount.slice(1)}` : `$${amount}`}`;
+}
+/** A positive amount that two decimals would show as zero. */
+function isBelowCent(amount) {
+    return amount > 0 && amount < 0.005;
 }
 function roundTo(value, digits) {
     const factor = 10 ** digits;
@@ -9342,15 +9350,6 @@ function staleHeadNote(ranOn, head) {
     return ('> [!NOTE]\n' +
         `> This result is for commit \`${ranOn.slice(0, 7)}\`; the pull request has since moved on to \`${head.slice(0, 7)}\`.`);
 }
-/** The workflow run's page, from what the runner sets. */
-function workflowRunUrl(env) {
-    const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: runId } = env;
-    if (!repo || !runId || !/^\d+$/.test(runId))
-        return undefined;
-    const attempt = /^\d+$/.test(env.GITHUB_RUN_ATTEMPT ?? '') ? env.GITHUB_RUN_ATTEMPT : undefined;
-    const base = `${(server || 'https://github.com').replace(/\/+$/, '')}/${repo}/actions/runs/${runId}`;
-    return safeHttpUrl(attempt ? `${base}/attempts/${attempt}` : base);
-}
 /** GitHub refuses a comment body longer than this many characters. */
 const MAX_COMMENT_CHARS = 65_536;
 const CUT_NOTE = "…\n\n_This comment was cut at GitHub's limit of 65,536 characters; the session transcript linked above has the rest._";
@@ -9376,20 +9375,19 @@ function cutEscaped(text, max) {
     return text.length <= max ? text : cut(text, max).replace(/&#?\w*$/, '');
 }
 
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: ./src/github/event.ts
+;// CONCATENATED MODULE: ./src/world.ts
 
-/** The event payload (GITHUB_EVENT_PATH), or undefined when there is none to read. */
-function readEventPayload(env) {
-    try {
-        const parsed = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH ?? '', 'utf8'));
-        return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
-    }
-    catch {
+/** The workflow run's page (its attempt's, when known); undefined without a run. */
+function workflowRunUrl(run) {
+    const { serverUrl, repository, runId } = run;
+    if (!repository || !runId || !/^\d+$/.test(runId))
         return undefined;
-    }
+    const attempt = /^\d+$/.test(run.runAttempt ?? '') ? run.runAttempt : undefined;
+    const base = `${(serverUrl || 'https://github.com').replace(/\/+$/, '')}/${repository}/actions/runs/${runId}`;
+    return safeHttpUrl(attempt ? `${base}/attempts/${attempt}` : base);
 }
+
+;// CONCATENATED MODULE: ./src/github/event.ts
 function eventAuthorOf(payload) {
     const [user, what] = payload?.comment
         ? [payload.comment.user, 'comment']
@@ -9424,9 +9422,9 @@ function eventPullRequest(payload) {
 /** Who writes comments with GITHUB_TOKEN; GET /user is closed to that token. */
 const ACTIONS_BOT = 'github-actions[bot]';
 /** Loads the GitHub client only now: most steps never need it. */
-async function loadOctokit(token, env) {
+async function loadOctokit(token, apiUrl) {
     const { getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-    return getOctokit(token, { baseUrl: env.GITHUB_API_URL || 'https://api.github.com' });
+    return getOctokit(token, { baseUrl: apiUrl || 'https://api.github.com' });
 }
 /** Request options that give one GitHub call its deadline. */
 function octokit_withDeadline(deadlineMs = GITHUB_CALL_DEADLINE_MS) {
@@ -9548,9 +9546,9 @@ function threadOf(eventName, payload, repository) {
 
 
 /**
- * What a step knows of GitHub, read once from the runner: the repository, the event and its
- * thread, the workflow run, and one client for the token, built the first time it is needed
- * (most steps never need it). Every GitHub surface of the step is handed this.
+ * What a step knows of GitHub, from the world its door read once: the repository, the event
+ * and its thread, the workflow run, and one client for the token, built the first time it is
+ * needed (most steps never need it). Every GitHub surface of the step is handed this.
  */
 class GitHubContext {
     repository;
@@ -9565,29 +9563,29 @@ class GitHubContext {
     /** GITHUB_SHA, when it is a commit's. */
     sha;
     workflowRun;
+    /** GitHub's web address, as the world gives it: the links to other workflow runs start there. */
+    serverUrl;
     /** `<job>/<step>`, written into the comment's marker. */
     step;
     /** Whether there is a token: without one, no GitHub surface is written. */
     hasToken;
     #client;
     #octokit;
-    constructor(token, env) {
-        const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/');
+    /** The world's GitHub, for the step's token. */
+    constructor(token, world) {
+        const [owner, repo] = (world.repository ?? '').split('/');
         this.repository = owner && repo ? { owner, repo } : undefined;
-        this.eventName = env.GITHUB_EVENT_NAME ?? '';
-        this.event = readEventPayload(env);
+        this.eventName = world.eventName ?? '';
+        this.event = world.event;
         this.thread = threadOf(this.eventName, this.event, this.repository);
         this.pullRequest = eventPullRequest(this.event);
         this.eventHeadSha = eventHeadSha(this.event);
-        this.sha = context_SHA.test(env.GITHUB_SHA ?? '') ? env.GITHUB_SHA : undefined;
-        this.workflowRun = workflowRunUrl(env);
-        this.step = `${env.GITHUB_JOB ?? 'job'}/${env.GITHUB_ACTION ?? 'step'}`;
+        this.sha = context_SHA.test(world.sha ?? '') ? world.sha : undefined;
+        this.workflowRun = workflowRunUrl(world);
+        this.serverUrl = world.serverUrl;
+        this.step = `${world.job ?? 'job'}/${world.action ?? 'step'}`;
         this.hasToken = token !== '';
-        this.#client = () => loadOctokit(token, env);
-    }
-    /** The runner's GitHub, for the step's token. */
-    static fromRunner(token, env = process.env) {
-        return new GitHubContext(token, env);
+        this.#client = () => loadOctokit(token, world.apiUrl);
     }
     /** The one GitHub client of the step. */
     client() {
@@ -10470,6 +10468,7 @@ const MAX_WRITES = 3;
 
 
 
+
 /** The metadata by which a step hands its run over to a later reconcile pass. */
 function stepHandoff(github, context, wait) {
     return handoffMetadata({
@@ -10522,22 +10521,23 @@ class RepositoryDesk {
     #octokit;
     #owner;
     #repo;
-    #env;
+    /** GitHub's web address, where the links to the steps' workflow runs start. */
+    #serverUrl;
     #me;
     #comments;
     #commentsSince;
     #statuses = new Map();
     #workflowRuns = new Map();
-    constructor(octokit, repository, env) {
+    constructor(octokit, repository, serverUrl) {
         this.#octokit = octokit;
         const [owner = '', repo = ''] = repository.split('/');
         this.#owner = owner;
         this.#repo = repo;
-        this.#env = env;
+        this.#serverUrl = serverUrl;
     }
     /** The pass's repository, read through the step's one GitHub client. */
-    static async open(github, repository, env = process.env) {
-        return new RepositoryDesk(await github.client(), repository, env);
+    static async open(github, repository) {
+        return new RepositoryDesk(await github.client(), repository, github.serverUrl);
     }
     /**
      * The comments a pass looks through: the repository's, updated since `since`
@@ -10639,10 +10639,10 @@ class RepositoryDesk {
     /** The link to the workflow run that started the run, as its step's comment gives it. */
     stepWorkflowRunUrl(handoff) {
         return workflowRunUrl({
-            GITHUB_SERVER_URL: this.#env.GITHUB_SERVER_URL,
-            GITHUB_REPOSITORY: handoff.repository,
-            GITHUB_RUN_ID: handoff.workflowRunId,
-            GITHUB_RUN_ATTEMPT: handoff.attempt === undefined ? undefined : String(handoff.attempt),
+            serverUrl: this.#serverUrl,
+            repository: handoff.repository,
+            runId: handoff.workflowRunId,
+            runAttempt: handoff.attempt === undefined ? undefined : String(handoff.attempt),
         });
     }
     /** Where the run's starting step shows it: its comment for the key, linking its workflow run. */
@@ -11659,6 +11659,8 @@ async function postPullRequestReview(github, context, commit, review, run, log) 
     await postReview(await context.client(), { ...commit.pullRequest, sha: commit.sha, key: github.key }, review, run, log);
 }
 
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: ./src/inputs.ts
 
 
@@ -11685,13 +11687,14 @@ const DEFAULT_TIMEOUT = '60m';
  * default; this one serves a workflow that passes an empty value, such as an unset variable.
  */
 const DEFAULT_BASE_URL = 'https://app.warp.dev/api/v1';
-const runnerInputs = () => ({
+/** The runner's inputs (`INPUT_*`), for a step in `world`. */
+const runnerInputs = (world) => ({
     get: (name) => getInput(name),
     mask: (secret) => setSecret(secret),
-    env: process.env,
+    world,
 });
 /** Reads and checks every input of the main step. Throws InputError before any request. */
-function readSettings(source = runnerInputs()) {
+function readSettings(source) {
     let target;
     let cancelPrevious = false;
     const step = readStepSettings(source, (continueRun) => {
@@ -11793,7 +11796,7 @@ function readSchemaSource(source) {
         return undefined;
     if (/^[{[]|\n|:\s/.test(value))
         return { input: 'output_schema', text: value };
-    const workspace = source.env.GITHUB_WORKSPACE ?? process.cwd();
+    const workspace = source.world.workspace;
     const path = (0,external_node_path_namespaceObject.resolve)(workspace, value);
     try {
         // The schema's text goes to the service in the prompt: only a file of the workspace may,
@@ -11833,10 +11836,30 @@ const TASK_KEYS = [
 /** The inputs that say what one run is, which `tasks` replaces. */
 const SINGLE_RUN_INPUTS = ['prompt', 'prompt_file', 'run_id', 'followup'];
 /**
+ * What `tasks` cannot be combined with, each with the value that is refused: the one list
+ * that `action.yml`'s description of `tasks` and docs/tasks.md say (a test holds them to it,
+ * and one that each is refused before any request).
+ */
+const TASKS_REFUSE = (/* unused pure expression or super */ null && ([
+    ['prompt', 'x'],
+    ['prompt_file', 'x'],
+    ['run_id', 'x'],
+    ['followup', 'x'],
+    ['continue_run', 'true'],
+    ['cancel_previous', 'true'],
+    ['wait', 'false'],
+    ['output_schema', '{}'],
+    ['pull_request_review', 'true'],
+    ['check_run', 'true'],
+    ['show_progress', 'true'],
+    ['download_artifacts', '*'],
+    ['on_blocked', 'fail'],
+]));
+/**
  * Reads a step with `tasks`: undefined when `tasks` is not given. Checks every
  * task before any request, and names the task and the field of a bad one.
  */
-async function readTaskSettings(source = runnerInputs()) {
+async function readTaskSettings(source) {
     const value = source.get('tasks');
     if (!value)
         return undefined;
@@ -11980,7 +12003,7 @@ function conversationKey(source) {
     const name = source.get('name');
     if (name)
         return name;
-    return `${source.env.GITHUB_WORKFLOW ?? 'workflow'}/${source.env.GITHUB_JOB ?? 'job'}`;
+    return `${source.world.workflow ?? 'workflow'}/${source.world.job ?? 'job'}`;
 }
 function readRole(value) {
     const role = value || 'write';
@@ -12045,7 +12068,7 @@ function readArtifactsDir(source) {
         return '';
     if (dir.includes('\0'))
         throw new InputError('artifacts_dir', 'must not hold a NUL character.');
-    return (0,external_node_path_namespaceObject.resolve)(source.env.GITHUB_WORKSPACE ?? process.cwd(), dir);
+    return (0,external_node_path_namespaceObject.resolve)(source.world.workspace, dir);
 }
 function readTarget(source, continueRun) {
     const runId = source.get('run_id');
@@ -12078,7 +12101,7 @@ function readPrompt(source) {
         return checkPromptSize('prompt', prompt);
     if (prompt)
         throw new InputError('prompt_file', 'cannot be combined with prompt; give one of them.');
-    const path = (0,external_node_path_namespaceObject.resolve)(source.env.GITHUB_WORKSPACE ?? process.cwd(), file);
+    const path = (0,external_node_path_namespaceObject.resolve)(source.world.workspace, file);
     let text;
     try {
         // Checked before reading, so that a huge file is refused without being loaded.
@@ -12105,7 +12128,7 @@ function checkPromptSize(input, prompt, bytes = Buffer.byteLength(prompt)) {
     }
     return prompt;
 }
-function readPostSettings(source = runnerInputs()) {
+function readPostSettings(source) {
     const connection = readConnection(source);
     const token = source.get('github_token');
     if (token)
@@ -12127,7 +12150,7 @@ function readPostSettings(source = runnerInputs()) {
 }
 const DEFAULT_LOOKBACK = '24h';
 /** Reads and checks every input of the `reconcile` action. Throws InputError before any request. */
-function readReconcileSettings(source = runnerInputs()) {
+function readReconcileSettings(source) {
     const connection = readConnection(source);
     const githubToken = source.get('github_token');
     if (githubToken)
@@ -12138,7 +12161,7 @@ function readReconcileSettings(source = runnerInputs()) {
     if (!githubToken) {
         throw new InputError('github_token', 'is required by reconcile: it reads workflow runs and writes comments and commit statuses. Give it ${{ github.token }} (the default), with the permissions docs/reconcile.md lists.');
     }
-    const repository = source.env.GITHUB_REPOSITORY ?? '';
+    const repository = source.world.repository ?? '';
     if (!/^[\w.-]+\/[\w.-]+$/.test(repository)) {
         throw new Error(`reconcile runs in a workflow: GITHUB_REPOSITORY must name the repository (owner/repo); got "${repository}".`);
     }
@@ -12148,7 +12171,7 @@ function readReconcileSettings(source = runnerInputs()) {
  * `cancel_only`: the step cancels the active runs named `name` and creates
  * nothing (a pull request's runs when it closes). Undefined when not asked for.
  */
-function readCancelOnly(source = runnerInputs()) {
+function readCancelOnly(source) {
     if (!parseBoolean('cancel_only', source.get('cancel_only') || 'false'))
         return undefined;
     const connection = readConnection(source);
@@ -12171,12 +12194,12 @@ function readCancelOnly(source = runnerInputs()) {
     return { ...connection, name };
 }
 /** The inputs the post step needs to reach the API: the key and the base URL. */
-function readConnection(source = runnerInputs()) {
+function readConnection(source) {
     const apiKey = source.get('api_key');
     if (apiKey)
         source.mask(apiKey);
     if (!apiKey)
-        throw new InputError('api_key', `is required but empty.${missingKeyHint(source.env)}`);
+        throw new InputError('api_key', `is required but empty.${missingKeyHint(source.world)}`);
     // A line break or space would split the Authorization header; say so without showing the key.
     if (/[\s\p{Cc}]/u.test(apiKey)) {
         throw new InputError('api_key', 'contains whitespace or control characters; check the secret.');
@@ -12390,8 +12413,8 @@ function dropEmpty(record) {
     return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== '' && value !== undefined));
 }
 /** What to do about a missing key: a fork gets no secrets; otherwise, where keys come from. */
-function missingKeyHint(env) {
-    return (forkHint(env) ||
+function missingKeyHint(world) {
+    return (forkHint(world) ||
         ' Make a key in the Warp app (Settings > Cloud platform > Oz Cloud API Keys), add it as a' +
             ' repository secret (Settings > Secrets and variables > Actions), and pass it:' +
             ' api_key: ${{ secrets.WARP_API_KEY }}.');
@@ -12399,24 +12422,15 @@ function missingKeyHint(env) {
 /**
  * Fork pull requests get no secrets, which is the usual reason for an empty key.
  * Not `pull_request_target`: it runs in the base repository and does get them.
- * The key is read before the step's GitHub context exists, so the event is read here.
  */
-function forkHint(env) {
-    const event = env.GITHUB_EVENT_NAME ?? '';
+function forkHint(world) {
+    const event = world.eventName ?? '';
     if (!event.startsWith('pull_request') || event === 'pull_request_target')
         return '';
-    if (!env.GITHUB_EVENT_PATH)
-        return '';
-    try {
-        const event = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
-        const head = event.pull_request?.head?.repo?.full_name;
-        const base = event.pull_request?.base?.repo?.full_name;
-        if (head && base && head !== base) {
-            return ` This pull request comes from the fork ${head}, and GitHub gives no secrets to workflows triggered from forks.`;
-        }
-    }
-    catch {
-        // No readable event payload: no hint to give.
+    const head = world.event?.pull_request?.head?.repo?.full_name;
+    const base = world.event?.pull_request?.base?.repo?.full_name;
+    if (head && base && head !== base) {
+        return ` This pull request comes from the fork ${head}, and GitHub gives no secrets to workflows triggered from forks.`;
     }
     return '';
 }
@@ -13074,7 +13088,9 @@ const INVOCATION_KEY = 'gh_invocation';
  * The service takes at most 20 metadata keys, each `[a-zA-Z0-9._-]{1,64}`, with
  * values of at most 256 bytes; the keys below, with the hand-over's four, stay well inside.
  */
-function tagFromEnvironment(env, newId = external_node_crypto_namespaceObject.randomUUID, 
+function runTag(
+/** Where the step runs: its repository, workflow run, job and step. */
+world, newId = external_node_crypto_namespaceObject.randomUUID, 
 /** The commit the run works on: a pull request's head, else GITHUB_SHA. */
 headSha, 
 /** What a later reconcile pass needs to finish the run as the step would (model/handoff.ts). */
@@ -13082,12 +13098,12 @@ handoff = {}) {
     const invocation = newId();
     const candidates = {
         [INVOCATION_KEY]: invocation,
-        gh_repository: env.GITHUB_REPOSITORY,
-        gh_run_id: env.GITHUB_RUN_ID,
-        gh_run_attempt: env.GITHUB_RUN_ATTEMPT,
-        gh_job: env.GITHUB_JOB,
-        gh_step: env.GITHUB_ACTION,
-        gh_workflow: env.GITHUB_WORKFLOW,
+        gh_repository: world.repository,
+        gh_run_id: world.runId,
+        gh_run_attempt: world.runAttempt,
+        gh_job: world.job,
+        gh_step: world.action,
+        gh_workflow: world.workflow,
         gh_head_sha: headSha,
         ...handoff,
     };
@@ -15507,16 +15523,16 @@ class SetSurfaces {
  * The main step with `tasks`: prepare (the set and its tags), execute (start,
  * wait and cancel, as one set), finish (the answers, one table, the outputs).
  */
-async function runTaskSet(settings) {
+async function runTaskSet(settings, world) {
     const client = serviceClient(settings);
     // The budgets hold for a set as for one run: checked once, before any of its creates.
     const deps = { now: Date.now, log: core_namespaceObject };
-    const github = GitHubContext.fromRunner(settings.github.token);
+    const github = new GitHubContext(settings.github.token, world);
     const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps);
     if (reached)
         return await publishOverBudget(reached.message);
     const interruption = new AbortController();
-    const stepTag = tagFromEnvironment(process.env, undefined, undefined, setHandoff(settings.github, github));
+    const stepTag = runTag(world, undefined, undefined, setHandoff(settings.github, github));
     const surfaces = await SetSurfaces.open(settings, github, stepTag.invocation);
     const set = prepareSet(settings, client, interruption.signal, stepTag, surfaces);
     const outcome = await executeSet(set, interruption);
@@ -15596,6 +15612,47 @@ async function finishSet(outcome, client, signal, surfaces) {
     await publishSetOutcome(outcome, answers);
 }
 
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./src/runner.ts
+
+
+/**
+ * The GitHub Actions runner's world, read once by each of the Action's steps
+ * (main, post, reconcile), as `@actions/github`'s Context reads it, and handed
+ * down: the one place below the entries that reads the runner's variables and
+ * its event file.
+ */
+function readRunnerWorld(env = process.env) {
+    return {
+        repository: env.GITHUB_REPOSITORY,
+        serverUrl: env.GITHUB_SERVER_URL,
+        apiUrl: env.GITHUB_API_URL,
+        workflow: env.GITHUB_WORKFLOW,
+        runId: env.GITHUB_RUN_ID,
+        runAttempt: env.GITHUB_RUN_ATTEMPT,
+        job: env.GITHUB_JOB,
+        action: env.GITHUB_ACTION,
+        sha: env.GITHUB_SHA,
+        eventName: env.GITHUB_EVENT_NAME,
+        event: readEventPayload(env.GITHUB_EVENT_PATH),
+        workspace: env.GITHUB_WORKSPACE || process.cwd(),
+        runnerTemp: env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
+    };
+}
+/** The event's payload, or undefined when there is none to read. */
+function readEventPayload(path) {
+    if (!path)
+        return undefined;
+    try {
+        const parsed = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'));
+        return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/main.ts
 
 
@@ -15628,26 +15685,30 @@ async function finishSet(outcome, client, signal, surfaces) {
 
 
 
-/** The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish. */
-async function run() {
+/**
+ * The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish.
+ * The runner's world is read here, once, and handed down.
+ */
+async function run(world = readRunnerWorld()) {
     const tracker = new RunTracker(runnerState, (runId) => setOutput('run_id', runId));
     const interruption = new Interruption(tracker);
     try {
-        const cleanup = readCancelOnly();
+        const inputs = runnerInputs(world);
+        const cleanup = readCancelOnly(inputs);
         if (cleanup)
             return await cancelOnlyStep(cleanup);
-        const taskSet = await readTaskSettings();
+        const taskSet = await readTaskSettings(inputs);
         if (taskSet)
-            return await runTaskSet(taskSet);
-        const settings = readSettings();
+            return await runTaskSet(taskSet, world);
+        const settings = readSettings(inputs);
         // A schema that is not one is an input error too: compiled before any request.
         const output = await prepareOutput(settings.output);
         const client = serviceClient(settings);
-        const github = GitHubContext.fromRunner(settings.github.token);
+        const github = new GitHubContext(settings.github.token, world);
         if (await stopsAtBudget(settings, github, client))
             return;
         interruption.listen(client);
-        const step = await prepare(settings, github, output, client, tracker);
+        const step = await prepare(settings, world, github, output, client, tracker);
         if (!step)
             return;
         const executed = await execute(step, interruption);
@@ -15674,7 +15735,7 @@ async function stopsAtBudget(settings, github, client) {
     return reached !== undefined;
 }
 /** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
-async function prepare(settings, context, output, client, tracker) {
+async function prepare(settings, world, context, output, client, tracker) {
     const { github } = settings;
     const continuing = settings.target.kind === 'continue';
     // A refused comment starts nothing, and the step passes: the log says why.
@@ -15701,6 +15762,7 @@ async function prepare(settings, context, output, client, tracker) {
     const sources = agentWorkSources(client);
     return {
         settings,
+        world,
         target,
         client,
         tracker,
@@ -15728,7 +15790,7 @@ async function execute(step, interruption) {
         signal: interruption.signal,
         log: step.watcher.log,
         watch: step.watcher,
-        tag: tagFromEnvironment(process.env, undefined, step.commit?.sha, stepHandoff(step.settings.github, step.github, step.settings.wait)),
+        tag: runTag(step.world, undefined, step.commit?.sha, stepHandoff(step.settings.github, step.github, step.settings.wait)),
         onRunSeen: (run) => {
             // The end is shown once the step knows its outcome (timed out, superseded, …), below.
             if (isTerminal(run.state))
@@ -15792,7 +15854,7 @@ async function finish(step, executed, interruption) {
     const headMoved = outcome.run && comment && !interruption.cancelling
         ? headMovedNote(step.github, commit, core_namespaceObject)
         : undefined;
-    const work = await gatherAgentWork(outcome, settings, step.sources, outcome.kind === 'blocked' ? step.watcher.lastConversation : checked?.conversation, interruption.signal, step.waitsEndBy);
+    const work = await gatherAgentWork(outcome, settings, step.world, step.sources, outcome.kind === 'blocked' ? step.watcher.lastConversation : checked?.conversation, interruption.signal, step.waitsEndBy);
     if (outcome.run && comment) {
         const moved = await headMoved;
         comment.show(outcome.run, {
@@ -15952,7 +16014,7 @@ function outputCheckDeps(step, startedAt, stepDeps) {
  * The agent's answer and files, once the run has ended, been cancelled by the
  * step, or been handed to a person at BLOCKED. Nothing here changes the outcome.
  */
-async function gatherAgentWork(outcome, settings, sources, 
+async function gatherAgentWork(outcome, settings, world, sources, 
 /** A conversation already read (at BLOCKED, or to check the result), to save a request. */
 conversation, signal, endBy) {
     const ended = outcome.kind === 'finished' ||
@@ -15964,8 +16026,8 @@ conversation, signal, endBy) {
     return collectAgentWork(outcome.run, {
         downloadPatterns: settings.agentWork.downloadPatterns,
         artifactsDir: settings.agentWork.artifactsDir,
-        runnerTemp: process.env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
-        workspace: process.env.GITHUB_WORKSPACE || process.cwd(),
+        runnerTemp: world.runnerTemp,
+        workspace: world.workspace,
         conversation,
     }, sources, { info: info, warning: warning, debug: debug, safeForLog: safeForLog }, withinWaits(signal, endBy));
 }
@@ -15991,24 +16053,26 @@ function withinWaits(signal, endBy) {
 
 
 
+
 /**
  * The post step: the cleanup path that works when no signal reached the main
  * step (a hard kill, a container job, a step under `if: always()`). It cancels
  * a run the main step left unfinished, and does nothing otherwise. It reuses
- * the main step's pieces: the search for a create's run, and the cancel.
+ * the main step's pieces: the search for a create's run, and the cancel. The
+ * runner's world is read here, once, and handed down.
  */
-async function post_run() {
+async function post_run(world = readRunnerWorld()) {
     try {
         const saved = readSavedRun();
         if (saved.setRuns.length > 0)
-            return await cancelSetRuns(saved);
+            return await cancelSetRuns(saved, world);
         const unfinished = leftUnfinished(saved);
         const checkRunLeft = saved.checkRunDone ? undefined : checkRunOf(saved);
         // Inputs are read only when there is work: a main step that failed on them created nothing.
         if (!unfinished && checkRunLeft === undefined)
             return;
-        const settings = readPostSettings();
-        const github = GitHubContext.fromRunner(settings.github.token);
+        const settings = readPostSettings(runnerInputs(world));
+        const github = new GitHubContext(settings.github.token, world);
         const report = unfinished ? await cancelLeftRun(saved, settings, github) : undefined;
         if (checkRunLeft !== undefined) {
             await finishCheckRun(checkRunLeft, saved, report, settings.github, github);
@@ -16054,13 +16118,13 @@ function postClient(settings) {
  * unfinished, and looks (by its tag) for the run of every create it never
  * heard back from. Fails the step when a cancel failed.
  */
-async function cancelSetRuns(saved) {
+async function cancelSetRuns(saved, world) {
     const left = saved.setRuns.filter((record) => !record.settled);
     if (left.length === 0) {
         info('Every run of the set ended or was cancelled in the main step; nothing to clean up.');
         return;
     }
-    const settings = readPostSettings();
+    const settings = readPostSettings(runnerInputs(world));
     const client = postClient(settings);
     const deps = { client, now: Date.now, sleep: abortableSleep, log: core_namespaceObject };
     const why = { kind: 'post' };
@@ -16079,15 +16143,15 @@ async function cancelSetRuns(saved) {
     const cancelled = reports.filter((report) => report?.kind === 'cancelled').length;
     const runs = (count) => `${count} ${count === 1 ? 'run' : 'runs'}`;
     const note = `The step stopped before the set ended; the post step cancelled ${runs(cancelled)} it left unfinished${cancelled < left.length ? ` (of ${left.length})` : ''}. The table shows the runs as the step last saw them.`;
-    await finishSetSurfaces(saved, settings, note);
+    await finishSetSurfaces(saved, settings, world, note);
 }
 /** The set's comment and status still show it running; say that the step stopped. */
-async function finishSetSurfaces(saved, settings, note) {
+async function finishSetSurfaces(saved, settings, world, note) {
     const setComment = settings.github.comment ? saved.setComment : undefined;
     const statusSha = settings.github.commitStatus ? saved.statusSha : undefined;
     if (!setComment && !statusSha)
         return;
-    const context = GitHubContext.fromRunner(settings.github.token);
+    const context = new GitHubContext(settings.github.token, world);
     const comment = setComment
         ? await openSetComment(settings.github, context, core_namespaceObject, setComment)
         : undefined;
@@ -16652,16 +16716,17 @@ function pass_reasonOf(error) {
 
 
 
+
 /**
  * The `reconcile` action's one step: a pass that finishes the comments and
  * commit statuses of detached runs, and sweeps runs left behind by a lost
- * runner. See docs/reconcile.md.
+ * runner. See docs/reconcile.md. The runner's world is read here, once, and handed down.
  */
-async function main_run() {
+async function main_run(world = readRunnerWorld()) {
     try {
-        const settings = readReconcileSettings();
+        const settings = readReconcileSettings(runnerInputs(world));
         const client = serviceClient(settings);
-        const github = GitHubContext.fromRunner(settings.githubToken);
+        const github = new GitHubContext(settings.githubToken, world);
         const desk = await RepositoryDesk.open(github, settings.repository);
         const report = await reconcilePass(settings, {
             client,
