@@ -12551,10 +12551,10 @@ function isSmall(value, limit = KEPT_FIELD_BYTES) {
 /** The answer shown in the job summary: GitHub keeps at most 1 MiB of summary per step. */
 const SUMMARY_ANSWER_CHARS = 200_000;
 /** The summary's block with the agent's final message, open so that it reads at a glance. */
-function renderAnswerBlock(answer) {
+function renderAnswerBlock(answer, label = "The agent's answer") {
     if (answer === undefined || answer.trim() === '')
         return undefined;
-    return agentDetails("The agent's answer", clipAnswer(answer, SUMMARY_ANSWER_CHARS), true);
+    return agentDetails(label, clipAnswer(answer, SUMMARY_ANSWER_CHARS), true);
 }
 const ICONS = {
     PULL_REQUEST: '🔀',
@@ -12681,7 +12681,9 @@ function renderSummary(outcome, extras = {}) {
     else if (outcome.kind === 'timed-out' && meaningOf(outcome.stateAtTimeout) === 'blocked') {
         lines.push('> [!WARNING]', '> The run was BLOCKED, waiting for a person, when the timeout ran out.', '');
     }
-    const answer = renderAnswerBlock(extras.shownAnswer ?? extras.answer);
+    const answer = extras.shownAnswer === undefined
+        ? renderAnswerBlock(extras.answer)
+        : renderAnswerBlock(extras.shownAnswer, "The agent's review");
     if (answer)
         lines.push(answer, '');
     const artifacts = extras.artifacts &&

@@ -11,9 +11,12 @@ import { clip } from '../text/plain.ts'
 /** The answer shown in the job summary: GitHub keeps at most 1 MiB of summary per step. */
 export const SUMMARY_ANSWER_CHARS = 200_000
 /** The summary's block with the agent's final message, open so that it reads at a glance. */
-export function renderAnswerBlock(answer: string | undefined): string | undefined {
+export function renderAnswerBlock(
+  answer: string | undefined,
+  label = "The agent's answer",
+): string | undefined {
   if (answer === undefined || answer.trim() === '') return undefined
-  return agentDetails("The agent's answer", clipAnswer(answer, SUMMARY_ANSWER_CHARS), true)
+  return agentDetails(label, clipAnswer(answer, SUMMARY_ANSWER_CHARS), true)
 }
 
 const ICONS: Record<string, string> = {

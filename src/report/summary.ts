@@ -116,7 +116,10 @@ export function renderSummary(outcome: StepOutcome, extras: SummaryExtras = {}):
       '',
     )
   }
-  const answer = renderAnswerBlock(extras.shownAnswer ?? extras.answer)
+  const answer =
+    extras.shownAnswer === undefined
+      ? renderAnswerBlock(extras.answer)
+      : renderAnswerBlock(extras.shownAnswer, "The agent's review")
   if (answer) lines.push(answer, '')
   const artifacts =
     extras.artifacts &&

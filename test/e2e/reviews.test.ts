@@ -150,6 +150,7 @@ describe('pull_request_review and check_run', () => {
     expect(result.outputs.outcome).toBe('succeeded')
     expect(result.summary).toMatch(/^### ❌ Changes requested: Review this pull request$/m)
     expect(result.summary).toContain('The run succeeded; the agent&#39;s review requests changes.')
+    expect(result.summary).toContain("The agent's review</summary>")
     expect(result.summary).toContain('Two risky changes.')
     expect(result.summary).not.toContain('"verdict"')
     expect(result.summary).not.toMatch(/Your result is a review/)
