@@ -75,6 +75,22 @@ export default tseslint.config(
     files: ['src/inputs.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
+  // The engine reads nothing of the process (CONTRIBUTING.md, "Layers"): a door (the steps'
+  // run(), src/runner.ts) reads the world once and hands it down. test/engine.test.ts says
+  // the same of runner variables and NodeJS.ProcessEnv, naming each file.
+  {
+    files: ['run', 'model', 'agent', 'api', 'report', 'github', 'text'].map((f) => `src/${f}/**`),
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        {
+          name: 'process',
+          message:
+            'The engine reads nothing of the process: take what you need from the World its door hands down (src/world.ts), or read it in src/runner.ts.',
+        },
+      ],
+    },
+  },
   // The layers (CONTRIBUTING.md, "Layout"): run/, report/ and github/ are peers that never
   // import each other; what two of them share lives below them, and nothing below imports up.
   ...peers(['run', 'report', 'github']),

@@ -43,7 +43,6 @@ import {
 } from './run/cancel.ts'
 import { checkCreditBudgets } from './run/budget.ts'
 import { RunMayExistError, runTag } from './run/create.ts'
-import { onTerminationSignal } from './run/signals.ts'
 import { executeStep, type StepDeps } from './run/step.ts'
 import {
   awaitValidOutput,
@@ -59,7 +58,7 @@ import { RunTracker } from './run/tracker.ts'
 import { RunWatcher } from './run/watch.ts'
 import { serviceClient } from './service.ts'
 import { runTaskSet } from './tasks.ts'
-import { readRunnerWorld } from './runner.ts'
+import { onTerminationSignal, readRunnerWorld } from './runner.ts'
 import { runnerState } from './state.ts'
 import { safeForLog } from './text/log.ts'
 import { AGENT_WORK_DEADLINE_MS, PAST_TIMEOUT_MS, SIGNAL_CANCEL } from './timing.ts'

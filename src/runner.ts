@@ -5,8 +5,8 @@ import type { EventPayload, World } from './world.ts'
 /**
  * The GitHub Actions runner's world, read once by each of the Action's steps
  * (main, post, reconcile), as `@actions/github`'s Context reads it, and handed
- * down: the one place below the entries that reads the runner's variables and
- * its event file.
+ * down: with the signals below, the one place that reads the runner's
+ * variables and its event file, or listens to the process.
  */
 export function readRunnerWorld(env: NodeJS.ProcessEnv = process.env): World {
   return {
@@ -34,5 +34,19 @@ function readEventPayload(path: string | undefined): EventPayload | undefined {
     return typeof parsed === 'object' && parsed !== null ? (parsed as EventPayload) : undefined
   } catch {
     return undefined
+  }
+}
+
+/**
+ * What the runner sends when a workflow is cancelled: SIGINT then SIGTERM on
+ * Linux and macOS; Ctrl-C and Ctrl-Break (SIGINT, SIGBREAK) on Windows.
+ */
+const TERMINATION_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGBREAK'] as const
+
+/** Listens for termination; the handler must end the process itself. Returns the unsubscribe. */
+export function onTerminationSignal(handler: (signal: NodeJS.Signals) => void): () => void {
+  for (const signal of TERMINATION_SIGNALS) process.on(signal, handler)
+  return () => {
+    for (const signal of TERMINATION_SIGNALS) process.off(signal, handler)
   }
 }

@@ -1,0 +1,174 @@
+/**
+ * The engine reads nothing of the process (CONTRIBUTING.md, "Layers"): below
+ * the doors (the entries, the steps' run(), src/runner.ts), no module names
+ * `process` (its environment, working directory, signals, exit), takes the
+ * process's environment, or reads a runner variable such as GITHUB_EVENT_PATH.
+ * A door reads its world once (src/world.ts) and hands it down. ESLint says the
+ * same of `process` as the code is written (`npm run lint`); this test names
+ * every file at fault, and holds the runner's file commands that remain in the
+ * engine (outputs, the summary, the step's failure) to the list below.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import ts from 'typescript'
+import { describe, expect, it } from 'vitest'
+
+const ROOT = join(import.meta.dirname, '..')
+
+/** The engine: every folder below the steps. */
+const ENGINE = ['run', 'model', 'agent', 'api', 'report', 'github', 'text']
+
+/**
+ * The engine's modules that still write the runner's file commands through
+ * @actions/core (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, the failure): the step's
+ * outputs and summary are published from report/. A module that moves them up
+ * to its step leaves this list; none joins it.
+ */
+const FILE_COMMAND_WRITERS = [
+  'src/report/json-output.ts',
+  'src/report/publish.ts',
+  'src/report/reconcile.ts',
+  'src/report/set.ts',
+]
+
+const PROCESS_MODULES = new Set(['process', 'node:process'])
+const RUNNER_VARIABLE = /^(GITHUB|RUNNER|INPUT|STATE)_[A-Z_]+$/
+
+/** What a module reads of the process, one line each; and whether it imports @actions/core. */
+function problemsIn(file: string, text: string): { problems: string[]; importsCore: boolean } {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS)
+  const problems: string[] = []
+  let importsCore = false
+  const at = (node: ts.Node, what: string) => {
+    const { line } = source.getLineAndCharacterOfPosition(node.getStart(source))
+    problems.push(`${file}:${line + 1}: ${what}`)
+  }
+  const moduleOf = (node: ts.Node): string | undefined => {
+    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) {
+      const spec = node.moduleSpecifier
+      return spec && ts.isStringLiteral(spec) ? spec.text : undefined
+    }
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [spec] = node.arguments
+      return spec && ts.isStringLiteralLike(spec) ? spec.text : undefined
+    }
+    return undefined
+  }
+  const visit = (node: ts.Node): void => {
+    const module = moduleOf(node)
+    if (module === '@actions/core') importsCore = true
+    if (module !== undefined && PROCESS_MODULES.has(module)) at(node, `imports ${module}`)
+    if (ts.isIdentifier(node) && node.text === 'process' && namesTheGlobal(node)) {
+      const parent = node.parent
+      const member =
+        ts.isPropertyAccessExpression(parent) && parent.expression === node
+          ? `process.${parent.name.text}`
+          : 'process'
+      at(node, `uses ${member}`)
+    }
+    if (ts.isQualifiedName(node) && node.getText(source) === 'NodeJS.ProcessEnv') {
+      at(node, "takes the process's environment (NodeJS.ProcessEnv)")
+    }
+    const variable = runnerVariableRead(node)
+    if (variable) at(node, `reads the runner's variable ${variable}`)
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return { problems, importsCore }
+}
+
+/** `process` as the global, not a property's or a declaration's name. */
+function namesTheGlobal(node: ts.Identifier): boolean {
+  const parent = node.parent
+  if (ts.isPropertyAccessExpression(parent) && parent.name === node) return false
+  if (ts.isQualifiedName(parent) && parent.right === node) return false
+  if ((ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) && parent.name === node)
+    return false
+  if (ts.isMethodDeclaration(parent) || ts.isPropertySignature(parent)) return false
+  return true
+}
+
+/** `env.GITHUB_SHA`, `env['GITHUB_SHA']`, `{ GITHUB_SHA: … }`: a runner variable, by name. */
+function runnerVariableRead(node: ts.Node): string | undefined {
+  const name = ts.isPropertyAccessExpression(node)
+    ? node.name
+    : ts.isElementAccessExpression(node)
+      ? node.argumentExpression
+      : ts.isBindingElement(node)
+        ? (node.propertyName ?? node.name)
+        : ts.isPropertyAssignment(node)
+          ? node.name
+          : undefined
+  const text = name && (ts.isIdentifier(name) || ts.isStringLiteralLike(name)) ? name.text : ''
+  return RUNNER_VARIABLE.test(text) ? text : undefined
+}
+
+function engineFiles(): string[] {
+  return ENGINE.flatMap((folder) =>
+    readdirSync(join(ROOT, 'src', folder), { recursive: true, encoding: 'utf8' })
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) =>
+        relative(ROOT, join(ROOT, 'src', folder, name))
+          .split('\\')
+          .join('/'),
+      ),
+  )
+}
+
+describe('the engine reads nothing of the process', () => {
+  const files = engineFiles()
+  const scanned = files.map((file) => ({
+    file,
+    ...problemsIn(file, readFileSync(join(ROOT, file), 'utf8')),
+  }))
+
+  it('scans every folder below the steps', () => {
+    for (const folder of ENGINE) {
+      expect(files.some((file) => file.startsWith(`src/${folder}/`))).toBe(true)
+    }
+  })
+
+  it('names no process, no process environment and no runner variable below the doors', () => {
+    expect(scanned.flatMap((file) => file.problems)).toEqual([])
+  })
+
+  it('writes file commands through @actions/core only where the list says', () => {
+    const writers = scanned.filter((file) => file.importsCore).map((file) => file.file)
+    expect(writers.sort()).toEqual(FILE_COMMAND_WRITERS)
+  })
+
+  it('would name each way of reading the process, with its file and line', () => {
+    const sample = [
+      "import { env } from 'node:process'",
+      'const sha = process.env.GITHUB_SHA',
+      'process.on("SIGTERM", () => undefined)',
+      'const cwd = process.cwd()',
+      'function tag(env: NodeJS.ProcessEnv) { return env["GITHUB_RUN_ID"] }',
+      'const { RUNNER_TEMP: temp } = env',
+      'const faked = { GITHUB_REPOSITORY: repo }',
+      "const events = await import('process')",
+    ].join('\n')
+    expect(problemsIn('src/run/x.ts', sample).problems).toEqual([
+      'src/run/x.ts:1: imports node:process',
+      "src/run/x.ts:2: reads the runner's variable GITHUB_SHA",
+      'src/run/x.ts:2: uses process.env',
+      'src/run/x.ts:3: uses process.on',
+      'src/run/x.ts:4: uses process.cwd',
+      "src/run/x.ts:5: takes the process's environment (NodeJS.ProcessEnv)",
+      "src/run/x.ts:5: reads the runner's variable GITHUB_RUN_ID",
+      "src/run/x.ts:6: reads the runner's variable RUNNER_TEMP",
+      "src/run/x.ts:7: reads the runner's variable GITHUB_REPOSITORY",
+      'src/run/x.ts:8: imports process',
+    ])
+    const words = [
+      '// process.env is read by the door',
+      "const reason = 'the event payload (GITHUB_EVENT_PATH) cannot be read'",
+      'const limits = GITHUB_LIMITS.settleMs',
+      'const step = { process: 1 }.process',
+    ].join('\n')
+    expect(problemsIn('src/run/y.ts', words).problems).toEqual([])
+    expect(problemsIn('src/report/z.ts', "import * as core from '@actions/core'").importsCore).toBe(
+      true,
+    )
+  })
+})
