@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import MarkdownIt from 'markdown-it'
@@ -59,6 +60,9 @@ const RELAYS: Readonly<Record<string, string>> = {
   'src/agent/work.ts: message': "the downloads' warnings, written in src/agent/download.ts",
   'src/api/transport.ts: new DownloadError(label, status)':
     'a signed download\'s status, inside `Could not download artifact "…": …`',
+  'src/api/errors.ts: new ErrorClass(request, status, headers, problem, excerpt(body))':
+    'an error status, `<request> → <status> <code>: <detail> <hint>`: the hints (SOURCES), and ' +
+    "SessionGoneError's sentence (this.message +=)",
   'src/api/errors.ts: new Error(why)': "a timeout's reason, inside ApiTimeoutError's message",
   'src/github/handoff.ts: message': "the GitHub writes' warnings, written in src/github/",
   'src/github/octokit.ts: new TransientFailure(error, attempt)':
@@ -211,6 +215,35 @@ describe('docs/troubleshooting.md', () => {
     expect(has('message', 'which has reached the')).toBe(true)
     expect(has("HINTS['401']", 'Check the api_key input')).toBe(true)
     expect(has('rowOf', 'Run …: failed: GitHub could not be read: …')).toBe(true)
+    expect(has('SessionGoneError: this.message +=', "The run's session is gone")).toBe(true)
+  })
+
+  it('names a warning added to src/, with its file and line, until the page quotes it', () => {
+    const root = mkdtempSync(join(tmpdir(), 'log-lines-'))
+    try {
+      mkdirSync(join(root, 'src'))
+      writeFileSync(
+        join(root, 'src', 'new.ts'),
+        [
+          "import type { Log } from './log.ts'",
+          'export function warn(log: Log, runId: string): void {',
+          '  log.warning(`Run ${runId} sent a new warning; nothing was lost.`)',
+          '}',
+        ].join('\n'),
+      )
+      const { lines } = collectLogLines(root)
+      expect(missingFrom(PAGE, lines)).toEqual([
+        'src/new.ts:3  Run … sent a new warning; nothing was lost.',
+      ])
+      // A row in the table of when it happens (any table will do for the test).
+      const quoted = PAGE.replace(
+        /^\| `Lost contact with the service.*$/m,
+        (row) => `${row}\n| \`Run … sent a new warning; nothing was lost.\` | Nothing to do. |`,
+      )
+      expect(missingFrom(quoted, lines)).toEqual([])
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
   })
 
   it('names a line whose row is gone, with its file and line', () => {

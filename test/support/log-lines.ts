@@ -104,7 +104,7 @@ export function collectLogLines(
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     allowImportingTsExtensions: true,
     noEmit: true,
-    noLib: true,
+    lib: ['lib.es2023.d.ts'],
     types: [],
   })
   const checker = program.getTypeChecker()
@@ -144,6 +144,10 @@ export function collectLogLines(
             add(node, name, reader.read(argument, NONE, 0), argument, extra.prefix)
           }
         }
+      }
+      if (ts.isClassDeclaration(node)) {
+        const name = node.name?.text ?? 'class'
+        add(node, `${name}: this.message +=`, reader.appended(node), node)
       }
       if (ts.isNewExpression(node)) {
         const read = reader.errorMessage(node, NONE, 0)
@@ -296,8 +300,40 @@ class Reader {
       return args[0] ? this.read(args[0], bindings, depth) : undefined
     }
     const declaration = declarationOf(e.expression, this.#checker)
+    // `new ErrorClass(…)`, an error class chosen at run time: its message is made elsewhere.
+    if (declaration && (ts.isVariableDeclaration(declaration) || ts.isParameter(declaration))) {
+      const made = this.#checker.getTypeAtLocation(e).getSymbol()?.declarations?.[0]
+      return made && ts.isClassDeclaration(made) && this.#isError(made) ? [[HOLE]] : undefined
+    }
     if (!declaration || !ts.isClassDeclaration(declaration)) return undefined
     return this.#classMessage(declaration, args, bindings, depth)
+  }
+
+  #isError(cls: ts.ClassDeclaration): boolean {
+    const base = cls.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword)
+      ?.types[0]?.expression
+    if (!base) return false
+    if (ts.isIdentifier(base) && base.text === 'Error') return true
+    const declaration = declarationOf(base, this.#checker)
+    return (
+      declaration !== undefined && ts.isClassDeclaration(declaration) && this.#isError(declaration)
+    )
+  }
+
+  /** What a class adds to the message it inherits, `this.message += …`, whoever makes it. */
+  appended(cls: ts.ClassDeclaration): Part[][] {
+    const constructor = cls.members.find(ts.isConstructorDeclaration)
+    return (constructor?.body?.statements ?? []).flatMap((statement): Part[][] => {
+      if (!ts.isExpressionStatement(statement)) return []
+      const s = statement.expression
+      return ts.isBinaryExpression(s) &&
+        s.operatorToken.kind === ts.SyntaxKind.PlusEqualsToken &&
+        ts.isPropertyAccessExpression(s.left) &&
+        s.left.expression.kind === ts.SyntaxKind.ThisKeyword &&
+        s.left.name.text === 'message'
+        ? this.read(s.right, NONE, 0).map((parts) => [HOLE, ...parts])
+        : []
+    })
   }
 
   #classMessage(
