@@ -62,6 +62,18 @@ for (const [file, run] of [
   )
 }
 
+// The command line (package.json's bin): the same bundle behind a second door. action.yml, whose
+// inputs are its flags, is beside dist/ in the package.
+write(
+  'cli.js',
+  [
+    '#!/usr/bin/env node',
+    `const { runCli } = await import('./index.js')`,
+    `process.exitCode = await runCli(process.argv.slice(2), new URL('../action.yml', import.meta.url))`,
+    '',
+  ].join('\n'),
+)
+
 const notices = licenses(ROOT)
 write('licenses.txt', notices.text)
 

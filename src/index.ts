@@ -10,3 +10,4 @@
 export { run as runMain } from './main.ts'
 export { run as runPost } from './post.ts'
 export { run as runReconcile } from './reconcile/main.ts'
+export { runCli } from './cli.ts'

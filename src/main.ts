@@ -27,6 +27,7 @@ import {
   readSettings,
   readTaskSettings,
   runnerInputs,
+  type InputSource,
   type Settings,
 } from './inputs.ts'
 import { logCancel, type CancelReport } from './model/cancel.ts'
@@ -64,35 +65,58 @@ import { safeForLog } from './text/log.ts'
 import { AGENT_WORK_DEADLINE_MS, PAST_TIMEOUT_MS, SIGNAL_CANCEL } from './timing.ts'
 import type { World } from './world.ts'
 
+/** How the main step ended, for a door that answers for it (the command line's exit code). */
+export interface MainStepEnd {
+  /** The error the step failed on before its run had an outcome; undefined otherwise. */
+  readonly error?: unknown
+  /** Whether the step had created or adopted a run when it ended. */
+  readonly hadRun: boolean
+}
+
 /**
  * The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish.
- * The runner's world is read here, once, and handed down.
+ * The runner's world is read here, once, and handed down; another door hands its own world
+ * and inputs.
  */
-export async function run(world: World = readRunnerWorld()): Promise<void> {
+export async function run(
+  world: World = readRunnerWorld(),
+  inputs: InputSource = runnerInputs(world),
+): Promise<MainStepEnd> {
   const tracker = new RunTracker(runnerState, (runId) => core.setOutput('run_id', runId))
   const interruption = new Interruption(tracker)
   try {
-    const inputs = runnerInputs(world)
-    const cleanup = readCancelOnly(inputs)
-    if (cleanup) return await cancelOnlyStep(cleanup)
-    const taskSet = await readTaskSettings(inputs)
-    if (taskSet) return await runTaskSet(taskSet, world)
-    const settings = readSettings(inputs)
-    // A schema that is not one is an input error too: compiled before any request.
-    const output = await prepareOutput(settings.output)
-    const client = serviceClient(settings)
-    const github = new GitHubContext(settings.github.token, world)
-    if (await stopsAtBudget(settings, github, client)) return
-    interruption.listen(client)
-    const step = await prepare(settings, world, github, output, client, tracker)
-    if (!step) return
-    const executed = await execute(step, interruption)
-    await finish(step, executed, interruption)
+    await mainStep(world, inputs, tracker, interruption)
+    return { hadRun: tracker.runId !== undefined }
   } catch (error) {
     await publishError(error, { runId: tracker.runId })
+    return { error, hadRun: tracker.runId !== undefined }
   } finally {
     interruption.stopListening()
   }
+}
+
+/** Prepare, execute, finish: the outline of one main step. */
+async function mainStep(
+  world: World,
+  inputs: InputSource,
+  tracker: RunTracker,
+  interruption: Interruption,
+): Promise<void> {
+  const cleanup = readCancelOnly(inputs)
+  if (cleanup) return await cancelOnlyStep(cleanup)
+  const taskSet = await readTaskSettings(inputs)
+  if (taskSet) return await runTaskSet(taskSet, world)
+  const settings = readSettings(inputs)
+  // A schema that is not one is an input error too: compiled before any request.
+  const output = await prepareOutput(settings.output)
+  const client = serviceClient(settings)
+  const github = new GitHubContext(settings.github.token, world)
+  if (await stopsAtBudget(settings, github, client)) return
+  interruption.listen(client)
+  const step = await prepare(settings, world, github, output, client, tracker)
+  if (!step) return
+  const executed = await execute(step, interruption)
+  await finish(step, executed, interruption)
 }
 
 /**

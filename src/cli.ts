@@ -1,0 +1,282 @@
+/**
+ * The command line's door to the one engine: `cloud-agent-run`. It reads its world once (the
+ * arguments, the environment, the working directory), hands the main step the inputs the
+ * flags give, with action.yml's defaults, and answers for it with an exit code, the outputs
+ * as JSON and the summary. The engine is the Action's own: only the door differs.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parse } from 'yaml'
+import {
+  ApiConnectionError,
+  AuthenticationError,
+  PermissionDeniedError,
+  ApiStatusError,
+} from './api/errors.ts'
+import {
+  githubOnlyGiven,
+  KEY_VARIABLE,
+  parseCommandLine,
+  usage,
+  UsageError,
+  type CommandLine,
+  type DeclaredInput,
+} from './cli/flags.ts'
+import { outputsAsJson, parseOutputFile, plainSummary } from './cli/outputs.ts'
+import { InputError, type InputSource } from './inputs.ts'
+import { run as runMainStep } from './main.ts'
+import { readRunnerWorld } from './runner.ts'
+import { errorMessage } from './text/plain.ts'
+import { USER_AGENT } from './version.ts'
+
+/** The command's exit codes (the contract's table). */
+export const EXIT = {
+  passed: 0,
+  notPassed: 1,
+  badInput: 2,
+  unreachable: 3,
+  SIGINT: 130,
+  SIGTERM: 143,
+} as const
+
+/** Where the door writes and what it reads: the process's, or a test's. */
+export interface CommandIo {
+  readonly env: NodeJS.ProcessEnv
+  readonly cwd: string
+  /** The log and the messages for a person. */
+  readonly stderr: (text: string) => void
+  /** The JSON, or the summary as text. */
+  readonly stdout: (text: string) => void
+}
+
+/**
+ * Runs the command; resolves with its exit code. `actionYml` is the action's inputs file,
+ * whose inputs are the flags.
+ */
+export async function runCli(
+  args: readonly string[],
+  actionYml: URL,
+  io: CommandIo = processIo(),
+): Promise<number> {
+  const declared = readDeclaredInputs(actionYml)
+  let command: CommandLine
+  try {
+    command = parseCommandLine(args, declared)
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    io.stderr(`cloud-agent-run: ${error.message}\n`)
+    return EXIT.badInput
+  }
+  if (command.help) {
+    io.stdout(usage(declared))
+    return EXIT.passed
+  }
+  if (command.version) {
+    io.stdout(`${USER_AGENT}\n`)
+    return EXIT.passed
+  }
+  const onGitHub = io.env.GITHUB_ACTIONS === 'true'
+  const refusal = badInput(command, io, onGitHub)
+  if (refusal) {
+    io.stderr(`cloud-agent-run: ${refusal}\n`)
+    return EXIT.badInput
+  }
+  return await runStep(command, declared, io, onGitHub)
+}
+
+/** What is wrong with the command before any request, or undefined. */
+function badInput(command: CommandLine, io: CommandIo, onGitHub: boolean): string | undefined {
+  if (!io.env[KEY_VARIABLE]?.trim()) {
+    return `${KEY_VARIABLE} is not set: export the Warp API key in it (a flag would show in the process list).`
+  }
+  const githubOnly = githubOnlyGiven(command.inputs)
+  if (githubOnly.length > 0 && !onGitHub) {
+    const names = githubOnly.map((name) => `--${name.replace(/_/g, '-')}`).join(', ')
+    const one = githubOnly.length === 1
+    return `${names} only ${one ? 'means' : 'mean'} something in a GitHub Actions workflow (${one ? 'it works' : 'they work'} on GitHub); outside one, leave ${one ? 'it' : 'them'} out.`
+  }
+  return undefined
+}
+
+async function runStep(
+  command: CommandLine,
+  declared: Readonly<Record<string, DeclaredInput>>,
+  io: CommandIo,
+  onGitHub: boolean,
+): Promise<number> {
+  let tasks: string | undefined
+  if (command.tasksFile !== undefined) {
+    try {
+      tasks = readFileSync(join(io.cwd, command.tasksFile), 'utf8')
+    } catch (error) {
+      io.stderr(`cloud-agent-run: --tasks-file cannot be read: ${errorMessage(error)}\n`)
+      return EXIT.badInput
+    }
+  }
+  const files = mkdtempSync(join(tmpdir(), 'cloud-agent-run-'))
+  const world = {
+    ...readRunnerWorld(onGitHub ? io.env : {}),
+    workspace: io.env.GITHUB_WORKSPACE && onGitHub ? io.env.GITHUB_WORKSPACE : io.cwd,
+    // Downloads go where a person finds them after the command ends, not into its own files.
+    runnerTemp: tmpdir(),
+  }
+  const secrets = new Set<string>([io.env[KEY_VARIABLE]?.trim() ?? ''])
+  const inputs: InputSource = {
+    get: (name) => inputValue(name, command, declared, io.env, tasks),
+    mask: (secret) => secrets.add(secret),
+    world,
+  }
+  const restore = redirectRunnerFiles(files, io, secrets)
+  const signal = watchSignals()
+  let end: Awaited<ReturnType<typeof runMainStep>>
+  try {
+    end = await runMainStep(world, inputs)
+  } finally {
+    signal.stop()
+    restore()
+  }
+  const failed = process.exitCode === 1
+  process.exitCode = undefined
+  const outputs = parseOutputFile(readIfThere(join(files, 'output')))
+  const summary = readIfThere(join(files, 'summary'))
+  rmSync(files, { recursive: true, force: true })
+  if (command.summaryFile !== undefined) writeFileSync(join(io.cwd, command.summaryFile), summary)
+  io.stdout(
+    command.json ? `${JSON.stringify(outputsAsJson(outputs), null, 2)}\n` : plainSummary(summary),
+  )
+  if (signal.received) return EXIT[signal.received]
+  if (end.error instanceof InputError) return EXIT.badInput
+  if (!end.hadRun && isUnreachable(end.error)) return EXIT.unreachable
+  return failed ? EXIT.notPassed : EXIT.passed
+}
+
+/** A flag's value, else action.yml's default; the key from the environment only. */
+function inputValue(
+  name: string,
+  command: CommandLine,
+  declared: Readonly<Record<string, DeclaredInput>>,
+  env: NodeJS.ProcessEnv,
+  tasks: string | undefined,
+): string {
+  if (name === 'api_key') return env[KEY_VARIABLE]?.trim() ?? ''
+  if (name === 'tasks' && tasks !== undefined) return tasks.trim()
+  const given = command.inputs.get(name)
+  if (given !== undefined) return given.trim()
+  if (name === 'github_token') return env.GITHUB_TOKEN ?? ''
+  const fallback = declared[name]?.default
+  return typeof fallback === 'string' ? fallback : ''
+}
+
+/** The service never answered, or refused the key: nothing was created. */
+function isUnreachable(error: unknown): boolean {
+  if (error instanceof AuthenticationError || error instanceof PermissionDeniedError) return true
+  if (error instanceof ApiStatusError) return false
+  return error instanceof ApiConnectionError
+}
+
+function readDeclaredInputs(actionYml: URL): Record<string, DeclaredInput> {
+  const action = parse(readFileSync(actionYml, 'utf8')) as {
+    inputs?: Record<string, DeclaredInput>
+  }
+  return action.inputs ?? {}
+}
+
+function readIfThere(path: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return ''
+  }
+}
+
+/**
+ * The engine writes its outputs, summary and state as a runner's step does, through
+ * @actions/core's file commands, and its log as workflow commands on stdout. The door gives
+ * it files of its own, and turns the log into plain lines on stderr, masking every secret,
+ * so that stdout carries only what the command prints. Undone by the function returned.
+ */
+function redirectRunnerFiles(dir: string, io: CommandIo, secrets: Set<string>): () => void {
+  const names = ['GITHUB_OUTPUT', 'GITHUB_STEP_SUMMARY', 'GITHUB_STATE'] as const
+  const saved = names.map((name) => [name, process.env[name]] as const)
+  const paths = { GITHUB_OUTPUT: 'output', GITHUB_STEP_SUMMARY: 'summary', GITHUB_STATE: 'state' }
+  for (const name of names) {
+    const path = join(dir, paths[name])
+    writeFileSync(path, '')
+    process.env[name] = path
+  }
+  const write = process.stdout.write.bind(process.stdout)
+  let pending = ''
+  process.stdout.write = ((chunk: string | Uint8Array): boolean => {
+    pending += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
+    const lines = pending.split('\n')
+    pending = lines.pop() ?? ''
+    for (const line of lines) {
+      const shown = logLine(line, secrets)
+      if (shown !== undefined) io.stderr(`${shown}\n`)
+    }
+    return true
+  }) as typeof process.stdout.write
+  return () => {
+    if (pending) io.stderr(`${logLine(pending, secrets) ?? ''}\n`)
+    process.stdout.write = write
+    for (const [name, value] of saved) process.env[name] = value ?? ''
+  }
+}
+
+/** A workflow command as a person reads it in a terminal; undefined for one that shows nothing. */
+export function logLine(line: string, secrets: Set<string>): string | undefined {
+  const command = /^::([a-z-]+)(?: [^:]*)?::(.*)$/.exec(line)
+  let text = line
+  if (command) {
+    const [, name = '', message = ''] = command
+    if (name === 'add-mask') {
+      secrets.add(unescapeCommand(message))
+      return undefined
+    }
+    if (name === 'debug' || name === 'endgroup') return undefined
+    const body = unescapeCommand(message)
+    text = name === 'group' ? body : `${name}: ${body}`
+  }
+  for (const secret of secrets) if (secret) text = text.split(secret).join('***')
+  return text
+}
+
+function unescapeCommand(text: string): string {
+  return text
+    .replace(/%0D/g, '\r')
+    .replace(/%0A/g, '\n')
+    .replace(/%3A/g, ':')
+    .replace(/%2C/g, ',')
+    .replace(/%25/g, '%')
+}
+
+/**
+ * SIGINT and SIGTERM: the engine cancels every run it started and ends the step; the door only
+ * remembers which came, for the exit code. Before the engine listens (nothing is created yet),
+ * a signal ends the command at once.
+ */
+function watchSignals(): { received?: 'SIGINT' | 'SIGTERM'; stop(): void } {
+  const state: { received?: 'SIGINT' | 'SIGTERM'; stop(): void } = { stop: () => undefined }
+  const handlers = (['SIGINT', 'SIGTERM'] as const).map((name) => {
+    const handler = () => {
+      state.received ??= name
+      if (process.listenerCount(name) === 1) process.exit(EXIT[name])
+    }
+    process.on(name, handler)
+    return [name, handler] as const
+  })
+  state.stop = () => {
+    for (const [name, handler] of handlers) process.off(name, handler)
+  }
+  return state
+}
+
+function processIo(): CommandIo {
+  return {
+    env: process.env,
+    cwd: process.cwd(),
+    stderr: (text) => process.stderr.write(text),
+    stdout: (text) => process.stdout.write(text),
+  }
+}
