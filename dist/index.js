@@ -3120,6 +3120,7 @@ var __webpack_exports__ = {};
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
+  ak: () => (/* reexport */ runCli),
   VN: () => (/* reexport */ run),
   a2: () => (/* reexport */ post_run),
   Kf: () => (/* reexport */ main_run)
@@ -13340,22 +13341,6 @@ async function findSupersededRun(tag, deps) {
     return runs[0];
 }
 
-;// CONCATENATED MODULE: ./src/run/signals.ts
-/**
- * What the runner sends when a workflow is cancelled: SIGINT then SIGTERM on
- * Linux and macOS; Ctrl-C and Ctrl-Break (SIGINT, SIGBREAK) on Windows.
- */
-const TERMINATION_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGBREAK'];
-/** Listens for termination; the handler must end the process itself. Returns the unsubscribe. */
-function onTerminationSignal(handler) {
-    for (const signal of TERMINATION_SIGNALS)
-        process.on(signal, handler);
-    return () => {
-        for (const signal of TERMINATION_SIGNALS)
-            process.off(signal, handler);
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/run/followup.ts
 /**
  * Pure logic: whether a reading of a run after a follow-up predates the
@@ -15340,6 +15325,61 @@ function taskName(task) {
     return label.charAt(0).toUpperCase() + label.slice(1);
 }
 
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./src/runner.ts
+
+
+/**
+ * The GitHub Actions runner's world, read once by each of the Action's steps
+ * (main, post, reconcile), as `@actions/github`'s Context reads it, and handed
+ * down: with the signals below, the one place that reads the runner's
+ * variables and its event file, or listens to the process.
+ */
+function readRunnerWorld(env = process.env) {
+    return {
+        repository: env.GITHUB_REPOSITORY,
+        serverUrl: env.GITHUB_SERVER_URL,
+        apiUrl: env.GITHUB_API_URL,
+        workflow: env.GITHUB_WORKFLOW,
+        runId: env.GITHUB_RUN_ID,
+        runAttempt: env.GITHUB_RUN_ATTEMPT,
+        job: env.GITHUB_JOB,
+        action: env.GITHUB_ACTION,
+        sha: env.GITHUB_SHA,
+        eventName: env.GITHUB_EVENT_NAME,
+        event: readEventPayload(env.GITHUB_EVENT_PATH),
+        workspace: env.GITHUB_WORKSPACE || process.cwd(),
+        runnerTemp: env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
+    };
+}
+/** The event's payload, or undefined when there is none to read. */
+function readEventPayload(path) {
+    if (!path)
+        return undefined;
+    try {
+        const parsed = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'));
+        return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * What the runner sends when a workflow is cancelled: SIGINT then SIGTERM on
+ * Linux and macOS; Ctrl-C and Ctrl-Break (SIGINT, SIGBREAK) on Windows.
+ */
+const TERMINATION_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGBREAK'];
+/** Listens for termination; the handler must end the process itself. Returns the unsubscribe. */
+function onTerminationSignal(handler) {
+    for (const signal of TERMINATION_SIGNALS)
+        process.on(signal, handler);
+    return () => {
+        for (const signal of TERMINATION_SIGNALS)
+            process.off(signal, handler);
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/state.ts
 
 /**
@@ -15614,49 +15654,7 @@ async function finishSet(outcome, client, signal, surfaces) {
     await publishSetOutcome(outcome, answers);
 }
 
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-;// CONCATENATED MODULE: ./src/runner.ts
-
-
-/**
- * The GitHub Actions runner's world, read once by each of the Action's steps
- * (main, post, reconcile), as `@actions/github`'s Context reads it, and handed
- * down: the one place below the entries that reads the runner's variables and
- * its event file.
- */
-function readRunnerWorld(env = process.env) {
-    return {
-        repository: env.GITHUB_REPOSITORY,
-        serverUrl: env.GITHUB_SERVER_URL,
-        apiUrl: env.GITHUB_API_URL,
-        workflow: env.GITHUB_WORKFLOW,
-        runId: env.GITHUB_RUN_ID,
-        runAttempt: env.GITHUB_RUN_ATTEMPT,
-        job: env.GITHUB_JOB,
-        action: env.GITHUB_ACTION,
-        sha: env.GITHUB_SHA,
-        eventName: env.GITHUB_EVENT_NAME,
-        event: readEventPayload(env.GITHUB_EVENT_PATH),
-        workspace: env.GITHUB_WORKSPACE || process.cwd(),
-        runnerTemp: env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
-    };
-}
-/** The event's payload, or undefined when there is none to read. */
-function readEventPayload(path) {
-    if (!path)
-        return undefined;
-    try {
-        const parsed = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'));
-        return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/main.ts
-
 
 
 
@@ -15689,39 +15687,45 @@ function readEventPayload(path) {
 
 /**
  * The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish.
- * The runner's world is read here, once, and handed down.
+ * The runner's world is read here, once, and handed down; another door hands its own world
+ * and inputs.
  */
-async function run(world = readRunnerWorld()) {
+async function run(world = readRunnerWorld(), inputs = runnerInputs(world)) {
     const tracker = new RunTracker(runnerState, (runId) => setOutput('run_id', runId));
     const interruption = new Interruption(tracker);
     try {
-        const inputs = runnerInputs(world);
-        const cleanup = readCancelOnly(inputs);
-        if (cleanup)
-            return await cancelOnlyStep(cleanup);
-        const taskSet = await readTaskSettings(inputs);
-        if (taskSet)
-            return await runTaskSet(taskSet, world);
-        const settings = readSettings(inputs);
-        // A schema that is not one is an input error too: compiled before any request.
-        const output = await prepareOutput(settings.output);
-        const client = serviceClient(settings);
-        const github = new GitHubContext(settings.github.token, world);
-        if (await stopsAtBudget(settings, github, client))
-            return;
-        interruption.listen(client);
-        const step = await prepare(settings, world, github, output, client, tracker);
-        if (!step)
-            return;
-        const executed = await execute(step, interruption);
-        await finish(step, executed, interruption);
+        await mainStep(world, inputs, tracker, interruption);
+        return { hadRun: tracker.runId !== undefined };
     }
     catch (error) {
         await publishError(error, { runId: tracker.runId });
+        return { error, hadRun: tracker.runId !== undefined };
     }
     finally {
         interruption.stopListening();
     }
+}
+/** Prepare, execute, finish: the outline of one main step. */
+async function mainStep(world, inputs, tracker, interruption) {
+    const cleanup = readCancelOnly(inputs);
+    if (cleanup)
+        return await cancelOnlyStep(cleanup);
+    const taskSet = await readTaskSettings(inputs);
+    if (taskSet)
+        return await runTaskSet(taskSet, world);
+    const settings = readSettings(inputs);
+    // A schema that is not one is an input error too: compiled before any request.
+    const output = await prepareOutput(settings.output);
+    const client = serviceClient(settings);
+    const github = new GitHubContext(settings.github.token, world);
+    if (await stopsAtBudget(settings, github, client))
+        return;
+    interruption.listen(client);
+    const step = await prepare(settings, world, github, output, client, tracker);
+    if (!step)
+        return;
+    const executed = await execute(step, interruption);
+    await finish(step, executed, interruption);
 }
 /**
  * The credit budgets, before anything is shown or created: past one, the step
@@ -16744,6 +16748,493 @@ async function main_run(world = readRunnerWorld()) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/cli/flags.ts
+/**
+ * The command line's flags, taken from action.yml's inputs so that the two never drift: every
+ * input is a flag of its name with `-` for `_` (`--environment-id`), a boolean input also reads
+ * `--name` and `--no-name`. Pure: the door hands it the inputs and the arguments.
+ */
+/** Bad usage: the message says what and how to fix it; exit 2, before any request. */
+class UsageError extends Error {
+    name = 'UsageError';
+}
+/**
+ * Inputs that only mean something in a GitHub Actions workflow: they write to GitHub, or read
+ * a pull request's thread. Refused outside one, before any request.
+ */
+const GITHUB_ONLY_INPUTS = [
+    'github_token',
+    'comment',
+    'continue_run',
+    'commenter_permission',
+    'allowed_bots',
+    'commit_status',
+    'pull_request_review',
+    'check_run',
+    'pr_credit_budget',
+];
+/** The key is read from the environment only: a flag would land in shell history and `ps`. */
+const KEY_VARIABLE = 'WARP_API_KEY';
+const flagOf = (input) => `--${input.replace(/_/g, '-')}`;
+/** Whether an input takes true or false: its default says so. */
+function isBooleanInput(input) {
+    return input.default === 'true' || input.default === 'false';
+}
+/** Parses the arguments against the declared inputs. Throws UsageError, naming the flag. */
+function parseCommandLine(args, declared) {
+    const byFlag = new Map(Object.keys(declared).map((name) => [flagOf(name), name]));
+    const inputs = new Map();
+    const own = { json: false, help: false, version: false };
+    for (let index = 0; index < args.length; index += 1) {
+        const arg = args[index] ?? '';
+        if (!arg.startsWith('--')) {
+            throw new UsageError(`Unexpected argument "${arg}": every value follows its flag.`);
+        }
+        const equals = arg.indexOf('=');
+        const flag = equals < 0 ? arg : arg.slice(0, equals);
+        const inline = equals < 0 ? undefined : arg.slice(equals + 1);
+        const valueOf = () => {
+            if (inline !== undefined)
+                return inline;
+            const next = args[index + 1];
+            if (next === undefined || (next.startsWith('--') && next.length > 2)) {
+                throw new UsageError(`${flag} needs a value.`);
+            }
+            index += 1;
+            return next;
+        };
+        if (flag === '--api-key') {
+            throw new UsageError(`The key is never a flag (it would show in the shell's history and the process list): set ${KEY_VARIABLE}.`);
+        }
+        switch (flag) {
+            case '--json':
+            case '--help':
+            case '--version':
+                if (inline !== undefined)
+                    throw new UsageError(`${flag} takes no value.`);
+                own[flag.slice(2)] = true;
+                continue;
+            case '--summary':
+                own.summary = valueOf();
+                continue;
+            case '--tasks-file':
+                own.tasks = valueOf();
+                continue;
+        }
+        const negated = flag.startsWith('--no-') ? byFlag.get(`--${flag.slice(5)}`) : undefined;
+        if (negated !== undefined && isBooleanInput(declared[negated] ?? {})) {
+            if (inline !== undefined)
+                throw new UsageError(`${flag} takes no value.`);
+            inputs.set(negated, 'false');
+            continue;
+        }
+        const name = byFlag.get(flag);
+        if (name === undefined) {
+            throw new UsageError(`Unknown flag ${flag}; \`cloud-agent-run --help\` lists them.`);
+        }
+        if (isBooleanInput(declared[name] ?? {})) {
+            const next = args[index + 1];
+            const value = inline ?? (next === 'true' || next === 'false' ? next : 'true');
+            if (inline === undefined && value === next)
+                index += 1;
+            inputs.set(name, value);
+            continue;
+        }
+        inputs.set(name, valueOf());
+    }
+    if (own.tasks !== undefined && inputs.has('tasks')) {
+        throw new UsageError('Give --tasks or --tasks-file, not both.');
+    }
+    return {
+        inputs,
+        json: own.json,
+        help: own.help,
+        version: own.version,
+        ...(own.summary !== undefined ? { summaryFile: own.summary } : {}),
+        ...(own.tasks !== undefined ? { tasksFile: own.tasks } : {}),
+    };
+}
+/** The GitHub-only inputs given, for the refusal. */
+function githubOnlyGiven(inputs) {
+    return GITHUB_ONLY_INPUTS.filter((name) => {
+        const value = inputs.get(name);
+        return value !== undefined && value !== '' && value !== 'false';
+    });
+}
+/** `--help`: the flags with their defaults, from action.yml's own words. */
+function usage(declared) {
+    const lines = [
+        'Usage: cloud-agent-run [flags]',
+        '',
+        `Starts a cloud agent run on Warp's Oz platform, waits for it and reports it. The key is read`,
+        `from ${KEY_VARIABLE}. Exit codes: 0 passed, 1 did not pass, 2 bad input (nothing created),`,
+        '3 the service could not be reached or refused the key, 130/143 interrupted (runs cancelled).',
+        '',
+        'Own flags:',
+        '  --json               one JSON object of the outputs on stdout; the log on stderr',
+        '  --summary FILE       write the summary (Markdown) to FILE',
+        '  --tasks-file FILE    the tasks list (YAML or JSON), from FILE',
+        '  --help, --version',
+        '',
+        'Inputs (as in action.yml):',
+    ];
+    for (const [name, input] of Object.entries(declared)) {
+        if (name === 'api_key')
+            continue;
+        const flag = isBooleanInput(input)
+            ? `${flagOf(name)}, --no-${name.replace(/_/g, '-')}`
+            : flagOf(name);
+        const fallback = typeof input.default === 'string' && input.default !== '' ? input.default : '';
+        const githubOnly = GITHUB_ONLY_INPUTS.includes(name);
+        const note = githubOnly ? ' (GitHub Actions only)' : fallback ? ` (default: ${fallback})` : '';
+        lines.push(`  ${flag}${note}`);
+        const description = (input.description ?? '').replace(/\s+/g, ' ').trim();
+        if (description)
+            lines.push(`      ${firstSentence(description)}`);
+    }
+    return `${lines.join('\n')}\n`;
+}
+function firstSentence(text) {
+    const end = text.search(/\.(\s|$)/);
+    return end < 0 ? text : text.slice(0, end + 1);
+}
+
+;// CONCATENATED MODULE: ./src/cli/outputs.ts
+/**
+ * What the command prints: the step's outputs, read back from the file the engine wrote them
+ * to (as the runner's `GITHUB_OUTPUT`), as one JSON object; and the summary as plain text.
+ * Pure.
+ */
+/** Outputs whose value is JSON text: the command gives them as JSON values. */
+const JSON_OUTPUTS = new Set(['run', 'runs', 'artifacts', 'structured_output']);
+/** Outputs that are numbers. */
+const NUMBER_OUTPUTS = new Set(['credits', 'cost_usd']);
+/**
+ * The `name<<DELIMITER` … `DELIMITER` records @actions/core writes to the output file, later
+ * ones winning, as the runner reads them. Linear in the file.
+ */
+function parseOutputFile(text) {
+    const outputs = {};
+    const lines = text.split(/\r?\n/);
+    for (let index = 0; index < lines.length; index += 1) {
+        const header = /^([^<=]+)<<(.+)$/.exec(lines[index] ?? '');
+        if (!header?.[1] || !header[2])
+            continue;
+        const value = [];
+        let end = index + 1;
+        while (end < lines.length && lines[end] !== header[2])
+            value.push(lines[end++] ?? '');
+        outputs[header[1]] = value.join('\n');
+        index = end;
+    }
+    return outputs;
+}
+/** The outputs as the command's JSON: JSON text as values, numbers as numbers. */
+function outputsAsJson(outputs) {
+    const json = {};
+    for (const [name, value] of Object.entries(outputs)) {
+        if (JSON_OUTPUTS.has(name)) {
+            try {
+                json[name] = JSON.parse(value);
+                continue;
+            }
+            catch {
+                // Kept as the text it is: a value the engine cut to fit is still worth showing.
+            }
+        }
+        const number = Number(value);
+        json[name] =
+            NUMBER_OUTPUTS.has(name) && value !== '' && Number.isFinite(number) ? number : value;
+    }
+    return json;
+}
+const ENTITIES = { lt: '<', gt: '>', amp: '&', quot: '"', nbsp: ' ' };
+/**
+ * The summary's Markdown as plain text for a terminal: no HTML tags, no table rules, a facts
+ * row as `Field: value`, entities decoded. Linear.
+ */
+function plainSummary(markdown) {
+    const lines = [];
+    for (const raw of markdown.split('\n')) {
+        if (/^\s*\|?\s*:?-{3,}/.test(raw))
+            continue;
+        let line = raw
+            .replace(/<[^<>]*>/g, '')
+            .replace(/&(#\d{1,7}|[a-z]{2,6});/g, (entity, code) => code.startsWith('#')
+            ? String.fromCodePoint(Number(code.slice(1)))
+            : (ENTITIES[code] ?? entity))
+            .replace(/\*\*([^*]*)\*\*/g, '$1')
+            .replace(/\[([^\]]*)\]\(<?([^()<>\s]*)>?\)/g, '$1 ($2)')
+            .replace(/^#{1,6} /, '');
+        if (line.startsWith('|')) {
+            const cells = line.split('|').map((cell) => cell.trim());
+            line = cells.slice(1, -1).filter(Boolean).join(': ');
+        }
+        lines.push(line.trimEnd());
+    }
+    return `${lines
+        .join('\n')
+        .replace(/\n{3,}/g, '\n\n')
+        .trim()}\n`;
+}
+
+;// CONCATENATED MODULE: ./src/cli.ts
+/**
+ * The command line's door to the one engine: `cloud-agent-run`. It reads its world once (the
+ * arguments, the environment, the working directory), hands the main step the inputs the
+ * flags give, with action.yml's defaults, and answers for it with an exit code, the outputs
+ * as JSON and the summary. The engine is the Action's own: only the door differs.
+ */
+
+
+
+
+
+
+
+
+
+
+
+/** The command's exit codes (the contract's table). */
+const EXIT = {
+    passed: 0,
+    notPassed: 1,
+    badInput: 2,
+    unreachable: 3,
+    SIGINT: 130,
+    SIGTERM: 143,
+};
+/**
+ * Runs the command; resolves with its exit code. `actionYml` is the action's inputs file,
+ * whose inputs are the flags.
+ */
+async function runCli(args, actionYml, io = processIo()) {
+    const declared = await readDeclaredInputs(actionYml);
+    let command;
+    try {
+        command = parseCommandLine(args, declared);
+    }
+    catch (error) {
+        if (!(error instanceof UsageError))
+            throw error;
+        io.stderr(`cloud-agent-run: ${error.message}\n`);
+        return EXIT.badInput;
+    }
+    if (command.help) {
+        io.stdout(usage(declared));
+        return EXIT.passed;
+    }
+    if (command.version) {
+        io.stdout(`${USER_AGENT}\n`);
+        return EXIT.passed;
+    }
+    const onGitHub = io.env.GITHUB_ACTIONS === 'true';
+    const refusal = badInput(command, io, onGitHub);
+    if (refusal) {
+        io.stderr(`cloud-agent-run: ${refusal}\n`);
+        return EXIT.badInput;
+    }
+    return await runStep(command, declared, io, onGitHub);
+}
+/** What is wrong with the command before any request, or undefined. */
+function badInput(command, io, onGitHub) {
+    if (!io.env[KEY_VARIABLE]?.trim()) {
+        return `${KEY_VARIABLE} is not set: export the Warp API key in it (a flag would show in the process list).`;
+    }
+    const githubOnly = githubOnlyGiven(command.inputs);
+    if (githubOnly.length > 0 && !onGitHub) {
+        const names = githubOnly.map((name) => `--${name.replace(/_/g, '-')}`).join(', ');
+        const one = githubOnly.length === 1;
+        return `${names} only ${one ? 'means' : 'mean'} something in a GitHub Actions workflow (${one ? 'it works' : 'they work'} on GitHub); outside one, leave ${one ? 'it' : 'them'} out.`;
+    }
+    return undefined;
+}
+async function runStep(command, declared, io, onGitHub) {
+    let tasks;
+    if (command.tasksFile !== undefined) {
+        try {
+            tasks = (0,external_node_fs_namespaceObject.readFileSync)((0,external_node_path_namespaceObject.join)(io.cwd, command.tasksFile), 'utf8');
+        }
+        catch (error) {
+            io.stderr(`cloud-agent-run: --tasks-file cannot be read: ${errorMessage(error)}\n`);
+            return EXIT.badInput;
+        }
+    }
+    const files = (0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'cloud-agent-run-'));
+    const runner = readRunnerWorld(onGitHub ? io.env : {});
+    const world = {
+        ...runner,
+        // Outside GitHub, the default key (`name` left out) says where the run came from.
+        workflow: runner.workflow ?? 'cloud-agent-run',
+        job: runner.job ?? io.env.CI_JOB_NAME ?? 'command',
+        workspace: io.env.GITHUB_WORKSPACE && onGitHub ? io.env.GITHUB_WORKSPACE : io.cwd,
+        // Downloads go where a person finds them after the command ends, not into its own files.
+        runnerTemp: (0,external_node_os_namespaceObject.tmpdir)(),
+    };
+    const secrets = new Set([io.env[KEY_VARIABLE]?.trim() ?? '']);
+    const inputs = {
+        get: (name) => inputValue(name, command, declared, io.env, tasks),
+        mask: (secret) => secrets.add(secret),
+        world,
+    };
+    const restore = redirectRunnerFiles(files, io, secrets);
+    const signal = watchSignals();
+    let end;
+    try {
+        end = await run(world, inputs);
+    }
+    finally {
+        signal.stop();
+        restore();
+    }
+    const failed = process.exitCode === 1;
+    process.exitCode = undefined;
+    const outputs = parseOutputFile(readIfThere((0,external_node_path_namespaceObject.join)(files, 'output')));
+    const summary = readIfThere((0,external_node_path_namespaceObject.join)(files, 'summary'));
+    (0,external_node_fs_namespaceObject.rmSync)(files, { recursive: true, force: true });
+    if (command.summaryFile !== undefined)
+        (0,external_node_fs_namespaceObject.writeFileSync)((0,external_node_path_namespaceObject.join)(io.cwd, command.summaryFile), summary);
+    io.stdout(command.json ? `${JSON.stringify(outputsAsJson(outputs), null, 2)}\n` : plainSummary(summary));
+    if (signal.received)
+        return EXIT[signal.received];
+    if (end.error instanceof InputError)
+        return EXIT.badInput;
+    if (!end.hadRun && isUnreachable(end.error))
+        return EXIT.unreachable;
+    return failed ? EXIT.notPassed : EXIT.passed;
+}
+/** A flag's value, else action.yml's default; the key from the environment only. */
+function inputValue(name, command, declared, env, tasks) {
+    if (name === 'api_key')
+        return env[KEY_VARIABLE]?.trim() ?? '';
+    if (name === 'tasks' && tasks !== undefined)
+        return tasks.trim();
+    const given = command.inputs.get(name);
+    if (given !== undefined)
+        return given.trim();
+    if (name === 'github_token')
+        return env.GITHUB_TOKEN ?? '';
+    const fallback = declared[name]?.default;
+    return typeof fallback === 'string' ? fallback : '';
+}
+/** The service never answered, or refused the key: nothing was created. */
+function isUnreachable(error) {
+    if (error instanceof AuthenticationError || error instanceof PermissionDeniedError)
+        return true;
+    if (error instanceof ApiStatusError)
+        return false;
+    return error instanceof ApiConnectionError;
+}
+/** action.yml's inputs. The YAML parser loads only here: a step of the Action never pays for it. */
+async function readDeclaredInputs(actionYml) {
+    const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
+    const action = parse((0,external_node_fs_namespaceObject.readFileSync)(actionYml, 'utf8'));
+    return action.inputs ?? {};
+}
+function readIfThere(path) {
+    try {
+        return (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
+    }
+    catch {
+        return '';
+    }
+}
+/**
+ * The engine writes its outputs, summary and state as a runner's step does, through
+ * @actions/core's file commands, and its log as workflow commands on stdout. The door gives
+ * it files of its own, and turns the log into plain lines on stderr, masking every secret,
+ * so that stdout carries only what the command prints. Undone by the function returned.
+ */
+function redirectRunnerFiles(dir, io, secrets) {
+    const names = ['GITHUB_OUTPUT', 'GITHUB_STEP_SUMMARY', 'GITHUB_STATE'];
+    const saved = names.map((name) => [name, process.env[name]]);
+    const paths = { GITHUB_OUTPUT: 'output', GITHUB_STEP_SUMMARY: 'summary', GITHUB_STATE: 'state' };
+    for (const name of names) {
+        const path = (0,external_node_path_namespaceObject.join)(dir, paths[name]);
+        (0,external_node_fs_namespaceObject.writeFileSync)(path, '');
+        process.env[name] = path;
+    }
+    const write = process.stdout.write.bind(process.stdout);
+    let pending = '';
+    process.stdout.write = ((chunk) => {
+        pending += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+        const lines = pending.split('\n');
+        pending = lines.pop() ?? '';
+        for (const line of lines) {
+            const shown = logLine(line, secrets);
+            if (shown !== undefined)
+                io.stderr(`${shown}\n`);
+        }
+        return true;
+    });
+    return () => {
+        if (pending)
+            io.stderr(`${logLine(pending, secrets) ?? ''}\n`);
+        process.stdout.write = write;
+        for (const [name, value] of saved)
+            process.env[name] = value ?? '';
+    };
+}
+/** A workflow command as a person reads it in a terminal; undefined for one that shows nothing. */
+function logLine(line, secrets) {
+    const command = /^::([a-z-]+)(?: [^:]*)?::(.*)$/.exec(line);
+    let text = line;
+    if (command) {
+        const [, name = '', message = ''] = command;
+        if (name === 'add-mask') {
+            secrets.add(unescapeCommand(message));
+            return undefined;
+        }
+        if (name === 'debug' || name === 'endgroup')
+            return undefined;
+        const body = unescapeCommand(message);
+        text = name === 'group' ? body : `${name}: ${body}`;
+    }
+    for (const secret of secrets)
+        if (secret)
+            text = text.split(secret).join('***');
+    return text;
+}
+function unescapeCommand(text) {
+    return text
+        .replace(/%0D/g, '\r')
+        .replace(/%0A/g, '\n')
+        .replace(/%3A/g, ':')
+        .replace(/%2C/g, ',')
+        .replace(/%25/g, '%');
+}
+/**
+ * SIGINT and SIGTERM: the engine cancels every run it started and ends the step; the door only
+ * remembers which came, for the exit code. Before the engine listens (nothing is created yet),
+ * a signal ends the command at once.
+ */
+function watchSignals() {
+    const state = { stop: () => undefined };
+    const handlers = ['SIGINT', 'SIGTERM'].map((name) => {
+        const handler = () => {
+            state.received ??= name;
+            if (process.listenerCount(name) === 1)
+                process.exit(EXIT[name]);
+        };
+        process.on(name, handler);
+        return [name, handler];
+    });
+    state.stop = () => {
+        for (const [name, handler] of handlers)
+            process.off(name, handler);
+    };
+    return state;
+}
+function processIo() {
+    return {
+        env: process.env,
+        cwd: process.cwd(),
+        stderr: (text) => process.stderr.write(text),
+        stdout: (text) => process.stdout.write(text),
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/index.ts
 /**
  * The bundle: both steps' run(), and the reconcile action's, with no side
@@ -16758,9 +17249,11 @@ async function main_run(world = readRunnerWorld()) {
 
 
 
+
+var __webpack_exports__runCli = __webpack_exports__.ak;
 var __webpack_exports__runMain = __webpack_exports__.VN;
 var __webpack_exports__runPost = __webpack_exports__.a2;
 var __webpack_exports__runReconcile = __webpack_exports__.Kf;
-export { __webpack_exports__runMain as runMain, __webpack_exports__runPost as runPost, __webpack_exports__runReconcile as runReconcile };
+export { __webpack_exports__runCli as runCli, __webpack_exports__runMain as runMain, __webpack_exports__runPost as runPost, __webpack_exports__runReconcile as runReconcile };
 
 //# sourceMappingURL=index.js.map

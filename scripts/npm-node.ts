@@ -1,8 +1,9 @@
 /**
- * Run by npm after an install (postinstall). When npm itself runs on a Node older than the
- * tools need (20, say), says so in one line, in place of npm's EBADENGINE warning for each
- * package that asks for a newer Node (.npmrc keeps npm to errors): the install worked, because
- * the `node` dev dependency brought Node 24, on which every npm script runs (this one too).
+ * Run by npm after a development install (`prepare`: never when the published package is
+ * installed). When npm itself runs on a Node older than the tools need (20, say), says so in
+ * one line, in place of npm's EBADENGINE warning for each package that asks for a newer Node
+ * (.npmrc keeps npm to errors): the install worked, because the `node` dev dependency brought
+ * Node 24, on which every npm script runs (this one too).
  */
 const NEEDED = [22, 19] as const
 

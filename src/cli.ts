@@ -7,7 +7,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parse } from 'yaml'
 import {
   ApiConnectionError,
   AuthenticationError,
@@ -59,7 +58,7 @@ export async function runCli(
   actionYml: URL,
   io: CommandIo = processIo(),
 ): Promise<number> {
-  const declared = readDeclaredInputs(actionYml)
+  const declared = await readDeclaredInputs(actionYml)
   let command: CommandLine
   try {
     command = parseCommandLine(args, declared)
@@ -115,8 +114,12 @@ async function runStep(
     }
   }
   const files = mkdtempSync(join(tmpdir(), 'cloud-agent-run-'))
+  const runner = readRunnerWorld(onGitHub ? io.env : {})
   const world = {
-    ...readRunnerWorld(onGitHub ? io.env : {}),
+    ...runner,
+    // Outside GitHub, the default key (`name` left out) says where the run came from.
+    workflow: runner.workflow ?? 'cloud-agent-run',
+    job: runner.job ?? io.env.CI_JOB_NAME ?? 'command',
     workspace: io.env.GITHUB_WORKSPACE && onGitHub ? io.env.GITHUB_WORKSPACE : io.cwd,
     // Downloads go where a person finds them after the command ends, not into its own files.
     runnerTemp: tmpdir(),
@@ -175,7 +178,9 @@ function isUnreachable(error: unknown): boolean {
   return error instanceof ApiConnectionError
 }
 
-function readDeclaredInputs(actionYml: URL): Record<string, DeclaredInput> {
+/** action.yml's inputs. The YAML parser loads only here: a step of the Action never pays for it. */
+async function readDeclaredInputs(actionYml: URL): Promise<Record<string, DeclaredInput>> {
+  const { parse } = await import('yaml')
   const action = parse(readFileSync(actionYml, 'utf8')) as {
     inputs?: Record<string, DeclaredInput>
   }

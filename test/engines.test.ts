@@ -12,6 +12,7 @@ import { ROOT } from './e2e/harness.ts'
 
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   engines: { node: string }
+  devEngines: { runtime: { name: string; version: string } }
 }
 const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
   packages: Record<string, { engines?: { node?: string } | string[]; optional?: boolean }>
@@ -27,12 +28,12 @@ const required = Object.entries(lock.packages).flatMap(([path, entry]) => {
 
 const PROBES = ['20.19.0', '22.12.0', '22.13.0', '22.19.0', '22.30.0', '23.5.0', '24.0.0', '26.0.0']
 
-describe("package.json's engines", () => {
+describe("package.json's devEngines: the Node that development needs", () => {
   it.each(PROBES)(
     'Node %s: stated as supported exactly when every package accepts it',
     (version) => {
       const refused = required.filter(({ range }) => !semver.satisfies(version, range))
-      const stated = semver.satisfies(version, manifest.engines.node)
+      const stated = semver.satisfies(version, manifest.devEngines.runtime.version)
       expect(stated ? refused.map(({ name, range }) => `${name} wants ${range}`) : []).toEqual([])
       if (!stated)
         expect(refused.length, `${version} is accepted by every package`).toBeGreaterThan(0)
@@ -62,4 +63,11 @@ describe('npm on an older Node (scripts/npm-node.ts, run after an install)', () 
       expect(say(userAgent)).toBe('')
     },
   )
+})
+
+describe("package.json's engines: the Node the published command runs on", () => {
+  it("is Node 20 or newer: dist/ alone runs, and CI runs it on the machine's Node 20", () => {
+    expect(manifest.engines.node).toBe('>=20')
+    expect(manifest.devEngines.runtime.name).toBe('node')
+  })
 })

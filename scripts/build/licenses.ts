@@ -31,15 +31,38 @@ function licenseText(dir: string): string {
   return file ? readFileSync(join(dir, file), 'utf8').trim() : ''
 }
 
-/** The notices for the production dependencies of the package at `root`. */
+/**
+ * The packages the sources import (bare specifiers, statically or lazily): what the bundle
+ * carries. The published package has no dependencies of its own (dist/ is all it runs), so
+ * they are found here rather than in package.json.
+ */
+function importedPackages(srcDir: string): string[] {
+  const names = new Set<string>()
+  for (const file of readdirSync(srcDir, { recursive: true, encoding: 'utf8' })) {
+    if (!file.endsWith('.ts')) continue
+    const text = readFileSync(join(srcDir, file), 'utf8')
+    for (const match of text.matchAll(/(?:from|import\()\s*'([^'./][^']*)'/g)) {
+      const specifier = match[1] ?? ''
+      if (specifier.startsWith('node:')) continue
+      const parts = specifier.split('/')
+      names.add(specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? ''))
+    }
+  }
+  return [...names].sort()
+}
+
+/** The notices for the packages the bundle of the package at `root` carries. */
 export function licenses(root: string): { text: string; count: number } {
   // Keyed by folder, not name: vendor/lazy-undici and the real undici share a name and version.
   const visited = new Set<string>([root])
   const queue = [root]
   const packages = new Map<string, { manifest: Manifest; dir: string }>()
+  // vendor/lazy-undici loads the real undici (`undici-actual`), bundled as dist/undici.cjs.
+  const entry = [...importedPackages(join(root, 'src')), 'undici-actual']
   while (queue.length > 0) {
     const dir = queue.shift() ?? root
-    for (const name of Object.keys(readManifest(dir).dependencies ?? {})) {
+    const names = dir === root ? entry : Object.keys(readManifest(dir).dependencies ?? {})
+    for (const name of names) {
       const depDir = realpathSync(resolvePackage(name, dir))
       if (visited.has(depDir)) continue
       visited.add(depDir)

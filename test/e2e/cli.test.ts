@@ -1,0 +1,245 @@
+/**
+ * The command line, `cloud-agent-run`, end to end: the command spawned as a shell would spawn
+ * it (dist/cli.js under ACTION_UNDER_TEST=bundle, else its source entry), against the fake API
+ * on loopback. Exit codes, the JSON on stdout and the log on stderr, the summary, signals.
+ */
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parse } from 'yaml'
+import { describe, expect, it } from 'vitest'
+import { GITHUB_ONLY_INPUTS } from '../../src/cli/flags.ts'
+import { conversationStep, type RunScript } from '../fake-api/server.ts'
+import { COMPILE_CACHE, defaultTarget, ROOT } from './harness.ts'
+import { e2eServers } from './servers.ts'
+
+const KEY = 'sk-cli-e2e-5f2a9c'
+const { fakeApi } = e2eServers(KEY)
+
+interface CommandResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+interface Command {
+  /** Resolves when the command exits. */
+  done: Promise<CommandResult>
+  kill(signal: NodeJS.Signals): void
+}
+
+/** Spawns the command in a fresh directory, with only the environment a shell would give. */
+function command(args: string[], env: Record<string, string> = {}, cwd = newDirectory()): Command {
+  const bundle = defaultTarget() === 'bundle'
+  const entry = bundle ? join(ROOT, 'dist', 'cli.js') : join(ROOT, 'src', 'entries', 'cli.ts')
+  const node = (bundle ? process.env.ACTION_NODE : undefined) ?? process.execPath
+  const child = spawn(node, [entry, ...args], {
+    cwd,
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...(bundle ? {} : { NODE_COMPILE_CACHE: COMPILE_CACHE }),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const done = new Promise<CommandResult>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  )
+  return { done, kill: (signal) => child.kill(signal) }
+}
+
+const newDirectory = () => mkdtempSync(join(tmpdir(), 'cli-e2e-'))
+
+const against = (api: { baseUrl: string }, ...args: string[]) => [
+  '--base-url',
+  api.baseUrl,
+  '--poll-interval',
+  '100ms',
+  ...args,
+]
+
+const WITH_KEY = { WARP_API_KEY: KEY }
+
+function finishing(state: 'SUCCEEDED' | 'FAILED', answer = 'All done.'): RunScript {
+  return [
+    { state: 'QUEUED', afterMs: 0 },
+    { state: 'INPROGRESS', afterMs: 100 },
+    {
+      state,
+      afterMs: 400,
+      patch: {
+        request_usage: { inference_cost: 1.5 },
+        ...(state === 'FAILED' ? { status_message: { message: 'The tests do not build.' } } : {}),
+      },
+      conversation: [
+        conversationStep('final', [
+          { role: 'assistant', content: [{ type: 'text', text: answer }] },
+        ]),
+      ],
+    },
+  ]
+}
+
+const working: RunScript = [
+  { state: 'QUEUED', afterMs: 0 },
+  { state: 'INPROGRESS', afterMs: 50 },
+]
+
+describe('cloud-agent-run: the command line', () => {
+  it('succeeds: exit 0, the outputs as one JSON object on stdout, the log on stderr', async () => {
+    const api = await fakeApi({ script: () => finishing('SUCCEEDED') })
+    const cwd = newDirectory()
+    const result = await command(
+      against(api, '--prompt', 'Summarise the repository', '--json', '--summary', 'summary.md'),
+      WITH_KEY,
+      cwd,
+    ).done
+
+    expect(result.code, result.stderr).toBe(0)
+    const outputs = JSON.parse(result.stdout) as Record<string, unknown>
+    expect(outputs).toMatchObject({ outcome: 'succeeded', state: 'SUCCEEDED', result: 'All done.' })
+    // JSON values, not JSON text.
+    expect(outputs.credits).toBe(1.5)
+    expect(outputs.run).toMatchObject({ run_id: outputs.run_id })
+    expect(result.stderr).toMatch(/Created run run_\S+; it is QUEUED\./)
+    expect(result.stderr).not.toMatch(/^::/m)
+    expect(`${result.stdout}${result.stderr}`).not.toContain(KEY)
+    expect(readFileSync(join(cwd, 'summary.md'), 'utf8')).toMatch(/^### ✅ /)
+    expect(api.requestsTo('POST', /\/agent\/runs?$/)).toHaveLength(1)
+  })
+
+  it('a run that fails: exit 1, and the summary as plain text on stdout without --json', async () => {
+    const api = await fakeApi({ script: () => finishing('FAILED') })
+    const result = await command(against(api, '--prompt', 'Fix the build'), WITH_KEY).done
+
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/^❌ Fix the build failed$/m)
+    expect(result.stdout).toContain('Status message: The tests do not build.')
+    expect(result.stdout).not.toMatch(/<\/?\w+|\|---/)
+    expect(result.stderr).toMatch(/^error: Run run_\S+ ended FAILED: The tests do not build\.$/m)
+  })
+
+  it('bad input: exit 2 and a message naming it, before any request', async () => {
+    const api = await fakeApi()
+    for (const [args, env, says] of [
+      [['--prompt', 'x', '--timeout', 'soon'], WITH_KEY, /Input "timeout" must be a duration/],
+      [['--prompt', 'x'], {}, /WARP_API_KEY is not set/],
+      [['--prompt', 'x', '--api-key', KEY], WITH_KEY, /The key is never a flag/],
+      [
+        ['--prompt', 'x', '--comment'],
+        WITH_KEY,
+        /--comment only means something in a GitHub Actions workflow/,
+      ],
+      [['--prompt', 'x', '--promt', 'y'], WITH_KEY, /Unknown flag --promt/],
+    ] as const) {
+      const result = await command(against(api, ...args), env).done
+      expect(result.code, args.join(' ')).toBe(2)
+      expect(result.stderr).toMatch(says)
+      expect(result.stderr).not.toContain(KEY)
+    }
+    expect(api.requests).toHaveLength(0)
+  })
+
+  it('a key the service refuses: exit 3, and nothing was created', async () => {
+    const api = await fakeApi()
+    const result = await command(against(api, '--prompt', 'x', '--json'), {
+      WARP_API_KEY: 'sk-not-the-right-key',
+    }).done
+
+    expect(result.code).toBe(3)
+    expect(result.stderr).toMatch(/401/)
+    expect(api.allRuns()).toHaveLength(0)
+  })
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('%s cancels the run it started, then exits %i', async (signal, code) => {
+    const api = await fakeApi({ script: () => working })
+    const running = command(against(api, '--prompt', 'Work for a long time', '--json'), WITH_KEY)
+    await api.waitForRequest('GET', /\/agent\/runs\/[^/]+$/)
+    running.kill(signal)
+    const result = await running.done
+
+    expect(result.code).toBe(code)
+    const [run] = api.allRuns()
+    expect(run?.state).toBe('CANCELLED')
+    expect((JSON.parse(result.stdout) as { outcome?: string }).outcome).toBe('interrupted')
+  })
+
+  it('--no-wait: starts the run and exits 0 with outcome started', async () => {
+    const api = await fakeApi({ script: () => working })
+    const result = await command(against(api, '--prompt', 'Go on', '--no-wait', '--json'), WITH_KEY)
+      .done
+
+    expect(result.code, result.stderr).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'started' })
+    expect(api.allRuns().map((run) => run.state)).toEqual(['INPROGRESS'])
+  })
+
+  it('--tasks-file: a set from a YAML file, its runs as a JSON array', async () => {
+    const api = await fakeApi({ script: () => finishing('SUCCEEDED') })
+    const cwd = newDirectory()
+    writeFileSync(
+      join(cwd, 'tasks.yml'),
+      '- Update package a\n- prompt: Update package b\n  title: B\n',
+    )
+    const result = await command(against(api, '--tasks-file', 'tasks.yml', '--json'), WITH_KEY, cwd)
+      .done
+
+    expect(result.code, result.stderr).toBe(0)
+    const { runs, outcome } = JSON.parse(result.stdout) as { runs: unknown[]; outcome: string }
+    expect(outcome).toBe('succeeded')
+    expect(runs).toHaveLength(2)
+    expect(runs[1]).toMatchObject({ task: 1, title: 'B', outcome: 'succeeded' })
+  })
+
+  it('--output-schema: the validated document as a JSON value', async () => {
+    const document = { risk: 'low', files: ['a.ts'] }
+    const api = await fakeApi({
+      script: () =>
+        finishing('SUCCEEDED', `Done.\n\n\`\`\`json\n${JSON.stringify(document)}\n\`\`\``),
+    })
+    const cwd = newDirectory()
+    writeFileSync(
+      join(cwd, 'schema.yml'),
+      'type: object\nrequired: [risk]\nproperties:\n  risk: { enum: [low, high] }\n',
+    )
+    const result = await command(
+      against(api, '--prompt', 'Assess', '--output-schema', 'schema.yml', '--json'),
+      WITH_KEY,
+      cwd,
+    ).done
+
+    expect(result.code, result.stderr).toBe(0)
+    expect((JSON.parse(result.stdout) as { structured_output: unknown }).structured_output).toEqual(
+      document,
+    )
+  })
+
+  it('--help lists a flag for every input of action.yml, with its default', async () => {
+    const result = await command(['--help']).done
+    expect(result.code).toBe(0)
+    const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
+      inputs: Record<string, { default?: string }>
+    }
+    for (const [name, input] of Object.entries(action.inputs)) {
+      if (name === 'api_key') continue
+      const flag = `--${name.replace(/_/g, '-')}`
+      expect(result.stdout).toContain(flag)
+      if ((GITHUB_ONLY_INPUTS as readonly string[]).includes(name)) {
+        expect(result.stdout).toMatch(
+          new RegExp(`${flag}(, --no-[\\w-]+)? \\(GitHub Actions only\\)`),
+        )
+      } else if (input.default) {
+        expect(result.stdout).toContain(`(default: ${input.default})`)
+      }
+    }
+    expect(result.stdout).not.toContain('--api-key')
+  })
+})
