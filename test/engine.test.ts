@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest'
 const ROOT = join(import.meta.dirname, '..')
 
 /** The engine: every folder below the steps. */
-const ENGINE = ['run', 'model', 'agent', 'api', 'report', 'github', 'text']
+const ENGINE = ['run', 'model', 'agent', 'api', 'report', 'github', 'gitlab', 'text']
 
 /**
  * The engine's modules that still write the runner's file commands through

@@ -65,6 +65,10 @@ const RELAYS: Readonly<Record<string, string>> = {
     "SessionGoneError's sentence (this.message +=)",
   'src/api/errors.ts: new Error(why)': "a timeout's reason, inside ApiTimeoutError's message",
   'src/github/handoff.ts: message': "the GitHub writes' warnings, written in src/github/",
+  'src/gitlab/note.ts: new GitLabFailure(`${method} ${path} failed: ${causeOf(error)}`)':
+    "the network's error, inside `GitLab: could not write the note on … (…)`",
+  'src/gitlab/note.ts: new GitLabFailure(`${method} ${path} → ${safeForLog(shown, 200)}`, status)':
+    "GitLab's own error, inside `GitLab: could not write the note on … (…)`",
   'src/github/octokit.ts: new TransientFailure(error, attempt)':
     "GitHub's own error, inside the GitHub warnings",
   'src/main.ts: error.message': 'RunMayExistError, collected where it is constructed',
@@ -106,6 +110,11 @@ const NOT_LINES: Readonly<Record<string, string>> = {
   'unreachable: readStepSettings reads the target': 'a guard of the inputs reading',
   'Unhandled run state …': 'a guard: meaningOf knows every state',
   '… … was aborted': 'the step was cancelled: its outcome says so, not this',
+  'GET /user answered no user ID': 'inside `GitLab: could not write the note on … (…)`',
+  'the new note came back without an ID': 'inside `GitLab: could not write the note on … (…)`',
+  '… … had no answer within …': 'inside `GitLab: could not write the note on … (…)`',
+  '… … answered … with a redirect to …, which is not followed so the token stays with CI_API_V4_URL':
+    'inside `GitLab: could not write the note on … (…)`',
   'Run …: failed: Run … was cancelled.': 'a pass fails a sweep only for a cancel that did not land',
 }
 
