@@ -6302,6 +6302,16 @@ const GITHUB_LIMITS = {
 const HEAD_MOVED_DEADLINE_MS = 3_000;
 /** The pauses before looking again at a pull-request comment that another step writes too. */
 const COMMENT_RECHECK_PAUSES_MS = [300, 700];
+// ── GitLab ───────────────────────────────────────────────────────────────────
+/**
+ * The command's merge-request note (src/gitlab/note.ts), as GitHub's calls: GitLab can never
+ * hold the job. One call (all its attempts) lasts at most `callMs`; after a 5xx or a broken
+ * connection it is asked again after each of `transientPausesMs`, inside the same deadline.
+ */
+const GITLAB_LIMITS = {
+    callMs: 8_000,
+    transientPausesMs: [500, 1_500],
+};
 
 ;// CONCATENATED MODULE: ./src/agent/sources.ts
 
