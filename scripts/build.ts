@@ -20,6 +20,17 @@ const DIST = join(ROOT, 'dist')
 /** undici, apart: parsing it was a third of every step's start, for a step that never uses it. */
 const UNDICI_FILE = 'undici.cjs'
 
+/**
+ * A source map with its sources' paths in one form, `.././<path from the root>`: ncc writes a
+ * lazily loaded chunk's paths with one `../` more now and then, so that the same sources could
+ * build a different dist/, which CI takes for a stale one.
+ */
+function canonicalMap(text: string): string {
+  const map = JSON.parse(text) as { sources?: string[] }
+  map.sources = map.sources?.map((source) => source.replace(/^(?:\.\.\/)+\.\//, '.././'))
+  return JSON.stringify(map)
+}
+
 function write(file: string, content: string | Buffer): void {
   mkdirSync(dirname(join(DIST, file)), { recursive: true })
   writeFileSync(join(DIST, file), content)
@@ -36,7 +47,9 @@ const bundle = await ncc(join(ROOT, 'src', 'index.ts'), {
   quiet: true,
 })
 write('index.js', bundle.code)
-for (const [file, asset] of Object.entries(bundle.assets)) write(file, asset.source)
+for (const [file, asset] of Object.entries(bundle.assets)) {
+  write(file, file.endsWith('.map') ? canonicalMap(asset.source.toString()) : asset.source)
+}
 
 // No source map: a stack trace through undici would point into its sources, not ours.
 const undici = await ncc(createRequire(import.meta.url).resolve('undici-actual'), { quiet: true })
