@@ -1,8 +1,8 @@
 import * as core from '@actions/core'
 import { agentWorkSources } from './agent/sources.ts'
-import { collectAgentWork, readConversation, type AgentWorkSources } from './agent/work.ts'
+import { readConversation, type AgentWorkSources } from './agent/work.ts'
 import { type AgentRunsClient } from './api/client.ts'
-import { abortableSleep, abortAfter } from './api/transport.ts'
+import { abortableSleep } from './api/transport.ts'
 import type { RunItem } from './api/types.ts'
 import { commentOutcomeOf } from './github/comment.ts'
 import { GitHubContext } from './github/context.ts'
@@ -34,7 +34,6 @@ import { logCancel, type CancelReport } from './model/cancel.ts'
 import { isTerminal } from './model/states.ts'
 import type { StepOutcome, StepTarget } from './model/step.ts'
 import { publishError, publishOutcome, publishOverBudget } from './report/publish.ts'
-import type { SummaryExtras } from './report/summary.ts'
 import {
   cancelDeadline,
   cancelOwnRun,
@@ -53,7 +52,7 @@ import {
   type OutputRequest,
 } from './run/output.ts'
 import { withInstruction } from './agent/structured-output.ts'
-import type { Conversation } from './agent/conversation.ts'
+import { gatherAgentWork, withinWaits } from './run/gather.ts'
 import { findSupersedingRun } from './run/superseded.ts'
 import { RunTracker } from './run/tracker.ts'
 import { RunWatcher } from './run/watch.ts'
@@ -62,7 +61,7 @@ import { runTaskSet } from './tasks.ts'
 import { onTerminationSignal, readRunnerWorld } from './runner.ts'
 import { runnerState } from './state.ts'
 import { safeForLog } from './text/log.ts'
-import { AGENT_WORK_DEADLINE_MS, PAST_TIMEOUT_MS, SIGNAL_CANCEL } from './timing.ts'
+import { PAST_TIMEOUT_MS, SIGNAL_CANCEL } from './timing.ts'
 import type { World } from './world.ts'
 
 /** How the main step ended, for a door that answers for it (the command line's exit code). */
@@ -303,15 +302,16 @@ async function finish(
     outcome.run && comment && !interruption.cancelling
       ? headMovedNote(step.github, commit, core)
       : undefined
-  const work = await gatherAgentWork(
-    outcome,
-    settings,
-    step.world,
-    step.sources,
-    outcome.kind === 'blocked' ? step.watcher.lastConversation : checked?.conversation,
-    interruption.signal,
-    step.waitsEndBy,
-  )
+  const work = await gatherAgentWork(outcome, {
+    settings: settings.agentWork,
+    world: step.world,
+    sources: step.sources,
+    conversation:
+      outcome.kind === 'blocked' ? step.watcher.lastConversation : checked?.conversation,
+    signal: interruption.signal,
+    endBy: step.waitsEndBy,
+    log: core,
+  })
   if (outcome.run && comment) {
     const moved = await headMoved
     comment.show(outcome.run, {
@@ -508,45 +508,4 @@ function outputCheckDeps(
         stepDeps,
       ),
   }
-}
-
-/**
- * The agent's answer and files, once the run has ended, been cancelled by the
- * step, or been handed to a person at BLOCKED. Nothing here changes the outcome.
- */
-async function gatherAgentWork(
-  outcome: StepOutcome,
-  settings: Settings,
-  world: World,
-  sources: AgentWorkSources,
-  /** A conversation already read (at BLOCKED, or to check the result), to save a request. */
-  conversation: Conversation | undefined,
-  signal: AbortSignal,
-  endBy: number,
-): Promise<SummaryExtras> {
-  const ended =
-    outcome.kind === 'finished' ||
-    outcome.kind === 'blocked' ||
-    outcome.kind === 'timed-out' ||
-    outcome.kind === 'over-budget'
-  if (!ended) return {}
-  return collectAgentWork(
-    outcome.run,
-    {
-      downloadPatterns: settings.agentWork.downloadPatterns,
-      artifactsDir: settings.agentWork.artifactsDir,
-      runnerTemp: world.runnerTemp,
-      workspace: world.workspace,
-      conversation,
-    },
-    sources,
-    { info: core.info, warning: core.warning, debug: core.debug, safeForLog },
-    withinWaits(signal, endBy),
-  )
-}
-
-/** `signal`, also aborted at `endBy` (PAST_TIMEOUT_MS past the timeout), and never after AGENT_WORK_DEADLINE_MS. */
-function withinWaits(signal: AbortSignal, endBy: number): AbortSignal {
-  const leftMs = Math.max(0, Math.min(AGENT_WORK_DEADLINE_MS, endBy - Date.now()))
-  return abortAfter(signal, leftMs)
 }

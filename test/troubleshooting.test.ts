@@ -79,6 +79,7 @@ const RELAYS: Readonly<Record<string, string>> = {
     "the budget's message (SOURCES), and the errors constructed in src/",
   'src/run/set.ts: `${taskName(task)}: ${safeForLog(task.createError)}`':
     "a task's create error: the errors constructed in src/, after the task's name",
+  'src/run/gather.ts: message': "the agent's work's lines, written in src/agent/",
   'src/run/watch.ts: message': "the wait's warnings, written in src/run/",
   "src/reconcile/pass.ts: `Run ${safeForLog(row.runId)}: ${settings.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`":
     "the pass's rows: the failed ones are collected from rowOf(run, 'failed', …) (SOURCES)",

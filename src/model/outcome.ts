@@ -152,6 +152,12 @@ export interface OutcomeRecord {
   readonly commitState: CommitState
   /** The check run: a broken run says so, and is never "changes requested". */
   readonly check: { readonly conclusion: CheckConclusion; readonly title: string }
+  /**
+   * Whether the step brings back the agent's work (its answer, its files) on this outcome: a
+   * run that ended, was stopped by the step, or waits for a person has work to show; one the
+   * step never waited for (started) or that the workflow cut short (interrupted) does not.
+   */
+  readonly carriesAgentWork: boolean
 }
 
 export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
@@ -161,6 +167,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     passes: true,
     commitState: 'success',
     check: { conclusion: 'success', title: 'Succeeded' },
+    carriesAgentWork: true,
   },
   failed: {
     icon: '❌',
@@ -168,6 +175,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     passes: false,
     commitState: 'failure',
     check: { conclusion: 'failure', title: 'The run broke: the agent could not finish' },
+    carriesAgentWork: true,
   },
   error: {
     icon: '❌',
@@ -175,6 +183,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     passes: false,
     commitState: 'error',
     check: { conclusion: 'failure', title: "The run broke: a failure on the service's side" },
+    carriesAgentWork: true,
   },
   cancelled: {
     icon: '⛔',
@@ -182,6 +191,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     passes: false,
     commitState: 'error',
     check: { conclusion: 'cancelled', title: 'The run was cancelled' },
+    carriesAgentWork: true,
   },
   timed_out: {
     icon: '⏱️',
@@ -189,6 +199,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     passes: false,
     commitState: 'failure',
     check: { conclusion: 'timed_out', title: 'The run broke: timed out' },
+    carriesAgentWork: true,
   },
   superseded: {
     icon: '⏭️',
@@ -196,6 +207,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     passes: true,
     commitState: 'success',
     check: { conclusion: 'neutral', title: 'Superseded by a newer run' },
+    carriesAgentWork: true,
   },
   blocked: {
     icon: '✋',
@@ -203,6 +215,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     passes: false,
     commitState: 'failure',
     check: { conclusion: 'action_required', title: 'The run waits for a person' },
+    carriesAgentWork: true,
   },
   over_budget: {
     icon: '💸',
@@ -210,6 +223,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     passes: false,
     commitState: 'failure',
     check: { conclusion: 'failure', title: 'The run broke: over its credit cap' },
+    carriesAgentWork: true,
   },
   interrupted: {
     icon: '⛔',
@@ -217,6 +231,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     passes: false,
     commitState: 'error',
     check: { conclusion: 'cancelled', title: 'The run was cancelled' },
+    carriesAgentWork: false,
   },
   started: {
     icon: '🚀',
@@ -224,6 +239,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     passes: true,
     commitState: 'pending',
     check: { conclusion: 'neutral', title: 'Started; this step does not wait for it' },
+    carriesAgentWork: false,
   },
   invalid_output: {
     icon: '🧩',
@@ -231,6 +247,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     passes: false,
     commitState: 'error',
     check: { conclusion: 'failure', title: 'The run broke: its result did not validate' },
+    carriesAgentWork: true,
   },
 }
 
@@ -250,6 +267,11 @@ export interface EndingWords extends OutcomeRecord {
   readonly headline: string
   /** For a step that fails: the error line. Service text in it is unescaped. */
   readonly failure?: string
+}
+
+/** The `outcome` output's word for a step's outcome. */
+export function outcomeWordOf(outcome: StepOutcome): Outcome {
+  return describeEnding(endingOf(outcome)).outcome
 }
 
 /** The words for one ending: one switch, for every surface. */

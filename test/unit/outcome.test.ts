@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import { blockedQuestion, decideOnBlocked, howToAnswer } from '../../src/model/blocked.ts'
+import type { RunItem } from '../../src/api/types.ts'
 import {
   describeEnding,
   failureNotes,
   OUTCOME_RECORDS,
   OUTCOMES,
+  outcomeWordOf,
   type Ending,
 } from '../../src/model/outcome.ts'
+import type { StepOutcome } from '../../src/model/step.ts'
+import { gatherAgentWork } from '../../src/run/gather.ts'
 
 const run = { runId: 'run-1', name: 'Review PR #7' }
 const cancelled = { kind: 'cancelled' } as const
@@ -78,6 +82,89 @@ describe('outcome', () => {
     // A blocked run handed over with on_blocked: pass passes everywhere.
     const passing = describeEnding({ kind: 'blocked', run, onBlocked: 'pass' })
     expect([passing.passes, passing.commitState]).toEqual([true, 'success'])
+  })
+
+  it("says in every outcome's record whether it carries the agent's work", () => {
+    const carrying = OUTCOMES.filter((outcome) => {
+      const record: Record<string, unknown> = { ...OUTCOME_RECORDS[outcome] }
+      expect(typeof record.carriesAgentWork, outcome).toBe('boolean')
+      return record.carriesAgentWork
+    })
+    // A run the step never waited for, or that the workflow cut short, has no work to bring back.
+    expect(OUTCOMES.filter((outcome) => !carrying.includes(outcome))).toEqual([
+      'interrupted',
+      'started',
+    ])
+    for (const [ending] of ENDINGS) {
+      const words = describeEnding(ending)
+      expect(words.carriesAgentWork).toBe(OUTCOME_RECORDS[words.outcome].carriesAgentWork)
+    }
+  })
+
+  it("gathers the agent's work on the outcomes whose record says so, and on no other", async () => {
+    const item: RunItem = { run_id: 'run-1', state: 'SUCCEEDED' }
+    const cancel = { kind: 'cancelled' } as const
+    const outcomes: StepOutcome[] = [
+      { kind: 'started', run: { ...item, state: 'QUEUED' } },
+      { kind: 'finished', run: item, elapsedMs: 1 },
+      { kind: 'finished', run: { ...item, state: 'FAILED' }, elapsedMs: 1 },
+      { kind: 'finished', run: { ...item, state: 'ERROR' }, elapsedMs: 1 },
+      { kind: 'finished', run: { ...item, state: 'CANCELLED' }, elapsedMs: 1 },
+      { kind: 'finished', run: item, elapsedMs: 1, supersededBy: 'run-2' },
+      {
+        kind: 'finished',
+        run: item,
+        elapsedMs: 1,
+        invalidOutput: { errors: ['x'], corrections: 0, input: 'output_schema' },
+      },
+      {
+        kind: 'timed-out',
+        run: item,
+        stateAtTimeout: 'INPROGRESS',
+        elapsedMs: 1,
+        timeoutMs: 1,
+        cancel,
+      },
+      {
+        kind: 'over-budget',
+        run: item,
+        cost: { credits: 2, usd: undefined },
+        maxCredits: 1,
+        elapsedMs: 1,
+        cancel,
+      },
+      { kind: 'blocked', run: item, passes: false, question: undefined, elapsedMs: 1 },
+      { kind: 'interrupted', run: item, signal: 'SIGTERM', cancel },
+    ]
+    expect(new Set(outcomes.map(outcomeWordOf))).toEqual(new Set(OUTCOMES))
+    const quiet = { debug: () => undefined, info: () => undefined, warning: () => undefined }
+    for (const outcome of outcomes) {
+      const read: string[] = []
+      const work = await gatherAgentWork(outcome, {
+        settings: {
+          onBlocked: 'wait',
+          maxCredits: undefined,
+          downloadPatterns: [],
+          artifactsDir: '',
+          showProgress: false,
+        },
+        world: { workspace: '/nowhere', runnerTemp: '/nowhere' },
+        sources: {
+          getConversation: async (runId) => {
+            read.push(runId)
+            return { messages: [{ role: 'agent', content: 'done' }] }
+          },
+          fetchFile: async () => new Uint8Array(),
+        },
+        conversation: undefined,
+        signal: new AbortController().signal,
+        endBy: Date.now() + 60_000,
+        log: quiet,
+      })
+      const word = outcomeWordOf(outcome)
+      expect([word, read.length > 0]).toEqual([word, OUTCOME_RECORDS[word].carriesAgentWork])
+      expect([word, 'artifacts' in work]).toEqual([word, OUTCOME_RECORDS[word].carriesAgentWork])
+    }
   })
 
   it('says why the run ended in plain words', () => {
