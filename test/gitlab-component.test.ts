@@ -9,72 +9,28 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { parseAllDocuments, parse } from 'yaml'
+import { parse } from 'yaml'
+import {
+  COMPONENT_BODY,
+  COMPONENT_DOCUMENTS,
+  COMPONENT_HEADER,
+  COMPONENT_INPUTS as INPUTS,
+  COMPONENT_TEXT as TEXT,
+  componentJob as interpolate,
+  referencedInputs,
+  type ComponentJob as Job,
+} from './support/gitlab-component.ts'
 
 const ROOT = join(import.meta.dirname, '..')
-const TEXT = readFileSync(join(ROOT, 'templates', 'cloud-agent-run.yml'), 'utf8')
 const ACTION = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
   inputs: Record<string, { default?: string }>
 }
-
-interface Input {
-  description?: string
-  default?: string | boolean | number
-  type?: 'string' | 'boolean' | 'number' | 'array'
-  options?: unknown[]
-}
-
-interface Job {
-  stage: string
-  image: string
-  timeout: string
-  interruptible: boolean | string
-  rules: unknown
-  variables: Record<string, string>
-  script: string[]
-  artifacts: { when: string; paths: string[] }
-}
-
-const documents = parseAllDocuments(TEXT)
-const header = documents[0]?.toJS() as { spec: { inputs: Record<string, Input> } }
-const body = documents[1]?.toJS() as Record<string, Job>
-const INPUTS = header.spec.inputs
+const documents = COMPONENT_DOCUMENTS
+const header = COMPONENT_HEADER as object
+const body = COMPONENT_BODY
 
 /** The flags the command takes besides the action's inputs. */
 const OWN_FLAGS = ['--json', '--summary', '--tasks-file']
-
-/** `$[[ inputs.x ]]` everywhere in the job, keys included. */
-function referencedInputs(text: string): string[] {
-  return [...text.matchAll(/\$\[\[\s*inputs\.([A-Za-z0-9_-]+)\s*\]\]/g)].map((m) => m[1] ?? '')
-}
-
-/**
- * The job as GitLab makes it from the component: each `$[[ inputs.x ]]` replaced by the
- * input's value, given or default; a value that is only an interpolation keeps its type.
- */
-function interpolate(given: Record<string, unknown> = {}): [string, Job] {
-  const value = (name: string) => {
-    if (!(name in INPUTS)) throw new Error(`unknown input ${name}`)
-    return name in given ? given[name] : INPUTS[name]?.default
-  }
-  const walk = (node: unknown): unknown => {
-    if (typeof node === 'string') {
-      const whole = /^\$\[\[\s*inputs\.([A-Za-z0-9_-]+)\s*\]\]$/.exec(node)
-      if (whole?.[1]) return value(whole[1])
-      return node.replace(/\$\[\[\s*inputs\.([A-Za-z0-9_-]+)\s*\]\]/g, (_, name: string) =>
-        String(value(name)),
-      )
-    }
-    if (Array.isArray(node)) return node.map(walk)
-    if (node && typeof node === 'object') {
-      return Object.fromEntries(Object.entries(node).map(([k, v]) => [walk(k), walk(v)]))
-    }
-    return node
-  }
-  const jobs = Object.entries(walk(body) as Record<string, Job>)
-  expect(jobs).toHaveLength(1)
-  return jobs[0] as [string, Job]
-}
 
 describe('the GitLab CI/CD component', () => {
   it('is a spec with its inputs, then one job, as GitLab lays a component out', () => {
