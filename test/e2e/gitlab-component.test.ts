@@ -3,7 +3,7 @@
  * inputs interpolated as GitLab does) run by bash as a Linux runner runs it, with the job's
  * variables and WARP_API_KEY in the environment, and `npx` standing for this checkout's command
  * (dist/cli.js under ACTION_UNDER_TEST=bundle, else its source entry), against the fake API.
- * Signals cannot be sent to a child on Windows: CI runs this file's tests on Linux and macOS.
+ * GitLab runs the script on Linux: CI runs these tests on Linux and macOS (`in bash`, ci.yml).
  */
 import { spawn } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
@@ -98,7 +98,7 @@ const succeeding: RunScript = [
 
 const read = (dir: string, name: string) => readFileSync(join(dir, name), 'utf8')
 
-describe('the GitLab component, its job run by bash as a Linux runner runs it (and its SIGTERM)', () => {
+describe('the GitLab component, its job in bash as a Linux runner runs it', () => {
   it('runs the command at the version asked for; the outputs and the summary are the artifacts', async () => {
     const api = await fakeApi({ script: () => succeeding })
     const [, job] = componentJob({
