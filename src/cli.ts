@@ -23,6 +23,7 @@ import {
   type DeclaredInput,
 } from './cli/flags.ts'
 import { outputsAsJson, parseOutputFile, plainSummary } from './cli/outputs.ts'
+import { mergeRequestFrom, MergeRequestNote } from './gitlab/note.ts'
 import { InputError, type InputSource } from './inputs.ts'
 import { run as runMainStep } from './main.ts'
 import { readRunnerWorld } from './runner.ts'
@@ -130,6 +131,8 @@ async function runStep(
     mask: (secret) => secrets.add(secret),
     world,
   }
+  const note = mergeRequestNote(command, io)
+  await note?.upsert(`### ⏳ Cloud agent run: working\n\n${jobLink(io.env)}`)
   const restore = redirectRunnerFiles(files, io, secrets)
   const signal = watchSignals()
   let end: Awaited<ReturnType<typeof runMainStep>>
@@ -145,6 +148,7 @@ async function runStep(
   const summary = readIfThere(join(files, 'summary'))
   rmSync(files, { recursive: true, force: true })
   if (command.summaryFile !== undefined) writeFileSync(join(io.cwd, command.summaryFile), summary)
+  await note?.upsert(`${summary.trim()}\n\n${jobLink(io.env)}`)
   io.stdout(
     command.json ? `${JSON.stringify(outputsAsJson(outputs), null, 2)}\n` : plainSummary(summary),
   )
@@ -152,6 +156,31 @@ async function runStep(
   if (end.error instanceof InputError) return EXIT.badInput
   if (!end.hadRun && isUnreachable(end.error)) return EXIT.unreachable
   return failed ? EXIT.notPassed : EXIT.passed
+}
+
+/**
+ * In a GitLab merge request pipeline with a token, the merge request's note for this key, kept
+ * as the action keeps its pull-request comment; without a token, one line says so.
+ */
+function mergeRequestNote(command: CommandLine, io: CommandIo): MergeRequestNote | undefined {
+  const found = mergeRequestFrom(io.env)
+  if (!found) return undefined
+  if (found.reason !== undefined) {
+    io.stderr(`${found.reason}\n`)
+    return undefined
+  }
+  const key = command.inputs.get('name') || io.env.CI_JOB_NAME || 'cloud-agent-run'
+  const log = {
+    info: (message: string) => io.stderr(`${message}\n`),
+    warning: (message: string) => io.stderr(`warning: ${message}\n`),
+  }
+  return new MergeRequestNote(found.target, { key, log })
+}
+
+/** The CI job's page, when the CI names it (GitLab's `CI_JOB_URL`), as the note's last line. */
+function jobLink(env: NodeJS.ProcessEnv): string {
+  const url = env.CI_JOB_URL
+  return url && /^https?:\/\/[^\s()<>]+$/.test(url) ? `[CI job](${url})` : ''
 }
 
 /** A flag's value, else action.yml's default; the key from the environment only. */

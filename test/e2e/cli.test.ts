@@ -8,14 +8,19 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'yaml'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { GITHUB_ONLY_INPUTS } from '../../src/cli/flags.ts'
 import { conversationStep, type RunScript } from '../fake-api/server.ts'
+import { FakeGitLab } from '../fake-gitlab/server.ts'
 import { COMPILE_CACHE, defaultTarget, ROOT } from './harness.ts'
 import { e2eServers } from './servers.ts'
 
 const KEY = 'sk-cli-e2e-5f2a9c'
 const { fakeApi } = e2eServers(KEY)
+const gitlabs: FakeGitLab[] = []
+afterAll(async () => {
+  await Promise.all(gitlabs.map((gitlab) => gitlab.close()))
+})
 
 interface CommandResult {
   code: number | null
@@ -243,5 +248,39 @@ describe('cloud-agent-run: the command line', () => {
       }
     }
     expect(result.stdout).not.toContain('--api-key')
+  })
+
+  it('in a GitLab merge request pipeline, keeps one note per key on the merge request, updated in place', async () => {
+    const api = await fakeApi({ script: () => finishing('SUCCEEDED') })
+    const gitlab = await FakeGitLab.start({ token: 'glpat-cli-e2e' })
+    gitlabs.push(gitlab)
+    const pipeline = {
+      ...WITH_KEY,
+      CI_API_V4_URL: gitlab.apiUrl,
+      CI_PROJECT_ID: '42',
+      CI_PROJECT_PATH: 'group/app',
+      CI_MERGE_REQUEST_IID: '7',
+      CI_JOB_NAME: 'agent-review',
+      CI_JOB_URL: 'https://gitlab.example.test/group/app/-/jobs/99',
+      GITLAB_TOKEN: 'glpat-cli-e2e',
+    }
+    for (const prompt of ['Review the merge request', 'Review it again']) {
+      const result = await command(against(api, '--prompt', prompt), pipeline).done
+      expect(result.code, result.stderr).toBe(0)
+      expect(result.stderr).not.toContain('glpat-cli-e2e')
+    }
+    const notes = gitlab.notes(42, 7)
+    expect(notes).toHaveLength(1)
+    expect(notes[0]?.body).toContain('### ✅ Review it again succeeded')
+    expect(notes[0]?.body).toContain('[CI job](https://gitlab.example.test/group/app/-/jobs/99)')
+    expect(gitlab.requestsTo('POST', /\/notes$/)).toHaveLength(1)
+    expect(gitlab.requestsTo('PUT', /\/notes\/\d+$/).length).toBeGreaterThanOrEqual(3)
+
+    // Without a token: one line says so, and the run goes on.
+    const tokenless = { ...pipeline, GITLAB_TOKEN: '' }
+    const result = await command(against(api, '--prompt', 'Once more'), tokenless).done
+    expect(result.code).toBe(0)
+    expect(result.stderr.match(/GITLAB_TOKEN is not set/g)).toHaveLength(1)
+    expect(gitlab.notes(42, 7)).toHaveLength(1)
   })
 })
