@@ -8608,6 +8608,7 @@ const OUTCOME_RECORDS = {
         passes: true,
         commitState: 'success',
         check: { conclusion: 'success', title: 'Succeeded' },
+        carriesAgentWork: true,
     },
     failed: {
         icon: '❌',
@@ -8615,6 +8616,7 @@ const OUTCOME_RECORDS = {
         passes: false,
         commitState: 'failure',
         check: { conclusion: 'failure', title: 'The run broke: the agent could not finish' },
+        carriesAgentWork: true,
     },
     error: {
         icon: '❌',
@@ -8622,6 +8624,7 @@ const OUTCOME_RECORDS = {
         passes: false,
         commitState: 'error',
         check: { conclusion: 'failure', title: "The run broke: a failure on the service's side" },
+        carriesAgentWork: true,
     },
     cancelled: {
         icon: '⛔',
@@ -8629,6 +8632,7 @@ const OUTCOME_RECORDS = {
         passes: false,
         commitState: 'error',
         check: { conclusion: 'cancelled', title: 'The run was cancelled' },
+        carriesAgentWork: true,
     },
     timed_out: {
         icon: '⏱️',
@@ -8636,6 +8640,7 @@ const OUTCOME_RECORDS = {
         passes: false,
         commitState: 'failure',
         check: { conclusion: 'timed_out', title: 'The run broke: timed out' },
+        carriesAgentWork: true,
     },
     superseded: {
         icon: '⏭️',
@@ -8643,6 +8648,7 @@ const OUTCOME_RECORDS = {
         passes: true,
         commitState: 'success',
         check: { conclusion: 'neutral', title: 'Superseded by a newer run' },
+        carriesAgentWork: true,
     },
     blocked: {
         icon: '✋',
@@ -8650,6 +8656,7 @@ const OUTCOME_RECORDS = {
         passes: false,
         commitState: 'failure',
         check: { conclusion: 'action_required', title: 'The run waits for a person' },
+        carriesAgentWork: true,
     },
     over_budget: {
         icon: '💸',
@@ -8657,6 +8664,7 @@ const OUTCOME_RECORDS = {
         passes: false,
         commitState: 'failure',
         check: { conclusion: 'failure', title: 'The run broke: over its credit cap' },
+        carriesAgentWork: true,
     },
     interrupted: {
         icon: '⛔',
@@ -8664,6 +8672,7 @@ const OUTCOME_RECORDS = {
         passes: false,
         commitState: 'error',
         check: { conclusion: 'cancelled', title: 'The run was cancelled' },
+        carriesAgentWork: false,
     },
     started: {
         icon: '🚀',
@@ -8671,6 +8680,7 @@ const OUTCOME_RECORDS = {
         passes: true,
         commitState: 'pending',
         check: { conclusion: 'neutral', title: 'Started; this step does not wait for it' },
+        carriesAgentWork: false,
     },
     invalid_output: {
         icon: '🧩',
@@ -8678,8 +8688,13 @@ const OUTCOME_RECORDS = {
         passes: false,
         commitState: 'error',
         check: { conclusion: 'failure', title: 'The run broke: its result did not validate' },
+        carriesAgentWork: true,
     },
 };
+/** The `outcome` output's word for a step's outcome. */
+function outcomeWordOf(outcome) {
+    return describeEnding(endingOf(outcome)).outcome;
+}
 /** The words for one ending: one switch, for every surface. */
 function describeEnding(ending) {
     const { name, runId } = ending.run ?? {};
@@ -14151,6 +14166,40 @@ async function prepareOutput(settings) {
     return { schema, instruction: outputInstruction(schema) };
 }
 
+;// CONCATENATED MODULE: ./src/run/gather.ts
+
+
+
+
+
+/**
+ * The agent's answer and files, on an outcome whose record says it carries them (a run that
+ * ended, was stopped by the step, or was handed to a person at BLOCKED); nothing otherwise.
+ * Nothing here changes the outcome.
+ */
+async function gatherAgentWork(outcome, deps) {
+    if (!outcome.run || !OUTCOME_RECORDS[outcomeWordOf(outcome)].carriesAgentWork)
+        return {};
+    const { settings, world, log } = deps;
+    return collectAgentWork(outcome.run, {
+        downloadPatterns: settings.downloadPatterns,
+        artifactsDir: settings.artifactsDir,
+        runnerTemp: world.runnerTemp,
+        workspace: world.workspace,
+        conversation: deps.conversation,
+    }, deps.sources, {
+        info: (message) => log.info(message),
+        warning: (message) => log.warning(message),
+        debug: (message) => log.debug(message),
+        safeForLog: safeForLog,
+    }, withinWaits(deps.signal, deps.endBy));
+}
+/** `signal`, also aborted at `endBy` (PAST_TIMEOUT_MS past the timeout), and never after AGENT_WORK_DEADLINE_MS. */
+function withinWaits(signal, endBy) {
+    const leftMs = Math.max(0, Math.min(AGENT_WORK_DEADLINE_MS, endBy - Date.now()));
+    return abortAfter(signal, leftMs);
+}
+
 ;// CONCATENATED MODULE: ./src/run/superseded.ts
 
 /** One quick look: it only decides between two words for a run that is already over. */
@@ -15695,6 +15744,7 @@ async function finishSet(outcome, client, signal, surfaces) {
 
 
 
+
 /**
  * The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish.
  * The runner's world is read here, once, and handed down; another door hands its own world
@@ -15870,7 +15920,15 @@ async function finish(step, executed, interruption) {
     const headMoved = outcome.run && comment && !interruption.cancelling
         ? headMovedNote(step.github, commit, core_namespaceObject)
         : undefined;
-    const work = await gatherAgentWork(outcome, settings, step.world, step.sources, outcome.kind === 'blocked' ? step.watcher.lastConversation : checked?.conversation, interruption.signal, step.waitsEndBy);
+    const work = await gatherAgentWork(outcome, {
+        settings: settings.agentWork,
+        world: step.world,
+        sources: step.sources,
+        conversation: outcome.kind === 'blocked' ? step.watcher.lastConversation : checked?.conversation,
+        signal: interruption.signal,
+        endBy: step.waitsEndBy,
+        log: core_namespaceObject,
+    });
     if (outcome.run && comment) {
         const moved = await headMoved;
         comment.show(outcome.run, {
@@ -16025,32 +16083,6 @@ function outputCheckDeps(step, startedAt, stepDeps) {
         readFile: async (artifact) => Buffer.from(await sources.fetchFile(artifact, signal())).toString('utf8'),
         followUp: (runId, message, timeoutMs) => executeStep({ ...settings, timeoutMs, target: { kind: 'existing', runId, followup: message } }, stepDeps),
     };
-}
-/**
- * The agent's answer and files, once the run has ended, been cancelled by the
- * step, or been handed to a person at BLOCKED. Nothing here changes the outcome.
- */
-async function gatherAgentWork(outcome, settings, world, sources, 
-/** A conversation already read (at BLOCKED, or to check the result), to save a request. */
-conversation, signal, endBy) {
-    const ended = outcome.kind === 'finished' ||
-        outcome.kind === 'blocked' ||
-        outcome.kind === 'timed-out' ||
-        outcome.kind === 'over-budget';
-    if (!ended)
-        return {};
-    return collectAgentWork(outcome.run, {
-        downloadPatterns: settings.agentWork.downloadPatterns,
-        artifactsDir: settings.agentWork.artifactsDir,
-        runnerTemp: world.runnerTemp,
-        workspace: world.workspace,
-        conversation,
-    }, sources, { info: info, warning: warning, debug: debug, safeForLog: safeForLog }, withinWaits(signal, endBy));
-}
-/** `signal`, also aborted at `endBy` (PAST_TIMEOUT_MS past the timeout), and never after AGENT_WORK_DEADLINE_MS. */
-function withinWaits(signal, endBy) {
-    const leftMs = Math.max(0, Math.min(AGENT_WORK_DEADLINE_MS, endBy - Date.now()));
-    return abortAfter(signal, leftMs);
 }
 
 ;// CONCATENATED MODULE: ./src/post.ts
