@@ -1,9 +1,9 @@
 import * as core from '@actions/core'
-import type { GitHubContext } from './github/context.ts'
+import { GitHubContext } from './github/context.ts'
 import { SET_COMMENT_TABLE_CHARS, type SetComment } from './github/set-comment.ts'
 import { openCommitStatus, openSetComment, resolveWorkCommit } from './github/setup.ts'
 import { oneLine, type CommitStatusReporter } from './github/status.ts'
-import type { TaskSetSettings } from './inputs.ts'
+import type { PostSettings, TaskSetSettings } from './inputs.ts'
 import {
   renderSetComment,
   setCounts,
@@ -11,11 +11,13 @@ import {
   setStatusOf,
   type SetView,
 } from './report/set-table.ts'
-import { runnerState } from './state.ts'
+import { runnerState, type SavedRun } from './state.ts'
+import type { World } from './world.ts'
 
 /**
  * Where a set shows while it runs, beyond the log: its comment and its commit
- * status, each written at most once per poll, and only when what they show changed.
+ * status, each written at most once per poll, and only when what they show changed;
+ * and, should the step stop first, what the post step says on them.
  */
 export class SetSurfaces {
   readonly #comment: SetComment | undefined
@@ -68,5 +70,32 @@ export class SetSurfaces {
 
   async settled(): Promise<void> {
     await Promise.all([this.#comment?.settled(), this.#status?.settled()])
+  }
+
+  /**
+   * The post step: the step stopped before the set ended, so its comment and status still show
+   * it running. Says so, with how many of the runs it left the post step cancelled.
+   */
+  static async showStopped(
+    saved: SavedRun,
+    settings: PostSettings,
+    world: World,
+    cancels: { cancelled: number; left: number },
+  ): Promise<void> {
+    const runs = (count: number) => `${count} ${count === 1 ? 'run' : 'runs'}`
+    const { cancelled, left } = cancels
+    const note = `The step stopped before the set ended; the post step cancelled ${runs(cancelled)} it left unfinished${cancelled < left ? ` (of ${left})` : ''}. The table shows the runs as the step last saw them.`
+    const setComment = settings.github.comment ? saved.setComment : undefined
+    const statusSha = settings.github.commitStatus ? saved.statusSha : undefined
+    if (!setComment && !statusSha) return
+    const context = new GitHubContext(settings.github.token, world)
+    const comment = setComment
+      ? await openSetComment(settings.github, context, core, setComment)
+      : undefined
+    const status = statusSha
+      ? await openCommitStatus(settings.github, context, { sha: statusSha }, core)
+      : undefined
+    status?.show({ state: 'error', description: oneLine(note) })
+    await Promise.all([comment?.markStopped(note), status?.settled()])
   }
 }

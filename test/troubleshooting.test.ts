@@ -71,7 +71,7 @@ const RELAYS: Readonly<Record<string, string>> = {
     "GitLab's own error, inside `GitLab: could not write the note on … (…)`",
   'src/github/octokit.ts: new TransientFailure(error, attempt)':
     "GitHub's own error, inside the GitHub warnings",
-  'src/main.ts: error.message': 'RunMayExistError, collected where it is constructed',
+  'src/run/execute.ts: error.message': 'RunMayExistError, collected where it is constructed',
   'src/model/cancel.ts: message': "describeCancel's lines, with a set's task name before them",
   'src/report/json-output.ts: safeForLog(output.note)': "the notes (SOURCES: json-output's note)",
   'src/report/publish.ts: safeForLog(verdict.failure)': "the outcomes' failure (SOURCES)",

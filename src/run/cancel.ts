@@ -169,6 +169,20 @@ export async function cancelOwnRun(
   return report
 }
 
+/**
+ * A run must not outlive a step that gave up on it. A step that failed before
+ * it knew of a run made none, unless a create's answer was lost and its run
+ * not found: then the state keeps the create's tag for the post step.
+ */
+export async function cancelAfterError(tracker: RunTracker, deps: CancelDeps & { log: Log }) {
+  const runId = tracker.runId
+  // A create whose run was neither seen nor ruled out leaves its tag for the post step.
+  if (!runId) return tracker.mayHaveUnseenRun ? undefined : tracker.settle()
+  if (!tracker.needsCancel) return
+  // Briefly, as after a timeout: a cancel that fails leaves the run to the post step.
+  logCancel(deps.log, runId, await cancelOwnRun(tracker, runId, { kind: 'error' }, deps))
+}
+
 /** Pure: whether a cancel's outcome leaves nothing owed on the tracked run. */
 export function isFinalCancel(
   report: CancelReport,
@@ -208,4 +222,14 @@ export async function cancelPreviousRuns(
   }
   if (active.length === 0) log.info(`cancel_previous: no active run is named ${name}.`)
   return cancelled
+}
+
+/** `cancel_only`: cancels the active runs with the name, and starts nothing. */
+export async function cancelOnly(
+  client: Pick<AgentRunsClient, 'iterateRuns' | 'cancelRun'>,
+  name: string,
+  log: Log,
+): Promise<void> {
+  const cancelled = await cancelPreviousRuns(client, name, log)
+  log.info(`cancel_only: cancelled ${cancelled} active run(s) named ${name}.`)
 }

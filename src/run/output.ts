@@ -1,7 +1,7 @@
 import type { ArtifactEntry } from '../agent/artifacts.ts'
 import { parseArtifacts } from '../agent/artifacts.ts'
 import { finalAnswer, type Conversation } from '../agent/conversation.ts'
-import { REVIEW_INSTRUCTION, REVIEW_SCHEMA } from '../agent/review-document.ts'
+import { REVIEW_INSTRUCTION, REVIEW_SCHEMA, type ReviewDocument } from '../agent/review-document.ts'
 import {
   compileOutputSchema,
   correctionRequest,
@@ -10,11 +10,14 @@ import {
   RESULT_FILE,
   type OutputSchema,
 } from '../agent/structured-output.ts'
+import { readConversation, type AgentWorkSources } from '../agent/work.ts'
 import type { OutputSettings } from '../inputs.ts'
 import type { Log } from '../log.ts'
 import type { StepOutcome } from '../model/step.ts'
 import { safeForLog } from '../text/log.ts'
 import { errorMessage } from '../text/plain.ts'
+import { withinWaits } from './gather.ts'
+import { executeStep, type StepDeps, type StepSettings } from './step.ts'
 
 /** What the step brings back once the agent's result has been checked. */
 export interface CheckedOutput {
@@ -116,6 +119,20 @@ async function readResultFile(
   }
 }
 
+/**
+ * pull_request_review: the review, once it has validated, and the outcome with its verdict: the
+ * verdict is part of the outcome's words, so every surface leads with the same one.
+ */
+export function reviewed(
+  checked: CheckedOutput,
+  reviewAsked: boolean,
+): { outcome: StepOutcome; review: ReviewDocument | undefined } {
+  const review = reviewAsked ? (checked.document as ReviewDocument | undefined) : undefined
+  const { outcome } = checked
+  if (!review || outcome.kind !== 'finished') return { outcome, review }
+  return { outcome: { ...outcome, reviewVerdict: review.verdict }, review }
+}
+
 /** What the step asks of the agent's result, once the schema has been compiled. */
 export interface OutputRequest {
   readonly schema: OutputSchema
@@ -138,4 +155,38 @@ export async function prepareOutput(settings: OutputSettings): Promise<OutputReq
   if (!settings.schema) return undefined
   const schema = await compileOutputSchema(settings.schema)
   return { schema, instruction: outputInstruction(schema) }
+}
+
+/** Where the check of the agent's result reads and follows up: the step's own sources and path. */
+export interface StepOutputCheck {
+  readonly settings: StepSettings
+  readonly sources: AgentWorkSources
+  /** When the step began: corrections are waited for within its timeout. */
+  readonly startedAt: number
+  /** When every wait on the service must have ended (PAST_TIMEOUT_MS past the timeout). */
+  readonly waitsEndBy: number
+  readonly deps: StepDeps
+  /** Where the check's own lines go (the step's log, beside the wait's). */
+  readonly log: Log
+}
+
+/** What the check of the agent's result needs: its reads, and the step's own follow-up path. */
+export function outputCheckDeps(request: OutputRequest, step: StepOutputCheck): OutputCheckDeps {
+  const { settings, sources, deps } = step
+  const signal = () => withinWaits(deps.signal, step.waitsEndBy)
+  return {
+    schema: request.schema,
+    retries: settings.output.retries,
+    deadline: step.startedAt + settings.timeoutMs,
+    now: deps.now,
+    log: step.log,
+    readConversation: (runId) => readConversation(runId, sources, step.log, signal()),
+    readFile: async (artifact) =>
+      Buffer.from(await sources.fetchFile(artifact, signal())).toString('utf8'),
+    followUp: (runId, message, timeoutMs) =>
+      executeStep(
+        { ...settings, timeoutMs, target: { kind: 'existing', runId, followup: message } },
+        deps,
+      ),
+  }
 }

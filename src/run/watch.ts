@@ -7,11 +7,15 @@ import {
   ProgressReadSchedule,
   ProgressTracker,
 } from '../agent/progress.ts'
+import { readConversation, type AgentWorkSources } from '../agent/work.ts'
 import type { RunItem } from '../api/types.ts'
+import type { Settings } from '../inputs.ts'
 import { blockedQuestion, decideOnBlocked, howToAnswer, type OnBlocked } from '../model/blocked.ts'
 import { meaningOf } from '../model/states.ts'
 import { formatDuration } from '../text/format.ts'
 import type { Log } from '../log.ts'
+import { safeForLog } from '../text/log.ts'
+import type { RunTracker } from './tracker.ts'
 
 /**
  * What the step watches while it waits, besides the state: the session link,
@@ -170,4 +174,38 @@ export class RunWatcher {
     if (conversation) this.#lastConversation = conversation
     return conversation
   }
+}
+
+/** What the step watches while it waits, from its settings: the run's conversation is the tracked run's. */
+export function stepWatcher(
+  settings: Pick<Settings, 'agentWork' | 'target'>,
+  tracker: Pick<RunTracker, 'runId'>,
+  sources: AgentWorkSources,
+  deps: Pick<WatchDeps, 'log' | 'onSessionLink'>,
+): RunWatcher {
+  const { log } = deps
+  // Progress reads find no conversation early in a run: that is not worth a line each time.
+  const quiet: Log = {
+    info: (message) => log.debug(message),
+    warning: (message) => log.debug(message),
+    debug: (message) => log.debug(message),
+  }
+  return new RunWatcher(
+    {
+      maxCredits: settings.agentWork.maxCredits,
+      showProgress: settings.agentWork.showProgress,
+      onBlocked: settings.agentWork.onBlocked,
+      continueRun: settings.target.kind === 'continue',
+    },
+    {
+      now: Date.now,
+      log,
+      safeForLog,
+      readConversation: async (signal, deadline) =>
+        tracker.runId
+          ? readConversation(tracker.runId, sources, quiet, signal, deadline)
+          : undefined,
+      onSessionLink: deps.onSessionLink,
+    },
+  )
 }

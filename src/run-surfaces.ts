@@ -1,0 +1,241 @@
+import * as core from '@actions/core'
+import type { ReviewDocument } from './agent/review-document.ts'
+import type { AgentRunsClient } from './api/client.ts'
+import type { RunItem } from './api/types.ts'
+import {
+  annotationsOf,
+  checkReport,
+  reportFromSaved,
+  stoppedCheckReport,
+  type CheckRunReporter,
+} from './github/check-run.ts'
+import { commentOutcomeOf } from './github/comment.ts'
+import type { GitHubContext } from './github/context.ts'
+import {
+  adoptCheckRun,
+  headMovedNote,
+  openCheckRun,
+  openCommitStatus,
+  openThreadComment,
+  postPullRequestReview,
+  resolveWorkCommit,
+  type WorkCommit,
+} from './github/setup.ts'
+import { finalStatus, pendingStatus, type CommitStatusReporter } from './github/status.ts'
+import type { ThreadComment } from './github/thread-comment.ts'
+import type { PostSettings, Settings } from './inputs.ts'
+import type { CancelReport } from './model/cancel.ts'
+import { isTerminal } from './model/states.ts'
+import type { StepOutcome } from './model/step.ts'
+import { runnerState, type SavedRun } from './state.ts'
+
+/**
+ * The thread's comment, opened before the run is decided: the run's own (`comment`), or, with
+ * `continue_run`, the one that replies to a person's comment.
+ */
+export async function openThread(
+  settings: Settings,
+  github: GitHubContext,
+): Promise<ThreadComment | undefined> {
+  const continuing = settings.target.kind === 'continue'
+  if (!settings.github.comment && !continuing) return undefined
+  return openThreadComment(settings.github, github, core, {
+    onCommentCreated: (commentId) => runnerState.saveCommentId(commentId),
+    mode: continuing ? 'reply' : 'keyed',
+    name: settings.target.kind === 'existing' ? undefined : settings.target.request.config?.name,
+  })
+}
+
+/** What the end of a run brings to its surfaces once the agent's work is read. */
+export interface RunWork {
+  readonly answer: string | undefined
+  /** pull_request_review: the review, once it has validated. */
+  readonly review: ReviewDocument | undefined
+}
+
+/**
+ * Where one run shows on GitHub besides the log: its comment, its commit status and its check
+ * run. Opened before the run starts, shown at each change while it goes, then at its end: the
+ * end at once, the agent's answer and the notes once read.
+ */
+export class RunSurfaces {
+  readonly #settings: Settings
+  readonly #github: GitHubContext
+  readonly #comment: ThreadComment | undefined
+  readonly #status: CommitStatusReporter | undefined
+  readonly #checkRun: CheckRunReporter | undefined
+  #headMoved: Promise<string | undefined> | undefined
+  /** The commit the run works on: the pull request's head, else the event's. */
+  readonly commit: WorkCommit | undefined
+
+  private constructor(
+    settings: Settings,
+    github: GitHubContext,
+    parts: Pick<RunSurfaces, 'commit'> & {
+      comment: ThreadComment | undefined
+      status: CommitStatusReporter | undefined
+      checkRun: CheckRunReporter | undefined
+    },
+  ) {
+    this.#settings = settings
+    this.#github = github
+    this.#comment = parts.comment
+    this.#status = parts.status
+    this.#checkRun = parts.checkRun
+    this.commit = parts.commit
+  }
+
+  /** The commit status and the check run; `thread` is the run's comment when `comment` is on. */
+  static async open(
+    settings: Settings,
+    github: GitHubContext,
+    thread: ThreadComment | undefined,
+  ): Promise<RunSurfaces> {
+    const commit = await resolveWorkCommit(github, core)
+    const status = await openCommitStatus(settings.github, github, commit, core)
+    if (status && commit) runnerState.saveStatusSha(commit.sha)
+    const checkRun = settings.output.checkRun
+      ? await openCheckRun(settings.github, github, commit, core, runnerState)
+      : undefined
+    // Created (and saved) before the run exists, so that a post step after a hard kill completes it.
+    await checkRun?.id
+    const comment = settings.github.comment ? thread : undefined
+    return new RunSurfaces(settings, github, { commit, comment, status, checkRun })
+  }
+
+  /** The run on its way; its end is shown once the step knows its outcome (timed out, …). */
+  showRunning(run: RunItem): void {
+    if (isTerminal(run.state)) return
+    this.#comment?.show(run)
+    this.#status?.show(pendingStatus(run, this.#github.workflowRun))
+  }
+
+  /**
+   * The end at once, on the commit status and the comment; the pull request's head is read
+   * meanwhile, for the comment's note. `newer`: the run that superseded this one, if any.
+   */
+  showEnd(outcome: StepOutcome, newer: RunItem | undefined, cancelling: boolean): void {
+    // A newer run on the same commit owns the status now: writing ours could cover its pending.
+    if (!(newer && newer.metadata?.gh_head_sha === this.commit?.sha)) {
+      this.#status?.show(finalStatus(outcome, this.#github.workflowRun))
+    }
+    if (!outcome.run || !this.#comment) return
+    this.#comment.show(outcome.run, { outcome: this.#commentOutcome(outcome) })
+    if (!cancelling) this.#headMoved = headMovedNote(this.#github, this.commit, core)
+  }
+
+  /** The agent's answer and the notes on the comment, the review, the check run; all settled. */
+  async showWork(outcome: StepOutcome, work: RunWork, cancelling: boolean): Promise<void> {
+    const { review } = work
+    if (outcome.run && this.#comment) {
+      const moved = await this.#headMoved
+      this.#comment.show(outcome.run, {
+        notes: moved ? [moved] : [],
+        // A review's summary, not the JSON document the agent ended its message with.
+        answer: review?.summary ?? work.answer,
+        outcome: this.#commentOutcome(outcome),
+      })
+    }
+    const { run } = outcome
+    await Promise.all([
+      this.#comment?.settled(),
+      this.#status?.settled(),
+      review && run && !cancelling
+        ? postPullRequestReview(
+            this.#settings.github,
+            this.#github,
+            this.commit,
+            review,
+            { runId: run.run_id, sessionLink: run.session_link },
+            core,
+          )
+        : undefined,
+      this.#checkRun?.finish(
+        checkReport(outcome, { answer: work.answer, review }),
+        review ? annotationsOf(review.comments, review.verdict) : [],
+      ),
+    ])
+  }
+
+  #commentOutcome(outcome: StepOutcome) {
+    return commentOutcomeOf(outcome, this.#settings.target.kind === 'continue')
+  }
+}
+
+/**
+ * The post step: the main step stopped before it showed the run's end, so its comment and
+ * commit status still show it going. Say where it ended, by how the post step's cancel went.
+ */
+export async function showRunStopped(
+  left: { runId: string; report: CancelReport },
+  saved: SavedRun,
+  settings: PostSettings,
+  github: GitHubContext,
+  client: AgentRunsClient,
+): Promise<void> {
+  const stopped = STOPPED[left.report.kind]
+  if (saved.commentId && settings.github.comment) {
+    let run: RunItem | undefined
+    try {
+      run = await client.getRun(left.runId, { maxRetries: 0 })
+    } catch {
+      // Without the run's state, the comment is better left as it is than guessed at.
+    }
+    const comment =
+      run &&
+      (await openThreadComment(settings.github, github, core, {
+        commentId: saved.commentId,
+        name: run.agent_config?.name,
+      }))
+    if (run && comment) {
+      comment.show(run, { notes: [`${stopped}.`] })
+      await comment.settled()
+    }
+  }
+  if (saved.statusSha && settings.github.commitStatus) {
+    const status = await openCommitStatus(settings.github, github, { sha: saved.statusSha }, core)
+    status?.show({ state: 'error', description: stopped })
+    await status?.settled()
+  }
+}
+
+/** Whether the main step's check run is still to be completed by the post step. */
+export function checkRunLeft(saved: SavedRun): boolean {
+  return !saved.checkRunDone && (saved.checkRunId !== undefined || !!saved.checkRunLookup)
+}
+
+/**
+ * The main step's check run is still in progress: GitHub did not take the main step's
+ * completion (it is completed with the conclusion the main step reached), or the step stopped
+ * (a hard kill, or an error) before it came to complete it. Without a cancel to tell, it failed.
+ */
+export async function finishLeftCheckRun(
+  saved: SavedRun,
+  report: CancelReport | undefined,
+  settings: PostSettings,
+  github: GitHubContext,
+): Promise<void> {
+  // By its ID, or by its external_id when the create's answer was lost.
+  const known = saved.checkRunId !== undefined ? { id: saved.checkRunId } : saved.checkRunLookup
+  if (!known) return
+  const checkRun = await adoptCheckRun(settings.github, github, known, core)
+  await checkRun.finish(
+    saved.checkRunReport
+      ? reportFromSaved(saved.checkRunReport)
+      : stoppedCheckReport(
+          report ? `${STOPPED[report.kind]}.` : STEP_STOPPED,
+          report?.kind === 'cancelled',
+        ),
+  )
+}
+
+const STOPPED: Record<CancelReport['kind'], string> = {
+  cancelled: 'The step stopped before the run ended; the run was cancelled',
+  'already-finished': 'The step stopped before it could report the run, which has ended',
+  blocked: 'The step stopped while the run waits for a person; a BLOCKED run cannot be cancelled',
+  refused: 'The step stopped before the run ended; the service refused the cancel',
+  'not-cancellable': 'The step stopped before the run ended; the run cannot be cancelled',
+  failed: 'The step stopped before the run ended, and cancelling the run failed',
+}
+
+const STEP_STOPPED = "The step stopped before it reported the run. The workflow run's log says why."

@@ -1,0 +1,106 @@
+import type { AgentRunsClient } from '../api/client.ts'
+import { abortableSleep } from '../api/transport.ts'
+import type { Log } from '../log.ts'
+import { describeCancel, logCancel, type CancelReport } from '../model/cancel.ts'
+import type { SavedRun } from '../state.ts'
+import { CREATE_LOOKUP } from '../timing.ts'
+import { cancelDeadline, cancelRun } from './cancel.ts'
+import { INVOCATION_KEY, searchForCreatedRun, steadyPauses } from './create.ts'
+
+/**
+ * What a main step left behind, as the post step finds it: a run it did not see end, or the
+ * run of a create it never heard back from. The post step cancels them, one run or a set's.
+ */
+export interface LeftoverDeps {
+  client: AgentRunsClient
+  log: Log
+  /** Fails the step with its error line: a cancel that failed leaves a run going. */
+  setFailed: (message: string) => void
+}
+
+/** A run the main step left, by its ID or by its create's tag. */
+export interface LeftRun {
+  runId?: string
+  invocation?: string
+}
+
+/** Whether the main step left a run (or a create's run) that may still need cancelling. */
+export function leftUnfinished(saved: SavedRun, log: Log): boolean {
+  if (saved.settled) {
+    log.info(
+      saved.runId
+        ? `Run ${saved.runId} ended or was handed off in the main step; nothing to clean up.`
+        : 'The main step created no run; nothing to clean up.',
+    )
+    return false
+  }
+  if (!saved.runId && !saved.invocation) {
+    log.info('The main step created no run; nothing to clean up.')
+    return false
+  }
+  return true
+}
+
+/**
+ * Cancels a run the main step left unfinished, looking for it by its create's tag when the
+ * main step never learned its ID. `ofTheSet` names it as one of a set's runs in the log.
+ */
+export async function cancelLeftRun(
+  left: LeftRun,
+  deps: LeftoverDeps,
+  options: { ofTheSet?: boolean; mayRestart?: () => boolean } = {},
+): Promise<{ runId: string; report: CancelReport } | undefined> {
+  const { client, log } = deps
+  const runId = left.runId ?? (await findUnansweredRun(client, left.invocation ?? '', log))
+  if (!runId) return undefined
+  const run = options.ofTheSet ? `run ${runId} of the set` : `run ${runId}`
+  log.info(`The main step left ${run} unfinished; cancelling it.`)
+  const why = { kind: 'post' } as const
+  const report = await cancelRun(
+    { runId, why, deadline: cancelDeadline(why, Date.now()), mayRestart: options.mayRestart },
+    { client, now: Date.now, sleep: abortableSleep, log },
+  )
+  if (report.kind === 'failed') deps.setFailed(describeCancel(runId, report))
+  else logCancel(log, runId, report)
+  return { runId, report }
+}
+
+/**
+ * The run a create request made when the main step never learned of it: the
+ * main step stopped before the answer came, or the answer was lost and the run
+ * was not found yet. Looks patiently (the service's list can lag behind its
+ * writes by seconds, and a cancelled job leaves the post step minutes before
+ * the runner's force-kill), by the request's unique tag, until a deadline.
+ */
+async function findUnansweredRun(
+  client: AgentRunsClient,
+  invocation: string,
+  log: Log,
+): Promise<string | undefined> {
+  log.info(
+    `The main step did not learn which run its create request made; looking for a run tagged ${INVOCATION_KEY}=${invocation}.`,
+  )
+  const search = await searchForCreatedRun(invocation, {
+    client,
+    now: Date.now,
+    sleep: abortableSleep,
+    log,
+    pausesMs: steadyPauses(CREATE_LOOKUP.postPauseMs),
+    deadline: Date.now() + CREATE_LOOKUP.postDeadlineMs,
+  })
+  switch (search.kind) {
+    case 'found':
+      return search.run.run_id
+    case 'ambiguous':
+      log.warning(
+        `Runs ${search.runIds.join(', ')} all carry ${INVOCATION_KEY}=${invocation}; none is cancelled. Check them by hand.`,
+      )
+      return undefined
+    case 'none':
+      log.warning(
+        `No run tagged ${INVOCATION_KEY}=${invocation} was found within ${CREATE_LOOKUP.postDeadlineMs / 1000}s (${search.lastProblem}). ` +
+          'The create request may still have made one: search the runs for that metadata, and cancel it if it is there.',
+      )
+      return undefined
+  }
+}
