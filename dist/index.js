@@ -6344,6 +6344,1528 @@ function downloadUrlOf(answer) {
     return typeof url === 'string' && url !== '' ? url : undefined;
 }
 
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+// EXTERNAL MODULE: ./node_modules/picomatch/index.js
+var picomatch = __nccwpck_require__(4006);
+var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
+;// CONCATENATED MODULE: ./src/agent/artifacts.ts
+
+
+function parseArtifacts(artifacts) {
+    if (!Array.isArray(artifacts))
+        return [];
+    return artifacts.filter(isRecord).map((artifact) => {
+        const data = isRecord(artifact.data) ? artifact.data : {};
+        const type = typeof artifact.artifact_type === 'string' ? artifact.artifact_type : 'UNKNOWN';
+        const name = type === 'FILE'
+            ? (artifacts_text(data.filename) ?? baseName(artifacts_text(data.filepath)))
+            : type === 'PULL_REQUEST'
+                ? artifacts_text(data.branch)
+                : (artifacts_text(data.title) ?? artifacts_text(data.filename) ?? artifacts_text(data.description));
+        return dropUndefined({
+            type,
+            name,
+            url: httpUrl(data.url),
+            artifactUid: artifacts_text(data.artifact_uid),
+            filepath: type === 'FILE' ? artifacts_text(data.filepath) : undefined,
+            sizeBytes: typeof data.size_bytes === 'number' && Number.isFinite(data.size_bytes)
+                ? data.size_bytes
+                : undefined,
+        });
+    });
+}
+/** The `artifacts` output's items: `{ type, name, url, path }`, each member present when known. */
+function artifactsOutput(artifacts, downloadedTo = new Map()) {
+    return artifacts.map((artifact) => dropUndefined({
+        type: artifact.type,
+        name: artifact.name,
+        url: artifact.url,
+        path: downloadedTo.get(artifact),
+    }));
+}
+/**
+ * `download_artifacts`: patterns one a line, or comma-separated. Blank
+ * entries are dropped. Returns the patterns; throws a message for a bad one.
+ */
+function parseArtifactPatterns(value) {
+    const patterns = value
+        .split(/[\n,]/)
+        .map((pattern) => pattern.trim())
+        .filter((pattern) => pattern !== '');
+    for (const pattern of patterns) {
+        // eslint-disable-next-line no-control-regex -- control characters are what is refused
+        if (/[\u0000-\u001f]/.test(pattern)) {
+            throw new Error(`has a control character in the pattern "${JSON.stringify(pattern)}".`);
+        }
+        if (pattern.startsWith('!')) {
+            throw new Error(`cannot exclude with "!" ("${pattern}"); list the files to download.`);
+        }
+    }
+    return patterns;
+}
+/**
+ * Whether a FILE artifact's `filepath` matches one of the patterns. `*`
+ * stays within a folder and `**` crosses folders; a pattern without a `/`
+ * matches the file's name in any folder (`review.json`, `*.md`).
+ */
+function artifactMatcher(patterns) {
+    const matchers = patterns.map((pattern) => picomatch_default()(pattern, { dot: true, basename: !pattern.includes('/'), nonegate: true }));
+    return (filepath) => {
+        const normalized = filepath.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+        return matchers.some((isMatch) => isMatch(normalized));
+    };
+}
+/** The FILE artifacts to download: those with an ID and a path matching a pattern. */
+function artifactsToDownload(artifacts, patterns) {
+    if (patterns.length === 0)
+        return [];
+    const matches = artifactMatcher(patterns);
+    return artifacts.filter((artifact) => artifact.type === 'FILE' &&
+        artifact.artifactUid !== undefined &&
+        artifact.filepath !== undefined &&
+        matches(artifact.filepath));
+}
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$/i;
+// eslint-disable-next-line no-control-regex -- control characters are what is refused
+const FORBIDDEN_CHARACTERS = /[\u0000-\u001f<>:"|?*]/;
+/**
+ * Where a file the service names goes inside `dir`, or why it may not go
+ * anywhere. The name is untrusted: it must be a relative path that stays
+ * inside the directory on every platform the runner may be (no `..`, no
+ * absolute path, no drive letter or UNC share, no NUL or other control
+ * character, no Windows-reserved name or character, no trailing dot or space).
+ */
+function safeArtifactPath(dir, filepath) {
+    const refuse = (reason) => ({ ok: false, reason });
+    if (filepath === '')
+        return refuse('the service gave no file name');
+    if (filepath.includes('\0'))
+        return refuse('the name holds a NUL character');
+    const unified = filepath.replace(/\\/g, '/');
+    if (unified.startsWith('/'))
+        return refuse('it is an absolute path');
+    if (/^[a-zA-Z]:/.test(unified))
+        return refuse('it starts with a drive letter');
+    const parts = unified.split('/').filter((part) => part !== '' && part !== '.');
+    if (parts.length === 0)
+        return refuse('it names no file');
+    for (const part of parts) {
+        if (part === '..')
+            return refuse('it climbs out of the directory with ".."');
+        if (part.toLowerCase() === '.git')
+            return refuse('it would write into .git');
+        if (FORBIDDEN_CHARACTERS.test(part)) {
+            return refuse(`"${printable(part)}" holds a character Windows forbids in file names`);
+        }
+        if (WINDOWS_RESERVED.test(part))
+            return refuse(`"${part}" is a name Windows reserves`);
+        if (/[. ]$/.test(part))
+            return refuse(`"${part}" ends in a dot or a space`);
+    }
+    const root = (0,external_node_path_namespaceObject.resolve)(dir);
+    const path = (0,external_node_path_namespaceObject.resolve)(root, ...parts);
+    // Belt and braces: whatever the checks above missed, the result must lie inside the directory.
+    if (!path.startsWith(root + external_node_path_namespaceObject.sep))
+        return refuse('it would land outside the directory');
+    return { ok: true, path };
+}
+/** The default download directory: `$RUNNER_TEMP/cloud-agent-artifacts/<run_id>`. */
+function defaultArtifactsDir(runnerTemp, runId) {
+    return (0,external_node_path_namespaceObject.resolve)(runnerTemp, 'cloud-agent-artifacts', runId.replace(/[^\w-]/g, '_') || '_');
+}
+/**
+ * Where each matching file goes, or why it does not: an unsafe name, or a
+ * destination another file already takes (compared without case, as on
+ * Windows and macOS), so that no download overwrites another.
+ */
+function planDownloads(dir, artifacts) {
+    const taken = new Set();
+    return artifacts.map((artifact) => {
+        const target = safeArtifactPath(dir, artifact.filepath ?? '');
+        if (!target.ok)
+            return { artifact, refused: target.reason };
+        const key = target.path.toLowerCase();
+        if (taken.has(key))
+            return { artifact, refused: 'another artifact has the same path' };
+        taken.add(key);
+        return { artifact, path: target.path };
+    });
+}
+function baseName(filepath) {
+    if (filepath === undefined)
+        return undefined;
+    return external_node_path_namespaceObject.posix.basename(filepath.replace(/\\/g, '/')) || undefined;
+}
+function httpUrl(value) {
+    if (typeof value !== 'string')
+        return undefined;
+    try {
+        const url = new URL(value);
+        return url.protocol === 'https:' || url.protocol === 'http:' ? value : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function artifacts_text(value) {
+    return typeof value === 'string' && value !== '' ? value : undefined;
+}
+function printable(text) {
+    return JSON.stringify(text).slice(1, -1);
+}
+function isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function dropUndefined(record) {
+    return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
+}
+
+;// CONCATENATED MODULE: ./src/text/plain.ts
+/** Plain-text helpers every layer shares: a thrown value's message, and text cut to a length. */
+/** What a thrown value says: its message when it is an Error, else the value as text. */
+function errorMessage(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+/**
+ * `text` cut to at most `max` UTF-16 units, by whole characters (code points):
+ * never between the two halves of a surrogate pair, which GitHub and the log
+ * would show as a broken character (U+FFFD) once written as UTF-8. Not by
+ * grapheme: Intl.Segmenter would load ICU on the step's start-up path, and an
+ * emoji sequence cut between its parts still shows as its first emoji.
+ * Constant time.
+ */
+function cut(text, max) {
+    if (text.length <= max)
+        return text;
+    const end = Math.max(0, max);
+    return isHighSurrogate(text.charCodeAt(end - 1)) ? text.slice(0, end - 1) : text.slice(0, end);
+}
+/** `text` cut to `max` characters (see `cut`), with an ellipsis when anything was cut. */
+function clip(text, max) {
+    return text.length > max ? `${cut(text, max)}…` : text;
+}
+/**
+ * `text` as one sentence: trailing space and dangling punctuation (`:`, `;`, `,`, `-`) gone,
+ * and a full stop added unless it already ends as a sentence does. Linear.
+ */
+function asSentence(text) {
+    let end = text.length;
+    while (end > 0 && /[\s:;,-]/.test(text.charAt(end - 1)))
+        end -= 1;
+    const body = text.slice(0, end);
+    return body === '' || /[.!?]$/.test(body) ? body : `${body}.`;
+}
+function isHighSurrogate(code) {
+    return code >= 0xd800 && code <= 0xdbff;
+}
+
+;// CONCATENATED MODULE: ./src/api/answers.ts
+
+/** The longest prompt the action sends. Every poll echoes it, so the body cap follows from it. */
+const MAX_PROMPT_BYTES = 1024 * 1024;
+/**
+ * The largest answer body the client reads. A run echoes its prompt, which
+ * JSON may escape to six bytes a character (`\u0001`), beside its other fields.
+ */
+const MAX_ANSWER_BYTES = 6 * MAX_PROMPT_BYTES + 4 * 1024 * 1024;
+const RUN_ID = /^[\w.-]{1,200}$/;
+/** Whether `value` looks like a run ID: safe as one URL path segment and in a log line. */
+function isRunId(value) {
+    return typeof value === 'string' && RUN_ID.test(value) && !/^\.+$/.test(value);
+}
+/** A run read from an answer, or why the answer is not one (a garbled answer, never a state). */
+function readRunItem(data, expectedRunId) {
+    if (!isObject(data))
+        return { problem: `a body that is not a run (${kindOf(data)})` };
+    const runId = data['run_id'];
+    if (!isRunId(runId))
+        return { problem: 'a run whose run_id is not a run ID' };
+    if (expectedRunId !== undefined && runId !== expectedRunId) {
+        return { problem: `the answer for another run (${runId})` };
+    }
+    const state = data['state'];
+    if (typeof state !== 'string' || state.trim() === '') {
+        return { problem: `a run whose state is not a string (${kindOf(state)})` };
+    }
+    return { run: normaliseRun({ ...data, run_id: runId, state }) };
+}
+/**
+ * The create's answer, when it names the run by something that looks like an ID; else why
+ * not (a garbled answer: the run may exist, so the caller looks it up instead of creating
+ * another). A state of the wrong type is not believed either: the polls will tell.
+ */
+function readCreatedRun(data) {
+    const answer = isObject(data) ? data : {};
+    const { run_id: runId, task_id: taskId, state, at_capacity: atCapacity } = answer;
+    if (!isRunId(runId))
+        return { problem: 'an answer without a usable run_id' };
+    return {
+        run: {
+            run_id: runId,
+            ...(typeof taskId === 'string' ? { task_id: taskId } : {}),
+            state: typeof state === 'string' && state.trim() !== '' ? state : 'UNKNOWN',
+            ...(atCapacity === true ? { at_capacity: true } : {}),
+        },
+    };
+}
+const TEXT_FIELDS = [
+    'title',
+    'prompt',
+    'created_at',
+    'updated_at',
+    'started_at',
+    'session_id',
+    'session_link',
+    'source',
+    'run_time',
+];
+/** Known fields with the expected type; unknown fields pass through untouched. */
+function normaliseRun(data) {
+    const run = { ...data };
+    for (const field of TEXT_FIELDS)
+        setOrDrop(run, field, textOf(data[field]));
+    setOrDrop(run, 'status_message', statusMessageOf(data['status_message']));
+    setOrDrop(run, 'agent_config', isObject(data['agent_config']) ? textValues(data['agent_config']) : undefined);
+    setOrDrop(run, 'creator', isObject(data['creator']) ? textValues(data['creator']) : undefined);
+    setOrDrop(run, 'request_usage', isObject(data['request_usage']) ? data['request_usage'] : undefined);
+    setOrDrop(run, 'artifacts', Array.isArray(data['artifacts']) ? artifactsOf(data['artifacts']) : undefined);
+    const cancellable = data['is_run_type_cancellable'];
+    setOrDrop(run, 'is_run_type_cancellable', typeof cancellable === 'boolean' ? cancellable : undefined);
+    return run;
+}
+/** A plain string is the message itself; an object keeps its fields of the right type. */
+function statusMessageOf(value) {
+    if (typeof value === 'string')
+        return value.trim() ? { message: value } : undefined;
+    if (!isObject(value))
+        return undefined;
+    const message = {};
+    const text = textOf(value['message']);
+    if (text !== undefined)
+        message.message = text;
+    const code = textOf(value['error_code']);
+    if (code !== undefined)
+        message.error_code = code;
+    if (typeof value['retryable'] === 'boolean')
+        message.retryable = value['retryable'];
+    return { ...value, ...message, message: message.message };
+}
+/** Artifacts as sent, less any that is not an object with a type; readers still check each field. */
+function artifactsOf(values) {
+    return values.filter((artifact) => isObject(artifact) &&
+        typeof artifact['artifact_type'] === 'string' &&
+        (artifact['data'] === undefined || isObject(artifact['data'])));
+}
+/** Strings stay; numbers and booleans become strings; objects whose members are not text drop them. */
+function textValues(record) {
+    const out = {};
+    for (const [key, value] of Object.entries(record)) {
+        out[key] = isObject(value) || Array.isArray(value) ? value : textOf(value);
+    }
+    return out;
+}
+function textOf(value) {
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'number' || typeof value === 'boolean')
+        return String(value);
+    return undefined;
+}
+function setOrDrop(record, key, value) {
+    if (value === undefined)
+        Reflect.deleteProperty(record, key);
+    else
+        record[key] = value;
+}
+function isObject(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function kindOf(value) {
+    if (value === null)
+        return 'null';
+    if (value === undefined)
+        return 'an empty body';
+    if (Array.isArray(value))
+        return 'an array';
+    return typeof value === 'string'
+        ? `the string ${JSON.stringify(cut(value, 40))}`
+        : `a ${typeof value}`;
+}
+
+;// CONCATENATED MODULE: ./src/model/blocked.ts
+/** `on_blocked`: what the step does when the run is BLOCKED, waiting for a person. */
+const ON_BLOCKED = ['wait', 'fail', 'pass'];
+function decideOnBlocked(onBlocked) {
+    switch (onBlocked) {
+        case 'wait':
+            return { keepWaiting: true };
+        case 'fail':
+            return { keepWaiting: false, passes: false };
+        case 'pass':
+            return { keepWaiting: false, passes: true };
+    }
+}
+/**
+ * What a BLOCKED run waits for: its status message, else the agent's last
+ * message (often the question it asked), else undefined.
+ */
+function blockedQuestion(statusMessage, lastAgentMessage) {
+    const message = typeof statusMessage === 'object' && statusMessage !== null
+        ? statusMessage.message
+        : undefined;
+    if (typeof message === 'string' && message.trim() !== '')
+        return message.trim();
+    const last = lastAgentMessage?.trim();
+    return last ? last : undefined;
+}
+/** How a person answers a BLOCKED run: in the session, or by a comment where continue_run listens. */
+function howToAnswer(options) {
+    const ways = [];
+    if (options.sessionLink)
+        ways.push(`answer in the session (${options.sessionLink})`);
+    if (options.continueRun) {
+        ways.push('reply with a comment on this pull request or issue; continue_run passes it on');
+    }
+    if (ways.length === 0)
+        ways.push('answer in the session, in the app');
+    const sentence = ways.join(', or ');
+    return `To move it on, ${sentence}.`;
+}
+
+;// CONCATENATED MODULE: ./src/inputs.ts
+
+
+
+
+
+
+
+
+/** Repository roles, least first: what `commenter_permission` names. */
+const REPOSITORY_ROLES = ['read', 'triage', 'write', 'maintain', 'admin'];
+/** A bad input value. The message names the input and the rule, never the key. */
+class InputError extends Error {
+    name = 'InputError';
+    input;
+    constructor(input, message) {
+        super(`Input "${input}" ${message}`);
+        this.input = input;
+    }
+}
+const DEFAULT_TIMEOUT = '60m';
+/**
+ * Warp's Oz platform, whose Agent Runs API this action speaks. action.yml gives the same
+ * default; this one serves a workflow that passes an empty value, such as an unset variable.
+ */
+const DEFAULT_BASE_URL = 'https://app.warp.dev/api/v1';
+/** The runner's inputs (`INPUT_*`), for a step in `world`. */
+const runnerInputs = (world) => ({
+    get: (name) => getInput(name),
+    mask: (secret) => setSecret(secret),
+    world,
+});
+/** Reads and checks every input of the main step. Throws InputError before any request. */
+function readSettings(source) {
+    let target;
+    let cancelPrevious = false;
+    const step = readStepSettings(source, (continueRun) => {
+        cancelPrevious = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
+        target = readTarget(source, continueRun);
+        if (cancelPrevious && !(target.kind !== 'existing' && target.request.config?.name)) {
+            throw new InputError('cancel_previous', target.kind === 'existing'
+                ? 'cannot be combined with run_id: it applies only to creating a run.'
+                : 'needs name: the runs it cancels are the active ones with the same name.');
+        }
+    });
+    if (!target)
+        throw new Error('unreachable: readStepSettings reads the target');
+    return { ...step, target, cancelPrevious };
+}
+/**
+ * Everything but what the step acts on: the connection (the key masked
+ * first), time, GitHub, the agent's work and its output. `readTarget` reads
+ * what the step acts on where its errors come in the order a person fixes them.
+ */
+function readStepSettings(source, readTarget, connection = readConnection(source)) {
+    const githubToken = source.get('github_token');
+    if (githubToken)
+        source.mask(githubToken);
+    const comment = parseBoolean('comment', source.get('comment') || 'false');
+    const continueRun = parseBoolean('continue_run', source.get('continue_run') || 'false');
+    const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false');
+    const commenterPermission = readRole(source.get('commenter_permission'));
+    const allowedBots = readBots(source.get('allowed_bots'));
+    readTarget(continueRun);
+    const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT);
+    const wait = parseBoolean('wait', source.get('wait') || 'true');
+    const output = readOutput(source, wait);
+    const needsToken = comment
+        ? 'comment'
+        : continueRun
+            ? 'continue_run'
+            : commitStatus
+                ? 'commit_status'
+                : output.pullRequestReview
+                    ? 'pull_request_review'
+                    : output.checkRun
+                        ? 'check_run'
+                        : '';
+    if (needsToken && !githubToken) {
+        throw new InputError('github_token', `is required by ${needsToken}; give it \${{ github.token }} (the default) with the permissions the README lists for ${needsToken}.`);
+    }
+    return {
+        ...connection,
+        wait,
+        timeoutMs,
+        pollIntervalMs: readPollInterval(source.get('poll_interval'), timeoutMs),
+        github: {
+            token: needsToken ? githubToken : '',
+            comment,
+            commitStatus,
+            key: conversationKey(source),
+            commenterPermission,
+            allowedBots,
+        },
+        agentWork: readAgentWork(source, wait),
+        output,
+        budgets: {
+            daily: readCredits('daily_credit_budget', source.get('daily_credit_budget')),
+            pullRequest: readCredits('pr_credit_budget', source.get('pr_credit_budget')),
+        },
+    };
+}
+/** At most this many corrections: each is a whole new pass of the agent. */
+const MAX_OUTPUT_RETRIES = 10;
+function readOutput(source, wait) {
+    const pullRequestReview = parseBoolean('pull_request_review', source.get('pull_request_review') || 'false');
+    const checkRun = parseBoolean('check_run', source.get('check_run') || 'false');
+    const retriesText = source.get('output_retries') || '2';
+    const retries = /^\d+$/.test(retriesText) ? Number(retriesText) : NaN;
+    if (!(retries <= MAX_OUTPUT_RETRIES)) {
+        throw new InputError('output_retries', `must be a whole number from 0 to ${MAX_OUTPUT_RETRIES}; got "${retriesText}".`);
+    }
+    const schema = readSchemaSource(source);
+    if (schema && pullRequestReview) {
+        throw new InputError('output_schema', 'cannot be combined with pull_request_review, which asks for its own review document.');
+    }
+    // Each acts once the run has ended: without waiting they would silently do nothing.
+    for (const [input, asked] of [
+        ['output_schema', schema !== undefined],
+        ['pull_request_review', pullRequestReview],
+        ['check_run', checkRun],
+    ]) {
+        if (asked && !wait) {
+            throw new InputError(input, "needs wait: true: it acts on the run's result.");
+        }
+    }
+    return { schema, retries, pullRequestReview, checkRun };
+}
+/** Inline when it looks like JSON or YAML (a brace, a line break, `key: value`), else a file. */
+function readSchemaSource(source) {
+    const value = source.get('output_schema');
+    if (!value)
+        return undefined;
+    if (/^[{[]|\n|:\s/.test(value))
+        return { input: 'output_schema', text: value };
+    const workspace = source.world.workspace;
+    const path = (0,external_node_path_namespaceObject.resolve)(workspace, value);
+    try {
+        // The schema's text goes to the service in the prompt: only a file of the workspace may,
+        // never one elsewhere on the runner reached by an absolute path, `..` or a link.
+        if (!isWithin((0,external_node_fs_namespaceObject.realpathSync)(workspace), (0,external_node_fs_namespaceObject.realpathSync)(path))) {
+            throw new InputError('output_schema', `must name a file in the workspace (${workspace}); "${value}" is outside it. ` +
+                'Copy the schema into the workspace, or give it inline.');
+        }
+        if ((0,external_node_fs_namespaceObject.statSync)(path).size > MAX_SCHEMA_BYTES) {
+            throw new InputError('output_schema', `names a file over 1 MiB: ${path}.`);
+        }
+        return { input: 'output_schema', text: (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'), file: path };
+    }
+    catch (error) {
+        if (error instanceof InputError)
+            throw error;
+        const reason = error.code ?? String(error);
+        throw new InputError('output_schema', `is neither an inline schema nor a file that can be read: ${path} (${reason}).`);
+    }
+}
+const MAX_SCHEMA_BYTES = 1024 * 1024;
+/** Whether `path` is `dir` or lies below it (both already resolved, links followed). */
+function isWithin(dir, path) {
+    const rest = (0,external_node_path_namespaceObject.relative)(dir, path);
+    return rest !== '..' && !rest.startsWith(`..${external_node_path_namespaceObject.sep}`) && !(0,external_node_path_namespaceObject.isAbsolute)(rest);
+}
+/** The keys a task may set; any other it omits takes the step's input of the same name. */
+const TASK_KEYS = [
+    'prompt',
+    'title',
+    'environment_id',
+    'skill_spec',
+    'model_id',
+    'base_prompt',
+    'name',
+];
+/** The inputs that say what one run is, which `tasks` replaces. */
+const SINGLE_RUN_INPUTS = ['prompt', 'prompt_file', 'run_id', 'followup'];
+/**
+ * What `tasks` cannot be combined with, each with the value that is refused: the one list
+ * that `action.yml`'s description of `tasks` and docs/tasks.md say (a test holds them to it,
+ * and one that each is refused before any request).
+ */
+const TASKS_REFUSE = (/* unused pure expression or super */ null && ([
+    ['prompt', 'x'],
+    ['prompt_file', 'x'],
+    ['run_id', 'x'],
+    ['followup', 'x'],
+    ['continue_run', 'true'],
+    ['cancel_previous', 'true'],
+    ['wait', 'false'],
+    ['output_schema', '{}'],
+    ['pull_request_review', 'true'],
+    ['check_run', 'true'],
+    ['show_progress', 'true'],
+    ['download_artifacts', '*'],
+    ['on_blocked', 'fail'],
+]));
+/**
+ * Reads a step with `tasks`: undefined when `tasks` is not given. Checks every
+ * task before any request, and names the task and the field of a bad one.
+ */
+async function readTaskSettings(source) {
+    const value = source.get('tasks');
+    if (!value)
+        return undefined;
+    // The key is masked before any other input is checked, as for one run.
+    const connection = readConnection(source);
+    for (const name of SINGLE_RUN_INPUTS) {
+        if (source.get(name)) {
+            throw new InputError('tasks', `cannot be combined with ${name}: each task is one run, with its own prompt.`);
+        }
+    }
+    const items = await parseTaskList(value);
+    const tasks = items.map((item, index) => readTask(source, item, index));
+    const step = readStepSettings(source, (continueRun) => {
+        for (const [name, given] of [
+            ['continue_run', continueRun],
+            [
+                'cancel_previous',
+                parseBoolean('cancel_previous', source.get('cancel_previous') || 'false'),
+            ],
+        ]) {
+            if (given) {
+                throw new InputError('tasks', `cannot be combined with ${name}: it applies to one run.`);
+            }
+        }
+    }, connection);
+    if (!step.wait) {
+        throw new InputError('tasks', 'cannot be combined with wait: false; a set is awaited.');
+    }
+    const { schema, pullRequestReview, checkRun } = step.output;
+    const { showProgress, downloadPatterns, onBlocked } = step.agentWork;
+    // Not silently ignored: a set reports in the summary and the outputs only, for now.
+    for (const [input, asked] of [
+        ['output_schema', schema !== undefined],
+        ['pull_request_review', pullRequestReview],
+        ['check_run', checkRun],
+        ['show_progress', showProgress],
+        ['download_artifacts', downloadPatterns.length > 0],
+        ['on_blocked', onBlocked !== 'wait'],
+    ]) {
+        if (asked)
+            throw new InputError('tasks', `cannot be combined with ${input}: it applies to one run.`);
+    }
+    return {
+        ...step,
+        tasks,
+        maxParallel: readPositiveInteger('max_parallel', source.get('max_parallel') || '10'),
+        passWhen: readPassWhen(source.get('pass_when') || 'all', tasks.length),
+    };
+}
+/** A YAML or JSON list. JSON needs no parser beyond the runtime's; YAML loads only when used. */
+async function parseTaskList(value) {
+    let list;
+    let jsonError;
+    try {
+        list = value.startsWith('[') ? JSON.parse(value) : undefined;
+    }
+    catch (error) {
+        jsonError = errorMessage(error);
+        list = undefined;
+    }
+    if (list === undefined) {
+        const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
+        try {
+            list = parse(value, { maxAliasCount: 0 });
+        }
+        catch (error) {
+            // Text that opens as JSON was meant as JSON: its parser says what is wrong in its terms.
+            const reason = jsonError ?? (error instanceof Error ? error.message.split('\n')[0] : String(error));
+            throw new InputError('tasks', `is neither a JSON nor a YAML list: ${asSentence(cut(reason ?? '', 300))} ` +
+                'Give one task a line as a YAML list ("- Update package a"), or a JSON array of strings or objects.');
+        }
+    }
+    if (!Array.isArray(list)) {
+        throw new InputError('tasks', 'must be a list (YAML or JSON), one item per run.');
+    }
+    if (list.length === 0)
+        throw new InputError('tasks', 'is an empty list: give at least one task.');
+    return list;
+}
+/** One task's create request: its own keys over the step's inputs of the same name. */
+function readTask(source, item, index) {
+    const where = `tasks[${index}]`;
+    const fields = {};
+    if (typeof item === 'string') {
+        fields.prompt = item.trim();
+    }
+    else if (isPlainObject(item)) {
+        for (const [key, field] of Object.entries(item)) {
+            if (!TASK_KEYS.includes(key)) {
+                throw new InputError('tasks', `${where} has an unknown key "${cut(key, 100)}"; a task takes ${TASK_KEYS.join(', ')}.`);
+            }
+            if (typeof field !== 'string' && typeof field !== 'number') {
+                throw new InputError('tasks', `${where}.${key} must be a string.`);
+            }
+            fields[key] = String(field).trim();
+        }
+    }
+    else {
+        throw new InputError('tasks', `${where} must be a prompt or a mapping with a prompt.`);
+    }
+    const prompt = fields.prompt ?? '';
+    checkPromptSize(`tasks (${where}.prompt)`, prompt);
+    const merged = {
+        ...source,
+        get: (name) => name in fields ? (fields[name] ?? '') : source.get(name),
+    };
+    if (!prompt && !merged.get('skill_spec')) {
+        throw new InputError('tasks', `${where} has no prompt (and no skill_spec): give it one.`);
+    }
+    try {
+        return readCreateRequest(merged, prompt);
+    }
+    catch (error) {
+        if (!(error instanceof InputError))
+            throw error;
+        throw new InputError('tasks', `${where}: ${error.message}`);
+    }
+}
+function readPositiveInteger(input, value) {
+    if (!/^\d+$/.test(value) || Number(value) < 1) {
+        throw new InputError(input, `must be a whole number of at least 1; got "${value}".`);
+    }
+    return Number(value);
+}
+function readPassWhen(value, taskCount) {
+    if (value === 'all')
+        return { kind: 'all' };
+    if (value === 'any')
+        return { kind: 'any' };
+    if (!/^\d+$/.test(value) || Number(value) < 1) {
+        throw new InputError('pass_when', `must be all, any, or a number of runs; got "${value}".`);
+    }
+    const count = Number(value);
+    if (count > taskCount) {
+        throw new InputError('pass_when', `asks for ${count} successful runs, but tasks has only ${taskCount}; give all, any, or a number up to ${taskCount}.`);
+    }
+    return { kind: 'at-least', count };
+}
+/** The `name` input, else the workflow and the job: what makes a step's comment its own. */
+function conversationKey(source) {
+    const name = source.get('name');
+    if (name)
+        return name;
+    return `${source.world.workflow ?? 'workflow'}/${source.world.job ?? 'job'}`;
+}
+function readRole(value) {
+    const role = value || 'write';
+    if (REPOSITORY_ROLES.includes(role))
+        return role;
+    throw new InputError('commenter_permission', `must be one of ${REPOSITORY_ROLES.join(', ')}; got "${value}".`);
+}
+const LOGIN = /^[a-z\d](?:[a-z\d-]{0,38})(?:\[bot\])?$/i;
+/** Comma-separated bot logins; `name` and `name[bot]` mean the same bot. */
+function readBots(value) {
+    const logins = value
+        .split(/[,\n]/)
+        .map((login) => login.trim())
+        .filter((login) => login !== '');
+    for (const login of logins) {
+        if (!LOGIN.test(login)) {
+            throw new InputError('allowed_bots', `must be GitHub logins separated by commas, such as renovate[bot]; "${login}" is not one.`);
+        }
+    }
+    return logins.map((login) => login.toLowerCase().replace(/\[bot\]$/, ''));
+}
+function readAgentWork(source, wait) {
+    const onBlocked = source.get('on_blocked') || 'wait';
+    if (!ON_BLOCKED.includes(onBlocked)) {
+        throw new InputError('on_blocked', `must be wait, fail or pass; got "${onBlocked}".`);
+    }
+    const maxCredits = readCredits('max_credits', source.get('max_credits'));
+    let downloadPatterns;
+    try {
+        downloadPatterns = parseArtifactPatterns(source.get('download_artifacts'));
+    }
+    catch (error) {
+        throw new InputError('download_artifacts', errorMessage(error));
+    }
+    // Both act while or after the step waits; without waiting they would silently do nothing.
+    if (!wait && maxCredits !== undefined) {
+        throw new InputError('max_credits', 'needs wait: true: the cap is checked while the step waits.');
+    }
+    if (!wait && downloadPatterns.length > 0) {
+        throw new InputError('download_artifacts', 'needs wait: true: files are downloaded once the run has ended.');
+    }
+    return {
+        onBlocked: onBlocked,
+        maxCredits,
+        downloadPatterns,
+        artifactsDir: readArtifactsDir(source),
+        showProgress: parseBoolean('show_progress', source.get('show_progress') || 'false'),
+    };
+}
+function readCredits(input, value) {
+    if (!value)
+        return undefined;
+    const credits = /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : NaN;
+    if (!Number.isFinite(credits) || credits <= 0) {
+        throw new InputError(input, `must be a number of credits greater than zero, such as 500 or 12.5 (no separators); got "${value}".`);
+    }
+    return credits;
+}
+function readArtifactsDir(source) {
+    const dir = source.get('artifacts_dir');
+    if (!dir)
+        return '';
+    if (dir.includes('\0'))
+        throw new InputError('artifacts_dir', 'must not hold a NUL character.');
+    return (0,external_node_path_namespaceObject.resolve)(source.world.workspace, dir);
+}
+function readTarget(source, continueRun) {
+    const runId = source.get('run_id');
+    const followup = source.get('followup');
+    if (runId && continueRun) {
+        throw new InputError('continue_run', 'cannot be combined with run_id: continue_run finds the run on the comment thread.');
+    }
+    if (runId) {
+        checkNoCreateInputs(source);
+        return { kind: 'existing', runId: checkRunId(runId), followup: followup || undefined };
+    }
+    if (continueRun) {
+        const prompt = readPrompt(source);
+        if (!prompt && !followup) {
+            throw new InputError('continue_run', 'needs followup or prompt: the message to send.');
+        }
+        const request = readCreateRequest(source, prompt || followup);
+        return { kind: 'continue', message: followup || prompt, request };
+    }
+    if (followup) {
+        throw new InputError('followup', 'needs run_id (or continue_run: true): it is a message to an existing run.');
+    }
+    return { kind: 'create', request: readCreateRequest(source, readPrompt(source)) };
+}
+/** `prompt`, or the contents of `prompt_file`; never both. */
+function readPrompt(source) {
+    const prompt = source.get('prompt');
+    const file = source.get('prompt_file');
+    if (!file)
+        return checkPromptSize('prompt', prompt);
+    if (prompt)
+        throw new InputError('prompt_file', 'cannot be combined with prompt; give one of them.');
+    const path = (0,external_node_path_namespaceObject.resolve)(source.world.workspace, file);
+    let text;
+    try {
+        // Checked before reading, so that a huge file is refused without being loaded.
+        checkPromptSize('prompt_file', '', (0,external_node_fs_namespaceObject.statSync)(path).size);
+        text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
+    }
+    catch (error) {
+        if (error instanceof InputError)
+            throw error;
+        const reason = error.code ?? String(error);
+        throw new InputError('prompt_file', `cannot be read: ${path} (${reason}).`);
+    }
+    if (text.trim() === '')
+        throw new InputError('prompt_file', `names an empty file: ${path}.`);
+    return checkPromptSize('prompt_file', text.trim());
+}
+/**
+ * Every poll answers with the prompt, so a prompt larger than the action can
+ * read back would make the run impossible to follow: refuse it up front.
+ */
+function checkPromptSize(input, prompt, bytes = Buffer.byteLength(prompt)) {
+    if (bytes > MAX_PROMPT_BYTES) {
+        throw new InputError(input, `is ${bytes} bytes; the longest prompt the action sends is ${MAX_PROMPT_BYTES} bytes (1 MiB).`);
+    }
+    return prompt;
+}
+function readPostSettings(source) {
+    const connection = readConnection(source);
+    const token = source.get('github_token');
+    if (token)
+        source.mask(token);
+    const comment = parseBoolean('comment', source.get('comment') || 'false');
+    const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false');
+    const checkRun = parseBoolean('check_run', source.get('check_run') || 'false');
+    return {
+        ...connection,
+        github: {
+            token: comment || commitStatus || checkRun ? token : '',
+            comment,
+            commitStatus,
+            key: conversationKey(source),
+            commenterPermission: 'write',
+            allowedBots: [],
+        },
+    };
+}
+const DEFAULT_LOOKBACK = '24h';
+/** Reads and checks every input of the `reconcile` action. Throws InputError before any request. */
+function readReconcileSettings(source) {
+    const connection = readConnection(source);
+    const githubToken = source.get('github_token');
+    if (githubToken)
+        source.mask(githubToken);
+    const lookbackMs = parsePositiveDuration('lookback', source.get('lookback') || DEFAULT_LOOKBACK);
+    const sweep = parseBoolean('sweep', source.get('sweep') || 'true');
+    const dryRun = parseBoolean('dry_run', source.get('dry_run') || 'false');
+    if (!githubToken) {
+        throw new InputError('github_token', 'is required by reconcile: it reads workflow runs and writes comments and commit statuses. Give it ${{ github.token }} (the default), with the permissions docs/reconcile.md lists.');
+    }
+    const repository = source.world.repository ?? '';
+    if (!/^[\w.-]+\/[\w.-]+$/.test(repository)) {
+        throw new Error(`reconcile runs in a workflow: GITHUB_REPOSITORY must name the repository (owner/repo); got "${repository}".`);
+    }
+    return { ...connection, githubToken, repository, lookbackMs, sweep, dryRun };
+}
+/**
+ * `cancel_only`: the step cancels the active runs named `name` and creates
+ * nothing (a pull request's runs when it closes). Undefined when not asked for.
+ */
+function readCancelOnly(source) {
+    if (!parseBoolean('cancel_only', source.get('cancel_only') || 'false'))
+        return undefined;
+    const connection = readConnection(source);
+    const name = source.get('name');
+    if (!name) {
+        throw new InputError('cancel_only', 'needs name: it cancels the active runs with that name.');
+    }
+    const others = [
+        ...CREATE_ONLY_INPUTS.filter((input) => input !== 'name'),
+        'run_id',
+        'followup',
+    ].filter((input) => source.get(input) !== '');
+    for (const flag of ['continue_run', 'cancel_previous', 'comment', 'commit_status']) {
+        if (parseBoolean(flag, source.get(flag) || 'false'))
+            others.push(flag);
+    }
+    if (others.length > 0) {
+        throw new InputError('cancel_only', `cannot be combined with ${others.join(', ')}: it only cancels the runs named by name.`);
+    }
+    return { ...connection, name };
+}
+/** The inputs the post step needs to reach the API: the key and the base URL. */
+function readConnection(source) {
+    const apiKey = source.get('api_key');
+    if (apiKey)
+        source.mask(apiKey);
+    if (!apiKey)
+        throw new InputError('api_key', `is required but empty.${missingKeyHint(source.world)}`);
+    // A line break or space would split the Authorization header; say so without showing the key.
+    if (/[\s\p{Cc}]/u.test(apiKey)) {
+        throw new InputError('api_key', 'contains whitespace or control characters; check the secret.');
+    }
+    return { apiKey, baseUrl: parseBaseUrl(source.get('base_url'), apiKey) };
+}
+const CREATE_ONLY_INPUTS = [
+    'prompt',
+    'prompt_file',
+    'title',
+    'environment_id',
+    'skill_spec',
+    'model_id',
+    'base_prompt',
+    'name',
+    'mcp_servers',
+];
+function readCreateRequest(source, prompt) {
+    const skillSpec = source.get('skill_spec');
+    if (!prompt && !skillSpec) {
+        throw new InputError('prompt', 'is required unless skill_spec is given, or run_id names an existing run.');
+    }
+    if (skillSpec && !/^[\w.-]+\/[\w.-]+:\S+$/.test(skillSpec)) {
+        throw new InputError('skill_spec', `must look like owner/repo:skill-name or owner/repo:path/to/SKILL.md; got "${skillSpec}".`);
+    }
+    const config = dropEmpty({
+        name: source.get('name'),
+        model_id: source.get('model_id'),
+        base_prompt: source.get('base_prompt'),
+        environment_id: source.get('environment_id'),
+        skill_spec: skillSpec,
+        mcp_servers: parseMcpServers(source.get('mcp_servers')),
+    });
+    return dropEmpty({
+        prompt,
+        title: source.get('title'),
+        config: Object.keys(config).length > 0 ? config : undefined,
+    });
+}
+function checkRunId(runId) {
+    const shown = runId;
+    if (!isRunId(runId)) {
+        throw new InputError('run_id', `must be a run ID: up to 200 letters, digits, ".", "_" or "-", and not "." or ".." (no "/", spaces or control characters); got ${JSON.stringify(cut(shown, 200))}.`);
+    }
+    return runId;
+}
+/** Rejects create-only inputs beside run_id, so that nobody expects them to be sent. */
+function checkNoCreateInputs(source) {
+    const given = CREATE_ONLY_INPUTS.filter((name) => source.get(name) !== '');
+    if (given.length > 0) {
+        throw new InputError(given[0] ?? 'prompt', `cannot be combined with run_id, which acts on an existing run (also given: ${given.join(', ')}). ` +
+            'To send a message to that run, use followup.');
+    }
+}
+const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+function parseBaseUrl(value, apiKey) {
+    // A key pasted into the wrong input must not be echoed back in the error.
+    if (!value)
+        return DEFAULT_BASE_URL;
+    // Quoted whole as given (bar the key), so the user finds the value they wrote.
+    const shown = clip(value.split(apiKey).join('***'), 300);
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        throw new InputError('base_url', `must be an absolute https:// URL; got "${shown}".`);
+    }
+    if (url.protocol === 'http:' && !LOOPBACK_HOST.test(url.hostname)) {
+        throw new InputError('base_url', `must use https://; plain http:// is allowed only for loopback hosts (127.0.0.0/8, localhost, [::1]), because the key would travel unencrypted. Got "${shown}".`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+        throw new InputError('base_url', `must be an https:// URL; got "${shown}".`);
+    }
+    if (url.username || url.password) {
+        throw new InputError('base_url', 'must not contain credentials; pass the key as api_key.');
+    }
+    if (url.search || url.hash) {
+        throw new InputError('base_url', `must not have a query or fragment; got "${shown}".`);
+    }
+    const path = url.pathname.replace(/\/$/, '');
+    if (!path.endsWith('/api/v1')) {
+        throw new InputError('base_url', `must end in /api/v1; got "${shown}".`);
+    }
+    return `${url.origin}${path}`;
+}
+/** YAML 1.2 core schema booleans, as the contract promises. */
+function parseBoolean(input, value) {
+    if (['true', 'True', 'TRUE'].includes(value))
+        return true;
+    if (['false', 'False', 'FALSE'].includes(value))
+        return false;
+    throw new InputError(input, `must be true or false; got "${value}".`);
+}
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+/** `500ms`, `30s`, `10m`, `2h`; a bare number is seconds. */
+function parseDuration(input, value) {
+    const match = DURATION.exec(value);
+    if (!match) {
+        throw new InputError(input, `must be a duration such as 500ms, 30s, 10m or 2h (a bare number means seconds); got "${value}".`);
+    }
+    const unit = (match[2] ?? 's');
+    const ms = Math.round(Number(match[1]) * UNIT_MS[unit]);
+    if (!Number.isSafeInteger(ms))
+        throw new InputError(input, `is too long; got "${value}".`);
+    return ms;
+}
+function parsePositiveDuration(input, value) {
+    const ms = parseDuration(input, value);
+    if (ms <= 0)
+        throw new InputError(input, `must be longer than zero; got "${value}".`);
+    return ms;
+}
+function readPollInterval(value, timeoutMs) {
+    if (!value)
+        return POLL_INTERVAL.defaultMs;
+    const ms = parseDuration('poll_interval', value);
+    if (ms < POLL_INTERVAL.minMs) {
+        throw new InputError('poll_interval', `must be at least ${POLL_INTERVAL.minMs}ms; got "${value}".`);
+    }
+    if (ms > timeoutMs) {
+        throw new InputError('poll_interval', `("${value}") is longer than timeout (${timeoutMs / 1000}s): the run would never be polled.`);
+    }
+    return ms;
+}
+/** Deep enough for any real configuration; deeper would only risk the stack when sent. */
+const MAX_MCP_DEPTH = 16;
+function parseMcpServers(value) {
+    if (!value)
+        return undefined;
+    let parsed;
+    try {
+        parsed = JSON.parse(value);
+    }
+    catch (error) {
+        const reason = errorMessage(error);
+        throw new InputError('mcp_servers', `must be JSON; it does not parse (${reason}).`);
+    }
+    if (!isPlainObject(parsed)) {
+        throw new InputError('mcp_servers', 'must be a JSON object mapping server names to their configuration.');
+    }
+    if (depthOf(parsed, MAX_MCP_DEPTH) > MAX_MCP_DEPTH) {
+        throw new InputError('mcp_servers', `nests deeper than ${MAX_MCP_DEPTH} levels.`);
+    }
+    const servers = {};
+    for (const [name, server] of Object.entries(parsed)) {
+        servers[name] = parseMcpServer(name, server);
+    }
+    return servers;
+}
+/** The kinds of MCP server the service takes: an entry names exactly one. */
+const MCP_SERVER_KINDS = ['warp_id', 'command', 'url'];
+function parseMcpServer(name, server) {
+    const fail = (problem) => {
+        throw new InputError('mcp_servers', `entry "${name}" ${problem}`);
+    };
+    const kindsHelp = '"warp_id" (a server saved in the service), "command" (a local server) or "url" (a remote one)';
+    if (!isPlainObject(server))
+        return fail(`must be an object with exactly one of ${kindsHelp}.`);
+    const kinds = MCP_SERVER_KINDS.filter((kind) => server[kind] !== undefined);
+    if (kinds.length !== 1) {
+        return fail(kinds.length === 0
+            ? `must have exactly one of ${kindsHelp}.`
+            : `has ${kinds.map((kind) => `"${kind}"`).join(' and ')}; give exactly one of ${kindsHelp}.`);
+    }
+    for (const kind of kinds) {
+        const value = server[kind];
+        if (typeof value !== 'string' || value.trim() === '') {
+            fail(`has a "${kind}" that is not a non-empty string.`);
+        }
+    }
+    if (typeof server.url === 'string' && !URL.canParse(server.url)) {
+        fail(`has a "url" that is not a URL.`);
+    }
+    const args = server.args;
+    if (args !== undefined && !(Array.isArray(args) && args.every((a) => typeof a === 'string'))) {
+        fail(`has "args" that is not a list of strings.`);
+    }
+    for (const map of ['env', 'headers']) {
+        const value = server[map];
+        if (value !== undefined && !isStringMap(value)) {
+            fail(`has "${map}" that is not an object of strings.`);
+        }
+    }
+    return server;
+}
+function isStringMap(value) {
+    return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string');
+}
+/** How deeply objects and arrays nest in `value`, counted without recursion, up to `limit + 1`. */
+function depthOf(value, limit) {
+    let deepest = 0;
+    const pending = [[value, 1]];
+    while (pending.length > 0) {
+        const [item, depth] = pending.pop();
+        if (typeof item !== 'object' || item === null)
+            continue;
+        deepest = Math.max(deepest, depth);
+        if (deepest > limit)
+            return deepest;
+        for (const child of Object.values(item))
+            pending.push([child, depth + 1]);
+    }
+    return deepest;
+}
+function isPlainObject(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function dropEmpty(record) {
+    return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== '' && value !== undefined));
+}
+/** What to do about a missing key: a fork gets no secrets; otherwise, where keys come from. */
+function missingKeyHint(world) {
+    return (forkHint(world) ||
+        ' Make a key in the Warp app (Settings > Cloud platform > Oz Cloud API Keys), add it as a' +
+            ' repository secret (Settings > Secrets and variables > Actions), and pass it:' +
+            ' api_key: ${{ secrets.WARP_API_KEY }}.');
+}
+/**
+ * Fork pull requests get no secrets, which is the usual reason for an empty key.
+ * Not `pull_request_target`: it runs in the base repository and does get them.
+ */
+function forkHint(world) {
+    const event = world.eventName ?? '';
+    if (!event.startsWith('pull_request') || event === 'pull_request_target')
+        return '';
+    const head = world.event?.pull_request?.head?.repo?.full_name;
+    const base = world.event?.pull_request?.base?.repo?.full_name;
+    if (head && base && head !== base) {
+        return ` This pull request comes from the fork ${head}, and GitHub gives no secrets to workflows triggered from forks.`;
+    }
+    return '';
+}
+
+;// CONCATENATED MODULE: ./src/agent/structured-output.ts
+
+
+/** The file artifact the agent may upload instead of writing the document in its message. */
+const RESULT_FILE = 'result.json';
+/** The validation errors a follow-up, the log and the failure name: the first few. */
+const ERRORS_SHOWN = 10;
+/** A validation error's text: GitHub shows it, and the agent reads it back. */
+const MAX_ERROR_CHARS = 300;
+/**
+ * The deepest document validated. The validator recurses once a level or more, so a document
+ * nested past the stack's depth would crash it; no real result comes near this.
+ */
+const MAX_DOCUMENT_DEPTH = 256;
+/**
+ * Parses and compiles the schema (JSON Schema draft 2020-12). Throws an InputError naming the
+ * input for text that is neither JSON nor YAML, or that is not a valid schema. Loads ajv and
+ * yaml only now.
+ */
+async function compileOutputSchema(source) {
+    const where = source.file ? ` (${source.file})` : '';
+    const schema = await parseSchemaText(source, where);
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+        throw new InputError(source.input, `must be a JSON Schema: an object${where}.`);
+    }
+    const Ajv2020 = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(210)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2210, 23)));
+    const addFormats = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(196)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2815, 23)));
+    const { RE2JS } = await __nccwpck_require__.e(/* import() */ 856).then(__nccwpck_require__.bind(__nccwpck_require__, 2856));
+    // strict: false takes the keywords a schema written for other tools carries (examples,
+    // x-…); the schema is still checked against the draft's meta-schema. The schema's patterns
+    // run on RE2, whose time is linear in the text: the agent's text meets the user's pattern,
+    // and a backtracking engine can take exponential time on an ordinary one.
+    const ajv = new Ajv2020({
+        allErrors: true,
+        strict: false,
+        code: { regExp: linearRegExp(RE2JS) },
+    });
+    addFormats(ajv);
+    // Checked against the meta-schema first, so that the error can quote the value at fault.
+    if (!ajv.validateSchema(schema)) {
+        throw new InputError(source.input, `is not a valid JSON Schema (draft 2020-12)${where}: ${metaSchemaError(ajv.errors ?? [], schema)}`);
+    }
+    let check;
+    try {
+        check = ajv.compile(schema);
+    }
+    catch (error) {
+        throw new InputError(source.input, schemaProblem(error, where));
+    }
+    return {
+        input: source.input === 'pull_request_review' ? 'pull_request_review' : 'output_schema',
+        text: JSON.stringify(schema),
+        validate: (document) => {
+            const depth = depthBeyond(document, MAX_DOCUMENT_DEPTH);
+            if (depth) {
+                return [`/ is nested more than ${MAX_DOCUMENT_DEPTH} levels deep; flatten the document`];
+            }
+            try {
+                return check(document) ? [] : describeErrors(check.errors ?? []);
+            }
+            catch (error) {
+                // A validator that fails on a document (its stack, say) cannot vouch for it: the
+                // document is invalid, and the agent is asked for another, never the step failed.
+                return [structured_output_clip(`/ could not be validated (${errorMessage(error)})`)];
+            }
+        },
+    };
+}
+/** A pattern the linear engine cannot run: what is wrong with the schema, for the input error. */
+class UnsupportedPattern extends Error {
+    pattern;
+    constructor(pattern, reason) {
+        super(reason);
+        this.pattern = pattern;
+    }
+}
+function schemaProblem(error, where) {
+    if (error instanceof UnsupportedPattern) {
+        return (`has the pattern ${JSON.stringify(structured_output_clip(error.pattern))}${where}, which the action cannot ` +
+            `check in a time linear in the text (${structured_output_clip(error.message)}). Lookaheads and ` +
+            'backreferences are not supported: write the pattern without them.');
+    }
+    return `is not a valid JSON Schema (draft 2020-12)${where}: ${asSentence(structured_output_clip(errorMessage(error)))}`;
+}
+/**
+ * The first of the meta-schema's errors, as a sentence that quotes the schema's value at fault:
+ * `at /type, "objekt" must be equal to one of the allowed values (array, boolean, …).`
+ */
+function metaSchemaError(errors, schema) {
+    // Ajv lists an enum's failure before the alternatives (anyOf) it tried; the first is the clearest.
+    const [first] = errors;
+    if (!first)
+        return 'the schema does not validate against the meta-schema.';
+    const at = first.instancePath || '/';
+    const value = valueAt(schema, first.instancePath);
+    const quoted = value === undefined ? 'the value' : clip(JSON.stringify(value) ?? String(value), 80);
+    const allowed = first.params.allowedValues;
+    const choices = Array.isArray(allowed) ? ` (${clip(allowed.join(', '), 120)})` : '';
+    return asSentence(`at ${at}, ${quoted} ${first.message ?? 'is invalid'}${choices}`);
+}
+/** The value a JSON Pointer names in `document`; undefined when there is none. */
+function valueAt(document, pointer) {
+    let value = document;
+    for (const raw of pointer.split('/').slice(1)) {
+        if (typeof value !== 'object' || value === null)
+            return undefined;
+        const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+        value = value[key];
+    }
+    return value;
+}
+/**
+ * Ajv's regular-expression engine, on RE2: it takes the schema's ECMAScript pattern (with the
+ * `u` flag Ajv asks for) and matches anywhere in the text, as `pattern` means.
+ */
+function linearRegExp(RE2JS) {
+    const engine = (pattern, flags) => {
+        let compiled;
+        try {
+            compiled = RE2JS.compile(RE2JS.translateRegExp(pattern), (flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0) | RE2JS.LOOKBEHINDS);
+        }
+        catch (error) {
+            throw new UnsupportedPattern(pattern, errorMessage(error));
+        }
+        // Ajv keeps one engine object per toString(): without its own, every pattern of the schema
+        // would be checked as the first one.
+        return {
+            test: (text) => compiled.test(text),
+            toString: () => `/${pattern}/${flags}`,
+        };
+    };
+    // Ajv names the engine in the code it generates only for standalone output, never used here.
+    return Object.assign(engine, { code: 'RE2JS' });
+}
+/**
+ * Whether the document nests deeper than `limit` (arrays and objects), found without recursion
+ * so that the check itself cannot overflow the stack; each value is visited once.
+ */
+function depthBeyond(document, limit) {
+    const pending = [{ value: document, depth: 0 }];
+    for (let next = pending.pop(); next; next = pending.pop()) {
+        if (typeof next.value !== 'object' || next.value === null)
+            continue;
+        if (next.depth >= limit)
+            return true;
+        for (const child of Object.values(next.value)) {
+            pending.push({ value: child, depth: next.depth + 1 });
+        }
+    }
+    return false;
+}
+/**
+ * A CommonJS module's main export (a class or a function), imported dynamically: Node gives it
+ * as the namespace's default; the bundle too, or, were it ever flagged ES, as its `default`.
+ */
+function mainExport(namespace) {
+    const value = namespace.default;
+    return typeof value === 'function' ? value : value.default;
+}
+async function parseSchemaText(source, where) {
+    try {
+        return JSON.parse(source.text);
+    }
+    catch {
+        // Not JSON: YAML, which is JSON's superset, says what is wrong in terms of YAML.
+    }
+    const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
+    try {
+        return parse(source.text, { maxAliasCount: 100 });
+    }
+    catch (error) {
+        const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+        throw new InputError(source.input, `is neither JSON nor YAML${where}: ${structured_output_clip(reason ?? '')}`);
+    }
+}
+/** `/comments/0/line must be integer`, the first few, one a line. */
+function describeErrors(errors) {
+    const lines = errors.slice(0, ERRORS_SHOWN).map((error) => {
+        const at = error.instancePath || '/';
+        const extra = error.keyword === 'additionalProperties'
+            ? ` (${String(error.params.additionalProperty)})`
+            : error.keyword === 'enum'
+                ? ` (${JSON.stringify(error.params.allowedValues)})`
+                : '';
+        return structured_output_clip(`${at} ${error.message ?? 'is invalid'}${extra}`);
+    });
+    if (errors.length > ERRORS_SHOWN)
+        lines.push(`… and ${errors.length - ERRORS_SHOWN} more`);
+    return lines;
+}
+/** The one short, fixed instruction added to the prompt. */
+function outputInstruction(schema) {
+    return [
+        'When you are done, end your final message with your result as one JSON document in a',
+        `\`\`\`json fenced block (or upload it as a file named ${RESULT_FILE}). It must validate`,
+        'against this JSON Schema (draft 2020-12):',
+        '```json',
+        schema.text,
+        '```',
+    ].join('\n');
+}
+/**
+ * The target with the instruction added to what the agent is told: a new run's prompt, or the
+ * follow-up. A run only awaited is told nothing; its result is still checked.
+ */
+function withInstruction(target, instruction) {
+    const add = (text) => (text ? `${text}\n\n${instruction}` : instruction);
+    // The service names an untitled run after its prompt: the user's words, never the action's.
+    const titled = (request) => {
+        const title = request.title ?? titleOf(request.prompt);
+        return { ...request, ...(title ? { title } : {}), prompt: add(request.prompt) };
+    };
+    switch (target.kind) {
+        case 'create':
+            return { ...target, request: titled(target.request) };
+        case 'continue':
+            return { ...target, message: add(target.message), request: titled(target.request) };
+        case 'existing':
+            return target.followup === undefined ? target : { ...target, followup: add(target.followup) };
+    }
+}
+/** The longest title the action gives a run: the first line of the user's prompt, cut. */
+const MAX_TITLE_CHARS = 100;
+/** A run's title from the user's prompt: its first line with words, cut to a title's length. */
+function titleOf(prompt) {
+    const line = prompt
+        ?.split('\n', 20)
+        .map((text) => text.trim())
+        .find((text) => text !== '');
+    return line ? clip(line, MAX_TITLE_CHARS - 1) : undefined;
+}
+/** The follow-up that sends the errors back and asks for a corrected document. */
+function correctionRequest(errors) {
+    return [
+        'Your result does not validate against the JSON Schema you were given:',
+        ...errors.map((error) => `- ${error}`),
+        '',
+        'Reply with the corrected document as one ```json fenced block at the end of your message.',
+    ].join('\n');
+}
+/**
+ * The document: the last ```json block of the final message, else the `result.json` file.
+ * The message comes first: it is surely of the last pass, where a file may be from an earlier one.
+ */
+function findDocument(answer, resultFile) {
+    const block = answer === undefined ? undefined : lastJsonBlock(answer);
+    if (block !== undefined)
+        return parseCandidate(block, "the final message's last json block");
+    if (resultFile !== undefined)
+        return parseCandidate(resultFile, `the file ${RESULT_FILE}`);
+    return {
+        kind: 'unreadable',
+        problem: `the final message has no \`\`\`json block, and there is no file ${RESULT_FILE}`,
+    };
+}
+function parseCandidate(text, from) {
+    try {
+        return { kind: 'found', document: JSON.parse(text), from };
+    }
+    catch (error) {
+        const reason = errorMessage(error);
+        return { kind: 'unreadable', problem: `${from} is not JSON (${structured_output_clip(reason)})` };
+    }
+}
+/**
+ * The text of the last fenced code block whose info string is `json`. One pass over the lines;
+ * a fence closes with a run of the same character at least as long, as CommonMark has it.
+ */
+function lastJsonBlock(text) {
+    let last;
+    let open;
+    for (const line of text.replace(/\r\n?/g, '\n').split('\n')) {
+        if (open) {
+            const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line)?.[1];
+            if (close && close[0] === open.marker[0] && close.length >= open.marker.length) {
+                if (open.json)
+                    last = open.lines.join('\n');
+                open = undefined;
+            }
+            else {
+                open.lines.push(line);
+            }
+            continue;
+        }
+        const start = /^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)/.exec(line);
+        if (start?.[1]) {
+            open = { marker: start[1], json: start[2]?.toLowerCase() === 'json', lines: [] };
+        }
+    }
+    // An unclosed block runs to the end of the message, as CommonMark renders it.
+    if (open?.json)
+        last = open.lines.join('\n');
+    return last;
+}
+function structured_output_clip(text) {
+    return clip(text, MAX_ERROR_CHARS - 1);
+}
+
+;// CONCATENATED MODULE: ./src/text/log.ts
+/**
+ * The one function that makes text from the API (or an agent) safe for the
+ * step's log, and the one that keeps the API key out of any text.
+ *
+ * The runner reads a log line that starts with `::` as a workflow command, so
+ * a line break followed by `::stop-commands::x` in a run's state would silence
+ * the step's own annotations. Every API-supplied string that reaches the log
+ * goes through `safeForLog`.
+ */
+
+/** Longer log text is cut: a log line is for people, the full text is in the summary. */
+const MAX_LOG_TEXT = 4_000;
+// Line breaks the runner (or a log viewer) may split on: CR, LF, VT, FF, NEL, LS, PS.
+// eslint-disable-next-line no-control-regex -- matching line-break controls is the point
+const LINE_BREAKS = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/g;
+// Other C0 and C1 controls (escape sequences could rewrite what a person sees).
+// eslint-disable-next-line no-control-regex -- removing control characters is the point
+const CONTROLS = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g;
+/**
+ * `value` as one inert line: line breaks become spaces, control characters go,
+ * and `::` cannot start a workflow command. Anything that is not a string (the
+ * API may send any type) is shown as JSON.
+ */
+function safeForLog(value, max = MAX_LOG_TEXT) {
+    const text = typeof value === 'string' ? value : describeValue(value);
+    const flat = text
+        .replace(LINE_BREAKS, ' ')
+        .replace(CONTROLS, '')
+        // `::` where a word starts: the text may end up first on a line, where the runner reads
+        // it as a command. Inside a word (`[::1]`, `a::b`) it cannot start a line: left as it is.
+        .replace(/(^|\s)::/g, '$1: :');
+    return clip(flat, max);
+}
+/**
+ * `text` with every occurrence of `secret` replaced by `***`. Applied before
+ * any truncation, escaping or encoding, because the runner's own masking only
+ * matches the whole key: a key cut in half, or escaped, would show.
+ */
+function redactSecret(text, secret) {
+    if (secret === '' || !text.includes(secret))
+        return text;
+    return text.split(secret).join('***');
+}
+function describeValue(value) {
+    if (value === undefined)
+        return 'undefined';
+    if (typeof value === 'bigint')
+        return value.toString();
+    if (typeof value === 'symbol' || typeof value === 'function')
+        return `[${typeof value}]`;
+    try {
+        return JSON.stringify(value) ?? String(value);
+    }
+    catch {
+        return Object.prototype.toString.call(value);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/text/format.ts
 /**
  * How numbers read in the log, the summary and the comment: durations, credits
@@ -6427,104 +7949,6 @@ function isBelowCent(amount) {
 function roundTo(value, digits) {
     const factor = 10 ** digits;
     return Math.round(value * factor) / factor;
-}
-
-;// CONCATENATED MODULE: ./src/text/plain.ts
-/** Plain-text helpers every layer shares: a thrown value's message, and text cut to a length. */
-/** What a thrown value says: its message when it is an Error, else the value as text. */
-function errorMessage(error) {
-    return error instanceof Error ? error.message : String(error);
-}
-/**
- * `text` cut to at most `max` UTF-16 units, by whole characters (code points):
- * never between the two halves of a surrogate pair, which GitHub and the log
- * would show as a broken character (U+FFFD) once written as UTF-8. Not by
- * grapheme: Intl.Segmenter would load ICU on the step's start-up path, and an
- * emoji sequence cut between its parts still shows as its first emoji.
- * Constant time.
- */
-function cut(text, max) {
-    if (text.length <= max)
-        return text;
-    const end = Math.max(0, max);
-    return isHighSurrogate(text.charCodeAt(end - 1)) ? text.slice(0, end - 1) : text.slice(0, end);
-}
-/** `text` cut to `max` characters (see `cut`), with an ellipsis when anything was cut. */
-function clip(text, max) {
-    return text.length > max ? `${cut(text, max)}…` : text;
-}
-/**
- * `text` as one sentence: trailing space and dangling punctuation (`:`, `;`, `,`, `-`) gone,
- * and a full stop added unless it already ends as a sentence does. Linear.
- */
-function asSentence(text) {
-    let end = text.length;
-    while (end > 0 && /[\s:;,-]/.test(text.charAt(end - 1)))
-        end -= 1;
-    const body = text.slice(0, end);
-    return body === '' || /[.!?]$/.test(body) ? body : `${body}.`;
-}
-function isHighSurrogate(code) {
-    return code >= 0xd800 && code <= 0xdbff;
-}
-
-;// CONCATENATED MODULE: ./src/text/log.ts
-/**
- * The one function that makes text from the API (or an agent) safe for the
- * step's log, and the one that keeps the API key out of any text.
- *
- * The runner reads a log line that starts with `::` as a workflow command, so
- * a line break followed by `::stop-commands::x` in a run's state would silence
- * the step's own annotations. Every API-supplied string that reaches the log
- * goes through `safeForLog`.
- */
-
-/** Longer log text is cut: a log line is for people, the full text is in the summary. */
-const MAX_LOG_TEXT = 4_000;
-// Line breaks the runner (or a log viewer) may split on: CR, LF, VT, FF, NEL, LS, PS.
-// eslint-disable-next-line no-control-regex -- matching line-break controls is the point
-const LINE_BREAKS = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/g;
-// Other C0 and C1 controls (escape sequences could rewrite what a person sees).
-// eslint-disable-next-line no-control-regex -- removing control characters is the point
-const CONTROLS = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g;
-/**
- * `value` as one inert line: line breaks become spaces, control characters go,
- * and `::` cannot start a workflow command. Anything that is not a string (the
- * API may send any type) is shown as JSON.
- */
-function safeForLog(value, max = MAX_LOG_TEXT) {
-    const text = typeof value === 'string' ? value : describeValue(value);
-    const flat = text
-        .replace(LINE_BREAKS, ' ')
-        .replace(CONTROLS, '')
-        // `::` where a word starts: the text may end up first on a line, where the runner reads
-        // it as a command. Inside a word (`[::1]`, `a::b`) it cannot start a line: left as it is.
-        .replace(/(^|\s)::/g, '$1: :');
-    return clip(flat, max);
-}
-/**
- * `text` with every occurrence of `secret` replaced by `***`. Applied before
- * any truncation, escaping or encoding, because the runner's own masking only
- * matches the whole key: a key cut in half, or escaped, would show.
- */
-function redactSecret(text, secret) {
-    if (secret === '' || !text.includes(secret))
-        return text;
-    return text.split(secret).join('***');
-}
-function describeValue(value) {
-    if (value === undefined)
-        return 'undefined';
-    if (typeof value === 'bigint')
-        return value.toString();
-    if (typeof value === 'symbol' || typeof value === 'function')
-        return `[${typeof value}]`;
-    try {
-        return JSON.stringify(value) ?? String(value);
-    }
-    catch {
-        return Object.prototype.toString.call(value);
-    }
 }
 
 ;// CONCATENATED MODULE: ./src/api/errors.ts
@@ -6771,585 +8195,6 @@ function errorCode(cause) {
         return typeof code === 'string' ? code : undefined;
     }
     return undefined;
-}
-
-;// CONCATENATED MODULE: external "node:path"
-const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-// EXTERNAL MODULE: ./node_modules/picomatch/index.js
-var picomatch = __nccwpck_require__(4006);
-var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
-;// CONCATENATED MODULE: ./src/agent/artifacts.ts
-
-
-function parseArtifacts(artifacts) {
-    if (!Array.isArray(artifacts))
-        return [];
-    return artifacts.filter(isRecord).map((artifact) => {
-        const data = isRecord(artifact.data) ? artifact.data : {};
-        const type = typeof artifact.artifact_type === 'string' ? artifact.artifact_type : 'UNKNOWN';
-        const name = type === 'FILE'
-            ? (artifacts_text(data.filename) ?? baseName(artifacts_text(data.filepath)))
-            : type === 'PULL_REQUEST'
-                ? artifacts_text(data.branch)
-                : (artifacts_text(data.title) ?? artifacts_text(data.filename) ?? artifacts_text(data.description));
-        return dropUndefined({
-            type,
-            name,
-            url: httpUrl(data.url),
-            artifactUid: artifacts_text(data.artifact_uid),
-            filepath: type === 'FILE' ? artifacts_text(data.filepath) : undefined,
-            sizeBytes: typeof data.size_bytes === 'number' && Number.isFinite(data.size_bytes)
-                ? data.size_bytes
-                : undefined,
-        });
-    });
-}
-/** The `artifacts` output's items: `{ type, name, url, path }`, each member present when known. */
-function artifactsOutput(artifacts, downloadedTo = new Map()) {
-    return artifacts.map((artifact) => dropUndefined({
-        type: artifact.type,
-        name: artifact.name,
-        url: artifact.url,
-        path: downloadedTo.get(artifact),
-    }));
-}
-/**
- * `download_artifacts`: patterns one a line, or comma-separated. Blank
- * entries are dropped. Returns the patterns; throws a message for a bad one.
- */
-function parseArtifactPatterns(value) {
-    const patterns = value
-        .split(/[\n,]/)
-        .map((pattern) => pattern.trim())
-        .filter((pattern) => pattern !== '');
-    for (const pattern of patterns) {
-        // eslint-disable-next-line no-control-regex -- control characters are what is refused
-        if (/[\u0000-\u001f]/.test(pattern)) {
-            throw new Error(`has a control character in the pattern "${JSON.stringify(pattern)}".`);
-        }
-        if (pattern.startsWith('!')) {
-            throw new Error(`cannot exclude with "!" ("${pattern}"); list the files to download.`);
-        }
-    }
-    return patterns;
-}
-/**
- * Whether a FILE artifact's `filepath` matches one of the patterns. `*`
- * stays within a folder and `**` crosses folders; a pattern without a `/`
- * matches the file's name in any folder (`review.json`, `*.md`).
- */
-function artifactMatcher(patterns) {
-    const matchers = patterns.map((pattern) => picomatch_default()(pattern, { dot: true, basename: !pattern.includes('/'), nonegate: true }));
-    return (filepath) => {
-        const normalized = filepath.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
-        return matchers.some((isMatch) => isMatch(normalized));
-    };
-}
-/** The FILE artifacts to download: those with an ID and a path matching a pattern. */
-function artifactsToDownload(artifacts, patterns) {
-    if (patterns.length === 0)
-        return [];
-    const matches = artifactMatcher(patterns);
-    return artifacts.filter((artifact) => artifact.type === 'FILE' &&
-        artifact.artifactUid !== undefined &&
-        artifact.filepath !== undefined &&
-        matches(artifact.filepath));
-}
-const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$/i;
-// eslint-disable-next-line no-control-regex -- control characters are what is refused
-const FORBIDDEN_CHARACTERS = /[\u0000-\u001f<>:"|?*]/;
-/**
- * Where a file the service names goes inside `dir`, or why it may not go
- * anywhere. The name is untrusted: it must be a relative path that stays
- * inside the directory on every platform the runner may be (no `..`, no
- * absolute path, no drive letter or UNC share, no NUL or other control
- * character, no Windows-reserved name or character, no trailing dot or space).
- */
-function safeArtifactPath(dir, filepath) {
-    const refuse = (reason) => ({ ok: false, reason });
-    if (filepath === '')
-        return refuse('the service gave no file name');
-    if (filepath.includes('\0'))
-        return refuse('the name holds a NUL character');
-    const unified = filepath.replace(/\\/g, '/');
-    if (unified.startsWith('/'))
-        return refuse('it is an absolute path');
-    if (/^[a-zA-Z]:/.test(unified))
-        return refuse('it starts with a drive letter');
-    const parts = unified.split('/').filter((part) => part !== '' && part !== '.');
-    if (parts.length === 0)
-        return refuse('it names no file');
-    for (const part of parts) {
-        if (part === '..')
-            return refuse('it climbs out of the directory with ".."');
-        if (part.toLowerCase() === '.git')
-            return refuse('it would write into .git');
-        if (FORBIDDEN_CHARACTERS.test(part)) {
-            return refuse(`"${printable(part)}" holds a character Windows forbids in file names`);
-        }
-        if (WINDOWS_RESERVED.test(part))
-            return refuse(`"${part}" is a name Windows reserves`);
-        if (/[. ]$/.test(part))
-            return refuse(`"${part}" ends in a dot or a space`);
-    }
-    const root = (0,external_node_path_namespaceObject.resolve)(dir);
-    const path = (0,external_node_path_namespaceObject.resolve)(root, ...parts);
-    // Belt and braces: whatever the checks above missed, the result must lie inside the directory.
-    if (!path.startsWith(root + external_node_path_namespaceObject.sep))
-        return refuse('it would land outside the directory');
-    return { ok: true, path };
-}
-/** The default download directory: `$RUNNER_TEMP/cloud-agent-artifacts/<run_id>`. */
-function defaultArtifactsDir(runnerTemp, runId) {
-    return (0,external_node_path_namespaceObject.resolve)(runnerTemp, 'cloud-agent-artifacts', runId.replace(/[^\w-]/g, '_') || '_');
-}
-/**
- * Where each matching file goes, or why it does not: an unsafe name, or a
- * destination another file already takes (compared without case, as on
- * Windows and macOS), so that no download overwrites another.
- */
-function planDownloads(dir, artifacts) {
-    const taken = new Set();
-    return artifacts.map((artifact) => {
-        const target = safeArtifactPath(dir, artifact.filepath ?? '');
-        if (!target.ok)
-            return { artifact, refused: target.reason };
-        const key = target.path.toLowerCase();
-        if (taken.has(key))
-            return { artifact, refused: 'another artifact has the same path' };
-        taken.add(key);
-        return { artifact, path: target.path };
-    });
-}
-function baseName(filepath) {
-    if (filepath === undefined)
-        return undefined;
-    return external_node_path_namespaceObject.posix.basename(filepath.replace(/\\/g, '/')) || undefined;
-}
-function httpUrl(value) {
-    if (typeof value !== 'string')
-        return undefined;
-    try {
-        const url = new URL(value);
-        return url.protocol === 'https:' || url.protocol === 'http:' ? value : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-function artifacts_text(value) {
-    return typeof value === 'string' && value !== '' ? value : undefined;
-}
-function printable(text) {
-    return JSON.stringify(text).slice(1, -1);
-}
-function isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function dropUndefined(record) {
-    return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
-}
-
-;// CONCATENATED MODULE: ./src/agent/conversation.ts
-/**
- * A run's normalized conversation (`GET /agent/runs/{runId}/conversation`),
- * read defensively: the body is whatever the service (or a proxy) sent, so
- * every member is checked, and anything of the wrong type is left out rather
- * than trusted. Nothing here throws on any input.
- */
-
-/** Nested steps deeper than this are ignored: a body cannot make the action recurse without end. */
-const MAX_DEPTH = 32;
-function parseConversation(body) {
-    return { steps: parseSteps(conversation_isRecord(body) ? body.steps : undefined, 0) };
-}
-function parseSteps(value, depth) {
-    if (!Array.isArray(value) || depth > MAX_DEPTH)
-        return [];
-    return value.filter(conversation_isRecord).map((step) => ({
-        id: stringOr(step.id, ''),
-        summary: nonEmpty(step.summary) ?? nonEmpty(step.description),
-        completed: typeof step.completed_at === 'string' && step.completed_at !== '',
-        messages: Array.isArray(step.messages) ? step.messages.filter(conversation_isRecord).map(parseMessage) : [],
-        steps: parseSteps(step.steps, depth + 1),
-    }));
-}
-function parseMessage(message) {
-    const blocks = Array.isArray(message.content) ? message.content.filter(conversation_isRecord) : [];
-    const at = typeof message.timestamp === 'string' ? Date.parse(message.timestamp) : NaN;
-    return {
-        role: stringOr(message.role, ''),
-        at: Number.isFinite(at) ? at : undefined,
-        texts: blocks
-            .filter((block) => block.type === 'text' && typeof block.text === 'string')
-            .map((block) => block.text),
-        actions: blocks
-            .filter((block) => block.type === 'action')
-            .map((block) => ({
-            id: stringOr(block.id, ''),
-            category: stringOr(block.category, ''),
-            name: stringOr(block.name, ''),
-        }))
-            .filter((action) => action.category !== '' || action.name !== ''),
-    };
-}
-/** Every message, depth first: a step's own messages, then its nested steps'. */
-function messagesInOrder(conversation) {
-    const out = [];
-    const visit = (steps) => {
-        for (const step of steps) {
-            out.push(...step.messages);
-            visit(step.steps);
-        }
-    };
-    visit(conversation.steps);
-    return out;
-}
-/**
- * The agent's final message: the text of the last `assistant` message that has
- * any text (one that only took actions says nothing). "Last" is by timestamp
- * when every such message has one, else by position in the conversation.
- * Several text blocks are joined by a blank line. Undefined when there is none.
- */
-function finalAnswer(conversation) {
-    const candidates = messagesInOrder(conversation)
-        .map((message, order) => ({ message, order, text: message.texts.join('\n\n').trim() }))
-        .filter(({ message, text }) => message.role === 'assistant' && text !== '');
-    if (candidates.length === 0)
-        return undefined;
-    const byTime = candidates.every(({ message }) => message.at !== undefined);
-    const last = candidates.reduce((latest, candidate) => byTime && (candidate.message.at ?? 0) < (latest.message.at ?? 0) ? latest : candidate);
-    return last.text;
-}
-/** GitHub keeps at most 1 MiB of outputs per job; the answer takes a quarter of it at most. */
-const RESULT_OUTPUT_LIMIT_BYTES = 256 * 1024;
-/**
- * The text for the `result` output: whole when it fits in `limit` bytes of
- * UTF-8, else its beginning (cut between characters) and a note saying so.
- */
-function capResult(text, limit = RESULT_OUTPUT_LIMIT_BYTES) {
-    const bytes = Buffer.byteLength(text, 'utf8');
-    if (bytes <= limit)
-        return { text, truncated: false, bytes };
-    const note = `\n\n[Truncated: the agent's final message is ${formatDecimal(bytes, 0)} bytes; the result output keeps the first ${Math.floor(limit / 1024)} KiB. The whole message is in the session transcript.]`;
-    const room = Math.max(0, limit - Buffer.byteLength(note, 'utf8'));
-    return { text: cutUtf8(text, room) + note, truncated: true, bytes };
-}
-/** The longest prefix of `text` that fits in `maxBytes` of UTF-8, never splitting a character. */
-function cutUtf8(text, maxBytes) {
-    const encoded = Buffer.from(text, 'utf8');
-    let end = Math.min(maxBytes, encoded.length);
-    // Back off continuation bytes (10xxxxxx) to the start of the character they belong to.
-    while (end > 0 && end < encoded.length && ((encoded[end] ?? 0) & 0xc0) === 0x80)
-        end -= 1;
-    return encoded.subarray(0, end).toString('utf8');
-}
-function conversation_isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function stringOr(value, fallback) {
-    return typeof value === 'string' ? value : fallback;
-}
-function nonEmpty(value) {
-    return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
-}
-
-;// CONCATENATED MODULE: external "node:crypto"
-const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
-;// CONCATENATED MODULE: external "node:fs/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-;// CONCATENATED MODULE: ./src/agent/download.ts
-
-
-
-
-async function downloadArtifacts(dir, plan, deps) {
-    const written = new Map();
-    if (plan.length === 0)
-        return written;
-    const root = await makeDownloadDir(dir, deps.roots);
-    for (const entry of plan) {
-        const shown = deps.safeForLog(entry.artifact.filepath ?? entry.artifact.name ?? '');
-        if ('refused' in entry) {
-            deps.warning(`Not downloading artifact "${shown}": ${entry.refused}; nothing was written.`);
-            continue;
-        }
-        if (deps.signal.aborted)
-            break;
-        try {
-            const bytes = await deps.fetchFile(entry.artifact, deps.signal);
-            const path = await writeInside(root, dir, entry.path, bytes);
-            written.set(entry.artifact, path);
-            deps.info(`Downloaded artifact "${shown}" to ${path} (${bytes.byteLength} bytes).`);
-        }
-        catch (error) {
-            const reason = deps.safeForLog(errorMessage(error));
-            deps.warning(`Could not download artifact "${shown}": ${reason}`);
-        }
-    }
-    return written;
-}
-/**
- * Makes the download directory and returns its real path. It must lie inside
- * one of `roots`, and every folder from that root down to it must be a plain
- * folder, never a link (a checked-out pull request can hold `reports -> /`, or
- * `out -> .git`) and never `.git`: each missing one is made on its own and
- * checked, so nothing on the way can lead the files elsewhere.
- */
-async function makeDownloadDir(dir, roots) {
-    const target = (0,external_node_path_namespaceObject.resolve)(dir);
-    const root = roots
-        .map((candidate) => (0,external_node_path_namespaceObject.resolve)(candidate))
-        .find((candidate) => target === candidate || target.startsWith(candidate + external_node_path_namespaceObject.sep));
-    if (root === undefined) {
-        throw new Error(`${target} is outside the workspace and RUNNER_TEMP, where files may go`);
-    }
-    const parts = (0,external_node_path_namespaceObject.relative)(root, target).split(external_node_path_namespaceObject.sep).filter(Boolean);
-    if (parts.some(isGitFolder))
-        throw new Error(`${target} is inside .git, where no file may go`);
-    let folder = await (0,promises_namespaceObject.realpath)(root);
-    for (const part of parts) {
-        folder = (0,external_node_path_namespaceObject.join)(folder, part);
-        await plainFolder(folder);
-    }
-    return folder;
-}
-/** `.git` as any file system may spell it (case-insensitive on macOS and Windows). */
-function isGitFolder(name) {
-    return name.toLowerCase() === '.git';
-}
-/** Makes `folder` unless it exists, and makes sure it is a folder, not a link or a file. */
-async function plainFolder(folder) {
-    await (0,promises_namespaceObject.mkdir)(folder).catch((error) => {
-        if (error.code !== 'EEXIST')
-            throw error;
-    });
-    const stats = await (0,promises_namespaceObject.lstat)(folder);
-    if (!stats.isDirectory()) {
-        throw new Error(`${folder} is not a plain folder (a link or a file); nothing was written`);
-    }
-}
-/**
- * Writes `bytes` to `path`, which lies under `dir` (whose real path is `root`),
- * and returns where it went.
- * The directory may hold symbolic links (a workspace checked out from a pull
- * request can): each folder on the way is made one at a time and must be a
- * real folder, not a link; the file is renamed into place, which replaces a
- * link rather than writing through it.
- */
-async function writeInside(root, dir, path, bytes) {
-    const parts = (0,external_node_path_namespaceObject.relative)(dir, path).split(external_node_path_namespaceObject.sep);
-    const name = parts.pop() ?? '';
-    let folder = root;
-    for (const part of parts) {
-        folder = (0,external_node_path_namespaceObject.join)(folder, part);
-        await plainFolder(folder);
-    }
-    const temporary = (0,external_node_path_namespaceObject.join)(folder, `.download-${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}.part`);
-    try {
-        await (0,promises_namespaceObject.writeFile)(temporary, bytes, { flag: 'wx' });
-        await (0,promises_namespaceObject.rename)(temporary, (0,external_node_path_namespaceObject.join)(folder, name));
-    }
-    finally {
-        await (0,promises_namespaceObject.rm)(temporary, { force: true });
-    }
-    return (0,external_node_path_namespaceObject.join)(folder, name);
-}
-
-;// CONCATENATED MODULE: ./src/agent/work.ts
-
-
-
-
-
-/**
- * The run's conversation, or undefined when the service has none (404) or
- * cannot give it in its normalized form (422): neither is a failure of the
- * run, so it is one info line. Any other failure is a warning, never thrown.
- */
-async function readConversation(runId, sources, log, signal, deadline) {
-    try {
-        return parseConversation(await sources.getConversation(runId, signal, deadline));
-    }
-    catch (error) {
-        if (error instanceof NotFoundError) {
-            log.info(`Run ${runId} has no conversation to read (404); the result output stays empty.`);
-        }
-        else if (error instanceof UnprocessableEntityError) {
-            log.info(`The service cannot give run ${runId}'s conversation in its normalized form yet (422); the result output stays empty.`);
-        }
-        else {
-            const reason = errorMessage(error);
-            log.warning(`Could not read run ${runId}'s conversation: ${reason}. The outcome is unchanged.`);
-        }
-        return undefined;
-    }
-}
-async function collectAgentWork(run, options, sources, log, signal) {
-    const conversation = options.conversation ?? (await readConversation(run.run_id, sources, log, signal));
-    const answer = conversation && finalAnswer(conversation);
-    if (conversation && answer === undefined) {
-        log.info(`Run ${run.run_id}'s conversation has no message from the agent.`);
-    }
-    const artifacts = parseArtifacts(run.artifacts);
-    const wanted = artifactsToDownload(artifacts, options.downloadPatterns);
-    if (options.downloadPatterns.length === 0) {
-        return { answer, artifacts, downloadedTo: new Map(), downloadDir: undefined };
-    }
-    const downloadDir = options.artifactsDir || defaultArtifactsDir(options.runnerTemp, run.run_id);
-    if (wanted.length === 0) {
-        log.info('No file artifact of the run matches download_artifacts; nothing to download.');
-    }
-    try {
-        const downloadedTo = await downloadArtifacts(downloadDir, planDownloads(downloadDir, wanted), {
-            fetchFile: sources.fetchFile,
-            warning: (message) => log.warning(message),
-            info: (message) => log.info(message),
-            safeForLog: log.safeForLog,
-            signal,
-            roots: [options.workspace, options.runnerTemp],
-        });
-        return { answer, artifacts, downloadedTo, downloadDir };
-    }
-    catch (error) {
-        // The directory itself could not be made (permissions, a file in the way): still a warning.
-        const reason = log.safeForLog(errorMessage(error));
-        log.warning(`Could not download artifacts into ${downloadDir}: ${reason}. The outcome is unchanged.`);
-        return { answer, artifacts, downloadedTo: new Map(), downloadDir };
-    }
-}
-
-;// CONCATENATED MODULE: ./src/api/answers.ts
-
-/** The longest prompt the action sends. Every poll echoes it, so the body cap follows from it. */
-const MAX_PROMPT_BYTES = 1024 * 1024;
-/**
- * The largest answer body the client reads. A run echoes its prompt, which
- * JSON may escape to six bytes a character (`\u0001`), beside its other fields.
- */
-const MAX_ANSWER_BYTES = 6 * MAX_PROMPT_BYTES + 4 * 1024 * 1024;
-const RUN_ID = /^[\w.-]{1,200}$/;
-/** Whether `value` looks like a run ID: safe as one URL path segment and in a log line. */
-function isRunId(value) {
-    return typeof value === 'string' && RUN_ID.test(value) && !/^\.+$/.test(value);
-}
-/** A run read from an answer, or why the answer is not one (a garbled answer, never a state). */
-function readRunItem(data, expectedRunId) {
-    if (!isObject(data))
-        return { problem: `a body that is not a run (${kindOf(data)})` };
-    const runId = data['run_id'];
-    if (!isRunId(runId))
-        return { problem: 'a run whose run_id is not a run ID' };
-    if (expectedRunId !== undefined && runId !== expectedRunId) {
-        return { problem: `the answer for another run (${runId})` };
-    }
-    const state = data['state'];
-    if (typeof state !== 'string' || state.trim() === '') {
-        return { problem: `a run whose state is not a string (${kindOf(state)})` };
-    }
-    return { run: normaliseRun({ ...data, run_id: runId, state }) };
-}
-/**
- * The create's answer, when it names the run by something that looks like an ID; else why
- * not (a garbled answer: the run may exist, so the caller looks it up instead of creating
- * another). A state of the wrong type is not believed either: the polls will tell.
- */
-function readCreatedRun(data) {
-    const answer = isObject(data) ? data : {};
-    const { run_id: runId, task_id: taskId, state, at_capacity: atCapacity } = answer;
-    if (!isRunId(runId))
-        return { problem: 'an answer without a usable run_id' };
-    return {
-        run: {
-            run_id: runId,
-            ...(typeof taskId === 'string' ? { task_id: taskId } : {}),
-            state: typeof state === 'string' && state.trim() !== '' ? state : 'UNKNOWN',
-            ...(atCapacity === true ? { at_capacity: true } : {}),
-        },
-    };
-}
-const TEXT_FIELDS = [
-    'title',
-    'prompt',
-    'created_at',
-    'updated_at',
-    'started_at',
-    'session_id',
-    'session_link',
-    'source',
-    'run_time',
-];
-/** Known fields with the expected type; unknown fields pass through untouched. */
-function normaliseRun(data) {
-    const run = { ...data };
-    for (const field of TEXT_FIELDS)
-        setOrDrop(run, field, textOf(data[field]));
-    setOrDrop(run, 'status_message', statusMessageOf(data['status_message']));
-    setOrDrop(run, 'agent_config', isObject(data['agent_config']) ? textValues(data['agent_config']) : undefined);
-    setOrDrop(run, 'creator', isObject(data['creator']) ? textValues(data['creator']) : undefined);
-    setOrDrop(run, 'request_usage', isObject(data['request_usage']) ? data['request_usage'] : undefined);
-    setOrDrop(run, 'artifacts', Array.isArray(data['artifacts']) ? artifactsOf(data['artifacts']) : undefined);
-    const cancellable = data['is_run_type_cancellable'];
-    setOrDrop(run, 'is_run_type_cancellable', typeof cancellable === 'boolean' ? cancellable : undefined);
-    return run;
-}
-/** A plain string is the message itself; an object keeps its fields of the right type. */
-function statusMessageOf(value) {
-    if (typeof value === 'string')
-        return value.trim() ? { message: value } : undefined;
-    if (!isObject(value))
-        return undefined;
-    const message = {};
-    const text = textOf(value['message']);
-    if (text !== undefined)
-        message.message = text;
-    const code = textOf(value['error_code']);
-    if (code !== undefined)
-        message.error_code = code;
-    if (typeof value['retryable'] === 'boolean')
-        message.retryable = value['retryable'];
-    return { ...value, ...message, message: message.message };
-}
-/** Artifacts as sent, less any that is not an object with a type; readers still check each field. */
-function artifactsOf(values) {
-    return values.filter((artifact) => isObject(artifact) &&
-        typeof artifact['artifact_type'] === 'string' &&
-        (artifact['data'] === undefined || isObject(artifact['data'])));
-}
-/** Strings stay; numbers and booleans become strings; objects whose members are not text drop them. */
-function textValues(record) {
-    const out = {};
-    for (const [key, value] of Object.entries(record)) {
-        out[key] = isObject(value) || Array.isArray(value) ? value : textOf(value);
-    }
-    return out;
-}
-function textOf(value) {
-    if (typeof value === 'string')
-        return value;
-    if (typeof value === 'number' || typeof value === 'boolean')
-        return String(value);
-    return undefined;
-}
-function setOrDrop(record, key, value) {
-    if (value === undefined)
-        Reflect.deleteProperty(record, key);
-    else
-        record[key] = value;
-}
-function isObject(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function kindOf(value) {
-    if (value === null)
-        return 'null';
-    if (value === undefined)
-        return 'an empty body';
-    if (Array.isArray(value))
-        return 'an array';
-    return typeof value === 'string'
-        ? `the string ${JSON.stringify(cut(value, 40))}`
-        : `a ${typeof value}`;
 }
 
 ;// CONCATENATED MODULE: ./src/api/retry.ts
@@ -7815,202 +8660,6 @@ function clampTimerMs(ms) {
     return Math.min(Math.max(0, ms), MAX_TIMER_MS);
 }
 
-;// CONCATENATED MODULE: ./src/api/client.ts
-
-
-
-
-/**
- * The endpoints of the Cloud Agent Runs API: the only code that knows its paths and what
- * its answers mean. How a request travels (the key, deadlines, retries, typed errors) is
- * the transport's.
- */
-class AgentRunsClient {
-    #transport;
-    constructor(options) {
-        this.#transport = new Transport(options);
-    }
-    /**
-     * Creates a run. Never repeated when the service may have acted on it; the
-     * service's newer path is tried once when the spec's path does not exist.
-     */
-    async createRun(body, options = {}) {
-        const send = async (path) => (await this.#transport.request('POST', path, {
-            ...options,
-            body,
-            retryMode: 'at-most-once',
-            read: (data) => {
-                const answer = readCreatedRun(data);
-                return 'run' in answer ? { value: answer.run } : answer;
-            },
-        })).data;
-        try {
-            return await send('/agent/run');
-        }
-        catch (error) {
-            // 404 or 405 on the create path means no run was made, so the other path is safe.
-            if (error instanceof NotFoundError || error instanceof MethodNotAllowedError) {
-                return await send('/agent/runs');
-            }
-            throw error;
-        }
-    }
-    /**
-     * The run as the service shows it now. An answer that is not this run (another
-     * run's, not an object, a state that is not a string) is a garbled answer,
-     * retried like one: it is never taken for the run's state.
-     */
-    async getRun(runId, options = {}) {
-        const read = (data) => {
-            const answer = readRunItem(data, runId);
-            return 'run' in answer ? { value: answer.run } : answer;
-        };
-        return (await this.#transport.request('GET', runPath(runId), { ...options, read })).data;
-    }
-    async listRuns(query = {}, options = {}) {
-        const { metadata, ...plain } = query;
-        const flatQuery = { ...plain };
-        for (const [key, value] of Object.entries(metadata ?? {}))
-            flatQuery[`metadata[${key}]`] = value;
-        const { data, headers } = await this.#transport.request('GET', '/agent/runs', { ...options, query: flatQuery });
-        const servedAt = Date.parse(headers.date ?? '');
-        // Entries that are not runs are dropped: a lookup must never act on a garbled one.
-        const runs = Array.isArray(data?.runs) ? data.runs : [];
-        return {
-            ...data,
-            runs: runs.flatMap((entry) => {
-                const read = readRunItem(entry);
-                return 'run' in read ? [read.run] : [];
-            }),
-            ...(Number.isNaN(servedAt) ? {} : { servedAt }),
-        };
-    }
-    /**
-     * Every run matching `query`, following the cursor across pages. Stops when
-     * the service hands back a cursor it already gave, which would loop forever.
-     * Returns whether it saw the last page: a caller that must count every run
-     * (a budget) needs to know when `maxPages` or a broken cursor cut the list short.
-     */
-    async *iterateRuns(query = {}, options = {}) {
-        let cursor = query.cursor;
-        const seen = new Set(cursor === undefined ? [] : [cursor]);
-        for (let page = 0; page < (options.maxPages ?? 50); page += 1) {
-            const { runs, page_info } = await this.listRuns({ ...query, cursor }, options);
-            yield* runs;
-            if (!page_info?.has_next_page)
-                return { complete: true };
-            const next = page_info.next_cursor;
-            if (!next || seen.has(next))
-                return { complete: false };
-            seen.add(next);
-            cursor = next;
-        }
-        return { complete: false };
-    }
-    /**
-     * Sends a follow-up message to steer a run. Never repeated when it may have
-     * arrived. A run whose session is gone answers 410: a SessionGoneError.
-     */
-    async sendFollowup(runId, message, options = {}) {
-        const body = { message };
-        await this.#transport.request('POST', `${runPath(runId)}/followups`, {
-            ...options,
-            body,
-            retryMode: 'at-most-once',
-        });
-    }
-    /**
-     * Asks the service to cancel a run. The service refuses (400) a run that has
-     * ended and a BLOCKED one alike, so the run is read back to tell them apart.
-     * A run still being prepared (409) is retried like any transient failure.
-     */
-    async cancelRun(runId, options = {}) {
-        try {
-            await this.#transport.request('POST', `${runPath(runId)}/cancel`, {
-                ...options,
-                retryMode: 'idempotent',
-            });
-            return { kind: 'cancelled' };
-        }
-        catch (error) {
-            if (!(error instanceof BadRequestError))
-                throw error;
-        }
-        try {
-            const run = await this.getRun(runId, { signal: options.signal, maxRetries: 1 });
-            return { kind: run.state === 'BLOCKED' ? 'blocked' : 'already-finished' };
-        }
-        catch {
-            return { kind: 'refused' };
-        }
-    }
-    /**
-     * The run's conversation: what the agent said and did, step by step. Throws
-     * NotFoundError while there is none yet and UnprocessableEntityError when the
-     * service cannot show this run's format; neither is a failure of the run.
-     */
-    async getConversation(runId, options = {}) {
-        const { data } = await this.#transport.request('GET', `${runPath(runId)}/conversation`, options);
-        return { ...data, steps: Array.isArray(data?.steps) ? data.steps : [] };
-    }
-    /** One artifact: FILE and SCREENSHOT carry a signed download URL; a PLAN its Markdown inline. */
-    async getArtifact(artifactUid, options = {}) {
-        if (artifactUid.trim() === '')
-            throw new Error('An artifact UID is required');
-        const path = `/agent/artifacts/${encodeURIComponent(artifactUid)}`;
-        return (await this.#transport.request('GET', path, options)).data;
-    }
-    /** Downloads a signed URL the service handed out, without the key (see Transport.download). */
-    async downloadSignedUrl(url, options = {}) {
-        return await this.#transport.download(url, options);
-    }
-}
-/** A run's path. An ID that could leave its segment (`..`, `/`) is refused: it never reaches a URL. */
-function runPath(runId) {
-    if (!isRunId(runId))
-        throw new Error(`${JSON.stringify(safeForLog(runId, 100))} is not a run ID`);
-    return `/agent/runs/${encodeURIComponent(runId)}`;
-}
-
-;// CONCATENATED MODULE: ./src/agent/cost.ts
-
-const CREDIT_PARTS = ['compute_cost', 'inference_cost', 'platform_cost'];
-function costOf(requestUsage) {
-    if (typeof requestUsage !== 'object' || requestUsage === null) {
-        return { credits: undefined, usd: undefined };
-    }
-    const usage = requestUsage;
-    return {
-        credits: sumOf(CREDIT_PARTS.map((part) => usage[part])),
-        usd: sumOf(CREDIT_PARTS.map((part) => usage[`${part}_usd`])),
-    };
-}
-/** The sum of the parts that are usable numbers; undefined when none is. */
-function sumOf(values) {
-    const numbers = values.filter((value) => typeof value === 'number' && Number.isFinite(value) && value >= 0);
-    if (numbers.length === 0)
-        return undefined;
-    return roundTo(numbers.reduce((sum, value) => sum + value, 0), 6);
-}
-/** The summary's cost row: credits, then dollars; undefined when the service reported neither. */
-function describeCost(cost) {
-    const parts = [
-        cost.credits === undefined ? undefined : formatCredits(cost.credits),
-        cost.usd === undefined ? undefined : formatUsd(cost.usd),
-    ].filter((part) => part !== undefined);
-    return parts.length > 0 ? parts.join(', ') : undefined;
-}
-/**
- * The `max_credits` soft cap: past it (strictly more credits than the cap),
- * the run is to be cancelled. A run that reports no credits is not over it.
- */
-function isOverBudget(cost, maxCredits) {
-    return maxCredits !== undefined && cost.credits !== undefined && cost.credits > maxCredits;
-}
-function describeOverBudget(cost, maxCredits) {
-    return `The run used ${formatCredits(cost.credits ?? 0)}, more than the max_credits cap of ${formatCredits(maxCredits)}`;
-}
-
 ;// CONCATENATED MODULE: ./src/text/markdown.ts
 /**
  * Agent text (its final answer, its step summaries) shown as Markdown.
@@ -8294,44 +8943,346 @@ function clipAnswer(answer, max) {
     return `${cut(answer, max)}\n\n_(The answer is cut here; the whole of it is in the result output and the session.)_`;
 }
 
-;// CONCATENATED MODULE: ./src/model/blocked.ts
-/** `on_blocked`: what the step does when the run is BLOCKED, waiting for a person. */
-const ON_BLOCKED = ['wait', 'fail', 'pass'];
-function decideOnBlocked(onBlocked) {
-    switch (onBlocked) {
-        case 'wait':
-            return { keepWaiting: true };
-        case 'fail':
-            return { keepWaiting: false, passes: false };
-        case 'pass':
-            return { keepWaiting: false, passes: true };
+;// CONCATENATED MODULE: ./src/world.ts
+
+/** The workflow run's page (its attempt's, when known); undefined without a run. */
+function workflowRunUrl(run) {
+    const { serverUrl, repository, runId } = run;
+    if (!repository || !runId || !/^\d+$/.test(runId))
+        return undefined;
+    const attempt = /^\d+$/.test(run.runAttempt ?? '') ? run.runAttempt : undefined;
+    const base = `${(serverUrl || 'https://github.com').replace(/\/+$/, '')}/${repository}/actions/runs/${runId}`;
+    return safeHttpUrl(attempt ? `${base}/attempts/${attempt}` : base);
+}
+
+;// CONCATENATED MODULE: ./src/github/event.ts
+function eventAuthorOf(payload) {
+    const [user, what] = payload?.comment
+        ? [payload.comment.user, 'comment']
+        : payload?.review
+            ? [payload.review.user, 'review']
+            : [payload?.sender, 'event'];
+    const login = user?.login;
+    if (typeof login !== 'string' || login === '')
+        return undefined;
+    return { login, isBot: user?.type === 'Bot' || login.endsWith('[bot]'), what };
+}
+const SHA = /^[0-9a-f]{40}$/;
+/** The pull request's head as the event delivered it (pull_request events only). */
+function eventHeadSha(payload) {
+    const sha = payload?.pull_request?.head?.sha;
+    return typeof sha === 'string' && SHA.test(sha) ? sha : undefined;
+}
+/** The pull request the event is about: its number, when the thread is a pull request. */
+function eventPullRequest(payload) {
+    if (typeof payload?.pull_request?.number === 'number')
+        return payload.pull_request.number;
+    if (payload?.issue?.pull_request && typeof payload.issue.number === 'number') {
+        return payload.issue.number;
+    }
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./src/github/octokit.ts
+
+
+
+/** Who writes comments with GITHUB_TOKEN; GET /user is closed to that token. */
+const ACTIONS_BOT = 'github-actions[bot]';
+/** Loads the GitHub client only now: most steps never need it. */
+async function loadOctokit(token, apiUrl) {
+    const { getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+    return getOctokit(token, { baseUrl: apiUrl || 'https://api.github.com' });
+}
+/** Request options that give one GitHub call its deadline. */
+function octokit_withDeadline(deadlineMs = GITHUB_CALL_DEADLINE_MS) {
+    return { request: { signal: AbortSignal.timeout(deadlineMs) } };
+}
+/**
+ * Whether a failed call may succeed if made again: GitHub answered 5xx, or the connection
+ * broke (octokit calls that a 500 without an answer). A deadline that passed is not: GitHub
+ * is not answering, and asking again would hold the step.
+ */
+function isTransient(error) {
+    const { status, name, cause } = error;
+    const causeName = cause?.name;
+    if ([name, causeName].some((n) => n === 'TimeoutError' || n === 'AbortError'))
+        return false;
+    return typeof status === 'number' && status >= 500 && status <= 599;
+}
+/** A call that failed with a transient error on every attempt it had time for. */
+class TransientFailure extends Error {
+    status;
+    last;
+    attempts;
+    constructor(last, attempts) {
+        super(errorMessage(last));
+        this.name = 'TransientFailure';
+        this.last = last;
+        this.attempts = attempts;
+        this.status = last.status;
+    }
+    /** Whether GitHub answered at all (a 5xx), or the connection broke. */
+    get answered() {
+        return this.last.response !== undefined;
     }
 }
 /**
- * What a BLOCKED run waits for: its status message, else the agent's last
- * message (often the question it asked), else undefined.
+ * Makes a GitHub call, and again after a transient failure, with pauses. Every attempt
+ * shares one deadline. Rethrows anything else at once; after the last attempt, a
+ * TransientFailure that says how many were made.
  */
-function blockedQuestion(statusMessage, lastAgentMessage) {
-    const message = typeof statusMessage === 'object' && statusMessage !== null
-        ? statusMessage.message
-        : undefined;
-    if (typeof message === 'string' && message.trim() !== '')
-        return message.trim();
-    const last = lastAgentMessage?.trim();
-    return last ? last : undefined;
-}
-/** How a person answers a BLOCKED run: in the session, or by a comment where continue_run listens. */
-function howToAnswer(options) {
-    const ways = [];
-    if (options.sessionLink)
-        ways.push(`answer in the session (${options.sessionLink})`);
-    if (options.continueRun) {
-        ways.push('reply with a comment on this pull request or issue; continue_run passes it on');
+async function withRetries(call, options = {}) {
+    const { pausesMs = GITHUB_LIMITS.transientPausesMs, deadlineMs = GITHUB_CALL_DEADLINE_MS } = options;
+    const deadline = octokit_withDeadline(deadlineMs);
+    const endsAt = Date.now() + deadlineMs;
+    for (let attempt = 1;; attempt++) {
+        try {
+            return await call(deadline);
+        }
+        catch (error) {
+            if (!isTransient(error))
+                throw error;
+            if (options.tookEffect) {
+                const made = await options.tookEffect(deadline).catch(() => {
+                    throw new TransientFailure(error, attempt);
+                });
+                if (made !== undefined)
+                    return made;
+            }
+            const pause = pausesMs[attempt - 1];
+            if (pause === undefined || Date.now() + pause >= endsAt) {
+                throw new TransientFailure(error, attempt);
+            }
+            await new Promise((resolve) => setTimeout(resolve, pause));
+        }
     }
-    if (ways.length === 0)
-        ways.push('answer in the session, in the app');
-    const sentence = ways.join(', or ');
-    return `To move it on, ${sentence}.`;
+}
+/**
+ * Why a write failed, named: GitHub failing on every attempt, or a 403 (a token without
+ * the permission, which `permission` names). Empty for anything else; the reason says it.
+ */
+function failureHint(error, permission) {
+    if (error instanceof TransientFailure) {
+        const times = error.attempts === 1 ? 'once' : `on each of ${error.attempts} attempts`;
+        return error.answered
+            ? ` GitHub failed (HTTP ${error.status}) ${times}.`
+            : ` The connection to GitHub failed ${times}.`;
+    }
+    return error.status === 403 ? ` ${permission}` : '';
+}
+/** The login the token writes as. */
+async function tokenIdentity(octokit, deadline = octokit_withDeadline()) {
+    try {
+        const { data } = await octokit.rest.users.getAuthenticated(deadline);
+        return data.login;
+    }
+    catch (error) {
+        if (error.status === 403)
+            return ACTIONS_BOT;
+        throw error;
+    }
+}
+/** Why a GitHub call failed, safe for the log. */
+function reasonOf(error) {
+    return safeForLog(errorMessage(error), 500);
+}
+
+;// CONCATENATED MODULE: ./src/github/thread.ts
+const THREAD_EVENTS = ['pull_request', 'pull_request_target', 'issues', 'issue_comment'];
+/** Pure: the triggering thread, from the event's name and payload, or why there is none. */
+function threadOf(eventName, payload, repository) {
+    if (!THREAD_EVENTS.includes(eventName)) {
+        return {
+            kind: 'none',
+            reason: `the ${eventName || 'unknown'} event has no pull request or issue to comment on (only ${THREAD_EVENTS.join(', ')} do)`,
+        };
+    }
+    if (!payload) {
+        return { kind: 'none', reason: 'the event payload (GITHUB_EVENT_PATH) cannot be read' };
+    }
+    const issueNumber = payload.pull_request?.number ?? payload.issue?.number;
+    if (!repository || typeof issueNumber !== 'number') {
+        return { kind: 'none', reason: `the ${eventName} event names no pull request or issue` };
+    }
+    return { kind: 'found', thread: { ...repository, issueNumber } };
+}
+
+;// CONCATENATED MODULE: ./src/github/context.ts
+
+
+
+
+/**
+ * What a step knows of GitHub, from the world its door read once: the repository, the event
+ * and its thread, the workflow run, and one client for the token, built the first time it is
+ * needed (most steps never need it). Every GitHub surface of the step is handed this.
+ */
+class GitHubContext {
+    repository;
+    eventName;
+    event;
+    /** The pull request or issue the event is about, for the comment. */
+    thread;
+    /** The pull request's number, when the event is about one. */
+    pullRequest;
+    /** The pull request's head as the event delivered it (pull_request events only). */
+    eventHeadSha;
+    /** GITHUB_SHA, when it is a commit's. */
+    sha;
+    workflowRun;
+    /** GitHub's web address, as the world gives it: the links to other workflow runs start there. */
+    serverUrl;
+    /** `<job>/<step>`, written into the comment's marker. */
+    step;
+    /** Whether there is a token: without one, no GitHub surface is written. */
+    hasToken;
+    #client;
+    #octokit;
+    /** The world's GitHub, for the step's token. */
+    constructor(token, world) {
+        const [owner, repo] = (world.repository ?? '').split('/');
+        this.repository = owner && repo ? { owner, repo } : undefined;
+        this.eventName = world.eventName ?? '';
+        this.event = world.event;
+        this.thread = threadOf(this.eventName, this.event, this.repository);
+        this.pullRequest = eventPullRequest(this.event);
+        this.eventHeadSha = eventHeadSha(this.event);
+        this.sha = context_SHA.test(world.sha ?? '') ? world.sha : undefined;
+        this.workflowRun = workflowRunUrl(world);
+        this.serverUrl = world.serverUrl;
+        this.step = `${world.job ?? 'job'}/${world.action ?? 'step'}`;
+        this.hasToken = token !== '';
+        this.#client = () => loadOctokit(token, world.apiUrl);
+    }
+    /** The one GitHub client of the step. */
+    client() {
+        this.#octokit ??= this.#client();
+        return this.#octokit;
+    }
+}
+const context_SHA = /^[0-9a-f]{40}$/;
+
+;// CONCATENATED MODULE: ./src/model/handoff.ts
+/**
+ * What a run carries in its metadata so that a later `reconcile` pass can
+ * finish its comment and commit status exactly as its step would have: where
+ * they are, and whether the step waited for the run. Metadata is fixed when the
+ * run is created, and the service takes at most 20 keys of at most 256 bytes a
+ * value; run/create.ts writes the step's other keys (repository, workflow run,
+ * attempt, job, head commit), read here too.
+ */
+const HANDOFF_KEYS = {
+    /** The pull request or issue the step comments on; also what `pr_credit_budget` counts by. */
+    thread: 'gh_thread',
+    /** The step's key: its comment's, and its commit status's context (`cloud-agent/<key>`). */
+    key: 'gh_key',
+    /** `true` when the step waits for the run, `false` with `wait: false`. */
+    wait: 'gh_wait',
+    /** What the step shows on GitHub: `comment`, `status`, both (comma-separated) or ''. */
+    report: 'gh_report',
+};
+/** The keys run/create.ts tags every run with, which a pass reads. */
+const STEP_KEYS = {
+    repository: 'gh_repository',
+    workflowRunId: 'gh_run_id',
+    attempt: 'gh_run_attempt',
+    headSha: 'gh_head_sha',
+    /** The set's ID, on every run of a `tasks` step. */
+    set: 'gh_set',
+};
+/** The metadata that hands the run over, beside the step's tag. */
+function handoffMetadata(facts) {
+    const report = [facts.comment ? 'comment' : '', facts.commitStatus ? 'status' : '']
+        .filter(Boolean)
+        .join(',');
+    return {
+        ...(facts.thread === undefined ? {} : { [HANDOFF_KEYS.thread]: String(facts.thread) }),
+        [HANDOFF_KEYS.key]: facts.key,
+        [HANDOFF_KEYS.wait]: String(facts.wait),
+        [HANDOFF_KEYS.report]: report,
+    };
+}
+const handoff_SHA = /^[0-9a-f]{40}$/;
+const REPOSITORY = /^[\w.-]+\/[\w.-]+$/;
+/**
+ * The hand-over in a run's metadata; undefined when the run carries none (a
+ * run started by an older version of the action, or not by the action at all).
+ * Every value is checked: metadata is text anyone with the key could have set.
+ * A run of a `tasks` step is awaited whatever it carries (a set cannot be
+ * detached), so one started before task runs carried a hand-over still has one.
+ */
+function readHandoff(metadata) {
+    if (typeof metadata !== 'object' || metadata === null)
+        return undefined;
+    const values = metadata;
+    const text = (key) => (typeof values[key] === 'string' ? values[key] : undefined);
+    const repository = text(STEP_KEYS.repository);
+    const set = text(STEP_KEYS.set);
+    const wait = set ? 'true' : text(HANDOFF_KEYS.wait);
+    const key = text(HANDOFF_KEYS.key) ?? (set ? '' : undefined);
+    if (!repository || !REPOSITORY.test(repository) || key === undefined || (!key && !set)) {
+        return undefined;
+    }
+    if (wait !== 'true' && wait !== 'false')
+        return undefined;
+    // A set's comment and status show the whole set: never a pass's to rewrite for one run.
+    const report = set ? [] : (text(HANDOFF_KEYS.report) ?? '').split(',');
+    const thread = Number(text(HANDOFF_KEYS.thread));
+    const attempt = Number(text(STEP_KEYS.attempt));
+    const workflowRunId = text(STEP_KEYS.workflowRunId);
+    const headSha = text(STEP_KEYS.headSha);
+    return {
+        repository,
+        workflowRunId: workflowRunId && /^\d{1,20}$/.test(workflowRunId) ? workflowRunId : undefined,
+        attempt: Number.isSafeInteger(attempt) && attempt > 0 ? attempt : undefined,
+        headSha: headSha && handoff_SHA.test(headSha) ? headSha : undefined,
+        thread: Number.isSafeInteger(thread) && thread > 0 ? thread : undefined,
+        key,
+        waits: wait === 'true',
+        comment: report.includes('comment'),
+        commitStatus: report.includes('status'),
+        ...(set ? { set } : {}),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/agent/cost.ts
+
+const CREDIT_PARTS = ['compute_cost', 'inference_cost', 'platform_cost'];
+function costOf(requestUsage) {
+    if (typeof requestUsage !== 'object' || requestUsage === null) {
+        return { credits: undefined, usd: undefined };
+    }
+    const usage = requestUsage;
+    return {
+        credits: sumOf(CREDIT_PARTS.map((part) => usage[part])),
+        usd: sumOf(CREDIT_PARTS.map((part) => usage[`${part}_usd`])),
+    };
+}
+/** The sum of the parts that are usable numbers; undefined when none is. */
+function sumOf(values) {
+    const numbers = values.filter((value) => typeof value === 'number' && Number.isFinite(value) && value >= 0);
+    if (numbers.length === 0)
+        return undefined;
+    return roundTo(numbers.reduce((sum, value) => sum + value, 0), 6);
+}
+/** The summary's cost row: credits, then dollars; undefined when the service reported neither. */
+function describeCost(cost) {
+    const parts = [
+        cost.credits === undefined ? undefined : formatCredits(cost.credits),
+        cost.usd === undefined ? undefined : formatUsd(cost.usd),
+    ].filter((part) => part !== undefined);
+    return parts.length > 0 ? parts.join(', ') : undefined;
+}
+/**
+ * The `max_credits` soft cap: past it (strictly more credits than the cap),
+ * the run is to be cancelled. A run that reports no credits is not over it.
+ */
+function isOverBudget(cost, maxCredits) {
+    return maxCredits !== undefined && cost.credits !== undefined && cost.credits > maxCredits;
+}
+function describeOverBudget(cost, maxCredits) {
+    return `The run used ${formatCredits(cost.credits ?? 0)}, more than the max_credits cap of ${formatCredits(maxCredits)}`;
 }
 
 ;// CONCATENATED MODULE: ./src/model/cancel.ts
@@ -9368,10 +10319,10 @@ function historyLine(record) {
     parts.push(`started ${record.startedAt.replace(/T(\d\d:\d\d)[\s\S]*/, ' $1 UTC')}`);
     return parts.join(' · ');
 }
-const SHA = /^[0-9a-f]{7,64}$/i;
+const comment_SHA = /^[0-9a-f]{7,64}$/i;
 /** Says that the result is for a commit the pull request has moved on from. */
 function staleHeadNote(ranOn, head) {
-    if (!SHA.test(ranOn) || !SHA.test(head) || ranOn === head)
+    if (!comment_SHA.test(ranOn) || !comment_SHA.test(head) || ranOn === head)
         return undefined;
     return ('> [!NOTE]\n' +
         `> This result is for commit \`${ranOn.slice(0, 7)}\`; the pull request has since moved on to \`${head.slice(0, 7)}\`.`);
@@ -9399,309 +10350,6 @@ function closeDetails(body) {
 /** `text` cut to `max` characters, never through an escape (`&#124;` would leave `&#12`). */
 function cutEscaped(text, max) {
     return text.length <= max ? text : cut(text, max).replace(/&#?\w*$/, '');
-}
-
-;// CONCATENATED MODULE: ./src/world.ts
-
-/** The workflow run's page (its attempt's, when known); undefined without a run. */
-function workflowRunUrl(run) {
-    const { serverUrl, repository, runId } = run;
-    if (!repository || !runId || !/^\d+$/.test(runId))
-        return undefined;
-    const attempt = /^\d+$/.test(run.runAttempt ?? '') ? run.runAttempt : undefined;
-    const base = `${(serverUrl || 'https://github.com').replace(/\/+$/, '')}/${repository}/actions/runs/${runId}`;
-    return safeHttpUrl(attempt ? `${base}/attempts/${attempt}` : base);
-}
-
-;// CONCATENATED MODULE: ./src/github/event.ts
-function eventAuthorOf(payload) {
-    const [user, what] = payload?.comment
-        ? [payload.comment.user, 'comment']
-        : payload?.review
-            ? [payload.review.user, 'review']
-            : [payload?.sender, 'event'];
-    const login = user?.login;
-    if (typeof login !== 'string' || login === '')
-        return undefined;
-    return { login, isBot: user?.type === 'Bot' || login.endsWith('[bot]'), what };
-}
-const event_SHA = /^[0-9a-f]{40}$/;
-/** The pull request's head as the event delivered it (pull_request events only). */
-function eventHeadSha(payload) {
-    const sha = payload?.pull_request?.head?.sha;
-    return typeof sha === 'string' && event_SHA.test(sha) ? sha : undefined;
-}
-/** The pull request the event is about: its number, when the thread is a pull request. */
-function eventPullRequest(payload) {
-    if (typeof payload?.pull_request?.number === 'number')
-        return payload.pull_request.number;
-    if (payload?.issue?.pull_request && typeof payload.issue.number === 'number') {
-        return payload.issue.number;
-    }
-    return undefined;
-}
-
-;// CONCATENATED MODULE: ./src/github/octokit.ts
-
-
-
-/** Who writes comments with GITHUB_TOKEN; GET /user is closed to that token. */
-const ACTIONS_BOT = 'github-actions[bot]';
-/** Loads the GitHub client only now: most steps never need it. */
-async function loadOctokit(token, apiUrl) {
-    const { getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-    return getOctokit(token, { baseUrl: apiUrl || 'https://api.github.com' });
-}
-/** Request options that give one GitHub call its deadline. */
-function octokit_withDeadline(deadlineMs = GITHUB_CALL_DEADLINE_MS) {
-    return { request: { signal: AbortSignal.timeout(deadlineMs) } };
-}
-/**
- * Whether a failed call may succeed if made again: GitHub answered 5xx, or the connection
- * broke (octokit calls that a 500 without an answer). A deadline that passed is not: GitHub
- * is not answering, and asking again would hold the step.
- */
-function isTransient(error) {
-    const { status, name, cause } = error;
-    const causeName = cause?.name;
-    if ([name, causeName].some((n) => n === 'TimeoutError' || n === 'AbortError'))
-        return false;
-    return typeof status === 'number' && status >= 500 && status <= 599;
-}
-/** A call that failed with a transient error on every attempt it had time for. */
-class TransientFailure extends Error {
-    status;
-    last;
-    attempts;
-    constructor(last, attempts) {
-        super(errorMessage(last));
-        this.name = 'TransientFailure';
-        this.last = last;
-        this.attempts = attempts;
-        this.status = last.status;
-    }
-    /** Whether GitHub answered at all (a 5xx), or the connection broke. */
-    get answered() {
-        return this.last.response !== undefined;
-    }
-}
-/**
- * Makes a GitHub call, and again after a transient failure, with pauses. Every attempt
- * shares one deadline. Rethrows anything else at once; after the last attempt, a
- * TransientFailure that says how many were made.
- */
-async function withRetries(call, options = {}) {
-    const { pausesMs = GITHUB_LIMITS.transientPausesMs, deadlineMs = GITHUB_CALL_DEADLINE_MS } = options;
-    const deadline = octokit_withDeadline(deadlineMs);
-    const endsAt = Date.now() + deadlineMs;
-    for (let attempt = 1;; attempt++) {
-        try {
-            return await call(deadline);
-        }
-        catch (error) {
-            if (!isTransient(error))
-                throw error;
-            if (options.tookEffect) {
-                const made = await options.tookEffect(deadline).catch(() => {
-                    throw new TransientFailure(error, attempt);
-                });
-                if (made !== undefined)
-                    return made;
-            }
-            const pause = pausesMs[attempt - 1];
-            if (pause === undefined || Date.now() + pause >= endsAt) {
-                throw new TransientFailure(error, attempt);
-            }
-            await new Promise((resolve) => setTimeout(resolve, pause));
-        }
-    }
-}
-/**
- * Why a write failed, named: GitHub failing on every attempt, or a 403 (a token without
- * the permission, which `permission` names). Empty for anything else; the reason says it.
- */
-function failureHint(error, permission) {
-    if (error instanceof TransientFailure) {
-        const times = error.attempts === 1 ? 'once' : `on each of ${error.attempts} attempts`;
-        return error.answered
-            ? ` GitHub failed (HTTP ${error.status}) ${times}.`
-            : ` The connection to GitHub failed ${times}.`;
-    }
-    return error.status === 403 ? ` ${permission}` : '';
-}
-/** The login the token writes as. */
-async function tokenIdentity(octokit, deadline = octokit_withDeadline()) {
-    try {
-        const { data } = await octokit.rest.users.getAuthenticated(deadline);
-        return data.login;
-    }
-    catch (error) {
-        if (error.status === 403)
-            return ACTIONS_BOT;
-        throw error;
-    }
-}
-/** Why a GitHub call failed, safe for the log. */
-function reasonOf(error) {
-    return safeForLog(errorMessage(error), 500);
-}
-
-;// CONCATENATED MODULE: ./src/github/thread.ts
-const THREAD_EVENTS = ['pull_request', 'pull_request_target', 'issues', 'issue_comment'];
-/** Pure: the triggering thread, from the event's name and payload, or why there is none. */
-function threadOf(eventName, payload, repository) {
-    if (!THREAD_EVENTS.includes(eventName)) {
-        return {
-            kind: 'none',
-            reason: `the ${eventName || 'unknown'} event has no pull request or issue to comment on (only ${THREAD_EVENTS.join(', ')} do)`,
-        };
-    }
-    if (!payload) {
-        return { kind: 'none', reason: 'the event payload (GITHUB_EVENT_PATH) cannot be read' };
-    }
-    const issueNumber = payload.pull_request?.number ?? payload.issue?.number;
-    if (!repository || typeof issueNumber !== 'number') {
-        return { kind: 'none', reason: `the ${eventName} event names no pull request or issue` };
-    }
-    return { kind: 'found', thread: { ...repository, issueNumber } };
-}
-
-;// CONCATENATED MODULE: ./src/github/context.ts
-
-
-
-
-/**
- * What a step knows of GitHub, from the world its door read once: the repository, the event
- * and its thread, the workflow run, and one client for the token, built the first time it is
- * needed (most steps never need it). Every GitHub surface of the step is handed this.
- */
-class GitHubContext {
-    repository;
-    eventName;
-    event;
-    /** The pull request or issue the event is about, for the comment. */
-    thread;
-    /** The pull request's number, when the event is about one. */
-    pullRequest;
-    /** The pull request's head as the event delivered it (pull_request events only). */
-    eventHeadSha;
-    /** GITHUB_SHA, when it is a commit's. */
-    sha;
-    workflowRun;
-    /** GitHub's web address, as the world gives it: the links to other workflow runs start there. */
-    serverUrl;
-    /** `<job>/<step>`, written into the comment's marker. */
-    step;
-    /** Whether there is a token: without one, no GitHub surface is written. */
-    hasToken;
-    #client;
-    #octokit;
-    /** The world's GitHub, for the step's token. */
-    constructor(token, world) {
-        const [owner, repo] = (world.repository ?? '').split('/');
-        this.repository = owner && repo ? { owner, repo } : undefined;
-        this.eventName = world.eventName ?? '';
-        this.event = world.event;
-        this.thread = threadOf(this.eventName, this.event, this.repository);
-        this.pullRequest = eventPullRequest(this.event);
-        this.eventHeadSha = eventHeadSha(this.event);
-        this.sha = context_SHA.test(world.sha ?? '') ? world.sha : undefined;
-        this.workflowRun = workflowRunUrl(world);
-        this.serverUrl = world.serverUrl;
-        this.step = `${world.job ?? 'job'}/${world.action ?? 'step'}`;
-        this.hasToken = token !== '';
-        this.#client = () => loadOctokit(token, world.apiUrl);
-    }
-    /** The one GitHub client of the step. */
-    client() {
-        this.#octokit ??= this.#client();
-        return this.#octokit;
-    }
-}
-const context_SHA = /^[0-9a-f]{40}$/;
-
-;// CONCATENATED MODULE: ./src/model/handoff.ts
-/**
- * What a run carries in its metadata so that a later `reconcile` pass can
- * finish its comment and commit status exactly as its step would have: where
- * they are, and whether the step waited for the run. Metadata is fixed when the
- * run is created, and the service takes at most 20 keys of at most 256 bytes a
- * value; run/create.ts writes the step's other keys (repository, workflow run,
- * attempt, job, head commit), read here too.
- */
-const HANDOFF_KEYS = {
-    /** The pull request or issue the step comments on; also what `pr_credit_budget` counts by. */
-    thread: 'gh_thread',
-    /** The step's key: its comment's, and its commit status's context (`cloud-agent/<key>`). */
-    key: 'gh_key',
-    /** `true` when the step waits for the run, `false` with `wait: false`. */
-    wait: 'gh_wait',
-    /** What the step shows on GitHub: `comment`, `status`, both (comma-separated) or ''. */
-    report: 'gh_report',
-};
-/** The keys run/create.ts tags every run with, which a pass reads. */
-const STEP_KEYS = {
-    repository: 'gh_repository',
-    workflowRunId: 'gh_run_id',
-    attempt: 'gh_run_attempt',
-    headSha: 'gh_head_sha',
-    /** The set's ID, on every run of a `tasks` step. */
-    set: 'gh_set',
-};
-/** The metadata that hands the run over, beside the step's tag. */
-function handoffMetadata(facts) {
-    const report = [facts.comment ? 'comment' : '', facts.commitStatus ? 'status' : '']
-        .filter(Boolean)
-        .join(',');
-    return {
-        ...(facts.thread === undefined ? {} : { [HANDOFF_KEYS.thread]: String(facts.thread) }),
-        [HANDOFF_KEYS.key]: facts.key,
-        [HANDOFF_KEYS.wait]: String(facts.wait),
-        [HANDOFF_KEYS.report]: report,
-    };
-}
-const handoff_SHA = /^[0-9a-f]{40}$/;
-const REPOSITORY = /^[\w.-]+\/[\w.-]+$/;
-/**
- * The hand-over in a run's metadata; undefined when the run carries none (a
- * run started by an older version of the action, or not by the action at all).
- * Every value is checked: metadata is text anyone with the key could have set.
- * A run of a `tasks` step is awaited whatever it carries (a set cannot be
- * detached), so one started before task runs carried a hand-over still has one.
- */
-function readHandoff(metadata) {
-    if (typeof metadata !== 'object' || metadata === null)
-        return undefined;
-    const values = metadata;
-    const text = (key) => (typeof values[key] === 'string' ? values[key] : undefined);
-    const repository = text(STEP_KEYS.repository);
-    const set = text(STEP_KEYS.set);
-    const wait = set ? 'true' : text(HANDOFF_KEYS.wait);
-    const key = text(HANDOFF_KEYS.key) ?? (set ? '' : undefined);
-    if (!repository || !REPOSITORY.test(repository) || key === undefined || (!key && !set)) {
-        return undefined;
-    }
-    if (wait !== 'true' && wait !== 'false')
-        return undefined;
-    // A set's comment and status show the whole set: never a pass's to rewrite for one run.
-    const report = set ? [] : (text(HANDOFF_KEYS.report) ?? '').split(',');
-    const thread = Number(text(HANDOFF_KEYS.thread));
-    const attempt = Number(text(STEP_KEYS.attempt));
-    const workflowRunId = text(STEP_KEYS.workflowRunId);
-    const headSha = text(STEP_KEYS.headSha);
-    return {
-        repository,
-        workflowRunId: workflowRunId && /^\d{1,20}$/.test(workflowRunId) ? workflowRunId : undefined,
-        attempt: Number.isSafeInteger(attempt) && attempt > 0 ? attempt : undefined,
-        headSha: headSha && handoff_SHA.test(headSha) ? headSha : undefined,
-        thread: Number.isSafeInteger(thread) && thread > 0 ? thread : undefined,
-        key,
-        waits: wait === 'true',
-        comment: report.includes('comment'),
-        commitStatus: report.includes('status'),
-        ...(set ? { set } : {}),
-    };
 }
 
 ;// CONCATENATED MODULE: ./src/github/own-comments.ts
@@ -10869,6 +11517,8 @@ async function admitAuthor(octokit, repository, author, rules) {
     }
 }
 
+;// CONCATENATED MODULE: external "node:crypto"
+const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
 ;// CONCATENATED MODULE: ./src/github/check-run.ts
 /**
  * `check_run`: the step as a check run `cloud-agent/<key>` on the commit the run works on,
@@ -11685,780 +12335,108 @@ async function postPullRequestReview(github, context, commit, review, run, log) 
     await postReview(await context.client(), { ...commit.pullRequest, sha: commit.sha, key: github.key }, review, run, log);
 }
 
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: ./src/inputs.ts
-
-
-
-
-
-
-
-
-/** Repository roles, least first: what `commenter_permission` names. */
-const REPOSITORY_ROLES = ['read', 'triage', 'write', 'maintain', 'admin'];
-/** A bad input value. The message names the input and the rule, never the key. */
-class InputError extends Error {
-    name = 'InputError';
-    input;
-    constructor(input, message) {
-        super(`Input "${input}" ${message}`);
-        this.input = input;
-    }
-}
-const DEFAULT_TIMEOUT = '60m';
+;// CONCATENATED MODULE: ./src/agent/conversation.ts
 /**
- * Warp's Oz platform, whose Agent Runs API this action speaks. action.yml gives the same
- * default; this one serves a workflow that passes an empty value, such as an unset variable.
+ * A run's normalized conversation (`GET /agent/runs/{runId}/conversation`),
+ * read defensively: the body is whatever the service (or a proxy) sent, so
+ * every member is checked, and anything of the wrong type is left out rather
+ * than trusted. Nothing here throws on any input.
  */
-const DEFAULT_BASE_URL = 'https://app.warp.dev/api/v1';
-/** The runner's inputs (`INPUT_*`), for a step in `world`. */
-const runnerInputs = (world) => ({
-    get: (name) => getInput(name),
-    mask: (secret) => setSecret(secret),
-    world,
-});
-/** Reads and checks every input of the main step. Throws InputError before any request. */
-function readSettings(source) {
-    let target;
-    let cancelPrevious = false;
-    const step = readStepSettings(source, (continueRun) => {
-        cancelPrevious = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
-        target = readTarget(source, continueRun);
-        if (cancelPrevious && !(target.kind !== 'existing' && target.request.config?.name)) {
-            throw new InputError('cancel_previous', target.kind === 'existing'
-                ? 'cannot be combined with run_id: it applies only to creating a run.'
-                : 'needs name: the runs it cancels are the active ones with the same name.');
-        }
-    });
-    if (!target)
-        throw new Error('unreachable: readStepSettings reads the target');
-    return { ...step, target, cancelPrevious };
+
+/** Nested steps deeper than this are ignored: a body cannot make the action recurse without end. */
+const MAX_DEPTH = 32;
+function parseConversation(body) {
+    return { steps: parseSteps(conversation_isRecord(body) ? body.steps : undefined, 0) };
 }
-/**
- * Everything but what the step acts on: the connection (the key masked
- * first), time, GitHub, the agent's work and its output. `readTarget` reads
- * what the step acts on where its errors come in the order a person fixes them.
- */
-function readStepSettings(source, readTarget, connection = readConnection(source)) {
-    const githubToken = source.get('github_token');
-    if (githubToken)
-        source.mask(githubToken);
-    const comment = parseBoolean('comment', source.get('comment') || 'false');
-    const continueRun = parseBoolean('continue_run', source.get('continue_run') || 'false');
-    const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false');
-    const commenterPermission = readRole(source.get('commenter_permission'));
-    const allowedBots = readBots(source.get('allowed_bots'));
-    readTarget(continueRun);
-    const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT);
-    const wait = parseBoolean('wait', source.get('wait') || 'true');
-    const output = readOutput(source, wait);
-    const needsToken = comment
-        ? 'comment'
-        : continueRun
-            ? 'continue_run'
-            : commitStatus
-                ? 'commit_status'
-                : output.pullRequestReview
-                    ? 'pull_request_review'
-                    : output.checkRun
-                        ? 'check_run'
-                        : '';
-    if (needsToken && !githubToken) {
-        throw new InputError('github_token', `is required by ${needsToken}; give it \${{ github.token }} (the default) with the permissions the README lists for ${needsToken}.`);
-    }
+function parseSteps(value, depth) {
+    if (!Array.isArray(value) || depth > MAX_DEPTH)
+        return [];
+    return value.filter(conversation_isRecord).map((step) => ({
+        id: stringOr(step.id, ''),
+        summary: nonEmpty(step.summary) ?? nonEmpty(step.description),
+        completed: typeof step.completed_at === 'string' && step.completed_at !== '',
+        messages: Array.isArray(step.messages) ? step.messages.filter(conversation_isRecord).map(parseMessage) : [],
+        steps: parseSteps(step.steps, depth + 1),
+    }));
+}
+function parseMessage(message) {
+    const blocks = Array.isArray(message.content) ? message.content.filter(conversation_isRecord) : [];
+    const at = typeof message.timestamp === 'string' ? Date.parse(message.timestamp) : NaN;
     return {
-        ...connection,
-        wait,
-        timeoutMs,
-        pollIntervalMs: readPollInterval(source.get('poll_interval'), timeoutMs),
-        github: {
-            token: needsToken ? githubToken : '',
-            comment,
-            commitStatus,
-            key: conversationKey(source),
-            commenterPermission,
-            allowedBots,
-        },
-        agentWork: readAgentWork(source, wait),
-        output,
-        budgets: {
-            daily: readCredits('daily_credit_budget', source.get('daily_credit_budget')),
-            pullRequest: readCredits('pr_credit_budget', source.get('pr_credit_budget')),
-        },
+        role: stringOr(message.role, ''),
+        at: Number.isFinite(at) ? at : undefined,
+        texts: blocks
+            .filter((block) => block.type === 'text' && typeof block.text === 'string')
+            .map((block) => block.text),
+        actions: blocks
+            .filter((block) => block.type === 'action')
+            .map((block) => ({
+            id: stringOr(block.id, ''),
+            category: stringOr(block.category, ''),
+            name: stringOr(block.name, ''),
+        }))
+            .filter((action) => action.category !== '' || action.name !== ''),
     };
 }
-/** At most this many corrections: each is a whole new pass of the agent. */
-const MAX_OUTPUT_RETRIES = 10;
-function readOutput(source, wait) {
-    const pullRequestReview = parseBoolean('pull_request_review', source.get('pull_request_review') || 'false');
-    const checkRun = parseBoolean('check_run', source.get('check_run') || 'false');
-    const retriesText = source.get('output_retries') || '2';
-    const retries = /^\d+$/.test(retriesText) ? Number(retriesText) : NaN;
-    if (!(retries <= MAX_OUTPUT_RETRIES)) {
-        throw new InputError('output_retries', `must be a whole number from 0 to ${MAX_OUTPUT_RETRIES}; got "${retriesText}".`);
-    }
-    const schema = readSchemaSource(source);
-    if (schema && pullRequestReview) {
-        throw new InputError('output_schema', 'cannot be combined with pull_request_review, which asks for its own review document.');
-    }
-    // Each acts once the run has ended: without waiting they would silently do nothing.
-    for (const [input, asked] of [
-        ['output_schema', schema !== undefined],
-        ['pull_request_review', pullRequestReview],
-        ['check_run', checkRun],
-    ]) {
-        if (asked && !wait) {
-            throw new InputError(input, "needs wait: true: it acts on the run's result.");
+/** Every message, depth first: a step's own messages, then its nested steps'. */
+function messagesInOrder(conversation) {
+    const out = [];
+    const visit = (steps) => {
+        for (const step of steps) {
+            out.push(...step.messages);
+            visit(step.steps);
         }
-    }
-    return { schema, retries, pullRequestReview, checkRun };
-}
-/** Inline when it looks like JSON or YAML (a brace, a line break, `key: value`), else a file. */
-function readSchemaSource(source) {
-    const value = source.get('output_schema');
-    if (!value)
-        return undefined;
-    if (/^[{[]|\n|:\s/.test(value))
-        return { input: 'output_schema', text: value };
-    const workspace = source.world.workspace;
-    const path = (0,external_node_path_namespaceObject.resolve)(workspace, value);
-    try {
-        // The schema's text goes to the service in the prompt: only a file of the workspace may,
-        // never one elsewhere on the runner reached by an absolute path, `..` or a link.
-        if (!isWithin((0,external_node_fs_namespaceObject.realpathSync)(workspace), (0,external_node_fs_namespaceObject.realpathSync)(path))) {
-            throw new InputError('output_schema', `must name a file in the workspace (${workspace}); "${value}" is outside it. ` +
-                'Copy the schema into the workspace, or give it inline.');
-        }
-        if ((0,external_node_fs_namespaceObject.statSync)(path).size > MAX_SCHEMA_BYTES) {
-            throw new InputError('output_schema', `names a file over 1 MiB: ${path}.`);
-        }
-        return { input: 'output_schema', text: (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'), file: path };
-    }
-    catch (error) {
-        if (error instanceof InputError)
-            throw error;
-        const reason = error.code ?? String(error);
-        throw new InputError('output_schema', `is neither an inline schema nor a file that can be read: ${path} (${reason}).`);
-    }
-}
-const MAX_SCHEMA_BYTES = 1024 * 1024;
-/** Whether `path` is `dir` or lies below it (both already resolved, links followed). */
-function isWithin(dir, path) {
-    const rest = (0,external_node_path_namespaceObject.relative)(dir, path);
-    return rest !== '..' && !rest.startsWith(`..${external_node_path_namespaceObject.sep}`) && !(0,external_node_path_namespaceObject.isAbsolute)(rest);
-}
-/** The keys a task may set; any other it omits takes the step's input of the same name. */
-const TASK_KEYS = [
-    'prompt',
-    'title',
-    'environment_id',
-    'skill_spec',
-    'model_id',
-    'base_prompt',
-    'name',
-];
-/** The inputs that say what one run is, which `tasks` replaces. */
-const SINGLE_RUN_INPUTS = ['prompt', 'prompt_file', 'run_id', 'followup'];
-/**
- * What `tasks` cannot be combined with, each with the value that is refused: the one list
- * that `action.yml`'s description of `tasks` and docs/tasks.md say (a test holds them to it,
- * and one that each is refused before any request).
- */
-const TASKS_REFUSE = (/* unused pure expression or super */ null && ([
-    ['prompt', 'x'],
-    ['prompt_file', 'x'],
-    ['run_id', 'x'],
-    ['followup', 'x'],
-    ['continue_run', 'true'],
-    ['cancel_previous', 'true'],
-    ['wait', 'false'],
-    ['output_schema', '{}'],
-    ['pull_request_review', 'true'],
-    ['check_run', 'true'],
-    ['show_progress', 'true'],
-    ['download_artifacts', '*'],
-    ['on_blocked', 'fail'],
-]));
-/**
- * Reads a step with `tasks`: undefined when `tasks` is not given. Checks every
- * task before any request, and names the task and the field of a bad one.
- */
-async function readTaskSettings(source) {
-    const value = source.get('tasks');
-    if (!value)
-        return undefined;
-    // The key is masked before any other input is checked, as for one run.
-    const connection = readConnection(source);
-    for (const name of SINGLE_RUN_INPUTS) {
-        if (source.get(name)) {
-            throw new InputError('tasks', `cannot be combined with ${name}: each task is one run, with its own prompt.`);
-        }
-    }
-    const items = await parseTaskList(value);
-    const tasks = items.map((item, index) => readTask(source, item, index));
-    const step = readStepSettings(source, (continueRun) => {
-        for (const [name, given] of [
-            ['continue_run', continueRun],
-            [
-                'cancel_previous',
-                parseBoolean('cancel_previous', source.get('cancel_previous') || 'false'),
-            ],
-        ]) {
-            if (given) {
-                throw new InputError('tasks', `cannot be combined with ${name}: it applies to one run.`);
-            }
-        }
-    }, connection);
-    if (!step.wait) {
-        throw new InputError('tasks', 'cannot be combined with wait: false; a set is awaited.');
-    }
-    const { schema, pullRequestReview, checkRun } = step.output;
-    const { showProgress, downloadPatterns, onBlocked } = step.agentWork;
-    // Not silently ignored: a set reports in the summary and the outputs only, for now.
-    for (const [input, asked] of [
-        ['output_schema', schema !== undefined],
-        ['pull_request_review', pullRequestReview],
-        ['check_run', checkRun],
-        ['show_progress', showProgress],
-        ['download_artifacts', downloadPatterns.length > 0],
-        ['on_blocked', onBlocked !== 'wait'],
-    ]) {
-        if (asked)
-            throw new InputError('tasks', `cannot be combined with ${input}: it applies to one run.`);
-    }
-    return {
-        ...step,
-        tasks,
-        maxParallel: readPositiveInteger('max_parallel', source.get('max_parallel') || '10'),
-        passWhen: readPassWhen(source.get('pass_when') || 'all', tasks.length),
     };
-}
-/** A YAML or JSON list. JSON needs no parser beyond the runtime's; YAML loads only when used. */
-async function parseTaskList(value) {
-    let list;
-    let jsonError;
-    try {
-        list = value.startsWith('[') ? JSON.parse(value) : undefined;
-    }
-    catch (error) {
-        jsonError = errorMessage(error);
-        list = undefined;
-    }
-    if (list === undefined) {
-        const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
-        try {
-            list = parse(value, { maxAliasCount: 0 });
-        }
-        catch (error) {
-            // Text that opens as JSON was meant as JSON: its parser says what is wrong in its terms.
-            const reason = jsonError ?? (error instanceof Error ? error.message.split('\n')[0] : String(error));
-            throw new InputError('tasks', `is neither a JSON nor a YAML list: ${asSentence(cut(reason ?? '', 300))} ` +
-                'Give one task a line as a YAML list ("- Update package a"), or a JSON array of strings or objects.');
-        }
-    }
-    if (!Array.isArray(list)) {
-        throw new InputError('tasks', 'must be a list (YAML or JSON), one item per run.');
-    }
-    if (list.length === 0)
-        throw new InputError('tasks', 'is an empty list: give at least one task.');
-    return list;
-}
-/** One task's create request: its own keys over the step's inputs of the same name. */
-function readTask(source, item, index) {
-    const where = `tasks[${index}]`;
-    const fields = {};
-    if (typeof item === 'string') {
-        fields.prompt = item.trim();
-    }
-    else if (isPlainObject(item)) {
-        for (const [key, field] of Object.entries(item)) {
-            if (!TASK_KEYS.includes(key)) {
-                throw new InputError('tasks', `${where} has an unknown key "${cut(key, 100)}"; a task takes ${TASK_KEYS.join(', ')}.`);
-            }
-            if (typeof field !== 'string' && typeof field !== 'number') {
-                throw new InputError('tasks', `${where}.${key} must be a string.`);
-            }
-            fields[key] = String(field).trim();
-        }
-    }
-    else {
-        throw new InputError('tasks', `${where} must be a prompt or a mapping with a prompt.`);
-    }
-    const prompt = fields.prompt ?? '';
-    checkPromptSize(`tasks (${where}.prompt)`, prompt);
-    const merged = {
-        ...source,
-        get: (name) => name in fields ? (fields[name] ?? '') : source.get(name),
-    };
-    if (!prompt && !merged.get('skill_spec')) {
-        throw new InputError('tasks', `${where} has no prompt (and no skill_spec): give it one.`);
-    }
-    try {
-        return readCreateRequest(merged, prompt);
-    }
-    catch (error) {
-        if (!(error instanceof InputError))
-            throw error;
-        throw new InputError('tasks', `${where}: ${error.message}`);
-    }
-}
-function readPositiveInteger(input, value) {
-    if (!/^\d+$/.test(value) || Number(value) < 1) {
-        throw new InputError(input, `must be a whole number of at least 1; got "${value}".`);
-    }
-    return Number(value);
-}
-function readPassWhen(value, taskCount) {
-    if (value === 'all')
-        return { kind: 'all' };
-    if (value === 'any')
-        return { kind: 'any' };
-    if (!/^\d+$/.test(value) || Number(value) < 1) {
-        throw new InputError('pass_when', `must be all, any, or a number of runs; got "${value}".`);
-    }
-    const count = Number(value);
-    if (count > taskCount) {
-        throw new InputError('pass_when', `asks for ${count} successful runs, but tasks has only ${taskCount}; give all, any, or a number up to ${taskCount}.`);
-    }
-    return { kind: 'at-least', count };
-}
-/** The `name` input, else the workflow and the job: what makes a step's comment its own. */
-function conversationKey(source) {
-    const name = source.get('name');
-    if (name)
-        return name;
-    return `${source.world.workflow ?? 'workflow'}/${source.world.job ?? 'job'}`;
-}
-function readRole(value) {
-    const role = value || 'write';
-    if (REPOSITORY_ROLES.includes(role))
-        return role;
-    throw new InputError('commenter_permission', `must be one of ${REPOSITORY_ROLES.join(', ')}; got "${value}".`);
-}
-const LOGIN = /^[a-z\d](?:[a-z\d-]{0,38})(?:\[bot\])?$/i;
-/** Comma-separated bot logins; `name` and `name[bot]` mean the same bot. */
-function readBots(value) {
-    const logins = value
-        .split(/[,\n]/)
-        .map((login) => login.trim())
-        .filter((login) => login !== '');
-    for (const login of logins) {
-        if (!LOGIN.test(login)) {
-            throw new InputError('allowed_bots', `must be GitHub logins separated by commas, such as renovate[bot]; "${login}" is not one.`);
-        }
-    }
-    return logins.map((login) => login.toLowerCase().replace(/\[bot\]$/, ''));
-}
-function readAgentWork(source, wait) {
-    const onBlocked = source.get('on_blocked') || 'wait';
-    if (!ON_BLOCKED.includes(onBlocked)) {
-        throw new InputError('on_blocked', `must be wait, fail or pass; got "${onBlocked}".`);
-    }
-    const maxCredits = readCredits('max_credits', source.get('max_credits'));
-    let downloadPatterns;
-    try {
-        downloadPatterns = parseArtifactPatterns(source.get('download_artifacts'));
-    }
-    catch (error) {
-        throw new InputError('download_artifacts', errorMessage(error));
-    }
-    // Both act while or after the step waits; without waiting they would silently do nothing.
-    if (!wait && maxCredits !== undefined) {
-        throw new InputError('max_credits', 'needs wait: true: the cap is checked while the step waits.');
-    }
-    if (!wait && downloadPatterns.length > 0) {
-        throw new InputError('download_artifacts', 'needs wait: true: files are downloaded once the run has ended.');
-    }
-    return {
-        onBlocked: onBlocked,
-        maxCredits,
-        downloadPatterns,
-        artifactsDir: readArtifactsDir(source),
-        showProgress: parseBoolean('show_progress', source.get('show_progress') || 'false'),
-    };
-}
-function readCredits(input, value) {
-    if (!value)
-        return undefined;
-    const credits = /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : NaN;
-    if (!Number.isFinite(credits) || credits <= 0) {
-        throw new InputError(input, `must be a number of credits greater than zero, such as 500 or 12.5 (no separators); got "${value}".`);
-    }
-    return credits;
-}
-function readArtifactsDir(source) {
-    const dir = source.get('artifacts_dir');
-    if (!dir)
-        return '';
-    if (dir.includes('\0'))
-        throw new InputError('artifacts_dir', 'must not hold a NUL character.');
-    return (0,external_node_path_namespaceObject.resolve)(source.world.workspace, dir);
-}
-function readTarget(source, continueRun) {
-    const runId = source.get('run_id');
-    const followup = source.get('followup');
-    if (runId && continueRun) {
-        throw new InputError('continue_run', 'cannot be combined with run_id: continue_run finds the run on the comment thread.');
-    }
-    if (runId) {
-        checkNoCreateInputs(source);
-        return { kind: 'existing', runId: checkRunId(runId), followup: followup || undefined };
-    }
-    if (continueRun) {
-        const prompt = readPrompt(source);
-        if (!prompt && !followup) {
-            throw new InputError('continue_run', 'needs followup or prompt: the message to send.');
-        }
-        const request = readCreateRequest(source, prompt || followup);
-        return { kind: 'continue', message: followup || prompt, request };
-    }
-    if (followup) {
-        throw new InputError('followup', 'needs run_id (or continue_run: true): it is a message to an existing run.');
-    }
-    return { kind: 'create', request: readCreateRequest(source, readPrompt(source)) };
-}
-/** `prompt`, or the contents of `prompt_file`; never both. */
-function readPrompt(source) {
-    const prompt = source.get('prompt');
-    const file = source.get('prompt_file');
-    if (!file)
-        return checkPromptSize('prompt', prompt);
-    if (prompt)
-        throw new InputError('prompt_file', 'cannot be combined with prompt; give one of them.');
-    const path = (0,external_node_path_namespaceObject.resolve)(source.world.workspace, file);
-    let text;
-    try {
-        // Checked before reading, so that a huge file is refused without being loaded.
-        checkPromptSize('prompt_file', '', (0,external_node_fs_namespaceObject.statSync)(path).size);
-        text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
-    }
-    catch (error) {
-        if (error instanceof InputError)
-            throw error;
-        const reason = error.code ?? String(error);
-        throw new InputError('prompt_file', `cannot be read: ${path} (${reason}).`);
-    }
-    if (text.trim() === '')
-        throw new InputError('prompt_file', `names an empty file: ${path}.`);
-    return checkPromptSize('prompt_file', text.trim());
+    visit(conversation.steps);
+    return out;
 }
 /**
- * Every poll answers with the prompt, so a prompt larger than the action can
- * read back would make the run impossible to follow: refuse it up front.
+ * The agent's final message: the text of the last `assistant` message that has
+ * any text (one that only took actions says nothing). "Last" is by timestamp
+ * when every such message has one, else by position in the conversation.
+ * Several text blocks are joined by a blank line. Undefined when there is none.
  */
-function checkPromptSize(input, prompt, bytes = Buffer.byteLength(prompt)) {
-    if (bytes > MAX_PROMPT_BYTES) {
-        throw new InputError(input, `is ${bytes} bytes; the longest prompt the action sends is ${MAX_PROMPT_BYTES} bytes (1 MiB).`);
-    }
-    return prompt;
+function finalAnswer(conversation) {
+    const candidates = messagesInOrder(conversation)
+        .map((message, order) => ({ message, order, text: message.texts.join('\n\n').trim() }))
+        .filter(({ message, text }) => message.role === 'assistant' && text !== '');
+    if (candidates.length === 0)
+        return undefined;
+    const byTime = candidates.every(({ message }) => message.at !== undefined);
+    const last = candidates.reduce((latest, candidate) => byTime && (candidate.message.at ?? 0) < (latest.message.at ?? 0) ? latest : candidate);
+    return last.text;
 }
-function readPostSettings(source) {
-    const connection = readConnection(source);
-    const token = source.get('github_token');
-    if (token)
-        source.mask(token);
-    const comment = parseBoolean('comment', source.get('comment') || 'false');
-    const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false');
-    const checkRun = parseBoolean('check_run', source.get('check_run') || 'false');
-    return {
-        ...connection,
-        github: {
-            token: comment || commitStatus || checkRun ? token : '',
-            comment,
-            commitStatus,
-            key: conversationKey(source),
-            commenterPermission: 'write',
-            allowedBots: [],
-        },
-    };
-}
-const DEFAULT_LOOKBACK = '24h';
-/** Reads and checks every input of the `reconcile` action. Throws InputError before any request. */
-function readReconcileSettings(source) {
-    const connection = readConnection(source);
-    const githubToken = source.get('github_token');
-    if (githubToken)
-        source.mask(githubToken);
-    const lookbackMs = parsePositiveDuration('lookback', source.get('lookback') || DEFAULT_LOOKBACK);
-    const sweep = parseBoolean('sweep', source.get('sweep') || 'true');
-    const dryRun = parseBoolean('dry_run', source.get('dry_run') || 'false');
-    if (!githubToken) {
-        throw new InputError('github_token', 'is required by reconcile: it reads workflow runs and writes comments and commit statuses. Give it ${{ github.token }} (the default), with the permissions docs/reconcile.md lists.');
-    }
-    const repository = source.world.repository ?? '';
-    if (!/^[\w.-]+\/[\w.-]+$/.test(repository)) {
-        throw new Error(`reconcile runs in a workflow: GITHUB_REPOSITORY must name the repository (owner/repo); got "${repository}".`);
-    }
-    return { ...connection, githubToken, repository, lookbackMs, sweep, dryRun };
-}
+/** GitHub keeps at most 1 MiB of outputs per job; the answer takes a quarter of it at most. */
+const RESULT_OUTPUT_LIMIT_BYTES = 256 * 1024;
 /**
- * `cancel_only`: the step cancels the active runs named `name` and creates
- * nothing (a pull request's runs when it closes). Undefined when not asked for.
+ * The text for the `result` output: whole when it fits in `limit` bytes of
+ * UTF-8, else its beginning (cut between characters) and a note saying so.
  */
-function readCancelOnly(source) {
-    if (!parseBoolean('cancel_only', source.get('cancel_only') || 'false'))
-        return undefined;
-    const connection = readConnection(source);
-    const name = source.get('name');
-    if (!name) {
-        throw new InputError('cancel_only', 'needs name: it cancels the active runs with that name.');
-    }
-    const others = [
-        ...CREATE_ONLY_INPUTS.filter((input) => input !== 'name'),
-        'run_id',
-        'followup',
-    ].filter((input) => source.get(input) !== '');
-    for (const flag of ['continue_run', 'cancel_previous', 'comment', 'commit_status']) {
-        if (parseBoolean(flag, source.get(flag) || 'false'))
-            others.push(flag);
-    }
-    if (others.length > 0) {
-        throw new InputError('cancel_only', `cannot be combined with ${others.join(', ')}: it only cancels the runs named by name.`);
-    }
-    return { ...connection, name };
+function capResult(text, limit = RESULT_OUTPUT_LIMIT_BYTES) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes <= limit)
+        return { text, truncated: false, bytes };
+    const note = `\n\n[Truncated: the agent's final message is ${formatDecimal(bytes, 0)} bytes; the result output keeps the first ${Math.floor(limit / 1024)} KiB. The whole message is in the session transcript.]`;
+    const room = Math.max(0, limit - Buffer.byteLength(note, 'utf8'));
+    return { text: cutUtf8(text, room) + note, truncated: true, bytes };
 }
-/** The inputs the post step needs to reach the API: the key and the base URL. */
-function readConnection(source) {
-    const apiKey = source.get('api_key');
-    if (apiKey)
-        source.mask(apiKey);
-    if (!apiKey)
-        throw new InputError('api_key', `is required but empty.${missingKeyHint(source.world)}`);
-    // A line break or space would split the Authorization header; say so without showing the key.
-    if (/[\s\p{Cc}]/u.test(apiKey)) {
-        throw new InputError('api_key', 'contains whitespace or control characters; check the secret.');
-    }
-    return { apiKey, baseUrl: parseBaseUrl(source.get('base_url'), apiKey) };
+/** The longest prefix of `text` that fits in `maxBytes` of UTF-8, never splitting a character. */
+function cutUtf8(text, maxBytes) {
+    const encoded = Buffer.from(text, 'utf8');
+    let end = Math.min(maxBytes, encoded.length);
+    // Back off continuation bytes (10xxxxxx) to the start of the character they belong to.
+    while (end > 0 && end < encoded.length && ((encoded[end] ?? 0) & 0xc0) === 0x80)
+        end -= 1;
+    return encoded.subarray(0, end).toString('utf8');
 }
-const CREATE_ONLY_INPUTS = [
-    'prompt',
-    'prompt_file',
-    'title',
-    'environment_id',
-    'skill_spec',
-    'model_id',
-    'base_prompt',
-    'name',
-    'mcp_servers',
-];
-function readCreateRequest(source, prompt) {
-    const skillSpec = source.get('skill_spec');
-    if (!prompt && !skillSpec) {
-        throw new InputError('prompt', 'is required unless skill_spec is given, or run_id names an existing run.');
-    }
-    if (skillSpec && !/^[\w.-]+\/[\w.-]+:\S+$/.test(skillSpec)) {
-        throw new InputError('skill_spec', `must look like owner/repo:skill-name or owner/repo:path/to/SKILL.md; got "${skillSpec}".`);
-    }
-    const config = dropEmpty({
-        name: source.get('name'),
-        model_id: source.get('model_id'),
-        base_prompt: source.get('base_prompt'),
-        environment_id: source.get('environment_id'),
-        skill_spec: skillSpec,
-        mcp_servers: parseMcpServers(source.get('mcp_servers')),
-    });
-    return dropEmpty({
-        prompt,
-        title: source.get('title'),
-        config: Object.keys(config).length > 0 ? config : undefined,
-    });
-}
-function checkRunId(runId) {
-    const shown = runId;
-    if (!isRunId(runId)) {
-        throw new InputError('run_id', `must be a run ID: up to 200 letters, digits, ".", "_" or "-", and not "." or ".." (no "/", spaces or control characters); got ${JSON.stringify(cut(shown, 200))}.`);
-    }
-    return runId;
-}
-/** Rejects create-only inputs beside run_id, so that nobody expects them to be sent. */
-function checkNoCreateInputs(source) {
-    const given = CREATE_ONLY_INPUTS.filter((name) => source.get(name) !== '');
-    if (given.length > 0) {
-        throw new InputError(given[0] ?? 'prompt', `cannot be combined with run_id, which acts on an existing run (also given: ${given.join(', ')}). ` +
-            'To send a message to that run, use followup.');
-    }
-}
-const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-function parseBaseUrl(value, apiKey) {
-    // A key pasted into the wrong input must not be echoed back in the error.
-    if (!value)
-        return DEFAULT_BASE_URL;
-    // Quoted whole as given (bar the key), so the user finds the value they wrote.
-    const shown = clip(value.split(apiKey).join('***'), 300);
-    let url;
-    try {
-        url = new URL(value);
-    }
-    catch {
-        throw new InputError('base_url', `must be an absolute https:// URL; got "${shown}".`);
-    }
-    if (url.protocol === 'http:' && !LOOPBACK_HOST.test(url.hostname)) {
-        throw new InputError('base_url', `must use https://; plain http:// is allowed only for loopback hosts (127.0.0.0/8, localhost, [::1]), because the key would travel unencrypted. Got "${shown}".`);
-    }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-        throw new InputError('base_url', `must be an https:// URL; got "${shown}".`);
-    }
-    if (url.username || url.password) {
-        throw new InputError('base_url', 'must not contain credentials; pass the key as api_key.');
-    }
-    if (url.search || url.hash) {
-        throw new InputError('base_url', `must not have a query or fragment; got "${shown}".`);
-    }
-    const path = url.pathname.replace(/\/$/, '');
-    if (!path.endsWith('/api/v1')) {
-        throw new InputError('base_url', `must end in /api/v1; got "${shown}".`);
-    }
-    return `${url.origin}${path}`;
-}
-/** YAML 1.2 core schema booleans, as the contract promises. */
-function parseBoolean(input, value) {
-    if (['true', 'True', 'TRUE'].includes(value))
-        return true;
-    if (['false', 'False', 'FALSE'].includes(value))
-        return false;
-    throw new InputError(input, `must be true or false; got "${value}".`);
-}
-const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
-const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-/** `500ms`, `30s`, `10m`, `2h`; a bare number is seconds. */
-function parseDuration(input, value) {
-    const match = DURATION.exec(value);
-    if (!match) {
-        throw new InputError(input, `must be a duration such as 500ms, 30s, 10m or 2h (a bare number means seconds); got "${value}".`);
-    }
-    const unit = (match[2] ?? 's');
-    const ms = Math.round(Number(match[1]) * UNIT_MS[unit]);
-    if (!Number.isSafeInteger(ms))
-        throw new InputError(input, `is too long; got "${value}".`);
-    return ms;
-}
-function parsePositiveDuration(input, value) {
-    const ms = parseDuration(input, value);
-    if (ms <= 0)
-        throw new InputError(input, `must be longer than zero; got "${value}".`);
-    return ms;
-}
-function readPollInterval(value, timeoutMs) {
-    if (!value)
-        return POLL_INTERVAL.defaultMs;
-    const ms = parseDuration('poll_interval', value);
-    if (ms < POLL_INTERVAL.minMs) {
-        throw new InputError('poll_interval', `must be at least ${POLL_INTERVAL.minMs}ms; got "${value}".`);
-    }
-    if (ms > timeoutMs) {
-        throw new InputError('poll_interval', `("${value}") is longer than timeout (${timeoutMs / 1000}s): the run would never be polled.`);
-    }
-    return ms;
-}
-/** Deep enough for any real configuration; deeper would only risk the stack when sent. */
-const MAX_MCP_DEPTH = 16;
-function parseMcpServers(value) {
-    if (!value)
-        return undefined;
-    let parsed;
-    try {
-        parsed = JSON.parse(value);
-    }
-    catch (error) {
-        const reason = errorMessage(error);
-        throw new InputError('mcp_servers', `must be JSON; it does not parse (${reason}).`);
-    }
-    if (!isPlainObject(parsed)) {
-        throw new InputError('mcp_servers', 'must be a JSON object mapping server names to their configuration.');
-    }
-    if (depthOf(parsed, MAX_MCP_DEPTH) > MAX_MCP_DEPTH) {
-        throw new InputError('mcp_servers', `nests deeper than ${MAX_MCP_DEPTH} levels.`);
-    }
-    const servers = {};
-    for (const [name, server] of Object.entries(parsed)) {
-        servers[name] = parseMcpServer(name, server);
-    }
-    return servers;
-}
-/** The kinds of MCP server the service takes: an entry names exactly one. */
-const MCP_SERVER_KINDS = ['warp_id', 'command', 'url'];
-function parseMcpServer(name, server) {
-    const fail = (problem) => {
-        throw new InputError('mcp_servers', `entry "${name}" ${problem}`);
-    };
-    const kindsHelp = '"warp_id" (a server saved in the service), "command" (a local server) or "url" (a remote one)';
-    if (!isPlainObject(server))
-        return fail(`must be an object with exactly one of ${kindsHelp}.`);
-    const kinds = MCP_SERVER_KINDS.filter((kind) => server[kind] !== undefined);
-    if (kinds.length !== 1) {
-        return fail(kinds.length === 0
-            ? `must have exactly one of ${kindsHelp}.`
-            : `has ${kinds.map((kind) => `"${kind}"`).join(' and ')}; give exactly one of ${kindsHelp}.`);
-    }
-    for (const kind of kinds) {
-        const value = server[kind];
-        if (typeof value !== 'string' || value.trim() === '') {
-            fail(`has a "${kind}" that is not a non-empty string.`);
-        }
-    }
-    if (typeof server.url === 'string' && !URL.canParse(server.url)) {
-        fail(`has a "url" that is not a URL.`);
-    }
-    const args = server.args;
-    if (args !== undefined && !(Array.isArray(args) && args.every((a) => typeof a === 'string'))) {
-        fail(`has "args" that is not a list of strings.`);
-    }
-    for (const map of ['env', 'headers']) {
-        const value = server[map];
-        if (value !== undefined && !isStringMap(value)) {
-            fail(`has "${map}" that is not an object of strings.`);
-        }
-    }
-    return server;
-}
-function isStringMap(value) {
-    return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string');
-}
-/** How deeply objects and arrays nest in `value`, counted without recursion, up to `limit + 1`. */
-function depthOf(value, limit) {
-    let deepest = 0;
-    const pending = [[value, 1]];
-    while (pending.length > 0) {
-        const [item, depth] = pending.pop();
-        if (typeof item !== 'object' || item === null)
-            continue;
-        deepest = Math.max(deepest, depth);
-        if (deepest > limit)
-            return deepest;
-        for (const child of Object.values(item))
-            pending.push([child, depth + 1]);
-    }
-    return deepest;
-}
-function isPlainObject(value) {
+function conversation_isRecord(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-function dropEmpty(record) {
-    return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== '' && value !== undefined));
+function stringOr(value, fallback) {
+    return typeof value === 'string' ? value : fallback;
 }
-/** What to do about a missing key: a fork gets no secrets; otherwise, where keys come from. */
-function missingKeyHint(world) {
-    return (forkHint(world) ||
-        ' Make a key in the Warp app (Settings > Cloud platform > Oz Cloud API Keys), add it as a' +
-            ' repository secret (Settings > Secrets and variables > Actions), and pass it:' +
-            ' api_key: ${{ secrets.WARP_API_KEY }}.');
-}
-/**
- * Fork pull requests get no secrets, which is the usual reason for an empty key.
- * Not `pull_request_target`: it runs in the base repository and does get them.
- */
-function forkHint(world) {
-    const event = world.eventName ?? '';
-    if (!event.startsWith('pull_request') || event === 'pull_request_target')
-        return '';
-    const head = world.event?.pull_request?.head?.repo?.full_name;
-    const base = world.event?.pull_request?.base?.repo?.full_name;
-    if (head && base && head !== base) {
-        return ` This pull request comes from the fork ${head}, and GitHub gives no secrets to workflows triggered from forks.`;
-    }
-    return '';
+function nonEmpty(value) {
+    return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/report/json-output.ts
@@ -12854,140 +12832,6 @@ async function publishError(error, summary) {
         debug(error.stack);
 }
 
-;// CONCATENATED MODULE: ./src/run/cancel.ts
-
-
-
-
-
-/**
- * One cancel request for a run, by ID, and how it went as a value: a failed
- * cancel must not hide the step's own outcome. The cancels below build on it.
- */
-async function requestCancel(client, runId, options = {}) {
-    try {
-        return await client.cancelRun(runId, options);
-    }
-    catch (error) {
-        const message = errorMessage(error);
-        if (error instanceof UnprocessableEntityError)
-            return { kind: 'not-cancellable', message };
-        return { kind: 'failed', message };
-    }
-}
-/**
- * The run as it stands after a successful cancel, so that outputs, summary and
- * comment show where it ended rather than the state last polled. One quick
- * attempt: a failure keeps what was last seen.
- */
-async function rereadAfterCancel(client, cancel, lastSeen) {
-    // A BLOCKED run is read back too, so that the outputs say BLOCKED rather than what was last polled.
-    if ((cancel?.kind !== 'cancelled' && cancel?.kind !== 'blocked') || !lastSeen)
-        return lastSeen;
-    try {
-        return await client.getRun(lastSeen.run_id, {
-            timeoutMs: REREAD_AFTER_CANCEL_MS,
-            maxRetries: 0,
-        });
-    }
-    catch {
-        return lastSeen;
-    }
-}
-/** On `now`'s clock: when the cancel of a run, begun now for `why`, must have been answered. */
-function cancelDeadline(why, now) {
-    switch (why.kind) {
-        case 'signal':
-            return (now +
-                (why.signal === 'SIGTERM' ? SIGNAL_CANCEL.afterTerminateMs : SIGNAL_CANCEL.afterInterruptMs));
-        case 'post':
-            return now + POST_CANCEL_DEADLINE_MS;
-        case 'timeout':
-        case 'over-budget':
-        case 'error':
-        case 'pass-when':
-            return now + CANCEL_AFTER_TIMEOUT.budgetMs;
-    }
-}
-/**
- * The one routine that cancels a run, whatever the reason: a signal, the
- * timeout, max_credits, an error, the post step, or a set whose `pass_when`
- * can no longer be met. Each request is bounded by the order's deadline, and
- * the outcome is a value: a failed cancel must not hide the step's own outcome.
- */
-async function cancelRun(order, deps) {
-    const remaining = () => Math.max(0, order.deadline - deps.now());
-    const once = () => {
-        const ms = Math.max(MIN_CANCEL_REQUEST_MS, remaining());
-        const timeoutMs = order.why.kind === 'post' ? ms : Math.min(ms, CANCEL_AFTER_TIMEOUT.timeoutMs);
-        return requestCancel(deps.client, order.runId, {
-            timeoutMs: order.why.kind === 'signal' ? remaining() : timeoutMs,
-            deadline: order.deadline,
-            ...(order.why.kind === 'signal' ? { signal: AbortSignal.timeout(remaining()) } : {}),
-        });
-    };
-    let report = await once();
-    let noted = false;
-    while (report.kind === 'already-finished' &&
-        order.mayRestart?.() &&
-        remaining() > RECANCEL_PAUSE_MS * 2) {
-        if (!noted && deps.log) {
-            deps.log.info(`Run ${order.runId} still shows its state from before the follow-up; cancelling again once it restarts.`);
-            noted = true;
-        }
-        await deps.sleep(order.why.kind === 'post' ? CREATE_LOOKUP.postPauseMs : RECANCEL_PAUSE_MS);
-        report = await once();
-    }
-    return report;
-}
-/**
- * Cancels the run the step answers for (see `cancelRun`). Nothing more is owed
- * on it unless the cancel failed, the run is BLOCKED (the post step tries
- * again, and cancels it should a person have moved it on by then), a
- * follow-up's answer is still out, or "already finished" came before the run
- * was seen restarting after a follow-up (it may restart yet).
- */
-async function cancelOwnRun(tracker, runId, why, deps, deadline = cancelDeadline(why, deps.now())) {
-    const report = await cancelRun({ runId, why, deadline, mayRestart: () => tracker.awaitingNewPass }, deps);
-    if (isFinalCancel(report, tracker))
-        tracker.settle();
-    return report;
-}
-/** Pure: whether a cancel's outcome leaves nothing owed on the tracked run. */
-function isFinalCancel(report, tracker) {
-    if (report.kind === 'failed' || report.kind === 'blocked' || tracker.deciding)
-        return false;
-    return !(report.kind === 'already-finished' && tracker.awaitingNewPass);
-}
-/** The states `cancel_previous` supersedes: runs still on their way, not those waiting for a person. */
-const SUPERSEDED_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'];
-/**
- * Cancels the active runs labelled `name` before the step starts its own
- * (`cancel_previous`), so that a new push replaces the review of the old one;
- * `cancel_only` does just this. Returns how many were cancelled.
- */
-async function cancelPreviousRuns(client, name, log, options = {}) {
-    // Collected first: cancelling while paging would move runs out of the pages still to come.
-    const active = [];
-    // Paged by creation time: runs changing state meanwhile cannot slip between pages.
-    const query = { name, state: SUPERSEDED_STATES, limit: 100, sort_by: 'created_at' };
-    for await (const run of client.iterateRuns(query, options)) {
-        // Checked here too, so that a service ignoring a filter cannot make this cancel other runs.
-        if (run.agent_config?.name === name && meaningOf(run.state) === 'active')
-            active.push(run);
-    }
-    let cancelled = 0;
-    for (const run of active) {
-        const report = await requestCancel(client, run.run_id, options);
-        if (report.kind === 'cancelled')
-            cancelled += 1;
-        logCancel(log, run.run_id, report, 'cancel_previous');
-    }
-    if (active.length === 0)
-        log.info(`cancel_previous: no active run is named ${name}.`);
-    return cancelled;
-}
-
 ;// CONCATENATED MODULE: ./src/run/listing.ts
 
 /** A page holds this many runs: the service's most is 500, and a run can be long. */
@@ -13102,6 +12946,160 @@ async function creditsOf(client, tags, since, deadline, log) {
     }
     const credits = listed.runs.reduce((sum, run) => sum + (costOf(run.request_usage).credits ?? 0), 0);
     return { credits, runs: listed.runs.length, complete: listed.complete };
+}
+
+;// CONCATENATED MODULE: ./src/run/cancel.ts
+
+
+
+
+
+/**
+ * One cancel request for a run, by ID, and how it went as a value: a failed
+ * cancel must not hide the step's own outcome. The cancels below build on it.
+ */
+async function requestCancel(client, runId, options = {}) {
+    try {
+        return await client.cancelRun(runId, options);
+    }
+    catch (error) {
+        const message = errorMessage(error);
+        if (error instanceof UnprocessableEntityError)
+            return { kind: 'not-cancellable', message };
+        return { kind: 'failed', message };
+    }
+}
+/**
+ * The run as it stands after a successful cancel, so that outputs, summary and
+ * comment show where it ended rather than the state last polled. One quick
+ * attempt: a failure keeps what was last seen.
+ */
+async function rereadAfterCancel(client, cancel, lastSeen) {
+    // A BLOCKED run is read back too, so that the outputs say BLOCKED rather than what was last polled.
+    if ((cancel?.kind !== 'cancelled' && cancel?.kind !== 'blocked') || !lastSeen)
+        return lastSeen;
+    try {
+        return await client.getRun(lastSeen.run_id, {
+            timeoutMs: REREAD_AFTER_CANCEL_MS,
+            maxRetries: 0,
+        });
+    }
+    catch {
+        return lastSeen;
+    }
+}
+/** On `now`'s clock: when the cancel of a run, begun now for `why`, must have been answered. */
+function cancelDeadline(why, now) {
+    switch (why.kind) {
+        case 'signal':
+            return (now +
+                (why.signal === 'SIGTERM' ? SIGNAL_CANCEL.afterTerminateMs : SIGNAL_CANCEL.afterInterruptMs));
+        case 'post':
+            return now + POST_CANCEL_DEADLINE_MS;
+        case 'timeout':
+        case 'over-budget':
+        case 'error':
+        case 'pass-when':
+            return now + CANCEL_AFTER_TIMEOUT.budgetMs;
+    }
+}
+/**
+ * The one routine that cancels a run, whatever the reason: a signal, the
+ * timeout, max_credits, an error, the post step, or a set whose `pass_when`
+ * can no longer be met. Each request is bounded by the order's deadline, and
+ * the outcome is a value: a failed cancel must not hide the step's own outcome.
+ */
+async function cancelRun(order, deps) {
+    const remaining = () => Math.max(0, order.deadline - deps.now());
+    const once = () => {
+        const ms = Math.max(MIN_CANCEL_REQUEST_MS, remaining());
+        const timeoutMs = order.why.kind === 'post' ? ms : Math.min(ms, CANCEL_AFTER_TIMEOUT.timeoutMs);
+        return requestCancel(deps.client, order.runId, {
+            timeoutMs: order.why.kind === 'signal' ? remaining() : timeoutMs,
+            deadline: order.deadline,
+            ...(order.why.kind === 'signal' ? { signal: AbortSignal.timeout(remaining()) } : {}),
+        });
+    };
+    let report = await once();
+    let noted = false;
+    while (report.kind === 'already-finished' &&
+        order.mayRestart?.() &&
+        remaining() > RECANCEL_PAUSE_MS * 2) {
+        if (!noted && deps.log) {
+            deps.log.info(`Run ${order.runId} still shows its state from before the follow-up; cancelling again once it restarts.`);
+            noted = true;
+        }
+        await deps.sleep(order.why.kind === 'post' ? CREATE_LOOKUP.postPauseMs : RECANCEL_PAUSE_MS);
+        report = await once();
+    }
+    return report;
+}
+/**
+ * Cancels the run the step answers for (see `cancelRun`). Nothing more is owed
+ * on it unless the cancel failed, the run is BLOCKED (the post step tries
+ * again, and cancels it should a person have moved it on by then), a
+ * follow-up's answer is still out, or "already finished" came before the run
+ * was seen restarting after a follow-up (it may restart yet).
+ */
+async function cancelOwnRun(tracker, runId, why, deps, deadline = cancelDeadline(why, deps.now())) {
+    const report = await cancelRun({ runId, why, deadline, mayRestart: () => tracker.awaitingNewPass }, deps);
+    if (isFinalCancel(report, tracker))
+        tracker.settle();
+    return report;
+}
+/**
+ * A run must not outlive a step that gave up on it. A step that failed before
+ * it knew of a run made none, unless a create's answer was lost and its run
+ * not found: then the state keeps the create's tag for the post step.
+ */
+async function cancelAfterError(tracker, deps) {
+    const runId = tracker.runId;
+    // A create whose run was neither seen nor ruled out leaves its tag for the post step.
+    if (!runId)
+        return tracker.mayHaveUnseenRun ? undefined : tracker.settle();
+    if (!tracker.needsCancel)
+        return;
+    // Briefly, as after a timeout: a cancel that fails leaves the run to the post step.
+    logCancel(deps.log, runId, await cancelOwnRun(tracker, runId, { kind: 'error' }, deps));
+}
+/** Pure: whether a cancel's outcome leaves nothing owed on the tracked run. */
+function isFinalCancel(report, tracker) {
+    if (report.kind === 'failed' || report.kind === 'blocked' || tracker.deciding)
+        return false;
+    return !(report.kind === 'already-finished' && tracker.awaitingNewPass);
+}
+/** The states `cancel_previous` supersedes: runs still on their way, not those waiting for a person. */
+const SUPERSEDED_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'];
+/**
+ * Cancels the active runs labelled `name` before the step starts its own
+ * (`cancel_previous`), so that a new push replaces the review of the old one;
+ * `cancel_only` does just this. Returns how many were cancelled.
+ */
+async function cancelPreviousRuns(client, name, log, options = {}) {
+    // Collected first: cancelling while paging would move runs out of the pages still to come.
+    const active = [];
+    // Paged by creation time: runs changing state meanwhile cannot slip between pages.
+    const query = { name, state: SUPERSEDED_STATES, limit: 100, sort_by: 'created_at' };
+    for await (const run of client.iterateRuns(query, options)) {
+        // Checked here too, so that a service ignoring a filter cannot make this cancel other runs.
+        if (run.agent_config?.name === name && meaningOf(run.state) === 'active')
+            active.push(run);
+    }
+    let cancelled = 0;
+    for (const run of active) {
+        const report = await requestCancel(client, run.run_id, options);
+        if (report.kind === 'cancelled')
+            cancelled += 1;
+        logCancel(log, run.run_id, report, 'cancel_previous');
+    }
+    if (active.length === 0)
+        log.info(`cancel_previous: no active run is named ${name}.`);
+    return cancelled;
+}
+/** `cancel_only`: cancels the active runs with the name, and starts nothing. */
+async function cancelOnly(client, name, log) {
+    const cancelled = await cancelPreviousRuns(client, name, log);
+    log.info(`cancel_only: cancelled ${cancelled} active run(s) named ${name}.`);
 }
 
 ;// CONCATENATED MODULE: ./src/run/create.ts
@@ -13364,6 +13362,245 @@ async function findSupersededRun(tag, deps) {
         limit: 1,
     });
     return runs[0];
+}
+
+;// CONCATENATED MODULE: ./src/agent/review-document.ts
+/**
+ * The review document of `pull_request_review`: the schema the agent's result must validate
+ * against, and its type once it has.
+ */
+const VERDICTS = ['approve', 'comment', 'request_changes'];
+/** GitHub's own limits, well inside: a review body and a comment hold at most 65,536 characters. */
+const MAX_TEXT = 20_000;
+/** The built-in schema (draft 2020-12). */
+const REVIEW_SCHEMA = {
+    type: 'object',
+    required: ['summary', 'verdict', 'comments'],
+    additionalProperties: false,
+    properties: {
+        summary: { type: 'string', maxLength: MAX_TEXT },
+        verdict: { enum: [...VERDICTS] },
+        comments: {
+            type: 'array',
+            maxItems: 500,
+            items: {
+                type: 'object',
+                required: ['path', 'line', 'body'],
+                additionalProperties: false,
+                properties: {
+                    path: { type: 'string', minLength: 1, maxLength: 1000 },
+                    line: { type: 'integer', minimum: 1 },
+                    start_line: { type: 'integer', minimum: 1 },
+                    side: { enum: ['LEFT', 'RIGHT'] },
+                    body: { type: 'string', minLength: 1, maxLength: MAX_TEXT },
+                },
+            },
+        },
+    },
+};
+/** What the agent is told of the review, before the schema. */
+const REVIEW_INSTRUCTION = [
+    "Your result is a review of this pull request's changes. Put each remark you can tie to a",
+    'changed line in `comments`: `path` relative to the repository root, `line` in the new version',
+    '(`side` RIGHT, the default) or, for a removed line, in the old one (`side` LEFT); `start_line`',
+    'for a range. `verdict` is `approve`, `comment` or `request_changes`; `summary` says why.',
+].join('\n');
+
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+;// CONCATENATED MODULE: ./src/agent/download.ts
+
+
+
+
+async function downloadArtifacts(dir, plan, deps) {
+    const written = new Map();
+    if (plan.length === 0)
+        return written;
+    const root = await makeDownloadDir(dir, deps.roots);
+    for (const entry of plan) {
+        const shown = deps.safeForLog(entry.artifact.filepath ?? entry.artifact.name ?? '');
+        if ('refused' in entry) {
+            deps.warning(`Not downloading artifact "${shown}": ${entry.refused}; nothing was written.`);
+            continue;
+        }
+        if (deps.signal.aborted)
+            break;
+        try {
+            const bytes = await deps.fetchFile(entry.artifact, deps.signal);
+            const path = await writeInside(root, dir, entry.path, bytes);
+            written.set(entry.artifact, path);
+            deps.info(`Downloaded artifact "${shown}" to ${path} (${bytes.byteLength} bytes).`);
+        }
+        catch (error) {
+            const reason = deps.safeForLog(errorMessage(error));
+            deps.warning(`Could not download artifact "${shown}": ${reason}`);
+        }
+    }
+    return written;
+}
+/**
+ * Makes the download directory and returns its real path. It must lie inside
+ * one of `roots`, and every folder from that root down to it must be a plain
+ * folder, never a link (a checked-out pull request can hold `reports -> /`, or
+ * `out -> .git`) and never `.git`: each missing one is made on its own and
+ * checked, so nothing on the way can lead the files elsewhere.
+ */
+async function makeDownloadDir(dir, roots) {
+    const target = (0,external_node_path_namespaceObject.resolve)(dir);
+    const root = roots
+        .map((candidate) => (0,external_node_path_namespaceObject.resolve)(candidate))
+        .find((candidate) => target === candidate || target.startsWith(candidate + external_node_path_namespaceObject.sep));
+    if (root === undefined) {
+        throw new Error(`${target} is outside the workspace and RUNNER_TEMP, where files may go`);
+    }
+    const parts = (0,external_node_path_namespaceObject.relative)(root, target).split(external_node_path_namespaceObject.sep).filter(Boolean);
+    if (parts.some(isGitFolder))
+        throw new Error(`${target} is inside .git, where no file may go`);
+    let folder = await (0,promises_namespaceObject.realpath)(root);
+    for (const part of parts) {
+        folder = (0,external_node_path_namespaceObject.join)(folder, part);
+        await plainFolder(folder);
+    }
+    return folder;
+}
+/** `.git` as any file system may spell it (case-insensitive on macOS and Windows). */
+function isGitFolder(name) {
+    return name.toLowerCase() === '.git';
+}
+/** Makes `folder` unless it exists, and makes sure it is a folder, not a link or a file. */
+async function plainFolder(folder) {
+    await (0,promises_namespaceObject.mkdir)(folder).catch((error) => {
+        if (error.code !== 'EEXIST')
+            throw error;
+    });
+    const stats = await (0,promises_namespaceObject.lstat)(folder);
+    if (!stats.isDirectory()) {
+        throw new Error(`${folder} is not a plain folder (a link or a file); nothing was written`);
+    }
+}
+/**
+ * Writes `bytes` to `path`, which lies under `dir` (whose real path is `root`),
+ * and returns where it went.
+ * The directory may hold symbolic links (a workspace checked out from a pull
+ * request can): each folder on the way is made one at a time and must be a
+ * real folder, not a link; the file is renamed into place, which replaces a
+ * link rather than writing through it.
+ */
+async function writeInside(root, dir, path, bytes) {
+    const parts = (0,external_node_path_namespaceObject.relative)(dir, path).split(external_node_path_namespaceObject.sep);
+    const name = parts.pop() ?? '';
+    let folder = root;
+    for (const part of parts) {
+        folder = (0,external_node_path_namespaceObject.join)(folder, part);
+        await plainFolder(folder);
+    }
+    const temporary = (0,external_node_path_namespaceObject.join)(folder, `.download-${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}.part`);
+    try {
+        await (0,promises_namespaceObject.writeFile)(temporary, bytes, { flag: 'wx' });
+        await (0,promises_namespaceObject.rename)(temporary, (0,external_node_path_namespaceObject.join)(folder, name));
+    }
+    finally {
+        await (0,promises_namespaceObject.rm)(temporary, { force: true });
+    }
+    return (0,external_node_path_namespaceObject.join)(folder, name);
+}
+
+;// CONCATENATED MODULE: ./src/agent/work.ts
+
+
+
+
+
+/**
+ * The run's conversation, or undefined when the service has none (404) or
+ * cannot give it in its normalized form (422): neither is a failure of the
+ * run, so it is one info line. Any other failure is a warning, never thrown.
+ */
+async function readConversation(runId, sources, log, signal, deadline) {
+    try {
+        return parseConversation(await sources.getConversation(runId, signal, deadline));
+    }
+    catch (error) {
+        if (error instanceof NotFoundError) {
+            log.info(`Run ${runId} has no conversation to read (404); the result output stays empty.`);
+        }
+        else if (error instanceof UnprocessableEntityError) {
+            log.info(`The service cannot give run ${runId}'s conversation in its normalized form yet (422); the result output stays empty.`);
+        }
+        else {
+            const reason = errorMessage(error);
+            log.warning(`Could not read run ${runId}'s conversation: ${reason}. The outcome is unchanged.`);
+        }
+        return undefined;
+    }
+}
+async function collectAgentWork(run, options, sources, log, signal) {
+    const conversation = options.conversation ?? (await readConversation(run.run_id, sources, log, signal));
+    const answer = conversation && finalAnswer(conversation);
+    if (conversation && answer === undefined) {
+        log.info(`Run ${run.run_id}'s conversation has no message from the agent.`);
+    }
+    const artifacts = parseArtifacts(run.artifacts);
+    const wanted = artifactsToDownload(artifacts, options.downloadPatterns);
+    if (options.downloadPatterns.length === 0) {
+        return { answer, artifacts, downloadedTo: new Map(), downloadDir: undefined };
+    }
+    const downloadDir = options.artifactsDir || defaultArtifactsDir(options.runnerTemp, run.run_id);
+    if (wanted.length === 0) {
+        log.info('No file artifact of the run matches download_artifacts; nothing to download.');
+    }
+    try {
+        const downloadedTo = await downloadArtifacts(downloadDir, planDownloads(downloadDir, wanted), {
+            fetchFile: sources.fetchFile,
+            warning: (message) => log.warning(message),
+            info: (message) => log.info(message),
+            safeForLog: log.safeForLog,
+            signal,
+            roots: [options.workspace, options.runnerTemp],
+        });
+        return { answer, artifacts, downloadedTo, downloadDir };
+    }
+    catch (error) {
+        // The directory itself could not be made (permissions, a file in the way): still a warning.
+        const reason = log.safeForLog(errorMessage(error));
+        log.warning(`Could not download artifacts into ${downloadDir}: ${reason}. The outcome is unchanged.`);
+        return { answer, artifacts, downloadedTo: new Map(), downloadDir };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/run/gather.ts
+
+
+
+
+
+/**
+ * The agent's answer and files, on an outcome whose record says it carries them (a run that
+ * ended, was stopped by the step, or was handed to a person at BLOCKED); nothing otherwise.
+ * Nothing here changes the outcome.
+ */
+async function gatherAgentWork(outcome, deps) {
+    if (!outcome.run || !OUTCOME_RECORDS[outcomeWordOf(outcome)].carriesAgentWork)
+        return {};
+    const { settings, world, log } = deps;
+    return collectAgentWork(outcome.run, {
+        downloadPatterns: settings.downloadPatterns,
+        artifactsDir: settings.artifactsDir,
+        runnerTemp: world.runnerTemp,
+        workspace: world.workspace,
+        conversation: deps.conversation,
+    }, deps.sources, {
+        info: (message) => log.info(message),
+        warning: (message) => log.warning(message),
+        debug: (message) => log.debug(message),
+        safeForLog: safeForLog,
+    }, withinWaits(deps.signal, deps.endBy));
+}
+/** `signal`, also aborted at `endBy` (PAST_TIMEOUT_MS past the timeout), and never after AGENT_WORK_DEADLINE_MS. */
+function withinWaits(signal, endBy) {
+    const leftMs = Math.max(0, Math.min(AGENT_WORK_DEADLINE_MS, endBy - Date.now()));
+    return abortAfter(signal, leftMs);
 }
 
 ;// CONCATENATED MODULE: ./src/run/followup.ts
@@ -13739,347 +13976,10 @@ async function getExistingRun(client, runId, options) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/agent/review-document.ts
-/**
- * The review document of `pull_request_review`: the schema the agent's result must validate
- * against, and its type once it has.
- */
-const VERDICTS = ['approve', 'comment', 'request_changes'];
-/** GitHub's own limits, well inside: a review body and a comment hold at most 65,536 characters. */
-const MAX_TEXT = 20_000;
-/** The built-in schema (draft 2020-12). */
-const REVIEW_SCHEMA = {
-    type: 'object',
-    required: ['summary', 'verdict', 'comments'],
-    additionalProperties: false,
-    properties: {
-        summary: { type: 'string', maxLength: MAX_TEXT },
-        verdict: { enum: [...VERDICTS] },
-        comments: {
-            type: 'array',
-            maxItems: 500,
-            items: {
-                type: 'object',
-                required: ['path', 'line', 'body'],
-                additionalProperties: false,
-                properties: {
-                    path: { type: 'string', minLength: 1, maxLength: 1000 },
-                    line: { type: 'integer', minimum: 1 },
-                    start_line: { type: 'integer', minimum: 1 },
-                    side: { enum: ['LEFT', 'RIGHT'] },
-                    body: { type: 'string', minLength: 1, maxLength: MAX_TEXT },
-                },
-            },
-        },
-    },
-};
-/** What the agent is told of the review, before the schema. */
-const REVIEW_INSTRUCTION = [
-    "Your result is a review of this pull request's changes. Put each remark you can tie to a",
-    'changed line in `comments`: `path` relative to the repository root, `line` in the new version',
-    '(`side` RIGHT, the default) or, for a removed line, in the old one (`side` LEFT); `start_line`',
-    'for a range. `verdict` is `approve`, `comment` or `request_changes`; `summary` says why.',
-].join('\n');
-
-;// CONCATENATED MODULE: ./src/agent/structured-output.ts
-
-
-/** The file artifact the agent may upload instead of writing the document in its message. */
-const RESULT_FILE = 'result.json';
-/** The validation errors a follow-up, the log and the failure name: the first few. */
-const ERRORS_SHOWN = 10;
-/** A validation error's text: GitHub shows it, and the agent reads it back. */
-const MAX_ERROR_CHARS = 300;
-/**
- * The deepest document validated. The validator recurses once a level or more, so a document
- * nested past the stack's depth would crash it; no real result comes near this.
- */
-const MAX_DOCUMENT_DEPTH = 256;
-/**
- * Parses and compiles the schema (JSON Schema draft 2020-12). Throws an InputError naming the
- * input for text that is neither JSON nor YAML, or that is not a valid schema. Loads ajv and
- * yaml only now.
- */
-async function compileOutputSchema(source) {
-    const where = source.file ? ` (${source.file})` : '';
-    const schema = await parseSchemaText(source, where);
-    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
-        throw new InputError(source.input, `must be a JSON Schema: an object${where}.`);
-    }
-    const Ajv2020 = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(210)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2210, 23)));
-    const addFormats = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(196)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2815, 23)));
-    const { RE2JS } = await __nccwpck_require__.e(/* import() */ 856).then(__nccwpck_require__.bind(__nccwpck_require__, 2856));
-    // strict: false takes the keywords a schema written for other tools carries (examples,
-    // x-…); the schema is still checked against the draft's meta-schema. The schema's patterns
-    // run on RE2, whose time is linear in the text: the agent's text meets the user's pattern,
-    // and a backtracking engine can take exponential time on an ordinary one.
-    const ajv = new Ajv2020({
-        allErrors: true,
-        strict: false,
-        code: { regExp: linearRegExp(RE2JS) },
-    });
-    addFormats(ajv);
-    // Checked against the meta-schema first, so that the error can quote the value at fault.
-    if (!ajv.validateSchema(schema)) {
-        throw new InputError(source.input, `is not a valid JSON Schema (draft 2020-12)${where}: ${metaSchemaError(ajv.errors ?? [], schema)}`);
-    }
-    let check;
-    try {
-        check = ajv.compile(schema);
-    }
-    catch (error) {
-        throw new InputError(source.input, schemaProblem(error, where));
-    }
-    return {
-        input: source.input === 'pull_request_review' ? 'pull_request_review' : 'output_schema',
-        text: JSON.stringify(schema),
-        validate: (document) => {
-            const depth = depthBeyond(document, MAX_DOCUMENT_DEPTH);
-            if (depth) {
-                return [`/ is nested more than ${MAX_DOCUMENT_DEPTH} levels deep; flatten the document`];
-            }
-            try {
-                return check(document) ? [] : describeErrors(check.errors ?? []);
-            }
-            catch (error) {
-                // A validator that fails on a document (its stack, say) cannot vouch for it: the
-                // document is invalid, and the agent is asked for another, never the step failed.
-                return [structured_output_clip(`/ could not be validated (${errorMessage(error)})`)];
-            }
-        },
-    };
-}
-/** A pattern the linear engine cannot run: what is wrong with the schema, for the input error. */
-class UnsupportedPattern extends Error {
-    pattern;
-    constructor(pattern, reason) {
-        super(reason);
-        this.pattern = pattern;
-    }
-}
-function schemaProblem(error, where) {
-    if (error instanceof UnsupportedPattern) {
-        return (`has the pattern ${JSON.stringify(structured_output_clip(error.pattern))}${where}, which the action cannot ` +
-            `check in a time linear in the text (${structured_output_clip(error.message)}). Lookaheads and ` +
-            'backreferences are not supported: write the pattern without them.');
-    }
-    return `is not a valid JSON Schema (draft 2020-12)${where}: ${asSentence(structured_output_clip(errorMessage(error)))}`;
-}
-/**
- * The first of the meta-schema's errors, as a sentence that quotes the schema's value at fault:
- * `at /type, "objekt" must be equal to one of the allowed values (array, boolean, …).`
- */
-function metaSchemaError(errors, schema) {
-    // Ajv lists an enum's failure before the alternatives (anyOf) it tried; the first is the clearest.
-    const [first] = errors;
-    if (!first)
-        return 'the schema does not validate against the meta-schema.';
-    const at = first.instancePath || '/';
-    const value = valueAt(schema, first.instancePath);
-    const quoted = value === undefined ? 'the value' : clip(JSON.stringify(value) ?? String(value), 80);
-    const allowed = first.params.allowedValues;
-    const choices = Array.isArray(allowed) ? ` (${clip(allowed.join(', '), 120)})` : '';
-    return asSentence(`at ${at}, ${quoted} ${first.message ?? 'is invalid'}${choices}`);
-}
-/** The value a JSON Pointer names in `document`; undefined when there is none. */
-function valueAt(document, pointer) {
-    let value = document;
-    for (const raw of pointer.split('/').slice(1)) {
-        if (typeof value !== 'object' || value === null)
-            return undefined;
-        const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-        value = value[key];
-    }
-    return value;
-}
-/**
- * Ajv's regular-expression engine, on RE2: it takes the schema's ECMAScript pattern (with the
- * `u` flag Ajv asks for) and matches anywhere in the text, as `pattern` means.
- */
-function linearRegExp(RE2JS) {
-    const engine = (pattern, flags) => {
-        let compiled;
-        try {
-            compiled = RE2JS.compile(RE2JS.translateRegExp(pattern), (flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0) | RE2JS.LOOKBEHINDS);
-        }
-        catch (error) {
-            throw new UnsupportedPattern(pattern, errorMessage(error));
-        }
-        // Ajv keeps one engine object per toString(): without its own, every pattern of the schema
-        // would be checked as the first one.
-        return {
-            test: (text) => compiled.test(text),
-            toString: () => `/${pattern}/${flags}`,
-        };
-    };
-    // Ajv names the engine in the code it generates only for standalone output, never used here.
-    return Object.assign(engine, { code: 'RE2JS' });
-}
-/**
- * Whether the document nests deeper than `limit` (arrays and objects), found without recursion
- * so that the check itself cannot overflow the stack; each value is visited once.
- */
-function depthBeyond(document, limit) {
-    const pending = [{ value: document, depth: 0 }];
-    for (let next = pending.pop(); next; next = pending.pop()) {
-        if (typeof next.value !== 'object' || next.value === null)
-            continue;
-        if (next.depth >= limit)
-            return true;
-        for (const child of Object.values(next.value)) {
-            pending.push({ value: child, depth: next.depth + 1 });
-        }
-    }
-    return false;
-}
-/**
- * A CommonJS module's main export (a class or a function), imported dynamically: Node gives it
- * as the namespace's default; the bundle too, or, were it ever flagged ES, as its `default`.
- */
-function mainExport(namespace) {
-    const value = namespace.default;
-    return typeof value === 'function' ? value : value.default;
-}
-async function parseSchemaText(source, where) {
-    try {
-        return JSON.parse(source.text);
-    }
-    catch {
-        // Not JSON: YAML, which is JSON's superset, says what is wrong in terms of YAML.
-    }
-    const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
-    try {
-        return parse(source.text, { maxAliasCount: 100 });
-    }
-    catch (error) {
-        const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-        throw new InputError(source.input, `is neither JSON nor YAML${where}: ${structured_output_clip(reason ?? '')}`);
-    }
-}
-/** `/comments/0/line must be integer`, the first few, one a line. */
-function describeErrors(errors) {
-    const lines = errors.slice(0, ERRORS_SHOWN).map((error) => {
-        const at = error.instancePath || '/';
-        const extra = error.keyword === 'additionalProperties'
-            ? ` (${String(error.params.additionalProperty)})`
-            : error.keyword === 'enum'
-                ? ` (${JSON.stringify(error.params.allowedValues)})`
-                : '';
-        return structured_output_clip(`${at} ${error.message ?? 'is invalid'}${extra}`);
-    });
-    if (errors.length > ERRORS_SHOWN)
-        lines.push(`… and ${errors.length - ERRORS_SHOWN} more`);
-    return lines;
-}
-/** The one short, fixed instruction added to the prompt. */
-function outputInstruction(schema) {
-    return [
-        'When you are done, end your final message with your result as one JSON document in a',
-        `\`\`\`json fenced block (or upload it as a file named ${RESULT_FILE}). It must validate`,
-        'against this JSON Schema (draft 2020-12):',
-        '```json',
-        schema.text,
-        '```',
-    ].join('\n');
-}
-/**
- * The target with the instruction added to what the agent is told: a new run's prompt, or the
- * follow-up. A run only awaited is told nothing; its result is still checked.
- */
-function withInstruction(target, instruction) {
-    const add = (text) => (text ? `${text}\n\n${instruction}` : instruction);
-    // The service names an untitled run after its prompt: the user's words, never the action's.
-    const titled = (request) => {
-        const title = request.title ?? titleOf(request.prompt);
-        return { ...request, ...(title ? { title } : {}), prompt: add(request.prompt) };
-    };
-    switch (target.kind) {
-        case 'create':
-            return { ...target, request: titled(target.request) };
-        case 'continue':
-            return { ...target, message: add(target.message), request: titled(target.request) };
-        case 'existing':
-            return target.followup === undefined ? target : { ...target, followup: add(target.followup) };
-    }
-}
-/** The longest title the action gives a run: the first line of the user's prompt, cut. */
-const MAX_TITLE_CHARS = 100;
-/** A run's title from the user's prompt: its first line with words, cut to a title's length. */
-function titleOf(prompt) {
-    const line = prompt
-        ?.split('\n', 20)
-        .map((text) => text.trim())
-        .find((text) => text !== '');
-    return line ? clip(line, MAX_TITLE_CHARS - 1) : undefined;
-}
-/** The follow-up that sends the errors back and asks for a corrected document. */
-function correctionRequest(errors) {
-    return [
-        'Your result does not validate against the JSON Schema you were given:',
-        ...errors.map((error) => `- ${error}`),
-        '',
-        'Reply with the corrected document as one ```json fenced block at the end of your message.',
-    ].join('\n');
-}
-/**
- * The document: the last ```json block of the final message, else the `result.json` file.
- * The message comes first: it is surely of the last pass, where a file may be from an earlier one.
- */
-function findDocument(answer, resultFile) {
-    const block = answer === undefined ? undefined : lastJsonBlock(answer);
-    if (block !== undefined)
-        return parseCandidate(block, "the final message's last json block");
-    if (resultFile !== undefined)
-        return parseCandidate(resultFile, `the file ${RESULT_FILE}`);
-    return {
-        kind: 'unreadable',
-        problem: `the final message has no \`\`\`json block, and there is no file ${RESULT_FILE}`,
-    };
-}
-function parseCandidate(text, from) {
-    try {
-        return { kind: 'found', document: JSON.parse(text), from };
-    }
-    catch (error) {
-        const reason = errorMessage(error);
-        return { kind: 'unreadable', problem: `${from} is not JSON (${structured_output_clip(reason)})` };
-    }
-}
-/**
- * The text of the last fenced code block whose info string is `json`. One pass over the lines;
- * a fence closes with a run of the same character at least as long, as CommonMark has it.
- */
-function lastJsonBlock(text) {
-    let last;
-    let open;
-    for (const line of text.replace(/\r\n?/g, '\n').split('\n')) {
-        if (open) {
-            const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line)?.[1];
-            if (close && close[0] === open.marker[0] && close.length >= open.marker.length) {
-                if (open.json)
-                    last = open.lines.join('\n');
-                open = undefined;
-            }
-            else {
-                open.lines.push(line);
-            }
-            continue;
-        }
-        const start = /^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)/.exec(line);
-        if (start?.[1]) {
-            open = { marker: start[1], json: start[2]?.toLowerCase() === 'json', lines: [] };
-        }
-    }
-    // An unclosed block runs to the end of the message, as CommonMark renders it.
-    if (open?.json)
-        last = open.lines.join('\n');
-    return last;
-}
-function structured_output_clip(text) {
-    return clip(text, MAX_ERROR_CHARS - 1);
-}
-
 ;// CONCATENATED MODULE: ./src/run/output.ts
+
+
+
 
 
 
@@ -14149,6 +14049,17 @@ async function readResultFile(artifacts, deps) {
     }
 }
 /**
+ * pull_request_review: the review, once it has validated, and the outcome with its verdict: the
+ * verdict is part of the outcome's words, so every surface leads with the same one.
+ */
+function reviewed(checked, reviewAsked) {
+    const review = reviewAsked ? checked.document : undefined;
+    const { outcome } = checked;
+    if (!review || outcome.kind !== 'finished')
+        return { outcome, review };
+    return { outcome: { ...outcome, reviewVerdict: review.verdict }, review };
+}
+/**
  * Compiles `output_schema`, or the review's built-in schema, before any request: a schema that
  * is not one is an input error, and nothing is created.
  */
@@ -14165,39 +14076,20 @@ async function prepareOutput(settings) {
     const schema = await compileOutputSchema(settings.schema);
     return { schema, instruction: outputInstruction(schema) };
 }
-
-;// CONCATENATED MODULE: ./src/run/gather.ts
-
-
-
-
-
-/**
- * The agent's answer and files, on an outcome whose record says it carries them (a run that
- * ended, was stopped by the step, or was handed to a person at BLOCKED); nothing otherwise.
- * Nothing here changes the outcome.
- */
-async function gatherAgentWork(outcome, deps) {
-    if (!outcome.run || !OUTCOME_RECORDS[outcomeWordOf(outcome)].carriesAgentWork)
-        return {};
-    const { settings, world, log } = deps;
-    return collectAgentWork(outcome.run, {
-        downloadPatterns: settings.downloadPatterns,
-        artifactsDir: settings.artifactsDir,
-        runnerTemp: world.runnerTemp,
-        workspace: world.workspace,
-        conversation: deps.conversation,
-    }, deps.sources, {
-        info: (message) => log.info(message),
-        warning: (message) => log.warning(message),
-        debug: (message) => log.debug(message),
-        safeForLog: safeForLog,
-    }, withinWaits(deps.signal, deps.endBy));
-}
-/** `signal`, also aborted at `endBy` (PAST_TIMEOUT_MS past the timeout), and never after AGENT_WORK_DEADLINE_MS. */
-function withinWaits(signal, endBy) {
-    const leftMs = Math.max(0, Math.min(AGENT_WORK_DEADLINE_MS, endBy - Date.now()));
-    return abortAfter(signal, leftMs);
+/** What the check of the agent's result needs: its reads, and the step's own follow-up path. */
+function outputCheckDeps(request, step) {
+    const { settings, sources, deps } = step;
+    const signal = () => withinWaits(deps.signal, step.waitsEndBy);
+    return {
+        schema: request.schema,
+        retries: settings.output.retries,
+        deadline: step.startedAt + settings.timeoutMs,
+        now: deps.now,
+        log: step.log,
+        readConversation: (runId) => readConversation(runId, sources, step.log, signal()),
+        readFile: async (artifact) => Buffer.from(await sources.fetchFile(artifact, signal())).toString('utf8'),
+        followUp: (runId, message, timeoutMs) => executeStep({ ...settings, timeoutMs, target: { kind: 'existing', runId, followup: message } }, deps),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/run/superseded.ts
@@ -14245,6 +14137,128 @@ async function lookOnce(client, run, name, cancelledAt, signal) {
     }
     catch {
         return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/run/execute.ts
+
+
+
+
+
+/**
+ * One run, from its start to the step's outcome: created or adopted and waited for, its result
+ * checked (and corrections asked for), a signal's cancel folded in, and a newer run that
+ * replaced it found. A run must not outlive a step that failed: an error cancels it, then
+ * is thrown on.
+ */
+async function executeRun(settings, deps, run) {
+    const { client, interruption, log } = run;
+    const startedAt = deps.now();
+    let executed;
+    try {
+        executed = { outcome: await executeStep(settings, deps) };
+        if (run.output) {
+            const check = { ...run.check, settings, startedAt, deps, log };
+            executed = await awaitValidOutput(executed.outcome, outputCheckDeps(run.output, check));
+        }
+    }
+    catch (error) {
+        if (!interruption.cancelling) {
+            await cancelAfterError(deps.tracker, { ...deps, client, log });
+            throw error;
+        }
+        // The cancel is the signal handler's; what went wrong meanwhile is still worth telling.
+        if (error instanceof RunMayExistError)
+            log.warning(error.message);
+        executed = { outcome: { kind: 'interrupted', run: undefined } };
+    }
+    const { outcome } = executed;
+    const interrupted = await interruption.outcome(outcome.run);
+    if (interrupted)
+        return { outcome: interrupted };
+    if (outcome.kind !== 'finished')
+        return executed;
+    const newer = await findSupersedingRun(client, outcome.run, deps);
+    return newer
+        ? { ...executed, outcome: { ...outcome, supersededBy: newer.run_id }, newer }
+        : executed;
+}
+
+;// CONCATENATED MODULE: ./src/run/interruption.ts
+
+
+
+
+/**
+ * The workflow cancelling the step: SIGINT or SIGTERM. The first signal aborts
+ * the wait and sends the cancel at once, within what the runner leaves before
+ * it kills the step; the step then reports itself interrupted.
+ */
+class Interruption {
+    #controller = new AbortController();
+    #tracker;
+    #deps;
+    #client;
+    #cancelling;
+    #stopListening = () => undefined;
+    constructor(tracker, deps) {
+        this.#tracker = tracker;
+        this.#deps = deps;
+    }
+    /** Aborts when the workflow cancels the step. */
+    get signal() {
+        return this.#controller.signal;
+    }
+    get cancelling() {
+        return this.#cancelling !== undefined;
+    }
+    listen(client) {
+        this.#client = client;
+        this.#stopListening = this.#deps.onSignal((signal) => {
+            if (this.#cancelling) {
+                this.#deps.log.info(`Received ${signal} again; still cancelling.`);
+                return;
+            }
+            this.#controller.abort();
+            this.#cancelling = this.#cancelOnSignal(signal, client);
+        });
+    }
+    stopListening() {
+        this.#stopListening();
+    }
+    /** The step's outcome once the signal's cancel is answered; undefined without a signal. */
+    async outcome(lastSeen) {
+        if (!this.#cancelling || !this.#client)
+            return undefined;
+        const { signal, cancel } = await this.#cancelling;
+        const run = await rereadAfterCancel(this.#client, cancel, lastSeen);
+        return { kind: 'interrupted', run, signal, cancel };
+    }
+    /** Sends the cancel request at once, within what the runner leaves before it kills the step. */
+    async #cancelOnSignal(signal, client) {
+        const { log } = this.#deps;
+        const tracker = this.#tracker;
+        const why = { kind: 'signal', signal };
+        const deadline = cancelDeadline(why, Date.now());
+        // Should anything keep the process alive past the budget, end it before the runner's kill.
+        const exitIn = deadline - Date.now() + SIGNAL_CANCEL.exitMarginMs;
+        setTimeout(() => this.#deps.exit(1), exitIn).unref();
+        log.info(`Received ${signal}: the workflow is cancelling this step.`);
+        // A create (or its lookup) or a follow-up in flight may yet start or restart a run: let it
+        // answer, keeping time for the cancel.
+        const runId = await tracker.whenDecided((deadline - Date.now()) * SIGNAL_CANCEL.decideShare);
+        if (!runId || !tracker.needsCancel) {
+            if (tracker.mayHaveUnseenRun) {
+                log.info('The create request has not been answered; the post step will look for its run.');
+            }
+            return { signal, cancel: undefined };
+        }
+        const deps = { client, now: Date.now, sleep: abortableSleep, log };
+        const cancel = await cancelOwnRun(tracker, runId, why, deps, deadline);
+        if (cancel.kind === 'blocked')
+            logCancel(log, runId, cancel);
+        return { signal, cancel };
     }
 }
 
@@ -14486,6 +14500,8 @@ function newSessionLink(announced, run) {
 
 
 
+
+
 class RunWatcher {
     #settings;
     #deps;
@@ -14588,6 +14604,514 @@ class RunWatcher {
             this.#lastConversation = conversation;
         return conversation;
     }
+}
+/** What the step watches while it waits, from its settings: the run's conversation is the tracked run's. */
+function stepWatcher(settings, tracker, sources, deps) {
+    const { log } = deps;
+    // Progress reads find no conversation early in a run: that is not worth a line each time.
+    const quiet = {
+        info: (message) => log.debug(message),
+        warning: (message) => log.debug(message),
+        debug: (message) => log.debug(message),
+    };
+    return new RunWatcher({
+        maxCredits: settings.agentWork.maxCredits,
+        showProgress: settings.agentWork.showProgress,
+        onBlocked: settings.agentWork.onBlocked,
+        continueRun: settings.target.kind === 'continue',
+    }, {
+        now: Date.now,
+        log,
+        safeForLog: safeForLog,
+        readConversation: async (signal, deadline) => tracker.runId
+            ? readConversation(tracker.runId, sources, quiet, signal, deadline)
+            : undefined,
+        onSessionLink: deps.onSessionLink,
+    });
+}
+
+;// CONCATENATED MODULE: ./src/state.ts
+
+/**
+ * The one place that knows the action's saved state. `core.saveState` appends
+ * to GITHUB_STATE at once, and the runner reads that file even after a hard
+ * kill, so whatever is saved here reaches the post step as STATE_<name>.
+ */
+const KEYS = {
+    runId: 'run_id',
+    invocation: 'invocation',
+    commentId: 'comment_id',
+    statusSha: 'status_sha',
+    checkRunId: 'check_run_id',
+    checkRunLookup: 'check_run_lookup',
+    checkRunReport: 'check_run_report',
+    checkRunDone: 'check_run_done',
+    settled: 'run_settled',
+    awaitingNewPass: 'awaiting_new_pass',
+    setRuns: 'set_runs',
+    setComment: 'set_comment',
+};
+const runnerState = {
+    saveCommentId: (commentId) => saveState(KEYS.commentId, String(commentId)),
+    saveStatusSha: (sha) => saveState(KEYS.statusSha, sha),
+    saveCheckRunLookup: (lookup) => saveState(KEYS.checkRunLookup, lookup ? JSON.stringify(lookup) : ''),
+    saveCheckRunId: (id) => saveState(KEYS.checkRunId, String(id)),
+    saveCheckRunReport: (report) => saveState(KEYS.checkRunReport, JSON.stringify(report)),
+    markCheckRunDone: () => saveState(KEYS.checkRunDone, 'true'),
+    saveInvocation: (invocation) => saveState(KEYS.invocation, invocation),
+    saveRunId: (runId) => saveState(KEYS.runId, runId),
+    saveAwaitingNewPass: (awaiting) => saveState(KEYS.awaitingNewPass, String(awaiting)),
+    markSettled: () => saveState(KEYS.settled, 'true'),
+    saveSetRuns: (records) => saveState(KEYS.setRuns, JSON.stringify(records)),
+    saveSetComment: (record) => saveState(KEYS.setComment, JSON.stringify(record)),
+};
+function readSavedRun() {
+    return {
+        runId: getState(KEYS.runId) || undefined,
+        invocation: getState(KEYS.invocation) || undefined,
+        commentId: Number(getState(KEYS.commentId)) || undefined,
+        statusSha: getState(KEYS.statusSha) || undefined,
+        checkRunId: Number(getState(KEYS.checkRunId)) || undefined,
+        checkRunLookup: readCheckRunLookup(getState(KEYS.checkRunLookup)),
+        checkRunReport: readCheckReport(getState(KEYS.checkRunReport)),
+        checkRunDone: getState(KEYS.checkRunDone) === 'true',
+        settled: getState(KEYS.settled) === 'true',
+        awaitingNewPass: getState(KEYS.awaitingNewPass) === 'true',
+        setRuns: readSetRuns(getState(KEYS.setRuns)),
+        setComment: readSetComment(getState(KEYS.setComment)),
+    };
+}
+function readCheckRunLookup(saved) {
+    const { sha, externalId } = state_parseRecord(saved);
+    return typeof sha === 'string' && typeof externalId === 'string' ? { sha, externalId } : undefined;
+}
+function readCheckReport(saved) {
+    const { conclusion, title, summary } = state_parseRecord(saved);
+    return typeof conclusion === 'string' && typeof title === 'string' && typeof summary === 'string'
+        ? { conclusion, title, summary }
+        : undefined;
+}
+function state_parseRecord(saved) {
+    try {
+        const record = saved ? JSON.parse(saved) : {};
+        return typeof record === 'object' && record !== null ? record : {};
+    }
+    catch {
+        return {};
+    }
+}
+function readSetComment(saved) {
+    try {
+        const { commentId, set } = (saved ? JSON.parse(saved) : {});
+        return Number.isSafeInteger(commentId) && typeof set === 'string'
+            ? { commentId: commentId, set }
+            : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function readSetRuns(saved) {
+    let records;
+    try {
+        records = saved ? JSON.parse(saved) : [];
+    }
+    catch {
+        return [];
+    }
+    if (!Array.isArray(records))
+        return [];
+    return records.flatMap((record) => {
+        if (typeof record !== 'object' || record === null)
+            return [];
+        const { invocation, runId, settled } = record;
+        if (typeof invocation !== 'string')
+            return [];
+        return [
+            {
+                invocation,
+                ...(typeof runId === 'string' ? { runId } : {}),
+                ...(settled === true ? { settled } : {}),
+            },
+        ];
+    });
+}
+
+;// CONCATENATED MODULE: ./src/run-surfaces.ts
+
+
+
+
+
+
+
+/**
+ * The thread's comment, opened before the run is decided: the run's own (`comment`), or, with
+ * `continue_run`, the one that replies to a person's comment.
+ */
+async function openThread(settings, github) {
+    const continuing = settings.target.kind === 'continue';
+    if (!settings.github.comment && !continuing)
+        return undefined;
+    return openThreadComment(settings.github, github, core_namespaceObject, {
+        onCommentCreated: (commentId) => runnerState.saveCommentId(commentId),
+        mode: continuing ? 'reply' : 'keyed',
+        name: settings.target.kind === 'existing' ? undefined : settings.target.request.config?.name,
+    });
+}
+/**
+ * Where one run shows on GitHub besides the log: its comment, its commit status and its check
+ * run. Opened before the run starts, shown at each change while it goes, then at its end: the
+ * end at once, the agent's answer and the notes once read.
+ */
+class RunSurfaces {
+    #settings;
+    #github;
+    #comment;
+    #status;
+    #checkRun;
+    #headMoved;
+    /** The commit the run works on: the pull request's head, else the event's. */
+    commit;
+    constructor(settings, github, parts) {
+        this.#settings = settings;
+        this.#github = github;
+        this.#comment = parts.comment;
+        this.#status = parts.status;
+        this.#checkRun = parts.checkRun;
+        this.commit = parts.commit;
+    }
+    /** The commit status and the check run; `thread` is the run's comment when `comment` is on. */
+    static async open(settings, github, thread) {
+        const commit = await resolveWorkCommit(github, core_namespaceObject);
+        const status = await openCommitStatus(settings.github, github, commit, core_namespaceObject);
+        if (status && commit)
+            runnerState.saveStatusSha(commit.sha);
+        const checkRun = settings.output.checkRun
+            ? await openCheckRun(settings.github, github, commit, core_namespaceObject, runnerState)
+            : undefined;
+        // Created (and saved) before the run exists, so that a post step after a hard kill completes it.
+        await checkRun?.id;
+        const comment = settings.github.comment ? thread : undefined;
+        return new RunSurfaces(settings, github, { commit, comment, status, checkRun });
+    }
+    /** The run on its way; its end is shown once the step knows its outcome (timed out, …). */
+    showRunning(run) {
+        if (isTerminal(run.state))
+            return;
+        this.#comment?.show(run);
+        this.#status?.show(pendingStatus(run, this.#github.workflowRun));
+    }
+    /**
+     * The end at once, on the commit status and the comment; the pull request's head is read
+     * meanwhile, for the comment's note. `newer`: the run that superseded this one, if any.
+     */
+    showEnd(outcome, newer, cancelling) {
+        // A newer run on the same commit owns the status now: writing ours could cover its pending.
+        if (!(newer && newer.metadata?.gh_head_sha === this.commit?.sha)) {
+            this.#status?.show(finalStatus(outcome, this.#github.workflowRun));
+        }
+        if (!outcome.run || !this.#comment)
+            return;
+        this.#comment.show(outcome.run, { outcome: this.#commentOutcome(outcome) });
+        if (!cancelling)
+            this.#headMoved = headMovedNote(this.#github, this.commit, core_namespaceObject);
+    }
+    /** The agent's answer and the notes on the comment, the review, the check run; all settled. */
+    async showWork(outcome, work, cancelling) {
+        const { review } = work;
+        if (outcome.run && this.#comment) {
+            const moved = await this.#headMoved;
+            this.#comment.show(outcome.run, {
+                notes: moved ? [moved] : [],
+                // A review's summary, not the JSON document the agent ended its message with.
+                answer: review?.summary ?? work.answer,
+                outcome: this.#commentOutcome(outcome),
+            });
+        }
+        const { run } = outcome;
+        await Promise.all([
+            this.#comment?.settled(),
+            this.#status?.settled(),
+            review && run && !cancelling
+                ? postPullRequestReview(this.#settings.github, this.#github, this.commit, review, { runId: run.run_id, sessionLink: run.session_link }, core_namespaceObject)
+                : undefined,
+            this.#checkRun?.finish(checkReport(outcome, { answer: work.answer, review }), review ? annotationsOf(review.comments, review.verdict) : []),
+        ]);
+    }
+    #commentOutcome(outcome) {
+        return commentOutcomeOf(outcome, this.#settings.target.kind === 'continue');
+    }
+}
+/**
+ * The post step: the main step stopped before it showed the run's end, so its comment and
+ * commit status still show it going. Say where it ended, by how the post step's cancel went.
+ */
+async function showRunStopped(left, saved, settings, github, client) {
+    const stopped = STOPPED[left.report.kind];
+    if (saved.commentId && settings.github.comment) {
+        let run;
+        try {
+            run = await client.getRun(left.runId, { maxRetries: 0 });
+        }
+        catch {
+            // Without the run's state, the comment is better left as it is than guessed at.
+        }
+        const comment = run &&
+            (await openThreadComment(settings.github, github, core_namespaceObject, {
+                commentId: saved.commentId,
+                name: run.agent_config?.name,
+            }));
+        if (run && comment) {
+            comment.show(run, { notes: [`${stopped}.`] });
+            await comment.settled();
+        }
+    }
+    if (saved.statusSha && settings.github.commitStatus) {
+        const status = await openCommitStatus(settings.github, github, { sha: saved.statusSha }, core_namespaceObject);
+        status?.show({ state: 'error', description: stopped });
+        await status?.settled();
+    }
+}
+/** Whether the main step's check run is still to be completed by the post step. */
+function checkRunLeft(saved) {
+    return !saved.checkRunDone && (saved.checkRunId !== undefined || !!saved.checkRunLookup);
+}
+/**
+ * The main step's check run is still in progress: GitHub did not take the main step's
+ * completion (it is completed with the conclusion the main step reached), or the step stopped
+ * (a hard kill, or an error) before it came to complete it. Without a cancel to tell, it failed.
+ */
+async function finishLeftCheckRun(saved, report, settings, github) {
+    // By its ID, or by its external_id when the create's answer was lost.
+    const known = saved.checkRunId !== undefined ? { id: saved.checkRunId } : saved.checkRunLookup;
+    if (!known)
+        return;
+    const checkRun = await adoptCheckRun(settings.github, github, known, core_namespaceObject);
+    await checkRun.finish(saved.checkRunReport
+        ? reportFromSaved(saved.checkRunReport)
+        : stoppedCheckReport(report ? `${STOPPED[report.kind]}.` : STEP_STOPPED, report?.kind === 'cancelled'));
+}
+const STOPPED = {
+    cancelled: 'The step stopped before the run ended; the run was cancelled',
+    'already-finished': 'The step stopped before it could report the run, which has ended',
+    blocked: 'The step stopped while the run waits for a person; a BLOCKED run cannot be cancelled',
+    refused: 'The step stopped before the run ended; the service refused the cancel',
+    'not-cancellable': 'The step stopped before the run ended; the run cannot be cancelled',
+    failed: 'The step stopped before the run ended, and cancelling the run failed',
+};
+const STEP_STOPPED = "The step stopped before it reported the run. The workflow run's log says why.";
+
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./src/runner.ts
+
+
+/**
+ * The GitHub Actions runner's world, read once by each of the Action's steps
+ * (main, post, reconcile), as `@actions/github`'s Context reads it, and handed
+ * down: with the signals below, the one place that reads the runner's
+ * variables and its event file, or listens to the process.
+ */
+function readRunnerWorld(env = process.env) {
+    return {
+        repository: env.GITHUB_REPOSITORY,
+        serverUrl: env.GITHUB_SERVER_URL,
+        apiUrl: env.GITHUB_API_URL,
+        workflow: env.GITHUB_WORKFLOW,
+        runId: env.GITHUB_RUN_ID,
+        runAttempt: env.GITHUB_RUN_ATTEMPT,
+        job: env.GITHUB_JOB,
+        action: env.GITHUB_ACTION,
+        sha: env.GITHUB_SHA,
+        eventName: env.GITHUB_EVENT_NAME,
+        event: readEventPayload(env.GITHUB_EVENT_PATH),
+        workspace: env.GITHUB_WORKSPACE || process.cwd(),
+        runnerTemp: env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
+    };
+}
+/** The event's payload, or undefined when there is none to read. */
+function readEventPayload(path) {
+    if (!path)
+        return undefined;
+    try {
+        const parsed = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'));
+        return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * What the runner sends when a workflow is cancelled: SIGINT then SIGTERM on
+ * Linux and macOS; Ctrl-C and Ctrl-Break (SIGINT, SIGBREAK) on Windows.
+ */
+const TERMINATION_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGBREAK'];
+/** Listens for termination; the handler must end the process itself. Returns the unsubscribe. */
+function onTerminationSignal(handler) {
+    for (const signal of TERMINATION_SIGNALS)
+        process.on(signal, handler);
+    return () => {
+        for (const signal of TERMINATION_SIGNALS)
+            process.off(signal, handler);
+    };
+}
+
+;// CONCATENATED MODULE: ./src/api/client.ts
+
+
+
+
+/**
+ * The endpoints of the Cloud Agent Runs API: the only code that knows its paths and what
+ * its answers mean. How a request travels (the key, deadlines, retries, typed errors) is
+ * the transport's.
+ */
+class AgentRunsClient {
+    #transport;
+    constructor(options) {
+        this.#transport = new Transport(options);
+    }
+    /**
+     * Creates a run. Never repeated when the service may have acted on it; the
+     * service's newer path is tried once when the spec's path does not exist.
+     */
+    async createRun(body, options = {}) {
+        const send = async (path) => (await this.#transport.request('POST', path, {
+            ...options,
+            body,
+            retryMode: 'at-most-once',
+            read: (data) => {
+                const answer = readCreatedRun(data);
+                return 'run' in answer ? { value: answer.run } : answer;
+            },
+        })).data;
+        try {
+            return await send('/agent/run');
+        }
+        catch (error) {
+            // 404 or 405 on the create path means no run was made, so the other path is safe.
+            if (error instanceof NotFoundError || error instanceof MethodNotAllowedError) {
+                return await send('/agent/runs');
+            }
+            throw error;
+        }
+    }
+    /**
+     * The run as the service shows it now. An answer that is not this run (another
+     * run's, not an object, a state that is not a string) is a garbled answer,
+     * retried like one: it is never taken for the run's state.
+     */
+    async getRun(runId, options = {}) {
+        const read = (data) => {
+            const answer = readRunItem(data, runId);
+            return 'run' in answer ? { value: answer.run } : answer;
+        };
+        return (await this.#transport.request('GET', runPath(runId), { ...options, read })).data;
+    }
+    async listRuns(query = {}, options = {}) {
+        const { metadata, ...plain } = query;
+        const flatQuery = { ...plain };
+        for (const [key, value] of Object.entries(metadata ?? {}))
+            flatQuery[`metadata[${key}]`] = value;
+        const { data, headers } = await this.#transport.request('GET', '/agent/runs', { ...options, query: flatQuery });
+        const servedAt = Date.parse(headers.date ?? '');
+        // Entries that are not runs are dropped: a lookup must never act on a garbled one.
+        const runs = Array.isArray(data?.runs) ? data.runs : [];
+        return {
+            ...data,
+            runs: runs.flatMap((entry) => {
+                const read = readRunItem(entry);
+                return 'run' in read ? [read.run] : [];
+            }),
+            ...(Number.isNaN(servedAt) ? {} : { servedAt }),
+        };
+    }
+    /**
+     * Every run matching `query`, following the cursor across pages. Stops when
+     * the service hands back a cursor it already gave, which would loop forever.
+     * Returns whether it saw the last page: a caller that must count every run
+     * (a budget) needs to know when `maxPages` or a broken cursor cut the list short.
+     */
+    async *iterateRuns(query = {}, options = {}) {
+        let cursor = query.cursor;
+        const seen = new Set(cursor === undefined ? [] : [cursor]);
+        for (let page = 0; page < (options.maxPages ?? 50); page += 1) {
+            const { runs, page_info } = await this.listRuns({ ...query, cursor }, options);
+            yield* runs;
+            if (!page_info?.has_next_page)
+                return { complete: true };
+            const next = page_info.next_cursor;
+            if (!next || seen.has(next))
+                return { complete: false };
+            seen.add(next);
+            cursor = next;
+        }
+        return { complete: false };
+    }
+    /**
+     * Sends a follow-up message to steer a run. Never repeated when it may have
+     * arrived. A run whose session is gone answers 410: a SessionGoneError.
+     */
+    async sendFollowup(runId, message, options = {}) {
+        const body = { message };
+        await this.#transport.request('POST', `${runPath(runId)}/followups`, {
+            ...options,
+            body,
+            retryMode: 'at-most-once',
+        });
+    }
+    /**
+     * Asks the service to cancel a run. The service refuses (400) a run that has
+     * ended and a BLOCKED one alike, so the run is read back to tell them apart.
+     * A run still being prepared (409) is retried like any transient failure.
+     */
+    async cancelRun(runId, options = {}) {
+        try {
+            await this.#transport.request('POST', `${runPath(runId)}/cancel`, {
+                ...options,
+                retryMode: 'idempotent',
+            });
+            return { kind: 'cancelled' };
+        }
+        catch (error) {
+            if (!(error instanceof BadRequestError))
+                throw error;
+        }
+        try {
+            const run = await this.getRun(runId, { signal: options.signal, maxRetries: 1 });
+            return { kind: run.state === 'BLOCKED' ? 'blocked' : 'already-finished' };
+        }
+        catch {
+            return { kind: 'refused' };
+        }
+    }
+    /**
+     * The run's conversation: what the agent said and did, step by step. Throws
+     * NotFoundError while there is none yet and UnprocessableEntityError when the
+     * service cannot show this run's format; neither is a failure of the run.
+     */
+    async getConversation(runId, options = {}) {
+        const { data } = await this.#transport.request('GET', `${runPath(runId)}/conversation`, options);
+        return { ...data, steps: Array.isArray(data?.steps) ? data.steps : [] };
+    }
+    /** One artifact: FILE and SCREENSHOT carry a signed download URL; a PLAN its Markdown inline. */
+    async getArtifact(artifactUid, options = {}) {
+        if (artifactUid.trim() === '')
+            throw new Error('An artifact UID is required');
+        const path = `/agent/artifacts/${encodeURIComponent(artifactUid)}`;
+        return (await this.#transport.request('GET', path, options)).data;
+    }
+    /** Downloads a signed URL the service handed out, without the key (see Transport.download). */
+    async downloadSignedUrl(url, options = {}) {
+        return await this.#transport.download(url, options);
+    }
+}
+/** A run's path. An ID that could leave its segment (`..`, `/`) is refused: it never reaches a URL. */
+function runPath(runId) {
+    if (!isRunId(runId))
+        throw new Error(`${JSON.stringify(safeForLog(runId, 100))} is not a run ID`);
+    return `/agent/runs/${encodeURIComponent(runId)}`;
 }
 
 ;// CONCATENATED MODULE: ./src/version.ts
@@ -15384,169 +15908,8 @@ function taskName(task) {
     return label.charAt(0).toUpperCase() + label.slice(1);
 }
 
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-;// CONCATENATED MODULE: ./src/runner.ts
-
-
-/**
- * The GitHub Actions runner's world, read once by each of the Action's steps
- * (main, post, reconcile), as `@actions/github`'s Context reads it, and handed
- * down: with the signals below, the one place that reads the runner's
- * variables and its event file, or listens to the process.
- */
-function readRunnerWorld(env = process.env) {
-    return {
-        repository: env.GITHUB_REPOSITORY,
-        serverUrl: env.GITHUB_SERVER_URL,
-        apiUrl: env.GITHUB_API_URL,
-        workflow: env.GITHUB_WORKFLOW,
-        runId: env.GITHUB_RUN_ID,
-        runAttempt: env.GITHUB_RUN_ATTEMPT,
-        job: env.GITHUB_JOB,
-        action: env.GITHUB_ACTION,
-        sha: env.GITHUB_SHA,
-        eventName: env.GITHUB_EVENT_NAME,
-        event: readEventPayload(env.GITHUB_EVENT_PATH),
-        workspace: env.GITHUB_WORKSPACE || process.cwd(),
-        runnerTemp: env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
-    };
-}
-/** The event's payload, or undefined when there is none to read. */
-function readEventPayload(path) {
-    if (!path)
-        return undefined;
-    try {
-        const parsed = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'));
-        return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-/**
- * What the runner sends when a workflow is cancelled: SIGINT then SIGTERM on
- * Linux and macOS; Ctrl-C and Ctrl-Break (SIGINT, SIGBREAK) on Windows.
- */
-const TERMINATION_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGBREAK'];
-/** Listens for termination; the handler must end the process itself. Returns the unsubscribe. */
-function onTerminationSignal(handler) {
-    for (const signal of TERMINATION_SIGNALS)
-        process.on(signal, handler);
-    return () => {
-        for (const signal of TERMINATION_SIGNALS)
-            process.off(signal, handler);
-    };
-}
-
-;// CONCATENATED MODULE: ./src/state.ts
-
-/**
- * The one place that knows the action's saved state. `core.saveState` appends
- * to GITHUB_STATE at once, and the runner reads that file even after a hard
- * kill, so whatever is saved here reaches the post step as STATE_<name>.
- */
-const KEYS = {
-    runId: 'run_id',
-    invocation: 'invocation',
-    commentId: 'comment_id',
-    statusSha: 'status_sha',
-    checkRunId: 'check_run_id',
-    checkRunLookup: 'check_run_lookup',
-    checkRunReport: 'check_run_report',
-    checkRunDone: 'check_run_done',
-    settled: 'run_settled',
-    awaitingNewPass: 'awaiting_new_pass',
-    setRuns: 'set_runs',
-    setComment: 'set_comment',
-};
-const runnerState = {
-    saveCommentId: (commentId) => saveState(KEYS.commentId, String(commentId)),
-    saveStatusSha: (sha) => saveState(KEYS.statusSha, sha),
-    saveCheckRunLookup: (lookup) => saveState(KEYS.checkRunLookup, lookup ? JSON.stringify(lookup) : ''),
-    saveCheckRunId: (id) => saveState(KEYS.checkRunId, String(id)),
-    saveCheckRunReport: (report) => saveState(KEYS.checkRunReport, JSON.stringify(report)),
-    markCheckRunDone: () => saveState(KEYS.checkRunDone, 'true'),
-    saveInvocation: (invocation) => saveState(KEYS.invocation, invocation),
-    saveRunId: (runId) => saveState(KEYS.runId, runId),
-    saveAwaitingNewPass: (awaiting) => saveState(KEYS.awaitingNewPass, String(awaiting)),
-    markSettled: () => saveState(KEYS.settled, 'true'),
-    saveSetRuns: (records) => saveState(KEYS.setRuns, JSON.stringify(records)),
-    saveSetComment: (record) => saveState(KEYS.setComment, JSON.stringify(record)),
-};
-function readSavedRun() {
-    return {
-        runId: getState(KEYS.runId) || undefined,
-        invocation: getState(KEYS.invocation) || undefined,
-        commentId: Number(getState(KEYS.commentId)) || undefined,
-        statusSha: getState(KEYS.statusSha) || undefined,
-        checkRunId: Number(getState(KEYS.checkRunId)) || undefined,
-        checkRunLookup: readCheckRunLookup(getState(KEYS.checkRunLookup)),
-        checkRunReport: readCheckReport(getState(KEYS.checkRunReport)),
-        checkRunDone: getState(KEYS.checkRunDone) === 'true',
-        settled: getState(KEYS.settled) === 'true',
-        awaitingNewPass: getState(KEYS.awaitingNewPass) === 'true',
-        setRuns: readSetRuns(getState(KEYS.setRuns)),
-        setComment: readSetComment(getState(KEYS.setComment)),
-    };
-}
-function readCheckRunLookup(saved) {
-    const { sha, externalId } = state_parseRecord(saved);
-    return typeof sha === 'string' && typeof externalId === 'string' ? { sha, externalId } : undefined;
-}
-function readCheckReport(saved) {
-    const { conclusion, title, summary } = state_parseRecord(saved);
-    return typeof conclusion === 'string' && typeof title === 'string' && typeof summary === 'string'
-        ? { conclusion, title, summary }
-        : undefined;
-}
-function state_parseRecord(saved) {
-    try {
-        const record = saved ? JSON.parse(saved) : {};
-        return typeof record === 'object' && record !== null ? record : {};
-    }
-    catch {
-        return {};
-    }
-}
-function readSetComment(saved) {
-    try {
-        const { commentId, set } = (saved ? JSON.parse(saved) : {});
-        return Number.isSafeInteger(commentId) && typeof set === 'string'
-            ? { commentId: commentId, set }
-            : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-function readSetRuns(saved) {
-    let records;
-    try {
-        records = saved ? JSON.parse(saved) : [];
-    }
-    catch {
-        return [];
-    }
-    if (!Array.isArray(records))
-        return [];
-    return records.flatMap((record) => {
-        if (typeof record !== 'object' || record === null)
-            return [];
-        const { invocation, runId, settled } = record;
-        if (typeof invocation !== 'string')
-            return [];
-        return [
-            {
-                invocation,
-                ...(typeof runId === 'string' ? { runId } : {}),
-                ...(settled === true ? { settled } : {}),
-            },
-        ];
-    });
-}
-
 ;// CONCATENATED MODULE: ./src/set-surfaces.ts
+
 
 
 
@@ -15555,7 +15918,8 @@ function readSetRuns(saved) {
 
 /**
  * Where a set shows while it runs, beyond the log: its comment and its commit
- * status, each written at most once per poll, and only when what they show changed.
+ * status, each written at most once per poll, and only when what they show changed;
+ * and, should the step stop first, what the post step says on them.
  */
 class SetSurfaces {
     #comment;
@@ -15597,6 +15961,28 @@ class SetSurfaces {
     }
     async settled() {
         await Promise.all([this.#comment?.settled(), this.#status?.settled()]);
+    }
+    /**
+     * The post step: the step stopped before the set ended, so its comment and status still show
+     * it running. Says so, with how many of the runs it left the post step cancelled.
+     */
+    static async showStopped(saved, settings, world, cancels) {
+        const runs = (count) => `${count} ${count === 1 ? 'run' : 'runs'}`;
+        const { cancelled, left } = cancels;
+        const note = `The step stopped before the set ended; the post step cancelled ${runs(cancelled)} it left unfinished${cancelled < left ? ` (of ${left})` : ''}. The table shows the runs as the step last saw them.`;
+        const setComment = settings.github.comment ? saved.setComment : undefined;
+        const statusSha = settings.github.commitStatus ? saved.statusSha : undefined;
+        if (!setComment && !statusSha)
+            return;
+        const context = new GitHubContext(settings.github.token, world);
+        const comment = setComment
+            ? await openSetComment(settings.github, context, core_namespaceObject, setComment)
+            : undefined;
+        const status = statusSha
+            ? await openCommitStatus(settings.github, context, { sha: statusSha }, core_namespaceObject)
+            : undefined;
+        status?.show({ state: 'error', description: oneLine(note) });
+        await Promise.all([comment?.markStopped(note), status?.settled()]);
     }
 }
 
@@ -15738,13 +16124,6 @@ async function finishSet(outcome, client, signal, surfaces) {
 
 
 
-
-
-
-
-
-
-
 /**
  * The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish.
  * The runner's world is read here, once, and handed down; another door hands its own world
@@ -15752,7 +16131,11 @@ async function finishSet(outcome, client, signal, surfaces) {
  */
 async function run(world = readRunnerWorld(), inputs = runnerInputs(world)) {
     const tracker = new RunTracker(runnerState, (runId) => setOutput('run_id', runId));
-    const interruption = new Interruption(tracker);
+    const interruption = new Interruption(tracker, {
+        log: core_namespaceObject,
+        onSignal: onTerminationSignal,
+        exit: (code) => process.exit(code),
+    });
     try {
         await mainStep(world, inputs, tracker, interruption);
         return { hadRun: tracker.runId !== undefined };
@@ -15769,7 +16152,7 @@ async function run(world = readRunnerWorld(), inputs = runnerInputs(world)) {
 async function mainStep(world, inputs, tracker, interruption) {
     const cleanup = readCancelOnly(inputs);
     if (cleanup)
-        return await cancelOnlyStep(cleanup);
+        return await cancelOnly(serviceClient(cleanup), cleanup.name, core_namespaceObject);
     const taskSet = await readTaskSettings(inputs);
     if (taskSet)
         return await runTaskSet(taskSet, world);
@@ -15781,16 +16164,13 @@ async function mainStep(world, inputs, tracker, interruption) {
     if (await stopsAtBudget(settings, github, client))
         return;
     interruption.listen(client);
-    const step = await prepare(settings, world, github, output, client, tracker);
+    const step = await prepare({ settings, world, github, client, tracker, output });
     if (!step)
         return;
     const executed = await execute(step, interruption);
     await finish(step, executed, interruption);
 }
-/**
- * The credit budgets, before anything is shown or created: past one, the step
- * fails with outcome over_budget, having made nothing.
- */
+/** The credit budgets, before anything is shown or created: past one, the step fails (over_budget). */
 async function stopsAtBudget(settings, github, client) {
     if (settings.target.kind === 'existing')
         return false;
@@ -15801,288 +16181,133 @@ async function stopsAtBudget(settings, github, client) {
     return reached !== undefined;
 }
 /** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
-async function prepare(settings, world, context, output, client, tracker) {
-    const { github } = settings;
-    const continuing = settings.target.kind === 'continue';
+async function prepare(step) {
+    const { settings, github, output } = step;
     // A refused comment starts nothing, and the step passes: the log says why.
-    if (continuing && !(await mayTalkToAgent(github, context, core_namespaceObject)))
+    const continuing = settings.target.kind === 'continue';
+    if (continuing && !(await mayTalkToAgent(settings.github, github, core_namespaceObject)))
         return undefined;
-    const threadComment = github.comment || continuing
-        ? await openThreadComment(github, context, core_namespaceObject, {
-            onCommentCreated: (commentId) => runnerState.saveCommentId(commentId),
-            mode: continuing ? 'reply' : 'keyed',
-            name: settings.target.kind === 'existing' ? undefined : settings.target.request.config?.name,
-        })
-        : undefined;
+    const thread = await openThread(settings, github);
     const asked = output ? withInstruction(settings.target, output.instruction) : settings.target;
-    const target = await resolveTarget(asked, threadComment, core_namespaceObject);
-    const commit = await resolveWorkCommit(context, core_namespaceObject);
-    const status = await openCommitStatus(github, context, commit, core_namespaceObject);
-    if (status && commit)
-        runnerState.saveStatusSha(commit.sha);
-    const checkRun = settings.output.checkRun
-        ? await openCheckRun(github, context, commit, core_namespaceObject, runnerState)
-        : undefined;
-    // Created (and saved) before the run exists, so that a post step after a hard kill completes it.
-    await checkRun?.id;
-    const sources = agentWorkSources(client);
-    return {
-        settings,
-        world,
-        target,
-        client,
-        tracker,
-        continuing,
-        github: context,
-        comment: github.comment ? threadComment : undefined,
-        commit,
-        status,
-        workflowRun: context.workflowRun,
-        sources,
-        watcher: watcherFor(settings, tracker, sources),
-        output,
-        waitsEndBy: Date.now() + settings.timeoutMs + PAST_TIMEOUT_MS,
-        checkRun,
-    };
+    const target = await resolveTarget(asked, thread, core_namespaceObject);
+    const surfaces = await RunSurfaces.open(settings, github, thread);
+    const sources = agentWorkSources(step.client);
+    const onSessionLink = (link) => setOutput('session_link', link);
+    const watcher = stepWatcher(settings, step.tracker, sources, { log: core_namespaceObject, onSessionLink });
+    const waitsEndBy = Date.now() + settings.timeoutMs + PAST_TIMEOUT_MS;
+    return { ...step, target, surfaces, sources, watcher, waitsEndBy };
 }
 /** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
 async function execute(step, interruption) {
-    const { client, tracker, comment, status, workflowRun } = step;
-    const stepDeps = {
+    const { settings, client, tracker, surfaces, watcher } = step;
+    const handoff = stepHandoff(settings.github, step.github, settings.wait);
+    const deps = {
         client,
         tracker,
         now: Date.now,
         sleep: abortableSleep,
         signal: interruption.signal,
-        log: step.watcher.log,
-        watch: step.watcher,
-        tag: runTag(step.world, undefined, step.commit?.sha, stepHandoff(step.settings.github, step.github, step.settings.wait)),
-        onRunSeen: (run) => {
-            // The end is shown once the step knows its outcome (timed out, superseded, …), below.
-            if (isTerminal(run.state))
-                return;
-            comment?.show(run);
-            status?.show(pendingStatus(run, workflowRun));
-        },
+        log: watcher.log,
+        watch: watcher,
+        tag: runTag(step.world, undefined, surfaces.commit?.sha, handoff),
+        onRunSeen: (run) => surfaces.showRunning(run),
     };
-    const startedAt = Date.now();
-    let outcome;
-    let checked;
-    try {
-        outcome = await executeStep({ ...step.settings, target: step.target }, stepDeps);
-        if (step.output) {
-            checked = await awaitValidOutput(outcome, outputCheckDeps(step, startedAt, stepDeps));
-            outcome = checked.outcome;
-        }
-    }
-    catch (error) {
-        if (!interruption.cancelling) {
-            await cancelAfterError(client, tracker);
-            throw error;
-        }
-        // The cancel is the signal handler's; what went wrong meanwhile is still worth telling.
-        if (error instanceof RunMayExistError)
-            warning(error.message);
-        outcome = { kind: 'interrupted', run: undefined };
-    }
-    const interrupted = await interruption.outcome(outcome.run);
-    if (interrupted)
-        return { outcome: interrupted };
-    if (outcome.kind !== 'finished')
-        return { outcome, checked };
-    const newer = await findSupersedingRun(client, outcome.run, {
-        signal: interruption.signal,
-        sleep: abortableSleep,
-        now: Date.now,
-    });
-    return newer
-        ? { outcome: { ...outcome, supersededBy: newer.run_id }, newer, checked }
-        : { outcome, checked };
+    const check = { sources: step.sources, waitsEndBy: step.waitsEndBy };
+    const run = { client, interruption, output: step.output, check, log: core_namespaceObject };
+    return executeRun({ ...settings, target: step.target }, deps, run);
 }
 /** Shows the outcome on every surface: the commit status, the comment, outputs and summary. */
 async function finish(step, executed, interruption) {
-    const { settings, comment, status, commit, workflowRun } = step;
-    const { newer, checked } = executed;
-    const review = settings.output.pullRequestReview ? reviewOf(checked) : undefined;
-    // The verdict is part of the outcome's words, so every surface leads with the same one.
-    const outcome = review && executed.outcome.kind === 'finished'
-        ? { ...executed.outcome, reviewVerdict: review.verdict }
-        : executed.outcome;
-    // A newer run on the same commit owns the status now: writing ours could cover its pending.
-    if (!(newer && newer.metadata?.gh_head_sha === commit?.sha)) {
-        status?.show(finalStatus(outcome, workflowRun));
-    }
-    const commentOutcome = commentOutcomeOf(outcome, step.continuing);
-    // The end at once; the answer and the notes follow once read (one more write, the last).
-    if (outcome.run)
-        comment?.show(outcome.run, { outcome: commentOutcome });
-    // The head is read while the agent's work is: one waits on GitHub, the other on the service.
-    const headMoved = outcome.run && comment && !interruption.cancelling
-        ? headMovedNote(step.github, commit, core_namespaceObject)
-        : undefined;
+    const { settings, surfaces } = step;
+    const { cancelling } = interruption;
+    const { outcome, review } = reviewed(executed, settings.output.pullRequestReview);
+    surfaces.showEnd(outcome, executed.newer, cancelling);
     const work = await gatherAgentWork(outcome, {
         settings: settings.agentWork,
         world: step.world,
         sources: step.sources,
-        conversation: outcome.kind === 'blocked' ? step.watcher.lastConversation : checked?.conversation,
+        conversation: outcome.kind === 'blocked' ? step.watcher.lastConversation : executed.conversation,
         signal: interruption.signal,
         endBy: step.waitsEndBy,
         log: core_namespaceObject,
     });
-    if (outcome.run && comment) {
-        const moved = await headMoved;
-        comment.show(outcome.run, {
-            notes: moved ? [moved] : [],
-            // A review's summary, not the JSON document the agent ended its message with.
-            answer: review?.summary ?? work.answer,
-            outcome: commentOutcome,
-        });
-    }
-    await Promise.all([
-        comment?.settled(),
-        status?.settled(),
-        review && outcome.run && !interruption.cancelling
-            ? postPullRequestReview(settings.github, step.github, commit, review, reviewContext(outcome.run), core_namespaceObject)
-            : undefined,
-        step.checkRun?.finish(checkReport(outcome, { answer: work.answer, review }), review ? annotationsOf(review.comments, review.verdict) : []),
-    ]);
+    await surfaces.showWork(outcome, { answer: work.answer, review }, cancelling);
     await publishOutcome(outcome, {
         ...work,
         shownAnswer: review?.summary,
-        continueRun: step.continuing,
-        structuredOutput: checked?.document,
+        continueRun: settings.target.kind === 'continue',
+        structuredOutput: executed.document,
         verdict: review?.verdict,
     });
 }
-/**
- * The workflow cancelling the step: SIGINT or SIGTERM. The first signal aborts
- * the wait and sends the cancel at once, within what the runner leaves before
- * it kills the step; the step then reports itself interrupted.
- */
-class Interruption {
-    #controller = new AbortController();
-    #tracker;
-    #client;
-    #cancelling;
-    #stopListening = () => undefined;
-    constructor(tracker) {
-        this.#tracker = tracker;
+
+;// CONCATENATED MODULE: ./src/run/leftover.ts
+
+
+
+
+
+/** Whether the main step left a run (or a create's run) that may still need cancelling. */
+function leftUnfinished(saved, log) {
+    if (saved.settled) {
+        log.info(saved.runId
+            ? `Run ${saved.runId} ended or was handed off in the main step; nothing to clean up.`
+            : 'The main step created no run; nothing to clean up.');
+        return false;
     }
-    /** Aborts when the workflow cancels the step. */
-    get signal() {
-        return this.#controller.signal;
+    if (!saved.runId && !saved.invocation) {
+        log.info('The main step created no run; nothing to clean up.');
+        return false;
     }
-    get cancelling() {
-        return this.#cancelling !== undefined;
-    }
-    listen(client) {
-        this.#client = client;
-        this.#stopListening = onTerminationSignal((signal) => {
-            if (this.#cancelling) {
-                info(`Received ${signal} again; still cancelling.`);
-                return;
-            }
-            this.#controller.abort();
-            this.#cancelling = cancelOnSignal(signal, client, this.#tracker);
-        });
-    }
-    stopListening() {
-        this.#stopListening();
-    }
-    /** The step's outcome once the signal's cancel is answered; undefined without a signal. */
-    async outcome(lastSeen) {
-        if (!this.#cancelling || !this.#client)
-            return undefined;
-        const { signal, cancel } = await this.#cancelling;
-        const run = await rereadAfterCancel(this.#client, cancel, lastSeen);
-        return { kind: 'interrupted', run, signal, cancel };
-    }
-}
-/** Sends the cancel request at once, within what the runner leaves before it kills the step. */
-async function cancelOnSignal(signal, client, tracker) {
-    const why = { kind: 'signal', signal };
-    const deadline = cancelDeadline(why, Date.now());
-    // Should anything keep the process alive past the budget, end it before the runner's kill.
-    setTimeout(() => process.exit(1), deadline - Date.now() + SIGNAL_CANCEL.exitMarginMs).unref();
-    info(`Received ${signal}: the workflow is cancelling this step.`);
-    // A create (or its lookup) or a follow-up in flight may yet start or restart a run: let it
-    // answer, keeping time for the cancel.
-    const runId = await tracker.whenDecided((deadline - Date.now()) * SIGNAL_CANCEL.decideShare);
-    if (!runId || !tracker.needsCancel) {
-        if (tracker.mayHaveUnseenRun) {
-            info('The create request has not been answered; the post step will look for its run.');
-        }
-        return { signal, cancel: undefined };
-    }
-    const cancel = await cancelOwnRun(tracker, runId, why, cancelDeps(client), deadline);
-    if (cancel.kind === 'blocked')
-        logCancel(core_namespaceObject, runId, cancel);
-    return { signal, cancel };
+    return true;
 }
 /**
- * A run must not outlive a step that gave up on it. A step that failed before
- * it knew of a run made none, unless a create's answer was lost and its run
- * not found: then the state keeps the create's tag for the post step.
+ * Cancels a run the main step left unfinished, looking for it by its create's tag when the
+ * main step never learned its ID. `ofTheSet` names it as one of a set's runs in the log.
  */
-async function cancelAfterError(client, tracker) {
-    const runId = tracker.runId;
-    // A create whose run was neither seen nor ruled out leaves its tag for the post step.
+async function cancelLeftRun(left, deps, options = {}) {
+    const { client, log } = deps;
+    const runId = left.runId ?? (await findUnansweredRun(client, left.invocation ?? '', log));
     if (!runId)
-        return tracker.mayHaveUnseenRun ? undefined : tracker.settle();
-    if (!tracker.needsCancel)
-        return;
-    // Briefly, as after a timeout: a cancel that fails leaves the run to the post step.
-    logCancel(core_namespaceObject, runId, await cancelOwnRun(tracker, runId, { kind: 'error' }, cancelDeps(client)));
+        return undefined;
+    const run = options.ofTheSet ? `run ${runId} of the set` : `run ${runId}`;
+    log.info(`The main step left ${run} unfinished; cancelling it.`);
+    const why = { kind: 'post' };
+    const report = await cancelRun({ runId, why, deadline: cancelDeadline(why, Date.now()), mayRestart: options.mayRestart }, { client, now: Date.now, sleep: abortableSleep, log });
+    if (report.kind === 'failed')
+        deps.setFailed(describeCancel(runId, report));
+    else
+        logCancel(log, runId, report);
+    return { runId, report };
 }
-function cancelDeps(client) {
-    return { client, now: Date.now, sleep: abortableSleep, log: core_namespaceObject };
-}
-/** `cancel_only`: cancels the active runs with the name, and starts nothing. */
-async function cancelOnlyStep(cleanup) {
-    const client = serviceClient(cleanup);
-    const cancelled = await cancelPreviousRuns(client, cleanup.name, core_namespaceObject);
-    info(`cancel_only: cancelled ${cancelled} active run(s) named ${cleanup.name}.`);
-}
-/** What the step watches while it waits: the link, the cap, BLOCKED, progress, signs of life. */
-function watcherFor(settings, tracker, sources) {
-    // Progress reads find no conversation early in a run: that is not worth a line each time.
-    const quiet = { info: debug, warning: debug, debug: debug };
-    return new RunWatcher({
-        maxCredits: settings.agentWork.maxCredits,
-        showProgress: settings.agentWork.showProgress,
-        onBlocked: settings.agentWork.onBlocked,
-        continueRun: settings.target.kind === 'continue',
-    }, {
+/**
+ * The run a create request made when the main step never learned of it: the
+ * main step stopped before the answer came, or the answer was lost and the run
+ * was not found yet. Looks patiently (the service's list can lag behind its
+ * writes by seconds, and a cancelled job leaves the post step minutes before
+ * the runner's force-kill), by the request's unique tag, until a deadline.
+ */
+async function findUnansweredRun(client, invocation, log) {
+    log.info(`The main step did not learn which run its create request made; looking for a run tagged ${INVOCATION_KEY}=${invocation}.`);
+    const search = await searchForCreatedRun(invocation, {
+        client,
         now: Date.now,
-        log: core_namespaceObject,
-        safeForLog: safeForLog,
-        readConversation: async (signal, deadline) => tracker.runId
-            ? readConversation(tracker.runId, sources, quiet, signal, deadline)
-            : undefined,
-        onSessionLink: (link) => setOutput('session_link', link),
+        sleep: abortableSleep,
+        log,
+        pausesMs: steadyPauses(CREATE_LOOKUP.postPauseMs),
+        deadline: Date.now() + CREATE_LOOKUP.postDeadlineMs,
     });
-}
-/** The review document, once it has validated against the review's schema. */
-function reviewOf(checked) {
-    return checked?.document;
-}
-function reviewContext(run) {
-    return { runId: run.run_id, sessionLink: run.session_link };
-}
-/** What the check of the agent's result needs: its reads, and the step's own follow-up path. */
-function outputCheckDeps(step, startedAt, stepDeps) {
-    const { settings, sources } = step;
-    const signal = () => withinWaits(stepDeps.signal, step.waitsEndBy);
-    return {
-        schema: step.output.schema,
-        retries: settings.output.retries,
-        deadline: startedAt + settings.timeoutMs,
-        now: Date.now,
-        log: core_namespaceObject,
-        readConversation: (runId) => readConversation(runId, sources, core_namespaceObject, signal()),
-        readFile: async (artifact) => Buffer.from(await sources.fetchFile(artifact, signal())).toString('utf8'),
-        followUp: (runId, message, timeoutMs) => executeStep({ ...settings, timeoutMs, target: { kind: 'existing', runId, followup: message } }, stepDeps),
-    };
+    switch (search.kind) {
+        case 'found':
+            return search.run.run_id;
+        case 'ambiguous':
+            log.warning(`Runs ${search.runIds.join(', ')} all carry ${INVOCATION_KEY}=${invocation}; none is cancelled. Check them by hand.`);
+            return undefined;
+        case 'none':
+            log.warning(`No run tagged ${INVOCATION_KEY}=${invocation} was found within ${CREATE_LOOKUP.postDeadlineMs / 1000}s (${search.lastProblem}). ` +
+                'The create request may still have made one: search the runs for that metadata, and cancel it if it is there.');
+            return undefined;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/post.ts
@@ -16096,70 +16321,35 @@ function outputCheckDeps(step, startedAt, stepDeps) {
 
 
 
-
-
-
-
-
-
 /**
  * The post step: the cleanup path that works when no signal reached the main
  * step (a hard kill, a container job, a step under `if: always()`). It cancels
- * a run the main step left unfinished, and does nothing otherwise. It reuses
- * the main step's pieces: the search for a create's run, and the cancel. The
- * runner's world is read here, once, and handed down.
+ * what the main step left unfinished (its run, or a set's runs), says so where
+ * the step showed them, and does nothing otherwise. The runner's world is read
+ * here, once, and handed down.
  */
 async function post_run(world = readRunnerWorld()) {
     try {
         const saved = readSavedRun();
         if (saved.setRuns.length > 0)
             return await cancelSetRuns(saved, world);
-        const unfinished = leftUnfinished(saved);
-        const checkRunLeft = saved.checkRunDone ? undefined : checkRunOf(saved);
+        const unfinished = leftUnfinished(saved, core_namespaceObject);
         // Inputs are read only when there is work: a main step that failed on them created nothing.
-        if (!unfinished && checkRunLeft === undefined)
+        if (!unfinished && !checkRunLeft(saved))
             return;
         const settings = readPostSettings(runnerInputs(world));
         const github = new GitHubContext(settings.github.token, world);
-        const report = unfinished ? await cancelLeftRun(saved, settings, github) : undefined;
-        if (checkRunLeft !== undefined) {
-            await finishCheckRun(checkRunLeft, saved, report, settings.github, github);
-        }
+        const deps = unfinished ? leftoverDeps(settings) : undefined;
+        const mayRestart = () => saved.awaitingNewPass;
+        const left = deps && (await cancelLeftRun(saved, deps, { mayRestart }));
+        if (left && deps)
+            await showRunStopped(left, saved, settings, github, deps.client);
+        if (checkRunLeft(saved))
+            await finishLeftCheckRun(saved, left?.report, settings, github);
     }
     catch (error) {
         await publishError(error);
     }
-}
-/** Cancels the run the main step left, and shows where it ended on its comment and status. */
-async function cancelLeftRun(saved, settings, context) {
-    const client = postClient(settings);
-    const runId = saved.runId ?? (await findUnansweredRun(client, saved.invocation ?? ''));
-    if (!runId)
-        return undefined;
-    info(`The main step left run ${runId} unfinished; cancelling it.`);
-    const why = { kind: 'post' };
-    const report = await cancelRun({
-        runId,
-        why,
-        deadline: cancelDeadline(why, Date.now()),
-        mayRestart: () => saved.awaitingNewPass,
-    }, { client, now: Date.now, sleep: abortableSleep, log: core_namespaceObject });
-    if (report.kind === 'failed')
-        setFailed(describeCancel(runId, report));
-    else
-        logCancel(core_namespaceObject, runId, report);
-    if (saved.commentId && settings.github.comment) {
-        const stopped = STOPPED[report.kind];
-        await finishComment(client, runId, saved.commentId, settings.github, context, stopped);
-    }
-    if (saved.statusSha && settings.github.commitStatus) {
-        await finishStatus(saved.statusSha, report, settings.github, context);
-    }
-    return report;
-}
-/** A run still being prepared answers 409 for a while; there is time to wait it out here. */
-function postClient(settings) {
-    return serviceClient(settings, { maxRetries: 5 });
 }
 /**
  * With `tasks`: cancels, in parallel, every run of the set the main step left
@@ -16173,132 +16363,15 @@ async function cancelSetRuns(saved, world) {
         return;
     }
     const settings = readPostSettings(runnerInputs(world));
-    const client = postClient(settings);
-    const deps = { client, now: Date.now, sleep: abortableSleep, log: core_namespaceObject };
-    const why = { kind: 'post' };
-    const reports = await Promise.all(left.map(async (record) => {
-        const runId = record.runId ?? (await findUnansweredRun(client, record.invocation));
-        if (!runId)
-            return undefined;
-        info(`The main step left run ${runId} of the set unfinished; cancelling it.`);
-        const report = await cancelRun({ runId, why, deadline: cancelDeadline(why, Date.now()) }, deps);
-        if (report.kind === 'failed')
-            setFailed(describeCancel(runId, report));
-        else
-            logCancel(core_namespaceObject, runId, report);
-        return report;
-    }));
-    const cancelled = reports.filter((report) => report?.kind === 'cancelled').length;
-    const runs = (count) => `${count} ${count === 1 ? 'run' : 'runs'}`;
-    const note = `The step stopped before the set ended; the post step cancelled ${runs(cancelled)} it left unfinished${cancelled < left.length ? ` (of ${left.length})` : ''}. The table shows the runs as the step last saw them.`;
-    await finishSetSurfaces(saved, settings, world, note);
+    const deps = leftoverDeps(settings);
+    const ended = await Promise.all(left.map((record) => cancelLeftRun(record, deps, { ofTheSet: true })));
+    const cancelled = ended.filter((one) => one?.report.kind === 'cancelled').length;
+    await SetSurfaces.showStopped(saved, settings, world, { cancelled, left: left.length });
 }
-/** The set's comment and status still show it running; say that the step stopped. */
-async function finishSetSurfaces(saved, settings, world, note) {
-    const setComment = settings.github.comment ? saved.setComment : undefined;
-    const statusSha = settings.github.commitStatus ? saved.statusSha : undefined;
-    if (!setComment && !statusSha)
-        return;
-    const context = new GitHubContext(settings.github.token, world);
-    const comment = setComment
-        ? await openSetComment(settings.github, context, core_namespaceObject, setComment)
-        : undefined;
-    const status = statusSha
-        ? await openCommitStatus(settings.github, context, { sha: statusSha }, core_namespaceObject)
-        : undefined;
-    status?.show({ state: 'error', description: oneLine(note) });
-    await Promise.all([comment?.markStopped(note), status?.settled()]);
-}
-/** Whether the main step left a run (or a create's run) that may still need cancelling. */
-function leftUnfinished(saved) {
-    if (saved.settled) {
-        info(saved.runId
-            ? `Run ${saved.runId} ended or was handed off in the main step; nothing to clean up.`
-            : 'The main step created no run; nothing to clean up.');
-        return false;
-    }
-    if (!saved.runId && !saved.invocation) {
-        info('The main step created no run; nothing to clean up.');
-        return false;
-    }
-    return true;
-}
-/**
- * The run a create request made when the main step never learned of it: the
- * main step stopped before the answer came, or the answer was lost and the run
- * was not found yet. Looks patiently (the service's list can lag behind its
- * writes by seconds, and a cancelled job leaves the post step minutes before
- * the runner's force-kill), by the request's unique tag, until a deadline.
- */
-async function findUnansweredRun(client, invocation) {
-    info(`The main step did not learn which run its create request made; looking for a run tagged ${INVOCATION_KEY}=${invocation}.`);
-    const search = await searchForCreatedRun(invocation, {
-        client,
-        now: Date.now,
-        sleep: abortableSleep,
-        log: core_namespaceObject,
-        pausesMs: steadyPauses(CREATE_LOOKUP.postPauseMs),
-        deadline: Date.now() + CREATE_LOOKUP.postDeadlineMs,
-    });
-    switch (search.kind) {
-        case 'found':
-            return search.run.run_id;
-        case 'ambiguous':
-            warning(`Runs ${search.runIds.join(', ')} all carry ${INVOCATION_KEY}=${invocation}; none is cancelled. Check them by hand.`);
-            return undefined;
-        case 'none':
-            warning(`No run tagged ${INVOCATION_KEY}=${invocation} was found within ${CREATE_LOOKUP.postDeadlineMs / 1000}s (${search.lastProblem}). ` +
-                'The create request may still have made one: search the runs for that metadata, and cancel it if it is there.');
-            return undefined;
-    }
-}
-/** The main step's comment still shows the run in progress; show where it ended. */
-async function finishComment(client, runId, commentId, github, context, stopped) {
-    let run;
-    try {
-        run = await client.getRun(runId, { maxRetries: 0 });
-    }
-    catch {
-        return; // Without the run's state, the comment is better left as it is than guessed at.
-    }
-    const comment = await openThreadComment(github, context, core_namespaceObject, {
-        commentId,
-        name: run.agent_config?.name,
-    });
-    if (!comment)
-        return;
-    comment.show(run, { notes: [`${stopped}.`] });
-    await comment.settled();
-}
-const STOPPED = {
-    cancelled: 'The step stopped before the run ended; the run was cancelled',
-    'already-finished': 'The step stopped before it could report the run, which has ended',
-    blocked: 'The step stopped while the run waits for a person; a BLOCKED run cannot be cancelled',
-    refused: 'The step stopped before the run ended; the service refused the cancel',
-    'not-cancellable': 'The step stopped before the run ended; the run cannot be cancelled',
-    failed: 'The step stopped before the run ended, and cancelling the run failed',
-};
-/** The main step's check run: by its ID, or by its external_id when the create's answer was lost. */
-function checkRunOf(saved) {
-    return saved.checkRunId !== undefined ? { id: saved.checkRunId } : saved.checkRunLookup;
-}
-/**
- * The main step's check run is still in progress: GitHub did not take the main step's
- * completion (it is completed with the conclusion the main step reached), or the step stopped
- * (a hard kill, or an error) before it came to complete it. Without a cancel to tell, it failed.
- */
-async function finishCheckRun(known, saved, report, github, context) {
-    const checkRun = await adoptCheckRun(github, context, known, core_namespaceObject);
-    await checkRun.finish(saved.checkRunReport
-        ? reportFromSaved(saved.checkRunReport)
-        : stoppedCheckReport(report ? `${STOPPED[report.kind]}.` : STEP_STOPPED, report?.kind === 'cancelled'));
-}
-const STEP_STOPPED = "The step stopped before it reported the run. The workflow run's log says why.";
-/** The main step's commit status still says pending; say that the step stopped. */
-async function finishStatus(sha, report, github, context) {
-    const status = await openCommitStatus(github, context, { sha }, core_namespaceObject);
-    status?.show({ state: 'error', description: STOPPED[report.kind] });
-    await status?.settled();
+/** A run still being prepared answers 409 for a while; there is time to wait it out here. */
+function leftoverDeps(settings) {
+    const client = serviceClient(settings, { maxRetries: 5 });
+    return { client, log: core_namespaceObject, setFailed: setFailed };
 }
 
 ;// CONCATENATED MODULE: ./src/report/reconcile.ts
