@@ -147,6 +147,17 @@ describe('faults', () => {
     expect(fake.requestsTo('POST', `/api/v4${NOTES}`)).toHaveLength(3)
   })
 
+  it('answers a fault with the headers given, such as a redirect', async () => {
+    const fake = await startFake()
+    fake.failNext('GET', '/api/v4/user', 302, { headers: { location: 'https://sso.example.com/' } })
+    const res = await fetch(`${fake.apiUrl}/user`, {
+      headers: { 'private-token': 'glpat-fake' },
+      redirect: 'manual',
+    })
+    expect(res.status).toBe(302)
+    expect(res.headers.get('location')).toBe('https://sso.example.com/')
+  })
+
   it('stops answering: the request is read, recorded, and never answered', async () => {
     const fake = await startFake()
     fake.stopAnswering('GET', '/api/v4/user')

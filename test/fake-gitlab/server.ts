@@ -56,6 +56,8 @@ export interface GitLabFailOptions {
   message?: string
   /** How many matching requests fail. Default 1. */
   times?: number
+  /** Extra response headers, e.g. a `location` for a redirect a proxy answers in GitLab's place. */
+  headers?: Record<string, string>
 }
 
 interface StoredNote {
@@ -74,6 +76,7 @@ interface Fault {
   path: RegExp | string
   status: number
   message: string | undefined
+  headers: Record<string, string>
   remaining: number
 }
 
@@ -172,7 +175,14 @@ export class FakeGitLab {
   ): void {
     const times = options.times ?? 1
     if (!(times > 0)) throw new Error(`times must be positive, got ${times}`)
-    this.#faults.push({ method, path, status, message: options.message, remaining: times })
+    this.#faults.push({
+      method,
+      path,
+      status,
+      message: options.message,
+      headers: options.headers ?? {},
+      remaining: times,
+    })
   }
 
   /**
@@ -212,7 +222,10 @@ export class FakeGitLab {
     this.requests.push(request)
     if (this.#hangs.some((hang) => matches(request, hang.method, hang.path))) return
     const fault = this.#takeFault(request)
-    if (fault) return send(res, error(fault.status, fault.message))
+    if (fault) {
+      const reply = error(fault.status, fault.message)
+      return send(res, { ...reply, headers: { ...reply.headers, ...fault.headers } })
+    }
     send(res, this.#authenticate(request) ?? this.#route(request, url))
   }
 

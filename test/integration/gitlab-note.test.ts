@@ -214,6 +214,18 @@ describe('the merge request note', () => {
     expect(fake.requestsTo('GET', '/api/v4/user')).toHaveLength(1)
   })
 
+  it('follows no redirect, so the token goes nowhere but CI_API_V4_URL', async () => {
+    const fake = await startFake()
+    const elsewhere = `${fake.apiUrl.replace('/api/v4', '')}/elsewhere`
+    fake.failNext('GET', '/api/v4/user', 302, { headers: { location: elsewhere } })
+    const { note, lines } = noteFor(fake)
+    await note.upsert('one')
+    expect(fake.requests.map((r) => r.path)).toEqual(['/api/v4/user'])
+    expect(lines).toEqual([
+      `warning: GitLab: could not write the note on group/app!7 (GET /user answered 302 with a redirect to ${elsewhere}, which is not followed so the token stays with CI_API_V4_URL). The run is not affected.`,
+    ])
+  })
+
   it('runs upserts one after the other, so the last text given is the one shown', async () => {
     const fake = await startFake()
     const { note } = noteFor(fake)
