@@ -4,13 +4,7 @@ import { SET_COMMENT_TABLE_CHARS, type SetComment } from './github/set-comment.t
 import { openCommitStatus, openSetComment, resolveWorkCommit } from './github/setup.ts'
 import { oneLine, type CommitStatusReporter } from './github/status.ts'
 import type { PostSettings, TaskSetSettings } from './inputs.ts'
-import {
-  renderSetComment,
-  setCounts,
-  setOutcomeWord,
-  setStatusOf,
-  type SetView,
-} from './report/set-table.ts'
+import { renderSetComment, setCounts, setStatusOf, type SetView } from './report/set-table.ts'
 import { runnerState, type SavedRun } from './state.ts'
 import type { World } from './world.ts'
 
@@ -55,7 +49,7 @@ export class SetSurfaces {
       const { done, total } = setCounts(view.kind === 'running' ? view.tasks : view.outcome.tasks)
       this.#comment.show({
         body: renderSetComment(view, this.#workflowRun, SET_COMMENT_TABLE_CHARS),
-        outcome: view.kind === 'ended' ? setOutcomeWord(view.outcome) : undefined,
+        outcome: view.kind === 'ended' ? view.outcome.word : undefined,
         done,
         total,
       })

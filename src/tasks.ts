@@ -7,6 +7,7 @@ import { abortableSleep, abortAfter } from './api/transport.ts'
 import type { TaskSetSettings } from './inputs.ts'
 import { GitHubContext } from './github/context.ts'
 import { budgetScope, setHandoff } from './github/handoff.ts'
+import { OUTCOME_RECORDS } from './model/outcome.ts'
 import type { SetOutcome } from './model/set.ts'
 import { publishOverBudget } from './report/publish.ts'
 import { publishSetOutcome } from './report/set.ts'
@@ -110,7 +111,8 @@ async function finishSet(
 ): Promise<void> {
   surfaces.show({ kind: 'ended', outcome })
   const answers = new Map<number, string>()
-  if (outcome.kind !== 'interrupted') {
+  // As for one run, the outcome's record says whether the agent's work is brought back.
+  if (OUTCOME_RECORDS[outcome.word].carriesAgentWork) {
     const sources = agentWorkSources(client)
     const bounded = abortAfter(signal, AGENT_WORK_DEADLINE_MS)
     const quiet = { info: core.debug, warning: core.warning, debug: core.debug }

@@ -89,7 +89,7 @@ export async function simulateSet(
     },
   )
   const outcome = await set.run()
-  if (outcome.kind !== 'passed') throw new Error(`the simulated set ended ${outcome.kind}`)
+  if (outcome.word !== 'succeeded') throw new Error(`the simulated set ended ${outcome.word}`)
   // The step reads each ended run's answer once (tasks.ts finishSet), as a single step does.
   const answers = outcome.tasks.length
   const oneRunPolls = pollTimes(runMs, intervalMs).length

@@ -24,6 +24,22 @@ export const OUTCOMES = [
 
 export type Outcome = (typeof OUTCOMES)[number]
 
+/**
+ * Why the step stopped a run before it ended on its own, or never started it: the workflow's
+ * signal, the timeout, the credit cap, an error, the post step, or a set whose `pass_when` can
+ * no longer be met. Each outcome's record names the causes that end a run with it.
+ */
+export const STOP_CAUSES = [
+  'signal',
+  'timeout',
+  'over-budget',
+  'error',
+  'post',
+  'pass-when',
+] as const
+
+export type StopCause = (typeof STOP_CAUSES)[number]
+
 /** The run an ending is about, as every surface names it. */
 interface RunFacts {
   readonly runId: string
@@ -158,6 +174,8 @@ export interface OutcomeRecord {
    * step never waited for (started) or that the workflow cut short (interrupted) does not.
    */
   readonly carriesAgentWork: boolean
+  /** The causes for which a run the step stopped (a set's task, say) ends with this outcome. */
+  readonly stoppedBy: readonly StopCause[]
 }
 
 export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
@@ -168,6 +186,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     commitState: 'success',
     check: { conclusion: 'success', title: 'Succeeded' },
     carriesAgentWork: true,
+    stoppedBy: [],
   },
   failed: {
     icon: '❌',
@@ -176,6 +195,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     commitState: 'failure',
     check: { conclusion: 'failure', title: 'The run broke: the agent could not finish' },
     carriesAgentWork: true,
+    stoppedBy: [],
   },
   error: {
     icon: '❌',
@@ -184,6 +204,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     commitState: 'error',
     check: { conclusion: 'failure', title: "The run broke: a failure on the service's side" },
     carriesAgentWork: true,
+    stoppedBy: ['error'],
   },
   cancelled: {
     icon: '⛔',
@@ -192,6 +213,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     commitState: 'error',
     check: { conclusion: 'cancelled', title: 'The run was cancelled' },
     carriesAgentWork: true,
+    stoppedBy: ['pass-when'],
   },
   timed_out: {
     icon: '⏱️',
@@ -200,6 +222,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     commitState: 'failure',
     check: { conclusion: 'timed_out', title: 'The run broke: timed out' },
     carriesAgentWork: true,
+    stoppedBy: ['timeout'],
   },
   superseded: {
     icon: '⏭️',
@@ -208,6 +231,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     commitState: 'success',
     check: { conclusion: 'neutral', title: 'Superseded by a newer run' },
     carriesAgentWork: true,
+    stoppedBy: [],
   },
   blocked: {
     icon: '✋',
@@ -216,6 +240,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     commitState: 'failure',
     check: { conclusion: 'action_required', title: 'The run waits for a person' },
     carriesAgentWork: true,
+    stoppedBy: [],
   },
   over_budget: {
     icon: '💸',
@@ -224,6 +249,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     commitState: 'failure',
     check: { conclusion: 'failure', title: 'The run broke: over its credit cap' },
     carriesAgentWork: true,
+    stoppedBy: ['over-budget'],
   },
   interrupted: {
     icon: '⛔',
@@ -232,6 +258,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     commitState: 'error',
     check: { conclusion: 'cancelled', title: 'The run was cancelled' },
     carriesAgentWork: false,
+    stoppedBy: ['signal', 'post'],
   },
   started: {
     icon: '🚀',
@@ -240,6 +267,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     commitState: 'pending',
     check: { conclusion: 'neutral', title: 'Started; this step does not wait for it' },
     carriesAgentWork: false,
+    stoppedBy: [],
   },
   invalid_output: {
     icon: '🧩',
@@ -248,6 +276,7 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     commitState: 'error',
     check: { conclusion: 'failure', title: 'The run broke: its result did not validate' },
     carriesAgentWork: true,
+    stoppedBy: [],
   },
 }
 
@@ -267,6 +296,11 @@ export interface EndingWords extends OutcomeRecord {
   readonly headline: string
   /** For a step that fails: the error line. Service text in it is unescaped. */
   readonly failure?: string
+}
+
+/** The outcome of a run the step stopped for `cause`: the one whose record names the cause. */
+export function outcomeOfStop(cause: StopCause): Outcome {
+  return OUTCOMES.find((word) => OUTCOME_RECORDS[word].stoppedBy.includes(cause)) ?? 'interrupted'
 }
 
 /** The `outcome` output's word for a step's outcome. */

@@ -1,7 +1,7 @@
 import { costOf } from '../agent/cost.ts'
 import { clip } from '../text/plain.ts'
 import type { PassWhen } from '../inputs.ts'
-import { outcomeOfState, type Outcome } from './outcome.ts'
+import { outcomeOfState, outcomeOfStop, type Outcome, type StopCause } from './outcome.ts'
 import { isTerminal } from './states.ts'
 import type { CreateRunRequest, RunItem } from '../api/types.ts'
 import type { CancelReport } from './cancel.ts'
@@ -54,30 +54,21 @@ export interface TaskFacts {
   createFailed: boolean
   state: string | undefined
   /** Why the step stopped the run, or never started it. */
-  stoppedBy: 'signal' | 'timeout' | 'over-budget' | 'error' | 'post' | 'pass-when' | undefined
+  stoppedBy: StopCause | undefined
 }
 
-/** Pure: one task's `outcome` in the `runs` output, from the contract's words. */
+/**
+ * Pure: one task's `outcome` in the `runs` output, from the contract's words: its run's own
+ * end, else the outcome whose record names why the step stopped it. A run still going that
+ * the step never said it stopped was stopped with the step (a signal).
+ */
 export function taskOutcome(task: TaskFacts): Outcome | 'not_started' {
   if (task.createFailed) return 'error'
   if (!task.started) return 'not_started'
   if (task.state && isTerminal(task.state) && task.stoppedBy === undefined) {
     return outcomeOfState(task.state) ?? 'failed'
   }
-  switch (task.stoppedBy) {
-    case 'timeout':
-      return 'timed_out'
-    case 'over-budget':
-      return 'over_budget'
-    case 'pass-when':
-      return 'cancelled'
-    case 'error':
-      return 'error'
-    case 'signal':
-    case 'post':
-    case undefined:
-      return 'interrupted'
-  }
+  return outcomeOfStop(task.stoppedBy ?? 'signal')
 }
 
 /** What the step does with one task's run. */
@@ -114,7 +105,11 @@ export function taskLabel(task: Pick<TaskRun, 'index' | 'request'>): string {
 
 /** How the set ended: its rule held or not, or the step stopped it (timeout, cap, signal). */
 export interface SetOutcome {
-  kind: 'passed' | 'failed' | 'timed-out' | 'over-budget' | 'interrupted'
+  /**
+   * The set's `outcome` output: the contract's word for one run, said of the set (succeeded
+   * when its `pass_when` held); its record gives every surface its words.
+   */
+  word: Outcome
   tasks: readonly TaskRun[]
   /** One sentence: why the set ended so. */
   reason: string

@@ -1,5 +1,5 @@
 import { costOf } from '../agent/cost.ts'
-import { OUTCOME_RECORDS, type CommitState, type Outcome } from '../model/outcome.ts'
+import { OUTCOME_RECORDS, type CommitState } from '../model/outcome.ts'
 import { sumCredits, taskLabel, taskOutcome, type SetOutcome, type TaskRun } from '../model/set.ts'
 import { statusMessageOf } from '../model/run.ts'
 import { meaningOf } from '../model/states.ts'
@@ -15,22 +15,6 @@ import { clip } from '../text/plain.ts'
  */
 export type SetView =
   { kind: 'running'; tasks: readonly TaskRun[] } | { kind: 'ended'; outcome: SetOutcome }
-
-/** The set's `outcome` output: the contract's words for one run, said of the set. */
-export function setOutcomeWord(outcome: SetOutcome): Outcome {
-  switch (outcome.kind) {
-    case 'passed':
-      return 'succeeded'
-    case 'failed':
-      return 'failed'
-    case 'timed-out':
-      return 'timed_out'
-    case 'over-budget':
-      return 'over_budget'
-    case 'interrupted':
-      return 'interrupted'
-  }
-}
 
 export function factsOf(task: TaskRun) {
   return {
@@ -205,7 +189,7 @@ export function setHeadline(view: SetView): SetHeadline {
     }
   }
   const credits = sumCredits(tasks)
-  const word = setOutcomeWord(view.outcome)
+  const { word } = view.outcome
   return {
     icon: OUTCOME_RECORDS[word].icon,
     title: word.replace('_', ' '),
@@ -263,7 +247,7 @@ export function setStatusOf(view: SetView): { state: CommitState; description: s
   if (view.kind === 'running') {
     return { state: 'pending', description: `${headline.title}: ${headline.figures[0]}` }
   }
-  const word = setOutcomeWord(view.outcome)
+  const { word } = view.outcome
   return {
     state: OUTCOME_RECORDS[word].commitState,
     description: `${capitalized(headline.title)}: ${view.outcome.reason}`,

@@ -1,17 +1,12 @@
 import * as core from '@actions/core'
 import { capResult, RESULT_OUTPUT_LIMIT_BYTES } from '../agent/conversation.ts'
 import { costOf } from '../agent/cost.ts'
+import { OUTCOME_RECORDS } from '../model/outcome.ts'
 import { sumCredits, sumUsd, taskOutcome, type SetOutcome, type TaskRun } from '../model/set.ts'
 import { formatNumberOutput } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
 import { jsonOutput, setJsonOutput, type JsonOutput } from './json-output.ts'
-import {
-  factsOf,
-  notSucceededTasks,
-  renderSetSummary,
-  setCounts,
-  setOutcomeWord,
-} from './set-table.ts'
+import { factsOf, notSucceededTasks, renderSetSummary, setCounts } from './set-table.ts'
 
 /** One member of the `runs` output. */
 interface RunsEntry {
@@ -64,7 +59,7 @@ export async function publishSetOutcome(
   outcome: SetOutcome,
   answers: ReadonlyMap<number, string>,
 ): Promise<void> {
-  const word = setOutcomeWord(outcome)
+  const { word } = outcome
   core.setOutput('outcome', word)
   setJsonOutput('runs', runsOutput(outcome.tasks, answers))
   const credits = sumCredits(outcome.tasks)
@@ -79,7 +74,7 @@ export async function publishSetOutcome(
   const { succeeded, total } = setCounts(outcome.tasks)
   const tally = `${succeeded} of ${total} runs succeeded`
   const line = `The set ${word.replace('_', ' ')}: ${tally}; ${safeForLog(outcome.reason)}.`
-  if (outcome.kind === 'passed') return core.info(line)
+  if (OUTCOME_RECORDS[word].passes) return core.info(line)
   // What GitHub lists first: which tasks did not pass, and why, so nobody opens the summary to find out.
   const names = notSucceededTasks(outcome.tasks)
   core.setFailed(names ? `${line} Not succeeded: ${safeForLog(names, 1_000)}.` : line)

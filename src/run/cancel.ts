@@ -15,6 +15,7 @@ import {
   MIN_CANCEL_REQUEST_MS,
 } from '../timing.ts'
 import { logCancel, type CancelReport } from '../model/cancel.ts'
+import type { StopCause } from '../model/outcome.ts'
 import { errorMessage } from '../text/plain.ts'
 
 /**
@@ -65,12 +66,8 @@ export async function rereadAfterCancel(
  */
 export type CancelWhy =
   | { kind: 'signal'; signal: NodeJS.Signals }
-  | { kind: 'timeout' }
-  | { kind: 'over-budget' }
-  | { kind: 'error' }
-  | { kind: 'post' }
-  /** The set's `pass_when` can no longer be met: the runs still in flight are not wanted. */
-  | { kind: 'pass-when' }
+  /** `pass-when`: the set's rule can no longer be met, so the runs still in flight are not wanted. */
+  | { kind: Exclude<StopCause, 'signal'> }
 
 /** On `now`'s clock: when the cancel of a run, begun now for `why`, must have been answered. */
 export function cancelDeadline(why: CancelWhy, now: number): number {

@@ -6,6 +6,7 @@ import type { CreateRunRequest, RunItem } from '../api/types.ts'
 import type { PassWhen } from '../inputs.ts'
 import type { Log } from '../log.ts'
 import { logCancel } from '../model/cancel.ts'
+import { outcomeOfStop } from '../model/outcome.ts'
 import {
   describePassWhen,
   passWhenStanding,
@@ -400,7 +401,7 @@ export class TaskSetRun {
   async #outcome(elapsedMs: number): Promise<SetOutcome> {
     const base = { tasks: this.#tasks, elapsedMs, listFallback: this.#listFallback }
     if (this.#deps.signal.aborted) {
-      return { ...base, kind: 'interrupted', reason: 'the workflow cancelled the step' }
+      return { ...base, word: 'interrupted', reason: 'the workflow cancelled the step' }
     }
     if (this.#stopped) {
       const { why, reason } = this.#stopped
@@ -415,15 +416,18 @@ export class TaskSetRun {
         )
       }
       await this.cancelInFlight(why, cancelDeadline(why, this.#deps.now()))
-      const kind =
-        why.kind === 'timeout' ? 'timed-out' : why.kind === 'over-budget' ? 'over-budget' : 'failed'
-      return { ...base, kind, reason }
+      // A set that can no longer pass failed; its runs still going were cancelled for it.
+      return {
+        ...base,
+        word: why.kind === 'pass-when' ? 'failed' : outcomeOfStop(why.kind),
+        reason,
+      }
     }
     const counts = this.#counts()
     const rule = describePassWhen(this.#settings.passWhen, this.#tasks.length)
     const standing = passWhenStanding(this.#settings.passWhen, counts)
     const reason = `the step asked for ${rule}`
-    return { ...base, kind: standing === 'met' ? 'passed' : 'failed', reason }
+    return { ...base, word: standing === 'met' ? 'succeeded' : 'failed', reason }
   }
 }
 

@@ -83,7 +83,7 @@ describe('TaskSetRun stops on its own', () => {
     const api = await startApi(() => working(30))
     const { set, logged, saved } = setFor(api, ['a', 'b'], { maxCredits: 50 })
     const outcome = await set.run()
-    expect(outcome.kind).toBe('over-budget')
+    expect(outcome.word).toBe('over_budget')
     expect(outcome.reason).toMatch(/60 credits together, past max_credits \(50 credits\)/)
     expect(api.allRuns().map((run) => run.state)).toEqual(['CANCELLED', 'CANCELLED'])
     expect(outcome.tasks.map((task) => task.stoppedBy)).toEqual(['over-budget', 'over-budget'])
@@ -96,7 +96,7 @@ describe('TaskSetRun stops on its own', () => {
     const api = await startApi(() => working(1))
     const { set } = setFor(api, ['a', 'b', 'c'], { maxParallel: 2, timeoutMs: 300 })
     const outcome = await set.run()
-    expect(outcome.kind).toBe('timed-out')
+    expect(outcome.word).toBe('timed_out')
     expect(outcome.reason).toMatch(/^the timeout input \(.+\) ran out$/)
     expect(api.allRuns()).toHaveLength(2)
     expect(api.allRuns().map((run) => run.state)).toEqual(['CANCELLED', 'CANCELLED'])
@@ -118,7 +118,7 @@ describe('TaskSetRun stops on its own', () => {
     })
     const { set, logged } = setFor(api, ['a', 'b', 'c'])
     const outcome = await set.run()
-    expect(outcome.kind).toBe('passed')
+    expect(outcome.word).toBe('succeeded')
     expect(api.requestsTo('POST', /\/agent\/runs?$/)).toHaveLength(3)
     expect(api.allRuns()).toHaveLength(3)
     // The client waits out a few 429s itself; past them, the set waits as the service asked.
@@ -149,7 +149,7 @@ describe('TaskSetRun is as robust as one run', () => {
     api.injectFault({ method: 'POST', path: /\/agent\/runs?$/, fault: { kind: 'hang' } })
     const { set } = setFor(api, ['a', 'b'], { timeoutMs: 300 })
     const outcome = await set.run()
-    expect(outcome.kind).toBe('timed-out')
+    expect(outcome.word).toBe('timed_out')
     const [hung, created] = outcome.tasks
     expect(hung?.runId).toBeUndefined()
     expect(hung?.runMayExist).toBe(true)
@@ -169,7 +169,7 @@ describe('TaskSetRun is as robust as one run', () => {
     })
     const { set, logged } = setFor(api, ['a', 'b'])
     const outcome = await set.run()
-    expect(outcome.kind).toBe('passed')
+    expect(outcome.word).toBe('succeeded')
     expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
     expect(
       logged.filter((line) => line.includes('is not visible yet (404 right after its create)')),
@@ -186,7 +186,7 @@ describe('TaskSetRun is as robust as one run', () => {
       },
     )
     const outcome = await set.run()
-    expect(outcome.kind).toBe('passed')
+    expect(outcome.word).toBe('succeeded')
     // Every create went out before the first poll: none waited for another run to end.
     const createRequests = api.requestsTo('POST', /\/agent\/runs?$/)
     expect(createRequests).toHaveLength(20)
@@ -209,7 +209,7 @@ describe('TaskSetRun is as robust as one run', () => {
     ]
     const { set } = setFor(api, prompts, { maxParallel: 120, pollIntervalMs: 50 })
     const outcome = await set.run()
-    expect(outcome.kind).toBe('passed')
+    expect(outcome.word).toBe('succeeded')
     const polls = api.requestsTo('GET', '/agent/runs')
     expect(polls.length).toBeGreaterThan(3)
     // A long run is read on its own at most once, before the list shows it a first time.

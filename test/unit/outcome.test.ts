@@ -6,9 +6,12 @@ import {
   failureNotes,
   OUTCOME_RECORDS,
   OUTCOMES,
+  outcomeOfStop,
   outcomeWordOf,
+  STOP_CAUSES,
   type Ending,
 } from '../../src/model/outcome.ts'
+import { taskOutcome } from '../../src/model/set.ts'
 import type { StepOutcome } from '../../src/model/step.ts'
 import { gatherAgentWork } from '../../src/run/gather.ts'
 
@@ -165,6 +168,23 @@ describe('outcome', () => {
       expect([word, read.length > 0]).toEqual([word, OUTCOME_RECORDS[word].carriesAgentWork])
       expect([word, 'artifacts' in work]).toEqual([word, OUTCOME_RECORDS[word].carriesAgentWork])
     }
+  })
+
+  it("names each way the step stops a run in one outcome's record, for one run and a set's task", () => {
+    for (const cause of STOP_CAUSES) {
+      const naming = OUTCOMES.filter((word) => OUTCOME_RECORDS[word].stoppedBy.includes(cause))
+      expect([cause, naming]).toEqual([cause, [outcomeOfStop(cause)]])
+      const stopped = { started: true, createFailed: false, state: 'CANCELLED', stoppedBy: cause }
+      expect(taskOutcome(stopped)).toBe(outcomeOfStop(cause))
+    }
+    expect(STOP_CAUSES.map(outcomeOfStop)).toEqual([
+      'interrupted',
+      'timed_out',
+      'over_budget',
+      'error',
+      'interrupted',
+      'cancelled',
+    ])
   })
 
   it('says why the run ended in plain words', () => {

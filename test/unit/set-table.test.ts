@@ -74,7 +74,7 @@ describe('the set table, while the set runs and once it ended', () => {
 
   it('ends with the outcome: the icon, the tally, the reason, and the commit state', () => {
     const outcome: SetOutcome = {
-      kind: 'failed',
+      word: 'failed',
       tasks: [
         task(
           0,
