@@ -9,14 +9,35 @@ import { spawn } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import type { RunScript } from '../fake-api/server.ts'
+import { FakeGitLab } from '../fake-gitlab/server.ts'
 import { componentJob, type ComponentJob } from '../support/gitlab-component.ts'
 import { COMPILE_CACHE, defaultTarget, ROOT } from './harness.ts'
 import { e2eServers } from './servers.ts'
 
 const KEY = 'sk-gitlab-e2e-7c1d0b'
 const { fakeApi } = e2eServers(KEY)
+
+const gitlabs: FakeGitLab[] = []
+afterAll(async () => {
+  await Promise.all(gitlabs.splice(0).map((fake) => fake.close()))
+})
+
+/** A fake GitLab, and a merge request pipeline's variables for !7 of project 42. */
+async function mergeRequestPipeline(token = 'glpat-fake') {
+  const gitlab = await FakeGitLab.start()
+  gitlabs.push(gitlab)
+  const env = {
+    CI_PIPELINE_SOURCE: 'merge_request_event',
+    CI_API_V4_URL: gitlab.apiUrl,
+    CI_PROJECT_ID: '42',
+    CI_PROJECT_PATH: 'group/app',
+    CI_MERGE_REQUEST_IID: '7',
+    GITLAB_TOKEN: token,
+  }
+  return { gitlab, env }
+}
 
 interface JobResult {
   code: number | null
@@ -136,5 +157,81 @@ describe('the GitLab component, its job in bash as a Linux runner runs it', () =
     expect(JSON.parse(read(result.dir, 'cloud-agent-run.json'))).toMatchObject({
       outcome: 'interrupted',
     })
+  })
+})
+
+describe('the GitLab component in a merge request pipeline, its job in bash: its note', () => {
+  it('keeps one note per key on the merge request: the next pipeline updates it in place', async () => {
+    const { gitlab, env } = await mergeRequestPipeline()
+    const api = await fakeApi({ script: () => succeeding })
+    const [, job] = componentJob({
+      prompt: 'Review the merge request',
+      name: 'review',
+      args: `--base-url ${api.baseUrl} --poll-interval 100ms`,
+    })
+    const first = await runJob(job, env)
+    expect(first.code, first.log).toBe(0)
+    const second = await runJob(job, env)
+    expect(second.code, second.log).toBe(0)
+
+    const notes = gitlab.notes(42, 7)
+    expect(notes).toHaveLength(1)
+    // Created once, by the first pipeline's "working" note; every later write updates it.
+    expect(gitlab.requestsTo('POST', /\/notes$/)).toHaveLength(1)
+    expect(gitlab.requestsTo('PUT', /\/notes\/\d+$/)).toHaveLength(3)
+    const runOf = (result: JobResult) =>
+      (JSON.parse(read(result.dir, 'cloud-agent-run.json')) as { run_id: string }).run_id
+    expect(runOf(first)).not.toBe(runOf(second))
+    // The note shows the newer run's summary, as the job's artifact has it, and no longer the older.
+    expect(notes[0]?.body).toContain(read(second.dir, 'cloud-agent-summary.md').trim())
+    expect(notes[0]?.body).not.toContain(read(first.dir, 'cloud-agent-summary.md').trim())
+    expect(`${first.log}${second.log}`).not.toContain('glpat-fake')
+  })
+
+  it('cancelled (SIGTERM to the job): the run is cancelled and the note shows it', async () => {
+    const { gitlab, env } = await mergeRequestPipeline()
+    const api = await fakeApi({ script: () => working })
+    const [, job] = componentJob({
+      prompt: 'Work for a long time',
+      args: `--base-url ${api.baseUrl} --poll-interval 100ms`,
+    })
+    const result = await runJob(job, env, (shell) => {
+      void api.waitForRequest('GET', /\/agent\/runs\/[^/]+$/).then(() => shell.kill('SIGTERM'))
+    })
+
+    expect(result.code, result.log).toBe(143)
+    expect(api.allRuns().map((run) => run.state)).toEqual(['CANCELLED'])
+    const [note] = gitlab.notes(42, 7)
+    expect(note?.body).toContain(read(result.dir, 'cloud-agent-summary.md').trim())
+    expect(note?.body).not.toContain('Cloud agent run: working')
+  })
+
+  it('without GITLAB_TOKEN says so in one line, and the job goes on', async () => {
+    const { gitlab, env } = await mergeRequestPipeline('')
+    const api = await fakeApi({ script: () => succeeding })
+    const [, job] = componentJob({
+      prompt: 'Review',
+      args: `--base-url ${api.baseUrl} --poll-interval 100ms`,
+    })
+    const result = await runJob(job, env)
+    expect(result.code, result.log).toBe(0)
+    expect(result.log.match(/GITLAB_TOKEN is not set/g)).toHaveLength(1)
+    expect(gitlab.requests).toEqual([])
+  })
+
+  it('a refused token is one warning, and the job passes as the run did', async () => {
+    const { gitlab, env } = await mergeRequestPipeline('glpat-revoked')
+    const api = await fakeApi({ script: () => succeeding })
+    const [, job] = componentJob({
+      prompt: 'Review',
+      args: `--base-url ${api.baseUrl} --poll-interval 100ms`,
+    })
+    const result = await runJob(job, env)
+    expect(result.code, result.log).toBe(0)
+    // The "working" note is refused; the summary's is never sent.
+    expect(result.log.match(/warning: GitLab: could not write the note/g)).toHaveLength(1)
+    expect(gitlab.requestsTo('GET', '/api/v4/user')).toHaveLength(1)
+    expect(result.log).toContain('401 Unauthorized')
+    expect(gitlab.notes(42, 7)).toEqual([])
   })
 })
