@@ -9499,6 +9499,19 @@ const OUTCOMES = [
     'started',
     'invalid_output',
 ];
+/**
+ * Why the step stopped a run before it ended on its own, or never started it: the workflow's
+ * signal, the timeout, the credit cap, an error, the post step, or a set whose `pass_when` can
+ * no longer be met. Each outcome's record names the causes that end a run with it.
+ */
+const STOP_CAUSES = (/* unused pure expression or super */ null && ([
+    'signal',
+    'timeout',
+    'over-budget',
+    'error',
+    'post',
+    'pass-when',
+]));
 /** The step's outcome as the pure outcome rules see it. */
 function endingOf(outcome) {
     switch (outcome.kind) {
@@ -9560,6 +9573,7 @@ const OUTCOME_RECORDS = {
         commitState: 'success',
         check: { conclusion: 'success', title: 'Succeeded' },
         carriesAgentWork: true,
+        stoppedBy: [],
     },
     failed: {
         icon: '❌',
@@ -9568,6 +9582,7 @@ const OUTCOME_RECORDS = {
         commitState: 'failure',
         check: { conclusion: 'failure', title: 'The run broke: the agent could not finish' },
         carriesAgentWork: true,
+        stoppedBy: [],
     },
     error: {
         icon: '❌',
@@ -9576,6 +9591,7 @@ const OUTCOME_RECORDS = {
         commitState: 'error',
         check: { conclusion: 'failure', title: "The run broke: a failure on the service's side" },
         carriesAgentWork: true,
+        stoppedBy: ['error'],
     },
     cancelled: {
         icon: '⛔',
@@ -9584,6 +9600,7 @@ const OUTCOME_RECORDS = {
         commitState: 'error',
         check: { conclusion: 'cancelled', title: 'The run was cancelled' },
         carriesAgentWork: true,
+        stoppedBy: ['pass-when'],
     },
     timed_out: {
         icon: '⏱️',
@@ -9592,6 +9609,7 @@ const OUTCOME_RECORDS = {
         commitState: 'failure',
         check: { conclusion: 'timed_out', title: 'The run broke: timed out' },
         carriesAgentWork: true,
+        stoppedBy: ['timeout'],
     },
     superseded: {
         icon: '⏭️',
@@ -9600,6 +9618,7 @@ const OUTCOME_RECORDS = {
         commitState: 'success',
         check: { conclusion: 'neutral', title: 'Superseded by a newer run' },
         carriesAgentWork: true,
+        stoppedBy: [],
     },
     blocked: {
         icon: '✋',
@@ -9608,6 +9627,7 @@ const OUTCOME_RECORDS = {
         commitState: 'failure',
         check: { conclusion: 'action_required', title: 'The run waits for a person' },
         carriesAgentWork: true,
+        stoppedBy: [],
     },
     over_budget: {
         icon: '💸',
@@ -9616,6 +9636,7 @@ const OUTCOME_RECORDS = {
         commitState: 'failure',
         check: { conclusion: 'failure', title: 'The run broke: over its credit cap' },
         carriesAgentWork: true,
+        stoppedBy: ['over-budget'],
     },
     interrupted: {
         icon: '⛔',
@@ -9624,6 +9645,7 @@ const OUTCOME_RECORDS = {
         commitState: 'error',
         check: { conclusion: 'cancelled', title: 'The run was cancelled' },
         carriesAgentWork: false,
+        stoppedBy: ['signal', 'post'],
     },
     started: {
         icon: '🚀',
@@ -9632,6 +9654,7 @@ const OUTCOME_RECORDS = {
         commitState: 'pending',
         check: { conclusion: 'neutral', title: 'Started; this step does not wait for it' },
         carriesAgentWork: false,
+        stoppedBy: [],
     },
     invalid_output: {
         icon: '🧩',
@@ -9640,8 +9663,13 @@ const OUTCOME_RECORDS = {
         commitState: 'error',
         check: { conclusion: 'failure', title: 'The run broke: its result did not validate' },
         carriesAgentWork: true,
+        stoppedBy: [],
     },
 };
+/** The outcome of a run the step stopped for `cause`: the one whose record names the cause. */
+function outcomeOfStop(cause) {
+    return OUTCOMES.find((word) => OUTCOME_RECORDS[word].stoppedBy.includes(cause)) ?? 'interrupted';
+}
 /** The `outcome` output's word for a step's outcome. */
 function outcomeWordOf(outcome) {
     return describeEnding(endingOf(outcome)).outcome;
@@ -15175,7 +15203,11 @@ function describePassWhen(rule, taskCount) {
             return `at least ${rule.count} of ${taskCount} runs`;
     }
 }
-/** Pure: one task's `outcome` in the `runs` output, from the contract's words. */
+/**
+ * Pure: one task's `outcome` in the `runs` output, from the contract's words: its run's own
+ * end, else the outcome whose record names why the step stopped it. A run still going that
+ * the step never said it stopped was stopped with the step (a signal).
+ */
 function taskOutcome(task) {
     if (task.createFailed)
         return 'error';
@@ -15184,20 +15216,7 @@ function taskOutcome(task) {
     if (task.state && isTerminal(task.state) && task.stoppedBy === undefined) {
         return outcomeOfState(task.state) ?? 'failed';
     }
-    switch (task.stoppedBy) {
-        case 'timeout':
-            return 'timed_out';
-        case 'over-budget':
-            return 'over_budget';
-        case 'pass-when':
-            return 'cancelled';
-        case 'error':
-            return 'error';
-        case 'signal':
-        case 'post':
-        case undefined:
-            return 'interrupted';
-    }
+    return outcomeOfStop(task.stoppedBy ?? 'signal');
 }
 /**
  * A task as a person reads it: numbered from 1, with its title when it has one ("task 3
@@ -15237,21 +15256,6 @@ function sumUsd(tasks) {
 
 
 
-/** The set's `outcome` output: the contract's words for one run, said of the set. */
-function setOutcomeWord(outcome) {
-    switch (outcome.kind) {
-        case 'passed':
-            return 'succeeded';
-        case 'failed':
-            return 'failed';
-        case 'timed-out':
-            return 'timed_out';
-        case 'over-budget':
-            return 'over_budget';
-        case 'interrupted':
-            return 'interrupted';
-    }
-}
 function set_table_factsOf(task) {
     return {
         started: task.invocation !== undefined,
@@ -15410,7 +15414,7 @@ function setHeadline(view) {
         };
     }
     const credits = sumCredits(tasks);
-    const word = setOutcomeWord(view.outcome);
+    const { word } = view.outcome;
     return {
         icon: OUTCOME_RECORDS[word].icon,
         title: word.replace('_', ' '),
@@ -15465,7 +15469,7 @@ function setStatusOf(view) {
     if (view.kind === 'running') {
         return { state: 'pending', description: `${headline.title}: ${headline.figures[0]}` };
     }
-    const word = setOutcomeWord(view.outcome);
+    const { word } = view.outcome;
     return {
         state: OUTCOME_RECORDS[word].commitState,
         description: `${capitalized(headline.title)}: ${view.outcome.reason}`,
@@ -15476,6 +15480,7 @@ function capitalized(text) {
 }
 
 ;// CONCATENATED MODULE: ./src/report/set.ts
+
 
 
 
@@ -15516,7 +15521,7 @@ function runsOutput(tasks, answers) {
 }
 /** Sets the set's outputs, writes its summary, and fails the step unless the set passed. */
 async function publishSetOutcome(outcome, answers) {
-    const word = setOutcomeWord(outcome);
+    const { word } = outcome;
     setOutput('outcome', word);
     setJsonOutput('runs', runsOutput(outcome.tasks, answers));
     const credits = sumCredits(outcome.tasks);
@@ -15534,7 +15539,7 @@ async function publishSetOutcome(outcome, answers) {
     const { succeeded, total } = setCounts(outcome.tasks);
     const tally = `${succeeded} of ${total} runs succeeded`;
     const line = `The set ${word.replace('_', ' ')}: ${tally}; ${safeForLog(outcome.reason)}.`;
-    if (outcome.kind === 'passed')
+    if (OUTCOME_RECORDS[word].passes)
         return info(line);
     // What GitHub lists first: which tasks did not pass, and why, so nobody opens the summary to find out.
     const names = notSucceededTasks(outcome.tasks);
@@ -15542,6 +15547,7 @@ async function publishSetOutcome(outcome, answers) {
 }
 
 ;// CONCATENATED MODULE: ./src/run/set.ts
+
 
 
 
@@ -15881,7 +15887,7 @@ class TaskSetRun {
     async #outcome(elapsedMs) {
         const base = { tasks: this.#tasks, elapsedMs, listFallback: this.#listFallback };
         if (this.#deps.signal.aborted) {
-            return { ...base, kind: 'interrupted', reason: 'the workflow cancelled the step' };
+            return { ...base, word: 'interrupted', reason: 'the workflow cancelled the step' };
         }
         if (this.#stopped) {
             const { why, reason } = this.#stopped;
@@ -15892,14 +15898,18 @@ class TaskSetRun {
                 this.#deps.log.warning(`Stopping the set: ${reason}. Cancelling ${names.length > 0 ? names.join(', ') : 'no run in flight'}${notStarted > 0 ? `; ${notStarted} task(s) not started will not be` : ''}.`);
             }
             await this.cancelInFlight(why, cancelDeadline(why, this.#deps.now()));
-            const kind = why.kind === 'timeout' ? 'timed-out' : why.kind === 'over-budget' ? 'over-budget' : 'failed';
-            return { ...base, kind, reason };
+            // A set that can no longer pass failed; its runs still going were cancelled for it.
+            return {
+                ...base,
+                word: why.kind === 'pass-when' ? 'failed' : outcomeOfStop(why.kind),
+                reason,
+            };
         }
         const counts = this.#counts();
         const rule = describePassWhen(this.#settings.passWhen, this.#tasks.length);
         const standing = passWhenStanding(this.#settings.passWhen, counts);
         const reason = `the step asked for ${rule}`;
-        return { ...base, kind: standing === 'met' ? 'passed' : 'failed', reason };
+        return { ...base, word: standing === 'met' ? 'succeeded' : 'failed', reason };
     }
 }
 /** "Task 3 (Package c)", safe for the log. */
@@ -15947,7 +15957,7 @@ class SetSurfaces {
             const { done, total } = setCounts(view.kind === 'running' ? view.tasks : view.outcome.tasks);
             this.#comment.show({
                 body: renderSetComment(view, this.#workflowRun, SET_COMMENT_TABLE_CHARS),
-                outcome: view.kind === 'ended' ? setOutcomeWord(view.outcome) : undefined,
+                outcome: view.kind === 'ended' ? view.outcome.word : undefined,
                 done,
                 total,
             });
@@ -15987,6 +15997,7 @@ class SetSurfaces {
 }
 
 ;// CONCATENATED MODULE: ./src/tasks.ts
+
 
 
 
@@ -16082,7 +16093,8 @@ async function executeSet(set, interruption) {
 async function finishSet(outcome, client, signal, surfaces) {
     surfaces.show({ kind: 'ended', outcome });
     const answers = new Map();
-    if (outcome.kind !== 'interrupted') {
+    // As for one run, the outcome's record says whether the agent's work is brought back.
+    if (OUTCOME_RECORDS[outcome.word].carriesAgentWork) {
         const sources = agentWorkSources(client);
         const bounded = abortAfter(signal, AGENT_WORK_DEADLINE_MS);
         const quiet = { info: debug, warning: warning, debug: debug };
@@ -17524,7 +17536,10 @@ async function runStep(command, declared, io, onGitHub) {
         world,
     };
     const note = mergeRequestNote(command, io);
-    await note?.upsert(`### ⏳ Cloud agent run: working\n\n${jobLink(io.env)}`);
+    if (io.env.GITLAB_TOKEN)
+        secrets.add(io.env.GITLAB_TOKEN.trim());
+    // Not awaited: GitLab never holds the run's start; the final note queues behind this one.
+    void note?.upsert(`### ⏳ Cloud agent run: working\n\n${jobLink(io.env)}`);
     const restore = redirectRunnerFiles(files, io, secrets);
     const signal = watchSignals();
     let end;

@@ -132,7 +132,9 @@ async function runStep(
     world,
   }
   const note = mergeRequestNote(command, io)
-  await note?.upsert(`### ⏳ Cloud agent run: working\n\n${jobLink(io.env)}`)
+  if (io.env.GITLAB_TOKEN) secrets.add(io.env.GITLAB_TOKEN.trim())
+  // Not awaited: GitLab never holds the run's start; the final note queues behind this one.
+  void note?.upsert(`### ⏳ Cloud agent run: working\n\n${jobLink(io.env)}`)
   const restore = redirectRunnerFiles(files, io, secrets)
   const signal = watchSignals()
   let end: Awaited<ReturnType<typeof runMainStep>>
