@@ -505,9 +505,12 @@ describe('the comment says how the run ended', () => {
       inputs: inputsFor(agents, { ...inputs, timeout: '30s' }),
       env: pushEvent(gh, SHA_1),
     })
+    // Its last pending status before the newer step: the run in progress. A status written as
+    // the run moved from queued could otherwise land after the newer step's (GitHub keeps the
+    // last write), a race of the test's own making, not of two pushes minutes apart.
     await until(
-      () => gh.statuses(OWNER, REPO, SHA_1).length > 0,
-      'the older run sets its pending status',
+      () => /^In progress/.test(gh.statuses(OWNER, REPO, SHA_1).at(-1)?.description ?? ''),
+      'the older run shows in progress on its pending status',
     )
     const newer = await runStep({
       inputs: inputsFor(agents, { ...inputs, cancel_previous: 'true', wait: 'false' }),
