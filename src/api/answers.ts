@@ -4,7 +4,13 @@
  * other field is made to have the type the rest of the action expects, so
  * that nothing the service sends, of any type, can crash rendering.
  */
-import type { CreateRunResponse, RunArtifact, RunItem, RunStatusMessage } from './types.ts'
+import type {
+  CreateRunResponse,
+  FollowupAccepted,
+  RunArtifact,
+  RunItem,
+  RunStatusMessage,
+} from './types.ts'
 import { cut } from '../text/plain.ts'
 
 /** The longest prompt the action sends. Every poll echoes it, so the body cap follows from it. */
@@ -123,6 +129,20 @@ function artifactsOf(values: unknown[]): RunArtifact[] {
       typeof artifact['artifact_type'] === 'string' &&
       (artifact['data'] === undefined || isObject(artifact['data'])),
   )
+}
+
+/**
+ * What a follow-up's 2xx said. Any 2xx means accepted: an older service answers without
+ * `followup_id` and `outcome` (or with no body), and a member of another type is left out
+ * rather than believed, so nothing the service sends can fail an accepted follow-up.
+ */
+export function readFollowupAnswer(data: unknown): FollowupAccepted {
+  const answer = isObject(data) ? data : {}
+  const { followup_id: followupId, outcome } = answer
+  return {
+    ...(typeof followupId === 'string' || followupId === null ? { followupId } : {}),
+    ...(typeof outcome === 'string' && outcome.trim() !== '' ? { outcome } : {}),
+  }
 }
 
 /** Strings stay; numbers and booleans become strings; objects whose members are not text drop them. */

@@ -1,5 +1,5 @@
 import { safeForLog } from '../text/log.ts'
-import { isRunId, readCreatedRun, readRunItem } from './answers.ts'
+import { isRunId, readCreatedRun, readFollowupAnswer, readRunItem } from './answers.ts'
 import { BadRequestError, MethodNotAllowedError, NotFoundError } from './errors.ts'
 import {
   Transport,
@@ -14,6 +14,7 @@ import type {
   ConversationResponse,
   CreateRunRequest,
   CreateRunResponse,
+  FollowupAccepted,
   FollowupRequest,
   ListRunsQuery,
   ListRunsResponse,
@@ -137,13 +138,38 @@ export class AgentRunsClient {
   /**
    * Sends a follow-up message to steer a run. Never repeated when it may have
    * arrived. A run whose session is gone answers 410: a SessionGoneError.
+   * Resolves with how the service routed it (`outcome`); an older service says
+   * nothing of that, and its answer is accepted all the same (both members undefined).
    */
-  async sendFollowup(runId: string, message: string, options: RequestOptions = {}): Promise<void> {
+  async sendFollowup(
+    runId: string,
+    message: string,
+    options: RequestOptions = {},
+  ): Promise<FollowupAccepted> {
     const body: FollowupRequest = { message }
-    await this.#transport.request('POST', `${runPath(runId)}/followups`, {
+    const { data } = await this.#transport.request<unknown>('POST', `${runPath(runId)}/followups`, {
       ...options,
       body,
       retryMode: 'at-most-once',
+    })
+    return readFollowupAnswer(data)
+  }
+
+  /**
+   * Stops the turn a live run's agent is working on, without ending the run: it stays
+   * INPROGRESS with its sandbox, and takes a follow-up. Only a live run on Warp's own harness
+   * can be interrupted; the service refuses any other with a 409 (a ConflictError: the run is
+   * not live) or a 422 (an UnprocessableEntityError: its harness cannot be interrupted).
+   *
+   * Repeated like a read (`idempotent`): a second interrupt of an interrupted run stops
+   * nothing more, so an answer lost on the way may be asked for again, where a follow-up
+   * sent twice would reach the agent twice. A 409 is retried as the service's clients retry
+   * it, since a run about to start becomes live; pass `maxRetries: 0` to fall back at once.
+   */
+  async interruptRun(runId: string, options: RequestOptions = {}): Promise<void> {
+    await this.#transport.request('POST', `${runPath(runId)}/interrupt`, {
+      ...options,
+      retryMode: 'idempotent',
     })
   }
 

@@ -84,6 +84,23 @@ export interface ListRunsQuery extends Omit<
 export type FollowupRequest =
   operations['submitFollowup']['requestBody']['content']['application/json']
 
+/**
+ * How the service routed a follow-up: to the running session (`live_session`), into the prompt
+ * of a run not yet started (`queued_prompt`), to a new execution of an ended run
+ * (`handoff_execution`), or queued until the run can take it (`queue_pending`).
+ */
+export type FollowupOutcome = Open<Schemas['FollowupOutcome']>
+
+/**
+ * What a follow-up's 2xx said, in the client's words. Both members are undefined when an older
+ * service answered without them (accepted all the same); `followupId` is null for a
+ * `queued_prompt`, which has no follow-up of its own.
+ */
+export interface FollowupAccepted {
+  followupId?: string | null
+  outcome?: FollowupOutcome
+}
+
 export interface ListRunsResponse {
   runs: RunItem[]
   page_info?: Partial<Schemas['PageInfo']>

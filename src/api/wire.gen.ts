@@ -487,6 +487,22 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/api/v1/agent/runs/{runId}/interrupt': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    post: operations['interruptRun']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
 }
 export type webhooks = Record<string, never>
 export interface components {
@@ -1102,6 +1118,12 @@ export interface components {
       updated_at: string
       /** Format: date-time */
       started_at?: string | null
+    }
+    /** @enum {string} */
+    FollowupOutcome: 'live_session' | 'queued_prompt' | 'handoff_execution' | 'queue_pending'
+    FollowupResponse: {
+      followup_id?: string | null
+      outcome?: components['schemas']['FollowupOutcome']
     }
   }
   responses: never
@@ -2482,7 +2504,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': Record<string, never>
+          'application/json': components['schemas']['FollowupResponse']
         }
       }
       400: {
@@ -2502,6 +2524,67 @@ export interface operations {
         }
       }
       404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  interruptRun: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        runId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      202: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': Record<string, never>
+        }
+      }
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      422: {
         headers: {
           [name: string]: unknown
         }
@@ -2646,3 +2729,6 @@ export const modelInfoDisable_reasonValues: ReadonlyArray<
 export const reportPullRequestArtifactRequestArtifact_typeValues: ReadonlyArray<
   FlattenedDeepRequired<components>['schemas']['ReportPullRequestArtifactRequest']['artifact_type']
 > = ['PULL_REQUEST']
+export const followupOutcomeValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['FollowupOutcome']
+> = ['live_session', 'queued_prompt', 'handoff_execution', 'queue_pending']

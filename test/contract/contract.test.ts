@@ -76,6 +76,9 @@ const SCRIPTS: Record<string, RunScript> = {
   blocked: [{ state: 'BLOCKED', afterMs: 0 }],
   pending: [{ state: 'PENDING', afterMs: 0 }],
   queued: [{ state: 'QUEUED', afterMs: 0 }],
+  live: [{ state: 'INPROGRESS', afterMs: 0 }],
+  deferred: [{ state: 'INPROGRESS', afterMs: 0 }],
+  older: [{ state: 'INPROGRESS', afterMs: 0 }],
   unsupported: [{ state: 'INPROGRESS', afterMs: 0, conversationUnsupported: true }],
   gone: [
     {
@@ -102,6 +105,14 @@ async function startApi(options: FakeApiOptions = {}): Promise<FakeAgentApi> {
   const api = await FakeAgentApi.start({
     apiKey: API_KEY,
     script: (create) => SCRIPTS[create.prompt ?? ''] ?? FINISHED,
+    // The two answers no run's state gives: a message queued until the run can take it, and an
+    // older service's answer, without followup_id or outcome.
+    followupAnswer: (run) =>
+      run.title === 'contract deferred'
+        ? 'queue_pending'
+        : run.title === 'contract older'
+          ? 'unstated'
+          : undefined,
     ...options,
   })
   closers.push(() => api.close())
@@ -185,7 +196,31 @@ async function driveEveryEndpoint(api: FakeAgentApi): Promise<void> {
   }
   await expect(client.listRuns({ cursor: 'not-a-cursor' })).rejects.toThrow(/400/)
 
-  await client.sendFollowup(id('finished'), 'One more thing')
+  // Every way the service routes a follow-up, and the interrupt that steers a live run.
+  await expect(client.sendFollowup(id('finished'), 'One more thing')).resolves.toEqual({
+    followupId: expect.any(String),
+    outcome: 'handoff_execution',
+  })
+  await expect(client.sendFollowup(id('queued'), 'Before you start')).resolves.toEqual({
+    followupId: null,
+    outcome: 'queued_prompt',
+  })
+  await client.interruptRun(id('live'))
+  await expect(client.sendFollowup(id('live'), 'Look at the new head')).resolves.toEqual({
+    followupId: expect.any(String),
+    outcome: 'live_session',
+  })
+  await expect(client.sendFollowup(id('deferred'), 'When you can')).resolves.toEqual({
+    followupId: expect.any(String),
+    outcome: 'queue_pending',
+  })
+  await expect(client.sendFollowup(id('older'), 'Plain')).resolves.toEqual({})
+  const otherHarness = (
+    await client.createRun({ prompt: 'live', config: { harness: { type: 'claude' } } })
+  ).run_id
+  await expect(client.interruptRun(otherHarness)).rejects.toBeInstanceOf(UnprocessableEntityError)
+  await expect(client.interruptRun(id('queued'))).rejects.toBeInstanceOf(ConflictError)
+  await expect(client.interruptRun('run_missing')).rejects.toBeInstanceOf(NotFoundError)
   await expect(client.sendFollowup(id('gone'), 'Hello?')).rejects.toBeInstanceOf(SessionGoneError)
   await expect(client.sendFollowup('run_missing', 'x')).rejects.toBeInstanceOf(NotFoundError)
 
@@ -236,6 +271,7 @@ describe('the wire, judged by the service schema', () => {
       getRun: both,
       listRuns: both,
       submitFollowup: both,
+      interruptRun: both,
       cancelRun: both,
       getRunConversation: both,
       getRunTranscript: both,

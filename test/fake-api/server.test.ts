@@ -311,7 +311,7 @@ describe('follow-ups', () => {
       body: { message: 'more' },
     })
     expect(ok.status).toBe(200)
-    expect(ok.json).toEqual({})
+    expect(ok.json).toEqual({ followup_id: expect.any(String), outcome: 'handoff_execution' })
     expect((await getRun(api, runId)).state).toBe('QUEUED')
     await pollUntil(api, runId, (run) => run.state === 'SUCCEEDED')
     expect(api.followups(runId)).toEqual(['more'])
@@ -333,6 +333,141 @@ describe('follow-ups', () => {
     expect((await call(api, 'POST', `/agent/runs/${runId}/cancel`)).status).toBe(200)
     await call(api, 'POST', `/agent/runs/${runId}/followups`, { body: { message: 'again' } })
     expect(api.run(runId)?.state).toBe('INPROGRESS')
+  })
+})
+
+describe('follow-up outcomes', () => {
+  const followup = (api: FakeAgentApi, runId: string, message: string): Promise<Answer> =>
+    call(api, 'POST', `/agent/runs/${runId}/followups`, { body: { message } })
+
+  it('joins the prompt of a run not started (queued_prompt, no follow-up ID, no new pass)', async () => {
+    const api = await startApi({ followupScript: () => forever('FAILED') })
+    const run = api.seedRun({ prompt: 'Review it.' }, { script: forever('QUEUED') })
+
+    const answer = await followup(api, run.run_id, 'Only the new commits.')
+
+    expect(answer.status).toBe(200)
+    expect(answer.json).toEqual({ followup_id: null, outcome: 'queued_prompt' })
+    const after = await getRun(api, run.run_id)
+    expect(after.state).toBe('QUEUED')
+    expect(after.prompt).toBe('Review it.\n\nOnly the new commits.')
+    expect(api.followups(run.run_id)).toEqual(['Only the new commits.'])
+  })
+
+  it('hands a live run the message (live_session) and an ended run a new pass (handoff_execution)', async () => {
+    const api = await startApi({ followupScript: ({ pass }) => forever(`PASS_${pass}`) })
+    const live = api.seedRun({ prompt: 'x' }, { script: forever('INPROGRESS') })
+    const ended = api.seedRun({ prompt: 'x' }, { script: instant })
+
+    const toLive = await followup(api, live.run_id, 'steer')
+    const toEnded = await followup(api, ended.run_id, 'again')
+    const second = await followup(api, live.run_id, 'steer again')
+
+    expect(toLive.json).toEqual({ followup_id: expect.any(String), outcome: 'live_session' })
+    expect(toEnded.json).toEqual({ followup_id: expect.any(String), outcome: 'handoff_execution' })
+    expect(second.json).toEqual({ followup_id: expect.any(String), outcome: 'live_session' })
+    const ids = [toLive, toEnded, second].map(
+      (answer) => (answer.json as { followup_id: string }).followup_id,
+    )
+    expect(new Set(ids).size).toBe(3)
+    expect(api.run(live.run_id)?.state).toBe('PASS_2')
+    expect(api.run(ended.run_id)?.state).toBe('PASS_1')
+  })
+
+  it('lets followupAnswer say queue_pending, or answer as an older service without members', async () => {
+    const api = await startApi({
+      script: () => forever('INPROGRESS'),
+      followupAnswer: (run) =>
+        run.title === 'pending' ? 'queue_pending' : run.title === 'older' ? 'unstated' : undefined,
+    })
+    const pending = await createRun(api, { prompt: 'x', title: 'pending' })
+    const older = await createRun(api, { prompt: 'x', title: 'older' })
+
+    const queued = await followup(api, pending, 'later')
+    const unstated = await followup(api, older, 'plain')
+
+    expect(queued.json).toEqual({ followup_id: expect.any(String), outcome: 'queue_pending' })
+    expect(unstated.status).toBe(200)
+    expect(unstated.json).toEqual({})
+    expect(api.followups(pending)).toEqual(['later'])
+    expect(api.followups(older)).toEqual(['plain'])
+  })
+})
+
+describe('interrupt', () => {
+  const interrupt = (api: FakeAgentApi, runId: string): Promise<Answer> =>
+    call(api, 'POST', `/agent/runs/${runId}/interrupt`)
+  // INPROGRESS until a GET has shown it, so the interrupt finds it live however slow the machine.
+  const working: RunScript = [
+    { state: 'INPROGRESS', afterMs: 0 },
+    { state: 'SUCCEEDED', afterMs: 50, afterSeen: true },
+  ]
+
+  it('answers 202 for a live run, which stays INPROGRESS until a follow-up starts a new pass', async () => {
+    const api = await startApi({ script: () => working })
+    const runId = await createRun(api)
+
+    const answer = await interrupt(api, runId)
+
+    expect(answer.status).toBe(202)
+    expect(answer.json).toEqual({})
+    expect(api.interrupts(runId)).toBe(1)
+    expect((await interrupt(api, runId)).status).toBe(202)
+    expect(api.interrupts(runId)).toBe(2)
+    expect((await getRun(api, runId)).state).toBe('INPROGRESS')
+    // A twin run, left alone, ends: the interrupted one is still INPROGRESS past that point.
+    const twin = await createRun(api)
+    await pollUntil(api, twin, (run) => run.state === 'SUCCEEDED')
+    expect((await getRun(api, runId)).state).toBe('INPROGRESS')
+
+    const steered = await call(api, 'POST', `/agent/runs/${runId}/followups`, {
+      body: { message: 'Look at the new head instead.' },
+    })
+    expect(steered.json).toEqual({ followup_id: expect.any(String), outcome: 'live_session' })
+    await pollUntil(api, runId, (run) => run.state === 'SUCCEEDED')
+    expect(api.followups(runId)).toEqual(['Look at the new head instead.'])
+  })
+
+  it('answers 409 for a run that is not live and 422 for a run on another harness', async () => {
+    const api = await startApi()
+    const queued = api.seedRun({ prompt: 'x' }, { script: forever('QUEUED') })
+    const ended = api.seedRun({ prompt: 'x' }, { script: instant })
+    const claude = api.seedRun(
+      { prompt: 'x', config: { harness: { type: 'claude' } } },
+      { script: forever('INPROGRESS') },
+    )
+    const patched = api.seedRun({ prompt: 'x' }, { script: forever('INPROGRESS') })
+    api.patchRun(patched.run_id, { agent_config: { harness: { type: 'claude' } } })
+    const oz = api.seedRun(
+      { prompt: 'x', config: { harness: { type: 'oz' } } },
+      { script: forever('INPROGRESS') },
+    )
+
+    expect(expectProblem(await interrupt(api, queued.run_id), 409, 'conflict').detail).toMatch(
+      /QUEUED/,
+    )
+    expectProblem(await interrupt(api, ended.run_id), 409, 'conflict')
+    expect(
+      expectProblem(await interrupt(api, claude.run_id), 422, 'operation_not_supported').detail,
+    ).toMatch(/claude harness/)
+    expectProblem(await interrupt(api, patched.run_id), 422, 'operation_not_supported')
+    expectProblem(await interrupt(api, 'run_nope'), 404, 'resource_not_found')
+    expectProblem(
+      await call(api, 'GET', `/agent/runs/${oz.run_id}/interrupt`),
+      405,
+      'invalid_request',
+    )
+    expect((await interrupt(api, oz.run_id)).status).toBe(202)
+    for (const run of [queued, ended, claude, patched]) expect(api.interrupts(run.run_id)).toBe(0)
+    expect(api.interrupts(oz.run_id)).toBe(1)
+  })
+
+  it('lets an interrupted run be cancelled', async () => {
+    const api = await startApi({ script: () => forever('INPROGRESS') })
+    const runId = await createRun(api)
+    expect((await interrupt(api, runId)).status).toBe(202)
+    expect((await call(api, 'POST', `/agent/runs/${runId}/cancel`)).status).toBe(200)
+    expect((await getRun(api, runId)).state).toBe('CANCELLED')
   })
 })
 

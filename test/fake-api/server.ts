@@ -8,11 +8,15 @@ import { createServer, STATUS_CODES } from 'node:http'
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { CreateRunRequest, RunItem, RunArtifact } from '../../src/api/types.ts'
+import type { components } from '../../src/api/wire.gen.ts'
 import { DownloadOrigin } from './downloads.ts'
 import {
+  appendToPrompt,
   cancelRun,
   conversationAt,
   defaultScript,
+  hasNotStarted,
+  interruptRun,
   isSessionGone,
   makeStoredRun,
   newRunId,
@@ -115,6 +119,15 @@ export interface RecordedResponse {
  */
 export type CancelOutcome = 'cancel' | 'already-terminal' | 'conflict' | 'not-supported'
 
+/** How the service says it routed a follow-up (the answer's `outcome`). */
+export type FollowupOutcome = components['schemas']['FollowupOutcome']
+
+/**
+ * What a follow-up's answer says: an outcome, or `unstated` for an older deployment's answer,
+ * `{}`, without `followup_id` or `outcome`.
+ */
+export type FollowupAnswer = FollowupOutcome | 'unstated'
+
 export interface FakeApiOptions {
   /** Default `test-key`. */
   apiKey?: string
@@ -131,6 +144,14 @@ export interface FakeApiOptions {
    * => 400, PENDING => 409, `is_run_type_cancellable: false` => 422, otherwise cancelled.
    */
   cancelBehaviour?: (run: RunItem) => CancelOutcome | undefined
+  /**
+   * Overrides what a follow-up's answer says (the run as it was when the follow-up came);
+   * return undefined to keep the rule: `queued_prompt` for a run not started (the message joins
+   * its prompt), `handoff_execution` for an ended one and `live_session` otherwise (each a new
+   * pass). Only the answer changes: the run takes the message by its state all the same, so
+   * `queue_pending` is a message delivered at once, and `unstated` an older service's `{}`.
+   */
+  followupAnswer?: (run: RunItem) => FollowupAnswer | undefined
   /** A token bucket over every request; an empty bucket answers 429 with Retry-After. */
   rateLimit?: {
     capacity: number
@@ -275,6 +296,7 @@ export class FakeAgentApi {
   readonly #script: ScriptFactory
   readonly #followupScript: FollowupScriptFactory | undefined
   readonly #cancelBehaviour: FakeApiOptions['cancelBehaviour']
+  readonly #followupAnswer: FakeApiOptions['followupAnswer']
   readonly #rateLimit: FakeApiOptions['rateLimit']
   readonly #createPath: NonNullable<FakeApiOptions['createPath']>
   readonly #metadataFilter: boolean
@@ -295,6 +317,7 @@ export class FakeAgentApi {
   readonly #waiters = new Set<Waiter>()
   #faults: ActiveFault[] = []
   #seq = 0
+  #followupSeq = 0
   #traceSeq = 0
   #tokens = 0
   #tokensAt = 0
@@ -314,6 +337,7 @@ export class FakeAgentApi {
     this.#script = options.script ?? defaultScript
     this.#followupScript = options.followupScript
     this.#cancelBehaviour = options.cancelBehaviour
+    this.#followupAnswer = options.followupAnswer
     this.#rateLimit = options.rateLimit
     this.#createPath = options.createPath ?? 'both'
     this.#metadataFilter = options.metadataFilter ?? true
@@ -417,6 +441,11 @@ export class FakeAgentApi {
   /** The follow-up messages a run has accepted, oldest first. */
   followups(runId: string): string[] {
     return [...(this.#runs.get(runId)?.followups ?? [])]
+  }
+
+  /** How many interrupts a run has accepted (answered 202). */
+  interrupts(runId: string): number {
+    return this.#runs.get(runId)?.interrupts ?? 0
   }
 
   requestsTo(method: string, pathPattern: PathPattern): RecordedRequest[] {
@@ -706,6 +735,9 @@ export class FakeAgentApi {
     if (segments.length === 3) return allow(['GET'], () => this.#get(request, runId))
     if (segments.length === 4 && segments[3] === 'followups') {
       return allow(['POST'], () => this.#followup(request, runId))
+    }
+    if (segments.length === 4 && segments[3] === 'interrupt') {
+      return allow(['POST'], () => this.#interrupt(request, runId))
     }
     if (segments.length === 4 && segments[3] === 'cancel') {
       return allow(['POST'], () => this.#cancel(request, runId))
@@ -1055,13 +1087,60 @@ export class FakeAgentApi {
         `The session of run ${runId} is gone; start a new run with its conversation_id to carry the conversation on.`,
       )
     }
-    const next = this.#followupScript?.({
-      runId,
-      message: message ?? '',
-      pass: stored.followups.length + 1,
+    const view = viewRun(stored)
+    const started = !hasNotStarted(view.state)
+    const routed: FollowupOutcome = !started
+      ? 'queued_prompt'
+      : TERMINAL_STATES.has(view.state)
+        ? 'handoff_execution'
+        : 'live_session'
+    // The hook gets a copy, so it cannot corrupt the stored run.
+    const answer = this.#followupAnswer?.(view) ?? routed
+    if (started) {
+      const next = this.#followupScript?.({
+        runId,
+        message: message ?? '',
+        pass: stored.passes + 1,
+      })
+      restartRun(stored, message ?? '', next)
+    } else {
+      appendToPrompt(stored, message ?? '')
+    }
+    if (answer === 'unstated') return json(200, {})
+    return json(200, {
+      followup_id: answer === 'queued_prompt' ? null : `fu_${++this.#followupSeq}`,
+      outcome: answer,
     })
-    restartRun(stored, message ?? '', next)
-    return json(200, {})
+  }
+
+  /**
+   * As the service: only a live (INPROGRESS) run on Warp's own harness can be interrupted, and
+   * it stays INPROGRESS, its agent idle, until a follow-up. Another state answers 409; another
+   * harness (the run's `agent_config.harness.type`, from its create or a patch) answers 422.
+   */
+  #interrupt(request: RecordedRequest, runId: string): Reply {
+    const stored = this.#runs.get(runId)
+    if (!stored) return this.#runNotFound(request, runId)
+    const view = viewRun(stored)
+    if (view.state !== 'INPROGRESS') {
+      return this.#problem(
+        request,
+        409,
+        'conflict',
+        `Run ${runId} is ${view.state}; only a live run can be interrupted.`,
+      )
+    }
+    const harness = view.agent_config?.harness?.type ?? 'oz'
+    if (harness !== 'oz') {
+      return this.#problem(
+        request,
+        422,
+        'operation_not_supported',
+        `Run ${runId} runs on the ${harness} harness, which cannot be interrupted.`,
+      )
+    }
+    interruptRun(stored)
+    return json(202, {})
   }
 
   #cancel(request: RecordedRequest, runId: string): Reply {

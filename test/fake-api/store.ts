@@ -135,8 +135,20 @@ export interface StoredRun {
   epochWall: number
   epochMono: number
   cancelled: { wall: number; mono: number } | undefined
+  /**
+   * Set by an accepted interrupt: the agent stopped its turn, so the pass stands still (the run
+   * stays INPROGRESS, its usage stops growing) until a follow-up starts the next pass.
+   */
+  interrupted: { wall: number; mono: number; elapsed: number } | undefined
+  /** Interrupts the run accepted, all passes together. */
+  interrupts: number
   overrides: Partial<RunItem>
+  /** Every follow-up message the run accepted, oldest first, however it was routed. */
   followups: string[]
+  /** Follow-ups that started a new pass (the `pass` a follow-up script is given is this plus one). */
+  passes: number
+  /** Follow-ups that arrived before the run started: they joined its prompt. */
+  promptAdditions: string[]
   /** Indexes of the current pass's script steps a GET of the run has shown. */
   seen: Set<number>
 }
@@ -180,8 +192,12 @@ export function makeStoredRun(
     epochWall: createdWall,
     epochMono,
     cancelled: undefined,
+    interrupted: undefined,
+    interrupts: 0,
     overrides: {},
     followups: [],
+    passes: 0,
+    promptAdditions: [],
     seen: new Set(),
   }
 }
@@ -202,12 +218,38 @@ export function restartRun(run: StoredRun, message: string, next?: RunScript): v
   run.epochWall = Date.now()
   run.epochMono = performance.now()
   run.cancelled = undefined
+  run.interrupted = undefined
   run.seen = new Set()
+  run.followups.push(message)
+  run.passes += 1
+}
+
+/** A follow-up to a run that has not started: it joins the run's prompt, and the pass goes on. */
+export function appendToPrompt(run: StoredRun, message: string): void {
+  run.promptAdditions.push(message)
   run.followups.push(message)
 }
 
 export function cancelRun(run: StoredRun): void {
   run.cancelled = { wall: Date.now(), mono: performance.now() }
+}
+
+/** Stops the agent's turn: the run holds where it is (INPROGRESS) until a follow-up. */
+export function interruptRun(run: StoredRun): void {
+  const mono = performance.now()
+  // The step it stood in is kept, even one held by `afterSeen` that a later GET would open.
+  run.interrupted ??= { wall: Date.now(), mono, elapsed: scriptElapsed(run, cutoffOf(run, mono)) }
+  run.interrupts += 1
+}
+
+/** Whether the agent has not started on the run yet (so a follow-up joins its prompt). */
+export function hasNotStarted(state: string): boolean {
+  return NOT_STARTED_STATES.has(state)
+}
+
+/** Where the pass's clock stops: at a cancel or an interrupt, else at `mono`. */
+function cutoffOf(run: StoredRun, mono: number): number {
+  return Math.min(mono, run.cancelled?.mono ?? Infinity, run.interrupted?.mono ?? Infinity)
 }
 
 /** A copy of the run as GET shows it at `mono`, safe for callers to mutate. */
@@ -220,7 +262,7 @@ export function viewRun(run: StoredRun, mono = performance.now()): FakeRunItem {
  * Lists skip the copy, which dominates their cost with thousands of runs.
  */
 export function viewRunShared(run: StoredRun, mono = performance.now()): FakeRunItem {
-  const cutoff = run.cancelled ? Math.min(mono, run.cancelled.mono) : mono
+  const cutoff = cutoffOf(run, mono)
   const elapsed = scriptElapsed(run, cutoff)
   const { script } = run
   const first = script[0]
@@ -253,7 +295,7 @@ export function viewRunShared(run: StoredRun, mono = performance.now()): FakeRun
     run_id: run.id,
     state,
     title: request.title ?? defaultTitle(request),
-    prompt: request.prompt ?? '',
+    prompt: [request.prompt ?? '', ...run.promptAdditions].join('\n\n'),
     created_at: rfc3339(run.createdWall),
     updated_at: rfc3339(updatedWall),
     started_at: startedWall !== undefined ? rfc3339(startedWall) : null,
@@ -302,7 +344,7 @@ export function isSessionGone(run: StoredRun, mono = performance.now()): boolean
 }
 
 function reachedSteps(run: StoredRun, mono: number): RunStep[] {
-  const cutoff = run.cancelled ? Math.min(mono, run.cancelled.mono) : mono
+  const cutoff = cutoffOf(run, mono)
   const elapsed = scriptElapsed(run, cutoff)
   const [first, ...rest] = run.script
   if (!first) return []
@@ -319,12 +361,13 @@ function scriptElapsed(run: StoredRun, cutoff: number): number {
     (step, index) => index > 0 && step.afterSeen === true && !run.seen.has(index - 1),
   )
   const held = run.script[gate]
-  return held && elapsed >= held.afterMs ? Math.max(0, held.afterMs - 0.001) : elapsed
+  const reached = held && elapsed >= held.afterMs ? Math.max(0, held.afterMs - 0.001) : elapsed
+  return Math.min(reached, run.interrupted?.elapsed ?? Infinity)
 }
 
 /** Records that a GET has shown the run as it stands at `mono`, which may open an `afterSeen` step. */
 export function markSeen(run: StoredRun, mono = performance.now()): void {
-  const cutoff = run.cancelled ? Math.min(mono, run.cancelled.mono) : mono
+  const cutoff = cutoffOf(run, mono)
   const elapsed = scriptElapsed(run, cutoff)
   let current = 0
   run.script.forEach((step, index) => {

@@ -813,6 +813,169 @@ describe('sendFollowup', () => {
   })
 })
 
+describe('sendFollowup: how the service routed it', () => {
+  const QUEUED: RunScript = [{ state: 'QUEUED', afterMs: 0 }]
+
+  it('resolves with each of the four outcomes the service names', async () => {
+    const api = await startApi({
+      followupAnswer: (run) => (run.title === 'deferred' ? 'queue_pending' : undefined),
+    })
+    const notStarted = api.seedRun({ prompt: 'Review.' }, { script: QUEUED })
+    const live = api.seedRun({ prompt: 'p' }, { script: ACTIVE })
+    const ended = api.seedRun({ prompt: 'p' }, { script: FINISHED })
+    const deferred = api.seedRun({ prompt: 'p', title: 'deferred' }, { script: ACTIVE })
+    const client = makeClient(api)
+
+    await expect(client.sendFollowup(notStarted.run_id, 'Also the docs.')).resolves.toEqual({
+      followupId: null,
+      outcome: 'queued_prompt',
+    })
+    await expect(client.sendFollowup(live.run_id, 'Steer.')).resolves.toEqual({
+      followupId: expect.stringMatching(/^fu_/),
+      outcome: 'live_session',
+    })
+    await expect(client.sendFollowup(ended.run_id, 'Again.')).resolves.toEqual({
+      followupId: expect.stringMatching(/^fu_/),
+      outcome: 'handoff_execution',
+    })
+    await expect(client.sendFollowup(deferred.run_id, 'Later.')).resolves.toEqual({
+      followupId: expect.stringMatching(/^fu_/),
+      outcome: 'queue_pending',
+    })
+    // The run not started took the message into its prompt.
+    expect(api.run(notStarted.run_id)?.prompt).toBe('Review.\n\nAlso the docs.')
+    expect(api.requests).toHaveLength(4)
+  })
+
+  it('accepts an older service answer without followup_id and outcome, or with no body', async () => {
+    const api = await startApi({ followupAnswer: () => 'unstated' })
+    const seeded = api.seedRun({ prompt: 'p' }, { script: ACTIVE })
+    const client = makeClient(api)
+
+    const accepted = await client.sendFollowup(seeded.run_id, 'one')
+    expect(accepted).toEqual({})
+    expect(accepted.followupId).toBeUndefined()
+    expect(accepted.outcome).toBeUndefined()
+
+    api.injectFault({ method: 'POST', fault: { kind: 'rewrite-body', rewrite: () => undefined } })
+    await expect(client.sendFollowup(seeded.run_id, 'two')).resolves.toEqual({})
+    expect(api.followups(seeded.run_id)).toEqual(['one', 'two'])
+  })
+
+  it('leaves out members of the wrong type and keeps an outcome it does not know', async () => {
+    const api = await startApi()
+    const seeded = api.seedRun({ prompt: 'p' }, { script: ACTIVE })
+    api.injectFault({
+      method: 'POST',
+      fault: { kind: 'rewrite-body', rewrite: () => ({ followup_id: 7, outcome: { x: 1 } }) },
+    })
+    api.injectFault({
+      method: 'POST',
+      fault: {
+        kind: 'rewrite-body',
+        rewrite: () => ({ followup_id: 'fu_x', outcome: 'later_on' }),
+      },
+    })
+    const client = makeClient(api)
+
+    await expect(client.sendFollowup(seeded.run_id, 'one')).resolves.toEqual({})
+    await expect(client.sendFollowup(seeded.run_id, 'two')).resolves.toEqual({
+      followupId: 'fu_x',
+      outcome: 'later_on',
+    })
+  })
+})
+
+describe('interruptRun', () => {
+  const interruptPath = (runId: string): string => `/api/v1/agent/runs/${runId}/interrupt`
+
+  it('interrupts a live run, which stays INPROGRESS and takes a follow-up', async () => {
+    const api = await startApi({ followupScript: () => FINISHED })
+    const seeded = api.seedRun({ prompt: 'p' }, { script: ACTIVE })
+    const client = makeClient(api)
+
+    await expect(client.interruptRun(seeded.run_id)).resolves.toBeUndefined()
+
+    expect(api.requests.map((r) => `${r.method} ${r.path} ${r.body}`)).toEqual([
+      `POST ${interruptPath(seeded.run_id)} `,
+    ])
+    expect(api.interrupts(seeded.run_id)).toBe(1)
+    expect(api.run(seeded.run_id)?.state).toBe('INPROGRESS')
+    await expect(client.sendFollowup(seeded.run_id, 'The new head.')).resolves.toMatchObject({
+      outcome: 'live_session',
+    })
+    expect(api.run(seeded.run_id)?.state).toBe('SUCCEEDED')
+  })
+
+  it('throws ConflictError (409) for a run that is not live, at once with maxRetries 0', async () => {
+    const api = await startApi()
+    const queued = api.seedRun({ prompt: 'p' }, { script: [{ state: 'QUEUED', afterMs: 0 }] })
+    const ended = api.seedRun({ prompt: 'p' }, { script: FINISHED })
+    const client = makeClient(api, { maxRetries: 0 })
+
+    const error = await rejection(client.interruptRun(queued.run_id), ConflictError)
+    await rejection(client.interruptRun(ended.run_id), ConflictError)
+
+    expect(error.status).toBe(409)
+    expect(error.code).toBe('conflict')
+    expect(error.message).toMatch(/only a live run can be interrupted/)
+    expect(api.requests).toHaveLength(2)
+    expect(api.interrupts(queued.run_id) + api.interrupts(ended.run_id)).toBe(0)
+  })
+
+  it('retries a 409, as a run about to start becomes live, and goes through', async () => {
+    const api = await startApi()
+    const seeded = api.seedRun({ prompt: 'p' }, { script: ACTIVE })
+    api.injectFault({ method: 'POST', fault: { kind: 'status', status: 409 } })
+    const client = makeClient(api, { maxRetries: 2 })
+
+    await client.interruptRun(seeded.run_id)
+
+    expect(api.requests).toHaveLength(2)
+    expect(sleeps).toHaveLength(1)
+    expect(api.interrupts(seeded.run_id)).toBe(1)
+  })
+
+  it('throws UnprocessableEntityError (422) for a run on another harness, without retrying', async () => {
+    const api = await startApi()
+    const seeded = api.seedRun(
+      { prompt: 'p', config: { harness: { type: 'claude' } } },
+      { script: ACTIVE },
+    )
+    const client = makeClient(api, { maxRetries: 3 })
+
+    const error = await rejection(client.interruptRun(seeded.run_id), UnprocessableEntityError)
+
+    expect(error.code).toBe('operation_not_supported')
+    expect(api.requests).toHaveLength(1)
+    expect(sleeps).toEqual([])
+    expect(api.run(seeded.run_id)?.state).toBe('INPROGRESS')
+  })
+
+  it('is asked again when its answer is lost after the service acted: a second interrupt stops nothing more', async () => {
+    const api = await startApi()
+    const seeded = api.seedRun({ prompt: 'p' }, { script: ACTIVE })
+    api.injectFault({ method: 'POST', fault: { kind: 'reset-after-acting' } })
+    api.injectFault({ method: 'POST', fault: { kind: 'status', status: 502, act: true } })
+    const client = makeClient(api, { maxRetries: 2 })
+
+    await client.interruptRun(seeded.run_id)
+
+    expect(api.requests).toHaveLength(3)
+    expect(api.interrupts(seeded.run_id)).toBe(3)
+    expect(api.run(seeded.run_id)?.state).toBe('INPROGRESS')
+  })
+
+  it('throws NotFoundError for an unknown run', async () => {
+    const api = await startApi()
+    const client = makeClient(api)
+
+    await rejection(client.interruptRun('run_missing'), NotFoundError)
+
+    expect(api.requests).toHaveLength(1)
+  })
+})
+
 describe('cancelRun', () => {
   it('cancels an active run', async () => {
     const api = await startApi()
