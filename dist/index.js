@@ -6659,6 +6659,19 @@ function artifactsOf(values) {
         typeof artifact['artifact_type'] === 'string' &&
         (artifact['data'] === undefined || isObject(artifact['data'])));
 }
+/**
+ * What a follow-up's 2xx said. Any 2xx means accepted: an older service answers without
+ * `followup_id` and `outcome` (or with no body), and a member of another type is left out
+ * rather than believed, so nothing the service sends can fail an accepted follow-up.
+ */
+function readFollowupAnswer(data) {
+    const answer = isObject(data) ? data : {};
+    const { followup_id: followupId, outcome } = answer;
+    return {
+        ...(typeof followupId === 'string' || followupId === null ? { followupId } : {}),
+        ...(typeof outcome === 'string' && outcome.trim() !== '' ? { outcome } : {}),
+    };
+}
 /** Strings stay; numbers and booleans become strings; objects whose members are not text drop them. */
 function textValues(record) {
     const out = {};
@@ -9404,6 +9417,7 @@ const uploadTargetMethodValues = (/* unused pure expression or super */ null && 
 const modelInfoProviderValues = (/* unused pure expression or super */ null && (['OPENAI', 'ANTHROPIC', 'GOOGLE', 'UNKNOWN']));
 const modelInfoDisable_reasonValues = (/* unused pure expression or super */ null && (['PROVIDER_OUTAGE', 'OUT_OF_REQUESTS', 'ADMIN_DISABLED', 'REQUIRES_UPGRADE']));
 const reportPullRequestArtifactRequestArtifact_typeValues = (/* unused pure expression or super */ null && (['PULL_REQUEST']));
+const followupOutcomeValues = (/* unused pure expression or super */ null && (['live_session', 'queued_prompt', 'handoff_execution', 'queue_pending']));
 
 ;// CONCATENATED MODULE: ./src/api/types.ts
 /**
@@ -15080,13 +15094,33 @@ class AgentRunsClient {
     /**
      * Sends a follow-up message to steer a run. Never repeated when it may have
      * arrived. A run whose session is gone answers 410: a SessionGoneError.
+     * Resolves with how the service routed it (`outcome`); an older service says
+     * nothing of that, and its answer is accepted all the same (both members undefined).
      */
     async sendFollowup(runId, message, options = {}) {
         const body = { message };
-        await this.#transport.request('POST', `${runPath(runId)}/followups`, {
+        const { data } = await this.#transport.request('POST', `${runPath(runId)}/followups`, {
             ...options,
             body,
             retryMode: 'at-most-once',
+        });
+        return readFollowupAnswer(data);
+    }
+    /**
+     * Stops the turn a live run's agent is working on, without ending the run: it stays
+     * INPROGRESS with its sandbox, and takes a follow-up. Only a live run on Warp's own harness
+     * can be interrupted; the service refuses any other with a 409 (a ConflictError: the run is
+     * not live) or a 422 (an UnprocessableEntityError: its harness cannot be interrupted).
+     *
+     * Repeated like a read (`idempotent`): a second interrupt of an interrupted run stops
+     * nothing more, so an answer lost on the way may be asked for again, where a follow-up
+     * sent twice would reach the agent twice. A 409 is retried as the service's clients retry
+     * it, since a run about to start becomes live; pass `maxRetries: 0` to fall back at once.
+     */
+    async interruptRun(runId, options = {}) {
+        await this.#transport.request('POST', `${runPath(runId)}/interrupt`, {
+            ...options,
+            retryMode: 'idempotent',
         });
     }
     /**
@@ -17452,7 +17486,6 @@ function pauseUnlessAborted(ms, signal) {
 
 
 
-
 /** The command's exit codes (the contract's table). */
 const EXIT = {
     passed: 0,
@@ -17483,7 +17516,7 @@ async function runCli(args, actionYml, io = processIo()) {
         return EXIT.passed;
     }
     if (command.version) {
-        io.stdout(`${USER_AGENT}\n`);
+        io.stdout(`cloud-agent-run ${packageVersion(actionYml)}\n`);
         return EXIT.passed;
     }
     const onGitHub = io.env.GITHUB_ACTIONS === 'true';
@@ -17618,6 +17651,16 @@ async function readDeclaredInputs(actionYml) {
     const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
     const action = parse((0,external_node_fs_namespaceObject.readFileSync)(actionYml, 'utf8'));
     return action.inputs ?? {};
+}
+/** The package's version, from the package.json beside action.yml (in the package, and in a checkout). */
+function packageVersion(actionYml) {
+    try {
+        const manifest = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(new URL('package.json', actionYml), 'utf8'));
+        return typeof manifest.version === 'string' ? manifest.version : 'unknown';
+    }
+    catch {
+        return 'unknown';
+    }
 }
 function readIfThere(path) {
     try {

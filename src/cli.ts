@@ -28,7 +28,6 @@ import { InputError, type InputSource } from './inputs.ts'
 import { run as runMainStep } from './main.ts'
 import { readRunnerWorld } from './runner.ts'
 import { errorMessage } from './text/plain.ts'
-import { USER_AGENT } from './version.ts'
 
 /** The command's exit codes (the contract's table). */
 export const EXIT = {
@@ -73,7 +72,7 @@ export async function runCli(
     return EXIT.passed
   }
   if (command.version) {
-    io.stdout(`${USER_AGENT}\n`)
+    io.stdout(`cloud-agent-run ${packageVersion(actionYml)}\n`)
     return EXIT.passed
   }
   const onGitHub = io.env.GITHUB_ACTIONS === 'true'
@@ -216,6 +215,18 @@ async function readDeclaredInputs(actionYml: URL): Promise<Record<string, Declar
     inputs?: Record<string, DeclaredInput>
   }
   return action.inputs ?? {}
+}
+
+/** The package's version, from the package.json beside action.yml (in the package, and in a checkout). */
+function packageVersion(actionYml: URL): string {
+  try {
+    const manifest = JSON.parse(readFileSync(new URL('package.json', actionYml), 'utf8')) as {
+      version?: unknown
+    }
+    return typeof manifest.version === 'string' ? manifest.version : 'unknown'
+  } catch {
+    return 'unknown'
+  }
 }
 
 function readIfThere(path: string): string {

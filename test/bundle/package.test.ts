@@ -78,5 +78,10 @@ describe('the published package', () => {
     )
 
     expect(JSON.parse(stdout)).toMatchObject({ outcome: 'succeeded', state: 'SUCCEEDED' })
+    const version = await promisify(execFile)(node, [bin, '--version'], { encoding: 'utf8' })
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      version: string
+    }
+    expect(version.stdout).toBe(`cloud-agent-run ${manifest.version}\n`)
   })
 })

@@ -229,6 +229,15 @@ describe('cloud-agent-run: the command line', () => {
     )
   })
 
+  it("--version says the package's version", async () => {
+    const result = await command(['--version']).done
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      version: string
+    }
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe(`cloud-agent-run ${version}\n`)
+  })
+
   it('--help lists a flag for every input of action.yml, with its default', async () => {
     const result = await command(['--help']).done
     expect(result.code).toBe(0)
