@@ -31,7 +31,8 @@ export type RunScript = RunStep[]
 export type ScriptFactory = (create: CreateRunRequest, runId: string) => RunScript
 /**
  * Decides how a run evolves after its `pass`-th follow-up (1 for the first), or undefined to
- * replay its script. A new script's conversation follows the earlier passes', and its
+ * replay its script. A follow-up to a run not started yet starts no pass (it joins the prompt),
+ * so it is not counted. A new script's conversation follows the earlier passes', and its
  * artifacts join theirs, as the service keeps a run's whole conversation and artifacts.
  */
 export type FollowupScriptFactory = (followup: {
