@@ -15379,7 +15379,7 @@ function renderSetReasons(view, maxChars = Number.POSITIVE_INFINITY) {
     for (const task of tasksOf(view)) {
         if (!hasEnded(task) || taskOutcome(set_table_factsOf(task)) === 'succeeded')
             continue;
-        const reason = task.createError ?? (task.run ? run_statusMessageOf(task.run) : undefined);
+        const reason = set_table_reasonOf(task);
         if (!reason)
             continue;
         const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? '';
@@ -15397,20 +15397,22 @@ function renderSetReasons(view, maxChars = Number.POSITIVE_INFINITY) {
  * caller makes it safe for the log.
  */
 function notSucceededTasks(tasks, shown = 3) {
-    const failed = tasks.filter((task) => {
+    const failed = tasks.flatMap((task) => {
         const word = taskOutcome(set_table_factsOf(task));
-        return hasEnded(task) && word !== 'succeeded' && word !== 'not_started';
+        return hasEnded(task) && word !== 'succeeded' && word !== 'not_started' ? [{ task, word }] : [];
     });
-    const named = failed.slice(0, shown).map((task) => {
-        const word = taskOutcome(set_table_factsOf(task));
-        const words = word === 'not_started' ? 'not started' : OUTCOME_RECORDS[word].short;
-        const reason = task.createError ??
-            (task.run ? run_statusMessageOf(task.run) : undefined) ??
+    const named = failed.slice(0, shown).map(({ task, word }) => {
+        const reason = set_table_reasonOf(task) ??
             (task.stoppedBy === 'pass-when' ? 'the set could no longer pass' : undefined);
-        return `${taskLabel(task)} ${words}${reason ? ` (${clip(reason, 200).replace(/\.$/, '')})` : ''}`;
+        const because = reason ? ` (${clip(reason, 200).replace(/\.$/, '')})` : '';
+        return `${taskLabel(task)} ${OUTCOME_RECORDS[word].short}${because}`;
     });
     const more = failed.length - named.length;
     return [...named, ...(more > 0 ? [`and ${more} more`] : [])].join('; ');
+}
+/** Why a task's run did not succeed, in the service's words or the create's error. */
+function set_table_reasonOf(task) {
+    return task.createError ?? (task.run ? run_statusMessageOf(task.run) : undefined);
 }
 function tasksOf(view) {
     return view.kind === 'running' ? view.tasks : view.outcome.tasks;
@@ -15730,7 +15732,7 @@ class TaskSetRun {
         if (cancelled.length === 0 || this.#listFallback || this.#deps.now() >= deadline)
             return;
         try {
-            const { runs } = await this.#deps.client.listRuns({ metadata: { ...this.#deps.setMetadata }, limit: SET_LIST_PAGE }, { deadline });
+            const { runs } = await this.#listSetRuns({ deadline });
             const byId = new Map(runs.map((run) => [run.run_id, run]));
             for (const task of cancelled) {
                 const run = byId.get(task.runId ?? '');
@@ -15802,12 +15804,7 @@ class TaskSetRun {
         let pageFull = false;
         if (!this.#listFallback) {
             try {
-                const { runs, page_info } = await this.#deps.client.listRuns({
-                    metadata: { ...this.#deps.setMetadata },
-                    limit: SET_LIST_PAGE,
-                    sort_by: 'updated_at',
-                    sort_order: 'desc',
-                }, options);
+                const { runs, page_info } = await this.#listSetRuns(options);
                 for (const run of runs)
                     listed.set(run.run_id, run);
                 pageFull = page_info?.has_next_page === true;
@@ -15833,6 +15830,15 @@ class TaskSetRun {
                 continue;
             await this.#readOnItsOwn(task, options);
         }
+    }
+    /** One page of the set's runs, filtered by its metadata, newest change first. */
+    #listSetRuns(options) {
+        return this.#deps.client.listRuns({
+            metadata: { ...this.#deps.setMetadata },
+            limit: SET_LIST_PAGE,
+            sort_by: 'updated_at',
+            sort_order: 'desc',
+        }, options);
     }
     /** Reads one run; a new run's 404 is the service catching up with its own create. */
     async #readOnItsOwn(task, options) {
@@ -17486,6 +17492,7 @@ function pauseUnlessAborted(ms, signal) {
 
 
 
+
 /** The command's exit codes (the contract's table). */
 const EXIT = {
     passed: 0,
@@ -17621,8 +17628,8 @@ function mergeRequestNote(command, io) {
 }
 /** The CI job's page, when the CI names it (GitLab's `CI_JOB_URL`), as the note's last line. */
 function jobLink(env) {
-    const url = env.CI_JOB_URL;
-    return url && /^https?:\/\/[^\s()<>]+$/.test(url) ? `[CI job](${url})` : '';
+    const url = safeHttpUrl(env.CI_JOB_URL);
+    return url ? `[CI job](${url})` : '';
 }
 /** A flag's value, else action.yml's default; the key from the environment only. */
 function inputValue(name, command, declared, env, tasks) {

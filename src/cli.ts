@@ -27,6 +27,7 @@ import { mergeRequestFrom, MergeRequestNote } from './gitlab/note.ts'
 import { InputError, type InputSource } from './inputs.ts'
 import { run as runMainStep } from './main.ts'
 import { readRunnerWorld } from './runner.ts'
+import { safeHttpUrl } from './text/markdown.ts'
 import { errorMessage } from './text/plain.ts'
 
 /** The command's exit codes (the contract's table). */
@@ -180,8 +181,8 @@ function mergeRequestNote(command: CommandLine, io: CommandIo): MergeRequestNote
 
 /** The CI job's page, when the CI names it (GitLab's `CI_JOB_URL`), as the note's last line. */
 function jobLink(env: NodeJS.ProcessEnv): string {
-  const url = env.CI_JOB_URL
-  return url && /^https?:\/\/[^\s()<>]+$/.test(url) ? `[CI job](${url})` : ''
+  const url = safeHttpUrl(env.CI_JOB_URL)
+  return url ? `[CI job](${url})` : ''
 }
 
 /** A flag's value, else action.yml's default; the key from the environment only. */

@@ -109,7 +109,7 @@ export function renderSetReasons(view: SetView, maxChars = Number.POSITIVE_INFIN
   let length = 0
   for (const task of tasksOf(view)) {
     if (!hasEnded(task) || taskOutcome(factsOf(task)) === 'succeeded') continue
-    const reason = task.createError ?? (task.run ? statusMessageOf(task.run) : undefined)
+    const reason = reasonOf(task)
     if (!reason) continue
     const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? ''
     const line = `- **${task.index + 1}** ${inlineText(clip(title, 79))}: ${inlineText(clip(reason, 300))}`
@@ -126,21 +126,24 @@ export function renderSetReasons(view: SetView, maxChars = Number.POSITIVE_INFIN
  * caller makes it safe for the log.
  */
 export function notSucceededTasks(tasks: readonly TaskRun[], shown = 3): string {
-  const failed = tasks.filter((task) => {
+  const failed = tasks.flatMap((task) => {
     const word = taskOutcome(factsOf(task))
-    return hasEnded(task) && word !== 'succeeded' && word !== 'not_started'
+    return hasEnded(task) && word !== 'succeeded' && word !== 'not_started' ? [{ task, word }] : []
   })
-  const named = failed.slice(0, shown).map((task) => {
-    const word = taskOutcome(factsOf(task))
-    const words = word === 'not_started' ? 'not started' : OUTCOME_RECORDS[word].short
+  const named = failed.slice(0, shown).map(({ task, word }) => {
     const reason =
-      task.createError ??
-      (task.run ? statusMessageOf(task.run) : undefined) ??
+      reasonOf(task) ??
       (task.stoppedBy === 'pass-when' ? 'the set could no longer pass' : undefined)
-    return `${taskLabel(task)} ${words}${reason ? ` (${clip(reason, 200).replace(/\.$/, '')})` : ''}`
+    const because = reason ? ` (${clip(reason, 200).replace(/\.$/, '')})` : ''
+    return `${taskLabel(task)} ${OUTCOME_RECORDS[word].short}${because}`
   })
   const more = failed.length - named.length
   return [...named, ...(more > 0 ? [`and ${more} more`] : [])].join('; ')
+}
+
+/** Why a task's run did not succeed, in the service's words or the create's error. */
+function reasonOf(task: TaskRun): string | undefined {
+  return task.createError ?? (task.run ? statusMessageOf(task.run) : undefined)
 }
 
 function tasksOf(view: SetView): readonly TaskRun[] {

@@ -195,10 +195,7 @@ export class TaskSetRun {
     const cancelled = this.#tasks.filter((task) => task.cancel?.kind === 'cancelled')
     if (cancelled.length === 0 || this.#listFallback || this.#deps.now() >= deadline) return
     try {
-      const { runs } = await this.#deps.client.listRuns(
-        { metadata: { ...this.#deps.setMetadata }, limit: SET_LIST_PAGE },
-        { deadline },
-      )
+      const { runs } = await this.#listSetRuns({ deadline })
       const byId = new Map(runs.map((run) => [run.run_id, run]))
       for (const task of cancelled) {
         const run = byId.get(task.runId ?? '')
@@ -273,15 +270,7 @@ export class TaskSetRun {
     let pageFull = false
     if (!this.#listFallback) {
       try {
-        const { runs, page_info } = await this.#deps.client.listRuns(
-          {
-            metadata: { ...this.#deps.setMetadata },
-            limit: SET_LIST_PAGE,
-            sort_by: 'updated_at',
-            sort_order: 'desc',
-          },
-          options,
-        )
+        const { runs, page_info } = await this.#listSetRuns(options)
         for (const run of runs) listed.set(run.run_id, run)
         pageFull = page_info?.has_next_page === true
       } catch (error) {
@@ -306,6 +295,19 @@ export class TaskSetRun {
       if (pageFull && readAt !== undefined && now - readAt < SET_UNLISTED_RECHECK_MS) continue
       await this.#readOnItsOwn(task, options)
     }
+  }
+
+  /** One page of the set's runs, filtered by its metadata, newest change first. */
+  #listSetRuns(options: { signal?: AbortSignal; deadline: number }) {
+    return this.#deps.client.listRuns(
+      {
+        metadata: { ...this.#deps.setMetadata },
+        limit: SET_LIST_PAGE,
+        sort_by: 'updated_at',
+        sort_order: 'desc',
+      },
+      options,
+    )
   }
 
   /** Reads one run; a new run's 404 is the service catching up with its own create. */
