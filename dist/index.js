@@ -17551,7 +17551,7 @@ async function runStep(command, declared, io, onGitHub) {
     let tasks;
     if (command.tasksFile !== undefined) {
         try {
-            tasks = (0,external_node_fs_namespaceObject.readFileSync)((0,external_node_path_namespaceObject.join)(io.cwd, command.tasksFile), 'utf8');
+            tasks = (0,external_node_fs_namespaceObject.readFileSync)((0,external_node_path_namespaceObject.resolve)(io.cwd, command.tasksFile), 'utf8');
         }
         catch (error) {
             io.stderr(`cloud-agent-run: --tasks-file cannot be read: ${errorMessage(error)}\n`);
@@ -17596,7 +17596,7 @@ async function runStep(command, declared, io, onGitHub) {
     const summary = readIfThere((0,external_node_path_namespaceObject.join)(files, 'summary'));
     (0,external_node_fs_namespaceObject.rmSync)(files, { recursive: true, force: true });
     if (command.summaryFile !== undefined)
-        (0,external_node_fs_namespaceObject.writeFileSync)((0,external_node_path_namespaceObject.join)(io.cwd, command.summaryFile), summary);
+        (0,external_node_fs_namespaceObject.writeFileSync)((0,external_node_path_namespaceObject.resolve)(io.cwd, command.summaryFile), summary);
     await note?.upsert(`${summary.trim()}\n\n${jobLink(io.env)}`);
     io.stdout(command.json ? `${JSON.stringify(outputsAsJson(outputs), null, 2)}\n` : plainSummary(summary));
     if (signal.received)

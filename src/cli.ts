@@ -6,7 +6,7 @@
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import {
   ApiConnectionError,
   AuthenticationError,
@@ -108,7 +108,7 @@ async function runStep(
   let tasks: string | undefined
   if (command.tasksFile !== undefined) {
     try {
-      tasks = readFileSync(join(io.cwd, command.tasksFile), 'utf8')
+      tasks = readFileSync(resolve(io.cwd, command.tasksFile), 'utf8')
     } catch (error) {
       io.stderr(`cloud-agent-run: --tasks-file cannot be read: ${errorMessage(error)}\n`)
       return EXIT.badInput
@@ -149,7 +149,8 @@ async function runStep(
   const outputs = parseOutputFile(readIfThere(join(files, 'output')))
   const summary = readIfThere(join(files, 'summary'))
   rmSync(files, { recursive: true, force: true })
-  if (command.summaryFile !== undefined) writeFileSync(join(io.cwd, command.summaryFile), summary)
+  if (command.summaryFile !== undefined)
+    writeFileSync(resolve(io.cwd, command.summaryFile), summary)
   await note?.upsert(`${summary.trim()}\n\n${jobLink(io.env)}`)
   io.stdout(
     command.json ? `${JSON.stringify(outputsAsJson(outputs), null, 2)}\n` : plainSummary(summary),

@@ -100,7 +100,15 @@ describe('cloud-agent-run: the command line', () => {
     const api = await fakeApi({ script: () => finishing('SUCCEEDED') })
     const cwd = newDirectory()
     const result = await command(
-      against(api, '--prompt', 'Summarise the repository', '--json', '--summary', 'summary.md'),
+      // An absolute path is taken as it is; a relative one from the working directory.
+      against(
+        api,
+        '--prompt',
+        'Summarise the repository',
+        '--json',
+        '--summary',
+        join(cwd, 'summary.md'),
+      ),
       WITH_KEY,
       cwd,
     ).done
