@@ -77,7 +77,7 @@ const RELAYS: Readonly<Record<string, string>> = {
   'src/report/publish.ts: safeForLog(verdict.failure)': "the outcomes' failure (SOURCES)",
   'src/report/publish.ts: safeForLog(message)':
     "the budget's message (SOURCES), and the errors constructed in src/",
-  'src/run/set.ts: `${taskName(task)}: ${safeForLog(task.createError)}`':
+  "src/run/lifecycle.ts: `${this.#spec.name ?? 'The run'}: ${safeForLog(record.createError)}`":
     "a task's create error: the errors constructed in src/, after the task's name",
   'src/run/gather.ts: message': "the agent's work's lines, written in src/agent/",
   'src/run/watch.ts: message': "the wait's warnings, written in src/run/",
@@ -213,7 +213,7 @@ describe('docs/troubleshooting.md', () => {
     const has = (via: string, text: string) =>
       collected.lines.some((line) => line.via === via && shown(line.parts).includes(text))
     expect([...vias].length).toBeGreaterThan(20)
-    expect(has('deps.log.warning', 'Poll … of … allowed in a row failed')).toBe(true)
+    expect(has('log.warning', 'Poll … of … allowed in a row failed')).toBe(true)
     expect(has('this.#log.warning', 'GitHub: could not create the check run')).toBe(true)
     expect(has('core.setFailed', 'The reconcile pass could do nothing')).toBe(true)
     expect(has('new InputError', 'Input "tasks" is an empty list')).toBe(true)
@@ -262,7 +262,9 @@ describe('docs/troubleshooting.md', () => {
       .join('\n')
     const missing = missingFrom(without, collected.lines)
     expect(missing).toContainEqual(
-      expect.stringMatching(/^src\/run\/wait\.ts:\d+ {2}Lost contact with the service: … polls/),
+      expect.stringMatching(
+        /^src\/run\/scheduler\.ts:\d+ {2}Lost contact with the service: … polls/,
+      ),
     )
   })
 })

@@ -60,7 +60,7 @@ export async function simulateSet(
     cancelRun: () => Promise.resolve('cancelled'),
   } as unknown as Pick<
     AgentRunsClient,
-    'createRun' | 'listRuns' | 'iterateRuns' | 'getRun' | 'cancelRun'
+    'createRun' | 'listRuns' | 'iterateRuns' | 'getRun' | 'cancelRun' | 'sendFollowup'
   >
   const quiet = { info: () => undefined, warning: () => undefined, debug: () => undefined }
   const stepTag = { invocation: 'set-bench', metadata: {} }

@@ -3,8 +3,8 @@ import { clip } from '../text/plain.ts'
 import type { PassWhen } from '../inputs.ts'
 import { outcomeOfState, outcomeOfStop, type Outcome, type StopCause } from './outcome.ts'
 import { isTerminal } from './states.ts'
-import type { CreateRunRequest, RunItem } from '../api/types.ts'
-import type { CancelReport } from './cancel.ts'
+import type { CreateRunRequest } from '../api/types.ts'
+import type { RunRecord } from './step.ts'
 
 /** How many of a set's runs must succeed under `pass_when`. */
 export function runsNeeded(rule: PassWhen, taskCount: number): number {
@@ -71,27 +71,11 @@ export function taskOutcome(task: TaskFacts): Outcome | 'not_started' {
   return outcomeOfStop(task.stoppedBy ?? 'signal')
 }
 
-/** What the step does with one task's run. */
-export interface TaskRun {
+/** What the step does with one task's run: the run's record, with the task it runs. */
+export interface TaskRun extends RunRecord {
   /** 0-based, in the order of the `tasks` input. */
   readonly index: number
   readonly request: CreateRunRequest
-  /** The create's tag, set the moment the create goes out. */
-  invocation?: string
-  runId?: string
-  /** The run as last seen. */
-  run?: RunItem
-  startedAt?: number
-  endedAt?: number
-  /** Why the step stopped this run, or never started it. */
-  stoppedBy?: TaskFacts['stoppedBy']
-  cancel?: CancelReport
-  /** The create failed, or its run may exist but was not found. */
-  createError?: string
-  /** The create's answer was lost and its run not found: the post step looks for it. */
-  runMayExist?: boolean
-  /** The run ended or was cancelled for good: nothing more is owed on it. */
-  settled?: boolean
 }
 
 /**

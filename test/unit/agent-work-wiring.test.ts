@@ -10,7 +10,7 @@ import { parseArtifacts } from '../../src/agent/artifacts.ts'
 import type { RunItem } from '../../src/api/types.ts'
 import { parseMarker, renderComment } from '../../src/github/comment.ts'
 import { renderSummary, verdictOf } from '../../src/report/summary.ts'
-import { waitForRun, type WaitDeps } from '../../src/run/wait.ts'
+import { awaitOneRun as waitForRun, type OneRunDeps } from '../support/one-run.ts'
 import type { WatchVerdict } from '../../src/run/watch.ts'
 import type { StepOutcome } from '../../src/model/step.ts'
 
@@ -25,7 +25,7 @@ function waitHarness(states: string[], verdicts: WatchVerdict[], untilHeartbeat 
   let polls = 0
   const sleeps: number[] = []
   const seen: Array<[string, boolean]> = []
-  const deps: WaitDeps = {
+  const deps: OneRunDeps = {
     client: {
       getRun: async (runId) => ({
         run_id: runId,
@@ -60,10 +60,7 @@ describe('the wait with a watcher', () => {
         { kind: 'blocked', passes: true, question: 'q?' },
       ],
     )
-    const outcome = await waitForRun(
-      { runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 1_000 },
-      h.deps,
-    )
+    const outcome = await waitForRun({ timeoutMs: 60_000, pollIntervalMs: 1_000 }, h.deps)
     expect(outcome).toMatchObject({ kind: 'stopped', verdict: { kind: 'blocked', passes: true } })
     expect(h.seen).toEqual([
       ['QUEUED', true],
@@ -77,7 +74,7 @@ describe('the wait with a watcher', () => {
     let now = 0
     const deadlines: number[] = []
     const outcome = await waitForRun(
-      { runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 1_000 },
+      { timeoutMs: 60_000, pollIntervalMs: 1_000 },
       {
         ...h.deps,
         now: () => now,
@@ -99,17 +96,14 @@ describe('the wait with a watcher', () => {
 
   it('does not show it a terminal reading: there is nothing left to cap or hand over', async () => {
     const h = waitHarness(['INPROGRESS', 'SUCCEEDED'], [])
-    const outcome = await waitForRun(
-      { runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 1_000 },
-      h.deps,
-    )
+    const outcome = await waitForRun({ timeoutMs: 60_000, pollIntervalMs: 1_000 }, h.deps)
     expect(outcome.kind).toBe('terminal')
     expect(h.seen).toEqual([['INPROGRESS', true]])
   })
 
   it('never sleeps past the moment a heartbeat line is owed', async () => {
     const h = waitHarness(['INPROGRESS', 'SUCCEEDED'], [], 2_500)
-    await waitForRun({ runId: 'r1', timeoutMs: 60 * 60_000, pollIntervalMs: 10 * 60_000 }, h.deps)
+    await waitForRun({ timeoutMs: 60 * 60_000, pollIntervalMs: 10 * 60_000 }, h.deps)
     expect(h.sleeps).toEqual([2_500, 2_500])
   })
 })

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { InternalServerError, NotFoundError, RateLimitError } from '../../src/api/errors.ts'
+import {
+  InternalServerError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+} from '../../src/api/errors.ts'
 import type { RunItem } from '../../src/api/types.ts'
-import { LostContactError, waitForRun, type WaitDeps } from '../../src/run/wait.ts'
+import { LostContactError } from '../../src/run/scheduler.ts'
+import { awaitOneRun as waitForRun, type OneRunDeps } from '../support/one-run.ts'
 
 /** One poll's answer: a state, or an error to throw. */
 type Reading = string | Error
@@ -13,7 +19,7 @@ function harness(readings: Reading[], controller = new AbortController()) {
   const info: string[] = []
   const warnings: string[] = []
   let polls = 0
-  const deps: WaitDeps = {
+  const deps: OneRunDeps = {
     client: {
       getRun: async (runId) => {
         const reading = readings[Math.min(polls, readings.length - 1)]
@@ -37,13 +43,10 @@ function harness(readings: Reading[], controller = new AbortController()) {
 const serverError = () =>
   new InternalServerError({ method: 'GET', path: '/agent/runs/r1' }, 503, {}, undefined, 'down')
 
-describe('waitForRun', () => {
+describe('the scheduler, awaiting one run', () => {
   it('polls until a terminal state and logs each change once, with the time waited', async () => {
     const h = harness(['QUEUED', 'INPROGRESS', 'INPROGRESS', 'INPROGRESS', 'SUCCEEDED'])
-    const outcome = await waitForRun(
-      { runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 5_000 },
-      h.deps,
-    )
+    const outcome = await waitForRun({ timeoutMs: 60_000, pollIntervalMs: 5_000 }, h.deps)
 
     expect(outcome.kind).toBe('terminal')
     expect(outcome.run?.state).toBe('SUCCEEDED')
@@ -58,7 +61,7 @@ describe('waitForRun', () => {
   it('does not log the state it was given as already seen', async () => {
     const h = harness(['QUEUED', 'SUCCEEDED'])
     const lastSeen: RunItem = { run_id: 'r1', state: 'QUEUED' }
-    await waitForRun({ runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 1_000, lastSeen }, h.deps)
+    await waitForRun({ timeoutMs: 60_000, pollIntervalMs: 1_000, lastSeen }, h.deps)
 
     expect(h.info).toEqual(['Run r1 is SUCCEEDED (after 2s).'])
   })
@@ -66,10 +69,7 @@ describe('waitForRun', () => {
   it('returns at once for a run already terminal', async () => {
     const h = harness([])
     const lastSeen: RunItem = { run_id: 'r1', state: 'FAILED' }
-    const outcome = await waitForRun(
-      { runId: 'r1', timeoutMs: 1_000, pollIntervalMs: 100, lastSeen },
-      h.deps,
-    )
+    const outcome = await waitForRun({ timeoutMs: 1_000, pollIntervalMs: 100, lastSeen }, h.deps)
 
     expect(outcome.kind).toBe('terminal')
     expect(h.polls()).toBe(0)
@@ -77,10 +77,7 @@ describe('waitForRun', () => {
 
   it('waits through states it does not know', async () => {
     const h = harness(['WARMING_UP', 'WARMING_UP', 'SUCCEEDED'])
-    const outcome = await waitForRun(
-      { runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 1_000 },
-      h.deps,
-    )
+    const outcome = await waitForRun({ timeoutMs: 60_000, pollIntervalMs: 1_000 }, h.deps)
 
     expect(outcome.kind).toBe('terminal')
     expect(h.info[0]).toContain('WARMING_UP')
@@ -89,7 +86,7 @@ describe('waitForRun', () => {
 
   it('warns loudly, once, that a BLOCKED run waits for a person', async () => {
     const h = harness(['BLOCKED', 'BLOCKED', 'BLOCKED', 'INPROGRESS', 'SUCCEEDED'])
-    await waitForRun({ runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 1_000 }, h.deps)
+    await waitForRun({ timeoutMs: 60_000, pollIntervalMs: 1_000 }, h.deps)
 
     expect(h.warnings).toHaveLength(1)
     expect(h.warnings[0]).toMatch(/BLOCKED.*waits for a person/)
@@ -97,10 +94,7 @@ describe('waitForRun', () => {
 
   it('times out without sleeping past the deadline', async () => {
     const h = harness(['INPROGRESS'])
-    const outcome = await waitForRun(
-      { runId: 'r1', timeoutMs: 12_000, pollIntervalMs: 5_000 },
-      h.deps,
-    )
+    const outcome = await waitForRun({ timeoutMs: 12_000, pollIntervalMs: 5_000 }, h.deps)
 
     expect(outcome.kind).toBe('timed-out')
     expect(outcome.run?.state).toBe('INPROGRESS')
@@ -108,41 +102,36 @@ describe('waitForRun', () => {
   })
 
   it('rides out failed polls below the budget, warning for each', async () => {
-    const h = harness([serverError(), serverError(), 'INPROGRESS', serverError(), 'SUCCEEDED'])
-    const outcome = await waitForRun(
-      { runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 1_000, failureBudget: 3 },
-      h.deps,
-    )
+    const failures = [serverError(), serverError(), serverError(), serverError()]
+    const h = harness([...failures, 'INPROGRESS', serverError(), 'SUCCEEDED'])
+    const outcome = await waitForRun({ timeoutMs: 60_000, pollIntervalMs: 1_000 }, h.deps)
 
     expect(outcome.kind).toBe('terminal')
-    expect(h.warnings).toHaveLength(3)
-    expect(h.warnings[1]).toContain('Poll 2 of 3')
+    expect(h.warnings).toHaveLength(5)
+    expect(h.warnings[3]).toContain('Poll 4 of 5')
   })
 
   it('gives up with a clear error after the budget of failed polls in a row', async () => {
     const h = harness([serverError()])
-    const wait = waitForRun(
-      { runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 1_000, failureBudget: 3 },
-      h.deps,
-    )
+    const wait = waitForRun({ timeoutMs: 60_000, pollIntervalMs: 1_000 }, h.deps)
 
     await expect(wait).rejects.toBeInstanceOf(LostContactError)
-    await expect(wait).rejects.toThrow(/3 polls in a row failed.*503/)
-    expect(h.polls()).toBe(3)
+    await expect(wait).rejects.toThrow(/5 polls in a row failed.*503/)
+    expect(h.polls()).toBe(5)
   })
 
   it('stops at once on an error that retrying cannot fix', async () => {
-    const notFound = new NotFoundError(
+    const denied = new PermissionDeniedError(
       { method: 'GET', path: '/agent/runs/r1' },
-      404,
+      403,
       {},
       undefined,
       '',
     )
-    const h = harness([notFound])
-    await expect(
-      waitForRun({ runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 1_000 }, h.deps),
-    ).rejects.toBe(notFound)
+    const h = harness([denied])
+    await expect(waitForRun({ timeoutMs: 60_000, pollIntervalMs: 1_000 }, h.deps)).rejects.toBe(
+      denied,
+    )
     expect(h.polls()).toBe(1)
   })
 
@@ -156,35 +145,31 @@ describe('waitForRun', () => {
       if (polls === 3) controller.abort()
       return getRun(runId, options)
     }
-    const outcome = await waitForRun(
-      { runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 1_000 },
-      h.deps,
-    )
+    const outcome = await waitForRun({ timeoutMs: 60_000, pollIntervalMs: 1_000 }, h.deps)
 
     expect(outcome.kind).toBe('interrupted')
     expect(polls).toBe(3)
   })
 
   it('keeps waiting while the terminal state is stale (from before a follow-up)', async () => {
-    const h = harness(['SUCCEEDED', 'SUCCEEDED', 'INPROGRESS', 'SUCCEEDED'])
+    // The first reading is the adoption's, before the follow-up: SUCCEEDED is its old state.
+    const h = harness(['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED', 'INPROGRESS', 'SUCCEEDED'])
     const outcome = await waitForRun(
-      {
-        runId: 'r1',
-        timeoutMs: 60_000,
-        pollIntervalMs: 1_000,
-        // The harness stamps updated_at with the poll number: polls 1 and 2 are "old".
-        isStale: (run) => Number(run.updated_at) <= 2,
-      },
+      { timeoutMs: 60_000, pollIntervalMs: 1_000, followUp: true },
       h.deps,
     )
 
     expect(outcome.kind).toBe('terminal')
-    expect(h.polls()).toBe(4)
-    expect(h.info).toEqual(['Run r1 is INPROGRESS (after 3s).', 'Run r1 is SUCCEEDED (after 4s).'])
+    expect(h.polls()).toBe(5)
+    expect(h.info).toEqual([
+      'Run r1 is SUCCEEDED.',
+      'Run r1 is INPROGRESS (after 3s).',
+      'Run r1 is SUCCEEDED (after 4s).',
+    ])
   })
 })
 
-describe('waitForRun: answers not to believe, and the deadline (issue 8)', () => {
+describe('the scheduler, awaiting one run: answers not to believe, and the deadline (issue 8)', () => {
   const notFound = () =>
     new NotFoundError({ method: 'GET', path: '/agent/runs/r1' }, 404, {}, undefined, 'no run')
   const refused = (seconds: number) =>
@@ -198,10 +183,7 @@ describe('waitForRun: answers not to believe, and the deadline (issue 8)', () =>
 
   it("polls through a new run's 404s within the grace, as read-after-write lag", async () => {
     const h = harness([notFound(), notFound(), notFound(), 'SUCCEEDED'])
-    const outcome = await waitForRun(
-      { runId: 'r1', timeoutMs: 60_000, pollIntervalMs: 1_000, notFoundGraceMs: 30_000 },
-      h.deps,
-    )
+    const outcome = await waitForRun({ timeoutMs: 60_000, pollIntervalMs: 1_000 }, h.deps)
     expect(outcome.kind).toBe('terminal')
     expect(h.info.filter((line) => line.includes('not visible yet'))).toHaveLength(1)
     expect(h.warnings).toEqual([])
@@ -210,10 +192,7 @@ describe('waitForRun: answers not to believe, and the deadline (issue 8)', () =>
   it('gives up on a 404 once the grace has passed', async () => {
     const h = harness([notFound()])
     await expect(
-      waitForRun(
-        { runId: 'r1', timeoutMs: 600_000, pollIntervalMs: 5_000, notFoundGraceMs: 30_000 },
-        h.deps,
-      ),
+      waitForRun({ timeoutMs: 600_000, pollIntervalMs: 5_000 }, h.deps),
     ).rejects.toBeInstanceOf(NotFoundError)
     expect(h.polls()).toBeGreaterThan(3)
     expect(h.sleeps.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(30_000)
@@ -221,10 +200,7 @@ describe('waitForRun: answers not to believe, and the deadline (issue 8)', () =>
 
   it('waits as a refusal asks, without counting it as lost contact, up to the timeout', async () => {
     const h = harness([refused(20)])
-    const outcome = await waitForRun(
-      { runId: 'r1', timeoutMs: 50_000, pollIntervalMs: 1_000 },
-      h.deps,
-    )
+    const outcome = await waitForRun({ timeoutMs: 50_000, pollIntervalMs: 1_000 }, h.deps)
     expect(outcome.kind).toBe('timed-out')
     expect(h.sleeps).toEqual([1_000, 20_000, 20_000, 9_000])
   })
@@ -237,16 +213,13 @@ describe('waitForRun: answers not to believe, and the deadline (issue 8)', () =>
       deadlines.push(options?.deadline)
       return getRun(runId, options)
     }
-    await waitForRun({ runId: 'r1', timeoutMs: 7_000, pollIntervalMs: 1_000 }, h.deps)
+    await waitForRun({ timeoutMs: 7_000, pollIntervalMs: 1_000 }, h.deps)
     expect(deadlines).toEqual([7_000])
   })
 
   it('a poll that fails at the deadline is the timeout, not a failure', async () => {
     const h = harness([serverError()])
-    const outcome = await waitForRun(
-      { runId: 'r1', timeoutMs: 1_000, pollIntervalMs: 1_000 },
-      h.deps,
-    )
+    const outcome = await waitForRun({ timeoutMs: 1_000, pollIntervalMs: 1_000 }, h.deps)
     expect(outcome.kind).toBe('timed-out')
     expect(h.warnings).toEqual([])
   })

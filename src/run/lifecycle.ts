@@ -1,0 +1,446 @@
+import type { AgentRunsClient } from '../api/client.ts'
+import type { RequestOptions, Sleep } from '../api/transport.ts'
+import { NotFoundError } from '../api/errors.ts'
+import { mayHaveActed } from '../api/retry.ts'
+import type { CreateRunRequest, RunItem, RunState } from '../api/types.ts'
+import type { Log } from '../log.ts'
+import { logCancel, type CancelReport } from '../model/cancel.ts'
+import { isTerminal, meaningOf } from '../model/states.ts'
+import type { RunRecord, StepTarget } from '../model/step.ts'
+import { formatDuration } from '../text/format.ts'
+import { safeForLog } from '../text/log.ts'
+import { errorMessage } from '../text/plain.ts'
+import {
+  MIN_REQUEST_MS,
+  NEW_PASS_GRACE_MS,
+  NEW_RUN_NOT_FOUND_GRACE_MS,
+  SUPERSEDED_LOOKUP_TIMEOUT_MS,
+} from '../timing.ts'
+import { cancelDeadline, cancelOwnRun, cancelPreviousRuns, type CancelWhy } from './cancel.ts'
+import { createRunOnce, findSupersededRun, RunMayExistError, type RunTag } from './create.ts'
+import { watchForNewPass } from './followup.ts'
+import type { RunTracker } from './tracker.ts'
+import type { WatchVerdict } from './watch.ts'
+
+/** Looks at each reading of a run still on its way (see RunWatcher), and may end its wait. */
+export interface ReadingWatch {
+  /** `deadline` (on the `now` clock) bounds every read it makes, as it bounds the polls. */
+  afterPoll(
+    run: RunItem,
+    stateChanged: boolean,
+    signal: AbortSignal,
+    deadline: number,
+  ): Promise<WatchVerdict>
+  msUntilHeartbeat(): number
+}
+
+/** How a lifecycle's wait ended, once it has. */
+export type LifecycleEnd =
+  /** The run reached a terminal state (a reading not from before a follow-up). */
+  | { kind: 'terminal' }
+  /** `wait: false`: the run goes on without the step. */
+  | { kind: 'started' }
+  /** BLOCKED with on_blocked fail or pass: the watcher handed the run to a person. */
+  | { kind: 'handed-off'; verdict: Extract<WatchVerdict, { kind: 'blocked' }> }
+  /** Past its own max_credits, as the watcher saw it: the run was cancelled. */
+  | {
+      kind: 'over-budget'
+      verdict: Extract<WatchVerdict, { kind: 'over-budget' }>
+      cancel: CancelReport
+    }
+  /** The scheduler stopped it (timeout, cap, pass_when, signal, error). */
+  | { kind: 'cancelled'; why: CancelWhy; stateBefore: RunState | undefined; cancel: CancelReport }
+  /** Its create failed, or the step was cancelled before anything was sent. */
+  | { kind: 'not-started' }
+
+export interface LifecycleSpec {
+  target: StepTarget
+  /** The record the lifecycle keeps; a task's own, for the set's table. */
+  record: RunRecord
+  tag: RunTag
+  /** How its lines name it ("Task 3 (Package c)"); undefined for a step's only run. */
+  name?: string
+  /** `wait: false`: started, then handed off. */
+  wait: boolean
+  /** `cancel_previous`: the active runs of the same name are cancelled before the create. */
+  cancelPrevious?: boolean
+  /** A re-run job's step says which run of the earlier attempt it replaces (one quick lookup). */
+  noteSuperseded?: boolean
+  /** A create's failure ends the step (one run), or only this run (a task of a set). */
+  startFailure: 'throw' | 'record'
+  /** After a follow-up, how long readings in the run's old state count as from before it. */
+  newPassGraceMs?: number
+}
+
+export interface LifecycleDeps {
+  client: Pick<
+    AgentRunsClient,
+    'createRun' | 'listRuns' | 'iterateRuns' | 'getRun' | 'sendFollowup' | 'cancelRun'
+  >
+  /** Persists the run the moment it is known, for the post step. */
+  tracker: RunTracker
+  now: () => number
+  sleep: Sleep
+  /** Aborts when the workflow cancels the step. */
+  signal: AbortSignal
+  log: Log
+  /** Told of the run when it is first known and at every change of state or session link. */
+  onRunSeen?: (run: RunItem) => void
+  watch?: ReadingWatch
+}
+
+/**
+ * One run's life in the step: its start (a create, an adoption, a follow-up), what each
+ * reading means for it (a new state, a stale one from before a follow-up, a watcher's
+ * verdict, read-after-write lag), and its stop (a cancel). When to read and when to stop
+ * is the scheduler's (scheduler.ts), for one run as for a set.
+ */
+export class RunLifecycle {
+  readonly #spec: LifecycleSpec
+  readonly #deps: LifecycleDeps
+  #end: LifecycleEnd | undefined
+  #starting = false
+  #lagNoted = false
+  #isStale: ((run: RunItem) => boolean) | undefined
+
+  constructor(spec: LifecycleSpec, deps: LifecycleDeps) {
+    this.#spec = spec
+    this.#deps = deps
+  }
+
+  get record(): RunRecord {
+    return this.#spec.record
+  }
+
+  get tracker(): RunTracker {
+    return this.#deps.tracker
+  }
+
+  get end(): LifecycleEnd | undefined {
+    return this.#end
+  }
+
+  /** Not started yet: no request has gone out for it. */
+  get due(): boolean {
+    return !this.#starting && this.#end === undefined && this.record.startedAt === undefined
+  }
+
+  /** A create or a follow-up is out: its run may exist before its answer. */
+  get starting(): boolean {
+    return this.#starting
+  }
+
+  /** Started, with a run to read, and not ended. */
+  get inFlight(): boolean {
+    return !this.#starting && this.#end === undefined && this.record.runId !== undefined
+  }
+
+  get watch(): ReadingWatch | undefined {
+    return this.#deps.watch
+  }
+
+  /** The lines' subject: "Run r1" alone, "Task 3 (x): run r1" in a set. */
+  subject(runId = this.record.runId ?? ''): string {
+    const run = `run ${safeForLog(runId)}`
+    return this.#spec.name ? `${this.#spec.name}: ${run}` : `R${run.slice(1)}`
+  }
+
+  /**
+   * Starts the run: creates it (after `cancel_previous`), or adopts it and sends its follow-up.
+   * `deadline` bounds the requests. A failure ends the step, or only this run (`startFailure`).
+   */
+  async start(deadline: number): Promise<void> {
+    // Nothing may come between this check and the request: a signal handler runs only at an await.
+    if (this.#deps.signal.aborted) return this.#ended({ kind: 'not-started' })
+    const record = this.record
+    record.startedAt = this.#deps.now()
+    this.#starting = true
+    try {
+      const { target } = this.#spec
+      const run =
+        target.kind === 'create'
+          ? await this.#create(target.request, deadline)
+          : await this.#adopt(target.runId, target.followup, deadline)
+      if (!run) return this.#ended({ kind: 'not-started' })
+      record.run = run
+      this.#deps.onRunSeen?.(run)
+    } catch (error) {
+      record.createError = errorMessage(error)
+      record.endedAt = this.#deps.now()
+      this.#ended({ kind: 'not-started' })
+      if (this.#spec.startFailure === 'throw') throw error
+      this.#deps.log.warning(`${this.#spec.name ?? 'The run'}: ${safeForLog(record.createError)}`)
+      // A run that may exist stays unsettled: the post step looks for it by its tag.
+      record.runMayExist = error instanceof RunMayExistError
+      if (!record.runMayExist) record.settled = true
+      return
+    } finally {
+      this.#starting = false
+    }
+    if (this.#deps.signal.aborted) return
+    if (!this.#spec.wait) {
+      this.#settle()
+      this.#deps.log.info(
+        `Not waiting (wait: false); ${this.subject().replace(/^R/, 'r')} goes on without this step.`,
+      )
+      return this.#ended({ kind: 'started' })
+    }
+    const run = this.record.run
+    if (run && isTerminal(run.state) && !this.#isStale?.(run)) this.#reachedTerminal()
+  }
+
+  /**
+   * One reading of the run: a reading from before a follow-up is ignored; a new state is logged
+   * and shown; the watcher looks at a run on its way and may end the wait; a terminal state ends it.
+   */
+  async seen(run: RunItem, deadline: number): Promise<void> {
+    if (!this.inFlight || this.#isStale?.(run)) return
+    const record = this.record
+    const before = record.run
+    record.run = run
+    const stateChanged = run.state !== before?.state
+    if (stateChanged) {
+      this.#logStateChange(run)
+      this.#deps.onRunSeen?.(run)
+    } else if (run.session_link !== before?.session_link) {
+      // A session link that comes after the state changed is worth showing at once.
+      this.#deps.onRunSeen?.(run)
+    }
+    if (isTerminal(run.state)) return this.#reachedTerminal()
+    const verdict = await this.#deps.watch?.afterPoll(
+      run,
+      stateChanged,
+      this.#deps.signal,
+      deadline,
+    )
+    if (!verdict || verdict.kind === 'continue') return
+    if (verdict.kind === 'blocked') {
+      // Handed off on purpose: the post step must not cancel a run a person is to answer.
+      this.#settle()
+      return this.#ended({ kind: 'handed-off', verdict })
+    }
+    this.record.stoppedBy = 'over-budget'
+    this.#deps.log.warning(`${verdict.message} Cancelling run ${run.run_id}.`)
+    const why = { kind: 'over-budget' } as const
+    const cancel = await this.#cancel(why, cancelDeadline(why, this.#deps.now()))
+    this.#ended({ kind: 'over-budget', verdict, cancel })
+  }
+
+  /** A read of this run alone failed: a new run's 404 is the service catching up with its create. */
+  readFailed(error: unknown): void {
+    const age = this.#deps.now() - (this.record.startedAt ?? this.#deps.now())
+    const graceMs = this.#spec.target.kind === 'create' ? NEW_RUN_NOT_FOUND_GRACE_MS : 0
+    if (!(error instanceof NotFoundError) || age >= graceMs) throw error
+    if (this.#lagNoted) return
+    this.#lagNoted = true
+    this.#deps.log.info(
+      `${this.subject()} is not visible yet (404 right after its create); polling on for up to ${formatDuration(graceMs)}.`,
+    )
+  }
+
+  /**
+   * Cancels the run for `why` within `deadline`; the report is the record's. Nothing more is
+   * owed on it unless the cancel failed, the run is BLOCKED, or it may restart yet.
+   */
+  async stop(why: CancelWhy, deadline: number): Promise<void> {
+    this.record.stoppedBy = why.kind
+    if (!this.inFlight) return
+    const stateBefore = this.record.run?.state
+    const cancel = await this.#cancel(why, deadline)
+    this.#ended({ kind: 'cancelled', why, stateBefore, cancel })
+  }
+
+  async #cancel(why: CancelWhy, deadline: number): Promise<CancelReport> {
+    const record = this.record
+    const runId = record.runId ?? ''
+    const { client, now, sleep, log } = this.#deps
+    const report = await cancelOwnRun(
+      this.tracker,
+      runId,
+      why,
+      { client, now, sleep, log },
+      deadline,
+    )
+    record.cancel = report
+    if (!this.tracker.needsCancel) this.#settle()
+    // One run's outcome says how a signal's cancel went, and a timeout's BLOCKED refusal is its
+    // error line: said there, once. A set's runs are each named in the log.
+    const saidElsewhere =
+      !this.#spec.name &&
+      ((why.kind === 'signal' && report.kind !== 'blocked') ||
+        (why.kind === 'timeout' && report.kind === 'blocked'))
+    if (!saidElsewhere) logCancel(log, runId, report)
+    return report
+  }
+
+  /** Ended for a reason of the step's own (its `pass_when`, a signal): never started, never will be. */
+  skip(why: CancelWhy): void {
+    if (!this.due) return
+    this.record.stoppedBy ??= why.kind
+    this.#ended({ kind: 'not-started' })
+  }
+
+  #reachedTerminal(): void {
+    this.#settle()
+    this.#ended({ kind: 'terminal' })
+  }
+
+  #ended(end: LifecycleEnd): void {
+    this.#end ??= end
+    this.record.endedAt ??= this.#deps.now()
+  }
+
+  #settle(): void {
+    this.tracker.settle()
+    this.record.settled = true
+  }
+
+  async #create(request: CreateRunRequest, deadline: number): Promise<RunItem | undefined> {
+    const { client, log, tag } = { ...this.#deps, tag: this.#spec.tag }
+    const name = request.config?.name
+    if (this.#spec.cancelPrevious && name) {
+      await cancelPreviousRuns(client, name, log, { deadline })
+    }
+    // Nothing may come between this check and the request: a signal handler runs only at an await.
+    if (this.#deps.signal.aborted) return undefined
+    this.tracker.creating(tag.invocation)
+    this.record.invocation = tag.invocation
+    let created
+    try {
+      // Not given the abort signal: a create cut off mid-flight could leave a run nobody knows about.
+      created = await createRunOnce(request, tag, { ...this.#deps, deadline })
+    } catch (error) {
+      if (!(error instanceof RunMayExistError)) this.tracker.noRunMade()
+      throw error
+    }
+    this.tracker.track(created.run_id)
+    this.record.runId = created.run_id
+    log.info(
+      `${this.#spec.name ? `${this.#spec.name}: created` : 'Created'} run ${safeForLog(created.run_id)}; it is ${safeForLog(created.state, 200)}.`,
+    )
+    if (this.#spec.noteSuperseded) await this.#noteSupersededRun()
+    return { ...created, title: request.title, prompt: request.prompt }
+  }
+
+  /** Adopts an existing run, and sends it the follow-up if there is one. */
+  async #adopt(
+    runId: string,
+    followup: string | undefined,
+    deadline: number,
+  ): Promise<RunItem | undefined> {
+    const { client, log, now } = this.#deps
+    // The step's timeout bounds these too, though each gets a fair try however close it is.
+    const bounded = () => ({ deadline: Math.max(deadline, now() + MIN_REQUEST_MS) })
+    const run = await getExistingRun(client, runId, bounded())
+    log.info(`Run ${safeForLog(runId)} is ${safeForLog(run.state, 200)}.`)
+    if (followup === undefined) {
+      this.tracker.track(runId)
+      this.record.runId = runId
+      return run
+    }
+    if (this.#deps.signal.aborted) return undefined
+    this.tracker.followingUp(runId)
+    try {
+      await client.sendFollowup(runId, followup, bounded())
+      log.info(`Sent the follow-up to run ${safeForLog(runId)}.`)
+    } catch (error) {
+      const reason = errorMessage(error)
+      if (!mayHaveActed(error)) {
+        this.tracker.followupRefused()
+        throw new Error(
+          `The follow-up (the followup input) to run ${safeForLog(runId)} was refused: ${safeForLog(reason)} The run is left as it is.`,
+          { cause: error },
+        )
+      }
+      log.warning(
+        `The answer to the follow-up to run ${safeForLog(runId)} was lost (${safeForLog(reason)}). It may have reached the run and restarted it, so the step awaits the run.`,
+      )
+    }
+    this.tracker.track(runId)
+    this.record.runId = runId
+    // Until the service shows the follow-up's effect, the run's old state is stale.
+    this.#isStale = watchForNewPass({
+      before: run,
+      now,
+      graceMs: this.#spec.newPassGraceMs ?? NEW_PASS_GRACE_MS,
+      onSettled: (how) => {
+        this.tracker.newPassSeen()
+        if (how === 'grace-over') {
+          log.warning(
+            `Run ${safeForLog(runId)} was never seen leaving ${safeForLog(run.state, 200)} after the follow-up; taking ${safeForLog(run.state, 200)} as its outcome.`,
+          )
+        }
+      },
+    })
+    return run
+  }
+
+  /** A re-run job says which run of the earlier attempt this one replaces. */
+  async #noteSupersededRun(): Promise<void> {
+    const { client, now, signal, log } = this.#deps
+    // One quick request, no retries, no Retry-After: it must not eat the wait.
+    const deadline = now() + SUPERSEDED_LOOKUP_TIMEOUT_MS
+    const quick: Pick<AgentRunsClient, 'listRuns'> = {
+      listRuns: (query) =>
+        client.listRuns(query, {
+          timeoutMs: SUPERSEDED_LOOKUP_TIMEOUT_MS,
+          maxRetries: 0,
+          deadline,
+          signal,
+        }),
+    }
+    try {
+      const earlier = await findSupersededRun(this.#spec.tag, { client: quick })
+      if (earlier) {
+        log.info(
+          `This attempt supersedes run ${safeForLog(earlier.run_id)} of the previous attempt (${safeForLog(earlier.state, 200)}).`,
+        )
+      }
+    } catch (error) {
+      log.debug(`Could not look up the previous attempt's run: ${safeForLog(String(error))}`)
+    }
+  }
+
+  /** A watcher explains BLOCKED itself (what it waits for, how to answer, what next). */
+  #logStateChange(run: RunItem): void {
+    const { log, now } = this.#deps
+    const when = `after ${formatDuration(now() - (this.record.startedAt ?? now()))}`
+    const subject = this.subject(run.run_id)
+    const state = safeForLog(run.state, 200)
+    switch (meaningOf(run.state)) {
+      case 'blocked':
+        if (this.#deps.watch)
+          return log.info(`${subject} is BLOCKED (${when}): it waits for a person.`)
+        return log.warning(
+          `${subject} is BLOCKED (${when}): it waits for a person to answer or approve in the session` +
+            `${run.session_link ? ` (${safeForLog(run.session_link, 500)})` : ''}. Nothing will happen until someone does; this step waits until its timeout.`,
+        )
+      case 'unknown':
+        return log.info(
+          `${subject} is ${state} (${when}), a state this action does not know; waiting on.`,
+        )
+      case 'active':
+      case 'succeeded':
+      case 'failed':
+        return log.info(`${subject} is ${state} (${when}).`)
+    }
+  }
+}
+
+async function getExistingRun(
+  client: LifecycleDeps['client'],
+  runId: string,
+  options: RequestOptions,
+): Promise<RunItem> {
+  try {
+    return await client.getRun(runId, options)
+  } catch (error) {
+    if (error instanceof NotFoundError) {
+      throw new Error(
+        `The run named by the run_id input (${safeForLog(runId)}) does not exist: ${error.message}`,
+        { cause: error },
+      )
+    }
+    throw error
+  }
+}

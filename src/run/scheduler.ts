@@ -1,0 +1,382 @@
+import type { AgentRunsClient } from '../api/client.ts'
+import type { Sleep } from '../api/transport.ts'
+import { ApiStatusError } from '../api/errors.ts'
+import { isRefusal, isRetryable, retryAfterMs } from '../api/retry.ts'
+import type { RunItem } from '../api/types.ts'
+import type { PassWhen } from '../inputs.ts'
+import type { Log } from '../log.ts'
+import { costOf } from '../agent/cost.ts'
+import { describePassWhen, passWhenStanding } from '../model/set.ts'
+import { isTerminal, meaningOf } from '../model/states.ts'
+import { formatCredits, formatDuration } from '../text/format.ts'
+import { safeForLog } from '../text/log.ts'
+import { errorMessage } from '../text/plain.ts'
+import {
+  POLL_FAILURE_BUDGET,
+  REREAD_AFTER_CANCEL_MS,
+  SET_LIST_PAGE,
+  SET_UNLISTED_RECHECK_MS,
+  SIGNAL_CANCEL,
+} from '../timing.ts'
+import { cancelDeadline, type CancelWhy } from './cancel.ts'
+import type { RunLifecycle } from './lifecycle.ts'
+import { nextPollDelayMs } from './schedule.ts'
+
+export class LostContactError extends Error {
+  override name = 'LostContactError'
+}
+
+export interface ScheduleSettings {
+  maxParallel: number
+  passWhen: PassWhen
+  timeoutMs: number
+  pollIntervalMs: number
+  /** The cap on the credits of every run together; undefined for none. */
+  maxCredits: number | undefined
+}
+
+export interface SchedulerDeps {
+  client: Pick<AgentRunsClient, 'listRuns' | 'getRun'>
+  now: () => number
+  sleep: Sleep
+  /** Aborts when the workflow cancels the step; the signal's cancel is `cancelInFlight`'s. */
+  signal: AbortSignal
+  log: Log
+  /**
+   * The metadata every run of a set carries (`gh_set`): one list request, filtered by it, reads
+   * all of them at each poll. Without it (one run), each run is read on its own.
+   */
+  listMetadata?: Readonly<Record<string, string>>
+  /** Told where the runs stand once per poll, after the starts (the comment and status show it). */
+  onProgress?: () => void
+  /** Told of every change a post step must know (a start, an end): the saved list of runs. */
+  onChange?: () => void
+  /**
+   * Says why the runs still in flight are being stopped, in the shape's own words (one run, a
+   * set), before they are cancelled.
+   */
+  announceStop?: (stop: ScheduleStop, inFlight: readonly RunLifecycle[], notStarted: number) => void
+}
+
+/** Why the scheduler stopped the runs still in flight: the timeout, the cap, or `pass_when`. */
+export interface ScheduleStop {
+  why: CancelWhy
+  reason: string
+}
+
+/** How the schedule ended. */
+export type ScheduleEnd =
+  /** Every run ended on its own (or was handed off, or never started). */
+  | { kind: 'done'; elapsedMs: number }
+  /** The step stopped the runs still in flight (they were cancelled). */
+  | { kind: 'stopped'; stop: ScheduleStop; elapsedMs: number }
+  /** The workflow cancelled the step; the signal's cancel is `cancelInFlight`'s. */
+  | { kind: 'interrupted'; elapsedMs: number }
+
+/**
+ * The one scheduler of run lifecycles, for a step's one run as for a set of many: it starts
+ * them (at most `maxParallel` at once), reads them (one read for one run, one list request
+ * per poll for many), waits as the service asks (Retry-After) and within the poll-failure
+ * budget, and stops what is still in flight when the timeout, the credit cap or `pass_when`
+ * says so, or when the workflow cancels the step or an error ends it.
+ */
+export class RunScheduler {
+  readonly #settings: ScheduleSettings
+  readonly #deps: SchedulerDeps
+  readonly #lifecycles: readonly RunLifecycle[]
+  readonly #starts = new Map<RunLifecycle, Promise<void>>()
+  /** The step's deadline (its start plus `timeout`): every start and poll ends by it. */
+  #deadline = Infinity
+  /** When each run was last read, by the list or on its own. */
+  readonly #readAt = new Map<RunLifecycle, number>()
+  #listFallback = false
+  #stopped: ScheduleStop | undefined
+  #closed = false
+
+  constructor(
+    lifecycles: readonly RunLifecycle[],
+    settings: ScheduleSettings,
+    deps: SchedulerDeps,
+  ) {
+    this.#lifecycles = lifecycles
+    this.#settings = settings
+    this.#deps = deps
+  }
+
+  /** The service's plan cannot filter runs by metadata: each run was read on its own. */
+  get listFallback(): boolean {
+    return this.#listFallback
+  }
+
+  async run(): Promise<ScheduleEnd> {
+    const { now, log, signal } = this.#deps
+    const startedAt = now()
+    const deadline = startedAt + this.#settings.timeoutMs
+    this.#deadline = deadline
+    let failuresInARow = 0
+    let askedDelayMs = 0
+    const elapsed = () => now() - startedAt
+    while (true) {
+      if (signal.aborted) break
+      this.#judge()
+      if (this.#stopped) break
+      await this.#startDue()
+      if (signal.aborted) break
+      this.#deps.onProgress?.()
+      const inFlight = this.#inFlight()
+      if (inFlight.length === 0 && !this.#lifecycles.some((one) => one.due)) break
+      if (now() >= deadline) {
+        this.#stopped = {
+          why: { kind: 'timeout' },
+          reason: `the timeout input (${formatDuration(this.#settings.timeoutMs)}) ran out`,
+        }
+        break
+      }
+      const youngest = Math.min(...inFlight.map((one) => now() - (one.record.startedAt ?? now())))
+      const delay = Math.max(nextPollDelayMs(youngest, this.#settings.pollIntervalMs), askedDelayMs)
+      askedDelayMs = 0
+      const untilHeartbeat = Math.min(
+        ...inFlight.map((one) => one.watch?.msUntilHeartbeat() ?? Infinity),
+      )
+      try {
+        await this.#deps.sleep(Math.min(delay, deadline - now(), untilHeartbeat), signal)
+      } catch {
+        break
+      }
+      if (signal.aborted) break
+      try {
+        await this.#poll(inFlight)
+        failuresInARow = 0
+      } catch (error) {
+        if (signal.aborted) break
+        // A poll cut short by the deadline is the timeout, not a failure of the service.
+        if (now() >= deadline) continue
+        // A refusal (429, 503 with Retry-After) is a live service asking for patience, not lost
+        // contact: the next poll comes when it asked, or at the timeout, whichever is first.
+        if (isRefusal(error) && error instanceof ApiStatusError) {
+          askedDelayMs = retryAfterMs(error.headers, now()) ?? this.#settings.pollIntervalMs
+          log.info(
+            `The service refused the poll (${error.status}) and asked to wait ${formatDuration(askedDelayMs)}; polling again then, within the timeout.`,
+          )
+          continue
+        }
+        if (!isRetryable(error, 'idempotent')) throw error
+        failuresInARow += 1
+        const reason = safeForLog(errorMessage(error))
+        if (failuresInARow >= POLL_FAILURE_BUDGET) {
+          throw new LostContactError(
+            `Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`,
+            { cause: error },
+          )
+        }
+        log.warning(
+          `Poll ${failuresInARow} of ${POLL_FAILURE_BUDGET} allowed in a row failed: ${reason}. Waiting on.`,
+        )
+      }
+    }
+    this.#closed = true
+    if (signal.aborted) return { kind: 'interrupted', elapsedMs: elapsed() }
+    if (!this.#stopped) return { kind: 'done', elapsedMs: elapsed() }
+    const stop = this.#stopped
+    const notStarted = this.#lifecycles.filter((one) => one.due).length
+    this.#deps.announceStop?.(stop, this.#inFlight(), notStarted)
+    await this.cancelInFlight(stop.why, cancelDeadline(stop.why, now()))
+    return { kind: 'stopped', stop, elapsedMs: elapsed() }
+  }
+
+  /**
+   * Cancels every run still in flight, in parallel, within `deadline`; a create or follow-up
+   * still out is given a share of the time to answer first, so that its run is cancelled too.
+   * Runs not yet started never will be. Then reads the cancelled runs once more (one read for
+   * one run, one list request for many), so that each shows the state it ended in.
+   */
+  async cancelInFlight(why: CancelWhy, deadline: number): Promise<void> {
+    const { now } = this.#deps
+    this.#closed = true
+    for (const one of this.#lifecycles) one.skip(why)
+    const starting = [...this.#starts.values()]
+    if (starting.length > 0) {
+      const decideBy = now() + (deadline - now()) * SIGNAL_CANCEL.decideShare
+      await Promise.race([
+        Promise.allSettled(starting),
+        this.#deps.sleep(Math.max(0, decideBy - now())).catch(() => undefined),
+      ])
+    }
+    const inFlight = this.#inFlight()
+    await Promise.all(inFlight.map((one) => one.stop(why, deadline)))
+    this.#deps.onChange?.()
+    await this.#readEndStates(inFlight, why, deadline)
+  }
+
+  /** Best effort: a failed read leaves the state the run was cancelled from. */
+  async #readEndStates(stopped: RunLifecycle[], why: CancelWhy, deadline: number): Promise<void> {
+    const cancelled = stopped.filter(
+      (one) => one.record.cancel?.kind === 'cancelled' || one.record.cancel?.kind === 'blocked',
+    )
+    if (cancelled.length === 0) return
+    try {
+      if (!this.#listsRuns()) {
+        await Promise.all(
+          cancelled.map(async (one) => {
+            const run = await this.#deps.client.getRun(one.record.runId ?? '', {
+              timeoutMs: REREAD_AFTER_CANCEL_MS,
+              maxRetries: 0,
+            })
+            one.record.run = run
+          }),
+        )
+        return
+      }
+      // After a signal, the runner's grace is for the cancels alone.
+      if (why.kind === 'signal' || this.#deps.now() >= deadline) return
+      const { runs } = await this.#listRuns(deadline)
+      const byId = new Map(runs.map((run) => [run.run_id, run]))
+      for (const one of cancelled) {
+        const run = byId.get(one.record.runId ?? '')
+        if (run && isTerminal(run.state)) one.record.run = run
+      }
+    } catch {
+      // The outcome stands; only the state shown is the one the run was cancelled from.
+    }
+  }
+
+  /** Starts lifecycles while there is room, unless the schedule is stopping; they go out together. */
+  async #startDue(): Promise<void> {
+    const starts: Promise<void>[] = []
+    for (const one of this.#lifecycles) {
+      if (this.#closed || this.#stopped) break
+      if (this.#inFlight().length + this.#starts.size >= this.#settings.maxParallel) break
+      if (!one.due) continue
+      // A start joins #starts before it returns, so it is counted there alone.
+      const start = one.start(this.#deadline).finally(() => {
+        this.#starts.delete(one)
+        this.#deps.onChange?.()
+      })
+      this.#starts.set(one, start)
+      starts.push(start)
+    }
+    await Promise.all(starts)
+  }
+
+  /** Many runs of a set are read with one list request per poll; one run is read on its own. */
+  #listsRuns(): boolean {
+    return (
+      this.#lifecycles.length > 1 && this.#deps.listMetadata !== undefined && !this.#listFallback
+    )
+  }
+
+  /**
+   * One read per poll: for a set, one list request for every run in flight, filtered by the
+   * set's metadata and newest change first, so that the page holds every run that changed
+   * since the last poll. A run missing from a full page has not changed (it is read on its
+   * own only when it has gone unread for a while); missing from a page that is not full, it
+   * is too new for the list (which lags behind the service's writes), and is read on its own.
+   */
+  async #poll(inFlight: RunLifecycle[]): Promise<void> {
+    const deadline = this.#deadline
+    const listed = new Map<string, RunItem>()
+    let pageFull = false
+    if (this.#listsRuns()) {
+      try {
+        const { runs, page_info } = await this.#listRuns(deadline)
+        for (const run of runs) listed.set(run.run_id, run)
+        pageFull = page_info?.has_next_page === true
+      } catch (error) {
+        if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available') {
+          throw error
+        }
+        this.#listFallback = true
+        this.#deps.log.info(
+          "The service's plan cannot filter runs by metadata (feature_not_available); reading each run on its own instead, one request per run per poll.",
+        )
+      }
+    }
+    const now = this.#deps.now()
+    for (const one of inFlight) {
+      const run = listed.get(one.record.runId ?? '')
+      if (run) {
+        this.#readAt.set(one, now)
+        await one.seen(run, deadline)
+        continue
+      }
+      const readAt = this.#readAt.get(one)
+      if (pageFull && readAt !== undefined && now - readAt < SET_UNLISTED_RECHECK_MS) continue
+      await this.#readOnItsOwn(one, deadline)
+    }
+    if (inFlight.some((one) => one.end)) this.#deps.onChange?.()
+  }
+
+  async #readOnItsOwn(one: RunLifecycle, deadline: number): Promise<void> {
+    let run: RunItem
+    try {
+      run = await this.#deps.client.getRun(one.record.runId ?? '', {
+        signal: this.#deps.signal,
+        deadline,
+      })
+    } catch (error) {
+      return one.readFailed(error)
+    }
+    this.#readAt.set(one, this.#deps.now())
+    await one.seen(run, deadline)
+  }
+
+  /** One page of the set's runs, filtered by its metadata, newest change first. */
+  #listRuns(deadline: number) {
+    return this.#deps.client.listRuns(
+      {
+        metadata: { ...this.#deps.listMetadata },
+        limit: SET_LIST_PAGE,
+        sort_by: 'updated_at',
+        sort_order: 'desc',
+      },
+      { signal: this.#deps.signal, deadline },
+    )
+  }
+
+  /** Before each start and poll: the credit cap on the sum, and whether `pass_when` can still be met. */
+  #judge(): void {
+    const { maxCredits, passWhen } = this.#settings
+    const credits = this.#credits()
+    if (maxCredits !== undefined && credits !== undefined && credits > maxCredits) {
+      this.#stopped = {
+        why: { kind: 'over-budget' },
+        reason: `the runs used ${formatCredits(credits)} together, past max_credits (${formatCredits(maxCredits)})`,
+      }
+      return
+    }
+    const counts = this.counts()
+    if (passWhenStanding(passWhen, counts) === 'cannot-be-met') {
+      this.#stopped = {
+        why: { kind: 'pass-when' },
+        reason: `${counts.notSucceeded} of ${counts.tasks} runs did not succeed, so ${describePassWhen(passWhen, counts.tasks)} can no longer succeed`,
+      }
+    }
+  }
+
+  /** How many runs succeeded, and how many ended otherwise (or failed to start). */
+  counts(): { tasks: number; succeeded: number; notSucceeded: number } {
+    let succeeded = 0
+    let notSucceeded = 0
+    for (const { record } of this.#lifecycles) {
+      if (record.createError !== undefined) notSucceeded += 1
+      else if (record.run && isTerminal(record.run.state)) {
+        if (meaningOf(record.run.state) === 'succeeded') succeeded += 1
+        else notSucceeded += 1
+      }
+    }
+    return { tasks: this.#lifecycles.length, succeeded, notSucceeded }
+  }
+
+  #credits(): number | undefined {
+    let sum: number | undefined
+    for (const { record } of this.#lifecycles) {
+      const credits = costOf(record.run?.request_usage).credits
+      if (credits !== undefined) sum = (sum ?? 0) + credits
+    }
+    return sum
+  }
+
+  #inFlight(): RunLifecycle[] {
+    return this.#lifecycles.filter((one) => one.inFlight)
+  }
+}
