@@ -18,6 +18,16 @@ const UPPER_LAYERS = [
   'reconcile/*',
 ]
 
+/**
+ * The runner's library: only the Action's door (src/runner.ts) speaks to the runner; every
+ * other module writes through the StepIo port its door hands down (src/step-io.ts).
+ */
+const RUNNER_LIBRARY = {
+  name: '@actions/core',
+  message:
+    'Only src/runner.ts speaks to the runner: write the log, outputs, summary and state through the StepIo its door hands down (src/step-io.ts).',
+}
+
 /** One override per peer folder: it may not import its peers, nor the steps above it. */
 function peers(folders) {
   return folders.map((folder) => ({
@@ -26,6 +36,7 @@ function peers(folders) {
       'no-restricted-imports': [
         'error',
         {
+          paths: [RUNNER_LIBRARY],
           patterns: [
             {
               group: [
@@ -63,10 +74,16 @@ export default tseslint.config(
         'error',
         {
           selector: "CallExpression[callee.property.name='getInput']",
-          message: 'Only src/inputs.ts reads inputs.',
+          message:
+            "Only src/runner.ts reads the runner's inputs; src/inputs.ts reads them from an InputSource.",
         },
       ],
     },
+  },
+  {
+    files: ['src/**'],
+    ignores: ['src/runner.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [RUNNER_LIBRARY] }] },
   },
   {
     files: ['**/*.cjs'],
@@ -78,7 +95,7 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    files: ['src/inputs.ts'],
+    files: ['src/runner.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   // The engine reads nothing of the process (CONTRIBUTING.md, "Layers"): a door (the steps'
@@ -111,6 +128,7 @@ export default tseslint.config(
       'src/log.ts',
       'src/inputs.ts',
       'src/state.ts',
+      'src/step-io.ts',
       'src/timing.ts',
       'src/version.ts',
       'src/world.ts',
@@ -119,6 +137,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
+          paths: [RUNNER_LIBRARY],
           patterns: [
             {
               group: UPPER_LAYERS.flatMap((name) => [`./${name}`, `../${name}`]),

@@ -4,9 +4,9 @@
  * flags give, with action.yml's defaults, and answers for it with an exit code, the outputs
  * as JSON and the summary. The engine is the Action's own: only the door differs.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import {
   ApiConnectionError,
   AuthenticationError,
@@ -22,7 +22,8 @@ import {
   type CommandLine,
   type DeclaredInput,
 } from './cli/flags.ts'
-import { outputsAsJson, parseOutputFile, plainSummary } from './cli/outputs.ts'
+import { outputsAsJson, plainSummary } from './cli/outputs.ts'
+import { CommandStepIo } from './cli/step-io.ts'
 import { mergeRequestFrom, MergeRequestNote } from './gitlab/note.ts'
 import { InputError, type InputSource } from './inputs.ts'
 import { run as runMainStep } from './main.ts'
@@ -114,7 +115,6 @@ async function runStep(
       return EXIT.badInput
     }
   }
-  const files = mkdtempSync(join(tmpdir(), 'cloud-agent-run-'))
   const runner = readRunnerWorld(onGitHub ? io.env : {})
   const world = {
     ...runner,
@@ -135,20 +135,15 @@ async function runStep(
   if (io.env.GITLAB_TOKEN) secrets.add(io.env.GITLAB_TOKEN.trim())
   // Not awaited: GitLab never holds the run's start; the final note queues behind this one.
   void note?.upsert(`### ⏳ Cloud agent run: working\n\n${jobLink(io.env)}`)
-  const restore = redirectRunnerFiles(files, io, secrets)
+  const port = new CommandStepIo(io.stderr, secrets)
   const signal = watchSignals()
   let end: Awaited<ReturnType<typeof runMainStep>>
   try {
-    end = await runMainStep(world, inputs)
+    end = await runMainStep(port, inputs)
   } finally {
     signal.stop()
-    restore()
   }
-  const failed = process.exitCode === 1
-  process.exitCode = undefined
-  const outputs = parseOutputFile(readIfThere(join(files, 'output')))
-  const summary = readIfThere(join(files, 'summary'))
-  rmSync(files, { recursive: true, force: true })
+  const { outputs, summary, failed } = port
   if (command.summaryFile !== undefined)
     writeFileSync(resolve(io.cwd, command.summaryFile), summary)
   await note?.upsert(`${summary.trim()}\n\n${jobLink(io.env)}`)
@@ -229,75 +224,6 @@ function packageVersion(actionYml: URL): string {
   } catch {
     return 'unknown'
   }
-}
-
-function readIfThere(path: string): string {
-  try {
-    return readFileSync(path, 'utf8')
-  } catch {
-    return ''
-  }
-}
-
-/**
- * The engine writes its outputs, summary and state as a runner's step does, through
- * @actions/core's file commands, and its log as workflow commands on stdout. The door gives
- * it files of its own, and turns the log into plain lines on stderr, masking every secret,
- * so that stdout carries only what the command prints. Undone by the function returned.
- */
-function redirectRunnerFiles(dir: string, io: CommandIo, secrets: Set<string>): () => void {
-  const names = ['GITHUB_OUTPUT', 'GITHUB_STEP_SUMMARY', 'GITHUB_STATE'] as const
-  const saved = names.map((name) => [name, process.env[name]] as const)
-  const paths = { GITHUB_OUTPUT: 'output', GITHUB_STEP_SUMMARY: 'summary', GITHUB_STATE: 'state' }
-  for (const name of names) {
-    const path = join(dir, paths[name])
-    writeFileSync(path, '')
-    process.env[name] = path
-  }
-  const write = process.stdout.write.bind(process.stdout)
-  let pending = ''
-  process.stdout.write = ((chunk: string | Uint8Array): boolean => {
-    pending += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
-    const lines = pending.split('\n')
-    pending = lines.pop() ?? ''
-    for (const line of lines) {
-      const shown = logLine(line, secrets)
-      if (shown !== undefined) io.stderr(`${shown}\n`)
-    }
-    return true
-  }) as typeof process.stdout.write
-  return () => {
-    if (pending) io.stderr(`${logLine(pending, secrets) ?? ''}\n`)
-    process.stdout.write = write
-    for (const [name, value] of saved) process.env[name] = value ?? ''
-  }
-}
-
-/** A workflow command as a person reads it in a terminal; undefined for one that shows nothing. */
-export function logLine(line: string, secrets: Set<string>): string | undefined {
-  const command = /^::([a-z-]+)(?: [^:]*)?::(.*)$/.exec(line)
-  let text = line
-  if (command) {
-    const [, name = '', message = ''] = command
-    if (name === 'add-mask') {
-      secrets.add(unescapeCommand(message))
-      return undefined
-    }
-    if (name === 'debug' || name === 'endgroup') return undefined
-    const body = unescapeCommand(message)
-    text = name === 'group' ? body : `${name}: ${body}`
-  }
-  for (const secret of secrets) if (secret) text = text.split(secret).join('***')
-  return text
-}
-
-function unescapeCommand(text: string): string {
-  return text
-    .replace(/%0D/g, '\r')
-    .replace(/%0A/g, '\n')
-    .replace(/%3A/g, ':')
-    .replace(/%2C/g, ',')
-    .replace(/%25/g, '%')
 }
 
 /**

@@ -1,6 +1,5 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs'
 import { isAbsolute, relative, resolve, sep } from 'node:path'
-import * as core from '@actions/core'
 import { parseArtifactPatterns } from './agent/artifacts.ts'
 import { isRunId, MAX_PROMPT_BYTES } from './api/answers.ts'
 import type { AgentConfig, CreateRunRequest, McpServerConfig } from './api/types.ts'
@@ -118,13 +117,6 @@ const DEFAULT_TIMEOUT = '60m'
  * default; this one serves a workflow that passes an empty value, such as an unset variable.
  */
 const DEFAULT_BASE_URL = 'https://app.warp.dev/api/v1'
-
-/** The runner's inputs (`INPUT_*`), for a step in `world`. */
-export const runnerInputs = (world: World): InputSource => ({
-  get: (name) => core.getInput(name),
-  mask: (secret) => core.setSecret(secret),
-  world,
-})
 
 /** Reads and checks every input of the main step. Throws InputError before any request. */
 export function readSettings(source: InputSource): Settings {

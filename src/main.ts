@@ -1,4 +1,3 @@
-import * as core from '@actions/core'
 import { agentWorkSources } from './agent/sources.ts'
 import { withInstruction } from './agent/structured-output.ts'
 import type { AgentWorkSources } from './agent/work.ts'
@@ -7,7 +6,7 @@ import { abortableSleep } from './api/transport.ts'
 import { GitHubContext } from './github/context.ts'
 import { budgetScope, stepHandoff } from './github/handoff.ts'
 import { mayTalkToAgent, resolveTarget } from './github/setup.ts'
-import { readCancelOnly, readSettings, readTaskSettings, runnerInputs } from './inputs.ts'
+import { readCancelOnly, readSettings, readTaskSettings } from './inputs.ts'
 import type { InputSource, Settings } from './inputs.ts'
 import type { StepTarget } from './model/step.ts'
 import { publishError, publishOutcome, publishOverBudget } from './report/publish.ts'
@@ -22,9 +21,10 @@ import type { StepDeps } from './run/step.ts'
 import { RunTracker } from './run/tracker.ts'
 import { stepWatcher, type RunWatcher } from './run/watch.ts'
 import { openThread, RunSurfaces } from './run-surfaces.ts'
-import { onTerminationSignal, readRunnerWorld } from './runner.ts'
+import { readRunnerWorld, runnerInputs, runnerIo } from './runner.ts'
 import { serviceClient } from './service.ts'
-import { runnerState } from './state.ts'
+import { savedState } from './state.ts'
+import type { StepIo } from './step-io.ts'
 import { runTaskSet } from './tasks.ts'
 import { PAST_TIMEOUT_MS } from './timing.ts'
 import type { World } from './world.ts'
@@ -39,24 +39,24 @@ export interface MainStepEnd {
 
 /**
  * The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish.
- * The runner's world is read here, once, and handed down; another door hands its own world
- * and inputs.
+ * The runner's world (in its inputs) is read here, once, and handed down with its port;
+ * another door hands its own port and inputs.
  */
 export async function run(
-  world: World = readRunnerWorld(),
-  inputs: InputSource = runnerInputs(world),
+  io: StepIo = runnerIo(),
+  inputs: InputSource = runnerInputs(readRunnerWorld(), io),
 ): Promise<MainStepEnd> {
-  const tracker = new RunTracker(runnerState, (runId) => core.setOutput('run_id', runId))
+  const tracker = new RunTracker(savedState(io), (runId) => io.setOutput('run_id', runId))
   const interruption = new Interruption(tracker, {
-    log: core,
-    onSignal: onTerminationSignal,
-    exit: (code) => process.exit(code),
+    log: io,
+    onSignal: (handler) => io.onTerminationSignal(handler),
+    exit: (code) => io.exit(code),
   })
   try {
-    await mainStep(world, inputs, tracker, interruption)
+    await mainStep(inputs, io, tracker, interruption)
     return { hadRun: tracker.runId !== undefined }
   } catch (error) {
-    await publishError(error, { runId: tracker.runId })
+    await publishError(io, error, { runId: tracker.runId })
     return { error, hadRun: tracker.runId !== undefined }
   } finally {
     interruption.stopListening()
@@ -65,34 +65,35 @@ export async function run(
 
 /** Prepare, execute, finish: the outline of one main step. */
 async function mainStep(
-  world: World,
   inputs: InputSource,
+  io: StepIo,
   tracker: RunTracker,
   interruption: Interruption,
 ): Promise<void> {
   const cleanup = readCancelOnly(inputs)
-  if (cleanup) return await cancelOnly(serviceClient(cleanup), cleanup.name, core)
+  if (cleanup) return await cancelOnly(serviceClient(cleanup, io), cleanup.name, io)
   const taskSet = await readTaskSettings(inputs)
-  if (taskSet) return await runTaskSet(taskSet, world)
+  if (taskSet) return await runTaskSet(taskSet, inputs.world, io)
   const settings = readSettings(inputs)
   // A schema that is not one is an input error too: compiled before any request.
   const output = await prepareOutput(settings.output)
-  const client = serviceClient(settings)
-  const github = new GitHubContext(settings.github.token, world)
-  if (await stopsAtBudget(settings, github, client)) return
+  const client = serviceClient(settings, io)
+  const github = new GitHubContext(settings.github.token, inputs.world)
+  const start = { settings, world: inputs.world, io, github, client, tracker, output }
+  if (await stopsAtBudget(start)) return
   interruption.listen(client)
-  const step = await prepare({ settings, world, github, client, tracker, output })
+  const step = await prepare(start)
   if (!step) return
   const executed = await execute(step, interruption)
   await finish(step, executed, interruption)
 }
 
 /** The credit budgets, before anything is shown or created: past one, the step fails (over_budget). */
-async function stopsAtBudget(settings: Settings, github: GitHubContext, client: AgentRunsClient) {
+async function stopsAtBudget({ settings, github, client, io }: StepStart) {
   if (settings.target.kind === 'existing') return false
-  const deps = { now: Date.now, log: core }
+  const deps = { now: Date.now, log: io }
   const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps)
-  if (reached) await publishOverBudget(reached.message)
+  if (reached) await publishOverBudget(io, reached.message)
   return reached !== undefined
 }
 
@@ -100,6 +101,7 @@ async function stopsAtBudget(settings: Settings, github: GitHubContext, client: 
 interface StepStart {
   settings: Settings
   world: World
+  io: StepIo
   github: GitHubContext
   client: AgentRunsClient
   tracker: RunTracker
@@ -119,17 +121,17 @@ interface PreparedStep extends StepStart {
 
 /** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
 async function prepare(step: StepStart): Promise<PreparedStep | undefined> {
-  const { settings, github, output } = step
+  const { settings, github, output, io } = step
   // A refused comment starts nothing, and the step passes: the log says why.
   const continuing = settings.target.kind === 'continue'
-  if (continuing && !(await mayTalkToAgent(settings.github, github, core))) return undefined
-  const thread = await openThread(settings, github)
+  if (continuing && !(await mayTalkToAgent(settings.github, github, io))) return undefined
+  const thread = await openThread(settings, github, io)
   const asked = output ? withInstruction(settings.target, output.instruction) : settings.target
-  const target = await resolveTarget(asked, thread, core)
-  const surfaces = await RunSurfaces.open(settings, github, thread)
+  const target = await resolveTarget(asked, thread, io)
+  const surfaces = await RunSurfaces.open(settings, github, thread, io)
   const sources = agentWorkSources(step.client)
-  const onSessionLink = (link: string) => core.setOutput('session_link', link)
-  const watcher = stepWatcher(settings, step.tracker, sources, { log: core, onSessionLink })
+  const onSessionLink = (link: string) => io.setOutput('session_link', link)
+  const watcher = stepWatcher(settings, step.tracker, sources, { log: io, onSessionLink })
   const waitsEndBy = Date.now() + settings.timeoutMs + PAST_TIMEOUT_MS
   return { ...step, target, surfaces, sources, watcher, waitsEndBy }
 }
@@ -150,7 +152,7 @@ async function execute(step: PreparedStep, interruption: Interruption): Promise<
     onRunSeen: (run) => surfaces.showRunning(run),
   }
   const check = { sources: step.sources, waitsEndBy: step.waitsEndBy }
-  const run = { client, interruption, output: step.output, check, log: core }
+  const run = { client, interruption, output: step.output, check, log: step.io }
   return executeRun({ ...settings, target: step.target }, deps, run)
 }
 
@@ -168,10 +170,10 @@ async function finish(step: PreparedStep, executed: ExecutedRun, interruption: I
       outcome.kind === 'blocked' ? step.watcher.lastConversation : executed.conversation,
     signal: interruption.signal,
     endBy: step.waitsEndBy,
-    log: core,
+    log: step.io,
   })
   await surfaces.showWork(outcome, { answer: work.answer, review }, cancelling)
-  await publishOutcome(outcome, {
+  await publishOutcome(step.io, outcome, {
     ...work,
     shownAnswer: review?.summary,
     continueRun: settings.target.kind === 'continue',

@@ -1,4 +1,3 @@
-import * as core from '@actions/core'
 import type { ReviewDocument } from './agent/review-document.ts'
 import type { AgentRunsClient } from './api/client.ts'
 import type { RunItem } from './api/types.ts'
@@ -27,7 +26,8 @@ import type { PostSettings, Settings } from './inputs.ts'
 import type { CancelReport } from './model/cancel.ts'
 import { isTerminal } from './model/states.ts'
 import type { StepOutcome } from './model/step.ts'
-import { runnerState, type SavedRun } from './state.ts'
+import { savedState, type SavedRun } from './state.ts'
+import type { StepIo } from './step-io.ts'
 
 /**
  * The thread's comment, opened before the run is decided: the run's own (`comment`), or, with
@@ -36,11 +36,12 @@ import { runnerState, type SavedRun } from './state.ts'
 export async function openThread(
   settings: Settings,
   github: GitHubContext,
+  io: StepIo,
 ): Promise<ThreadComment | undefined> {
   const continuing = settings.target.kind === 'continue'
   if (!settings.github.comment && !continuing) return undefined
-  return openThreadComment(settings.github, github, core, {
-    onCommentCreated: (commentId) => runnerState.saveCommentId(commentId),
+  return openThreadComment(settings.github, github, io, {
+    onCommentCreated: (commentId) => savedState(io).saveCommentId(commentId),
     mode: continuing ? 'reply' : 'keyed',
     name: settings.target.kind === 'existing' ? undefined : settings.target.request.config?.name,
   })
@@ -61,6 +62,7 @@ export interface RunWork {
 export class RunSurfaces {
   readonly #settings: Settings
   readonly #github: GitHubContext
+  readonly #io: StepIo
   readonly #comment: ThreadComment | undefined
   readonly #status: CommitStatusReporter | undefined
   readonly #checkRun: CheckRunReporter | undefined
@@ -71,6 +73,7 @@ export class RunSurfaces {
   private constructor(
     settings: Settings,
     github: GitHubContext,
+    io: StepIo,
     parts: Pick<RunSurfaces, 'commit'> & {
       comment: ThreadComment | undefined
       status: CommitStatusReporter | undefined
@@ -79,6 +82,7 @@ export class RunSurfaces {
   ) {
     this.#settings = settings
     this.#github = github
+    this.#io = io
     this.#comment = parts.comment
     this.#status = parts.status
     this.#checkRun = parts.checkRun
@@ -90,17 +94,19 @@ export class RunSurfaces {
     settings: Settings,
     github: GitHubContext,
     thread: ThreadComment | undefined,
+    io: StepIo,
   ): Promise<RunSurfaces> {
-    const commit = await resolveWorkCommit(github, core)
-    const status = await openCommitStatus(settings.github, github, commit, core)
-    if (status && commit) runnerState.saveStatusSha(commit.sha)
+    const commit = await resolveWorkCommit(github, io)
+    const status = await openCommitStatus(settings.github, github, commit, io)
+    const state = savedState(io)
+    if (status && commit) state.saveStatusSha(commit.sha)
     const checkRun = settings.output.checkRun
-      ? await openCheckRun(settings.github, github, commit, core, runnerState)
+      ? await openCheckRun(settings.github, github, commit, io, state)
       : undefined
     // Created (and saved) before the run exists, so that a post step after a hard kill completes it.
     await checkRun?.id
     const comment = settings.github.comment ? thread : undefined
-    return new RunSurfaces(settings, github, { commit, comment, status, checkRun })
+    return new RunSurfaces(settings, github, io, { commit, comment, status, checkRun })
   }
 
   /** The run on its way; its end is shown once the step knows its outcome (timed out, …). */
@@ -121,7 +127,7 @@ export class RunSurfaces {
     }
     if (!outcome.run || !this.#comment) return
     this.#comment.show(outcome.run, { outcome: this.#commentOutcome(outcome) })
-    if (!cancelling) this.#headMoved = headMovedNote(this.#github, this.commit, core)
+    if (!cancelling) this.#headMoved = headMovedNote(this.#github, this.commit, this.#io)
   }
 
   /** The agent's answer and the notes on the comment, the review, the check run; all settled. */
@@ -147,7 +153,7 @@ export class RunSurfaces {
             this.commit,
             review,
             { runId: run.run_id, sessionLink: run.session_link },
-            core,
+            this.#io,
           )
         : undefined,
       this.#checkRun?.finish(
@@ -172,6 +178,7 @@ export async function showRunStopped(
   settings: PostSettings,
   github: GitHubContext,
   client: AgentRunsClient,
+  io: StepIo,
 ): Promise<void> {
   const stopped = STOPPED[left.report.kind]
   if (saved.commentId && settings.github.comment) {
@@ -183,7 +190,7 @@ export async function showRunStopped(
     }
     const comment =
       run &&
-      (await openThreadComment(settings.github, github, core, {
+      (await openThreadComment(settings.github, github, io, {
         commentId: saved.commentId,
         name: run.agent_config?.name,
       }))
@@ -193,7 +200,7 @@ export async function showRunStopped(
     }
   }
   if (saved.statusSha && settings.github.commitStatus) {
-    const status = await openCommitStatus(settings.github, github, { sha: saved.statusSha }, core)
+    const status = await openCommitStatus(settings.github, github, { sha: saved.statusSha }, io)
     status?.show({ state: 'error', description: stopped })
     await status?.settled()
   }
@@ -214,11 +221,12 @@ export async function finishLeftCheckRun(
   report: CancelReport | undefined,
   settings: PostSettings,
   github: GitHubContext,
+  io: StepIo,
 ): Promise<void> {
   // By its ID, or by its external_id when the create's answer was lost.
   const known = saved.checkRunId !== undefined ? { id: saved.checkRunId } : saved.checkRunLookup
   if (!known) return
-  const checkRun = await adoptCheckRun(settings.github, github, known, core)
+  const checkRun = await adoptCheckRun(settings.github, github, known, io)
   await checkRun.finish(
     saved.checkRunReport
       ? reportFromSaved(saved.checkRunReport)

@@ -1,12 +1,15 @@
+import * as core from '@actions/core'
 import { readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import type { InputSource } from './inputs.ts'
+import type { StepIo } from './step-io.ts'
 import type { EventPayload, World } from './world.ts'
 
 /**
  * The GitHub Actions runner's world, read once by each of the Action's steps
  * (main, post, reconcile), as `@actions/github`'s Context reads it, and handed
- * down: with the signals below, the one place that reads the runner's
- * variables and its event file, or listens to the process.
+ * down: with the runner's port below, the one place that reads the runner's
+ * variables and its event file, writes its file commands, or listens to the process.
  */
 export function readRunnerWorld(env: NodeJS.ProcessEnv = process.env): World {
   return {
@@ -48,5 +51,35 @@ export function onTerminationSignal(handler: (signal: NodeJS.Signals) => void): 
   for (const signal of TERMINATION_SIGNALS) process.on(signal, handler)
   return () => {
     for (const signal of TERMINATION_SIGNALS) process.off(signal, handler)
+  }
+}
+
+/** The runner's inputs (`INPUT_*`), for a step in `world`; a secret is masked through `io`. */
+export function runnerInputs(world: World, io: StepIo): InputSource {
+  return { get: (name) => core.getInput(name), mask: (secret) => io.setSecret(secret), world }
+}
+
+/**
+ * The runner's port, over @actions/core: workflow commands on stdout, file commands
+ * (GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY), STATE_* for the post step, the
+ * process's exit code and signals.
+ */
+export function runnerIo(): StepIo {
+  return {
+    debug: (message) => core.debug(message),
+    info: (message) => core.info(message),
+    warning: (message) => core.warning(message),
+    error: (message) => core.error(message),
+    notice: (message, properties) => core.notice(message, properties),
+    setOutput: (name, value) => core.setOutput(name, value),
+    setFailed: (message) => core.setFailed(message),
+    appendSummary: async (markdown) => {
+      await core.summary.addRaw(markdown, true).write()
+    },
+    saveState: (name, value) => core.saveState(name, value),
+    getState: (name) => core.getState(name),
+    setSecret: (secret) => core.setSecret(secret),
+    onTerminationSignal,
+    exit: (code) => process.exit(code),
   }
 }

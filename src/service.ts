@@ -1,5 +1,5 @@
-import * as core from '@actions/core'
 import { AgentRunsClient } from './api/client.ts'
+import type { Log } from './log.ts'
 import { USER_AGENT } from './version.ts'
 
 /**
@@ -8,6 +8,7 @@ import { USER_AGENT } from './version.ts'
  */
 export function serviceClient(
   connection: { baseUrl: string; apiKey: string },
+  log: Log,
   options: { maxRetries?: number } = {},
 ): AgentRunsClient {
   return new AgentRunsClient({
@@ -15,6 +16,6 @@ export function serviceClient(
     apiKey: connection.apiKey,
     userAgent: USER_AGENT,
     ...options,
-    onRetry: (message) => core.info(message),
+    onRetry: (message) => log.info(message),
   })
 }

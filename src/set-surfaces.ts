@@ -1,11 +1,11 @@
-import * as core from '@actions/core'
 import { GitHubContext } from './github/context.ts'
 import { SET_COMMENT_TABLE_CHARS, type SetComment } from './github/set-comment.ts'
 import { openCommitStatus, openSetComment, resolveWorkCommit } from './github/setup.ts'
 import { oneLine, type CommitStatusReporter } from './github/status.ts'
 import type { PostSettings, TaskSetSettings } from './inputs.ts'
 import { renderSetComment, setCounts, setStatusOf, type SetView } from './report/set-table.ts'
-import { runnerState, type SavedRun } from './state.ts'
+import { savedState, type SavedRun } from './state.ts'
+import type { StepIo } from './step-io.ts'
 import type { World } from './world.ts'
 
 /**
@@ -32,15 +32,17 @@ export class SetSurfaces {
     settings: TaskSetSettings,
     github: GitHubContext,
     set: string,
+    io: StepIo,
   ): Promise<SetSurfaces> {
-    const comment = await openSetComment(settings.github, github, core, {
+    const state = savedState(io)
+    const comment = await openSetComment(settings.github, github, io, {
       set,
-      onCommentChosen: (commentId) => runnerState.saveSetComment({ commentId, set }),
+      onCommentChosen: (commentId) => state.saveSetComment({ commentId, set }),
     })
-    const commit = settings.github.commitStatus ? await resolveWorkCommit(github, core) : undefined
-    const status = await openCommitStatus(settings.github, github, commit, core)
+    const commit = settings.github.commitStatus ? await resolveWorkCommit(github, io) : undefined
+    const status = await openCommitStatus(settings.github, github, commit, io)
     // The post step finishes the status when the step stops before the set ends.
-    if (status && commit) runnerState.saveStatusSha(commit.sha)
+    if (status && commit) state.saveStatusSha(commit.sha)
     return new SetSurfaces(comment, status, github.workflowRun)
   }
 
@@ -75,6 +77,7 @@ export class SetSurfaces {
     settings: PostSettings,
     world: World,
     cancels: { cancelled: number; left: number },
+    io: StepIo,
   ): Promise<void> {
     const runs = (count: number) => `${count} ${count === 1 ? 'run' : 'runs'}`
     const { cancelled, left } = cancels
@@ -84,10 +87,10 @@ export class SetSurfaces {
     if (!setComment && !statusSha) return
     const context = new GitHubContext(settings.github.token, world)
     const comment = setComment
-      ? await openSetComment(settings.github, context, core, setComment)
+      ? await openSetComment(settings.github, context, io, setComment)
       : undefined
     const status = statusSha
-      ? await openCommitStatus(settings.github, context, { sha: statusSha }, core)
+      ? await openCommitStatus(settings.github, context, { sha: statusSha }, io)
       : undefined
     status?.show({ state: 'error', description: oneLine(note) })
     await Promise.all([comment?.markStopped(note), status?.settled()])

@@ -1,7 +1,7 @@
-import * as core from '@actions/core'
+import type { StepIo } from './step-io.ts'
 
 /**
- * The one place that knows the action's saved state. `core.saveState` appends
+ * The one place that knows the action's saved state. The runner's `saveState` appends
  * to GITHUB_STATE at once, and the runner reads that file even after a hard
  * kill, so whatever is saved here reaches the post step as STATE_<name>.
  */
@@ -107,36 +107,41 @@ export interface CheckRunStateStore {
   markCheckRunDone(): void
 }
 
-export const runnerState: StateStore & SetStateStore & SetCommentStateStore & CheckRunStateStore = {
-  saveCommentId: (commentId) => core.saveState(KEYS.commentId, String(commentId)),
-  saveStatusSha: (sha) => core.saveState(KEYS.statusSha, sha),
-  saveCheckRunLookup: (lookup) =>
-    core.saveState(KEYS.checkRunLookup, lookup ? JSON.stringify(lookup) : ''),
-  saveCheckRunId: (id) => core.saveState(KEYS.checkRunId, String(id)),
-  saveCheckRunReport: (report) => core.saveState(KEYS.checkRunReport, JSON.stringify(report)),
-  markCheckRunDone: () => core.saveState(KEYS.checkRunDone, 'true'),
-  saveInvocation: (invocation) => core.saveState(KEYS.invocation, invocation),
-  saveRunId: (runId) => core.saveState(KEYS.runId, runId),
-  saveAwaitingNewPass: (awaiting) => core.saveState(KEYS.awaitingNewPass, String(awaiting)),
-  markSettled: () => core.saveState(KEYS.settled, 'true'),
-  saveSetRuns: (records) => core.saveState(KEYS.setRuns, JSON.stringify(records)),
-  saveSetComment: (record) => core.saveState(KEYS.setComment, JSON.stringify(record)),
+export type SavedState = StateStore & SetStateStore & SetCommentStateStore & CheckRunStateStore
+
+/** The step's saved state, written through its runner's port. */
+export function savedState(io: Pick<StepIo, 'saveState'>): SavedState {
+  return {
+    saveCommentId: (commentId) => io.saveState(KEYS.commentId, String(commentId)),
+    saveStatusSha: (sha) => io.saveState(KEYS.statusSha, sha),
+    saveCheckRunLookup: (lookup) =>
+      io.saveState(KEYS.checkRunLookup, lookup ? JSON.stringify(lookup) : ''),
+    saveCheckRunId: (id) => io.saveState(KEYS.checkRunId, String(id)),
+    saveCheckRunReport: (report) => io.saveState(KEYS.checkRunReport, JSON.stringify(report)),
+    markCheckRunDone: () => io.saveState(KEYS.checkRunDone, 'true'),
+    saveInvocation: (invocation) => io.saveState(KEYS.invocation, invocation),
+    saveRunId: (runId) => io.saveState(KEYS.runId, runId),
+    saveAwaitingNewPass: (awaiting) => io.saveState(KEYS.awaitingNewPass, String(awaiting)),
+    markSettled: () => io.saveState(KEYS.settled, 'true'),
+    saveSetRuns: (records) => io.saveState(KEYS.setRuns, JSON.stringify(records)),
+    saveSetComment: (record) => io.saveState(KEYS.setComment, JSON.stringify(record)),
+  }
 }
 
-export function readSavedRun(): SavedRun {
+export function readSavedRun(io: Pick<StepIo, 'getState'>): SavedRun {
   return {
-    runId: core.getState(KEYS.runId) || undefined,
-    invocation: core.getState(KEYS.invocation) || undefined,
-    commentId: Number(core.getState(KEYS.commentId)) || undefined,
-    statusSha: core.getState(KEYS.statusSha) || undefined,
-    checkRunId: Number(core.getState(KEYS.checkRunId)) || undefined,
-    checkRunLookup: readCheckRunLookup(core.getState(KEYS.checkRunLookup)),
-    checkRunReport: readCheckReport(core.getState(KEYS.checkRunReport)),
-    checkRunDone: core.getState(KEYS.checkRunDone) === 'true',
-    settled: core.getState(KEYS.settled) === 'true',
-    awaitingNewPass: core.getState(KEYS.awaitingNewPass) === 'true',
-    setRuns: readSetRuns(core.getState(KEYS.setRuns)),
-    setComment: readSetComment(core.getState(KEYS.setComment)),
+    runId: io.getState(KEYS.runId) || undefined,
+    invocation: io.getState(KEYS.invocation) || undefined,
+    commentId: Number(io.getState(KEYS.commentId)) || undefined,
+    statusSha: io.getState(KEYS.statusSha) || undefined,
+    checkRunId: Number(io.getState(KEYS.checkRunId)) || undefined,
+    checkRunLookup: readCheckRunLookup(io.getState(KEYS.checkRunLookup)),
+    checkRunReport: readCheckReport(io.getState(KEYS.checkRunReport)),
+    checkRunDone: io.getState(KEYS.checkRunDone) === 'true',
+    settled: io.getState(KEYS.settled) === 'true',
+    awaitingNewPass: io.getState(KEYS.awaitingNewPass) === 'true',
+    setRuns: readSetRuns(io.getState(KEYS.setRuns)),
+    setComment: readSetComment(io.getState(KEYS.setComment)),
   }
 }
 

@@ -1,4 +1,3 @@
-import * as core from '@actions/core'
 import { finalAnswer } from './agent/conversation.ts'
 import { agentWorkSources } from './agent/sources.ts'
 import { readConversation } from './agent/work.ts'
@@ -15,10 +14,10 @@ import { checkCreditBudgets } from './run/budget.ts'
 import { cancelDeadline } from './run/cancel.ts'
 import { runTag, SET_KEY, taskTag, type RunTag } from './run/create.ts'
 import { TaskSetRun } from './run/set.ts'
-import { onTerminationSignal } from './runner.ts'
 import { serviceClient } from './service.ts'
 import { SetSurfaces } from './set-surfaces.ts'
-import { runnerState } from './state.ts'
+import { savedState } from './state.ts'
+import type { StepIo } from './step-io.ts'
 import { AGENT_WORK_DEADLINE_MS, SIGNAL_CANCEL } from './timing.ts'
 import type { World } from './world.ts'
 
@@ -26,19 +25,23 @@ import type { World } from './world.ts'
  * The main step with `tasks`: prepare (the set and its tags), execute (start,
  * wait and cancel, as one set), finish (the answers, one table, the outputs).
  */
-export async function runTaskSet(settings: TaskSetSettings, world: World): Promise<void> {
-  const client = serviceClient(settings)
+export async function runTaskSet(
+  settings: TaskSetSettings,
+  world: World,
+  io: StepIo,
+): Promise<void> {
+  const client = serviceClient(settings, io)
   // The budgets hold for a set as for one run: checked once, before any of its creates.
-  const deps = { now: Date.now, log: core }
+  const deps = { now: Date.now, log: io }
   const github = new GitHubContext(settings.github.token, world)
   const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps)
-  if (reached) return await publishOverBudget(reached.message)
+  if (reached) return await publishOverBudget(io, reached.message)
   const interruption = new AbortController()
   const stepTag = runTag(world, undefined, undefined, setHandoff(settings.github, github))
-  const surfaces = await SetSurfaces.open(settings, github, stepTag.invocation)
-  const set = prepareSet(settings, client, interruption.signal, stepTag, surfaces)
-  const outcome = await executeSet(set, interruption)
-  await finishSet(outcome, client, interruption.signal, surfaces)
+  const surfaces = await SetSurfaces.open(settings, github, stepTag.invocation, io)
+  const set = prepareSet(settings, client, interruption.signal, stepTag, surfaces, io)
+  const outcome = await executeSet(set, interruption, io)
+  await finishSet(outcome, client, interruption.signal, surfaces, io)
 }
 
 function prepareSet(
@@ -47,6 +50,7 @@ function prepareSet(
   signal: AbortSignal,
   stepTag: RunTag,
   surfaces: SetSurfaces,
+  io: StepIo,
 ): TaskSetRun {
   return new TaskSetRun(
     {
@@ -62,8 +66,8 @@ function prepareSet(
       now: Date.now,
       sleep: abortableSleep,
       signal,
-      log: core,
-      state: runnerState,
+      log: io,
+      state: savedState(io),
       setMetadata: { [SET_KEY]: stepTag.invocation },
       tagFor: (index) => taskTag(stepTag, index),
       onProgress: (tasks) => surfaces.show({ kind: 'running', tasks }),
@@ -76,15 +80,19 @@ function prepareSet(
  * once, in parallel, within the runner's grace; on an error, briefly, as after
  * a timeout (a cancel that fails leaves the run to the post step).
  */
-async function executeSet(set: TaskSetRun, interruption: AbortController): Promise<SetOutcome> {
+async function executeSet(
+  set: TaskSetRun,
+  interruption: AbortController,
+  io: StepIo,
+): Promise<SetOutcome> {
   let cancelling: Promise<void> | undefined
-  const stopListening = onTerminationSignal((signal) => {
-    if (cancelling) return core.info(`Received ${signal} again; still cancelling.`)
-    core.info(`Received ${signal}: the workflow is cancelling this step.`)
+  const stopListening = io.onTerminationSignal((signal) => {
+    if (cancelling) return io.info(`Received ${signal} again; still cancelling.`)
+    io.info(`Received ${signal}: the workflow is cancelling this step.`)
     interruption.abort()
     const deadline = cancelDeadline({ kind: 'signal', signal }, Date.now())
     // Should anything keep the process alive past the budget, end it before the runner's kill.
-    setTimeout(() => process.exit(1), deadline - Date.now() + SIGNAL_CANCEL.exitMarginMs).unref()
+    setTimeout(() => io.exit(1), deadline - Date.now() + SIGNAL_CANCEL.exitMarginMs).unref()
     cancelling = set.cancelInFlight({ kind: 'signal', signal }, deadline)
   })
   try {
@@ -108,6 +116,7 @@ async function finishSet(
   client: AgentRunsClient,
   signal: AbortSignal,
   surfaces: SetSurfaces,
+  io: StepIo,
 ): Promise<void> {
   surfaces.show({ kind: 'ended', outcome })
   const answers = new Map<number, string>()
@@ -115,7 +124,11 @@ async function finishSet(
   if (OUTCOME_RECORDS[outcome.word].carriesAgentWork) {
     const sources = agentWorkSources(client)
     const bounded = abortAfter(signal, AGENT_WORK_DEADLINE_MS)
-    const quiet = { info: core.debug, warning: core.warning, debug: core.debug }
+    const quiet = {
+      info: (message: string) => io.debug(message),
+      warning: (message: string) => io.warning(message),
+      debug: (message: string) => io.debug(message),
+    }
     await Promise.all(
       outcome.tasks.map(async (task) => {
         if (!task.runId || !task.run) return
@@ -126,5 +139,5 @@ async function finishSet(
     )
   }
   await surfaces.settled()
-  await publishSetOutcome(outcome, answers)
+  await publishSetOutcome(io, outcome, answers)
 }

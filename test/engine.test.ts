@@ -5,8 +5,10 @@
  * process's environment, or reads a runner variable such as GITHUB_EVENT_PATH.
  * A door reads its world once (src/world.ts) and hands it down. ESLint says the
  * same of `process` as the code is written (`npm run lint`); this test names
- * every file at fault, and holds the runner's file commands that remain in the
- * engine (outputs, the summary, the step's failure) to the list below.
+ * every file at fault, and holds @actions/core (the runner's workflow and file
+ * commands: the log, outputs, the summary, state, the step's failure) to the
+ * Action's door, src/runner.ts: every other module writes through the StepIo
+ * port its door hands down (src/step-io.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -18,18 +20,8 @@ const ROOT = join(import.meta.dirname, '..')
 /** The engine: every folder below the steps. */
 const ENGINE = ['run', 'model', 'agent', 'api', 'report', 'github', 'gitlab', 'text']
 
-/**
- * The engine's modules that still write the runner's file commands through
- * @actions/core (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, the failure): the step's
- * outputs and summary are published from report/. A module that moves them up
- * to its step leaves this list; none joins it.
- */
-const FILE_COMMAND_WRITERS = [
-  'src/report/json-output.ts',
-  'src/report/publish.ts',
-  'src/report/reconcile.ts',
-  'src/report/set.ts',
-]
+/** The one module that speaks to the runner through @actions/core: the Action's door. */
+const RUNNER_DOORS = ['src/runner.ts']
 
 const PROCESS_MODULES = new Set(['process', 'node:process'])
 const RUNNER_VARIABLE = /^(GITHUB|RUNNER|INPUT|STATE)_[A-Z_]+$/
@@ -103,16 +95,18 @@ function runnerVariableRead(node: ts.Node): string | undefined {
   return RUNNER_VARIABLE.test(text) ? text : undefined
 }
 
+function filesUnder(folder: string): string[] {
+  return readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) =>
+      relative(ROOT, join(ROOT, folder, name))
+        .split('\\')
+        .join('/'),
+    )
+}
+
 function engineFiles(): string[] {
-  return ENGINE.flatMap((folder) =>
-    readdirSync(join(ROOT, 'src', folder), { recursive: true, encoding: 'utf8' })
-      .filter((name) => name.endsWith('.ts'))
-      .map((name) =>
-        relative(ROOT, join(ROOT, 'src', folder, name))
-          .split('\\')
-          .join('/'),
-      ),
-  )
+  return ENGINE.flatMap((folder) => filesUnder(join('src', folder)))
 }
 
 describe('the engine reads nothing of the process', () => {
@@ -132,9 +126,11 @@ describe('the engine reads nothing of the process', () => {
     expect(scanned.flatMap((file) => file.problems)).toEqual([])
   })
 
-  it('writes file commands through @actions/core only where the list says', () => {
-    const writers = scanned.filter((file) => file.importsCore).map((file) => file.file)
-    expect(writers.sort()).toEqual(FILE_COMMAND_WRITERS)
+  it('speaks to the runner through @actions/core only in its door', () => {
+    const speakers = filesUnder('src')
+      .filter((file) => problemsIn(file, readFileSync(join(ROOT, file), 'utf8')).importsCore)
+      .sort()
+    expect(speakers).toEqual(RUNNER_DOORS)
   })
 
   it('would name each way of reading the process, with its file and line', () => {

@@ -81,6 +81,10 @@ const RELAYS: Readonly<Record<string, string>> = {
     "a task's create error: the errors constructed in src/, after the task's name",
   'src/run/gather.ts: message': "the agent's work's lines, written in src/agent/",
   'src/run/watch.ts: message': "the wait's warnings, written in src/run/",
+  'src/runner.ts: message': "the engine's lines, passed on by the runner's port (StepIo)",
+  'src/cli/step-io.ts: message': "the engine's lines, passed on by the command line's port",
+  'src/post.ts: message': "the post step's cancels' lines, written in src/run/leftover.ts",
+  'src/tasks.ts: message': "the agent's work's lines, written in src/agent/",
   "src/reconcile/pass.ts: `Run ${safeForLog(row.runId)}: ${settings.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`":
     "the pass's rows: the failed ones are collected from rowOf(run, 'failed', …) (SOURCES)",
 }
@@ -215,7 +219,7 @@ describe('docs/troubleshooting.md', () => {
     expect([...vias].length).toBeGreaterThan(20)
     expect(has('log.warning', 'Poll … of … allowed in a row failed')).toBe(true)
     expect(has('this.#log.warning', 'GitHub: could not create the check run')).toBe(true)
-    expect(has('core.setFailed', 'The reconcile pass could do nothing')).toBe(true)
+    expect(has('io.setFailed', 'The reconcile pass could do nothing')).toBe(true)
     expect(has('new InputError', 'Input "tasks" is an empty list')).toBe(true)
     expect(has('new LostContactError', 'Lost contact with the service: … polls in a row')).toBe(
       true,

@@ -1,6 +1,6 @@
 /**
- * What the command prints: the step's outputs, read back from the file the engine wrote them
- * to (as the runner's `GITHUB_OUTPUT`), as one JSON object; and the summary as plain text.
+ * What the command prints: the step's outputs, as the engine set them through the command's
+ * port (src/cli/step-io.ts), as one JSON object; and the summary as plain text.
  * Pure.
  */
 
@@ -8,25 +8,6 @@
 const JSON_OUTPUTS = new Set(['run', 'runs', 'artifacts', 'structured_output'])
 /** Outputs that are numbers. */
 const NUMBER_OUTPUTS = new Set(['credits', 'cost_usd'])
-
-/**
- * The `name<<DELIMITER` … `DELIMITER` records @actions/core writes to the output file, later
- * ones winning, as the runner reads them. Linear in the file.
- */
-export function parseOutputFile(text: string): Record<string, string> {
-  const outputs: Record<string, string> = {}
-  const lines = text.split(/\r?\n/)
-  for (let index = 0; index < lines.length; index += 1) {
-    const header = /^([^<=]+)<<(.+)$/.exec(lines[index] ?? '')
-    if (!header?.[1] || !header[2]) continue
-    const value: string[] = []
-    let end = index + 1
-    while (end < lines.length && lines[end] !== header[2]) value.push(lines[end++] ?? '')
-    outputs[header[1]] = value.join('\n')
-    index = end
-  }
-  return outputs
-}
 
 /** The outputs as the command's JSON: JSON text as values, numbers as numbers. */
 export function outputsAsJson(outputs: Readonly<Record<string, string>>): Record<string, unknown> {

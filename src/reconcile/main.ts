@@ -1,13 +1,12 @@
-import * as core from '@actions/core'
 import { abortableSleep } from '../api/transport.ts'
 import { GitHubContext } from '../github/context.ts'
 import { RepositoryDesk } from '../github/handoff.ts'
-import { readReconcileSettings, runnerInputs } from '../inputs.ts'
+import { readReconcileSettings, type InputSource } from '../inputs.ts'
 import { publishError } from '../report/publish.ts'
 import { publishPass } from '../report/reconcile.ts'
-import { readRunnerWorld } from '../runner.ts'
+import { readRunnerWorld, runnerInputs, runnerIo } from '../runner.ts'
 import { serviceClient } from '../service.ts'
-import type { World } from '../world.ts'
+import type { StepIo } from '../step-io.ts'
 import { reconcilePass } from './pass.ts'
 
 /**
@@ -15,21 +14,24 @@ import { reconcilePass } from './pass.ts'
  * commit statuses of detached runs, and sweeps runs left behind by a lost
  * runner. See docs/reconcile.md. The runner's world is read here, once, and handed down.
  */
-export async function run(world: World = readRunnerWorld()): Promise<void> {
+export async function run(
+  io: StepIo = runnerIo(),
+  inputs: InputSource = runnerInputs(readRunnerWorld(), io),
+): Promise<void> {
   try {
-    const settings = readReconcileSettings(runnerInputs(world))
-    const client = serviceClient(settings)
-    const github = new GitHubContext(settings.githubToken, world)
+    const settings = readReconcileSettings(inputs)
+    const client = serviceClient(settings, io)
+    const github = new GitHubContext(settings.githubToken, inputs.world)
     const desk = await RepositoryDesk.open(github, settings.repository)
     const report = await reconcilePass(settings, {
       client,
       desk,
       now: Date.now,
       sleep: abortableSleep,
-      log: core,
+      log: io,
     })
-    await publishPass(report)
+    await publishPass(io, report)
   } catch (error) {
-    await publishError(error)
+    await publishError(io, error)
   }
 }

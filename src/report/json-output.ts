@@ -1,7 +1,7 @@
-import * as core from '@actions/core'
 import type { RunItem } from '../api/types.ts'
 import { safeForLog } from '../text/log.ts'
 import { cut, errorMessage } from '../text/plain.ts'
+import type { StepIo } from '../step-io.ts'
 
 /**
  * The most a JSON output (`run`, `structured_output`, `artifacts`, `runs`)
@@ -56,9 +56,9 @@ export function leadingThatFit(items: readonly unknown[]): unknown[] {
 }
 
 /** Sets the output, if there is one, and warns with its note, if any. */
-export function setJsonOutput(name: string, output: JsonOutput): void {
-  if (output.note) core.warning(safeForLog(output.note))
-  if (output.json !== undefined) core.setOutput(name, output.json)
+export function setJsonOutput(io: StepIo, name: string, output: JsonOutput): void {
+  if (output.note) io.warning(safeForLog(output.note))
+  if (output.json !== undefined) io.setOutput(name, output.json)
 }
 
 /** The JSON, or why it cannot be an output. */

@@ -1,4 +1,3 @@
-import * as core from '@actions/core'
 import { artifactsOutput, parseArtifacts } from '../agent/artifacts.ts'
 import { capResult } from '../agent/conversation.ts'
 import { costOf } from '../agent/cost.ts'
@@ -12,30 +11,33 @@ import type { StepOutcome } from '../model/step.ts'
 import { escapeMarkdown, safeHttpUrl } from '../text/markdown.ts'
 import { statusMessageOf } from '../model/run.ts'
 import { errorMessage } from '../text/plain.ts'
+import type { StepIo } from '../step-io.ts'
 
 /** Turns the step's outcome into outputs, a job summary, annotations and the exit status. */
 export async function publishOutcome(
+  io: StepIo,
   outcome: StepOutcome,
   extras: SummaryExtras = {},
 ): Promise<void> {
   const { run } = outcome
   const link = safeHttpUrl(run?.session_link)
   const verdict = verdictOf(outcome)
-  core.setOutput('outcome', verdict.outcome)
+  io.setOutput('outcome', verdict.outcome)
   if (run) {
-    core.setOutput('state', run.state)
-    if (link) core.setOutput('session_link', run.session_link)
+    io.setOutput('state', run.state)
+    if (link) io.setOutput('session_link', run.session_link ?? link)
     const message = statusMessageOf(run)
-    if (message) core.setOutput('status_message', message)
+    if (message) io.setOutput('status_message', message)
     const pullRequest = pullRequestUrlOf(run)
-    if (pullRequest) core.setOutput('pull_request_url', pullRequest)
-    setJsonOutput('run', runOutput(run))
+    if (pullRequest) io.setOutput('pull_request_url', pullRequest)
+    setJsonOutput(io, 'run', runOutput(run))
     const cost = costOf(run.request_usage)
-    if (cost.credits !== undefined) core.setOutput('credits', formatNumberOutput(cost.credits))
-    if (cost.usd !== undefined) core.setOutput('cost_usd', formatNumberOutput(cost.usd))
+    if (cost.credits !== undefined) io.setOutput('credits', formatNumberOutput(cost.credits))
+    if (cost.usd !== undefined) io.setOutput('cost_usd', formatNumberOutput(cost.usd))
     const artifacts = extras.artifacts ?? parseArtifacts(run.artifacts)
     const items = artifactsOutput(artifacts, extras.downloadedTo)
     setJsonOutput(
+      io,
       'artifacts',
       jsonOutput('artifacts', items, () => {
         const first = leadingThatFit(items)
@@ -46,43 +48,46 @@ export async function publishOutcome(
   if (extras.answer !== undefined) {
     const result = capResult(extras.answer)
     if (result.truncated) {
-      core.warning(
+      io.warning(
         `The agent's final message is ${result.bytes} bytes; the result output keeps the first 256 KiB.`,
       )
     }
-    core.setOutput('result', result.text)
+    io.setOutput('result', result.text)
   }
   if (extras.structuredOutput !== undefined) {
-    setJsonOutput('structured_output', jsonOutput('structured_output', extras.structuredOutput))
+    setJsonOutput(io, 'structured_output', jsonOutput('structured_output', extras.structuredOutput))
   }
-  if (extras.verdict) core.setOutput('verdict', extras.verdict)
-  await writeSummary(renderSummary(outcome, extras))
+  if (extras.verdict) io.setOutput('verdict', extras.verdict)
+  await writeSummary(io, renderSummary(outcome, extras))
 
   if (verdict.failure) {
-    core.setFailed(safeForLog(verdict.failure))
+    io.setFailed(safeForLog(verdict.failure))
   } else if (link || verdict.outcome === 'superseded') {
     const session = link ? ` Session transcript: ${link}` : ''
-    core.notice(`${safeForLog(verdict.headline)}.${session}`, { title: 'Cloud agent run' })
+    io.notice(`${safeForLog(verdict.headline)}.${session}`, { title: 'Cloud agent run' })
   } else {
-    core.info(`${safeForLog(verdict.headline)}.`)
+    io.info(`${safeForLog(verdict.headline)}.`)
   }
 }
 
 /** A budget reached before the create: no run, `outcome` over_budget, and the step fails. */
-export async function publishOverBudget(message: string): Promise<void> {
+export async function publishOverBudget(io: StepIo, message: string): Promise<void> {
   const outcome = 'over_budget'
-  core.setOutput('outcome', outcome)
+  io.setOutput('outcome', outcome)
   const { icon } = OUTCOME_RECORDS[outcome]
-  await writeSummary(`### ${icon} Over budget: no run was created\n\n${escapeMarkdown(message)}\n`)
-  core.setFailed(safeForLog(message))
+  await writeSummary(
+    io,
+    `### ${icon} Over budget: no run was created\n\n${escapeMarkdown(message)}\n`,
+  )
+  io.setFailed(safeForLog(message))
 }
 
 /** A summary that cannot be written (no GITHUB_STEP_SUMMARY, e.g. locally) must not fail the step. */
-export async function writeSummary(markdown: string): Promise<void> {
+export async function writeSummary(io: StepIo, markdown: string): Promise<void> {
   try {
-    await core.summary.addRaw(markdown, true).write()
+    await io.appendSummary(markdown)
   } catch (error) {
-    core.debug(`No job summary written: ${errorMessage(error)}`)
+    io.debug(`No job summary written: ${errorMessage(error)}`)
   }
 }
 
@@ -91,15 +96,16 @@ export async function writeSummary(markdown: string): Promise<void> {
  * when `summary` asks for it), and the stack only in debug output.
  */
 export async function publishError(
+  io: StepIo,
   error: unknown,
   summary?: { runId: string | undefined },
 ): Promise<void> {
   const message = errorMessage(error)
   if (summary) {
     // The step failed before its run had an outcome of its own (bad input, lost contact, …).
-    core.setOutput('outcome', 'error')
-    await writeSummary(renderErrorSummary(message, summary.runId))
+    io.setOutput('outcome', 'error')
+    await writeSummary(io, renderErrorSummary(message, summary.runId))
   }
-  core.setFailed(safeForLog(message))
-  if (error instanceof Error && error.stack) core.debug(error.stack)
+  io.setFailed(safeForLog(message))
+  if (error instanceof Error && error.stack) io.debug(error.stack)
 }

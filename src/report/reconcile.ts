@@ -1,7 +1,7 @@
-import * as core from '@actions/core'
 import { formatDuration } from '../text/format.ts'
 import { escapeMarkdown, inlineText, safeHttpUrl } from '../text/markdown.ts'
 import { writeSummary } from './publish.ts'
+import type { StepIo } from '../step-io.ts'
 
 /** What a pass did (or, in a dry run, would do) with one run. */
 export type RowAction = 'finalized' | 'swept' | 'left' | 'up-to-date' | 'failed'
@@ -96,16 +96,16 @@ function runCell(row: PassRow): string {
  * The pass's outputs and job summary. It fails the step only when it could do
  * nothing: something was to be done, and every attempt failed.
  */
-export async function publishPass(report: PassReport): Promise<void> {
+export async function publishPass(io: StepIo, report: PassReport): Promise<void> {
   const ids = (action: RowAction) =>
     report.dryRun ? [] : report.rows.filter((row) => row.action === action).map((row) => row.runId)
-  core.setOutput('finalized', JSON.stringify(ids('finalized')))
-  core.setOutput('swept', JSON.stringify(ids('swept')))
-  await writeSummary(renderPassSummary(report))
+  io.setOutput('finalized', JSON.stringify(ids('finalized')))
+  io.setOutput('swept', JSON.stringify(ids('swept')))
+  await writeSummary(io, renderPassSummary(report))
   const failed = report.rows.filter((row) => row.action === 'failed').length
   const done = report.rows.filter((row) => row.action === 'finalized' || row.action === 'swept')
   if (failed > 0 && done.length === 0) {
-    core.setFailed(
+    io.setFailed(
       `The reconcile pass could do nothing: all ${failed} run(s) it had to finish or sweep failed (see the warnings above).`,
     )
   }

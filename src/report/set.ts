@@ -1,4 +1,3 @@
-import * as core from '@actions/core'
 import { capResult, RESULT_OUTPUT_LIMIT_BYTES } from '../agent/conversation.ts'
 import { costOf } from '../agent/cost.ts'
 import { OUTCOME_RECORDS } from '../model/outcome.ts'
@@ -7,6 +6,7 @@ import { formatNumberOutput } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
 import { jsonOutput, setJsonOutput, type JsonOutput } from './json-output.ts'
 import { factsOf, notSucceededTasks, renderSetSummary, setCounts } from './set-table.ts'
+import type { StepIo } from '../step-io.ts'
 
 /** One member of the `runs` output. */
 interface RunsEntry {
@@ -56,26 +56,27 @@ export function runsOutput(
 
 /** Sets the set's outputs, writes its summary, and fails the step unless the set passed. */
 export async function publishSetOutcome(
+  io: StepIo,
   outcome: SetOutcome,
   answers: ReadonlyMap<number, string>,
 ): Promise<void> {
   const { word } = outcome
-  core.setOutput('outcome', word)
-  setJsonOutput('runs', runsOutput(outcome.tasks, answers))
+  io.setOutput('outcome', word)
+  setJsonOutput(io, 'runs', runsOutput(outcome.tasks, answers))
   const credits = sumCredits(outcome.tasks)
-  if (credits !== undefined) core.setOutput('credits', formatNumberOutput(credits))
+  if (credits !== undefined) io.setOutput('credits', formatNumberOutput(credits))
   const usd = sumUsd(outcome.tasks)
-  if (usd !== undefined) core.setOutput('cost_usd', formatNumberOutput(usd))
+  if (usd !== undefined) io.setOutput('cost_usd', formatNumberOutput(usd))
   try {
-    await core.summary.addRaw(renderSetSummary(outcome), true).write()
+    await io.appendSummary(renderSetSummary(outcome))
   } catch (error) {
-    core.warning(`Could not write the job summary: ${safeForLog(String(error))}`)
+    io.warning(`Could not write the job summary: ${safeForLog(String(error))}`)
   }
   const { succeeded, total } = setCounts(outcome.tasks)
   const tally = `${succeeded} of ${total} runs succeeded`
   const line = `The set ${word.replace('_', ' ')}: ${tally}; ${safeForLog(outcome.reason)}.`
-  if (OUTCOME_RECORDS[word].passes) return core.info(line)
+  if (OUTCOME_RECORDS[word].passes) return io.info(line)
   // What GitHub lists first: which tasks did not pass, and why, so nobody opens the summary to find out.
   const names = notSucceededTasks(outcome.tasks)
-  core.setFailed(names ? `${line} Not succeeded: ${safeForLog(names, 1_000)}.` : line)
+  io.setFailed(names ? `${line} Not succeeded: ${safeForLog(names, 1_000)}.` : line)
 }

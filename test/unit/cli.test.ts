@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { logLine } from '../../src/cli.ts'
 import { githubOnlyGiven, parseCommandLine, UsageError } from '../../src/cli/flags.ts'
-import { outputsAsJson, parseOutputFile, plainSummary } from '../../src/cli/outputs.ts'
+import { outputsAsJson, plainSummary } from '../../src/cli/outputs.ts'
+import { CommandStepIo } from '../../src/cli/step-io.ts'
+import type { StepIo } from '../../src/step-io.ts'
 
 const DECLARED = {
   prompt: { default: '' },
@@ -61,28 +62,14 @@ describe('the command line flags', () => {
 })
 
 describe("the command's output", () => {
-  it('reads the output file as @actions/core writes it, the last value winning', () => {
-    const file = [
-      'outcome<<ghadelimiter_1',
-      'succeeded',
-      'ghadelimiter_1',
-      'result<<ghadelimiter_2',
-      'line one',
-      '',
-      'line three',
-      'ghadelimiter_2',
-      'credits<<ghadelimiter_3',
-      '12.5',
-      'ghadelimiter_3',
-      'runs<<ghadelimiter_4',
-      '[{"task":0}]',
-      'ghadelimiter_4',
-      'outcome<<ghadelimiter_5',
-      'failed',
-      'ghadelimiter_5',
-      '',
-    ].join('\n')
-    const outputs = parseOutputFile(file)
+  it('keeps the outputs the engine sets, the last value winning, and gives JSON and numbers as such', () => {
+    const port = new CommandStepIo(() => undefined, new Set())
+    port.setOutput('outcome', 'succeeded')
+    port.setOutput('result', 'line one\n\nline three')
+    port.setOutput('credits', '12.5')
+    port.setOutput('runs', '[{"task":0}]')
+    port.setOutput('outcome', 'failed')
+    const { outputs } = port
     expect(outputs).toEqual({
       outcome: 'failed',
       result: 'line one\n\nline three',
@@ -126,16 +113,23 @@ describe("the command's output", () => {
     )
   })
 
-  it("turns the engine's workflow commands into plain log lines, and masks every secret", () => {
-    const secrets = new Set(['sk-1'])
-    expect(logLine('::warning::Poll 1 of 5 failed%3A 502', secrets)).toBe(
-      'warning: Poll 1 of 5 failed: 502',
-    )
-    expect(logLine('::error title=Run::Run r ended FAILED%0Asecond line', secrets)).toBe(
-      'error: Run r ended FAILED\nsecond line',
-    )
-    expect(logLine('::add-mask::ghs_token', secrets)).toBeUndefined()
-    expect(logLine('token ghs_token and key sk-1', secrets)).toBe('token *** and key ***')
-    expect(logLine('::debug::inner detail', secrets)).toBeUndefined()
+  it("writes the engine's log as plain lines for a person, and masks every secret", () => {
+    const lines: string[] = []
+    const port = new CommandStepIo((text) => lines.push(text), new Set(['sk-1']))
+    // As the engine sees it.
+    const step: StepIo = port
+    step.warning('Poll 1 of 5 failed: 502')
+    step.setFailed('Run r ended FAILED\nsecond line')
+    step.notice('Run r succeeded.', { title: 'Cloud agent run' })
+    step.setSecret('ghs_token')
+    step.info('token ghs_token and key sk-1')
+    step.debug('inner detail')
+    expect(lines).toEqual([
+      'warning: Poll 1 of 5 failed: 502\n',
+      'error: Run r ended FAILED\nsecond line\n',
+      'notice: Run r succeeded.\n',
+      'token *** and key ***\n',
+    ])
+    expect(port.failed).toBe(true)
   })
 })

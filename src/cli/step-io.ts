@@ -1,0 +1,82 @@
+import { EOL } from 'node:os'
+import { onTerminationSignal } from '../runner.ts'
+import type { StepIo } from '../step-io.ts'
+
+/**
+ * The command line's port to the engine: the log as plain lines for a person (on stderr, so
+ * that stdout carries only what the command prints), every secret masked, debug lines left
+ * out; the outputs, the summary and the failure kept for the door to print and answer with.
+ * There is no post step: the state lives as long as the command.
+ */
+export class CommandStepIo implements StepIo {
+  readonly outputs: Record<string, string> = {}
+  summary = ''
+  failed = false
+  readonly #state = new Map<string, string>()
+  readonly #secrets: Set<string>
+  readonly #write: (text: string) => void
+
+  constructor(write: (text: string) => void, secrets: Set<string>) {
+    this.#write = write
+    this.#secrets = secrets
+  }
+
+  debug(): void {
+    // A terminal's log is for people: the runner's debug lines stay hidden, as without ACTIONS_STEP_DEBUG.
+  }
+
+  info(message: string): void {
+    this.#line(message)
+  }
+
+  warning(message: string): void {
+    this.#line(`warning: ${message}`)
+  }
+
+  error(message: string): void {
+    this.#line(`error: ${message}`)
+  }
+
+  notice(message: string): void {
+    this.#line(`notice: ${message}`)
+  }
+
+  setOutput(name: string, value: string): void {
+    this.outputs[name] = value
+  }
+
+  setFailed(message: string): void {
+    this.failed = true
+    this.error(message)
+  }
+
+  async appendSummary(markdown: string): Promise<void> {
+    this.summary += `${markdown}${EOL}`
+  }
+
+  saveState(name: string, value: string): void {
+    this.#state.set(name, value)
+  }
+
+  getState(name: string): string {
+    return this.#state.get(name) ?? ''
+  }
+
+  setSecret(secret: string): void {
+    this.#secrets.add(secret)
+  }
+
+  onTerminationSignal(handler: (signal: NodeJS.Signals) => void): () => void {
+    return onTerminationSignal(handler)
+  }
+
+  exit(code: number): void {
+    process.exit(code)
+  }
+
+  #line(text: string): void {
+    let shown = text
+    for (const secret of this.#secrets) if (secret) shown = shown.split(secret).join('***')
+    this.#write(`${shown}\n`)
+  }
+}
