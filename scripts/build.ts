@@ -1,14 +1,11 @@
 /**
  * `npm run build`: writes dist/, what the runner runs. It holds
  * - index.js (+ its lazily loaded chunks): both steps' code, unminified, with source maps;
- * - undici.cjs: undici alone, loaded by vendor/lazy-undici on first use, so a step that
- *   never talks to GitHub neither evaluates nor even parses it;
  * - main.js and post.js, the entries action.yml names, and reconcile.js, the one
  *   reconcile/action.yml names, which only call their step's run();
  * - licenses.txt, the notices of everything bundled.
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ncc from '@vercel/ncc'
@@ -16,9 +13,6 @@ import { licenses } from './build/licenses.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const DIST = join(ROOT, 'dist')
-
-/** undici, apart: parsing it was a third of every step's start, for a step that never uses it. */
-const UNDICI_FILE = 'undici.cjs'
 
 /**
  * A source map with its sources' paths in one form, `.././<path from the root>`: ncc writes a
@@ -42,8 +36,6 @@ const bundle = await ncc(join(ROOT, 'src', 'index.ts'), {
   sourceMap: true,
   // Node's own source maps serve debug runs instead (see the entries below).
   sourceMapRegister: false,
-  // vendor/lazy-undici requires undici-actual on first use; in dist/ that is the file beside it.
-  externals: { 'undici-actual': `./${UNDICI_FILE}` },
   quiet: true,
 })
 write('index.js', bundle.code)
@@ -51,13 +43,10 @@ for (const [file, asset] of Object.entries(bundle.assets)) {
   write(file, file.endsWith('.map') ? canonicalMap(asset.source.toString()) : asset.source)
 }
 
-// No source map: a stack trace through undici would point into its sources, not ours.
-const undici = await ncc(createRequire(import.meta.url).resolve('undici-actual'), { quiet: true })
-write(UNDICI_FILE, undici.code)
-
 // Node reads dist/index.js.map only in debug runs: reading and mapping the map cost a step
-// ~50 ms whenever a stack was formed (1.6 MB, with undici), and only debug output shows stacks. Node applies
-// a map only to modules loaded after it is enabled, hence the dynamic import.
+// ~50 ms whenever a stack was formed (1.6 MB, when undici was bundled), and only debug output
+// shows stacks. Node applies a map only to modules loaded after it is enabled, hence the
+// dynamic import.
 for (const [file, run] of [
   ['main.js', 'runMain'],
   ['post.js', 'runPost'],

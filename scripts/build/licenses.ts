@@ -53,12 +53,11 @@ function importedPackages(srcDir: string): string[] {
 
 /** The notices for the packages the bundle of the package at `root` carries. */
 export function licenses(root: string): { text: string; count: number } {
-  // Keyed by folder, not name: vendor/lazy-undici and the real undici share a name and version.
+  // Keyed by folder, not name: a package may be installed twice, in two versions.
   const visited = new Set<string>([root])
   const queue = [root]
   const packages = new Map<string, { manifest: Manifest; dir: string }>()
-  // vendor/lazy-undici loads the real undici (`undici-actual`), bundled as dist/undici.cjs.
-  const entry = [...importedPackages(join(root, 'src')), 'undici-actual']
+  const entry = importedPackages(join(root, 'src'))
   while (queue.length > 0) {
     const dir = queue.shift() ?? root
     const names = dir === root ? entry : Object.keys(readManifest(dir).dependencies ?? {})

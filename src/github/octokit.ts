@@ -1,17 +1,17 @@
-import type { getOctokit } from '@actions/github'
+import type { GitHubClient } from './client.ts'
 import { safeForLog } from '../text/log.ts'
 import { GITHUB_CALL_DEADLINE_MS, GITHUB_LIMITS } from '../timing.ts'
 import { errorMessage } from '../text/plain.ts'
 
-export type Octokit = ReturnType<typeof getOctokit>
+export type Octokit = GitHubClient
 
 /** Who writes comments with GITHUB_TOKEN; GET /user is closed to that token. */
 export const ACTIONS_BOT = 'github-actions[bot]'
 
 /** Loads the GitHub client only now: most steps never need it. */
 export async function loadOctokit(token: string, apiUrl: string | undefined): Promise<Octokit> {
-  const { getOctokit } = await import('@actions/github')
-  return getOctokit(token, { baseUrl: apiUrl || 'https://api.github.com' })
+  const { createOctokit } = await import('./client.ts')
+  return createOctokit(token, apiUrl || 'https://api.github.com')
 }
 
 /** Request options that give one GitHub call its deadline. */

@@ -31,14 +31,7 @@ describe('the published package', () => {
       { files: { path: string }[] },
     ]
     const files = packed.files.map((file) => file.path)
-    for (const wanted of [
-      'dist/cli.js',
-      'dist/index.js',
-      'dist/undici.cjs',
-      'action.yml',
-      'README.md',
-      'LICENSE',
-    ]) {
+    for (const wanted of ['dist/cli.js', 'dist/index.js', 'action.yml', 'README.md', 'LICENSE']) {
       expect(files).toContain(wanted)
     }
     expect(files.filter((file) => /^(src|test|scripts|vendor)\/|\.map$|\.ts$/.test(file))).toEqual(

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { FakeApiOptions, RunScript } from '../fake-api/server.ts'
 import type { FakeGitHub, FakeGitHubOptions } from '../fake-github/server.ts'
+import { ConnectProxy } from '../support/connect-proxy.ts'
 import { DEFAULT_GITHUB_TOKEN, runPostStep, runStep, startStep, until } from './harness.ts'
 import { e2eServers, eventEnv } from './servers.ts'
 
@@ -152,6 +153,29 @@ describe('comment: one comment per step, kept up to date', () => {
 
     expect(result.code).toBe(0)
     expect(gh.requests).toHaveLength(0)
+  })
+})
+
+describe("the runner's proxy", () => {
+  it("HTTP_PROXY: the step's GitHub requests go through it", async () => {
+    const { agents, gh } = await servers()
+    const proxy = await ConnectProxy.start()
+    // A name that is not loopback: http-client never sends loopback through a proxy.
+    const apiUrl = `http://api.github.test:${new URL(gh.apiUrl).port}`
+    try {
+      const result = await runStep({
+        inputs: inputsFor(agents, { prompt: 'Review', comment: 'true' }),
+        env: eventEnv({ apiUrl }, 'pull_request', pullRequestEvent, { HTTP_PROXY: proxy.url }),
+      })
+
+      expect(result.code).toBe(0)
+      expect(gh.comments(OWNER, REPO, PR)).toHaveLength(1)
+      const viaProxy = proxy.targets.filter((target) => target.startsWith('api.github.test:'))
+      expect(viaProxy.length).toBe(gh.requests.length)
+      expect(viaProxy.length).toBeGreaterThan(0)
+    } finally {
+      await proxy.close()
+    }
   })
 })
 

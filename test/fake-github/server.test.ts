@@ -1,4 +1,4 @@
-import { getOctokit } from '@actions/github'
+import { createOctokit, type GitHubClient } from '../../src/github/client.ts'
 import { afterEach, describe, expect, it } from 'vitest'
 import { FakeGitHub, MAX_COMMENT_BODY } from './server.ts'
 import type { Comment, FakeGitHubOptions } from './server.ts'
@@ -15,8 +15,8 @@ async function startFake(options?: FakeGitHubOptions): Promise<FakeGitHub> {
   return fake
 }
 
-function client(fake: FakeGitHub, token = 'gh-token'): ReturnType<typeof getOctokit> {
-  return getOctokit(token, { baseUrl: fake.apiUrl })
+function client(fake: FakeGitHub, token = 'gh-token'): GitHubClient {
+  return createOctokit(token, fake.apiUrl)
 }
 
 /** The rejection of `promise`, which must reject. */
@@ -32,7 +32,7 @@ async function failure(promise: Promise<unknown>): Promise<{ status: number; mes
 const repo = { owner: 'octo-org', repo: 'widgets' }
 
 describe('auth', () => {
-  it('accepts the token as "token X" (what getOctokit sends) and as "Bearer X"', async () => {
+  it('accepts the token as "token X" (what octokit sends) and as "Bearer X"', async () => {
     const fake = await startFake({ identity: { login: 'octocat' } })
     const { data } = await client(fake).rest.users.getAuthenticated()
     expect(data.login).toBe('octocat')

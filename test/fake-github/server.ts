@@ -5,7 +5,7 @@
  * move, their files and reviews; check runs (create, update, get, list a commit's); workflow
  * runs. Answers are
  * shaped like GitHub's (pagination with a Link header, `{message, documentation_url}` errors),
- * so `@actions/github`'s `getOctokit(token, { baseUrl: fake.apiUrl })` works against it as is.
+ * so the action's GitHub client (`createOctokit(token, fake.apiUrl)`) works against it as is.
  */
 import { randomUUID } from 'node:crypto'
 import { createServer, STATUS_CODES } from 'node:http'

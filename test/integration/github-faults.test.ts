@@ -4,10 +4,10 @@
  * failure that lasts. What is tested is the cause, not only the end: what the state records
  * and when, how many writes went out, and what the warning blames.
  */
-import { getOctokit } from '@actions/github'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { ReviewDocument } from '../../src/agent/review-document.ts'
 import { CheckRunReporter, type Annotation } from '../../src/github/check-run.ts'
+import { createOctokit, type GitHubClient } from '../../src/github/client.ts'
 import { isTransient, withRetries } from '../../src/github/octokit.ts'
 import { postReview } from '../../src/github/review.ts'
 import type { CheckRunLookup, CheckRunStateStore, SavedCheckReport } from '../../src/state.ts'
@@ -24,10 +24,10 @@ afterAll(async () => {
   await Promise.all(started.splice(0).map((fake) => fake.close()))
 })
 
-async function startFake(): Promise<{ gh: FakeGitHub; octokit: ReturnType<typeof getOctokit> }> {
+async function startFake(): Promise<{ gh: FakeGitHub; octokit: GitHubClient }> {
   const gh = await FakeGitHub.start()
   started.push(gh)
-  return { gh, octokit: getOctokit('gh-token', { baseUrl: gh.apiUrl }) }
+  return { gh, octokit: createOctokit('gh-token', gh.apiUrl) }
 }
 
 function recorder() {
