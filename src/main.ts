@@ -47,7 +47,7 @@ export async function run(
   inputs: InputSource = runnerInputs(readRunnerWorld(), io),
 ): Promise<MainStepEnd> {
   const tracker = new RunTracker(savedState(io), (runId) => io.setOutput('run_id', runId))
-  const interruption = new Interruption(tracker, {
+  const interruption = new Interruption({
     log: io,
     onSignal: (handler) => io.onTerminationSignal(handler),
     exit: (code) => io.exit(code),
@@ -73,7 +73,7 @@ async function mainStep(
   const cleanup = readCancelOnly(inputs)
   if (cleanup) return await cancelOnly(serviceClient(cleanup, io), cleanup.name, io)
   const taskSet = await readTaskSettings(inputs)
-  if (taskSet) return await runTaskSet(taskSet, inputs.world, io)
+  if (taskSet) return await runTaskSet(taskSet, inputs.world, io, interruption)
   const settings = readSettings(inputs)
   // A schema that is not one is an input error too: compiled before any request.
   const output = await prepareOutput(settings.output)
@@ -81,7 +81,7 @@ async function mainStep(
   const github = new GitHubContext(settings.github.token, inputs.world)
   const start = { settings, world: inputs.world, io, github, client, tracker, output }
   if (await stopsAtBudget(start)) return
-  interruption.listen(client)
+  interruption.listen()
   const step = await prepare(start)
   if (!step) return
   const executed = await execute(step, interruption)

@@ -13,12 +13,13 @@ import { publishSetOutcome } from './report/set.ts'
 import { checkCreditBudgets } from './run/budget.ts'
 import { cancelDeadline } from './run/cancel.ts'
 import { runTag, SET_KEY, taskTag, type RunTag } from './run/create.ts'
+import type { Interruption } from './run/interruption.ts'
 import { TaskSetRun } from './run/set.ts'
 import { serviceClient } from './service.ts'
 import { SetSurfaces } from './set-surfaces.ts'
 import { savedState } from './state.ts'
 import type { StepIo } from './step-io.ts'
-import { AGENT_WORK_DEADLINE_MS, SIGNAL_CANCEL } from './timing.ts'
+import { AGENT_WORK_DEADLINE_MS } from './timing.ts'
 import type { World } from './world.ts'
 
 /**
@@ -29,6 +30,7 @@ export async function runTaskSet(
   settings: TaskSetSettings,
   world: World,
   io: StepIo,
+  interruption: Interruption,
 ): Promise<void> {
   const client = serviceClient(settings, io)
   // The budgets hold for a set as for one run: checked once, before any of its creates.
@@ -36,11 +38,11 @@ export async function runTaskSet(
   const github = new GitHubContext(settings.github.token, world)
   const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps)
   if (reached) return await publishOverBudget(io, reached.message)
-  const interruption = new AbortController()
+  interruption.listen()
   const stepTag = runTag(world, undefined, undefined, setHandoff(settings.github, github))
   const surfaces = await SetSurfaces.open(settings, github, stepTag.invocation, io)
   const set = prepareSet(settings, client, interruption.signal, stepTag, surfaces, io)
-  const outcome = await executeSet(set, interruption, io)
+  const outcome = await executeSet(set, interruption)
   await finishSet(outcome, client, interruption.signal, surfaces, io)
 }
 
@@ -76,37 +78,22 @@ function prepareSet(
 }
 
 /**
- * Runs the set. On SIGINT or SIGTERM every run in flight gets its cancel at
- * once, in parallel, within the runner's grace; on an error, briefly, as after
- * a timeout (a cancel that fails leaves the run to the post step).
+ * Runs the set. On SIGINT or SIGTERM every run in flight gets its cancel at once, in
+ * parallel, within the runner's grace (the Interruption's, as for one run); on an error,
+ * briefly, as after a timeout (a cancel that fails leaves the run to the post step).
  */
-async function executeSet(
-  set: TaskSetRun,
-  interruption: AbortController,
-  io: StepIo,
-): Promise<SetOutcome> {
-  let cancelling: Promise<void> | undefined
-  const stopListening = io.onTerminationSignal((signal) => {
-    if (cancelling) return io.info(`Received ${signal} again; still cancelling.`)
-    io.info(`Received ${signal}: the workflow is cancelling this step.`)
-    interruption.abort()
-    const deadline = cancelDeadline({ kind: 'signal', signal }, Date.now())
-    // Should anything keep the process alive past the budget, end it before the runner's kill.
-    setTimeout(() => io.exit(1), deadline - Date.now() + SIGNAL_CANCEL.exitMarginMs).unref()
-    cancelling = set.cancelInFlight({ kind: 'signal', signal }, deadline)
-  })
+async function executeSet(set: TaskSetRun, interruption: Interruption): Promise<SetOutcome> {
+  interruption.guard(set)
   try {
     const outcome = await set.run()
-    await cancelling
+    await interruption.settled()
     return outcome
   } catch (error) {
-    if (!cancelling) {
+    if (!interruption.cancelling) {
       await set.cancelInFlight({ kind: 'error' }, cancelDeadline({ kind: 'error' }, Date.now()))
     }
-    await cancelling
+    await interruption.settled()
     throw error
-  } finally {
-    stopListening()
   }
 }
 

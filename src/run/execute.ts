@@ -1,5 +1,6 @@
 import type { AgentRunsClient } from '../api/client.ts'
 import type { RunItem } from '../api/types.ts'
+import type { RunRecord } from '../model/step.ts'
 import type { Log } from '../log.ts'
 import { cancelAfterError } from './cancel.ts'
 import { RunMayExistError } from './create.ts'
@@ -45,11 +46,20 @@ export async function executeRun(
 ): Promise<ExecutedRun> {
   const { client, interruption, log } = run
   const startedAt = deps.now()
+  let current: RunRecord | undefined
+  // Each schedule (the run's, then a correction's) is what a signal's cancel goes through.
+  const scheduled: StepDeps = {
+    ...deps,
+    onSchedule: (scheduler, record) => {
+      interruption.guard(scheduler)
+      current = record
+    },
+  }
   let executed: CheckedOutput
   try {
-    executed = { outcome: await executeStep(settings, deps) }
+    executed = { outcome: await executeStep(settings, scheduled) }
     if (run.output) {
-      const check = { ...run.check, settings, startedAt, deps, log }
+      const check = { ...run.check, settings, startedAt, deps: scheduled, log }
       executed = await awaitValidOutput(executed.outcome, outputCheckDeps(run.output, check))
     }
   } catch (error) {
@@ -62,8 +72,11 @@ export async function executeRun(
     executed = { outcome: { kind: 'interrupted', run: undefined } }
   }
   const { outcome } = executed
-  const interrupted = await interruption.outcome(outcome.run)
-  if (interrupted) return { outcome: interrupted }
+  const signal = await interruption.settled()
+  if (signal) {
+    const run = current?.run ?? outcome.run
+    return { outcome: { kind: 'interrupted', run, signal, cancel: current?.cancel } }
+  }
   if (outcome.kind !== 'finished') return executed
   const newer = await findSupersedingRun(client, outcome.run, deps)
   return newer

@@ -1,12 +1,6 @@
-import type { AgentRunsClient } from '../api/client.ts'
-import { abortableSleep } from '../api/transport.ts'
-import type { RunItem } from '../api/types.ts'
 import type { Log } from '../log.ts'
-import { logCancel, type CancelReport } from '../model/cancel.ts'
-import type { StepOutcome } from '../model/step.ts'
 import { SIGNAL_CANCEL } from '../timing.ts'
-import { cancelDeadline, cancelOwnRun, rereadAfterCancel } from './cancel.ts'
-import type { RunTracker } from './tracker.ts'
+import { cancelDeadline, type CancelWhy } from './cancel.ts'
 
 /** What the interruption needs of its door: the signals, and a way to end the process. */
 export interface InterruptionDeps {
@@ -17,23 +11,24 @@ export interface InterruptionDeps {
   exit: (code: number) => void
 }
 
-type SignalCancel = { signal: NodeJS.Signals; cancel: CancelReport | undefined }
+/** What a signal's cancel goes through: the schedule of runs now going (see RunScheduler). */
+export interface Stoppable {
+  cancelInFlight(why: CancelWhy, deadline: number): Promise<void>
+}
 
 /**
- * The workflow cancelling the step: SIGINT or SIGTERM. The first signal aborts
- * the wait and sends the cancel at once, within what the runner leaves before
- * it kills the step; the step then reports itself interrupted.
+ * The workflow cancelling the step: SIGINT or SIGTERM. The first signal aborts the wait and
+ * cancels what the schedule has in flight at once, within what the runner leaves before it
+ * kills the step, for one run as for a set; the step then reports itself interrupted.
  */
 export class Interruption {
   readonly #controller = new AbortController()
-  readonly #tracker: RunTracker
   readonly #deps: InterruptionDeps
-  #client: AgentRunsClient | undefined
-  #cancelling: Promise<SignalCancel> | undefined
+  #guarded: Stoppable | undefined
+  #cancelling: Promise<NodeJS.Signals> | undefined
   #stopListening = (): void => undefined
 
-  constructor(tracker: RunTracker, deps: InterruptionDeps) {
-    this.#tracker = tracker
+  constructor(deps: InterruptionDeps) {
     this.#deps = deps
   }
 
@@ -46,52 +41,40 @@ export class Interruption {
     return this.#cancelling !== undefined
   }
 
-  listen(client: AgentRunsClient): void {
-    this.#client = client
+  listen(): void {
     this.#stopListening = this.#deps.onSignal((signal) => {
       if (this.#cancelling) {
         this.#deps.log.info(`Received ${signal} again; still cancelling.`)
         return
       }
       this.#controller.abort()
-      this.#cancelling = this.#cancelOnSignal(signal, client)
+      this.#cancelling = this.#cancelOnSignal(signal)
     })
+  }
+
+  /** The schedule now going: a signal's cancel goes to it. */
+  guard(stoppable: Stoppable): void {
+    this.#guarded = stoppable
   }
 
   stopListening(): void {
     this.#stopListening()
   }
 
-  /** The step's outcome once the signal's cancel is answered; undefined without a signal. */
-  async outcome(lastSeen: RunItem | undefined): Promise<StepOutcome | undefined> {
-    if (!this.#cancelling || !this.#client) return undefined
-    const { signal, cancel } = await this.#cancelling
-    const run = await rereadAfterCancel(this.#client, cancel, lastSeen)
-    return { kind: 'interrupted', run, signal, cancel }
+  /** The signal, once its cancel has been answered; undefined without a signal. */
+  async settled(): Promise<NodeJS.Signals | undefined> {
+    return this.#cancelling
   }
 
-  /** Sends the cancel request at once, within what the runner leaves before it kills the step. */
-  async #cancelOnSignal(signal: NodeJS.Signals, client: AgentRunsClient): Promise<SignalCancel> {
-    const { log } = this.#deps
-    const tracker = this.#tracker
+  /** Cancels what is in flight at once, within what the runner leaves before it kills the step. */
+  async #cancelOnSignal(signal: NodeJS.Signals): Promise<NodeJS.Signals> {
     const why = { kind: 'signal', signal } as const
     const deadline = cancelDeadline(why, Date.now())
     // Should anything keep the process alive past the budget, end it before the runner's kill.
     const exitIn = deadline - Date.now() + SIGNAL_CANCEL.exitMarginMs
     setTimeout(() => this.#deps.exit(1), exitIn).unref()
-    log.info(`Received ${signal}: the workflow is cancelling this step.`)
-    // A create (or its lookup) or a follow-up in flight may yet start or restart a run: let it
-    // answer, keeping time for the cancel.
-    const runId = await tracker.whenDecided((deadline - Date.now()) * SIGNAL_CANCEL.decideShare)
-    if (!runId || !tracker.needsCancel) {
-      if (tracker.mayHaveUnseenRun) {
-        log.info('The create request has not been answered; the post step will look for its run.')
-      }
-      return { signal, cancel: undefined }
-    }
-    const deps = { client, now: Date.now, sleep: abortableSleep, log }
-    const cancel = await cancelOwnRun(tracker, runId, why, deps, deadline)
-    if (cancel.kind === 'blocked') logCancel(log, runId, cancel)
-    return { signal, cancel }
+    this.#deps.log.info(`Received ${signal}: the workflow is cancelling this step.`)
+    await this.#guarded?.cancelInFlight(why, deadline)
+    return signal
   }
 }

@@ -130,9 +130,9 @@ export class RunLifecycle {
     return this.#starting
   }
 
-  /** Started, with a run to read, and not ended. */
+  /** Started, with a run to read and no request out that may change it, and not ended. */
   get inFlight(): boolean {
-    return !this.#starting && this.#end === undefined && this.record.runId !== undefined
+    return this.#end === undefined && this.record.runId !== undefined && !this.tracker.deciding
   }
 
   get watch(): ReadingWatch | undefined {

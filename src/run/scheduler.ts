@@ -84,7 +84,6 @@ export class RunScheduler {
   readonly #settings: ScheduleSettings
   readonly #deps: SchedulerDeps
   readonly #lifecycles: readonly RunLifecycle[]
-  readonly #starts = new Map<RunLifecycle, Promise<void>>()
   /** The step's deadline (its start plus `timeout`): every start and poll ends by it. */
   #deadline = Infinity
   /** When each run was last read, by the list or on its own. */
@@ -194,13 +193,17 @@ export class RunScheduler {
     const { now } = this.#deps
     this.#closed = true
     for (const one of this.#lifecycles) one.skip(why)
-    const starting = [...this.#starts.values()]
-    if (starting.length > 0) {
-      const decideBy = now() + (deadline - now()) * SIGNAL_CANCEL.decideShare
-      await Promise.race([
-        Promise.allSettled(starting),
-        this.#deps.sleep(Math.max(0, decideBy - now())).catch(() => undefined),
-      ])
+    // A create (or its lookup) or a follow-up in flight may yet start or restart a run: let it
+    // answer, keeping time for the cancel.
+    const deciding = this.#lifecycles.filter((one) => one.tracker.deciding)
+    if (deciding.length > 0) {
+      const decideMs = (deadline - now()) * SIGNAL_CANCEL.decideShare
+      await Promise.all(deciding.map((one) => one.tracker.whenDecided(decideMs)))
+    }
+    if (this.#lifecycles.some((one) => one.tracker.mayHaveUnseenRun)) {
+      this.#deps.log.info(
+        'The create request has not been answered; the post step will look for its run.',
+      )
     }
     const inFlight = this.#inFlight()
     await Promise.all(inFlight.map((one) => one.stop(why, deadline)))
@@ -245,15 +248,11 @@ export class RunScheduler {
     const starts: Promise<void>[] = []
     for (const one of this.#lifecycles) {
       if (this.#closed || this.#stopped) break
-      if (this.#inFlight().length + this.#starts.size >= this.#settings.maxParallel) break
+      const going = this.#lifecycles.filter((other) => other.starting || other.inFlight)
+      if (going.length >= this.#settings.maxParallel) break
       if (!one.due) continue
-      // A start joins #starts before it returns, so it is counted there alone.
-      const start = one.start(this.#deadline).finally(() => {
-        this.#starts.delete(one)
-        this.#deps.onChange?.()
-      })
-      this.#starts.set(one, start)
-      starts.push(start)
+      // A lifecycle is starting from this call on, so the count above sees it at once.
+      starts.push(one.start(this.#deadline).finally(() => this.#deps.onChange?.()))
     }
     await Promise.all(starts)
   }

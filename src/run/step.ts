@@ -3,7 +3,7 @@ import type { Sleep } from '../api/transport.ts'
 import type { RunItem } from '../api/types.ts'
 import type { Settings } from '../inputs.ts'
 import type { Log } from '../log.ts'
-import type { StepOutcome, StepTarget } from '../model/step.ts'
+import type { RunRecord, StepOutcome, StepTarget } from '../model/step.ts'
 import { formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
 import { NEW_PASS_GRACE_MS } from '../timing.ts'
@@ -32,8 +32,8 @@ export interface StepDeps {
   onRunSeen?: (run: RunItem) => void
   /** Watches each reading while the step waits (session link, max_credits, BLOCKED, progress). */
   watch?: ReadingWatch
-  /** Told of each schedule as it begins: what a signal's cancel goes through. */
-  onSchedule?: (scheduler: RunScheduler) => void
+  /** Told of each schedule as it begins, and the record of its run: a signal's cancel goes through it. */
+  onSchedule?: (scheduler: RunScheduler, record: RunRecord) => void
 }
 
 /**
@@ -79,7 +79,7 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
         ),
     },
   )
-  deps.onSchedule?.(scheduler)
+  deps.onSchedule?.(scheduler, lifecycle.record)
   const end = await scheduler.run()
   return outcomeOf(lifecycle, end, { settings, client, elapsedMs: deps.now() - startedAt })
 }

@@ -1,21 +1,12 @@
 /**
  * The workflow cancelling the step, in process: the door hands the Interruption its signals
- * and its exit, so a test sends the signal itself.
+ * and its exit, so a test sends the signal itself; the cancel goes through the schedule now
+ * going, for one run as for a set.
  */
 import { describe, expect, it } from 'vitest'
-import type { AgentRunsClient } from '../../src/api/client.ts'
-import { Interruption } from '../../src/run/interruption.ts'
-import { RunTracker } from '../../src/run/tracker.ts'
-import type { StateStore } from '../../src/state.ts'
-
-const nowhere: StateStore = {
-  saveCommentId: () => undefined,
-  saveStatusSha: () => undefined,
-  saveInvocation: () => undefined,
-  saveRunId: () => undefined,
-  saveAwaitingNewPass: () => undefined,
-  markSettled: () => undefined,
-}
+import type { CancelWhy } from '../../src/run/cancel.ts'
+import { Interruption, type Stoppable } from '../../src/run/interruption.ts'
+import { SIGNAL_CANCEL } from '../../src/timing.ts'
 
 function harness() {
   const lines: string[] = []
@@ -27,16 +18,12 @@ function harness() {
   const sent: { handler?: (signal: NodeJS.Signals) => void; unsubscribed: boolean } = {
     unsubscribed: false,
   }
-  const cancels: string[] = []
-  const client = {
-    cancelRun: async (runId: string) => {
-      cancels.push(runId)
-      return { kind: 'cancelled' as const }
-    },
-    getRun: async (runId: string) => ({ run_id: runId, state: 'CANCELLED' }),
-  } as unknown as AgentRunsClient
-  const tracker = new RunTracker(nowhere)
-  const interruption = new Interruption(tracker, {
+  const cancels: Array<{ why: CancelWhy; within: number }> = []
+  const schedule: Stoppable = {
+    cancelInFlight: async (why, deadline) =>
+      void cancels.push({ why, within: deadline - Date.now() }),
+  }
+  const interruption = new Interruption({
     log,
     onSignal: (handler) => {
       sent.handler = handler
@@ -45,29 +32,26 @@ function harness() {
     // The exit is for a step still alive past the cancel's budget: never within this test.
     exit: () => undefined,
   })
-  return { lines, sent, cancels, client, tracker, interruption }
+  return { lines, sent, cancels, schedule, interruption }
 }
 
 describe('Interruption', () => {
-  it('aborts the wait and cancels the run at the first signal; a second one only says so', async () => {
-    const { lines, sent, cancels, client, tracker, interruption } = harness()
-    tracker.track('run-1')
-    interruption.listen(client)
-    expect(await interruption.outcome(undefined)).toBeUndefined()
+  it('aborts the wait and cancels what is in flight at the first signal; a second one only says so', async () => {
+    const { lines, sent, cancels, schedule, interruption } = harness()
+    interruption.listen()
+    interruption.guard(schedule)
+    expect(await interruption.settled()).toBeUndefined()
 
     sent.handler?.('SIGTERM')
     sent.handler?.('SIGINT')
     expect([interruption.signal.aborted, interruption.cancelling]).toEqual([true, true])
-    const outcome = await interruption.outcome({ run_id: 'run-1', state: 'INPROGRESS' })
+    expect(await interruption.settled()).toBe('SIGTERM')
 
-    expect(outcome).toEqual({
-      kind: 'interrupted',
-      signal: 'SIGTERM',
-      cancel: { kind: 'cancelled' },
-      run: { run_id: 'run-1', state: 'CANCELLED' },
-    })
-    expect(cancels).toEqual(['run-1'])
-    expect(tracker.needsCancel).toBe(false)
+    expect(cancels).toHaveLength(1)
+    expect(cancels[0]?.why).toEqual({ kind: 'signal', signal: 'SIGTERM' })
+    // Within what the runner leaves after SIGTERM before it kills the step.
+    expect(cancels[0]?.within).toBeLessThanOrEqual(SIGNAL_CANCEL.afterTerminateMs)
+    expect(cancels[0]?.within).toBeGreaterThan(SIGNAL_CANCEL.afterTerminateMs - 1_000)
     expect(lines).toEqual([
       'Received SIGTERM: the workflow is cancelling this step.',
       'Received SIGINT again; still cancelling.',
@@ -76,16 +60,11 @@ describe('Interruption', () => {
     expect(sent.unsubscribed).toBe(true)
   })
 
-  it('sends no cancel when the step knows of no run, and reports the step interrupted', async () => {
-    const { sent, cancels, client, interruption } = harness()
-    interruption.listen(client)
+  it('sends no cancel before any schedule began, and still says the step was interrupted', async () => {
+    const { sent, cancels, interruption } = harness()
+    interruption.listen()
     sent.handler?.('SIGINT')
-    expect(await interruption.outcome(undefined)).toEqual({
-      kind: 'interrupted',
-      signal: 'SIGINT',
-      cancel: undefined,
-      run: undefined,
-    })
+    expect(await interruption.settled()).toBe('SIGINT')
     expect(cancels).toEqual([])
   })
 })
