@@ -2516,6 +2516,7 @@ module.exports = __nccwpck_require__(218);
 /***/ 218:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
+var __webpack_unused_export__;
 
 
 var net = __nccwpck_require__(9278);
@@ -2779,15 +2780,241 @@ if (process.env.NODE_DEBUG && /\btunnel\b/.test(process.env.NODE_DEBUG)) {
 } else {
   debug = function() {};
 }
-exports.debug = debug; // for test
+__webpack_unused_export__ = debug; // for test
 
 
 /***/ }),
 
-/***/ 2472:
-/***/ ((module) => {
+/***/ 8117:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("./undici.cjs");
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $$: () => (/* binding */ HEAD_MOVED_DEADLINE_MS),
+/* harmony export */   AU: () => (/* binding */ PROGRESS_READ_INTERVAL_MS),
+/* harmony export */   Ag: () => (/* binding */ SET_LIST_PAGE),
+/* harmony export */   Cl: () => (/* binding */ MIN_REQUEST_MS),
+/* harmony export */   EJ: () => (/* binding */ SIGNAL_CANCEL),
+/* harmony export */   LD: () => (/* binding */ SUPERSEDED_LOOKUP_TIMEOUT_MS),
+/* harmony export */   NP: () => (/* binding */ REQUEST_RETRIES),
+/* harmony export */   PH: () => (/* binding */ REREAD_AFTER_CANCEL_MS),
+/* harmony export */   PK: () => (/* binding */ CREDIT_BUDGET_CHECK),
+/* harmony export */   Rc: () => (/* binding */ NEW_PASS_GRACE_MS),
+/* harmony export */   Rm: () => (/* binding */ RECONCILE_PASS),
+/* harmony export */   UE: () => (/* binding */ CANCEL_AFTER_TIMEOUT),
+/* harmony export */   WP: () => (/* binding */ PAST_TIMEOUT_MS),
+/* harmony export */   X2: () => (/* binding */ SET_UNLISTED_RECHECK_MS),
+/* harmony export */   Xy: () => (/* binding */ GITLAB_LIMITS),
+/* harmony export */   Yl: () => (/* binding */ DOWNLOAD_ATTEMPT_MS),
+/* harmony export */   _o: () => (/* binding */ MAX_TIMER_MS),
+/* harmony export */   a0: () => (/* binding */ POLL_INTERVAL),
+/* harmony export */   dD: () => (/* binding */ POLL_FAILURE_BUDGET),
+/* harmony export */   f_: () => (/* binding */ GITHUB_LIMITS),
+/* harmony export */   jN: () => (/* binding */ MIN_CANCEL_REQUEST_MS),
+/* harmony export */   k0: () => (/* binding */ POLL_GROWTH),
+/* harmony export */   mv: () => (/* binding */ NEW_RUN_NOT_FOUND_GRACE_MS),
+/* harmony export */   p9: () => (/* binding */ SUPERSEDING_LOOKUP),
+/* harmony export */   qS: () => (/* binding */ CREATE_LOOKUP),
+/* harmony export */   qU: () => (/* binding */ RECANCEL_PAUSE_MS),
+/* harmony export */   sU: () => (/* binding */ HEARTBEAT_INTERVAL_MS),
+/* harmony export */   t_: () => (/* binding */ COMMENT_RECHECK_PAUSES_MS),
+/* harmony export */   uY: () => (/* binding */ POST_CANCEL_DEADLINE_MS),
+/* harmony export */   vt: () => (/* binding */ GITHUB_CALL_DEADLINE_MS),
+/* harmony export */   wL: () => (/* binding */ AGENT_WORK_DEADLINE_MS),
+/* harmony export */   xH: () => (/* binding */ CONVERSATION_READ)
+/* harmony export */ });
+/**
+ * The step's timing budget, in one place: how often it polls, how long each
+ * wait may last, and what is left for a cancel when the runner is about to
+ * kill the step. Every wait in the action takes its bounds from here, so the
+ * whole of a step's time can be read (and reasoned about) on one page.
+ *
+ * All durations are milliseconds.
+ */
+// ── The poll schedule ────────────────────────────────────────────────────────
+/** The `poll_interval` default, and the shortest interval the input accepts. */
+const POLL_INTERVAL = { defaultMs: 5_000, minMs: 100 };
+/**
+ * Later polls space out in proportion to the run's age: a change is noticed
+ * within max(poll_interval, 5% of the elapsed time), and never more than
+ * `maxGrownDelayMs` late unless the user asked for a longer interval.
+ */
+const POLL_GROWTH = { share: 0.05, maxGrownDelayMs: 30_000 };
+/** The longest delay a Node timer holds; a longer one would fire at once, in a busy loop. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Polls in a row that may fail (after the client's own retries) before the step gives up. */
+const POLL_FAILURE_BUDGET = 5;
+/** How long a new run's 404 counts as read-after-write lag: tens of seconds, then "not found". */
+const NEW_RUN_NOT_FOUND_GRACE_MS = 30_000;
+/** The runs a set's poll lists in its one request: the service's largest page. */
+const SET_LIST_PAGE = 100;
+/**
+ * A run of a set that the poll's list leaves out (more than a page of the set's runs changed
+ * after it) is unchanged; it is still read on its own once it has gone this long unread.
+ */
+const SET_UNLISTED_RECHECK_MS = 60_000;
+/** The longest a follow-up's new pass may go unseen before the run's state is taken as it is. */
+const NEW_PASS_GRACE_MS = 30_000;
+// ── Requests the step cannot do without ──────────────────────────────────────
+/** However close the step's timeout, a create, a read or a follow-up gets this long. */
+const MIN_REQUEST_MS = 5_000;
+/**
+ * Looking for the run of a create whose answer was lost: the list can lag
+ * behind writes by seconds. The main step looks about 7 s (`delaysMs`); the
+ * post step, which has minutes before the runner's force-kill, a minute.
+ */
+const CREATE_LOOKUP = {
+    delaysMs: [0, 1_000, 2_000, 4_000],
+    /** The longest one lookup request may take. */
+    requestMs: 5_000,
+    /** How much older than the lookup a run matched by its request (not its tag) may be. */
+    slackMs: 60_000,
+    postDeadlineMs: 60_000,
+    postPauseMs: 2_000,
+};
+// ── Every request to the service ─────────────────────────────────────────────
+/**
+ * One request: each attempt may last `attemptMs`, from sending to the last byte; a failed one
+ * is tried again `maxRetries` times (rate-limit refusals up to `refusalRetries` times, however
+ * few `maxRetries` allows), after a pause that doubles from `initialDelayMs` up to
+ * `maxDelayMs`, or the service's own Retry-After, capped at `maxHintMs`.
+ */
+const REQUEST_RETRIES = {
+    attemptMs: 30_000,
+    maxRetries: 2,
+    refusalRetries: 8,
+    initialDelayMs: 500,
+    maxDelayMs: 8_000,
+    maxHintMs: 60_000,
+};
+/** An artifact's download: one attempt may last this long. */
+const DOWNLOAD_ATTEMPT_MS = 60_000;
+// ── Cancels ──────────────────────────────────────────────────────────────────
+/**
+ * The runner kills the step 10 s after SIGINT (7.5 s, then SIGTERM, then
+ * 2.5 s). The cancel requests must be answered well inside what is left; the
+ * process ends itself `exitMarginMs` after its budget, before the kill.
+ */
+const SIGNAL_CANCEL = {
+    afterInterruptMs: 6_500,
+    afterTerminateMs: 2_000,
+    /** Of the budget, the share a create or follow-up in flight may take to answer first. */
+    decideShare: 0.6,
+    exitMarginMs: 500,
+};
+/**
+ * The cancel that follows a timeout, a cap or an error: at once, and briefly,
+ * so the step ends within seconds even when the service hangs. A cancel that
+ * fails leaves the run unsettled, so the post step tries again.
+ */
+const CANCEL_AFTER_TIMEOUT = { timeoutMs: 5_000, budgetMs: 8_000 };
+/** However little time is left, one cancel request gets this long (except after a signal). */
+const MIN_CANCEL_REQUEST_MS = 1_000;
+/** The pause between cancels of a run that a follow-up is about to restart. */
+const RECANCEL_PAUSE_MS = 250;
+/**
+ * How long the post step's cancel may take, including waiting for a run to
+ * restart after its follow-up (to cancel it), and a run still being prepared
+ * that answers 409 for a while.
+ */
+const POST_CANCEL_DEADLINE_MS = 30_000;
+/** One quick read of a run after its cancel, so that the outputs show where it ended. */
+const REREAD_AFTER_CANCEL_MS = 500;
+// ── Lookups that only choose words ───────────────────────────────────────────
+/** The "which run did I supersede" lookup is worth a log line, never the wait. */
+const SUPERSEDED_LOOKUP_TIMEOUT_MS = 3_000;
+/**
+ * How long a cancelled run's step looks for the run that replaced it: the
+ * newer step cancels before it creates, so the newer run can appear a moment
+ * after the cancel is seen. Each look is one quick request.
+ */
+const SUPERSEDING_LOOKUP = {
+    forMs: 5_000,
+    pauseMs: 1_000,
+    requestMs: 5_000,
+    /** How soon after the cancel the newer run must be created to have caused it. */
+    causeWindowMs: 60_000,
+};
+// ── While waiting, and after ─────────────────────────────────────────────────
+/** At most one conversation read per this long, besides state changes (120 reads an hour). */
+const PROGRESS_READ_INTERVAL_MS = 30_000;
+/** The longest stretch without a log line while waiting is five minutes; this leaves slack. */
+const HEARTBEAT_INTERVAL_MS = 4 * 60_000;
+/** Reading the conversation once, after the run: one retry, and never long. */
+const CONVERSATION_READ = { timeoutMs: 30_000, maxRetries: 1 };
+/** Reading the answer and downloading files after the run: a bounded time, never the outcome. */
+const AGENT_WORK_DEADLINE_MS = 5 * 60_000;
+/**
+ * The bound every wait after the create keeps, whatever the service does: polls,
+ * progress and BLOCKED reads, the cancel after a timeout, a cap or an error, the
+ * answer and the downloads all end within the `timeout` input plus this. The
+ * cancel after a timeout takes at most `CANCEL_AFTER_TIMEOUT.budgetMs` of it; the
+ * answer and the files get what is left (and at most `AGENT_WORK_DEADLINE_MS`).
+ */
+const PAST_TIMEOUT_MS = 15_000;
+// ── Budgets and reconcile passes ─────────────────────────────────────────────
+/**
+ * The credit budgets, checked before the create: adding up the spend must never
+ * hold the step for long (past the deadline, the step fails and creates nothing).
+ * The daily budget's window is the last 24 hours; a budget reads at most
+ * `maxPages` pages of 100 runs.
+ */
+const CREDIT_BUDGET_CHECK = {
+    deadlineMs: 60_000,
+    dailyWindowMs: 24 * 60 * 60_000,
+    maxPages: 20,
+};
+/**
+ * One reconcile pass: it ends well inside a five-minute schedule, and runs not
+ * reached by then are left to the next pass, which takes them up the same way.
+ * It reads at most `maxPages` pages of 100 runs; each run's answer gets
+ * `answerMs`, and the repository's comments, all their pages, `commentsMs`. A
+ * step's comment is looked for from `commentsMarginMs` before its run's start.
+ */
+const RECONCILE_PASS = {
+    deadlineMs: 4 * 60_000,
+    maxPages: 50,
+    answerMs: 30_000,
+    commentsMs: 30_000,
+    commentsMarginMs: 60 * 60_000,
+};
+// ── GitHub ───────────────────────────────────────────────────────────────────
+/** The longest a single GitHub call may take before the action gives up on it. */
+const GITHUB_CALL_DEADLINE_MS = 8_000;
+/**
+ * GitHub can never hold the step: each call has a deadline of seconds, and the
+ * writes still queued when the run has ended get a bounded time, so the step
+ * ends about 15 s after the run's end even when GitHub stops answering.
+ */
+const GITHUB_LIMITS = {
+    /** How long `settled()` waits for the comment writes still on their way. */
+    settleMs: 15_000,
+    /** The longest secondary-rate-limit hint obeyed before the one retry. */
+    maxRetryAfterMs: 3_000,
+    /**
+     * The pauses before asking again after a 5xx or a broken connection (GitHub's own advice
+     * for its 502s). Every attempt shares one call's deadline, so retries never hold the step
+     * longer than one call could.
+     */
+    transientPausesMs: [500, 1_500],
+};
+/**
+ * How long the "head moved" note may wait for GitHub: a nicety, and the
+ * comment's last write waits for it.
+ */
+const HEAD_MOVED_DEADLINE_MS = 3_000;
+/** The pauses before looking again at a pull-request comment that another step writes too. */
+const COMMENT_RECHECK_PAUSES_MS = [300, 700];
+// ── GitLab ───────────────────────────────────────────────────────────────────
+/**
+ * The command's merge-request note (src/gitlab/note.ts), as GitHub's calls: GitLab can never
+ * hold the job. One call (all its attempts) lasts at most `callMs`; after a 5xx or a broken
+ * connection it is asked again after each of `transientPausesMs`, inside the same deadline.
+ */
+const GITLAB_LIMITS = {
+    callMs: 8_000,
+    transientPausesMs: [500, 1_500],
+};
+
 
 /***/ }),
 
@@ -2812,13 +3039,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
 
 /***/ }),
 
-/***/ 9896:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
-
-/***/ }),
-
 /***/ 8611:
 /***/ ((module) => {
 
@@ -2840,10 +3060,24 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("net");
 
 /***/ }),
 
-/***/ 857:
+/***/ 7067:
 /***/ ((module) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
+
+/***/ }),
+
+/***/ 4708:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+
+/***/ }),
+
+/***/ 7075:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream");
 
 /***/ }),
 
@@ -2868,481 +3102,47 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 
 /***/ }),
 
-/***/ 3420:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+/***/ 3489:
+/***/ ((__unused_webpack_module, exports) => {
+
+var __webpack_unused_export__;
+
+// @actions/http-client imports undici's ProxyAgent at the top of its module, for
+// getAgentDispatcher(), which only fetch-based clients call. Nothing in this action calls it
+// (the GitHub client's fetch goes through node:http, src/github/fetch.ts), so undici is not
+// installed: this package stands in for it, and says so if anything ever reaches it.
+const notHere = (name) =>
+  new Error(
+    `undici's ${name} was called, but undici is not part of cloud-agent-run ` +
+      '(vendor/no-undici stands in for it; see its README.md)',
+  )
+
+// A constructor: http-client calls `new ProxyAgent(...)`.
+function ProxyAgent() {
+  throw notHere('ProxyAgent')
+}
+
+function fetch() {
+  return Promise.reject(notHere('fetch'))
+}
+
+exports.k = ProxyAgent
+__webpack_unused_export__ = fetch
 
 
-// @actions/http-client imports undici at the top for a proxy dispatcher that only
-// fetch-based clients use, so evaluating it costs every step ~20 ms (bundled) to
-// ~65 ms (from node_modules) for nothing. This module stands in for undici and
-// evaluates the real one on first use.
-let undici
-const load = () => (undici ??= __nccwpck_require__(2472))
+/***/ }),
 
-/**
- * A stand-in for one export, a class or a function: Node's ESM import of this module
- * reads each export named below as soon as the importer loads, before anyone calls
- * it, so reading must not load undici; calling, constructing or inspecting it does.
- */
-const lazyExport = (name) =>
-  new Proxy(function () {}, {
-    apply: (_, self, args) => Reflect.apply(load()[name], self, args),
-    construct: (_, args, newTarget) => Reflect.construct(load()[name], args, newTarget),
-    get: (_, key) => load()[name][key],
-    has: (_, key) => key in load()[name],
-    getPrototypeOf: () => Reflect.getPrototypeOf(load()[name]),
-  })
+/***/ 4942:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
-const lazyExports = new Map([
-  ['ProxyAgent', lazyExport('ProxyAgent')],
-  ['fetch', lazyExport('fetch')],
-])
-
-module.exports = new Proxy(
-  {},
-  {
-    get: (_, name) => (lazyExports.has(name) ? lazyExports.get(name) : load()[name]),
-    has: (_, name) => lazyExports.has(name) || name in load(),
-    ownKeys: () => Reflect.ownKeys(load()),
-    // Node asks whether each named export is an own property before it reads it.
-    getOwnPropertyDescriptor: (_, name) =>
-      lazyExports.has(name)
-        ? { value: lazyExports.get(name), writable: false, enumerable: true, configurable: true }
-        : Object.getOwnPropertyDescriptor(load(), name),
-  },
-)
-
-// Never runs; it names the exports for Node's CommonJS lexer, so that native ESM
-// imports of { ProxyAgent } and { fetch } (the only ones the @actions packages use)
-// resolve. Node reads them when the importer loads, which is why both are lazyExport()s.
-// eslint-disable-next-line no-constant-binary-expression, @typescript-eslint/no-unused-expressions -- the lexer's idiom
-0 && (0)
-
-
-/***/ })
-
-/******/ });
-/************************************************************************/
-/******/ // The module cache
-/******/ var __webpack_module_cache__ = {};
-/******/ 
-/******/ // The require function
-/******/ function __nccwpck_require__(moduleId) {
-/******/ 	// Check if module is in cache
-/******/ 	var cachedModule = __webpack_module_cache__[moduleId];
-/******/ 	if (cachedModule !== undefined) {
-/******/ 		return cachedModule.exports;
-/******/ 	}
-/******/ 	// Create a new module (and put it into the cache)
-/******/ 	var module = __webpack_module_cache__[moduleId] = {
-/******/ 		// no module.id needed
-/******/ 		// no module.loaded needed
-/******/ 		exports: {}
-/******/ 	};
-/******/ 
-/******/ 	// Execute the module function
-/******/ 	var threw = true;
-/******/ 	try {
-/******/ 		__webpack_modules__[moduleId].call(module.exports, module, module.exports, __nccwpck_require__);
-/******/ 		threw = false;
-/******/ 	} finally {
-/******/ 		if(threw) delete __webpack_module_cache__[moduleId];
-/******/ 	}
-/******/ 
-/******/ 	// Return the exports of the module
-/******/ 	return module.exports;
-/******/ }
-/******/ 
-/******/ // expose the modules object (__webpack_modules__)
-/******/ __nccwpck_require__.m = __webpack_modules__;
-/******/ 
-/************************************************************************/
-/******/ /* webpack/runtime/asset-relocator-loader */
-/******/ if (typeof __nccwpck_require__ !== 'undefined') __nccwpck_require__.ab = decodeURIComponent(new URL('.', import.meta.url).pathname).slice(import.meta.url.match(/^file:\/\/\/\w:/) ? 1 : 0, -1) + "/";
-/******/ 
-/******/ /* webpack/runtime/compat get default export */
-/******/ (() => {
-/******/ 	// getDefaultExport function for compatibility with non-harmony modules
-/******/ 	__nccwpck_require__.n = (module) => {
-/******/ 		var getter = module && module.__esModule ?
-/******/ 			() => (module['default']) :
-/******/ 			() => (module);
-/******/ 		__nccwpck_require__.d(getter, { a: getter });
-/******/ 		return getter;
-/******/ 	};
-/******/ })();
-/******/ 
-/******/ /* webpack/runtime/create fake namespace object */
-/******/ (() => {
-/******/ 	var getProto = Object.getPrototypeOf ? (obj) => (Object.getPrototypeOf(obj)) : (obj) => (obj.__proto__);
-/******/ 	var leafPrototypes;
-/******/ 	// create a fake namespace object
-/******/ 	// mode & 1: value is a module id, require it
-/******/ 	// mode & 2: merge all properties of value into the ns
-/******/ 	// mode & 4: return value when already ns object
-/******/ 	// mode & 16: return value when it's Promise-like
-/******/ 	// mode & 8|1: behave like require
-/******/ 	__nccwpck_require__.t = function(value, mode) {
-/******/ 		if(mode & 1) value = this(value);
-/******/ 		if(mode & 8) return value;
-/******/ 		if(typeof value === 'object' && value) {
-/******/ 			if((mode & 4) && value.__esModule) return value;
-/******/ 			if((mode & 16) && typeof value.then === 'function') return value;
-/******/ 		}
-/******/ 		var ns = Object.create(null);
-/******/ 		__nccwpck_require__.r(ns);
-/******/ 		var def = {};
-/******/ 		leafPrototypes = leafPrototypes || [null, getProto({}), getProto([]), getProto(getProto)];
-/******/ 		for(var current = mode & 2 && value; typeof current == 'object' && !~leafPrototypes.indexOf(current); current = getProto(current)) {
-/******/ 			Object.getOwnPropertyNames(current).forEach((key) => (def[key] = () => (value[key])));
-/******/ 		}
-/******/ 		def['default'] = () => (value);
-/******/ 		__nccwpck_require__.d(ns, def);
-/******/ 		return ns;
-/******/ 	};
-/******/ })();
-/******/ 
-/******/ /* webpack/runtime/define property getters */
-/******/ (() => {
-/******/ 	// define getter functions for harmony exports
-/******/ 	__nccwpck_require__.d = (exports, definition) => {
-/******/ 		for(var key in definition) {
-/******/ 			if(__nccwpck_require__.o(definition, key) && !__nccwpck_require__.o(exports, key)) {
-/******/ 				Object.defineProperty(exports, key, { enumerable: true, get: definition[key] });
-/******/ 			}
-/******/ 		}
-/******/ 	};
-/******/ })();
-/******/ 
-/******/ /* webpack/runtime/ensure chunk */
-/******/ (() => {
-/******/ 	__nccwpck_require__.f = {};
-/******/ 	// This file contains only the entry chunk.
-/******/ 	// The chunk loading function for additional chunks
-/******/ 	__nccwpck_require__.e = (chunkId) => {
-/******/ 		return Promise.all(Object.keys(__nccwpck_require__.f).reduce((promises, key) => {
-/******/ 			__nccwpck_require__.f[key](chunkId, promises);
-/******/ 			return promises;
-/******/ 		}, []));
-/******/ 	};
-/******/ })();
-/******/ 
-/******/ /* webpack/runtime/get javascript chunk filename */
-/******/ (() => {
-/******/ 	// This function allow to reference async chunks
-/******/ 	__nccwpck_require__.u = (chunkId) => {
-/******/ 		// return url for filenames based on template
-/******/ 		return "" + chunkId + ".index.js";
-/******/ 	};
-/******/ })();
-/******/ 
-/******/ /* webpack/runtime/hasOwnProperty shorthand */
-/******/ (() => {
-/******/ 	__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
-/******/ })();
-/******/ 
-/******/ /* webpack/runtime/make namespace object */
-/******/ (() => {
-/******/ 	// define __esModule on exports
-/******/ 	__nccwpck_require__.r = (exports) => {
-/******/ 		if(typeof Symbol !== 'undefined' && Symbol.toStringTag) {
-/******/ 			Object.defineProperty(exports, Symbol.toStringTag, { value: 'Module' });
-/******/ 		}
-/******/ 		Object.defineProperty(exports, '__esModule', { value: true });
-/******/ 	};
-/******/ })();
-/******/ 
-/******/ /* webpack/runtime/import chunk loading */
-/******/ (() => {
-/******/ 	// no baseURI
-/******/ 	
-/******/ 	// object to store loaded and loading chunks
-/******/ 	// undefined = chunk not loaded, null = chunk preloaded/prefetched
-/******/ 	// [resolve, Promise] = chunk loading, 0 = chunk loaded
-/******/ 	var installedChunks = {
-/******/ 		792: 0
-/******/ 	};
-/******/ 	
-/******/ 	var installChunk = (data) => {
-/******/ 		var {ids, modules, runtime} = data;
-/******/ 		// add "modules" to the modules object,
-/******/ 		// then flag all "ids" as loaded and fire callback
-/******/ 		var moduleId, chunkId, i = 0;
-/******/ 		for(moduleId in modules) {
-/******/ 			if(__nccwpck_require__.o(modules, moduleId)) {
-/******/ 				__nccwpck_require__.m[moduleId] = modules[moduleId];
-/******/ 			}
-/******/ 		}
-/******/ 		if(runtime) runtime(__nccwpck_require__);
-/******/ 		for(;i < ids.length; i++) {
-/******/ 			chunkId = ids[i];
-/******/ 			if(__nccwpck_require__.o(installedChunks, chunkId) && installedChunks[chunkId]) {
-/******/ 				installedChunks[chunkId][0]();
-/******/ 			}
-/******/ 			installedChunks[ids[i]] = 0;
-/******/ 		}
-/******/ 	
-/******/ 	}
-/******/ 	
-/******/ 	__nccwpck_require__.f.j = (chunkId, promises) => {
-/******/ 			// import() chunk loading for javascript
-/******/ 			var installedChunkData = __nccwpck_require__.o(installedChunks, chunkId) ? installedChunks[chunkId] : undefined;
-/******/ 			if(installedChunkData !== 0) { // 0 means "already installed".
-/******/ 	
-/******/ 				// a Promise means "currently loading".
-/******/ 				if(installedChunkData) {
-/******/ 					promises.push(installedChunkData[1]);
-/******/ 				} else {
-/******/ 					if(true) { // all chunks have JS
-/******/ 						// setup Promise in chunk cache
-/******/ 						var promise = import("./" + __nccwpck_require__.u(chunkId)).then(installChunk, (e) => {
-/******/ 							if(installedChunks[chunkId] !== 0) installedChunks[chunkId] = undefined;
-/******/ 							throw e;
-/******/ 						});
-/******/ 						var promise = Promise.race([promise, new Promise((resolve) => (installedChunkData = installedChunks[chunkId] = [resolve]))])
-/******/ 						promises.push(installedChunkData[1] = promise);
-/******/ 					}
-/******/ 				}
-/******/ 			}
-/******/ 	};
-/******/ 	
-/******/ 	// no prefetching
-/******/ 	
-/******/ 	// no preloaded
-/******/ 	
-/******/ 	// no external install chunk
-/******/ 	
-/******/ 	// no on chunks loaded
-/******/ })();
-/******/ 
-/************************************************************************/
-var __webpack_exports__ = {};
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  ak: () => (/* reexport */ runCli),
-  VN: () => (/* reexport */ run),
-  a2: () => (/* reexport */ post_run),
-  Kf: () => (/* reexport */ main_run)
+  Qq: () => (/* binding */ HttpClient)
 });
 
-// NAMESPACE OBJECT: ./node_modules/@actions/core/lib/platform.js
-var platform_namespaceObject = {};
-__nccwpck_require__.r(platform_namespaceObject);
-__nccwpck_require__.d(platform_namespaceObject, {
-  arch: () => (arch),
-  getDetails: () => (getDetails),
-  isLinux: () => (isLinux),
-  isMacOS: () => (isMacOS),
-  isWindows: () => (isWindows),
-  platform: () => (platform)
-});
+// UNUSED EXPORTS: Headers, HttpClientError, HttpClientResponse, HttpCodes, MediaTypes, getProxyUrl, isHttps
 
-// NAMESPACE OBJECT: ./node_modules/@actions/core/lib/core.js
-var core_namespaceObject = {};
-__nccwpck_require__.r(core_namespaceObject);
-__nccwpck_require__.d(core_namespaceObject, {
-  ExitCode: () => (ExitCode),
-  addPath: () => (addPath),
-  debug: () => (debug),
-  endGroup: () => (endGroup),
-  error: () => (error),
-  exportVariable: () => (exportVariable),
-  getBooleanInput: () => (getBooleanInput),
-  getIDToken: () => (getIDToken),
-  getInput: () => (getInput),
-  getMultilineInput: () => (getMultilineInput),
-  getState: () => (getState),
-  group: () => (group),
-  info: () => (info),
-  isDebug: () => (isDebug),
-  markdownSummary: () => (markdownSummary),
-  notice: () => (notice),
-  platform: () => (platform_namespaceObject),
-  saveState: () => (saveState),
-  setCommandEcho: () => (setCommandEcho),
-  setFailed: () => (setFailed),
-  setOutput: () => (setOutput),
-  setSecret: () => (setSecret),
-  startGroup: () => (startGroup),
-  summary: () => (summary),
-  toPlatformPath: () => (toPlatformPath),
-  toPosixPath: () => (toPosixPath),
-  toWin32Path: () => (toWin32Path),
-  warning: () => (warning)
-});
-
-// EXTERNAL MODULE: external "os"
-var external_os_ = __nccwpck_require__(857);
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
-// We use any as a valid input type
-/* eslint-disable @typescript-eslint/no-explicit-any */
-/**
- * Sanitizes an input into a string so it can be passed into issueCommand safely
- * @param input input to sanitize into a string
- */
-function toCommandValue(input) {
-    if (input === null || input === undefined) {
-        return '';
-    }
-    else if (typeof input === 'string' || input instanceof String) {
-        return input;
-    }
-    return JSON.stringify(input);
-}
-/**
- *
- * @param annotationProperties
- * @returns The command properties to send with the actual annotation command
- * See IssueCommandProperties: https://github.com/actions/runner/blob/main/src/Runner.Worker/ActionCommandManager.cs#L646
- */
-function toCommandProperties(annotationProperties) {
-    if (!Object.keys(annotationProperties).length) {
-        return {};
-    }
-    return {
-        title: annotationProperties.title,
-        file: annotationProperties.file,
-        line: annotationProperties.startLine,
-        endLine: annotationProperties.endLine,
-        col: annotationProperties.startColumn,
-        endColumn: annotationProperties.endColumn
-    };
-}
-//# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/command.js
-
-
-/**
- * Issues a command to the GitHub Actions runner
- *
- * @param command - The command name to issue
- * @param properties - Additional properties for the command (key-value pairs)
- * @param message - The message to include with the command
- * @remarks
- * This function outputs a specially formatted string to stdout that the Actions
- * runner interprets as a command. These commands can control workflow behavior,
- * set outputs, create annotations, mask values, and more.
- *
- * Command Format:
- *   ::name key=value,key=value::message
- *
- * @example
- * ```typescript
- * // Issue a warning annotation
- * issueCommand('warning', {}, 'This is a warning message');
- * // Output: ::warning::This is a warning message
- *
- * // Set an environment variable
- * issueCommand('set-env', { name: 'MY_VAR' }, 'some value');
- * // Output: ::set-env name=MY_VAR::some value
- *
- * // Add a secret mask
- * issueCommand('add-mask', {}, 'secretValue123');
- * // Output: ::add-mask::secretValue123
- * ```
- *
- * @internal
- * This is an internal utility function that powers the public API functions
- * such as setSecret, warning, error, and exportVariable.
- */
-function issueCommand(command, properties, message) {
-    const cmd = new Command(command, properties, message);
-    process.stdout.write(cmd.toString() + external_os_.EOL);
-}
-function issue(name, message = '') {
-    issueCommand(name, {}, message);
-}
-const CMD_STRING = '::';
-class Command {
-    constructor(command, properties, message) {
-        if (!command) {
-            command = 'missing.command';
-        }
-        this.command = command;
-        this.properties = properties;
-        this.message = message;
-    }
-    toString() {
-        let cmdStr = CMD_STRING + this.command;
-        if (this.properties && Object.keys(this.properties).length > 0) {
-            cmdStr += ' ';
-            let first = true;
-            for (const key in this.properties) {
-                if (this.properties.hasOwnProperty(key)) {
-                    const val = this.properties[key];
-                    if (val) {
-                        if (first) {
-                            first = false;
-                        }
-                        else {
-                            cmdStr += ',';
-                        }
-                        cmdStr += `${key}=${escapeProperty(val)}`;
-                    }
-                }
-            }
-        }
-        cmdStr += `${CMD_STRING}${escapeData(this.message)}`;
-        return cmdStr;
-    }
-}
-function escapeData(s) {
-    return toCommandValue(s)
-        .replace(/%/g, '%25')
-        .replace(/\r/g, '%0D')
-        .replace(/\n/g, '%0A');
-}
-function escapeProperty(s) {
-    return toCommandValue(s)
-        .replace(/%/g, '%25')
-        .replace(/\r/g, '%0D')
-        .replace(/\n/g, '%0A')
-        .replace(/:/g, '%3A')
-        .replace(/,/g, '%2C');
-}
-//# sourceMappingURL=command.js.map
-;// CONCATENATED MODULE: external "crypto"
-const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
-// EXTERNAL MODULE: external "fs"
-var external_fs_ = __nccwpck_require__(9896);
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
-// For internal use, subject to change.
-// We use any as a valid input type
-/* eslint-disable @typescript-eslint/no-explicit-any */
-
-
-
-
-function issueFileCommand(command, message) {
-    const filePath = process.env[`GITHUB_${command}`];
-    if (!filePath) {
-        throw new Error(`Unable to find environment variable for file command ${command}`);
-    }
-    if (!external_fs_.existsSync(filePath)) {
-        throw new Error(`Missing file at path: ${filePath}`);
-    }
-    external_fs_.appendFileSync(filePath, `${toCommandValue(message)}${external_os_.EOL}`, {
-        encoding: 'utf8'
-    });
-}
-function prepareKeyValueMessage(key, value) {
-    const delimiter = `ghadelimiter_${external_crypto_namespaceObject.randomUUID()}`;
-    const convertedValue = toCommandValue(value);
-    // These should realistically never happen, but just in case someone finds a
-    // way to exploit uuid generation let's not allow keys or values that contain
-    // the delimiter.
-    if (key.includes(delimiter)) {
-        throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter}"`);
-    }
-    if (convertedValue.includes(delimiter)) {
-        throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter}"`);
-    }
-    return `${key}<<${delimiter}${external_os_.EOL}${convertedValue}${external_os_.EOL}${delimiter}`;
-}
-//# sourceMappingURL=file-command.js.map
-;// CONCATENATED MODULE: external "path"
-const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
 // EXTERNAL MODULE: external "http"
 var external_http_ = __nccwpck_require__(8611);
 var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_http_, 2);
@@ -3442,8 +3242,8 @@ class DecodedURL extends URL {
 //# sourceMappingURL=proxy.js.map
 // EXTERNAL MODULE: ./node_modules/tunnel/index.js
 var tunnel = __nccwpck_require__(770);
-// EXTERNAL MODULE: ./vendor/lazy-undici/index.cjs
-var lazy_undici = __nccwpck_require__(3420);
+// EXTERNAL MODULE: ./vendor/no-undici/index.cjs
+var no_undici = __nccwpck_require__(3489);
 ;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
@@ -4041,7 +3841,7 @@ class HttpClient {
             return proxyAgent;
         }
         const usingSsl = parsedUrl.protocol === 'https:';
-        proxyAgent = new lazy_undici.ProxyAgent(Object.assign({ uri: proxyUrl.href, pipelining: !this._keepAlive ? 0 : 1 }, ((proxyUrl.username || proxyUrl.password) && {
+        proxyAgent = new no_undici/* ProxyAgent */.k(Object.assign({ uri: proxyUrl.href, pipelining: !this._keepAlive ? 0 : 1 }, ((proxyUrl.username || proxyUrl.password) && {
             token: `Basic ${Buffer.from(`${proxyUrl.username}:${proxyUrl.password}`).toString('base64')}`
         })));
         this._proxyAgentDispatcher = proxyAgent;
@@ -4141,2178 +3941,216 @@ class HttpClient {
 }
 const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCase()] = obj[k]), c), {});
 //# sourceMappingURL=index.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/auth.js
-var auth_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
-    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
-    return new (P || (P = Promise))(function (resolve, reject) {
-        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
-        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
-        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
-    });
-};
-class BasicCredentialHandler {
-    constructor(username, password) {
-        this.username = username;
-        this.password = password;
-    }
-    prepareRequest(options) {
-        if (!options.headers) {
-            throw Error('The request has no headers');
-        }
-        options.headers['Authorization'] = `Basic ${Buffer.from(`${this.username}:${this.password}`).toString('base64')}`;
-    }
-    // This handler cannot handle 401
-    canHandleAuthentication() {
-        return false;
-    }
-    handleAuthentication() {
-        return auth_awaiter(this, void 0, void 0, function* () {
-            throw new Error('not implemented');
-        });
-    }
-}
-class BearerCredentialHandler {
-    constructor(token) {
-        this.token = token;
-    }
-    // currently implements pre-authorization
-    // TODO: support preAuth = false where it hooks on 401
-    prepareRequest(options) {
-        if (!options.headers) {
-            throw Error('The request has no headers');
-        }
-        options.headers['Authorization'] = `Bearer ${this.token}`;
-    }
-    // This handler cannot handle 401
-    canHandleAuthentication() {
-        return false;
-    }
-    handleAuthentication() {
-        return auth_awaiter(this, void 0, void 0, function* () {
-            throw new Error('not implemented');
-        });
-    }
-}
-class PersonalAccessTokenCredentialHandler {
-    constructor(token) {
-        this.token = token;
-    }
-    // currently implements pre-authorization
-    // TODO: support preAuth = false where it hooks on 401
-    prepareRequest(options) {
-        if (!options.headers) {
-            throw Error('The request has no headers');
-        }
-        options.headers['Authorization'] = `Basic ${Buffer.from(`PAT:${this.token}`).toString('base64')}`;
-    }
-    // This handler cannot handle 401
-    canHandleAuthentication() {
-        return false;
-    }
-    handleAuthentication() {
-        return auth_awaiter(this, void 0, void 0, function* () {
-            throw new Error('not implemented');
-        });
-    }
-}
-//# sourceMappingURL=auth.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/oidc-utils.js
-var oidc_utils_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
-    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
-    return new (P || (P = Promise))(function (resolve, reject) {
-        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
-        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
-        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
-    });
-};
 
+/***/ })
 
+/******/ });
+/************************************************************************/
+/******/ // The module cache
+/******/ var __webpack_module_cache__ = {};
+/******/ 
+/******/ // The require function
+/******/ function __nccwpck_require__(moduleId) {
+/******/ 	// Check if module is in cache
+/******/ 	var cachedModule = __webpack_module_cache__[moduleId];
+/******/ 	if (cachedModule !== undefined) {
+/******/ 		return cachedModule.exports;
+/******/ 	}
+/******/ 	// Create a new module (and put it into the cache)
+/******/ 	var module = __webpack_module_cache__[moduleId] = {
+/******/ 		// no module.id needed
+/******/ 		// no module.loaded needed
+/******/ 		exports: {}
+/******/ 	};
+/******/ 
+/******/ 	// Execute the module function
+/******/ 	var threw = true;
+/******/ 	try {
+/******/ 		__webpack_modules__[moduleId](module, module.exports, __nccwpck_require__);
+/******/ 		threw = false;
+/******/ 	} finally {
+/******/ 		if(threw) delete __webpack_module_cache__[moduleId];
+/******/ 	}
+/******/ 
+/******/ 	// Return the exports of the module
+/******/ 	return module.exports;
+/******/ }
+/******/ 
+/******/ // expose the modules object (__webpack_modules__)
+/******/ __nccwpck_require__.m = __webpack_modules__;
+/******/ 
+/************************************************************************/
+/******/ /* webpack/runtime/asset-relocator-loader */
+/******/ if (typeof __nccwpck_require__ !== 'undefined') __nccwpck_require__.ab = decodeURIComponent(new URL('.', import.meta.url).pathname).slice(import.meta.url.match(/^file:\/\/\/\w:/) ? 1 : 0, -1) + "/";
+/******/ 
+/******/ /* webpack/runtime/compat get default export */
+/******/ (() => {
+/******/ 	// getDefaultExport function for compatibility with non-harmony modules
+/******/ 	__nccwpck_require__.n = (module) => {
+/******/ 		var getter = module && module.__esModule ?
+/******/ 			() => (module['default']) :
+/******/ 			() => (module);
+/******/ 		__nccwpck_require__.d(getter, { a: getter });
+/******/ 		return getter;
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/create fake namespace object */
+/******/ (() => {
+/******/ 	var getProto = Object.getPrototypeOf ? (obj) => (Object.getPrototypeOf(obj)) : (obj) => (obj.__proto__);
+/******/ 	var leafPrototypes;
+/******/ 	// create a fake namespace object
+/******/ 	// mode & 1: value is a module id, require it
+/******/ 	// mode & 2: merge all properties of value into the ns
+/******/ 	// mode & 4: return value when already ns object
+/******/ 	// mode & 16: return value when it's Promise-like
+/******/ 	// mode & 8|1: behave like require
+/******/ 	__nccwpck_require__.t = function(value, mode) {
+/******/ 		if(mode & 1) value = this(value);
+/******/ 		if(mode & 8) return value;
+/******/ 		if(typeof value === 'object' && value) {
+/******/ 			if((mode & 4) && value.__esModule) return value;
+/******/ 			if((mode & 16) && typeof value.then === 'function') return value;
+/******/ 		}
+/******/ 		var ns = Object.create(null);
+/******/ 		__nccwpck_require__.r(ns);
+/******/ 		var def = {};
+/******/ 		leafPrototypes = leafPrototypes || [null, getProto({}), getProto([]), getProto(getProto)];
+/******/ 		for(var current = mode & 2 && value; typeof current == 'object' && !~leafPrototypes.indexOf(current); current = getProto(current)) {
+/******/ 			Object.getOwnPropertyNames(current).forEach((key) => (def[key] = () => (value[key])));
+/******/ 		}
+/******/ 		def['default'] = () => (value);
+/******/ 		__nccwpck_require__.d(ns, def);
+/******/ 		return ns;
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/define property getters */
+/******/ (() => {
+/******/ 	// define getter functions for harmony exports
+/******/ 	__nccwpck_require__.d = (exports, definition) => {
+/******/ 		for(var key in definition) {
+/******/ 			if(__nccwpck_require__.o(definition, key) && !__nccwpck_require__.o(exports, key)) {
+/******/ 				Object.defineProperty(exports, key, { enumerable: true, get: definition[key] });
+/******/ 			}
+/******/ 		}
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/ensure chunk */
+/******/ (() => {
+/******/ 	__nccwpck_require__.f = {};
+/******/ 	// This file contains only the entry chunk.
+/******/ 	// The chunk loading function for additional chunks
+/******/ 	__nccwpck_require__.e = (chunkId) => {
+/******/ 		return Promise.all(Object.keys(__nccwpck_require__.f).reduce((promises, key) => {
+/******/ 			__nccwpck_require__.f[key](chunkId, promises);
+/******/ 			return promises;
+/******/ 		}, []));
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/get javascript chunk filename */
+/******/ (() => {
+/******/ 	// This function allow to reference async chunks
+/******/ 	__nccwpck_require__.u = (chunkId) => {
+/******/ 		// return url for filenames based on template
+/******/ 		return "" + chunkId + ".index.js";
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/hasOwnProperty shorthand */
+/******/ (() => {
+/******/ 	__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/make namespace object */
+/******/ (() => {
+/******/ 	// define __esModule on exports
+/******/ 	__nccwpck_require__.r = (exports) => {
+/******/ 		if(typeof Symbol !== 'undefined' && Symbol.toStringTag) {
+/******/ 			Object.defineProperty(exports, Symbol.toStringTag, { value: 'Module' });
+/******/ 		}
+/******/ 		Object.defineProperty(exports, '__esModule', { value: true });
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/import chunk loading */
+/******/ (() => {
+/******/ 	// no baseURI
+/******/ 	
+/******/ 	// object to store loaded and loading chunks
+/******/ 	// undefined = chunk not loaded, null = chunk preloaded/prefetched
+/******/ 	// [resolve, Promise] = chunk loading, 0 = chunk loaded
+/******/ 	var installedChunks = {
+/******/ 		792: 0
+/******/ 	};
+/******/ 	
+/******/ 	var installChunk = (data) => {
+/******/ 		var {ids, modules, runtime} = data;
+/******/ 		// add "modules" to the modules object,
+/******/ 		// then flag all "ids" as loaded and fire callback
+/******/ 		var moduleId, chunkId, i = 0;
+/******/ 		for(moduleId in modules) {
+/******/ 			if(__nccwpck_require__.o(modules, moduleId)) {
+/******/ 				__nccwpck_require__.m[moduleId] = modules[moduleId];
+/******/ 			}
+/******/ 		}
+/******/ 		if(runtime) runtime(__nccwpck_require__);
+/******/ 		for(;i < ids.length; i++) {
+/******/ 			chunkId = ids[i];
+/******/ 			if(__nccwpck_require__.o(installedChunks, chunkId) && installedChunks[chunkId]) {
+/******/ 				installedChunks[chunkId][0]();
+/******/ 			}
+/******/ 			installedChunks[ids[i]] = 0;
+/******/ 		}
+/******/ 	
+/******/ 	}
+/******/ 	
+/******/ 	__nccwpck_require__.f.j = (chunkId, promises) => {
+/******/ 			// import() chunk loading for javascript
+/******/ 			var installedChunkData = __nccwpck_require__.o(installedChunks, chunkId) ? installedChunks[chunkId] : undefined;
+/******/ 			if(installedChunkData !== 0) { // 0 means "already installed".
+/******/ 	
+/******/ 				// a Promise means "currently loading".
+/******/ 				if(installedChunkData) {
+/******/ 					promises.push(installedChunkData[1]);
+/******/ 				} else {
+/******/ 					if(true) { // all chunks have JS
+/******/ 						// setup Promise in chunk cache
+/******/ 						var promise = import("./" + __nccwpck_require__.u(chunkId)).then(installChunk, (e) => {
+/******/ 							if(installedChunks[chunkId] !== 0) installedChunks[chunkId] = undefined;
+/******/ 							throw e;
+/******/ 						});
+/******/ 						var promise = Promise.race([promise, new Promise((resolve) => (installedChunkData = installedChunks[chunkId] = [resolve]))])
+/******/ 						promises.push(installedChunkData[1] = promise);
+/******/ 					}
+/******/ 				}
+/******/ 			}
+/******/ 	};
+/******/ 	
+/******/ 	// no prefetching
+/******/ 	
+/******/ 	// no preloaded
+/******/ 	
+/******/ 	// no external install chunk
+/******/ 	
+/******/ 	// no on chunks loaded
+/******/ })();
+/******/ 
+/************************************************************************/
+var __webpack_exports__ = {};
 
-class OidcClient {
-    static createHttpClient(allowRetry = true, maxRetry = 10) {
-        const requestOptions = {
-            allowRetries: allowRetry,
-            maxRetries: maxRetry
-        };
-        return new HttpClient('actions/oidc-client', [new BearerCredentialHandler(OidcClient.getRequestToken())], requestOptions);
-    }
-    static getRequestToken() {
-        const token = process.env['ACTIONS_ID_TOKEN_REQUEST_TOKEN'];
-        if (!token) {
-            throw new Error('Unable to get ACTIONS_ID_TOKEN_REQUEST_TOKEN env variable');
-        }
-        return token;
-    }
-    static getIDTokenUrl() {
-        const runtimeUrl = process.env['ACTIONS_ID_TOKEN_REQUEST_URL'];
-        if (!runtimeUrl) {
-            throw new Error('Unable to get ACTIONS_ID_TOKEN_REQUEST_URL env variable');
-        }
-        return runtimeUrl;
-    }
-    static getCall(id_token_url) {
-        return oidc_utils_awaiter(this, void 0, void 0, function* () {
-            var _a;
-            const httpclient = OidcClient.createHttpClient();
-            const res = yield httpclient
-                .getJson(id_token_url)
-                .catch(error => {
-                throw new Error(`Failed to get ID Token. \n 
-        Error Code : ${error.statusCode}\n 
-        Error Message: ${error.message}`);
-            });
-            const id_token = (_a = res.result) === null || _a === void 0 ? void 0 : _a.value;
-            if (!id_token) {
-                throw new Error('Response json body do not have ID Token field');
-            }
-            return id_token;
-        });
-    }
-    static getIDToken(audience) {
-        return oidc_utils_awaiter(this, void 0, void 0, function* () {
-            try {
-                // New ID Token is requested from action service
-                let id_token_url = OidcClient.getIDTokenUrl();
-                if (audience) {
-                    const encodedAudience = encodeURIComponent(audience);
-                    id_token_url = `${id_token_url}&audience=${encodedAudience}`;
-                }
-                debug(`ID token url is ${id_token_url}`);
-                const id_token = yield OidcClient.getCall(id_token_url);
-                setSecret(id_token);
-                return id_token;
-            }
-            catch (error) {
-                throw new Error(`Error message: ${error.message}`);
-            }
-        });
-    }
-}
-//# sourceMappingURL=oidc-utils.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/summary.js
-var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
-    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
-    return new (P || (P = Promise))(function (resolve, reject) {
-        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
-        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
-        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
-    });
-};
-
-
-const { access, appendFile, writeFile } = external_fs_.promises;
-const SUMMARY_ENV_VAR = 'GITHUB_STEP_SUMMARY';
-const SUMMARY_DOCS_URL = 'https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions#adding-a-job-summary';
-class Summary {
-    constructor() {
-        this._buffer = '';
-    }
-    /**
-     * Finds the summary file path from the environment, rejects if env var is not found or file does not exist
-     * Also checks r/w permissions.
-     *
-     * @returns step summary file path
-     */
-    filePath() {
-        return summary_awaiter(this, void 0, void 0, function* () {
-            if (this._filePath) {
-                return this._filePath;
-            }
-            const pathFromEnv = process.env[SUMMARY_ENV_VAR];
-            if (!pathFromEnv) {
-                throw new Error(`Unable to find environment variable for $${SUMMARY_ENV_VAR}. Check if your runtime environment supports job summaries.`);
-            }
-            try {
-                yield access(pathFromEnv, external_fs_.constants.R_OK | external_fs_.constants.W_OK);
-            }
-            catch (_a) {
-                throw new Error(`Unable to access summary file: '${pathFromEnv}'. Check if the file has correct read/write permissions.`);
-            }
-            this._filePath = pathFromEnv;
-            return this._filePath;
-        });
-    }
-    /**
-     * Wraps content in an HTML tag, adding any HTML attributes
-     *
-     * @param {string} tag HTML tag to wrap
-     * @param {string | null} content content within the tag
-     * @param {[attribute: string]: string} attrs key-value list of HTML attributes to add
-     *
-     * @returns {string} content wrapped in HTML element
-     */
-    wrap(tag, content, attrs = {}) {
-        const htmlAttrs = Object.entries(attrs)
-            .map(([key, value]) => ` ${key}="${value}"`)
-            .join('');
-        if (!content) {
-            return `<${tag}${htmlAttrs}>`;
-        }
-        return `<${tag}${htmlAttrs}>${content}</${tag}>`;
-    }
-    /**
-     * Writes text in the buffer to the summary buffer file and empties buffer. Will append by default.
-     *
-     * @param {SummaryWriteOptions} [options] (optional) options for write operation
-     *
-     * @returns {Promise<Summary>} summary instance
-     */
-    write(options) {
-        return summary_awaiter(this, void 0, void 0, function* () {
-            const overwrite = !!(options === null || options === void 0 ? void 0 : options.overwrite);
-            const filePath = yield this.filePath();
-            const writeFunc = overwrite ? writeFile : appendFile;
-            yield writeFunc(filePath, this._buffer, { encoding: 'utf8' });
-            return this.emptyBuffer();
-        });
-    }
-    /**
-     * Clears the summary buffer and wipes the summary file
-     *
-     * @returns {Summary} summary instance
-     */
-    clear() {
-        return summary_awaiter(this, void 0, void 0, function* () {
-            return this.emptyBuffer().write({ overwrite: true });
-        });
-    }
-    /**
-     * Returns the current summary buffer as a string
-     *
-     * @returns {string} string of summary buffer
-     */
-    stringify() {
-        return this._buffer;
-    }
-    /**
-     * If the summary buffer is empty
-     *
-     * @returns {boolen} true if the buffer is empty
-     */
-    isEmptyBuffer() {
-        return this._buffer.length === 0;
-    }
-    /**
-     * Resets the summary buffer without writing to summary file
-     *
-     * @returns {Summary} summary instance
-     */
-    emptyBuffer() {
-        this._buffer = '';
-        return this;
-    }
-    /**
-     * Adds raw text to the summary buffer
-     *
-     * @param {string} text content to add
-     * @param {boolean} [addEOL=false] (optional) append an EOL to the raw text (default: false)
-     *
-     * @returns {Summary} summary instance
-     */
-    addRaw(text, addEOL = false) {
-        this._buffer += text;
-        return addEOL ? this.addEOL() : this;
-    }
-    /**
-     * Adds the operating system-specific end-of-line marker to the buffer
-     *
-     * @returns {Summary} summary instance
-     */
-    addEOL() {
-        return this.addRaw(external_os_.EOL);
-    }
-    /**
-     * Adds an HTML codeblock to the summary buffer
-     *
-     * @param {string} code content to render within fenced code block
-     * @param {string} lang (optional) language to syntax highlight code
-     *
-     * @returns {Summary} summary instance
-     */
-    addCodeBlock(code, lang) {
-        const attrs = Object.assign({}, (lang && { lang }));
-        const element = this.wrap('pre', this.wrap('code', code), attrs);
-        return this.addRaw(element).addEOL();
-    }
-    /**
-     * Adds an HTML list to the summary buffer
-     *
-     * @param {string[]} items list of items to render
-     * @param {boolean} [ordered=false] (optional) if the rendered list should be ordered or not (default: false)
-     *
-     * @returns {Summary} summary instance
-     */
-    addList(items, ordered = false) {
-        const tag = ordered ? 'ol' : 'ul';
-        const listItems = items.map(item => this.wrap('li', item)).join('');
-        const element = this.wrap(tag, listItems);
-        return this.addRaw(element).addEOL();
-    }
-    /**
-     * Adds an HTML table to the summary buffer
-     *
-     * @param {SummaryTableCell[]} rows table rows
-     *
-     * @returns {Summary} summary instance
-     */
-    addTable(rows) {
-        const tableBody = rows
-            .map(row => {
-            const cells = row
-                .map(cell => {
-                if (typeof cell === 'string') {
-                    return this.wrap('td', cell);
-                }
-                const { header, data, colspan, rowspan } = cell;
-                const tag = header ? 'th' : 'td';
-                const attrs = Object.assign(Object.assign({}, (colspan && { colspan })), (rowspan && { rowspan }));
-                return this.wrap(tag, data, attrs);
-            })
-                .join('');
-            return this.wrap('tr', cells);
-        })
-            .join('');
-        const element = this.wrap('table', tableBody);
-        return this.addRaw(element).addEOL();
-    }
-    /**
-     * Adds a collapsable HTML details element to the summary buffer
-     *
-     * @param {string} label text for the closed state
-     * @param {string} content collapsable content
-     *
-     * @returns {Summary} summary instance
-     */
-    addDetails(label, content) {
-        const element = this.wrap('details', this.wrap('summary', label) + content);
-        return this.addRaw(element).addEOL();
-    }
-    /**
-     * Adds an HTML image tag to the summary buffer
-     *
-     * @param {string} src path to the image you to embed
-     * @param {string} alt text description of the image
-     * @param {SummaryImageOptions} options (optional) addition image attributes
-     *
-     * @returns {Summary} summary instance
-     */
-    addImage(src, alt, options) {
-        const { width, height } = options || {};
-        const attrs = Object.assign(Object.assign({}, (width && { width })), (height && { height }));
-        const element = this.wrap('img', null, Object.assign({ src, alt }, attrs));
-        return this.addRaw(element).addEOL();
-    }
-    /**
-     * Adds an HTML section heading element
-     *
-     * @param {string} text heading text
-     * @param {number | string} [level=1] (optional) the heading level, default: 1
-     *
-     * @returns {Summary} summary instance
-     */
-    addHeading(text, level) {
-        const tag = `h${level}`;
-        const allowedTag = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].includes(tag)
-            ? tag
-            : 'h1';
-        const element = this.wrap(allowedTag, text);
-        return this.addRaw(element).addEOL();
-    }
-    /**
-     * Adds an HTML thematic break (<hr>) to the summary buffer
-     *
-     * @returns {Summary} summary instance
-     */
-    addSeparator() {
-        const element = this.wrap('hr', null);
-        return this.addRaw(element).addEOL();
-    }
-    /**
-     * Adds an HTML line break (<br>) to the summary buffer
-     *
-     * @returns {Summary} summary instance
-     */
-    addBreak() {
-        const element = this.wrap('br', null);
-        return this.addRaw(element).addEOL();
-    }
-    /**
-     * Adds an HTML blockquote to the summary buffer
-     *
-     * @param {string} text quote text
-     * @param {string} cite (optional) citation url
-     *
-     * @returns {Summary} summary instance
-     */
-    addQuote(text, cite) {
-        const attrs = Object.assign({}, (cite && { cite }));
-        const element = this.wrap('blockquote', text, attrs);
-        return this.addRaw(element).addEOL();
-    }
-    /**
-     * Adds an HTML anchor tag to the summary buffer
-     *
-     * @param {string} text link text/content
-     * @param {string} href hyperlink
-     *
-     * @returns {Summary} summary instance
-     */
-    addLink(text, href) {
-        const element = this.wrap('a', text, { href });
-        return this.addRaw(element).addEOL();
-    }
-}
-const _summary = new Summary();
-/**
- * @deprecated use `core.summary`
- */
-const markdownSummary = _summary;
-const summary = _summary;
-//# sourceMappingURL=summary.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/path-utils.js
-
-/**
- * toPosixPath converts the given path to the posix form. On Windows, \\ will be
- * replaced with /.
- *
- * @param pth. Path to transform.
- * @return string Posix path.
- */
-function toPosixPath(pth) {
-    return pth.replace(/[\\]/g, '/');
-}
-/**
- * toWin32Path converts the given path to the win32 form. On Linux, / will be
- * replaced with \\.
- *
- * @param pth. Path to transform.
- * @return string Win32 path.
- */
-function toWin32Path(pth) {
-    return pth.replace(/[/]/g, '\\');
-}
-/**
- * toPlatformPath converts the given path to a platform-specific path. It does
- * this by replacing instances of / and \ with the platform-specific path
- * separator.
- *
- * @param pth The path to platformize.
- * @return string The platform-specific path.
- */
-function toPlatformPath(pth) {
-    return pth.replace(/[/\\]/g, external_path_namespaceObject.sep);
-}
-//# sourceMappingURL=path-utils.js.map
-;// CONCATENATED MODULE: external "string_decoder"
-const external_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("string_decoder");
-// EXTERNAL MODULE: external "events"
-var external_events_ = __nccwpck_require__(4434);
-;// CONCATENATED MODULE: external "child_process"
-const external_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("child_process");
-// EXTERNAL MODULE: external "assert"
-var external_assert_ = __nccwpck_require__(2613);
-;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io-util.js
-var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
-    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
-    return new (P || (P = Promise))(function (resolve, reject) {
-        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
-        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
-        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
-    });
-};
-
-
-const { chmod, copyFile, lstat, mkdir, open: io_util_open, readdir, rename, rm, rmdir, stat, symlink, unlink } = external_fs_.promises;
-// export const {open} = 'fs'
-const IS_WINDOWS = process.platform === 'win32';
-/**
- * Custom implementation of readlink to ensure Windows junctions
- * maintain trailing backslash for backward compatibility with Node.js < 24
- *
- * In Node.js 20, Windows junctions (directory symlinks) always returned paths
- * with trailing backslashes. Node.js 24 removed this behavior, which breaks
- * code that relied on this format for path operations.
- *
- * This implementation restores the Node 20 behavior by adding a trailing
- * backslash to all junction results on Windows.
- */
-function readlink(fsPath) {
-    return io_util_awaiter(this, void 0, void 0, function* () {
-        const result = yield fs.promises.readlink(fsPath);
-        // On Windows, restore Node 20 behavior: add trailing backslash to all results
-        // since junctions on Windows are always directory links
-        if (IS_WINDOWS && !result.endsWith('\\')) {
-            return `${result}\\`;
-        }
-        return result;
-    });
-}
-// See https://github.com/nodejs/node/blob/d0153aee367422d0858105abec186da4dff0a0c5/deps/uv/include/uv/win.h#L691
-const UV_FS_O_EXLOCK = 0x10000000;
-const READONLY = external_fs_.constants.O_RDONLY;
-function exists(fsPath) {
-    return io_util_awaiter(this, void 0, void 0, function* () {
-        try {
-            yield stat(fsPath);
-        }
-        catch (err) {
-            if (err.code === 'ENOENT') {
-                return false;
-            }
-            throw err;
-        }
-        return true;
-    });
-}
-function isDirectory(fsPath_1) {
-    return io_util_awaiter(this, arguments, void 0, function* (fsPath, useStat = false) {
-        const stats = useStat ? yield stat(fsPath) : yield lstat(fsPath);
-        return stats.isDirectory();
-    });
-}
-/**
- * On OSX/Linux, true if path starts with '/'. On Windows, true for paths like:
- * \, \hello, \\hello\share, C:, and C:\hello (and corresponding alternate separator cases).
- */
-function isRooted(p) {
-    p = normalizeSeparators(p);
-    if (!p) {
-        throw new Error('isRooted() parameter "p" cannot be empty');
-    }
-    if (IS_WINDOWS) {
-        return (p.startsWith('\\') || /^[A-Z]:/i.test(p) // e.g. \ or \hello or \\hello
-        ); // e.g. C: or C:\hello
-    }
-    return p.startsWith('/');
-}
-/**
- * Best effort attempt to determine whether a file exists and is executable.
- * @param filePath    file path to check
- * @param extensions  additional file extensions to try
- * @return if file exists and is executable, returns the file path. otherwise empty string.
- */
-function tryGetExecutablePath(filePath, extensions) {
-    return io_util_awaiter(this, void 0, void 0, function* () {
-        let stats = undefined;
-        try {
-            // test file exists
-            stats = yield stat(filePath);
-        }
-        catch (err) {
-            if (err.code !== 'ENOENT') {
-                // eslint-disable-next-line no-console
-                console.log(`Unexpected error attempting to determine if executable file exists '${filePath}': ${err}`);
-            }
-        }
-        if (stats && stats.isFile()) {
-            if (IS_WINDOWS) {
-                // on Windows, test for valid extension
-                const upperExt = external_path_namespaceObject.extname(filePath).toUpperCase();
-                if (extensions.some(validExt => validExt.toUpperCase() === upperExt)) {
-                    return filePath;
-                }
-            }
-            else {
-                if (isUnixExecutable(stats)) {
-                    return filePath;
-                }
-            }
-        }
-        // try each extension
-        const originalFilePath = filePath;
-        for (const extension of extensions) {
-            filePath = originalFilePath + extension;
-            stats = undefined;
-            try {
-                stats = yield stat(filePath);
-            }
-            catch (err) {
-                if (err.code !== 'ENOENT') {
-                    // eslint-disable-next-line no-console
-                    console.log(`Unexpected error attempting to determine if executable file exists '${filePath}': ${err}`);
-                }
-            }
-            if (stats && stats.isFile()) {
-                if (IS_WINDOWS) {
-                    // preserve the case of the actual file (since an extension was appended)
-                    try {
-                        const directory = external_path_namespaceObject.dirname(filePath);
-                        const upperName = external_path_namespaceObject.basename(filePath).toUpperCase();
-                        for (const actualName of yield readdir(directory)) {
-                            if (upperName === actualName.toUpperCase()) {
-                                filePath = external_path_namespaceObject.join(directory, actualName);
-                                break;
-                            }
-                        }
-                    }
-                    catch (err) {
-                        // eslint-disable-next-line no-console
-                        console.log(`Unexpected error attempting to determine the actual case of the file '${filePath}': ${err}`);
-                    }
-                    return filePath;
-                }
-                else {
-                    if (isUnixExecutable(stats)) {
-                        return filePath;
-                    }
-                }
-            }
-        }
-        return '';
-    });
-}
-function normalizeSeparators(p) {
-    p = p || '';
-    if (IS_WINDOWS) {
-        // convert slashes on Windows
-        p = p.replace(/\//g, '\\');
-        // remove redundant slashes
-        return p.replace(/\\\\+/g, '\\');
-    }
-    // remove redundant slashes
-    return p.replace(/\/\/+/g, '/');
-}
-// on Mac/Linux, test the execute bit
-//     R   W  X  R  W X R W X
-//   256 128 64 32 16 8 4 2 1
-function isUnixExecutable(stats) {
-    return ((stats.mode & 1) > 0 ||
-        ((stats.mode & 8) > 0 &&
-            process.getgid !== undefined &&
-            stats.gid === process.getgid()) ||
-        ((stats.mode & 64) > 0 &&
-            process.getuid !== undefined &&
-            stats.uid === process.getuid()));
-}
-// Get the path of cmd.exe in windows
-function getCmdPath() {
-    var _a;
-    return (_a = process.env['COMSPEC']) !== null && _a !== void 0 ? _a : `cmd.exe`;
-}
-//# sourceMappingURL=io-util.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io.js
-var io_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
-    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
-    return new (P || (P = Promise))(function (resolve, reject) {
-        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
-        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
-        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
-    });
-};
-
-
-
-/**
- * Copies a file or folder.
- * Based off of shelljs - https://github.com/shelljs/shelljs/blob/9237f66c52e5daa40458f94f9565e18e8132f5a6/src/cp.js
- *
- * @param     source    source path
- * @param     dest      destination path
- * @param     options   optional. See CopyOptions.
- */
-function cp(source_1, dest_1) {
-    return io_awaiter(this, arguments, void 0, function* (source, dest, options = {}) {
-        const { force, recursive, copySourceDirectory } = readCopyOptions(options);
-        const destStat = (yield ioUtil.exists(dest)) ? yield ioUtil.stat(dest) : null;
-        // Dest is an existing file, but not forcing
-        if (destStat && destStat.isFile() && !force) {
-            return;
-        }
-        // If dest is an existing directory, should copy inside.
-        const newDest = destStat && destStat.isDirectory() && copySourceDirectory
-            ? path.join(dest, path.basename(source))
-            : dest;
-        if (!(yield ioUtil.exists(source))) {
-            throw new Error(`no such file or directory: ${source}`);
-        }
-        const sourceStat = yield ioUtil.stat(source);
-        if (sourceStat.isDirectory()) {
-            if (!recursive) {
-                throw new Error(`Failed to copy. ${source} is a directory, but tried to copy without recursive flag.`);
-            }
-            else {
-                yield cpDirRecursive(source, newDest, 0, force);
-            }
-        }
-        else {
-            if (path.relative(source, newDest) === '') {
-                // a file cannot be copied to itself
-                throw new Error(`'${newDest}' and '${source}' are the same file`);
-            }
-            yield io_copyFile(source, newDest, force);
-        }
-    });
-}
-/**
- * Moves a path.
- *
- * @param     source    source path
- * @param     dest      destination path
- * @param     options   optional. See MoveOptions.
- */
-function mv(source_1, dest_1) {
-    return io_awaiter(this, arguments, void 0, function* (source, dest, options = {}) {
-        if (yield ioUtil.exists(dest)) {
-            let destExists = true;
-            if (yield ioUtil.isDirectory(dest)) {
-                // If dest is directory copy src into dest
-                dest = path.join(dest, path.basename(source));
-                destExists = yield ioUtil.exists(dest);
-            }
-            if (destExists) {
-                if (options.force == null || options.force) {
-                    yield rmRF(dest);
-                }
-                else {
-                    throw new Error('Destination already exists');
-                }
-            }
-        }
-        yield mkdirP(path.dirname(dest));
-        yield ioUtil.rename(source, dest);
-    });
-}
-/**
- * Remove a path recursively with force
- *
- * @param inputPath path to remove
- */
-function rmRF(inputPath) {
-    return io_awaiter(this, void 0, void 0, function* () {
-        if (ioUtil.IS_WINDOWS) {
-            // Check for invalid characters
-            // https://docs.microsoft.com/en-us/windows/win32/fileio/naming-a-file
-            if (/[*"<>|]/.test(inputPath)) {
-                throw new Error('File path must not contain `*`, `"`, `<`, `>` or `|` on Windows');
-            }
-        }
-        try {
-            // note if path does not exist, error is silent
-            yield ioUtil.rm(inputPath, {
-                force: true,
-                maxRetries: 3,
-                recursive: true,
-                retryDelay: 300
-            });
-        }
-        catch (err) {
-            throw new Error(`File was unable to be removed ${err}`);
-        }
-    });
-}
-/**
- * Make a directory.  Creates the full path with folders in between
- * Will throw if it fails
- *
- * @param   fsPath        path to create
- * @returns Promise<void>
- */
-function mkdirP(fsPath) {
-    return io_awaiter(this, void 0, void 0, function* () {
-        ok(fsPath, 'a path argument must be provided');
-        yield ioUtil.mkdir(fsPath, { recursive: true });
-    });
-}
-/**
- * Returns path of a tool had the tool actually been invoked.  Resolves via paths.
- * If you check and the tool does not exist, it will throw.
- *
- * @param     tool              name of the tool
- * @param     check             whether to check if tool exists
- * @returns   Promise<string>   path to tool
- */
-function which(tool, check) {
-    return io_awaiter(this, void 0, void 0, function* () {
-        if (!tool) {
-            throw new Error("parameter 'tool' is required");
-        }
-        // recursive when check=true
-        if (check) {
-            const result = yield which(tool, false);
-            if (!result) {
-                if (IS_WINDOWS) {
-                    throw new Error(`Unable to locate executable file: ${tool}. Please verify either the file path exists or the file can be found within a directory specified by the PATH environment variable. Also verify the file has a valid extension for an executable file.`);
-                }
-                else {
-                    throw new Error(`Unable to locate executable file: ${tool}. Please verify either the file path exists or the file can be found within a directory specified by the PATH environment variable. Also check the file mode to verify the file is executable.`);
-                }
-            }
-            return result;
-        }
-        const matches = yield findInPath(tool);
-        if (matches && matches.length > 0) {
-            return matches[0];
-        }
-        return '';
-    });
-}
-/**
- * Returns a list of all occurrences of the given tool on the system path.
- *
- * @returns   Promise<string[]>  the paths of the tool
- */
-function findInPath(tool) {
-    return io_awaiter(this, void 0, void 0, function* () {
-        if (!tool) {
-            throw new Error("parameter 'tool' is required");
-        }
-        // build the list of extensions to try
-        const extensions = [];
-        if (IS_WINDOWS && process.env['PATHEXT']) {
-            for (const extension of process.env['PATHEXT'].split(external_path_namespaceObject.delimiter)) {
-                if (extension) {
-                    extensions.push(extension);
-                }
-            }
-        }
-        // if it's rooted, return it if exists. otherwise return empty.
-        if (isRooted(tool)) {
-            const filePath = yield tryGetExecutablePath(tool, extensions);
-            if (filePath) {
-                return [filePath];
-            }
-            return [];
-        }
-        // if any path separators, return empty
-        if (tool.includes(external_path_namespaceObject.sep)) {
-            return [];
-        }
-        // build the list of directories
-        //
-        // Note, technically "where" checks the current directory on Windows. From a toolkit perspective,
-        // it feels like we should not do this. Checking the current directory seems like more of a use
-        // case of a shell, and the which() function exposed by the toolkit should strive for consistency
-        // across platforms.
-        const directories = [];
-        if (process.env.PATH) {
-            for (const p of process.env.PATH.split(external_path_namespaceObject.delimiter)) {
-                if (p) {
-                    directories.push(p);
-                }
-            }
-        }
-        // find all matches
-        const matches = [];
-        for (const directory of directories) {
-            const filePath = yield tryGetExecutablePath(external_path_namespaceObject.join(directory, tool), extensions);
-            if (filePath) {
-                matches.push(filePath);
-            }
-        }
-        return matches;
-    });
-}
-function readCopyOptions(options) {
-    const force = options.force == null ? true : options.force;
-    const recursive = Boolean(options.recursive);
-    const copySourceDirectory = options.copySourceDirectory == null
-        ? true
-        : Boolean(options.copySourceDirectory);
-    return { force, recursive, copySourceDirectory };
-}
-function cpDirRecursive(sourceDir, destDir, currentDepth, force) {
-    return io_awaiter(this, void 0, void 0, function* () {
-        // Ensure there is not a run away recursive copy
-        if (currentDepth >= 255)
-            return;
-        currentDepth++;
-        yield mkdirP(destDir);
-        const files = yield ioUtil.readdir(sourceDir);
-        for (const fileName of files) {
-            const srcFile = `${sourceDir}/${fileName}`;
-            const destFile = `${destDir}/${fileName}`;
-            const srcFileStat = yield ioUtil.lstat(srcFile);
-            if (srcFileStat.isDirectory()) {
-                // Recurse
-                yield cpDirRecursive(srcFile, destFile, currentDepth, force);
-            }
-            else {
-                yield io_copyFile(srcFile, destFile, force);
-            }
-        }
-        // Change the mode for the newly created directory
-        yield ioUtil.chmod(destDir, (yield ioUtil.stat(sourceDir)).mode);
-    });
-}
-// Buffered file copy
-function io_copyFile(srcFile, destFile, force) {
-    return io_awaiter(this, void 0, void 0, function* () {
-        if ((yield ioUtil.lstat(srcFile)).isSymbolicLink()) {
-            // unlink/re-link it
-            try {
-                yield ioUtil.lstat(destFile);
-                yield ioUtil.unlink(destFile);
-            }
-            catch (e) {
-                // Try to override file permission
-                if (e.code === 'EPERM') {
-                    yield ioUtil.chmod(destFile, '0666');
-                    yield ioUtil.unlink(destFile);
-                }
-                // other errors = it doesn't exist, no work to do
-            }
-            // Copy over symlink
-            const symlinkFull = yield ioUtil.readlink(srcFile);
-            yield ioUtil.symlink(symlinkFull, destFile, ioUtil.IS_WINDOWS ? 'junction' : null);
-        }
-        else if (!(yield ioUtil.exists(destFile)) || force) {
-            yield ioUtil.copyFile(srcFile, destFile);
-        }
-    });
-}
-//# sourceMappingURL=io.js.map
-;// CONCATENATED MODULE: external "timers"
-const external_timers_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("timers");
-;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/toolrunner.js
-var toolrunner_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
-    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
-    return new (P || (P = Promise))(function (resolve, reject) {
-        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
-        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
-        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
-    });
-};
-
-
-
-
-
-
-
-/* eslint-disable @typescript-eslint/unbound-method */
-const toolrunner_IS_WINDOWS = process.platform === 'win32';
-/*
- * Class for running command line tools. Handles quoting and arg parsing in a platform agnostic way.
- */
-class ToolRunner extends external_events_.EventEmitter {
-    constructor(toolPath, args, options) {
-        super();
-        if (!toolPath) {
-            throw new Error("Parameter 'toolPath' cannot be null or empty.");
-        }
-        this.toolPath = toolPath;
-        this.args = args || [];
-        this.options = options || {};
-    }
-    _debug(message) {
-        if (this.options.listeners && this.options.listeners.debug) {
-            this.options.listeners.debug(message);
-        }
-    }
-    _getCommandString(options, noPrefix) {
-        const toolPath = this._getSpawnFileName();
-        const args = this._getSpawnArgs(options);
-        let cmd = noPrefix ? '' : '[command]'; // omit prefix when piped to a second tool
-        if (toolrunner_IS_WINDOWS) {
-            // Windows + cmd file
-            if (this._isCmdFile()) {
-                cmd += toolPath;
-                for (const a of args) {
-                    cmd += ` ${a}`;
-                }
-            }
-            // Windows + verbatim
-            else if (options.windowsVerbatimArguments) {
-                cmd += `"${toolPath}"`;
-                for (const a of args) {
-                    cmd += ` ${a}`;
-                }
-            }
-            // Windows (regular)
-            else {
-                cmd += this._windowsQuoteCmdArg(toolPath);
-                for (const a of args) {
-                    cmd += ` ${this._windowsQuoteCmdArg(a)}`;
-                }
-            }
-        }
-        else {
-            // OSX/Linux - this can likely be improved with some form of quoting.
-            // creating processes on Unix is fundamentally different than Windows.
-            // on Unix, execvp() takes an arg array.
-            cmd += toolPath;
-            for (const a of args) {
-                cmd += ` ${a}`;
-            }
-        }
-        return cmd;
-    }
-    _processLineBuffer(data, strBuffer, onLine) {
-        try {
-            let s = strBuffer + data.toString();
-            let n = s.indexOf(external_os_.EOL);
-            while (n > -1) {
-                const line = s.substring(0, n);
-                onLine(line);
-                // the rest of the string ...
-                s = s.substring(n + external_os_.EOL.length);
-                n = s.indexOf(external_os_.EOL);
-            }
-            return s;
-        }
-        catch (err) {
-            // streaming lines to console is best effort.  Don't fail a build.
-            this._debug(`error processing line. Failed with error ${err}`);
-            return '';
-        }
-    }
-    _getSpawnFileName() {
-        if (toolrunner_IS_WINDOWS) {
-            if (this._isCmdFile()) {
-                return process.env['COMSPEC'] || 'cmd.exe';
-            }
-        }
-        return this.toolPath;
-    }
-    _getSpawnArgs(options) {
-        if (toolrunner_IS_WINDOWS) {
-            if (this._isCmdFile()) {
-                let argline = `/D /S /C "${this._windowsQuoteCmdArg(this.toolPath)}`;
-                for (const a of this.args) {
-                    argline += ' ';
-                    argline += options.windowsVerbatimArguments
-                        ? a
-                        : this._windowsQuoteCmdArg(a);
-                }
-                argline += '"';
-                return [argline];
-            }
-        }
-        return this.args;
-    }
-    _endsWith(str, end) {
-        return str.endsWith(end);
-    }
-    _isCmdFile() {
-        const upperToolPath = this.toolPath.toUpperCase();
-        return (this._endsWith(upperToolPath, '.CMD') ||
-            this._endsWith(upperToolPath, '.BAT'));
-    }
-    _windowsQuoteCmdArg(arg) {
-        // for .exe, apply the normal quoting rules that libuv applies
-        if (!this._isCmdFile()) {
-            return this._uvQuoteCmdArg(arg);
-        }
-        // otherwise apply quoting rules specific to the cmd.exe command line parser.
-        // the libuv rules are generic and are not designed specifically for cmd.exe
-        // command line parser.
-        //
-        // for a detailed description of the cmd.exe command line parser, refer to
-        // http://stackoverflow.com/questions/4094699/how-does-the-windows-command-interpreter-cmd-exe-parse-scripts/7970912#7970912
-        // need quotes for empty arg
-        if (!arg) {
-            return '""';
-        }
-        // determine whether the arg needs to be quoted
-        const cmdSpecialChars = [
-            ' ',
-            '\t',
-            '&',
-            '(',
-            ')',
-            '[',
-            ']',
-            '{',
-            '}',
-            '^',
-            '=',
-            ';',
-            '!',
-            "'",
-            '+',
-            ',',
-            '`',
-            '~',
-            '|',
-            '<',
-            '>',
-            '"'
-        ];
-        let needsQuotes = false;
-        for (const char of arg) {
-            if (cmdSpecialChars.some(x => x === char)) {
-                needsQuotes = true;
-                break;
-            }
-        }
-        // short-circuit if quotes not needed
-        if (!needsQuotes) {
-            return arg;
-        }
-        // the following quoting rules are very similar to the rules that by libuv applies.
-        //
-        // 1) wrap the string in quotes
-        //
-        // 2) double-up quotes - i.e. " => ""
-        //
-        //    this is different from the libuv quoting rules. libuv replaces " with \", which unfortunately
-        //    doesn't work well with a cmd.exe command line.
-        //
-        //    note, replacing " with "" also works well if the arg is passed to a downstream .NET console app.
-        //    for example, the command line:
-        //          foo.exe "myarg:""my val"""
-        //    is parsed by a .NET console app into an arg array:
-        //          [ "myarg:\"my val\"" ]
-        //    which is the same end result when applying libuv quoting rules. although the actual
-        //    command line from libuv quoting rules would look like:
-        //          foo.exe "myarg:\"my val\""
-        //
-        // 3) double-up slashes that precede a quote,
-        //    e.g.  hello \world    => "hello \world"
-        //          hello\"world    => "hello\\""world"
-        //          hello\\"world   => "hello\\\\""world"
-        //          hello world\    => "hello world\\"
-        //
-        //    technically this is not required for a cmd.exe command line, or the batch argument parser.
-        //    the reasons for including this as a .cmd quoting rule are:
-        //
-        //    a) this is optimized for the scenario where the argument is passed from the .cmd file to an
-        //       external program. many programs (e.g. .NET console apps) rely on the slash-doubling rule.
-        //
-        //    b) it's what we've been doing previously (by deferring to node default behavior) and we
-        //       haven't heard any complaints about that aspect.
-        //
-        // note, a weakness of the quoting rules chosen here, is that % is not escaped. in fact, % cannot be
-        // escaped when used on the command line directly - even though within a .cmd file % can be escaped
-        // by using %%.
-        //
-        // the saving grace is, on the command line, %var% is left as-is if var is not defined. this contrasts
-        // the line parsing rules within a .cmd file, where if var is not defined it is replaced with nothing.
-        //
-        // one option that was explored was replacing % with ^% - i.e. %var% => ^%var^%. this hack would
-        // often work, since it is unlikely that var^ would exist, and the ^ character is removed when the
-        // variable is used. the problem, however, is that ^ is not removed when %* is used to pass the args
-        // to an external program.
-        //
-        // an unexplored potential solution for the % escaping problem, is to create a wrapper .cmd file.
-        // % can be escaped within a .cmd file.
-        let reverse = '"';
-        let quoteHit = true;
-        for (let i = arg.length; i > 0; i--) {
-            // walk the string in reverse
-            reverse += arg[i - 1];
-            if (quoteHit && arg[i - 1] === '\\') {
-                reverse += '\\'; // double the slash
-            }
-            else if (arg[i - 1] === '"') {
-                quoteHit = true;
-                reverse += '"'; // double the quote
-            }
-            else {
-                quoteHit = false;
-            }
-        }
-        reverse += '"';
-        return reverse.split('').reverse().join('');
-    }
-    _uvQuoteCmdArg(arg) {
-        // Tool runner wraps child_process.spawn() and needs to apply the same quoting as
-        // Node in certain cases where the undocumented spawn option windowsVerbatimArguments
-        // is used.
-        //
-        // Since this function is a port of quote_cmd_arg from Node 4.x (technically, lib UV,
-        // see https://github.com/nodejs/node/blob/v4.x/deps/uv/src/win/process.c for details),
-        // pasting copyright notice from Node within this function:
-        //
-        //      Copyright Joyent, Inc. and other Node contributors. All rights reserved.
-        //
-        //      Permission is hereby granted, free of charge, to any person obtaining a copy
-        //      of this software and associated documentation files (the "Software"), to
-        //      deal in the Software without restriction, including without limitation the
-        //      rights to use, copy, modify, merge, publish, distribute, sublicense, and/or
-        //      sell copies of the Software, and to permit persons to whom the Software is
-        //      furnished to do so, subject to the following conditions:
-        //
-        //      The above copyright notice and this permission notice shall be included in
-        //      all copies or substantial portions of the Software.
-        //
-        //      THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
-        //      IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
-        //      FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
-        //      AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
-        //      LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING
-        //      FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS
-        //      IN THE SOFTWARE.
-        if (!arg) {
-            // Need double quotation for empty argument
-            return '""';
-        }
-        if (!arg.includes(' ') && !arg.includes('\t') && !arg.includes('"')) {
-            // No quotation needed
-            return arg;
-        }
-        if (!arg.includes('"') && !arg.includes('\\')) {
-            // No embedded double quotes or backslashes, so I can just wrap
-            // quote marks around the whole thing.
-            return `"${arg}"`;
-        }
-        // Expected input/output:
-        //   input : hello"world
-        //   output: "hello\"world"
-        //   input : hello""world
-        //   output: "hello\"\"world"
-        //   input : hello\world
-        //   output: hello\world
-        //   input : hello\\world
-        //   output: hello\\world
-        //   input : hello\"world
-        //   output: "hello\\\"world"
-        //   input : hello\\"world
-        //   output: "hello\\\\\"world"
-        //   input : hello world\
-        //   output: "hello world\\" - note the comment in libuv actually reads "hello world\"
-        //                             but it appears the comment is wrong, it should be "hello world\\"
-        let reverse = '"';
-        let quoteHit = true;
-        for (let i = arg.length; i > 0; i--) {
-            // walk the string in reverse
-            reverse += arg[i - 1];
-            if (quoteHit && arg[i - 1] === '\\') {
-                reverse += '\\';
-            }
-            else if (arg[i - 1] === '"') {
-                quoteHit = true;
-                reverse += '\\';
-            }
-            else {
-                quoteHit = false;
-            }
-        }
-        reverse += '"';
-        return reverse.split('').reverse().join('');
-    }
-    _cloneExecOptions(options) {
-        options = options || {};
-        const result = {
-            cwd: options.cwd || process.cwd(),
-            env: options.env || process.env,
-            silent: options.silent || false,
-            windowsVerbatimArguments: options.windowsVerbatimArguments || false,
-            failOnStdErr: options.failOnStdErr || false,
-            ignoreReturnCode: options.ignoreReturnCode || false,
-            delay: options.delay || 10000
-        };
-        result.outStream = options.outStream || process.stdout;
-        result.errStream = options.errStream || process.stderr;
-        return result;
-    }
-    _getSpawnOptions(options, toolPath) {
-        options = options || {};
-        const result = {};
-        result.cwd = options.cwd;
-        result.env = options.env;
-        result['windowsVerbatimArguments'] =
-            options.windowsVerbatimArguments || this._isCmdFile();
-        if (options.windowsVerbatimArguments) {
-            result.argv0 = `"${toolPath}"`;
-        }
-        return result;
-    }
-    /**
-     * Exec a tool.
-     * Output will be streamed to the live console.
-     * Returns promise with return code
-     *
-     * @param     tool     path to tool to exec
-     * @param     options  optional exec options.  See ExecOptions
-     * @returns   number
-     */
-    exec() {
-        return toolrunner_awaiter(this, void 0, void 0, function* () {
-            // root the tool path if it is unrooted and contains relative pathing
-            if (!isRooted(this.toolPath) &&
-                (this.toolPath.includes('/') ||
-                    (toolrunner_IS_WINDOWS && this.toolPath.includes('\\')))) {
-                // prefer options.cwd if it is specified, however options.cwd may also need to be rooted
-                this.toolPath = external_path_namespaceObject.resolve(process.cwd(), this.options.cwd || process.cwd(), this.toolPath);
-            }
-            // if the tool is only a file name, then resolve it from the PATH
-            // otherwise verify it exists (add extension on Windows if necessary)
-            this.toolPath = yield which(this.toolPath, true);
-            return new Promise((resolve, reject) => toolrunner_awaiter(this, void 0, void 0, function* () {
-                this._debug(`exec tool: ${this.toolPath}`);
-                this._debug('arguments:');
-                for (const arg of this.args) {
-                    this._debug(`   ${arg}`);
-                }
-                const optionsNonNull = this._cloneExecOptions(this.options);
-                if (!optionsNonNull.silent && optionsNonNull.outStream) {
-                    optionsNonNull.outStream.write(this._getCommandString(optionsNonNull) + external_os_.EOL);
-                }
-                const state = new ExecState(optionsNonNull, this.toolPath);
-                state.on('debug', (message) => {
-                    this._debug(message);
-                });
-                if (this.options.cwd && !(yield exists(this.options.cwd))) {
-                    return reject(new Error(`The cwd: ${this.options.cwd} does not exist!`));
-                }
-                const fileName = this._getSpawnFileName();
-                const cp = external_child_process_namespaceObject.spawn(fileName, this._getSpawnArgs(optionsNonNull), this._getSpawnOptions(this.options, fileName));
-                let stdbuffer = '';
-                if (cp.stdout) {
-                    cp.stdout.on('data', (data) => {
-                        if (this.options.listeners && this.options.listeners.stdout) {
-                            this.options.listeners.stdout(data);
-                        }
-                        if (!optionsNonNull.silent && optionsNonNull.outStream) {
-                            optionsNonNull.outStream.write(data);
-                        }
-                        stdbuffer = this._processLineBuffer(data, stdbuffer, (line) => {
-                            if (this.options.listeners && this.options.listeners.stdline) {
-                                this.options.listeners.stdline(line);
-                            }
-                        });
-                    });
-                }
-                let errbuffer = '';
-                if (cp.stderr) {
-                    cp.stderr.on('data', (data) => {
-                        state.processStderr = true;
-                        if (this.options.listeners && this.options.listeners.stderr) {
-                            this.options.listeners.stderr(data);
-                        }
-                        if (!optionsNonNull.silent &&
-                            optionsNonNull.errStream &&
-                            optionsNonNull.outStream) {
-                            const s = optionsNonNull.failOnStdErr
-                                ? optionsNonNull.errStream
-                                : optionsNonNull.outStream;
-                            s.write(data);
-                        }
-                        errbuffer = this._processLineBuffer(data, errbuffer, (line) => {
-                            if (this.options.listeners && this.options.listeners.errline) {
-                                this.options.listeners.errline(line);
-                            }
-                        });
-                    });
-                }
-                cp.on('error', (err) => {
-                    state.processError = err.message;
-                    state.processExited = true;
-                    state.processClosed = true;
-                    state.CheckComplete();
-                });
-                cp.on('exit', (code) => {
-                    state.processExitCode = code;
-                    state.processExited = true;
-                    this._debug(`Exit code ${code} received from tool '${this.toolPath}'`);
-                    state.CheckComplete();
-                });
-                cp.on('close', (code) => {
-                    state.processExitCode = code;
-                    state.processExited = true;
-                    state.processClosed = true;
-                    this._debug(`STDIO streams have closed for tool '${this.toolPath}'`);
-                    state.CheckComplete();
-                });
-                state.on('done', (error, exitCode) => {
-                    if (stdbuffer.length > 0) {
-                        this.emit('stdline', stdbuffer);
-                    }
-                    if (errbuffer.length > 0) {
-                        this.emit('errline', errbuffer);
-                    }
-                    cp.removeAllListeners();
-                    if (error) {
-                        reject(error);
-                    }
-                    else {
-                        resolve(exitCode);
-                    }
-                });
-                if (this.options.input) {
-                    if (!cp.stdin) {
-                        throw new Error('child process missing stdin');
-                    }
-                    cp.stdin.end(this.options.input);
-                }
-            }));
-        });
-    }
-}
-/**
- * Convert an arg string to an array of args. Handles escaping
- *
- * @param    argString   string of arguments
- * @returns  string[]    array of arguments
- */
-function argStringToArray(argString) {
-    const args = [];
-    let inQuotes = false;
-    let escaped = false;
-    let arg = '';
-    function append(c) {
-        // we only escape double quotes.
-        if (escaped && c !== '"') {
-            arg += '\\';
-        }
-        arg += c;
-        escaped = false;
-    }
-    for (let i = 0; i < argString.length; i++) {
-        const c = argString.charAt(i);
-        if (c === '"') {
-            if (!escaped) {
-                inQuotes = !inQuotes;
-            }
-            else {
-                append(c);
-            }
-            continue;
-        }
-        if (c === '\\' && escaped) {
-            append(c);
-            continue;
-        }
-        if (c === '\\' && inQuotes) {
-            escaped = true;
-            continue;
-        }
-        if (c === ' ' && !inQuotes) {
-            if (arg.length > 0) {
-                args.push(arg);
-                arg = '';
-            }
-            continue;
-        }
-        append(c);
-    }
-    if (arg.length > 0) {
-        args.push(arg.trim());
-    }
-    return args;
-}
-class ExecState extends external_events_.EventEmitter {
-    constructor(options, toolPath) {
-        super();
-        this.processClosed = false; // tracks whether the process has exited and stdio is closed
-        this.processError = '';
-        this.processExitCode = 0;
-        this.processExited = false; // tracks whether the process has exited
-        this.processStderr = false; // tracks whether stderr was written to
-        this.delay = 10000; // 10 seconds
-        this.done = false;
-        this.timeout = null;
-        if (!toolPath) {
-            throw new Error('toolPath must not be empty');
-        }
-        this.options = options;
-        this.toolPath = toolPath;
-        if (options.delay) {
-            this.delay = options.delay;
-        }
-    }
-    CheckComplete() {
-        if (this.done) {
-            return;
-        }
-        if (this.processClosed) {
-            this._setResult();
-        }
-        else if (this.processExited) {
-            this.timeout = (0,external_timers_namespaceObject.setTimeout)(ExecState.HandleTimeout, this.delay, this);
-        }
-    }
-    _debug(message) {
-        this.emit('debug', message);
-    }
-    _setResult() {
-        // determine whether there is an error
-        let error;
-        if (this.processExited) {
-            if (this.processError) {
-                error = new Error(`There was an error when attempting to execute the process '${this.toolPath}'. This may indicate the process failed to start. Error: ${this.processError}`);
-            }
-            else if (this.processExitCode !== 0 && !this.options.ignoreReturnCode) {
-                error = new Error(`The process '${this.toolPath}' failed with exit code ${this.processExitCode}`);
-            }
-            else if (this.processStderr && this.options.failOnStdErr) {
-                error = new Error(`The process '${this.toolPath}' failed because one or more lines were written to the STDERR stream`);
-            }
-        }
-        // clear the timeout
-        if (this.timeout) {
-            clearTimeout(this.timeout);
-            this.timeout = null;
-        }
-        this.done = true;
-        this.emit('done', error, this.processExitCode);
-    }
-    static HandleTimeout(state) {
-        if (state.done) {
-            return;
-        }
-        if (!state.processClosed && state.processExited) {
-            const message = `The STDIO streams did not close within ${state.delay / 1000} seconds of the exit event from process '${state.toolPath}'. This may indicate a child process inherited the STDIO streams and has not yet exited.`;
-            state._debug(message);
-        }
-        state._setResult();
-    }
-}
-//# sourceMappingURL=toolrunner.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/exec.js
-var exec_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
-    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
-    return new (P || (P = Promise))(function (resolve, reject) {
-        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
-        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
-        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
-    });
-};
-
-
-/**
- * Exec a command.
- * Output will be streamed to the live console.
- * Returns promise with return code
- *
- * @param     commandLine        command to execute (can include additional args). Must be correctly escaped.
- * @param     args               optional arguments for tool. Escaping is handled by the lib.
- * @param     options            optional exec options.  See ExecOptions
- * @returns   Promise<number>    exit code
- */
-function exec(commandLine, args, options) {
-    return exec_awaiter(this, void 0, void 0, function* () {
-        const commandArgs = argStringToArray(commandLine);
-        if (commandArgs.length === 0) {
-            throw new Error(`Parameter 'commandLine' cannot be null or empty.`);
-        }
-        // Path to tool to execute should be first arg
-        const toolPath = commandArgs[0];
-        args = commandArgs.slice(1).concat(args || []);
-        const runner = new ToolRunner(toolPath, args, options);
-        return runner.exec();
-    });
-}
-/**
- * Exec a command and get the output.
- * Output will be streamed to the live console.
- * Returns promise with the exit code and collected stdout and stderr
- *
- * @param     commandLine           command to execute (can include additional args). Must be correctly escaped.
- * @param     args                  optional arguments for tool. Escaping is handled by the lib.
- * @param     options               optional exec options.  See ExecOptions
- * @returns   Promise<ExecOutput>   exit code, stdout, and stderr
- */
-function getExecOutput(commandLine, args, options) {
-    return exec_awaiter(this, void 0, void 0, function* () {
-        var _a, _b;
-        let stdout = '';
-        let stderr = '';
-        //Using string decoder covers the case where a mult-byte character is split
-        const stdoutDecoder = new external_string_decoder_namespaceObject.StringDecoder('utf8');
-        const stderrDecoder = new external_string_decoder_namespaceObject.StringDecoder('utf8');
-        const originalStdoutListener = (_a = options === null || options === void 0 ? void 0 : options.listeners) === null || _a === void 0 ? void 0 : _a.stdout;
-        const originalStdErrListener = (_b = options === null || options === void 0 ? void 0 : options.listeners) === null || _b === void 0 ? void 0 : _b.stderr;
-        const stdErrListener = (data) => {
-            stderr += stderrDecoder.write(data);
-            if (originalStdErrListener) {
-                originalStdErrListener(data);
-            }
-        };
-        const stdOutListener = (data) => {
-            stdout += stdoutDecoder.write(data);
-            if (originalStdoutListener) {
-                originalStdoutListener(data);
-            }
-        };
-        const listeners = Object.assign(Object.assign({}, options === null || options === void 0 ? void 0 : options.listeners), { stdout: stdOutListener, stderr: stdErrListener });
-        const exitCode = yield exec(commandLine, args, Object.assign(Object.assign({}, options), { listeners }));
-        //flush any remaining characters
-        stdout += stdoutDecoder.end();
-        stderr += stderrDecoder.end();
-        return {
-            exitCode,
-            stdout,
-            stderr
-        };
-    });
-}
-//# sourceMappingURL=exec.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/platform.js
-var platform_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
-    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
-    return new (P || (P = Promise))(function (resolve, reject) {
-        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
-        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
-        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
-    });
-};
-
-
-const getWindowsInfo = () => platform_awaiter(void 0, void 0, void 0, function* () {
-    const { stdout: version } = yield getExecOutput('powershell -command "(Get-CimInstance -ClassName Win32_OperatingSystem).Version"', undefined, {
-        silent: true
-    });
-    const { stdout: name } = yield getExecOutput('powershell -command "(Get-CimInstance -ClassName Win32_OperatingSystem).Caption"', undefined, {
-        silent: true
-    });
-    return {
-        name: name.trim(),
-        version: version.trim()
-    };
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  ak: () => (/* reexport */ runCli),
+  VN: () => (/* reexport */ run),
+  a2: () => (/* reexport */ post_run),
+  Kf: () => (/* reexport */ main_run)
 });
-const getMacOsInfo = () => platform_awaiter(void 0, void 0, void 0, function* () {
-    var _a, _b, _c, _d;
-    const { stdout } = yield getExecOutput('sw_vers', undefined, {
-        silent: true
-    });
-    const version = (_b = (_a = stdout.match(/ProductVersion:\s*(.+)/)) === null || _a === void 0 ? void 0 : _a[1]) !== null && _b !== void 0 ? _b : '';
-    const name = (_d = (_c = stdout.match(/ProductName:\s*(.+)/)) === null || _c === void 0 ? void 0 : _c[1]) !== null && _d !== void 0 ? _d : '';
-    return {
-        name,
-        version
-    };
-});
-const getLinuxInfo = () => platform_awaiter(void 0, void 0, void 0, function* () {
-    const { stdout } = yield getExecOutput('lsb_release', ['-i', '-r', '-s'], {
-        silent: true
-    });
-    const [name, version] = stdout.trim().split('\n');
-    return {
-        name,
-        version
-    };
-});
-const platform = external_os_.platform();
-const arch = external_os_.arch();
-const isWindows = platform === 'win32';
-const isMacOS = platform === 'darwin';
-const isLinux = platform === 'linux';
-function getDetails() {
-    return platform_awaiter(this, void 0, void 0, function* () {
-        return Object.assign(Object.assign({}, (yield (isWindows
-            ? getWindowsInfo()
-            : isMacOS
-                ? getMacOsInfo()
-                : getLinuxInfo()))), { platform,
-            arch,
-            isWindows,
-            isMacOS,
-            isLinux });
-    });
-}
-//# sourceMappingURL=platform.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/core.js
-var core_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
-    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
-    return new (P || (P = Promise))(function (resolve, reject) {
-        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
-        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
-        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
-    });
-};
 
-
-
-
-
-
-/**
- * The code to exit an action
- */
-var ExitCode;
-(function (ExitCode) {
-    /**
-     * A code indicating that the action was successful
-     */
-    ExitCode[ExitCode["Success"] = 0] = "Success";
-    /**
-     * A code indicating that the action was a failure
-     */
-    ExitCode[ExitCode["Failure"] = 1] = "Failure";
-})(ExitCode || (ExitCode = {}));
-//-----------------------------------------------------------------------
-// Variables
-//-----------------------------------------------------------------------
-/**
- * Sets env variable for this action and future actions in the job
- * @param name the name of the variable to set
- * @param val the value of the variable. Non-string values will be converted to a string via JSON.stringify
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function exportVariable(name, val) {
-    const convertedVal = toCommandValue(val);
-    process.env[name] = convertedVal;
-    const filePath = process.env['GITHUB_ENV'] || '';
-    if (filePath) {
-        return issueFileCommand('ENV', prepareKeyValueMessage(name, val));
-    }
-    issueCommand('set-env', { name }, convertedVal);
-}
-/**
- * Registers a secret which will get masked from logs
- *
- * @param secret - Value of the secret to be masked
- * @remarks
- * This function instructs the Actions runner to mask the specified value in any
- * logs produced during the workflow run. Once registered, the secret value will
- * be replaced with asterisks (***) whenever it appears in console output, logs,
- * or error messages.
- *
- * This is useful for protecting sensitive information such as:
- * - API keys
- * - Access tokens
- * - Authentication credentials
- * - URL parameters containing signatures (SAS tokens)
- *
- * Note that masking only affects future logs; any previous appearances of the
- * secret in logs before calling this function will remain unmasked.
- *
- * @example
- * ```typescript
- * // Register an API token as a secret
- * const apiToken = "abc123xyz456";
- * setSecret(apiToken);
- *
- * // Now any logs containing this value will show *** instead
- * console.log(`Using token: ${apiToken}`); // Outputs: "Using token: ***"
- * ```
- */
-function setSecret(secret) {
-    issueCommand('add-mask', {}, secret);
-}
-/**
- * Prepends inputPath to the PATH (for this action and future actions)
- * @param inputPath
- */
-function addPath(inputPath) {
-    const filePath = process.env['GITHUB_PATH'] || '';
-    if (filePath) {
-        issueFileCommand('PATH', inputPath);
-    }
-    else {
-        issueCommand('add-path', {}, inputPath);
-    }
-    process.env['PATH'] = `${inputPath}${external_path_namespaceObject.delimiter}${process.env['PATH']}`;
-}
-/**
- * Gets the value of an input.
- * Unless trimWhitespace is set to false in InputOptions, the value is also trimmed.
- * Returns an empty string if the value is not defined.
- *
- * @param     name     name of the input to get
- * @param     options  optional. See InputOptions.
- * @returns   string
- */
-function getInput(name, options) {
-    const val = process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] || '';
-    if (options && options.required && !val) {
-        throw new Error(`Input required and not supplied: ${name}`);
-    }
-    if (options && options.trimWhitespace === false) {
-        return val;
-    }
-    return val.trim();
-}
-/**
- * Gets the values of an multiline input.  Each value is also trimmed.
- *
- * @param     name     name of the input to get
- * @param     options  optional. See InputOptions.
- * @returns   string[]
- *
- */
-function getMultilineInput(name, options) {
-    const inputs = getInput(name, options)
-        .split('\n')
-        .filter(x => x !== '');
-    if (options && options.trimWhitespace === false) {
-        return inputs;
-    }
-    return inputs.map(input => input.trim());
-}
-/**
- * Gets the input value of the boolean type in the YAML 1.2 "core schema" specification.
- * Support boolean input list: `true | True | TRUE | false | False | FALSE` .
- * The return value is also in boolean type.
- * ref: https://yaml.org/spec/1.2/spec.html#id2804923
- *
- * @param     name     name of the input to get
- * @param     options  optional. See InputOptions.
- * @returns   boolean
- */
-function getBooleanInput(name, options) {
-    const trueValue = ['true', 'True', 'TRUE'];
-    const falseValue = ['false', 'False', 'FALSE'];
-    const val = getInput(name, options);
-    if (trueValue.includes(val))
-        return true;
-    if (falseValue.includes(val))
-        return false;
-    throw new TypeError(`Input does not meet YAML 1.2 "Core Schema" specification: ${name}\n` +
-        `Support boolean input list: \`true | True | TRUE | false | False | FALSE\``);
-}
-/**
- * Sets the value of an output.
- *
- * @param     name     name of the output to set
- * @param     value    value to store. Non-string values will be converted to a string via JSON.stringify
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function setOutput(name, value) {
-    const filePath = process.env['GITHUB_OUTPUT'] || '';
-    if (filePath) {
-        return issueFileCommand('OUTPUT', prepareKeyValueMessage(name, value));
-    }
-    process.stdout.write(external_os_.EOL);
-    issueCommand('set-output', { name }, toCommandValue(value));
-}
-/**
- * Enables or disables the echoing of commands into stdout for the rest of the step.
- * Echoing is disabled by default if ACTIONS_STEP_DEBUG is not set.
- *
- */
-function setCommandEcho(enabled) {
-    issue('echo', enabled ? 'on' : 'off');
-}
-//-----------------------------------------------------------------------
-// Results
-//-----------------------------------------------------------------------
-/**
- * Sets the action status to failed.
- * When the action exits it will be with an exit code of 1
- * @param message add error issue message
- */
-function setFailed(message) {
-    process.exitCode = ExitCode.Failure;
-    error(message);
-}
-//-----------------------------------------------------------------------
-// Logging Commands
-//-----------------------------------------------------------------------
-/**
- * Gets whether Actions Step Debug is on or not
- */
-function isDebug() {
-    return process.env['RUNNER_DEBUG'] === '1';
-}
-/**
- * Writes debug message to user log
- * @param message debug message
- */
-function debug(message) {
-    issueCommand('debug', {}, message);
-}
-/**
- * Adds an error issue
- * @param message error issue message. Errors will be converted to string via toString()
- * @param properties optional properties to add to the annotation.
- */
-function error(message, properties = {}) {
-    issueCommand('error', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
-}
-/**
- * Adds a warning issue
- * @param message warning issue message. Errors will be converted to string via toString()
- * @param properties optional properties to add to the annotation.
- */
-function warning(message, properties = {}) {
-    issueCommand('warning', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
-}
-/**
- * Adds a notice issue
- * @param message notice issue message. Errors will be converted to string via toString()
- * @param properties optional properties to add to the annotation.
- */
-function notice(message, properties = {}) {
-    issueCommand('notice', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
-}
-/**
- * Writes info to log with console.log.
- * @param message info message
- */
-function info(message) {
-    process.stdout.write(message + external_os_.EOL);
-}
-/**
- * Begin an output group.
- *
- * Output until the next `groupEnd` will be foldable in this group
- *
- * @param name The name of the output group
- */
-function startGroup(name) {
-    issue('group', name);
-}
-/**
- * End an output group.
- */
-function endGroup() {
-    issue('endgroup');
-}
-/**
- * Wrap an asynchronous function call in a group.
- *
- * Returns the same type as the function itself.
- *
- * @param name The name of the group
- * @param fn The function to wrap in the group
- */
-function group(name, fn) {
-    return core_awaiter(this, void 0, void 0, function* () {
-        startGroup(name);
-        let result;
-        try {
-            result = yield fn();
-        }
-        finally {
-            endGroup();
-        }
-        return result;
-    });
-}
-//-----------------------------------------------------------------------
-// Wrapper action state
-//-----------------------------------------------------------------------
-/**
- * Saves state for current action, the state can only be retrieved by this action's post job execution.
- *
- * @param     name     name of the state to store
- * @param     value    value to store. Non-string values will be converted to a string via JSON.stringify
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function saveState(name, value) {
-    const filePath = process.env['GITHUB_STATE'] || '';
-    if (filePath) {
-        return issueFileCommand('STATE', prepareKeyValueMessage(name, value));
-    }
-    issueCommand('save-state', { name }, toCommandValue(value));
-}
-/**
- * Gets the value of an state set by this action's main execution.
- *
- * @param     name     name of the state to get
- * @returns   string
- */
-function getState(name) {
-    return process.env[`STATE_${name}`] || '';
-}
-function getIDToken(aud) {
-    return core_awaiter(this, void 0, void 0, function* () {
-        return yield OidcClient.getIDToken(aud);
-    });
-}
-/**
- * Summary exports
- */
-
-/**
- * @deprecated use core.summary
- */
-
-/**
- * Path exports
- */
-
-/**
- * Platform utilities exports
- */
-
-//# sourceMappingURL=core.js.map
-;// CONCATENATED MODULE: ./src/timing.ts
-/**
- * The step's timing budget, in one place: how often it polls, how long each
- * wait may last, and what is left for a cancel when the runner is about to
- * kill the step. Every wait in the action takes its bounds from here, so the
- * whole of a step's time can be read (and reasoned about) on one page.
- *
- * All durations are milliseconds.
- */
-// ── The poll schedule ────────────────────────────────────────────────────────
-/** The `poll_interval` default, and the shortest interval the input accepts. */
-const POLL_INTERVAL = { defaultMs: 5_000, minMs: 100 };
-/**
- * Later polls space out in proportion to the run's age: a change is noticed
- * within max(poll_interval, 5% of the elapsed time), and never more than
- * `maxGrownDelayMs` late unless the user asked for a longer interval.
- */
-const POLL_GROWTH = { share: 0.05, maxGrownDelayMs: 30_000 };
-/** The longest delay a Node timer holds; a longer one would fire at once, in a busy loop. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-/** Polls in a row that may fail (after the client's own retries) before the step gives up. */
-const POLL_FAILURE_BUDGET = 5;
-/** How long a new run's 404 counts as read-after-write lag: tens of seconds, then "not found". */
-const NEW_RUN_NOT_FOUND_GRACE_MS = 30_000;
-/** The runs a set's poll lists in its one request: the service's largest page. */
-const SET_LIST_PAGE = 100;
-/**
- * A run of a set that the poll's list leaves out (more than a page of the set's runs changed
- * after it) is unchanged; it is still read on its own once it has gone this long unread.
- */
-const SET_UNLISTED_RECHECK_MS = 60_000;
-/** The longest a follow-up's new pass may go unseen before the run's state is taken as it is. */
-const NEW_PASS_GRACE_MS = 30_000;
-// ── Requests the step cannot do without ──────────────────────────────────────
-/** However close the step's timeout, a create, a read or a follow-up gets this long. */
-const MIN_REQUEST_MS = 5_000;
-/**
- * Looking for the run of a create whose answer was lost: the list can lag
- * behind writes by seconds. The main step looks about 7 s (`delaysMs`); the
- * post step, which has minutes before the runner's force-kill, a minute.
- */
-const CREATE_LOOKUP = {
-    delaysMs: [0, 1_000, 2_000, 4_000],
-    /** The longest one lookup request may take. */
-    requestMs: 5_000,
-    /** How much older than the lookup a run matched by its request (not its tag) may be. */
-    slackMs: 60_000,
-    postDeadlineMs: 60_000,
-    postPauseMs: 2_000,
-};
-// ── Every request to the service ─────────────────────────────────────────────
-/**
- * One request: each attempt may last `attemptMs`, from sending to the last byte; a failed one
- * is tried again `maxRetries` times (rate-limit refusals up to `refusalRetries` times, however
- * few `maxRetries` allows), after a pause that doubles from `initialDelayMs` up to
- * `maxDelayMs`, or the service's own Retry-After, capped at `maxHintMs`.
- */
-const REQUEST_RETRIES = {
-    attemptMs: 30_000,
-    maxRetries: 2,
-    refusalRetries: 8,
-    initialDelayMs: 500,
-    maxDelayMs: 8_000,
-    maxHintMs: 60_000,
-};
-/** An artifact's download: one attempt may last this long. */
-const DOWNLOAD_ATTEMPT_MS = 60_000;
-// ── Cancels ──────────────────────────────────────────────────────────────────
-/**
- * The runner kills the step 10 s after SIGINT (7.5 s, then SIGTERM, then
- * 2.5 s). The cancel requests must be answered well inside what is left; the
- * process ends itself `exitMarginMs` after its budget, before the kill.
- */
-const SIGNAL_CANCEL = {
-    afterInterruptMs: 6_500,
-    afterTerminateMs: 2_000,
-    /** Of the budget, the share a create or follow-up in flight may take to answer first. */
-    decideShare: 0.6,
-    exitMarginMs: 500,
-};
-/**
- * The cancel that follows a timeout, a cap or an error: at once, and briefly,
- * so the step ends within seconds even when the service hangs. A cancel that
- * fails leaves the run unsettled, so the post step tries again.
- */
-const CANCEL_AFTER_TIMEOUT = { timeoutMs: 5_000, budgetMs: 8_000 };
-/** However little time is left, one cancel request gets this long (except after a signal). */
-const MIN_CANCEL_REQUEST_MS = 1_000;
-/** The pause between cancels of a run that a follow-up is about to restart. */
-const RECANCEL_PAUSE_MS = 250;
-/**
- * How long the post step's cancel may take, including waiting for a run to
- * restart after its follow-up (to cancel it), and a run still being prepared
- * that answers 409 for a while.
- */
-const POST_CANCEL_DEADLINE_MS = 30_000;
-/** One quick read of a run after its cancel, so that the outputs show where it ended. */
-const REREAD_AFTER_CANCEL_MS = 500;
-// ── Lookups that only choose words ───────────────────────────────────────────
-/** The "which run did I supersede" lookup is worth a log line, never the wait. */
-const SUPERSEDED_LOOKUP_TIMEOUT_MS = 3_000;
-/**
- * How long a cancelled run's step looks for the run that replaced it: the
- * newer step cancels before it creates, so the newer run can appear a moment
- * after the cancel is seen. Each look is one quick request.
- */
-const SUPERSEDING_LOOKUP = {
-    forMs: 5_000,
-    pauseMs: 1_000,
-    requestMs: 5_000,
-    /** How soon after the cancel the newer run must be created to have caused it. */
-    causeWindowMs: 60_000,
-};
-// ── While waiting, and after ─────────────────────────────────────────────────
-/** At most one conversation read per this long, besides state changes (120 reads an hour). */
-const PROGRESS_READ_INTERVAL_MS = 30_000;
-/** The longest stretch without a log line while waiting is five minutes; this leaves slack. */
-const HEARTBEAT_INTERVAL_MS = 4 * 60_000;
-/** Reading the conversation once, after the run: one retry, and never long. */
-const CONVERSATION_READ = { timeoutMs: 30_000, maxRetries: 1 };
-/** Reading the answer and downloading files after the run: a bounded time, never the outcome. */
-const AGENT_WORK_DEADLINE_MS = 5 * 60_000;
-/**
- * The bound every wait after the create keeps, whatever the service does: polls,
- * progress and BLOCKED reads, the cancel after a timeout, a cap or an error, the
- * answer and the downloads all end within the `timeout` input plus this. The
- * cancel after a timeout takes at most `CANCEL_AFTER_TIMEOUT.budgetMs` of it; the
- * answer and the files get what is left (and at most `AGENT_WORK_DEADLINE_MS`).
- */
-const PAST_TIMEOUT_MS = 15_000;
-// ── Budgets and reconcile passes ─────────────────────────────────────────────
-/**
- * The credit budgets, checked before the create: adding up the spend must never
- * hold the step for long (past the deadline, the step fails and creates nothing).
- * The daily budget's window is the last 24 hours; a budget reads at most
- * `maxPages` pages of 100 runs.
- */
-const CREDIT_BUDGET_CHECK = {
-    deadlineMs: 60_000,
-    dailyWindowMs: 24 * 60 * 60_000,
-    maxPages: 20,
-};
-/**
- * One reconcile pass: it ends well inside a five-minute schedule, and runs not
- * reached by then are left to the next pass, which takes them up the same way.
- * It reads at most `maxPages` pages of 100 runs; each run's answer gets
- * `answerMs`, and the repository's comments, all their pages, `commentsMs`. A
- * step's comment is looked for from `commentsMarginMs` before its run's start.
- */
-const RECONCILE_PASS = {
-    deadlineMs: 4 * 60_000,
-    maxPages: 50,
-    answerMs: 30_000,
-    commentsMs: 30_000,
-    commentsMarginMs: 60 * 60_000,
-};
-// ── GitHub ───────────────────────────────────────────────────────────────────
-/** The longest a single GitHub call may take before the action gives up on it. */
-const GITHUB_CALL_DEADLINE_MS = 8_000;
-/**
- * GitHub can never hold the step: each call has a deadline of seconds, and the
- * writes still queued when the run has ended get a bounded time, so the step
- * ends about 15 s after the run's end even when GitHub stops answering.
- */
-const GITHUB_LIMITS = {
-    /** How long `settled()` waits for the comment writes still on their way. */
-    settleMs: 15_000,
-    /** The longest secondary-rate-limit hint obeyed before the one retry. */
-    maxRetryAfterMs: 3_000,
-    /**
-     * The pauses before asking again after a 5xx or a broken connection (GitHub's own advice
-     * for its 502s). Every attempt shares one call's deadline, so retries never hold the step
-     * longer than one call could.
-     */
-    transientPausesMs: [500, 1_500],
-};
-/**
- * How long the "head moved" note may wait for GitHub: a nicety, and the
- * comment's last write waits for it.
- */
-const HEAD_MOVED_DEADLINE_MS = 3_000;
-/** The pauses before looking again at a pull-request comment that another step writes too. */
-const COMMENT_RECHECK_PAUSES_MS = [300, 700];
-// ── GitLab ───────────────────────────────────────────────────────────────────
-/**
- * The command's merge-request note (src/gitlab/note.ts), as GitHub's calls: GitLab can never
- * hold the job. One call (all its attempts) lasts at most `callMs`; after a 5xx or a broken
- * connection it is asked again after each of `transientPausesMs`, inside the same deadline.
- */
-const GITLAB_LIMITS = {
-    callMs: 8_000,
-    transientPausesMs: [500, 1_500],
-};
-
+// EXTERNAL MODULE: ./src/timing.ts
+var timing = __nccwpck_require__(8117);
 ;// CONCATENATED MODULE: ./src/agent/sources.ts
 
 /**
@@ -6322,7 +4160,7 @@ const GITLAB_LIMITS = {
  */
 function agentWorkSources(client) {
     return {
-        getConversation: (runId, signal, deadline) => client.getConversation(runId, { ...CONVERSATION_READ, signal, deadline }),
+        getConversation: (runId, signal, deadline) => client.getConversation(runId, { ...timing/* CONVERSATION_READ */.xH, signal, deadline }),
         fetchFile: async (artifact, signal) => {
             const answer = await client.getArtifact(artifact.artifactUid ?? '', { signal });
             const url = downloadUrlOf(answer);
@@ -6756,7 +4594,6 @@ function howToAnswer(options) {
 
 
 
-
 /** Repository roles, least first: what `commenter_permission` names. */
 const REPOSITORY_ROLES = ['read', 'triage', 'write', 'maintain', 'admin'];
 /** A bad input value. The message names the input and the rule, never the key. */
@@ -6774,12 +4611,6 @@ const DEFAULT_TIMEOUT = '60m';
  * default; this one serves a workflow that passes an empty value, such as an unset variable.
  */
 const DEFAULT_BASE_URL = 'https://app.warp.dev/api/v1';
-/** The runner's inputs (`INPUT_*`), for a step in `world`. */
-const runnerInputs = (world) => ({
-    get: (name) => getInput(name),
-    mask: (secret) => setSecret(secret),
-    world,
-});
 /** Reads and checks every input of the main step. Throws InputError before any request. */
 function readSettings(source) {
     let target;
@@ -7403,10 +5234,10 @@ function parsePositiveDuration(input, value) {
 }
 function readPollInterval(value, timeoutMs) {
     if (!value)
-        return POLL_INTERVAL.defaultMs;
+        return timing/* POLL_INTERVAL */.a0.defaultMs;
     const ms = parseDuration('poll_interval', value);
-    if (ms < POLL_INTERVAL.minMs) {
-        throw new InputError('poll_interval', `must be at least ${POLL_INTERVAL.minMs}ms; got "${value}".`);
+    if (ms < timing/* POLL_INTERVAL */.a0.minMs) {
+        throw new InputError('poll_interval', `must be at least ${timing/* POLL_INTERVAL */.a0.minMs}ms; got "${value}".`);
     }
     if (ms > timeoutMs) {
         throw new InputError('poll_interval', `("${value}") is longer than timeout (${timeoutMs / 1000}s): the run would never be polled.`);
@@ -7820,6 +5651,8 @@ function structured_output_clip(text) {
     return clip(text, MAX_ERROR_CHARS - 1);
 }
 
+// EXTERNAL MODULE: ./node_modules/@actions/http-client/lib/index.js + 1 modules
+var lib = __nccwpck_require__(4942);
 ;// CONCATENATED MODULE: ./src/text/log.ts
 /**
  * The one function that makes text from the API (or an agent) safe for the
@@ -8214,9 +6047,9 @@ function errorCode(cause) {
 
 
 const DEFAULT_BACKOFF = {
-    initialDelayMs: REQUEST_RETRIES.initialDelayMs,
-    maxDelayMs: REQUEST_RETRIES.maxDelayMs,
-    maxHintMs: REQUEST_RETRIES.maxHintMs,
+    initialDelayMs: timing/* REQUEST_RETRIES */.NP.initialDelayMs,
+    maxDelayMs: timing/* REQUEST_RETRIES */.NP.maxDelayMs,
+    maxHintMs: timing/* REQUEST_RETRIES */.NP.maxHintMs,
 };
 /** Whether a failed attempt may be tried again under `mode`. */
 function isRetryable(error, mode) {
@@ -8320,12 +6153,12 @@ function single(value) {
 
 
 
-const DOWNLOAD_DEFAULTS = { maxBytes: 25 * 1024 * 1024, timeoutMs: DOWNLOAD_ATTEMPT_MS };
+const DOWNLOAD_DEFAULTS = { maxBytes: 25 * 1024 * 1024, timeoutMs: timing/* DOWNLOAD_ATTEMPT_MS */.Yl };
 /** Shorter keys are no real keys; the runner's masking still hides them whole. */
 const MIN_REDACTED_KEY_LENGTH = 8;
 const DEFAULTS = {
-    timeoutMs: REQUEST_RETRIES.attemptMs,
-    maxRetries: REQUEST_RETRIES.maxRetries,
+    timeoutMs: timing/* REQUEST_RETRIES */.NP.attemptMs,
+    maxRetries: timing/* REQUEST_RETRIES */.NP.maxRetries,
     maxBodyBytes: MAX_ANSWER_BYTES,
 };
 class Transport {
@@ -8360,7 +6193,7 @@ class Transport {
         const retryMode = options.retryMode ?? (method === 'GET' ? 'idempotent' : 'at-most-once');
         const maxRetries = options.maxRetries ?? this.#options.maxRetries;
         // A refusal (429, 503 with Retry-After) proves nothing was done, so it earns more patience.
-        const maxRefusals = maxRetries === 0 ? 0 : Math.max(maxRetries, REQUEST_RETRIES.refusalRetries);
+        const maxRefusals = maxRetries === 0 ? 0 : Math.max(maxRetries, timing/* REQUEST_RETRIES */.NP.refusalRetries);
         const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
         const { deadline } = options;
         let failures = 0;
@@ -8462,7 +6295,7 @@ class Transport {
     }
     /** Redirects are refused, not followed: that is what keeps the key on base_url's host. */
     #http(timeoutMs) {
-        return new HttpClient(this.#options.userAgent, [], {
+        return new lib/* HttpClient */.Qq(this.#options.userAgent, [], {
             allowRedirects: false,
             allowRetries: false,
             keepAlive: false,
@@ -8670,7 +6503,7 @@ function abortableSleep(ms, signal) {
 function clampTimerMs(ms) {
     if (Number.isNaN(ms))
         return 0;
-    return Math.min(Math.max(0, ms), MAX_TIMER_MS);
+    return Math.min(Math.max(0, ms), timing/* MAX_TIMER_MS */._o);
 }
 
 ;// CONCATENATED MODULE: ./src/text/markdown.ts
@@ -9004,11 +6837,11 @@ function eventPullRequest(payload) {
 const ACTIONS_BOT = 'github-actions[bot]';
 /** Loads the GitHub client only now: most steps never need it. */
 async function loadOctokit(token, apiUrl) {
-    const { getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
-    return getOctokit(token, { baseUrl: apiUrl || 'https://api.github.com' });
+    const { createOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(479), __nccwpck_require__.e(573)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9573));
+    return createOctokit(token, apiUrl || 'https://api.github.com');
 }
 /** Request options that give one GitHub call its deadline. */
-function octokit_withDeadline(deadlineMs = GITHUB_CALL_DEADLINE_MS) {
+function octokit_withDeadline(deadlineMs = timing/* GITHUB_CALL_DEADLINE_MS */.vt) {
     return { request: { signal: AbortSignal.timeout(deadlineMs) } };
 }
 /**
@@ -9046,7 +6879,7 @@ class TransientFailure extends Error {
  * TransientFailure that says how many were made.
  */
 async function withRetries(call, options = {}) {
-    const { pausesMs = GITHUB_LIMITS.transientPausesMs, deadlineMs = GITHUB_CALL_DEADLINE_MS } = options;
+    const { pausesMs = timing/* GITHUB_LIMITS */.f_.transientPausesMs, deadlineMs = timing/* GITHUB_CALL_DEADLINE_MS */.vt } = options;
     const deadline = octokit_withDeadline(deadlineMs);
     const endsAt = Date.now() + deadlineMs;
     for (let attempt = 1;; attempt++) {
@@ -10497,7 +8330,7 @@ function retryableRefusal(error) {
     if (!limited)
         return undefined;
     const waitMs = Number.isFinite(hint) && hint >= 0 ? hint * 1000 : 1000;
-    return waitMs <= GITHUB_LIMITS.maxRetryAfterMs ? waitMs : undefined;
+    return waitMs <= timing/* GITHUB_LIMITS */.f_.maxRetryAfterMs ? waitMs : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/github/writes.ts
@@ -10737,7 +8570,7 @@ class SetComment {
         this.#writes.pushChanged(shown);
     }
     /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
-    async settled(maxMs = GITHUB_LIMITS.settleMs) {
+    async settled(maxMs = timing/* GITHUB_LIMITS */.f_.settleMs) {
         await this.#writes.settle(maxMs, this.#options.log, `the comment on ${this.#comments.where()}`);
     }
     async #writeOrRetry(shown) {
@@ -10894,7 +8727,7 @@ class CommitStatusReporter {
         this.#writes.pushChanged(report);
     }
     /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
-    async settled(maxMs = GITHUB_LIMITS.settleMs) {
+    async settled(maxMs = timing/* GITHUB_LIMITS */.f_.settleMs) {
         await this.#writes.settle(maxMs, this.#log, `the commit status ${this.#target.context}`);
     }
     async #write(report) {
@@ -10995,7 +8828,7 @@ class ThreadComment {
      * Waits for the comment updates still on their way, for a bounded time:
      * after it, the step goes on (with a warning) and nothing more is written.
      */
-    async settled(maxMs = GITHUB_LIMITS.settleMs) {
+    async settled(maxMs = timing/* GITHUB_LIMITS */.f_.settleMs) {
         await this.#writes.settle(maxMs, this.#options.log, `the comment on ${this.#where()}`);
     }
     async #writeOrRetryShort({ run, context }) {
@@ -11084,9 +8917,9 @@ class ThreadComment {
                     marker?.runs[0]?.runId !== run.run_id ||
                     marker.runs.some((r) => r.runId !== run.run_id && !r.outcome && !isTerminal(r.state)) ||
                     context.outcome?.ending.kind === 'superseded';
-                if (!shared || looks >= COMMENT_RECHECK_PAUSES_MS.length || this.#writes.stopped)
+                if (!shared || looks >= timing/* COMMENT_RECHECK_PAUSES_MS */.t_.length || this.#writes.stopped)
                     return true;
-                await new Promise((resolve) => setTimeout(resolve, COMMENT_RECHECK_PAUSES_MS[looks]));
+                await new Promise((resolve) => setTimeout(resolve, timing/* COMMENT_RECHECK_PAUSES_MS */.t_[looks]));
                 looks += 1;
             }
             if (writes >= MAX_WRITES)
@@ -11448,7 +9281,7 @@ class RepositoryDesk {
             repo: this.#repo,
             ...(this.#commentsSince ? { since: this.#commentsSince } : {}),
             per_page: 100,
-            ...octokit_withDeadline(RECONCILE_PASS.commentsMs),
+            ...octokit_withDeadline(timing/* RECONCILE_PASS */.Rm.commentsMs),
         });
         return comments
             .filter((comment) => comment.user?.login === me)
@@ -12322,7 +10155,7 @@ async function resolveWorkCommit(context, log) {
     return context.sha ? { sha: context.sha } : undefined;
 }
 /** The pull request's head now, or undefined when GitHub cannot say within `deadlineMs`. */
-async function currentHead(context, pullRequest, log, deadlineMs = GITHUB_CALL_DEADLINE_MS) {
+async function currentHead(context, pullRequest, log, deadlineMs = timing/* GITHUB_CALL_DEADLINE_MS */.vt) {
     try {
         const octokit = await context.client();
         const { data } = await octokit.rest.pulls.get({
@@ -12342,7 +10175,7 @@ async function currentHead(context, pullRequest, log, deadlineMs = GITHUB_CALL_D
 async function headMovedNote(context, commit, log) {
     if (!commit?.pullRequest || !context.hasToken)
         return undefined;
-    const head = await currentHead(context, commit.pullRequest, log, HEAD_MOVED_DEADLINE_MS);
+    const head = await currentHead(context, commit.pullRequest, log, timing/* HEAD_MOVED_DEADLINE_MS */.$$);
     return head ? staleHeadNote(commit.sha, head) : undefined;
 }
 /** The step's commit status, when `commit_status` asks for one and there is a commit. */
@@ -12484,7 +10317,6 @@ function nonEmpty(value) {
 ;// CONCATENATED MODULE: ./src/report/json-output.ts
 
 
-
 /**
  * The most a JSON output (`run`, `structured_output`, `artifacts`, `runs`)
  * holds. GitHub keeps a step output of up to 1 MB; each of ours keeps well
@@ -12527,11 +10359,11 @@ function leadingThatFit(items) {
     return kept;
 }
 /** Sets the output, if there is one, and warns with its note, if any. */
-function setJsonOutput(name, output) {
+function setJsonOutput(io, name, output) {
     if (output.note)
-        warning(safeForLog(output.note));
+        io.warning(safeForLog(output.note));
     if (output.json !== undefined)
-        setOutput(name, output.json);
+        io.setOutput(name, output.json);
 }
 /** The JSON, or why it cannot be an output. */
 function serialise(value) {
@@ -12787,32 +10619,31 @@ function pullRequestLabel(url) {
 
 
 
-
 /** Turns the step's outcome into outputs, a job summary, annotations and the exit status. */
-async function publishOutcome(outcome, extras = {}) {
+async function publishOutcome(io, outcome, extras = {}) {
     const { run } = outcome;
     const link = safeHttpUrl(run?.session_link);
     const verdict = verdictOf(outcome);
-    setOutput('outcome', verdict.outcome);
+    io.setOutput('outcome', verdict.outcome);
     if (run) {
-        setOutput('state', run.state);
+        io.setOutput('state', run.state);
         if (link)
-            setOutput('session_link', run.session_link);
+            io.setOutput('session_link', run.session_link ?? link);
         const message = run_statusMessageOf(run);
         if (message)
-            setOutput('status_message', message);
+            io.setOutput('status_message', message);
         const pullRequest = pullRequestUrlOf(run);
         if (pullRequest)
-            setOutput('pull_request_url', pullRequest);
-        setJsonOutput('run', runOutput(run));
+            io.setOutput('pull_request_url', pullRequest);
+        setJsonOutput(io, 'run', runOutput(run));
         const cost = costOf(run.request_usage);
         if (cost.credits !== undefined)
-            setOutput('credits', formatNumberOutput(cost.credits));
+            io.setOutput('credits', formatNumberOutput(cost.credits));
         if (cost.usd !== undefined)
-            setOutput('cost_usd', formatNumberOutput(cost.usd));
+            io.setOutput('cost_usd', formatNumberOutput(cost.usd));
         const artifacts = extras.artifacts ?? parseArtifacts(run.artifacts);
         const items = artifactsOutput(artifacts, extras.downloadedTo);
-        setJsonOutput('artifacts', jsonOutput('artifacts', items, () => {
+        setJsonOutput(io, 'artifacts', jsonOutput('artifacts', items, () => {
             const first = leadingThatFit(items);
             return { value: first, keeps: `the first ${first.length} of ${items.length} artifacts` };
         }));
@@ -12820,58 +10651,58 @@ async function publishOutcome(outcome, extras = {}) {
     if (extras.answer !== undefined) {
         const result = capResult(extras.answer);
         if (result.truncated) {
-            warning(`The agent's final message is ${result.bytes} bytes; the result output keeps the first 256 KiB.`);
+            io.warning(`The agent's final message is ${result.bytes} bytes; the result output keeps the first 256 KiB.`);
         }
-        setOutput('result', result.text);
+        io.setOutput('result', result.text);
     }
     if (extras.structuredOutput !== undefined) {
-        setJsonOutput('structured_output', jsonOutput('structured_output', extras.structuredOutput));
+        setJsonOutput(io, 'structured_output', jsonOutput('structured_output', extras.structuredOutput));
     }
     if (extras.verdict)
-        setOutput('verdict', extras.verdict);
-    await writeSummary(renderSummary(outcome, extras));
+        io.setOutput('verdict', extras.verdict);
+    await writeSummary(io, renderSummary(outcome, extras));
     if (verdict.failure) {
-        setFailed(safeForLog(verdict.failure));
+        io.setFailed(safeForLog(verdict.failure));
     }
     else if (link || verdict.outcome === 'superseded') {
         const session = link ? ` Session transcript: ${link}` : '';
-        notice(`${safeForLog(verdict.headline)}.${session}`, { title: 'Cloud agent run' });
+        io.notice(`${safeForLog(verdict.headline)}.${session}`, { title: 'Cloud agent run' });
     }
     else {
-        info(`${safeForLog(verdict.headline)}.`);
+        io.info(`${safeForLog(verdict.headline)}.`);
     }
 }
 /** A budget reached before the create: no run, `outcome` over_budget, and the step fails. */
-async function publishOverBudget(message) {
+async function publishOverBudget(io, message) {
     const outcome = 'over_budget';
-    setOutput('outcome', outcome);
+    io.setOutput('outcome', outcome);
     const { icon } = OUTCOME_RECORDS[outcome];
-    await writeSummary(`### ${icon} Over budget: no run was created\n\n${escapeMarkdown(message)}\n`);
-    setFailed(safeForLog(message));
+    await writeSummary(io, `### ${icon} Over budget: no run was created\n\n${escapeMarkdown(message)}\n`);
+    io.setFailed(safeForLog(message));
 }
 /** A summary that cannot be written (no GITHUB_STEP_SUMMARY, e.g. locally) must not fail the step. */
-async function writeSummary(markdown) {
+async function writeSummary(io, markdown) {
     try {
-        await summary.addRaw(markdown, true).write();
+        await io.appendSummary(markdown);
     }
     catch (error) {
-        debug(`No job summary written: ${errorMessage(error)}`);
+        io.debug(`No job summary written: ${errorMessage(error)}`);
     }
 }
 /**
  * The one top-level failure path: a readable message (in the job summary too,
  * when `summary` asks for it), and the stack only in debug output.
  */
-async function publishError(error, summary) {
+async function publishError(io, error, summary) {
     const message = errorMessage(error);
     if (summary) {
         // The step failed before its run had an outcome of its own (bad input, lost contact, …).
-        setOutput('outcome', 'error');
-        await writeSummary(renderErrorSummary(message, summary.runId));
+        io.setOutput('outcome', 'error');
+        await writeSummary(io, renderErrorSummary(message, summary.runId));
     }
-    setFailed(safeForLog(message));
+    io.setFailed(safeForLog(message));
     if (error instanceof Error && error.stack)
-        debug(error.stack);
+        io.debug(error.stack);
 }
 
 ;// CONCATENATED MODULE: ./src/run/listing.ts
@@ -12932,10 +10763,10 @@ function carriesTags(run, tags) {
  * budget that cannot be checked creates nothing.
  */
 async function checkCreditBudgets(client, budgets, scope, deps) {
-    const deadline = deps.now() + CREDIT_BUDGET_CHECK.deadlineMs;
+    const deadline = deps.now() + timing/* CREDIT_BUDGET_CHECK */.PK.deadlineMs;
     const repository = { [STEP_KEYS.repository]: scope.repository };
     if (budgets.daily !== undefined) {
-        const since = new Date(deps.now() - CREDIT_BUDGET_CHECK.dailyWindowMs).toISOString();
+        const since = new Date(deps.now() - timing/* CREDIT_BUDGET_CHECK */.PK.dailyWindowMs).toISOString();
         const spent = await creditsOf(client, repository, since, deadline, deps.log);
         const window = `in the last 24 hours (since ${since.replace(/\.\d+Z$/, 'Z')})`;
         const runs = `the runs this action started for ${scope.repository} ${window}`;
@@ -12971,14 +10802,14 @@ function judge(input, budget, spent, runs, log) {
         };
     }
     if (!spent.complete) {
-        throw new Error(`${input} cannot be checked: the list of ${runs} is longer than the ${CREDIT_BUDGET_CHECK.maxPages} pages the check reads, and the ${spent.runs.toLocaleString('en-US')} runs on them used ${formatCredits(spent.credits)}, under the budget of ${formatCredits(budget)}; the rest cannot be added up, so the check refuses rather than under-count. No run was created.`);
+        throw new Error(`${input} cannot be checked: the list of ${runs} is longer than the ${timing/* CREDIT_BUDGET_CHECK */.PK.maxPages} pages the check reads, and the ${spent.runs.toLocaleString('en-US')} runs on them used ${formatCredits(spent.credits)}, under the budget of ${formatCredits(budget)}; the rest cannot be added up, so the check refuses rather than under-count. No run was created.`);
     }
     return undefined;
 }
 /** The credits of the runs carrying `tags`, created after `since` when given. */
 async function creditsOf(client, tags, since, deadline, log) {
     const listed = await listTaggedRuns(client, tags, since ? { created_after: since } : {}, {
-        maxPages: CREDIT_BUDGET_CHECK.maxPages,
+        maxPages: timing/* CREDIT_BUDGET_CHECK */.PK.maxPages,
         deadline,
     });
     if (listed.filteredHere) {
@@ -13022,7 +10853,7 @@ async function rereadAfterCancel(client, cancel, lastSeen) {
         return lastSeen;
     try {
         return await client.getRun(lastSeen.run_id, {
-            timeoutMs: REREAD_AFTER_CANCEL_MS,
+            timeoutMs: timing/* REREAD_AFTER_CANCEL_MS */.PH,
             maxRetries: 0,
         });
     }
@@ -13035,14 +10866,14 @@ function cancelDeadline(why, now) {
     switch (why.kind) {
         case 'signal':
             return (now +
-                (why.signal === 'SIGTERM' ? SIGNAL_CANCEL.afterTerminateMs : SIGNAL_CANCEL.afterInterruptMs));
+                (why.signal === 'SIGTERM' ? timing/* SIGNAL_CANCEL */.EJ.afterTerminateMs : timing/* SIGNAL_CANCEL */.EJ.afterInterruptMs));
         case 'post':
-            return now + POST_CANCEL_DEADLINE_MS;
+            return now + timing/* POST_CANCEL_DEADLINE_MS */.uY;
         case 'timeout':
         case 'over-budget':
         case 'error':
         case 'pass-when':
-            return now + CANCEL_AFTER_TIMEOUT.budgetMs;
+            return now + timing/* CANCEL_AFTER_TIMEOUT */.UE.budgetMs;
     }
 }
 /**
@@ -13054,8 +10885,8 @@ function cancelDeadline(why, now) {
 async function cancelRun(order, deps) {
     const remaining = () => Math.max(0, order.deadline - deps.now());
     const once = () => {
-        const ms = Math.max(MIN_CANCEL_REQUEST_MS, remaining());
-        const timeoutMs = order.why.kind === 'post' ? ms : Math.min(ms, CANCEL_AFTER_TIMEOUT.timeoutMs);
+        const ms = Math.max(timing/* MIN_CANCEL_REQUEST_MS */.jN, remaining());
+        const timeoutMs = order.why.kind === 'post' ? ms : Math.min(ms, timing/* CANCEL_AFTER_TIMEOUT */.UE.timeoutMs);
         return requestCancel(deps.client, order.runId, {
             timeoutMs: order.why.kind === 'signal' ? remaining() : timeoutMs,
             deadline: order.deadline,
@@ -13066,12 +10897,12 @@ async function cancelRun(order, deps) {
     let noted = false;
     while (report.kind === 'already-finished' &&
         order.mayRestart?.() &&
-        remaining() > RECANCEL_PAUSE_MS * 2) {
+        remaining() > timing/* RECANCEL_PAUSE_MS */.qU * 2) {
         if (!noted && deps.log) {
             deps.log.info(`Run ${order.runId} still shows its state from before the follow-up; cancelling again once it restarts.`);
             noted = true;
         }
-        await deps.sleep(order.why.kind === 'post' ? CREATE_LOOKUP.postPauseMs : RECANCEL_PAUSE_MS);
+        await deps.sleep(order.why.kind === 'post' ? timing/* CREATE_LOOKUP */.qS.postPauseMs : timing/* RECANCEL_PAUSE_MS */.qU);
         report = await once();
     }
     return report;
@@ -13224,7 +11055,7 @@ async function createRunOnce(request, tag, deps) {
     const sentAt = deps.now();
     let created;
     try {
-        const deadline = deps.deadline === undefined ? undefined : Math.max(deps.deadline, sentAt + MIN_REQUEST_MS);
+        const deadline = deps.deadline === undefined ? undefined : Math.max(deps.deadline, sentAt + timing/* MIN_REQUEST_MS */.Cl);
         created = await deps.client.createRun({ ...request, metadata: { ...tag.metadata } }, { deadline });
     }
     catch (error) {
@@ -13241,7 +11072,7 @@ async function recoverLostCreate(request, tag, sentAt, reason, deps, cause) {
     deps.log.warning(`The answer to the create request was lost (${reason}). Looking for the run it may have made, instead of creating a second one.`);
     const search = await searchForCreatedRun(tag.invocation, {
         ...deps,
-        pausesMs: CREATE_LOOKUP.delaysMs,
+        pausesMs: timing/* CREATE_LOOKUP */.qS.delaysMs,
         request,
         sentAt,
     });
@@ -13272,7 +11103,7 @@ async function searchForCreatedRun(invocation, deps) {
             await deps.sleep(pauseMs);
         // The loop is the retry, so each lookup gets one short try: a hung list cannot hold the step.
         const once = {
-            timeoutMs: Math.min(CREATE_LOOKUP.requestMs, Math.max(1_000, (deps.deadline ?? Infinity) - deps.now())),
+            timeoutMs: Math.min(timing/* CREATE_LOOKUP */.qS.requestMs, Math.max(1_000, (deps.deadline ?? Infinity) - deps.now())),
             maxRetries: 0,
             deadline: deps.deadline,
         };
@@ -13285,7 +11116,7 @@ async function searchForCreatedRun(invocation, deps) {
             lookup = await lookUpInvocation(client, invocation, {
                 request: deps.request,
                 // The service's clock bounds the fallback's window, so the two clocks need not agree.
-                maxAgeMs: deps.sentAt === undefined ? undefined : deps.now() - deps.sentAt + CREATE_LOOKUP.slackMs,
+                maxAgeMs: deps.sentAt === undefined ? undefined : deps.now() - deps.sentAt + timing/* CREATE_LOOKUP */.qS.slackMs,
             });
         }
         catch (error) {
@@ -13641,7 +11472,7 @@ async function gatherAgentWork(outcome, deps) {
 }
 /** `signal`, also aborted at `endBy` (PAST_TIMEOUT_MS past the timeout), and never after AGENT_WORK_DEADLINE_MS. */
 function withinWaits(signal, endBy) {
-    const leftMs = Math.max(0, Math.min(AGENT_WORK_DEADLINE_MS, endBy - Date.now()));
+    const leftMs = Math.max(0, Math.min(timing/* AGENT_WORK_DEADLINE_MS */.wL, endBy - Date.now()));
     return abortAfter(signal, leftMs);
 }
 
@@ -13674,6 +11505,416 @@ function watchForNewPass(watch) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/run/lifecycle.ts
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * One run's life in the step: its start (a create, an adoption, a follow-up), what each
+ * reading means for it (a new state, a stale one from before a follow-up, a watcher's
+ * verdict, read-after-write lag), and its stop (a cancel). When to read and when to stop
+ * is the scheduler's (scheduler.ts), for one run as for a set.
+ */
+class RunLifecycle {
+    #spec;
+    #deps;
+    #end;
+    #starting = false;
+    #lagNoted = false;
+    #isStale;
+    constructor(spec, deps) {
+        this.#spec = spec;
+        this.#deps = deps;
+    }
+    get record() {
+        return this.#spec.record;
+    }
+    get tracker() {
+        return this.#deps.tracker;
+    }
+    get end() {
+        return this.#end;
+    }
+    /** Not started yet: no request has gone out for it. */
+    get due() {
+        return !this.#starting && this.#end === undefined && this.record.startedAt === undefined;
+    }
+    /** A create or a follow-up is out: its run may exist before its answer. */
+    get starting() {
+        return this.#starting;
+    }
+    /** Started, with a run to read and no request out that may change it, and not ended. */
+    get inFlight() {
+        return this.#end === undefined && this.record.runId !== undefined && !this.tracker.deciding;
+    }
+    get watch() {
+        return this.#deps.watch;
+    }
+    /** The lines' subject: "Run r1" alone, "Task 3 (x): run r1" in a set. */
+    subject(runId = this.record.runId ?? '') {
+        const run = `run ${safeForLog(runId)}`;
+        return this.#spec.name ? `${this.#spec.name}: ${run}` : `R${run.slice(1)}`;
+    }
+    /**
+     * Starts the run: creates it (after `cancel_previous`), or adopts it and sends its follow-up.
+     * `deadline` bounds the requests. A failure ends the step, or only this run (`startFailure`).
+     */
+    async start(deadline) {
+        // Nothing may come between this check and the request: a signal handler runs only at an await.
+        if (this.#deps.signal.aborted)
+            return this.#ended({ kind: 'not-started' });
+        const record = this.record;
+        record.startedAt = this.#deps.now();
+        this.#starting = true;
+        try {
+            const { target } = this.#spec;
+            const run = target.kind === 'create'
+                ? await this.#create(target.request, deadline)
+                : await this.#adopt(target.runId, target.followup, deadline);
+            if (!run)
+                return this.#ended({ kind: 'not-started' });
+            record.run = run;
+            this.#deps.onRunSeen?.(run);
+        }
+        catch (error) {
+            record.createError = errorMessage(error);
+            record.endedAt = this.#deps.now();
+            this.#ended({ kind: 'not-started' });
+            if (this.#spec.startFailure === 'throw')
+                throw error;
+            this.#deps.log.warning(`${this.#spec.name ?? 'The run'}: ${safeForLog(record.createError)}`);
+            // A run that may exist stays unsettled: the post step looks for it by its tag.
+            record.runMayExist = error instanceof RunMayExistError;
+            if (!record.runMayExist)
+                record.settled = true;
+            return;
+        }
+        finally {
+            this.#starting = false;
+        }
+        if (this.#deps.signal.aborted)
+            return;
+        if (!this.#spec.wait) {
+            this.#settle();
+            this.#deps.log.info(`Not waiting (wait: false); ${this.subject().replace(/^R/, 'r')} goes on without this step.`);
+            return this.#ended({ kind: 'started' });
+        }
+        const run = this.record.run;
+        if (run && isTerminal(run.state) && !this.#isStale?.(run))
+            this.#reachedTerminal();
+    }
+    /**
+     * One reading of the run: a reading from before a follow-up is ignored; a new state is logged
+     * and shown; the watcher looks at a run on its way and may end the wait; a terminal state ends it.
+     */
+    async seen(run, deadline) {
+        if (!this.inFlight || this.#isStale?.(run))
+            return;
+        const record = this.record;
+        const before = record.run;
+        record.run = run;
+        const stateChanged = run.state !== before?.state;
+        if (stateChanged) {
+            this.#logStateChange(run);
+            this.#deps.onRunSeen?.(run);
+        }
+        else if (run.session_link !== before?.session_link) {
+            // A session link that comes after the state changed is worth showing at once.
+            this.#deps.onRunSeen?.(run);
+        }
+        if (isTerminal(run.state))
+            return this.#reachedTerminal();
+        const verdict = await this.#deps.watch?.afterPoll(run, stateChanged, this.#deps.signal, deadline);
+        if (!verdict || verdict.kind === 'continue')
+            return;
+        if (verdict.kind === 'blocked') {
+            // Handed off on purpose: the post step must not cancel a run a person is to answer.
+            this.#settle();
+            return this.#ended({ kind: 'handed-off', verdict });
+        }
+        this.record.stoppedBy = 'over-budget';
+        this.#deps.log.warning(`${verdict.message} Cancelling run ${run.run_id}.`);
+        const why = { kind: 'over-budget' };
+        const cancel = await this.#cancel(why, cancelDeadline(why, this.#deps.now()));
+        this.#ended({ kind: 'over-budget', verdict, cancel });
+    }
+    /** A read of this run alone failed: a new run's 404 is the service catching up with its create. */
+    readFailed(error) {
+        const age = this.#deps.now() - (this.record.startedAt ?? this.#deps.now());
+        const graceMs = this.#spec.target.kind === 'create' ? timing/* NEW_RUN_NOT_FOUND_GRACE_MS */.mv : 0;
+        if (!(error instanceof NotFoundError) || age >= graceMs)
+            throw error;
+        if (this.#lagNoted)
+            return;
+        this.#lagNoted = true;
+        this.#deps.log.info(`${this.subject()} is not visible yet (404 right after its create); polling on for up to ${formatDuration(graceMs)}.`);
+    }
+    /**
+     * Cancels the run for `why` within `deadline`; the report is the record's. Nothing more is
+     * owed on it unless the cancel failed, the run is BLOCKED, or it may restart yet.
+     */
+    async stop(why, deadline) {
+        this.record.stoppedBy = why.kind;
+        if (!this.inFlight)
+            return;
+        const stateBefore = this.record.run?.state;
+        const cancel = await this.#cancel(why, deadline);
+        this.#ended({ kind: 'cancelled', why, stateBefore, cancel });
+    }
+    async #cancel(why, deadline) {
+        const record = this.record;
+        const runId = record.runId ?? '';
+        const { client, now, sleep, log } = this.#deps;
+        const report = await cancelOwnRun(this.tracker, runId, why, { client, now, sleep, log }, deadline);
+        record.cancel = report;
+        if (!this.tracker.needsCancel)
+            this.#settle();
+        // One run's outcome says how a signal's cancel went, and a timeout's BLOCKED refusal is its
+        // error line: said there, once. A set's runs are each named in the log.
+        const saidElsewhere = !this.#spec.name &&
+            ((why.kind === 'signal' && report.kind !== 'blocked') ||
+                (why.kind === 'timeout' && report.kind === 'blocked'));
+        if (!saidElsewhere)
+            logCancel(log, runId, report);
+        return report;
+    }
+    /** Ended for a reason of the step's own (its `pass_when`, a signal): never started, never will be. */
+    skip(why) {
+        if (!this.due)
+            return;
+        this.record.stoppedBy ??= why.kind;
+        this.#ended({ kind: 'not-started' });
+    }
+    #reachedTerminal() {
+        this.#settle();
+        this.#ended({ kind: 'terminal' });
+    }
+    #ended(end) {
+        this.#end ??= end;
+        this.record.endedAt ??= this.#deps.now();
+    }
+    #settle() {
+        this.tracker.settle();
+        this.record.settled = true;
+    }
+    async #create(request, deadline) {
+        const { client, log, tag } = { ...this.#deps, tag: this.#spec.tag };
+        const name = request.config?.name;
+        if (this.#spec.cancelPrevious && name) {
+            await cancelPreviousRuns(client, name, log, { deadline });
+        }
+        // Nothing may come between this check and the request: a signal handler runs only at an await.
+        if (this.#deps.signal.aborted)
+            return undefined;
+        this.tracker.creating(tag.invocation);
+        this.record.invocation = tag.invocation;
+        let created;
+        try {
+            // Not given the abort signal: a create cut off mid-flight could leave a run nobody knows about.
+            created = await createRunOnce(request, tag, { ...this.#deps, deadline });
+        }
+        catch (error) {
+            if (!(error instanceof RunMayExistError))
+                this.tracker.noRunMade();
+            throw error;
+        }
+        this.tracker.track(created.run_id);
+        this.record.runId = created.run_id;
+        log.info(`${this.#spec.name ? `${this.#spec.name}: created` : 'Created'} run ${safeForLog(created.run_id)}; it is ${safeForLog(created.state, 200)}.`);
+        if (this.#spec.noteSuperseded)
+            await this.#noteSupersededRun();
+        return { ...created, title: request.title, prompt: request.prompt };
+    }
+    /** Adopts an existing run, and sends it the follow-up if there is one. */
+    async #adopt(runId, followup, deadline) {
+        const { client, log, now } = this.#deps;
+        // The step's timeout bounds these too, though each gets a fair try however close it is.
+        const bounded = () => ({ deadline: Math.max(deadline, now() + timing/* MIN_REQUEST_MS */.Cl) });
+        const run = await getExistingRun(client, runId, bounded());
+        log.info(`Run ${safeForLog(runId)} is ${safeForLog(run.state, 200)}.`);
+        if (followup === undefined) {
+            this.tracker.track(runId);
+            this.record.runId = runId;
+            return run;
+        }
+        if (this.#deps.signal.aborted)
+            return undefined;
+        this.tracker.followingUp(runId);
+        try {
+            await client.sendFollowup(runId, followup, bounded());
+            log.info(`Sent the follow-up to run ${safeForLog(runId)}.`);
+        }
+        catch (error) {
+            const reason = errorMessage(error);
+            if (!mayHaveActed(error)) {
+                this.tracker.followupRefused();
+                throw new Error(`The follow-up (the followup input) to run ${safeForLog(runId)} was refused: ${safeForLog(reason)} The run is left as it is.`, { cause: error });
+            }
+            log.warning(`The answer to the follow-up to run ${safeForLog(runId)} was lost (${safeForLog(reason)}). It may have reached the run and restarted it, so the step awaits the run.`);
+        }
+        this.tracker.track(runId);
+        this.record.runId = runId;
+        // Until the service shows the follow-up's effect, the run's old state is stale.
+        this.#isStale = watchForNewPass({
+            before: run,
+            now,
+            graceMs: this.#spec.newPassGraceMs ?? timing/* NEW_PASS_GRACE_MS */.Rc,
+            onSettled: (how) => {
+                this.tracker.newPassSeen();
+                if (how === 'grace-over') {
+                    log.warning(`Run ${safeForLog(runId)} was never seen leaving ${safeForLog(run.state, 200)} after the follow-up; taking ${safeForLog(run.state, 200)} as its outcome.`);
+                }
+            },
+        });
+        return run;
+    }
+    /** A re-run job says which run of the earlier attempt this one replaces. */
+    async #noteSupersededRun() {
+        const { client, now, signal, log } = this.#deps;
+        // One quick request, no retries, no Retry-After: it must not eat the wait.
+        const deadline = now() + timing/* SUPERSEDED_LOOKUP_TIMEOUT_MS */.LD;
+        const quick = {
+            listRuns: (query) => client.listRuns(query, {
+                timeoutMs: timing/* SUPERSEDED_LOOKUP_TIMEOUT_MS */.LD,
+                maxRetries: 0,
+                deadline,
+                signal,
+            }),
+        };
+        try {
+            const earlier = await findSupersededRun(this.#spec.tag, { client: quick });
+            if (earlier) {
+                log.info(`This attempt supersedes run ${safeForLog(earlier.run_id)} of the previous attempt (${safeForLog(earlier.state, 200)}).`);
+            }
+        }
+        catch (error) {
+            log.debug(`Could not look up the previous attempt's run: ${safeForLog(String(error))}`);
+        }
+    }
+    /** A watcher explains BLOCKED itself (what it waits for, how to answer, what next). */
+    #logStateChange(run) {
+        const { log, now } = this.#deps;
+        const when = `after ${formatDuration(now() - (this.record.startedAt ?? now()))}`;
+        const subject = this.subject(run.run_id);
+        const state = safeForLog(run.state, 200);
+        switch (meaningOf(run.state)) {
+            case 'blocked':
+                if (this.#deps.watch)
+                    return log.info(`${subject} is BLOCKED (${when}): it waits for a person.`);
+                return log.warning(`${subject} is BLOCKED (${when}): it waits for a person to answer or approve in the session` +
+                    `${run.session_link ? ` (${safeForLog(run.session_link, 500)})` : ''}. Nothing will happen until someone does; this step waits until its timeout.`);
+            case 'unknown':
+                return log.info(`${subject} is ${state} (${when}), a state this action does not know; waiting on.`);
+            case 'active':
+            case 'succeeded':
+            case 'failed':
+                return log.info(`${subject} is ${state} (${when}).`);
+        }
+    }
+}
+async function getExistingRun(client, runId, options) {
+    try {
+        return await client.getRun(runId, options);
+    }
+    catch (error) {
+        if (error instanceof NotFoundError) {
+            throw new Error(`The run named by the run_id input (${safeForLog(runId)}) does not exist: ${error.message}`, { cause: error });
+        }
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/model/set.ts
+
+
+
+
+/** How many of a set's runs must succeed under `pass_when`. */
+function runsNeeded(rule, taskCount) {
+    switch (rule.kind) {
+        case 'all':
+            return taskCount;
+        case 'any':
+            return 1;
+        case 'at-least':
+            return rule.count;
+    }
+}
+/**
+ * Pure: `met` once enough runs succeeded; `cannot-be-met` as soon as too many
+ * ended otherwise (or will never start) for the rest to make up the number;
+ * else `open`.
+ */
+function passWhenStanding(rule, counts) {
+    const needed = runsNeeded(rule, counts.tasks);
+    if (counts.succeeded >= needed)
+        return 'met';
+    const stillPossible = counts.tasks - counts.notSucceeded;
+    return stillPossible < needed ? 'cannot-be-met' : 'open';
+}
+/** `pass_when` in words, for the log and the summary: "all 20 runs", "at least 3 of 20 runs". */
+function describePassWhen(rule, taskCount) {
+    switch (rule.kind) {
+        case 'all':
+            return `all ${taskCount} runs`;
+        case 'any':
+            return `at least one of ${taskCount} runs`;
+        case 'at-least':
+            return `at least ${rule.count} of ${taskCount} runs`;
+    }
+}
+/**
+ * Pure: one task's `outcome` in the `runs` output, from the contract's words: its run's own
+ * end, else the outcome whose record names why the step stopped it. A run still going that
+ * the step never said it stopped was stopped with the step (a signal).
+ */
+function taskOutcome(task) {
+    if (task.createFailed)
+        return 'error';
+    if (!task.started)
+        return 'not_started';
+    if (task.state && isTerminal(task.state) && task.stoppedBy === undefined) {
+        return outcomeOfState(task.state) ?? 'failed';
+    }
+    return outcomeOfStop(task.stoppedBy ?? 'signal');
+}
+/**
+ * A task as a person reads it: numbered from 1, with its title when it has one ("task 3
+ * (Package c)"). The `runs` output keeps the 0-based index a workflow uses.
+ */
+function taskLabel(task) {
+    const title = task.request.title;
+    return `task ${task.index + 1}${title ? ` (${clip(title, 79)})` : ''}`;
+}
+/** The credits of every run together; undefined while the service reports none. */
+function sumCredits(tasks) {
+    let sum;
+    for (const task of tasks) {
+        const credits = costOf(task.run?.request_usage).credits;
+        if (credits !== undefined)
+            sum = (sum ?? 0) + credits;
+    }
+    return sum;
+}
+/** The USD cost of every run together; undefined while the service reports none. */
+function sumUsd(tasks) {
+    let sum;
+    for (const task of tasks) {
+        const usd = costOf(task.run?.request_usage).usd;
+        if (usd !== undefined)
+            sum = (sum ?? 0) + usd;
+    }
+    return sum;
+}
+
 ;// CONCATENATED MODULE: ./src/run/schedule.ts
 /**
  * The poll schedule. Early polls are quick, because short runs are common and a
@@ -13684,11 +11925,14 @@ function watchForNewPass(watch) {
  */
 
 function nextPollDelayMs(elapsedMs, pollIntervalMs) {
-    const grown = Math.min(POLL_GROWTH.share * Math.max(0, elapsedMs), POLL_GROWTH.maxGrownDelayMs);
-    return Math.min(Math.round(Math.max(pollIntervalMs, grown)), MAX_TIMER_MS);
+    const grown = Math.min(timing/* POLL_GROWTH */.k0.share * Math.max(0, elapsedMs), timing/* POLL_GROWTH */.k0.maxGrownDelayMs);
+    return Math.min(Math.round(Math.max(pollIntervalMs, grown)), timing/* MAX_TIMER_MS */._o);
 }
 
-;// CONCATENATED MODULE: ./src/run/wait.ts
+;// CONCATENATED MODULE: ./src/run/scheduler.ts
+
+
+
 
 
 
@@ -13700,119 +11944,299 @@ function nextPollDelayMs(elapsedMs, pollIntervalMs) {
 class LostContactError extends Error {
     name = 'LostContactError';
 }
-/** Polls a run until it is terminal, the timeout passes, or the signal aborts. */
-async function waitForRun(options, deps) {
-    const { runId, timeoutMs, pollIntervalMs } = options;
-    const budget = options.failureBudget ?? POLL_FAILURE_BUDGET;
-    const startedAt = deps.now();
-    const elapsed = () => deps.now() - startedAt;
-    let run = options.lastSeen;
-    let lastState = run?.state;
-    let lastLink = run?.session_link;
-    let failuresInARow = 0;
-    const deadline = startedAt + timeoutMs;
-    const notFoundGraceMs = options.notFoundGraceMs ?? 0;
-    let lagNoted = false;
-    /** The wait the service asked for (Retry-After) before the next poll, if longer than usual. */
-    let askedDelayMs = 0;
-    while (true) {
-        if (deps.signal.aborted)
-            return { kind: 'interrupted', run, elapsedMs: elapsed() };
-        if (run && isTerminal(run.state) && !options.isStale?.(run)) {
-            return { kind: 'terminal', run, elapsedMs: elapsed() };
-        }
-        const remaining = timeoutMs - elapsed();
-        if (remaining <= 0)
-            return { kind: 'timed-out', run, elapsedMs: elapsed() };
-        const delay = Math.max(nextPollDelayMs(elapsed(), pollIntervalMs), askedDelayMs);
-        askedDelayMs = 0;
-        try {
-            const untilHeartbeat = deps.watch?.msUntilHeartbeat() ?? Infinity;
-            await deps.sleep(Math.min(delay, remaining, untilHeartbeat), deps.signal);
-        }
-        catch {
-            return { kind: 'interrupted', run, elapsedMs: elapsed() };
-        }
-        if (deps.signal.aborted)
-            return { kind: 'interrupted', run, elapsedMs: elapsed() };
-        try {
-            run = await deps.client.getRun(runId, { signal: deps.signal, deadline });
-            failuresInARow = 0;
-        }
-        catch (error) {
-            if (deps.signal.aborted)
-                return { kind: 'interrupted', run, elapsedMs: elapsed() };
-            // A poll cut short by the deadline is the timeout, not a failure of the service.
-            if (elapsed() >= timeoutMs)
-                return { kind: 'timed-out', run, elapsedMs: elapsed() };
-            if (error instanceof NotFoundError && elapsed() < notFoundGraceMs) {
-                if (!lagNoted) {
-                    deps.log.info(`Run ${safeForLog(runId)} is not visible yet (404 right after its create); polling on for up to ${formatDuration(notFoundGraceMs)}.`);
-                    lagNoted = true;
-                }
-                continue;
-            }
-            // A refusal (429, 503 with Retry-After) is a live service asking for patience, not lost
-            // contact: the next poll comes when it asked, or at the timeout, whichever is first.
-            if (isRefusal(error) && error instanceof ApiStatusError) {
-                askedDelayMs = retryAfterMs(error.headers, deps.now()) ?? pollIntervalMs;
-                deps.log.info(`The service refused the poll (${error.status}) and asked to wait ${formatDuration(askedDelayMs)}; polling again then, within the timeout.`);
-                continue;
-            }
-            if (!isRetryable(error, 'idempotent'))
-                throw error;
-            failuresInARow += 1;
-            const reason = safeForLog(errorMessage(error));
-            if (failuresInARow >= budget) {
-                throw new LostContactError(`Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`, { cause: error });
-            }
-            deps.log.warning(`Poll ${failuresInARow} of ${budget} allowed in a row failed: ${reason}. Waiting on.`);
-            continue;
-        }
-        if (options.isStale?.(run))
-            continue;
-        const stateChanged = run.state !== lastState;
-        if (stateChanged) {
-            logStateChange(run, elapsed(), deps.log, deps.watch !== undefined);
-            deps.onRunSeen?.(run);
-            lastState = run.state;
-            lastLink = run.session_link;
-        }
-        else if (run.session_link !== lastLink) {
-            // A session link that comes after the state changed is worth showing at once.
-            deps.onRunSeen?.(run);
-            lastLink = run.session_link;
-        }
-        if (deps.watch && !isTerminal(run.state)) {
-            const verdict = await deps.watch.afterPoll(run, stateChanged, deps.signal, deadline);
-            if (verdict.kind !== 'continue') {
-                return { kind: 'stopped', run, verdict, elapsedMs: elapsed() };
-            }
-        }
+/**
+ * The one scheduler of run lifecycles, for a step's one run as for a set of many: it starts
+ * them (at most `maxParallel` at once), reads them (one read for one run, one list request
+ * per poll for many), waits as the service asks (Retry-After) and within the poll-failure
+ * budget, and stops what is still in flight when the timeout, the credit cap or `pass_when`
+ * says so, or when the workflow cancels the step or an error ends it.
+ */
+class RunScheduler {
+    #settings;
+    #deps;
+    #lifecycles;
+    /** The step's deadline (its start plus `timeout`): every start and poll ends by it. */
+    #deadline = Infinity;
+    /** When each run was last read, by the list or on its own. */
+    #readAt = new Map();
+    #listFallback = false;
+    #stopped;
+    #closed = false;
+    constructor(lifecycles, settings, deps) {
+        this.#lifecycles = lifecycles;
+        this.#settings = settings;
+        this.#deps = deps;
     }
-}
-/** `watched`: a watcher explains BLOCKED itself (what it waits for, how to answer, what next). */
-function logStateChange(run, elapsedMs, log, watched) {
-    const when = `after ${formatDuration(elapsedMs)}`;
-    const id = safeForLog(run.run_id);
-    const state = safeForLog(run.state, 200);
-    switch (meaningOf(run.state)) {
-        case 'blocked':
-            if (watched) {
-                log.info(`Run ${id} is BLOCKED (${when}): it waits for a person.`);
+    /** The service's plan cannot filter runs by metadata: each run was read on its own. */
+    get listFallback() {
+        return this.#listFallback;
+    }
+    async run() {
+        const { now, log, signal } = this.#deps;
+        const startedAt = now();
+        const deadline = startedAt + this.#settings.timeoutMs;
+        this.#deadline = deadline;
+        let failuresInARow = 0;
+        let askedDelayMs = 0;
+        const elapsed = () => now() - startedAt;
+        while (true) {
+            if (signal.aborted)
+                break;
+            this.#judge();
+            if (this.#stopped)
+                break;
+            await this.#startDue();
+            if (signal.aborted)
+                break;
+            this.#deps.onProgress?.();
+            const inFlight = this.#inFlight();
+            if (inFlight.length === 0 && !this.#lifecycles.some((one) => one.due))
+                break;
+            if (now() >= deadline) {
+                this.#stopped = {
+                    why: { kind: 'timeout' },
+                    reason: `the timeout input (${formatDuration(this.#settings.timeoutMs)}) ran out`,
+                };
+                break;
+            }
+            const youngest = Math.min(...inFlight.map((one) => now() - (one.record.startedAt ?? now())));
+            const delay = Math.max(nextPollDelayMs(youngest, this.#settings.pollIntervalMs), askedDelayMs);
+            askedDelayMs = 0;
+            const untilHeartbeat = Math.min(...inFlight.map((one) => one.watch?.msUntilHeartbeat() ?? Infinity));
+            try {
+                await this.#deps.sleep(Math.min(delay, deadline - now(), untilHeartbeat), signal);
+            }
+            catch {
+                break;
+            }
+            if (signal.aborted)
+                break;
+            try {
+                await this.#poll(inFlight);
+                failuresInARow = 0;
+            }
+            catch (error) {
+                if (signal.aborted)
+                    break;
+                // A poll cut short by the deadline is the timeout, not a failure of the service.
+                if (now() >= deadline)
+                    continue;
+                // A refusal (429, 503 with Retry-After) is a live service asking for patience, not lost
+                // contact: the next poll comes when it asked, or at the timeout, whichever is first.
+                if (isRefusal(error) && error instanceof ApiStatusError) {
+                    askedDelayMs = retryAfterMs(error.headers, now()) ?? this.#settings.pollIntervalMs;
+                    log.info(`The service refused the poll (${error.status}) and asked to wait ${formatDuration(askedDelayMs)}; polling again then, within the timeout.`);
+                    continue;
+                }
+                if (!isRetryable(error, 'idempotent'))
+                    throw error;
+                failuresInARow += 1;
+                const reason = safeForLog(errorMessage(error));
+                if (failuresInARow >= timing/* POLL_FAILURE_BUDGET */.dD) {
+                    throw new LostContactError(`Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`, { cause: error });
+                }
+                log.warning(`Poll ${failuresInARow} of ${timing/* POLL_FAILURE_BUDGET */.dD} allowed in a row failed: ${reason}. Waiting on.`);
+            }
+        }
+        this.#closed = true;
+        if (signal.aborted)
+            return { kind: 'interrupted', elapsedMs: elapsed() };
+        if (!this.#stopped)
+            return { kind: 'done', elapsedMs: elapsed() };
+        const stop = this.#stopped;
+        const notStarted = this.#lifecycles.filter((one) => one.due).length;
+        this.#deps.announceStop?.(stop, this.#inFlight(), notStarted);
+        await this.cancelInFlight(stop.why, cancelDeadline(stop.why, now()));
+        return { kind: 'stopped', stop, elapsedMs: elapsed() };
+    }
+    /**
+     * Cancels every run still in flight, in parallel, within `deadline`; a create or follow-up
+     * still out is given a share of the time to answer first, so that its run is cancelled too.
+     * Runs not yet started never will be. Then reads the cancelled runs once more (one read for
+     * one run, one list request for many), so that each shows the state it ended in.
+     */
+    async cancelInFlight(why, deadline) {
+        const { now } = this.#deps;
+        this.#closed = true;
+        for (const one of this.#lifecycles)
+            one.skip(why);
+        // A create (or its lookup) or a follow-up in flight may yet start or restart a run: let it
+        // answer, keeping time for the cancel.
+        const deciding = this.#lifecycles.filter((one) => one.tracker.deciding);
+        if (deciding.length > 0) {
+            const decideMs = (deadline - now()) * timing/* SIGNAL_CANCEL */.EJ.decideShare;
+            await Promise.all(deciding.map((one) => one.tracker.whenDecided(decideMs)));
+        }
+        if (this.#lifecycles.some((one) => one.tracker.mayHaveUnseenRun)) {
+            this.#deps.log.info('The create request has not been answered; the post step will look for its run.');
+        }
+        const inFlight = this.#inFlight();
+        await Promise.all(inFlight.map((one) => one.stop(why, deadline)));
+        this.#deps.onChange?.();
+        await this.#readEndStates(inFlight, why, deadline);
+    }
+    /** Best effort: a failed read leaves the state the run was cancelled from. */
+    async #readEndStates(stopped, why, deadline) {
+        const cancelled = stopped.filter((one) => one.record.cancel?.kind === 'cancelled' || one.record.cancel?.kind === 'blocked');
+        if (cancelled.length === 0)
+            return;
+        try {
+            if (!this.#listsRuns()) {
+                await Promise.all(cancelled.map(async (one) => {
+                    const run = await this.#deps.client.getRun(one.record.runId ?? '', {
+                        timeoutMs: timing/* REREAD_AFTER_CANCEL_MS */.PH,
+                        maxRetries: 0,
+                    });
+                    one.record.run = run;
+                }));
                 return;
             }
-            log.warning(`Run ${id} is BLOCKED (${when}): it waits for a person to answer or approve in the session` +
-                `${run.session_link ? ` (${safeForLog(run.session_link, 500)})` : ''}. Nothing will happen until someone does; this step waits until its timeout.`);
+            // After a signal, the runner's grace is for the cancels alone.
+            if (why.kind === 'signal' || this.#deps.now() >= deadline)
+                return;
+            const { runs } = await this.#listRuns(deadline);
+            const byId = new Map(runs.map((run) => [run.run_id, run]));
+            for (const one of cancelled) {
+                const run = byId.get(one.record.runId ?? '');
+                if (run && isTerminal(run.state))
+                    one.record.run = run;
+            }
+        }
+        catch {
+            // The outcome stands; only the state shown is the one the run was cancelled from.
+        }
+    }
+    /** Starts lifecycles while there is room, unless the schedule is stopping; they go out together. */
+    async #startDue() {
+        const starts = [];
+        for (const one of this.#lifecycles) {
+            if (this.#closed || this.#stopped)
+                break;
+            const going = this.#lifecycles.filter((other) => other.starting || other.inFlight);
+            if (going.length >= this.#settings.maxParallel)
+                break;
+            if (!one.due)
+                continue;
+            // A lifecycle is starting from this call on, so the count above sees it at once.
+            starts.push(one.start(this.#deadline).finally(() => this.#deps.onChange?.()));
+        }
+        await Promise.all(starts);
+    }
+    /** Many runs of a set are read with one list request per poll; one run is read on its own. */
+    #listsRuns() {
+        return (this.#lifecycles.length > 1 && this.#deps.listMetadata !== undefined && !this.#listFallback);
+    }
+    /**
+     * One read per poll: for a set, one list request for every run in flight, filtered by the
+     * set's metadata and newest change first, so that the page holds every run that changed
+     * since the last poll. A run missing from a full page has not changed (it is read on its
+     * own only when it has gone unread for a while); missing from a page that is not full, it
+     * is too new for the list (which lags behind the service's writes), and is read on its own.
+     */
+    async #poll(inFlight) {
+        const deadline = this.#deadline;
+        const listed = new Map();
+        let pageFull = false;
+        if (this.#listsRuns()) {
+            try {
+                const { runs, page_info } = await this.#listRuns(deadline);
+                for (const run of runs)
+                    listed.set(run.run_id, run);
+                pageFull = page_info?.has_next_page === true;
+            }
+            catch (error) {
+                if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available') {
+                    throw error;
+                }
+                this.#listFallback = true;
+                this.#deps.log.info("The service's plan cannot filter runs by metadata (feature_not_available); reading each run on its own instead, one request per run per poll.");
+            }
+        }
+        const now = this.#deps.now();
+        for (const one of inFlight) {
+            const run = listed.get(one.record.runId ?? '');
+            if (run) {
+                this.#readAt.set(one, now);
+                await one.seen(run, deadline);
+                continue;
+            }
+            const readAt = this.#readAt.get(one);
+            if (pageFull && readAt !== undefined && now - readAt < timing/* SET_UNLISTED_RECHECK_MS */.X2)
+                continue;
+            await this.#readOnItsOwn(one, deadline);
+        }
+        if (inFlight.some((one) => one.end))
+            this.#deps.onChange?.();
+    }
+    async #readOnItsOwn(one, deadline) {
+        let run;
+        try {
+            run = await this.#deps.client.getRun(one.record.runId ?? '', {
+                signal: this.#deps.signal,
+                deadline,
+            });
+        }
+        catch (error) {
+            return one.readFailed(error);
+        }
+        this.#readAt.set(one, this.#deps.now());
+        await one.seen(run, deadline);
+    }
+    /** One page of the set's runs, filtered by its metadata, newest change first. */
+    #listRuns(deadline) {
+        return this.#deps.client.listRuns({
+            metadata: { ...this.#deps.listMetadata },
+            limit: timing/* SET_LIST_PAGE */.Ag,
+            sort_by: 'updated_at',
+            sort_order: 'desc',
+        }, { signal: this.#deps.signal, deadline });
+    }
+    /** Before each start and poll: the credit cap on the sum, and whether `pass_when` can still be met. */
+    #judge() {
+        const { maxCredits, passWhen } = this.#settings;
+        const credits = this.#credits();
+        if (maxCredits !== undefined && credits !== undefined && credits > maxCredits) {
+            this.#stopped = {
+                why: { kind: 'over-budget' },
+                reason: `the runs used ${formatCredits(credits)} together, past max_credits (${formatCredits(maxCredits)})`,
+            };
             return;
-        case 'unknown':
-            log.info(`Run ${id} is ${state} (${when}), a state this action does not know; waiting on.`);
-            return;
-        case 'active':
-        case 'succeeded':
-        case 'failed':
-            log.info(`Run ${id} is ${state} (${when}).`);
-            return;
+        }
+        const counts = this.counts();
+        if (passWhenStanding(passWhen, counts) === 'cannot-be-met') {
+            this.#stopped = {
+                why: { kind: 'pass-when' },
+                reason: `${counts.notSucceeded} of ${counts.tasks} runs did not succeed, so ${describePassWhen(passWhen, counts.tasks)} can no longer succeed`,
+            };
+        }
+    }
+    /** How many runs succeeded, and how many ended otherwise (or failed to start). */
+    counts() {
+        let succeeded = 0;
+        let notSucceeded = 0;
+        for (const { record } of this.#lifecycles) {
+            if (record.createError !== undefined)
+                notSucceeded += 1;
+            else if (record.run && isTerminal(record.run.state)) {
+                if (meaningOf(record.run.state) === 'succeeded')
+                    succeeded += 1;
+                else
+                    notSucceeded += 1;
+            }
+        }
+        return { tasks: this.#lifecycles.length, succeeded, notSucceeded };
+    }
+    #credits() {
+        let sum;
+        for (const { record } of this.#lifecycles) {
+            const credits = costOf(record.run?.request_usage).credits;
+            if (credits !== undefined)
+                sum = (sum ?? 0) + credits;
+        }
+        return sum;
+    }
+    #inFlight() {
+        return this.#lifecycles.filter((one) => one.inFlight);
     }
 }
 
@@ -13823,198 +12247,82 @@ function logStateChange(run, elapsedMs, log, watched) {
 
 
 
-
-
-
-
-
+/**
+ * The step's one run, as a set of one: started (created, or adopted and followed up), awaited
+ * and stopped by the one scheduler, and its end told as the step's outcome.
+ */
 async function executeStep(settings, deps) {
-    const { client, tracker, log } = deps;
     const startedAt = deps.now();
     if (deps.signal.aborted)
         return { kind: 'interrupted', run: undefined };
-    const start = settings.target.kind === 'create'
-        ? await startNewRun(settings.target.request, settings.cancelPrevious, {
-            ...deps,
-            deadline: startedAt + settings.timeoutMs,
-        })
-        : await adoptRun(settings.target.runId, settings.target.followup, {
-            ...deps,
-            deadline: startedAt + settings.timeoutMs,
-        });
-    // Interrupted before anything was sent that could start or restart a run.
-    if (!start)
-        return { kind: 'interrupted', run: undefined };
-    const { run, staleSnapshot } = start;
-    deps.onRunSeen?.(run);
-    if (deps.signal.aborted)
-        return { kind: 'interrupted', run };
-    if (!settings.wait) {
-        tracker.settle();
-        log.info(`Not waiting (wait: false); run ${safeForLog(run.run_id)} goes on without this step.`);
-        return { kind: 'started', run };
-    }
-    const outcome = await waitForRun({
-        runId: run.run_id,
-        timeoutMs: settings.timeoutMs - (deps.now() - startedAt),
+    const { client, tracker, now, sleep, signal, log } = deps;
+    const lifecycle = new RunLifecycle({
+        target: settings.target,
+        record: {},
+        tag: deps.tag,
+        wait: settings.wait,
+        cancelPrevious: settings.cancelPrevious,
+        noteSuperseded: true,
+        startFailure: 'throw',
+        newPassGraceMs: Math.min(timing/* NEW_PASS_GRACE_MS */.Rc, settings.timeoutMs / 2),
+    }, { client, tracker, now, sleep, signal, log, onRunSeen: deps.onRunSeen, watch: deps.watch });
+    const scheduler = new RunScheduler([lifecycle], {
+        maxParallel: 1,
+        passWhen: { kind: 'all' },
+        timeoutMs: settings.timeoutMs,
         pollIntervalMs: settings.pollIntervalMs,
-        lastSeen: staleSnapshot ? undefined : run,
-        isStale: staleSnapshot
-            ? watchForNewPass({
-                before: staleSnapshot,
-                now: deps.now,
-                graceMs: Math.min(NEW_PASS_GRACE_MS, settings.timeoutMs / 2),
-                onSettled: (how) => {
-                    tracker.newPassSeen();
-                    if (how === 'grace-over') {
-                        log.warning(`Run ${safeForLog(run.run_id)} was never seen leaving ${safeForLog(staleSnapshot.state, 200)} after the follow-up; taking ${safeForLog(staleSnapshot.state, 200)} as its outcome.`);
-                    }
-                },
-            })
-            : undefined,
-        notFoundGraceMs: settings.target.kind === 'create' ? NEW_RUN_NOT_FOUND_GRACE_MS : 0,
-    }, deps);
-    switch (outcome.kind) {
-        case 'terminal':
-            tracker.settle();
-            return { kind: 'finished', run: outcome.run, elapsedMs: deps.now() - startedAt };
-        case 'interrupted':
-            return { kind: 'interrupted', run: outcome.run ?? run };
-        case 'stopped':
-            return stopWaiting(outcome.run, outcome.verdict, deps.now() - startedAt, settings, deps);
-        case 'timed-out': {
-            log.info(`Run ${safeForLog(run.run_id)} did not finish within the timeout input (${formatDuration(settings.timeoutMs)}); cancelling it.`);
-            const cancel = await cancelOwnRun(tracker, run.run_id, { kind: 'timeout' }, deps);
-            // A BLOCKED run's refusal is the step's error line, said there once with why.
-            if (cancel.kind !== 'blocked')
-                logCancel(log, run.run_id, cancel);
-            const lastSeen = outcome.run ?? run;
-            return {
-                kind: 'timed-out',
-                run: (await rereadAfterCancel(client, cancel, lastSeen)) ?? lastSeen,
-                stateAtTimeout: lastSeen.state,
-                elapsedMs: deps.now() - startedAt,
-                timeoutMs: settings.timeoutMs,
-                cancel,
-            };
-        }
-    }
+        // One run's cap is its watcher's, which says what the run cost.
+        maxCredits: undefined,
+    }, {
+        client,
+        now,
+        sleep,
+        signal,
+        log,
+        announceStop: () => log.info(`Run ${safeForLog(lifecycle.record.runId ?? '')} did not finish within the timeout input (${formatDuration(settings.timeoutMs)}); cancelling it.`),
+    });
+    deps.onSchedule?.(scheduler, lifecycle.record);
+    const end = await scheduler.run();
+    return outcomeOf(lifecycle, end, { settings, client, elapsedMs: deps.now() - startedAt });
 }
-/** The watcher ended the wait: cancel a run past its budget; hand a BLOCKED one to a person. */
-async function stopWaiting(run, verdict, elapsedMs, settings, deps) {
-    switch (verdict.kind) {
-        case 'blocked':
-            // Handed off on purpose: the post step must not cancel a run a person is to answer.
-            deps.tracker.settle();
-            return { kind: 'blocked', run, passes: verdict.passes, question: verdict.question, elapsedMs };
-        case 'over-budget': {
-            deps.log.warning(`${verdict.message} Cancelling run ${run.run_id}.`);
-            const cancel = await cancelOwnRun(deps.tracker, run.run_id, { kind: 'over-budget' }, deps);
-            logCancel(deps.log, run.run_id, cancel);
+/** The step's outcome, from how its run's lifecycle ended. */
+async function outcomeOf(lifecycle, end, context) {
+    const { settings, elapsedMs } = context;
+    const { run } = lifecycle.record;
+    const ended = lifecycle.end;
+    if (!run || !ended || end.kind === 'interrupted')
+        return { kind: 'interrupted', run };
+    switch (ended.kind) {
+        case 'not-started':
+            return { kind: 'interrupted', run };
+        case 'started':
+            return { kind: 'started', run };
+        case 'terminal':
+            return { kind: 'finished', run, elapsedMs };
+        case 'handed-off': {
+            const { passes, question } = ended.verdict;
+            return { kind: 'blocked', run, passes, question, elapsedMs };
+        }
+        case 'over-budget':
             return {
                 kind: 'over-budget',
-                run: (await rereadAfterCancel(deps.client, cancel, run)) ?? run,
-                cost: verdict.cost,
+                run: (await rereadAfterCancel(context.client, ended.cancel, run)) ?? run,
+                cost: ended.verdict.cost,
                 maxCredits: settings.agentWork.maxCredits ?? 0,
                 elapsedMs,
-                cancel,
+                cancel: ended.cancel,
             };
-        }
-    }
-}
-/**
- * Creates the run; undefined when the step was cancelled first. A signal during
- * `cancel_previous`, or before it, means no create is sent at all.
- */
-async function startNewRun(request, cancelPrevious, deps) {
-    const name = request.config?.name;
-    if (cancelPrevious && name) {
-        await cancelPreviousRuns(deps.client, name, deps.log, { deadline: deps.deadline });
-    }
-    // Nothing may come between this check and the request: a signal handler runs only at an await.
-    if (deps.signal.aborted)
-        return undefined;
-    deps.tracker.creating(deps.tag.invocation);
-    let created;
-    try {
-        // Not given the abort signal: a create cut off mid-flight could leave a run nobody knows about.
-        created = await createRunOnce(request, deps.tag, deps);
-    }
-    catch (error) {
-        if (!(error instanceof RunMayExistError))
-            deps.tracker.noRunMade();
-        throw error;
-    }
-    deps.tracker.track(created.run_id);
-    deps.log.info(`Created run ${safeForLog(created.run_id)}; it is ${safeForLog(created.state, 200)}.`);
-    await noteSupersededRun(deps);
-    return { run: { ...created, title: request.title, prompt: request.prompt } };
-}
-/**
- * Adopts an existing run, and sends it the follow-up if there is one;
- * undefined when the step was cancelled before the follow-up was sent.
- */
-async function adoptRun(runId, followup, deps) {
-    // The step's timeout bounds these too, though each gets a fair try however close it is.
-    const bounded = () => ({ deadline: Math.max(deps.deadline, deps.now() + MIN_REQUEST_MS) });
-    const run = await getExistingRun(deps.client, runId, bounded());
-    deps.log.info(`Run ${safeForLog(runId)} is ${safeForLog(run.state, 200)}.`);
-    if (followup === undefined) {
-        deps.tracker.track(runId);
-        return { run };
-    }
-    if (deps.signal.aborted)
-        return undefined;
-    deps.tracker.followingUp(runId);
-    try {
-        await deps.client.sendFollowup(runId, followup, bounded());
-        deps.log.info(`Sent the follow-up to run ${safeForLog(runId)}.`);
-    }
-    catch (error) {
-        const reason = errorMessage(error);
-        if (!mayHaveActed(error)) {
-            deps.tracker.followupRefused();
-            throw new Error(`The follow-up (the followup input) to run ${safeForLog(runId)} was refused: ${safeForLog(reason)} The run is left as it is.`, { cause: error });
-        }
-        deps.log.warning(`The answer to the follow-up to run ${safeForLog(runId)} was lost (${safeForLog(reason)}). It may have reached the run and restarted it, so the step awaits the run.`);
-    }
-    deps.tracker.track(runId);
-    // Until the service shows the follow-up's effect, the run's old state is stale.
-    return { run, staleSnapshot: run };
-}
-/** A re-run job says which run of the earlier attempt this one replaces. */
-async function noteSupersededRun(deps) {
-    // One quick request, no retries, no Retry-After: it must not eat the wait.
-    const deadline = deps.now() + SUPERSEDED_LOOKUP_TIMEOUT_MS;
-    const client = {
-        listRuns: (query) => deps.client.listRuns(query, {
-            timeoutMs: SUPERSEDED_LOOKUP_TIMEOUT_MS,
-            maxRetries: 0,
-            deadline,
-            signal: deps.signal,
-        }),
-    };
-    try {
-        const earlier = await findSupersededRun(deps.tag, { client });
-        if (earlier) {
-            deps.log.info(`This attempt supersedes run ${safeForLog(earlier.run_id)} of the previous attempt (${safeForLog(earlier.state, 200)}).`);
-        }
-    }
-    catch (error) {
-        deps.log.debug(`Could not look up the previous attempt's run: ${safeForLog(String(error))}`);
-    }
-}
-async function getExistingRun(client, runId, options) {
-    try {
-        return await client.getRun(runId, options);
-    }
-    catch (error) {
-        if (error instanceof NotFoundError) {
-            throw new Error(`The run named by the run_id input (${safeForLog(runId)}) does not exist: ${error.message}`, {
-                cause: error,
-            });
-        }
-        throw error;
+        case 'cancelled':
+            if (ended.why.kind !== 'timeout')
+                return { kind: 'interrupted', run };
+            return {
+                kind: 'timed-out',
+                run,
+                stateAtTimeout: ended.stateBefore ?? run.state,
+                elapsedMs,
+                timeoutMs: settings.timeoutMs,
+                cancel: ended.cancel,
+            };
     }
 }
 
@@ -14137,7 +12445,7 @@ function outputCheckDeps(request, step) {
 ;// CONCATENATED MODULE: ./src/run/superseded.ts
 
 /** One quick look: it only decides between two words for a run that is already over. */
-const LOOKUP = { timeoutMs: SUPERSEDING_LOOKUP.requestMs, maxRetries: 0 };
+const LOOKUP = { timeoutMs: timing/* SUPERSEDING_LOOKUP */.p9.requestMs, maxRetries: 0 };
 /**
  * The newer run that replaced `run`, when `run` was cancelled and a run with
  * the same name was created after the cancel, soon enough to have caused it
@@ -14152,14 +12460,14 @@ async function findSupersedingRun(client, run, deps) {
     const cancelledAt = Date.parse(run.updated_at ?? '');
     if (run.state !== 'CANCELLED' || !name || Number.isNaN(cancelledAt))
         return undefined;
-    const until = deps.now() + SUPERSEDING_LOOKUP.forMs;
+    const until = deps.now() + timing/* SUPERSEDING_LOOKUP */.p9.forMs;
     for (;;) {
         const newer = await lookOnce(client, run, name, cancelledAt, deps.signal);
         if (newer !== null)
             return newer;
-        if (deps.now() + SUPERSEDING_LOOKUP.pauseMs > until || deps.signal?.aborted)
+        if (deps.now() + timing/* SUPERSEDING_LOOKUP */.p9.pauseMs > until || deps.signal?.aborted)
             return undefined;
-        await deps.sleep(SUPERSEDING_LOOKUP.pauseMs, deps.signal).catch(() => undefined);
+        await deps.sleep(timing/* SUPERSEDING_LOOKUP */.p9.pauseMs, deps.signal).catch(() => undefined);
     }
 }
 /** The newer run; null when none is listed (yet); undefined when the service cannot say. */
@@ -14173,7 +12481,7 @@ async function lookOnce(client, run, name, cancelledAt, signal) {
             return (other.run_id !== run.run_id &&
                 other.agent_config?.name === name &&
                 createdAt >= cancelledAt &&
-                createdAt - cancelledAt <= SUPERSEDING_LOOKUP.causeWindowMs);
+                createdAt - cancelledAt <= timing/* SUPERSEDING_LOOKUP */.p9.causeWindowMs);
         });
         return newer ?? null;
     }
@@ -14197,11 +12505,20 @@ async function lookOnce(client, run, name, cancelledAt, signal) {
 async function executeRun(settings, deps, run) {
     const { client, interruption, log } = run;
     const startedAt = deps.now();
+    let current;
+    // Each schedule (the run's, then a correction's) is what a signal's cancel goes through.
+    const scheduled = {
+        ...deps,
+        onSchedule: (scheduler, record) => {
+            interruption.guard(scheduler);
+            current = record;
+        },
+    };
     let executed;
     try {
-        executed = { outcome: await executeStep(settings, deps) };
+        executed = { outcome: await executeStep(settings, scheduled) };
         if (run.output) {
-            const check = { ...run.check, settings, startedAt, deps, log };
+            const check = { ...run.check, settings, startedAt, deps: scheduled, log };
             executed = await awaitValidOutput(executed.outcome, outputCheckDeps(run.output, check));
         }
     }
@@ -14216,9 +12533,11 @@ async function executeRun(settings, deps, run) {
         executed = { outcome: { kind: 'interrupted', run: undefined } };
     }
     const { outcome } = executed;
-    const interrupted = await interruption.outcome(outcome.run);
-    if (interrupted)
-        return { outcome: interrupted };
+    const signal = await interruption.settled();
+    if (signal) {
+        const run = current?.run ?? outcome.run;
+        return { outcome: { kind: 'interrupted', run, signal, cancel: current?.cancel } };
+    }
     if (outcome.kind !== 'finished')
         return executed;
     const newer = await findSupersedingRun(client, outcome.run, deps);
@@ -14230,22 +12549,18 @@ async function executeRun(settings, deps, run) {
 ;// CONCATENATED MODULE: ./src/run/interruption.ts
 
 
-
-
 /**
- * The workflow cancelling the step: SIGINT or SIGTERM. The first signal aborts
- * the wait and sends the cancel at once, within what the runner leaves before
- * it kills the step; the step then reports itself interrupted.
+ * The workflow cancelling the step: SIGINT or SIGTERM. The first signal aborts the wait and
+ * cancels what the schedule has in flight at once, within what the runner leaves before it
+ * kills the step, for one run as for a set; the step then reports itself interrupted.
  */
 class Interruption {
     #controller = new AbortController();
-    #tracker;
     #deps;
-    #client;
+    #guarded;
     #cancelling;
     #stopListening = () => undefined;
-    constructor(tracker, deps) {
-        this.#tracker = tracker;
+    constructor(deps) {
         this.#deps = deps;
     }
     /** Aborts when the workflow cancels the step. */
@@ -14255,52 +12570,37 @@ class Interruption {
     get cancelling() {
         return this.#cancelling !== undefined;
     }
-    listen(client) {
-        this.#client = client;
+    listen() {
         this.#stopListening = this.#deps.onSignal((signal) => {
             if (this.#cancelling) {
                 this.#deps.log.info(`Received ${signal} again; still cancelling.`);
                 return;
             }
             this.#controller.abort();
-            this.#cancelling = this.#cancelOnSignal(signal, client);
+            this.#cancelling = this.#cancelOnSignal(signal);
         });
+    }
+    /** The schedule now going: a signal's cancel goes to it. */
+    guard(stoppable) {
+        this.#guarded = stoppable;
     }
     stopListening() {
         this.#stopListening();
     }
-    /** The step's outcome once the signal's cancel is answered; undefined without a signal. */
-    async outcome(lastSeen) {
-        if (!this.#cancelling || !this.#client)
-            return undefined;
-        const { signal, cancel } = await this.#cancelling;
-        const run = await rereadAfterCancel(this.#client, cancel, lastSeen);
-        return { kind: 'interrupted', run, signal, cancel };
+    /** The signal, once its cancel has been answered; undefined without a signal. */
+    async settled() {
+        return this.#cancelling;
     }
-    /** Sends the cancel request at once, within what the runner leaves before it kills the step. */
-    async #cancelOnSignal(signal, client) {
-        const { log } = this.#deps;
-        const tracker = this.#tracker;
+    /** Cancels what is in flight at once, within what the runner leaves before it kills the step. */
+    async #cancelOnSignal(signal) {
         const why = { kind: 'signal', signal };
         const deadline = cancelDeadline(why, Date.now());
         // Should anything keep the process alive past the budget, end it before the runner's kill.
-        const exitIn = deadline - Date.now() + SIGNAL_CANCEL.exitMarginMs;
+        const exitIn = deadline - Date.now() + timing/* SIGNAL_CANCEL */.EJ.exitMarginMs;
         setTimeout(() => this.#deps.exit(1), exitIn).unref();
-        log.info(`Received ${signal}: the workflow is cancelling this step.`);
-        // A create (or its lookup) or a follow-up in flight may yet start or restart a run: let it
-        // answer, keeping time for the cancel.
-        const runId = await tracker.whenDecided((deadline - Date.now()) * SIGNAL_CANCEL.decideShare);
-        if (!runId || !tracker.needsCancel) {
-            if (tracker.mayHaveUnseenRun) {
-                log.info('The create request has not been answered; the post step will look for its run.');
-            }
-            return { signal, cancel: undefined };
-        }
-        const deps = { client, now: Date.now, sleep: abortableSleep, log };
-        const cancel = await cancelOwnRun(tracker, runId, why, deps, deadline);
-        if (cancel.kind === 'blocked')
-            logCancel(log, runId, cancel);
-        return { signal, cancel };
+        this.#deps.log.info(`Received ${signal}: the workflow is cancelling this step.`);
+        await this.#guarded?.cancelInFlight(why, deadline);
+        return signal;
     }
 }
 
@@ -14484,12 +12784,12 @@ class ProgressReadSchedule {
         this.#startedAt = now;
     }
     isDue(now, stateChanged) {
-        const allowed = 1 + Math.floor((now - this.#startedAt) / PROGRESS_READ_INTERVAL_MS);
+        const allowed = 1 + Math.floor((now - this.#startedAt) / timing/* PROGRESS_READ_INTERVAL_MS */.AU);
         if (this.#reads >= allowed)
             return false;
         if (stateChanged || this.#lastReadAt === undefined)
             return true;
-        return now - this.#lastReadAt >= PROGRESS_READ_INTERVAL_MS;
+        return now - this.#lastReadAt >= timing/* PROGRESS_READ_INTERVAL_MS */.AU;
     }
     recordRead(now) {
         this.#reads += 1;
@@ -14509,11 +12809,11 @@ class Heartbeat {
         this.#lastLineAt = now;
     }
     isDue(now) {
-        return now - this.#lastLineAt >= HEARTBEAT_INTERVAL_MS;
+        return now - this.#lastLineAt >= timing/* HEARTBEAT_INTERVAL_MS */.sU;
     }
     /** The longest sleep that still leaves time to write the line when it is owed. */
     msUntilDue(now) {
-        return Math.max(0, this.#lastLineAt + HEARTBEAT_INTERVAL_MS - now);
+        return Math.max(0, this.#lastLineAt + timing/* HEARTBEAT_INTERVAL_MS */.sU - now);
     }
 }
 /**
@@ -14673,9 +12973,8 @@ function stepWatcher(settings, tracker, sources, deps) {
 }
 
 ;// CONCATENATED MODULE: ./src/state.ts
-
 /**
- * The one place that knows the action's saved state. `core.saveState` appends
+ * The one place that knows the action's saved state. The runner's `saveState` appends
  * to GITHUB_STATE at once, and the runner reads that file even after a hard
  * kill, so whatever is saved here reaches the post step as STATE_<name>.
  */
@@ -14693,34 +12992,37 @@ const KEYS = {
     setRuns: 'set_runs',
     setComment: 'set_comment',
 };
-const runnerState = {
-    saveCommentId: (commentId) => saveState(KEYS.commentId, String(commentId)),
-    saveStatusSha: (sha) => saveState(KEYS.statusSha, sha),
-    saveCheckRunLookup: (lookup) => saveState(KEYS.checkRunLookup, lookup ? JSON.stringify(lookup) : ''),
-    saveCheckRunId: (id) => saveState(KEYS.checkRunId, String(id)),
-    saveCheckRunReport: (report) => saveState(KEYS.checkRunReport, JSON.stringify(report)),
-    markCheckRunDone: () => saveState(KEYS.checkRunDone, 'true'),
-    saveInvocation: (invocation) => saveState(KEYS.invocation, invocation),
-    saveRunId: (runId) => saveState(KEYS.runId, runId),
-    saveAwaitingNewPass: (awaiting) => saveState(KEYS.awaitingNewPass, String(awaiting)),
-    markSettled: () => saveState(KEYS.settled, 'true'),
-    saveSetRuns: (records) => saveState(KEYS.setRuns, JSON.stringify(records)),
-    saveSetComment: (record) => saveState(KEYS.setComment, JSON.stringify(record)),
-};
-function readSavedRun() {
+/** The step's saved state, written through its runner's port. */
+function savedState(io) {
     return {
-        runId: getState(KEYS.runId) || undefined,
-        invocation: getState(KEYS.invocation) || undefined,
-        commentId: Number(getState(KEYS.commentId)) || undefined,
-        statusSha: getState(KEYS.statusSha) || undefined,
-        checkRunId: Number(getState(KEYS.checkRunId)) || undefined,
-        checkRunLookup: readCheckRunLookup(getState(KEYS.checkRunLookup)),
-        checkRunReport: readCheckReport(getState(KEYS.checkRunReport)),
-        checkRunDone: getState(KEYS.checkRunDone) === 'true',
-        settled: getState(KEYS.settled) === 'true',
-        awaitingNewPass: getState(KEYS.awaitingNewPass) === 'true',
-        setRuns: readSetRuns(getState(KEYS.setRuns)),
-        setComment: readSetComment(getState(KEYS.setComment)),
+        saveCommentId: (commentId) => io.saveState(KEYS.commentId, String(commentId)),
+        saveStatusSha: (sha) => io.saveState(KEYS.statusSha, sha),
+        saveCheckRunLookup: (lookup) => io.saveState(KEYS.checkRunLookup, lookup ? JSON.stringify(lookup) : ''),
+        saveCheckRunId: (id) => io.saveState(KEYS.checkRunId, String(id)),
+        saveCheckRunReport: (report) => io.saveState(KEYS.checkRunReport, JSON.stringify(report)),
+        markCheckRunDone: () => io.saveState(KEYS.checkRunDone, 'true'),
+        saveInvocation: (invocation) => io.saveState(KEYS.invocation, invocation),
+        saveRunId: (runId) => io.saveState(KEYS.runId, runId),
+        saveAwaitingNewPass: (awaiting) => io.saveState(KEYS.awaitingNewPass, String(awaiting)),
+        markSettled: () => io.saveState(KEYS.settled, 'true'),
+        saveSetRuns: (records) => io.saveState(KEYS.setRuns, JSON.stringify(records)),
+        saveSetComment: (record) => io.saveState(KEYS.setComment, JSON.stringify(record)),
+    };
+}
+function readSavedRun(io) {
+    return {
+        runId: io.getState(KEYS.runId) || undefined,
+        invocation: io.getState(KEYS.invocation) || undefined,
+        commentId: Number(io.getState(KEYS.commentId)) || undefined,
+        statusSha: io.getState(KEYS.statusSha) || undefined,
+        checkRunId: Number(io.getState(KEYS.checkRunId)) || undefined,
+        checkRunLookup: readCheckRunLookup(io.getState(KEYS.checkRunLookup)),
+        checkRunReport: readCheckReport(io.getState(KEYS.checkRunReport)),
+        checkRunDone: io.getState(KEYS.checkRunDone) === 'true',
+        settled: io.getState(KEYS.settled) === 'true',
+        awaitingNewPass: io.getState(KEYS.awaitingNewPass) === 'true',
+        setRuns: readSetRuns(io.getState(KEYS.setRuns)),
+        setComment: readSetComment(io.getState(KEYS.setComment)),
     };
 }
 function readCheckRunLookup(saved) {
@@ -14786,17 +13088,16 @@ function readSetRuns(saved) {
 
 
 
-
 /**
  * The thread's comment, opened before the run is decided: the run's own (`comment`), or, with
  * `continue_run`, the one that replies to a person's comment.
  */
-async function openThread(settings, github) {
+async function openThread(settings, github, io) {
     const continuing = settings.target.kind === 'continue';
     if (!settings.github.comment && !continuing)
         return undefined;
-    return openThreadComment(settings.github, github, core_namespaceObject, {
-        onCommentCreated: (commentId) => runnerState.saveCommentId(commentId),
+    return openThreadComment(settings.github, github, io, {
+        onCommentCreated: (commentId) => savedState(io).saveCommentId(commentId),
         mode: continuing ? 'reply' : 'keyed',
         name: settings.target.kind === 'existing' ? undefined : settings.target.request.config?.name,
     });
@@ -14809,33 +13110,36 @@ async function openThread(settings, github) {
 class RunSurfaces {
     #settings;
     #github;
+    #io;
     #comment;
     #status;
     #checkRun;
     #headMoved;
     /** The commit the run works on: the pull request's head, else the event's. */
     commit;
-    constructor(settings, github, parts) {
+    constructor(settings, github, io, parts) {
         this.#settings = settings;
         this.#github = github;
+        this.#io = io;
         this.#comment = parts.comment;
         this.#status = parts.status;
         this.#checkRun = parts.checkRun;
         this.commit = parts.commit;
     }
     /** The commit status and the check run; `thread` is the run's comment when `comment` is on. */
-    static async open(settings, github, thread) {
-        const commit = await resolveWorkCommit(github, core_namespaceObject);
-        const status = await openCommitStatus(settings.github, github, commit, core_namespaceObject);
+    static async open(settings, github, thread, io) {
+        const commit = await resolveWorkCommit(github, io);
+        const status = await openCommitStatus(settings.github, github, commit, io);
+        const state = savedState(io);
         if (status && commit)
-            runnerState.saveStatusSha(commit.sha);
+            state.saveStatusSha(commit.sha);
         const checkRun = settings.output.checkRun
-            ? await openCheckRun(settings.github, github, commit, core_namespaceObject, runnerState)
+            ? await openCheckRun(settings.github, github, commit, io, state)
             : undefined;
         // Created (and saved) before the run exists, so that a post step after a hard kill completes it.
         await checkRun?.id;
         const comment = settings.github.comment ? thread : undefined;
-        return new RunSurfaces(settings, github, { commit, comment, status, checkRun });
+        return new RunSurfaces(settings, github, io, { commit, comment, status, checkRun });
     }
     /** The run on its way; its end is shown once the step knows its outcome (timed out, …). */
     showRunning(run) {
@@ -14857,7 +13161,7 @@ class RunSurfaces {
             return;
         this.#comment.show(outcome.run, { outcome: this.#commentOutcome(outcome) });
         if (!cancelling)
-            this.#headMoved = headMovedNote(this.#github, this.commit, core_namespaceObject);
+            this.#headMoved = headMovedNote(this.#github, this.commit, this.#io);
     }
     /** The agent's answer and the notes on the comment, the review, the check run; all settled. */
     async showWork(outcome, work, cancelling) {
@@ -14876,7 +13180,7 @@ class RunSurfaces {
             this.#comment?.settled(),
             this.#status?.settled(),
             review && run && !cancelling
-                ? postPullRequestReview(this.#settings.github, this.#github, this.commit, review, { runId: run.run_id, sessionLink: run.session_link }, core_namespaceObject)
+                ? postPullRequestReview(this.#settings.github, this.#github, this.commit, review, { runId: run.run_id, sessionLink: run.session_link }, this.#io)
                 : undefined,
             this.#checkRun?.finish(checkReport(outcome, { answer: work.answer, review }), review ? annotationsOf(review.comments, review.verdict) : []),
         ]);
@@ -14889,7 +13193,7 @@ class RunSurfaces {
  * The post step: the main step stopped before it showed the run's end, so its comment and
  * commit status still show it going. Say where it ended, by how the post step's cancel went.
  */
-async function showRunStopped(left, saved, settings, github, client) {
+async function showRunStopped(left, saved, settings, github, client, io) {
     const stopped = STOPPED[left.report.kind];
     if (saved.commentId && settings.github.comment) {
         let run;
@@ -14900,7 +13204,7 @@ async function showRunStopped(left, saved, settings, github, client) {
             // Without the run's state, the comment is better left as it is than guessed at.
         }
         const comment = run &&
-            (await openThreadComment(settings.github, github, core_namespaceObject, {
+            (await openThreadComment(settings.github, github, io, {
                 commentId: saved.commentId,
                 name: run.agent_config?.name,
             }));
@@ -14910,7 +13214,7 @@ async function showRunStopped(left, saved, settings, github, client) {
         }
     }
     if (saved.statusSha && settings.github.commitStatus) {
-        const status = await openCommitStatus(settings.github, github, { sha: saved.statusSha }, core_namespaceObject);
+        const status = await openCommitStatus(settings.github, github, { sha: saved.statusSha }, io);
         status?.show({ state: 'error', description: stopped });
         await status?.settled();
     }
@@ -14924,12 +13228,12 @@ function checkRunLeft(saved) {
  * completion (it is completed with the conclusion the main step reached), or the step stopped
  * (a hard kill, or an error) before it came to complete it. Without a cancel to tell, it failed.
  */
-async function finishLeftCheckRun(saved, report, settings, github) {
+async function finishLeftCheckRun(saved, report, settings, github, io) {
     // By its ID, or by its external_id when the create's answer was lost.
     const known = saved.checkRunId !== undefined ? { id: saved.checkRunId } : saved.checkRunLookup;
     if (!known)
         return;
-    const checkRun = await adoptCheckRun(settings.github, github, known, core_namespaceObject);
+    const checkRun = await adoptCheckRun(settings.github, github, known, io);
     await checkRun.finish(saved.checkRunReport
         ? reportFromSaved(saved.checkRunReport)
         : stoppedCheckReport(report ? `${STOPPED[report.kind]}.` : STEP_STOPPED, report?.kind === 'cancelled'));
@@ -14944,16 +13248,2166 @@ const STOPPED = {
 };
 const STEP_STOPPED = "The step stopped before it reported the run. The workflow run's log says why.";
 
+;// CONCATENATED MODULE: external "os"
+const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
+// We use any as a valid input type
+/* eslint-disable @typescript-eslint/no-explicit-any */
+/**
+ * Sanitizes an input into a string so it can be passed into issueCommand safely
+ * @param input input to sanitize into a string
+ */
+function utils_toCommandValue(input) {
+    if (input === null || input === undefined) {
+        return '';
+    }
+    else if (typeof input === 'string' || input instanceof String) {
+        return input;
+    }
+    return JSON.stringify(input);
+}
+/**
+ *
+ * @param annotationProperties
+ * @returns The command properties to send with the actual annotation command
+ * See IssueCommandProperties: https://github.com/actions/runner/blob/main/src/Runner.Worker/ActionCommandManager.cs#L646
+ */
+function toCommandProperties(annotationProperties) {
+    if (!Object.keys(annotationProperties).length) {
+        return {};
+    }
+    return {
+        title: annotationProperties.title,
+        file: annotationProperties.file,
+        line: annotationProperties.startLine,
+        endLine: annotationProperties.endLine,
+        col: annotationProperties.startColumn,
+        endColumn: annotationProperties.endColumn
+    };
+}
+//# sourceMappingURL=utils.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/command.js
+
+
+/**
+ * Issues a command to the GitHub Actions runner
+ *
+ * @param command - The command name to issue
+ * @param properties - Additional properties for the command (key-value pairs)
+ * @param message - The message to include with the command
+ * @remarks
+ * This function outputs a specially formatted string to stdout that the Actions
+ * runner interprets as a command. These commands can control workflow behavior,
+ * set outputs, create annotations, mask values, and more.
+ *
+ * Command Format:
+ *   ::name key=value,key=value::message
+ *
+ * @example
+ * ```typescript
+ * // Issue a warning annotation
+ * issueCommand('warning', {}, 'This is a warning message');
+ * // Output: ::warning::This is a warning message
+ *
+ * // Set an environment variable
+ * issueCommand('set-env', { name: 'MY_VAR' }, 'some value');
+ * // Output: ::set-env name=MY_VAR::some value
+ *
+ * // Add a secret mask
+ * issueCommand('add-mask', {}, 'secretValue123');
+ * // Output: ::add-mask::secretValue123
+ * ```
+ *
+ * @internal
+ * This is an internal utility function that powers the public API functions
+ * such as setSecret, warning, error, and exportVariable.
+ */
+function command_issueCommand(command, properties, message) {
+    const cmd = new Command(command, properties, message);
+    process.stdout.write(cmd.toString() + external_os_namespaceObject.EOL);
+}
+function command_issue(name, message = '') {
+    command_issueCommand(name, {}, message);
+}
+const CMD_STRING = '::';
+class Command {
+    constructor(command, properties, message) {
+        if (!command) {
+            command = 'missing.command';
+        }
+        this.command = command;
+        this.properties = properties;
+        this.message = message;
+    }
+    toString() {
+        let cmdStr = CMD_STRING + this.command;
+        if (this.properties && Object.keys(this.properties).length > 0) {
+            cmdStr += ' ';
+            let first = true;
+            for (const key in this.properties) {
+                if (this.properties.hasOwnProperty(key)) {
+                    const val = this.properties[key];
+                    if (val) {
+                        if (first) {
+                            first = false;
+                        }
+                        else {
+                            cmdStr += ',';
+                        }
+                        cmdStr += `${key}=${escapeProperty(val)}`;
+                    }
+                }
+            }
+        }
+        cmdStr += `${CMD_STRING}${escapeData(this.message)}`;
+        return cmdStr;
+    }
+}
+function escapeData(s) {
+    return utils_toCommandValue(s)
+        .replace(/%/g, '%25')
+        .replace(/\r/g, '%0D')
+        .replace(/\n/g, '%0A');
+}
+function escapeProperty(s) {
+    return utils_toCommandValue(s)
+        .replace(/%/g, '%25')
+        .replace(/\r/g, '%0D')
+        .replace(/\n/g, '%0A')
+        .replace(/:/g, '%3A')
+        .replace(/,/g, '%2C');
+}
+//# sourceMappingURL=command.js.map
+;// CONCATENATED MODULE: external "crypto"
+const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
+;// CONCATENATED MODULE: external "fs"
+const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
+// For internal use, subject to change.
+// We use any as a valid input type
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+
+
+
+function file_command_issueFileCommand(command, message) {
+    const filePath = process.env[`GITHUB_${command}`];
+    if (!filePath) {
+        throw new Error(`Unable to find environment variable for file command ${command}`);
+    }
+    if (!external_fs_namespaceObject.existsSync(filePath)) {
+        throw new Error(`Missing file at path: ${filePath}`);
+    }
+    external_fs_namespaceObject.appendFileSync(filePath, `${utils_toCommandValue(message)}${external_os_namespaceObject.EOL}`, {
+        encoding: 'utf8'
+    });
+}
+function file_command_prepareKeyValueMessage(key, value) {
+    const delimiter = `ghadelimiter_${external_crypto_namespaceObject.randomUUID()}`;
+    const convertedValue = utils_toCommandValue(value);
+    // These should realistically never happen, but just in case someone finds a
+    // way to exploit uuid generation let's not allow keys or values that contain
+    // the delimiter.
+    if (key.includes(delimiter)) {
+        throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter}"`);
+    }
+    if (convertedValue.includes(delimiter)) {
+        throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter}"`);
+    }
+    return `${key}<<${delimiter}${external_os_namespaceObject.EOL}${convertedValue}${external_os_namespaceObject.EOL}${delimiter}`;
+}
+//# sourceMappingURL=file-command.js.map
+;// CONCATENATED MODULE: external "path"
+const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
+;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/auth.js
+var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+class BasicCredentialHandler {
+    constructor(username, password) {
+        this.username = username;
+        this.password = password;
+    }
+    prepareRequest(options) {
+        if (!options.headers) {
+            throw Error('The request has no headers');
+        }
+        options.headers['Authorization'] = `Basic ${Buffer.from(`${this.username}:${this.password}`).toString('base64')}`;
+    }
+    // This handler cannot handle 401
+    canHandleAuthentication() {
+        return false;
+    }
+    handleAuthentication() {
+        return __awaiter(this, void 0, void 0, function* () {
+            throw new Error('not implemented');
+        });
+    }
+}
+class auth_BearerCredentialHandler {
+    constructor(token) {
+        this.token = token;
+    }
+    // currently implements pre-authorization
+    // TODO: support preAuth = false where it hooks on 401
+    prepareRequest(options) {
+        if (!options.headers) {
+            throw Error('The request has no headers');
+        }
+        options.headers['Authorization'] = `Bearer ${this.token}`;
+    }
+    // This handler cannot handle 401
+    canHandleAuthentication() {
+        return false;
+    }
+    handleAuthentication() {
+        return __awaiter(this, void 0, void 0, function* () {
+            throw new Error('not implemented');
+        });
+    }
+}
+class PersonalAccessTokenCredentialHandler {
+    constructor(token) {
+        this.token = token;
+    }
+    // currently implements pre-authorization
+    // TODO: support preAuth = false where it hooks on 401
+    prepareRequest(options) {
+        if (!options.headers) {
+            throw Error('The request has no headers');
+        }
+        options.headers['Authorization'] = `Basic ${Buffer.from(`PAT:${this.token}`).toString('base64')}`;
+    }
+    // This handler cannot handle 401
+    canHandleAuthentication() {
+        return false;
+    }
+    handleAuthentication() {
+        return __awaiter(this, void 0, void 0, function* () {
+            throw new Error('not implemented');
+        });
+    }
+}
+//# sourceMappingURL=auth.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/oidc-utils.js
+var oidc_utils_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+
+class oidc_utils_OidcClient {
+    static createHttpClient(allowRetry = true, maxRetry = 10) {
+        const requestOptions = {
+            allowRetries: allowRetry,
+            maxRetries: maxRetry
+        };
+        return new HttpClient('actions/oidc-client', [new BearerCredentialHandler(oidc_utils_OidcClient.getRequestToken())], requestOptions);
+    }
+    static getRequestToken() {
+        const token = process.env['ACTIONS_ID_TOKEN_REQUEST_TOKEN'];
+        if (!token) {
+            throw new Error('Unable to get ACTIONS_ID_TOKEN_REQUEST_TOKEN env variable');
+        }
+        return token;
+    }
+    static getIDTokenUrl() {
+        const runtimeUrl = process.env['ACTIONS_ID_TOKEN_REQUEST_URL'];
+        if (!runtimeUrl) {
+            throw new Error('Unable to get ACTIONS_ID_TOKEN_REQUEST_URL env variable');
+        }
+        return runtimeUrl;
+    }
+    static getCall(id_token_url) {
+        return oidc_utils_awaiter(this, void 0, void 0, function* () {
+            var _a;
+            const httpclient = oidc_utils_OidcClient.createHttpClient();
+            const res = yield httpclient
+                .getJson(id_token_url)
+                .catch(error => {
+                throw new Error(`Failed to get ID Token. \n 
+        Error Code : ${error.statusCode}\n 
+        Error Message: ${error.message}`);
+            });
+            const id_token = (_a = res.result) === null || _a === void 0 ? void 0 : _a.value;
+            if (!id_token) {
+                throw new Error('Response json body do not have ID Token field');
+            }
+            return id_token;
+        });
+    }
+    static getIDToken(audience) {
+        return oidc_utils_awaiter(this, void 0, void 0, function* () {
+            try {
+                // New ID Token is requested from action service
+                let id_token_url = oidc_utils_OidcClient.getIDTokenUrl();
+                if (audience) {
+                    const encodedAudience = encodeURIComponent(audience);
+                    id_token_url = `${id_token_url}&audience=${encodedAudience}`;
+                }
+                debug(`ID token url is ${id_token_url}`);
+                const id_token = yield oidc_utils_OidcClient.getCall(id_token_url);
+                setSecret(id_token);
+                return id_token;
+            }
+            catch (error) {
+                throw new Error(`Error message: ${error.message}`);
+            }
+        });
+    }
+}
+//# sourceMappingURL=oidc-utils.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/summary.js
+var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+const { access, appendFile, writeFile } = external_fs_namespaceObject.promises;
+const SUMMARY_ENV_VAR = 'GITHUB_STEP_SUMMARY';
+const SUMMARY_DOCS_URL = 'https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions#adding-a-job-summary';
+class Summary {
+    constructor() {
+        this._buffer = '';
+    }
+    /**
+     * Finds the summary file path from the environment, rejects if env var is not found or file does not exist
+     * Also checks r/w permissions.
+     *
+     * @returns step summary file path
+     */
+    filePath() {
+        return summary_awaiter(this, void 0, void 0, function* () {
+            if (this._filePath) {
+                return this._filePath;
+            }
+            const pathFromEnv = process.env[SUMMARY_ENV_VAR];
+            if (!pathFromEnv) {
+                throw new Error(`Unable to find environment variable for $${SUMMARY_ENV_VAR}. Check if your runtime environment supports job summaries.`);
+            }
+            try {
+                yield access(pathFromEnv, external_fs_namespaceObject.constants.R_OK | external_fs_namespaceObject.constants.W_OK);
+            }
+            catch (_a) {
+                throw new Error(`Unable to access summary file: '${pathFromEnv}'. Check if the file has correct read/write permissions.`);
+            }
+            this._filePath = pathFromEnv;
+            return this._filePath;
+        });
+    }
+    /**
+     * Wraps content in an HTML tag, adding any HTML attributes
+     *
+     * @param {string} tag HTML tag to wrap
+     * @param {string | null} content content within the tag
+     * @param {[attribute: string]: string} attrs key-value list of HTML attributes to add
+     *
+     * @returns {string} content wrapped in HTML element
+     */
+    wrap(tag, content, attrs = {}) {
+        const htmlAttrs = Object.entries(attrs)
+            .map(([key, value]) => ` ${key}="${value}"`)
+            .join('');
+        if (!content) {
+            return `<${tag}${htmlAttrs}>`;
+        }
+        return `<${tag}${htmlAttrs}>${content}</${tag}>`;
+    }
+    /**
+     * Writes text in the buffer to the summary buffer file and empties buffer. Will append by default.
+     *
+     * @param {SummaryWriteOptions} [options] (optional) options for write operation
+     *
+     * @returns {Promise<Summary>} summary instance
+     */
+    write(options) {
+        return summary_awaiter(this, void 0, void 0, function* () {
+            const overwrite = !!(options === null || options === void 0 ? void 0 : options.overwrite);
+            const filePath = yield this.filePath();
+            const writeFunc = overwrite ? writeFile : appendFile;
+            yield writeFunc(filePath, this._buffer, { encoding: 'utf8' });
+            return this.emptyBuffer();
+        });
+    }
+    /**
+     * Clears the summary buffer and wipes the summary file
+     *
+     * @returns {Summary} summary instance
+     */
+    clear() {
+        return summary_awaiter(this, void 0, void 0, function* () {
+            return this.emptyBuffer().write({ overwrite: true });
+        });
+    }
+    /**
+     * Returns the current summary buffer as a string
+     *
+     * @returns {string} string of summary buffer
+     */
+    stringify() {
+        return this._buffer;
+    }
+    /**
+     * If the summary buffer is empty
+     *
+     * @returns {boolen} true if the buffer is empty
+     */
+    isEmptyBuffer() {
+        return this._buffer.length === 0;
+    }
+    /**
+     * Resets the summary buffer without writing to summary file
+     *
+     * @returns {Summary} summary instance
+     */
+    emptyBuffer() {
+        this._buffer = '';
+        return this;
+    }
+    /**
+     * Adds raw text to the summary buffer
+     *
+     * @param {string} text content to add
+     * @param {boolean} [addEOL=false] (optional) append an EOL to the raw text (default: false)
+     *
+     * @returns {Summary} summary instance
+     */
+    addRaw(text, addEOL = false) {
+        this._buffer += text;
+        return addEOL ? this.addEOL() : this;
+    }
+    /**
+     * Adds the operating system-specific end-of-line marker to the buffer
+     *
+     * @returns {Summary} summary instance
+     */
+    addEOL() {
+        return this.addRaw(external_os_namespaceObject.EOL);
+    }
+    /**
+     * Adds an HTML codeblock to the summary buffer
+     *
+     * @param {string} code content to render within fenced code block
+     * @param {string} lang (optional) language to syntax highlight code
+     *
+     * @returns {Summary} summary instance
+     */
+    addCodeBlock(code, lang) {
+        const attrs = Object.assign({}, (lang && { lang }));
+        const element = this.wrap('pre', this.wrap('code', code), attrs);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML list to the summary buffer
+     *
+     * @param {string[]} items list of items to render
+     * @param {boolean} [ordered=false] (optional) if the rendered list should be ordered or not (default: false)
+     *
+     * @returns {Summary} summary instance
+     */
+    addList(items, ordered = false) {
+        const tag = ordered ? 'ol' : 'ul';
+        const listItems = items.map(item => this.wrap('li', item)).join('');
+        const element = this.wrap(tag, listItems);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML table to the summary buffer
+     *
+     * @param {SummaryTableCell[]} rows table rows
+     *
+     * @returns {Summary} summary instance
+     */
+    addTable(rows) {
+        const tableBody = rows
+            .map(row => {
+            const cells = row
+                .map(cell => {
+                if (typeof cell === 'string') {
+                    return this.wrap('td', cell);
+                }
+                const { header, data, colspan, rowspan } = cell;
+                const tag = header ? 'th' : 'td';
+                const attrs = Object.assign(Object.assign({}, (colspan && { colspan })), (rowspan && { rowspan }));
+                return this.wrap(tag, data, attrs);
+            })
+                .join('');
+            return this.wrap('tr', cells);
+        })
+            .join('');
+        const element = this.wrap('table', tableBody);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds a collapsable HTML details element to the summary buffer
+     *
+     * @param {string} label text for the closed state
+     * @param {string} content collapsable content
+     *
+     * @returns {Summary} summary instance
+     */
+    addDetails(label, content) {
+        const element = this.wrap('details', this.wrap('summary', label) + content);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML image tag to the summary buffer
+     *
+     * @param {string} src path to the image you to embed
+     * @param {string} alt text description of the image
+     * @param {SummaryImageOptions} options (optional) addition image attributes
+     *
+     * @returns {Summary} summary instance
+     */
+    addImage(src, alt, options) {
+        const { width, height } = options || {};
+        const attrs = Object.assign(Object.assign({}, (width && { width })), (height && { height }));
+        const element = this.wrap('img', null, Object.assign({ src, alt }, attrs));
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML section heading element
+     *
+     * @param {string} text heading text
+     * @param {number | string} [level=1] (optional) the heading level, default: 1
+     *
+     * @returns {Summary} summary instance
+     */
+    addHeading(text, level) {
+        const tag = `h${level}`;
+        const allowedTag = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].includes(tag)
+            ? tag
+            : 'h1';
+        const element = this.wrap(allowedTag, text);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML thematic break (<hr>) to the summary buffer
+     *
+     * @returns {Summary} summary instance
+     */
+    addSeparator() {
+        const element = this.wrap('hr', null);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML line break (<br>) to the summary buffer
+     *
+     * @returns {Summary} summary instance
+     */
+    addBreak() {
+        const element = this.wrap('br', null);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML blockquote to the summary buffer
+     *
+     * @param {string} text quote text
+     * @param {string} cite (optional) citation url
+     *
+     * @returns {Summary} summary instance
+     */
+    addQuote(text, cite) {
+        const attrs = Object.assign({}, (cite && { cite }));
+        const element = this.wrap('blockquote', text, attrs);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML anchor tag to the summary buffer
+     *
+     * @param {string} text link text/content
+     * @param {string} href hyperlink
+     *
+     * @returns {Summary} summary instance
+     */
+    addLink(text, href) {
+        const element = this.wrap('a', text, { href });
+        return this.addRaw(element).addEOL();
+    }
+}
+const _summary = new Summary();
+/**
+ * @deprecated use `core.summary`
+ */
+const markdownSummary = (/* unused pure expression or super */ null && (_summary));
+const summary = _summary;
+//# sourceMappingURL=summary.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/path-utils.js
+
+/**
+ * toPosixPath converts the given path to the posix form. On Windows, \\ will be
+ * replaced with /.
+ *
+ * @param pth. Path to transform.
+ * @return string Posix path.
+ */
+function toPosixPath(pth) {
+    return pth.replace(/[\\]/g, '/');
+}
+/**
+ * toWin32Path converts the given path to the win32 form. On Linux, / will be
+ * replaced with \\.
+ *
+ * @param pth. Path to transform.
+ * @return string Win32 path.
+ */
+function toWin32Path(pth) {
+    return pth.replace(/[/]/g, '\\');
+}
+/**
+ * toPlatformPath converts the given path to a platform-specific path. It does
+ * this by replacing instances of / and \ with the platform-specific path
+ * separator.
+ *
+ * @param pth The path to platformize.
+ * @return string The platform-specific path.
+ */
+function toPlatformPath(pth) {
+    return pth.replace(/[/\\]/g, path.sep);
+}
+//# sourceMappingURL=path-utils.js.map
+;// CONCATENATED MODULE: external "string_decoder"
+const external_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("string_decoder");
+// EXTERNAL MODULE: external "events"
+var external_events_ = __nccwpck_require__(4434);
+;// CONCATENATED MODULE: external "child_process"
+const external_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("child_process");
+// EXTERNAL MODULE: external "assert"
+var external_assert_ = __nccwpck_require__(2613);
+;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io-util.js
+var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+const { chmod, copyFile, lstat, mkdir, open: io_util_open, readdir, rename, rm, rmdir, stat, symlink, unlink } = external_fs_namespaceObject.promises;
+// export const {open} = 'fs'
+const IS_WINDOWS = process.platform === 'win32';
+/**
+ * Custom implementation of readlink to ensure Windows junctions
+ * maintain trailing backslash for backward compatibility with Node.js < 24
+ *
+ * In Node.js 20, Windows junctions (directory symlinks) always returned paths
+ * with trailing backslashes. Node.js 24 removed this behavior, which breaks
+ * code that relied on this format for path operations.
+ *
+ * This implementation restores the Node 20 behavior by adding a trailing
+ * backslash to all junction results on Windows.
+ */
+function readlink(fsPath) {
+    return io_util_awaiter(this, void 0, void 0, function* () {
+        const result = yield fs.promises.readlink(fsPath);
+        // On Windows, restore Node 20 behavior: add trailing backslash to all results
+        // since junctions on Windows are always directory links
+        if (IS_WINDOWS && !result.endsWith('\\')) {
+            return `${result}\\`;
+        }
+        return result;
+    });
+}
+// See https://github.com/nodejs/node/blob/d0153aee367422d0858105abec186da4dff0a0c5/deps/uv/include/uv/win.h#L691
+const UV_FS_O_EXLOCK = 0x10000000;
+const READONLY = external_fs_namespaceObject.constants.O_RDONLY;
+function exists(fsPath) {
+    return io_util_awaiter(this, void 0, void 0, function* () {
+        try {
+            yield stat(fsPath);
+        }
+        catch (err) {
+            if (err.code === 'ENOENT') {
+                return false;
+            }
+            throw err;
+        }
+        return true;
+    });
+}
+function isDirectory(fsPath_1) {
+    return io_util_awaiter(this, arguments, void 0, function* (fsPath, useStat = false) {
+        const stats = useStat ? yield stat(fsPath) : yield lstat(fsPath);
+        return stats.isDirectory();
+    });
+}
+/**
+ * On OSX/Linux, true if path starts with '/'. On Windows, true for paths like:
+ * \, \hello, \\hello\share, C:, and C:\hello (and corresponding alternate separator cases).
+ */
+function isRooted(p) {
+    p = normalizeSeparators(p);
+    if (!p) {
+        throw new Error('isRooted() parameter "p" cannot be empty');
+    }
+    if (IS_WINDOWS) {
+        return (p.startsWith('\\') || /^[A-Z]:/i.test(p) // e.g. \ or \hello or \\hello
+        ); // e.g. C: or C:\hello
+    }
+    return p.startsWith('/');
+}
+/**
+ * Best effort attempt to determine whether a file exists and is executable.
+ * @param filePath    file path to check
+ * @param extensions  additional file extensions to try
+ * @return if file exists and is executable, returns the file path. otherwise empty string.
+ */
+function tryGetExecutablePath(filePath, extensions) {
+    return io_util_awaiter(this, void 0, void 0, function* () {
+        let stats = undefined;
+        try {
+            // test file exists
+            stats = yield stat(filePath);
+        }
+        catch (err) {
+            if (err.code !== 'ENOENT') {
+                // eslint-disable-next-line no-console
+                console.log(`Unexpected error attempting to determine if executable file exists '${filePath}': ${err}`);
+            }
+        }
+        if (stats && stats.isFile()) {
+            if (IS_WINDOWS) {
+                // on Windows, test for valid extension
+                const upperExt = external_path_namespaceObject.extname(filePath).toUpperCase();
+                if (extensions.some(validExt => validExt.toUpperCase() === upperExt)) {
+                    return filePath;
+                }
+            }
+            else {
+                if (isUnixExecutable(stats)) {
+                    return filePath;
+                }
+            }
+        }
+        // try each extension
+        const originalFilePath = filePath;
+        for (const extension of extensions) {
+            filePath = originalFilePath + extension;
+            stats = undefined;
+            try {
+                stats = yield stat(filePath);
+            }
+            catch (err) {
+                if (err.code !== 'ENOENT') {
+                    // eslint-disable-next-line no-console
+                    console.log(`Unexpected error attempting to determine if executable file exists '${filePath}': ${err}`);
+                }
+            }
+            if (stats && stats.isFile()) {
+                if (IS_WINDOWS) {
+                    // preserve the case of the actual file (since an extension was appended)
+                    try {
+                        const directory = external_path_namespaceObject.dirname(filePath);
+                        const upperName = external_path_namespaceObject.basename(filePath).toUpperCase();
+                        for (const actualName of yield readdir(directory)) {
+                            if (upperName === actualName.toUpperCase()) {
+                                filePath = external_path_namespaceObject.join(directory, actualName);
+                                break;
+                            }
+                        }
+                    }
+                    catch (err) {
+                        // eslint-disable-next-line no-console
+                        console.log(`Unexpected error attempting to determine the actual case of the file '${filePath}': ${err}`);
+                    }
+                    return filePath;
+                }
+                else {
+                    if (isUnixExecutable(stats)) {
+                        return filePath;
+                    }
+                }
+            }
+        }
+        return '';
+    });
+}
+function normalizeSeparators(p) {
+    p = p || '';
+    if (IS_WINDOWS) {
+        // convert slashes on Windows
+        p = p.replace(/\//g, '\\');
+        // remove redundant slashes
+        return p.replace(/\\\\+/g, '\\');
+    }
+    // remove redundant slashes
+    return p.replace(/\/\/+/g, '/');
+}
+// on Mac/Linux, test the execute bit
+//     R   W  X  R  W X R W X
+//   256 128 64 32 16 8 4 2 1
+function isUnixExecutable(stats) {
+    return ((stats.mode & 1) > 0 ||
+        ((stats.mode & 8) > 0 &&
+            process.getgid !== undefined &&
+            stats.gid === process.getgid()) ||
+        ((stats.mode & 64) > 0 &&
+            process.getuid !== undefined &&
+            stats.uid === process.getuid()));
+}
+// Get the path of cmd.exe in windows
+function getCmdPath() {
+    var _a;
+    return (_a = process.env['COMSPEC']) !== null && _a !== void 0 ? _a : `cmd.exe`;
+}
+//# sourceMappingURL=io-util.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io.js
+var io_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+
+/**
+ * Copies a file or folder.
+ * Based off of shelljs - https://github.com/shelljs/shelljs/blob/9237f66c52e5daa40458f94f9565e18e8132f5a6/src/cp.js
+ *
+ * @param     source    source path
+ * @param     dest      destination path
+ * @param     options   optional. See CopyOptions.
+ */
+function cp(source_1, dest_1) {
+    return io_awaiter(this, arguments, void 0, function* (source, dest, options = {}) {
+        const { force, recursive, copySourceDirectory } = readCopyOptions(options);
+        const destStat = (yield ioUtil.exists(dest)) ? yield ioUtil.stat(dest) : null;
+        // Dest is an existing file, but not forcing
+        if (destStat && destStat.isFile() && !force) {
+            return;
+        }
+        // If dest is an existing directory, should copy inside.
+        const newDest = destStat && destStat.isDirectory() && copySourceDirectory
+            ? path.join(dest, path.basename(source))
+            : dest;
+        if (!(yield ioUtil.exists(source))) {
+            throw new Error(`no such file or directory: ${source}`);
+        }
+        const sourceStat = yield ioUtil.stat(source);
+        if (sourceStat.isDirectory()) {
+            if (!recursive) {
+                throw new Error(`Failed to copy. ${source} is a directory, but tried to copy without recursive flag.`);
+            }
+            else {
+                yield cpDirRecursive(source, newDest, 0, force);
+            }
+        }
+        else {
+            if (path.relative(source, newDest) === '') {
+                // a file cannot be copied to itself
+                throw new Error(`'${newDest}' and '${source}' are the same file`);
+            }
+            yield io_copyFile(source, newDest, force);
+        }
+    });
+}
+/**
+ * Moves a path.
+ *
+ * @param     source    source path
+ * @param     dest      destination path
+ * @param     options   optional. See MoveOptions.
+ */
+function mv(source_1, dest_1) {
+    return io_awaiter(this, arguments, void 0, function* (source, dest, options = {}) {
+        if (yield ioUtil.exists(dest)) {
+            let destExists = true;
+            if (yield ioUtil.isDirectory(dest)) {
+                // If dest is directory copy src into dest
+                dest = path.join(dest, path.basename(source));
+                destExists = yield ioUtil.exists(dest);
+            }
+            if (destExists) {
+                if (options.force == null || options.force) {
+                    yield rmRF(dest);
+                }
+                else {
+                    throw new Error('Destination already exists');
+                }
+            }
+        }
+        yield mkdirP(path.dirname(dest));
+        yield ioUtil.rename(source, dest);
+    });
+}
+/**
+ * Remove a path recursively with force
+ *
+ * @param inputPath path to remove
+ */
+function rmRF(inputPath) {
+    return io_awaiter(this, void 0, void 0, function* () {
+        if (ioUtil.IS_WINDOWS) {
+            // Check for invalid characters
+            // https://docs.microsoft.com/en-us/windows/win32/fileio/naming-a-file
+            if (/[*"<>|]/.test(inputPath)) {
+                throw new Error('File path must not contain `*`, `"`, `<`, `>` or `|` on Windows');
+            }
+        }
+        try {
+            // note if path does not exist, error is silent
+            yield ioUtil.rm(inputPath, {
+                force: true,
+                maxRetries: 3,
+                recursive: true,
+                retryDelay: 300
+            });
+        }
+        catch (err) {
+            throw new Error(`File was unable to be removed ${err}`);
+        }
+    });
+}
+/**
+ * Make a directory.  Creates the full path with folders in between
+ * Will throw if it fails
+ *
+ * @param   fsPath        path to create
+ * @returns Promise<void>
+ */
+function mkdirP(fsPath) {
+    return io_awaiter(this, void 0, void 0, function* () {
+        ok(fsPath, 'a path argument must be provided');
+        yield ioUtil.mkdir(fsPath, { recursive: true });
+    });
+}
+/**
+ * Returns path of a tool had the tool actually been invoked.  Resolves via paths.
+ * If you check and the tool does not exist, it will throw.
+ *
+ * @param     tool              name of the tool
+ * @param     check             whether to check if tool exists
+ * @returns   Promise<string>   path to tool
+ */
+function which(tool, check) {
+    return io_awaiter(this, void 0, void 0, function* () {
+        if (!tool) {
+            throw new Error("parameter 'tool' is required");
+        }
+        // recursive when check=true
+        if (check) {
+            const result = yield which(tool, false);
+            if (!result) {
+                if (IS_WINDOWS) {
+                    throw new Error(`Unable to locate executable file: ${tool}. Please verify either the file path exists or the file can be found within a directory specified by the PATH environment variable. Also verify the file has a valid extension for an executable file.`);
+                }
+                else {
+                    throw new Error(`Unable to locate executable file: ${tool}. Please verify either the file path exists or the file can be found within a directory specified by the PATH environment variable. Also check the file mode to verify the file is executable.`);
+                }
+            }
+            return result;
+        }
+        const matches = yield findInPath(tool);
+        if (matches && matches.length > 0) {
+            return matches[0];
+        }
+        return '';
+    });
+}
+/**
+ * Returns a list of all occurrences of the given tool on the system path.
+ *
+ * @returns   Promise<string[]>  the paths of the tool
+ */
+function findInPath(tool) {
+    return io_awaiter(this, void 0, void 0, function* () {
+        if (!tool) {
+            throw new Error("parameter 'tool' is required");
+        }
+        // build the list of extensions to try
+        const extensions = [];
+        if (IS_WINDOWS && process.env['PATHEXT']) {
+            for (const extension of process.env['PATHEXT'].split(external_path_namespaceObject.delimiter)) {
+                if (extension) {
+                    extensions.push(extension);
+                }
+            }
+        }
+        // if it's rooted, return it if exists. otherwise return empty.
+        if (isRooted(tool)) {
+            const filePath = yield tryGetExecutablePath(tool, extensions);
+            if (filePath) {
+                return [filePath];
+            }
+            return [];
+        }
+        // if any path separators, return empty
+        if (tool.includes(external_path_namespaceObject.sep)) {
+            return [];
+        }
+        // build the list of directories
+        //
+        // Note, technically "where" checks the current directory on Windows. From a toolkit perspective,
+        // it feels like we should not do this. Checking the current directory seems like more of a use
+        // case of a shell, and the which() function exposed by the toolkit should strive for consistency
+        // across platforms.
+        const directories = [];
+        if (process.env.PATH) {
+            for (const p of process.env.PATH.split(external_path_namespaceObject.delimiter)) {
+                if (p) {
+                    directories.push(p);
+                }
+            }
+        }
+        // find all matches
+        const matches = [];
+        for (const directory of directories) {
+            const filePath = yield tryGetExecutablePath(external_path_namespaceObject.join(directory, tool), extensions);
+            if (filePath) {
+                matches.push(filePath);
+            }
+        }
+        return matches;
+    });
+}
+function readCopyOptions(options) {
+    const force = options.force == null ? true : options.force;
+    const recursive = Boolean(options.recursive);
+    const copySourceDirectory = options.copySourceDirectory == null
+        ? true
+        : Boolean(options.copySourceDirectory);
+    return { force, recursive, copySourceDirectory };
+}
+function cpDirRecursive(sourceDir, destDir, currentDepth, force) {
+    return io_awaiter(this, void 0, void 0, function* () {
+        // Ensure there is not a run away recursive copy
+        if (currentDepth >= 255)
+            return;
+        currentDepth++;
+        yield mkdirP(destDir);
+        const files = yield ioUtil.readdir(sourceDir);
+        for (const fileName of files) {
+            const srcFile = `${sourceDir}/${fileName}`;
+            const destFile = `${destDir}/${fileName}`;
+            const srcFileStat = yield ioUtil.lstat(srcFile);
+            if (srcFileStat.isDirectory()) {
+                // Recurse
+                yield cpDirRecursive(srcFile, destFile, currentDepth, force);
+            }
+            else {
+                yield io_copyFile(srcFile, destFile, force);
+            }
+        }
+        // Change the mode for the newly created directory
+        yield ioUtil.chmod(destDir, (yield ioUtil.stat(sourceDir)).mode);
+    });
+}
+// Buffered file copy
+function io_copyFile(srcFile, destFile, force) {
+    return io_awaiter(this, void 0, void 0, function* () {
+        if ((yield ioUtil.lstat(srcFile)).isSymbolicLink()) {
+            // unlink/re-link it
+            try {
+                yield ioUtil.lstat(destFile);
+                yield ioUtil.unlink(destFile);
+            }
+            catch (e) {
+                // Try to override file permission
+                if (e.code === 'EPERM') {
+                    yield ioUtil.chmod(destFile, '0666');
+                    yield ioUtil.unlink(destFile);
+                }
+                // other errors = it doesn't exist, no work to do
+            }
+            // Copy over symlink
+            const symlinkFull = yield ioUtil.readlink(srcFile);
+            yield ioUtil.symlink(symlinkFull, destFile, ioUtil.IS_WINDOWS ? 'junction' : null);
+        }
+        else if (!(yield ioUtil.exists(destFile)) || force) {
+            yield ioUtil.copyFile(srcFile, destFile);
+        }
+    });
+}
+//# sourceMappingURL=io.js.map
+;// CONCATENATED MODULE: external "timers"
+const external_timers_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("timers");
+;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/toolrunner.js
+var toolrunner_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+
+
+
+
+
+/* eslint-disable @typescript-eslint/unbound-method */
+const toolrunner_IS_WINDOWS = process.platform === 'win32';
+/*
+ * Class for running command line tools. Handles quoting and arg parsing in a platform agnostic way.
+ */
+class ToolRunner extends external_events_.EventEmitter {
+    constructor(toolPath, args, options) {
+        super();
+        if (!toolPath) {
+            throw new Error("Parameter 'toolPath' cannot be null or empty.");
+        }
+        this.toolPath = toolPath;
+        this.args = args || [];
+        this.options = options || {};
+    }
+    _debug(message) {
+        if (this.options.listeners && this.options.listeners.debug) {
+            this.options.listeners.debug(message);
+        }
+    }
+    _getCommandString(options, noPrefix) {
+        const toolPath = this._getSpawnFileName();
+        const args = this._getSpawnArgs(options);
+        let cmd = noPrefix ? '' : '[command]'; // omit prefix when piped to a second tool
+        if (toolrunner_IS_WINDOWS) {
+            // Windows + cmd file
+            if (this._isCmdFile()) {
+                cmd += toolPath;
+                for (const a of args) {
+                    cmd += ` ${a}`;
+                }
+            }
+            // Windows + verbatim
+            else if (options.windowsVerbatimArguments) {
+                cmd += `"${toolPath}"`;
+                for (const a of args) {
+                    cmd += ` ${a}`;
+                }
+            }
+            // Windows (regular)
+            else {
+                cmd += this._windowsQuoteCmdArg(toolPath);
+                for (const a of args) {
+                    cmd += ` ${this._windowsQuoteCmdArg(a)}`;
+                }
+            }
+        }
+        else {
+            // OSX/Linux - this can likely be improved with some form of quoting.
+            // creating processes on Unix is fundamentally different than Windows.
+            // on Unix, execvp() takes an arg array.
+            cmd += toolPath;
+            for (const a of args) {
+                cmd += ` ${a}`;
+            }
+        }
+        return cmd;
+    }
+    _processLineBuffer(data, strBuffer, onLine) {
+        try {
+            let s = strBuffer + data.toString();
+            let n = s.indexOf(external_os_namespaceObject.EOL);
+            while (n > -1) {
+                const line = s.substring(0, n);
+                onLine(line);
+                // the rest of the string ...
+                s = s.substring(n + external_os_namespaceObject.EOL.length);
+                n = s.indexOf(external_os_namespaceObject.EOL);
+            }
+            return s;
+        }
+        catch (err) {
+            // streaming lines to console is best effort.  Don't fail a build.
+            this._debug(`error processing line. Failed with error ${err}`);
+            return '';
+        }
+    }
+    _getSpawnFileName() {
+        if (toolrunner_IS_WINDOWS) {
+            if (this._isCmdFile()) {
+                return process.env['COMSPEC'] || 'cmd.exe';
+            }
+        }
+        return this.toolPath;
+    }
+    _getSpawnArgs(options) {
+        if (toolrunner_IS_WINDOWS) {
+            if (this._isCmdFile()) {
+                let argline = `/D /S /C "${this._windowsQuoteCmdArg(this.toolPath)}`;
+                for (const a of this.args) {
+                    argline += ' ';
+                    argline += options.windowsVerbatimArguments
+                        ? a
+                        : this._windowsQuoteCmdArg(a);
+                }
+                argline += '"';
+                return [argline];
+            }
+        }
+        return this.args;
+    }
+    _endsWith(str, end) {
+        return str.endsWith(end);
+    }
+    _isCmdFile() {
+        const upperToolPath = this.toolPath.toUpperCase();
+        return (this._endsWith(upperToolPath, '.CMD') ||
+            this._endsWith(upperToolPath, '.BAT'));
+    }
+    _windowsQuoteCmdArg(arg) {
+        // for .exe, apply the normal quoting rules that libuv applies
+        if (!this._isCmdFile()) {
+            return this._uvQuoteCmdArg(arg);
+        }
+        // otherwise apply quoting rules specific to the cmd.exe command line parser.
+        // the libuv rules are generic and are not designed specifically for cmd.exe
+        // command line parser.
+        //
+        // for a detailed description of the cmd.exe command line parser, refer to
+        // http://stackoverflow.com/questions/4094699/how-does-the-windows-command-interpreter-cmd-exe-parse-scripts/7970912#7970912
+        // need quotes for empty arg
+        if (!arg) {
+            return '""';
+        }
+        // determine whether the arg needs to be quoted
+        const cmdSpecialChars = [
+            ' ',
+            '\t',
+            '&',
+            '(',
+            ')',
+            '[',
+            ']',
+            '{',
+            '}',
+            '^',
+            '=',
+            ';',
+            '!',
+            "'",
+            '+',
+            ',',
+            '`',
+            '~',
+            '|',
+            '<',
+            '>',
+            '"'
+        ];
+        let needsQuotes = false;
+        for (const char of arg) {
+            if (cmdSpecialChars.some(x => x === char)) {
+                needsQuotes = true;
+                break;
+            }
+        }
+        // short-circuit if quotes not needed
+        if (!needsQuotes) {
+            return arg;
+        }
+        // the following quoting rules are very similar to the rules that by libuv applies.
+        //
+        // 1) wrap the string in quotes
+        //
+        // 2) double-up quotes - i.e. " => ""
+        //
+        //    this is different from the libuv quoting rules. libuv replaces " with \", which unfortunately
+        //    doesn't work well with a cmd.exe command line.
+        //
+        //    note, replacing " with "" also works well if the arg is passed to a downstream .NET console app.
+        //    for example, the command line:
+        //          foo.exe "myarg:""my val"""
+        //    is parsed by a .NET console app into an arg array:
+        //          [ "myarg:\"my val\"" ]
+        //    which is the same end result when applying libuv quoting rules. although the actual
+        //    command line from libuv quoting rules would look like:
+        //          foo.exe "myarg:\"my val\""
+        //
+        // 3) double-up slashes that precede a quote,
+        //    e.g.  hello \world    => "hello \world"
+        //          hello\"world    => "hello\\""world"
+        //          hello\\"world   => "hello\\\\""world"
+        //          hello world\    => "hello world\\"
+        //
+        //    technically this is not required for a cmd.exe command line, or the batch argument parser.
+        //    the reasons for including this as a .cmd quoting rule are:
+        //
+        //    a) this is optimized for the scenario where the argument is passed from the .cmd file to an
+        //       external program. many programs (e.g. .NET console apps) rely on the slash-doubling rule.
+        //
+        //    b) it's what we've been doing previously (by deferring to node default behavior) and we
+        //       haven't heard any complaints about that aspect.
+        //
+        // note, a weakness of the quoting rules chosen here, is that % is not escaped. in fact, % cannot be
+        // escaped when used on the command line directly - even though within a .cmd file % can be escaped
+        // by using %%.
+        //
+        // the saving grace is, on the command line, %var% is left as-is if var is not defined. this contrasts
+        // the line parsing rules within a .cmd file, where if var is not defined it is replaced with nothing.
+        //
+        // one option that was explored was replacing % with ^% - i.e. %var% => ^%var^%. this hack would
+        // often work, since it is unlikely that var^ would exist, and the ^ character is removed when the
+        // variable is used. the problem, however, is that ^ is not removed when %* is used to pass the args
+        // to an external program.
+        //
+        // an unexplored potential solution for the % escaping problem, is to create a wrapper .cmd file.
+        // % can be escaped within a .cmd file.
+        let reverse = '"';
+        let quoteHit = true;
+        for (let i = arg.length; i > 0; i--) {
+            // walk the string in reverse
+            reverse += arg[i - 1];
+            if (quoteHit && arg[i - 1] === '\\') {
+                reverse += '\\'; // double the slash
+            }
+            else if (arg[i - 1] === '"') {
+                quoteHit = true;
+                reverse += '"'; // double the quote
+            }
+            else {
+                quoteHit = false;
+            }
+        }
+        reverse += '"';
+        return reverse.split('').reverse().join('');
+    }
+    _uvQuoteCmdArg(arg) {
+        // Tool runner wraps child_process.spawn() and needs to apply the same quoting as
+        // Node in certain cases where the undocumented spawn option windowsVerbatimArguments
+        // is used.
+        //
+        // Since this function is a port of quote_cmd_arg from Node 4.x (technically, lib UV,
+        // see https://github.com/nodejs/node/blob/v4.x/deps/uv/src/win/process.c for details),
+        // pasting copyright notice from Node within this function:
+        //
+        //      Copyright Joyent, Inc. and other Node contributors. All rights reserved.
+        //
+        //      Permission is hereby granted, free of charge, to any person obtaining a copy
+        //      of this software and associated documentation files (the "Software"), to
+        //      deal in the Software without restriction, including without limitation the
+        //      rights to use, copy, modify, merge, publish, distribute, sublicense, and/or
+        //      sell copies of the Software, and to permit persons to whom the Software is
+        //      furnished to do so, subject to the following conditions:
+        //
+        //      The above copyright notice and this permission notice shall be included in
+        //      all copies or substantial portions of the Software.
+        //
+        //      THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+        //      IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+        //      FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+        //      AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+        //      LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING
+        //      FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS
+        //      IN THE SOFTWARE.
+        if (!arg) {
+            // Need double quotation for empty argument
+            return '""';
+        }
+        if (!arg.includes(' ') && !arg.includes('\t') && !arg.includes('"')) {
+            // No quotation needed
+            return arg;
+        }
+        if (!arg.includes('"') && !arg.includes('\\')) {
+            // No embedded double quotes or backslashes, so I can just wrap
+            // quote marks around the whole thing.
+            return `"${arg}"`;
+        }
+        // Expected input/output:
+        //   input : hello"world
+        //   output: "hello\"world"
+        //   input : hello""world
+        //   output: "hello\"\"world"
+        //   input : hello\world
+        //   output: hello\world
+        //   input : hello\\world
+        //   output: hello\\world
+        //   input : hello\"world
+        //   output: "hello\\\"world"
+        //   input : hello\\"world
+        //   output: "hello\\\\\"world"
+        //   input : hello world\
+        //   output: "hello world\\" - note the comment in libuv actually reads "hello world\"
+        //                             but it appears the comment is wrong, it should be "hello world\\"
+        let reverse = '"';
+        let quoteHit = true;
+        for (let i = arg.length; i > 0; i--) {
+            // walk the string in reverse
+            reverse += arg[i - 1];
+            if (quoteHit && arg[i - 1] === '\\') {
+                reverse += '\\';
+            }
+            else if (arg[i - 1] === '"') {
+                quoteHit = true;
+                reverse += '\\';
+            }
+            else {
+                quoteHit = false;
+            }
+        }
+        reverse += '"';
+        return reverse.split('').reverse().join('');
+    }
+    _cloneExecOptions(options) {
+        options = options || {};
+        const result = {
+            cwd: options.cwd || process.cwd(),
+            env: options.env || process.env,
+            silent: options.silent || false,
+            windowsVerbatimArguments: options.windowsVerbatimArguments || false,
+            failOnStdErr: options.failOnStdErr || false,
+            ignoreReturnCode: options.ignoreReturnCode || false,
+            delay: options.delay || 10000
+        };
+        result.outStream = options.outStream || process.stdout;
+        result.errStream = options.errStream || process.stderr;
+        return result;
+    }
+    _getSpawnOptions(options, toolPath) {
+        options = options || {};
+        const result = {};
+        result.cwd = options.cwd;
+        result.env = options.env;
+        result['windowsVerbatimArguments'] =
+            options.windowsVerbatimArguments || this._isCmdFile();
+        if (options.windowsVerbatimArguments) {
+            result.argv0 = `"${toolPath}"`;
+        }
+        return result;
+    }
+    /**
+     * Exec a tool.
+     * Output will be streamed to the live console.
+     * Returns promise with return code
+     *
+     * @param     tool     path to tool to exec
+     * @param     options  optional exec options.  See ExecOptions
+     * @returns   number
+     */
+    exec() {
+        return toolrunner_awaiter(this, void 0, void 0, function* () {
+            // root the tool path if it is unrooted and contains relative pathing
+            if (!isRooted(this.toolPath) &&
+                (this.toolPath.includes('/') ||
+                    (toolrunner_IS_WINDOWS && this.toolPath.includes('\\')))) {
+                // prefer options.cwd if it is specified, however options.cwd may also need to be rooted
+                this.toolPath = external_path_namespaceObject.resolve(process.cwd(), this.options.cwd || process.cwd(), this.toolPath);
+            }
+            // if the tool is only a file name, then resolve it from the PATH
+            // otherwise verify it exists (add extension on Windows if necessary)
+            this.toolPath = yield which(this.toolPath, true);
+            return new Promise((resolve, reject) => toolrunner_awaiter(this, void 0, void 0, function* () {
+                this._debug(`exec tool: ${this.toolPath}`);
+                this._debug('arguments:');
+                for (const arg of this.args) {
+                    this._debug(`   ${arg}`);
+                }
+                const optionsNonNull = this._cloneExecOptions(this.options);
+                if (!optionsNonNull.silent && optionsNonNull.outStream) {
+                    optionsNonNull.outStream.write(this._getCommandString(optionsNonNull) + external_os_namespaceObject.EOL);
+                }
+                const state = new ExecState(optionsNonNull, this.toolPath);
+                state.on('debug', (message) => {
+                    this._debug(message);
+                });
+                if (this.options.cwd && !(yield exists(this.options.cwd))) {
+                    return reject(new Error(`The cwd: ${this.options.cwd} does not exist!`));
+                }
+                const fileName = this._getSpawnFileName();
+                const cp = external_child_process_namespaceObject.spawn(fileName, this._getSpawnArgs(optionsNonNull), this._getSpawnOptions(this.options, fileName));
+                let stdbuffer = '';
+                if (cp.stdout) {
+                    cp.stdout.on('data', (data) => {
+                        if (this.options.listeners && this.options.listeners.stdout) {
+                            this.options.listeners.stdout(data);
+                        }
+                        if (!optionsNonNull.silent && optionsNonNull.outStream) {
+                            optionsNonNull.outStream.write(data);
+                        }
+                        stdbuffer = this._processLineBuffer(data, stdbuffer, (line) => {
+                            if (this.options.listeners && this.options.listeners.stdline) {
+                                this.options.listeners.stdline(line);
+                            }
+                        });
+                    });
+                }
+                let errbuffer = '';
+                if (cp.stderr) {
+                    cp.stderr.on('data', (data) => {
+                        state.processStderr = true;
+                        if (this.options.listeners && this.options.listeners.stderr) {
+                            this.options.listeners.stderr(data);
+                        }
+                        if (!optionsNonNull.silent &&
+                            optionsNonNull.errStream &&
+                            optionsNonNull.outStream) {
+                            const s = optionsNonNull.failOnStdErr
+                                ? optionsNonNull.errStream
+                                : optionsNonNull.outStream;
+                            s.write(data);
+                        }
+                        errbuffer = this._processLineBuffer(data, errbuffer, (line) => {
+                            if (this.options.listeners && this.options.listeners.errline) {
+                                this.options.listeners.errline(line);
+                            }
+                        });
+                    });
+                }
+                cp.on('error', (err) => {
+                    state.processError = err.message;
+                    state.processExited = true;
+                    state.processClosed = true;
+                    state.CheckComplete();
+                });
+                cp.on('exit', (code) => {
+                    state.processExitCode = code;
+                    state.processExited = true;
+                    this._debug(`Exit code ${code} received from tool '${this.toolPath}'`);
+                    state.CheckComplete();
+                });
+                cp.on('close', (code) => {
+                    state.processExitCode = code;
+                    state.processExited = true;
+                    state.processClosed = true;
+                    this._debug(`STDIO streams have closed for tool '${this.toolPath}'`);
+                    state.CheckComplete();
+                });
+                state.on('done', (error, exitCode) => {
+                    if (stdbuffer.length > 0) {
+                        this.emit('stdline', stdbuffer);
+                    }
+                    if (errbuffer.length > 0) {
+                        this.emit('errline', errbuffer);
+                    }
+                    cp.removeAllListeners();
+                    if (error) {
+                        reject(error);
+                    }
+                    else {
+                        resolve(exitCode);
+                    }
+                });
+                if (this.options.input) {
+                    if (!cp.stdin) {
+                        throw new Error('child process missing stdin');
+                    }
+                    cp.stdin.end(this.options.input);
+                }
+            }));
+        });
+    }
+}
+/**
+ * Convert an arg string to an array of args. Handles escaping
+ *
+ * @param    argString   string of arguments
+ * @returns  string[]    array of arguments
+ */
+function argStringToArray(argString) {
+    const args = [];
+    let inQuotes = false;
+    let escaped = false;
+    let arg = '';
+    function append(c) {
+        // we only escape double quotes.
+        if (escaped && c !== '"') {
+            arg += '\\';
+        }
+        arg += c;
+        escaped = false;
+    }
+    for (let i = 0; i < argString.length; i++) {
+        const c = argString.charAt(i);
+        if (c === '"') {
+            if (!escaped) {
+                inQuotes = !inQuotes;
+            }
+            else {
+                append(c);
+            }
+            continue;
+        }
+        if (c === '\\' && escaped) {
+            append(c);
+            continue;
+        }
+        if (c === '\\' && inQuotes) {
+            escaped = true;
+            continue;
+        }
+        if (c === ' ' && !inQuotes) {
+            if (arg.length > 0) {
+                args.push(arg);
+                arg = '';
+            }
+            continue;
+        }
+        append(c);
+    }
+    if (arg.length > 0) {
+        args.push(arg.trim());
+    }
+    return args;
+}
+class ExecState extends external_events_.EventEmitter {
+    constructor(options, toolPath) {
+        super();
+        this.processClosed = false; // tracks whether the process has exited and stdio is closed
+        this.processError = '';
+        this.processExitCode = 0;
+        this.processExited = false; // tracks whether the process has exited
+        this.processStderr = false; // tracks whether stderr was written to
+        this.delay = 10000; // 10 seconds
+        this.done = false;
+        this.timeout = null;
+        if (!toolPath) {
+            throw new Error('toolPath must not be empty');
+        }
+        this.options = options;
+        this.toolPath = toolPath;
+        if (options.delay) {
+            this.delay = options.delay;
+        }
+    }
+    CheckComplete() {
+        if (this.done) {
+            return;
+        }
+        if (this.processClosed) {
+            this._setResult();
+        }
+        else if (this.processExited) {
+            this.timeout = (0,external_timers_namespaceObject.setTimeout)(ExecState.HandleTimeout, this.delay, this);
+        }
+    }
+    _debug(message) {
+        this.emit('debug', message);
+    }
+    _setResult() {
+        // determine whether there is an error
+        let error;
+        if (this.processExited) {
+            if (this.processError) {
+                error = new Error(`There was an error when attempting to execute the process '${this.toolPath}'. This may indicate the process failed to start. Error: ${this.processError}`);
+            }
+            else if (this.processExitCode !== 0 && !this.options.ignoreReturnCode) {
+                error = new Error(`The process '${this.toolPath}' failed with exit code ${this.processExitCode}`);
+            }
+            else if (this.processStderr && this.options.failOnStdErr) {
+                error = new Error(`The process '${this.toolPath}' failed because one or more lines were written to the STDERR stream`);
+            }
+        }
+        // clear the timeout
+        if (this.timeout) {
+            clearTimeout(this.timeout);
+            this.timeout = null;
+        }
+        this.done = true;
+        this.emit('done', error, this.processExitCode);
+    }
+    static HandleTimeout(state) {
+        if (state.done) {
+            return;
+        }
+        if (!state.processClosed && state.processExited) {
+            const message = `The STDIO streams did not close within ${state.delay / 1000} seconds of the exit event from process '${state.toolPath}'. This may indicate a child process inherited the STDIO streams and has not yet exited.`;
+            state._debug(message);
+        }
+        state._setResult();
+    }
+}
+//# sourceMappingURL=toolrunner.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/exec.js
+var exec_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+/**
+ * Exec a command.
+ * Output will be streamed to the live console.
+ * Returns promise with return code
+ *
+ * @param     commandLine        command to execute (can include additional args). Must be correctly escaped.
+ * @param     args               optional arguments for tool. Escaping is handled by the lib.
+ * @param     options            optional exec options.  See ExecOptions
+ * @returns   Promise<number>    exit code
+ */
+function exec_exec(commandLine, args, options) {
+    return exec_awaiter(this, void 0, void 0, function* () {
+        const commandArgs = tr.argStringToArray(commandLine);
+        if (commandArgs.length === 0) {
+            throw new Error(`Parameter 'commandLine' cannot be null or empty.`);
+        }
+        // Path to tool to execute should be first arg
+        const toolPath = commandArgs[0];
+        args = commandArgs.slice(1).concat(args || []);
+        const runner = new tr.ToolRunner(toolPath, args, options);
+        return runner.exec();
+    });
+}
+/**
+ * Exec a command and get the output.
+ * Output will be streamed to the live console.
+ * Returns promise with the exit code and collected stdout and stderr
+ *
+ * @param     commandLine           command to execute (can include additional args). Must be correctly escaped.
+ * @param     args                  optional arguments for tool. Escaping is handled by the lib.
+ * @param     options               optional exec options.  See ExecOptions
+ * @returns   Promise<ExecOutput>   exit code, stdout, and stderr
+ */
+function getExecOutput(commandLine, args, options) {
+    return exec_awaiter(this, void 0, void 0, function* () {
+        var _a, _b;
+        let stdout = '';
+        let stderr = '';
+        //Using string decoder covers the case where a mult-byte character is split
+        const stdoutDecoder = new StringDecoder('utf8');
+        const stderrDecoder = new StringDecoder('utf8');
+        const originalStdoutListener = (_a = options === null || options === void 0 ? void 0 : options.listeners) === null || _a === void 0 ? void 0 : _a.stdout;
+        const originalStdErrListener = (_b = options === null || options === void 0 ? void 0 : options.listeners) === null || _b === void 0 ? void 0 : _b.stderr;
+        const stdErrListener = (data) => {
+            stderr += stderrDecoder.write(data);
+            if (originalStdErrListener) {
+                originalStdErrListener(data);
+            }
+        };
+        const stdOutListener = (data) => {
+            stdout += stdoutDecoder.write(data);
+            if (originalStdoutListener) {
+                originalStdoutListener(data);
+            }
+        };
+        const listeners = Object.assign(Object.assign({}, options === null || options === void 0 ? void 0 : options.listeners), { stdout: stdOutListener, stderr: stdErrListener });
+        const exitCode = yield exec_exec(commandLine, args, Object.assign(Object.assign({}, options), { listeners }));
+        //flush any remaining characters
+        stdout += stdoutDecoder.end();
+        stderr += stderrDecoder.end();
+        return {
+            exitCode,
+            stdout,
+            stderr
+        };
+    });
+}
+//# sourceMappingURL=exec.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/platform.js
+var platform_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+const getWindowsInfo = () => platform_awaiter(void 0, void 0, void 0, function* () {
+    const { stdout: version } = yield exec.getExecOutput('powershell -command "(Get-CimInstance -ClassName Win32_OperatingSystem).Version"', undefined, {
+        silent: true
+    });
+    const { stdout: name } = yield exec.getExecOutput('powershell -command "(Get-CimInstance -ClassName Win32_OperatingSystem).Caption"', undefined, {
+        silent: true
+    });
+    return {
+        name: name.trim(),
+        version: version.trim()
+    };
+});
+const getMacOsInfo = () => platform_awaiter(void 0, void 0, void 0, function* () {
+    var _a, _b, _c, _d;
+    const { stdout } = yield exec.getExecOutput('sw_vers', undefined, {
+        silent: true
+    });
+    const version = (_b = (_a = stdout.match(/ProductVersion:\s*(.+)/)) === null || _a === void 0 ? void 0 : _a[1]) !== null && _b !== void 0 ? _b : '';
+    const name = (_d = (_c = stdout.match(/ProductName:\s*(.+)/)) === null || _c === void 0 ? void 0 : _c[1]) !== null && _d !== void 0 ? _d : '';
+    return {
+        name,
+        version
+    };
+});
+const getLinuxInfo = () => platform_awaiter(void 0, void 0, void 0, function* () {
+    const { stdout } = yield exec.getExecOutput('lsb_release', ['-i', '-r', '-s'], {
+        silent: true
+    });
+    const [name, version] = stdout.trim().split('\n');
+    return {
+        name,
+        version
+    };
+});
+const platform = external_os_namespaceObject.platform();
+const arch = external_os_namespaceObject.arch();
+const isWindows = platform === 'win32';
+const isMacOS = platform === 'darwin';
+const isLinux = platform === 'linux';
+function getDetails() {
+    return platform_awaiter(this, void 0, void 0, function* () {
+        return Object.assign(Object.assign({}, (yield (isWindows
+            ? getWindowsInfo()
+            : isMacOS
+                ? getMacOsInfo()
+                : getLinuxInfo()))), { platform,
+            arch,
+            isWindows,
+            isMacOS,
+            isLinux });
+    });
+}
+//# sourceMappingURL=platform.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/core.js
+var core_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+
+
+
+
+/**
+ * The code to exit an action
+ */
+var ExitCode;
+(function (ExitCode) {
+    /**
+     * A code indicating that the action was successful
+     */
+    ExitCode[ExitCode["Success"] = 0] = "Success";
+    /**
+     * A code indicating that the action was a failure
+     */
+    ExitCode[ExitCode["Failure"] = 1] = "Failure";
+})(ExitCode || (ExitCode = {}));
+//-----------------------------------------------------------------------
+// Variables
+//-----------------------------------------------------------------------
+/**
+ * Sets env variable for this action and future actions in the job
+ * @param name the name of the variable to set
+ * @param val the value of the variable. Non-string values will be converted to a string via JSON.stringify
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function exportVariable(name, val) {
+    const convertedVal = toCommandValue(val);
+    process.env[name] = convertedVal;
+    const filePath = process.env['GITHUB_ENV'] || '';
+    if (filePath) {
+        return issueFileCommand('ENV', prepareKeyValueMessage(name, val));
+    }
+    issueCommand('set-env', { name }, convertedVal);
+}
+/**
+ * Registers a secret which will get masked from logs
+ *
+ * @param secret - Value of the secret to be masked
+ * @remarks
+ * This function instructs the Actions runner to mask the specified value in any
+ * logs produced during the workflow run. Once registered, the secret value will
+ * be replaced with asterisks (***) whenever it appears in console output, logs,
+ * or error messages.
+ *
+ * This is useful for protecting sensitive information such as:
+ * - API keys
+ * - Access tokens
+ * - Authentication credentials
+ * - URL parameters containing signatures (SAS tokens)
+ *
+ * Note that masking only affects future logs; any previous appearances of the
+ * secret in logs before calling this function will remain unmasked.
+ *
+ * @example
+ * ```typescript
+ * // Register an API token as a secret
+ * const apiToken = "abc123xyz456";
+ * setSecret(apiToken);
+ *
+ * // Now any logs containing this value will show *** instead
+ * console.log(`Using token: ${apiToken}`); // Outputs: "Using token: ***"
+ * ```
+ */
+function core_setSecret(secret) {
+    command_issueCommand('add-mask', {}, secret);
+}
+/**
+ * Prepends inputPath to the PATH (for this action and future actions)
+ * @param inputPath
+ */
+function addPath(inputPath) {
+    const filePath = process.env['GITHUB_PATH'] || '';
+    if (filePath) {
+        issueFileCommand('PATH', inputPath);
+    }
+    else {
+        issueCommand('add-path', {}, inputPath);
+    }
+    process.env['PATH'] = `${inputPath}${path.delimiter}${process.env['PATH']}`;
+}
+/**
+ * Gets the value of an input.
+ * Unless trimWhitespace is set to false in InputOptions, the value is also trimmed.
+ * Returns an empty string if the value is not defined.
+ *
+ * @param     name     name of the input to get
+ * @param     options  optional. See InputOptions.
+ * @returns   string
+ */
+function getInput(name, options) {
+    const val = process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] || '';
+    if (options && options.required && !val) {
+        throw new Error(`Input required and not supplied: ${name}`);
+    }
+    if (options && options.trimWhitespace === false) {
+        return val;
+    }
+    return val.trim();
+}
+/**
+ * Gets the values of an multiline input.  Each value is also trimmed.
+ *
+ * @param     name     name of the input to get
+ * @param     options  optional. See InputOptions.
+ * @returns   string[]
+ *
+ */
+function getMultilineInput(name, options) {
+    const inputs = getInput(name, options)
+        .split('\n')
+        .filter(x => x !== '');
+    if (options && options.trimWhitespace === false) {
+        return inputs;
+    }
+    return inputs.map(input => input.trim());
+}
+/**
+ * Gets the input value of the boolean type in the YAML 1.2 "core schema" specification.
+ * Support boolean input list: `true | True | TRUE | false | False | FALSE` .
+ * The return value is also in boolean type.
+ * ref: https://yaml.org/spec/1.2/spec.html#id2804923
+ *
+ * @param     name     name of the input to get
+ * @param     options  optional. See InputOptions.
+ * @returns   boolean
+ */
+function getBooleanInput(name, options) {
+    const trueValue = ['true', 'True', 'TRUE'];
+    const falseValue = ['false', 'False', 'FALSE'];
+    const val = getInput(name, options);
+    if (trueValue.includes(val))
+        return true;
+    if (falseValue.includes(val))
+        return false;
+    throw new TypeError(`Input does not meet YAML 1.2 "Core Schema" specification: ${name}\n` +
+        `Support boolean input list: \`true | True | TRUE | false | False | FALSE\``);
+}
+/**
+ * Sets the value of an output.
+ *
+ * @param     name     name of the output to set
+ * @param     value    value to store. Non-string values will be converted to a string via JSON.stringify
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function setOutput(name, value) {
+    const filePath = process.env['GITHUB_OUTPUT'] || '';
+    if (filePath) {
+        return file_command_issueFileCommand('OUTPUT', file_command_prepareKeyValueMessage(name, value));
+    }
+    process.stdout.write(external_os_namespaceObject.EOL);
+    command_issueCommand('set-output', { name }, utils_toCommandValue(value));
+}
+/**
+ * Enables or disables the echoing of commands into stdout for the rest of the step.
+ * Echoing is disabled by default if ACTIONS_STEP_DEBUG is not set.
+ *
+ */
+function setCommandEcho(enabled) {
+    issue('echo', enabled ? 'on' : 'off');
+}
+//-----------------------------------------------------------------------
+// Results
+//-----------------------------------------------------------------------
+/**
+ * Sets the action status to failed.
+ * When the action exits it will be with an exit code of 1
+ * @param message add error issue message
+ */
+function setFailed(message) {
+    process.exitCode = ExitCode.Failure;
+    error(message);
+}
+//-----------------------------------------------------------------------
+// Logging Commands
+//-----------------------------------------------------------------------
+/**
+ * Gets whether Actions Step Debug is on or not
+ */
+function isDebug() {
+    return process.env['RUNNER_DEBUG'] === '1';
+}
+/**
+ * Writes debug message to user log
+ * @param message debug message
+ */
+function core_debug(message) {
+    command_issueCommand('debug', {}, message);
+}
+/**
+ * Adds an error issue
+ * @param message error issue message. Errors will be converted to string via toString()
+ * @param properties optional properties to add to the annotation.
+ */
+function error(message, properties = {}) {
+    command_issueCommand('error', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+}
+/**
+ * Adds a warning issue
+ * @param message warning issue message. Errors will be converted to string via toString()
+ * @param properties optional properties to add to the annotation.
+ */
+function warning(message, properties = {}) {
+    command_issueCommand('warning', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+}
+/**
+ * Adds a notice issue
+ * @param message notice issue message. Errors will be converted to string via toString()
+ * @param properties optional properties to add to the annotation.
+ */
+function notice(message, properties = {}) {
+    command_issueCommand('notice', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+}
+/**
+ * Writes info to log with console.log.
+ * @param message info message
+ */
+function info(message) {
+    process.stdout.write(message + external_os_namespaceObject.EOL);
+}
+/**
+ * Begin an output group.
+ *
+ * Output until the next `groupEnd` will be foldable in this group
+ *
+ * @param name The name of the output group
+ */
+function startGroup(name) {
+    issue('group', name);
+}
+/**
+ * End an output group.
+ */
+function endGroup() {
+    issue('endgroup');
+}
+/**
+ * Wrap an asynchronous function call in a group.
+ *
+ * Returns the same type as the function itself.
+ *
+ * @param name The name of the group
+ * @param fn The function to wrap in the group
+ */
+function group(name, fn) {
+    return core_awaiter(this, void 0, void 0, function* () {
+        startGroup(name);
+        let result;
+        try {
+            result = yield fn();
+        }
+        finally {
+            endGroup();
+        }
+        return result;
+    });
+}
+//-----------------------------------------------------------------------
+// Wrapper action state
+//-----------------------------------------------------------------------
+/**
+ * Saves state for current action, the state can only be retrieved by this action's post job execution.
+ *
+ * @param     name     name of the state to store
+ * @param     value    value to store. Non-string values will be converted to a string via JSON.stringify
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function saveState(name, value) {
+    const filePath = process.env['GITHUB_STATE'] || '';
+    if (filePath) {
+        return file_command_issueFileCommand('STATE', file_command_prepareKeyValueMessage(name, value));
+    }
+    command_issueCommand('save-state', { name }, utils_toCommandValue(value));
+}
+/**
+ * Gets the value of an state set by this action's main execution.
+ *
+ * @param     name     name of the state to get
+ * @returns   string
+ */
+function getState(name) {
+    return process.env[`STATE_${name}`] || '';
+}
+function getIDToken(aud) {
+    return core_awaiter(this, void 0, void 0, function* () {
+        return yield OidcClient.getIDToken(aud);
+    });
+}
+/**
+ * Summary exports
+ */
+
+/**
+ * @deprecated use core.summary
+ */
+
+/**
+ * Path exports
+ */
+
+/**
+ * Platform utilities exports
+ */
+
+//# sourceMappingURL=core.js.map
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: ./src/runner.ts
 
 
+
 /**
  * The GitHub Actions runner's world, read once by each of the Action's steps
  * (main, post, reconcile), as `@actions/github`'s Context reads it, and handed
- * down: with the signals below, the one place that reads the runner's
- * variables and its event file, or listens to the process.
+ * down: with the runner's port below, the one place that reads the runner's
+ * variables and its event file, writes its file commands, or listens to the process.
  */
 function readRunnerWorld(env = process.env) {
     return {
@@ -14996,6 +15450,34 @@ function onTerminationSignal(handler) {
     return () => {
         for (const signal of TERMINATION_SIGNALS)
             process.off(signal, handler);
+    };
+}
+/** The runner's inputs (`INPUT_*`), for a step in `world`; a secret is masked through `io`. */
+function runnerInputs(world, io) {
+    return { get: (name) => getInput(name), mask: (secret) => io.setSecret(secret), world };
+}
+/**
+ * The runner's port, over @actions/core: workflow commands on stdout, file commands
+ * (GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY), STATE_* for the post step, the
+ * process's exit code and signals.
+ */
+function runnerIo() {
+    return {
+        debug: (message) => core_debug(message),
+        info: (message) => info(message),
+        warning: (message) => warning(message),
+        error: (message) => error(message),
+        notice: (message, properties) => notice(message, properties),
+        setOutput: (name, value) => setOutput(name, value),
+        setFailed: (message) => setFailed(message),
+        appendSummary: async (markdown) => {
+            await summary.addRaw(markdown, true).write();
+        },
+        saveState: (name, value) => saveState(name, value),
+        getState: (name) => getState(name),
+        setSecret: (secret) => core_setSecret(secret),
+        onTerminationSignal,
+        exit: (code) => process.exit(code),
     };
 }
 
@@ -15183,102 +15665,18 @@ const USER_AGENT = 'cloud-agent-run-action/1';
 ;// CONCATENATED MODULE: ./src/service.ts
 
 
-
 /**
  * The API client as the main and post steps use it: this action's user agent,
  * and every retry told in the log. The one place either step builds a client.
  */
-function serviceClient(connection, options = {}) {
+function serviceClient(connection, log, options = {}) {
     return new AgentRunsClient({
         baseUrl: connection.baseUrl,
         apiKey: connection.apiKey,
         userAgent: USER_AGENT,
         ...options,
-        onRetry: (message) => info(message),
+        onRetry: (message) => log.info(message),
     });
-}
-
-;// CONCATENATED MODULE: ./src/model/set.ts
-
-
-
-
-/** How many of a set's runs must succeed under `pass_when`. */
-function runsNeeded(rule, taskCount) {
-    switch (rule.kind) {
-        case 'all':
-            return taskCount;
-        case 'any':
-            return 1;
-        case 'at-least':
-            return rule.count;
-    }
-}
-/**
- * Pure: `met` once enough runs succeeded; `cannot-be-met` as soon as too many
- * ended otherwise (or will never start) for the rest to make up the number;
- * else `open`.
- */
-function passWhenStanding(rule, counts) {
-    const needed = runsNeeded(rule, counts.tasks);
-    if (counts.succeeded >= needed)
-        return 'met';
-    const stillPossible = counts.tasks - counts.notSucceeded;
-    return stillPossible < needed ? 'cannot-be-met' : 'open';
-}
-/** `pass_when` in words, for the log and the summary: "all 20 runs", "at least 3 of 20 runs". */
-function describePassWhen(rule, taskCount) {
-    switch (rule.kind) {
-        case 'all':
-            return `all ${taskCount} runs`;
-        case 'any':
-            return `at least one of ${taskCount} runs`;
-        case 'at-least':
-            return `at least ${rule.count} of ${taskCount} runs`;
-    }
-}
-/**
- * Pure: one task's `outcome` in the `runs` output, from the contract's words: its run's own
- * end, else the outcome whose record names why the step stopped it. A run still going that
- * the step never said it stopped was stopped with the step (a signal).
- */
-function taskOutcome(task) {
-    if (task.createFailed)
-        return 'error';
-    if (!task.started)
-        return 'not_started';
-    if (task.state && isTerminal(task.state) && task.stoppedBy === undefined) {
-        return outcomeOfState(task.state) ?? 'failed';
-    }
-    return outcomeOfStop(task.stoppedBy ?? 'signal');
-}
-/**
- * A task as a person reads it: numbered from 1, with its title when it has one ("task 3
- * (Package c)"). The `runs` output keeps the 0-based index a workflow uses.
- */
-function taskLabel(task) {
-    const title = task.request.title;
-    return `task ${task.index + 1}${title ? ` (${clip(title, 79)})` : ''}`;
-}
-/** The credits of every run together; undefined while the service reports none. */
-function sumCredits(tasks) {
-    let sum;
-    for (const task of tasks) {
-        const credits = costOf(task.run?.request_usage).credits;
-        if (credits !== undefined)
-            sum = (sum ?? 0) + credits;
-    }
-    return sum;
-}
-/** The USD cost of every run together; undefined while the service reports none. */
-function sumUsd(tasks) {
-    let sum;
-    for (const task of tasks) {
-        const usd = costOf(task.run?.request_usage).usd;
-        if (usd !== undefined)
-            sum = (sum ?? 0) + usd;
-    }
-    return sum;
 }
 
 ;// CONCATENATED MODULE: ./src/report/set-table.ts
@@ -15524,7 +15922,6 @@ function capitalized(text) {
 
 
 
-
 /** Pure: the `runs` output, one object per task in task order, each member present when known. */
 function runsOutput(tasks, answers) {
     // The answers share what one run's `result` may take, so the output stays within GitHub's limit.
@@ -15556,30 +15953,30 @@ function runsOutput(tasks, answers) {
     }));
 }
 /** Sets the set's outputs, writes its summary, and fails the step unless the set passed. */
-async function publishSetOutcome(outcome, answers) {
+async function publishSetOutcome(io, outcome, answers) {
     const { word } = outcome;
-    setOutput('outcome', word);
-    setJsonOutput('runs', runsOutput(outcome.tasks, answers));
+    io.setOutput('outcome', word);
+    setJsonOutput(io, 'runs', runsOutput(outcome.tasks, answers));
     const credits = sumCredits(outcome.tasks);
     if (credits !== undefined)
-        setOutput('credits', formatNumberOutput(credits));
+        io.setOutput('credits', formatNumberOutput(credits));
     const usd = sumUsd(outcome.tasks);
     if (usd !== undefined)
-        setOutput('cost_usd', formatNumberOutput(usd));
+        io.setOutput('cost_usd', formatNumberOutput(usd));
     try {
-        await summary.addRaw(renderSetSummary(outcome), true).write();
+        await io.appendSummary(renderSetSummary(outcome));
     }
     catch (error) {
-        warning(`Could not write the job summary: ${safeForLog(String(error))}`);
+        io.warning(`Could not write the job summary: ${safeForLog(String(error))}`);
     }
     const { succeeded, total } = setCounts(outcome.tasks);
     const tally = `${succeeded} of ${total} runs succeeded`;
     const line = `The set ${word.replace('_', ' ')}: ${tally}; ${safeForLog(outcome.reason)}.`;
     if (OUTCOME_RECORDS[word].passes)
-        return info(line);
+        return io.info(line);
     // What GitHub lists first: which tasks did not pass, and why, so nobody opens the summary to find out.
     const names = notSucceededTasks(outcome.tasks);
-    setFailed(names ? `${line} Not succeeded: ${safeForLog(names, 1_000)}.` : line);
+    io.setFailed(names ? `${line} Not succeeded: ${safeForLog(names, 1_000)}.` : line);
 }
 
 ;// CONCATENATED MODULE: ./src/run/set.ts
@@ -15590,325 +15987,70 @@ async function publishSetOutcome(outcome, answers) {
 
 
 
-
-
-
-
-
-
-
 /**
- * Many runs from one step: at most `maxParallel` in flight, one list request
- * per poll for all of them (filtered by the set's own metadata), `pass_when`
- * watched as runs end, and the runs still in flight cancelled, in parallel, as
- * soon as the rule can no longer be met, the cap or the timeout is reached, or
- * the workflow cancels the step.
+ * Many runs from one step, each a lifecycle of the one scheduler: at most `maxParallel` in
+ * flight, one list request per poll for all of them (filtered by the set's own metadata),
+ * `pass_when` watched as runs end, and the runs still in flight cancelled, in parallel, as
+ * soon as the rule can no longer be met, the cap or the timeout is reached, or the workflow
+ * cancels the step.
  */
 class TaskSetRun {
     #settings;
     #deps;
     #tasks;
-    #creating = new Map();
-    #next = 0;
-    /** The step's deadline (its start plus `timeout`): every create and poll ends by it. */
-    #deadline = Infinity;
-    /** When each task's run was last read, by the list or on its own. */
-    #readAt = new Map();
-    /** The tasks whose new run's 404 was already noted as read-after-write lag. */
-    #lagNoted = new Set();
-    #listFallback = false;
-    #stopped;
+    #scheduler;
     constructor(settings, deps) {
         this.#settings = settings;
         this.#deps = deps;
         this.#tasks = settings.tasks.map((request, index) => ({ index, request }));
+        // Each run's tracker saves the whole list: a hard kill leaves the post step the latest.
+        const saveAll = () => this.#save();
+        const listStore = {
+            saveCommentId: () => undefined,
+            saveStatusSha: () => undefined,
+            saveInvocation: saveAll,
+            saveRunId: saveAll,
+            saveAwaitingNewPass: saveAll,
+            markSettled: saveAll,
+        };
+        const { client, now, sleep, signal, log } = deps;
+        const lifecycles = this.#tasks.map((task) => new RunLifecycle({
+            target: { kind: 'create', request: task.request },
+            record: task,
+            tag: deps.tagFor(task.index),
+            name: taskName(task),
+            wait: true,
+            startFailure: 'record',
+        }, { client, tracker: new RunTracker(listStore), now, sleep, signal, log }));
+        this.#scheduler = new RunScheduler(lifecycles, settings, {
+            client,
+            now,
+            sleep,
+            signal,
+            log,
+            listMetadata: deps.setMetadata,
+            onProgress: () => deps.onProgress?.(this.#tasks),
+            onChange: saveAll,
+            announceStop: (stop, inFlight, notStarted) => this.#announceStop(stop, notStarted),
+        });
     }
     get tasks() {
         return this.#tasks;
     }
     async run() {
-        const { now, log } = this.#deps;
-        const startedAt = now();
-        const deadline = startedAt + this.#settings.timeoutMs;
-        this.#deadline = deadline;
-        log.info(`Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`);
-        let failuresInARow = 0;
-        let askedDelayMs = 0;
-        while (true) {
-            if (this.#deps.signal.aborted)
-                break;
-            this.#judge();
-            if (this.#stopped)
-                break;
-            await this.#startDue();
-            if (this.#deps.signal.aborted)
-                break;
-            this.#deps.onProgress?.(this.#tasks);
-            const inFlight = this.#inFlight();
-            if (inFlight.length === 0 && this.#next >= this.#tasks.length)
-                break;
-            if (now() >= deadline) {
-                this.#stopped = {
-                    why: { kind: 'timeout' },
-                    reason: `the timeout input (${formatDuration(this.#settings.timeoutMs)}) ran out`,
-                };
-                break;
-            }
-            const youngest = Math.min(...inFlight.map((task) => now() - (task.startedAt ?? now())));
-            const delay = Math.max(nextPollDelayMs(youngest, this.#settings.pollIntervalMs), askedDelayMs);
-            askedDelayMs = 0;
-            try {
-                await this.#deps.sleep(Math.min(delay, Math.max(0, deadline - now())), this.#deps.signal);
-            }
-            catch {
-                break;
-            }
-            if (this.#deps.signal.aborted)
-                break;
-            try {
-                await this.#poll(inFlight, deadline);
-                failuresInARow = 0;
-            }
-            catch (error) {
-                if (this.#deps.signal.aborted)
-                    break;
-                if (isRefusal(error) && error instanceof ApiStatusError) {
-                    askedDelayMs = retryAfterMs(error.headers, now()) ?? this.#settings.pollIntervalMs;
-                    log.info(`The service refused the poll (${error.status}) and asked to wait ${formatDuration(askedDelayMs)}; polling again then, within the timeout.`);
-                    continue;
-                }
-                if (!isRetryable(error, 'idempotent'))
-                    throw error;
-                failuresInARow += 1;
-                const reason = safeForLog(errorMessage(error));
-                if (failuresInARow >= POLL_FAILURE_BUDGET) {
-                    throw new LostContactError(`Lost contact with the service: ${failuresInARow} polls in a row failed. Last error: ${reason}`, { cause: error });
-                }
-                log.warning(`Poll ${failuresInARow} of ${POLL_FAILURE_BUDGET} allowed in a row failed: ${reason}. Waiting on.`);
-            }
-        }
-        return this.#outcome(now() - startedAt);
+        this.#deps.log.info(`Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`);
+        return this.#outcome(await this.#scheduler.run());
     }
-    /**
-     * Cancels every run still in flight, in parallel, within `deadline`; a create
-     * still out is given a share of the time to answer first, so that its run
-     * is cancelled too. Tasks not yet started never will be.
-     */
-    async cancelInFlight(why, deadline) {
-        const { now } = this.#deps;
-        this.#next = this.#tasks.length;
-        const creating = [...this.#creating.values()];
-        if (creating.length > 0) {
-            const decideBy = now() + (deadline - now()) * SIGNAL_CANCEL.decideShare;
-            await Promise.race([
-                Promise.allSettled(creating),
-                this.#deps.sleep(Math.max(0, decideBy - now())).catch(() => undefined),
-            ]);
-        }
-        await Promise.all(this.#inFlight().map(async (task) => {
-            const runId = task.runId ?? '';
-            task.stoppedBy = why.kind;
-            task.cancel = await cancelRun({ runId, why, deadline }, this.#deps);
-            logCancel(this.#deps.log, runId, task.cancel);
-            if (task.cancel.kind !== 'failed' && task.cancel.kind !== 'blocked') {
-                this.#settle(task);
-            }
-        }));
-        for (const task of this.#tasks) {
-            if (task.invocation === undefined)
-                task.stoppedBy ??= why.kind;
-        }
-        // After a signal, the runner's grace is for the cancels alone.
-        if (why.kind !== 'signal')
-            await this.#readEndStates(deadline);
+    /** Cancels every run still in flight, in parallel, within `deadline` (see RunScheduler). */
+    cancelInFlight(why, deadline) {
+        return this.#scheduler.cancelInFlight(why, deadline);
     }
-    /**
-     * Reads the runs just cancelled once more, with one list request within the cancel's
-     * deadline, so that each shows the state it ended in rather than the one it was cancelled
-     * from. Best effort: a failed read leaves the last state seen.
-     */
-    async #readEndStates(deadline) {
-        const cancelled = this.#tasks.filter((task) => task.cancel?.kind === 'cancelled');
-        if (cancelled.length === 0 || this.#listFallback || this.#deps.now() >= deadline)
+    #announceStop(stop, notStarted) {
+        const stoppable = this.#tasks.filter((task) => task.runId !== undefined && task.endedAt === undefined && !task.settled);
+        if (stoppable.length === 0 && notStarted === 0)
             return;
-        try {
-            const { runs } = await this.#listSetRuns({ deadline });
-            const byId = new Map(runs.map((run) => [run.run_id, run]));
-            for (const task of cancelled) {
-                const run = byId.get(task.runId ?? '');
-                if (run && isTerminal(run.state))
-                    task.run = run;
-            }
-        }
-        catch {
-            // The outcome stands; only the State column shows the state the run was cancelled from.
-        }
-    }
-    /**
-     * Starts tasks while there is room, unless the set is stopping; creates go out together. A
-     * start joins `#creating` before it returns, so it is counted there alone.
-     */
-    async #startDue() {
-        const starts = [];
-        while (this.#next < this.#tasks.length &&
-            this.#inFlight().length + this.#creating.size < this.#settings.maxParallel &&
-            !this.#stopped) {
-            const task = this.#tasks[this.#next];
-            this.#next += 1;
-            if (task)
-                starts.push(this.#start(task));
-        }
-        await Promise.all(starts);
-    }
-    async #start(task) {
-        // Nothing may come between this check and the request: a signal handler runs only at an await.
-        if (this.#deps.signal.aborted)
-            return;
-        const tag = this.#deps.tagFor(task.index);
-        task.invocation = tag.invocation;
-        task.startedAt = this.#deps.now();
-        this.#save();
-        // The step's deadline bounds the create as it bounds one run's: a create that hangs ends
-        // there, and the runs already in flight are then cancelled with the set.
-        const created = createRunOnce(task.request, tag, { ...this.#deps, deadline: this.#deadline })
-            .then((answer) => {
-            task.runId = answer.run_id;
-            task.run = { ...answer, title: task.request.title, prompt: task.request.prompt };
-            this.#deps.log.info(`${taskName(task)}: created run ${safeForLog(answer.run_id)}; it is ${safeForLog(answer.state, 200)}.`);
-        })
-            .catch((error) => {
-            task.createError = errorMessage(error);
-            task.endedAt = this.#deps.now();
-            this.#deps.log.warning(`${taskName(task)}: ${safeForLog(task.createError)}`);
-            // A run that may exist stays unsettled: the post step looks for it by its tag.
-            task.runMayExist = error instanceof RunMayExistError;
-        })
-            .finally(() => {
-            this.#creating.delete(task.index);
-            this.#save();
-        });
-        this.#creating.set(task.index, created);
-        await created;
-    }
-    /**
-     * One list request for every run in flight, filtered by the set's metadata and newest change
-     * first, so that the page holds every run that changed since the last poll, however many
-     * runs the set has ended. A run missing from a full page has not changed (it is read on its
-     * own only when it has gone unread for a while); missing from a page that is not full, it
-     * is too new for the list (which lags behind the service's writes), and is read on its own.
-     * A plan without metadata filtering reads each.
-     */
-    async #poll(inFlight, deadline) {
-        const options = { signal: this.#deps.signal, deadline };
-        const listed = new Map();
-        let pageFull = false;
-        if (!this.#listFallback) {
-            try {
-                const { runs, page_info } = await this.#listSetRuns(options);
-                for (const run of runs)
-                    listed.set(run.run_id, run);
-                pageFull = page_info?.has_next_page === true;
-            }
-            catch (error) {
-                if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available') {
-                    throw error;
-                }
-                this.#listFallback = true;
-                this.#deps.log.info("The service's plan cannot filter runs by metadata (feature_not_available); reading each run on its own instead, one request per run per poll.");
-            }
-        }
-        const now = this.#deps.now();
-        for (const task of inFlight) {
-            const runId = task.runId ?? '';
-            const run = listed.get(runId);
-            if (run) {
-                this.#seen(task, run);
-                continue;
-            }
-            const readAt = this.#readAt.get(task.index);
-            if (pageFull && readAt !== undefined && now - readAt < SET_UNLISTED_RECHECK_MS)
-                continue;
-            await this.#readOnItsOwn(task, options);
-        }
-    }
-    /** One page of the set's runs, filtered by its metadata, newest change first. */
-    #listSetRuns(options) {
-        return this.#deps.client.listRuns({
-            metadata: { ...this.#deps.setMetadata },
-            limit: SET_LIST_PAGE,
-            sort_by: 'updated_at',
-            sort_order: 'desc',
-        }, options);
-    }
-    /** Reads one run; a new run's 404 is the service catching up with its own create. */
-    async #readOnItsOwn(task, options) {
-        const runId = task.runId ?? '';
-        try {
-            this.#seen(task, await this.#deps.client.getRun(runId, options));
-        }
-        catch (error) {
-            const age = this.#deps.now() - (task.startedAt ?? this.#deps.now());
-            if (!(error instanceof NotFoundError) || age >= NEW_RUN_NOT_FOUND_GRACE_MS)
-                throw error;
-            if (!this.#lagNoted.has(task.index)) {
-                this.#lagNoted.add(task.index);
-                this.#deps.log.info(`${taskName(task)}: run ${safeForLog(runId)} is not visible yet (404 right after its create); polling on for up to ${formatDuration(NEW_RUN_NOT_FOUND_GRACE_MS)}.`);
-            }
-        }
-    }
-    #seen(task, run) {
-        this.#readAt.set(task.index, this.#deps.now());
-        const before = task.run?.state;
-        task.run = run;
-        if (run.state !== before) {
-            const age = formatDuration(this.#deps.now() - (task.startedAt ?? this.#deps.now()));
-            this.#deps.log.info(`${taskName(task)}: run ${safeForLog(run.run_id)} is ${safeForLog(run.state, 200)} (after ${age}).`);
-        }
-        if (isTerminal(run.state)) {
-            task.endedAt = this.#deps.now();
-            this.#settle(task);
-        }
-    }
-    /** After each poll: the credit cap on the sum, and whether `pass_when` can still be met. */
-    #judge() {
-        const { maxCredits, passWhen } = this.#settings;
-        const credits = sumCredits(this.#tasks);
-        if (maxCredits !== undefined && credits !== undefined && credits > maxCredits) {
-            this.#stopped = {
-                why: { kind: 'over-budget' },
-                reason: `the runs used ${formatCredits(credits)} together, past max_credits (${formatCredits(maxCredits)})`,
-            };
-        }
-        else if (passWhenStanding(passWhen, this.#counts()) === 'cannot-be-met') {
-            const counts = this.#counts();
-            this.#stopped = {
-                why: { kind: 'pass-when' },
-                reason: `${counts.notSucceeded} of ${this.#tasks.length} runs did not succeed, so ${describePassWhen(passWhen, this.#tasks.length)} can no longer succeed`,
-            };
-        }
-    }
-    #counts() {
-        let succeeded = 0;
-        let notSucceeded = 0;
-        for (const task of this.#tasks) {
-            if (task.createError !== undefined)
-                notSucceeded += 1;
-            else if (task.run && isTerminal(task.run.state)) {
-                if (meaningOf(task.run.state) === 'succeeded')
-                    succeeded += 1;
-                else
-                    notSucceeded += 1;
-            }
-        }
-        return { tasks: this.#tasks.length, succeeded, notSucceeded };
-    }
-    #inFlight() {
-        return this.#tasks.filter((task) => task.runId !== undefined && task.endedAt === undefined && !task.settled);
-    }
-    #settle(task) {
-        task.endedAt ??= this.#deps.now();
-        task.settled = true;
-        this.#save();
+        const names = stoppable.map((task) => `${safeForLog(taskLabel(task), 200)} (run ${task.runId})`);
+        this.#deps.log.warning(`Stopping the set: ${stop.reason}. Cancelling ${names.length > 0 ? names.join(', ') : 'no run in flight'}${notStarted > 0 ? `; ${notStarted} task(s) not started will not be` : ''}.`);
     }
     #save() {
         const records = [];
@@ -15924,20 +16066,17 @@ class TaskSetRun {
         }
         this.#deps.state.saveSetRuns(records);
     }
-    async #outcome(elapsedMs) {
-        const base = { tasks: this.#tasks, elapsedMs, listFallback: this.#listFallback };
-        if (this.#deps.signal.aborted) {
+    #outcome(end) {
+        const base = {
+            tasks: this.#tasks,
+            elapsedMs: end.elapsedMs,
+            listFallback: this.#scheduler.listFallback,
+        };
+        if (end.kind === 'interrupted') {
             return { ...base, word: 'interrupted', reason: 'the workflow cancelled the step' };
         }
-        if (this.#stopped) {
-            const { why, reason } = this.#stopped;
-            const stoppable = this.#inFlight();
-            if (stoppable.length > 0 || this.#next < this.#tasks.length) {
-                const names = stoppable.map((task) => `${safeForLog(taskLabel(task), 200)} (run ${task.runId})`);
-                const notStarted = this.#tasks.length - this.#next;
-                this.#deps.log.warning(`Stopping the set: ${reason}. Cancelling ${names.length > 0 ? names.join(', ') : 'no run in flight'}${notStarted > 0 ? `; ${notStarted} task(s) not started will not be` : ''}.`);
-            }
-            await this.cancelInFlight(why, cancelDeadline(why, this.#deps.now()));
+        if (end.kind === 'stopped') {
+            const { why, reason } = end.stop;
             // A set that can no longer pass failed; its runs still going were cancelled for it.
             return {
                 ...base,
@@ -15945,9 +16084,8 @@ class TaskSetRun {
                 reason,
             };
         }
-        const counts = this.#counts();
         const rule = describePassWhen(this.#settings.passWhen, this.#tasks.length);
-        const standing = passWhenStanding(this.#settings.passWhen, counts);
+        const standing = passWhenStanding(this.#settings.passWhen, this.#scheduler.counts());
         const reason = `the step asked for ${rule}`;
         return { ...base, word: standing === 'met' ? 'succeeded' : 'failed', reason };
     }
@@ -15959,7 +16097,6 @@ function taskName(task) {
 }
 
 ;// CONCATENATED MODULE: ./src/set-surfaces.ts
-
 
 
 
@@ -15980,16 +16117,17 @@ class SetSurfaces {
         this.#status = status;
         this.#workflowRun = workflowRun;
     }
-    static async open(settings, github, set) {
-        const comment = await openSetComment(settings.github, github, core_namespaceObject, {
+    static async open(settings, github, set, io) {
+        const state = savedState(io);
+        const comment = await openSetComment(settings.github, github, io, {
             set,
-            onCommentChosen: (commentId) => runnerState.saveSetComment({ commentId, set }),
+            onCommentChosen: (commentId) => state.saveSetComment({ commentId, set }),
         });
-        const commit = settings.github.commitStatus ? await resolveWorkCommit(github, core_namespaceObject) : undefined;
-        const status = await openCommitStatus(settings.github, github, commit, core_namespaceObject);
+        const commit = settings.github.commitStatus ? await resolveWorkCommit(github, io) : undefined;
+        const status = await openCommitStatus(settings.github, github, commit, io);
         // The post step finishes the status when the step stops before the set ends.
         if (status && commit)
-            runnerState.saveStatusSha(commit.sha);
+            state.saveStatusSha(commit.sha);
         return new SetSurfaces(comment, status, github.workflowRun);
     }
     show(view) {
@@ -16016,7 +16154,7 @@ class SetSurfaces {
      * The post step: the step stopped before the set ended, so its comment and status still show
      * it running. Says so, with how many of the runs it left the post step cancelled.
      */
-    static async showStopped(saved, settings, world, cancels) {
+    static async showStopped(saved, settings, world, cancels, io) {
         const runs = (count) => `${count} ${count === 1 ? 'run' : 'runs'}`;
         const { cancelled, left } = cancels;
         const note = `The step stopped before the set ended; the post step cancelled ${runs(cancelled)} it left unfinished${cancelled < left ? ` (of ${left})` : ''}. The table shows the runs as the step last saw them.`;
@@ -16026,10 +16164,10 @@ class SetSurfaces {
             return;
         const context = new GitHubContext(settings.github.token, world);
         const comment = setComment
-            ? await openSetComment(settings.github, context, core_namespaceObject, setComment)
+            ? await openSetComment(settings.github, context, io, setComment)
             : undefined;
         const status = statusSha
-            ? await openCommitStatus(settings.github, context, { sha: statusSha }, core_namespaceObject)
+            ? await openCommitStatus(settings.github, context, { sha: statusSha }, io)
             : undefined;
         status?.show({ state: 'error', description: oneLine(note) });
         await Promise.all([comment?.markStopped(note), status?.settled()]);
@@ -16055,28 +16193,26 @@ class SetSurfaces {
 
 
 
-
-
 /**
  * The main step with `tasks`: prepare (the set and its tags), execute (start,
  * wait and cancel, as one set), finish (the answers, one table, the outputs).
  */
-async function runTaskSet(settings, world) {
-    const client = serviceClient(settings);
+async function runTaskSet(settings, world, io, interruption) {
+    const client = serviceClient(settings, io);
     // The budgets hold for a set as for one run: checked once, before any of its creates.
-    const deps = { now: Date.now, log: core_namespaceObject };
+    const deps = { now: Date.now, log: io };
     const github = new GitHubContext(settings.github.token, world);
     const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps);
     if (reached)
-        return await publishOverBudget(reached.message);
-    const interruption = new AbortController();
+        return await publishOverBudget(io, reached.message);
+    interruption.listen();
     const stepTag = runTag(world, undefined, undefined, setHandoff(settings.github, github));
-    const surfaces = await SetSurfaces.open(settings, github, stepTag.invocation);
-    const set = prepareSet(settings, client, interruption.signal, stepTag, surfaces);
+    const surfaces = await SetSurfaces.open(settings, github, stepTag.invocation, io);
+    const set = prepareSet(settings, client, interruption.signal, stepTag, surfaces, io);
     const outcome = await executeSet(set, interruption);
-    await finishSet(outcome, client, interruption.signal, surfaces);
+    await finishSet(outcome, client, interruption.signal, surfaces, io);
 }
-function prepareSet(settings, client, signal, stepTag, surfaces) {
+function prepareSet(settings, client, signal, stepTag, surfaces, io) {
     return new TaskSetRun({
         tasks: settings.tasks,
         maxParallel: settings.maxParallel,
@@ -16089,55 +16225,46 @@ function prepareSet(settings, client, signal, stepTag, surfaces) {
         now: Date.now,
         sleep: abortableSleep,
         signal,
-        log: core_namespaceObject,
-        state: runnerState,
+        log: io,
+        state: savedState(io),
         setMetadata: { [SET_KEY]: stepTag.invocation },
         tagFor: (index) => taskTag(stepTag, index),
         onProgress: (tasks) => surfaces.show({ kind: 'running', tasks }),
     });
 }
 /**
- * Runs the set. On SIGINT or SIGTERM every run in flight gets its cancel at
- * once, in parallel, within the runner's grace; on an error, briefly, as after
- * a timeout (a cancel that fails leaves the run to the post step).
+ * Runs the set. On SIGINT or SIGTERM every run in flight gets its cancel at once, in
+ * parallel, within the runner's grace (the Interruption's, as for one run); on an error,
+ * briefly, as after a timeout (a cancel that fails leaves the run to the post step).
  */
 async function executeSet(set, interruption) {
-    let cancelling;
-    const stopListening = onTerminationSignal((signal) => {
-        if (cancelling)
-            return info(`Received ${signal} again; still cancelling.`);
-        info(`Received ${signal}: the workflow is cancelling this step.`);
-        interruption.abort();
-        const deadline = cancelDeadline({ kind: 'signal', signal }, Date.now());
-        // Should anything keep the process alive past the budget, end it before the runner's kill.
-        setTimeout(() => process.exit(1), deadline - Date.now() + SIGNAL_CANCEL.exitMarginMs).unref();
-        cancelling = set.cancelInFlight({ kind: 'signal', signal }, deadline);
-    });
+    interruption.guard(set);
     try {
         const outcome = await set.run();
-        await cancelling;
+        await interruption.settled();
         return outcome;
     }
     catch (error) {
-        if (!cancelling) {
+        if (!interruption.cancelling) {
             await set.cancelInFlight({ kind: 'error' }, cancelDeadline({ kind: 'error' }, Date.now()));
         }
-        await cancelling;
+        await interruption.settled();
         throw error;
-    }
-    finally {
-        stopListening();
     }
 }
 /** Reads each ended run's answer (one request per task, together), then reports the set. */
-async function finishSet(outcome, client, signal, surfaces) {
+async function finishSet(outcome, client, signal, surfaces, io) {
     surfaces.show({ kind: 'ended', outcome });
     const answers = new Map();
     // As for one run, the outcome's record says whether the agent's work is brought back.
     if (OUTCOME_RECORDS[outcome.word].carriesAgentWork) {
         const sources = agentWorkSources(client);
-        const bounded = abortAfter(signal, AGENT_WORK_DEADLINE_MS);
-        const quiet = { info: debug, warning: warning, debug: debug };
+        const bounded = abortAfter(signal, timing/* AGENT_WORK_DEADLINE_MS */.wL);
+        const quiet = {
+            info: (message) => io.debug(message),
+            warning: (message) => io.warning(message),
+            debug: (message) => io.debug(message),
+        };
         await Promise.all(outcome.tasks.map(async (task) => {
             if (!task.runId || !task.run)
                 return;
@@ -16148,7 +16275,7 @@ async function finishSet(outcome, client, signal, surfaces) {
         }));
     }
     await surfaces.settled();
-    await publishSetOutcome(outcome, answers);
+    await publishSetOutcome(io, outcome, answers);
 }
 
 ;// CONCATENATED MODULE: ./src/main.ts
@@ -16175,25 +16302,24 @@ async function finishSet(outcome, client, signal, surfaces) {
 
 
 
-
 /**
  * The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish.
- * The runner's world is read here, once, and handed down; another door hands its own world
- * and inputs.
+ * The runner's world (in its inputs) is read here, once, and handed down with its port;
+ * another door hands its own port and inputs.
  */
-async function run(world = readRunnerWorld(), inputs = runnerInputs(world)) {
-    const tracker = new RunTracker(runnerState, (runId) => setOutput('run_id', runId));
-    const interruption = new Interruption(tracker, {
-        log: core_namespaceObject,
-        onSignal: onTerminationSignal,
-        exit: (code) => process.exit(code),
+async function run(io = runnerIo(), inputs = runnerInputs(readRunnerWorld(), io)) {
+    const tracker = new RunTracker(savedState(io), (runId) => io.setOutput('run_id', runId));
+    const interruption = new Interruption({
+        log: io,
+        onSignal: (handler) => io.onTerminationSignal(handler),
+        exit: (code) => io.exit(code),
     });
     try {
-        await mainStep(world, inputs, tracker, interruption);
+        await mainStep(inputs, io, tracker, interruption);
         return { hadRun: tracker.runId !== undefined };
     }
     catch (error) {
-        await publishError(error, { runId: tracker.runId });
+        await publishError(io, error, { runId: tracker.runId });
         return { error, hadRun: tracker.runId !== undefined };
     }
     finally {
@@ -16201,52 +16327,53 @@ async function run(world = readRunnerWorld(), inputs = runnerInputs(world)) {
     }
 }
 /** Prepare, execute, finish: the outline of one main step. */
-async function mainStep(world, inputs, tracker, interruption) {
+async function mainStep(inputs, io, tracker, interruption) {
     const cleanup = readCancelOnly(inputs);
     if (cleanup)
-        return await cancelOnly(serviceClient(cleanup), cleanup.name, core_namespaceObject);
+        return await cancelOnly(serviceClient(cleanup, io), cleanup.name, io);
     const taskSet = await readTaskSettings(inputs);
     if (taskSet)
-        return await runTaskSet(taskSet, world);
+        return await runTaskSet(taskSet, inputs.world, io, interruption);
     const settings = readSettings(inputs);
     // A schema that is not one is an input error too: compiled before any request.
     const output = await prepareOutput(settings.output);
-    const client = serviceClient(settings);
-    const github = new GitHubContext(settings.github.token, world);
-    if (await stopsAtBudget(settings, github, client))
+    const client = serviceClient(settings, io);
+    const github = new GitHubContext(settings.github.token, inputs.world);
+    const start = { settings, world: inputs.world, io, github, client, tracker, output };
+    if (await stopsAtBudget(start))
         return;
-    interruption.listen(client);
-    const step = await prepare({ settings, world, github, client, tracker, output });
+    interruption.listen();
+    const step = await prepare(start);
     if (!step)
         return;
     const executed = await execute(step, interruption);
     await finish(step, executed, interruption);
 }
 /** The credit budgets, before anything is shown or created: past one, the step fails (over_budget). */
-async function stopsAtBudget(settings, github, client) {
+async function stopsAtBudget({ settings, github, client, io }) {
     if (settings.target.kind === 'existing')
         return false;
-    const deps = { now: Date.now, log: core_namespaceObject };
+    const deps = { now: Date.now, log: io };
     const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps);
     if (reached)
-        await publishOverBudget(reached.message);
+        await publishOverBudget(io, reached.message);
     return reached !== undefined;
 }
 /** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
 async function prepare(step) {
-    const { settings, github, output } = step;
+    const { settings, github, output, io } = step;
     // A refused comment starts nothing, and the step passes: the log says why.
     const continuing = settings.target.kind === 'continue';
-    if (continuing && !(await mayTalkToAgent(settings.github, github, core_namespaceObject)))
+    if (continuing && !(await mayTalkToAgent(settings.github, github, io)))
         return undefined;
-    const thread = await openThread(settings, github);
+    const thread = await openThread(settings, github, io);
     const asked = output ? withInstruction(settings.target, output.instruction) : settings.target;
-    const target = await resolveTarget(asked, thread, core_namespaceObject);
-    const surfaces = await RunSurfaces.open(settings, github, thread);
+    const target = await resolveTarget(asked, thread, io);
+    const surfaces = await RunSurfaces.open(settings, github, thread, io);
     const sources = agentWorkSources(step.client);
-    const onSessionLink = (link) => setOutput('session_link', link);
-    const watcher = stepWatcher(settings, step.tracker, sources, { log: core_namespaceObject, onSessionLink });
-    const waitsEndBy = Date.now() + settings.timeoutMs + PAST_TIMEOUT_MS;
+    const onSessionLink = (link) => io.setOutput('session_link', link);
+    const watcher = stepWatcher(settings, step.tracker, sources, { log: io, onSessionLink });
+    const waitsEndBy = Date.now() + settings.timeoutMs + timing/* PAST_TIMEOUT_MS */.WP;
     return { ...step, target, surfaces, sources, watcher, waitsEndBy };
 }
 /** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
@@ -16265,7 +16392,7 @@ async function execute(step, interruption) {
         onRunSeen: (run) => surfaces.showRunning(run),
     };
     const check = { sources: step.sources, waitsEndBy: step.waitsEndBy };
-    const run = { client, interruption, output: step.output, check, log: core_namespaceObject };
+    const run = { client, interruption, output: step.output, check, log: step.io };
     return executeRun({ ...settings, target: step.target }, deps, run);
 }
 /** Shows the outcome on every surface: the commit status, the comment, outputs and summary. */
@@ -16281,10 +16408,10 @@ async function finish(step, executed, interruption) {
         conversation: outcome.kind === 'blocked' ? step.watcher.lastConversation : executed.conversation,
         signal: interruption.signal,
         endBy: step.waitsEndBy,
-        log: core_namespaceObject,
+        log: step.io,
     });
     await surfaces.showWork(outcome, { answer: work.answer, review }, cancelling);
-    await publishOutcome(outcome, {
+    await publishOutcome(step.io, outcome, {
         ...work,
         shownAnswer: review?.summary,
         continueRun: settings.target.kind === 'continue',
@@ -16346,8 +16473,8 @@ async function findUnansweredRun(client, invocation, log) {
         now: Date.now,
         sleep: abortableSleep,
         log,
-        pausesMs: steadyPauses(CREATE_LOOKUP.postPauseMs),
-        deadline: Date.now() + CREATE_LOOKUP.postDeadlineMs,
+        pausesMs: steadyPauses(timing/* CREATE_LOOKUP */.qS.postPauseMs),
+        deadline: Date.now() + timing/* CREATE_LOOKUP */.qS.postDeadlineMs,
     });
     switch (search.kind) {
         case 'found':
@@ -16356,7 +16483,7 @@ async function findUnansweredRun(client, invocation, log) {
             log.warning(`Runs ${search.runIds.join(', ')} all carry ${INVOCATION_KEY}=${invocation}; none is cancelled. Check them by hand.`);
             return undefined;
         case 'none':
-            log.warning(`No run tagged ${INVOCATION_KEY}=${invocation} was found within ${CREATE_LOOKUP.postDeadlineMs / 1000}s (${search.lastProblem}). ` +
+            log.warning(`No run tagged ${INVOCATION_KEY}=${invocation} was found within ${timing/* CREATE_LOOKUP */.qS.postDeadlineMs / 1000}s (${search.lastProblem}). ` +
                 'The create request may still have made one: search the runs for that metadata, and cancel it if it is there.');
             return undefined;
     }
@@ -16372,35 +16499,34 @@ async function findUnansweredRun(client, invocation, log) {
 
 
 
-
 /**
  * The post step: the cleanup path that works when no signal reached the main
  * step (a hard kill, a container job, a step under `if: always()`). It cancels
  * what the main step left unfinished (its run, or a set's runs), says so where
- * the step showed them, and does nothing otherwise. The runner's world is read
- * here, once, and handed down.
+ * the step showed them, and does nothing otherwise. The runner's world (in its
+ * inputs) is read here, once, and handed down with its port.
  */
-async function post_run(world = readRunnerWorld()) {
+async function post_run(io = runnerIo(), inputs = runnerInputs(readRunnerWorld(), io)) {
     try {
-        const saved = readSavedRun();
+        const saved = readSavedRun(io);
         if (saved.setRuns.length > 0)
-            return await cancelSetRuns(saved, world);
-        const unfinished = leftUnfinished(saved, core_namespaceObject);
+            return await cancelSetRuns(saved, io, inputs);
+        const unfinished = leftUnfinished(saved, io);
         // Inputs are read only when there is work: a main step that failed on them created nothing.
         if (!unfinished && !checkRunLeft(saved))
             return;
-        const settings = readPostSettings(runnerInputs(world));
-        const github = new GitHubContext(settings.github.token, world);
-        const deps = unfinished ? leftoverDeps(settings) : undefined;
+        const settings = readPostSettings(inputs);
+        const github = new GitHubContext(settings.github.token, inputs.world);
+        const deps = unfinished ? leftoverDeps(settings, io) : undefined;
         const mayRestart = () => saved.awaitingNewPass;
         const left = deps && (await cancelLeftRun(saved, deps, { mayRestart }));
         if (left && deps)
-            await showRunStopped(left, saved, settings, github, deps.client);
+            await showRunStopped(left, saved, settings, github, deps.client, io);
         if (checkRunLeft(saved))
-            await finishLeftCheckRun(saved, left?.report, settings, github);
+            await finishLeftCheckRun(saved, left?.report, settings, github, io);
     }
     catch (error) {
-        await publishError(error);
+        await publishError(io, error);
     }
 }
 /**
@@ -16408,26 +16534,25 @@ async function post_run(world = readRunnerWorld()) {
  * unfinished, and looks (by its tag) for the run of every create it never
  * heard back from. Fails the step when a cancel failed.
  */
-async function cancelSetRuns(saved, world) {
+async function cancelSetRuns(saved, io, inputs) {
     const left = saved.setRuns.filter((record) => !record.settled);
     if (left.length === 0) {
-        info('Every run of the set ended or was cancelled in the main step; nothing to clean up.');
+        io.info('Every run of the set ended or was cancelled in the main step; nothing to clean up.');
         return;
     }
-    const settings = readPostSettings(runnerInputs(world));
-    const deps = leftoverDeps(settings);
+    const settings = readPostSettings(inputs);
+    const deps = leftoverDeps(settings, io);
     const ended = await Promise.all(left.map((record) => cancelLeftRun(record, deps, { ofTheSet: true })));
     const cancelled = ended.filter((one) => one?.report.kind === 'cancelled').length;
-    await SetSurfaces.showStopped(saved, settings, world, { cancelled, left: left.length });
+    await SetSurfaces.showStopped(saved, settings, inputs.world, { cancelled, left: left.length }, io);
 }
 /** A run still being prepared answers 409 for a while; there is time to wait it out here. */
-function leftoverDeps(settings) {
-    const client = serviceClient(settings, { maxRetries: 5 });
-    return { client, log: core_namespaceObject, setFailed: setFailed };
+function leftoverDeps(settings, io) {
+    const client = serviceClient(settings, io, { maxRetries: 5 });
+    return { client, log: io, setFailed: (message) => io.setFailed(message) };
 }
 
 ;// CONCATENATED MODULE: ./src/report/reconcile.ts
-
 
 
 
@@ -16493,15 +16618,15 @@ function runCell(row) {
  * The pass's outputs and job summary. It fails the step only when it could do
  * nothing: something was to be done, and every attempt failed.
  */
-async function publishPass(report) {
+async function publishPass(io, report) {
     const ids = (action) => report.dryRun ? [] : report.rows.filter((row) => row.action === action).map((row) => row.runId);
-    setOutput('finalized', JSON.stringify(ids('finalized')));
-    setOutput('swept', JSON.stringify(ids('swept')));
-    await writeSummary(renderPassSummary(report));
+    io.setOutput('finalized', JSON.stringify(ids('finalized')));
+    io.setOutput('swept', JSON.stringify(ids('swept')));
+    await writeSummary(io, renderPassSummary(report));
     const failed = report.rows.filter((row) => row.action === 'failed').length;
     const done = report.rows.filter((row) => row.action === 'finalized' || row.action === 'swept');
     if (failed > 0 && done.length === 0) {
-        setFailed(`The reconcile pass could do nothing: all ${failed} run(s) it had to finish or sweep failed (see the warnings above).`);
+        io.setFailed(`The reconcile pass could do nothing: all ${failed} run(s) it had to finish or sweep failed (see the warnings above).`);
     }
 }
 
@@ -16669,9 +16794,9 @@ const SET_LOST_RUNNER = 'The step of this set lost its runner: its workflow run 
  * failure is a row of the table and a warning, and the pass goes on.
  */
 async function reconcilePass(settings, deps) {
-    const deadline = deps.now() + RECONCILE_PASS.deadlineMs;
+    const deadline = deps.now() + timing/* RECONCILE_PASS */.Rm.deadlineMs;
     const since = new Date(deps.now() - settings.lookbackMs).toISOString();
-    const listed = await listTaggedRuns(deps.client, { [STEP_KEYS.repository]: settings.repository }, { updated_after: since }, { maxPages: RECONCILE_PASS.maxPages, deadline });
+    const listed = await listTaggedRuns(deps.client, { [STEP_KEYS.repository]: settings.repository }, { updated_after: since }, { maxPages: timing/* RECONCILE_PASS */.Rm.maxPages, deadline });
     if (listed.filteredHere) {
         deps.log.info(`The service cannot filter runs by metadata on this plan (feature_not_available): listed every run updated since ${since} and kept those tagged ${STEP_KEYS.repository}=${settings.repository}.`);
     }
@@ -16771,7 +16896,7 @@ function commentsSince(runs) {
     const starts = runs.map((run) => Date.parse(run.created_at ?? '')).filter(Number.isFinite);
     if (starts.length === 0)
         return undefined;
-    return new Date(Math.min(...starts) - RECONCILE_PASS.commentsMarginMs).toISOString();
+    return new Date(Math.min(...starts) - timing/* RECONCILE_PASS */.Rm.commentsMarginMs).toISOString();
 }
 /**
  * Cancels a run whose waiting step's runner was lost, and says so where that
@@ -16848,7 +16973,7 @@ async function answerOf(run, deps) {
     };
     const work = await collectAgentWork(run, { downloadPatterns: [], artifactsDir: '', runnerTemp: '', workspace: '' }, 
     // No download patterns: only the conversation is read.
-    agentWorkSources(deps.client), quiet, AbortSignal.timeout(RECONCILE_PASS.answerMs));
+    agentWorkSources(deps.client), quiet, AbortSignal.timeout(timing/* RECONCILE_PASS */.Rm.answerMs));
     return work.answer;
 }
 /** The run's time, by the service's figure, else from its creation to its last update. */
@@ -16889,29 +17014,28 @@ function pass_reasonOf(error) {
 
 
 
-
 /**
  * The `reconcile` action's one step: a pass that finishes the comments and
  * commit statuses of detached runs, and sweeps runs left behind by a lost
  * runner. See docs/reconcile.md. The runner's world is read here, once, and handed down.
  */
-async function main_run(world = readRunnerWorld()) {
+async function main_run(io = runnerIo(), inputs = runnerInputs(readRunnerWorld(), io)) {
     try {
-        const settings = readReconcileSettings(runnerInputs(world));
-        const client = serviceClient(settings);
-        const github = new GitHubContext(settings.githubToken, world);
+        const settings = readReconcileSettings(inputs);
+        const client = serviceClient(settings, io);
+        const github = new GitHubContext(settings.githubToken, inputs.world);
         const desk = await RepositoryDesk.open(github, settings.repository);
         const report = await reconcilePass(settings, {
             client,
             desk,
             now: Date.now,
             sleep: abortableSleep,
-            log: core_namespaceObject,
+            log: io,
         });
-        await publishPass(report);
+        await publishPass(io, report);
     }
     catch (error) {
-        await publishError(error);
+        await publishError(io, error);
     }
 }
 
@@ -17068,34 +17192,14 @@ function firstSentence(text) {
 
 ;// CONCATENATED MODULE: ./src/cli/outputs.ts
 /**
- * What the command prints: the step's outputs, read back from the file the engine wrote them
- * to (as the runner's `GITHUB_OUTPUT`), as one JSON object; and the summary as plain text.
+ * What the command prints: the step's outputs, as the engine set them through the command's
+ * port (src/cli/step-io.ts), as one JSON object; and the summary as plain text.
  * Pure.
  */
 /** Outputs whose value is JSON text: the command gives them as JSON values. */
 const JSON_OUTPUTS = new Set(['run', 'runs', 'artifacts', 'structured_output']);
 /** Outputs that are numbers. */
 const NUMBER_OUTPUTS = new Set(['credits', 'cost_usd']);
-/**
- * The `name<<DELIMITER` … `DELIMITER` records @actions/core writes to the output file, later
- * ones winning, as the runner reads them. Linear in the file.
- */
-function parseOutputFile(text) {
-    const outputs = {};
-    const lines = text.split(/\r?\n/);
-    for (let index = 0; index < lines.length; index += 1) {
-        const header = /^([^<=]+)<<(.+)$/.exec(lines[index] ?? '');
-        if (!header?.[1] || !header[2])
-            continue;
-        const value = [];
-        let end = index + 1;
-        while (end < lines.length && lines[end] !== header[2])
-            value.push(lines[end++] ?? '');
-        outputs[header[1]] = value.join('\n');
-        index = end;
-    }
-    return outputs;
-}
 /** The outputs as the command's JSON: JSON text as values, numbers as numbers. */
 function outputsAsJson(outputs) {
     const json = {};
@@ -17143,6 +17247,75 @@ function plainSummary(markdown) {
         .join('\n')
         .replace(/\n{3,}/g, '\n\n')
         .trim()}\n`;
+}
+
+;// CONCATENATED MODULE: ./src/cli/step-io.ts
+
+
+/**
+ * The command line's port to the engine: the log as plain lines for a person (on stderr, so
+ * that stdout carries only what the command prints), every secret masked, debug lines left
+ * out; the outputs, the summary and the failure kept for the door to print and answer with.
+ * There is no post step: the state lives as long as the command.
+ */
+class CommandStepIo {
+    outputs = {};
+    summary = '';
+    failed = false;
+    #state = new Map();
+    #secrets;
+    #write;
+    constructor(write, secrets) {
+        this.#write = write;
+        this.#secrets = secrets;
+    }
+    debug() {
+        // A terminal's log is for people: the runner's debug lines stay hidden, as without ACTIONS_STEP_DEBUG.
+    }
+    info(message) {
+        this.#line(message);
+    }
+    warning(message) {
+        this.#line(`warning: ${message}`);
+    }
+    error(message) {
+        this.#line(`error: ${message}`);
+    }
+    notice(message) {
+        this.#line(`notice: ${message}`);
+    }
+    setOutput(name, value) {
+        this.outputs[name] = value;
+    }
+    setFailed(message) {
+        this.failed = true;
+        this.error(message);
+    }
+    async appendSummary(markdown) {
+        this.summary += `${markdown}${external_node_os_namespaceObject.EOL}`;
+    }
+    saveState(name, value) {
+        this.#state.set(name, value);
+    }
+    getState(name) {
+        return this.#state.get(name) ?? '';
+    }
+    setSecret(secret) {
+        this.#secrets.add(secret);
+    }
+    onTerminationSignal(handler) {
+        return onTerminationSignal(handler);
+    }
+    exit(code) {
+        process.exit(code);
+    }
+    #line(text) {
+        let shown = text;
+        for (const secret of this.#secrets)
+            if (secret)
+                shown = shown.split(secret).join('***');
+        this.#write(`${shown}\n`);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/gitlab/note.ts
@@ -17308,9 +17481,9 @@ class MergeRequestNote {
      * CI_API_V4_URL.
      */
     async #call(method, path, payload) {
-        const deadlineMs = this.#options.callDeadlineMs ?? GITLAB_LIMITS.callMs;
+        const deadlineMs = this.#options.callDeadlineMs ?? timing/* GITLAB_LIMITS */.Xy.callMs;
         const signal = AbortSignal.timeout(deadlineMs);
-        const pauses = [...GITLAB_LIMITS.transientPausesMs];
+        const pauses = [...timing/* GITLAB_LIMITS */.Xy.transientPausesMs];
         for (;;) {
             let failure;
             try {
@@ -17493,6 +17666,7 @@ function pauseUnlessAborted(ms, signal) {
 
 
 
+
 /** The command's exit codes (the contract's table). */
 const EXIT = {
     passed: 0,
@@ -17558,7 +17732,6 @@ async function runStep(command, declared, io, onGitHub) {
             return EXIT.badInput;
         }
     }
-    const files = (0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'cloud-agent-run-'));
     const runner = readRunnerWorld(onGitHub ? io.env : {});
     const world = {
         ...runner,
@@ -17580,21 +17753,16 @@ async function runStep(command, declared, io, onGitHub) {
         secrets.add(io.env.GITLAB_TOKEN.trim());
     // Not awaited: GitLab never holds the run's start; the final note queues behind this one.
     void note?.upsert(`### ⏳ Cloud agent run: working\n\n${jobLink(io.env)}`);
-    const restore = redirectRunnerFiles(files, io, secrets);
+    const port = new CommandStepIo(io.stderr, secrets);
     const signal = watchSignals();
     let end;
     try {
-        end = await run(world, inputs);
+        end = await run(port, inputs);
     }
     finally {
         signal.stop();
-        restore();
     }
-    const failed = process.exitCode === 1;
-    process.exitCode = undefined;
-    const outputs = parseOutputFile(readIfThere((0,external_node_path_namespaceObject.join)(files, 'output')));
-    const summary = readIfThere((0,external_node_path_namespaceObject.join)(files, 'summary'));
-    (0,external_node_fs_namespaceObject.rmSync)(files, { recursive: true, force: true });
+    const { outputs, summary, failed } = port;
     if (command.summaryFile !== undefined)
         (0,external_node_fs_namespaceObject.writeFileSync)((0,external_node_path_namespaceObject.resolve)(io.cwd, command.summaryFile), summary);
     await note?.upsert(`${summary.trim()}\n\n${jobLink(io.env)}`);
@@ -17668,78 +17836,6 @@ function packageVersion(actionYml) {
     catch {
         return 'unknown';
     }
-}
-function readIfThere(path) {
-    try {
-        return (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
-    }
-    catch {
-        return '';
-    }
-}
-/**
- * The engine writes its outputs, summary and state as a runner's step does, through
- * @actions/core's file commands, and its log as workflow commands on stdout. The door gives
- * it files of its own, and turns the log into plain lines on stderr, masking every secret,
- * so that stdout carries only what the command prints. Undone by the function returned.
- */
-function redirectRunnerFiles(dir, io, secrets) {
-    const names = ['GITHUB_OUTPUT', 'GITHUB_STEP_SUMMARY', 'GITHUB_STATE'];
-    const saved = names.map((name) => [name, process.env[name]]);
-    const paths = { GITHUB_OUTPUT: 'output', GITHUB_STEP_SUMMARY: 'summary', GITHUB_STATE: 'state' };
-    for (const name of names) {
-        const path = (0,external_node_path_namespaceObject.join)(dir, paths[name]);
-        (0,external_node_fs_namespaceObject.writeFileSync)(path, '');
-        process.env[name] = path;
-    }
-    const write = process.stdout.write.bind(process.stdout);
-    let pending = '';
-    process.stdout.write = ((chunk) => {
-        pending += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-        const lines = pending.split('\n');
-        pending = lines.pop() ?? '';
-        for (const line of lines) {
-            const shown = logLine(line, secrets);
-            if (shown !== undefined)
-                io.stderr(`${shown}\n`);
-        }
-        return true;
-    });
-    return () => {
-        if (pending)
-            io.stderr(`${logLine(pending, secrets) ?? ''}\n`);
-        process.stdout.write = write;
-        for (const [name, value] of saved)
-            process.env[name] = value ?? '';
-    };
-}
-/** A workflow command as a person reads it in a terminal; undefined for one that shows nothing. */
-function logLine(line, secrets) {
-    const command = /^::([a-z-]+)(?: [^:]*)?::(.*)$/.exec(line);
-    let text = line;
-    if (command) {
-        const [, name = '', message = ''] = command;
-        if (name === 'add-mask') {
-            secrets.add(unescapeCommand(message));
-            return undefined;
-        }
-        if (name === 'debug' || name === 'endgroup')
-            return undefined;
-        const body = unescapeCommand(message);
-        text = name === 'group' ? body : `${name}: ${body}`;
-    }
-    for (const secret of secrets)
-        if (secret)
-            text = text.split(secret).join('***');
-    return text;
-}
-function unescapeCommand(text) {
-    return text
-        .replace(/%0D/g, '\r')
-        .replace(/%0A/g, '\n')
-        .replace(/%3A/g, ':')
-        .replace(/%2C/g, ',')
-        .replace(/%25/g, '%');
 }
 /**
  * SIGINT and SIGTERM: the engine cancels every run it started and ends the step; the door only

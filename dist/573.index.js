@@ -1,0 +1,170 @@
+export const id = 573;
+export const ids = [573];
+export const modules = {
+
+/***/ 9573:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  createOctokit: () => (/* binding */ createOctokit)
+});
+
+// EXTERNAL MODULE: ./node_modules/@octokit/core/dist-src/index.js + 13 modules
+var dist_src = __webpack_require__(5194);
+// EXTERNAL MODULE: ./node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+var dist_bundle = __webpack_require__(3779);
+// EXTERNAL MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js + 3 modules
+var plugin_rest_endpoint_methods_dist_src = __webpack_require__(3972);
+// EXTERNAL MODULE: ./src/timing.ts
+var timing = __webpack_require__(8117);
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __webpack_require__(7067);
+// EXTERNAL MODULE: external "node:https"
+var external_node_https_ = __webpack_require__(4708);
+// EXTERNAL MODULE: external "node:stream"
+var external_node_stream_ = __webpack_require__(7075);
+// EXTERNAL MODULE: ./node_modules/@actions/http-client/lib/index.js + 1 modules
+var lib = __webpack_require__(4942);
+;// CONCATENATED MODULE: ./src/github/fetch.ts
+
+
+
+
+/** What standard fetch follows; 301 and 302 turn a POST into a GET, 303 anything but HEAD. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 20;
+/** Statuses whose answer has no body: a Response with one would be refused. */
+const NULL_BODY = new Set([204, 205, 304]);
+/**
+ * `fetch` for the GitHub client, over node:http and node:https. The agent is
+ * `@actions/http-client`'s, so the runner's proxy settings (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)
+ * apply as they do to the service's requests, which go through the same library; what it
+ * replaces is `@actions/github`'s fetch, undici's, which put 940 KB in the bundle for that
+ * alone. It does what octokit asks of fetch: a method, headers, a string or bytes body,
+ * redirects, and the signal that carries each call's deadline (which rejects with the
+ * signal's reason, as fetch does, before the answer and while its body streams).
+ */
+async function nodeFetch(input, init = {}) {
+    if (input instanceof Request)
+        throw new TypeError('nodeFetch takes a URL, not a Request');
+    const signal = init.signal ?? undefined;
+    let url = new URL(input);
+    let method = (init.method ?? 'GET').toUpperCase();
+    const headers = new Headers(init.headers);
+    let body = bytesOf(init.body);
+    for (let redirects = 0;; redirects += 1) {
+        signal?.throwIfAborted();
+        const response = await send(url, method, headers, body, signal);
+        const location = response.headers.get('location');
+        if (!REDIRECTS.has(response.status) || location === null || init.redirect === 'manual') {
+            return response;
+        }
+        await response.body?.cancel();
+        if (init.redirect === 'error')
+            throw new TypeError(`fetch failed: redirected to ${location}`);
+        if (redirects === MAX_REDIRECTS)
+            throw new TypeError('fetch failed: too many redirects');
+        const next = new URL(location, url);
+        if ((response.status === 303 && method !== 'HEAD') ||
+            ((response.status === 301 || response.status === 302) && method === 'POST')) {
+            method = 'GET';
+            body = undefined;
+            for (const name of ['content-type', 'content-length', 'content-encoding']) {
+                headers.delete(name);
+            }
+        }
+        // As fetch does: the token stays with the origin it was sent to.
+        if (next.origin !== url.origin)
+            headers.delete('authorization');
+        url = next;
+    }
+}
+function bytesOf(body) {
+    if (body === undefined || body === null)
+        return undefined;
+    if (typeof body === 'string')
+        return Buffer.from(body);
+    if (body instanceof ArrayBuffer)
+        return Buffer.from(body);
+    if (ArrayBuffer.isView(body))
+        return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    throw new TypeError(`nodeFetch sends a string or bytes, not ${Object.prototype.toString.call(body)}`);
+}
+/** One request, no redirect followed: its answer as a Response whose body streams. */
+function send(url, method, headers, body, signal) {
+    return new Promise((resolve, reject) => {
+        const outgoing = Object.fromEntries(headers);
+        if (body !== undefined)
+            outgoing['content-length'] = body.byteLength;
+        const request = (url.protocol === 'https:' ? external_node_https_.request : external_node_http_.request)(url, {
+            method,
+            headers: outgoing,
+            // A client of its own per request: http-client keeps one agent per client, whatever the
+            // protocol, and a redirect may change it.
+            agent: new lib/* HttpClient */.Qq().getAgent(url.href),
+        });
+        let answer;
+        const onAbort = () => {
+            const reason = signal?.reason;
+            // Before the answer, the request fails with the reason; after, the body's stream does.
+            if (answer)
+                answer.destroy(reason);
+            request.destroy(reason);
+            reject(reason);
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        const done = () => signal?.removeEventListener('abort', onAbort);
+        request.on('error', (error) => {
+            done();
+            reject(error);
+        });
+        request.on('response', (message) => {
+            answer = message;
+            message.on('close', done);
+            const responseHeaders = new Headers();
+            for (let i = 0; i + 1 < message.rawHeaders.length; i += 2) {
+                responseHeaders.append(message.rawHeaders[i] ?? '', message.rawHeaders[i + 1] ?? '');
+            }
+            const status = message.statusCode ?? 0;
+            const hasBody = method !== 'HEAD' && !NULL_BODY.has(status);
+            if (!hasBody)
+                message.resume();
+            const response = new Response(hasBody ? external_node_stream_.Readable.toWeb(message) : null, { status, statusText: message.statusMessage ?? '', headers: responseHeaders });
+            // A constructed Response has no URL; octokit reports the one it answered for.
+            Object.defineProperty(response, 'url', { value: url.href });
+            resolve(response);
+        });
+        request.end(body);
+    });
+}
+
+;// CONCATENATED MODULE: ./src/github/client.ts
+
+
+
+
+
+/**
+ * The GitHub client: octokit with the REST methods and pagination, as `@actions/github`'s
+ * `getOctokit` builds it, but with a fetch over node:http (./fetch.ts) in place of undici's.
+ * Loaded only by a step that talks to GitHub (`loadOctokit`).
+ */
+const GitHubClient = dist_src/* Octokit */.E.plugin(plugin_rest_endpoint_methods_dist_src/* restEndpointMethods */._, dist_bundle/* paginateRest */.ud);
+function createOctokit(token, baseUrl) {
+    const octokit = new GitHubClient({ auth: token, baseUrl, request: { fetch: nodeFetch } });
+    // Every call is given its deadline (withDeadline); one that was not must not hold the step.
+    octokit.hook.before('request', (options) => {
+        options.request ??= {};
+        options.request.signal ??= AbortSignal.timeout(timing/* GITHUB_CALL_DEADLINE_MS */.vt);
+    });
+    return octokit;
+}
+
+
+/***/ })
+
+};
+
+//# sourceMappingURL=573.index.js.map
