@@ -22,7 +22,7 @@ describe('stack traces of the bundle', () => {
     const frames = trace.split('%0A').filter((line) => line.trim().startsWith('at '))
     const ours = frames.slice(
       0,
-      frames.findIndex((frame) => /webpack|dist\//.test(frame)),
+      frames.findIndex((frame) => /webpack|\/dist\//.test(frame)),
     )
     expect(ours[0]).toMatch(/at parseBaseUrl \(\S*\/src\/inputs\.ts:\d+:\d+\)/)
     expect(ours.length).toBeGreaterThanOrEqual(3)

@@ -63,6 +63,8 @@ export interface RecordedGitHubRequest {
   body: string
   /** The parsed body; undefined when it is empty or not JSON. */
   json: unknown
+  /** `performance.now()` when the body had been read (monotonic, this process's clock). */
+  receivedAt: number
 }
 
 export interface FailOptions {
@@ -517,6 +519,7 @@ export class FakeGitHub {
       headers: req.headers,
       body,
       json: parseJson(body),
+      receivedAt: performance.now(),
     }
     this.requests.push(request)
     await this.#barrier(request)
