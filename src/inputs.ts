@@ -315,9 +315,7 @@ export const TASKS_REFUSE = [
   ['output_schema', '{}'],
   ['pull_request_review', 'true'],
   ['check_run', 'true'],
-  ['show_progress', 'true'],
   ['download_artifacts', '*'],
-  ['on_blocked', 'fail'],
 ] as const
 
 /**
@@ -360,15 +358,13 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
     throw new InputError('tasks', 'cannot be combined with wait: false; a set is awaited.')
   }
   const { schema, pullRequestReview, checkRun } = step.output
-  const { showProgress, downloadPatterns, onBlocked } = step.agentWork
+  const { downloadPatterns } = step.agentWork
   // Not silently ignored: a set reports in the summary and the outputs only, for now.
   for (const [input, asked] of [
     ['output_schema', schema !== undefined],
     ['pull_request_review', pullRequestReview],
     ['check_run', checkRun],
-    ['show_progress', showProgress],
     ['download_artifacts', downloadPatterns.length > 0],
-    ['on_blocked', onBlocked !== 'wait'],
   ] as const) {
     if (asked)
       throw new InputError('tasks', `cannot be combined with ${input}: it applies to one run.`)

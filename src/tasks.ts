@@ -15,6 +15,7 @@ import { cancelDeadline } from './run/cancel.ts'
 import { runTag, SET_KEY, taskTag, type RunTag } from './run/create.ts'
 import type { Interruption } from './run/interruption.ts'
 import { TaskSetRun } from './run/set.ts'
+import { taskWatcher } from './run/watch.ts'
 import { serviceClient } from './service.ts'
 import { SetSurfaces } from './set-surfaces.ts'
 import { savedState } from './state.ts'
@@ -54,6 +55,7 @@ function prepareSet(
   surfaces: SetSurfaces,
   io: StepIo,
 ): TaskSetRun {
+  const sources = agentWorkSources(client)
   return new TaskSetRun(
     {
       tasks: settings.tasks,
@@ -73,6 +75,7 @@ function prepareSet(
       setMetadata: { [SET_KEY]: stepTag.invocation },
       tagFor: (index) => taskTag(stepTag, index),
       onProgress: (tasks) => surfaces.show({ kind: 'running', tasks }),
+      watchFor: (task, name) => taskWatcher(settings.agentWork, task, sources, { log: io, name }),
     },
   )
 }

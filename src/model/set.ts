@@ -2,7 +2,7 @@ import { costOf } from '../agent/cost.ts'
 import { clip } from '../text/plain.ts'
 import type { PassWhen } from '../inputs.ts'
 import { outcomeOfState, outcomeOfStop, type Outcome, type StopCause } from './outcome.ts'
-import { isTerminal } from './states.ts'
+import { isTerminal, meaningOf } from './states.ts'
 import type { CreateRunRequest } from '../api/types.ts'
 import type { RunRecord } from './step.ts'
 
@@ -55,6 +55,8 @@ export interface TaskFacts {
   state: string | undefined
   /** Why the step stopped the run, or never started it. */
   stoppedBy: StopCause | undefined
+  /** BLOCKED and handed to a person (on_blocked fail or pass). */
+  handedOff: boolean
 }
 
 /**
@@ -65,6 +67,7 @@ export interface TaskFacts {
 export function taskOutcome(task: TaskFacts): Outcome | 'not_started' {
   if (task.createFailed) return 'error'
   if (!task.started) return 'not_started'
+  if (task.handedOff) return 'blocked'
   if (task.state && isTerminal(task.state) && task.stoppedBy === undefined) {
     return outcomeOfState(task.state) ?? 'failed'
   }
@@ -76,6 +79,17 @@ export interface TaskRun extends RunRecord {
   /** 0-based, in the order of the `tasks` input. */
   readonly index: number
   readonly request: CreateRunRequest
+}
+
+/**
+ * Pure: where one run stands for `pass_when`: succeeded (or handed to a person with on_blocked:
+ * pass), ended otherwise (a failed create too), or still open.
+ */
+export function standingOf(record: RunRecord): 'succeeded' | 'not-succeeded' | 'open' {
+  if (record.createError !== undefined) return 'not-succeeded'
+  if (record.handedOff) return record.handedOff.passes ? 'succeeded' : 'not-succeeded'
+  if (!record.run || !isTerminal(record.run.state)) return 'open'
+  return meaningOf(record.run.state) === 'succeeded' ? 'succeeded' : 'not-succeeded'
 }
 
 /**

@@ -89,4 +89,6 @@ export interface RunRecord {
   runMayExist?: boolean
   /** The run ended or was cancelled for good: nothing more is owed on it. */
   settled?: boolean
+  /** BLOCKED, and handed to a person (on_blocked fail or pass): `passes` with on_blocked: pass. */
+  handedOff?: { readonly passes: boolean }
 }

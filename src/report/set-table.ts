@@ -1,6 +1,13 @@
 import { costOf } from '../agent/cost.ts'
 import { OUTCOME_RECORDS, type CommitState } from '../model/outcome.ts'
-import { sumCredits, taskLabel, taskOutcome, type SetOutcome, type TaskRun } from '../model/set.ts'
+import {
+  standingOf,
+  sumCredits,
+  taskLabel,
+  taskOutcome,
+  type SetOutcome,
+  type TaskRun,
+} from '../model/set.ts'
 import { statusMessageOf } from '../model/run.ts'
 import { meaningOf } from '../model/states.ts'
 import { formatCredits, formatDuration } from '../text/format.ts'
@@ -22,6 +29,7 @@ export function factsOf(task: TaskRun) {
     createFailed: task.createError !== undefined,
     state: task.run?.state,
     stoppedBy: task.stoppedBy,
+    handedOff: task.handedOff !== undefined,
   }
 }
 
@@ -158,7 +166,7 @@ export function setCounts(tasks: readonly TaskRun[]) {
   for (const task of tasks) {
     if (hasEnded(task)) {
       done += 1
-      if (taskOutcome(factsOf(task)) === 'succeeded') succeeded += 1
+      if (standingOf(task) === 'succeeded') succeeded += 1
     } else if (task.invocation !== undefined) inFlight += 1
   }
   return { total: tasks.length, done, succeeded, inFlight }

@@ -216,6 +216,7 @@ export class RunLifecycle {
     if (!verdict || verdict.kind === 'continue') return
     if (verdict.kind === 'blocked') {
       // Handed off on purpose: the post step must not cancel a run a person is to answer.
+      this.record.handedOff = { passes: verdict.passes }
       this.#settle()
       return this.#ended({ kind: 'handed-off', verdict })
     }

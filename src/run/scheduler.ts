@@ -6,8 +6,8 @@ import type { RunItem } from '../api/types.ts'
 import type { PassWhen } from '../inputs.ts'
 import type { Log } from '../log.ts'
 import { costOf } from '../agent/cost.ts'
-import { describePassWhen, passWhenStanding } from '../model/set.ts'
-import { isTerminal, meaningOf } from '../model/states.ts'
+import { describePassWhen, passWhenStanding, standingOf } from '../model/set.ts'
+import { isTerminal } from '../model/states.ts'
 import { formatCredits, formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
 import { errorMessage } from '../text/plain.ts'
@@ -357,11 +357,9 @@ export class RunScheduler {
     let succeeded = 0
     let notSucceeded = 0
     for (const { record } of this.#lifecycles) {
-      if (record.createError !== undefined) notSucceeded += 1
-      else if (record.run && isTerminal(record.run.state)) {
-        if (meaningOf(record.run.state) === 'succeeded') succeeded += 1
-        else notSucceeded += 1
-      }
+      const standing = standingOf(record)
+      if (standing === 'succeeded') succeeded += 1
+      else if (standing === 'not-succeeded') notSucceeded += 1
     }
     return { tasks: this.#lifecycles.length, succeeded, notSucceeded }
   }

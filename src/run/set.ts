@@ -15,7 +15,7 @@ import type { SetRunRecord, SetStateStore, StateStore } from '../state.ts'
 import { safeForLog } from '../text/log.ts'
 import { type CancelWhy } from './cancel.ts'
 import type { RunTag } from './create.ts'
-import { RunLifecycle } from './lifecycle.ts'
+import { RunLifecycle, type ReadingWatch } from './lifecycle.ts'
 import { RunScheduler, type ScheduleEnd } from './scheduler.ts'
 import { RunTracker } from './tracker.ts'
 
@@ -44,6 +44,8 @@ export interface SetDeps {
   tagFor: (index: number) => RunTag
   /** Told where the set stands once per poll (after its starts): the comment and status show it. */
   onProgress?: (tasks: readonly TaskRun[]) => void
+  /** What watches a task's run while it goes (progress, BLOCKED), its lines naming the task. */
+  watchFor?: (task: TaskRun, name: string) => ReadingWatch | undefined
 }
 
 /**
@@ -85,7 +87,15 @@ export class TaskSetRun {
             wait: true,
             startFailure: 'record',
           },
-          { client, tracker: new RunTracker(listStore), now, sleep, signal, log },
+          {
+            client,
+            tracker: new RunTracker(listStore),
+            now,
+            sleep,
+            signal,
+            log,
+            watch: deps.watchFor?.(task, taskName(task)),
+          },
         ),
     )
     this.#scheduler = new RunScheduler(lifecycles, settings, {

@@ -15,6 +15,7 @@ import { meaningOf } from '../model/states.ts'
 import { formatDuration } from '../text/format.ts'
 import type { Log } from '../log.ts'
 import { safeForLog } from '../text/log.ts'
+import type { RunRecord } from '../model/step.ts'
 import type { RunTracker } from './tracker.ts'
 
 /**
@@ -183,6 +184,47 @@ export function stepWatcher(
   sources: AgentWorkSources,
   deps: Pick<WatchDeps, 'log' | 'onSessionLink'>,
 ): RunWatcher {
+  return watcherOf(
+    {
+      maxCredits: settings.agentWork.maxCredits,
+      showProgress: settings.agentWork.showProgress,
+      onBlocked: settings.agentWork.onBlocked,
+      continueRun: settings.target.kind === 'continue',
+    },
+    () => tracker.runId,
+    sources,
+    deps,
+  )
+}
+
+/**
+ * What a task of a set watches: its progress and BLOCKED as for one run, its lines naming the
+ * task ("Task 3 (x): …"); the cap is on the set's sum, the scheduler's. Nothing when neither
+ * `show_progress` nor an `on_blocked` other than `wait` asks for it.
+ */
+export function taskWatcher(
+  settings: Pick<WatchSettings, 'showProgress' | 'onBlocked'>,
+  record: Pick<RunRecord, 'runId'>,
+  sources: AgentWorkSources,
+  deps: { log: Log; name: string },
+): RunWatcher | undefined {
+  if (!settings.showProgress && settings.onBlocked === 'wait') return undefined
+  const named = (line: string) => `${deps.name}: ${line.replace(/^Run /, 'run ')}`
+  const log: Log = {
+    info: (message) => deps.log.info(named(message)),
+    warning: (message) => deps.log.warning(named(message)),
+    debug: (message) => deps.log.debug(named(message)),
+  }
+  const watch = { ...settings, maxCredits: undefined, continueRun: false }
+  return watcherOf(watch, () => record.runId, sources, { log })
+}
+
+function watcherOf(
+  settings: WatchSettings,
+  runIdOf: () => string | undefined,
+  sources: AgentWorkSources,
+  deps: Pick<WatchDeps, 'log' | 'onSessionLink'>,
+): RunWatcher {
   const { log } = deps
   // Progress reads find no conversation early in a run: that is not worth a line each time.
   const quiet: Log = {
@@ -190,22 +232,14 @@ export function stepWatcher(
     warning: (message) => log.debug(message),
     debug: (message) => log.debug(message),
   }
-  return new RunWatcher(
-    {
-      maxCredits: settings.agentWork.maxCredits,
-      showProgress: settings.agentWork.showProgress,
-      onBlocked: settings.agentWork.onBlocked,
-      continueRun: settings.target.kind === 'continue',
+  return new RunWatcher(settings, {
+    now: Date.now,
+    log,
+    safeForLog,
+    readConversation: async (signal, deadline) => {
+      const runId = runIdOf()
+      return runId ? readConversation(runId, sources, quiet, signal, deadline) : undefined
     },
-    {
-      now: Date.now,
-      log,
-      safeForLog,
-      readConversation: async (signal, deadline) =>
-        tracker.runId
-          ? readConversation(tracker.runId, sources, quiet, signal, deadline)
-          : undefined,
-      onSessionLink: deps.onSessionLink,
-    },
-  )
+    onSessionLink: deps.onSessionLink,
+  })
 }

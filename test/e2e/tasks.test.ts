@@ -1,5 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { FakeAgentApi, type FakeApiOptions, type RunScript } from '../fake-api/server.ts'
+import {
+  conversationStep,
+  FakeAgentApi,
+  type FakeApiOptions,
+  type RunScript,
+} from '../fake-api/server.ts'
 import { FakeGitHub } from '../fake-github/server.ts'
 import {
   DEFAULT_GITHUB_TOKEN,
@@ -383,5 +388,73 @@ describe('tasks: the comment and the commit status show the set', () => {
     expect(status?.state).toBe('error')
     expect(status?.description).toMatch(/^The step stopped before the set ended/)
     expect(api.allRuns().find((run) => run.prompt === 'slow: a')?.state).toBe('CANCELLED')
+  })
+})
+
+/** A task's run that reads a file, then waits for a person: what on_blocked and show_progress see. */
+function blockedScript(): RunScript {
+  return [
+    { state: 'QUEUED', afterMs: 0 },
+    {
+      state: 'INPROGRESS',
+      afterMs: 100,
+      conversation: [
+        conversationStep('step_1', [
+          {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: 'Reading the lockfile.' },
+              { type: 'action', id: 'a1', category: 'files', name: 'read_file', input: {} },
+            ],
+          },
+        ]),
+      ],
+    },
+    {
+      state: 'BLOCKED',
+      afterMs: 300,
+      patch: { status_message: { message: 'May I delete the old lockfile?' } },
+    },
+  ]
+}
+
+describe('tasks: what applies to each task run (v1.3, one engine)', () => {
+  const script = (create: { prompt?: string }) =>
+    (create.prompt ?? '').startsWith('ask') ? blockedScript() : byPrompt(create)
+
+  it('on_blocked: fail ends a BLOCKED task blocked, not succeeded, and never cancels it', async () => {
+    const api = await fakeApi({ script })
+    const tasks = '["slow: package a", "ask: package b"]'
+    const main = await runStep({
+      inputs: inputsFor(api, { tasks, on_blocked: 'fail', show_progress: 'true' }),
+    })
+    expect(main.code, main.stdout).toBe(1)
+    expect(main.outputs.outcome).toBe('failed')
+    const runs = runsOf(main.outputs)
+    // all can no longer succeed: the run still going is cancelled, the one handed over is not.
+    expect(runs.map((run) => [run.task, run.outcome, run.state])).toEqual([
+      [0, 'cancelled', 'CANCELLED'],
+      [1, 'blocked', 'BLOCKED'],
+    ])
+    const post = await runPostStep(main, { inputs: inputsFor(api, { tasks }) })
+    expect(post.code, post.stdout).toBe(0)
+    const cancels = api.requestsTo('POST', /\/cancel$/).map((request) => request.path)
+    expect(cancels).toEqual([`/api/v1/agent/runs/${String(runs[0]?.run_id)}/cancel`])
+    // Each line names its task: the hand-over and the agent's progress.
+    expect(main.stdout).toMatch(
+      /Task 2: run \S+ is BLOCKED: it needs a person\. It waits for: May I delete the old lockfile\?/,
+    )
+    expect(main.stdout).toContain('Task 2: Agent action: files read_file')
+  })
+
+  it('on_blocked: pass counts a BLOCKED task as succeeded for pass_when', async () => {
+    const api = await fakeApi({ script })
+    const main = await runStep({
+      inputs: inputsFor(api, { tasks: '["ok: package a", "ask: package b"]', on_blocked: 'pass' }),
+    })
+    expect(main.code, main.stdout).toBe(0)
+    expect(main.outputs.outcome).toBe('succeeded')
+    expect(runsOf(main.outputs).map((run) => run.outcome)).toEqual(['succeeded', 'blocked'])
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
   })
 })

@@ -174,7 +174,13 @@ describe('outcome', () => {
     for (const cause of STOP_CAUSES) {
       const naming = OUTCOMES.filter((word) => OUTCOME_RECORDS[word].stoppedBy.includes(cause))
       expect([cause, naming]).toEqual([cause, [outcomeOfStop(cause)]])
-      const stopped = { started: true, createFailed: false, state: 'CANCELLED', stoppedBy: cause }
+      const stopped = {
+        started: true,
+        createFailed: false,
+        state: 'CANCELLED',
+        stoppedBy: cause,
+        handedOff: false,
+      }
       expect(taskOutcome(stopped)).toBe(outcomeOfStop(cause))
     }
     expect(STOP_CAUSES.map(outcomeOfStop)).toEqual([

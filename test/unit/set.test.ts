@@ -31,7 +31,13 @@ describe('passWhenStanding', () => {
 
 describe('taskOutcome and the runs output', () => {
   it('says why each task ended, and keeps only what is known', () => {
-    const base = { started: true, createFailed: false, state: undefined, stoppedBy: undefined }
+    const base = {
+      started: true,
+      createFailed: false,
+      state: undefined,
+      stoppedBy: undefined,
+      handedOff: false,
+    }
     expect(taskOutcome({ ...base, state: 'SUCCEEDED' })).toBe('succeeded')
     expect(taskOutcome({ ...base, state: 'ERROR' })).toBe('error')
     expect(taskOutcome({ ...base, state: 'CANCELLED', stoppedBy: 'pass-when' })).toBe('cancelled')
@@ -39,6 +45,8 @@ describe('taskOutcome and the runs output', () => {
     expect(taskOutcome({ ...base, state: 'CANCELLED', stoppedBy: 'signal' })).toBe('interrupted')
     expect(taskOutcome({ ...base, started: false })).toBe('not_started')
     expect(taskOutcome({ ...base, createFailed: true })).toBe('error')
+    // BLOCKED and handed to a person (on_blocked fail or pass): never "interrupted".
+    expect(taskOutcome({ ...base, state: 'BLOCKED', handedOff: true })).toBe('blocked')
   })
 
   it('shares the result output between the answers, so the whole stays within its cap', () => {
