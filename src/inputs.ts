@@ -278,7 +278,7 @@ function isWithin(dir: string, path: string): boolean {
 export type PassWhen = { kind: 'all' } | { kind: 'any' } | { kind: 'at-least'; count: number }
 
 /** A step with `tasks` (v1.2): one run per task, at most `maxParallel` in flight. */
-export interface TaskSetSettings extends Omit<Settings, 'target' | 'cancelPrevious'> {
+export interface TaskSetSettings extends Omit<Settings, 'target'> {
   /** One create request per task, in task order; each a complete request. */
   readonly tasks: readonly CreateRunRequest[]
   readonly maxParallel: number
@@ -310,7 +310,6 @@ export const TASKS_REFUSE = [
   ['run_id', 'x'],
   ['followup', 'x'],
   ['continue_run', 'true'],
-  ['cancel_previous', 'true'],
   ['wait', 'false'],
   ['output_schema', '{}'],
   ['pull_request_review', 'true'],
@@ -340,16 +339,11 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
   const step = readStepSettings(
     source,
     (continueRun) => {
-      for (const [name, given] of [
-        ['continue_run', continueRun],
-        [
-          'cancel_previous',
-          parseBoolean('cancel_previous', source.get('cancel_previous') || 'false'),
-        ],
-      ] as const) {
-        if (given) {
-          throw new InputError('tasks', `cannot be combined with ${name}: it applies to one run.`)
-        }
+      if (continueRun) {
+        throw new InputError(
+          'tasks',
+          'cannot be combined with continue_run: it applies to one run.',
+        )
       }
     },
     connection,
@@ -369,9 +363,18 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
     if (asked)
       throw new InputError('tasks', `cannot be combined with ${input}: it applies to one run.`)
   }
+  const cancelPrevious = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false')
+  const unnamed = tasks.findIndex((task) => !task.config?.name)
+  if (cancelPrevious && unnamed >= 0) {
+    throw new InputError(
+      'cancel_previous',
+      `needs name: the runs it cancels are the active ones with each task's name, and tasks[${unnamed}] has none (give the step a name, or the task its own).`,
+    )
+  }
   return {
     ...step,
     tasks,
+    cancelPrevious,
     maxParallel: readPositiveInteger('max_parallel', source.get('max_parallel') || '10'),
     passWhen: readPassWhen(source.get('pass_when') || 'all', tasks.length),
   }

@@ -64,6 +64,7 @@ function prepareSet(
       timeoutMs: settings.timeoutMs,
       pollIntervalMs: settings.pollIntervalMs,
       maxCredits: settings.agentWork.maxCredits,
+      cancelPrevious: settings.cancelPrevious,
     },
     {
       client,

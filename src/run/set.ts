@@ -13,7 +13,7 @@ import {
 } from '../model/set.ts'
 import type { SetRunRecord, SetStateStore, StateStore } from '../state.ts'
 import { safeForLog } from '../text/log.ts'
-import { type CancelWhy } from './cancel.ts'
+import { cancelPreviousRuns, type CancelWhy } from './cancel.ts'
 import type { RunTag } from './create.ts'
 import { RunLifecycle, type ReadingWatch } from './lifecycle.ts'
 import { RunScheduler, type ScheduleEnd } from './scheduler.ts'
@@ -26,6 +26,8 @@ export interface SetSettings {
   timeoutMs: number
   pollIntervalMs: number
   maxCredits: number | undefined
+  /** `cancel_previous`: the active runs with a task's name are cancelled before the set starts. */
+  cancelPrevious?: boolean
 }
 
 export interface SetDeps {
@@ -119,7 +121,19 @@ export class TaskSetRun {
     this.#deps.log.info(
       `Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`,
     )
+    if (this.#settings.cancelPrevious) await this.#cancelPrevious()
     return this.#outcome(await this.#scheduler.run())
+  }
+
+  /** Before any create, the active runs of every task's name, one name at a time, as for one run. */
+  async #cancelPrevious(): Promise<void> {
+    const { client, log, now } = this.#deps
+    const deadline = now() + this.#settings.timeoutMs
+    const names = new Set(this.#tasks.map((task) => task.request.config?.name ?? ''))
+    for (const name of names) {
+      if (this.#deps.signal.aborted) return
+      if (name) await cancelPreviousRuns(client, name, log, { deadline })
+    }
   }
 
   /** Cancels every run still in flight, in parallel, within `deadline` (see RunScheduler). */

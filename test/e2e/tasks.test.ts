@@ -457,4 +457,36 @@ describe('tasks: what applies to each task run (v1.3, one engine)', () => {
     expect(runsOf(main.outputs).map((run) => run.outcome)).toEqual(['succeeded', 'blocked'])
     expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
   })
+
+  it('cancel_previous cancels the active runs of each task name before the set starts', async () => {
+    const api = await fakeApi()
+    const going: RunScript = [
+      { state: 'QUEUED', afterMs: 0 },
+      { state: 'INPROGRESS', afterMs: 10 },
+    ]
+    const lastNight = api.seedRun(
+      { prompt: 'old a', config: { name: 'nightly' } },
+      { script: going },
+    )
+    const lastNightC = api.seedRun(
+      { prompt: 'old c', config: { name: 'nightly-c' } },
+      { script: going },
+    )
+    const other = api.seedRun({ prompt: 'other', config: { name: 'weekly' } }, { script: going })
+    const tasks = ['- "ok: package a"', '- prompt: "ok: package c"', '  name: nightly-c'].join('\n')
+    const main = await runStep({
+      inputs: inputsFor(api, { tasks, name: 'nightly', cancel_previous: 'true' }),
+    })
+    expect(main.code, main.stdout).toBe(0)
+    expect(api.run(lastNight.run_id)?.state).toBe('CANCELLED')
+    expect(api.run(lastNightC.run_id)?.state).toBe('CANCELLED')
+    expect(api.run(other.run_id)?.state).toBe('INPROGRESS')
+    expect(main.stdout.match(/cancel_previous: Run run_\S+ was cancelled\./g)).toHaveLength(2)
+    // Both cancels came before the set's first create.
+    const requests = api.exchanges().map((exchange) => `${exchange.method} ${exchange.path}`)
+    const firstCreate = requests.findIndex((line) => /^POST \S+\/agent\/runs?$/.test(line))
+    const lastCancel = requests.findLastIndex((line) => line.endsWith('/cancel'))
+    expect(lastCancel).toBeGreaterThanOrEqual(0)
+    expect(lastCancel).toBeLessThan(firstCreate)
+  })
 })

@@ -979,6 +979,23 @@ describe('tasks (v1.2)', () => {
       }).source,
     )
     expect(perTask?.agentWork).toMatchObject({ onBlocked: 'pass', showProgress: true })
+    // cancel_previous cancels by name: every task needs one, its own or the step's.
+    expect(
+      await refusesTasks(
+        { tasks: '[a, {prompt: b, name: own}]', cancel_previous: 'true' },
+        'cancel_previous',
+      ),
+    ).toMatch(/tasks\[0\] has none/)
+    const named = await readTaskSettings(
+      fakeInputs({
+        api_key: KEY,
+        base_url: BASE_URL,
+        tasks: '[a, {prompt: b, name: own}]',
+        name: 'nightly',
+        cancel_previous: 'true',
+      }).source,
+    )
+    expect(named?.cancelPrevious).toBe(true)
     expect(
       await readTaskSettings(
         fakeInputs({
