@@ -311,7 +311,6 @@ export const TASKS_REFUSE = [
   ['followup', 'x'],
   ['continue_run', 'true'],
   ['wait', 'false'],
-  ['output_schema', '{}'],
   ['pull_request_review', 'true'],
   ['check_run', 'true'],
   ['download_artifacts', '*'],
@@ -351,11 +350,10 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
   if (!step.wait) {
     throw new InputError('tasks', 'cannot be combined with wait: false; a set is awaited.')
   }
-  const { schema, pullRequestReview, checkRun } = step.output
+  const { pullRequestReview, checkRun } = step.output
   const { downloadPatterns } = step.agentWork
   // Not silently ignored: a set reports in the summary and the outputs only, for now.
   for (const [input, asked] of [
-    ['output_schema', schema !== undefined],
     ['pull_request_review', pullRequestReview],
     ['check_run', checkRun],
     ['download_artifacts', downloadPatterns.length > 0],

@@ -7,3 +7,13 @@ export interface Log {
   info(message: string): void
   warning(message: string): void
 }
+
+/** `log`, each line after `name` ("Task 3 (x): run r1 is …"), its first word made lower case. */
+export function namedLog(log: Log, name: string): Log {
+  const named = (line: string) => `${name}: ${line.replace(/^Run /, 'run ')}`
+  return {
+    info: (message) => log.info(named(message)),
+    warning: (message) => log.warning(named(message)),
+    debug: (message) => log.debug(named(message)),
+  }
+}

@@ -16,11 +16,16 @@ import { runTag, SET_KEY, taskTag, type RunTag } from './run/create.ts'
 import type { Interruption } from './run/interruption.ts'
 import { TaskSetRun } from './run/set.ts'
 import { taskWatcher } from './run/watch.ts'
+import { requestWithInstruction } from './agent/structured-output.ts'
+import { namedLog } from './log.ts'
+import { withinWaits } from './run/gather.ts'
+import { checkDocument, prepareOutput, type OutputRequest } from './run/output.ts'
+
 import { serviceClient } from './service.ts'
 import { SetSurfaces } from './set-surfaces.ts'
 import { savedState } from './state.ts'
 import type { StepIo } from './step-io.ts'
-import { AGENT_WORK_DEADLINE_MS } from './timing.ts'
+import { AGENT_WORK_DEADLINE_MS, PAST_TIMEOUT_MS } from './timing.ts'
 import type { World } from './world.ts'
 
 /**
@@ -33,6 +38,8 @@ export async function runTaskSet(
   io: StepIo,
   interruption: Interruption,
 ): Promise<void> {
+  // A schema that is not one is an input error too: compiled before any request.
+  const output = await prepareOutput(settings.output)
   const client = serviceClient(settings, io)
   // The budgets hold for a set as for one run: checked once, before any of its creates.
   const deps = { now: Date.now, log: io }
@@ -42,7 +49,8 @@ export async function runTaskSet(
   interruption.listen()
   const stepTag = runTag(world, undefined, undefined, setHandoff(settings.github, github))
   const surfaces = await SetSurfaces.open(settings, github, stepTag.invocation, io)
-  const set = prepareSet(settings, client, interruption.signal, stepTag, surfaces, io)
+  const wiring = { signal: interruption.signal, output }
+  const set = prepareSet(settings, client, wiring, stepTag, surfaces, io)
   const outcome = await executeSet(set, interruption)
   await finishSet(outcome, client, interruption.signal, surfaces, io)
 }
@@ -50,15 +58,18 @@ export async function runTaskSet(
 function prepareSet(
   settings: TaskSetSettings,
   client: AgentRunsClient,
-  signal: AbortSignal,
+  { signal, output }: { signal: AbortSignal; output: OutputRequest | undefined },
   stepTag: RunTag,
   surfaces: SetSurfaces,
   io: StepIo,
 ): TaskSetRun {
   const sources = agentWorkSources(client)
+  const startedAt = Date.now()
   return new TaskSetRun(
     {
-      tasks: settings.tasks,
+      tasks: output
+        ? settings.tasks.map((task) => requestWithInstruction(task, output.instruction))
+        : settings.tasks,
       maxParallel: settings.maxParallel,
       passWhen: settings.passWhen,
       timeoutMs: settings.timeoutMs,
@@ -77,6 +88,23 @@ function prepareSet(
       tagFor: (index) => taskTag(stepTag, index),
       onProgress: (tasks) => surfaces.show({ kind: 'running', tasks }),
       watchFor: (task, name) => taskWatcher(settings.agentWork, task, sources, { log: io, name }),
+      checkFor: (task, name) => {
+        if (!output) return undefined
+        const log = namedLog(io, name)
+        const deadline = startedAt + settings.timeoutMs
+        const bounded = () => withinWaits(signal, deadline + PAST_TIMEOUT_MS)
+        return (run, corrections) =>
+          checkDocument(run, corrections, {
+            schema: output.schema,
+            retries: settings.output.retries,
+            deadline,
+            now: Date.now,
+            log,
+            readConversation: (runId) => readConversation(runId, sources, log, bounded()),
+            readFile: async (artifact) =>
+              Buffer.from(await sources.fetchFile(artifact, bounded())).toString('utf8'),
+          })
+      },
     },
   )
 }

@@ -81,7 +81,8 @@ const RELAYS: Readonly<Record<string, string>> = {
     "a task's create error: the errors constructed in src/, after the task's name",
   'src/run/gather.ts: message': "the agent's work's lines, written in src/agent/",
   'src/run/watch.ts: message': "the wait's warnings, written in src/run/",
-  'src/run/watch.ts: named(message)': "a task's wait's warnings, after the task's name",
+  'src/log.ts: named(message)':
+    "a task's lines (its wait's, its result check's), after the task's name",
   'src/runner.ts: message': "the engine's lines, passed on by the runner's port (StepIo)",
   'src/cli/step-io.ts: message': "the engine's lines, passed on by the command line's port",
   'src/post.ts: message': "the post step's cancels' lines, written in src/run/leftover.ts",

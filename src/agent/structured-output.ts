@@ -242,11 +242,7 @@ export function outputInstruction(schema: OutputSchema): string {
  */
 export function withInstruction(target: RunTarget, instruction: string): RunTarget {
   const add = (text: string | undefined) => (text ? `${text}\n\n${instruction}` : instruction)
-  // The service names an untitled run after its prompt: the user's words, never the action's.
-  const titled = (request: CreateRunRequest): CreateRunRequest => {
-    const title = request.title ?? titleOf(request.prompt)
-    return { ...request, ...(title ? { title } : {}), prompt: add(request.prompt) }
-  }
+  const titled = (request: CreateRunRequest) => requestWithInstruction(request, instruction)
   switch (target.kind) {
     case 'create':
       return { ...target, request: titled(target.request) }
@@ -255,6 +251,19 @@ export function withInstruction(target: RunTarget, instruction: string): RunTarg
     case 'existing':
       return target.followup === undefined ? target : { ...target, followup: add(target.followup) }
   }
+}
+
+/**
+ * A create request whose prompt ends with `instruction`. The service names an untitled run
+ * after its prompt: it is titled with the user's words, never the action's.
+ */
+export function requestWithInstruction(
+  request: CreateRunRequest,
+  instruction: string,
+): CreateRunRequest {
+  const title = request.title ?? titleOf(request.prompt)
+  const prompt = request.prompt ? `${request.prompt}\n\n${instruction}` : instruction
+  return { ...request, ...(title ? { title } : {}), prompt }
 }
 
 /** The longest title the action gives a run: the first line of the user's prompt, cut. */

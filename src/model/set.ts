@@ -57,6 +57,8 @@ export interface TaskFacts {
   stoppedBy: StopCause | undefined
   /** BLOCKED and handed to a person (on_blocked fail or pass). */
   handedOff: boolean
+  /** output_schema: its document never validated. */
+  invalidOutput: boolean
 }
 
 /**
@@ -68,6 +70,7 @@ export function taskOutcome(task: TaskFacts): Outcome | 'not_started' {
   if (task.createFailed) return 'error'
   if (!task.started) return 'not_started'
   if (task.handedOff) return 'blocked'
+  if (task.invalidOutput) return 'invalid_output'
   if (task.state && isTerminal(task.state) && task.stoppedBy === undefined) {
     return outcomeOfState(task.state) ?? 'failed'
   }
@@ -88,6 +91,7 @@ export interface TaskRun extends RunRecord {
 export function standingOf(record: RunRecord): 'succeeded' | 'not-succeeded' | 'open' {
   if (record.createError !== undefined) return 'not-succeeded'
   if (record.handedOff) return record.handedOff.passes ? 'succeeded' : 'not-succeeded'
+  if (record.invalidOutput) return 'not-succeeded'
   if (!record.run || !isTerminal(record.run.state)) return 'open'
   return meaningOf(record.run.state) === 'succeeded' ? 'succeeded' : 'not-succeeded'
 }

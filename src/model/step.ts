@@ -18,12 +18,7 @@ export type StepOutcome =
        * output_schema: the first validation errors of a document that never validated, after
        * `corrections` follow-ups asking for a corrected one.
        */
-      invalidOutput?: {
-        readonly errors: readonly string[]
-        readonly corrections: number
-        /** The input that asked for the document: the error names it, and no other. */
-        readonly input: 'output_schema' | 'pull_request_review'
-      }
+      invalidOutput?: InvalidOutput
       /**
        * pull_request_review: the agent's verdict on the work, once its review validated. The run
        * succeeded either way; the verdict is what every surface leads with.
@@ -65,6 +60,14 @@ export type StepOutcome =
       cancel?: CancelReport
     }
 
+/** A document that never validated: its first errors, after `corrections` follow-ups. */
+export interface InvalidOutput {
+  readonly errors: readonly string[]
+  readonly corrections: number
+  /** The input that asked for the document: the error names it, and no other. */
+  readonly input: 'output_schema' | 'pull_request_review'
+}
+
 /** What the step acts on, once `continue_run` has been turned into a run to follow up or none. */
 export type StepTarget = Exclude<RunTarget, { kind: 'continue' }>
 
@@ -91,4 +94,8 @@ export interface RunRecord {
   settled?: boolean
   /** BLOCKED, and handed to a person (on_blocked fail or pass): `passes` with on_blocked: pass. */
   handedOff?: { readonly passes: boolean }
+  /** output_schema: the document that validated. */
+  document?: unknown
+  /** output_schema: the document never validated (the run ends `invalid_output`). */
+  invalidOutput?: InvalidOutput
 }

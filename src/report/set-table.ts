@@ -30,6 +30,7 @@ export function factsOf(task: TaskRun) {
     state: task.run?.state,
     stoppedBy: task.stoppedBy,
     handedOff: task.handedOff !== undefined,
+    invalidOutput: task.invalidOutput !== undefined,
   }
 }
 

@@ -18,6 +18,8 @@ interface RunsEntry {
   session_link?: string
   result?: string
   credits?: number
+  /** output_schema: the task's document, once it validated. */
+  structured_output?: unknown
 }
 
 /** Pure: the `runs` output, one object per task in task order, each member present when known. */
@@ -41,6 +43,7 @@ export function runsOutput(
       ...(task.run?.session_link ? { session_link: task.run.session_link } : {}),
       ...(answer !== undefined ? { result: capResult(answer, answerBytes).text } : {}),
       ...(credits !== undefined ? { credits } : {}),
+      ...(task.document !== undefined ? { structured_output: task.document } : {}),
     }
   })
   return jsonOutput('runs', entries, () => ({
@@ -48,9 +51,10 @@ export function runsOutput(
       ...entry,
       title: undefined,
       result: undefined,
+      structured_output: undefined,
       truncated: true,
     })),
-    keeps: 'each task without its title and result, with "truncated": true',
+    keeps: 'each task without its title, result and structured_output, with "truncated": true',
   }))
 }
 

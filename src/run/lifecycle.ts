@@ -20,6 +20,7 @@ import { cancelDeadline, cancelOwnRun, cancelPreviousRuns, type CancelWhy } from
 import { createRunOnce, findSupersededRun, RunMayExistError, type RunTag } from './create.ts'
 import { watchForNewPass } from './followup.ts'
 import type { RunTracker } from './tracker.ts'
+import type { DocumentCheck } from './output.ts'
 import type { WatchVerdict } from './watch.ts'
 
 /** Looks at each reading of a run still on its way (see RunWatcher), and may end its wait. */
@@ -70,6 +71,8 @@ export interface LifecycleSpec {
   startFailure: 'throw' | 'record'
   /** After a follow-up, how long readings in the run's old state count as from before it. */
   newPassGraceMs?: number
+  /** output_schema: checks the document of a run that succeeded, after `corrections` corrections. */
+  checkResult?: (run: RunItem, corrections: number) => Promise<DocumentCheck>
 }
 
 export interface LifecycleDeps {
@@ -102,6 +105,8 @@ export class RunLifecycle {
   #starting = false
   #lagNoted = false
   #isStale: ((run: RunItem) => boolean) | undefined
+  /** output_schema: the corrections asked for so far. */
+  #corrections = 0
 
   constructor(spec: LifecycleSpec, deps: LifecycleDeps) {
     this.#spec = spec
@@ -186,7 +191,8 @@ export class RunLifecycle {
       return this.#ended({ kind: 'started' })
     }
     const run = this.record.run
-    if (run && isTerminal(run.state) && !this.#isStale?.(run)) this.#reachedTerminal()
+    if (run && isTerminal(run.state) && !this.#isStale?.(run))
+      await this.#reachedTerminal(run, deadline)
   }
 
   /**
@@ -206,7 +212,7 @@ export class RunLifecycle {
       // A session link that comes after the state changed is worth showing at once.
       this.#deps.onRunSeen?.(run)
     }
-    if (isTerminal(run.state)) return this.#reachedTerminal()
+    if (isTerminal(run.state)) return this.#reachedTerminal(run, deadline)
     const verdict = await this.#deps.watch?.afterPoll(
       run,
       stateChanged,
@@ -281,7 +287,27 @@ export class RunLifecycle {
     this.#ended({ kind: 'not-started' })
   }
 
-  #reachedTerminal(): void {
+  /**
+   * The run ended. With `output_schema`, a run that succeeded has its document checked; while
+   * it does not validate and a correction is left, the run is asked for one and awaited again.
+   */
+  async #reachedTerminal(run: RunItem, deadline: number): Promise<void> {
+    const check = this.#spec.checkResult
+    if (check && run.state === 'SUCCEEDED') {
+      const checked = await check(run, this.#corrections)
+      if (checked.kind === 'correct') {
+        this.#corrections += 1
+        const refusal = await this.#followUp(run, checked.message, deadline)
+        if (refusal === undefined) return
+        this.#deps.log.warning(`${this.subject()} refused the correction: ${safeForLog(refusal)}`)
+        this.record.invalidOutput = {
+          errors: [`the run refused the correction (${refusal})`],
+          corrections: this.#corrections - 1,
+          input: 'output_schema',
+        }
+      } else if (checked.kind === 'valid') this.record.document = checked.document
+      else this.record.invalidOutput = checked.invalidOutput
+    }
     this.#settle()
     this.#ended({ kind: 'terminal' })
   }
@@ -340,26 +366,43 @@ export class RunLifecycle {
       return run
     }
     if (this.#deps.signal.aborted) return undefined
+    const refusal = await this.#followUp(run, followup, deadline)
+    if (refusal !== undefined) {
+      throw new Error(
+        `The follow-up (the followup input) to run ${safeForLog(runId)} was refused: ${safeForLog(refusal)} The run is left as it is.`,
+        { cause: refusal },
+      )
+    }
+    this.record.runId = runId
+    return run
+  }
+
+  /**
+   * Sends `message` to the run as a follow-up. Until the service shows its effect, readings in
+   * the run's old state are stale. Returns why the service refused it (the run is left as it
+   * was, and nothing is owed on it); undefined once it was sent, or may have been.
+   */
+  async #followUp(run: RunItem, message: string, deadline: number): Promise<string | undefined> {
+    const { client, log, now } = this.#deps
+    const runId = run.run_id
     this.tracker.followingUp(runId)
     try {
-      await client.sendFollowup(runId, followup, bounded())
+      // It gets a fair try however close the deadline is.
+      await client.sendFollowup(runId, message, {
+        deadline: Math.max(deadline, now() + MIN_REQUEST_MS),
+      })
       log.info(`Sent the follow-up to run ${safeForLog(runId)}.`)
     } catch (error) {
       const reason = errorMessage(error)
       if (!mayHaveActed(error)) {
         this.tracker.followupRefused()
-        throw new Error(
-          `The follow-up (the followup input) to run ${safeForLog(runId)} was refused: ${safeForLog(reason)} The run is left as it is.`,
-          { cause: error },
-        )
+        return reason
       }
       log.warning(
         `The answer to the follow-up to run ${safeForLog(runId)} was lost (${safeForLog(reason)}). It may have reached the run and restarted it, so the step awaits the run.`,
       )
     }
     this.tracker.track(runId)
-    this.record.runId = runId
-    // Until the service shows the follow-up's effect, the run's old state is stale.
     this.#isStale = watchForNewPass({
       before: run,
       now,
@@ -373,7 +416,7 @@ export class RunLifecycle {
         }
       },
     })
-    return run
+    return undefined
   }
 
   /** A re-run job says which run of the earlier attempt this one replaces. */

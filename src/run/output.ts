@@ -13,7 +13,8 @@ import {
 import { readConversation, type AgentWorkSources } from '../agent/work.ts'
 import type { OutputSettings } from '../inputs.ts'
 import type { Log } from '../log.ts'
-import type { StepOutcome } from '../model/step.ts'
+import type { RunItem } from '../api/types.ts'
+import type { InvalidOutput, StepOutcome } from '../model/step.ts'
 import { safeForLog } from '../text/log.ts'
 import { errorMessage } from '../text/plain.ts'
 import { withinWaits } from './gather.ts'
@@ -62,39 +63,66 @@ export async function awaitValidOutput(
     ) {
       return { outcome }
     }
-    const runId = outcome.run.run_id
-    const conversation = await deps.readConversation(runId)
-    const answer = conversation && finalAnswer(conversation)
-    let candidate = findDocument(answer, undefined)
-    if (candidate.kind === 'unreadable') {
-      const file = await readResultFile(parseArtifacts(outcome.run.artifacts), deps)
-      if (file !== undefined) candidate = findDocument(undefined, file)
+    const checked = await checkDocument(outcome.run, corrections, deps)
+    const { conversation } = checked
+    switch (checked.kind) {
+      case 'valid':
+        return { outcome, document: checked.document, conversation }
+      case 'invalid':
+        return { outcome: { ...outcome, invalidOutput: checked.invalidOutput }, conversation }
+      case 'correct':
+        outcome = await deps.followUp(outcome.run.run_id, checked.message, checked.remainingMs)
     }
-    const errors =
-      candidate.kind === 'found' ? deps.schema.validate(candidate.document) : [candidate.problem]
-    if (errors.length === 0 && candidate.kind === 'found') {
-      deps.log.info(`The agent's result validates against the schema (from ${candidate.from}).`)
-      return { outcome, document: candidate.document, conversation }
-    }
-    const shown = errors.map((error) => safeForLog(error, 300)).join('; ')
-    const remainingMs = deps.deadline - deps.now()
-    if (corrections >= deps.retries || remainingMs <= 0) {
-      const why =
-        corrections >= deps.retries
-          ? `No correction is left (output_retries: ${deps.retries})`
-          : 'No time is left within the timeout input'
-      deps.log.warning(`The agent's result does not validate: ${shown}. ${why}.`)
-      const input = deps.schema.input
-      return {
-        outcome: { ...outcome, invalidOutput: { errors, corrections, input } },
-        conversation,
-      }
-    }
-    deps.log.warning(
-      `The agent's result does not validate: ${shown}. Asking run ${safeForLog(runId)} for a corrected one (correction ${corrections + 1} of ${deps.retries}).`,
-    )
-    outcome = await deps.followUp(runId, correctionRequest(errors), remainingMs)
   }
+}
+
+/** What one look at a run's document found: it validates, a correction is due, or none is left. */
+export type DocumentCheck = { conversation?: Conversation } & (
+  | { kind: 'valid'; document: unknown }
+  /** Ask the run for a corrected document with `message`, within `remainingMs`. */
+  | { kind: 'correct'; message: string; remainingMs: number }
+  | { kind: 'invalid'; invalidOutput: InvalidOutput }
+)
+
+/**
+ * One look at the document of a run that succeeded, after `corrections` corrections: from its
+ * final answer, else its `result.json`, validated against the schema. The one check of one
+ * run's result and of each task's.
+ */
+export async function checkDocument(
+  run: RunItem,
+  corrections: number,
+  deps: Omit<OutputCheckDeps, 'followUp'>,
+): Promise<DocumentCheck> {
+  const runId = run.run_id
+  const conversation = await deps.readConversation(runId)
+  const answer = conversation && finalAnswer(conversation)
+  let candidate = findDocument(answer, undefined)
+  if (candidate.kind === 'unreadable') {
+    const file = await readResultFile(parseArtifacts(run.artifacts), deps)
+    if (file !== undefined) candidate = findDocument(undefined, file)
+  }
+  const errors =
+    candidate.kind === 'found' ? deps.schema.validate(candidate.document) : [candidate.problem]
+  if (errors.length === 0 && candidate.kind === 'found') {
+    deps.log.info(`The agent's result validates against the schema (from ${candidate.from}).`)
+    return { kind: 'valid', document: candidate.document, conversation }
+  }
+  const shown = errors.map((error) => safeForLog(error, 300)).join('; ')
+  const remainingMs = deps.deadline - deps.now()
+  if (corrections >= deps.retries || remainingMs <= 0) {
+    const why =
+      corrections >= deps.retries
+        ? `No correction is left (output_retries: ${deps.retries})`
+        : 'No time is left within the timeout input'
+    deps.log.warning(`The agent's result does not validate: ${shown}. ${why}.`)
+    const invalidOutput = { errors, corrections, input: deps.schema.input }
+    return { kind: 'invalid', invalidOutput, conversation }
+  }
+  deps.log.warning(
+    `The agent's result does not validate: ${shown}. Asking run ${safeForLog(runId)} for a corrected one (correction ${corrections + 1} of ${deps.retries}).`,
+  )
+  return { kind: 'correct', message: correctionRequest(errors), remainingMs, conversation }
 }
 
 /** The newest `result.json` FILE artifact's text, or undefined when there is none to read. */

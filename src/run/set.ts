@@ -15,7 +15,7 @@ import type { SetRunRecord, SetStateStore, StateStore } from '../state.ts'
 import { safeForLog } from '../text/log.ts'
 import { cancelPreviousRuns, type CancelWhy } from './cancel.ts'
 import type { RunTag } from './create.ts'
-import { RunLifecycle, type ReadingWatch } from './lifecycle.ts'
+import { RunLifecycle, type LifecycleSpec, type ReadingWatch } from './lifecycle.ts'
 import { RunScheduler, type ScheduleEnd } from './scheduler.ts'
 import { RunTracker } from './tracker.ts'
 
@@ -48,6 +48,8 @@ export interface SetDeps {
   onProgress?: (tasks: readonly TaskRun[]) => void
   /** What watches a task's run while it goes (progress, BLOCKED), its lines naming the task. */
   watchFor?: (task: TaskRun, name: string) => ReadingWatch | undefined
+  /** output_schema: what checks a task's document once its run succeeded (see checkDocument). */
+  checkFor?: (task: TaskRun, name: string) => LifecycleSpec['checkResult']
 }
 
 /**
@@ -88,6 +90,7 @@ export class TaskSetRun {
             name: taskName(task),
             wait: true,
             startFailure: 'record',
+            checkResult: deps.checkFor?.(task, taskName(task)),
           },
           {
             client,

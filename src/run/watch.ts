@@ -13,7 +13,7 @@ import type { Settings } from '../inputs.ts'
 import { blockedQuestion, decideOnBlocked, howToAnswer, type OnBlocked } from '../model/blocked.ts'
 import { meaningOf } from '../model/states.ts'
 import { formatDuration } from '../text/format.ts'
-import type { Log } from '../log.ts'
+import { namedLog, type Log } from '../log.ts'
 import { safeForLog } from '../text/log.ts'
 import type { RunRecord } from '../model/step.ts'
 import type { RunTracker } from './tracker.ts'
@@ -209,12 +209,7 @@ export function taskWatcher(
   deps: { log: Log; name: string },
 ): RunWatcher | undefined {
   if (!settings.showProgress && settings.onBlocked === 'wait') return undefined
-  const named = (line: string) => `${deps.name}: ${line.replace(/^Run /, 'run ')}`
-  const log: Log = {
-    info: (message) => deps.log.info(named(message)),
-    warning: (message) => deps.log.warning(named(message)),
-    debug: (message) => deps.log.debug(named(message)),
-  }
+  const log = namedLog(deps.log, deps.name)
   const watch = { ...settings, maxCredits: undefined, continueRun: false }
   return watcherOf(watch, () => record.runId, sources, { log })
 }

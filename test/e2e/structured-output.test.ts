@@ -3,7 +3,7 @@
  * that validates, one that does not and then does after a follow-up, and one that never does.
  */
 import { describe, expect, it } from 'vitest'
-import { conversationStep, type RunScript } from '../fake-api/server.ts'
+import { conversationStep, type FakeAgentApi, type RunScript } from '../fake-api/server.ts'
 import { runStep } from './harness.ts'
 import { e2eServers } from './servers.ts'
 
@@ -190,5 +190,49 @@ describe('output_schema', () => {
       '::error::Input "output_schema" is not a valid JSON Schema (draft 2020-12)',
     )
     expect(api.requests).toHaveLength(0)
+  })
+})
+
+describe('output_schema with tasks (v1.3, one engine)', () => {
+  it("validates and repairs each task's result on its own; one that never validates fails the set", async () => {
+    // The prompt says how a task's run answers: valid at once, valid after one correction, never.
+    const api: FakeAgentApi = await fakeApi({
+      script: ({ prompt }) => {
+        if ((prompt ?? '').startsWith('good')) return pass(json({ risk: 'low', files: ['a.ts'] }))
+        return pass(json({ risk: 'severe', files: [] }))
+      },
+      followupScript: ({ runId }) =>
+        pass(
+          (api.run(runId)?.prompt ?? '').startsWith('fixable')
+            ? json({ risk: 'medium', files: ['b.ts'] })
+            : json({ risk: 'still severe', files: [] }),
+        ),
+    })
+
+    const result = await runStep({
+      inputs: inputsFor(api, {
+        tasks: '["good: package a", "fixable: package b", "hopeless: package c"]',
+        output_schema: SCHEMA,
+        output_retries: '1',
+      }),
+    })
+
+    expect(result.code, result.stdout).toBe(1)
+    expect(result.outputs.outcome).toBe('failed')
+    const runs = JSON.parse(result.outputs.runs ?? '[]') as Array<Record<string, unknown>>
+    expect(runs.map((run) => [run.outcome, run.structured_output])).toEqual([
+      ['succeeded', { risk: 'low', files: ['a.ts'] }],
+      ['succeeded', { risk: 'medium', files: ['b.ts'] }],
+      ['invalid_output', undefined],
+    ])
+    // Each run asked for the document; only the ones that did not validate were asked again.
+    for (const created of api.requests.filter((request) => request.method === 'POST')) {
+      if (created.path.endsWith('/followups')) continue
+      expect((created.json as { prompt: string }).prompt).toContain('"required":["risk","files"]')
+    }
+    expect(runs.map((run) => api.followups(String(run.run_id)).length)).toEqual([0, 1, 1])
+    expect(result.stdout).toMatch(
+      /Task 2 \(fixable: package b\): The agent's result does not validate/,
+    )
   })
 })

@@ -180,6 +180,7 @@ describe('outcome', () => {
         state: 'CANCELLED',
         stoppedBy: cause,
         handedOff: false,
+        invalidOutput: false,
       }
       expect(taskOutcome(stopped)).toBe(outcomeOfStop(cause))
     }

@@ -37,6 +37,7 @@ describe('taskOutcome and the runs output', () => {
       state: undefined,
       stoppedBy: undefined,
       handedOff: false,
+      invalidOutput: false,
     }
     expect(taskOutcome({ ...base, state: 'SUCCEEDED' })).toBe('succeeded')
     expect(taskOutcome({ ...base, state: 'ERROR' })).toBe('error')
