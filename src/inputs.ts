@@ -313,7 +313,6 @@ export const TASKS_REFUSE = [
   ['wait', 'false'],
   ['pull_request_review', 'true'],
   ['check_run', 'true'],
-  ['download_artifacts', '*'],
 ] as const
 
 /**
@@ -351,12 +350,10 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
     throw new InputError('tasks', 'cannot be combined with wait: false; a set is awaited.')
   }
   const { pullRequestReview, checkRun } = step.output
-  const { downloadPatterns } = step.agentWork
   // Not silently ignored: a set reports in the summary and the outputs only, for now.
   for (const [input, asked] of [
     ['pull_request_review', pullRequestReview],
     ['check_run', checkRun],
-    ['download_artifacts', downloadPatterns.length > 0],
   ] as const) {
     if (asked)
       throw new InputError('tasks', `cannot be combined with ${input}: it applies to one run.`)

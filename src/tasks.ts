@@ -1,15 +1,19 @@
+import { join } from 'node:path'
+import { defaultArtifactsDir, parseArtifacts, taskFolderName } from './agent/artifacts.ts'
 import { finalAnswer } from './agent/conversation.ts'
 import { agentWorkSources } from './agent/sources.ts'
-import { readConversation } from './agent/work.ts'
+import { downloadRunFiles, readConversation, type AgentWorkSources } from './agent/work.ts'
 import { type AgentRunsClient } from './api/client.ts'
-import { abortableSleep, abortAfter } from './api/transport.ts'
+import { abortableSleep } from './api/transport.ts'
 import type { TaskSetSettings } from './inputs.ts'
 import { GitHubContext } from './github/context.ts'
 import { budgetScope, setHandoff } from './github/handoff.ts'
 import { OUTCOME_RECORDS } from './model/outcome.ts'
-import type { SetOutcome } from './model/set.ts'
+import type { Log } from './log.ts'
+import { taskLabel, taskOutcome, type SetOutcome, type TaskRun } from './model/set.ts'
 import { publishOverBudget } from './report/publish.ts'
-import { publishSetOutcome } from './report/set.ts'
+import { publishSetOutcome, type TaskWork } from './report/set.ts'
+import { factsOf } from './report/set-table.ts'
 import { checkCreditBudgets } from './run/budget.ts'
 import { cancelDeadline } from './run/cancel.ts'
 import { runTag, SET_KEY, taskTag, type RunTag } from './run/create.ts'
@@ -20,12 +24,12 @@ import { requestWithInstruction } from './agent/structured-output.ts'
 import { namedLog } from './log.ts'
 import { withinWaits } from './run/gather.ts'
 import { checkDocument, prepareOutput, type OutputRequest } from './run/output.ts'
-
 import { serviceClient } from './service.ts'
 import { SetSurfaces } from './set-surfaces.ts'
 import { savedState } from './state.ts'
 import type { StepIo } from './step-io.ts'
-import { AGENT_WORK_DEADLINE_MS, PAST_TIMEOUT_MS } from './timing.ts'
+import { safeForLog } from './text/log.ts'
+import { PAST_TIMEOUT_MS } from './timing.ts'
 import type { World } from './world.ts'
 
 /**
@@ -51,8 +55,12 @@ export async function runTaskSet(
   const surfaces = await SetSurfaces.open(settings, github, stepTag.invocation, io)
   const wiring = { signal: interruption.signal, output }
   const set = prepareSet(settings, client, wiring, stepTag, surfaces, io)
+  // As for one run: every wait after the creates ends within the timeout and PAST_TIMEOUT_MS.
+  const waitsEndBy = Date.now() + settings.timeoutMs + PAST_TIMEOUT_MS
   const outcome = await executeSet(set, interruption)
-  await finishSet(outcome, client, interruption.signal, surfaces, io)
+  const downloads = downloadsOf(settings, world, stepTag.invocation)
+  const finish = { client, signal: interruption.signal, waitsEndBy, downloads, surfaces, io }
+  await finishSet(outcome, finish)
 }
 
 function prepareSet(
@@ -129,34 +137,96 @@ async function executeSet(set: TaskSetRun, interruption: Interruption): Promise<
   }
 }
 
-/** Reads each ended run's answer (one request per task, together), then reports the set. */
-async function finishSet(
-  outcome: SetOutcome,
-  client: AgentRunsClient,
-  signal: AbortSignal,
-  surfaces: SetSurfaces,
-  io: StepIo,
-): Promise<void> {
+/** Where a set's downloads go, when `download_artifacts` asks for any: a folder per task below. */
+interface SetDownloads {
+  readonly patterns: readonly string[]
+  /** `artifacts_dir`, else `$RUNNER_TEMP/cloud-agent-artifacts/<the set's ID>`. */
+  readonly dir: string
+  readonly workspace: string
+  readonly runnerTemp: string
+}
+
+function downloadsOf(
+  settings: TaskSetSettings,
+  world: World,
+  setId: string,
+): SetDownloads | undefined {
+  const { downloadPatterns, artifactsDir } = settings.agentWork
+  if (downloadPatterns.length === 0) return undefined
+  return {
+    patterns: downloadPatterns,
+    dir: artifactsDir || defaultArtifactsDir(world.runnerTemp, setId),
+    workspace: world.workspace,
+    runnerTemp: world.runnerTemp,
+  }
+}
+
+interface FinishDeps {
+  readonly client: AgentRunsClient
+  readonly signal: AbortSignal
+  /** When every wait on the service must have ended (PAST_TIMEOUT_MS past the timeout). */
+  readonly waitsEndBy: number
+  readonly downloads: SetDownloads | undefined
+  readonly surfaces: SetSurfaces
+  readonly io: StepIo
+}
+
+/**
+ * Brings back each ended run's work (its answer, its files), every task's together, then
+ * reports the set.
+ */
+async function finishSet(outcome: SetOutcome, deps: FinishDeps): Promise<void> {
+  const { surfaces, io } = deps
   surfaces.show({ kind: 'ended', outcome })
-  const answers = new Map<number, string>()
+  const work = new Map<number, TaskWork>()
   // As for one run, the outcome's record says whether the agent's work is brought back.
   if (OUTCOME_RECORDS[outcome.word].carriesAgentWork) {
-    const sources = agentWorkSources(client)
-    const bounded = abortAfter(signal, AGENT_WORK_DEADLINE_MS)
-    const quiet = {
-      info: (message: string) => io.debug(message),
-      warning: (message: string) => io.warning(message),
-      debug: (message: string) => io.debug(message),
-    }
+    const sources = agentWorkSources(deps.client)
+    const bounded = withinWaits(deps.signal, deps.waitsEndBy)
     await Promise.all(
       outcome.tasks.map(async (task) => {
-        if (!task.runId || !task.run) return
-        const conversation = await readConversation(task.runId, sources, quiet, bounded)
-        const answer = conversation ? finalAnswer(conversation) : undefined
-        if (answer !== undefined) answers.set(task.index, answer)
+        const one = await taskWork(task, sources, deps.downloads, io, bounded)
+        if (one) work.set(task.index, one)
       }),
     )
   }
   await surfaces.settled()
-  await publishSetOutcome(io, outcome, answers)
+  await publishSetOutcome(io, outcome, work)
+}
+
+/**
+ * One task's work, when its own outcome's record says it carries it: its answer (one
+ * request), and with `download_artifacts` its files, into its own folder.
+ */
+async function taskWork(
+  task: TaskRun,
+  sources: AgentWorkSources,
+  downloads: SetDownloads | undefined,
+  io: StepIo,
+  signal: AbortSignal,
+): Promise<TaskWork | undefined> {
+  const { run, runId } = task
+  if (!runId || !run) return undefined
+  const word = taskOutcome(factsOf(task))
+  if (word === 'not_started' || !OUTCOME_RECORDS[word].carriesAgentWork) return undefined
+  // Twenty tasks without a conversation are not worth twenty lines.
+  const quiet = {
+    info: (message: string) => io.debug(message),
+    warning: (message: string) => io.warning(message),
+    debug: (message: string) => io.debug(message),
+  }
+  const conversation = await readConversation(runId, sources, quiet, signal)
+  const answer = conversation ? finalAnswer(conversation) : undefined
+  const artifacts = parseArtifacts(run.artifacts)
+  if (!downloads) return { answer, artifacts }
+  const dir = join(downloads.dir, taskFolderName(task.index, task.request.title))
+  const options = { ...downloads, downloadPatterns: downloads.patterns }
+  const files = await downloadRunFiles(artifacts, dir, options, sources, taskLog(task, io), signal)
+  return { answer, artifacts, ...files }
+}
+
+/** The step's log, each line naming its task ("Task 3 (Package c): …"), as the watcher's do. */
+function taskLog(task: TaskRun, io: StepIo): Log & { safeForLog: (value: unknown) => string } {
+  const label = safeForLog(taskLabel(task), 200)
+  return { ...namedLog(io, label.charAt(0).toUpperCase() + label.slice(1)), safeForLog }
 }

@@ -155,6 +155,27 @@ export function defaultArtifactsDir(runnerTemp: string, runId: string): string {
   return resolve(runnerTemp, 'cloud-agent-artifacts', runId.replace(/[^\w-]/g, '_') || '_')
 }
 
+/** How long a task folder's title slug may be: the folder's name stays short on every platform. */
+const TASK_SLUG_CHARS = 40
+
+/**
+ * With `tasks`, each task's files go into a folder of their own under the download directory:
+ * `<task number>-<title slug>`, numbered from 1 (`3-package-c`), or just the number for a task
+ * without a title. The slug keeps ASCII letters and digits (accents dropped, lower case), each
+ * other run of characters one `-`, at most 40 characters: a name safe on every file system,
+ * which never climbs out of the directory, and unique by its number.
+ */
+export function taskFolderName(index: number, title: string | undefined): string {
+  const slug = (title ?? '')
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, TASK_SLUG_CHARS)
+    .replace(/^-+|-+$/g, '')
+  return slug ? `${index + 1}-${slug}` : String(index + 1)
+}
+
 export type DownloadPlan =
   | { readonly artifact: ArtifactEntry; readonly path: string }
   | { readonly artifact: ArtifactEntry; readonly refused: string }

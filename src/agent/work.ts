@@ -86,11 +86,28 @@ export async function collectAgentWork(
     log.info(`Run ${run.run_id}'s conversation has no message from the agent.`)
   }
   const artifacts = parseArtifacts(run.artifacts)
-  const wanted = artifactsToDownload(artifacts, options.downloadPatterns)
   if (options.downloadPatterns.length === 0) {
     return { answer, artifacts, downloadedTo: new Map(), downloadDir: undefined }
   }
   const downloadDir = options.artifactsDir || defaultArtifactsDir(options.runnerTemp, run.run_id)
+  const files = await downloadRunFiles(artifacts, downloadDir, options, sources, log, signal)
+  return { answer, artifacts, ...files }
+}
+
+/**
+ * `download_artifacts`: the run's FILE artifacts that match, written into `downloadDir`, which
+ * must lie in the workspace or RUNNER_TEMP. One run's files, or one task's of a set. Nothing
+ * here throws: a file or a folder that cannot be written is a warning.
+ */
+export async function downloadRunFiles(
+  artifacts: readonly ArtifactEntry[],
+  downloadDir: string,
+  options: Pick<CollectOptions, 'downloadPatterns' | 'runnerTemp' | 'workspace'>,
+  sources: Pick<AgentWorkSources, 'fetchFile'>,
+  log: Log & { safeForLog: (value: unknown) => string },
+  signal: AbortSignal,
+): Promise<Pick<AgentWork, 'downloadedTo' | 'downloadDir'>> {
+  const wanted = artifactsToDownload(artifacts, options.downloadPatterns)
   if (wanted.length === 0) {
     log.info('No file artifact of the run matches download_artifacts; nothing to download.')
   }
@@ -103,13 +120,13 @@ export async function collectAgentWork(
       signal,
       roots: [options.workspace, options.runnerTemp],
     })
-    return { answer, artifacts, downloadedTo, downloadDir }
+    return { downloadedTo, downloadDir }
   } catch (error) {
     // The directory itself could not be made (permissions, a file in the way): still a warning.
     const reason = log.safeForLog(errorMessage(error))
     log.warning(
       `Could not download artifacts into ${downloadDir}: ${reason}. The outcome is unchanged.`,
     )
-    return { answer, artifacts, downloadedTo: new Map(), downloadDir }
+    return { downloadedTo: new Map(), downloadDir }
   }
 }

@@ -11,7 +11,7 @@ import {
 import { statusMessageOf } from '../model/run.ts'
 import { meaningOf } from '../model/states.ts'
 import { formatCredits, formatDuration } from '../text/format.ts'
-import { inlineText, safeHttpUrl } from '../text/markdown.ts'
+import { escapeMarkdown, inlineText, safeHttpUrl } from '../text/markdown.ts'
 import { clip } from '../text/plain.ts'
 
 /**
@@ -214,8 +214,21 @@ export function setHeadline(view: SetView): SetHeadline {
   }
 }
 
-/** Pure: the job summary of a set, a headline with its outcome and one table row per task. */
-export function renderSetSummary(outcome: SetOutcome): string {
+/** download_artifacts: the folder a task's files went into, and how many. */
+export interface DownloadedFolder {
+  readonly task: TaskRun
+  readonly dir: string
+  readonly files: number
+}
+
+/**
+ * Pure: the job summary of a set, a headline with its outcome and one table row per task;
+ * under it, where each task's downloaded files are.
+ */
+export function renderSetSummary(
+  outcome: SetOutcome,
+  downloaded: readonly DownloadedFolder[] = [],
+): string {
   const view: SetView = { kind: 'ended', outcome }
   const headline = setHeadline(view)
   const lines = [
@@ -227,8 +240,26 @@ export function renderSetSummary(outcome: SetOutcome): string {
   ]
   const reasons = renderSetReasons(view)
   if (reasons) lines.push('', reasons)
+  if (downloaded.length > 0) lines.push('', renderDownloadedFolders(downloaded))
   if (outcome.listFallback) lines.push('', LIST_FALLBACK_NOTE)
   return `${lines.join('\n')}\n`
+}
+
+/** At most this many tasks' folders are listed; the `runs` output has every file's path. */
+const FOLDERS_SHOWN = 100
+
+function renderDownloadedFolders(downloaded: readonly DownloadedFolder[]): string {
+  const lines = ['**Downloaded files**', '']
+  for (const { task, dir, files } of downloaded.slice(0, FOLDERS_SHOWN)) {
+    const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? ''
+    const count = `${files} ${files === 1 ? 'file' : 'files'}`
+    lines.push(
+      `- **${task.index + 1}** ${inlineText(clip(title, 79))}: ${count} in <code>${escapeMarkdown(dir)}</code>`,
+    )
+  }
+  const more = downloaded.length - FOLDERS_SHOWN
+  if (more > 0) lines.push(`- … and ${more} more; the runs output lists every file's path`)
+  return lines.join('\n')
 }
 
 const LIST_FALLBACK_NOTE =

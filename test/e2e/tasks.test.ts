@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
   conversationStep,
@@ -488,5 +490,70 @@ describe('tasks: what applies to each task run (v1.3, one engine)', () => {
     const lastCancel = requests.findLastIndex((line) => line.endsWith('/cancel'))
     expect(lastCancel).toBeGreaterThanOrEqual(0)
     expect(lastCancel).toBeLessThan(firstCreate)
+  })
+})
+
+/** A FILE artifact of a run, as the service lists it. */
+const fileArtifact = (uid: string, filepath: string) => ({
+  artifact_type: 'FILE' as const,
+  created_at: '2026-01-01T00:00:00Z',
+  data: {
+    artifact_uid: uid,
+    filepath,
+    filename: filepath.split('/').pop() ?? filepath,
+    mime_type: 'application/json',
+  },
+})
+
+describe('tasks: download_artifacts, a folder per task', () => {
+  /** "files: x" ends with a report.json of its own (art_x), and one name that climbs out. */
+  const script = (create: { prompt?: string }): RunScript => {
+    const prompt = create.prompt ?? ''
+    if (!prompt.startsWith('files')) return byPrompt(create)
+    const id = prompt.split(' ').pop() ?? ''
+    const artifacts = [fileArtifact(`art_${id}`, 'out/report.json')]
+    if (id === 'b') artifacts.push(fileArtifact('art_escape', '../../escaped.json'))
+    return [
+      { state: 'QUEUED', afterMs: 0 },
+      { state: 'INPROGRESS', afterMs: 100 },
+      { state: 'SUCCEEDED', afterMs: 300, patch: { artifacts } },
+    ]
+  }
+
+  it("writes each task's files into <artifacts_dir>/<number>-<slug>/, listed in runs[i].artifacts", async () => {
+    const api = await fakeApi({ script })
+    api.setArtifactContent('art_a', '{"package":"a"}\n')
+    api.setArtifactContent('art_b', '{"package":"b"}\n')
+    const result = await runStep({
+      inputs: inputsFor(api, {
+        tasks: JSON.stringify([{ prompt: 'files: a', title: 'Package À / ../etc' }, 'files: b']),
+        download_artifacts: '**',
+        artifacts_dir: 'agent-output',
+      }),
+    })
+    expect(result.code, result.stdout).toBe(0)
+    const runs = runsOf(result.outputs) as Array<{ artifacts?: Array<Record<string, string>> }>
+    const [first, second] = runs.map((run) => run.artifacts ?? [])
+    const pathA = first?.[0]?.path ?? ''
+    const pathB = second?.[0]?.path ?? ''
+    // Two report.json, each in its task's folder: numbered from 1, the title's slug after it.
+    expect(pathA.endsWith(join('agent-output', '1-package-a-etc', 'out', 'report.json'))).toBe(true)
+    expect(pathB.endsWith(join('agent-output', '2', 'out', 'report.json'))).toBe(true)
+    expect(readFileSync(pathA, 'utf8')).toBe('{"package":"a"}\n')
+    expect(readFileSync(pathB, 'utf8')).toBe('{"package":"b"}\n')
+    // The same items as one run's artifacts output; a refused name has no path, and nothing
+    // was written outside the task's folder.
+    expect(second).toEqual([
+      { type: 'FILE', name: 'report.json', path: pathB },
+      { type: 'FILE', name: 'escaped.json' },
+    ])
+    const outputDir = dirname(dirname(dirname(pathA)))
+    expect(readdirSync(outputDir).sort()).toEqual(['1-package-a-etc', '2'])
+    expect(result.stdout).toMatch(
+      /::warning::Task 2: Not downloading artifact "\.\.\/\.\.\/escaped\.json": it climbs out of the directory/,
+    )
+    expect(api.downloads.requests).toHaveLength(2)
+    expect(result.summary).toContain('**Downloaded files**')
+    expect(result.summary).toMatch(/- \*\*1\*\* Package À \/ \.\.\/etc: 1 file in <code>/)
   })
 })

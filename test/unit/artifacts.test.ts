@@ -9,6 +9,7 @@ import {
   parseArtifacts,
   planDownloads,
   safeArtifactPath,
+  taskFolderName,
 } from '../../src/agent/artifacts.ts'
 
 const file = (filepath: string, uid = `uid-${filepath}`) => ({
@@ -191,5 +192,21 @@ describe('defaultArtifactsDir', () => {
     expect(defaultArtifactsDir('/runner/tmp', '../../x')).toBe(
       resolve('/runner/tmp/cloud-agent-artifacts/______x'),
     )
+  })
+})
+
+describe('taskFolderName', () => {
+  it('is the task number from 1, then the title as a safe, bounded slug', () => {
+    expect(taskFolderName(0, 'Package a')).toBe('1-package-a')
+    expect(taskFolderName(2, 'Crème brûlée: the API!')).toBe('3-creme-brulee-the-api')
+    expect(taskFolderName(4, undefined)).toBe('5')
+    expect(taskFolderName(4, '')).toBe('5')
+    // Nothing of a hostile title survives but letters, digits and dashes.
+    expect(taskFolderName(1, '../../.git/hooks')).toBe('2-git-hooks')
+    expect(taskFolderName(1, 'C:\\CON\u0000')).toBe('2-c-con')
+    expect(taskFolderName(1, '日本語')).toBe('2')
+    const long = taskFolderName(9, 'word '.repeat(40))
+    expect(long.length).toBeLessThanOrEqual(3 + 40)
+    expect(long).toMatch(/^10-(word-)*word$/)
   })
 })

@@ -964,10 +964,6 @@ describe('tasks (v1.2)', () => {
     expect(await refusesTasks({ tasks: '[a]', wait: 'false' })).toMatch(
       /wait: false; a set is awaited/,
     )
-    // What a set cannot honour yet is refused, never silently ignored.
-    expect(await refusesTasks({ tasks: '[a]', download_artifacts: '*.md' })).toMatch(
-      /combined with download_artifacts/,
-    )
     // What each task's run honours is taken, as for one run.
     const perTask = await readTaskSettings(
       fakeInputs({
@@ -976,9 +972,16 @@ describe('tasks (v1.2)', () => {
         tasks: '[a]',
         on_blocked: 'pass',
         show_progress: 'true',
+        download_artifacts: '*.md',
+        artifacts_dir: 'out',
       }).source,
     )
-    expect(perTask?.agentWork).toMatchObject({ onBlocked: 'pass', showProgress: true })
+    expect(perTask?.agentWork).toMatchObject({
+      onBlocked: 'pass',
+      showProgress: true,
+      downloadPatterns: ['*.md'],
+    })
+    expect(perTask?.agentWork.artifactsDir).toMatch(/out$/)
     // cancel_previous cancels by name: every task needs one, its own or the step's.
     expect(
       await refusesTasks(

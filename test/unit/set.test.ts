@@ -59,8 +59,8 @@ describe('taskOutcome and the runs output', () => {
       run: { run_id: `run_${index}`, state: 'SUCCEEDED' },
     }))
     const answers = new Map([
-      [0, 'x'.repeat(200 * 1024)],
-      [1, 'short'],
+      [0, { answer: 'x'.repeat(200 * 1024), artifacts: [] }],
+      [1, { answer: 'short', artifacts: [] }],
     ])
     const runs = JSON.parse(runsOutput(tasks, answers).json ?? '') as { result?: string }[]
     expect(runs[1]).toEqual({
