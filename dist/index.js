@@ -1,13 +1,13 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 4006:
+/***/ 6310:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const pico = __nccwpck_require__(8016);
-const utils = __nccwpck_require__(4059);
+const pico = __nccwpck_require__(3936);
+const utils = __nccwpck_require__(3211);
 
 function picomatch(glob, options, returnState = false) {
   // default to os.platform()
@@ -25,7 +25,7 @@ module.exports = picomatch;
 
 /***/ }),
 
-/***/ 5595:
+/***/ 667:
 /***/ ((module) => {
 
 
@@ -216,13 +216,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8265:
+/***/ 3721:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const constants = __nccwpck_require__(5595);
-const utils = __nccwpck_require__(4059);
+const constants = __nccwpck_require__(667);
+const utils = __nccwpck_require__(3211);
 
 /**
  * Constants
@@ -1648,15 +1648,15 @@ module.exports = parse;
 
 /***/ }),
 
-/***/ 8016:
+/***/ 3936:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const scan = __nccwpck_require__(1781);
-const parse = __nccwpck_require__(8265);
-const utils = __nccwpck_require__(4059);
-const constants = __nccwpck_require__(5595);
+const scan = __nccwpck_require__(117);
+const parse = __nccwpck_require__(3721);
+const utils = __nccwpck_require__(3211);
+const constants = __nccwpck_require__(667);
 const isObject = val => val && typeof val === 'object' && !Array.isArray(val);
 
 /**
@@ -2016,12 +2016,12 @@ module.exports = picomatch;
 
 /***/ }),
 
-/***/ 1781:
+/***/ 117:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const utils = __nccwpck_require__(4059);
+const utils = __nccwpck_require__(3211);
 const {
   CHAR_ASTERISK,             /* * */
   CHAR_AT,                   /* @ */
@@ -2038,7 +2038,7 @@ const {
   CHAR_RIGHT_CURLY_BRACE,    /* } */
   CHAR_RIGHT_PARENTHESES,    /* ) */
   CHAR_RIGHT_SQUARE_BRACKET  /* ] */
-} = __nccwpck_require__(5595);
+} = __nccwpck_require__(667);
 
 const isPathSeparator = code => {
   return code === CHAR_FORWARD_SLASH || code === CHAR_BACKWARD_SLASH;
@@ -2426,7 +2426,7 @@ module.exports = scan;
 
 /***/ }),
 
-/***/ 4059:
+/***/ 3211:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 /*global navigator*/
@@ -2437,7 +2437,7 @@ const {
   REGEX_REMOVE_BACKSLASH,
   REGEX_SPECIAL_CHARS,
   REGEX_SPECIAL_CHARS_GLOBAL
-} = __nccwpck_require__(5595);
+} = __nccwpck_require__(667);
 
 exports.isObject = val => val !== null && typeof val === 'object' && !Array.isArray(val);
 exports.hasRegexChars = str => REGEX_SPECIAL_CHARS.test(str);
@@ -2505,15 +2505,15 @@ exports.basename = (path, { windows } = {}) => {
 
 /***/ }),
 
-/***/ 770:
+/***/ 8482:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-module.exports = __nccwpck_require__(218);
+module.exports = __nccwpck_require__(9290);
 
 
 /***/ }),
 
-/***/ 218:
+/***/ 9290:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 var __webpack_unused_export__;
@@ -2785,7 +2785,7 @@ __webpack_unused_export__ = debug; // for test
 
 /***/ }),
 
-/***/ 8117:
+/***/ 8955:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -3102,7 +3102,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 
 /***/ }),
 
-/***/ 3489:
+/***/ 5973:
 /***/ ((__unused_webpack_module, exports) => {
 
 var __webpack_unused_export__;
@@ -3132,7 +3132,7 @@ __webpack_unused_export__ = fetch
 
 /***/ }),
 
-/***/ 4942:
+/***/ 5326:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -3149,7 +3149,7 @@ var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_
 // EXTERNAL MODULE: external "https"
 var external_https_ = __nccwpck_require__(5692);
 var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);
-;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/proxy.js
+;// CONCATENATED MODULE: ../main/node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
     if (checkBypass(reqUrl)) {
@@ -3240,11 +3240,11 @@ class DecodedURL extends URL {
     }
 }
 //# sourceMappingURL=proxy.js.map
-// EXTERNAL MODULE: ./node_modules/tunnel/index.js
-var tunnel = __nccwpck_require__(770);
-// EXTERNAL MODULE: ./vendor/no-undici/index.cjs
-var no_undici = __nccwpck_require__(3489);
-;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/index.js
+// EXTERNAL MODULE: ../main/node_modules/tunnel/index.js
+var tunnel = __nccwpck_require__(8482);
+// EXTERNAL MODULE: ../main/vendor/no-undici/index.cjs
+var no_undici = __nccwpck_require__(5973);
+;// CONCATENATED MODULE: ../main/node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -4150,7 +4150,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 });
 
 // EXTERNAL MODULE: ./src/timing.ts
-var timing = __nccwpck_require__(8117);
+var timing = __nccwpck_require__(8955);
 ;// CONCATENATED MODULE: ./src/agent/sources.ts
 
 /**
@@ -4186,8 +4186,8 @@ function downloadUrlOf(answer) {
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-// EXTERNAL MODULE: ./node_modules/picomatch/index.js
-var picomatch = __nccwpck_require__(4006);
+// EXTERNAL MODULE: ../main/node_modules/picomatch/index.js
+var picomatch = __nccwpck_require__(6310);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
 ;// CONCATENATED MODULE: ./src/agent/artifacts.ts
 
@@ -4764,14 +4764,10 @@ const TASKS_REFUSE = (/* unused pure expression or super */ null && ([
     ['run_id', 'x'],
     ['followup', 'x'],
     ['continue_run', 'true'],
-    ['cancel_previous', 'true'],
     ['wait', 'false'],
-    ['output_schema', '{}'],
     ['pull_request_review', 'true'],
     ['check_run', 'true'],
-    ['show_progress', 'true'],
     ['download_artifacts', '*'],
-    ['on_blocked', 'fail'],
 ]));
 /**
  * Reads a step with `tasks`: undefined when `tasks` is not given. Checks every
@@ -4791,38 +4787,33 @@ async function readTaskSettings(source) {
     const items = await parseTaskList(value);
     const tasks = items.map((item, index) => readTask(source, item, index));
     const step = readStepSettings(source, (continueRun) => {
-        for (const [name, given] of [
-            ['continue_run', continueRun],
-            [
-                'cancel_previous',
-                parseBoolean('cancel_previous', source.get('cancel_previous') || 'false'),
-            ],
-        ]) {
-            if (given) {
-                throw new InputError('tasks', `cannot be combined with ${name}: it applies to one run.`);
-            }
+        if (continueRun) {
+            throw new InputError('tasks', 'cannot be combined with continue_run: it applies to one run.');
         }
     }, connection);
     if (!step.wait) {
         throw new InputError('tasks', 'cannot be combined with wait: false; a set is awaited.');
     }
-    const { schema, pullRequestReview, checkRun } = step.output;
-    const { showProgress, downloadPatterns, onBlocked } = step.agentWork;
+    const { pullRequestReview, checkRun } = step.output;
+    const { downloadPatterns } = step.agentWork;
     // Not silently ignored: a set reports in the summary and the outputs only, for now.
     for (const [input, asked] of [
-        ['output_schema', schema !== undefined],
         ['pull_request_review', pullRequestReview],
         ['check_run', checkRun],
-        ['show_progress', showProgress],
         ['download_artifacts', downloadPatterns.length > 0],
-        ['on_blocked', onBlocked !== 'wait'],
     ]) {
         if (asked)
             throw new InputError('tasks', `cannot be combined with ${input}: it applies to one run.`);
     }
+    const cancelPrevious = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
+    const unnamed = tasks.findIndex((task) => !task.config?.name);
+    if (cancelPrevious && unnamed >= 0) {
+        throw new InputError('cancel_previous', `needs name: the runs it cancels are the active ones with each task's name, and tasks[${unnamed}] has none (give the step a name, or the task its own).`);
+    }
     return {
         ...step,
         tasks,
+        cancelPrevious,
         maxParallel: readPositiveInteger('max_parallel', source.get('max_parallel') || '10'),
         passWhen: readPassWhen(source.get('pass_when') || 'all', tasks.length),
     };
@@ -4839,7 +4830,7 @@ async function parseTaskList(value) {
         list = undefined;
     }
     if (list === undefined) {
-        const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
+        const { parse } = await __nccwpck_require__.e(/* import() */ 439).then(__nccwpck_require__.t.bind(__nccwpck_require__, 3439, 19));
         try {
             list = parse(value, { maxAliasCount: 0 });
         }
@@ -5378,9 +5369,9 @@ async function compileOutputSchema(source) {
     if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
         throw new InputError(source.input, `must be a JSON Schema: an object${where}.`);
     }
-    const Ajv2020 = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(210)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2210, 23)));
-    const addFormats = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(196)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2815, 23)));
-    const { RE2JS } = await __nccwpck_require__.e(/* import() */ 856).then(__nccwpck_require__.bind(__nccwpck_require__, 2856));
+    const Ajv2020 = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(153), __nccwpck_require__.e(362)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 5362, 23)));
+    const addFormats = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(153), __nccwpck_require__.e(735)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 6735, 23)));
+    const { RE2JS } = await __nccwpck_require__.e(/* import() */ 960).then(__nccwpck_require__.bind(__nccwpck_require__, 5960));
     // strict: false takes the keywords a schema written for other tools carries (examples,
     // x-…); the schema is still checked against the draft's meta-schema. The schema's patterns
     // run on RE2, whose time is linear in the text: the agent's text meets the user's pattern,
@@ -5519,7 +5510,7 @@ async function parseSchemaText(source, where) {
     catch {
         // Not JSON: YAML, which is JSON's superset, says what is wrong in terms of YAML.
     }
-    const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
+    const { parse } = await __nccwpck_require__.e(/* import() */ 439).then(__nccwpck_require__.t.bind(__nccwpck_require__, 3439, 19));
     try {
         return parse(source.text, { maxAliasCount: 100 });
     }
@@ -5560,11 +5551,7 @@ function outputInstruction(schema) {
  */
 function withInstruction(target, instruction) {
     const add = (text) => (text ? `${text}\n\n${instruction}` : instruction);
-    // The service names an untitled run after its prompt: the user's words, never the action's.
-    const titled = (request) => {
-        const title = request.title ?? titleOf(request.prompt);
-        return { ...request, ...(title ? { title } : {}), prompt: add(request.prompt) };
-    };
+    const titled = (request) => requestWithInstruction(request, instruction);
     switch (target.kind) {
         case 'create':
             return { ...target, request: titled(target.request) };
@@ -5573,6 +5560,15 @@ function withInstruction(target, instruction) {
         case 'existing':
             return target.followup === undefined ? target : { ...target, followup: add(target.followup) };
     }
+}
+/**
+ * A create request whose prompt ends with `instruction`. The service names an untitled run
+ * after its prompt: it is titled with the user's words, never the action's.
+ */
+function requestWithInstruction(request, instruction) {
+    const title = request.title ?? titleOf(request.prompt);
+    const prompt = request.prompt ? `${request.prompt}\n\n${instruction}` : instruction;
+    return { ...request, ...(title ? { title } : {}), prompt };
 }
 /** The longest title the action gives a run: the first line of the user's prompt, cut. */
 const MAX_TITLE_CHARS = 100;
@@ -5651,8 +5647,8 @@ function structured_output_clip(text) {
     return clip(text, MAX_ERROR_CHARS - 1);
 }
 
-// EXTERNAL MODULE: ./node_modules/@actions/http-client/lib/index.js + 1 modules
-var lib = __nccwpck_require__(4942);
+// EXTERNAL MODULE: ../main/node_modules/@actions/http-client/lib/index.js + 1 modules
+var lib = __nccwpck_require__(5326);
 ;// CONCATENATED MODULE: ./src/text/log.ts
 /**
  * The one function that makes text from the API (or an agent) safe for the
@@ -6837,7 +6833,7 @@ function eventPullRequest(payload) {
 const ACTIONS_BOT = 'github-actions[bot]';
 /** Loads the GitHub client only now: most steps never need it. */
 async function loadOctokit(token, apiUrl) {
-    const { createOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(479), __nccwpck_require__.e(573)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9573));
+    const { createOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(711), __nccwpck_require__.e(680)]).then(__nccwpck_require__.bind(__nccwpck_require__, 3680));
     return createOctokit(token, apiUrl || 'https://api.github.com');
 }
 /** Request options that give one GitHub call its deadline. */
@@ -11530,6 +11526,8 @@ class RunLifecycle {
     #starting = false;
     #lagNoted = false;
     #isStale;
+    /** output_schema: the corrections asked for so far. */
+    #corrections = 0;
     constructor(spec, deps) {
         this.#spec = spec;
         this.#deps = deps;
@@ -11609,7 +11607,7 @@ class RunLifecycle {
         }
         const run = this.record.run;
         if (run && isTerminal(run.state) && !this.#isStale?.(run))
-            this.#reachedTerminal();
+            await this.#reachedTerminal(run, deadline);
     }
     /**
      * One reading of the run: a reading from before a follow-up is ignored; a new state is logged
@@ -11631,12 +11629,13 @@ class RunLifecycle {
             this.#deps.onRunSeen?.(run);
         }
         if (isTerminal(run.state))
-            return this.#reachedTerminal();
+            return this.#reachedTerminal(run, deadline);
         const verdict = await this.#deps.watch?.afterPoll(run, stateChanged, this.#deps.signal, deadline);
         if (!verdict || verdict.kind === 'continue')
             return;
         if (verdict.kind === 'blocked') {
             // Handed off on purpose: the post step must not cancel a run a person is to answer.
+            this.record.handedOff = { passes: verdict.passes };
             this.#settle();
             return this.#ended({ kind: 'handed-off', verdict });
         }
@@ -11693,7 +11692,31 @@ class RunLifecycle {
         this.record.stoppedBy ??= why.kind;
         this.#ended({ kind: 'not-started' });
     }
-    #reachedTerminal() {
+    /**
+     * The run ended. With `output_schema`, a run that succeeded has its document checked; while
+     * it does not validate and a correction is left, the run is asked for one and awaited again.
+     */
+    async #reachedTerminal(run, deadline) {
+        const check = this.#spec.checkResult;
+        if (check && run.state === 'SUCCEEDED') {
+            const checked = await check(run, this.#corrections);
+            if (checked.kind === 'correct') {
+                this.#corrections += 1;
+                const refusal = await this.#followUp(run, checked.message, deadline);
+                if (refusal === undefined)
+                    return;
+                this.#deps.log.warning(`${this.subject()} refused the correction: ${safeForLog(refusal)}`);
+                this.record.invalidOutput = {
+                    errors: [`the run refused the correction (${refusal})`],
+                    corrections: this.#corrections - 1,
+                    input: 'output_schema',
+                };
+            }
+            else if (checked.kind === 'valid')
+                this.record.document = checked.document;
+            else
+                this.record.invalidOutput = checked.invalidOutput;
+        }
         this.#settle();
         this.#ended({ kind: 'terminal' });
     }
@@ -11747,22 +11770,38 @@ class RunLifecycle {
         }
         if (this.#deps.signal.aborted)
             return undefined;
+        const refusal = await this.#followUp(run, followup, deadline);
+        if (refusal !== undefined) {
+            throw new Error(`The follow-up (the followup input) to run ${safeForLog(runId)} was refused: ${safeForLog(refusal)} The run is left as it is.`, { cause: refusal });
+        }
+        this.record.runId = runId;
+        return run;
+    }
+    /**
+     * Sends `message` to the run as a follow-up. Until the service shows its effect, readings in
+     * the run's old state are stale. Returns why the service refused it (the run is left as it
+     * was, and nothing is owed on it); undefined once it was sent, or may have been.
+     */
+    async #followUp(run, message, deadline) {
+        const { client, log, now } = this.#deps;
+        const runId = run.run_id;
         this.tracker.followingUp(runId);
         try {
-            await client.sendFollowup(runId, followup, bounded());
+            // It gets a fair try however close the deadline is.
+            await client.sendFollowup(runId, message, {
+                deadline: Math.max(deadline, now() + timing/* MIN_REQUEST_MS */.Cl),
+            });
             log.info(`Sent the follow-up to run ${safeForLog(runId)}.`);
         }
         catch (error) {
             const reason = errorMessage(error);
             if (!mayHaveActed(error)) {
                 this.tracker.followupRefused();
-                throw new Error(`The follow-up (the followup input) to run ${safeForLog(runId)} was refused: ${safeForLog(reason)} The run is left as it is.`, { cause: error });
+                return reason;
             }
             log.warning(`The answer to the follow-up to run ${safeForLog(runId)} was lost (${safeForLog(reason)}). It may have reached the run and restarted it, so the step awaits the run.`);
         }
         this.tracker.track(runId);
-        this.record.runId = runId;
-        // Until the service shows the follow-up's effect, the run's old state is stale.
         this.#isStale = watchForNewPass({
             before: run,
             now,
@@ -11774,7 +11813,7 @@ class RunLifecycle {
                 }
             },
         });
-        return run;
+        return undefined;
     }
     /** A re-run job says which run of the earlier attempt this one replaces. */
     async #noteSupersededRun() {
@@ -11881,10 +11920,29 @@ function taskOutcome(task) {
         return 'error';
     if (!task.started)
         return 'not_started';
+    if (task.handedOff)
+        return 'blocked';
+    if (task.invalidOutput)
+        return 'invalid_output';
     if (task.state && isTerminal(task.state) && task.stoppedBy === undefined) {
         return outcomeOfState(task.state) ?? 'failed';
     }
     return outcomeOfStop(task.stoppedBy ?? 'signal');
+}
+/**
+ * Pure: where one run stands for `pass_when`: succeeded (or handed to a person with on_blocked:
+ * pass), ended otherwise (a failed create too), or still open.
+ */
+function standingOf(record) {
+    if (record.createError !== undefined)
+        return 'not-succeeded';
+    if (record.handedOff)
+        return record.handedOff.passes ? 'succeeded' : 'not-succeeded';
+    if (record.invalidOutput)
+        return 'not-succeeded';
+    if (!record.run || !isTerminal(record.run.state))
+        return 'open';
+    return meaningOf(record.run.state) === 'succeeded' ? 'succeeded' : 'not-succeeded';
 }
 /**
  * A task as a person reads it: numbered from 1, with its title when it has one ("task 3
@@ -12215,14 +12273,11 @@ class RunScheduler {
         let succeeded = 0;
         let notSucceeded = 0;
         for (const { record } of this.#lifecycles) {
-            if (record.createError !== undefined)
+            const standing = standingOf(record);
+            if (standing === 'succeeded')
+                succeeded += 1;
+            else if (standing === 'not-succeeded')
                 notSucceeded += 1;
-            else if (record.run && isTerminal(record.run.state)) {
-                if (meaningOf(record.run.state) === 'succeeded')
-                    succeeded += 1;
-                else
-                    notSucceeded += 1;
-            }
         }
         return { tasks: this.#lifecycles.length, succeeded, notSucceeded };
     }
@@ -12350,36 +12405,50 @@ async function awaitValidOutput(first, deps) {
             outcome.run.state !== 'SUCCEEDED') {
             return { outcome };
         }
-        const runId = outcome.run.run_id;
-        const conversation = await deps.readConversation(runId);
-        const answer = conversation && finalAnswer(conversation);
-        let candidate = findDocument(answer, undefined);
-        if (candidate.kind === 'unreadable') {
-            const file = await readResultFile(parseArtifacts(outcome.run.artifacts), deps);
-            if (file !== undefined)
-                candidate = findDocument(undefined, file);
+        const checked = await checkDocument(outcome.run, corrections, deps);
+        const { conversation } = checked;
+        switch (checked.kind) {
+            case 'valid':
+                return { outcome, document: checked.document, conversation };
+            case 'invalid':
+                return { outcome: { ...outcome, invalidOutput: checked.invalidOutput }, conversation };
+            case 'correct':
+                outcome = await deps.followUp(outcome.run.run_id, checked.message, checked.remainingMs);
         }
-        const errors = candidate.kind === 'found' ? deps.schema.validate(candidate.document) : [candidate.problem];
-        if (errors.length === 0 && candidate.kind === 'found') {
-            deps.log.info(`The agent's result validates against the schema (from ${candidate.from}).`);
-            return { outcome, document: candidate.document, conversation };
-        }
-        const shown = errors.map((error) => safeForLog(error, 300)).join('; ');
-        const remainingMs = deps.deadline - deps.now();
-        if (corrections >= deps.retries || remainingMs <= 0) {
-            const why = corrections >= deps.retries
-                ? `No correction is left (output_retries: ${deps.retries})`
-                : 'No time is left within the timeout input';
-            deps.log.warning(`The agent's result does not validate: ${shown}. ${why}.`);
-            const input = deps.schema.input;
-            return {
-                outcome: { ...outcome, invalidOutput: { errors, corrections, input } },
-                conversation,
-            };
-        }
-        deps.log.warning(`The agent's result does not validate: ${shown}. Asking run ${safeForLog(runId)} for a corrected one (correction ${corrections + 1} of ${deps.retries}).`);
-        outcome = await deps.followUp(runId, correctionRequest(errors), remainingMs);
     }
+}
+/**
+ * One look at the document of a run that succeeded, after `corrections` corrections: from its
+ * final answer, else its `result.json`, validated against the schema. The one check of one
+ * run's result and of each task's.
+ */
+async function checkDocument(run, corrections, deps) {
+    const runId = run.run_id;
+    const conversation = await deps.readConversation(runId);
+    const answer = conversation && finalAnswer(conversation);
+    let candidate = findDocument(answer, undefined);
+    if (candidate.kind === 'unreadable') {
+        const file = await readResultFile(parseArtifacts(run.artifacts), deps);
+        if (file !== undefined)
+            candidate = findDocument(undefined, file);
+    }
+    const errors = candidate.kind === 'found' ? deps.schema.validate(candidate.document) : [candidate.problem];
+    if (errors.length === 0 && candidate.kind === 'found') {
+        deps.log.info(`The agent's result validates against the schema (from ${candidate.from}).`);
+        return { kind: 'valid', document: candidate.document, conversation };
+    }
+    const shown = errors.map((error) => safeForLog(error, 300)).join('; ');
+    const remainingMs = deps.deadline - deps.now();
+    if (corrections >= deps.retries || remainingMs <= 0) {
+        const why = corrections >= deps.retries
+            ? `No correction is left (output_retries: ${deps.retries})`
+            : 'No time is left within the timeout input';
+        deps.log.warning(`The agent's result does not validate: ${shown}. ${why}.`);
+        const invalidOutput = { errors, corrections, input: deps.schema.input };
+        return { kind: 'invalid', invalidOutput, conversation };
+    }
+    deps.log.warning(`The agent's result does not validate: ${shown}. Asking run ${safeForLog(runId)} for a corrected one (correction ${corrections + 1} of ${deps.retries}).`);
+    return { kind: 'correct', message: correctionRequest(errors), remainingMs, conversation };
 }
 /** The newest `result.json` FILE artifact's text, or undefined when there is none to read. */
 async function readResultFile(artifacts, deps) {
@@ -12835,7 +12904,19 @@ function newSessionLink(announced, run) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/log.ts
+/** `log`, each line after `name` ("Task 3 (x): run r1 is …"), its first word made lower case. */
+function namedLog(log, name) {
+    const named = (line) => `${name}: ${line.replace(/^Run /, 'run ')}`;
+    return {
+        info: (message) => log.info(named(message)),
+        warning: (message) => log.warning(named(message)),
+        debug: (message) => log.debug(named(message)),
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/run/watch.ts
+
 
 
 
@@ -12949,6 +13030,26 @@ class RunWatcher {
 }
 /** What the step watches while it waits, from its settings: the run's conversation is the tracked run's. */
 function stepWatcher(settings, tracker, sources, deps) {
+    return watcherOf({
+        maxCredits: settings.agentWork.maxCredits,
+        showProgress: settings.agentWork.showProgress,
+        onBlocked: settings.agentWork.onBlocked,
+        continueRun: settings.target.kind === 'continue',
+    }, () => tracker.runId, sources, deps);
+}
+/**
+ * What a task of a set watches: its progress and BLOCKED as for one run, its lines naming the
+ * task ("Task 3 (x): …"); the cap is on the set's sum, the scheduler's. Nothing when neither
+ * `show_progress` nor an `on_blocked` other than `wait` asks for it.
+ */
+function taskWatcher(settings, record, sources, deps) {
+    if (!settings.showProgress && settings.onBlocked === 'wait')
+        return undefined;
+    const log = namedLog(deps.log, deps.name);
+    const watch = { ...settings, maxCredits: undefined, continueRun: false };
+    return watcherOf(watch, () => record.runId, sources, { log });
+}
+function watcherOf(settings, runIdOf, sources, deps) {
     const { log } = deps;
     // Progress reads find no conversation early in a run: that is not worth a line each time.
     const quiet = {
@@ -12956,18 +13057,14 @@ function stepWatcher(settings, tracker, sources, deps) {
         warning: (message) => log.debug(message),
         debug: (message) => log.debug(message),
     };
-    return new RunWatcher({
-        maxCredits: settings.agentWork.maxCredits,
-        showProgress: settings.agentWork.showProgress,
-        onBlocked: settings.agentWork.onBlocked,
-        continueRun: settings.target.kind === 'continue',
-    }, {
+    return new RunWatcher(settings, {
         now: Date.now,
         log,
         safeForLog: safeForLog,
-        readConversation: async (signal, deadline) => tracker.runId
-            ? readConversation(tracker.runId, sources, quiet, signal, deadline)
-            : undefined,
+        readConversation: async (signal, deadline) => {
+            const runId = runIdOf();
+            return runId ? readConversation(runId, sources, quiet, signal, deadline) : undefined;
+        },
         onSessionLink: deps.onSessionLink,
     });
 }
@@ -13250,7 +13347,7 @@ const STEP_STOPPED = "The step stopped before it reported the run. The workflow 
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
+;// CONCATENATED MODULE: ../main/node_modules/@actions/core/lib/utils.js
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
@@ -13286,7 +13383,7 @@ function toCommandProperties(annotationProperties) {
     };
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/command.js
+;// CONCATENATED MODULE: ../main/node_modules/@actions/core/lib/command.js
 
 
 /**
@@ -13382,7 +13479,7 @@ function escapeProperty(s) {
 const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
 ;// CONCATENATED MODULE: external "fs"
 const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
+;// CONCATENATED MODULE: ../main/node_modules/@actions/core/lib/file-command.js
 // For internal use, subject to change.
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -13419,7 +13516,7 @@ function file_command_prepareKeyValueMessage(key, value) {
 //# sourceMappingURL=file-command.js.map
 ;// CONCATENATED MODULE: external "path"
 const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
-;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/auth.js
+;// CONCATENATED MODULE: ../main/node_modules/@actions/http-client/lib/auth.js
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -13495,7 +13592,7 @@ class PersonalAccessTokenCredentialHandler {
     }
 }
 //# sourceMappingURL=auth.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/oidc-utils.js
+;// CONCATENATED MODULE: ../main/node_modules/@actions/core/lib/oidc-utils.js
 var oidc_utils_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -13569,7 +13666,7 @@ class oidc_utils_OidcClient {
     }
 }
 //# sourceMappingURL=oidc-utils.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/summary.js
+;// CONCATENATED MODULE: ../main/node_modules/@actions/core/lib/summary.js
 var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -13850,7 +13947,7 @@ const _summary = new Summary();
 const markdownSummary = (/* unused pure expression or super */ null && (_summary));
 const summary = _summary;
 //# sourceMappingURL=summary.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/path-utils.js
+;// CONCATENATED MODULE: ../main/node_modules/@actions/core/lib/path-utils.js
 
 /**
  * toPosixPath converts the given path to the posix form. On Windows, \\ will be
@@ -13892,7 +13989,7 @@ var external_events_ = __nccwpck_require__(4434);
 const external_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("child_process");
 // EXTERNAL MODULE: external "assert"
 var external_assert_ = __nccwpck_require__(2613);
-;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io-util.js
+;// CONCATENATED MODULE: ../main/node_modules/@actions/io/lib/io-util.js
 var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -14072,7 +14169,7 @@ function getCmdPath() {
     return (_a = process.env['COMSPEC']) !== null && _a !== void 0 ? _a : `cmd.exe`;
 }
 //# sourceMappingURL=io-util.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io.js
+;// CONCATENATED MODULE: ../main/node_modules/@actions/io/lib/io.js
 var io_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -14346,7 +14443,7 @@ function io_copyFile(srcFile, destFile, force) {
 //# sourceMappingURL=io.js.map
 ;// CONCATENATED MODULE: external "timers"
 const external_timers_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("timers");
-;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/toolrunner.js
+;// CONCATENATED MODULE: ../main/node_modules/@actions/exec/lib/toolrunner.js
 var toolrunner_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -14934,7 +15031,7 @@ class ExecState extends external_events_.EventEmitter {
     }
 }
 //# sourceMappingURL=toolrunner.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/exec.js
+;// CONCATENATED MODULE: ../main/node_modules/@actions/exec/lib/exec.js
 var exec_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -15014,7 +15111,7 @@ function getExecOutput(commandLine, args, options) {
     });
 }
 //# sourceMappingURL=exec.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/platform.js
+;// CONCATENATED MODULE: ../main/node_modules/@actions/core/lib/platform.js
 var platform_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -15079,7 +15176,7 @@ function getDetails() {
     });
 }
 //# sourceMappingURL=platform.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/core.js
+;// CONCATENATED MODULE: ../main/node_modules/@actions/core/lib/core.js
 var core_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -15694,6 +15791,8 @@ function set_table_factsOf(task) {
         createFailed: task.createError !== undefined,
         state: task.run?.state,
         stoppedBy: task.stoppedBy,
+        handedOff: task.handedOff !== undefined,
+        invalidOutput: task.invalidOutput !== undefined,
     };
 }
 /** A task has ended once its run did, its create failed, or the step stopped it (each sets `endedAt`). */
@@ -15823,7 +15922,7 @@ function setCounts(tasks) {
     for (const task of tasks) {
         if (hasEnded(task)) {
             done += 1;
-            if (taskOutcome(set_table_factsOf(task)) === 'succeeded')
+            if (standingOf(task) === 'succeeded')
                 succeeded += 1;
         }
         else if (task.invocation !== undefined)
@@ -15940,6 +16039,7 @@ function runsOutput(tasks, answers) {
             ...(task.run?.session_link ? { session_link: task.run.session_link } : {}),
             ...(answer !== undefined ? { result: capResult(answer, answerBytes).text } : {}),
             ...(credits !== undefined ? { credits } : {}),
+            ...(task.document !== undefined ? { structured_output: task.document } : {}),
         };
     });
     return jsonOutput('runs', entries, () => ({
@@ -15947,9 +16047,10 @@ function runsOutput(tasks, answers) {
             ...entry,
             title: undefined,
             result: undefined,
+            structured_output: undefined,
             truncated: true,
         })),
-        keeps: 'each task without its title and result, with "truncated": true',
+        keeps: 'each task without its title, result and structured_output, with "truncated": true',
     }));
 }
 /** Sets the set's outputs, writes its summary, and fails the step unless the set passed. */
@@ -16021,7 +16122,16 @@ class TaskSetRun {
             name: taskName(task),
             wait: true,
             startFailure: 'record',
-        }, { client, tracker: new RunTracker(listStore), now, sleep, signal, log }));
+            checkResult: deps.checkFor?.(task, taskName(task)),
+        }, {
+            client,
+            tracker: new RunTracker(listStore),
+            now,
+            sleep,
+            signal,
+            log,
+            watch: deps.watchFor?.(task, taskName(task)),
+        }));
         this.#scheduler = new RunScheduler(lifecycles, settings, {
             client,
             now,
@@ -16039,7 +16149,21 @@ class TaskSetRun {
     }
     async run() {
         this.#deps.log.info(`Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`);
+        if (this.#settings.cancelPrevious)
+            await this.#cancelPrevious();
         return this.#outcome(await this.#scheduler.run());
+    }
+    /** Before any create, the active runs of every task's name, one name at a time, as for one run. */
+    async #cancelPrevious() {
+        const { client, log, now } = this.#deps;
+        const deadline = now() + this.#settings.timeoutMs;
+        const names = new Set(this.#tasks.map((task) => task.request.config?.name ?? ''));
+        for (const name of names) {
+            if (this.#deps.signal.aborted)
+                return;
+            if (name)
+                await cancelPreviousRuns(client, name, log, { deadline });
+        }
     }
     /** Cancels every run still in flight, in parallel, within `deadline` (see RunScheduler). */
     cancelInFlight(why, deadline) {
@@ -16193,11 +16317,18 @@ class SetSurfaces {
 
 
 
+
+
+
+
+
 /**
  * The main step with `tasks`: prepare (the set and its tags), execute (start,
  * wait and cancel, as one set), finish (the answers, one table, the outputs).
  */
 async function runTaskSet(settings, world, io, interruption) {
+    // A schema that is not one is an input error too: compiled before any request.
+    const output = await prepareOutput(settings.output);
     const client = serviceClient(settings, io);
     // The budgets hold for a set as for one run: checked once, before any of its creates.
     const deps = { now: Date.now, log: io };
@@ -16208,18 +16339,24 @@ async function runTaskSet(settings, world, io, interruption) {
     interruption.listen();
     const stepTag = runTag(world, undefined, undefined, setHandoff(settings.github, github));
     const surfaces = await SetSurfaces.open(settings, github, stepTag.invocation, io);
-    const set = prepareSet(settings, client, interruption.signal, stepTag, surfaces, io);
+    const wiring = { signal: interruption.signal, output };
+    const set = prepareSet(settings, client, wiring, stepTag, surfaces, io);
     const outcome = await executeSet(set, interruption);
     await finishSet(outcome, client, interruption.signal, surfaces, io);
 }
-function prepareSet(settings, client, signal, stepTag, surfaces, io) {
+function prepareSet(settings, client, { signal, output }, stepTag, surfaces, io) {
+    const sources = agentWorkSources(client);
+    const startedAt = Date.now();
     return new TaskSetRun({
-        tasks: settings.tasks,
+        tasks: output
+            ? settings.tasks.map((task) => requestWithInstruction(task, output.instruction))
+            : settings.tasks,
         maxParallel: settings.maxParallel,
         passWhen: settings.passWhen,
         timeoutMs: settings.timeoutMs,
         pollIntervalMs: settings.pollIntervalMs,
         maxCredits: settings.agentWork.maxCredits,
+        cancelPrevious: settings.cancelPrevious,
     }, {
         client,
         now: Date.now,
@@ -16230,6 +16367,23 @@ function prepareSet(settings, client, signal, stepTag, surfaces, io) {
         setMetadata: { [SET_KEY]: stepTag.invocation },
         tagFor: (index) => taskTag(stepTag, index),
         onProgress: (tasks) => surfaces.show({ kind: 'running', tasks }),
+        watchFor: (task, name) => taskWatcher(settings.agentWork, task, sources, { log: io, name }),
+        checkFor: (task, name) => {
+            if (!output)
+                return undefined;
+            const log = namedLog(io, name);
+            const deadline = startedAt + settings.timeoutMs;
+            const bounded = () => withinWaits(signal, deadline + timing/* PAST_TIMEOUT_MS */.WP);
+            return (run, corrections) => checkDocument(run, corrections, {
+                schema: output.schema,
+                retries: settings.output.retries,
+                deadline,
+                now: Date.now,
+                log,
+                readConversation: (runId) => readConversation(runId, sources, log, bounded()),
+                readFile: async (artifact) => Buffer.from(await sources.fetchFile(artifact, bounded())).toString('utf8'),
+            });
+        },
     });
 }
 /**
@@ -17823,7 +17977,7 @@ function isUnreachable(error) {
 }
 /** action.yml's inputs. The YAML parser loads only here: a step of the Action never pays for it. */
 async function readDeclaredInputs(actionYml) {
-    const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
+    const { parse } = await __nccwpck_require__.e(/* import() */ 439).then(__nccwpck_require__.t.bind(__nccwpck_require__, 3439, 19));
     const action = parse((0,external_node_fs_namespaceObject.readFileSync)(actionYml, 'utf8'));
     return action.inputs ?? {};
 }

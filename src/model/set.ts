@@ -4,7 +4,7 @@ import type { PassWhen } from '../inputs.ts'
 import { outcomeOfState, outcomeOfStop, type Outcome, type StopCause } from './outcome.ts'
 import { isTerminal, meaningOf } from './states.ts'
 import type { CreateRunRequest } from '../api/types.ts'
-import type { RunRecord } from './step.ts'
+import type { RunRecord } from './record.ts'
 
 /** How many of a set's runs must succeed under `pass_when`. */
 export function runsNeeded(rule: PassWhen, taskCount: number): number {

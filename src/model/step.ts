@@ -3,7 +3,6 @@ import type { ReviewVerdict } from '../agent/review-document.ts'
 import type { RunItem, RunState } from '../api/types.ts'
 import type { RunTarget } from '../inputs.ts'
 import type { CancelReport } from './cancel.ts'
-import type { StopCause } from './outcome.ts'
 
 /** How the step ended, as a value; reporting turns it into outputs, a summary and an exit status. */
 export type StepOutcome =
@@ -70,32 +69,3 @@ export interface InvalidOutput {
 
 /** What the step acts on, once `continue_run` has been turned into a run to follow up or none. */
 export type StepTarget = Exclude<RunTarget, { kind: 'continue' }>
-
-/**
- * One run as the step knows it, kept up to date by its lifecycle: what the
- * outcome words, the set's table and the post step read of it.
- */
-export interface RunRecord {
-  /** The create's tag, set the moment the create goes out. */
-  invocation?: string
-  runId?: string
-  /** The run as last seen. */
-  run?: RunItem
-  startedAt?: number
-  endedAt?: number
-  /** Why the step stopped this run, or never started it. */
-  stoppedBy?: StopCause
-  cancel?: CancelReport
-  /** The create failed, or its run may exist but was not found. */
-  createError?: string
-  /** The create's answer was lost and its run not found: the post step looks for it. */
-  runMayExist?: boolean
-  /** The run ended or was cancelled for good: nothing more is owed on it. */
-  settled?: boolean
-  /** BLOCKED, and handed to a person (on_blocked fail or pass): `passes` with on_blocked: pass. */
-  handedOff?: { readonly passes: boolean }
-  /** output_schema: the document that validated. */
-  document?: unknown
-  /** output_schema: the document never validated (the run ends `invalid_output`). */
-  invalidOutput?: InvalidOutput
-}

@@ -1,6 +1,6 @@
 import type { AgentRunsClient } from '../api/client.ts'
 import type { RunItem } from '../api/types.ts'
-import type { RunRecord } from '../model/step.ts'
+import type { RunRecord } from '../model/record.ts'
 import type { Log } from '../log.ts'
 import { cancelAfterError } from './cancel.ts'
 import { RunMayExistError } from './create.ts'

@@ -6,7 +6,9 @@ import type { CreateRunRequest, RunItem, RunState } from '../api/types.ts'
 import type { Log } from '../log.ts'
 import { logCancel, type CancelReport } from '../model/cancel.ts'
 import { isTerminal, meaningOf } from '../model/states.ts'
-import type { RunRecord, StepTarget } from '../model/step.ts'
+import type { Conversation } from '../agent/conversation.ts'
+import type { RunRecord } from '../model/record.ts'
+import type { InvalidOutput, StepTarget } from '../model/step.ts'
 import { formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
 import { errorMessage } from '../text/plain.ts'
@@ -20,7 +22,6 @@ import { cancelDeadline, cancelOwnRun, cancelPreviousRuns, type CancelWhy } from
 import { createRunOnce, findSupersededRun, RunMayExistError, type RunTag } from './create.ts'
 import { watchForNewPass } from './followup.ts'
 import type { RunTracker } from './tracker.ts'
-import type { DocumentCheck } from './output.ts'
 import type { WatchVerdict } from './watch.ts'
 
 /** Looks at each reading of a run still on its way (see RunWatcher), and may end its wait. */
@@ -34,6 +35,14 @@ export interface ReadingWatch {
   ): Promise<WatchVerdict>
   msUntilHeartbeat(): number
 }
+
+/** What one look at a run's document found: it validates, a correction is due, or none is left. */
+export type DocumentCheck = { conversation?: Conversation } & (
+  | { kind: 'valid'; document: unknown }
+  /** Ask the run for a corrected document with `message`, within `remainingMs`. */
+  | { kind: 'correct'; message: string; remainingMs: number }
+  | { kind: 'invalid'; invalidOutput: InvalidOutput }
+)
 
 /** How a lifecycle's wait ended, once it has. */
 export type LifecycleEnd =

@@ -14,10 +14,11 @@ import { readConversation, type AgentWorkSources } from '../agent/work.ts'
 import type { OutputSettings } from '../inputs.ts'
 import type { Log } from '../log.ts'
 import type { RunItem } from '../api/types.ts'
-import type { InvalidOutput, StepOutcome } from '../model/step.ts'
+import type { StepOutcome } from '../model/step.ts'
 import { safeForLog } from '../text/log.ts'
 import { errorMessage } from '../text/plain.ts'
 import { withinWaits } from './gather.ts'
+import type { DocumentCheck } from './lifecycle.ts'
 import { executeStep, type StepDeps, type StepSettings } from './step.ts'
 
 /** What the step brings back once the agent's result has been checked. */
@@ -75,14 +76,6 @@ export async function awaitValidOutput(
     }
   }
 }
-
-/** What one look at a run's document found: it validates, a correction is due, or none is left. */
-export type DocumentCheck = { conversation?: Conversation } & (
-  | { kind: 'valid'; document: unknown }
-  /** Ask the run for a corrected document with `message`, within `remainingMs`. */
-  | { kind: 'correct'; message: string; remainingMs: number }
-  | { kind: 'invalid'; invalidOutput: InvalidOutput }
-)
 
 /**
  * One look at the document of a run that succeeded, after `corrections` corrections: from its

@@ -15,7 +15,7 @@ import { meaningOf } from '../model/states.ts'
 import { formatDuration } from '../text/format.ts'
 import { namedLog, type Log } from '../log.ts'
 import { safeForLog } from '../text/log.ts'
-import type { RunRecord } from '../model/step.ts'
+import type { RunRecord } from '../model/record.ts'
 import type { RunTracker } from './tracker.ts'
 
 /**

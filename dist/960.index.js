@@ -1,8 +1,8 @@
-export const id = 856;
-export const ids = [856];
+export const id = 960;
+export const ids = [960];
 export const modules = {
 
-/***/ 2856:
+/***/ 5960:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -6827,4 +6827,4 @@ function re(stringsOrFlags, ...values) {
 
 };
 
-//# sourceMappingURL=856.index.js.map
+//# sourceMappingURL=960.index.js.map
