@@ -5,6 +5,12 @@ import { EndToEndFirst } from './test/support/end-to-end-first.ts'
 /** End-to-end test files: each test starts its own fake servers and step processes. */
 export const E2E_FILES = ['test/e2e/**/*.test.ts']
 
+/**
+ * End-to-end files about a process itself, left to `npm run test:bundle` (run by .ci/run):
+ * the GitLab component's script, run by bash, which starts the command.
+ */
+const PROCESS_FILES = ['test/e2e/gitlab-component.test.ts']
+
 const CORES = availableParallelism()
 
 /**
@@ -15,6 +21,20 @@ const CORES = availableParallelism()
  * machine.
  */
 export const E2E_CONCURRENCY = CORES * 3
+
+/**
+ * `npm test` runs the end-to-end steps in-process (test/e2e/harness.ts): a step costs no
+ * process, only its share of one event loop, and mostly waits on its fakes' timers.
+ */
+const IN_PROCESS_CONCURRENCY = 24
+
+/**
+ * With no step processes, the end-to-end files mostly wait on deadlines (GitHub's, the
+ * cancel's: up to 18 s a test) and the unit files compute: more files at once than cores, so
+ * that the files with the longest waits all start first (EndToEndFirst) and wait side by side
+ * while the rest share the cores.
+ */
+const IN_PROCESS_WORKERS = CORES * 3
 
 /** What every vitest config here shares. */
 export const COMMON = {
@@ -33,6 +53,7 @@ export const COMMON = {
 export default defineConfig({
   test: {
     ...COMMON,
+    maxWorkers: IN_PROCESS_WORKERS,
     sequence: { sequencer: EndToEndFirst },
     projects: [
       {
@@ -53,9 +74,10 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: E2E_FILES,
+          exclude: PROCESS_FILES,
           globalSetup: ['test/e2e/compile-cache.ts'],
           sequence: { concurrent: true },
-          maxConcurrency: E2E_CONCURRENCY,
+          maxConcurrency: IN_PROCESS_CONCURRENCY,
           // The harness and the fakes load once per worker, not once per file, as above.
           isolate: false,
           testTimeout: 60_000,

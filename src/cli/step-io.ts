@@ -6,7 +6,8 @@ import type { StepIo } from '../step-io.ts'
  * The command line's port to the engine: the log as plain lines for a person (on stderr, so
  * that stdout carries only what the command prints), every secret masked, debug lines left
  * out; the outputs, the summary and the failure kept for the door to print and answer with.
- * There is no post step: the state lives as long as the command.
+ * There is no post step: the state lives as long as the command. Its methods are bound: the
+ * engine hands them on as functions (a Log's `info` alone), as @actions/core's are.
  */
 export class CommandStepIo implements StepIo {
   readonly outputs: Record<string, string> = {}
@@ -21,56 +22,56 @@ export class CommandStepIo implements StepIo {
     this.#secrets = secrets
   }
 
-  debug(): void {
+  readonly debug = (): void => {
     // A terminal's log is for people: the runner's debug lines stay hidden, as without ACTIONS_STEP_DEBUG.
   }
 
-  info(message: string): void {
+  readonly info = (message: string): void => {
     this.#line(message)
   }
 
-  warning(message: string): void {
+  readonly warning = (message: string): void => {
     this.#line(`warning: ${message}`)
   }
 
-  error(message: string): void {
+  readonly error = (message: string): void => {
     this.#line(`error: ${message}`)
   }
 
-  notice(message: string): void {
+  readonly notice = (message: string): void => {
     this.#line(`notice: ${message}`)
   }
 
-  setOutput(name: string, value: string): void {
+  readonly setOutput = (name: string, value: string): void => {
     this.outputs[name] = value
   }
 
-  setFailed(message: string): void {
+  readonly setFailed = (message: string): void => {
     this.failed = true
     this.error(message)
   }
 
-  async appendSummary(markdown: string): Promise<void> {
+  readonly appendSummary = async (markdown: string): Promise<void> => {
     this.summary += `${markdown}${EOL}`
   }
 
-  saveState(name: string, value: string): void {
+  readonly saveState = (name: string, value: string): void => {
     this.#state.set(name, value)
   }
 
-  getState(name: string): string {
+  readonly getState = (name: string): string => {
     return this.#state.get(name) ?? ''
   }
 
-  setSecret(secret: string): void {
+  readonly setSecret = (secret: string): void => {
     this.#secrets.add(secret)
   }
 
-  onTerminationSignal(handler: (signal: NodeJS.Signals) => void): () => void {
+  readonly onTerminationSignal = (handler: (signal: NodeJS.Signals) => void): (() => void) => {
     return onTerminationSignal(handler)
   }
 
-  exit(code: number): void {
+  readonly exit = (code: number): void => {
     process.exit(code)
   }
 

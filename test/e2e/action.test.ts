@@ -2,12 +2,13 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { FakeAgentApi, type FakeApiOptions, type RunScript } from '../fake-api/server.ts'
 import {
   errorAnnotations,
+  itNeedsProcess,
+  killWhilePolling,
   runPostStep,
   runStep,
   startStep,
-  type StepResult,
-  killWhilePolling,
   STEP_START_TIMEOUT_MS,
+  type StepResult,
 } from './harness.ts'
 
 const KEY = 'sk-e2e-secret-4f9a'
@@ -237,23 +238,26 @@ describe('the action, run as the runner runs it', () => {
     })
   }
 
-  it('post step cancels a run the main step left behind after a hard kill', async () => {
-    const api = await fakeApi({ script: () => neverEnding })
-    const inputs = inputsFor(api, { prompt: 'x' })
-    const main = await killWhilePolling(api, { inputs })
-    expect(main.signal).toBe('SIGKILL')
-    const runId = main.state.run_id ?? ''
-    expect(runId).toMatch(/^run_/)
-    expect(main.state.run_settled).toBeUndefined()
-    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
+  itNeedsProcess(
+    'post step cancels a run the main step left behind after a hard kill',
+    async () => {
+      const api = await fakeApi({ script: () => neverEnding })
+      const inputs = inputsFor(api, { prompt: 'x' })
+      const main = await killWhilePolling(api, { inputs })
+      expect(main.signal).toBe('SIGKILL')
+      const runId = main.state.run_id ?? ''
+      expect(runId).toMatch(/^run_/)
+      expect(main.state.run_settled).toBeUndefined()
+      expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
 
-    const post = await runPostStep(main, { inputs })
+      const post = await runPostStep(main, { inputs })
 
-    expect(post.code).toBe(0)
-    expect(api.requestsTo('POST', `/agent/runs/${runId}/cancel`)).toHaveLength(1)
-    expect(api.run(runId)?.state).toBe('CANCELLED')
-    expect(post.stdout).toContain(`Run ${runId} was cancelled.`)
-  })
+      expect(post.code).toBe(0)
+      expect(api.requestsTo('POST', `/agent/runs/${runId}/cancel`)).toHaveLength(1)
+      expect(api.run(runId)?.state).toBe('CANCELLED')
+      expect(post.stdout).toContain(`Run ${runId} was cancelled.`)
+    },
+  )
 
   it('awaits an existing run given by run_id', async () => {
     const api = await fakeApi()
@@ -343,28 +347,37 @@ describe('cancellation races', () => {
     expect(main.state.run_settled).toBe('true')
   })
 
-  it('treats a run that finished just before the cancel (400) as no error', async () => {
-    const api = await fakeApi({
-      script: () => neverEnding,
-      cancelBehaviour: () => 'already-terminal',
-    })
-    const inputs = inputsFor(api, { prompt: 'x' })
-    const main = await killWhilePolling(api, { inputs })
+  itNeedsProcess(
+    'treats a run that finished just before the cancel (400) as no error',
+    async () => {
+      const api = await fakeApi({
+        script: () => neverEnding,
+        cancelBehaviour: () => 'already-terminal',
+      })
+      const inputs = inputsFor(api, { prompt: 'x' })
+      const main = await killWhilePolling(api, { inputs })
 
-    const post = await runPostStep(main, { inputs })
+      const post = await runPostStep(main, { inputs })
 
-    expect(post.code).toBe(0)
-    expect(post.stdout).toContain('had already finished; nothing to cancel')
-  })
+      expect(post.code).toBe(0)
+      expect(post.stdout).toContain('had already finished; nothing to cancel')
+    },
+  )
 
-  it('explains a run that cannot be cancelled (422) without failing the post step', async () => {
-    const api = await fakeApi({ script: () => neverEnding, cancelBehaviour: () => 'not-supported' })
-    const inputs = inputsFor(api, { prompt: 'x' })
-    const main = await killWhilePolling(api, { inputs })
+  itNeedsProcess(
+    'explains a run that cannot be cancelled (422) without failing the post step',
+    async () => {
+      const api = await fakeApi({
+        script: () => neverEnding,
+        cancelBehaviour: () => 'not-supported',
+      })
+      const inputs = inputsFor(api, { prompt: 'x' })
+      const main = await killWhilePolling(api, { inputs })
 
-    const post = await runPostStep(main, { inputs })
+      const post = await runPostStep(main, { inputs })
 
-    expect(post.code).toBe(0)
-    expect(post.stdout).toMatch(/::warning::.*cannot be cancelled/)
-  })
+      expect(post.code).toBe(0)
+      expect(post.stdout).toMatch(/::warning::.*cannot be cancelled/)
+    },
+  )
 })

@@ -1,7 +1,9 @@
 /**
  * The command line, `cloud-agent-run`, end to end: the command spawned as a shell would spawn
- * it (dist/cli.js under ACTION_UNDER_TEST=bundle, else its source entry), against the fake API
- * on loopback. Exit codes, the JSON on stdout and the log on stderr, the summary, signals.
+ * it (dist/cli.js under ACTION_UNDER_TEST=bundle, its source entry under =sources), or, in
+ * `npm test`, its door (runCli) called in-process with the arguments, environment and working
+ * directory a shell would give; against the fake API on loopback. Exit codes, the JSON on
+ * stdout and the log on stderr, the summary, signals (a process's own).
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
@@ -9,10 +11,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'yaml'
 import { afterAll, describe, expect, it } from 'vitest'
+import { runCli } from '../../src/cli.ts'
 import { GITHUB_ONLY_INPUTS } from '../../src/cli/flags.ts'
 import { conversationStep, type RunScript } from '../fake-api/server.ts'
 import { FakeGitLab } from '../fake-gitlab/server.ts'
-import { COMPILE_CACHE, defaultTarget, ROOT } from './harness.ts'
+import { COMPILE_CACHE, defaultTarget, describeNeedsProcess, ROOT } from './harness.ts'
 import { e2eServers } from './servers.ts'
 
 const KEY = 'sk-cli-e2e-5f2a9c'
@@ -34,8 +37,9 @@ interface Command {
   kill(signal: NodeJS.Signals): void
 }
 
-/** Spawns the command in a fresh directory, with only the environment a shell would give. */
+/** Runs the command in a fresh directory, with only the environment a shell would give. */
 function command(args: string[], env: Record<string, string> = {}, cwd = newDirectory()): Command {
+  if (defaultTarget() === 'in-process') return commandInProcess(args, env, cwd)
   const bundle = defaultTarget() === 'bundle'
   const entry = bundle ? join(ROOT, 'dist', 'cli.js') : join(ROOT, 'src', 'entries', 'cli.ts')
   const node = (bundle ? process.env.ACTION_NODE : undefined) ?? process.execPath
@@ -56,6 +60,29 @@ function command(args: string[], env: Record<string, string> = {}, cwd = newDire
     child.on('close', (code) => resolve({ code, stdout, stderr })),
   )
   return { done, kill: (signal) => child.kill(signal) }
+}
+
+/** The command's door in this process: what its entry (src/entries/cli.ts) does, with a shell's io. */
+function commandInProcess(args: string[], env: Record<string, string>, cwd: string): Command {
+  let stdout = ''
+  let stderr = ''
+  const io = {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    cwd,
+    stdout: (text: string) => (stdout += text),
+    stderr: (text: string) => (stderr += text),
+  }
+  const done = runCli(args, new URL('../../action.yml', import.meta.url), io).then((code) => ({
+    code,
+    stdout,
+    stderr,
+  }))
+  return {
+    done,
+    kill: (signal) => {
+      throw new Error(`The command's ${signal} is a process's: the test needs a process.`)
+    },
+  }
 }
 
 const newDirectory = () => mkdtempSync(join(tmpdir(), 'cli-e2e-'))
@@ -169,20 +196,23 @@ describe('cloud-agent-run: the command line', () => {
     expect(api.allRuns()).toHaveLength(0)
   })
 
-  it.each([
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-  ] as const)('%s cancels the run it started, then exits %i', async (signal, code) => {
-    const api = await fakeApi({ script: () => working })
-    const running = command(against(api, '--prompt', 'Work for a long time', '--json'), WITH_KEY)
-    await api.waitForRequest('GET', /\/agent\/runs\/[^/]+$/)
-    running.kill(signal)
-    const result = await running.done
+  // The command hears the signals of its own process.
+  describeNeedsProcess('signals', () => {
+    it.each([
+      ['SIGINT', 130],
+      ['SIGTERM', 143],
+    ] as const)('%s cancels the run it started, then exits %i', async (signal, code) => {
+      const api = await fakeApi({ script: () => working })
+      const running = command(against(api, '--prompt', 'Work for a long time', '--json'), WITH_KEY)
+      await api.waitForRequest('GET', /\/agent\/runs\/[^/]+$/)
+      running.kill(signal)
+      const result = await running.done
 
-    expect(result.code).toBe(code)
-    const [run] = api.allRuns()
-    expect(run?.state).toBe('CANCELLED')
-    expect((JSON.parse(result.stdout) as { outcome?: string }).outcome).toBe('interrupted')
+      expect(result.code).toBe(code)
+      const [run] = api.allRuns()
+      expect(run?.state).toBe('CANCELLED')
+      expect((JSON.parse(result.stdout) as { outcome?: string }).outcome).toBe('interrupted')
+    })
   })
 
   it('--no-wait: starts the run and exits 0 with outcome started', async () => {

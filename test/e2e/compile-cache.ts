@@ -4,7 +4,7 @@
  * cache is empty, and the dozens of steps that start at once would each compile it all.
  */
 import { execFileSync } from 'node:child_process'
-import { COMPILE_CACHE, ROOT } from './harness.ts'
+import { COMPILE_CACHE, defaultTarget, ROOT } from './harness.ts'
 
 const EVERYTHING_A_STEP_LOADS = [
   "await import('./src/index.ts')",
@@ -13,6 +13,8 @@ const EVERYTHING_A_STEP_LOADS = [
 ].join('; ')
 
 export default function fillCompileCache(): void {
+  // In-process steps (npm test's) start no Node of their own.
+  if (defaultTarget() === 'in-process') return
   execFileSync(process.execPath, ['--input-type=module', '-e', EVERYTHING_A_STEP_LOADS], {
     cwd: ROOT,
     env: { ...process.env, NODE_COMPILE_CACHE: COMPILE_CACHE },

@@ -9,7 +9,15 @@ import { describe, expect, it } from 'vitest'
 import type { FakeApiOptions, RunScript } from '../fake-api/server.ts'
 import type { FakeGitHub, FakeGitHubOptions } from '../fake-github/server.ts'
 import { ConnectProxy } from '../support/connect-proxy.ts'
-import { DEFAULT_GITHUB_TOKEN, runPostStep, runStep, startStep, until } from './harness.ts'
+import {
+  DEFAULT_GITHUB_TOKEN,
+  describeNeedsProcess,
+  itNeedsProcess,
+  runPostStep,
+  runStep,
+  startStep,
+  until,
+} from './harness.ts'
 import { e2eServers, eventEnv } from './servers.ts'
 
 const KEY = 'sk-github-e2e'
@@ -70,35 +78,38 @@ describe('comment: one comment per step, kept up to date', () => {
     ).toBe(true)
   })
 
-  it('after a hard kill, the post step cancels the run and finishes the comment', async () => {
-    const { agents, gh } = await servers({
-      script: () => [
-        { state: 'QUEUED', afterMs: 0 },
-        { state: 'INPROGRESS', afterMs: 50 },
-      ],
-    })
-    const inputs = inputsFor(agents, { prompt: 'Review', comment: 'true' })
-    const env = eventEnv(gh, 'pull_request', pullRequestEvent)
-    const step = startStep({ inputs, env })
-    await step.printed(/is INPROGRESS/)
-    await settledComment(gh, /In progress/)
-    step.child.kill('SIGKILL')
-    const main = await step.result
-    expect(main.state.comment_id).toMatch(/^\d+$/)
+  itNeedsProcess(
+    'after a hard kill, the post step cancels the run and finishes the comment',
+    async () => {
+      const { agents, gh } = await servers({
+        script: () => [
+          { state: 'QUEUED', afterMs: 0 },
+          { state: 'INPROGRESS', afterMs: 50 },
+        ],
+      })
+      const inputs = inputsFor(agents, { prompt: 'Review', comment: 'true' })
+      const env = eventEnv(gh, 'pull_request', pullRequestEvent)
+      const step = startStep({ inputs, env })
+      await step.printed(/is INPROGRESS/)
+      await settledComment(gh, /In progress/)
+      step.child.kill('SIGKILL')
+      const main = await step.result
+      expect(main.state.comment_id).toMatch(/^\d+$/)
 
-    const post = await runPostStep(main, { inputs, env })
+      const post = await runPostStep(main, { inputs, env })
 
-    expect(post.code).toBe(0)
-    const runId = main.state.run_id ?? ''
-    expect(agents.run(runId)?.state).toBe('CANCELLED')
-    const comments = gh.comments(OWNER, REPO, PR)
-    expect(comments).toHaveLength(1)
-    expect(comments[0]?.body).toContain('### ⛔ Review\n\n**Cancelled**')
-    expect(comments[0]?.body).toContain(
-      'The step stopped before the run ended; the run was cancelled.',
-    )
-    expect(comments[0]?.body).toContain(`"run_id":"${runId}"`)
-  })
+      expect(post.code).toBe(0)
+      const runId = main.state.run_id ?? ''
+      expect(agents.run(runId)?.state).toBe('CANCELLED')
+      const comments = gh.comments(OWNER, REPO, PR)
+      expect(comments).toHaveLength(1)
+      expect(comments[0]?.body).toContain('### ⛔ Review\n\n**Cancelled**')
+      expect(comments[0]?.body).toContain(
+        'The step stopped before the run ended; the run was cancelled.',
+      )
+      expect(comments[0]?.body).toContain(`"run_id":"${runId}"`)
+    },
+  )
 
   it('shows the status message of a failed run', async () => {
     const failing: RunScript = [
@@ -156,7 +167,8 @@ describe('comment: one comment per step, kept up to date', () => {
   })
 })
 
-describe("the runner's proxy", () => {
+// The proxy is the process's environment's, read by @actions/http-client itself.
+describeNeedsProcess("the runner's proxy", () => {
   it("HTTP_PROXY: the step's GitHub requests go through it", async () => {
     const { agents, gh } = await servers()
     const proxy = await ConnectProxy.start()

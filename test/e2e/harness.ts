@@ -3,8 +3,12 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { describe, it } from 'vitest'
 import { parse } from 'yaml'
+import type { InputSource } from '../../src/inputs.ts'
+import { readRunnerWorld } from '../../src/runner.ts'
 import type { FakeAgentApi } from '../fake-api/server.ts'
+import { RecordingStepIo } from '../support/step-io.ts'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 /** Where Node keeps what it compiled of the sources between step processes. */
@@ -37,24 +41,52 @@ function actionYml(action: ActionName): { yml: ActionYml; dir: string } {
 export const BUNDLE = join(ROOT, ACTION_YML.runs.main)
 
 /**
- * What a step runs. `sources`: the TypeScript entry that builds each bundle file,
- * run by Node directly (type stripping), so a test sees the edit just made.
- * `bundle`: the committed dist/ file that action.yml names, as the runner runs it.
+ * What a step runs. `in-process`: the step's run() from the sources, in the test's own
+ * process, handed the world, the inputs and a recording port (test/support/step-io.ts) built
+ * from the environment a process would get: many steps at once, no process to start.
+ * `sources`: the TypeScript entry that builds each bundle file, run by Node directly (type
+ * stripping), as a process. `bundle`: the committed dist/ file that action.yml names, as the
+ * runner runs it.
  */
-export type ActionTarget = 'sources' | 'bundle'
+export type ActionTarget = 'in-process' | 'sources' | 'bundle'
 
-/** ACTION_UNDER_TEST=bundle switches every step to the committed bundle (`npm run test:bundle`). */
+const TARGETS: readonly string[] = ['in-process', 'sources', 'bundle'] satisfies ActionTarget[]
+
+/**
+ * ACTION_UNDER_TEST=bundle switches every step to the committed bundle (`npm run test:bundle`),
+ * =sources to processes of the sources; `npm test` runs steps in-process.
+ */
 export function defaultTarget(): ActionTarget {
-  const value = process.env.ACTION_UNDER_TEST ?? 'sources'
-  if (value !== 'sources' && value !== 'bundle')
-    throw new Error(`ACTION_UNDER_TEST must be "sources" or "bundle", not "${value}"`)
-  return value
+  const value = process.env.ACTION_UNDER_TEST ?? 'in-process'
+  if (!TARGETS.includes(value))
+    throw new Error(`ACTION_UNDER_TEST must be one of ${TARGETS.join(', ')}, not "${value}"`)
+  return value as ActionTarget
+}
+
+/** The target of a process: a test that spawns a process itself runs the sources or the bundle. */
+export function processTarget(): 'sources' | 'bundle' {
+  return defaultTarget() === 'bundle' ? 'bundle' : 'sources'
+}
+
+/**
+ * A test that needs its step to be a process: a hard kill (SIGKILL) and the post step after
+ * it, a signal before the step listens, Node's own options (NODE_EXTRA_CA_CERTS). `npm test`
+ * runs steps in-process and leaves these to where steps are processes: `npm run test:bundle`
+ * (run by .ci/run), or ACTION_UNDER_TEST=sources.
+ */
+export function itNeedsProcess(name: string, test: () => Promise<void>, timeoutMs?: number): void {
+  if (defaultTarget() !== 'in-process') it(name, test, timeoutMs)
+}
+
+/** A group of tests that each need a process (see itNeedsProcess). */
+export function describeNeedsProcess(name: string, suite: () => void): void {
+  if (defaultTarget() !== 'in-process') describe(name, suite)
 }
 
 /** The file the runner runs for a step (action.yml's runs.main or runs.post), or its source. */
 export function stepEntry(
   step: 'main' | 'post',
-  target: ActionTarget = defaultTarget(),
+  target: 'sources' | 'bundle' = processTarget(),
   action: ActionName = 'main',
 ): string {
   const { yml, dir } = actionYml(action)
@@ -137,8 +169,13 @@ export interface StepResult {
   summary: string
 }
 
+/** A running step as a test may stop it: a process, or an in-process step told of a signal. */
+export interface StepHandle {
+  kill(signal: NodeJS.Signals): boolean
+}
+
 export interface RunningStep {
-  child: ChildProcess
+  child: StepHandle | ChildProcess
   result: Promise<StepResult>
   /** Resolves when stdout has printed a line matching `pattern`. */
   printed(pattern: RegExp, timeoutMs?: number): Promise<void>
@@ -199,10 +236,19 @@ export function prepareStepEnvironment(
   return { dir, files, env }
 }
 
-/** Spawns the step's entry (see stepEntry) as the runner does: INPUT_*, file commands, STATE_* for post. */
+/**
+ * Starts the step as the runner does (INPUT_*, file commands, STATE_* for post): as a process
+ * of its entry (see stepEntry), or in-process from the same environment.
+ */
 export function startStep(options: StepOptions): RunningStep {
-  const { dir, files, env } = prepareStepEnvironment(options)
   const target = options.target ?? defaultTarget()
+  if (target === 'in-process' && options.node === undefined) return startInProcess(options)
+  return startProcess(options, target === 'bundle' ? 'bundle' : 'sources')
+}
+
+/** Spawns the step's entry (see stepEntry) as the runner does: INPUT_*, file commands, STATE_* for post. */
+function startProcess(options: StepOptions, target: 'sources' | 'bundle'): RunningStep {
+  const { dir, files, env } = prepareStepEnvironment(options)
   // ACTION_NODE runs the bundle on another Node than the tests' own (CI checks Node 20 too);
   // the TypeScript sources need the tests' own, which strips types.
   const node =
@@ -218,7 +264,7 @@ export function startStep(options: StepOptions): RunningStep {
   const watchers = new Set<() => void>()
   child.stdout?.on('data', (chunk: Buffer) => {
     stdout += chunk.toString()
-    for (const watcher of watchers) watcher()
+    for (const watcher of [...watchers]) watcher()
   })
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   const result = new Promise<StepResult>((resolve, reject) => {
@@ -235,22 +281,107 @@ export function startStep(options: StepOptions): RunningStep {
       }),
     )
   })
-  const printed = (pattern: RegExp, timeoutMs = STEP_START_TIMEOUT_MS) =>
+  const printed = printedBy(
+    () => stdout,
+    (watcher) => {
+      watchers.add(watcher)
+      return () => watchers.delete(watcher)
+    },
+    () => `${stdout}\n${stderr}`,
+  )
+  return { child, result, printed }
+}
+
+/** Resolves when the step's stdout has printed a line matching `pattern`. */
+function printedBy(
+  output: () => string,
+  watch: (watcher: () => void) => () => void,
+  shown = output,
+): RunningStep['printed'] {
+  return (pattern, timeoutMs = STEP_START_TIMEOUT_MS) =>
     new Promise<void>((resolve, reject) => {
       const check = () => {
-        if (!pattern.test(stdout)) return
-        watchers.delete(check)
+        if (!pattern.test(output())) return
+        stop()
         clearTimeout(timer)
         resolve()
       }
       const timer = setTimeout(() => {
-        watchers.delete(check)
-        reject(new Error(`Step never printed ${pattern}; it printed:\n${stdout}\n${stderr}`))
+        stop()
+        reject(new Error(`Step never printed ${pattern}; it printed:\n${shown()}`))
       }, timeoutMs)
-      watchers.add(check)
+      const stop = watch(check)
       check()
     })
-  return { child, result, printed }
+}
+
+/** The module whose run() is the step: as src/entries/ and dist/ call it. */
+async function stepModule(
+  step: 'main' | 'post',
+  action: ActionName,
+): Promise<{ run(io: RecordingStepIo, inputs: InputSource): Promise<unknown> }> {
+  if (action === 'reconcile') return import('../../src/reconcile/main.ts')
+  return step === 'post' ? import('../../src/post.ts') : import('../../src/main.ts')
+}
+
+/**
+ * The step in this process: the world, the inputs and the port built from the environment the
+ * runner would give a process (INPUT_* with action.yml's defaults, STATE_* for a post step,
+ * the event file, RUNNER_TEMP, the step's folder as its working directory). What only a
+ * process has (a hard kill, another Node, Node's own options) is for a process target.
+ */
+function startInProcess(options: StepOptions): RunningStep {
+  const { dir, env } = prepareStepEnvironment(options)
+  let ended: ((result: StepResult) => void) | undefined
+  const ending = new Promise<StepResult>((resolve) => (ended = resolve))
+  const snapshot = (code: number, stderr = ''): StepResult => ({
+    code,
+    signal: null,
+    stdout: io.stdout,
+    stderr,
+    outputs: { ...io.outputs },
+    state: { ...io.state },
+    summary: io.summary,
+  })
+  const io = new RecordingStepIo({
+    saved: options.state,
+    summaryWritable: Boolean(env.GITHUB_STEP_SUMMARY),
+    // A process ends at once: what the step does after is not seen.
+    onExit: (code) => ended?.(snapshot(code)),
+  })
+  const world = { ...readRunnerWorld(env), workspace: env.GITHUB_WORKSPACE || dir }
+  const inputs: InputSource = {
+    get: (name) => (env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] ?? '').trim(),
+    mask: (secret) => io.setSecret(secret),
+    world,
+  }
+  const ran = stepModule(options.step ?? 'main', options.action ?? 'main')
+    .then((module) => module.run(io, inputs))
+    .then(
+      () => snapshot(io.exitCode),
+      // What Node prints of an uncaught error, and its exit code.
+      (error: unknown) => snapshot(1, error instanceof Error ? `${error.stack}\n` : `${error}\n`),
+    )
+  const result = Promise.race([ran, ending])
+  const child: StepHandle = {
+    kill: (signal) => {
+      if (signal !== 'SIGINT' && signal !== 'SIGTERM') {
+        throw new Error(`An in-process step cannot take ${signal}: the test needs a process.`)
+      }
+      if (!io.signal(signal)) {
+        throw new Error(`The step does not listen for ${signal} yet: a process would die of it.`)
+      }
+      return true
+    },
+  }
+  return {
+    child,
+    result,
+    printed: printedBy(
+      () => io.stdout,
+      (watcher) => io.watch(watcher),
+    ),
+  }
 }
 
 export function runStep(options: StepOptions): Promise<StepResult> {

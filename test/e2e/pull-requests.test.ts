@@ -8,7 +8,7 @@ import { renderGitHubMarkdown } from '../../scripts/render/github-markdown.ts'
 import { parseMarker } from '../../src/github/comment.ts'
 import type { FakeAgentApi, FakeApiOptions, RunScript } from '../fake-api/server.ts'
 import type { FakeGitHub } from '../fake-github/server.ts'
-import { runPostStep, runStep, startStep, until } from './harness.ts'
+import { itNeedsProcess, runPostStep, runStep, startStep, until } from './harness.ts'
 import { e2eServers, eventEnv } from './servers.ts'
 
 const KEY = 'sk-pull-requests-e2e'
@@ -400,7 +400,7 @@ describe('commit status', () => {
     )
   })
 
-  it('after a hard kill, the post step ends the pending status as error', async () => {
+  itNeedsProcess('after a hard kill, the post step ends the pending status as error', async () => {
     const { agents, gh } = await servers({
       script: () => [
         { state: 'QUEUED', afterMs: 0 },
@@ -567,6 +567,9 @@ describe('cancel_only', () => {
       { prompt: 'o', config: { name: 'pr-review-8' } },
       { script: longRun },
     )
+    // Both working before the step starts: it cancels one, and leaves the other as it is.
+    const working = (id: string) => agents.run(id)?.state === 'INPROGRESS'
+    await until(() => working(review.run_id) && working(other.run_id), 'both runs are working')
 
     const result = await runStep({
       inputs: inputsFor(agents, { cancel_only: 'true', name: 'pr-review-7' }),

@@ -6,7 +6,14 @@
 import { describe, expect, it } from 'vitest'
 import type { FakeAgentApi } from '../fake-api/server.ts'
 import type { FakeGitHub } from '../fake-github/server.ts'
-import { runStep, startStep, until, type StepResult } from './harness.ts'
+import {
+  describeNeedsProcess,
+  itNeedsProcess,
+  runStep,
+  startStep,
+  type StepResult,
+  until,
+} from './harness.ts'
 import { e2eServers, eventEnv } from './servers.ts'
 
 const KEY = 'sk-reconcile-e2e'
@@ -132,7 +139,7 @@ describe('a detached run, finished by a reconcile pass', () => {
   })
 })
 
-describe('the sweep', () => {
+describeNeedsProcess('the sweep', () => {
   it("cancels a run whose waiting step's runner was lost, and says so in its comment", async () => {
     const api = await fakeApi({
       script: () => [
@@ -182,70 +189,73 @@ describe('the sweep judges by the step that waits now', () => {
   const FIRST_WORKFLOW_RUN = 9876543210
   const NEWER_WORKFLOW_RUN = 9876543299
 
-  it("leaves a run a continue_run step in a newer workflow run awaits, and sweeps it once that step's runner is lost", async () => {
-    const api = await fakeApi({
-      script: () => [
-        { state: 'QUEUED', afterMs: 0 },
-        { state: 'SUCCEEDED', afterMs: 50 },
-      ],
-      followupScript: () => [{ state: 'INPROGRESS', afterMs: 0 }],
-    })
-    const gh = await fakeGitHub()
-    gh.setRole(OWNER, REPO, 'octo-writer', 'write')
-    const first = await runStep({
-      inputs: inputsFor(api, { prompt: 'Review', comment: 'true' }),
-      env: eventEnv(gh, 'pull_request', pullRequestEvent),
-    })
-    const runId = first.outputs.run_id ?? ''
-    expect(first.outputs.outcome).toBe('succeeded')
-    // The first step's workflow run is over (another of its jobs failed): it waits for nothing.
-    gh.setWorkflowRun(OWNER, REPO, FIRST_WORKFLOW_RUN, {
-      status: 'completed',
-      conclusion: 'failure',
-    })
-    const answer = startStep({
-      inputs: inputsFor(api, {
-        prompt: 'Answer',
-        followup: 'Once more',
-        continue_run: 'true',
-        comment: 'true',
-      }),
-      env: eventEnv(gh, 'issue_comment', issueCommentEvent, {
-        GITHUB_RUN_ID: String(NEWER_WORKFLOW_RUN),
-      }),
-    })
-    gh.setWorkflowRun(OWNER, REPO, NEWER_WORKFLOW_RUN, { status: 'in_progress' })
-    await answer.printed(new RegExp(`Run ${runId} is INPROGRESS`))
-    const reply = () => gh.comments(OWNER, REPO, PR)[1]?.body ?? ''
-    await until(() => /In progress/.test(reply()), 'the answer shows the run going')
+  itNeedsProcess(
+    "leaves a run a continue_run step in a newer workflow run awaits, and sweeps it once that step's runner is lost",
+    async () => {
+      const api = await fakeApi({
+        script: () => [
+          { state: 'QUEUED', afterMs: 0 },
+          { state: 'SUCCEEDED', afterMs: 50 },
+        ],
+        followupScript: () => [{ state: 'INPROGRESS', afterMs: 0 }],
+      })
+      const gh = await fakeGitHub()
+      gh.setRole(OWNER, REPO, 'octo-writer', 'write')
+      const first = await runStep({
+        inputs: inputsFor(api, { prompt: 'Review', comment: 'true' }),
+        env: eventEnv(gh, 'pull_request', pullRequestEvent),
+      })
+      const runId = first.outputs.run_id ?? ''
+      expect(first.outputs.outcome).toBe('succeeded')
+      // The first step's workflow run is over (another of its jobs failed): it waits for nothing.
+      gh.setWorkflowRun(OWNER, REPO, FIRST_WORKFLOW_RUN, {
+        status: 'completed',
+        conclusion: 'failure',
+      })
+      const answer = startStep({
+        inputs: inputsFor(api, {
+          prompt: 'Answer',
+          followup: 'Once more',
+          continue_run: 'true',
+          comment: 'true',
+        }),
+        env: eventEnv(gh, 'issue_comment', issueCommentEvent, {
+          GITHUB_RUN_ID: String(NEWER_WORKFLOW_RUN),
+        }),
+      })
+      gh.setWorkflowRun(OWNER, REPO, NEWER_WORKFLOW_RUN, { status: 'in_progress' })
+      await answer.printed(new RegExp(`Run ${runId} is INPROGRESS`))
+      const reply = () => gh.comments(OWNER, REPO, PR)[1]?.body ?? ''
+      await until(() => /In progress/.test(reply()), 'the answer shows the run going')
 
-    const pass = await reconcile(api, gh)
+      const pass = await reconcile(api, gh)
 
-    expect(pass.code).toBe(0)
-    expect(api.run(runId)?.state).toBe('INPROGRESS')
-    expect(JSON.parse(pass.outputs.swept ?? '')).toEqual([])
-    expect(pass.stdout).toContain(
-      `Run ${runId}: left: its step waits for it (workflow run in_progress)`,
-    )
+      expect(pass.code).toBe(0)
+      expect(api.run(runId)?.state).toBe('INPROGRESS')
+      expect(JSON.parse(pass.outputs.swept ?? '')).toEqual([])
+      expect(pass.stdout).toContain(
+        `Run ${runId}: left: its step waits for it (workflow run in_progress)`,
+      )
 
-    // Now the continue_run step's runner is lost.
-    answer.child.kill('SIGKILL')
-    await answer.result
-    gh.setWorkflowRun(OWNER, REPO, NEWER_WORKFLOW_RUN, {
-      status: 'completed',
-      conclusion: 'failure',
-    })
-    const sweep = await reconcile(api, gh)
+      // Now the continue_run step's runner is lost.
+      answer.child.kill('SIGKILL')
+      await answer.result
+      gh.setWorkflowRun(OWNER, REPO, NEWER_WORKFLOW_RUN, {
+        status: 'completed',
+        conclusion: 'failure',
+      })
+      const sweep = await reconcile(api, gh)
 
-    expect(JSON.parse(sweep.outputs.swept ?? '')).toEqual([runId])
-    expect(api.run(runId)?.state).toBe('CANCELLED')
-    expect(sweep.stdout).toContain(
-      `Run ${runId}: swept: it was still INPROGRESS after the workflow run of the step waiting for it (${NEWER_WORKFLOW_RUN}) completed`,
-    )
-    expect(reply()).toContain('The step that waited for this run lost its runner')
-    expect(reply()).toContain(`/actions/runs/${NEWER_WORKFLOW_RUN}`)
-    expect(commentBody(gh)).toContain('**Succeeded**')
-  })
+      expect(JSON.parse(sweep.outputs.swept ?? '')).toEqual([runId])
+      expect(api.run(runId)?.state).toBe('CANCELLED')
+      expect(sweep.stdout).toContain(
+        `Run ${runId}: swept: it was still INPROGRESS after the workflow run of the step waiting for it (${NEWER_WORKFLOW_RUN}) completed`,
+      )
+      expect(reply()).toContain('The step that waited for this run lost its runner')
+      expect(reply()).toContain(`/actions/runs/${NEWER_WORKFLOW_RUN}`)
+      expect(commentBody(gh)).toContain('**Succeeded**')
+    },
+  )
 
   it('leaves a run its step handed to a person (on_blocked: pass), once the person sets it working again', async () => {
     const api = await fakeApi({
@@ -287,51 +297,55 @@ describe('the sweep judges by the step that waits now', () => {
     )
   })
 
-  it('sweeps the runs of a tasks step whose runner was lost, and tells the truth about them after', async () => {
-    const api = await fakeApi({
-      script: () => [
-        { state: 'QUEUED', afterMs: 0 },
-        { state: 'INPROGRESS', afterMs: 20 },
-      ],
-    })
-    const gh = await fakeGitHub()
-    const step = startStep({
-      inputs: inputsFor(api, { tasks: '["one", "two"]', comment: 'true' }),
-      env: eventEnv(gh, 'pull_request', pullRequestEvent),
-    })
-    await until(
-      () => api.allRuns().filter((run) => run.state === 'INPROGRESS').length === 2,
-      'both runs are working',
-    )
-    await until(
-      () =>
-        /Cloud agent tasks/.test(commentBody(gh)) && /INPROGRESS|In progress/.test(commentBody(gh)),
-      "the set's comment shows its runs going",
-    )
-    step.child.kill('SIGKILL')
-    await step.result
-    const runIds = api.allRuns().map((run) => run.run_id)
-    gh.setWorkflowRun(OWNER, REPO, FIRST_WORKFLOW_RUN, {
-      status: 'completed',
-      conclusion: 'failure',
-    })
+  itNeedsProcess(
+    'sweeps the runs of a tasks step whose runner was lost, and tells the truth about them after',
+    async () => {
+      const api = await fakeApi({
+        script: () => [
+          { state: 'QUEUED', afterMs: 0 },
+          { state: 'INPROGRESS', afterMs: 20 },
+        ],
+      })
+      const gh = await fakeGitHub()
+      const step = startStep({
+        inputs: inputsFor(api, { tasks: '["one", "two"]', comment: 'true' }),
+        env: eventEnv(gh, 'pull_request', pullRequestEvent),
+      })
+      await until(
+        () => api.allRuns().filter((run) => run.state === 'INPROGRESS').length === 2,
+        'both runs are working',
+      )
+      await until(
+        () =>
+          /Cloud agent tasks/.test(commentBody(gh)) &&
+          /INPROGRESS|In progress/.test(commentBody(gh)),
+        "the set's comment shows its runs going",
+      )
+      step.child.kill('SIGKILL')
+      await step.result
+      const runIds = api.allRuns().map((run) => run.run_id)
+      gh.setWorkflowRun(OWNER, REPO, FIRST_WORKFLOW_RUN, {
+        status: 'completed',
+        conclusion: 'failure',
+      })
 
-    const pass = await reconcile(api, gh)
+      const pass = await reconcile(api, gh)
 
-    expect([...(JSON.parse(pass.outputs.swept ?? '') as string[])].sort()).toEqual(
-      [...runIds].sort(),
-    )
-    for (const runId of runIds) expect(api.run(runId)?.state).toBe('CANCELLED')
-    expect(commentBody(gh)).toContain('Cloud agent tasks: interrupted')
-    expect(commentBody(gh)).toContain('The step of this set lost its runner')
-    expect(gh.comments(OWNER, REPO, PR)).toHaveLength(1)
+      expect([...(JSON.parse(pass.outputs.swept ?? '') as string[])].sort()).toEqual(
+        [...runIds].sort(),
+      )
+      for (const runId of runIds) expect(api.run(runId)?.state).toBe('CANCELLED')
+      expect(commentBody(gh)).toContain('Cloud agent tasks: interrupted')
+      expect(commentBody(gh)).toContain('The step of this set lost its runner')
+      expect(gh.comments(OWNER, REPO, PR)).toHaveLength(1)
 
-    const after = await reconcile(api, gh)
-    expect(after.stdout).not.toContain('older version')
-    for (const runId of runIds) {
-      expect(after.stdout).toContain(`Run ${runId}: left: it is a run of a \`tasks\` step`)
-    }
-  })
+      const after = await reconcile(api, gh)
+      expect(after.stdout).not.toContain('older version')
+      for (const runId of runIds) {
+        expect(after.stdout).toContain(`Run ${runId}: left: it is a run of a \`tasks\` step`)
+      }
+    },
+  )
 })
 
 describe('credit budgets', () => {

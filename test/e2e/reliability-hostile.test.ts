@@ -29,7 +29,7 @@ import {
   type FaultRule,
   type RunScript,
 } from '../fake-api/server.ts'
-import { runStep, startStep, type StepResult } from './harness.ts'
+import { describeNeedsProcess, runStep, startStep, type StepResult } from './harness.ts'
 import { e2eServers } from './servers.ts'
 
 const KEY = 'sk-hostile-3c9e'
@@ -107,7 +107,7 @@ function warnings(result: StepResult): string[] {
   return result.stdout.split('\n').filter((line) => line.startsWith('::warning'))
 }
 
-describe('no request a remote service can aim at the runner', () => {
+describeNeedsProcess('no request a remote service can aim at the runner', () => {
   it('a remote base_url hands out a download URL on loopback: refused, nothing fetched', async () => {
     const api = await fakeApi({ script: () => withFiles(file('art_1', 'report.txt')) })
     api.setArtifactContent('art_1', 'from the runner itself')

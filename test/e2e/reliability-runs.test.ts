@@ -8,7 +8,15 @@
  */
 import { describe, expect, it } from 'vitest'
 import { type FakeApiOptions, type RunScript } from '../fake-api/server.ts'
-import { errorAnnotations, runPostStep, runStep, startStep, type StepResult } from './harness.ts'
+import {
+  errorAnnotations,
+  itNeedsProcess,
+  runPostStep,
+  runStep,
+  startStep,
+  type StepResult,
+  until,
+} from './harness.ts'
 import { e2eServers, eventEnv } from './servers.ts'
 
 const KEY = 'sk-runs-lost-9b2e'
@@ -207,24 +215,29 @@ describe('the post step has its own entry and can never create a run', () => {
     expect(api.requests).toHaveLength(0)
   })
 
-  it('a main step signalled as it starts, then its post step: no create is ever sent', async () => {
-    const api = await fakeApi()
-    const inputs = inputsFor(api)
-    const step = startStep({ inputs })
-    step.child.kill('SIGINT')
-    const main = await step.result
-    const post = await runPostStep(main, { inputs })
+  itNeedsProcess(
+    'a main step signalled as it starts, then its post step: no create is ever sent',
+    async () => {
+      const api = await fakeApi()
+      const inputs = inputsFor(api)
+      const step = startStep({ inputs })
+      step.child.kill('SIGINT')
+      const main = await step.result
+      const post = await runPostStep(main, { inputs })
 
-    expect(post.code).toBe(0)
-    expect(api.requestsTo('POST', CREATES)).toHaveLength(0)
-    expect(api.allRuns()).toHaveLength(0)
-  })
+      expect(post.code).toBe(0)
+      expect(api.requestsTo('POST', CREATES)).toHaveLength(0)
+      expect(api.allRuns()).toHaveLength(0)
+    },
+  )
 })
 
 describe('follow-ups', () => {
   it('a refused follow-up (a definite 4xx) leaves the run alone and fails naming the follow-up', async () => {
     const api = await fakeApi({}, { ...FOLLOWUP, fault: { kind: 'status', status: 410 } })
     const run = api.seedRun({ prompt: 'Another workflow' }, { script: neverEnding })
+    // Working before the step starts: what it must leave as it is.
+    await until(() => api.run(run.run_id)?.state === 'INPROGRESS', 'the run is in progress')
     const result = await runStep({
       inputs: { api_key: KEY, base_url: api.baseUrl, run_id: run.run_id, followup: 'Go on' },
     })
@@ -336,25 +349,33 @@ describe('follow-ups', () => {
     expect(result.state.run_settled).toBe('true')
   })
 
-  it('killed right after an accepted follow-up: the post step cancels the run once it restarts', async () => {
-    const api = await fakeApi({ cancelBehaviour: staleCancels(2) })
-    const run = api.seedRun(
-      { prompt: 'Review' },
-      { createdAt: Date.now() - 60_000, script: longPass },
-    )
-    const inputs = inputsFor(api, { prompt: '', title: '', run_id: run.run_id, followup: 'Go on' })
-    const step = startStep({ inputs })
-    await step.printed(/Sent the follow-up/)
-    step.child.kill('SIGKILL')
-    const main = await step.result
-    expect(main.state.awaiting_new_pass).toBe('true')
+  itNeedsProcess(
+    'killed right after an accepted follow-up: the post step cancels the run once it restarts',
+    async () => {
+      const api = await fakeApi({ cancelBehaviour: staleCancels(2) })
+      const run = api.seedRun(
+        { prompt: 'Review' },
+        { createdAt: Date.now() - 60_000, script: longPass },
+      )
+      const inputs = inputsFor(api, {
+        prompt: '',
+        title: '',
+        run_id: run.run_id,
+        followup: 'Go on',
+      })
+      const step = startStep({ inputs })
+      await step.printed(/Sent the follow-up/)
+      step.child.kill('SIGKILL')
+      const main = await step.result
+      expect(main.state.awaiting_new_pass).toBe('true')
 
-    const post = await runPostStep(main, { inputs })
+      const post = await runPostStep(main, { inputs })
 
-    expect(post.code).toBe(0)
-    expect(post.stdout).toContain('still shows its state from before the follow-up')
-    expect(api.run(run.run_id)?.state).toBe('CANCELLED')
-  })
+      expect(post.code).toBe(0)
+      expect(post.stdout).toContain('still shows its state from before the follow-up')
+      expect(api.run(run.run_id)?.state).toBe('CANCELLED')
+    },
+  )
 })
 
 describe('cancelled steps create nothing that lasts', () => {

@@ -7,12 +7,13 @@ import { describe, expect, it } from 'vitest'
 import { type FaultRule, type RunScript } from '../fake-api/server.ts'
 import {
   errorAnnotations,
+  itNeedsProcess,
+  killWhilePolling,
   runPostStep,
   runStep,
   startStep,
-  type StepResult,
-  killWhilePolling,
   STEP_START_TIMEOUT_MS,
+  type StepResult,
   until,
 } from './harness.ts'
 import { e2eServers } from './servers.ts'
@@ -234,29 +235,34 @@ describe('polling survives trouble', () => {
 })
 
 describe('cancellation races', () => {
-  it('killed while the create request is in flight: the post step finds the run by its tag', async () => {
-    const api = await fakeApi(
-      { script: () => neverEnding },
-      { ...CREATE, fault: { kind: 'delay', ms: 700 } },
-    )
-    const inputs = inputsFor(api)
-    const step = startStep({ inputs })
-    await api.waitForRequest('POST', CREATE.path, STEP_START_TIMEOUT_MS)
-    step.child.kill('SIGKILL')
-    const main = await step.result
-    expect(main.state.run_id).toBeUndefined()
-    expect(main.state.invocation).toMatch(/^[0-9a-f-]{36}$/)
-    // The slow service still makes the run, after the step is gone.
-    await until(() => api.allRuns().length > 0, 'the slow create made its run')
-    const [orphan] = api.allRuns()
-    expect(['QUEUED', 'INPROGRESS']).toContain(orphan?.state)
+  itNeedsProcess(
+    'killed while the create request is in flight: the post step finds the run by its tag',
+    async () => {
+      const api = await fakeApi(
+        { script: () => neverEnding },
+        { ...CREATE, fault: { kind: 'delay', ms: 700 } },
+      )
+      const inputs = inputsFor(api)
+      const step = startStep({ inputs })
+      await api.waitForRequest('POST', CREATE.path, STEP_START_TIMEOUT_MS)
+      step.child.kill('SIGKILL')
+      const main = await step.result
+      expect(main.state.run_id).toBeUndefined()
+      expect(main.state.invocation).toMatch(/^[0-9a-f-]{36}$/)
+      // The slow service still makes the run, after the step is gone.
+      await until(() => api.allRuns().length > 0, 'the slow create made its run')
+      const [orphan] = api.allRuns()
+      expect(['QUEUED', 'INPROGRESS']).toContain(orphan?.state)
 
-    const post = await runPostStep(main, { inputs })
+      const post = await runPostStep(main, { inputs })
 
-    expect(post.code).toBe(0)
-    expect(post.stdout).toContain(`looking for a run tagged gh_invocation=${main.state.invocation}`)
-    expect(api.run(orphan?.run_id ?? '')?.state).toBe('CANCELLED')
-  })
+      expect(post.code).toBe(0)
+      expect(post.stdout).toContain(
+        `looking for a run tagged gh_invocation=${main.state.invocation}`,
+      )
+      expect(api.run(orphan?.run_id ?? '')?.state).toBe('CANCELLED')
+    },
+  )
 
   it('after a create that certainly failed, the post step sends nothing', async () => {
     const api = await fakeApi({}, { ...CREATE, fault: { kind: 'status', status: 400 } })
@@ -272,7 +278,7 @@ describe('cancellation races', () => {
     expect(post.stdout).toContain('created no run')
   })
 
-  it('409 while the run is PENDING: the cancel is retried until it lands', async () => {
+  itNeedsProcess('409 while the run is PENDING: the cancel is retried until it lands', async () => {
     let conflicts = 2
     const api = await fakeApi({
       script: () => neverEnding,

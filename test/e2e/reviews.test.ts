@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { conversationStep, type RunScript } from '../fake-api/server.ts'
 import type { FakeGitHubOptions } from '../fake-github/server.ts'
-import { killWhilePolling, runPostStep, runStep } from './harness.ts'
+import { itNeedsProcess, killWhilePolling, runPostStep, runStep } from './harness.ts'
 import { e2eServers, eventEnv } from './servers.ts'
 
 const KEY = 'sk-reviews-e2e'
@@ -227,21 +227,24 @@ describe('pull_request_review and check_run', () => {
     )
   })
 
-  it('after a hard kill, the post step completes the check run the main step left in progress', async () => {
-    const slow: RunScript = [{ state: 'INPROGRESS', afterMs: 0 }]
-    const { api, gh, env } = await servers(slow)
-    const options = { inputs: inputsFor(api, { prompt: 'Review', check_run: 'true' }), env }
-    const killed = await killWhilePolling(api, options)
-    expect(gh.checkRuns(OWNER, REPO, HEAD)[0]?.status).toBe('in_progress')
+  itNeedsProcess(
+    'after a hard kill, the post step completes the check run the main step left in progress',
+    async () => {
+      const slow: RunScript = [{ state: 'INPROGRESS', afterMs: 0 }]
+      const { api, gh, env } = await servers(slow)
+      const options = { inputs: inputsFor(api, { prompt: 'Review', check_run: 'true' }), env }
+      const killed = await killWhilePolling(api, options)
+      expect(gh.checkRuns(OWNER, REPO, HEAD)[0]?.status).toBe('in_progress')
 
-    const post = await runPostStep(killed, options)
-    expect(post.code, post.stdout).toBe(0)
-    const [check] = gh.checkRuns(OWNER, REPO, HEAD)
-    expect(check?.status).toBe('completed')
-    expect(check?.conclusion).toBe('cancelled')
-    expect(check?.output.title).toBe('The step stopped; the run was cancelled')
-    expect(api.allRuns().map((run) => run.state)).toEqual(['CANCELLED'])
-  })
+      const post = await runPostStep(killed, options)
+      expect(post.code, post.stdout).toBe(0)
+      const [check] = gh.checkRuns(OWNER, REPO, HEAD)
+      expect(check?.status).toBe('completed')
+      expect(check?.conclusion).toBe('cancelled')
+      expect(check?.output.title).toBe('The step stopped; the run was cancelled')
+      expect(api.allRuns().map((run) => run.state)).toEqual(['CANCELLED'])
+    },
+  )
 
   it('a step that ended on an error has its check run completed by the post step, as failed', async () => {
     const { api, gh, env } = await servers(agentSays(REVIEW))

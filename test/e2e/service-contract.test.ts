@@ -6,7 +6,14 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { loadContract, type WireContract } from '../contract/schema.ts'
 import { type RunScript } from '../fake-api/server.ts'
-import { errorAnnotations, runPostStep, runStep, startStep, type StepResult } from './harness.ts'
+import {
+  errorAnnotations,
+  itNeedsProcess,
+  runPostStep,
+  runStep,
+  startStep,
+  type StepResult,
+} from './harness.ts'
 import { e2eServers } from './servers.ts'
 
 const KEY = 'sk-e2e-contract-8c2d'
@@ -83,20 +90,23 @@ describe('a BLOCKED run cannot be cancelled', () => {
     expectNoFinishedClaim(main)
   })
 
-  it('in the post step after a hard kill: warns, and does not fail the job', async () => {
-    const api = await fakeApi({ script: () => [{ state: 'BLOCKED', afterMs: 0 }] })
-    const inputs = inputsFor(api, { prompt: 'x' })
-    const step = startStep({ inputs })
-    await api.waitForRequest('GET', /\/agent\/runs\/run_/)
-    step.child.kill('SIGKILL')
-    const main = await step.result
+  itNeedsProcess(
+    'in the post step after a hard kill: warns, and does not fail the job',
+    async () => {
+      const api = await fakeApi({ script: () => [{ state: 'BLOCKED', afterMs: 0 }] })
+      const inputs = inputsFor(api, { prompt: 'x' })
+      const step = startStep({ inputs })
+      await api.waitForRequest('GET', /\/agent\/runs\/run_/)
+      step.child.kill('SIGKILL')
+      const main = await step.result
 
-    const post = await runPostStep(main, { inputs })
+      const post = await runPostStep(main, { inputs })
 
-    expect(post.code).toBe(0)
-    expect(warnings(post)).toMatch(BLOCKED_WORDING)
-    expectNoFinishedClaim(post)
-  })
+      expect(post.code).toBe(0)
+      expect(warnings(post)).toMatch(BLOCKED_WORDING)
+      expectNoFinishedClaim(post)
+    },
+  )
 })
 
 describe('the wire the action sends', () => {

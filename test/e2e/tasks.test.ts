@@ -11,6 +11,7 @@ import { FakeGitHub } from '../fake-github/server.ts'
 import {
   DEFAULT_GITHUB_TOKEN,
   errorAnnotations,
+  itNeedsProcess,
   runPostStep,
   runStep,
   startStep,
@@ -188,30 +189,33 @@ describe('tasks: many runs from one step', () => {
     expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(3)
   })
 
-  it('after a hard kill, the post step cancels every run of the set left in flight', async () => {
-    const api = await fakeApi()
-    const inputs = inputsFor(api, { tasks: JSON.stringify(['slow: a', 'ok: b', 'slow: c']) })
-    const step = startStep({ inputs })
-    await until(
-      () => api.allRuns().some((run) => run.state === 'SUCCEEDED'),
-      'the quick run has ended',
-    )
-    await api.waitForRequest('GET', '/agent/runs', 15_000)
-    const polls = api.requestsTo('GET', '/agent/runs').length
-    await until(() => api.requestsTo('GET', '/agent/runs').length > polls + 1, 'two more polls')
-    step.child.kill('SIGKILL')
-    const killed = await step.result
-    const post = await runPostStep(killed, { inputs })
-    expect(post.code, post.stdout).toBe(0)
-    const cancels = api.requestsTo('POST', /\/cancel$/)
-    expect(cancels).toHaveLength(2)
-    expect(
-      api
-        .allRuns()
-        .map((run) => run.state)
-        .sort(),
-    ).toEqual(['CANCELLED', 'CANCELLED', 'SUCCEEDED'])
-  })
+  itNeedsProcess(
+    'after a hard kill, the post step cancels every run of the set left in flight',
+    async () => {
+      const api = await fakeApi()
+      const inputs = inputsFor(api, { tasks: JSON.stringify(['slow: a', 'ok: b', 'slow: c']) })
+      const step = startStep({ inputs })
+      await until(
+        () => api.allRuns().some((run) => run.state === 'SUCCEEDED'),
+        'the quick run has ended',
+      )
+      await api.waitForRequest('GET', '/agent/runs', 15_000)
+      const polls = api.requestsTo('GET', '/agent/runs').length
+      await until(() => api.requestsTo('GET', '/agent/runs').length > polls + 1, 'two more polls')
+      step.child.kill('SIGKILL')
+      const killed = await step.result
+      const post = await runPostStep(killed, { inputs })
+      expect(post.code, post.stdout).toBe(0)
+      const cancels = api.requestsTo('POST', /\/cancel$/)
+      expect(cancels).toHaveLength(2)
+      expect(
+        api
+          .allRuns()
+          .map((run) => run.state)
+          .sort(),
+      ).toEqual(['CANCELLED', 'CANCELLED', 'SUCCEEDED'])
+    },
+  )
 
   it('a bad task is refused before any request, naming the task and the field', async () => {
     const api = await fakeApi()
@@ -365,32 +369,35 @@ describe('tasks: the comment and the commit status show the set', () => {
     expect(refused.stdout).toMatch(/::warning::GitHub: could not set the commit status/)
   })
 
-  it('after a hard kill, the post step says on the comment and the status that the set was stopped', async () => {
-    const api = await fakeApi()
-    const gh = await fakeGitHub()
-    const inputs = inputsFor(api, {
-      tasks: JSON.stringify(['slow: a', 'ok: b']),
-      comment: 'true',
-      commit_status: 'true',
-    })
-    const env = pullRequest(gh)
-    const step = startStep({ inputs, env })
-    await until(
-      () => /1 of 2 done/.test(gh.comments(OWNER, REPO, PR)[0]?.body ?? ''),
-      'the comment shows the quick run ended',
-    )
-    step.child.kill('SIGKILL')
-    const post = await runPostStep(await step.result, { inputs, env })
-    expect(post.code, post.stdout).toBe(0)
-    const body = gh.comments(OWNER, REPO, PR)[0]?.body ?? ''
-    expect(body).toContain('### ⛔ Cloud agent tasks: interrupted')
-    expect(body).toContain('the post step cancelled 1 run it left unfinished')
-    expect(body).toMatch(/\| 2 \| ok: b \| ✅ succeeded \|/)
-    const status = gh.statuses(OWNER, REPO, HEAD).at(-1)
-    expect(status?.state).toBe('error')
-    expect(status?.description).toMatch(/^The step stopped before the set ended/)
-    expect(api.allRuns().find((run) => run.prompt === 'slow: a')?.state).toBe('CANCELLED')
-  })
+  itNeedsProcess(
+    'after a hard kill, the post step says on the comment and the status that the set was stopped',
+    async () => {
+      const api = await fakeApi()
+      const gh = await fakeGitHub()
+      const inputs = inputsFor(api, {
+        tasks: JSON.stringify(['slow: a', 'ok: b']),
+        comment: 'true',
+        commit_status: 'true',
+      })
+      const env = pullRequest(gh)
+      const step = startStep({ inputs, env })
+      await until(
+        () => /1 of 2 done/.test(gh.comments(OWNER, REPO, PR)[0]?.body ?? ''),
+        'the comment shows the quick run ended',
+      )
+      step.child.kill('SIGKILL')
+      const post = await runPostStep(await step.result, { inputs, env })
+      expect(post.code, post.stdout).toBe(0)
+      const body = gh.comments(OWNER, REPO, PR)[0]?.body ?? ''
+      expect(body).toContain('### ⛔ Cloud agent tasks: interrupted')
+      expect(body).toContain('the post step cancelled 1 run it left unfinished')
+      expect(body).toMatch(/\| 2 \| ok: b \| ✅ succeeded \|/)
+      const status = gh.statuses(OWNER, REPO, HEAD).at(-1)
+      expect(status?.state).toBe('error')
+      expect(status?.description).toMatch(/^The step stopped before the set ended/)
+      expect(api.allRuns().find((run) => run.prompt === 'slow: a')?.state).toBe('CANCELLED')
+    },
+  )
 })
 
 /** A task's run that reads a file, then waits for a person: what on_blocked and show_progress see. */

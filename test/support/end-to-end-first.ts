@@ -8,23 +8,25 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
  * lengthens the whole run by its waits (reliability.test.ts: 10 s).
  */
 const LONGEST_WAITS = [
+  'reliability-hostile.test.ts',
   'reliability-answers.test.ts',
   'reliability-runs.test.ts',
   'reliability.test.ts',
-  'pull-requests.test.ts',
 ]
 
 /**
- * `npm test`'s file order: the end-to-end files first, those above in their order, then the
- * rest in vitest's own order (the longest last time first; by size with no timings).
+ * `npm test`'s file order: the end-to-end files above first, in their order, to wait side by
+ * side; then the other files (they compute) in vitest's own order (the longest last time
+ * first; by size with no timings); then the other end-to-end files, which fill the workers
+ * the long waits leave.
  */
 export class EndToEndFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files)
     const rank = (file: TestSpecification) => {
-      if (file.project.name !== 'e2e') return LONGEST_WAITS.length + 1
+      if (file.project.name !== 'e2e') return LONGEST_WAITS.length
       const listed = LONGEST_WAITS.indexOf(basename(file.moduleId))
-      return listed === -1 ? LONGEST_WAITS.length : listed
+      return listed === -1 ? LONGEST_WAITS.length + 1 : listed
     }
     // Array.prototype.sort is stable: within a rank, vitest's order stays.
     return [...sorted].sort((a, b) => rank(a) - rank(b))

@@ -124,11 +124,15 @@ describe("the command's output", () => {
     step.setSecret('ghs_token')
     step.info('token ghs_token and key sk-1')
     step.debug('inner detail')
+    // The engine hands a log's methods on alone, as @actions/core's free functions.
+    const { warning } = step
+    warning('on its own')
     expect(lines).toEqual([
       'warning: Poll 1 of 5 failed: 502\n',
       'error: Run r ended FAILED\nsecond line\n',
       'notice: Run r succeeded.\n',
       'token *** and key ***\n',
+      'warning: on its own\n',
     ])
     expect(port.failed).toBe(true)
   })
