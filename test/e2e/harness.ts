@@ -368,9 +368,12 @@ function startInProcess(options: StepOptions): RunningStep {
       if (signal !== 'SIGINT' && signal !== 'SIGTERM') {
         throw new Error(`An in-process step cannot take ${signal}: the test needs a process.`)
       }
-      if (!io.signal(signal)) {
+      if (!io.listening) {
         throw new Error(`The step does not listen for ${signal} yet: a process would die of it.`)
       }
+      // A process hears a signal from its event loop, once the promise callbacks queued before
+      // it have run: never between two of them, as a call from here would.
+      setImmediate(() => io.signal(signal))
       return true
     },
   }

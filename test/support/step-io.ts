@@ -97,6 +97,11 @@ export class RecordingStepIo implements StepIo {
     this.#onExit(code)
   }
 
+  /** Whether the step listens for the termination signals now. */
+  get listening(): boolean {
+    return this.#listeners.size > 0
+  }
+
   /** Delivers a signal as the process would; false when the step does not listen (a process would die). */
   signal(signal: NodeJS.Signals): boolean {
     if (this.#listeners.size === 0) return false
