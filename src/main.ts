@@ -18,7 +18,7 @@ import { gatherAgentWork } from './run/gather.ts'
 import { Interruption } from './run/interruption.ts'
 import { prepareOutput, reviewed, type OutputRequest } from './run/output.ts'
 import type { StepDeps } from './run/step.ts'
-import { RunTracker } from './run/tracker.ts'
+import { TrackedRuns, type RunTracker } from './run/tracker.ts'
 import { stepWatcher, type RunWatcher } from './run/watch.ts'
 import { openThread, RunSurfaces } from './run-surfaces.ts'
 import { readRunnerWorld, runnerInputs, runnerIo } from './runner.ts'
@@ -46,7 +46,7 @@ export async function run(
   io: StepIo = runnerIo(),
   inputs: InputSource = runnerInputs(readRunnerWorld(), io),
 ): Promise<MainStepEnd> {
-  const tracker = new RunTracker(savedState(io), (runId) => io.setOutput('run_id', runId))
+  const tracker = new TrackedRuns(savedState(io)).track((runId) => io.setOutput('run_id', runId))
   const interruption = new Interruption({
     log: io,
     onSignal: (handler) => io.onTerminationSignal(handler),

@@ -6,24 +6,22 @@ import type { StepIo } from './step-io.ts'
  * kill, so whatever is saved here reaches the post step as STATE_<name>.
  */
 const KEYS = {
-  runId: 'run_id',
-  invocation: 'invocation',
+  runs: 'runs',
+  ofSet: 'runs_of_set',
   commentId: 'comment_id',
   statusSha: 'status_sha',
   checkRunId: 'check_run_id',
   checkRunLookup: 'check_run_lookup',
   checkRunReport: 'check_run_report',
   checkRunDone: 'check_run_done',
-  settled: 'run_settled',
-  awaitingNewPass: 'awaiting_new_pass',
-  setRuns: 'set_runs',
   setComment: 'set_comment',
 } as const
 
 export interface SavedRun {
-  runId: string | undefined
-  /** The tag of a run being created; it finds the run when the main step died before the answer. */
-  invocation: string | undefined
+  /** Every run the main step started or may have started, one run's or a set's: one list. */
+  runs: SavedRunRecord[]
+  /** The runs are a set's (`tasks`): its surfaces say what the post step did. */
+  ofSet: boolean
   /** The step's comment on its pull request or issue, for the post step to finish. */
   commentId: number | undefined
   /** The commit whose status the main step set pending, for the post step to finish. */
@@ -36,12 +34,6 @@ export interface SavedRun {
   checkRunReport: SavedCheckReport | undefined
   /** GitHub accepted the main step's completion of its check run: the post step leaves it alone. */
   checkRunDone: boolean
-  /** The main step saw the run end, cancelled it, or handed it off on purpose (wait: false). */
-  settled: boolean
-  /** A follow-up was sent and the run not yet seen restarting: "already finished" may be stale. */
-  awaitingNewPass: boolean
-  /** With `tasks`: every run the set created or may have created, and whether it is settled. */
-  setRuns: SetRunRecord[]
   /** With `tasks` and `comment`: the set's comment and the set's tag, for the post step to finish. */
   setComment: SetCommentRecord | undefined
 }
@@ -65,27 +57,28 @@ export interface SetCommentRecord {
 }
 
 /**
- * One task's run, as the post step needs it: its create tag (saved before the
- * create goes out), its ID once known, and whether nothing more is owed on it.
+ * One run, as the post step needs it: its create tag (saved before the create goes out), its
+ * ID once known, whether nothing more is owed on it (it ended, was cancelled, or was handed
+ * off on purpose), and whether a follow-up was sent that it was not yet seen taking (a
+ * cancel's "already finished" may then be stale).
  */
-export interface SetRunRecord {
-  invocation: string
+export interface SavedRunRecord {
+  invocation?: string
   runId?: string
   settled?: boolean
+  awaitingNewPass?: boolean
 }
 
 export interface StateStore {
   saveCommentId(commentId: number): void
   saveStatusSha(sha: string): void
-  saveInvocation(invocation: string): void
-  saveRunId(runId: string): void
-  saveAwaitingNewPass(awaiting: boolean): void
-  markSettled(): void
 }
 
-/** With `tasks`: the set's runs, saved whole at every change, so a hard kill leaves the latest. */
-export interface SetStateStore {
-  saveSetRuns(records: readonly SetRunRecord[]): void
+/** The step's runs, one run's or a set's, saved whole at every change: a hard kill leaves the latest. */
+export interface RunsStore {
+  saveRuns(records: readonly SavedRunRecord[]): void
+  /** Once, before a set's first create: the post step speaks of the set. */
+  markSet(): void
 }
 
 /** With `tasks` and `comment`: the set's comment, for the post step to finish. */
@@ -107,7 +100,7 @@ export interface CheckRunStateStore {
   markCheckRunDone(): void
 }
 
-export type SavedState = StateStore & SetStateStore & SetCommentStateStore & CheckRunStateStore
+export type SavedState = StateStore & RunsStore & SetCommentStateStore & CheckRunStateStore
 
 /** The step's saved state, written through its runner's port. */
 export function savedState(io: Pick<StepIo, 'saveState'>): SavedState {
@@ -119,28 +112,22 @@ export function savedState(io: Pick<StepIo, 'saveState'>): SavedState {
     saveCheckRunId: (id) => io.saveState(KEYS.checkRunId, String(id)),
     saveCheckRunReport: (report) => io.saveState(KEYS.checkRunReport, JSON.stringify(report)),
     markCheckRunDone: () => io.saveState(KEYS.checkRunDone, 'true'),
-    saveInvocation: (invocation) => io.saveState(KEYS.invocation, invocation),
-    saveRunId: (runId) => io.saveState(KEYS.runId, runId),
-    saveAwaitingNewPass: (awaiting) => io.saveState(KEYS.awaitingNewPass, String(awaiting)),
-    markSettled: () => io.saveState(KEYS.settled, 'true'),
-    saveSetRuns: (records) => io.saveState(KEYS.setRuns, JSON.stringify(records)),
+    saveRuns: (records) => io.saveState(KEYS.runs, JSON.stringify(records)),
+    markSet: () => io.saveState(KEYS.ofSet, 'true'),
     saveSetComment: (record) => io.saveState(KEYS.setComment, JSON.stringify(record)),
   }
 }
 
 export function readSavedRun(io: Pick<StepIo, 'getState'>): SavedRun {
   return {
-    runId: io.getState(KEYS.runId) || undefined,
-    invocation: io.getState(KEYS.invocation) || undefined,
+    runs: readRuns(io.getState(KEYS.runs)),
+    ofSet: io.getState(KEYS.ofSet) === 'true',
     commentId: Number(io.getState(KEYS.commentId)) || undefined,
     statusSha: io.getState(KEYS.statusSha) || undefined,
     checkRunId: Number(io.getState(KEYS.checkRunId)) || undefined,
     checkRunLookup: readCheckRunLookup(io.getState(KEYS.checkRunLookup)),
     checkRunReport: readCheckReport(io.getState(KEYS.checkRunReport)),
     checkRunDone: io.getState(KEYS.checkRunDone) === 'true',
-    settled: io.getState(KEYS.settled) === 'true',
-    awaitingNewPass: io.getState(KEYS.awaitingNewPass) === 'true',
-    setRuns: readSetRuns(io.getState(KEYS.setRuns)),
     setComment: readSetComment(io.getState(KEYS.setComment)),
   }
 }
@@ -177,7 +164,7 @@ function readSetComment(saved: string): SetCommentRecord | undefined {
   }
 }
 
-function readSetRuns(saved: string): SetRunRecord[] {
+function readRuns(saved: string): SavedRunRecord[] {
   let records: unknown
   try {
     records = saved ? JSON.parse(saved) : []
@@ -187,13 +174,14 @@ function readSetRuns(saved: string): SetRunRecord[] {
   if (!Array.isArray(records)) return []
   return records.flatMap((record: unknown) => {
     if (typeof record !== 'object' || record === null) return []
-    const { invocation, runId, settled } = record as Record<string, unknown>
-    if (typeof invocation !== 'string') return []
+    const { invocation, runId, settled, awaitingNewPass } = record as Record<string, unknown>
+    if (typeof invocation !== 'string' && typeof runId !== 'string') return []
     return [
       {
-        invocation,
+        ...(typeof invocation === 'string' ? { invocation } : {}),
         ...(typeof runId === 'string' ? { runId } : {}),
         ...(settled === true ? { settled } : {}),
+        ...(awaitingNewPass === true ? { awaitingNewPass } : {}),
       },
     ]
   })

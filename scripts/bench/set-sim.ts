@@ -83,7 +83,7 @@ export async function simulateSet(
       },
       signal: new AbortController().signal,
       log: quiet,
-      state: { saveSetRuns: () => undefined },
+      state: { saveRuns: () => undefined, markSet: () => undefined },
       setMetadata: { gh_set: stepTag.invocation },
       tagFor: (index) => taskTag(stepTag, index, () => `inv-${next++}`),
     },

@@ -2,7 +2,7 @@ import type { AgentRunsClient } from '../api/client.ts'
 import { abortableSleep } from '../api/transport.ts'
 import type { Log } from '../log.ts'
 import { describeCancel, logCancel, type CancelReport } from '../model/cancel.ts'
-import type { SavedRun } from '../state.ts'
+import type { SavedRun, SavedRunRecord } from '../state.ts'
 import { CREATE_LOOKUP } from '../timing.ts'
 import { cancelDeadline, cancelRun } from './cancel.ts'
 import { INVOCATION_KEY, searchForCreatedRun, steadyPauses } from './create.ts'
@@ -18,27 +18,22 @@ export interface LeftoverDeps {
   setFailed: (message: string) => void
 }
 
-/** A run the main step left, by its ID or by its create's tag. */
-export interface LeftRun {
-  runId?: string
-  invocation?: string
-}
-
-/** Whether the main step left a run (or a create's run) that may still need cancelling. */
-export function leftUnfinished(saved: SavedRun, log: Log): boolean {
-  if (saved.settled) {
-    log.info(
-      saved.runId
-        ? `Run ${saved.runId} ended or was handed off in the main step; nothing to clean up.`
+/**
+ * The runs the main step left that may still need cancelling (a run, or a create's run it never
+ * learned of), after saying in the log when there is none.
+ */
+export function leftUnfinished(saved: SavedRun, log: Log): SavedRunRecord[] {
+  const left = saved.runs.filter((record) => !record.settled)
+  if (left.length > 0) return left
+  const [only] = saved.runs
+  log.info(
+    saved.ofSet
+      ? 'Every run of the set ended or was cancelled in the main step; nothing to clean up.'
+      : only?.runId
+        ? `Run ${only.runId} ended or was handed off in the main step; nothing to clean up.`
         : 'The main step created no run; nothing to clean up.',
-    )
-    return false
-  }
-  if (!saved.runId && !saved.invocation) {
-    log.info('The main step created no run; nothing to clean up.')
-    return false
-  }
-  return true
+  )
+  return []
 }
 
 /**
@@ -46,9 +41,9 @@ export function leftUnfinished(saved: SavedRun, log: Log): boolean {
  * main step never learned its ID. `ofTheSet` names it as one of a set's runs in the log.
  */
 export async function cancelLeftRun(
-  left: LeftRun,
+  left: SavedRunRecord,
   deps: LeftoverDeps,
-  options: { ofTheSet?: boolean; mayRestart?: () => boolean } = {},
+  options: { ofTheSet?: boolean } = {},
 ): Promise<{ runId: string; report: CancelReport } | undefined> {
   const { client, log } = deps
   const runId = left.runId ?? (await findUnansweredRun(client, left.invocation ?? '', log))
@@ -57,7 +52,12 @@ export async function cancelLeftRun(
   log.info(`The main step left ${run} unfinished; cancelling it.`)
   const why = { kind: 'post' } as const
   const report = await cancelRun(
-    { runId, why, deadline: cancelDeadline(why, Date.now()), mayRestart: options.mayRestart },
+    {
+      runId,
+      why,
+      deadline: cancelDeadline(why, Date.now()),
+      mayRestart: () => left.awaitingNewPass === true,
+    },
     { client, now: Date.now, sleep: abortableSleep, log },
   )
   if (report.kind === 'failed') deps.setFailed(describeCancel(runId, report))

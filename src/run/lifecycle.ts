@@ -186,7 +186,7 @@ export class RunLifecycle {
       this.#deps.log.warning(`${this.#spec.name ?? 'The run'}: ${safeForLog(record.createError)}`)
       // A run that may exist stays unsettled: the post step looks for it by its tag.
       record.runMayExist = error instanceof RunMayExistError
-      if (!record.runMayExist) record.settled = true
+      if (!record.runMayExist) this.#settle()
       return
     } finally {
       this.#starting = false

@@ -49,8 +49,6 @@ export interface SchedulerDeps {
   listMetadata?: Readonly<Record<string, string>>
   /** Told where the runs stand once per poll, after the starts (the comment and status show it). */
   onProgress?: () => void
-  /** Told of every change a post step must know (a start, an end): the saved list of runs. */
-  onChange?: () => void
   /**
    * Says why the runs still in flight are being stopped, in the shape's own words (one run, a
    * set), before they are cancelled.
@@ -207,7 +205,6 @@ export class RunScheduler {
     }
     const inFlight = this.#inFlight()
     await Promise.all(inFlight.map((one) => one.stop(why, deadline)))
-    this.#deps.onChange?.()
     await this.#readEndStates(inFlight, why, deadline)
   }
 
@@ -252,7 +249,7 @@ export class RunScheduler {
       if (going.length >= this.#settings.maxParallel) break
       if (!one.due) continue
       // A lifecycle is starting from this call on, so the count above sees it at once.
-      starts.push(one.start(this.#deadline).finally(() => this.#deps.onChange?.()))
+      starts.push(one.start(this.#deadline))
     }
     await Promise.all(starts)
   }
@@ -302,7 +299,6 @@ export class RunScheduler {
       if (pageFull && readAt !== undefined && now - readAt < SET_UNLISTED_RECHECK_MS) continue
       await this.#readOnItsOwn(one, deadline)
     }
-    if (inFlight.some((one) => one.end)) this.#deps.onChange?.()
   }
 
   async #readOnItsOwn(one: RunLifecycle, deadline: number): Promise<void> {

@@ -11,13 +11,13 @@ import {
   type SetOutcome,
   type TaskRun,
 } from '../model/set.ts'
-import type { SetRunRecord, SetStateStore, StateStore } from '../state.ts'
+import type { RunsStore } from '../state.ts'
 import { safeForLog } from '../text/log.ts'
 import { cancelPreviousRuns, type CancelWhy } from './cancel.ts'
 import type { RunTag } from './create.ts'
 import { RunLifecycle, type LifecycleSpec, type ReadingWatch } from './lifecycle.ts'
 import { RunScheduler, type ScheduleEnd } from './scheduler.ts'
-import { RunTracker } from './tracker.ts'
+import { TrackedRuns } from './tracker.ts'
 
 export interface SetSettings {
   tasks: readonly CreateRunRequest[]
@@ -40,7 +40,8 @@ export interface SetDeps {
   /** Aborts when the workflow cancels the step; the signal's cancel is `cancelInFlight`'s. */
   signal: AbortSignal
   log: Log
-  state: SetStateStore
+  /** Where the set's runs are saved for the post step, as one list. */
+  state: RunsStore
   /** The metadata every run of this set carries (`gh_set`), and each task's own tag. */
   setMetadata: Readonly<Record<string, string>>
   tagFor: (index: number) => RunTag
@@ -69,16 +70,7 @@ export class TaskSetRun {
     this.#settings = settings
     this.#deps = deps
     this.#tasks = settings.tasks.map((request, index) => ({ index, request }))
-    // Each run's tracker saves the whole list: a hard kill leaves the post step the latest.
-    const saveAll = () => this.#save()
-    const listStore: StateStore = {
-      saveCommentId: () => undefined,
-      saveStatusSha: () => undefined,
-      saveInvocation: saveAll,
-      saveRunId: saveAll,
-      saveAwaitingNewPass: saveAll,
-      markSettled: saveAll,
-    }
+    const runs = new TrackedRuns(deps.state)
     const { client, now, sleep, signal, log } = deps
     const lifecycles = this.#tasks.map(
       (task) =>
@@ -94,7 +86,7 @@ export class TaskSetRun {
           },
           {
             client,
-            tracker: new RunTracker(listStore),
+            tracker: runs.track(),
             now,
             sleep,
             signal,
@@ -111,7 +103,6 @@ export class TaskSetRun {
       log,
       listMetadata: deps.setMetadata,
       onProgress: () => deps.onProgress?.(this.#tasks),
-      onChange: saveAll,
       announceStop: (stop, inFlight, notStarted) => this.#announceStop(stop, notStarted),
     })
   }
@@ -121,6 +112,7 @@ export class TaskSetRun {
   }
 
   async run(): Promise<SetOutcome> {
+    this.#deps.state.markSet()
     this.#deps.log.info(
       `Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`,
     )
@@ -153,20 +145,6 @@ export class TaskSetRun {
     this.#deps.log.warning(
       `Stopping the set: ${stop.reason}. Cancelling ${names.length > 0 ? names.join(', ') : 'no run in flight'}${notStarted > 0 ? `; ${notStarted} task(s) not started will not be` : ''}.`,
     )
-  }
-
-  #save(): void {
-    const records: SetRunRecord[] = []
-    for (const task of this.#tasks) {
-      if (task.invocation === undefined) continue
-      const nothingOwed = task.settled || (task.createError !== undefined && !task.runMayExist)
-      records.push({
-        invocation: task.invocation,
-        ...(task.runId ? { runId: task.runId } : {}),
-        ...(nothingOwed ? { settled: true } : {}),
-      })
-    }
-    this.#deps.state.saveSetRuns(records)
   }
 
   #outcome(end: ScheduleEnd): SetOutcome {

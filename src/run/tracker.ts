@@ -1,4 +1,4 @@
-import type { StateStore } from '../state.ts'
+import type { RunsStore, SavedRunRecord } from '../state.ts'
 
 /** A request whose answer decides which run, if any, the step answers for. */
 type Pending = 'create' | 'followup'
@@ -9,8 +9,10 @@ type Pending = 'create' | 'followup'
  * and remembers whether the run still needs cancelling.
  */
 export class RunTracker {
-  readonly #state: StateStore
+  /** Saves the step's whole list of runs, this one's record in it. */
+  readonly #save: () => void
   readonly #onKnown: (runId: string) => void
+  #invocation: string | undefined
   #runId: string | undefined
   #settled = false
   #pending: Pending | undefined
@@ -18,9 +20,20 @@ export class RunTracker {
   #decided: Promise<void> = Promise.resolve()
   #decide: () => void = () => undefined
 
-  constructor(state: StateStore, onKnown: (runId: string) => void = () => undefined) {
-    this.#state = state
+  constructor(save: () => void, onKnown: (runId: string) => void = () => undefined) {
+    this.#save = save
     this.#onKnown = onKnown
+  }
+
+  /** What the post step needs of this run; undefined while no request that may make one went out. */
+  get saved(): SavedRunRecord | undefined {
+    if (this.#invocation === undefined && this.#runId === undefined) return undefined
+    return {
+      ...(this.#invocation !== undefined ? { invocation: this.#invocation } : {}),
+      ...(this.#runId !== undefined ? { runId: this.#runId } : {}),
+      ...(this.#settled ? { settled: true } : {}),
+      ...(this.#awaitingNewPass ? { awaitingNewPass: true } : {}),
+    }
   }
 
   get runId(): string | undefined {
@@ -48,7 +61,8 @@ export class RunTracker {
 
   /** A create request tagged `invocation` is about to go out; its run may exist before its answer. */
   creating(invocation: string): void {
-    this.#state.saveInvocation(invocation)
+    this.#invocation = invocation
+    this.#save()
     this.#expect('create')
   }
 
@@ -64,8 +78,8 @@ export class RunTracker {
    */
   followingUp(runId: string): void {
     this.#awaitingNewPass = true
-    this.#state.saveAwaitingNewPass(true)
     this.#remember(runId)
+    this.#save()
     this.#expect('followup')
   }
 
@@ -78,7 +92,7 @@ export class RunTracker {
   newPassSeen(): void {
     if (!this.#awaitingNewPass) return
     this.#awaitingNewPass = false
-    this.#state.saveAwaitingNewPass(false)
+    this.#save()
   }
 
   track(runId: string): void {
@@ -90,7 +104,7 @@ export class RunTracker {
   settle(): void {
     if (this.#settled) return
     this.#settled = true
-    this.#state.markSettled()
+    this.#save()
   }
 
   /**
@@ -117,7 +131,7 @@ export class RunTracker {
   #remember(runId: string): void {
     if (this.#runId === runId) return
     this.#runId = runId
-    this.#state.saveRunId(runId)
+    this.#save()
     this.#onKnown(runId)
   }
 
@@ -129,5 +143,29 @@ export class RunTracker {
   #resolvePending(): void {
     this.#pending = undefined
     this.#decide()
+  }
+}
+
+/**
+ * The step's runs, one run's or a set's, as one list for the post step: each run's tracker
+ * saves the whole list at every change, so a hard kill leaves the latest.
+ */
+export class TrackedRuns {
+  readonly #store: Pick<RunsStore, 'saveRuns'>
+  readonly #trackers: RunTracker[] = []
+
+  constructor(store: Pick<RunsStore, 'saveRuns'>) {
+    this.#store = store
+  }
+
+  /** A tracker for one more run, in the list. */
+  track(onKnown?: (runId: string) => void): RunTracker {
+    const tracker = new RunTracker(() => this.#saveAll(), onKnown)
+    this.#trackers.push(tracker)
+    return tracker
+  }
+
+  #saveAll(): void {
+    this.#store.saveRuns(this.#trackers.flatMap((tracker) => tracker.saved ?? []))
   }
 }

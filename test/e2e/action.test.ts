@@ -10,6 +10,7 @@ import {
   STEP_START_TIMEOUT_MS,
   type StepResult,
 } from './harness.ts'
+import { savedRun } from './saved-runs.ts'
 
 const KEY = 'sk-e2e-secret-4f9a'
 const servers: FakeAgentApi[] = []
@@ -118,7 +119,11 @@ describe('the action, run as the runner runs it', () => {
     expect(result.summary).toContain('| **Outcome** | <code>succeeded</code> |')
     expect(result.summary).toContain(`(${result.outputs.session_link})`)
     expect(result.stdout).toMatch(/::notice title=Cloud agent run::.*succeeded/)
-    expect(result.state).toMatchObject({ run_id: runId, run_settled: 'true' })
+    expect(savedRun(result.state)).toEqual({
+      invocation: expect.any(String) as string,
+      runId,
+      settled: true,
+    })
     expect(result.stdout).toMatch(/is INPROGRESS \(after \d+s\)/)
     expect(result.stdout.match(/is INPROGRESS/g)).toHaveLength(1)
     expectKeyNeverShown(result)
@@ -146,7 +151,7 @@ describe('the action, run as the runner runs it', () => {
     expect(result.outputs.status_message).toBe('Tests failed: 3 of 120 | see log')
     expect(errorAnnotations(result).join('\n')).toContain('ended FAILED: Tests failed: 3 of 120')
     expect(result.summary).toContain('Tests failed: 3 of 120 &#124; see log')
-    expect(result.state.run_settled).toBe('true')
+    expect(savedRun(result.state)?.settled).toBe(true)
   })
 
   it('rejects a bad input before any request, naming it and hiding the key', async () => {
@@ -161,7 +166,7 @@ describe('the action, run as the runner runs it', () => {
       /The step failed[\s\S]*Input &#34;base&#95;url&#34; must use https/,
     )
     expect(api.requests).toHaveLength(0)
-    expect(result.state.run_id).toBeUndefined()
+    expect(savedRun(result.state)?.runId).toBeUndefined()
     expectKeyNeverShown(result)
 
     const post = await runPostStep(result, { inputs: { api_key: KEY, base_url: 'x', prompt: 'x' } })
@@ -231,7 +236,7 @@ describe('the action, run as the runner runs it', () => {
       expect(main.outputs.state).toBe('CANCELLED')
       expect(main.stdout).toContain(`Received ${signal}`)
       expect(errorAnnotations(main).join('\n')).toContain(`Run ${runId} was cancelled.`)
-      expect(main.state.run_settled).toBe('true')
+      expect(savedRun(main.state)?.settled).toBe(true)
 
       await runPostStep(main, { inputs })
       expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(1)
@@ -245,9 +250,9 @@ describe('the action, run as the runner runs it', () => {
       const inputs = inputsFor(api, { prompt: 'x' })
       const main = await killWhilePolling(api, { inputs })
       expect(main.signal).toBe('SIGKILL')
-      const runId = main.state.run_id ?? ''
+      const runId = savedRun(main.state)?.runId ?? ''
       expect(runId).toMatch(/^run_/)
-      expect(main.state.run_settled).toBeUndefined()
+      expect(savedRun(main.state)?.settled).toBeUndefined()
       expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
 
       const post = await runPostStep(main, { inputs })
@@ -324,7 +329,7 @@ describe('cancellation races', () => {
     expect(api.allRuns()).toHaveLength(1)
     expect(run?.state).toBe('CANCELLED')
     expect(main.outputs.run_id).toBe(run?.run_id)
-    expect(main.state.run_settled).toBe('true')
+    expect(savedRun(main.state)?.settled).toBe(true)
     expect(main.code).toBe(1)
   })
 
@@ -344,7 +349,7 @@ describe('cancellation races', () => {
     expect(main.signal).toBeNull()
     expect(main.code).toBe(1)
     expect(main.summary).toContain('the workflow was cancelled')
-    expect(main.state.run_settled).toBe('true')
+    expect(savedRun(main.state)?.settled).toBe(true)
   })
 
   itNeedsProcess(

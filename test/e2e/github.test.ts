@@ -19,6 +19,7 @@ import {
   until,
 } from './harness.ts'
 import { e2eServers, eventEnv } from './servers.ts'
+import { savedRun } from './saved-runs.ts'
 
 const KEY = 'sk-github-e2e'
 const OWNER = 'octo-org'
@@ -99,7 +100,7 @@ describe('comment: one comment per step, kept up to date', () => {
       const post = await runPostStep(main, { inputs, env })
 
       expect(post.code).toBe(0)
-      const runId = main.state.run_id ?? ''
+      const runId = savedRun(main.state)?.runId ?? ''
       expect(agents.run(runId)?.state).toBe('CANCELLED')
       const comments = gh.comments(OWNER, REPO, PR)
       expect(comments).toHaveLength(1)

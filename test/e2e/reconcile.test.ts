@@ -15,6 +15,7 @@ import {
   until,
 } from './harness.ts'
 import { e2eServers, eventEnv } from './servers.ts'
+import { savedRun } from './saved-runs.ts'
 
 const KEY = 'sk-reconcile-e2e'
 const OWNER = 'octo-org'
@@ -158,7 +159,7 @@ describeNeedsProcess('the sweep', () => {
     // The runner is lost: no signal, no post step.
     step.child.kill('SIGKILL')
     const main: StepResult = await step.result
-    const runId = main.state.run_id ?? ''
+    const runId = savedRun(main.state)?.runId ?? ''
     gh.setWorkflowRun(OWNER, REPO, 9876543210, { status: 'in_progress' })
 
     const early = await reconcile(api, gh)

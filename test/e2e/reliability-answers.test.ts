@@ -17,6 +17,7 @@ import type { FakeGitHub } from '../fake-github/server.ts'
 import { MAX_COMMENT_BODY } from '../fake-github/server.ts'
 import { errorAnnotations, runStep, startStep, type StepResult } from './harness.ts'
 import { e2eServers, eventEnv } from './servers.ts'
+import { savedRun } from './saved-runs.ts'
 
 // No English word in it: the test looks for every 6-character piece of it in all the step writes.
 const KEY = 'sk-q7xz-5f3e9a1c2b7d'
@@ -285,8 +286,8 @@ describe('timeout is a deadline (item 7)', () => {
     expect(result.code).toBe(1)
     expect(errorAnnotations(result).join('\n')).toMatch(/gh_invocation=[\w-]+/)
     // The post step looks for the run again: the main step kept its tag and settled nothing.
-    expect(result.state.invocation).toBeTruthy()
-    expect(result.state.run_settled).toBeUndefined()
+    expect(savedRun(result.state)?.invocation).toBeTruthy()
+    expect(savedRun(result.state)?.settled).toBeUndefined()
     // Four lookups of 5 s each, with their pauses, took about 27 s before.
     expect(toExit).toBeLessThan(TIMEOUT_MS + 10_000)
   })

@@ -18,6 +18,7 @@ import {
   until,
 } from './harness.ts'
 import { e2eServers, eventEnv } from './servers.ts'
+import { savedRun } from './saved-runs.ts'
 
 const KEY = 'sk-runs-lost-9b2e'
 const { fakeApi, fakeGitHub, inputsFor } = e2eServers(KEY, {
@@ -75,12 +76,12 @@ function expectReadableLog(result: StepResult): void {
 /** The main step failed saying a run may exist, naming the tag and advising no re-run. */
 function expectTagNamed(result: StepResult): string {
   expect(result.code).toBe(1)
-  const invocation = result.state.invocation ?? ''
+  const invocation = savedRun(result.state)?.invocation ?? ''
   expect(invocation).toMatch(UUID)
   const error = errorAnnotations(result).join('\n')
   expect(error).toContain(`gh_invocation=${invocation}`)
   expect(error).not.toMatch(/re-run/i)
-  expect(result.state.run_settled).toBeUndefined()
+  expect(savedRun(result.state)?.settled).toBeUndefined()
   return invocation
 }
 
@@ -246,7 +247,7 @@ describe('follow-ups', () => {
     expect(errorAnnotations(result).join('\n')).toMatch(/follow-up \(the followup input\).*refused/)
     expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
     expect(api.run(run.run_id)?.state).toBe('INPROGRESS')
-    expect(result.state.run_settled).toBe('true')
+    expect(savedRun(result.state)?.settled).toBe(true)
     expectReadableLog(result)
   })
 
@@ -328,7 +329,7 @@ describe('follow-ups', () => {
     const cancel = api.requestsTo('POST', /\/cancel$/)[0]
     const followup = api.requestsTo('POST', FOLLOWUP.path)[0]
     expect(cancel?.receivedAt).toBeGreaterThan((followup?.receivedAt ?? 0) + 1_000)
-    expect(result.state.run_settled).toBe('true')
+    expect(savedRun(result.state)?.settled).toBe(true)
   })
 
   it('a 400 "already finished" right after an accepted follow-up: cancels again once the run restarts', async () => {
@@ -346,7 +347,7 @@ describe('follow-ups', () => {
 
     expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(3)
     expect(api.run(run.run_id)?.state).toBe('CANCELLED')
-    expect(result.state.run_settled).toBe('true')
+    expect(savedRun(result.state)?.settled).toBe(true)
   })
 
   itNeedsProcess(
@@ -367,7 +368,7 @@ describe('follow-ups', () => {
       await step.printed(/Sent the follow-up/)
       step.child.kill('SIGKILL')
       const main = await step.result
-      expect(main.state.awaiting_new_pass).toBe('true')
+      expect(savedRun(main.state)?.awaitingNewPass).toBe(true)
 
       const post = await runPostStep(main, { inputs })
 
@@ -410,7 +411,7 @@ describe('cancelled steps create nothing that lasts', () => {
 
     expect(api.allRuns()).toHaveLength(1)
     expect(api.allRuns()[0]?.state).toBe('CANCELLED')
-    expect(main.state.run_settled).toBe('true')
+    expect(savedRun(main.state)?.settled).toBe(true)
     expect(api.requestsTo('POST', CREATES)).toHaveLength(1)
   })
 })

@@ -17,6 +17,7 @@ import {
   until,
 } from './harness.ts'
 import { e2eServers } from './servers.ts'
+import { savedRun } from './saved-runs.ts'
 
 const KEY = 'sk-reliability-7d1c'
 const { fakeApi, inputsFor } = e2eServers(KEY, { prompt: 'Fix the failing check', title: 'Fix CI' })
@@ -112,8 +113,8 @@ describe('create: exactly one run, whatever the fault', () => {
     // A 500 may come after the service acted: the run may exist, so the step names its tag.
     expect(error).toMatch(/answer was lost .*500.*not found.*gh_invocation=[0-9a-f-]{36}/)
     expect(error).not.toMatch(/re-run/i)
-    expect(result.state.invocation).toMatch(/^[0-9a-f-]{36}$/)
-    expect(result.state.run_settled).toBeUndefined()
+    expect(savedRun(result.state)?.invocation).toMatch(/^[0-9a-f-]{36}$/)
+    expect(savedRun(result.state)?.settled).toBeUndefined()
     expect(result.outputs.run_id).toBeUndefined()
     expectReadableLog(result)
   })
@@ -226,7 +227,7 @@ describe('polling survives trouble', () => {
     expect(errorAnnotations(result).join('\n')).toContain('Lost contact with the service')
     expect(result.outputs.outcome).toBe('error')
     expect(api.run(result.outputs.run_id ?? '')?.state).toBe('CANCELLED')
-    expect(result.state.run_settled).toBe('true')
+    expect(savedRun(result.state)?.settled).toBe(true)
     expect(result.summary).toContain('The step failed')
     expect(result.summary).toContain((result.outputs.run_id ?? '').replace(/_/g, '&#95;'))
     expect(result.summary).toContain('Lost contact with the service')
@@ -247,8 +248,8 @@ describe('cancellation races', () => {
       await api.waitForRequest('POST', CREATE.path, STEP_START_TIMEOUT_MS)
       step.child.kill('SIGKILL')
       const main = await step.result
-      expect(main.state.run_id).toBeUndefined()
-      expect(main.state.invocation).toMatch(/^[0-9a-f-]{36}$/)
+      expect(savedRun(main.state)?.runId).toBeUndefined()
+      expect(savedRun(main.state)?.invocation).toMatch(/^[0-9a-f-]{36}$/)
       // The slow service still makes the run, after the step is gone.
       await until(() => api.allRuns().length > 0, 'the slow create made its run')
       const [orphan] = api.allRuns()
@@ -258,7 +259,7 @@ describe('cancellation races', () => {
 
       expect(post.code).toBe(0)
       expect(post.stdout).toContain(
-        `looking for a run tagged gh_invocation=${main.state.invocation}`,
+        `looking for a run tagged gh_invocation=${savedRun(main.state)?.invocation}`,
       )
       expect(api.run(orphan?.run_id ?? '')?.state).toBe('CANCELLED')
     },
@@ -291,7 +292,7 @@ describe('cancellation races', () => {
 
     expect(post.code).toBe(0)
     expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(3)
-    expect(api.run(main.state.run_id ?? '')?.state).toBe('CANCELLED')
+    expect(api.run(savedRun(main.state)?.runId ?? '')?.state).toBe('CANCELLED')
   })
 })
 

@@ -8,7 +8,7 @@ import { abortableSleep } from '../../src/api/transport.ts'
 import { runTag, taskTag, SET_KEY } from '../../src/run/create.ts'
 import { TaskSetRun, type SetSettings } from '../../src/run/set.ts'
 import { MIN_REQUEST_MS, REQUEST_RETRIES } from '../../src/timing.ts'
-import type { SetRunRecord } from '../../src/state.ts'
+import type { SavedRunRecord } from '../../src/state.ts'
 import { FakeAgentApi, type RunScript } from '../fake-api/server.ts'
 
 const API_KEY = 'sk-set-run-test'
@@ -41,7 +41,7 @@ const working = (credits: number): RunScript => [
 
 function setFor(api: FakeAgentApi, prompts: string[], settings: Partial<SetSettings> = {}) {
   const logged: string[] = []
-  const saved: SetRunRecord[][] = []
+  const saved: SavedRunRecord[][] = []
   const stepTag = runTag({
     repository: undefined,
     runId: undefined,
@@ -70,7 +70,7 @@ function setFor(api: FakeAgentApi, prompts: string[], settings: Partial<SetSetti
         warning: (line) => logged.push(`warning: ${line}`),
         debug: () => undefined,
       },
-      state: { saveSetRuns: (records) => saved.push([...records]) },
+      state: { saveRuns: (records) => saved.push([...records]), markSet: () => undefined },
       setMetadata: { [SET_KEY]: stepTag.invocation },
       tagFor: (index) => taskTag(stepTag, index),
     },

@@ -69,7 +69,7 @@ export async function awaitOneRun(options: OneRunOptions, deps: OneRunDeps): Pro
       wait: true,
       startFailure: 'throw',
     },
-    { ...deps, log, client, tracker: new RunTracker(NO_STATE) },
+    { ...deps, log, client, tracker: new RunTracker(() => undefined) },
   )
   const end = await new RunScheduler(
     [lifecycle],
@@ -97,13 +97,4 @@ export async function awaitOneRun(options: OneRunOptions, deps: OneRunDeps): Pro
     default:
       return { kind: 'interrupted', run, elapsedMs }
   }
-}
-
-const NO_STATE = {
-  saveCommentId: () => undefined,
-  saveStatusSha: () => undefined,
-  saveInvocation: () => undefined,
-  saveRunId: () => undefined,
-  saveAwaitingNewPass: () => undefined,
-  markSettled: () => undefined,
 }

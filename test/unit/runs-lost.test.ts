@@ -3,8 +3,8 @@ import type { RunItem } from '../../src/api/types.ts'
 import { isFinalCancel } from '../../src/run/cancel.ts'
 import { INVOCATION_KEY, isProvablyOurs, isSameRequest } from '../../src/run/create.ts'
 import { watchForNewPass } from '../../src/run/followup.ts'
-import { RunTracker } from '../../src/run/tracker.ts'
-import type { StateStore } from '../../src/state.ts'
+import { TrackedRuns } from '../../src/run/tracker.ts'
+import type { SavedRunRecord } from '../../src/state.ts'
 
 const run = (patch: Partial<RunItem>): RunItem => ({ run_id: 'run_1', state: 'QUEUED', ...patch })
 const NOW = Date.parse('2026-01-01T12:00:00Z')
@@ -119,23 +119,24 @@ describe('watchForNewPass', () => {
   })
 })
 
-const memoryState = (): StateStore & { saved: Record<string, string> } => {
-  const saved: Record<string, string> = {}
-  return {
-    saved,
-    saveCommentId: (id) => (saved.comment_id = String(id)),
-    saveInvocation: (tag) => (saved.invocation = tag),
-    saveRunId: (id) => (saved.run_id = id),
-    saveAwaitingNewPass: (awaiting) => (saved.awaiting_new_pass = String(awaiting)),
-    saveStatusSha: (sha) => (saved.status_sha = sha),
-    markSettled: () => (saved.run_settled = 'true'),
-  }
+/** The runs as the post step would read them: the last list saved. */
+const memoryState = () => {
+  const state = { saved: [] as SavedRunRecord[], saves: 0 }
+  return Object.assign(state, {
+    saveRuns: (records: readonly SavedRunRecord[]) => {
+      state.saved = [...records]
+      state.saves += 1
+    },
+  })
 }
+
+/** One run's tracker in a list of its own, as one run's step keeps it. */
+const trackerOf = (state: ReturnType<typeof memoryState>) => new TrackedRuns(state).track()
 
 describe('RunTracker', () => {
   it('a create out may have an unseen run until it is tracked or ruled out', async () => {
     const state = memoryState()
-    const tracker = new RunTracker(state)
+    const tracker = trackerOf(state)
     expect(await tracker.whenDecided(10_000)).toBeUndefined()
     tracker.creating('tag-1')
     expect(tracker.mayHaveUnseenRun).toBe(true)
@@ -143,11 +144,11 @@ describe('RunTracker', () => {
     tracker.track('run_1')
     expect(await decided).toBe('run_1')
     expect(tracker.mayHaveUnseenRun).toBe(false)
-    expect(state.saved).toEqual({ invocation: 'tag-1', run_id: 'run_1' })
+    expect(state.saved).toEqual([{ invocation: 'tag-1', runId: 'run_1' }])
   })
 
   it('a refused create rules the run out at once', async () => {
-    const tracker = new RunTracker(memoryState())
+    const tracker = trackerOf(memoryState())
     tracker.creating('tag-1')
     const decided = tracker.whenDecided(10_000)
     tracker.noRunMade()
@@ -157,19 +158,19 @@ describe('RunTracker', () => {
 
   it('a follow-up out delays the decision; a refused one settles without a cancel owed', async () => {
     const state = memoryState()
-    const tracker = new RunTracker(state)
+    const tracker = trackerOf(state)
     tracker.followingUp('run_1')
     expect(tracker.deciding).toBe(true)
-    expect(state.saved.run_id).toBe('run_1')
+    expect(state.saved[0]?.runId).toBe('run_1')
     const decided = tracker.whenDecided(10_000)
     tracker.followupRefused()
     expect(await decided).toBe('run_1')
     expect(tracker.needsCancel).toBe(false)
-    expect(state.saved.run_settled).toBe('true')
+    expect(state.saved[0]?.settled).toBe(true)
   })
 
   it('whenDecided gives up after its time with what is known', async () => {
-    const tracker = new RunTracker(memoryState())
+    const tracker = trackerOf(memoryState())
     tracker.followingUp('run_1')
     expect(await tracker.whenDecided(5)).toBe('run_1')
     expect(tracker.deciding).toBe(true)
