@@ -1,13 +1,13 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 6310:
+/***/ 4006:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const pico = __nccwpck_require__(3936);
-const utils = __nccwpck_require__(3211);
+const pico = __nccwpck_require__(8016);
+const utils = __nccwpck_require__(4059);
 
 function picomatch(glob, options, returnState = false) {
   // default to os.platform()
@@ -25,7 +25,7 @@ module.exports = picomatch;
 
 /***/ }),
 
-/***/ 667:
+/***/ 5595:
 /***/ ((module) => {
 
 
@@ -216,13 +216,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3721:
+/***/ 8265:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const constants = __nccwpck_require__(667);
-const utils = __nccwpck_require__(3211);
+const constants = __nccwpck_require__(5595);
+const utils = __nccwpck_require__(4059);
 
 /**
  * Constants
@@ -1648,15 +1648,15 @@ module.exports = parse;
 
 /***/ }),
 
-/***/ 3936:
+/***/ 8016:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const scan = __nccwpck_require__(117);
-const parse = __nccwpck_require__(3721);
-const utils = __nccwpck_require__(3211);
-const constants = __nccwpck_require__(667);
+const scan = __nccwpck_require__(1781);
+const parse = __nccwpck_require__(8265);
+const utils = __nccwpck_require__(4059);
+const constants = __nccwpck_require__(5595);
 const isObject = val => val && typeof val === 'object' && !Array.isArray(val);
 
 /**
@@ -2016,12 +2016,12 @@ module.exports = picomatch;
 
 /***/ }),
 
-/***/ 117:
+/***/ 1781:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const utils = __nccwpck_require__(3211);
+const utils = __nccwpck_require__(4059);
 const {
   CHAR_ASTERISK,             /* * */
   CHAR_AT,                   /* @ */
@@ -2038,7 +2038,7 @@ const {
   CHAR_RIGHT_CURLY_BRACE,    /* } */
   CHAR_RIGHT_PARENTHESES,    /* ) */
   CHAR_RIGHT_SQUARE_BRACKET  /* ] */
-} = __nccwpck_require__(667);
+} = __nccwpck_require__(5595);
 
 const isPathSeparator = code => {
   return code === CHAR_FORWARD_SLASH || code === CHAR_BACKWARD_SLASH;
@@ -2426,7 +2426,7 @@ module.exports = scan;
 
 /***/ }),
 
-/***/ 3211:
+/***/ 4059:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 /*global navigator*/
@@ -2437,7 +2437,7 @@ const {
   REGEX_REMOVE_BACKSLASH,
   REGEX_SPECIAL_CHARS,
   REGEX_SPECIAL_CHARS_GLOBAL
-} = __nccwpck_require__(667);
+} = __nccwpck_require__(5595);
 
 exports.isObject = val => val !== null && typeof val === 'object' && !Array.isArray(val);
 exports.hasRegexChars = str => REGEX_SPECIAL_CHARS.test(str);
@@ -2505,15 +2505,15 @@ exports.basename = (path, { windows } = {}) => {
 
 /***/ }),
 
-/***/ 8482:
+/***/ 770:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-module.exports = __nccwpck_require__(9290);
+module.exports = __nccwpck_require__(218);
 
 
 /***/ }),
 
-/***/ 9290:
+/***/ 218:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 var __webpack_unused_export__;
@@ -2785,7 +2785,7 @@ __webpack_unused_export__ = debug; // for test
 
 /***/ }),
 
-/***/ 8955:
+/***/ 8117:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -3102,7 +3102,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 
 /***/ }),
 
-/***/ 5973:
+/***/ 3489:
 /***/ ((__unused_webpack_module, exports) => {
 
 var __webpack_unused_export__;
@@ -3132,7 +3132,7 @@ __webpack_unused_export__ = fetch
 
 /***/ }),
 
-/***/ 5326:
+/***/ 4942:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -3149,7 +3149,7 @@ var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_
 // EXTERNAL MODULE: external "https"
 var external_https_ = __nccwpck_require__(5692);
 var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);
-;// CONCATENATED MODULE: ../main/node_modules/@actions/http-client/lib/proxy.js
+;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
     if (checkBypass(reqUrl)) {
@@ -3240,11 +3240,11 @@ class DecodedURL extends URL {
     }
 }
 //# sourceMappingURL=proxy.js.map
-// EXTERNAL MODULE: ../main/node_modules/tunnel/index.js
-var tunnel = __nccwpck_require__(8482);
-// EXTERNAL MODULE: ../main/vendor/no-undici/index.cjs
-var no_undici = __nccwpck_require__(5973);
-;// CONCATENATED MODULE: ../main/node_modules/@actions/http-client/lib/index.js
+// EXTERNAL MODULE: ./node_modules/tunnel/index.js
+var tunnel = __nccwpck_require__(770);
+// EXTERNAL MODULE: ./vendor/no-undici/index.cjs
+var no_undici = __nccwpck_require__(3489);
+;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -4150,7 +4150,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 });
 
 // EXTERNAL MODULE: ./src/timing.ts
-var timing = __nccwpck_require__(8955);
+var timing = __nccwpck_require__(8117);
 ;// CONCATENATED MODULE: ./src/agent/sources.ts
 
 /**
@@ -4186,8 +4186,8 @@ function downloadUrlOf(answer) {
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-// EXTERNAL MODULE: ../main/node_modules/picomatch/index.js
-var picomatch = __nccwpck_require__(6310);
+// EXTERNAL MODULE: ./node_modules/picomatch/index.js
+var picomatch = __nccwpck_require__(4006);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
 ;// CONCATENATED MODULE: ./src/agent/artifacts.ts
 
@@ -4313,6 +4313,25 @@ function safeArtifactPath(dir, filepath) {
 /** The default download directory: `$RUNNER_TEMP/cloud-agent-artifacts/<run_id>`. */
 function defaultArtifactsDir(runnerTemp, runId) {
     return (0,external_node_path_namespaceObject.resolve)(runnerTemp, 'cloud-agent-artifacts', runId.replace(/[^\w-]/g, '_') || '_');
+}
+/** How long a task folder's title slug may be: the folder's name stays short on every platform. */
+const TASK_SLUG_CHARS = 40;
+/**
+ * With `tasks`, each task's files go into a folder of their own under the download directory:
+ * `<task number>-<title slug>`, numbered from 1 (`3-package-c`), or just the number for a task
+ * without a title. The slug keeps ASCII letters and digits (accents dropped, lower case), each
+ * other run of characters one `-`, at most 40 characters: a name safe on every file system,
+ * which never climbs out of the directory, and unique by its number.
+ */
+function taskFolderName(index, title) {
+    const slug = (title ?? '')
+        .normalize('NFKD')
+        .replace(/[\u0300-\u036f]/g, '')
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .slice(0, TASK_SLUG_CHARS)
+        .replace(/^-+|-+$/g, '');
+    return slug ? `${index + 1}-${slug}` : String(index + 1);
 }
 /**
  * Where each matching file goes, or why it does not: an unsafe name, or a
@@ -4767,7 +4786,6 @@ const TASKS_REFUSE = (/* unused pure expression or super */ null && ([
     ['wait', 'false'],
     ['pull_request_review', 'true'],
     ['check_run', 'true'],
-    ['download_artifacts', '*'],
 ]));
 /**
  * Reads a step with `tasks`: undefined when `tasks` is not given. Checks every
@@ -4795,12 +4813,10 @@ async function readTaskSettings(source) {
         throw new InputError('tasks', 'cannot be combined with wait: false; a set is awaited.');
     }
     const { pullRequestReview, checkRun } = step.output;
-    const { downloadPatterns } = step.agentWork;
     // Not silently ignored: a set reports in the summary and the outputs only, for now.
     for (const [input, asked] of [
         ['pull_request_review', pullRequestReview],
         ['check_run', checkRun],
-        ['download_artifacts', downloadPatterns.length > 0],
     ]) {
         if (asked)
             throw new InputError('tasks', `cannot be combined with ${input}: it applies to one run.`);
@@ -4830,7 +4846,7 @@ async function parseTaskList(value) {
         list = undefined;
     }
     if (list === undefined) {
-        const { parse } = await __nccwpck_require__.e(/* import() */ 439).then(__nccwpck_require__.t.bind(__nccwpck_require__, 3439, 19));
+        const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
         try {
             list = parse(value, { maxAliasCount: 0 });
         }
@@ -5369,9 +5385,9 @@ async function compileOutputSchema(source) {
     if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
         throw new InputError(source.input, `must be a JSON Schema: an object${where}.`);
     }
-    const Ajv2020 = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(153), __nccwpck_require__.e(362)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 5362, 23)));
-    const addFormats = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(153), __nccwpck_require__.e(735)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 6735, 23)));
-    const { RE2JS } = await __nccwpck_require__.e(/* import() */ 960).then(__nccwpck_require__.bind(__nccwpck_require__, 5960));
+    const Ajv2020 = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(210)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2210, 23)));
+    const addFormats = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(196)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2815, 23)));
+    const { RE2JS } = await __nccwpck_require__.e(/* import() */ 856).then(__nccwpck_require__.bind(__nccwpck_require__, 2856));
     // strict: false takes the keywords a schema written for other tools carries (examples,
     // x-…); the schema is still checked against the draft's meta-schema. The schema's patterns
     // run on RE2, whose time is linear in the text: the agent's text meets the user's pattern,
@@ -5510,7 +5526,7 @@ async function parseSchemaText(source, where) {
     catch {
         // Not JSON: YAML, which is JSON's superset, says what is wrong in terms of YAML.
     }
-    const { parse } = await __nccwpck_require__.e(/* import() */ 439).then(__nccwpck_require__.t.bind(__nccwpck_require__, 3439, 19));
+    const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
     try {
         return parse(source.text, { maxAliasCount: 100 });
     }
@@ -5647,8 +5663,8 @@ function structured_output_clip(text) {
     return clip(text, MAX_ERROR_CHARS - 1);
 }
 
-// EXTERNAL MODULE: ../main/node_modules/@actions/http-client/lib/index.js + 1 modules
-var lib = __nccwpck_require__(5326);
+// EXTERNAL MODULE: ./node_modules/@actions/http-client/lib/index.js + 1 modules
+var lib = __nccwpck_require__(4942);
 ;// CONCATENATED MODULE: ./src/text/log.ts
 /**
  * The one function that makes text from the API (or an agent) safe for the
@@ -6833,7 +6849,7 @@ function eventPullRequest(payload) {
 const ACTIONS_BOT = 'github-actions[bot]';
 /** Loads the GitHub client only now: most steps never need it. */
 async function loadOctokit(token, apiUrl) {
-    const { createOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(711), __nccwpck_require__.e(680)]).then(__nccwpck_require__.bind(__nccwpck_require__, 3680));
+    const { createOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(479), __nccwpck_require__.e(573)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9573));
     return createOctokit(token, apiUrl || 'https://api.github.com');
 }
 /** Request options that give one GitHub call its deadline. */
@@ -11411,11 +11427,20 @@ async function collectAgentWork(run, options, sources, log, signal) {
         log.info(`Run ${run.run_id}'s conversation has no message from the agent.`);
     }
     const artifacts = parseArtifacts(run.artifacts);
-    const wanted = artifactsToDownload(artifacts, options.downloadPatterns);
     if (options.downloadPatterns.length === 0) {
         return { answer, artifacts, downloadedTo: new Map(), downloadDir: undefined };
     }
     const downloadDir = options.artifactsDir || defaultArtifactsDir(options.runnerTemp, run.run_id);
+    const files = await downloadRunFiles(artifacts, downloadDir, options, sources, log, signal);
+    return { answer, artifacts, ...files };
+}
+/**
+ * `download_artifacts`: the run's FILE artifacts that match, written into `downloadDir`, which
+ * must lie in the workspace or RUNNER_TEMP. One run's files, or one task's of a set. Nothing
+ * here throws: a file or a folder that cannot be written is a warning.
+ */
+async function downloadRunFiles(artifacts, downloadDir, options, sources, log, signal) {
+    const wanted = artifactsToDownload(artifacts, options.downloadPatterns);
     if (wanted.length === 0) {
         log.info('No file artifact of the run matches download_artifacts; nothing to download.');
     }
@@ -11428,13 +11453,13 @@ async function collectAgentWork(run, options, sources, log, signal) {
             signal,
             roots: [options.workspace, options.runnerTemp],
         });
-        return { answer, artifacts, downloadedTo, downloadDir };
+        return { downloadedTo, downloadDir };
     }
     catch (error) {
         // The directory itself could not be made (permissions, a file in the way): still a warning.
         const reason = log.safeForLog(errorMessage(error));
         log.warning(`Could not download artifacts into ${downloadDir}: ${reason}. The outcome is unchanged.`);
-        return { answer, artifacts, downloadedTo: new Map(), downloadDir };
+        return { downloadedTo: new Map(), downloadDir };
     }
 }
 
@@ -11592,7 +11617,7 @@ class RunLifecycle {
             // A run that may exist stays unsettled: the post step looks for it by its tag.
             record.runMayExist = error instanceof RunMayExistError;
             if (!record.runMayExist)
-                record.settled = true;
+                this.#settle();
             return;
         }
         finally {
@@ -12130,7 +12155,6 @@ class RunScheduler {
         }
         const inFlight = this.#inFlight();
         await Promise.all(inFlight.map((one) => one.stop(why, deadline)));
-        this.#deps.onChange?.();
         await this.#readEndStates(inFlight, why, deadline);
     }
     /** Best effort: a failed read leaves the state the run was cancelled from. */
@@ -12176,7 +12200,7 @@ class RunScheduler {
             if (!one.due)
                 continue;
             // A lifecycle is starting from this call on, so the count above sees it at once.
-            starts.push(one.start(this.#deadline).finally(() => this.#deps.onChange?.()));
+            starts.push(one.start(this.#deadline));
         }
         await Promise.all(starts);
     }
@@ -12223,8 +12247,6 @@ class RunScheduler {
                 continue;
             await this.#readOnItsOwn(one, deadline);
         }
-        if (inFlight.some((one) => one.end))
-            this.#deps.onChange?.();
     }
     async #readOnItsOwn(one, deadline) {
         let run;
@@ -12680,17 +12702,30 @@ class Interruption {
  * and remembers whether the run still needs cancelling.
  */
 class RunTracker {
-    #state;
+    /** Saves the step's whole list of runs, this one's record in it. */
+    #save;
     #onKnown;
+    #invocation;
     #runId;
     #settled = false;
     #pending;
     #awaitingNewPass = false;
     #decided = Promise.resolve();
     #decide = () => undefined;
-    constructor(state, onKnown = () => undefined) {
-        this.#state = state;
+    constructor(save, onKnown = () => undefined) {
+        this.#save = save;
         this.#onKnown = onKnown;
+    }
+    /** What the post step needs of this run; undefined while no request that may make one went out. */
+    get saved() {
+        if (this.#invocation === undefined && this.#runId === undefined)
+            return undefined;
+        return {
+            ...(this.#invocation !== undefined ? { invocation: this.#invocation } : {}),
+            ...(this.#runId !== undefined ? { runId: this.#runId } : {}),
+            ...(this.#settled ? { settled: true } : {}),
+            ...(this.#awaitingNewPass ? { awaitingNewPass: true } : {}),
+        };
     }
     get runId() {
         return this.#runId;
@@ -12713,7 +12748,8 @@ class RunTracker {
     }
     /** A create request tagged `invocation` is about to go out; its run may exist before its answer. */
     creating(invocation) {
-        this.#state.saveInvocation(invocation);
+        this.#invocation = invocation;
+        this.#save();
         this.#expect('create');
     }
     /** The create request was refused: the service made no run. */
@@ -12727,8 +12763,8 @@ class RunTracker {
      */
     followingUp(runId) {
         this.#awaitingNewPass = true;
-        this.#state.saveAwaitingNewPass(true);
         this.#remember(runId);
+        this.#save();
         this.#expect('followup');
     }
     /** The follow-up was refused: the run is another workflow's work, and nothing is owed on it. */
@@ -12740,7 +12776,7 @@ class RunTracker {
         if (!this.#awaitingNewPass)
             return;
         this.#awaitingNewPass = false;
-        this.#state.saveAwaitingNewPass(false);
+        this.#save();
     }
     track(runId) {
         this.#remember(runId);
@@ -12751,7 +12787,7 @@ class RunTracker {
         if (this.#settled)
             return;
         this.#settled = true;
-        this.#state.markSettled();
+        this.#save();
     }
     /**
      * The run ID once no request in flight can change it (a create's or a
@@ -12778,7 +12814,7 @@ class RunTracker {
         if (this.#runId === runId)
             return;
         this.#runId = runId;
-        this.#state.saveRunId(runId);
+        this.#save();
         this.#onKnown(runId);
     }
     #expect(pending) {
@@ -12788,6 +12824,26 @@ class RunTracker {
     #resolvePending() {
         this.#pending = undefined;
         this.#decide();
+    }
+}
+/**
+ * The step's runs, one run's or a set's, as one list for the post step: each run's tracker
+ * saves the whole list at every change, so a hard kill leaves the latest.
+ */
+class TrackedRuns {
+    #store;
+    #trackers = [];
+    constructor(store) {
+        this.#store = store;
+    }
+    /** A tracker for one more run, in the list. */
+    track(onKnown) {
+        const tracker = new RunTracker(() => this.#saveAll(), onKnown);
+        this.#trackers.push(tracker);
+        return tracker;
+    }
+    #saveAll() {
+        this.#store.saveRuns(this.#trackers.flatMap((tracker) => tracker.saved ?? []));
     }
 }
 
@@ -13076,17 +13132,14 @@ function watcherOf(settings, runIdOf, sources, deps) {
  * kill, so whatever is saved here reaches the post step as STATE_<name>.
  */
 const KEYS = {
-    runId: 'run_id',
-    invocation: 'invocation',
+    runs: 'runs',
+    ofSet: 'runs_of_set',
     commentId: 'comment_id',
     statusSha: 'status_sha',
     checkRunId: 'check_run_id',
     checkRunLookup: 'check_run_lookup',
     checkRunReport: 'check_run_report',
     checkRunDone: 'check_run_done',
-    settled: 'run_settled',
-    awaitingNewPass: 'awaiting_new_pass',
-    setRuns: 'set_runs',
     setComment: 'set_comment',
 };
 /** The step's saved state, written through its runner's port. */
@@ -13098,27 +13151,21 @@ function savedState(io) {
         saveCheckRunId: (id) => io.saveState(KEYS.checkRunId, String(id)),
         saveCheckRunReport: (report) => io.saveState(KEYS.checkRunReport, JSON.stringify(report)),
         markCheckRunDone: () => io.saveState(KEYS.checkRunDone, 'true'),
-        saveInvocation: (invocation) => io.saveState(KEYS.invocation, invocation),
-        saveRunId: (runId) => io.saveState(KEYS.runId, runId),
-        saveAwaitingNewPass: (awaiting) => io.saveState(KEYS.awaitingNewPass, String(awaiting)),
-        markSettled: () => io.saveState(KEYS.settled, 'true'),
-        saveSetRuns: (records) => io.saveState(KEYS.setRuns, JSON.stringify(records)),
+        saveRuns: (records) => io.saveState(KEYS.runs, JSON.stringify(records)),
+        markSet: () => io.saveState(KEYS.ofSet, 'true'),
         saveSetComment: (record) => io.saveState(KEYS.setComment, JSON.stringify(record)),
     };
 }
 function readSavedRun(io) {
     return {
-        runId: io.getState(KEYS.runId) || undefined,
-        invocation: io.getState(KEYS.invocation) || undefined,
+        runs: readRuns(io.getState(KEYS.runs)),
+        ofSet: io.getState(KEYS.ofSet) === 'true',
         commentId: Number(io.getState(KEYS.commentId)) || undefined,
         statusSha: io.getState(KEYS.statusSha) || undefined,
         checkRunId: Number(io.getState(KEYS.checkRunId)) || undefined,
         checkRunLookup: readCheckRunLookup(io.getState(KEYS.checkRunLookup)),
         checkRunReport: readCheckReport(io.getState(KEYS.checkRunReport)),
         checkRunDone: io.getState(KEYS.checkRunDone) === 'true',
-        settled: io.getState(KEYS.settled) === 'true',
-        awaitingNewPass: io.getState(KEYS.awaitingNewPass) === 'true',
-        setRuns: readSetRuns(io.getState(KEYS.setRuns)),
         setComment: readSetComment(io.getState(KEYS.setComment)),
     };
 }
@@ -13152,7 +13199,7 @@ function readSetComment(saved) {
         return undefined;
     }
 }
-function readSetRuns(saved) {
+function readRuns(saved) {
     let records;
     try {
         records = saved ? JSON.parse(saved) : [];
@@ -13165,14 +13212,15 @@ function readSetRuns(saved) {
     return records.flatMap((record) => {
         if (typeof record !== 'object' || record === null)
             return [];
-        const { invocation, runId, settled } = record;
-        if (typeof invocation !== 'string')
+        const { invocation, runId, settled, awaitingNewPass } = record;
+        if (typeof invocation !== 'string' && typeof runId !== 'string')
             return [];
         return [
             {
-                invocation,
+                ...(typeof invocation === 'string' ? { invocation } : {}),
                 ...(typeof runId === 'string' ? { runId } : {}),
                 ...(settled === true ? { settled } : {}),
+                ...(awaitingNewPass === true ? { awaitingNewPass } : {}),
             },
         ];
     });
@@ -13347,7 +13395,7 @@ const STEP_STOPPED = "The step stopped before it reported the run. The workflow 
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
-;// CONCATENATED MODULE: ../main/node_modules/@actions/core/lib/utils.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
@@ -13383,7 +13431,7 @@ function toCommandProperties(annotationProperties) {
     };
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ../main/node_modules/@actions/core/lib/command.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/command.js
 
 
 /**
@@ -13479,7 +13527,7 @@ function escapeProperty(s) {
 const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
 ;// CONCATENATED MODULE: external "fs"
 const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
-;// CONCATENATED MODULE: ../main/node_modules/@actions/core/lib/file-command.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
 // For internal use, subject to change.
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -13516,7 +13564,7 @@ function file_command_prepareKeyValueMessage(key, value) {
 //# sourceMappingURL=file-command.js.map
 ;// CONCATENATED MODULE: external "path"
 const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
-;// CONCATENATED MODULE: ../main/node_modules/@actions/http-client/lib/auth.js
+;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/auth.js
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -13592,7 +13640,7 @@ class PersonalAccessTokenCredentialHandler {
     }
 }
 //# sourceMappingURL=auth.js.map
-;// CONCATENATED MODULE: ../main/node_modules/@actions/core/lib/oidc-utils.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/oidc-utils.js
 var oidc_utils_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -13666,7 +13714,7 @@ class oidc_utils_OidcClient {
     }
 }
 //# sourceMappingURL=oidc-utils.js.map
-;// CONCATENATED MODULE: ../main/node_modules/@actions/core/lib/summary.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/summary.js
 var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -13947,7 +13995,7 @@ const _summary = new Summary();
 const markdownSummary = (/* unused pure expression or super */ null && (_summary));
 const summary = _summary;
 //# sourceMappingURL=summary.js.map
-;// CONCATENATED MODULE: ../main/node_modules/@actions/core/lib/path-utils.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/path-utils.js
 
 /**
  * toPosixPath converts the given path to the posix form. On Windows, \\ will be
@@ -13989,7 +14037,7 @@ var external_events_ = __nccwpck_require__(4434);
 const external_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("child_process");
 // EXTERNAL MODULE: external "assert"
 var external_assert_ = __nccwpck_require__(2613);
-;// CONCATENATED MODULE: ../main/node_modules/@actions/io/lib/io-util.js
+;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io-util.js
 var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -14169,7 +14217,7 @@ function getCmdPath() {
     return (_a = process.env['COMSPEC']) !== null && _a !== void 0 ? _a : `cmd.exe`;
 }
 //# sourceMappingURL=io-util.js.map
-;// CONCATENATED MODULE: ../main/node_modules/@actions/io/lib/io.js
+;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io.js
 var io_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -14443,7 +14491,7 @@ function io_copyFile(srcFile, destFile, force) {
 //# sourceMappingURL=io.js.map
 ;// CONCATENATED MODULE: external "timers"
 const external_timers_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("timers");
-;// CONCATENATED MODULE: ../main/node_modules/@actions/exec/lib/toolrunner.js
+;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/toolrunner.js
 var toolrunner_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -15031,7 +15079,7 @@ class ExecState extends external_events_.EventEmitter {
     }
 }
 //# sourceMappingURL=toolrunner.js.map
-;// CONCATENATED MODULE: ../main/node_modules/@actions/exec/lib/exec.js
+;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/exec.js
 var exec_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -15111,7 +15159,7 @@ function getExecOutput(commandLine, args, options) {
     });
 }
 //# sourceMappingURL=exec.js.map
-;// CONCATENATED MODULE: ../main/node_modules/@actions/core/lib/platform.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/platform.js
 var platform_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -15176,7 +15224,7 @@ function getDetails() {
     });
 }
 //# sourceMappingURL=platform.js.map
-;// CONCATENATED MODULE: ../main/node_modules/@actions/core/lib/core.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/core.js
 var core_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -15959,8 +16007,11 @@ function setHeadline(view) {
         reason: `${capitalized(view.outcome.reason)}.`,
     };
 }
-/** Pure: the job summary of a set, a headline with its outcome and one table row per task. */
-function renderSetSummary(outcome) {
+/**
+ * Pure: the job summary of a set, a headline with its outcome and one table row per task;
+ * under it, where each task's downloaded files are.
+ */
+function renderSetSummary(outcome, downloaded = []) {
     const view = { kind: 'ended', outcome };
     const headline = setHeadline(view);
     const lines = [
@@ -15973,9 +16024,25 @@ function renderSetSummary(outcome) {
     const reasons = renderSetReasons(view);
     if (reasons)
         lines.push('', reasons);
+    if (downloaded.length > 0)
+        lines.push('', renderDownloadedFolders(downloaded));
     if (outcome.listFallback)
         lines.push('', LIST_FALLBACK_NOTE);
     return `${lines.join('\n')}\n`;
+}
+/** At most this many tasks' folders are listed; the `runs` output has every file's path. */
+const FOLDERS_SHOWN = 100;
+function renderDownloadedFolders(downloaded) {
+    const lines = ['**Downloaded files**', ''];
+    for (const { task, dir, files } of downloaded.slice(0, FOLDERS_SHOWN)) {
+        const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? '';
+        const count = `${files} ${files === 1 ? 'file' : 'files'}`;
+        lines.push(`- **${task.index + 1}** ${inlineText(clip(title, 79))}: ${count} in <code>${escapeMarkdown(dir)}</code>`);
+    }
+    const more = downloaded.length - FOLDERS_SHOWN;
+    if (more > 0)
+        lines.push(`- … and ${more} more; the runs output lists every file's path`);
+    return lines.join('\n');
 }
 const LIST_FALLBACK_NOTE = "The service's plan cannot filter runs by metadata, so each run was read on its own at every poll.";
 /**
@@ -16021,13 +16088,17 @@ function capitalized(text) {
 
 
 
+
 /** Pure: the `runs` output, one object per task in task order, each member present when known. */
-function runsOutput(tasks, answers) {
+function runsOutput(tasks, work) {
     // The answers share what one run's `result` may take, so the output stays within GitHub's limit.
     const answerBytes = Math.floor(RESULT_OUTPUT_LIMIT_BYTES / Math.max(1, tasks.length));
     const entries = tasks.map((task) => {
         const credits = costOf(task.run?.request_usage).credits;
-        const answer = answers.get(task.index);
+        const done = work.get(task.index);
+        const answer = done?.answer;
+        // The same items as one run's `artifacts` output, a downloaded file's with its path.
+        const artifacts = artifactsOutput(done?.artifacts ?? parseArtifacts(task.run?.artifacts), done?.downloadedTo);
         return {
             task: task.index,
             ...(task.runId ? { run_id: task.runId } : {}),
@@ -16040,6 +16111,7 @@ function runsOutput(tasks, answers) {
             ...(answer !== undefined ? { result: capResult(answer, answerBytes).text } : {}),
             ...(credits !== undefined ? { credits } : {}),
             ...(task.document !== undefined ? { structured_output: task.document } : {}),
+            ...(artifacts.length > 0 ? { artifacts } : {}),
         };
     });
     return jsonOutput('runs', entries, () => ({
@@ -16048,16 +16120,17 @@ function runsOutput(tasks, answers) {
             title: undefined,
             result: undefined,
             structured_output: undefined,
+            artifacts: undefined,
             truncated: true,
         })),
-        keeps: 'each task without its title, result and structured_output, with "truncated": true',
+        keeps: 'each task without its title, result, structured_output and artifacts, with "truncated": true',
     }));
 }
 /** Sets the set's outputs, writes its summary, and fails the step unless the set passed. */
-async function publishSetOutcome(io, outcome, answers) {
+async function publishSetOutcome(io, outcome, work) {
     const { word } = outcome;
     io.setOutput('outcome', word);
-    setJsonOutput(io, 'runs', runsOutput(outcome.tasks, answers));
+    setJsonOutput(io, 'runs', runsOutput(outcome.tasks, work));
     const credits = sumCredits(outcome.tasks);
     if (credits !== undefined)
         io.setOutput('credits', formatNumberOutput(credits));
@@ -16065,7 +16138,7 @@ async function publishSetOutcome(io, outcome, answers) {
     if (usd !== undefined)
         io.setOutput('cost_usd', formatNumberOutput(usd));
     try {
-        await io.appendSummary(renderSetSummary(outcome));
+        await io.appendSummary(renderSetSummary(outcome, downloadedFolders(outcome.tasks, work)));
     }
     catch (error) {
         io.warning(`Could not write the job summary: ${safeForLog(String(error))}`);
@@ -16078,6 +16151,14 @@ async function publishSetOutcome(io, outcome, answers) {
     // What GitHub lists first: which tasks did not pass, and why, so nobody opens the summary to find out.
     const names = notSucceededTasks(outcome.tasks);
     io.setFailed(names ? `${line} Not succeeded: ${safeForLog(names, 1_000)}.` : line);
+}
+/** Where each task's downloaded files went, for the summary: the tasks that have any. */
+function downloadedFolders(tasks, work) {
+    return tasks.flatMap((task) => {
+        const done = work.get(task.index);
+        const files = done?.downloadedTo?.size ?? 0;
+        return done?.downloadDir && files > 0 ? [{ task, dir: done.downloadDir, files }] : [];
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/run/set.ts
@@ -16104,16 +16185,7 @@ class TaskSetRun {
         this.#settings = settings;
         this.#deps = deps;
         this.#tasks = settings.tasks.map((request, index) => ({ index, request }));
-        // Each run's tracker saves the whole list: a hard kill leaves the post step the latest.
-        const saveAll = () => this.#save();
-        const listStore = {
-            saveCommentId: () => undefined,
-            saveStatusSha: () => undefined,
-            saveInvocation: saveAll,
-            saveRunId: saveAll,
-            saveAwaitingNewPass: saveAll,
-            markSettled: saveAll,
-        };
+        const runs = new TrackedRuns(deps.state);
         const { client, now, sleep, signal, log } = deps;
         const lifecycles = this.#tasks.map((task) => new RunLifecycle({
             target: { kind: 'create', request: task.request },
@@ -16125,7 +16197,7 @@ class TaskSetRun {
             checkResult: deps.checkFor?.(task, taskName(task)),
         }, {
             client,
-            tracker: new RunTracker(listStore),
+            tracker: runs.track(),
             now,
             sleep,
             signal,
@@ -16140,7 +16212,6 @@ class TaskSetRun {
             log,
             listMetadata: deps.setMetadata,
             onProgress: () => deps.onProgress?.(this.#tasks),
-            onChange: saveAll,
             announceStop: (stop, inFlight, notStarted) => this.#announceStop(stop, notStarted),
         });
     }
@@ -16148,6 +16219,7 @@ class TaskSetRun {
         return this.#tasks;
     }
     async run() {
+        this.#deps.state.markSet();
         this.#deps.log.info(`Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`);
         if (this.#settings.cancelPrevious)
             await this.#cancelPrevious();
@@ -16175,20 +16247,6 @@ class TaskSetRun {
             return;
         const names = stoppable.map((task) => `${safeForLog(taskLabel(task), 200)} (run ${task.runId})`);
         this.#deps.log.warning(`Stopping the set: ${stop.reason}. Cancelling ${names.length > 0 ? names.join(', ') : 'no run in flight'}${notStarted > 0 ? `; ${notStarted} task(s) not started will not be` : ''}.`);
-    }
-    #save() {
-        const records = [];
-        for (const task of this.#tasks) {
-            if (task.invocation === undefined)
-                continue;
-            const nothingOwed = task.settled || (task.createError !== undefined && !task.runMayExist);
-            records.push({
-                invocation: task.invocation,
-                ...(task.runId ? { runId: task.runId } : {}),
-                ...(nothingOwed ? { settled: true } : {}),
-            });
-        }
-        this.#deps.state.saveSetRuns(records);
     }
     #outcome(end) {
         const base = {
@@ -16322,6 +16380,11 @@ class SetSurfaces {
 
 
 
+
+
+
+
+
 /**
  * The main step with `tasks`: prepare (the set and its tags), execute (start,
  * wait and cancel, as one set), finish (the answers, one table, the outputs).
@@ -16341,8 +16404,12 @@ async function runTaskSet(settings, world, io, interruption) {
     const surfaces = await SetSurfaces.open(settings, github, stepTag.invocation, io);
     const wiring = { signal: interruption.signal, output };
     const set = prepareSet(settings, client, wiring, stepTag, surfaces, io);
+    // As for one run: every wait after the creates ends within the timeout and PAST_TIMEOUT_MS.
+    const waitsEndBy = Date.now() + settings.timeoutMs + timing/* PAST_TIMEOUT_MS */.WP;
     const outcome = await executeSet(set, interruption);
-    await finishSet(outcome, client, interruption.signal, surfaces, io);
+    const downloads = downloadsOf(settings, world, stepTag.invocation);
+    const finish = { client, signal: interruption.signal, waitsEndBy, downloads, surfaces, io };
+    await finishSet(outcome, finish);
 }
 function prepareSet(settings, client, { signal, output }, stepTag, surfaces, io) {
     const sources = agentWorkSources(client);
@@ -16406,30 +16473,69 @@ async function executeSet(set, interruption) {
         throw error;
     }
 }
-/** Reads each ended run's answer (one request per task, together), then reports the set. */
-async function finishSet(outcome, client, signal, surfaces, io) {
+function downloadsOf(settings, world, setId) {
+    const { downloadPatterns, artifactsDir } = settings.agentWork;
+    if (downloadPatterns.length === 0)
+        return undefined;
+    return {
+        patterns: downloadPatterns,
+        dir: artifactsDir || defaultArtifactsDir(world.runnerTemp, setId),
+        workspace: world.workspace,
+        runnerTemp: world.runnerTemp,
+    };
+}
+/**
+ * Brings back each ended run's work (its answer, its files), every task's together, then
+ * reports the set.
+ */
+async function finishSet(outcome, deps) {
+    const { surfaces, io } = deps;
     surfaces.show({ kind: 'ended', outcome });
-    const answers = new Map();
+    const work = new Map();
     // As for one run, the outcome's record says whether the agent's work is brought back.
     if (OUTCOME_RECORDS[outcome.word].carriesAgentWork) {
-        const sources = agentWorkSources(client);
-        const bounded = abortAfter(signal, timing/* AGENT_WORK_DEADLINE_MS */.wL);
-        const quiet = {
-            info: (message) => io.debug(message),
-            warning: (message) => io.warning(message),
-            debug: (message) => io.debug(message),
-        };
+        const sources = agentWorkSources(deps.client);
+        const bounded = withinWaits(deps.signal, deps.waitsEndBy);
         await Promise.all(outcome.tasks.map(async (task) => {
-            if (!task.runId || !task.run)
-                return;
-            const conversation = await readConversation(task.runId, sources, quiet, bounded);
-            const answer = conversation ? finalAnswer(conversation) : undefined;
-            if (answer !== undefined)
-                answers.set(task.index, answer);
+            const one = await taskWork(task, sources, deps.downloads, io, bounded);
+            if (one)
+                work.set(task.index, one);
         }));
     }
     await surfaces.settled();
-    await publishSetOutcome(io, outcome, answers);
+    await publishSetOutcome(io, outcome, work);
+}
+/**
+ * One task's work, when its own outcome's record says it carries it: its answer (one
+ * request), and with `download_artifacts` its files, into its own folder.
+ */
+async function taskWork(task, sources, downloads, io, signal) {
+    const { run, runId } = task;
+    if (!runId || !run)
+        return undefined;
+    const word = taskOutcome(set_table_factsOf(task));
+    if (word === 'not_started' || !OUTCOME_RECORDS[word].carriesAgentWork)
+        return undefined;
+    // Twenty tasks without a conversation are not worth twenty lines.
+    const quiet = {
+        info: (message) => io.debug(message),
+        warning: (message) => io.warning(message),
+        debug: (message) => io.debug(message),
+    };
+    const conversation = await readConversation(runId, sources, quiet, signal);
+    const answer = conversation ? finalAnswer(conversation) : undefined;
+    const artifacts = parseArtifacts(run.artifacts);
+    if (!downloads)
+        return { answer, artifacts };
+    const dir = (0,external_node_path_namespaceObject.join)(downloads.dir, taskFolderName(task.index, task.request.title));
+    const options = { ...downloads, downloadPatterns: downloads.patterns };
+    const files = await downloadRunFiles(artifacts, dir, options, sources, taskLog(task, io), signal);
+    return { answer, artifacts, ...files };
+}
+/** The step's log, each line naming its task ("Task 3 (Package c): …"), as the watcher's do. */
+function taskLog(task, io) {
+    const label = safeForLog(taskLabel(task), 200);
+    return { ...namedLog(io, label.charAt(0).toUpperCase() + label.slice(1)), safeForLog: safeForLog };
 }
 
 ;// CONCATENATED MODULE: ./src/main.ts
@@ -16462,7 +16568,7 @@ async function finishSet(outcome, client, signal, surfaces, io) {
  * another door hands its own port and inputs.
  */
 async function run(io = runnerIo(), inputs = runnerInputs(readRunnerWorld(), io)) {
-    const tracker = new RunTracker(savedState(io), (runId) => io.setOutput('run_id', runId));
+    const tracker = new TrackedRuns(savedState(io)).track((runId) => io.setOutput('run_id', runId));
     const interruption = new Interruption({
         log: io,
         onSignal: (handler) => io.onTerminationSignal(handler),
@@ -16580,19 +16686,21 @@ async function finish(step, executed, interruption) {
 
 
 
-/** Whether the main step left a run (or a create's run) that may still need cancelling. */
+/**
+ * The runs the main step left that may still need cancelling (a run, or a create's run it never
+ * learned of), after saying in the log when there is none.
+ */
 function leftUnfinished(saved, log) {
-    if (saved.settled) {
-        log.info(saved.runId
-            ? `Run ${saved.runId} ended or was handed off in the main step; nothing to clean up.`
+    const left = saved.runs.filter((record) => !record.settled);
+    if (left.length > 0)
+        return left;
+    const [only] = saved.runs;
+    log.info(saved.ofSet
+        ? 'Every run of the set ended or was cancelled in the main step; nothing to clean up.'
+        : only?.runId
+            ? `Run ${only.runId} ended or was handed off in the main step; nothing to clean up.`
             : 'The main step created no run; nothing to clean up.');
-        return false;
-    }
-    if (!saved.runId && !saved.invocation) {
-        log.info('The main step created no run; nothing to clean up.');
-        return false;
-    }
-    return true;
+    return [];
 }
 /**
  * Cancels a run the main step left unfinished, looking for it by its create's tag when the
@@ -16606,7 +16714,12 @@ async function cancelLeftRun(left, deps, options = {}) {
     const run = options.ofTheSet ? `run ${runId} of the set` : `run ${runId}`;
     log.info(`The main step left ${run} unfinished; cancelling it.`);
     const why = { kind: 'post' };
-    const report = await cancelRun({ runId, why, deadline: cancelDeadline(why, Date.now()), mayRestart: options.mayRestart }, { client, now: Date.now, sleep: abortableSleep, log });
+    const report = await cancelRun({
+        runId,
+        why,
+        deadline: cancelDeadline(why, Date.now()),
+        mayRestart: () => left.awaitingNewPass === true,
+    }, { client, now: Date.now, sleep: abortableSleep, log });
     if (report.kind === 'failed')
         deps.setFailed(describeCancel(runId, report));
     else
@@ -16655,50 +16768,40 @@ async function findUnansweredRun(client, invocation, log) {
 
 /**
  * The post step: the cleanup path that works when no signal reached the main
- * step (a hard kill, a container job, a step under `if: always()`). It cancels
- * what the main step left unfinished (its run, or a set's runs), says so where
- * the step showed them, and does nothing otherwise. The runner's world (in its
+ * step (a hard kill, a container job, a step under `if: always()`). It cancels,
+ * in parallel, every run the main step left unfinished (one run's or a set's, one
+ * list), looking by its tag for the run of a create it never heard back from,
+ * says so where the step showed them, and does nothing otherwise. The runner's world (in its
  * inputs) is read here, once, and handed down with its port.
  */
 async function post_run(io = runnerIo(), inputs = runnerInputs(readRunnerWorld(), io)) {
     try {
         const saved = readSavedRun(io);
-        if (saved.setRuns.length > 0)
-            return await cancelSetRuns(saved, io, inputs);
-        const unfinished = leftUnfinished(saved, io);
+        const left = leftUnfinished(saved, io);
         // Inputs are read only when there is work: a main step that failed on them created nothing.
-        if (!unfinished && !checkRunLeft(saved))
+        if (left.length === 0 && !checkRunLeft(saved))
             return;
         const settings = readPostSettings(inputs);
+        const deps = leftoverDeps(settings, io);
+        const ofTheSet = saved.ofSet;
+        const ended = await Promise.all(left.map((record) => cancelLeftRun(record, deps, { ofTheSet })));
+        if (ofTheSet) {
+            const cancelled = ended.filter((one) => one?.report.kind === 'cancelled').length;
+            const stopped = { cancelled, left: left.length };
+            if (left.length > 0)
+                await SetSurfaces.showStopped(saved, settings, inputs.world, stopped, io);
+            return;
+        }
         const github = new GitHubContext(settings.github.token, inputs.world);
-        const deps = unfinished ? leftoverDeps(settings, io) : undefined;
-        const mayRestart = () => saved.awaitingNewPass;
-        const left = deps && (await cancelLeftRun(saved, deps, { mayRestart }));
-        if (left && deps)
-            await showRunStopped(left, saved, settings, github, deps.client, io);
+        const [one] = ended;
+        if (one)
+            await showRunStopped(one, saved, settings, github, deps.client, io);
         if (checkRunLeft(saved))
-            await finishLeftCheckRun(saved, left?.report, settings, github, io);
+            await finishLeftCheckRun(saved, one?.report, settings, github, io);
     }
     catch (error) {
         await publishError(io, error);
     }
-}
-/**
- * With `tasks`: cancels, in parallel, every run of the set the main step left
- * unfinished, and looks (by its tag) for the run of every create it never
- * heard back from. Fails the step when a cancel failed.
- */
-async function cancelSetRuns(saved, io, inputs) {
-    const left = saved.setRuns.filter((record) => !record.settled);
-    if (left.length === 0) {
-        io.info('Every run of the set ended or was cancelled in the main step; nothing to clean up.');
-        return;
-    }
-    const settings = readPostSettings(inputs);
-    const deps = leftoverDeps(settings, io);
-    const ended = await Promise.all(left.map((record) => cancelLeftRun(record, deps, { ofTheSet: true })));
-    const cancelled = ended.filter((one) => one?.report.kind === 'cancelled').length;
-    await SetSurfaces.showStopped(saved, settings, inputs.world, { cancelled, left: left.length }, io);
 }
 /** A run still being prepared answers 409 for a while; there is time to wait it out here. */
 function leftoverDeps(settings, io) {
@@ -17410,7 +17513,8 @@ function plainSummary(markdown) {
  * The command line's port to the engine: the log as plain lines for a person (on stderr, so
  * that stdout carries only what the command prints), every secret masked, debug lines left
  * out; the outputs, the summary and the failure kept for the door to print and answer with.
- * There is no post step: the state lives as long as the command.
+ * There is no post step: the state lives as long as the command. Its methods are bound: the
+ * engine hands them on as functions (a Log's `info` alone), as @actions/core's are.
  */
 class CommandStepIo {
     outputs = {};
@@ -17423,46 +17527,46 @@ class CommandStepIo {
         this.#write = write;
         this.#secrets = secrets;
     }
-    debug() {
+    debug = () => {
         // A terminal's log is for people: the runner's debug lines stay hidden, as without ACTIONS_STEP_DEBUG.
-    }
-    info(message) {
+    };
+    info = (message) => {
         this.#line(message);
-    }
-    warning(message) {
+    };
+    warning = (message) => {
         this.#line(`warning: ${message}`);
-    }
-    error(message) {
+    };
+    error = (message) => {
         this.#line(`error: ${message}`);
-    }
-    notice(message) {
+    };
+    notice = (message) => {
         this.#line(`notice: ${message}`);
-    }
-    setOutput(name, value) {
+    };
+    setOutput = (name, value) => {
         this.outputs[name] = value;
-    }
-    setFailed(message) {
+    };
+    setFailed = (message) => {
         this.failed = true;
         this.error(message);
-    }
-    async appendSummary(markdown) {
+    };
+    appendSummary = async (markdown) => {
         this.summary += `${markdown}${external_node_os_namespaceObject.EOL}`;
-    }
-    saveState(name, value) {
+    };
+    saveState = (name, value) => {
         this.#state.set(name, value);
-    }
-    getState(name) {
+    };
+    getState = (name) => {
         return this.#state.get(name) ?? '';
-    }
-    setSecret(secret) {
+    };
+    setSecret = (secret) => {
         this.#secrets.add(secret);
-    }
-    onTerminationSignal(handler) {
+    };
+    onTerminationSignal = (handler) => {
         return onTerminationSignal(handler);
-    }
-    exit(code) {
+    };
+    exit = (code) => {
         process.exit(code);
-    }
+    };
     #line(text) {
         let shown = text;
         for (const secret of this.#secrets)
@@ -17977,7 +18081,7 @@ function isUnreachable(error) {
 }
 /** action.yml's inputs. The YAML parser loads only here: a step of the Action never pays for it. */
 async function readDeclaredInputs(actionYml) {
-    const { parse } = await __nccwpck_require__.e(/* import() */ 439).then(__nccwpck_require__.t.bind(__nccwpck_require__, 3439, 19));
+    const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
     const action = parse((0,external_node_fs_namespaceObject.readFileSync)(actionYml, 'utf8'));
     return action.inputs ?? {};
 }
