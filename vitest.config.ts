@@ -34,7 +34,7 @@ const IN_PROCESS_CONCURRENCY = 24
  * that the files with the longest waits all start first (EndToEndFirst) and wait side by side
  * while the rest share the cores.
  */
-const IN_PROCESS_WORKERS = CORES * 3
+const IN_PROCESS_WORKERS = CORES * 4
 
 /** What every vitest config here shares. */
 export const COMMON = {
@@ -46,8 +46,8 @@ export const COMMON = {
 }
 
 /**
- * `npm test`: unit, integration and end-to-end tests, the end-to-end ones running
- * the TypeScript sources (see test/e2e/harness.ts). The bundle, load and soak runs
+ * `npm test`: unit, integration and end-to-end tests, the end-to-end ones running the
+ * TypeScript sources in-process (see test/e2e/harness.ts). The bundle, load and soak runs
  * have their own configs (vitest.bundle.config.ts, vitest.load.config.ts), run by .ci/run.
  */
 export default defineConfig({

@@ -12,21 +12,22 @@ const LONGEST_WAITS = [
   'reliability-answers.test.ts',
   'reliability-runs.test.ts',
   'reliability.test.ts',
+  'agent-work.test.ts',
+  'pull-requests.test.ts',
 ]
 
 /**
- * `npm test`'s file order: the end-to-end files above first, in their order, to wait side by
- * side; then the other files (they compute) in vitest's own order (the longest last time
- * first; by size with no timings); then the other end-to-end files, which fill the workers
- * the long waits leave.
+ * `npm test`'s file order: the end-to-end files, those above first and in their order, to
+ * wait side by side; then the other files (they compute) in vitest's own order (the longest
+ * last time first; by size with no timings), in the workers the shorter waits leave.
  */
 export class EndToEndFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files)
     const rank = (file: TestSpecification) => {
-      if (file.project.name !== 'e2e') return LONGEST_WAITS.length
+      if (file.project.name !== 'e2e') return LONGEST_WAITS.length + 1
       const listed = LONGEST_WAITS.indexOf(basename(file.moduleId))
-      return listed === -1 ? LONGEST_WAITS.length + 1 : listed
+      return listed === -1 ? LONGEST_WAITS.length : listed
     }
     // Array.prototype.sort is stable: within a rank, vitest's order stays.
     return [...sorted].sort((a, b) => rank(a) - rank(b))
