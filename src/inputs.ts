@@ -312,7 +312,6 @@ export const TASKS_REFUSE = [
   ['continue_run', 'true'],
   ['wait', 'false'],
   ['pull_request_review', 'true'],
-  ['check_run', 'true'],
 ] as const
 
 /**
@@ -349,14 +348,12 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
   if (!step.wait) {
     throw new InputError('tasks', 'cannot be combined with wait: false; a set is awaited.')
   }
-  const { pullRequestReview, checkRun } = step.output
-  // Not silently ignored: a set reports in the summary and the outputs only, for now.
-  for (const [input, asked] of [
-    ['pull_request_review', pullRequestReview],
-    ['check_run', checkRun],
-  ] as const) {
-    if (asked)
-      throw new InputError('tasks', `cannot be combined with ${input}: it applies to one run.`)
+  // Not silently ignored: a pull request gets one review, from one run.
+  if (step.output.pullRequestReview) {
+    throw new InputError(
+      'tasks',
+      'cannot be combined with pull_request_review: it applies to one run.',
+    )
   }
   const cancelPrevious = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false')
   const unnamed = tasks.findIndex((task) => !task.config?.name)

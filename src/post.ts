@@ -34,6 +34,7 @@ export async function run(
       const cancelled = ended.filter((one) => one?.report.kind === 'cancelled').length
       const stopped = { cancelled, left: left.length }
       if (left.length > 0) await SetSurfaces.showStopped(saved, settings, inputs.world, stopped, io)
+      else await SetSurfaces.finishLeftCheckRun(saved, settings, inputs.world, io)
       return
     }
     const github = new GitHubContext(settings.github.token, inputs.world)

@@ -6,6 +6,7 @@ import {
   checkReport,
   reportFromSaved,
   stoppedCheckReport,
+  type CheckReport,
   type CheckRunReporter,
 } from './github/check-run.ts'
 import { commentOutcomeOf } from './github/comment.ts'
@@ -223,18 +224,29 @@ export async function finishLeftCheckRun(
   github: GitHubContext,
   io: StepIo,
 ): Promise<void> {
+  const stopped = stoppedCheckReport(
+    report ? `${STOPPED[report.kind]}.` : STEP_STOPPED,
+    report?.kind === 'cancelled',
+  )
+  await finishLeftCheck(saved, stopped, settings, github, io)
+}
+
+/**
+ * Completes the check run the main step left in progress (one run's or a set's): with the
+ * conclusion the main step reached when it saved one, else with `stopped`.
+ */
+export async function finishLeftCheck(
+  saved: SavedRun,
+  stopped: CheckReport,
+  settings: PostSettings,
+  github: GitHubContext,
+  io: StepIo,
+): Promise<void> {
   // By its ID, or by its external_id when the create's answer was lost.
   const known = saved.checkRunId !== undefined ? { id: saved.checkRunId } : saved.checkRunLookup
   if (!known) return
   const checkRun = await adoptCheckRun(settings.github, github, known, io)
-  await checkRun.finish(
-    saved.checkRunReport
-      ? reportFromSaved(saved.checkRunReport)
-      : stoppedCheckReport(
-          report ? `${STOPPED[report.kind]}.` : STEP_STOPPED,
-          report?.kind === 'cancelled',
-        ),
-  )
+  await checkRun.finish(saved.checkRunReport ? reportFromSaved(saved.checkRunReport) : stopped)
 }
 
 const STOPPED: Record<CancelReport['kind'], string> = {

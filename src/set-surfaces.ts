@@ -1,9 +1,26 @@
+import {
+  CHECK_SUMMARY_CHARS,
+  stoppedCheckReport,
+  type CheckRunReporter,
+} from './github/check-run.ts'
 import { GitHubContext } from './github/context.ts'
 import { SET_COMMENT_TABLE_CHARS, type SetComment } from './github/set-comment.ts'
-import { openCommitStatus, openSetComment, resolveWorkCommit } from './github/setup.ts'
+import {
+  openCheckRun,
+  openCommitStatus,
+  openSetComment,
+  resolveWorkCommit,
+} from './github/setup.ts'
 import { oneLine, type CommitStatusReporter } from './github/status.ts'
 import type { PostSettings, TaskSetSettings } from './inputs.ts'
-import { renderSetComment, setCounts, setStatusOf, type SetView } from './report/set-table.ts'
+import {
+  renderSetCheck,
+  renderSetComment,
+  setCounts,
+  setStatusOf,
+  type SetView,
+} from './report/set-table.ts'
+import { checkRunLeft, finishLeftCheck } from './run-surfaces.ts'
 import { savedState, type SavedRun } from './state.ts'
 import type { StepIo } from './step-io.ts'
 import type { World } from './world.ts'
@@ -11,20 +28,27 @@ import type { World } from './world.ts'
 /**
  * Where a set shows while it runs, beyond the log: its comment and its commit
  * status, each written at most once per poll, and only when what they show changed;
- * and, should the step stop first, what the post step says on them.
+ * its check run, in progress until the set ends; and, should the step stop first,
+ * what the post step says on them.
  */
 export class SetSurfaces {
   readonly #comment: SetComment | undefined
   readonly #status: CommitStatusReporter | undefined
+  readonly #checkRun: CheckRunReporter | undefined
   readonly #workflowRun: string | undefined
+  #checkRunDone: Promise<boolean> | undefined
 
   private constructor(
-    comment: SetComment | undefined,
-    status: CommitStatusReporter | undefined,
+    parts: {
+      comment: SetComment | undefined
+      status: CommitStatusReporter | undefined
+      checkRun: CheckRunReporter | undefined
+    },
     workflowRun: string | undefined,
   ) {
-    this.#comment = comment
-    this.#status = status
+    this.#comment = parts.comment
+    this.#status = parts.status
+    this.#checkRun = parts.checkRun
     this.#workflowRun = workflowRun
   }
 
@@ -39,11 +63,19 @@ export class SetSurfaces {
       set,
       onCommentChosen: (commentId) => state.saveSetComment({ commentId, set }),
     })
-    const commit = settings.github.commitStatus ? await resolveWorkCommit(github, io) : undefined
+    const { checkRun: checks } = settings.output
+    const commit =
+      settings.github.commitStatus || checks ? await resolveWorkCommit(github, io) : undefined
     const status = await openCommitStatus(settings.github, github, commit, io)
     // The post step finishes the status when the step stops before the set ends.
     if (status && commit) state.saveStatusSha(commit.sha)
-    return new SetSurfaces(comment, status, github.workflowRun)
+    // One check run for the set, `cloud-agent/<key>` as one run's: created (and saved) before
+    // the first run, so that a post step after a hard kill completes it.
+    const checkRun = checks
+      ? await openCheckRun(settings.github, github, commit, io, state)
+      : undefined
+    await checkRun?.id
+    return new SetSurfaces({ comment, status, checkRun }, github.workflowRun)
   }
 
   show(view: SetView): void {
@@ -62,15 +94,18 @@ export class SetSurfaces {
       description: oneLine(status.description),
       targetUrl: this.#workflowRun,
     })
+    if (view.kind === 'ended' && this.#checkRun && !this.#checkRunDone) {
+      this.#checkRunDone = this.#checkRun.finish(renderSetCheck(view.outcome, CHECK_SUMMARY_CHARS))
+    }
   }
 
   async settled(): Promise<void> {
-    await Promise.all([this.#comment?.settled(), this.#status?.settled()])
+    await Promise.all([this.#comment?.settled(), this.#status?.settled(), this.#checkRunDone])
   }
 
   /**
-   * The post step: the step stopped before the set ended, so its comment and status still show
-   * it running. Says so, with how many of the runs it left the post step cancelled.
+   * The post step: the step stopped before the set ended, so its comment, status and check run
+   * still show it running. Says so, with how many of the runs it left the post step cancelled.
    */
   static async showStopped(
     saved: SavedRun,
@@ -84,7 +119,8 @@ export class SetSurfaces {
     const note = `The step stopped before the set ended; the post step cancelled ${runs(cancelled)} it left unfinished${cancelled < left ? ` (of ${left})` : ''}. The table shows the runs as the step last saw them.`
     const setComment = settings.github.comment ? saved.setComment : undefined
     const statusSha = settings.github.commitStatus ? saved.statusSha : undefined
-    if (!setComment && !statusSha) return
+    const checks = checkRunLeft(saved)
+    if (!setComment && !statusSha && !checks) return
     const context = new GitHubContext(settings.github.token, world)
     const comment = setComment
       ? await openSetComment(settings.github, context, io, setComment)
@@ -93,6 +129,30 @@ export class SetSurfaces {
       ? await openCommitStatus(settings.github, context, { sha: statusSha }, io)
       : undefined
     status?.show({ state: 'error', description: oneLine(note) })
-    await Promise.all([comment?.markStopped(note), status?.settled()])
+    // Cancelled once the post step cancelled a run of it; the note says how many of how many.
+    const stopped = stoppedCheckReport(note, cancelled > 0, 'the runs left were')
+    await Promise.all([
+      comment?.markStopped(note),
+      status?.settled(),
+      checks ? finishLeftCheck(saved, stopped, settings, context, io) : undefined,
+    ])
+  }
+
+  /**
+   * The post step, when every run of the set had ended: the check run is still in progress
+   * only if the step stopped before it completed it, or GitHub did not take the completion.
+   */
+  static async finishLeftCheckRun(
+    saved: SavedRun,
+    settings: PostSettings,
+    world: World,
+    io: StepIo,
+  ): Promise<void> {
+    if (!checkRunLeft(saved)) return
+    const context = new GitHubContext(settings.github.token, world)
+    await finishLeftCheck(saved, stoppedCheckReport(SET_STEP_STOPPED, false), settings, context, io)
   }
 }
+
+const SET_STEP_STOPPED =
+  "The step stopped before it reported the set; none of its runs was left going. The workflow run's log says why."

@@ -23,7 +23,7 @@ export interface CheckReport {
 
 /** GitHub takes at most 50 annotations a request, and 65,535 characters of summary. */
 export const ANNOTATIONS_PER_REQUEST = 50
-const MAX_SUMMARY_CHARS = 65_535
+export const CHECK_SUMMARY_CHARS = 65_535
 const ANSWER_CHARS = 40_000
 
 /** The conclusion and its words, from the step's outcome and, with a review, its verdict. */
@@ -58,13 +58,21 @@ export function checkReport(
   return {
     conclusion,
     title,
-    summary: summary.length > MAX_SUMMARY_CHARS ? clip(summary, MAX_SUMMARY_CHARS - 1) : summary,
+    summary:
+      summary.length > CHECK_SUMMARY_CHARS ? clip(summary, CHECK_SUMMARY_CHARS - 1) : summary,
   }
 }
 
-/** A step that stopped before it completed its check run: cancelled, or else failed. */
-export function stoppedCheckReport(why: string, cancelled: boolean): CheckReport {
-  const title = cancelled ? 'The step stopped; the run was cancelled' : 'The step stopped'
+/**
+ * A step that stopped before it completed its check run: cancelled, or else failed. `runs`:
+ * what was cancelled, in the title ("the run", or a set's "the runs left").
+ */
+export function stoppedCheckReport(
+  why: string,
+  cancelled: boolean,
+  runs = 'the run was',
+): CheckReport {
+  const title = cancelled ? `The step stopped; ${runs} cancelled` : 'The step stopped'
   return {
     conclusion: cancelled ? 'cancelled' : 'failure',
     title,

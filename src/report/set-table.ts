@@ -1,5 +1,5 @@
 import { costOf } from '../agent/cost.ts'
-import { OUTCOME_RECORDS, type CommitState } from '../model/outcome.ts'
+import { OUTCOME_RECORDS, type CheckConclusion, type CommitState } from '../model/outcome.ts'
 import {
   standingOf,
   sumCredits,
@@ -282,6 +282,32 @@ export function renderSetComment(view: SetView, workflowRun: string | undefined,
   const reasons = renderSetReasons(view, maxChars / 10)
   const table = renderSetTable(view, maxChars - head.length - reasons.length - 4)
   return [head, table, ...(reasons ? [reasons] : [])].join('\n\n')
+}
+
+/**
+ * Pure: the set's check run once it ended: its outcome's conclusion, the tally as its title,
+ * and as its summary (within `maxChars`) why it ended so, then the table and the reasons. The
+ * first paragraph is what the post step keeps, should GitHub not take the completion.
+ */
+export function renderSetCheck(
+  outcome: SetOutcome,
+  maxChars: number,
+): { conclusion: CheckConclusion; title: string; summary: string } {
+  const view: SetView = { kind: 'ended', outcome }
+  const headline = setHeadline(view)
+  const { word } = outcome
+  const head = [
+    `${inlineText(headline.reason ?? '')} Outcome: \`${word}\`.`,
+    headline.figures.join(' · '),
+  ].join('\n\n')
+  // As on the comment: the reasons take at most a tenth of the room; the table, the rest.
+  const reasons = renderSetReasons(view, maxChars / 10)
+  const table = renderSetTable(view, maxChars - head.length - reasons.length - 4)
+  return {
+    conclusion: OUTCOME_RECORDS[word].check.conclusion,
+    title: `${capitalized(headline.title)}: ${headline.figures[0]}`,
+    summary: [head, table, ...(reasons ? [reasons] : [])].join('\n\n'),
+  }
 }
 
 /** The set's commit status: pending with its tally while it runs, then its outcome's state. */

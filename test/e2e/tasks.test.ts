@@ -369,6 +369,73 @@ describe('tasks: the comment and the commit status show the set', () => {
     expect(refused.stdout).toMatch(/::warning::GitHub: could not set the commit status/)
   })
 
+  it('check_run: one check run for the set, cloud-agent/<key>, its outcome and its table', async () => {
+    const api = await fakeApi()
+    const gh = await fakeGitHub()
+    const inputs = inputsFor(api, {
+      tasks: JSON.stringify([{ prompt: 'fail: a', title: 'Package a' }, 'fail: b']),
+      check_run: 'true',
+      name: 'nightly',
+    })
+    const result = await runStep({ inputs, env: pullRequest(gh) })
+    expect(result.code, result.stdout).toBe(1)
+    expect(result.outputs.outcome).toBe('failed')
+    const [check, ...others] = gh.checkRuns(OWNER, REPO, HEAD)
+    expect(others).toHaveLength(0)
+    expect(check?.name).toBe('cloud-agent/nightly')
+    // Created in progress, before the set's first run, then completed from the set's outcome.
+    expect(check?.writes[0]).toMatchObject({ status: 'in_progress', head_sha: HEAD })
+    // Both fakes stamp a request with this process's clock.
+    const opened = gh.requestsTo('POST', /\/check-runs$/)[0]?.receivedAt ?? Infinity
+    const firstCreate = api.requestsTo('POST', /\/agent\/runs?$/)[0]?.receivedAt ?? -Infinity
+    expect(opened).toBeLessThan(firstCreate)
+    expect(check?.details_url).toMatch(
+      /^https:\/\/github\.com\/octo-org\/app\/actions\/runs\/9876543210\b/,
+    )
+    expect(check?.status).toBe('completed')
+    expect(check?.conclusion).toBe('failure')
+    expect(check?.output.title).toBe('Failed: 0 of 2 runs succeeded')
+    const summary = check?.output.summary ?? ''
+    expect(summary).toMatch(/^2 of 2 runs did not succeed, .*\. Outcome: `failed`\.\n/)
+    expect(summary).toContain('| # | Task | Outcome |')
+    expect(summary).toMatch(/\| 1 \| Package a \| ❌ failed \| FAILED \|/)
+    expect(summary).toMatch(/\| 2 \| fail: b \| ❌ failed \| FAILED \|/)
+    // Nothing is left for the post step.
+    const post = await runPostStep(result, { inputs, env: pullRequest(gh) })
+    expect(post.code, post.stdout).toBe(0)
+    expect(gh.requestsTo('PATCH', /\/check-runs\/\d+$/)).toHaveLength(1)
+  })
+
+  itNeedsProcess(
+    'after a hard kill, the post step completes the set check run, the runs left cancelled',
+    async () => {
+      const api = await fakeApi()
+      const gh = await fakeGitHub()
+      const inputs = inputsFor(api, {
+        tasks: JSON.stringify(['slow: a', 'ok: b']),
+        check_run: 'true',
+      })
+      const env = pullRequest(gh)
+      const step = startStep({ inputs, env })
+      await until(
+        () => api.allRuns().some((run) => run.state === 'SUCCEEDED'),
+        'the quick run has ended',
+      )
+      expect(gh.checkRuns(OWNER, REPO, HEAD)[0]?.status).toBe('in_progress')
+      step.child.kill('SIGKILL')
+      const post = await runPostStep(await step.result, { inputs, env })
+      expect(post.code, post.stdout).toBe(0)
+      const [check] = gh.checkRuns(OWNER, REPO, HEAD)
+      expect(check?.status).toBe('completed')
+      expect(check?.conclusion).toBe('cancelled')
+      expect(check?.output.title).toBe('The step stopped; the runs left were cancelled')
+      expect(check?.output.summary).toMatch(
+        /^The step stopped before the set ended; the post step cancelled 1 run it left unfinished\b/,
+      )
+      expect(api.allRuns().find((run) => run.prompt === 'slow: a')?.state).toBe('CANCELLED')
+    },
+  )
+
   itNeedsProcess(
     'after a hard kill, the post step says on the comment and the status that the set was stopped',
     async () => {

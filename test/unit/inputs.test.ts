@@ -895,7 +895,7 @@ describe('tasks (v1.2)', () => {
   it('refuses each input of the one list, before any request; action.yml and docs/tasks.md say that list', async () => {
     for (const [input, value] of TASKS_REFUSE) {
       const given: Record<string, string> = { tasks: '[a]', [input]: value }
-      if (input === 'pull_request_review' || input === 'check_run') given.github_token = 'gh'
+      if (input === 'pull_request_review') given.github_token = 'gh'
       expect(await refusesTasks(given), input).toContain(`cannot be combined with ${input}`)
     }
     const named = TASKS_REFUSE.map(([input]) => (input === 'wait' ? 'wait: false' : input))
