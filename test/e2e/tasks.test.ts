@@ -406,6 +406,31 @@ describe('tasks: the comment and the commit status show the set', () => {
     expect(gh.requestsTo('PATCH', /\/check-runs\/\d+$/)).toHaveLength(1)
   })
 
+  it('a set check run GitHub would not complete is completed by the post step, as the step concluded', async () => {
+    const api = await fakeApi()
+    const gh = await fakeGitHub()
+    const inputs = inputsFor(api, { tasks: JSON.stringify(['ok: a', 'ok: b']), check_run: 'true' })
+    const env = pullRequest(gh)
+    gh.failNext('PATCH', /\/check-runs\/\d+$/, 422)
+    const main = await runStep({ inputs, env })
+    expect(main.code, main.stdout).toBe(0)
+    expect(main.stdout).toMatch(
+      /::warning::GitHub: could not complete the check run .*The post step completes it\./,
+    )
+    expect(gh.checkRuns(OWNER, REPO, HEAD)[0]?.status).toBe('in_progress')
+    // Every run of the set ended: the post step cancels nothing, and completes the check run.
+    const post = await runPostStep(main, { inputs, env })
+    expect(post.code, post.stdout).toBe(0)
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
+    const [check] = gh.checkRuns(OWNER, REPO, HEAD)
+    expect(check?.status).toBe('completed')
+    expect(check?.conclusion).toBe('success')
+    expect(check?.output.title).toBe('Succeeded: 2 of 2 runs succeeded')
+    expect(check?.output.summary).toMatch(
+      /^The step asked for all 2 runs.*\n\nGitHub did not take/s,
+    )
+  })
+
   itNeedsProcess(
     'after a hard kill, the post step completes the set check run, the runs left cancelled',
     async () => {

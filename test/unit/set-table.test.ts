@@ -13,6 +13,7 @@ import { parseMarker } from '../../src/github/comment.ts'
 import type { SetOutcome, TaskRun } from '../../src/model/set.ts'
 import {
   notSucceededTasks,
+  renderSetCheck,
   renderSetComment,
   renderSetSummary,
   renderSetTable,
@@ -39,6 +40,44 @@ function task(index: number, run?: Partial<RunItem>, extra: Partial<TaskRun> = {
 }
 
 const running = (tasks: TaskRun[]) => ({ kind: 'running', tasks }) as const
+
+describe("the set's check run and its downloaded files", () => {
+  const ended = (count: number): SetOutcome => ({
+    word: 'timed_out',
+    tasks: Array.from({ length: count }, (_, index) =>
+      task(index, { state: 'SUCCEEDED' }, { endedAt: T0 + 1_000, settled: true }),
+    ),
+    reason: 'the step reached its timeout (30m)',
+    elapsedMs: 1_000,
+    listFallback: false,
+  })
+
+  it("takes its conclusion from the set's outcome, the tally as its title, the table within GitHub's room", () => {
+    const check = renderSetCheck(ended(3), 65_535)
+    expect(check.conclusion).toBe('timed_out')
+    expect(check.title).toBe('Timed out: 3 of 3 runs succeeded')
+    // The first paragraph is what the post step keeps.
+    expect(check.summary.split('\n\n')[0]).toBe(
+      'The step reached its timeout &#40;30m&#41;. Outcome: `timed_out`.',
+    )
+    expect(check.summary).toContain('| 3 | do 2 | ✅ succeeded | SUCCEEDED | 1s |  |  |')
+    const many = renderSetCheck(ended(2_000), 65_535)
+    expect(many.summary.length).toBeLessThanOrEqual(65_535)
+    expect(many.summary).toMatch(/_…and \d+ more tasks: the job summary lists every one\._$/)
+  })
+
+  it("lists each task's folder of downloaded files under the summary's table", () => {
+    const outcome = ended(2)
+    const [first] = outcome.tasks
+    const summary = renderSetSummary(outcome, [
+      { task: first as TaskRun, dir: '/work/out/1-<b>', files: 2 },
+    ])
+    expect(summary).toContain(
+      '**Downloaded files**\n\n- **1** do 0: 2 files in <code>/work/out/1-&#60;b&#62;</code>',
+    )
+    expect(renderSetSummary(outcome)).not.toContain('Downloaded files')
+  })
+})
 
 describe('the set table, while the set runs and once it ended', () => {
   it('shows where each task stands while the set runs: running, waiting to start, ended', () => {
