@@ -70,6 +70,31 @@ export interface SchemaSource {
   readonly file?: string
 }
 
+/** `previous_run`'s words. */
+export type PreviousRun = 'keep' | 'cancel' | 'steer'
+
+const PREVIOUS_RUN_WORDS: readonly PreviousRun[] = ['keep', 'cancel', 'steer']
+
+/**
+ * `previous_run`, with `cancel_previous: true` meaning `cancel` as it always has; the two
+ * saying different things is an input error.
+ */
+function readPreviousRun(source: InputSource): PreviousRun {
+  const legacy = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false')
+  const given = source.get('previous_run') || 'keep'
+  const word = PREVIOUS_RUN_WORDS.find((one) => one === given)
+  if (!word) {
+    throw new InputError('previous_run', `must be keep, cancel or steer, not "${given}".`)
+  }
+  if (legacy && word === 'steer') {
+    throw new InputError(
+      'previous_run',
+      "cannot be steer with cancel_previous: true: steer sends this step's work to the active run instead of cancelling it. Drop cancel_previous.",
+    )
+  }
+  return legacy ? 'cancel' : word
+}
+
 export interface Settings extends Connection {
   readonly target: RunTarget
   readonly wait: boolean
@@ -77,6 +102,11 @@ export interface Settings extends Connection {
   readonly pollIntervalMs: number
   /** Cancel the active runs with the same `config.name` before creating this one. */
   readonly cancelPrevious: boolean
+  /**
+   * `previous_run`: what to do with an active run of the same key on this thread: keep it,
+   * cancel it (`cancel_previous`), or steer it (send it this step's work instead of creating).
+   */
+  readonly previousRun: PreviousRun
   readonly github: GitHubSettings
   readonly agentWork: AgentWorkSettings
   readonly output: OutputSettings
@@ -121,21 +151,31 @@ const DEFAULT_BASE_URL = 'https://app.warp.dev/api/v1'
 /** Reads and checks every input of the main step. Throws InputError before any request. */
 export function readSettings(source: InputSource): Settings {
   let target: RunTarget | undefined
-  let cancelPrevious = false
+  let previousRun = 'keep' as PreviousRun
   const step = readStepSettings(source, (continueRun) => {
-    cancelPrevious = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false')
+    previousRun = readPreviousRun(source)
     target = readTarget(source, continueRun)
-    if (cancelPrevious && !(target.kind !== 'existing' && target.request.config?.name)) {
+    const legacy = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false')
+    const input = legacy ? 'cancel_previous' : 'previous_run'
+    if (previousRun === 'cancel' && !(target.kind !== 'existing' && target.request.config?.name)) {
       throw new InputError(
-        'cancel_previous',
+        input,
         target.kind === 'existing'
           ? 'cannot be combined with run_id: it applies only to creating a run.'
           : 'needs name: the runs it cancels are the active ones with the same name.',
       )
     }
+    if (previousRun === 'steer' && target.kind !== 'create') {
+      throw new InputError(
+        'previous_run',
+        target.kind === 'existing'
+          ? "cannot be steer with run_id: steer starts from this step's prompt, sent to the active run of its key."
+          : 'cannot be steer with continue_run: continue_run already sends the comment to the run it answers.',
+      )
+    }
   })
   if (!target) throw new Error('unreachable: readStepSettings reads the target')
-  return { ...step, target, cancelPrevious }
+  return { ...step, target, cancelPrevious: previousRun === 'cancel', previousRun }
 }
 
 /**
@@ -147,7 +187,7 @@ function readStepSettings(
   source: InputSource,
   readTarget: (continueRun: boolean) => void,
   connection: Connection = readConnection(source),
-): Omit<Settings, 'target' | 'cancelPrevious'> {
+): Omit<Settings, 'target' | 'cancelPrevious' | 'previousRun'> {
   const githubToken = source.get('github_token')
   if (githubToken) source.mask(githubToken)
   const comment = parseBoolean('comment', source.get('comment') || 'false')
@@ -169,7 +209,10 @@ function readStepSettings(
           ? 'pull_request_review'
           : output.checkRun
             ? 'check_run'
-            : ''
+            : // GitHub's compare says what changed since the head the steered run worked on.
+              source.get('previous_run') === 'steer'
+              ? 'previous_run: steer'
+              : ''
   if (needsToken && !githubToken) {
     throw new InputError(
       'github_token',
@@ -312,6 +355,7 @@ export const TASKS_REFUSE = [
   ['continue_run', 'true'],
   ['wait', 'false'],
   ['pull_request_review', 'true'],
+  ['previous_run', 'steer'],
 ] as const
 
 /**
@@ -355,7 +399,14 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
       'cannot be combined with pull_request_review: it applies to one run.',
     )
   }
-  const cancelPrevious = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false')
+  const previousRun = readPreviousRun(source)
+  if (previousRun === 'steer') {
+    throw new InputError(
+      'tasks',
+      'cannot be combined with previous_run: steer: a set starts one run per task.',
+    )
+  }
+  const cancelPrevious = previousRun === 'cancel'
   const unnamed = tasks.findIndex((task) => !task.config?.name)
   if (cancelPrevious && unnamed >= 0) {
     throw new InputError(
@@ -367,6 +418,7 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
     ...step,
     tasks,
     cancelPrevious,
+    previousRun,
     maxParallel: readPositiveInteger('max_parallel', source.get('max_parallel') || '10'),
     passWhen: readPassWhen(source.get('pass_when') || 'all', tasks.length),
   }

@@ -5,7 +5,9 @@ import type { AgentRunsClient } from './api/client.ts'
 import { abortableSleep } from './api/transport.ts'
 import { GitHubContext } from './github/context.ts'
 import { budgetScope, stepHandoff } from './github/handoff.ts'
+import { steerSource } from './github/compare.ts'
 import { mayTalkToAgent, resolveTarget } from './github/setup.ts'
+import type { ThreadComment } from './github/thread-comment.ts'
 import { readCancelOnly, readSettings, readTaskSettings } from './inputs.ts'
 import type { InputSource, Settings } from './inputs.ts'
 import type { StepTarget } from './model/step.ts'
@@ -52,6 +54,8 @@ export async function run(
     onSignal: (handler) => io.onTerminationSignal(handler),
     exit: (code) => io.exit(code),
   })
+  // True only once the step steered an active run of its key (previous_run: steer).
+  io.setOutput('steered', 'false')
   try {
     await mainStep(inputs, io, tracker, interruption)
     return { hadRun: tracker.runId !== undefined }
@@ -112,6 +116,8 @@ interface StepStart {
 /** What a prepared step has at hand besides: the run's target, its surfaces, what it watches. */
 interface PreparedStep extends StepStart {
   target: StepTarget
+  /** The thread's comment of this key, when the step keeps one (or replies). */
+  thread: ThreadComment | undefined
   surfaces: RunSurfaces
   sources: AgentWorkSources
   watcher: RunWatcher
@@ -133,7 +139,7 @@ async function prepare(step: StepStart): Promise<PreparedStep | undefined> {
   const onSessionLink = (link: string) => io.setOutput('session_link', link)
   const watcher = stepWatcher(settings, step.tracker, sources, { log: io, onSessionLink })
   const waitsEndBy = Date.now() + settings.timeoutMs + PAST_TIMEOUT_MS
-  return { ...step, target, surfaces, sources, watcher, waitsEndBy }
+  return { ...step, target, thread, surfaces, sources, watcher, waitsEndBy }
 }
 
 /** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
@@ -150,6 +156,8 @@ async function execute(step: PreparedStep, interruption: Interruption): Promise<
     watch: watcher,
     tag: runTag(step.world, undefined, surfaces.commit?.sha, handoff),
     onRunSeen: (run) => surfaces.showRunning(run),
+    steer: steerSource(step.github, surfaces.commit?.sha, step.thread),
+    onSteered: () => step.io.setOutput('steered', 'true'),
   }
   const check = { sources: step.sources, waitsEndBy: step.waitsEndBy }
   const run = { client, interruption, output: step.output, check, log: step.io }

@@ -107,6 +107,7 @@ export class RunSurfaces {
     // Created (and saved) before the run exists, so that a post step after a hard kill completes it.
     await checkRun?.id
     const comment = settings.github.comment ? thread : undefined
+    if (commit) comment?.workOn(commit.sha)
     return new RunSurfaces(settings, github, io, { commit, comment, status, checkRun })
   }
 

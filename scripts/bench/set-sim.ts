@@ -4,8 +4,8 @@
  * per run (each polling its own run on the schedule of src/run/schedule.ts).
  * The fake service answers at once; every request is counted by kind.
  */
-import type { AgentRunsClient } from '../../src/api/client.ts'
 import type { CreateRunRequest, RunItem } from '../../src/api/types.ts'
+import type { LifecycleClient } from '../../src/run/lifecycle.ts'
 import { TaskSetRun } from '../../src/run/set.ts'
 import { taskTag } from '../../src/run/create.ts'
 import { pollTimes } from './schedule-sim.ts'
@@ -58,10 +58,7 @@ export async function simulateSet(
       return Promise.resolve(view(runId))
     },
     cancelRun: () => Promise.resolve('cancelled'),
-  } as unknown as Pick<
-    AgentRunsClient,
-    'createRun' | 'listRuns' | 'iterateRuns' | 'getRun' | 'cancelRun' | 'sendFollowup'
-  >
+  } as unknown as LifecycleClient
   const quiet = { info: () => undefined, warning: () => undefined, debug: () => undefined }
   const stepTag = { invocation: 'set-bench', metadata: {} }
   let next = 0

@@ -8,6 +8,8 @@
 const JSON_OUTPUTS = new Set(['run', 'runs', 'artifacts', 'structured_output'])
 /** Outputs that are numbers. */
 const NUMBER_OUTPUTS = new Set(['credits', 'cost_usd'])
+/** Outputs that are `true` or `false`. */
+const BOOLEAN_OUTPUTS = new Set(['steered'])
 
 /** The outputs as the command's JSON: JSON text as values, numbers as numbers. */
 export function outputsAsJson(outputs: Readonly<Record<string, string>>): Record<string, unknown> {
@@ -20,6 +22,10 @@ export function outputsAsJson(outputs: Readonly<Record<string, string>>): Record
       } catch {
         // Kept as the text it is: a value the engine cut to fit is still worth showing.
       }
+    }
+    if (BOOLEAN_OUTPUTS.has(name) && (value === 'true' || value === 'false')) {
+      json[name] = value === 'true'
+      continue
     }
     const number = Number(value)
     json[name] =

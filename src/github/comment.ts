@@ -41,6 +41,11 @@ export interface RunRecord {
   workflowRun?: string
   /** When the step first saw the run (ISO 8601); orders the runs, newest first. */
   startedAt: string
+  /**
+   * The commit the run works on, as the step that last showed it saw it: a steered run's is
+   * the newest step's, which the next steer compares against.
+   */
+  head?: string
 }
 
 /**
@@ -85,6 +90,7 @@ export function renderMarker(marker: Marker): string {
       session: run.sessionLink,
       workflow_run: run.workflowRun,
       started_at: run.startedAt,
+      head: run.head,
     })),
   })
   // `<` and `>` could end the HTML comment (`-->`) or open a forged one; JSON can spell them otherwise.
@@ -135,6 +141,7 @@ function parseRecord(entry: unknown): RunRecord | undefined {
     sessionLink: safeHttpUrl(shortText(record.session, 2048)),
     workflowRun: safeHttpUrl(shortText(record.workflow_run, 2048)),
     startedAt,
+    ...(typeof record.head === 'string' && SHA.test(record.head) ? { head: record.head } : {}),
   }
 }
 
@@ -176,10 +183,11 @@ export function mergeNewestFirst<T extends { startedAt: string }>(
 /** The record of a run as last seen. */
 export function recordOf(
   run: RunItem,
-  context: { startedAt: string; workflowRun?: string; outcome?: CommentOutcome },
+  context: { startedAt: string; workflowRun?: string; outcome?: CommentOutcome; head?: string },
 ): RunRecord {
   const ending = context.outcome?.ending
   return {
+    ...(context.head ? { head: context.head } : {}),
     runId: run.run_id,
     state: run.state,
     outcome: ending ? describeEnding(ending).outcome : undefined,

@@ -70,6 +70,8 @@ export class ThreadComment {
    */
   #concurrentStep = false
   #overtakenNoted = false
+  /** The commit the step's run works on, recorded with the run (see `workOn`). */
+  #head: string | undefined
 
   private constructor(octokit: Octokit, thread: Thread, options: ThreadCommentOptions) {
     this.#comments = new OwnComments(octokit, thread)
@@ -98,6 +100,27 @@ export class ThreadComment {
       return found?.runId
     } catch (error) {
       this.#warn('could not read the thread for an earlier run', error)
+      return undefined
+    }
+  }
+
+  /** The commit the step's run works on: recorded with the run, for the next steer to compare. */
+  workOn(head: string): void {
+    this.#head = head
+  }
+
+  /**
+   * The commit `runId` works on, as the thread's comment for this key last recorded it (a
+   * steered run's is the steering step's); undefined when none records it.
+   */
+  async headOf(runId: string): Promise<string | undefined> {
+    try {
+      const records = (await this.#trustedMarkers())
+        .filter(({ marker }) => marker.key === this.#options.key)
+        .flatMap(({ marker }) => marker.runs.filter((record) => record.runId === runId))
+      return records.find((record) => record.head !== undefined)?.head
+    } catch (error) {
+      this.#warn('could not read the thread for the head a run works on', error)
       return undefined
     }
   }
@@ -258,7 +281,8 @@ export class ThreadComment {
 
   #record(run: RunItem, context: CommentContext) {
     const startedAt = this.#firstSeen.get(run.run_id) ?? new Date(this.#now()).toISOString()
-    return recordOf(run, { startedAt, workflowRun: context.workflowRun, outcome: context.outcome })
+    const { workflowRun, outcome } = context
+    return recordOf(run, { startedAt, workflowRun, outcome, head: this.#head })
   }
 
   #marker(runs: Marker['runs'], earlier?: Marker): Marker {

@@ -8,6 +8,8 @@ import { logCancel, type CancelReport } from '../model/cancel.ts'
 import { isTerminal, meaningOf } from '../model/states.ts'
 import type { Conversation } from '../agent/conversation.ts'
 import type { RunRecord } from '../model/record.ts'
+import { HANDOFF_KEYS, STEP_KEYS } from '../model/handoff.ts'
+import type { HeadChange } from '../model/head.ts'
 import type { InvalidOutput, StepTarget } from '../model/step.ts'
 import { formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
@@ -18,7 +20,22 @@ import {
   NEW_RUN_NOT_FOUND_GRACE_MS,
   SUPERSEDED_LOOKUP_TIMEOUT_MS,
 } from '../timing.ts'
-import { cancelDeadline, cancelOwnRun, cancelPreviousRuns, type CancelWhy } from './cancel.ts'
+import {
+  cancelDeadline,
+  cancelOwnRun,
+  cancelPreviousRuns,
+  requestCancel,
+  type CancelWhy,
+} from './cancel.ts'
+import {
+  activeRunsOfKey,
+  fallbackLine,
+  isRefusedSteer,
+  keyMetadataOf,
+  needsInterrupt,
+  steeringMessage,
+  type SteerSource,
+} from './steer.ts'
 import { createRunOnce, findSupersededRun, RunMayExistError, type RunTag } from './create.ts'
 import { watchForNewPass } from './followup.ts'
 import type { RunTracker } from './tracker.ts'
@@ -82,13 +99,24 @@ export interface LifecycleSpec {
   newPassGraceMs?: number
   /** output_schema: checks the document of a run that succeeded, after `corrections` corrections. */
   checkResult?: (run: RunItem, corrections: number) => Promise<DocumentCheck>
+  /** `previous_run: steer`: what changed on GitHub, to steer the key's run instead of creating. */
+  steer?: SteerSource
 }
 
+/** What a run's life asks of the service. */
+export type LifecycleClient = Pick<
+  AgentRunsClient,
+  | 'createRun'
+  | 'listRuns'
+  | 'iterateRuns'
+  | 'getRun'
+  | 'sendFollowup'
+  | 'cancelRun'
+  | 'interruptRun'
+>
+
 export interface LifecycleDeps {
-  client: Pick<
-    AgentRunsClient,
-    'createRun' | 'listRuns' | 'iterateRuns' | 'getRun' | 'sendFollowup' | 'cancelRun'
-  >
+  client: LifecycleClient
   /** Persists the run the moment it is known, for the post step. */
   tracker: RunTracker
   now: () => number
@@ -99,6 +127,8 @@ export interface LifecycleDeps {
   /** Told of the run when it is first known and at every change of state or session link. */
   onRunSeen?: (run: RunItem) => void
   watch?: ReadingWatch
+  /** Told when the step steered the key's run instead of creating one (the `steered` output). */
+  onSteered?: () => void
 }
 
 /**
@@ -334,7 +364,10 @@ export class RunLifecycle {
   async #create(request: CreateRunRequest, deadline: number): Promise<RunItem | undefined> {
     const { client, log, tag } = { ...this.#deps, tag: this.#spec.tag }
     const name = request.config?.name
-    if (this.#spec.cancelPrevious && name) {
+    if (this.#spec.steer) {
+      const steered = await this.#steer(this.#spec.steer, request, deadline)
+      if (steered) return steered
+    } else if (this.#spec.cancelPrevious && name) {
       await cancelPreviousRuns(client, name, log, { deadline })
     }
     // Nothing may come between this check and the request: a signal handler runs only at an await.
@@ -356,6 +389,87 @@ export class RunLifecycle {
     )
     if (this.#spec.noteSuperseded) await this.#noteSupersededRun()
     return { ...created, title: request.title, prompt: request.prompt }
+  }
+
+  /**
+   * `previous_run: steer`: sends this step's work to the run of its key still on its way on this
+   * thread, interrupting it first when it is at work, and awaits it as this step's run. Returns
+   * undefined when there is none, or when it cannot be steered (a force push, the service
+   * refusing the interrupt or the follow-up): then it was cancelled, and the step creates a run.
+   */
+  async #steer(
+    source: SteerSource,
+    request: CreateRunRequest,
+    deadline: number,
+  ): Promise<RunItem | undefined> {
+    const { client, log } = this.#deps
+    const keyMetadata = keyMetadataOf(this.#spec.tag.metadata)
+    const key = keyMetadata?.[HANDOFF_KEYS.key] ?? ''
+    const [candidate, ...older] = keyMetadata
+      ? await activeRunsOfKey(client, keyMetadata, deadline)
+      : []
+    if (!candidate) {
+      log.info(
+        `previous_run: steer: no run of the key "${safeForLog(key, 200)}" is on its way on this thread; creating one.`,
+      )
+      return undefined
+    }
+    // One run per key: any older one still going is cancelled, as cancel would.
+    for (const run of older)
+      await this.#cancelInstead(run, 'an older run of the same key', deadline)
+    const oldHead =
+      (await source.recordedHead(candidate.run_id).catch(() => undefined)) ??
+      candidate.metadata?.[STEP_KEYS.headSha]
+    const change: HeadChange =
+      oldHead && source.head
+        ? await source.compare(oldHead, source.head)
+        : { kind: 'unknown', why: 'a head is not known' }
+    if (change.kind === 'not-ancestor') {
+      const pushed = `the head it worked on (${oldHead?.slice(0, 12)}) is not an ancestor of ${source.head?.slice(0, 12)}: a force push`
+      return await this.#cancelInstead(candidate, pushed, deadline)
+    }
+    if (this.#deps.signal.aborted) return undefined
+    const interrupting = needsInterrupt(candidate)
+    if (interrupting) {
+      try {
+        await client.interruptRun(candidate.run_id, { deadline })
+      } catch (error) {
+        if (!isRefusedSteer(error)) throw error
+        const refused = `the service refused the interrupt: ${errorMessage(error)}`
+        return await this.#cancelInstead(candidate, refused, deadline)
+      }
+    }
+    const message = steeringMessage(
+      request.prompt ?? '',
+      { old: oldHead, now: source.head },
+      change,
+    )
+    const refusal = await this.#followUp(candidate, message, deadline)
+    if (refusal !== undefined) {
+      // Never left interrupted and idle: a run that took the interrupt but not the work is cancelled.
+      const refused = `the service refused the follow-up: ${refusal}`
+      return await this.#cancelInstead(candidate, refused, deadline)
+    }
+    this.record.runId = candidate.run_id
+    this.#deps.onSteered?.()
+    const head = source.head ? `, on ${source.head.slice(0, 12)} now` : ''
+    log.info(
+      `previous_run: steer: ${interrupting ? 'interrupted run' : 'run'} ${safeForLog(candidate.run_id)} and sent it this step's work${head}; awaiting it as this step's run.`,
+    )
+    return candidate
+  }
+
+  /** A run that cannot be steered is cancelled, and the step creates one; said in one line. */
+  async #cancelInstead(run: RunItem, why: string, deadline: number): Promise<undefined> {
+    const { client, log } = this.#deps
+    log.info(fallbackLine(run.run_id, safeForLog(why, 500)))
+    logCancel(
+      log,
+      run.run_id,
+      await requestCancel(client, run.run_id, { deadline }),
+      'previous_run',
+    )
+    return undefined
   }
 
   /** Adopts an existing run, and sends it the follow-up if there is one. */

@@ -1,4 +1,3 @@
-import type { AgentRunsClient } from '../api/client.ts'
 import type { Sleep } from '../api/transport.ts'
 import type { CreateRunRequest } from '../api/types.ts'
 import type { PassWhen } from '../inputs.ts'
@@ -15,7 +14,12 @@ import type { RunsStore } from '../state.ts'
 import { safeForLog } from '../text/log.ts'
 import { cancelPreviousRuns, type CancelWhy } from './cancel.ts'
 import type { RunTag } from './create.ts'
-import { RunLifecycle, type LifecycleSpec, type ReadingWatch } from './lifecycle.ts'
+import {
+  RunLifecycle,
+  type LifecycleClient,
+  type LifecycleSpec,
+  type ReadingWatch,
+} from './lifecycle.ts'
 import { RunScheduler, type ScheduleEnd } from './scheduler.ts'
 import { TrackedRuns } from './tracker.ts'
 
@@ -31,10 +35,7 @@ export interface SetSettings {
 }
 
 export interface SetDeps {
-  client: Pick<
-    AgentRunsClient,
-    'createRun' | 'listRuns' | 'iterateRuns' | 'getRun' | 'sendFollowup' | 'cancelRun'
-  >
+  client: LifecycleClient
   now: () => number
   sleep: Sleep
   /** Aborts when the workflow cancels the step; the signal's cancel is `cancelInFlight`'s. */

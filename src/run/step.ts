@@ -1,4 +1,3 @@
-import type { AgentRunsClient } from '../api/client.ts'
 import type { Sleep } from '../api/transport.ts'
 import type { RunItem } from '../api/types.ts'
 import type { Settings } from '../inputs.ts'
@@ -10,17 +9,15 @@ import { safeForLog } from '../text/log.ts'
 import { NEW_PASS_GRACE_MS } from '../timing.ts'
 import { rereadAfterCancel } from './cancel.ts'
 import type { RunTag } from './create.ts'
-import { RunLifecycle, type ReadingWatch } from './lifecycle.ts'
+import { RunLifecycle, type LifecycleClient, type ReadingWatch } from './lifecycle.ts'
 import { RunScheduler, type ScheduleEnd } from './scheduler.ts'
+import type { SteerSource } from './steer.ts'
 import type { RunTracker } from './tracker.ts'
 
 export type StepSettings = Omit<Settings, 'target' | 'github'> & { target: StepTarget }
 
 export interface StepDeps {
-  client: Pick<
-    AgentRunsClient,
-    'createRun' | 'listRuns' | 'iterateRuns' | 'getRun' | 'sendFollowup' | 'cancelRun'
-  >
+  client: LifecycleClient
   tracker: RunTracker
   /** Tags a new run so that a create whose answer was lost can find it again. */
   tag: RunTag
@@ -33,6 +30,10 @@ export interface StepDeps {
   onRunSeen?: (run: RunItem) => void
   /** Watches each reading while the step waits (session link, max_credits, BLOCKED, progress). */
   watch?: ReadingWatch
+  /** `previous_run: steer`: what changed on GitHub, to steer the key's run instead of creating. */
+  steer?: SteerSource
+  /** Told when the step steered the key's run instead of creating one (the `steered` output). */
+  onSteered?: () => void
   /** Told of each schedule as it begins, and the record of its run: a signal's cancel goes through it. */
   onSchedule?: (scheduler: RunScheduler, record: RunRecord) => void
 }
@@ -55,8 +56,19 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
       noteSuperseded: true,
       startFailure: 'throw',
       newPassGraceMs: Math.min(NEW_PASS_GRACE_MS, settings.timeoutMs / 2),
+      ...(settings.previousRun === 'steer' ? { steer: deps.steer } : {}),
     },
-    { client, tracker, now, sleep, signal, log, onRunSeen: deps.onRunSeen, watch: deps.watch },
+    {
+      client,
+      tracker,
+      now,
+      sleep,
+      signal,
+      log,
+      onRunSeen: deps.onRunSeen,
+      watch: deps.watch,
+      onSteered: deps.onSteered,
+    },
   )
   const scheduler = new RunScheduler(
     [lifecycle],

@@ -61,6 +61,9 @@ export class RunTracker {
 
   /** A create request tagged `invocation` is about to go out; its run may exist before its answer. */
   creating(invocation: string): void {
+    // A new run: whatever was owed on an earlier one (a steer that fell back) is settled.
+    this.#settled = false
+    this.#awaitingNewPass = false
     this.#invocation = invocation
     this.#save()
     this.#expect('create')

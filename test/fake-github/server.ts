@@ -135,6 +135,12 @@ interface StoredPullRequest extends Required<PullRequestSeed> {
   number: number
 }
 
+/** A commit of a repository's history (see `FakeGitHub.setHistory`). */
+export interface HistoryCommit {
+  sha: string
+  message: string
+}
+
 /** A changed file of a pull request, as GET .../pulls/{n}/files lists it. */
 export interface PullRequestFile {
   filename: string
@@ -220,6 +226,7 @@ const STATUSES_PATH = /^\/repos\/([^/]+)\/([^/]+)\/statuses\/([^/]+)$/
 const COMMIT_STATUSES_PATH = /^\/repos\/([^/]+)\/([^/]+)\/commits\/([^/]+)\/statuses$/
 const WORKFLOW_RUN_PATH = /^\/repos\/([^/]+)\/([^/]+)\/actions\/runs\/([1-9]\d*)$/
 const PULL_PATH = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/([1-9]\d*)$/
+const COMPARE_PATH = /^\/repos\/([^/]+)\/([^/]+)\/compare\/([0-9a-f]{7,64})\.\.\.([0-9a-f]{7,64})$/
 const PULL_FILES_PATH = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/([1-9]\d*)\/files$/
 const REVIEWS_PATH = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/([1-9]\d*)\/reviews$/
 const REVIEW_PATH = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/([1-9]\d*)\/reviews\/([1-9]\d*)$/
@@ -268,6 +275,8 @@ export class FakeGitHub {
   readonly #roles = new Map<string, RepositoryRole>()
   readonly #statuses: Array<CommitStatus & { owner: string; repo: string; sha: string }> = []
   readonly #pulls = new Map<string, StoredPullRequest>()
+  /** Each repository's history, as chains of commits, oldest first (see `setHistory`). */
+  readonly #histories = new Map<string, Array<readonly HistoryCommit[]>>()
   readonly #files = new Map<string, PullRequestFile[]>()
   readonly #reviews: Array<Review & { key: string }> = []
   readonly #checkRuns: Array<CheckRun & { owner: string; repo: string }> = []
@@ -437,6 +446,16 @@ export class FakeGitHub {
   /** Sets (or replaces) a workflow run; GET .../actions/runs/{id} answers it, else 404. */
   setWorkflowRun(owner: string, repo: string, id: number | string, seed: WorkflowRunSeed): void {
     this.#workflowRuns.set(pullKey(owner, repo, Number(id)), seed)
+  }
+
+  /**
+   * A line of history in the repository, oldest commit first: GET .../compare/{base}...{head}
+   * answers `ahead` with the commits after `base` when both are on one line, `identical`,
+   * `behind`, or `diverged` when they are on different lines (a force push), else 404.
+   */
+  setHistory(owner: string, repo: string, commits: readonly HistoryCommit[]): void {
+    const key = `${owner}/${repo}`.toLowerCase()
+    this.#histories.set(key, [...(this.#histories.get(key) ?? []), commits])
   }
 
   /** A push to the pull request's branch: its head moves to `sha`. */
@@ -694,6 +713,11 @@ export class FakeGitHub {
         ? ok(200, this.#workflowRunView(owner, repo, Number(id), found))
         : error(404, 'Not Found', 'actions/workflow-runs#get-a-workflow-run')
     }
+    const compare = COMPARE_PATH.exec(path)
+    if (compare && method === 'GET') {
+      const [, owner = '', repo = '', base = '', head = ''] = compare
+      return this.#compare(owner, repo, base, head)
+    }
     const pull = PULL_PATH.exec(path)
     if (pull && method === 'GET') {
       const [, owner = '', repo = '', number = ''] = pull
@@ -703,6 +727,36 @@ export class FakeGitHub {
         : error(404, 'Not Found', 'pulls/pulls#get-a-pull-request')
     }
     return error(404, 'Not Found')
+  }
+
+  #compare(owner: string, repo: string, base: string, head: string): Reply {
+    const lines = this.#histories.get(`${owner}/${repo}`.toLowerCase()) ?? []
+    const find = (sha: string) => {
+      for (const [line, commits] of lines.entries()) {
+        const index = commits.findIndex((commit) => commit.sha === sha)
+        if (index >= 0) return { line, index, commits }
+      }
+      return undefined
+    }
+    const [from, to] = [find(base), find(head)]
+    if (!from || !to) return error(404, 'Not Found', 'commits/commits#compare-two-commits')
+    const view = (commit: HistoryCommit) => ({
+      sha: commit.sha,
+      commit: { message: commit.message },
+    })
+    if (from.line !== to.line) {
+      return ok(200, { status: 'diverged', ahead_by: to.index + 1, behind_by: 1, commits: [] })
+    }
+    const status =
+      from.index === to.index ? 'identical' : from.index < to.index ? 'ahead' : 'behind'
+    const commits = status === 'ahead' ? to.commits.slice(from.index + 1, to.index + 1) : []
+    return ok(200, {
+      status,
+      ahead_by: Math.max(0, to.index - from.index),
+      behind_by: Math.max(0, from.index - to.index),
+      total_commits: commits.length,
+      commits: commits.map(view),
+    })
   }
 
   /**

@@ -112,6 +112,7 @@ describe('readSettings: creating a run', () => {
       timeoutMs: 60 * 60_000,
       pollIntervalMs: POLL_INTERVAL.defaultMs,
       cancelPrevious: false,
+      previousRun: 'keep',
       // No GitHub call is asked for, so the token is not kept.
       github: {
         token: '',
@@ -664,6 +665,32 @@ describe('readSettings: pull-request inputs', () => {
     rejects({ run_id: 'run_1', cancel_previous: 'true' }, 'cancel_previous')
   })
 
+  it('previous_run: keep by default; cancel is cancel_previous; steer needs a run to create', () => {
+    expect(settingsFor({ prompt: 'x' }).previousRun).toBe('keep')
+    const cancel = settingsFor({ prompt: 'x', name: 'pr-7', previous_run: 'cancel' })
+    expect([cancel.previousRun, cancel.cancelPrevious]).toEqual(['cancel', true])
+    const legacy = settingsFor({ prompt: 'x', name: 'pr-7', cancel_previous: 'true' })
+    expect(legacy.previousRun).toBe('cancel')
+    expect(rejects({ prompt: 'x', previous_run: 'cancel' }, 'previous_run').message).toContain(
+      'needs name',
+    )
+    const steer = settingsFor({ prompt: 'x', previous_run: 'steer' })
+    expect([steer.previousRun, steer.cancelPrevious]).toEqual(['steer', false])
+    // GitHub's compare says what changed: the token is kept.
+    expect(steer.github.token).not.toBe('')
+    expect(rejects({ prompt: 'x', previous_run: 'restart' }, 'previous_run').message).toContain(
+      'must be keep, cancel or steer, not "restart"',
+    )
+    expect(
+      rejects({ prompt: 'x', previous_run: 'steer', cancel_previous: 'true' }, 'previous_run')
+        .message,
+    ).toContain('Drop cancel_previous')
+    expect(
+      rejects({ run_id: 'run_1', followup: 'again', previous_run: 'steer' }, 'previous_run')
+        .message,
+    ).toContain('run_id')
+  })
+
   it('masks the GitHub token too', () => {
     const inputs = fakeInputs({
       api_key: KEY,
@@ -898,7 +925,9 @@ describe('tasks (v1.2)', () => {
       if (input === 'pull_request_review') given.github_token = 'gh'
       expect(await refusesTasks(given), input).toContain(`cannot be combined with ${input}`)
     }
-    const named = TASKS_REFUSE.map(([input]) => (input === 'wait' ? 'wait: false' : input))
+    const named = TASKS_REFUSE.map(([input, value]) =>
+      input === 'wait' || input === 'previous_run' ? `${input}: ${value}` : input,
+    )
     const sentence = `Cannot be combined with ${named.slice(0, -1).join(', ')} or ${named.at(-1)}.`
     const description = (
       actionYml.inputs.tasks as (ActionInput & { description?: string }) | undefined

@@ -1,0 +1,217 @@
+/**
+ * previous_run: steer end to end (issue 28): a second push steers the live run of its key
+ * instead of paying for a new one, and falls back to cancel + create, in one line, when the
+ * run cannot be steered. Two steps in sequence against the fake API and the fake GitHub.
+ */
+import { describe, expect, it } from 'vitest'
+import type { CreateRunRequest } from '../../src/api/types.ts'
+import type { FakeAgentApi, FaultRule, RunScript } from '../fake-api/server.ts'
+import type { FakeGitHub } from '../fake-github/server.ts'
+import { runStep } from './harness.ts'
+import { e2eServers, eventEnv } from './servers.ts'
+
+const KEY = 'sk-steer-e2e'
+const OWNER = 'octo-org'
+const REPO = 'app'
+const PR = 7
+const [OLD, MIDDLE, NEW, FORCED] = ['a', 'b', 'c', 'd'].map((c) => c.repeat(40)) as [
+  string,
+  string,
+  string,
+  string,
+]
+const { fakeApi, fakeGitHub, inputsFor } = e2eServers(KEY)
+
+/** A review that works until it is steered, then ends once its new pass has run. */
+const working: RunScript = [
+  { state: 'QUEUED', afterMs: 0 },
+  { state: 'INPROGRESS', afterMs: 50 },
+]
+const newPass: RunScript = [
+  { state: 'INPROGRESS', afterMs: 0 },
+  { state: 'SUCCEEDED', afterMs: 300 },
+]
+
+/** A push to the pull request: GitHub's `synchronize` event with the new head. */
+const pushEvent = (gh: FakeGitHub, sha: string) =>
+  eventEnv(gh, 'pull_request', {
+    action: 'synchronize',
+    pull_request: { number: PR, head: { sha } },
+    sender: { login: 'octo-writer', type: 'User' },
+  })
+
+/** The agent harness a run uses, as its config names it. */
+type Harness = NonNullable<NonNullable<CreateRunRequest['config']>['harness']>['type']
+
+async function twoPushes(
+  options: {
+    history?: 'linear' | 'forced'
+    harness?: Harness
+    /** The first run's script: by default, it works until it is steered. */
+    first?: RunScript
+    /** Faults for the second step's requests. */
+    faults?: FaultRule[]
+  } = {},
+) {
+  // The first push's run works until steered; a run created later (a fallback's) just works.
+  let creates = 0
+  const api = await fakeApi({
+    script: (create) => {
+      creates += 1
+      if (creates > 1) return newPass
+      if (options.first) return options.first
+      if (!options.harness) return working
+      const config = { ...create.config, harness: { type: options.harness } }
+      return working.map((step) => ({ ...step, patch: { agent_config: config } }))
+    },
+    followupScript: () => newPass,
+  })
+  const gh = await fakeGitHub()
+  gh.setHistory(OWNER, REPO, [
+    { sha: OLD, message: 'Add the parser' },
+    { sha: MIDDLE, message: 'Fix the parser\n\nWith a body.' },
+    { sha: NEW, message: 'Test the parser' },
+  ])
+  if (options.history === 'forced')
+    gh.setHistory(OWNER, REPO, [{ sha: FORCED, message: 'Rewrite' }])
+  gh.setPullRequest(OWNER, REPO, PR, { headSha: OLD })
+  const review = { prompt: 'Review this pull request', name: 'pr-7-review' }
+  // The first push's step hands its run over (wait: false), so it is live when the second comes.
+  const first = await runStep({
+    inputs: inputsFor(api, { ...review, wait: 'false' }),
+    env: pushEvent(gh, OLD),
+  })
+  expect(first.code, first.stdout).toBe(0)
+  const head = options.history === 'forced' ? FORCED : NEW
+  gh.moveHead(OWNER, REPO, PR, head)
+  await untilState(api, first.outputs.run_id ?? '', options.first?.[0]?.state ?? 'INPROGRESS')
+  for (const fault of options.faults ?? []) api.injectFault(fault)
+  const second = await runStep({
+    inputs: inputsFor(api, { ...review, previous_run: 'steer' }),
+    env: pushEvent(gh, head),
+  })
+  return { api, gh, first, second }
+}
+
+async function untilState(api: FakeAgentApi, runId: string, state: string): Promise<void> {
+  const deadline = Date.now() + 20_000
+  while (api.run(runId)?.state !== state) {
+    if (Date.now() > deadline) throw new Error(`run ${runId} never became ${state}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+describe('previous_run: steer', () => {
+  it('a second push steers the live run: interrupt, one follow-up saying what changed, no new run', async () => {
+    const { api, first, second } = await twoPushes()
+    expect(second.code, second.stdout).toBe(0)
+    const runId = first.outputs.run_id ?? ''
+    expect(second.outputs).toMatchObject({ run_id: runId, steered: 'true', outcome: 'succeeded' })
+    expect(first.outputs.steered).toBe('false')
+    // One run for the key: the second step created none.
+    expect(api.allRuns()).toHaveLength(1)
+    expect(api.interrupts(runId)).toBe(1)
+    const [followup = ''] = api.followups(runId)
+    expect(api.followups(runId)).toHaveLength(1)
+    expect(followup).toMatch(/^Review this pull request\n/)
+    expect(followup).toContain(`The new head: ${NEW}`)
+    expect(followup).toContain(`The head you were working on: ${OLD}`)
+    expect(followup).toContain(`${MIDDLE.slice(0, 12)} Fix the parser`)
+    expect(followup).toContain(`${NEW.slice(0, 12)} Test the parser`)
+    expect(followup).not.toContain('With a body.')
+    expect(followup).toMatch(/only what changed since the head you were working on/)
+    expect(second.stdout).toMatch(
+      new RegExp(
+        `previous_run: steer: interrupted run ${runId} and sent it this step's work, on ${NEW.slice(0, 12)} now`,
+      ),
+    )
+  })
+
+  it('a force push falls back to cancel + create, saying why in one line', async () => {
+    const { api, first, second } = await twoPushes({ history: 'forced' })
+    expect(second.code, second.stdout).toBe(0)
+    const oldRun = first.outputs.run_id ?? ''
+    expect(second.outputs.steered).toBe('false')
+    expect(second.outputs.run_id).not.toBe(oldRun)
+    expect(api.run(oldRun)?.state).toBe('CANCELLED')
+    expect(api.interrupts(oldRun)).toBe(0)
+    expect(api.followups(oldRun)).toHaveLength(0)
+    expect(api.allRuns()).toHaveLength(2)
+    expect(second.stdout).toContain(
+      `previous_run: steer: run ${oldRun} cannot be steered (the head it worked on (${OLD.slice(0, 12)}) is not an ancestor of ${FORCED.slice(0, 12)}: a force push); cancelling it and creating a new run.`,
+    )
+  })
+
+  it('a harness that cannot be interrupted falls back to cancel + create', async () => {
+    const { api, first, second } = await twoPushes({ harness: 'claude' })
+    expect(second.code, second.stdout).toBe(0)
+    const oldRun = first.outputs.run_id ?? ''
+    expect(second.outputs.steered).toBe('false')
+    expect(api.run(oldRun)?.state).toBe('CANCELLED')
+    expect(api.followups(oldRun)).toHaveLength(0)
+    expect(second.stdout).toMatch(
+      new RegExp(
+        `run ${oldRun} cannot be steered \\(the service refused the interrupt: .*cannot be interrupted`,
+      ),
+    )
+  })
+
+  it('a follow-up refused after the interrupt: the run is cancelled, never left idle, and one is created', async () => {
+    const refused = {
+      method: 'POST',
+      path: /\/followups$/,
+      fault: {
+        kind: 'status' as const,
+        status: 422,
+        body: {
+          type: 'about:blank',
+          title: 'Unprocessable',
+          status: 422,
+          detail: 'The session is gone.',
+        },
+      },
+    }
+    const { api, first, second } = await twoPushes({ faults: [refused] })
+    expect(second.code, second.stdout).toBe(0)
+    const oldRun = first.outputs.run_id ?? ''
+    expect(api.interrupts(oldRun)).toBe(1)
+    expect(api.run(oldRun)?.state).toBe('CANCELLED')
+    expect(second.outputs.steered).toBe('false')
+    expect(second.outputs.run_id).not.toBe(oldRun)
+    expect(api.allRuns()).toHaveLength(2)
+    expect(second.stdout).toMatch(
+      new RegExp(`run ${oldRun} cannot be steered \\(the service refused the follow-up: `),
+    )
+  })
+
+  it('a run not started yet takes the follow-up into its prompt, with no interrupt', async () => {
+    const queued: RunScript = [
+      { state: 'QUEUED', afterMs: 0 },
+      // It starts only once a step reads it: the second step, after steering it.
+      { state: 'INPROGRESS', afterMs: 50, afterSeen: true },
+      { state: 'SUCCEEDED', afterMs: 300 },
+    ]
+    const { api, first, second } = await twoPushes({ first: queued })
+    expect(second.code, second.stdout).toBe(0)
+    const runId = first.outputs.run_id ?? ''
+    expect(second.outputs).toMatchObject({ run_id: runId, steered: 'true', outcome: 'succeeded' })
+    expect(api.interrupts(runId)).toBe(0)
+    expect(api.followups(runId)).toHaveLength(1)
+    expect(api.allRuns()).toHaveLength(1)
+  })
+
+  it('with no live run of the key, creates one and says so', async () => {
+    const api = await fakeApi({ script: () => newPass })
+    const gh = await fakeGitHub()
+    const result = await runStep({
+      inputs: inputsFor(api, { prompt: 'Review', name: 'pr-7-review', previous_run: 'steer' }),
+      env: pushEvent(gh, NEW),
+    })
+    expect(result.code, result.stdout).toBe(0)
+    expect(result.outputs.steered).toBe('false')
+    expect(api.allRuns()).toHaveLength(1)
+    expect(result.stdout).toContain(
+      'previous_run: steer: no run of the key "pr-7-review" is on its way on this thread; creating one.',
+    )
+  })
+})
