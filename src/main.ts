@@ -5,7 +5,7 @@ import type { AgentRunsClient } from './api/client.ts'
 import { abortableSleep } from './api/transport.ts'
 import { GitHubContext } from './github/context.ts'
 import { budgetScope, stepHandoff } from './github/handoff.ts'
-import { steerSource } from './github/compare.ts'
+import { newerStepOf, steerSource } from './github/compare.ts'
 import { mayTalkToAgent, resolveTarget } from './github/setup.ts'
 import type { ThreadComment } from './github/thread-comment.ts'
 import { readCancelOnly, readSettings, readTaskSettings } from './inputs.ts'
@@ -146,6 +146,10 @@ async function prepare(step: StepStart): Promise<PreparedStep | undefined> {
 async function execute(step: PreparedStep, interruption: Interruption): Promise<ExecutedRun> {
   const { settings, client, tracker, surfaces, watcher } = step
   const handoff = stepHandoff(settings.github, step.github, settings.wait)
+  // A newer step steers the run: a workflow that cancels this one for it hands the run over.
+  if (settings.previousRun === 'steer') {
+    interruption.handsOverWhen(newerStepOf(step.github, surfaces.commit?.sha))
+  }
   const deps: StepDeps = {
     client,
     tracker,

@@ -1,7 +1,7 @@
 import type { HeadChange, SteerSource } from '../model/head.ts'
 import type { ThreadComment } from './thread-comment.ts'
 import type { GitHubContext } from './context.ts'
-import { reasonOf, withRetries } from './octokit.ts'
+import { reasonOf, withDeadline, withRetries } from './octokit.ts'
 
 /** The most commits a steering follow-up lists; GitHub's compare gives at most 250. */
 const COMMITS_LISTED = 250
@@ -64,5 +64,31 @@ export function steerSource(
     head,
     recordedHead: async (runId) => thread?.headOf(runId),
     compare: (base, next) => compareHeads(github, base, next),
+  }
+}
+
+/**
+ * What shows that a newer step for the pull request has started, when the workflow cancels this
+ * one (previous_run: steer): the pull request's head has moved past this step's. Undefined when
+ * it has not, or GitHub cannot say by `deadline` (then the step cancels its run, as ever).
+ */
+export function newerStepOf(
+  github: GitHubContext,
+  ownHead: string | undefined,
+): (deadline: number) => Promise<string | undefined> {
+  return async (deadline) => {
+    const repository = github.repository
+    const number = github.pullRequest
+    if (!repository || !number || !ownHead || !github.hasToken) return undefined
+    const octokit = await github.client()
+    const { data } = await octokit.rest.pulls.get({
+      ...repository,
+      pull_number: number,
+      ...withDeadline(Math.max(0, deadline - Date.now())),
+    })
+    const head = data.head.sha
+    return head && head !== ownHead
+      ? `the pull request's head moved on to ${head.slice(0, 12)}`
+      : undefined
   }
 }

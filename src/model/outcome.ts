@@ -81,6 +81,7 @@ export type Ending =
       readonly cancel: CancelReport
     }
   | { readonly kind: 'superseded'; readonly run: RunFacts; readonly newerRunId: string }
+  | { readonly kind: 'handed-over'; readonly run: RunFacts; readonly reason: string }
   | {
       readonly kind: 'invalid-output'
       readonly run: RunFacts
@@ -130,6 +131,8 @@ export function endingOf(outcome: StepOutcome): Ending {
         run: factsOf(outcome.run),
         onBlocked: outcome.passes ? 'pass' : 'fail',
       }
+    case 'handed-over':
+      return { kind: 'handed-over', run: factsOf(outcome.run), reason: outcome.reason }
   }
 }
 
@@ -395,6 +398,15 @@ export function describeEnding(ending: Ending): EndingWords {
         showsReason: false,
         why: `A newer run with the same name replaced this one (cancel_previous): ${ending.newerRunId}.`,
         headline: `${ending.run.name} was superseded by run ${ending.newerRunId}`,
+      }
+    case 'handed-over':
+      return {
+        ...word('superseded'),
+        label: 'Handed to a newer step',
+        detail: 'A newer step for this thread steers the run now (`previous_run: steer`).',
+        showsReason: false,
+        why: `A newer step for this thread steers run ${ending.run.runId} now (previous_run: steer): ${ending.reason}. This step handed it over and cancelled nothing.`,
+        headline: `${ending.run.name} was handed to a newer step`,
       }
     case 'invalid-output':
       return {

@@ -52,6 +52,16 @@ export type StepOutcome =
       elapsedMs: number
     }
   | {
+      /**
+       * previous_run: steer: the workflow cancelled the step because a newer step for the thread
+       * started, which steers the run: it was handed over, not cancelled.
+       */
+      kind: 'handed-over'
+      run: RunItem
+      /** What showed the newer step: the pull request's head moved on. */
+      reason: string
+    }
+  | {
       kind: 'interrupted'
       run: RunItem | undefined
       /** Filled in by the signal handler, which owns the cancel request. */

@@ -73,6 +73,10 @@ export async function executeRun(
   }
   const { outcome } = executed
   const signal = await interruption.settled()
+  const handedTo = interruption.handedOver
+  const steered = current?.run ?? outcome.run
+  if (handedTo && steered)
+    return { outcome: { kind: 'handed-over', run: steered, reason: handedTo } }
   if (signal) {
     const run = current?.run ?? outcome.run
     return { outcome: { kind: 'interrupted', run, signal, cancel: current?.cancel } }

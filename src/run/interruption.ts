@@ -14,7 +14,15 @@ export interface InterruptionDeps {
 /** What a signal's cancel goes through: the schedule of runs now going (see RunScheduler). */
 export interface Stoppable {
   cancelInFlight(why: CancelWhy, deadline: number): Promise<void>
+  /** Leaves every run in flight to a newer step: nothing is owed on them, nothing is cancelled. */
+  handOver(): void
 }
+
+/**
+ * What shows that a newer step for the thread has started and steers the run (previous_run:
+ * steer): why, or undefined when nothing does. Asked once, on the first signal.
+ */
+export type NewerStep = (deadline: number) => Promise<string | undefined>
 
 /**
  * The workflow cancelling the step: SIGINT or SIGTERM. The first signal aborts the wait and
@@ -25,6 +33,8 @@ export class Interruption {
   readonly #controller = new AbortController()
   readonly #deps: InterruptionDeps
   #guarded: Stoppable | undefined
+  #newerStep: NewerStep | undefined
+  #handedOver: string | undefined
   #cancelling: Promise<NodeJS.Signals> | undefined
   #stopListening = (): void => undefined
 
@@ -52,6 +62,19 @@ export class Interruption {
     })
   }
 
+  /**
+   * previous_run: steer: on a signal, first asks whether a newer step for the thread has
+   * started; then the run is that step's, and is handed over rather than cancelled.
+   */
+  handsOverWhen(newerStep: NewerStep): void {
+    this.#newerStep = newerStep
+  }
+
+  /** Why the run was handed to a newer step instead of cancelled; undefined when it was not. */
+  get handedOver(): string | undefined {
+    return this.#handedOver
+  }
+
   /** The schedule now going: a signal's cancel goes to it. */
   guard(stoppable: Stoppable): void {
     this.#guarded = stoppable
@@ -74,6 +97,16 @@ export class Interruption {
     const exitIn = deadline - Date.now() + SIGNAL_CANCEL.exitMarginMs
     setTimeout(() => this.#deps.exit(1), exitIn).unref()
     this.#deps.log.info(`Received ${signal}: the workflow is cancelling this step.`)
+    const decideBy = Date.now() + (deadline - Date.now()) * SIGNAL_CANCEL.decideShare
+    const newer = await this.#newerStep?.(decideBy).catch(() => undefined)
+    if (newer) {
+      this.#handedOver = newer
+      this.#deps.log.info(
+        `A newer step for this thread steers the run now (${newer}); handing it over, not cancelling it.`,
+      )
+      this.#guarded?.handOver()
+      return signal
+    }
     await this.#guarded?.cancelInFlight(why, deadline)
     return signal
   }

@@ -319,6 +319,11 @@ export class RunLifecycle {
     return report
   }
 
+  /** A newer step steers the run now: nothing more is owed on it here, not even a cancel. */
+  handOver(): void {
+    if (this.record.runId !== undefined) this.#settle()
+  }
+
   /** Ended for a reason of the step's own (its `pass_when`, a signal): never started, never will be. */
   skip(why: CancelWhy): void {
     if (!this.due) return

@@ -208,6 +208,12 @@ export class RunScheduler {
     await this.#readEndStates(inFlight, why, deadline)
   }
 
+  /** Leaves every run in flight to a newer step: nothing is owed on them, nothing is cancelled. */
+  handOver(): void {
+    this.#closed = true
+    for (const one of this.#lifecycles) one.handOver()
+  }
+
   /** Best effort: a failed read leaves the state the run was cancelled from. */
   async #readEndStates(stopped: RunLifecycle[], why: CancelWhy, deadline: number): Promise<void> {
     const cancelled = stopped.filter(

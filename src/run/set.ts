@@ -132,6 +132,11 @@ export class TaskSetRun {
     }
   }
 
+  /** A set is never steered, so never handed over; the scheduler's rule is the same for it. */
+  handOver(): void {
+    this.#scheduler.handOver()
+  }
+
   /** Cancels every run still in flight, in parallel, within `deadline` (see RunScheduler). */
   cancelInFlight(why: CancelWhy, deadline: number): Promise<void> {
     return this.#scheduler.cancelInFlight(why, deadline)

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import type { CreateRunRequest } from '../../src/api/types.ts'
 import type { FakeAgentApi, FaultRule, RunScript } from '../fake-api/server.ts'
 import type { FakeGitHub } from '../fake-github/server.ts'
-import { runStep } from './harness.ts'
+import { runPostStep, runStep, startStep } from './harness.ts'
 import { e2eServers, eventEnv } from './servers.ts'
 
 const KEY = 'sk-steer-e2e'
@@ -213,5 +213,50 @@ describe('previous_run: steer', () => {
     expect(result.stdout).toContain(
       'previous_run: steer: no run of the key "pr-7-review" is on its way on this thread; creating one.',
     )
+  })
+
+  it('the older step, cancelled for a newer push, hands the run over: no cancel, superseded, and the newer step steers it', async () => {
+    let creates = 0
+    const api = await fakeApi({
+      script: () => ((creates += 1) === 1 ? working : newPass),
+      followupScript: () => newPass,
+    })
+    const gh = await fakeGitHub()
+    gh.setHistory(OWNER, REPO, [
+      { sha: OLD, message: 'Add the parser' },
+      { sha: NEW, message: 'Test the parser' },
+    ])
+    gh.setPullRequest(OWNER, REPO, PR, { headSha: OLD })
+    const review = {
+      prompt: 'Review this pull request',
+      name: 'pr-7-review',
+      previous_run: 'steer',
+      commit_status: 'true',
+    }
+    const older = startStep({ inputs: inputsFor(api, review), env: pushEvent(gh, OLD) })
+    await older.printed(/Created run (run_\S+)/)
+    const runId = api.allRuns()[0]?.run_id ?? ''
+    await untilState(api, runId, 'INPROGRESS')
+    // A push, and the workflow's concurrency group cancels the older job.
+    gh.moveHead(OWNER, REPO, PR, NEW)
+    older.child.kill('SIGINT')
+    const main = await older.result
+    expect(main.outputs.outcome, main.stdout).toBe('superseded')
+    expect(main.code).toBe(0)
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
+    expect(main.stdout).toContain(
+      "A newer step for this thread steers the run now (the pull request's head moved on to cccccccccccc); handing it over, not cancelling it.",
+    )
+    // Its commit status on the old head is complete, never left pending.
+    const status = gh.statuses(OWNER, REPO, OLD).at(-1)
+    expect(status?.state).toBe('success')
+    expect(status?.description).toMatch(/Handed to a newer step/)
+    // Its post step owes nothing: the run is the newer step's.
+    const post = await runPostStep(main, { inputs: inputsFor(api, review) })
+    expect(post.code).toBe(0)
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
+    const newer = await runStep({ inputs: inputsFor(api, review), env: pushEvent(gh, NEW) })
+    expect(newer.outputs).toMatchObject({ run_id: runId, steered: 'true', outcome: 'succeeded' })
+    expect(api.allRuns()).toHaveLength(1)
   })
 })

@@ -19,9 +19,11 @@ function harness() {
     unsubscribed: false,
   }
   const cancels: Array<{ why: CancelWhy; within: number }> = []
+  const handedOver: number[] = []
   const schedule: Stoppable = {
     cancelInFlight: async (why, deadline) =>
       void cancels.push({ why, within: deadline - Date.now() }),
+    handOver: () => void handedOver.push(Date.now()),
   }
   const interruption = new Interruption({
     log,
@@ -32,7 +34,7 @@ function harness() {
     // The exit is for a step still alive past the cancel's budget: never within this test.
     exit: () => undefined,
   })
-  return { lines, sent, cancels, schedule, interruption }
+  return { lines, sent, cancels, handedOver, schedule, interruption }
 }
 
 describe('Interruption', () => {
@@ -66,5 +68,38 @@ describe('Interruption', () => {
     sent.handler?.('SIGINT')
     expect(await interruption.settled()).toBe('SIGINT')
     expect(cancels).toEqual([])
+  })
+
+  it('previous_run: steer: hands the run to a newer step instead of cancelling it', async () => {
+    const { lines, sent, cancels, handedOver, schedule, interruption } = harness()
+    interruption.listen()
+    interruption.guard(schedule)
+    const asked: number[] = []
+    interruption.handsOverWhen(async (deadline) => {
+      asked.push(deadline - Date.now())
+      return "the pull request's head moved on to cccccccccccc"
+    })
+    sent.handler?.('SIGINT')
+    expect(await interruption.settled()).toBe('SIGINT')
+    expect(cancels).toEqual([])
+    expect(handedOver).toHaveLength(1)
+    expect(interruption.handedOver).toBe("the pull request's head moved on to cccccccccccc")
+    // Asked within a share of the runner's grace, leaving time for the cancel were it needed.
+    expect(asked[0]).toBeLessThan(SIGNAL_CANCEL.afterInterruptMs)
+    expect(lines[1]).toBe(
+      "A newer step for this thread steers the run now (the pull request's head moved on to cccccccccccc); handing it over, not cancelling it.",
+    )
+  })
+
+  it('a cancel by a person (no newer step shows) still cancels the run', async () => {
+    const { sent, cancels, handedOver, schedule, interruption } = harness()
+    interruption.listen()
+    interruption.guard(schedule)
+    interruption.handsOverWhen(async () => undefined)
+    sent.handler?.('SIGINT')
+    await interruption.settled()
+    expect(cancels).toHaveLength(1)
+    expect(handedOver).toEqual([])
+    expect(interruption.handedOver).toBeUndefined()
   })
 })
