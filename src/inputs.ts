@@ -353,7 +353,6 @@ export const TASKS_REFUSE = [
   ['run_id', 'x'],
   ['followup', 'x'],
   ['continue_run', 'true'],
-  ['wait', 'false'],
   ['pull_request_review', 'true'],
   ['previous_run', 'steer'],
 ] as const
@@ -389,9 +388,6 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
     },
     connection,
   )
-  if (!step.wait) {
-    throw new InputError('tasks', 'cannot be combined with wait: false; a set is awaited.')
-  }
   // Not silently ignored: a pull request gets one review, from one run.
   if (step.output.pullRequestReview) {
     throw new InputError(
@@ -414,12 +410,20 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
       `needs name: the runs it cancels are the active ones with each task's name, and tasks[${unnamed}] has none (give the step a name, or the task its own).`,
     )
   }
+  const maxParallel = readPositiveInteger('max_parallel', source.get('max_parallel') || '10')
+  // A detached set hands every run over at once: no step stays to start the next one later.
+  if (!step.wait && maxParallel < tasks.length) {
+    throw new InputError(
+      'max_parallel',
+      `is ${maxParallel}, below the ${tasks.length} tasks: with wait: false the step starts every task at once and does not stay to start the rest; give max_parallel of at least ${tasks.length}, or wait: true.`,
+    )
+  }
   return {
     ...step,
     tasks,
     cancelPrevious,
     previousRun,
-    maxParallel: readPositiveInteger('max_parallel', source.get('max_parallel') || '10'),
+    maxParallel,
     passWhen: readPassWhen(source.get('pass_when') || 'all', tasks.length),
   }
 }

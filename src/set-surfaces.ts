@@ -36,6 +36,8 @@ export class SetSurfaces {
   readonly #status: CommitStatusReporter | undefined
   readonly #checkRun: CheckRunReporter | undefined
   readonly #workflowRun: string | undefined
+  /** The commit the runs work on, when a status or check run needed it: a detached set's runs carry it. */
+  readonly commit: string | undefined
   #checkRunDone: Promise<boolean> | undefined
 
   private constructor(
@@ -43,12 +45,14 @@ export class SetSurfaces {
       comment: SetComment | undefined
       status: CommitStatusReporter | undefined
       checkRun: CheckRunReporter | undefined
+      commit: string | undefined
     },
     workflowRun: string | undefined,
   ) {
     this.#comment = parts.comment
     this.#status = parts.status
     this.#checkRun = parts.checkRun
+    this.commit = parts.commit
     this.#workflowRun = workflowRun
   }
 
@@ -75,7 +79,7 @@ export class SetSurfaces {
       ? await openCheckRun(settings.github, github, commit, io, state)
       : undefined
     await checkRun?.id
-    return new SetSurfaces({ comment, status, checkRun }, github.workflowRun)
+    return new SetSurfaces({ comment, status, checkRun, commit: commit?.sha }, github.workflowRun)
   }
 
   show(view: SetView): void {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { defaultArtifactsDir, parseArtifacts, taskFolderName } from './agent/artifacts.ts'
 import { finalAnswer } from './agent/conversation.ts'
@@ -10,7 +11,7 @@ import { GitHubContext } from './github/context.ts'
 import { budgetScope, setHandoff } from './github/handoff.ts'
 import { OUTCOME_RECORDS } from './model/outcome.ts'
 import type { Log } from './log.ts'
-import { taskLabel, taskOutcome, type SetOutcome, type TaskRun } from './model/set.ts'
+import { passWhenText, taskLabel, taskOutcome, type SetOutcome, type TaskRun } from './model/set.ts'
 import { publishOverBudget } from './report/publish.ts'
 import { publishSetOutcome, type TaskWork } from './report/set.ts'
 import { factsOf } from './report/set-table.ts'
@@ -51,8 +52,15 @@ export async function runTaskSet(
   const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps)
   if (reached) return await publishOverBudget(io, reached.message)
   interruption.listen()
-  const stepTag = runTag(world, undefined, undefined, setHandoff(settings.github, github))
-  const surfaces = await SetSurfaces.open(settings, github, stepTag.invocation, io)
+  // The set's ID is its step's invocation: its comment and status know it before any create.
+  const setId = randomUUID()
+  const surfaces = await SetSurfaces.open(settings, github, setId, io)
+  const handoff = setHandoff(settings.github, github, {
+    wait: settings.wait,
+    tasks: settings.tasks.length,
+    passWhen: passWhenText(settings.passWhen),
+  })
+  const stepTag = runTag(world, () => setId, surfaces.commit, handoff)
   const wiring = { signal: interruption.signal, output }
   const set = prepareSet(settings, client, wiring, stepTag, surfaces, io)
   // As for one run: every wait after the creates ends within the timeout and PAST_TIMEOUT_MS.
@@ -84,6 +92,7 @@ function prepareSet(
       pollIntervalMs: settings.pollIntervalMs,
       maxCredits: settings.agentWork.maxCredits,
       cancelPrevious: settings.cancelPrevious,
+      wait: settings.wait,
     },
     {
       client,

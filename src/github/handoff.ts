@@ -4,7 +4,7 @@ import type { Log } from '../log.ts'
 import { handoffMetadata, type Handoff } from '../model/handoff.ts'
 import { workflowRunUrl } from '../world.ts'
 import { parseMarker, type CommentContext, type RunRecord } from './comment.ts'
-import { parseSetMarker, SetComment } from './set-comment.ts'
+import { parseSetMarker, SetComment, type SetRecord, type SetShown } from './set-comment.ts'
 import type { GitHubContext } from './context.ts'
 import { tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
 import { CommitStatusReporter, statusContext, type StatusReport } from './status.ts'
@@ -27,17 +27,23 @@ export function stepHandoff(
 }
 
 /**
- * The hand-over of a `tasks` step's runs: each is awaited, and counts toward
- * the pull request's budget. The set's comment and status show the whole set,
- * so they are its step's own, never a pass's to rewrite for one run.
+ * The hand-over of a `tasks` step's runs: each counts toward the pull request's budget, and
+ * carries the set's size and `pass_when`. An awaited set's comment and status show the whole
+ * set, so they are its step's own, never a pass's to rewrite for one run; a detached set's
+ * (wait: false) are finished by the reconcile pass that finds the set's last run ended.
  */
-export function setHandoff(github: GitHubSettings, context: GitHubContext): Record<string, string> {
+export function setHandoff(
+  github: GitHubSettings,
+  context: GitHubContext,
+  set: { wait: boolean; tasks: number; passWhen: string },
+): Record<string, string> {
   return handoffMetadata({
     thread: threadNumber(context),
     key: github.key,
-    wait: true,
-    comment: false,
-    commitStatus: false,
+    wait: set.wait,
+    comment: !set.wait && github.comment,
+    commitStatus: !set.wait && github.commitStatus,
+    set: { tasks: set.tasks, passWhen: set.passWhen },
   })
 }
 
@@ -304,6 +310,40 @@ export class RepositoryDesk {
       },
     )
     await comment.markStopped(note)
+    return !watched.warned()
+  }
+
+  /**
+   * A detached set's comment: the thread's comment for the step's key, written by the token's
+   * own identity, whose set marker lists the set; with how it shows the set now.
+   */
+  async setComment(handoff: Handoff): Promise<{ commentId: number; shown: SetRecord } | undefined> {
+    if (handoff.set === undefined || handoff.thread === undefined || !handoff.key) return undefined
+    for (const comment of await this.#repositoryComments()) {
+      if (comment.thread !== handoff.thread) continue
+      const marker = parseSetMarker(comment.body)
+      if (marker?.key !== handoff.key) continue
+      const shown = marker.sets.find((record) => record.set === handoff.set)
+      if (shown) return { commentId: comment.id, shown }
+    }
+    return undefined
+  }
+
+  /** Shows a detached set's end in its comment, as its step would have; false when GitHub refused. */
+  async showSetEnd(
+    handoff: Handoff,
+    commentId: number,
+    shown: SetShown,
+    log: Log,
+  ): Promise<boolean> {
+    if (handoff.set === undefined || handoff.thread === undefined) return false
+    const watched = watchWarnings(log)
+    const comment = new SetComment(
+      this.#octokit,
+      { owner: this.#owner, repo: this.#repo, issueNumber: handoff.thread },
+      { step: 'reconcile', key: handoff.key, set: handoff.set, commentId, log: watched.log },
+    )
+    await comment.showHandedOverEnd(shown)
     return !watched.warned()
   }
 

@@ -228,6 +228,35 @@ export class SetComment {
     }
   }
 
+  /**
+   * A reconcile pass's word on a detached set (wait: false) once its last run ended: the set's
+   * end, as its step would have shown it had it waited. Only while the comment still shows the
+   * set started; when a newer set heads the comment, its body stays, and the set's line in the
+   * history shows the end. Nothing is written when the comment is gone or not the action's.
+   */
+  async showHandedOverEnd(shown: SetShown): Promise<void> {
+    try {
+      const current = this.#commentId ? await this.#comments.read(this.#commentId) : undefined
+      if (!current || current.user?.login !== current.me) return
+      const marker = parseSetMarker(current.body ?? '')
+      if (marker?.key !== this.#options.key) return
+      const at = marker.sets.findIndex((record) => record.set === this.#options.set)
+      const ours = marker.sets[at]
+      if (!ours || (ours.outcome !== undefined && ours.outcome !== 'started')) return
+      const { outcome, done, total } = shown
+      const sets = marker.sets.map((record, index) =>
+        index === at ? { ...record, outcome, done, total } : record,
+      )
+      const body = at === 0 ? shown.body : setBodyOf(current.body ?? '')
+      await this.#comments.update(
+        this.#commentId ?? 0,
+        composeSetComment({ ...marker, sets }, body),
+      )
+    } catch (error) {
+      this.#warn(error)
+    }
+  }
+
   /** Shows the set as it stands; a write already waiting takes the newest instead. */
   show(shown: SetShown): void {
     this.#writes.pushChanged(shown)

@@ -1,3 +1,6 @@
+import type { PassWhen } from '../inputs.ts'
+import { passWhenOf } from './set.ts'
+
 /**
  * What a run carries in its metadata so that a later `reconcile` pass can
  * finish its comment and commit status exactly as its step would have: where
@@ -15,6 +18,10 @@ export const HANDOFF_KEYS = {
   wait: 'gh_wait',
   /** What the step shows on GitHub: `comment`, `status`, both (comma-separated) or ''. */
   report: 'gh_report',
+  /** A `tasks` step's runs: how many tasks the set has, so a pass knows when its last run ended. */
+  tasks: 'gh_tasks',
+  /** A `tasks` step's runs: the set's `pass_when` (`all`, `any` or N), by which a pass judges it. */
+  passWhen: 'gh_pass_when',
 } as const
 
 /** The keys run/create.ts tags every run with, which a pass reads. */
@@ -25,6 +32,8 @@ export const STEP_KEYS = {
   headSha: 'gh_head_sha',
   /** The set's ID, on every run of a `tasks` step. */
   set: 'gh_set',
+  /** The task's 0-based index, on every run of a `tasks` step. */
+  task: 'gh_task',
 } as const
 
 export interface HandoffFacts {
@@ -34,6 +43,8 @@ export interface HandoffFacts {
   wait: boolean
   comment: boolean
   commitStatus: boolean
+  /** A `tasks` step's: the number of tasks and its `pass_when`, as passWhenText writes it. */
+  set?: { tasks: number; passWhen: string }
 }
 
 /** The metadata that hands the run over, beside the step's tag. */
@@ -46,6 +57,12 @@ export function handoffMetadata(facts: HandoffFacts): Record<string, string> {
     [HANDOFF_KEYS.key]: facts.key,
     [HANDOFF_KEYS.wait]: String(facts.wait),
     [HANDOFF_KEYS.report]: report,
+    ...(facts.set
+      ? {
+          [HANDOFF_KEYS.tasks]: String(facts.set.tasks),
+          [HANDOFF_KEYS.passWhen]: facts.set.passWhen,
+        }
+      : {}),
   }
 }
 
@@ -63,6 +80,10 @@ export interface Handoff {
   commitStatus: boolean
   /** The set's ID, when a `tasks` step started the run: its comment and status are the set's. */
   set?: string
+  /** A set's run: its task's index, the set's number of tasks and its `pass_when`, when carried. */
+  task?: number
+  tasks?: number
+  passWhen?: PassWhen
 }
 
 const SHA = /^[0-9a-f]{40}$/
@@ -72,8 +93,10 @@ const REPOSITORY = /^[\w.-]+\/[\w.-]+$/
  * The hand-over in a run's metadata; undefined when the run carries none (a
  * run started by an older version of the action, or not by the action at all).
  * Every value is checked: metadata is text anyone with the key could have set.
- * A run of a `tasks` step is awaited whatever it carries (a set cannot be
- * detached), so one started before task runs carried a hand-over still has one.
+ * A run of a `tasks` step without `gh_wait` was awaited (one started before task
+ * runs carried a hand-over still has one). An awaited set's comment and status
+ * are its step's own; a detached set's (wait: false) are the pass's to finish,
+ * once every run of the set has ended.
  */
 export function readHandoff(metadata: unknown): Handoff | undefined {
   if (typeof metadata !== 'object' || metadata === null) return undefined
@@ -81,14 +104,14 @@ export function readHandoff(metadata: unknown): Handoff | undefined {
   const text = (key: string) => (typeof values[key] === 'string' ? values[key] : undefined)
   const repository = text(STEP_KEYS.repository)
   const set = text(STEP_KEYS.set)
-  const wait = set ? 'true' : text(HANDOFF_KEYS.wait)
+  const wait = text(HANDOFF_KEYS.wait) ?? (set ? 'true' : undefined)
   const key = text(HANDOFF_KEYS.key) ?? (set ? '' : undefined)
   if (!repository || !REPOSITORY.test(repository) || key === undefined || (!key && !set)) {
     return undefined
   }
   if (wait !== 'true' && wait !== 'false') return undefined
-  // A set's comment and status show the whole set: never a pass's to rewrite for one run.
-  const report = set ? [] : (text(HANDOFF_KEYS.report) ?? '').split(',')
+  // An awaited set's comment and status show the whole set: never a pass's to rewrite.
+  const report = set && wait === 'true' ? [] : (text(HANDOFF_KEYS.report) ?? '').split(',')
   const thread = Number(text(HANDOFF_KEYS.thread))
   const attempt = Number(text(STEP_KEYS.attempt))
   const workflowRunId = text(STEP_KEYS.workflowRunId)
@@ -103,6 +126,21 @@ export function readHandoff(metadata: unknown): Handoff | undefined {
     waits: wait === 'true',
     comment: report.includes('comment'),
     commitStatus: report.includes('status'),
-    ...(set ? { set } : {}),
+    ...(set ? { set, ...setShapeOf(text) } : {}),
+  }
+}
+
+/** A set's run: its task, and the set's size and rule, each only when valid. */
+function setShapeOf(
+  text: (key: string) => string | undefined,
+): Pick<Handoff, 'task' | 'tasks' | 'passWhen'> {
+  const tasks = Number(text(HANDOFF_KEYS.tasks))
+  const task = Number(text(STEP_KEYS.task))
+  if (!Number.isSafeInteger(tasks) || tasks < 1) return {}
+  const passWhen = passWhenOf(text(HANDOFF_KEYS.passWhen), tasks)
+  return {
+    ...(Number.isSafeInteger(task) && task >= 0 && task < tasks ? { task } : {}),
+    tasks,
+    ...(passWhen ? { passWhen } : {}),
   }
 }

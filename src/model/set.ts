@@ -59,6 +59,8 @@ export interface TaskFacts {
   handedOff: boolean
   /** output_schema: its document never validated. */
   invalidOutput: boolean
+  /** wait: false: created and handed over; the step does not wait for it. */
+  detached?: boolean
 }
 
 /**
@@ -69,6 +71,7 @@ export interface TaskFacts {
 export function taskOutcome(task: TaskFacts): Outcome | 'not_started' {
   if (task.createFailed) return 'error'
   if (!task.started) return 'not_started'
+  if (task.detached) return 'started'
   if (task.handedOff) return 'blocked'
   if (task.invalidOutput) return 'invalid_output'
   if (task.state && isTerminal(task.state) && task.stoppedBy === undefined) {
@@ -82,6 +85,8 @@ export interface TaskRun extends RunRecord {
   /** 0-based, in the order of the `tasks` input. */
   readonly index: number
   readonly request: CreateRunRequest
+  /** wait: false: its run was created and handed over; the step does not wait for it. */
+  detached?: boolean
 }
 
 /**
@@ -118,6 +123,24 @@ export interface SetOutcome {
   elapsedMs: number
   /** The service cannot filter the list by metadata: each run was read on its own. */
   listFallback: boolean
+  /**
+   * The set's ID (its runs' `gh_set`), when its step handed its runs over (wait: false): its
+   * commit status names it, so that the reconcile pass that finishes the set knows it its own.
+   */
+  handedOver?: string
+}
+
+/** `pass_when` as a run's metadata carries it: `all`, `any`, or the number. */
+export function passWhenText(rule: PassWhen): string {
+  return rule.kind === 'at-least' ? String(rule.count) : rule.kind
+}
+
+/** Pure: `pass_when` read back from a run's metadata; undefined when it is not one for `taskCount`. */
+export function passWhenOf(text: string | undefined, taskCount: number): PassWhen | undefined {
+  if (text === 'all' || text === 'any') return { kind: text }
+  if (!text || !/^\d{1,6}$/.test(text)) return undefined
+  const count = Number(text)
+  return count >= 1 && count <= taskCount ? { kind: 'at-least', count } : undefined
 }
 
 /** The credits of every run together; undefined while the service reports none. */

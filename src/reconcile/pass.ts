@@ -9,10 +9,17 @@ import { finalStatus, oneLine } from '../github/status.ts'
 import type { Log } from '../log.ts'
 import { describeCancel } from '../model/cancel.ts'
 import { readHandoff, STEP_KEYS, type Handoff } from '../model/handoff.ts'
-import { parseIsoDuration } from '../model/run.ts'
 import type { StepOutcome } from '../model/step.ts'
 import { requestCancel } from '../run/cancel.ts'
-import { listTaggedRuns } from '../run/listing.ts'
+import { carriesTags, listTaggedRuns } from '../run/listing.ts'
+import { SET_COMMENT_TABLE_CHARS } from '../github/set-comment.ts'
+import {
+  renderSetComment,
+  setCounts,
+  setHeadline,
+  setStatusOf,
+  type SetView,
+} from '../report/set-table.ts'
 import { findSupersedingRun } from '../run/superseded.ts'
 import { formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
@@ -20,7 +27,10 @@ import { RECONCILE_PASS } from '../timing.ts'
 import type { PassReport, PassRow, RowAction } from '../report/reconcile.ts'
 import {
   commentShowsEnd,
+  detachedSetStanding,
+  elapsedOf,
   firstLook,
+  setStatusLeftPending,
   lostRunner,
   statusLeftPending,
   waitingStep,
@@ -59,6 +69,8 @@ export interface PassDeps {
     | 'showInComment'
     | 'markSetStopped'
     | 'setStatus'
+    | 'setComment'
+    | 'showSetEnd'
   >
   now: () => number
   sleep: Sleep
@@ -100,11 +112,12 @@ export async function reconcilePass(settings: PassSettings, deps: PassDeps): Pro
   const commentsFrom = commentsSince(listed.runs)
   if (commentsFrom) deps.desk.commentsSince(commentsFrom)
   const rows: PassRow[] = []
+  const sets: SetsSeen = { listed: listed.runs, ended: new Map() }
   for (const run of listed.runs) {
     const row =
       deps.now() > deadline
         ? rowOf(run, 'left', 'the pass ran out of time; the next pass takes it up')
-        : await reconcileRun(run, settings, deps, deadline)
+        : await reconcileRun(run, settings, deps, deadline, sets)
     const log = row.action === 'failed' ? deps.log.warning : deps.log.info
     log(
       `Run ${safeForLog(row.runId)}: ${settings.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`,
@@ -124,6 +137,7 @@ async function reconcileRun(
   settings: PassSettings,
   deps: PassDeps,
   deadline: number,
+  sets: SetsSeen,
 ): Promise<PassRow> {
   const look = firstLook(run, readHandoff(run.metadata), settings)
   try {
@@ -134,6 +148,8 @@ async function reconcileRun(
         return await finishRun(run, look.handoff, settings, deps)
       case 'sweep-check':
         return await sweepRun(run, look.handoff, settings, deps, deadline)
+      case 'finish-set':
+        return await finishSetOnce(run, look.handoff, settings, deps, { deadline, sets })
     }
   } catch (error) {
     return rowOf(run, 'failed', `GitHub could not be read: ${reasonOf(error)}`)
@@ -205,6 +221,124 @@ async function finishRun(
     }
   }
   return rowOf(run, 'finalized', why)
+}
+
+/** The pass's runs, and what it made of each detached set it took up, by the set's ID. */
+interface SetsSeen {
+  readonly listed: readonly RunItem[]
+  readonly ended: Map<string, { runId: string; action: RowAction; why: string }>
+}
+
+/**
+ * A detached set is taken up once a pass, by the first of its runs the pass comes to: the
+ * set's other runs say what became of it.
+ */
+async function finishSetOnce(
+  run: RunItem,
+  handoff: Handoff,
+  settings: PassSettings,
+  deps: PassDeps,
+  pass: { deadline: number; sets: SetsSeen },
+): Promise<PassRow> {
+  const setId = handoff.set ?? ''
+  const seen = pass.sets.ended.get(setId)
+  if (seen?.action === 'up-to-date') return rowOf(run, 'up-to-date', seen.why)
+  if (seen?.action === 'finalized') {
+    return rowOf(
+      run,
+      'up-to-date',
+      `its set's end was written in this pass, with run ${seen.runId}`,
+    )
+  }
+  if (seen) return rowOf(run, 'left', `its set was taken up with run ${seen.runId}: ${seen.why}`)
+  const row = await finishSet(run, handoff, settings, deps, pass)
+  pass.sets.ended.set(setId, { runId: run.run_id, action: row.action, why: row.why })
+  return row
+}
+
+/**
+ * Brings a detached set's comment and status to its end once every run of it has ended, as
+ * its step would have shown it had it waited: the outcome by the set's `pass_when`, and the
+ * set's table. The comment is written last, so one at its end vouches for the status.
+ */
+async function finishSet(
+  run: RunItem,
+  handoff: Handoff,
+  settings: PassSettings,
+  deps: PassDeps,
+  pass: { deadline: number; sets: SetsSeen },
+): Promise<PassRow> {
+  const setId = handoff.set ?? ''
+  const comment = handoff.comment ? await deps.desk.setComment(handoff) : undefined
+  const commentDue = comment && !commentShowsEnd({ state: '', outcome: comment.shown.outcome })
+  const status =
+    handoff.commitStatus && !(comment && !commentDue)
+      ? await deps.desk.stepStatus(handoff)
+      : undefined
+  const statusDue = setStatusLeftPending(status, setId)
+  if (!commentDue && !statusDue) {
+    return rowOf(run, 'up-to-date', upToDateWhy(handoff, comment !== undefined, 'set'))
+  }
+  const standing = detachedSetStanding(handoff, await setRuns(handoff, deps, pass))
+  if (standing.kind === 'unknown') return rowOf(run, 'left', standing.why)
+  if (standing.kind === 'going') {
+    const going = standing.total - standing.ended
+    return rowOf(
+      run,
+      'left',
+      `its set is still going (${going} of its ${standing.total} runs): the pass that finds the last ended finishes the set`,
+    )
+  }
+  const view: SetView = { kind: 'ended', outcome: standing.outcome }
+  const [tally] = setHeadline(view).figures
+  const shows = [commentDue ? 'comment' : '', statusDue ? 'commit status' : ''].filter(Boolean)
+  const why = `its set ended ${standing.outcome.word} (${tally}); its ${shows.join(' and ')} still showed the set started`
+  if (settings.dryRun) return rowOf(run, 'finalized', why)
+  const workflowRun = deps.desk.stepWorkflowRunUrl(handoff)
+  if (statusDue) {
+    const { state, description } = setStatusOf(view)
+    const report = { state, description: oneLine(description), targetUrl: workflowRun }
+    if (!(await deps.desk.setStatus(handoff, report, deps.log))) {
+      return rowOf(run, 'failed', `${why}; GitHub refused the status, so the next pass tries again`)
+    }
+  }
+  if (comment && commentDue) {
+    const { done, total } = setCounts(standing.outcome.tasks)
+    const body = renderSetComment(view, workflowRun, SET_COMMENT_TABLE_CHARS)
+    const shown = { body, outcome: standing.outcome.word, done, total }
+    if (!(await deps.desk.showSetEnd(handoff, comment.commentId, shown, deps.log))) {
+      return rowOf(
+        run,
+        'failed',
+        `${why}; GitHub refused the comment, so the next pass tries again`,
+      )
+    }
+  }
+  return rowOf(run, 'finalized', why)
+}
+
+/**
+ * A set's runs: those the pass listed, and when some task's is not among them (it ended
+ * before the lookback, say), one listing of the set's own, a page of 100 a request.
+ */
+async function setRuns(
+  handoff: Handoff,
+  deps: PassDeps,
+  pass: { deadline: number; sets: SetsSeen },
+): Promise<readonly RunItem[]> {
+  const tags = { [STEP_KEYS.repository]: handoff.repository, [STEP_KEYS.set]: handoff.set ?? '' }
+  const listed = pass.sets.listed.filter((one) => carriesTags(one, tags))
+  if (listed.length >= (handoff.tasks ?? 0)) return listed
+  const own = await listTaggedRuns(
+    deps.client,
+    tags,
+    {},
+    {
+      maxPages: RECONCILE_PASS.maxPages,
+      deadline: pass.deadline,
+    },
+  )
+  return own.runs
 }
 
 /**
@@ -312,19 +446,12 @@ async function answerOf(run: RunItem, deps: PassDeps): Promise<string | undefine
   return work.answer
 }
 
-/** The run's time, by the service's figure, else from its creation to its last update. */
-function elapsedOf(run: RunItem): number {
-  const fromService = run.run_time ? parseIsoDuration(run.run_time) : undefined
-  if (fromService !== undefined) return fromService
-  const span = Date.parse(run.updated_at ?? '') - Date.parse(run.created_at ?? '')
-  return Number.isFinite(span) && span > 0 ? span : 0
-}
-
-function upToDateWhy(handoff: Handoff, commentFound: boolean): string {
+function upToDateWhy(handoff: Handoff, commentFound: boolean, what: 'run' | 'set' = 'run'): string {
+  const it = what === 'set' ? 'its set' : 'it'
   if (handoff.comment && !commentFound) {
-    return 'no comment of its step lists it, and its commit status is not left pending'
+    return `no comment of its step lists ${it}, and its commit status is not left pending`
   }
-  return 'GitHub already shows its end'
+  return what === 'set' ? "GitHub already shows its set's end" : 'GitHub already shows its end'
 }
 
 function rowOf(run: RunItem, action: RowAction, why: string): PassRow {

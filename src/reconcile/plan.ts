@@ -1,5 +1,13 @@
 import type { RunItem } from '../api/types.ts'
-import type { Handoff } from '../model/handoff.ts'
+import { readHandoff, type Handoff } from '../model/handoff.ts'
+import { parseIsoDuration } from '../model/run.ts'
+import {
+  describePassWhen,
+  passWhenStanding,
+  standingOf,
+  type SetOutcome,
+  type TaskRun,
+} from '../model/set.ts'
 import { meaningOf, isTerminal } from '../model/states.ts'
 
 /**
@@ -16,6 +24,8 @@ export type FirstLook =
   | { kind: 'finish'; handoff: Handoff }
   /** Still going, though its step waited: was the step's runner lost? */
   | { kind: 'sweep-check'; handoff: Handoff }
+  /** Ended, one of a detached set's: once the set's last run ended, finish its comment and status. */
+  | { kind: 'finish-set'; handoff: Handoff }
 
 export function firstLook(
   run: RunItem,
@@ -30,7 +40,7 @@ export function firstLook(
     return { kind: 'leave', why: `it belongs to ${handoff.repository}` }
   }
   if (isTerminal(run.state)) {
-    if (handoff.set) {
+    if (handoff.set && handoff.waits) {
       return {
         kind: 'leave',
         why: "it is a run of a `tasks` step, whose comment and commit status show the whole set: they are that step's",
@@ -39,7 +49,11 @@ export function firstLook(
     if (!handoff.comment && !handoff.commitStatus) {
       return { kind: 'leave', why: 'its step asked for no comment or commit status' }
     }
-    return { kind: 'finish', handoff }
+    return { kind: handoff.set ? 'finish-set' : 'finish', handoff }
+  }
+  // A detached set's runs are handed over, as one detached run is: nobody waits to be swept.
+  if (handoff.set && !handoff.waits) {
+    return { kind: 'leave', why: 'it is still running; a later pass finishes its set' }
   }
   // A later step (continue_run) may wait for a run its first step did not: only its comment says.
   if (!handoff.waits && handoff.thread === undefined) {
@@ -194,4 +208,94 @@ export function statusLeftPending(
   runId: string,
 ): boolean {
   return status?.state === 'pending' && status.description.includes(`(run ${runId})`)
+}
+
+/**
+ * Whether the commit status is the one a detached set's step left: pending, naming the set.
+ * Anything else (its end, a newer step's status in the same context) is not a pass's to touch.
+ */
+export function setStatusLeftPending(
+  status: { state: string; description: string } | undefined,
+  setId: string,
+): boolean {
+  return status?.state === 'pending' && status.description.includes(`(set ${setId})`)
+}
+
+/** Where a detached set stands, from the runs of it the service lists. */
+export type SetStanding =
+  /** Its runs carry no size or rule (or another set's): nothing to judge it by. */
+  | { kind: 'unknown'; why: string }
+  /** Some run is still going: the set is left to a later pass. */
+  | { kind: 'going'; ended: number; total: number }
+  /** Every run has ended: the set's outcome, as its step would have reached it. */
+  | { kind: 'ended'; outcome: SetOutcome }
+
+/**
+ * Pure: a detached set (wait: false) judged as its step would have judged it had it waited:
+ * once every run has ended, `pass_when` (carried in the runs' metadata) over the runs, in
+ * task order; a task none of whose runs is listed counts as not succeeded (its create failed).
+ */
+export function detachedSetStanding(handoff: Handoff, runs: readonly RunItem[]): SetStanding {
+  const { set, tasks: total, passWhen } = handoff
+  if (set === undefined || total === undefined || passWhen === undefined) {
+    return { kind: 'unknown', why: "its metadata does not say the set's size and pass_when" }
+  }
+  const byTask = new Map<number, RunItem>()
+  for (const run of runs) {
+    const own = readHandoff(run.metadata)
+    if (own?.set !== set || own.task === undefined || byTask.has(own.task)) continue
+    byTask.set(own.task, run)
+  }
+  const going = [...byTask.values()].filter((run) => !isTerminal(run.state)).length
+  if (going > 0) return { kind: 'going', ended: byTask.size - going, total }
+  const tasks = Array.from({ length: total }, (_, index): TaskRun => {
+    const run = byTask.get(index)
+    if (!run) {
+      return {
+        index,
+        request: {},
+        invocation: '',
+        createError: 'no run of this task was found: its create failed',
+        settled: true,
+      }
+    }
+    const startedAt = Date.parse(run.created_at ?? '')
+    const at = Number.isFinite(startedAt) ? startedAt : 0
+    return {
+      index,
+      request: { prompt: run.prompt, title: run.title },
+      invocation: run.run_id,
+      runId: run.run_id,
+      run,
+      startedAt: at,
+      endedAt: at + elapsedOf(run),
+      settled: true,
+    }
+  })
+  const counts = { tasks: total, succeeded: 0, notSucceeded: 0 }
+  for (const task of tasks) {
+    if (standingOf(task) === 'succeeded') counts.succeeded += 1
+    else counts.notSucceeded += 1
+  }
+  const started = tasks.flatMap((task) => (task.run ? [task.startedAt ?? 0] : []))
+  const ended = tasks.flatMap((task) => (task.run ? [task.endedAt ?? 0] : []))
+  const elapsedMs = started.length > 0 ? Math.max(...ended) - Math.min(...started) : 0
+  return {
+    kind: 'ended',
+    outcome: {
+      word: passWhenStanding(passWhen, counts) === 'met' ? 'succeeded' : 'failed',
+      tasks,
+      reason: `the step asked for ${describePassWhen(passWhen, total)}`,
+      elapsedMs,
+      listFallback: false,
+    },
+  }
+}
+
+/** A run's time, by the service's figure, else from its creation to its last update. */
+export function elapsedOf(run: RunItem): number {
+  const fromService = run.run_time ? parseIsoDuration(run.run_time) : undefined
+  if (fromService !== undefined) return fromService
+  const span = Date.parse(run.updated_at ?? '') - Date.parse(run.created_at ?? '')
+  return Number.isFinite(span) && span > 0 ? span : 0
 }

@@ -31,12 +31,16 @@ export function factsOf(task: TaskRun) {
     stoppedBy: task.stoppedBy,
     handedOff: task.handedOff !== undefined,
     invalidOutput: task.invalidOutput !== undefined,
+    detached: task.detached === true,
   }
 }
 
-/** A task has ended once its run did, its create failed, or the step stopped it (each sets `endedAt`). */
+/**
+ * A task has ended once its run did, its create failed, or the step stopped it (each sets
+ * `endedAt`); a run handed over (wait: false) goes on.
+ */
 function hasEnded(task: TaskRun): boolean {
-  return task.endedAt !== undefined
+  return task.endedAt !== undefined && !task.detached
 }
 
 /** A task's icon and words: its outcome's, or where it stands while the set runs. */
@@ -64,7 +68,7 @@ function rowOf(task: TaskRun, view: SetView): string {
   const running = view.kind === 'running'
   const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? ''
   const duration =
-    task.startedAt !== undefined && task.endedAt !== undefined
+    task.startedAt !== undefined && task.endedAt !== undefined && hasEnded(task)
       ? formatDuration(task.endedAt - task.startedAt)
       : ''
   // A run at work spends as it goes: its credits show once it ended, so a poll that saw
@@ -173,6 +177,11 @@ export function setCounts(tasks: readonly TaskRun[]) {
   return { total: tasks.length, done, succeeded, inFlight }
 }
 
+/** How many of a set's runs were handed over (wait: false). */
+function setStarted(tasks: readonly TaskRun[]): number {
+  return tasks.filter((task) => task.detached).length
+}
+
 /** The headline's icon and words, and one line of figures. */
 export interface SetHeadline {
   icon: string
@@ -202,6 +211,18 @@ export function setHeadline(view: SetView): SetHeadline {
   }
   const credits = sumCredits(tasks)
   const { word } = view.outcome
+  if (word === 'started') {
+    const started = setStarted(tasks)
+    const failed = counts.done
+    return {
+      icon: OUTCOME_RECORDS.started.icon,
+      title: 'started',
+      figures: [
+        `${started} of ${counts.total} runs started and handed over${failed > 0 ? `, ${failed} could not be created` : ''}`,
+      ],
+      reason: `${capitalized(view.outcome.reason)}.`,
+    }
+  }
   return {
     icon: OUTCOME_RECORDS[word].icon,
     title: word.replace('_', ' '),
@@ -316,7 +337,14 @@ export function setStatusOf(view: SetView): { state: CommitState; description: s
   if (view.kind === 'running') {
     return { state: 'pending', description: `${headline.title}: ${headline.figures[0]}` }
   }
-  const { word } = view.outcome
+  const { word, handedOver } = view.outcome
+  if (word === 'started') {
+    // Names the set, as one run's names its run: the pass finishes only the status its set left.
+    return {
+      state: OUTCOME_RECORDS.started.commitState,
+      description: `Started ${setStarted(view.outcome.tasks)} of ${view.outcome.tasks.length} runs; this step does not wait for them (set ${handedOver ?? ''})`,
+    }
+  }
   return {
     state: OUTCOME_RECORDS[word].commitState,
     description: `${capitalized(headline.title)}: ${view.outcome.reason}`,

@@ -10,7 +10,7 @@ import {
   factsOf,
   notSucceededTasks,
   renderSetSummary,
-  setCounts,
+  setHeadline,
   type DownloadedFolder,
 } from './set-table.ts'
 import type { StepIo } from '../step-io.ts'
@@ -103,8 +103,7 @@ export async function publishSetOutcome(
   } catch (error) {
     io.warning(`Could not write the job summary: ${safeForLog(String(error))}`)
   }
-  const { succeeded, total } = setCounts(outcome.tasks)
-  const tally = `${succeeded} of ${total} runs succeeded`
+  const [tally] = setHeadline({ kind: 'ended', outcome }).figures
   const line = `The set ${word.replace('_', ' ')}: ${tally}; ${safeForLog(outcome.reason)}.`
   if (OUTCOME_RECORDS[word].passes) return io.info(line)
   // What GitHub lists first: which tasks did not pass, and why, so nobody opens the summary to find out.

@@ -75,7 +75,7 @@ export function taskTag(set: RunTag, index: number, newId: () => string = random
       ...set.metadata,
       [INVOCATION_KEY]: invocation,
       [SET_KEY]: set.invocation,
-      gh_task: String(index),
+      [STEP_KEYS.task]: String(index),
     },
   }
 }

@@ -13,7 +13,7 @@ import {
 import type { RunsStore } from '../state.ts'
 import { safeForLog } from '../text/log.ts'
 import { cancelPreviousRuns, type CancelWhy } from './cancel.ts'
-import type { RunTag } from './create.ts'
+import { SET_KEY, type RunTag } from './create.ts'
 import {
   RunLifecycle,
   type LifecycleClient,
@@ -32,6 +32,11 @@ export interface SetSettings {
   maxCredits: number | undefined
   /** `cancel_previous`: the active runs with a task's name are cancelled before the set starts. */
   cancelPrevious?: boolean
+  /**
+   * `wait: false`: every run is created and handed over, none awaited (a reconcile pass reports
+   * the set); `maxParallel` is then at least the number of tasks, so all start at once.
+   */
+  wait?: boolean
 }
 
 export interface SetDeps {
@@ -66,6 +71,7 @@ export class TaskSetRun {
   readonly #deps: SetDeps
   readonly #tasks: TaskRun[]
   readonly #scheduler: RunScheduler
+  readonly #lifecycles: readonly RunLifecycle[]
 
   constructor(settings: SetSettings, deps: SetDeps) {
     this.#settings = settings
@@ -81,7 +87,7 @@ export class TaskSetRun {
             record: task,
             tag: deps.tagFor(task.index),
             name: taskName(task),
-            wait: true,
+            wait: settings.wait ?? true,
             startFailure: 'record',
             checkResult: deps.checkFor?.(task, taskName(task)),
           },
@@ -96,6 +102,7 @@ export class TaskSetRun {
           },
         ),
     )
+    this.#lifecycles = lifecycles
     this.#scheduler = new RunScheduler(lifecycles, settings, {
       client,
       now,
@@ -118,7 +125,12 @@ export class TaskSetRun {
       `Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`,
     )
     if (this.#settings.cancelPrevious) await this.#cancelPrevious()
-    return this.#outcome(await this.#scheduler.run())
+    const end = await this.#scheduler.run()
+    // wait: false: a run created ends its lifecycle at once, handed over ("started").
+    for (const one of this.#lifecycles) {
+      if (one.end?.kind === 'started') (one.record as TaskRun).detached = true
+    }
+    return this.#outcome(end)
   }
 
   /** Before any create, the active runs of every task's name, one name at a time, as for one run. */
@@ -172,6 +184,16 @@ export class TaskSetRun {
       }
     }
     const rule = describePassWhen(this.#settings.passWhen, this.#tasks.length)
+    const setId = this.#deps.setMetadata[SET_KEY]
+    // A set whose every create failed has nothing to hand over: its rule judges it now.
+    if (this.#settings.wait === false && setId && this.#tasks.some((task) => task.detached)) {
+      return {
+        ...base,
+        word: 'started',
+        reason: `the step does not wait for its runs (wait: false); a reconcile pass reports the set once the last has ended (it passes when ${rule} succeed)`,
+        handedOver: setId,
+      }
+    }
     const standing = passWhenStanding(this.#settings.passWhen, this.#scheduler.counts())
     const reason = `the step asked for ${rule}`
     return { ...base, word: standing === 'met' ? 'succeeded' : 'failed', reason }

@@ -140,6 +140,108 @@ describe('a detached run, finished by a reconcile pass', () => {
   })
 })
 
+describe('a detached set (tasks with wait: false), finished by a reconcile pass', () => {
+  /** "quick …" succeeds at once; any other task works until it is cancelled. */
+  const script = (create: { prompt?: string }) =>
+    (create.prompt ?? '').startsWith('quick')
+      ? [
+          { state: 'QUEUED', afterMs: 0 },
+          { state: 'SUCCEEDED', afterMs: 30 },
+        ]
+      : [
+          { state: 'QUEUED', afterMs: 0 },
+          { state: 'INPROGRESS', afterMs: 30 },
+        ]
+
+  it("leaves the set while a run goes; once the last ended, writes the set's end exactly once", async () => {
+    const api = await fakeApi({ script })
+    const gh = await fakeGitHub()
+    const detached = await runStep({
+      inputs: inputsFor(api, {
+        tasks: JSON.stringify([{ prompt: 'quick: package a', title: 'Package a' }, 'long: b']),
+        wait: 'false',
+        pass_when: 'any',
+        comment: 'true',
+        commit_status: 'true',
+        name: 'nightly',
+      }),
+      env: eventEnv(gh, 'pull_request', pullRequestEvent),
+    })
+    expect(detached.code, detached.stdout).toBe(0)
+    expect(detached.outputs.outcome).toBe('started')
+    expect(commentBody(gh)).toContain('### 🚀 Cloud agent tasks: started')
+    expect(statusOf(gh)).toMatchObject({ state: 'pending', context: 'cloud-agent/nightly' })
+    const idOf = (prefix: string) =>
+      api.allRuns().find((run) => run.prompt?.startsWith(prefix))?.run_id ?? ''
+    const quickId = idOf('quick')
+    const longId = idOf('long')
+    await until(() => api.run(quickId)?.state === 'SUCCEEDED', 'the quick run has succeeded')
+    await until(() => api.run(longId)?.state === 'INPROGRESS', 'the long run is working')
+
+    const early = await reconcile(api, gh)
+
+    expect(early.code, early.stdout).toBe(0)
+    expect(JSON.parse(early.outputs.finalized ?? '')).toEqual([])
+    expect(JSON.parse(early.outputs.swept ?? '')).toEqual([])
+    expect(api.run(longId)?.state).toBe('INPROGRESS')
+    expect(early.stdout).toContain(
+      `Run ${quickId}: left: its set is still going (1 of its 2 runs): the pass that finds the last ended finishes the set`,
+    )
+    expect(early.stdout).toContain(
+      `Run ${longId}: left: it is still running; a later pass finishes its set`,
+    )
+    expect(commentBody(gh)).toContain('### 🚀 Cloud agent tasks: started')
+    expect(statusOf(gh)?.state).toBe('pending')
+
+    // The long run ends (someone cancels it in its session).
+    const cancelled = await fetch(`${api.baseUrl}/agent/runs/${longId}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}` },
+    })
+    expect(cancelled.ok).toBe(true)
+    await until(() => api.run(longId)?.state === 'CANCELLED', 'the long run has ended')
+
+    const pass = await reconcile(api, gh)
+
+    expect(pass.code, pass.stdout).toBe(0)
+    // The set is taken up once, by the first of its runs the pass lists.
+    const finalized = JSON.parse(pass.outputs.finalized ?? '') as string[]
+    expect(finalized).toHaveLength(1)
+    expect([quickId, longId]).toContain(finalized[0])
+    expect(pass.stdout).toMatch(
+      /: finalized: its set ended succeeded \(1 of 2 runs succeeded\); its comment and commit status still showed the set started/,
+    )
+    expect(pass.stdout).toContain(
+      `: up-to-date: its set's end was written in this pass, with run ${finalized[0]}`,
+    )
+    // The comment and status, as the step would have written them had it waited.
+    const body = commentBody(gh)
+    expect(body).toContain('### ✅ Cloud agent tasks: succeeded')
+    expect(body).toContain('1 of 2 runs succeeded')
+    expect(body).toContain('The step asked for at least one of 2 runs.')
+    expect(body).toMatch(/\| 1 \| Package a \| ✅ succeeded \| SUCCEEDED \|/)
+    expect(body).toMatch(/\| 2 \| long: b \| ⛔ cancelled \| CANCELLED \|/)
+    expect(body).toContain('[Workflow run](https://github.com/octo-org/app/actions/runs/')
+    expect(body).toMatch(/"outcome":"succeeded","done":2,"total":2/)
+    expect(gh.comments(OWNER, REPO, PR)).toHaveLength(1)
+    expect(statusOf(gh)).toMatchObject({
+      state: 'success',
+      context: 'cloud-agent/nightly',
+      description: 'Succeeded: the step asked for at least one of 2 runs',
+    })
+
+    const writesBefore = writes(gh)
+    const again = await reconcile(api, gh)
+
+    expect(again.code).toBe(0)
+    expect(JSON.parse(again.outputs.finalized ?? '')).toEqual([])
+    expect(writes(gh)).toEqual(writesBefore)
+    for (const runId of [quickId, longId]) {
+      expect(again.stdout).toContain(`Run ${runId}: up-to-date: GitHub already shows its set's end`)
+    }
+  })
+})
+
 describeNeedsProcess('the sweep', () => {
   it("cancels a run whose waiting step's runner was lost, and says so in its comment", async () => {
     const api = await fakeApi({

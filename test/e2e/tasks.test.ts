@@ -431,6 +431,85 @@ describe('tasks: the comment and the commit status show the set', () => {
     )
   })
 
+  it('wait: false: every run is created at once and handed over; the comment and status say so, the post step leaves them', async () => {
+    const api = await fakeApi()
+    const gh = await fakeGitHub()
+    const inputs = inputsFor(api, {
+      tasks: JSON.stringify([{ prompt: 'slow: a', title: 'Package a' }, 'slow: b']),
+      wait: 'false',
+      max_parallel: '2',
+      pass_when: 'any',
+      comment: 'true',
+      commit_status: 'true',
+      name: 'nightly',
+    })
+    const env = pullRequest(gh)
+    const result = await runStep({ inputs, env })
+    expect(result.code, result.stdout).toBe(0)
+    expect(result.outputs.outcome).toBe('started')
+    const runs = runsOf(result.outputs)
+    expect(runs.map((run) => [run.task, run.outcome])).toEqual([
+      [0, 'started'],
+      [1, 'started'],
+    ])
+    // Both created, none polled: the step does not wait.
+    expect(api.requestsTo('POST', /\/agent\/runs?$/)).toHaveLength(2)
+    expect(api.requestsTo('GET', /\/agent\/runs/)).toHaveLength(0)
+    // Each run carries what a reconcile pass needs to finish the set, as one detached run does.
+    const creates = api
+      .requestsTo('POST', /\/agent\/runs?$/)
+      .map((request) => (request.json as { metadata: Record<string, string> }).metadata)
+    const setId = creates[0]?.gh_set ?? ''
+    expect(setId).toMatch(/^[0-9a-f-]{36}$/)
+    expect(creates.map((metadata) => metadata.gh_task).sort()).toEqual(['0', '1'])
+    for (const metadata of creates) {
+      expect(metadata).toMatchObject({
+        gh_set: setId,
+        gh_wait: 'false',
+        gh_report: 'comment,status',
+        gh_key: 'nightly',
+        gh_thread: String(PR),
+        gh_head_sha: HEAD,
+        gh_tasks: '2',
+        gh_pass_when: 'any',
+      })
+      expect(Object.keys(metadata).length).toBeLessThanOrEqual(20)
+    }
+    const body = gh.comments(OWNER, REPO, PR)[0]?.body ?? ''
+    expect(body).toContain('### 🚀 Cloud agent tasks: started')
+    expect(body).toContain('2 of 2 runs started and handed over')
+    expect(body).toContain('a reconcile pass reports the set once the last has ended')
+    expect(body).toMatch(/\| 1 \| Package a \| 🚀 started \| QUEUED \|/)
+    expect(body).toMatch(/"outcome":"started","done":0,"total":2/)
+    const status = gh.statuses(OWNER, REPO, HEAD).at(-1)
+    expect(status).toMatchObject({ state: 'pending', context: 'cloud-agent/nightly' })
+    expect(status?.description).toBe(
+      `Started 2 of 2 runs; this step does not wait for them (set ${setId})`,
+    )
+    expect(result.summary).toContain('## 🚀 Cloud agent tasks: started')
+    // The post step leaves the runs to go on.
+    const post = await runPostStep(result, { inputs, env })
+    expect(post.code, post.stdout).toBe(0)
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
+    expect(api.allRuns().filter((run) => run.state === 'CANCELLED')).toHaveLength(0)
+  })
+
+  it('wait: false with max_parallel below the number of tasks is refused before any request', async () => {
+    const api = await fakeApi()
+    const result = await runStep({
+      inputs: inputsFor(api, {
+        tasks: JSON.stringify(['ok: a', 'ok: b', 'ok: c']),
+        wait: 'false',
+        max_parallel: '2',
+      }),
+    })
+    expect(result.code).toBe(1)
+    expect(errorAnnotations(result).join('\n')).toMatch(
+      /Input "max_parallel" is 2, below the 3 tasks: with wait: false/,
+    )
+    expect(api.requests).toHaveLength(0)
+  })
+
   itNeedsProcess(
     'after a hard kill, the post step completes the set check run, the runs left cancelled',
     async () => {

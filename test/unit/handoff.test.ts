@@ -4,7 +4,9 @@ import { handoffMetadata, readHandoff, type Handoff } from '../../src/model/hand
 import { runTag } from '../../src/run/create.ts'
 import {
   commentShowsEnd,
+  detachedSetStanding,
   firstLook,
+  setStatusLeftPending,
   lostRunner,
   statusLeftPending,
   waitingStep,
@@ -178,6 +180,97 @@ describe("a tasks step's runs", () => {
     const ended = firstLook(run('SUCCEEDED'), task, options)
     expect(ended).toMatchObject({ kind: 'leave', why: expect.stringContaining('`tasks` step') })
     expect(JSON.stringify(ended)).not.toContain('older version')
+  })
+})
+
+describe('a detached set (tasks with wait: false)', () => {
+  const SET_FACTS = { ...DETACHED, key: 'nightly', set: { tasks: 3, passWhen: '2' } }
+  /** One task's run as the service lists it: tagged as a detached set's step tags it. */
+  const taskRun = (task: number, state: string, patch: Partial<RunItem> = {}): RunItem => ({
+    ...run(state),
+    run_id: `run_${task}`,
+    title: `Package ${task}`,
+    created_at: '2026-11-26T10:00:00Z',
+    run_time: `PT${task + 1}M`,
+    metadata: { ...taggedBy(SET_FACTS), gh_set: 'set-1', gh_task: String(task) },
+    ...patch,
+  })
+  const setHandoff = readHandoff(taskRun(0, 'SUCCEEDED').metadata) as Handoff
+
+  it("carries the set's size and pass_when, and what its step shows, within the service's limits", () => {
+    const metadata = taskRun(0, 'SUCCEEDED').metadata as Record<string, string>
+    expect(Object.keys(metadata).length).toBeLessThanOrEqual(20)
+    expect(setHandoff).toMatchObject({
+      set: 'set-1',
+      task: 0,
+      tasks: 3,
+      passWhen: { kind: 'at-least', count: 2 },
+      waits: false,
+      comment: true,
+      commitStatus: true,
+      headSha: SHA,
+    })
+    // A rule the set's size cannot hold, or a task out of it, is not read.
+    const garbled = { ...metadata, gh_pass_when: '4', gh_task: '3' }
+    expect(readHandoff(garbled)).not.toHaveProperty('passWhen')
+    expect(readHandoff(garbled)).not.toHaveProperty('task')
+    expect(readHandoff({ ...metadata, gh_pass_when: 'any' })?.passWhen).toEqual({ kind: 'any' })
+  })
+
+  it('is finished once a run of it ended; a run of it still going is left, never swept', () => {
+    expect(firstLook(taskRun(0, 'SUCCEEDED'), setHandoff, options).kind).toBe('finish-set')
+    expect(firstLook(taskRun(0, 'INPROGRESS'), setHandoff, options)).toEqual({
+      kind: 'leave',
+      why: 'it is still running; a later pass finishes its set',
+    })
+    const quiet = { ...setHandoff, comment: false, commitStatus: false }
+    expect(firstLook(taskRun(0, 'SUCCEEDED'), quiet, options).kind).toBe('leave')
+  })
+
+  it('is going while any run of it is, and ended by its pass_when once all are, in task order', () => {
+    const runs = [taskRun(2, 'FAILED'), taskRun(0, 'SUCCEEDED'), taskRun(1, 'INPROGRESS')]
+    expect(detachedSetStanding(setHandoff, runs)).toEqual({ kind: 'going', ended: 2, total: 3 })
+    const ended = detachedSetStanding(setHandoff, [...runs.slice(0, 2), taskRun(1, 'SUCCEEDED')])
+    expect(ended.kind).toBe('ended')
+    if (ended.kind !== 'ended') return
+    expect(ended.outcome.word).toBe('succeeded')
+    expect(ended.outcome.reason).toBe('the step asked for at least 2 of 3 runs')
+    expect(ended.outcome.tasks.map((task) => [task.index, task.runId])).toEqual([
+      [0, 'run_0'],
+      [1, 'run_1'],
+      [2, 'run_2'],
+    ])
+    // From the first start to the last end: task 2 ran 3 minutes.
+    expect(ended.outcome.elapsedMs).toBe(3 * 60_000)
+    // Another set's run, or a second run of one task, changes nothing.
+    const stray = {
+      ...taskRun(1, 'FAILED'),
+      metadata: { ...taskRun(1, 'FAILED').metadata, gh_set: 'set-2' },
+    }
+    expect(detachedSetStanding(setHandoff, [...runs, stray]).kind).toBe('going')
+  })
+
+  it('counts a task whose run is not found as not succeeded: its create failed', () => {
+    const standing = detachedSetStanding(setHandoff, [
+      taskRun(0, 'SUCCEEDED'),
+      taskRun(2, 'SUCCEEDED'),
+    ])
+    expect(standing.kind).toBe('ended')
+    if (standing.kind !== 'ended') return
+    expect(standing.outcome.word).toBe('succeeded')
+    expect(standing.outcome.tasks[1]?.createError).toMatch(/its create failed/)
+    const all = { ...setHandoff, passWhen: { kind: 'all' as const } }
+    const failed = detachedSetStanding(all, [taskRun(0, 'SUCCEEDED'), taskRun(2, 'SUCCEEDED')])
+    expect(failed.kind === 'ended' && failed.outcome.word).toBe('failed')
+    expect(detachedSetStanding({ ...setHandoff, tasks: undefined }, []).kind).toBe('unknown')
+  })
+
+  it("a status is the pass's to end only while it is the pending one that names the set", () => {
+    const started = 'Started 3 of 3 runs; this step does not wait for them (set set-1)'
+    expect(setStatusLeftPending({ state: 'pending', description: started }, 'set-1')).toBe(true)
+    expect(setStatusLeftPending({ state: 'pending', description: started }, 'set-12')).toBe(false)
+    expect(setStatusLeftPending({ state: 'success', description: started }, 'set-1')).toBe(false)
+    expect(setStatusLeftPending(undefined, 'set-1')).toBe(false)
   })
 })
 

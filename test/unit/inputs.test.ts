@@ -926,7 +926,7 @@ describe('tasks (v1.2)', () => {
       expect(await refusesTasks(given), input).toContain(`cannot be combined with ${input}`)
     }
     const named = TASKS_REFUSE.map(([input, value]) =>
-      input === 'wait' || input === 'previous_run' ? `${input}: ${value}` : input,
+      input === 'previous_run' ? `${input}: ${value}` : input,
     )
     const sentence = `Cannot be combined with ${named.slice(0, -1).join(', ')} or ${named.at(-1)}.`
     const description = (
@@ -989,10 +989,26 @@ describe('tasks (v1.2)', () => {
       )
     }
     expect(await refusesTasks({ tasks: '[a]', continue_run: 'true' })).toMatch(/continue_run/)
-    // A set is never detached: nothing would finish it (docs/reconcile.md, With tasks).
-    expect(await refusesTasks({ tasks: '[a]', wait: 'false' })).toMatch(
-      /wait: false; a set is awaited/,
-    )
+    // A detached set (v1.3): every run starts at once, so max_parallel must hold every task.
+    const detached = await taskSettings({ tasks: '[a, b, c]', wait: 'false', max_parallel: '3' })
+    expect(detached).toMatchObject({ wait: false, maxParallel: 3 })
+    expect(
+      await refusesTasks({ tasks: '[a, b, c]', wait: 'false', max_parallel: '2' }, 'max_parallel'),
+    ).toMatch(/is 2, below the 3 tasks: with wait: false the step starts every task at once/)
+    expect(await taskSettings({ tasks: '[a, b, c]', max_parallel: '2' })).toMatchObject({
+      wait: true,
+      maxParallel: 2,
+    })
+    // What acts once the runs end stays refused without waiting, as for one run.
+    for (const [input, value] of [
+      ['output_schema', '{}'],
+      ['check_run', 'true'],
+      ['max_credits', '10'],
+      ['download_artifacts', '*.md'],
+    ]) {
+      const given = { tasks: '[a]', wait: 'false', github_token: 'gh', [input ?? '']: value ?? '' }
+      expect(await refusesTasks(given, input), input).toMatch(/needs wait: true/)
+    }
     // What each task's run honours is taken, as for one run.
     const perTask = await readTaskSettings(
       fakeInputs({

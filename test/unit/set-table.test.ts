@@ -41,6 +41,40 @@ function task(index: number, run?: Partial<RunItem>, extra: Partial<TaskRun> = {
 
 const running = (tasks: TaskRun[]) => ({ kind: 'running', tasks }) as const
 
+describe('a detached set (wait: false) as its step leaves it', () => {
+  const handed = (index: number) =>
+    task(index, { state: 'QUEUED' }, { endedAt: T0 + 300, settled: true, detached: true })
+  const outcome: SetOutcome = {
+    word: 'started',
+    tasks: [
+      handed(0),
+      handed(1),
+      task(2, undefined, { invocation: 'inv2', createError: 'refused', endedAt: T0 }),
+    ],
+    reason: 'the step does not wait for its runs (wait: false); a reconcile pass reports the set',
+    elapsedMs: 300,
+    listFallback: false,
+    handedOver: 'set-1',
+  }
+  const view = { kind: 'ended', outcome } as const
+
+  it('says how many runs were handed over, none of them done, and names the set in its status', () => {
+    expect(setHeadline(view)).toMatchObject({
+      icon: '🚀',
+      title: 'started',
+      figures: ['2 of 3 runs started and handed over, 1 could not be created'],
+    })
+    expect(setStatusOf(view)).toEqual({
+      state: 'pending',
+      description: 'Started 2 of 3 runs; this step does not wait for them (set set-1)',
+    })
+    const table = renderSetTable(view)
+    // A run handed over shows no duration: it goes on.
+    expect(table).toContain('| 1 | do 0 | 🚀 started | QUEUED |  |  |  |')
+    expect(table).toContain('| 3 | do 2 | ❌ error |')
+  })
+})
+
 describe("the set's check run and its downloaded files", () => {
   const ended = (count: number): SetOutcome => ({
     word: 'timed_out',

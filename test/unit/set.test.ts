@@ -46,6 +46,9 @@ describe('taskOutcome and the runs output', () => {
     expect(taskOutcome({ ...base, state: 'CANCELLED', stoppedBy: 'signal' })).toBe('interrupted')
     expect(taskOutcome({ ...base, started: false })).toBe('not_started')
     expect(taskOutcome({ ...base, createFailed: true })).toBe('error')
+    // wait: false: created and handed over, never "interrupted".
+    expect(taskOutcome({ ...base, state: 'QUEUED', detached: true })).toBe('started')
+    expect(taskOutcome({ ...base, createFailed: true, detached: false })).toBe('error')
     // BLOCKED and handed to a person (on_blocked fail or pass): never "interrupted".
     expect(taskOutcome({ ...base, state: 'BLOCKED', handedOff: true })).toBe('blocked')
   })
