@@ -281,6 +281,11 @@ function permissionsNeeded(step: Step): Record<string, 'read' | 'write'> {
     needed['pull-requests'] = 'write'
   }
   if (on('commit_status')) needed.statuses = 'write'
+  // previous_run: steer reads the pull request's head and compares commits.
+  if (w['previous_run'] === 'steer') {
+    needed['pull-requests'] ??= 'read'
+    needed.contents = 'read'
+  }
   if (on('check_run')) needed.checks = 'write'
   return needed
 }
@@ -498,7 +503,7 @@ describe("the examples' keys", () => {
 })
 
 describe('what each example shows', () => {
-  it('review-pull-request: on PR updates, GitHub cancels the stale review, one comment per PR', () => {
+  it('review-pull-request: on PR updates, a new push steers the review in progress, one comment per PR', () => {
     const workflow = loadExample('review-pull-request.yml')
     expect(workflow.on['pull_request']).toEqual({ types: ['opened', 'synchronize', 'reopened'] })
     expect(workflow.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' })
@@ -507,7 +512,8 @@ describe('what each example shows', () => {
       'cancel-in-progress': true,
     })
     const w = onlyAction('review-pull-request.yml')
-    expect(w['cancel_previous']).toBe(true)
+    expect(w['previous_run']).toBe('steer')
+    expect(w['cancel_previous']).toBeUndefined()
     expect(w['name']).toBe('pr-review-${{ github.event.pull_request.number }}')
     expect(w['comment']).toBe(true)
     expect(w['title']).toBe('Review of PR #${{ github.event.pull_request.number }}')

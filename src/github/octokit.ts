@@ -18,7 +18,8 @@ export async function loadOctokit(token: string, apiUrl: string | undefined): Pr
 export function withDeadline(deadlineMs = GITHUB_CALL_DEADLINE_MS): {
   request: { signal: AbortSignal }
 } {
-  return { request: { signal: AbortSignal.timeout(deadlineMs) } }
+  // AbortSignal.timeout takes whole, non-negative milliseconds: a share of a deadline is neither.
+  return { request: { signal: AbortSignal.timeout(Math.max(0, Math.floor(deadlineMs))) } }
 }
 
 /** One call's deadline, shared by its attempts (and pages). */

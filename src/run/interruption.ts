@@ -1,5 +1,7 @@
 import type { Log } from '../log.ts'
 import { SIGNAL_CANCEL } from '../timing.ts'
+import { safeForLog } from '../text/log.ts'
+import { errorMessage } from '../text/plain.ts'
 import { cancelDeadline, type CancelWhy } from './cancel.ts'
 
 /** What the interruption needs of its door: the signals, and a way to end the process. */
@@ -98,7 +100,12 @@ export class Interruption {
     setTimeout(() => this.#deps.exit(1), exitIn).unref()
     this.#deps.log.info(`Received ${signal}: the workflow is cancelling this step.`)
     const decideBy = Date.now() + (deadline - Date.now()) * SIGNAL_CANCEL.decideShare
-    const newer = await this.#newerStep?.(decideBy).catch(() => undefined)
+    const newer = await this.#newerStep?.(decideBy).catch((error: unknown) => {
+      this.#deps.log.warning(
+        `Could not tell whether a newer step for this thread has started (${safeForLog(errorMessage(error))}); cancelling the run, as for any cancelled step.`,
+      )
+      return undefined
+    })
     if (newer) {
       this.#handedOver = newer
       this.#deps.log.info(
