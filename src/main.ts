@@ -148,7 +148,7 @@ async function execute(step: PreparedStep, interruption: Interruption): Promise<
   const handoff = stepHandoff(settings.github, step.github, settings.wait)
   // A newer step steers the run: a workflow that cancels this one for it hands the run over.
   if (settings.previousRun === 'steer') {
-    interruption.handsOverWhen(newerStepOf(step.github, surfaces.commit?.sha))
+    interruption.handsOverWhen(newerStepOf(step.github, surfaces.commit?.sha, step.world.runId))
   }
   const deps: StepDeps = {
     client,

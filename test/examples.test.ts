@@ -281,10 +281,12 @@ function permissionsNeeded(step: Step): Record<string, 'read' | 'write'> {
     needed['pull-requests'] = 'write'
   }
   if (on('commit_status')) needed.statuses = 'write'
-  // previous_run: steer reads the pull request's head and compares commits.
+  // previous_run: steer reads the pull request's head, compares commits, and, when cancelled,
+  // lists the workflow's runs for a newer one.
   if (w['previous_run'] === 'steer') {
     needed['pull-requests'] ??= 'read'
     needed.contents = 'read'
+    needed.actions = 'read'
   }
   if (on('check_run')) needed.checks = 'write'
   return needed
@@ -506,7 +508,11 @@ describe('what each example shows', () => {
   it('review-pull-request: on PR updates, a new push steers the review in progress, one comment per PR', () => {
     const workflow = loadExample('review-pull-request.yml')
     expect(workflow.on['pull_request']).toEqual({ types: ['opened', 'synchronize', 'reopened'] })
-    expect(workflow.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' })
+    expect(workflow.permissions).toEqual({
+      contents: 'read',
+      'pull-requests': 'write',
+      actions: 'read',
+    })
     expect(workflow.concurrency).toEqual({
       group: 'agent-review-${{ github.event.pull_request.number }}',
       'cancel-in-progress': true,
@@ -599,6 +605,7 @@ describe('what each example shows', () => {
       contents: 'read',
       'pull-requests': 'write',
       checks: 'write',
+      actions: 'read',
     })
     expect(workflow.concurrency?.['cancel-in-progress']).toBe(true)
     const w = onlyAction('require-agent-review.yml')

@@ -69,26 +69,70 @@ export function steerSource(
 
 /**
  * What shows that a newer step for the pull request has started, when the workflow cancels this
- * one (previous_run: steer): the pull request's head has moved past this step's. Undefined when
- * it has not, or GitHub cannot say by `deadline` (then the step cancels its run, as ever).
+ * one (previous_run: steer): the pull request's head has moved past this step's, or a newer
+ * workflow run of this step's workflow for the same pull request exists in any state but
+ * completed. Either is enough. Undefined when neither does; throws when GitHub could not say
+ * either way by `deadline` (then the step cancels its run, as ever).
  */
 export function newerStepOf(
   github: GitHubContext,
   ownHead: string | undefined,
+  ownWorkflowRun: string | undefined,
 ): (deadline: number) => Promise<string | undefined> {
   return async (deadline) => {
     const repository = github.repository
     const number = github.pullRequest
-    if (!repository || !number || !ownHead || !github.hasToken) return undefined
+    if (!repository || !number || !github.hasToken) return undefined
     const octokit = await github.client()
-    const { data } = await octokit.rest.pulls.get({
-      ...repository,
-      pull_number: number,
-      ...withDeadline(Math.max(0, deadline - Date.now())),
-    })
-    const head = data.head.sha
-    return head && head !== ownHead
-      ? `the pull request's head moved on to ${head.slice(0, 12)}`
-      : undefined
+    const within = () => withDeadline(Math.max(0, deadline - Date.now()))
+    const headMoved = async (): Promise<string | undefined> => {
+      if (!ownHead) return undefined
+      const { data } = await octokit.rest.pulls.get({
+        ...repository,
+        pull_number: number,
+        ...within(),
+      })
+      const head = data.head.sha
+      return head && head !== ownHead
+        ? `the pull request's head moved on to ${head.slice(0, 12)}`
+        : undefined
+    }
+    const newerWorkflowRun = async (): Promise<string | undefined> => {
+      const own = Number(ownWorkflowRun)
+      if (!Number.isSafeInteger(own) || own <= 0) return undefined
+      const { data: run } = await octokit.rest.actions.getWorkflowRun({
+        ...repository,
+        run_id: own,
+        ...within(),
+      })
+      const { data } = await octokit.rest.actions.listWorkflowRuns({
+        ...repository,
+        workflow_id: run.workflow_id,
+        per_page: NEWER_RUNS_LISTED,
+        ...within(),
+      })
+      // Listed newest first; a workflow run's ID grows with its start.
+      const newer = data.workflow_runs.find(
+        (other) =>
+          other.id > own &&
+          other.status !== 'completed' &&
+          (other.pull_requests ?? []).some((pull) => pull.number === number),
+      )
+      return newer
+        ? `a newer workflow run of this workflow for the pull request, ${newer.id}, is ${newer.status ?? 'going'}`
+        : undefined
+    }
+    const [moved, started] = await Promise.allSettled([headMoved(), newerWorkflowRun()])
+    for (const signal of [moved, started]) {
+      if (signal.status === 'fulfilled' && signal.value) return signal.value
+    }
+    // Neither shows a newer step: a person's cancel, unless GitHub could not say.
+    for (const signal of [moved, started]) {
+      if (signal.status === 'rejected') throw signal.reason
+    }
+    return undefined
   }
 }
+
+/** How many of the workflow's latest runs the hand-over looks through for a newer one. */
+const NEWER_RUNS_LISTED = 50

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CreateRunRequest } from '../../src/api/types.ts'
 import type { FakeAgentApi, FaultRule, RunScript } from '../fake-api/server.ts'
-import type { FakeGitHub } from '../fake-github/server.ts'
+import type { FakeGitHub, WorkflowRunSeed } from '../fake-github/server.ts'
 import { runPostStep, runStep, startStep } from './harness.ts'
 import { e2eServers, eventEnv } from './servers.ts'
 
@@ -258,5 +258,44 @@ describe('previous_run: steer', () => {
     const newer = await runStep({ inputs: inputsFor(api, review), env: pushEvent(gh, NEW) })
     expect(newer.outputs).toMatchObject({ run_id: runId, steered: 'true', outcome: 'succeeded' })
     expect(api.allRuns()).toHaveLength(1)
+  })
+
+  /**
+   * An older step cancelled while the pull request's head has not moved (GitHub's read lag, a
+   * re-run): whether a newer workflow run of its workflow for the pull request is going decides.
+   */
+  async function cancelledWith(newer: WorkflowRunSeed) {
+    const api = await fakeApi({ script: () => working })
+    const gh = await fakeGitHub()
+    gh.setPullRequest(OWNER, REPO, PR, { headSha: OLD })
+    // The harness's step runs in workflow run 9876543210.
+    gh.setWorkflowRun(OWNER, REPO, 9876543210, { status: 'in_progress', pullRequests: [PR] })
+    gh.setWorkflowRun(OWNER, REPO, 9876543211, newer)
+    const review = { prompt: 'Review', name: 'pr-7-review', previous_run: 'steer' }
+    const older = startStep({ inputs: inputsFor(api, review), env: pushEvent(gh, OLD) })
+    await older.printed(/Created run (run_\S+)/)
+    await untilState(api, api.allRuns()[0]?.run_id ?? '', 'INPROGRESS')
+    older.child.kill('SIGINT')
+    return { api, main: await older.result }
+  }
+
+  it('a newer workflow run of the same workflow for the thread, still going, is enough to hand over', async () => {
+    const { api, main } = await cancelledWith({ status: 'queued', pullRequests: [PR] })
+    expect(main.outputs.outcome, main.stdout).toBe('superseded')
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
+    expect(main.stdout).toContain(
+      'A newer step for this thread steers the run now (a newer workflow run of this workflow for the pull request, 9876543211, is queued); handing it over, not cancelling it.',
+    )
+  })
+
+  it('a cancel with no newer push and no newer workflow run still going (a person) cancels the run', async () => {
+    const { api, main } = await cancelledWith({
+      status: 'completed',
+      conclusion: 'success',
+      pullRequests: [PR],
+    })
+    expect(main.outputs.outcome, main.stdout).toBe('interrupted')
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(1)
+    expect(main.stdout).not.toContain('handing it over')
   })
 })

@@ -127,6 +127,10 @@ export interface WorkflowRunSeed {
   conclusion?: 'success' | 'failure' | 'cancelled' | 'timed_out' | null
   /** Default 1. */
   runAttempt?: number
+  /** The workflow it is a run of (`workflow_id`); default 1001. */
+  workflowId?: number
+  /** The pull requests it runs for (`pull_requests`, by number); default none. */
+  pullRequests?: number[]
 }
 
 interface StoredPullRequest extends Required<PullRequestSeed> {
@@ -225,6 +229,7 @@ const PERMISSION_PATH = /^\/repos\/([^/]+)\/([^/]+)\/collaborators\/([^/]+)\/per
 const STATUSES_PATH = /^\/repos\/([^/]+)\/([^/]+)\/statuses\/([^/]+)$/
 const COMMIT_STATUSES_PATH = /^\/repos\/([^/]+)\/([^/]+)\/commits\/([^/]+)\/statuses$/
 const WORKFLOW_RUN_PATH = /^\/repos\/([^/]+)\/([^/]+)\/actions\/runs\/([1-9]\d*)$/
+const WORKFLOW_RUNS_OF_PATH = /^\/repos\/([^/]+)\/([^/]+)\/actions\/workflows\/([1-9]\d*)\/runs$/
 const PULL_PATH = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/([1-9]\d*)$/
 const COMPARE_PATH = /^\/repos\/([^/]+)\/([^/]+)\/compare\/([0-9a-f]{7,64})\.\.\.([0-9a-f]{7,64})$/
 const PULL_FILES_PATH = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/([1-9]\d*)\/files$/
@@ -713,6 +718,11 @@ export class FakeGitHub {
         ? ok(200, this.#workflowRunView(owner, repo, Number(id), found))
         : error(404, 'Not Found', 'actions/workflow-runs#get-a-workflow-run')
     }
+    const workflowRuns = WORKFLOW_RUNS_OF_PATH.exec(path)
+    if (workflowRuns && method === 'GET') {
+      const [, owner = '', repo = '', workflowId = ''] = workflowRuns
+      return this.#listWorkflowRuns(owner, repo, Number(workflowId), url)
+    }
     const compare = COMPARE_PATH.exec(path)
     if (compare && method === 'GET') {
       const [, owner = '', repo = '', base = '', head = ''] = compare
@@ -1055,9 +1065,37 @@ export class FakeGitHub {
     return ok(201, status)
   }
 
+  /**
+   * GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs: a workflow's runs, newest
+   * first, `{ total_count, workflow_runs }`, filtered by `status` and paged by `per_page` and `page`.
+   */
+  #listWorkflowRuns(owner: string, repo: string, workflowId: number, url: URL): Reply {
+    const status = url.searchParams.get('status')
+    const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? 30) || 30)
+    const page = Math.max(1, Number(url.searchParams.get('page') ?? 1) || 1)
+    const prefix = `${owner}/${repo}#`.toLowerCase()
+    const runs = [...this.#workflowRuns.entries()]
+      .filter(([key, run]) => key.startsWith(prefix) && (run.workflowId ?? 1001) === workflowId)
+      .map(([key, run]) => ({ id: Number(key.slice(prefix.length)), run }))
+      .filter(({ run }) => !status || run.status === status)
+      .sort((a, b) => b.id - a.id)
+    return ok(200, {
+      total_count: runs.length,
+      workflow_runs: runs
+        .slice((page - 1) * perPage, page * perPage)
+        .map(({ id, run }) => this.#workflowRunView(owner, repo, id, run)),
+    })
+  }
+
   #workflowRunView(owner: string, repo: string, id: number, run: WorkflowRunSeed): unknown {
     return {
       id,
+      workflow_id: run.workflowId ?? 1001,
+      pull_requests: (run.pullRequests ?? []).map((number) => ({
+        id: number,
+        number,
+        url: `${this.apiUrl}/repos/${owner}/${repo}/pulls/${number}`,
+      })),
       name: 'Agent review',
       run_attempt: run.runAttempt ?? 1,
       status: run.status,
