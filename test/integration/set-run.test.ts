@@ -40,6 +40,7 @@ const working = (credits: number): RunScript => [
 ]
 
 function setFor(api: FakeAgentApi, prompts: string[], settings: Partial<SetSettings> = {}) {
+  const workflow = new AbortController()
   const logged: string[] = []
   const saved: SavedRunRecord[][] = []
   const stepTag = runTag({
@@ -64,7 +65,7 @@ function setFor(api: FakeAgentApi, prompts: string[], settings: Partial<SetSetti
       client: new AgentRunsClient({ baseUrl: api.baseUrl, apiKey: API_KEY }),
       now: Date.now,
       sleep: abortableSleep,
-      signal: new AbortController().signal,
+      signal: workflow.signal,
       log: {
         info: (line) => logged.push(line),
         warning: (line) => logged.push(`warning: ${line}`),
@@ -75,7 +76,7 @@ function setFor(api: FakeAgentApi, prompts: string[], settings: Partial<SetSetti
       tagFor: (index) => taskTag(stepTag, index),
     },
   )
-  return { set, logged, saved }
+  return { set, logged, saved, workflow }
 }
 
 describe('TaskSetRun stops on its own', () => {
@@ -135,6 +136,15 @@ describe('TaskSetRun stops on its own', () => {
 })
 
 const RUN_READ = /\/agent\/runs\/[^/]+$/
+
+/** Resolves once `condition` holds, checked every 10 ms: for a change no request announces. */
+async function until(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error('the condition never held')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
 
 const lasting = (ms: number): RunScript => [
   { state: 'QUEUED', afterMs: 0 },
@@ -199,21 +209,25 @@ describe('TaskSetRun is as robust as one run', () => {
 
   it('more than a page of runs: each poll is one list request, with no read per run in flight', async () => {
     // 100 short tasks end first and fill the list's first page, newest change first; the 20
-    // long ones stay in flight behind them.
-    const api = await startApi((prompt) =>
-      prompt.startsWith('long') ? lasting(1_500) : lasting(50),
-    )
+    // long ones stay in flight behind them, for as many polls as the test awaits (then the
+    // workflow cancels the step), however slowly a loaded machine makes the 120 creates.
+    const api = await startApi((prompt) => (prompt.startsWith('long') ? working(1) : lasting(50)))
     const prompts = [
       ...Array.from({ length: 20 }, (_, i) => `long ${i}`),
       ...Array.from({ length: 100 }, (_, i) => `short ${i}`),
     ]
-    const { set } = setFor(api, prompts, { maxParallel: 120, pollIntervalMs: 50 })
-    const outcome = await set.run()
-    expect(outcome.word).toBe('succeeded')
-    const polls = api.requestsTo('GET', '/agent/runs')
-    expect(polls.length).toBeGreaterThan(3)
+    const { set, workflow } = setFor(api, prompts, { maxParallel: 120, pollIntervalMs: 50 })
+    const running = set.run()
+    const lists = () => api.requestsTo('GET', '/agent/runs').length
+    await until(() => api.allRuns().filter((run) => run.state === 'SUCCEEDED').length === 100)
+    const after = lists()
+    // Four polls after every short run ended, the long ones behind a full page each time.
+    await until(() => lists() >= after + 4)
+    workflow.abort()
+    expect((await running).word).toBe('interrupted')
     // A long run is read on its own at most once, before the list shows it a first time.
     expect(api.requestsTo('GET', RUN_READ).length).toBeLessThanOrEqual(20)
+    const polls = api.requestsTo('GET', '/agent/runs')
     for (const poll of polls) {
       expect(poll.query.get('sort_by')).toBe('updated_at')
       expect(poll.query.get('sort_order')).toBe('desc')
