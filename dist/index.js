@@ -4615,6 +4615,23 @@ function howToAnswer(options) {
 
 /** Repository roles, least first: what `commenter_permission` names. */
 const REPOSITORY_ROLES = ['read', 'triage', 'write', 'maintain', 'admin'];
+const PREVIOUS_RUN_WORDS = ['keep', 'cancel', 'steer'];
+/**
+ * `previous_run`, with `cancel_previous: true` meaning `cancel` as it always has; the two
+ * saying different things is an input error.
+ */
+function readPreviousRun(source) {
+    const legacy = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
+    const given = source.get('previous_run') || 'keep';
+    const word = PREVIOUS_RUN_WORDS.find((one) => one === given);
+    if (!word) {
+        throw new InputError('previous_run', `must be keep, cancel or steer, not "${given}".`);
+    }
+    if (legacy && word === 'steer') {
+        throw new InputError('previous_run', "cannot be steer with cancel_previous: true: steer sends this step's work to the active run instead of cancelling it. Drop cancel_previous.");
+    }
+    return legacy ? 'cancel' : word;
+}
 /** A bad input value. The message names the input and the rule, never the key. */
 class InputError extends Error {
     name = 'InputError';
@@ -4633,19 +4650,26 @@ const DEFAULT_BASE_URL = 'https://app.warp.dev/api/v1';
 /** Reads and checks every input of the main step. Throws InputError before any request. */
 function readSettings(source) {
     let target;
-    let cancelPrevious = false;
+    let previousRun = 'keep';
     const step = readStepSettings(source, (continueRun) => {
-        cancelPrevious = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
+        previousRun = readPreviousRun(source);
         target = readTarget(source, continueRun);
-        if (cancelPrevious && !(target.kind !== 'existing' && target.request.config?.name)) {
-            throw new InputError('cancel_previous', target.kind === 'existing'
+        const legacy = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
+        const input = legacy ? 'cancel_previous' : 'previous_run';
+        if (previousRun === 'cancel' && !(target.kind !== 'existing' && target.request.config?.name)) {
+            throw new InputError(input, target.kind === 'existing'
                 ? 'cannot be combined with run_id: it applies only to creating a run.'
                 : 'needs name: the runs it cancels are the active ones with the same name.');
+        }
+        if (previousRun === 'steer' && target.kind !== 'create') {
+            throw new InputError('previous_run', target.kind === 'existing'
+                ? "cannot be steer with run_id: steer starts from this step's prompt, sent to the active run of its key."
+                : 'cannot be steer with continue_run: continue_run already sends the comment to the run it answers.');
         }
     });
     if (!target)
         throw new Error('unreachable: readStepSettings reads the target');
-    return { ...step, target, cancelPrevious };
+    return { ...step, target, cancelPrevious: previousRun === 'cancel', previousRun };
 }
 /**
  * Everything but what the step acts on: the connection (the key masked
@@ -4675,7 +4699,10 @@ function readStepSettings(source, readTarget, connection = readConnection(source
                     ? 'pull_request_review'
                     : output.checkRun
                         ? 'check_run'
-                        : '';
+                        : // GitHub's compare says what changed since the head the steered run worked on.
+                            source.get('previous_run') === 'steer'
+                                ? 'previous_run: steer'
+                                : '';
     if (needsToken && !githubToken) {
         throw new InputError('github_token', `is required by ${needsToken}; give it \${{ github.token }} (the default) with the permissions the README lists for ${needsToken}.`);
     }
@@ -4783,9 +4810,8 @@ const TASKS_REFUSE = (/* unused pure expression or super */ null && ([
     ['run_id', 'x'],
     ['followup', 'x'],
     ['continue_run', 'true'],
-    ['wait', 'false'],
     ['pull_request_review', 'true'],
-    ['check_run', 'true'],
+    ['previous_run', 'steer'],
 ]));
 /**
  * Reads a step with `tasks`: undefined when `tasks` is not given. Checks every
@@ -4809,28 +4835,30 @@ async function readTaskSettings(source) {
             throw new InputError('tasks', 'cannot be combined with continue_run: it applies to one run.');
         }
     }, connection);
-    if (!step.wait) {
-        throw new InputError('tasks', 'cannot be combined with wait: false; a set is awaited.');
+    // Not silently ignored: a pull request gets one review, from one run.
+    if (step.output.pullRequestReview) {
+        throw new InputError('tasks', 'cannot be combined with pull_request_review: it applies to one run.');
     }
-    const { pullRequestReview, checkRun } = step.output;
-    // Not silently ignored: a set reports in the summary and the outputs only, for now.
-    for (const [input, asked] of [
-        ['pull_request_review', pullRequestReview],
-        ['check_run', checkRun],
-    ]) {
-        if (asked)
-            throw new InputError('tasks', `cannot be combined with ${input}: it applies to one run.`);
+    const previousRun = readPreviousRun(source);
+    if (previousRun === 'steer') {
+        throw new InputError('tasks', 'cannot be combined with previous_run: steer: a set starts one run per task.');
     }
-    const cancelPrevious = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
+    const cancelPrevious = previousRun === 'cancel';
     const unnamed = tasks.findIndex((task) => !task.config?.name);
     if (cancelPrevious && unnamed >= 0) {
         throw new InputError('cancel_previous', `needs name: the runs it cancels are the active ones with each task's name, and tasks[${unnamed}] has none (give the step a name, or the task its own).`);
+    }
+    const maxParallel = readPositiveInteger('max_parallel', source.get('max_parallel') || '10');
+    // A detached set hands every run over at once: no step stays to start the next one later.
+    if (!step.wait && maxParallel < tasks.length) {
+        throw new InputError('max_parallel', `is ${maxParallel}, below the ${tasks.length} tasks: with wait: false the step starts every task at once and does not stay to start the rest; give max_parallel of at least ${tasks.length}, or wait: true.`);
     }
     return {
         ...step,
         tasks,
         cancelPrevious,
-        maxParallel: readPositiveInteger('max_parallel', source.get('max_parallel') || '10'),
+        previousRun,
+        maxParallel,
         passWhen: readPassWhen(source.get('pass_when') || 'all', tasks.length),
     };
 }
@@ -6854,7 +6882,8 @@ async function loadOctokit(token, apiUrl) {
 }
 /** Request options that give one GitHub call its deadline. */
 function octokit_withDeadline(deadlineMs = timing/* GITHUB_CALL_DEADLINE_MS */.vt) {
-    return { request: { signal: AbortSignal.timeout(deadlineMs) } };
+    // AbortSignal.timeout takes whole, non-negative milliseconds: a share of a deadline is neither.
+    return { request: { signal: AbortSignal.timeout(Math.max(0, Math.floor(deadlineMs))) } };
 }
 /**
  * Whether a failed call may succeed if made again: GitHub answered 5xx, or the connection
@@ -7020,89 +7049,6 @@ class GitHubContext {
     }
 }
 const context_SHA = /^[0-9a-f]{40}$/;
-
-;// CONCATENATED MODULE: ./src/model/handoff.ts
-/**
- * What a run carries in its metadata so that a later `reconcile` pass can
- * finish its comment and commit status exactly as its step would have: where
- * they are, and whether the step waited for the run. Metadata is fixed when the
- * run is created, and the service takes at most 20 keys of at most 256 bytes a
- * value; run/create.ts writes the step's other keys (repository, workflow run,
- * attempt, job, head commit), read here too.
- */
-const HANDOFF_KEYS = {
-    /** The pull request or issue the step comments on; also what `pr_credit_budget` counts by. */
-    thread: 'gh_thread',
-    /** The step's key: its comment's, and its commit status's context (`cloud-agent/<key>`). */
-    key: 'gh_key',
-    /** `true` when the step waits for the run, `false` with `wait: false`. */
-    wait: 'gh_wait',
-    /** What the step shows on GitHub: `comment`, `status`, both (comma-separated) or ''. */
-    report: 'gh_report',
-};
-/** The keys run/create.ts tags every run with, which a pass reads. */
-const STEP_KEYS = {
-    repository: 'gh_repository',
-    workflowRunId: 'gh_run_id',
-    attempt: 'gh_run_attempt',
-    headSha: 'gh_head_sha',
-    /** The set's ID, on every run of a `tasks` step. */
-    set: 'gh_set',
-};
-/** The metadata that hands the run over, beside the step's tag. */
-function handoffMetadata(facts) {
-    const report = [facts.comment ? 'comment' : '', facts.commitStatus ? 'status' : '']
-        .filter(Boolean)
-        .join(',');
-    return {
-        ...(facts.thread === undefined ? {} : { [HANDOFF_KEYS.thread]: String(facts.thread) }),
-        [HANDOFF_KEYS.key]: facts.key,
-        [HANDOFF_KEYS.wait]: String(facts.wait),
-        [HANDOFF_KEYS.report]: report,
-    };
-}
-const handoff_SHA = /^[0-9a-f]{40}$/;
-const REPOSITORY = /^[\w.-]+\/[\w.-]+$/;
-/**
- * The hand-over in a run's metadata; undefined when the run carries none (a
- * run started by an older version of the action, or not by the action at all).
- * Every value is checked: metadata is text anyone with the key could have set.
- * A run of a `tasks` step is awaited whatever it carries (a set cannot be
- * detached), so one started before task runs carried a hand-over still has one.
- */
-function readHandoff(metadata) {
-    if (typeof metadata !== 'object' || metadata === null)
-        return undefined;
-    const values = metadata;
-    const text = (key) => (typeof values[key] === 'string' ? values[key] : undefined);
-    const repository = text(STEP_KEYS.repository);
-    const set = text(STEP_KEYS.set);
-    const wait = set ? 'true' : text(HANDOFF_KEYS.wait);
-    const key = text(HANDOFF_KEYS.key) ?? (set ? '' : undefined);
-    if (!repository || !REPOSITORY.test(repository) || key === undefined || (!key && !set)) {
-        return undefined;
-    }
-    if (wait !== 'true' && wait !== 'false')
-        return undefined;
-    // A set's comment and status show the whole set: never a pass's to rewrite for one run.
-    const report = set ? [] : (text(HANDOFF_KEYS.report) ?? '').split(',');
-    const thread = Number(text(HANDOFF_KEYS.thread));
-    const attempt = Number(text(STEP_KEYS.attempt));
-    const workflowRunId = text(STEP_KEYS.workflowRunId);
-    const headSha = text(STEP_KEYS.headSha);
-    return {
-        repository,
-        workflowRunId: workflowRunId && /^\d{1,20}$/.test(workflowRunId) ? workflowRunId : undefined,
-        attempt: Number.isSafeInteger(attempt) && attempt > 0 ? attempt : undefined,
-        headSha: headSha && handoff_SHA.test(headSha) ? headSha : undefined,
-        thread: Number.isSafeInteger(thread) && thread > 0 ? thread : undefined,
-        key,
-        waits: wait === 'true',
-        comment: report.includes('comment'),
-        commitStatus: report.includes('status'),
-        ...(set ? { set } : {}),
-    };
-}
 
 ;// CONCATENATED MODULE: ./src/agent/cost.ts
 
@@ -7414,6 +7360,8 @@ function endingOf(outcome) {
                 run: factsOf(outcome.run),
                 onBlocked: outcome.passes ? 'pass' : 'fail',
             };
+        case 'handed-over':
+            return { kind: 'handed-over', run: factsOf(outcome.run), reason: outcome.reason };
     }
 }
 function factsOf(run) {
@@ -7619,6 +7567,15 @@ function describeEnding(ending) {
                 why: `A newer run with the same name replaced this one (cancel_previous): ${ending.newerRunId}.`,
                 headline: `${ending.run.name} was superseded by run ${ending.newerRunId}`,
             };
+        case 'handed-over':
+            return {
+                ...word('superseded'),
+                label: 'Handed to a newer step',
+                detail: 'A newer step for this thread steers the run now (`previous_run: steer`).',
+                showsReason: false,
+                why: `A newer step for this thread steers run ${ending.run.runId} now (previous_run: steer): ${ending.reason}. This step handed it over and cancelled nothing.`,
+                headline: `${ending.run.name} was handed to a newer step`,
+            };
         case 'invalid-output':
             return {
                 ...word('invalid_output'),
@@ -7795,6 +7752,234 @@ function schemaNamed(input, quote = '') {
         : `the review's schema (${quote}pull_request_review${quote})`;
 }
 
+;// CONCATENATED MODULE: ./src/model/set.ts
+
+
+
+
+/** How many of a set's runs must succeed under `pass_when`. */
+function runsNeeded(rule, taskCount) {
+    switch (rule.kind) {
+        case 'all':
+            return taskCount;
+        case 'any':
+            return 1;
+        case 'at-least':
+            return rule.count;
+    }
+}
+/**
+ * Pure: `met` once enough runs succeeded; `cannot-be-met` as soon as too many
+ * ended otherwise (or will never start) for the rest to make up the number;
+ * else `open`.
+ */
+function passWhenStanding(rule, counts) {
+    const needed = runsNeeded(rule, counts.tasks);
+    if (counts.succeeded >= needed)
+        return 'met';
+    const stillPossible = counts.tasks - counts.notSucceeded;
+    return stillPossible < needed ? 'cannot-be-met' : 'open';
+}
+/** `pass_when` in words, for the log and the summary: "all 20 runs", "at least 3 of 20 runs". */
+function describePassWhen(rule, taskCount) {
+    switch (rule.kind) {
+        case 'all':
+            return `all ${taskCount} runs`;
+        case 'any':
+            return `at least one of ${taskCount} runs`;
+        case 'at-least':
+            return `at least ${rule.count} of ${taskCount} runs`;
+    }
+}
+/**
+ * Pure: one task's `outcome` in the `runs` output, from the contract's words: its run's own
+ * end, else the outcome whose record names why the step stopped it. A run still going that
+ * the step never said it stopped was stopped with the step (a signal).
+ */
+function taskOutcome(task) {
+    if (task.createFailed)
+        return 'error';
+    if (!task.started)
+        return 'not_started';
+    if (task.detached)
+        return 'started';
+    if (task.handedOff)
+        return 'blocked';
+    if (task.invalidOutput)
+        return 'invalid_output';
+    if (task.state && isTerminal(task.state) && task.stoppedBy === undefined) {
+        return outcomeOfState(task.state) ?? 'failed';
+    }
+    return outcomeOfStop(task.stoppedBy ?? 'signal');
+}
+/**
+ * Pure: where one run stands for `pass_when`: succeeded (or handed to a person with on_blocked:
+ * pass), ended otherwise (a failed create too), or still open.
+ */
+function standingOf(record) {
+    if (record.createError !== undefined)
+        return 'not-succeeded';
+    if (record.handedOff)
+        return record.handedOff.passes ? 'succeeded' : 'not-succeeded';
+    if (record.invalidOutput)
+        return 'not-succeeded';
+    if (!record.run || !isTerminal(record.run.state))
+        return 'open';
+    return meaningOf(record.run.state) === 'succeeded' ? 'succeeded' : 'not-succeeded';
+}
+/**
+ * A task as a person reads it: numbered from 1, with its title when it has one ("task 3
+ * (Package c)"). The `runs` output keeps the 0-based index a workflow uses.
+ */
+function taskLabel(task) {
+    const title = task.request.title;
+    return `task ${task.index + 1}${title ? ` (${clip(title, 79)})` : ''}`;
+}
+/** `pass_when` as a run's metadata carries it: `all`, `any`, or the number. */
+function passWhenText(rule) {
+    return rule.kind === 'at-least' ? String(rule.count) : rule.kind;
+}
+/** Pure: `pass_when` read back from a run's metadata; undefined when it is not one for `taskCount`. */
+function passWhenOf(text, taskCount) {
+    if (text === 'all' || text === 'any')
+        return { kind: text };
+    if (!text || !/^\d{1,6}$/.test(text))
+        return undefined;
+    const count = Number(text);
+    return count >= 1 && count <= taskCount ? { kind: 'at-least', count } : undefined;
+}
+/** The credits of every run together; undefined while the service reports none. */
+function sumCredits(tasks) {
+    let sum;
+    for (const task of tasks) {
+        const credits = costOf(task.run?.request_usage).credits;
+        if (credits !== undefined)
+            sum = (sum ?? 0) + credits;
+    }
+    return sum;
+}
+/** The USD cost of every run together; undefined while the service reports none. */
+function sumUsd(tasks) {
+    let sum;
+    for (const task of tasks) {
+        const usd = costOf(task.run?.request_usage).usd;
+        if (usd !== undefined)
+            sum = (sum ?? 0) + usd;
+    }
+    return sum;
+}
+
+;// CONCATENATED MODULE: ./src/model/handoff.ts
+
+/**
+ * What a run carries in its metadata so that a later `reconcile` pass can
+ * finish its comment and commit status exactly as its step would have: where
+ * they are, and whether the step waited for the run. Metadata is fixed when the
+ * run is created, and the service takes at most 20 keys of at most 256 bytes a
+ * value; run/create.ts writes the step's other keys (repository, workflow run,
+ * attempt, job, head commit), read here too.
+ */
+const HANDOFF_KEYS = {
+    /** The pull request or issue the step comments on; also what `pr_credit_budget` counts by. */
+    thread: 'gh_thread',
+    /** The step's key: its comment's, and its commit status's context (`cloud-agent/<key>`). */
+    key: 'gh_key',
+    /** `true` when the step waits for the run, `false` with `wait: false`. */
+    wait: 'gh_wait',
+    /** What the step shows on GitHub: `comment`, `status`, both (comma-separated) or ''. */
+    report: 'gh_report',
+    /** A `tasks` step's runs: how many tasks the set has, so a pass knows when its last run ended. */
+    tasks: 'gh_tasks',
+    /** A `tasks` step's runs: the set's `pass_when` (`all`, `any` or N), by which a pass judges it. */
+    passWhen: 'gh_pass_when',
+};
+/** The keys run/create.ts tags every run with, which a pass reads. */
+const STEP_KEYS = {
+    repository: 'gh_repository',
+    workflowRunId: 'gh_run_id',
+    attempt: 'gh_run_attempt',
+    headSha: 'gh_head_sha',
+    /** The set's ID, on every run of a `tasks` step. */
+    set: 'gh_set',
+    /** The task's 0-based index, on every run of a `tasks` step. */
+    task: 'gh_task',
+};
+/** The metadata that hands the run over, beside the step's tag. */
+function handoffMetadata(facts) {
+    const report = [facts.comment ? 'comment' : '', facts.commitStatus ? 'status' : '']
+        .filter(Boolean)
+        .join(',');
+    return {
+        ...(facts.thread === undefined ? {} : { [HANDOFF_KEYS.thread]: String(facts.thread) }),
+        [HANDOFF_KEYS.key]: facts.key,
+        [HANDOFF_KEYS.wait]: String(facts.wait),
+        [HANDOFF_KEYS.report]: report,
+        ...(facts.set
+            ? {
+                [HANDOFF_KEYS.tasks]: String(facts.set.tasks),
+                [HANDOFF_KEYS.passWhen]: facts.set.passWhen,
+            }
+            : {}),
+    };
+}
+const handoff_SHA = /^[0-9a-f]{40}$/;
+const REPOSITORY = /^[\w.-]+\/[\w.-]+$/;
+/**
+ * The hand-over in a run's metadata; undefined when the run carries none (a
+ * run started by an older version of the action, or not by the action at all).
+ * Every value is checked: metadata is text anyone with the key could have set.
+ * A run of a `tasks` step without `gh_wait` was awaited (one started before task
+ * runs carried a hand-over still has one). An awaited set's comment and status
+ * are its step's own; a detached set's (wait: false) are the pass's to finish,
+ * once every run of the set has ended.
+ */
+function readHandoff(metadata) {
+    if (typeof metadata !== 'object' || metadata === null)
+        return undefined;
+    const values = metadata;
+    const text = (key) => (typeof values[key] === 'string' ? values[key] : undefined);
+    const repository = text(STEP_KEYS.repository);
+    const set = text(STEP_KEYS.set);
+    const wait = text(HANDOFF_KEYS.wait) ?? (set ? 'true' : undefined);
+    const key = text(HANDOFF_KEYS.key) ?? (set ? '' : undefined);
+    if (!repository || !REPOSITORY.test(repository) || key === undefined || (!key && !set)) {
+        return undefined;
+    }
+    if (wait !== 'true' && wait !== 'false')
+        return undefined;
+    // An awaited set's comment and status show the whole set: never a pass's to rewrite.
+    const report = set && wait === 'true' ? [] : (text(HANDOFF_KEYS.report) ?? '').split(',');
+    const thread = Number(text(HANDOFF_KEYS.thread));
+    const attempt = Number(text(STEP_KEYS.attempt));
+    const workflowRunId = text(STEP_KEYS.workflowRunId);
+    const headSha = text(STEP_KEYS.headSha);
+    return {
+        repository,
+        workflowRunId: workflowRunId && /^\d{1,20}$/.test(workflowRunId) ? workflowRunId : undefined,
+        attempt: Number.isSafeInteger(attempt) && attempt > 0 ? attempt : undefined,
+        headSha: headSha && handoff_SHA.test(headSha) ? headSha : undefined,
+        thread: Number.isSafeInteger(thread) && thread > 0 ? thread : undefined,
+        key,
+        waits: wait === 'true',
+        comment: report.includes('comment'),
+        commitStatus: report.includes('status'),
+        ...(set ? { set, ...setShapeOf(text) } : {}),
+    };
+}
+/** A set's run: its task, and the set's size and rule, each only when valid. */
+function setShapeOf(text) {
+    const tasks = Number(text(HANDOFF_KEYS.tasks));
+    const task = Number(text(STEP_KEYS.task));
+    if (!Number.isSafeInteger(tasks) || tasks < 1)
+        return {};
+    const passWhen = passWhenOf(text(HANDOFF_KEYS.passWhen), tasks);
+    return {
+        ...(Number.isSafeInteger(task) && task >= 0 && task < tasks ? { task } : {}),
+        tasks,
+        ...(passWhen ? { passWhen } : {}),
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/github/answer.ts
 
 /** The answer in a comment, leaving room for the rest of it within GitHub's 65,536 characters. */
@@ -7893,6 +8078,7 @@ function renderMarker(marker) {
             session: run.sessionLink,
             workflow_run: run.workflowRun,
             started_at: run.startedAt,
+            head: run.head,
         })),
     });
     // `<` and `>` could end the HTML comment (`-->`) or open a forged one; JSON can spell them otherwise.
@@ -7949,6 +8135,7 @@ function parseRecord(entry) {
         sessionLink: safeHttpUrl(shortText(record.session, 2048)),
         workflowRun: safeHttpUrl(shortText(record.workflow_run, 2048)),
         startedAt,
+        ...(typeof record.head === 'string' && comment_SHA.test(record.head) ? { head: record.head } : {}),
     };
 }
 function shortText(value, max = 300) {
@@ -7981,6 +8168,7 @@ function mergeNewestFirst(records, record, idOf, max) {
 function recordOf(run, context) {
     const ending = context.outcome?.ending;
     return {
+        ...(context.head ? { head: context.head } : {}),
         runId: run.run_id,
         state: run.state,
         outcome: ending ? describeEnding(ending).outcome : undefined,
@@ -8577,6 +8765,33 @@ class SetComment {
             this.#warn(error);
         }
     }
+    /**
+     * A reconcile pass's word on a detached set (wait: false) once its last run ended: the set's
+     * end, as its step would have shown it had it waited. Only while the comment still shows the
+     * set started; when a newer set heads the comment, its body stays, and the set's line in the
+     * history shows the end. Nothing is written when the comment is gone or not the action's.
+     */
+    async showHandedOverEnd(shown) {
+        try {
+            const current = this.#commentId ? await this.#comments.read(this.#commentId) : undefined;
+            if (!current || current.user?.login !== current.me)
+                return;
+            const marker = parseSetMarker(current.body ?? '');
+            if (marker?.key !== this.#options.key)
+                return;
+            const at = marker.sets.findIndex((record) => record.set === this.#options.set);
+            const ours = marker.sets[at];
+            if (!ours || (ours.outcome !== undefined && ours.outcome !== 'started'))
+                return;
+            const { outcome, done, total } = shown;
+            const sets = marker.sets.map((record, index) => index === at ? { ...record, outcome, done, total } : record);
+            const body = at === 0 ? shown.body : setBodyOf(current.body ?? '');
+            await this.#comments.update(this.#commentId ?? 0, composeSetComment({ ...marker, sets }, body));
+        }
+        catch (error) {
+            this.#warn(error);
+        }
+    }
     /** Shows the set as it stands; a write already waiting takes the newest instead. */
     show(shown) {
         this.#writes.pushChanged(shown);
@@ -8793,6 +9008,8 @@ class ThreadComment {
      */
     #concurrentStep = false;
     #overtakenNoted = false;
+    /** The commit the step's run works on, recorded with the run (see `workOn`). */
+    #head;
     constructor(octokit, thread, options) {
         this.#comments = new OwnComments(octokit, thread);
         this.#options = options;
@@ -8821,6 +9038,26 @@ class ThreadComment {
         }
         catch (error) {
             this.#warn('could not read the thread for an earlier run', error);
+            return undefined;
+        }
+    }
+    /** The commit the step's run works on: recorded with the run, for the next steer to compare. */
+    workOn(head) {
+        this.#head = head;
+    }
+    /**
+     * The commit `runId` works on, as the thread's comment for this key last recorded it (a
+     * steered run's is the steering step's); undefined when none records it.
+     */
+    async headOf(runId) {
+        try {
+            const records = (await this.#trustedMarkers())
+                .filter(({ marker }) => marker.key === this.#options.key)
+                .flatMap(({ marker }) => marker.runs.filter((record) => record.runId === runId));
+            return records.find((record) => record.head !== undefined)?.head;
+        }
+        catch (error) {
+            this.#warn('could not read the thread for the head a run works on', error);
             return undefined;
         }
     }
@@ -8983,7 +9220,8 @@ class ThreadComment {
     }
     #record(run, context) {
         const startedAt = this.#firstSeen.get(run.run_id) ?? new Date(this.#now()).toISOString();
-        return recordOf(run, { startedAt, workflowRun: context.workflowRun, outcome: context.outcome });
+        const { workflowRun, outcome } = context;
+        return recordOf(run, { startedAt, workflowRun, outcome, head: this.#head });
     }
     #marker(runs, earlier) {
         return {
@@ -9041,17 +9279,19 @@ function stepHandoff(github, context, wait) {
     });
 }
 /**
- * The hand-over of a `tasks` step's runs: each is awaited, and counts toward
- * the pull request's budget. The set's comment and status show the whole set,
- * so they are its step's own, never a pass's to rewrite for one run.
+ * The hand-over of a `tasks` step's runs: each counts toward the pull request's budget, and
+ * carries the set's size and `pass_when`. An awaited set's comment and status show the whole
+ * set, so they are its step's own, never a pass's to rewrite for one run; a detached set's
+ * (wait: false) are finished by the reconcile pass that finds the set's last run ended.
  */
-function setHandoff(github, context) {
+function setHandoff(github, context, set) {
     return handoffMetadata({
         thread: threadNumber(context),
         key: github.key,
-        wait: true,
-        comment: false,
-        commitStatus: false,
+        wait: set.wait,
+        comment: !set.wait && github.comment,
+        commitStatus: !set.wait && github.commitStatus,
+        set: { tasks: set.tasks, passWhen: set.passWhen },
     });
 }
 /**
@@ -9256,6 +9496,34 @@ class RepositoryDesk {
         await comment.markStopped(note);
         return !watched.warned();
     }
+    /**
+     * A detached set's comment: the thread's comment for the step's key, written by the token's
+     * own identity, whose set marker lists the set; with how it shows the set now.
+     */
+    async setComment(handoff) {
+        if (handoff.set === undefined || handoff.thread === undefined || !handoff.key)
+            return undefined;
+        for (const comment of await this.#repositoryComments()) {
+            if (comment.thread !== handoff.thread)
+                continue;
+            const marker = parseSetMarker(comment.body);
+            if (marker?.key !== handoff.key)
+                continue;
+            const shown = marker.sets.find((record) => record.set === handoff.set);
+            if (shown)
+                return { commentId: comment.id, shown };
+        }
+        return undefined;
+    }
+    /** Shows a detached set's end in its comment, as its step would have; false when GitHub refused. */
+    async showSetEnd(handoff, commentId, shown, log) {
+        if (handoff.set === undefined || handoff.thread === undefined)
+            return false;
+        const watched = watchWarnings(log);
+        const comment = new SetComment(this.#octokit, { owner: this.#owner, repo: this.#repo, issueNumber: handoff.thread }, { step: 'reconcile', key: handoff.key, set: handoff.set, commentId, log: watched.log });
+        await comment.showHandedOverEnd(shown);
+        return !watched.warned();
+    }
     /** Sets the step's commit status; false when GitHub refused. */
     async setStatus(handoff, report, log) {
         if (!handoff.headSha)
@@ -9318,6 +9586,130 @@ function watchWarnings(log) {
         warned: () => warned,
     };
 }
+
+;// CONCATENATED MODULE: ./src/github/compare.ts
+
+/** The most commits a steering follow-up lists; GitHub's compare gives at most 250. */
+const COMMITS_LISTED = 250;
+/**
+ * What changed from `base` to `head` on the step's repository, as GitHub's compare says: the
+ * commits after `base` when it is an ancestor of `head`, or that it is not (a force push).
+ * Never throws: GitHub failing or refusing is `unknown`, with why.
+ */
+async function compareHeads(github, base, head) {
+    if (base === head)
+        return { kind: 'identical' };
+    const repository = github.repository;
+    if (!repository || !github.hasToken)
+        return { kind: 'unknown', why: 'no GitHub token' };
+    try {
+        const octokit = await github.client();
+        const { data } = await withRetries((deadline) => octokit.rest.repos.compareCommitsWithBasehead({
+            ...repository,
+            basehead: `${base}...${head}`,
+            per_page: COMMITS_LISTED,
+            ...deadline,
+        }));
+        switch (data.status) {
+            case 'identical':
+                return { kind: 'identical' };
+            case 'ahead':
+                return {
+                    kind: 'ahead',
+                    commits: data.commits.map((commit) => ({
+                        sha: commit.sha,
+                        title: (commit.commit.message.split('\n', 1)[0] ?? '').trim(),
+                    })),
+                };
+            default:
+                // behind or diverged: the old head is not in the new one's history.
+                return { kind: 'not-ancestor' };
+        }
+    }
+    catch (error) {
+        // A head GitHub does not know (404) is a force push that left it unreachable, or no commit.
+        if (error.status === 404)
+            return { kind: 'not-ancestor' };
+        return { kind: 'unknown', why: `GitHub's compare failed: ${reasonOf(error)}` };
+    }
+}
+/**
+ * What `previous_run: steer` reads of GitHub: this step's head, the head the thread's comment
+ * records for a run, and what changed between two heads.
+ */
+function steerSource(github, head, thread) {
+    return {
+        head,
+        recordedHead: async (runId) => thread?.headOf(runId),
+        compare: (base, next) => compareHeads(github, base, next),
+    };
+}
+/**
+ * What shows that a newer step for the pull request has started, when the workflow cancels this
+ * one (previous_run: steer): the pull request's head has moved past this step's, or a newer
+ * workflow run of this step's workflow for the same pull request exists in any state but
+ * completed. Either is enough. Undefined when neither does; throws when GitHub could not say
+ * either way by `deadline` (then the step cancels its run, as ever).
+ */
+function newerStepOf(github, ownHead, ownWorkflowRun) {
+    return async (deadline) => {
+        const repository = github.repository;
+        const number = github.pullRequest;
+        if (!repository || !number || !github.hasToken)
+            return undefined;
+        const octokit = await github.client();
+        const within = () => octokit_withDeadline(Math.max(0, deadline - Date.now()));
+        const headMoved = async () => {
+            if (!ownHead)
+                return undefined;
+            const { data } = await octokit.rest.pulls.get({
+                ...repository,
+                pull_number: number,
+                ...within(),
+            });
+            const head = data.head.sha;
+            return head && head !== ownHead
+                ? `the pull request's head moved on to ${head.slice(0, 12)}`
+                : undefined;
+        };
+        const newerWorkflowRun = async () => {
+            const own = Number(ownWorkflowRun);
+            if (!Number.isSafeInteger(own) || own <= 0)
+                return undefined;
+            const { data: run } = await octokit.rest.actions.getWorkflowRun({
+                ...repository,
+                run_id: own,
+                ...within(),
+            });
+            const { data } = await octokit.rest.actions.listWorkflowRuns({
+                ...repository,
+                workflow_id: run.workflow_id,
+                per_page: NEWER_RUNS_LISTED,
+                ...within(),
+            });
+            // Listed newest first; a workflow run's ID grows with its start.
+            const newer = data.workflow_runs.find((other) => other.id > own &&
+                other.status !== 'completed' &&
+                (other.pull_requests ?? []).some((pull) => pull.number === number));
+            return newer
+                ? `a newer workflow run of this workflow for the pull request, ${newer.id}, is ${newer.status ?? 'going'}`
+                : undefined;
+        };
+        const [moved, started] = await Promise.allSettled([headMoved(), newerWorkflowRun()]);
+        for (const signal of [moved, started]) {
+            if (signal.status === 'fulfilled' && signal.value)
+                return signal.value;
+        }
+        // Neither shows a newer step: a person's cancel, unless GitHub could not say.
+        for (const signal of [moved, started]) {
+            if (signal.status === 'rejected')
+                throw signal.reason;
+        }
+        return undefined;
+    };
+}
+/** How many of the workflow's latest runs the hand-over looks through for a newer one. */
+const NEWER_RUNS_LISTED = 50;
 
 ;// CONCATENATED MODULE: ./src/github/commenter.ts
 
@@ -9421,7 +9813,7 @@ const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(im
 
 /** GitHub takes at most 50 annotations a request, and 65,535 characters of summary. */
 const ANNOTATIONS_PER_REQUEST = 50;
-const MAX_SUMMARY_CHARS = 65_535;
+const CHECK_SUMMARY_CHARS = 65_535;
 const ANSWER_CHARS = 40_000;
 /** The conclusion and its words, from the step's outcome and, with a review, its verdict. */
 function checkReport(outcome, extras) {
@@ -9445,12 +9837,15 @@ function checkReport(outcome, extras) {
     return {
         conclusion,
         title,
-        summary: summary.length > MAX_SUMMARY_CHARS ? clip(summary, MAX_SUMMARY_CHARS - 1) : summary,
+        summary: summary.length > CHECK_SUMMARY_CHARS ? clip(summary, CHECK_SUMMARY_CHARS - 1) : summary,
     };
 }
-/** A step that stopped before it completed its check run: cancelled, or else failed. */
-function stoppedCheckReport(why, cancelled) {
-    const title = cancelled ? 'The step stopped; the run was cancelled' : 'The step stopped';
+/**
+ * A step that stopped before it completed its check run: cancelled, or else failed. `runs`:
+ * what was cancelled, in the title ("the run", or a set's "the runs left").
+ */
+function stoppedCheckReport(why, cancelled, runs = 'the run was') {
+    const title = cancelled ? `The step stopped; ${runs} cancelled` : 'The step stopped';
     return {
         conclusion: cancelled ? 'cancelled' : 'failure',
         title,
@@ -11044,7 +11439,7 @@ function taskTag(set, index, newId = external_node_crypto_namespaceObject.random
             ...set.metadata,
             [INVOCATION_KEY]: invocation,
             [SET_KEY]: set.invocation,
-            gh_task: String(index),
+            [STEP_KEYS.task]: String(index),
         },
     };
 }
@@ -11497,6 +11892,78 @@ function withinWaits(signal, endBy) {
     return abortAfter(signal, leftMs);
 }
 
+;// CONCATENATED MODULE: ./src/run/steer.ts
+
+
+
+
+
+/** The states of a run still on its way: steerable (or, failing that, cancelled). */
+const ACTIVE_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'];
+/** A run that has not started needs no interrupt: the follow-up joins its prompt. */
+const NOT_STARTED = new Set(['QUEUED', 'PENDING', 'CLAIMED']);
+/**
+ * The metadata that finds the runs of one key on one thread of one repository: the tags every
+ * run of the action carries (run/create.ts, model/handoff.ts). Undefined when the step has no
+ * key to steer by.
+ */
+function keyMetadataOf(metadata) {
+    const picked = {};
+    for (const key of [STEP_KEYS.repository, HANDOFF_KEYS.key, HANDOFF_KEYS.thread]) {
+        const value = metadata[key];
+        if (value)
+            picked[key] = value;
+    }
+    return picked[STEP_KEYS.repository] && picked[HANDOFF_KEYS.key] ? picked : undefined;
+}
+/** The key's runs still on their way on this thread, newest first. */
+async function activeRunsOfKey(client, keyMetadata, deadline) {
+    const { runs } = await client.listRuns({ metadata: { ...keyMetadata }, state: ACTIVE_STATES, limit: 20, sort_by: 'created_at' }, { deadline });
+    // Checked here too: a service that ignored a filter must not make the step steer another run.
+    return runs
+        .filter((run) => meaningOf(run.state) === 'active' &&
+        Object.entries(keyMetadata).every(([key, value]) => run.metadata?.[key] === value))
+        .sort((a, b) => Date.parse(b.created_at ?? '') - Date.parse(a.created_at ?? ''));
+}
+/** Whether the run must be interrupted before a follow-up can redirect it. */
+function needsInterrupt(run) {
+    return !NOT_STARTED.has(run.state);
+}
+/** Whether an error is the service refusing to steer (not a failure to reach it). */
+function isRefusedSteer(error) {
+    return error instanceof ApiStatusError && error.status >= 400 && error.status < 500;
+}
+/**
+ * The follow-up that steers a run: this step's prompt, and what changed since the head the run
+ * worked on, asking it to review or rework only that and to keep what still applies. Pure.
+ */
+function steeringMessage(prompt, heads, change) {
+    const lines = [
+        prompt,
+        '',
+        '---',
+        'This is a newer request for the same work: new commits were pushed while you worked.',
+    ];
+    if (heads.now)
+        lines.push(`- The new head: ${heads.now}`);
+    if (heads.old)
+        lines.push(`- The head you were working on: ${heads.old}`);
+    if (change.kind === 'ahead' && change.commits.length > 0) {
+        lines.push('- The commits since, oldest first:');
+        for (const commit of change.commits.slice(-50)) {
+            lines.push(`  - ${commit.sha.slice(0, 12)} ${clip(commit.title, 120)}`);
+        }
+        if (change.commits.length > 50)
+            lines.push(`  - and ${change.commits.length - 50} earlier ones`);
+    }
+    lines.push('Stop what you were doing. Review or rework only what changed since the head you were working on, keep what still applies from your earlier work, and answer for the new head.');
+    return lines.join('\n');
+}
+/** Why a steer falls back to cancel + create, as its one line says it. */
+function fallbackLine(runId, why) {
+    return `previous_run: steer: run ${safeForLog(runId)} cannot be steered (${why}); cancelling it and creating a new run.`;
+}
+
 ;// CONCATENATED MODULE: ./src/run/followup.ts
 /**
  * Pure logic: whether a reading of a run after a follow-up predates the
@@ -11527,6 +11994,8 @@ function watchForNewPass(watch) {
 }
 
 ;// CONCATENATED MODULE: ./src/run/lifecycle.ts
+
+
 
 
 
@@ -11710,6 +12179,11 @@ class RunLifecycle {
             logCancel(log, runId, report);
         return report;
     }
+    /** A newer step steers the run now: nothing more is owed on it here, not even a cancel. */
+    handOver() {
+        if (this.record.runId !== undefined)
+            this.#settle();
+    }
     /** Ended for a reason of the step's own (its `pass_when`, a signal): never started, never will be. */
     skip(why) {
         if (!this.due)
@@ -11756,7 +12230,12 @@ class RunLifecycle {
     async #create(request, deadline) {
         const { client, log, tag } = { ...this.#deps, tag: this.#spec.tag };
         const name = request.config?.name;
-        if (this.#spec.cancelPrevious && name) {
+        if (this.#spec.steer) {
+            const steered = await this.#steer(this.#spec.steer, request, deadline);
+            if (steered)
+                return steered;
+        }
+        else if (this.#spec.cancelPrevious && name) {
             await cancelPreviousRuns(client, name, log, { deadline });
         }
         // Nothing may come between this check and the request: a signal handler runs only at an await.
@@ -11780,6 +12259,69 @@ class RunLifecycle {
         if (this.#spec.noteSuperseded)
             await this.#noteSupersededRun();
         return { ...created, title: request.title, prompt: request.prompt };
+    }
+    /**
+     * `previous_run: steer`: sends this step's work to the run of its key still on its way on this
+     * thread, interrupting it first when it is at work, and awaits it as this step's run. Returns
+     * undefined when there is none, or when it cannot be steered (a force push, the service
+     * refusing the interrupt or the follow-up): then it was cancelled, and the step creates a run.
+     */
+    async #steer(source, request, deadline) {
+        const { client, log } = this.#deps;
+        const keyMetadata = keyMetadataOf(this.#spec.tag.metadata);
+        const key = keyMetadata?.[HANDOFF_KEYS.key] ?? '';
+        const [candidate, ...older] = keyMetadata
+            ? await activeRunsOfKey(client, keyMetadata, deadline)
+            : [];
+        if (!candidate) {
+            log.info(`previous_run: steer: no run of the key "${safeForLog(key, 200)}" is on its way on this thread; creating one.`);
+            return undefined;
+        }
+        // One run per key: any older one still going is cancelled, as cancel would.
+        for (const run of older)
+            await this.#cancelInstead(run, 'an older run of the same key', deadline);
+        const oldHead = (await source.recordedHead(candidate.run_id).catch(() => undefined)) ??
+            candidate.metadata?.[STEP_KEYS.headSha];
+        const change = oldHead && source.head
+            ? await source.compare(oldHead, source.head)
+            : { kind: 'unknown', why: 'a head is not known' };
+        if (change.kind === 'not-ancestor') {
+            const pushed = `the head it worked on (${oldHead?.slice(0, 12)}) is not an ancestor of ${source.head?.slice(0, 12)}: a force push`;
+            return await this.#cancelInstead(candidate, pushed, deadline);
+        }
+        if (this.#deps.signal.aborted)
+            return undefined;
+        const interrupting = needsInterrupt(candidate);
+        if (interrupting) {
+            try {
+                await client.interruptRun(candidate.run_id, { deadline });
+            }
+            catch (error) {
+                if (!isRefusedSteer(error))
+                    throw error;
+                const refused = `the service refused the interrupt: ${errorMessage(error)}`;
+                return await this.#cancelInstead(candidate, refused, deadline);
+            }
+        }
+        const message = steeringMessage(request.prompt ?? '', { old: oldHead, now: source.head }, change);
+        const refusal = await this.#followUp(candidate, message, deadline);
+        if (refusal !== undefined) {
+            // Never left interrupted and idle: a run that took the interrupt but not the work is cancelled.
+            const refused = `the service refused the follow-up: ${refusal}`;
+            return await this.#cancelInstead(candidate, refused, deadline);
+        }
+        this.record.runId = candidate.run_id;
+        this.#deps.onSteered?.();
+        const head = source.head ? `, on ${source.head.slice(0, 12)} now` : '';
+        log.info(`previous_run: steer: ${interrupting ? 'interrupted run' : 'run'} ${safeForLog(candidate.run_id)} and sent it this step's work${head}; awaiting it as this step's run.`);
+        return candidate;
+    }
+    /** A run that cannot be steered is cancelled, and the step creates one; said in one line. */
+    async #cancelInstead(run, why, deadline) {
+        const { client, log } = this.#deps;
+        log.info(fallbackLine(run.run_id, safeForLog(why, 500)));
+        logCancel(log, run.run_id, await requestCancel(client, run.run_id, { deadline }), 'previous_run');
+        return undefined;
     }
     /** Adopts an existing run, and sends it the follow-up if there is one. */
     async #adopt(runId, followup, deadline) {
@@ -11894,108 +12436,6 @@ async function getExistingRun(client, runId, options) {
         }
         throw error;
     }
-}
-
-;// CONCATENATED MODULE: ./src/model/set.ts
-
-
-
-
-/** How many of a set's runs must succeed under `pass_when`. */
-function runsNeeded(rule, taskCount) {
-    switch (rule.kind) {
-        case 'all':
-            return taskCount;
-        case 'any':
-            return 1;
-        case 'at-least':
-            return rule.count;
-    }
-}
-/**
- * Pure: `met` once enough runs succeeded; `cannot-be-met` as soon as too many
- * ended otherwise (or will never start) for the rest to make up the number;
- * else `open`.
- */
-function passWhenStanding(rule, counts) {
-    const needed = runsNeeded(rule, counts.tasks);
-    if (counts.succeeded >= needed)
-        return 'met';
-    const stillPossible = counts.tasks - counts.notSucceeded;
-    return stillPossible < needed ? 'cannot-be-met' : 'open';
-}
-/** `pass_when` in words, for the log and the summary: "all 20 runs", "at least 3 of 20 runs". */
-function describePassWhen(rule, taskCount) {
-    switch (rule.kind) {
-        case 'all':
-            return `all ${taskCount} runs`;
-        case 'any':
-            return `at least one of ${taskCount} runs`;
-        case 'at-least':
-            return `at least ${rule.count} of ${taskCount} runs`;
-    }
-}
-/**
- * Pure: one task's `outcome` in the `runs` output, from the contract's words: its run's own
- * end, else the outcome whose record names why the step stopped it. A run still going that
- * the step never said it stopped was stopped with the step (a signal).
- */
-function taskOutcome(task) {
-    if (task.createFailed)
-        return 'error';
-    if (!task.started)
-        return 'not_started';
-    if (task.handedOff)
-        return 'blocked';
-    if (task.invalidOutput)
-        return 'invalid_output';
-    if (task.state && isTerminal(task.state) && task.stoppedBy === undefined) {
-        return outcomeOfState(task.state) ?? 'failed';
-    }
-    return outcomeOfStop(task.stoppedBy ?? 'signal');
-}
-/**
- * Pure: where one run stands for `pass_when`: succeeded (or handed to a person with on_blocked:
- * pass), ended otherwise (a failed create too), or still open.
- */
-function standingOf(record) {
-    if (record.createError !== undefined)
-        return 'not-succeeded';
-    if (record.handedOff)
-        return record.handedOff.passes ? 'succeeded' : 'not-succeeded';
-    if (record.invalidOutput)
-        return 'not-succeeded';
-    if (!record.run || !isTerminal(record.run.state))
-        return 'open';
-    return meaningOf(record.run.state) === 'succeeded' ? 'succeeded' : 'not-succeeded';
-}
-/**
- * A task as a person reads it: numbered from 1, with its title when it has one ("task 3
- * (Package c)"). The `runs` output keeps the 0-based index a workflow uses.
- */
-function taskLabel(task) {
-    const title = task.request.title;
-    return `task ${task.index + 1}${title ? ` (${clip(title, 79)})` : ''}`;
-}
-/** The credits of every run together; undefined while the service reports none. */
-function sumCredits(tasks) {
-    let sum;
-    for (const task of tasks) {
-        const credits = costOf(task.run?.request_usage).credits;
-        if (credits !== undefined)
-            sum = (sum ?? 0) + credits;
-    }
-    return sum;
-}
-/** The USD cost of every run together; undefined while the service reports none. */
-function sumUsd(tasks) {
-    let sum;
-    for (const task of tasks) {
-        const usd = costOf(task.run?.request_usage).usd;
-        if (usd !== undefined)
-            sum = (sum ?? 0) + usd;
-    }
-    return sum;
 }
 
 ;// CONCATENATED MODULE: ./src/run/schedule.ts
@@ -12156,6 +12596,12 @@ class RunScheduler {
         const inFlight = this.#inFlight();
         await Promise.all(inFlight.map((one) => one.stop(why, deadline)));
         await this.#readEndStates(inFlight, why, deadline);
+    }
+    /** Leaves every run in flight to a newer step: nothing is owed on them, nothing is cancelled. */
+    handOver() {
+        this.#closed = true;
+        for (const one of this.#lifecycles)
+            one.handOver();
     }
     /** Best effort: a failed read leaves the state the run was cancelled from. */
     async #readEndStates(stopped, why, deadline) {
@@ -12342,7 +12788,18 @@ async function executeStep(settings, deps) {
         noteSuperseded: true,
         startFailure: 'throw',
         newPassGraceMs: Math.min(timing/* NEW_PASS_GRACE_MS */.Rc, settings.timeoutMs / 2),
-    }, { client, tracker, now, sleep, signal, log, onRunSeen: deps.onRunSeen, watch: deps.watch });
+        ...(settings.previousRun === 'steer' ? { steer: deps.steer } : {}),
+    }, {
+        client,
+        tracker,
+        now,
+        sleep,
+        signal,
+        log,
+        onRunSeen: deps.onRunSeen,
+        watch: deps.watch,
+        onSteered: deps.onSteered,
+    });
     const scheduler = new RunScheduler([lifecycle], {
         maxParallel: 1,
         passWhen: { kind: 'all' },
@@ -12625,6 +13082,10 @@ async function executeRun(settings, deps, run) {
     }
     const { outcome } = executed;
     const signal = await interruption.settled();
+    const handedTo = interruption.handedOver;
+    const steered = current?.run ?? outcome.run;
+    if (handedTo && steered)
+        return { outcome: { kind: 'handed-over', run: steered, reason: handedTo } };
     if (signal) {
         const run = current?.run ?? outcome.run;
         return { outcome: { kind: 'interrupted', run, signal, cancel: current?.cancel } };
@@ -12640,6 +13101,8 @@ async function executeRun(settings, deps, run) {
 ;// CONCATENATED MODULE: ./src/run/interruption.ts
 
 
+
+
 /**
  * The workflow cancelling the step: SIGINT or SIGTERM. The first signal aborts the wait and
  * cancels what the schedule has in flight at once, within what the runner leaves before it
@@ -12649,6 +13112,8 @@ class Interruption {
     #controller = new AbortController();
     #deps;
     #guarded;
+    #newerStep;
+    #handedOver;
     #cancelling;
     #stopListening = () => undefined;
     constructor(deps) {
@@ -12671,6 +13136,17 @@ class Interruption {
             this.#cancelling = this.#cancelOnSignal(signal);
         });
     }
+    /**
+     * previous_run: steer: on a signal, first asks whether a newer step for the thread has
+     * started; then the run is that step's, and is handed over rather than cancelled.
+     */
+    handsOverWhen(newerStep) {
+        this.#newerStep = newerStep;
+    }
+    /** Why the run was handed to a newer step instead of cancelled; undefined when it was not. */
+    get handedOver() {
+        return this.#handedOver;
+    }
     /** The schedule now going: a signal's cancel goes to it. */
     guard(stoppable) {
         this.#guarded = stoppable;
@@ -12690,6 +13166,17 @@ class Interruption {
         const exitIn = deadline - Date.now() + timing/* SIGNAL_CANCEL */.EJ.exitMarginMs;
         setTimeout(() => this.#deps.exit(1), exitIn).unref();
         this.#deps.log.info(`Received ${signal}: the workflow is cancelling this step.`);
+        const decideBy = Date.now() + (deadline - Date.now()) * timing/* SIGNAL_CANCEL */.EJ.decideShare;
+        const newer = await this.#newerStep?.(decideBy).catch((error) => {
+            this.#deps.log.warning(`Could not tell whether a newer step for this thread has started (${safeForLog(errorMessage(error))}); cancelling the run, as for any cancelled step.`);
+            return undefined;
+        });
+        if (newer) {
+            this.#handedOver = newer;
+            this.#deps.log.info(`A newer step for this thread steers the run now (${newer}); handing it over, not cancelling it.`);
+            this.#guarded?.handOver();
+            return signal;
+        }
         await this.#guarded?.cancelInFlight(why, deadline);
         return signal;
     }
@@ -12748,6 +13235,9 @@ class RunTracker {
     }
     /** A create request tagged `invocation` is about to go out; its run may exist before its answer. */
     creating(invocation) {
+        // A new run: whatever was owed on an earlier one (a steer that fell back) is settled.
+        this.#settled = false;
+        this.#awaitingNewPass = false;
         this.#invocation = invocation;
         this.#save();
         this.#expect('create');
@@ -13284,6 +13774,8 @@ class RunSurfaces {
         // Created (and saved) before the run exists, so that a post step after a hard kill completes it.
         await checkRun?.id;
         const comment = settings.github.comment ? thread : undefined;
+        if (commit)
+            comment?.workOn(commit.sha);
         return new RunSurfaces(settings, github, io, { commit, comment, status, checkRun });
     }
     /** The run on its way; its end is shown once the step knows its outcome (timed out, …). */
@@ -13374,14 +13866,20 @@ function checkRunLeft(saved) {
  * (a hard kill, or an error) before it came to complete it. Without a cancel to tell, it failed.
  */
 async function finishLeftCheckRun(saved, report, settings, github, io) {
+    const stopped = stoppedCheckReport(report ? `${STOPPED[report.kind]}.` : STEP_STOPPED, report?.kind === 'cancelled');
+    await finishLeftCheck(saved, stopped, settings, github, io);
+}
+/**
+ * Completes the check run the main step left in progress (one run's or a set's): with the
+ * conclusion the main step reached when it saved one, else with `stopped`.
+ */
+async function finishLeftCheck(saved, stopped, settings, github, io) {
     // By its ID, or by its external_id when the create's answer was lost.
     const known = saved.checkRunId !== undefined ? { id: saved.checkRunId } : saved.checkRunLookup;
     if (!known)
         return;
     const checkRun = await adoptCheckRun(settings.github, github, known, io);
-    await checkRun.finish(saved.checkRunReport
-        ? reportFromSaved(saved.checkRunReport)
-        : stoppedCheckReport(report ? `${STOPPED[report.kind]}.` : STEP_STOPPED, report?.kind === 'cancelled'));
+    await checkRun.finish(saved.checkRunReport ? reportFromSaved(saved.checkRunReport) : stopped);
 }
 const STOPPED = {
     cancelled: 'The step stopped before the run ended; the run was cancelled',
@@ -15841,11 +16339,15 @@ function set_table_factsOf(task) {
         stoppedBy: task.stoppedBy,
         handedOff: task.handedOff !== undefined,
         invalidOutput: task.invalidOutput !== undefined,
+        detached: task.detached === true,
     };
 }
-/** A task has ended once its run did, its create failed, or the step stopped it (each sets `endedAt`). */
+/**
+ * A task has ended once its run did, its create failed, or the step stopped it (each sets
+ * `endedAt`); a run handed over (wait: false) goes on.
+ */
 function hasEnded(task) {
-    return task.endedAt !== undefined;
+    return task.endedAt !== undefined && !task.detached;
 }
 /** A task's icon and words: its outcome's, or where it stands while the set runs. */
 function taskWords(task, running) {
@@ -15872,7 +16374,7 @@ const TABLE_HEAD = [
 function rowOf(task, view) {
     const running = view.kind === 'running';
     const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? '';
-    const duration = task.startedAt !== undefined && task.endedAt !== undefined
+    const duration = task.startedAt !== undefined && task.endedAt !== undefined && hasEnded(task)
         ? formatDuration(task.endedAt - task.startedAt)
         : '';
     // A run at work spends as it goes: its credits show once it ended, so a poll that saw
@@ -15978,6 +16480,10 @@ function setCounts(tasks) {
     }
     return { total: tasks.length, done, succeeded, inFlight };
 }
+/** How many of a set's runs were handed over (wait: false). */
+function setStarted(tasks) {
+    return tasks.filter((task) => task.detached).length;
+}
 function setHeadline(view) {
     const tasks = tasksOf(view);
     const counts = setCounts(tasks);
@@ -15996,6 +16502,18 @@ function setHeadline(view) {
     }
     const credits = sumCredits(tasks);
     const { word } = view.outcome;
+    if (word === 'started') {
+        const started = setStarted(tasks);
+        const failed = counts.done;
+        return {
+            icon: OUTCOME_RECORDS.started.icon,
+            title: 'started',
+            figures: [
+                `${started} of ${counts.total} runs started and handed over${failed > 0 ? `, ${failed} could not be created` : ''}`,
+            ],
+            reason: `${capitalized(view.outcome.reason)}.`,
+        };
+    }
     return {
         icon: OUTCOME_RECORDS[word].icon,
         title: word.replace('_', ' '),
@@ -16063,13 +16581,42 @@ function renderSetComment(view, workflowRun, maxChars) {
     const table = renderSetTable(view, maxChars - head.length - reasons.length - 4);
     return [head, table, ...(reasons ? [reasons] : [])].join('\n\n');
 }
+/**
+ * Pure: the set's check run once it ended: its outcome's conclusion, the tally as its title,
+ * and as its summary (within `maxChars`) why it ended so, then the table and the reasons. The
+ * first paragraph is what the post step keeps, should GitHub not take the completion.
+ */
+function renderSetCheck(outcome, maxChars) {
+    const view = { kind: 'ended', outcome };
+    const headline = setHeadline(view);
+    const { word } = outcome;
+    const head = [
+        `${inlineText(headline.reason ?? '')} Outcome: \`${word}\`.`,
+        headline.figures.join(' · '),
+    ].join('\n\n');
+    // As on the comment: the reasons take at most a tenth of the room; the table, the rest.
+    const reasons = renderSetReasons(view, maxChars / 10);
+    const table = renderSetTable(view, maxChars - head.length - reasons.length - 4);
+    return {
+        conclusion: OUTCOME_RECORDS[word].check.conclusion,
+        title: `${capitalized(headline.title)}: ${headline.figures[0]}`,
+        summary: [head, table, ...(reasons ? [reasons] : [])].join('\n\n'),
+    };
+}
 /** The set's commit status: pending with its tally while it runs, then its outcome's state. */
 function setStatusOf(view) {
     const headline = setHeadline(view);
     if (view.kind === 'running') {
         return { state: 'pending', description: `${headline.title}: ${headline.figures[0]}` };
     }
-    const { word } = view.outcome;
+    const { word, handedOver } = view.outcome;
+    if (word === 'started') {
+        // Names the set, as one run's names its run: the pass finishes only the status its set left.
+        return {
+            state: OUTCOME_RECORDS.started.commitState,
+            description: `Started ${setStarted(view.outcome.tasks)} of ${view.outcome.tasks.length} runs; this step does not wait for them (set ${handedOver ?? ''})`,
+        };
+    }
     return {
         state: OUTCOME_RECORDS[word].commitState,
         description: `${capitalized(headline.title)}: ${view.outcome.reason}`,
@@ -16143,8 +16690,7 @@ async function publishSetOutcome(io, outcome, work) {
     catch (error) {
         io.warning(`Could not write the job summary: ${safeForLog(String(error))}`);
     }
-    const { succeeded, total } = setCounts(outcome.tasks);
-    const tally = `${succeeded} of ${total} runs succeeded`;
+    const [tally] = setHeadline({ kind: 'ended', outcome }).figures;
     const line = `The set ${word.replace('_', ' ')}: ${tally}; ${safeForLog(outcome.reason)}.`;
     if (OUTCOME_RECORDS[word].passes)
         return io.info(line);
@@ -16169,6 +16715,7 @@ function downloadedFolders(tasks, work) {
 
 
 
+
 /**
  * Many runs from one step, each a lifecycle of the one scheduler: at most `maxParallel` in
  * flight, one list request per poll for all of them (filtered by the set's own metadata),
@@ -16181,6 +16728,7 @@ class TaskSetRun {
     #deps;
     #tasks;
     #scheduler;
+    #lifecycles;
     constructor(settings, deps) {
         this.#settings = settings;
         this.#deps = deps;
@@ -16192,7 +16740,7 @@ class TaskSetRun {
             record: task,
             tag: deps.tagFor(task.index),
             name: taskName(task),
-            wait: true,
+            wait: settings.wait ?? true,
             startFailure: 'record',
             checkResult: deps.checkFor?.(task, taskName(task)),
         }, {
@@ -16204,6 +16752,7 @@ class TaskSetRun {
             log,
             watch: deps.watchFor?.(task, taskName(task)),
         }));
+        this.#lifecycles = lifecycles;
         this.#scheduler = new RunScheduler(lifecycles, settings, {
             client,
             now,
@@ -16223,7 +16772,13 @@ class TaskSetRun {
         this.#deps.log.info(`Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`);
         if (this.#settings.cancelPrevious)
             await this.#cancelPrevious();
-        return this.#outcome(await this.#scheduler.run());
+        const end = await this.#scheduler.run();
+        // wait: false: a run created ends its lifecycle at once, handed over ("started").
+        for (const one of this.#lifecycles) {
+            if (one.end?.kind === 'started')
+                one.record.detached = true;
+        }
+        return this.#outcome(end);
     }
     /** Before any create, the active runs of every task's name, one name at a time, as for one run. */
     async #cancelPrevious() {
@@ -16236,6 +16791,10 @@ class TaskSetRun {
             if (name)
                 await cancelPreviousRuns(client, name, log, { deadline });
         }
+    }
+    /** A set is never steered, so never handed over; the scheduler's rule is the same for it. */
+    handOver() {
+        this.#scheduler.handOver();
     }
     /** Cancels every run still in flight, in parallel, within `deadline` (see RunScheduler). */
     cancelInFlight(why, deadline) {
@@ -16267,6 +16826,16 @@ class TaskSetRun {
             };
         }
         const rule = describePassWhen(this.#settings.passWhen, this.#tasks.length);
+        const setId = this.#deps.setMetadata[SET_KEY];
+        // A set whose every create failed has nothing to hand over: its rule judges it now.
+        if (this.#settings.wait === false && setId && this.#tasks.some((task) => task.detached)) {
+            return {
+                ...base,
+                word: 'started',
+                reason: `the step does not wait for its runs (wait: false); a reconcile pass reports the set once the last has ended (it passes when ${rule} succeed)`,
+                handedOver: setId,
+            };
+        }
         const standing = passWhenStanding(this.#settings.passWhen, this.#scheduler.counts());
         const reason = `the step asked for ${rule}`;
         return { ...base, word: standing === 'met' ? 'succeeded' : 'failed', reason };
@@ -16285,18 +16854,27 @@ function taskName(task) {
 
 
 
+
+
 /**
  * Where a set shows while it runs, beyond the log: its comment and its commit
  * status, each written at most once per poll, and only when what they show changed;
- * and, should the step stop first, what the post step says on them.
+ * its check run, in progress until the set ends; and, should the step stop first,
+ * what the post step says on them.
  */
 class SetSurfaces {
     #comment;
     #status;
+    #checkRun;
     #workflowRun;
-    constructor(comment, status, workflowRun) {
-        this.#comment = comment;
-        this.#status = status;
+    /** The commit the runs work on, when a status or check run needed it: a detached set's runs carry it. */
+    commit;
+    #checkRunDone;
+    constructor(parts, workflowRun) {
+        this.#comment = parts.comment;
+        this.#status = parts.status;
+        this.#checkRun = parts.checkRun;
+        this.commit = parts.commit;
         this.#workflowRun = workflowRun;
     }
     static async open(settings, github, set, io) {
@@ -16305,12 +16883,19 @@ class SetSurfaces {
             set,
             onCommentChosen: (commentId) => state.saveSetComment({ commentId, set }),
         });
-        const commit = settings.github.commitStatus ? await resolveWorkCommit(github, io) : undefined;
+        const { checkRun: checks } = settings.output;
+        const commit = settings.github.commitStatus || checks ? await resolveWorkCommit(github, io) : undefined;
         const status = await openCommitStatus(settings.github, github, commit, io);
         // The post step finishes the status when the step stops before the set ends.
         if (status && commit)
             state.saveStatusSha(commit.sha);
-        return new SetSurfaces(comment, status, github.workflowRun);
+        // One check run for the set, `cloud-agent/<key>` as one run's: created (and saved) before
+        // the first run, so that a post step after a hard kill completes it.
+        const checkRun = checks
+            ? await openCheckRun(settings.github, github, commit, io, state)
+            : undefined;
+        await checkRun?.id;
+        return new SetSurfaces({ comment, status, checkRun, commit: commit?.sha }, github.workflowRun);
     }
     show(view) {
         if (this.#comment) {
@@ -16328,13 +16913,16 @@ class SetSurfaces {
             description: oneLine(status.description),
             targetUrl: this.#workflowRun,
         });
+        if (view.kind === 'ended' && this.#checkRun && !this.#checkRunDone) {
+            this.#checkRunDone = this.#checkRun.finish(renderSetCheck(view.outcome, CHECK_SUMMARY_CHARS));
+        }
     }
     async settled() {
-        await Promise.all([this.#comment?.settled(), this.#status?.settled()]);
+        await Promise.all([this.#comment?.settled(), this.#status?.settled(), this.#checkRunDone]);
     }
     /**
-     * The post step: the step stopped before the set ended, so its comment and status still show
-     * it running. Says so, with how many of the runs it left the post step cancelled.
+     * The post step: the step stopped before the set ended, so its comment, status and check run
+     * still show it running. Says so, with how many of the runs it left the post step cancelled.
      */
     static async showStopped(saved, settings, world, cancels, io) {
         const runs = (count) => `${count} ${count === 1 ? 'run' : 'runs'}`;
@@ -16342,7 +16930,8 @@ class SetSurfaces {
         const note = `The step stopped before the set ended; the post step cancelled ${runs(cancelled)} it left unfinished${cancelled < left ? ` (of ${left})` : ''}. The table shows the runs as the step last saw them.`;
         const setComment = settings.github.comment ? saved.setComment : undefined;
         const statusSha = settings.github.commitStatus ? saved.statusSha : undefined;
-        if (!setComment && !statusSha)
+        const checks = checkRunLeft(saved);
+        if (!setComment && !statusSha && !checks)
             return;
         const context = new GitHubContext(settings.github.token, world);
         const comment = setComment
@@ -16352,11 +16941,29 @@ class SetSurfaces {
             ? await openCommitStatus(settings.github, context, { sha: statusSha }, io)
             : undefined;
         status?.show({ state: 'error', description: oneLine(note) });
-        await Promise.all([comment?.markStopped(note), status?.settled()]);
+        // Cancelled once the post step cancelled a run of it; the note says how many of how many.
+        const stopped = stoppedCheckReport(note, cancelled > 0, 'the runs left were');
+        await Promise.all([
+            comment?.markStopped(note),
+            status?.settled(),
+            checks ? finishLeftCheck(saved, stopped, settings, context, io) : undefined,
+        ]);
+    }
+    /**
+     * The post step, when every run of the set had ended: the check run is still in progress
+     * only if the step stopped before it completed it, or GitHub did not take the completion.
+     */
+    static async finishLeftCheckRun(saved, settings, world, io) {
+        if (!checkRunLeft(saved))
+            return;
+        const context = new GitHubContext(settings.github.token, world);
+        await finishLeftCheck(saved, stoppedCheckReport(SET_STEP_STOPPED, false), settings, context, io);
     }
 }
+const SET_STEP_STOPPED = "The step stopped before it reported the set; none of its runs was left going. The workflow run's log says why.";
 
 ;// CONCATENATED MODULE: ./src/tasks.ts
+
 
 
 
@@ -16400,8 +17007,15 @@ async function runTaskSet(settings, world, io, interruption) {
     if (reached)
         return await publishOverBudget(io, reached.message);
     interruption.listen();
-    const stepTag = runTag(world, undefined, undefined, setHandoff(settings.github, github));
-    const surfaces = await SetSurfaces.open(settings, github, stepTag.invocation, io);
+    // The set's ID is its step's invocation: its comment and status know it before any create.
+    const setId = (0,external_node_crypto_namespaceObject.randomUUID)();
+    const surfaces = await SetSurfaces.open(settings, github, setId, io);
+    const handoff = setHandoff(settings.github, github, {
+        wait: settings.wait,
+        tasks: settings.tasks.length,
+        passWhen: passWhenText(settings.passWhen),
+    });
+    const stepTag = runTag(world, () => setId, surfaces.commit, handoff);
     const wiring = { signal: interruption.signal, output };
     const set = prepareSet(settings, client, wiring, stepTag, surfaces, io);
     // As for one run: every wait after the creates ends within the timeout and PAST_TIMEOUT_MS.
@@ -16424,6 +17038,7 @@ function prepareSet(settings, client, { signal, output }, stepTag, surfaces, io)
         pollIntervalMs: settings.pollIntervalMs,
         maxCredits: settings.agentWork.maxCredits,
         cancelPrevious: settings.cancelPrevious,
+        wait: settings.wait,
     }, {
         client,
         now: Date.now,
@@ -16562,6 +17177,7 @@ function taskLog(task, io) {
 
 
 
+
 /**
  * The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish.
  * The runner's world (in its inputs) is read here, once, and handed down with its port;
@@ -16574,6 +17190,8 @@ async function run(io = runnerIo(), inputs = runnerInputs(readRunnerWorld(), io)
         onSignal: (handler) => io.onTerminationSignal(handler),
         exit: (code) => io.exit(code),
     });
+    // True only once the step steered an active run of its key (previous_run: steer).
+    io.setOutput('steered', 'false');
     try {
         await mainStep(inputs, io, tracker, interruption);
         return { hadRun: tracker.runId !== undefined };
@@ -16634,12 +17252,16 @@ async function prepare(step) {
     const onSessionLink = (link) => io.setOutput('session_link', link);
     const watcher = stepWatcher(settings, step.tracker, sources, { log: io, onSessionLink });
     const waitsEndBy = Date.now() + settings.timeoutMs + timing/* PAST_TIMEOUT_MS */.WP;
-    return { ...step, target, surfaces, sources, watcher, waitsEndBy };
+    return { ...step, target, thread, surfaces, sources, watcher, waitsEndBy };
 }
 /** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
 async function execute(step, interruption) {
     const { settings, client, tracker, surfaces, watcher } = step;
     const handoff = stepHandoff(settings.github, step.github, settings.wait);
+    // A newer step steers the run: a workflow that cancels this one for it hands the run over.
+    if (settings.previousRun === 'steer') {
+        interruption.handsOverWhen(newerStepOf(step.github, surfaces.commit?.sha, step.world.runId));
+    }
     const deps = {
         client,
         tracker,
@@ -16650,6 +17272,8 @@ async function execute(step, interruption) {
         watch: watcher,
         tag: runTag(step.world, undefined, surfaces.commit?.sha, handoff),
         onRunSeen: (run) => surfaces.showRunning(run),
+        steer: steerSource(step.github, surfaces.commit?.sha, step.thread),
+        onSteered: () => step.io.setOutput('steered', 'true'),
     };
     const check = { sources: step.sources, waitsEndBy: step.waitsEndBy };
     const run = { client, interruption, output: step.output, check, log: step.io };
@@ -16790,6 +17414,8 @@ async function post_run(io = runnerIo(), inputs = runnerInputs(readRunnerWorld()
             const stopped = { cancelled, left: left.length };
             if (left.length > 0)
                 await SetSurfaces.showStopped(saved, settings, inputs.world, stopped, io);
+            else
+                await SetSurfaces.finishLeftCheckRun(saved, settings, inputs.world, io);
             return;
         }
         const github = new GitHubContext(settings.github.token, inputs.world);
@@ -16889,6 +17515,9 @@ async function publishPass(io, report) {
 
 ;// CONCATENATED MODULE: ./src/reconcile/plan.ts
 
+
+
+
 function firstLook(run, handoff, options) {
     if (!handoff) {
         return { kind: 'leave', why: 'its metadata has no hand-over (an older version started it)' };
@@ -16898,7 +17527,7 @@ function firstLook(run, handoff, options) {
         return { kind: 'leave', why: `it belongs to ${handoff.repository}` };
     }
     if (isTerminal(run.state)) {
-        if (handoff.set) {
+        if (handoff.set && handoff.waits) {
             return {
                 kind: 'leave',
                 why: "it is a run of a `tasks` step, whose comment and commit status show the whole set: they are that step's",
@@ -16907,7 +17536,11 @@ function firstLook(run, handoff, options) {
         if (!handoff.comment && !handoff.commitStatus) {
             return { kind: 'leave', why: 'its step asked for no comment or commit status' };
         }
-        return { kind: 'finish', handoff };
+        return { kind: handoff.set ? 'finish-set' : 'finish', handoff };
+    }
+    // A detached set's runs are handed over, as one detached run is: nobody waits to be swept.
+    if (handoff.set && !handoff.waits) {
+        return { kind: 'leave', why: 'it is still running; a later pass finishes its set' };
     }
     // A later step (continue_run) may wait for a run its first step did not: only its comment says.
     if (!handoff.waits && handoff.thread === undefined) {
@@ -17023,8 +17656,89 @@ function commentShowsEnd(shown) {
 function statusLeftPending(status, runId) {
     return status?.state === 'pending' && status.description.includes(`(run ${runId})`);
 }
+/**
+ * Whether the commit status is the one a detached set's step left: pending, naming the set.
+ * Anything else (its end, a newer step's status in the same context) is not a pass's to touch.
+ */
+function setStatusLeftPending(status, setId) {
+    return status?.state === 'pending' && status.description.includes(`(set ${setId})`);
+}
+/**
+ * Pure: a detached set (wait: false) judged as its step would have judged it had it waited:
+ * once every run has ended, `pass_when` (carried in the runs' metadata) over the runs, in
+ * task order; a task none of whose runs is listed counts as not succeeded (its create failed).
+ */
+function detachedSetStanding(handoff, runs) {
+    const { set, tasks: total, passWhen } = handoff;
+    if (set === undefined || total === undefined || passWhen === undefined) {
+        return { kind: 'unknown', why: "its metadata does not say the set's size and pass_when" };
+    }
+    const byTask = new Map();
+    for (const run of runs) {
+        const own = readHandoff(run.metadata);
+        if (own?.set !== set || own.task === undefined || byTask.has(own.task))
+            continue;
+        byTask.set(own.task, run);
+    }
+    const going = [...byTask.values()].filter((run) => !isTerminal(run.state)).length;
+    if (going > 0)
+        return { kind: 'going', ended: byTask.size - going, total };
+    const tasks = Array.from({ length: total }, (_, index) => {
+        const run = byTask.get(index);
+        if (!run) {
+            return {
+                index,
+                request: {},
+                invocation: '',
+                createError: 'no run of this task was found: its create failed',
+                settled: true,
+            };
+        }
+        const startedAt = Date.parse(run.created_at ?? '');
+        const at = Number.isFinite(startedAt) ? startedAt : 0;
+        return {
+            index,
+            request: { prompt: run.prompt, title: run.title },
+            invocation: run.run_id,
+            runId: run.run_id,
+            run,
+            startedAt: at,
+            endedAt: at + elapsedOf(run),
+            settled: true,
+        };
+    });
+    const counts = { tasks: total, succeeded: 0, notSucceeded: 0 };
+    for (const task of tasks) {
+        if (standingOf(task) === 'succeeded')
+            counts.succeeded += 1;
+        else
+            counts.notSucceeded += 1;
+    }
+    const started = tasks.flatMap((task) => (task.run ? [task.startedAt ?? 0] : []));
+    const ended = tasks.flatMap((task) => (task.run ? [task.endedAt ?? 0] : []));
+    const elapsedMs = started.length > 0 ? Math.max(...ended) - Math.min(...started) : 0;
+    return {
+        kind: 'ended',
+        outcome: {
+            word: passWhenStanding(passWhen, counts) === 'met' ? 'succeeded' : 'failed',
+            tasks,
+            reason: `the step asked for ${describePassWhen(passWhen, total)}`,
+            elapsedMs,
+            listFallback: false,
+        },
+    };
+}
+/** A run's time, by the service's figure, else from its creation to its last update. */
+function elapsedOf(run) {
+    const fromService = run.run_time ? parseIsoDuration(run.run_time) : undefined;
+    if (fromService !== undefined)
+        return fromService;
+    const span = Date.parse(run.updated_at ?? '') - Date.parse(run.created_at ?? '');
+    return Number.isFinite(span) && span > 0 ? span : 0;
+}
 
 ;// CONCATENATED MODULE: ./src/reconcile/pass.ts
+
 
 
 
@@ -17062,10 +17776,11 @@ async function reconcilePass(settings, deps) {
     if (commentsFrom)
         deps.desk.commentsSince(commentsFrom);
     const rows = [];
+    const sets = { listed: listed.runs, ended: new Map() };
     for (const run of listed.runs) {
         const row = deps.now() > deadline
             ? pass_rowOf(run, 'left', 'the pass ran out of time; the next pass takes it up')
-            : await reconcileRun(run, settings, deps, deadline);
+            : await reconcileRun(run, settings, deps, deadline, sets);
         const log = row.action === 'failed' ? deps.log.warning : deps.log.info;
         log(`Run ${safeForLog(row.runId)}: ${settings.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`);
         rows.push(row);
@@ -17077,7 +17792,7 @@ async function reconcilePass(settings, deps) {
         lookbackMs: settings.lookbackMs,
     };
 }
-async function reconcileRun(run, settings, deps, deadline) {
+async function reconcileRun(run, settings, deps, deadline, sets) {
     const look = firstLook(run, readHandoff(run.metadata), settings);
     try {
         switch (look.kind) {
@@ -17087,6 +17802,8 @@ async function reconcileRun(run, settings, deps, deadline) {
                 return await finishRun(run, look.handoff, settings, deps);
             case 'sweep-check':
                 return await sweepRun(run, look.handoff, settings, deps, deadline);
+            case 'finish-set':
+                return await finishSetOnce(run, look.handoff, settings, deps, { deadline, sets });
         }
     }
     catch (error) {
@@ -17144,6 +17861,86 @@ async function finishRun(run, handoff, settings, deps) {
         }
     }
     return pass_rowOf(run, 'finalized', why);
+}
+/**
+ * A detached set is taken up once a pass, by the first of its runs the pass comes to: the
+ * set's other runs say what became of it.
+ */
+async function finishSetOnce(run, handoff, settings, deps, pass) {
+    const setId = handoff.set ?? '';
+    const seen = pass.sets.ended.get(setId);
+    if (seen?.action === 'up-to-date')
+        return pass_rowOf(run, 'up-to-date', seen.why);
+    if (seen?.action === 'finalized') {
+        return pass_rowOf(run, 'up-to-date', `its set's end was written in this pass, with run ${seen.runId}`);
+    }
+    if (seen)
+        return pass_rowOf(run, 'left', `its set was taken up with run ${seen.runId}: ${seen.why}`);
+    const row = await pass_finishSet(run, handoff, settings, deps, pass);
+    pass.sets.ended.set(setId, { runId: run.run_id, action: row.action, why: row.why });
+    return row;
+}
+/**
+ * Brings a detached set's comment and status to its end once every run of it has ended, as
+ * its step would have shown it had it waited: the outcome by the set's `pass_when`, and the
+ * set's table. The comment is written last, so one at its end vouches for the status.
+ */
+async function pass_finishSet(run, handoff, settings, deps, pass) {
+    const setId = handoff.set ?? '';
+    const comment = handoff.comment ? await deps.desk.setComment(handoff) : undefined;
+    const commentDue = comment && !commentShowsEnd({ state: '', outcome: comment.shown.outcome });
+    const status = handoff.commitStatus && !(comment && !commentDue)
+        ? await deps.desk.stepStatus(handoff)
+        : undefined;
+    const statusDue = setStatusLeftPending(status, setId);
+    if (!commentDue && !statusDue) {
+        return pass_rowOf(run, 'up-to-date', upToDateWhy(handoff, comment !== undefined, 'set'));
+    }
+    const standing = detachedSetStanding(handoff, await setRuns(handoff, deps, pass));
+    if (standing.kind === 'unknown')
+        return pass_rowOf(run, 'left', standing.why);
+    if (standing.kind === 'going') {
+        const going = standing.total - standing.ended;
+        return pass_rowOf(run, 'left', `its set is still going (${going} of its ${standing.total} runs): the pass that finds the last ended finishes the set`);
+    }
+    const view = { kind: 'ended', outcome: standing.outcome };
+    const [tally] = setHeadline(view).figures;
+    const shows = [commentDue ? 'comment' : '', statusDue ? 'commit status' : ''].filter(Boolean);
+    const why = `its set ended ${standing.outcome.word} (${tally}); its ${shows.join(' and ')} still showed the set started`;
+    if (settings.dryRun)
+        return pass_rowOf(run, 'finalized', why);
+    const workflowRun = deps.desk.stepWorkflowRunUrl(handoff);
+    if (statusDue) {
+        const { state, description } = setStatusOf(view);
+        const report = { state, description: oneLine(description), targetUrl: workflowRun };
+        if (!(await deps.desk.setStatus(handoff, report, deps.log))) {
+            return pass_rowOf(run, 'failed', `${why}; GitHub refused the status, so the next pass tries again`);
+        }
+    }
+    if (comment && commentDue) {
+        const { done, total } = setCounts(standing.outcome.tasks);
+        const body = renderSetComment(view, workflowRun, SET_COMMENT_TABLE_CHARS);
+        const shown = { body, outcome: standing.outcome.word, done, total };
+        if (!(await deps.desk.showSetEnd(handoff, comment.commentId, shown, deps.log))) {
+            return pass_rowOf(run, 'failed', `${why}; GitHub refused the comment, so the next pass tries again`);
+        }
+    }
+    return pass_rowOf(run, 'finalized', why);
+}
+/**
+ * A set's runs: those the pass listed, and when some task's is not among them (it ended
+ * before the lookback, say), one listing of the set's own, a page of 100 a request.
+ */
+async function setRuns(handoff, deps, pass) {
+    const tags = { [STEP_KEYS.repository]: handoff.repository, [STEP_KEYS.set]: handoff.set ?? '' };
+    const listed = pass.sets.listed.filter((one) => carriesTags(one, tags));
+    if (listed.length >= (handoff.tasks ?? 0))
+        return listed;
+    const own = await listTaggedRuns(deps.client, tags, {}, {
+        maxPages: timing/* RECONCILE_PASS */.Rm.maxPages,
+        deadline: pass.deadline,
+    });
+    return own.runs;
 }
 /**
  * Where the comments a pass looks through begin: a step shows its run from its
@@ -17233,19 +18030,12 @@ async function answerOf(run, deps) {
     agentWorkSources(deps.client), quiet, AbortSignal.timeout(timing/* RECONCILE_PASS */.Rm.answerMs));
     return work.answer;
 }
-/** The run's time, by the service's figure, else from its creation to its last update. */
-function elapsedOf(run) {
-    const fromService = run.run_time ? parseIsoDuration(run.run_time) : undefined;
-    if (fromService !== undefined)
-        return fromService;
-    const span = Date.parse(run.updated_at ?? '') - Date.parse(run.created_at ?? '');
-    return Number.isFinite(span) && span > 0 ? span : 0;
-}
-function upToDateWhy(handoff, commentFound) {
+function upToDateWhy(handoff, commentFound, what = 'run') {
+    const it = what === 'set' ? 'its set' : 'it';
     if (handoff.comment && !commentFound) {
-        return 'no comment of its step lists it, and its commit status is not left pending';
+        return `no comment of its step lists ${it}, and its commit status is not left pending`;
     }
-    return 'GitHub already shows its end';
+    return what === 'set' ? "GitHub already shows its set's end" : 'GitHub already shows its end';
 }
 function pass_rowOf(run, action, why) {
     return {
@@ -17457,6 +18247,8 @@ function firstSentence(text) {
 const JSON_OUTPUTS = new Set(['run', 'runs', 'artifacts', 'structured_output']);
 /** Outputs that are numbers. */
 const NUMBER_OUTPUTS = new Set(['credits', 'cost_usd']);
+/** Outputs that are `true` or `false`. */
+const BOOLEAN_OUTPUTS = new Set(['steered']);
 /** The outputs as the command's JSON: JSON text as values, numbers as numbers. */
 function outputsAsJson(outputs) {
     const json = {};
@@ -17469,6 +18261,10 @@ function outputsAsJson(outputs) {
             catch {
                 // Kept as the text it is: a value the engine cut to fit is still worth showing.
             }
+        }
+        if (BOOLEAN_OUTPUTS.has(name) && (value === 'true' || value === 'false')) {
+            json[name] = value === 'true';
+            continue;
         }
         const number = Number(value);
         json[name] =
