@@ -4,6 +4,7 @@ import type { AgentRunsClient } from '../api/client.ts'
 import type { Sleep } from '../api/transport.ts'
 import type { RunItem } from '../api/types.ts'
 import { commentOutcomeOf } from '../github/comment.ts'
+import type { RunRecord } from '../github/comment.ts'
 import type { CommentSpot, RepositoryDesk, RunInComment } from '../github/handoff.ts'
 import { finalStatus, oneLine } from '../github/status.ts'
 import type { Log } from '../log.ts'
@@ -166,11 +167,11 @@ async function finishRun(
   const comment = handoff.comment ? await deps.desk.stepComment(handoff, run.run_id) : undefined
   const commentDue = comment && !commentShowsEnd(comment.shown) ? comment : undefined
   // The comment is written last, so one at its end vouches for the status: no read per commit.
-  const status =
+  const statusesDue =
     handoff.commitStatus && !(comment && !commentDue)
-      ? await deps.desk.stepStatus(handoff)
-      : undefined
-  const statusDue = statusLeftPending(status, run.run_id)
+      ? await pendingStatuses(run, statusHeads(handoff, comment?.shown), deps)
+      : []
+  const statusDue = statusesDue.length > 0
   if (!commentDue && !statusDue) {
     return rowOf(run, 'up-to-date', upToDateWhy(handoff, comment !== undefined))
   }
@@ -201,10 +202,10 @@ async function finishRun(
   // The status first: a comment at its end then means the status is too (see above), and a
   // refused status leaves the comment going, so that the next pass tries both again.
   // A newer run on the same commit owns the status now, as a waiting step would leave it.
-  const statusOwnedByNewer = newer?.metadata?.[STEP_KEYS.headSha] === handoff.headSha
-  if (statusDue && !statusOwnedByNewer) {
-    const report = finalStatus(outcome, deps.desk.stepWorkflowRunUrl(handoff))
-    if (!(await deps.desk.setStatus(handoff, report, deps.log))) {
+  for (const due of statusesDue) {
+    if (newer?.metadata?.[STEP_KEYS.headSha] === due.on.headSha) continue
+    const report = finalStatus(outcome, due.workflowRun ?? deps.desk.stepWorkflowRunUrl(handoff))
+    if (!(await deps.desk.setStatus(due.on, report, deps.log))) {
       return rowOf(run, 'failed', `${why}; GitHub refused the status, so the next pass tries again`)
     }
   }
@@ -221,6 +222,34 @@ async function finishRun(
     }
   }
   return rowOf(run, 'finalized', why)
+}
+
+/** A commit a step left the run's status on, and the workflow run of that step when known. */
+interface StatusHead {
+  on: Handoff
+  workflowRun: string | undefined
+}
+
+/**
+ * The commits whose status shows the run: its starting step's head, and the head its comment
+ * records when a later step (previous_run: steer) took the run on to a newer one.
+ */
+function statusHeads(handoff: Handoff, shown: RunRecord | undefined): StatusHead[] {
+  const heads: StatusHead[] = [{ on: handoff, workflowRun: undefined }]
+  if (shown?.head && shown.head !== handoff.headSha) {
+    heads.push({ on: { ...handoff, headSha: shown.head }, workflowRun: shown.workflowRun })
+  }
+  return heads
+}
+
+/** Those of `heads` whose status is the one a step left pending for the run. */
+async function pendingStatuses(
+  run: RunItem,
+  heads: readonly StatusHead[],
+  deps: PassDeps,
+): Promise<StatusHead[]> {
+  const read = await Promise.all(heads.map((head) => deps.desk.stepStatus(head.on)))
+  return heads.filter((_, index) => statusLeftPending(read[index], run.run_id))
 }
 
 /** The pass's runs, and what it made of each detached set it took up, by the set's ID. */

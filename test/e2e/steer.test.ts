@@ -298,4 +298,51 @@ describe('previous_run: steer', () => {
     expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(1)
     expect(main.stdout).not.toContain('handing it over')
   })
+
+  it('wait: false steers and returns; a reconcile pass finishes the comment and the status on the new head', async () => {
+    let creates = 0
+    const api = await fakeApi({
+      script: () => ((creates += 1) === 1 ? working : newPass),
+      followupScript: () => newPass,
+    })
+    const gh = await fakeGitHub()
+    gh.setHistory(OWNER, REPO, [
+      { sha: OLD, message: 'Add the parser' },
+      { sha: NEW, message: 'Test the parser' },
+    ])
+    gh.setPullRequest(OWNER, REPO, PR, { headSha: OLD })
+    const review = {
+      prompt: 'Review this pull request',
+      name: 'pr-7-review',
+      previous_run: 'steer',
+      wait: 'false',
+      comment: 'true',
+      commit_status: 'true',
+    }
+    const first = await runStep({ inputs: inputsFor(api, review), env: pushEvent(gh, OLD) })
+    const runId = first.outputs.run_id ?? ''
+    await untilState(api, runId, 'INPROGRESS')
+    gh.moveHead(OWNER, REPO, PR, NEW)
+    const second = await runStep({ inputs: inputsFor(api, review), env: pushEvent(gh, NEW) })
+    expect(second.code, second.stdout).toBe(0)
+    expect(second.outputs).toMatchObject({ run_id: runId, steered: 'true', outcome: 'started' })
+    expect(gh.statuses(OWNER, REPO, NEW).at(-1)?.state).toBe('pending')
+    await untilState(api, runId, 'SUCCEEDED')
+
+    const pass = await runStep({
+      action: 'reconcile',
+      inputs: { api_key: KEY, base_url: api.baseUrl },
+      env: eventEnv(gh, 'schedule', {}),
+    })
+
+    expect(pass.code, pass.stdout).toBe(0)
+    expect(JSON.parse(pass.outputs.finalized ?? '')).toEqual([runId])
+    expect(api.allRuns()).toHaveLength(1)
+    // The steering step's status, on the head the run now works on, is brought to its end.
+    expect(gh.statuses(OWNER, REPO, NEW).at(-1)).toMatchObject({ state: 'success' })
+    expect(gh.statuses(OWNER, REPO, OLD).at(-1)?.state).not.toBe('pending')
+    const [comment] = gh.comments(OWNER, REPO, PR)
+    expect(comment?.body).toContain('**Succeeded**')
+    expect(gh.comments(OWNER, REPO, PR)).toHaveLength(1)
+  })
 })
