@@ -1,7 +1,4 @@
-import type { Sleep } from '../api/transport.ts'
-import type { RunItem } from '../api/types.ts'
 import type { Settings } from '../inputs.ts'
-import type { Log } from '../log.ts'
 import type { RunRecord } from '../model/record.ts'
 import type { StepOutcome, StepTarget } from '../model/step.ts'
 import { formatDuration } from '../text/format.ts'
@@ -9,31 +6,18 @@ import { safeForLog } from '../text/log.ts'
 import { NEW_PASS_GRACE_MS } from '../timing.ts'
 import { rereadAfterCancel } from './cancel.ts'
 import type { RunTag } from './create.ts'
-import { RunLifecycle, type LifecycleClient, type ReadingWatch } from './lifecycle.ts'
+import { RunLifecycle, type LifecycleDeps } from './lifecycle.ts'
 import { RunScheduler, type ScheduleEnd } from './scheduler.ts'
 import type { SteerSource } from './steer.ts'
-import type { RunTracker } from './tracker.ts'
 
 export type StepSettings = Omit<Settings, 'target' | 'github'> & { target: StepTarget }
 
-export interface StepDeps {
-  client: LifecycleClient
-  tracker: RunTracker
+/** What one run's step needs: its lifecycle's needs, with the tag, steering and the schedule's hook. */
+export interface StepDeps extends LifecycleDeps {
   /** Tags a new run so that a create whose answer was lost can find it again. */
   tag: RunTag
-  now: () => number
-  sleep: Sleep
-  /** Aborts when the workflow cancels the step. */
-  signal: AbortSignal
-  log: Log
-  /** Told of the run when it is first known and at every change of state, e.g. to update a comment. */
-  onRunSeen?: (run: RunItem) => void
-  /** Watches each reading while the step waits (session link, max_credits, BLOCKED, progress). */
-  watch?: ReadingWatch
   /** `previous_run: steer`: what changed on GitHub, to steer the key's run instead of creating. */
   steer?: SteerSource
-  /** Told when the step steered the key's run instead of creating one (the `steered` output). */
-  onSteered?: () => void
   /** Told of each schedule as it begins, and the record of its run: a signal's cancel goes through it. */
   onSchedule?: (scheduler: RunScheduler, record: RunRecord) => void
 }
