@@ -4,7 +4,8 @@ import {
   type CheckRunReporter,
 } from './github/check-run.ts'
 import { GitHubContext } from './github/context.ts'
-import { SET_COMMENT_TABLE_CHARS, type SetComment } from './github/set-comment.ts'
+import type { SetComment } from './github/keyed-comment.ts'
+import { SET_COMMENT_TABLE_CHARS } from './github/set-comment.ts'
 import {
   openCheckRun,
   openCommitStatus,

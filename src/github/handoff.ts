@@ -4,11 +4,11 @@ import type { Log } from '../log.ts'
 import { handoffMetadata, type Handoff } from '../model/handoff.ts'
 import { workflowRunUrl } from '../world.ts'
 import { parseMarker, type CommentContext, type RunRecord } from './comment.ts'
-import { parseSetMarker, SetComment, type SetRecord, type SetShown } from './set-comment.ts'
+import { parseSetMarker, type SetRecord, type SetShown } from './set-comment.ts'
 import type { GitHubContext } from './context.ts'
 import { tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
 import { CommitStatusReporter, statusContext, type StatusReport } from './status.ts'
-import { ThreadComment } from './thread-comment.ts'
+import { SetComment, ThreadComment } from './keyed-comment.ts'
 import { RECONCILE_PASS } from '../timing.ts'
 
 /** The metadata by which a step hands its run over to a later reconcile pass. */

@@ -8,9 +8,13 @@ import { GITHUB_CALL_DEADLINE_MS, HEAD_MOVED_DEADLINE_MS } from '../timing.ts'
 import type { ReviewDocument } from '../agent/review-document.ts'
 import { CheckRunReporter } from './check-run.ts'
 import { postReview } from './review.ts'
-import { SetComment, type SetCommentOptions } from './set-comment.ts'
 import { CommitStatusReporter, statusContext } from './status.ts'
-import { ThreadComment, type ThreadCommentOptions } from './thread-comment.ts'
+import {
+  SetComment,
+  ThreadComment,
+  type SetCommentOptions,
+  type ThreadCommentOptions,
+} from './keyed-comment.ts'
 import type { StepTarget } from '../model/step.ts'
 import type { Log } from '../log.ts'
 import type { CheckRunLookup, CheckRunStateStore } from '../state.ts'
