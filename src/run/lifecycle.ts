@@ -183,10 +183,10 @@ export class RunLifecycle {
     return this.#deps.watch
   }
 
-  /** The lines' subject: "Run r1" alone, "Task 3 (x): run r1" in a set. */
-  subject(runId = this.record.runId ?? ''): string {
-    const run = `run ${safeForLog(runId)}`
-    return this.#spec.name ? `${this.#spec.name}: ${run}` : `R${run.slice(1)}`
+  /** Who a line is about: "Run r1" for a step's one run, "Task 3 (x): run r1" in a set. */
+  #subject(runId = this.record.runId ?? ''): string {
+    const id = safeForLog(runId)
+    return this.#spec.name ? `${this.#spec.name}: run ${id}` : `Run ${id}`
   }
 
   /**
@@ -225,7 +225,7 @@ export class RunLifecycle {
     if (!this.#spec.wait) {
       this.#settle()
       this.#deps.log.info(
-        `Not waiting (wait: false); ${this.subject().replace(/^R/, 'r')} goes on without this step.`,
+        `Not waiting (wait: false); ${this.#spec.name ? `${this.#spec.name}'s run` : 'run'} ${safeForLog(this.record.runId ?? '')} goes on without this step.`,
       )
       return this.#ended({ kind: 'started' })
     }
@@ -280,7 +280,7 @@ export class RunLifecycle {
     if (this.#lagNoted) return
     this.#lagNoted = true
     this.#deps.log.info(
-      `${this.subject()} is not visible yet (404 right after its create); polling on for up to ${formatDuration(graceMs)}.`,
+      `${this.#subject()} is not visible yet (404 right after its create); polling on for up to ${formatDuration(graceMs)}.`,
     )
   }
 
@@ -343,7 +343,7 @@ export class RunLifecycle {
         this.#corrections += 1
         const refusal = await this.#followUp(run, checked.message, deadline)
         if (refusal === undefined) return
-        this.#deps.log.warning(`${this.subject()} refused the correction: ${safeForLog(refusal)}`)
+        this.#deps.log.warning(`${this.#subject()} refused the correction: ${safeForLog(refusal)}`)
         this.record.invalidOutput = {
           errors: [`the run refused the correction (${refusal})`],
           corrections: this.#corrections - 1,
@@ -577,7 +577,7 @@ export class RunLifecycle {
   #logStateChange(run: RunItem): void {
     const { log, now } = this.#deps
     const when = `after ${formatDuration(now() - (this.record.startedAt ?? now()))}`
-    const subject = this.subject(run.run_id)
+    const subject = this.#subject(run.run_id)
     const state = safeForLog(run.state, 200)
     switch (meaningOf(run.state)) {
       case 'blocked':
