@@ -94,6 +94,15 @@ export interface CurrentStatus {
   description: string
 }
 
+/** A workflow run as the list of its workflow's runs shows it. */
+export interface ListedWorkflowRun {
+  id: string
+  status: string
+  conclusion: string | undefined
+  /** The numbers of the pull requests it runs for. */
+  pullRequests: number[]
+}
+
 /** Whether a step is over, by its workflow run's latest attempt. */
 export interface WorkflowRunView {
   /** The workflow run, in the step's attempt, has completed. */
@@ -122,8 +131,14 @@ export class RepositoryDesk {
   readonly #statuses = new Map<string, Promise<Array<{ context: string } & CurrentStatus>>>()
   readonly #workflowRuns = new Map<
     string,
-    Promise<{ status: string; attempt: number; conclusion: string | undefined }>
+    Promise<{
+      status: string
+      attempt: number
+      conclusion: string | undefined
+      workflowId: number
+    }>
   >()
+  readonly #runsOfWorkflow = new Map<number, Promise<ListedWorkflowRun[]>>()
 
   private constructor(octokit: Octokit, repository: string, serverUrl: string | undefined) {
     this.#octokit = octokit
@@ -227,6 +242,7 @@ export class RepositoryDesk {
           status: data.status ?? 'unknown',
           attempt: data.run_attempt ?? 1,
           conclusion: data.conclusion ?? undefined,
+          workflowId: data.workflow_id,
         }))
       this.#workflowRuns.set(id, read)
     }
@@ -235,6 +251,44 @@ export class RepositoryDesk {
     // A later attempt starts only once the one before it has completed.
     const over = status === 'completed' || attempt > (step.attempt ?? 1)
     return { over, status, conclusion: ours && status === 'completed' ? conclusion : undefined }
+  }
+
+  /**
+   * The newest workflow run of the same workflow as `step`'s, newer than it, for the pull
+   * request `thread`, among the workflow's latest runs; undefined when there is none. A step
+   * whose workflow cancelled it for such a run may have handed its run over (previous_run: steer).
+   */
+  async newerWorkflowRun(
+    step: { workflowRunId: string },
+    thread: number,
+  ): Promise<ListedWorkflowRun | undefined> {
+    await this.workflowRun({ workflowRunId: step.workflowRunId, attempt: undefined })
+    const own = await this.#workflowRuns.get(step.workflowRunId)
+    if (!own) return undefined
+    let listed = this.#runsOfWorkflow.get(own.workflowId)
+    if (!listed) {
+      listed = this.#octokit.rest.actions
+        .listWorkflowRuns({
+          owner: this.#owner,
+          repo: this.#repo,
+          workflow_id: own.workflowId,
+          per_page: 50,
+          ...withDeadline(),
+        })
+        .then(({ data }) =>
+          data.workflow_runs.map((run) => ({
+            id: String(run.id),
+            status: run.status ?? 'unknown',
+            conclusion: run.conclusion ?? undefined,
+            pullRequests: (run.pull_requests ?? []).map((pull) => pull.number),
+          })),
+        )
+      this.#runsOfWorkflow.set(own.workflowId, listed)
+    }
+    // Listed newest first; a workflow run's ID grows with its start.
+    return (await listed).find(
+      (run) => BigInt(run.id) > BigInt(step.workflowRunId) && run.pullRequests.includes(thread),
+    )
   }
 
   /** The link to the workflow run that started the run, as its step's comment gives it. */

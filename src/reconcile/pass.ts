@@ -31,6 +31,7 @@ import {
   detachedSetStanding,
   elapsedOf,
   firstLook,
+  handedOnTo,
   setStatusLeftPending,
   lostRunner,
   statusLeftPending,
@@ -66,6 +67,7 @@ export interface PassDeps {
     | 'stepSpot'
     | 'stepStatus'
     | 'workflowRun'
+    | 'newerWorkflowRun'
     | 'stepWorkflowRunUrl'
     | 'showInComment'
     | 'markSetStopped'
@@ -399,9 +401,15 @@ async function sweepRun(
   })
   const waiting = waitingStep<StepTrace & RunInComment>(handoff, traces)
   if (waiting.kind === 'leave') return rowOf(run, 'left', waiting.why)
-  const judged = lostRunner(await deps.desk.workflowRun(waiting.workflowRun))
+  const workflow = await deps.desk.workflowRun(waiting.workflowRun)
+  const judged = lostRunner(workflow)
   if (!judged.lost) return rowOf(run, 'left', judged.why)
   const workflowRunId = waiting.workflowRun.workflowRunId
+  if (workflow?.conclusion === 'cancelled' && handoff.thread !== undefined) {
+    const newer = await deps.desk.newerWorkflowRun(waiting.workflowRun, handoff.thread)
+    const handedOn = handedOnTo(workflow, newer)
+    if (handedOn.kind === 'leave') return rowOf(run, 'left', handedOn.why)
+  }
   const stopped = waiting.trace?.outcome
   const why = stopped
     ? `it was still ${run.state} after its step ended ${stopped} and that step's workflow run (${workflowRunId}) completed: the step's cancel did not stop it`
@@ -421,17 +429,19 @@ async function sweepRun(
   } catch {
     // The comment then shows the state last listed; the next pass reads it again.
   }
-  const [spot, status] = await Promise.all([
+  const [spot, statusesDue] = await Promise.all([
     commentSpotOf(waiting.trace, handoff, run, deps),
-    handoff.commitStatus ? deps.desk.stepStatus(handoff) : undefined,
+    handoff.commitStatus
+      ? pendingStatuses(run, statusHeads(handoff, waiting.trace?.shown), deps)
+      : [],
   ])
-  if (statusLeftPending(status, run.run_id)) {
+  for (const due of statusesDue) {
     await deps.desk.setStatus(
-      handoff,
+      due.on,
       {
         state: 'error',
         description: oneLine(`Cancelled: its step's runner was lost (run ${run.run_id})`),
-        targetUrl: deps.desk.stepWorkflowRunUrl(handoff),
+        targetUrl: due.workflowRun ?? deps.desk.stepWorkflowRunUrl(handoff),
       },
       deps.log,
     )

@@ -183,6 +183,33 @@ export function lostRunner(
   return { lost: true }
 }
 
+/**
+ * A step whose workflow cancelled it may have handed its run to a step of a newer workflow run
+ * for the same thread (previous_run: steer), which need not show it anywhere (no comment): the
+ * newest such workflow run, when there is one, decides. Still going, it may await the run; ended
+ * in success, it lost no runner, and let the run go on; else its runner was lost too. Pure.
+ */
+export function handedOnTo(
+  judged: { conclusion: string | undefined } | undefined,
+  newer: { id: string; status: string; conclusion: string | undefined } | undefined,
+): { kind: 'leave'; why: string } | { kind: 'sweep' } {
+  if (judged?.conclusion !== 'cancelled' || !newer) return { kind: 'sweep' }
+  const which = `a newer workflow run of the same workflow for its pull request (${newer.id})`
+  if (newer.status !== 'completed') {
+    return {
+      kind: 'leave',
+      why: `its step's workflow run was cancelled, and ${which} is ${newer.status}: a step there may steer it (previous_run: steer)`,
+    }
+  }
+  if (newer.conclusion === 'success') {
+    return {
+      kind: 'leave',
+      why: `its step's workflow run was cancelled, and ${which} succeeded: a step there may have steered it and let it run on`,
+    }
+  }
+  return { kind: 'sweep' }
+}
+
 /** How a run shows in its step's comment, as far as the pass cares. */
 export interface ShownRecord {
   state: string

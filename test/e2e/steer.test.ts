@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import type { CreateRunRequest } from '../../src/api/types.ts'
 import type { FakeAgentApi, FaultRule, RunScript } from '../fake-api/server.ts'
 import type { FakeGitHub, WorkflowRunSeed } from '../fake-github/server.ts'
-import { runPostStep, runStep, startStep } from './harness.ts'
+import { runPostStep, runStep, startStep, until } from './harness.ts'
 import { e2eServers, eventEnv } from './servers.ts'
 
 const KEY = 'sk-steer-e2e'
@@ -33,12 +33,17 @@ const newPass: RunScript = [
 ]
 
 /** A push to the pull request: GitHub's `synchronize` event with the new head. */
-const pushEvent = (gh: FakeGitHub, sha: string) =>
-  eventEnv(gh, 'pull_request', {
-    action: 'synchronize',
-    pull_request: { number: PR, head: { sha } },
-    sender: { login: 'octo-writer', type: 'User' },
-  })
+const pushEvent = (gh: FakeGitHub, sha: string, extra: Record<string, string> = {}) =>
+  eventEnv(
+    gh,
+    'pull_request',
+    {
+      action: 'synchronize',
+      pull_request: { number: PR, head: { sha } },
+      sender: { login: 'octo-writer', type: 'User' },
+    },
+    extra,
+  )
 
 /** The agent harness a run uses, as its config names it. */
 type Harness = NonNullable<NonNullable<CreateRunRequest['config']>['harness']>['type']
@@ -344,5 +349,105 @@ describe('previous_run: steer', () => {
     const [comment] = gh.comments(OWNER, REPO, PR)
     expect(comment?.body).toContain('**Succeeded**')
     expect(gh.comments(OWNER, REPO, PR)).toHaveLength(1)
+  })
+
+  describe('the reconcile sweep and a steered run', () => {
+    const OLDER_WORKFLOW_RUN = 9876543210
+    const NEWER_WORKFLOW_RUN = 9876543211
+
+    /**
+     * The older step (workflow run 9876543210) hands its run over on a push and its workflow
+     * run completes cancelled; the newer step (9876543211) steers the run and awaits it.
+     */
+    async function handedOver(inputs: Record<string, string>) {
+      const api = await fakeApi({
+        script: () => working,
+        followupScript: () => [{ state: 'INPROGRESS', afterMs: 0 }],
+      })
+      const gh = await fakeGitHub()
+      gh.setHistory(OWNER, REPO, [
+        { sha: OLD, message: 'Add the parser' },
+        { sha: NEW, message: 'Test the parser' },
+      ])
+      gh.setPullRequest(OWNER, REPO, PR, { headSha: OLD })
+      gh.setWorkflowRun(OWNER, REPO, OLDER_WORKFLOW_RUN, {
+        status: 'in_progress',
+        pullRequests: [PR],
+      })
+      const review = { prompt: 'Review', name: 'pr-7-review', previous_run: 'steer', ...inputs }
+      const older = startStep({ inputs: inputsFor(api, review), env: pushEvent(gh, OLD) })
+      await older.printed(/Created run (run_\S+)/)
+      const runId = api.allRuns()[0]?.run_id ?? ''
+      await untilState(api, runId, 'INPROGRESS')
+      gh.moveHead(OWNER, REPO, PR, NEW)
+      gh.setWorkflowRun(OWNER, REPO, NEWER_WORKFLOW_RUN, {
+        status: 'in_progress',
+        pullRequests: [PR],
+      })
+      older.child.kill('SIGINT')
+      expect((await older.result).outputs.outcome).toBe('superseded')
+      gh.setWorkflowRun(OWNER, REPO, OLDER_WORKFLOW_RUN, {
+        status: 'completed',
+        conclusion: 'cancelled',
+        pullRequests: [PR],
+      })
+      const newer = startStep({
+        inputs: inputsFor(api, review),
+        env: pushEvent(gh, NEW, { GITHUB_RUN_ID: String(NEWER_WORKFLOW_RUN) }),
+      })
+      await newer.printed(/awaiting it as this step's run/)
+      return { api, gh, runId, newer }
+    }
+
+    const sweep = (api: FakeAgentApi, gh: FakeGitHub) =>
+      runStep({
+        action: 'reconcile',
+        inputs: { api_key: KEY, base_url: api.baseUrl },
+        env: eventEnv(gh, 'schedule', {}),
+      })
+
+    it.each([
+      [
+        "with comment: true, by the newer step's record in the comment",
+        { comment: 'true' },
+        'its step waits for it (workflow run in_progress)',
+      ],
+      [
+        "without a comment, by the workflow's newer run",
+        {},
+        `its step's workflow run was cancelled, and a newer workflow run of the same workflow for its pull request (${NEWER_WORKFLOW_RUN}) is in_progress: a step there may steer it (previous_run: steer)`,
+      ],
+    ])(
+      "leaves it while the newer step is alive, though the older step's workflow run completed, and sweeps it once the newer step's runner is lost too (%s)",
+      async (_, inputs: Record<string, string>, why) => {
+        const { api, gh, runId, newer } = await handedOver(inputs)
+        if (inputs.comment) {
+          const shown = () => gh.comments(OWNER, REPO, PR)[0]?.body ?? ''
+          await until(
+            () => shown().includes(`/actions/runs/${NEWER_WORKFLOW_RUN}`),
+            "the comment shows the newer step's workflow run",
+          )
+        }
+
+        const left = await sweep(api, gh)
+
+        expect(left.code, left.stdout).toBe(0)
+        expect(JSON.parse(left.outputs.swept ?? '')).toEqual([])
+        expect(api.run(runId)?.state).toBe('INPROGRESS')
+        expect(left.stdout).toContain(`Run ${runId}: left: ${why}`)
+
+        // The newer step's runner is lost: its workflow run completes without it.
+        gh.setWorkflowRun(OWNER, REPO, NEWER_WORKFLOW_RUN, {
+          status: 'completed',
+          conclusion: 'failure',
+          pullRequests: [PR],
+        })
+        const swept = await sweep(api, gh)
+
+        expect(JSON.parse(swept.outputs.swept ?? '')).toEqual([runId])
+        expect(api.run(runId)?.state).toBe('CANCELLED')
+        await newer.result
+      },
+    )
   })
 })

@@ -6,6 +6,7 @@ import {
   commentShowsEnd,
   detachedSetStanding,
   firstLook,
+  handedOnTo,
   setStatusLeftPending,
   lostRunner,
   statusLeftPending,
@@ -341,6 +342,25 @@ describe("lostRunner: what the waiting step's workflow run says", () => {
     // A later attempt: the step's own attempt's conclusion is not shown.
     expect(lostRunner({ over: true, status: 'queued', conclusion: undefined }).lost).toBe(true)
     expect(lostRunner(undefined).lost).toBe(false)
+  })
+})
+
+describe('handedOnTo: a cancelled step may have handed its run to a newer one (previous_run: steer)', () => {
+  const cancelled = { conclusion: 'cancelled' }
+  const newer = (status: string, conclusion?: string) => ({ id: '11', status, conclusion })
+  it('leaves the run while a newer workflow run for the thread goes, or once it succeeded', () => {
+    expect(handedOnTo(cancelled, newer('queued'))).toMatchObject({ kind: 'leave' })
+    expect(handedOnTo(cancelled, newer('in_progress'))).toEqual({
+      kind: 'leave',
+      why: "its step's workflow run was cancelled, and a newer workflow run of the same workflow for its pull request (11) is in_progress: a step there may steer it (previous_run: steer)",
+    })
+    expect(handedOnTo(cancelled, newer('completed', 'success'))).toMatchObject({ kind: 'leave' })
+  })
+  it('sweeps once the newer one lost its runner too, with none, or when the step was not cancelled', () => {
+    expect(handedOnTo(cancelled, newer('completed', 'failure'))).toEqual({ kind: 'sweep' })
+    expect(handedOnTo(cancelled, newer('completed', 'cancelled'))).toEqual({ kind: 'sweep' })
+    expect(handedOnTo(cancelled, undefined)).toEqual({ kind: 'sweep' })
+    expect(handedOnTo({ conclusion: 'failure' }, newer('in_progress'))).toEqual({ kind: 'sweep' })
   })
 })
 
