@@ -173,7 +173,7 @@ async function finish(step: PreparedStep, executed: ExecutedRun, interruption: I
   const { settings, surfaces } = step
   const { cancelling } = interruption
   const { outcome, review } = reviewed(executed, settings.output.pullRequestReview)
-  surfaces.showEnd(outcome, executed.newer, cancelling)
+  surfaces.showEnd({ outcome, newer: executed.newer, cancelling })
   const work = await gatherAgentWork(outcome, {
     settings: settings.agentWork,
     world: step.world,
@@ -184,7 +184,7 @@ async function finish(step: PreparedStep, executed: ExecutedRun, interruption: I
     endBy: step.waitsEndBy,
     log: step.io,
   })
-  await surfaces.showWork(outcome, { answer: work.answer, review }, cancelling)
+  await surfaces.showWork({ answer: work.answer, review })
   await publishOutcome(step.io, outcome, {
     ...work,
     shownAnswer: review?.summary,

@@ -1,13 +1,13 @@
-import { GitHubContext } from './github/context.ts'
 import { readPostSettings, type InputSource, type PostSettings } from './inputs.ts'
 import { publishError } from './report/publish.ts'
 import { cancelLeftRun, leftUnfinished, type LeftoverDeps } from './run/leftover.ts'
-import { checkRunLeft, finishLeftCheckRun, showRunStopped } from './run-surfaces.ts'
+import { RunSurfaces } from './run-surfaces.ts'
 import { readRunnerWorld, runnerInputs, runnerIo } from './runner.ts'
 import { serviceClient } from './service.ts'
 import { SetSurfaces } from './set-surfaces.ts'
 import { readSavedRun } from './state.ts'
 import type { StepIo } from './step-io.ts'
+import { checkRunLeft, type StoppedSurfaces } from './surfaces.ts'
 
 /**
  * The post step: the cleanup path that works when no signal reached the main
@@ -30,17 +30,16 @@ export async function run(
     const deps = leftoverDeps(settings, io)
     const ofTheSet = saved.ofSet
     const ended = await Promise.all(left.map((record) => cancelLeftRun(record, deps, { ofTheSet })))
-    if (ofTheSet) {
-      const cancelled = ended.filter((one) => one?.report.kind === 'cancelled').length
-      const stopped = { cancelled, left: left.length }
-      if (left.length > 0) await SetSurfaces.showStopped(saved, settings, inputs.world, stopped, io)
-      else await SetSurfaces.finishLeftCheckRun(saved, settings, inputs.world, io)
-      return
-    }
-    const github = new GitHubContext(settings.github.token, inputs.world)
-    const [one] = ended
-    if (one) await showRunStopped(one, saved, settings, github, deps.client, io)
-    if (checkRunLeft(saved)) await finishLeftCheckRun(saved, one?.report, settings, github, io)
+    // Whichever shape the main step showed, one word where it showed it.
+    const surfaces: StoppedSurfaces = ofTheSet ? SetSurfaces : RunSurfaces
+    await surfaces.showStopped({
+      saved,
+      ended,
+      settings,
+      world: inputs.world,
+      client: deps.client,
+      io,
+    })
   } catch (error) {
     await publishError(io, error)
   }

@@ -4,15 +4,12 @@ import type { RunItem } from './api/types.ts'
 import {
   annotationsOf,
   checkReport,
-  reportFromSaved,
   stoppedCheckReport,
-  type CheckReport,
   type CheckRunReporter,
 } from './github/check-run.ts'
 import { commentOutcomeOf } from './github/comment.ts'
-import type { GitHubContext } from './github/context.ts'
+import { GitHubContext } from './github/context.ts'
 import {
-  adoptCheckRun,
   headMovedNote,
   openCheckRun,
   openCommitStatus,
@@ -23,12 +20,19 @@ import {
 } from './github/setup.ts'
 import { finalStatus, pendingStatus, type CommitStatusReporter } from './github/status.ts'
 import type { ThreadComment } from './github/keyed-comment.ts'
-import type { PostSettings, Settings } from './inputs.ts'
+import type { Settings } from './inputs.ts'
 import type { CancelReport } from './model/cancel.ts'
 import { isTerminal } from './model/states.ts'
 import type { StepOutcome } from './model/step.ts'
-import { savedState, type SavedRun } from './state.ts'
+import { savedState } from './state.ts'
 import type { StepIo } from './step-io.ts'
+import {
+  checkRunLeft,
+  finishLeftCheck,
+  type StepStopped,
+  type StepSurfaces,
+  type StoppedSurfaces,
+} from './surfaces.ts'
 
 /**
  * The thread's comment, opened before the run is decided: the run's own (`comment`), or, with
@@ -55,12 +59,20 @@ export interface RunWork {
   readonly review: ReviewDocument | undefined
 }
 
+/** The end of one run, as the step knows it: its outcome, and the run that superseded it. */
+export interface RunEnd {
+  readonly outcome: StepOutcome
+  readonly newer: RunItem | undefined
+  /** The step cancels the run on a signal: no review, no read of the pull request's head. */
+  readonly cancelling: boolean
+}
+
 /**
  * Where one run shows on GitHub besides the log: its comment, its commit status and its check
  * run. Opened before the run starts, shown at each change while it goes, then at its end: the
  * end at once, the agent's answer and the notes once read.
  */
-export class RunSurfaces {
+export class RunSurfaces implements StepSurfaces<RunItem, RunEnd, RunWork> {
   readonly #settings: Settings
   readonly #github: GitHubContext
   readonly #io: StepIo
@@ -68,6 +80,7 @@ export class RunSurfaces {
   readonly #status: CommitStatusReporter | undefined
   readonly #checkRun: CheckRunReporter | undefined
   #headMoved: Promise<string | undefined> | undefined
+  #end: RunEnd | undefined
   /** The commit the run works on: the pull request's head, else the event's. */
   readonly commit: WorkCommit | undefined
 
@@ -122,7 +135,9 @@ export class RunSurfaces {
    * The end at once, on the commit status and the comment; the pull request's head is read
    * meanwhile, for the comment's note. `newer`: the run that superseded this one, if any.
    */
-  showEnd(outcome: StepOutcome, newer: RunItem | undefined, cancelling: boolean): void {
+  showEnd(end: RunEnd): void {
+    const { outcome, newer, cancelling } = end
+    this.#end = end
     // A newer run on the same commit owns the status now: writing ours could cover its pending.
     if (!(newer && newer.metadata?.gh_head_sha === this.commit?.sha)) {
       this.#status?.show(finalStatus(outcome, this.#github.workflowRun))
@@ -133,7 +148,13 @@ export class RunSurfaces {
   }
 
   /** The agent's answer and the notes on the comment, the review, the check run; all settled. */
-  async showWork(outcome: StepOutcome, work: RunWork, cancelling: boolean): Promise<void> {
+  async showWork(work: RunWork): Promise<void> {
+    if (!this.#end) {
+      // Shown before its end (never so in a step): what is on its way is settled, nothing more.
+      await Promise.all([this.#comment?.settled(), this.#status?.settled()])
+      return
+    }
+    const { outcome, cancelling } = this.#end
     const { review } = work
     if (outcome.run && this.#comment) {
       const moved = await this.#headMoved
@@ -168,16 +189,28 @@ export class RunSurfaces {
   #commentOutcome(outcome: StepOutcome) {
     return commentOutcomeOf(outcome, this.#settings.target.kind === 'continue')
   }
+
+  /**
+   * The post step: the run's comment and commit status say where the run ended, by how the
+   * post step's cancel went; the check run the main step left in progress is completed.
+   */
+  static async showStopped({ saved, ended, settings, world, client, io }: StepStopped) {
+    const github = new GitHubContext(settings.github.token, world)
+    const [one] = ended
+    if (one) await showRunStopped(one, saved, settings, github, client, io)
+    if (checkRunLeft(saved)) await finishLeftCheckRun(saved, one?.report, settings, github, io)
+  }
 }
+RunSurfaces satisfies StoppedSurfaces
 
 /**
  * The post step: the main step stopped before it showed the run's end, so its comment and
  * commit status still show it going. Say where it ended, by how the post step's cancel went.
  */
-export async function showRunStopped(
+async function showRunStopped(
   left: { runId: string; report: CancelReport },
-  saved: SavedRun,
-  settings: PostSettings,
+  saved: StepStopped['saved'],
+  settings: StepStopped['settings'],
   github: GitHubContext,
   client: AgentRunsClient,
   io: StepIo,
@@ -208,20 +241,15 @@ export async function showRunStopped(
   }
 }
 
-/** Whether the main step's check run is still to be completed by the post step. */
-export function checkRunLeft(saved: SavedRun): boolean {
-  return !saved.checkRunDone && (saved.checkRunId !== undefined || !!saved.checkRunLookup)
-}
-
 /**
  * The main step's check run is still in progress: GitHub did not take the main step's
  * completion (it is completed with the conclusion the main step reached), or the step stopped
  * (a hard kill, or an error) before it came to complete it. Without a cancel to tell, it failed.
  */
-export async function finishLeftCheckRun(
-  saved: SavedRun,
+async function finishLeftCheckRun(
+  saved: StepStopped['saved'],
   report: CancelReport | undefined,
-  settings: PostSettings,
+  settings: StepStopped['settings'],
   github: GitHubContext,
   io: StepIo,
 ): Promise<void> {
@@ -230,24 +258,6 @@ export async function finishLeftCheckRun(
     report?.kind === 'cancelled',
   )
   await finishLeftCheck(saved, stopped, settings, github, io)
-}
-
-/**
- * Completes the check run the main step left in progress (one run's or a set's): with the
- * conclusion the main step reached when it saved one, else with `stopped`.
- */
-export async function finishLeftCheck(
-  saved: SavedRun,
-  stopped: CheckReport,
-  settings: PostSettings,
-  github: GitHubContext,
-  io: StepIo,
-): Promise<void> {
-  // By its ID, or by its external_id when the create's answer was lost.
-  const known = saved.checkRunId !== undefined ? { id: saved.checkRunId } : saved.checkRunLookup
-  if (!known) return
-  const checkRun = await adoptCheckRun(settings.github, github, known, io)
-  await checkRun.finish(saved.checkRunReport ? reportFromSaved(saved.checkRunReport) : stopped)
 }
 
 const STOPPED: Record<CancelReport['kind'], string> = {

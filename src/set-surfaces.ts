@@ -13,7 +13,8 @@ import {
   resolveWorkCommit,
 } from './github/setup.ts'
 import { oneLine, type CommitStatusReporter } from './github/status.ts'
-import type { PostSettings, TaskSetSettings } from './inputs.ts'
+import type { TaskSetSettings } from './inputs.ts'
+import type { SetOutcome, TaskRun } from './model/set.ts'
 import {
   renderSetCheck,
   renderSetComment,
@@ -21,10 +22,15 @@ import {
   setStatusOf,
   type SetView,
 } from './report/set-table.ts'
-import { checkRunLeft, finishLeftCheck } from './run-surfaces.ts'
-import { savedState, type SavedRun } from './state.ts'
+import { savedState } from './state.ts'
 import type { StepIo } from './step-io.ts'
-import type { World } from './world.ts'
+import {
+  checkRunLeft,
+  finishLeftCheck,
+  type StepStopped,
+  type StepSurfaces,
+  type StoppedSurfaces,
+} from './surfaces.ts'
 
 /**
  * Where a set shows while it runs, beyond the log: its comment and its commit
@@ -32,7 +38,7 @@ import type { World } from './world.ts'
  * its check run, in progress until the set ends; and, should the step stop first,
  * what the post step says on them.
  */
-export class SetSurfaces {
+export class SetSurfaces implements StepSurfaces<readonly TaskRun[], SetOutcome, void> {
   readonly #comment: SetComment | undefined
   readonly #status: CommitStatusReporter | undefined
   readonly #checkRun: CheckRunReporter | undefined
@@ -83,7 +89,22 @@ export class SetSurfaces {
     return new SetSurfaces({ comment, status, checkRun, commit: commit?.sha }, github.workflowRun)
   }
 
-  show(view: SetView): void {
+  /** The set's tasks as they stand at a poll. */
+  showRunning(tasks: readonly TaskRun[]): void {
+    this.#show({ kind: 'running', tasks })
+  }
+
+  /** The set's end; its check run is completed. */
+  showEnd(outcome: SetOutcome): void {
+    this.#show({ kind: 'ended', outcome })
+  }
+
+  /** A set's surfaces show no agent's work (its job summary does): all is settled. */
+  async showWork(): Promise<void> {
+    await Promise.all([this.#comment?.settled(), this.#status?.settled(), this.#checkRunDone])
+  }
+
+  #show(view: SetView): void {
     if (this.#comment) {
       const { done, total } = setCounts(view.kind === 'running' ? view.tasks : view.outcome.tasks)
       this.#comment.show({
@@ -104,23 +125,16 @@ export class SetSurfaces {
     }
   }
 
-  async settled(): Promise<void> {
-    await Promise.all([this.#comment?.settled(), this.#status?.settled(), this.#checkRunDone])
-  }
-
   /**
    * The post step: the step stopped before the set ended, so its comment, status and check run
    * still show it running. Says so, with how many of the runs it left the post step cancelled.
    */
-  static async showStopped(
-    saved: SavedRun,
-    settings: PostSettings,
-    world: World,
-    cancels: { cancelled: number; left: number },
-    io: StepIo,
-  ): Promise<void> {
+  static async showStopped(stopped: StepStopped): Promise<void> {
+    const { saved, ended, settings, world, io } = stopped
+    const left = ended.length
+    if (left === 0) return await SetSurfaces.#finishLeftCheckRun(stopped)
+    const cancelled = ended.filter((one) => one?.report.kind === 'cancelled').length
     const runs = (count: number) => `${count} ${count === 1 ? 'run' : 'runs'}`
-    const { cancelled, left } = cancels
     const note = `The step stopped before the set ended; the post step cancelled ${runs(cancelled)} it left unfinished${cancelled < left ? ` (of ${left})` : ''}. The table shows the runs as the step last saw them.`
     const setComment = settings.github.comment ? saved.setComment : undefined
     const statusSha = settings.github.commitStatus ? saved.statusSha : undefined
@@ -135,11 +149,11 @@ export class SetSurfaces {
       : undefined
     status?.show({ state: 'error', description: oneLine(note) })
     // Cancelled once the post step cancelled a run of it; the note says how many of how many.
-    const stopped = stoppedCheckReport(note, cancelled > 0, 'the runs left were')
+    const report = stoppedCheckReport(note, cancelled > 0, 'the runs left were')
     await Promise.all([
       comment?.markStopped(note),
       status?.settled(),
-      checks ? finishLeftCheck(saved, stopped, settings, context, io) : undefined,
+      checks ? finishLeftCheck(saved, report, settings, context, io) : undefined,
     ])
   }
 
@@ -147,17 +161,14 @@ export class SetSurfaces {
    * The post step, when every run of the set had ended: the check run is still in progress
    * only if the step stopped before it completed it, or GitHub did not take the completion.
    */
-  static async finishLeftCheckRun(
-    saved: SavedRun,
-    settings: PostSettings,
-    world: World,
-    io: StepIo,
-  ): Promise<void> {
+  static async #finishLeftCheckRun({ saved, settings, world, io }: StepStopped): Promise<void> {
     if (!checkRunLeft(saved)) return
     const context = new GitHubContext(settings.github.token, world)
     await finishLeftCheck(saved, stoppedCheckReport(SET_STEP_STOPPED, false), settings, context, io)
   }
 }
+
+SetSurfaces satisfies StoppedSurfaces
 
 const SET_STEP_STOPPED =
   "The step stopped before it reported the set; none of its runs was left going. The workflow run's log says why."

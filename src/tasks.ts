@@ -103,7 +103,7 @@ function prepareSet(
       state: savedState(io),
       setMetadata: { [SET_KEY]: stepTag.invocation },
       tagFor: (index) => taskTag(stepTag, index),
-      onProgress: (tasks) => surfaces.show({ kind: 'running', tasks }),
+      onProgress: (tasks) => surfaces.showRunning(tasks),
       watchFor: (task, name) => taskWatcher(settings.agentWork, task, sources, { log: io, name }),
       checkFor: (task, name) => {
         if (!output) return undefined
@@ -186,7 +186,7 @@ interface FinishDeps {
  */
 async function finishSet(outcome: SetOutcome, deps: FinishDeps): Promise<void> {
   const { surfaces, io } = deps
-  surfaces.show({ kind: 'ended', outcome })
+  surfaces.showEnd(outcome)
   const work = new Map<number, TaskWork>()
   // As for one run, the outcome's record says whether the agent's work is brought back.
   if (OUTCOME_RECORDS[outcome.word].carriesAgentWork) {
@@ -199,7 +199,7 @@ async function finishSet(outcome: SetOutcome, deps: FinishDeps): Promise<void> {
       }),
     )
   }
-  await surfaces.settled()
+  await surfaces.showWork()
   await publishSetOutcome(io, outcome, work)
 }
 

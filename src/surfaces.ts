@@ -1,0 +1,62 @@
+import type { AgentRunsClient } from './api/client.ts'
+import { reportFromSaved, type CheckReport } from './github/check-run.ts'
+import type { GitHubContext } from './github/context.ts'
+import { adoptCheckRun } from './github/setup.ts'
+import type { PostSettings } from './inputs.ts'
+import type { CancelReport } from './model/cancel.ts'
+import type { SavedRun } from './state.ts'
+import type { StepIo } from './step-io.ts'
+import type { World } from './world.ts'
+
+/**
+ * What a step shows on GitHub besides the log and the job summary (its comment, commit status,
+ * check run, review), fed by the engine's events. One implementation per shape: one run's
+ * (`RunSurfaces`) and a set's (`SetSurfaces`), each opened before the first run.
+ */
+export interface StepSurfaces<Running, End, Work> {
+  /** The runs on their way: one run as seen at a poll, or the set's tasks. */
+  showRunning(running: Running): void
+  /** The end, at once: what it shows then needs nothing more read. */
+  showEnd(end: End): void
+  /** The end with what was read after it (the agent's work); resolves once all is settled. */
+  showWork(work: Work): Promise<void>
+}
+
+/** The post step's event: the main step stopped before it showed the end. */
+export interface StepStopped {
+  readonly saved: SavedRun
+  /** How the post step's cancel of each run the main step left went (undefined: none found). */
+  readonly ended: ReadonlyArray<{ runId: string; report: CancelReport } | undefined>
+  readonly settings: PostSettings
+  readonly world: World
+  readonly client: AgentRunsClient
+  readonly io: StepIo
+}
+
+/** A shape's post step: what it says where the stopped step showed its runs. */
+export interface StoppedSurfaces {
+  showStopped(stopped: StepStopped): Promise<void>
+}
+
+/** Whether the main step's check run is still to be completed by the post step. */
+export function checkRunLeft(saved: SavedRun): boolean {
+  return !saved.checkRunDone && (saved.checkRunId !== undefined || !!saved.checkRunLookup)
+}
+
+/**
+ * Completes the check run the main step left in progress (one run's or a set's): with the
+ * conclusion the main step reached when it saved one, else with `stopped`.
+ */
+export async function finishLeftCheck(
+  saved: SavedRun,
+  stopped: CheckReport,
+  settings: PostSettings,
+  github: GitHubContext,
+  io: StepIo,
+): Promise<void> {
+  // By its ID, or by its external_id when the create's answer was lost.
+  const known = saved.checkRunId !== undefined ? { id: saved.checkRunId } : saved.checkRunLookup
+  if (!known) return
+  const checkRun = await adoptCheckRun(settings.github, github, known, io)
+  await checkRun.finish(saved.checkRunReport ? reportFromSaved(saved.checkRunReport) : stopped)
+}
