@@ -5,9 +5,9 @@ import { RunSurfaces } from './run-surfaces.ts'
 import { readRunnerWorld, runnerInputs, runnerIo } from './runner.ts'
 import { serviceClient } from './service.ts'
 import { SetSurfaces } from './set-surfaces.ts'
-import { readSavedRun } from './state.ts'
+import { checkRunLeft, readSavedRun } from './state.ts'
 import type { StepIo } from './step-io.ts'
-import { checkRunLeft, type StoppedSurfaces } from './surfaces.ts'
+import type { StoppedSurfaces } from './surfaces.ts'
 
 /**
  * The post step: the cleanup path that works when no signal reached the main

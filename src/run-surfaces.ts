@@ -11,7 +11,8 @@ import { commentOutcomeOf } from './github/comment.ts'
 import { GitHubContext } from './github/context.ts'
 import {
   headMovedNote,
-  openCheckRun,
+  finishLeftCheckRun,
+  openCommitSurfaces,
   openCommitStatus,
   openThreadComment,
   postPullRequestReview,
@@ -24,15 +25,9 @@ import type { Settings } from './inputs.ts'
 import type { CancelReport } from './model/cancel.ts'
 import { isTerminal } from './model/states.ts'
 import type { StepOutcome } from './model/step.ts'
-import { savedState } from './state.ts'
+import { checkRunLeft, savedState } from './state.ts'
 import type { StepIo } from './step-io.ts'
-import {
-  checkRunLeft,
-  finishLeftCheck,
-  type StepStopped,
-  type StepSurfaces,
-  type StoppedSurfaces,
-} from './surfaces.ts'
+import { type StepStopped, type StepSurfaces, type StoppedSurfaces } from './surfaces.ts'
 
 /**
  * The thread's comment, opened before the run is decided: the run's own (`comment`), or, with
@@ -111,14 +106,14 @@ export class RunSurfaces implements StepSurfaces<RunItem, RunEnd, RunWork> {
     io: StepIo,
   ): Promise<RunSurfaces> {
     const commit = await resolveWorkCommit(github, io)
-    const status = await openCommitStatus(settings.github, github, commit, io)
-    const state = savedState(io)
-    if (status && commit) state.saveStatusSha(commit.sha)
-    const checkRun = settings.output.checkRun
-      ? await openCheckRun(settings.github, github, commit, io, state)
-      : undefined
-    // Created (and saved) before the run exists, so that a post step after a hard kill completes it.
-    await checkRun?.id
+    const { status, checkRun } = await openCommitSurfaces(
+      settings.github,
+      settings.output.checkRun,
+      github,
+      commit,
+      io,
+      savedState(io),
+    )
     const comment = settings.github.comment ? thread : undefined
     if (commit) comment?.workOn(commit.sha)
     return new RunSurfaces(settings, github, io, { commit, comment, status, checkRun })
@@ -198,7 +193,7 @@ export class RunSurfaces implements StepSurfaces<RunItem, RunEnd, RunWork> {
     const github = new GitHubContext(settings.github.token, world)
     const [one] = ended
     if (one) await showRunStopped(one, saved, settings, github, client, io)
-    if (checkRunLeft(saved)) await finishLeftCheckRun(saved, one?.report, settings, github, io)
+    if (checkRunLeft(saved)) await finishStoppedCheckRun(saved, one?.report, settings, github, io)
   }
 }
 RunSurfaces satisfies StoppedSurfaces
@@ -246,7 +241,7 @@ async function showRunStopped(
  * completion (it is completed with the conclusion the main step reached), or the step stopped
  * (a hard kill, or an error) before it came to complete it. Without a cancel to tell, it failed.
  */
-async function finishLeftCheckRun(
+async function finishStoppedCheckRun(
   saved: StepStopped['saved'],
   report: CancelReport | undefined,
   settings: StepStopped['settings'],
@@ -257,7 +252,7 @@ async function finishLeftCheckRun(
     report ? `${STOPPED[report.kind]}.` : STEP_STOPPED,
     report?.kind === 'cancelled',
   )
-  await finishLeftCheck(saved, stopped, settings, github, io)
+  await finishLeftCheckRun(settings.github, github, saved, stopped, io)
 }
 
 const STOPPED: Record<CancelReport['kind'], string> = {

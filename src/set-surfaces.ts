@@ -7,7 +7,8 @@ import { GitHubContext } from './github/context.ts'
 import type { SetComment } from './github/keyed-comment.ts'
 import { SET_COMMENT_TABLE_CHARS } from './github/set-comment.ts'
 import {
-  openCheckRun,
+  finishLeftCheckRun,
+  openCommitSurfaces,
   openCommitStatus,
   openSetComment,
   resolveWorkCommit,
@@ -22,15 +23,9 @@ import {
   setStatusOf,
   type SetView,
 } from './report/set-table.ts'
-import { savedState } from './state.ts'
+import { checkRunLeft, savedState } from './state.ts'
 import type { StepIo } from './step-io.ts'
-import {
-  checkRunLeft,
-  finishLeftCheck,
-  type StepStopped,
-  type StepSurfaces,
-  type StoppedSurfaces,
-} from './surfaces.ts'
+import { type StepStopped, type StepSurfaces, type StoppedSurfaces } from './surfaces.ts'
 
 /**
  * Where a set shows while it runs, beyond the log: its comment and its commit
@@ -77,15 +72,15 @@ export class SetSurfaces implements StepSurfaces<readonly TaskRun[], SetOutcome,
     const { checkRun: checks } = settings.output
     const commit =
       settings.github.commitStatus || checks ? await resolveWorkCommit(github, io) : undefined
-    const status = await openCommitStatus(settings.github, github, commit, io)
-    // The post step finishes the status when the step stops before the set ends.
-    if (status && commit) state.saveStatusSha(commit.sha)
-    // One check run for the set, `cloud-agent/<key>` as one run's: created (and saved) before
-    // the first run, so that a post step after a hard kill completes it.
-    const checkRun = checks
-      ? await openCheckRun(settings.github, github, commit, io, state)
-      : undefined
-    await checkRun?.id
+    // One check run for the set, `cloud-agent/<key>` as one run's.
+    const { status, checkRun } = await openCommitSurfaces(
+      settings.github,
+      checks,
+      github,
+      commit,
+      io,
+      state,
+    )
     return new SetSurfaces({ comment, status, checkRun, commit: commit?.sha }, github.workflowRun)
   }
 
@@ -153,7 +148,7 @@ export class SetSurfaces implements StepSurfaces<readonly TaskRun[], SetOutcome,
     await Promise.all([
       comment?.markStopped(note),
       status?.settled(),
-      checks ? finishLeftCheck(saved, report, settings, context, io) : undefined,
+      checks ? finishLeftCheckRun(settings.github, context, saved, report, io) : undefined,
     ])
   }
 
@@ -164,7 +159,8 @@ export class SetSurfaces implements StepSurfaces<readonly TaskRun[], SetOutcome,
   static async #finishLeftCheckRun({ saved, settings, world, io }: StepStopped): Promise<void> {
     if (!checkRunLeft(saved)) return
     const context = new GitHubContext(settings.github.token, world)
-    await finishLeftCheck(saved, stoppedCheckReport(SET_STEP_STOPPED, false), settings, context, io)
+    const stopped = stoppedCheckReport(SET_STEP_STOPPED, false)
+    await finishLeftCheckRun(settings.github, context, saved, stopped, io)
   }
 }
 

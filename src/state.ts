@@ -102,6 +102,11 @@ export interface CheckRunStateStore {
 
 export type SavedState = StateStore & RunsStore & SetCommentStateStore & CheckRunStateStore
 
+/** Whether the main step's check run is still to be completed by the post step. */
+export function checkRunLeft(saved: SavedRun): boolean {
+  return !saved.checkRunDone && (saved.checkRunId !== undefined || !!saved.checkRunLookup)
+}
+
 /** The step's saved state, written through its runner's port. */
 export function savedState(io: Pick<StepIo, 'saveState'>): SavedState {
   return {

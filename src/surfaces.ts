@@ -1,7 +1,4 @@
 import type { AgentRunsClient } from './api/client.ts'
-import { reportFromSaved, type CheckReport } from './github/check-run.ts'
-import type { GitHubContext } from './github/context.ts'
-import { adoptCheckRun } from './github/setup.ts'
 import type { PostSettings } from './inputs.ts'
 import type { CancelReport } from './model/cancel.ts'
 import type { SavedRun } from './state.ts'
@@ -36,27 +33,4 @@ export interface StepStopped {
 /** A shape's post step: what it says where the stopped step showed its runs. */
 export interface StoppedSurfaces {
   showStopped(stopped: StepStopped): Promise<void>
-}
-
-/** Whether the main step's check run is still to be completed by the post step. */
-export function checkRunLeft(saved: SavedRun): boolean {
-  return !saved.checkRunDone && (saved.checkRunId !== undefined || !!saved.checkRunLookup)
-}
-
-/**
- * Completes the check run the main step left in progress (one run's or a set's): with the
- * conclusion the main step reached when it saved one, else with `stopped`.
- */
-export async function finishLeftCheck(
-  saved: SavedRun,
-  stopped: CheckReport,
-  settings: PostSettings,
-  github: GitHubContext,
-  io: StepIo,
-): Promise<void> {
-  // By its ID, or by its external_id when the create's answer was lost.
-  const known = saved.checkRunId !== undefined ? { id: saved.checkRunId } : saved.checkRunLookup
-  if (!known) return
-  const checkRun = await adoptCheckRun(settings.github, github, known, io)
-  await checkRun.finish(saved.checkRunReport ? reportFromSaved(saved.checkRunReport) : stopped)
 }

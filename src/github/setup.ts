@@ -6,7 +6,7 @@ import { eventAuthorOf } from './event.ts'
 import { reasonOf, withDeadline } from './octokit.ts'
 import { GITHUB_CALL_DEADLINE_MS, HEAD_MOVED_DEADLINE_MS } from '../timing.ts'
 import type { ReviewDocument } from '../agent/review-document.ts'
-import { CheckRunReporter } from './check-run.ts'
+import { CheckRunReporter, reportFromSaved, type CheckReport } from './check-run.ts'
 import { postReview } from './review.ts'
 import { CommitStatusReporter, statusContext } from './status.ts'
 import {
@@ -17,7 +17,7 @@ import {
 } from './keyed-comment.ts'
 import type { StepTarget } from '../model/step.ts'
 import type { Log } from '../log.ts'
-import type { CheckRunLookup, CheckRunStateStore } from '../state.ts'
+import type { CheckRunLookup, CheckRunStateStore, SavedRun, StateStore } from '../state.ts'
 
 /** What the comment needs to know of the step beyond the GitHub settings. */
 export interface CommentRole {
@@ -195,7 +195,7 @@ export async function openCommitStatus(
 }
 
 /** The step's check run, created in progress now, when `check_run` asks for one and there is a commit. */
-export async function openCheckRun(
+async function openCheckRun(
   github: GitHubSettings,
   context: GitHubContext,
   commit: WorkCommit | undefined,
@@ -216,7 +216,7 @@ export async function openCheckRun(
 }
 
 /** The check run the main step opened and never completed (the post step completes it). */
-export async function adoptCheckRun(
+async function adoptCheckRun(
   github: GitHubSettings,
   context: GitHubContext,
   known: { id: number } | CheckRunLookup,
@@ -253,4 +253,42 @@ export async function postPullRequestReview(
     run,
     log,
   )
+}
+
+/**
+ * The commit's status and, with `check_run`, its check run, each saved for the post step: the
+ * check run is created (and saved) before the first run, so that a post step after a hard kill
+ * completes it.
+ */
+export async function openCommitSurfaces(
+  github: GitHubSettings,
+  checkRun: boolean,
+  context: GitHubContext,
+  commit: WorkCommit | undefined,
+  log: Log,
+  state: Pick<StateStore, 'saveStatusSha'> & CheckRunStateStore,
+): Promise<{ status?: CommitStatusReporter; checkRun?: CheckRunReporter }> {
+  const status = await openCommitStatus(github, context, commit, log)
+  if (status && commit) state.saveStatusSha(commit.sha)
+  const checks = checkRun ? await openCheckRun(github, context, commit, log, state) : undefined
+  await checks?.id
+  return { status, checkRun: checks }
+}
+
+/**
+ * Completes the check run the main step left in progress (one run's or a set's): with the
+ * conclusion the main step reached when it saved one, else with `stopped`.
+ */
+export async function finishLeftCheckRun(
+  github: GitHubSettings,
+  context: GitHubContext,
+  saved: SavedRun,
+  stopped: CheckReport,
+  log: Log,
+): Promise<void> {
+  // By its ID, or by its external_id when the create's answer was lost.
+  const known = saved.checkRunId !== undefined ? { id: saved.checkRunId } : saved.checkRunLookup
+  if (!known) return
+  const checkRun = await adoptCheckRun(github, context, known, log)
+  await checkRun.finish(saved.checkRunReport ? reportFromSaved(saved.checkRunReport) : stopped)
 }
