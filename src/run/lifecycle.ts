@@ -393,7 +393,54 @@ export class RunLifecycle {
       `${this.#spec.name ? `${this.#spec.name}: created` : 'Created'} run ${safeForLog(created.run_id)}; it is ${safeForLog(created.state, 200)}.`,
     )
     if (this.#spec.noteSuperseded) await this.#noteSupersededRun()
-    return { ...created, title: request.title, prompt: request.prompt }
+    const own = { ...created, title: request.title, prompt: request.prompt }
+    if (this.#spec.steer) return await this.#oneRunPerKey(this.#spec.steer, own, request, deadline)
+    return own
+  }
+
+  /**
+   * `previous_run: steer`, after a create: another step of the same key may have created a run
+   * at the same moment (each found none to steer). The oldest run of the key wins, the same for
+   * every step that looks: a step whose run is not the oldest steers the oldest instead and
+   * cancels its own. When the oldest cannot be steered, it is cancelled and this step's run kept.
+   */
+  async #oneRunPerKey(
+    source: SteerSource,
+    own: RunItem,
+    request: CreateRunRequest,
+    deadline: number,
+  ): Promise<RunItem> {
+    const { client, log } = this.#deps
+    const keyMetadata = keyMetadataOf(this.#spec.tag.metadata)
+    if (!keyMetadata || this.#deps.signal.aborted) return own
+    let runs: RunItem[]
+    try {
+      runs = await activeRunsOfKey(client, keyMetadata, deadline)
+    } catch (error) {
+      log.debug(`Could not look for another run of the key: ${safeForLog(errorMessage(error))}`)
+      return own
+    }
+    // The create's answer may not say when the run was created; the list does, as for the others.
+    const listedOwn = runs.find((run) => run.run_id === own.run_id)
+    if (!listedOwn) return own
+    const oldest = runs.filter((run) => run.run_id !== own.run_id).sort(byAge)[0]
+    if (!oldest || byAge(oldest, listedOwn) > 0) return own
+    log.info(
+      `previous_run: steer: run ${safeForLog(oldest.run_id)} of the same key was created before this step's run ${safeForLog(own.run_id)}, by another step; steering it and cancelling run ${safeForLog(own.run_id)}, so that the key has one run.`,
+    )
+    const steered = await this.#steerRun(oldest, source, request, deadline)
+    if (!steered) {
+      this.tracker.keepOwn(own.run_id)
+      this.record.runId = own.run_id
+      return own
+    }
+    logCancel(
+      log,
+      own.run_id,
+      await requestCancel(client, own.run_id, { deadline }),
+      'previous_run',
+    )
+    return steered
   }
 
   /**
@@ -410,8 +457,9 @@ export class RunLifecycle {
     const { client, log } = this.#deps
     const keyMetadata = keyMetadataOf(this.#spec.tag.metadata)
     const key = keyMetadata?.[HANDOFF_KEYS.key] ?? ''
-    const [candidate, ...older] = keyMetadata
-      ? await activeRunsOfKey(client, keyMetadata, deadline)
+    // The oldest wins, as after a create (see #oneRunPerKey): every step picks the same run.
+    const [candidate, ...newer] = keyMetadata
+      ? (await activeRunsOfKey(client, keyMetadata, deadline)).sort(byAge)
       : []
     if (!candidate) {
       log.info(
@@ -419,9 +467,24 @@ export class RunLifecycle {
       )
       return undefined
     }
-    // One run per key: any older one still going is cancelled, as cancel would.
-    for (const run of older)
-      await this.#cancelInstead(run, 'an older run of the same key', deadline)
+    // One run per key: any other still going is cancelled, as cancel would.
+    for (const run of newer) await this.#cancelInstead(run, 'a newer run of the same key', deadline)
+    return await this.#steerRun(candidate, source, request, deadline)
+  }
+
+  /**
+   * Steers `candidate`: interrupts it when it is at work, sends this step's work as one
+   * follow-up that says what changed, and makes it this step's run. Undefined when it cannot be
+   * steered (a force push, the service refusing the interrupt or the follow-up): then it was
+   * cancelled.
+   */
+  async #steerRun(
+    candidate: RunItem,
+    source: SteerSource,
+    request: CreateRunRequest,
+    deadline: number,
+  ): Promise<RunItem | undefined> {
+    const { client, log } = this.#deps
     const oldHead =
       (await source.recordedHead(candidate.run_id).catch(() => undefined)) ??
       candidate.metadata?.[STEP_KEYS.headSha]
@@ -597,6 +660,13 @@ export class RunLifecycle {
         return log.info(`${subject} is ${state} (${when}).`)
     }
   }
+}
+
+/** Older first: by creation, then by ID, so that every step orders a key's runs alike. */
+function byAge(a: RunItem, b: RunItem): number {
+  const created = Date.parse(a.created_at ?? '') - Date.parse(b.created_at ?? '')
+  if (Number.isFinite(created) && created !== 0) return created
+  return a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0
 }
 
 async function getExistingRun(

@@ -103,6 +103,17 @@ export class RunTracker {
     this.#resolvePending()
   }
 
+  /**
+   * Back to the run this step created, after another of its key could not be steered in its
+   * stead (previous_run: steer): it is owed again, and no follow-up is awaited on it.
+   */
+  keepOwn(runId: string): void {
+    this.#settled = false
+    this.#awaitingNewPass = false
+    this.#remember(runId)
+    this.#save()
+  }
+
   /** The run ended, was cancelled, or was handed off on purpose, or none was made: nothing is owed. */
   settle(): void {
     if (this.#settled) return

@@ -450,4 +450,109 @@ describe('previous_run: steer', () => {
       },
     )
   })
+
+  describe("exactly one run per key, whatever the order of two steps' requests", () => {
+    /** A review that ends on its own, unless it is interrupted (then its follow-up ends it). */
+    const reviewing: RunScript = [
+      { state: 'QUEUED', afterMs: 0 },
+      { state: 'INPROGRESS', afterMs: 50 },
+      { state: 'SUCCEEDED', afterMs: 2_000 },
+    ]
+    const review = {
+      prompt: 'Review this pull request',
+      name: 'pr-7-review',
+      previous_run: 'steer',
+    }
+
+    /** The key's runs that were not cancelled: exactly one is the promise. */
+    const survivors = (api: FakeAgentApi) =>
+      api.allRuns().filter((run) => api.run(run.run_id)?.state !== 'CANCELLED')
+
+    it('two steps that find no run and create at the same moment: the older run wins, the other step steers it and cancels its own', async () => {
+      const api = await fakeApi({ script: () => reviewing, followupScript: () => newPass })
+      const gh = await fakeGitHub()
+      gh.setHistory(OWNER, REPO, [{ sha: NEW, message: 'Test the parser' }])
+      gh.setPullRequest(OWNER, REPO, PR, { headSha: NEW })
+      // Both creates are held, so that each step has looked for a run (and found none) first.
+      api.injectFault({
+        method: 'POST',
+        path: '/agent/run',
+        times: 2,
+        fault: { kind: 'delay', ms: 300 },
+      })
+      const steps = [0, 1].map(() =>
+        startStep({ inputs: inputsFor(api, review), env: pushEvent(gh, NEW) }),
+      )
+      const [a, b] = await Promise.all(steps.map((step) => step.result))
+      expect(a?.code, a?.stdout).toBe(0)
+      expect(b?.code, b?.stdout).toBe(0)
+      expect(api.requestsTo('POST', '/api/v1/agent/run')).toHaveLength(2)
+      const [kept] = survivors(api)
+      expect(survivors(api)).toHaveLength(1)
+      expect(api.run(kept?.run_id ?? '')?.state).toBe('SUCCEEDED')
+      // Both steps report that one run; the one that gave its own up steered it.
+      expect([a?.outputs.run_id, b?.outputs.run_id]).toEqual([kept?.run_id, kept?.run_id])
+      expect([a?.outputs.steered, b?.outputs.steered].sort()).toEqual(['false', 'true'])
+      expect(`${a?.stdout}${b?.stdout}`).toContain(
+        `previous_run: steer: run ${kept?.run_id} of the same key was created before this step's run`,
+      )
+    })
+
+    it("both steps refused the interrupt (409) fall back and create; then one steers the other's run through a lost interrupt answer and a 429: one run", async () => {
+      let creates = 0
+      const api = await fakeApi({
+        // The fallbacks' runs are at work at once, so that steering one needs an interrupt.
+        script: () =>
+          (creates += 1) === 1
+            ? working
+            : [
+                { state: 'INPROGRESS', afterMs: 0 },
+                { state: 'SUCCEEDED', afterMs: 2_000 },
+              ],
+        followupScript: () => newPass,
+      })
+      const gh = await fakeGitHub()
+      gh.setHistory(OWNER, REPO, [
+        { sha: OLD, message: 'Add the parser' },
+        { sha: NEW, message: 'Test the parser' },
+      ])
+      gh.setPullRequest(OWNER, REPO, PR, { headSha: OLD })
+      const first = await runStep({
+        inputs: inputsFor(api, { ...review, wait: 'false' }),
+        env: pushEvent(gh, OLD),
+      })
+      const runId = first.outputs.run_id ?? ''
+      await untilState(api, runId, 'INPROGRESS')
+      gh.moveHead(OWNER, REPO, PR, NEW)
+      const problem = (status: number): FaultRule['fault'] => ({
+        kind: 'status',
+        status,
+        headers: status === 429 ? { 'retry-after': '0' } : {},
+        body: { type: 'about:blank', title: 'Refused', status, detail: 'Not now.' },
+      })
+      // Each step's interrupt of the first run is refused, retries and all (three tries a step);
+      // the next interrupt's answer is lost.
+      api.injectFault({ method: 'POST', path: /\/interrupt$/, times: 6, fault: problem(409) })
+      api.injectFault({
+        method: 'POST',
+        path: /\/interrupt$/,
+        fault: { kind: 'reset-after-acting' },
+      })
+      api.injectFault({ method: 'POST', path: /\/followups$/, fault: problem(429) })
+      const steps = [0, 1].map(() =>
+        startStep({ inputs: inputsFor(api, review), env: pushEvent(gh, NEW) }),
+      )
+      const results = await Promise.all(steps.map((step) => step.result))
+      for (const result of results) expect(result.code, result.stdout).toBe(0)
+      expect(api.run(runId)?.state).toBe('CANCELLED')
+      // Nothing doubled, nothing orphaned: one run of the key was not cancelled, and it ended.
+      const [kept] = survivors(api)
+      expect(survivors(api)).toHaveLength(1)
+      expect(api.run(kept?.run_id ?? '')?.state).toBe('SUCCEEDED')
+      expect(results.map((result) => result.outputs.run_id)).toEqual([kept?.run_id, kept?.run_id])
+      // The lost answer was asked again, and the 429 waited out: one follow-up reached the run.
+      expect(api.interrupts(kept?.run_id ?? '')).toBeGreaterThanOrEqual(1)
+      expect(api.followups(kept?.run_id ?? '')).toHaveLength(1)
+    })
+  })
 })
