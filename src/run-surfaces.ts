@@ -41,7 +41,7 @@ export async function openThread(
   const continuing = settings.target.kind === 'continue'
   if (!settings.github.comment && !continuing) return undefined
   return openThreadComment(settings.github, github, io, {
-    onCommentCreated: (commentId) => savedState(io).saveCommentId(commentId),
+    onCommentChosen: (commentId) => savedState(io).saveCommentId(commentId),
     mode: continuing ? 'reply' : 'keyed',
     name: settings.target.kind === 'existing' ? undefined : settings.target.request.config?.name,
   })

@@ -59,16 +59,28 @@ interface CommentRendering<S> {
   readBack?(current: ReadComment, shown: S, concurrentStep: boolean): 'rewrite' | 'look' | 'done'
 }
 
-interface KeyedCommentOptions {
-  /** One comment per thread and key, whichever kind of step wrote it last. */
+/** What a comment of either shape is opened with. */
+interface CommentOptions {
+  /** `<job>/<step>`, written into the marker. */
+  step: string
+  /**
+   * One comment per thread and key (the `name` input, else the workflow and job), whichever
+   * kind of step wrote it last.
+   */
   key: string
   log: Log
-  /** A new comment kept for no key: the answer to a person's comment. */
-  reply: boolean
-  /** The comment an earlier step (the main one, for the post step) chose. */
+  /** The workflow run of the step, linked from the comment. */
+  workflowRun?: string
+  /** The step's comment, when an earlier step (the main one, for the post step) chose it. */
   commentId?: number
   /** Told the comment's ID once it is made or chosen, so that the post step can finish it. */
-  onChosen?: (commentId: number) => void
+  onCommentChosen?: (commentId: number) => void
+  now?: () => number
+}
+
+interface KeyedCommentOptions extends CommentOptions {
+  /** A new comment kept for no key: the answer to a person's comment. */
+  reply: boolean
 }
 
 /** The text of a comment by the action's own identity: the only one whose marker is trusted. */
@@ -250,18 +262,14 @@ class KeyedComment<S> {
   #choose(commentId: number): void {
     if (this.#commentId === commentId) return
     this.#commentId = commentId
-    this.#options.onChosen?.(commentId)
+    this.#options.onCommentChosen?.(commentId)
   }
 }
 
 /** At most this many writes of one update. */
 const MAX_WRITES = 3
 
-export interface ThreadCommentOptions {
-  /** `<job>/<step>`, written into the marker. */
-  step: string
-  /** One comment per thread and key: the `name` input, else the workflow and job. */
-  key: string
+export interface ThreadCommentOptions extends CommentOptions {
   /** The `name` input, when given: `continue_run` then continues only runs of that name. */
   name?: string
   /**
@@ -269,14 +277,6 @@ export interface ThreadCommentOptions {
    * `reply`: a new comment, the answer to a person's comment (`continue_run`).
    */
   mode: 'keyed' | 'reply'
-  log: Log
-  /** The step's comment, when an earlier step (the main one, for the post step) chose it. */
-  commentId?: number
-  /** Told the ID of the comment once it is made or chosen, so that the post step can finish it. */
-  onCommentCreated?: (commentId: number) => void
-  /** The workflow run of the step, linked from the comment. */
-  workflowRun?: string
-  now?: () => number
 }
 
 interface RunShown {
@@ -300,12 +300,10 @@ export class ThreadComment {
   private constructor(octokit: Octokit, thread: Thread, options: ThreadCommentOptions) {
     this.#options = options
     this.#now = options.now ?? Date.now
-    const { key, log, commentId, onCommentCreated: onChosen } = options
-    const reply = options.mode === 'reply'
     this.#comment = new KeyedComment(
       octokit,
       thread,
-      { key, log, reply, commentId, onChosen },
+      { ...options, reply: options.mode === 'reply' },
       {
         kind: 'run',
         startedAt: ({ run }) => this.#startedAt(run),
@@ -447,20 +445,9 @@ export class ThreadComment {
   }
 }
 
-export interface SetCommentOptions {
-  /** `<job>/<step>`, written into the marker. */
-  step: string
-  /** One comment per thread and key: the `name` input, else the workflow and job. */
-  key: string
+export interface SetCommentOptions extends CommentOptions {
   /** The set's own tag. */
   set: string
-  log: Log
-  workflowRun?: string
-  /** The comment the main step chose, for the post step. */
-  commentId?: number
-  /** Told the comment's ID once it is made or chosen, so that the post step can finish it. */
-  onCommentChosen?: (commentId: number) => void
-  now?: () => number
 }
 
 /**
@@ -475,11 +462,10 @@ export class SetComment {
   constructor(octokit: Octokit, thread: Thread, options: SetCommentOptions) {
     this.#options = options
     this.#startedAt = new Date((options.now ?? Date.now)()).toISOString()
-    const { key, log, commentId, onCommentChosen: onChosen } = options
     this.#comment = new KeyedComment(
       octokit,
       thread,
-      { key, log, reply: false, commentId, onChosen },
+      { ...options, reply: false },
       {
         kind: 'set',
         startedAt: () => this.#startedAt,

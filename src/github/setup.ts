@@ -32,7 +32,7 @@ export async function openThreadComment(
   github: GitHubSettings,
   context: GitHubContext,
   log: Log,
-  comment: Pick<ThreadCommentOptions, 'commentId' | 'onCommentCreated'> & Partial<CommentRole> = {},
+  comment: Pick<ThreadCommentOptions, 'commentId' | 'onCommentChosen'> & Partial<CommentRole> = {},
 ): Promise<ThreadComment | undefined> {
   if (!context.hasToken) return undefined
   if (context.thread.kind === 'none') {
