@@ -409,7 +409,7 @@ describe('previous_run: steer', () => {
     it.each([
       [
         "with comment: true, by the newer step's record in the comment",
-        { comment: 'true' },
+        { comment: 'true', commit_status: 'true' },
         'its step waits for it (workflow run in_progress)',
       ],
       [
@@ -446,6 +446,12 @@ describe('previous_run: steer', () => {
 
         expect(JSON.parse(swept.outputs.swept ?? '')).toEqual([runId])
         expect(api.run(runId)?.state).toBe('CANCELLED')
+        if (inputs.commit_status) {
+          // The newer step's status, on the head the run worked on last, says why it ended.
+          expect(gh.statuses(OWNER, REPO, NEW).map((status) => status.description)).toContain(
+            `Cancelled: its step's runner was lost (run ${runId})`,
+          )
+        }
         await newer.result
       },
     )
