@@ -468,7 +468,13 @@ export class RunLifecycle {
       return undefined
     }
     // One run per key: any other still going is cancelled, as cancel would.
-    for (const run of newer) await this.#cancelInstead(run, 'a newer run of the same key', deadline)
+    for (const run of newer) {
+      log.info(
+        `previous_run: steer: run ${safeForLog(run.run_id)} is a newer run of the same key than run ${safeForLog(candidate.run_id)}; cancelling it, so that the key has one run.`,
+      )
+      const cancel = await requestCancel(client, run.run_id, { deadline })
+      logCancel(log, run.run_id, cancel, 'previous_run')
+    }
     return await this.#steerRun(candidate, source, request, deadline)
   }
 

@@ -474,6 +474,31 @@ describe('previous_run: steer', () => {
     const survivors = (api: FakeAgentApi) =>
       api.allRuns().filter((run) => api.run(run.run_id)?.state !== 'CANCELLED')
 
+    it('a step that finds two runs of the key going steers the oldest and cancels the newer', async () => {
+      const api = await fakeApi({ script: () => working, followupScript: () => newPass })
+      const gh = await fakeGitHub()
+      gh.setHistory(OWNER, REPO, [
+        { sha: OLD, message: 'Add the parser' },
+        { sha: NEW, message: 'Test the parser' },
+      ])
+      gh.setPullRequest(OWNER, REPO, PR, { headSha: OLD })
+      // Two detached steps that kept what they found: two runs of the key, the first the oldest.
+      const kept = { ...review, previous_run: 'keep', wait: 'false' }
+      const older = await runStep({ inputs: inputsFor(api, kept), env: pushEvent(gh, OLD) })
+      const newer = await runStep({ inputs: inputsFor(api, kept), env: pushEvent(gh, OLD) })
+      const [oldest, second] = [older.outputs.run_id ?? '', newer.outputs.run_id ?? '']
+      await untilState(api, oldest, 'INPROGRESS')
+      await untilState(api, second, 'INPROGRESS')
+      gh.moveHead(OWNER, REPO, PR, NEW)
+      const steering = await runStep({ inputs: inputsFor(api, review), env: pushEvent(gh, NEW) })
+      expect(steering.outputs, steering.stdout).toMatchObject({ run_id: oldest, steered: 'true' })
+      expect(api.run(second)?.state).toBe('CANCELLED')
+      expect(api.run(oldest)?.state).toBe('SUCCEEDED')
+      expect(steering.stdout).toContain(
+        `previous_run: steer: run ${second} is a newer run of the same key than run ${oldest}; cancelling it, so that the key has one run.`,
+      )
+    })
+
     it('two steps that find no run and create at the same moment: the older run wins, the other step steers it and cancels its own', async () => {
       const api = await fakeApi({ script: () => reviewing, followupScript: () => newPass })
       const gh = await fakeGitHub()
