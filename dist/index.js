@@ -8427,189 +8427,8 @@ function cutEscaped(text, max) {
     return text.length <= max ? text : cut(text, max).replace(/&#?\w*$/, '');
 }
 
-;// CONCATENATED MODULE: ./src/github/own-comments.ts
-
-
-/**
- * The comments of one thread that the action's own identity wrote: the only
- * ones whose hidden marker is trusted, since anyone can type a marker. Each
- * call has its deadline; who the token writes as is asked once.
- */
-class OwnComments {
-    #octokit;
-    #thread;
-    #identity;
-    constructor(octokit, thread) {
-        this.#octokit = octokit;
-        this.#thread = thread;
-    }
-    /** The login the token writes as; a failed look-up is tried again next time. */
-    me() {
-        this.#identity ??= tokenIdentity(this.#octokit).catch((error) => {
-            this.#identity = undefined;
-            throw error;
-        });
-        return this.#identity;
-    }
-    /** The thread's comments written by the action's own identity, in thread order. */
-    async list() {
-        const me = await this.me();
-        const comments = await this.#octokit.paginate(this.#octokit.rest.issues.listComments, {
-            owner: this.#thread.owner,
-            repo: this.#thread.repo,
-            issue_number: this.#thread.issueNumber,
-            per_page: 100,
-            ...octokit_withDeadline(),
-        });
-        return comments.filter((comment) => comment.user?.login === me);
-    }
-    /** One comment; undefined when it is gone (deleted by a person). */
-    async read(commentId) {
-        try {
-            const { data } = await this.#octokit.rest.issues.getComment({
-                owner: this.#thread.owner,
-                repo: this.#thread.repo,
-                comment_id: commentId,
-                ...octokit_withDeadline(),
-            });
-            return { body: data.body, user: data.user, me: await this.me() };
-        }
-        catch (error) {
-            if (error.status === 404)
-                return undefined;
-            throw error;
-        }
-    }
-    async create(body) {
-        const { data } = await this.#octokit.rest.issues.createComment({
-            owner: this.#thread.owner,
-            repo: this.#thread.repo,
-            issue_number: this.#thread.issueNumber,
-            body,
-            ...octokit_withDeadline(),
-        });
-        return data.id;
-    }
-    async update(commentId, body) {
-        await this.#octokit.rest.issues.updateComment({
-            owner: this.#thread.owner,
-            repo: this.#thread.repo,
-            comment_id: commentId,
-            body,
-            ...octokit_withDeadline(),
-        });
-    }
-    async delete(commentId) {
-        await this.#octokit.rest.issues.deleteComment({
-            owner: this.#thread.owner,
-            repo: this.#thread.repo,
-            comment_id: commentId,
-            ...octokit_withDeadline(),
-        });
-    }
-    /** `owner/repo#number`, for the log. */
-    where() {
-        return `${this.#thread.owner}/${this.#thread.repo}#${this.#thread.issueNumber}`;
-    }
-}
-/**
- * For a write GitHub refused but would take again: 422 (e.g. a body over its
- * limit) at once, and a 403 secondary rate limit after its hint (when the hint
- * is short enough to wait). Undefined for anything else.
- */
-function retryableRefusal(error) {
-    const { status, response } = error;
-    if (status === 422)
-        return 0;
-    if (status !== 403 && status !== 429)
-        return undefined;
-    const headers = response?.headers ?? {};
-    const message = typeof response?.data?.message === 'string' ? response.data.message : '';
-    const hint = Number(headers['retry-after']);
-    const limited = status === 429 || /secondary rate limit/i.test(message) || headers['retry-after'] !== undefined;
-    if (!limited)
-        return undefined;
-    const waitMs = Number.isFinite(hint) && hint >= 0 ? hint * 1000 : 1000;
-    return waitMs <= timing/* GITHUB_LIMITS */.f_.maxRetryAfterMs ? waitMs : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/github/writes.ts
-/**
- * Writes to GitHub that show the newest of a changing value (a comment, a
- * commit status). They go out one at a time, in order; a burst of values
- * becomes one write of the newest, never a backlog; and waiting for them is
- * bounded, so GitHub can never hold the step.
- */
-class NewestWrites {
-    #write;
-    #queue = Promise.resolve();
-    #pending;
-    #stopped = false;
-    #lastPushed;
-    constructor(write) {
-        this.#write = write;
-    }
-    /** Queues `value`; a write already waiting will take it instead of its own. */
-    push(value) {
-        if (this.#stopped)
-            return;
-        const waiting = this.#pending !== undefined;
-        this.#pending = { value };
-        if (!waiting)
-            this.#queue = this.#queue.then(() => this.#writePending());
-    }
-    /** Queues `value` unless it is the value queued last: an unchanged value is never written twice. */
-    pushChanged(value) {
-        const key = JSON.stringify(value);
-        if (key === this.#lastPushed)
-            return;
-        this.#lastPushed = key;
-        this.push(value);
-    }
-    /** `settled`, with a warning that names `what` when GitHub did not answer in time. */
-    async settle(maxMs, log, what) {
-        if ((await this.settled(maxMs)) === 'gave-up') {
-            log.warning(`GitHub: ${what} was not brought up to date within ${maxMs / 1000}s; GitHub is not answering. The run is not affected.`);
-        }
-    }
-    /**
-     * Waits for the writes still on their way, for at most `maxMs`. After that
-     * nothing more is written, and it answers `gave-up`.
-     */
-    async settled(maxMs) {
-        let timer;
-        const gaveUp = new Promise((resolve) => {
-            timer = setTimeout(() => resolve('gave-up'), maxMs);
-        });
-        try {
-            const result = await Promise.race([this.#queue.then(() => 'done'), gaveUp]);
-            if (result === 'gave-up') {
-                this.#stopped = true;
-                this.#pending = undefined;
-            }
-            return result;
-        }
-        finally {
-            clearTimeout(timer);
-        }
-    }
-    /** Whether `settled` gave up: a write still under way should not start another. */
-    get stopped() {
-        return this.#stopped;
-    }
-    async #writePending() {
-        const next = this.#pending;
-        this.#pending = undefined;
-        if (next && !this.#stopped)
-            await this.#write(next.value);
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/github/set-comment.ts
-
-
-
-
+/** A set's comment, its rendering: the set marker, the history of the key's sets, pure. */
 
 
 
@@ -8721,171 +8540,76 @@ function set_comment_historyLine(record) {
     parts.push(`started ${record.startedAt.replace(/T(\d\d:\d\d)[\s\S]*/, ' $1 UTC')}`);
     return parts.join(' · ');
 }
+
+;// CONCATENATED MODULE: ./src/github/writes.ts
 /**
- * A set's comment on its pull request or issue: one per thread and key, kept
- * up to date (at most one write per poll, the newest state), with the earlier
- * sets of the key in a collapsed history. A GitHub failure never fails the
- * step: it becomes a warning.
+ * Writes to GitHub that show the newest of a changing value (a comment, a
+ * commit status). They go out one at a time, in order; a burst of values
+ * becomes one write of the newest, never a backlog; and waiting for them is
+ * bounded, so GitHub can never hold the step.
  */
-class SetComment {
-    #comments;
-    #options;
-    #startedAt;
-    #writes = new NewestWrites((shown) => this.#writeOrRetry(shown));
-    #commentId;
-    /** A newer set with the same key took the comment over: this one writes no more. */
-    #overtaken = false;
-    constructor(octokit, thread, options) {
-        this.#comments = new OwnComments(octokit, thread);
-        this.#options = options;
-        this.#commentId = options.commentId;
-        this.#startedAt = new Date((options.now ?? Date.now)()).toISOString();
+class NewestWrites {
+    #write;
+    #queue = Promise.resolve();
+    #pending;
+    #stopped = false;
+    #lastPushed;
+    constructor(write) {
+        this.#write = write;
     }
-    /**
-     * The post step's word on a set whose step stopped before it ended (a hard
-     * kill): the headline says so, with `note`, above the table as last shown.
-     * Nothing is written when a newer set heads the comment, or it is gone.
-     */
-    async markStopped(note) {
-        try {
-            const current = this.#commentId ? await this.#comments.read(this.#commentId) : undefined;
-            if (!current || current.user?.login !== current.me)
-                return;
-            const marker = parseSetMarker(current.body ?? '');
-            const ours = marker?.sets[0];
-            if (!marker || ours?.set !== this.#options.set || ours.outcome)
-                return;
-            const shown = setBodyOf(current.body ?? '');
-            const headline = `### ${OUTCOME_RECORDS.interrupted.icon} Cloud agent tasks: interrupted`;
-            const body = shown.replace(/^### ⏳ Cloud agent tasks: [^\n]*/, () => `${headline}\n\n> [!WARNING]\n> ${note}`);
-            const sets = [{ ...ours, outcome: 'interrupted' }, ...marker.sets.slice(1)];
-            await this.#comments.update(this.#commentId ?? 0, composeSetComment(this.#marker(sets), body));
-        }
-        catch (error) {
-            this.#warn(error);
+    /** Queues `value`; a write already waiting will take it instead of its own. */
+    push(value) {
+        if (this.#stopped)
+            return;
+        const waiting = this.#pending !== undefined;
+        this.#pending = { value };
+        if (!waiting)
+            this.#queue = this.#queue.then(() => this.#writePending());
+    }
+    /** Queues `value` unless it is the value queued last: an unchanged value is never written twice. */
+    pushChanged(value) {
+        const key = JSON.stringify(value);
+        if (key === this.#lastPushed)
+            return;
+        this.#lastPushed = key;
+        this.push(value);
+    }
+    /** `settled`, with a warning that names `what` when GitHub did not answer in time. */
+    async settle(maxMs, log, what) {
+        if ((await this.settled(maxMs)) === 'gave-up') {
+            log.warning(`GitHub: ${what} was not brought up to date within ${maxMs / 1000}s; GitHub is not answering. The run is not affected.`);
         }
     }
     /**
-     * A reconcile pass's word on a detached set (wait: false) once its last run ended: the set's
-     * end, as its step would have shown it had it waited. Only while the comment still shows the
-     * set started; when a newer set heads the comment, its body stays, and the set's line in the
-     * history shows the end. Nothing is written when the comment is gone or not the action's.
+     * Waits for the writes still on their way, for at most `maxMs`. After that
+     * nothing more is written, and it answers `gave-up`.
      */
-    async showHandedOverEnd(shown) {
+    async settled(maxMs) {
+        let timer;
+        const gaveUp = new Promise((resolve) => {
+            timer = setTimeout(() => resolve('gave-up'), maxMs);
+        });
         try {
-            const current = this.#commentId ? await this.#comments.read(this.#commentId) : undefined;
-            if (!current || current.user?.login !== current.me)
-                return;
-            const marker = parseSetMarker(current.body ?? '');
-            if (marker?.key !== this.#options.key)
-                return;
-            const at = marker.sets.findIndex((record) => record.set === this.#options.set);
-            const ours = marker.sets[at];
-            if (!ours || (ours.outcome !== undefined && ours.outcome !== 'started'))
-                return;
-            const { outcome, done, total } = shown;
-            const sets = marker.sets.map((record, index) => index === at ? { ...record, outcome, done, total } : record);
-            const body = at === 0 ? shown.body : setBodyOf(current.body ?? '');
-            await this.#comments.update(this.#commentId ?? 0, composeSetComment({ ...marker, sets }, body));
-        }
-        catch (error) {
-            this.#warn(error);
-        }
-    }
-    /** Shows the set as it stands; a write already waiting takes the newest instead. */
-    show(shown) {
-        this.#writes.pushChanged(shown);
-    }
-    /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
-    async settled(maxMs = timing/* GITHUB_LIMITS */.f_.settleMs) {
-        await this.#writes.settle(maxMs, this.#options.log, `the comment on ${this.#comments.where()}`);
-    }
-    async #writeOrRetry(shown) {
-        try {
-            await this.#write(shown);
-        }
-        catch (error) {
-            const retryIn = retryableRefusal(error);
-            if (retryIn === undefined || this.#writes.stopped)
-                return this.#warn(error);
-            // Refused for now (a secondary rate limit): once more, so the comment never stays behind.
-            if (retryIn > 0)
-                await new Promise((resolve) => setTimeout(resolve, retryIn));
-            try {
-                if (!this.#writes.stopped)
-                    await this.#write(shown);
+            const result = await Promise.race([this.#queue.then(() => 'done'), gaveUp]);
+            if (result === 'gave-up') {
+                this.#stopped = true;
+                this.#pending = undefined;
             }
-            catch (retryError) {
-                this.#warn(retryError);
-            }
+            return result;
+        }
+        finally {
+            clearTimeout(timer);
         }
     }
-    async #write(shown) {
-        if (this.#overtaken)
-            return;
-        if (this.#commentId === undefined) {
-            const [oldest] = await this.#keyed();
-            if (oldest)
-                this.#choose(oldest.id);
-        }
-        if (this.#commentId === undefined)
-            return await this.#create(shown);
-        const current = await this.#comments.read(this.#commentId);
-        if (!current) {
-            this.#commentId = undefined;
-            return await this.#create(shown);
-        }
-        const own = current.user?.login === current.me;
-        const trusted = own ? parseSetMarker(current.body ?? '') : undefined;
-        const earlier = trusted?.key === this.#options.key ? trusted.sets : [];
-        const sets = mergeSets(earlier, this.#record(shown));
-        // A single run's step with the same key that started after this set took the comment over.
-        const keyed = own ? keyedMarkerOf(current.body ?? '') : undefined;
-        if (sets[0]?.set !== this.#options.set || newerOtherKind(keyed, 'set', this.#startedAt)) {
-            this.#overtaken = true;
-            this.#options.log.info(`A newer step with the key "${this.#options.key}" shows in the comment now; this set's outcome is in its job summary.`);
-            return;
-        }
-        await this.#comments.update(this.#commentId, composeSetComment(this.#marker(sets), shown.body));
+    /** Whether `settled` gave up: a write still under way should not start another. */
+    get stopped() {
+        return this.#stopped;
     }
-    async #create(shown) {
-        const created = await this.#comments.create(composeSetComment(this.#marker([this.#record(shown)]), shown.body));
-        // Another step with the same key may have made its comment at the same time: the oldest wins.
-        const [oldest] = await this.#keyed();
-        if (!oldest || oldest.id === created)
-            return this.#choose(created);
-        this.#options.log.info(`Another step made a comment for "${this.#options.key}" at the same time; keeping the older one.`);
-        await this.#comments.delete(created);
-        this.#choose(oldest.id);
-        await this.#write(shown);
-    }
-    #choose(commentId) {
-        if (this.#commentId === commentId)
-            return;
-        this.#commentId = commentId;
-        this.#options.onCommentChosen?.(commentId);
-    }
-    /** This key's comments (a set's or a run's) by the action's own identity, oldest first. */
-    async #keyed() {
-        return (await this.#comments.list())
-            .filter((comment) => keyedMarkerOf(comment.body ?? '')?.key === this.#options.key)
-            .sort((a, b) => a.id - b.id);
-    }
-    #record(shown) {
-        return {
-            set: this.#options.set,
-            outcome: shown.outcome,
-            done: shown.done,
-            total: shown.total,
-            workflowRun: safeHttpUrl(this.#options.workflowRun),
-            startedAt: this.#startedAt,
-        };
-    }
-    #marker(sets) {
-        return { key: this.#options.key, step: this.#options.step, sets };
-    }
-    #warn(error) {
-        this.#options.log.warning(`GitHub: could not update the comment on ${this.#comments.where()} (${reasonOf(error)}). The runs are not affected.`);
+    async #writePending() {
+        const next = this.#pending;
+        this.#pending = undefined;
+        if (next && !this.#stopped)
+            await this.#write(next.value);
     }
 }
 
@@ -8977,45 +8701,324 @@ class CommitStatusReporter {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/thread-comment.ts
-
-
-
-
-
+;// CONCATENATED MODULE: ./src/github/own-comments.ts
 
 
 /**
- * The step's comment on its pull request or issue: one comment per key,
- * kept up to date, with the earlier runs in a history; and the run a previous
- * workflow run left there. A GitHub failure never fails the run's step: it
- * becomes a warning.
+ * The comments of one thread that the action's own identity wrote: the only
+ * ones whose hidden marker is trusted, since anyone can type a marker. Each
+ * call has its deadline; who the token writes as is asked once.
  */
-class ThreadComment {
-    #comments;
+class OwnComments {
+    #octokit;
+    #thread;
+    #identity;
+    constructor(octokit, thread) {
+        this.#octokit = octokit;
+        this.#thread = thread;
+    }
+    /** The login the token writes as; a failed look-up is tried again next time. */
+    me() {
+        this.#identity ??= tokenIdentity(this.#octokit).catch((error) => {
+            this.#identity = undefined;
+            throw error;
+        });
+        return this.#identity;
+    }
+    /** The thread's comments written by the action's own identity, in thread order. */
+    async list() {
+        const me = await this.me();
+        const comments = await this.#octokit.paginate(this.#octokit.rest.issues.listComments, {
+            owner: this.#thread.owner,
+            repo: this.#thread.repo,
+            issue_number: this.#thread.issueNumber,
+            per_page: 100,
+            ...octokit_withDeadline(),
+        });
+        return comments.filter((comment) => comment.user?.login === me);
+    }
+    /** One comment; undefined when it is gone (deleted by a person). */
+    async read(commentId) {
+        try {
+            const { data } = await this.#octokit.rest.issues.getComment({
+                owner: this.#thread.owner,
+                repo: this.#thread.repo,
+                comment_id: commentId,
+                ...octokit_withDeadline(),
+            });
+            return { body: data.body, user: data.user, me: await this.me() };
+        }
+        catch (error) {
+            if (error.status === 404)
+                return undefined;
+            throw error;
+        }
+    }
+    async create(body) {
+        const { data } = await this.#octokit.rest.issues.createComment({
+            owner: this.#thread.owner,
+            repo: this.#thread.repo,
+            issue_number: this.#thread.issueNumber,
+            body,
+            ...octokit_withDeadline(),
+        });
+        return data.id;
+    }
+    async update(commentId, body) {
+        await this.#octokit.rest.issues.updateComment({
+            owner: this.#thread.owner,
+            repo: this.#thread.repo,
+            comment_id: commentId,
+            body,
+            ...octokit_withDeadline(),
+        });
+    }
+    async delete(commentId) {
+        await this.#octokit.rest.issues.deleteComment({
+            owner: this.#thread.owner,
+            repo: this.#thread.repo,
+            comment_id: commentId,
+            ...octokit_withDeadline(),
+        });
+    }
+    /** `owner/repo#number`, for the log. */
+    where() {
+        return `${this.#thread.owner}/${this.#thread.repo}#${this.#thread.issueNumber}`;
+    }
+}
+/**
+ * For a write GitHub refused but would take again: 422 (e.g. a body over its
+ * limit) at once, and a 403 secondary rate limit after its hint (when the hint
+ * is short enough to wait). Undefined for anything else.
+ */
+function retryableRefusal(error) {
+    const { status, response } = error;
+    if (status === 422)
+        return 0;
+    if (status !== 403 && status !== 429)
+        return undefined;
+    const headers = response?.headers ?? {};
+    const message = typeof response?.data?.message === 'string' ? response.data.message : '';
+    const hint = Number(headers['retry-after']);
+    const limited = status === 429 || /secondary rate limit/i.test(message) || headers['retry-after'] !== undefined;
+    if (!limited)
+        return undefined;
+    const waitMs = Number.isFinite(hint) && hint >= 0 ? hint * 1000 : 1000;
+    return waitMs <= timing/* GITHUB_LIMITS */.f_.maxRetryAfterMs ? waitMs : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/github/keyed-comment.ts
+
+
+
+
+
+
+
+
+
+/** The text of a comment by the action's own identity: the only one whose marker is trusted. */
+function ownBody(comment) {
+    return comment.user?.login === comment.me ? (comment.body ?? '') : undefined;
+}
+/**
+ * The step's comment on its pull request or issue, in either shape: the thread's oldest
+ * comment for the key (a duplicate made at the same moment is deleted), kept up to date one
+ * write at a time with the newest state, written again in fewer words when GitHub refuses,
+ * left alone once a newer step has taken it over, and waited for a bounded time. A GitHub
+ * failure never fails the step: it becomes a warning.
+ */
+class KeyedComment {
+    comments;
     #options;
-    #onCommentCreated;
-    #now;
+    #rendering;
+    #writes = new NewestWrites((shown) => this.#writeOrRetry(shown));
     #commentId;
-    /** When this step first showed each run: orders the runs in the comment. */
-    #firstSeen = new Map();
-    /** Updates go out one at a time, in order, so the last state seen is the one shown. */
-    #writes = new NewestWrites((shown) => this.#writeOrRetryShort(shown));
-    #lastShown = '';
+    #lastShown;
     /**
      * Whether another step made a comment for this key at the same moment as this one: until
-     * its run shows in the comment, nothing in the comment says that step is writing it too.
+     * its own state shows in the comment, nothing in the comment says that step writes it too.
      */
     #concurrentStep = false;
-    #overtakenNoted = false;
+    /** A newer step with the key took the comment over: this one writes no more. */
+    #overtaken = false;
+    constructor(octokit, thread, options, rendering) {
+        this.comments = new OwnComments(octokit, thread);
+        this.#options = options;
+        this.#rendering = rendering;
+        this.#commentId = options.commentId;
+    }
+    get commentId() {
+        return this.#commentId;
+    }
+    /** Shows `shown` unless `as` is what was shown last; a write already waiting takes it instead. */
+    show(shown, as = JSON.stringify(shown)) {
+        if (as === this.#lastShown)
+            return;
+        this.#lastShown = as;
+        this.#writes.push(shown);
+    }
+    /** Waits for the writes on their way, for a bounded time: after it, nothing more is written. */
+    async settled(maxMs = timing/* GITHUB_LIMITS */.f_.settleMs) {
+        await this.#writes.settle(maxMs, this.#options.log, `the comment on ${this.comments.where()}`);
+    }
+    warn(what, error) {
+        const [where, reason] = [this.comments.where(), reasonOf(error)];
+        this.#options.log.warning(this.#rendering.kind === 'run'
+            ? `GitHub: ${what} on ${where} (${reason}). The run is not affected.`
+            : `GitHub: ${what} on ${where} (${reason}). The runs are not affected.`);
+    }
+    /** This key's comments (a run's, not replies, or a set's) by the action's own identity, oldest first. */
+    async keyed() {
+        return (await this.comments.list())
+            .filter((comment) => keyedMarkerOf(comment.body ?? '')?.key === this.#options.key)
+            .sort((a, b) => a.id - b.id);
+    }
+    async #writeOrRetry(shown) {
+        try {
+            await this.#write(shown);
+        }
+        catch (error) {
+            const retryIn = retryableRefusal(error);
+            if (retryIn === undefined || this.#writes.stopped) {
+                return this.warn('could not update the comment', error);
+            }
+            // Refused (too long, or a secondary rate limit): once more, shorter where it can be, so
+            // the comment never stays "in progress" on a finished run.
+            if (retryIn > 0)
+                await new Promise((resolve) => setTimeout(resolve, retryIn));
+            const shorter = this.#rendering.shorter;
+            try {
+                if (!this.#writes.stopped)
+                    await this.#write(shorter ? shorter(shown) : shown);
+            }
+            catch (retryError) {
+                const what = shorter ? ', even with a shorter text' : '';
+                this.warn(`could not update the comment${what}`, retryError);
+            }
+        }
+    }
+    async #write(shown) {
+        if (this.#overtaken)
+            return;
+        if (this.#commentId === undefined && !this.#options.reply) {
+            const [oldest] = await this.keyed();
+            if (oldest)
+                this.#choose(oldest.id);
+        }
+        if (this.#commentId === undefined)
+            return await this.#create(shown);
+        if (!(await this.#update(shown)))
+            await this.#create(shown);
+    }
+    async #create(shown) {
+        const created = await this.comments.create(this.#rendering.compose(shown));
+        if (this.#options.reply)
+            return this.#choose(created);
+        // Another step with the same key may have made its comment at the same time: the oldest wins.
+        const keyed = await this.keyed();
+        const [oldest] = keyed;
+        if (keyed.length > 1)
+            this.#concurrentStep = true;
+        if (!oldest || oldest.id === created)
+            return this.#choose(created);
+        this.#options.log.info(`Another step made a comment for "${this.#options.key}" at the same time; keeping the older one.`);
+        await this.comments.delete(created);
+        this.#choose(oldest.id);
+        await this.#update(shown);
+    }
+    /**
+     * Rewrites the chosen comment with `shown` put in; false when the comment is gone. GitHub
+     * has no compare-and-swap, so where the rendering reads its write back, a step with the same
+     * key writing at the same moment is caught: the write is repeated (a few times at most) until
+     * the comment shows `shown`, and read back again a little later while another step may write.
+     */
+    async #update(shown) {
+        let current = await this.#readChosen();
+        if (!current)
+            return false;
+        let writes = 0;
+        let looks = 0;
+        for (;;) {
+            const body = this.#overtakenBy(current, shown)
+                ? undefined
+                : this.#rendering.rewrite(current, shown);
+            if (body === undefined)
+                return this.#noteOvertaken();
+            await this.comments.update(this.#commentId ?? 0, body);
+            writes += 1;
+            const readBack = this.#rendering.readBack;
+            if (!readBack)
+                return true;
+            for (;;) {
+                current = await this.#readChosen();
+                if (!current)
+                    return true;
+                const seen = readBack(current, shown, this.#concurrentStep);
+                if (seen === 'rewrite')
+                    break;
+                if (seen === 'done' || looks >= timing/* COMMENT_RECHECK_PAUSES_MS */.t_.length || this.#writes.stopped)
+                    return true;
+                await new Promise((resolve) => setTimeout(resolve, timing/* COMMENT_RECHECK_PAUSES_MS */.t_[looks]));
+                looks += 1;
+            }
+            if (writes >= MAX_WRITES)
+                return true;
+        }
+    }
+    /** Whether a step of the other kind with the key, started after this one, shows in the comment. */
+    #overtakenBy(current, shown) {
+        const own = ownBody(current);
+        if (own === undefined)
+            return false;
+        const { kind } = this.#rendering;
+        return newerOtherKind(keyedMarkerOf(own), kind, this.#rendering.startedAt(shown));
+    }
+    #noteOvertaken() {
+        if (!this.#overtaken) {
+            this.#overtaken = true;
+            this.#options.log.info(`A newer step with the key "${this.#options.key}" shows in the comment now; this ${this.#rendering.kind}'s outcome is in its job summary.`);
+        }
+        return true;
+    }
+    async #readChosen() {
+        const read = await this.comments.read(this.#commentId ?? 0);
+        if (!read)
+            this.#commentId = undefined;
+        return read;
+    }
+    #choose(commentId) {
+        if (this.#commentId === commentId)
+            return;
+        this.#commentId = commentId;
+        this.#options.onCommentChosen?.(commentId);
+    }
+}
+/** At most this many writes of one update. */
+const MAX_WRITES = 3;
+/**
+ * One run's comment: the run's state, with the earlier runs of the key in a history; and the
+ * run a previous workflow run left on the thread.
+ */
+class ThreadComment {
+    #comment;
+    #options;
+    #now;
+    /** When this step first showed each run: orders the runs in the comment. */
+    #firstSeen = new Map();
     /** The commit the step's run works on, recorded with the run (see `workOn`). */
     #head;
     constructor(octokit, thread, options) {
-        this.#comments = new OwnComments(octokit, thread);
         this.#options = options;
-        this.#commentId = options.commentId;
-        this.#onCommentCreated = options.onCommentCreated ?? (() => undefined);
         this.#now = options.now ?? Date.now;
+        this.#comment = new KeyedComment(octokit, thread, { ...options, reply: options.mode === 'reply' }, {
+            kind: 'run',
+            startedAt: ({ run }) => this.#startedAt(run),
+            compose: ({ run, context }) => renderComment(run, this.#marker([this.#record(run, context)]), context),
+            rewrite: (current, shown) => this.#rewrite(current, shown),
+            shorter: ({ run, context }) => ({ run, context: { ...context, short: true } }),
+            readBack: (current, shown, concurrentStep) => this.#readBack(current, shown, concurrentStep),
+        });
     }
     static open(octokit, thread, options) {
         return new ThreadComment(octokit, thread, options);
@@ -9037,7 +9040,7 @@ class ThreadComment {
             return found?.runId;
         }
         catch (error) {
-            this.#warn('could not read the thread for an earlier run', error);
+            this.#comment.warn('could not read the thread for an earlier run', error);
             return undefined;
         }
     }
@@ -9057,171 +9060,66 @@ class ThreadComment {
             return records.find((record) => record.head !== undefined)?.head;
         }
         catch (error) {
-            this.#warn('could not read the thread for the head a run works on', error);
+            this.#comment.warn('could not read the thread for the head a run works on', error);
             return undefined;
         }
     }
     /** Shows the run's state in the step's comment, choosing or creating the comment the first time. */
     show(run, context = {}) {
         const full = { ...context, workflowRun: this.#options.workflowRun };
-        const shown = JSON.stringify(partsOf(run, [], full));
-        if (shown === this.#lastShown)
-            return;
-        this.#lastShown = shown;
         if (!this.#firstSeen.has(run.run_id)) {
             this.#firstSeen.set(run.run_id, new Date(this.#now()).toISOString());
         }
-        this.#writes.push({ run, context: full });
+        this.#comment.show({ run, context: full }, JSON.stringify(partsOf(run, [], full)));
     }
     /**
      * Waits for the comment updates still on their way, for a bounded time:
      * after it, the step goes on (with a warning) and nothing more is written.
      */
-    async settled(maxMs = timing/* GITHUB_LIMITS */.f_.settleMs) {
-        await this.#writes.settle(maxMs, this.#options.log, `the comment on ${this.#where()}`);
+    async settled(maxMs) {
+        await this.#comment.settled(maxMs);
     }
-    async #writeOrRetryShort({ run, context }) {
-        try {
-            await this.#write(run, context);
-        }
-        catch (error) {
-            const retryIn = retryableRefusal(error);
-            if (retryIn === undefined || this.#writes.stopped) {
-                this.#warn('could not update the comment', error);
-                return;
-            }
-            // Refused (too long, or a secondary rate limit): once more, shorter, so the
-            // comment never stays "in progress" on a finished run.
-            if (retryIn > 0)
-                await new Promise((resolve) => setTimeout(resolve, retryIn));
-            try {
-                if (!this.#writes.stopped)
-                    await this.#write(run, { ...context, short: true });
-            }
-            catch (retryError) {
-                this.#warn('could not update the comment, even with a shorter text', retryError);
-            }
-        }
-    }
-    async #write(run, context) {
-        if (this.#commentId === undefined && this.#options.mode === 'keyed') {
-            const [oldest] = await this.#keyedComments();
-            if (oldest)
-                this.#choose(oldest.id);
-        }
-        if (this.#commentId === undefined)
-            return await this.#create(run, context);
-        if (!(await this.#update(run, context)))
-            await this.#create(run, context);
-    }
-    async #create(run, context) {
-        const body = renderComment(run, this.#marker([this.#record(run, context)]), context);
-        const created = await this.#comments.create(body);
-        if (this.#options.mode === 'reply')
-            return this.#choose(created);
-        // Another step with the same key may have created its comment at the same time: the oldest wins.
-        const keyed = await this.#keyedComments();
-        const [oldest] = keyed;
-        if (keyed.length > 1)
-            this.#concurrentStep = true;
-        if (!oldest || oldest.id === created)
-            return this.#choose(created);
-        this.#options.log.info(`Another step made a comment for "${this.#options.key}" at the same time; keeping the older one.`);
-        await this.#comments.delete(created);
-        this.#choose(oldest.id);
-        await this.#update(run, context);
-    }
-    /**
-     * Rewrites the chosen comment with this run put in; false when the comment is
-     * gone. GitHub has no compare-and-swap, so a step with the same key writing at
-     * the same moment can put back this run's older state: the write is read back,
-     * and repeated (a few times at most) until the comment shows this run as it is;
-     * when another step's run heads the comment, read back again a little later.
-     */
-    async #update(run, context) {
-        let current = await this.#readChosen();
-        if (!current)
-            return false;
-        let writes = 0;
-        let looks = 0;
-        for (;;) {
-            if (this.#overtakenBySet(current, run))
-                return true;
-            await this.#rewrite(current, run, context);
-            writes += 1;
-            for (;;) {
-                current = await this.#readChosen();
-                if (!current)
-                    return true;
-                const marker = this.#trusted(current);
-                const shown = marker?.runs.find((r) => r.runId === run.run_id);
-                const wanted = this.#record(run, context);
-                if (shown?.state !== wanted.state || shown.outcome !== wanted.outcome)
-                    break;
-                // Another step may be writing this comment too (it made a comment at the same time as
-                // this one, its run heads it or is still going, or superseded ours and may not be shown
-                // yet): a write of its that read the comment before ours landed may yet come. Look
-                // again a little later.
-                const shared = this.#concurrentStep ||
-                    marker?.runs[0]?.runId !== run.run_id ||
-                    marker.runs.some((r) => r.runId !== run.run_id && !r.outcome && !isTerminal(r.state)) ||
-                    context.outcome?.ending.kind === 'superseded';
-                if (!shared || looks >= timing/* COMMENT_RECHECK_PAUSES_MS */.t_.length || this.#writes.stopped)
-                    return true;
-                await new Promise((resolve) => setTimeout(resolve, timing/* COMMENT_RECHECK_PAUSES_MS */.t_[looks]));
-                looks += 1;
-            }
-            if (writes >= MAX_WRITES)
-                return true;
-        }
-    }
-    async #readChosen() {
-        const read = await this.#comments.read(this.#commentId ?? 0);
-        if (!read)
-            this.#commentId = undefined;
-        return read;
-    }
-    /**
-     * Whether a set's step with the same key, started after this step first showed the run, has
-     * taken the comment over: it is the comment's subject now, and this step writes no more.
-     */
-    #overtakenBySet(comment, run) {
-        if (comment.user?.login !== comment.me)
-            return false;
-        const startedAt = this.#firstSeen.get(run.run_id) ?? new Date(this.#now()).toISOString();
-        if (!newerOtherKind(keyedMarkerOf(comment.body ?? ''), 'run', startedAt))
-            return false;
-        if (!this.#overtakenNoted) {
-            this.#overtakenNoted = true;
-            this.#options.log.info(`A newer step with the key "${this.#options.key}" shows in the comment now; this run's outcome is in its job summary.`);
-        }
-        return true;
-    }
-    #trusted(comment) {
-        return comment.user?.login === comment.me ? parseMarker(comment.body ?? '') : undefined;
-    }
-    async #rewrite(current, run, context) {
+    #rewrite(current, { run, context }) {
         const trusted = this.#trusted(current);
         const earlier = trusted?.key === this.#options.key ? trusted.runs : [];
         const runs = mergeRuns(earlier, this.#record(run, context));
         // The post step knows neither the name nor whether the comment is a reply; the marker does.
         const marker = this.#marker(runs, trusted);
         // When a newer run (another step's) is the comment's subject now, this step only updates the history.
-        const body = runs[0]?.runId === run.run_id || !trusted
+        return runs[0]?.runId === run.run_id || !trusted
             ? renderComment(run, marker, context)
             : spliceComment(current.body ?? '', marker);
-        await this.#comments.update(this.#commentId ?? 0, body);
     }
-    #choose(commentId) {
-        if (this.#commentId === commentId)
-            return;
-        this.#commentId = commentId;
-        this.#onCommentCreated(commentId);
+    #readBack(current, { run, context }, concurrentStep) {
+        const marker = this.#trusted(current);
+        const shown = marker?.runs.find((r) => r.runId === run.run_id);
+        const wanted = this.#record(run, context);
+        if (shown?.state !== wanted.state || shown.outcome !== wanted.outcome)
+            return 'rewrite';
+        // Another step may be writing this comment too (it made a comment at the same time as
+        // this one, its run heads it or is still going, or superseded ours and may not be shown
+        // yet): a write of its that read the comment before ours landed may yet come.
+        const shared = concurrentStep ||
+            marker?.runs[0]?.runId !== run.run_id ||
+            marker.runs.some((r) => r.runId !== run.run_id && !r.outcome && !isTerminal(r.state)) ||
+            context.outcome?.ending.kind === 'superseded';
+        return shared ? 'look' : 'done';
+    }
+    #trusted(comment) {
+        const own = ownBody(comment);
+        return own === undefined ? undefined : parseMarker(own);
+    }
+    #startedAt(run) {
+        return this.#firstSeen.get(run.run_id) ?? new Date(this.#now()).toISOString();
     }
     #record(run, context) {
-        const startedAt = this.#firstSeen.get(run.run_id) ?? new Date(this.#now()).toISOString();
         const { workflowRun, outcome } = context;
-        return recordOf(run, { startedAt, workflowRun, outcome, head: this.#head });
+        return recordOf(run, {
+            startedAt: this.#startedAt(run),
+            workflowRun,
+            outcome,
+            head: this.#head,
+        });
     }
     #marker(runs, earlier) {
         return {
@@ -9233,31 +9131,119 @@ class ThreadComment {
             runs,
         };
     }
-    /**
-     * This key's comments (a run's, not replies, or a set's) by the action's own identity,
-     * oldest first: one key has one comment, whichever kind of step wrote it.
-     */
-    async #keyedComments() {
-        return (await this.#comments.list())
-            .filter((comment) => keyedMarkerOf(comment.body ?? '')?.key === this.#options.key)
-            .sort((a, b) => a.id - b.id);
-    }
     /** The thread's markers written by the action's own identity, in thread order. */
     async #trustedMarkers() {
-        return (await this.#comments.list()).flatMap((comment) => {
+        return (await this.#comment.comments.list()).flatMap((comment) => {
             const marker = parseMarker(comment.body ?? '');
             return marker ? [{ comment, marker }] : [];
         });
     }
-    #warn(what, error) {
-        this.#options.log.warning(`GitHub: ${what} on ${this.#where()} (${reasonOf(error)}). The run is not affected.`);
+}
+/**
+ * A set's comment: the set's table (at most one write per poll, the newest state), with the
+ * earlier sets of the key in a collapsed history.
+ */
+class SetComment {
+    #comment;
+    #options;
+    #startedAt;
+    constructor(octokit, thread, options) {
+        this.#options = options;
+        this.#startedAt = new Date((options.now ?? Date.now)()).toISOString();
+        this.#comment = new KeyedComment(octokit, thread, { ...options, reply: false }, {
+            kind: 'set',
+            startedAt: () => this.#startedAt,
+            compose: (shown) => composeSetComment(this.#marker([this.#record(shown)]), shown.body),
+            rewrite: (current, shown) => this.#rewrite(current, shown),
+        });
     }
-    #where() {
-        return this.#comments.where();
+    /**
+     * The post step's word on a set whose step stopped before it ended (a hard
+     * kill): the headline says so, with `note`, above the table as last shown.
+     * Nothing is written when a newer set heads the comment, or it is gone.
+     */
+    async markStopped(note) {
+        await this.#rewriteChosen((own) => {
+            const marker = parseSetMarker(own);
+            const ours = marker?.sets[0];
+            if (!marker || ours?.set !== this.#options.set || ours.outcome)
+                return undefined;
+            const headline = `### ${OUTCOME_RECORDS.interrupted.icon} Cloud agent tasks: interrupted`;
+            const body = setBodyOf(own).replace(/^### ⏳ Cloud agent tasks: [^\n]*/, () => `${headline}\n\n> [!WARNING]\n> ${note}`);
+            const sets = [{ ...ours, outcome: 'interrupted' }, ...marker.sets.slice(1)];
+            return composeSetComment(this.#marker(sets), body);
+        });
+    }
+    /**
+     * A reconcile pass's word on a detached set (wait: false) once its last run ended: the set's
+     * end, as its step would have shown it had it waited. Only while the comment still shows the
+     * set started; when a newer set heads the comment, its body stays, and the set's line in the
+     * history shows the end. Nothing is written when the comment is gone or not the action's.
+     */
+    async showHandedOverEnd(shown) {
+        await this.#rewriteChosen((own) => {
+            const marker = parseSetMarker(own);
+            if (marker?.key !== this.#options.key)
+                return undefined;
+            const at = marker.sets.findIndex((record) => record.set === this.#options.set);
+            const ours = marker.sets[at];
+            if (!ours || (ours.outcome !== undefined && ours.outcome !== 'started'))
+                return undefined;
+            const { outcome, done, total } = shown;
+            const sets = marker.sets.map((record, index) => index === at ? { ...record, outcome, done, total } : record);
+            const body = at === 0 ? shown.body : setBodyOf(own);
+            return composeSetComment({ ...marker, sets }, body);
+        });
+    }
+    /**
+     * One write of the chosen comment, outside the queue of `show`: `rewrite` gets its text when
+     * it is the action's own, and answers the new text, or undefined to leave it.
+     */
+    async #rewriteChosen(rewrite) {
+        const commentId = this.#comment.commentId;
+        try {
+            const current = commentId ? await this.#comment.comments.read(commentId) : undefined;
+            const own = current && ownBody(current);
+            const body = own === undefined ? undefined : rewrite(own);
+            if (body !== undefined)
+                await this.#comment.comments.update(commentId ?? 0, body);
+        }
+        catch (error) {
+            this.#comment.warn('could not update the comment', error);
+        }
+    }
+    /** Shows the set as it stands; a write already waiting takes the newest instead. */
+    show(shown) {
+        this.#comment.show(shown);
+    }
+    /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
+    async settled(maxMs) {
+        await this.#comment.settled(maxMs);
+    }
+    /** The comment with this set put in; undefined when a newer set heads it. */
+    #rewrite(current, shown) {
+        const own = ownBody(current);
+        const trusted = own === undefined ? undefined : parseSetMarker(own);
+        const earlier = trusted?.key === this.#options.key ? trusted.sets : [];
+        const sets = mergeSets(earlier, this.#record(shown));
+        if (sets[0]?.set !== this.#options.set)
+            return undefined;
+        return composeSetComment(this.#marker(sets), shown.body);
+    }
+    #record(shown) {
+        return {
+            set: this.#options.set,
+            outcome: shown.outcome,
+            done: shown.done,
+            total: shown.total,
+            workflowRun: safeHttpUrl(this.#options.workflowRun),
+            startedAt: this.#startedAt,
+        };
+    }
+    #marker(sets) {
+        return { key: this.#options.key, step: this.#options.step, sets };
     }
 }
-/** At most this many writes of one update. */
-const MAX_WRITES = 3;
 
 ;// CONCATENATED MODULE: ./src/github/handoff.ts
 
@@ -9329,6 +9315,7 @@ class RepositoryDesk {
     #commentsSince;
     #statuses = new Map();
     #workflowRuns = new Map();
+    #runsOfWorkflow = new Map();
     constructor(octokit, repository, serverUrl) {
         this.#octokit = octokit;
         const [owner = '', repo = ''] = repository.split('/');
@@ -9428,6 +9415,7 @@ class RepositoryDesk {
                 status: data.status ?? 'unknown',
                 attempt: data.run_attempt ?? 1,
                 conclusion: data.conclusion ?? undefined,
+                workflowId: data.workflow_id,
             }));
             this.#workflowRuns.set(id, read);
         }
@@ -9436,6 +9424,37 @@ class RepositoryDesk {
         // A later attempt starts only once the one before it has completed.
         const over = status === 'completed' || attempt > (step.attempt ?? 1);
         return { over, status, conclusion: ours && status === 'completed' ? conclusion : undefined };
+    }
+    /**
+     * The newest workflow run of the same workflow as `step`'s, newer than it, for the pull
+     * request `thread`, among the workflow's latest runs; undefined when there is none. A step
+     * whose workflow cancelled it for such a run may have handed its run over (previous_run: steer).
+     */
+    async newerWorkflowRun(step, thread) {
+        await this.workflowRun({ workflowRunId: step.workflowRunId, attempt: undefined });
+        const own = await this.#workflowRuns.get(step.workflowRunId);
+        if (!own)
+            return undefined;
+        let listed = this.#runsOfWorkflow.get(own.workflowId);
+        if (!listed) {
+            listed = this.#octokit.rest.actions
+                .listWorkflowRuns({
+                owner: this.#owner,
+                repo: this.#repo,
+                workflow_id: own.workflowId,
+                per_page: 50,
+                ...octokit_withDeadline(),
+            })
+                .then(({ data }) => data.workflow_runs.map((run) => ({
+                id: String(run.id),
+                status: run.status ?? 'unknown',
+                conclusion: run.conclusion ?? undefined,
+                pullRequests: (run.pull_requests ?? []).map((pull) => pull.number),
+            })));
+            this.#runsOfWorkflow.set(own.workflowId, listed);
+        }
+        // Listed newest first; a workflow run's ID grows with its start.
+        return (await listed).find((run) => BigInt(run.id) > BigInt(step.workflowRunId) && run.pullRequests.includes(thread));
     }
     /** The link to the workflow run that started the run, as its step's comment gives it. */
     stepWorkflowRunUrl(handoff) {
@@ -10483,7 +10502,6 @@ async function markReplaced(octokit, target, earlier, newer, log) {
 
 
 
-
 /** The step's comment, when one is asked for and the event has a thread; else undefined. */
 async function openThreadComment(github, context, log, comment = {}) {
     if (!context.hasToken)
@@ -10615,6 +10633,31 @@ async function postPullRequestReview(github, context, commit, review, run, log) 
         return;
     }
     await postReview(await context.client(), { ...commit.pullRequest, sha: commit.sha, key: github.key }, review, run, log);
+}
+/**
+ * The commit's status and, with `check_run`, its check run, each saved for the post step: the
+ * check run is created (and saved) before the first run, so that a post step after a hard kill
+ * completes it.
+ */
+async function openCommitSurfaces(github, checkRun, context, commit, log, state) {
+    const status = await openCommitStatus(github, context, commit, log);
+    if (status && commit)
+        state.saveStatusSha(commit.sha);
+    const checks = checkRun ? await openCheckRun(github, context, commit, log, state) : undefined;
+    await checks?.id;
+    return { status, checkRun: checks };
+}
+/**
+ * Completes the check run the main step left in progress (one run's or a set's): with the
+ * conclusion the main step reached when it saved one, else with `stopped`.
+ */
+async function finishLeftCheckRun(github, context, saved, stopped, log) {
+    // By its ID, or by its external_id when the create's answer was lost.
+    const known = saved.checkRunId !== undefined ? { id: saved.checkRunId } : saved.checkRunLookup;
+    if (!known)
+        return;
+    const checkRun = await adoptCheckRun(github, context, known, log);
+    await checkRun.finish(saved.checkRunReport ? reportFromSaved(saved.checkRunReport) : stopped);
 }
 
 ;// CONCATENATED MODULE: ./src/agent/conversation.ts
@@ -12050,10 +12093,10 @@ class RunLifecycle {
     get watch() {
         return this.#deps.watch;
     }
-    /** The lines' subject: "Run r1" alone, "Task 3 (x): run r1" in a set. */
-    subject(runId = this.record.runId ?? '') {
-        const run = `run ${safeForLog(runId)}`;
-        return this.#spec.name ? `${this.#spec.name}: ${run}` : `R${run.slice(1)}`;
+    /** Who a line is about: "Run r1" for a step's one run, "Task 3 (x): run r1" in a set. */
+    #subject(runId = this.record.runId ?? '') {
+        const id = safeForLog(runId);
+        return this.#spec.name ? `${this.#spec.name}: run ${id}` : `Run ${id}`;
     }
     /**
      * Starts the run: creates it (after `cancel_previous`), or adopts it and sends its follow-up.
@@ -12096,7 +12139,7 @@ class RunLifecycle {
             return;
         if (!this.#spec.wait) {
             this.#settle();
-            this.#deps.log.info(`Not waiting (wait: false); ${this.subject().replace(/^R/, 'r')} goes on without this step.`);
+            this.#deps.log.info(`Not waiting (wait: false); ${this.#spec.name ? `${this.#spec.name}'s run` : 'run'} ${safeForLog(this.record.runId ?? '')} goes on without this step.`);
             return this.#ended({ kind: 'started' });
         }
         const run = this.record.run;
@@ -12148,7 +12191,7 @@ class RunLifecycle {
         if (this.#lagNoted)
             return;
         this.#lagNoted = true;
-        this.#deps.log.info(`${this.subject()} is not visible yet (404 right after its create); polling on for up to ${formatDuration(graceMs)}.`);
+        this.#deps.log.info(`${this.#subject()} is not visible yet (404 right after its create); polling on for up to ${formatDuration(graceMs)}.`);
     }
     /**
      * Cancels the run for `why` within `deadline`; the report is the record's. Nothing more is
@@ -12204,7 +12247,7 @@ class RunLifecycle {
                 const refusal = await this.#followUp(run, checked.message, deadline);
                 if (refusal === undefined)
                     return;
-                this.#deps.log.warning(`${this.subject()} refused the correction: ${safeForLog(refusal)}`);
+                this.#deps.log.warning(`${this.#subject()} refused the correction: ${safeForLog(refusal)}`);
                 this.record.invalidOutput = {
                     errors: [`the run refused the correction (${refusal})`],
                     corrections: this.#corrections - 1,
@@ -12258,7 +12301,46 @@ class RunLifecycle {
         log.info(`${this.#spec.name ? `${this.#spec.name}: created` : 'Created'} run ${safeForLog(created.run_id)}; it is ${safeForLog(created.state, 200)}.`);
         if (this.#spec.noteSuperseded)
             await this.#noteSupersededRun();
-        return { ...created, title: request.title, prompt: request.prompt };
+        const own = { ...created, title: request.title, prompt: request.prompt };
+        if (this.#spec.steer)
+            return await this.#oneRunPerKey(this.#spec.steer, own, request, deadline);
+        return own;
+    }
+    /**
+     * `previous_run: steer`, after a create: another step of the same key may have created a run
+     * at the same moment (each found none to steer). The oldest run of the key wins, the same for
+     * every step that looks: a step whose run is not the oldest steers the oldest instead and
+     * cancels its own. When the oldest cannot be steered, it is cancelled and this step's run kept.
+     */
+    async #oneRunPerKey(source, own, request, deadline) {
+        const { client, log } = this.#deps;
+        const keyMetadata = keyMetadataOf(this.#spec.tag.metadata);
+        if (!keyMetadata || this.#deps.signal.aborted)
+            return own;
+        let runs;
+        try {
+            runs = await activeRunsOfKey(client, keyMetadata, deadline);
+        }
+        catch (error) {
+            log.debug(`Could not look for another run of the key: ${safeForLog(errorMessage(error))}`);
+            return own;
+        }
+        // The create's answer may not say when the run was created; the list does, as for the others.
+        const listedOwn = runs.find((run) => run.run_id === own.run_id);
+        if (!listedOwn)
+            return own;
+        const oldest = runs.filter((run) => run.run_id !== own.run_id).sort(byAge)[0];
+        if (!oldest || byAge(oldest, listedOwn) > 0)
+            return own;
+        log.info(`previous_run: steer: run ${safeForLog(oldest.run_id)} of the same key was created before this step's run ${safeForLog(own.run_id)}, by another step; steering it and cancelling run ${safeForLog(own.run_id)}, so that the key has one run.`);
+        const steered = await this.#steerRun(oldest, source, request, deadline);
+        if (!steered) {
+            this.tracker.keepOwn(own.run_id);
+            this.record.runId = own.run_id;
+            return own;
+        }
+        logCancel(log, own.run_id, await requestCancel(client, own.run_id, { deadline }), 'previous_run');
+        return steered;
     }
     /**
      * `previous_run: steer`: sends this step's work to the run of its key still on its way on this
@@ -12270,16 +12352,30 @@ class RunLifecycle {
         const { client, log } = this.#deps;
         const keyMetadata = keyMetadataOf(this.#spec.tag.metadata);
         const key = keyMetadata?.[HANDOFF_KEYS.key] ?? '';
-        const [candidate, ...older] = keyMetadata
-            ? await activeRunsOfKey(client, keyMetadata, deadline)
+        // The oldest wins, as after a create (see #oneRunPerKey): every step picks the same run.
+        const [candidate, ...newer] = keyMetadata
+            ? (await activeRunsOfKey(client, keyMetadata, deadline)).sort(byAge)
             : [];
         if (!candidate) {
             log.info(`previous_run: steer: no run of the key "${safeForLog(key, 200)}" is on its way on this thread; creating one.`);
             return undefined;
         }
-        // One run per key: any older one still going is cancelled, as cancel would.
-        for (const run of older)
-            await this.#cancelInstead(run, 'an older run of the same key', deadline);
+        // One run per key: any other still going is cancelled, as cancel would.
+        for (const run of newer) {
+            log.info(`previous_run: steer: run ${safeForLog(run.run_id)} is a newer run of the same key than run ${safeForLog(candidate.run_id)}; cancelling it, so that the key has one run.`);
+            const cancel = await requestCancel(client, run.run_id, { deadline });
+            logCancel(log, run.run_id, cancel, 'previous_run');
+        }
+        return await this.#steerRun(candidate, source, request, deadline);
+    }
+    /**
+     * Steers `candidate`: interrupts it when it is at work, sends this step's work as one
+     * follow-up that says what changed, and makes it this step's run. Undefined when it cannot be
+     * steered (a force push, the service refusing the interrupt or the follow-up): then it was
+     * cancelled.
+     */
+    async #steerRun(candidate, source, request, deadline) {
+        const { client, log } = this.#deps;
         const oldHead = (await source.recordedHead(candidate.run_id).catch(() => undefined)) ??
             candidate.metadata?.[STEP_KEYS.headSha];
         const change = oldHead && source.head
@@ -12409,7 +12505,7 @@ class RunLifecycle {
     #logStateChange(run) {
         const { log, now } = this.#deps;
         const when = `after ${formatDuration(now() - (this.record.startedAt ?? now()))}`;
-        const subject = this.subject(run.run_id);
+        const subject = this.#subject(run.run_id);
         const state = safeForLog(run.state, 200);
         switch (meaningOf(run.state)) {
             case 'blocked':
@@ -12425,6 +12521,13 @@ class RunLifecycle {
                 return log.info(`${subject} is ${state} (${when}).`);
         }
     }
+}
+/** Older first: by creation, then by ID, so that every step orders a key's runs alike. */
+function byAge(a, b) {
+    const created = Date.parse(a.created_at ?? '') - Date.parse(b.created_at ?? '');
+    if (Number.isFinite(created) && created !== 0)
+        return created;
+    return a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0;
 }
 async function getExistingRun(client, runId, options) {
     try {
@@ -13272,6 +13375,16 @@ class RunTracker {
         this.#remember(runId);
         this.#resolvePending();
     }
+    /**
+     * Back to the run this step created, after another of its key could not be steered in its
+     * stead (previous_run: steer): it is owed again, and no follow-up is awaited on it.
+     */
+    keepOwn(runId) {
+        this.#settled = false;
+        this.#awaitingNewPass = false;
+        this.#remember(runId);
+        this.#save();
+    }
     /** The run ended, was cancelled, or was handed off on purpose, or none was made: nothing is owed. */
     settle() {
         if (this.#settled)
@@ -13632,6 +13745,10 @@ const KEYS = {
     checkRunDone: 'check_run_done',
     setComment: 'set_comment',
 };
+/** Whether the main step's check run is still to be completed by the post step. */
+function checkRunLeft(saved) {
+    return !saved.checkRunDone && (saved.checkRunId !== undefined || !!saved.checkRunLookup);
+}
 /** The step's saved state, written through its runner's port. */
 function savedState(io) {
     return {
@@ -13723,6 +13840,8 @@ function readRuns(saved) {
 
 
 
+
+
 /**
  * The thread's comment, opened before the run is decided: the run's own (`comment`), or, with
  * `continue_run`, the one that replies to a person's comment.
@@ -13732,7 +13851,7 @@ async function openThread(settings, github, io) {
     if (!settings.github.comment && !continuing)
         return undefined;
     return openThreadComment(settings.github, github, io, {
-        onCommentCreated: (commentId) => savedState(io).saveCommentId(commentId),
+        onCommentChosen: (commentId) => savedState(io).saveCommentId(commentId),
         mode: continuing ? 'reply' : 'keyed',
         name: settings.target.kind === 'existing' ? undefined : settings.target.request.config?.name,
     });
@@ -13750,6 +13869,7 @@ class RunSurfaces {
     #status;
     #checkRun;
     #headMoved;
+    #end;
     /** The commit the run works on: the pull request's head, else the event's. */
     commit;
     constructor(settings, github, io, parts) {
@@ -13764,15 +13884,7 @@ class RunSurfaces {
     /** The commit status and the check run; `thread` is the run's comment when `comment` is on. */
     static async open(settings, github, thread, io) {
         const commit = await resolveWorkCommit(github, io);
-        const status = await openCommitStatus(settings.github, github, commit, io);
-        const state = savedState(io);
-        if (status && commit)
-            state.saveStatusSha(commit.sha);
-        const checkRun = settings.output.checkRun
-            ? await openCheckRun(settings.github, github, commit, io, state)
-            : undefined;
-        // Created (and saved) before the run exists, so that a post step after a hard kill completes it.
-        await checkRun?.id;
+        const { status, checkRun } = await openCommitSurfaces(settings.github, settings.output.checkRun, github, commit, io, savedState(io));
         const comment = settings.github.comment ? thread : undefined;
         if (commit)
             comment?.workOn(commit.sha);
@@ -13789,7 +13901,9 @@ class RunSurfaces {
      * The end at once, on the commit status and the comment; the pull request's head is read
      * meanwhile, for the comment's note. `newer`: the run that superseded this one, if any.
      */
-    showEnd(outcome, newer, cancelling) {
+    showEnd(end) {
+        const { outcome, newer, cancelling } = end;
+        this.#end = end;
         // A newer run on the same commit owns the status now: writing ours could cover its pending.
         if (!(newer && newer.metadata?.gh_head_sha === this.commit?.sha)) {
             this.#status?.show(finalStatus(outcome, this.#github.workflowRun));
@@ -13801,7 +13915,13 @@ class RunSurfaces {
             this.#headMoved = headMovedNote(this.#github, this.commit, this.#io);
     }
     /** The agent's answer and the notes on the comment, the review, the check run; all settled. */
-    async showWork(outcome, work, cancelling) {
+    async showWork(work) {
+        if (!this.#end) {
+            // Shown before its end (never so in a step): what is on its way is settled, nothing more.
+            await Promise.all([this.#comment?.settled(), this.#status?.settled()]);
+            return;
+        }
+        const { outcome, cancelling } = this.#end;
         const { review } = work;
         if (outcome.run && this.#comment) {
             const moved = await this.#headMoved;
@@ -13825,7 +13945,20 @@ class RunSurfaces {
     #commentOutcome(outcome) {
         return commentOutcomeOf(outcome, this.#settings.target.kind === 'continue');
     }
+    /**
+     * The post step: the run's comment and commit status say where the run ended, by how the
+     * post step's cancel went; the check run the main step left in progress is completed.
+     */
+    static async showStopped({ saved, ended, settings, world, client, io }) {
+        const github = new GitHubContext(settings.github.token, world);
+        const [one] = ended;
+        if (one)
+            await showRunStopped(one, saved, settings, github, client, io);
+        if (checkRunLeft(saved))
+            await finishStoppedCheckRun(saved, one?.report, settings, github, io);
+    }
 }
+RunSurfaces;
 /**
  * The post step: the main step stopped before it showed the run's end, so its comment and
  * commit status still show it going. Say where it ended, by how the post step's cancel went.
@@ -13856,30 +13989,14 @@ async function showRunStopped(left, saved, settings, github, client, io) {
         await status?.settled();
     }
 }
-/** Whether the main step's check run is still to be completed by the post step. */
-function checkRunLeft(saved) {
-    return !saved.checkRunDone && (saved.checkRunId !== undefined || !!saved.checkRunLookup);
-}
 /**
  * The main step's check run is still in progress: GitHub did not take the main step's
  * completion (it is completed with the conclusion the main step reached), or the step stopped
  * (a hard kill, or an error) before it came to complete it. Without a cancel to tell, it failed.
  */
-async function finishLeftCheckRun(saved, report, settings, github, io) {
+async function finishStoppedCheckRun(saved, report, settings, github, io) {
     const stopped = stoppedCheckReport(report ? `${STOPPED[report.kind]}.` : STEP_STOPPED, report?.kind === 'cancelled');
-    await finishLeftCheck(saved, stopped, settings, github, io);
-}
-/**
- * Completes the check run the main step left in progress (one run's or a set's): with the
- * conclusion the main step reached when it saved one, else with `stopped`.
- */
-async function finishLeftCheck(saved, stopped, settings, github, io) {
-    // By its ID, or by its external_id when the create's answer was lost.
-    const known = saved.checkRunId !== undefined ? { id: saved.checkRunId } : saved.checkRunLookup;
-    if (!known)
-        return;
-    const checkRun = await adoptCheckRun(settings.github, github, known, io);
-    await checkRun.finish(saved.checkRunReport ? reportFromSaved(saved.checkRunReport) : stopped);
+    await finishLeftCheckRun(settings.github, github, saved, stopped, io);
 }
 const STOPPED = {
     cancelled: 'The step stopped before the run ended; the run was cancelled',
@@ -16885,19 +17002,23 @@ class SetSurfaces {
         });
         const { checkRun: checks } = settings.output;
         const commit = settings.github.commitStatus || checks ? await resolveWorkCommit(github, io) : undefined;
-        const status = await openCommitStatus(settings.github, github, commit, io);
-        // The post step finishes the status when the step stops before the set ends.
-        if (status && commit)
-            state.saveStatusSha(commit.sha);
-        // One check run for the set, `cloud-agent/<key>` as one run's: created (and saved) before
-        // the first run, so that a post step after a hard kill completes it.
-        const checkRun = checks
-            ? await openCheckRun(settings.github, github, commit, io, state)
-            : undefined;
-        await checkRun?.id;
+        // One check run for the set, `cloud-agent/<key>` as one run's.
+        const { status, checkRun } = await openCommitSurfaces(settings.github, checks, github, commit, io, state);
         return new SetSurfaces({ comment, status, checkRun, commit: commit?.sha }, github.workflowRun);
     }
-    show(view) {
+    /** The set's tasks as they stand at a poll. */
+    showRunning(tasks) {
+        this.#show({ kind: 'running', tasks });
+    }
+    /** The set's end; its check run is completed. */
+    showEnd(outcome) {
+        this.#show({ kind: 'ended', outcome });
+    }
+    /** A set's surfaces show no agent's work (its job summary does): all is settled. */
+    async showWork() {
+        await Promise.all([this.#comment?.settled(), this.#status?.settled(), this.#checkRunDone]);
+    }
+    #show(view) {
         if (this.#comment) {
             const { done, total } = setCounts(view.kind === 'running' ? view.tasks : view.outcome.tasks);
             this.#comment.show({
@@ -16917,16 +17038,17 @@ class SetSurfaces {
             this.#checkRunDone = this.#checkRun.finish(renderSetCheck(view.outcome, CHECK_SUMMARY_CHARS));
         }
     }
-    async settled() {
-        await Promise.all([this.#comment?.settled(), this.#status?.settled(), this.#checkRunDone]);
-    }
     /**
      * The post step: the step stopped before the set ended, so its comment, status and check run
      * still show it running. Says so, with how many of the runs it left the post step cancelled.
      */
-    static async showStopped(saved, settings, world, cancels, io) {
+    static async showStopped(stopped) {
+        const { saved, ended, settings, world, io } = stopped;
+        const left = ended.length;
+        if (left === 0)
+            return await SetSurfaces.#finishLeftCheckRun(stopped);
+        const cancelled = ended.filter((one) => one?.report.kind === 'cancelled').length;
         const runs = (count) => `${count} ${count === 1 ? 'run' : 'runs'}`;
-        const { cancelled, left } = cancels;
         const note = `The step stopped before the set ended; the post step cancelled ${runs(cancelled)} it left unfinished${cancelled < left ? ` (of ${left})` : ''}. The table shows the runs as the step last saw them.`;
         const setComment = settings.github.comment ? saved.setComment : undefined;
         const statusSha = settings.github.commitStatus ? saved.statusSha : undefined;
@@ -16942,24 +17064,26 @@ class SetSurfaces {
             : undefined;
         status?.show({ state: 'error', description: oneLine(note) });
         // Cancelled once the post step cancelled a run of it; the note says how many of how many.
-        const stopped = stoppedCheckReport(note, cancelled > 0, 'the runs left were');
+        const report = stoppedCheckReport(note, cancelled > 0, 'the runs left were');
         await Promise.all([
             comment?.markStopped(note),
             status?.settled(),
-            checks ? finishLeftCheck(saved, stopped, settings, context, io) : undefined,
+            checks ? finishLeftCheckRun(settings.github, context, saved, report, io) : undefined,
         ]);
     }
     /**
      * The post step, when every run of the set had ended: the check run is still in progress
      * only if the step stopped before it completed it, or GitHub did not take the completion.
      */
-    static async finishLeftCheckRun(saved, settings, world, io) {
+    static async #finishLeftCheckRun({ saved, settings, world, io }) {
         if (!checkRunLeft(saved))
             return;
         const context = new GitHubContext(settings.github.token, world);
-        await finishLeftCheck(saved, stoppedCheckReport(SET_STEP_STOPPED, false), settings, context, io);
+        const stopped = stoppedCheckReport(SET_STEP_STOPPED, false);
+        await finishLeftCheckRun(settings.github, context, saved, stopped, io);
     }
 }
+SetSurfaces;
 const SET_STEP_STOPPED = "The step stopped before it reported the set; none of its runs was left going. The workflow run's log says why.";
 
 ;// CONCATENATED MODULE: ./src/tasks.ts
@@ -17048,7 +17172,7 @@ function prepareSet(settings, client, { signal, output }, stepTag, surfaces, io)
         state: savedState(io),
         setMetadata: { [SET_KEY]: stepTag.invocation },
         tagFor: (index) => taskTag(stepTag, index),
-        onProgress: (tasks) => surfaces.show({ kind: 'running', tasks }),
+        onProgress: (tasks) => surfaces.showRunning(tasks),
         watchFor: (task, name) => taskWatcher(settings.agentWork, task, sources, { log: io, name }),
         checkFor: (task, name) => {
             if (!output)
@@ -17105,7 +17229,7 @@ function downloadsOf(settings, world, setId) {
  */
 async function finishSet(outcome, deps) {
     const { surfaces, io } = deps;
-    surfaces.show({ kind: 'ended', outcome });
+    surfaces.showEnd(outcome);
     const work = new Map();
     // As for one run, the outcome's record says whether the agent's work is brought back.
     if (OUTCOME_RECORDS[outcome.word].carriesAgentWork) {
@@ -17117,7 +17241,7 @@ async function finishSet(outcome, deps) {
                 work.set(task.index, one);
         }));
     }
-    await surfaces.settled();
+    await surfaces.showWork();
     await publishSetOutcome(io, outcome, work);
 }
 /**
@@ -17284,7 +17408,7 @@ async function finish(step, executed, interruption) {
     const { settings, surfaces } = step;
     const { cancelling } = interruption;
     const { outcome, review } = reviewed(executed, settings.output.pullRequestReview);
-    surfaces.showEnd(outcome, executed.newer, cancelling);
+    surfaces.showEnd({ outcome, newer: executed.newer, cancelling });
     const work = await gatherAgentWork(outcome, {
         settings: settings.agentWork,
         world: step.world,
@@ -17294,7 +17418,7 @@ async function finish(step, executed, interruption) {
         endBy: step.waitsEndBy,
         log: step.io,
     });
-    await surfaces.showWork(outcome, { answer: work.answer, review }, cancelling);
+    await surfaces.showWork({ answer: work.answer, review });
     await publishOutcome(step.io, outcome, {
         ...work,
         shownAnswer: review?.summary,
@@ -17389,7 +17513,6 @@ async function findUnansweredRun(client, invocation, log) {
 
 
 
-
 /**
  * The post step: the cleanup path that works when no signal reached the main
  * step (a hard kill, a container job, a step under `if: always()`). It cancels,
@@ -17409,21 +17532,16 @@ async function post_run(io = runnerIo(), inputs = runnerInputs(readRunnerWorld()
         const deps = leftoverDeps(settings, io);
         const ofTheSet = saved.ofSet;
         const ended = await Promise.all(left.map((record) => cancelLeftRun(record, deps, { ofTheSet })));
-        if (ofTheSet) {
-            const cancelled = ended.filter((one) => one?.report.kind === 'cancelled').length;
-            const stopped = { cancelled, left: left.length };
-            if (left.length > 0)
-                await SetSurfaces.showStopped(saved, settings, inputs.world, stopped, io);
-            else
-                await SetSurfaces.finishLeftCheckRun(saved, settings, inputs.world, io);
-            return;
-        }
-        const github = new GitHubContext(settings.github.token, inputs.world);
-        const [one] = ended;
-        if (one)
-            await showRunStopped(one, saved, settings, github, deps.client, io);
-        if (checkRunLeft(saved))
-            await finishLeftCheckRun(saved, one?.report, settings, github, io);
+        // Whichever shape the main step showed, one word where it showed it.
+        const surfaces = ofTheSet ? SetSurfaces : RunSurfaces;
+        await surfaces.showStopped({
+            saved,
+            ended,
+            settings,
+            world: inputs.world,
+            client: deps.client,
+            io,
+        });
     }
     catch (error) {
         await publishError(io, error);
@@ -17641,6 +17759,30 @@ function lostRunner(workflow) {
     return { lost: true };
 }
 /**
+ * A step whose workflow cancelled it may have handed its run to a step of a newer workflow run
+ * for the same thread (previous_run: steer), which need not show it anywhere (no comment): the
+ * newest such workflow run, when there is one, decides. Still going, it may await the run; ended
+ * in success, it lost no runner, and let the run go on; else its runner was lost too. Pure.
+ */
+function handedOnTo(judged, newer) {
+    if (judged?.conclusion !== 'cancelled' || !newer)
+        return { kind: 'sweep' };
+    const which = `a newer workflow run of the same workflow for its pull request (${newer.id})`;
+    if (newer.status !== 'completed') {
+        return {
+            kind: 'leave',
+            why: `its step's workflow run was cancelled, and ${which} is ${newer.status}: a step there may steer it (previous_run: steer)`,
+        };
+    }
+    if (newer.conclusion === 'success') {
+        return {
+            kind: 'leave',
+            why: `its step's workflow run was cancelled, and ${which} succeeded: a step there may have steered it and let it run on`,
+        };
+    }
+    return { kind: 'sweep' };
+}
+/**
  * Whether the comment already shows the run at its end: with a final outcome
  * (any but `started`), or, without one, in a terminal state (as the post step
  * and a sweep leave it). Then a pass writes nothing.
@@ -17815,10 +17957,10 @@ async function finishRun(run, handoff, settings, deps) {
     const comment = handoff.comment ? await deps.desk.stepComment(handoff, run.run_id) : undefined;
     const commentDue = comment && !commentShowsEnd(comment.shown) ? comment : undefined;
     // The comment is written last, so one at its end vouches for the status: no read per commit.
-    const status = handoff.commitStatus && !(comment && !commentDue)
-        ? await deps.desk.stepStatus(handoff)
-        : undefined;
-    const statusDue = statusLeftPending(status, run.run_id);
+    const statusesDue = handoff.commitStatus && !(comment && !commentDue)
+        ? await pendingStatuses(run, statusHeads(handoff, comment?.shown), deps)
+        : [];
+    const statusDue = statusesDue.length > 0;
     if (!commentDue && !statusDue) {
         return pass_rowOf(run, 'up-to-date', upToDateWhy(handoff, comment !== undefined));
     }
@@ -17845,10 +17987,11 @@ async function finishRun(run, handoff, settings, deps) {
     // The status first: a comment at its end then means the status is too (see above), and a
     // refused status leaves the comment going, so that the next pass tries both again.
     // A newer run on the same commit owns the status now, as a waiting step would leave it.
-    const statusOwnedByNewer = newer?.metadata?.[STEP_KEYS.headSha] === handoff.headSha;
-    if (statusDue && !statusOwnedByNewer) {
-        const report = finalStatus(outcome, deps.desk.stepWorkflowRunUrl(handoff));
-        if (!(await deps.desk.setStatus(handoff, report, deps.log))) {
+    for (const due of statusesDue) {
+        if (newer?.metadata?.[STEP_KEYS.headSha] === due.on.headSha)
+            continue;
+        const report = finalStatus(outcome, due.workflowRun ?? deps.desk.stepWorkflowRunUrl(handoff));
+        if (!(await deps.desk.setStatus(due.on, report, deps.log))) {
             return pass_rowOf(run, 'failed', `${why}; GitHub refused the status, so the next pass tries again`);
         }
     }
@@ -17861,6 +18004,22 @@ async function finishRun(run, handoff, settings, deps) {
         }
     }
     return pass_rowOf(run, 'finalized', why);
+}
+/**
+ * The commits whose status shows the run: its starting step's head, and the head its comment
+ * records when a later step (previous_run: steer) took the run on to a newer one.
+ */
+function statusHeads(handoff, shown) {
+    const heads = [{ on: handoff, workflowRun: undefined }];
+    if (shown?.head && shown.head !== handoff.headSha) {
+        heads.push({ on: { ...handoff, headSha: shown.head }, workflowRun: shown.workflowRun });
+    }
+    return heads;
+}
+/** Those of `heads` whose status is the one a step left pending for the run. */
+async function pendingStatuses(run, heads, deps) {
+    const read = await Promise.all(heads.map((head) => deps.desk.stepStatus(head.on)));
+    return heads.filter((_, index) => statusLeftPending(read[index], run.run_id));
 }
 /**
  * A detached set is taken up once a pass, by the first of its runs the pass comes to: the
@@ -17966,10 +18125,17 @@ async function sweepRun(run, handoff, settings, deps, deadline) {
     const waiting = waitingStep(handoff, traces);
     if (waiting.kind === 'leave')
         return pass_rowOf(run, 'left', waiting.why);
-    const judged = lostRunner(await deps.desk.workflowRun(waiting.workflowRun));
+    const workflow = await deps.desk.workflowRun(waiting.workflowRun);
+    const judged = lostRunner(workflow);
     if (!judged.lost)
         return pass_rowOf(run, 'left', judged.why);
     const workflowRunId = waiting.workflowRun.workflowRunId;
+    if (workflow?.conclusion === 'cancelled' && handoff.thread !== undefined) {
+        const newer = await deps.desk.newerWorkflowRun(waiting.workflowRun, handoff.thread);
+        const handedOn = handedOnTo(workflow, newer);
+        if (handedOn.kind === 'leave')
+            return pass_rowOf(run, 'left', handedOn.why);
+    }
     const stopped = waiting.trace?.outcome;
     const why = stopped
         ? `it was still ${run.state} after its step ended ${stopped} and that step's workflow run (${workflowRunId}) completed: the step's cancel did not stop it`
@@ -17992,15 +18158,17 @@ async function sweepRun(run, handoff, settings, deps, deadline) {
     catch {
         // The comment then shows the state last listed; the next pass reads it again.
     }
-    const [spot, status] = await Promise.all([
+    const [spot, statusesDue] = await Promise.all([
         commentSpotOf(waiting.trace, handoff, run, deps),
-        handoff.commitStatus ? deps.desk.stepStatus(handoff) : undefined,
+        handoff.commitStatus
+            ? pendingStatuses(run, statusHeads(handoff, waiting.trace?.shown), deps)
+            : [],
     ]);
-    if (statusLeftPending(status, run.run_id)) {
-        await deps.desk.setStatus(handoff, {
+    for (const due of statusesDue) {
+        await deps.desk.setStatus(due.on, {
             state: 'error',
             description: oneLine(`Cancelled: its step's runner was lost (run ${run.run_id})`),
-            targetUrl: deps.desk.stepWorkflowRunUrl(handoff),
+            targetUrl: due.workflowRun ?? deps.desk.stepWorkflowRunUrl(handoff),
         }, deps.log);
     }
     if (spot)
