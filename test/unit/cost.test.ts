@@ -47,6 +47,10 @@ describe('formatting', () => {
     // Two decimals on every surface; an amount too small for them never reads as zero.
     expect(formatCredits(0.1825)).toBe('0.18 credits')
     expect(formatCredits(0.0042)).toBe('less than 0.01 credits')
+    // One credit, in the singular: a set's table showed "1 credits".
+    expect(formatCredits(1)).toBe('1 credit')
+    expect(formatCredits(1.004)).toBe('1 credit')
+    expect(formatCredits(1.01)).toBe('1.01 credits')
     expect(formatCredits(0)).toBe('0 credits')
   })
 
