@@ -5819,7 +5819,8 @@ function roundHalfExpand(abs, maxDigits) {
 function formatCredits(credits) {
     if (isBelowCent(credits))
         return 'less than 0.01 credits';
-    return `${formatDecimal(credits, 2)} credits`;
+    const amount = formatDecimal(credits, 2);
+    return `${amount} ${amount === '1' ? 'credit' : 'credits'}`;
 }
 /** `≈ $1,234.57`: cents, as every surface shows dollars; a smaller amount reads "less than $0.01". */
 function formatUsd(usd) {
