@@ -58,7 +58,8 @@ for (const [file, run] of [
     [
       `if (process.env.RUNNER_DEBUG === '1') process.setSourceMapsEnabled(true)`,
       `const { ${run} } = await import('./index.js')`,
-      `await ${run}()`,
+      // The entry reads the process and hands it in: nothing below it reads `process` itself.
+      `await ${run}(process)`,
       '',
     ].join('\n'),
   )
@@ -70,8 +71,8 @@ write(
   'cli.js',
   [
     '#!/usr/bin/env node',
-    `const { runCli } = await import('./index.js')`,
-    `process.exitCode = await runCli(process.argv.slice(2), new URL('../action.yml', import.meta.url))`,
+    `const { commandIo, runCli } = await import('./index.js')`,
+    `process.exitCode = await runCli(process.argv.slice(2), new URL('../action.yml', import.meta.url), commandIo(process))`,
     '',
   ].join('\n'),
 )

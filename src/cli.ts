@@ -42,9 +42,14 @@ export const EXIT = {
 } as const
 
 /** Where the door writes and what it reads: the process's, or a test's. */
+/** What the command takes of Node's process for its signals and its exit. */
+export type CommandProcess = Pick<NodeJS.Process, 'on' | 'off' | 'listenerCount' | 'exit'>
+
 export interface CommandIo {
   readonly env: NodeJS.ProcessEnv
   readonly cwd: string
+  /** The signals that cancel the command, and its exit: the process's, or a test's. */
+  readonly process: CommandProcess
   /** The log and the messages for a person. */
   readonly stderr: (text: string) => void
   /** The JSON, or the summary as text. */
@@ -58,7 +63,7 @@ export interface CommandIo {
 export async function runCli(
   args: readonly string[],
   actionYml: URL,
-  io: CommandIo = processIo(),
+  io: CommandIo,
 ): Promise<number> {
   const declared = await readDeclaredInputs(actionYml)
   let command: CommandLine
@@ -115,7 +120,7 @@ async function runStep(
       return EXIT.badInput
     }
   }
-  const runner = readRunnerWorld(onGitHub ? io.env : {})
+  const runner = readRunnerWorld(onGitHub ? io.env : {}, io.cwd)
   const world = {
     ...runner,
     // Outside GitHub, the default key (`name` left out) says where the run came from.
@@ -135,8 +140,8 @@ async function runStep(
   if (io.env.GITLAB_TOKEN) secrets.add(io.env.GITLAB_TOKEN.trim())
   // Not awaited: GitLab never holds the run's start; the final note queues behind this one.
   void note?.upsert(`### ⏳ Cloud agent run: working\n\n${jobLink(io.env)}`)
-  const port = new CommandStepIo(io.stderr, secrets)
-  const signal = watchSignals()
+  const port = new CommandStepIo(io.stderr, secrets, io.process)
+  const signal = watchSignals(io.process)
   let end: Awaited<ReturnType<typeof runMainStep>>
   try {
     end = await runMainStep(port, inputs)
@@ -231,27 +236,31 @@ function packageVersion(actionYml: URL): string {
  * remembers which came, for the exit code. Before the engine listens (nothing is created yet),
  * a signal ends the command at once.
  */
-function watchSignals(): { received?: 'SIGINT' | 'SIGTERM'; stop(): void } {
+function watchSignals(host: CommandProcess): { received?: 'SIGINT' | 'SIGTERM'; stop(): void } {
   const state: { received?: 'SIGINT' | 'SIGTERM'; stop(): void } = { stop: () => undefined }
   const handlers = (['SIGINT', 'SIGTERM'] as const).map((name) => {
     const handler = () => {
       state.received ??= name
-      if (process.listenerCount(name) === 1) process.exit(EXIT[name])
+      if (host.listenerCount(name) === 1) host.exit(EXIT[name])
     }
-    process.on(name, handler)
+    host.on(name, handler)
     return [name, handler] as const
   })
   state.stop = () => {
-    for (const [name, handler] of handlers) process.off(name, handler)
+    for (const [name, handler] of handlers) host.off(name, handler)
   }
   return state
 }
 
-function processIo(): CommandIo {
+/** The command's io over the process its entry hands in: the one place the command reads it. */
+export function commandIo(
+  host: CommandProcess & Pick<NodeJS.Process, 'env' | 'cwd' | 'stdout' | 'stderr'>,
+): CommandIo {
   return {
-    env: process.env,
-    cwd: process.cwd(),
-    stderr: (text) => process.stderr.write(text),
-    stdout: (text) => process.stdout.write(text),
+    env: host.env,
+    cwd: host.cwd(),
+    process: host,
+    stderr: (text) => host.stderr.write(text),
+    stdout: (text) => host.stdout.write(text),
   }
 }

@@ -7,7 +7,27 @@
  * post step). One bundle serves all because the @actions packages dominate its
  * size, and several bundles would carry them several times.
  */
-export { run as runMain } from './main.ts'
-export { run as runPost } from './post.ts'
-export { run as runReconcile } from './reconcile/main.ts'
-export { runCli } from './cli.ts'
+import { run as mainStep } from './main.ts'
+import { run as postStep } from './post.ts'
+import { run as reconcileStep } from './reconcile/main.ts'
+import { runnerDoor, type RunnerProcess } from './runner.ts'
+
+/** The Action's main step, with the process its entry hands in (the door reads it once). */
+export async function runMain(host: RunnerProcess): Promise<void> {
+  const { io, inputs } = runnerDoor(host)
+  await mainStep(io, inputs)
+}
+
+/** The Action's post step, with the process its entry hands in. */
+export async function runPost(host: RunnerProcess): Promise<void> {
+  const { io, inputs } = runnerDoor(host)
+  await postStep(io, inputs)
+}
+
+/** The reconcile action's step, with the process its entry hands in. */
+export async function runReconcile(host: RunnerProcess): Promise<void> {
+  const { io, inputs } = runnerDoor(host)
+  await reconcileStep(io, inputs)
+}
+
+export { commandIo, runCli } from './cli.ts'

@@ -23,7 +23,6 @@ import type { StepDeps } from './run/step.ts'
 import { TrackedRuns, type RunTracker } from './run/tracker.ts'
 import { stepWatcher, type RunWatcher } from './run/watch.ts'
 import { openThread, RunSurfaces } from './run-surfaces.ts'
-import { readRunnerWorld, runnerInputs, runnerIo } from './runner.ts'
 import { serviceClient } from './service.ts'
 import { savedState } from './state.ts'
 import type { StepIo } from './step-io.ts'
@@ -44,10 +43,7 @@ export interface MainStepEnd {
  * The runner's world (in its inputs) is read here, once, and handed down with its port;
  * another door hands its own port and inputs.
  */
-export async function run(
-  io: StepIo = runnerIo(),
-  inputs: InputSource = runnerInputs(readRunnerWorld(), io),
-): Promise<MainStepEnd> {
+export async function run(io: StepIo, inputs: InputSource): Promise<MainStepEnd> {
   const tracker = new TrackedRuns(savedState(io)).track((runId) => io.setOutput('run_id', runId))
   const interruption = new Interruption({
     log: io,

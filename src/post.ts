@@ -2,7 +2,6 @@ import { readPostSettings, type InputSource, type PostSettings } from './inputs.
 import { publishError } from './report/publish.ts'
 import { cancelLeftRun, leftUnfinished, type LeftoverDeps } from './run/leftover.ts'
 import { RunSurfaces } from './run-surfaces.ts'
-import { readRunnerWorld, runnerInputs, runnerIo } from './runner.ts'
 import { serviceClient } from './service.ts'
 import { SetSurfaces } from './set-surfaces.ts'
 import { checkRunLeft, readSavedRun } from './state.ts'
@@ -17,10 +16,7 @@ import type { StoppedSurfaces } from './surfaces.ts'
  * says so where the step showed them, and does nothing otherwise. The runner's world (in its
  * inputs) is read here, once, and handed down with its port.
  */
-export async function run(
-  io: StepIo = runnerIo(),
-  inputs: InputSource = runnerInputs(readRunnerWorld(), io),
-): Promise<void> {
+export async function run(io: StepIo, inputs: InputSource): Promise<void> {
   try {
     const saved = readSavedRun(io)
     const left = leftUnfinished(saved, io)

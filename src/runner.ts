@@ -6,12 +6,25 @@ import type { StepIo } from './step-io.ts'
 import type { EventPayload, World } from './world.ts'
 
 /**
+ * What the Action's door takes of Node's process: its variables, its directory, its signals
+ * and its exit. Only an entry (src/entries/, dist/main.js …) reads `process`, and hands it here.
+ */
+export type RunnerProcess = Pick<NodeJS.Process, 'env' | 'cwd' | 'on' | 'off' | 'exit'>
+
+/** The world and the port of one of the Action's steps, read once from the process handed in. */
+export function runnerDoor(host: RunnerProcess): { io: StepIo; inputs: InputSource } {
+  const io = runnerIo(host)
+  return { io, inputs: runnerInputs(readRunnerWorld(host.env, host.cwd()), io) }
+}
+
+/**
  * The GitHub Actions runner's world, read once by each of the Action's steps
  * (main, post, reconcile), as `@actions/github`'s Context reads it, and handed
  * down: with the runner's port below, the one place that reads the runner's
- * variables and its event file, writes its file commands, or listens to the process.
+ * variables and its event file, writes its file commands, or listens for signals.
+ * `cwd` is where the inputs' paths start when the runner gives no workspace.
  */
-export function readRunnerWorld(env: NodeJS.ProcessEnv = process.env): World {
+export function readRunnerWorld(env: NodeJS.ProcessEnv, cwd: string): World {
   return {
     repository: env.GITHUB_REPOSITORY,
     serverUrl: env.GITHUB_SERVER_URL,
@@ -24,7 +37,7 @@ export function readRunnerWorld(env: NodeJS.ProcessEnv = process.env): World {
     sha: env.GITHUB_SHA,
     eventName: env.GITHUB_EVENT_NAME,
     event: readEventPayload(env.GITHUB_EVENT_PATH),
-    workspace: env.GITHUB_WORKSPACE || process.cwd(),
+    workspace: env.GITHUB_WORKSPACE || cwd,
     runnerTemp: env.RUNNER_TEMP || tmpdir(),
   }
 }
@@ -46,11 +59,17 @@ function readEventPayload(path: string | undefined): EventPayload | undefined {
  */
 const TERMINATION_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGBREAK'] as const
 
-/** Listens for termination; the handler must end the process itself. Returns the unsubscribe. */
-export function onTerminationSignal(handler: (signal: NodeJS.Signals) => void): () => void {
-  for (const signal of TERMINATION_SIGNALS) process.on(signal, handler)
+/**
+ * Listens to `host` for termination; the handler must end the process itself. Returns the
+ * unsubscribe.
+ */
+export function onTerminationSignal(
+  host: Pick<RunnerProcess, 'on' | 'off'>,
+  handler: (signal: NodeJS.Signals) => void,
+): () => void {
+  for (const signal of TERMINATION_SIGNALS) host.on(signal, handler)
   return () => {
-    for (const signal of TERMINATION_SIGNALS) process.off(signal, handler)
+    for (const signal of TERMINATION_SIGNALS) host.off(signal, handler)
   }
 }
 
@@ -64,7 +83,7 @@ export function runnerInputs(world: World, io: StepIo): InputSource {
  * (GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY), STATE_* for the post step, the
  * process's exit code and signals.
  */
-export function runnerIo(): StepIo {
+export function runnerIo(host: Pick<RunnerProcess, 'on' | 'off' | 'exit'>): StepIo {
   return {
     debug: (message) => core.debug(message),
     info: (message) => core.info(message),
@@ -79,7 +98,7 @@ export function runnerIo(): StepIo {
     saveState: (name, value) => core.saveState(name, value),
     getState: (name) => core.getState(name),
     setSecret: (secret) => core.setSecret(secret),
-    onTerminationSignal,
-    exit: (code) => process.exit(code),
+    onTerminationSignal: (handler) => onTerminationSignal(host, handler),
+    exit: (code) => host.exit(code),
   }
 }

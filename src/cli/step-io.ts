@@ -1,5 +1,5 @@
 import { EOL } from 'node:os'
-import { onTerminationSignal } from '../runner.ts'
+import { onTerminationSignal, type RunnerProcess } from '../runner.ts'
 import type { StepIo } from '../step-io.ts'
 
 /**
@@ -16,10 +16,17 @@ export class CommandStepIo implements StepIo {
   readonly #state = new Map<string, string>()
   readonly #secrets: Set<string>
   readonly #write: (text: string) => void
+  readonly #host: Pick<RunnerProcess, 'on' | 'off' | 'exit'>
 
-  constructor(write: (text: string) => void, secrets: Set<string>) {
+  /** `host`: the process's signals and exit, as the command's entry hands them in. */
+  constructor(
+    write: (text: string) => void,
+    secrets: Set<string>,
+    host: Pick<RunnerProcess, 'on' | 'off' | 'exit'>,
+  ) {
     this.#write = write
     this.#secrets = secrets
+    this.#host = host
   }
 
   readonly debug = (): void => {
@@ -68,11 +75,11 @@ export class CommandStepIo implements StepIo {
   }
 
   readonly onTerminationSignal = (handler: (signal: NodeJS.Signals) => void): (() => void) => {
-    return onTerminationSignal(handler)
+    return onTerminationSignal(this.#host, handler)
   }
 
   readonly exit = (code: number): void => {
-    process.exit(code)
+    this.#host.exit(code)
   }
 
   #line(text: string): void {

@@ -1,3 +1,7 @@
-import { runCli } from '../cli.ts'
+import { commandIo, runCli } from '../index.ts'
 
-process.exitCode = await runCli(process.argv.slice(2), new URL('../../action.yml', import.meta.url))
+process.exitCode = await runCli(
+  process.argv.slice(2),
+  new URL('../../action.yml', import.meta.url),
+  commandIo(process),
+)

@@ -1,3 +1,3 @@
-import { run } from '../main.ts'
+import { runMain } from '../index.ts'
 
-await run()
+await runMain(process)

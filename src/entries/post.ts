@@ -1,3 +1,3 @@
-import { run } from '../post.ts'
+import { runPost } from '../index.ts'
 
-await run()
+await runPost(process)

@@ -1,3 +1,3 @@
-import { run } from '../reconcile/main.ts'
+import { runReconcile } from '../index.ts'
 
-await run()
+await runReconcile(process)

@@ -4,7 +4,6 @@ import { RepositoryDesk } from '../github/handoff.ts'
 import { readReconcileSettings, type InputSource } from '../inputs.ts'
 import { publishError } from '../report/publish.ts'
 import { publishPass } from '../report/reconcile.ts'
-import { readRunnerWorld, runnerInputs, runnerIo } from '../runner.ts'
 import { serviceClient } from '../service.ts'
 import type { StepIo } from '../step-io.ts'
 import { reconcilePass } from './pass.ts'
@@ -14,10 +13,7 @@ import { reconcilePass } from './pass.ts'
  * commit statuses of detached runs, and sweeps runs left behind by a lost
  * runner. See docs/reconcile.md. The runner's world is read here, once, and handed down.
  */
-export async function run(
-  io: StepIo = runnerIo(),
-  inputs: InputSource = runnerInputs(readRunnerWorld(), io),
-): Promise<void> {
+export async function run(io: StepIo, inputs: InputSource): Promise<void> {
   try {
     const settings = readReconcileSettings(inputs)
     const client = serviceClient(settings, io)

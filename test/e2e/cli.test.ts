@@ -69,6 +69,8 @@ function commandInProcess(args: string[], env: Record<string, string>, cwd: stri
   const io = {
     env: { PATH: process.env.PATH ?? '', ...env },
     cwd,
+    // As the entry hands in its process: a signal here would be the test process's own.
+    process,
     stdout: (text: string) => (stdout += text),
     stderr: (text: string) => (stderr += text),
   }

@@ -349,7 +349,7 @@ function startInProcess(options: StepOptions): RunningStep {
     // A process ends at once: what the step does after is not seen.
     onExit: (code) => ended?.(snapshot(code)),
   })
-  const world = { ...readRunnerWorld(env), workspace: env.GITHUB_WORKSPACE || dir }
+  const world = readRunnerWorld(env, dir)
   const inputs: InputSource = {
     get: (name) => (env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] ?? '').trim(),
     mask: (secret) => io.setSecret(secret),

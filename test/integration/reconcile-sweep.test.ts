@@ -33,10 +33,10 @@ async function start() {
   const gh = await FakeGitHub.start({ token: TOKEN })
   closers.push(api, gh)
   const client = new AgentRunsClient({ baseUrl: api.baseUrl, apiKey: KEY, maxRetries: 0 })
-  const world = readRunnerWorld({
-    GITHUB_API_URL: gh.apiUrl,
-    GITHUB_REPOSITORY: `${OWNER}/${REPO}`,
-  })
+  const world = readRunnerWorld(
+    { GITHUB_API_URL: gh.apiUrl, GITHUB_REPOSITORY: `${OWNER}/${REPO}` },
+    process.cwd(),
+  )
   const desk = await RepositoryDesk.open(new GitHubContext(TOKEN, world), `${OWNER}/${REPO}`)
   const lines: string[] = []
   const push = (line: string) => void lines.push(line)

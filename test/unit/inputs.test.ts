@@ -60,7 +60,7 @@ function fakeInputs(given: Record<string, string>, env: NodeJS.ProcessEnv = {}):
       calls.push('mask')
       masked.push(secret)
     },
-    world: readRunnerWorld(env),
+    world: readRunnerWorld(env, process.cwd()),
   }
   return { source, masked, calls }
 }

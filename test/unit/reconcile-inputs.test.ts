@@ -24,7 +24,7 @@ function source(given: Record<string, string>, env: NodeJS.ProcessEnv = ENV) {
       return (given[name] ?? fallback).trim()
     },
     mask: () => calls.push('mask'),
-    world: readRunnerWorld(env),
+    world: readRunnerWorld(env, process.cwd()),
   }
   return { inputs, calls }
 }

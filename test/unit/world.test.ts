@@ -16,21 +16,25 @@ describe("readRunnerWorld: the runner's world, read once by a step", () => {
   }
 
   it('reads each variable the action uses, and the event payload from its file', () => {
-    const world = readRunnerWorld({
-      GITHUB_REPOSITORY: 'octo-org/app',
-      GITHUB_SERVER_URL: 'https://ghe.example.com',
-      GITHUB_API_URL: 'https://ghe.example.com/api/v3',
-      GITHUB_WORKFLOW: 'Agent review',
-      GITHUB_RUN_ID: '42',
-      GITHUB_RUN_ATTEMPT: '3',
-      GITHUB_JOB: 'review',
-      GITHUB_ACTION: 'agent',
-      GITHUB_SHA: 'a'.repeat(40),
-      GITHUB_EVENT_NAME: 'pull_request',
-      GITHUB_EVENT_PATH: event('pr.json', '{"pull_request":{"number":7}}'),
-      GITHUB_WORKSPACE: '/home/runner/work/app',
-      RUNNER_TEMP: '/home/runner/temp',
-    })
+    const world = readRunnerWorld(
+      {
+        GITHUB_REPOSITORY: 'octo-org/app',
+        GITHUB_SERVER_URL: 'https://ghe.example.com',
+        GITHUB_API_URL: 'https://ghe.example.com/api/v3',
+        GITHUB_WORKFLOW: 'Agent review',
+        GITHUB_RUN_ID: '42',
+        GITHUB_RUN_ATTEMPT: '3',
+        GITHUB_JOB: 'review',
+        GITHUB_ACTION: 'agent',
+        GITHUB_SHA: 'a'.repeat(40),
+        GITHUB_EVENT_NAME: 'pull_request',
+        GITHUB_EVENT_PATH: event('pr.json', '{"pull_request":{"number":7}}'),
+        GITHUB_WORKSPACE: '/home/runner/work/app',
+        RUNNER_TEMP: '/home/runner/temp',
+      },
+      // The runner's workspace wins over the directory the step started in.
+      '/somewhere/else',
+    )
     expect(world).toEqual({
       repository: 'octo-org/app',
       serverUrl: 'https://ghe.example.com',
@@ -49,16 +53,16 @@ describe("readRunnerWorld: the runner's world, read once by a step", () => {
   })
 
   it('outside a workflow: nothing of GitHub, the working directory, the system temp', () => {
-    const world = readRunnerWorld({})
+    const world = readRunnerWorld({}, '/home/someone/checkout')
     expect(world.repository).toBeUndefined()
     expect(world.event).toBeUndefined()
-    expect(world.workspace).toBe(process.cwd())
+    expect(world.workspace).toBe('/home/someone/checkout')
     expect(world.runnerTemp).toBe(tmpdir())
   })
 
   it('has no payload for an event file that is missing, not JSON, or not an object', () => {
     for (const path of [join(dir, 'missing.json'), event('bad.json', '{'), event('n.json', '7')]) {
-      expect(readRunnerWorld({ GITHUB_EVENT_PATH: path }).event).toBeUndefined()
+      expect(readRunnerWorld({ GITHUB_EVENT_PATH: path }, dir).event).toBeUndefined()
     }
   })
 })
