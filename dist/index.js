@@ -4143,10 +4143,11 @@ var __webpack_exports__ = {};
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
+  C7: () => (/* reexport */ commandIo),
   ak: () => (/* reexport */ runCli),
-  VN: () => (/* reexport */ run),
-  a2: () => (/* reexport */ post_run),
-  Kf: () => (/* reexport */ main_run)
+  VN: () => (/* binding */ runMain),
+  a2: () => (/* binding */ runPost),
+  Kf: () => (/* binding */ runReconcile)
 });
 
 // EXTERNAL MODULE: ./src/timing.ts
@@ -14009,6 +14010,2016 @@ const STOPPED = {
 };
 const STEP_STOPPED = "The step stopped before it reported the run. The workflow run's log says why.";
 
+;// CONCATENATED MODULE: ./src/api/client.ts
+
+
+
+
+/**
+ * The endpoints of the Cloud Agent Runs API: the only code that knows its paths and what
+ * its answers mean. How a request travels (the key, deadlines, retries, typed errors) is
+ * the transport's.
+ */
+class AgentRunsClient {
+    #transport;
+    constructor(options) {
+        this.#transport = new Transport(options);
+    }
+    /**
+     * Creates a run. Never repeated when the service may have acted on it; the
+     * service's newer path is tried once when the spec's path does not exist.
+     */
+    async createRun(body, options = {}) {
+        const send = async (path) => (await this.#transport.request('POST', path, {
+            ...options,
+            body,
+            retryMode: 'at-most-once',
+            read: (data) => {
+                const answer = readCreatedRun(data);
+                return 'run' in answer ? { value: answer.run } : answer;
+            },
+        })).data;
+        try {
+            return await send('/agent/run');
+        }
+        catch (error) {
+            // 404 or 405 on the create path means no run was made, so the other path is safe.
+            if (error instanceof NotFoundError || error instanceof MethodNotAllowedError) {
+                return await send('/agent/runs');
+            }
+            throw error;
+        }
+    }
+    /**
+     * The run as the service shows it now. An answer that is not this run (another
+     * run's, not an object, a state that is not a string) is a garbled answer,
+     * retried like one: it is never taken for the run's state.
+     */
+    async getRun(runId, options = {}) {
+        const read = (data) => {
+            const answer = readRunItem(data, runId);
+            return 'run' in answer ? { value: answer.run } : answer;
+        };
+        return (await this.#transport.request('GET', runPath(runId), { ...options, read })).data;
+    }
+    async listRuns(query = {}, options = {}) {
+        const { metadata, ...plain } = query;
+        const flatQuery = { ...plain };
+        for (const [key, value] of Object.entries(metadata ?? {}))
+            flatQuery[`metadata[${key}]`] = value;
+        const { data, headers } = await this.#transport.request('GET', '/agent/runs', { ...options, query: flatQuery });
+        const servedAt = Date.parse(headers.date ?? '');
+        // Entries that are not runs are dropped: a lookup must never act on a garbled one.
+        const runs = Array.isArray(data?.runs) ? data.runs : [];
+        return {
+            ...data,
+            runs: runs.flatMap((entry) => {
+                const read = readRunItem(entry);
+                return 'run' in read ? [read.run] : [];
+            }),
+            ...(Number.isNaN(servedAt) ? {} : { servedAt }),
+        };
+    }
+    /**
+     * Every run matching `query`, following the cursor across pages. Stops when
+     * the service hands back a cursor it already gave, which would loop forever.
+     * Returns whether it saw the last page: a caller that must count every run
+     * (a budget) needs to know when `maxPages` or a broken cursor cut the list short.
+     */
+    async *iterateRuns(query = {}, options = {}) {
+        let cursor = query.cursor;
+        const seen = new Set(cursor === undefined ? [] : [cursor]);
+        for (let page = 0; page < (options.maxPages ?? 50); page += 1) {
+            const { runs, page_info } = await this.listRuns({ ...query, cursor }, options);
+            yield* runs;
+            if (!page_info?.has_next_page)
+                return { complete: true };
+            const next = page_info.next_cursor;
+            if (!next || seen.has(next))
+                return { complete: false };
+            seen.add(next);
+            cursor = next;
+        }
+        return { complete: false };
+    }
+    /**
+     * Sends a follow-up message to steer a run. Never repeated when it may have
+     * arrived. A run whose session is gone answers 410: a SessionGoneError.
+     * Resolves with how the service routed it (`outcome`); an older service says
+     * nothing of that, and its answer is accepted all the same (both members undefined).
+     */
+    async sendFollowup(runId, message, options = {}) {
+        const body = { message };
+        const { data } = await this.#transport.request('POST', `${runPath(runId)}/followups`, {
+            ...options,
+            body,
+            retryMode: 'at-most-once',
+        });
+        return readFollowupAnswer(data);
+    }
+    /**
+     * Stops the turn a live run's agent is working on, without ending the run: it stays
+     * INPROGRESS with its sandbox, and takes a follow-up. Only a live run on Warp's own harness
+     * can be interrupted; the service refuses any other with a 409 (a ConflictError: the run is
+     * not live) or a 422 (an UnprocessableEntityError: its harness cannot be interrupted).
+     *
+     * Repeated like a read (`idempotent`): a second interrupt of an interrupted run stops
+     * nothing more, so an answer lost on the way may be asked for again, where a follow-up
+     * sent twice would reach the agent twice. A 409 is retried as the service's clients retry
+     * it, since a run about to start becomes live; pass `maxRetries: 0` to fall back at once.
+     */
+    async interruptRun(runId, options = {}) {
+        await this.#transport.request('POST', `${runPath(runId)}/interrupt`, {
+            ...options,
+            retryMode: 'idempotent',
+        });
+    }
+    /**
+     * Asks the service to cancel a run. The service refuses (400) a run that has
+     * ended and a BLOCKED one alike, so the run is read back to tell them apart.
+     * A run still being prepared (409) is retried like any transient failure.
+     */
+    async cancelRun(runId, options = {}) {
+        try {
+            await this.#transport.request('POST', `${runPath(runId)}/cancel`, {
+                ...options,
+                retryMode: 'idempotent',
+            });
+            return { kind: 'cancelled' };
+        }
+        catch (error) {
+            if (!(error instanceof BadRequestError))
+                throw error;
+        }
+        try {
+            const run = await this.getRun(runId, { signal: options.signal, maxRetries: 1 });
+            return { kind: run.state === 'BLOCKED' ? 'blocked' : 'already-finished' };
+        }
+        catch {
+            return { kind: 'refused' };
+        }
+    }
+    /**
+     * The run's conversation: what the agent said and did, step by step. Throws
+     * NotFoundError while there is none yet and UnprocessableEntityError when the
+     * service cannot show this run's format; neither is a failure of the run.
+     */
+    async getConversation(runId, options = {}) {
+        const { data } = await this.#transport.request('GET', `${runPath(runId)}/conversation`, options);
+        return { ...data, steps: Array.isArray(data?.steps) ? data.steps : [] };
+    }
+    /** One artifact: FILE and SCREENSHOT carry a signed download URL; a PLAN its Markdown inline. */
+    async getArtifact(artifactUid, options = {}) {
+        if (artifactUid.trim() === '')
+            throw new Error('An artifact UID is required');
+        const path = `/agent/artifacts/${encodeURIComponent(artifactUid)}`;
+        return (await this.#transport.request('GET', path, options)).data;
+    }
+    /** Downloads a signed URL the service handed out, without the key (see Transport.download). */
+    async downloadSignedUrl(url, options = {}) {
+        return await this.#transport.download(url, options);
+    }
+}
+/** A run's path. An ID that could leave its segment (`..`, `/`) is refused: it never reaches a URL. */
+function runPath(runId) {
+    if (!isRunId(runId))
+        throw new Error(`${JSON.stringify(safeForLog(runId, 100))} is not a run ID`);
+    return `/agent/runs/${encodeURIComponent(runId)}`;
+}
+
+;// CONCATENATED MODULE: ./src/version.ts
+/** Sent as User-Agent, so the service's operators can tell this action's traffic apart. */
+const USER_AGENT = 'cloud-agent-run-action/1';
+
+;// CONCATENATED MODULE: ./src/service.ts
+
+
+/**
+ * The API client as the main and post steps use it: this action's user agent,
+ * and every retry told in the log. The one place either step builds a client.
+ */
+function serviceClient(connection, log, options = {}) {
+    return new AgentRunsClient({
+        baseUrl: connection.baseUrl,
+        apiKey: connection.apiKey,
+        userAgent: USER_AGENT,
+        ...options,
+        onRetry: (message) => log.info(message),
+    });
+}
+
+;// CONCATENATED MODULE: ./src/report/set-table.ts
+
+
+
+
+
+
+
+
+function set_table_factsOf(task) {
+    return {
+        started: task.invocation !== undefined,
+        createFailed: task.createError !== undefined,
+        state: task.run?.state,
+        stoppedBy: task.stoppedBy,
+        handedOff: task.handedOff !== undefined,
+        invalidOutput: task.invalidOutput !== undefined,
+        detached: task.detached === true,
+    };
+}
+/**
+ * A task has ended once its run did, its create failed, or the step stopped it (each sets
+ * `endedAt`); a run handed over (wait: false) goes on.
+ */
+function hasEnded(task) {
+    return task.endedAt !== undefined && !task.detached;
+}
+/** A task's icon and words: its outcome's, or where it stands while the set runs. */
+function taskWords(task, running) {
+    if (running && !hasEnded(task)) {
+        const state = task.run?.state;
+        if (task.invocation === undefined)
+            return '⏸️ waiting to start';
+        if (state === undefined)
+            return '⏳ starting';
+        if (state === 'QUEUED' || state === 'PENDING')
+            return '⏳ queued';
+        const { blocked } = OUTCOME_RECORDS;
+        return meaningOf(state) === 'blocked' ? `${blocked.icon} ${blocked.short}` : '⏳ in progress';
+    }
+    const word = taskOutcome(set_table_factsOf(task));
+    return word === 'not_started'
+        ? '⏸️ not started'
+        : `${OUTCOME_RECORDS[word].icon} ${OUTCOME_RECORDS[word].short}`;
+}
+const TABLE_HEAD = [
+    '| # | Task | Outcome | State | Duration | Credits | Session |',
+    '| --: | --- | --- | --- | --: | --: | --- |',
+];
+function rowOf(task, view) {
+    const running = view.kind === 'running';
+    const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? '';
+    const duration = task.startedAt !== undefined && task.endedAt !== undefined && hasEnded(task)
+        ? formatDuration(task.endedAt - task.startedAt)
+        : '';
+    // A run at work spends as it goes: its credits show once it ended, so a poll that saw
+    // no other change writes nothing.
+    const credits = running && !hasEnded(task) ? undefined : costOf(task.run?.request_usage).credits;
+    const link = safeHttpUrl(task.run?.session_link);
+    return [
+        '',
+        String(task.index + 1),
+        inlineText(clip(title, 79)),
+        taskWords(task, running),
+        task.run?.state ? inlineText(task.run.state) : '',
+        duration,
+        credits !== undefined ? formatCredits(credits) : '',
+        link ? `[open](${link})` : '',
+        '',
+    ]
+        .join(' | ')
+        .trim();
+}
+/**
+ * The set's table, a row per task; rows past `maxChars` give way to one line
+ * that says how many more the job summary lists.
+ */
+function renderSetTable(view, maxChars = Number.POSITIVE_INFINITY) {
+    const tasks = tasksOf(view);
+    const lines = [...TABLE_HEAD];
+    let length = lines.join('\n').length;
+    for (const [shown, task] of tasks.entries()) {
+        const row = rowOf(task, view);
+        if (length + row.length + 1 + MORE_ROWS_ROOM > maxChars) {
+            const more = tasks.length - shown;
+            return `${lines.join('\n')}\n\n_…and ${more} more ${more === 1 ? 'task' : 'tasks'}: the job summary lists every one._`;
+        }
+        lines.push(row);
+        length += row.length + 1;
+    }
+    return lines.join('\n');
+}
+/** Room kept for the line that replaces the rows that do not fit. */
+const MORE_ROWS_ROOM = 80;
+/**
+ * Why each task that ended without success did: the service's reason, or the
+ * create's error, one line each, under the table. Empty when there is none.
+ */
+function renderSetReasons(view, maxChars = Number.POSITIVE_INFINITY) {
+    const lines = [];
+    let length = 0;
+    for (const task of tasksOf(view)) {
+        if (!hasEnded(task) || taskOutcome(set_table_factsOf(task)) === 'succeeded')
+            continue;
+        const reason = set_table_reasonOf(task);
+        if (!reason)
+            continue;
+        const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? '';
+        const line = `- **${task.index + 1}** ${inlineText(clip(title, 79))}: ${inlineText(clip(reason, 300))}`;
+        if (length + line.length + 1 > maxChars)
+            break;
+        lines.push(line);
+        length += line.length + 1;
+    }
+    return lines.join('\n');
+}
+/**
+ * The tasks that ended without success, for the step's error line: the first `shown` by
+ * number and title, each with its outcome and reason, then how many more. Plain text: the
+ * caller makes it safe for the log.
+ */
+function notSucceededTasks(tasks, shown = 3) {
+    const failed = tasks.flatMap((task) => {
+        const word = taskOutcome(set_table_factsOf(task));
+        return hasEnded(task) && word !== 'succeeded' && word !== 'not_started' ? [{ task, word }] : [];
+    });
+    const named = failed.slice(0, shown).map(({ task, word }) => {
+        const reason = set_table_reasonOf(task) ??
+            (task.stoppedBy === 'pass-when' ? 'the set could no longer pass' : undefined);
+        const because = reason ? ` (${clip(reason, 200).replace(/\.$/, '')})` : '';
+        return `${taskLabel(task)} ${OUTCOME_RECORDS[word].short}${because}`;
+    });
+    const more = failed.length - named.length;
+    return [...named, ...(more > 0 ? [`and ${more} more`] : [])].join('; ');
+}
+/** Why a task's run did not succeed, in the service's words or the create's error. */
+function set_table_reasonOf(task) {
+    return task.createError ?? (task.run ? run_statusMessageOf(task.run) : undefined);
+}
+function tasksOf(view) {
+    return view.kind === 'running' ? view.tasks : view.outcome.tasks;
+}
+/** Where a running set stands, in numbers. */
+function setCounts(tasks) {
+    let succeeded = 0;
+    let done = 0;
+    let inFlight = 0;
+    for (const task of tasks) {
+        if (hasEnded(task)) {
+            done += 1;
+            if (standingOf(task) === 'succeeded')
+                succeeded += 1;
+        }
+        else if (task.invocation !== undefined)
+            inFlight += 1;
+    }
+    return { total: tasks.length, done, succeeded, inFlight };
+}
+/** How many of a set's runs were handed over (wait: false). */
+function setStarted(tasks) {
+    return tasks.filter((task) => task.detached).length;
+}
+function setHeadline(view) {
+    const tasks = tasksOf(view);
+    const counts = setCounts(tasks);
+    if (view.kind === 'running') {
+        const failed = counts.done - counts.succeeded;
+        const credits = sumCredits(tasks.filter(hasEnded));
+        return {
+            icon: '⏳',
+            title: `${counts.done} of ${counts.total} done`,
+            figures: [
+                `${counts.succeeded} succeeded${failed > 0 ? `, ${failed} did not` : ''}`,
+                `${counts.inFlight} in flight`,
+                ...(credits !== undefined ? [`${formatCredits(credits)} by the runs done`] : []),
+            ],
+        };
+    }
+    const credits = sumCredits(tasks);
+    const { word } = view.outcome;
+    if (word === 'started') {
+        const started = setStarted(tasks);
+        const failed = counts.done;
+        return {
+            icon: OUTCOME_RECORDS.started.icon,
+            title: 'started',
+            figures: [
+                `${started} of ${counts.total} runs started and handed over${failed > 0 ? `, ${failed} could not be created` : ''}`,
+            ],
+            reason: `${capitalized(view.outcome.reason)}.`,
+        };
+    }
+    return {
+        icon: OUTCOME_RECORDS[word].icon,
+        title: word.replace('_', ' '),
+        figures: [
+            `${counts.succeeded} of ${counts.total} runs succeeded`,
+            `⏱ ${formatDuration(view.outcome.elapsedMs)}`,
+            ...(credits !== undefined ? [`${formatCredits(credits)} in all`] : []),
+        ],
+        reason: `${capitalized(view.outcome.reason)}.`,
+    };
+}
+/**
+ * Pure: the job summary of a set, a headline with its outcome and one table row per task;
+ * under it, where each task's downloaded files are.
+ */
+function renderSetSummary(outcome, downloaded = []) {
+    const view = { kind: 'ended', outcome };
+    const headline = setHeadline(view);
+    const lines = [
+        `## ${headline.icon} Cloud agent tasks: ${headline.title}`,
+        '',
+        `${headline.figures.join(' · ')}. ${inlineText(headline.reason ?? '')}`,
+        '',
+        renderSetTable(view),
+    ];
+    const reasons = renderSetReasons(view);
+    if (reasons)
+        lines.push('', reasons);
+    if (downloaded.length > 0)
+        lines.push('', renderDownloadedFolders(downloaded));
+    if (outcome.listFallback)
+        lines.push('', LIST_FALLBACK_NOTE);
+    return `${lines.join('\n')}\n`;
+}
+/** At most this many tasks' folders are listed; the `runs` output has every file's path. */
+const FOLDERS_SHOWN = 100;
+function renderDownloadedFolders(downloaded) {
+    const lines = ['**Downloaded files**', ''];
+    for (const { task, dir, files } of downloaded.slice(0, FOLDERS_SHOWN)) {
+        const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? '';
+        const count = `${files} ${files === 1 ? 'file' : 'files'}`;
+        lines.push(`- **${task.index + 1}** ${inlineText(clip(title, 79))}: ${count} in <code>${escapeMarkdown(dir)}</code>`);
+    }
+    const more = downloaded.length - FOLDERS_SHOWN;
+    if (more > 0)
+        lines.push(`- … and ${more} more; the runs output lists every file's path`);
+    return lines.join('\n');
+}
+const LIST_FALLBACK_NOTE = "The service's plan cannot filter runs by metadata, so each run was read on its own at every poll.";
+/**
+ * Pure: the set's comment, without its marker: the headline, the figures, a
+ * link to the workflow run, and the table, within `maxChars`.
+ */
+function renderSetComment(view, workflowRun, maxChars) {
+    const headline = setHeadline(view);
+    const link = safeHttpUrl(workflowRun);
+    const head = [
+        `### ${headline.icon} Cloud agent tasks: ${headline.title}`,
+        headline.figures.join(' · '),
+        ...(headline.reason ? [inlineText(headline.reason)] : []),
+        ...(link ? [`[Workflow run](${link})`] : []),
+    ].join('\n\n');
+    // The reasons take at most a tenth of the room; the table, the rest.
+    const reasons = renderSetReasons(view, maxChars / 10);
+    const table = renderSetTable(view, maxChars - head.length - reasons.length - 4);
+    return [head, table, ...(reasons ? [reasons] : [])].join('\n\n');
+}
+/**
+ * Pure: the set's check run once it ended: its outcome's conclusion, the tally as its title,
+ * and as its summary (within `maxChars`) why it ended so, then the table and the reasons. The
+ * first paragraph is what the post step keeps, should GitHub not take the completion.
+ */
+function renderSetCheck(outcome, maxChars) {
+    const view = { kind: 'ended', outcome };
+    const headline = setHeadline(view);
+    const { word } = outcome;
+    const head = [
+        `${inlineText(headline.reason ?? '')} Outcome: \`${word}\`.`,
+        headline.figures.join(' · '),
+    ].join('\n\n');
+    // As on the comment: the reasons take at most a tenth of the room; the table, the rest.
+    const reasons = renderSetReasons(view, maxChars / 10);
+    const table = renderSetTable(view, maxChars - head.length - reasons.length - 4);
+    return {
+        conclusion: OUTCOME_RECORDS[word].check.conclusion,
+        title: `${capitalized(headline.title)}: ${headline.figures[0]}`,
+        summary: [head, table, ...(reasons ? [reasons] : [])].join('\n\n'),
+    };
+}
+/** The set's commit status: pending with its tally while it runs, then its outcome's state. */
+function setStatusOf(view) {
+    const headline = setHeadline(view);
+    if (view.kind === 'running') {
+        return { state: 'pending', description: `${headline.title}: ${headline.figures[0]}` };
+    }
+    const { word, handedOver } = view.outcome;
+    if (word === 'started') {
+        // Names the set, as one run's names its run: the pass finishes only the status its set left.
+        return {
+            state: OUTCOME_RECORDS.started.commitState,
+            description: `Started ${setStarted(view.outcome.tasks)} of ${view.outcome.tasks.length} runs; this step does not wait for them (set ${handedOver ?? ''})`,
+        };
+    }
+    return {
+        state: OUTCOME_RECORDS[word].commitState,
+        description: `${capitalized(headline.title)}: ${view.outcome.reason}`,
+    };
+}
+function capitalized(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+;// CONCATENATED MODULE: ./src/report/set.ts
+
+
+
+
+
+
+
+
+
+/** Pure: the `runs` output, one object per task in task order, each member present when known. */
+function runsOutput(tasks, work) {
+    // The answers share what one run's `result` may take, so the output stays within GitHub's limit.
+    const answerBytes = Math.floor(RESULT_OUTPUT_LIMIT_BYTES / Math.max(1, tasks.length));
+    const entries = tasks.map((task) => {
+        const credits = costOf(task.run?.request_usage).credits;
+        const done = work.get(task.index);
+        const answer = done?.answer;
+        // The same items as one run's `artifacts` output, a downloaded file's with its path.
+        const artifacts = artifactsOutput(done?.artifacts ?? parseArtifacts(task.run?.artifacts), done?.downloadedTo);
+        return {
+            task: task.index,
+            ...(task.runId ? { run_id: task.runId } : {}),
+            ...(task.run?.title || task.request.title
+                ? { title: task.run?.title ?? task.request.title }
+                : {}),
+            ...(task.run?.state ? { state: task.run.state } : {}),
+            outcome: taskOutcome(set_table_factsOf(task)),
+            ...(task.run?.session_link ? { session_link: task.run.session_link } : {}),
+            ...(answer !== undefined ? { result: capResult(answer, answerBytes).text } : {}),
+            ...(credits !== undefined ? { credits } : {}),
+            ...(task.document !== undefined ? { structured_output: task.document } : {}),
+            ...(artifacts.length > 0 ? { artifacts } : {}),
+        };
+    });
+    return jsonOutput('runs', entries, () => ({
+        value: entries.map((entry) => ({
+            ...entry,
+            title: undefined,
+            result: undefined,
+            structured_output: undefined,
+            artifacts: undefined,
+            truncated: true,
+        })),
+        keeps: 'each task without its title, result, structured_output and artifacts, with "truncated": true',
+    }));
+}
+/** Sets the set's outputs, writes its summary, and fails the step unless the set passed. */
+async function publishSetOutcome(io, outcome, work) {
+    const { word } = outcome;
+    io.setOutput('outcome', word);
+    setJsonOutput(io, 'runs', runsOutput(outcome.tasks, work));
+    const credits = sumCredits(outcome.tasks);
+    if (credits !== undefined)
+        io.setOutput('credits', formatNumberOutput(credits));
+    const usd = sumUsd(outcome.tasks);
+    if (usd !== undefined)
+        io.setOutput('cost_usd', formatNumberOutput(usd));
+    try {
+        await io.appendSummary(renderSetSummary(outcome, downloadedFolders(outcome.tasks, work)));
+    }
+    catch (error) {
+        io.warning(`Could not write the job summary: ${safeForLog(String(error))}`);
+    }
+    const [tally] = setHeadline({ kind: 'ended', outcome }).figures;
+    const line = `The set ${word.replace('_', ' ')}: ${tally}; ${safeForLog(outcome.reason)}.`;
+    if (OUTCOME_RECORDS[word].passes)
+        return io.info(line);
+    // What GitHub lists first: which tasks did not pass, and why, so nobody opens the summary to find out.
+    const names = notSucceededTasks(outcome.tasks);
+    io.setFailed(names ? `${line} Not succeeded: ${safeForLog(names, 1_000)}.` : line);
+}
+/** Where each task's downloaded files went, for the summary: the tasks that have any. */
+function downloadedFolders(tasks, work) {
+    return tasks.flatMap((task) => {
+        const done = work.get(task.index);
+        const files = done?.downloadedTo?.size ?? 0;
+        return done?.downloadDir && files > 0 ? [{ task, dir: done.downloadDir, files }] : [];
+    });
+}
+
+;// CONCATENATED MODULE: ./src/run/set.ts
+
+
+
+
+
+
+
+
+/**
+ * Many runs from one step, each a lifecycle of the one scheduler: at most `maxParallel` in
+ * flight, one list request per poll for all of them (filtered by the set's own metadata),
+ * `pass_when` watched as runs end, and the runs still in flight cancelled, in parallel, as
+ * soon as the rule can no longer be met, the cap or the timeout is reached, or the workflow
+ * cancels the step.
+ */
+class TaskSetRun {
+    #settings;
+    #deps;
+    #tasks;
+    #scheduler;
+    #lifecycles;
+    constructor(settings, deps) {
+        this.#settings = settings;
+        this.#deps = deps;
+        this.#tasks = settings.tasks.map((request, index) => ({ index, request }));
+        const runs = new TrackedRuns(deps.state);
+        const { client, now, sleep, signal, log } = deps;
+        const lifecycles = this.#tasks.map((task) => new RunLifecycle({
+            target: { kind: 'create', request: task.request },
+            record: task,
+            tag: deps.tagFor(task.index),
+            name: taskName(task),
+            wait: settings.wait ?? true,
+            startFailure: 'record',
+            checkResult: deps.checkFor?.(task, taskName(task)),
+        }, {
+            client,
+            tracker: runs.track(),
+            now,
+            sleep,
+            signal,
+            log,
+            watch: deps.watchFor?.(task, taskName(task)),
+        }));
+        this.#lifecycles = lifecycles;
+        this.#scheduler = new RunScheduler(lifecycles, settings, {
+            client,
+            now,
+            sleep,
+            signal,
+            log,
+            listMetadata: deps.setMetadata,
+            onProgress: () => deps.onProgress?.(this.#tasks),
+            announceStop: (stop, inFlight, notStarted) => this.#announceStop(stop, notStarted),
+        });
+    }
+    get tasks() {
+        return this.#tasks;
+    }
+    async run() {
+        this.#deps.state.markSet();
+        this.#deps.log.info(`Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`);
+        if (this.#settings.cancelPrevious)
+            await this.#cancelPrevious();
+        const end = await this.#scheduler.run();
+        // wait: false: a run created ends its lifecycle at once, handed over ("started").
+        for (const one of this.#lifecycles) {
+            if (one.end?.kind === 'started')
+                one.record.detached = true;
+        }
+        return this.#outcome(end);
+    }
+    /** Before any create, the active runs of every task's name, one name at a time, as for one run. */
+    async #cancelPrevious() {
+        const { client, log, now } = this.#deps;
+        const deadline = now() + this.#settings.timeoutMs;
+        const names = new Set(this.#tasks.map((task) => task.request.config?.name ?? ''));
+        for (const name of names) {
+            if (this.#deps.signal.aborted)
+                return;
+            if (name)
+                await cancelPreviousRuns(client, name, log, { deadline });
+        }
+    }
+    /** A set is never steered, so never handed over; the scheduler's rule is the same for it. */
+    handOver() {
+        this.#scheduler.handOver();
+    }
+    /** Cancels every run still in flight, in parallel, within `deadline` (see RunScheduler). */
+    cancelInFlight(why, deadline) {
+        return this.#scheduler.cancelInFlight(why, deadline);
+    }
+    #announceStop(stop, notStarted) {
+        const stoppable = this.#tasks.filter((task) => task.runId !== undefined && task.endedAt === undefined && !task.settled);
+        if (stoppable.length === 0 && notStarted === 0)
+            return;
+        const names = stoppable.map((task) => `${safeForLog(taskLabel(task), 200)} (run ${task.runId})`);
+        this.#deps.log.warning(`Stopping the set: ${stop.reason}. Cancelling ${names.length > 0 ? names.join(', ') : 'no run in flight'}${notStarted > 0 ? `; ${notStarted} task(s) not started will not be` : ''}.`);
+    }
+    #outcome(end) {
+        const base = {
+            tasks: this.#tasks,
+            elapsedMs: end.elapsedMs,
+            listFallback: this.#scheduler.listFallback,
+        };
+        if (end.kind === 'interrupted') {
+            return { ...base, word: 'interrupted', reason: 'the workflow cancelled the step' };
+        }
+        if (end.kind === 'stopped') {
+            const { why, reason } = end.stop;
+            // A set that can no longer pass failed; its runs still going were cancelled for it.
+            return {
+                ...base,
+                word: why.kind === 'pass-when' ? 'failed' : outcomeOfStop(why.kind),
+                reason,
+            };
+        }
+        const rule = describePassWhen(this.#settings.passWhen, this.#tasks.length);
+        const setId = this.#deps.setMetadata[SET_KEY];
+        // A set whose every create failed has nothing to hand over: its rule judges it now.
+        if (this.#settings.wait === false && setId && this.#tasks.some((task) => task.detached)) {
+            return {
+                ...base,
+                word: 'started',
+                reason: `the step does not wait for its runs (wait: false); a reconcile pass reports the set once the last has ended (it passes when ${rule} succeed)`,
+                handedOver: setId,
+            };
+        }
+        const standing = passWhenStanding(this.#settings.passWhen, this.#scheduler.counts());
+        const reason = `the step asked for ${rule}`;
+        return { ...base, word: standing === 'met' ? 'succeeded' : 'failed', reason };
+    }
+}
+/** "Task 3 (Package c)", safe for the log. */
+function taskName(task) {
+    const label = safeForLog(taskLabel(task), 200);
+    return label.charAt(0).toUpperCase() + label.slice(1);
+}
+
+;// CONCATENATED MODULE: ./src/set-surfaces.ts
+
+
+
+
+
+
+
+
+/**
+ * Where a set shows while it runs, beyond the log: its comment and its commit
+ * status, each written at most once per poll, and only when what they show changed;
+ * its check run, in progress until the set ends; and, should the step stop first,
+ * what the post step says on them.
+ */
+class SetSurfaces {
+    #comment;
+    #status;
+    #checkRun;
+    #workflowRun;
+    /** The commit the runs work on, when a status or check run needed it: a detached set's runs carry it. */
+    commit;
+    #checkRunDone;
+    constructor(parts, workflowRun) {
+        this.#comment = parts.comment;
+        this.#status = parts.status;
+        this.#checkRun = parts.checkRun;
+        this.commit = parts.commit;
+        this.#workflowRun = workflowRun;
+    }
+    static async open(settings, github, set, io) {
+        const state = savedState(io);
+        const comment = await openSetComment(settings.github, github, io, {
+            set,
+            onCommentChosen: (commentId) => state.saveSetComment({ commentId, set }),
+        });
+        const { checkRun: checks } = settings.output;
+        const commit = settings.github.commitStatus || checks ? await resolveWorkCommit(github, io) : undefined;
+        // One check run for the set, `cloud-agent/<key>` as one run's.
+        const { status, checkRun } = await openCommitSurfaces(settings.github, checks, github, commit, io, state);
+        return new SetSurfaces({ comment, status, checkRun, commit: commit?.sha }, github.workflowRun);
+    }
+    /** The set's tasks as they stand at a poll. */
+    showRunning(tasks) {
+        this.#show({ kind: 'running', tasks });
+    }
+    /** The set's end; its check run is completed. */
+    showEnd(outcome) {
+        this.#show({ kind: 'ended', outcome });
+    }
+    /** A set's surfaces show no agent's work (its job summary does): all is settled. */
+    async showWork() {
+        await Promise.all([this.#comment?.settled(), this.#status?.settled(), this.#checkRunDone]);
+    }
+    #show(view) {
+        if (this.#comment) {
+            const { done, total } = setCounts(view.kind === 'running' ? view.tasks : view.outcome.tasks);
+            this.#comment.show({
+                body: renderSetComment(view, this.#workflowRun, SET_COMMENT_TABLE_CHARS),
+                outcome: view.kind === 'ended' ? view.outcome.word : undefined,
+                done,
+                total,
+            });
+        }
+        const status = setStatusOf(view);
+        this.#status?.show({
+            state: status.state,
+            description: oneLine(status.description),
+            targetUrl: this.#workflowRun,
+        });
+        if (view.kind === 'ended' && this.#checkRun && !this.#checkRunDone) {
+            this.#checkRunDone = this.#checkRun.finish(renderSetCheck(view.outcome, CHECK_SUMMARY_CHARS));
+        }
+    }
+    /**
+     * The post step: the step stopped before the set ended, so its comment, status and check run
+     * still show it running. Says so, with how many of the runs it left the post step cancelled.
+     */
+    static async showStopped(stopped) {
+        const { saved, ended, settings, world, io } = stopped;
+        const left = ended.length;
+        if (left === 0)
+            return await SetSurfaces.#finishLeftCheckRun(stopped);
+        const cancelled = ended.filter((one) => one?.report.kind === 'cancelled').length;
+        const runs = (count) => `${count} ${count === 1 ? 'run' : 'runs'}`;
+        const note = `The step stopped before the set ended; the post step cancelled ${runs(cancelled)} it left unfinished${cancelled < left ? ` (of ${left})` : ''}. The table shows the runs as the step last saw them.`;
+        const setComment = settings.github.comment ? saved.setComment : undefined;
+        const statusSha = settings.github.commitStatus ? saved.statusSha : undefined;
+        const checks = checkRunLeft(saved);
+        if (!setComment && !statusSha && !checks)
+            return;
+        const context = new GitHubContext(settings.github.token, world);
+        const comment = setComment
+            ? await openSetComment(settings.github, context, io, setComment)
+            : undefined;
+        const status = statusSha
+            ? await openCommitStatus(settings.github, context, { sha: statusSha }, io)
+            : undefined;
+        status?.show({ state: 'error', description: oneLine(note) });
+        // Cancelled once the post step cancelled a run of it; the note says how many of how many.
+        const report = stoppedCheckReport(note, cancelled > 0, 'the runs left were');
+        await Promise.all([
+            comment?.markStopped(note),
+            status?.settled(),
+            checks ? finishLeftCheckRun(settings.github, context, saved, report, io) : undefined,
+        ]);
+    }
+    /**
+     * The post step, when every run of the set had ended: the check run is still in progress
+     * only if the step stopped before it completed it, or GitHub did not take the completion.
+     */
+    static async #finishLeftCheckRun({ saved, settings, world, io }) {
+        if (!checkRunLeft(saved))
+            return;
+        const context = new GitHubContext(settings.github.token, world);
+        const stopped = stoppedCheckReport(SET_STEP_STOPPED, false);
+        await finishLeftCheckRun(settings.github, context, saved, stopped, io);
+    }
+}
+SetSurfaces;
+const SET_STEP_STOPPED = "The step stopped before it reported the set; none of its runs was left going. The workflow run's log says why.";
+
+;// CONCATENATED MODULE: ./src/tasks.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * The main step with `tasks`: prepare (the set and its tags), execute (start,
+ * wait and cancel, as one set), finish (the answers, one table, the outputs).
+ */
+async function runTaskSet(settings, world, io, interruption) {
+    // A schema that is not one is an input error too: compiled before any request.
+    const output = await prepareOutput(settings.output);
+    const client = serviceClient(settings, io);
+    // The budgets hold for a set as for one run: checked once, before any of its creates.
+    const deps = { now: Date.now, log: io };
+    const github = new GitHubContext(settings.github.token, world);
+    const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps);
+    if (reached)
+        return await publishOverBudget(io, reached.message);
+    interruption.listen();
+    // The set's ID is its step's invocation: its comment and status know it before any create.
+    const setId = (0,external_node_crypto_namespaceObject.randomUUID)();
+    const surfaces = await SetSurfaces.open(settings, github, setId, io);
+    const handoff = setHandoff(settings.github, github, {
+        wait: settings.wait,
+        tasks: settings.tasks.length,
+        passWhen: passWhenText(settings.passWhen),
+    });
+    const stepTag = runTag(world, () => setId, surfaces.commit, handoff);
+    const wiring = { signal: interruption.signal, output };
+    const set = prepareSet(settings, client, wiring, stepTag, surfaces, io);
+    // As for one run: every wait after the creates ends within the timeout and PAST_TIMEOUT_MS.
+    const waitsEndBy = Date.now() + settings.timeoutMs + timing/* PAST_TIMEOUT_MS */.WP;
+    const outcome = await executeSet(set, interruption);
+    const downloads = downloadsOf(settings, world, stepTag.invocation);
+    const finish = { client, signal: interruption.signal, waitsEndBy, downloads, surfaces, io };
+    await finishSet(outcome, finish);
+}
+function prepareSet(settings, client, { signal, output }, stepTag, surfaces, io) {
+    const sources = agentWorkSources(client);
+    const startedAt = Date.now();
+    return new TaskSetRun({
+        tasks: output
+            ? settings.tasks.map((task) => requestWithInstruction(task, output.instruction))
+            : settings.tasks,
+        maxParallel: settings.maxParallel,
+        passWhen: settings.passWhen,
+        timeoutMs: settings.timeoutMs,
+        pollIntervalMs: settings.pollIntervalMs,
+        maxCredits: settings.agentWork.maxCredits,
+        cancelPrevious: settings.cancelPrevious,
+        wait: settings.wait,
+    }, {
+        client,
+        now: Date.now,
+        sleep: abortableSleep,
+        signal,
+        log: io,
+        state: savedState(io),
+        setMetadata: { [SET_KEY]: stepTag.invocation },
+        tagFor: (index) => taskTag(stepTag, index),
+        onProgress: (tasks) => surfaces.showRunning(tasks),
+        watchFor: (task, name) => taskWatcher(settings.agentWork, task, sources, { log: io, name }),
+        checkFor: (task, name) => {
+            if (!output)
+                return undefined;
+            const log = namedLog(io, name);
+            const deadline = startedAt + settings.timeoutMs;
+            const bounded = () => withinWaits(signal, deadline + timing/* PAST_TIMEOUT_MS */.WP);
+            return (run, corrections) => checkDocument(run, corrections, {
+                schema: output.schema,
+                retries: settings.output.retries,
+                deadline,
+                now: Date.now,
+                log,
+                readConversation: (runId) => readConversation(runId, sources, log, bounded()),
+                readFile: async (artifact) => Buffer.from(await sources.fetchFile(artifact, bounded())).toString('utf8'),
+            });
+        },
+    });
+}
+/**
+ * Runs the set. On SIGINT or SIGTERM every run in flight gets its cancel at once, in
+ * parallel, within the runner's grace (the Interruption's, as for one run); on an error,
+ * briefly, as after a timeout (a cancel that fails leaves the run to the post step).
+ */
+async function executeSet(set, interruption) {
+    interruption.guard(set);
+    try {
+        const outcome = await set.run();
+        await interruption.settled();
+        return outcome;
+    }
+    catch (error) {
+        if (!interruption.cancelling) {
+            await set.cancelInFlight({ kind: 'error' }, cancelDeadline({ kind: 'error' }, Date.now()));
+        }
+        await interruption.settled();
+        throw error;
+    }
+}
+function downloadsOf(settings, world, setId) {
+    const { downloadPatterns, artifactsDir } = settings.agentWork;
+    if (downloadPatterns.length === 0)
+        return undefined;
+    return {
+        patterns: downloadPatterns,
+        dir: artifactsDir || defaultArtifactsDir(world.runnerTemp, setId),
+        workspace: world.workspace,
+        runnerTemp: world.runnerTemp,
+    };
+}
+/**
+ * Brings back each ended run's work (its answer, its files), every task's together, then
+ * reports the set.
+ */
+async function finishSet(outcome, deps) {
+    const { surfaces, io } = deps;
+    surfaces.showEnd(outcome);
+    const work = new Map();
+    // As for one run, the outcome's record says whether the agent's work is brought back.
+    if (OUTCOME_RECORDS[outcome.word].carriesAgentWork) {
+        const sources = agentWorkSources(deps.client);
+        const bounded = withinWaits(deps.signal, deps.waitsEndBy);
+        await Promise.all(outcome.tasks.map(async (task) => {
+            const one = await taskWork(task, sources, deps.downloads, io, bounded);
+            if (one)
+                work.set(task.index, one);
+        }));
+    }
+    await surfaces.showWork();
+    await publishSetOutcome(io, outcome, work);
+}
+/**
+ * One task's work, when its own outcome's record says it carries it: its answer (one
+ * request), and with `download_artifacts` its files, into its own folder.
+ */
+async function taskWork(task, sources, downloads, io, signal) {
+    const { run, runId } = task;
+    if (!runId || !run)
+        return undefined;
+    const word = taskOutcome(set_table_factsOf(task));
+    if (word === 'not_started' || !OUTCOME_RECORDS[word].carriesAgentWork)
+        return undefined;
+    // Twenty tasks without a conversation are not worth twenty lines.
+    const quiet = {
+        info: (message) => io.debug(message),
+        warning: (message) => io.warning(message),
+        debug: (message) => io.debug(message),
+    };
+    const conversation = await readConversation(runId, sources, quiet, signal);
+    const answer = conversation ? finalAnswer(conversation) : undefined;
+    const artifacts = parseArtifacts(run.artifacts);
+    if (!downloads)
+        return { answer, artifacts };
+    const dir = (0,external_node_path_namespaceObject.join)(downloads.dir, taskFolderName(task.index, task.request.title));
+    const options = { ...downloads, downloadPatterns: downloads.patterns };
+    const files = await downloadRunFiles(artifacts, dir, options, sources, taskLog(task, io), signal);
+    return { answer, artifacts, ...files };
+}
+/** The step's log, each line naming its task ("Task 3 (Package c): …"), as the watcher's do. */
+function taskLog(task, io) {
+    const label = safeForLog(taskLabel(task), 200);
+    return { ...namedLog(io, label.charAt(0).toUpperCase() + label.slice(1)), safeForLog: safeForLog };
+}
+
+;// CONCATENATED MODULE: ./src/main.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish.
+ * The runner's world (in its inputs) is read here, once, and handed down with its port;
+ * another door hands its own port and inputs.
+ */
+async function run(io, inputs) {
+    const tracker = new TrackedRuns(savedState(io)).track((runId) => io.setOutput('run_id', runId));
+    const interruption = new Interruption({
+        log: io,
+        onSignal: (handler) => io.onTerminationSignal(handler),
+        exit: (code) => io.exit(code),
+    });
+    // True only once the step steered an active run of its key (previous_run: steer).
+    io.setOutput('steered', 'false');
+    try {
+        await mainStep(inputs, io, tracker, interruption);
+        return { hadRun: tracker.runId !== undefined };
+    }
+    catch (error) {
+        await publishError(io, error, { runId: tracker.runId });
+        return { error, hadRun: tracker.runId !== undefined };
+    }
+    finally {
+        interruption.stopListening();
+    }
+}
+/** Prepare, execute, finish: the outline of one main step. */
+async function mainStep(inputs, io, tracker, interruption) {
+    const cleanup = readCancelOnly(inputs);
+    if (cleanup)
+        return await cancelOnly(serviceClient(cleanup, io), cleanup.name, io);
+    const taskSet = await readTaskSettings(inputs);
+    if (taskSet)
+        return await runTaskSet(taskSet, inputs.world, io, interruption);
+    const settings = readSettings(inputs);
+    // A schema that is not one is an input error too: compiled before any request.
+    const output = await prepareOutput(settings.output);
+    const client = serviceClient(settings, io);
+    const github = new GitHubContext(settings.github.token, inputs.world);
+    const start = { settings, world: inputs.world, io, github, client, tracker, output };
+    if (await stopsAtBudget(start))
+        return;
+    interruption.listen();
+    const step = await prepare(start);
+    if (!step)
+        return;
+    const executed = await execute(step, interruption);
+    await finish(step, executed, interruption);
+}
+/** The credit budgets, before anything is shown or created: past one, the step fails (over_budget). */
+async function stopsAtBudget({ settings, github, client, io }) {
+    if (settings.target.kind === 'existing')
+        return false;
+    const deps = { now: Date.now, log: io };
+    const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps);
+    if (reached)
+        await publishOverBudget(io, reached.message);
+    return reached !== undefined;
+}
+/** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
+async function prepare(step) {
+    const { settings, github, output, io } = step;
+    // A refused comment starts nothing, and the step passes: the log says why.
+    const continuing = settings.target.kind === 'continue';
+    if (continuing && !(await mayTalkToAgent(settings.github, github, io)))
+        return undefined;
+    const thread = await openThread(settings, github, io);
+    const asked = output ? withInstruction(settings.target, output.instruction) : settings.target;
+    const target = await resolveTarget(asked, thread, io);
+    const surfaces = await RunSurfaces.open(settings, github, thread, io);
+    const sources = agentWorkSources(step.client);
+    const onSessionLink = (link) => io.setOutput('session_link', link);
+    const watcher = stepWatcher(settings, step.tracker, sources, { log: io, onSessionLink });
+    const waitsEndBy = Date.now() + settings.timeoutMs + timing/* PAST_TIMEOUT_MS */.WP;
+    return { ...step, target, thread, surfaces, sources, watcher, waitsEndBy };
+}
+/** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
+async function execute(step, interruption) {
+    const { settings, client, tracker, surfaces, watcher } = step;
+    const handoff = stepHandoff(settings.github, step.github, settings.wait);
+    // A newer step steers the run: a workflow that cancels this one for it hands the run over.
+    if (settings.previousRun === 'steer') {
+        interruption.handsOverWhen(newerStepOf(step.github, surfaces.commit?.sha, step.world.runId));
+    }
+    const deps = {
+        client,
+        tracker,
+        now: Date.now,
+        sleep: abortableSleep,
+        signal: interruption.signal,
+        log: watcher.log,
+        watch: watcher,
+        tag: runTag(step.world, undefined, surfaces.commit?.sha, handoff),
+        onRunSeen: (run) => surfaces.showRunning(run),
+        steer: steerSource(step.github, surfaces.commit?.sha, step.thread),
+        onSteered: () => step.io.setOutput('steered', 'true'),
+    };
+    const check = { sources: step.sources, waitsEndBy: step.waitsEndBy };
+    const run = { client, interruption, output: step.output, check, log: step.io };
+    return executeRun({ ...settings, target: step.target }, deps, run);
+}
+/** Shows the outcome on every surface: the commit status, the comment, outputs and summary. */
+async function finish(step, executed, interruption) {
+    const { settings, surfaces } = step;
+    const { cancelling } = interruption;
+    const { outcome, review } = reviewed(executed, settings.output.pullRequestReview);
+    surfaces.showEnd({ outcome, newer: executed.newer, cancelling });
+    const work = await gatherAgentWork(outcome, {
+        settings: settings.agentWork,
+        world: step.world,
+        sources: step.sources,
+        conversation: outcome.kind === 'blocked' ? step.watcher.lastConversation : executed.conversation,
+        signal: interruption.signal,
+        endBy: step.waitsEndBy,
+        log: step.io,
+    });
+    await surfaces.showWork({ answer: work.answer, review });
+    await publishOutcome(step.io, outcome, {
+        ...work,
+        shownAnswer: review?.summary,
+        continueRun: settings.target.kind === 'continue',
+        structuredOutput: executed.document,
+        verdict: review?.verdict,
+    });
+}
+
+;// CONCATENATED MODULE: ./src/run/leftover.ts
+
+
+
+
+
+/**
+ * The runs the main step left that may still need cancelling (a run, or a create's run it never
+ * learned of), after saying in the log when there is none.
+ */
+function leftUnfinished(saved, log) {
+    const left = saved.runs.filter((record) => !record.settled);
+    if (left.length > 0)
+        return left;
+    const [only] = saved.runs;
+    log.info(saved.ofSet
+        ? 'Every run of the set ended or was cancelled in the main step; nothing to clean up.'
+        : only?.runId
+            ? `Run ${only.runId} ended or was handed off in the main step; nothing to clean up.`
+            : 'The main step created no run; nothing to clean up.');
+    return [];
+}
+/**
+ * Cancels a run the main step left unfinished, looking for it by its create's tag when the
+ * main step never learned its ID. `ofTheSet` names it as one of a set's runs in the log.
+ */
+async function cancelLeftRun(left, deps, options = {}) {
+    const { client, log } = deps;
+    const runId = left.runId ?? (await findUnansweredRun(client, left.invocation ?? '', log));
+    if (!runId)
+        return undefined;
+    const run = options.ofTheSet ? `run ${runId} of the set` : `run ${runId}`;
+    log.info(`The main step left ${run} unfinished; cancelling it.`);
+    const why = { kind: 'post' };
+    const report = await cancelRun({
+        runId,
+        why,
+        deadline: cancelDeadline(why, Date.now()),
+        mayRestart: () => left.awaitingNewPass === true,
+    }, { client, now: Date.now, sleep: abortableSleep, log });
+    if (report.kind === 'failed')
+        deps.setFailed(describeCancel(runId, report));
+    else
+        logCancel(log, runId, report);
+    return { runId, report };
+}
+/**
+ * The run a create request made when the main step never learned of it: the
+ * main step stopped before the answer came, or the answer was lost and the run
+ * was not found yet. Looks patiently (the service's list can lag behind its
+ * writes by seconds, and a cancelled job leaves the post step minutes before
+ * the runner's force-kill), by the request's unique tag, until a deadline.
+ */
+async function findUnansweredRun(client, invocation, log) {
+    log.info(`The main step did not learn which run its create request made; looking for a run tagged ${INVOCATION_KEY}=${invocation}.`);
+    const search = await searchForCreatedRun(invocation, {
+        client,
+        now: Date.now,
+        sleep: abortableSleep,
+        log,
+        pausesMs: steadyPauses(timing/* CREATE_LOOKUP */.qS.postPauseMs),
+        deadline: Date.now() + timing/* CREATE_LOOKUP */.qS.postDeadlineMs,
+    });
+    switch (search.kind) {
+        case 'found':
+            return search.run.run_id;
+        case 'ambiguous':
+            log.warning(`Runs ${search.runIds.join(', ')} all carry ${INVOCATION_KEY}=${invocation}; none is cancelled. Check them by hand.`);
+            return undefined;
+        case 'none':
+            log.warning(`No run tagged ${INVOCATION_KEY}=${invocation} was found within ${timing/* CREATE_LOOKUP */.qS.postDeadlineMs / 1000}s (${search.lastProblem}). ` +
+                'The create request may still have made one: search the runs for that metadata, and cancel it if it is there.');
+            return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/post.ts
+
+
+
+
+
+
+
+/**
+ * The post step: the cleanup path that works when no signal reached the main
+ * step (a hard kill, a container job, a step under `if: always()`). It cancels,
+ * in parallel, every run the main step left unfinished (one run's or a set's, one
+ * list), looking by its tag for the run of a create it never heard back from,
+ * says so where the step showed them, and does nothing otherwise. The runner's world (in its
+ * inputs) is read here, once, and handed down with its port.
+ */
+async function post_run(io, inputs) {
+    try {
+        const saved = readSavedRun(io);
+        const left = leftUnfinished(saved, io);
+        // Inputs are read only when there is work: a main step that failed on them created nothing.
+        if (left.length === 0 && !checkRunLeft(saved))
+            return;
+        const settings = readPostSettings(inputs);
+        const deps = leftoverDeps(settings, io);
+        const ofTheSet = saved.ofSet;
+        const ended = await Promise.all(left.map((record) => cancelLeftRun(record, deps, { ofTheSet })));
+        // Whichever shape the main step showed, one word where it showed it.
+        const surfaces = ofTheSet ? SetSurfaces : RunSurfaces;
+        await surfaces.showStopped({
+            saved,
+            ended,
+            settings,
+            world: inputs.world,
+            client: deps.client,
+            io,
+        });
+    }
+    catch (error) {
+        await publishError(io, error);
+    }
+}
+/** A run still being prepared answers 409 for a while; there is time to wait it out here. */
+function leftoverDeps(settings, io) {
+    const client = serviceClient(settings, io, { maxRetries: 5 });
+    return { client, log: io, setFailed: (message) => io.setFailed(message) };
+}
+
+;// CONCATENATED MODULE: ./src/report/reconcile.ts
+
+
+
+/** The table's order: what changed first, then what could not be done, then the rest. */
+const ORDER = {
+    finalized: 0,
+    swept: 1,
+    failed: 2,
+    left: 3,
+    'up-to-date': 4,
+};
+const WORDS = {
+    finalized: { done: '🏁 Finalized', dry: '🏁 Would finalize' },
+    swept: { done: '🧹 Swept (cancelled)', dry: '🧹 Would sweep (cancel)' },
+    failed: { done: '⚠️ Failed', dry: '⚠️ Failed' },
+    left: { done: 'Left', dry: 'Left' },
+    'up-to-date': { done: 'Up to date', dry: 'Up to date' },
+};
+/** Rows beyond this are counted, not listed: a summary stays readable (and under 1 MiB). */
+const MAX_ROWS = 200;
+/** The job summary of one pass: a headline with the counts, and one table of every run. */
+function renderPassSummary(report) {
+    const count = (action) => report.rows.filter((row) => row.action === action).length;
+    const dry = report.dryRun;
+    const headline = [
+        `${count('finalized')} ${dry ? 'to finalize' : 'finalized'}`,
+        `${count('swept')} ${dry ? 'to sweep' : 'swept'}`,
+        `${count('left')} left`,
+        `${count('up-to-date')} up to date`,
+        ...(count('failed') > 0 ? [`${count('failed')} failed`] : []),
+    ].join(', ');
+    const lines = [
+        `### 🔁 Reconcile pass${dry ? ' (dry run: nothing was changed)' : ''}`,
+        '',
+        `${report.rows.length} run(s) updated within ${formatDuration(report.lookbackMs)}: ${headline}.`,
+        '',
+    ];
+    if (report.filteredHere) {
+        lines.push('> [!NOTE]', "> The service cannot filter runs by metadata on this plan, so the pass listed every run in the window and kept this repository's.", '');
+    }
+    if (report.rows.length === 0)
+        return lines.join('\n');
+    const sorted = [...report.rows].sort((a, b) => ORDER[a.action] - ORDER[b.action]);
+    lines.push('| Run | State | Done | Why |', '|---|---|---|---|');
+    for (const row of sorted.slice(0, MAX_ROWS)) {
+        const words = WORDS[row.action];
+        lines.push(`| ${runCell(row)} | ${escapeMarkdown(row.state)} | ${dry ? words.dry : words.done} | ${inlineText(row.why)} |`);
+    }
+    if (sorted.length > MAX_ROWS) {
+        lines.push('', `…and ${sorted.length - MAX_ROWS} more run(s), in the log.`);
+    }
+    lines.push('');
+    return lines.join('\n');
+}
+/** The run: its title and ID, linked to its session when there is a link. */
+function runCell(row) {
+    const id = `<code>${escapeMarkdown(row.runId)}</code>`;
+    const title = row.title?.trim() ? `${inlineText(row.title.trim().slice(0, 80))} ` : '';
+    const session = safeHttpUrl(row.sessionLink);
+    return session ? `${title}[${id}](${session})` : `${title}${id}`;
+}
+/**
+ * The pass's outputs and job summary. It fails the step only when it could do
+ * nothing: something was to be done, and every attempt failed.
+ */
+async function publishPass(io, report) {
+    const ids = (action) => report.dryRun ? [] : report.rows.filter((row) => row.action === action).map((row) => row.runId);
+    io.setOutput('finalized', JSON.stringify(ids('finalized')));
+    io.setOutput('swept', JSON.stringify(ids('swept')));
+    await writeSummary(io, renderPassSummary(report));
+    const failed = report.rows.filter((row) => row.action === 'failed').length;
+    const done = report.rows.filter((row) => row.action === 'finalized' || row.action === 'swept');
+    if (failed > 0 && done.length === 0) {
+        io.setFailed(`The reconcile pass could do nothing: all ${failed} run(s) it had to finish or sweep failed (see the warnings above).`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/reconcile/plan.ts
+
+
+
+
+function firstLook(run, handoff, options) {
+    if (!handoff) {
+        return { kind: 'leave', why: 'its metadata has no hand-over (an older version started it)' };
+    }
+    // The list is filtered by repository, but the fallback filters here, and metadata is only text.
+    if (handoff.repository !== options.repository) {
+        return { kind: 'leave', why: `it belongs to ${handoff.repository}` };
+    }
+    if (isTerminal(run.state)) {
+        if (handoff.set && handoff.waits) {
+            return {
+                kind: 'leave',
+                why: "it is a run of a `tasks` step, whose comment and commit status show the whole set: they are that step's",
+            };
+        }
+        if (!handoff.comment && !handoff.commitStatus) {
+            return { kind: 'leave', why: 'its step asked for no comment or commit status' };
+        }
+        return { kind: handoff.set ? 'finish-set' : 'finish', handoff };
+    }
+    // A detached set's runs are handed over, as one detached run is: nobody waits to be swept.
+    if (handoff.set && !handoff.waits) {
+        return { kind: 'leave', why: 'it is still running; a later pass finishes its set' };
+    }
+    // A later step (continue_run) may wait for a run its first step did not: only its comment says.
+    if (!handoff.waits && handoff.thread === undefined) {
+        return { kind: 'leave', why: 'it is still running; a later pass finishes it' };
+    }
+    if (meaningOf(run.state) === 'blocked') {
+        return { kind: 'leave', why: 'it waits for a person (BLOCKED), and cannot be cancelled' };
+    }
+    if (!options.sweep) {
+        return {
+            kind: 'leave',
+            why: handoff.waits
+                ? 'its step waits for it (sweep is off)'
+                : 'it is still running; a later pass finishes it',
+        };
+    }
+    return { kind: 'sweep-check', handoff };
+}
+/**
+ * Outcomes of a step that meant its run to stop (it cancels the run on them): a
+ * run still going after one was not let go, and is its step's to account for.
+ */
+const MEANT_TO_STOP = new Set([
+    'timed_out',
+    'over_budget',
+    'interrupted',
+    'error',
+]);
+/**
+ * Who waits for a run that is still going now: the newest step that showed it
+ * in a comment (a `continue_run` step in a later workflow run, say), else the
+ * step that started it. A step whose record shows that it ended and let the
+ * run go on (handed to a person, detached, or done with a run that a person
+ * later set working again) left nothing behind, and an older step's workflow
+ * run tells nothing about it.
+ */
+function waitingStep(handoff, traces) {
+    const [latest] = [...traces].sort((a, b) => compareWorkflowRuns(b.workflowRun, a.workflowRun));
+    if (latest) {
+        const { outcome } = latest;
+        if (outcome === 'started') {
+            return { kind: 'leave', why: 'it is still running; a later pass finishes it' };
+        }
+        if (outcome !== undefined && !MEANT_TO_STOP.has(outcome)) {
+            return {
+                kind: 'leave',
+                why: `its latest step (workflow run ${latest.workflowRun.workflowRunId}) ended on purpose (${outcome}) and let it run on: it was not left behind`,
+            };
+        }
+        return { kind: 'check', workflowRun: latest.workflowRun, trace: latest };
+    }
+    if (!handoff.waits)
+        return { kind: 'leave', why: 'it is still running; a later pass finishes it' };
+    if (!handoff.workflowRunId) {
+        return { kind: 'leave', why: 'its metadata names no workflow run to check' };
+    }
+    return {
+        kind: 'check',
+        workflowRun: { workflowRunId: handoff.workflowRunId, attempt: handoff.attempt },
+        trace: undefined,
+    };
+}
+/** Newer workflow runs have larger IDs; a later attempt of one is newer than an earlier one. */
+function compareWorkflowRuns(a, b) {
+    const ids = BigInt(a.workflowRunId) - BigInt(b.workflowRunId);
+    if (ids !== 0n)
+        return ids > 0n ? 1 : -1;
+    return (a.attempt ?? 1) - (b.attempt ?? 1);
+}
+/**
+ * The workflow run (and attempt) a comment's link names, when it is one of
+ * `repository`'s; undefined for any other link, or none.
+ */
+function workflowRunOf(url, repository) {
+    const link = url ?? '';
+    const match = /\/actions\/runs\/(\d{1,20})(?:\/attempts\/(\d{1,6}))?$/.exec(link);
+    if (!match?.[1] || !/^https?:\/\//.test(link))
+        return undefined;
+    if (!link.slice(0, match.index).endsWith(`/${repository}`))
+        return undefined;
+    return { workflowRunId: match[1], attempt: match[2] ? Number(match[2]) : undefined };
+}
+/** Whether a waiting step's workflow run says its runner was lost, as GitHub reports it now. */
+function lostRunner(workflow) {
+    if (!workflow?.over) {
+        return {
+            lost: false,
+            why: `its step waits for it (workflow run ${workflow?.status ?? 'unknown'})`,
+        };
+    }
+    // A runner that is lost fails its job, so a workflow run that succeeded lost none.
+    if (workflow.conclusion === 'success') {
+        return {
+            lost: false,
+            why: 'its workflow run succeeded, and a lost runner fails its job: its step ended on purpose and let it run on',
+        };
+    }
+    return { lost: true };
+}
+/**
+ * A step whose workflow cancelled it may have handed its run to a step of a newer workflow run
+ * for the same thread (previous_run: steer), which need not show it anywhere (no comment): the
+ * newest such workflow run, when there is one, decides. Still going, it may await the run; ended
+ * in success, it lost no runner, and let the run go on; else its runner was lost too. Pure.
+ */
+function handedOnTo(judged, newer) {
+    if (judged?.conclusion !== 'cancelled' || !newer)
+        return { kind: 'sweep' };
+    const which = `a newer workflow run of the same workflow for its pull request (${newer.id})`;
+    if (newer.status !== 'completed') {
+        return {
+            kind: 'leave',
+            why: `its step's workflow run was cancelled, and ${which} is ${newer.status}: a step there may steer it (previous_run: steer)`,
+        };
+    }
+    if (newer.conclusion === 'success') {
+        return {
+            kind: 'leave',
+            why: `its step's workflow run was cancelled, and ${which} succeeded: a step there may have steered it and let it run on`,
+        };
+    }
+    return { kind: 'sweep' };
+}
+/**
+ * Whether the comment already shows the run at its end: with a final outcome
+ * (any but `started`), or, without one, in a terminal state (as the post step
+ * and a sweep leave it). Then a pass writes nothing.
+ */
+function commentShowsEnd(shown) {
+    return shown.outcome !== undefined ? shown.outcome !== 'started' : isTerminal(shown.state);
+}
+/**
+ * Whether the commit status is the one the run's step left pending: still
+ * pending, and naming the run. Anything else (a final state, or a newer run's
+ * pending status in the same context) is not the pass's to touch.
+ */
+function statusLeftPending(status, runId) {
+    return status?.state === 'pending' && status.description.includes(`(run ${runId})`);
+}
+/**
+ * Whether the commit status is the one a detached set's step left: pending, naming the set.
+ * Anything else (its end, a newer step's status in the same context) is not a pass's to touch.
+ */
+function setStatusLeftPending(status, setId) {
+    return status?.state === 'pending' && status.description.includes(`(set ${setId})`);
+}
+/**
+ * Pure: a detached set (wait: false) judged as its step would have judged it had it waited:
+ * once every run has ended, `pass_when` (carried in the runs' metadata) over the runs, in
+ * task order; a task none of whose runs is listed counts as not succeeded (its create failed).
+ */
+function detachedSetStanding(handoff, runs) {
+    const { set, tasks: total, passWhen } = handoff;
+    if (set === undefined || total === undefined || passWhen === undefined) {
+        return { kind: 'unknown', why: "its metadata does not say the set's size and pass_when" };
+    }
+    const byTask = new Map();
+    for (const run of runs) {
+        const own = readHandoff(run.metadata);
+        if (own?.set !== set || own.task === undefined || byTask.has(own.task))
+            continue;
+        byTask.set(own.task, run);
+    }
+    const going = [...byTask.values()].filter((run) => !isTerminal(run.state)).length;
+    if (going > 0)
+        return { kind: 'going', ended: byTask.size - going, total };
+    const tasks = Array.from({ length: total }, (_, index) => {
+        const run = byTask.get(index);
+        if (!run) {
+            return {
+                index,
+                request: {},
+                invocation: '',
+                createError: 'no run of this task was found: its create failed',
+                settled: true,
+            };
+        }
+        const startedAt = Date.parse(run.created_at ?? '');
+        const at = Number.isFinite(startedAt) ? startedAt : 0;
+        return {
+            index,
+            request: { prompt: run.prompt, title: run.title },
+            invocation: run.run_id,
+            runId: run.run_id,
+            run,
+            startedAt: at,
+            endedAt: at + elapsedOf(run),
+            settled: true,
+        };
+    });
+    const counts = { tasks: total, succeeded: 0, notSucceeded: 0 };
+    for (const task of tasks) {
+        if (standingOf(task) === 'succeeded')
+            counts.succeeded += 1;
+        else
+            counts.notSucceeded += 1;
+    }
+    const started = tasks.flatMap((task) => (task.run ? [task.startedAt ?? 0] : []));
+    const ended = tasks.flatMap((task) => (task.run ? [task.endedAt ?? 0] : []));
+    const elapsedMs = started.length > 0 ? Math.max(...ended) - Math.min(...started) : 0;
+    return {
+        kind: 'ended',
+        outcome: {
+            word: passWhenStanding(passWhen, counts) === 'met' ? 'succeeded' : 'failed',
+            tasks,
+            reason: `the step asked for ${describePassWhen(passWhen, total)}`,
+            elapsedMs,
+            listFallback: false,
+        },
+    };
+}
+/** A run's time, by the service's figure, else from its creation to its last update. */
+function elapsedOf(run) {
+    const fromService = run.run_time ? parseIsoDuration(run.run_time) : undefined;
+    if (fromService !== undefined)
+        return fromService;
+    const span = Date.parse(run.updated_at ?? '') - Date.parse(run.created_at ?? '');
+    return Number.isFinite(span) && span > 0 ? span : 0;
+}
+
+;// CONCATENATED MODULE: ./src/reconcile/pass.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+const LOST_RUNNER = 'The step that waited for this run lost its runner: its workflow run completed without it.';
+const SET_LOST_RUNNER = 'The step of this set lost its runner: its workflow run completed without it, so its post step never ran. A reconcile pass cancels the runs it left going; the table shows them as the step last saw them.';
+/**
+ * One reconcile pass: lists this repository's runs updated within the
+ * lookback (one request a page), then for each one finishes what its step left
+ * unfinished on GitHub, sweeps what a lost runner left running, or leaves it,
+ * saying why. GitHub's comments are read a page of the repository's at a time,
+ * and a commit status or a workflow run only where the comment cannot vouch for
+ * it; GitHub is written only where what it shows differs from what it should. A
+ * failure is a row of the table and a warning, and the pass goes on.
+ */
+async function reconcilePass(settings, deps) {
+    const deadline = deps.now() + timing/* RECONCILE_PASS */.Rm.deadlineMs;
+    const since = new Date(deps.now() - settings.lookbackMs).toISOString();
+    const listed = await listTaggedRuns(deps.client, { [STEP_KEYS.repository]: settings.repository }, { updated_after: since }, { maxPages: timing/* RECONCILE_PASS */.Rm.maxPages, deadline });
+    if (listed.filteredHere) {
+        deps.log.info(`The service cannot filter runs by metadata on this plan (feature_not_available): listed every run updated since ${since} and kept those tagged ${STEP_KEYS.repository}=${settings.repository}.`);
+    }
+    deps.log.info(`${listed.runs.length} run(s) of ${settings.repository} updated within ${formatDuration(settings.lookbackMs)}.`);
+    const commentsFrom = commentsSince(listed.runs);
+    if (commentsFrom)
+        deps.desk.commentsSince(commentsFrom);
+    const rows = [];
+    const sets = { listed: listed.runs, ended: new Map() };
+    for (const run of listed.runs) {
+        const row = deps.now() > deadline
+            ? pass_rowOf(run, 'left', 'the pass ran out of time; the next pass takes it up')
+            : await reconcileRun(run, settings, deps, deadline, sets);
+        const log = row.action === 'failed' ? deps.log.warning : deps.log.info;
+        log(`Run ${safeForLog(row.runId)}: ${settings.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`);
+        rows.push(row);
+    }
+    return {
+        rows,
+        filteredHere: listed.filteredHere,
+        dryRun: settings.dryRun,
+        lookbackMs: settings.lookbackMs,
+    };
+}
+async function reconcileRun(run, settings, deps, deadline, sets) {
+    const look = firstLook(run, readHandoff(run.metadata), settings);
+    try {
+        switch (look.kind) {
+            case 'leave':
+                return pass_rowOf(run, 'left', look.why);
+            case 'finish':
+                return await finishRun(run, look.handoff, settings, deps);
+            case 'sweep-check':
+                return await sweepRun(run, look.handoff, settings, deps, deadline);
+            case 'finish-set':
+                return await finishSetOnce(run, look.handoff, settings, deps, { deadline, sets });
+        }
+    }
+    catch (error) {
+        return pass_rowOf(run, 'failed', `GitHub could not be read: ${pass_reasonOf(error)}`);
+    }
+}
+/** Brings an ended run's comment and status to its end, when they still show it going. */
+async function finishRun(run, handoff, settings, deps) {
+    const comment = handoff.comment ? await deps.desk.stepComment(handoff, run.run_id) : undefined;
+    const commentDue = comment && !commentShowsEnd(comment.shown) ? comment : undefined;
+    // The comment is written last, so one at its end vouches for the status: no read per commit.
+    const statusesDue = handoff.commitStatus && !(comment && !commentDue)
+        ? await pendingStatuses(run, statusHeads(handoff, comment?.shown), deps)
+        : [];
+    const statusDue = statusesDue.length > 0;
+    if (!commentDue && !statusDue) {
+        return pass_rowOf(run, 'up-to-date', upToDateWhy(handoff, comment !== undefined));
+    }
+    let notes = [];
+    if (handoff.waits) {
+        // Its step may still be about to write the end itself.
+        const workflow = await deps.desk.workflowRun(handoff);
+        if (!workflow?.over) {
+            return pass_rowOf(run, 'left', `its step is still reporting it (workflow run ${workflow?.status ?? 'unknown'})`);
+        }
+        notes = [LOST_RUNNER];
+    }
+    const shows = [commentDue ? 'comment' : '', statusDue ? 'commit status' : ''].filter(Boolean);
+    const why = `it ended ${run.state}; its ${shows.join(' and ')} still showed it going`;
+    if (settings.dryRun)
+        return pass_rowOf(run, 'finalized', why);
+    const newer = await findSupersedingRun(deps.client, run, { sleep: deps.sleep, now: deps.now });
+    const outcome = {
+        kind: 'finished',
+        run,
+        elapsedMs: elapsedOf(run),
+        ...(newer ? { supersededBy: newer.run_id } : {}),
+    };
+    // The status first: a comment at its end then means the status is too (see above), and a
+    // refused status leaves the comment going, so that the next pass tries both again.
+    // A newer run on the same commit owns the status now, as a waiting step would leave it.
+    for (const due of statusesDue) {
+        if (newer?.metadata?.[STEP_KEYS.headSha] === due.on.headSha)
+            continue;
+        const report = finalStatus(outcome, due.workflowRun ?? deps.desk.stepWorkflowRunUrl(handoff));
+        if (!(await deps.desk.setStatus(due.on, report, deps.log))) {
+            return pass_rowOf(run, 'failed', `${why}; GitHub refused the status, so the next pass tries again`);
+        }
+    }
+    if (commentDue) {
+        const answer = await answerOf(run, deps);
+        const context = { outcome: commentOutcomeOf(outcome, false), answer, notes };
+        const spot = deps.desk.stepSpot(handoff, commentDue.commentId);
+        if (!(await deps.desk.showInComment(handoff, spot, run, context, deps.log))) {
+            return pass_rowOf(run, 'failed', `${why}; GitHub refused the comment, so the next pass tries again`);
+        }
+    }
+    return pass_rowOf(run, 'finalized', why);
+}
+/**
+ * The commits whose status shows the run: its starting step's head, and the head its comment
+ * records when a later step (previous_run: steer) took the run on to a newer one.
+ */
+function statusHeads(handoff, shown) {
+    const heads = [{ on: handoff, workflowRun: undefined }];
+    if (shown?.head && shown.head !== handoff.headSha) {
+        heads.push({ on: { ...handoff, headSha: shown.head }, workflowRun: shown.workflowRun });
+    }
+    return heads;
+}
+/** Those of `heads` whose status is the one a step left pending for the run. */
+async function pendingStatuses(run, heads, deps) {
+    const read = await Promise.all(heads.map((head) => deps.desk.stepStatus(head.on)));
+    return heads.filter((_, index) => statusLeftPending(read[index], run.run_id));
+}
+/**
+ * A detached set is taken up once a pass, by the first of its runs the pass comes to: the
+ * set's other runs say what became of it.
+ */
+async function finishSetOnce(run, handoff, settings, deps, pass) {
+    const setId = handoff.set ?? '';
+    const seen = pass.sets.ended.get(setId);
+    if (seen?.action === 'up-to-date')
+        return pass_rowOf(run, 'up-to-date', seen.why);
+    if (seen?.action === 'finalized') {
+        return pass_rowOf(run, 'up-to-date', `its set's end was written in this pass, with run ${seen.runId}`);
+    }
+    if (seen)
+        return pass_rowOf(run, 'left', `its set was taken up with run ${seen.runId}: ${seen.why}`);
+    const row = await pass_finishSet(run, handoff, settings, deps, pass);
+    pass.sets.ended.set(setId, { runId: run.run_id, action: row.action, why: row.why });
+    return row;
+}
+/**
+ * Brings a detached set's comment and status to its end once every run of it has ended, as
+ * its step would have shown it had it waited: the outcome by the set's `pass_when`, and the
+ * set's table. The comment is written last, so one at its end vouches for the status.
+ */
+async function pass_finishSet(run, handoff, settings, deps, pass) {
+    const setId = handoff.set ?? '';
+    const comment = handoff.comment ? await deps.desk.setComment(handoff) : undefined;
+    const commentDue = comment && !commentShowsEnd({ state: '', outcome: comment.shown.outcome });
+    const status = handoff.commitStatus && !(comment && !commentDue)
+        ? await deps.desk.stepStatus(handoff)
+        : undefined;
+    const statusDue = setStatusLeftPending(status, setId);
+    if (!commentDue && !statusDue) {
+        return pass_rowOf(run, 'up-to-date', upToDateWhy(handoff, comment !== undefined, 'set'));
+    }
+    const standing = detachedSetStanding(handoff, await setRuns(handoff, deps, pass));
+    if (standing.kind === 'unknown')
+        return pass_rowOf(run, 'left', standing.why);
+    if (standing.kind === 'going') {
+        const going = standing.total - standing.ended;
+        return pass_rowOf(run, 'left', `its set is still going (${going} of its ${standing.total} runs): the pass that finds the last ended finishes the set`);
+    }
+    const view = { kind: 'ended', outcome: standing.outcome };
+    const [tally] = setHeadline(view).figures;
+    const shows = [commentDue ? 'comment' : '', statusDue ? 'commit status' : ''].filter(Boolean);
+    const why = `its set ended ${standing.outcome.word} (${tally}); its ${shows.join(' and ')} still showed the set started`;
+    if (settings.dryRun)
+        return pass_rowOf(run, 'finalized', why);
+    const workflowRun = deps.desk.stepWorkflowRunUrl(handoff);
+    if (statusDue) {
+        const { state, description } = setStatusOf(view);
+        const report = { state, description: oneLine(description), targetUrl: workflowRun };
+        if (!(await deps.desk.setStatus(handoff, report, deps.log))) {
+            return pass_rowOf(run, 'failed', `${why}; GitHub refused the status, so the next pass tries again`);
+        }
+    }
+    if (comment && commentDue) {
+        const { done, total } = setCounts(standing.outcome.tasks);
+        const body = renderSetComment(view, workflowRun, SET_COMMENT_TABLE_CHARS);
+        const shown = { body, outcome: standing.outcome.word, done, total };
+        if (!(await deps.desk.showSetEnd(handoff, comment.commentId, shown, deps.log))) {
+            return pass_rowOf(run, 'failed', `${why}; GitHub refused the comment, so the next pass tries again`);
+        }
+    }
+    return pass_rowOf(run, 'finalized', why);
+}
+/**
+ * A set's runs: those the pass listed, and when some task's is not among them (it ended
+ * before the lookback, say), one listing of the set's own, a page of 100 a request.
+ */
+async function setRuns(handoff, deps, pass) {
+    const tags = { [STEP_KEYS.repository]: handoff.repository, [STEP_KEYS.set]: handoff.set ?? '' };
+    const listed = pass.sets.listed.filter((one) => carriesTags(one, tags));
+    if (listed.length >= (handoff.tasks ?? 0))
+        return listed;
+    const own = await listTaggedRuns(deps.client, tags, {}, {
+        maxPages: timing/* RECONCILE_PASS */.Rm.maxPages,
+        deadline: pass.deadline,
+    });
+    return own.runs;
+}
+/**
+ * Where the comments a pass looks through begin: a step shows its run from its
+ * start, so the earliest start among the runs (less a margin for clocks) bounds them.
+ */
+function commentsSince(runs) {
+    const starts = runs.map((run) => Date.parse(run.created_at ?? '')).filter(Number.isFinite);
+    if (starts.length === 0)
+        return undefined;
+    return new Date(Math.min(...starts) - timing/* RECONCILE_PASS */.Rm.commentsMarginMs).toISOString();
+}
+/**
+ * Cancels a run whose waiting step's runner was lost, and says so where that
+ * step showed it. The step judged is the one waiting now: the newest that
+ * showed the run in a comment (a `continue_run` step's answer, say), else the
+ * one that started it; a step that ended on purpose left nothing behind.
+ */
+async function sweepRun(run, handoff, settings, deps, deadline) {
+    const traces = (await deps.desk.runComments(handoff, run.run_id)).flatMap((comment) => {
+        const workflowRun = workflowRunOf(comment.shown.workflowRun, settings.repository);
+        return workflowRun ? [{ ...comment, workflowRun, outcome: comment.shown.outcome }] : [];
+    });
+    const waiting = waitingStep(handoff, traces);
+    if (waiting.kind === 'leave')
+        return pass_rowOf(run, 'left', waiting.why);
+    const workflow = await deps.desk.workflowRun(waiting.workflowRun);
+    const judged = lostRunner(workflow);
+    if (!judged.lost)
+        return pass_rowOf(run, 'left', judged.why);
+    const workflowRunId = waiting.workflowRun.workflowRunId;
+    if (workflow?.conclusion === 'cancelled' && handoff.thread !== undefined) {
+        const newer = await deps.desk.newerWorkflowRun(waiting.workflowRun, handoff.thread);
+        const handedOn = handedOnTo(workflow, newer);
+        if (handedOn.kind === 'leave')
+            return pass_rowOf(run, 'left', handedOn.why);
+    }
+    const stopped = waiting.trace?.outcome;
+    const why = stopped
+        ? `it was still ${run.state} after its step ended ${stopped} and that step's workflow run (${workflowRunId}) completed: the step's cancel did not stop it`
+        : `it was still ${run.state} after the workflow run of the step waiting for it (${workflowRunId}) completed: that step's runner was lost`;
+    const note = stopped
+        ? `The step that waited for this run ended (${stopped}) without stopping it, and its workflow run completed. A reconcile pass cancelled the run.`
+        : `${LOST_RUNNER} A reconcile pass cancelled the run.`;
+    if (settings.dryRun)
+        return pass_rowOf(run, 'swept', why);
+    const cancel = await requestCancel(deps.client, run.run_id, { deadline });
+    if (cancel.kind === 'already-finished') {
+        return pass_rowOf(run, 'left', 'it ended as the pass came to it; the next pass finishes it');
+    }
+    if (cancel.kind !== 'cancelled')
+        return pass_rowOf(run, 'failed', describeCancel(run.run_id, cancel));
+    let ended = run;
+    try {
+        ended = await deps.client.getRun(run.run_id, { deadline, maxRetries: 1 });
+    }
+    catch {
+        // The comment then shows the state last listed; the next pass reads it again.
+    }
+    const [spot, statusesDue] = await Promise.all([
+        commentSpotOf(waiting.trace, handoff, run, deps),
+        handoff.commitStatus
+            ? pendingStatuses(run, statusHeads(handoff, waiting.trace?.shown), deps)
+            : [],
+    ]);
+    for (const due of statusesDue) {
+        await deps.desk.setStatus(due.on, {
+            state: 'error',
+            description: oneLine(`Cancelled: its step's runner was lost (run ${run.run_id})`),
+            targetUrl: due.workflowRun ?? deps.desk.stepWorkflowRunUrl(handoff),
+        }, deps.log);
+    }
+    if (spot)
+        await deps.desk.showInComment(handoff, spot, ended, { notes: [note] }, deps.log);
+    // The set's comment shows every run of the set: it says the step stopped, as its post step would.
+    await deps.desk.markSetStopped(handoff, SET_LOST_RUNNER, deps.log);
+    return pass_rowOf(ended, 'swept', why);
+}
+/** The comment of the step that waited: its own record's, else the starting step's. */
+async function commentSpotOf(trace, handoff, run, deps) {
+    if (trace) {
+        return { commentId: trace.commentId, key: trace.key, workflowRun: trace.shown.workflowRun };
+    }
+    const comment = handoff.comment ? await deps.desk.stepComment(handoff, run.run_id) : undefined;
+    return comment ? deps.desk.stepSpot(handoff, comment.commentId) : undefined;
+}
+/** The agent's final message, as a waiting step reads it; undefined when there is none. */
+async function answerOf(run, deps) {
+    const quiet = {
+        info: deps.log.debug,
+        warning: deps.log.warning,
+        debug: deps.log.debug,
+        safeForLog: safeForLog,
+    };
+    const work = await collectAgentWork(run, { downloadPatterns: [], artifactsDir: '', runnerTemp: '', workspace: '' }, 
+    // No download patterns: only the conversation is read.
+    agentWorkSources(deps.client), quiet, AbortSignal.timeout(timing/* RECONCILE_PASS */.Rm.answerMs));
+    return work.answer;
+}
+function upToDateWhy(handoff, commentFound, what = 'run') {
+    const it = what === 'set' ? 'its set' : 'it';
+    if (handoff.comment && !commentFound) {
+        return `no comment of its step lists ${it}, and its commit status is not left pending`;
+    }
+    return what === 'set' ? "GitHub already shows its set's end" : 'GitHub already shows its end';
+}
+function pass_rowOf(run, action, why) {
+    return {
+        runId: run.run_id,
+        title: run.title,
+        state: run.state,
+        sessionLink: run.session_link,
+        action,
+        why,
+    };
+}
+function pass_reasonOf(error) {
+    return safeForLog(error instanceof Error ? error.message : String(error), 300);
+}
+
+;// CONCATENATED MODULE: ./src/reconcile/main.ts
+
+
+
+
+
+
+
+
+/**
+ * The `reconcile` action's one step: a pass that finishes the comments and
+ * commit statuses of detached runs, and sweeps runs left behind by a lost
+ * runner. See docs/reconcile.md. The runner's world is read here, once, and handed down.
+ */
+async function main_run(io, inputs) {
+    try {
+        const settings = readReconcileSettings(inputs);
+        const client = serviceClient(settings, io);
+        const github = new GitHubContext(settings.githubToken, inputs.world);
+        const desk = await RepositoryDesk.open(github, settings.repository);
+        const report = await reconcilePass(settings, {
+            client,
+            desk,
+            now: Date.now,
+            sleep: abortableSleep,
+            log: io,
+        });
+        await publishPass(io, report);
+    }
+    catch (error) {
+        await publishError(io, error);
+    }
+}
+
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
@@ -16164,13 +18175,19 @@ const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 
 
 
+/** The world and the port of one of the Action's steps, read once from the process handed in. */
+function runnerDoor(host) {
+    const io = runnerIo(host);
+    return { io, inputs: runnerInputs(readRunnerWorld(host.env, host.cwd()), io) };
+}
 /**
  * The GitHub Actions runner's world, read once by each of the Action's steps
  * (main, post, reconcile), as `@actions/github`'s Context reads it, and handed
  * down: with the runner's port below, the one place that reads the runner's
- * variables and its event file, writes its file commands, or listens to the process.
+ * variables and its event file, writes its file commands, or listens for signals.
+ * `cwd` is where the inputs' paths start when the runner gives no workspace.
  */
-function readRunnerWorld(env = process.env) {
+function readRunnerWorld(env, cwd) {
     return {
         repository: env.GITHUB_REPOSITORY,
         serverUrl: env.GITHUB_SERVER_URL,
@@ -16183,7 +18200,7 @@ function readRunnerWorld(env = process.env) {
         sha: env.GITHUB_SHA,
         eventName: env.GITHUB_EVENT_NAME,
         event: readEventPayload(env.GITHUB_EVENT_PATH),
-        workspace: env.GITHUB_WORKSPACE || process.cwd(),
+        workspace: env.GITHUB_WORKSPACE || cwd,
         runnerTemp: env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
     };
 }
@@ -16204,13 +18221,16 @@ function readEventPayload(path) {
  * Linux and macOS; Ctrl-C and Ctrl-Break (SIGINT, SIGBREAK) on Windows.
  */
 const TERMINATION_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGBREAK'];
-/** Listens for termination; the handler must end the process itself. Returns the unsubscribe. */
-function onTerminationSignal(handler) {
+/**
+ * Listens to `host` for termination; the handler must end the process itself. Returns the
+ * unsubscribe.
+ */
+function onTerminationSignal(host, handler) {
     for (const signal of TERMINATION_SIGNALS)
-        process.on(signal, handler);
+        host.on(signal, handler);
     return () => {
         for (const signal of TERMINATION_SIGNALS)
-            process.off(signal, handler);
+            host.off(signal, handler);
     };
 }
 /** The runner's inputs (`INPUT_*`), for a step in `world`; a secret is masked through `io`. */
@@ -16222,7 +18242,7 @@ function runnerInputs(world, io) {
  * (GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY), STATE_* for the post step, the
  * process's exit code and signals.
  */
-function runnerIo() {
+function runnerIo(host) {
     return {
         debug: (message) => core_debug(message),
         info: (message) => info(message),
@@ -16237,2022 +18257,9 @@ function runnerIo() {
         saveState: (name, value) => saveState(name, value),
         getState: (name) => getState(name),
         setSecret: (secret) => core_setSecret(secret),
-        onTerminationSignal,
-        exit: (code) => process.exit(code),
+        onTerminationSignal: (handler) => onTerminationSignal(host, handler),
+        exit: (code) => host.exit(code),
     };
-}
-
-;// CONCATENATED MODULE: ./src/api/client.ts
-
-
-
-
-/**
- * The endpoints of the Cloud Agent Runs API: the only code that knows its paths and what
- * its answers mean. How a request travels (the key, deadlines, retries, typed errors) is
- * the transport's.
- */
-class AgentRunsClient {
-    #transport;
-    constructor(options) {
-        this.#transport = new Transport(options);
-    }
-    /**
-     * Creates a run. Never repeated when the service may have acted on it; the
-     * service's newer path is tried once when the spec's path does not exist.
-     */
-    async createRun(body, options = {}) {
-        const send = async (path) => (await this.#transport.request('POST', path, {
-            ...options,
-            body,
-            retryMode: 'at-most-once',
-            read: (data) => {
-                const answer = readCreatedRun(data);
-                return 'run' in answer ? { value: answer.run } : answer;
-            },
-        })).data;
-        try {
-            return await send('/agent/run');
-        }
-        catch (error) {
-            // 404 or 405 on the create path means no run was made, so the other path is safe.
-            if (error instanceof NotFoundError || error instanceof MethodNotAllowedError) {
-                return await send('/agent/runs');
-            }
-            throw error;
-        }
-    }
-    /**
-     * The run as the service shows it now. An answer that is not this run (another
-     * run's, not an object, a state that is not a string) is a garbled answer,
-     * retried like one: it is never taken for the run's state.
-     */
-    async getRun(runId, options = {}) {
-        const read = (data) => {
-            const answer = readRunItem(data, runId);
-            return 'run' in answer ? { value: answer.run } : answer;
-        };
-        return (await this.#transport.request('GET', runPath(runId), { ...options, read })).data;
-    }
-    async listRuns(query = {}, options = {}) {
-        const { metadata, ...plain } = query;
-        const flatQuery = { ...plain };
-        for (const [key, value] of Object.entries(metadata ?? {}))
-            flatQuery[`metadata[${key}]`] = value;
-        const { data, headers } = await this.#transport.request('GET', '/agent/runs', { ...options, query: flatQuery });
-        const servedAt = Date.parse(headers.date ?? '');
-        // Entries that are not runs are dropped: a lookup must never act on a garbled one.
-        const runs = Array.isArray(data?.runs) ? data.runs : [];
-        return {
-            ...data,
-            runs: runs.flatMap((entry) => {
-                const read = readRunItem(entry);
-                return 'run' in read ? [read.run] : [];
-            }),
-            ...(Number.isNaN(servedAt) ? {} : { servedAt }),
-        };
-    }
-    /**
-     * Every run matching `query`, following the cursor across pages. Stops when
-     * the service hands back a cursor it already gave, which would loop forever.
-     * Returns whether it saw the last page: a caller that must count every run
-     * (a budget) needs to know when `maxPages` or a broken cursor cut the list short.
-     */
-    async *iterateRuns(query = {}, options = {}) {
-        let cursor = query.cursor;
-        const seen = new Set(cursor === undefined ? [] : [cursor]);
-        for (let page = 0; page < (options.maxPages ?? 50); page += 1) {
-            const { runs, page_info } = await this.listRuns({ ...query, cursor }, options);
-            yield* runs;
-            if (!page_info?.has_next_page)
-                return { complete: true };
-            const next = page_info.next_cursor;
-            if (!next || seen.has(next))
-                return { complete: false };
-            seen.add(next);
-            cursor = next;
-        }
-        return { complete: false };
-    }
-    /**
-     * Sends a follow-up message to steer a run. Never repeated when it may have
-     * arrived. A run whose session is gone answers 410: a SessionGoneError.
-     * Resolves with how the service routed it (`outcome`); an older service says
-     * nothing of that, and its answer is accepted all the same (both members undefined).
-     */
-    async sendFollowup(runId, message, options = {}) {
-        const body = { message };
-        const { data } = await this.#transport.request('POST', `${runPath(runId)}/followups`, {
-            ...options,
-            body,
-            retryMode: 'at-most-once',
-        });
-        return readFollowupAnswer(data);
-    }
-    /**
-     * Stops the turn a live run's agent is working on, without ending the run: it stays
-     * INPROGRESS with its sandbox, and takes a follow-up. Only a live run on Warp's own harness
-     * can be interrupted; the service refuses any other with a 409 (a ConflictError: the run is
-     * not live) or a 422 (an UnprocessableEntityError: its harness cannot be interrupted).
-     *
-     * Repeated like a read (`idempotent`): a second interrupt of an interrupted run stops
-     * nothing more, so an answer lost on the way may be asked for again, where a follow-up
-     * sent twice would reach the agent twice. A 409 is retried as the service's clients retry
-     * it, since a run about to start becomes live; pass `maxRetries: 0` to fall back at once.
-     */
-    async interruptRun(runId, options = {}) {
-        await this.#transport.request('POST', `${runPath(runId)}/interrupt`, {
-            ...options,
-            retryMode: 'idempotent',
-        });
-    }
-    /**
-     * Asks the service to cancel a run. The service refuses (400) a run that has
-     * ended and a BLOCKED one alike, so the run is read back to tell them apart.
-     * A run still being prepared (409) is retried like any transient failure.
-     */
-    async cancelRun(runId, options = {}) {
-        try {
-            await this.#transport.request('POST', `${runPath(runId)}/cancel`, {
-                ...options,
-                retryMode: 'idempotent',
-            });
-            return { kind: 'cancelled' };
-        }
-        catch (error) {
-            if (!(error instanceof BadRequestError))
-                throw error;
-        }
-        try {
-            const run = await this.getRun(runId, { signal: options.signal, maxRetries: 1 });
-            return { kind: run.state === 'BLOCKED' ? 'blocked' : 'already-finished' };
-        }
-        catch {
-            return { kind: 'refused' };
-        }
-    }
-    /**
-     * The run's conversation: what the agent said and did, step by step. Throws
-     * NotFoundError while there is none yet and UnprocessableEntityError when the
-     * service cannot show this run's format; neither is a failure of the run.
-     */
-    async getConversation(runId, options = {}) {
-        const { data } = await this.#transport.request('GET', `${runPath(runId)}/conversation`, options);
-        return { ...data, steps: Array.isArray(data?.steps) ? data.steps : [] };
-    }
-    /** One artifact: FILE and SCREENSHOT carry a signed download URL; a PLAN its Markdown inline. */
-    async getArtifact(artifactUid, options = {}) {
-        if (artifactUid.trim() === '')
-            throw new Error('An artifact UID is required');
-        const path = `/agent/artifacts/${encodeURIComponent(artifactUid)}`;
-        return (await this.#transport.request('GET', path, options)).data;
-    }
-    /** Downloads a signed URL the service handed out, without the key (see Transport.download). */
-    async downloadSignedUrl(url, options = {}) {
-        return await this.#transport.download(url, options);
-    }
-}
-/** A run's path. An ID that could leave its segment (`..`, `/`) is refused: it never reaches a URL. */
-function runPath(runId) {
-    if (!isRunId(runId))
-        throw new Error(`${JSON.stringify(safeForLog(runId, 100))} is not a run ID`);
-    return `/agent/runs/${encodeURIComponent(runId)}`;
-}
-
-;// CONCATENATED MODULE: ./src/version.ts
-/** Sent as User-Agent, so the service's operators can tell this action's traffic apart. */
-const USER_AGENT = 'cloud-agent-run-action/1';
-
-;// CONCATENATED MODULE: ./src/service.ts
-
-
-/**
- * The API client as the main and post steps use it: this action's user agent,
- * and every retry told in the log. The one place either step builds a client.
- */
-function serviceClient(connection, log, options = {}) {
-    return new AgentRunsClient({
-        baseUrl: connection.baseUrl,
-        apiKey: connection.apiKey,
-        userAgent: USER_AGENT,
-        ...options,
-        onRetry: (message) => log.info(message),
-    });
-}
-
-;// CONCATENATED MODULE: ./src/report/set-table.ts
-
-
-
-
-
-
-
-
-function set_table_factsOf(task) {
-    return {
-        started: task.invocation !== undefined,
-        createFailed: task.createError !== undefined,
-        state: task.run?.state,
-        stoppedBy: task.stoppedBy,
-        handedOff: task.handedOff !== undefined,
-        invalidOutput: task.invalidOutput !== undefined,
-        detached: task.detached === true,
-    };
-}
-/**
- * A task has ended once its run did, its create failed, or the step stopped it (each sets
- * `endedAt`); a run handed over (wait: false) goes on.
- */
-function hasEnded(task) {
-    return task.endedAt !== undefined && !task.detached;
-}
-/** A task's icon and words: its outcome's, or where it stands while the set runs. */
-function taskWords(task, running) {
-    if (running && !hasEnded(task)) {
-        const state = task.run?.state;
-        if (task.invocation === undefined)
-            return '⏸️ waiting to start';
-        if (state === undefined)
-            return '⏳ starting';
-        if (state === 'QUEUED' || state === 'PENDING')
-            return '⏳ queued';
-        const { blocked } = OUTCOME_RECORDS;
-        return meaningOf(state) === 'blocked' ? `${blocked.icon} ${blocked.short}` : '⏳ in progress';
-    }
-    const word = taskOutcome(set_table_factsOf(task));
-    return word === 'not_started'
-        ? '⏸️ not started'
-        : `${OUTCOME_RECORDS[word].icon} ${OUTCOME_RECORDS[word].short}`;
-}
-const TABLE_HEAD = [
-    '| # | Task | Outcome | State | Duration | Credits | Session |',
-    '| --: | --- | --- | --- | --: | --: | --- |',
-];
-function rowOf(task, view) {
-    const running = view.kind === 'running';
-    const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? '';
-    const duration = task.startedAt !== undefined && task.endedAt !== undefined && hasEnded(task)
-        ? formatDuration(task.endedAt - task.startedAt)
-        : '';
-    // A run at work spends as it goes: its credits show once it ended, so a poll that saw
-    // no other change writes nothing.
-    const credits = running && !hasEnded(task) ? undefined : costOf(task.run?.request_usage).credits;
-    const link = safeHttpUrl(task.run?.session_link);
-    return [
-        '',
-        String(task.index + 1),
-        inlineText(clip(title, 79)),
-        taskWords(task, running),
-        task.run?.state ? inlineText(task.run.state) : '',
-        duration,
-        credits !== undefined ? formatCredits(credits) : '',
-        link ? `[open](${link})` : '',
-        '',
-    ]
-        .join(' | ')
-        .trim();
-}
-/**
- * The set's table, a row per task; rows past `maxChars` give way to one line
- * that says how many more the job summary lists.
- */
-function renderSetTable(view, maxChars = Number.POSITIVE_INFINITY) {
-    const tasks = tasksOf(view);
-    const lines = [...TABLE_HEAD];
-    let length = lines.join('\n').length;
-    for (const [shown, task] of tasks.entries()) {
-        const row = rowOf(task, view);
-        if (length + row.length + 1 + MORE_ROWS_ROOM > maxChars) {
-            const more = tasks.length - shown;
-            return `${lines.join('\n')}\n\n_…and ${more} more ${more === 1 ? 'task' : 'tasks'}: the job summary lists every one._`;
-        }
-        lines.push(row);
-        length += row.length + 1;
-    }
-    return lines.join('\n');
-}
-/** Room kept for the line that replaces the rows that do not fit. */
-const MORE_ROWS_ROOM = 80;
-/**
- * Why each task that ended without success did: the service's reason, or the
- * create's error, one line each, under the table. Empty when there is none.
- */
-function renderSetReasons(view, maxChars = Number.POSITIVE_INFINITY) {
-    const lines = [];
-    let length = 0;
-    for (const task of tasksOf(view)) {
-        if (!hasEnded(task) || taskOutcome(set_table_factsOf(task)) === 'succeeded')
-            continue;
-        const reason = set_table_reasonOf(task);
-        if (!reason)
-            continue;
-        const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? '';
-        const line = `- **${task.index + 1}** ${inlineText(clip(title, 79))}: ${inlineText(clip(reason, 300))}`;
-        if (length + line.length + 1 > maxChars)
-            break;
-        lines.push(line);
-        length += line.length + 1;
-    }
-    return lines.join('\n');
-}
-/**
- * The tasks that ended without success, for the step's error line: the first `shown` by
- * number and title, each with its outcome and reason, then how many more. Plain text: the
- * caller makes it safe for the log.
- */
-function notSucceededTasks(tasks, shown = 3) {
-    const failed = tasks.flatMap((task) => {
-        const word = taskOutcome(set_table_factsOf(task));
-        return hasEnded(task) && word !== 'succeeded' && word !== 'not_started' ? [{ task, word }] : [];
-    });
-    const named = failed.slice(0, shown).map(({ task, word }) => {
-        const reason = set_table_reasonOf(task) ??
-            (task.stoppedBy === 'pass-when' ? 'the set could no longer pass' : undefined);
-        const because = reason ? ` (${clip(reason, 200).replace(/\.$/, '')})` : '';
-        return `${taskLabel(task)} ${OUTCOME_RECORDS[word].short}${because}`;
-    });
-    const more = failed.length - named.length;
-    return [...named, ...(more > 0 ? [`and ${more} more`] : [])].join('; ');
-}
-/** Why a task's run did not succeed, in the service's words or the create's error. */
-function set_table_reasonOf(task) {
-    return task.createError ?? (task.run ? run_statusMessageOf(task.run) : undefined);
-}
-function tasksOf(view) {
-    return view.kind === 'running' ? view.tasks : view.outcome.tasks;
-}
-/** Where a running set stands, in numbers. */
-function setCounts(tasks) {
-    let succeeded = 0;
-    let done = 0;
-    let inFlight = 0;
-    for (const task of tasks) {
-        if (hasEnded(task)) {
-            done += 1;
-            if (standingOf(task) === 'succeeded')
-                succeeded += 1;
-        }
-        else if (task.invocation !== undefined)
-            inFlight += 1;
-    }
-    return { total: tasks.length, done, succeeded, inFlight };
-}
-/** How many of a set's runs were handed over (wait: false). */
-function setStarted(tasks) {
-    return tasks.filter((task) => task.detached).length;
-}
-function setHeadline(view) {
-    const tasks = tasksOf(view);
-    const counts = setCounts(tasks);
-    if (view.kind === 'running') {
-        const failed = counts.done - counts.succeeded;
-        const credits = sumCredits(tasks.filter(hasEnded));
-        return {
-            icon: '⏳',
-            title: `${counts.done} of ${counts.total} done`,
-            figures: [
-                `${counts.succeeded} succeeded${failed > 0 ? `, ${failed} did not` : ''}`,
-                `${counts.inFlight} in flight`,
-                ...(credits !== undefined ? [`${formatCredits(credits)} by the runs done`] : []),
-            ],
-        };
-    }
-    const credits = sumCredits(tasks);
-    const { word } = view.outcome;
-    if (word === 'started') {
-        const started = setStarted(tasks);
-        const failed = counts.done;
-        return {
-            icon: OUTCOME_RECORDS.started.icon,
-            title: 'started',
-            figures: [
-                `${started} of ${counts.total} runs started and handed over${failed > 0 ? `, ${failed} could not be created` : ''}`,
-            ],
-            reason: `${capitalized(view.outcome.reason)}.`,
-        };
-    }
-    return {
-        icon: OUTCOME_RECORDS[word].icon,
-        title: word.replace('_', ' '),
-        figures: [
-            `${counts.succeeded} of ${counts.total} runs succeeded`,
-            `⏱ ${formatDuration(view.outcome.elapsedMs)}`,
-            ...(credits !== undefined ? [`${formatCredits(credits)} in all`] : []),
-        ],
-        reason: `${capitalized(view.outcome.reason)}.`,
-    };
-}
-/**
- * Pure: the job summary of a set, a headline with its outcome and one table row per task;
- * under it, where each task's downloaded files are.
- */
-function renderSetSummary(outcome, downloaded = []) {
-    const view = { kind: 'ended', outcome };
-    const headline = setHeadline(view);
-    const lines = [
-        `## ${headline.icon} Cloud agent tasks: ${headline.title}`,
-        '',
-        `${headline.figures.join(' · ')}. ${inlineText(headline.reason ?? '')}`,
-        '',
-        renderSetTable(view),
-    ];
-    const reasons = renderSetReasons(view);
-    if (reasons)
-        lines.push('', reasons);
-    if (downloaded.length > 0)
-        lines.push('', renderDownloadedFolders(downloaded));
-    if (outcome.listFallback)
-        lines.push('', LIST_FALLBACK_NOTE);
-    return `${lines.join('\n')}\n`;
-}
-/** At most this many tasks' folders are listed; the `runs` output has every file's path. */
-const FOLDERS_SHOWN = 100;
-function renderDownloadedFolders(downloaded) {
-    const lines = ['**Downloaded files**', ''];
-    for (const { task, dir, files } of downloaded.slice(0, FOLDERS_SHOWN)) {
-        const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? '';
-        const count = `${files} ${files === 1 ? 'file' : 'files'}`;
-        lines.push(`- **${task.index + 1}** ${inlineText(clip(title, 79))}: ${count} in <code>${escapeMarkdown(dir)}</code>`);
-    }
-    const more = downloaded.length - FOLDERS_SHOWN;
-    if (more > 0)
-        lines.push(`- … and ${more} more; the runs output lists every file's path`);
-    return lines.join('\n');
-}
-const LIST_FALLBACK_NOTE = "The service's plan cannot filter runs by metadata, so each run was read on its own at every poll.";
-/**
- * Pure: the set's comment, without its marker: the headline, the figures, a
- * link to the workflow run, and the table, within `maxChars`.
- */
-function renderSetComment(view, workflowRun, maxChars) {
-    const headline = setHeadline(view);
-    const link = safeHttpUrl(workflowRun);
-    const head = [
-        `### ${headline.icon} Cloud agent tasks: ${headline.title}`,
-        headline.figures.join(' · '),
-        ...(headline.reason ? [inlineText(headline.reason)] : []),
-        ...(link ? [`[Workflow run](${link})`] : []),
-    ].join('\n\n');
-    // The reasons take at most a tenth of the room; the table, the rest.
-    const reasons = renderSetReasons(view, maxChars / 10);
-    const table = renderSetTable(view, maxChars - head.length - reasons.length - 4);
-    return [head, table, ...(reasons ? [reasons] : [])].join('\n\n');
-}
-/**
- * Pure: the set's check run once it ended: its outcome's conclusion, the tally as its title,
- * and as its summary (within `maxChars`) why it ended so, then the table and the reasons. The
- * first paragraph is what the post step keeps, should GitHub not take the completion.
- */
-function renderSetCheck(outcome, maxChars) {
-    const view = { kind: 'ended', outcome };
-    const headline = setHeadline(view);
-    const { word } = outcome;
-    const head = [
-        `${inlineText(headline.reason ?? '')} Outcome: \`${word}\`.`,
-        headline.figures.join(' · '),
-    ].join('\n\n');
-    // As on the comment: the reasons take at most a tenth of the room; the table, the rest.
-    const reasons = renderSetReasons(view, maxChars / 10);
-    const table = renderSetTable(view, maxChars - head.length - reasons.length - 4);
-    return {
-        conclusion: OUTCOME_RECORDS[word].check.conclusion,
-        title: `${capitalized(headline.title)}: ${headline.figures[0]}`,
-        summary: [head, table, ...(reasons ? [reasons] : [])].join('\n\n'),
-    };
-}
-/** The set's commit status: pending with its tally while it runs, then its outcome's state. */
-function setStatusOf(view) {
-    const headline = setHeadline(view);
-    if (view.kind === 'running') {
-        return { state: 'pending', description: `${headline.title}: ${headline.figures[0]}` };
-    }
-    const { word, handedOver } = view.outcome;
-    if (word === 'started') {
-        // Names the set, as one run's names its run: the pass finishes only the status its set left.
-        return {
-            state: OUTCOME_RECORDS.started.commitState,
-            description: `Started ${setStarted(view.outcome.tasks)} of ${view.outcome.tasks.length} runs; this step does not wait for them (set ${handedOver ?? ''})`,
-        };
-    }
-    return {
-        state: OUTCOME_RECORDS[word].commitState,
-        description: `${capitalized(headline.title)}: ${view.outcome.reason}`,
-    };
-}
-function capitalized(text) {
-    return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-;// CONCATENATED MODULE: ./src/report/set.ts
-
-
-
-
-
-
-
-
-
-/** Pure: the `runs` output, one object per task in task order, each member present when known. */
-function runsOutput(tasks, work) {
-    // The answers share what one run's `result` may take, so the output stays within GitHub's limit.
-    const answerBytes = Math.floor(RESULT_OUTPUT_LIMIT_BYTES / Math.max(1, tasks.length));
-    const entries = tasks.map((task) => {
-        const credits = costOf(task.run?.request_usage).credits;
-        const done = work.get(task.index);
-        const answer = done?.answer;
-        // The same items as one run's `artifacts` output, a downloaded file's with its path.
-        const artifacts = artifactsOutput(done?.artifacts ?? parseArtifacts(task.run?.artifacts), done?.downloadedTo);
-        return {
-            task: task.index,
-            ...(task.runId ? { run_id: task.runId } : {}),
-            ...(task.run?.title || task.request.title
-                ? { title: task.run?.title ?? task.request.title }
-                : {}),
-            ...(task.run?.state ? { state: task.run.state } : {}),
-            outcome: taskOutcome(set_table_factsOf(task)),
-            ...(task.run?.session_link ? { session_link: task.run.session_link } : {}),
-            ...(answer !== undefined ? { result: capResult(answer, answerBytes).text } : {}),
-            ...(credits !== undefined ? { credits } : {}),
-            ...(task.document !== undefined ? { structured_output: task.document } : {}),
-            ...(artifacts.length > 0 ? { artifacts } : {}),
-        };
-    });
-    return jsonOutput('runs', entries, () => ({
-        value: entries.map((entry) => ({
-            ...entry,
-            title: undefined,
-            result: undefined,
-            structured_output: undefined,
-            artifacts: undefined,
-            truncated: true,
-        })),
-        keeps: 'each task without its title, result, structured_output and artifacts, with "truncated": true',
-    }));
-}
-/** Sets the set's outputs, writes its summary, and fails the step unless the set passed. */
-async function publishSetOutcome(io, outcome, work) {
-    const { word } = outcome;
-    io.setOutput('outcome', word);
-    setJsonOutput(io, 'runs', runsOutput(outcome.tasks, work));
-    const credits = sumCredits(outcome.tasks);
-    if (credits !== undefined)
-        io.setOutput('credits', formatNumberOutput(credits));
-    const usd = sumUsd(outcome.tasks);
-    if (usd !== undefined)
-        io.setOutput('cost_usd', formatNumberOutput(usd));
-    try {
-        await io.appendSummary(renderSetSummary(outcome, downloadedFolders(outcome.tasks, work)));
-    }
-    catch (error) {
-        io.warning(`Could not write the job summary: ${safeForLog(String(error))}`);
-    }
-    const [tally] = setHeadline({ kind: 'ended', outcome }).figures;
-    const line = `The set ${word.replace('_', ' ')}: ${tally}; ${safeForLog(outcome.reason)}.`;
-    if (OUTCOME_RECORDS[word].passes)
-        return io.info(line);
-    // What GitHub lists first: which tasks did not pass, and why, so nobody opens the summary to find out.
-    const names = notSucceededTasks(outcome.tasks);
-    io.setFailed(names ? `${line} Not succeeded: ${safeForLog(names, 1_000)}.` : line);
-}
-/** Where each task's downloaded files went, for the summary: the tasks that have any. */
-function downloadedFolders(tasks, work) {
-    return tasks.flatMap((task) => {
-        const done = work.get(task.index);
-        const files = done?.downloadedTo?.size ?? 0;
-        return done?.downloadDir && files > 0 ? [{ task, dir: done.downloadDir, files }] : [];
-    });
-}
-
-;// CONCATENATED MODULE: ./src/run/set.ts
-
-
-
-
-
-
-
-
-/**
- * Many runs from one step, each a lifecycle of the one scheduler: at most `maxParallel` in
- * flight, one list request per poll for all of them (filtered by the set's own metadata),
- * `pass_when` watched as runs end, and the runs still in flight cancelled, in parallel, as
- * soon as the rule can no longer be met, the cap or the timeout is reached, or the workflow
- * cancels the step.
- */
-class TaskSetRun {
-    #settings;
-    #deps;
-    #tasks;
-    #scheduler;
-    #lifecycles;
-    constructor(settings, deps) {
-        this.#settings = settings;
-        this.#deps = deps;
-        this.#tasks = settings.tasks.map((request, index) => ({ index, request }));
-        const runs = new TrackedRuns(deps.state);
-        const { client, now, sleep, signal, log } = deps;
-        const lifecycles = this.#tasks.map((task) => new RunLifecycle({
-            target: { kind: 'create', request: task.request },
-            record: task,
-            tag: deps.tagFor(task.index),
-            name: taskName(task),
-            wait: settings.wait ?? true,
-            startFailure: 'record',
-            checkResult: deps.checkFor?.(task, taskName(task)),
-        }, {
-            client,
-            tracker: runs.track(),
-            now,
-            sleep,
-            signal,
-            log,
-            watch: deps.watchFor?.(task, taskName(task)),
-        }));
-        this.#lifecycles = lifecycles;
-        this.#scheduler = new RunScheduler(lifecycles, settings, {
-            client,
-            now,
-            sleep,
-            signal,
-            log,
-            listMetadata: deps.setMetadata,
-            onProgress: () => deps.onProgress?.(this.#tasks),
-            announceStop: (stop, inFlight, notStarted) => this.#announceStop(stop, notStarted),
-        });
-    }
-    get tasks() {
-        return this.#tasks;
-    }
-    async run() {
-        this.#deps.state.markSet();
-        this.#deps.log.info(`Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`);
-        if (this.#settings.cancelPrevious)
-            await this.#cancelPrevious();
-        const end = await this.#scheduler.run();
-        // wait: false: a run created ends its lifecycle at once, handed over ("started").
-        for (const one of this.#lifecycles) {
-            if (one.end?.kind === 'started')
-                one.record.detached = true;
-        }
-        return this.#outcome(end);
-    }
-    /** Before any create, the active runs of every task's name, one name at a time, as for one run. */
-    async #cancelPrevious() {
-        const { client, log, now } = this.#deps;
-        const deadline = now() + this.#settings.timeoutMs;
-        const names = new Set(this.#tasks.map((task) => task.request.config?.name ?? ''));
-        for (const name of names) {
-            if (this.#deps.signal.aborted)
-                return;
-            if (name)
-                await cancelPreviousRuns(client, name, log, { deadline });
-        }
-    }
-    /** A set is never steered, so never handed over; the scheduler's rule is the same for it. */
-    handOver() {
-        this.#scheduler.handOver();
-    }
-    /** Cancels every run still in flight, in parallel, within `deadline` (see RunScheduler). */
-    cancelInFlight(why, deadline) {
-        return this.#scheduler.cancelInFlight(why, deadline);
-    }
-    #announceStop(stop, notStarted) {
-        const stoppable = this.#tasks.filter((task) => task.runId !== undefined && task.endedAt === undefined && !task.settled);
-        if (stoppable.length === 0 && notStarted === 0)
-            return;
-        const names = stoppable.map((task) => `${safeForLog(taskLabel(task), 200)} (run ${task.runId})`);
-        this.#deps.log.warning(`Stopping the set: ${stop.reason}. Cancelling ${names.length > 0 ? names.join(', ') : 'no run in flight'}${notStarted > 0 ? `; ${notStarted} task(s) not started will not be` : ''}.`);
-    }
-    #outcome(end) {
-        const base = {
-            tasks: this.#tasks,
-            elapsedMs: end.elapsedMs,
-            listFallback: this.#scheduler.listFallback,
-        };
-        if (end.kind === 'interrupted') {
-            return { ...base, word: 'interrupted', reason: 'the workflow cancelled the step' };
-        }
-        if (end.kind === 'stopped') {
-            const { why, reason } = end.stop;
-            // A set that can no longer pass failed; its runs still going were cancelled for it.
-            return {
-                ...base,
-                word: why.kind === 'pass-when' ? 'failed' : outcomeOfStop(why.kind),
-                reason,
-            };
-        }
-        const rule = describePassWhen(this.#settings.passWhen, this.#tasks.length);
-        const setId = this.#deps.setMetadata[SET_KEY];
-        // A set whose every create failed has nothing to hand over: its rule judges it now.
-        if (this.#settings.wait === false && setId && this.#tasks.some((task) => task.detached)) {
-            return {
-                ...base,
-                word: 'started',
-                reason: `the step does not wait for its runs (wait: false); a reconcile pass reports the set once the last has ended (it passes when ${rule} succeed)`,
-                handedOver: setId,
-            };
-        }
-        const standing = passWhenStanding(this.#settings.passWhen, this.#scheduler.counts());
-        const reason = `the step asked for ${rule}`;
-        return { ...base, word: standing === 'met' ? 'succeeded' : 'failed', reason };
-    }
-}
-/** "Task 3 (Package c)", safe for the log. */
-function taskName(task) {
-    const label = safeForLog(taskLabel(task), 200);
-    return label.charAt(0).toUpperCase() + label.slice(1);
-}
-
-;// CONCATENATED MODULE: ./src/set-surfaces.ts
-
-
-
-
-
-
-
-
-/**
- * Where a set shows while it runs, beyond the log: its comment and its commit
- * status, each written at most once per poll, and only when what they show changed;
- * its check run, in progress until the set ends; and, should the step stop first,
- * what the post step says on them.
- */
-class SetSurfaces {
-    #comment;
-    #status;
-    #checkRun;
-    #workflowRun;
-    /** The commit the runs work on, when a status or check run needed it: a detached set's runs carry it. */
-    commit;
-    #checkRunDone;
-    constructor(parts, workflowRun) {
-        this.#comment = parts.comment;
-        this.#status = parts.status;
-        this.#checkRun = parts.checkRun;
-        this.commit = parts.commit;
-        this.#workflowRun = workflowRun;
-    }
-    static async open(settings, github, set, io) {
-        const state = savedState(io);
-        const comment = await openSetComment(settings.github, github, io, {
-            set,
-            onCommentChosen: (commentId) => state.saveSetComment({ commentId, set }),
-        });
-        const { checkRun: checks } = settings.output;
-        const commit = settings.github.commitStatus || checks ? await resolveWorkCommit(github, io) : undefined;
-        // One check run for the set, `cloud-agent/<key>` as one run's.
-        const { status, checkRun } = await openCommitSurfaces(settings.github, checks, github, commit, io, state);
-        return new SetSurfaces({ comment, status, checkRun, commit: commit?.sha }, github.workflowRun);
-    }
-    /** The set's tasks as they stand at a poll. */
-    showRunning(tasks) {
-        this.#show({ kind: 'running', tasks });
-    }
-    /** The set's end; its check run is completed. */
-    showEnd(outcome) {
-        this.#show({ kind: 'ended', outcome });
-    }
-    /** A set's surfaces show no agent's work (its job summary does): all is settled. */
-    async showWork() {
-        await Promise.all([this.#comment?.settled(), this.#status?.settled(), this.#checkRunDone]);
-    }
-    #show(view) {
-        if (this.#comment) {
-            const { done, total } = setCounts(view.kind === 'running' ? view.tasks : view.outcome.tasks);
-            this.#comment.show({
-                body: renderSetComment(view, this.#workflowRun, SET_COMMENT_TABLE_CHARS),
-                outcome: view.kind === 'ended' ? view.outcome.word : undefined,
-                done,
-                total,
-            });
-        }
-        const status = setStatusOf(view);
-        this.#status?.show({
-            state: status.state,
-            description: oneLine(status.description),
-            targetUrl: this.#workflowRun,
-        });
-        if (view.kind === 'ended' && this.#checkRun && !this.#checkRunDone) {
-            this.#checkRunDone = this.#checkRun.finish(renderSetCheck(view.outcome, CHECK_SUMMARY_CHARS));
-        }
-    }
-    /**
-     * The post step: the step stopped before the set ended, so its comment, status and check run
-     * still show it running. Says so, with how many of the runs it left the post step cancelled.
-     */
-    static async showStopped(stopped) {
-        const { saved, ended, settings, world, io } = stopped;
-        const left = ended.length;
-        if (left === 0)
-            return await SetSurfaces.#finishLeftCheckRun(stopped);
-        const cancelled = ended.filter((one) => one?.report.kind === 'cancelled').length;
-        const runs = (count) => `${count} ${count === 1 ? 'run' : 'runs'}`;
-        const note = `The step stopped before the set ended; the post step cancelled ${runs(cancelled)} it left unfinished${cancelled < left ? ` (of ${left})` : ''}. The table shows the runs as the step last saw them.`;
-        const setComment = settings.github.comment ? saved.setComment : undefined;
-        const statusSha = settings.github.commitStatus ? saved.statusSha : undefined;
-        const checks = checkRunLeft(saved);
-        if (!setComment && !statusSha && !checks)
-            return;
-        const context = new GitHubContext(settings.github.token, world);
-        const comment = setComment
-            ? await openSetComment(settings.github, context, io, setComment)
-            : undefined;
-        const status = statusSha
-            ? await openCommitStatus(settings.github, context, { sha: statusSha }, io)
-            : undefined;
-        status?.show({ state: 'error', description: oneLine(note) });
-        // Cancelled once the post step cancelled a run of it; the note says how many of how many.
-        const report = stoppedCheckReport(note, cancelled > 0, 'the runs left were');
-        await Promise.all([
-            comment?.markStopped(note),
-            status?.settled(),
-            checks ? finishLeftCheckRun(settings.github, context, saved, report, io) : undefined,
-        ]);
-    }
-    /**
-     * The post step, when every run of the set had ended: the check run is still in progress
-     * only if the step stopped before it completed it, or GitHub did not take the completion.
-     */
-    static async #finishLeftCheckRun({ saved, settings, world, io }) {
-        if (!checkRunLeft(saved))
-            return;
-        const context = new GitHubContext(settings.github.token, world);
-        const stopped = stoppedCheckReport(SET_STEP_STOPPED, false);
-        await finishLeftCheckRun(settings.github, context, saved, stopped, io);
-    }
-}
-SetSurfaces;
-const SET_STEP_STOPPED = "The step stopped before it reported the set; none of its runs was left going. The workflow run's log says why.";
-
-;// CONCATENATED MODULE: ./src/tasks.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-/**
- * The main step with `tasks`: prepare (the set and its tags), execute (start,
- * wait and cancel, as one set), finish (the answers, one table, the outputs).
- */
-async function runTaskSet(settings, world, io, interruption) {
-    // A schema that is not one is an input error too: compiled before any request.
-    const output = await prepareOutput(settings.output);
-    const client = serviceClient(settings, io);
-    // The budgets hold for a set as for one run: checked once, before any of its creates.
-    const deps = { now: Date.now, log: io };
-    const github = new GitHubContext(settings.github.token, world);
-    const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps);
-    if (reached)
-        return await publishOverBudget(io, reached.message);
-    interruption.listen();
-    // The set's ID is its step's invocation: its comment and status know it before any create.
-    const setId = (0,external_node_crypto_namespaceObject.randomUUID)();
-    const surfaces = await SetSurfaces.open(settings, github, setId, io);
-    const handoff = setHandoff(settings.github, github, {
-        wait: settings.wait,
-        tasks: settings.tasks.length,
-        passWhen: passWhenText(settings.passWhen),
-    });
-    const stepTag = runTag(world, () => setId, surfaces.commit, handoff);
-    const wiring = { signal: interruption.signal, output };
-    const set = prepareSet(settings, client, wiring, stepTag, surfaces, io);
-    // As for one run: every wait after the creates ends within the timeout and PAST_TIMEOUT_MS.
-    const waitsEndBy = Date.now() + settings.timeoutMs + timing/* PAST_TIMEOUT_MS */.WP;
-    const outcome = await executeSet(set, interruption);
-    const downloads = downloadsOf(settings, world, stepTag.invocation);
-    const finish = { client, signal: interruption.signal, waitsEndBy, downloads, surfaces, io };
-    await finishSet(outcome, finish);
-}
-function prepareSet(settings, client, { signal, output }, stepTag, surfaces, io) {
-    const sources = agentWorkSources(client);
-    const startedAt = Date.now();
-    return new TaskSetRun({
-        tasks: output
-            ? settings.tasks.map((task) => requestWithInstruction(task, output.instruction))
-            : settings.tasks,
-        maxParallel: settings.maxParallel,
-        passWhen: settings.passWhen,
-        timeoutMs: settings.timeoutMs,
-        pollIntervalMs: settings.pollIntervalMs,
-        maxCredits: settings.agentWork.maxCredits,
-        cancelPrevious: settings.cancelPrevious,
-        wait: settings.wait,
-    }, {
-        client,
-        now: Date.now,
-        sleep: abortableSleep,
-        signal,
-        log: io,
-        state: savedState(io),
-        setMetadata: { [SET_KEY]: stepTag.invocation },
-        tagFor: (index) => taskTag(stepTag, index),
-        onProgress: (tasks) => surfaces.showRunning(tasks),
-        watchFor: (task, name) => taskWatcher(settings.agentWork, task, sources, { log: io, name }),
-        checkFor: (task, name) => {
-            if (!output)
-                return undefined;
-            const log = namedLog(io, name);
-            const deadline = startedAt + settings.timeoutMs;
-            const bounded = () => withinWaits(signal, deadline + timing/* PAST_TIMEOUT_MS */.WP);
-            return (run, corrections) => checkDocument(run, corrections, {
-                schema: output.schema,
-                retries: settings.output.retries,
-                deadline,
-                now: Date.now,
-                log,
-                readConversation: (runId) => readConversation(runId, sources, log, bounded()),
-                readFile: async (artifact) => Buffer.from(await sources.fetchFile(artifact, bounded())).toString('utf8'),
-            });
-        },
-    });
-}
-/**
- * Runs the set. On SIGINT or SIGTERM every run in flight gets its cancel at once, in
- * parallel, within the runner's grace (the Interruption's, as for one run); on an error,
- * briefly, as after a timeout (a cancel that fails leaves the run to the post step).
- */
-async function executeSet(set, interruption) {
-    interruption.guard(set);
-    try {
-        const outcome = await set.run();
-        await interruption.settled();
-        return outcome;
-    }
-    catch (error) {
-        if (!interruption.cancelling) {
-            await set.cancelInFlight({ kind: 'error' }, cancelDeadline({ kind: 'error' }, Date.now()));
-        }
-        await interruption.settled();
-        throw error;
-    }
-}
-function downloadsOf(settings, world, setId) {
-    const { downloadPatterns, artifactsDir } = settings.agentWork;
-    if (downloadPatterns.length === 0)
-        return undefined;
-    return {
-        patterns: downloadPatterns,
-        dir: artifactsDir || defaultArtifactsDir(world.runnerTemp, setId),
-        workspace: world.workspace,
-        runnerTemp: world.runnerTemp,
-    };
-}
-/**
- * Brings back each ended run's work (its answer, its files), every task's together, then
- * reports the set.
- */
-async function finishSet(outcome, deps) {
-    const { surfaces, io } = deps;
-    surfaces.showEnd(outcome);
-    const work = new Map();
-    // As for one run, the outcome's record says whether the agent's work is brought back.
-    if (OUTCOME_RECORDS[outcome.word].carriesAgentWork) {
-        const sources = agentWorkSources(deps.client);
-        const bounded = withinWaits(deps.signal, deps.waitsEndBy);
-        await Promise.all(outcome.tasks.map(async (task) => {
-            const one = await taskWork(task, sources, deps.downloads, io, bounded);
-            if (one)
-                work.set(task.index, one);
-        }));
-    }
-    await surfaces.showWork();
-    await publishSetOutcome(io, outcome, work);
-}
-/**
- * One task's work, when its own outcome's record says it carries it: its answer (one
- * request), and with `download_artifacts` its files, into its own folder.
- */
-async function taskWork(task, sources, downloads, io, signal) {
-    const { run, runId } = task;
-    if (!runId || !run)
-        return undefined;
-    const word = taskOutcome(set_table_factsOf(task));
-    if (word === 'not_started' || !OUTCOME_RECORDS[word].carriesAgentWork)
-        return undefined;
-    // Twenty tasks without a conversation are not worth twenty lines.
-    const quiet = {
-        info: (message) => io.debug(message),
-        warning: (message) => io.warning(message),
-        debug: (message) => io.debug(message),
-    };
-    const conversation = await readConversation(runId, sources, quiet, signal);
-    const answer = conversation ? finalAnswer(conversation) : undefined;
-    const artifacts = parseArtifacts(run.artifacts);
-    if (!downloads)
-        return { answer, artifacts };
-    const dir = (0,external_node_path_namespaceObject.join)(downloads.dir, taskFolderName(task.index, task.request.title));
-    const options = { ...downloads, downloadPatterns: downloads.patterns };
-    const files = await downloadRunFiles(artifacts, dir, options, sources, taskLog(task, io), signal);
-    return { answer, artifacts, ...files };
-}
-/** The step's log, each line naming its task ("Task 3 (Package c): …"), as the watcher's do. */
-function taskLog(task, io) {
-    const label = safeForLog(taskLabel(task), 200);
-    return { ...namedLog(io, label.charAt(0).toUpperCase() + label.slice(1)), safeForLog: safeForLog };
-}
-
-;// CONCATENATED MODULE: ./src/main.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-/**
- * The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish.
- * The runner's world (in its inputs) is read here, once, and handed down with its port;
- * another door hands its own port and inputs.
- */
-async function run(io = runnerIo(), inputs = runnerInputs(readRunnerWorld(), io)) {
-    const tracker = new TrackedRuns(savedState(io)).track((runId) => io.setOutput('run_id', runId));
-    const interruption = new Interruption({
-        log: io,
-        onSignal: (handler) => io.onTerminationSignal(handler),
-        exit: (code) => io.exit(code),
-    });
-    // True only once the step steered an active run of its key (previous_run: steer).
-    io.setOutput('steered', 'false');
-    try {
-        await mainStep(inputs, io, tracker, interruption);
-        return { hadRun: tracker.runId !== undefined };
-    }
-    catch (error) {
-        await publishError(io, error, { runId: tracker.runId });
-        return { error, hadRun: tracker.runId !== undefined };
-    }
-    finally {
-        interruption.stopListening();
-    }
-}
-/** Prepare, execute, finish: the outline of one main step. */
-async function mainStep(inputs, io, tracker, interruption) {
-    const cleanup = readCancelOnly(inputs);
-    if (cleanup)
-        return await cancelOnly(serviceClient(cleanup, io), cleanup.name, io);
-    const taskSet = await readTaskSettings(inputs);
-    if (taskSet)
-        return await runTaskSet(taskSet, inputs.world, io, interruption);
-    const settings = readSettings(inputs);
-    // A schema that is not one is an input error too: compiled before any request.
-    const output = await prepareOutput(settings.output);
-    const client = serviceClient(settings, io);
-    const github = new GitHubContext(settings.github.token, inputs.world);
-    const start = { settings, world: inputs.world, io, github, client, tracker, output };
-    if (await stopsAtBudget(start))
-        return;
-    interruption.listen();
-    const step = await prepare(start);
-    if (!step)
-        return;
-    const executed = await execute(step, interruption);
-    await finish(step, executed, interruption);
-}
-/** The credit budgets, before anything is shown or created: past one, the step fails (over_budget). */
-async function stopsAtBudget({ settings, github, client, io }) {
-    if (settings.target.kind === 'existing')
-        return false;
-    const deps = { now: Date.now, log: io };
-    const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps);
-    if (reached)
-        await publishOverBudget(io, reached.message);
-    return reached !== undefined;
-}
-/** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
-async function prepare(step) {
-    const { settings, github, output, io } = step;
-    // A refused comment starts nothing, and the step passes: the log says why.
-    const continuing = settings.target.kind === 'continue';
-    if (continuing && !(await mayTalkToAgent(settings.github, github, io)))
-        return undefined;
-    const thread = await openThread(settings, github, io);
-    const asked = output ? withInstruction(settings.target, output.instruction) : settings.target;
-    const target = await resolveTarget(asked, thread, io);
-    const surfaces = await RunSurfaces.open(settings, github, thread, io);
-    const sources = agentWorkSources(step.client);
-    const onSessionLink = (link) => io.setOutput('session_link', link);
-    const watcher = stepWatcher(settings, step.tracker, sources, { log: io, onSessionLink });
-    const waitsEndBy = Date.now() + settings.timeoutMs + timing/* PAST_TIMEOUT_MS */.WP;
-    return { ...step, target, thread, surfaces, sources, watcher, waitsEndBy };
-}
-/** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
-async function execute(step, interruption) {
-    const { settings, client, tracker, surfaces, watcher } = step;
-    const handoff = stepHandoff(settings.github, step.github, settings.wait);
-    // A newer step steers the run: a workflow that cancels this one for it hands the run over.
-    if (settings.previousRun === 'steer') {
-        interruption.handsOverWhen(newerStepOf(step.github, surfaces.commit?.sha, step.world.runId));
-    }
-    const deps = {
-        client,
-        tracker,
-        now: Date.now,
-        sleep: abortableSleep,
-        signal: interruption.signal,
-        log: watcher.log,
-        watch: watcher,
-        tag: runTag(step.world, undefined, surfaces.commit?.sha, handoff),
-        onRunSeen: (run) => surfaces.showRunning(run),
-        steer: steerSource(step.github, surfaces.commit?.sha, step.thread),
-        onSteered: () => step.io.setOutput('steered', 'true'),
-    };
-    const check = { sources: step.sources, waitsEndBy: step.waitsEndBy };
-    const run = { client, interruption, output: step.output, check, log: step.io };
-    return executeRun({ ...settings, target: step.target }, deps, run);
-}
-/** Shows the outcome on every surface: the commit status, the comment, outputs and summary. */
-async function finish(step, executed, interruption) {
-    const { settings, surfaces } = step;
-    const { cancelling } = interruption;
-    const { outcome, review } = reviewed(executed, settings.output.pullRequestReview);
-    surfaces.showEnd({ outcome, newer: executed.newer, cancelling });
-    const work = await gatherAgentWork(outcome, {
-        settings: settings.agentWork,
-        world: step.world,
-        sources: step.sources,
-        conversation: outcome.kind === 'blocked' ? step.watcher.lastConversation : executed.conversation,
-        signal: interruption.signal,
-        endBy: step.waitsEndBy,
-        log: step.io,
-    });
-    await surfaces.showWork({ answer: work.answer, review });
-    await publishOutcome(step.io, outcome, {
-        ...work,
-        shownAnswer: review?.summary,
-        continueRun: settings.target.kind === 'continue',
-        structuredOutput: executed.document,
-        verdict: review?.verdict,
-    });
-}
-
-;// CONCATENATED MODULE: ./src/run/leftover.ts
-
-
-
-
-
-/**
- * The runs the main step left that may still need cancelling (a run, or a create's run it never
- * learned of), after saying in the log when there is none.
- */
-function leftUnfinished(saved, log) {
-    const left = saved.runs.filter((record) => !record.settled);
-    if (left.length > 0)
-        return left;
-    const [only] = saved.runs;
-    log.info(saved.ofSet
-        ? 'Every run of the set ended or was cancelled in the main step; nothing to clean up.'
-        : only?.runId
-            ? `Run ${only.runId} ended or was handed off in the main step; nothing to clean up.`
-            : 'The main step created no run; nothing to clean up.');
-    return [];
-}
-/**
- * Cancels a run the main step left unfinished, looking for it by its create's tag when the
- * main step never learned its ID. `ofTheSet` names it as one of a set's runs in the log.
- */
-async function cancelLeftRun(left, deps, options = {}) {
-    const { client, log } = deps;
-    const runId = left.runId ?? (await findUnansweredRun(client, left.invocation ?? '', log));
-    if (!runId)
-        return undefined;
-    const run = options.ofTheSet ? `run ${runId} of the set` : `run ${runId}`;
-    log.info(`The main step left ${run} unfinished; cancelling it.`);
-    const why = { kind: 'post' };
-    const report = await cancelRun({
-        runId,
-        why,
-        deadline: cancelDeadline(why, Date.now()),
-        mayRestart: () => left.awaitingNewPass === true,
-    }, { client, now: Date.now, sleep: abortableSleep, log });
-    if (report.kind === 'failed')
-        deps.setFailed(describeCancel(runId, report));
-    else
-        logCancel(log, runId, report);
-    return { runId, report };
-}
-/**
- * The run a create request made when the main step never learned of it: the
- * main step stopped before the answer came, or the answer was lost and the run
- * was not found yet. Looks patiently (the service's list can lag behind its
- * writes by seconds, and a cancelled job leaves the post step minutes before
- * the runner's force-kill), by the request's unique tag, until a deadline.
- */
-async function findUnansweredRun(client, invocation, log) {
-    log.info(`The main step did not learn which run its create request made; looking for a run tagged ${INVOCATION_KEY}=${invocation}.`);
-    const search = await searchForCreatedRun(invocation, {
-        client,
-        now: Date.now,
-        sleep: abortableSleep,
-        log,
-        pausesMs: steadyPauses(timing/* CREATE_LOOKUP */.qS.postPauseMs),
-        deadline: Date.now() + timing/* CREATE_LOOKUP */.qS.postDeadlineMs,
-    });
-    switch (search.kind) {
-        case 'found':
-            return search.run.run_id;
-        case 'ambiguous':
-            log.warning(`Runs ${search.runIds.join(', ')} all carry ${INVOCATION_KEY}=${invocation}; none is cancelled. Check them by hand.`);
-            return undefined;
-        case 'none':
-            log.warning(`No run tagged ${INVOCATION_KEY}=${invocation} was found within ${timing/* CREATE_LOOKUP */.qS.postDeadlineMs / 1000}s (${search.lastProblem}). ` +
-                'The create request may still have made one: search the runs for that metadata, and cancel it if it is there.');
-            return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/post.ts
-
-
-
-
-
-
-
-
-/**
- * The post step: the cleanup path that works when no signal reached the main
- * step (a hard kill, a container job, a step under `if: always()`). It cancels,
- * in parallel, every run the main step left unfinished (one run's or a set's, one
- * list), looking by its tag for the run of a create it never heard back from,
- * says so where the step showed them, and does nothing otherwise. The runner's world (in its
- * inputs) is read here, once, and handed down with its port.
- */
-async function post_run(io = runnerIo(), inputs = runnerInputs(readRunnerWorld(), io)) {
-    try {
-        const saved = readSavedRun(io);
-        const left = leftUnfinished(saved, io);
-        // Inputs are read only when there is work: a main step that failed on them created nothing.
-        if (left.length === 0 && !checkRunLeft(saved))
-            return;
-        const settings = readPostSettings(inputs);
-        const deps = leftoverDeps(settings, io);
-        const ofTheSet = saved.ofSet;
-        const ended = await Promise.all(left.map((record) => cancelLeftRun(record, deps, { ofTheSet })));
-        // Whichever shape the main step showed, one word where it showed it.
-        const surfaces = ofTheSet ? SetSurfaces : RunSurfaces;
-        await surfaces.showStopped({
-            saved,
-            ended,
-            settings,
-            world: inputs.world,
-            client: deps.client,
-            io,
-        });
-    }
-    catch (error) {
-        await publishError(io, error);
-    }
-}
-/** A run still being prepared answers 409 for a while; there is time to wait it out here. */
-function leftoverDeps(settings, io) {
-    const client = serviceClient(settings, io, { maxRetries: 5 });
-    return { client, log: io, setFailed: (message) => io.setFailed(message) };
-}
-
-;// CONCATENATED MODULE: ./src/report/reconcile.ts
-
-
-
-/** The table's order: what changed first, then what could not be done, then the rest. */
-const ORDER = {
-    finalized: 0,
-    swept: 1,
-    failed: 2,
-    left: 3,
-    'up-to-date': 4,
-};
-const WORDS = {
-    finalized: { done: '🏁 Finalized', dry: '🏁 Would finalize' },
-    swept: { done: '🧹 Swept (cancelled)', dry: '🧹 Would sweep (cancel)' },
-    failed: { done: '⚠️ Failed', dry: '⚠️ Failed' },
-    left: { done: 'Left', dry: 'Left' },
-    'up-to-date': { done: 'Up to date', dry: 'Up to date' },
-};
-/** Rows beyond this are counted, not listed: a summary stays readable (and under 1 MiB). */
-const MAX_ROWS = 200;
-/** The job summary of one pass: a headline with the counts, and one table of every run. */
-function renderPassSummary(report) {
-    const count = (action) => report.rows.filter((row) => row.action === action).length;
-    const dry = report.dryRun;
-    const headline = [
-        `${count('finalized')} ${dry ? 'to finalize' : 'finalized'}`,
-        `${count('swept')} ${dry ? 'to sweep' : 'swept'}`,
-        `${count('left')} left`,
-        `${count('up-to-date')} up to date`,
-        ...(count('failed') > 0 ? [`${count('failed')} failed`] : []),
-    ].join(', ');
-    const lines = [
-        `### 🔁 Reconcile pass${dry ? ' (dry run: nothing was changed)' : ''}`,
-        '',
-        `${report.rows.length} run(s) updated within ${formatDuration(report.lookbackMs)}: ${headline}.`,
-        '',
-    ];
-    if (report.filteredHere) {
-        lines.push('> [!NOTE]', "> The service cannot filter runs by metadata on this plan, so the pass listed every run in the window and kept this repository's.", '');
-    }
-    if (report.rows.length === 0)
-        return lines.join('\n');
-    const sorted = [...report.rows].sort((a, b) => ORDER[a.action] - ORDER[b.action]);
-    lines.push('| Run | State | Done | Why |', '|---|---|---|---|');
-    for (const row of sorted.slice(0, MAX_ROWS)) {
-        const words = WORDS[row.action];
-        lines.push(`| ${runCell(row)} | ${escapeMarkdown(row.state)} | ${dry ? words.dry : words.done} | ${inlineText(row.why)} |`);
-    }
-    if (sorted.length > MAX_ROWS) {
-        lines.push('', `…and ${sorted.length - MAX_ROWS} more run(s), in the log.`);
-    }
-    lines.push('');
-    return lines.join('\n');
-}
-/** The run: its title and ID, linked to its session when there is a link. */
-function runCell(row) {
-    const id = `<code>${escapeMarkdown(row.runId)}</code>`;
-    const title = row.title?.trim() ? `${inlineText(row.title.trim().slice(0, 80))} ` : '';
-    const session = safeHttpUrl(row.sessionLink);
-    return session ? `${title}[${id}](${session})` : `${title}${id}`;
-}
-/**
- * The pass's outputs and job summary. It fails the step only when it could do
- * nothing: something was to be done, and every attempt failed.
- */
-async function publishPass(io, report) {
-    const ids = (action) => report.dryRun ? [] : report.rows.filter((row) => row.action === action).map((row) => row.runId);
-    io.setOutput('finalized', JSON.stringify(ids('finalized')));
-    io.setOutput('swept', JSON.stringify(ids('swept')));
-    await writeSummary(io, renderPassSummary(report));
-    const failed = report.rows.filter((row) => row.action === 'failed').length;
-    const done = report.rows.filter((row) => row.action === 'finalized' || row.action === 'swept');
-    if (failed > 0 && done.length === 0) {
-        io.setFailed(`The reconcile pass could do nothing: all ${failed} run(s) it had to finish or sweep failed (see the warnings above).`);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/reconcile/plan.ts
-
-
-
-
-function firstLook(run, handoff, options) {
-    if (!handoff) {
-        return { kind: 'leave', why: 'its metadata has no hand-over (an older version started it)' };
-    }
-    // The list is filtered by repository, but the fallback filters here, and metadata is only text.
-    if (handoff.repository !== options.repository) {
-        return { kind: 'leave', why: `it belongs to ${handoff.repository}` };
-    }
-    if (isTerminal(run.state)) {
-        if (handoff.set && handoff.waits) {
-            return {
-                kind: 'leave',
-                why: "it is a run of a `tasks` step, whose comment and commit status show the whole set: they are that step's",
-            };
-        }
-        if (!handoff.comment && !handoff.commitStatus) {
-            return { kind: 'leave', why: 'its step asked for no comment or commit status' };
-        }
-        return { kind: handoff.set ? 'finish-set' : 'finish', handoff };
-    }
-    // A detached set's runs are handed over, as one detached run is: nobody waits to be swept.
-    if (handoff.set && !handoff.waits) {
-        return { kind: 'leave', why: 'it is still running; a later pass finishes its set' };
-    }
-    // A later step (continue_run) may wait for a run its first step did not: only its comment says.
-    if (!handoff.waits && handoff.thread === undefined) {
-        return { kind: 'leave', why: 'it is still running; a later pass finishes it' };
-    }
-    if (meaningOf(run.state) === 'blocked') {
-        return { kind: 'leave', why: 'it waits for a person (BLOCKED), and cannot be cancelled' };
-    }
-    if (!options.sweep) {
-        return {
-            kind: 'leave',
-            why: handoff.waits
-                ? 'its step waits for it (sweep is off)'
-                : 'it is still running; a later pass finishes it',
-        };
-    }
-    return { kind: 'sweep-check', handoff };
-}
-/**
- * Outcomes of a step that meant its run to stop (it cancels the run on them): a
- * run still going after one was not let go, and is its step's to account for.
- */
-const MEANT_TO_STOP = new Set([
-    'timed_out',
-    'over_budget',
-    'interrupted',
-    'error',
-]);
-/**
- * Who waits for a run that is still going now: the newest step that showed it
- * in a comment (a `continue_run` step in a later workflow run, say), else the
- * step that started it. A step whose record shows that it ended and let the
- * run go on (handed to a person, detached, or done with a run that a person
- * later set working again) left nothing behind, and an older step's workflow
- * run tells nothing about it.
- */
-function waitingStep(handoff, traces) {
-    const [latest] = [...traces].sort((a, b) => compareWorkflowRuns(b.workflowRun, a.workflowRun));
-    if (latest) {
-        const { outcome } = latest;
-        if (outcome === 'started') {
-            return { kind: 'leave', why: 'it is still running; a later pass finishes it' };
-        }
-        if (outcome !== undefined && !MEANT_TO_STOP.has(outcome)) {
-            return {
-                kind: 'leave',
-                why: `its latest step (workflow run ${latest.workflowRun.workflowRunId}) ended on purpose (${outcome}) and let it run on: it was not left behind`,
-            };
-        }
-        return { kind: 'check', workflowRun: latest.workflowRun, trace: latest };
-    }
-    if (!handoff.waits)
-        return { kind: 'leave', why: 'it is still running; a later pass finishes it' };
-    if (!handoff.workflowRunId) {
-        return { kind: 'leave', why: 'its metadata names no workflow run to check' };
-    }
-    return {
-        kind: 'check',
-        workflowRun: { workflowRunId: handoff.workflowRunId, attempt: handoff.attempt },
-        trace: undefined,
-    };
-}
-/** Newer workflow runs have larger IDs; a later attempt of one is newer than an earlier one. */
-function compareWorkflowRuns(a, b) {
-    const ids = BigInt(a.workflowRunId) - BigInt(b.workflowRunId);
-    if (ids !== 0n)
-        return ids > 0n ? 1 : -1;
-    return (a.attempt ?? 1) - (b.attempt ?? 1);
-}
-/**
- * The workflow run (and attempt) a comment's link names, when it is one of
- * `repository`'s; undefined for any other link, or none.
- */
-function workflowRunOf(url, repository) {
-    const link = url ?? '';
-    const match = /\/actions\/runs\/(\d{1,20})(?:\/attempts\/(\d{1,6}))?$/.exec(link);
-    if (!match?.[1] || !/^https?:\/\//.test(link))
-        return undefined;
-    if (!link.slice(0, match.index).endsWith(`/${repository}`))
-        return undefined;
-    return { workflowRunId: match[1], attempt: match[2] ? Number(match[2]) : undefined };
-}
-/** Whether a waiting step's workflow run says its runner was lost, as GitHub reports it now. */
-function lostRunner(workflow) {
-    if (!workflow?.over) {
-        return {
-            lost: false,
-            why: `its step waits for it (workflow run ${workflow?.status ?? 'unknown'})`,
-        };
-    }
-    // A runner that is lost fails its job, so a workflow run that succeeded lost none.
-    if (workflow.conclusion === 'success') {
-        return {
-            lost: false,
-            why: 'its workflow run succeeded, and a lost runner fails its job: its step ended on purpose and let it run on',
-        };
-    }
-    return { lost: true };
-}
-/**
- * A step whose workflow cancelled it may have handed its run to a step of a newer workflow run
- * for the same thread (previous_run: steer), which need not show it anywhere (no comment): the
- * newest such workflow run, when there is one, decides. Still going, it may await the run; ended
- * in success, it lost no runner, and let the run go on; else its runner was lost too. Pure.
- */
-function handedOnTo(judged, newer) {
-    if (judged?.conclusion !== 'cancelled' || !newer)
-        return { kind: 'sweep' };
-    const which = `a newer workflow run of the same workflow for its pull request (${newer.id})`;
-    if (newer.status !== 'completed') {
-        return {
-            kind: 'leave',
-            why: `its step's workflow run was cancelled, and ${which} is ${newer.status}: a step there may steer it (previous_run: steer)`,
-        };
-    }
-    if (newer.conclusion === 'success') {
-        return {
-            kind: 'leave',
-            why: `its step's workflow run was cancelled, and ${which} succeeded: a step there may have steered it and let it run on`,
-        };
-    }
-    return { kind: 'sweep' };
-}
-/**
- * Whether the comment already shows the run at its end: with a final outcome
- * (any but `started`), or, without one, in a terminal state (as the post step
- * and a sweep leave it). Then a pass writes nothing.
- */
-function commentShowsEnd(shown) {
-    return shown.outcome !== undefined ? shown.outcome !== 'started' : isTerminal(shown.state);
-}
-/**
- * Whether the commit status is the one the run's step left pending: still
- * pending, and naming the run. Anything else (a final state, or a newer run's
- * pending status in the same context) is not the pass's to touch.
- */
-function statusLeftPending(status, runId) {
-    return status?.state === 'pending' && status.description.includes(`(run ${runId})`);
-}
-/**
- * Whether the commit status is the one a detached set's step left: pending, naming the set.
- * Anything else (its end, a newer step's status in the same context) is not a pass's to touch.
- */
-function setStatusLeftPending(status, setId) {
-    return status?.state === 'pending' && status.description.includes(`(set ${setId})`);
-}
-/**
- * Pure: a detached set (wait: false) judged as its step would have judged it had it waited:
- * once every run has ended, `pass_when` (carried in the runs' metadata) over the runs, in
- * task order; a task none of whose runs is listed counts as not succeeded (its create failed).
- */
-function detachedSetStanding(handoff, runs) {
-    const { set, tasks: total, passWhen } = handoff;
-    if (set === undefined || total === undefined || passWhen === undefined) {
-        return { kind: 'unknown', why: "its metadata does not say the set's size and pass_when" };
-    }
-    const byTask = new Map();
-    for (const run of runs) {
-        const own = readHandoff(run.metadata);
-        if (own?.set !== set || own.task === undefined || byTask.has(own.task))
-            continue;
-        byTask.set(own.task, run);
-    }
-    const going = [...byTask.values()].filter((run) => !isTerminal(run.state)).length;
-    if (going > 0)
-        return { kind: 'going', ended: byTask.size - going, total };
-    const tasks = Array.from({ length: total }, (_, index) => {
-        const run = byTask.get(index);
-        if (!run) {
-            return {
-                index,
-                request: {},
-                invocation: '',
-                createError: 'no run of this task was found: its create failed',
-                settled: true,
-            };
-        }
-        const startedAt = Date.parse(run.created_at ?? '');
-        const at = Number.isFinite(startedAt) ? startedAt : 0;
-        return {
-            index,
-            request: { prompt: run.prompt, title: run.title },
-            invocation: run.run_id,
-            runId: run.run_id,
-            run,
-            startedAt: at,
-            endedAt: at + elapsedOf(run),
-            settled: true,
-        };
-    });
-    const counts = { tasks: total, succeeded: 0, notSucceeded: 0 };
-    for (const task of tasks) {
-        if (standingOf(task) === 'succeeded')
-            counts.succeeded += 1;
-        else
-            counts.notSucceeded += 1;
-    }
-    const started = tasks.flatMap((task) => (task.run ? [task.startedAt ?? 0] : []));
-    const ended = tasks.flatMap((task) => (task.run ? [task.endedAt ?? 0] : []));
-    const elapsedMs = started.length > 0 ? Math.max(...ended) - Math.min(...started) : 0;
-    return {
-        kind: 'ended',
-        outcome: {
-            word: passWhenStanding(passWhen, counts) === 'met' ? 'succeeded' : 'failed',
-            tasks,
-            reason: `the step asked for ${describePassWhen(passWhen, total)}`,
-            elapsedMs,
-            listFallback: false,
-        },
-    };
-}
-/** A run's time, by the service's figure, else from its creation to its last update. */
-function elapsedOf(run) {
-    const fromService = run.run_time ? parseIsoDuration(run.run_time) : undefined;
-    if (fromService !== undefined)
-        return fromService;
-    const span = Date.parse(run.updated_at ?? '') - Date.parse(run.created_at ?? '');
-    return Number.isFinite(span) && span > 0 ? span : 0;
-}
-
-;// CONCATENATED MODULE: ./src/reconcile/pass.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-const LOST_RUNNER = 'The step that waited for this run lost its runner: its workflow run completed without it.';
-const SET_LOST_RUNNER = 'The step of this set lost its runner: its workflow run completed without it, so its post step never ran. A reconcile pass cancels the runs it left going; the table shows them as the step last saw them.';
-/**
- * One reconcile pass: lists this repository's runs updated within the
- * lookback (one request a page), then for each one finishes what its step left
- * unfinished on GitHub, sweeps what a lost runner left running, or leaves it,
- * saying why. GitHub's comments are read a page of the repository's at a time,
- * and a commit status or a workflow run only where the comment cannot vouch for
- * it; GitHub is written only where what it shows differs from what it should. A
- * failure is a row of the table and a warning, and the pass goes on.
- */
-async function reconcilePass(settings, deps) {
-    const deadline = deps.now() + timing/* RECONCILE_PASS */.Rm.deadlineMs;
-    const since = new Date(deps.now() - settings.lookbackMs).toISOString();
-    const listed = await listTaggedRuns(deps.client, { [STEP_KEYS.repository]: settings.repository }, { updated_after: since }, { maxPages: timing/* RECONCILE_PASS */.Rm.maxPages, deadline });
-    if (listed.filteredHere) {
-        deps.log.info(`The service cannot filter runs by metadata on this plan (feature_not_available): listed every run updated since ${since} and kept those tagged ${STEP_KEYS.repository}=${settings.repository}.`);
-    }
-    deps.log.info(`${listed.runs.length} run(s) of ${settings.repository} updated within ${formatDuration(settings.lookbackMs)}.`);
-    const commentsFrom = commentsSince(listed.runs);
-    if (commentsFrom)
-        deps.desk.commentsSince(commentsFrom);
-    const rows = [];
-    const sets = { listed: listed.runs, ended: new Map() };
-    for (const run of listed.runs) {
-        const row = deps.now() > deadline
-            ? pass_rowOf(run, 'left', 'the pass ran out of time; the next pass takes it up')
-            : await reconcileRun(run, settings, deps, deadline, sets);
-        const log = row.action === 'failed' ? deps.log.warning : deps.log.info;
-        log(`Run ${safeForLog(row.runId)}: ${settings.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`);
-        rows.push(row);
-    }
-    return {
-        rows,
-        filteredHere: listed.filteredHere,
-        dryRun: settings.dryRun,
-        lookbackMs: settings.lookbackMs,
-    };
-}
-async function reconcileRun(run, settings, deps, deadline, sets) {
-    const look = firstLook(run, readHandoff(run.metadata), settings);
-    try {
-        switch (look.kind) {
-            case 'leave':
-                return pass_rowOf(run, 'left', look.why);
-            case 'finish':
-                return await finishRun(run, look.handoff, settings, deps);
-            case 'sweep-check':
-                return await sweepRun(run, look.handoff, settings, deps, deadline);
-            case 'finish-set':
-                return await finishSetOnce(run, look.handoff, settings, deps, { deadline, sets });
-        }
-    }
-    catch (error) {
-        return pass_rowOf(run, 'failed', `GitHub could not be read: ${pass_reasonOf(error)}`);
-    }
-}
-/** Brings an ended run's comment and status to its end, when they still show it going. */
-async function finishRun(run, handoff, settings, deps) {
-    const comment = handoff.comment ? await deps.desk.stepComment(handoff, run.run_id) : undefined;
-    const commentDue = comment && !commentShowsEnd(comment.shown) ? comment : undefined;
-    // The comment is written last, so one at its end vouches for the status: no read per commit.
-    const statusesDue = handoff.commitStatus && !(comment && !commentDue)
-        ? await pendingStatuses(run, statusHeads(handoff, comment?.shown), deps)
-        : [];
-    const statusDue = statusesDue.length > 0;
-    if (!commentDue && !statusDue) {
-        return pass_rowOf(run, 'up-to-date', upToDateWhy(handoff, comment !== undefined));
-    }
-    let notes = [];
-    if (handoff.waits) {
-        // Its step may still be about to write the end itself.
-        const workflow = await deps.desk.workflowRun(handoff);
-        if (!workflow?.over) {
-            return pass_rowOf(run, 'left', `its step is still reporting it (workflow run ${workflow?.status ?? 'unknown'})`);
-        }
-        notes = [LOST_RUNNER];
-    }
-    const shows = [commentDue ? 'comment' : '', statusDue ? 'commit status' : ''].filter(Boolean);
-    const why = `it ended ${run.state}; its ${shows.join(' and ')} still showed it going`;
-    if (settings.dryRun)
-        return pass_rowOf(run, 'finalized', why);
-    const newer = await findSupersedingRun(deps.client, run, { sleep: deps.sleep, now: deps.now });
-    const outcome = {
-        kind: 'finished',
-        run,
-        elapsedMs: elapsedOf(run),
-        ...(newer ? { supersededBy: newer.run_id } : {}),
-    };
-    // The status first: a comment at its end then means the status is too (see above), and a
-    // refused status leaves the comment going, so that the next pass tries both again.
-    // A newer run on the same commit owns the status now, as a waiting step would leave it.
-    for (const due of statusesDue) {
-        if (newer?.metadata?.[STEP_KEYS.headSha] === due.on.headSha)
-            continue;
-        const report = finalStatus(outcome, due.workflowRun ?? deps.desk.stepWorkflowRunUrl(handoff));
-        if (!(await deps.desk.setStatus(due.on, report, deps.log))) {
-            return pass_rowOf(run, 'failed', `${why}; GitHub refused the status, so the next pass tries again`);
-        }
-    }
-    if (commentDue) {
-        const answer = await answerOf(run, deps);
-        const context = { outcome: commentOutcomeOf(outcome, false), answer, notes };
-        const spot = deps.desk.stepSpot(handoff, commentDue.commentId);
-        if (!(await deps.desk.showInComment(handoff, spot, run, context, deps.log))) {
-            return pass_rowOf(run, 'failed', `${why}; GitHub refused the comment, so the next pass tries again`);
-        }
-    }
-    return pass_rowOf(run, 'finalized', why);
-}
-/**
- * The commits whose status shows the run: its starting step's head, and the head its comment
- * records when a later step (previous_run: steer) took the run on to a newer one.
- */
-function statusHeads(handoff, shown) {
-    const heads = [{ on: handoff, workflowRun: undefined }];
-    if (shown?.head && shown.head !== handoff.headSha) {
-        heads.push({ on: { ...handoff, headSha: shown.head }, workflowRun: shown.workflowRun });
-    }
-    return heads;
-}
-/** Those of `heads` whose status is the one a step left pending for the run. */
-async function pendingStatuses(run, heads, deps) {
-    const read = await Promise.all(heads.map((head) => deps.desk.stepStatus(head.on)));
-    return heads.filter((_, index) => statusLeftPending(read[index], run.run_id));
-}
-/**
- * A detached set is taken up once a pass, by the first of its runs the pass comes to: the
- * set's other runs say what became of it.
- */
-async function finishSetOnce(run, handoff, settings, deps, pass) {
-    const setId = handoff.set ?? '';
-    const seen = pass.sets.ended.get(setId);
-    if (seen?.action === 'up-to-date')
-        return pass_rowOf(run, 'up-to-date', seen.why);
-    if (seen?.action === 'finalized') {
-        return pass_rowOf(run, 'up-to-date', `its set's end was written in this pass, with run ${seen.runId}`);
-    }
-    if (seen)
-        return pass_rowOf(run, 'left', `its set was taken up with run ${seen.runId}: ${seen.why}`);
-    const row = await pass_finishSet(run, handoff, settings, deps, pass);
-    pass.sets.ended.set(setId, { runId: run.run_id, action: row.action, why: row.why });
-    return row;
-}
-/**
- * Brings a detached set's comment and status to its end once every run of it has ended, as
- * its step would have shown it had it waited: the outcome by the set's `pass_when`, and the
- * set's table. The comment is written last, so one at its end vouches for the status.
- */
-async function pass_finishSet(run, handoff, settings, deps, pass) {
-    const setId = handoff.set ?? '';
-    const comment = handoff.comment ? await deps.desk.setComment(handoff) : undefined;
-    const commentDue = comment && !commentShowsEnd({ state: '', outcome: comment.shown.outcome });
-    const status = handoff.commitStatus && !(comment && !commentDue)
-        ? await deps.desk.stepStatus(handoff)
-        : undefined;
-    const statusDue = setStatusLeftPending(status, setId);
-    if (!commentDue && !statusDue) {
-        return pass_rowOf(run, 'up-to-date', upToDateWhy(handoff, comment !== undefined, 'set'));
-    }
-    const standing = detachedSetStanding(handoff, await setRuns(handoff, deps, pass));
-    if (standing.kind === 'unknown')
-        return pass_rowOf(run, 'left', standing.why);
-    if (standing.kind === 'going') {
-        const going = standing.total - standing.ended;
-        return pass_rowOf(run, 'left', `its set is still going (${going} of its ${standing.total} runs): the pass that finds the last ended finishes the set`);
-    }
-    const view = { kind: 'ended', outcome: standing.outcome };
-    const [tally] = setHeadline(view).figures;
-    const shows = [commentDue ? 'comment' : '', statusDue ? 'commit status' : ''].filter(Boolean);
-    const why = `its set ended ${standing.outcome.word} (${tally}); its ${shows.join(' and ')} still showed the set started`;
-    if (settings.dryRun)
-        return pass_rowOf(run, 'finalized', why);
-    const workflowRun = deps.desk.stepWorkflowRunUrl(handoff);
-    if (statusDue) {
-        const { state, description } = setStatusOf(view);
-        const report = { state, description: oneLine(description), targetUrl: workflowRun };
-        if (!(await deps.desk.setStatus(handoff, report, deps.log))) {
-            return pass_rowOf(run, 'failed', `${why}; GitHub refused the status, so the next pass tries again`);
-        }
-    }
-    if (comment && commentDue) {
-        const { done, total } = setCounts(standing.outcome.tasks);
-        const body = renderSetComment(view, workflowRun, SET_COMMENT_TABLE_CHARS);
-        const shown = { body, outcome: standing.outcome.word, done, total };
-        if (!(await deps.desk.showSetEnd(handoff, comment.commentId, shown, deps.log))) {
-            return pass_rowOf(run, 'failed', `${why}; GitHub refused the comment, so the next pass tries again`);
-        }
-    }
-    return pass_rowOf(run, 'finalized', why);
-}
-/**
- * A set's runs: those the pass listed, and when some task's is not among them (it ended
- * before the lookback, say), one listing of the set's own, a page of 100 a request.
- */
-async function setRuns(handoff, deps, pass) {
-    const tags = { [STEP_KEYS.repository]: handoff.repository, [STEP_KEYS.set]: handoff.set ?? '' };
-    const listed = pass.sets.listed.filter((one) => carriesTags(one, tags));
-    if (listed.length >= (handoff.tasks ?? 0))
-        return listed;
-    const own = await listTaggedRuns(deps.client, tags, {}, {
-        maxPages: timing/* RECONCILE_PASS */.Rm.maxPages,
-        deadline: pass.deadline,
-    });
-    return own.runs;
-}
-/**
- * Where the comments a pass looks through begin: a step shows its run from its
- * start, so the earliest start among the runs (less a margin for clocks) bounds them.
- */
-function commentsSince(runs) {
-    const starts = runs.map((run) => Date.parse(run.created_at ?? '')).filter(Number.isFinite);
-    if (starts.length === 0)
-        return undefined;
-    return new Date(Math.min(...starts) - timing/* RECONCILE_PASS */.Rm.commentsMarginMs).toISOString();
-}
-/**
- * Cancels a run whose waiting step's runner was lost, and says so where that
- * step showed it. The step judged is the one waiting now: the newest that
- * showed the run in a comment (a `continue_run` step's answer, say), else the
- * one that started it; a step that ended on purpose left nothing behind.
- */
-async function sweepRun(run, handoff, settings, deps, deadline) {
-    const traces = (await deps.desk.runComments(handoff, run.run_id)).flatMap((comment) => {
-        const workflowRun = workflowRunOf(comment.shown.workflowRun, settings.repository);
-        return workflowRun ? [{ ...comment, workflowRun, outcome: comment.shown.outcome }] : [];
-    });
-    const waiting = waitingStep(handoff, traces);
-    if (waiting.kind === 'leave')
-        return pass_rowOf(run, 'left', waiting.why);
-    const workflow = await deps.desk.workflowRun(waiting.workflowRun);
-    const judged = lostRunner(workflow);
-    if (!judged.lost)
-        return pass_rowOf(run, 'left', judged.why);
-    const workflowRunId = waiting.workflowRun.workflowRunId;
-    if (workflow?.conclusion === 'cancelled' && handoff.thread !== undefined) {
-        const newer = await deps.desk.newerWorkflowRun(waiting.workflowRun, handoff.thread);
-        const handedOn = handedOnTo(workflow, newer);
-        if (handedOn.kind === 'leave')
-            return pass_rowOf(run, 'left', handedOn.why);
-    }
-    const stopped = waiting.trace?.outcome;
-    const why = stopped
-        ? `it was still ${run.state} after its step ended ${stopped} and that step's workflow run (${workflowRunId}) completed: the step's cancel did not stop it`
-        : `it was still ${run.state} after the workflow run of the step waiting for it (${workflowRunId}) completed: that step's runner was lost`;
-    const note = stopped
-        ? `The step that waited for this run ended (${stopped}) without stopping it, and its workflow run completed. A reconcile pass cancelled the run.`
-        : `${LOST_RUNNER} A reconcile pass cancelled the run.`;
-    if (settings.dryRun)
-        return pass_rowOf(run, 'swept', why);
-    const cancel = await requestCancel(deps.client, run.run_id, { deadline });
-    if (cancel.kind === 'already-finished') {
-        return pass_rowOf(run, 'left', 'it ended as the pass came to it; the next pass finishes it');
-    }
-    if (cancel.kind !== 'cancelled')
-        return pass_rowOf(run, 'failed', describeCancel(run.run_id, cancel));
-    let ended = run;
-    try {
-        ended = await deps.client.getRun(run.run_id, { deadline, maxRetries: 1 });
-    }
-    catch {
-        // The comment then shows the state last listed; the next pass reads it again.
-    }
-    const [spot, statusesDue] = await Promise.all([
-        commentSpotOf(waiting.trace, handoff, run, deps),
-        handoff.commitStatus
-            ? pendingStatuses(run, statusHeads(handoff, waiting.trace?.shown), deps)
-            : [],
-    ]);
-    for (const due of statusesDue) {
-        await deps.desk.setStatus(due.on, {
-            state: 'error',
-            description: oneLine(`Cancelled: its step's runner was lost (run ${run.run_id})`),
-            targetUrl: due.workflowRun ?? deps.desk.stepWorkflowRunUrl(handoff),
-        }, deps.log);
-    }
-    if (spot)
-        await deps.desk.showInComment(handoff, spot, ended, { notes: [note] }, deps.log);
-    // The set's comment shows every run of the set: it says the step stopped, as its post step would.
-    await deps.desk.markSetStopped(handoff, SET_LOST_RUNNER, deps.log);
-    return pass_rowOf(ended, 'swept', why);
-}
-/** The comment of the step that waited: its own record's, else the starting step's. */
-async function commentSpotOf(trace, handoff, run, deps) {
-    if (trace) {
-        return { commentId: trace.commentId, key: trace.key, workflowRun: trace.shown.workflowRun };
-    }
-    const comment = handoff.comment ? await deps.desk.stepComment(handoff, run.run_id) : undefined;
-    return comment ? deps.desk.stepSpot(handoff, comment.commentId) : undefined;
-}
-/** The agent's final message, as a waiting step reads it; undefined when there is none. */
-async function answerOf(run, deps) {
-    const quiet = {
-        info: deps.log.debug,
-        warning: deps.log.warning,
-        debug: deps.log.debug,
-        safeForLog: safeForLog,
-    };
-    const work = await collectAgentWork(run, { downloadPatterns: [], artifactsDir: '', runnerTemp: '', workspace: '' }, 
-    // No download patterns: only the conversation is read.
-    agentWorkSources(deps.client), quiet, AbortSignal.timeout(timing/* RECONCILE_PASS */.Rm.answerMs));
-    return work.answer;
-}
-function upToDateWhy(handoff, commentFound, what = 'run') {
-    const it = what === 'set' ? 'its set' : 'it';
-    if (handoff.comment && !commentFound) {
-        return `no comment of its step lists ${it}, and its commit status is not left pending`;
-    }
-    return what === 'set' ? "GitHub already shows its set's end" : 'GitHub already shows its end';
-}
-function pass_rowOf(run, action, why) {
-    return {
-        runId: run.run_id,
-        title: run.title,
-        state: run.state,
-        sessionLink: run.session_link,
-        action,
-        why,
-    };
-}
-function pass_reasonOf(error) {
-    return safeForLog(error instanceof Error ? error.message : String(error), 300);
-}
-
-;// CONCATENATED MODULE: ./src/reconcile/main.ts
-
-
-
-
-
-
-
-
-
-/**
- * The `reconcile` action's one step: a pass that finishes the comments and
- * commit statuses of detached runs, and sweeps runs left behind by a lost
- * runner. See docs/reconcile.md. The runner's world is read here, once, and handed down.
- */
-async function main_run(io = runnerIo(), inputs = runnerInputs(readRunnerWorld(), io)) {
-    try {
-        const settings = readReconcileSettings(inputs);
-        const client = serviceClient(settings, io);
-        const github = new GitHubContext(settings.githubToken, inputs.world);
-        const desk = await RepositoryDesk.open(github, settings.repository);
-        const report = await reconcilePass(settings, {
-            client,
-            desk,
-            now: Date.now,
-            sleep: abortableSleep,
-            log: io,
-        });
-        await publishPass(io, report);
-    }
-    catch (error) {
-        await publishError(io, error);
-    }
 }
 
 ;// CONCATENATED MODULE: ./src/cli/flags.ts
@@ -18488,9 +18495,12 @@ class CommandStepIo {
     #state = new Map();
     #secrets;
     #write;
-    constructor(write, secrets) {
+    #host;
+    /** `host`: the process's signals and exit, as the command's entry hands them in. */
+    constructor(write, secrets, host) {
         this.#write = write;
         this.#secrets = secrets;
+        this.#host = host;
     }
     debug = () => {
         // A terminal's log is for people: the runner's debug lines stay hidden, as without ACTIONS_STEP_DEBUG.
@@ -18527,10 +18537,10 @@ class CommandStepIo {
         this.#secrets.add(secret);
     };
     onTerminationSignal = (handler) => {
-        return onTerminationSignal(handler);
+        return onTerminationSignal(this.#host, handler);
     };
     exit = (code) => {
-        process.exit(code);
+        this.#host.exit(code);
     };
     #line(text) {
         let shown = text;
@@ -18903,7 +18913,7 @@ const EXIT = {
  * Runs the command; resolves with its exit code. `actionYml` is the action's inputs file,
  * whose inputs are the flags.
  */
-async function runCli(args, actionYml, io = processIo()) {
+async function runCli(args, actionYml, io) {
     const declared = await readDeclaredInputs(actionYml);
     let command;
     try {
@@ -18955,7 +18965,7 @@ async function runStep(command, declared, io, onGitHub) {
             return EXIT.badInput;
         }
     }
-    const runner = readRunnerWorld(onGitHub ? io.env : {});
+    const runner = readRunnerWorld(onGitHub ? io.env : {}, io.cwd);
     const world = {
         ...runner,
         // Outside GitHub, the default key (`name` left out) says where the run came from.
@@ -18976,8 +18986,8 @@ async function runStep(command, declared, io, onGitHub) {
         secrets.add(io.env.GITLAB_TOKEN.trim());
     // Not awaited: GitLab never holds the run's start; the final note queues behind this one.
     void note?.upsert(`### ⏳ Cloud agent run: working\n\n${jobLink(io.env)}`);
-    const port = new CommandStepIo(io.stderr, secrets);
-    const signal = watchSignals();
+    const port = new CommandStepIo(io.stderr, secrets, io.process);
+    const signal = watchSignals(io.process);
     let end;
     try {
         end = await run(port, inputs);
@@ -19065,29 +19075,31 @@ function packageVersion(actionYml) {
  * remembers which came, for the exit code. Before the engine listens (nothing is created yet),
  * a signal ends the command at once.
  */
-function watchSignals() {
+function watchSignals(host) {
     const state = { stop: () => undefined };
     const handlers = ['SIGINT', 'SIGTERM'].map((name) => {
         const handler = () => {
             state.received ??= name;
-            if (process.listenerCount(name) === 1)
-                process.exit(EXIT[name]);
+            if (host.listenerCount(name) === 1)
+                host.exit(EXIT[name]);
         };
-        process.on(name, handler);
+        host.on(name, handler);
         return [name, handler];
     });
     state.stop = () => {
         for (const [name, handler] of handlers)
-            process.off(name, handler);
+            host.off(name, handler);
     };
     return state;
 }
-function processIo() {
+/** The command's io over the process its entry hands in: the one place the command reads it. */
+function commandIo(host) {
     return {
-        env: process.env,
-        cwd: process.cwd(),
-        stderr: (text) => process.stderr.write(text),
-        stdout: (text) => process.stdout.write(text),
+        env: host.env,
+        cwd: host.cwd(),
+        process: host,
+        stderr: (text) => host.stderr.write(text),
+        stdout: (text) => host.stdout.write(text),
     };
 }
 
@@ -19105,11 +19117,28 @@ function processIo() {
 
 
 
+/** The Action's main step, with the process its entry hands in (the door reads it once). */
+async function runMain(host) {
+    const { io, inputs } = runnerDoor(host);
+    await run(io, inputs);
+}
+/** The Action's post step, with the process its entry hands in. */
+async function runPost(host) {
+    const { io, inputs } = runnerDoor(host);
+    await post_run(io, inputs);
+}
+/** The reconcile action's step, with the process its entry hands in. */
+async function runReconcile(host) {
+    const { io, inputs } = runnerDoor(host);
+    await main_run(io, inputs);
+}
 
+
+var __webpack_exports__commandIo = __webpack_exports__.C7;
 var __webpack_exports__runCli = __webpack_exports__.ak;
 var __webpack_exports__runMain = __webpack_exports__.VN;
 var __webpack_exports__runPost = __webpack_exports__.a2;
 var __webpack_exports__runReconcile = __webpack_exports__.Kf;
-export { __webpack_exports__runCli as runCli, __webpack_exports__runMain as runMain, __webpack_exports__runPost as runPost, __webpack_exports__runReconcile as runReconcile };
+export { __webpack_exports__commandIo as commandIo, __webpack_exports__runCli as runCli, __webpack_exports__runMain as runMain, __webpack_exports__runPost as runPost, __webpack_exports__runReconcile as runReconcile };
 
 //# sourceMappingURL=index.js.map

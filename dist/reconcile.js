@@ -1,3 +1,3 @@
 if (process.env.RUNNER_DEBUG === '1') process.setSourceMapsEnabled(true)
 const { runReconcile } = await import('./index.js')
-await runReconcile()
+await runReconcile(process)
