@@ -12341,7 +12341,7 @@ class RunLifecycle {
             this.record.runId = own.run_id;
             return own;
         }
-        logCancel(log, own.run_id, await requestCancel(client, own.run_id, { deadline }), 'previous_run');
+        await this.#cancelOther(own.run_id, deadline);
         return steered;
     }
     /**
@@ -12365,8 +12365,7 @@ class RunLifecycle {
         // One run per key: any other still going is cancelled, as cancel would.
         for (const run of newer) {
             log.info(`previous_run: steer: run ${safeForLog(run.run_id)} is a newer run of the same key than run ${safeForLog(candidate.run_id)}; cancelling it, so that the key has one run.`);
-            const cancel = await requestCancel(client, run.run_id, { deadline });
-            logCancel(log, run.run_id, cancel, 'previous_run');
+            await this.#cancelOther(run.run_id, deadline);
         }
         return await this.#steerRun(candidate, source, request, deadline);
     }
@@ -12416,10 +12415,14 @@ class RunLifecycle {
     }
     /** A run that cannot be steered is cancelled, and the step creates one; said in one line. */
     async #cancelInstead(run, why, deadline) {
-        const { client, log } = this.#deps;
-        log.info(fallbackLine(run.run_id, safeForLog(why, 500)));
-        logCancel(log, run.run_id, await requestCancel(client, run.run_id, { deadline }), 'previous_run');
+        this.#deps.log.info(fallbackLine(run.run_id, safeForLog(why, 500)));
+        await this.#cancelOther(run.run_id, deadline);
         return undefined;
+    }
+    /** previous_run: one cancel of a run that is not (or no longer) this step's, logged as such. */
+    async #cancelOther(runId, deadline) {
+        const { client, log } = this.#deps;
+        logCancel(log, runId, await requestCancel(client, runId, { deadline }), 'previous_run');
     }
     /** Adopts an existing run, and sends it the follow-up if there is one. */
     async #adopt(runId, followup, deadline) {
