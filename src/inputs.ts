@@ -3,6 +3,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path'
 import { parseArtifactPatterns } from './agent/artifacts.ts'
 import { isRunId, MAX_PROMPT_BYTES } from './api/answers.ts'
 import type { AgentConfig, CreateRunRequest, McpServerConfig } from './api/types.ts'
+import { APPROVAL_POLICIES, type ApprovalPolicy } from './model/approval.ts'
 import { ON_BLOCKED, type OnBlocked } from './model/blocked.ts'
 import { POLL_INTERVAL } from './timing.ts'
 import { asSentence, clip, cut, errorMessage } from './text/plain.ts'
@@ -38,6 +39,10 @@ export interface GitHubSettings {
   readonly commenterPermission: RepositoryRole
   /** With continue_run: bot logins whose comments may reach the agent, lower case. */
   readonly allowedBots: readonly string[]
+  /** `approval`: when a run waits for a maintainer's approval of the head (v1.4). */
+  readonly approval: ApprovalPolicy
+  /** The least role whose approval counts. */
+  readonly approverPermission: RepositoryRole
 }
 
 /** What the step brings back of the agent's work, and how it watches the run (v1.1). */
@@ -193,26 +198,30 @@ function readStepSettings(
   const comment = parseBoolean('comment', source.get('comment') || 'false')
   const continueRun = parseBoolean('continue_run', source.get('continue_run') || 'false')
   const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false')
-  const commenterPermission = readRole(source.get('commenter_permission'))
+  const commenterPermission = readRole('commenter_permission', source.get('commenter_permission'))
   const allowedBots = readBots(source.get('allowed_bots'))
+  const approval = readApproval(source, continueRun)
+  const approverPermission = readRole('approver_permission', source.get('approver_permission'))
   readTarget(continueRun)
   const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT)
   const wait = parseBoolean('wait', source.get('wait') || 'true')
   const output = readOutput(source, wait)
   const needsToken = comment
     ? 'comment'
-    : continueRun
-      ? 'continue_run'
-      : commitStatus
-        ? 'commit_status'
-        : output.pullRequestReview
-          ? 'pull_request_review'
-          : output.checkRun
-            ? 'check_run'
-            : // GitHub's compare says what changed since the head the steered run worked on.
-              source.get('previous_run') === 'steer'
-              ? 'previous_run: steer'
-              : ''
+    : approval !== 'none'
+      ? 'approval'
+      : continueRun
+        ? 'continue_run'
+        : commitStatus
+          ? 'commit_status'
+          : output.pullRequestReview
+            ? 'pull_request_review'
+            : output.checkRun
+              ? 'check_run'
+              : // GitHub's compare says what changed since the head the steered run worked on.
+                source.get('previous_run') === 'steer'
+                ? 'previous_run: steer'
+                : ''
   if (needsToken && !githubToken) {
     throw new InputError(
       'github_token',
@@ -231,6 +240,8 @@ function readStepSettings(
       key: conversationKey(source),
       commenterPermission,
       allowedBots,
+      approval,
+      approverPermission,
     },
     agentWork: readAgentWork(source, wait),
     output,
@@ -530,13 +541,33 @@ function conversationKey(source: InputSource): string {
   return `${source.world.workflow ?? 'workflow'}/${source.world.job ?? 'job'}`
 }
 
-function readRole(value: string): RepositoryRole {
+function readRole(input: string, value: string): RepositoryRole {
   const role = value || 'write'
   if ((REPOSITORY_ROLES as readonly string[]).includes(role)) return role as RepositoryRole
-  throw new InputError(
-    'commenter_permission',
-    `must be one of ${REPOSITORY_ROLES.join(', ')}; got "${value}".`,
-  )
+  throw new InputError(input, `must be one of ${REPOSITORY_ROLES.join(', ')}; got "${value}".`)
+}
+
+/**
+ * `approval`: a run that waits for an approval starts later from the step's own prompt, so it
+ * applies to a step that creates one run from its prompt; never to a comment's message.
+ */
+function readApproval(source: InputSource, continueRun: boolean): ApprovalPolicy {
+  const value = source.get('approval') || 'none'
+  const policy = APPROVAL_POLICIES.find((word) => word === value)
+  if (!policy) {
+    throw new InputError('approval', `must be none, forks or always; got "${value}".`)
+  }
+  if (policy === 'none') return policy
+  const other = continueRun
+    ? 'continue_run'
+    : (['run_id', 'tasks'] as const).find((name) => source.get(name) !== '')
+  if (other) {
+    throw new InputError(
+      'approval',
+      `cannot be combined with ${other}: an approved commit starts one new run from the step's prompt, and a comment's text never reaches it.`,
+    )
+  }
+  return policy
 }
 
 const LOGIN = /^[a-z\d](?:[a-z\d-]{0,38})(?:\[bot\])?$/i
@@ -696,6 +727,8 @@ export function readPostSettings(source: InputSource): PostSettings {
       key: conversationKey(source),
       commenterPermission: 'write',
       allowedBots: [],
+      approval: 'none',
+      approverPermission: 'write',
     },
   }
 }

@@ -40,6 +40,8 @@ export const GITHUB_ONLY_INPUTS = [
   'continue_run',
   'commenter_permission',
   'allowed_bots',
+  'approval',
+  'approver_permission',
   'commit_status',
   'pull_request_review',
   'check_run',

@@ -1,4 +1,5 @@
 import type { RepositoryRole } from '../inputs.ts'
+import { meetsRole, ROLE_WORDS } from '../model/approval.ts'
 import type { EventAuthor } from './event.ts'
 import { reasonOf, tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
 
@@ -10,15 +11,6 @@ export interface CommenterRules {
   commenterPermission: RepositoryRole
   /** Bots whose comments may reach the agent: lower-case logins without `[bot]`. */
   allowedBots: readonly string[]
-}
-
-const RANK: Readonly<Record<RepositoryRole | 'none', number>> = {
-  none: 0,
-  read: 1,
-  triage: 2,
-  write: 3,
-  maintain: 4,
-  admin: 5,
 }
 
 /** What can be decided from the author alone, before asking GitHub for their permission. */
@@ -62,7 +54,7 @@ export function roleOf(answer: {
   role_name?: string
 }): RepositoryRole | 'none' {
   const known = (value: string | undefined): value is RepositoryRole | 'none' =>
-    value !== undefined && value in RANK
+    value !== undefined && (ROLE_WORDS as readonly string[]).includes(value)
   if (known(answer.role_name)) return answer.role_name
   if (known(answer.permission)) return answer.permission
   return 'none'
@@ -74,7 +66,7 @@ export function judgeRole(
   least: RepositoryRole,
 ): Admission {
   const who = `@${login}`
-  if (RANK[role] >= RANK[least]) {
+  if (meetsRole(role, least)) {
     return {
       admitted: true,
       reason: `${who} has ${role} permission (commenter_permission: ${least})`,

@@ -20,6 +20,7 @@ export const OUTCOMES = [
   'interrupted',
   'started',
   'invalid_output',
+  'awaiting_approval',
 ] as const
 
 export type Outcome = (typeof OUTCOMES)[number]
@@ -88,6 +89,17 @@ export type Ending =
       readonly errors: readonly string[]
       readonly corrections: number
       readonly input: 'output_schema' | 'pull_request_review'
+    }
+  | {
+      /** approval: no run was created; it waits for a maintainer's approval of `head`. */
+      readonly kind: 'awaiting-approval'
+      readonly run?: undefined
+      readonly head: string
+      /** Why the step needs one, in the comment's words (Markdown, our own text). */
+      readonly why: string
+      readonly approverPermission: string
+      /** Why an approval that came did not count, when one did not. */
+      readonly refused?: string
     }
 
 /** The step's outcome as the pure outcome rules see it. */
@@ -281,6 +293,16 @@ export const OUTCOME_RECORDS: { readonly [O in Outcome]: OutcomeRecord } = {
     carriesAgentWork: true,
     stoppedBy: [],
   },
+  // Passes, yet blocks a required check: the status stays pending until a run has passed.
+  awaiting_approval: {
+    icon: '🔐',
+    short: 'waiting for approval',
+    passes: true,
+    commitState: 'pending',
+    check: { conclusion: 'action_required', title: "Waiting for a maintainer's approval" },
+    carriesAgentWork: false,
+    stoppedBy: [],
+  },
 }
 
 /** An outcome's words with its facts: the record, and what this ending adds to it. */
@@ -418,7 +440,24 @@ export function describeEnding(ending: Ending): EndingWords {
         headline: `${ending.run.name} gave a result that does not validate`,
         failure: `Run ${ending.run.runId}: the agent's result ${describeInvalidOutput(ending)}`,
       }
+    case 'awaiting-approval': {
+      const commit = ending.head.slice(0, 12)
+      const refused = ending.refused ? ` The approval given does not count: ${ending.refused}.` : ''
+      return {
+        ...word('awaiting_approval'),
+        label: `Waiting for approval of ${commit}`,
+        detail: `No run was created: ${ending.why}. It starts once someone with at least ${ending.approverPermission} permission approves this commit.${refused}`,
+        showsReason: false,
+        why: `No run was created: ${plainWords(ending.why)}. It starts once someone with at least ${ending.approverPermission} permission approves commit ${commit} (a review, or a comment "/approve ${ending.head}"); a newer push needs a new approval.${refused}`,
+        headline: `Waiting for approval of ${commit}: no run was created`,
+      }
+    }
   }
+}
+
+/** Our own Markdown, for the log: its code spans as plain words. */
+function plainWords(markdown: string): string {
+  return markdown.replaceAll('`', '')
 }
 
 /**

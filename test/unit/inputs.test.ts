@@ -121,6 +121,8 @@ describe('readSettings: creating a run', () => {
         key: 'workflow/job',
         commenterPermission: 'write',
         allowedBots: [],
+        approval: 'none',
+        approverPermission: 'write',
       },
       agentWork: {
         onBlocked: 'wait',
@@ -646,6 +648,38 @@ describe('readSettings: pull-request inputs', () => {
     ).toContain('read, triage, write, maintain, admin')
   })
 
+  it('approval is none, forks or always (none by default), and approver_permission a role', () => {
+    const github = (given: Record<string, string>) => settingsFor({ prompt: 'x', ...given }).github
+    expect([github({}).approval, github({}).approverPermission]).toEqual(['none', 'write'])
+    expect(github({}).token).toBe('')
+    for (const policy of ['none', 'forks', 'always']) {
+      expect(github({ approval: policy }).approval).toBe(policy)
+    }
+    // Waiting writes the thread's comment and reads permissions: the token is kept for it.
+    expect(github({ approval: 'forks' }).token).toBe(GITHUB_TOKEN)
+    expect(github({ approval: 'always', approver_permission: 'maintain' }).approverPermission).toBe(
+      'maintain',
+    )
+    expect(rejects({ prompt: 'x', approval: 'fork' }, 'approval').message).toContain(
+      'none, forks or always; got "fork"',
+    )
+    expect(
+      rejects({ prompt: 'x', approval: 'forks', github_token: '' }, 'github_token').message,
+    ).toContain('required by approval')
+    rejects({ prompt: 'x', approver_permission: 'owner' }, 'approver_permission')
+  })
+
+  it('approval starts one new run from the prompt: never with run_id, continue_run or tasks', () => {
+    expect(rejects({ run_id: 'r1', approval: 'forks' }, 'approval').message).toContain(
+      'cannot be combined with run_id',
+    )
+    expect(
+      rejects({ prompt: 'x', continue_run: 'true', approval: 'always' }, 'approval').message,
+    ).toContain("a comment's text never reaches it")
+    // approval: none says nothing more than leaving it out.
+    expect(settingsFor({ run_id: 'r1', approval: 'none' }).github.approval).toBe('none')
+  })
+
   it('allowed_bots takes comma-separated logins, with or without [bot]', () => {
     expect(
       settingsFor({ prompt: 'x', allowed_bots: 'renovate[bot], My-Bot ,,' }).github.allowedBots,
@@ -937,6 +971,12 @@ describe('tasks (v1.2)', () => {
       .replace(/`/g, '')
       .replace(/\s+/g, ' ')
     expect(page).toContain(sentence.replace(/^Cannot/, 'tasks cannot'))
+  })
+
+  it('refuses approval: an approved commit starts one run from the prompt', async () => {
+    expect(await refusesTasks({ tasks: '[a]', approval: 'forks' }, 'approval')).toContain(
+      'cannot be combined with tasks',
+    )
   })
 
   it('is off without tasks', async () => {

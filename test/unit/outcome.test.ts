@@ -55,6 +55,16 @@ const ENDINGS: Array<[Ending, string, boolean]> = [
     'invalid_output',
     false,
   ],
+  [
+    {
+      kind: 'awaiting-approval',
+      head: 'a'.repeat(40),
+      why: 'this pull request comes from a fork (`approval: forks`)',
+      approverPermission: 'write',
+    },
+    'awaiting_approval',
+    true,
+  ],
 ]
 
 describe('outcome', () => {
@@ -97,6 +107,7 @@ describe('outcome', () => {
     expect(OUTCOMES.filter((outcome) => !carrying.includes(outcome))).toEqual([
       'interrupted',
       'started',
+      'awaiting_approval',
     ])
     for (const [ending] of ENDINGS) {
       const words = describeEnding(ending)
@@ -139,7 +150,9 @@ describe('outcome', () => {
       { kind: 'blocked', run: item, passes: false, question: undefined, elapsedMs: 1 },
       { kind: 'interrupted', run: item, signal: 'SIGTERM', cancel },
     ]
-    expect(new Set(outcomes.map(outcomeWordOf))).toEqual(new Set(OUTCOMES))
+    // A step waiting for an approval never has a run to gather from (ENDINGS reaches it).
+    const withRun = OUTCOMES.filter((word) => word !== 'awaiting_approval')
+    expect(new Set(outcomes.map(outcomeWordOf))).toEqual(new Set(withRun))
     const quiet = { debug: () => undefined, info: () => undefined, warning: () => undefined }
     for (const outcome of outcomes) {
       const read: string[] = []

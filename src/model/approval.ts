@@ -1,0 +1,153 @@
+import type { RepositoryRole } from '../inputs.ts'
+
+/**
+ * Who may start a run (v1.4): a maintainer's approval pinned to one commit. The rules are pure:
+ * what GitHub says (the pull request, a review, a comment, a permission) comes in as facts, and a
+ * verdict in words for the log and the comment comes out. `github/approval.ts` asks GitHub.
+ */
+
+/** `approval`'s words: when a run needs an approval before it may start. */
+export const APPROVAL_POLICIES = ['none', 'forks', 'always'] as const
+export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number]
+
+const RANK: Readonly<Record<RepositoryRole | 'none', number>> = {
+  none: 0,
+  read: 1,
+  triage: 2,
+  write: 3,
+  maintain: 4,
+  admin: 5,
+}
+
+/** Every role GitHub's permission endpoint may name, `none` included. */
+export const ROLE_WORDS = Object.keys(RANK) as ReadonlyArray<RepositoryRole | 'none'>
+
+/** Whether `role` is at least `least`. */
+export function meetsRole(role: RepositoryRole | 'none', least: RepositoryRole): boolean {
+  return RANK[role] >= RANK[least]
+}
+
+/** What decides whether a step needs an approval, as the event and GitHub tell it. */
+export interface ApprovalNeedFacts {
+  /** The pull request's head is in another repository than its base. */
+  readonly fork: boolean
+  /** The event is a comment whose author is below `commenter_permission` (or could not be checked). */
+  readonly commenterBelow: boolean
+}
+
+/** Why the step needs an approval, in words for the comment and the log; undefined when it does not. */
+export function approvalNeeded(
+  policy: ApprovalPolicy,
+  facts: ApprovalNeedFacts,
+): string | undefined {
+  if (policy === 'always')
+    return 'this workflow asks for an approval of every commit (`approval: always`)'
+  if (policy === 'none') return undefined
+  if (facts.fork) return 'this pull request comes from a fork (`approval: forks`)'
+  if (facts.commenterBelow) {
+    return 'the comment that started it is by someone below `commenter_permission` (`approval: forks`)'
+  }
+  return undefined
+}
+
+/** The fewest hex characters of the head that an `/approve` comment must give. */
+export const MIN_APPROVE_SHA = 7
+
+const HEX = /^[0-9a-f]+$/
+
+/**
+ * The commit an `/approve <sha>` comment names: its first line, `/approve` and 7 to 40 hex
+ * characters, lower-cased; undefined for any other comment. Linear: a split and two checks.
+ */
+export function approveCommandOf(body: string | undefined): string | undefined {
+  const firstLine = (body ?? '').trimStart().split('\n', 1)[0] ?? ''
+  const words = firstLine.trim().split(/[ \t]+/)
+  if (words.length !== 2 || words[0] !== '/approve') return undefined
+  const sha = (words[1] ?? '').toLowerCase()
+  return sha.length >= MIN_APPROVE_SHA && sha.length <= 40 && HEX.test(sha) ? sha : undefined
+}
+
+/** Whether a comment's first line asks to approve (even a malformed one), to say why it does not count. */
+export function looksLikeApprove(body: string | undefined): boolean {
+  return (body ?? '').trimStart().startsWith('/approve')
+}
+
+/** The exact line a maintainer comments to approve `head`. */
+export function approveLine(head: string): string {
+  return `/approve ${head}`
+}
+
+/** One approval as GitHub delivered it: a review, or an `/approve` comment. */
+export interface ApprovalClaim {
+  readonly via: 'review' | 'comment'
+  readonly login: string
+  readonly isBot: boolean
+  /** The commit it approves: a review's `commit_id`, or the hex the comment gives (7 or more). */
+  readonly sha: string
+  /** A comment edited after it was made (the `edited` event), or a review not APPROVED. */
+  readonly void?: string
+}
+
+/** The pull request an approval is judged against, as GitHub answers it now. */
+export interface ApprovalTarget {
+  readonly head: string
+  /** The pull request's author: never their own approver. */
+  readonly author: string | undefined
+}
+
+export type ApprovalScreening =
+  | { readonly kind: 'refused'; readonly reason: string }
+  | { readonly kind: 'check-permission'; readonly login: string }
+
+/** What can be said of an approval before asking GitHub for its author's permission. */
+export function screenApproval(claim: ApprovalClaim, target: ApprovalTarget): ApprovalScreening {
+  const who = `@${claim.login}`
+  const refuse = (reason: string): ApprovalScreening => ({ kind: 'refused', reason })
+  if (claim.void) return refuse(claim.void)
+  if (claim.isBot) return refuse(`${who} is a bot, and bots never approve`)
+  if (target.author !== undefined && claim.login.toLowerCase() === target.author.toLowerCase()) {
+    return refuse(`${who} opened the pull request, and its author never approves it`)
+  }
+  if (!namesHead(claim.sha, target.head)) {
+    return refuse(
+      `the ${claim.via === 'review' ? 'review' : 'comment'} approves ${short(claim.sha)}, not the head ${short(target.head)}; a newer push needs a new approval`,
+    )
+  }
+  return { kind: 'check-permission', login: claim.login }
+}
+
+/** Whether `sha` (7 or more hex characters, or a full SHA) names `head`. */
+export function namesHead(sha: string, head: string): boolean {
+  const given = sha.toLowerCase()
+  return given.length >= MIN_APPROVE_SHA && head.toLowerCase().startsWith(given)
+}
+
+export type ApprovalVerdict =
+  | { readonly counts: true; readonly reason: string }
+  | { readonly counts: false; readonly reason: string }
+
+/** An approval whose author's permission GitHub gave: it counts at `approver_permission` or above. */
+export function judgeApprover(
+  claim: Pick<ApprovalClaim, 'login' | 'via'>,
+  role: RepositoryRole | 'none',
+  least: RepositoryRole,
+  head: string,
+): ApprovalVerdict {
+  const who = `@${claim.login}`
+  if (meetsRole(role, least)) {
+    const how = claim.via === 'review' ? 'a review' : 'a comment'
+    return {
+      counts: true,
+      reason: `${who} (${role}) approved ${short(head)} in ${how} (approver_permission: ${least})`,
+    }
+  }
+  return {
+    counts: false,
+    reason: `${who} has ${role === 'none' ? 'no' : role} permission on the repository; approver_permission asks for at least ${least}`,
+  }
+}
+
+/** A commit as the log and the comment name it. */
+export function short(sha: string): string {
+  return sha.slice(0, 12)
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest'
+import {
+  approvalNeeded,
+  approveCommandOf,
+  approveLine,
+  judgeApprover,
+  looksLikeApprove,
+  meetsRole,
+  namesHead,
+  screenApproval,
+  type ApprovalClaim,
+} from '../../src/model/approval.ts'
+
+const HEAD = '0123456789abcdef0123456789abcdef01234567'
+const OTHER = 'fedcba9876543210fedcba9876543210fedcba98'
+const target = { head: HEAD, author: 'forker' }
+const claim = (over: Partial<ApprovalClaim> = {}): ApprovalClaim => ({
+  via: 'comment',
+  login: 'maintainer',
+  isBot: false,
+  sha: HEAD.slice(0, 7),
+  ...over,
+})
+
+describe('approval: when a run needs one', () => {
+  it('asks for one by the policy: never, for a fork or a comment below commenter_permission, always', () => {
+    const same = { fork: false, commenterBelow: false }
+    expect(approvalNeeded('none', { fork: true, commenterBelow: true })).toBeUndefined()
+    expect(approvalNeeded('forks', same)).toBeUndefined()
+    expect(approvalNeeded('forks', { ...same, fork: true })).toMatch(/fork/)
+    expect(approvalNeeded('forks', { ...same, commenterBelow: true })).toMatch(
+      /commenter_permission/,
+    )
+    expect(approvalNeeded('always', same)).toMatch(/approval: always/)
+  })
+})
+
+describe('approval: the /approve comment', () => {
+  it('reads /approve and 7 to 40 hex characters from the first line, lower-cased', () => {
+    expect(approveCommandOf(`/approve ${HEAD}`)).toBe(HEAD)
+    expect(approveCommandOf('/approve 0123456')).toBe('0123456')
+    expect(approveCommandOf('  /approve   0123ABC  \nlooks good')).toBe('0123abc')
+    expect(approveLine(HEAD)).toBe(`/approve ${HEAD}`)
+    expect(approveCommandOf(approveLine(HEAD))).toBe(HEAD)
+  })
+
+  it('reads nothing else: a short or long SHA, no SHA, other words, another line', () => {
+    for (const body of [
+      '/approve 012345',
+      `/approve ${HEAD}0`,
+      '/approve',
+      '/approve xyz1234',
+      `/approve ${HEAD} please`,
+      `please /approve ${HEAD}`,
+      `LGTM\n/approve ${HEAD}`,
+      `/approved ${HEAD}`,
+      '',
+      undefined,
+    ]) {
+      expect([body, approveCommandOf(body)]).toEqual([body, undefined])
+    }
+    expect(looksLikeApprove('/approve later')).toBe(true)
+    expect(looksLikeApprove('LGTM')).toBe(false)
+  })
+
+  it('reads a huge comment in linear time', () => {
+    const body = `/approve ${'a '.repeat(200_000)}`
+    const started = performance.now()
+    expect(approveCommandOf(body)).toBeUndefined()
+    expect(approveCommandOf(`/approve${' '.repeat(200_000)}x`)).toBeUndefined()
+    expect(performance.now() - started).toBeLessThan(2_000)
+  })
+})
+
+describe('approval: what counts, for one head commit only', () => {
+  it('names the head by 7 or more of its characters, and nothing else', () => {
+    expect(namesHead(HEAD.slice(0, 7), HEAD)).toBe(true)
+    expect(namesHead(HEAD.toUpperCase(), HEAD)).toBe(true)
+    expect(namesHead(HEAD.slice(0, 6), HEAD)).toBe(false)
+    expect(namesHead(OTHER.slice(0, 12), HEAD)).toBe(false)
+  })
+
+  it('refuses an edited comment, a bot, the author and another commit before asking GitHub', () => {
+    const refused = (over: Partial<ApprovalClaim>) => {
+      const screening = screenApproval(claim(over), target)
+      return screening.kind === 'refused' ? screening.reason : undefined
+    }
+    expect(refused({ void: 'the comment was edited' })).toBe('the comment was edited')
+    expect(refused({ login: 'renovate[bot]', isBot: true })).toMatch(/bots never approve/)
+    expect(refused({ login: 'Forker' })).toMatch(/author never approves/)
+    expect(refused({ sha: OTHER.slice(0, 7) })).toMatch(/not the head 0123456789ab; a newer push/)
+    expect(refused({ via: 'review', sha: OTHER })).toMatch(/^the review approves fedcba987654/)
+    expect(screenApproval(claim(), target)).toEqual({
+      kind: 'check-permission',
+      login: 'maintainer',
+    })
+  })
+
+  it('counts an approver at approver_permission or above, and no one below', () => {
+    expect(judgeApprover(claim(), 'write', 'write', HEAD)).toEqual({
+      counts: true,
+      reason: '@maintainer (write) approved 0123456789ab in a comment (approver_permission: write)',
+    })
+    expect(judgeApprover(claim(), 'triage', 'write', HEAD).counts).toBe(false)
+    expect(judgeApprover(claim(), 'none', 'read', HEAD).reason).toMatch(/has no permission/)
+    expect(judgeApprover(claim(), 'admin', 'maintain', HEAD).counts).toBe(true)
+    expect(meetsRole('maintain', 'admin')).toBe(false)
+  })
+})
