@@ -502,9 +502,16 @@ export class RunLifecycle {
       try {
         await client.interruptRun(candidate.run_id, { deadline })
       } catch (error) {
-        if (!isRefusedSteer(error)) throw error
-        const refused = `the service refused the interrupt: ${errorMessage(error)}`
-        return await this.#cancelInstead(candidate, refused, deadline)
+        if (isRefusedSteer(error)) {
+          const refused = `the service refused the interrupt: ${errorMessage(error)}`
+          return await this.#cancelInstead(candidate, refused, deadline)
+        }
+        // Nothing reached the service: the run works on, as it was.
+        if (!mayHaveActed(error)) throw error
+        // The turn may have stopped: the run must get the work (or be cancelled), never idle.
+        log.info(
+          `previous_run: steer: the answer to the interrupt of run ${safeForLog(candidate.run_id)} was lost (${safeForLog(errorMessage(error))}); it may have stopped the run's turn, so the step sends it this step's work all the same.`,
+        )
       }
     }
     const message = steeringMessage(

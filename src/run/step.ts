@@ -70,10 +70,17 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
       sleep,
       signal,
       log,
-      announceStop: () =>
+      // Only a run still in flight is cancelled, and only the timeout stops one run on its way:
+      // a run that ended (FAILED, say) ends pass_when with it, and nothing is cancelled.
+      announceStop: (stop, inFlight) => {
+        if (inFlight.length === 0) return
+        const subject = `Run ${safeForLog(lifecycle.record.runId ?? '')}`
         log.info(
-          `Run ${safeForLog(lifecycle.record.runId ?? '')} did not finish within the timeout input (${formatDuration(settings.timeoutMs)}); cancelling it.`,
-        ),
+          stop.why.kind === 'timeout'
+            ? `${subject} did not finish within the timeout input (${formatDuration(settings.timeoutMs)}); cancelling it.`
+            : `${subject} is being stopped: ${stop.reason}; cancelling it.`,
+        )
+      },
     },
   )
   deps.onSchedule?.(scheduler, lifecycle.record)

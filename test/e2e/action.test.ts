@@ -152,6 +152,9 @@ describe('the action, run as the runner runs it', () => {
     expect(errorAnnotations(result).join('\n')).toContain('ended FAILED: Tests failed: 3 of 120')
     expect(result.summary).toContain('Tests failed: 3 of 120 &#124; see log')
     expect(savedRun(result.state)?.settled).toBe(true)
+    // Nothing timed out and nothing was cancelled: no line may say so.
+    expect(result.stdout).not.toMatch(/timeout|cancelling/i)
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
   })
 
   it('rejects a bad input before any request, naming it and hiding the key', async () => {

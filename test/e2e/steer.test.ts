@@ -189,6 +189,36 @@ describe('previous_run: steer', () => {
     )
   })
 
+  it('an interrupt that took effect but whose every answer is a 503: the follow-up goes all the same, never an idle run', async () => {
+    // The first try stops the agent's turn; it and every retry answer 503, however many there are.
+    const lost = (act: boolean, times: number): FaultRule => ({
+      method: 'POST',
+      path: /\/interrupt$/,
+      times,
+      fault: { kind: 'status', status: 503, act },
+    })
+    const { api, first, second } = await twoPushes({
+      faults: [lost(true, 1), lost(false, Infinity)],
+    })
+    const runId = first.outputs.run_id ?? ''
+    // The cause: the interrupt landed, and the step never got an answer that said so.
+    expect(api.interrupts(runId)).toBe(1)
+    const answers = api.requests.filter((request) => /\/interrupt$/.test(request.path))
+    expect(answers.length).toBeGreaterThan(0)
+    expect(answers.every((request) => request.response?.status === 503)).toBe(true)
+    // The rule: the run got this step's work, and is this step's run; nothing else was made.
+    expect(second.code, second.stdout).toBe(0)
+    expect(second.outputs).toMatchObject({ run_id: runId, steered: 'true', outcome: 'succeeded' })
+    expect(api.followups(runId)).toHaveLength(1)
+    expect(api.allRuns()).toHaveLength(1)
+    expect(api.run(runId)?.state).toBe('SUCCEEDED')
+    expect(second.stdout).toMatch(
+      new RegExp(
+        `previous_run: steer: the answer to the interrupt of run ${runId} was lost \\(.*503.*\\); it may have stopped the run's turn, so the step sends it this step's work all the same\\.`,
+      ),
+    )
+  })
+
   it('a run not started yet takes the follow-up into its prompt, with no interrupt', async () => {
     const queued: RunScript = [
       { state: 'QUEUED', afterMs: 0 },
