@@ -252,6 +252,7 @@ export class RunLifecycle {
       this.#deps.onRunSeen?.(run)
     }
     if (isTerminal(run.state)) return this.#reachedTerminal(run, deadline)
+    if (await this.#gaveWay(run, deadline)) return
     const verdict = await this.#deps.watch?.afterPoll(
       run,
       stateChanged,
@@ -410,29 +411,82 @@ export class RunLifecycle {
     request: CreateRunRequest,
     deadline: number,
   ): Promise<RunItem> {
+    // The create's answer may not say when the run was created; the list does, as for the others.
+    const found = await this.#olderRunOfKey(own, deadline, { listedOnly: true })
+    if (!found) return own
+    return (await this.#giveWay(found, { source, request, deadline })) ?? own
+  }
+
+  /**
+   * `previous_run: steer`, at each reading of this step's run on its way: the list lags behind
+   * the service's writes, so another step's older run of the key may show only now, however late.
+   * The oldest wins, as after a create: this step steers it and cancels its own. Whether it did.
+   */
+  async #gaveWay(run: RunItem, deadline: number): Promise<boolean> {
+    const { steer: source, target } = this.#spec
+    if (!source || target.kind !== 'create') return false
+    const found = await this.#olderRunOfKey(run, deadline, { listedOnly: false })
+    if (!found) return false
+    const steered = await this.#giveWay(found, {
+      source,
+      request: target.request,
+      deadline,
+      late: true,
+    })
+    if (!steered) return false
+    this.record.run = steered
+    this.#deps.onRunSeen?.(steered)
+    return true
+  }
+
+  /**
+   * The oldest live run of the key when it is older than `own` (by the list's created_at, then
+   * run ID: every step orders them alike), with `own` as the list shows it; undefined when `own`
+   * is the oldest, or the list could not be read. `listedOnly`: `own` must be in the list.
+   */
+  async #olderRunOfKey(
+    own: RunItem,
+    deadline: number,
+    options: { listedOnly: boolean },
+  ): Promise<{ oldest: RunItem; own: RunItem } | undefined> {
     const { client, log } = this.#deps
     const keyMetadata = keyMetadataOf(this.#spec.tag.metadata)
-    if (!keyMetadata || this.#deps.signal.aborted) return own
+    if (!keyMetadata || this.#deps.signal.aborted) return undefined
     let runs: RunItem[]
     try {
       runs = await activeRunsOfKey(client, keyMetadata, deadline)
     } catch (error) {
       log.debug(`Could not look for another run of the key: ${safeForLog(errorMessage(error))}`)
-      return own
+      return undefined
     }
-    // The create's answer may not say when the run was created; the list does, as for the others.
     const listedOwn = runs.find((run) => run.run_id === own.run_id)
-    if (!listedOwn) return own
+    if (!listedOwn && options.listedOnly) return undefined
+    const mine = listedOwn ?? own
     const oldest = runs.filter((run) => run.run_id !== own.run_id).sort(byAge)[0]
-    if (!oldest || byAge(oldest, listedOwn) > 0) return own
-    log.info(
-      `previous_run: steer: run ${safeForLog(oldest.run_id)} of the same key was created before this step's run ${safeForLog(own.run_id)}, by another step; steering it and cancelling run ${safeForLog(own.run_id)}, so that the key has one run.`,
+    if (!oldest || byAge(oldest, mine) > 0) return undefined
+    return { oldest, own: mine }
+  }
+
+  /**
+   * Steers the older run of the key in place of this step's own, and cancels its own; the run
+   * steered, or undefined when the older one could not be steered (it was cancelled): then this
+   * step keeps its own, owed again.
+   */
+  async #giveWay(
+    { oldest, own }: { oldest: RunItem; own: RunItem },
+    context: { source: SteerSource; request: CreateRunRequest; deadline: number; late?: boolean },
+  ): Promise<RunItem | undefined> {
+    const { source, request, deadline } = context
+    const [older, mine] = [safeForLog(oldest.run_id), safeForLog(own.run_id)]
+    const late = context.late ? ' (the list shows it only now)' : ''
+    this.#deps.log.info(
+      `previous_run: steer: run ${older} of the same key was created before this step's run ${mine}, by another step${late}; steering it and cancelling run ${mine}, so that the key has one run.`,
     )
     const steered = await this.#steerRun(oldest, source, request, deadline)
     if (!steered) {
       this.tracker.keepOwn(own.run_id)
       this.record.runId = own.run_id
-      return own
+      return undefined
     }
     await this.#cancelOther(own.run_id, deadline)
     return steered

@@ -559,6 +559,45 @@ describe('previous_run: steer', () => {
       )
     })
 
+    it('a list that shows the runs only late (read-after-write lag): the step of the younger run finds the older on a later look, steers it and cancels its own', async () => {
+      // Each run works until it is steered: two runs left would go on to the timeout.
+      const api = await fakeApi({ script: () => working, followupScript: () => newPass })
+      const gh = await fakeGitHub()
+      gh.setHistory(OWNER, REPO, [{ sha: NEW, message: 'Test the parser' }])
+      gh.setPullRequest(OWNER, REPO, PR, { headSha: NEW })
+      // The service's index is behind its writes: its list shows no run until the test says so.
+      api.lagList(() => true)
+      const steps = [0, 1].map(() =>
+        startStep({
+          inputs: inputsFor(api, { ...review, timeout: '20s' }),
+          env: pushEvent(gh, NEW),
+        }),
+      )
+      const polls = (runId: string) => api.requestsTo('GET', `/agent/runs/${runId}`).length
+      await until(
+        () => api.allRuns().length === 2 && api.allRuns().every((run) => polls(run.run_id) >= 4),
+        'both steps poll their own runs',
+      )
+      // The cause: both steps looked after their create, saw no other run, and kept their own.
+      expect(survivors(api)).toHaveLength(2)
+      const listsSoFar = api.requestsTo('GET', '/agent/runs').length
+      api.lagList(undefined)
+      const [a, b] = await Promise.all(steps.map((step) => step.result))
+      expect(a?.code, a?.stdout).toBe(0)
+      expect(b?.code, b?.stdout).toBe(0)
+      // The rule: found however late, by a look after the lag ended, and one run is left.
+      expect(api.requestsTo('GET', '/agent/runs').length).toBeGreaterThan(listsSoFar)
+      const [older, younger] = [...api.allRuns()].reverse()
+      expect(survivors(api).map((run) => run.run_id)).toEqual([older?.run_id])
+      expect(api.run(older?.run_id ?? '')?.state).toBe('SUCCEEDED')
+      expect(api.run(younger?.run_id ?? '')?.state).toBe('CANCELLED')
+      expect([a?.outputs.run_id, b?.outputs.run_id]).toEqual([older?.run_id, older?.run_id])
+      expect([a?.outputs.steered, b?.outputs.steered].sort()).toEqual(['false', 'true'])
+      expect(`${a?.stdout}${b?.stdout}`).toContain(
+        `previous_run: steer: run ${older?.run_id} of the same key was created before this step's run ${younger?.run_id}, by another step (the list shows it only now); steering it and cancelling run ${younger?.run_id}, so that the key has one run.`,
+      )
+    })
+
     it("both steps refused the interrupt (409) fall back and create; then one steers the other's run through a lost interrupt answer and a 429: one run", async () => {
       let creates = 0
       const api = await fakeApi({

@@ -303,6 +303,8 @@ export class FakeAgentApi {
   readonly #randomFaults: FakeApiOptions['randomFaults']
   readonly #atCapacity: FakeApiOptions['atCapacity']
   readonly #listLagMs: number
+  /** A lag the test scripts: while it says so of a run, the list leaves the run out. */
+  #unlisted: ((run: FakeRunItem) => boolean) | undefined
   readonly #clockSkewMs: number
   readonly #showMetadata: boolean
   readonly #random: () => number
@@ -441,6 +443,14 @@ export class FakeAgentApi {
   /** The follow-up messages a run has accepted, oldest first. */
   followups(runId: string): string[] {
     return [...(this.#runs.get(runId)?.followups ?? [])]
+  }
+
+  /**
+   * Read-after-write lag, as long as a test wants it: while `unlisted` says so of a run, the
+   * list leaves it out (a GET still shows it). Undefined lists every run again (the index caught up).
+   */
+  lagList(unlisted: ((run: FakeRunItem) => boolean) | undefined): void {
+    this.#unlisted = unlisted
   }
 
   /** How many interrupts a run has accepted (answered 202). */
@@ -1000,6 +1010,7 @@ export class FakeAgentApi {
       const runMetadata = stored.request.metadata
       if (metadata.some(([key, value]) => runMetadata?.[key] !== value)) continue
       const view = viewRunShared(stored, now)
+      if (this.#unlisted?.(view)) continue
       const config = view.agent_config
       if (states.size > 0 && !states.has(view.state)) continue
       if (
