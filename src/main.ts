@@ -3,7 +3,8 @@ import { withInstruction } from './agent/structured-output.ts'
 import type { AgentWorkSources } from './agent/work.ts'
 import type { AgentRunsClient } from './api/client.ts'
 import { abortableSleep } from './api/transport.ts'
-import { GitHubContext } from './github/context.ts'
+import { admitByApproval } from './approval-step.ts'
+import type { GitHubContext } from './github/context.ts'
 import { budgetScope, stepHandoff } from './github/handoff.ts'
 import { newerStepOf, steerSource } from './github/compare.ts'
 import { mayTalkToAgent, resolveTarget } from './github/setup.ts'
@@ -74,11 +75,14 @@ async function mainStep(
   if (cleanup) return await cancelOnly(serviceClient(cleanup, io), cleanup.name, io)
   const taskSet = await readTaskSettings(inputs)
   if (taskSet) return await runTaskSet(taskSet, inputs.world, io, interruption)
-  const settings = readSettings(inputs)
+  const read = readSettings(inputs)
   // A schema that is not one is an input error too: compiled before any request.
-  const output = await prepareOutput(settings.output)
-  const client = serviceClient(settings, io)
-  const github = new GitHubContext(settings.github.token, inputs.world)
+  const output = await prepareOutput(read.output)
+  const client = serviceClient(read, io)
+  // approval: a run that waits for a maintainer's approval creates nothing (the step passes).
+  const admitted = await admitByApproval(read, inputs.world, io)
+  if (!admitted) return
+  const { settings, github } = admitted
   const start = { settings, world: inputs.world, io, github, client, tracker, output }
   if (await stopsAtBudget(start)) return
   interruption.listen()

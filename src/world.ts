@@ -36,6 +36,8 @@ export interface World {
 
 /** The parts of the event's payload the action reads. Every field may be missing. */
 export interface EventPayload {
+  /** What happened: `opened`, `synchronize`, `created`, `edited`, `submitted`, … */
+  action?: string
   pull_request?: {
     number?: number
     head?: { sha?: string; repo?: { full_name?: string } }

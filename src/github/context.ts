@@ -22,7 +22,7 @@ export class GitHubContext {
   readonly thread: ThreadLookup
   /** The pull request's number, when the event is about one. */
   readonly pullRequest: number | undefined
-  /** The pull request's head as the event delivered it (pull_request events only). */
+  /** The pull request's head as the event delivered it (pull_request events only), or approved. */
   readonly eventHeadSha: string | undefined
   /** GITHUB_SHA, when it is a commit's. */
   readonly sha: string | undefined
@@ -36,15 +36,18 @@ export class GitHubContext {
   readonly #client: () => Promise<Octokit>
   #octokit: Promise<Octokit> | undefined
 
-  /** The world's GitHub, for the step's token. */
-  constructor(token: string, world: World) {
+  /**
+   * The world's GitHub, for the step's token. `approvedHead`: the head an approval pinned the
+   * run to (approval), which it works on in place of the event's.
+   */
+  constructor(token: string, world: World, approvedHead?: string) {
     const [owner, repo] = (world.repository ?? '').split('/')
     this.repository = owner && repo ? { owner, repo } : undefined
     this.eventName = world.eventName ?? ''
     this.event = world.event
     this.thread = threadOf(this.eventName, this.event, this.repository)
     this.pullRequest = eventPullRequest(this.event)
-    this.eventHeadSha = eventHeadSha(this.event)
+    this.eventHeadSha = approvedHead ?? eventHeadSha(this.event)
     this.sha = SHA.test(world.sha ?? '') ? world.sha : undefined
     this.workflowRun = workflowRunUrl(world)
     this.serverUrl = world.serverUrl

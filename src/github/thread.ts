@@ -9,7 +9,13 @@ export interface Thread {
 
 export type ThreadLookup = { kind: 'found'; thread: Thread } | { kind: 'none'; reason: string }
 
-const THREAD_EVENTS = ['pull_request', 'pull_request_target', 'issues', 'issue_comment'] as const
+const THREAD_EVENTS = [
+  'pull_request',
+  'pull_request_target',
+  'pull_request_review',
+  'issues',
+  'issue_comment',
+] as const
 
 /** Pure: the triggering thread, from the event's name and payload, or why there is none. */
 export function threadOf(

@@ -1,6 +1,7 @@
 import type { ReviewVerdict } from '../agent/review-document.ts'
 import type { RunItem } from '../api/types.ts'
 import { formatCredits, formatDuration } from '../text/format.ts'
+import { escapeMarkdown } from '../text/markdown.ts'
 import { clip } from '../text/plain.ts'
 import { describeCancel, type CancelReport } from './cancel.ts'
 import { statusMessageOf } from './run.ts'
@@ -94,13 +95,17 @@ export type Ending =
       /** approval: no run was created; it waits for a maintainer's approval of `head`. */
       readonly kind: 'awaiting-approval'
       readonly run?: undefined
-      readonly head: string
+      /** Undefined when GitHub could not say which commit (nothing starts then either). */
+      readonly head: string | undefined
       /** Why the step needs one, in the comment's words (Markdown, our own text). */
       readonly why: string
       readonly approverPermission: string
       /** Why an approval that came did not count, when one did not. */
       readonly refused?: string
     }
+
+/** A step that created nothing: it waits for an approval of the head (approval). */
+export type AwaitingApproval = Extract<Ending, { kind: 'awaiting-approval' }>
 
 /** The step's outcome as the pure outcome rules see it. */
 export function endingOf(outcome: StepOutcome): Ending {
@@ -441,15 +446,17 @@ export function describeEnding(ending: Ending): EndingWords {
         failure: `Run ${ending.run.runId}: the agent's result ${describeInvalidOutput(ending)}`,
       }
     case 'awaiting-approval': {
-      const commit = ending.head.slice(0, 12)
+      const commit = ending.head?.slice(0, 12)
+      const of = commit ? ` of ${commit}` : ''
       const refused = ending.refused ? ` The approval given does not count: ${ending.refused}.` : ''
+      const line = ending.head ? ` (a review, or a comment "/approve ${ending.head}")` : ''
       return {
         ...word('awaiting_approval'),
-        label: `Waiting for approval of ${commit}`,
-        detail: `No run was created: ${ending.why}. It starts once someone with at least ${ending.approverPermission} permission approves this commit.${refused}`,
+        label: `Waiting for approval${of}`,
+        detail: `No run was created: ${ending.why}. It starts once someone with at least ${ending.approverPermission} permission approves ${commit ? 'this commit' : 'the head commit'}.${refused ? escapeMarkdown(refused) : ''}`,
         showsReason: false,
-        why: `No run was created: ${plainWords(ending.why)}. It starts once someone with at least ${ending.approverPermission} permission approves commit ${commit} (a review, or a comment "/approve ${ending.head}"); a newer push needs a new approval.${refused}`,
-        headline: `Waiting for approval of ${commit}: no run was created`,
+        why: `No run was created: ${plainWords(ending.why)}. It starts once someone with at least ${ending.approverPermission} permission approves ${commit ? `commit ${commit}` : 'the head commit'}${line}; a newer push needs a new approval.${refused}`,
+        headline: `Waiting for approval${of}: no run was created`,
       }
     }
   }

@@ -3,8 +3,14 @@ import { capResult } from '../agent/conversation.ts'
 import { costOf } from '../agent/cost.ts'
 import { safeForLog } from '../text/log.ts'
 import { jsonOutput, leadingThatFit, runOutput, setJsonOutput } from './json-output.ts'
-import { renderErrorSummary, renderSummary, verdictOf, type SummaryExtras } from './summary.ts'
-import { OUTCOME_RECORDS } from '../model/outcome.ts'
+import {
+  renderAwaitingSummary,
+  renderErrorSummary,
+  renderSummary,
+  verdictOf,
+  type SummaryExtras,
+} from './summary.ts'
+import { describeEnding, OUTCOME_RECORDS, type AwaitingApproval } from '../model/outcome.ts'
 import { formatNumberOutput } from '../text/format.ts'
 import { pullRequestUrlOf } from '../model/run.ts'
 import type { StepOutcome } from '../model/step.ts'
@@ -80,6 +86,17 @@ export async function publishOverBudget(io: StepIo, message: string): Promise<vo
     `### ${icon} Over budget: no run was created\n\n${escapeMarkdown(message)}\n`,
   )
   io.setFailed(safeForLog(message))
+}
+
+/**
+ * No run was created: the step waits for an approval of the head (approval), or one given does
+ * not count. The step passes, with a notice saying what it waits for.
+ */
+export async function publishAwaiting(io: StepIo, ending: AwaitingApproval): Promise<void> {
+  const words = describeEnding(ending)
+  io.setOutput('outcome', words.outcome)
+  await writeSummary(io, renderAwaitingSummary(ending))
+  io.notice(safeForLog(`${words.headline}. ${words.why}`), { title: 'Cloud agent run' })
 }
 
 /** A summary that cannot be written (no GITHUB_STEP_SUMMARY, e.g. locally) must not fail the step. */

@@ -5,8 +5,10 @@ import {
   endingOf,
   failureNotes,
   OUTCOME_RECORDS,
+  type AwaitingApproval,
   type EndingWords,
 } from '../model/outcome.ts'
+import { approveLine } from '../model/approval.ts'
 import { meaningOf } from '../model/states.ts'
 import type { ArtifactEntry } from '../agent/artifacts.ts'
 import { renderAnswerBlock, renderArtifacts, renderBlocked } from './agent-work.ts'
@@ -133,6 +135,25 @@ export function renderErrorSummary(message: string, runId: string | undefined): 
   const lines = [`### ${OUTCOME_RECORDS.error.icon} The step failed`, '']
   if (runId) lines.push(...factsTable([['Run', `<code>${escapeMarkdown(runId)}</code>`]]), '')
   lines.push(escapeMarkdown(message), '')
+  return lines.join('\n')
+}
+
+/** A step that waits for an approval (approval): what it waits for, and the line to comment. */
+export function renderAwaitingSummary(ending: AwaitingApproval): string {
+  const words = describeEnding(ending)
+  const lines = [`### ${words.icon} ${escapeMarkdown(words.headline)}`, '', words.detail ?? '', '']
+  if (ending.head && !ending.refused) {
+    lines.push(
+      'To approve this commit, comment on the pull request:',
+      '',
+      '```',
+      approveLine(ending.head),
+      '```',
+      '',
+      'or approve the pull request in a review of this commit.',
+      '',
+    )
+  }
   return lines.join('\n')
 }
 

@@ -119,6 +119,8 @@ export interface PullRequestSeed {
   /** The head's repository, `owner/repo`; default the pull request's own (not a fork). */
   headRepo?: string
   state?: 'open' | 'closed'
+  /** Who opened it (`user.login`); default `octocat`. */
+  author?: string
 }
 
 /** A workflow run as GET /repos/{owner}/{repo}/actions/runs/{id} shows it (its latest attempt). */
@@ -444,6 +446,7 @@ export class FakeGitHub {
       baseRef: 'main',
       headRepo: `${owner}/${repo}`,
       state: 'open',
+      author: 'octocat',
       ...seed,
     })
   }
@@ -473,6 +476,33 @@ export class FakeGitHub {
   /** The pull request's changed files, with their patches, for GET .../pulls/{n}/files. */
   setPullRequestFiles(owner: string, repo: string, number: number, files: PullRequestFile[]): void {
     this.#files.set(pullKey(owner, repo, number), structuredClone(files))
+  }
+
+  /**
+   * Seeds a review by anyone, without HTTP (a person's approval, say): `commitId` defaults to
+   * the pull request's head now. A `[bot]` login makes a Bot.
+   */
+  addReview(
+    owner: string,
+    repo: string,
+    number: number,
+    review: { login: string; state: Review['state']; commitId?: string; body?: string },
+  ): Review {
+    const key = pullKey(owner, repo, number)
+    const id = this.#nextReviewId++
+    const stored = {
+      key,
+      id,
+      user: this.#user(review.login, review.login.endsWith('[bot]') ? 'Bot' : 'User'),
+      body: review.body ?? '',
+      state: review.state,
+      html_url: `${this.#serverUrl}/${owner}/${repo}/pull/${number}#pullrequestreview-${id}`,
+      commit_id: review.commitId ?? this.#pulls.get(key)?.headSha ?? '',
+      submitted_at: iso(now()),
+      comments: [],
+    }
+    this.#reviews.push(stored)
+    return { ...reviewView(stored), comments: [] }
   }
 
   /** The reviews on a pull request, oldest first. */
@@ -1113,6 +1143,7 @@ export class FakeGitHub {
       html_url: `${this.#serverUrl}/${pull.owner}/${pull.repo}/pull/${pull.number}`,
       number: pull.number,
       state: pull.state,
+      user: this.#user(pull.author, pull.author.endsWith('[bot]') ? 'Bot' : 'User'),
       head: {
         label: `${headOwner}:${pull.headRef}`,
         ref: pull.headRef,
