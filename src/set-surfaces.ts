@@ -101,12 +101,18 @@ export class SetSurfaces implements StepSurfaces<readonly TaskRun[], SetOutcome,
 
   #show(view: SetView): void {
     if (this.#comment) {
-      const { done, total } = setCounts(view.kind === 'running' ? view.tasks : view.outcome.tasks)
+      const tasks = view.kind === 'running' ? view.tasks : view.outcome.tasks
+      const { done, total } = setCounts(tasks)
+      // A reconcile pass reads them there: a run handed to a person is never swept.
+      const handedOff = tasks.flatMap((task) =>
+        task.handedOff && task.runId !== undefined ? [task.runId] : [],
+      )
       this.#comment.show({
         body: renderSetComment(view, this.#workflowRun, SET_COMMENT_TABLE_CHARS),
         outcome: view.kind === 'ended' ? view.outcome.word : undefined,
         done,
         total,
+        ...(handedOff.length > 0 ? { handedOff } : {}),
       })
     }
     const status = setStatusOf(view)

@@ -561,6 +561,7 @@ export class SetComment {
       total: shown.total,
       workflowRun: safeHttpUrl(this.#options.workflowRun),
       startedAt: this.#startedAt,
+      ...(shown.handedOff?.length ? { handedOff: shown.handedOff } : {}),
     }
   }
 

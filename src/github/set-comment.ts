@@ -1,5 +1,6 @@
 /** A set's comment, its rendering: the set marker, the history of the key's sets, pure. */
 import { OUTCOME_RECORDS, OUTCOMES, type Outcome } from '../model/outcome.ts'
+import { isRunId } from '../api/answers.ts'
 import { safeHttpUrl } from '../text/markdown.ts'
 import { MAX_COMMENT_CHARS, mergeNewestFirst, parseMarker } from './comment.ts'
 
@@ -14,6 +15,11 @@ export interface SetRecord {
   workflowRun?: string
   /** When the step first showed the set (ISO 8601); orders the sets, newest first. */
   startedAt: string
+  /**
+   * The runs its step handed to a person (BLOCKED, on_blocked fail or pass) and let go on: never
+   * a reconcile pass's to sweep, whatever the job's conclusion.
+   */
+  handedOff?: readonly string[]
 }
 
 /**
@@ -31,6 +37,9 @@ export interface SetMarker {
 /** The most sets a comment keeps in its history. */
 const MAX_SETS = 20
 
+/** The most run IDs a set's record keeps of those handed to a person. */
+const MAX_HANDED_OFF = 100
+
 /** Room the comment keeps for its marker and history; the table gets the rest. */
 export const SET_COMMENT_TABLE_CHARS = MAX_COMMENT_CHARS - 16_000
 
@@ -47,6 +56,9 @@ export function renderSetMarker(marker: SetMarker): string {
       total: record.total,
       workflow_run: record.workflowRun,
       started_at: record.startedAt,
+      ...(record.handedOff?.length
+        ? { handed_off: record.handedOff.slice(0, MAX_HANDED_OFF) }
+        : {}),
     })),
   })
   // `<` and `>` could end the HTML comment or open a forged one; JSON can spell them otherwise.
@@ -87,7 +99,18 @@ function parseRecord(entry: unknown): SetRecord | undefined {
     typeof record.workflow_run === 'string' && record.workflow_run.length <= 2048
       ? safeHttpUrl(record.workflow_run)
       : undefined
-  return { set, outcome, done: done as number, total: total as number, workflowRun, startedAt }
+  const handedOff = Array.isArray(record.handed_off)
+    ? record.handed_off.filter(isRunId).slice(0, MAX_HANDED_OFF)
+    : []
+  return {
+    set,
+    outcome,
+    done: done as number,
+    total: total as number,
+    workflowRun,
+    startedAt,
+    ...(handedOff.length > 0 ? { handedOff } : {}),
+  }
 }
 
 /**
@@ -158,4 +181,6 @@ export interface SetShown {
   outcome?: Outcome
   done: number
   total: number
+  /** The runs handed to a person (see SetRecord). */
+  handedOff?: readonly string[]
 }

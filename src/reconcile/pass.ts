@@ -32,6 +32,7 @@ import {
   elapsedOf,
   firstLook,
   handedOnTo,
+  handedToPerson,
   setStatusLeftPending,
   lostRunner,
   statusLeftPending,
@@ -395,6 +396,12 @@ async function sweepRun(
   deps: PassDeps,
   deadline: number,
 ): Promise<PassRow> {
+  if (handoff.set !== undefined) {
+    // A set's comment shows the whole set: its record names the runs its step let go on purpose.
+    const setShown = await deps.desk.setComment(handoff)
+    const letGo = handedToPerson(setShown?.shown, run.run_id, settings.repository)
+    if (letGo) return rowOf(run, 'left', letGo.why)
+  }
   const traces = (await deps.desk.runComments(handoff, run.run_id)).flatMap((comment) => {
     const workflowRun = workflowRunOf(comment.shown.workflowRun, settings.repository)
     return workflowRun ? [{ ...comment, workflowRun, outcome: comment.shown.outcome }] : []

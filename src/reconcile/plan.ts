@@ -141,6 +141,25 @@ export function waitingStep<T extends StepTrace>(
   }
 }
 
+/**
+ * A run of an awaited set that its step handed to a person (BLOCKED, `on_blocked` fail or pass)
+ * before it ended, as the set's record in its comment lists it: it was let go on purpose, not
+ * left behind, whatever the job's conclusion. Undefined when the record does not list it. Pure.
+ */
+export function handedToPerson(
+  shown: { handedOff?: readonly string[]; workflowRun?: string } | undefined,
+  runId: string,
+  repository: string,
+): { kind: 'leave'; why: string } | undefined {
+  if (!shown?.handedOff?.includes(runId)) return undefined
+  const workflowRun = workflowRunOf(shown.workflowRun, repository)
+  const which = workflowRun ? ` (workflow run ${workflowRun.workflowRunId})` : ''
+  return {
+    kind: 'leave',
+    why: `its set's step${which} handed it to a person (BLOCKED) and ended: it was not left behind`,
+  }
+}
+
 /** Newer workflow runs have larger IDs; a later attempt of one is newer than an earlier one. */
 function compareWorkflowRuns(a: WorkflowRunRef, b: WorkflowRunRef): number {
   const ids = BigInt(a.workflowRunId) - BigInt(b.workflowRunId)

@@ -400,6 +400,58 @@ describe('the sweep judges by the step that waits now', () => {
     )
   })
 
+  it("leaves a set's task its step handed to a person (on_blocked: fail), once the person sets it working again", async () => {
+    const api = await fakeApi({
+      script: (create) =>
+        (create.prompt ?? '').startsWith('ask')
+          ? [
+              { state: 'QUEUED', afterMs: 0 },
+              { state: 'BLOCKED', afterMs: 50 },
+            ]
+          : [
+              { state: 'QUEUED', afterMs: 0 },
+              { state: 'SUCCEEDED', afterMs: 50 },
+            ],
+      followupScript: () => [{ state: 'INPROGRESS', afterMs: 0 }],
+    })
+    const gh = await fakeGitHub()
+    const main = await runStep({
+      inputs: inputsFor(api, {
+        tasks: '["done: package a", "ask: package b"]',
+        on_blocked: 'fail',
+        comment: 'true',
+      }),
+      env: eventEnv(gh, 'pull_request', pullRequestEvent),
+    })
+    // The set fails, as on_blocked: fail asks; its blocked task is left BLOCKED for a person.
+    expect(main.code, main.stdout).toBe(1)
+    expect(main.outputs.outcome).toBe('failed')
+    const blocked = api.allRuns().find((run) => run.prompt?.startsWith('ask'))?.run_id ?? ''
+    expect(api.run(blocked)?.state).toBe('BLOCKED')
+    // Its job failed with it; a person then answers in the session, and the run works again.
+    gh.setWorkflowRun(OWNER, REPO, FIRST_WORKFLOW_RUN, {
+      status: 'completed',
+      conclusion: 'failure',
+    })
+    const answered = await fetch(`${api.baseUrl}/agent/runs/${blocked}/followups`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'Yes, go ahead' }),
+    })
+    expect(answered.status).toBe(200)
+    expect(api.run(blocked)?.state).toBe('INPROGRESS')
+
+    const pass = await reconcile(api, gh)
+
+    expect(pass.code, pass.stdout).toBe(0)
+    expect(JSON.parse(pass.outputs.swept ?? '')).toEqual([])
+    expect(api.run(blocked)?.state).toBe('INPROGRESS')
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
+    expect(pass.stdout).toContain(
+      `Run ${blocked}: left: its set's step (workflow run ${FIRST_WORKFLOW_RUN}) handed it to a person (BLOCKED) and ended: it was not left behind`,
+    )
+  })
+
   itNeedsProcess(
     'sweeps the runs of a tasks step whose runner was lost, and tells the truth about them after',
     async () => {

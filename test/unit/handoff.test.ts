@@ -7,6 +7,7 @@ import {
   detachedSetStanding,
   firstLook,
   handedOnTo,
+  handedToPerson,
   setStatusLeftPending,
   lostRunner,
   statusLeftPending,
@@ -377,5 +378,22 @@ describe('workflowRunOf: the workflow run a comment links', () => {
     ).toBeUndefined()
     expect(workflowRunOf('https://github.com/octo-org/app/pull/4', 'octo-org/app')).toBeUndefined()
     expect(workflowRunOf(undefined, 'octo-org/app')).toBeUndefined()
+  })
+})
+
+describe("handedToPerson: a set's record names the runs its step let go on purpose", () => {
+  const link = 'https://github.com/octo-org/app/actions/runs/77'
+  it('leaves a run the record lists, naming the workflow run of its step', () => {
+    expect(handedToPerson({ handedOff: ['r1'], workflowRun: link }, 'r1', 'octo-org/app')).toEqual({
+      kind: 'leave',
+      why: "its set's step (workflow run 77) handed it to a person (BLOCKED) and ended: it was not left behind",
+    })
+  })
+  it('says nothing of a run it does not list, or without a record', () => {
+    expect(
+      handedToPerson({ handedOff: ['r1'], workflowRun: link }, 'r2', 'octo-org/app'),
+    ).toBeUndefined()
+    expect(handedToPerson({ workflowRun: link }, 'r1', 'octo-org/app')).toBeUndefined()
+    expect(handedToPerson(undefined, 'r1', 'octo-org/app')).toBeUndefined()
   })
 })

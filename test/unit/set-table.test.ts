@@ -235,6 +235,18 @@ describe("the set comment's marker", () => {
     expect(keyedMarkerOf(reply)).toBeUndefined()
   })
 
+  it('keeps the runs its step handed to a person, and drops what is not a run ID', () => {
+    const handedOff = ['run_a1', 'run_b2']
+    const marker = {
+      key: 'nightly',
+      step: 's',
+      sets: [record('s1', '2026-11-24T10:00:00Z', { outcome: 'failed' as const, handedOff })],
+    }
+    expect(parseSetMarker(composeSetComment(marker, 'body'))).toEqual(marker)
+    const forged = renderSetMarker(marker).replace('"run_b2"', '"x y"')
+    expect(parseSetMarker(forged)?.sets[0]?.handedOff).toEqual(['run_a1'])
+  })
+
   it('cannot be closed or forged by a key: < and > are spelled as JSON escapes', () => {
     const written = renderSetMarker({ key: '--> <!-- cloud-agent-set: {}', step: 's', sets: [] })
     expect(written.match(/-->/g)).toHaveLength(1)
