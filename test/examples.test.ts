@@ -29,6 +29,7 @@ const EXPECTED_EXAMPLES = [
   'reconcile.yml',
   'close-pr-cleanup.yml',
   'fix-failing-check.yml',
+  'fork-safe-review.yml',
   'matrix-fan-out.yml',
   'monorepo-fan-out.yml',
   'nightly-dependency-updates.yml',
@@ -277,7 +278,9 @@ function permissionsNeeded(step: Step): Record<string, 'read' | 'write'> {
     return { actions: 'read', 'pull-requests': 'write', issues: 'write', statuses: 'write' }
   }
   if (!ACTION_REF.test(step.uses ?? '')) return needed
-  if (on('comment') || on('continue_run') || on('pull_request_review')) {
+  // approval writes the waiting comment, and reads the pull request, its reviews and permissions.
+  const approval = w['approval'] === 'forks' || w['approval'] === 'always'
+  if (on('comment') || on('continue_run') || on('pull_request_review') || approval) {
     needed['pull-requests'] = 'write'
   }
   if (on('commit_status')) needed.statuses = 'write'
@@ -435,7 +438,10 @@ function keysCanCollide(a: string, b: string): boolean {
 /** The same pull request (or its branch), however the event spells it. */
 function samePullRequest(key: string): string {
   return key
-    .replace(/\$\{\{\s*github\.event\.(?:pull_request|issue)\.number\s*\}\}/g, '<PR>')
+    .replace(
+      /\$\{\{\s*github\.event\.(?:pull_request|issue)\.number(?:\s*\|\|\s*github\.event\.issue\.number)?\s*\}\}/g,
+      '<PR>',
+    )
     .replace(
       /\$\{\{\s*github\.event\.(?:pull_request\.head\.ref|workflow_run\.head_branch)\s*\}\}/g,
       '<BRANCH>',
@@ -629,6 +635,34 @@ describe('what each example shows', () => {
     expect(mark).toContain('name=cloud-agent/agent-review')
     expect(mark).toContain('conclusion=neutral')
     expect(mark).not.toContain('${{')
+  })
+
+  it('fork-safe-review: pull_request_target and /approve comments, approval: forks, one prompt for both', () => {
+    const workflow = loadExample('fork-safe-review.yml')
+    expect(workflow.on).toEqual({
+      pull_request_target: { types: ['opened', 'synchronize', 'reopened'] },
+      issue_comment: { types: ['created'] },
+    })
+    expect(workflow.permissions).toEqual({
+      contents: 'read',
+      'pull-requests': 'write',
+      statuses: 'write',
+    })
+    const [job] = Object.values(workflow.jobs)
+    // Only pull request events and /approve comments on pull requests start the job.
+    expect(job?.if).toContain("startsWith(github.event.comment.body, '/approve ')")
+    expect(job?.if).toContain('github.event.issue.pull_request')
+    // pull_request_target runs with the key: nothing of the pull request is checked out or run.
+    expect(job?.steps.every((step) => step.run === undefined)).toBe(true)
+    expect(job?.steps.some((step) => /checkout/.test(step.uses ?? ''))).toBe(false)
+    const w = onlyAction('fork-safe-review.yml')
+    expect([w['approval'], w['approver_permission']]).toEqual(['forks', 'write'])
+    // The approving run's prompt must be the waiting run's: nothing of one event alone.
+    const prompt = String(w['prompt'])
+    const perPullRequest = 'github.event.pull_request.number || github.event.issue.number'
+    expect(prompt.replaceAll(perPullRequest, '<PR>')).not.toContain('github.event')
+    expect(prompt).not.toContain('comment')
+    expect(samePullRequest(String(w['name']))).toBe('fork-review-<PR>')
   })
 
   it('close-pr-cleanup: on any close, forks included, cancels and creates nothing', () => {
