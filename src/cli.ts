@@ -5,7 +5,6 @@
  * as JSON and the summary. The engine is the Action's own: only the door differs.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { resolve } from 'node:path'
 import {
   ApiConnectionError,
@@ -14,6 +13,7 @@ import {
   ApiStatusError,
 } from './api/errors.ts'
 import {
+  flagOf,
   githubOnlyGiven,
   KEY_VARIABLE,
   parseCommandLine,
@@ -24,10 +24,10 @@ import {
 } from './cli/flags.ts'
 import { outputsAsJson, plainSummary } from './cli/outputs.ts'
 import { CommandStepIo } from './cli/step-io.ts'
+import { commandWorld } from './cli/world.ts'
 import { mergeRequestFrom, MergeRequestNote } from './gitlab/note.ts'
 import { InputError, type InputSource } from './inputs.ts'
 import { run as runMainStep } from './main.ts'
-import { readRunnerWorld } from './runner.ts'
 import { safeHttpUrl } from './text/markdown.ts'
 import { errorMessage } from './text/plain.ts'
 
@@ -88,7 +88,7 @@ export async function runCli(
     io.stderr(`cloud-agent-run: ${refusal}\n`)
     return EXIT.badInput
   }
-  return await runStep(command, declared, io, onGitHub)
+  return await runStep(command, declared, io)
 }
 
 /** What is wrong with the command before any request, or undefined. */
@@ -109,7 +109,6 @@ async function runStep(
   command: CommandLine,
   declared: Readonly<Record<string, DeclaredInput>>,
   io: CommandIo,
-  onGitHub: boolean,
 ): Promise<number> {
   let tasks: string | undefined
   if (command.tasksFile !== undefined) {
@@ -120,21 +119,13 @@ async function runStep(
       return EXIT.badInput
     }
   }
-  const runner = readRunnerWorld(onGitHub ? io.env : {}, io.cwd)
-  const world = {
-    ...runner,
-    // Outside GitHub, the default key (`name` left out) says where the run came from.
-    workflow: runner.workflow ?? 'cloud-agent-run',
-    job: runner.job ?? io.env.CI_JOB_NAME ?? 'command',
-    workspace: io.env.GITHUB_WORKSPACE && onGitHub ? io.env.GITHUB_WORKSPACE : io.cwd,
-    // Downloads go where a person finds them after the command ends, not into its own files.
-    runnerTemp: tmpdir(),
-  }
+  const world = commandWorld(io.env, io.cwd, command.project)
   const secrets = new Set<string>([io.env[KEY_VARIABLE]?.trim() ?? ''])
   const inputs: InputSource = {
     get: (name) => inputValue(name, command, declared, io.env, tasks),
     mask: (secret) => secrets.add(secret),
     world,
+    nameOf: (input, value) => (value === undefined ? flagOf(input) : `${flagOf(input)} ${value}`),
   }
   const note = mergeRequestNote(command, io)
   if (io.env.GITLAB_TOKEN) secrets.add(io.env.GITLAB_TOKEN.trim())

@@ -105,8 +105,12 @@ export interface Settings extends Connection {
   readonly wait: boolean
   readonly timeoutMs: number
   readonly pollIntervalMs: number
-  /** Cancel the active runs with the same `config.name` before creating this one. */
-  readonly cancelPrevious: boolean
+  /**
+   * Cancel the active runs with the same `config.name` (of this project and thread) before
+   * creating this one: the input that asked, as the door names it (`previous_run: cancel`,
+   * `cancel_previous`, `--previous-run cancel`), for the log; undefined when none did.
+   */
+  readonly cancelPrevious: string | undefined
   /**
    * `previous_run`: what to do with an active run of the same key on this thread: keep it,
    * cancel it (`cancel_previous`), or steer it (send it this step's work instead of creating).
@@ -144,6 +148,17 @@ export interface InputSource {
   mask(secret: string): void
   /** Where the step runs, as its door read it: the workspace, the workflow, the event. */
   world: World
+  /**
+   * How a person names an input (with a value) at this door: `previous_run: cancel` in a
+   * workflow, `--previous-run cancel` on the command line. A workflow's naming when not given.
+   */
+  nameOf?: (input: string, value?: string) => string
+}
+
+/** An input as the door names it: see InputSource.nameOf. */
+export function inputNamed(source: InputSource, input: string, value?: string): string {
+  if (source.nameOf) return source.nameOf(input, value)
+  return value === undefined ? input : `${input}: ${value}`
 }
 
 const DEFAULT_TIMEOUT = '60m'
@@ -180,7 +195,15 @@ export function readSettings(source: InputSource): Settings {
     }
   })
   if (!target) throw new Error('unreachable: readStepSettings reads the target')
-  return { ...step, target, cancelPrevious: previousRun === 'cancel', previousRun }
+  return { ...step, target, cancelPrevious: cancelAskedBy(source, previousRun), previousRun }
+}
+
+/** The input that asked to cancel the previous runs, as the door names it; undefined when none. */
+function cancelAskedBy(source: InputSource, previousRun: PreviousRun): string | undefined {
+  if (previousRun !== 'cancel') return undefined
+  return parseBoolean('cancel_previous', source.get('cancel_previous') || 'false')
+    ? inputNamed(source, 'cancel_previous')
+    : inputNamed(source, 'previous_run', 'cancel')
 }
 
 /**
@@ -245,11 +268,28 @@ function readStepSettings(
     },
     agentWork: readAgentWork(source, wait),
     output,
-    budgets: {
-      daily: readCredits('daily_credit_budget', source.get('daily_credit_budget')),
-      pullRequest: readCredits('pr_credit_budget', source.get('pr_credit_budget')),
-    },
+    budgets: readBudgets(source),
   }
+}
+
+/**
+ * The credit budgets: each counts the runs of the step's project (and pull or merge request),
+ * whatever the door that made them, so a budget with no project to count by is refused here,
+ * before any request, rather than silently count nothing.
+ */
+function readBudgets(source: InputSource): CreditBudgets {
+  const budgets = {
+    daily: readCredits('daily_credit_budget', source.get('daily_credit_budget')),
+    pullRequest: readCredits('pr_credit_budget', source.get('pr_credit_budget')),
+  }
+  const given = budgets.daily !== undefined ? 'daily_credit_budget' : 'pr_credit_budget'
+  if ((budgets.daily ?? budgets.pullRequest) !== undefined && !source.world.project) {
+    throw new InputError(
+      given,
+      'counts the runs of one project, and none is named: outside GitHub and GitLab, name it with --project.',
+    )
+  }
+  return budgets
 }
 
 /** At most this many corrections: each is a whole new pass of the agent. */
@@ -413,7 +453,7 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
       'cannot be combined with previous_run: steer: a set starts one run per task.',
     )
   }
-  const cancelPrevious = previousRun === 'cancel'
+  const cancelPrevious = cancelAskedBy(source, previousRun)
   const unnamed = tasks.findIndex((task) => !task.config?.name)
   if (cancelPrevious && unnamed >= 0) {
     throw new InputError(

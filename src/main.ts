@@ -4,8 +4,8 @@ import type { AgentWorkSources } from './agent/work.ts'
 import type { AgentRunsClient } from './api/client.ts'
 import { abortableSleep } from './api/transport.ts'
 import { admitByApproval } from './approval-step.ts'
-import type { GitHubContext } from './github/context.ts'
-import { budgetScope, stepHandoff } from './github/handoff.ts'
+import { GitHubContext } from './github/context.ts'
+import { githubThread, stepHandoff } from './github/handoff.ts'
 import { newerStepOf, steerSource } from './github/compare.ts'
 import { mayTalkToAgent, resolveTarget } from './github/setup.ts'
 import type { ThreadComment } from './github/keyed-comment.ts'
@@ -16,6 +16,7 @@ import { publishError, publishOutcome, publishOverBudget } from './report/publis
 import { checkCreditBudgets } from './run/budget.ts'
 import { cancelOnly } from './run/cancel.ts'
 import { runTag } from './run/create.ts'
+import { homeOf, type RunHome } from './model/home.ts'
 import { executeRun, type ExecutedRun } from './run/execute.ts'
 import { gatherAgentWork } from './run/gather.ts'
 import { Interruption } from './run/interruption.ts'
@@ -72,7 +73,13 @@ async function mainStep(
   interruption: Interruption,
 ): Promise<void> {
   const cleanup = readCancelOnly(inputs)
-  if (cleanup) return await cancelOnly(serviceClient(cleanup, io), cleanup.name, io)
+  if (cleanup) {
+    const home = homeOf(inputs.world, githubThread(new GitHubContext('', inputs.world)))
+    const asked = { name: cleanup.name, home }
+    const cancelled = await cancelOnly(serviceClient(cleanup, io), asked, io)
+    io.setOutput('cancelled', JSON.stringify(cancelled))
+    return
+  }
   const taskSet = await readTaskSettings(inputs)
   if (taskSet) return await runTaskSet(taskSet, inputs.world, io, interruption)
   const read = readSettings(inputs)
@@ -83,7 +90,8 @@ async function mainStep(
   const admitted = await admitByApproval(read, inputs.world, io)
   if (!admitted) return
   const { settings, github } = admitted
-  const start = { settings, world: inputs.world, io, github, client, tracker, output }
+  const home = homeOf(inputs.world, githubThread(github))
+  const start = { settings, world: inputs.world, home, io, github, client, tracker, output }
   if (await stopsAtBudget(start)) return
   interruption.listen()
   const step = await prepare(start)
@@ -93,10 +101,10 @@ async function mainStep(
 }
 
 /** The credit budgets, before anything is shown or created: past one, the step fails (over_budget). */
-async function stopsAtBudget({ settings, github, client, io }: StepStart) {
+async function stopsAtBudget({ settings, home, client, io }: StepStart) {
   if (settings.target.kind === 'existing') return false
   const deps = { now: Date.now, log: io }
-  const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps)
+  const reached = await checkCreditBudgets(client, settings.budgets, home, deps)
   if (reached) await publishOverBudget(io, reached.message)
   return reached !== undefined
 }
@@ -105,6 +113,8 @@ async function stopsAtBudget({ settings, github, client, io }: StepStart) {
 interface StepStart {
   settings: Settings
   world: World
+  /** Where the step's runs belong: its forge, project and thread. */
+  home: RunHome
   io: StepIo
   github: GitHubContext
   client: AgentRunsClient
@@ -145,7 +155,7 @@ async function prepare(step: StepStart): Promise<PreparedStep | undefined> {
 /** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
 async function execute(step: PreparedStep, interruption: Interruption): Promise<ExecutedRun> {
   const { settings, client, tracker, surfaces, watcher } = step
-  const handoff = stepHandoff(settings.github, step.github, settings.wait)
+  const handoff = stepHandoff(settings.github, step.home, settings.wait)
   // A newer step steers the run: a workflow that cancels this one for it hands the run over.
   if (settings.previousRun === 'steer') {
     interruption.handsOverWhen(newerStepOf(step.github, surfaces.commit?.sha, step.world.runId))
@@ -158,7 +168,7 @@ async function execute(step: PreparedStep, interruption: Interruption): Promise<
     signal: interruption.signal,
     log: watcher.log,
     watch: watcher,
-    tag: runTag(step.world, undefined, surfaces.commit?.sha, handoff),
+    tag: runTag(step.world, undefined, surfaces.commit?.sha ?? step.home.head, handoff),
     onRunSeen: (run) => surfaces.showRunning(run),
     steer: steerSource(step.github, surfaces.commit?.sha, step.thread),
     onSteered: () => step.io.setOutput('steered', 'true'),

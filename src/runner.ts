@@ -26,6 +26,8 @@ export function runnerDoor(host: RunnerProcess): { io: StepIo; inputs: InputSour
  */
 export function readRunnerWorld(env: NodeJS.ProcessEnv, cwd: string): World {
   return {
+    forge: 'github',
+    project: env.GITHUB_REPOSITORY || undefined,
     repository: env.GITHUB_REPOSITORY,
     serverUrl: env.GITHUB_SERVER_URL,
     apiUrl: env.GITHUB_API_URL,

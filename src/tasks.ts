@@ -8,7 +8,7 @@ import { type AgentRunsClient } from './api/client.ts'
 import { abortableSleep } from './api/transport.ts'
 import type { TaskSetSettings } from './inputs.ts'
 import { GitHubContext } from './github/context.ts'
-import { budgetScope, setHandoff } from './github/handoff.ts'
+import { githubThread, setHandoff } from './github/handoff.ts'
 import { OUTCOME_RECORDS } from './model/outcome.ts'
 import type { Log } from './log.ts'
 import { passWhenText, taskLabel, taskOutcome, type SetOutcome, type TaskRun } from './model/set.ts'
@@ -18,6 +18,7 @@ import { factsOf } from './report/set-table.ts'
 import { checkCreditBudgets } from './run/budget.ts'
 import { cancelDeadline } from './run/cancel.ts'
 import { runTag, SET_KEY, taskTag, type RunTag } from './run/create.ts'
+import { homeOf } from './model/home.ts'
 import type { Interruption } from './run/interruption.ts'
 import { TaskSetRun } from './run/set.ts'
 import { taskWatcher } from './run/watch.ts'
@@ -49,18 +50,19 @@ export async function runTaskSet(
   // The budgets hold for a set as for one run: checked once, before any of its creates.
   const deps = { now: Date.now, log: io }
   const github = new GitHubContext(settings.github.token, world)
-  const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps)
+  const home = homeOf(world, githubThread(github))
+  const reached = await checkCreditBudgets(client, settings.budgets, home, deps)
   if (reached) return await publishOverBudget(io, reached.message)
   interruption.listen()
   // The set's ID is its step's invocation: its comment and status know it before any create.
   const setId = randomUUID()
   const surfaces = await SetSurfaces.open(settings, github, setId, io)
-  const handoff = setHandoff(settings.github, github, {
+  const handoff = setHandoff(settings.github, home, {
     wait: settings.wait,
     tasks: settings.tasks.length,
     passWhen: passWhenText(settings.passWhen),
   })
-  const stepTag = runTag(world, () => setId, surfaces.commit, handoff)
+  const stepTag = runTag(world, () => setId, surfaces.commit ?? home.head, handoff)
   const wiring = { signal: interruption.signal, output }
   const set = prepareSet(settings, client, wiring, stepTag, surfaces, io)
   // As for one run: every wait after the creates ends within the timeout and PAST_TIMEOUT_MS.

@@ -9,7 +9,22 @@ import { safeHttpUrl } from './text/markdown.ts'
  * Each field is as the runner gives it: undefined where it gives none.
  */
 export interface World {
-  /** `owner/repo` (GITHUB_REPOSITORY). */
+  /**
+   * The forge the door runs on: `github` (an Action's step, or the command in a workflow),
+   * `gitlab` (the command in a GitLab CI job), undefined elsewhere.
+   */
+  readonly forge: Forge | undefined
+  /**
+   * Where the door's runs belong (the contract's "one identity"): GitHub's `owner/repo`, GitLab's
+   * project path (CI_PROJECT_PATH), or the command's `--project`; undefined when none is named.
+   */
+  readonly project: string | undefined
+  /**
+   * The thread a door outside GitHub names from its own world: a GitLab merge request's IID. On
+   * GitHub the event names it, and GitHubContext reads it from there.
+   */
+  readonly thread?: number
+  /** `owner/repo` (GITHUB_REPOSITORY); undefined outside GitHub. */
   readonly repository: string | undefined
   /** GitHub's web address (GITHUB_SERVER_URL); github.com when undefined. */
   readonly serverUrl: string | undefined
@@ -33,6 +48,9 @@ export interface World {
   /** The runner's scratch directory (RUNNER_TEMP), else the system's. */
   readonly runnerTemp: string
 }
+
+/** A forge whose threads and jobs the action knows. */
+export type Forge = 'github' | 'gitlab'
 
 /** The parts of the event's payload the action reads. Every field may be missing. */
 export interface EventPayload {

@@ -21,6 +21,8 @@ export interface CommandLine {
   readonly summaryFile?: string
   /** `--tasks-file FILE`: the `tasks` list, read from a file. */
   readonly tasksFile?: string
+  /** `--project NAME`: the project the runs belong to, outside GitHub and GitLab. */
+  readonly project?: string
   readonly help: boolean
   readonly version: boolean
 }
@@ -45,7 +47,6 @@ export const GITHUB_ONLY_INPUTS = [
   'commit_status',
   'pull_request_review',
   'check_run',
-  'pr_credit_budget',
 ] as const
 
 /** The key is read from the environment only: a flag would land in shell history and `ps`. */
@@ -65,8 +66,14 @@ export function parseCommandLine(
 ): CommandLine {
   const byFlag = new Map(Object.keys(declared).map((name) => [flagOf(name), name]))
   const inputs = new Map<string, string>()
-  const own: { json: boolean; help: boolean; version: boolean; summary?: string; tasks?: string } =
-    { json: false, help: false, version: false }
+  const own: {
+    json: boolean
+    help: boolean
+    version: boolean
+    summary?: string
+    tasks?: string
+    project?: string
+  } = { json: false, help: false, version: false }
   for (let index = 0; index < args.length; index += 1) {
     const arg = args[index] ?? ''
     if (!arg.startsWith('--')) {
@@ -102,6 +109,14 @@ export function parseCommandLine(
       case '--tasks-file':
         own.tasks = valueOf()
         continue
+      case '--project':
+        own.project = valueOf().trim()
+        if (!/^[\w.-]+(?:\/[\w.-]+)*$/.test(own.project)) {
+          throw new UsageError(
+            `--project names a project as a path such as group/app; got "${own.project}".`,
+          )
+        }
+        continue
     }
     const negated = flag.startsWith('--no-') ? byFlag.get(`--${flag.slice(5)}`) : undefined
     if (negated !== undefined && isBooleanInput(declared[negated] ?? {})) {
@@ -132,6 +147,7 @@ export function parseCommandLine(
     version: own.version,
     ...(own.summary !== undefined ? { summaryFile: own.summary } : {}),
     ...(own.tasks !== undefined ? { tasksFile: own.tasks } : {}),
+    ...(own.project !== undefined ? { project: own.project } : {}),
   }
 }
 
@@ -156,6 +172,8 @@ export function usage(declared: Readonly<Record<string, DeclaredInput>>): string
     '  --json               one JSON object of the outputs on stdout; the log on stderr',
     '  --summary FILE       write the summary (Markdown) to FILE',
     '  --tasks-file FILE    the tasks list (YAML or JSON), from FILE',
+    '  --project NAME       the project the runs belong to (budgets and --previous-run count',
+    "                       by it); on GitHub and GitLab, the CI's own project by default",
     '  --help, --version',
     '',
     'Inputs (as in action.yml):',

@@ -10,15 +10,16 @@ import { tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
 import { CommitStatusReporter, statusContext, type StatusReport } from './status.ts'
 import { SetComment, ThreadComment } from './keyed-comment.ts'
 import { RECONCILE_PASS } from '../timing.ts'
+import type { RunHome } from '../model/home.ts'
 
 /** The metadata by which a step hands its run over to a later reconcile pass. */
 export function stepHandoff(
   github: GitHubSettings,
-  context: GitHubContext,
+  home: RunHome,
   wait: boolean,
 ): Record<string, string> {
   return handoffMetadata({
-    thread: threadNumber(context),
+    thread: home.thread,
     key: github.key,
     wait,
     comment: github.comment,
@@ -34,11 +35,11 @@ export function stepHandoff(
  */
 export function setHandoff(
   github: GitHubSettings,
-  context: GitHubContext,
+  home: RunHome,
   set: { wait: boolean; tasks: number; passWhen: string },
 ): Record<string, string> {
   return handoffMetadata({
-    thread: threadNumber(context),
+    thread: home.thread,
     key: github.key,
     wait: set.wait,
     comment: !set.wait && github.comment,
@@ -52,19 +53,13 @@ export function setHandoff(
  * else the pull request of an event that has no thread to comment on (a
  * review, a review comment), which `pr_credit_budget` still counts by.
  */
-function threadNumber(context: GitHubContext): number | undefined {
-  const { thread } = context
-  return thread.kind === 'found' ? thread.thread.issueNumber : context.pullRequest
-}
-
-/** What the step's credit budgets add up over: this repository, and the event's pull request. */
-export function budgetScope(context: GitHubContext): {
-  repository: string
+export function githubThread(context: GitHubContext): {
+  thread: number | undefined
   pullRequest: number | undefined
 } {
-  const { repository } = context
+  const { thread } = context
   return {
-    repository: repository ? `${repository.owner}/${repository.repo}` : '',
+    thread: thread.kind === 'found' ? thread.thread.issueNumber : context.pullRequest,
     pullRequest: context.pullRequest,
   }
 }

@@ -2,18 +2,11 @@ import { costOf } from '../agent/cost.ts'
 import type { AgentRunsClient } from '../api/client.ts'
 import type { CreditBudgets } from '../inputs.ts'
 import type { Log } from '../log.ts'
-import { HANDOFF_KEYS, STEP_KEYS } from '../model/handoff.ts'
+import { HANDOFF_KEYS } from '../model/handoff.ts'
 import { formatCredits } from '../text/format.ts'
 import { CREDIT_BUDGET_CHECK } from '../timing.ts'
+import { changeName, homeScope, ofHomeForge, type RunHome } from '../model/home.ts'
 import { listTaggedRuns } from './listing.ts'
-
-/** Where the step runs: what a budget adds up over. */
-export interface BudgetScope {
-  /** `owner/repo`. */
-  repository: string
-  /** The pull request the event is about, when it is about one. */
-  pullRequest: number | undefined
-}
 
 /** A budget that has been reached: nothing is to be created. */
 export interface BudgetReached {
@@ -33,27 +26,33 @@ export interface BudgetReached {
 export async function checkCreditBudgets(
   client: Pick<AgentRunsClient, 'iterateRuns'>,
   budgets: CreditBudgets,
-  scope: BudgetScope,
+  home: RunHome,
   deps: { now: () => number; log: Log },
 ): Promise<BudgetReached | undefined> {
   const deadline = deps.now() + CREDIT_BUDGET_CHECK.deadlineMs
-  const repository = { [STEP_KEYS.repository]: scope.repository }
+  const project = homeScope(home, { byThread: false })
+  if (budgets.daily === undefined && budgets.pullRequest === undefined) return undefined
+  // The inputs refuse a budget with no project before any request; this holds the rule here too.
+  if (!project) throw new Error('A credit budget needs a project to count by; none is named.')
+  const ofHome = { home, deadline, log: deps.log }
   if (budgets.daily !== undefined) {
     const since = new Date(deps.now() - CREDIT_BUDGET_CHECK.dailyWindowMs).toISOString()
-    const spent = await creditsOf(client, repository, since, deadline, deps.log)
+    const spent = await creditsOf(client, project, since, ofHome)
     const window = `in the last 24 hours (since ${since.replace(/\.\d+Z$/, 'Z')})`
-    const runs = `the runs this action started for ${scope.repository} ${window}`
+    const runs = `the runs this action started for ${home.project} ${window}`
     const reached = judge('daily_credit_budget', budgets.daily, spent, runs, deps.log)
     if (reached) return reached
   }
   if (budgets.pullRequest !== undefined) {
-    if (scope.pullRequest === undefined) {
-      deps.log.info('pr_credit_budget: this event is about no pull request; it does not apply.')
+    if (home.change === undefined) {
+      deps.log.info(
+        'pr_credit_budget: this step is about no pull or merge request; it does not apply.',
+      )
       return undefined
     }
-    const tags = { ...repository, [HANDOFF_KEYS.thread]: String(scope.pullRequest) }
-    const spent = await creditsOf(client, tags, undefined, deadline, deps.log)
-    const where = `pull request #${scope.pullRequest} of ${scope.repository}`
+    const tags = { ...project, [HANDOFF_KEYS.thread]: String(home.change) }
+    const spent = await creditsOf(client, tags, undefined, ofHome)
+    const where = `${changeName(home, home.change)} of ${home.project}`
     const runs = `the runs this action started for ${where} (all of them, whenever they ran)`
     return judge('pr_credit_budget', budgets.pullRequest, spent, runs, deps.log)
   }
@@ -97,13 +96,12 @@ function judge(
   return undefined
 }
 
-/** The credits of the runs carrying `tags`, created after `since` when given. */
+/** The credits of the home's runs carrying `tags`, created after `since` when given. */
 async function creditsOf(
   client: Pick<AgentRunsClient, 'iterateRuns'>,
   tags: Record<string, string>,
   since: string | undefined,
-  deadline: number,
-  log: Log,
+  { home, deadline, log }: { home: RunHome; deadline: number; log: Log },
 ): Promise<Spent> {
   const listed = await listTaggedRuns(client, tags, since ? { created_after: since } : {}, {
     maxPages: CREDIT_BUDGET_CHECK.maxPages,
@@ -118,9 +116,7 @@ async function creditsOf(
         .join(', ')} here.`,
     )
   }
-  const credits = listed.runs.reduce(
-    (sum, run) => sum + (costOf(run.request_usage).credits ?? 0),
-    0,
-  )
-  return { credits, runs: listed.runs.length, complete: listed.complete }
+  const runs = listed.runs.filter((run) => ofHomeForge(run, home))
+  const credits = runs.reduce((sum, run) => sum + (costOf(run.request_usage).credits ?? 0), 0)
+  return { credits, runs: runs.length, complete: listed.complete }
 }

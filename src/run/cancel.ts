@@ -3,6 +3,8 @@ import type { RequestOptions, Sleep } from '../api/transport.ts'
 import { UnprocessableEntityError } from '../api/errors.ts'
 import type { RunItem } from '../api/types.ts'
 import { meaningOf } from '../model/states.ts'
+import { describeHome, homeScope, ofHomeForge, type RunHome } from '../model/home.ts'
+import { listTaggedRuns } from './listing.ts'
 import type { RunTracker } from './tracker.ts'
 import type { Log } from '../log.ts'
 import {
@@ -193,40 +195,61 @@ export function isFinalCancel(
 const SUPERSEDED_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS']
 
 /**
- * Cancels the active runs labelled `name` before the step starts its own
- * (`cancel_previous`), so that a new push replaces the review of the old one;
- * `cancel_only` does just this. Returns how many were cancelled.
+ * Cancels the active runs labelled `name` of the step's home (its project and, where the step
+ * has a thread, its thread) before the step starts its own (`previous_run: cancel`), so that a
+ * new push replaces the review of the old one and never another thread's; `cancel_only` does
+ * just this. `input` is the input that asked, for the log. Returns the runs cancelled.
  */
 export async function cancelPreviousRuns(
   client: Pick<AgentRunsClient, 'iterateRuns' | 'cancelRun'>,
-  name: string,
+  asked: { name: string; home: RunHome; input: string },
   log: Log,
   options: Pick<RequestOptions, 'deadline'> = {},
-): Promise<number> {
-  // Collected first: cancelling while paging would move runs out of the pages still to come.
-  const active: RunItem[] = []
-  // Paged by creation time: runs changing state meanwhile cannot slip between pages.
-  const query = { name, state: SUPERSEDED_STATES, limit: 100, sort_by: 'created_at' } as const
-  for await (const run of client.iterateRuns(query, options)) {
-    // Checked here too, so that a service ignoring a filter cannot make this cancel other runs.
-    if (run.agent_config?.name === name && meaningOf(run.state) === 'active') active.push(run)
+): Promise<string[]> {
+  const { name, home, input } = asked
+  const scope = homeScope(home)
+  const where = scope ? ` of ${describeHome(home)}` : ''
+  if (!scope) {
+    log.info(
+      `${input}: no project is named, so no run can be told to be this one's; none is cancelled.`,
+    )
+    return []
   }
-  let cancelled = 0
+  // Collected first: cancelling while paging would move runs out of the pages still to come.
+  // Paged by creation time: runs changing state meanwhile cannot slip between pages.
+  const { runs } = await listTaggedRuns(
+    client,
+    scope,
+    { name, state: SUPERSEDED_STATES },
+    { ...options, maxPages: PREVIOUS_RUNS_MAX_PAGES },
+  )
+  // Checked here too, so that a service ignoring a filter cannot make this cancel other runs.
+  const active = runs.filter(
+    (run) =>
+      run.agent_config?.name === name &&
+      meaningOf(run.state) === 'active' &&
+      ofHomeForge(run, home),
+  )
+  const cancelled: string[] = []
   for (const run of active) {
     const report = await requestCancel(client, run.run_id, options)
-    if (report.kind === 'cancelled') cancelled += 1
-    logCancel(log, run.run_id, report, 'cancel_previous')
+    if (report.kind === 'cancelled') cancelled.push(run.run_id)
+    logCancel(log, run.run_id, report, input)
   }
-  if (active.length === 0) log.info(`cancel_previous: no active run is named ${name}.`)
+  if (active.length === 0) log.info(`${input}: no active run is named ${name}${where}.`)
   return cancelled
 }
+
+/** The pages of active runs of one name a cancel reads: far more than one thread ever has. */
+const PREVIOUS_RUNS_MAX_PAGES = 10
 
 /** `cancel_only`: cancels the active runs with the name, and starts nothing. */
 export async function cancelOnly(
   client: Pick<AgentRunsClient, 'iterateRuns' | 'cancelRun'>,
-  name: string,
+  asked: { name: string; home: RunHome },
   log: Log,
-): Promise<void> {
-  const cancelled = await cancelPreviousRuns(client, name, log)
-  log.info(`cancel_only: cancelled ${cancelled} active run(s) named ${name}.`)
+): Promise<string[]> {
+  const cancelled = await cancelPreviousRuns(client, { ...asked, input: 'cancel_only' }, log)
+  log.info(`cancel_only: cancelled ${cancelled.length} active run(s) named ${asked.name}.`)
+  return cancelled
 }

@@ -6,6 +6,7 @@ import { mayHaveActed } from '../api/retry.ts'
 import type { CreateRunRequest, CreateRunResponse, RunItem } from '../api/types.ts'
 import type { Log } from '../log.ts'
 import { STEP_KEYS } from '../model/handoff.ts'
+import { FORGE_KEY } from '../model/home.ts'
 import { CREATE_LOOKUP, MIN_REQUEST_MS } from '../timing.ts'
 import { errorMessage } from '../text/plain.ts'
 import type { World } from '../world.ts'
@@ -27,8 +28,8 @@ export const INVOCATION_KEY = 'gh_invocation'
  * values of at most 256 bytes; the keys below, with the hand-over's four, stay well inside.
  */
 export function runTag(
-  /** Where the step runs: its repository, workflow run, job and step. */
-  world: Pick<World, 'repository' | 'runId' | 'runAttempt' | 'job' | 'action' | 'workflow'>,
+  /** Where the step runs: its forge and project, workflow run (or pipeline), job and step. */
+  world: Pick<World, 'forge' | 'project' | 'runId' | 'runAttempt' | 'job' | 'action' | 'workflow'>,
   newId: () => string = randomUUID,
   /** The commit the run works on: a pull request's head, else GITHUB_SHA. */
   headSha?: string,
@@ -38,7 +39,8 @@ export function runTag(
   const invocation = newId()
   const candidates: Record<string, string | undefined> = {
     [INVOCATION_KEY]: invocation,
-    gh_repository: world.repository,
+    [FORGE_KEY]: world.forge ?? 'none',
+    gh_repository: world.project,
     gh_run_id: world.runId,
     gh_run_attempt: world.runAttempt,
     gh_job: world.job,

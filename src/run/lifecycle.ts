@@ -38,6 +38,7 @@ import {
 } from './steer.ts'
 import { createRunOnce, findSupersededRun, RunMayExistError, type RunTag } from './create.ts'
 import { watchForNewPass } from './followup.ts'
+import { homeOfTag } from '../model/home.ts'
 import type { RunTracker } from './tracker.ts'
 import type { WatchVerdict } from './watch.ts'
 
@@ -89,8 +90,11 @@ export interface LifecycleSpec {
   name?: string
   /** `wait: false`: started, then handed off. */
   wait: boolean
-  /** `cancel_previous`: the active runs of the same name are cancelled before the create. */
-  cancelPrevious?: boolean
+  /**
+   * `previous_run: cancel`: the active runs of the same name (of the run's project and thread)
+   * are cancelled before the create; the input that asked, as the door names it, for the log.
+   */
+  cancelPrevious?: string
   /** A re-run job's step says which run of the earlier attempt it replaces (one quick lookup). */
   noteSuperseded?: boolean
   /** A create's failure ends the step (one run), or only this run (a task of a set). */
@@ -374,7 +378,8 @@ export class RunLifecycle {
       const steered = await this.#steer(this.#spec.steer, request, deadline)
       if (steered) return steered
     } else if (this.#spec.cancelPrevious && name) {
-      await cancelPreviousRuns(client, name, log, { deadline })
+      const asked = { name, home: homeOfTag(tag.metadata), input: this.#spec.cancelPrevious }
+      await cancelPreviousRuns(client, asked, log, { deadline })
     }
     // Nothing may come between this check and the request: a signal handler runs only at an await.
     if (this.#deps.signal.aborted) return undefined

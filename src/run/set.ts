@@ -14,6 +14,7 @@ import type { RunsStore } from '../state.ts'
 import { safeForLog } from '../text/log.ts'
 import { cancelPreviousRuns, type CancelWhy } from './cancel.ts'
 import { SET_KEY, type RunTag } from './create.ts'
+import { homeOfTag } from '../model/home.ts'
 import {
   RunLifecycle,
   type LifecycleClient,
@@ -30,8 +31,11 @@ export interface SetSettings {
   timeoutMs: number
   pollIntervalMs: number
   maxCredits: number | undefined
-  /** `cancel_previous`: the active runs with a task's name are cancelled before the set starts. */
-  cancelPrevious?: boolean
+  /**
+   * `previous_run: cancel`: the active runs with a task's name (of the set's project and thread)
+   * are cancelled before the set starts; the input that asked, as the door names it.
+   */
+  cancelPrevious?: string
   /**
    * `wait: false`: every run is created and handed over, none awaited (a reconcile pass reports
    * the set); `maxParallel` is then at least the number of tasks, so all start at once.
@@ -124,7 +128,7 @@ export class TaskSetRun {
     this.#deps.log.info(
       `Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`,
     )
-    if (this.#settings.cancelPrevious) await this.#cancelPrevious()
+    if (this.#settings.cancelPrevious) await this.#cancelPrevious(this.#settings.cancelPrevious)
     const end = await this.#scheduler.run()
     // wait: false: a run created ends its lifecycle at once, handed over ("started").
     for (const one of this.#lifecycles) {
@@ -134,13 +138,16 @@ export class TaskSetRun {
   }
 
   /** Before any create, the active runs of every task's name, one name at a time, as for one run. */
-  async #cancelPrevious(): Promise<void> {
+  async #cancelPrevious(input: string): Promise<void> {
     const { client, log, now } = this.#deps
     const deadline = now() + this.#settings.timeoutMs
     const names = new Set(this.#tasks.map((task) => task.request.config?.name ?? ''))
+    // Every task's tag names the set's home: its project and thread.
+    const home = homeOfTag(this.#deps.tagFor(0).metadata)
     for (const name of names) {
       if (this.#deps.signal.aborted) return
-      if (name) await cancelPreviousRuns(client, name, log, { deadline })
+      const asked = { name, home, input }
+      if (name) await cancelPreviousRuns(client, asked, log, { deadline })
     }
   }
 

@@ -102,6 +102,8 @@ describe('the action, run as the runner runs it', () => {
       config: { environment_id: 'env_1', skill_spec: 'octo-org/skills:review', name: 'pr-review' },
       metadata: {
         gh_invocation: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        // Where the run belongs (v1.4): the forge, the project, and the thread when there is one.
+        gh_forge: 'github',
         gh_repository: 'octo-org/app',
         gh_workflow: 'Agent review',
         gh_run_id: '9876543210',

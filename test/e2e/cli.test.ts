@@ -305,6 +305,7 @@ describe('cloud-agent-run: the command line', () => {
     gitlabs.push(gitlab)
     const pipeline = {
       ...WITH_KEY,
+      GITLAB_CI: 'true',
       CI_API_V4_URL: gitlab.apiUrl,
       CI_PROJECT_ID: '42',
       CI_PROJECT_PATH: 'group/app',
@@ -331,5 +332,116 @@ describe('cloud-agent-run: the command line', () => {
     expect(result.code).toBe(0)
     expect(result.stderr.match(/GITLAB_TOKEN is not set/g)).toHaveLength(1)
     expect(gitlab.notes(42, 7)).toHaveLength(1)
+  })
+
+  describe('one identity for every door (v1.4)', () => {
+    /** A GitLab merge request pipeline's world, without a token (no note). */
+    const mergeRequest = (iid: string) => ({
+      ...WITH_KEY,
+      GITLAB_CI: 'true',
+      CI_PROJECT_PATH: 'group/app',
+      CI_MERGE_REQUEST_IID: iid,
+      CI_PIPELINE_ID: '500',
+      CI_JOB_ID: '9001',
+      CI_JOB_NAME: 'agent-review',
+      CI_COMMIT_SHA: 'c'.repeat(40),
+    })
+
+    it("tags a GitLab job's run with its forge, project, merge request, pipeline, job and head", async () => {
+      const api = await fakeApi({ script: () => finishing('SUCCEEDED') })
+      const result = await command(against(api, '--prompt', 'Review'), mergeRequest('7')).done
+
+      expect(result.code, result.stderr).toBe(0)
+      const [created] = api.allRuns()
+      expect(created?.metadata).toMatchObject({
+        gh_forge: 'gitlab',
+        gh_repository: 'group/app',
+        gh_thread: '7',
+        gh_run_id: '500',
+        gh_step: '9001',
+        gh_head_sha: 'c'.repeat(40),
+      })
+    })
+
+    it("counts a budget by the project's runs whatever made them, and by the merge request's", async () => {
+      const api = await fakeApi({ script: () => finishing('SUCCEEDED') })
+      const gitlab = { gh_forge: 'gitlab', gh_repository: 'group/app' }
+      const spent: RunScript = [
+        { state: 'SUCCEEDED', afterMs: 0, patch: { request_usage: { inference_cost: 60 } } },
+      ]
+      // 120 credits on merge requests !7 and !8 of group/app, and runs that are not this project's.
+      for (const metadata of [
+        { ...gitlab, gh_thread: '7' },
+        { ...gitlab, gh_thread: '8' },
+        { ...gitlab, gh_repository: 'group/other' },
+        { gh_repository: 'group/app' }, // GitHub's, made before gh_forge: another forge
+      ]) {
+        api.seedRun({ prompt: 'earlier', metadata }, { script: spent })
+      }
+
+      const daily = await command(
+        against(api, '--prompt', 'x', '--daily-credit-budget', '100', '--json'),
+        mergeRequest('9'),
+      ).done
+      expect(daily.code, daily.stderr).toBe(1)
+      expect(JSON.parse(daily.stdout)).toMatchObject({ outcome: 'over_budget' })
+      expect(daily.stderr).toContain('the runs this action started for group/app')
+      expect(daily.stderr).toContain('used 120 credits')
+
+      const perRequest = await command(
+        against(api, '--prompt', 'x', '--pr-credit-budget', '100', '--json'),
+        mergeRequest('7'),
+      ).done
+      expect(perRequest.code, perRequest.stderr).toBe(0)
+      expect(perRequest.stderr).toContain('merge request !7 of group/app')
+      expect(perRequest.stderr).toContain('used 60 credits')
+    })
+
+    it('refuses a budget with no project to count by (exit 2, before any request); --project names one', async () => {
+      const api = await fakeApi({ script: () => finishing('SUCCEEDED') })
+      const refused = await command(
+        against(api, '--prompt', 'x', '--daily-credit-budget', '10'),
+        WITH_KEY,
+      ).done
+      expect(refused.code).toBe(2)
+      expect(refused.stderr).toContain('--project')
+      expect(api.requests).toHaveLength(0)
+
+      const named = await command(
+        against(api, '--prompt', 'x', '--daily-credit-budget', '10', '--project', 'acme/tools'),
+        WITH_KEY,
+      ).done
+      expect(named.code, named.stderr).toBe(0)
+      expect(api.allRuns()[0]?.metadata).toMatchObject({
+        gh_forge: 'none',
+        gh_repository: 'acme/tools',
+      })
+    })
+
+    it("--previous-run cancel with a constant name cancels only this merge request's run", async () => {
+      const api = await fakeApi({ script: () => finishing('SUCCEEDED') })
+      const going: RunScript = [{ state: 'INPROGRESS', afterMs: 0 }]
+      const gitlab = { gh_forge: 'gitlab', gh_repository: 'group/app' }
+      const name = { name: 'agent-review' }
+      const mine = api.seedRun(
+        { prompt: 'a', config: name, metadata: { ...gitlab, gh_thread: '7' } },
+        { script: going },
+      )
+      const another = api.seedRun(
+        { prompt: 'b', config: name, metadata: { ...gitlab, gh_thread: '8' } },
+        { script: going },
+      )
+
+      const result = await command(
+        against(api, '--prompt', 'x', '--name', 'agent-review', '--previous-run', 'cancel'),
+        mergeRequest('7'),
+      ).done
+
+      expect(result.code, result.stderr).toBe(0)
+      expect(api.run(mine.run_id)?.state).toBe('CANCELLED')
+      expect(api.run(another.run_id)?.state).toBe('INPROGRESS')
+      expect(result.stderr).toMatch(/^--previous-run cancel: Run \S+ was cancelled\.$/m)
+      expect(result.stderr).not.toContain('cancel_previous')
+    })
   })
 })

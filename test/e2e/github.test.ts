@@ -267,17 +267,22 @@ describe('cancel_previous', () => {
       { state: 'INPROGRESS', afterMs: 10 },
     ]
     const { agents, gh } = await servers()
-    const stale = agents.seedRun({ prompt: 'old', config: { name: 'pr-7' } }, { script: longRun })
+    // Runs as a step of this pull request tags them (a step before v1.4 wrote no gh_forge).
+    const metadata = { gh_repository: `${OWNER}/${REPO}`, gh_thread: String(PR) }
+    const stale = agents.seedRun(
+      { prompt: 'old', config: { name: 'pr-7' }, metadata },
+      { script: longRun },
+    )
     const staleQueued = agents.seedRun(
-      { prompt: 'older', config: { name: 'pr-7' } },
+      { prompt: 'older', config: { name: 'pr-7' }, metadata },
       { script: [{ state: 'QUEUED', afterMs: 0 }] },
     )
     const finished = agents.seedRun(
-      { prompt: 'done', config: { name: 'pr-7' } },
+      { prompt: 'done', config: { name: 'pr-7' }, metadata },
       { createdAt: Date.now() - 60_000 },
     )
     const otherPr = agents.seedRun(
-      { prompt: 'other', config: { name: 'pr-8' } },
+      { prompt: 'other', config: { name: 'pr-8' }, metadata },
       { script: longRun },
     )
 
@@ -296,6 +301,44 @@ describe('cancel_previous', () => {
     const [list] = agents.requestsTo('GET', '/agent/runs')
     expect(list?.query.get('name')).toBe('pr-7')
     expect(list?.query.getAll('state')).toEqual(['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'])
+    expect(list?.query.get('metadata[gh_repository]')).toBe(`${OWNER}/${REPO}`)
+    expect(list?.query.get('metadata[gh_thread]')).toBe(String(PR))
+  })
+
+  it("with a constant name, never cancels another pull request's or another project's run", async () => {
+    const longRun: RunScript = [
+      { state: 'QUEUED', afterMs: 0 },
+      { state: 'INPROGRESS', afterMs: 10 },
+    ]
+    const { agents, gh } = await servers()
+    const ours = { gh_forge: 'github', gh_repository: `${OWNER}/${REPO}` }
+    const name = { name: 'agent-review' }
+    const mine = agents.seedRun(
+      { prompt: 'mine', config: name, metadata: { ...ours, gh_thread: String(PR) } },
+      { script: longRun },
+    )
+    const otherPr = agents.seedRun(
+      { prompt: 'other', config: name, metadata: { ...ours, gh_thread: String(PR + 1) } },
+      { script: longRun },
+    )
+    const otherProject = agents.seedRun(
+      {
+        prompt: 'elsewhere',
+        config: name,
+        metadata: { ...ours, gh_repository: 'someone/else', gh_thread: String(PR) },
+      },
+      { script: longRun },
+    )
+
+    const result = await runStep({
+      inputs: inputsFor(agents, { prompt: 'Review', name: 'agent-review', previous_run: 'cancel' }),
+      env: eventEnv(gh, 'pull_request', pullRequestEvent),
+    })
+
+    expect(result.code).toBe(0)
+    expect(agents.run(mine.run_id)?.state).toBe('CANCELLED')
+    expect(agents.run(otherPr.run_id)?.state).toBe('INPROGRESS')
+    expect(agents.run(otherProject.run_id)?.state).toBe('INPROGRESS')
   })
 })
 

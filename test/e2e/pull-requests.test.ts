@@ -559,12 +559,13 @@ describe('cancel_only', () => {
       { state: 'INPROGRESS', afterMs: 10 },
     ]
     const { agents, gh } = await servers()
+    const metadata = { gh_repository: 'octo-org/app', gh_thread: String(PR) }
     const review = agents.seedRun(
-      { prompt: 'r', config: { name: 'pr-review-7' } },
+      { prompt: 'r', config: { name: 'pr-review-7' }, metadata },
       { script: longRun },
     )
     const other = agents.seedRun(
-      { prompt: 'o', config: { name: 'pr-review-8' } },
+      { prompt: 'o', config: { name: 'pr-review-8' }, metadata },
       { script: longRun },
     )
     // Both working before the step starts: it cancels one, and leaves the other as it is.

@@ -385,7 +385,11 @@ describe('cancelled steps create nothing that lasts', () => {
       { script: () => neverEnding },
       { method: 'POST', path: /\/cancel$/, fault: { kind: 'delay', ms: 1_000 } },
     )
-    const previous = api.seedRun({ prompt: 'Old review', config: { name: 'pr-7' } })
+    const previous = api.seedRun({
+      prompt: 'Old review',
+      config: { name: 'pr-7' },
+      metadata: { gh_repository: 'octo-org/app' },
+    })
     const inputs = inputsFor(api, { name: 'pr-7', cancel_previous: 'true' })
     const step = startStep({ inputs })
     await api.waitForRequest('POST', /\/cancel$/)

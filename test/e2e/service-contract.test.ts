@@ -133,7 +133,7 @@ describe('the wire the action sends', () => {
   it('conforms through a day of use: cancel_previous, create, wait, follow-up, await', async () => {
     const api = await fakeApi()
     const stale = api.seedRun(
-      { prompt: 'old', config: { name: 'pr-1' } },
+      { prompt: 'old', config: { name: 'pr-1' }, metadata: { gh_repository: 'octo-org/app' } },
       { script: [{ state: 'INPROGRESS', afterMs: 0 }] },
     )
     const first = await runStep({

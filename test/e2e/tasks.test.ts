@@ -646,15 +646,19 @@ describe('tasks: what applies to each task run (v1.3, one engine)', () => {
       { state: 'QUEUED', afterMs: 0 },
       { state: 'INPROGRESS', afterMs: 10 },
     ]
+    const metadata = { gh_repository: 'octo-org/app' }
     const lastNight = api.seedRun(
-      { prompt: 'old a', config: { name: 'nightly' } },
+      { prompt: 'old a', config: { name: 'nightly' }, metadata },
       { script: going },
     )
     const lastNightC = api.seedRun(
-      { prompt: 'old c', config: { name: 'nightly-c' } },
+      { prompt: 'old c', config: { name: 'nightly-c' }, metadata },
       { script: going },
     )
-    const other = api.seedRun({ prompt: 'other', config: { name: 'weekly' } }, { script: going })
+    const other = api.seedRun(
+      { prompt: 'other', config: { name: 'weekly' }, metadata },
+      { script: going },
+    )
     const tasks = ['- "ok: package a"', '- prompt: "ok: package c"', '  name: nightly-c'].join('\n')
     const main = await runStep({
       inputs: inputsFor(api, { tasks, name: 'nightly', cancel_previous: 'true' }),

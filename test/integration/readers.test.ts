@@ -352,20 +352,77 @@ describe('paging', () => {
 
   it('cancel_previous pages by created_at, and sees every run once while they change state', async () => {
     const api = await startApi({ script: () => [{ state: 'INPROGRESS', afterMs: 0 }] })
-    for (let i = 0; i < 3; i += 1) api.seedRun({ prompt: `p${i}`, config: { name: 'pr-1' } })
+    for (let i = 0; i < 3; i += 1) {
+      api.seedRun({ prompt: `p${i}`, config: { name: 'pr-1' }, metadata: OUR_THREAD })
+    }
     const logged: string[] = []
     const log = { info: (m: string) => logged.push(m), warning: (m: string) => logged.push(m) }
 
-    const cancelled = await cancelPreviousRuns(clientFor(api), 'pr-1', {
+    const cancelled = await cancelPreviousRuns(clientFor(api), asked('pr-1'), {
       ...log,
       debug: () => {},
     })
 
-    expect(cancelled).toBe(3)
+    expect(cancelled).toHaveLength(3)
     const [list] = api.requestsTo('GET', '/agent/runs')
     expect(list?.query.get('sort_by')).toBe('created_at')
   })
+
+  it("cancels only the name's runs of this project and thread: a constant name never reaches another pull request's run", async () => {
+    const api = await startApi({ script: () => [{ state: 'INPROGRESS', afterMs: 0 }] })
+    const ours = api.seedRun({ prompt: 'a', config: { name: 'review' }, metadata: OUR_THREAD })
+    const otherThread = api.seedRun({
+      prompt: 'b',
+      config: { name: 'review' },
+      metadata: { ...OUR_THREAD, gh_thread: '2' },
+    })
+    const otherProject = api.seedRun({
+      prompt: 'c',
+      config: { name: 'review' },
+      metadata: { ...OUR_THREAD, gh_repository: 'octo-org/other' },
+    })
+    const otherForge = api.seedRun({
+      prompt: 'd',
+      config: { name: 'review' },
+      metadata: { ...OUR_THREAD, gh_forge: 'gitlab' },
+    })
+    const untagged = api.seedRun({ prompt: 'e', config: { name: 'review' } })
+    const log = { info: () => {}, warning: () => {}, debug: () => {} }
+
+    const cancelled = await cancelPreviousRuns(clientFor(api), asked('review'), log)
+
+    expect(cancelled).toEqual([ours.run_id])
+    for (const run of [otherThread, otherProject, otherForge, untagged]) {
+      expect(api.requestsTo('POST', `/agent/runs/${run.run_id}/cancel`)).toHaveLength(0)
+    }
+  })
+
+  it('cancels nothing when no project is named: nothing can be told to be this step’s', async () => {
+    const api = await startApi({ script: () => [{ state: 'INPROGRESS', afterMs: 0 }] })
+    api.seedRun({ prompt: 'a', config: { name: 'review' }, metadata: OUR_THREAD })
+    const logged: string[] = []
+    const log = { info: (m: string) => logged.push(m), warning: () => {}, debug: () => {} }
+    const home = { forge: undefined, project: undefined, thread: undefined, change: undefined }
+
+    const cancelled = await cancelPreviousRuns(
+      clientFor(api),
+      { name: 'review', home, input: '--previous-run cancel' },
+      log,
+    )
+
+    expect(cancelled).toEqual([])
+    expect(api.requestsTo('GET', '/agent/runs')).toHaveLength(0)
+    expect(logged.join('\n')).toContain('--previous-run cancel: no project is named')
+  })
 })
+
+/** A run's tags on pull request #1 of octo-org/app, as a step of v1.4 writes them. */
+const OUR_THREAD = { gh_forge: 'github', gh_repository: 'octo-org/app', gh_thread: '1' }
+
+function asked(name: string) {
+  const home = { forge: 'github' as const, project: 'octo-org/app', thread: 1, change: 1 }
+  return { name, home, input: 'previous_run: cancel' }
+}
 
 describe('create', () => {
   it('says once that the run waits in the service’s queue when it is at capacity', async () => {

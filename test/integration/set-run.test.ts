@@ -44,7 +44,8 @@ function setFor(api: FakeAgentApi, prompts: string[], settings: Partial<SetSetti
   const logged: string[] = []
   const saved: SavedRunRecord[][] = []
   const stepTag = runTag({
-    repository: undefined,
+    forge: undefined,
+    project: undefined,
     runId: undefined,
     runAttempt: undefined,
     job: undefined,

@@ -37,6 +37,11 @@ function seed(api: FakeAgentApi, count: number, metadata: Record<string, string>
   }
 }
 
+/** The home of a step on octo-org/app, about pull request `change` when given. */
+function home(change: number | undefined) {
+  return { forge: 'github' as const, project: 'octo-org/app', thread: change, change }
+}
+
 function recorder(): Log & { lines: string[] } {
   const lines: string[] = []
   const push = (line: string) => void lines.push(line)
@@ -86,7 +91,7 @@ describe('checkCreditBudgets', () => {
     const reached = await checkCreditBudgets(
       client,
       { daily: undefined, pullRequest: undefined },
-      { repository: 'octo-org/app', pullRequest: 3 },
+      home(3),
       { now, log: recorder() },
     )
     expect(reached).toBeUndefined()
@@ -98,7 +103,7 @@ describe('checkCreditBudgets', () => {
     seed(api, 4, OURS, 25)
     seed(api, 4, THEIRS, 1_000)
     const log = recorder()
-    const scope = { repository: 'octo-org/app', pullRequest: undefined }
+    const scope = home(undefined)
 
     const under = await checkCreditBudgets(client, { daily: 101, pullRequest: undefined }, scope, {
       now,
@@ -133,7 +138,7 @@ describe('checkCreditBudgets', () => {
     const reached = await checkCreditBudgets(
       client,
       { daily: undefined, pullRequest: 120 },
-      { repository: 'octo-org/app', pullRequest: 7 },
+      home(7),
       { now, log },
     )
 
@@ -149,13 +154,13 @@ describe('checkCreditBudgets', () => {
     const reached = await checkCreditBudgets(
       client,
       { daily: undefined, pullRequest: 1 },
-      { repository: 'octo-org/app', pullRequest: undefined },
+      home(undefined),
       { now, log },
     )
     expect(reached).toBeUndefined()
     expect(api.requests).toHaveLength(0)
     expect(log.lines).toEqual([
-      'pr_credit_budget: this event is about no pull request; it does not apply.',
+      'pr_credit_budget: this step is about no pull or merge request; it does not apply.',
     ])
   })
 
@@ -179,7 +184,7 @@ describe('checkCreditBudgets', () => {
       seed(api, 2_000, OURS, each)
       return { api, client }
     }
-    const scope = { repository: 'octo-org/app', pullRequest: undefined }
+    const scope = home(undefined)
 
     it('refuses, saying why, rather than count the first pages as the whole day', async () => {
       const { api, client } = await busyDay(500)

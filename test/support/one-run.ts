@@ -59,7 +59,8 @@ export async function awaitOneRun(options: OneRunOptions, deps: OneRunDeps): Pro
         : { kind: 'create', request: { prompt: 'p' } },
       record: {},
       tag: runTag({
-        repository: undefined,
+        forge: undefined,
+        project: undefined,
         runId: undefined,
         runAttempt: undefined,
         job: undefined,

@@ -17,7 +17,8 @@ import {
 
 const SHA = 'a'.repeat(40)
 const WORLD = {
-  repository: 'octo-org/app',
+  forge: 'github' as const,
+  project: 'octo-org/app',
   runId: '9876543210',
   runAttempt: '2',
   job: 'review',

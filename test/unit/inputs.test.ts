@@ -111,7 +111,7 @@ describe('readSettings: creating a run', () => {
       wait: true,
       timeoutMs: 60 * 60_000,
       pollIntervalMs: POLL_INTERVAL.defaultMs,
-      cancelPrevious: false,
+      cancelPrevious: undefined,
       previousRun: 'keep',
       // No GitHub call is asked for, so the token is not kept.
       github: {
@@ -690,8 +690,9 @@ describe('readSettings: pull-request inputs', () => {
   })
 
   it('cancel_previous needs name, and only applies to creating a run', () => {
+    // The input that asked, as a workflow names it, for the log's lines.
     expect(settingsFor({ prompt: 'x', name: 'pr-7', cancel_previous: 'true' }).cancelPrevious).toBe(
-      true,
+      'cancel_previous',
     )
     expect(rejects({ prompt: 'x', cancel_previous: 'true' }, 'cancel_previous').message).toContain(
       'needs name',
@@ -702,14 +703,14 @@ describe('readSettings: pull-request inputs', () => {
   it('previous_run: keep by default; cancel is cancel_previous; steer needs a run to create', () => {
     expect(settingsFor({ prompt: 'x' }).previousRun).toBe('keep')
     const cancel = settingsFor({ prompt: 'x', name: 'pr-7', previous_run: 'cancel' })
-    expect([cancel.previousRun, cancel.cancelPrevious]).toEqual(['cancel', true])
+    expect([cancel.previousRun, cancel.cancelPrevious]).toEqual(['cancel', 'previous_run: cancel'])
     const legacy = settingsFor({ prompt: 'x', name: 'pr-7', cancel_previous: 'true' })
     expect(legacy.previousRun).toBe('cancel')
     expect(rejects({ prompt: 'x', previous_run: 'cancel' }, 'previous_run').message).toContain(
       'needs name',
     )
     const steer = settingsFor({ prompt: 'x', previous_run: 'steer' })
-    expect([steer.previousRun, steer.cancelPrevious]).toEqual(['steer', false])
+    expect([steer.previousRun, steer.cancelPrevious]).toEqual(['steer', undefined])
     // GitHub's compare says what changed: the token is kept.
     expect(steer.github.token).not.toBe('')
     expect(rejects({ prompt: 'x', previous_run: 'restart' }, 'previous_run').message).toContain(
@@ -1083,7 +1084,7 @@ describe('tasks (v1.2)', () => {
         cancel_previous: 'true',
       }).source,
     )
-    expect(named?.cancelPrevious).toBe(true)
+    expect(named?.cancelPrevious).toBe('cancel_previous')
     expect(
       await readTaskSettings(
         fakeInputs({
@@ -1109,13 +1110,25 @@ describe('tasks (v1.2)', () => {
 })
 
 describe('readSettings: credit budgets', () => {
+  const inRepository = { GITHUB_REPOSITORY: 'octo-org/app' }
+
   it('reads daily_credit_budget and pr_credit_budget as positive numbers of credits', () => {
     expect(
-      settingsFor({ prompt: 'p', daily_credit_budget: '500', pr_credit_budget: '12.5' }).budgets,
+      settingsFor(
+        { prompt: 'p', daily_credit_budget: '500', pr_credit_budget: '12.5' },
+        inRepository,
+      ).budgets,
     ).toEqual({ daily: 500, pullRequest: 12.5 })
     expect(
-      settingsFor({ prompt: 'p', wait: 'false', daily_credit_budget: '5' }).budgets.daily,
+      settingsFor({ prompt: 'p', wait: 'false', daily_credit_budget: '5' }, inRepository).budgets
+        .daily,
     ).toBe(5)
+  })
+
+  it('refuses a budget with no project to count by, before any request, naming the input', () => {
+    for (const input of ['daily_credit_budget', 'pr_credit_budget']) {
+      expect(rejects({ prompt: 'p', [input]: '100' }, input).message).toContain('--project')
+    }
   })
 
   it('refuses a budget that is not a positive number, naming the input', () => {

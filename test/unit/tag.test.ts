@@ -3,7 +3,8 @@ import { runTag } from '../../src/run/create.ts'
 
 describe('runTag', () => {
   const world = {
-    repository: 'octo-org/app',
+    forge: 'github' as const,
+    project: 'octo-org/app',
     runId: '1',
     runAttempt: '1',
     job: 'review',

@@ -36,6 +36,8 @@ describe("readRunnerWorld: the runner's world, read once by a step", () => {
       '/somewhere/else',
     )
     expect(world).toEqual({
+      forge: 'github',
+      project: 'octo-org/app',
       repository: 'octo-org/app',
       serverUrl: 'https://ghe.example.com',
       apiUrl: 'https://ghe.example.com/api/v3',

@@ -1,0 +1,52 @@
+import { tmpdir } from 'node:os'
+import { readRunnerWorld } from '../runner.ts'
+import type { World } from '../world.ts'
+
+/**
+ * The command's world, read once from its environment: a GitHub Actions workflow's (the
+ * runner's variables), a GitLab CI job's (its predefined variables), or neither, where
+ * `--project` names the project its runs belong to. Budgets, `--previous-run` and
+ * `--cancel-only` scope by the forge, project and thread read here.
+ */
+export function commandWorld(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  project: string | undefined,
+): World {
+  const onGitHub = env.GITHUB_ACTIONS === 'true'
+  const runner = readRunnerWorld(onGitHub ? env : {}, cwd)
+  const outside = {
+    // Downloads go where a person finds them after the command ends, not into its own files.
+    runnerTemp: tmpdir(),
+    workspace: onGitHub && env.GITHUB_WORKSPACE ? env.GITHUB_WORKSPACE : cwd,
+  }
+  if (onGitHub) {
+    return { ...runner, ...outside, project: project ?? runner.project }
+  }
+  if (env.GITLAB_CI === 'true') {
+    const iid = env.CI_MERGE_REQUEST_IID ?? ''
+    return {
+      ...runner,
+      ...outside,
+      forge: 'gitlab',
+      project: project ?? (env.CI_PROJECT_PATH || undefined),
+      ...(/^[1-9]\d{0,15}$/.test(iid) ? { thread: Number(iid) } : {}),
+      // The pipeline and the job that started the run, as a sweep asks GitLab about them.
+      runId: env.CI_PIPELINE_ID || undefined,
+      // With the job's name, the default key (`name` left out), as the merge request's note has it.
+      workflow: 'cloud-agent-run',
+      job: env.CI_JOB_NAME || 'job',
+      action: env.CI_JOB_ID || undefined,
+      sha: env.CI_COMMIT_SHA || undefined,
+    }
+  }
+  return {
+    ...runner,
+    ...outside,
+    forge: undefined,
+    project,
+    // Outside a CI, the default key (`name` left out) says where the run came from.
+    workflow: 'cloud-agent-run',
+    job: env.CI_JOB_NAME ?? 'command',
+  }
+}
