@@ -4,7 +4,8 @@ import type { AgentWorkSources } from './agent/work.ts'
 import type { AgentRunsClient } from './api/client.ts'
 import { abortableSleep } from './api/transport.ts'
 import { admitByApproval } from './approval-step.ts'
-import { GitHubContext } from './github/context.ts'
+import { cancelOnlyStep } from './cancel-only.ts'
+import type { GitHubContext } from './github/context.ts'
 import { githubThread, stepHandoff } from './github/handoff.ts'
 import { newerStepOf, steerSource } from './github/compare.ts'
 import { mayTalkToAgent, resolveTarget } from './github/setup.ts'
@@ -14,7 +15,6 @@ import type { InputSource, Settings } from './inputs.ts'
 import type { StepTarget } from './model/step.ts'
 import { publishError, publishOutcome, publishOverBudget } from './report/publish.ts'
 import { checkCreditBudgets } from './run/budget.ts'
-import { cancelOnly } from './run/cancel.ts'
 import { runTag } from './run/create.ts'
 import { homeOf, type RunHome } from './model/home.ts'
 import { executeRun, type ExecutedRun } from './run/execute.ts'
@@ -73,13 +73,7 @@ async function mainStep(
   interruption: Interruption,
 ): Promise<void> {
   const cleanup = readCancelOnly(inputs)
-  if (cleanup) {
-    const home = homeOf(inputs.world, githubThread(new GitHubContext('', inputs.world)))
-    const asked = { name: cleanup.name, home }
-    const cancelled = await cancelOnly(serviceClient(cleanup, io), asked, io)
-    io.setOutput('cancelled', JSON.stringify(cancelled))
-    return
-  }
+  if (cleanup) return await cancelOnlyStep(cleanup, inputs.world, io)
   const taskSet = await readTaskSettings(inputs)
   if (taskSet) return await runTaskSet(taskSet, inputs.world, io, interruption)
   const read = readSettings(inputs)
