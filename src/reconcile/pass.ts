@@ -22,6 +22,7 @@ import {
   type SetView,
 } from '../report/set-table.ts'
 import { findSupersedingRun } from '../run/superseded.ts'
+import { sweepDetachedSetRun } from './set-sweep.ts'
 import { formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
 import { RECONCILE_PASS } from '../timing.ts'
@@ -154,6 +155,15 @@ async function reconcileRun(
         return await sweepRun(run, look.handoff, settings, deps, deadline)
       case 'finish-set':
         return await finishSetOnce(run, look.handoff, settings, deps, { deadline, sets })
+      case 'set-sweep-check': {
+        const options = { dryRun: settings.dryRun, deadline }
+        const setRunsOf = () => setRuns(look.handoff, deps, { deadline, sets })
+        const swept = await sweepDetachedSetRun(run, look.handoff, options, {
+          ...deps,
+          setRuns: setRunsOf,
+        })
+        return rowOf(swept.run, swept.action, swept.why)
+      }
     }
   } catch (error) {
     return rowOf(run, 'failed', `GitHub could not be read: ${reasonOf(error)}`)

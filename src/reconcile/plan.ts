@@ -26,6 +26,8 @@ export type FirstLook =
   | { kind: 'sweep-check'; handoff: Handoff }
   /** Ended, one of a detached set's: once the set's last run ended, finish its comment and status. */
   | { kind: 'finish-set'; handoff: Handoff }
+  /** Still going, one of a detached set's: did its step hand the set over, or lose its runner first? */
+  | { kind: 'set-sweep-check'; handoff: Handoff }
 
 export function firstLook(
   run: RunItem,
@@ -51,9 +53,11 @@ export function firstLook(
     }
     return { kind: handoff.set ? 'finish-set' : 'finish', handoff }
   }
-  // A detached set's runs are handed over, as one detached run is: nobody waits to be swept.
+  // A detached set's runs are handed over, as one detached run is, once its step created them all.
   if (handoff.set && !handoff.waits) {
-    return { kind: 'leave', why: 'it is still running; a later pass finishes its set' }
+    if (options.sweep && meaningOf(run.state) !== 'blocked')
+      return { kind: 'set-sweep-check', handoff }
+    return { kind: 'leave', why: DETACHED_SET_GOING }
   }
   // A later step (continue_run) may wait for a run its first step did not: only its comment says.
   if (!handoff.waits && handoff.thread === undefined) {
@@ -71,6 +75,66 @@ export function firstLook(
     }
   }
   return { kind: 'sweep-check', handoff }
+}
+
+/** Why a pass leaves a detached set's run still going. */
+export const DETACHED_SET_GOING = 'it is still running; a later pass finishes its set'
+
+/**
+ * A detached set's run still going (wait: false). Its step hands the set over once it has
+ * created every run: the set's record in its comment then has an outcome, or its commit status
+ * names the set. Whether it did, as far as the pass can tell: by what GitHub shows when the step
+ * showed the set somewhere (`shows`), else by a run of every task having been created. Pure.
+ */
+export function detachedSetHandedOver(
+  shown: {
+    shows: boolean
+    comment: { outcome?: string } | undefined
+    status: { state: string; description: string } | undefined
+    everyTaskRan: () => boolean
+  },
+  setId: string,
+): boolean {
+  const { comment, status } = shown
+  if (comment?.outcome !== undefined) return true
+  if (status && (status.state !== 'pending' || status.description.includes(`(set ${setId})`))) {
+    return true
+  }
+  return !shown.shows && shown.everyTaskRan()
+}
+
+/** How many of a set's tasks the runs listed have a run for. Pure. */
+export function tasksWithRuns(setId: string, runs: readonly RunItem[]): number {
+  const tasks = new Set<number>()
+  for (const run of runs) {
+    const own = readHandoff(run.metadata)
+    if (own?.set === setId && own.task !== undefined) tasks.add(own.task)
+  }
+  return tasks.size
+}
+
+/**
+ * A detached set's run going, its step not shown to have handed the set over: a step whose
+ * runner was lost while it created the runs never did, and the runs it created go on unwatched.
+ * Once its workflow run completed, not successfully (a lost runner fails its job), they are
+ * swept; a workflow run that succeeded lost no runner. Pure.
+ */
+export function setStarterLost(
+  workflow: { over: boolean; status: string; conclusion: string | undefined } | undefined,
+): { kind: 'leave'; why: string } | { kind: 'sweep' } {
+  if (!workflow?.over) {
+    return {
+      kind: 'leave',
+      why: `its step is still starting its set (workflow run ${workflow?.status ?? 'unknown'})`,
+    }
+  }
+  if (workflow.conclusion === 'success') {
+    return {
+      kind: 'leave',
+      why: 'its workflow run succeeded, and a lost runner fails its job: its step handed the set over',
+    }
+  }
+  return { kind: 'sweep' }
 }
 
 /** A workflow run, in one attempt. */

@@ -242,6 +242,74 @@ describe('a detached set (tasks with wait: false), finished by a reconcile pass'
   })
 })
 
+describeNeedsProcess('the sweep of a detached set', () => {
+  /** Every run works until it is cancelled. */
+  const working = () => [
+    { state: 'QUEUED', afterMs: 0 },
+    { state: 'INPROGRESS', afterMs: 30 },
+  ]
+  const WORKFLOW_RUN = 9876543210
+
+  it("cancels the runs a detached set's step created before its runner was lost, once its workflow run completed", async () => {
+    const api = await fakeApi({ script: working })
+    const gh = await fakeGitHub()
+    const creates = /\/agent\/runs?$/
+    // One create of the three is never answered: the step is still starting the set.
+    api.injectFault({ method: 'POST', path: creates, fault: { kind: 'hang' } })
+    const step = startStep({
+      inputs: inputsFor(api, {
+        tasks: '["long: a", "long: b", "long: c"]',
+        wait: 'false',
+        comment: 'true',
+        commit_status: 'true',
+        name: 'nightly',
+      }),
+      env: eventEnv(gh, 'pull_request', pullRequestEvent),
+    })
+    await until(
+      () => api.requestsTo('POST', creates).length === 3 && api.allRuns().length === 2,
+      'two runs are created and the third create is held',
+    )
+    // The runner is lost while it starts the set: no hand-over, no post step.
+    step.child.kill('SIGKILL')
+    await step.result
+    const runIds = api.allRuns().map((run) => run.run_id)
+    await until(
+      () => runIds.every((runId) => api.run(runId)?.state === 'INPROGRESS'),
+      'both runs are working',
+    )
+    gh.setWorkflowRun(OWNER, REPO, WORKFLOW_RUN, { status: 'in_progress' })
+
+    const early = await reconcile(api, gh)
+
+    expect(early.code, early.stdout).toBe(0)
+    expect(JSON.parse(early.outputs.swept ?? '')).toEqual([])
+    for (const runId of runIds) {
+      expect(api.run(runId)?.state).toBe('INPROGRESS')
+      expect(early.stdout).toContain(
+        `Run ${runId}: left: its step is still starting its set (workflow run in_progress)`,
+      )
+    }
+
+    gh.setWorkflowRun(OWNER, REPO, WORKFLOW_RUN, { status: 'completed', conclusion: 'failure' })
+    const pass = await reconcile(api, gh)
+
+    expect(pass.code, pass.stdout).toBe(0)
+    expect([...(JSON.parse(pass.outputs.swept ?? '') as string[])].sort()).toEqual(
+      [...runIds].sort(),
+    )
+    for (const runId of runIds) {
+      expect(api.run(runId)?.state).toBe('CANCELLED')
+      expect(pass.stdout).toContain(
+        `Run ${runId}: swept: it was still INPROGRESS after the workflow run of its set's step (${WORKFLOW_RUN}) completed before that step handed the set over: its runner was lost while it started the set`,
+      )
+    }
+    const after = await reconcile(api, gh)
+    expect(after.code, after.stdout).toBe(0)
+    expect(JSON.parse(after.outputs.swept ?? '')).toEqual([])
+  })
+})
+
 describeNeedsProcess('the sweep', () => {
   it("cancels a run whose waiting step's runner was lost, and says so in its comment", async () => {
     const api = await fakeApi({

@@ -4,13 +4,16 @@ import { handoffMetadata, readHandoff, type Handoff } from '../../src/model/hand
 import { runTag } from '../../src/run/create.ts'
 import {
   commentShowsEnd,
+  detachedSetHandedOver,
   detachedSetStanding,
   firstLook,
   handedOnTo,
   handedToPerson,
+  setStarterLost,
   setStatusLeftPending,
   lostRunner,
   statusLeftPending,
+  tasksWithRuns,
   waitingStep,
   workflowRunOf,
 } from '../../src/reconcile/plan.ts'
@@ -220,14 +223,51 @@ describe('a detached set (tasks with wait: false)', () => {
     expect(readHandoff({ ...metadata, gh_pass_when: 'any' })?.passWhen).toEqual({ kind: 'any' })
   })
 
-  it('is finished once a run of it ended; a run of it still going is left, never swept', () => {
+  it('is finished once a run of it ended; a run of it still going is checked for a lost runner', () => {
     expect(firstLook(taskRun(0, 'SUCCEEDED'), setHandoff, options).kind).toBe('finish-set')
     expect(firstLook(taskRun(0, 'INPROGRESS'), setHandoff, options)).toEqual({
-      kind: 'leave',
-      why: 'it is still running; a later pass finishes its set',
+      kind: 'set-sweep-check',
+      handoff: setHandoff,
     })
+    // Without the sweep, or waiting for a person, it is left.
+    const going = { kind: 'leave', why: 'it is still running; a later pass finishes its set' }
+    expect(firstLook(taskRun(0, 'INPROGRESS'), setHandoff, { ...options, sweep: false })).toEqual(
+      going,
+    )
+    expect(firstLook(taskRun(0, 'BLOCKED'), setHandoff, options)).toEqual(going)
     const quiet = { ...setHandoff, comment: false, commitStatus: false }
     expect(firstLook(taskRun(0, 'SUCCEEDED'), quiet, options).kind).toBe('leave')
+  })
+
+  it('was handed over when GitHub shows it, or, shown nowhere, when every task has a run', () => {
+    const none = { shows: true, comment: undefined, status: undefined, everyTaskRan: () => true }
+    expect(detachedSetHandedOver(none, 'set-1')).toBe(false)
+    expect(detachedSetHandedOver({ ...none, comment: { outcome: 'started' } }, 'set-1')).toBe(true)
+    const started = { state: 'pending', description: 'Started 3 of 3 runs; … (set set-1)' }
+    expect(detachedSetHandedOver({ ...none, status: started }, 'set-1')).toBe(true)
+    const running = { state: 'pending', description: 'Cloud agent tasks: running: 0 of 3' }
+    expect(detachedSetHandedOver({ ...none, status: running }, 'set-1')).toBe(false)
+    expect(detachedSetHandedOver({ ...none, shows: false }, 'set-1')).toBe(true)
+    expect(
+      detachedSetHandedOver({ ...none, shows: false, everyTaskRan: () => false }, 'set-1'),
+    ).toBe(false)
+    const runs = [taskRun(0, 'INPROGRESS'), taskRun(2, 'INPROGRESS'), taskRun(2, 'FAILED')]
+    expect(tasksWithRuns('set-1', runs)).toBe(2)
+    expect(tasksWithRuns('set-2', runs)).toBe(0)
+  })
+
+  it("not handed over, is swept once its step's workflow run completed, not successfully", () => {
+    expect(setStarterLost({ over: false, status: 'in_progress', conclusion: undefined })).toEqual({
+      kind: 'leave',
+      why: 'its step is still starting its set (workflow run in_progress)',
+    })
+    expect(
+      setStarterLost({ over: true, status: 'completed', conclusion: 'success' }),
+    ).toMatchObject({ kind: 'leave' })
+    expect(setStarterLost({ over: true, status: 'completed', conclusion: 'failure' })).toEqual({
+      kind: 'sweep',
+    })
+    expect(setStarterLost(undefined)).toMatchObject({ kind: 'leave' })
   })
 
   it('is going while any run of it is, and ended by its pass_when once all are, in task order', () => {
