@@ -27,6 +27,7 @@ import {
   type StepResult,
 } from '../test/e2e/harness.ts'
 import { githubPage } from './render/github-markdown.ts'
+import { captureApproval } from './screenshot-approval.ts'
 
 const KEY = 'screenshot-key-not-a-secret'
 const UPDATE = process.argv.includes('--update')
@@ -509,6 +510,10 @@ try {
   }
   const { review, check, summary: reviewSummary, comment: reviewComment } = await captureReview()
   const set = await captureSet()
+  const approval = await captureApproval(KEY, [
+    ...working('approved'),
+    { state: 'SUCCEEDED', afterMs: 600 },
+  ])
   for (const shot of [
     { name: 'review', caption: 'github-actions bot requested changes', markdown: review },
     { name: 'check-run', caption: 'cloud-agent/agent-review · Failure', markdown: check },
@@ -520,6 +525,22 @@ try {
       markdown: set.running,
     },
     { name: 'comment-tasks', caption: 'github-actions bot commented', markdown: set.ended },
+    {
+      name: 'comment-approval',
+      caption: 'github-actions bot commented',
+      markdown: approval.waiting,
+    },
+    { name: 'summary-approval', caption: 'Job summary · review', markdown: approval.summary },
+    {
+      name: 'check-run-approval',
+      caption: 'cloud-agent/fork-review-7 · Action required',
+      markdown: approval.check,
+    },
+    {
+      name: 'comment-approved',
+      caption: 'github-actions bot commented',
+      markdown: approval.approved,
+    },
   ]) {
     await page.setContent(githubPage({ title: shot.name, ...shot }), { waitUntil: 'load' })
     const path = join(OUT, `${shot.name}.png`) as `${string}.png`

@@ -453,13 +453,18 @@ export function describeEnding(ending: Ending): EndingWords {
       return {
         ...word('awaiting_approval'),
         label: `Waiting for approval${of}`,
-        detail: `No run was created: ${ending.why}. It starts once someone with at least ${ending.approverPermission} permission approves ${commit ? 'this commit' : 'the head commit'}.${refused ? escapeMarkdown(refused) : ''}`,
+        detail: `${upperFirst(ending.why)}: the run starts only once someone with at least ${ending.approverPermission} permission on the repository approves ${commit ? 'this commit' : 'the head commit'}.${refused ? escapeMarkdown(refused) : ''}`,
         showsReason: false,
         why: `No run was created: ${plainWords(ending.why)}. It starts once someone with at least ${ending.approverPermission} permission approves ${commit ? `commit ${commit}` : 'the head commit'}${line}; a newer push needs a new approval.${refused}`,
         headline: `Waiting for approval${of}: no run was created`,
       }
     }
   }
+}
+
+/** A sentence's first letter, in capitals. */
+function upperFirst(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1)
 }
 
 /** Our own Markdown, for the log: its code spans as plain words. */
