@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest'
 import { parseApprovalMarker } from '../../src/github/approval-comment.ts'
 import type { FakeAgentApi } from '../fake-api/server.ts'
 import type { FakeGitHub } from '../fake-github/server.ts'
-import { runStep, type StepResult } from './harness.ts'
+import { runPostStep, runStep, type StepResult } from './harness.ts'
 import { e2eServers, eventEnv } from './servers.ts'
 
 const KEY = 'sk-approval-e2e'
@@ -120,8 +120,43 @@ describe('approval: a fork waits', () => {
     expect(check).toMatchObject({ status: 'completed', conclusion: 'action_required' })
     expect(check?.output.summary).toContain(`/approve ${HEAD_A}`)
     expect(result.summary).toContain(`/approve ${HEAD_A}`)
-    // Nothing is left for the post step.
+    // Nothing is left for the post step, which cancels and writes nothing.
     expect(result.state).toEqual({})
+    const writes = gh.requests.length
+    const post = await runPostStep(result, {
+      inputs: inputs(agents),
+      env: env(gh, 'pull_request_target.opened.fork'),
+    })
+    expect(post.code).toBe(0)
+    expect(gh.requests.slice(writes).filter((r) => r.method !== 'GET')).toEqual([])
+    expect(agents.requestsTo('POST', /cancel/)).toHaveLength(0)
+  })
+
+  it('a comment by someone below commenter_permission waits too, on a same-repository pull request', async () => {
+    const { agents, gh } = await servers()
+    gh.setPullRequest(OWNER, REPO, PR, { headSha: HEAD_A, author: 'forker' })
+    gh.setRole(OWNER, REPO, 'passer-by', 'read')
+    const result = await runStep({
+      inputs: inputs(agents),
+      env: env(gh, 'issue_comment.created.approve', (payload) => {
+        payload.comment.body = 'Could the agent look at this?'
+        payload.comment.user = { ...payload.comment.user, login: 'passer-by' }
+      }),
+    })
+    expectWaiting(result, agents)
+    expect(gh.comments(OWNER, REPO, PR)[0]?.body).toContain('below `commenter_permission`')
+  })
+
+  it('a comment on an issue has no commit to approve: nothing starts', async () => {
+    const { agents, gh } = await servers()
+    const result = await runStep({
+      inputs: inputs(agents, { approval: 'always' }),
+      env: env(gh, 'issue_comment.created.approve', (payload) => {
+        delete (payload as { issue: { pull_request?: unknown } } & Payload).issue.pull_request
+      }),
+    })
+    expectWaiting(result, agents)
+    expect(result.stdout).toContain('a comment on an issue has none')
   })
 
   it('a same-repository pull request needs no approval with approval: forks', async () => {
@@ -269,6 +304,32 @@ describe('approval: a review approves the commit it was given on', () => {
     expect(result.stdout).toContain(
       `@maintainer (write) approved ${HEAD_A.slice(0, 12)} in a review`,
     )
+  })
+
+  it('a review of the head counts at the next pull_request_target event of that head (a re-run)', async () => {
+    const { agents, gh } = await servers()
+    await waited(agents, gh)
+    // A review on a fork's pull request runs without the key: its approval waits for a re-run.
+    gh.addReview(OWNER, REPO, PR, { login: 'maintainer', state: 'APPROVED' })
+    gh.addReview(OWNER, REPO, PR, { login: 'reader', state: 'APPROVED' })
+    const result = await runStep({
+      inputs: inputs(agents),
+      env: env(gh, 'pull_request_target.opened.fork'),
+    })
+    expect([result.code, result.outputs.outcome]).toEqual([0, 'succeeded'])
+    expect(creates(agents)).toHaveLength(1)
+    expect(result.stdout).toContain('in a review (approver_permission: write)')
+  })
+
+  it('a reviewer who approved and then asked for changes no longer approves', async () => {
+    const { agents, gh } = await servers()
+    gh.addReview(OWNER, REPO, PR, { login: 'maintainer', state: 'APPROVED' })
+    gh.addReview(OWNER, REPO, PR, { login: 'maintainer', state: 'CHANGES_REQUESTED', body: 'No.' })
+    const result = await runStep({
+      inputs: inputs(agents),
+      env: env(gh, 'pull_request_target.opened.fork'),
+    })
+    expectWaiting(result, agents)
   })
 
   it('a newer push needs a new approval: the review of the old head counts for nothing', async () => {

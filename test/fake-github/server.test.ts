@@ -511,6 +511,26 @@ describe('pull requests and comment deletion', () => {
     expect((await failure(octokit.rest.pulls.get({ ...repo, pull_number: 8 }))).status).toBe(404)
   })
 
+  it("names a pull request's author, and lists the reviews a test seeds by anyone", async () => {
+    const fake = await startFake()
+    const octokit = client(fake)
+    fake.setPullRequest('octo-org', 'widgets', 7, { headSha: 'b'.repeat(40), author: 'forker' })
+    expect((await octokit.rest.pulls.get({ ...repo, pull_number: 7 })).data.user?.login).toBe(
+      'forker',
+    )
+    fake.addReview('octo-org', 'widgets', 7, { login: 'maintainer', state: 'APPROVED' })
+    fake.addReview('octo-org', 'widgets', 7, {
+      login: 'helper[bot]',
+      state: 'COMMENTED',
+      commitId: 'c'.repeat(40),
+    })
+    const { data } = await octokit.rest.pulls.listReviews({ ...repo, pull_number: 7 })
+    expect(data.map((r) => [r.user?.login, r.user?.type, r.state, r.commit_id])).toEqual([
+      ['maintainer', 'User', 'APPROVED', 'b'.repeat(40)],
+      ['helper[bot]', 'Bot', 'COMMENTED', 'c'.repeat(40)],
+    ])
+  })
+
   it('deletes a comment', async () => {
     const fake = await startFake()
     const octokit = client(fake)
