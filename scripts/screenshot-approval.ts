@@ -79,7 +79,11 @@ export async function captureApproval(key: string, script: RunScript): Promise<A
       env: event('issue_comment', {
         action: 'created',
         issue: { number, pull_request: { url: 'x' } },
-        comment: { body: `/approve ${HEAD}`, user: { login: 'maintainer', type: 'User' } },
+        comment: {
+          body: `/approve ${HEAD}`,
+          user: { login: 'maintainer', type: 'User' },
+          created_at: new Date().toISOString(),
+        },
       }),
     })
     const approved = github.comment(waiting.id)?.body

@@ -9,7 +9,7 @@ import { CheckRunReporter } from './github/check-run.ts'
 import { GitHubContext } from './github/context.ts'
 import { CommitStatusReporter, oneLine, statusContext } from './github/status.ts'
 import type { Settings } from './inputs.ts'
-import { approveLine, short } from './model/approval.ts'
+import { approvalAfterWait, approveLine, short } from './model/approval.ts'
 import { describeEnding, OUTCOME_RECORDS, type AwaitingApproval } from './model/outcome.ts'
 import { publishAwaiting } from './report/publish.ts'
 import { renderAwaitingSummary } from './report/summary.ts'
@@ -106,6 +106,11 @@ async function startApproved(
       "this step's prompt is not the prompt of the step that waited; give the step a prompt that does not depend on the event (a comment's workflow run has no pull_request payload)"
     return await refuse(settings, pull.head, reason, io)
   }
+  // A comment's few characters of a SHA count only for the head that waited, after it waited.
+  const record = waiting && { head: waiting.marker.head, writtenAt: waiting.writtenAt }
+  const late =
+    approved.via === 'comment' && record && approvalAfterWait(approved.madeAt, pull.head, record)
+  if (late) return await refuse(settings, pull.head, late, io)
   io.info(`approval: ${approved.reason}; starting the run on ${pull.head}.`)
   if (waiting) {
     const body = renderApproved({

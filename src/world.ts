@@ -62,7 +62,7 @@ export interface EventPayload {
     base?: { repo?: { full_name?: string } }
   }
   issue?: { number?: number; pull_request?: unknown }
-  comment?: { user?: EventUser; body?: string }
+  comment?: { user?: EventUser; body?: string; created_at?: string }
   review?: { user?: EventUser }
   sender?: EventUser
 }

@@ -123,11 +123,13 @@ export class ApprovalComment {
     this.#log = log
   }
 
-  /** The key's oldest approval comment and its marker; undefined when there is none. */
-  async find(): Promise<{ id: number; marker: ApprovalMarker } | undefined> {
+  /** The key's oldest approval comment, its marker and when it was last written; or undefined. */
+  async find(): Promise<{ id: number; marker: ApprovalMarker; writtenAt?: string } | undefined> {
     for (const comment of await this.#comments.list()) {
       const marker = parseApprovalMarker(comment.body ?? '')
-      if (marker?.key === this.#key) return { id: comment.id, marker }
+      if (marker?.key === this.#key) {
+        return { id: comment.id, marker, writtenAt: comment.updated_at }
+      }
     }
     return undefined
   }

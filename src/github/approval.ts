@@ -42,6 +42,8 @@ export interface Approved {
   readonly login: string
   readonly via: ApprovalClaim['via']
   readonly reason: string
+  /** A comment's: when it was made. */
+  readonly madeAt?: string
 }
 
 /** What `pull_request_target` with a fork and `approval: none` warns, once. */
@@ -84,7 +86,8 @@ export async function decideApproval(
   if (comment) {
     const verdict = await judge(octokit, comment, pull, github)
     if (!verdict.counts) return { kind: 'refuse', reason: verdict.reason, pull }
-    const approved = { pull, login: comment.login, via: comment.via, reason: verdict.reason }
+    const { login, via, madeAt } = comment
+    const approved = { pull, login, via, madeAt, reason: verdict.reason }
     return { kind: 'start', approved }
   }
   const commenterBelow =
@@ -128,6 +131,7 @@ function commentClaim(event: EventPayload | undefined): ApprovalClaim | undefine
     login: author?.login ?? '',
     isBot: author?.isBot ?? false,
     sha: sha ?? '',
+    madeAt: event?.comment?.created_at,
     ...(void_ ? { void: void_ } : {}),
   }
 }

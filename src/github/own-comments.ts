@@ -7,6 +7,7 @@ export interface ListedComment {
   body?: string
   user?: { login?: string } | null
   created_at: string
+  updated_at?: string
 }
 
 /** A comment as read back: its text and author, and who the token writes as. */

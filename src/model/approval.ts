@@ -86,6 +86,8 @@ export interface ApprovalClaim {
   readonly sha: string
   /** A comment edited after it was made (the `edited` event), or a review not APPROVED. */
   readonly void?: string
+  /** When the comment was made (ISO 8601), as the event delivered it. */
+  readonly madeAt?: string
 }
 
 /** The pull request an approval is judged against, as GitHub answers it now. */
@@ -145,6 +147,39 @@ export function judgeApprover(
     counts: false,
     reason: `${who} has ${role === 'none' ? 'no' : role} permission on the repository; approver_permission asks for at least ${least}`,
   }
+}
+
+/** The waiting comment as the approving step reads it: the head it waited on, when it was written. */
+export interface WaitingRecord {
+  readonly head: string
+  /** When the comment was last written (ISO 8601, GitHub's `updated_at`). */
+  readonly writtenAt: string | undefined
+}
+
+/**
+ * Whether an `/approve` comment came after the wait it answers, for the head that waited: its
+ * 7 characters could name a newer commit made to share them and pushed right after the
+ * approval, before the approving run reads the head. Such a push moves the head away from the
+ * waiting comment's, or rewrites that comment after the approval was made: either way the
+ * approval counts for nothing. Undefined when it counts.
+ */
+export function approvalAfterWait(
+  madeAt: string | undefined,
+  head: string,
+  waiting: WaitingRecord,
+): string | undefined {
+  if (waiting.head !== head) {
+    return `the head moved to ${short(head)} after the step waited for ${short(waiting.head)}; a newer push needs a new approval`
+  }
+  const made = Date.parse(madeAt ?? '')
+  const written = Date.parse(waiting.writtenAt ?? '')
+  if (!Number.isFinite(made) || !Number.isFinite(written)) {
+    return 'GitHub did not say when the approval and the wait were made, so their order cannot be checked'
+  }
+  if (made < written) {
+    return `the comment was made before the step waited for ${short(head)}; comment the line the waiting comment gives now`
+  }
+  return undefined
 }
 
 /** A commit as the log and the comment name it. */

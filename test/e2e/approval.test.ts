@@ -33,9 +33,9 @@ type Fixture =
 
 /** The parts of a payload a test changes (each fixture has those its event has). */
 interface Payload {
-  pull_request: { head: { repo: unknown } }
+  pull_request: { head: { repo: unknown; sha: string } }
   repository: unknown
-  comment: { body: string; user: { login: string; type: string } }
+  comment: { body: string; user: { login: string; type: string }; created_at: string }
   sender: unknown
 }
 
@@ -50,8 +50,16 @@ function fixture(name: Fixture, change: (payload: Payload) => void = () => {}) {
 
 const eventName = (name: Fixture) => name.split('.')[0] ?? ''
 
-function env(gh: FakeGitHub, name: Fixture, change?: (payload: Payload) => void) {
-  return eventEnv(gh, eventName(name), fixture(name, change), {
+/**
+ * The runner's view of the event. A comment is made now (after the wait the test set up), unless
+ * `change` says otherwise.
+ */
+function env(gh: FakeGitHub, name: Fixture, change: (payload: Payload) => void = () => {}) {
+  const payload = fixture(name, (p) => {
+    if (p.comment) p.comment.created_at = new Date().toISOString()
+    change(p)
+  })
+  return eventEnv(gh, eventName(name), payload, {
     GITHUB_SERVER_URL: 'https://github.com',
     GITHUB_SHA: '3a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d',
   })
@@ -276,6 +284,35 @@ describe('approval: a comment starts the run for the head it names', () => {
     expect(author.stdout).toContain('@forker opened the pull request')
     expect(bot.stdout).toContain('@helper[bot] is a bot, and bots never approve')
     expect(gh.requestsTo('GET', /\/permission$/)).toHaveLength(0)
+  })
+
+  it('a push of a commit sharing the approved 7 characters, before the approving run reads the head, starts nothing', async () => {
+    // Made to start with the approved head's 7 characters, and pushed right after the approval.
+    const lookalike = `${HEAD_A.slice(0, 7)}${'0'.repeat(33)}`
+    const { agents, gh } = await servers()
+    await waited(agents, gh)
+    const approval = env(gh, 'issue_comment.created.approve')
+    gh.moveHead(OWNER, REPO, PR, lookalike)
+    // The approving run reads the head before the push's own run has waited for it ...
+    const before = await runStep({ inputs: inputs(agents), env: approval })
+    expectWaiting(before, agents)
+    expect(before.stdout).toContain(
+      'the head moved to 5c1e2d400000 after the step waited for 5c1e2d4f7a9b',
+    )
+    // ... or after: the approval was made before that wait.
+    const pushed = await runStep({
+      inputs: inputs(agents),
+      env: env(gh, 'pull_request_target.synchronize.fork', (payload) => {
+        payload.pull_request.head.sha = lookalike
+      }),
+    })
+    expectWaiting(pushed, agents)
+    const madeEarlier = env(gh, 'issue_comment.created.approve', (payload) => {
+      payload.comment.created_at = new Date(Date.now() - 60_000).toISOString()
+    })
+    const after = await runStep({ inputs: inputs(agents), env: madeEarlier })
+    expectWaiting(after, agents)
+    expect(after.stdout).toContain('the comment was made before the step waited for 5c1e2d400000')
   })
 
   it("a step whose prompt is not the waiting step's starts nothing", async () => {

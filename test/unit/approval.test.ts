@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
+  approvalAfterWait,
   approvalNeeded,
   approveCommandOf,
   approveLine,
@@ -105,5 +106,21 @@ describe('approval: what counts, for one head commit only', () => {
     expect(judgeApprover(claim(), 'none', 'read', HEAD).reason).toMatch(/has no permission/)
     expect(judgeApprover(claim(), 'admin', 'maintain', HEAD).counts).toBe(true)
     expect(meetsRole('maintain', 'admin')).toBe(false)
+  })
+
+  it('counts a comment only after the wait it answers, for the head that waited', () => {
+    const waiting = { head: HEAD, writtenAt: '2026-11-27T20:15:00Z' }
+    expect(approvalAfterWait('2026-11-27T20:15:00.400Z', HEAD, waiting)).toBeUndefined()
+    expect(approvalAfterWait('2026-11-27T20:16:00Z', HEAD, waiting)).toBeUndefined()
+    expect(approvalAfterWait('2026-11-27T20:14:59Z', HEAD, waiting)).toMatch(
+      /^the comment was made before the step waited for 0123456789ab/,
+    )
+    expect(approvalAfterWait('2026-11-27T20:16:00Z', OTHER, waiting)).toMatch(
+      /^the head moved to fedcba987654 after the step waited for 0123456789ab/,
+    )
+    expect(approvalAfterWait(undefined, HEAD, waiting)).toMatch(/cannot be checked/)
+    expect(
+      approvalAfterWait('2026-11-27T20:16:00Z', HEAD, { head: HEAD, writtenAt: undefined }),
+    ).toMatch(/cannot be checked/)
   })
 })
