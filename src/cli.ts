@@ -4,17 +4,13 @@
  * flags give, with action.yml's defaults, and answers for it with an exit code, the outputs
  * as JSON and the summary. The engine is the Action's own: only the door differs.
  */
-import { readFileSync, writeFileSync } from 'node:fs'
-import { resolve } from 'node:path'
-import {
-  ApiConnectionError,
-  AuthenticationError,
-  PermissionDeniedError,
-  ApiStatusError,
-} from './api/errors.ts'
+import { accessSync, constants, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { answerJson, EXIT, exitCodeOf, refusalJson } from './cli/answer.ts'
 import {
   flagOf,
   githubOnlyGiven,
+  KEY_FILE_VARIABLE,
   KEY_VARIABLE,
   parseCommandLine,
   usage,
@@ -22,43 +18,39 @@ import {
   type CommandLine,
   type DeclaredInput,
 } from './cli/flags.ts'
-import { outputsAsJson, plainSummary } from './cli/outputs.ts'
+import { plainSummary } from './cli/outputs.ts'
 import { CommandStepIo } from './cli/step-io.ts'
 import { commandWorld } from './cli/world.ts'
 import { mergeRequestFrom, MergeRequestNote } from './gitlab/note.ts'
-import { InputError, type InputSource } from './inputs.ts'
+import type { InputSource } from './inputs.ts'
 import { run as runMainStep } from './main.ts'
+import { run as runPostStep } from './post.ts'
+import { readSavedRun } from './state.ts'
 import { safeHttpUrl } from './text/markdown.ts'
 import { errorMessage } from './text/plain.ts'
 
-/** The command's exit codes (the contract's table). */
-export const EXIT = {
-  passed: 0,
-  notPassed: 1,
-  badInput: 2,
-  unreachable: 3,
-  SIGINT: 130,
-  SIGTERM: 143,
-} as const
+export { EXIT }
 
-/** Where the door writes and what it reads: the process's, or a test's. */
 /** What the command takes of Node's process for its signals and its exit. */
 export type CommandProcess = Pick<NodeJS.Process, 'on' | 'off' | 'listenerCount' | 'exit'>
 
+/** Where the door writes and what it reads: the process's, or a test's. */
 export interface CommandIo {
   readonly env: NodeJS.ProcessEnv
   readonly cwd: string
   /** The signals that cancel the command, and its exit: the process's, or a test's. */
   readonly process: CommandProcess
-  /** The log and the messages for a person. */
+  /** The log and the messages for a person. A closed stream drops what is written. */
   readonly stderr: (text: string) => void
-  /** The JSON, or the summary as text. */
+  /** The JSON, or the summary as text. A closed stream drops what is written. */
   readonly stdout: (text: string) => void
+  /** All of standard input, for `--prompt-file -`. */
+  readonly readStdin: () => Promise<string>
 }
 
 /**
  * Runs the command; resolves with its exit code. `actionYml` is the action's inputs file,
- * whose inputs are the flags.
+ * whose inputs are the flags. With `--json`, stdout carries one JSON object on every exit.
  */
 export async function runCli(
   args: readonly string[],
@@ -66,13 +58,14 @@ export async function runCli(
   io: CommandIo,
 ): Promise<number> {
   const declared = await readDeclaredInputs(actionYml)
+  // Known before the flags parse: a bad flag's refusal is JSON too when JSON was asked for.
+  const asksJson = args.includes('--json')
   let command: CommandLine
   try {
     command = parseCommandLine(args, declared)
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
-    io.stderr(`cloud-agent-run: ${error.message}\n`)
-    return EXIT.badInput
+    return refuse(io, asksJson, error.message)
   }
   if (command.help) {
     io.stdout(usage(declared))
@@ -82,47 +75,101 @@ export async function runCli(
     io.stdout(`cloud-agent-run ${packageVersion(actionYml)}\n`)
     return EXIT.passed
   }
-  const onGitHub = io.env.GITHUB_ACTIONS === 'true'
-  const refusal = badInput(command, io, onGitHub)
-  if (refusal) {
-    io.stderr(`cloud-agent-run: ${refusal}\n`)
-    return EXIT.badInput
+  let ready: Preflight
+  try {
+    ready = await preflight(command, io)
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    return refuse(io, command.json, error.message)
   }
-  return await runStep(command, declared, io)
+  return await runStep(command, declared, io, ready)
 }
 
-/** What is wrong with the command before any request, or undefined. */
-function badInput(command: CommandLine, io: CommandIo, onGitHub: boolean): string | undefined {
-  if (!io.env[KEY_VARIABLE]?.trim()) {
-    return `${KEY_VARIABLE} is not set: export the Warp API key in it (a flag would show in the process list).`
-  }
+/** A refusal before any request: one line on stderr, the JSON on stdout when asked; exit 2. */
+function refuse(io: CommandIo, json: boolean, message: string): number {
+  io.stderr(`cloud-agent-run: ${message}\n`)
+  if (json) io.stdout(`${JSON.stringify(refusalJson(message), null, 2)}\n`)
+  return EXIT.badInput
+}
+
+/** What the checks before any request read: the key, the tasks and the prompt from files. */
+interface Preflight {
+  readonly key: string
+  readonly tasks?: string
+  readonly prompt?: string
+}
+
+/**
+ * Everything that can fail before a request fails here, with UsageError: the key (from
+ * WARP_API_KEY, else the file WARP_API_KEY_FILE names), a GitHub-only flag outside GitHub,
+ * the files to read (`--tasks-file`, `--prompt-file -` from stdin), and a `--summary` that
+ * could not be written once the run is paid for.
+ */
+async function preflight(command: CommandLine, io: CommandIo): Promise<Preflight> {
+  const key = readKey(io)
   const githubOnly = githubOnlyGiven(command.inputs)
-  if (githubOnly.length > 0 && !onGitHub) {
-    const names = githubOnly.map((name) => `--${name.replace(/_/g, '-')}`).join(', ')
+  if (githubOnly.length > 0 && io.env.GITHUB_ACTIONS !== 'true') {
+    const names = githubOnly.map(flagOf).join(', ')
     const one = githubOnly.length === 1
-    return `${names} only ${one ? 'means' : 'mean'} something in a GitHub Actions workflow (${one ? 'it works' : 'they work'} on GitHub); outside one, leave ${one ? 'it' : 'them'} out.`
+    throw new UsageError(
+      `${names} only ${one ? 'means' : 'mean'} something in a GitHub Actions workflow (${one ? 'it works' : 'they work'} on GitHub); outside one, leave ${one ? 'it' : 'them'} out.`,
+    )
   }
-  return undefined
+  if (command.summaryFile !== undefined) checkWritable(resolve(io.cwd, command.summaryFile))
+  const tasks =
+    command.tasksFile === undefined ? undefined : readText(io, command.tasksFile, '--tasks-file')
+  const fromStdin = command.inputs.get('prompt_file') === '-'
+  const prompt = fromStdin ? await io.readStdin() : undefined
+  if (fromStdin && !prompt?.trim()) {
+    throw new UsageError('--prompt-file - read an empty prompt from standard input.')
+  }
+  return { key, ...(tasks !== undefined ? { tasks } : {}), ...(prompt ? { prompt } : {}) }
+}
+
+/** The key: WARP_API_KEY, else the file WARP_API_KEY_FILE names (GitLab's file-type variables). */
+function readKey(io: CommandIo): string {
+  const key = io.env[KEY_VARIABLE]?.trim()
+  if (key) return key
+  const file = io.env[KEY_FILE_VARIABLE]?.trim()
+  if (!file) {
+    throw new UsageError(
+      `${KEY_VARIABLE} is not set: export the Warp API key in it, or name a file holding it in ${KEY_FILE_VARIABLE} (a flag would show in the process list).`,
+    )
+  }
+  const fromFile = readText(io, file, KEY_FILE_VARIABLE).trim()
+  if (!fromFile) throw new UsageError(`${KEY_FILE_VARIABLE} names an empty file.`)
+  return fromFile
+}
+
+function readText(io: CommandIo, path: string, what: string): string {
+  try {
+    return readFileSync(resolve(io.cwd, path), 'utf8')
+  } catch (error) {
+    throw new UsageError(`${what} cannot be read: ${errorMessage(error)}`)
+  }
+}
+
+/** A file the command writes once the run is paid for: its folder must take it now. */
+function checkWritable(path: string): void {
+  try {
+    accessSync(dirname(path), constants.W_OK)
+  } catch {
+    throw new UsageError(
+      `--summary ${path}: its folder does not exist or cannot be written; nothing was started.`,
+    )
+  }
 }
 
 async function runStep(
   command: CommandLine,
   declared: Readonly<Record<string, DeclaredInput>>,
   io: CommandIo,
+  ready: Preflight,
 ): Promise<number> {
-  let tasks: string | undefined
-  if (command.tasksFile !== undefined) {
-    try {
-      tasks = readFileSync(resolve(io.cwd, command.tasksFile), 'utf8')
-    } catch (error) {
-      io.stderr(`cloud-agent-run: --tasks-file cannot be read: ${errorMessage(error)}\n`)
-      return EXIT.badInput
-    }
-  }
   const world = commandWorld(io.env, io.cwd, command.project)
-  const secrets = new Set<string>([io.env[KEY_VARIABLE]?.trim() ?? ''])
+  const secrets = new Set<string>([ready.key])
   const inputs: InputSource = {
-    get: (name) => inputValue(name, command, declared, io.env, tasks),
+    get: (name) => inputValue(name, command, declared, io.env, ready),
     mask: (secret) => secrets.add(secret),
     world,
     nameOf: (input, value) => (value === undefined ? flagOf(input) : `${flagOf(input)} ${value}`),
@@ -131,25 +178,53 @@ async function runStep(
   if (io.env.GITLAB_TOKEN) secrets.add(io.env.GITLAB_TOKEN.trim())
   // Not awaited: GitLab never holds the run's start; the final note queues behind this one.
   void note?.upsert(`### ⏳ Cloud agent run: working\n\n${jobLink(io.env)}`)
-  const port = new CommandStepIo(io.stderr, secrets, io.process)
-  const signal = watchSignals(io.process)
-  let end: Awaited<ReturnType<typeof runMainStep>>
-  try {
-    end = await runMainStep(port, inputs)
-  } finally {
-    signal.stop()
-  }
-  const { outputs, summary, failed } = port
-  if (command.summaryFile !== undefined)
-    writeFileSync(resolve(io.cwd, command.summaryFile), summary)
-  await note?.upsert(`${summary.trim()}\n\n${jobLink(io.env)}`)
+  let exitAsked: (code: number) => void = () => undefined
+  const stopped = new Promise<'stopped'>((settle) => (exitAsked = () => settle('stopped')))
+  const port = new CommandStepIo(io.stderr, secrets, io.process, (code) => exitAsked(code))
+  const signals = watchSignals(io, port)
+  // The engine asks to end the process past a signal's cancel budget (a create still out):
+  // the door stops waiting for the step, and cleans up after it all the same.
+  const ended = await Promise.race([runMainStep(port, inputs), stopped])
+  signals.cleaningUp()
+  await ownRuns(port, inputs)
+  const end = ended === 'stopped' ? { hadRun: true } : ended
+  const afterwards = writeSummary(command, io, port.summary)
+  await note?.upsert(`${port.summary.trim()}\n\n${jobLink(io.env)}`)
+  signals.stop()
+  const answer = { ...end, outputs: port.outputs, failure: port.failure, afterwards }
+  const code = exitCodeOf({ ...answer, ...(signals.received ? { signal: signals.received } : {}) })
+  if (afterwards) io.stderr(`error: ${afterwards}\n`)
   io.stdout(
-    command.json ? `${JSON.stringify(outputsAsJson(outputs), null, 2)}\n` : plainSummary(summary),
+    command.json
+      ? `${JSON.stringify(answerJson({ ...answer, signal: signals.received }, code), null, 2)}\n`
+      : plainSummary(port.summary),
   )
-  if (signal.received) return EXIT[signal.received]
-  if (end.error instanceof InputError) return EXIT.badInput
-  if (!end.hadRun && isUnreachable(end.error)) return EXIT.unreachable
-  return failed ? EXIT.notPassed : EXIT.passed
+  // A create still unanswered keeps a socket open for up to its deadline: end now, its run
+  // cancelled (the stdio of a CI's pipes and files is written synchronously on Linux and macOS).
+  if (ended === 'stopped') io.process.exit(code)
+  return code
+}
+
+/**
+ * The door owns its runs: whatever the step left going (a run a signal's cancel did not reach,
+ * the run of a create never answered, or whose answer was lost), it finds by its tag and
+ * cancels before the command ends, as the post step does after an Action's main step.
+ */
+async function ownRuns(port: CommandStepIo, inputs: InputSource): Promise<void> {
+  if (readSavedRun(port).runs.every((record) => record.settled)) return
+  await runPostStep(port, inputs)
+}
+
+/** Writes `--summary`'s file; says what went wrong (a full disk) instead of throwing. */
+function writeSummary(command: CommandLine, io: CommandIo, summary: string): string | undefined {
+  if (command.summaryFile === undefined) return undefined
+  const path = resolve(io.cwd, command.summaryFile)
+  try {
+    writeFileSync(path, summary)
+    return undefined
+  } catch (error) {
+    return `--summary ${path} could not be written (${errorMessage(error)}); the run's outcome is in the outputs.`
+  }
 }
 
 /**
@@ -183,22 +258,18 @@ function inputValue(
   command: CommandLine,
   declared: Readonly<Record<string, DeclaredInput>>,
   env: NodeJS.ProcessEnv,
-  tasks: string | undefined,
+  ready: Preflight,
 ): string {
-  if (name === 'api_key') return env[KEY_VARIABLE]?.trim() ?? ''
-  if (name === 'tasks' && tasks !== undefined) return tasks.trim()
+  if (name === 'api_key') return ready.key
+  if (name === 'tasks' && ready.tasks !== undefined) return ready.tasks.trim()
+  // `--prompt-file -`: the prompt came from standard input.
+  if (name === 'prompt' && ready.prompt !== undefined) return ready.prompt.trim()
+  if (name === 'prompt_file' && ready.prompt !== undefined) return ''
   const given = command.inputs.get(name)
   if (given !== undefined) return given.trim()
   if (name === 'github_token') return env.GITHUB_TOKEN ?? ''
   const fallback = declared[name]?.default
   return typeof fallback === 'string' ? fallback : ''
-}
-
-/** The service never answered, or refused the key: nothing was created. */
-function isUnreachable(error: unknown): boolean {
-  if (error instanceof AuthenticationError || error instanceof PermissionDeniedError) return true
-  if (error instanceof ApiStatusError) return false
-  return error instanceof ApiConnectionError
 }
 
 /** action.yml's inputs. The YAML parser loads only here: a step of the Action never pays for it. */
@@ -223,16 +294,33 @@ function packageVersion(actionYml: URL): string {
 }
 
 /**
- * SIGINT and SIGTERM: the engine cancels every run it started and ends the step; the door only
- * remembers which came, for the exit code. Before the engine listens (nothing is created yet),
- * a signal ends the command at once.
+ * SIGINT and SIGTERM. While the engine listens, it cancels every run it started and ends the
+ * step; the door remembers which came, for the exit code. Before it listens no run exists yet,
+ * and the command ends at once, its JSON printed. Once the step ended, the door is cleaning up
+ * after it: a signal then is remembered, and the cleanup goes on to its end.
  */
-function watchSignals(host: CommandProcess): { received?: 'SIGINT' | 'SIGTERM'; stop(): void } {
-  const state: { received?: 'SIGINT' | 'SIGTERM'; stop(): void } = { stop: () => undefined }
+function watchSignals(
+  io: CommandIo,
+  port: CommandStepIo,
+): { received?: 'SIGINT' | 'SIGTERM'; cleaningUp(): void; stop(): void } {
+  let cleaningUp = false
+  const state: { received?: 'SIGINT' | 'SIGTERM'; cleaningUp(): void; stop(): void } = {
+    cleaningUp: () => (cleaningUp = true),
+    stop: () => undefined,
+  }
+  const host = io.process
   const handlers = (['SIGINT', 'SIGTERM'] as const).map((name) => {
     const handler = () => {
       state.received ??= name
-      if (host.listenerCount(name) === 1) host.exit(EXIT[name])
+      if (cleaningUp) {
+        port.info(`Received ${name}: still cancelling what the command started; then it exits.`)
+        return
+      }
+      if (host.listenerCount(name) > 1) return
+      // The engine is not listening: nothing has been created.
+      const answer = { outputs: port.outputs, failure: undefined, hadRun: false, signal: name }
+      io.stdout(`${JSON.stringify(answerJson(answer, EXIT[name]), null, 2)}\n`)
+      host.exit(EXIT[name])
     }
     host.on(name, handler)
     return [name, handler] as const
@@ -245,13 +333,32 @@ function watchSignals(host: CommandProcess): { received?: 'SIGINT' | 'SIGTERM'; 
 
 /** The command's io over the process its entry hands in: the one place the command reads it. */
 export function commandIo(
-  host: CommandProcess & Pick<NodeJS.Process, 'env' | 'cwd' | 'stdout' | 'stderr'>,
+  host: CommandProcess & Pick<NodeJS.Process, 'env' | 'cwd' | 'stdin' | 'stdout' | 'stderr'>,
 ): CommandIo {
   return {
     env: host.env,
     cwd: host.cwd(),
     process: host,
-    stderr: (text) => host.stderr.write(text),
-    stdout: (text) => host.stdout.write(text),
+    stderr: closableWriter(host.stderr),
+    stdout: closableWriter(host.stdout),
+    readStdin: async () => {
+      let text = ''
+      for await (const chunk of host.stdin) text += String(chunk)
+      return text
+    },
+  }
+}
+
+/**
+ * Writes to a stream that a reader may close early (`| head`): an EPIPE ends the writing, never
+ * the command, which goes on to cancel or finish its runs and exit with its own code.
+ */
+function closableWriter(stream: NodeJS.WriteStream): (text: string) => void {
+  let open = true
+  stream.on('error', () => {
+    open = false
+  })
+  return (text) => {
+    if (open && !stream.destroyed) stream.write(text)
   }
 }

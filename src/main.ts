@@ -51,6 +51,7 @@ export async function run(io: StepIo, inputs: InputSource): Promise<MainStepEnd>
     log: io,
     onSignal: (handler) => io.onTerminationSignal(handler),
     exit: (code) => io.exit(code),
+    words: io.words,
   })
   // True only once the step steered an active run of its key (previous_run: steer).
   io.setOutput('steered', 'false')

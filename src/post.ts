@@ -44,5 +44,6 @@ export async function run(io: StepIo, inputs: InputSource): Promise<void> {
 /** A run still being prepared answers 409 for a while; there is time to wait it out here. */
 function leftoverDeps(settings: PostSettings, io: StepIo): LeftoverDeps {
   const client = serviceClient(settings, io, { maxRetries: 5 })
-  return { client, log: io, setFailed: (message) => io.setFailed(message) }
+  const { setFailed, words } = io
+  return { client, log: io, setFailed, leftGoing: words.leftGoing }
 }

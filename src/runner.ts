@@ -1,5 +1,6 @@
 import * as core from '@actions/core'
 import { readFileSync } from 'node:fs'
+import { WORKFLOW_WORDS } from './door-words.ts'
 import { tmpdir } from 'node:os'
 import type { InputSource } from './inputs.ts'
 import type { StepIo } from './step-io.ts'
@@ -102,5 +103,6 @@ export function runnerIo(host: Pick<RunnerProcess, 'on' | 'off' | 'exit'>): Step
     setSecret: (secret) => core.setSecret(secret),
     onTerminationSignal: (handler) => onTerminationSignal(host, handler),
     exit: (code) => host.exit(code),
+    words: WORKFLOW_WORDS,
   }
 }

@@ -1,3 +1,4 @@
+import type { DoorWords } from './door-words.ts'
 import type { Log } from './log.ts'
 
 /**
@@ -29,4 +30,6 @@ export interface StepIo extends Log {
   onTerminationSignal(handler: (signal: NodeJS.Signals) => void): () => void
   /** Ends the step at once with `code`: past a cancel's budget, before the runner's kill. */
   exit(code: number): void
+  /** The door's own words (who cancels, who cleans up): no line names another door's. */
+  readonly words: DoorWords
 }

@@ -85,7 +85,6 @@ const RELAYS: Readonly<Record<string, string>> = {
     "a task's lines (its wait's, its result check's), after the task's name",
   'src/runner.ts: message': "the engine's lines, passed on by the runner's port (StepIo)",
   'src/cli/step-io.ts: message': "the engine's lines, passed on by the command line's port",
-  'src/post.ts: message': "the post step's cancels' lines, written in src/run/leftover.ts",
   'src/tasks.ts: message': "the agent's work's lines, written in src/agent/",
   "src/reconcile/pass.ts: `Run ${safeForLog(row.runId)}: ${settings.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`":
     "the pass's rows: the failed ones are collected from rowOf(run, 'failed', …) (SOURCES)",

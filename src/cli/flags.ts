@@ -52,6 +52,9 @@ export const GITHUB_ONLY_INPUTS = [
 /** The key is read from the environment only: a flag would land in shell history and `ps`. */
 export const KEY_VARIABLE = 'WARP_API_KEY'
 
+/** Or a file holding the key: GitLab's file-type CI/CD variables hand a secret as a file's path. */
+export const KEY_FILE_VARIABLE = 'WARP_API_KEY_FILE'
+
 export const flagOf = (input: string): string => `--${input.replace(/_/g, '-')}`
 
 /** Whether an input takes true or false: its default says so. */
@@ -165,11 +168,15 @@ export function usage(declared: Readonly<Record<string, DeclaredInput>>): string
     'Usage: cloud-agent-run [flags]',
     '',
     `Starts a cloud agent run on Warp's Oz platform, waits for it and reports it. The key is read`,
-    `from ${KEY_VARIABLE}. Exit codes: 0 passed, 1 did not pass, 2 bad input (nothing created),`,
-    '3 the service could not be reached or refused the key, 130/143 interrupted (runs cancelled).',
+    `from ${KEY_VARIABLE}, else from the file ${KEY_FILE_VARIABLE} names.`,
+    '',
+    'Exit codes: 0 passed; 1 did not pass; 2 bad input (nothing created); 3 the service could',
+    'not be reached or refused the key (nothing left running); 124 the timeout passed (runs',
+    'cancelled); 130/143 interrupted by SIGINT/SIGTERM (every run it made cancelled).',
     '',
     'Own flags:',
-    '  --json               one JSON object of the outputs on stdout; the log on stderr',
+    '  --json               one JSON object on stdout on every exit: the outputs, outcome,',
+    '                       exit_code and error; the log on stderr',
     '  --summary FILE       write the summary (Markdown) to FILE',
     '  --tasks-file FILE    the tasks list (YAML or JSON), from FILE',
     '  --project NAME       the project the runs belong to (budgets and --previous-run count',
@@ -188,12 +195,28 @@ export function usage(declared: Readonly<Record<string, DeclaredInput>>): string
     const note = githubOnly ? ' (GitHub Actions only)' : fallback ? ` (default: ${fallback})` : ''
     lines.push(`  ${flag}${note}`)
     const description = (input.description ?? '').replace(/\s+/g, ' ').trim()
-    if (description) lines.push(`      ${firstSentence(description)}`)
+    // Whole: the values an input takes (--previous-run's keep, cancel, steer) are past its first sentence.
+    for (const line of wrap(description, HELP_WIDTH)) lines.push(`      ${line}`)
   }
   return `${lines.join('\n')}\n`
 }
 
-function firstSentence(text: string): string {
-  const end = text.search(/\.(\s|$)/)
-  return end < 0 ? text : text.slice(0, end + 1)
+/** The width of --help's descriptions, indented six: a terminal's 100 columns. */
+const HELP_WIDTH = 94
+
+/** Words into lines of at most `width` characters (a longer word on a line of its own). Linear. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = []
+  let line = ''
+  for (const word of text.split(' ')) {
+    if (!word) continue
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line)
+      line = word
+    } else {
+      line = line ? `${line} ${word}` : word
+    }
+  }
+  if (line) lines.push(line)
+  return lines
 }

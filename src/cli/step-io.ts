@@ -1,32 +1,44 @@
 import { EOL } from 'node:os'
 import { onTerminationSignal, type RunnerProcess } from '../runner.ts'
 import type { StepIo } from '../step-io.ts'
+import { COMMAND_WORDS } from '../door-words.ts'
 
 /**
  * The command line's port to the engine: the log as plain lines for a person (on stderr, so
  * that stdout carries only what the command prints), every secret masked, debug lines left
  * out; the outputs, the summary and the failure kept for the door to print and answer with.
- * There is no post step: the state lives as long as the command. Its methods are bound: the
+ * There is no post step: the state lives as long as the command, whose door cleans up after the
+ * step itself; and the engine's `exit` is a request to the door, which cancels what is left
+ * before the process ends. Its methods are bound: the
  * engine hands them on as functions (a Log's `info` alone), as @actions/core's are.
  */
 export class CommandStepIo implements StepIo {
   readonly outputs: Record<string, string> = {}
+  readonly words = COMMAND_WORDS
   summary = ''
   failed = false
+  /** The first line the step failed with. */
+  failure: string | undefined
   readonly #state = new Map<string, string>()
   readonly #secrets: Set<string>
   readonly #write: (text: string) => void
-  readonly #host: Pick<RunnerProcess, 'on' | 'off' | 'exit'>
+  readonly #host: Pick<RunnerProcess, 'on' | 'off'>
+  readonly #onExit: (code: number) => void
 
-  /** `host`: the process's signals and exit, as the command's entry hands them in. */
+  /**
+   * `host`: the process's signals, as the command's entry hands them in; `onExit`: the door's
+   * answer when the engine asks to end the process (past a signal's cancel budget).
+   */
   constructor(
     write: (text: string) => void,
     secrets: Set<string>,
-    host: Pick<RunnerProcess, 'on' | 'off' | 'exit'>,
+    host: Pick<RunnerProcess, 'on' | 'off'>,
+    onExit: (code: number) => void,
   ) {
     this.#write = write
     this.#secrets = secrets
     this.#host = host
+    this.#onExit = onExit
   }
 
   readonly debug = (): void => {
@@ -55,6 +67,7 @@ export class CommandStepIo implements StepIo {
 
   readonly setFailed = (message: string): void => {
     this.failed = true
+    this.failure ??= message
     this.error(message)
   }
 
@@ -79,7 +92,7 @@ export class CommandStepIo implements StepIo {
   }
 
   readonly exit = (code: number): void => {
-    this.#host.exit(code)
+    this.#onExit(code)
   }
 
   #line(text: string): void {

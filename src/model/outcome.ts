@@ -1,5 +1,6 @@
 import type { ReviewVerdict } from '../agent/review-document.ts'
 import type { RunItem } from '../api/types.ts'
+import { WORKFLOW_WORDS, type Interrupted } from '../door-words.ts'
 import { formatCredits, formatDuration } from '../text/format.ts'
 import { escapeMarkdown } from '../text/markdown.ts'
 import { clip } from '../text/plain.ts'
@@ -73,6 +74,8 @@ export type Ending =
       readonly run: RunFacts | undefined
       readonly signal: string | undefined
       readonly cancel: CancelReport | undefined
+      /** What the signal meant, in the door's words; the workflow's when not given. */
+      readonly by?: Interrupted
     }
   | { readonly kind: 'blocked'; readonly run: RunFacts; readonly onBlocked: 'fail' | 'pass' }
   | {
@@ -133,6 +136,7 @@ export function endingOf(outcome: StepOutcome): Ending {
         run: outcome.run && factsOf(outcome.run),
         signal: outcome.signal,
         cancel: outcome.cancel,
+        ...(outcome.by ? { by: outcome.by } : {}),
       }
     case 'over-budget':
       return {
@@ -375,17 +379,16 @@ export function describeEnding(ending: Ending): EndingWords {
     }
     case 'interrupted': {
       const cancel = runId && ending.cancel ? ` ${describeCancel(runId, ending.cancel)}` : ''
+      const { reason, effect } = ending.by ?? WORKFLOW_WORDS.interrupted
+      const Reason = `${reason.charAt(0).toUpperCase()}${reason.slice(1)}`
       return {
         ...word('interrupted'),
-        label: 'Interrupted: the workflow was cancelled',
-        detail:
-          'The workflow was cancelled, which interrupted this step; the action cancels the run with it.',
+        label: `Interrupted: ${reason}`,
+        detail: `${Reason}, ${effect}; the action cancels the run with it.`,
         showsReason: false,
-        why: `The workflow was cancelled, which interrupted this step.${cancel}`,
-        headline: name
-          ? `${name} was interrupted: the workflow was cancelled`
-          : 'Interrupted: the workflow was cancelled',
-        failure: `The workflow was cancelled${ending.signal ? ` (${ending.signal})` : ''}, which interrupted this step.${cancel}`,
+        why: `${Reason}, ${effect}.${cancel}`,
+        headline: name ? `${name} was interrupted: ${reason}` : `Interrupted: ${reason}`,
+        failure: `${Reason}${ending.signal ? ` (${ending.signal})` : ''}, ${effect}.${cancel}`,
       }
     }
     case 'blocked': {

@@ -1,5 +1,6 @@
 import type { RunCost } from '../agent/cost.ts'
 import type { ReviewVerdict } from '../agent/review-document.ts'
+import type { Interrupted } from '../door-words.ts'
 import type { RunItem, RunState } from '../api/types.ts'
 import type { RunTarget } from '../inputs.ts'
 import type { CancelReport } from './cancel.ts'
@@ -67,6 +68,8 @@ export type StepOutcome =
       /** Filled in by the signal handler, which owns the cancel request. */
       signal?: NodeJS.Signals
       cancel?: CancelReport
+      /** What the signal meant, in the door's words ("the workflow was cancelled"). */
+      by?: Interrupted
     }
 
 /** A document that never validated: its first errors, after `corrections` follow-ups. */

@@ -121,7 +121,7 @@ export async function publishError(
   if (summary) {
     // The step failed before its run had an outcome of its own (bad input, lost contact, …).
     io.setOutput('outcome', 'error')
-    await writeSummary(io, renderErrorSummary(message, summary.runId))
+    await writeSummary(io, renderErrorSummary(message, summary.runId, io.words.step))
   }
   io.setFailed(safeForLog(message))
   if (error instanceof Error && error.stack) io.debug(error.stack)

@@ -131,8 +131,12 @@ export function renderSummary(outcome: StepOutcome, extras: SummaryExtras = {}):
 }
 
 /** The job summary of a step that failed before it had an outcome (bad input, lost contact, …). */
-export function renderErrorSummary(message: string, runId: string | undefined): string {
-  const lines = [`### ${OUTCOME_RECORDS.error.icon} The step failed`, '']
+export function renderErrorSummary(
+  message: string,
+  runId: string | undefined,
+  step = 'step',
+): string {
+  const lines = [`### ${OUTCOME_RECORDS.error.icon} The ${step} failed`, '']
   if (runId) lines.push(...factsTable([['Run', `<code>${escapeMarkdown(runId)}</code>`]]), '')
   lines.push(escapeMarkdown(message), '')
   return lines.join('\n')

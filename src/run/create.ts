@@ -245,7 +245,7 @@ export function* steadyPauses(pauseMs: number): Generator<number> {
 
 /** Tells a person how to find a run that may exist, since the step cannot vouch for it. */
 export function whereToFind(invocation: string): string {
-  return `A run may nonetheless exist: it carries the metadata ${INVOCATION_KEY}=${invocation}. The post step looks for it again and cancels it; if it reports none, search the runs for that metadata before starting another.`
+  return `A run may nonetheless exist: it carries the metadata ${INVOCATION_KEY}=${invocation}. It is looked for again by that metadata and cancelled; if none is reported, search the runs for that metadata before starting another.`
 }
 
 /** Pages of the newest runs the fallback reads, where the plan cannot filter by metadata. */

@@ -79,7 +79,8 @@ export async function executeRun(
     return { outcome: { kind: 'handed-over', run: steered, reason: handedTo } }
   if (signal) {
     const run = current?.run ?? outcome.run
-    return { outcome: { kind: 'interrupted', run, signal, cancel: current?.cancel } }
+    const by = interruption.interrupted
+    return { outcome: { kind: 'interrupted', run, signal, cancel: current?.cancel, by } }
   }
   if (outcome.kind !== 'finished') return executed
   const newer = await findSupersedingRun(client, outcome.run, deps)

@@ -1,3 +1,4 @@
+import type { DoorWords, Interrupted } from '../door-words.ts'
 import type { Log } from '../log.ts'
 import { SIGNAL_CANCEL } from '../timing.ts'
 import { safeForLog } from '../text/log.ts'
@@ -11,6 +12,8 @@ export interface InterruptionDeps {
   onSignal: (handler: (signal: NodeJS.Signals) => void) => () => void
   /** Ends the process: past the cancel's budget, before the runner's kill. */
   exit: (code: number) => void
+  /** The door's words for a signal: why it came, what it means for the outcome. */
+  words: Pick<DoorWords, 'signalled' | 'interrupted'>
 }
 
 /** What a signal's cancel goes through: the schedule of runs now going (see RunScheduler). */
@@ -47,6 +50,11 @@ export class Interruption {
   /** Aborts when the workflow cancels the step. */
   get signal(): AbortSignal {
     return this.#controller.signal
+  }
+
+  /** What a signal means for the step's outcome, in the door's words. */
+  get interrupted(): Interrupted {
+    return this.#deps.words.interrupted
   }
 
   get cancelling(): boolean {
@@ -98,7 +106,7 @@ export class Interruption {
     // Should anything keep the process alive past the budget, end it before the runner's kill.
     const exitIn = deadline - Date.now() + SIGNAL_CANCEL.exitMarginMs
     setTimeout(() => this.#deps.exit(1), exitIn).unref()
-    this.#deps.log.info(`Received ${signal}: the workflow is cancelling this step.`)
+    this.#deps.log.info(`Received ${signal}: ${this.#deps.words.signalled}.`)
     const decideBy = Date.now() + (deadline - Date.now()) * SIGNAL_CANCEL.decideShare
     const newer = await this.#newerStep?.(decideBy).catch((error: unknown) => {
       this.#deps.log.warning(

@@ -16,6 +16,8 @@ export interface LeftoverDeps {
   log: Log
   /** Fails the step with its error line: a cancel that failed leaves a run going. */
   setFailed: (message: string) => void
+  /** The door's line before it cancels a run left going ("The main step left … unfinished"). */
+  leftGoing: (run: string) => string
 }
 
 /**
@@ -49,7 +51,7 @@ export async function cancelLeftRun(
   const runId = left.runId ?? (await findUnansweredRun(client, left.invocation ?? '', log))
   if (!runId) return undefined
   const run = options.ofTheSet ? `run ${runId} of the set` : `run ${runId}`
-  log.info(`The main step left ${run} unfinished; cancelling it.`)
+  log.info(deps.leftGoing(run))
   const why = { kind: 'post' } as const
   const report = await cancelRun(
     {
@@ -78,7 +80,7 @@ async function findUnansweredRun(
   log: Log,
 ): Promise<string | undefined> {
   log.info(
-    `The main step did not learn which run its create request made; looking for a run tagged ${INVOCATION_KEY}=${invocation}.`,
+    `The answer to the create request never came, so the run it made is not known; looking for a run tagged ${INVOCATION_KEY}=${invocation}.`,
   )
   const search = await searchForCreatedRun(invocation, {
     client,

@@ -200,7 +200,7 @@ export class RunScheduler {
     }
     if (this.#lifecycles.some((one) => one.tracker.mayHaveUnseenRun)) {
       this.#deps.log.info(
-        'The create request has not been answered; the post step will look for its run.',
+        'The create request has not been answered; the run it may have made is looked for by its tag and cancelled.',
       )
     }
     const inFlight = this.#inFlight()

@@ -1,21 +1,18 @@
 /**
  * The command line, `cloud-agent-run`, end to end: the command spawned as a shell would spawn
- * it (dist/cli.js under ACTION_UNDER_TEST=bundle, its source entry under =sources), or, in
- * `npm test`, its door (runCli) called in-process with the arguments, environment and working
- * directory a shell would give; against the fake API on loopback. Exit codes, the JSON on
- * stdout and the log on stderr, the summary, signals (a process's own).
+ * it, or in `npm test` its door in-process (test/e2e/command.ts); against the fake API on
+ * loopback. Exit codes, the JSON on stdout and the log on stderr, the summary, signals (a
+ * process's own).
  */
-import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse } from 'yaml'
 import { afterAll, describe, expect, it } from 'vitest'
-import { runCli } from '../../src/cli.ts'
 import { GITHUB_ONLY_INPUTS } from '../../src/cli/flags.ts'
-import { conversationStep, type RunScript } from '../fake-api/server.ts'
+import type { RunScript } from '../fake-api/server.ts'
 import { FakeGitLab } from '../fake-gitlab/server.ts'
-import { COMPILE_CACHE, defaultTarget, describeNeedsProcess, ROOT } from './harness.ts'
+import { against, command, finishing, newDirectory, working } from './command.ts'
+import { describeNeedsProcess, ROOT } from './harness.ts'
 import { e2eServers } from './servers.ts'
 
 const KEY = 'sk-cli-e2e-5f2a9c'
@@ -25,104 +22,7 @@ afterAll(async () => {
   await Promise.all(gitlabs.map((gitlab) => gitlab.close()))
 })
 
-interface CommandResult {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-interface Command {
-  /** Resolves when the command exits. */
-  done: Promise<CommandResult>
-  kill(signal: NodeJS.Signals): void
-}
-
-/** Runs the command in a fresh directory, with only the environment a shell would give. */
-function command(args: string[], env: Record<string, string> = {}, cwd = newDirectory()): Command {
-  if (defaultTarget() === 'in-process') return commandInProcess(args, env, cwd)
-  const bundle = defaultTarget() === 'bundle'
-  const entry = bundle ? join(ROOT, 'dist', 'cli.js') : join(ROOT, 'src', 'entries', 'cli.ts')
-  const node = (bundle ? process.env.ACTION_NODE : undefined) ?? process.execPath
-  const child = spawn(node, [entry, ...args], {
-    cwd,
-    env: {
-      PATH: process.env.PATH ?? '',
-      ...(bundle ? {} : { NODE_COMPILE_CACHE: COMPILE_CACHE }),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  const done = new Promise<CommandResult>((resolve) =>
-    child.on('close', (code) => resolve({ code, stdout, stderr })),
-  )
-  return { done, kill: (signal) => child.kill(signal) }
-}
-
-/** The command's door in this process: what its entry (src/entries/cli.ts) does, with a shell's io. */
-function commandInProcess(args: string[], env: Record<string, string>, cwd: string): Command {
-  let stdout = ''
-  let stderr = ''
-  const io = {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    cwd,
-    // As the entry hands in its process: a signal here would be the test process's own.
-    process,
-    stdout: (text: string) => (stdout += text),
-    stderr: (text: string) => (stderr += text),
-  }
-  const done = runCli(args, new URL('../../action.yml', import.meta.url), io).then((code) => ({
-    code,
-    stdout,
-    stderr,
-  }))
-  return {
-    done,
-    kill: (signal) => {
-      throw new Error(`The command's ${signal} is a process's: the test needs a process.`)
-    },
-  }
-}
-
-const newDirectory = () => mkdtempSync(join(tmpdir(), 'cli-e2e-'))
-
-const against = (api: { baseUrl: string }, ...args: string[]) => [
-  '--base-url',
-  api.baseUrl,
-  '--poll-interval',
-  '100ms',
-  ...args,
-]
-
 const WITH_KEY = { WARP_API_KEY: KEY }
-
-function finishing(state: 'SUCCEEDED' | 'FAILED', answer = 'All done.'): RunScript {
-  return [
-    { state: 'QUEUED', afterMs: 0 },
-    { state: 'INPROGRESS', afterMs: 100 },
-    {
-      state,
-      afterMs: 400,
-      patch: {
-        request_usage: { inference_cost: 1.5 },
-        ...(state === 'FAILED' ? { status_message: { message: 'The tests do not build.' } } : {}),
-      },
-      conversation: [
-        conversationStep('final', [
-          { role: 'assistant', content: [{ type: 'text', text: answer }] },
-        ]),
-      ],
-    },
-  ]
-}
-
-const working: RunScript = [
-  { state: 'QUEUED', afterMs: 0 },
-  { state: 'INPROGRESS', afterMs: 50 },
-]
 
 describe('cloud-agent-run: the command line', () => {
   it('succeeds: exit 0, the outputs as one JSON object on stdout, the log on stderr', async () => {

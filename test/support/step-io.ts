@@ -1,3 +1,4 @@
+import { WORKFLOW_WORDS } from '../../src/door-words.ts'
 import type { StepIo } from '../../src/step-io.ts'
 
 /**
@@ -11,6 +12,7 @@ import type { StepIo } from '../../src/step-io.ts'
 export class RecordingStepIo implements StepIo {
   stdout = ''
   summary = ''
+  readonly words = WORKFLOW_WORDS
   readonly outputs: Record<string, string> = {}
   readonly state: Record<string, string> = {}
   /** The exit code the process would end with: 1 once the step failed. */

@@ -63,7 +63,12 @@ describe('the command line flags', () => {
 
 describe("the command's output", () => {
   it('keeps the outputs the engine sets, the last value winning, and gives JSON and numbers as such', () => {
-    const port = new CommandStepIo(() => undefined, new Set(), process)
+    const port = new CommandStepIo(
+      () => undefined,
+      new Set(),
+      process,
+      () => undefined,
+    )
     port.setOutput('outcome', 'succeeded')
     port.setOutput('result', 'line one\n\nline three')
     port.setOutput('credits', '12.5')
@@ -115,7 +120,12 @@ describe("the command's output", () => {
 
   it("writes the engine's log as plain lines for a person, and masks every secret", () => {
     const lines: string[] = []
-    const port = new CommandStepIo((text) => lines.push(text), new Set(['sk-1']), process)
+    const port = new CommandStepIo(
+      (text) => lines.push(text),
+      new Set(['sk-1']),
+      process,
+      () => undefined,
+    )
     // As the engine sees it.
     const step: StepIo = port
     step.warning('Poll 1 of 5 failed: 502')

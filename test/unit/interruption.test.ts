@@ -1,3 +1,4 @@
+import { WORKFLOW_WORDS } from '../../src/door-words.ts'
 /**
  * The workflow cancelling the step, in process: the door hands the Interruption its signals
  * and its exit, so a test sends the signal itself; the cancel goes through the schedule now
@@ -27,6 +28,7 @@ function harness() {
   }
   const interruption = new Interruption({
     log,
+    words: WORKFLOW_WORDS,
     onSignal: (handler) => {
       sent.handler = handler
       return () => void (sent.unsubscribed = true)
