@@ -150,6 +150,8 @@ async function readPull(
     })
     const head = data.head.sha
     if (!/^[0-9a-f]{40}$/.test(head)) return `pull request #${where.number} has no head commit`
+    // Nothing is started for a pull request that is done, whoever approves it.
+    if (data.state !== 'open') return `pull request #${where.number} is ${data.state}`
     const headRepo = data.head.repo?.full_name
     return {
       ...where,

@@ -249,6 +249,18 @@ describe('approval: a comment starts the run for the head it names', () => {
       /@maintainer has triage permission on the repository; approver_permission asks for at least write/,
     ],
     [
+      'an approval of a pull request closed since',
+      'issue_comment.created.approve',
+      (gh) =>
+        gh.setPullRequest(OWNER, REPO, PR, {
+          headSha: HEAD_A,
+          headRepo: 'forker/app',
+          author: 'forker',
+          state: 'closed',
+        }),
+      /pull request #7 is closed/,
+    ],
+    [
       'a permission check that fails',
       'issue_comment.created.approve',
       (gh) => gh.failNext('GET', /\/collaborators\/maintainer\/permission$/, 502, { times: 10 }),
