@@ -534,13 +534,16 @@ describe('previous_run: steer', () => {
       const gh = await fakeGitHub()
       gh.setHistory(OWNER, REPO, [{ sha: NEW, message: 'Test the parser' }])
       gh.setPullRequest(OWNER, REPO, PR, { headSha: NEW })
-      // Both creates are held, so that each step has looked for a run (and found none) first.
+      // Both creates are held, so that they land at the same moment; and the list shows no run
+      // until both have come (the index lags), so that each step has looked for a run and found
+      // none first, however late a loaded machine starts the second step.
       api.injectFault({
         method: 'POST',
         path: '/agent/run',
         times: 2,
         fault: { kind: 'delay', ms: 300 },
       })
+      api.lagList(() => api.requestsTo('POST', '/agent/run').length < 2)
       const steps = [0, 1].map(() =>
         startStep({ inputs: inputsFor(api, review), env: pushEvent(gh, NEW) }),
       )
