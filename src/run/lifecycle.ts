@@ -8,8 +8,6 @@ import { logCancel, type CancelReport } from '../model/cancel.ts'
 import { isTerminal, meaningOf } from '../model/states.ts'
 import type { Conversation } from '../agent/conversation.ts'
 import type { RunRecord } from '../model/record.ts'
-import { HANDOFF_KEYS, STEP_KEYS } from '../model/handoff.ts'
-import type { HeadChange } from '../model/head.ts'
 import type { InvalidOutput, StepTarget } from '../model/step.ts'
 import { formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
@@ -20,22 +18,8 @@ import {
   NEW_RUN_NOT_FOUND_GRACE_MS,
   SUPERSEDED_LOOKUP_TIMEOUT_MS,
 } from '../timing.ts'
-import {
-  cancelDeadline,
-  cancelOwnRun,
-  cancelPreviousRuns,
-  requestCancel,
-  type CancelWhy,
-} from './cancel.ts'
-import {
-  activeRunsOfKey,
-  fallbackLine,
-  isRefusedSteer,
-  keyMetadataOf,
-  needsInterrupt,
-  steeringMessage,
-  type SteerSource,
-} from './steer.ts'
+import { cancelDeadline, cancelOwnRun, cancelPreviousRuns, type CancelWhy } from './cancel.ts'
+import { KeySteering, type SteerSource } from './steer.ts'
 import { createRunOnce, findSupersededRun, RunMayExistError, type RunTag } from './create.ts'
 import { watchForNewPass } from './followup.ts'
 import { homeOfTag } from '../model/home.ts'
@@ -150,10 +134,24 @@ export class RunLifecycle {
   #isStale: ((run: RunItem) => boolean) | undefined
   /** output_schema: the corrections asked for so far. */
   #corrections = 0
+  /** `previous_run: steer`: what steers the key's run for this step (a create's only). */
+  readonly #keySteering: KeySteering | undefined
 
   constructor(spec: LifecycleSpec, deps: LifecycleDeps) {
     this.#spec = spec
     this.#deps = deps
+    const { steer: source, target } = spec
+    if (source && target.kind === 'create') {
+      const { client, log, signal, onSteered } = deps
+      const host = {
+        record: spec.record,
+        tracker: deps.tracker,
+        followUp: (run: RunItem, message: string, deadline: number) =>
+          this.#followUp(run, message, deadline),
+      }
+      const step = { source, request: target.request, tags: spec.tag.metadata }
+      this.#keySteering = new KeySteering(step, host, { client, log, signal, onSteered })
+    }
   }
 
   get record(): RunRecord {
@@ -256,7 +254,12 @@ export class RunLifecycle {
       this.#deps.onRunSeen?.(run)
     }
     if (isTerminal(run.state)) return this.#reachedTerminal(run, deadline)
-    if (await this.#gaveWay(run, deadline)) return
+    const steered = await this.#keySteering?.giveWayLate(run, deadline)
+    if (steered) {
+      this.record.run = steered
+      this.#deps.onRunSeen?.(steered)
+      return
+    }
     const verdict = await this.#deps.watch?.afterPoll(
       run,
       stateChanged,
@@ -374,8 +377,9 @@ export class RunLifecycle {
   async #create(request: CreateRunRequest, deadline: number): Promise<RunItem | undefined> {
     const { client, log, tag } = { ...this.#deps, tag: this.#spec.tag }
     const name = request.config?.name
-    if (this.#spec.steer) {
-      const steered = await this.#steer(this.#spec.steer, request, deadline)
+    const steering = this.#keySteering
+    if (steering) {
+      const steered = await steering.steer(deadline)
       if (steered) return steered
     } else if (this.#spec.cancelPrevious && name) {
       const asked = { name, home: homeOfTag(tag.metadata), input: this.#spec.cancelPrevious }
@@ -400,210 +404,7 @@ export class RunLifecycle {
     )
     if (this.#spec.noteSuperseded) await this.#noteSupersededRun()
     const own = { ...created, title: request.title, prompt: request.prompt }
-    if (this.#spec.steer) return await this.#oneRunPerKey(this.#spec.steer, own, request, deadline)
-    return own
-  }
-
-  /**
-   * `previous_run: steer`, after a create: another step of the same key may have created a run
-   * at the same moment (each found none to steer). The oldest run of the key wins, the same for
-   * every step that looks: a step whose run is not the oldest steers the oldest instead and
-   * cancels its own. When the oldest cannot be steered, it is cancelled and this step's run kept.
-   */
-  async #oneRunPerKey(
-    source: SteerSource,
-    own: RunItem,
-    request: CreateRunRequest,
-    deadline: number,
-  ): Promise<RunItem> {
-    // The create's answer may not say when the run was created; the list does, as for the others.
-    const found = await this.#olderRunOfKey(own, deadline, { listedOnly: true })
-    if (!found) return own
-    return (await this.#giveWay(found, { source, request, deadline })) ?? own
-  }
-
-  /**
-   * `previous_run: steer`, at each reading of this step's run on its way: the list lags behind
-   * the service's writes, so another step's older run of the key may show only now, however late.
-   * The oldest wins, as after a create: this step steers it and cancels its own. Whether it did.
-   */
-  async #gaveWay(run: RunItem, deadline: number): Promise<boolean> {
-    const { steer: source, target } = this.#spec
-    if (!source || target.kind !== 'create') return false
-    const found = await this.#olderRunOfKey(run, deadline, { listedOnly: false })
-    if (!found) return false
-    const steered = await this.#giveWay(found, {
-      source,
-      request: target.request,
-      deadline,
-      late: true,
-    })
-    if (!steered) return false
-    this.record.run = steered
-    this.#deps.onRunSeen?.(steered)
-    return true
-  }
-
-  /**
-   * The oldest live run of the key when it is older than `own` (by the list's created_at, then
-   * run ID: every step orders them alike), with `own` as the list shows it; undefined when `own`
-   * is the oldest, or the list could not be read. `listedOnly`: `own` must be in the list.
-   */
-  async #olderRunOfKey(
-    own: RunItem,
-    deadline: number,
-    options: { listedOnly: boolean },
-  ): Promise<{ oldest: RunItem; own: RunItem } | undefined> {
-    const { client, log } = this.#deps
-    const keyMetadata = keyMetadataOf(this.#spec.tag.metadata)
-    if (!keyMetadata || this.#deps.signal.aborted) return undefined
-    let runs: RunItem[]
-    try {
-      runs = await activeRunsOfKey(client, keyMetadata, deadline)
-    } catch (error) {
-      log.debug(`Could not look for another run of the key: ${safeForLog(errorMessage(error))}`)
-      return undefined
-    }
-    const listedOwn = runs.find((run) => run.run_id === own.run_id)
-    if (!listedOwn && options.listedOnly) return undefined
-    const mine = listedOwn ?? own
-    const oldest = runs.filter((run) => run.run_id !== own.run_id).sort(byAge)[0]
-    if (!oldest || byAge(oldest, mine) > 0) return undefined
-    return { oldest, own: mine }
-  }
-
-  /**
-   * Steers the older run of the key in place of this step's own, and cancels its own; the run
-   * steered, or undefined when the older one could not be steered (it was cancelled): then this
-   * step keeps its own, owed again.
-   */
-  async #giveWay(
-    { oldest, own }: { oldest: RunItem; own: RunItem },
-    context: { source: SteerSource; request: CreateRunRequest; deadline: number; late?: boolean },
-  ): Promise<RunItem | undefined> {
-    const { source, request, deadline } = context
-    const [older, mine] = [safeForLog(oldest.run_id), safeForLog(own.run_id)]
-    const late = context.late ? ' (the list shows it only now)' : ''
-    this.#deps.log.info(
-      `previous_run: steer: run ${older} of the same key was created before this step's run ${mine}, by another step${late}; steering it and cancelling run ${mine}, so that the key has one run.`,
-    )
-    const steered = await this.#steerRun(oldest, source, request, deadline)
-    if (!steered) {
-      this.tracker.keepOwn(own.run_id)
-      this.record.runId = own.run_id
-      return undefined
-    }
-    await this.#cancelOther(own.run_id, deadline)
-    return steered
-  }
-
-  /**
-   * `previous_run: steer`: sends this step's work to the run of its key still on its way on this
-   * thread, interrupting it first when it is at work, and awaits it as this step's run. Returns
-   * undefined when there is none, or when it cannot be steered (a force push, the service
-   * refusing the interrupt or the follow-up): then it was cancelled, and the step creates a run.
-   */
-  async #steer(
-    source: SteerSource,
-    request: CreateRunRequest,
-    deadline: number,
-  ): Promise<RunItem | undefined> {
-    const { client, log } = this.#deps
-    const keyMetadata = keyMetadataOf(this.#spec.tag.metadata)
-    const key = keyMetadata?.[HANDOFF_KEYS.key] ?? ''
-    // The oldest wins, as after a create (see #oneRunPerKey): every step picks the same run.
-    const [candidate, ...newer] = keyMetadata
-      ? (await activeRunsOfKey(client, keyMetadata, deadline)).sort(byAge)
-      : []
-    if (!candidate) {
-      log.info(
-        `previous_run: steer: no run of the key "${safeForLog(key, 200)}" is on its way on this thread; creating one.`,
-      )
-      return undefined
-    }
-    // One run per key: any other still going is cancelled, as cancel would.
-    for (const run of newer) {
-      log.info(
-        `previous_run: steer: run ${safeForLog(run.run_id)} is a newer run of the same key than run ${safeForLog(candidate.run_id)}; cancelling it, so that the key has one run.`,
-      )
-      await this.#cancelOther(run.run_id, deadline)
-    }
-    return await this.#steerRun(candidate, source, request, deadline)
-  }
-
-  /**
-   * Steers `candidate`: interrupts it when it is at work, sends this step's work as one
-   * follow-up that says what changed, and makes it this step's run. Undefined when it cannot be
-   * steered (a force push, the service refusing the interrupt or the follow-up): then it was
-   * cancelled.
-   */
-  async #steerRun(
-    candidate: RunItem,
-    source: SteerSource,
-    request: CreateRunRequest,
-    deadline: number,
-  ): Promise<RunItem | undefined> {
-    const { client, log } = this.#deps
-    const oldHead =
-      (await source.recordedHead(candidate.run_id).catch(() => undefined)) ??
-      candidate.metadata?.[STEP_KEYS.headSha]
-    const change: HeadChange =
-      oldHead && source.head
-        ? await source.compare(oldHead, source.head)
-        : { kind: 'unknown', why: 'a head is not known' }
-    if (change.kind === 'not-ancestor') {
-      const pushed = `the head it worked on (${oldHead?.slice(0, 12)}) is not an ancestor of ${source.head?.slice(0, 12)}: a force push`
-      return await this.#cancelInstead(candidate, pushed, deadline)
-    }
-    if (this.#deps.signal.aborted) return undefined
-    const interrupting = needsInterrupt(candidate)
-    if (interrupting) {
-      try {
-        await client.interruptRun(candidate.run_id, { deadline })
-      } catch (error) {
-        if (isRefusedSteer(error)) {
-          const refused = `the service refused the interrupt: ${errorMessage(error)}`
-          return await this.#cancelInstead(candidate, refused, deadline)
-        }
-        // Nothing reached the service: the run works on, as it was.
-        if (!mayHaveActed(error)) throw error
-        // The turn may have stopped: the run must get the work (or be cancelled), never idle.
-        log.info(
-          `previous_run: steer: the answer to the interrupt of run ${safeForLog(candidate.run_id)} was lost (${safeForLog(errorMessage(error))}); it may have stopped the run's turn, so the step sends it this step's work all the same.`,
-        )
-      }
-    }
-    const message = steeringMessage(
-      request.prompt ?? '',
-      { old: oldHead, now: source.head },
-      change,
-    )
-    const refusal = await this.#followUp(candidate, message, deadline)
-    if (refusal !== undefined) {
-      // Never left interrupted and idle: a run that took the interrupt but not the work is cancelled.
-      const refused = `the service refused the follow-up: ${refusal}`
-      return await this.#cancelInstead(candidate, refused, deadline)
-    }
-    this.record.runId = candidate.run_id
-    this.#deps.onSteered?.()
-    const head = source.head ? `, on ${source.head.slice(0, 12)} now` : ''
-    log.info(
-      `previous_run: steer: ${interrupting ? 'interrupted run' : 'run'} ${safeForLog(candidate.run_id)} and sent it this step's work${head}; awaiting it as this step's run.`,
-    )
-    return candidate
-  }
-
-  /** A run that cannot be steered is cancelled, and the step creates one; said in one line. */
-  async #cancelInstead(run: RunItem, why: string, deadline: number): Promise<undefined> {
-    this.#deps.log.info(fallbackLine(run.run_id, safeForLog(why, 500)))
-    await this.#cancelOther(run.run_id, deadline)
-    return undefined
-  }
-
-  /** previous_run: one cancel of a run that is not (or no longer) this step's, logged as such. */
-  async #cancelOther(runId: string, deadline: number): Promise<void> {
-    const { client, log } = this.#deps
-    logCancel(log, runId, await requestCancel(client, runId, { deadline }), 'previous_run')
+    return steering ? await steering.oneRunPerKey(own, deadline) : own
   }
 
   /** Adopts an existing run, and sends it the follow-up if there is one. */
@@ -726,13 +527,6 @@ export class RunLifecycle {
         return log.info(`${subject} is ${state} (${when}).`)
     }
   }
-}
-
-/** Older first: by creation, then by ID, so that every step orders a key's runs alike. */
-function byAge(a: RunItem, b: RunItem): number {
-  const created = Date.parse(a.created_at ?? '') - Date.parse(b.created_at ?? '')
-  if (Number.isFinite(created) && created !== 0) return created
-  return a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0
 }
 
 async function getExistingRun(
