@@ -13,6 +13,8 @@ export interface DoorWords {
   readonly step: string
   /** The line before cancelling a run the door finds still going once the step stopped. */
   leftGoing(run: string): string
+  /** An input as a person gave it here, to open an error's line: `Input "timeout"`, `--timeout`. */
+  input(name: string): string
 }
 
 /** A signal's meaning for a step's outcome, as its sentences put it: "`reason`, `effect`". */
@@ -29,6 +31,7 @@ export const WORKFLOW_WORDS: DoorWords = {
   interrupted: { reason: 'the workflow was cancelled', effect: 'which interrupted this step' },
   step: 'step',
   leftGoing: (run) => `The main step left ${run} unfinished; cancelling it.`,
+  input: (name) => `Input "${name}"`,
 }
 
 /** The command: a person or a CI's job cancels it, and it cleans up after itself before it exits. */
@@ -37,4 +40,5 @@ export const COMMAND_WORDS: DoorWords = {
   interrupted: { reason: 'the command received a signal', effect: 'which stopped it' },
   step: 'command',
   leftGoing: (run) => `The command stopped with ${run} still going; cancelling it before it exits.`,
+  input: (name) => `--${name.replace(/_/g, '-')}`,
 }

@@ -134,10 +134,13 @@ export interface CreditBudgets {
 export class InputError extends Error {
   override name = 'InputError'
   readonly input: string
+  /** What is wrong, after the input's name: each door names the input its own way. */
+  readonly detail: string
 
   constructor(input: string, message: string) {
     super(`Input "${input}" ${message}`)
     this.input = input
+    this.detail = message
   }
 }
 
@@ -183,6 +186,12 @@ export function readSettings(source: InputSource): Settings {
         target.kind === 'existing'
           ? 'cannot be combined with run_id: it applies only to creating a run.'
           : 'needs name: the runs it cancels are the active ones with the same name.',
+      )
+    }
+    if (previousRun === 'steer' && source.world.forge !== 'github') {
+      throw new InputError(
+        'previous_run',
+        `cannot be steer here: steering compares the pull request's heads through GitHub, so it works in GitHub Actions; elsewhere, ${inputNamed(source, 'previous_run', 'cancel')} replaces the run instead.`,
       )
     }
     if (previousRun === 'steer' && target.kind !== 'create') {

@@ -1,5 +1,6 @@
 import { artifactsOutput, parseArtifacts } from '../agent/artifacts.ts'
 import { capResult } from '../agent/conversation.ts'
+import { InputError } from '../inputs.ts'
 import { costOf } from '../agent/cost.ts'
 import { safeForLog } from '../text/log.ts'
 import { jsonOutput, leadingThatFit, runOutput, setJsonOutput } from './json-output.ts'
@@ -117,7 +118,11 @@ export async function publishError(
   error: unknown,
   summary?: { runId: string | undefined },
 ): Promise<void> {
-  const message = errorMessage(error)
+  // An input's error names the input as the door's person gave it (`timeout`, `--timeout`).
+  const message =
+    error instanceof InputError
+      ? `${io.words.input(error.input)} ${error.detail}`
+      : errorMessage(error)
   if (summary) {
     // The step failed before its run had an outcome of its own (bad input, lost contact, …).
     io.setOutput('outcome', 'error')

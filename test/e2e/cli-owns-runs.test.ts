@@ -43,6 +43,21 @@ describe('the command answers the same way on every exit', () => {
     expect(api.requests).toHaveLength(0)
   })
 
+  it('names its flags, never a GitHub input: --previous-run steer outside GitHub is refused before any request', async () => {
+    const api = await fakeApi()
+    const result = await command(
+      against(api, '--prompt', 'x', '--name', 'review', '--previous-run', 'steer', '--json'),
+      WITH_KEY,
+    ).done
+
+    expect(result.code).toBe(2)
+    const answer = JSON.parse(result.stdout) as Answer
+    expect(answer.error).toMatch(/^--previous-run cannot be steer here: .*--previous-run cancel/)
+    expect(result.stderr).not.toMatch(GITHUB_WORDS)
+    expect(result.stderr).not.toContain('Input "')
+    expect(api.requests).toHaveLength(0)
+  })
+
   it('exits 124 when the timeout passes, the run cancelled, as timeout(1) does', async () => {
     const api = await fakeApi({ script: () => working })
     const result = await command(

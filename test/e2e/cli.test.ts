@@ -69,7 +69,7 @@ describe('cloud-agent-run: the command line', () => {
   it('bad input: exit 2 and a message naming it, before any request', async () => {
     const api = await fakeApi()
     for (const [args, env, says] of [
-      [['--prompt', 'x', '--timeout', 'soon'], WITH_KEY, /Input "timeout" must be a duration/],
+      [['--prompt', 'x', '--timeout', 'soon'], WITH_KEY, /--timeout must be a duration/],
       [['--prompt', 'x'], {}, /WARP_API_KEY is not set/],
       [['--prompt', 'x', '--api-key', KEY], WITH_KEY, /The key is never a flag/],
       [
