@@ -6,6 +6,7 @@ import {
 } from './github/approval-comment.ts'
 import { decideApproval, type ApprovalPull, type Approved } from './github/approval.ts'
 import { CheckRunReporter } from './github/check-run.ts'
+import { reasonOf } from './github/octokit.ts'
 import { GitHubContext } from './github/context.ts'
 import { CommitStatusReporter, oneLine, statusContext } from './github/status.ts'
 import type { Settings } from './inputs.ts'
@@ -100,7 +101,13 @@ async function startApproved(
   const github = new GitHubContext(settings.github.token, world, pull.head)
   const prompt = promptDigest(promptOf(settings))
   const comment = new ApprovalComment(await github.client(), pull, settings.github.key, io)
-  const waiting = await comment.find().catch(() => undefined)
+  let waiting: Awaited<ReturnType<ApprovalComment['find']>>
+  try {
+    waiting = await comment.find()
+  } catch (error) {
+    const reason = `the waiting comment could not be read (${reasonOf(error)})`
+    return await refuse(settings, pull.head, reason, io)
+  }
   if (waiting && waiting.marker.prompt !== prompt) {
     const reason =
       "this step's prompt is not the prompt of the step that waited; give the step a prompt that does not depend on the event (a comment's workflow run has no pull_request payload)"
@@ -108,8 +115,7 @@ async function startApproved(
   }
   // A comment's few characters of a SHA count only for the head that waited, after it waited.
   const record = waiting && { head: waiting.marker.head, writtenAt: waiting.writtenAt }
-  const late =
-    approved.via === 'comment' && record && approvalAfterWait(approved.madeAt, pull.head, record)
+  const late = approved.via === 'comment' && approvalAfterWait(approved, pull.head, record)
   if (late) return await refuse(settings, pull.head, late, io)
   io.info(`approval: ${approved.reason}; starting the run on ${pull.head}.`)
   if (waiting) {

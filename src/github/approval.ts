@@ -44,6 +44,8 @@ export interface Approved {
   readonly reason: string
   /** A comment's: when it was made. */
   readonly madeAt?: string
+  /** What it names of the head: 7 to 40 hex characters (a review's, all 40). */
+  readonly sha: string
 }
 
 /** What `pull_request_target` with a fork and `approval: none` warns, once. */
@@ -86,8 +88,8 @@ export async function decideApproval(
   if (comment) {
     const verdict = await judge(octokit, comment, pull, github)
     if (!verdict.counts) return { kind: 'refuse', reason: verdict.reason, pull }
-    const { login, via, madeAt } = comment
-    const approved = { pull, login, via, madeAt, reason: verdict.reason }
+    const { login, via, madeAt, sha } = comment
+    const approved = { pull, login, via, madeAt, sha, reason: verdict.reason }
     return { kind: 'start', approved }
   }
   const commenterBelow =
@@ -229,7 +231,9 @@ async function approvingReview(
       sha: review.commit_id,
     }
     const verdict = await judge(octokit, claim, pull, github)
-    if (verdict.counts) return { pull, login: claim.login, via: 'review', reason: verdict.reason }
+    if (verdict.counts) {
+      return { pull, login: claim.login, via: 'review', sha: claim.sha, reason: verdict.reason }
+    }
     log.info(`approval: a review of the head does not count: ${verdict.reason}.`)
   }
   return undefined

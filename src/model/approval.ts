@@ -161,13 +161,20 @@ export interface WaitingRecord {
  * 7 characters could name a newer commit made to share them and pushed right after the
  * approval, before the approving run reads the head. Such a push moves the head away from the
  * waiting comment's, or rewrites that comment after the approval was made: either way the
- * approval counts for nothing. Undefined when it counts.
+ * approval counts for nothing. Without a wait, only the whole SHA counts. Undefined when it counts.
  */
 export function approvalAfterWait(
-  madeAt: string | undefined,
+  comment: { readonly madeAt?: string; readonly sha: string },
   head: string,
-  waiting: WaitingRecord,
+  waiting: WaitingRecord | undefined,
 ): string | undefined {
+  // With no wait to order it against, only the whole SHA names the head beyond doubt.
+  if (!waiting) {
+    return comment.sha.length < 40
+      ? 'no step waited for this head, so a comment must give its whole SHA'
+      : undefined
+  }
+  const { madeAt } = comment
   if (waiting.head !== head) {
     return `the head moved to ${short(head)} after the step waited for ${short(waiting.head)}; a newer push needs a new approval`
   }

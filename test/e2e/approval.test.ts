@@ -261,6 +261,12 @@ describe('approval: a comment starts the run for the head it names', () => {
       /pull request #7 is closed/,
     ],
     [
+      'an approval whose waiting comment cannot be read',
+      'issue_comment.created.approve',
+      (gh) => gh.failNext('GET', /\/issues\/7\/comments$/, 502, { times: 10 }),
+      /the waiting comment could not be read/,
+    ],
+    [
       'a permission check that fails',
       'issue_comment.created.approve',
       (gh) => gh.failNext('GET', /\/collaborators\/maintainer\/permission$/, 502, { times: 10 }),
@@ -325,6 +331,26 @@ describe('approval: a comment starts the run for the head it names', () => {
     const after = await runStep({ inputs: inputs(agents), env: madeEarlier })
     expectWaiting(after, agents)
     expect(after.stdout).toContain('the comment was made before the step waited for 5c1e2d400000')
+  })
+
+  it('with no step waiting before it, only a comment giving the whole SHA starts the run', async () => {
+    const { agents, gh } = await servers()
+    const short = await runStep({
+      inputs: inputs(agents),
+      env: env(gh, 'issue_comment.created.approve'),
+    })
+    expectWaiting(short, agents)
+    expect(short.stdout).toContain(
+      'no step waited for this head, so a comment must give its whole SHA',
+    )
+    const whole = await runStep({
+      inputs: inputs(agents),
+      env: env(gh, 'issue_comment.created.approve', (payload) => {
+        payload.comment.body = `/approve ${HEAD_A}`
+      }),
+    })
+    expect([whole.code, whole.outputs.outcome]).toEqual([0, 'succeeded'])
+    expect(creates(agents)).toHaveLength(1)
   })
 
   it("a step whose prompt is not the waiting step's starts nothing", async () => {

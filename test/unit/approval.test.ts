@@ -109,18 +109,26 @@ describe('approval: what counts, for one head commit only', () => {
   })
 
   it('counts a comment only after the wait it answers, for the head that waited', () => {
+    const at = (madeAt: string) => ({ madeAt, sha: HEAD.slice(0, 7) })
     const waiting = { head: HEAD, writtenAt: '2026-11-27T20:15:00Z' }
-    expect(approvalAfterWait('2026-11-27T20:15:00.400Z', HEAD, waiting)).toBeUndefined()
-    expect(approvalAfterWait('2026-11-27T20:16:00Z', HEAD, waiting)).toBeUndefined()
-    expect(approvalAfterWait('2026-11-27T20:14:59Z', HEAD, waiting)).toMatch(
+    expect(approvalAfterWait(at('2026-11-27T20:15:00.400Z'), HEAD, waiting)).toBeUndefined()
+    expect(approvalAfterWait(at('2026-11-27T20:16:00Z'), HEAD, waiting)).toBeUndefined()
+    expect(approvalAfterWait(at('2026-11-27T20:14:59Z'), HEAD, waiting)).toMatch(
       /^the comment was made before the step waited for 0123456789ab/,
     )
-    expect(approvalAfterWait('2026-11-27T20:16:00Z', OTHER, waiting)).toMatch(
+    expect(approvalAfterWait(at('2026-11-27T20:16:00Z'), OTHER, waiting)).toMatch(
       /^the head moved to fedcba987654 after the step waited for 0123456789ab/,
     )
-    expect(approvalAfterWait(undefined, HEAD, waiting)).toMatch(/cannot be checked/)
+    expect(approvalAfterWait({ sha: HEAD.slice(0, 7) }, HEAD, waiting)).toMatch(/cannot be checked/)
     expect(
-      approvalAfterWait('2026-11-27T20:16:00Z', HEAD, { head: HEAD, writtenAt: undefined }),
+      approvalAfterWait(at('2026-11-27T20:16:00Z'), HEAD, { head: HEAD, writtenAt: undefined }),
     ).toMatch(/cannot be checked/)
+  })
+
+  it('counts a comment with no wait before it only when it gives the whole SHA', () => {
+    expect(approvalAfterWait({ sha: HEAD.slice(0, 12) }, HEAD, undefined)).toBe(
+      'no step waited for this head, so a comment must give its whole SHA',
+    )
+    expect(approvalAfterWait({ sha: HEAD }, HEAD, undefined)).toBeUndefined()
   })
 })
