@@ -136,6 +136,13 @@ export const SUPERSEDING_LOOKUP = {
   causeWindowMs: 60_000,
 } as const
 
+/**
+ * previous_run: steer, after the create: each look for an older run of the key (right after
+ * it, and at every poll) is one quick request, no retries, no Retry-After: a look that fails is
+ * taken again at the next poll, and must never hold the wait.
+ */
+export const KEY_LOOK_MS = 5_000
+
 // ── While waiting, and after ─────────────────────────────────────────────────
 
 /** At most one conversation read per this long, besides state changes (120 reads an hour). */

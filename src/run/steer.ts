@@ -1,6 +1,7 @@
 import type { AgentRunsClient } from '../api/client.ts'
 import { ApiStatusError } from '../api/errors.ts'
 import { mayHaveActed } from '../api/retry.ts'
+import type { RequestOptions } from '../api/transport.ts'
 import type { CreateRunRequest, RunItem } from '../api/types.ts'
 import type { Log } from '../log.ts'
 import { logCancel } from '../model/cancel.ts'
@@ -9,6 +10,7 @@ import type { RunRecord } from '../model/record.ts'
 import { meaningOf } from '../model/states.ts'
 import { safeForLog } from '../text/log.ts'
 import { clip, errorMessage } from '../text/plain.ts'
+import { KEY_LOOK_MS } from '../timing.ts'
 import type { HeadChange, SteerSource } from '../model/head.ts'
 import { requestCancel } from './cancel.ts'
 import type { RunTracker } from './tracker.ts'
@@ -40,11 +42,11 @@ export function keyMetadataOf(
 export async function activeRunsOfKey(
   client: Pick<AgentRunsClient, 'listRuns'>,
   keyMetadata: Readonly<Record<string, string>>,
-  deadline: number,
+  options: RequestOptions,
 ): Promise<RunItem[]> {
   const { runs } = await client.listRuns(
     { metadata: { ...keyMetadata }, state: ACTIVE_STATES, limit: 20, sort_by: 'created_at' },
-    { deadline },
+    options,
   )
   // Checked here too: a service that ignored a filter must not make the step steer another run.
   return runs
@@ -159,7 +161,7 @@ export class KeySteering {
     const key = keyMetadata?.[HANDOFF_KEYS.key] ?? ''
     // The oldest wins, as after a create (see oneRunPerKey): every step picks the same run.
     const [candidate, ...newer] = keyMetadata
-      ? (await activeRunsOfKey(client, keyMetadata, deadline)).sort(byAge)
+      ? (await activeRunsOfKey(client, keyMetadata, { deadline })).sort(byAge)
       : []
     if (!candidate) {
       log.info(
@@ -215,7 +217,9 @@ export class KeySteering {
     if (!keyMetadata || this.#deps.signal.aborted) return undefined
     let runs: RunItem[]
     try {
-      runs = await activeRunsOfKey(client, keyMetadata, deadline)
+      // One quick try: a look that fails is taken again at the next poll (see giveWayLate).
+      const quick = { deadline, timeoutMs: KEY_LOOK_MS, maxRetries: 0, signal: this.#deps.signal }
+      runs = await activeRunsOfKey(client, keyMetadata, quick)
     } catch (error) {
       log.debug(`Could not look for another run of the key: ${safeForLog(errorMessage(error))}`)
       return undefined

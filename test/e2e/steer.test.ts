@@ -601,6 +601,47 @@ describe('previous_run: steer', () => {
       )
     })
 
+    it('a list that refuses every look after the create (429, Retry-After 2 s) never holds the wait: the run is seen ending at once', async () => {
+      const api = await fakeApi({
+        script: () => [
+          { state: 'QUEUED', afterMs: 0 },
+          { state: 'INPROGRESS', afterMs: 100 },
+          { state: 'SUCCEEDED', afterMs: 600 },
+        ],
+      })
+      const gh = await fakeGitHub()
+      gh.setHistory(OWNER, REPO, [{ sha: NEW, message: 'Test the parser' }])
+      gh.setPullRequest(OWNER, REPO, PR, { headSha: NEW })
+      const list = { method: 'GET', path: '/agent/runs' }
+      // The look before the create is answered; every look after it is refused.
+      api.injectFault({ ...list, times: 1, fault: { kind: 'delay', ms: 0 } })
+      api.injectFault({
+        ...list,
+        times: Infinity,
+        fault: {
+          kind: 'status',
+          status: 429,
+          headers: { 'retry-after': '2' },
+          body: {
+            type: 'about:blank',
+            title: 'Too Many Requests',
+            status: 429,
+            detail: 'Slow down.',
+          },
+        },
+      })
+      const started = Date.now()
+      const result = await runStep({
+        inputs: inputsFor(api, { ...review, timeout: '20s' }),
+        env: pushEvent(gh, NEW),
+      })
+      expect(result.code, result.stdout).toBe(0)
+      expect(result.outputs.outcome).toBe('succeeded')
+      // The run ends 600 ms after its create: no look at the key may wait out a Retry-After.
+      expect(Date.now() - started).toBeLessThan(10_000)
+      expect(api.requestsTo('GET', '/agent/runs').length).toBeGreaterThan(1)
+    })
+
     it("both steps refused the interrupt (409) fall back and create; then one steers the other's run through a lost interrupt answer and a 429: one run", async () => {
       let creates = 0
       const api = await fakeApi({
