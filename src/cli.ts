@@ -10,15 +10,15 @@ import { answerJson, EXIT, exitCodeOf, refusalJson } from './cli/answer.ts'
 import {
   flagOf,
   githubOnlyGiven,
-  KEY_FILE_VARIABLE,
-  KEY_VARIABLE,
   parseCommandLine,
   usage,
   UsageError,
   type CommandLine,
   type DeclaredInput,
 } from './cli/flags.ts'
+import { readKey, readText } from './cli/key.ts'
 import { plainSummary } from './cli/outputs.ts'
+import { runReconcile } from './cli/reconcile.ts'
 import { CommandStepIo } from './cli/step-io.ts'
 import { commandWorld } from './cli/world.ts'
 import { mergeRequestFrom, MergeRequestNote } from './gitlab/note.ts'
@@ -61,6 +61,8 @@ export interface CommandIo {
  */
 export async function runCli(args: readonly string[], action: URL, io: CommandIo): Promise<number> {
   const { inputs: declared, version } = await readDeclaredInputs(action)
+  // One subcommand per file: `cloud-agent-run reconcile` (cli/reconcile.ts).
+  if (args[0] === 'reconcile') return runReconcile(args.slice(1), declared, io)
   // Known before the flags parse: a bad flag's refusal is JSON too when JSON was asked for.
   const asksJson = args.includes('--json')
   let command: CommandLine
@@ -109,7 +111,7 @@ interface Preflight {
  * could not be written once the run is paid for.
  */
 async function preflight(command: CommandLine, io: CommandIo): Promise<Preflight> {
-  const key = readKey(io)
+  const key = readKey(io.env, io.cwd)
   const githubOnly = githubOnlyGiven(command.inputs)
   if (githubOnly.length > 0 && io.env.GITHUB_ACTIONS !== 'true') {
     const names = githubOnly.map(flagOf).join(', ')
@@ -120,36 +122,15 @@ async function preflight(command: CommandLine, io: CommandIo): Promise<Preflight
   }
   if (command.summaryFile !== undefined) checkWritable(resolve(io.cwd, command.summaryFile))
   const tasks =
-    command.tasksFile === undefined ? undefined : readText(io, command.tasksFile, '--tasks-file')
+    command.tasksFile === undefined
+      ? undefined
+      : readText(io.cwd, command.tasksFile, '--tasks-file')
   const fromStdin = command.inputs.get('prompt_file') === '-'
   const prompt = fromStdin ? await io.readStdin() : undefined
   if (fromStdin && !prompt?.trim()) {
     throw new UsageError('--prompt-file - read an empty prompt from standard input.')
   }
   return { key, ...(tasks !== undefined ? { tasks } : {}), ...(prompt ? { prompt } : {}) }
-}
-
-/** The key: WARP_API_KEY, else the file WARP_API_KEY_FILE names (GitLab's file-type variables). */
-function readKey(io: CommandIo): string {
-  const key = io.env[KEY_VARIABLE]?.trim()
-  if (key) return key
-  const file = io.env[KEY_FILE_VARIABLE]?.trim()
-  if (!file) {
-    throw new UsageError(
-      `${KEY_VARIABLE} is not set: export the Warp API key in it, or name a file holding it in ${KEY_FILE_VARIABLE} (a flag would show in the process list).`,
-    )
-  }
-  const fromFile = readText(io, file, KEY_FILE_VARIABLE).trim()
-  if (!fromFile) throw new UsageError(`${KEY_FILE_VARIABLE} names an empty file.`)
-  return fromFile
-}
-
-function readText(io: CommandIo, path: string, what: string): string {
-  try {
-    return readFileSync(resolve(io.cwd, path), 'utf8')
-  } catch (error) {
-    throw new UsageError(`${what} cannot be read: ${errorMessage(error)}`)
-  }
 }
 
 /** A file the command writes once the run is paid for: its folder must take it now. */
@@ -180,7 +161,8 @@ async function runStep(
   const note = mergeRequestNote(command, io)
   if (io.env.GITLAB_TOKEN) secrets.add(io.env.GITLAB_TOKEN.trim())
   // Not awaited: GitLab never holds the run's start; the final note queues behind this one.
-  void note?.upsert(`### ⏳ Cloud agent run: working\n\n${jobLink(io.env)}`)
+  const job = { head: io.env.CI_COMMIT_SHA || undefined, job: io.env.CI_JOB_ID || undefined }
+  void note?.upsert(`### ⏳ Cloud agent run: working\n\n${jobLink(io.env)}`, job)
   let exitAsked: (code: number) => void = () => undefined
   const stopped = new Promise<'stopped'>((settle) => (exitAsked = () => settle('stopped')))
   const port = new CommandStepIo(io.stderr, secrets, io.process, (code) => exitAsked(code))
@@ -192,7 +174,12 @@ async function runStep(
   await ownRuns(port, inputs)
   const end = ended === 'stopped' ? { hadRun: true } : ended
   const afterwards = writeSummary(command, io, port.summary)
-  await note?.upsert(`${port.summary.trim()}\n\n${jobLink(io.env)}`)
+  await note?.upsert(`${port.summary.trim()}\n\n${jobLink(io.env)}`, {
+    ...job,
+    ...(port.outputs.run_id ? { run: port.outputs.run_id } : {}),
+    // A run its job left going (--no-wait) is not at its end: a reconcile pass writes that.
+    ...(port.outputs.outcome && port.outputs.outcome !== 'started' ? { ended: true } : {}),
+  })
   signals.stop()
   const answer = { ...end, outputs: port.outputs, failure: port.failure, afterwards }
   const code = exitCodeOf({ ...answer, ...(signals.received ? { signal: signals.received } : {}) })

@@ -817,6 +817,34 @@ export function readReconcileSettings(source: InputSource): ReconcileSettings {
   return { ...connection, githubToken, repository, lookbackMs, sweep, dryRun }
 }
 
+/** What `cloud-agent-run reconcile` reads: the connection, the project, the pass's settings. */
+export interface GitLabReconcileSettings extends Connection {
+  /** The GitLab project's path: the pass touches only runs tagged with it. */
+  readonly project: string
+  readonly lookbackMs: number
+  readonly sweep: boolean
+  readonly dryRun: boolean
+}
+
+/**
+ * Reads and checks the inputs of `cloud-agent-run reconcile`, a pass over a GitLab project's
+ * runs. Throws InputError before any request.
+ */
+export function readGitLabReconcileSettings(source: InputSource): GitLabReconcileSettings {
+  const connection = readConnection(source)
+  const lookbackMs = parsePositiveDuration('lookback', source.get('lookback') || DEFAULT_LOOKBACK)
+  const sweep = parseBoolean('sweep', source.get('sweep') || 'true')
+  const dryRun = parseBoolean('dry_run', source.get('dry_run') || 'false')
+  const project = source.world.project ?? ''
+  if (source.world.forge !== 'gitlab' || !project) {
+    throw new InputError(
+      'project',
+      'is needed: reconcile runs in a GitLab CI job (a scheduled pipeline), where GitLab CI names the project (GITLAB_CI, CI_PROJECT_PATH).',
+    )
+  }
+  return { ...connection, project, lookbackMs, sweep, dryRun }
+}
+
 /**
  * `cancel_only`: the step cancels the active runs named `name` and creates
  * nothing (a pull request's runs when it closes). Undefined when not asked for.

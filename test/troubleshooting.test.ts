@@ -65,9 +65,9 @@ const RELAYS: Readonly<Record<string, string>> = {
     "SessionGoneError's sentence (this.message +=)",
   'src/api/errors.ts: new Error(why)': "a timeout's reason, inside ApiTimeoutError's message",
   'src/github/handoff.ts: message': "the GitHub writes' warnings, written in src/github/",
-  'src/gitlab/note.ts: new GitLabFailure(`${method} ${path} failed: ${causeOf(error)}`)':
+  'src/gitlab/api.ts: new GitLabFailure(`${method} ${path} failed: ${causeOf(error)}`)':
     "the network's error, inside `GitLab: could not write the note on … (…)`",
-  'src/gitlab/note.ts: new GitLabFailure(`${method} ${path} → ${safeForLog(shown, 200)}`, status)':
+  'src/gitlab/api.ts: new GitLabFailure(`${method} ${path} → ${safeForLog(shown, 200)}`, status)':
     "GitLab's own error, inside `GitLab: could not write the note on … (…)`",
   'src/github/octokit.ts: new TransientFailure(error, attempt)':
     "GitHub's own error, inside the GitHub warnings",
@@ -88,6 +88,10 @@ const RELAYS: Readonly<Record<string, string>> = {
   'src/tasks.ts: message': "the agent's work's lines, written in src/agent/",
   "src/reconcile/pass.ts: `Run ${safeForLog(row.runId)}: ${settings.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`":
     "the pass's rows: the failed ones are collected from rowOf(run, 'failed', …) (SOURCES)",
+  "src/reconcile/gitlab-pass.ts: `Run ${safeForLog(row.runId)}: ${settings.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`":
+    "the GitLab pass's rows: the failed ones are collected from rowOf(run, 'failed', …) (SOURCES)",
+  'src/cli/reconcile.ts: failure':
+    "the service's error that ended `cloud-agent-run reconcile`: the errors constructed in src/",
 }
 
 /**

@@ -6,8 +6,7 @@
  */
 import { cut } from '../text/plain.ts'
 import { safeForLog } from '../text/log.ts'
-import { GITLAB_LIMITS } from '../timing.ts'
-import { USER_AGENT } from '../version.ts'
+import { GitLabApi, GitLabFailure, gitlabReason } from './api.ts'
 
 /** The merge request of a GitLab CI merge request pipeline, and the token that writes its note. */
 export interface MergeRequestTarget {
@@ -107,7 +106,7 @@ interface ListedNote {
 export class MergeRequestNote {
   readonly #target: MergeRequestTarget
   readonly #options: MergeRequestNoteOptions
-  readonly #fetch: typeof fetch
+  readonly #api: GitLabApi
   #noteId: number | undefined
   #me: number | undefined
   /** After a 401 or 403 the token will not do: nothing more is sent. */
@@ -119,34 +118,94 @@ export class MergeRequestNote {
   constructor(target: MergeRequestTarget, options: MergeRequestNoteOptions) {
     this.#target = target
     this.#options = options
-    this.#fetch = options.fetch ?? fetch
+    this.#api = new GitLabApi(target, options)
   }
 
-  /** Writes the note's text; never throws, and a failure is a warning (one for a row of them). */
-  upsert(markdown: string): Promise<void> {
-    this.#queue = this.#queue.then(() => this.#upsertOnce(markdown))
-    return this.#queue
+  /**
+   * Writes the note's text, with what it records of the run (its ID, the head it works on, the
+   * job awaiting it, whether it ended); never throws, and a failure is a warning (one for a row).
+   */
+  upsert(markdown: string, record: NoteRecord = {}): Promise<boolean> {
+    const written = this.#queue.then(() => this.#upsertOnce(markdown, record))
+    this.#queue = written.then(() => undefined)
+    return written
   }
 
-  async #upsertOnce(markdown: string): Promise<void> {
-    if (this.#refused) return
+  /**
+   * What this key's note records now (the run, the head it works on): read from GitLab, after
+   * every write queued before. Undefined when there is no note or GitLab could not say.
+   */
+  recorded(): Promise<NoteRecord | undefined> {
+    const read = this.#queue.then(async () => {
+      if (this.#refused) return undefined
+      try {
+        return (await this.#ours()).find((note) => note.key === this.#options.key)?.record
+      } catch {
+        return undefined
+      }
+    })
+    this.#queue = read.then(() => undefined)
+    return read
+  }
+
+  /**
+   * The note on this merge request that records `runId` (whatever its key), for a reconcile
+   * pass: its key and record; undefined when none does. Throws when GitLab could not say.
+   */
+  static async ofRun(
+    target: MergeRequestTarget,
+    runId: string,
+    options: Omit<MergeRequestNoteOptions, 'key'>,
+  ): Promise<{ note: MergeRequestNote; record: NoteRecord } | undefined> {
+    const reader = new MergeRequestNote(target, { ...options, key: '' })
+    const found = (await reader.#ours()).find((note) => note.record.run === runId)
+    if (!found) return undefined
+    const note = new MergeRequestNote(target, { ...options, key: found.key })
+    note.#noteId = found.id
+    note.#me = reader.#me
+    return { note, record: found.record }
+  }
+
+  async #upsertOnce(markdown: string, record: NoteRecord): Promise<boolean> {
+    if (this.#refused) return false
     try {
-      const body = noteBody(this.#options.key, markdown)
+      const body = noteBody(this.#options.key, markdown, record)
       if (this.#noteId === undefined) this.#noteId = await this.#find()
       if (this.#noteId !== undefined && (await this.#update(this.#noteId, body))) {
         this.#succeeded()
-        return
+        return true
       }
-      this.#noteId = await this.#create(body)
+      const created = await this.#create(body)
+      this.#noteId = await this.#oldestAfterCreate(created, body)
       this.#succeeded()
+      return true
     } catch (error) {
       this.#failed(error)
+      return false
     }
+  }
+
+  /**
+   * Two jobs of one key that start together may each create a note: the oldest wins. Once ours
+   * is made, the key's notes are read again; when an older one shows, ours is deleted and the
+   * text goes to the older one. The other job does the same, so one note is left.
+   */
+  async #oldestAfterCreate(created: number, body: string): Promise<number> {
+    const oldest = await this.#find()
+    if (oldest === undefined || oldest >= created) return created
+    await this.#call('DELETE', `${this.#notesPath()}/${created}`).catch(() => undefined)
+    return (await this.#update(oldest, body)) ? oldest : created
   }
 
   /** The oldest note of the token's user that carries this key's marker. */
   async #find(): Promise<number | undefined> {
+    return (await this.#ours()).find((note) => note.key === this.#options.key)?.id
+  }
+
+  /** Every note of the token's user that opens with a marker, oldest first. */
+  async #ours(): Promise<Array<{ id: number; key: string; record: NoteRecord }>> {
     const me = await this.#whoAmI()
+    const found: Array<{ id: number; key: string; record: NoteRecord }> = []
     let page = 1
     for (let read = 0; read < GITLAB_NOTE_PAGES; read++) {
       const answer = await this.#call(
@@ -154,16 +213,16 @@ export class MergeRequestNote {
         `${this.#notesPath()}?per_page=100&page=${page}&sort=asc&order_by=created_at`,
       )
       const notes = Array.isArray(answer.json) ? (answer.json as ListedNote[]) : []
-      const ours = notes
-        .filter((note) => !note.system && note.author?.id === me)
-        .filter((note) => markerKey(note.body ?? '') === this.#options.key)
-        .sort((a, b) => a.id - b.id)
-      if (ours[0]) return ours[0].id
+      for (const note of notes) {
+        if (note.system || note.author?.id !== me) continue
+        const marker = markerOf(note.body ?? '')
+        if (marker) found.push({ id: note.id, ...marker })
+      }
       const next = Number(answer.headers.get('x-next-page') ?? '')
-      if (!Number.isInteger(next) || next <= page) return undefined
+      if (!Number.isInteger(next) || next <= page) break
       page = next
     }
-    return undefined
+    return found.sort((a, b) => a.id - b.id)
   }
 
   async #whoAmI(): Promise<number> {
@@ -198,49 +257,12 @@ export class MergeRequestNote {
     return `/projects/${encodeURIComponent(projectId)}/merge_requests/${mergeRequestIid}/notes`
   }
 
-  /**
-   * One call under one deadline: after a 5xx or a broken connection it is asked again, after
-   * each pause, while the deadline allows. A redirect is not followed: the token stays with
-   * CI_API_V4_URL.
-   */
-  async #call(
-    method: 'GET' | 'POST' | 'PUT',
+  #call(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
     path: string,
     payload?: unknown,
   ): Promise<{ json: unknown; headers: Headers }> {
-    const deadlineMs = this.#options.callDeadlineMs ?? GITLAB_LIMITS.callMs
-    const signal = AbortSignal.timeout(deadlineMs)
-    const pauses = [...GITLAB_LIMITS.transientPausesMs]
-    for (;;) {
-      let failure: GitLabFailure
-      try {
-        const response = await this.#fetch(`${this.#target.apiUrl}${path}`, {
-          method,
-          headers: {
-            'private-token': this.#target.token,
-            accept: 'application/json',
-            'user-agent': USER_AGENT,
-            ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          body: payload === undefined ? undefined : JSON.stringify(payload),
-          redirect: 'manual',
-          signal,
-        })
-        const text = await response.text()
-        if (response.ok) return { json: parseJson(text), headers: response.headers }
-        failure = refusal(method, path, response.status, text, response.headers)
-        if (response.status < 500) throw failure
-      } catch (error) {
-        if (error instanceof GitLabFailure) throw error
-        if (signal.aborted) {
-          throw new GitLabFailure(`${method} ${path} had no answer within ${seconds(deadlineMs)}`)
-        }
-        failure = new GitLabFailure(`${method} ${path} failed: ${causeOf(error)}`)
-      }
-      const pause = pauses.shift()
-      if (pause === undefined) throw failure
-      if (!(await pauseUnlessAborted(pause, signal))) throw failure
-    }
+    return this.#api.call(method, path, payload)
   }
 
   #succeeded(): void {
@@ -255,7 +277,7 @@ export class MergeRequestNote {
     if (this.#failing && !this.#refused) return
     this.#failing = true
     const where = this.#where()
-    const why = safeForLog(error instanceof GitLabFailure ? error.message : causeOf(error), 300)
+    const why = gitlabReason(error)
     const log = this.#options.log
     if (status === 401) {
       log.warning(
@@ -286,12 +308,25 @@ const MARKER_PREFIX = '<!-- cloud-agent-run-note: '
 const MARKER = /^<!-- cloud-agent-run-note: (\{[^<>\n]*\}) -->/
 
 /**
+ * What a note records of its run, in its marker, for a later job and a reconcile pass: the run,
+ * the head it works on, the job awaiting it, and whether the note shows its end.
+ */
+export interface NoteRecord {
+  readonly run?: string
+  readonly head?: string
+  readonly job?: string
+  readonly ended?: boolean
+}
+
+/**
  * The note's text: the marker first, where no text of the agent can come before it, then the
  * Markdown, with no line GitLab would take for a quick action, cut to GitLab's limit.
  */
-export function noteBody(key: string, markdown: string): string {
+export function noteBody(key: string, markdown: string, record: NoteRecord = {}): string {
   // `<` and `>` could end the HTML comment or open a forged one; JSON can spell them otherwise.
-  const json = JSON.stringify({ key }).replace(/</g, '\\u003c').replace(/>/g, '\\u003e')
+  const json = JSON.stringify({ key, ...record })
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
   const marker = `${MARKER_PREFIX}${json} -->`
   const room = GITLAB_NOTE_MAX_CHARS - marker.length - CUT_NOTE.length - 2
   const text = withoutQuickActions(markdown)
@@ -302,14 +337,28 @@ const CUT_NOTE = '\n\n… (cut at GitLab’s limit for a note)'
 
 /** The key of a note's marker, when it opens the note. */
 export function markerKey(body: string): string | undefined {
+  return markerOf(body)?.key
+}
+
+/** A note's marker, when it opens the note: its key and what it records of the run. */
+export function markerOf(body: string): { key: string; record: NoteRecord } | undefined {
   const match = MARKER.exec(body)
   if (!match?.[1]) return undefined
+  let parsed: Record<string, unknown>
   try {
-    const { key } = JSON.parse(match[1]) as { key?: unknown }
-    return typeof key === 'string' ? key : undefined
+    parsed = JSON.parse(match[1]) as Record<string, unknown>
   } catch {
     return undefined
   }
+  if (typeof parsed.key !== 'string') return undefined
+  const text = (value: unknown) => (typeof value === 'string' && value ? value : undefined)
+  const record: NoteRecord = {
+    ...(text(parsed.run) ? { run: text(parsed.run) } : {}),
+    ...(text(parsed.head) ? { head: text(parsed.head) } : {}),
+    ...(text(parsed.job) ? { job: text(parsed.job) } : {}),
+    ...(parsed.ended === true ? { ended: true } : {}),
+  }
+  return { key: parsed.key, record }
 }
 
 /**
@@ -320,72 +369,4 @@ export function markerKey(body: string): string | undefined {
  */
 export function withoutQuickActions(markdown: string): string {
   return markdown.replace(/\r\n?/g, '\n').replace(/^\//gm, ' /')
-}
-
-/** A call GitLab failed or refused; `status` when it answered. */
-class GitLabFailure extends Error {
-  readonly status: number | undefined
-
-  constructor(message: string, status?: number) {
-    super(message)
-    this.name = 'GitLabFailure'
-    this.status = status
-  }
-}
-
-/** `GET /user → 401 Unauthorized`, with GitLab's own message when it gives one. */
-function refusal(
-  method: string,
-  path: string,
-  status: number,
-  text: string,
-  headers: Headers,
-): GitLabFailure {
-  if (status >= 300 && status < 400) {
-    const location = safeForLog(headers.get('location') ?? '', 200)
-    return new GitLabFailure(
-      `${method} ${path} answered ${status} with a redirect to ${location}, which is not followed so the token stays with CI_API_V4_URL`,
-      status,
-    )
-  }
-  const message = (parseJson(text) as { message?: unknown; error?: unknown } | undefined) ?? {}
-  const said = message.message ?? message.error
-  const words = typeof said === 'string' ? said : said === undefined ? '' : JSON.stringify(said)
-  const shown = words.startsWith(String(status)) ? words : `${status} ${words}`.trim()
-  return new GitLabFailure(`${method} ${path} → ${safeForLog(shown, 200)}`, status)
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown
-  } catch {
-    return undefined
-  }
-}
-
-function causeOf(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause
-  const code = typeof cause?.code === 'string' ? cause.code : undefined
-  const message = error instanceof Error ? error.message : String(error)
-  return code ? `${message} (${code})` : message
-}
-
-function seconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`
-}
-
-/** Waits `ms`; false, at once, when the signal aborts first (or already has). */
-function pauseUnlessAborted(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false)
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve(true)
-    }, ms)
-    const onAbort = () => {
-      clearTimeout(timer)
-      resolve(false)
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
 }

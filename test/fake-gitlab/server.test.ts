@@ -173,3 +173,53 @@ describe('faults', () => {
     expect((await call(fake, 'GET', `${NOTES}`)).status).toBe(200)
   })
 })
+
+describe('projects: jobs, pipelines, compare and merge_base', () => {
+  it('takes a project by ID or path, and answers a job, the merge request pipelines newest first, compare and merge_base', async () => {
+    const fake = await startFake()
+    fake.projects.setJob(42, 9001, 'canceled', 8801)
+    const job = await call(fake, 'GET', '/projects/group%2Fapp/jobs/9001')
+    expect(await job.json()).toMatchObject({ id: 9001, status: 'canceled', pipeline: { id: 8801 } })
+    expect((await call(fake, 'GET', '/projects/42/jobs/9002')).status).toBe(404)
+    expect((await call(fake, 'GET', '/projects/group%2Fnone/jobs/9001')).status).toBe(404)
+
+    const older = fake.projects.addPipeline(42, 7, 'a'.repeat(40))
+    const newer = fake.projects.addPipeline(42, 7, 'b'.repeat(40))
+    const pipelines = (await (
+      await call(fake, 'GET', '/projects/42/merge_requests/7/pipelines')
+    ).json()) as Array<{ id: number }>
+    expect(pipelines.map((p) => p.id)).toEqual([newer.id, older.id])
+
+    fake.projects.addCommits(42, [
+      { sha: 'c1', title: 'one' },
+      { sha: 'c2', parent: 'c1', title: 'two' },
+      { sha: 'c3', parent: 'c2', title: 'three' },
+      { sha: 'x2', parent: 'c1', title: 'rewritten' },
+    ])
+    const compared = (await (
+      await call(fake, 'GET', '/projects/42/repository/compare?from=c1&to=c3')
+    ).json()) as { commits: Array<{ id: string; title: string }> }
+    expect(compared.commits.map((c) => [c.id, c.title])).toEqual([
+      ['c2', 'two'],
+      ['c3', 'three'],
+    ])
+    const base = async (a: string, b: string) =>
+      (await (
+        await call(fake, 'GET', `/projects/42/repository/merge_base?refs[]=${a}&refs[]=${b}`)
+      ).json()) as { id?: string }
+    expect((await base('c2', 'c3')).id).toBe('c2')
+    expect((await base('c3', 'x2')).id).toBe('c1')
+    expect(
+      (await call(fake, 'GET', '/projects/42/repository/compare?from=nope&to=c3')).status,
+    ).toBe(404)
+  })
+
+  it('deletes a note of the token user, and refuses another user’s', async () => {
+    const fake = await startFake()
+    const mine = fake.addNote(42, 7, 'mine', 'ci-bot')
+    const theirs = fake.addNote(42, 7, 'theirs', 'someone')
+    expect((await call(fake, 'DELETE', `${NOTES}/${theirs.id}`)).status).toBe(403)
+    expect((await call(fake, 'DELETE', `${NOTES}/${mine.id}`)).status).toBe(204)
+    expect(fake.notes(42, 7).map((note) => note.body)).toEqual(['theirs'])
+  })
+})

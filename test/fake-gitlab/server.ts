@@ -8,6 +8,7 @@
 import { createServer, STATUS_CODES } from 'node:http'
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { FakeProjects } from './projects.ts'
 
 export interface FakeGitLabOptions {
   /** The one token the fake accepts. Default `glpat-fake`. */
@@ -93,6 +94,10 @@ const MAX_PER_PAGE = 100
 const API = '/api/v4'
 const NOTES_PATH = /^\/api\/v4\/projects\/([^/]+)\/merge_requests\/([1-9]\d*)\/notes$/
 const NOTE_PATH = /^\/api\/v4\/projects\/([^/]+)\/merge_requests\/([1-9]\d*)\/notes\/([1-9]\d*)$/
+const JOB_PATH = /^\/api\/v4\/projects\/([^/]+)\/jobs\/([1-9]\d*)$/
+const PIPELINES_PATH = /^\/api\/v4\/projects\/([^/]+)\/merge_requests\/([1-9]\d*)\/pipelines$/
+const COMPARE_PATH = /^\/api\/v4\/projects\/([^/]+)\/repository\/compare$/
+const MERGE_BASE_PATH = /^\/api\/v4\/projects\/([^/]+)\/repository\/merge_base$/
 
 export class FakeGitLab {
   /** The API root, as GitLab CI's `CI_API_V4_URL` gives it: `http://127.0.0.1:PORT/api/v4`. */
@@ -101,6 +106,8 @@ export class FakeGitLab {
   readonly requests: RecordedGitLabRequest[] = []
   /** The token's user: the author of every note created with it. */
   readonly tokenUser: GitLabUser
+  /** Projects' paths, jobs, merge request pipelines and commits (projects.ts). */
+  readonly projects = new FakeProjects()
 
   readonly #server: Server
   readonly #token: string
@@ -249,11 +256,13 @@ export class FakeGitLab {
     if (request.path === `${API}/user`) {
       return request.method === 'GET' ? ok(200, this.tokenUser) : error(405)
     }
+    const project = this.#projectRoute(request, url)
+    if (project) return project
     const list = NOTES_PATH.exec(request.path)
     if (list) {
-      const projectId = Number(decodeURIComponent(list[1] ?? ''))
+      const projectId = this.projects.projectId(decodeURIComponent(list[1] ?? ''))
       const iid = Number(list[2])
-      if (!Number.isInteger(projectId)) return error(404, '404 Project Not Found')
+      if (projectId === undefined) return error(404, '404 Project Not Found')
       if (request.method === 'GET') return this.#list(projectId, iid, url.searchParams)
       if (request.method === 'POST') return this.#create(projectId, iid, request.json)
       return error(405)
@@ -261,15 +270,50 @@ export class FakeGitLab {
     const one = NOTE_PATH.exec(request.path)
     if (one) {
       const note = this.#notes.get(Number(one[3]))
-      const projectId = Number(decodeURIComponent(one[1] ?? ''))
+      const projectId = this.projects.projectId(decodeURIComponent(one[1] ?? ''))
       if (!note || note.projectId !== projectId || note.iid !== Number(one[2])) {
         return error(404, '404 Not found')
       }
       if (request.method === 'GET') return ok(200, view(note))
       if (request.method === 'PUT') return this.#update(note, request.json)
+      if (request.method === 'DELETE') {
+        if (note.author.id !== this.tokenUser.id) return error(403)
+        this.#notes.delete(note.id)
+        return { status: 204, headers: {}, body: '' }
+      }
       return error(405)
     }
     return error(404, '404 Not Found')
+  }
+
+  /** Jobs, a merge request's pipelines, compare and merge_base (GET only). */
+  #projectRoute(request: RecordedGitLabRequest, url: URL): Reply | undefined {
+    const routes = [JOB_PATH, PIPELINES_PATH, COMPARE_PATH, MERGE_BASE_PATH]
+    const route = routes.find((path) => path.test(request.path))
+    const match = route?.exec(request.path)
+    if (!route || !match) return undefined
+    if (request.method !== 'GET') return error(405)
+    const projectId = this.projects.projectId(decodeURIComponent(match[1] ?? ''))
+    if (projectId === undefined) return error(404, '404 Project Not Found')
+    const query = url.searchParams
+    const reply = (answer: { status: number; value: unknown }) =>
+      answer.status === 200
+        ? ok(200, answer.value)
+        : error(answer.status, String((answer.value as { message?: unknown }).message))
+    switch (route) {
+      case JOB_PATH: {
+        const job = this.projects.job(projectId, Number(match[2]))
+        return job ? ok(200, job) : error(404, '404 Not found')
+      }
+      case PIPELINES_PATH:
+        return ok(200, this.projects.pipelines(projectId, Number(match[2])))
+      case COMPARE_PATH:
+        return reply(
+          this.projects.compare(projectId, query.get('from') ?? '', query.get('to') ?? ''),
+        )
+      default:
+        return reply(this.projects.mergeBase(projectId, query.getAll('refs[]')))
+    }
   }
 
   #list(projectId: number, iid: number, query: URLSearchParams): Reply {

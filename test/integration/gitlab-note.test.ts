@@ -153,7 +153,7 @@ describe('the merge request note', () => {
   it('gives one warning for a 401, never throws, and sends nothing on a later upsert', async () => {
     const fake = await startFake()
     const { note, lines } = noteFor(fake, 'review', 'revoked')
-    await expect(note.upsert('one')).resolves.toBeUndefined()
+    await expect(note.upsert('one')).resolves.toBe(false)
     const sent = fake.requests.length
     await note.upsert('two')
     await note.upsert('three')
@@ -277,5 +277,64 @@ describe('mergeRequestFrom', () => {
       const found = mergeRequestFrom({ ...pipeline, ...broken, GITLAB_TOKEN: 'glpat-x' })
       expect(found?.reason).toMatch(/^GitLab: no note on the merge request: GitLab CI's variables/)
     }
+  })
+})
+
+describe('two jobs of one key at once', () => {
+  it('leave one note: both find none and create, the newer deletes its own and writes the oldest', async () => {
+    const fake = await startFake()
+    const target = targetOf(fake)
+    let listedByB: () => void = () => undefined
+    const bListed = new Promise<void>((resolve) => (listedByB = resolve))
+    let aWrote: () => void = () => undefined
+    const aDone = new Promise<void>((resolve) => (aWrote = resolve))
+    // A creates only once B has looked for the note and found none; B creates only after A.
+    const gated =
+      (before: (init: RequestInit | undefined) => Promise<void>, after?: () => void) =>
+      async (url: string | URL | Request, init?: RequestInit) => {
+        await before(init)
+        const answer = await fetch(url, init)
+        after?.()
+        return answer
+      }
+    const a = new MergeRequestNote(target, {
+      key: 'review',
+      log: recorder().log,
+      fetch: gated(async (init) => {
+        if (init?.method === 'POST') await bListed
+      }) as typeof fetch,
+    })
+    let listings = 0
+    const b = new MergeRequestNote(target, {
+      key: 'review',
+      log: recorder().log,
+      fetch: gated(
+        async (init) => {
+          if (init?.method === 'POST') await aDone
+        },
+        () => {
+          listings += 1
+          // B's first two calls: GET /user, then the notes' first page.
+          if (listings === 2) listedByB()
+        },
+      ) as typeof fetch,
+    })
+    const first = a.upsert('from A', { run: 'run-a' }).then((ok) => {
+      aWrote()
+      return ok
+    })
+    const second = b.upsert('from B', { run: 'run-a', job: '2' })
+    expect(await Promise.all([first, second])).toEqual([true, true])
+
+    const notes = fake.notes(PROJECT, MR)
+    expect(notes).toHaveLength(1)
+    expect(notes[0]?.body).toContain('from B')
+    expect(fake.requestsTo('POST', NOTES)).toHaveLength(2)
+    expect(fake.requestsTo('DELETE', NOTE)).toHaveLength(1)
+    // Both now write the one note.
+    await a.upsert('from A again')
+    expect(fake.notes(PROJECT, MR).map((note) => note.body.includes('from A again'))).toEqual([
+      true,
+    ])
   })
 })
