@@ -7,6 +7,7 @@ import { APPROVAL_POLICIES, type ApprovalPolicy } from './model/approval.ts'
 import { ON_BLOCKED, type OnBlocked } from './model/blocked.ts'
 import { POLL_INTERVAL } from './timing.ts'
 import { asSentence, clip, cut, errorMessage } from './text/plain.ts'
+import { isProblem, readContinueFrom, surfaceConfig, type ContinueFrom } from './surface-inputs.ts'
 import type { World } from './world.ts'
 
 /** What the step is asked to do with a run. */
@@ -116,6 +117,8 @@ export interface Settings extends Connection {
    * cancel it (`cancel_previous`), or steer it (send it this step's work instead of creating).
    */
   readonly previousRun: PreviousRun
+  /** `continue_from: pull_request`: the step's prompt goes to the run that made the pull request. */
+  readonly continueFrom?: ContinueFrom
   readonly github: GitHubSettings
   readonly agentWork: AgentWorkSettings
   readonly output: OutputSettings
@@ -175,9 +178,18 @@ const DEFAULT_BASE_URL = 'https://app.warp.dev/api/v1'
 export function readSettings(source: InputSource): Settings {
   let target: RunTarget | undefined
   let previousRun = 'keep' as PreviousRun
+  let continueFrom: ContinueFrom | undefined
   const step = readStepSettings(source, (continueRun) => {
     previousRun = readPreviousRun(source)
     target = readTarget(source, continueRun)
+    const asked = readContinueFrom(source.get('continue_from'), {
+      tasks: false,
+      runId: target.kind === 'existing',
+      continueRun,
+      steer: previousRun === 'steer',
+    })
+    if (typeof asked === 'object') throw new InputError(asked.input, asked.message)
+    continueFrom = asked
     const legacy = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false')
     const input = legacy ? 'cancel_previous' : 'previous_run'
     if (previousRun === 'cancel' && !(target.kind !== 'existing' && target.request.config?.name)) {
@@ -204,7 +216,8 @@ export function readSettings(source: InputSource): Settings {
     }
   })
   if (!target) throw new Error('unreachable: readStepSettings reads the target')
-  return { ...step, target, cancelPrevious: cancelAskedBy(source, previousRun), previousRun }
+  const cancelPrevious = cancelAskedBy(source, previousRun)
+  return { ...step, target, cancelPrevious, previousRun, ...(continueFrom ? { continueFrom } : {}) }
 }
 
 /** The input that asked to cancel the previous runs, as the door names it; undefined when none. */
@@ -339,10 +352,10 @@ function readOutput(source: InputSource, wait: boolean): OutputSettings {
 }
 
 /** Inline when it looks like JSON or YAML (a brace, a line break, `key: value`), else a file. */
-function readSchemaSource(source: InputSource): SchemaSource | undefined {
+function readSchemaSource(source: InputSource, input = 'output_schema'): SchemaSource | undefined {
   const value = source.get('output_schema')
   if (!value) return undefined
-  if (/^[{[]|\n|:\s/.test(value)) return { input: 'output_schema', text: value }
+  if (/^[{[]|\n|:\s/.test(value)) return { input, text: value }
   const workspace = source.world.workspace
   const path = resolve(workspace, value)
   try {
@@ -350,20 +363,20 @@ function readSchemaSource(source: InputSource): SchemaSource | undefined {
     // never one elsewhere on the runner reached by an absolute path, `..` or a link.
     if (!isWithin(realpathSync(workspace), realpathSync(path))) {
       throw new InputError(
-        'output_schema',
+        input,
         `must name a file in the workspace (${workspace}); "${value}" is outside it. ` +
           'Copy the schema into the workspace, or give it inline.',
       )
     }
     if (statSync(path).size > MAX_SCHEMA_BYTES) {
-      throw new InputError('output_schema', `names a file over 1 MiB: ${path}.`)
+      throw new InputError(input, `names a file over 1 MiB: ${path}.`)
     }
-    return { input: 'output_schema', text: readFileSync(path, 'utf8'), file: path }
+    return { input, text: readFileSync(path, 'utf8'), file: path }
   } catch (error) {
     if (error instanceof InputError) throw error
     const reason = (error as { code?: string }).code ?? String(error)
     throw new InputError(
-      'output_schema',
+      input,
       `is neither an inline schema nor a file that can be read: ${path} (${reason}).`,
     )
   }
@@ -384,6 +397,8 @@ export type PassWhen = { kind: 'all' } | { kind: 'any' } | { kind: 'at-least'; c
 export interface TaskSetSettings extends Omit<Settings, 'target'> {
   /** One create request per task, in task order; each a complete request. */
   readonly tasks: readonly CreateRunRequest[]
+  /** A task's own output_schema, by task index; a task without one takes the step's. */
+  readonly taskSchemas: readonly (SchemaSource | undefined)[]
   readonly maxParallel: number
   readonly passWhen: PassWhen
 }
@@ -397,6 +412,9 @@ const TASK_KEYS = [
   'model_id',
   'base_prompt',
   'name',
+  'harness',
+  'worker_host',
+  'output_schema',
 ] as const
 
 /** The inputs that say what one run is, which `tasks` replaces. */
@@ -415,6 +433,7 @@ export const TASKS_REFUSE = [
   ['continue_run', 'true'],
   ['pull_request_review', 'true'],
   ['previous_run', 'steer'],
+  ['continue_from', 'pull_request'],
 ] as const
 
 /**
@@ -434,8 +453,16 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
       )
     }
   }
+  if (source.get('continue_from')) {
+    throw new InputError(
+      'tasks',
+      'cannot be combined with continue_from: a set starts one run per task, while continue_from sends one prompt to the run that made the pull request.',
+    )
+  }
   const items = await parseTaskList(value)
-  const tasks = items.map((item, index) => readTask(source, item, index))
+  const read = items.map((item, index) => readTask(source, item, index))
+  const tasks = read.map((task) => task.request)
+  const taskSchemas = read.map((task) => task.schema)
   const step = readStepSettings(
     source,
     (continueRun) => {
@@ -470,6 +497,13 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
       `needs name: the runs it cancels are the active ones with each task's name, and tasks[${unnamed}] has none (give the step a name, or the task its own).`,
     )
   }
+  const ownSchema = taskSchemas.find((schema) => schema !== undefined)
+  if (ownSchema && !step.wait) {
+    throw new InputError(
+      'tasks',
+      `${ownSchema.input} needs wait: true: it acts on the run's result.`,
+    )
+  }
   const maxParallel = readPositiveInteger('max_parallel', source.get('max_parallel') || '10')
   // A detached set hands every run over at once: no step stays to start the next one later.
   if (!step.wait && maxParallel < tasks.length) {
@@ -481,6 +515,7 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
   return {
     ...step,
     tasks,
+    taskSchemas,
     cancelPrevious,
     previousRun,
     maxParallel,
@@ -520,8 +555,15 @@ async function parseTaskList(value: string): Promise<unknown[]> {
   return list
 }
 
-/** One task's create request: its own keys over the step's inputs of the same name. */
-function readTask(source: InputSource, item: unknown, index: number): CreateRunRequest {
+/**
+ * One task's create request, its own keys over the step's inputs of the same name, and its own
+ * output_schema (a path or inline, as the input takes) when it names one.
+ */
+function readTask(
+  source: InputSource,
+  item: unknown,
+  index: number,
+): { request: CreateRunRequest; schema: SchemaSource | undefined } {
   const where = `tasks[${index}]`
   const fields: Partial<Record<(typeof TASK_KEYS)[number], string>> = {}
   if (typeof item === 'string') {
@@ -553,7 +595,9 @@ function readTask(source: InputSource, item: unknown, index: number): CreateRunR
     throw new InputError('tasks', `${where} has no prompt (and no skill_spec): give it one.`)
   }
   try {
-    return readCreateRequest(merged, prompt)
+    const own = fields.output_schema === undefined ? undefined : readSchemaSource(merged)
+    const schema = own && { ...own, input: `${where}.output_schema` }
+    return { request: readCreateRequest(merged, prompt), schema }
   } catch (error) {
     if (!(error instanceof InputError)) throw error
     throw new InputError('tasks', `${where}: ${error.message}`)
@@ -896,6 +940,8 @@ const CREATE_ONLY_INPUTS = [
   'base_prompt',
   'name',
   'mcp_servers',
+  'harness',
+  'worker_host',
 ] as const
 
 function readCreateRequest(source: InputSource, prompt: string): CreateRunRequest {
@@ -912,7 +958,13 @@ function readCreateRequest(source: InputSource, prompt: string): CreateRunReques
       `must look like owner/repo:skill-name or owner/repo:path/to/SKILL.md; got "${skillSpec}".`,
     )
   }
+  const surface = surfaceConfig({
+    harness: source.get('harness'),
+    workerHost: source.get('worker_host'),
+  })
+  if (isProblem(surface)) throw new InputError(surface.input, surface.message)
   const config: AgentConfig = dropEmpty({
+    ...surface,
     name: source.get('name'),
     model_id: source.get('model_id'),
     base_prompt: source.get('base_prompt'),

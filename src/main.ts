@@ -6,7 +6,7 @@ import { abortableSleep } from './api/transport.ts'
 import { admitByApproval } from './approval-step.ts'
 import { cancelOnlyStep } from './cancel-only.ts'
 import type { GitHubContext } from './github/context.ts'
-import { githubThread, stepHandoff } from './github/handoff.ts'
+import { continueSource, githubThread, stepHandoff } from './github/handoff.ts'
 import { newerStepOf, steerSource } from './github/compare.ts'
 import { mayTalkToAgent, resolveTarget } from './github/setup.ts'
 import type { ThreadComment } from './github/keyed-comment.ts'
@@ -166,6 +166,7 @@ async function execute(step: PreparedStep, interruption: Interruption): Promise<
     tag: runTag(step.world, undefined, surfaces.commit?.sha ?? step.home.head, handoff),
     onRunSeen: (run) => surfaces.showRunning(run),
     steer: steerSource(step.github, surfaces.commit?.sha, step.thread),
+    continueFrom: continueSource(step.home, step.github, surfaces.commit?.sha ?? step.home.head),
     onSteered: () => step.io.setOutput('steered', 'true'),
   }
   const check = { sources: step.sources, waitsEndBy: step.waitsEndBy }

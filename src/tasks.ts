@@ -45,7 +45,7 @@ export async function runTaskSet(
   interruption: Interruption,
 ): Promise<void> {
   // A schema that is not one is an input error too: compiled before any request.
-  const output = await prepareOutput(settings.output)
+  const outputs = await prepareTaskOutputs(settings)
   const client = serviceClient(settings, io)
   // The budgets hold for a set as for one run: checked once, before any of its creates.
   const deps = { now: Date.now, log: io }
@@ -63,7 +63,7 @@ export async function runTaskSet(
     passWhen: passWhenText(settings.passWhen),
   })
   const stepTag = runTag(world, () => setId, surfaces.commit ?? home.head, handoff)
-  const wiring = { signal: interruption.signal, output }
+  const wiring = { signal: interruption.signal, outputs }
   const set = prepareSet(settings, client, wiring, stepTag, surfaces, io)
   // As for one run: every wait after the creates ends within the timeout and PAST_TIMEOUT_MS.
   const waitsEndBy = Date.now() + settings.timeoutMs + PAST_TIMEOUT_MS
@@ -73,10 +73,25 @@ export async function runTaskSet(
   await finishSet(outcome, finish)
 }
 
+/**
+ * Each task's output: its own output_schema, else the step's (compiled once), else none. A schema
+ * that is not one is an input error, before any request.
+ */
+async function prepareTaskOutputs(
+  settings: TaskSetSettings,
+): Promise<readonly (OutputRequest | undefined)[]> {
+  const step = await prepareOutput(settings.output)
+  const outputs: (OutputRequest | undefined)[] = []
+  for (const own of settings.taskSchemas) {
+    outputs.push(own ? await prepareOutput({ ...settings.output, schema: own }) : step)
+  }
+  return outputs
+}
+
 function prepareSet(
   settings: TaskSetSettings,
   client: AgentRunsClient,
-  { signal, output }: { signal: AbortSignal; output: OutputRequest | undefined },
+  { signal, outputs }: { signal: AbortSignal; outputs: readonly (OutputRequest | undefined)[] },
   stepTag: RunTag,
   surfaces: SetSurfaces,
   io: StepIo,
@@ -85,9 +100,10 @@ function prepareSet(
   const startedAt = Date.now()
   return new TaskSetRun(
     {
-      tasks: output
-        ? settings.tasks.map((task) => requestWithInstruction(task, output.instruction))
-        : settings.tasks,
+      tasks: settings.tasks.map((task, index) => {
+        const output = outputs[index]
+        return output ? requestWithInstruction(task, output.instruction) : task
+      }),
       maxParallel: settings.maxParallel,
       passWhen: settings.passWhen,
       timeoutMs: settings.timeoutMs,
@@ -108,6 +124,7 @@ function prepareSet(
       onProgress: (tasks) => surfaces.showRunning(tasks),
       watchFor: (task, name) => taskWatcher(settings.agentWork, task, sources, { log: io, name }),
       checkFor: (task, name) => {
+        const output = outputs[task.index]
         if (!output) return undefined
         const log = namedLog(io, name)
         const deadline = startedAt + settings.timeoutMs

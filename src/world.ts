@@ -65,6 +65,10 @@ export interface EventPayload {
   comment?: { user?: EventUser; body?: string; created_at?: string }
   review?: { user?: EventUser }
   sender?: EventUser
+  /** A workflow_run event's run, and the pull requests of its head branch. */
+  workflow_run?: { pull_requests?: { number?: number }[] }
+  /** A check_suite event's suite, and the pull requests of its head. */
+  check_suite?: { pull_requests?: { number?: number }[] }
 }
 
 interface EventUser {

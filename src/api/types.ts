@@ -41,7 +41,15 @@ export interface RequestUsage extends Loose<Schemas['RequestUsage']> {
 
 export type RunCreator = Schemas['RunCreatorInfo']
 
-export type AgentConfig = Schemas['AmbientAgentConfig']
+/**
+ * The agent that works a run (`config.harness.type`): the schema names `oz` and `claude`; the
+ * service takes more (`codex`, `gemini`) where it offers them, and refuses one it does not.
+ */
+export type HarnessType = Open<NonNullable<Schemas['Harness']['type']>>
+
+export interface AgentConfig extends Omit<Schemas['AmbientAgentConfig'], 'harness'> {
+  harness?: { type?: HarnessType }
+}
 
 /** Exactly one of `warp_id` (a server saved in the service), `command` or `url`. */
 export type McpServerConfig = Schemas['MCPServerConfig']
@@ -52,9 +60,16 @@ export type RunArtifact = Schemas['ArtifactItem']
 /** A run (`RunItem`): every field but `run_id` and `state` may be missing. */
 export interface RunItem extends Loose<
   Schemas['RunItem'],
-  'run_id' | 'state' | 'status_message' | 'request_usage' | 'source' | 'execution_location'
+  | 'run_id'
+  | 'state'
+  | 'status_message'
+  | 'request_usage'
+  | 'source'
+  | 'execution_location'
+  | 'agent_config'
 > {
   run_id: string
+  agent_config?: AgentConfig
   state: RunState
   status_message?: RunStatusMessage
   request_usage?: RequestUsage
@@ -66,7 +81,9 @@ export interface RunItem extends Loose<
 }
 
 /** Metadata: at most 20 keys of 1–64 `[a-zA-Z0-9._-]`; values at most 256 bytes. */
-export type CreateRunRequest = Schemas['RunAgentRequest']
+export interface CreateRunRequest extends Omit<Schemas['RunAgentRequest'], 'config'> {
+  config?: AgentConfig
+}
 
 export interface CreateRunResponse extends Loose<Schemas['RunAgentResponse'], 'run_id' | 'state'> {
   run_id: string

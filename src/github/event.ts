@@ -27,6 +27,18 @@ export function eventHeadSha(payload: EventPayload | undefined): string | undefi
   return typeof sha === 'string' && SHA.test(sha) ? sha : undefined
 }
 
+/**
+ * The pull request a run this step continues made (`continue_from: pull_request`): the event's
+ * own, else the first of a workflow_run's or check_suite's (a failed check on its head).
+ */
+export function eventMadeChange(payload: EventPayload | undefined): number | undefined {
+  const own = eventPullRequest(payload)
+  if (own !== undefined) return own
+  const listed = payload?.workflow_run?.pull_requests ?? payload?.check_suite?.pull_requests
+  const first = Array.isArray(listed) ? listed[0]?.number : undefined
+  return typeof first === 'number' && Number.isSafeInteger(first) && first > 0 ? first : undefined
+}
+
 /** The pull request the event is about: its number, when the thread is a pull request. */
 export function eventPullRequest(payload: EventPayload | undefined): number | undefined {
   if (typeof payload?.pull_request?.number === 'number') return payload.pull_request.number

@@ -6,6 +6,7 @@ import { workflowRunUrl } from '../world.ts'
 import { parseMarker, type CommentContext, type RunRecord } from './comment.ts'
 import { parseSetMarker, type SetRecord, type SetShown } from './set-comment.ts'
 import type { GitHubContext } from './context.ts'
+import { eventMadeChange } from './event.ts'
 import { tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
 import { CommitStatusReporter, statusContext, type StatusReport } from './status.ts'
 import { SetComment, ThreadComment } from './keyed-comment.ts'
@@ -62,6 +63,20 @@ export function githubThread(context: GitHubContext): {
     thread: thread.kind === 'found' ? thread.thread.issueNumber : context.pullRequest,
     pullRequest: context.pullRequest,
   }
+}
+
+/**
+ * Where `continue_from: pull_request` looks: the step's home, its pull request the event's (a
+ * workflow_run's or check_suite's first, for a failed check), and the head the step works on.
+ */
+export function continueSource(
+  home: RunHome,
+  context: Pick<GitHubContext, 'event'>,
+  head: string | undefined,
+): { home: RunHome; head?: string } {
+  const change =
+    home.change ?? (home.forge === 'github' ? eventMadeChange(context.event) : undefined)
+  return { home: { ...home, change }, ...(head ? { head } : {}) }
 }
 
 /** The step's comment that shows a run, and the run as it shows it. */

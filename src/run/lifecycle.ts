@@ -1,50 +1,33 @@
 import type { AgentRunsClient } from '../api/client.ts'
-import type { RequestOptions, Sleep } from '../api/transport.ts'
+import type { Sleep } from '../api/transport.ts'
 import { NotFoundError } from '../api/errors.ts'
 import { mayHaveActed } from '../api/retry.ts'
 import type { CreateRunRequest, RunItem, RunState } from '../api/types.ts'
 import type { Log } from '../log.ts'
 import { logCancel, type CancelReport } from '../model/cancel.ts'
-import { isTerminal, meaningOf } from '../model/states.ts'
-import type { Conversation } from '../agent/conversation.ts'
+import { isTerminal } from '../model/states.ts'
 import type { RunRecord } from '../model/record.ts'
-import type { InvalidOutput, StepTarget } from '../model/step.ts'
+import type { StepTarget } from '../model/step.ts'
 import { formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
 import { errorMessage } from '../text/plain.ts'
-import {
-  MIN_REQUEST_MS,
-  NEW_PASS_GRACE_MS,
-  NEW_RUN_NOT_FOUND_GRACE_MS,
-  SUPERSEDED_LOOKUP_TIMEOUT_MS,
-} from '../timing.ts'
+import { MIN_REQUEST_MS, NEW_PASS_GRACE_MS, NEW_RUN_NOT_FOUND_GRACE_MS } from '../timing.ts'
 import { cancelDeadline, cancelOwnRun, cancelPreviousRuns, type CancelWhy } from './cancel.ts'
 import { KeySteering, type SteerSource } from './steer.ts'
-import { createRunOnce, findSupersededRun, RunMayExistError, type RunTag } from './create.ts'
+import { createRunOnce, RunMayExistError, type RunTag } from './create.ts'
 import { watchForNewPass } from './followup.ts'
+import {
+  getExistingRun,
+  logStateChange,
+  noteSupersededRun,
+  surfaceRefusal,
+  type DocumentCheck,
+  type ReadingWatch,
+} from './lifecycle-parts.ts'
+import { PullRequestContinuation, type ContinueSource } from './continue-pr.ts'
 import { homeOfTag } from '../model/home.ts'
 import type { RunTracker } from './tracker.ts'
 import type { WatchVerdict } from './watch.ts'
-
-/** Looks at each reading of a run still on its way (see RunWatcher), and may end its wait. */
-export interface ReadingWatch {
-  /** `deadline` (on the `now` clock) bounds every read it makes, as it bounds the polls. */
-  afterPoll(
-    run: RunItem,
-    stateChanged: boolean,
-    signal: AbortSignal,
-    deadline: number,
-  ): Promise<WatchVerdict>
-  msUntilHeartbeat(): number
-}
-
-/** What one look at a run's document found: it validates, a correction is due, or none is left. */
-export type DocumentCheck = { conversation?: Conversation } & (
-  | { kind: 'valid'; document: unknown }
-  /** Ask the run for a corrected document with `message`, within `remainingMs`. */
-  | { kind: 'correct'; message: string; remainingMs: number }
-  | { kind: 'invalid'; invalidOutput: InvalidOutput }
-)
 
 /** How a lifecycle's wait ended, once it has. */
 export type LifecycleEnd =
@@ -89,6 +72,8 @@ export interface LifecycleSpec {
   checkResult?: (run: RunItem, corrections: number) => Promise<DocumentCheck>
   /** `previous_run: steer`: what changed on GitHub, to steer the key's run instead of creating. */
   steer?: SteerSource
+  /** `continue_from: pull_request`: the pull request whose run this step's prompt goes to. */
+  continueFrom?: ContinueSource
 }
 
 /** What a run's life asks of the service. */
@@ -136,6 +121,8 @@ export class RunLifecycle {
   #corrections = 0
   /** `previous_run: steer`: what steers the key's run for this step (a create's only). */
   readonly #keySteering: KeySteering | undefined
+  /** `continue_from: pull_request`: what starts the run from the one that made the pull request. */
+  readonly #continuation: PullRequestContinuation | undefined
 
   constructor(spec: LifecycleSpec, deps: LifecycleDeps) {
     this.#spec = spec
@@ -151,6 +138,14 @@ export class RunLifecycle {
       }
       const step = { source, request: target.request, tags: spec.tag.metadata }
       this.#keySteering = new KeySteering(step, host, { client, log, signal, onSteered })
+    }
+    if (spec.continueFrom && target.kind === 'create') {
+      const host = {
+        record: spec.record,
+        send: (run: RunItem, message: string, deadline: number) =>
+          this.#send(run, message, deadline),
+      }
+      this.#continuation = new PullRequestContinuation(spec.continueFrom, host, deps)
     }
   }
 
@@ -247,7 +242,9 @@ export class RunLifecycle {
     record.run = run
     const stateChanged = run.state !== before?.state
     if (stateChanged) {
-      this.#logStateChange(run)
+      const { log, now, watch } = this.#deps
+      const when = `after ${formatDuration(now() - (record.startedAt ?? now()))}`
+      logStateChange(log, this.#subject(run.run_id), run, { when, watched: watch !== undefined })
       this.#deps.onRunSeen?.(run)
     } else if (run.session_link !== before?.session_link) {
       // A session link that comes after the state changed is worth showing at once.
@@ -381,6 +378,10 @@ export class RunLifecycle {
     if (steering) {
       const steered = await steering.steer(deadline)
       if (steered) return steered
+    } else if (this.#continuation) {
+      const continued = await this.#continuation.start(request, deadline)
+      if (continued.kind === 'run') return continued.run
+      request = continued.request
     } else if (this.#spec.cancelPrevious && name) {
       const asked = { name, home: homeOfTag(tag.metadata), input: this.#spec.cancelPrevious }
       await cancelPreviousRuns(client, asked, log, { deadline })
@@ -395,14 +396,14 @@ export class RunLifecycle {
       created = await createRunOnce(request, tag, { ...this.#deps, deadline })
     } catch (error) {
       if (!(error instanceof RunMayExistError)) this.tracker.noRunMade()
-      throw error
+      throw surfaceRefusal(error, request)
     }
     this.tracker.track(created.run_id)
     this.record.runId = created.run_id
     log.info(
       `${this.#spec.name ? `${this.#spec.name}: created` : 'Created'} run ${safeForLog(created.run_id)}; it is ${safeForLog(created.state, 200)}.`,
     )
-    if (this.#spec.noteSuperseded) await this.#noteSupersededRun()
+    if (this.#spec.noteSuperseded) await noteSupersededRun(tag, this.#deps)
     const own = { ...created, title: request.title, prompt: request.prompt }
     return steering ? await steering.oneRunPerKey(own, deadline) : own
   }
@@ -441,6 +442,12 @@ export class RunLifecycle {
    * was, and nothing is owed on it); undefined once it was sent, or may have been.
    */
   async #followUp(run: RunItem, message: string, deadline: number): Promise<string | undefined> {
+    const refusal = await this.#send(run, message, deadline)
+    return refusal === undefined ? undefined : errorMessage(refusal)
+  }
+
+  /** As #followUp, with the error that refused it. */
+  async #send(run: RunItem, message: string, deadline: number): Promise<unknown> {
     const { client, log, now } = this.#deps
     const runId = run.run_id
     this.tracker.followingUp(runId)
@@ -454,7 +461,7 @@ export class RunLifecycle {
       const reason = errorMessage(error)
       if (!mayHaveActed(error)) {
         this.tracker.followupRefused()
-        return reason
+        return error
       }
       log.warning(
         `The answer to the follow-up to run ${safeForLog(runId)} was lost (${safeForLog(reason)}). It may have reached the run and restarted it, so the step awaits the run.`,
@@ -475,74 +482,5 @@ export class RunLifecycle {
       },
     })
     return undefined
-  }
-
-  /** A re-run job says which run of the earlier attempt this one replaces. */
-  async #noteSupersededRun(): Promise<void> {
-    const { client, now, signal, log } = this.#deps
-    // One quick request, no retries, no Retry-After: it must not eat the wait.
-    const deadline = now() + SUPERSEDED_LOOKUP_TIMEOUT_MS
-    const quick: Pick<AgentRunsClient, 'listRuns'> = {
-      listRuns: (query) =>
-        client.listRuns(query, {
-          timeoutMs: SUPERSEDED_LOOKUP_TIMEOUT_MS,
-          maxRetries: 0,
-          deadline,
-          signal,
-        }),
-    }
-    try {
-      const earlier = await findSupersededRun(this.#spec.tag, { client: quick })
-      if (earlier) {
-        log.info(
-          `This attempt supersedes run ${safeForLog(earlier.run_id)} of the previous attempt (${safeForLog(earlier.state, 200)}).`,
-        )
-      }
-    } catch (error) {
-      log.debug(`Could not look up the previous attempt's run: ${safeForLog(String(error))}`)
-    }
-  }
-
-  /** A watcher explains BLOCKED itself (what it waits for, how to answer, what next). */
-  #logStateChange(run: RunItem): void {
-    const { log, now } = this.#deps
-    const when = `after ${formatDuration(now() - (this.record.startedAt ?? now()))}`
-    const subject = this.#subject(run.run_id)
-    const state = safeForLog(run.state, 200)
-    switch (meaningOf(run.state)) {
-      case 'blocked':
-        if (this.#deps.watch)
-          return log.info(`${subject} is BLOCKED (${when}): it waits for a person.`)
-        return log.warning(
-          `${subject} is BLOCKED (${when}): it waits for a person to answer or approve in the session` +
-            `${run.session_link ? ` (${safeForLog(run.session_link, 500)})` : ''}. Nothing will happen until someone does; this step waits until its timeout.`,
-        )
-      case 'unknown':
-        return log.info(
-          `${subject} is ${state} (${when}), a state this action does not know; waiting on.`,
-        )
-      case 'active':
-      case 'succeeded':
-      case 'failed':
-        return log.info(`${subject} is ${state} (${when}).`)
-    }
-  }
-}
-
-async function getExistingRun(
-  client: LifecycleDeps['client'],
-  runId: string,
-  options: RequestOptions,
-): Promise<RunItem> {
-  try {
-    return await client.getRun(runId, options)
-  } catch (error) {
-    if (error instanceof NotFoundError) {
-      throw new Error(
-        `The run named by the run_id input (${safeForLog(runId)}) does not exist: ${error.message}`,
-        { cause: error },
-      )
-    }
-    throw error
   }
 }

@@ -18,7 +18,7 @@ import type { StepOutcome } from '../model/step.ts'
 import { safeForLog } from '../text/log.ts'
 import { errorMessage } from '../text/plain.ts'
 import { withinWaits } from './gather.ts'
-import type { DocumentCheck } from './lifecycle.ts'
+import type { DocumentCheck } from './lifecycle-parts.ts'
 import { executeStep, type StepDeps, type StepSettings } from './step.ts'
 
 /** What the step brings back once the agent's result has been checked. */

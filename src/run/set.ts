@@ -15,12 +15,8 @@ import { safeForLog } from '../text/log.ts'
 import { cancelPreviousRuns, type CancelWhy } from './cancel.ts'
 import { SET_KEY, type RunTag } from './create.ts'
 import { homeOfTag } from '../model/home.ts'
-import {
-  RunLifecycle,
-  type LifecycleClient,
-  type LifecycleSpec,
-  type ReadingWatch,
-} from './lifecycle.ts'
+import { RunLifecycle, type LifecycleClient, type LifecycleSpec } from './lifecycle.ts'
+import type { ReadingWatch } from './lifecycle-parts.ts'
 import { RunScheduler, type ScheduleEnd } from './scheduler.ts'
 import { TrackedRuns } from './tracker.ts'
 

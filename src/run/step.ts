@@ -9,6 +9,7 @@ import type { RunTag } from './create.ts'
 import { RunLifecycle, type LifecycleDeps } from './lifecycle.ts'
 import { RunScheduler, type ScheduleEnd } from './scheduler.ts'
 import type { SteerSource } from './steer.ts'
+import type { ContinueSource } from './continue-pr.ts'
 
 export type StepSettings = Omit<Settings, 'target' | 'github'> & { target: StepTarget }
 
@@ -18,6 +19,8 @@ export interface StepDeps extends LifecycleDeps {
   tag: RunTag
   /** `previous_run: steer`: what changed on GitHub, to steer the key's run instead of creating. */
   steer?: SteerSource
+  /** `continue_from: pull_request`: the step's pull request, whose run gets its prompt. */
+  continueFrom?: ContinueSource
   /** Told of each schedule as it begins, and the record of its run: a signal's cancel goes through it. */
   onSchedule?: (scheduler: RunScheduler, record: RunRecord) => void
 }
@@ -41,6 +44,7 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
       startFailure: 'throw',
       newPassGraceMs: Math.min(NEW_PASS_GRACE_MS, settings.timeoutMs / 2),
       ...(settings.previousRun === 'steer' ? { steer: deps.steer } : {}),
+      ...(settings.continueFrom ? { continueFrom: deps.continueFrom } : {}),
     },
     {
       client,

@@ -61,13 +61,10 @@ async function twoPushes(
   // The first push's run works until steered; a run created later (a fallback's) just works.
   let creates = 0
   const api = await fakeApi({
-    script: (create) => {
+    script: () => {
       creates += 1
       if (creates > 1) return newPass
-      if (options.first) return options.first
-      if (!options.harness) return working
-      const config = { ...create.config, harness: { type: options.harness } }
-      return working.map((step) => ({ ...step, patch: { agent_config: config } }))
+      return options.first ?? working
     },
     followupScript: () => newPass,
   })
@@ -82,8 +79,10 @@ async function twoPushes(
   gh.setPullRequest(OWNER, REPO, PR, { headSha: OLD })
   const review = { prompt: 'Review this pull request', name: 'pr-7-review' }
   // The first push's step hands its run over (wait: false), so it is live when the second comes.
+  // The harness input: the service keeps the run's config, and refuses to interrupt another than oz.
+  const harness: Record<string, string> = options.harness ? { harness: options.harness } : {}
   const first = await runStep({
-    inputs: inputsFor(api, { ...review, wait: 'false' }),
+    inputs: inputsFor(api, { ...review, ...harness, wait: 'false' }),
     env: pushEvent(gh, OLD),
   })
   expect(first.code, first.stdout).toBe(0)

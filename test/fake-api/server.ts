@@ -181,6 +181,17 @@ export interface FakeApiOptions {
   clockSkewMs?: number
   /** Default true. False: runs are shown without their `metadata`, as an older service would. */
   showMetadata?: boolean
+  /**
+   * The credits each run spends once, when it first starts working (its sandbox and the context
+   * it builds), shown as `platform_cost`; a follow-up's new pass of the same run does not pay
+   * them again. Default 0.
+   */
+  setupCredits?: number
+  /**
+   * The self-hosted workers the team connected: a create naming another `config.worker_host`
+   * answers 400. Default: any host is connected.
+   */
+  workerHosts?: readonly string[]
 }
 
 export interface SeedRunOptions {
@@ -276,6 +287,13 @@ const SERVICE_FACTS = JSON.parse(
 const schemaEnum = (name: string): ReadonlySet<string> =>
   new Set(SERVICE_FACTS.components.schemas[name]?.enum ?? [])
 const RUN_STATES = schemaEnum('RunState')
+/** The harnesses the schema names (`Harness.type`): the fake, like the service, refuses others. */
+const HARNESSES: ReadonlySet<string> = new Set(
+  (
+    SERVICE_FACTS.components.schemas['Harness'] as
+      { properties?: { type?: { enum?: string[] } } } | undefined
+  )?.properties?.type?.enum ?? [],
+)
 const RUN_SOURCES = schemaEnum('RunSourceType')
 const EXECUTION_LOCATIONS = schemaEnum('RunExecutionLocation')
 const ARTIFACT_TYPES: ReadonlySet<string> = new Set(
@@ -307,6 +325,8 @@ export class FakeAgentApi {
   #unlisted: ((run: FakeRunItem) => boolean) | undefined
   readonly #clockSkewMs: number
   readonly #showMetadata: boolean
+  readonly #setupCredits: number
+  readonly #workerHosts: readonly string[] | undefined
   readonly #random: () => number
   /** The second origin, standing in for object storage: signed artifact and transcript URLs. */
   readonly downloads: DownloadOrigin
@@ -347,6 +367,8 @@ export class FakeAgentApi {
     this.#listLagMs = options.listLagMs ?? 0
     this.#clockSkewMs = options.clockSkewMs ?? 0
     this.#showMetadata = options.showMetadata ?? true
+    this.#setupCredits = options.setupCredits ?? 0
+    this.#workerHosts = options.workerHosts
     this.#random = seededRandom(options.randomFaults?.seed ?? 1)
     if (this.#rateLimit) {
       this.#tokens = this.#rateLimit.capacity
@@ -423,6 +445,7 @@ export class FakeAgentApi {
     if (this.#runs.has(runId)) throw new Error(`run ${runId} already exists`)
     const script = options.script ?? this.#script(create, runId)
     const stored = makeStoredRun(runId, ++this.#seq, create, script, createdAt)
+    stored.setupCredits = this.#setupCredits
     this.#runs.set(runId, stored)
     return viewRun(stored)
   }
@@ -766,7 +789,7 @@ export class FakeAgentApi {
     if (!parsed.ok) {
       return this.#problem(request, 400, 'invalid_request', 'The body is not valid JSON.')
     }
-    const invalid = validateCreate(parsed.value)
+    const invalid = validateCreate(parsed.value) ?? this.#unknownWorker(parsed.value)
     if (invalid !== undefined) return this.#problem(request, 400, 'invalid_request', invalid)
     const create = parsed.value as CreateRunRequest
     const run = this.seedRun(create)
@@ -778,6 +801,16 @@ export class FakeAgentApi {
       state: run.state,
       ...(atCapacity === undefined ? {} : { at_capacity: atCapacity }),
     })
+  }
+
+  /** A `config.worker_host` the team has not connected (see FakeApiOptions.workerHosts). */
+  #unknownWorker(body: unknown): string | undefined {
+    const config = isObject(body) ? body['config'] : undefined
+    const host = isObject(config) ? config['worker_host'] : undefined
+    if (typeof host !== 'string' || !this.#workerHosts || this.#workerHosts.includes(host)) {
+      return undefined
+    }
+    return `No worker is connected as host ${host}: connect one, or leave worker_host out to run on the service's machines.`
   }
 
   #conversation(request: RecordedRequest, runId: string): Reply {
@@ -1259,10 +1292,27 @@ function validateCreate(body: unknown): string | undefined {
   if (prompt !== undefined && typeof prompt !== 'string') return '`prompt` must be a string.'
   if (title !== undefined && typeof title !== 'string') return '`title` must be a string.'
   if (config !== undefined && !isObject(config)) return '`config` must be an object.'
-  for (const field of ['name', 'model_id', 'base_prompt', 'environment_id', 'skill_spec']) {
+  for (const field of [
+    'name',
+    'model_id',
+    'base_prompt',
+    'environment_id',
+    'skill_spec',
+    'worker_host',
+  ]) {
     const value = config?.[field]
     if (value !== undefined && typeof value !== 'string')
       return `\`config.${field}\` must be a string.`
+  }
+  const harness = config?.['harness']
+  if (harness !== undefined) {
+    const type = isObject(harness) ? harness['type'] : undefined
+    if (!isObject(harness) || (type !== undefined && typeof type !== 'string')) {
+      return '`config.harness` must be an object with a string `type`.'
+    }
+    if (typeof type === 'string' && !HARNESSES.has(type)) {
+      return `Unknown harness ${type}: this service runs ${[...HARNESSES].join(', ')}.`
+    }
   }
   const servers = config?.['mcp_servers']
   if (servers !== undefined && !isObject(servers)) {

@@ -152,6 +152,14 @@ export interface StoredRun {
   promptAdditions: string[]
   /** Indexes of the current pass's script steps a GET of the run has shown. */
   seen: Set<number>
+  /** The milliseconds earlier passes worked: a run's usage grows over all its passes. */
+  earlierWorkingMs: number | undefined
+  /**
+   * The credits a run spends once, when it first starts working: its sandbox and the context it
+   * builds (clone, install, read the code). A follow-up's new pass of the same run does not pay
+   * them again; a new run does, even one that carries a conversation on.
+   */
+  setupCredits: number
 }
 
 export function newRunId(): string {
@@ -200,10 +208,17 @@ export function makeStoredRun(
     passes: 0,
     promptAdditions: [],
     seen: new Set(),
+    earlierWorkingMs: undefined,
+    setupCredits: 0,
   }
 }
 
 export function restartRun(run: StoredRun, message: string, next?: RunScript): void {
+  const mono = performance.now()
+  if (viewRunShared(run, mono).started_at) {
+    run.earlierWorkingMs =
+      (run.earlierWorkingMs ?? 0) + workingMs(run, run.script, cutoffOf(run, mono))
+  }
   if (next) {
     const view = viewRunShared(run)
     run.earlier = {
@@ -308,8 +323,14 @@ export function viewRunShared(run: StoredRun, mono = performance.now()): FakeRun
     execution_location: 'REMOTE',
     creator: FAKE_CREATOR,
     is_run_type_cancellable: true,
-    ...(startedWall !== undefined
-      ? { request_usage: usageAfter(workingMs(run, script, cutoff)) }
+    ...(startedWall !== undefined || run.earlierWorkingMs !== undefined
+      ? {
+          request_usage: usageAfter(
+            (run.earlierWorkingMs ?? 0) +
+              (startedWall !== undefined ? workingMs(run, script, cutoff) : 0),
+            run.setupCredits,
+          ),
+        }
       : {}),
     ...(terminal ? { run_time: isoDuration(updatedWall - run.createdWall) } : {}),
     ...run.earlier.patch,
@@ -392,11 +413,12 @@ function workingMs(run: StoredRun, script: readonly RunStep[], cutoff: number): 
   return total
 }
 
-function usageAfter(ms: number): RequestUsage {
+function usageAfter(ms: number, setupCredits: number): RequestUsage {
   const seconds = ms / 1000
   return {
     inference_cost: Number((seconds * USAGE_PER_SECOND.inference_cost).toFixed(4)),
     compute_cost: Number((seconds * USAGE_PER_SECOND.compute_cost).toFixed(4)),
+    ...(setupCredits > 0 ? { platform_cost: setupCredits } : {}),
   }
 }
 

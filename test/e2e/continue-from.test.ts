@@ -1,0 +1,139 @@
+/**
+ * continue_from: pull_request end to end (issue 39): a CI failure on a pull request made by a run
+ * this action started sends the step's prompt to that run, instead of paying a fresh run to
+ * rebuild its context. A run that ended takes it as a new execution; a run whose session is gone
+ * continues in a new run with its conversation; with no such run, the step creates one.
+ */
+import { describe, expect, it } from 'vitest'
+import type { CreateRunRequest } from '../../src/api/types.ts'
+import type { FakeAgentApi, RunScript } from '../fake-api/server.ts'
+import { runStep } from './harness.ts'
+import { e2eServers, eventEnv } from './servers.ts'
+
+const KEY = 'sk-continue-e2e'
+const PR = 7
+const PR_URL = `https://github.com/octo-org/app/pull/${PR}`
+const { fakeApi, fakeGitHub, inputsFor } = e2eServers(KEY)
+
+/** The run that makes the pull request: it works, reports the pull request, and ends. */
+function madePullRequest(options: { sessionGone?: boolean } = {}): RunScript {
+  const artifacts = [
+    {
+      artifact_type: 'PULL_REQUEST' as const,
+      created_at: new Date().toISOString(),
+      data: { url: PR_URL, branch: 'agent/fix-parser' },
+    },
+  ]
+  return [
+    { state: 'QUEUED', afterMs: 0 },
+    { state: 'INPROGRESS', afterMs: 50 },
+    {
+      state: 'SUCCEEDED',
+      afterMs: 200,
+      patch: { artifacts },
+      ...(options.sessionGone ? { sessionGone: true } : {}),
+    },
+  ]
+}
+
+const fixPass: RunScript = [
+  { state: 'INPROGRESS', afterMs: 0 },
+  { state: 'SUCCEEDED', afterMs: 200 },
+]
+
+/** Runs that make a pull request; any other (a CI fix's fresh run) just works. */
+async function serviceWith(options: { sessionGone?: boolean } = {}): Promise<FakeAgentApi> {
+  return await fakeApi({
+    script: (create: CreateRunRequest) =>
+      create.prompt?.startsWith('Fix issue') ? madePullRequest(options) : fixPass,
+    followupScript: () => fixPass,
+  })
+}
+
+/** A CI workflow that failed on the pull request's head: GitHub's workflow_run event. */
+async function ciFailed(pullRequest = PR) {
+  const gh = await fakeGitHub()
+  return eventEnv(gh, 'workflow_run', {
+    action: 'completed',
+    workflow_run: { conclusion: 'failure', pull_requests: [{ number: pullRequest }] },
+  })
+}
+
+/** An issue's step starts the run that makes the pull request, and awaits it. */
+async function makePullRequest(api: FakeAgentApi): Promise<string> {
+  const made = await runStep({ inputs: inputsFor(api, { prompt: 'Fix issue 3' }) })
+  expect(made.code, made.stdout).toBe(0)
+  return made.outputs.run_id ?? ''
+}
+
+const FIX = { prompt: 'CI failed on the pull request: fix it', continue_from: 'pull_request' }
+
+describe('continue_from: pull_request', () => {
+  it('sends the prompt to the run that made the pull request: one list request, no new run, awaited as the step’s own', async () => {
+    const api = await serviceWith()
+    const made = await makePullRequest(api)
+    const fix = await runStep({ inputs: inputsFor(api, FIX), env: await ciFailed() })
+    expect(fix.code, fix.stdout).toBe(0)
+    expect(fix.outputs).toMatchObject({ run_id: made, outcome: 'succeeded' })
+    expect(api.allRuns()).toHaveLength(1)
+    const [followup = ''] = api.followups(made)
+    expect(followup).toMatch(/^CI failed on the pull request: fix it\n/)
+    expect(followup).toContain(`pull request #${PR}, which you made`)
+    const looks = api.requestsTo('GET', '/agent/runs')
+    expect(looks).toHaveLength(1)
+    const [look] = looks
+    expect(look?.query.get('artifact_type')).toBe('PULL_REQUEST')
+    expect(look?.query.get('metadata[gh_repository]')).toBe('octo-org/app')
+    expect(fix.stdout).toContain(
+      `continue_from: pull_request: run ${made} made pull request #${PR} (SUCCEEDED); sent it this step's prompt as a follow-up`,
+    )
+    // The ended run took it as a new execution.
+    const answer = api.requestsTo('POST', /\/followups$/)[0]?.response?.body ?? ''
+    expect(JSON.parse(answer)).toMatchObject({ outcome: 'handoff_execution' })
+  })
+
+  it('a run whose session is gone (410) continues in a new run with its conversation_id', async () => {
+    const api = await serviceWith({ sessionGone: true })
+    const made = await makePullRequest(api)
+    const conversation = api.run(made)?.conversation_id
+    const fix = await runStep({ inputs: inputsFor(api, FIX), env: await ciFailed() })
+    expect(fix.code, fix.stdout).toBe(0)
+    expect(fix.outputs.run_id).not.toBe(made)
+    expect(api.allRuns()).toHaveLength(2)
+    const creates = api.requestsTo('POST', /\/agent\/runs?$/)
+    expect(creates).toHaveLength(2)
+    expect(creates[1]?.json).toMatchObject({ conversation_id: conversation })
+    expect(api.run(fix.outputs.run_id ?? '')?.conversation_id).toBe(conversation)
+    expect(fix.stdout).toContain(
+      `continue_from: pull_request: the session of run ${made}, which made pull request #${PR}, is gone (410); continuing its conversation ${conversation} in a new run.`,
+    )
+  })
+
+  it('with no run that made the pull request, creates one and says so in one line', async () => {
+    const api = await serviceWith()
+    await makePullRequest(api)
+    const fix = await runStep({ inputs: inputsFor(api, FIX), env: await ciFailed(8) })
+    expect(fix.code, fix.stdout).toBe(0)
+    expect(api.allRuns()).toHaveLength(2)
+    expect(fix.stdout).toContain(
+      'continue_from: pull_request: no run this action started made pull request #8; creating a run.',
+    )
+    const create = api.requestsTo('POST', /\/agent\/runs?$/)[1]?.json as CreateRunRequest
+    expect(create.conversation_id).toBeUndefined()
+  })
+
+  it('is refused with run_id, continue_run or tasks, naming the inputs, before any request', async () => {
+    const api = await serviceWith()
+    const clashes: Record<string, string>[] = [
+      { run_id: 'run_1', prompt: '' },
+      { tasks: '[a]', prompt: '' },
+      { continue_run: 'true', github_token: 'gh' },
+    ]
+    for (const extra of clashes) {
+      const step = await runStep({ inputs: inputsFor(api, { ...FIX, ...extra }) })
+      expect(step.code).toBe(1)
+      expect(step.stdout).toMatch(/cannot be combined with (run_id|continue_run|continue_from)/)
+    }
+    expect(api.requests).toHaveLength(0)
+  })
+})
