@@ -104,6 +104,7 @@ afterEach(async () => {
 async function startApi(options: FakeApiOptions = {}): Promise<FakeAgentApi> {
   const api = await FakeAgentApi.start({
     apiKey: API_KEY,
+    workerHosts: ['ci-runners.internal'],
     script: (create) => SCRIPTS[create.prompt ?? ''] ?? FINISHED,
     // The two answers no run's state gives: a message queued until the run can take it, and an
     // older service's answer, without followup_id or outcome.
@@ -219,6 +220,24 @@ async function driveEveryEndpoint(api: FakeAgentApi): Promise<void> {
     await client.createRun({ prompt: 'live', config: { harness: { type: 'claude' } } })
   ).run_id
   await expect(client.interruptRun(otherHarness)).rejects.toBeInstanceOf(UnprocessableEntityError)
+  // The service's whole surface (issue 39): a harness and a worker host, as the schema has them; a
+  // host not connected refused; the run that made a pull request found by its tags and artifact;
+  // a conversation carried on into a new run after a 410.
+  await client.createRun({
+    prompt: 'finished',
+    config: { harness: { type: 'oz' }, worker_host: 'ci-runners.internal' },
+  })
+  await expect(
+    client.createRun({ prompt: 'finished', config: { worker_host: 'elsewhere.internal' } }),
+  ).rejects.toThrow(/400/)
+  await client.listRuns({
+    metadata: { gh_run_id: '42' },
+    artifact_type: 'PULL_REQUEST',
+    sort_by: 'created_at',
+    limit: 100,
+  })
+  const gone = await client.getRun(id('gone'))
+  await client.createRun({ prompt: 'finished', conversation_id: gone.conversation_id ?? '' })
   await expect(client.interruptRun(id('queued'))).rejects.toBeInstanceOf(ConflictError)
   await expect(client.interruptRun('run_missing')).rejects.toBeInstanceOf(NotFoundError)
   await expect(client.sendFollowup(id('gone'), 'Hello?')).rejects.toBeInstanceOf(SessionGoneError)
@@ -313,6 +332,21 @@ describe('the wire, judged by the service schema', () => {
     await transcriptUrl(api, 'run_x')
 
     expect(contract.violations(api.exchanges()).join('\n')).toMatch(/answer .*location/i)
+  })
+
+  it('refuses a harness the published schema does not name (codex, gemini), as the fake does', async () => {
+    const api = await startApi()
+    const client = clientFor(api)
+    for (const type of ['codex', 'gemini']) {
+      await expect(
+        client.createRun({ prompt: 'finished', config: { harness: { type } } }),
+      ).rejects.toThrow(new RegExp(`400 invalid_request: Unknown harness ${type}`))
+    }
+    // The schema judges those requests out of bounds, and the fake's refusals in bounds.
+    const violations = contract.violations(api.exchanges())
+    expect(violations).toHaveLength(2)
+    for (const violation of violations)
+      expect(violation).toMatch(/request \/requestBody\/config\/harness\/type/)
   })
 
   it('catches a request the schema does not allow', async () => {

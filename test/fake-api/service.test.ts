@@ -284,3 +284,61 @@ describe('the download origin', () => {
     ])
   })
 })
+
+describe('a run’s cost over its passes (issue 39)', () => {
+  it('pays its setup once, when it first works, and keeps its usage over follow-ups', async () => {
+    const fake = await startApi({
+      setupCredits: 3,
+      script: () => [
+        { state: 'QUEUED', afterMs: 0 },
+        { state: 'INPROGRESS', afterMs: 10 },
+        { state: 'SUCCEEDED', afterMs: 210 },
+      ],
+      followupScript: () => [
+        { state: 'INPROGRESS', afterMs: 0 },
+        { state: 'SUCCEEDED', afterMs: 200 },
+      ],
+    })
+    const seeded = fake.seedRun({ prompt: 'p' }, { createdAt: Date.now() - 1000 })
+    const first = fake.run(seeded.run_id)
+    expect(first?.state).toBe('SUCCEEDED')
+    expect(first?.request_usage).toEqual({
+      inference_cost: 0.1,
+      compute_cost: 0.02,
+      platform_cost: 3,
+    })
+    const followup = await fetch(`${fake.baseUrl}/agent/runs/${seeded.run_id}/followups`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'CI failed: fix it' }),
+    })
+    expect(followup.status).toBe(200)
+    // Its new pass ends after 200 ms of work, which adds to the first pass's; no setup again.
+    const deadline = Date.now() + 20_000
+    while (fake.run(seeded.run_id)?.state !== 'SUCCEEDED' || !fake.run(seeded.run_id)?.run_time) {
+      if (Date.now() > deadline) throw new Error('the follow-up never ended')
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    expect(fake.run(seeded.run_id)?.request_usage).toEqual({
+      inference_cost: 0.2,
+      compute_cost: 0.04,
+      platform_cost: 3,
+    })
+  })
+
+  it('refuses a worker host the team has not connected, and takes one it has', async () => {
+    const fake = await startApi({ apiKey: KEY, workerHosts: ['w1.internal'] })
+    const post = (body: object) =>
+      fetch(`${fake.baseUrl}/agent/run`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    expect((await post({ prompt: 'p', config: { worker_host: 'w1.internal' } })).status).toBe(200)
+    const refused = await post({ prompt: 'p', config: { worker_host: 'w2.internal' } })
+    expect(refused.status).toBe(400)
+    expect(((await refused.json()) as ProblemDocument).detail).toContain('w2.internal')
+    const codex = await post({ prompt: 'p', config: { harness: { type: 'codex' } } })
+    expect(codex.status).toBe(400)
+  })
+})
