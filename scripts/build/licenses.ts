@@ -41,7 +41,7 @@ function importedPackages(srcDir: string): string[] {
   for (const file of readdirSync(srcDir, { recursive: true, encoding: 'utf8' })) {
     if (!file.endsWith('.ts')) continue
     const text = readFileSync(join(srcDir, file), 'utf8')
-    for (const match of text.matchAll(/(?:from|import\()\s*'([^'./][^']*)'/g)) {
+    for (const match of text.matchAll(/(?:\bfrom|\bimport\()\s*'([^'./][^']*)'/g)) {
       const specifier = match[1] ?? ''
       if (specifier.startsWith('node:')) continue
       const parts = specifier.split('/')
