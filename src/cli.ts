@@ -17,16 +17,15 @@ import {
   type DeclaredInput,
 } from './cli/flags.ts'
 import { readKey, readText } from './cli/key.ts'
+import { MergeRequestJob } from './cli/merge-request.ts'
 import { plainSummary } from './cli/outputs.ts'
 import { runReconcile } from './cli/reconcile.ts'
 import { CommandStepIo } from './cli/step-io.ts'
 import { commandWorld } from './cli/world.ts'
-import { mergeRequestFrom, MergeRequestNote } from './gitlab/note.ts'
 import type { InputSource } from './inputs.ts'
 import { run as runMainStep } from './main.ts'
 import { run as runPostStep } from './post.ts'
 import { readSavedRun } from './state.ts'
-import { safeHttpUrl } from './text/markdown.ts'
 import { errorMessage } from './text/plain.ts'
 
 export { EXIT }
@@ -158,14 +157,21 @@ async function runStep(
     world,
     nameOf: (input, value) => (value === undefined ? flagOf(input) : `${flagOf(input)} ${value}`),
   }
-  const note = mergeRequestNote(command, io)
+  const mergeRequest = MergeRequestJob.open(io.env, {
+    key: command.inputs.get('name'),
+    steer: command.inputs.get('previous_run') === 'steer',
+    say: io.stderr,
+  })
+  if (mergeRequest?.steering) inputs.steering = mergeRequest.steering
   if (io.env.GITLAB_TOKEN) secrets.add(io.env.GITLAB_TOKEN.trim())
-  // Not awaited: GitLab never holds the run's start; the final note queues behind this one.
-  const job = { head: io.env.CI_COMMIT_SHA || undefined, job: io.env.CI_JOB_ID || undefined }
-  void note?.upsert(`### ⏳ Cloud agent run: working\n\n${jobLink(io.env)}`, job)
+  mergeRequest?.started()
   let exitAsked: (code: number) => void = () => undefined
   const stopped = new Promise<'stopped'>((settle) => (exitAsked = () => settle('stopped')))
-  const port = new CommandStepIo(io.stderr, secrets, io.process, (code) => exitAsked(code))
+  const port = new CommandStepIo(io.stderr, secrets, io.process, (code) => exitAsked(code), {
+    onOutput: (name, value) => {
+      if (name === 'run_id' && value) mergeRequest?.runSeen(value)
+    },
+  })
   const signals = watchSignals(io, port)
   // The engine asks to end the process past a signal's cancel budget (a create still out):
   // the door stops waiting for the step, and cleans up after it all the same.
@@ -174,12 +180,6 @@ async function runStep(
   await ownRuns(port, inputs)
   const end = ended === 'stopped' ? { hadRun: true } : ended
   const afterwards = writeSummary(command, io, port.summary)
-  await note?.upsert(`${port.summary.trim()}\n\n${jobLink(io.env)}`, {
-    ...job,
-    ...(port.outputs.run_id ? { run: port.outputs.run_id } : {}),
-    // A run its job left going (--no-wait) is not at its end: a reconcile pass writes that.
-    ...(port.outputs.outcome && port.outputs.outcome !== 'started' ? { ended: true } : {}),
-  })
   signals.stop()
   const answer = { ...end, outputs: port.outputs, failure: port.failure, afterwards }
   const code = exitCodeOf({ ...answer, ...(signals.received ? { signal: signals.received } : {}) })
@@ -191,6 +191,8 @@ async function runStep(
   )
   // A create still unanswered keeps a socket open for up to its deadline: end now, its run
   // cancelled (the stdio of a CI's pipes and files is written synchronously on Linux and macOS).
+  // After the outputs: a slow GitLab never holds them, nor the exit past a signal's grace.
+  await mergeRequest?.finish(port.summary, port.outputs, signals.received !== undefined)
   if (ended === 'stopped') io.process.exit(code)
   return code
 }
@@ -215,31 +217,6 @@ function writeSummary(command: CommandLine, io: CommandIo, summary: string): str
   } catch (error) {
     return `--summary ${path} could not be written (${errorMessage(error)}); the run's outcome is in the outputs.`
   }
-}
-
-/**
- * In a GitLab merge request pipeline with a token, the merge request's note for this key, kept
- * as the action keeps its pull-request comment; without a token, one line says so.
- */
-function mergeRequestNote(command: CommandLine, io: CommandIo): MergeRequestNote | undefined {
-  const found = mergeRequestFrom(io.env)
-  if (!found) return undefined
-  if (found.reason !== undefined) {
-    io.stderr(`${found.reason}\n`)
-    return undefined
-  }
-  const key = command.inputs.get('name') || io.env.CI_JOB_NAME || 'cloud-agent-run'
-  const log = {
-    info: (message: string) => io.stderr(`${message}\n`),
-    warning: (message: string) => io.stderr(`warning: ${message}\n`),
-  }
-  return new MergeRequestNote(found.target, { key, log })
-}
-
-/** The CI job's page, when the CI names it (GitLab's `CI_JOB_URL`), as the note's last line. */
-function jobLink(env: NodeJS.ProcessEnv): string {
-  const url = safeHttpUrl(env.CI_JOB_URL)
-  return url ? `[CI job](${url})` : ''
 }
 
 /** A flag's value, else action.yml's default; the key from the environment only. */

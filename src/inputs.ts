@@ -5,6 +5,7 @@ import { isRunId, MAX_PROMPT_BYTES } from './api/answers.ts'
 import type { AgentConfig, CreateRunRequest, McpServerConfig } from './api/types.ts'
 import { APPROVAL_POLICIES, type ApprovalPolicy } from './model/approval.ts'
 import { ON_BLOCKED, type OnBlocked } from './model/blocked.ts'
+import type { ForgeSteering } from './model/head.ts'
 import { POLL_INTERVAL } from './timing.ts'
 import { asSentence, clip, cut, errorMessage } from './text/plain.ts'
 import { isProblem, readContinueFrom, surfaceConfig, type ContinueFrom } from './surface-inputs.ts'
@@ -159,6 +160,11 @@ export interface InputSource {
    * workflow, `--previous-run cancel` on the command line. A workflow's naming when not given.
    */
   nameOf?: (input: string, value?: string) => string
+  /**
+   * `previous_run: steer` on the door's forge, when it is not GitHub's: the command in a GitLab
+   * merge request pipeline with a token hands GitLab's. Without it, steer works on GitHub only.
+   */
+  steering?: ForgeSteering
 }
 
 /** An input as the door names it: see InputSource.nameOf. */
@@ -200,10 +206,10 @@ export function readSettings(source: InputSource): Settings {
           : 'needs name: the runs it cancels are the active ones with the same name.',
       )
     }
-    if (previousRun === 'steer' && source.world.forge !== 'github') {
+    if (previousRun === 'steer' && source.world.forge !== 'github' && !source.steering) {
       throw new InputError(
         'previous_run',
-        `cannot be steer here: steering compares the pull request's heads through GitHub, so it works in GitHub Actions; elsewhere, ${inputNamed(source, 'previous_run', 'cancel')} replaces the run instead.`,
+        `cannot be steer here: steering compares a pull or merge request's heads, so it works in GitHub Actions and in a GitLab merge request pipeline with GITLAB_TOKEN; elsewhere, ${inputNamed(source, 'previous_run', 'cancel')} replaces the run instead.`,
       )
     }
     if (previousRun === 'steer' && target.kind !== 'create') {
@@ -263,8 +269,9 @@ function readStepSettings(
             ? 'pull_request_review'
             : output.checkRun
               ? 'check_run'
-              : // GitHub's compare says what changed since the head the steered run worked on.
-                source.get('previous_run') === 'steer'
+              : // GitHub's compare says what changed since the head the steered run worked on
+                // (another forge's door hands its own reading: InputSource.steering).
+                source.get('previous_run') === 'steer' && !source.steering
                 ? 'previous_run: steer'
                 : ''
   if (needsToken && !githubToken) {

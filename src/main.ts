@@ -7,7 +7,7 @@ import { admitByApproval } from './approval-step.ts'
 import { cancelOnlyStep } from './cancel-only.ts'
 import type { GitHubContext } from './github/context.ts'
 import { continueSource, githubThread, stepHandoff } from './github/handoff.ts'
-import { newerStepOf, steerSource } from './github/compare.ts'
+import { githubSteering } from './github/compare.ts'
 import { mayTalkToAgent, resolveTarget } from './github/setup.ts'
 import type { ThreadComment } from './github/keyed-comment.ts'
 import { readCancelOnly, readSettings, readTaskSettings } from './inputs.ts'
@@ -86,7 +86,7 @@ async function mainStep(
   if (!admitted) return
   const { settings, github } = admitted
   const home = homeOf(inputs.world, githubThread(github))
-  const start = { settings, world: inputs.world, home, io, github, client, tracker, output }
+  const start = { ...inputs, settings, home, io, github, client, tracker, output }
   if (await stopsAtBudget(start)) return
   interruption.listen()
   const step = await prepare(start)
@@ -116,6 +116,7 @@ interface StepStart {
   tracker: RunTracker
   /** output_schema or pull_request_review: what the agent's result must validate against. */
   output: OutputRequest | undefined
+  steering?: InputSource['steering']
 }
 
 /** What a prepared step has at hand besides: the run's target, its surfaces, what it watches. */
@@ -152,9 +153,8 @@ async function execute(step: PreparedStep, interruption: Interruption): Promise<
   const { settings, client, tracker, surfaces, watcher } = step
   const handoff = stepHandoff(settings.github, step.home, settings.wait)
   // A newer step steers the run: a workflow that cancels this one for it hands the run over.
-  if (settings.previousRun === 'steer') {
-    interruption.handsOverWhen(newerStepOf(step.github, surfaces.commit?.sha, step.world.runId))
-  }
+  const steering = step.steering ?? githubSteering(step, surfaces.commit?.sha)
+  if (settings.previousRun === 'steer') interruption.handsOverWhen(steering.newerStep)
   const deps: StepDeps = {
     client,
     tracker,
@@ -165,7 +165,7 @@ async function execute(step: PreparedStep, interruption: Interruption): Promise<
     watch: watcher,
     tag: runTag(step.world, undefined, surfaces.commit?.sha ?? step.home.head, handoff),
     onRunSeen: (run) => surfaces.showRunning(run),
-    steer: steerSource(step.github, surfaces.commit?.sha, step.thread),
+    steer: steering.source,
     continueFrom: continueSource(step.home, step.github, surfaces.commit?.sha ?? step.home.head),
     onSteered: () => step.io.setOutput('steered', 'true'),
   }

@@ -103,6 +103,8 @@ const RELAYS: Readonly<Record<string, string>> = {
  * guard against a bug. Keyed by the line as shown (`…` for a hole).
  */
 const NOT_LINES: Readonly<Record<string, string>> = {
+  'GitLab did not list the pipelines in time':
+    'inside `Could not tell whether a newer step for this thread has started (…); …`',
   'has a control character in the pattern "…".': 'inside `Input "download_artifacts" …`',
   'cannot exclude with "!" ("…"); list the files to download.':
     'inside `Input "download_artifacts" …`',

@@ -24,6 +24,7 @@ export class CommandStepIo implements StepIo {
   readonly #write: (text: string) => void
   readonly #host: Pick<RunnerProcess, 'on' | 'off'>
   readonly #onExit: (code: number) => void
+  readonly #onOutput: ((name: string, value: string) => void) | undefined
 
   /**
    * `host`: the process's signals, as the command's entry hands them in; `onExit`: the door's
@@ -34,7 +35,10 @@ export class CommandStepIo implements StepIo {
     secrets: Set<string>,
     host: Pick<RunnerProcess, 'on' | 'off'>,
     onExit: (code: number) => void,
+    /** `onOutput`: told of each output as it is set (the merge request's note records the run). */
+    options: { onOutput?: (name: string, value: string) => void } = {},
   ) {
+    this.#onOutput = options.onOutput
     this.#write = write
     this.#secrets = secrets
     this.#host = host
@@ -63,6 +67,7 @@ export class CommandStepIo implements StepIo {
 
   readonly setOutput = (name: string, value: string): void => {
     this.outputs[name] = value
+    this.#onOutput?.(name, value)
   }
 
   readonly setFailed = (message: string): void => {

@@ -1,4 +1,4 @@
-import type { HeadChange, SteerSource } from '../model/head.ts'
+import type { ForgeSteering, HeadChange, SteerSource } from '../model/head.ts'
 import type { ThreadComment } from './keyed-comment.ts'
 import type { GitHubContext } from './context.ts'
 import { reasonOf, withDeadline, withRetries } from './octokit.ts'
@@ -55,7 +55,7 @@ export async function compareHeads(
  * What `previous_run: steer` reads of GitHub: this step's head, the head the thread's comment
  * records for a run, and what changed between two heads.
  */
-export function steerSource(
+function steerSource(
   github: GitHubContext,
   head: string | undefined,
   thread: ThreadComment | undefined,
@@ -67,6 +67,17 @@ export function steerSource(
   }
 }
 
+/** previous_run: steer on GitHub: what it reads, and what shows a newer step on a cancel. */
+export function githubSteering(
+  step: { github: GitHubContext; thread: ThreadComment | undefined; world: { runId?: string } },
+  head: string | undefined,
+): ForgeSteering {
+  return {
+    source: steerSource(step.github, head, step.thread),
+    newerStep: newerStepOf(step.github, head, step.world.runId),
+  }
+}
+
 /**
  * What shows that a newer step for the pull request has started, when the workflow cancels this
  * one (previous_run: steer): the pull request's head has moved past this step's, or a newer
@@ -74,7 +85,7 @@ export function steerSource(
  * completed. Either is enough. Undefined when neither does; throws when GitHub could not say
  * either way by `deadline` (then the step cancels its run, as ever).
  */
-export function newerStepOf(
+function newerStepOf(
   github: GitHubContext,
   ownHead: string | undefined,
   ownWorkflowRun: string | undefined,

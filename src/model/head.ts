@@ -23,3 +23,13 @@ export interface SteerSource {
   recordedHead(runId: string): Promise<string | undefined>
   compare(base: string, head: string): Promise<HeadChange>
 }
+
+/**
+ * `previous_run: steer` on a forge: what it reads (SteerSource), and what shows a newer step for
+ * the thread when this one is cancelled (run/interruption.ts). The Action reads GitHub
+ * (github/compare.ts); the command in a GitLab merge request pipeline reads GitLab (gitlab/steer.ts).
+ */
+export interface ForgeSteering {
+  readonly source: SteerSource
+  readonly newerStep: (deadline: number) => Promise<string | undefined>
+}
