@@ -23,6 +23,7 @@ const examplesDir = `${root}examples/`
 const workflowsDir = `${root}.github/workflows/`
 
 const EXPECTED_EXAMPLES = [
+  'address-review.yml',
   'answer-pr-comments.yml',
   'budgeted-nightly.yml',
   'detached-review.yml',
@@ -590,6 +591,21 @@ describe('what each example shows', () => {
     expect(w['prompt']).toContain('${{ github.event.workflow_run.head_branch }}')
     expect(w['prompt']).toContain('Agent-Fix-Attempt:')
     expect(w['timeout']).toBe('90m')
+  })
+
+  it('fix-failing-check and address-review: continue the run that made the pull request', () => {
+    expect(onlyAction('fix-failing-check.yml')['continue_from']).toBe('pull_request')
+    const w = onlyAction('address-review.yml')
+    expect(w['continue_from']).toBe('pull_request')
+    expect(w['prompt']).toContain('${{ github.event.review.html_url }}')
+    const workflow = loadExample('address-review.yml')
+    expect(workflow.on).toEqual({ pull_request_review: { types: ['submitted'] } })
+    const condition = Object.values(workflow.jobs)[0]?.if ?? ''
+    expect(condition).toContain("github.event.review.state == 'changes_requested'")
+    expect(condition).toContain('github.event.review.author_association')
+    expect(condition).toContain(
+      'github.event.pull_request.head.repo.full_name == github.repository',
+    )
   })
 
   it('fix-failing-check: a loop guard stops it after three attempts on a branch', () => {
