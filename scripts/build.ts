@@ -53,6 +53,8 @@ for (const [file, run] of [
   ['post.js', 'runPost'],
   // reconcile/action.yml's entry: a second action from the same bundle.
   ['reconcile.js', 'runReconcile'],
+  // report/action.yml's entry: a third action from the same bundle.
+  ['report.js', 'runReport'],
 ] as const) {
   write(
     file,
@@ -82,12 +84,13 @@ write(
     '',
   ].join('\n'),
 )
-const actionInputs = (parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { inputs: unknown })
-  .inputs
+const inputsOf = (file: string) =>
+  (parse(readFileSync(join(ROOT, file), 'utf8')) as { inputs: unknown }).inputs
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   version: string
 }
-write('inputs.json', `${JSON.stringify({ version, inputs: actionInputs }, null, 2)}\n`)
+const manifest = { version, inputs: inputsOf('action.yml'), report: inputsOf('report/action.yml') }
+write('inputs.json', `${JSON.stringify(manifest, null, 2)}\n`)
 
 const notices = licenses(ROOT)
 write('licenses.txt', notices.text)

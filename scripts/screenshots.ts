@@ -28,11 +28,24 @@ import {
 } from '../test/e2e/harness.ts'
 import { githubPage } from './render/github-markdown.ts'
 import { captureApproval } from './screenshot-approval.ts'
+import { captureReport } from './screenshot-report.ts'
 
 const KEY = 'screenshot-key-not-a-secret'
 const UPDATE = process.argv.includes('--update')
 const OUT = UPDATE ? join(ROOT, 'docs', 'images') : join(ROOT, 'screenshots')
 const PULL_REQUEST = { owner: 'octo-org', repo: 'app', number: 7 }
+/** Mermaid, which renders a summary's chart as GitHub renders it (a dev dependency for this). */
+const MERMAID = join(ROOT, 'node_modules', 'mermaid', 'dist', 'mermaid.min.js')
+/** In the page: each mermaid code block becomes its chart (the page's own script, not Node's). */
+const RENDER_MERMAID = `(async () => {
+  for (const block of document.querySelectorAll('code.language-mermaid')) {
+    const chart = document.createElement('div')
+    chart.className = 'mermaid'
+    chart.textContent = block.textContent
+    block.parentElement.replaceWith(chart)
+  }
+  await window.mermaid.run()
+})()`
 
 interface Scenario {
   name: string
@@ -514,6 +527,19 @@ try {
     ...working('approved'),
     { state: 'SUCCEEDED', afterMs: 600 },
   ])
+  // The report's chart: GitHub renders a mermaid block with Mermaid itself, so the page does too.
+  await page.setContent(
+    githubPage({
+      title: 'report-summary',
+      caption: 'Job summary · report',
+      markdown: await captureReport(KEY),
+    }),
+    { waitUntil: 'load' },
+  )
+  await page.addScriptTag({ path: MERMAID })
+  await page.evaluate(RENDER_MERMAID)
+  await (await page.$('#frame'))?.screenshot({ path: join(OUT, 'report-summary.png') })
+  console.log(`wrote ${join(OUT, 'report-summary.png')}`)
   for (const shot of [
     { name: 'review', caption: 'github-actions bot requested changes', markdown: review },
     { name: 'check-run', caption: 'cloud-agent/agent-review · Failure', markdown: check },

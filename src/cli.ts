@@ -4,54 +4,31 @@
  * flags give, with action.yml's defaults, and answers for it with an exit code, the outputs
  * as JSON and the summary. The engine is the Action's own: only the door differs.
  */
-import { accessSync, constants, readFileSync, writeFileSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
-import { answerJson, EXIT, exitCodeOf, refusalJson } from './cli/answer.ts'
+import { answerJson, EXIT, exitCodeOf } from './cli/answer.ts'
 import {
-  flagOf,
-  githubOnlyGiven,
   parseCommandLine,
   usage,
   UsageError,
   type CommandLine,
   type DeclaredInput,
 } from './cli/flags.ts'
-import { readKey, readText } from './cli/key.ts'
+import type { CommandIo } from './cli/io.ts'
+import { readDeclaredInputs } from './cli/manifest.ts'
 import { MergeRequestJob } from './cli/merge-request.ts'
 import { plainSummary } from './cli/outputs.ts'
+import { preflight, refuse, writeSummary, type Preflight } from './cli/preflight.ts'
 import { runReconcile } from './cli/reconcile.ts'
+import { runReportCommand } from './cli/report.ts'
+import { commandInputs } from './cli/source.ts'
 import { CommandStepIo } from './cli/step-io.ts'
 import { commandWorld } from './cli/world.ts'
 import type { InputSource } from './inputs.ts'
 import { run as runMainStep } from './main.ts'
 import { run as runPostStep } from './post.ts'
 import { readSavedRun } from './state.ts'
-import { errorMessage } from './text/plain.ts'
 
 export { EXIT }
-
-/** The command's flags and version: action.yml's inputs, package.json's version. */
-export interface CommandManifest {
-  readonly inputs: Readonly<Record<string, DeclaredInput>>
-  readonly version: string
-}
-
-/** What the command takes of Node's process for its signals and its exit. */
-export type CommandProcess = Pick<NodeJS.Process, 'on' | 'off' | 'listenerCount' | 'exit'>
-
-/** Where the door writes and what it reads: the process's, or a test's. */
-export interface CommandIo {
-  readonly env: NodeJS.ProcessEnv
-  readonly cwd: string
-  /** The signals that cancel the command, and its exit: the process's, or a test's. */
-  readonly process: CommandProcess
-  /** The log and the messages for a person. A closed stream drops what is written. */
-  readonly stderr: (text: string) => void
-  /** The JSON, or the summary as text. A closed stream drops what is written. */
-  readonly stdout: (text: string) => void
-  /** All of standard input, for `--prompt-file -`. */
-  readonly readStdin: () => Promise<string>
-}
+export { commandIo, type CommandIo, type CommandProcess } from './cli/io.ts'
 
 /**
  * Runs the command; resolves with its exit code. `action` names its flags: action.yml (whose
@@ -59,9 +36,11 @@ export interface CommandIo {
  * With `--json`, stdout carries one JSON object on every exit.
  */
 export async function runCli(args: readonly string[], action: URL, io: CommandIo): Promise<number> {
-  const { inputs: declared, version } = await readDeclaredInputs(action)
-  // One subcommand per file: `cloud-agent-run reconcile` (cli/reconcile.ts).
+  const manifest = await readDeclaredInputs(action)
+  const { inputs: declared, version } = manifest
+  // One subcommand per file: `cloud-agent-run reconcile` (cli/reconcile.ts), `report` (cli/report.ts).
   if (args[0] === 'reconcile') return runReconcile(args.slice(1), declared, io)
+  if (args[0] === 'report') return await runReportCommand(args.slice(1), manifest.report, io)
   // Known before the flags parse: a bad flag's refusal is JSON too when JSON was asked for.
   const asksJson = args.includes('--json')
   let command: CommandLine
@@ -89,60 +68,6 @@ export async function runCli(args: readonly string[], action: URL, io: CommandIo
   return await runStep(command, declared, io, ready)
 }
 
-/** A refusal before any request: one line on stderr, the JSON on stdout when asked; exit 2. */
-function refuse(io: CommandIo, json: boolean, message: string): number {
-  io.stderr(`cloud-agent-run: ${message}\n`)
-  if (json) io.stdout(`${JSON.stringify(refusalJson(message), null, 2)}\n`)
-  return EXIT.badInput
-}
-
-/** What the checks before any request read: the key, the tasks and the prompt from files. */
-interface Preflight {
-  readonly key: string
-  readonly tasks?: string
-  readonly prompt?: string
-}
-
-/**
- * Everything that can fail before a request fails here, with UsageError: the key (from
- * WARP_API_KEY, else the file WARP_API_KEY_FILE names), a GitHub-only flag outside GitHub,
- * the files to read (`--tasks-file`, `--prompt-file -` from stdin), and a `--summary` that
- * could not be written once the run is paid for.
- */
-async function preflight(command: CommandLine, io: CommandIo): Promise<Preflight> {
-  const key = readKey(io.env, io.cwd)
-  const githubOnly = githubOnlyGiven(command.inputs)
-  if (githubOnly.length > 0 && io.env.GITHUB_ACTIONS !== 'true') {
-    const names = githubOnly.map(flagOf).join(', ')
-    const one = githubOnly.length === 1
-    throw new UsageError(
-      `${names} only ${one ? 'means' : 'mean'} something in a GitHub Actions workflow (${one ? 'it works' : 'they work'} on GitHub); outside one, leave ${one ? 'it' : 'them'} out.`,
-    )
-  }
-  if (command.summaryFile !== undefined) checkWritable(resolve(io.cwd, command.summaryFile))
-  const tasks =
-    command.tasksFile === undefined
-      ? undefined
-      : readText(io.cwd, command.tasksFile, '--tasks-file')
-  const fromStdin = command.inputs.get('prompt_file') === '-'
-  const prompt = fromStdin ? await io.readStdin() : undefined
-  if (fromStdin && !prompt?.trim()) {
-    throw new UsageError('--prompt-file - read an empty prompt from standard input.')
-  }
-  return { key, ...(tasks !== undefined ? { tasks } : {}), ...(prompt ? { prompt } : {}) }
-}
-
-/** A file the command writes once the run is paid for: its folder must take it now. */
-function checkWritable(path: string): void {
-  try {
-    accessSync(dirname(path), constants.W_OK)
-  } catch {
-    throw new UsageError(
-      `--summary ${path}: its folder does not exist or cannot be written; nothing was started.`,
-    )
-  }
-}
-
 async function runStep(
   command: CommandLine,
   declared: Readonly<Record<string, DeclaredInput>>,
@@ -151,12 +76,7 @@ async function runStep(
 ): Promise<number> {
   const world = commandWorld(io.env, io.cwd, command.project)
   const secrets = new Set<string>([ready.key])
-  const inputs: InputSource = {
-    get: (name) => inputValue(name, command, declared, io.env, ready),
-    mask: (secret) => secrets.add(secret),
-    world,
-    nameOf: (input, value) => (value === undefined ? flagOf(input) : `${flagOf(input)} ${value}`),
-  }
+  const inputs = commandInputs({ command, declared, ready, env: io.env }, world, secrets)
   const mergeRequest = MergeRequestJob.open(io.env, {
     key: command.inputs.get('name'),
     steer: command.inputs.get('previous_run') === 'steer',
@@ -207,62 +127,6 @@ async function ownRuns(port: CommandStepIo, inputs: InputSource): Promise<void> 
   await runPostStep(port, inputs)
 }
 
-/** Writes `--summary`'s file; says what went wrong (a full disk) instead of throwing. */
-function writeSummary(command: CommandLine, io: CommandIo, summary: string): string | undefined {
-  if (command.summaryFile === undefined) return undefined
-  const path = resolve(io.cwd, command.summaryFile)
-  try {
-    writeFileSync(path, summary)
-    return undefined
-  } catch (error) {
-    return `--summary ${path} could not be written (${errorMessage(error)}); the run's outcome is in the outputs.`
-  }
-}
-
-/** A flag's value, else action.yml's default; the key from the environment only. */
-function inputValue(
-  name: string,
-  command: CommandLine,
-  declared: Readonly<Record<string, DeclaredInput>>,
-  env: NodeJS.ProcessEnv,
-  ready: Preflight,
-): string {
-  if (name === 'api_key') return ready.key
-  if (name === 'tasks' && ready.tasks !== undefined) return ready.tasks.trim()
-  // `--prompt-file -`: the prompt came from standard input.
-  if (name === 'prompt' && ready.prompt !== undefined) return ready.prompt.trim()
-  if (name === 'prompt_file' && ready.prompt !== undefined) return ''
-  const given = command.inputs.get(name)
-  if (given !== undefined) return given.trim()
-  if (name === 'github_token') return env.GITHUB_TOKEN ?? ''
-  const fallback = declared[name]?.default
-  return typeof fallback === 'string' ? fallback : ''
-}
-
-/** action.yml's inputs. The YAML parser loads only here: a step of the Action never pays for it. */
-async function readDeclaredInputs(action: URL): Promise<CommandManifest> {
-  // The bundle's manifest, written by the build from action.yml and package.json: JSON, so a
-  // start of the command does not pay for a YAML parser (about 40 ms of its cold start).
-  if (action.pathname.endsWith('.json')) {
-    return JSON.parse(readFileSync(action, 'utf8')) as CommandManifest
-  }
-  const { parse } = await import('yaml')
-  const yml = parse(readFileSync(action, 'utf8')) as { inputs?: Record<string, DeclaredInput> }
-  return { inputs: yml.inputs ?? {}, version: packageVersion(action) }
-}
-
-/** The package's version, from the package.json beside action.yml (in a checkout). */
-function packageVersion(actionYml: URL): string {
-  try {
-    const manifest = JSON.parse(readFileSync(new URL('package.json', actionYml), 'utf8')) as {
-      version?: unknown
-    }
-    return typeof manifest.version === 'string' ? manifest.version : 'unknown'
-  } catch {
-    return 'unknown'
-  }
-}
-
 /**
  * SIGINT and SIGTERM. While the engine listens, it cancels every run it started and ends the
  * step; the door remembers which came, for the exit code. Before it listens no run exists yet,
@@ -299,36 +163,4 @@ function watchSignals(
     for (const [name, handler] of handlers) host.off(name, handler)
   }
   return state
-}
-
-/** The command's io over the process its entry hands in: the one place the command reads it. */
-export function commandIo(
-  host: CommandProcess & Pick<NodeJS.Process, 'env' | 'cwd' | 'stdin' | 'stdout' | 'stderr'>,
-): CommandIo {
-  return {
-    env: host.env,
-    cwd: host.cwd(),
-    process: host,
-    stderr: closableWriter(host.stderr),
-    stdout: closableWriter(host.stdout),
-    readStdin: async () => {
-      let text = ''
-      for await (const chunk of host.stdin) text += String(chunk)
-      return text
-    },
-  }
-}
-
-/**
- * Writes to a stream that a reader may close early (`| head`): an EPIPE ends the writing, never
- * the command, which goes on to cancel or finish its runs and exit with its own code.
- */
-function closableWriter(stream: NodeJS.WriteStream): (text: string) => void {
-  let open = true
-  stream.on('error', () => {
-    open = false
-  })
-  return (text) => {
-    if (open && !stream.destroyed) stream.write(text)
-  }
 }

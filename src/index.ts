@@ -9,6 +9,7 @@
  */
 import { run as mainStep } from './main.ts'
 import { run as postStep } from './post.ts'
+import { run as reportStep } from './ledger/main.ts'
 import { run as reconcileStep } from './reconcile/main.ts'
 import { runnerDoor, type RunnerProcess } from './runner.ts'
 
@@ -28,6 +29,12 @@ export async function runPost(host: RunnerProcess): Promise<void> {
 export async function runReconcile(host: RunnerProcess): Promise<void> {
   const { io, inputs } = runnerDoor(host)
   await reconcileStep(io, inputs)
+}
+
+/** The report action's step, with the process its entry hands in. */
+export async function runReport(host: RunnerProcess): Promise<void> {
+  const { io, inputs } = runnerDoor(host)
+  await reportStep(io, inputs)
 }
 
 export { commandIo, runCli } from './cli.ts'

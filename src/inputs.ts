@@ -723,7 +723,7 @@ function readAgentWork(source: InputSource, wait: boolean): AgentWorkSettings {
   }
 }
 
-function readCredits(input: string, value: string): number | undefined {
+export function readCredits(input: string, value: string): number | undefined {
   if (!value) return undefined
   const credits = /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : NaN
   if (!Number.isFinite(credits) || credits <= 0) {
@@ -925,7 +925,7 @@ export function readCancelOnly(source: InputSource): (Connection & { name: strin
 }
 
 /** The inputs the post step needs to reach the API: the key and the base URL. */
-function readConnection(source: InputSource): Connection {
+export function readConnection(source: InputSource): Connection {
   const apiKey = source.get('api_key')
   if (apiKey) source.mask(apiKey)
   if (!apiKey)

@@ -26,7 +26,10 @@ export interface World {
   readonly thread?: number
   /** `owner/repo` (GITHUB_REPOSITORY); undefined outside GitHub. */
   readonly repository: string | undefined
-  /** GitHub's web address (GITHUB_SERVER_URL); github.com when undefined. */
+  /**
+   * The forge's web address: GitHub's (GITHUB_SERVER_URL; github.com when undefined), or a GitLab
+   * job's (CI_SERVER_URL).
+   */
   readonly serverUrl: string | undefined
   /** GitHub's REST API (GITHUB_API_URL); api.github.com when undefined. */
   readonly apiUrl: string | undefined

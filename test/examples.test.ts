@@ -37,6 +37,7 @@ const EXPECTED_EXAMPLES = [
   'require-agent-review.yml',
   'review-pull-request.yml',
   'start-then-await.yml',
+  'weekly-report.yml',
 ]
 
 /** A step that runs this action, under any owner, path or version. */
@@ -71,6 +72,8 @@ interface ActionInput {
 
 /** The reconcile action (reconcile/action.yml), from the same repository and bundle. */
 const RECONCILE_REF = /^[\w.-]+\/cloud-agent-run-action\/reconcile@[\w./-]+$/
+/** The report action (report/action.yml), likewise. */
+const REPORT_REF = /^[\w.-]+\/cloud-agent-run-action\/report@[\w./-]+$/
 
 function readActionInputs(file = 'action.yml'): Map<string, ActionInput> {
   const action = parse(readFileSync(`${root}${file}`, 'utf8')) as {
@@ -137,8 +140,9 @@ function projectRuleErrors(text: string, inputs: Map<string, ActionInput>): stri
       actionSteps += 1
       const withs = record(step['with']) ?? {}
       const reconcile = RECONCILE_REF.test(step['uses'])
-      const declared = reconcile ? reconcileInputs : inputs
-      const file = reconcile ? 'reconcile/action.yml' : 'action.yml'
+      const report = REPORT_REF.test(step['uses'])
+      const declared = reconcile ? reconcileInputs : report ? reportInputs : inputs
+      const file = reconcile ? 'reconcile/action.yml' : report ? 'report/action.yml' : 'action.yml'
       for (const key of Object.keys(withs)) {
         if (!declared.has(key)) problems.push(`${where}: \`${key}\` is not an input in ${file}`)
       }
@@ -150,7 +154,7 @@ function projectRuleErrors(text: string, inputs: Map<string, ActionInput>): stri
         problems.push(`${where}: api_key must come from \${{ secrets.… }}`)
       }
       // A step that waits is bounded by its job's timeout; cancel_only waits for no run.
-      if (!reconcile && !isFalse(withs['wait']) && withs['cancel_only'] !== true) {
+      if (!reconcile && !report && !isFalse(withs['wait']) && withs['cancel_only'] !== true) {
         const timeout = String(withs['timeout'] ?? inputs.get('timeout')?.default ?? '60m')
         const minutes = timeout.includes('${{') ? undefined : durationMinutes(timeout)
         if (minutes !== undefined && !(jobTimeout > minutes)) {
@@ -167,6 +171,7 @@ function projectRuleErrors(text: string, inputs: Map<string, ActionInput>): stri
 
 const inputs = readActionInputs()
 const reconcileInputs = readActionInputs('reconcile/action.yml')
+const reportInputs = readActionInputs('report/action.yml')
 const exampleFiles = readdirSync(examplesDir)
   .filter((name) => /\.ya?ml$/.test(name))
   .sort()

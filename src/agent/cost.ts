@@ -15,6 +15,14 @@ export interface RunCost {
 
 const CREDIT_PARTS = ['compute_cost', 'inference_cost', 'platform_cost'] as const
 
+/**
+ * What a run has spent, in credits (0 when the service says nothing): the one reading of spend
+ * that the credit budgets and the ledger (`report`) both add up, so they agree on the same runs.
+ */
+export function creditsSpent(run: { readonly request_usage?: unknown }): number {
+  return costOf(run.request_usage).credits ?? 0
+}
+
 export function costOf(requestUsage: unknown): RunCost {
   if (typeof requestUsage !== 'object' || requestUsage === null) {
     return { credits: undefined, usd: undefined }

@@ -5,7 +5,14 @@
  */
 
 /** Outputs whose value is JSON text: the command gives them as JSON values. */
-const JSON_OUTPUTS = new Set(['run', 'runs', 'artifacts', 'structured_output', 'cancelled'])
+const JSON_OUTPUTS = new Set([
+  'run',
+  'runs',
+  'artifacts',
+  'structured_output',
+  'cancelled',
+  'report',
+])
 /** Outputs that are numbers. */
 const NUMBER_OUTPUTS = new Set(['credits', 'cost_usd'])
 /** Outputs that are `true` or `false`. */

@@ -4,7 +4,7 @@
  * `--no-wait` job left going, and cancels runs whose job GitLab reports finished while they
  * still went (a lost runner). Its world is GitLab CI's variables; it answers as the command does.
  */
-import type { CommandIo } from '../cli.ts'
+import type { CommandIo } from './io.ts'
 import { GitLabApi } from '../gitlab/api.ts'
 import { InputError, readGitLabReconcileSettings, type InputSource } from '../inputs.ts'
 import { gitlabReconcilePass } from '../reconcile/gitlab-pass.ts'

@@ -30,6 +30,8 @@ export function commandWorld(
       ...outside,
       forge: 'gitlab',
       project: project ?? (env.CI_PROJECT_PATH || undefined),
+      // The forge's web address, where its merge requests' pages are.
+      serverUrl: env.CI_SERVER_URL || undefined,
       ...(/^[1-9]\d{0,15}$/.test(iid) ? { thread: Number(iid) } : {}),
       // The pipeline and the job that started the run, as a sweep asks GitLab about them.
       runId: env.CI_PIPELINE_ID || undefined,

@@ -28,6 +28,8 @@ export const HANDOFF_KEYS = {
 export const STEP_KEYS = {
   repository: 'gh_repository',
   workflowRunId: 'gh_run_id',
+  /** The workflow's name (a GitHub workflow; `cloud-agent-run` for the command elsewhere). */
+  workflow: 'gh_workflow',
   attempt: 'gh_run_attempt',
   headSha: 'gh_head_sha',
   /** The set's ID, on every run of a `tasks` step. */

@@ -165,7 +165,7 @@ export function renderAwaitingSummary(ending: AwaitingApproval): string {
  * Facts as a two-column table. GitHub's tables need a header row: the first fact is it, so no
  * empty header shows as a blank strip above the table.
  */
-function factsTable(rows: ReadonlyArray<[string, string]>): string[] {
+export function factsTable(rows: ReadonlyArray<[string, string]>): string[] {
   const [first, ...rest] = rows
   if (!first) return []
   return [

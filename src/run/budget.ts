@@ -1,4 +1,4 @@
-import { costOf } from '../agent/cost.ts'
+import { creditsSpent } from '../agent/cost.ts'
 import type { AgentRunsClient } from '../api/client.ts'
 import type { CreditBudgets } from '../inputs.ts'
 import type { Log } from '../log.ts'
@@ -117,6 +117,6 @@ async function creditsOf(
     )
   }
   const runs = listed.runs.filter((run) => ofHomeForge(run, home))
-  const credits = runs.reduce((sum, run) => sum + (costOf(run.request_usage).credits ?? 0), 0)
+  const credits = runs.reduce((sum, run) => sum + creditsSpent(run), 0)
   return { credits, runs: runs.length, complete: listed.complete }
 }

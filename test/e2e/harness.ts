@@ -27,14 +27,17 @@ const RECONCILE_YML = parse(
   readFileSync(join(ROOT, 'reconcile', 'action.yml'), 'utf8'),
 ) as ActionYml
 
-/** Which action of the repository a step runs: the main one (action.yml), or reconcile/. */
-export type ActionName = 'main' | 'reconcile'
+/** The third action, report/, from the same bundle. */
+const REPORT_YML = parse(readFileSync(join(ROOT, 'report', 'action.yml'), 'utf8')) as ActionYml
+
+/** Which action of the repository a step runs: the main one (action.yml), reconcile/ or report/. */
+export type ActionName = 'main' | 'reconcile' | 'report'
 
 /** The action's definition, and the folder its runs.main is relative to. */
 function actionYml(action: ActionName): { yml: ActionYml; dir: string } {
-  return action === 'reconcile'
-    ? { yml: RECONCILE_YML, dir: join(ROOT, 'reconcile') }
-    : { yml: ACTION_YML, dir: ROOT }
+  if (action === 'reconcile') return { yml: RECONCILE_YML, dir: join(ROOT, 'reconcile') }
+  if (action === 'report') return { yml: REPORT_YML, dir: join(ROOT, 'report') }
+  return { yml: ACTION_YML, dir: ROOT }
 }
 
 /** The main step's entry in the committed bundle, as the runner starts it. */
@@ -321,6 +324,7 @@ async function stepModule(
   action: ActionName,
 ): Promise<{ run(io: RecordingStepIo, inputs: InputSource): Promise<unknown> }> {
   if (action === 'reconcile') return import('../../src/reconcile/main.ts')
+  if (action === 'report') return import('../../src/ledger/main.ts')
   return step === 'post' ? import('../../src/post.ts') : import('../../src/main.ts')
 }
 

@@ -1,0 +1,3 @@
+import { runReport } from '../index.ts'
+
+await runReport(process)

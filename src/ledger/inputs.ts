@@ -1,0 +1,80 @@
+/**
+ * Reads and checks the `report` action's inputs (report/action.yml), or the `report` command's
+ * flags, before any request: a bad one is an InputError naming it, and nothing is listed.
+ */
+import { relative, resolve, isAbsolute } from 'node:path'
+import {
+  InputError,
+  readConnection,
+  readCredits,
+  type Connection,
+  type InputSource,
+} from '../inputs.ts'
+import type { Forge } from '../world.ts'
+import { parsePeriod, type Period } from './period.ts'
+import type { Budgets } from './sums.ts'
+
+export interface ReportSettings extends Connection {
+  readonly period: Period
+  readonly scope: 'project' | 'all'
+  /** The project whose runs the report counts (`scope: project`), and its forge. */
+  readonly project: string | undefined
+  readonly forge: Forge | undefined
+  /** Where runs.csv, runs.json and report.md go; '' for nowhere. */
+  readonly reportDir: string
+  readonly budgets: Budgets
+}
+
+const DEFAULT_PERIOD = '7d'
+
+/** Reads the report's inputs at `now`. Throws InputError before any request. */
+export function readReportSettings(source: InputSource, now: number): ReportSettings {
+  const given = source.get('period') || DEFAULT_PERIOD
+  const period = parsePeriod(given, now)
+  if (!period) {
+    throw new InputError(
+      'period',
+      `must be a duration back from now, such as 24h, 7d or 30d (at most a year), or a month such as 2026-11 (not in the future); got "${given}".`,
+    )
+  }
+  const scope = source.get('scope') || 'project'
+  if (scope !== 'project' && scope !== 'all') {
+    throw new InputError('scope', `must be project or all; got "${scope}".`)
+  }
+  const { project, forge } = source.world
+  if (scope === 'project' && !project) {
+    throw new InputError(
+      'scope',
+      'is project, and no project is named: outside GitHub and GitLab, name it with --project, or report every project the key can list with scope all.',
+    )
+  }
+  return {
+    ...readConnection(source),
+    period,
+    scope,
+    project: scope === 'project' ? project : undefined,
+    forge,
+    reportDir: readReportDir(source),
+    budgets: {
+      daily: readCredits('daily_credit_budget', source.get('daily_credit_budget')),
+      pullRequest: readCredits('pr_credit_budget', source.get('pr_credit_budget')),
+    },
+  }
+}
+
+/** `report_dir`, inside the workspace: the report never writes outside it. */
+function readReportDir(source: InputSource): string {
+  const dir = source.get('report_dir')
+  if (!dir) return ''
+  if (dir.includes('\0')) throw new InputError('report_dir', 'must not hold a NUL character.')
+  const { workspace } = source.world
+  const full = resolve(workspace, dir)
+  const inside = relative(workspace, full)
+  if (inside.startsWith('..') || isAbsolute(inside)) {
+    throw new InputError(
+      'report_dir',
+      `must be a folder inside the workspace (${workspace}); got "${dir}".`,
+    )
+  }
+  return full
+}

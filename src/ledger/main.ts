@@ -1,0 +1,53 @@
+/**
+ * The `report` action's one step (and `cloud-agent-run report`): what the action's runs of a
+ * period did and cost, from the service's own records. Outputs `credits`, `runs` and `report`
+ * (the ledger as JSON), the summary with its chart, and with `report_dir` the rows as files.
+ * See docs/report.md. Each door hands in its world and port.
+ */
+import type { InputSource } from '../inputs.ts'
+import { homeOf } from '../model/home.ts'
+import { publishError } from '../report/publish.ts'
+import { serviceClient } from '../service.ts'
+import type { StepIo } from '../step-io.ts'
+import { formatCredits, formatDecimal } from '../text/format.ts'
+import { errorMessage } from '../text/plain.ts'
+import { collectRows } from './collect.ts'
+import { writeLedgerFiles } from './files.ts'
+import { readReportSettings } from './inputs.ts'
+import { renderLedger } from './render.ts'
+import { sumUp } from './sums.ts'
+
+/** How long listing the period may take, all its pages together. */
+const LIST_DEADLINE_MS = 5 * 60_000
+
+export async function run(io: StepIo, inputs: InputSource): Promise<{ error?: unknown }> {
+  try {
+    const now = Date.now()
+    const settings = readReportSettings(inputs, now)
+    const { world } = inputs
+    const home = settings.scope === 'project' ? homeOf(world) : undefined
+    const client = serviceClient(settings, io)
+    const deps = { deadline: now + LIST_DEADLINE_MS, log: io }
+    const { rows, complete } = await collectRows(client, { period: settings.period, home }, deps)
+    const ledger = sumUp(rows, { ...settings, complete })
+    const links = world.forge ? { [world.forge]: world.serverUrl } : {}
+    const summary = renderLedger(ledger, links)
+    io.setOutput('credits', String(ledger.totals.credits))
+    io.setOutput('runs', String(ledger.totals.runs))
+    io.setOutput('report', JSON.stringify(ledger))
+    const { runs, credits } = ledger.totals
+    const counted = `${formatDecimal(runs, 0)} ${runs === 1 ? 'run' : 'runs'}`
+    io.info(`${counted} in ${ledger.period.label} used ${formatCredits(credits)}.`)
+    await io.appendSummary(summary).catch((error: unknown) => {
+      io.debug(`No summary written: ${errorMessage(error)}`)
+    })
+    if (settings.reportDir) {
+      const written = writeLedgerFiles(settings.reportDir, { rows, summary })
+      io.info(`Wrote ${written.join(', ')}.`)
+    }
+    return {}
+  } catch (error) {
+    await publishError(io, error)
+    return { error }
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * One row of the ledger per run: what the service's own record of the run says of where it
+ * belongs (the action's tags), how it ended and what it cost. Pure.
+ */
+import { creditsSpent } from '../agent/cost.ts'
+import type { RunItem } from '../api/types.ts'
+import { homeOfTag } from '../model/home.ts'
+import { HANDOFF_KEYS, STEP_KEYS } from '../model/handoff.ts'
+import { meaningOf } from '../model/states.ts'
+import { INVOCATION_KEY } from '../run/create.ts'
+import type { Forge } from '../world.ts'
+
+export interface LedgerRow {
+  readonly runId: string
+  /** RFC 3339. */
+  readonly created: string
+  /** RFC 3339, once the run has ended; '' while it goes. */
+  readonly ended: string
+  readonly forge: Forge | undefined
+  readonly project: string
+  /** The pull request, issue or merge request; undefined for a run about none. */
+  readonly thread: number | undefined
+  /** The GitHub workflow, or the pipeline, that started it. */
+  readonly workflow: string
+  /** The step's key (`name`, or its workflow and job). */
+  readonly key: string
+  /** How the run stands: succeeded, failed, cancelled, blocked, error, running. */
+  readonly outcome: string
+  /** What it used, in credits: the figure the budgets add up, so far for a run still going. */
+  readonly credits: number
+  /** The run's session, when the service gives it. */
+  readonly link: string
+}
+
+/** Whether the action (or the command) made the run: it carries the action's tag. */
+export function madeByTheAction(run: RunItem): boolean {
+  return typeof run.metadata?.[INVOCATION_KEY] === 'string'
+}
+
+/** The ledger's row for a run the action made. */
+export function rowOf(run: RunItem): LedgerRow {
+  const metadata = stringsOf(run.metadata)
+  const home = homeOfTag(metadata)
+  const ended = outcomeOf(run.state) === 'running' ? '' : (run.updated_at ?? '')
+  return {
+    runId: run.run_id,
+    created: run.created_at ?? '',
+    ended,
+    forge: home.forge,
+    project: home.project ?? '',
+    thread: home.thread,
+    workflow: metadata[STEP_KEYS.workflow] ?? '',
+    key: metadata[HANDOFF_KEYS.key] ?? run.agent_config?.name ?? '',
+    outcome: outcomeOf(run.state),
+    credits: creditsSpent(run),
+    link: typeof run.session_link === 'string' ? run.session_link : '',
+  }
+}
+
+/** The state as the ledger's word. */
+function outcomeOf(state: string): string {
+  if (state === 'CANCELLED') return 'cancelled'
+  if (state === 'ERROR') return 'error'
+  const meaning = meaningOf(state)
+  if (meaning === 'active') return 'running'
+  return meaning === 'unknown' ? state.toLowerCase() : meaning
+}
+
+function stringsOf(metadata: unknown): Record<string, string> {
+  if (typeof metadata !== 'object' || metadata === null) return {}
+  const strings: Record<string, string> = {}
+  for (const [key, value] of Object.entries(metadata)) {
+    if (typeof value === 'string') strings[key] = value
+  }
+  return strings
+}

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest'
+import { rowsCsv } from '../../src/ledger/files.ts'
+import { daysOf, parsePeriod } from '../../src/ledger/period.ts'
+import { renderLedger } from '../../src/ledger/render.ts'
+import type { LedgerRow } from '../../src/ledger/rows.ts'
+import { sumUp } from '../../src/ledger/sums.ts'
+
+const NOW = Date.UTC(2026, 10, 28, 12, 0)
+
+function periodOf(text: string) {
+  const period = parsePeriod(text, NOW)
+  if (!period) throw new Error(`no period: ${text}`)
+  return period
+}
+
+function row(overrides: Partial<LedgerRow>): LedgerRow {
+  return {
+    runId: 'run_1',
+    created: '2026-11-27T10:00:00Z',
+    ended: '2026-11-27T10:05:00Z',
+    forge: 'github',
+    project: 'octo-org/app',
+    thread: 7,
+    workflow: 'Agent review',
+    key: 'review',
+    outcome: 'succeeded',
+    credits: 10,
+    link: '',
+    ...overrides,
+  }
+}
+
+describe('the report period', () => {
+  it('reads a duration back from now, or a calendar month in UTC', () => {
+    expect(parsePeriod('7d', NOW)).toEqual({
+      from: NOW - 7 * 86_400_000,
+      to: NOW,
+      label: 'the last 7 days',
+    })
+    expect(parsePeriod('24h', NOW)?.label).toBe('the last 24 hours')
+    expect(parsePeriod('2026-02', NOW)).toEqual({
+      from: Date.UTC(2026, 1, 1),
+      to: Date.UTC(2026, 2, 1),
+      label: 'February 2026',
+    })
+    expect(daysOf(periodOf('2026-02'))).toHaveLength(28)
+  })
+
+  it('names no period for text that is not one, a month to come, or more than a year', () => {
+    for (const text of ['7 days', '7', 'd7', '0d', '2026-13', '2027-01', '400d', '', '7D']) {
+      expect(parsePeriod(text, NOW), text).toBeUndefined()
+    }
+  })
+})
+
+describe('the ledger sums', () => {
+  const period = periodOf('7d')
+  const budgets = { daily: 25, pullRequest: 15 }
+
+  it('adds up by day, thread, key and outcome, costliest first, and measures the budgets', () => {
+    const ledger = sumUp(
+      [
+        row({ credits: 10 }),
+        row({ runId: 'run_2', credits: 20, created: '2026-11-27T11:00:00Z' }),
+        row({ runId: 'run_3', thread: 8, key: 'fix', outcome: 'failed', credits: 5 }),
+        row({ runId: 'run_4', thread: undefined, key: 'nightly', outcome: 'running', credits: 1 }),
+      ],
+      { period, scope: 'project', project: 'octo-org/app', budgets, complete: true },
+    )
+    expect(ledger.totals).toEqual({
+      runs: 4,
+      credits: 36,
+      notSucceeded: { runs: 1, credits: 5 },
+      running: { runs: 1, credits: 1 },
+    })
+    expect(ledger.byDay.find((day) => day.day === '2026-11-27')).toEqual({
+      day: '2026-11-27',
+      runs: 4,
+      credits: 36,
+    })
+    expect(ledger.byDay).toHaveLength(8)
+    expect(ledger.byThread.map((one) => [one.thread, one.credits])).toEqual([
+      [7, 30],
+      [8, 5],
+    ])
+    expect(ledger.byKey.map((one) => one.key)).toEqual(['review', 'fix', 'nightly'])
+    expect(ledger.byOutcome.map((one) => one.name)).toEqual(['succeeded', 'failed', 'running'])
+    expect(ledger.budgets.daily).toMatchObject({ limit: 25, reached: 1 })
+    expect(ledger.budgets.pullRequest).toMatchObject({ limit: 15, reached: 1 })
+  })
+
+  it('renders a summary whose names from tags are inert, with the chart and linked threads', () => {
+    const hostile = row({ key: '<img src=x onerror=alert(1)> | @team', project: 'octo-org/app' })
+    const ledger = sumUp([hostile, row({ forge: 'gitlab', project: 'group/app', thread: 3 })], {
+      period,
+      scope: 'all',
+      budgets: { daily: undefined, pullRequest: undefined },
+      complete: false,
+    })
+    const summary = renderLedger(ledger, { gitlab: 'https://gitlab.example.test' })
+    expect(summary).toContain('xychart-beta')
+    expect(summary).not.toContain('<img')
+    expect(summary).toContain('&#124;')
+    expect(summary).toContain('(https://github.com/octo-org/app/issues/7)')
+    expect(summary).toContain('(https://gitlab.example.test/group/app/-/merge_requests/3)')
+    expect(summary).toContain('every figure is a lower bound')
+  })
+})
+
+describe('runs.csv', () => {
+  it('is RFC 4180: CRLF, quotes doubled, and a formula made inert', () => {
+    const csv = rowsCsv([
+      row({ key: 'say "hi", then\nleave', workflow: '=HYPERLINK("x")', credits: 1.5 }),
+    ])
+    const [header, line] = csv.split('\r\n')
+    expect(header).toBe('run_id,created,ended,project,thread,workflow,key,outcome,credits,link')
+    expect(line).toContain(`"'=HYPERLINK(""x"")"`)
+    expect(csv).toContain('"say ""hi"", then\nleave"')
+    expect(csv.endsWith('\r\n')).toBe(true)
+  })
+})
