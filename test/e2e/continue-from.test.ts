@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CreateRunRequest } from '../../src/api/types.ts'
 import type { FakeAgentApi, RunScript } from '../fake-api/server.ts'
+import { against, command } from './command.ts'
 import { runStep } from './harness.ts'
 import { e2eServers, eventEnv } from './servers.ts'
 
@@ -135,5 +136,53 @@ describe('continue_from: pull_request', () => {
       expect(step.stdout).toMatch(/cannot be combined with (run_id|continue_run|continue_from)/)
     }
     expect(api.requests).toHaveLength(0)
+  })
+
+  it('the command in a GitLab merge request pipeline continues the run that made the merge request', async () => {
+    const api = await fakeApi({
+      script: (create: CreateRunRequest) =>
+        create.prompt?.startsWith('Fix issue')
+          ? madePullRequest().map((step) =>
+              step.patch?.artifacts
+                ? {
+                    ...step,
+                    patch: {
+                      artifacts: [
+                        {
+                          artifact_type: 'PULL_REQUEST' as const,
+                          created_at: new Date().toISOString(),
+                          data: {
+                            url: 'https://gitlab.example.test/group/app/-/merge_requests/7',
+                            branch: 'agent/fix',
+                          },
+                        },
+                      ],
+                    },
+                  }
+                : step,
+            )
+          : fixPass,
+      followupScript: () => fixPass,
+    })
+    const job = (iid: string | undefined) => ({
+      WARP_API_KEY: KEY,
+      GITLAB_CI: 'true',
+      CI_PROJECT_PATH: 'group/app',
+      ...(iid ? { CI_MERGE_REQUEST_IID: iid } : {}),
+      CI_PIPELINE_ID: '500',
+      CI_JOB_ID: '9001',
+      CI_JOB_NAME: 'agent-fix',
+    })
+    const made = await command(against(api, '--prompt', 'Fix issue 3', '--json'), job(undefined))
+      .done
+    expect(made.code, made.stderr).toBe(0)
+    const madeRun = (JSON.parse(made.stdout) as { run_id: string }).run_id
+    const args = ['--prompt', 'The pipeline failed: fix it', '--continue-from', 'pull_request']
+    const fix = await command(against(api, ...args, '--json'), job('7')).done
+    expect(fix.code, fix.stderr).toBe(0)
+    expect(JSON.parse(fix.stdout)).toMatchObject({ run_id: madeRun, outcome: 'succeeded' })
+    expect(api.allRuns()).toHaveLength(1)
+    expect(api.followups(madeRun)).toHaveLength(1)
+    expect(fix.stderr).toContain(`run ${madeRun} made merge request !7 (SUCCEEDED)`)
   })
 })

@@ -984,6 +984,29 @@ describe('tasks (v1.2)', () => {
     expect(await taskSettings({ prompt: 'p' })).toBeUndefined()
   })
 
+  it('a task names its own harness, worker_host and output_schema (inline), checked before any request', async () => {
+    const read = await taskSettings({
+      tasks: JSON.stringify([
+        { prompt: 'a', harness: 'codex', worker_host: 'w1', output_schema: '{"type": "object"}' },
+        'b',
+      ]),
+      harness: 'claude',
+    })
+    expect(read?.tasks).toEqual([
+      { prompt: 'a', config: { harness: { type: 'codex' }, worker_host: 'w1' } },
+      { prompt: 'b', config: { harness: { type: 'claude' } } },
+    ])
+    expect(read?.taskSchemas.map((schema) => schema?.input)).toEqual([
+      'tasks[0].output_schema',
+      undefined,
+    ])
+    expect(await refusesTasks({ tasks: '[{"prompt": "a", "harness": "copilot"}]' })).toContain(
+      'tasks[0]: Input "harness" must be one of oz, claude, codex, gemini',
+    )
+    const detached = { tasks: '[{"prompt": "a", "output_schema": "{}"}]', wait: 'false' }
+    expect(await refusesTasks(detached)).toContain('tasks[0].output_schema needs wait: true')
+  })
+
   it('reads a YAML or a JSON list; an item omitting a key takes the step input of that name', async () => {
     const yaml = await taskSettings({
       tasks: '- fix a\n- prompt: fix b\n  title: B\n  name: own-name\n- skill_spec: o/r:s',
