@@ -380,7 +380,10 @@ export class RunLifecycle {
       if (steered) return steered
     } else if (this.#continuation) {
       const continued = await this.#continuation.start(request, deadline)
-      if (continued.kind === 'run') return continued.run
+      if (continued.kind === 'run') {
+        this.#deps.watch?.countFrom?.(continued.run)
+        return continued.run
+      }
       request = continued.request
     } else if (this.#spec.cancelPrevious && name) {
       const asked = { name, home: homeOfTag(tag.metadata), input: this.#spec.cancelPrevious }

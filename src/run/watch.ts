@@ -59,6 +59,8 @@ export class RunWatcher {
   readonly #progress = new ProgressTracker()
   #announcedLink: string | undefined
   #lastConversation: Conversation | undefined
+  /** What the run had used before this step's work began, when it is not a new run: not this step's. */
+  #usedBefore: RunCost = { credits: undefined, usd: undefined }
 
   constructor(settings: WatchSettings, deps: WatchDeps) {
     this.#settings = settings
@@ -77,6 +79,14 @@ export class RunWatcher {
       warning: (message) => (note(), log.warning(message)),
       debug: (message) => log.debug(message),
     }
+  }
+
+  /**
+   * The run is not new (continue_from: pull_request): max_credits counts what it uses from now
+   * on, not what it used before this step.
+   */
+  countFrom(run: RunItem): void {
+    this.#usedBefore = costOf(run.request_usage)
   }
 
   /** The longest the wait may sleep before it owes the log a line. */
@@ -105,7 +115,7 @@ export class RunWatcher {
       this.#deps.onSessionLink?.(link)
     }
 
-    const cost = costOf(run.request_usage)
+    const cost = costSince(costOf(run.request_usage), this.#usedBefore)
     const { maxCredits } = this.#settings
     if (maxCredits !== undefined && isOverBudget(cost, maxCredits)) {
       return { kind: 'over-budget', cost, message: `${describeOverBudget(cost, maxCredits)}.` }
@@ -237,4 +247,11 @@ function watcherOf(
     },
     onSessionLink: deps.onSessionLink,
   })
+}
+
+/** What a run used since `before` (each figure never below zero); undefined where unknown. Pure. */
+function costSince(now: RunCost, before: RunCost): RunCost {
+  const minus = (a: number | undefined, b: number | undefined) =>
+    a === undefined ? undefined : Math.max(0, a - (b ?? 0))
+  return { credits: minus(now.credits, before.credits), usd: minus(now.usd, before.usd) }
 }

@@ -93,6 +93,17 @@ describe('continue_from: pull_request', () => {
     expect(JSON.parse(answer)).toMatchObject({ outcome: 'handoff_execution' })
   })
 
+  it('max_credits counts what the run uses for this step, not what it used making the pull request', async () => {
+    const api = await serviceWith()
+    const made = await makePullRequest(api)
+    api.patchRun(made, { request_usage: { inference_cost: 50, compute_cost: 5 } })
+    const capped = { ...FIX, max_credits: '20' }
+    const fix = await runStep({ inputs: inputsFor(api, capped), env: await ciFailed() })
+    expect(fix.code, fix.stdout).toBe(0)
+    expect(fix.outputs).toMatchObject({ run_id: made, outcome: 'succeeded' })
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
+  })
+
   it('a run whose session is gone (410) continues in a new run with its conversation_id', async () => {
     const api = await serviceWith({ sessionGone: true })
     const made = await makePullRequest(api)
