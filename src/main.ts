@@ -151,7 +151,7 @@ async function prepare(step: StepStart): Promise<PreparedStep | undefined> {
 /** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
 async function execute(step: PreparedStep, interruption: Interruption): Promise<ExecutedRun> {
   const { settings, client, tracker, surfaces, watcher } = step
-  const handoff = stepHandoff(settings.github, step.home, settings.wait)
+  const handoff = stepHandoff(settings, step.home)
   // A newer step steers the run: a workflow that cancels this one for it hands the run over.
   const steering = step.steering ?? githubSteering(step, surfaces.commit?.sha)
   if (settings.previousRun === 'steer') interruption.handsOverWhen(steering.newerStep)

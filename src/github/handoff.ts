@@ -1,5 +1,5 @@
 import type { RunItem } from '../api/types.ts'
-import type { GitHubSettings } from '../inputs.ts'
+import type { GitHubSettings, PreviousRun } from '../inputs.ts'
 import type { Log } from '../log.ts'
 import { handoffMetadata, type Handoff } from '../model/handoff.ts'
 import { workflowRunUrl } from '../world.ts'
@@ -15,16 +15,17 @@ import type { RunHome } from '../model/home.ts'
 
 /** The metadata by which a step hands its run over to a later reconcile pass. */
 export function stepHandoff(
-  github: GitHubSettings,
+  settings: { github: GitHubSettings; wait: boolean; previousRun: PreviousRun },
   home: RunHome,
-  wait: boolean,
 ): Record<string, string> {
+  const { github } = settings
   return handoffMetadata({
     thread: home.thread,
     key: github.key,
-    wait,
+    wait: settings.wait,
     comment: github.comment,
     commitStatus: github.commitStatus,
+    steer: settings.previousRun === 'steer',
   })
 }
 

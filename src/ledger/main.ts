@@ -12,6 +12,7 @@ import type { StepIo } from '../step-io.ts'
 import { formatCredits, formatDecimal } from '../text/format.ts'
 import { errorMessage } from '../text/plain.ts'
 import { collectRows } from './collect.ts'
+import { countFollowups } from './followups.ts'
 import { writeLedgerFiles } from './files.ts'
 import { readReportSettings } from './inputs.ts'
 import { renderLedger } from './render.ts'
@@ -29,7 +30,8 @@ export async function run(io: StepIo, inputs: InputSource): Promise<{ error?: un
     const client = serviceClient(settings, io)
     const deps = { deadline: now + LIST_DEADLINE_MS, log: io }
     const { rows, complete } = await collectRows(client, { period: settings.period, home }, deps)
-    const ledger = sumUp(rows, { ...settings, complete })
+    const followups = await countFollowups(client, rows, deps.deadline)
+    const ledger = sumUp(rows, { ...settings, complete, followups })
     const links = world.forge ? { [world.forge]: world.serverUrl } : {}
     const summary = renderLedger(ledger, links)
     io.setOutput('credits', String(ledger.totals.credits))

@@ -6,6 +6,7 @@
 import { factsTable } from '../report/summary.ts'
 import { formatCredits, formatDecimal } from '../text/format.ts'
 import { escapeMarkdown, safeHttpUrl } from '../text/markdown.ts'
+import { MAX_READS } from './followups.ts'
 import type { Group, KeySpend, Ledger, Spend, ThreadSpend } from './sums.ts'
 import { TOP } from './sums.ts'
 
@@ -31,6 +32,7 @@ export function renderLedger(ledger: Ledger, links: ThreadLinks = {}): string {
       ['Credits', formatCredits(totals.credits)],
       ['Runs that did not succeed', spendText(totals.notSucceeded)],
       ['Runs still going', `${spendText(totals.running)} so far`],
+      ...steeringFact(ledger),
     ]),
     '',
   ]
@@ -53,6 +55,20 @@ export function renderLedger(ledger: Ledger, links: ThreadLinks = {}): string {
   if (ledger.scope === 'all') lines.push(...groupTable('By project', 'Project', ledger.byProject))
   lines.push(...budgetLines(ledger))
   return lines.join('\n')
+}
+
+/** What steering saved, as a fact row; none when no run was made to be steered. */
+function steeringFact(ledger: Ledger): [string, string][] {
+  const steering = ledger.steering
+  if (!steering) return []
+  const { runs, followups } = steering
+  const took = `${formatDecimal(runs, 0)} steered ${runs === 1 ? 'run' : 'runs'} took ${formatDecimal(followups, 0)} ${followups === 1 ? 'follow-up' : 'follow-ups'} in place of as many new runs`
+  const saved =
+    followups === 0
+      ? ''
+      : `: about ${formatCredits(steering.savedCredits)} saved (a run that was not steered used ${formatCredits(steering.restartCredits)}, the median)`
+  const partial = steering.complete ? '' : ` (the ${MAX_READS} costliest steered runs read)`
+  return [['Steering', `${took}${saved}${partial}`]]
 }
 
 /** `2026-11-21 07:00`: an RFC 3339 instant to the minute. */

@@ -30,6 +30,8 @@ export interface LedgerRow {
   readonly credits: number
   /** The run's session, when the service gives it. */
   readonly link: string
+  /** Made with `previous_run: steer`: later pushes steered it instead of starting runs. */
+  readonly steered: boolean
 }
 
 /** Whether the action (or the command) made the run: it carries the action's tag. */
@@ -54,6 +56,7 @@ export function rowOf(run: RunItem): LedgerRow {
     outcome: outcomeOf(run.state),
     credits: creditsSpent(run),
     link: typeof run.session_link === 'string' ? run.session_link : '',
+    steered: metadata[HANDOFF_KEYS.steer] === 'true',
   }
 }
 

@@ -67,6 +67,24 @@ export interface Ledger {
   readonly byKey: readonly KeySpend[]
   readonly byOutcome: readonly Group[]
   readonly budgets: BudgetUse
+  /** What steering saved, when any run was made to be steered. */
+  readonly steering?: SteeringSaved
+}
+
+/**
+ * Steering's saving: each steering follow-up took the place of a new run, which would have cost
+ * about what a run that was not steered costs here (the median, an estimate).
+ */
+export interface SteeringSaved {
+  /** Runs made with previous_run: steer, and their follow-ups as their conversations show them. */
+  readonly runs: number
+  readonly followups: number
+  /** What a run that was not steered used, the median: a restart's price. */
+  readonly restartCredits: number
+  /** followups × restartCredits. */
+  readonly savedCredits: number
+  /** False when more steered runs were made than the report reads conversations of. */
+  readonly complete: boolean
 }
 
 /** How many of the costliest threads and keys the summary shows. */
@@ -81,6 +99,8 @@ export function sumUp(
     project?: string
     budgets: Budgets
     complete: boolean
+    /** Run ID → its steering follow-ups, for the steered runs whose conversations were read. */
+    followups?: ReadonlyMap<string, number>
   },
 ): Ledger {
   const { period } = options
@@ -110,6 +130,36 @@ export function sumUp(
     byKey: keys(rows),
     byOutcome: groups(rows, (row) => row.outcome),
     budgets: budgetUse(rows, options.budgets),
+    ...steeringOf(rows, options.followups ?? new Map()),
+  }
+}
+
+function steeringOf(
+  rows: readonly LedgerRow[],
+  followups: ReadonlyMap<string, number>,
+): { steering?: SteeringSaved } {
+  const steered = rows.filter((row) => row.steered)
+  if (steered.length === 0) return {}
+  const count = [...followups.values()].reduce((sum, one) => sum + one, 0)
+  const others = rows
+    .filter((row) => !row.steered && row.outcome !== 'running')
+    .map((row) => row.credits)
+    .sort((a, b) => a - b)
+  const middle = others.length / 2
+  const median =
+    others.length === 0
+      ? 0
+      : others.length % 2 === 1
+        ? (others[Math.floor(middle)] ?? 0)
+        : ((others[middle - 1] ?? 0) + (others[middle] ?? 0)) / 2
+  return {
+    steering: {
+      runs: steered.length,
+      followups: count,
+      restartCredits: roundTo(median, 4),
+      savedCredits: roundTo(count * median, 4),
+      complete: followups.size === steered.length,
+    },
   }
 }
 

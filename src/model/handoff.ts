@@ -22,6 +22,8 @@ export const HANDOFF_KEYS = {
   tasks: 'gh_tasks',
   /** A `tasks` step's runs: the set's `pass_when` (`all`, `any` or N), by which a pass judges it. */
   passWhen: 'gh_pass_when',
+  /** `true` on a run made by a step with `previous_run: steer`: the ledger counts its follow-ups. */
+  steer: 'gh_steer',
 } as const
 
 /** The keys run/create.ts tags every run with, which a pass reads. */
@@ -47,6 +49,8 @@ export interface HandoffFacts {
   commitStatus: boolean
   /** A `tasks` step's: the number of tasks and its `pass_when`, as passWhenText writes it. */
   set?: { tasks: number; passWhen: string }
+  /** previous_run: steer: later pushes steer the run instead of starting new ones. */
+  steer?: boolean
 }
 
 /** The metadata that hands the run over, beside the step's tag. */
@@ -58,6 +62,7 @@ export function handoffMetadata(facts: HandoffFacts): Record<string, string> {
     ...(facts.thread === undefined ? {} : { [HANDOFF_KEYS.thread]: String(facts.thread) }),
     [HANDOFF_KEYS.key]: facts.key,
     [HANDOFF_KEYS.wait]: String(facts.wait),
+    ...(facts.steer ? { [HANDOFF_KEYS.steer]: 'true' } : {}),
     [HANDOFF_KEYS.report]: report,
     ...(facts.set
       ? {

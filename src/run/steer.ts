@@ -68,6 +68,10 @@ export function isRefusedSteer(error: unknown): error is ApiStatusError {
   return error instanceof ApiStatusError && error.status >= 400 && error.status < 500
 }
 
+/** The line every steering follow-up carries: the ledger counts a run's follow-ups by it. */
+export const STEERED_LINE =
+  'This is a newer request for the same work: new commits were pushed while you worked.'
+
 /**
  * The follow-up that steers a run: this step's prompt, and what changed since the head the run
  * worked on, asking it to review or rework only that and to keep what still applies. Pure.
@@ -77,12 +81,7 @@ export function steeringMessage(
   heads: { old: string | undefined; now: string | undefined },
   change: HeadChange,
 ): string {
-  const lines = [
-    prompt,
-    '',
-    '---',
-    'This is a newer request for the same work: new commits were pushed while you worked.',
-  ]
+  const lines = [prompt, '', '---', STEERED_LINE]
   if (heads.now) lines.push(`- The new head: ${heads.now}`)
   if (heads.old) lines.push(`- The head you were working on: ${heads.old}`)
   if (change.kind === 'ahead' && change.commits.length > 0) {

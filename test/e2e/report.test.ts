@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { checkCreditBudgets } from '../../src/run/budget.ts'
 import { AgentRunsClient } from '../../src/api/client.ts'
+import { steeringMessage } from '../../src/run/steer.ts'
 import type { FakeAgentApi, RunScript } from '../fake-api/server.ts'
 import { command } from './command.ts'
 import { runStep } from './harness.ts'
@@ -36,6 +37,9 @@ function seed(
     { script, createdAt: Date.now() - run.daysAgo * DAY - 60_000 },
   )
 }
+
+/** What changed between two heads, for a steering message: nothing listed. */
+const AHEAD = { kind: 'ahead', commits: [] } as const
 
 const APP = { gh_forge: 'github', gh_repository: 'octo-org/app', gh_workflow: 'Agent review' }
 
@@ -137,6 +141,44 @@ describe('report: what the runs of a period did and cost', () => {
     expect(result.outputs.credits).toBe('1079')
     expect(result.summary).toContain('#### By project')
     expect(result.summary).toContain('octo-org/other')
+  })
+
+  it('says what steering saved: the follow-ups a steered run took, at what a run that was not steered costs', async () => {
+    const api = await fakeApi()
+    const steered = seed(api, {
+      daysAgo: 1,
+      credits: 30,
+      tags: { ...APP, gh_thread: '7', gh_key: 'review', gh_steer: 'true' },
+    })
+    for (const credits of [10, 20, 30]) {
+      seed(api, { daysAgo: 2, credits, tags: { ...APP, gh_thread: '8', gh_key: 'other' } })
+    }
+    const client = new AgentRunsClient({ baseUrl: api.baseUrl, apiKey: KEY })
+    // Two pushes steered the run; a third message was a person's, not a steer.
+    for (const message of [
+      steeringMessage('Review', { old: 'a'.repeat(40), now: 'b'.repeat(40) }, AHEAD),
+      steeringMessage('Review', { old: 'b'.repeat(40), now: 'c'.repeat(40) }, AHEAD),
+      'thanks',
+    ]) {
+      await client.sendFollowup(steered.run_id, message)
+    }
+    const result = await runStep({
+      action: 'report',
+      inputs: { api_key: KEY, base_url: api.baseUrl },
+    })
+
+    const ledger = JSON.parse(result.outputs.report ?? '') as { steering?: unknown }
+    expect(ledger.steering).toEqual({
+      runs: 1,
+      followups: 2,
+      restartCredits: 20,
+      savedCredits: 40,
+      complete: true,
+    })
+    expect(result.summary).toContain(
+      '1 steered run took 2 follow-ups in place of as many new runs: about 40 credits saved',
+    )
+    expect(api.requestsTo('GET', /\/conversation$/)).toHaveLength(1)
   })
 
   it('refuses a bad period or scope before any request, naming the input', async () => {

@@ -231,6 +231,12 @@ export function restartRun(run: StoredRun, message: string, next?: RunScript): v
     }
     run.script = sortedScript(run.id, next)
   }
+  // The service keeps the message in the run's conversation, as the person's next turn.
+  run.earlier.conversation.push(
+    conversationStep(`followup_${run.passes + 1}`, [
+      { role: 'user', content: [{ type: 'text', text: message }] },
+    ]),
+  )
   run.epochWall = Date.now()
   run.epochMono = performance.now()
   run.cancelled = undefined

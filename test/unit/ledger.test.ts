@@ -26,6 +26,7 @@ function row(overrides: Partial<LedgerRow>): LedgerRow {
     outcome: 'succeeded',
     credits: 10,
     link: '',
+    steered: false,
     ...overrides,
   }
 }
