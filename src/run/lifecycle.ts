@@ -378,16 +378,18 @@ export class RunLifecycle {
     if (steering) {
       const steered = await steering.steer(deadline)
       if (steered) return steered
-    } else if (this.#continuation) {
-      const continued = await this.#continuation.start(request, deadline)
-      if (continued.kind === 'run') {
+    } else {
+      // continue_from: the run that made the pull request, or a create (cancel_previous first).
+      const continued = await this.#continuation?.start(request, deadline)
+      if (continued?.kind === 'run') {
         this.#deps.watch?.countFrom?.(continued.run)
         return continued.run
       }
-      request = continued.request
-    } else if (this.#spec.cancelPrevious && name) {
-      const asked = { name, home: homeOfTag(tag.metadata), input: this.#spec.cancelPrevious }
-      await cancelPreviousRuns(client, asked, log, { deadline })
+      request = continued?.request ?? request
+      if (this.#spec.cancelPrevious && name) {
+        const asked = { name, home: homeOfTag(tag.metadata), input: this.#spec.cancelPrevious }
+        await cancelPreviousRuns(client, asked, log, { deadline })
+      }
     }
     // Nothing may come between this check and the request: a signal handler runs only at an await.
     if (this.#deps.signal.aborted) return undefined

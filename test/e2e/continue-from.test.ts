@@ -134,6 +134,24 @@ describe('continue_from: pull_request', () => {
     expect(create.conversation_id).toBeUndefined()
   })
 
+  it('with no such run, previous_run: cancel still cancels the name’s run going before the create', async () => {
+    const api = await serviceWith()
+    const going = api.seedRun(
+      {
+        prompt: 'An earlier fix',
+        config: { name: 'fix-ci' },
+        metadata: { gh_repository: 'octo-org/app', gh_forge: 'github' },
+      },
+      { script: [{ state: 'INPROGRESS', afterMs: 0 }] },
+    )
+    const inputs = inputsFor(api, { ...FIX, name: 'fix-ci', previous_run: 'cancel' })
+    const fix = await runStep({ inputs, env: await ciFailed() })
+    expect(fix.code, fix.stdout).toBe(0)
+    expect(api.run(going.run_id)?.state).toBe('CANCELLED')
+    expect(fix.outputs.run_id).not.toBe(going.run_id)
+    expect(fix.stdout).toContain('no run this action started made pull request #7')
+  })
+
   it('is refused with run_id, continue_run or tasks, naming the inputs, before any request', async () => {
     const api = await serviceWith()
     const clashes: Record<string, string>[] = [
