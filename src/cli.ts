@@ -14,6 +14,8 @@ import {
 } from './cli/flags.ts'
 import type { CommandIo } from './cli/io.ts'
 import { readDeclaredInputs } from './cli/manifest.ts'
+import { runCleanup } from './cli/cleanup.ts'
+import { JobFiles, jobDirOf } from './cli/job-files.ts'
 import { MergeRequestJob } from './cli/merge-request.ts'
 import { plainSummary } from './cli/outputs.ts'
 import { preflight, refuse, writeSummary, type Preflight } from './cli/preflight.ts'
@@ -38,9 +40,11 @@ export { commandIo, type CommandIo, type CommandProcess } from './cli/io.ts'
 export async function runCli(args: readonly string[], action: URL, io: CommandIo): Promise<number> {
   const manifest = await readDeclaredInputs(action)
   const { inputs: declared, version } = manifest
-  // One subcommand per file: `cloud-agent-run reconcile` (cli/reconcile.ts), `report` (cli/report.ts).
+  // One subcommand per file: `reconcile` (cli/reconcile.ts), `report` (cli/report.ts),
+  // `cleanup` (cli/cleanup.ts).
   if (args[0] === 'reconcile') return runReconcile(args.slice(1), declared, io)
   if (args[0] === 'report') return await runReportCommand(args.slice(1), manifest.report, io)
+  if (args[0] === 'cleanup') return runCleanup(args.slice(1), io)
   // Known before the flags parse: a bad flag's refusal is JSON too when JSON was asked for.
   const asksJson = args.includes('--json')
   let command: CommandLine
@@ -85,12 +89,26 @@ async function runStep(
   if (mergeRequest?.steering) inputs.steering = mergeRequest.steering
   if (io.env.GITLAB_TOKEN) secrets.add(io.env.GITLAB_TOKEN.trim())
   mergeRequest?.started()
+  const jobDir = jobDirOf(io.env, io.cwd)
+  const jobFiles =
+    jobDir === undefined
+      ? undefined
+      : new JobFiles(
+          jobDir,
+          {
+            baseUrl: inputs.get('base_url'),
+            name: inputs.get('name'),
+            steer: inputs.get('previous_run') === 'steer',
+          },
+          io.stderr,
+        )
   let exitAsked: (code: number) => void = () => undefined
   const stopped = new Promise<'stopped'>((settle) => (exitAsked = () => settle('stopped')))
   const port = new CommandStepIo(io.stderr, secrets, io.process, (code) => exitAsked(code), {
     onOutput: (name, value) => {
       if (name === 'run_id' && value) mergeRequest?.runSeen(value)
     },
+    ...(jobFiles ? { onState: (state) => jobFiles.saveState(state) } : {}),
   })
   const signals = watchSignals(io, port)
   // The engine asks to end the process past a signal's cancel budget (a create still out):
@@ -100,6 +118,7 @@ async function runStep(
   await ownRuns(port, inputs)
   const end = ended === 'stopped' ? { hadRun: true } : ended
   const afterwards = writeSummary(command, io, port.summary)
+  jobFiles?.finish(port.outputs)
   signals.stop()
   const answer = { ...end, outputs: port.outputs, failure: port.failure, afterwards }
   const code = exitCodeOf({ ...answer, ...(signals.received ? { signal: signals.received } : {}) })

@@ -57,7 +57,26 @@ describe('the GitLab CI/CD component', () => {
       expect(INPUTS).toHaveProperty(name)
     }
     expect(INPUTS.image?.default).toMatch(/^node:\d+/)
-    expect(INPUTS.version?.default).toBe('1')
+    // Pinned: the component's release runs the command it was tested with, never `1` that day.
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      version: string
+    }
+    expect(INPUTS.version?.default).toBe(manifest.version)
+    const exact = new RegExp(String((INPUTS.version as { regex?: string }).regex))
+    for (const loose of ['1', '1.2', 'latest', '^1.1.0'])
+      expect(exact.test(loose), loose).toBe(false)
+    expect(exact.test(manifest.version)).toBe(true)
+    // Catalog-grade: a description, a value of a few as options, a runner tags input.
+    expect((header as { spec: { description?: string } }).spec.description).toBeTruthy()
+    expect((INPUTS.previous_run as { options?: string[] }).options).toEqual([
+      'keep',
+      'cancel',
+      'steer',
+    ])
+    expect(INPUTS.tags).toMatchObject({ type: 'array', default: [] })
+    const timeout = new RegExp(String((INPUTS.timeout as { regex?: string }).regex))
+    expect(['60m', '500ms', '2h'].every((value) => timeout.test(value))).toBe(true)
+    expect(timeout.test('soon')).toBe(false)
   })
 
   it('uses only inputs it declares, and every input it declares', () => {
@@ -95,7 +114,12 @@ describe('the GitLab CI/CD component', () => {
     const script = job.script.join('\n')
     const json = /> ([\w.-]+\.json)/.exec(script)?.[1]
     const summary = /--summary ([\w.-]+)/.exec(script)?.[1]
-    expect(job.artifacts.paths).toEqual([json, summary])
+    expect(job.artifacts.paths).toEqual([json, summary, '.cloud-agent-run/'])
+    expect(job.variables.CLOUD_AGENT_RUN_DIR).toBe('.cloud-agent-run')
+    expect((job.artifacts as { reports?: unknown }).reports).toEqual({
+      dotenv: '.cloud-agent-run/outputs.env',
+      annotations: '.cloud-agent-run/annotations.json',
+    })
     expect(script).toMatch(/npx --yes "cloud-agent-run@\$CLOUD_AGENT_VERSION"/)
   })
 
@@ -255,3 +279,15 @@ function killIfAlive(pid: number): void {
     // Already gone.
   }
 }
+
+describe('docs/gitlab.md includes the component pinned', () => {
+  it('by a release or SHA, never a moving major, and `include: remote` by the integrity of this template', async () => {
+    const page = readFileSync(join(ROOT, 'docs', 'gitlab.md'), 'utf8')
+    const refs = [...page.matchAll(/component: \S+@(\S+)/g)].map((m) => m[1])
+    expect(refs.length).toBeGreaterThan(0)
+    for (const ref of refs) expect(ref).toMatch(/^\d+\.\d+\.\d+$/)
+    const { createHash } = await import('node:crypto')
+    const integrity = `sha256-${createHash('sha256').update(TEXT).digest('base64')}`
+    expect(page).toContain(`integrity: ${integrity}`)
+  })
+})

@@ -25,6 +25,7 @@ export class CommandStepIo implements StepIo {
   readonly #host: Pick<RunnerProcess, 'on' | 'off'>
   readonly #onExit: (code: number) => void
   readonly #onOutput: ((name: string, value: string) => void) | undefined
+  readonly #onState: ((state: ReadonlyMap<string, string>) => void) | undefined
 
   /**
    * `host`: the process's signals, as the command's entry hands them in; `onExit`: the door's
@@ -36,9 +37,14 @@ export class CommandStepIo implements StepIo {
     host: Pick<RunnerProcess, 'on' | 'off'>,
     onExit: (code: number) => void,
     /** `onOutput`: told of each output as it is set (the merge request's note records the run). */
-    options: { onOutput?: (name: string, value: string) => void } = {},
+    options: {
+      onOutput?: (name: string, value: string) => void
+      /** Told of the whole saved state each time it changes (a CI job's `state.json`). */
+      onState?: (state: ReadonlyMap<string, string>) => void
+    } = {},
   ) {
     this.#onOutput = options.onOutput
+    this.#onState = options.onState
     this.#write = write
     this.#secrets = secrets
     this.#host = host
@@ -82,6 +88,12 @@ export class CommandStepIo implements StepIo {
 
   readonly saveState = (name: string, value: string): void => {
     this.#state.set(name, value)
+    this.#onState?.(this.#state)
+  }
+
+  /** Takes a saved state back (`cloud-agent-run cleanup`, from a job's `state.json`). */
+  restoreState(state: Readonly<Record<string, string>>): void {
+    for (const [name, value] of Object.entries(state)) this.#state.set(name, value)
   }
 
   readonly getState = (name: string): string => {

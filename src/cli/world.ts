@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os'
 import { readRunnerWorld } from '../runner.ts'
+import { jobDirOf } from './job-files.ts'
 import type { World } from '../world.ts'
 
 /**
@@ -25,9 +26,12 @@ export function commandWorld(
   }
   if (env.GITLAB_CI === 'true') {
     const iid = env.CI_MERGE_REQUEST_IID ?? ''
+    // The job's folder (the component's, under CI_PROJECT_DIR): downloads kept as artifacts.
+    const jobDir = jobDirOf(env, cwd)
     return {
       ...runner,
       ...outside,
+      ...(jobDir ? { runnerTemp: jobDir } : {}),
       forge: 'gitlab',
       project: project ?? (env.CI_PROJECT_PATH || undefined),
       // The forge's web address, where its merge requests' pages are.

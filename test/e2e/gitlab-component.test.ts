@@ -10,7 +10,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from '
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import type { RunScript } from '../fake-api/server.ts'
+import type { FakeAgentApi, RunScript } from '../fake-api/server.ts'
 import { FakeGitLab } from '../fake-gitlab/server.ts'
 import { componentJob, type ComponentJob } from '../support/gitlab-component.ts'
 import { COMPILE_CACHE, defaultTarget, ROOT } from './harness.ts'
@@ -37,6 +37,43 @@ async function mergeRequestPipeline(token = 'glpat-fake') {
     GITLAB_TOKEN: token,
   }
   return { gitlab, env }
+}
+
+/** A job's variables, as the runner gives them to its script and its after_script. */
+function jobEnv(dir: string, job: ComponentJob, env: Record<string, string>): NodeJS.ProcessEnv {
+  const bundle = defaultTarget() === 'bundle'
+  return {
+    PATH: `${join(dir, 'bin')}${delimiter}${process.env.PATH ?? ''}`,
+    ...(bundle ? {} : { NODE_COMPILE_CACHE: COMPILE_CACHE }),
+    GITLAB_CI: 'true',
+    CI: 'true',
+    CI_PIPELINE_SOURCE: 'schedule',
+    CI_JOB_NAME: 'cloud-agent-run',
+    WARP_API_KEY: KEY,
+    ...job.variables,
+    ...env,
+  }
+}
+
+/** The job's after_script in a fresh bash in the job's directory, as the runner runs it. */
+function runAfterScript(
+  job: ComponentJob,
+  env: Record<string, string>,
+  dir: string,
+): Promise<{ code: number | null; log: string }> {
+  const script = (job as { after_script?: string[] }).after_script ?? []
+  const shell = spawn('bash', ['-eo', 'pipefail', '-c', script.join('\n')], {
+    cwd: dir,
+    env: jobEnv(dir, job, env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let log = ''
+  shell.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()))
+  shell.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()))
+  return new Promise((resolve, reject) => {
+    shell.on('error', reject)
+    shell.on('close', (code) => resolve({ code, log }))
+  })
 }
 
 interface JobResult {
@@ -77,29 +114,27 @@ function jobDirectory(): string {
 function runJob(
   job: ComponentJob,
   env: Record<string, string>,
-  whileRunning?: (shell: { kill(signal: NodeJS.Signals): void }) => void,
+  whileRunning?: (shell: {
+    kill(signal: NodeJS.Signals): void
+    /** Every process of the job at once, as a runner that stops a job hard. */
+    killAll(): void
+  }) => void,
 ): Promise<JobResult> {
   const dir = jobDirectory()
-  const bundle = defaultTarget() === 'bundle'
+  // Its own process group: a hard kill (SIGKILL to the group) ends the script and the command.
   const shell = spawn('bash', ['-eo', 'pipefail', '-c', job.script.join('\n')], {
     cwd: dir,
-    env: {
-      PATH: `${join(dir, 'bin')}${delimiter}${process.env.PATH ?? ''}`,
-      ...(bundle ? {} : { NODE_COMPILE_CACHE: COMPILE_CACHE }),
-      GITLAB_CI: 'true',
-      CI: 'true',
-      CI_PIPELINE_SOURCE: 'schedule',
-      CI_JOB_NAME: 'cloud-agent-run',
-      WARP_API_KEY: KEY,
-      ...job.variables,
-      ...env,
-    },
+    env: jobEnv(dir, job, env),
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   })
   let log = ''
   shell.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()))
   shell.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()))
-  whileRunning?.({ kill: (signal) => shell.kill(signal) })
+  whileRunning?.({
+    kill: (signal) => shell.kill(signal),
+    killAll: () => process.kill(-(shell.pid ?? 0), 'SIGKILL'),
+  })
   return new Promise((resolve, reject) => {
     shell.on('error', reject)
     shell.on('close', (code, signal) => resolve({ code, signal, log, dir }))
@@ -124,14 +159,16 @@ describe('the GitLab component, its job in bash as a Linux runner runs it', () =
     const api = await fakeApi({ script: () => succeeding })
     const [, job] = componentJob({
       prompt: 'Update the changelog',
-      version: '1.4',
+      version: '1.1.0',
       args: `--base-url ${api.baseUrl} --poll-interval 100ms`,
     })
     const result = await runJob(job, {})
 
     expect(result.code, result.log).toBe(0)
-    expect(read(result.dir, 'npx-package')).toBe('cloud-agent-run@1.4')
-    for (const artifact of job.artifacts.paths) expect(read(result.dir, artifact)).not.toBe('')
+    expect(read(result.dir, 'npx-package')).toBe('cloud-agent-run@1.1.0')
+    for (const artifact of job.artifacts.paths.filter((path) => !path.endsWith('/'))) {
+      expect(read(result.dir, artifact)).not.toBe('')
+    }
     expect(JSON.parse(read(result.dir, 'cloud-agent-run.json'))).toMatchObject({
       outcome: 'succeeded',
       state: 'SUCCEEDED',
@@ -178,7 +215,8 @@ describe('the GitLab component in a merge request pipeline, its job in bash: its
     expect(notes).toHaveLength(1)
     // Created once, by the first pipeline's "working" note; every later write updates it.
     expect(gitlab.requestsTo('POST', /\/notes$/)).toHaveLength(1)
-    expect(gitlab.requestsTo('PUT', /\/notes\/\d+$/)).toHaveLength(3)
+    // Each job: working, the run recorded once known, the end.
+    expect(gitlab.requestsTo('PUT', /\/notes\/\d+$/)).toHaveLength(5)
     const runOf = (result: JobResult) =>
       (JSON.parse(read(result.dir, 'cloud-agent-run.json')) as { run_id: string }).run_id
     expect(runOf(first)).not.toBe(runOf(second))
@@ -233,5 +271,103 @@ describe('the GitLab component in a merge request pipeline, its job in bash: its
     expect(gitlab.requestsTo('GET', '/api/v4/user')).toHaveLength(1)
     expect(result.log).toContain('401 Unauthorized')
     expect(gitlab.notes(42, 7)).toEqual([])
+  })
+})
+
+describe("the component's after_script: a cancelled job's runs, when its script got no signal", () => {
+  /** Runs the job until its run works, then stops every process of it at once (no signal). */
+  async function killedHard(job: ComponentJob, env: Record<string, string>, api: FakeAgentApi) {
+    const result = await runJob(job, env, (shell) => {
+      void api.waitForRequest('GET', /\/agent\/runs\/[^/]+$/).then(() => shell.killAll())
+    })
+    expect(result.signal).toBe('SIGKILL')
+    return result
+  }
+
+  it('cancels the run the killed script left going (CI_JOB_STATUS=canceled)', async () => {
+    const api = await fakeApi({ script: () => working })
+    const [, job] = componentJob({
+      prompt: 'Work for a long time',
+      args: `--base-url ${api.baseUrl} --poll-interval 100ms`,
+    })
+    const result = await killedHard(job, {}, api)
+    expect(api.allRuns().map((run) => run.state)).toEqual(['INPROGRESS'])
+    expect(JSON.parse(read(result.dir, '.cloud-agent-run/state.json'))).toMatchObject({
+      baseUrl: api.baseUrl,
+    })
+
+    const after = await runAfterScript(job, { CI_JOB_STATUS: 'canceled' }, result.dir)
+    expect(after.code, after.log).toBe(0)
+    expect(api.allRuns().map((run) => run.state)).toEqual(['CANCELLED'])
+    expect(after.log).not.toContain(KEY)
+    // A second after_script (a retried one) finds nothing left.
+    const again = await runAfterScript(job, { CI_JOB_STATUS: 'canceled' }, result.dir)
+    expect(again.code).toBe(0)
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(1)
+  })
+
+  it('leaves the run to a newer pipeline of the merge request that steers it (previous_run: steer)', async () => {
+    const { gitlab, env } = await mergeRequestPipeline()
+    const api = await fakeApi({ script: () => working })
+    const older = gitlab.projects.addPipeline(42, 7, 'a'.repeat(40))
+    const [, job] = componentJob({
+      prompt: 'Review',
+      name: 'review',
+      previous_run: 'steer',
+      args: `--base-url ${api.baseUrl} --poll-interval 100ms`,
+    })
+    const ofJob = { ...env, GITLAB_CI: 'true', CI_PIPELINE_ID: String(older.id), CI_JOB_ID: '9001' }
+    const result = await killedHard(job, ofJob, api)
+    const newer = gitlab.projects.addPipeline(42, 7, 'b'.repeat(40))
+    gitlab.projects.setPipeline(older.id, 'canceled')
+
+    const after = await runAfterScript(job, { ...ofJob, CI_JOB_STATUS: 'canceled' }, result.dir)
+    expect(after.code, after.log).toBe(0)
+    expect(after.log).toContain(`a newer pipeline of the merge request, ${newer.id}`)
+    expect(api.allRuns().map((run) => run.state)).toEqual(['INPROGRESS'])
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
+  })
+
+  it('does nothing after a script that ended on its own', async () => {
+    const api = await fakeApi({ script: () => succeeding })
+    const [, job] = componentJob({
+      prompt: 'Quick',
+      args: `--base-url ${api.baseUrl} --poll-interval 100ms`,
+    })
+    const result = await runJob(job, {})
+    expect(result.code, result.log).toBe(0)
+    const after = await runAfterScript(job, { CI_JOB_STATUS: 'failed' }, result.dir)
+    expect(after.code, after.log).toBe(0)
+    expect(after.log).toContain('nothing to clean up')
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
+  })
+})
+
+describe("the component's results the GitLab way", () => {
+  it('keeps the outputs as a dotenv report and the session as an annotation; a title with spaces passes unchanged', async () => {
+    const api = await fakeApi({ script: () => succeeding })
+    const [, job] = componentJob({
+      prompt: 'Review the parser',
+      title: 'Review the "parser" change, all of it',
+      args: `--base-url ${api.baseUrl} --poll-interval 100ms`,
+    })
+    const result = await runJob(job, {})
+    expect(result.code, result.log).toBe(0)
+    const [create] = api.requestsTo('POST', /\/agent\/runs?$/)
+    expect(JSON.parse(create?.body ?? '{}')).toMatchObject({
+      title: 'Review the "parser" change, all of it',
+    })
+    const outputs = JSON.parse(read(result.dir, 'cloud-agent-run.json')) as Record<string, unknown>
+    const dotenv = read(result.dir, '.cloud-agent-run/outputs.env')
+    expect(dotenv).toContain('CLOUD_AGENT_OUTCOME=succeeded\n')
+    expect(dotenv).toContain(`CLOUD_AGENT_RUN_ID=${String(outputs.run_id)}\n`)
+    // One line a variable: GitLab's dotenv takes no value on more than one line.
+    expect(
+      dotenv.split('\n').every((line) => line === '' || /^CLOUD_AGENT_[A-Z0-9_]+=/.test(line)),
+    ).toBe(true)
+    const annotations = JSON.parse(read(result.dir, '.cloud-agent-run/annotations.json')) as {
+      'cloud-agent-run': Array<{ external_link: { url: string } }>
+    }
+    expect(annotations['cloud-agent-run'][0]?.external_link.url).toBe(outputs.session_link)
   })
 })
