@@ -1,3 +1,5 @@
 #!/usr/bin/env node
+import * as nodeModule from 'node:module'
+nodeModule.enableCompileCache?.()
 const { commandIo, runCli } = await import('./index.js')
-process.exitCode = await runCli(process.argv.slice(2), new URL('../action.yml', import.meta.url), commandIo(process))
+process.exitCode = await runCli(process.argv.slice(2), new URL('./inputs.json', import.meta.url), commandIo(process))

@@ -2796,6 +2796,7 @@ __webpack_unused_export__ = debug; // for test
 /* harmony export */   EJ: () => (/* binding */ SIGNAL_CANCEL),
 /* harmony export */   LD: () => (/* binding */ SUPERSEDED_LOOKUP_TIMEOUT_MS),
 /* harmony export */   NP: () => (/* binding */ REQUEST_RETRIES),
+/* harmony export */   Nv: () => (/* binding */ KEY_LOOK_MS),
 /* harmony export */   PH: () => (/* binding */ REREAD_AFTER_CANCEL_MS),
 /* harmony export */   PK: () => (/* binding */ CREDIT_BUDGET_CHECK),
 /* harmony export */   Rc: () => (/* binding */ NEW_PASS_GRACE_MS),
@@ -2934,6 +2935,12 @@ const SUPERSEDING_LOOKUP = {
     /** How soon after the cancel the newer run must be created to have caused it. */
     causeWindowMs: 60_000,
 };
+/**
+ * previous_run: steer, after the create: each look for an older run of the key (right after
+ * it, and at every poll) is one quick request, no retries, no Retry-After: a look that fails is
+ * taken again at the next poll, and must never hold the wait.
+ */
+const KEY_LOOK_MS = 5_000;
 // ── While waiting, and after ─────────────────────────────────────────────────
 /** At most one conversation read per this long, besides state changes (120 reads an hour). */
 const PROGRESS_READ_INTERVAL_MS = 30_000;
@@ -4147,7 +4154,8 @@ __nccwpck_require__.d(__webpack_exports__, {
   ak: () => (/* reexport */ runCli),
   VN: () => (/* binding */ runMain),
   a2: () => (/* binding */ runPost),
-  Kf: () => (/* binding */ runReconcile)
+  Kf: () => (/* binding */ src_runReconcile),
+  qi: () => (/* binding */ runReport)
 });
 
 // EXTERNAL MODULE: ./src/timing.ts
@@ -4566,6 +4574,133 @@ function kindOf(value) {
         : `a ${typeof value}`;
 }
 
+;// CONCATENATED MODULE: ./src/model/approval.ts
+/**
+ * Who may start a run (v1.4): a maintainer's approval pinned to one commit. The rules are pure:
+ * what GitHub says (the pull request, a review, a comment, a permission) comes in as facts, and a
+ * verdict in words for the log and the comment comes out. `github/approval.ts` asks GitHub.
+ */
+/** `approval`'s words: when a run needs an approval before it may start. */
+const APPROVAL_POLICIES = ['none', 'forks', 'always'];
+const RANK = {
+    none: 0,
+    read: 1,
+    triage: 2,
+    write: 3,
+    maintain: 4,
+    admin: 5,
+};
+/** Every role GitHub's permission endpoint may name, `none` included. */
+const ROLE_WORDS = Object.keys(RANK);
+/** Whether `role` is at least `least`. */
+function meetsRole(role, least) {
+    return RANK[role] >= RANK[least];
+}
+/** Why the step needs an approval, in words for the comment and the log; undefined when it does not. */
+function approvalNeeded(policy, facts) {
+    if (policy === 'always')
+        return 'this workflow asks for an approval of every commit (`approval: always`)';
+    if (policy === 'none')
+        return undefined;
+    if (facts.fork)
+        return 'this pull request comes from a fork (`approval: forks`)';
+    if (facts.commenterBelow) {
+        return 'the comment that started it is by someone below `commenter_permission` (`approval: forks`)';
+    }
+    return undefined;
+}
+/** The fewest hex characters of the head that an `/approve` comment must give. */
+const MIN_APPROVE_SHA = 7;
+const HEX = /^[0-9a-f]+$/;
+/**
+ * The commit an `/approve <sha>` comment names: its first line, `/approve` and 7 to 40 hex
+ * characters, lower-cased; undefined for any other comment. Linear: a split and two checks.
+ */
+function approveCommandOf(body) {
+    const firstLine = (body ?? '').trimStart().split('\n', 1)[0] ?? '';
+    const words = firstLine.trim().split(/[ \t]+/);
+    if (words.length !== 2 || words[0] !== '/approve')
+        return undefined;
+    const sha = (words[1] ?? '').toLowerCase();
+    return sha.length >= MIN_APPROVE_SHA && sha.length <= 40 && HEX.test(sha) ? sha : undefined;
+}
+/** Whether a comment's first line asks to approve (even a malformed one), to say why it does not count. */
+function looksLikeApprove(body) {
+    return (body ?? '').trimStart().startsWith('/approve');
+}
+/** The exact line a maintainer comments to approve `head`. */
+function approveLine(head) {
+    return `/approve ${head}`;
+}
+/** What can be said of an approval before asking GitHub for its author's permission. */
+function screenApproval(claim, target) {
+    const who = `@${claim.login}`;
+    const refuse = (reason) => ({ kind: 'refused', reason });
+    if (claim.void)
+        return refuse(claim.void);
+    if (claim.isBot)
+        return refuse(`${who} is a bot, and bots never approve`);
+    if (target.author !== undefined && claim.login.toLowerCase() === target.author.toLowerCase()) {
+        return refuse(`${who} opened the pull request, and its author never approves it`);
+    }
+    if (!namesHead(claim.sha, target.head)) {
+        return refuse(`the ${claim.via === 'review' ? 'review' : 'comment'} approves ${approval_short(claim.sha)}, not the head ${approval_short(target.head)}; a newer push needs a new approval`);
+    }
+    return { kind: 'check-permission', login: claim.login };
+}
+/** Whether `sha` (7 or more hex characters, or a full SHA) names `head`. */
+function namesHead(sha, head) {
+    const given = sha.toLowerCase();
+    return given.length >= MIN_APPROVE_SHA && head.toLowerCase().startsWith(given);
+}
+/** An approval whose author's permission GitHub gave: it counts at `approver_permission` or above. */
+function judgeApprover(claim, role, least, head) {
+    const who = `@${claim.login}`;
+    if (meetsRole(role, least)) {
+        const how = claim.via === 'review' ? 'a review' : 'a comment';
+        return {
+            counts: true,
+            reason: `${who} (${role}) approved ${approval_short(head)} in ${how} (approver_permission: ${least})`,
+        };
+    }
+    return {
+        counts: false,
+        reason: `${who} has ${role === 'none' ? 'no' : role} permission on the repository; approver_permission asks for at least ${least}`,
+    };
+}
+/**
+ * Whether an `/approve` comment came after the wait it answers, for the head that waited: its
+ * 7 characters could name a newer commit made to share them and pushed right after the
+ * approval, before the approving run reads the head. Such a push moves the head away from the
+ * waiting comment's, or rewrites that comment after the approval was made: either way the
+ * approval counts for nothing. Without a wait, only the whole SHA counts. Undefined when it counts.
+ */
+function approvalAfterWait(comment, head, waiting) {
+    // With no wait to order it against, only the whole SHA names the head beyond doubt.
+    if (!waiting) {
+        return comment.sha.length < 40
+            ? 'no step waited for this head, so a comment must give its whole SHA'
+            : undefined;
+    }
+    const { madeAt } = comment;
+    if (waiting.head !== head) {
+        return `the head moved to ${approval_short(head)} after the step waited for ${approval_short(waiting.head)}; a newer push needs a new approval`;
+    }
+    const made = Date.parse(madeAt ?? '');
+    const written = Date.parse(waiting.writtenAt ?? '');
+    if (!Number.isFinite(made) || !Number.isFinite(written)) {
+        return 'GitHub did not say when the approval and the wait were made, so their order cannot be checked';
+    }
+    if (made < written) {
+        return `the comment was made before the step waited for ${approval_short(head)}; comment the line the waiting comment gives now`;
+    }
+    return undefined;
+}
+/** A commit as the log and the comment name it. */
+function approval_short(sha) {
+    return sha.slice(0, 12);
+}
+
 ;// CONCATENATED MODULE: ./src/model/blocked.ts
 /** `on_blocked`: what the step does when the run is BLOCKED, waiting for a person. */
 const ON_BLOCKED = ['wait', 'fail', 'pass'];
@@ -4606,7 +4741,82 @@ function howToAnswer(options) {
     return `To move it on, ${sentence}.`;
 }
 
+;// CONCATENATED MODULE: ./src/surface-inputs.ts
+
+/**
+ * The inputs of the service's whole surface (contract v1.4): which agent works a run
+ * (`harness`), where it runs (`worker_host`), and `continue_from`. Pure: inputs.ts reads the
+ * values and hands them here, for one run and for each task.
+ */
+/** The agents a run may be worked by (`config.harness.type`); empty lets the service choose. */
+const HARNESSES = ['oz', 'claude', 'codex', 'gemini'];
+/** What `continue_from` takes: empty, or `pull_request`. */
+const CONTINUE_FROM = ['pull_request'];
+/** A worker's host name: no spaces or control characters, at most 253 characters (a DNS name's). */
+const WORKER_HOST = /^[^\s\p{Cc}]{1,253}$/u;
+/**
+ * The `harness` and `worker_host` members of a run's config, or the problem with one; each
+ * empty value is left out, so that the service chooses.
+ */
+function surfaceConfig(values, names = {
+    harness: 'harness',
+    workerHost: 'worker_host',
+}) {
+    const { harness, workerHost } = values;
+    if (harness && !HARNESSES.includes(harness)) {
+        return {
+            input: names.harness,
+            message: `must be one of ${HARNESSES.join(', ')}, or empty to let the service choose; got ${JSON.stringify(cut(harness, 100))}.`,
+        };
+    }
+    if (workerHost && !WORKER_HOST.test(workerHost)) {
+        return {
+            input: names.workerHost,
+            message: `must name one worker host: up to 253 characters, no spaces or control characters; got ${JSON.stringify(cut(workerHost, 100))}.`,
+        };
+    }
+    return {
+        ...(harness ? { harness: { type: harness } } : {}),
+        ...(workerHost ? { worker_host: workerHost } : {}),
+    };
+}
+function isProblem(value) {
+    return 'input' in value && 'message' in value;
+}
+/**
+ * `continue_from`: undefined when empty; the problem with a value it does not take, or with an
+ * input it cannot be combined with (`given` says which are given).
+ */
+function readContinueFrom(value, given) {
+    if (!value)
+        return undefined;
+    if (!CONTINUE_FROM.includes(value)) {
+        return {
+            input: 'continue_from',
+            message: `must be pull_request, or empty; got ${JSON.stringify(cut(value, 100))}.`,
+        };
+    }
+    const clash = given.tasks
+        ? 'tasks: a set starts one run per task'
+        : given.runId
+            ? 'run_id: run_id names the run to act on'
+            : given.continueRun
+                ? "continue_run: continue_run follows the run of this step's comment"
+                : given.steer
+                    ? 'previous_run: steer: steer sends the work to the active run of its key'
+                    : undefined;
+    if (clash) {
+        return {
+            input: 'continue_from',
+            message: `cannot be combined with ${clash}, while continue_from sends it to the run that made the pull request.`,
+        };
+    }
+    return 'pull_request';
+}
+
 ;// CONCATENATED MODULE: ./src/inputs.ts
+
+
 
 
 
@@ -4637,10 +4847,19 @@ function readPreviousRun(source) {
 class InputError extends Error {
     name = 'InputError';
     input;
+    /** What is wrong, after the input's name: each door names the input its own way. */
+    detail;
     constructor(input, message) {
         super(`Input "${input}" ${message}`);
         this.input = input;
+        this.detail = message;
     }
+}
+/** An input as the door names it: see InputSource.nameOf. */
+function inputNamed(source, input, value) {
+    if (source.nameOf)
+        return source.nameOf(input, value);
+    return value === undefined ? input : `${input}: ${value}`;
 }
 const DEFAULT_TIMEOUT = '60m';
 /**
@@ -4652,15 +4871,28 @@ const DEFAULT_BASE_URL = 'https://app.warp.dev/api/v1';
 function readSettings(source) {
     let target;
     let previousRun = 'keep';
+    let continueFrom;
     const step = readStepSettings(source, (continueRun) => {
         previousRun = readPreviousRun(source);
         target = readTarget(source, continueRun);
+        const asked = readContinueFrom(source.get('continue_from'), {
+            tasks: false,
+            runId: target.kind === 'existing',
+            continueRun,
+            steer: previousRun === 'steer',
+        });
+        if (typeof asked === 'object')
+            throw new InputError(asked.input, asked.message);
+        continueFrom = asked;
         const legacy = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
         const input = legacy ? 'cancel_previous' : 'previous_run';
         if (previousRun === 'cancel' && !(target.kind !== 'existing' && target.request.config?.name)) {
             throw new InputError(input, target.kind === 'existing'
                 ? 'cannot be combined with run_id: it applies only to creating a run.'
                 : 'needs name: the runs it cancels are the active ones with the same name.');
+        }
+        if (previousRun === 'steer' && source.world.forge !== 'github' && !source.steering) {
+            throw new InputError('previous_run', `cannot be steer here: steering compares a pull or merge request's heads, so it works in GitHub Actions and in a GitLab merge request pipeline with GITLAB_TOKEN; elsewhere, ${inputNamed(source, 'previous_run', 'cancel')} replaces the run instead.`);
         }
         if (previousRun === 'steer' && target.kind !== 'create') {
             throw new InputError('previous_run', target.kind === 'existing'
@@ -4670,7 +4902,16 @@ function readSettings(source) {
     });
     if (!target)
         throw new Error('unreachable: readStepSettings reads the target');
-    return { ...step, target, cancelPrevious: previousRun === 'cancel', previousRun };
+    const cancelPrevious = cancelAskedBy(source, previousRun);
+    return { ...step, target, cancelPrevious, previousRun, ...(continueFrom ? { continueFrom } : {}) };
+}
+/** The input that asked to cancel the previous runs, as the door names it; undefined when none. */
+function cancelAskedBy(source, previousRun) {
+    if (previousRun !== 'cancel')
+        return undefined;
+    return parseBoolean('cancel_previous', source.get('cancel_previous') || 'false')
+        ? inputNamed(source, 'cancel_previous')
+        : inputNamed(source, 'previous_run', 'cancel');
 }
 /**
  * Everything but what the step acts on: the connection (the key masked
@@ -4684,26 +4925,31 @@ function readStepSettings(source, readTarget, connection = readConnection(source
     const comment = parseBoolean('comment', source.get('comment') || 'false');
     const continueRun = parseBoolean('continue_run', source.get('continue_run') || 'false');
     const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false');
-    const commenterPermission = readRole(source.get('commenter_permission'));
+    const commenterPermission = readRole('commenter_permission', source.get('commenter_permission'));
     const allowedBots = readBots(source.get('allowed_bots'));
+    const approval = readApproval(source, continueRun);
+    const approverPermission = readRole('approver_permission', source.get('approver_permission'));
     readTarget(continueRun);
     const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT);
     const wait = parseBoolean('wait', source.get('wait') || 'true');
     const output = readOutput(source, wait);
     const needsToken = comment
         ? 'comment'
-        : continueRun
-            ? 'continue_run'
-            : commitStatus
-                ? 'commit_status'
-                : output.pullRequestReview
-                    ? 'pull_request_review'
-                    : output.checkRun
-                        ? 'check_run'
-                        : // GitHub's compare says what changed since the head the steered run worked on.
-                            source.get('previous_run') === 'steer'
-                                ? 'previous_run: steer'
-                                : '';
+        : approval !== 'none'
+            ? 'approval'
+            : continueRun
+                ? 'continue_run'
+                : commitStatus
+                    ? 'commit_status'
+                    : output.pullRequestReview
+                        ? 'pull_request_review'
+                        : output.checkRun
+                            ? 'check_run'
+                            : // GitHub's compare says what changed since the head the steered run worked on
+                                // (another forge's door hands its own reading: InputSource.steering).
+                                source.get('previous_run') === 'steer' && !source.steering
+                                    ? 'previous_run: steer'
+                                    : '';
     if (needsToken && !githubToken) {
         throw new InputError('github_token', `is required by ${needsToken}; give it \${{ github.token }} (the default) with the permissions the README lists for ${needsToken}.`);
     }
@@ -4719,14 +4965,29 @@ function readStepSettings(source, readTarget, connection = readConnection(source
             key: conversationKey(source),
             commenterPermission,
             allowedBots,
+            approval,
+            approverPermission,
         },
         agentWork: readAgentWork(source, wait),
         output,
-        budgets: {
-            daily: readCredits('daily_credit_budget', source.get('daily_credit_budget')),
-            pullRequest: readCredits('pr_credit_budget', source.get('pr_credit_budget')),
-        },
+        budgets: readBudgets(source),
     };
+}
+/**
+ * The credit budgets: each counts the runs of the step's project (and pull or merge request),
+ * whatever the door that made them, so a budget with no project to count by is refused here,
+ * before any request, rather than silently count nothing.
+ */
+function readBudgets(source) {
+    const budgets = {
+        daily: readCredits('daily_credit_budget', source.get('daily_credit_budget')),
+        pullRequest: readCredits('pr_credit_budget', source.get('pr_credit_budget')),
+    };
+    const given = budgets.daily !== undefined ? 'daily_credit_budget' : 'pr_credit_budget';
+    if ((budgets.daily ?? budgets.pullRequest) !== undefined && !source.world.project) {
+        throw new InputError(given, 'counts the runs of one project, and none is named: outside GitHub and GitLab, name it with --project.');
+    }
+    return budgets;
 }
 /** At most this many corrections: each is a whole new pass of the agent. */
 const MAX_OUTPUT_RETRIES = 10;
@@ -4755,31 +5016,31 @@ function readOutput(source, wait) {
     return { schema, retries, pullRequestReview, checkRun };
 }
 /** Inline when it looks like JSON or YAML (a brace, a line break, `key: value`), else a file. */
-function readSchemaSource(source) {
+function readSchemaSource(source, input = 'output_schema') {
     const value = source.get('output_schema');
     if (!value)
         return undefined;
     if (/^[{[]|\n|:\s/.test(value))
-        return { input: 'output_schema', text: value };
+        return { input, text: value };
     const workspace = source.world.workspace;
     const path = (0,external_node_path_namespaceObject.resolve)(workspace, value);
     try {
         // The schema's text goes to the service in the prompt: only a file of the workspace may,
         // never one elsewhere on the runner reached by an absolute path, `..` or a link.
         if (!isWithin((0,external_node_fs_namespaceObject.realpathSync)(workspace), (0,external_node_fs_namespaceObject.realpathSync)(path))) {
-            throw new InputError('output_schema', `must name a file in the workspace (${workspace}); "${value}" is outside it. ` +
+            throw new InputError(input, `must name a file in the workspace (${workspace}); "${value}" is outside it. ` +
                 'Copy the schema into the workspace, or give it inline.');
         }
         if ((0,external_node_fs_namespaceObject.statSync)(path).size > MAX_SCHEMA_BYTES) {
-            throw new InputError('output_schema', `names a file over 1 MiB: ${path}.`);
+            throw new InputError(input, `names a file over 1 MiB: ${path}.`);
         }
-        return { input: 'output_schema', text: (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'), file: path };
+        return { input, text: (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'), file: path };
     }
     catch (error) {
         if (error instanceof InputError)
             throw error;
         const reason = error.code ?? String(error);
-        throw new InputError('output_schema', `is neither an inline schema nor a file that can be read: ${path} (${reason}).`);
+        throw new InputError(input, `is neither an inline schema nor a file that can be read: ${path} (${reason}).`);
     }
 }
 const MAX_SCHEMA_BYTES = 1024 * 1024;
@@ -4797,6 +5058,9 @@ const TASK_KEYS = [
     'model_id',
     'base_prompt',
     'name',
+    'harness',
+    'worker_host',
+    'output_schema',
 ];
 /** The inputs that say what one run is, which `tasks` replaces. */
 const SINGLE_RUN_INPUTS = ['prompt', 'prompt_file', 'run_id', 'followup'];
@@ -4813,6 +5077,7 @@ const TASKS_REFUSE = (/* unused pure expression or super */ null && ([
     ['continue_run', 'true'],
     ['pull_request_review', 'true'],
     ['previous_run', 'steer'],
+    ['continue_from', 'pull_request'],
 ]));
 /**
  * Reads a step with `tasks`: undefined when `tasks` is not given. Checks every
@@ -4829,8 +5094,13 @@ async function readTaskSettings(source) {
             throw new InputError('tasks', `cannot be combined with ${name}: each task is one run, with its own prompt.`);
         }
     }
+    if (source.get('continue_from')) {
+        throw new InputError('tasks', 'cannot be combined with continue_from: a set starts one run per task, while continue_from sends one prompt to the run that made the pull request.');
+    }
     const items = await parseTaskList(value);
-    const tasks = items.map((item, index) => readTask(source, item, index));
+    const read = items.map((item, index) => readTask(source, item, index));
+    const tasks = read.map((task) => task.request);
+    const taskSchemas = read.map((task) => task.schema);
     const step = readStepSettings(source, (continueRun) => {
         if (continueRun) {
             throw new InputError('tasks', 'cannot be combined with continue_run: it applies to one run.');
@@ -4844,10 +5114,14 @@ async function readTaskSettings(source) {
     if (previousRun === 'steer') {
         throw new InputError('tasks', 'cannot be combined with previous_run: steer: a set starts one run per task.');
     }
-    const cancelPrevious = previousRun === 'cancel';
+    const cancelPrevious = cancelAskedBy(source, previousRun);
     const unnamed = tasks.findIndex((task) => !task.config?.name);
     if (cancelPrevious && unnamed >= 0) {
         throw new InputError('cancel_previous', `needs name: the runs it cancels are the active ones with each task's name, and tasks[${unnamed}] has none (give the step a name, or the task its own).`);
+    }
+    const ownSchema = taskSchemas.find((schema) => schema !== undefined);
+    if (ownSchema && !step.wait) {
+        throw new InputError('tasks', `${ownSchema.input} needs wait: true: it acts on the run's result.`);
     }
     const maxParallel = readPositiveInteger('max_parallel', source.get('max_parallel') || '10');
     // A detached set hands every run over at once: no step stays to start the next one later.
@@ -4857,6 +5131,7 @@ async function readTaskSettings(source) {
     return {
         ...step,
         tasks,
+        taskSchemas,
         cancelPrevious,
         previousRun,
         maxParallel,
@@ -4893,7 +5168,10 @@ async function parseTaskList(value) {
         throw new InputError('tasks', 'is an empty list: give at least one task.');
     return list;
 }
-/** One task's create request: its own keys over the step's inputs of the same name. */
+/**
+ * One task's create request, its own keys over the step's inputs of the same name, and its own
+ * output_schema (a path or inline, as the input takes) when it names one.
+ */
 function readTask(source, item, index) {
     const where = `tasks[${index}]`;
     const fields = {};
@@ -4924,7 +5202,9 @@ function readTask(source, item, index) {
         throw new InputError('tasks', `${where} has no prompt (and no skill_spec): give it one.`);
     }
     try {
-        return readCreateRequest(merged, prompt);
+        const own = fields.output_schema === undefined ? undefined : readSchemaSource(merged);
+        const schema = own && { ...own, input: `${where}.output_schema` };
+        return { request: readCreateRequest(merged, prompt), schema };
     }
     catch (error) {
         if (!(error instanceof InputError))
@@ -4959,11 +5239,31 @@ function conversationKey(source) {
         return name;
     return `${source.world.workflow ?? 'workflow'}/${source.world.job ?? 'job'}`;
 }
-function readRole(value) {
+function readRole(input, value) {
     const role = value || 'write';
     if (REPOSITORY_ROLES.includes(role))
         return role;
-    throw new InputError('commenter_permission', `must be one of ${REPOSITORY_ROLES.join(', ')}; got "${value}".`);
+    throw new InputError(input, `must be one of ${REPOSITORY_ROLES.join(', ')}; got "${value}".`);
+}
+/**
+ * `approval`: a run that waits for an approval starts later from the step's own prompt, so it
+ * applies to a step that creates one run from its prompt; never to a comment's message.
+ */
+function readApproval(source, continueRun) {
+    const value = source.get('approval') || 'none';
+    const policy = APPROVAL_POLICIES.find((word) => word === value);
+    if (!policy) {
+        throw new InputError('approval', `must be none, forks or always; got "${value}".`);
+    }
+    if (policy === 'none')
+        return policy;
+    const other = continueRun
+        ? 'continue_run'
+        : ['run_id', 'tasks'].find((name) => source.get(name) !== '');
+    if (other) {
+        throw new InputError('approval', `cannot be combined with ${other}: an approved commit starts one new run from the step's prompt, and a comment's text never reaches it.`);
+    }
+    return policy;
 }
 const LOGIN = /^[a-z\d](?:[a-z\d-]{0,38})(?:\[bot\])?$/i;
 /** Comma-separated bot logins; `name` and `name[bot]` mean the same bot. */
@@ -5099,6 +5399,8 @@ function readPostSettings(source) {
             key: conversationKey(source),
             commenterPermission: 'write',
             allowedBots: [],
+            approval: 'none',
+            approverPermission: 'write',
         },
     };
 }
@@ -5120,6 +5422,21 @@ function readReconcileSettings(source) {
         throw new Error(`reconcile runs in a workflow: GITHUB_REPOSITORY must name the repository (owner/repo); got "${repository}".`);
     }
     return { ...connection, githubToken, repository, lookbackMs, sweep, dryRun };
+}
+/**
+ * Reads and checks the inputs of `cloud-agent-run reconcile`, a pass over a GitLab project's
+ * runs. Throws InputError before any request.
+ */
+function readGitLabReconcileSettings(source) {
+    const connection = readConnection(source);
+    const lookbackMs = parsePositiveDuration('lookback', source.get('lookback') || DEFAULT_LOOKBACK);
+    const sweep = parseBoolean('sweep', source.get('sweep') || 'true');
+    const dryRun = parseBoolean('dry_run', source.get('dry_run') || 'false');
+    const project = source.world.project ?? '';
+    if (source.world.forge !== 'gitlab' || !project) {
+        throw new InputError('project', 'is needed: reconcile runs in a GitLab CI job (a scheduled pipeline), where GitLab CI names the project (GITLAB_CI, CI_PROJECT_PATH).');
+    }
+    return { ...connection, project, lookbackMs, sweep, dryRun };
 }
 /**
  * `cancel_only`: the step cancels the active runs named `name` and creates
@@ -5170,6 +5487,8 @@ const CREATE_ONLY_INPUTS = [
     'base_prompt',
     'name',
     'mcp_servers',
+    'harness',
+    'worker_host',
 ];
 function readCreateRequest(source, prompt) {
     const skillSpec = source.get('skill_spec');
@@ -5179,7 +5498,14 @@ function readCreateRequest(source, prompt) {
     if (skillSpec && !/^[\w.-]+\/[\w.-]+:\S+$/.test(skillSpec)) {
         throw new InputError('skill_spec', `must look like owner/repo:skill-name or owner/repo:path/to/SKILL.md; got "${skillSpec}".`);
     }
+    const surface = surfaceConfig({
+        harness: source.get('harness'),
+        workerHost: source.get('worker_host'),
+    });
+    if (isProblem(surface))
+        throw new InputError(surface.input, surface.message);
     const config = dropEmpty({
+        ...surface,
         name: source.get('name'),
         model_id: source.get('model_id'),
         base_prompt: source.get('base_prompt'),
@@ -6548,6 +6874,26 @@ function clampTimerMs(ms) {
     return Math.min(Math.max(0, ms), timing/* MAX_TIMER_MS */._o);
 }
 
+;// CONCATENATED MODULE: external "node:crypto"
+const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
+;// CONCATENATED MODULE: ./src/door-words.ts
+/** An Action's steps: the workflow cancels them; the post step cleans up after the main step. */
+const WORKFLOW_WORDS = {
+    signalled: 'the workflow is cancelling this step',
+    interrupted: { reason: 'the workflow was cancelled', effect: 'which interrupted this step' },
+    step: 'step',
+    leftGoing: (run) => `The main step left ${run} unfinished; cancelling it.`,
+    input: (name) => `Input "${name}"`,
+};
+/** The command: a person or a CI's job cancels it, and it cleans up after itself before it exits. */
+const COMMAND_WORDS = {
+    signalled: 'cancelling the runs this command made before it exits',
+    interrupted: { reason: 'the command received a signal', effect: 'which stopped it' },
+    step: 'command',
+    leftGoing: (run) => `The command stopped with ${run} still going; cancelling it before it exits.`,
+    input: (name) => `--${name.replace(/_/g, '-')}`,
+};
+
 ;// CONCATENATED MODULE: ./src/text/markdown.ts
 /**
  * Agent text (its final answer, its step summaries) shown as Markdown.
@@ -6831,266 +7177,6 @@ function clipAnswer(answer, max) {
     return `${cut(answer, max)}\n\n_(The answer is cut here; the whole of it is in the result output and the session.)_`;
 }
 
-;// CONCATENATED MODULE: ./src/world.ts
-
-/** The workflow run's page (its attempt's, when known); undefined without a run. */
-function workflowRunUrl(run) {
-    const { serverUrl, repository, runId } = run;
-    if (!repository || !runId || !/^\d+$/.test(runId))
-        return undefined;
-    const attempt = /^\d+$/.test(run.runAttempt ?? '') ? run.runAttempt : undefined;
-    const base = `${(serverUrl || 'https://github.com').replace(/\/+$/, '')}/${repository}/actions/runs/${runId}`;
-    return safeHttpUrl(attempt ? `${base}/attempts/${attempt}` : base);
-}
-
-;// CONCATENATED MODULE: ./src/github/event.ts
-function eventAuthorOf(payload) {
-    const [user, what] = payload?.comment
-        ? [payload.comment.user, 'comment']
-        : payload?.review
-            ? [payload.review.user, 'review']
-            : [payload?.sender, 'event'];
-    const login = user?.login;
-    if (typeof login !== 'string' || login === '')
-        return undefined;
-    return { login, isBot: user?.type === 'Bot' || login.endsWith('[bot]'), what };
-}
-const SHA = /^[0-9a-f]{40}$/;
-/** The pull request's head as the event delivered it (pull_request events only). */
-function eventHeadSha(payload) {
-    const sha = payload?.pull_request?.head?.sha;
-    return typeof sha === 'string' && SHA.test(sha) ? sha : undefined;
-}
-/** The pull request the event is about: its number, when the thread is a pull request. */
-function eventPullRequest(payload) {
-    if (typeof payload?.pull_request?.number === 'number')
-        return payload.pull_request.number;
-    if (payload?.issue?.pull_request && typeof payload.issue.number === 'number') {
-        return payload.issue.number;
-    }
-    return undefined;
-}
-
-;// CONCATENATED MODULE: ./src/github/octokit.ts
-
-
-
-/** Who writes comments with GITHUB_TOKEN; GET /user is closed to that token. */
-const ACTIONS_BOT = 'github-actions[bot]';
-/** Loads the GitHub client only now: most steps never need it. */
-async function loadOctokit(token, apiUrl) {
-    const { createOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(479), __nccwpck_require__.e(573)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9573));
-    return createOctokit(token, apiUrl || 'https://api.github.com');
-}
-/** Request options that give one GitHub call its deadline. */
-function octokit_withDeadline(deadlineMs = timing/* GITHUB_CALL_DEADLINE_MS */.vt) {
-    // AbortSignal.timeout takes whole, non-negative milliseconds: a share of a deadline is neither.
-    return { request: { signal: AbortSignal.timeout(Math.max(0, Math.floor(deadlineMs))) } };
-}
-/**
- * Whether a failed call may succeed if made again: GitHub answered 5xx, or the connection
- * broke (octokit calls that a 500 without an answer). A deadline that passed is not: GitHub
- * is not answering, and asking again would hold the step.
- */
-function isTransient(error) {
-    const { status, name, cause } = error;
-    const causeName = cause?.name;
-    if ([name, causeName].some((n) => n === 'TimeoutError' || n === 'AbortError'))
-        return false;
-    return typeof status === 'number' && status >= 500 && status <= 599;
-}
-/** A call that failed with a transient error on every attempt it had time for. */
-class TransientFailure extends Error {
-    status;
-    last;
-    attempts;
-    constructor(last, attempts) {
-        super(errorMessage(last));
-        this.name = 'TransientFailure';
-        this.last = last;
-        this.attempts = attempts;
-        this.status = last.status;
-    }
-    /** Whether GitHub answered at all (a 5xx), or the connection broke. */
-    get answered() {
-        return this.last.response !== undefined;
-    }
-}
-/**
- * Makes a GitHub call, and again after a transient failure, with pauses. Every attempt
- * shares one deadline. Rethrows anything else at once; after the last attempt, a
- * TransientFailure that says how many were made.
- */
-async function withRetries(call, options = {}) {
-    const { pausesMs = timing/* GITHUB_LIMITS */.f_.transientPausesMs, deadlineMs = timing/* GITHUB_CALL_DEADLINE_MS */.vt } = options;
-    const deadline = octokit_withDeadline(deadlineMs);
-    const endsAt = Date.now() + deadlineMs;
-    for (let attempt = 1;; attempt++) {
-        try {
-            return await call(deadline);
-        }
-        catch (error) {
-            if (!isTransient(error))
-                throw error;
-            if (options.tookEffect) {
-                const made = await options.tookEffect(deadline).catch(() => {
-                    throw new TransientFailure(error, attempt);
-                });
-                if (made !== undefined)
-                    return made;
-            }
-            const pause = pausesMs[attempt - 1];
-            if (pause === undefined || Date.now() + pause >= endsAt) {
-                throw new TransientFailure(error, attempt);
-            }
-            await new Promise((resolve) => setTimeout(resolve, pause));
-        }
-    }
-}
-/**
- * Why a write failed, named: GitHub failing on every attempt, or a 403 (a token without
- * the permission, which `permission` names). Empty for anything else; the reason says it.
- */
-function failureHint(error, permission) {
-    if (error instanceof TransientFailure) {
-        const times = error.attempts === 1 ? 'once' : `on each of ${error.attempts} attempts`;
-        return error.answered
-            ? ` GitHub failed (HTTP ${error.status}) ${times}.`
-            : ` The connection to GitHub failed ${times}.`;
-    }
-    return error.status === 403 ? ` ${permission}` : '';
-}
-/** The login the token writes as. */
-async function tokenIdentity(octokit, deadline = octokit_withDeadline()) {
-    try {
-        const { data } = await octokit.rest.users.getAuthenticated(deadline);
-        return data.login;
-    }
-    catch (error) {
-        if (error.status === 403)
-            return ACTIONS_BOT;
-        throw error;
-    }
-}
-/** Why a GitHub call failed, safe for the log. */
-function reasonOf(error) {
-    return safeForLog(errorMessage(error), 500);
-}
-
-;// CONCATENATED MODULE: ./src/github/thread.ts
-const THREAD_EVENTS = ['pull_request', 'pull_request_target', 'issues', 'issue_comment'];
-/** Pure: the triggering thread, from the event's name and payload, or why there is none. */
-function threadOf(eventName, payload, repository) {
-    if (!THREAD_EVENTS.includes(eventName)) {
-        return {
-            kind: 'none',
-            reason: `the ${eventName || 'unknown'} event has no pull request or issue to comment on (only ${THREAD_EVENTS.join(', ')} do)`,
-        };
-    }
-    if (!payload) {
-        return { kind: 'none', reason: 'the event payload (GITHUB_EVENT_PATH) cannot be read' };
-    }
-    const issueNumber = payload.pull_request?.number ?? payload.issue?.number;
-    if (!repository || typeof issueNumber !== 'number') {
-        return { kind: 'none', reason: `the ${eventName} event names no pull request or issue` };
-    }
-    return { kind: 'found', thread: { ...repository, issueNumber } };
-}
-
-;// CONCATENATED MODULE: ./src/github/context.ts
-
-
-
-
-/**
- * What a step knows of GitHub, from the world its door read once: the repository, the event
- * and its thread, the workflow run, and one client for the token, built the first time it is
- * needed (most steps never need it). Every GitHub surface of the step is handed this.
- */
-class GitHubContext {
-    repository;
-    eventName;
-    event;
-    /** The pull request or issue the event is about, for the comment. */
-    thread;
-    /** The pull request's number, when the event is about one. */
-    pullRequest;
-    /** The pull request's head as the event delivered it (pull_request events only). */
-    eventHeadSha;
-    /** GITHUB_SHA, when it is a commit's. */
-    sha;
-    workflowRun;
-    /** GitHub's web address, as the world gives it: the links to other workflow runs start there. */
-    serverUrl;
-    /** `<job>/<step>`, written into the comment's marker. */
-    step;
-    /** Whether there is a token: without one, no GitHub surface is written. */
-    hasToken;
-    #client;
-    #octokit;
-    /** The world's GitHub, for the step's token. */
-    constructor(token, world) {
-        const [owner, repo] = (world.repository ?? '').split('/');
-        this.repository = owner && repo ? { owner, repo } : undefined;
-        this.eventName = world.eventName ?? '';
-        this.event = world.event;
-        this.thread = threadOf(this.eventName, this.event, this.repository);
-        this.pullRequest = eventPullRequest(this.event);
-        this.eventHeadSha = eventHeadSha(this.event);
-        this.sha = context_SHA.test(world.sha ?? '') ? world.sha : undefined;
-        this.workflowRun = workflowRunUrl(world);
-        this.serverUrl = world.serverUrl;
-        this.step = `${world.job ?? 'job'}/${world.action ?? 'step'}`;
-        this.hasToken = token !== '';
-        this.#client = () => loadOctokit(token, world.apiUrl);
-    }
-    /** The one GitHub client of the step. */
-    client() {
-        this.#octokit ??= this.#client();
-        return this.#octokit;
-    }
-}
-const context_SHA = /^[0-9a-f]{40}$/;
-
-;// CONCATENATED MODULE: ./src/agent/cost.ts
-
-const CREDIT_PARTS = ['compute_cost', 'inference_cost', 'platform_cost'];
-function costOf(requestUsage) {
-    if (typeof requestUsage !== 'object' || requestUsage === null) {
-        return { credits: undefined, usd: undefined };
-    }
-    const usage = requestUsage;
-    return {
-        credits: sumOf(CREDIT_PARTS.map((part) => usage[part])),
-        usd: sumOf(CREDIT_PARTS.map((part) => usage[`${part}_usd`])),
-    };
-}
-/** The sum of the parts that are usable numbers; undefined when none is. */
-function sumOf(values) {
-    const numbers = values.filter((value) => typeof value === 'number' && Number.isFinite(value) && value >= 0);
-    if (numbers.length === 0)
-        return undefined;
-    return roundTo(numbers.reduce((sum, value) => sum + value, 0), 6);
-}
-/** The summary's cost row: credits, then dollars; undefined when the service reported neither. */
-function describeCost(cost) {
-    const parts = [
-        cost.credits === undefined ? undefined : formatCredits(cost.credits),
-        cost.usd === undefined ? undefined : formatUsd(cost.usd),
-    ].filter((part) => part !== undefined);
-    return parts.length > 0 ? parts.join(', ') : undefined;
-}
-/**
- * The `max_credits` soft cap: past it (strictly more credits than the cap),
- * the run is to be cancelled. A run that reports no credits is not over it.
- */
-function isOverBudget(cost, maxCredits) {
-    return maxCredits !== undefined && cost.credits !== undefined && cost.credits > maxCredits;
-}
-function describeOverBudget(cost, maxCredits) {
-    return `The run used ${formatCredits(cost.credits ?? 0)}, more than the max_credits cap of ${formatCredits(maxCredits)}`;
-}
-
 ;// CONCATENATED MODULE: ./src/model/cancel.ts
 
 /**
@@ -7292,6 +7378,8 @@ function parseIsoDuration(text) {
 
 
 
+
+
 /** The `outcome` output: why the step ended, in one word (the contract's list, v1.1). */
 const OUTCOMES = [
     'succeeded',
@@ -7305,6 +7393,7 @@ const OUTCOMES = [
     'interrupted',
     'started',
     'invalid_output',
+    'awaiting_approval',
 ];
 /**
  * Why the step stopped a run before it ended on its own, or never started it: the workflow's
@@ -7347,6 +7436,7 @@ function endingOf(outcome) {
                 run: outcome.run && factsOf(outcome.run),
                 signal: outcome.signal,
                 cancel: outcome.cancel,
+                ...(outcome.by ? { by: outcome.by } : {}),
             };
         case 'over-budget':
             return {
@@ -7474,6 +7564,16 @@ const OUTCOME_RECORDS = {
         carriesAgentWork: true,
         stoppedBy: [],
     },
+    // Passes, yet blocks a required check: the status stays pending until a run has passed.
+    awaiting_approval: {
+        icon: '🔐',
+        short: 'waiting for approval',
+        passes: true,
+        commitState: 'pending',
+        check: { conclusion: 'action_required', title: "Waiting for a maintainer's approval" },
+        carriesAgentWork: false,
+        stoppedBy: [],
+    },
 };
 /** The outcome of a run the step stopped for `cause`: the one whose record names the cause. */
 function outcomeOfStop(cause) {
@@ -7519,16 +7619,16 @@ function describeEnding(ending) {
         }
         case 'interrupted': {
             const cancel = runId && ending.cancel ? ` ${describeCancel(runId, ending.cancel)}` : '';
+            const { reason, effect } = ending.by ?? WORKFLOW_WORDS.interrupted;
+            const Reason = `${reason.charAt(0).toUpperCase()}${reason.slice(1)}`;
             return {
                 ...word('interrupted'),
-                label: 'Interrupted: the workflow was cancelled',
-                detail: 'The workflow was cancelled, which interrupted this step; the action cancels the run with it.',
+                label: `Interrupted: ${reason}`,
+                detail: `${Reason}, ${effect}; the action cancels the run with it.`,
                 showsReason: false,
-                why: `The workflow was cancelled, which interrupted this step.${cancel}`,
-                headline: name
-                    ? `${name} was interrupted: the workflow was cancelled`
-                    : 'Interrupted: the workflow was cancelled',
-                failure: `The workflow was cancelled${ending.signal ? ` (${ending.signal})` : ''}, which interrupted this step.${cancel}`,
+                why: `${Reason}, ${effect}.${cancel}`,
+                headline: name ? `${name} was interrupted: ${reason}` : `Interrupted: ${reason}`,
+                failure: `${Reason}${ending.signal ? ` (${ending.signal})` : ''}, ${effect}.${cancel}`,
             };
         }
         case 'blocked': {
@@ -7588,7 +7688,29 @@ function describeEnding(ending) {
                 headline: `${ending.run.name} gave a result that does not validate`,
                 failure: `Run ${ending.run.runId}: the agent's result ${describeInvalidOutput(ending)}`,
             };
+        case 'awaiting-approval': {
+            const commit = ending.head?.slice(0, 12);
+            const of = commit ? ` of ${commit}` : '';
+            const refused = ending.refused ? ` The approval given does not count: ${ending.refused}.` : '';
+            const line = ending.head ? ` (a review, or a comment "/approve ${ending.head}")` : '';
+            return {
+                ...word('awaiting_approval'),
+                label: `Waiting for approval${of}`,
+                detail: `${upperFirst(ending.why)}: the run starts only once someone with at least ${ending.approverPermission} permission on the repository approves ${commit ? 'this commit' : 'the head commit'}.${refused ? escapeMarkdown(refused) : ''}`,
+                showsReason: false,
+                why: `No run was created: ${plainWords(ending.why)}. It starts once someone with at least ${ending.approverPermission} permission approves ${commit ? `commit ${commit}` : 'the head commit'}${line}; a newer push needs a new approval.${refused}`,
+                headline: `Waiting for approval${of}: no run was created`,
+            };
+        }
     }
+}
+/** A sentence's first letter, in capitals. */
+function upperFirst(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+/** Our own Markdown, for the log: its code spans as plain words. */
+function plainWords(markdown) {
+    return markdown.replaceAll('`', '');
 }
 /**
  * A review's verdict as every surface says it: the headline leads with it, and the commit status
@@ -7754,6 +7876,1903 @@ function schemaNamed(input, quote = '') {
         : `the review's schema (${quote}pull_request_review${quote})`;
 }
 
+;// CONCATENATED MODULE: ./src/github/octokit.ts
+
+
+
+/** Who writes comments with GITHUB_TOKEN; GET /user is closed to that token. */
+const ACTIONS_BOT = 'github-actions[bot]';
+/** Loads the GitHub client only now: most steps never need it. */
+async function loadOctokit(token, apiUrl) {
+    const { createOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(479), __nccwpck_require__.e(573)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9573));
+    return createOctokit(token, apiUrl || 'https://api.github.com');
+}
+/** Request options that give one GitHub call its deadline. */
+function octokit_withDeadline(deadlineMs = timing/* GITHUB_CALL_DEADLINE_MS */.vt) {
+    // AbortSignal.timeout takes whole, non-negative milliseconds: a share of a deadline is neither.
+    return { request: { signal: AbortSignal.timeout(Math.max(0, Math.floor(deadlineMs))) } };
+}
+/**
+ * Whether a failed call may succeed if made again: GitHub answered 5xx, or the connection
+ * broke (octokit calls that a 500 without an answer). A deadline that passed is not: GitHub
+ * is not answering, and asking again would hold the step.
+ */
+function isTransient(error) {
+    const { status, name, cause } = error;
+    const causeName = cause?.name;
+    if ([name, causeName].some((n) => n === 'TimeoutError' || n === 'AbortError'))
+        return false;
+    return typeof status === 'number' && status >= 500 && status <= 599;
+}
+/** A call that failed with a transient error on every attempt it had time for. */
+class TransientFailure extends Error {
+    status;
+    last;
+    attempts;
+    constructor(last, attempts) {
+        super(errorMessage(last));
+        this.name = 'TransientFailure';
+        this.last = last;
+        this.attempts = attempts;
+        this.status = last.status;
+    }
+    /** Whether GitHub answered at all (a 5xx), or the connection broke. */
+    get answered() {
+        return this.last.response !== undefined;
+    }
+}
+/**
+ * Makes a GitHub call, and again after a transient failure, with pauses. Every attempt
+ * shares one deadline. Rethrows anything else at once; after the last attempt, a
+ * TransientFailure that says how many were made.
+ */
+async function withRetries(call, options = {}) {
+    const { pausesMs = timing/* GITHUB_LIMITS */.f_.transientPausesMs, deadlineMs = timing/* GITHUB_CALL_DEADLINE_MS */.vt } = options;
+    const deadline = octokit_withDeadline(deadlineMs);
+    const endsAt = Date.now() + deadlineMs;
+    for (let attempt = 1;; attempt++) {
+        try {
+            return await call(deadline);
+        }
+        catch (error) {
+            if (!isTransient(error))
+                throw error;
+            if (options.tookEffect) {
+                const made = await options.tookEffect(deadline).catch(() => {
+                    throw new TransientFailure(error, attempt);
+                });
+                if (made !== undefined)
+                    return made;
+            }
+            const pause = pausesMs[attempt - 1];
+            if (pause === undefined || Date.now() + pause >= endsAt) {
+                throw new TransientFailure(error, attempt);
+            }
+            await new Promise((resolve) => setTimeout(resolve, pause));
+        }
+    }
+}
+/**
+ * Why a write failed, named: GitHub failing on every attempt, or a 403 (a token without
+ * the permission, which `permission` names). Empty for anything else; the reason says it.
+ */
+function failureHint(error, permission) {
+    if (error instanceof TransientFailure) {
+        const times = error.attempts === 1 ? 'once' : `on each of ${error.attempts} attempts`;
+        return error.answered
+            ? ` GitHub failed (HTTP ${error.status}) ${times}.`
+            : ` The connection to GitHub failed ${times}.`;
+    }
+    return error.status === 403 ? ` ${permission}` : '';
+}
+/** The login the token writes as. */
+async function tokenIdentity(octokit, deadline = octokit_withDeadline()) {
+    try {
+        const { data } = await octokit.rest.users.getAuthenticated(deadline);
+        return data.login;
+    }
+    catch (error) {
+        if (error.status === 403)
+            return ACTIONS_BOT;
+        throw error;
+    }
+}
+/** Why a GitHub call failed, safe for the log. */
+function reasonOf(error) {
+    return safeForLog(errorMessage(error), 500);
+}
+
+;// CONCATENATED MODULE: ./src/github/own-comments.ts
+
+
+/**
+ * The comments of one thread that the action's own identity wrote: the only
+ * ones whose hidden marker is trusted, since anyone can type a marker. Each
+ * call has its deadline; who the token writes as is asked once.
+ */
+class OwnComments {
+    #octokit;
+    #thread;
+    #identity;
+    constructor(octokit, thread) {
+        this.#octokit = octokit;
+        this.#thread = thread;
+    }
+    /** The login the token writes as; a failed look-up is tried again next time. */
+    me() {
+        this.#identity ??= tokenIdentity(this.#octokit).catch((error) => {
+            this.#identity = undefined;
+            throw error;
+        });
+        return this.#identity;
+    }
+    /** The thread's comments written by the action's own identity, in thread order. */
+    async list() {
+        const me = await this.me();
+        const comments = await this.#octokit.paginate(this.#octokit.rest.issues.listComments, {
+            owner: this.#thread.owner,
+            repo: this.#thread.repo,
+            issue_number: this.#thread.issueNumber,
+            per_page: 100,
+            ...octokit_withDeadline(),
+        });
+        return comments.filter((comment) => comment.user?.login === me);
+    }
+    /** One comment; undefined when it is gone (deleted by a person). */
+    async read(commentId) {
+        try {
+            const { data } = await this.#octokit.rest.issues.getComment({
+                owner: this.#thread.owner,
+                repo: this.#thread.repo,
+                comment_id: commentId,
+                ...octokit_withDeadline(),
+            });
+            return { body: data.body, user: data.user, me: await this.me() };
+        }
+        catch (error) {
+            if (error.status === 404)
+                return undefined;
+            throw error;
+        }
+    }
+    async create(body) {
+        const { data } = await this.#octokit.rest.issues.createComment({
+            owner: this.#thread.owner,
+            repo: this.#thread.repo,
+            issue_number: this.#thread.issueNumber,
+            body,
+            ...octokit_withDeadline(),
+        });
+        return data.id;
+    }
+    async update(commentId, body) {
+        await this.#octokit.rest.issues.updateComment({
+            owner: this.#thread.owner,
+            repo: this.#thread.repo,
+            comment_id: commentId,
+            body,
+            ...octokit_withDeadline(),
+        });
+    }
+    async delete(commentId) {
+        await this.#octokit.rest.issues.deleteComment({
+            owner: this.#thread.owner,
+            repo: this.#thread.repo,
+            comment_id: commentId,
+            ...octokit_withDeadline(),
+        });
+    }
+    /** `owner/repo#number`, for the log. */
+    where() {
+        return `${this.#thread.owner}/${this.#thread.repo}#${this.#thread.issueNumber}`;
+    }
+}
+/**
+ * For a write GitHub refused but would take again: 422 (e.g. a body over its
+ * limit) at once, and a 403 secondary rate limit after its hint (when the hint
+ * is short enough to wait). Undefined for anything else.
+ */
+function retryableRefusal(error) {
+    const { status, response } = error;
+    if (status === 422)
+        return 0;
+    if (status !== 403 && status !== 429)
+        return undefined;
+    const headers = response?.headers ?? {};
+    const message = typeof response?.data?.message === 'string' ? response.data.message : '';
+    const hint = Number(headers['retry-after']);
+    const limited = status === 429 || /secondary rate limit/i.test(message) || headers['retry-after'] !== undefined;
+    if (!limited)
+        return undefined;
+    const waitMs = Number.isFinite(hint) && hint >= 0 ? hint * 1000 : 1000;
+    return waitMs <= timing/* GITHUB_LIMITS */.f_.maxRetryAfterMs ? waitMs : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/github/approval-comment.ts
+
+
+
+
+
+
+const MARKER = /<!-- cloud-agent-approval: (\{[^<>]*\}) -->/;
+function renderMarker(marker) {
+    const json = JSON.stringify(marker);
+    return `<!-- cloud-agent-approval: ${json.replace(/</g, '\\u003c').replace(/>/g, '\\u003e')} -->`;
+}
+/** The marker of an approval comment; undefined for any other text. */
+function parseApprovalMarker(body) {
+    const match = MARKER.exec(body);
+    if (!match?.[1])
+        return undefined;
+    try {
+        const parsed = JSON.parse(match[1]);
+        const { key, head, prompt, approved } = parsed;
+        if (typeof key !== 'string' || typeof head !== 'string' || typeof prompt !== 'string') {
+            return undefined;
+        }
+        return { key, head, prompt, approved: approved === true };
+    }
+    catch {
+        return undefined;
+    }
+}
+/** A short digest of the prompt: the approving step's must be the waiting step's. */
+function promptDigest(prompt) {
+    return (0,external_node_crypto_namespaceObject.createHash)('sha256').update(prompt).digest('hex').slice(0, 32);
+}
+/** The waiting comment: why, who may approve, the line to comment, and that a push needs another. */
+function renderWaiting(words) {
+    const { head } = words.pull;
+    const { icon } = OUTCOME_RECORDS.awaiting_approval;
+    return [
+        `### ${icon} Waiting for approval: no run was started`,
+        '',
+        `The agent's run is paid with this repository's key, and ${words.why}: it starts only once someone with at least **${words.approverPermission}** permission on the repository approves commit \`${approval_short(head)}\`.`,
+        '',
+        'To approve this commit, comment exactly:',
+        '',
+        '```',
+        approveLine(head),
+        '```',
+        '',
+        "or approve the pull request in a review of this commit. An approval counts for this commit only: a newer push needs a new approval. Bots, the pull request's author and edited comments never approve.",
+        '',
+        footer(words.key, words.workflowRun),
+        renderMarker({ key: words.key, head, prompt: words.prompt, approved: false }),
+    ].join('\n');
+}
+/** The comment once an approval started the run: who approved which commit. */
+function renderApproved(words) {
+    return [
+        `### ✅ Approved: the run starts`,
+        '',
+        `**${escapeMarkdown(words.login)}** approved commit \`${approval_short(words.head)}\` in a ${words.via}. The run works on that commit; a newer push needs a new approval.`,
+        '',
+        footer(words.key, words.workflowRun),
+        renderMarker({ key: words.key, head: words.head, prompt: words.prompt, approved: true }),
+    ].join('\n');
+}
+function footer(key, workflowRun) {
+    const link = safeHttpUrl(workflowRun);
+    const parts = [`key ${escapeMarkdown(key)}`, ...(link ? [`[workflow run](${link})`] : [])];
+    return `<sub>${parts.join(' · ')}</sub>`;
+}
+/**
+ * The key's approval comment on the pull request: by the action's own identity only (anyone
+ * can type a marker). A GitHub failure to write it warns; it never fails the step.
+ */
+class ApprovalComment {
+    #comments;
+    #key;
+    #log;
+    constructor(octokit, pull, key, log) {
+        this.#comments = new OwnComments(octokit, { ...pull, issueNumber: pull.number });
+        this.#key = key;
+        this.#log = log;
+    }
+    /** The key's oldest approval comment, its marker and when it was last written; or undefined. */
+    async find() {
+        for (const comment of await this.#comments.list()) {
+            const marker = parseApprovalMarker(comment.body ?? '');
+            if (marker?.key === this.#key) {
+                return { id: comment.id, marker, writtenAt: comment.updated_at };
+            }
+        }
+        return undefined;
+    }
+    /** Writes `body` over the key's approval comment, or as a new one; `after` ends a warning. */
+    async write(body, after, known) {
+        try {
+            const found = known ?? (await this.find());
+            if (found)
+                await this.#comments.update(found.id, body);
+            else
+                await this.#comments.create(body);
+        }
+        catch (error) {
+            this.#log.warning(`GitHub: could not write the approval comment on ${this.#comments.where()} (${reasonOf(error)}). ${after}`);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/commenter.ts
+
+
+function screenAuthor(author, me, rules) {
+    const refuse = (reason) => ({
+        kind: 'decided',
+        admission: { admitted: false, reason },
+    });
+    if (!author)
+        return refuse('the event names no author, so their permission cannot be checked');
+    const who = `@${author.login}`;
+    if (author.login.toLowerCase() === me.toLowerCase()) {
+        return refuse(`the ${author.what} is this action's own (${who})`);
+    }
+    if (author.isBot) {
+        const bot = author.login.toLowerCase().replace(/\[bot\]$/, '');
+        if (rules.allowedBots.includes(bot)) {
+            return {
+                kind: 'decided',
+                admission: { admitted: true, reason: `${who} is listed in allowed_bots` },
+            };
+        }
+        return refuse(`${who} is a bot, and allowed_bots does not list it`);
+    }
+    return { kind: 'check-permission', login: author.login };
+}
+/**
+ * The author's role from GitHub's collaborator-permission answer. `role_name`
+ * tells triage and maintain apart; a custom role falls back to `permission`,
+ * which GitHub gives as one of admin, write, read or none.
+ */
+function roleOf(answer) {
+    const known = (value) => value !== undefined && ROLE_WORDS.includes(value);
+    if (known(answer.role_name))
+        return answer.role_name;
+    if (known(answer.permission))
+        return answer.permission;
+    return 'none';
+}
+function judgeRole(login, role, least) {
+    const who = `@${login}`;
+    if (meetsRole(role, least)) {
+        return {
+            admitted: true,
+            reason: `${who} has ${role} permission (commenter_permission: ${least})`,
+        };
+    }
+    return {
+        admitted: false,
+        reason: `${who} has ${role === 'none' ? 'no' : role} permission on the repository; commenter_permission asks for at least ${least}`,
+    };
+}
+/**
+ * Decides whether the event's author may talk to the agent: never the
+ * action's own comments; bots only when allowed; people with at least the
+ * configured permission, as GitHub reports it (author_association is not
+ * permission). A look-up that fails refuses.
+ */
+async function admitAuthor(octokit, repository, author, rules) {
+    try {
+        const screening = screenAuthor(author, await tokenIdentity(octokit), rules);
+        if (screening.kind === 'decided')
+            return screening.admission;
+        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
+            ...repository,
+            username: screening.login,
+            ...octokit_withDeadline(),
+        });
+        return judgeRole(screening.login, roleOf(data), rules.commenterPermission);
+    }
+    catch (error) {
+        return {
+            admitted: false,
+            reason: `the author's permission could not be checked (${reasonOf(error)})`,
+        };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/event.ts
+function eventAuthorOf(payload) {
+    const [user, what] = payload?.comment
+        ? [payload.comment.user, 'comment']
+        : payload?.review
+            ? [payload.review.user, 'review']
+            : [payload?.sender, 'event'];
+    const login = user?.login;
+    if (typeof login !== 'string' || login === '')
+        return undefined;
+    return { login, isBot: user?.type === 'Bot' || login.endsWith('[bot]'), what };
+}
+const SHA = /^[0-9a-f]{40}$/;
+/** The pull request's head as the event delivered it (pull_request events only). */
+function eventHeadSha(payload) {
+    const sha = payload?.pull_request?.head?.sha;
+    return typeof sha === 'string' && SHA.test(sha) ? sha : undefined;
+}
+/**
+ * The pull request a run this step continues made (`continue_from: pull_request`): the event's
+ * own, else the first of a workflow_run's or check_suite's (a failed check on its head).
+ */
+function eventMadeChange(payload) {
+    const own = eventPullRequest(payload);
+    if (own !== undefined)
+        return own;
+    const listed = payload?.workflow_run?.pull_requests ?? payload?.check_suite?.pull_requests;
+    const first = Array.isArray(listed) ? listed[0]?.number : undefined;
+    return typeof first === 'number' && Number.isSafeInteger(first) && first > 0 ? first : undefined;
+}
+/** The pull request the event is about: its number, when the thread is a pull request. */
+function eventPullRequest(payload) {
+    if (typeof payload?.pull_request?.number === 'number')
+        return payload.pull_request.number;
+    if (payload?.issue?.pull_request && typeof payload.issue.number === 'number') {
+        return payload.issue.number;
+    }
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./src/github/approval.ts
+
+
+
+
+/** What `pull_request_target` with a fork and `approval: none` warns, once. */
+const OPEN_TO_FORKS = "approval is none on a pull_request_target event from a fork: anyone who opens a pull request can start a paid run with this repository's key and the workflow's prompt. Set approval: forks to start it only once a maintainer approves the commit (docs/security.md).";
+/**
+ * Decides by `approval` whether the step may start its run. Every question to GitHub that fails
+ * refuses: nothing starts on an answer that did not come (fail closed).
+ */
+async function decideApproval(github, context, log) {
+    const { eventName, event } = context;
+    if (github.approval === 'none') {
+        if (eventName === 'pull_request_target' && isForkEvent(event))
+            log.warning(OPEN_TO_FORKS);
+        return { kind: 'start' };
+    }
+    const comment = eventName === 'issue_comment' ? commentClaim(event) : undefined;
+    const number = context.pullRequest;
+    if (number === undefined || !context.repository) {
+        if (eventName !== 'issue_comment') {
+            log.info(`approval: the ${eventName || 'unknown'} event is about no pull request, so there is no commit to approve; going on.`);
+            return { kind: 'start' };
+        }
+        return {
+            kind: 'refuse',
+            reason: "an approval pins a run to a pull request's head commit, and a comment on an issue has none",
+        };
+    }
+    const octokit = await context.client();
+    const read = await readPull(octokit, { ...context.repository, number });
+    if (typeof read === 'string')
+        return { kind: 'refuse', reason: read };
+    const pull = read;
+    if (comment) {
+        const verdict = await judge(octokit, comment, pull, github);
+        if (!verdict.counts)
+            return { kind: 'refuse', reason: verdict.reason, pull };
+        const { login, via, madeAt, sha } = comment;
+        const approved = { pull, login, via, madeAt, sha, reason: verdict.reason };
+        return { kind: 'start', approved };
+    }
+    const commenterBelow = github.approval === 'forks' && !pull.fork && eventName === 'issue_comment'
+        ? !(await admitAuthor(octokit, context.repository, eventAuthorOf(event), github)).admitted
+        : false;
+    const why = approvalNeeded(github.approval, { fork: pull.fork, commenterBelow });
+    if (!why)
+        return { kind: 'start' };
+    const review = await approvingReview(octokit, pull, github, log);
+    if (typeof review === 'string')
+        return { kind: 'refuse', reason: review, pull };
+    return review ? { kind: 'start', approved: review } : { kind: 'wait', pull, why };
+}
+/** Whether the event's pull request comes from a fork, as the event delivered it. */
+function isForkEvent(event) {
+    const head = event?.pull_request?.head?.repo?.full_name;
+    const base = event?.pull_request?.base?.repo?.full_name;
+    return head !== undefined && base !== undefined && head !== base;
+}
+/**
+ * The comment as an approval, when its first line asks for one; undefined for any other
+ * comment. Only the text the event delivered is read, and only a new comment approves.
+ */
+function commentClaim(event) {
+    const body = event?.comment?.body;
+    if (!looksLikeApprove(body))
+        return undefined;
+    const author = eventAuthorOf(event);
+    const sha = approveCommandOf(body);
+    const action = event?.action ?? 'unknown';
+    const void_ = action !== 'created'
+        ? `the comment was ${action === 'edited' ? 'edited' : action}, and only a new comment approves (an edit could point an old approval at another commit)`
+        : sha === undefined
+            ? `the comment does not read "/approve <sha>" with ${MIN_APPROVE_SHA} to 40 hex characters of the head`
+            : !author
+                ? 'the event names no author, so their permission cannot be checked'
+                : undefined;
+    return {
+        via: 'comment',
+        login: author?.login ?? '',
+        isBot: author?.isBot ?? false,
+        sha: sha ?? '',
+        madeAt: event?.comment?.created_at,
+        ...(void_ ? { void: void_ } : {}),
+    };
+}
+/** The pull request now: its head, author and whether it is a fork's; or why it cannot be read. */
+async function readPull(octokit, where) {
+    try {
+        const { data } = await octokit.rest.pulls.get({
+            owner: where.owner,
+            repo: where.repo,
+            pull_number: where.number,
+            ...octokit_withDeadline(),
+        });
+        const head = data.head.sha;
+        if (!/^[0-9a-f]{40}$/.test(head))
+            return `pull request #${where.number} has no head commit`;
+        // Nothing is started for a pull request that is done, whoever approves it.
+        if (data.state !== 'open')
+            return `pull request #${where.number} is ${data.state}`;
+        const headRepo = data.head.repo?.full_name;
+        return {
+            ...where,
+            head,
+            author: data.user?.login,
+            // A head whose repository is gone (a deleted fork) is no less a fork's.
+            fork: headRepo === undefined || headRepo !== data.base.repo.full_name,
+        };
+    }
+    catch (error) {
+        return `pull request #${where.number} could not be read (${reasonOf(error)}), so no approval can be checked`;
+    }
+}
+/** One approval judged: the pure screening, then the author's permission as GitHub reports it. */
+async function judge(octokit, claim, pull, github) {
+    const screening = screenApproval(claim, pull);
+    if (screening.kind === 'refused')
+        return { counts: false, reason: screening.reason };
+    try {
+        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
+            owner: pull.owner,
+            repo: pull.repo,
+            username: screening.login,
+            ...octokit_withDeadline(),
+        });
+        return judgeApprover(claim, roleOf(data), github.approverPermission, pull.head);
+    }
+    catch (error) {
+        return {
+            counts: false,
+            reason: `@${claim.login}'s permission could not be checked (${reasonOf(error)})`,
+        };
+    }
+}
+/**
+ * A review that approves the head and counts: each reviewer's latest verdict (APPROVED,
+ * CHANGES_REQUESTED or DISMISSED), pinned by GitHub to the commit it was given on. Undefined
+ * when none counts; a string when the reviews cannot be read.
+ */
+async function approvingReview(octokit, pull, github, log) {
+    let reviews;
+    try {
+        reviews = await octokit.paginate(octokit.rest.pulls.listReviews, {
+            owner: pull.owner,
+            repo: pull.repo,
+            pull_number: pull.number,
+            per_page: 100,
+            ...octokit_withDeadline(),
+        });
+    }
+    catch (error) {
+        return `the reviews of pull request #${pull.number} could not be read (${reasonOf(error)})`;
+    }
+    const latest = new Map();
+    for (const review of reviews) {
+        const login = review.user?.login;
+        if (login && ['APPROVED', 'CHANGES_REQUESTED', 'DISMISSED'].includes(review.state)) {
+            latest.set(login.toLowerCase(), review);
+        }
+    }
+    for (const review of latest.values()) {
+        if (review.state !== 'APPROVED' || review.commit_id !== pull.head || !review.user)
+            continue;
+        const claim = {
+            via: 'review',
+            login: review.user.login,
+            isBot: review.user.type === 'Bot' || review.user.login.endsWith('[bot]'),
+            sha: review.commit_id,
+        };
+        const verdict = await judge(octokit, claim, pull, github);
+        if (verdict.counts) {
+            return { pull, login: claim.login, via: 'review', sha: claim.sha, reason: verdict.reason };
+        }
+        log.info(`approval: a review of the head does not count: ${verdict.reason}.`);
+    }
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./src/github/words.ts
+
+
+/**
+ * The words for the run as last seen: from its state alone while the step
+ * waits (and in the post step), from the step's ending once it has one.
+ */
+function wordsFor(run, ending) {
+    if (!ending)
+        return wordsForState(run.state);
+    const words = describeEnding(ending);
+    return {
+        icon: words.icon,
+        label: words.label,
+        detail: words.detail,
+        newerRunId: ending.kind === 'superseded' ? ending.newerRunId : undefined,
+        showsReason: words.showsReason,
+    };
+}
+function wordsForState(state) {
+    switch (state) {
+        case 'QUEUED':
+        case 'PENDING':
+            return {
+                icon: '⏳',
+                label: 'Queued',
+                detail: 'Waiting for an agent to pick the run up.',
+                showsReason: false,
+            };
+        case 'SUCCEEDED':
+            return { icon: '✅', label: 'Succeeded', showsReason: false };
+        case 'FAILED':
+            return { icon: '❌', label: 'Failed', showsReason: true };
+        case 'ERROR':
+            return { icon: '❌', label: "Error on the service's side", showsReason: true };
+        case 'CANCELLED':
+            // Only the step's ending knows who cancelled it; the post step's cancel is its own.
+            return { icon: '⛔', label: 'Cancelled', showsReason: true };
+    }
+    switch (meaningOf(state)) {
+        case 'blocked':
+            return { icon: '✋', label: BLOCKED_LABEL, showsReason: false };
+        case 'failed':
+            return { icon: '❌', label: 'Did not succeed', showsReason: true };
+        case 'succeeded':
+            return { icon: '✅', label: 'Succeeded', showsReason: false };
+        default:
+            return {
+                icon: '⏳',
+                label: 'In progress',
+                detail: 'The agent is working; follow it in the session.',
+                showsReason: false,
+            };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/writes.ts
+/**
+ * Writes to GitHub that show the newest of a changing value (a comment, a
+ * commit status). They go out one at a time, in order; a burst of values
+ * becomes one write of the newest, never a backlog; and waiting for them is
+ * bounded, so GitHub can never hold the step.
+ */
+class NewestWrites {
+    #write;
+    #queue = Promise.resolve();
+    #pending;
+    #stopped = false;
+    #lastPushed;
+    constructor(write) {
+        this.#write = write;
+    }
+    /** Queues `value`; a write already waiting will take it instead of its own. */
+    push(value) {
+        if (this.#stopped)
+            return;
+        const waiting = this.#pending !== undefined;
+        this.#pending = { value };
+        if (!waiting)
+            this.#queue = this.#queue.then(() => this.#writePending());
+    }
+    /** Queues `value` unless it is the value queued last: an unchanged value is never written twice. */
+    pushChanged(value) {
+        const key = JSON.stringify(value);
+        if (key === this.#lastPushed)
+            return;
+        this.#lastPushed = key;
+        this.push(value);
+    }
+    /** `settled`, with a warning that names `what` when GitHub did not answer in time. */
+    async settle(maxMs, log, what) {
+        if ((await this.settled(maxMs)) === 'gave-up') {
+            log.warning(`GitHub: ${what} was not brought up to date within ${maxMs / 1000}s; GitHub is not answering. The run is not affected.`);
+        }
+    }
+    /**
+     * Waits for the writes still on their way, for at most `maxMs`. After that
+     * nothing more is written, and it answers `gave-up`.
+     */
+    async settled(maxMs) {
+        let timer;
+        const gaveUp = new Promise((resolve) => {
+            timer = setTimeout(() => resolve('gave-up'), maxMs);
+        });
+        try {
+            const result = await Promise.race([this.#queue.then(() => 'done'), gaveUp]);
+            if (result === 'gave-up') {
+                this.#stopped = true;
+                this.#pending = undefined;
+            }
+            return result;
+        }
+        finally {
+            clearTimeout(timer);
+        }
+    }
+    /** Whether `settled` gave up: a write still under way should not start another. */
+    get stopped() {
+        return this.#stopped;
+    }
+    async #writePending() {
+        const next = this.#pending;
+        this.#pending = undefined;
+        if (next && !this.#stopped)
+            await this.#write(next.value);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/status.ts
+
+
+
+
+
+
+
+/** GitHub refuses a longer description. */
+const MAX_DESCRIPTION = 140;
+function statusContext(key) {
+    return cut(`cloud-agent/${key}`, 100);
+}
+/** Text for a description: one line, no control characters, at most 140 characters. */
+function oneLine(text, max = MAX_DESCRIPTION) {
+    const flat = text
+        // eslint-disable-next-line no-control-regex -- stripping control characters is the point
+        .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim();
+    return flat.length > max ? clip(flat, max - 1) : flat;
+}
+/** While the run works: pending, in the comment's words, linking to the session once there is one. */
+function pendingStatus(run, fallbackTarget) {
+    return {
+        state: 'pending',
+        description: oneLine(`${wordsFor(run).label} (run ${run.run_id})`),
+        targetUrl: safeHttpUrl(run.session_link) ?? fallbackTarget,
+    };
+}
+/** Where the step ended, as a commit status, in the comment's plain words. */
+function finalStatus(outcome, fallbackTarget) {
+    const ending = endingOf(outcome);
+    const words = describeEnding(ending);
+    const reason = words.showsReason ? ending.run?.statusMessage : undefined;
+    const question = outcome.kind === 'blocked' ? outcome.question : undefined;
+    const description = oneLine(ending.kind === 'started'
+        ? `Started (run ${ending.run.runId}); this step does not wait for it`
+        : ending.kind === 'superseded'
+            ? `Superseded by run ${ending.newerRunId}`
+            : [words.label, reason ?? question].filter(Boolean).join(': '));
+    return {
+        state: words.commitState,
+        description,
+        targetUrl: safeHttpUrl(outcome.run?.session_link) ?? fallbackTarget,
+    };
+}
+/**
+ * Keeps one commit status up to date: one write per change, in order. A
+ * GitHub failure never fails the step: it becomes a warning.
+ */
+class CommitStatusReporter {
+    #octokit;
+    #target;
+    #log;
+    #writes = new NewestWrites((report) => this.#write(report));
+    constructor(octokit, target, log) {
+        this.#octokit = octokit;
+        this.#target = target;
+        this.#log = log;
+    }
+    show(report) {
+        this.#writes.pushChanged(report);
+    }
+    /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
+    async settled(maxMs = timing/* GITHUB_LIMITS */.f_.settleMs) {
+        await this.#writes.settle(maxMs, this.#log, `the commit status ${this.#target.context}`);
+    }
+    async #write(report) {
+        const { owner, repo, sha, context } = this.#target;
+        try {
+            await this.#octokit.rest.repos.createCommitStatus({
+                owner,
+                repo,
+                sha,
+                context,
+                state: report.state,
+                description: report.description,
+                target_url: report.targetUrl,
+                ...octokit_withDeadline(),
+            });
+        }
+        catch (error) {
+            this.#log.warning(`GitHub: could not set the commit status ${context} on ${sha.slice(0, 7)} (${reasonOf(error)}). The run is not affected.`);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/check-run.ts
+/**
+ * `check_run`: the step as a check run `cloud-agent/<key>` on the commit the run works on,
+ * in progress while the run works, then a conclusion. The conclusion tells the agent's verdict
+ * on the work from a run that broke: only a review that requests changes is "changes
+ * requested"; a run that failed, errored or gave no valid result says so in its title.
+ */
+
+
+
+
+
+
+/** GitHub takes at most 50 annotations a request, and 65,535 characters of summary. */
+const ANNOTATIONS_PER_REQUEST = 50;
+const CHECK_SUMMARY_CHARS = 65_535;
+const ANSWER_CHARS = 40_000;
+/** The conclusion and its words, from the step's outcome and, with a review, its verdict. */
+function checkReport(outcome, extras) {
+    // With a review, the verdict is in the outcome's words (reviewVerdict): the check, the status
+    // and the headlines all read it there.
+    const words = describeEnding(endingOf(outcome));
+    const { review } = extras;
+    const { conclusion, title } = words.check;
+    // GitHub shows the title above the summary: the summary goes on from it. A review's `why`
+    // says already that the run succeeded, and what the verdict is.
+    const parts = [
+        review
+            ? escapeMarkdown(words.why)
+            : `${escapeMarkdown(words.why)} Outcome: \`${words.outcome}\`.`,
+    ];
+    const answer = review?.summary ?? extras.answer;
+    if (answer) {
+        parts.push('', agentDetails(review ? "The agent's review" : "The agent's answer", clipAnswer(answer, ANSWER_CHARS), true));
+    }
+    const summary = parts.join('\n');
+    return {
+        conclusion,
+        title,
+        summary: summary.length > CHECK_SUMMARY_CHARS ? clip(summary, CHECK_SUMMARY_CHARS - 1) : summary,
+    };
+}
+/**
+ * A step that stopped before it completed its check run: cancelled, or else failed. `runs`:
+ * what was cancelled, in the title ("the run", or a set's "the runs left").
+ */
+function stoppedCheckReport(why, cancelled, runs = 'the run was') {
+    const title = cancelled ? `The step stopped; ${runs} cancelled` : 'The step stopped';
+    return {
+        conclusion: cancelled ? 'cancelled' : 'failure',
+        title,
+        summary: escapeMarkdown(why),
+    };
+}
+/** GitHub keeps 64 KB of an annotation's message; ours are shorter. */
+const MAX_MESSAGE_CHARS = 4_000;
+/**
+ * The review's comments as annotations: plain text, which GitHub shows as typed. A comment on a
+ * removed line (LEFT) has no line in the commit, so it has no annotation.
+ */
+function annotationsOf(comments, verdict) {
+    return comments
+        .filter((comment) => comment.side !== 'LEFT')
+        .map((comment) => ({
+        path: comment.path.replace(/\\/g, '/').replace(/^(\.\/|\/)+/, ''),
+        start_line: Math.min(comment.start_line ?? comment.line, comment.line),
+        end_line: comment.line,
+        annotation_level: verdict === 'request_changes' ? 'warning' : 'notice',
+        message: comment.body.length > MAX_MESSAGE_CHARS
+            ? clip(comment.body, MAX_MESSAGE_CHARS - 1)
+            : comment.body,
+    }));
+}
+/** The summary kept for the post step: the outcome's sentence, not the agent's text. */
+const SAVED_SUMMARY_CHARS = 1_000;
+/**
+ * What the post step completes the check run with when GitHub never took the main step's
+ * completion: the conclusion and title reached. The state is no place for the agent's text.
+ */
+function savedCheckReport(report) {
+    const [first = ''] = report.summary.split('\n\n');
+    return {
+        conclusion: report.conclusion,
+        title: report.title,
+        summary: first.length > SAVED_SUMMARY_CHARS ? clip(first, SAVED_SUMMARY_CHARS - 1) : first,
+    };
+}
+/** The report the post step writes from what the main step saved. */
+function reportFromSaved(saved) {
+    return {
+        conclusion: saved.conclusion,
+        title: saved.title,
+        summary: [
+            saved.summary,
+            '',
+            "GitHub did not take the step's own completion of this check, so the post step completed it. " +
+                "The agent's answer is in the workflow run's job summary; a review's comments are on the pull request.",
+        ].join('\n'),
+    };
+}
+/**
+ * One check run, created in progress at once, completed at the end. A GitHub failure (most
+ * often a token without `checks: write`) is a warning, and the step goes on without it. A
+ * 5xx or a broken connection is asked again; a write whose answer was lost is looked for
+ * before it is sent again, so nothing is made or annotated twice. With a record (the main
+ * step), the state says how to find the check run, the conclusion reached, and only once
+ * GitHub took it, that it is complete: until then, the post step completes it.
+ */
+class CheckRunReporter {
+    #octokit;
+    #target;
+    #log;
+    #record;
+    #id;
+    constructor(octokit, target, log, record, id) {
+        this.#octokit = octokit;
+        this.#target = target;
+        this.#log = log;
+        this.#record = record;
+        this.#id = id(this);
+    }
+    /** Creates the check run, in progress, on the target's commit. */
+    static open(octokit, target, log, detailsUrl, record) {
+        return new CheckRunReporter(octokit, target, log, record, (reporter) => reporter.#create(target.sha, detailsUrl));
+    }
+    /**
+     * The check run an earlier step created (the post step completes what the main step left):
+     * by its ID, or, when the answer to its create never came, found by its `external_id`.
+     */
+    static adopt(octokit, target, known, log) {
+        return new CheckRunReporter(octokit, target, log, undefined, (reporter) => 'id' in known ? Promise.resolve(known.id) : reporter.#lookUp(known));
+    }
+    /** The check run's ID once created; undefined when GitHub refused it. */
+    get id() {
+        return this.#id;
+    }
+    get name() {
+        return statusContext(this.#target.key);
+    }
+    /**
+     * Completes the check run, with its annotations 50 a request. True once GitHub took the
+     * completing write.
+     */
+    async finish(report, annotations = []) {
+        const id = await this.#id;
+        if (id === undefined)
+            return false;
+        const batches = [];
+        for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
+            batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
+        }
+        const output = { title: report.title, summary: report.summary };
+        this.#record?.saveCheckRunReport(savedCheckReport(report));
+        try {
+            // The check run is this step's, created without annotations.
+            let expected = 0;
+            // GitHub adds each request's annotations to the earlier ones': a lost answer is
+            // looked for by the count before the batch goes again.
+            for (const batch of batches.slice(0, -1)) {
+                expected += batch.length;
+                await this.#update(id, { output: { ...output, annotations: batch } }, (run) => run.annotations >= expected);
+            }
+            expected += batches.at(-1)?.length ?? 0;
+            await this.#update(id, {
+                status: 'completed',
+                conclusion: report.conclusion,
+                completed_at: new Date().toISOString(),
+                output: { ...output, annotations: batches.at(-1) ?? [] },
+            }, (run) => run.status === 'completed' && run.annotations >= expected);
+        }
+        catch (error) {
+            const next = this.#record ? ' The post step completes it.' : ' The run is not affected.';
+            this.#log.warning(`GitHub: could not complete the check run ${this.name} (${reasonOf(error)}).${failureHint(error, CHECKS_PERMISSION)}${next}`);
+            return false;
+        }
+        this.#record?.markCheckRunDone();
+        return true;
+    }
+    /** One update, asked again after a transient failure unless `took` shows it took effect. */
+    async #update(id, fields, took) {
+        const { owner, repo } = this.#target;
+        await withRetries(async (deadline) => {
+            await this.#octokit.rest.checks.update({
+                owner,
+                repo,
+                check_run_id: id,
+                ...fields,
+                ...deadline,
+            });
+            return true;
+        }, {
+            tookEffect: async (deadline) => {
+                const { data } = await this.#octokit.rest.checks.get({
+                    owner,
+                    repo,
+                    check_run_id: id,
+                    ...deadline,
+                });
+                return (took({ status: data.status, annotations: data.output.annotations_count }) || undefined);
+            },
+        });
+    }
+    async #create(sha, detailsUrl) {
+        const { owner, repo } = this.#target;
+        // A unique reference: a create whose answer was lost is found by it, not made twice.
+        const lookup = { sha, externalId: (0,external_node_crypto_namespaceObject.randomUUID)() };
+        this.#record?.saveCheckRunLookup(lookup);
+        try {
+            const id = await withRetries(async (deadline) => {
+                const { data } = await this.#octokit.rest.checks.create({
+                    owner,
+                    repo,
+                    name: this.name,
+                    head_sha: sha,
+                    external_id: lookup.externalId,
+                    status: 'in_progress',
+                    started_at: new Date().toISOString(),
+                    details_url: detailsUrl,
+                    ...deadline,
+                });
+                return data.id;
+            }, { tookEffect: (deadline) => this.#find(lookup, deadline) });
+            this.#record?.saveCheckRunId(id);
+            return id;
+        }
+        catch (error) {
+            // GitHub answered that it made nothing: there is nothing for the post step to look for.
+            if (refused(error))
+                this.#record?.saveCheckRunLookup(undefined);
+            this.#log.warning(`GitHub: could not create the check run ${this.name} on ${sha.slice(0, 7)} (${reasonOf(error)}).${failureHint(error, CHECKS_PERMISSION)} The run goes on without it.`);
+            return undefined;
+        }
+    }
+    /** The post step's search for a check run whose create answer the main step never had. */
+    async #lookUp(lookup) {
+        try {
+            const id = await withRetries((deadline) => this.#find(lookup, deadline));
+            if (id === undefined) {
+                this.#log.info(`No check run ${this.name} with external_id ${lookup.externalId} on ${lookup.sha.slice(0, 7)}: the main step's create made none.`);
+            }
+            return id;
+        }
+        catch (error) {
+            this.#log.warning(`GitHub: could not look for the check run ${this.name} on ${lookup.sha.slice(0, 7)} (${reasonOf(error)}).${failureHint(error, CHECKS_PERMISSION)} It may be left in progress.`);
+            return undefined;
+        }
+    }
+    /** The check run of this name on the commit that carries the `external_id`, if any. */
+    async #find(lookup, deadline) {
+        const runs = await this.#octokit.paginate(this.#octokit.rest.checks.listForRef, {
+            owner: this.#target.owner,
+            repo: this.#target.repo,
+            ref: lookup.sha,
+            check_name: this.name,
+            filter: 'all',
+            per_page: 100,
+            ...deadline,
+        });
+        return runs.find((run) => run.external_id === lookup.externalId)?.id;
+    }
+}
+const CHECKS_PERMISSION = 'check_run needs the permission checks: write.';
+/** GitHub answered a 4xx: the request was refused, and made nothing. */
+function refused(error) {
+    const { status, response } = error;
+    return response !== undefined && status !== undefined && status >= 400 && status < 500;
+}
+
+;// CONCATENATED MODULE: ./src/world.ts
+
+/** The workflow run's page (its attempt's, when known); undefined without a run. */
+function workflowRunUrl(run) {
+    const { serverUrl, repository, runId } = run;
+    if (!repository || !runId || !/^\d+$/.test(runId))
+        return undefined;
+    const attempt = /^\d+$/.test(run.runAttempt ?? '') ? run.runAttempt : undefined;
+    const base = `${(serverUrl || 'https://github.com').replace(/\/+$/, '')}/${repository}/actions/runs/${runId}`;
+    return safeHttpUrl(attempt ? `${base}/attempts/${attempt}` : base);
+}
+
+;// CONCATENATED MODULE: ./src/github/thread.ts
+const THREAD_EVENTS = [
+    'pull_request',
+    'pull_request_target',
+    'pull_request_review',
+    'issues',
+    'issue_comment',
+];
+/** Pure: the triggering thread, from the event's name and payload, or why there is none. */
+function threadOf(eventName, payload, repository) {
+    if (!THREAD_EVENTS.includes(eventName)) {
+        return {
+            kind: 'none',
+            reason: `the ${eventName || 'unknown'} event has no pull request or issue to comment on (only ${THREAD_EVENTS.join(', ')} do)`,
+        };
+    }
+    if (!payload) {
+        return { kind: 'none', reason: 'the event payload (GITHUB_EVENT_PATH) cannot be read' };
+    }
+    const issueNumber = payload.pull_request?.number ?? payload.issue?.number;
+    if (!repository || typeof issueNumber !== 'number') {
+        return { kind: 'none', reason: `the ${eventName} event names no pull request or issue` };
+    }
+    return { kind: 'found', thread: { ...repository, issueNumber } };
+}
+
+;// CONCATENATED MODULE: ./src/github/context.ts
+
+
+
+
+/**
+ * What a step knows of GitHub, from the world its door read once: the repository, the event
+ * and its thread, the workflow run, and one client for the token, built the first time it is
+ * needed (most steps never need it). Every GitHub surface of the step is handed this.
+ */
+class GitHubContext {
+    repository;
+    eventName;
+    event;
+    /** The pull request or issue the event is about, for the comment. */
+    thread;
+    /** The pull request's number, when the event is about one. */
+    pullRequest;
+    /** The pull request's head as the event delivered it (pull_request events only), or approved. */
+    eventHeadSha;
+    /** GITHUB_SHA, when it is a commit's. */
+    sha;
+    workflowRun;
+    /** GitHub's web address, as the world gives it: the links to other workflow runs start there. */
+    serverUrl;
+    /** `<job>/<step>`, written into the comment's marker. */
+    step;
+    /** Whether there is a token: without one, no GitHub surface is written. */
+    hasToken;
+    #client;
+    #octokit;
+    /**
+     * The world's GitHub, for the step's token. `approvedHead`: the head an approval pinned the
+     * run to (approval), which it works on in place of the event's.
+     */
+    constructor(token, world, approvedHead) {
+        const [owner, repo] = (world.repository ?? '').split('/');
+        this.repository = owner && repo ? { owner, repo } : undefined;
+        this.eventName = world.eventName ?? '';
+        this.event = world.event;
+        this.thread = threadOf(this.eventName, this.event, this.repository);
+        this.pullRequest = eventPullRequest(this.event);
+        this.eventHeadSha = approvedHead ?? eventHeadSha(this.event);
+        this.sha = context_SHA.test(world.sha ?? '') ? world.sha : undefined;
+        this.workflowRun = workflowRunUrl(world);
+        this.serverUrl = world.serverUrl;
+        this.step = `${world.job ?? 'job'}/${world.action ?? 'step'}`;
+        this.hasToken = token !== '';
+        this.#client = () => loadOctokit(token, world.apiUrl);
+    }
+    /** The one GitHub client of the step. */
+    client() {
+        this.#octokit ??= this.#client();
+        return this.#octokit;
+    }
+}
+const context_SHA = /^[0-9a-f]{40}$/;
+
+;// CONCATENATED MODULE: ./src/agent/conversation.ts
+/**
+ * A run's normalized conversation (`GET /agent/runs/{runId}/conversation`),
+ * read defensively: the body is whatever the service (or a proxy) sent, so
+ * every member is checked, and anything of the wrong type is left out rather
+ * than trusted. Nothing here throws on any input.
+ */
+
+/** Nested steps deeper than this are ignored: a body cannot make the action recurse without end. */
+const MAX_DEPTH = 32;
+function parseConversation(body) {
+    return { steps: parseSteps(conversation_isRecord(body) ? body.steps : undefined, 0) };
+}
+function parseSteps(value, depth) {
+    if (!Array.isArray(value) || depth > MAX_DEPTH)
+        return [];
+    return value.filter(conversation_isRecord).map((step) => ({
+        id: stringOr(step.id, ''),
+        summary: nonEmpty(step.summary) ?? nonEmpty(step.description),
+        completed: typeof step.completed_at === 'string' && step.completed_at !== '',
+        messages: Array.isArray(step.messages) ? step.messages.filter(conversation_isRecord).map(parseMessage) : [],
+        steps: parseSteps(step.steps, depth + 1),
+    }));
+}
+function parseMessage(message) {
+    const blocks = Array.isArray(message.content) ? message.content.filter(conversation_isRecord) : [];
+    const at = typeof message.timestamp === 'string' ? Date.parse(message.timestamp) : NaN;
+    return {
+        role: stringOr(message.role, ''),
+        at: Number.isFinite(at) ? at : undefined,
+        texts: blocks
+            .filter((block) => block.type === 'text' && typeof block.text === 'string')
+            .map((block) => block.text),
+        actions: blocks
+            .filter((block) => block.type === 'action')
+            .map((block) => ({
+            id: stringOr(block.id, ''),
+            category: stringOr(block.category, ''),
+            name: stringOr(block.name, ''),
+        }))
+            .filter((action) => action.category !== '' || action.name !== ''),
+    };
+}
+/** Every message, depth first: a step's own messages, then its nested steps'. */
+function messagesInOrder(conversation) {
+    const out = [];
+    const visit = (steps) => {
+        for (const step of steps) {
+            out.push(...step.messages);
+            visit(step.steps);
+        }
+    };
+    visit(conversation.steps);
+    return out;
+}
+/**
+ * The agent's final message: the text of the last `assistant` message that has
+ * any text (one that only took actions says nothing). "Last" is by timestamp
+ * when every such message has one, else by position in the conversation.
+ * Several text blocks are joined by a blank line. Undefined when there is none.
+ */
+function finalAnswer(conversation) {
+    const candidates = messagesInOrder(conversation)
+        .map((message, order) => ({ message, order, text: message.texts.join('\n\n').trim() }))
+        .filter(({ message, text }) => message.role === 'assistant' && text !== '');
+    if (candidates.length === 0)
+        return undefined;
+    const byTime = candidates.every(({ message }) => message.at !== undefined);
+    const last = candidates.reduce((latest, candidate) => byTime && (candidate.message.at ?? 0) < (latest.message.at ?? 0) ? latest : candidate);
+    return last.text;
+}
+/** GitHub keeps at most 1 MiB of outputs per job; the answer takes a quarter of it at most. */
+const RESULT_OUTPUT_LIMIT_BYTES = 256 * 1024;
+/**
+ * The text for the `result` output: whole when it fits in `limit` bytes of
+ * UTF-8, else its beginning (cut between characters) and a note saying so.
+ */
+function capResult(text, limit = RESULT_OUTPUT_LIMIT_BYTES) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes <= limit)
+        return { text, truncated: false, bytes };
+    const note = `\n\n[Truncated: the agent's final message is ${formatDecimal(bytes, 0)} bytes; the result output keeps the first ${Math.floor(limit / 1024)} KiB. The whole message is in the session transcript.]`;
+    const room = Math.max(0, limit - Buffer.byteLength(note, 'utf8'));
+    return { text: cutUtf8(text, room) + note, truncated: true, bytes };
+}
+/** The longest prefix of `text` that fits in `maxBytes` of UTF-8, never splitting a character. */
+function cutUtf8(text, maxBytes) {
+    const encoded = Buffer.from(text, 'utf8');
+    let end = Math.min(maxBytes, encoded.length);
+    // Back off continuation bytes (10xxxxxx) to the start of the character they belong to.
+    while (end > 0 && end < encoded.length && ((encoded[end] ?? 0) & 0xc0) === 0x80)
+        end -= 1;
+    return encoded.subarray(0, end).toString('utf8');
+}
+function conversation_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function stringOr(value, fallback) {
+    return typeof value === 'string' ? value : fallback;
+}
+function nonEmpty(value) {
+    return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/agent/cost.ts
+
+const CREDIT_PARTS = ['compute_cost', 'inference_cost', 'platform_cost'];
+/**
+ * What a run has spent, in credits (0 when the service says nothing): the one reading of spend
+ * that the credit budgets and the ledger (`report`) both add up, so they agree on the same runs.
+ */
+function creditsSpent(run) {
+    return costOf(run.request_usage).credits ?? 0;
+}
+function costOf(requestUsage) {
+    if (typeof requestUsage !== 'object' || requestUsage === null) {
+        return { credits: undefined, usd: undefined };
+    }
+    const usage = requestUsage;
+    return {
+        credits: sumOf(CREDIT_PARTS.map((part) => usage[part])),
+        usd: sumOf(CREDIT_PARTS.map((part) => usage[`${part}_usd`])),
+    };
+}
+/** The sum of the parts that are usable numbers; undefined when none is. */
+function sumOf(values) {
+    const numbers = values.filter((value) => typeof value === 'number' && Number.isFinite(value) && value >= 0);
+    if (numbers.length === 0)
+        return undefined;
+    return roundTo(numbers.reduce((sum, value) => sum + value, 0), 6);
+}
+/** The summary's cost row: credits, then dollars; undefined when the service reported neither. */
+function describeCost(cost) {
+    const parts = [
+        cost.credits === undefined ? undefined : formatCredits(cost.credits),
+        cost.usd === undefined ? undefined : formatUsd(cost.usd),
+    ].filter((part) => part !== undefined);
+    return parts.length > 0 ? parts.join(', ') : undefined;
+}
+/**
+ * The `max_credits` soft cap: past it (strictly more credits than the cap),
+ * the run is to be cancelled. A run that reports no credits is not over it.
+ */
+function isOverBudget(cost, maxCredits) {
+    return maxCredits !== undefined && cost.credits !== undefined && cost.credits > maxCredits;
+}
+function describeOverBudget(cost, maxCredits) {
+    return `The run used ${formatCredits(cost.credits ?? 0)}, more than the max_credits cap of ${formatCredits(maxCredits)}`;
+}
+
+;// CONCATENATED MODULE: ./src/report/json-output.ts
+
+
+/**
+ * The most a JSON output (`run`, `structured_output`, `artifacts`, `runs`)
+ * holds. GitHub keeps a step output of up to 1 MB; each of ours keeps well
+ * inside, as `result` does (256 KiB).
+ */
+const JSON_OUTPUT_LIMIT_BYTES = 256 * 1024;
+/**
+ * `value` as the JSON of output `name`: whole when it can be written and fits;
+ * else its `smaller()` form, with a note that says why (no output when there is
+ * none). Never throws: an output must not fail a run, and JSON.stringify throws
+ * on a value nested a few thousand deep (which JSON.parse reads).
+ */
+function jsonOutput(name, value, smaller) {
+    const whole = serialise(value);
+    if (typeof whole === 'string')
+        return { json: whole };
+    const why = `the ${name} ${whole.why}`;
+    const cutForm = smaller?.();
+    const json = cutForm && serialise(cutForm.value);
+    if (typeof json !== 'string')
+        return { note: `The ${name} output is not set: ${why}.` };
+    return {
+        json,
+        note: `The ${name} output holds ${cutForm?.keeps}: ${why}. The step's outcome is unchanged.`,
+    };
+}
+/** The leading items whose JSON fits in an output, for an array that is too long. */
+function leadingThatFit(items) {
+    const kept = [];
+    let bytes = 2;
+    for (const item of items) {
+        const json = serialise(item);
+        if (typeof json !== 'string')
+            break;
+        bytes += Buffer.byteLength(json, 'utf8') + 1;
+        if (bytes > JSON_OUTPUT_LIMIT_BYTES)
+            break;
+        kept.push(item);
+    }
+    return kept;
+}
+/** Sets the output, if there is one, and warns with its note, if any. */
+function setJsonOutput(io, name, output) {
+    if (output.note)
+        io.warning(safeForLog(output.note));
+    if (output.json !== undefined)
+        io.setOutput(name, output.json);
+}
+/** The JSON, or why it cannot be an output. */
+function serialise(value) {
+    let json;
+    try {
+        json = JSON.stringify(value) ?? 'null';
+    }
+    catch (error) {
+        return { why: `could not be written as JSON (${cut(errorMessage(error), 200)})` };
+    }
+    const bytes = Buffer.byteLength(json, 'utf8');
+    if (bytes <= JSON_OUTPUT_LIMIT_BYTES)
+        return json;
+    return { why: `is ${bytes} bytes as JSON, over the ${JSON_OUTPUT_LIMIT_BYTES}-byte limit` };
+}
+/** A text field kept in a cut `run` output is at most this long. */
+const KEPT_TEXT_CHARS = 2_000;
+/** A field of another kind is kept in a cut `run` output when its JSON is at most this long. */
+const KEPT_FIELD_BYTES = 16 * 1024;
+/**
+ * The `run` output when the whole run cannot be one: its top-level fields,
+ * text cut and each other field kept only when it is small and can be written
+ * (so `state`, `request_usage` and `status_message` stay where a workflow
+ * reads them), with `truncated: true`; at worst only what names the run.
+ */
+function runOutput(run) {
+    return jsonOutput('run', run, () => {
+        const kept = {};
+        for (const [key, value] of Object.entries(run)) {
+            if (typeof value === 'string')
+                kept[key] = cut(value, KEPT_TEXT_CHARS);
+            else if (isSmall(value))
+                kept[key] = value;
+        }
+        kept.truncated = true;
+        const keeps = 'only its top-level fields that fit, text cut, with "truncated": true';
+        // Thousands of top-level fields could still be too many.
+        if (isSmall(kept, JSON_OUTPUT_LIMIT_BYTES))
+            return { value: kept, keeps };
+        return {
+            value: { run_id: run.run_id, state: run.state, truncated: true },
+            keeps: 'only run_id and state, with "truncated": true',
+        };
+    });
+}
+function isSmall(value, limit = KEPT_FIELD_BYTES) {
+    try {
+        return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8') <= limit;
+    }
+    catch {
+        return false;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/report/agent-work.ts
+
+
+/**
+ * The parts of the job summary and the comment that show the agent's work:
+ * its answer, its files, and what a BLOCKED run waits for. Agent text goes
+ * through agentMarkdown; service text through escapeMarkdown.
+ */
+/** The answer shown in the job summary: GitHub keeps at most 1 MiB of summary per step. */
+const SUMMARY_ANSWER_CHARS = 200_000;
+/** The summary's block with the agent's final message, open so that it reads at a glance. */
+function renderAnswerBlock(answer, label = "The agent's answer") {
+    if (answer === undefined || answer.trim() === '')
+        return undefined;
+    return agentDetails(label, clipAnswer(answer, SUMMARY_ANSWER_CHARS), true);
+}
+const ICONS = {
+    PULL_REQUEST: '🔀',
+    FILE: '📄',
+    SCREENSHOT: '🖼️',
+    PLAN: '📝',
+};
+/** The list of artifacts, with where downloaded files went. */
+function renderArtifacts(artifacts, downloadedTo, downloadDir) {
+    if (artifacts.length === 0)
+        return undefined;
+    const lines = ['**Artifacts**', ''];
+    for (const artifact of artifacts.slice(0, 200)) {
+        const icon = ICONS[artifact.type] ?? '📦';
+        const label = escapeMarkdown(clip(artifact.filepath ?? artifact.name ?? artifact.type, 300));
+        const url = safeHttpUrl(artifact.url);
+        const named = url ? `[${label}](${url})` : label;
+        const path = downloadedTo.get(artifact);
+        const where = path ? ` → <code>${escapeMarkdown(path)}</code>` : '';
+        lines.push(`- ${icon} ${escapeMarkdown(artifact.type)}: ${named}${where}`);
+    }
+    if (artifacts.length > 200)
+        lines.push(`- … and ${artifacts.length - 200} more`);
+    if (downloadDir && downloadedTo.size > 0) {
+        lines.push('', `Downloaded files are in <code>${escapeMarkdown(downloadDir)}</code>.`);
+    }
+    return lines.join('\n');
+}
+/** What a BLOCKED run waits for (agent text, shown safely) and how to answer. */
+function renderBlocked(question, answerWays) {
+    const link = safeHttpUrl(answerWays.sessionLink);
+    const ways = [link ? `answer in the [session](${link})` : 'answer in the session, in the app'];
+    if (answerWays.continueRun)
+        ways.push('reply with a comment here; continue_run passes it on');
+    const lines = [
+        '> [!WARNING]',
+        `> The run is BLOCKED: it waits for a person. To move it on, ${ways.join(', or ')}.`,
+        '',
+    ];
+    if (question)
+        lines.push(agentDetails('What it waits for', clip(question, 20_000), true), '');
+    return lines.join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/report/summary.ts
+
+
+
+
+
+
+
+
+
+
+/** What the step's outcome means for the workflow: pass or fail, and its words on every surface. */
+function verdictOf(outcome) {
+    return describeEnding(endingOf(outcome));
+}
+/** The run's usage as `key: value` pairs, for the summary; numbers and short strings only. */
+function usageOf(run) {
+    const entries = Object.entries(run.request_usage ?? {}).filter(([, value]) => typeof value === 'number' || (typeof value === 'string' && value.length <= 64));
+    if (entries.length === 0)
+        return undefined;
+    return entries.map(([key, value]) => `${key.replace(/_/g, ' ')}: ${String(value)}`).join(', ');
+}
+/** The job summary, as GitHub-flavoured Markdown. Every text from the API is escaped. */
+function renderSummary(outcome, extras = {}) {
+    const verdict = verdictOf(outcome);
+    const run = outcome.run;
+    const rows = [];
+    if (run) {
+        rows.push(['Run', `<code>${escapeMarkdown(run.run_id)}</code>`]);
+        // One fact, one row: the state is named apart only when the outcome's word is another.
+        const state = run.state.toLowerCase() === verdict.outcome
+            ? ''
+            : ` (state <code>${escapeMarkdown(run.state)}</code>)`;
+        rows.push(['Outcome', `<code>${verdict.outcome}</code>${state}`]);
+        const duration = durationOf(outcome);
+        if (duration)
+            rows.push(['Duration', duration]);
+        const link = safeHttpUrl(run.session_link);
+        if (link)
+            rows.push(['Session', `[Open the session transcript](${link})`]);
+        const pullRequest = safeHttpUrl(pullRequestUrlOf(run));
+        if (pullRequest) {
+            rows.push([
+                'Pull request',
+                `[${escapeMarkdown(pullRequestLabel(pullRequest))}](${pullRequest})`,
+            ]);
+        }
+        const cost = describeCost(costOf(run.request_usage));
+        const usage = cost ?? usageOf(run);
+        if (usage)
+            rows.push([cost ? 'Cost' : 'Usage', escapeMarkdown(usage)]);
+        const message = run_statusMessageOf(run);
+        if (message && !verdict.passes) {
+            rows.push(['Status message', inlineText(clip(message, 2000))]);
+        }
+    }
+    const lines = [
+        `### ${verdict.icon} ${escapeMarkdown(verdict.headline)}`,
+        '',
+        escapeMarkdown(verdict.why),
+        '',
+    ];
+    if (rows.length > 0)
+        lines.push(...factsTable(rows), '');
+    if (run && meaningOf(run.state) === 'failed') {
+        const notes = failureNotes(run.status_message, extras.now ?? Date.now());
+        if (notes.length > 0)
+            lines.push(notes.map(escapeMarkdown).join(' '), '');
+    }
+    if (run && meaningOf(run.state) === 'blocked') {
+        const asked = outcome.kind === 'blocked'
+            ? outcome.question
+            : (extras.blockedQuestion ?? blockedQuestion(run.status_message, undefined));
+        // The agent's last message is often its question: shown once, as the answer, below.
+        const question = asked?.trim() === extras.answer?.trim() ? undefined : asked;
+        lines.push(renderBlocked(question, {
+            sessionLink: run.session_link,
+            continueRun: extras.continueRun ?? false,
+        }));
+    }
+    else if (outcome.kind === 'timed-out' && meaningOf(outcome.stateAtTimeout) === 'blocked') {
+        lines.push('> [!WARNING]', '> The run was BLOCKED, waiting for a person, when the timeout ran out.', '');
+    }
+    const answer = extras.shownAnswer === undefined
+        ? renderAnswerBlock(extras.answer)
+        : renderAnswerBlock(extras.shownAnswer, "The agent's review");
+    if (answer)
+        lines.push(answer, '');
+    const artifacts = extras.artifacts &&
+        renderArtifacts(extras.artifacts, extras.downloadedTo ?? new Map(), extras.downloadDir);
+    if (artifacts)
+        lines.push(artifacts, '');
+    return lines.join('\n');
+}
+/** The job summary of a step that failed before it had an outcome (bad input, lost contact, …). */
+function renderErrorSummary(message, runId, step = 'step') {
+    const lines = [`### ${OUTCOME_RECORDS.error.icon} The ${step} failed`, ''];
+    if (runId)
+        lines.push(...factsTable([['Run', `<code>${escapeMarkdown(runId)}</code>`]]), '');
+    lines.push(escapeMarkdown(message), '');
+    return lines.join('\n');
+}
+/** A step that waits for an approval (approval): what it waits for, and the line to comment. */
+function renderAwaitingSummary(ending) {
+    const words = describeEnding(ending);
+    const lines = [`### ${words.icon} ${escapeMarkdown(words.headline)}`, '', words.detail ?? '', ''];
+    if (ending.head && !ending.refused) {
+        lines.push('To approve this commit, comment on the pull request:', '', '```', approveLine(ending.head), '```', '', 'or approve the pull request in a review of this commit.', '');
+    }
+    return lines.join('\n');
+}
+/**
+ * Facts as a two-column table. GitHub's tables need a header row: the first fact is it, so no
+ * empty header shows as a blank strip above the table.
+ */
+function factsTable(rows) {
+    const [first, ...rest] = rows;
+    if (!first)
+        return [];
+    return [
+        `| **${first[0]}** | ${first[1]} |`,
+        '|---|---|',
+        ...rest.map(([field, value]) => `| **${field}** | ${value} |`),
+    ];
+}
+function durationOf(outcome) {
+    const fromService = outcome.run?.run_time ? parseIsoDuration(outcome.run.run_time) : undefined;
+    if (fromService !== undefined)
+        return formatDuration(fromService);
+    if (outcome.kind === 'finished' || outcome.kind === 'timed-out')
+        return formatDuration(outcome.elapsedMs);
+    return undefined;
+}
+/** `owner/repo#12` for a GitHub pull request URL, else the URL itself. */
+function pullRequestLabel(url) {
+    const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url);
+    return match ? `${match[1]}#${match[2]}` : url;
+}
+
+;// CONCATENATED MODULE: ./src/report/publish.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** Turns the step's outcome into outputs, a job summary, annotations and the exit status. */
+async function publishOutcome(io, outcome, extras = {}) {
+    const { run } = outcome;
+    const link = safeHttpUrl(run?.session_link);
+    const verdict = verdictOf(outcome);
+    io.setOutput('outcome', verdict.outcome);
+    if (run) {
+        io.setOutput('state', run.state);
+        if (link)
+            io.setOutput('session_link', run.session_link ?? link);
+        const message = run_statusMessageOf(run);
+        if (message)
+            io.setOutput('status_message', message);
+        const pullRequest = pullRequestUrlOf(run);
+        if (pullRequest)
+            io.setOutput('pull_request_url', pullRequest);
+        setJsonOutput(io, 'run', runOutput(run));
+        const cost = costOf(run.request_usage);
+        if (cost.credits !== undefined)
+            io.setOutput('credits', formatNumberOutput(cost.credits));
+        if (cost.usd !== undefined)
+            io.setOutput('cost_usd', formatNumberOutput(cost.usd));
+        const artifacts = extras.artifacts ?? parseArtifacts(run.artifacts);
+        const items = artifactsOutput(artifacts, extras.downloadedTo);
+        setJsonOutput(io, 'artifacts', jsonOutput('artifacts', items, () => {
+            const first = leadingThatFit(items);
+            return { value: first, keeps: `the first ${first.length} of ${items.length} artifacts` };
+        }));
+    }
+    if (extras.answer !== undefined) {
+        const result = capResult(extras.answer);
+        if (result.truncated) {
+            io.warning(`The agent's final message is ${result.bytes} bytes; the result output keeps the first 256 KiB.`);
+        }
+        io.setOutput('result', result.text);
+    }
+    if (extras.structuredOutput !== undefined) {
+        setJsonOutput(io, 'structured_output', jsonOutput('structured_output', extras.structuredOutput));
+    }
+    if (extras.verdict)
+        io.setOutput('verdict', extras.verdict);
+    await writeSummary(io, renderSummary(outcome, extras));
+    if (verdict.failure) {
+        io.setFailed(safeForLog(verdict.failure));
+    }
+    else if (link || verdict.outcome === 'superseded') {
+        const session = link ? ` Session transcript: ${link}` : '';
+        io.notice(`${safeForLog(verdict.headline)}.${session}`, { title: 'Cloud agent run' });
+    }
+    else {
+        io.info(`${safeForLog(verdict.headline)}.`);
+    }
+}
+/** A budget reached before the create: no run, `outcome` over_budget, and the step fails. */
+async function publishOverBudget(io, message) {
+    const outcome = 'over_budget';
+    io.setOutput('outcome', outcome);
+    const { icon } = OUTCOME_RECORDS[outcome];
+    await writeSummary(io, `### ${icon} Over budget: no run was created\n\n${escapeMarkdown(message)}\n`);
+    io.setFailed(safeForLog(message));
+}
+/**
+ * No run was created: the step waits for an approval of the head (approval), or one given does
+ * not count. The step passes, with a notice saying what it waits for.
+ */
+async function publishAwaiting(io, ending) {
+    const words = describeEnding(ending);
+    io.setOutput('outcome', words.outcome);
+    await writeSummary(io, renderAwaitingSummary(ending));
+    io.notice(safeForLog(`${words.headline}. ${words.why}`), { title: 'Cloud agent run' });
+}
+/** A summary that cannot be written (no GITHUB_STEP_SUMMARY, e.g. locally) must not fail the step. */
+async function writeSummary(io, markdown) {
+    try {
+        await io.appendSummary(markdown);
+    }
+    catch (error) {
+        io.debug(`No job summary written: ${errorMessage(error)}`);
+    }
+}
+/**
+ * The one top-level failure path: a readable message (in the job summary too,
+ * when `summary` asks for it), and the stack only in debug output.
+ */
+async function publishError(io, error, summary) {
+    // An input's error names the input as the door's person gave it (`timeout`, `--timeout`).
+    const message = error instanceof InputError
+        ? `${io.words.input(error.input)} ${error.detail}`
+        : errorMessage(error);
+    if (summary) {
+        // The step failed before its run had an outcome of its own (bad input, lost contact, …).
+        io.setOutput('outcome', 'error');
+        await writeSummary(io, renderErrorSummary(message, summary.runId, io.words.step));
+    }
+    io.setFailed(safeForLog(message));
+    if (error instanceof Error && error.stack)
+        io.debug(error.stack);
+}
+
+;// CONCATENATED MODULE: ./src/approval-step.ts
+
+
+
+
+
+
+
+
+
+
+/**
+ * `approval` (v1.4): whether the step may create its run. Waiting, it creates nothing, shows on
+ * the pull request who may approve (the comment, a pending commit status, a check run that
+ * asks for action) and passes with `awaiting_approval`; an approval that does not count starts
+ * nothing either. Approved, the run works on the approved head, with the prompt that waited.
+ * Undefined when the step stops here.
+ */
+async function admitByApproval(settings, world, io) {
+    const github = new GitHubContext(settings.github.token, world);
+    const gate = await decideApproval(settings.github, github, io);
+    switch (gate.kind) {
+        case 'start':
+            if (!gate.approved)
+                return { settings, github };
+            return await startApproved(settings, world, gate.approved, io);
+        case 'wait': {
+            const ending = awaiting(settings, gate.pull.head, { why: gate.why });
+            await showWaiting(settings, github, gate.pull, ending, io);
+            await publishAwaiting(io, ending);
+            return undefined;
+        }
+        case 'refuse':
+            return await refuse(settings, gate.pull?.head, gate.reason, io);
+    }
+}
+/** The step's ending while it waits, or when an approval given does not count. */
+function awaiting(settings, head, facts) {
+    return {
+        kind: 'awaiting-approval',
+        head,
+        why: facts.why ??
+            `the run needs a maintainer's approval (\`approval: ${settings.github.approval}\`)`,
+        approverPermission: settings.github.approverPermission,
+        ...(facts.refused ? { refused: facts.refused } : {}),
+    };
+}
+/** An approval that does not count, or a question GitHub did not answer: nothing starts. */
+async function refuse(settings, head, reason, io) {
+    io.info(`approval: nothing was started: ${reason}.`);
+    await publishAwaiting(io, awaiting(settings, head, { refused: reason }));
+    return undefined;
+}
+/** The prompt a run waits with, and starts with once approved. */
+function promptOf(settings) {
+    return settings.target.kind === 'create' ? (settings.target.request.prompt ?? '') : '';
+}
+/**
+ * An approval counts: the waiting comment says who approved which commit, and the run starts
+ * on that commit, with the prompt that waited (this step's own: a comment's text never reaches
+ * it). A step whose prompt is not the one that waited starts nothing.
+ */
+async function startApproved(settings, world, approved, io) {
+    const { pull } = approved;
+    const github = new GitHubContext(settings.github.token, world, pull.head);
+    const prompt = promptDigest(promptOf(settings));
+    const comment = new ApprovalComment(await github.client(), pull, settings.github.key, io);
+    let waiting;
+    try {
+        waiting = await comment.find();
+    }
+    catch (error) {
+        const reason = `the waiting comment could not be read (${reasonOf(error)})`;
+        return await refuse(settings, pull.head, reason, io);
+    }
+    if (waiting && waiting.marker.prompt !== prompt) {
+        const reason = "this step's prompt is not the prompt of the step that waited; give the step a prompt that does not depend on the event (a comment's workflow run has no pull_request payload)";
+        return await refuse(settings, pull.head, reason, io);
+    }
+    // A comment's few characters of a SHA count only for the head that waited, after it waited.
+    const record = waiting && { head: waiting.marker.head, writtenAt: waiting.writtenAt };
+    const late = approved.via === 'comment' && approvalAfterWait(approved, pull.head, record);
+    if (late)
+        return await refuse(settings, pull.head, late, io);
+    io.info(`approval: ${approved.reason}; starting the run on ${pull.head}.`);
+    if (waiting) {
+        const body = renderApproved({
+            key: settings.github.key,
+            head: pull.head,
+            login: approved.login,
+            via: approved.via,
+            prompt,
+            workflowRun: github.workflowRun,
+        });
+        await comment.write(body, 'The run starts all the same.', waiting);
+    }
+    return { settings: pinnedPrompt(settings, pull), github };
+}
+/** The prompt that waited, with the commit the approval pins it to: the agent works on that one. */
+function pinnedPrompt(settings, pull) {
+    if (settings.target.kind !== 'create')
+        return settings;
+    const { request } = settings.target;
+    const pin = `(Approved for commit ${pull.head} of pull request #${pull.number}: work on exactly that commit.)`;
+    const prompt = request.prompt ? `${request.prompt}\n\n${pin}` : pin;
+    return { ...settings, target: { kind: 'create', request: { ...request, prompt } } };
+}
+/** The waiting on the pull request: the comment, and with them asked for, the status and check. */
+async function showWaiting(settings, github, pull, ending, io) {
+    const octokit = await github.client();
+    const { key, approverPermission } = settings.github;
+    const words = { key, pull, why: ending.why, approverPermission, workflowRun: github.workflowRun };
+    const body = renderWaiting({ ...words, prompt: promptDigest(promptOf(settings)) });
+    const comment = new ApprovalComment(octokit, pull, key, io);
+    const target = { owner: pull.owner, repo: pull.repo, sha: pull.head };
+    const status = settings.github.commitStatus
+        ? new CommitStatusReporter(octokit, { ...target, context: statusContext(key) }, io)
+        : undefined;
+    status?.show({
+        state: OUTCOME_RECORDS.awaiting_approval.commitState,
+        description: oneLine(`Waiting for approval of ${approval_short(pull.head)}: ${approveLine(pull.head)}`),
+        targetUrl: github.workflowRun,
+    });
+    const check = settings.output.checkRun
+        ? CheckRunReporter.open(octokit, { ...target, key }, io, github.workflowRun)
+        : undefined;
+    const { check: conclusion } = describeEnding(ending);
+    await Promise.all([
+        comment.write(body, 'Nothing was started.'),
+        status?.settled(),
+        check?.finish({ ...conclusion, summary: renderAwaitingSummary(ending) }),
+    ]);
+}
+
 ;// CONCATENATED MODULE: ./src/model/set.ts
 
 
@@ -7894,11 +9913,15 @@ const HANDOFF_KEYS = {
     tasks: 'gh_tasks',
     /** A `tasks` step's runs: the set's `pass_when` (`all`, `any` or N), by which a pass judges it. */
     passWhen: 'gh_pass_when',
+    /** `true` on a run made by a step with `previous_run: steer`: the ledger counts its follow-ups. */
+    steer: 'gh_steer',
 };
 /** The keys run/create.ts tags every run with, which a pass reads. */
 const STEP_KEYS = {
     repository: 'gh_repository',
     workflowRunId: 'gh_run_id',
+    /** The workflow's name (a GitHub workflow; `cloud-agent-run` for the command elsewhere). */
+    workflow: 'gh_workflow',
     attempt: 'gh_run_attempt',
     headSha: 'gh_head_sha',
     /** The set's ID, on every run of a `tasks` step. */
@@ -7915,6 +9938,7 @@ function handoffMetadata(facts) {
         ...(facts.thread === undefined ? {} : { [HANDOFF_KEYS.thread]: String(facts.thread) }),
         [HANDOFF_KEYS.key]: facts.key,
         [HANDOFF_KEYS.wait]: String(facts.wait),
+        ...(facts.steer ? { [HANDOFF_KEYS.steer]: 'true' } : {}),
         [HANDOFF_KEYS.report]: report,
         ...(facts.set
             ? {
@@ -7993,62 +10017,6 @@ function renderCommentAnswer(answer) {
     return agentMarkdown(clipAnswer(answer, COMMENT_ANSWER_CHARS)) || undefined;
 }
 
-;// CONCATENATED MODULE: ./src/github/words.ts
-
-
-/**
- * The words for the run as last seen: from its state alone while the step
- * waits (and in the post step), from the step's ending once it has one.
- */
-function wordsFor(run, ending) {
-    if (!ending)
-        return wordsForState(run.state);
-    const words = describeEnding(ending);
-    return {
-        icon: words.icon,
-        label: words.label,
-        detail: words.detail,
-        newerRunId: ending.kind === 'superseded' ? ending.newerRunId : undefined,
-        showsReason: words.showsReason,
-    };
-}
-function wordsForState(state) {
-    switch (state) {
-        case 'QUEUED':
-        case 'PENDING':
-            return {
-                icon: '⏳',
-                label: 'Queued',
-                detail: 'Waiting for an agent to pick the run up.',
-                showsReason: false,
-            };
-        case 'SUCCEEDED':
-            return { icon: '✅', label: 'Succeeded', showsReason: false };
-        case 'FAILED':
-            return { icon: '❌', label: 'Failed', showsReason: true };
-        case 'ERROR':
-            return { icon: '❌', label: "Error on the service's side", showsReason: true };
-        case 'CANCELLED':
-            // Only the step's ending knows who cancelled it; the post step's cancel is its own.
-            return { icon: '⛔', label: 'Cancelled', showsReason: true };
-    }
-    switch (meaningOf(state)) {
-        case 'blocked':
-            return { icon: '✋', label: BLOCKED_LABEL, showsReason: false };
-        case 'failed':
-            return { icon: '❌', label: 'Did not succeed', showsReason: true };
-        case 'succeeded':
-            return { icon: '✅', label: 'Succeeded', showsReason: false };
-        default:
-            return {
-                icon: '⏳',
-                label: 'In progress',
-                detail: 'The agent is working; follow it in the session.',
-                showsReason: false,
-            };
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/github/comment.ts
 
 
@@ -8063,9 +10031,9 @@ function wordsForState(state) {
 
 /** The most runs a comment keeps; older ones drop off the history. */
 const MAX_RUNS = 20;
-const MARKER = /<!-- cloud-agent-run: (\{[^<>]*\}) -->/;
+const comment_MARKER = /<!-- cloud-agent-run: (\{[^<>]*\}) -->/;
 const comment_STATE = /^[A-Z_]{1,40}$/;
-function renderMarker(marker) {
+function comment_renderMarker(marker) {
     const json = JSON.stringify({
         run_id: marker.runId,
         step: marker.step,
@@ -8089,7 +10057,7 @@ function renderMarker(marker) {
 }
 /** The marker in a comment's body, if it has a valid one; older formats are read too. */
 function parseMarker(body) {
-    const match = MARKER.exec(body);
+    const match = comment_MARKER.exec(body);
     if (!match?.[1])
         return undefined;
     let parsed;
@@ -8321,7 +10289,7 @@ function composeComment(marker, parts) {
     return fitParts(marker, parts);
 }
 function assemble(marker, parts) {
-    const sections = [`${renderMarker(marker)}\n${parts.headline}`, parts.status];
+    const sections = [`${comment_renderMarker(marker)}\n${parts.headline}`, parts.status];
     if (parts.links.length > 0)
         sections.push(parts.links.join(' · '));
     if (parts.body)
@@ -8369,9 +10337,9 @@ function withoutHistory(body) {
  * newer run's part intact.
  */
 function spliceComment(body, marker) {
-    const rest = withoutHistory(body.replace(MARKER, '')).replace(/^\n/, '');
+    const rest = withoutHistory(body.replace(comment_MARKER, '')).replace(/^\n/, '');
     const history = marker.runs.slice(1);
-    const lines = `${renderMarker(marker)}\n${rest}`;
+    const lines = `${comment_renderMarker(marker)}\n${rest}`;
     if (history.length === 0)
         return lines;
     return `${lines}\n\n${historyBlock(history)}`;
@@ -8434,8 +10402,11 @@ function cutEscaped(text, max) {
 
 
 
+
 /** The most sets a comment keeps in its history. */
 const MAX_SETS = 20;
+/** The most run IDs a set's record keeps of those handed to a person. */
+const MAX_HANDED_OFF = 100;
 /** Room the comment keeps for its marker and history; the table gets the rest. */
 const SET_COMMENT_TABLE_CHARS = MAX_COMMENT_CHARS - 16_000;
 const SET_MARKER = /<!-- cloud-agent-set: (\{[^<>]*\}) -->/;
@@ -8450,6 +10421,9 @@ function renderSetMarker(marker) {
             total: record.total,
             workflow_run: record.workflowRun,
             started_at: record.startedAt,
+            ...(record.handedOff?.length
+                ? { handed_off: record.handedOff.slice(0, MAX_HANDED_OFF) }
+                : {}),
         })),
     });
     // `<` and `>` could end the HTML comment or open a forged one; JSON can spell them otherwise.
@@ -8495,7 +10469,18 @@ function set_comment_parseRecord(entry) {
     const workflowRun = typeof record.workflow_run === 'string' && record.workflow_run.length <= 2048
         ? safeHttpUrl(record.workflow_run)
         : undefined;
-    return { set, outcome, done: done, total: total, workflowRun, startedAt };
+    const handedOff = Array.isArray(record.handed_off)
+        ? record.handed_off.filter(isRunId).slice(0, MAX_HANDED_OFF)
+        : [];
+    return {
+        set,
+        outcome,
+        done: done,
+        total: total,
+        workflowRun,
+        startedAt,
+        ...(handedOff.length > 0 ? { handedOff } : {}),
+    };
 }
 function keyedMarkerOf(body) {
     const run = parseMarker(body);
@@ -8541,272 +10526,6 @@ function set_comment_historyLine(record) {
         parts.push(`[workflow run](${workflowRun})`);
     parts.push(`started ${record.startedAt.replace(/T(\d\d:\d\d)[\s\S]*/, ' $1 UTC')}`);
     return parts.join(' · ');
-}
-
-;// CONCATENATED MODULE: ./src/github/writes.ts
-/**
- * Writes to GitHub that show the newest of a changing value (a comment, a
- * commit status). They go out one at a time, in order; a burst of values
- * becomes one write of the newest, never a backlog; and waiting for them is
- * bounded, so GitHub can never hold the step.
- */
-class NewestWrites {
-    #write;
-    #queue = Promise.resolve();
-    #pending;
-    #stopped = false;
-    #lastPushed;
-    constructor(write) {
-        this.#write = write;
-    }
-    /** Queues `value`; a write already waiting will take it instead of its own. */
-    push(value) {
-        if (this.#stopped)
-            return;
-        const waiting = this.#pending !== undefined;
-        this.#pending = { value };
-        if (!waiting)
-            this.#queue = this.#queue.then(() => this.#writePending());
-    }
-    /** Queues `value` unless it is the value queued last: an unchanged value is never written twice. */
-    pushChanged(value) {
-        const key = JSON.stringify(value);
-        if (key === this.#lastPushed)
-            return;
-        this.#lastPushed = key;
-        this.push(value);
-    }
-    /** `settled`, with a warning that names `what` when GitHub did not answer in time. */
-    async settle(maxMs, log, what) {
-        if ((await this.settled(maxMs)) === 'gave-up') {
-            log.warning(`GitHub: ${what} was not brought up to date within ${maxMs / 1000}s; GitHub is not answering. The run is not affected.`);
-        }
-    }
-    /**
-     * Waits for the writes still on their way, for at most `maxMs`. After that
-     * nothing more is written, and it answers `gave-up`.
-     */
-    async settled(maxMs) {
-        let timer;
-        const gaveUp = new Promise((resolve) => {
-            timer = setTimeout(() => resolve('gave-up'), maxMs);
-        });
-        try {
-            const result = await Promise.race([this.#queue.then(() => 'done'), gaveUp]);
-            if (result === 'gave-up') {
-                this.#stopped = true;
-                this.#pending = undefined;
-            }
-            return result;
-        }
-        finally {
-            clearTimeout(timer);
-        }
-    }
-    /** Whether `settled` gave up: a write still under way should not start another. */
-    get stopped() {
-        return this.#stopped;
-    }
-    async #writePending() {
-        const next = this.#pending;
-        this.#pending = undefined;
-        if (next && !this.#stopped)
-            await this.#write(next.value);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/github/status.ts
-
-
-
-
-
-
-
-/** GitHub refuses a longer description. */
-const MAX_DESCRIPTION = 140;
-function statusContext(key) {
-    return cut(`cloud-agent/${key}`, 100);
-}
-/** Text for a description: one line, no control characters, at most 140 characters. */
-function oneLine(text, max = MAX_DESCRIPTION) {
-    const flat = text
-        // eslint-disable-next-line no-control-regex -- stripping control characters is the point
-        .replace(/[\u0000-\u001f\u007f]+/g, ' ')
-        .replace(/\s+/g, ' ')
-        .trim();
-    return flat.length > max ? clip(flat, max - 1) : flat;
-}
-/** While the run works: pending, in the comment's words, linking to the session once there is one. */
-function pendingStatus(run, fallbackTarget) {
-    return {
-        state: 'pending',
-        description: oneLine(`${wordsFor(run).label} (run ${run.run_id})`),
-        targetUrl: safeHttpUrl(run.session_link) ?? fallbackTarget,
-    };
-}
-/** Where the step ended, as a commit status, in the comment's plain words. */
-function finalStatus(outcome, fallbackTarget) {
-    const ending = endingOf(outcome);
-    const words = describeEnding(ending);
-    const reason = words.showsReason ? ending.run?.statusMessage : undefined;
-    const question = outcome.kind === 'blocked' ? outcome.question : undefined;
-    const description = oneLine(ending.kind === 'started'
-        ? `Started (run ${ending.run.runId}); this step does not wait for it`
-        : ending.kind === 'superseded'
-            ? `Superseded by run ${ending.newerRunId}`
-            : [words.label, reason ?? question].filter(Boolean).join(': '));
-    return {
-        state: words.commitState,
-        description,
-        targetUrl: safeHttpUrl(outcome.run?.session_link) ?? fallbackTarget,
-    };
-}
-/**
- * Keeps one commit status up to date: one write per change, in order. A
- * GitHub failure never fails the step: it becomes a warning.
- */
-class CommitStatusReporter {
-    #octokit;
-    #target;
-    #log;
-    #writes = new NewestWrites((report) => this.#write(report));
-    constructor(octokit, target, log) {
-        this.#octokit = octokit;
-        this.#target = target;
-        this.#log = log;
-    }
-    show(report) {
-        this.#writes.pushChanged(report);
-    }
-    /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
-    async settled(maxMs = timing/* GITHUB_LIMITS */.f_.settleMs) {
-        await this.#writes.settle(maxMs, this.#log, `the commit status ${this.#target.context}`);
-    }
-    async #write(report) {
-        const { owner, repo, sha, context } = this.#target;
-        try {
-            await this.#octokit.rest.repos.createCommitStatus({
-                owner,
-                repo,
-                sha,
-                context,
-                state: report.state,
-                description: report.description,
-                target_url: report.targetUrl,
-                ...octokit_withDeadline(),
-            });
-        }
-        catch (error) {
-            this.#log.warning(`GitHub: could not set the commit status ${context} on ${sha.slice(0, 7)} (${reasonOf(error)}). The run is not affected.`);
-        }
-    }
-}
-
-;// CONCATENATED MODULE: ./src/github/own-comments.ts
-
-
-/**
- * The comments of one thread that the action's own identity wrote: the only
- * ones whose hidden marker is trusted, since anyone can type a marker. Each
- * call has its deadline; who the token writes as is asked once.
- */
-class OwnComments {
-    #octokit;
-    #thread;
-    #identity;
-    constructor(octokit, thread) {
-        this.#octokit = octokit;
-        this.#thread = thread;
-    }
-    /** The login the token writes as; a failed look-up is tried again next time. */
-    me() {
-        this.#identity ??= tokenIdentity(this.#octokit).catch((error) => {
-            this.#identity = undefined;
-            throw error;
-        });
-        return this.#identity;
-    }
-    /** The thread's comments written by the action's own identity, in thread order. */
-    async list() {
-        const me = await this.me();
-        const comments = await this.#octokit.paginate(this.#octokit.rest.issues.listComments, {
-            owner: this.#thread.owner,
-            repo: this.#thread.repo,
-            issue_number: this.#thread.issueNumber,
-            per_page: 100,
-            ...octokit_withDeadline(),
-        });
-        return comments.filter((comment) => comment.user?.login === me);
-    }
-    /** One comment; undefined when it is gone (deleted by a person). */
-    async read(commentId) {
-        try {
-            const { data } = await this.#octokit.rest.issues.getComment({
-                owner: this.#thread.owner,
-                repo: this.#thread.repo,
-                comment_id: commentId,
-                ...octokit_withDeadline(),
-            });
-            return { body: data.body, user: data.user, me: await this.me() };
-        }
-        catch (error) {
-            if (error.status === 404)
-                return undefined;
-            throw error;
-        }
-    }
-    async create(body) {
-        const { data } = await this.#octokit.rest.issues.createComment({
-            owner: this.#thread.owner,
-            repo: this.#thread.repo,
-            issue_number: this.#thread.issueNumber,
-            body,
-            ...octokit_withDeadline(),
-        });
-        return data.id;
-    }
-    async update(commentId, body) {
-        await this.#octokit.rest.issues.updateComment({
-            owner: this.#thread.owner,
-            repo: this.#thread.repo,
-            comment_id: commentId,
-            body,
-            ...octokit_withDeadline(),
-        });
-    }
-    async delete(commentId) {
-        await this.#octokit.rest.issues.deleteComment({
-            owner: this.#thread.owner,
-            repo: this.#thread.repo,
-            comment_id: commentId,
-            ...octokit_withDeadline(),
-        });
-    }
-    /** `owner/repo#number`, for the log. */
-    where() {
-        return `${this.#thread.owner}/${this.#thread.repo}#${this.#thread.issueNumber}`;
-    }
-}
-/**
- * For a write GitHub refused but would take again: 422 (e.g. a body over its
- * limit) at once, and a 403 secondary rate limit after its hint (when the hint
- * is short enough to wait). Undefined for anything else.
- */
-function retryableRefusal(error) {
-    const { status, response } = error;
-    if (status === 422)
-        return 0;
-    if (status !== 403 && status !== 429)
-        return undefined;
-    const headers = response?.headers ?? {};
-    const message = typeof response?.data?.message === 'string' ? response.data.message : '';
-    const hint = Number(headers['retry-after']);
-    const limited = status === 429 || /secondary rate limit/i.test(message) || headers['retry-after'] !== undefined;
-    if (!limited)
-        return undefined;
-    const waitMs = Number.isFinite(hint) && hint >= 0 ? hint * 1000 : 1000;
-    return waitMs <= timing/* GITHUB_LIMITS */.f_.maxRetryAfterMs ? waitMs : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/github/keyed-comment.ts
@@ -9240,6 +10959,7 @@ class SetComment {
             total: shown.total,
             workflowRun: safeHttpUrl(this.#options.workflowRun),
             startedAt: this.#startedAt,
+            ...(shown.handedOff?.length ? { handedOff: shown.handedOff } : {}),
         };
     }
     #marker(sets) {
@@ -9256,14 +10976,17 @@ class SetComment {
 
 
 
+
 /** The metadata by which a step hands its run over to a later reconcile pass. */
-function stepHandoff(github, context, wait) {
+function stepHandoff(settings, home) {
+    const { github } = settings;
     return handoffMetadata({
-        thread: threadNumber(context),
+        thread: home.thread,
         key: github.key,
-        wait,
+        wait: settings.wait,
         comment: github.comment,
         commitStatus: github.commitStatus,
+        steer: settings.previousRun === 'steer',
     });
 }
 /**
@@ -9272,9 +10995,9 @@ function stepHandoff(github, context, wait) {
  * set, so they are its step's own, never a pass's to rewrite for one run; a detached set's
  * (wait: false) are finished by the reconcile pass that finds the set's last run ended.
  */
-function setHandoff(github, context, set) {
+function setHandoff(github, home, set) {
     return handoffMetadata({
-        thread: threadNumber(context),
+        thread: home.thread,
         key: github.key,
         wait: set.wait,
         comment: !set.wait && github.comment,
@@ -9287,17 +11010,20 @@ function setHandoff(github, context, set) {
  * else the pull request of an event that has no thread to comment on (a
  * review, a review comment), which `pr_credit_budget` still counts by.
  */
-function threadNumber(context) {
+function githubThread(context) {
     const { thread } = context;
-    return thread.kind === 'found' ? thread.thread.issueNumber : context.pullRequest;
-}
-/** What the step's credit budgets add up over: this repository, and the event's pull request. */
-function budgetScope(context) {
-    const { repository } = context;
     return {
-        repository: repository ? `${repository.owner}/${repository.repo}` : '',
+        thread: thread.kind === 'found' ? thread.thread.issueNumber : context.pullRequest,
         pullRequest: context.pullRequest,
     };
+}
+/**
+ * Where `continue_from: pull_request` looks: the step's home, its pull request the event's (a
+ * workflow_run's or check_suite's first, for a failed check), and the head the step works on.
+ */
+function continueSource(home, context, head) {
+    const change = home.change ?? (home.forge === 'github' ? eventMadeChange(context.event) : undefined);
+    return { home: { ...home, change }, ...(head ? { head } : {}) };
 }
 /**
  * One repository as a reconcile pass sees it: what the steps left there (their
@@ -9608,6 +11334,510 @@ function watchWarnings(log) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/model/home.ts
+
+/** The metadata key that names the forge: runs made before it carry none, and are GitHub's. */
+const FORGE_KEY = 'gh_forge';
+/**
+ * A step's home: its world's forge and project, and its thread, which GitHub's event names (the
+ * caller reads it through GitHubContext) and other forges' worlds name themselves.
+ */
+function homeOf(world, github = {
+    thread: undefined,
+    pullRequest: undefined,
+}) {
+    if (world.forge === 'github') {
+        return {
+            forge: 'github',
+            project: world.project,
+            thread: github.thread,
+            change: github.pullRequest,
+        };
+    }
+    // A merge request pipeline's thread is its merge request.
+    const { forge, project, thread } = world;
+    return { forge, project, thread, change: thread, ...(world.sha ? { head: world.sha } : {}) };
+}
+/**
+ * The tags that find this home's runs: its project and, where the step has a thread, its thread.
+ * Undefined without a project: nothing can be scoped, so nothing is listed.
+ */
+function homeScope(home, options = { byThread: true }) {
+    if (!home.project)
+        return undefined;
+    return {
+        [STEP_KEYS.repository]: home.project,
+        ...(options.byThread && home.thread !== undefined
+            ? { [HANDOFF_KEYS.thread]: String(home.thread) }
+            : {}),
+    };
+}
+/**
+ * Whether a listed run belongs to this home's forge: a run without the forge key was made before
+ * the key existed, by the Action, on GitHub. Two forges can hold projects of the same path.
+ */
+function ofHomeForge(run, home) {
+    const metadata = run.metadata;
+    const shown = typeof metadata === 'object' && metadata !== null
+        ? metadata[FORGE_KEY]
+        : undefined;
+    const forge = typeof shown === 'string' ? shown : 'github';
+    return forge === (home.forge ?? 'none');
+}
+/** The forge's name for a pull or merge request, for a person: `pull request #3`, `merge request !3`. */
+function changeName(home, change) {
+    switch (home.forge) {
+        case 'github':
+            return `pull request #${change}`;
+        case 'gitlab':
+            return `merge request !${change}`;
+        case undefined:
+            return `thread ${change}`;
+    }
+}
+/** The home a run's tag names (homeMetadata read back): a step's own tag, or a listed run's. */
+function homeOfTag(metadata) {
+    const forge = metadata[FORGE_KEY];
+    const thread = Number(metadata[HANDOFF_KEYS.thread]);
+    const known = Number.isSafeInteger(thread) && thread > 0 ? thread : undefined;
+    return {
+        forge: forge === 'gitlab' ? 'gitlab' : forge === 'none' ? undefined : 'github',
+        project: metadata[STEP_KEYS.repository] || undefined,
+        thread: known,
+        change: known,
+    };
+}
+/** The home for a person: `octo-org/app`, `group/app merge request !7`. */
+function describeHome(home) {
+    const project = home.project ?? 'no project';
+    if (home.change !== undefined)
+        return `${project} ${changeName(home, home.change)}`;
+    return home.thread === undefined ? project : `${project} #${home.thread}`;
+}
+
+;// CONCATENATED MODULE: ./src/run/listing.ts
+
+/** A page holds this many runs: the service's most is 500, and a run can be long. */
+const PAGE_SIZE = 100;
+/**
+ * Every run carrying all of `tags` among those `query` selects (a time window),
+ * one request a page, never one a run. Where the plan cannot filter by metadata,
+ * the same window is listed whole and filtered here: a run listed without its
+ * metadata cannot be told apart, and is left out.
+ */
+async function listTaggedRuns(client, tags, query, options) {
+    // Paged by creation, which never changes: paging by update time can skip a run that moves.
+    const paged = { sort_by: 'created_at', sort_order: 'desc', limit: PAGE_SIZE, ...query };
+    try {
+        const { runs, complete } = await drain(client.iterateRuns({ ...paged, metadata: { ...tags } }, options));
+        return { runs, filteredHere: false, complete };
+    }
+    catch (error) {
+        if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available')
+            throw error;
+    }
+    const { runs, complete } = await drain(client.iterateRuns(paged, options));
+    return { runs: runs.filter((run) => carriesTags(run, tags)), filteredHere: true, complete };
+}
+/** Every run the pages yield, and whether they reached the last page. */
+async function drain(pages) {
+    const runs = [];
+    for (;;) {
+        const next = await pages.next();
+        if (next.done)
+            return { runs, complete: next.value.complete };
+        runs.push(next.value);
+    }
+}
+/** Whether the run shows every one of `tags` in its metadata. */
+function carriesTags(run, tags) {
+    const metadata = run.metadata;
+    if (typeof metadata !== 'object' || metadata === null)
+        return false;
+    const shown = metadata;
+    return Object.entries(tags).every(([key, value]) => shown[key] === value);
+}
+
+;// CONCATENATED MODULE: ./src/run/cancel.ts
+
+
+
+
+
+
+
+/**
+ * One cancel request for a run, by ID, and how it went as a value: a failed
+ * cancel must not hide the step's own outcome. The cancels below build on it.
+ */
+async function requestCancel(client, runId, options = {}) {
+    try {
+        return await client.cancelRun(runId, options);
+    }
+    catch (error) {
+        const message = errorMessage(error);
+        if (error instanceof UnprocessableEntityError)
+            return { kind: 'not-cancellable', message };
+        return { kind: 'failed', message };
+    }
+}
+/**
+ * The run as it stands after a successful cancel, so that outputs, summary and
+ * comment show where it ended rather than the state last polled. One quick
+ * attempt: a failure keeps what was last seen.
+ */
+async function rereadAfterCancel(client, cancel, lastSeen) {
+    // A BLOCKED run is read back too, so that the outputs say BLOCKED rather than what was last polled.
+    if ((cancel?.kind !== 'cancelled' && cancel?.kind !== 'blocked') || !lastSeen)
+        return lastSeen;
+    try {
+        return await client.getRun(lastSeen.run_id, {
+            timeoutMs: timing/* REREAD_AFTER_CANCEL_MS */.PH,
+            maxRetries: 0,
+        });
+    }
+    catch {
+        return lastSeen;
+    }
+}
+/** On `now`'s clock: when the cancel of a run, begun now for `why`, must have been answered. */
+function cancelDeadline(why, now) {
+    switch (why.kind) {
+        case 'signal':
+            return (now +
+                (why.signal === 'SIGTERM' ? timing/* SIGNAL_CANCEL */.EJ.afterTerminateMs : timing/* SIGNAL_CANCEL */.EJ.afterInterruptMs));
+        case 'post':
+            return now + timing/* POST_CANCEL_DEADLINE_MS */.uY;
+        case 'timeout':
+        case 'over-budget':
+        case 'error':
+        case 'pass-when':
+            return now + timing/* CANCEL_AFTER_TIMEOUT */.UE.budgetMs;
+    }
+}
+/**
+ * The one routine that cancels a run, whatever the reason: a signal, the
+ * timeout, max_credits, an error, the post step, or a set whose `pass_when`
+ * can no longer be met. Each request is bounded by the order's deadline, and
+ * the outcome is a value: a failed cancel must not hide the step's own outcome.
+ */
+async function cancelRun(order, deps) {
+    const remaining = () => Math.max(0, order.deadline - deps.now());
+    const once = () => {
+        const ms = Math.max(timing/* MIN_CANCEL_REQUEST_MS */.jN, remaining());
+        const timeoutMs = order.why.kind === 'post' ? ms : Math.min(ms, timing/* CANCEL_AFTER_TIMEOUT */.UE.timeoutMs);
+        return requestCancel(deps.client, order.runId, {
+            timeoutMs: order.why.kind === 'signal' ? remaining() : timeoutMs,
+            deadline: order.deadline,
+            ...(order.why.kind === 'signal' ? { signal: AbortSignal.timeout(remaining()) } : {}),
+        });
+    };
+    let report = await once();
+    let noted = false;
+    while (report.kind === 'already-finished' &&
+        order.mayRestart?.() &&
+        remaining() > timing/* RECANCEL_PAUSE_MS */.qU * 2) {
+        if (!noted && deps.log) {
+            deps.log.info(`Run ${order.runId} still shows its state from before the follow-up; cancelling again once it restarts.`);
+            noted = true;
+        }
+        await deps.sleep(order.why.kind === 'post' ? timing/* CREATE_LOOKUP */.qS.postPauseMs : timing/* RECANCEL_PAUSE_MS */.qU);
+        report = await once();
+    }
+    return report;
+}
+/**
+ * Cancels the run the step answers for (see `cancelRun`). Nothing more is owed
+ * on it unless the cancel failed, the run is BLOCKED (the post step tries
+ * again, and cancels it should a person have moved it on by then), a
+ * follow-up's answer is still out, or "already finished" came before the run
+ * was seen restarting after a follow-up (it may restart yet).
+ */
+async function cancelOwnRun(tracker, runId, why, deps, deadline = cancelDeadline(why, deps.now())) {
+    const report = await cancelRun({ runId, why, deadline, mayRestart: () => tracker.awaitingNewPass }, deps);
+    if (isFinalCancel(report, tracker))
+        tracker.settle();
+    return report;
+}
+/**
+ * A run must not outlive a step that gave up on it. A step that failed before
+ * it knew of a run made none, unless a create's answer was lost and its run
+ * not found: then the state keeps the create's tag for the post step.
+ */
+async function cancelAfterError(tracker, deps) {
+    const runId = tracker.runId;
+    // A create whose run was neither seen nor ruled out leaves its tag for the post step.
+    if (!runId)
+        return tracker.mayHaveUnseenRun ? undefined : tracker.settle();
+    if (!tracker.needsCancel)
+        return;
+    // Briefly, as after a timeout: a cancel that fails leaves the run to the post step.
+    logCancel(deps.log, runId, await cancelOwnRun(tracker, runId, { kind: 'error' }, deps));
+}
+/** Pure: whether a cancel's outcome leaves nothing owed on the tracked run. */
+function isFinalCancel(report, tracker) {
+    if (report.kind === 'failed' || report.kind === 'blocked' || tracker.deciding)
+        return false;
+    return !(report.kind === 'already-finished' && tracker.awaitingNewPass);
+}
+/** The states `cancel_previous` supersedes: runs still on their way, not those waiting for a person. */
+const SUPERSEDED_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'];
+/**
+ * Cancels the active runs labelled `name` of the step's home (its project and, where the step
+ * has a thread, its thread) before the step starts its own (`previous_run: cancel`), so that a
+ * new push replaces the review of the old one and never another thread's; `cancel_only` does
+ * just this. `input` is the input that asked, for the log. Returns the runs cancelled.
+ */
+async function cancelPreviousRuns(client, asked, log, options = {}) {
+    const { name, home, input } = asked;
+    const scope = homeScope(home);
+    const where = scope ? ` of ${describeHome(home)}` : '';
+    if (!scope) {
+        log.info(`${input}: no project is named, so no run can be told to be this one's; none is cancelled.`);
+        return [];
+    }
+    // Collected first: cancelling while paging would move runs out of the pages still to come.
+    // Paged by creation time: runs changing state meanwhile cannot slip between pages.
+    const { runs } = await listTaggedRuns(client, scope, { name, state: SUPERSEDED_STATES }, { ...options, maxPages: PREVIOUS_RUNS_MAX_PAGES });
+    // Checked here too, so that a service ignoring a filter cannot make this cancel other runs.
+    const active = runs.filter((run) => run.agent_config?.name === name &&
+        meaningOf(run.state) === 'active' &&
+        ofHomeForge(run, home));
+    const cancelled = [];
+    for (const run of active) {
+        const report = await requestCancel(client, run.run_id, options);
+        if (report.kind === 'cancelled')
+            cancelled.push(run.run_id);
+        logCancel(log, run.run_id, report, input);
+    }
+    if (active.length === 0)
+        log.info(`${input}: no active run is named ${name}${where}.`);
+    return cancelled;
+}
+/** The pages of active runs of one name a cancel reads: far more than one thread ever has. */
+const PREVIOUS_RUNS_MAX_PAGES = 10;
+/** `cancel_only`: cancels the active runs with the name, and starts nothing. */
+async function cancelOnly(client, asked, log) {
+    const cancelled = await cancelPreviousRuns(client, { ...asked, input: 'cancel_only' }, log);
+    log.info(`cancel_only: cancelled ${cancelled.length} active run(s) named ${asked.name}.`);
+    return cancelled;
+}
+
+;// CONCATENATED MODULE: ./src/api/client.ts
+
+
+
+
+/**
+ * The endpoints of the Cloud Agent Runs API: the only code that knows its paths and what
+ * its answers mean. How a request travels (the key, deadlines, retries, typed errors) is
+ * the transport's.
+ */
+class AgentRunsClient {
+    #transport;
+    constructor(options) {
+        this.#transport = new Transport(options);
+    }
+    /**
+     * Creates a run. Never repeated when the service may have acted on it; the
+     * service's newer path is tried once when the spec's path does not exist.
+     */
+    async createRun(body, options = {}) {
+        const send = async (path) => (await this.#transport.request('POST', path, {
+            ...options,
+            body,
+            retryMode: 'at-most-once',
+            read: (data) => {
+                const answer = readCreatedRun(data);
+                return 'run' in answer ? { value: answer.run } : answer;
+            },
+        })).data;
+        try {
+            return await send('/agent/run');
+        }
+        catch (error) {
+            // 404 or 405 on the create path means no run was made, so the other path is safe.
+            if (error instanceof NotFoundError || error instanceof MethodNotAllowedError) {
+                return await send('/agent/runs');
+            }
+            throw error;
+        }
+    }
+    /**
+     * The run as the service shows it now. An answer that is not this run (another
+     * run's, not an object, a state that is not a string) is a garbled answer,
+     * retried like one: it is never taken for the run's state.
+     */
+    async getRun(runId, options = {}) {
+        const read = (data) => {
+            const answer = readRunItem(data, runId);
+            return 'run' in answer ? { value: answer.run } : answer;
+        };
+        return (await this.#transport.request('GET', runPath(runId), { ...options, read })).data;
+    }
+    async listRuns(query = {}, options = {}) {
+        const { metadata, ...plain } = query;
+        const flatQuery = { ...plain };
+        for (const [key, value] of Object.entries(metadata ?? {}))
+            flatQuery[`metadata[${key}]`] = value;
+        const { data, headers } = await this.#transport.request('GET', '/agent/runs', { ...options, query: flatQuery });
+        const servedAt = Date.parse(headers.date ?? '');
+        // Entries that are not runs are dropped: a lookup must never act on a garbled one.
+        const runs = Array.isArray(data?.runs) ? data.runs : [];
+        return {
+            ...data,
+            runs: runs.flatMap((entry) => {
+                const read = readRunItem(entry);
+                return 'run' in read ? [read.run] : [];
+            }),
+            ...(Number.isNaN(servedAt) ? {} : { servedAt }),
+        };
+    }
+    /**
+     * Every run matching `query`, following the cursor across pages. Stops when
+     * the service hands back a cursor it already gave, which would loop forever.
+     * Returns whether it saw the last page: a caller that must count every run
+     * (a budget) needs to know when `maxPages` or a broken cursor cut the list short.
+     */
+    async *iterateRuns(query = {}, options = {}) {
+        let cursor = query.cursor;
+        const seen = new Set(cursor === undefined ? [] : [cursor]);
+        for (let page = 0; page < (options.maxPages ?? 50); page += 1) {
+            const { runs, page_info } = await this.listRuns({ ...query, cursor }, options);
+            yield* runs;
+            if (!page_info?.has_next_page)
+                return { complete: true };
+            const next = page_info.next_cursor;
+            if (!next || seen.has(next))
+                return { complete: false };
+            seen.add(next);
+            cursor = next;
+        }
+        return { complete: false };
+    }
+    /**
+     * Sends a follow-up message to steer a run. Never repeated when it may have
+     * arrived. A run whose session is gone answers 410: a SessionGoneError.
+     * Resolves with how the service routed it (`outcome`); an older service says
+     * nothing of that, and its answer is accepted all the same (both members undefined).
+     */
+    async sendFollowup(runId, message, options = {}) {
+        const body = { message };
+        const { data } = await this.#transport.request('POST', `${runPath(runId)}/followups`, {
+            ...options,
+            body,
+            retryMode: 'at-most-once',
+        });
+        return readFollowupAnswer(data);
+    }
+    /**
+     * Stops the turn a live run's agent is working on, without ending the run: it stays
+     * INPROGRESS with its sandbox, and takes a follow-up. Only a live run on Warp's own harness
+     * can be interrupted; the service refuses any other with a 409 (a ConflictError: the run is
+     * not live) or a 422 (an UnprocessableEntityError: its harness cannot be interrupted).
+     *
+     * Repeated like a read (`idempotent`): a second interrupt of an interrupted run stops
+     * nothing more, so an answer lost on the way may be asked for again, where a follow-up
+     * sent twice would reach the agent twice. A 409 is retried as the service's clients retry
+     * it, since a run about to start becomes live; pass `maxRetries: 0` to fall back at once.
+     */
+    async interruptRun(runId, options = {}) {
+        await this.#transport.request('POST', `${runPath(runId)}/interrupt`, {
+            ...options,
+            retryMode: 'idempotent',
+        });
+    }
+    /**
+     * Asks the service to cancel a run. The service refuses (400) a run that has
+     * ended and a BLOCKED one alike, so the run is read back to tell them apart.
+     * A run still being prepared (409) is retried like any transient failure.
+     */
+    async cancelRun(runId, options = {}) {
+        try {
+            await this.#transport.request('POST', `${runPath(runId)}/cancel`, {
+                ...options,
+                retryMode: 'idempotent',
+            });
+            return { kind: 'cancelled' };
+        }
+        catch (error) {
+            if (!(error instanceof BadRequestError))
+                throw error;
+        }
+        try {
+            const run = await this.getRun(runId, { signal: options.signal, maxRetries: 1 });
+            return { kind: run.state === 'BLOCKED' ? 'blocked' : 'already-finished' };
+        }
+        catch {
+            return { kind: 'refused' };
+        }
+    }
+    /**
+     * The run's conversation: what the agent said and did, step by step. Throws
+     * NotFoundError while there is none yet and UnprocessableEntityError when the
+     * service cannot show this run's format; neither is a failure of the run.
+     */
+    async getConversation(runId, options = {}) {
+        const { data } = await this.#transport.request('GET', `${runPath(runId)}/conversation`, options);
+        return { ...data, steps: Array.isArray(data?.steps) ? data.steps : [] };
+    }
+    /** One artifact: FILE and SCREENSHOT carry a signed download URL; a PLAN its Markdown inline. */
+    async getArtifact(artifactUid, options = {}) {
+        if (artifactUid.trim() === '')
+            throw new Error('An artifact UID is required');
+        const path = `/agent/artifacts/${encodeURIComponent(artifactUid)}`;
+        return (await this.#transport.request('GET', path, options)).data;
+    }
+    /** Downloads a signed URL the service handed out, without the key (see Transport.download). */
+    async downloadSignedUrl(url, options = {}) {
+        return await this.#transport.download(url, options);
+    }
+}
+/** A run's path. An ID that could leave its segment (`..`, `/`) is refused: it never reaches a URL. */
+function runPath(runId) {
+    if (!isRunId(runId))
+        throw new Error(`${JSON.stringify(safeForLog(runId, 100))} is not a run ID`);
+    return `/agent/runs/${encodeURIComponent(runId)}`;
+}
+
+;// CONCATENATED MODULE: ./src/version.ts
+/** Sent as User-Agent, so the service's operators can tell this action's traffic apart. */
+const USER_AGENT = 'cloud-agent-run-action/1';
+
+;// CONCATENATED MODULE: ./src/service.ts
+
+
+/**
+ * The API client as the main and post steps use it: this action's user agent,
+ * and every retry told in the log. The one place either step builds a client.
+ */
+function serviceClient(connection, log, options = {}) {
+    return new AgentRunsClient({
+        baseUrl: connection.baseUrl,
+        apiKey: connection.apiKey,
+        userAgent: USER_AGENT,
+        ...options,
+        onRetry: (message) => log.info(message),
+    });
+}
+
+;// CONCATENATED MODULE: ./src/cancel-only.ts
+
+
+
+
+
+/**
+ * The main step with `cancel_only`: cancels the active runs with the name of the step's project
+ * and thread, creates nothing, and sets the output `cancelled` to the IDs it cancelled.
+ */
+async function cancelOnlyStep(cleanup, world, io) {
+    // The thread is the event's: no GitHub request is needed to read it.
+    const home = homeOf(world, githubThread(new GitHubContext('', world)));
+    const cancelled = await cancelOnly(serviceClient(cleanup, io), { name: cleanup.name, home }, io);
+    io.setOutput('cancelled', JSON.stringify(cancelled));
+}
+
 ;// CONCATENATED MODULE: ./src/github/compare.ts
 
 /** The most commits a steering follow-up lists; GitHub's compare gives at most 250. */
@@ -9663,6 +11893,13 @@ function steerSource(github, head, thread) {
         head,
         recordedHead: async (runId) => thread?.headOf(runId),
         compare: (base, next) => compareHeads(github, base, next),
+    };
+}
+/** previous_run: steer on GitHub: what it reads, and what shows a newer step on a cancel. */
+function githubSteering(step, head) {
+    return {
+        source: steerSource(step.github, head, step.thread),
+        newerStep: newerStepOf(step.github, head, step.world.runId),
     };
 }
 /**
@@ -9731,361 +11968,6 @@ function newerStepOf(github, ownHead, ownWorkflowRun) {
 }
 /** How many of the workflow's latest runs the hand-over looks through for a newer one. */
 const NEWER_RUNS_LISTED = 50;
-
-;// CONCATENATED MODULE: ./src/github/commenter.ts
-
-const RANK = {
-    none: 0,
-    read: 1,
-    triage: 2,
-    write: 3,
-    maintain: 4,
-    admin: 5,
-};
-function screenAuthor(author, me, rules) {
-    const refuse = (reason) => ({
-        kind: 'decided',
-        admission: { admitted: false, reason },
-    });
-    if (!author)
-        return refuse('the event names no author, so their permission cannot be checked');
-    const who = `@${author.login}`;
-    if (author.login.toLowerCase() === me.toLowerCase()) {
-        return refuse(`the ${author.what} is this action's own (${who})`);
-    }
-    if (author.isBot) {
-        const bot = author.login.toLowerCase().replace(/\[bot\]$/, '');
-        if (rules.allowedBots.includes(bot)) {
-            return {
-                kind: 'decided',
-                admission: { admitted: true, reason: `${who} is listed in allowed_bots` },
-            };
-        }
-        return refuse(`${who} is a bot, and allowed_bots does not list it`);
-    }
-    return { kind: 'check-permission', login: author.login };
-}
-/**
- * The author's role from GitHub's collaborator-permission answer. `role_name`
- * tells triage and maintain apart; a custom role falls back to `permission`,
- * which GitHub gives as one of admin, write, read or none.
- */
-function roleOf(answer) {
-    const known = (value) => value !== undefined && value in RANK;
-    if (known(answer.role_name))
-        return answer.role_name;
-    if (known(answer.permission))
-        return answer.permission;
-    return 'none';
-}
-function judgeRole(login, role, least) {
-    const who = `@${login}`;
-    if (RANK[role] >= RANK[least]) {
-        return {
-            admitted: true,
-            reason: `${who} has ${role} permission (commenter_permission: ${least})`,
-        };
-    }
-    return {
-        admitted: false,
-        reason: `${who} has ${role === 'none' ? 'no' : role} permission on the repository; commenter_permission asks for at least ${least}`,
-    };
-}
-/**
- * Decides whether the event's author may talk to the agent: never the
- * action's own comments; bots only when allowed; people with at least the
- * configured permission, as GitHub reports it (author_association is not
- * permission). A look-up that fails refuses.
- */
-async function admitAuthor(octokit, repository, author, rules) {
-    try {
-        const screening = screenAuthor(author, await tokenIdentity(octokit), rules);
-        if (screening.kind === 'decided')
-            return screening.admission;
-        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
-            ...repository,
-            username: screening.login,
-            ...octokit_withDeadline(),
-        });
-        return judgeRole(screening.login, roleOf(data), rules.commenterPermission);
-    }
-    catch (error) {
-        return {
-            admitted: false,
-            reason: `the author's permission could not be checked (${reasonOf(error)})`,
-        };
-    }
-}
-
-;// CONCATENATED MODULE: external "node:crypto"
-const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
-;// CONCATENATED MODULE: ./src/github/check-run.ts
-/**
- * `check_run`: the step as a check run `cloud-agent/<key>` on the commit the run works on,
- * in progress while the run works, then a conclusion. The conclusion tells the agent's verdict
- * on the work from a run that broke: only a review that requests changes is "changes
- * requested"; a run that failed, errored or gave no valid result says so in its title.
- */
-
-
-
-
-
-
-/** GitHub takes at most 50 annotations a request, and 65,535 characters of summary. */
-const ANNOTATIONS_PER_REQUEST = 50;
-const CHECK_SUMMARY_CHARS = 65_535;
-const ANSWER_CHARS = 40_000;
-/** The conclusion and its words, from the step's outcome and, with a review, its verdict. */
-function checkReport(outcome, extras) {
-    // With a review, the verdict is in the outcome's words (reviewVerdict): the check, the status
-    // and the headlines all read it there.
-    const words = describeEnding(endingOf(outcome));
-    const { review } = extras;
-    const { conclusion, title } = words.check;
-    // GitHub shows the title above the summary: the summary goes on from it. A review's `why`
-    // says already that the run succeeded, and what the verdict is.
-    const parts = [
-        review
-            ? escapeMarkdown(words.why)
-            : `${escapeMarkdown(words.why)} Outcome: \`${words.outcome}\`.`,
-    ];
-    const answer = review?.summary ?? extras.answer;
-    if (answer) {
-        parts.push('', agentDetails(review ? "The agent's review" : "The agent's answer", clipAnswer(answer, ANSWER_CHARS), true));
-    }
-    const summary = parts.join('\n');
-    return {
-        conclusion,
-        title,
-        summary: summary.length > CHECK_SUMMARY_CHARS ? clip(summary, CHECK_SUMMARY_CHARS - 1) : summary,
-    };
-}
-/**
- * A step that stopped before it completed its check run: cancelled, or else failed. `runs`:
- * what was cancelled, in the title ("the run", or a set's "the runs left").
- */
-function stoppedCheckReport(why, cancelled, runs = 'the run was') {
-    const title = cancelled ? `The step stopped; ${runs} cancelled` : 'The step stopped';
-    return {
-        conclusion: cancelled ? 'cancelled' : 'failure',
-        title,
-        summary: escapeMarkdown(why),
-    };
-}
-/** GitHub keeps 64 KB of an annotation's message; ours are shorter. */
-const MAX_MESSAGE_CHARS = 4_000;
-/**
- * The review's comments as annotations: plain text, which GitHub shows as typed. A comment on a
- * removed line (LEFT) has no line in the commit, so it has no annotation.
- */
-function annotationsOf(comments, verdict) {
-    return comments
-        .filter((comment) => comment.side !== 'LEFT')
-        .map((comment) => ({
-        path: comment.path.replace(/\\/g, '/').replace(/^(\.\/|\/)+/, ''),
-        start_line: Math.min(comment.start_line ?? comment.line, comment.line),
-        end_line: comment.line,
-        annotation_level: verdict === 'request_changes' ? 'warning' : 'notice',
-        message: comment.body.length > MAX_MESSAGE_CHARS
-            ? clip(comment.body, MAX_MESSAGE_CHARS - 1)
-            : comment.body,
-    }));
-}
-/** The summary kept for the post step: the outcome's sentence, not the agent's text. */
-const SAVED_SUMMARY_CHARS = 1_000;
-/**
- * What the post step completes the check run with when GitHub never took the main step's
- * completion: the conclusion and title reached. The state is no place for the agent's text.
- */
-function savedCheckReport(report) {
-    const [first = ''] = report.summary.split('\n\n');
-    return {
-        conclusion: report.conclusion,
-        title: report.title,
-        summary: first.length > SAVED_SUMMARY_CHARS ? clip(first, SAVED_SUMMARY_CHARS - 1) : first,
-    };
-}
-/** The report the post step writes from what the main step saved. */
-function reportFromSaved(saved) {
-    return {
-        conclusion: saved.conclusion,
-        title: saved.title,
-        summary: [
-            saved.summary,
-            '',
-            "GitHub did not take the step's own completion of this check, so the post step completed it. " +
-                "The agent's answer is in the workflow run's job summary; a review's comments are on the pull request.",
-        ].join('\n'),
-    };
-}
-/**
- * One check run, created in progress at once, completed at the end. A GitHub failure (most
- * often a token without `checks: write`) is a warning, and the step goes on without it. A
- * 5xx or a broken connection is asked again; a write whose answer was lost is looked for
- * before it is sent again, so nothing is made or annotated twice. With a record (the main
- * step), the state says how to find the check run, the conclusion reached, and only once
- * GitHub took it, that it is complete: until then, the post step completes it.
- */
-class CheckRunReporter {
-    #octokit;
-    #target;
-    #log;
-    #record;
-    #id;
-    constructor(octokit, target, log, record, id) {
-        this.#octokit = octokit;
-        this.#target = target;
-        this.#log = log;
-        this.#record = record;
-        this.#id = id(this);
-    }
-    /** Creates the check run, in progress, on the target's commit. */
-    static open(octokit, target, log, detailsUrl, record) {
-        return new CheckRunReporter(octokit, target, log, record, (reporter) => reporter.#create(target.sha, detailsUrl));
-    }
-    /**
-     * The check run an earlier step created (the post step completes what the main step left):
-     * by its ID, or, when the answer to its create never came, found by its `external_id`.
-     */
-    static adopt(octokit, target, known, log) {
-        return new CheckRunReporter(octokit, target, log, undefined, (reporter) => 'id' in known ? Promise.resolve(known.id) : reporter.#lookUp(known));
-    }
-    /** The check run's ID once created; undefined when GitHub refused it. */
-    get id() {
-        return this.#id;
-    }
-    get name() {
-        return statusContext(this.#target.key);
-    }
-    /**
-     * Completes the check run, with its annotations 50 a request. True once GitHub took the
-     * completing write.
-     */
-    async finish(report, annotations = []) {
-        const id = await this.#id;
-        if (id === undefined)
-            return false;
-        const batches = [];
-        for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
-            batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
-        }
-        const output = { title: report.title, summary: report.summary };
-        this.#record?.saveCheckRunReport(savedCheckReport(report));
-        try {
-            // The check run is this step's, created without annotations.
-            let expected = 0;
-            // GitHub adds each request's annotations to the earlier ones': a lost answer is
-            // looked for by the count before the batch goes again.
-            for (const batch of batches.slice(0, -1)) {
-                expected += batch.length;
-                await this.#update(id, { output: { ...output, annotations: batch } }, (run) => run.annotations >= expected);
-            }
-            expected += batches.at(-1)?.length ?? 0;
-            await this.#update(id, {
-                status: 'completed',
-                conclusion: report.conclusion,
-                completed_at: new Date().toISOString(),
-                output: { ...output, annotations: batches.at(-1) ?? [] },
-            }, (run) => run.status === 'completed' && run.annotations >= expected);
-        }
-        catch (error) {
-            const next = this.#record ? ' The post step completes it.' : ' The run is not affected.';
-            this.#log.warning(`GitHub: could not complete the check run ${this.name} (${reasonOf(error)}).${failureHint(error, CHECKS_PERMISSION)}${next}`);
-            return false;
-        }
-        this.#record?.markCheckRunDone();
-        return true;
-    }
-    /** One update, asked again after a transient failure unless `took` shows it took effect. */
-    async #update(id, fields, took) {
-        const { owner, repo } = this.#target;
-        await withRetries(async (deadline) => {
-            await this.#octokit.rest.checks.update({
-                owner,
-                repo,
-                check_run_id: id,
-                ...fields,
-                ...deadline,
-            });
-            return true;
-        }, {
-            tookEffect: async (deadline) => {
-                const { data } = await this.#octokit.rest.checks.get({
-                    owner,
-                    repo,
-                    check_run_id: id,
-                    ...deadline,
-                });
-                return (took({ status: data.status, annotations: data.output.annotations_count }) || undefined);
-            },
-        });
-    }
-    async #create(sha, detailsUrl) {
-        const { owner, repo } = this.#target;
-        // A unique reference: a create whose answer was lost is found by it, not made twice.
-        const lookup = { sha, externalId: (0,external_node_crypto_namespaceObject.randomUUID)() };
-        this.#record?.saveCheckRunLookup(lookup);
-        try {
-            const id = await withRetries(async (deadline) => {
-                const { data } = await this.#octokit.rest.checks.create({
-                    owner,
-                    repo,
-                    name: this.name,
-                    head_sha: sha,
-                    external_id: lookup.externalId,
-                    status: 'in_progress',
-                    started_at: new Date().toISOString(),
-                    details_url: detailsUrl,
-                    ...deadline,
-                });
-                return data.id;
-            }, { tookEffect: (deadline) => this.#find(lookup, deadline) });
-            this.#record?.saveCheckRunId(id);
-            return id;
-        }
-        catch (error) {
-            // GitHub answered that it made nothing: there is nothing for the post step to look for.
-            if (refused(error))
-                this.#record?.saveCheckRunLookup(undefined);
-            this.#log.warning(`GitHub: could not create the check run ${this.name} on ${sha.slice(0, 7)} (${reasonOf(error)}).${failureHint(error, CHECKS_PERMISSION)} The run goes on without it.`);
-            return undefined;
-        }
-    }
-    /** The post step's search for a check run whose create answer the main step never had. */
-    async #lookUp(lookup) {
-        try {
-            const id = await withRetries((deadline) => this.#find(lookup, deadline));
-            if (id === undefined) {
-                this.#log.info(`No check run ${this.name} with external_id ${lookup.externalId} on ${lookup.sha.slice(0, 7)}: the main step's create made none.`);
-            }
-            return id;
-        }
-        catch (error) {
-            this.#log.warning(`GitHub: could not look for the check run ${this.name} on ${lookup.sha.slice(0, 7)} (${reasonOf(error)}).${failureHint(error, CHECKS_PERMISSION)} It may be left in progress.`);
-            return undefined;
-        }
-    }
-    /** The check run of this name on the commit that carries the `external_id`, if any. */
-    async #find(lookup, deadline) {
-        const runs = await this.#octokit.paginate(this.#octokit.rest.checks.listForRef, {
-            owner: this.#target.owner,
-            repo: this.#target.repo,
-            ref: lookup.sha,
-            check_name: this.name,
-            filter: 'all',
-            per_page: 100,
-            ...deadline,
-        });
-        return runs.find((run) => run.external_id === lookup.externalId)?.id;
-    }
-}
-const CHECKS_PERMISSION = 'check_run needs the permission checks: write.';
-/** GitHub answered a 4xx: the request was refused, and made nothing. */
-function refused(error) {
-    const { status, response } = error;
-    return response !== undefined && status !== undefined && status >= 400 && status < 500;
-}
 
 ;// CONCATENATED MODULE: ./src/github/review.ts
 
@@ -10662,545 +12544,8 @@ async function finishLeftCheckRun(github, context, saved, stopped, log) {
     await checkRun.finish(saved.checkRunReport ? reportFromSaved(saved.checkRunReport) : stopped);
 }
 
-;// CONCATENATED MODULE: ./src/agent/conversation.ts
-/**
- * A run's normalized conversation (`GET /agent/runs/{runId}/conversation`),
- * read defensively: the body is whatever the service (or a proxy) sent, so
- * every member is checked, and anything of the wrong type is left out rather
- * than trusted. Nothing here throws on any input.
- */
-
-/** Nested steps deeper than this are ignored: a body cannot make the action recurse without end. */
-const MAX_DEPTH = 32;
-function parseConversation(body) {
-    return { steps: parseSteps(conversation_isRecord(body) ? body.steps : undefined, 0) };
-}
-function parseSteps(value, depth) {
-    if (!Array.isArray(value) || depth > MAX_DEPTH)
-        return [];
-    return value.filter(conversation_isRecord).map((step) => ({
-        id: stringOr(step.id, ''),
-        summary: nonEmpty(step.summary) ?? nonEmpty(step.description),
-        completed: typeof step.completed_at === 'string' && step.completed_at !== '',
-        messages: Array.isArray(step.messages) ? step.messages.filter(conversation_isRecord).map(parseMessage) : [],
-        steps: parseSteps(step.steps, depth + 1),
-    }));
-}
-function parseMessage(message) {
-    const blocks = Array.isArray(message.content) ? message.content.filter(conversation_isRecord) : [];
-    const at = typeof message.timestamp === 'string' ? Date.parse(message.timestamp) : NaN;
-    return {
-        role: stringOr(message.role, ''),
-        at: Number.isFinite(at) ? at : undefined,
-        texts: blocks
-            .filter((block) => block.type === 'text' && typeof block.text === 'string')
-            .map((block) => block.text),
-        actions: blocks
-            .filter((block) => block.type === 'action')
-            .map((block) => ({
-            id: stringOr(block.id, ''),
-            category: stringOr(block.category, ''),
-            name: stringOr(block.name, ''),
-        }))
-            .filter((action) => action.category !== '' || action.name !== ''),
-    };
-}
-/** Every message, depth first: a step's own messages, then its nested steps'. */
-function messagesInOrder(conversation) {
-    const out = [];
-    const visit = (steps) => {
-        for (const step of steps) {
-            out.push(...step.messages);
-            visit(step.steps);
-        }
-    };
-    visit(conversation.steps);
-    return out;
-}
-/**
- * The agent's final message: the text of the last `assistant` message that has
- * any text (one that only took actions says nothing). "Last" is by timestamp
- * when every such message has one, else by position in the conversation.
- * Several text blocks are joined by a blank line. Undefined when there is none.
- */
-function finalAnswer(conversation) {
-    const candidates = messagesInOrder(conversation)
-        .map((message, order) => ({ message, order, text: message.texts.join('\n\n').trim() }))
-        .filter(({ message, text }) => message.role === 'assistant' && text !== '');
-    if (candidates.length === 0)
-        return undefined;
-    const byTime = candidates.every(({ message }) => message.at !== undefined);
-    const last = candidates.reduce((latest, candidate) => byTime && (candidate.message.at ?? 0) < (latest.message.at ?? 0) ? latest : candidate);
-    return last.text;
-}
-/** GitHub keeps at most 1 MiB of outputs per job; the answer takes a quarter of it at most. */
-const RESULT_OUTPUT_LIMIT_BYTES = 256 * 1024;
-/**
- * The text for the `result` output: whole when it fits in `limit` bytes of
- * UTF-8, else its beginning (cut between characters) and a note saying so.
- */
-function capResult(text, limit = RESULT_OUTPUT_LIMIT_BYTES) {
-    const bytes = Buffer.byteLength(text, 'utf8');
-    if (bytes <= limit)
-        return { text, truncated: false, bytes };
-    const note = `\n\n[Truncated: the agent's final message is ${formatDecimal(bytes, 0)} bytes; the result output keeps the first ${Math.floor(limit / 1024)} KiB. The whole message is in the session transcript.]`;
-    const room = Math.max(0, limit - Buffer.byteLength(note, 'utf8'));
-    return { text: cutUtf8(text, room) + note, truncated: true, bytes };
-}
-/** The longest prefix of `text` that fits in `maxBytes` of UTF-8, never splitting a character. */
-function cutUtf8(text, maxBytes) {
-    const encoded = Buffer.from(text, 'utf8');
-    let end = Math.min(maxBytes, encoded.length);
-    // Back off continuation bytes (10xxxxxx) to the start of the character they belong to.
-    while (end > 0 && end < encoded.length && ((encoded[end] ?? 0) & 0xc0) === 0x80)
-        end -= 1;
-    return encoded.subarray(0, end).toString('utf8');
-}
-function conversation_isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function stringOr(value, fallback) {
-    return typeof value === 'string' ? value : fallback;
-}
-function nonEmpty(value) {
-    return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/report/json-output.ts
-
-
-/**
- * The most a JSON output (`run`, `structured_output`, `artifacts`, `runs`)
- * holds. GitHub keeps a step output of up to 1 MB; each of ours keeps well
- * inside, as `result` does (256 KiB).
- */
-const JSON_OUTPUT_LIMIT_BYTES = 256 * 1024;
-/**
- * `value` as the JSON of output `name`: whole when it can be written and fits;
- * else its `smaller()` form, with a note that says why (no output when there is
- * none). Never throws: an output must not fail a run, and JSON.stringify throws
- * on a value nested a few thousand deep (which JSON.parse reads).
- */
-function jsonOutput(name, value, smaller) {
-    const whole = serialise(value);
-    if (typeof whole === 'string')
-        return { json: whole };
-    const why = `the ${name} ${whole.why}`;
-    const cutForm = smaller?.();
-    const json = cutForm && serialise(cutForm.value);
-    if (typeof json !== 'string')
-        return { note: `The ${name} output is not set: ${why}.` };
-    return {
-        json,
-        note: `The ${name} output holds ${cutForm?.keeps}: ${why}. The step's outcome is unchanged.`,
-    };
-}
-/** The leading items whose JSON fits in an output, for an array that is too long. */
-function leadingThatFit(items) {
-    const kept = [];
-    let bytes = 2;
-    for (const item of items) {
-        const json = serialise(item);
-        if (typeof json !== 'string')
-            break;
-        bytes += Buffer.byteLength(json, 'utf8') + 1;
-        if (bytes > JSON_OUTPUT_LIMIT_BYTES)
-            break;
-        kept.push(item);
-    }
-    return kept;
-}
-/** Sets the output, if there is one, and warns with its note, if any. */
-function setJsonOutput(io, name, output) {
-    if (output.note)
-        io.warning(safeForLog(output.note));
-    if (output.json !== undefined)
-        io.setOutput(name, output.json);
-}
-/** The JSON, or why it cannot be an output. */
-function serialise(value) {
-    let json;
-    try {
-        json = JSON.stringify(value) ?? 'null';
-    }
-    catch (error) {
-        return { why: `could not be written as JSON (${cut(errorMessage(error), 200)})` };
-    }
-    const bytes = Buffer.byteLength(json, 'utf8');
-    if (bytes <= JSON_OUTPUT_LIMIT_BYTES)
-        return json;
-    return { why: `is ${bytes} bytes as JSON, over the ${JSON_OUTPUT_LIMIT_BYTES}-byte limit` };
-}
-/** A text field kept in a cut `run` output is at most this long. */
-const KEPT_TEXT_CHARS = 2_000;
-/** A field of another kind is kept in a cut `run` output when its JSON is at most this long. */
-const KEPT_FIELD_BYTES = 16 * 1024;
-/**
- * The `run` output when the whole run cannot be one: its top-level fields,
- * text cut and each other field kept only when it is small and can be written
- * (so `state`, `request_usage` and `status_message` stay where a workflow
- * reads them), with `truncated: true`; at worst only what names the run.
- */
-function runOutput(run) {
-    return jsonOutput('run', run, () => {
-        const kept = {};
-        for (const [key, value] of Object.entries(run)) {
-            if (typeof value === 'string')
-                kept[key] = cut(value, KEPT_TEXT_CHARS);
-            else if (isSmall(value))
-                kept[key] = value;
-        }
-        kept.truncated = true;
-        const keeps = 'only its top-level fields that fit, text cut, with "truncated": true';
-        // Thousands of top-level fields could still be too many.
-        if (isSmall(kept, JSON_OUTPUT_LIMIT_BYTES))
-            return { value: kept, keeps };
-        return {
-            value: { run_id: run.run_id, state: run.state, truncated: true },
-            keeps: 'only run_id and state, with "truncated": true',
-        };
-    });
-}
-function isSmall(value, limit = KEPT_FIELD_BYTES) {
-    try {
-        return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8') <= limit;
-    }
-    catch {
-        return false;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/report/agent-work.ts
-
-
-/**
- * The parts of the job summary and the comment that show the agent's work:
- * its answer, its files, and what a BLOCKED run waits for. Agent text goes
- * through agentMarkdown; service text through escapeMarkdown.
- */
-/** The answer shown in the job summary: GitHub keeps at most 1 MiB of summary per step. */
-const SUMMARY_ANSWER_CHARS = 200_000;
-/** The summary's block with the agent's final message, open so that it reads at a glance. */
-function renderAnswerBlock(answer, label = "The agent's answer") {
-    if (answer === undefined || answer.trim() === '')
-        return undefined;
-    return agentDetails(label, clipAnswer(answer, SUMMARY_ANSWER_CHARS), true);
-}
-const ICONS = {
-    PULL_REQUEST: '🔀',
-    FILE: '📄',
-    SCREENSHOT: '🖼️',
-    PLAN: '📝',
-};
-/** The list of artifacts, with where downloaded files went. */
-function renderArtifacts(artifacts, downloadedTo, downloadDir) {
-    if (artifacts.length === 0)
-        return undefined;
-    const lines = ['**Artifacts**', ''];
-    for (const artifact of artifacts.slice(0, 200)) {
-        const icon = ICONS[artifact.type] ?? '📦';
-        const label = escapeMarkdown(clip(artifact.filepath ?? artifact.name ?? artifact.type, 300));
-        const url = safeHttpUrl(artifact.url);
-        const named = url ? `[${label}](${url})` : label;
-        const path = downloadedTo.get(artifact);
-        const where = path ? ` → <code>${escapeMarkdown(path)}</code>` : '';
-        lines.push(`- ${icon} ${escapeMarkdown(artifact.type)}: ${named}${where}`);
-    }
-    if (artifacts.length > 200)
-        lines.push(`- … and ${artifacts.length - 200} more`);
-    if (downloadDir && downloadedTo.size > 0) {
-        lines.push('', `Downloaded files are in <code>${escapeMarkdown(downloadDir)}</code>.`);
-    }
-    return lines.join('\n');
-}
-/** What a BLOCKED run waits for (agent text, shown safely) and how to answer. */
-function renderBlocked(question, answerWays) {
-    const link = safeHttpUrl(answerWays.sessionLink);
-    const ways = [link ? `answer in the [session](${link})` : 'answer in the session, in the app'];
-    if (answerWays.continueRun)
-        ways.push('reply with a comment here; continue_run passes it on');
-    const lines = [
-        '> [!WARNING]',
-        `> The run is BLOCKED: it waits for a person. To move it on, ${ways.join(', or ')}.`,
-        '',
-    ];
-    if (question)
-        lines.push(agentDetails('What it waits for', clip(question, 20_000), true), '');
-    return lines.join('\n');
-}
-
-;// CONCATENATED MODULE: ./src/report/summary.ts
-
-
-
-
-
-
-
-
-
-/** What the step's outcome means for the workflow: pass or fail, and its words on every surface. */
-function verdictOf(outcome) {
-    return describeEnding(endingOf(outcome));
-}
-/** The run's usage as `key: value` pairs, for the summary; numbers and short strings only. */
-function usageOf(run) {
-    const entries = Object.entries(run.request_usage ?? {}).filter(([, value]) => typeof value === 'number' || (typeof value === 'string' && value.length <= 64));
-    if (entries.length === 0)
-        return undefined;
-    return entries.map(([key, value]) => `${key.replace(/_/g, ' ')}: ${String(value)}`).join(', ');
-}
-/** The job summary, as GitHub-flavoured Markdown. Every text from the API is escaped. */
-function renderSummary(outcome, extras = {}) {
-    const verdict = verdictOf(outcome);
-    const run = outcome.run;
-    const rows = [];
-    if (run) {
-        rows.push(['Run', `<code>${escapeMarkdown(run.run_id)}</code>`]);
-        // One fact, one row: the state is named apart only when the outcome's word is another.
-        const state = run.state.toLowerCase() === verdict.outcome
-            ? ''
-            : ` (state <code>${escapeMarkdown(run.state)}</code>)`;
-        rows.push(['Outcome', `<code>${verdict.outcome}</code>${state}`]);
-        const duration = durationOf(outcome);
-        if (duration)
-            rows.push(['Duration', duration]);
-        const link = safeHttpUrl(run.session_link);
-        if (link)
-            rows.push(['Session', `[Open the session transcript](${link})`]);
-        const pullRequest = safeHttpUrl(pullRequestUrlOf(run));
-        if (pullRequest) {
-            rows.push([
-                'Pull request',
-                `[${escapeMarkdown(pullRequestLabel(pullRequest))}](${pullRequest})`,
-            ]);
-        }
-        const cost = describeCost(costOf(run.request_usage));
-        const usage = cost ?? usageOf(run);
-        if (usage)
-            rows.push([cost ? 'Cost' : 'Usage', escapeMarkdown(usage)]);
-        const message = run_statusMessageOf(run);
-        if (message && !verdict.passes) {
-            rows.push(['Status message', inlineText(clip(message, 2000))]);
-        }
-    }
-    const lines = [
-        `### ${verdict.icon} ${escapeMarkdown(verdict.headline)}`,
-        '',
-        escapeMarkdown(verdict.why),
-        '',
-    ];
-    if (rows.length > 0)
-        lines.push(...factsTable(rows), '');
-    if (run && meaningOf(run.state) === 'failed') {
-        const notes = failureNotes(run.status_message, extras.now ?? Date.now());
-        if (notes.length > 0)
-            lines.push(notes.map(escapeMarkdown).join(' '), '');
-    }
-    if (run && meaningOf(run.state) === 'blocked') {
-        const asked = outcome.kind === 'blocked'
-            ? outcome.question
-            : (extras.blockedQuestion ?? blockedQuestion(run.status_message, undefined));
-        // The agent's last message is often its question: shown once, as the answer, below.
-        const question = asked?.trim() === extras.answer?.trim() ? undefined : asked;
-        lines.push(renderBlocked(question, {
-            sessionLink: run.session_link,
-            continueRun: extras.continueRun ?? false,
-        }));
-    }
-    else if (outcome.kind === 'timed-out' && meaningOf(outcome.stateAtTimeout) === 'blocked') {
-        lines.push('> [!WARNING]', '> The run was BLOCKED, waiting for a person, when the timeout ran out.', '');
-    }
-    const answer = extras.shownAnswer === undefined
-        ? renderAnswerBlock(extras.answer)
-        : renderAnswerBlock(extras.shownAnswer, "The agent's review");
-    if (answer)
-        lines.push(answer, '');
-    const artifacts = extras.artifacts &&
-        renderArtifacts(extras.artifacts, extras.downloadedTo ?? new Map(), extras.downloadDir);
-    if (artifacts)
-        lines.push(artifacts, '');
-    return lines.join('\n');
-}
-/** The job summary of a step that failed before it had an outcome (bad input, lost contact, …). */
-function renderErrorSummary(message, runId) {
-    const lines = [`### ${OUTCOME_RECORDS.error.icon} The step failed`, ''];
-    if (runId)
-        lines.push(...factsTable([['Run', `<code>${escapeMarkdown(runId)}</code>`]]), '');
-    lines.push(escapeMarkdown(message), '');
-    return lines.join('\n');
-}
-/**
- * Facts as a two-column table. GitHub's tables need a header row: the first fact is it, so no
- * empty header shows as a blank strip above the table.
- */
-function factsTable(rows) {
-    const [first, ...rest] = rows;
-    if (!first)
-        return [];
-    return [
-        `| **${first[0]}** | ${first[1]} |`,
-        '|---|---|',
-        ...rest.map(([field, value]) => `| **${field}** | ${value} |`),
-    ];
-}
-function durationOf(outcome) {
-    const fromService = outcome.run?.run_time ? parseIsoDuration(outcome.run.run_time) : undefined;
-    if (fromService !== undefined)
-        return formatDuration(fromService);
-    if (outcome.kind === 'finished' || outcome.kind === 'timed-out')
-        return formatDuration(outcome.elapsedMs);
-    return undefined;
-}
-/** `owner/repo#12` for a GitHub pull request URL, else the URL itself. */
-function pullRequestLabel(url) {
-    const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url);
-    return match ? `${match[1]}#${match[2]}` : url;
-}
-
-;// CONCATENATED MODULE: ./src/report/publish.ts
-
-
-
-
-
-
-
-
-
-
-
-
-/** Turns the step's outcome into outputs, a job summary, annotations and the exit status. */
-async function publishOutcome(io, outcome, extras = {}) {
-    const { run } = outcome;
-    const link = safeHttpUrl(run?.session_link);
-    const verdict = verdictOf(outcome);
-    io.setOutput('outcome', verdict.outcome);
-    if (run) {
-        io.setOutput('state', run.state);
-        if (link)
-            io.setOutput('session_link', run.session_link ?? link);
-        const message = run_statusMessageOf(run);
-        if (message)
-            io.setOutput('status_message', message);
-        const pullRequest = pullRequestUrlOf(run);
-        if (pullRequest)
-            io.setOutput('pull_request_url', pullRequest);
-        setJsonOutput(io, 'run', runOutput(run));
-        const cost = costOf(run.request_usage);
-        if (cost.credits !== undefined)
-            io.setOutput('credits', formatNumberOutput(cost.credits));
-        if (cost.usd !== undefined)
-            io.setOutput('cost_usd', formatNumberOutput(cost.usd));
-        const artifacts = extras.artifacts ?? parseArtifacts(run.artifacts);
-        const items = artifactsOutput(artifacts, extras.downloadedTo);
-        setJsonOutput(io, 'artifacts', jsonOutput('artifacts', items, () => {
-            const first = leadingThatFit(items);
-            return { value: first, keeps: `the first ${first.length} of ${items.length} artifacts` };
-        }));
-    }
-    if (extras.answer !== undefined) {
-        const result = capResult(extras.answer);
-        if (result.truncated) {
-            io.warning(`The agent's final message is ${result.bytes} bytes; the result output keeps the first 256 KiB.`);
-        }
-        io.setOutput('result', result.text);
-    }
-    if (extras.structuredOutput !== undefined) {
-        setJsonOutput(io, 'structured_output', jsonOutput('structured_output', extras.structuredOutput));
-    }
-    if (extras.verdict)
-        io.setOutput('verdict', extras.verdict);
-    await writeSummary(io, renderSummary(outcome, extras));
-    if (verdict.failure) {
-        io.setFailed(safeForLog(verdict.failure));
-    }
-    else if (link || verdict.outcome === 'superseded') {
-        const session = link ? ` Session transcript: ${link}` : '';
-        io.notice(`${safeForLog(verdict.headline)}.${session}`, { title: 'Cloud agent run' });
-    }
-    else {
-        io.info(`${safeForLog(verdict.headline)}.`);
-    }
-}
-/** A budget reached before the create: no run, `outcome` over_budget, and the step fails. */
-async function publishOverBudget(io, message) {
-    const outcome = 'over_budget';
-    io.setOutput('outcome', outcome);
-    const { icon } = OUTCOME_RECORDS[outcome];
-    await writeSummary(io, `### ${icon} Over budget: no run was created\n\n${escapeMarkdown(message)}\n`);
-    io.setFailed(safeForLog(message));
-}
-/** A summary that cannot be written (no GITHUB_STEP_SUMMARY, e.g. locally) must not fail the step. */
-async function writeSummary(io, markdown) {
-    try {
-        await io.appendSummary(markdown);
-    }
-    catch (error) {
-        io.debug(`No job summary written: ${errorMessage(error)}`);
-    }
-}
-/**
- * The one top-level failure path: a readable message (in the job summary too,
- * when `summary` asks for it), and the stack only in debug output.
- */
-async function publishError(io, error, summary) {
-    const message = errorMessage(error);
-    if (summary) {
-        // The step failed before its run had an outcome of its own (bad input, lost contact, …).
-        io.setOutput('outcome', 'error');
-        await writeSummary(io, renderErrorSummary(message, summary.runId));
-    }
-    io.setFailed(safeForLog(message));
-    if (error instanceof Error && error.stack)
-        io.debug(error.stack);
-}
-
-;// CONCATENATED MODULE: ./src/run/listing.ts
-
-/** A page holds this many runs: the service's most is 500, and a run can be long. */
-const PAGE_SIZE = 100;
-/**
- * Every run carrying all of `tags` among those `query` selects (a time window),
- * one request a page, never one a run. Where the plan cannot filter by metadata,
- * the same window is listed whole and filtered here: a run listed without its
- * metadata cannot be told apart, and is left out.
- */
-async function listTaggedRuns(client, tags, query, options) {
-    // Paged by creation, which never changes: paging by update time can skip a run that moves.
-    const paged = { sort_by: 'created_at', sort_order: 'desc', limit: PAGE_SIZE, ...query };
-    try {
-        const { runs, complete } = await drain(client.iterateRuns({ ...paged, metadata: { ...tags } }, options));
-        return { runs, filteredHere: false, complete };
-    }
-    catch (error) {
-        if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available')
-            throw error;
-    }
-    const { runs, complete } = await drain(client.iterateRuns(paged, options));
-    return { runs: runs.filter((run) => carriesTags(run, tags)), filteredHere: true, complete };
-}
-/** Every run the pages yield, and whether they reached the last page. */
-async function drain(pages) {
-    const runs = [];
-    for (;;) {
-        const next = await pages.next();
-        if (next.done)
-            return { runs, complete: next.value.complete };
-        runs.push(next.value);
-    }
-}
-/** Whether the run shows every one of `tags` in its metadata. */
-function carriesTags(run, tags) {
-    const metadata = run.metadata;
-    if (typeof metadata !== 'object' || metadata === null)
-        return false;
-    const shown = metadata;
-    return Object.entries(tags).every(([key, value]) => shown[key] === value);
-}
-
 ;// CONCATENATED MODULE: ./src/run/budget.ts
+
 
 
 
@@ -11214,28 +12559,34 @@ function carriesTags(run, tags) {
  * A failure to list throws, and so does a list cut short under the budget: a
  * budget that cannot be checked creates nothing.
  */
-async function checkCreditBudgets(client, budgets, scope, deps) {
+async function checkCreditBudgets(client, budgets, home, deps) {
     const deadline = deps.now() + timing/* CREDIT_BUDGET_CHECK */.PK.deadlineMs;
-    const repository = { [STEP_KEYS.repository]: scope.repository };
+    const project = homeScope(home, { byThread: false });
+    if (budgets.daily === undefined && budgets.pullRequest === undefined)
+        return undefined;
+    // The inputs refuse a budget with no project before any request; this holds the rule here too.
+    if (!project)
+        throw new Error('A credit budget needs a project to count by; none is named.');
+    const ofHome = { home, deadline, log: deps.log };
     if (budgets.daily !== undefined) {
         const since = new Date(deps.now() - timing/* CREDIT_BUDGET_CHECK */.PK.dailyWindowMs).toISOString();
-        const spent = await creditsOf(client, repository, since, deadline, deps.log);
+        const spent = await creditsOf(client, project, since, ofHome);
         const window = `in the last 24 hours (since ${since.replace(/\.\d+Z$/, 'Z')})`;
-        const runs = `the runs this action started for ${scope.repository} ${window}`;
-        const reached = judge('daily_credit_budget', budgets.daily, spent, runs, deps.log);
+        const runs = `the runs this action started for ${home.project} ${window}`;
+        const reached = budget_judge('daily_credit_budget', budgets.daily, spent, runs, deps.log);
         if (reached)
             return reached;
     }
     if (budgets.pullRequest !== undefined) {
-        if (scope.pullRequest === undefined) {
-            deps.log.info('pr_credit_budget: this event is about no pull request; it does not apply.');
+        if (home.change === undefined) {
+            deps.log.info('pr_credit_budget: this step is about no pull or merge request; it does not apply.');
             return undefined;
         }
-        const tags = { ...repository, [HANDOFF_KEYS.thread]: String(scope.pullRequest) };
-        const spent = await creditsOf(client, tags, undefined, deadline, deps.log);
-        const where = `pull request #${scope.pullRequest} of ${scope.repository}`;
+        const tags = { ...project, [HANDOFF_KEYS.thread]: String(home.change) };
+        const spent = await creditsOf(client, tags, undefined, ofHome);
+        const where = `${changeName(home, home.change)} of ${home.project}`;
         const runs = `the runs this action started for ${where} (all of them, whenever they ran)`;
-        return judge('pr_credit_budget', budgets.pullRequest, spent, runs, deps.log);
+        return budget_judge('pr_credit_budget', budgets.pullRequest, spent, runs, deps.log);
     }
     return undefined;
 }
@@ -11244,7 +12595,7 @@ async function checkCreditBudgets(client, budgets, scope, deps) {
  * lower bound: past the budget it still proves the budget reached; under it, it
  * proves nothing, and the check refuses (throws) rather than under-count.
  */
-function judge(input, budget, spent, runs, log) {
+function budget_judge(input, budget, spent, runs, log) {
     const used = `${spent.complete ? '' : 'at least '}${formatCredits(spent.credits)}`;
     log.info(`${input}: ${runs} used ${used} of ${formatCredits(budget)}.`);
     if (spent.credits >= budget) {
@@ -11258,8 +12609,8 @@ function judge(input, budget, spent, runs, log) {
     }
     return undefined;
 }
-/** The credits of the runs carrying `tags`, created after `since` when given. */
-async function creditsOf(client, tags, since, deadline, log) {
+/** The credits of the home's runs carrying `tags`, created after `since` when given. */
+async function creditsOf(client, tags, since, { home, deadline, log }) {
     const listed = await listTaggedRuns(client, tags, since ? { created_after: since } : {}, {
         maxPages: timing/* CREDIT_BUDGET_CHECK */.PK.maxPages,
         deadline,
@@ -11269,165 +12620,13 @@ async function creditsOf(client, tags, since, deadline, log) {
             .map(([key, value]) => `${key}=${value}`)
             .join(', ')} here.`);
     }
-    const credits = listed.runs.reduce((sum, run) => sum + (costOf(run.request_usage).credits ?? 0), 0);
-    return { credits, runs: listed.runs.length, complete: listed.complete };
-}
-
-;// CONCATENATED MODULE: ./src/run/cancel.ts
-
-
-
-
-
-/**
- * One cancel request for a run, by ID, and how it went as a value: a failed
- * cancel must not hide the step's own outcome. The cancels below build on it.
- */
-async function requestCancel(client, runId, options = {}) {
-    try {
-        return await client.cancelRun(runId, options);
-    }
-    catch (error) {
-        const message = errorMessage(error);
-        if (error instanceof UnprocessableEntityError)
-            return { kind: 'not-cancellable', message };
-        return { kind: 'failed', message };
-    }
-}
-/**
- * The run as it stands after a successful cancel, so that outputs, summary and
- * comment show where it ended rather than the state last polled. One quick
- * attempt: a failure keeps what was last seen.
- */
-async function rereadAfterCancel(client, cancel, lastSeen) {
-    // A BLOCKED run is read back too, so that the outputs say BLOCKED rather than what was last polled.
-    if ((cancel?.kind !== 'cancelled' && cancel?.kind !== 'blocked') || !lastSeen)
-        return lastSeen;
-    try {
-        return await client.getRun(lastSeen.run_id, {
-            timeoutMs: timing/* REREAD_AFTER_CANCEL_MS */.PH,
-            maxRetries: 0,
-        });
-    }
-    catch {
-        return lastSeen;
-    }
-}
-/** On `now`'s clock: when the cancel of a run, begun now for `why`, must have been answered. */
-function cancelDeadline(why, now) {
-    switch (why.kind) {
-        case 'signal':
-            return (now +
-                (why.signal === 'SIGTERM' ? timing/* SIGNAL_CANCEL */.EJ.afterTerminateMs : timing/* SIGNAL_CANCEL */.EJ.afterInterruptMs));
-        case 'post':
-            return now + timing/* POST_CANCEL_DEADLINE_MS */.uY;
-        case 'timeout':
-        case 'over-budget':
-        case 'error':
-        case 'pass-when':
-            return now + timing/* CANCEL_AFTER_TIMEOUT */.UE.budgetMs;
-    }
-}
-/**
- * The one routine that cancels a run, whatever the reason: a signal, the
- * timeout, max_credits, an error, the post step, or a set whose `pass_when`
- * can no longer be met. Each request is bounded by the order's deadline, and
- * the outcome is a value: a failed cancel must not hide the step's own outcome.
- */
-async function cancelRun(order, deps) {
-    const remaining = () => Math.max(0, order.deadline - deps.now());
-    const once = () => {
-        const ms = Math.max(timing/* MIN_CANCEL_REQUEST_MS */.jN, remaining());
-        const timeoutMs = order.why.kind === 'post' ? ms : Math.min(ms, timing/* CANCEL_AFTER_TIMEOUT */.UE.timeoutMs);
-        return requestCancel(deps.client, order.runId, {
-            timeoutMs: order.why.kind === 'signal' ? remaining() : timeoutMs,
-            deadline: order.deadline,
-            ...(order.why.kind === 'signal' ? { signal: AbortSignal.timeout(remaining()) } : {}),
-        });
-    };
-    let report = await once();
-    let noted = false;
-    while (report.kind === 'already-finished' &&
-        order.mayRestart?.() &&
-        remaining() > timing/* RECANCEL_PAUSE_MS */.qU * 2) {
-        if (!noted && deps.log) {
-            deps.log.info(`Run ${order.runId} still shows its state from before the follow-up; cancelling again once it restarts.`);
-            noted = true;
-        }
-        await deps.sleep(order.why.kind === 'post' ? timing/* CREATE_LOOKUP */.qS.postPauseMs : timing/* RECANCEL_PAUSE_MS */.qU);
-        report = await once();
-    }
-    return report;
-}
-/**
- * Cancels the run the step answers for (see `cancelRun`). Nothing more is owed
- * on it unless the cancel failed, the run is BLOCKED (the post step tries
- * again, and cancels it should a person have moved it on by then), a
- * follow-up's answer is still out, or "already finished" came before the run
- * was seen restarting after a follow-up (it may restart yet).
- */
-async function cancelOwnRun(tracker, runId, why, deps, deadline = cancelDeadline(why, deps.now())) {
-    const report = await cancelRun({ runId, why, deadline, mayRestart: () => tracker.awaitingNewPass }, deps);
-    if (isFinalCancel(report, tracker))
-        tracker.settle();
-    return report;
-}
-/**
- * A run must not outlive a step that gave up on it. A step that failed before
- * it knew of a run made none, unless a create's answer was lost and its run
- * not found: then the state keeps the create's tag for the post step.
- */
-async function cancelAfterError(tracker, deps) {
-    const runId = tracker.runId;
-    // A create whose run was neither seen nor ruled out leaves its tag for the post step.
-    if (!runId)
-        return tracker.mayHaveUnseenRun ? undefined : tracker.settle();
-    if (!tracker.needsCancel)
-        return;
-    // Briefly, as after a timeout: a cancel that fails leaves the run to the post step.
-    logCancel(deps.log, runId, await cancelOwnRun(tracker, runId, { kind: 'error' }, deps));
-}
-/** Pure: whether a cancel's outcome leaves nothing owed on the tracked run. */
-function isFinalCancel(report, tracker) {
-    if (report.kind === 'failed' || report.kind === 'blocked' || tracker.deciding)
-        return false;
-    return !(report.kind === 'already-finished' && tracker.awaitingNewPass);
-}
-/** The states `cancel_previous` supersedes: runs still on their way, not those waiting for a person. */
-const SUPERSEDED_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'];
-/**
- * Cancels the active runs labelled `name` before the step starts its own
- * (`cancel_previous`), so that a new push replaces the review of the old one;
- * `cancel_only` does just this. Returns how many were cancelled.
- */
-async function cancelPreviousRuns(client, name, log, options = {}) {
-    // Collected first: cancelling while paging would move runs out of the pages still to come.
-    const active = [];
-    // Paged by creation time: runs changing state meanwhile cannot slip between pages.
-    const query = { name, state: SUPERSEDED_STATES, limit: 100, sort_by: 'created_at' };
-    for await (const run of client.iterateRuns(query, options)) {
-        // Checked here too, so that a service ignoring a filter cannot make this cancel other runs.
-        if (run.agent_config?.name === name && meaningOf(run.state) === 'active')
-            active.push(run);
-    }
-    let cancelled = 0;
-    for (const run of active) {
-        const report = await requestCancel(client, run.run_id, options);
-        if (report.kind === 'cancelled')
-            cancelled += 1;
-        logCancel(log, run.run_id, report, 'cancel_previous');
-    }
-    if (active.length === 0)
-        log.info(`cancel_previous: no active run is named ${name}.`);
-    return cancelled;
-}
-/** `cancel_only`: cancels the active runs with the name, and starts nothing. */
-async function cancelOnly(client, name, log) {
-    const cancelled = await cancelPreviousRuns(client, name, log);
-    log.info(`cancel_only: cancelled ${cancelled} active run(s) named ${name}.`);
+    const runs = listed.runs.filter((run) => ofHomeForge(run, home));
+    const credits = runs.reduce((sum, run) => sum + creditsSpent(run), 0);
+    return { credits, runs: runs.length, complete: listed.complete };
 }
 
 ;// CONCATENATED MODULE: ./src/run/create.ts
+
 
 
 
@@ -11440,7 +12639,7 @@ const INVOCATION_KEY = 'gh_invocation';
  * values of at most 256 bytes; the keys below, with the hand-over's four, stay well inside.
  */
 function runTag(
-/** Where the step runs: its repository, workflow run, job and step. */
+/** Where the step runs: its forge and project, workflow run (or pipeline), job and step. */
 world, newId = external_node_crypto_namespaceObject.randomUUID, 
 /** The commit the run works on: a pull request's head, else GITHUB_SHA. */
 headSha, 
@@ -11449,7 +12648,8 @@ handoff = {}) {
     const invocation = newId();
     const candidates = {
         [INVOCATION_KEY]: invocation,
-        gh_repository: world.repository,
+        [FORGE_KEY]: world.forge ?? 'none',
+        gh_repository: world.project,
         gh_run_id: world.runId,
         gh_run_attempt: world.runAttempt,
         gh_job: world.job,
@@ -11590,7 +12790,7 @@ function* steadyPauses(pauseMs) {
 }
 /** Tells a person how to find a run that may exist, since the step cannot vouch for it. */
 function whereToFind(invocation) {
-    return `A run may nonetheless exist: it carries the metadata ${INVOCATION_KEY}=${invocation}. The post step looks for it again and cancels it; if it reports none, search the runs for that metadata before starting another.`;
+    return `A run may nonetheless exist: it carries the metadata ${INVOCATION_KEY}=${invocation}. It is looked for again by that metadata and cancelled; if none is reported, search the runs for that metadata before starting another.`;
 }
 /** Pages of the newest runs the fallback reads, where the plan cannot filter by metadata. */
 const FALLBACK_PAGES = 2;
@@ -11917,6 +13117,10 @@ async function downloadRunFiles(artifacts, downloadDir, options, sources, log, s
 async function gatherAgentWork(outcome, deps) {
     if (!outcome.run || !OUTCOME_RECORDS[outcomeWordOf(outcome)].carriesAgentWork)
         return {};
+    // A run handed to a newer step works on for that step, which gathers its work; and this step's
+    // reads would only be cut off by the signal that handed it over.
+    if (outcome.kind === 'handed-over')
+        return {};
     const { settings, world, log } = deps;
     return collectAgentWork(outcome.run, {
         downloadPatterns: settings.downloadPatterns,
@@ -11943,6 +13147,10 @@ function withinWaits(signal, endBy) {
 
 
 
+
+
+
+
 /** The states of a run still on its way: steerable (or, failing that, cancelled). */
 const ACTIVE_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'];
 /** A run that has not started needs no interrupt: the follow-up joins its prompt. */
@@ -11962,8 +13170,8 @@ function keyMetadataOf(metadata) {
     return picked[STEP_KEYS.repository] && picked[HANDOFF_KEYS.key] ? picked : undefined;
 }
 /** The key's runs still on their way on this thread, newest first. */
-async function activeRunsOfKey(client, keyMetadata, deadline) {
-    const { runs } = await client.listRuns({ metadata: { ...keyMetadata }, state: ACTIVE_STATES, limit: 20, sort_by: 'created_at' }, { deadline });
+async function activeRunsOfKey(client, keyMetadata, options) {
+    const { runs } = await client.listRuns({ metadata: { ...keyMetadata }, state: ACTIVE_STATES, limit: 20, sort_by: 'created_at' }, options);
     // Checked here too: a service that ignored a filter must not make the step steer another run.
     return runs
         .filter((run) => meaningOf(run.state) === 'active' &&
@@ -11978,17 +13186,14 @@ function needsInterrupt(run) {
 function isRefusedSteer(error) {
     return error instanceof ApiStatusError && error.status >= 400 && error.status < 500;
 }
+/** The line every steering follow-up carries: the ledger counts a run's follow-ups by it. */
+const STEERED_LINE = 'This is a newer request for the same work: new commits were pushed while you worked.';
 /**
  * The follow-up that steers a run: this step's prompt, and what changed since the head the run
  * worked on, asking it to review or rework only that and to keep what still applies. Pure.
  */
 function steeringMessage(prompt, heads, change) {
-    const lines = [
-        prompt,
-        '',
-        '---',
-        'This is a newer request for the same work: new commits were pushed while you worked.',
-    ];
+    const lines = [prompt, '', '---', STEERED_LINE];
     if (heads.now)
         lines.push(`- The new head: ${heads.now}`);
     if (heads.old)
@@ -12007,6 +13212,189 @@ function steeringMessage(prompt, heads, change) {
 /** Why a steer falls back to cancel + create, as its one line says it. */
 function fallbackLine(runId, why) {
     return `previous_run: steer: run ${safeForLog(runId)} cannot be steered (${why}); cancelling it and creating a new run.`;
+}
+/**
+ * `previous_run: steer` for one run's lifecycle: before the create, the key's run on its way is
+ * steered instead (or cancelled, and a run created); after it, and at each reading of the run,
+ * exactly one run of the key is kept, the oldest, whatever the order of two steps' requests and
+ * however late the service's list shows a run.
+ */
+class KeySteering {
+    #source;
+    #request;
+    /** The key's metadata, undefined when the step has no key to steer by. */
+    #keyMetadata;
+    #host;
+    #deps;
+    constructor(step, host, deps) {
+        this.#source = step.source;
+        this.#request = step.request;
+        this.#keyMetadata = keyMetadataOf(step.tags);
+        this.#host = host;
+        this.#deps = deps;
+    }
+    /**
+     * Before the create: sends this step's work to the run of its key still on its way on this
+     * thread, interrupting it first when it is at work, and makes it this step's run. Returns
+     * undefined when there is none, or when it cannot be steered (a force push, the service
+     * refusing the interrupt or the follow-up): then it was cancelled, and the step creates a run.
+     */
+    async steer(deadline) {
+        const { client, log } = this.#deps;
+        const keyMetadata = this.#keyMetadata;
+        const key = keyMetadata?.[HANDOFF_KEYS.key] ?? '';
+        // The oldest wins, as after a create (see oneRunPerKey): every step picks the same run.
+        const [candidate, ...newer] = keyMetadata
+            ? (await activeRunsOfKey(client, keyMetadata, { deadline })).sort(byAge)
+            : [];
+        if (!candidate) {
+            log.info(`previous_run: steer: no run of the key "${safeForLog(key, 200)}" is on its way on this thread; creating one.`);
+            return undefined;
+        }
+        // One run per key: any other still going is cancelled, as cancel would.
+        for (const run of newer) {
+            log.info(`previous_run: steer: run ${safeForLog(run.run_id)} is a newer run of the same key than run ${safeForLog(candidate.run_id)}; cancelling it, so that the key has one run.`);
+            await this.#cancelOther(run.run_id, deadline);
+        }
+        return await this.#steerRun(candidate, deadline);
+    }
+    /**
+     * After a create: another step of the same key may have created a run at the same moment
+     * (each found none to steer). The oldest run of the key wins, the same for every step that
+     * looks: a step whose run is not the oldest steers the oldest instead and cancels its own.
+     * When the oldest cannot be steered, it is cancelled and this step's run kept.
+     */
+    async oneRunPerKey(own, deadline) {
+        // The create's answer may not say when the run was created; the list does, as for the others.
+        const found = await this.#olderRunOfKey(own, deadline, { listedOnly: true });
+        if (!found)
+            return own;
+        return (await this.#giveWay(found, deadline, false)) ?? own;
+    }
+    /**
+     * At each reading of this step's run on its way: the list lags behind the service's writes,
+     * so another step's older run of the key may show only now, however late. The oldest wins, as
+     * after a create: this step steers it and cancels its own. The run steered, if it did.
+     */
+    async giveWayLate(run, deadline) {
+        const found = await this.#olderRunOfKey(run, deadline, { listedOnly: false });
+        return found && (await this.#giveWay(found, deadline, true));
+    }
+    /**
+     * The oldest live run of the key when it is older than `own` (by the list's created_at, then
+     * run ID: every step orders them alike), with `own` as the list shows it; undefined when `own`
+     * is the oldest, or the list could not be read. `listedOnly`: `own` must be in the list.
+     */
+    async #olderRunOfKey(own, deadline, options) {
+        const { client, log } = this.#deps;
+        const keyMetadata = this.#keyMetadata;
+        if (!keyMetadata || this.#deps.signal.aborted)
+            return undefined;
+        let runs;
+        try {
+            // One quick try: a look that fails is taken again at the next poll (see giveWayLate).
+            const quick = { deadline, timeoutMs: timing/* KEY_LOOK_MS */.Nv, maxRetries: 0, signal: this.#deps.signal };
+            runs = await activeRunsOfKey(client, keyMetadata, quick);
+        }
+        catch (error) {
+            log.debug(`Could not look for another run of the key: ${safeForLog(errorMessage(error))}`);
+            return undefined;
+        }
+        const listedOwn = runs.find((run) => run.run_id === own.run_id);
+        if (!listedOwn && options.listedOnly)
+            return undefined;
+        const mine = listedOwn ?? own;
+        const oldest = runs.filter((run) => run.run_id !== own.run_id).sort(byAge)[0];
+        if (!oldest || byAge(oldest, mine) > 0)
+            return undefined;
+        return { oldest, own: mine };
+    }
+    /**
+     * Steers the older run of the key in place of this step's own, and cancels its own; the run
+     * steered, or undefined when the older one could not be steered (it was cancelled): then this
+     * step keeps its own, owed again.
+     */
+    async #giveWay({ oldest, own }, deadline, late) {
+        const [older, mine] = [safeForLog(oldest.run_id), safeForLog(own.run_id)];
+        const shown = late ? ' (the list shows it only now)' : '';
+        this.#deps.log.info(`previous_run: steer: run ${older} of the same key was created before this step's run ${mine}, by another step${shown}; steering it and cancelling run ${mine}, so that the key has one run.`);
+        const steered = await this.#steerRun(oldest, deadline);
+        if (!steered) {
+            this.#host.tracker.keepOwn(own.run_id);
+            this.#host.record.runId = own.run_id;
+            return undefined;
+        }
+        await this.#cancelOther(own.run_id, deadline);
+        return steered;
+    }
+    /**
+     * Steers `candidate`: interrupts it when it is at work, sends this step's work as one
+     * follow-up that says what changed, and makes it this step's run. Undefined when it cannot be
+     * steered (a force push, the service refusing the interrupt or the follow-up): then it was
+     * cancelled.
+     */
+    async #steerRun(candidate, deadline) {
+        const { client, log } = this.#deps;
+        const source = this.#source;
+        const oldHead = (await source.recordedHead(candidate.run_id).catch(() => undefined)) ??
+            candidate.metadata?.[STEP_KEYS.headSha];
+        const change = oldHead && source.head
+            ? await source.compare(oldHead, source.head)
+            : { kind: 'unknown', why: 'a head is not known' };
+        if (change.kind === 'not-ancestor') {
+            const pushed = `the head it worked on (${oldHead?.slice(0, 12)}) is not an ancestor of ${source.head?.slice(0, 12)}: a force push`;
+            return await this.#cancelInstead(candidate, pushed, deadline);
+        }
+        if (this.#deps.signal.aborted)
+            return undefined;
+        const interrupting = needsInterrupt(candidate);
+        if (interrupting) {
+            try {
+                await client.interruptRun(candidate.run_id, { deadline });
+            }
+            catch (error) {
+                if (isRefusedSteer(error)) {
+                    const refused = `the service refused the interrupt: ${errorMessage(error)}`;
+                    return await this.#cancelInstead(candidate, refused, deadline);
+                }
+                // Nothing reached the service: the run works on, as it was.
+                if (!mayHaveActed(error))
+                    throw error;
+                // The turn may have stopped: the run must get the work (or be cancelled), never idle.
+                log.info(`previous_run: steer: the answer to the interrupt of run ${safeForLog(candidate.run_id)} was lost (${safeForLog(errorMessage(error))}); it may have stopped the run's turn, so the step sends it this step's work all the same.`);
+            }
+        }
+        const message = steeringMessage(this.#request.prompt ?? '', { old: oldHead, now: source.head }, change);
+        const refusal = await this.#host.followUp(candidate, message, deadline);
+        if (refusal !== undefined) {
+            // Never left interrupted and idle: a run that took the interrupt but not the work is cancelled.
+            const refused = `the service refused the follow-up: ${refusal}`;
+            return await this.#cancelInstead(candidate, refused, deadline);
+        }
+        this.#host.record.runId = candidate.run_id;
+        this.#deps.onSteered?.();
+        const head = source.head ? `, on ${source.head.slice(0, 12)} now` : '';
+        log.info(`previous_run: steer: ${interrupting ? 'interrupted run' : 'run'} ${safeForLog(candidate.run_id)} and sent it this step's work${head}; awaiting it as this step's run.`);
+        return candidate;
+    }
+    /** A run that cannot be steered is cancelled, and the step creates one; said in one line. */
+    async #cancelInstead(run, why, deadline) {
+        this.#deps.log.info(fallbackLine(run.run_id, safeForLog(why, 500)));
+        await this.#cancelOther(run.run_id, deadline);
+        return undefined;
+    }
+    /** previous_run: one cancel of a run that is not (or no longer) this step's, logged as such. */
+    async #cancelOther(runId, deadline) {
+        const { client, log } = this.#deps;
+        logCancel(log, runId, await requestCancel(client, runId, { deadline }), 'previous_run');
+    }
+}
+/** Older first: by creation, then by ID, so that every step orders a key's runs alike. */
+function byAge(a, b) {
+    const created = Date.parse(a.created_at ?? '') - Date.parse(b.created_at ?? '');
+    if (Number.isFinite(created) && created !== 0)
+        return created;
+    return a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0;
 }
 
 ;// CONCATENATED MODULE: ./src/run/followup.ts
@@ -12038,7 +13426,205 @@ function watchForNewPass(watch) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/run/lifecycle-parts.ts
+
+
+
+
+
+
+/**
+ * A create the service refused (a 4xx, nothing made) that named a harness or a worker host: the
+ * one line says which the service refused, as the inputs name them, and why.
+ */
+function surfaceRefusal(error, request) {
+    const { harness, worker_host: workerHost } = request.config ?? {};
+    if (!(error instanceof ApiStatusError) || error.status < 400 || error.status >= 500)
+        return error;
+    if (!harness?.type && !workerHost)
+        return error;
+    const asked = [
+        ...(harness?.type ? [`harness: ${harness.type}`] : []),
+        ...(workerHost ? [`worker_host: ${workerHost}`] : []),
+    ].join(', ');
+    const why = error.detail ?? errorMessage(error);
+    return new Error(`The service refused the run (${safeForLog(asked, 300)}): ${safeForLog(why, 500)}`, { cause: error });
+}
+/** A re-run job says which run of the earlier attempt this one replaces. */
+async function noteSupersededRun(tag, deps) {
+    const { client, now, signal, log } = deps;
+    // One quick request, no retries, no Retry-After: it must not eat the wait.
+    const deadline = now() + timing/* SUPERSEDED_LOOKUP_TIMEOUT_MS */.LD;
+    const quick = {
+        listRuns: (query) => client.listRuns(query, {
+            timeoutMs: timing/* SUPERSEDED_LOOKUP_TIMEOUT_MS */.LD,
+            maxRetries: 0,
+            deadline,
+            signal,
+        }),
+    };
+    try {
+        const earlier = await findSupersededRun(tag, { client: quick });
+        if (earlier) {
+            log.info(`This attempt supersedes run ${safeForLog(earlier.run_id)} of the previous attempt (${safeForLog(earlier.state, 200)}).`);
+        }
+    }
+    catch (error) {
+        log.debug(`Could not look up the previous attempt's run: ${safeForLog(String(error))}`);
+    }
+}
+/**
+ * A run's new state, in one line. A watcher explains BLOCKED itself (what it waits for, how to
+ * answer, what next); without one, BLOCKED is a warning.
+ */
+function logStateChange(log, subject, run, { when, watched }) {
+    const state = safeForLog(run.state, 200);
+    switch (meaningOf(run.state)) {
+        case 'blocked':
+            if (watched)
+                return log.info(`${subject} is BLOCKED (${when}): it waits for a person.`);
+            return log.warning(`${subject} is BLOCKED (${when}): it waits for a person to answer or approve in the session` +
+                `${run.session_link ? ` (${safeForLog(run.session_link, 500)})` : ''}. Nothing will happen until someone does; this step waits until its timeout.`);
+        case 'unknown':
+            return log.info(`${subject} is ${state} (${when}), a state this action does not know; waiting on.`);
+        case 'active':
+        case 'succeeded':
+        case 'failed':
+            return log.info(`${subject} is ${state} (${when}).`);
+    }
+}
+/** The run named by the run_id input, as the service shows it now. */
+async function getExistingRun(client, runId, options) {
+    try {
+        return await client.getRun(runId, options);
+    }
+    catch (error) {
+        if (error instanceof NotFoundError) {
+            throw new Error(`The run named by the run_id input (${safeForLog(runId)}) does not exist: ${error.message}`, { cause: error });
+        }
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/run/continue-pr.ts
+
+
+
+
+
+/** At most this many of the project's runs with a pull request are looked through: one page. */
+const LOOK_LIMIT = 100;
+const SAID = 'continue_from: pull_request';
+/**
+ * The path that names the step's pull or merge request in a PULL_REQUEST artifact's URL, in
+ * lower case: `/owner/repo/pull/7` on GitHub, `/group/app/-/merge_requests/7` on GitLab.
+ * Undefined when the step is not about one. Pure.
+ */
+function changePath(home) {
+    if (home.project === undefined || home.change === undefined)
+        return undefined;
+    const project = home.project.toLowerCase();
+    switch (home.forge) {
+        case 'github':
+            return `/${project}/pull/${home.change}`;
+        case 'gitlab':
+            return `/${project}/-/merge_requests/${home.change}`;
+        case undefined:
+            return undefined;
+    }
+}
+/** Whether an artifact's URL names the pull request at `path` (any host: GHES, self-managed GitLab). Pure. */
+function namesChange(url, path) {
+    if (typeof url !== 'string')
+        return false;
+    let parsed;
+    try {
+        parsed = new URL(url);
+    }
+    catch {
+        return false;
+    }
+    let shown = parsed.pathname.toLowerCase();
+    while (shown.endsWith('/'))
+        shown = shown.slice(0, -1);
+    return shown === path || shown.endsWith(path);
+}
+/**
+ * The run this action started that made the pull request at `path`: of the listed runs, those
+ * of the home's forge and project whose PULL_REQUEST artifact names it, the newest. Pure.
+ */
+function runThatMade(runs, home, path) {
+    const made = runs.filter((run) => ofHomeForge(run, home) &&
+        run.metadata?.[STEP_KEYS.repository] === home.project &&
+        (run.artifacts ?? []).some((artifact) => artifact.artifact_type === 'PULL_REQUEST' &&
+            namesChange(artifact.data?.url, path)));
+    const time = (run) => Date.parse(run.created_at ?? '') || 0;
+    return made.sort((a, b) => time(b) - time(a))[0];
+}
+/** The follow-up: this step's prompt, and where it comes from. Pure. */
+function continuationMessage(prompt, change, head) {
+    const at = head ? `, now at ${head}` : '';
+    return `${prompt}\n\n---\nThis comes from CI on ${change}, which you made${at}. Keep what you know of this work; change only what this asks.`;
+}
+/**
+ * Starts the step's run from the run that made its pull request: found (one list request), it
+ * gets this step's prompt as a follow-up; a run whose session is gone (410) continues in a new
+ * run with its conversation; no such run, or one that refuses, leaves a create. Each said in one line.
+ */
+class PullRequestContinuation {
+    #source;
+    #host;
+    #deps;
+    constructor(source, host, deps) {
+        this.#source = source;
+        this.#host = host;
+        this.#deps = deps;
+    }
+    async start(request, deadline) {
+        const { home, head } = this.#source;
+        const { log } = this.#deps;
+        const path = changePath(home);
+        const scope = homeScope(home, { byThread: false });
+        if (!path || !scope || home.change === undefined) {
+            log.info(`${SAID}: this step is not on a pull request; creating a run.`);
+            return { kind: 'create', request };
+        }
+        const change = changeName(home, home.change);
+        let made;
+        try {
+            const query = { metadata: scope, artifact_type: 'PULL_REQUEST', limit: LOOK_LIMIT };
+            const { runs } = await this.#deps.client.listRuns({ ...query, sort_by: 'created_at' }, { deadline });
+            made = runThatMade(runs, home, path);
+        }
+        catch (error) {
+            log.info(`${SAID}: could not look for the run that made ${change} (${safeForLog(errorMessage(error))}); creating a run.`);
+            return { kind: 'create', request };
+        }
+        if (!made) {
+            log.info(`${SAID}: no run this action started made ${change}; creating a run.`);
+            return { kind: 'create', request };
+        }
+        const id = safeForLog(made.run_id);
+        const message = continuationMessage(request.prompt ?? '', change, head);
+        const refusal = await this.#host.send(made, message, deadline);
+        if (refusal === undefined) {
+            this.#host.record.runId = made.run_id;
+            log.info(`${SAID}: run ${id} made ${change} (${safeForLog(made.state, 200)}); sent it this step's prompt as a follow-up, and awaiting it as this step's run.`);
+            return { kind: 'run', run: made };
+        }
+        const conversation = made.conversation_id;
+        if (refusal instanceof ApiStatusError && refusal.status === 410 && conversation) {
+            log.info(`${SAID}: the session of run ${id}, which made ${change}, is gone (410); continuing its conversation ${safeForLog(conversation)} in a new run.`);
+            return { kind: 'create', request: { ...request, conversation_id: conversation } };
+        }
+        log.info(`${SAID}: run ${id} made ${change} but refused the follow-up (${safeForLog(errorMessage(refusal))}); creating a run.`);
+        return { kind: 'create', request };
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/run/lifecycle.ts
+
+
 
 
 
@@ -12067,9 +13653,31 @@ class RunLifecycle {
     #isStale;
     /** output_schema: the corrections asked for so far. */
     #corrections = 0;
+    /** `previous_run: steer`: what steers the key's run for this step (a create's only). */
+    #keySteering;
+    /** `continue_from: pull_request`: what starts the run from the one that made the pull request. */
+    #continuation;
     constructor(spec, deps) {
         this.#spec = spec;
         this.#deps = deps;
+        const { steer: source, target } = spec;
+        if (source && target.kind === 'create') {
+            const { client, log, signal, onSteered } = deps;
+            const host = {
+                record: spec.record,
+                tracker: deps.tracker,
+                followUp: (run, message, deadline) => this.#followUp(run, message, deadline),
+            };
+            const step = { source, request: target.request, tags: spec.tag.metadata };
+            this.#keySteering = new KeySteering(step, host, { client, log, signal, onSteered });
+        }
+        if (spec.continueFrom && target.kind === 'create') {
+            const host = {
+                record: spec.record,
+                send: (run, message, deadline) => this.#send(run, message, deadline),
+            };
+            this.#continuation = new PullRequestContinuation(spec.continueFrom, host, deps);
+        }
     }
     get record() {
         return this.#spec.record;
@@ -12160,7 +13768,9 @@ class RunLifecycle {
         record.run = run;
         const stateChanged = run.state !== before?.state;
         if (stateChanged) {
-            this.#logStateChange(run);
+            const { log, now, watch } = this.#deps;
+            const when = `after ${formatDuration(now() - (record.startedAt ?? now()))}`;
+            logStateChange(log, this.#subject(run.run_id), run, { when, watched: watch !== undefined });
             this.#deps.onRunSeen?.(run);
         }
         else if (run.session_link !== before?.session_link) {
@@ -12169,6 +13779,12 @@ class RunLifecycle {
         }
         if (isTerminal(run.state))
             return this.#reachedTerminal(run, deadline);
+        const steered = await this.#keySteering?.giveWayLate(run, deadline);
+        if (steered) {
+            this.record.run = steered;
+            this.#deps.onRunSeen?.(steered);
+            return;
+        }
         const verdict = await this.#deps.watch?.afterPoll(run, stateChanged, this.#deps.signal, deadline);
         if (!verdict || verdict.kind === 'continue')
             return;
@@ -12275,13 +13891,23 @@ class RunLifecycle {
     async #create(request, deadline) {
         const { client, log, tag } = { ...this.#deps, tag: this.#spec.tag };
         const name = request.config?.name;
-        if (this.#spec.steer) {
-            const steered = await this.#steer(this.#spec.steer, request, deadline);
+        const steering = this.#keySteering;
+        if (steering) {
+            const steered = await steering.steer(deadline);
             if (steered)
                 return steered;
         }
+        else if (this.#continuation) {
+            const continued = await this.#continuation.start(request, deadline);
+            if (continued.kind === 'run') {
+                this.#deps.watch?.countFrom?.(continued.run);
+                return continued.run;
+            }
+            request = continued.request;
+        }
         else if (this.#spec.cancelPrevious && name) {
-            await cancelPreviousRuns(client, name, log, { deadline });
+            const asked = { name, home: homeOfTag(tag.metadata), input: this.#spec.cancelPrevious };
+            await cancelPreviousRuns(client, asked, log, { deadline });
         }
         // Nothing may come between this check and the request: a signal handler runs only at an await.
         if (this.#deps.signal.aborted)
@@ -12296,133 +13922,15 @@ class RunLifecycle {
         catch (error) {
             if (!(error instanceof RunMayExistError))
                 this.tracker.noRunMade();
-            throw error;
+            throw surfaceRefusal(error, request);
         }
         this.tracker.track(created.run_id);
         this.record.runId = created.run_id;
         log.info(`${this.#spec.name ? `${this.#spec.name}: created` : 'Created'} run ${safeForLog(created.run_id)}; it is ${safeForLog(created.state, 200)}.`);
         if (this.#spec.noteSuperseded)
-            await this.#noteSupersededRun();
+            await noteSupersededRun(tag, this.#deps);
         const own = { ...created, title: request.title, prompt: request.prompt };
-        if (this.#spec.steer)
-            return await this.#oneRunPerKey(this.#spec.steer, own, request, deadline);
-        return own;
-    }
-    /**
-     * `previous_run: steer`, after a create: another step of the same key may have created a run
-     * at the same moment (each found none to steer). The oldest run of the key wins, the same for
-     * every step that looks: a step whose run is not the oldest steers the oldest instead and
-     * cancels its own. When the oldest cannot be steered, it is cancelled and this step's run kept.
-     */
-    async #oneRunPerKey(source, own, request, deadline) {
-        const { client, log } = this.#deps;
-        const keyMetadata = keyMetadataOf(this.#spec.tag.metadata);
-        if (!keyMetadata || this.#deps.signal.aborted)
-            return own;
-        let runs;
-        try {
-            runs = await activeRunsOfKey(client, keyMetadata, deadline);
-        }
-        catch (error) {
-            log.debug(`Could not look for another run of the key: ${safeForLog(errorMessage(error))}`);
-            return own;
-        }
-        // The create's answer may not say when the run was created; the list does, as for the others.
-        const listedOwn = runs.find((run) => run.run_id === own.run_id);
-        if (!listedOwn)
-            return own;
-        const oldest = runs.filter((run) => run.run_id !== own.run_id).sort(byAge)[0];
-        if (!oldest || byAge(oldest, listedOwn) > 0)
-            return own;
-        log.info(`previous_run: steer: run ${safeForLog(oldest.run_id)} of the same key was created before this step's run ${safeForLog(own.run_id)}, by another step; steering it and cancelling run ${safeForLog(own.run_id)}, so that the key has one run.`);
-        const steered = await this.#steerRun(oldest, source, request, deadline);
-        if (!steered) {
-            this.tracker.keepOwn(own.run_id);
-            this.record.runId = own.run_id;
-            return own;
-        }
-        await this.#cancelOther(own.run_id, deadline);
-        return steered;
-    }
-    /**
-     * `previous_run: steer`: sends this step's work to the run of its key still on its way on this
-     * thread, interrupting it first when it is at work, and awaits it as this step's run. Returns
-     * undefined when there is none, or when it cannot be steered (a force push, the service
-     * refusing the interrupt or the follow-up): then it was cancelled, and the step creates a run.
-     */
-    async #steer(source, request, deadline) {
-        const { client, log } = this.#deps;
-        const keyMetadata = keyMetadataOf(this.#spec.tag.metadata);
-        const key = keyMetadata?.[HANDOFF_KEYS.key] ?? '';
-        // The oldest wins, as after a create (see #oneRunPerKey): every step picks the same run.
-        const [candidate, ...newer] = keyMetadata
-            ? (await activeRunsOfKey(client, keyMetadata, deadline)).sort(byAge)
-            : [];
-        if (!candidate) {
-            log.info(`previous_run: steer: no run of the key "${safeForLog(key, 200)}" is on its way on this thread; creating one.`);
-            return undefined;
-        }
-        // One run per key: any other still going is cancelled, as cancel would.
-        for (const run of newer) {
-            log.info(`previous_run: steer: run ${safeForLog(run.run_id)} is a newer run of the same key than run ${safeForLog(candidate.run_id)}; cancelling it, so that the key has one run.`);
-            await this.#cancelOther(run.run_id, deadline);
-        }
-        return await this.#steerRun(candidate, source, request, deadline);
-    }
-    /**
-     * Steers `candidate`: interrupts it when it is at work, sends this step's work as one
-     * follow-up that says what changed, and makes it this step's run. Undefined when it cannot be
-     * steered (a force push, the service refusing the interrupt or the follow-up): then it was
-     * cancelled.
-     */
-    async #steerRun(candidate, source, request, deadline) {
-        const { client, log } = this.#deps;
-        const oldHead = (await source.recordedHead(candidate.run_id).catch(() => undefined)) ??
-            candidate.metadata?.[STEP_KEYS.headSha];
-        const change = oldHead && source.head
-            ? await source.compare(oldHead, source.head)
-            : { kind: 'unknown', why: 'a head is not known' };
-        if (change.kind === 'not-ancestor') {
-            const pushed = `the head it worked on (${oldHead?.slice(0, 12)}) is not an ancestor of ${source.head?.slice(0, 12)}: a force push`;
-            return await this.#cancelInstead(candidate, pushed, deadline);
-        }
-        if (this.#deps.signal.aborted)
-            return undefined;
-        const interrupting = needsInterrupt(candidate);
-        if (interrupting) {
-            try {
-                await client.interruptRun(candidate.run_id, { deadline });
-            }
-            catch (error) {
-                if (!isRefusedSteer(error))
-                    throw error;
-                const refused = `the service refused the interrupt: ${errorMessage(error)}`;
-                return await this.#cancelInstead(candidate, refused, deadline);
-            }
-        }
-        const message = steeringMessage(request.prompt ?? '', { old: oldHead, now: source.head }, change);
-        const refusal = await this.#followUp(candidate, message, deadline);
-        if (refusal !== undefined) {
-            // Never left interrupted and idle: a run that took the interrupt but not the work is cancelled.
-            const refused = `the service refused the follow-up: ${refusal}`;
-            return await this.#cancelInstead(candidate, refused, deadline);
-        }
-        this.record.runId = candidate.run_id;
-        this.#deps.onSteered?.();
-        const head = source.head ? `, on ${source.head.slice(0, 12)} now` : '';
-        log.info(`previous_run: steer: ${interrupting ? 'interrupted run' : 'run'} ${safeForLog(candidate.run_id)} and sent it this step's work${head}; awaiting it as this step's run.`);
-        return candidate;
-    }
-    /** A run that cannot be steered is cancelled, and the step creates one; said in one line. */
-    async #cancelInstead(run, why, deadline) {
-        this.#deps.log.info(fallbackLine(run.run_id, safeForLog(why, 500)));
-        await this.#cancelOther(run.run_id, deadline);
-        return undefined;
-    }
-    /** previous_run: one cancel of a run that is not (or no longer) this step's, logged as such. */
-    async #cancelOther(runId, deadline) {
-        const { client, log } = this.#deps;
-        logCancel(log, runId, await requestCancel(client, runId, { deadline }), 'previous_run');
+        return steering ? await steering.oneRunPerKey(own, deadline) : own;
     }
     /** Adopts an existing run, and sends it the follow-up if there is one. */
     async #adopt(runId, followup, deadline) {
@@ -12451,6 +13959,11 @@ class RunLifecycle {
      * was, and nothing is owed on it); undefined once it was sent, or may have been.
      */
     async #followUp(run, message, deadline) {
+        const refusal = await this.#send(run, message, deadline);
+        return refusal === undefined ? undefined : errorMessage(refusal);
+    }
+    /** As #followUp, with the error that refused it. */
+    async #send(run, message, deadline) {
         const { client, log, now } = this.#deps;
         const runId = run.run_id;
         this.tracker.followingUp(runId);
@@ -12465,7 +13978,7 @@ class RunLifecycle {
             const reason = errorMessage(error);
             if (!mayHaveActed(error)) {
                 this.tracker.followupRefused();
-                return reason;
+                return error;
             }
             log.warning(`The answer to the follow-up to run ${safeForLog(runId)} was lost (${safeForLog(reason)}). It may have reached the run and restarted it, so the step awaits the run.`);
         }
@@ -12482,67 +13995,6 @@ class RunLifecycle {
             },
         });
         return undefined;
-    }
-    /** A re-run job says which run of the earlier attempt this one replaces. */
-    async #noteSupersededRun() {
-        const { client, now, signal, log } = this.#deps;
-        // One quick request, no retries, no Retry-After: it must not eat the wait.
-        const deadline = now() + timing/* SUPERSEDED_LOOKUP_TIMEOUT_MS */.LD;
-        const quick = {
-            listRuns: (query) => client.listRuns(query, {
-                timeoutMs: timing/* SUPERSEDED_LOOKUP_TIMEOUT_MS */.LD,
-                maxRetries: 0,
-                deadline,
-                signal,
-            }),
-        };
-        try {
-            const earlier = await findSupersededRun(this.#spec.tag, { client: quick });
-            if (earlier) {
-                log.info(`This attempt supersedes run ${safeForLog(earlier.run_id)} of the previous attempt (${safeForLog(earlier.state, 200)}).`);
-            }
-        }
-        catch (error) {
-            log.debug(`Could not look up the previous attempt's run: ${safeForLog(String(error))}`);
-        }
-    }
-    /** A watcher explains BLOCKED itself (what it waits for, how to answer, what next). */
-    #logStateChange(run) {
-        const { log, now } = this.#deps;
-        const when = `after ${formatDuration(now() - (this.record.startedAt ?? now()))}`;
-        const subject = this.#subject(run.run_id);
-        const state = safeForLog(run.state, 200);
-        switch (meaningOf(run.state)) {
-            case 'blocked':
-                if (this.#deps.watch)
-                    return log.info(`${subject} is BLOCKED (${when}): it waits for a person.`);
-                return log.warning(`${subject} is BLOCKED (${when}): it waits for a person to answer or approve in the session` +
-                    `${run.session_link ? ` (${safeForLog(run.session_link, 500)})` : ''}. Nothing will happen until someone does; this step waits until its timeout.`);
-            case 'unknown':
-                return log.info(`${subject} is ${state} (${when}), a state this action does not know; waiting on.`);
-            case 'active':
-            case 'succeeded':
-            case 'failed':
-                return log.info(`${subject} is ${state} (${when}).`);
-        }
-    }
-}
-/** Older first: by creation, then by ID, so that every step orders a key's runs alike. */
-function byAge(a, b) {
-    const created = Date.parse(a.created_at ?? '') - Date.parse(b.created_at ?? '');
-    if (Number.isFinite(created) && created !== 0)
-        return created;
-    return a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0;
-}
-async function getExistingRun(client, runId, options) {
-    try {
-        return await client.getRun(runId, options);
-    }
-    catch (error) {
-        if (error instanceof NotFoundError) {
-            throw new Error(`The run named by the run_id input (${safeForLog(runId)}) does not exist: ${error.message}`, { cause: error });
-        }
-        throw error;
     }
 }
 
@@ -12699,7 +14151,7 @@ class RunScheduler {
             await Promise.all(deciding.map((one) => one.tracker.whenDecided(decideMs)));
         }
         if (this.#lifecycles.some((one) => one.tracker.mayHaveUnseenRun)) {
-            this.#deps.log.info('The create request has not been answered; the post step will look for its run.');
+            this.#deps.log.info('The create request has not been answered; the run it may have made is looked for by its tag and cancelled.');
         }
         const inFlight = this.#inFlight();
         await Promise.all(inFlight.map((one) => one.stop(why, deadline)));
@@ -12897,6 +14349,7 @@ async function executeStep(settings, deps) {
         startFailure: 'throw',
         newPassGraceMs: Math.min(timing/* NEW_PASS_GRACE_MS */.Rc, settings.timeoutMs / 2),
         ...(settings.previousRun === 'steer' ? { steer: deps.steer } : {}),
+        ...(settings.continueFrom ? { continueFrom: deps.continueFrom } : {}),
     }, {
         client,
         tracker,
@@ -12921,7 +14374,16 @@ async function executeStep(settings, deps) {
         sleep,
         signal,
         log,
-        announceStop: () => log.info(`Run ${safeForLog(lifecycle.record.runId ?? '')} did not finish within the timeout input (${formatDuration(settings.timeoutMs)}); cancelling it.`),
+        // Only a run still in flight is cancelled, and only the timeout stops one run on its way:
+        // a run that ended (FAILED, say) ends pass_when with it, and nothing is cancelled.
+        announceStop: (stop, inFlight) => {
+            if (inFlight.length === 0)
+                return;
+            const subject = `Run ${safeForLog(lifecycle.record.runId ?? '')}`;
+            log.info(stop.why.kind === 'timeout'
+                ? `${subject} did not finish within the timeout input (${formatDuration(settings.timeoutMs)}); cancelling it.`
+                : `${subject} is being stopped: ${stop.reason}; cancelling it.`);
+        },
     });
     deps.onSchedule?.(scheduler, lifecycle.record);
     const end = await scheduler.run();
@@ -13196,7 +14658,8 @@ async function executeRun(settings, deps, run) {
         return { outcome: { kind: 'handed-over', run: steered, reason: handedTo } };
     if (signal) {
         const run = current?.run ?? outcome.run;
-        return { outcome: { kind: 'interrupted', run, signal, cancel: current?.cancel } };
+        const by = interruption.interrupted;
+        return { outcome: { kind: 'interrupted', run, signal, cancel: current?.cancel, by } };
     }
     if (outcome.kind !== 'finished')
         return executed;
@@ -13230,6 +14693,10 @@ class Interruption {
     /** Aborts when the workflow cancels the step. */
     get signal() {
         return this.#controller.signal;
+    }
+    /** What a signal means for the step's outcome, in the door's words. */
+    get interrupted() {
+        return this.#deps.words.interrupted;
     }
     get cancelling() {
         return this.#cancelling !== undefined;
@@ -13273,7 +14740,7 @@ class Interruption {
         // Should anything keep the process alive past the budget, end it before the runner's kill.
         const exitIn = deadline - Date.now() + timing/* SIGNAL_CANCEL */.EJ.exitMarginMs;
         setTimeout(() => this.#deps.exit(1), exitIn).unref();
-        this.#deps.log.info(`Received ${signal}: the workflow is cancelling this step.`);
+        this.#deps.log.info(`Received ${signal}: ${this.#deps.words.signalled}.`);
         const decideBy = Date.now() + (deadline - Date.now()) * timing/* SIGNAL_CANCEL */.EJ.decideShare;
         const newer = await this.#newerStep?.(decideBy).catch((error) => {
             this.#deps.log.warning(`Could not tell whether a newer step for this thread has started (${safeForLog(errorMessage(error))}); cancelling the run, as for any cancelled step.`);
@@ -13598,6 +15065,8 @@ class RunWatcher {
     #progress = new ProgressTracker();
     #announcedLink;
     #lastConversation;
+    /** What the run had used before this step's work began, when it is not a new run: not this step's. */
+    #usedBefore = { credits: undefined, usd: undefined };
     constructor(settings, deps) {
         this.#settings = settings;
         this.#deps = deps;
@@ -13614,6 +15083,13 @@ class RunWatcher {
             warning: (message) => (note(), log.warning(message)),
             debug: (message) => log.debug(message),
         };
+    }
+    /**
+     * The run is not new (continue_from: pull_request): max_credits counts what it uses from now
+     * on, not what it used before this step.
+     */
+    countFrom(run) {
+        this.#usedBefore = costOf(run.request_usage);
     }
     /** The longest the wait may sleep before it owes the log a line. */
     msUntilHeartbeat() {
@@ -13633,7 +15109,7 @@ class RunWatcher {
             this.log.info(`Session: ${safeForLog(link)}`);
             this.#deps.onSessionLink?.(link);
         }
-        const cost = costOf(run.request_usage);
+        const cost = costSince(costOf(run.request_usage), this.#usedBefore);
         const { maxCredits } = this.#settings;
         if (maxCredits !== undefined && isOverBudget(cost, maxCredits)) {
             return { kind: 'over-budget', cost, message: `${describeOverBudget(cost, maxCredits)}.` };
@@ -13731,6 +15207,11 @@ function watcherOf(settings, runIdOf, sources, deps) {
         },
         onSessionLink: deps.onSessionLink,
     });
+}
+/** What a run used since `before` (each figure never below zero); undefined where unknown. Pure. */
+function costSince(now, before) {
+    const minus = (a, b) => a === undefined ? undefined : Math.max(0, a - (b ?? 0));
+    return { credits: minus(now.credits, before.credits), usd: minus(now.usd, before.usd) };
 }
 
 ;// CONCATENATED MODULE: ./src/state.ts
@@ -14012,204 +15493,6 @@ const STOPPED = {
     failed: 'The step stopped before the run ended, and cancelling the run failed',
 };
 const STEP_STOPPED = "The step stopped before it reported the run. The workflow run's log says why.";
-
-;// CONCATENATED MODULE: ./src/api/client.ts
-
-
-
-
-/**
- * The endpoints of the Cloud Agent Runs API: the only code that knows its paths and what
- * its answers mean. How a request travels (the key, deadlines, retries, typed errors) is
- * the transport's.
- */
-class AgentRunsClient {
-    #transport;
-    constructor(options) {
-        this.#transport = new Transport(options);
-    }
-    /**
-     * Creates a run. Never repeated when the service may have acted on it; the
-     * service's newer path is tried once when the spec's path does not exist.
-     */
-    async createRun(body, options = {}) {
-        const send = async (path) => (await this.#transport.request('POST', path, {
-            ...options,
-            body,
-            retryMode: 'at-most-once',
-            read: (data) => {
-                const answer = readCreatedRun(data);
-                return 'run' in answer ? { value: answer.run } : answer;
-            },
-        })).data;
-        try {
-            return await send('/agent/run');
-        }
-        catch (error) {
-            // 404 or 405 on the create path means no run was made, so the other path is safe.
-            if (error instanceof NotFoundError || error instanceof MethodNotAllowedError) {
-                return await send('/agent/runs');
-            }
-            throw error;
-        }
-    }
-    /**
-     * The run as the service shows it now. An answer that is not this run (another
-     * run's, not an object, a state that is not a string) is a garbled answer,
-     * retried like one: it is never taken for the run's state.
-     */
-    async getRun(runId, options = {}) {
-        const read = (data) => {
-            const answer = readRunItem(data, runId);
-            return 'run' in answer ? { value: answer.run } : answer;
-        };
-        return (await this.#transport.request('GET', runPath(runId), { ...options, read })).data;
-    }
-    async listRuns(query = {}, options = {}) {
-        const { metadata, ...plain } = query;
-        const flatQuery = { ...plain };
-        for (const [key, value] of Object.entries(metadata ?? {}))
-            flatQuery[`metadata[${key}]`] = value;
-        const { data, headers } = await this.#transport.request('GET', '/agent/runs', { ...options, query: flatQuery });
-        const servedAt = Date.parse(headers.date ?? '');
-        // Entries that are not runs are dropped: a lookup must never act on a garbled one.
-        const runs = Array.isArray(data?.runs) ? data.runs : [];
-        return {
-            ...data,
-            runs: runs.flatMap((entry) => {
-                const read = readRunItem(entry);
-                return 'run' in read ? [read.run] : [];
-            }),
-            ...(Number.isNaN(servedAt) ? {} : { servedAt }),
-        };
-    }
-    /**
-     * Every run matching `query`, following the cursor across pages. Stops when
-     * the service hands back a cursor it already gave, which would loop forever.
-     * Returns whether it saw the last page: a caller that must count every run
-     * (a budget) needs to know when `maxPages` or a broken cursor cut the list short.
-     */
-    async *iterateRuns(query = {}, options = {}) {
-        let cursor = query.cursor;
-        const seen = new Set(cursor === undefined ? [] : [cursor]);
-        for (let page = 0; page < (options.maxPages ?? 50); page += 1) {
-            const { runs, page_info } = await this.listRuns({ ...query, cursor }, options);
-            yield* runs;
-            if (!page_info?.has_next_page)
-                return { complete: true };
-            const next = page_info.next_cursor;
-            if (!next || seen.has(next))
-                return { complete: false };
-            seen.add(next);
-            cursor = next;
-        }
-        return { complete: false };
-    }
-    /**
-     * Sends a follow-up message to steer a run. Never repeated when it may have
-     * arrived. A run whose session is gone answers 410: a SessionGoneError.
-     * Resolves with how the service routed it (`outcome`); an older service says
-     * nothing of that, and its answer is accepted all the same (both members undefined).
-     */
-    async sendFollowup(runId, message, options = {}) {
-        const body = { message };
-        const { data } = await this.#transport.request('POST', `${runPath(runId)}/followups`, {
-            ...options,
-            body,
-            retryMode: 'at-most-once',
-        });
-        return readFollowupAnswer(data);
-    }
-    /**
-     * Stops the turn a live run's agent is working on, without ending the run: it stays
-     * INPROGRESS with its sandbox, and takes a follow-up. Only a live run on Warp's own harness
-     * can be interrupted; the service refuses any other with a 409 (a ConflictError: the run is
-     * not live) or a 422 (an UnprocessableEntityError: its harness cannot be interrupted).
-     *
-     * Repeated like a read (`idempotent`): a second interrupt of an interrupted run stops
-     * nothing more, so an answer lost on the way may be asked for again, where a follow-up
-     * sent twice would reach the agent twice. A 409 is retried as the service's clients retry
-     * it, since a run about to start becomes live; pass `maxRetries: 0` to fall back at once.
-     */
-    async interruptRun(runId, options = {}) {
-        await this.#transport.request('POST', `${runPath(runId)}/interrupt`, {
-            ...options,
-            retryMode: 'idempotent',
-        });
-    }
-    /**
-     * Asks the service to cancel a run. The service refuses (400) a run that has
-     * ended and a BLOCKED one alike, so the run is read back to tell them apart.
-     * A run still being prepared (409) is retried like any transient failure.
-     */
-    async cancelRun(runId, options = {}) {
-        try {
-            await this.#transport.request('POST', `${runPath(runId)}/cancel`, {
-                ...options,
-                retryMode: 'idempotent',
-            });
-            return { kind: 'cancelled' };
-        }
-        catch (error) {
-            if (!(error instanceof BadRequestError))
-                throw error;
-        }
-        try {
-            const run = await this.getRun(runId, { signal: options.signal, maxRetries: 1 });
-            return { kind: run.state === 'BLOCKED' ? 'blocked' : 'already-finished' };
-        }
-        catch {
-            return { kind: 'refused' };
-        }
-    }
-    /**
-     * The run's conversation: what the agent said and did, step by step. Throws
-     * NotFoundError while there is none yet and UnprocessableEntityError when the
-     * service cannot show this run's format; neither is a failure of the run.
-     */
-    async getConversation(runId, options = {}) {
-        const { data } = await this.#transport.request('GET', `${runPath(runId)}/conversation`, options);
-        return { ...data, steps: Array.isArray(data?.steps) ? data.steps : [] };
-    }
-    /** One artifact: FILE and SCREENSHOT carry a signed download URL; a PLAN its Markdown inline. */
-    async getArtifact(artifactUid, options = {}) {
-        if (artifactUid.trim() === '')
-            throw new Error('An artifact UID is required');
-        const path = `/agent/artifacts/${encodeURIComponent(artifactUid)}`;
-        return (await this.#transport.request('GET', path, options)).data;
-    }
-    /** Downloads a signed URL the service handed out, without the key (see Transport.download). */
-    async downloadSignedUrl(url, options = {}) {
-        return await this.#transport.download(url, options);
-    }
-}
-/** A run's path. An ID that could leave its segment (`..`, `/`) is refused: it never reaches a URL. */
-function runPath(runId) {
-    if (!isRunId(runId))
-        throw new Error(`${JSON.stringify(safeForLog(runId, 100))} is not a run ID`);
-    return `/agent/runs/${encodeURIComponent(runId)}`;
-}
-
-;// CONCATENATED MODULE: ./src/version.ts
-/** Sent as User-Agent, so the service's operators can tell this action's traffic apart. */
-const USER_AGENT = 'cloud-agent-run-action/1';
-
-;// CONCATENATED MODULE: ./src/service.ts
-
-
-/**
- * The API client as the main and post steps use it: this action's user agent,
- * and every retry told in the log. The one place either step builds a client.
- */
-function serviceClient(connection, log, options = {}) {
-    return new AgentRunsClient({
-        baseUrl: connection.baseUrl,
-        apiKey: connection.apiKey,
-        userAgent: USER_AGENT,
-        ...options,
-        onRetry: (message) => log.info(message),
-    });
-}
 
 ;// CONCATENATED MODULE: ./src/report/set-table.ts
 
@@ -14605,6 +15888,7 @@ function downloadedFolders(tasks, work) {
 
 
 
+
 /**
  * Many runs from one step, each a lifecycle of the one scheduler: at most `maxParallel` in
  * flight, one list request per poll for all of them (filtered by the set's own metadata),
@@ -14660,7 +15944,7 @@ class TaskSetRun {
         this.#deps.state.markSet();
         this.#deps.log.info(`Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`);
         if (this.#settings.cancelPrevious)
-            await this.#cancelPrevious();
+            await this.#cancelPrevious(this.#settings.cancelPrevious);
         const end = await this.#scheduler.run();
         // wait: false: a run created ends its lifecycle at once, handed over ("started").
         for (const one of this.#lifecycles) {
@@ -14670,15 +15954,18 @@ class TaskSetRun {
         return this.#outcome(end);
     }
     /** Before any create, the active runs of every task's name, one name at a time, as for one run. */
-    async #cancelPrevious() {
+    async #cancelPrevious(input) {
         const { client, log, now } = this.#deps;
         const deadline = now() + this.#settings.timeoutMs;
         const names = new Set(this.#tasks.map((task) => task.request.config?.name ?? ''));
+        // Every task's tag names the set's home: its project and thread.
+        const home = homeOfTag(this.#deps.tagFor(0).metadata);
         for (const name of names) {
             if (this.#deps.signal.aborted)
                 return;
+            const asked = { name, home, input };
             if (name)
-                await cancelPreviousRuns(client, name, log, { deadline });
+                await cancelPreviousRuns(client, asked, log, { deadline });
         }
     }
     /** A set is never steered, so never handed over; the scheduler's rule is the same for it. */
@@ -14792,12 +16079,16 @@ class SetSurfaces {
     }
     #show(view) {
         if (this.#comment) {
-            const { done, total } = setCounts(view.kind === 'running' ? view.tasks : view.outcome.tasks);
+            const tasks = view.kind === 'running' ? view.tasks : view.outcome.tasks;
+            const { done, total } = setCounts(tasks);
+            // A reconcile pass reads them there: a run handed to a person is never swept.
+            const handedOff = tasks.flatMap((task) => task.handedOff && task.runId !== undefined ? [task.runId] : []);
             this.#comment.show({
                 body: renderSetComment(view, this.#workflowRun, SET_COMMENT_TABLE_CHARS),
                 outcome: view.kind === 'ended' ? view.outcome.word : undefined,
                 done,
                 total,
+                ...(handedOff.length > 0 ? { handedOff } : {}),
             });
         }
         const status = setStatusOf(view);
@@ -14888,31 +16179,33 @@ const SET_STEP_STOPPED = "The step stopped before it reported the set; none of i
 
 
 
+
 /**
  * The main step with `tasks`: prepare (the set and its tags), execute (start,
  * wait and cancel, as one set), finish (the answers, one table, the outputs).
  */
 async function runTaskSet(settings, world, io, interruption) {
     // A schema that is not one is an input error too: compiled before any request.
-    const output = await prepareOutput(settings.output);
+    const outputs = await prepareTaskOutputs(settings);
     const client = serviceClient(settings, io);
     // The budgets hold for a set as for one run: checked once, before any of its creates.
     const deps = { now: Date.now, log: io };
     const github = new GitHubContext(settings.github.token, world);
-    const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps);
+    const home = homeOf(world, githubThread(github));
+    const reached = await checkCreditBudgets(client, settings.budgets, home, deps);
     if (reached)
         return await publishOverBudget(io, reached.message);
     interruption.listen();
     // The set's ID is its step's invocation: its comment and status know it before any create.
     const setId = (0,external_node_crypto_namespaceObject.randomUUID)();
     const surfaces = await SetSurfaces.open(settings, github, setId, io);
-    const handoff = setHandoff(settings.github, github, {
+    const handoff = setHandoff(settings.github, home, {
         wait: settings.wait,
         tasks: settings.tasks.length,
         passWhen: passWhenText(settings.passWhen),
     });
-    const stepTag = runTag(world, () => setId, surfaces.commit, handoff);
-    const wiring = { signal: interruption.signal, output };
+    const stepTag = runTag(world, () => setId, surfaces.commit ?? home.head, handoff);
+    const wiring = { signal: interruption.signal, outputs };
     const set = prepareSet(settings, client, wiring, stepTag, surfaces, io);
     // As for one run: every wait after the creates ends within the timeout and PAST_TIMEOUT_MS.
     const waitsEndBy = Date.now() + settings.timeoutMs + timing/* PAST_TIMEOUT_MS */.WP;
@@ -14921,13 +16214,26 @@ async function runTaskSet(settings, world, io, interruption) {
     const finish = { client, signal: interruption.signal, waitsEndBy, downloads, surfaces, io };
     await finishSet(outcome, finish);
 }
-function prepareSet(settings, client, { signal, output }, stepTag, surfaces, io) {
+/**
+ * Each task's output: its own output_schema, else the step's (compiled once), else none. A schema
+ * that is not one is an input error, before any request.
+ */
+async function prepareTaskOutputs(settings) {
+    const step = await prepareOutput(settings.output);
+    const outputs = [];
+    for (const own of settings.taskSchemas) {
+        outputs.push(own ? await prepareOutput({ ...settings.output, schema: own }) : step);
+    }
+    return outputs;
+}
+function prepareSet(settings, client, { signal, outputs }, stepTag, surfaces, io) {
     const sources = agentWorkSources(client);
     const startedAt = Date.now();
     return new TaskSetRun({
-        tasks: output
-            ? settings.tasks.map((task) => requestWithInstruction(task, output.instruction))
-            : settings.tasks,
+        tasks: settings.tasks.map((task, index) => {
+            const output = outputs[index];
+            return output ? requestWithInstruction(task, output.instruction) : task;
+        }),
         maxParallel: settings.maxParallel,
         passWhen: settings.passWhen,
         timeoutMs: settings.timeoutMs,
@@ -14947,6 +16253,7 @@ function prepareSet(settings, client, { signal, output }, stepTag, surfaces, io)
         onProgress: (tasks) => surfaces.showRunning(tasks),
         watchFor: (task, name) => taskWatcher(settings.agentWork, task, sources, { log: io, name }),
         checkFor: (task, name) => {
+            const output = outputs[task.index];
             if (!output)
                 return undefined;
             const log = namedLog(io, name);
@@ -15073,6 +16380,7 @@ function taskLog(task, io) {
 
 
 
+
 /**
  * The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish.
  * The runner's world (in its inputs) is read here, once, and handed down with its port;
@@ -15084,6 +16392,7 @@ async function run(io, inputs) {
         log: io,
         onSignal: (handler) => io.onTerminationSignal(handler),
         exit: (code) => io.exit(code),
+        words: io.words,
     });
     // True only once the step steered an active run of its key (previous_run: steer).
     io.setOutput('steered', 'false');
@@ -15103,16 +16412,21 @@ async function run(io, inputs) {
 async function mainStep(inputs, io, tracker, interruption) {
     const cleanup = readCancelOnly(inputs);
     if (cleanup)
-        return await cancelOnly(serviceClient(cleanup, io), cleanup.name, io);
+        return await cancelOnlyStep(cleanup, inputs.world, io);
     const taskSet = await readTaskSettings(inputs);
     if (taskSet)
         return await runTaskSet(taskSet, inputs.world, io, interruption);
-    const settings = readSettings(inputs);
+    const read = readSettings(inputs);
     // A schema that is not one is an input error too: compiled before any request.
-    const output = await prepareOutput(settings.output);
-    const client = serviceClient(settings, io);
-    const github = new GitHubContext(settings.github.token, inputs.world);
-    const start = { settings, world: inputs.world, io, github, client, tracker, output };
+    const output = await prepareOutput(read.output);
+    const client = serviceClient(read, io);
+    // approval: a run that waits for a maintainer's approval creates nothing (the step passes).
+    const admitted = await admitByApproval(read, inputs.world, io);
+    if (!admitted)
+        return;
+    const { settings, github } = admitted;
+    const home = homeOf(inputs.world, githubThread(github));
+    const start = { ...inputs, settings, home, io, github, client, tracker, output };
     if (await stopsAtBudget(start))
         return;
     interruption.listen();
@@ -15123,11 +16437,11 @@ async function mainStep(inputs, io, tracker, interruption) {
     await finish(step, executed, interruption);
 }
 /** The credit budgets, before anything is shown or created: past one, the step fails (over_budget). */
-async function stopsAtBudget({ settings, github, client, io }) {
+async function stopsAtBudget({ settings, home, client, io }) {
     if (settings.target.kind === 'existing')
         return false;
     const deps = { now: Date.now, log: io };
-    const reached = await checkCreditBudgets(client, settings.budgets, budgetScope(github), deps);
+    const reached = await checkCreditBudgets(client, settings.budgets, home, deps);
     if (reached)
         await publishOverBudget(io, reached.message);
     return reached !== undefined;
@@ -15152,11 +16466,11 @@ async function prepare(step) {
 /** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
 async function execute(step, interruption) {
     const { settings, client, tracker, surfaces, watcher } = step;
-    const handoff = stepHandoff(settings.github, step.github, settings.wait);
+    const handoff = stepHandoff(settings, step.home);
     // A newer step steers the run: a workflow that cancels this one for it hands the run over.
-    if (settings.previousRun === 'steer') {
-        interruption.handsOverWhen(newerStepOf(step.github, surfaces.commit?.sha, step.world.runId));
-    }
+    const steering = step.steering ?? githubSteering(step, surfaces.commit?.sha);
+    if (settings.previousRun === 'steer')
+        interruption.handsOverWhen(steering.newerStep);
     const deps = {
         client,
         tracker,
@@ -15165,9 +16479,10 @@ async function execute(step, interruption) {
         signal: interruption.signal,
         log: watcher.log,
         watch: watcher,
-        tag: runTag(step.world, undefined, surfaces.commit?.sha, handoff),
+        tag: runTag(step.world, undefined, surfaces.commit?.sha ?? step.home.head, handoff),
         onRunSeen: (run) => surfaces.showRunning(run),
-        steer: steerSource(step.github, surfaces.commit?.sha, step.thread),
+        steer: steering.source,
+        continueFrom: continueSource(step.home, step.github, surfaces.commit?.sha ?? step.home.head),
         onSteered: () => step.io.setOutput('steered', 'true'),
     };
     const check = { sources: step.sources, waitsEndBy: step.waitsEndBy };
@@ -15231,7 +16546,7 @@ async function cancelLeftRun(left, deps, options = {}) {
     if (!runId)
         return undefined;
     const run = options.ofTheSet ? `run ${runId} of the set` : `run ${runId}`;
-    log.info(`The main step left ${run} unfinished; cancelling it.`);
+    log.info(deps.leftGoing(run));
     const why = { kind: 'post' };
     const report = await cancelRun({
         runId,
@@ -15253,7 +16568,7 @@ async function cancelLeftRun(left, deps, options = {}) {
  * the runner's force-kill), by the request's unique tag, until a deadline.
  */
 async function findUnansweredRun(client, invocation, log) {
-    log.info(`The main step did not learn which run its create request made; looking for a run tagged ${INVOCATION_KEY}=${invocation}.`);
+    log.info(`The answer to the create request never came, so the run it made is not known; looking for a run tagged ${INVOCATION_KEY}=${invocation}.`);
     const search = await searchForCreatedRun(invocation, {
         client,
         now: Date.now,
@@ -15320,7 +16635,680 @@ async function post_run(io, inputs) {
 /** A run still being prepared answers 409 for a while; there is time to wait it out here. */
 function leftoverDeps(settings, io) {
     const client = serviceClient(settings, io, { maxRetries: 5 });
-    return { client, log: io, setFailed: (message) => io.setFailed(message) };
+    const { setFailed, words } = io;
+    return { client, log: io, setFailed, leftGoing: words.leftGoing };
+}
+
+;// CONCATENATED MODULE: ./src/ledger/rows.ts
+/**
+ * One row of the ledger per run: what the service's own record of the run says of where it
+ * belongs (the action's tags), how it ended and what it cost. Pure.
+ */
+
+
+
+
+
+/** Whether the action (or the command) made the run: it carries the action's tag. */
+function madeByTheAction(run) {
+    return typeof run.metadata?.[INVOCATION_KEY] === 'string';
+}
+/** The ledger's row for a run the action made. */
+function rows_rowOf(run) {
+    const metadata = stringsOf(run.metadata);
+    const home = homeOfTag(metadata);
+    const ended = rows_outcomeOf(run.state) === 'running' ? '' : (run.updated_at ?? '');
+    return {
+        runId: run.run_id,
+        created: run.created_at ?? '',
+        ended,
+        forge: home.forge,
+        project: home.project ?? '',
+        thread: home.thread,
+        workflow: metadata[STEP_KEYS.workflow] ?? '',
+        key: metadata[HANDOFF_KEYS.key] ?? run.agent_config?.name ?? '',
+        outcome: rows_outcomeOf(run.state),
+        credits: creditsSpent(run),
+        link: typeof run.session_link === 'string' ? run.session_link : '',
+        steered: metadata[HANDOFF_KEYS.steer] === 'true',
+    };
+}
+/** The state as the ledger's word. */
+function rows_outcomeOf(state) {
+    if (state === 'CANCELLED')
+        return 'cancelled';
+    if (state === 'ERROR')
+        return 'error';
+    const meaning = meaningOf(state);
+    if (meaning === 'active')
+        return 'running';
+    return meaning === 'unknown' ? state.toLowerCase() : meaning;
+}
+function stringsOf(metadata) {
+    if (typeof metadata !== 'object' || metadata === null)
+        return {};
+    const strings = {};
+    for (const [key, value] of Object.entries(metadata)) {
+        if (typeof value === 'string')
+            strings[key] = value;
+    }
+    return strings;
+}
+
+;// CONCATENATED MODULE: ./src/ledger/collect.ts
+
+
+
+
+/** The service's largest page. */
+const PAGE = 500;
+/** At most this many pages (100,000 runs): past it, the report says it is a lower bound. */
+const MAX_PAGES = 200;
+async function collectRows(client, what, deps) {
+    const { period, home } = what;
+    const tags = {};
+    if (home?.project)
+        tags[STEP_KEYS.repository] = home.project;
+    const query = {
+        created_after: new Date(period.from).toISOString(),
+        created_before: new Date(period.to).toISOString(),
+        limit: PAGE,
+    };
+    const listed = await listTaggedRuns(client, tags, query, {
+        maxPages: MAX_PAGES,
+        deadline: deps.deadline,
+    });
+    if (listed.filteredHere) {
+        deps.log.info('The service cannot filter runs by metadata on this plan (feature_not_available): listed every run of the period and kept the project’s here.');
+    }
+    const runs = listed.runs.filter((run) => madeByTheAction(run) && (home === undefined || ofHomeForge(run, home)));
+    return { rows: runs.map(rows_rowOf), complete: listed.complete };
+}
+
+;// CONCATENATED MODULE: ./src/ledger/followups.ts
+/**
+ * How many times a run was steered: the steering follow-ups its conversation holds (each carries
+ * the steering line), read for the runs made with `previous_run: steer` only, at most `MAX_READS`
+ * of them (the costliest), a few at a time. A conversation that cannot be read counts none.
+ */
+
+
+/** At most this many conversations are read for a report. */
+const MAX_READS = 100;
+/** Reads at once. */
+const PARALLEL = 8;
+/** Run ID → its steering follow-ups, for the steered rows read. */
+async function countFollowups(client, rows, deadline) {
+    const steered = rows
+        .filter((row) => row.steered)
+        .sort((a, b) => b.credits - a.credits)
+        .slice(0, MAX_READS);
+    const counts = new Map();
+    let next = 0;
+    const worker = async () => {
+        for (let row = steered[next++]; row; row = steered[next++]) {
+            counts.set(row.runId, await followupsOf(client, row.runId, deadline));
+        }
+    };
+    await Promise.all(Array.from({ length: PARALLEL }, worker));
+    return counts;
+}
+async function followupsOf(client, runId, deadline) {
+    try {
+        const conversation = parseConversation(await client.getConversation(runId, { deadline, maxRetries: 1 }));
+        return messagesInOrder(conversation).filter((message) => message.role === 'user' && message.texts.some((text) => text.includes(STEERED_LINE))).length;
+    }
+    catch {
+        return 0;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ledger/files.ts
+/**
+ * The ledger as data, in `report_dir`: `runs.csv` (RFC 4180, one row per run), `runs.json`
+ * (the same rows) and `report.md` (the summary). The folder must be inside the workspace.
+ */
+
+
+/** The CSV's columns, in order: the contract's. */
+const COLUMNS = [
+    'run_id',
+    'created',
+    'ended',
+    'project',
+    'thread',
+    'workflow',
+    'key',
+    'outcome',
+    'credits',
+    'link',
+];
+/** The rows as RFC 4180 CSV: CRLF line ends, every field that needs it quoted. Pure, linear. */
+function rowsCsv(rows) {
+    const lines = [COLUMNS.join(',')];
+    for (const row of rows) {
+        const values = [
+            row.runId,
+            row.created,
+            row.ended,
+            row.project,
+            row.thread === undefined ? '' : String(row.thread),
+            row.workflow,
+            row.key,
+            row.outcome,
+            String(row.credits),
+            row.link,
+        ];
+        lines.push(values.map(csvField).join(','));
+    }
+    return `${lines.join('\r\n')}\r\n`;
+}
+/**
+ * A field as RFC 4180 has it: quoted when it holds a comma, a quote or a line break (a quote
+ * doubled). A field a spreadsheet would run as a formula (`=`, `+`, `-`, `@` first) is quoted
+ * with a leading `'`, as OWASP advises for CSV that people open: tags are anyone's text.
+ */
+function csvField(value) {
+    const safe = /^[=+\-@\t\r]/.test(value) && !/^-?\d/.test(value) ? `'${value}` : value;
+    return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+/** Writes the three files into `dir`, made if missing. */
+function writeLedgerFiles(dir, files) {
+    (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
+    const written = [
+        ['runs.csv', rowsCsv(files.rows)],
+        ['runs.json', `${JSON.stringify(files.rows, null, 2)}\n`],
+        ['report.md', files.summary],
+    ];
+    for (const [name, text] of written)
+        (0,external_node_fs_namespaceObject.writeFileSync)((0,external_node_path_namespaceObject.join)(dir, name), text);
+    return written.map(([name]) => (0,external_node_path_namespaceObject.join)(dir, name));
+}
+
+;// CONCATENATED MODULE: ./src/ledger/period.ts
+/**
+ * The report's period, from its input: a duration back from now (`24h`, `7d`, `30d`) or a
+ * calendar month (`2026-11`), in UTC. Pure.
+ */
+const DAY_MS = 24 * 60 * 60_000;
+const HOUR_MS = 60 * 60_000;
+const MONTHS = [
+    'January',
+    'February',
+    'March',
+    'April',
+    'May',
+    'June',
+    'July',
+    'August',
+    'September',
+    'October',
+    'November',
+    'December',
+];
+/** The period `text` names at `now`; undefined when it names none. */
+function parsePeriod(text, now) {
+    const duration = /^(\d{1,4})([hd])$/.exec(text);
+    if (duration) {
+        const count = Number(duration[1]);
+        const unit = duration[2] === 'h' ? HOUR_MS : DAY_MS;
+        if (count < 1 || count * unit > 366 * DAY_MS)
+            return undefined;
+        const noun = duration[2] === 'h' ? 'hour' : 'day';
+        return {
+            from: now - count * unit,
+            to: now,
+            label: count === 1 ? `the last ${noun}` : `the last ${count} ${noun}s`,
+        };
+    }
+    const month = /^(\d{4})-(\d{2})$/.exec(text);
+    if (month) {
+        const year = Number(month[1]);
+        const index = Number(month[2]) - 1;
+        if (index < 0 || index > 11)
+            return undefined;
+        const from = Date.UTC(year, index, 1);
+        if (from > now)
+            return undefined;
+        return { from, to: Date.UTC(year, index + 1, 1), label: `${MONTHS[index]} ${year}` };
+    }
+    return undefined;
+}
+/** Every UTC day the period touches, `YYYY-MM-DD`, oldest first. */
+function daysOf(period) {
+    const days = [];
+    const first = Math.floor(period.from / DAY_MS) * DAY_MS;
+    for (let day = first; day < period.to; day += DAY_MS) {
+        days.push(new Date(day).toISOString().slice(0, 10));
+    }
+    return days;
+}
+
+;// CONCATENATED MODULE: ./src/ledger/inputs.ts
+/**
+ * Reads and checks the `report` action's inputs (report/action.yml), or the `report` command's
+ * flags, before any request: a bad one is an InputError naming it, and nothing is listed.
+ */
+
+
+
+const DEFAULT_PERIOD = '7d';
+/** Reads the report's inputs at `now`. Throws InputError before any request. */
+function readReportSettings(source, now) {
+    const given = source.get('period') || DEFAULT_PERIOD;
+    const period = parsePeriod(given, now);
+    if (!period) {
+        throw new InputError('period', `must be a duration back from now, such as 24h, 7d or 30d (at most a year), or a month such as 2026-11 (not in the future); got "${given}".`);
+    }
+    const scope = source.get('scope') || 'project';
+    if (scope !== 'project' && scope !== 'all') {
+        throw new InputError('scope', `must be project or all; got "${scope}".`);
+    }
+    const { project, forge } = source.world;
+    if (scope === 'project' && !project) {
+        throw new InputError('scope', 'is project, and no project is named: outside GitHub and GitLab, name it with --project, or report every project the key can list with scope all.');
+    }
+    return {
+        ...readConnection(source),
+        period,
+        scope,
+        project: scope === 'project' ? project : undefined,
+        forge,
+        reportDir: readReportDir(source),
+        budgets: {
+            daily: readCredits('daily_credit_budget', source.get('daily_credit_budget')),
+            pullRequest: readCredits('pr_credit_budget', source.get('pr_credit_budget')),
+        },
+    };
+}
+/** `report_dir`, inside the workspace: the report never writes outside it. */
+function readReportDir(source) {
+    const dir = source.get('report_dir');
+    if (!dir)
+        return '';
+    if (dir.includes('\0'))
+        throw new InputError('report_dir', 'must not hold a NUL character.');
+    const { workspace } = source.world;
+    const full = (0,external_node_path_namespaceObject.resolve)(workspace, dir);
+    const inside = (0,external_node_path_namespaceObject.relative)(workspace, full);
+    if (inside.startsWith('..') || (0,external_node_path_namespaceObject.isAbsolute)(inside)) {
+        throw new InputError('report_dir', `must be a folder inside the workspace (${workspace}); got "${dir}".`);
+    }
+    return full;
+}
+
+;// CONCATENATED MODULE: ./src/ledger/sums.ts
+/**
+ * The ledger's sums: what the runs of a period cost, in total and by day, project, thread,
+ * workflow (or pipeline), key and outcome; the costliest threads and keys; what the runs that
+ * did not succeed cost; each budget's use. Pure: rows in, figures out.
+ */
+
+
+/** How many of the costliest threads and keys the summary shows. */
+const TOP = 10;
+/** The ledger of `rows`, the runs of `period`. Groups come costliest first. */
+function sumUp(rows, options) {
+    const { period } = options;
+    const days = new Map(daysOf(period).map((day) => [day, empty()]));
+    for (const row of rows)
+        add(days, row.created.slice(0, 10), row.credits);
+    const notSucceeded = rows.filter((row) => row.outcome !== 'succeeded' && row.outcome !== 'running');
+    return {
+        period: {
+            from: new Date(period.from).toISOString(),
+            to: new Date(period.to).toISOString(),
+            label: period.label,
+        },
+        scope: options.scope,
+        ...(options.project ? { project: options.project } : {}),
+        complete: options.complete,
+        totals: {
+            ...spendOf(rows),
+            notSucceeded: spendOf(notSucceeded),
+            running: spendOf(rows.filter((row) => row.outcome === 'running')),
+        },
+        byDay: [...days].map(([day, spend]) => ({ day, ...rounded(spend) })),
+        byProject: groups(rows, (row) => row.project),
+        byThread: threads(rows),
+        byWorkflow: groups(rows, (row) => row.workflow),
+        byKey: keys(rows),
+        byOutcome: groups(rows, (row) => row.outcome),
+        budgets: budgetUse(rows, options.budgets),
+        ...steeringOf(rows, options.followups ?? new Map()),
+    };
+}
+function steeringOf(rows, followups) {
+    const steered = rows.filter((row) => row.steered);
+    if (steered.length === 0)
+        return {};
+    const count = [...followups.values()].reduce((sum, one) => sum + one, 0);
+    const others = rows
+        .filter((row) => !row.steered && row.outcome !== 'running')
+        .map((row) => row.credits)
+        .sort((a, b) => a - b);
+    const middle = others.length / 2;
+    const median = others.length === 0
+        ? 0
+        : others.length % 2 === 1
+            ? (others[Math.floor(middle)] ?? 0)
+            : ((others[middle - 1] ?? 0) + (others[middle] ?? 0)) / 2;
+    return {
+        steering: {
+            runs: steered.length,
+            followups: count,
+            restartCredits: roundTo(median, 4),
+            savedCredits: roundTo(count * median, 4),
+            complete: followups.size === steered.length,
+        },
+    };
+}
+const empty = () => ({ runs: 0, credits: 0 });
+function add(tallies, key, credits) {
+    const tally = tallies.get(key) ?? empty();
+    tally.runs += 1;
+    tally.credits += credits;
+    tallies.set(key, tally);
+}
+/** Credits to the cent of a credit's hundredth: sums of many small figures stay readable. */
+const rounded = (tally) => ({
+    runs: tally.runs,
+    credits: roundTo(tally.credits, 4),
+});
+function spendOf(rows) {
+    return rounded({ runs: rows.length, credits: rows.reduce((sum, row) => sum + row.credits, 0) });
+}
+/** Costliest first; equal costs by name, so the order never depends on the list's. */
+function costliestFirst(items, name) {
+    return items.sort((a, b) => b.credits - a.credits || name(a).localeCompare(name(b)));
+}
+function groups(rows, by) {
+    const tallies = new Map();
+    for (const row of rows)
+        add(tallies, by(row) || '(none)', row.credits);
+    const list = [...tallies].map(([name, tally]) => ({ name, ...rounded(tally) }));
+    return costliestFirst(list, (group) => group.name);
+}
+function threads(rows) {
+    const tallies = new Map();
+    for (const row of rows) {
+        if (row.thread === undefined)
+            continue;
+        const id = `${row.forge ?? ''} ${row.project} ${row.thread}`;
+        const entry = tallies.get(id) ?? { row, tally: empty() };
+        entry.tally.runs += 1;
+        entry.tally.credits += row.credits;
+        tallies.set(id, entry);
+    }
+    const list = [...tallies.values()].map(({ row, tally }) => ({
+        forge: row.forge,
+        project: row.project,
+        thread: row.thread ?? 0,
+        ...rounded(tally),
+    }));
+    return costliestFirst(list, (one) => `${one.project}#${String(one.thread).padStart(12, '0')}`);
+}
+function keys(rows) {
+    const tallies = new Map();
+    for (const row of rows) {
+        const id = `${row.project}\n${row.key}`;
+        const entry = tallies.get(id) ?? { row, tally: empty() };
+        entry.tally.runs += 1;
+        entry.tally.credits += row.credits;
+        tallies.set(id, entry);
+    }
+    const list = [...tallies.values()].map(({ row, tally }) => ({
+        project: row.project,
+        key: row.key || '(none)',
+        ...rounded(tally),
+    }));
+    return costliestFirst(list, (one) => `${one.project}\n${one.key}`);
+}
+/**
+ * Each budget against the period: the daily budget per project and UTC day (the step counts a
+ * rolling 24 hours, so a day here can read under a limit a step reached), the pull request
+ * budget per thread (the step counts every run of the thread, whenever it ran: here, the
+ * period's).
+ */
+function budgetUse(rows, budgets) {
+    const use = {};
+    if (budgets.daily !== undefined) {
+        const limit = budgets.daily;
+        const perDay = new Map();
+        for (const row of rows)
+            add(perDay, `${row.created.slice(0, 10)}\n${row.project}`, row.credits);
+        const days = [...perDay].map(([id, tally]) => {
+            const [day = '', project = ''] = id.split('\n');
+            return { day, project, credits: rounded(tally).credits };
+        });
+        days.sort((a, b) => b.credits - a.credits || a.day.localeCompare(b.day));
+        use.daily = {
+            limit,
+            busiest: days[0],
+            reached: days.filter((day) => day.credits >= limit).length,
+        };
+    }
+    if (budgets.pullRequest !== undefined) {
+        const limit = budgets.pullRequest;
+        const all = threads(rows);
+        use.pullRequest = {
+            limit,
+            costliest: all[0],
+            reached: all.filter((one) => one.credits >= limit).length,
+        };
+    }
+    return use;
+}
+
+;// CONCATENATED MODULE: ./src/ledger/render.ts
+/**
+ * The ledger as a person reads it: the job summary's (or `--summary`'s) Markdown, with the
+ * credits per day as a Mermaid `xychart-beta` chart, which GitHub and GitLab both render. Every
+ * name from a run's tags is escaped: tags are text anyone with the key could have set. Pure.
+ */
+
+
+
+
+
+/** The summary of a ledger. */
+function renderLedger(ledger, links = {}) {
+    const { totals } = ledger;
+    const where = ledger.scope === 'project' ? escapeMarkdown(ledger.project ?? '') : 'every project';
+    const lines = [
+        `### 💳 Agent runs: ${formatCredits(totals.credits)} in ${escapeMarkdown(ledger.period.label)}`,
+        '',
+        ...factsTable([
+            ['Scope', where],
+            ['Period', `${stamp(ledger.period.from)} to ${stamp(ledger.period.to)} UTC`],
+            ['Runs', formatDecimal(totals.runs, 0)],
+            ['Credits', formatCredits(totals.credits)],
+            ['Runs that did not succeed', spendText(totals.notSucceeded)],
+            ['Runs still going', `${spendText(totals.running)} so far`],
+            ...steeringFact(ledger),
+        ]),
+        '',
+    ];
+    if (!ledger.complete) {
+        lines.push('> [!WARNING]', '> The service listed more runs than the report reads (100,000): every figure is a lower bound.', '');
+    }
+    if (totals.runs === 0) {
+        lines.push('No run of the action was created in this period.', '');
+        return lines.join('\n');
+    }
+    lines.push(...chart(ledger.byDay), '');
+    lines.push(...threadTable(ledger.byThread, links));
+    lines.push(...keyTable(ledger.byKey, ledger.scope));
+    lines.push(...groupTable('By outcome', 'Outcome', ledger.byOutcome));
+    lines.push(...groupTable('By workflow or pipeline', 'Workflow', ledger.byWorkflow));
+    if (ledger.scope === 'all')
+        lines.push(...groupTable('By project', 'Project', ledger.byProject));
+    lines.push(...budgetLines(ledger));
+    return lines.join('\n');
+}
+/** What steering saved, as a fact row; none when no run was made to be steered. */
+function steeringFact(ledger) {
+    const steering = ledger.steering;
+    if (!steering)
+        return [];
+    const { runs, followups } = steering;
+    const took = `${formatDecimal(runs, 0)} steered ${runs === 1 ? 'run' : 'runs'} took ${formatDecimal(followups, 0)} ${followups === 1 ? 'follow-up' : 'follow-ups'} in place of as many new runs`;
+    const saved = followups === 0
+        ? ''
+        : `: about ${formatCredits(steering.savedCredits)} saved (a run that was not steered used ${formatCredits(steering.restartCredits)}, the median)`;
+    const partial = steering.complete ? '' : ` (the ${MAX_READS} costliest steered runs read)`;
+    return [['Steering', `${took}${saved}${partial}`]];
+}
+/** `2026-11-21 07:00`: an RFC 3339 instant to the minute. */
+function stamp(iso) {
+    return iso.slice(0, 16).replace('T', ' ');
+}
+function spendText(spend) {
+    return `${formatDecimal(spend.runs, 0)} ${spend.runs === 1 ? 'run' : 'runs'}, ${formatCredits(spend.credits)}`;
+}
+/** Credits per day, as a bar chart. Its labels are dates and its values numbers: nothing to escape. */
+function chart(days) {
+    const top = Math.max(1, ...days.map((day) => day.credits));
+    return [
+        '```mermaid',
+        'xychart-beta',
+        '    title "Credits per day (UTC)"',
+        `    x-axis [${days.map((day) => `"${day.day.slice(5)}"`).join(', ')}]`,
+        `    y-axis "Credits" 0 --> ${Math.ceil(top * 1.1)}`,
+        `    bar [${days.map((day) => formatDecimal(day.credits, 2).replace(/,/g, '')).join(', ')}]`,
+        '```',
+    ];
+}
+function threadTable(threads, links) {
+    if (threads.length === 0)
+        return [];
+    const lines = [
+        `#### The ${Math.min(TOP, threads.length)} costliest pull and merge requests`,
+        '',
+        '| Thread | Project | Runs | Credits |',
+        '| --- | --- | ---: | ---: |',
+    ];
+    for (const one of threads.slice(0, TOP)) {
+        const name = one.forge === 'gitlab' ? `!${one.thread}` : `#${one.thread}`;
+        const url = threadUrl(one, links);
+        const cell = url ? `[${name}](${url})` : name;
+        lines.push(`| ${cell} | ${escapeMarkdown(one.project)} | ${formatDecimal(one.runs, 0)} | ${formatDecimal(one.credits, 2)} |`);
+    }
+    return [...lines, ''];
+}
+/** A thread's page on its forge, when its project is a path and the forge's address is known. */
+function threadUrl(one, links) {
+    if (!/^[\w.-]+(?:\/[\w.-]+)+$/.test(one.project))
+        return undefined;
+    if (one.forge === 'gitlab') {
+        const base = links.gitlab?.replace(/\/+$/, '');
+        return base ? safeHttpUrl(`${base}/${one.project}/-/merge_requests/${one.thread}`) : undefined;
+    }
+    if (one.forge !== 'github')
+        return undefined;
+    const base = (links.github || 'https://github.com').replace(/\/+$/, '');
+    // GitHub sends an issue's number to its pull request, and a pull request's to itself.
+    return safeHttpUrl(`${base}/${one.project}/issues/${one.thread}`);
+}
+function keyTable(keys, scope) {
+    const lines = [
+        `#### The ${Math.min(TOP, keys.length)} costliest keys`,
+        '',
+        scope === 'all' ? '| Key | Project | Runs | Credits |' : '| Key | Runs | Credits |',
+        scope === 'all' ? '| --- | --- | ---: | ---: |' : '| --- | ---: | ---: |',
+    ];
+    for (const one of keys.slice(0, TOP)) {
+        const project = scope === 'all' ? ` ${escapeMarkdown(one.project)} |` : '';
+        lines.push(`| ${escapeMarkdown(one.key)} |${project} ${formatDecimal(one.runs, 0)} | ${formatDecimal(one.credits, 2)} |`);
+    }
+    return [...lines, ''];
+}
+function groupTable(title, column, groups) {
+    const lines = [`#### ${title}`, '', `| ${column} | Runs | Credits |`, '| --- | ---: | ---: |'];
+    for (const group of groups.slice(0, TOP)) {
+        lines.push(`| ${escapeMarkdown(group.name)} | ${formatDecimal(group.runs, 0)} | ${formatDecimal(group.credits, 2)} |`);
+    }
+    if (groups.length > TOP)
+        lines.push(`| _and ${groups.length - TOP} more_ | | |`);
+    return [...lines, ''];
+}
+function budgetLines(ledger) {
+    const { daily, pullRequest } = ledger.budgets;
+    if (!daily && !pullRequest)
+        return [];
+    const lines = ['#### Budgets', '', '| Budget | Limit | In this period |', '| --- | ---: | --- |'];
+    if (daily) {
+        const busiest = daily.busiest;
+        const use = busiest
+            ? `the costliest day, ${busiest.day}, used ${formatCredits(busiest.credits)} (${percent(busiest.credits, daily.limit)})${ledger.scope === 'all' ? ` in ${escapeMarkdown(busiest.project)}` : ''}; ${reachedText(daily.reached, 'day')}`
+            : 'no run';
+        lines.push(`| \`daily_credit_budget\` | ${formatCredits(daily.limit)} | ${use} |`);
+    }
+    if (pullRequest) {
+        const top = pullRequest.costliest;
+        const use = top
+            ? `the costliest thread, ${escapeMarkdown(top.project)} ${top.forge === 'gitlab' ? '!' : '#'}${top.thread}, used ${formatCredits(top.credits)} (${percent(top.credits, pullRequest.limit)}); ${reachedText(pullRequest.reached, 'thread')}`
+            : 'no run on a pull or merge request';
+        lines.push(`| \`pr_credit_budget\` | ${formatCredits(pullRequest.limit)} | ${use} |`);
+    }
+    lines.push('', '_A step counts the daily budget over the last 24 hours and the pull request budget over every run of the thread; the table counts UTC days and this period._', '');
+    return lines;
+}
+function percent(credits, limit) {
+    return `${formatDecimal((credits / limit) * 100, 0)}% of it`;
+}
+function reachedText(count, noun) {
+    if (count === 0)
+        return `no ${noun} reached it`;
+    return `${formatDecimal(count, 0)} ${count === 1 ? noun : `${noun}s`} reached it`;
+}
+
+;// CONCATENATED MODULE: ./src/ledger/main.ts
+
+
+
+
+
+
+
+
+
+
+
+/** How long listing the period may take, all its pages together. */
+const LIST_DEADLINE_MS = 5 * 60_000;
+async function main_run(io, inputs) {
+    try {
+        const now = Date.now();
+        const settings = readReportSettings(inputs, now);
+        const { world } = inputs;
+        const home = settings.scope === 'project' ? homeOf(world) : undefined;
+        const client = serviceClient(settings, io);
+        const deps = { deadline: now + LIST_DEADLINE_MS, log: io };
+        const { rows, complete } = await collectRows(client, { period: settings.period, home }, deps);
+        const followups = await countFollowups(client, rows, deps.deadline);
+        const ledger = sumUp(rows, { ...settings, complete, followups });
+        const links = world.forge ? { [world.forge]: world.serverUrl } : {};
+        const summary = renderLedger(ledger, links);
+        io.setOutput('credits', String(ledger.totals.credits));
+        io.setOutput('runs', String(ledger.totals.runs));
+        io.setOutput('report', JSON.stringify(ledger));
+        const { runs, credits } = ledger.totals;
+        const counted = `${formatDecimal(runs, 0)} ${runs === 1 ? 'run' : 'runs'}`;
+        io.info(`${counted} in ${ledger.period.label} used ${formatCredits(credits)}.`);
+        await io.appendSummary(summary).catch((error) => {
+            io.debug(`No summary written: ${errorMessage(error)}`);
+        });
+        if (settings.reportDir) {
+            const written = writeLedgerFiles(settings.reportDir, { rows, summary });
+            io.info(`Wrote ${written.join(', ')}.`);
+        }
+        return {};
+    }
+    catch (error) {
+        await publishError(io, error);
+        return { error };
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/report/reconcile.ts
@@ -15426,9 +17414,11 @@ function firstLook(run, handoff, options) {
         }
         return { kind: handoff.set ? 'finish-set' : 'finish', handoff };
     }
-    // A detached set's runs are handed over, as one detached run is: nobody waits to be swept.
+    // A detached set's runs are handed over, as one detached run is, once its step created them all.
     if (handoff.set && !handoff.waits) {
-        return { kind: 'leave', why: 'it is still running; a later pass finishes its set' };
+        if (options.sweep && meaningOf(run.state) !== 'blocked')
+            return { kind: 'set-sweep-check', handoff };
+        return { kind: 'leave', why: DETACHED_SET_GOING };
     }
     // A later step (continue_run) may wait for a run its first step did not: only its comment says.
     if (!handoff.waits && handoff.thread === undefined) {
@@ -15446,6 +17436,54 @@ function firstLook(run, handoff, options) {
         };
     }
     return { kind: 'sweep-check', handoff };
+}
+/** Why a pass leaves a detached set's run still going. */
+const DETACHED_SET_GOING = 'it is still running; a later pass finishes its set';
+/**
+ * A detached set's run still going (wait: false). Its step hands the set over once it has
+ * created every run: the set's record in its comment then has an outcome, or its commit status
+ * names the set. Whether it did, as far as the pass can tell: by what GitHub shows when the step
+ * showed the set somewhere (`shows`), else by a run of every task having been created. Pure.
+ */
+function detachedSetHandedOver(shown, setId) {
+    const { comment, status } = shown;
+    if (comment?.outcome !== undefined)
+        return true;
+    if (status && (status.state !== 'pending' || status.description.includes(`(set ${setId})`))) {
+        return true;
+    }
+    return !shown.shows && shown.everyTaskRan();
+}
+/** How many of a set's tasks the runs listed have a run for. Pure. */
+function tasksWithRuns(setId, runs) {
+    const tasks = new Set();
+    for (const run of runs) {
+        const own = readHandoff(run.metadata);
+        if (own?.set === setId && own.task !== undefined)
+            tasks.add(own.task);
+    }
+    return tasks.size;
+}
+/**
+ * A detached set's run going, its step not shown to have handed the set over: a step whose
+ * runner was lost while it created the runs never did, and the runs it created go on unwatched.
+ * Once its workflow run completed, not successfully (a lost runner fails its job), they are
+ * swept; a workflow run that succeeded lost no runner. Pure.
+ */
+function setStarterLost(workflow) {
+    if (!workflow?.over) {
+        return {
+            kind: 'leave',
+            why: `its step is still starting its set (workflow run ${workflow?.status ?? 'unknown'})`,
+        };
+    }
+    if (workflow.conclusion === 'success') {
+        return {
+            kind: 'leave',
+            why: 'its workflow run succeeded, and a lost runner fails its job: its step handed the set over',
+        };
+    }
+    return { kind: 'sweep' };
 }
 /**
  * Outcomes of a step that meant its run to stop (it cancels the run on them): a
@@ -15489,6 +17527,21 @@ function waitingStep(handoff, traces) {
         kind: 'check',
         workflowRun: { workflowRunId: handoff.workflowRunId, attempt: handoff.attempt },
         trace: undefined,
+    };
+}
+/**
+ * A run of an awaited set that its step handed to a person (BLOCKED, `on_blocked` fail or pass)
+ * before it ended, as the set's record in its comment lists it: it was let go on purpose, not
+ * left behind, whatever the job's conclusion. Undefined when the record does not list it. Pure.
+ */
+function handedToPerson(shown, runId, repository) {
+    if (!shown?.handedOff?.includes(runId))
+        return undefined;
+    const workflowRun = workflowRunOf(shown.workflowRun, repository);
+    const which = workflowRun ? ` (workflow run ${workflowRun.workflowRunId})` : '';
+    return {
+        kind: 'leave',
+        why: `its set's step${which} handed it to a person (BLOCKED) and ended: it was not left behind`,
     };
 }
 /** Newer workflow runs have larger IDs; a later attempt of one is newer than an earlier one. */
@@ -15649,7 +17702,61 @@ function elapsedOf(run) {
     return Number.isFinite(span) && span > 0 ? span : 0;
 }
 
+;// CONCATENATED MODULE: ./src/reconcile/set-sweep.ts
+
+
+
+const SET_LOST_WHILE_STARTING = "The step of this set lost its runner while it started the set's runs: it never handed the set over. A reconcile pass cancelled the runs it had created.";
+/**
+ * A detached set's run still going: left while its step handed the set over (or may yet), swept
+ * once that step's workflow run completed without handing it over (its runner was lost while it
+ * created the set's runs), with the set's comment saying so when there is one.
+ */
+async function sweepDetachedSetRun(run, handoff, options, deps) {
+    const setId = handoff.set ?? '';
+    const commented = handoff.comment && handoff.thread !== undefined;
+    const statused = handoff.commitStatus && handoff.headSha !== undefined;
+    const [comment, status] = await Promise.all([
+        commented ? deps.desk.setComment(handoff) : undefined,
+        statused ? deps.desk.stepStatus(handoff) : undefined,
+    ]);
+    // A step that showed the set nowhere: a run of every task is the only sign it got that far.
+    const runs = commented || statused ? [] : await deps.setRuns();
+    const everyTaskRan = () => tasksWithRuns(setId, runs) >= (handoff.tasks ?? Infinity);
+    const shown = { shows: Boolean(commented || statused), comment: comment?.shown, status };
+    if (detachedSetHandedOver({ ...shown, everyTaskRan }, setId)) {
+        return { action: 'left', why: DETACHED_SET_GOING, run };
+    }
+    const judged = setStarterLost(await deps.desk.workflowRun(handoff));
+    if (judged.kind === 'leave')
+        return { action: 'left', why: judged.why, run };
+    const why = `it was still ${run.state} after the workflow run of its set's step (${handoff.workflowRunId ?? 'unknown'}) completed before that step handed the set over: its runner was lost while it started the set`;
+    if (options.dryRun)
+        return { action: 'swept', why, run };
+    const cancel = await requestCancel(deps.client, run.run_id, { deadline: options.deadline });
+    if (cancel.kind === 'already-finished') {
+        return {
+            action: 'left',
+            why: 'it ended as the pass came to it; the next pass finishes it',
+            run,
+        };
+    }
+    if (cancel.kind !== 'cancelled') {
+        return { action: 'failed', why: describeCancel(run.run_id, cancel), run };
+    }
+    let ended = run;
+    try {
+        ended = await deps.client.getRun(run.run_id, { deadline: options.deadline, maxRetries: 1 });
+    }
+    catch {
+        // The row then shows the state last listed.
+    }
+    await deps.desk.markSetStopped(handoff, SET_LOST_WHILE_STARTING, deps.log);
+    return { action: 'swept', why, run: ended };
+}
+
 ;// CONCATENATED MODULE: ./src/reconcile/pass.ts
+
 
 
 
@@ -15716,6 +17823,15 @@ async function reconcileRun(run, settings, deps, deadline, sets) {
                 return await sweepRun(run, look.handoff, settings, deps, deadline);
             case 'finish-set':
                 return await finishSetOnce(run, look.handoff, settings, deps, { deadline, sets });
+            case 'set-sweep-check': {
+                const options = { dryRun: settings.dryRun, deadline };
+                const setRunsOf = () => setRuns(look.handoff, deps, { deadline, sets });
+                const swept = await sweepDetachedSetRun(run, look.handoff, options, {
+                    ...deps,
+                    setRuns: setRunsOf,
+                });
+                return pass_rowOf(swept.run, swept.action, swept.why);
+            }
         }
     }
     catch (error) {
@@ -15888,6 +18004,13 @@ function commentsSince(runs) {
  * one that started it; a step that ended on purpose left nothing behind.
  */
 async function sweepRun(run, handoff, settings, deps, deadline) {
+    if (handoff.set !== undefined) {
+        // A set's comment shows the whole set: its record names the runs its step let go on purpose.
+        const setShown = await deps.desk.setComment(handoff);
+        const letGo = handedToPerson(setShown?.shown, run.run_id, settings.repository);
+        if (letGo)
+            return pass_rowOf(run, 'left', letGo.why);
+    }
     const traces = (await deps.desk.runComments(handoff, run.run_id)).flatMap((comment) => {
         const workflowRun = workflowRunOf(comment.shown.workflowRun, settings.repository);
         return workflowRun ? [{ ...comment, workflowRun, outcome: comment.shown.outcome }] : [];
@@ -16003,7 +18126,7 @@ function pass_reasonOf(error) {
  * commit statuses of detached runs, and sweeps runs left behind by a lost
  * runner. See docs/reconcile.md. The runner's world is read here, once, and handed down.
  */
-async function main_run(io, inputs) {
+async function reconcile_main_run(io, inputs) {
     try {
         const settings = readReconcileSettings(inputs);
         const client = serviceClient(settings, io);
@@ -18178,6 +20301,7 @@ const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 
 
 
+
 /** The world and the port of one of the Action's steps, read once from the process handed in. */
 function runnerDoor(host) {
     const io = runnerIo(host);
@@ -18192,6 +20316,8 @@ function runnerDoor(host) {
  */
 function readRunnerWorld(env, cwd) {
     return {
+        forge: 'github',
+        project: env.GITHUB_REPOSITORY || undefined,
         repository: env.GITHUB_REPOSITORY,
         serverUrl: env.GITHUB_SERVER_URL,
         apiUrl: env.GITHUB_API_URL,
@@ -18262,158 +20388,8 @@ function runnerIo(host) {
         setSecret: (secret) => core_setSecret(secret),
         onTerminationSignal: (handler) => onTerminationSignal(host, handler),
         exit: (code) => host.exit(code),
+        words: WORKFLOW_WORDS,
     };
-}
-
-;// CONCATENATED MODULE: ./src/cli/flags.ts
-/**
- * The command line's flags, taken from action.yml's inputs so that the two never drift: every
- * input is a flag of its name with `-` for `_` (`--environment-id`), a boolean input also reads
- * `--name` and `--no-name`. Pure: the door hands it the inputs and the arguments.
- */
-/** Bad usage: the message says what and how to fix it; exit 2, before any request. */
-class UsageError extends Error {
-    name = 'UsageError';
-}
-/**
- * Inputs that only mean something in a GitHub Actions workflow: they write to GitHub, or read
- * a pull request's thread. Refused outside one, before any request.
- */
-const GITHUB_ONLY_INPUTS = [
-    'github_token',
-    'comment',
-    'continue_run',
-    'commenter_permission',
-    'allowed_bots',
-    'commit_status',
-    'pull_request_review',
-    'check_run',
-    'pr_credit_budget',
-];
-/** The key is read from the environment only: a flag would land in shell history and `ps`. */
-const KEY_VARIABLE = 'WARP_API_KEY';
-const flagOf = (input) => `--${input.replace(/_/g, '-')}`;
-/** Whether an input takes true or false: its default says so. */
-function isBooleanInput(input) {
-    return input.default === 'true' || input.default === 'false';
-}
-/** Parses the arguments against the declared inputs. Throws UsageError, naming the flag. */
-function parseCommandLine(args, declared) {
-    const byFlag = new Map(Object.keys(declared).map((name) => [flagOf(name), name]));
-    const inputs = new Map();
-    const own = { json: false, help: false, version: false };
-    for (let index = 0; index < args.length; index += 1) {
-        const arg = args[index] ?? '';
-        if (!arg.startsWith('--')) {
-            throw new UsageError(`Unexpected argument "${arg}": every value follows its flag.`);
-        }
-        const equals = arg.indexOf('=');
-        const flag = equals < 0 ? arg : arg.slice(0, equals);
-        const inline = equals < 0 ? undefined : arg.slice(equals + 1);
-        const valueOf = () => {
-            if (inline !== undefined)
-                return inline;
-            const next = args[index + 1];
-            if (next === undefined || (next.startsWith('--') && next.length > 2)) {
-                throw new UsageError(`${flag} needs a value.`);
-            }
-            index += 1;
-            return next;
-        };
-        if (flag === '--api-key') {
-            throw new UsageError(`The key is never a flag (it would show in the shell's history and the process list): set ${KEY_VARIABLE}.`);
-        }
-        switch (flag) {
-            case '--json':
-            case '--help':
-            case '--version':
-                if (inline !== undefined)
-                    throw new UsageError(`${flag} takes no value.`);
-                own[flag.slice(2)] = true;
-                continue;
-            case '--summary':
-                own.summary = valueOf();
-                continue;
-            case '--tasks-file':
-                own.tasks = valueOf();
-                continue;
-        }
-        const negated = flag.startsWith('--no-') ? byFlag.get(`--${flag.slice(5)}`) : undefined;
-        if (negated !== undefined && isBooleanInput(declared[negated] ?? {})) {
-            if (inline !== undefined)
-                throw new UsageError(`${flag} takes no value.`);
-            inputs.set(negated, 'false');
-            continue;
-        }
-        const name = byFlag.get(flag);
-        if (name === undefined) {
-            throw new UsageError(`Unknown flag ${flag}; \`cloud-agent-run --help\` lists them.`);
-        }
-        if (isBooleanInput(declared[name] ?? {})) {
-            const next = args[index + 1];
-            const value = inline ?? (next === 'true' || next === 'false' ? next : 'true');
-            if (inline === undefined && value === next)
-                index += 1;
-            inputs.set(name, value);
-            continue;
-        }
-        inputs.set(name, valueOf());
-    }
-    if (own.tasks !== undefined && inputs.has('tasks')) {
-        throw new UsageError('Give --tasks or --tasks-file, not both.');
-    }
-    return {
-        inputs,
-        json: own.json,
-        help: own.help,
-        version: own.version,
-        ...(own.summary !== undefined ? { summaryFile: own.summary } : {}),
-        ...(own.tasks !== undefined ? { tasksFile: own.tasks } : {}),
-    };
-}
-/** The GitHub-only inputs given, for the refusal. */
-function githubOnlyGiven(inputs) {
-    return GITHUB_ONLY_INPUTS.filter((name) => {
-        const value = inputs.get(name);
-        return value !== undefined && value !== '' && value !== 'false';
-    });
-}
-/** `--help`: the flags with their defaults, from action.yml's own words. */
-function usage(declared) {
-    const lines = [
-        'Usage: cloud-agent-run [flags]',
-        '',
-        `Starts a cloud agent run on Warp's Oz platform, waits for it and reports it. The key is read`,
-        `from ${KEY_VARIABLE}. Exit codes: 0 passed, 1 did not pass, 2 bad input (nothing created),`,
-        '3 the service could not be reached or refused the key, 130/143 interrupted (runs cancelled).',
-        '',
-        'Own flags:',
-        '  --json               one JSON object of the outputs on stdout; the log on stderr',
-        '  --summary FILE       write the summary (Markdown) to FILE',
-        '  --tasks-file FILE    the tasks list (YAML or JSON), from FILE',
-        '  --help, --version',
-        '',
-        'Inputs (as in action.yml):',
-    ];
-    for (const [name, input] of Object.entries(declared)) {
-        if (name === 'api_key')
-            continue;
-        const flag = isBooleanInput(input)
-            ? `${flagOf(name)}, --no-${name.replace(/_/g, '-')}`
-            : flagOf(name);
-        const fallback = typeof input.default === 'string' && input.default !== '' ? input.default : '';
-        const githubOnly = GITHUB_ONLY_INPUTS.includes(name);
-        const note = githubOnly ? ' (GitHub Actions only)' : fallback ? ` (default: ${fallback})` : '';
-        lines.push(`  ${flag}${note}`);
-        const description = (input.description ?? '').replace(/\s+/g, ' ').trim();
-        if (description)
-            lines.push(`      ${firstSentence(description)}`);
-    }
-    return `${lines.join('\n')}\n`;
-}
-function firstSentence(text) {
-    const end = text.search(/\.(\s|$)/);
-    return end < 0 ? text : text.slice(0, end + 1);
 }
 
 ;// CONCATENATED MODULE: ./src/cli/outputs.ts
@@ -18423,7 +20399,14 @@ function firstSentence(text) {
  * Pure.
  */
 /** Outputs whose value is JSON text: the command gives them as JSON values. */
-const JSON_OUTPUTS = new Set(['run', 'runs', 'artifacts', 'structured_output']);
+const JSON_OUTPUTS = new Set([
+    'run',
+    'runs',
+    'artifacts',
+    'structured_output',
+    'cancelled',
+    'report',
+]);
 /** Outputs that are numbers. */
 const NUMBER_OUTPUTS = new Set(['credits', 'cost_usd']);
 /** Outputs that are `true` or `false`. */
@@ -18481,77 +20464,452 @@ function plainSummary(markdown) {
         .trim()}\n`;
 }
 
-;// CONCATENATED MODULE: ./src/cli/step-io.ts
-
-
+;// CONCATENATED MODULE: ./src/cli/answer.ts
 /**
- * The command line's port to the engine: the log as plain lines for a person (on stderr, so
- * that stdout carries only what the command prints), every secret masked, debug lines left
- * out; the outputs, the summary and the failure kept for the door to print and answer with.
- * There is no post step: the state lives as long as the command. Its methods are bound: the
- * engine hands them on as functions (a Log's `info` alone), as @actions/core's are.
+ * How the command answers for a step: its exit code (the contract's table) and the one JSON
+ * object it prints on every exit. Pure.
  */
-class CommandStepIo {
-    outputs = {};
-    summary = '';
-    failed = false;
-    #state = new Map();
-    #secrets;
-    #write;
-    #host;
-    /** `host`: the process's signals and exit, as the command's entry hands them in. */
-    constructor(write, secrets, host) {
-        this.#write = write;
-        this.#secrets = secrets;
-        this.#host = host;
+
+
+
+/** The command's exit codes (the contract's table, v1.4). */
+const EXIT = {
+    passed: 0,
+    notPassed: 1,
+    badInput: 2,
+    unreachable: 3,
+    timedOut: 124,
+    SIGINT: 130,
+    SIGTERM: 143,
+};
+/** The exit code for a step's answer. */
+function exitCodeOf(answer) {
+    if (answer.signal)
+        return EXIT[answer.signal];
+    if (answer.error instanceof InputError)
+        return EXIT.badInput;
+    if (!answer.hadRun && isUnreachable(answer.error))
+        return EXIT.unreachable;
+    if (answer.outputs.outcome === 'timed_out')
+        return EXIT.timedOut;
+    if (answer.failure !== undefined || answer.afterwards !== undefined)
+        return EXIT.notPassed;
+    return EXIT.passed;
+}
+/** The one JSON object of an exit: the outputs known so far, `outcome`, `exit_code` and `error`. */
+function answerJson(answer, exitCode) {
+    const error = answer.afterwards ?? answer.failure;
+    const interrupted = answer.signal && !answer.outputs.outcome ? 'interrupted' : undefined;
+    return {
+        ...outputsAsJson(answer.outputs),
+        outcome: answer.outputs.outcome || interrupted || (error ? 'error' : 'succeeded'),
+        exit_code: exitCode,
+        ...(error ? { error } : {}),
+    };
+}
+/** A refusal before any request (bad flags, bad input): nothing was created. */
+function refusalJson(error) {
+    return { outcome: 'error', exit_code: EXIT.badInput, error };
+}
+/** The service never answered, or refused the key: nothing was created. */
+function isUnreachable(error) {
+    if (error instanceof AuthenticationError || error instanceof PermissionDeniedError)
+        return true;
+    if (error instanceof ApiStatusError)
+        return false;
+    return error instanceof ApiConnectionError;
+}
+
+;// CONCATENATED MODULE: ./src/cli/flags.ts
+/**
+ * The command line's flags, taken from action.yml's inputs so that the two never drift: every
+ * input is a flag of its name with `-` for `_` (`--environment-id`), a boolean input also reads
+ * `--name` and `--no-name`. Pure: the door hands it the inputs and the arguments.
+ */
+/** Bad usage: the message says what and how to fix it; exit 2, before any request. */
+class UsageError extends Error {
+    name = 'UsageError';
+}
+/**
+ * Inputs that only mean something in a GitHub Actions workflow: they write to GitHub, or read
+ * a pull request's thread. Refused outside one, before any request.
+ */
+const GITHUB_ONLY_INPUTS = [
+    'github_token',
+    'comment',
+    'continue_run',
+    'commenter_permission',
+    'allowed_bots',
+    'approval',
+    'approver_permission',
+    'commit_status',
+    'pull_request_review',
+    'check_run',
+];
+/** The key is read from the environment only: a flag would land in shell history and `ps`. */
+const KEY_VARIABLE = 'WARP_API_KEY';
+/** Or a file holding the key: GitLab's file-type CI/CD variables hand a secret as a file's path. */
+const KEY_FILE_VARIABLE = 'WARP_API_KEY_FILE';
+const flagOf = (input) => `--${input.replace(/_/g, '-')}`;
+/** Whether an input takes true or false: its default says so. */
+function isBooleanInput(input) {
+    return input.default === 'true' || input.default === 'false';
+}
+/** Parses the arguments against the declared inputs. Throws UsageError, naming the flag. */
+function parseCommandLine(args, declared) {
+    const byFlag = new Map(Object.keys(declared).map((name) => [flagOf(name), name]));
+    const inputs = new Map();
+    const own = { json: false, help: false, version: false };
+    for (let index = 0; index < args.length; index += 1) {
+        const arg = args[index] ?? '';
+        if (!arg.startsWith('--')) {
+            throw new UsageError(`Unexpected argument "${arg}": every value follows its flag.`);
+        }
+        const equals = arg.indexOf('=');
+        const flag = equals < 0 ? arg : arg.slice(0, equals);
+        const inline = equals < 0 ? undefined : arg.slice(equals + 1);
+        const valueOf = () => {
+            if (inline !== undefined)
+                return inline;
+            const next = args[index + 1];
+            if (next === undefined || (next.startsWith('--') && next.length > 2)) {
+                throw new UsageError(`${flag} needs a value.`);
+            }
+            index += 1;
+            return next;
+        };
+        if (flag === '--api-key') {
+            throw new UsageError(`The key is never a flag (it would show in the shell's history and the process list): set ${KEY_VARIABLE}.`);
+        }
+        switch (flag) {
+            case '--json':
+            case '--help':
+            case '--version':
+                if (inline !== undefined)
+                    throw new UsageError(`${flag} takes no value.`);
+                own[flag.slice(2)] = true;
+                continue;
+            case '--summary':
+                own.summary = valueOf();
+                continue;
+            case '--tasks-file':
+                own.tasks = valueOf();
+                continue;
+            case '--project':
+                own.project = valueOf().trim();
+                if (!/^[\w.-]+(?:\/[\w.-]+)*$/.test(own.project)) {
+                    throw new UsageError(`--project names a project as a path such as group/app; got "${own.project}".`);
+                }
+                continue;
+        }
+        const negated = flag.startsWith('--no-') ? byFlag.get(`--${flag.slice(5)}`) : undefined;
+        if (negated !== undefined && isBooleanInput(declared[negated] ?? {})) {
+            if (inline !== undefined)
+                throw new UsageError(`${flag} takes no value.`);
+            inputs.set(negated, 'false');
+            continue;
+        }
+        const name = byFlag.get(flag);
+        if (name === undefined) {
+            throw new UsageError(`Unknown flag ${flag}; \`cloud-agent-run --help\` lists them.`);
+        }
+        if (isBooleanInput(declared[name] ?? {})) {
+            const next = args[index + 1];
+            const value = inline ?? (next === 'true' || next === 'false' ? next : 'true');
+            if (inline === undefined && value === next)
+                index += 1;
+            inputs.set(name, value);
+            continue;
+        }
+        inputs.set(name, valueOf());
     }
-    debug = () => {
-        // A terminal's log is for people: the runner's debug lines stay hidden, as without ACTIONS_STEP_DEBUG.
-    };
-    info = (message) => {
-        this.#line(message);
-    };
-    warning = (message) => {
-        this.#line(`warning: ${message}`);
-    };
-    error = (message) => {
-        this.#line(`error: ${message}`);
-    };
-    notice = (message) => {
-        this.#line(`notice: ${message}`);
-    };
-    setOutput = (name, value) => {
-        this.outputs[name] = value;
-    };
-    setFailed = (message) => {
-        this.failed = true;
-        this.error(message);
-    };
-    appendSummary = async (markdown) => {
-        this.summary += `${markdown}${external_node_os_namespaceObject.EOL}`;
-    };
-    saveState = (name, value) => {
-        this.#state.set(name, value);
-    };
-    getState = (name) => {
-        return this.#state.get(name) ?? '';
-    };
-    setSecret = (secret) => {
-        this.#secrets.add(secret);
-    };
-    onTerminationSignal = (handler) => {
-        return onTerminationSignal(this.#host, handler);
-    };
-    exit = (code) => {
-        this.#host.exit(code);
-    };
-    #line(text) {
-        let shown = text;
-        for (const secret of this.#secrets)
-            if (secret)
-                shown = shown.split(secret).join('***');
-        this.#write(`${shown}\n`);
+    if (own.tasks !== undefined && inputs.has('tasks')) {
+        throw new UsageError('Give --tasks or --tasks-file, not both.');
     }
+    return {
+        inputs,
+        json: own.json,
+        help: own.help,
+        version: own.version,
+        ...(own.summary !== undefined ? { summaryFile: own.summary } : {}),
+        ...(own.tasks !== undefined ? { tasksFile: own.tasks } : {}),
+        ...(own.project !== undefined ? { project: own.project } : {}),
+    };
+}
+/** The GitHub-only inputs given, for the refusal. */
+function githubOnlyGiven(inputs) {
+    return GITHUB_ONLY_INPUTS.filter((name) => {
+        const value = inputs.get(name);
+        return value !== undefined && value !== '' && value !== 'false';
+    });
+}
+/** `--help`: the flags with their defaults, from action.yml's own words. */
+function usage(declared) {
+    const lines = [
+        'Usage: cloud-agent-run [flags]',
+        '',
+        `Starts a cloud agent run on Warp's Oz platform, waits for it and reports it. The key is read`,
+        `from ${KEY_VARIABLE}, else from the file ${KEY_FILE_VARIABLE} names.`,
+        '',
+        'Exit codes: 0 passed; 1 did not pass; 2 bad input (nothing created); 3 the service could',
+        'not be reached or refused the key (nothing left running); 124 the timeout passed (runs',
+        'cancelled); 130/143 interrupted by SIGINT/SIGTERM (every run it made cancelled).',
+        '',
+        'Own flags:',
+        '  --json               one JSON object on stdout on every exit: the outputs, outcome,',
+        '                       exit_code and error; the log on stderr',
+        '  --summary FILE       write the summary (Markdown) to FILE',
+        '  --tasks-file FILE    the tasks list (YAML or JSON), from FILE',
+        '  --project NAME       the project the runs belong to (budgets and --previous-run count',
+        "                       by it); on GitHub and GitLab, the CI's own project by default",
+        '  --help, --version',
+        '',
+        'Inputs (as in action.yml):',
+    ];
+    for (const [name, input] of Object.entries(declared)) {
+        if (name === 'api_key')
+            continue;
+        const flag = isBooleanInput(input)
+            ? `${flagOf(name)}, --no-${name.replace(/_/g, '-')}`
+            : flagOf(name);
+        const fallback = typeof input.default === 'string' && input.default !== '' ? input.default : '';
+        const githubOnly = GITHUB_ONLY_INPUTS.includes(name);
+        const note = githubOnly ? ' (GitHub Actions only)' : fallback ? ` (default: ${fallback})` : '';
+        lines.push(`  ${flag}${note}`);
+        const description = (input.description ?? '').replace(/\s+/g, ' ').trim();
+        // Whole: the values an input takes (--previous-run's keep, cancel, steer) are past its first sentence.
+        for (const line of wrap(description, HELP_WIDTH))
+            lines.push(`      ${line}`);
+    }
+    return `${lines.join('\n')}\n`;
+}
+/** The width of --help's descriptions, indented six: a terminal's 100 columns. */
+const HELP_WIDTH = 94;
+/** Words into lines of at most `width` characters (a longer word on a line of its own). Linear. */
+function wrap(text, width) {
+    const lines = [];
+    let line = '';
+    for (const word of text.split(' ')) {
+        if (!word)
+            continue;
+        if (line && line.length + 1 + word.length > width) {
+            lines.push(line);
+            line = word;
+        }
+        else {
+            line = line ? `${line} ${word}` : word;
+        }
+    }
+    if (line)
+        lines.push(line);
+    return lines;
+}
+
+;// CONCATENATED MODULE: ./src/cli/manifest.ts
+/**
+ * The command's flags and version: in the bundle, `dist/inputs.json`, which the build writes
+ * from action.yml, report/action.yml and package.json; in a checkout, those files themselves.
+ */
+
+/** The flags. The YAML parser loads only in a checkout: a step of the Action never pays for it. */
+async function readDeclaredInputs(action) {
+    // The bundle's manifest, written by the build: JSON, so that a start of the command does not
+    // pay for a YAML parser (about 40 ms of its cold start).
+    if (action.pathname.endsWith('.json')) {
+        return JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(action, 'utf8'));
+    }
+    const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
+    const inputsOf = (url) => parse((0,external_node_fs_namespaceObject.readFileSync)(url, 'utf8')).inputs ?? {};
+    return {
+        inputs: inputsOf(action),
+        report: inputsOf(new URL('report/action.yml', action)),
+        version: packageVersion(action),
+    };
+}
+/** The package's version, from the package.json beside action.yml (in a checkout). */
+function packageVersion(actionYml) {
+    try {
+        const manifest = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(new URL('package.json', actionYml), 'utf8'));
+        return typeof manifest.version === 'string' ? manifest.version : 'unknown';
+    }
+    catch {
+        return 'unknown';
+    }
+}
+
+;// CONCATENATED MODULE: ./src/gitlab/api.ts
+/**
+ * GitLab's REST API (v4), the one place that knows its paths and what its answers mean: the
+ * merge request's notes, a job's status, a merge request's pipelines, and what changed between
+ * two commits (compare, merge_base). Every call has a deadline: GitLab can never hold a job.
+ */
+
+
+
+/** The statuses of a job that will not run on: its script and after_script are over. */
+const FINISHED_JOB = new Set(['success', 'failed', 'canceled', 'skipped']);
+/** Whether a job's status says it has finished (whatever its result). */
+function jobFinished(status) {
+    return FINISHED_JOB.has(status);
+}
+/** A project's numeric ID or its path (`group/sub/app`), as a path segment GitLab takes. */
+function projectSegment(project) {
+    return encodeURIComponent(project);
+}
+/** GitLab's REST API over one token: a call under a deadline, retried after a 5xx. */
+class GitLabApi {
+    #access;
+    #options;
+    constructor(access, options = {}) {
+        this.#access = access;
+        this.#options = options;
+    }
+    /** A job's status: `GET /projects/:id/jobs/:job_id`. */
+    async jobStatus(project, jobId) {
+        const { json } = await this.call('GET', `/projects/${projectSegment(project)}/jobs/${jobId}`);
+        const status = json?.status;
+        if (typeof status !== 'string')
+            throw new GitLabFailure(`job ${jobId} came back with no status`);
+        return status;
+    }
+    /** A merge request's pipelines, newest first (one page of 20). */
+    async mergeRequestPipelines(project, iid) {
+        const { json } = await this.call('GET', `/projects/${projectSegment(project)}/merge_requests/${iid}/pipelines?per_page=20`);
+        if (!Array.isArray(json))
+            return [];
+        return json.flatMap((pipeline) => typeof pipeline.id === 'number'
+            ? [
+                {
+                    id: pipeline.id,
+                    sha: String(pipeline.sha ?? ''),
+                    status: String(pipeline.status ?? ''),
+                },
+            ]
+            : []);
+    }
+    /** The merge base of two commits: `GET /projects/:id/repository/merge_base`. */
+    async mergeBase(project, a, b) {
+        const query = `refs[]=${encodeURIComponent(a)}&refs[]=${encodeURIComponent(b)}`;
+        const { json } = await this.call('GET', `/projects/${projectSegment(project)}/repository/merge_base?${query}`);
+        const id = json?.id;
+        return typeof id === 'string' ? id : undefined;
+    }
+    /** The commits from `from` to `to`, oldest first: `GET /projects/:id/repository/compare`. */
+    async compare(project, from, to) {
+        const query = `from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}&straight=true`;
+        const { json } = await this.call('GET', `/projects/${projectSegment(project)}/repository/compare?${query}`);
+        const commits = json?.commits;
+        if (!Array.isArray(commits))
+            return [];
+        return commits.flatMap((commit) => typeof commit.id === 'string'
+            ? [{ id: commit.id, title: typeof commit.title === 'string' ? commit.title : '' }]
+            : []);
+    }
+    /**
+     * One call under one deadline: after a 5xx or a broken connection it is asked again, after
+     * each pause, while the deadline allows. A redirect is not followed: the token stays with
+     * CI_API_V4_URL.
+     */
+    async call(method, path, payload) {
+        const deadlineMs = this.#options.callDeadlineMs ?? timing/* GITLAB_LIMITS */.Xy.callMs;
+        const signal = AbortSignal.timeout(deadlineMs);
+        const pauses = [...timing/* GITLAB_LIMITS */.Xy.transientPausesMs];
+        const fetcher = this.#options.fetch ?? fetch;
+        for (;;) {
+            let failure;
+            try {
+                const response = await fetcher(`${this.#access.apiUrl}${path}`, {
+                    method,
+                    headers: {
+                        'private-token': this.#access.token,
+                        accept: 'application/json',
+                        'user-agent': USER_AGENT,
+                        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+                    },
+                    body: payload === undefined ? undefined : JSON.stringify(payload),
+                    redirect: 'manual',
+                    signal,
+                });
+                const text = await response.text();
+                if (response.ok)
+                    return { json: api_parseJson(text), headers: response.headers };
+                failure = refusal(method, path, response.status, text, response.headers);
+                if (response.status < 500)
+                    throw failure;
+            }
+            catch (error) {
+                if (error instanceof GitLabFailure)
+                    throw error;
+                if (signal.aborted) {
+                    throw new GitLabFailure(`${method} ${path} had no answer within ${seconds(deadlineMs)}`);
+                }
+                failure = new GitLabFailure(`${method} ${path} failed: ${causeOf(error)}`);
+            }
+            const pause = pauses.shift();
+            if (pause === undefined)
+                throw failure;
+            if (!(await pauseUnlessAborted(pause, signal)))
+                throw failure;
+        }
+    }
+}
+/** A call GitLab failed or refused; `status` when it answered. */
+class GitLabFailure extends Error {
+    status;
+    constructor(message, status) {
+        super(message);
+        this.name = 'GitLabFailure';
+        this.status = status;
+    }
+}
+/** Why a GitLab call failed, for one line of the log. */
+function gitlabReason(error) {
+    return safeForLog(error instanceof GitLabFailure ? error.message : causeOf(error), 300);
+}
+/** `GET /user → 401 Unauthorized`, with GitLab's own message when it gives one. */
+function refusal(method, path, status, text, headers) {
+    if (status >= 300 && status < 400) {
+        const location = safeForLog(headers.get('location') ?? '', 200);
+        return new GitLabFailure(`${method} ${path} answered ${status} with a redirect to ${location}, which is not followed so the token stays with CI_API_V4_URL`, status);
+    }
+    const message = api_parseJson(text) ?? {};
+    const said = message.message ?? message.error;
+    const words = typeof said === 'string' ? said : said === undefined ? '' : JSON.stringify(said);
+    const shown = words.startsWith(String(status)) ? words : `${status} ${words}`.trim();
+    return new GitLabFailure(`${method} ${path} → ${safeForLog(shown, 200)}`, status);
+}
+function api_parseJson(text) {
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        return undefined;
+    }
+}
+function causeOf(error) {
+    const cause = error?.cause;
+    const code = typeof cause?.code === 'string' ? cause.code : undefined;
+    const message = error instanceof Error ? error.message : String(error);
+    return code ? `${message} (${code})` : message;
+}
+function seconds(ms) {
+    return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+/** Waits `ms`; false, at once, when the signal aborts first (or already has). */
+function pauseUnlessAborted(ms, signal) {
+    if (signal.aborted)
+        return Promise.resolve(false);
+    return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+            signal.removeEventListener('abort', onAbort);
+            resolve(true);
+        }, ms);
+        const onAbort = () => {
+            clearTimeout(timer);
+            resolve(false);
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/gitlab/note.ts
@@ -18561,7 +20919,6 @@ class CommandStepIo {
  * only on a note the token's own user wrote: anyone can type a marker. GitLab can never fail
  * or hold the job: every call has a deadline, and a failure is one warning.
  */
-
 
 
 
@@ -18622,7 +20979,7 @@ function apiRoot(value) {
 class MergeRequestNote {
     #target;
     #options;
-    #fetch;
+    #api;
     #noteId;
     #me;
     /** After a 401 or 403 the token will not do: nothing more is sent. */
@@ -18633,50 +20990,107 @@ class MergeRequestNote {
     constructor(target, options) {
         this.#target = target;
         this.#options = options;
-        this.#fetch = options.fetch ?? fetch;
+        this.#api = new GitLabApi(target, options);
     }
-    /** Writes the note's text; never throws, and a failure is a warning (one for a row of them). */
-    upsert(markdown) {
-        this.#queue = this.#queue.then(() => this.#upsertOnce(markdown));
-        return this.#queue;
+    /**
+     * Writes the note's text, with what it records of the run (its ID, the head it works on, the
+     * job awaiting it, whether it ended); never throws, and a failure is a warning (one for a row).
+     */
+    upsert(markdown, record = {}) {
+        const written = this.#queue.then(() => this.#upsertOnce(markdown, record));
+        this.#queue = written.then(() => undefined);
+        return written;
     }
-    async #upsertOnce(markdown) {
+    /**
+     * What this key's note records now (the run, the head it works on): read from GitLab, after
+     * every write queued before. Undefined when there is no note or GitLab could not say.
+     */
+    recorded() {
+        const read = this.#queue.then(async () => {
+            if (this.#refused)
+                return undefined;
+            try {
+                return (await this.#ours()).find((note) => note.key === this.#options.key)?.record;
+            }
+            catch {
+                return undefined;
+            }
+        });
+        this.#queue = read.then(() => undefined);
+        return read;
+    }
+    /**
+     * The note on this merge request that records `runId` (whatever its key), for a reconcile
+     * pass: its key and record; undefined when none does. Throws when GitLab could not say.
+     */
+    static async ofRun(target, runId, options) {
+        const reader = new MergeRequestNote(target, { ...options, key: '' });
+        const found = (await reader.#ours()).find((note) => note.record.run === runId);
+        if (!found)
+            return undefined;
+        const note = new MergeRequestNote(target, { ...options, key: found.key });
+        note.#noteId = found.id;
+        note.#me = reader.#me;
+        return { note, record: found.record };
+    }
+    async #upsertOnce(markdown, record) {
         if (this.#refused)
-            return;
+            return false;
         try {
-            const body = noteBody(this.#options.key, markdown);
+            const body = noteBody(this.#options.key, markdown, record);
             if (this.#noteId === undefined)
                 this.#noteId = await this.#find();
             if (this.#noteId !== undefined && (await this.#update(this.#noteId, body))) {
                 this.#succeeded();
-                return;
+                return true;
             }
-            this.#noteId = await this.#create(body);
+            const created = await this.#create(body);
+            this.#noteId = await this.#oldestAfterCreate(created, body);
             this.#succeeded();
+            return true;
         }
         catch (error) {
             this.#failed(error);
+            return false;
         }
+    }
+    /**
+     * Two jobs of one key that start together may each create a note: the oldest wins. Once ours
+     * is made, the key's notes are read again; when an older one shows, ours is deleted and the
+     * text goes to the older one. The other job does the same, so one note is left.
+     */
+    async #oldestAfterCreate(created, body) {
+        const oldest = await this.#find();
+        if (oldest === undefined || oldest >= created)
+            return created;
+        await this.#call('DELETE', `${this.#notesPath()}/${created}`).catch(() => undefined);
+        return (await this.#update(oldest, body)) ? oldest : created;
     }
     /** The oldest note of the token's user that carries this key's marker. */
     async #find() {
+        return (await this.#ours()).find((note) => note.key === this.#options.key)?.id;
+    }
+    /** Every note of the token's user that opens with a marker, oldest first. */
+    async #ours() {
         const me = await this.#whoAmI();
+        const found = [];
         let page = 1;
         for (let read = 0; read < GITLAB_NOTE_PAGES; read++) {
             const answer = await this.#call('GET', `${this.#notesPath()}?per_page=100&page=${page}&sort=asc&order_by=created_at`);
             const notes = Array.isArray(answer.json) ? answer.json : [];
-            const ours = notes
-                .filter((note) => !note.system && note.author?.id === me)
-                .filter((note) => markerKey(note.body ?? '') === this.#options.key)
-                .sort((a, b) => a.id - b.id);
-            if (ours[0])
-                return ours[0].id;
+            for (const note of notes) {
+                if (note.system || note.author?.id !== me)
+                    continue;
+                const marker = markerOf(note.body ?? '');
+                if (marker)
+                    found.push({ id: note.id, ...marker });
+            }
             const next = Number(answer.headers.get('x-next-page') ?? '');
             if (!Number.isInteger(next) || next <= page)
-                return undefined;
+                break;
             page = next;
         }
-        return undefined;
+        return found.sort((a, b) => a.id - b.id);
     }
     async #whoAmI() {
         if (this.#me !== undefined)
@@ -18711,51 +21125,8 @@ class MergeRequestNote {
         const { projectId, mergeRequestIid } = this.#target;
         return `/projects/${encodeURIComponent(projectId)}/merge_requests/${mergeRequestIid}/notes`;
     }
-    /**
-     * One call under one deadline: after a 5xx or a broken connection it is asked again, after
-     * each pause, while the deadline allows. A redirect is not followed: the token stays with
-     * CI_API_V4_URL.
-     */
-    async #call(method, path, payload) {
-        const deadlineMs = this.#options.callDeadlineMs ?? timing/* GITLAB_LIMITS */.Xy.callMs;
-        const signal = AbortSignal.timeout(deadlineMs);
-        const pauses = [...timing/* GITLAB_LIMITS */.Xy.transientPausesMs];
-        for (;;) {
-            let failure;
-            try {
-                const response = await this.#fetch(`${this.#target.apiUrl}${path}`, {
-                    method,
-                    headers: {
-                        'private-token': this.#target.token,
-                        accept: 'application/json',
-                        'user-agent': USER_AGENT,
-                        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-                    },
-                    body: payload === undefined ? undefined : JSON.stringify(payload),
-                    redirect: 'manual',
-                    signal,
-                });
-                const text = await response.text();
-                if (response.ok)
-                    return { json: note_parseJson(text), headers: response.headers };
-                failure = refusal(method, path, response.status, text, response.headers);
-                if (response.status < 500)
-                    throw failure;
-            }
-            catch (error) {
-                if (error instanceof GitLabFailure)
-                    throw error;
-                if (signal.aborted) {
-                    throw new GitLabFailure(`${method} ${path} had no answer within ${seconds(deadlineMs)}`);
-                }
-                failure = new GitLabFailure(`${method} ${path} failed: ${causeOf(error)}`);
-            }
-            const pause = pauses.shift();
-            if (pause === undefined)
-                throw failure;
-            if (!(await pauseUnlessAborted(pause, signal)))
-                throw failure;
-        }
+    #call(method, path, payload) {
+        return this.#api.call(method, path, payload);
     }
     #succeeded() {
         if (this.#failing)
@@ -18770,7 +21141,7 @@ class MergeRequestNote {
             return;
         this.#failing = true;
         const where = this.#where();
-        const why = safeForLog(error instanceof GitLabFailure ? error.message : causeOf(error), 300);
+        const why = gitlabReason(error);
         const log = this.#options.log;
         if (status === 401) {
             log.warning(`GitLab: could not write the note on ${where} (${why}). GITLAB_TOKEN is wrong, expired or revoked; no more notes are written. The run is not affected.`);
@@ -18797,9 +21168,11 @@ const note_MARKER = /^<!-- cloud-agent-run-note: (\{[^<>\n]*\}) -->/;
  * The note's text: the marker first, where no text of the agent can come before it, then the
  * Markdown, with no line GitLab would take for a quick action, cut to GitLab's limit.
  */
-function noteBody(key, markdown) {
+function noteBody(key, markdown, record = {}) {
     // `<` and `>` could end the HTML comment or open a forged one; JSON can spell them otherwise.
-    const json = JSON.stringify({ key }).replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
+    const json = JSON.stringify({ key, ...record })
+        .replace(/</g, '\\u003c')
+        .replace(/>/g, '\\u003e');
     const marker = `${MARKER_PREFIX}${json} -->`;
     const room = GITLAB_NOTE_MAX_CHARS - marker.length - note_CUT_NOTE.length - 2;
     const text = withoutQuickActions(markdown);
@@ -18808,16 +21181,30 @@ function noteBody(key, markdown) {
 const note_CUT_NOTE = '\n\n… (cut at GitLab’s limit for a note)';
 /** The key of a note's marker, when it opens the note. */
 function markerKey(body) {
+    return markerOf(body)?.key;
+}
+/** A note's marker, when it opens the note: its key and what it records of the run. */
+function markerOf(body) {
     const match = note_MARKER.exec(body);
     if (!match?.[1])
         return undefined;
+    let parsed;
     try {
-        const { key } = JSON.parse(match[1]);
-        return typeof key === 'string' ? key : undefined;
+        parsed = JSON.parse(match[1]);
     }
     catch {
         return undefined;
     }
+    if (typeof parsed.key !== 'string')
+        return undefined;
+    const text = (value) => (typeof value === 'string' && value ? value : undefined);
+    const record = {
+        ...(text(parsed.run) ? { run: text(parsed.run) } : {}),
+        ...(text(parsed.head) ? { head: text(parsed.head) } : {}),
+        ...(text(parsed.job) ? { job: text(parsed.job) } : {}),
+        ...(parsed.ended === true ? { ended: true } : {}),
+    };
+    return { key: parsed.key, record };
 }
 /**
  * GitLab runs a line that starts with `/` (`/merge`, `/approve`, `/close`) as a quick action
@@ -18828,59 +21215,888 @@ function markerKey(body) {
 function withoutQuickActions(markdown) {
     return markdown.replace(/\r\n?/g, '\n').replace(/^\//gm, ' /');
 }
-/** A call GitLab failed or refused; `status` when it answered. */
-class GitLabFailure extends Error {
-    status;
-    constructor(message, status) {
-        super(message);
-        this.name = 'GitLabFailure';
-        this.status = status;
-    }
+
+;// CONCATENATED MODULE: ./src/gitlab/steer.ts
+
+/** The most commits a steering follow-up lists of GitLab's compare. */
+const steer_COMMITS_LISTED = 250;
+function mergeRequestSteering(options) {
+    return {
+        source: {
+            head: options.head,
+            recordedHead: async (runId) => {
+                const record = await options.recorded();
+                return record?.run === runId ? record.head : undefined;
+            },
+            compare: (base, head) => compareOnGitLab(options, base, head),
+        },
+        newerStep: (deadline) => newerPipeline(options, deadline),
+    };
 }
-/** `GET /user → 401 Unauthorized`, with GitLab's own message when it gives one. */
-function refusal(method, path, status, text, headers) {
-    if (status >= 300 && status < 400) {
-        const location = safeForLog(headers.get('location') ?? '', 200);
-        return new GitLabFailure(`${method} ${path} answered ${status} with a redirect to ${location}, which is not followed so the token stays with CI_API_V4_URL`, status);
-    }
-    const message = note_parseJson(text) ?? {};
-    const said = message.message ?? message.error;
-    const words = typeof said === 'string' ? said : said === undefined ? '' : JSON.stringify(said);
-    const shown = words.startsWith(String(status)) ? words : `${status} ${words}`.trim();
-    return new GitLabFailure(`${method} ${path} → ${safeForLog(shown, 200)}`, status);
-}
-function note_parseJson(text) {
+/**
+ * What changed from `base` to `head`: the commits after `base` when it is an ancestor of
+ * `head` (their merge base is `base`), or that it is not (a force push). Never throws: GitLab
+ * failing is `unknown`, with why; a commit GitLab does not know is a force push that left it.
+ */
+async function compareOnGitLab(options, base, head) {
+    if (base === head)
+        return { kind: 'identical' };
     try {
-        return JSON.parse(text);
+        const mergeBase = await options.api.mergeBase(options.project, base, head);
+        if (mergeBase !== base)
+            return { kind: 'not-ancestor' };
+        const commits = await options.api.compare(options.project, base, head);
+        return {
+            kind: 'ahead',
+            commits: commits.slice(0, steer_COMMITS_LISTED).map((commit) => ({
+                sha: commit.id,
+                title: commit.title.trim(),
+            })),
+        };
+    }
+    catch (error) {
+        if (error instanceof GitLabFailure && error.status === 404)
+            return { kind: 'not-ancestor' };
+        return { kind: 'unknown', why: `GitLab's compare failed: ${gitlabReason(error)}` };
+    }
+}
+/**
+ * A newer pipeline of the merge request, in any state but finished: the one that cancelled this
+ * job (interruptible, auto-cancel). Undefined when none shows (a person's cancel); throws when
+ * GitLab could not say by `deadline` (then the job cancels its run, as ever).
+ */
+async function newerPipeline(options, deadline) {
+    const own = Number(options.pipeline);
+    if (!Number.isSafeInteger(own) || own <= 0)
+        return undefined;
+    const listed = await Promise.race([
+        options.api.mergeRequestPipelines(options.project, options.mergeRequest),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('GitLab did not list the pipelines in time')), Math.max(0, deadline - Date.now())).unref()),
+    ]);
+    const newer = listed.find((pipeline) => pipeline.id > own && !jobFinished(pipeline.status));
+    return newer
+        ? `a newer pipeline of the merge request, ${newer.id}, is ${newer.status}`
+        : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/cli/merge-request.ts
+/**
+ * The command in a GitLab merge request pipeline: the merge request's note for its key (one per
+ * key, recording the run, the head it works on and the job awaiting it) and, with
+ * `--previous-run steer`, what steering reads of GitLab. Read from GitLab CI's variables once.
+ */
+
+
+
+
+/** How long the note's last write may hold a command a signal ended: its outputs come first. */
+const SIGNALLED_NOTE_MS = 2_000;
+class MergeRequestJob {
+    #note;
+    #env;
+    #job;
+    #say;
+    /** previous_run: steer's reading of GitLab; undefined unless steer was asked. */
+    steering;
+    constructor(note, env, steering, say) {
+        this.#say = say;
+        this.#note = note;
+        this.#env = env;
+        this.#job = { head: env.CI_COMMIT_SHA || undefined, job: env.CI_JOB_ID || undefined };
+        this.steering = steering;
+    }
+    /**
+     * The job's note on its merge request, when it runs in a merge request pipeline with a token;
+     * without a token, `say` tells why once, and there is none. `key`: the note's (the `name`
+     * flag, else the job's name). `steer`: whether `--previous-run steer` was asked.
+     */
+    static open(env, options) {
+        const found = mergeRequestFrom(env);
+        if (!found)
+            return undefined;
+        if (found.reason !== undefined) {
+            options.say(`${found.reason}\n`);
+            return undefined;
+        }
+        const key = options.key || env.CI_JOB_NAME || 'cloud-agent-run';
+        const log = {
+            info: (message) => options.say(`${message}\n`),
+            warning: (message) => options.say(`warning: ${message}\n`),
+        };
+        const note = new MergeRequestNote(found.target, { key, log });
+        // Read before this job writes its own: the head the key's run worked on, for a steer.
+        const before = options.steer ? note.recorded() : undefined;
+        const steering = before &&
+            mergeRequestSteering({
+                api: new GitLabApi(found.target),
+                project: found.target.projectId,
+                mergeRequest: found.target.mergeRequestIid,
+                head: env.CI_COMMIT_SHA || undefined,
+                pipeline: env.CI_PIPELINE_ID || undefined,
+                recorded: () => before,
+            });
+        return new MergeRequestJob(note, env, steering, options.say);
+    }
+    /** The note says the job works on it. Not awaited: GitLab never holds the run's start. */
+    started() {
+        void this.#note.upsert(this.#working(), this.#job);
+    }
+    /** The run is known: the note records it, so a pass judges it by this job from now on. */
+    runSeen(runId) {
+        void this.#note.upsert(this.#working(), { ...this.#job, run: runId });
+    }
+    /**
+     * The note's last text: the summary, once the command's outputs are out. A run handed to a
+     * newer job (superseded) leaves the note to that job. After a signal, the write has
+     * SIGNALLED_NOTE_MS: the job's grace is short, and its outputs are already written.
+     */
+    async finish(summary, outputs, signalled) {
+        if (outputs.outcome === 'superseded')
+            return;
+        // A newer job of the key steered the run and keeps the note now: it writes the end.
+        const now = signalled ? undefined : await this.#note.recorded();
+        if (now?.job && this.#job.job && Number(now.job) > Number(this.#job.job)) {
+            this.#say(`GitLab: the note now belongs to job ${now.job}, which steers the run; it writes the end.\n`);
+            return;
+        }
+        const written = this.#note.upsert(`${summary.trim()}\n\n${this.#link()}`, {
+            ...this.#job,
+            ...(outputs.run_id ? { run: outputs.run_id } : {}),
+            // A run its job left going (--no-wait) is not at its end: a reconcile pass writes that.
+            ...(outputs.outcome && outputs.outcome !== 'started' ? { ended: true } : {}),
+        });
+        if (!signalled) {
+            await written;
+            return;
+        }
+        let timer;
+        await Promise.race([
+            written,
+            new Promise((resolve) => (timer = setTimeout(resolve, SIGNALLED_NOTE_MS).unref())),
+        ]);
+        clearTimeout(timer);
+    }
+    #working() {
+        return `### ⏳ Cloud agent run: working\n\n${this.#link()}`;
+    }
+    /** The CI job's page (`CI_JOB_URL`), as the note's last line. */
+    #link() {
+        const url = safeHttpUrl(this.#env.CI_JOB_URL);
+        return url ? `[CI job](${url})` : '';
+    }
+}
+
+;// CONCATENATED MODULE: ./src/cli/key.ts
+
+
+
+
+/** The key: WARP_API_KEY, else the file WARP_API_KEY_FILE names (GitLab's file-type variables). */
+function readKey(env, cwd) {
+    const key = env[KEY_VARIABLE]?.trim();
+    if (key)
+        return key;
+    const file = env[KEY_FILE_VARIABLE]?.trim();
+    if (!file) {
+        throw new UsageError(`${KEY_VARIABLE} is not set: export the Warp API key in it, or name a file holding it in ${KEY_FILE_VARIABLE} (a flag would show in the process list).`);
+    }
+    const fromFile = readText(cwd, file, KEY_FILE_VARIABLE).trim();
+    if (!fromFile)
+        throw new UsageError(`${KEY_FILE_VARIABLE} names an empty file.`);
+    return fromFile;
+}
+/** A file's text; UsageError naming `what` when it cannot be read. */
+function readText(cwd, path, what) {
+    try {
+        return (0,external_node_fs_namespaceObject.readFileSync)((0,external_node_path_namespaceObject.resolve)(cwd, path), 'utf8');
+    }
+    catch (error) {
+        throw new UsageError(`${what} cannot be read: ${errorMessage(error)}`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/cli/preflight.ts
+/**
+ * What the command checks before any request, and refuses with exit 2: the key, a GitHub-only
+ * flag outside GitHub, the files it reads, a `--summary` it could not write once a run is paid
+ * for. Shared by every subcommand.
+ */
+
+
+
+
+
+
+/** A refusal before any request: one line on stderr, the JSON on stdout when asked; exit 2. */
+function preflight_refuse(io, json, message) {
+    io.stderr(`cloud-agent-run: ${message}\n`);
+    if (json)
+        io.stdout(`${JSON.stringify(refusalJson(message), null, 2)}\n`);
+    return EXIT.badInput;
+}
+/**
+ * Everything that can fail before a request fails here, with UsageError: the key (from
+ * WARP_API_KEY, else the file WARP_API_KEY_FILE names), a GitHub-only flag outside GitHub,
+ * the files to read (`--tasks-file`, `--prompt-file -` from stdin), and a `--summary` that
+ * could not be written once the run is paid for.
+ */
+async function preflight(command, io) {
+    const key = readKey(io.env, io.cwd);
+    const githubOnly = githubOnlyGiven(command.inputs);
+    if (githubOnly.length > 0 && io.env.GITHUB_ACTIONS !== 'true') {
+        const names = githubOnly.map(flagOf).join(', ');
+        const one = githubOnly.length === 1;
+        throw new UsageError(`${names} only ${one ? 'means' : 'mean'} something in a GitHub Actions workflow (${one ? 'it works' : 'they work'} on GitHub); outside one, leave ${one ? 'it' : 'them'} out.`);
+    }
+    if (command.summaryFile !== undefined)
+        checkWritable((0,external_node_path_namespaceObject.resolve)(io.cwd, command.summaryFile));
+    const tasks = command.tasksFile === undefined
+        ? undefined
+        : readText(io.cwd, command.tasksFile, '--tasks-file');
+    const fromStdin = command.inputs.get('prompt_file') === '-';
+    const prompt = fromStdin ? await io.readStdin() : undefined;
+    if (fromStdin && !prompt?.trim()) {
+        throw new UsageError('--prompt-file - read an empty prompt from standard input.');
+    }
+    return { key, ...(tasks !== undefined ? { tasks } : {}), ...(prompt ? { prompt } : {}) };
+}
+/** A file the command writes once the run is paid for: its folder must take it now. */
+function checkWritable(path) {
+    try {
+        (0,external_node_fs_namespaceObject.accessSync)((0,external_node_path_namespaceObject.dirname)(path), external_node_fs_namespaceObject.constants.W_OK);
     }
     catch {
-        return undefined;
+        throw new UsageError(`--summary ${path}: its folder does not exist or cannot be written; nothing was started.`);
     }
 }
-function causeOf(error) {
-    const cause = error?.cause;
-    const code = typeof cause?.code === 'string' ? cause.code : undefined;
-    const message = error instanceof Error ? error.message : String(error);
-    return code ? `${message} (${code})` : message;
+/** Writes `--summary`'s file; says what went wrong (a full disk) instead of throwing. */
+function preflight_writeSummary(command, io, summary) {
+    if (command.summaryFile === undefined)
+        return undefined;
+    const path = (0,external_node_path_namespaceObject.resolve)(io.cwd, command.summaryFile);
+    try {
+        (0,external_node_fs_namespaceObject.writeFileSync)(path, summary);
+        return undefined;
+    }
+    catch (error) {
+        return `--summary ${path} could not be written (${errorMessage(error)}); the run's outcome is in the outputs.`;
+    }
 }
-function seconds(ms) {
-    return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+
+;// CONCATENATED MODULE: ./src/reconcile/gitlab-plan.ts
+
+
+
+/** A run's GitLab tag, or undefined for a run of another forge or one with no project. */
+function gitlabTagOf(run) {
+    const metadata = (run.metadata ?? {});
+    const text = (key) => (typeof metadata[key] === 'string' ? metadata[key] : undefined);
+    const project = text(STEP_KEYS.repository);
+    if (text(FORGE_KEY) !== 'gitlab' || !project)
+        return undefined;
+    const iid = Number(text(HANDOFF_KEYS.thread));
+    const job = text('gh_step');
+    return {
+        project,
+        mergeRequest: Number.isSafeInteger(iid) && iid > 0 ? iid : undefined,
+        waits: text(HANDOFF_KEYS.wait) !== 'false',
+        job: job && /^\d{1,20}$/.test(job) ? job : undefined,
+    };
 }
-/** Waits `ms`; false, at once, when the signal aborts first (or already has). */
-function pauseUnlessAborted(ms, signal) {
-    if (signal.aborted)
-        return Promise.resolve(false);
-    return new Promise((resolve) => {
-        const timer = setTimeout(() => {
-            signal.removeEventListener('abort', onAbort);
-            resolve(true);
-        }, ms);
-        const onAbort = () => {
-            clearTimeout(timer);
-            resolve(false);
-        };
-        signal.addEventListener('abort', onAbort, { once: true });
+function firstGitLabLook(run, options) {
+    const tag = gitlabTagOf(run);
+    if (!tag)
+        return { kind: 'leave', why: 'it is not a GitLab run of this project' };
+    if (isTerminal(run.state)) {
+        if (tag.mergeRequest === undefined) {
+            return { kind: 'leave', why: 'it ended, and no merge request note shows it' };
+        }
+        return { kind: 'finish', tag: { ...tag, mergeRequest: tag.mergeRequest } };
+    }
+    if (!tag.waits)
+        return { kind: 'leave', why: 'its job left it going by design (--no-wait)' };
+    if (!options.sweep)
+        return { kind: 'leave', why: 'the sweep is off (--no-sweep)' };
+    return { kind: 'sweep-check', tag };
+}
+/**
+ * The job a sweep asks GitLab about: the newest job awaiting the run. When the merge request's
+ * note records the run, the job it names (a later job that steered the run took it over), else
+ * the job that started it.
+ */
+function awaitingJob(tag, record, runId) {
+    if (record?.run === runId && record.job && /^\d{1,20}$/.test(record.job))
+        return record.job;
+    return tag.job;
+}
+
+;// CONCATENATED MODULE: ./src/reconcile/gitlab-pass.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+const FINISHED_LINE = 'Its job ended without waiting for it (--no-wait); a reconcile pass wrote its end here.';
+/**
+ * `cloud-agent-run reconcile`, one pass over a GitLab project's runs updated within the
+ * lookback (one request a page): an ended run's merge request note, still showing it going, is
+ * brought to its end; a run still going whose job GitLab reports finished is cancelled, and its
+ * note says so. A failure is a row and a warning, and the pass goes on.
+ */
+async function gitlabReconcilePass(settings, deps) {
+    const deadline = deps.now() + timing/* RECONCILE_PASS */.Rm.deadlineMs;
+    const since = new Date(deps.now() - settings.lookbackMs).toISOString();
+    const listed = await listTaggedRuns(deps.client, { [STEP_KEYS.repository]: settings.project, [FORGE_KEY]: 'gitlab' }, { updated_after: since }, { maxPages: timing/* RECONCILE_PASS */.Rm.maxPages, deadline });
+    deps.log.info(`${listed.runs.length} GitLab run(s) of ${safeForLog(settings.project)} updated within ${formatDuration(settings.lookbackMs)}.`);
+    const rows = [];
+    for (const run of listed.runs) {
+        const row = deps.now() > deadline
+            ? gitlab_pass_rowOf(run, 'left', 'the pass ran out of time; the next pass takes it up')
+            : await gitlab_pass_reconcileRun(run, settings, deps);
+        const log = row.action === 'failed' ? deps.log.warning : deps.log.info;
+        log(`Run ${safeForLog(row.runId)}: ${settings.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`);
+        rows.push(row);
+    }
+    return {
+        rows,
+        filteredHere: listed.filteredHere,
+        dryRun: settings.dryRun,
+        lookbackMs: settings.lookbackMs,
+    };
+}
+async function gitlab_pass_reconcileRun(run, settings, deps) {
+    const look = firstGitLabLook(run, settings);
+    if (look.kind === 'leave')
+        return gitlab_pass_rowOf(run, 'left', look.why);
+    let note;
+    try {
+        note = look.tag.mergeRequest ? await noteOfRun(run, look.tag.mergeRequest, deps) : undefined;
+    }
+    catch (error) {
+        return gitlab_pass_rowOf(run, 'failed', `GitLab's notes could not be read: ${gitlabReason(error)}`);
+    }
+    try {
+        return look.kind === 'finish'
+            ? await gitlab_pass_finishRun(run, look.tag, note, settings, deps)
+            : await gitlab_pass_sweepRun(run, look.tag, note, settings, deps);
+    }
+    catch (error) {
+        return gitlab_pass_rowOf(run, 'failed', `GitLab could not be read: ${gitlabReason(error)}`);
+    }
+}
+async function noteOfRun(run, mergeRequest, deps) {
+    const found = await MergeRequestNote.ofRun(deps.noteOn(mergeRequest), run.run_id, {
+        log: deps.log,
     });
+    return found && { ...found, where: `merge request !${mergeRequest}` };
+}
+/** Brings an ended run's note to its end, when it still shows the run going. */
+async function gitlab_pass_finishRun(run, tag, note, settings, deps) {
+    if (!note)
+        return gitlab_pass_rowOf(run, 'up-to-date', 'no note on its merge request records it');
+    if (note.record.ended)
+        return gitlab_pass_rowOf(run, 'up-to-date', `its note on ${note.where} shows its end`);
+    if (tag.waits) {
+        // Its job may still be about to write the end itself.
+        const job = awaitingJob(tag, note.record, run.run_id);
+        const status = job ? await deps.gitlab.jobStatus(tag.project, job) : 'unknown';
+        if (!jobFinished(status))
+            return gitlab_pass_rowOf(run, 'left', `its job is still reporting it (${status})`);
+    }
+    const why = `it ended ${run.state}; its note on ${note.where} still showed it going`;
+    if (settings.dryRun)
+        return gitlab_pass_rowOf(run, 'finalized', why);
+    const summary = renderSummary({ kind: 'finished', run, elapsedMs: elapsedOf(run) });
+    const text = tag.waits ? summary : `${summary.trim()}\n\n${FINISHED_LINE}`;
+    if (!(await note.note.upsert(text, { ...note.record, ended: true }))) {
+        return gitlab_pass_rowOf(run, 'failed', `${why}; GitLab refused the note, so the next pass tries again`);
+    }
+    return gitlab_pass_rowOf(run, 'finalized', why);
+}
+/** Cancels a run still going whose awaiting job GitLab reports finished; its note says so. */
+async function gitlab_pass_sweepRun(run, tag, note, settings, deps) {
+    const job = awaitingJob(tag, note?.record, run.run_id);
+    if (!job)
+        return gitlab_pass_rowOf(run, 'left', 'its tag names no job to ask GitLab about');
+    const status = await deps.gitlab.jobStatus(tag.project, job);
+    if (!jobFinished(status))
+        return gitlab_pass_rowOf(run, 'left', `its job ${job} is ${status}`);
+    const why = `its job ${job} finished (${status}) while the run still went: its runner was lost`;
+    if (settings.dryRun)
+        return gitlab_pass_rowOf(run, 'swept', why);
+    const report = await requestCancel(deps.client, run.run_id);
+    if (report.kind !== 'cancelled' && report.kind !== 'already-finished') {
+        return gitlab_pass_rowOf(run, 'failed', `${why}; ${describeCancel(run.run_id, report)}`);
+    }
+    if (note && !note.record.ended) {
+        const text = [
+            '### 🧹 Cloud agent run: swept',
+            '',
+            `Run <code>${escapeMarkdown(run.run_id)}</code> was still going when its job ${job} finished (${escapeMarkdown(status)}) without it: a reconcile pass cancelled it.`,
+        ].join('\n');
+        await note.note.upsert(text, { ...note.record, ended: true });
+    }
+    return gitlab_pass_rowOf({ ...run, state: report.kind === 'cancelled' ? 'CANCELLED' : run.state }, 'swept', why);
+}
+function gitlab_pass_rowOf(run, action, why) {
+    return {
+        runId: run.run_id,
+        ...(run.title ? { title: run.title } : {}),
+        state: run.state,
+        ...(run.session_link ? { sessionLink: run.session_link } : {}),
+        action,
+        why,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/cli/step-io.ts
+
+
+
+/**
+ * The command line's port to the engine: the log as plain lines for a person (on stderr, so
+ * that stdout carries only what the command prints), every secret masked, debug lines left
+ * out; the outputs, the summary and the failure kept for the door to print and answer with.
+ * There is no post step: the state lives as long as the command, whose door cleans up after the
+ * step itself; and the engine's `exit` is a request to the door, which cancels what is left
+ * before the process ends. Its methods are bound: the
+ * engine hands them on as functions (a Log's `info` alone), as @actions/core's are.
+ */
+class CommandStepIo {
+    outputs = {};
+    words = COMMAND_WORDS;
+    summary = '';
+    failed = false;
+    /** The first line the step failed with. */
+    failure;
+    #state = new Map();
+    #secrets;
+    #write;
+    #host;
+    #onExit;
+    #onOutput;
+    /**
+     * `host`: the process's signals, as the command's entry hands them in; `onExit`: the door's
+     * answer when the engine asks to end the process (past a signal's cancel budget).
+     */
+    constructor(write, secrets, host, onExit, 
+    /** `onOutput`: told of each output as it is set (the merge request's note records the run). */
+    options = {}) {
+        this.#onOutput = options.onOutput;
+        this.#write = write;
+        this.#secrets = secrets;
+        this.#host = host;
+        this.#onExit = onExit;
+    }
+    debug = () => {
+        // A terminal's log is for people: the runner's debug lines stay hidden, as without ACTIONS_STEP_DEBUG.
+    };
+    info = (message) => {
+        this.#line(message);
+    };
+    warning = (message) => {
+        this.#line(`warning: ${message}`);
+    };
+    error = (message) => {
+        this.#line(`error: ${message}`);
+    };
+    notice = (message) => {
+        this.#line(`notice: ${message}`);
+    };
+    setOutput = (name, value) => {
+        this.outputs[name] = value;
+        this.#onOutput?.(name, value);
+    };
+    setFailed = (message) => {
+        this.failed = true;
+        this.failure ??= message;
+        this.error(message);
+    };
+    appendSummary = async (markdown) => {
+        this.summary += `${markdown}${external_node_os_namespaceObject.EOL}`;
+    };
+    saveState = (name, value) => {
+        this.#state.set(name, value);
+    };
+    getState = (name) => {
+        return this.#state.get(name) ?? '';
+    };
+    setSecret = (secret) => {
+        this.#secrets.add(secret);
+    };
+    onTerminationSignal = (handler) => {
+        return onTerminationSignal(this.#host, handler);
+    };
+    exit = (code) => {
+        this.#onExit(code);
+    };
+    #line(text) {
+        let shown = text;
+        for (const secret of this.#secrets)
+            if (secret)
+                shown = shown.split(secret).join('***');
+        this.#write(`${shown}\n`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/cli/world.ts
+
+
+/**
+ * The command's world, read once from its environment: a GitHub Actions workflow's (the
+ * runner's variables), a GitLab CI job's (its predefined variables), or neither, where
+ * `--project` names the project its runs belong to. Budgets, `--previous-run` and
+ * `--cancel-only` scope by the forge, project and thread read here.
+ */
+function commandWorld(env, cwd, project) {
+    const onGitHub = env.GITHUB_ACTIONS === 'true';
+    const runner = readRunnerWorld(onGitHub ? env : {}, cwd);
+    const outside = {
+        // Downloads go where a person finds them after the command ends, not into its own files.
+        runnerTemp: (0,external_node_os_namespaceObject.tmpdir)(),
+        workspace: onGitHub && env.GITHUB_WORKSPACE ? env.GITHUB_WORKSPACE : cwd,
+    };
+    if (onGitHub) {
+        return { ...runner, ...outside, project: project ?? runner.project };
+    }
+    if (env.GITLAB_CI === 'true') {
+        const iid = env.CI_MERGE_REQUEST_IID ?? '';
+        return {
+            ...runner,
+            ...outside,
+            forge: 'gitlab',
+            project: project ?? (env.CI_PROJECT_PATH || undefined),
+            // The forge's web address, where its merge requests' pages are.
+            serverUrl: env.CI_SERVER_URL || undefined,
+            ...(/^[1-9]\d{0,15}$/.test(iid) ? { thread: Number(iid) } : {}),
+            // The pipeline and the job that started the run, as a sweep asks GitLab about them.
+            runId: env.CI_PIPELINE_ID || undefined,
+            // With the job's name, the default key (`name` left out), as the merge request's note has it.
+            workflow: 'cloud-agent-run',
+            job: env.CI_JOB_NAME || 'job',
+            action: env.CI_JOB_ID || undefined,
+            sha: env.CI_COMMIT_SHA || undefined,
+        };
+    }
+    return {
+        ...runner,
+        ...outside,
+        forge: undefined,
+        project,
+        // Outside a CI, the default key (`name` left out) says where the run came from.
+        workflow: 'cloud-agent-run',
+        job: env.CI_JOB_NAME ?? 'command',
+    };
+}
+
+;// CONCATENATED MODULE: ./src/cli/reconcile.ts
+
+
+
+
+
+
+
+
+
+
+
+
+/** The subcommand's flags that take a value, by input name. */
+const VALUE_FLAGS = ['lookback', 'base_url', 'project'];
+/** Its boolean flags (`--dry-run`, `--no-sweep`), by input name. */
+const BOOLEAN_FLAGS = ['dry_run', 'sweep'];
+const HELP = `Usage: cloud-agent-run reconcile [flags]
+
+One reconcile pass over a GitLab project's runs, for a scheduled pipeline: it finishes the
+merge request notes of runs that a --no-wait job left going, once they end, and cancels a run
+still going whose job GitLab reports finished (its runner was lost). It reads WARP_API_KEY (or
+WARP_API_KEY_FILE), and GitLab CI's CI_API_V4_URL and CI_PROJECT_PATH, with GITLAB_TOKEN (api
+scope) to read jobs and write notes. A second pass over the same runs changes nothing.
+
+  --lookback DURATION   consider runs updated within this duration (default 24h)
+  --no-sweep            finish notes only; cancel nothing
+  --dry-run             say what would be done; change nothing
+  --project PATH        the project whose runs to look at (default CI_PROJECT_PATH)
+  --base-url URL        the API's address (default the real service)
+  --json                one JSON object on stdout: finalized, swept, outcome, exit_code, error
+  --help                this text
+
+Exit 0 when the pass did what it had to (or had nothing to do), 1 when every finish or sweep
+it had to do failed, 2 for bad input, before any request, 3 when the service could not be
+reached.
+`;
+/** Reads the subcommand's flags; UsageError for an unknown or incomplete one. */
+function parseReconcileLine(args) {
+    const inputs = new Map();
+    let json = false;
+    let help = false;
+    for (let index = 0; index < args.length; index++) {
+        const arg = args[index] ?? '';
+        const [flag, inline] = arg.includes('=')
+            ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+            : [arg, undefined];
+        if (flag === '--json')
+            json = true;
+        else if (flag === '--help' || flag === '-h')
+            help = true;
+        else if (BOOLEAN_FLAGS.some((name) => flagOf(name) === flag)) {
+            inputs.set(flag.slice(2).replace(/-/g, '_'), inline ?? 'true');
+        }
+        else if (BOOLEAN_FLAGS.some((name) => `--no-${flagOf(name).slice(2)}` === flag)) {
+            inputs.set(flag.slice(5).replace(/-/g, '_'), 'false');
+        }
+        else if (VALUE_FLAGS.some((name) => flagOf(name) === flag)) {
+            const value = inline ?? args[++index];
+            if (value === undefined || (inline === undefined && value.startsWith('--'))) {
+                throw new UsageError(`${flag} needs a value.`);
+            }
+            inputs.set(flag.slice(2).replace(/-/g, '_'), value);
+        }
+        else {
+            throw new UsageError(`reconcile does not take ${JSON.stringify(arg.slice(0, 60))}; see cloud-agent-run reconcile --help.`);
+        }
+    }
+    return { inputs, json, help };
+}
+/** Runs `cloud-agent-run reconcile`; resolves with its exit code. */
+async function runReconcile(args, declared, io) {
+    const asksJson = args.includes('--json');
+    const refuse = (message) => {
+        io.stderr(`cloud-agent-run reconcile: ${message}\n`);
+        if (asksJson)
+            io.stdout(`${JSON.stringify(refusalJson(message), null, 2)}\n`);
+        return EXIT.badInput;
+    };
+    let line;
+    let key;
+    try {
+        line = parseReconcileLine(args);
+        if (line.help) {
+            io.stdout(HELP);
+            return EXIT.passed;
+        }
+        key = readKey(io.env, io.cwd);
+    }
+    catch (error) {
+        if (error instanceof UsageError)
+            return refuse(error.message);
+        throw error;
+    }
+    const world = commandWorld(io.env, io.cwd, line.inputs.get('project'));
+    const secrets = new Set([key]);
+    const baseDefault = declared.base_url?.default;
+    const source = {
+        get: (name) => {
+            if (name === 'api_key')
+                return key;
+            const given = line.inputs.get(name)?.trim();
+            if (given !== undefined)
+                return given;
+            return name === 'base_url' && typeof baseDefault === 'string' ? baseDefault : '';
+        },
+        mask: (secret) => secrets.add(secret),
+        world,
+        nameOf: (input, value) => (value === undefined ? flagOf(input) : `${flagOf(input)} ${value}`),
+    };
+    let settings;
+    let access;
+    try {
+        settings = readGitLabReconcileSettings(source);
+        access = gitlabAccess(io.env);
+    }
+    catch (error) {
+        if (error instanceof InputError)
+            return refuse(`${flagOf(error.input)} ${error.detail}`);
+        if (error instanceof UsageError)
+            return refuse(error.message);
+        throw error;
+    }
+    secrets.add(access.token);
+    const port = new CommandStepIo(io.stderr, secrets, io.process, () => undefined);
+    const gitlab = new GitLabApi(access);
+    let code = EXIT.passed;
+    let failure;
+    try {
+        const report = await gitlabReconcilePass(settings, {
+            client: serviceClient(settings, port),
+            gitlab,
+            noteOn: (mergeRequest) => ({
+                ...access,
+                projectId: settings.project,
+                projectPath: settings.project,
+                mergeRequestIid: mergeRequest,
+            }),
+            now: Date.now,
+            log: port,
+        });
+        await publishPass(port, report);
+        if (port.failure) {
+            code = EXIT.notPassed;
+            failure = port.failure;
+        }
+        if (!line.json)
+            io.stdout(plainSummary(renderPassSummary(report)));
+    }
+    catch (error) {
+        failure = errorMessage(error);
+        port.error(failure);
+        code = EXIT.unreachable;
+    }
+    if (line.json) {
+        const ids = (name) => JSON.parse(port.outputs[name] ?? '[]');
+        const answer = {
+            finalized: ids('finalized'),
+            swept: ids('swept'),
+            outcome: failure ? 'error' : 'succeeded',
+            exit_code: code,
+            ...(failure ? { error: failure } : {}),
+        };
+        io.stdout(`${JSON.stringify(answer, null, 2)}\n`);
+    }
+    return code;
+}
+/** GitLab's API and the token, from GitLab CI's variables; UsageError when they are not. */
+function gitlabAccess(env) {
+    const apiUrl = (env.CI_API_V4_URL ?? '').trim().replace(/\/+$/, '');
+    const token = (env.GITLAB_TOKEN ?? '').trim();
+    if (!/^https?:\/\/[^\s]+$/.test(apiUrl)) {
+        throw new UsageError("CI_API_V4_URL does not name GitLab's API: reconcile runs in a GitLab CI job.");
+    }
+    if (!token || /\s/.test(token)) {
+        throw new UsageError('GITLAB_TOKEN is not set (or holds whitespace): reconcile reads jobs and writes merge request notes with a token of the api scope.');
+    }
+    return { apiUrl, token };
+}
+
+;// CONCATENATED MODULE: ./src/cli/source.ts
+
+/** The command's InputSource in `world`; a secret read is added to `secrets`, to be masked. */
+function commandInputs(asked, world, secrets) {
+    return {
+        get: (name) => inputValue(name, asked),
+        mask: (secret) => secrets.add(secret),
+        world,
+        nameOf: (input, value) => (value === undefined ? flagOf(input) : `${flagOf(input)} ${value}`),
+    };
+}
+/** A flag's value, else the action's default; the key from the environment only. */
+function inputValue(name, { command, declared, ready, env }) {
+    if (name === 'api_key')
+        return ready.key;
+    if (name === 'tasks' && ready.tasks !== undefined)
+        return ready.tasks.trim();
+    // `--prompt-file -`: the prompt came from standard input.
+    if (name === 'prompt' && ready.prompt !== undefined)
+        return ready.prompt.trim();
+    if (name === 'prompt_file' && ready.prompt !== undefined)
+        return '';
+    const given = command.inputs.get(name);
+    if (given !== undefined)
+        return given.trim();
+    if (name === 'github_token')
+        return env.GITHUB_TOKEN ?? '';
+    const fallback = declared[name]?.default;
+    return typeof fallback === 'string' ? fallback : '';
+}
+
+;// CONCATENATED MODULE: ./src/cli/report.ts
+/**
+ * `cloud-agent-run report`: the report action's step (src/ledger/main.ts) behind the command's
+ * door, for any CI: its flags are report/action.yml's inputs; it answers as the command does,
+ * with the exit table's code and, with `--json`, one JSON object (`credits`, `runs`, `report`).
+ */
+
+
+
+
+
+
+
+
+async function runReportCommand(args, declared, io) {
+    let command;
+    try {
+        command = parseCommandLine(args, declared);
+    }
+    catch (error) {
+        if (!(error instanceof UsageError))
+            throw error;
+        return preflight_refuse(io, args.includes('--json'), error.message);
+    }
+    if (command.help || command.version) {
+        io.stdout(usage(declared).replace('cloud-agent-run [flags]', 'cloud-agent-run report [flags]'));
+        return 0;
+    }
+    let ready;
+    try {
+        ready = await preflight(command, io);
+    }
+    catch (error) {
+        if (!(error instanceof UsageError))
+            throw error;
+        return preflight_refuse(io, command.json, error.message);
+    }
+    const world = commandWorld(io.env, io.cwd, command.project);
+    const secrets = new Set([ready.key]);
+    const inputs = commandInputs({ command, declared, ready, env: io.env }, world, secrets);
+    // Listing has no run to clean up after: the engine never asks to end the process here.
+    const port = new CommandStepIo(io.stderr, secrets, io.process, () => undefined);
+    const end = await main_run(port, inputs);
+    const afterwards = preflight_writeSummary(command, io, port.summary);
+    if (afterwards)
+        io.stderr(`error: ${afterwards}\n`);
+    const answer = { ...end, hadRun: false, outputs: port.outputs, failure: port.failure, afterwards };
+    const code = exitCodeOf(answer);
+    io.stdout(command.json
+        ? `${JSON.stringify(answerJson(answer, code), null, 2)}\n`
+        : plainSummary(port.summary));
+    return code;
+}
+
+;// CONCATENATED MODULE: ./src/cli/io.ts
+/**
+ * Where the command reads and writes: the process its entry hands in (the one place the
+ * command reads it), or a test's stand-in.
+ */
+/** The command's io over the process its entry hands in: the one place the command reads it. */
+function commandIo(host) {
+    return {
+        env: host.env,
+        cwd: host.cwd(),
+        process: host,
+        stderr: closableWriter(host.stderr),
+        stdout: closableWriter(host.stdout),
+        readStdin: async () => {
+            let text = '';
+            for await (const chunk of host.stdin)
+                text += String(chunk);
+            return text;
+        },
+    };
+}
+/**
+ * Writes to a stream that a reader may close early (`| head`): an EPIPE ends the writing, never
+ * the command, which goes on to cancel or finish its runs and exit with its own code.
+ */
+function closableWriter(stream) {
+    let open = true;
+    stream.on('error', () => {
+        open = false;
+    });
+    return (text) => {
+        if (open && !stream.destroyed)
+            stream.write(text);
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/cli.ts
@@ -18903,21 +22119,24 @@ function pauseUnlessAborted(ms, signal) {
 
 
 
-/** The command's exit codes (the contract's table). */
-const EXIT = {
-    passed: 0,
-    notPassed: 1,
-    badInput: 2,
-    unreachable: 3,
-    SIGINT: 130,
-    SIGTERM: 143,
-};
+
+
+
 /**
- * Runs the command; resolves with its exit code. `actionYml` is the action's inputs file,
- * whose inputs are the flags.
+ * Runs the command; resolves with its exit code. `action` names its flags: action.yml (whose
+ * inputs are the flags, in a checkout) or the bundle's manifest built from it (`inputs.json`).
+ * With `--json`, stdout carries one JSON object on every exit.
  */
-async function runCli(args, actionYml, io) {
-    const declared = await readDeclaredInputs(actionYml);
+async function runCli(args, action, io) {
+    const manifest = await readDeclaredInputs(action);
+    const { inputs: declared, version } = manifest;
+    // One subcommand per file: `cloud-agent-run reconcile` (cli/reconcile.ts), `report` (cli/report.ts).
+    if (args[0] === 'reconcile')
+        return runReconcile(args.slice(1), declared, io);
+    if (args[0] === 'report')
+        return await runReportCommand(args.slice(1), manifest.report, io);
+    // Known before the flags parse: a bad flag's refusal is JSON too when JSON was asked for.
+    const asksJson = args.includes('--json');
     let command;
     try {
         command = parseCommandLine(args, declared);
@@ -18925,166 +22144,109 @@ async function runCli(args, actionYml, io) {
     catch (error) {
         if (!(error instanceof UsageError))
             throw error;
-        io.stderr(`cloud-agent-run: ${error.message}\n`);
-        return EXIT.badInput;
+        return preflight_refuse(io, asksJson, error.message);
     }
     if (command.help) {
         io.stdout(usage(declared));
         return EXIT.passed;
     }
     if (command.version) {
-        io.stdout(`cloud-agent-run ${packageVersion(actionYml)}\n`);
+        io.stdout(`cloud-agent-run ${version}\n`);
         return EXIT.passed;
     }
-    const onGitHub = io.env.GITHUB_ACTIONS === 'true';
-    const refusal = badInput(command, io, onGitHub);
-    if (refusal) {
-        io.stderr(`cloud-agent-run: ${refusal}\n`);
-        return EXIT.badInput;
+    let ready;
+    try {
+        ready = await preflight(command, io);
     }
-    return await runStep(command, declared, io, onGitHub);
+    catch (error) {
+        if (!(error instanceof UsageError))
+            throw error;
+        return preflight_refuse(io, command.json, error.message);
+    }
+    return await runStep(command, declared, io, ready);
 }
-/** What is wrong with the command before any request, or undefined. */
-function badInput(command, io, onGitHub) {
-    if (!io.env[KEY_VARIABLE]?.trim()) {
-        return `${KEY_VARIABLE} is not set: export the Warp API key in it (a flag would show in the process list).`;
-    }
-    const githubOnly = githubOnlyGiven(command.inputs);
-    if (githubOnly.length > 0 && !onGitHub) {
-        const names = githubOnly.map((name) => `--${name.replace(/_/g, '-')}`).join(', ');
-        const one = githubOnly.length === 1;
-        return `${names} only ${one ? 'means' : 'mean'} something in a GitHub Actions workflow (${one ? 'it works' : 'they work'} on GitHub); outside one, leave ${one ? 'it' : 'them'} out.`;
-    }
-    return undefined;
-}
-async function runStep(command, declared, io, onGitHub) {
-    let tasks;
-    if (command.tasksFile !== undefined) {
-        try {
-            tasks = (0,external_node_fs_namespaceObject.readFileSync)((0,external_node_path_namespaceObject.resolve)(io.cwd, command.tasksFile), 'utf8');
-        }
-        catch (error) {
-            io.stderr(`cloud-agent-run: --tasks-file cannot be read: ${errorMessage(error)}\n`);
-            return EXIT.badInput;
-        }
-    }
-    const runner = readRunnerWorld(onGitHub ? io.env : {}, io.cwd);
-    const world = {
-        ...runner,
-        // Outside GitHub, the default key (`name` left out) says where the run came from.
-        workflow: runner.workflow ?? 'cloud-agent-run',
-        job: runner.job ?? io.env.CI_JOB_NAME ?? 'command',
-        workspace: io.env.GITHUB_WORKSPACE && onGitHub ? io.env.GITHUB_WORKSPACE : io.cwd,
-        // Downloads go where a person finds them after the command ends, not into its own files.
-        runnerTemp: (0,external_node_os_namespaceObject.tmpdir)(),
-    };
-    const secrets = new Set([io.env[KEY_VARIABLE]?.trim() ?? '']);
-    const inputs = {
-        get: (name) => inputValue(name, command, declared, io.env, tasks),
-        mask: (secret) => secrets.add(secret),
-        world,
-    };
-    const note = mergeRequestNote(command, io);
+async function runStep(command, declared, io, ready) {
+    const world = commandWorld(io.env, io.cwd, command.project);
+    const secrets = new Set([ready.key]);
+    const inputs = commandInputs({ command, declared, ready, env: io.env }, world, secrets);
+    const mergeRequest = MergeRequestJob.open(io.env, {
+        key: command.inputs.get('name'),
+        steer: command.inputs.get('previous_run') === 'steer',
+        say: io.stderr,
+    });
+    if (mergeRequest?.steering)
+        inputs.steering = mergeRequest.steering;
     if (io.env.GITLAB_TOKEN)
         secrets.add(io.env.GITLAB_TOKEN.trim());
-    // Not awaited: GitLab never holds the run's start; the final note queues behind this one.
-    void note?.upsert(`### ⏳ Cloud agent run: working\n\n${jobLink(io.env)}`);
-    const port = new CommandStepIo(io.stderr, secrets, io.process);
-    const signal = watchSignals(io.process);
-    let end;
-    try {
-        end = await run(port, inputs);
-    }
-    finally {
-        signal.stop();
-    }
-    const { outputs, summary, failed } = port;
-    if (command.summaryFile !== undefined)
-        (0,external_node_fs_namespaceObject.writeFileSync)((0,external_node_path_namespaceObject.resolve)(io.cwd, command.summaryFile), summary);
-    await note?.upsert(`${summary.trim()}\n\n${jobLink(io.env)}`);
-    io.stdout(command.json ? `${JSON.stringify(outputsAsJson(outputs), null, 2)}\n` : plainSummary(summary));
-    if (signal.received)
-        return EXIT[signal.received];
-    if (end.error instanceof InputError)
-        return EXIT.badInput;
-    if (!end.hadRun && isUnreachable(end.error))
-        return EXIT.unreachable;
-    return failed ? EXIT.notPassed : EXIT.passed;
+    mergeRequest?.started();
+    let exitAsked = () => undefined;
+    const stopped = new Promise((settle) => (exitAsked = () => settle('stopped')));
+    const port = new CommandStepIo(io.stderr, secrets, io.process, (code) => exitAsked(code), {
+        onOutput: (name, value) => {
+            if (name === 'run_id' && value)
+                mergeRequest?.runSeen(value);
+        },
+    });
+    const signals = watchSignals(io, port);
+    // The engine asks to end the process past a signal's cancel budget (a create still out):
+    // the door stops waiting for the step, and cleans up after it all the same.
+    const ended = await Promise.race([run(port, inputs), stopped]);
+    signals.cleaningUp();
+    await ownRuns(port, inputs);
+    const end = ended === 'stopped' ? { hadRun: true } : ended;
+    const afterwards = preflight_writeSummary(command, io, port.summary);
+    signals.stop();
+    const answer = { ...end, outputs: port.outputs, failure: port.failure, afterwards };
+    const code = exitCodeOf({ ...answer, ...(signals.received ? { signal: signals.received } : {}) });
+    if (afterwards)
+        io.stderr(`error: ${afterwards}\n`);
+    io.stdout(command.json
+        ? `${JSON.stringify(answerJson({ ...answer, signal: signals.received }, code), null, 2)}\n`
+        : plainSummary(port.summary));
+    // A create still unanswered keeps a socket open for up to its deadline: end now, its run
+    // cancelled (the stdio of a CI's pipes and files is written synchronously on Linux and macOS).
+    // After the outputs: a slow GitLab never holds them, nor the exit past a signal's grace.
+    await mergeRequest?.finish(port.summary, port.outputs, signals.received !== undefined);
+    if (ended === 'stopped')
+        io.process.exit(code);
+    return code;
 }
 /**
- * In a GitLab merge request pipeline with a token, the merge request's note for this key, kept
- * as the action keeps its pull-request comment; without a token, one line says so.
+ * The door owns its runs: whatever the step left going (a run a signal's cancel did not reach,
+ * the run of a create never answered, or whose answer was lost), it finds by its tag and
+ * cancels before the command ends, as the post step does after an Action's main step.
  */
-function mergeRequestNote(command, io) {
-    const found = mergeRequestFrom(io.env);
-    if (!found)
-        return undefined;
-    if (found.reason !== undefined) {
-        io.stderr(`${found.reason}\n`);
-        return undefined;
-    }
-    const key = command.inputs.get('name') || io.env.CI_JOB_NAME || 'cloud-agent-run';
-    const log = {
-        info: (message) => io.stderr(`${message}\n`),
-        warning: (message) => io.stderr(`warning: ${message}\n`),
+async function ownRuns(port, inputs) {
+    if (readSavedRun(port).runs.every((record) => record.settled))
+        return;
+    await post_run(port, inputs);
+}
+/**
+ * SIGINT and SIGTERM. While the engine listens, it cancels every run it started and ends the
+ * step; the door remembers which came, for the exit code. Before it listens no run exists yet,
+ * and the command ends at once, its JSON printed. Once the step ended, the door is cleaning up
+ * after it: a signal then is remembered, and the cleanup goes on to its end.
+ */
+function watchSignals(io, port) {
+    let cleaningUp = false;
+    const state = {
+        cleaningUp: () => (cleaningUp = true),
+        stop: () => undefined,
     };
-    return new MergeRequestNote(found.target, { key, log });
-}
-/** The CI job's page, when the CI names it (GitLab's `CI_JOB_URL`), as the note's last line. */
-function jobLink(env) {
-    const url = safeHttpUrl(env.CI_JOB_URL);
-    return url ? `[CI job](${url})` : '';
-}
-/** A flag's value, else action.yml's default; the key from the environment only. */
-function inputValue(name, command, declared, env, tasks) {
-    if (name === 'api_key')
-        return env[KEY_VARIABLE]?.trim() ?? '';
-    if (name === 'tasks' && tasks !== undefined)
-        return tasks.trim();
-    const given = command.inputs.get(name);
-    if (given !== undefined)
-        return given.trim();
-    if (name === 'github_token')
-        return env.GITHUB_TOKEN ?? '';
-    const fallback = declared[name]?.default;
-    return typeof fallback === 'string' ? fallback : '';
-}
-/** The service never answered, or refused the key: nothing was created. */
-function isUnreachable(error) {
-    if (error instanceof AuthenticationError || error instanceof PermissionDeniedError)
-        return true;
-    if (error instanceof ApiStatusError)
-        return false;
-    return error instanceof ApiConnectionError;
-}
-/** action.yml's inputs. The YAML parser loads only here: a step of the Action never pays for it. */
-async function readDeclaredInputs(actionYml) {
-    const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
-    const action = parse((0,external_node_fs_namespaceObject.readFileSync)(actionYml, 'utf8'));
-    return action.inputs ?? {};
-}
-/** The package's version, from the package.json beside action.yml (in the package, and in a checkout). */
-function packageVersion(actionYml) {
-    try {
-        const manifest = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(new URL('package.json', actionYml), 'utf8'));
-        return typeof manifest.version === 'string' ? manifest.version : 'unknown';
-    }
-    catch {
-        return 'unknown';
-    }
-}
-/**
- * SIGINT and SIGTERM: the engine cancels every run it started and ends the step; the door only
- * remembers which came, for the exit code. Before the engine listens (nothing is created yet),
- * a signal ends the command at once.
- */
-function watchSignals(host) {
-    const state = { stop: () => undefined };
+    const host = io.process;
     const handlers = ['SIGINT', 'SIGTERM'].map((name) => {
         const handler = () => {
             state.received ??= name;
-            if (host.listenerCount(name) === 1)
-                host.exit(EXIT[name]);
+            if (cleaningUp) {
+                port.info(`Received ${name}: still cancelling what the command started; then it exits.`);
+                return;
+            }
+            if (host.listenerCount(name) > 1)
+                return;
+            // The engine is not listening: nothing has been created.
+            const answer = { outputs: port.outputs, failure: undefined, hadRun: false, signal: name };
+            io.stdout(`${JSON.stringify(answerJson(answer, EXIT[name]), null, 2)}\n`);
+            host.exit(EXIT[name]);
         };
         host.on(name, handler);
         return [name, handler];
@@ -19094,16 +22256,6 @@ function watchSignals(host) {
             host.off(name, handler);
     };
     return state;
-}
-/** The command's io over the process its entry hands in: the one place the command reads it. */
-function commandIo(host) {
-    return {
-        env: host.env,
-        cwd: host.cwd(),
-        process: host,
-        stderr: (text) => host.stderr.write(text),
-        stdout: (text) => host.stdout.write(text),
-    };
 }
 
 ;// CONCATENATED MODULE: ./src/index.ts
@@ -19120,6 +22272,7 @@ function commandIo(host) {
 
 
 
+
 /** The Action's main step, with the process its entry hands in (the door reads it once). */
 async function runMain(host) {
     const { io, inputs } = runnerDoor(host);
@@ -19131,7 +22284,12 @@ async function runPost(host) {
     await post_run(io, inputs);
 }
 /** The reconcile action's step, with the process its entry hands in. */
-async function runReconcile(host) {
+async function src_runReconcile(host) {
+    const { io, inputs } = runnerDoor(host);
+    await reconcile_main_run(io, inputs);
+}
+/** The report action's step, with the process its entry hands in. */
+async function runReport(host) {
     const { io, inputs } = runnerDoor(host);
     await main_run(io, inputs);
 }
@@ -19142,6 +22300,7 @@ var __webpack_exports__runCli = __webpack_exports__.ak;
 var __webpack_exports__runMain = __webpack_exports__.VN;
 var __webpack_exports__runPost = __webpack_exports__.a2;
 var __webpack_exports__runReconcile = __webpack_exports__.Kf;
-export { __webpack_exports__commandIo as commandIo, __webpack_exports__runCli as runCli, __webpack_exports__runMain as runMain, __webpack_exports__runPost as runPost, __webpack_exports__runReconcile as runReconcile };
+var __webpack_exports__runReport = __webpack_exports__.qi;
+export { __webpack_exports__commandIo as commandIo, __webpack_exports__runCli as runCli, __webpack_exports__runMain as runMain, __webpack_exports__runPost as runPost, __webpack_exports__runReconcile as runReconcile, __webpack_exports__runReport as runReport };
 
 //# sourceMappingURL=index.js.map

@@ -4,10 +4,18 @@
  * bundle against it exactly as the runner would (main step, then post step),
  * and prints the step's log, its outputs and its job summary.
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { conversationStep, FakeAgentApi } from '../test/fake-api/server.ts'
 import { runPostStep, runStep, type StepResult } from '../test/e2e/harness.ts'
 
 const DEMO_KEY = 'demo-key-not-a-secret'
+
+// The steps' folders (their runner temp, outputs and summary) go into one scratch folder, which
+// the demo removes when it ends: a demo leaves nothing behind.
+const scratch = mkdtempSync(join(tmpdir(), 'cloud-agent-demo-'))
+process.env.TMPDIR = scratch
 
 function section(title: string, body: string): void {
   console.log(`\n━━ ${title} ${'━'.repeat(Math.max(0, 70 - title.length))}\n${body.trimEnd()}`)
@@ -115,4 +123,5 @@ try {
   process.exitCode = main.code === 0 && post.code === 0 ? 0 : 1
 } finally {
   await api.close()
+  rmSync(scratch, { recursive: true, force: true })
 }

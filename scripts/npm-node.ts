@@ -13,7 +13,8 @@ const found = /\bnode\/v(\d+\.\d+\.\d+)/.exec(process.env.npm_config_user_agent 
 if (found) {
   const [major = 0, minor = 0] = found.split('.').map(Number)
   if (major < NEEDED[0] || (major === NEEDED[0] && minor < NEEDED[1])) {
-    console.log(
+    // On stderr: stdout is what npm was asked for (`npm pack --json` must print only JSON).
+    console.error(
       `npm runs on Node ${found}, older than the ${NEEDED.join('.')} the tools need: it installed ` +
         `Node ${process.versions.node} (the node dev dependency), on which every npm script runs.`,
     )

@@ -12,6 +12,13 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import type * as ActionValidator from '@action-validator/core'
+import {
+  ACTION_REF,
+  permissionsNeeded,
+  RECONCILE_REF,
+  REPORT_REF,
+  type Step,
+} from './support/workflow-rules.ts'
 
 // A CommonJS wasm-bindgen module: required, so that Node loads its .wasm the way it expects.
 const { validateWorkflow } = createRequire(import.meta.url)(
@@ -40,9 +47,6 @@ const EXPECTED_EXAMPLES = [
   'weekly-report.yml',
 ]
 
-/** A step that runs this action, under any owner, path or version. */
-const ACTION_REF = /^[\w.-]+\/cloud-agent-run-action(?:\/[\w./-]+)?@[\w./-]+$/
-
 /**
  * The one `uses:` line: package.json's `repository` (where the action is published) at the
  * major version's tag, which release.yml moves.
@@ -69,11 +73,6 @@ interface ActionInput {
   required: boolean
   default: string
 }
-
-/** The reconcile action (reconcile/action.yml), from the same repository and bundle. */
-const RECONCILE_REF = /^[\w.-]+\/cloud-agent-run-action\/reconcile@[\w./-]+$/
-/** The report action (report/action.yml), likewise. */
-const REPORT_REF = /^[\w.-]+\/cloud-agent-run-action\/report@[\w./-]+$/
 
 function readActionInputs(file = 'action.yml'): Map<string, ActionInput> {
   const action = parse(readFileSync(`${root}${file}`, 'utf8')) as {
@@ -180,15 +179,6 @@ function readExample(name: string): string {
   return readFileSync(`${examplesDir}${name}`, 'utf8')
 }
 
-interface Step {
-  uses?: string
-  if?: string
-  name?: string
-  id?: string
-  run?: string
-  env?: Record<string, string>
-  with?: Record<string, unknown>
-}
 interface Job {
   if?: string
   'timeout-minutes'?: number
@@ -272,34 +262,6 @@ describe('the example workflows', () => {
 
 /** The variable every example reads the agent's environment from, as the README's quick start says. */
 const ENVIRONMENT_VARIABLE = '${{ vars.WARP_ENVIRONMENT_ID }}'
-
-/** What a step's inputs need of the workflow's token (docs/permissions.md): permission → level. */
-function permissionsNeeded(step: Step): Record<string, 'read' | 'write'> {
-  const w = step.with ?? {}
-  const on = (input: string) => w[input] === true || w[input] === 'true'
-  const needed: Record<string, 'read' | 'write'> = {}
-  // A step that writes a check run itself, through GitHub's CLI.
-  if (/gh api [^\n]*check-runs/.test(step.run ?? '')) return { checks: 'write' }
-  if (RECONCILE_REF.test(step.uses ?? '')) {
-    return { actions: 'read', 'pull-requests': 'write', issues: 'write', statuses: 'write' }
-  }
-  if (!ACTION_REF.test(step.uses ?? '')) return needed
-  // approval writes the waiting comment, and reads the pull request, its reviews and permissions.
-  const approval = w['approval'] === 'forks' || w['approval'] === 'always'
-  if (on('comment') || on('continue_run') || on('pull_request_review') || approval) {
-    needed['pull-requests'] = 'write'
-  }
-  if (on('commit_status')) needed.statuses = 'write'
-  // previous_run: steer reads the pull request's head, compares commits, and, when cancelled,
-  // lists the workflow's runs for a newer one.
-  if (w['previous_run'] === 'steer') {
-    needed['pull-requests'] ??= 'read'
-    needed.contents = 'read'
-    needed.actions = 'read'
-  }
-  if (on('check_run')) needed.checks = 'write'
-  return needed
-}
 
 describe('examples work as copied', () => {
   it("README.md's first workflow conforms to the schema and keeps the examples' rules", () => {

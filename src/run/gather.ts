@@ -33,6 +33,9 @@ export async function gatherAgentWork(
   deps: GatherDeps,
 ): Promise<Partial<AgentWork>> {
   if (!outcome.run || !OUTCOME_RECORDS[outcomeWordOf(outcome)].carriesAgentWork) return {}
+  // A run handed to a newer step works on for that step, which gathers its work; and this step's
+  // reads would only be cut off by the signal that handed it over.
+  if (outcome.kind === 'handed-over') return {}
   const { settings, world, log } = deps
   return collectAgentWork(
     outcome.run,

@@ -281,6 +281,9 @@ describe('previous_run: steer', () => {
     expect(main.stdout).toContain(
       "A newer step for this thread steers the run now (the pull request's head moved on to cccccccccccc); handing it over, not cancelling it.",
     )
+    // Handing over is no trouble: no warning (the run's work is the newer step's to read).
+    expect(main.stdout).not.toMatch(/::warning::/)
+    expect(api.requestsTo('GET', /\/conversation$/)).toHaveLength(0)
     // Its commit status on the old head is complete, never left pending.
     const status = gh.statuses(OWNER, REPO, OLD).at(-1)
     expect(status?.state).toBe('success')
