@@ -530,6 +530,18 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
   }
 }
 
+/**
+ * A JSON parser's message with what it read where it stopped: "… at position 16" says little to
+ * a person; "… at position 16, at `prompt: \"x\"}]`" shows the unquoted key. Linear.
+ */
+function withWhatWasRead(message: string, text: string): string {
+  const position = /\bposition (\d+)/.exec(message)?.[1]
+  if (position === undefined) return message
+  const at = Number(position)
+  const near = text.slice(Math.max(0, at - 10), at + 20).replace(/\s+/g, ' ')
+  return `${message.replace(/\s*\(line \d+ column \d+\)/, '')}, at ${JSON.stringify(near)}`
+}
+
 /** A YAML or JSON list. JSON needs no parser beyond the runtime's; YAML loads only when used. */
 async function parseTaskList(value: string): Promise<unknown[]> {
   let list: unknown
@@ -537,7 +549,7 @@ async function parseTaskList(value: string): Promise<unknown[]> {
   try {
     list = value.startsWith('[') ? JSON.parse(value) : undefined
   } catch (error) {
-    jsonError = errorMessage(error)
+    jsonError = withWhatWasRead(errorMessage(error), value)
     list = undefined
   }
   if (list === undefined) {
@@ -1193,7 +1205,7 @@ function dropEmpty<T extends object>(record: T): T {
 function missingKeyHint(world: World): string {
   return (
     forkHint(world) ||
-    ' Make a key in the Warp app (Settings > Cloud platform > Oz Cloud API Keys), add it as a' +
+    ' Make a key in the Warp app (Settings > Cloud platform > API keys), add it as a' +
       ' repository secret (Settings > Secrets and variables > Actions), and pass it:' +
       ' api_key: ${{ secrets.WARP_API_KEY }}.'
   )

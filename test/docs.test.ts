@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { parseDocument } from 'yaml'
+import { parse, parseDocument } from 'yaml'
 import { endMarker, generateReadme, spliceTables, startMarker } from '../scripts/docs/tables.ts'
 import { MAX_ANSWER_BYTES, MAX_PROMPT_BYTES } from '../src/api/answers.ts'
 import { GITHUB_CALL_DEADLINE_MS, REQUEST_RETRIES } from '../src/timing.ts'
@@ -172,5 +172,18 @@ describe('the user docs', () => {
     const long = 'x'.repeat(121)
     const text = ['# T', long, '```', long, '```', `| ${long} |`, `<img alt="${long}">`].join('\n')
     expect(proseLines(text).map(([number]) => number)).toEqual([1, 2])
+  })
+})
+
+describe("the README's outputs", () => {
+  it('What a step gives back names every output of action.yml: one list, held to the file', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    const start = readme.indexOf('## What a step gives back')
+    const section = readme.slice(start, readme.indexOf('\n## ', start + 1))
+    const action = parse(readFileSync(new URL('../action.yml', import.meta.url), 'utf8')) as {
+      outputs: Record<string, unknown>
+    }
+    const missing = Object.keys(action.outputs).filter((name) => !section.includes(`\`${name}\``))
+    expect(missing).toEqual([])
   })
 })

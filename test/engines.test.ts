@@ -75,3 +75,23 @@ describe("package.json's engines: the Node the published command runs on", () =>
     expect(manifest.devEngines.runtime.name).toBe('node')
   })
 })
+
+describe('the floors the docs state, held by what the code uses', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const cliDoc = readFileSync(join(ROOT, 'docs', 'cli.md'), 'utf8')
+
+  it.each(['action.yml', 'reconcile/action.yml', 'report/action.yml'])(
+    '%s runs on node24, whose runner floor (v2.327.1) the README states',
+    (file) => {
+      const using = /^\s+using:\s*(\S+)/m.exec(readFileSync(join(ROOT, file), 'utf8'))?.[1]
+      expect(using).toBe('node24')
+      expect(readme).toContain('runner v2.327.1 or later')
+    },
+  )
+
+  it("the command's Node floor is package.json's engines, as the README and docs/cli.md say", () => {
+    expect(manifest.engines.node).toBe('>=20')
+    expect(readme).toContain('Node.js 20 or later')
+    expect(cliDoc).toContain('Node.js 20 or')
+  })
+})

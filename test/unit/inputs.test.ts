@@ -1036,6 +1036,10 @@ describe('tasks (v1.2)', () => {
         /^Input "tasks" is neither a JSON nor a YAML list: [^\n]*[^:;,]\. Give one task a line as a YAML list/,
       )
     }
+    // JSON's parser gives a position: the message quotes what it read there.
+    expect(await refusesTasks({ tasks: '[{"prompt": "a"}, {"prompt" "b"}]' })).toMatch(
+      /at position 28, at "[^"]*\{\\"prompt\\" \\"b\\"\}\]"/,
+    )
     expect(await refusesTasks({ tasks: 'just text' })).toMatch(/must be a list/)
     expect(await refusesTasks({ tasks: '- a\n- title: no prompt' })).toMatch(
       /tasks\[1\] has no prompt/,
