@@ -152,6 +152,30 @@ describe('continue_from: pull_request', () => {
     expect(fix.stdout).toContain('no run this action started made pull request #7')
   })
 
+  it('a follow-up the run refuses (not a 410), or a step on no pull request, creates a run, saying why', async () => {
+    const api = await serviceWith()
+    const made = await makePullRequest(api)
+    api.injectFault({
+      method: 'POST',
+      path: /\/followups$/,
+      times: 1,
+      fault: { kind: 'status', status: 422, body: { detail: 'This run takes no follow-ups.' } },
+    })
+    const refused = await runStep({ inputs: inputsFor(api, FIX), env: await ciFailed() })
+    expect(refused.code, refused.stdout).toBe(0)
+    expect(refused.outputs.run_id).not.toBe(made)
+    expect(refused.stdout).toContain(
+      `continue_from: pull_request: run ${made} made pull request #${PR} but refused the follow-up (`,
+    )
+    const nowhere = await runStep({ inputs: inputsFor(api, FIX) })
+    expect(nowhere.code, nowhere.stdout).toBe(0)
+    expect(nowhere.stdout).toContain(
+      'continue_from: pull_request: this step is not on a pull request; creating a run.',
+    )
+    expect(api.allRuns()).toHaveLength(3)
+    expect(api.followups(made)).toHaveLength(0)
+  })
+
   it('is refused with run_id, continue_run or tasks, naming the inputs, before any request', async () => {
     const api = await serviceWith()
     const clashes: Record<string, string>[] = [
