@@ -37,20 +37,21 @@ export type DocumentCheck = { conversation?: Conversation } & (
 )
 
 /**
- * A create the service refused (a 4xx, nothing made) that named a harness or a worker host: the
- * one line says which the service refused, as the inputs name them, and why.
+ * A create the service refused as a request it will not take (400, 404 or 422: nothing made)
+ * that named a harness or a worker host: the one line says which the service refused, as the
+ * inputs name them, then the service's own words and trace. Any other error (a 401's key, a
+ * 402's credits) is left as it is, with its own hint.
  */
 export function surfaceRefusal(error: unknown, request: CreateRunRequest): unknown {
   const { harness, worker_host: workerHost } = request.config ?? {}
-  if (!(error instanceof ApiStatusError) || error.status < 400 || error.status >= 500) return error
+  if (!(error instanceof ApiStatusError) || ![400, 404, 422].includes(error.status)) return error
   if (!harness?.type && !workerHost) return error
   const asked = [
     ...(harness?.type ? [`harness: ${harness.type}`] : []),
     ...(workerHost ? [`worker_host: ${workerHost}`] : []),
   ].join(', ')
-  const why = error.detail ?? errorMessage(error)
   return new Error(
-    `The service refused the run (${safeForLog(asked, 300)}): ${safeForLog(why, 500)}`,
+    `The service refused the run (${safeForLog(asked, 300)}): ${safeForLog(errorMessage(error), 1000)}`,
     { cause: error },
   )
 }

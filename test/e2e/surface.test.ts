@@ -67,7 +67,7 @@ describe('harness and worker_host', () => {
     const errors = step.stdout.split('\n').filter((line) => line.startsWith('::error'))
     expect(errors).toHaveLength(1)
     expect(errors[0]).toContain(
-      'The service refused the run (harness: gemini): Unknown harness gemini',
+      'The service refused the run (harness: gemini): POST /agent/run → 400 invalid_request: Unknown harness gemini',
     )
     expect(api.allRuns()).toHaveLength(0)
   })
@@ -81,8 +81,21 @@ describe('harness and worker_host', () => {
     const errors = step.stdout.split('\n').filter((line) => line.startsWith('::error'))
     expect(errors).toHaveLength(1)
     expect(errors[0]).toContain(
-      'The service refused the run (worker_host: elsewhere.internal): No worker is connected as host elsewhere.internal',
+      'The service refused the run (worker_host: elsewhere.internal): POST /agent/run → 400 invalid_request: No worker is connected as host elsewhere.internal',
     )
+  })
+
+  it('a refusal of the key or the credits keeps its own line and hint, harness or not', async () => {
+    const api = await fakeApi()
+    const step = await runStep({
+      inputs: inputsFor(api, { prompt: 'Fix it', harness: 'claude', api_key: 'sk-wrong-key' }),
+    })
+    expect(step.code).toBe(1)
+    const errors = step.stdout.split('\n').filter((line) => line.startsWith('::error'))
+    expect(errors).toHaveLength(1)
+    expect(errors[0]).toContain('401')
+    expect(errors[0]).toContain('Check the api_key input')
+    expect(errors[0]).not.toContain('The service refused the run')
   })
 
   it('a bad value is refused before any request, naming the input', async () => {
