@@ -128,11 +128,12 @@ async function runStep(
       ? `${JSON.stringify(answerJson({ ...answer, signal: signals.received }, code), null, 2)}\n`
       : plainSummary(port.summary),
   )
-  // A create still unanswered keeps a socket open for up to its deadline: end now, its run
-  // cancelled (the stdio of a CI's pipes and files is written synchronously on Linux and macOS).
   // After the outputs: a slow GitLab never holds them, nor the exit past a signal's grace.
   await mergeRequest?.finish(port.summary, port.outputs, signals.received !== undefined)
-  if (ended === 'stopped') io.process.exit(code)
+  // A create still unanswered, or after a signal a GitLab call still out, keeps a socket open for
+  // up to its deadline: end now, the runs cancelled (the stdio of a CI's pipes and files is
+  // written synchronously on Linux and macOS).
+  if (ended === 'stopped' || signals.received) io.process.exit(code)
   return code
 }
 

@@ -241,3 +241,30 @@ describeNeedsProcess('a cancelled job of a steering key (processes)', () => {
     }
   })
 })
+
+describeNeedsProcess('a signal while GitLab answers slowly (a process)', () => {
+  it('exits 143 with the outputs at once, the run cancelled, whatever the note is waiting for', async () => {
+    const api = await fakeApi({ script: () => working })
+    const { gitlab, job } = await mergeRequest()
+    try {
+      // GitLab reads every note request and answers none (within the command's 8 s deadline).
+      gitlab.stopAnswering('*', /\/notes/)
+      const running = command(
+        against(api, '--prompt', 'Review the merge request.', '--name', 'review', '--json'),
+        job(C1, 9001, 8001),
+      )
+      await until(() => api.allRuns()[0]?.state === 'INPROGRESS', 'the run works')
+      const signalled = performance.now()
+      running.kill('SIGTERM')
+      const result = await running.done
+      const tookMs = performance.now() - signalled
+      expect(result.code, result.stderr).toBe(143)
+      expect(JSON.parse(result.stdout) as Answer).toMatchObject({ outcome: 'interrupted' })
+      expect(api.allRuns().map((run) => run.state)).toEqual(['CANCELLED'])
+      // The note's last write has 2 s after a signal; the GitLab call's 8 s deadline never holds it.
+      expect(tookMs).toBeLessThan(6_000)
+    } finally {
+      await gitlab.close()
+    }
+  })
+})
