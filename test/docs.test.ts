@@ -187,3 +187,25 @@ describe("the README's outputs", () => {
     expect(missing).toEqual([])
   })
 })
+
+describe('images on every page', () => {
+  it('resolve from the page that shows them, as GitHub resolves a relative src', () => {
+    const root = fileURLToPath(new URL('..', import.meta.url))
+    const pages = [
+      'README.md',
+      ...readdirSync(join(root, 'docs'))
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => `docs/${name}`),
+    ]
+    const broken: string[] = []
+    for (const page of pages) {
+      const text = readFileSync(join(root, page), 'utf8')
+      for (const match of text.matchAll(/<img src="([^"]+)"|!\[[^\]]*\]\(([^)\s]+)\)/g)) {
+        const src = match[1] ?? match[2] ?? ''
+        if (/^https?:/.test(src)) continue
+        if (!existsSync(join(root, dirname(page), src))) broken.push(`${page}: ${src}`)
+      }
+    }
+    expect(broken).toEqual([])
+  })
+})

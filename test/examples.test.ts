@@ -851,3 +851,28 @@ describe('runs that outlive their step', () => {
     expect(steps[1]?.if).toContain("steps.agent.outputs.outcome == 'over_budget'")
   })
 })
+
+describe("the README's table of examples", () => {
+  it("lists each example's permissions as its workflow grants them", () => {
+    const readme = readFileSync(`${root}README.md`, 'utf8')
+    const wrong: string[] = []
+    for (const name of exampleFiles) {
+      const row = readme
+        .split('\n')
+        .find((line) => line.startsWith(`| [${name}](examples/${name})`))
+      if (!row) continue
+      const cell = row.split('|').at(-2) ?? ''
+      const workflow = loadExample(name)
+      const granted = Object.entries(workflow.permissions ?? {}).map(
+        ([permission, level]) => `\`${permission}: ${level}\``,
+      )
+      const shown = cell.match(/`[\w-]+: \w+`/g) ?? []
+      if (granted.sort().join(', ') !== [...shown].sort().join(', ')) {
+        wrong.push(
+          `${name}: README shows ${shown.join(', ') || 'none'}, the workflow grants ${granted.join(', ') || 'none'}`,
+        )
+      }
+    }
+    expect(wrong).toEqual([])
+  })
+})
