@@ -181,8 +181,13 @@ describe('create and get', () => {
   it('uses the default script when none is given', async () => {
     const api = await startApi()
     const runId = await createRun(api)
-    expect(api.run(runId)?.state).toBe('QUEUED')
     expect(api.allRuns().map((run) => run.run_id)).toEqual([runId])
+    // The default script ends SUCCEEDED with its session link (awaited: a loaded machine may be
+    // past QUEUED by the first look, which a fixed look at QUEUED took for a failure).
+    while (api.run(runId)?.state !== 'SUCCEEDED') {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    expect(api.run(runId)?.session_link).toMatch(/^https:\/\/app\.example\.test\/sessions\/sess_/)
   })
 
   it('validates the create body', async () => {
