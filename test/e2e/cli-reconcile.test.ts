@@ -145,8 +145,19 @@ describe('cloud-agent-run reconcile', () => {
       const github = api.seedRun(gitlabRun({ gh_step: '9001', gh_forge: 'github' }), {
         script: going,
       })
+      // Started by job 9001 (failed since), steered by job 9004, which still waits for it.
+      const steered = api.seedRun(gitlabRun({ gh_step: '9001', gh_key: 'fix' }), {
+        script: going,
+      })
       gitlab.projects.setJob(42, 9001, 'failed')
       gitlab.projects.setJob(42, 9002, 'running')
+      gitlab.projects.setJob(42, 9004, 'running')
+      gitlab.addNote(
+        42,
+        7,
+        `<!-- cloud-agent-run-note: {"key":"fix","run":"${steered.run_id}","job":"9004"} -->\n### ⏳ working`,
+        'ci-bot',
+      )
       // The lost job's note, as the command wrote it while it waited.
       gitlab.addNote(
         42,
@@ -155,7 +166,10 @@ describe('cloud-agent-run reconcile', () => {
         'ci-bot',
       )
       await until(
-        () => [lost, running, detached].every((run) => api.run(run.run_id)?.state === 'INPROGRESS'),
+        () =>
+          [lost, running, detached, steered].every(
+            (run) => api.run(run.run_id)?.state === 'INPROGRESS',
+          ),
         'the runs are going',
       )
 
@@ -173,12 +187,13 @@ describe('cloud-agent-run reconcile', () => {
         swept: [lost.run_id],
       })
       expect(api.run(lost.run_id)?.state).toBe('CANCELLED')
-      for (const run of [running, detached, otherProject, github]) {
+      expect(pass.stderr).toContain(`Run ${steered.run_id}: left: its job 9004 is running`)
+      for (const run of [running, detached, otherProject, github, steered]) {
         expect(api.run(run.run_id)?.state, run.run_id).toBe('INPROGRESS')
       }
       expect(pass.stderr).toContain(`Run ${running.run_id}: left: its job 9002 is running`)
       expect(pass.stderr).toContain(`Run ${detached.run_id}: left: its job left it going`)
-      const [note] = gitlab.notes(42, 7)
+      const note = gitlab.notes(42, 7).find((one) => markerOf(one.body)?.key === 'review')
       expect(note?.body).toContain('a reconcile pass cancelled it')
       expect(markerOf(note?.body ?? '')?.record).toMatchObject({ ended: true })
       // Jobs are read by the project's path, as GitLab takes it.

@@ -139,6 +139,36 @@ describe('--previous-run steer on a merge request', () => {
     }
   })
 
+  it('keeps exactly one run and one note when two jobs of the key start at once', async () => {
+    // The list shows no run until both creates have come: each job finds none and creates.
+    const api = await fakeApi({ script: () => finishing('SUCCEEDED') })
+    api.lagList(() => api.allRuns().length < 2)
+    const { gitlab, job } = await mergeRequest()
+    try {
+      const [first, second] = await Promise.all([
+        command(
+          against(api, '--prompt', 'Review the merge request.', ...STEER),
+          job(C2, 9001, 8001),
+        ).done,
+        command(
+          against(api, '--prompt', 'Review the merge request.', ...STEER),
+          job(C3, 9002, 8002),
+        ).done,
+      ])
+      expect(first.code, first.stderr).toBe(0)
+      expect(second.code, second.stderr).toBe(0)
+      const runs = api.allRuns()
+      expect(runs).toHaveLength(2)
+      const kept = runs.filter((run) => run.state !== 'CANCELLED')
+      expect(kept).toHaveLength(1)
+      const answers = [first, second].map((result) => JSON.parse(result.stdout) as Answer)
+      expect(answers.map((answer) => answer.run_id)).toEqual([kept[0]?.run_id, kept[0]?.run_id])
+      expect(gitlab.notes(42, 7)).toHaveLength(1)
+    } finally {
+      await gitlab.close()
+    }
+  })
+
   it('is refused, before any request, in a merge request pipeline without GITLAB_TOKEN', async () => {
     const api = await fakeApi()
     const { gitlab, job } = await mergeRequest()
