@@ -29,6 +29,16 @@ const RUNNER_LIBRARY = {
     'Only src/runner.ts speaks to the runner: write the log, outputs, summary and state through the StepIo its door hands down (src/step-io.ts).',
 }
 
+/**
+ * The process as a module: `import { env } from 'node:process'` reads what the global `process`
+ * does, so below the entries it is refused the same way (CONTRIBUTING.md, "Layers").
+ */
+const PROCESS_MODULES = ['node:process', 'process'].map((name) => ({
+  name,
+  message:
+    'Only an entry (src/entries/) reads the process: take what you need from the World or the port its door hands down (src/world.ts, src/step-io.ts).',
+}))
+
 /** One override per peer folder: it may not import its peers, nor the steps above it. */
 function peers(folders) {
   return folders.map((folder) => ({
@@ -37,7 +47,7 @@ function peers(folders) {
       'no-restricted-imports': [
         'error',
         {
-          paths: [RUNNER_LIBRARY],
+          paths: [RUNNER_LIBRARY, ...PROCESS_MODULES],
           patterns: [
             {
               group: [
@@ -84,8 +94,8 @@ export default tseslint.config(
   },
   {
     files: ['src/**'],
-    ignores: ['src/runner.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [RUNNER_LIBRARY] }] },
+    ignores: ['src/runner.ts', 'src/entries/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: [RUNNER_LIBRARY, ...PROCESS_MODULES] }] },
   },
   {
     files: ['**/*.cjs'],
@@ -139,7 +149,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: [RUNNER_LIBRARY],
+          paths: [RUNNER_LIBRARY, ...PROCESS_MODULES],
           patterns: [
             {
               group: UPPER_LAYERS.flatMap((name) => [`./${name}`, `../${name}`]),
