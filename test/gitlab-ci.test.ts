@@ -202,3 +202,52 @@ describe('.gitlab-ci.yml, the component’s own pipeline', () => {
     expect(inputs?.args).toContain('--base-url http://127.0.0.1:8787/api/v1')
   })
 })
+
+/**
+ * The GitLab version each feature the component may use needs (gitlab-facts.md): the floor the
+ * template states must be the newest of those it uses, so that it is held by what it uses.
+ */
+const FEATURE_FLOORS: ReadonlyArray<{
+  what: string
+  since: string
+  uses: (text: string) => boolean
+}> = [
+  { what: 'CI/CD components, spec:inputs', since: '17.0', uses: (text) => /^spec:/m.test(text) },
+  {
+    what: 'after_script for a cancelled job',
+    since: '17.0',
+    uses: (text) => /^\s+after_script:/m.test(text),
+  },
+  {
+    what: 'interpolation functions (expand_vars, truncate, posix_escape)',
+    since: '18.6',
+    uses: (text) => /\|\s*(expand_vars|truncate|posix_escape)/.test(text),
+  },
+  {
+    what: 'spec:component, spec:inputs:rules',
+    since: '18.7',
+    uses: (text) => /^\s+component:\s*\[/m.test(text) || /\$\[\[\s*component\./.test(text),
+  },
+  { what: 'spec:description', since: '18.10', uses: (text) => /^ {2}description:/m.test(text) },
+]
+
+describe('the minimum GitLab version', () => {
+  it('is stated in the template and docs/gitlab.md, and is the newest that a feature it uses needs', () => {
+    const template = readFileSync(join(ROOT, 'templates', 'cloud-agent-run.yml'), 'utf8')
+    const docs = readFileSync(join(ROOT, 'docs', 'gitlab.md'), 'utf8')
+    const newer = (a: string, b: string) => {
+      const [am = 0, an = 0] = a.split('.').map(Number)
+      const [bm = 0, bn = 0] = b.split('.').map(Number)
+      return am !== bm ? am > bm : an > bn
+    }
+    const used = FEATURE_FLOORS.filter((feature) => feature.uses(template))
+    const floor = used.reduce(
+      (max, feature) => (newer(feature.since, max) ? feature.since : max),
+      '0.0',
+    )
+    expect(floor).toBe('18.10')
+    expect(template).toContain(`GitLab ${floor} or later`)
+    expect(docs).toContain(`GitLab ${floor} or later`)
+    expect(PIPELINE_TEXT).toContain(`GitLab ${floor} or later`)
+  })
+})
