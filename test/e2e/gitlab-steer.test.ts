@@ -140,8 +140,12 @@ describe('--previous-run steer on a merge request', () => {
   })
 
   it('keeps exactly one run and one note when two jobs of the key start at once', async () => {
-    // The list shows no run until both creates have come: each job finds none and creates.
-    const api = await fakeApi({ script: () => finishing('SUCCEEDED') })
+    // The list shows no run until both creates have come: each job finds none and creates. A run
+    // works until a follow-up (the steer of the run kept), however late the second job starts.
+    const api = await fakeApi({
+      script: () => working,
+      followupScript: () => finishing('SUCCEEDED'),
+    })
     api.lagList(() => api.allRuns().length < 2)
     const { gitlab, job } = await mergeRequest()
     try {
