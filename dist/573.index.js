@@ -15,8 +15,6 @@ __webpack_require__.d(__webpack_exports__, {
 var dist_src = __webpack_require__(5194);
 // EXTERNAL MODULE: ./node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 var dist_bundle = __webpack_require__(3779);
-// EXTERNAL MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js + 3 modules
-var plugin_rest_endpoint_methods_dist_src = __webpack_require__(3972);
 // EXTERNAL MODULE: ./src/timing.ts
 var timing = __webpack_require__(8117);
 // EXTERNAL MODULE: external "node:http"
@@ -145,13 +143,67 @@ function send(url, method, headers, body, signal) {
 
 
 
-
 /**
- * The GitHub client: octokit with the REST methods and pagination, as `@actions/github`'s
- * `getOctokit` builds it, but with a fetch over node:http (./fetch.ts) in place of undici's.
- * Loaded only by a step that talks to GitHub (`loadOctokit`).
+ * The REST methods the action calls, by GitHub's route: the same `octokit.rest.<scope>.<method>`
+ * as `@octokit/plugin-rest-endpoint-methods` gives, typed by it, without bundling its map of
+ * every endpoint GitHub has (98 kB of the 2 MB dist/ may hold). A method is `request` with its
+ * route as defaults, as the plugin makes it, so pagination takes it too.
  */
-const GitHubClient = dist_src/* Octokit */.E.plugin(plugin_rest_endpoint_methods_dist_src/* restEndpointMethods */._, dist_bundle/* paginateRest */.ud);
+const ROUTES = {
+    actions: {
+        getWorkflowRun: 'GET /repos/{owner}/{repo}/actions/runs/{run_id}',
+        listWorkflowRuns: 'GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs',
+    },
+    checks: {
+        create: 'POST /repos/{owner}/{repo}/check-runs',
+        get: 'GET /repos/{owner}/{repo}/check-runs/{check_run_id}',
+        listForRef: 'GET /repos/{owner}/{repo}/commits/{ref}/check-runs',
+        update: 'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}',
+    },
+    issues: {
+        createComment: 'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
+        deleteComment: 'DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}',
+        getComment: 'GET /repos/{owner}/{repo}/issues/comments/{comment_id}',
+        listComments: 'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',
+        listCommentsForRepo: 'GET /repos/{owner}/{repo}/issues/comments',
+        updateComment: 'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}',
+    },
+    pulls: {
+        createReview: 'POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
+        get: 'GET /repos/{owner}/{repo}/pulls/{pull_number}',
+        listFiles: 'GET /repos/{owner}/{repo}/pulls/{pull_number}/files',
+        listReviews: 'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
+        updateReview: 'PUT /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}',
+    },
+    repos: {
+        compareCommitsWithBasehead: 'GET /repos/{owner}/{repo}/compare/{basehead}',
+        createCommitStatus: 'POST /repos/{owner}/{repo}/statuses/{sha}',
+        listCommitStatusesForRef: 'GET /repos/{owner}/{repo}/commits/{ref}/statuses',
+        getCollaboratorPermissionLevel: 'GET /repos/{owner}/{repo}/collaborators/{username}/permission',
+    },
+    users: {
+        getAuthenticated: 'GET /user',
+    },
+};
+/** An octokit plugin: `octokit.rest`, the methods of ROUTES. */
+function restMethods(octokit) {
+    const rest = {};
+    for (const [scope, methods] of Object.entries(ROUTES)) {
+        const scoped = {};
+        for (const [name, route] of Object.entries(methods)) {
+            const [method, url] = route.split(' ');
+            scoped[name] = octokit.request.defaults({ method, url });
+        }
+        rest[scope] = scoped;
+    }
+    return { rest: rest };
+}
+/**
+ * The GitHub client: octokit with the REST methods the action calls and pagination, as
+ * `@actions/github`'s `getOctokit` builds it, but with a fetch over node:http (./fetch.ts) in
+ * place of undici's. Loaded only by a step that talks to GitHub (`loadOctokit`).
+ */
+const GitHubClient = dist_src/* Octokit */.E.plugin(restMethods, dist_bundle/* paginateRest */.ud);
 function createOctokit(token, baseUrl) {
     const octokit = new GitHubClient({ auth: token, baseUrl, request: { fetch: nodeFetch } });
     // Every call is given its deadline (withDeadline); one that was not must not hold the step.

@@ -5138,6 +5138,18 @@ async function readTaskSettings(source) {
         passWhen: readPassWhen(source.get('pass_when') || 'all', tasks.length),
     };
 }
+/**
+ * A JSON parser's message with what it read where it stopped: "… at position 16" says little to
+ * a person; "… at position 16, at `prompt: \"x\"}]`" shows the unquoted key. Linear.
+ */
+function withWhatWasRead(message, text) {
+    const position = /\bposition (\d+)/.exec(message)?.[1];
+    if (position === undefined)
+        return message;
+    const at = Number(position);
+    const near = text.slice(Math.max(0, at - 10), at + 20).replace(/\s+/g, ' ');
+    return `${message.replace(/\s*\(line \d+ column \d+\)/, '')}, at ${JSON.stringify(near)}`;
+}
 /** A YAML or JSON list. JSON needs no parser beyond the runtime's; YAML loads only when used. */
 async function parseTaskList(value) {
     let list;
@@ -5146,7 +5158,7 @@ async function parseTaskList(value) {
         list = value.startsWith('[') ? JSON.parse(value) : undefined;
     }
     catch (error) {
-        jsonError = errorMessage(error);
+        jsonError = withWhatWasRead(errorMessage(error), value);
         list = undefined;
     }
     if (list === undefined) {
@@ -5695,7 +5707,7 @@ function dropEmpty(record) {
 /** What to do about a missing key: a fork gets no secrets; otherwise, where keys come from. */
 function missingKeyHint(world) {
     return (forkHint(world) ||
-        ' Make a key in the Warp app (Settings > Cloud platform > Oz Cloud API Keys), add it as a' +
+        ' Make a key in the Warp app (Settings > Cloud platform > API keys), add it as a' +
             ' repository secret (Settings > Secrets and variables > Actions), and pass it:' +
             ' api_key: ${{ secrets.WARP_API_KEY }}.');
 }
@@ -7884,7 +7896,7 @@ function schemaNamed(input, quote = '') {
 const ACTIONS_BOT = 'github-actions[bot]';
 /** Loads the GitHub client only now: most steps never need it. */
 async function loadOctokit(token, apiUrl) {
-    const { createOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(479), __nccwpck_require__.e(573)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9573));
+    const { createOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(28), __nccwpck_require__.e(573)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9573));
     return createOctokit(token, apiUrl || 'https://api.github.com');
 }
 /** Request options that give one GitHub call its deadline. */
@@ -13434,12 +13446,14 @@ function watchForNewPass(watch) {
 
 
 /**
- * A create the service refused (a 4xx, nothing made) that named a harness or a worker host: the
- * one line says which the service refused, as the inputs name them, and why.
+ * A create the service refused as a request it will not take (400, 404 or 422: nothing made)
+ * that named a harness or a worker host: the one line says which the service refused, as the
+ * inputs name them, then the service's own words and trace. Any other error (a 401's key, a
+ * 402's credits) is left as it is, with its own hint.
  */
 function surfaceRefusal(error, request) {
     const { harness, worker_host: workerHost } = request.config ?? {};
-    if (!(error instanceof ApiStatusError) || error.status < 400 || error.status >= 500)
+    if (!(error instanceof ApiStatusError) || ![400, 404, 422].includes(error.status))
         return error;
     if (!harness?.type && !workerHost)
         return error;
@@ -13447,8 +13461,7 @@ function surfaceRefusal(error, request) {
         ...(harness?.type ? [`harness: ${harness.type}`] : []),
         ...(workerHost ? [`worker_host: ${workerHost}`] : []),
     ].join(', ');
-    const why = error.detail ?? errorMessage(error);
-    return new Error(`The service refused the run (${safeForLog(asked, 300)}): ${safeForLog(why, 500)}`, { cause: error });
+    return new Error(`The service refused the run (${safeForLog(asked, 300)}): ${safeForLog(errorMessage(error), 1000)}`, { cause: error });
 }
 /** A re-run job says which run of the earlier attempt this one replaces. */
 async function noteSupersededRun(tag, deps) {
@@ -13897,17 +13910,18 @@ class RunLifecycle {
             if (steered)
                 return steered;
         }
-        else if (this.#continuation) {
-            const continued = await this.#continuation.start(request, deadline);
-            if (continued.kind === 'run') {
+        else {
+            // continue_from: the run that made the pull request, or a create (cancel_previous first).
+            const continued = await this.#continuation?.start(request, deadline);
+            if (continued?.kind === 'run') {
                 this.#deps.watch?.countFrom?.(continued.run);
                 return continued.run;
             }
-            request = continued.request;
-        }
-        else if (this.#spec.cancelPrevious && name) {
-            const asked = { name, home: homeOfTag(tag.metadata), input: this.#spec.cancelPrevious };
-            await cancelPreviousRuns(client, asked, log, { deadline });
+            request = continued?.request ?? request;
+            if (this.#spec.cancelPrevious && name) {
+                const asked = { name, home: homeOfTag(tag.metadata), input: this.#spec.cancelPrevious };
+                await cancelPreviousRuns(client, asked, log, { deadline });
+            }
         }
         // Nothing may come between this check and the request: a signal handler runs only at an await.
         if (this.#deps.signal.aborted)
@@ -20737,6 +20751,122 @@ function packageVersion(actionYml) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/cli/job-files.ts
+/**
+ * What a CI job keeps of the command, in the folder `CLOUD_AGENT_RUN_DIR` names (the GitLab
+ * component sets `.cloud-agent-run`, under the job's CI_PROJECT_DIR, kept as the job's
+ * artifacts): `state.json`, what the command started, written as it goes, so that
+ * `cloud-agent-run cleanup` in `after_script` finds it when the script was killed hard;
+ * `outputs.env`, the outputs as a dotenv report later jobs read; `annotations.json`, a link to
+ * the session on the job's page; and the agent's downloaded files. Every write is synchronous
+ * (a SIGKILL may come next) and none is fatal: a failure is one line.
+ */
+
+
+
+
+/** The variable that names the folder, relative to the working directory. */
+const JOB_DIR_VARIABLE = 'CLOUD_AGENT_RUN_DIR';
+/** The job's folder, when the job names one. */
+function jobDirOf(env, cwd) {
+    const dir = env[JOB_DIR_VARIABLE]?.trim();
+    return dir ? (0,external_node_path_namespaceObject.resolve)(cwd, dir) : undefined;
+}
+class JobFiles {
+    #dir;
+    #facts;
+    #say;
+    #failed = false;
+    constructor(dir, facts, say) {
+        this.#dir = dir;
+        this.#facts = facts;
+        this.#say = say;
+    }
+    /** Writes what the command started so far (the saved state), replacing the last. */
+    saveState(state) {
+        const saved = { ...this.#facts, state: Object.fromEntries(state) };
+        this.#write('state.json', `${JSON.stringify(saved)}\n`, true);
+    }
+    /** What the job started is all cancelled: `state.json` is kept as `state.cleaned.json`. */
+    cleaned() {
+        try {
+            (0,external_node_fs_namespaceObject.renameSync)((0,external_node_path_namespaceObject.join)(this.#dir, 'state.json'), (0,external_node_path_namespaceObject.join)(this.#dir, 'state.cleaned.json'));
+        }
+        catch {
+            // Gone already: nothing left to clean up either way.
+        }
+    }
+    /** The outputs as a dotenv report, and the session's link as an annotation. */
+    finish(outputs) {
+        this.#write('outputs.env', dotenv(outputs));
+        const link = safeHttpUrl(outputs.session_link);
+        const annotations = link
+            ? { 'cloud-agent-run': [{ external_link: { label: 'Cloud agent session', url: link } }] }
+            : { 'cloud-agent-run': [] };
+        this.#write('annotations.json', `${JSON.stringify(annotations)}\n`);
+    }
+    #write(name, text, atomic = false) {
+        try {
+            (0,external_node_fs_namespaceObject.mkdirSync)(this.#dir, { recursive: true });
+            const path = (0,external_node_path_namespaceObject.join)(this.#dir, name);
+            if (!atomic)
+                return (0,external_node_fs_namespaceObject.writeFileSync)(path, text);
+            (0,external_node_fs_namespaceObject.writeFileSync)(`${path}.tmp`, text);
+            (0,external_node_fs_namespaceObject.renameSync)(`${path}.tmp`, path);
+        }
+        catch (error) {
+            if (this.#failed)
+                return;
+            this.#failed = true;
+            this.#say(`warning: ${JOB_DIR_VARIABLE}: ${name} could not be written in ${this.#dir} (${errorMessage(error)}); the run is not affected.\n`);
+        }
+    }
+}
+/** The most characters a dotenv value carries: GitLab's report is small, one line a variable. */
+const DOTENV_VALUE_CHARS = 1_000;
+/**
+ * The outputs as GitLab's dotenv report: `CLOUD_AGENT_<NAME>=value`, one line each; a value on
+ * more than one line, or longer than DOTENV_VALUE_CHARS, is left out (the JSON has it).
+ */
+function dotenv(outputs) {
+    const lines = [];
+    for (const [name, value] of Object.entries(outputs)) {
+        if (/[\r\n]/.test(value) || value.length > DOTENV_VALUE_CHARS)
+            continue;
+        lines.push(`CLOUD_AGENT_${name.toUpperCase().replace(/[^A-Z0-9_]/g, '_')}=${value}`);
+    }
+    return lines.length > 0 ? `${lines.join('\n')}\n` : '';
+}
+
+;// CONCATENATED MODULE: ./src/cli/key.ts
+
+
+
+
+/** The key: WARP_API_KEY, else the file WARP_API_KEY_FILE names (GitLab's file-type variables). */
+function readKey(env, cwd) {
+    const key = env[KEY_VARIABLE]?.trim();
+    if (key)
+        return key;
+    const file = env[KEY_FILE_VARIABLE]?.trim();
+    if (!file) {
+        throw new UsageError(`${KEY_VARIABLE} is not set: export the Warp API key in it, or name a file holding it in ${KEY_FILE_VARIABLE} (a flag would show in the process list).`);
+    }
+    const fromFile = readText(cwd, file, KEY_FILE_VARIABLE).trim();
+    if (!fromFile)
+        throw new UsageError(`${KEY_FILE_VARIABLE} names an empty file.`);
+    return fromFile;
+}
+/** A file's text; UsageError naming `what` when it cannot be read. */
+function readText(cwd, path, what) {
+    try {
+        return (0,external_node_fs_namespaceObject.readFileSync)((0,external_node_path_namespaceObject.resolve)(cwd, path), 'utf8');
+    }
+    catch (error) {
+        throw new UsageError(`${what} cannot be read: ${errorMessage(error)}`);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/gitlab/api.ts
 /**
  * GitLab's REST API (v4), the one place that knows its paths and what its answers mean: the
@@ -21386,32 +21516,278 @@ class MergeRequestJob {
     }
 }
 
-;// CONCATENATED MODULE: ./src/cli/key.ts
+;// CONCATENATED MODULE: ./src/cli/step-io.ts
 
 
 
-
-/** The key: WARP_API_KEY, else the file WARP_API_KEY_FILE names (GitLab's file-type variables). */
-function readKey(env, cwd) {
-    const key = env[KEY_VARIABLE]?.trim();
-    if (key)
-        return key;
-    const file = env[KEY_FILE_VARIABLE]?.trim();
-    if (!file) {
-        throw new UsageError(`${KEY_VARIABLE} is not set: export the Warp API key in it, or name a file holding it in ${KEY_FILE_VARIABLE} (a flag would show in the process list).`);
+/**
+ * The command line's port to the engine: the log as plain lines for a person (on stderr, so
+ * that stdout carries only what the command prints), every secret masked, debug lines left
+ * out; the outputs, the summary and the failure kept for the door to print and answer with.
+ * There is no post step: the state lives as long as the command, whose door cleans up after the
+ * step itself; and the engine's `exit` is a request to the door, which cancels what is left
+ * before the process ends. Its methods are bound: the
+ * engine hands them on as functions (a Log's `info` alone), as @actions/core's are.
+ */
+class CommandStepIo {
+    outputs = {};
+    words = COMMAND_WORDS;
+    summary = '';
+    failed = false;
+    /** The first line the step failed with. */
+    failure;
+    #state = new Map();
+    #secrets;
+    #write;
+    #host;
+    #onExit;
+    #onOutput;
+    #onState;
+    /**
+     * `host`: the process's signals, as the command's entry hands them in; `onExit`: the door's
+     * answer when the engine asks to end the process (past a signal's cancel budget).
+     */
+    constructor(write, secrets, host, onExit, 
+    /** `onOutput`: told of each output as it is set (the merge request's note records the run). */
+    options = {}) {
+        this.#onOutput = options.onOutput;
+        this.#onState = options.onState;
+        this.#write = write;
+        this.#secrets = secrets;
+        this.#host = host;
+        this.#onExit = onExit;
     }
-    const fromFile = readText(cwd, file, KEY_FILE_VARIABLE).trim();
-    if (!fromFile)
-        throw new UsageError(`${KEY_FILE_VARIABLE} names an empty file.`);
-    return fromFile;
+    debug = () => {
+        // A terminal's log is for people: the runner's debug lines stay hidden, as without ACTIONS_STEP_DEBUG.
+    };
+    info = (message) => {
+        this.#line(message);
+    };
+    warning = (message) => {
+        this.#line(`warning: ${message}`);
+    };
+    error = (message) => {
+        this.#line(`error: ${message}`);
+    };
+    notice = (message) => {
+        this.#line(`notice: ${message}`);
+    };
+    setOutput = (name, value) => {
+        this.outputs[name] = value;
+        this.#onOutput?.(name, value);
+    };
+    setFailed = (message) => {
+        this.failed = true;
+        this.failure ??= message;
+        this.error(message);
+    };
+    appendSummary = async (markdown) => {
+        this.summary += `${markdown}${external_node_os_namespaceObject.EOL}`;
+    };
+    saveState = (name, value) => {
+        this.#state.set(name, value);
+        this.#onState?.(this.#state);
+    };
+    /** Takes a saved state back (`cloud-agent-run cleanup`, from a job's `state.json`). */
+    restoreState(state) {
+        for (const [name, value] of Object.entries(state))
+            this.#state.set(name, value);
+    }
+    getState = (name) => {
+        return this.#state.get(name) ?? '';
+    };
+    setSecret = (secret) => {
+        this.#secrets.add(secret);
+    };
+    onTerminationSignal = (handler) => {
+        return onTerminationSignal(this.#host, handler);
+    };
+    exit = (code) => {
+        this.#onExit(code);
+    };
+    #line(text) {
+        let shown = text;
+        for (const secret of this.#secrets)
+            if (secret)
+                shown = shown.split(secret).join('***');
+        this.#write(`${shown}\n`);
+    }
 }
-/** A file's text; UsageError naming `what` when it cannot be read. */
-function readText(cwd, path, what) {
+
+;// CONCATENATED MODULE: ./src/cli/world.ts
+
+
+
+/**
+ * The command's world, read once from its environment: a GitHub Actions workflow's (the
+ * runner's variables), a GitLab CI job's (its predefined variables), or neither, where
+ * `--project` names the project its runs belong to. Budgets, `--previous-run` and
+ * `--cancel-only` scope by the forge, project and thread read here.
+ */
+function commandWorld(env, cwd, project) {
+    const onGitHub = env.GITHUB_ACTIONS === 'true';
+    const runner = readRunnerWorld(onGitHub ? env : {}, cwd);
+    const outside = {
+        // Downloads go where a person finds them after the command ends, not into its own files.
+        runnerTemp: (0,external_node_os_namespaceObject.tmpdir)(),
+        workspace: onGitHub && env.GITHUB_WORKSPACE ? env.GITHUB_WORKSPACE : cwd,
+    };
+    if (onGitHub) {
+        return { ...runner, ...outside, project: project ?? runner.project };
+    }
+    if (env.GITLAB_CI === 'true') {
+        const iid = env.CI_MERGE_REQUEST_IID ?? '';
+        // The job's folder (the component's, under CI_PROJECT_DIR): downloads kept as artifacts.
+        const jobDir = jobDirOf(env, cwd);
+        return {
+            ...runner,
+            ...outside,
+            ...(jobDir ? { runnerTemp: jobDir } : {}),
+            forge: 'gitlab',
+            project: project ?? (env.CI_PROJECT_PATH || undefined),
+            // The forge's web address, where its merge requests' pages are.
+            serverUrl: env.CI_SERVER_URL || undefined,
+            ...(/^[1-9]\d{0,15}$/.test(iid) ? { thread: Number(iid) } : {}),
+            // The pipeline and the job that started the run, as a sweep asks GitLab about them.
+            runId: env.CI_PIPELINE_ID || undefined,
+            // With the job's name, the default key (`name` left out), as the merge request's note has it.
+            workflow: 'cloud-agent-run',
+            job: env.CI_JOB_NAME || 'job',
+            action: env.CI_JOB_ID || undefined,
+            sha: env.CI_COMMIT_SHA || undefined,
+        };
+    }
+    return {
+        ...runner,
+        ...outside,
+        forge: undefined,
+        project,
+        // Outside a CI, the default key (`name` left out) says where the run came from.
+        workflow: 'cloud-agent-run',
+        job: env.CI_JOB_NAME ?? 'command',
+    };
+}
+
+;// CONCATENATED MODULE: ./src/cli/cleanup.ts
+/**
+ * `cloud-agent-run cleanup`: a GitLab job's `after_script`. The shell executor does not always
+ * signal a cancelled job's script, and the docker executor removes its container, so the command
+ * may end without cancelling what it started. `after_script` runs for a cancelled job too (GitLab
+ * 17.0+), in a fresh shell: this reads what the script's command saved (`state.json` in
+ * CLOUD_AGENT_RUN_DIR) and cancels every run it left going, finding a create never answered by
+ * its tag, unless a newer pipeline of the merge request steers the run now (handed over).
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+/** How long the hand-over's question to GitLab may take: after_script's time is short. */
+const HAND_OVER_ASK_MS = 10_000;
+/** Runs `cloud-agent-run cleanup`; resolves with its exit code (0 once nothing is left going). */
+async function runCleanup(args, io) {
+    const say = (line) => io.stderr(`cloud-agent-run cleanup: ${line}\n`);
+    let key;
+    let saved;
+    let dir;
     try {
-        return (0,external_node_fs_namespaceObject.readFileSync)((0,external_node_path_namespaceObject.resolve)(cwd, path), 'utf8');
+        if (args.length > 0) {
+            throw new UsageError(`cleanup takes no arguments; it reads ${JOB_DIR_VARIABLE}.`);
+        }
+        dir = jobDirOf(io.env, io.cwd);
+        if (!dir) {
+            throw new UsageError(`${JOB_DIR_VARIABLE} is not set: it names the folder where the job's command saved what it started.`);
+        }
+        saved = readSaved((0,external_node_path_namespaceObject.join)(dir, 'state.json'));
+        if (!saved) {
+            say('the job saved no run: nothing to clean up.');
+            return EXIT.passed;
+        }
+        key = readKey(io.env, io.cwd);
     }
     catch (error) {
-        throw new UsageError(`${what} cannot be read: ${errorMessage(error)}`);
+        if (!(error instanceof UsageError))
+            throw error;
+        say(error.message);
+        return EXIT.badInput;
+    }
+    const secrets = new Set([key]);
+    if (io.env.GITLAB_TOKEN)
+        secrets.add(io.env.GITLAB_TOKEN.trim());
+    const port = new CommandStepIo(io.stderr, secrets, io.process, () => undefined);
+    port.restoreState(saved.state);
+    const left = readSavedRun(port).runs.filter((record) => !record.settled);
+    if (left.length === 0) {
+        say('the job left no run going: nothing to clean up.');
+        return EXIT.passed;
+    }
+    if (saved.steer && (await handedOver(io, saved, say)))
+        return EXIT.passed;
+    const inputs = {
+        get: (name) => name === 'api_key'
+            ? key
+            : name === 'base_url'
+                ? saved.baseUrl
+                : name === 'name'
+                    ? saved.name
+                    : '',
+        mask: (secret) => secrets.add(secret),
+        world: commandWorld(io.env, io.cwd, undefined),
+        nameOf: (input, value) => (value === undefined ? flagOf(input) : `${flagOf(input)} ${value}`),
+    };
+    await post_run(port, inputs);
+    if (port.failure)
+        return EXIT.notPassed;
+    // Done: a retried after_script finds nothing left to cancel.
+    new JobFiles(dir, saved, io.stderr).cleaned();
+    return EXIT.passed;
+}
+/** `state.json`, or undefined when the script saved none (it started nothing). */
+function readSaved(path) {
+    if (!(0,external_node_fs_namespaceObject.existsSync)(path))
+        return undefined;
+    try {
+        const saved = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'));
+        if (typeof saved.state !== 'object' || saved.state === null)
+            return undefined;
+        return {
+            baseUrl: typeof saved.baseUrl === 'string' ? saved.baseUrl : '',
+            name: typeof saved.name === 'string' ? saved.name : '',
+            steer: saved.steer === true,
+            state: saved.state,
+        };
+    }
+    catch (error) {
+        throw new UsageError(`${path} cannot be read: ${errorMessage(error)}`);
+    }
+}
+/**
+ * Whether a newer pipeline of the merge request steers the run now: then the run is its, and
+ * nothing is cancelled. GitLab not answering in time is no hand-over: the run is cancelled.
+ */
+async function handedOver(io, saved, say) {
+    const job = MergeRequestJob.open(io.env, {
+        key: saved.name,
+        steer: true,
+        say: (line) => io.stderr(line),
+    });
+    try {
+        const newer = await job?.steering?.newerStep(Date.now() + HAND_OVER_ASK_MS);
+        if (!newer)
+            return false;
+        say(`${newer}: it steers the run now; handing it over, cancelling nothing.`);
+        return true;
+    }
+    catch (error) {
+        say(`could not tell whether a newer pipeline steers the run (${errorMessage(error)}); cancelling it.`);
+        return false;
     }
 }
 
@@ -21655,146 +22031,6 @@ function gitlab_pass_rowOf(run, action, why) {
         ...(run.session_link ? { sessionLink: run.session_link } : {}),
         action,
         why,
-    };
-}
-
-;// CONCATENATED MODULE: ./src/cli/step-io.ts
-
-
-
-/**
- * The command line's port to the engine: the log as plain lines for a person (on stderr, so
- * that stdout carries only what the command prints), every secret masked, debug lines left
- * out; the outputs, the summary and the failure kept for the door to print and answer with.
- * There is no post step: the state lives as long as the command, whose door cleans up after the
- * step itself; and the engine's `exit` is a request to the door, which cancels what is left
- * before the process ends. Its methods are bound: the
- * engine hands them on as functions (a Log's `info` alone), as @actions/core's are.
- */
-class CommandStepIo {
-    outputs = {};
-    words = COMMAND_WORDS;
-    summary = '';
-    failed = false;
-    /** The first line the step failed with. */
-    failure;
-    #state = new Map();
-    #secrets;
-    #write;
-    #host;
-    #onExit;
-    #onOutput;
-    /**
-     * `host`: the process's signals, as the command's entry hands them in; `onExit`: the door's
-     * answer when the engine asks to end the process (past a signal's cancel budget).
-     */
-    constructor(write, secrets, host, onExit, 
-    /** `onOutput`: told of each output as it is set (the merge request's note records the run). */
-    options = {}) {
-        this.#onOutput = options.onOutput;
-        this.#write = write;
-        this.#secrets = secrets;
-        this.#host = host;
-        this.#onExit = onExit;
-    }
-    debug = () => {
-        // A terminal's log is for people: the runner's debug lines stay hidden, as without ACTIONS_STEP_DEBUG.
-    };
-    info = (message) => {
-        this.#line(message);
-    };
-    warning = (message) => {
-        this.#line(`warning: ${message}`);
-    };
-    error = (message) => {
-        this.#line(`error: ${message}`);
-    };
-    notice = (message) => {
-        this.#line(`notice: ${message}`);
-    };
-    setOutput = (name, value) => {
-        this.outputs[name] = value;
-        this.#onOutput?.(name, value);
-    };
-    setFailed = (message) => {
-        this.failed = true;
-        this.failure ??= message;
-        this.error(message);
-    };
-    appendSummary = async (markdown) => {
-        this.summary += `${markdown}${external_node_os_namespaceObject.EOL}`;
-    };
-    saveState = (name, value) => {
-        this.#state.set(name, value);
-    };
-    getState = (name) => {
-        return this.#state.get(name) ?? '';
-    };
-    setSecret = (secret) => {
-        this.#secrets.add(secret);
-    };
-    onTerminationSignal = (handler) => {
-        return onTerminationSignal(this.#host, handler);
-    };
-    exit = (code) => {
-        this.#onExit(code);
-    };
-    #line(text) {
-        let shown = text;
-        for (const secret of this.#secrets)
-            if (secret)
-                shown = shown.split(secret).join('***');
-        this.#write(`${shown}\n`);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/cli/world.ts
-
-
-/**
- * The command's world, read once from its environment: a GitHub Actions workflow's (the
- * runner's variables), a GitLab CI job's (its predefined variables), or neither, where
- * `--project` names the project its runs belong to. Budgets, `--previous-run` and
- * `--cancel-only` scope by the forge, project and thread read here.
- */
-function commandWorld(env, cwd, project) {
-    const onGitHub = env.GITHUB_ACTIONS === 'true';
-    const runner = readRunnerWorld(onGitHub ? env : {}, cwd);
-    const outside = {
-        // Downloads go where a person finds them after the command ends, not into its own files.
-        runnerTemp: (0,external_node_os_namespaceObject.tmpdir)(),
-        workspace: onGitHub && env.GITHUB_WORKSPACE ? env.GITHUB_WORKSPACE : cwd,
-    };
-    if (onGitHub) {
-        return { ...runner, ...outside, project: project ?? runner.project };
-    }
-    if (env.GITLAB_CI === 'true') {
-        const iid = env.CI_MERGE_REQUEST_IID ?? '';
-        return {
-            ...runner,
-            ...outside,
-            forge: 'gitlab',
-            project: project ?? (env.CI_PROJECT_PATH || undefined),
-            // The forge's web address, where its merge requests' pages are.
-            serverUrl: env.CI_SERVER_URL || undefined,
-            ...(/^[1-9]\d{0,15}$/.test(iid) ? { thread: Number(iid) } : {}),
-            // The pipeline and the job that started the run, as a sweep asks GitLab about them.
-            runId: env.CI_PIPELINE_ID || undefined,
-            // With the job's name, the default key (`name` left out), as the merge request's note has it.
-            workflow: 'cloud-agent-run',
-            job: env.CI_JOB_NAME || 'job',
-            action: env.CI_JOB_ID || undefined,
-            sha: env.CI_COMMIT_SHA || undefined,
-        };
-    }
-    return {
-        ...runner,
-        ...outside,
-        forge: undefined,
-        project,
-        // Outside a CI, the default key (`name` left out) says where the run came from.
-        workflow: 'cloud-agent-run',
-        job: env.CI_JOB_NAME ?? 'command',
     };
 }
 
@@ -22122,6 +22358,8 @@ function closableWriter(stream) {
 
 
 
+
+
 /**
  * Runs the command; resolves with its exit code. `action` names its flags: action.yml (whose
  * inputs are the flags, in a checkout) or the bundle's manifest built from it (`inputs.json`).
@@ -22130,11 +22368,14 @@ function closableWriter(stream) {
 async function runCli(args, action, io) {
     const manifest = await readDeclaredInputs(action);
     const { inputs: declared, version } = manifest;
-    // One subcommand per file: `cloud-agent-run reconcile` (cli/reconcile.ts), `report` (cli/report.ts).
+    // One subcommand per file: `reconcile` (cli/reconcile.ts), `report` (cli/report.ts),
+    // `cleanup` (cli/cleanup.ts).
     if (args[0] === 'reconcile')
         return runReconcile(args.slice(1), declared, io);
     if (args[0] === 'report')
         return await runReportCommand(args.slice(1), manifest.report, io);
+    if (args[0] === 'cleanup')
+        return runCleanup(args.slice(1), io);
     // Known before the flags parse: a bad flag's refusal is JSON too when JSON was asked for.
     const asksJson = args.includes('--json');
     let command;
@@ -22179,6 +22420,14 @@ async function runStep(command, declared, io, ready) {
     if (io.env.GITLAB_TOKEN)
         secrets.add(io.env.GITLAB_TOKEN.trim());
     mergeRequest?.started();
+    const jobDir = jobDirOf(io.env, io.cwd);
+    const jobFiles = jobDir === undefined
+        ? undefined
+        : new JobFiles(jobDir, {
+            baseUrl: inputs.get('base_url'),
+            name: inputs.get('name'),
+            steer: inputs.get('previous_run') === 'steer',
+        }, io.stderr);
     let exitAsked = () => undefined;
     const stopped = new Promise((settle) => (exitAsked = () => settle('stopped')));
     const port = new CommandStepIo(io.stderr, secrets, io.process, (code) => exitAsked(code), {
@@ -22186,6 +22435,7 @@ async function runStep(command, declared, io, ready) {
             if (name === 'run_id' && value)
                 mergeRequest?.runSeen(value);
         },
+        ...(jobFiles ? { onState: (state) => jobFiles.saveState(state) } : {}),
     });
     const signals = watchSignals(io, port);
     // The engine asks to end the process past a signal's cancel budget (a create still out):
@@ -22195,6 +22445,7 @@ async function runStep(command, declared, io, ready) {
     await ownRuns(port, inputs);
     const end = ended === 'stopped' ? { hadRun: true } : ended;
     const afterwards = preflight_writeSummary(command, io, port.summary);
+    jobFiles?.finish(port.outputs);
     signals.stop();
     const answer = { ...end, outputs: port.outputs, failure: port.failure, afterwards };
     const code = exitCodeOf({ ...answer, ...(signals.received ? { signal: signals.received } : {}) });
@@ -22203,11 +22454,12 @@ async function runStep(command, declared, io, ready) {
     io.stdout(command.json
         ? `${JSON.stringify(answerJson({ ...answer, signal: signals.received }, code), null, 2)}\n`
         : plainSummary(port.summary));
-    // A create still unanswered keeps a socket open for up to its deadline: end now, its run
-    // cancelled (the stdio of a CI's pipes and files is written synchronously on Linux and macOS).
     // After the outputs: a slow GitLab never holds them, nor the exit past a signal's grace.
     await mergeRequest?.finish(port.summary, port.outputs, signals.received !== undefined);
-    if (ended === 'stopped')
+    // A create still unanswered, or after a signal a GitLab call still out, keeps a socket open for
+    // up to its deadline: end now, the runs cancelled (the stdio of a CI's pipes and files is
+    // written synchronously on Linux and macOS).
+    if (ended === 'stopped' || signals.received)
         io.process.exit(code);
     return code;
 }

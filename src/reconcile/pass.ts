@@ -1,5 +1,6 @@
 import { agentWorkSources } from '../agent/sources.ts'
 import { collectAgentWork } from '../agent/work.ts'
+import { ofHomeForge } from '../model/home.ts'
 import type { AgentRunsClient } from '../api/client.ts'
 import type { Sleep } from '../api/transport.ts'
 import type { RunItem } from '../api/types.ts'
@@ -97,15 +98,25 @@ const SET_LOST_RUNNER =
  * it; GitHub is written only where what it shows differs from what it should. A
  * failure is a row of the table and a warning, and the pass goes on.
  */
+/** Where this pass's runs belong: GitHub's repositories (a run tagged before gh_forge is one). */
+const GITHUB = {
+  forge: 'github',
+  project: undefined,
+  thread: undefined,
+  change: undefined,
+} as const
+
 export async function reconcilePass(settings: PassSettings, deps: PassDeps): Promise<PassReport> {
   const deadline = deps.now() + RECONCILE_PASS.deadlineMs
   const since = new Date(deps.now() - settings.lookbackMs).toISOString()
-  const listed = await listTaggedRuns(
+  const found = await listTaggedRuns(
     deps.client,
     { [STEP_KEYS.repository]: settings.repository },
     { updated_after: since },
     { maxPages: RECONCILE_PASS.maxPages, deadline },
   )
+  // A GitLab project of the same path is another forge's: its runs are its own pass's.
+  const listed = { ...found, runs: found.runs.filter((run) => ofHomeForge(run, GITHUB)) }
   if (listed.filteredHere) {
     deps.log.info(
       `The service cannot filter runs by metadata on this plan (feature_not_available): listed every run updated since ${since} and kept those tagged ${STEP_KEYS.repository}=${settings.repository}.`,

@@ -97,6 +97,23 @@ describe('the sweep, by the step that waits now', () => {
     )
   })
 
+  it("never touches a GitLab project's run of the same path: it is another forge's", async () => {
+    const { api, gh, pass } = await start()
+    const gitlab = seedWorking(api, { gh_forge: 'gitlab', gh_wait: 'true', gh_report: '' })
+    const github = seedWorking(api, { gh_forge: 'github', gh_wait: 'true', gh_report: '' })
+    gh.setWorkflowRun(OWNER, REPO, FIRST, {
+      status: 'completed',
+      conclusion: 'success',
+      runAttempt: 2,
+    })
+
+    const report = await pass()
+
+    expect(report.rows.map((row) => row.runId)).toEqual([github.run_id])
+    expect(api.run(gitlab.run_id)?.state).toBe('INPROGRESS')
+    expect(api.run(github.run_id)?.state).toBe('CANCELLED')
+  })
+
   it("sweeps it when a later attempt ran: the step's own attempt's conclusion is not known", async () => {
     const { api, gh, pass } = await start()
     const run = seedWorking(api, { gh_wait: 'true', gh_report: '' })
