@@ -138,10 +138,8 @@ describe('the user docs', () => {
       `Every GitHub call has an ${GITHUB_CALL_DEADLINE_MS / 1000} s deadline`,
     )
     // The release notes say the cap in force now, once.
-    const unreleased = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8').split(/^## \d/m)[1] ?? ''
-    expect(unreleased.replace(/\s+/g, ' ')).toContain(
-      `${MAX_ANSWER_BYTES / MiB} MiB cap on response bodies`,
-    )
+    const changelog = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8').replace(/\s+/g, ' ')
+    expect(changelog.split(`${MAX_ANSWER_BYTES / MiB} MiB cap on response bodies`)).toHaveLength(2)
   })
 
   it("CHANGELOG.md names every input and output of both actions, and its newest release is package.json's version", () => {
