@@ -17786,6 +17786,7 @@ async function sweepDetachedSetRun(run, handoff, options, deps) {
 
 
 
+
 const LOST_RUNNER = 'The step that waited for this run lost its runner: its workflow run completed without it.';
 const SET_LOST_RUNNER = 'The step of this set lost its runner: its workflow run completed without it, so its post step never ran. A reconcile pass cancels the runs it left going; the table shows them as the step last saw them.';
 /**
@@ -17797,10 +17798,19 @@ const SET_LOST_RUNNER = 'The step of this set lost its runner: its workflow run 
  * it; GitHub is written only where what it shows differs from what it should. A
  * failure is a row of the table and a warning, and the pass goes on.
  */
+/** Where this pass's runs belong: GitHub's repositories (a run tagged before gh_forge is one). */
+const GITHUB = {
+    forge: 'github',
+    project: undefined,
+    thread: undefined,
+    change: undefined,
+};
 async function reconcilePass(settings, deps) {
     const deadline = deps.now() + timing/* RECONCILE_PASS */.Rm.deadlineMs;
     const since = new Date(deps.now() - settings.lookbackMs).toISOString();
-    const listed = await listTaggedRuns(deps.client, { [STEP_KEYS.repository]: settings.repository }, { updated_after: since }, { maxPages: timing/* RECONCILE_PASS */.Rm.maxPages, deadline });
+    const found = await listTaggedRuns(deps.client, { [STEP_KEYS.repository]: settings.repository }, { updated_after: since }, { maxPages: timing/* RECONCILE_PASS */.Rm.maxPages, deadline });
+    // A GitLab project of the same path is another forge's: its runs are its own pass's.
+    const listed = { ...found, runs: found.runs.filter((run) => ofHomeForge(run, GITHUB)) };
     if (listed.filteredHere) {
         deps.log.info(`The service cannot filter runs by metadata on this plan (feature_not_available): listed every run updated since ${since} and kept those tagged ${STEP_KEYS.repository}=${settings.repository}.`);
     }
