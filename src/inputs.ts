@@ -501,7 +501,7 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
   if (cancelPrevious && unnamed >= 0) {
     throw new InputError(
       'cancel_previous',
-      `needs name: the runs it cancels are the active ones with each task's name, and tasks[${unnamed}] has none (give the step a name, or the task its own).`,
+      `needs name: the runs it cancels are the active ones with each task's name, and task ${unnamed + 1} has none (give the step a name, or the task its own).`,
     )
   }
   const ownSchema = taskSchemas.find((schema) => schema !== undefined)
@@ -583,7 +583,8 @@ function readTask(
   item: unknown,
   index: number,
 ): { request: CreateRunRequest; schema: SchemaSource | undefined } {
-  const where = `tasks[${index}]`
+  // A person counts tasks from 1 (the `runs` output's `task` is the 0-based index, for code).
+  const where = `task ${index + 1}`
   const fields: Partial<Record<(typeof TASK_KEYS)[number], string>> = {}
   if (typeof item === 'string') {
     fields.prompt = item.trim()
@@ -596,7 +597,7 @@ function readTask(
         )
       }
       if (typeof field !== 'string' && typeof field !== 'number') {
-        throw new InputError('tasks', `${where}.${key} must be a string.`)
+        throw new InputError('tasks', `${where}'s ${key} must be a string.`)
       }
       fields[key as (typeof TASK_KEYS)[number]] = String(field).trim()
     }
@@ -604,7 +605,7 @@ function readTask(
     throw new InputError('tasks', `${where} must be a prompt or a mapping with a prompt.`)
   }
   const prompt = fields.prompt ?? ''
-  checkPromptSize(`tasks (${where}.prompt)`, prompt)
+  checkPromptSize(`tasks (${where}'s prompt)`, prompt)
   const merged: InputSource = {
     ...source,
     get: (name) =>
@@ -615,7 +616,7 @@ function readTask(
   }
   try {
     const own = fields.output_schema === undefined ? undefined : readSchemaSource(merged)
-    const schema = own && { ...own, input: `${where}.output_schema` }
+    const schema = own && { ...own, input: `${where}'s output_schema` }
     return { request: readCreateRequest(merged, prompt), schema }
   } catch (error) {
     if (!(error instanceof InputError)) throw error

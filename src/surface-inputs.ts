@@ -14,7 +14,7 @@ export const HARNESSES = ['oz', 'claude', 'codex', 'gemini'] as const
 export const CONTINUE_FROM = ['pull_request'] as const
 export type ContinueFrom = (typeof CONTINUE_FROM)[number]
 
-/** A bad value: the input's name (as `tasks[2].harness` for a task's) and what is wrong. */
+/** A bad value: the input's name (as `harness` in a task's) and what is wrong. */
 export interface SurfaceProblem {
   readonly input: string
   readonly message: string

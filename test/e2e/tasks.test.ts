@@ -223,7 +223,7 @@ describe('tasks: many runs from one step', () => {
       inputs: inputsFor(api, { tasks: '- "ok: a"\n- promt: typo' }),
     })
     expect(result.code).toBe(1)
-    expect(errorAnnotations(result).join('\n')).toMatch(/tasks\[1\] has an unknown key "promt"/)
+    expect(errorAnnotations(result).join('\n')).toMatch(/task 2 has an unknown key "promt"/)
     expect(api.requests).toHaveLength(0)
   })
 })

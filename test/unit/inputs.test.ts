@@ -997,14 +997,14 @@ describe('tasks (v1.2)', () => {
       { prompt: 'b', config: { harness: { type: 'claude' } } },
     ])
     expect(read?.taskSchemas.map((schema) => schema?.input)).toEqual([
-      'tasks[0].output_schema',
+      "task 1's output_schema",
       undefined,
     ])
     expect(await refusesTasks({ tasks: '[{"prompt": "a", "harness": "copilot"}]' })).toContain(
-      'tasks[0]: Input "harness" must be one of oz, claude, codex, gemini',
+      'task 1: Input "harness" must be one of oz, claude, codex, gemini',
     )
     const detached = { tasks: '[{"prompt": "a", "output_schema": "{}"}]', wait: 'false' }
-    expect(await refusesTasks(detached)).toContain('tasks[0].output_schema needs wait: true')
+    expect(await refusesTasks(detached)).toContain("task 1's output_schema needs wait: true")
   })
 
   it('reads a YAML or a JSON list; an item omitting a key takes the step input of that name', async () => {
@@ -1041,15 +1041,13 @@ describe('tasks (v1.2)', () => {
       /at position 28, at "[^"]*\{\\"prompt\\" \\"b\\"\}\]"/,
     )
     expect(await refusesTasks({ tasks: 'just text' })).toMatch(/must be a list/)
-    expect(await refusesTasks({ tasks: '- a\n- title: no prompt' })).toMatch(
-      /tasks\[1\] has no prompt/,
-    )
+    expect(await refusesTasks({ tasks: '- a\n- title: no prompt' })).toMatch(/task 2 has no prompt/)
     expect(await refusesTasks({ tasks: '- a\n- prompt: b\n  model: x' })).toMatch(
-      /tasks\[1\] has an unknown key "model"/,
+      /task 2 has an unknown key "model"/,
     )
-    expect(await refusesTasks({ tasks: '- [nested]' })).toMatch(/tasks\[0\] must be a prompt/)
+    expect(await refusesTasks({ tasks: '- [nested]' })).toMatch(/task 1 must be a prompt/)
     expect(await refusesTasks({ tasks: '- prompt: a\n  skill_spec: bad' })).toMatch(
-      /tasks\[0\].*skill_spec/,
+      /task 1.*skill_spec/,
     )
     for (const input of ['prompt', 'prompt_file', 'run_id', 'followup']) {
       expect(await refusesTasks({ tasks: '[a]', [input]: 'x' })).toMatch(
@@ -1101,7 +1099,7 @@ describe('tasks (v1.2)', () => {
         { tasks: '[a, {prompt: b, name: own}]', cancel_previous: 'true' },
         'cancel_previous',
       ),
-    ).toMatch(/tasks\[0\] has none/)
+    ).toMatch(/task 1 has none/)
     const named = await readTaskSettings(
       fakeInputs({
         api_key: KEY,
