@@ -5117,7 +5117,7 @@ async function readTaskSettings(source) {
     const cancelPrevious = cancelAskedBy(source, previousRun);
     const unnamed = tasks.findIndex((task) => !task.config?.name);
     if (cancelPrevious && unnamed >= 0) {
-        throw new InputError('cancel_previous', `needs name: the runs it cancels are the active ones with each task's name, and tasks[${unnamed}] has none (give the step a name, or the task its own).`);
+        throw new InputError('cancel_previous', `needs name: the runs it cancels are the active ones with each task's name, and task ${unnamed + 1} has none (give the step a name, or the task its own).`);
     }
     const ownSchema = taskSchemas.find((schema) => schema !== undefined);
     if (ownSchema && !step.wait) {
@@ -5185,7 +5185,8 @@ async function parseTaskList(value) {
  * output_schema (a path or inline, as the input takes) when it names one.
  */
 function readTask(source, item, index) {
-    const where = `tasks[${index}]`;
+    // A person counts tasks from 1 (the `runs` output's `task` is the 0-based index, for code).
+    const where = `task ${index + 1}`;
     const fields = {};
     if (typeof item === 'string') {
         fields.prompt = item.trim();
@@ -5196,7 +5197,7 @@ function readTask(source, item, index) {
                 throw new InputError('tasks', `${where} has an unknown key "${cut(key, 100)}"; a task takes ${TASK_KEYS.join(', ')}.`);
             }
             if (typeof field !== 'string' && typeof field !== 'number') {
-                throw new InputError('tasks', `${where}.${key} must be a string.`);
+                throw new InputError('tasks', `${where}'s ${key} must be a string.`);
             }
             fields[key] = String(field).trim();
         }
@@ -5205,7 +5206,7 @@ function readTask(source, item, index) {
         throw new InputError('tasks', `${where} must be a prompt or a mapping with a prompt.`);
     }
     const prompt = fields.prompt ?? '';
-    checkPromptSize(`tasks (${where}.prompt)`, prompt);
+    checkPromptSize(`tasks (${where}'s prompt)`, prompt);
     const merged = {
         ...source,
         get: (name) => name in fields ? (fields[name] ?? '') : source.get(name),
@@ -5215,7 +5216,7 @@ function readTask(source, item, index) {
     }
     try {
         const own = fields.output_schema === undefined ? undefined : readSchemaSource(merged);
-        const schema = own && { ...own, input: `${where}.output_schema` };
+        const schema = own && { ...own, input: `${where}'s output_schema` };
         return { request: readCreateRequest(merged, prompt), schema };
     }
     catch (error) {
