@@ -140,22 +140,30 @@ describe('--previous-run steer on a merge request', () => {
   })
 
   it('keeps exactly one run and one note when two jobs of the key start at once', async () => {
-    // The list shows no run until both creates have come: each job finds none and creates. A run
-    // works until a follow-up (the steer of the run kept), however late the second job starts.
+    // The list shows no run until both creates have come: each job finds none and creates. The
+    // job of the older head (C2) never steers the other's run back to it: when the older run is
+    // the newer push's, it gives way and awaits that run, which ends on its own; when it is its
+    // own, the newer push's job steers it, and the follow-up ends it.
     const api = await fakeApi({
-      script: () => working,
+      script: () => [
+        { state: 'QUEUED', afterMs: 0 },
+        { state: 'INPROGRESS', afterMs: 50 },
+        { state: 'SUCCEEDED', afterMs: 8_000 },
+      ],
       followupScript: () => finishing('SUCCEEDED'),
     })
     api.lagList(() => api.allRuns().length < 2)
     const { gitlab, job } = await mergeRequest()
     try {
+      // A bounded wait: a job left awaiting a run nobody steers fails with its log, not a hang.
+      const bounded = ['--timeout', '30s']
       const [first, second] = await Promise.all([
         command(
-          against(api, '--prompt', 'Review the merge request.', ...STEER),
+          against(api, '--prompt', 'Review the merge request.', ...STEER, ...bounded),
           job(C2, 9001, 8001),
         ).done,
         command(
-          against(api, '--prompt', 'Review the merge request.', ...STEER),
+          against(api, '--prompt', 'Review the merge request.', ...STEER, ...bounded),
           job(C3, 9002, 8002),
         ).done,
       ])
@@ -166,8 +174,16 @@ describe('--previous-run steer on a merge request', () => {
       const kept = runs.filter((run) => run.state !== 'CANCELLED')
       expect(kept).toHaveLength(1)
       const answers = [first, second].map((result) => JSON.parse(result.stdout) as Answer)
-      expect(answers.map((answer) => answer.run_id)).toEqual([kept[0]?.run_id, kept[0]?.run_id])
+      expect(
+        answers.map((answer) => answer.run_id),
+        `${first.stderr}\n---\n${second.stderr}`,
+      ).toEqual([kept[0]?.run_id, kept[0]?.run_id])
       expect(gitlab.notes(42, 7)).toHaveLength(1)
+      // No run was steered back to the older head.
+      const steers = api
+        .requestsTo('POST', /\/followups$/)
+        .map((request) => JSON.stringify(request.json))
+      expect(steers.filter((body) => body.includes(`The new head: ${C2}`))).toEqual([])
     } finally {
       await gitlab.close()
     }
