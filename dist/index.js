@@ -13330,6 +13330,17 @@ class KeySteering {
     async #giveWay({ oldest, own }, deadline, late) {
         const [older, mine] = [safeForLog(oldest.run_id), safeForLog(own.run_id)];
         const shown = late ? ' (the list shows it only now)' : '';
+        // The older run may be a newer push's: then this step is the stale one, and gives way
+        // without steering that run back to its own older head.
+        const newer = await this.#newerHeadOf(oldest);
+        if (newer) {
+            this.#deps.log.info(`previous_run: steer: run ${older} of the same key was created before this step's run ${mine}, by another step${shown}, and works on a newer head (${newer.slice(0, 12)}); cancelling run ${mine} and awaiting run ${older} as this step's run, so that the key has one run.`);
+            await this.#cancelOther(own.run_id, deadline);
+            // The other run is this step's now: its output, and what a signal's cancel reaches.
+            this.#host.tracker.track(oldest.run_id);
+            this.#host.record.runId = oldest.run_id;
+            return oldest;
+        }
         this.#deps.log.info(`previous_run: steer: run ${older} of the same key was created before this step's run ${mine}, by another step${shown}; steering it and cancelling run ${mine}, so that the key has one run.`);
         const steered = await this.#steerRun(oldest, deadline);
         if (!steered) {
@@ -13339,6 +13350,16 @@ class KeySteering {
         }
         await this.#cancelOther(own.run_id, deadline);
         return steered;
+    }
+    /** The head `run` works on when it is ahead of this step's (a newer push's run); else undefined. */
+    async #newerHeadOf(run) {
+        const source = this.#source;
+        const theirs = (await source.recordedHead(run.run_id).catch(() => undefined)) ??
+            run.metadata?.[STEP_KEYS.headSha];
+        if (!theirs || !source.head || theirs === source.head)
+            return undefined;
+        const change = await source.compare(source.head, theirs).catch(() => undefined);
+        return change?.kind === 'ahead' ? theirs : undefined;
     }
     /**
      * Steers `candidate`: interrupts it when it is at work, sends this step's work as one
