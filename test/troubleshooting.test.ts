@@ -90,10 +90,8 @@ const RELAYS: Readonly<Record<string, string>> = {
   'src/runner.ts: message': "the engine's lines, passed on by the runner's port (StepIo)",
   'src/cli/step-io.ts: message': "the engine's lines, passed on by the command line's port",
   'src/tasks.ts: message': "the agent's work's lines, written in src/agent/",
-  "src/reconcile/pass.ts: `Run ${safeForLog(row.runId)}: ${settings.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`":
-    "the pass's rows: the failed ones are collected from rowOf(run, 'failed', …) (SOURCES)",
-  "src/reconcile/gitlab-pass.ts: `Run ${safeForLog(row.runId)}: ${settings.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`":
-    "the GitLab pass's rows: the failed ones are collected from rowOf(run, 'failed', …) (SOURCES)",
+  "src/reconcile/walk.ts: `Run ${safeForLog(row.runId)}: ${pass.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`":
+    "a pass's rows, GitHub's and GitLab's: the failed ones are collected from rowOf(run, 'failed', …) (SOURCES)",
   'src/cli/reconcile.ts: failure':
     "the service's error that ended `cloud-agent-run reconcile`: the errors constructed in src/",
 }

@@ -1,12 +1,13 @@
 import type { AgentRunsClient } from '../api/client.ts'
 import type { RunItem } from '../api/types.ts'
+import { rowOf, walkRuns } from './walk.ts'
 import { gitlabReason, jobFinished, type GitLabApi } from '../gitlab/api.ts'
 import { MergeRequestNote, type MergeRequestTarget, type NoteRecord } from '../gitlab/note.ts'
 import type { Log } from '../log.ts'
 import { describeCancel } from '../model/cancel.ts'
 import { FORGE_KEY } from '../model/home.ts'
 import { STEP_KEYS } from '../model/handoff.ts'
-import type { PassReport, PassRow, RowAction } from '../report/reconcile.ts'
+import type { PassReport, PassRow } from '../report/reconcile.ts'
 import { renderSummary } from '../report/summary.ts'
 import { requestCancel } from '../run/cancel.ts'
 import { listTaggedRuns } from '../run/listing.ts'
@@ -58,18 +59,12 @@ export async function gitlabReconcilePass(
   deps.log.info(
     `${listed.runs.length} GitLab run(s) of ${safeForLog(settings.project)} updated within ${formatDuration(settings.lookbackMs)}.`,
   )
-  const rows: PassRow[] = []
-  for (const run of listed.runs) {
-    const row =
-      deps.now() > deadline
-        ? rowOf(run, 'left', 'the pass ran out of time; the next pass takes it up')
-        : await reconcileRun(run, settings, deps)
-    const log = row.action === 'failed' ? deps.log.warning : deps.log.info
-    log(
-      `Run ${safeForLog(row.runId)}: ${settings.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`,
-    )
-    rows.push(row)
-  }
+  const rows = await walkRuns(listed.runs, (run) => reconcileRun(run, settings, deps), {
+    now: deps.now,
+    deadline,
+    dryRun: settings.dryRun,
+    log: deps.log,
+  })
   return {
     rows,
     filteredHere: listed.filteredHere,
@@ -174,15 +169,4 @@ async function sweepRun(
     'swept',
     why,
   )
-}
-
-function rowOf(run: RunItem, action: RowAction, why: string): PassRow {
-  return {
-    runId: run.run_id,
-    ...(run.title ? { title: run.title } : {}),
-    state: run.state,
-    ...(run.session_link ? { sessionLink: run.session_link } : {}),
-    action,
-    why,
-  }
 }

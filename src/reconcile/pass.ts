@@ -1,5 +1,6 @@
 import { agentWorkSources } from '../agent/sources.ts'
 import { collectAgentWork } from '../agent/work.ts'
+import { rowOf, walkRuns } from './walk.ts'
 import { ofHomeForge } from '../model/home.ts'
 import type { AgentRunsClient } from '../api/client.ts'
 import type { Sleep } from '../api/transport.ts'
@@ -127,19 +128,17 @@ export async function reconcilePass(settings: PassSettings, deps: PassDeps): Pro
   )
   const commentsFrom = commentsSince(listed.runs)
   if (commentsFrom) deps.desk.commentsSince(commentsFrom)
-  const rows: PassRow[] = []
   const sets: SetsSeen = { listed: listed.runs, ended: new Map() }
-  for (const run of listed.runs) {
-    const row =
-      deps.now() > deadline
-        ? rowOf(run, 'left', 'the pass ran out of time; the next pass takes it up')
-        : await reconcileRun(run, settings, deps, deadline, sets)
-    const log = row.action === 'failed' ? deps.log.warning : deps.log.info
-    log(
-      `Run ${safeForLog(row.runId)}: ${settings.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`,
-    )
-    rows.push(row)
-  }
+  const rows = await walkRuns(
+    listed.runs,
+    (run) => reconcileRun(run, settings, deps, deadline, sets),
+    {
+      now: deps.now,
+      deadline,
+      dryRun: settings.dryRun,
+      log: deps.log,
+    },
+  )
   return {
     rows,
     filteredHere: listed.filteredHere,
@@ -519,17 +518,6 @@ function upToDateWhy(handoff: Handoff, commentFound: boolean, what: 'run' | 'set
     return `no comment of its step lists ${it}, and its commit status is not left pending`
   }
   return what === 'set' ? "GitHub already shows its set's end" : 'GitHub already shows its end'
-}
-
-function rowOf(run: RunItem, action: RowAction, why: string): PassRow {
-  return {
-    runId: run.run_id,
-    title: run.title,
-    state: run.state,
-    sessionLink: run.session_link,
-    action,
-    why,
-  }
 }
 
 function reasonOf(error: unknown): string {
