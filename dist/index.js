@@ -17425,6 +17425,37 @@ async function publishPass(io, report) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/reconcile/walk.ts
+
+/**
+ * A pass's walk over the runs it listed, GitHub's and GitLab's alike: each run judged by
+ * `judge` while the pass has time (then left to the next pass), its row logged as it comes, a
+ * failure as a warning.
+ */
+async function walkRuns(runs, judge, pass) {
+    const rows = [];
+    for (const run of runs) {
+        const row = pass.now() > pass.deadline
+            ? walk_rowOf(run, 'left', 'the pass ran out of time; the next pass takes it up')
+            : await judge(run);
+        const log = row.action === 'failed' ? pass.log.warning : pass.log.info;
+        log(`Run ${safeForLog(row.runId)}: ${pass.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`);
+        rows.push(row);
+    }
+    return rows;
+}
+/** A run's row of the pass's table: what the pass did with it, and why. */
+function walk_rowOf(run, action, why) {
+    return {
+        runId: run.run_id,
+        ...(run.title ? { title: run.title } : {}),
+        state: run.state,
+        ...(run.session_link ? { sessionLink: run.session_link } : {}),
+        action,
+        why,
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/reconcile/plan.ts
 
 
@@ -17809,6 +17840,7 @@ async function sweepDetachedSetRun(run, handoff, options, deps) {
 
 
 
+
 const LOST_RUNNER = 'The step that waited for this run lost its runner: its workflow run completed without it.';
 const SET_LOST_RUNNER = 'The step of this set lost its runner: its workflow run completed without it, so its post step never ran. A reconcile pass cancels the runs it left going; the table shows them as the step last saw them.';
 /**
@@ -17840,16 +17872,13 @@ async function reconcilePass(settings, deps) {
     const commentsFrom = commentsSince(listed.runs);
     if (commentsFrom)
         deps.desk.commentsSince(commentsFrom);
-    const rows = [];
     const sets = { listed: listed.runs, ended: new Map() };
-    for (const run of listed.runs) {
-        const row = deps.now() > deadline
-            ? pass_rowOf(run, 'left', 'the pass ran out of time; the next pass takes it up')
-            : await reconcileRun(run, settings, deps, deadline, sets);
-        const log = row.action === 'failed' ? deps.log.warning : deps.log.info;
-        log(`Run ${safeForLog(row.runId)}: ${settings.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`);
-        rows.push(row);
-    }
+    const rows = await walkRuns(listed.runs, (run) => reconcileRun(run, settings, deps, deadline, sets), {
+        now: deps.now,
+        deadline,
+        dryRun: settings.dryRun,
+        log: deps.log,
+    });
     return {
         rows,
         filteredHere: listed.filteredHere,
@@ -17862,7 +17891,7 @@ async function reconcileRun(run, settings, deps, deadline, sets) {
     try {
         switch (look.kind) {
             case 'leave':
-                return pass_rowOf(run, 'left', look.why);
+                return walk_rowOf(run, 'left', look.why);
             case 'finish':
                 return await finishRun(run, look.handoff, settings, deps);
             case 'sweep-check':
@@ -17876,12 +17905,12 @@ async function reconcileRun(run, settings, deps, deadline, sets) {
                     ...deps,
                     setRuns: setRunsOf,
                 });
-                return pass_rowOf(swept.run, swept.action, swept.why);
+                return walk_rowOf(swept.run, swept.action, swept.why);
             }
         }
     }
     catch (error) {
-        return pass_rowOf(run, 'failed', `GitHub could not be read: ${pass_reasonOf(error)}`);
+        return walk_rowOf(run, 'failed', `GitHub could not be read: ${pass_reasonOf(error)}`);
     }
 }
 /** Brings an ended run's comment and status to its end, when they still show it going. */
@@ -17894,21 +17923,21 @@ async function finishRun(run, handoff, settings, deps) {
         : [];
     const statusDue = statusesDue.length > 0;
     if (!commentDue && !statusDue) {
-        return pass_rowOf(run, 'up-to-date', upToDateWhy(handoff, comment !== undefined));
+        return walk_rowOf(run, 'up-to-date', upToDateWhy(handoff, comment !== undefined));
     }
     let notes = [];
     if (handoff.waits) {
         // Its step may still be about to write the end itself.
         const workflow = await deps.desk.workflowRun(handoff);
         if (!workflow?.over) {
-            return pass_rowOf(run, 'left', `its step is still reporting it (workflow run ${workflow?.status ?? 'unknown'})`);
+            return walk_rowOf(run, 'left', `its step is still reporting it (workflow run ${workflow?.status ?? 'unknown'})`);
         }
         notes = [LOST_RUNNER];
     }
     const shows = [commentDue ? 'comment' : '', statusDue ? 'commit status' : ''].filter(Boolean);
     const why = `it ended ${run.state}; its ${shows.join(' and ')} still showed it going`;
     if (settings.dryRun)
-        return pass_rowOf(run, 'finalized', why);
+        return walk_rowOf(run, 'finalized', why);
     const newer = await findSupersedingRun(deps.client, run, { sleep: deps.sleep, now: deps.now });
     const outcome = {
         kind: 'finished',
@@ -17924,7 +17953,7 @@ async function finishRun(run, handoff, settings, deps) {
             continue;
         const report = finalStatus(outcome, due.workflowRun ?? deps.desk.stepWorkflowRunUrl(handoff));
         if (!(await deps.desk.setStatus(due.on, report, deps.log))) {
-            return pass_rowOf(run, 'failed', `${why}; GitHub refused the status, so the next pass tries again`);
+            return walk_rowOf(run, 'failed', `${why}; GitHub refused the status, so the next pass tries again`);
         }
     }
     if (commentDue) {
@@ -17932,10 +17961,10 @@ async function finishRun(run, handoff, settings, deps) {
         const context = { outcome: commentOutcomeOf(outcome, false), answer, notes };
         const spot = deps.desk.stepSpot(handoff, commentDue.commentId);
         if (!(await deps.desk.showInComment(handoff, spot, run, context, deps.log))) {
-            return pass_rowOf(run, 'failed', `${why}; GitHub refused the comment, so the next pass tries again`);
+            return walk_rowOf(run, 'failed', `${why}; GitHub refused the comment, so the next pass tries again`);
         }
     }
-    return pass_rowOf(run, 'finalized', why);
+    return walk_rowOf(run, 'finalized', why);
 }
 /**
  * The commits whose status shows the run: its starting step's head, and the head its comment
@@ -17961,12 +17990,12 @@ async function finishSetOnce(run, handoff, settings, deps, pass) {
     const setId = handoff.set ?? '';
     const seen = pass.sets.ended.get(setId);
     if (seen?.action === 'up-to-date')
-        return pass_rowOf(run, 'up-to-date', seen.why);
+        return walk_rowOf(run, 'up-to-date', seen.why);
     if (seen?.action === 'finalized') {
-        return pass_rowOf(run, 'up-to-date', `its set's end was written in this pass, with run ${seen.runId}`);
+        return walk_rowOf(run, 'up-to-date', `its set's end was written in this pass, with run ${seen.runId}`);
     }
     if (seen)
-        return pass_rowOf(run, 'left', `its set was taken up with run ${seen.runId}: ${seen.why}`);
+        return walk_rowOf(run, 'left', `its set was taken up with run ${seen.runId}: ${seen.why}`);
     const row = await pass_finishSet(run, handoff, settings, deps, pass);
     pass.sets.ended.set(setId, { runId: run.run_id, action: row.action, why: row.why });
     return row;
@@ -17985,27 +18014,27 @@ async function pass_finishSet(run, handoff, settings, deps, pass) {
         : undefined;
     const statusDue = setStatusLeftPending(status, setId);
     if (!commentDue && !statusDue) {
-        return pass_rowOf(run, 'up-to-date', upToDateWhy(handoff, comment !== undefined, 'set'));
+        return walk_rowOf(run, 'up-to-date', upToDateWhy(handoff, comment !== undefined, 'set'));
     }
     const standing = detachedSetStanding(handoff, await setRuns(handoff, deps, pass));
     if (standing.kind === 'unknown')
-        return pass_rowOf(run, 'left', standing.why);
+        return walk_rowOf(run, 'left', standing.why);
     if (standing.kind === 'going') {
         const going = standing.total - standing.ended;
-        return pass_rowOf(run, 'left', `its set is still going (${going} of its ${standing.total} runs): the pass that finds the last ended finishes the set`);
+        return walk_rowOf(run, 'left', `its set is still going (${going} of its ${standing.total} runs): the pass that finds the last ended finishes the set`);
     }
     const view = { kind: 'ended', outcome: standing.outcome };
     const [tally] = setHeadline(view).figures;
     const shows = [commentDue ? 'comment' : '', statusDue ? 'commit status' : ''].filter(Boolean);
     const why = `its set ended ${standing.outcome.word} (${tally}); its ${shows.join(' and ')} still showed the set started`;
     if (settings.dryRun)
-        return pass_rowOf(run, 'finalized', why);
+        return walk_rowOf(run, 'finalized', why);
     const workflowRun = deps.desk.stepWorkflowRunUrl(handoff);
     if (statusDue) {
         const { state, description } = setStatusOf(view);
         const report = { state, description: oneLine(description), targetUrl: workflowRun };
         if (!(await deps.desk.setStatus(handoff, report, deps.log))) {
-            return pass_rowOf(run, 'failed', `${why}; GitHub refused the status, so the next pass tries again`);
+            return walk_rowOf(run, 'failed', `${why}; GitHub refused the status, so the next pass tries again`);
         }
     }
     if (comment && commentDue) {
@@ -18013,10 +18042,10 @@ async function pass_finishSet(run, handoff, settings, deps, pass) {
         const body = renderSetComment(view, workflowRun, SET_COMMENT_TABLE_CHARS);
         const shown = { body, outcome: standing.outcome.word, done, total };
         if (!(await deps.desk.showSetEnd(handoff, comment.commentId, shown, deps.log))) {
-            return pass_rowOf(run, 'failed', `${why}; GitHub refused the comment, so the next pass tries again`);
+            return walk_rowOf(run, 'failed', `${why}; GitHub refused the comment, so the next pass tries again`);
         }
     }
-    return pass_rowOf(run, 'finalized', why);
+    return walk_rowOf(run, 'finalized', why);
 }
 /**
  * A set's runs: those the pass listed, and when some task's is not among them (it ended
@@ -18055,7 +18084,7 @@ async function sweepRun(run, handoff, settings, deps, deadline) {
         const setShown = await deps.desk.setComment(handoff);
         const letGo = handedToPerson(setShown?.shown, run.run_id, settings.repository);
         if (letGo)
-            return pass_rowOf(run, 'left', letGo.why);
+            return walk_rowOf(run, 'left', letGo.why);
     }
     const traces = (await deps.desk.runComments(handoff, run.run_id)).flatMap((comment) => {
         const workflowRun = workflowRunOf(comment.shown.workflowRun, settings.repository);
@@ -18063,17 +18092,17 @@ async function sweepRun(run, handoff, settings, deps, deadline) {
     });
     const waiting = waitingStep(handoff, traces);
     if (waiting.kind === 'leave')
-        return pass_rowOf(run, 'left', waiting.why);
+        return walk_rowOf(run, 'left', waiting.why);
     const workflow = await deps.desk.workflowRun(waiting.workflowRun);
     const judged = lostRunner(workflow);
     if (!judged.lost)
-        return pass_rowOf(run, 'left', judged.why);
+        return walk_rowOf(run, 'left', judged.why);
     const workflowRunId = waiting.workflowRun.workflowRunId;
     if (workflow?.conclusion === 'cancelled' && handoff.thread !== undefined) {
         const newer = await deps.desk.newerWorkflowRun(waiting.workflowRun, handoff.thread);
         const handedOn = handedOnTo(workflow, newer);
         if (handedOn.kind === 'leave')
-            return pass_rowOf(run, 'left', handedOn.why);
+            return walk_rowOf(run, 'left', handedOn.why);
     }
     const stopped = waiting.trace?.outcome;
     const why = stopped
@@ -18083,13 +18112,13 @@ async function sweepRun(run, handoff, settings, deps, deadline) {
         ? `The step that waited for this run ended (${stopped}) without stopping it, and its workflow run completed. A reconcile pass cancelled the run.`
         : `${LOST_RUNNER} A reconcile pass cancelled the run.`;
     if (settings.dryRun)
-        return pass_rowOf(run, 'swept', why);
+        return walk_rowOf(run, 'swept', why);
     const cancel = await requestCancel(deps.client, run.run_id, { deadline });
     if (cancel.kind === 'already-finished') {
-        return pass_rowOf(run, 'left', 'it ended as the pass came to it; the next pass finishes it');
+        return walk_rowOf(run, 'left', 'it ended as the pass came to it; the next pass finishes it');
     }
     if (cancel.kind !== 'cancelled')
-        return pass_rowOf(run, 'failed', describeCancel(run.run_id, cancel));
+        return walk_rowOf(run, 'failed', describeCancel(run.run_id, cancel));
     let ended = run;
     try {
         ended = await deps.client.getRun(run.run_id, { deadline, maxRetries: 1 });
@@ -18114,7 +18143,7 @@ async function sweepRun(run, handoff, settings, deps, deadline) {
         await deps.desk.showInComment(handoff, spot, ended, { notes: [note] }, deps.log);
     // The set's comment shows every run of the set: it says the step stopped, as its post step would.
     await deps.desk.markSetStopped(handoff, SET_LOST_RUNNER, deps.log);
-    return pass_rowOf(ended, 'swept', why);
+    return walk_rowOf(ended, 'swept', why);
 }
 /** The comment of the step that waited: its own record's, else the starting step's. */
 async function commentSpotOf(trace, handoff, run, deps) {
@@ -18143,16 +18172,6 @@ function upToDateWhy(handoff, commentFound, what = 'run') {
         return `no comment of its step lists ${it}, and its commit status is not left pending`;
     }
     return what === 'set' ? "GitHub already shows its set's end" : 'GitHub already shows its end';
-}
-function pass_rowOf(run, action, why) {
-    return {
-        runId: run.run_id,
-        title: run.title,
-        state: run.state,
-        sessionLink: run.session_link,
-        action,
-        why,
-    };
 }
 function pass_reasonOf(error) {
     return safeForLog(error instanceof Error ? error.message : String(error), 300);
@@ -21953,6 +21972,7 @@ function awaitingJob(tag, record, runId) {
 
 
 
+
 const FINISHED_LINE = 'Its job ended without waiting for it (--no-wait); a reconcile pass wrote its end here.';
 /**
  * `cloud-agent-run reconcile`, one pass over a GitLab project's runs updated within the
@@ -21965,15 +21985,12 @@ async function gitlabReconcilePass(settings, deps) {
     const since = new Date(deps.now() - settings.lookbackMs).toISOString();
     const listed = await listTaggedRuns(deps.client, { [STEP_KEYS.repository]: settings.project, [FORGE_KEY]: 'gitlab' }, { updated_after: since }, { maxPages: timing/* RECONCILE_PASS */.Rm.maxPages, deadline });
     deps.log.info(`${listed.runs.length} GitLab run(s) of ${safeForLog(settings.project)} updated within ${formatDuration(settings.lookbackMs)}.`);
-    const rows = [];
-    for (const run of listed.runs) {
-        const row = deps.now() > deadline
-            ? gitlab_pass_rowOf(run, 'left', 'the pass ran out of time; the next pass takes it up')
-            : await gitlab_pass_reconcileRun(run, settings, deps);
-        const log = row.action === 'failed' ? deps.log.warning : deps.log.info;
-        log(`Run ${safeForLog(row.runId)}: ${settings.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`);
-        rows.push(row);
-    }
+    const rows = await walkRuns(listed.runs, (run) => gitlab_pass_reconcileRun(run, settings, deps), {
+        now: deps.now,
+        deadline,
+        dryRun: settings.dryRun,
+        log: deps.log,
+    });
     return {
         rows,
         filteredHere: listed.filteredHere,
@@ -21984,13 +22001,13 @@ async function gitlabReconcilePass(settings, deps) {
 async function gitlab_pass_reconcileRun(run, settings, deps) {
     const look = firstGitLabLook(run, settings);
     if (look.kind === 'leave')
-        return gitlab_pass_rowOf(run, 'left', look.why);
+        return walk_rowOf(run, 'left', look.why);
     let note;
     try {
         note = look.tag.mergeRequest ? await noteOfRun(run, look.tag.mergeRequest, deps) : undefined;
     }
     catch (error) {
-        return gitlab_pass_rowOf(run, 'failed', `GitLab's notes could not be read: ${gitlabReason(error)}`);
+        return walk_rowOf(run, 'failed', `GitLab's notes could not be read: ${gitlabReason(error)}`);
     }
     try {
         return look.kind === 'finish'
@@ -21998,7 +22015,7 @@ async function gitlab_pass_reconcileRun(run, settings, deps) {
             : await gitlab_pass_sweepRun(run, look.tag, note, settings, deps);
     }
     catch (error) {
-        return gitlab_pass_rowOf(run, 'failed', `GitLab could not be read: ${gitlabReason(error)}`);
+        return walk_rowOf(run, 'failed', `GitLab could not be read: ${gitlabReason(error)}`);
     }
 }
 async function noteOfRun(run, mergeRequest, deps) {
@@ -22010,40 +22027,40 @@ async function noteOfRun(run, mergeRequest, deps) {
 /** Brings an ended run's note to its end, when it still shows the run going. */
 async function gitlab_pass_finishRun(run, tag, note, settings, deps) {
     if (!note)
-        return gitlab_pass_rowOf(run, 'up-to-date', 'no note on its merge request records it');
+        return walk_rowOf(run, 'up-to-date', 'no note on its merge request records it');
     if (note.record.ended)
-        return gitlab_pass_rowOf(run, 'up-to-date', `its note on ${note.where} shows its end`);
+        return walk_rowOf(run, 'up-to-date', `its note on ${note.where} shows its end`);
     if (tag.waits) {
         // Its job may still be about to write the end itself.
         const job = awaitingJob(tag, note.record, run.run_id);
         const status = job ? await deps.gitlab.jobStatus(tag.project, job) : 'unknown';
         if (!jobFinished(status))
-            return gitlab_pass_rowOf(run, 'left', `its job is still reporting it (${status})`);
+            return walk_rowOf(run, 'left', `its job is still reporting it (${status})`);
     }
     const why = `it ended ${run.state}; its note on ${note.where} still showed it going`;
     if (settings.dryRun)
-        return gitlab_pass_rowOf(run, 'finalized', why);
+        return walk_rowOf(run, 'finalized', why);
     const summary = renderSummary({ kind: 'finished', run, elapsedMs: elapsedOf(run) });
     const text = tag.waits ? summary : `${summary.trim()}\n\n${FINISHED_LINE}`;
     if (!(await note.note.upsert(text, { ...note.record, ended: true }))) {
-        return gitlab_pass_rowOf(run, 'failed', `${why}; GitLab refused the note, so the next pass tries again`);
+        return walk_rowOf(run, 'failed', `${why}; GitLab refused the note, so the next pass tries again`);
     }
-    return gitlab_pass_rowOf(run, 'finalized', why);
+    return walk_rowOf(run, 'finalized', why);
 }
 /** Cancels a run still going whose awaiting job GitLab reports finished; its note says so. */
 async function gitlab_pass_sweepRun(run, tag, note, settings, deps) {
     const job = awaitingJob(tag, note?.record, run.run_id);
     if (!job)
-        return gitlab_pass_rowOf(run, 'left', 'its tag names no job to ask GitLab about');
+        return walk_rowOf(run, 'left', 'its tag names no job to ask GitLab about');
     const status = await deps.gitlab.jobStatus(tag.project, job);
     if (!jobFinished(status))
-        return gitlab_pass_rowOf(run, 'left', `its job ${job} is ${status}`);
+        return walk_rowOf(run, 'left', `its job ${job} is ${status}`);
     const why = `its job ${job} finished (${status}) while the run still went: its runner was lost`;
     if (settings.dryRun)
-        return gitlab_pass_rowOf(run, 'swept', why);
+        return walk_rowOf(run, 'swept', why);
     const report = await requestCancel(deps.client, run.run_id);
     if (report.kind !== 'cancelled' && report.kind !== 'already-finished') {
-        return gitlab_pass_rowOf(run, 'failed', `${why}; ${describeCancel(run.run_id, report)}`);
+        return walk_rowOf(run, 'failed', `${why}; ${describeCancel(run.run_id, report)}`);
     }
     if (note && !note.record.ended) {
         const text = [
@@ -22053,17 +22070,7 @@ async function gitlab_pass_sweepRun(run, tag, note, settings, deps) {
         ].join('\n');
         await note.note.upsert(text, { ...note.record, ended: true });
     }
-    return gitlab_pass_rowOf({ ...run, state: report.kind === 'cancelled' ? 'CANCELLED' : run.state }, 'swept', why);
-}
-function gitlab_pass_rowOf(run, action, why) {
-    return {
-        runId: run.run_id,
-        ...(run.title ? { title: run.title } : {}),
-        state: run.state,
-        ...(run.session_link ? { sessionLink: run.session_link } : {}),
-        action,
-        why,
-    };
+    return walk_rowOf({ ...run, state: report.kind === 'cancelled' ? 'CANCELLED' : run.state }, 'swept', why);
 }
 
 ;// CONCATENATED MODULE: ./src/cli/reconcile.ts
