@@ -252,6 +252,19 @@ async function driveEveryEndpoint(api: FakeAgentApi): Promise<void> {
   await expect(client.cancelRun('run_missing')).rejects.toBeInstanceOf(NotFoundError)
 
   await client.getConversation(id('working'))
+  // A run's conversation after follow-ups: each kept as the person's next turn (the report counts
+  // the steering ones).
+  await client.getConversation(id('finished'))
+  await client.getConversation(id('live'))
+  // The report's listing: a period by creation, a page of 500, by the project's tag.
+  await client.listRuns({
+    created_after: new Date(Date.now() - 7 * 86_400_000).toISOString(),
+    created_before: new Date().toISOString(),
+    metadata: { gh_repository: 'octo-org/app' },
+    sort_by: 'created_at',
+    sort_order: 'desc',
+    limit: 500,
+  })
   await expect(client.getConversation(id('queued'))).rejects.toBeInstanceOf(NotFoundError)
   await expect(client.getConversation(id('unsupported'))).rejects.toBeInstanceOf(
     UnprocessableEntityError,
