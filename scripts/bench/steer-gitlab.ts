@@ -14,6 +14,7 @@
  * credits, and the time from the last push to the merge request's final note on the last head.
  */
 import { spawn } from 'node:child_process'
+import { creditsSpent } from '../../src/agent/cost.ts'
 import { join } from 'node:path'
 import { markerOf } from '../../src/gitlab/note.ts'
 import { FakeAgentApi, type RunScript } from '../../test/fake-api/server.ts'
@@ -130,11 +131,8 @@ async function mergeRequest(strategy: Strategy) {
   const notes = gitlab.notes(42, 7)
   const record = markerOf(notes[0]?.body ?? '')?.record
   const runs = api.allRuns()
-  const usage = runs.reduce(
-    (sum, run) =>
-      sum + (run.request_usage?.inference_cost ?? 0) + (run.request_usage?.compute_cost ?? 0),
-    0,
-  )
+  // What each run used, as the budgets and the report add it up.
+  const usage = runs.reduce((sum, run) => sum + creditsSpent(run), 0)
   await Promise.all([api.close(), gitlab.close()])
   return {
     strategy,

@@ -11,6 +11,7 @@
  * credits, and the time from the last push to the final review on the last head.
  */
 import { FakeAgentApi, type RunScript } from '../../test/fake-api/server.ts'
+import { creditsSpent } from '../../src/agent/cost.ts'
 import { FakeGitHub } from '../../test/fake-github/server.ts'
 import { DEFAULT_GITHUB_TOKEN, startStep, type RunningStep } from '../../test/e2e/harness.ts'
 import { mkdtempSync, writeFileSync } from 'node:fs'
@@ -87,11 +88,8 @@ async function pullRequest(strategy: Strategy) {
   const finalMs = performance.now() - lastPushAt
   const last = results.at(-1)
   const runs = api.allRuns()
-  const usage = runs.reduce(
-    (sum, run) =>
-      sum + (run.request_usage?.inference_cost ?? 0) + (run.request_usage?.compute_cost ?? 0),
-    0,
-  )
+  // What each run used, as the budgets and the report add it up.
+  const usage = runs.reduce((sum, run) => sum + creditsSpent(run), 0)
   await Promise.all([api.close(), gh.close()])
   return {
     strategy,
