@@ -116,11 +116,14 @@ export class SetSurfaces implements StepSurfaces<readonly TaskRun[], SetOutcome,
       })
     }
     const status = setStatusOf(view)
-    this.#status?.show({
-      state: status.state,
-      description: oneLine(status.description),
-      targetUrl: this.#workflowRun,
-    })
+    // A newer run on the same commit owns the status now: writing ours could cover its pending.
+    const newer = view.kind === 'ended' ? view.outcome.newer : undefined
+    if (!newer || newer.metadata?.gh_head_sha !== this.commit)
+      this.#status?.show({
+        state: status.state,
+        description: oneLine(status.description),
+        targetUrl: this.#workflowRun,
+      })
     if (view.kind === 'ended' && this.#checkRun && !this.#checkRunDone) {
       this.#checkRunDone = this.#checkRun.finish(renderSetCheck(view.outcome, CHECK_SUMMARY_CHARS))
     }

@@ -3,7 +3,7 @@ import { clip } from '../text/plain.ts'
 import type { PassWhen } from '../inputs.ts'
 import { outcomeOfState, outcomeOfStop, type Outcome, type StopCause } from './outcome.ts'
 import { isTerminal, meaningOf } from './states.ts'
-import type { CreateRunRequest } from '../api/types.ts'
+import type { CreateRunRequest, RunItem } from '../api/types.ts'
 import type { RunRecord } from './record.ts'
 
 /** How many of a set's runs must succeed under `pass_when`. */
@@ -128,6 +128,8 @@ export interface SetOutcome {
    * commit status names it, so that the reconcile pass that finishes the set knows it its own.
    */
   handedOver?: string
+  /** Superseded: the newer run of its key that replaced one of its runs. */
+  newer?: RunItem
 }
 
 /** `pass_when` as a run's metadata carries it: `all`, `any`, or the number. */

@@ -1,5 +1,10 @@
 import { costOf } from '../agent/cost.ts'
-import { OUTCOME_RECORDS, type CheckConclusion, type CommitState } from '../model/outcome.ts'
+import {
+  describeInvalidOutput,
+  OUTCOME_RECORDS,
+  type CheckConclusion,
+  type CommitState,
+} from '../model/outcome.ts'
 import {
   standingOf,
   sumCredits,
@@ -156,6 +161,8 @@ export function notSucceededTasks(tasks: readonly TaskRun[], shown = 3): string 
 
 /** Why a task's run did not succeed, in the service's words or the create's error. */
 function reasonOf(task: TaskRun): string | undefined {
+  // The fields that failed, as one run's error names them.
+  if (task.invalidOutput) return `the agent's result ${describeInvalidOutput(task.invalidOutput)}`
   return task.createError ?? (task.run ? statusMessageOf(task.run) : undefined)
 }
 

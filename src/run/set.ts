@@ -18,6 +18,7 @@ import { homeOfTag } from '../model/home.ts'
 import { RunLifecycle, type LifecycleClient, type LifecycleSpec } from './lifecycle.ts'
 import type { ReadingWatch } from './lifecycle-parts.ts'
 import { RunScheduler, type ScheduleEnd } from './scheduler.ts'
+import { findSupersedingRun } from './superseded.ts'
 import { TrackedRuns } from './tracker.ts'
 
 export interface SetSettings {
@@ -130,7 +131,23 @@ export class TaskSetRun {
     for (const one of this.#lifecycles) {
       if (one.end?.kind === 'started') (one.record as TaskRun).detached = true
     }
-    return this.#outcome(end)
+    const outcome = this.#outcome(end)
+    return outcome.word === 'failed' ? await this.#supersededOr(outcome) : outcome
+  }
+
+  /**
+   * A set that failed because a run of it was cancelled elsewhere, by a newer step of its key
+   * (`previous_run: cancel`), was replaced, as one run is: it ends superseded, and passes.
+   */
+  async #supersededOr(failed: SetOutcome): Promise<SetOutcome> {
+    const replaced = this.#tasks.find(
+      (task) => task.run?.state === 'CANCELLED' && task.stoppedBy === undefined,
+    )
+    if (!replaced?.run) return failed
+    const newer = await findSupersedingRun(this.#deps.client, replaced.run, this.#deps)
+    if (!newer) return failed
+    const reason = `a newer run with the same name (${newer.run_id}) replaced ${taskLabel(replaced)}'s run (previous_run: cancel)`
+    return { ...failed, word: 'superseded', reason, newer }
   }
 
   /** Before any create, the active runs of every task's name, one name at a time, as for one run. */

@@ -234,5 +234,9 @@ describe('output_schema with tasks (v1.3, one engine)', () => {
     expect(result.stdout).toMatch(
       /Task 2 \(fixable: package b\): The agent's result does not validate/,
     )
+    // The set's error names the fields that failed, as one run's does.
+    expect(result.stdout).toMatch(
+      /::error::The set failed: [^\n]*task 3 \(hopeless: package c\) invalid result \(the agent's result did not validate against output_schema after 1 correction: \/risk must be equal to one of the allowed values/,
+    )
   })
 })

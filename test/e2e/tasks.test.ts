@@ -677,6 +677,40 @@ describe('tasks: what applies to each task run (v1.3, one engine)', () => {
   })
 })
 
+describe('tasks: a set replaced by a newer set of its key', () => {
+  it('ends superseded and passes, as one run does, and leaves the status to the newer set', async () => {
+    const api = await fakeApi()
+    const gh = await fakeGitHub()
+    const head = 'c0ffee'.padEnd(40, '1')
+    const env = eventEnv(gh, 'pull_request', {
+      pull_request: { number: 14, head: { sha: head } },
+      repository: { full_name: 'octo-org/app' },
+    })
+    const tasks = '["slow: package a", "slow: package b"]'
+    const setInputs = { tasks, name: 'nightly', commit_status: 'true' }
+    const older = startStep({ inputs: inputsFor(api, { ...setInputs, timeout: '30s' }), env })
+    await until(
+      () => api.allRuns().filter((run) => run.state === 'INPROGRESS').length === 2,
+      'both runs of the older set in progress',
+    )
+    const newer = await runStep({
+      inputs: inputsFor(api, { ...setInputs, cancel_previous: 'true', wait: 'false' }),
+      env,
+    })
+    const replaced = await older.result
+
+    expect(newer.outputs.outcome, newer.stdout).toBe('started')
+    expect(replaced.code, replaced.stdout).toBe(0)
+    expect(replaced.outputs.outcome).toBe('superseded')
+    const newerRuns = runsOf(newer.outputs).map((run) => String(run.run_id))
+    const line = /The set superseded: [^\n]*a newer run with the same name \((\S+)\) replaced task/
+    expect(newerRuns).toContain(line.exec(replaced.stdout)?.[1])
+    // The newer set's pending status on the same commit stays the last word.
+    const statuses = gh.statuses('octo-org', 'app', head)
+    expect(statuses.filter((status) => status.state !== 'pending')).toEqual([])
+  })
+})
+
 /** A FILE artifact of a run, as the service lists it. */
 const fileArtifact = (uid: string, filepath: string) => ({
   artifact_type: 'FILE' as const,
