@@ -20,7 +20,7 @@ import {
   type WorkCommit,
 } from './github/setup.ts'
 import { finalStatus, pendingStatus, type CommitStatusReporter } from './github/status.ts'
-import type { ThreadComment } from './github/keyed-comment.ts'
+import type { ThreadComment } from './github/keyed-run-comment.ts'
 import type { Settings } from './inputs.ts'
 import type { CancelReport } from './model/cancel.ts'
 import { isTerminal } from './model/states.ts'

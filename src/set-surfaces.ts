@@ -4,7 +4,7 @@ import {
   type CheckRunReporter,
 } from './github/check-run.ts'
 import { GitHubContext } from './github/context.ts'
-import type { SetComment } from './github/keyed-comment.ts'
+import type { SetComment } from './github/keyed-set-comment.ts'
 import { SET_COMMENT_TABLE_CHARS } from './github/set-comment.ts'
 import {
   finishLeftCheckRun,

@@ -1,5 +1,5 @@
+/** One run's comment, its Markdown, pure: the run as last seen, its links, its answer, the key's history. */
 import { costOf, describeCost } from '../agent/cost.ts'
-import { isRunId } from '../api/answers.ts'
 import type { RunItem } from '../api/types.ts'
 import { formatDuration } from '../text/format.ts'
 import {
@@ -11,192 +11,15 @@ import {
   safeHttpUrl,
 } from '../text/markdown.ts'
 import { blockedQuestion } from '../model/blocked.ts'
-import {
-  describeEnding,
-  endingOf,
-  OUTCOME_RECORDS,
-  OUTCOMES,
-  outcomeOfState,
-  type Ending,
-  type Outcome,
-} from '../model/outcome.ts'
+import { endingOf, type Ending } from '../model/outcome.ts'
 import { parseIsoDuration, pullRequestUrlOf, statusMessageOf } from '../model/run.ts'
 import { isTerminal, meaningOf } from '../model/states.ts'
 import type { StepOutcome } from '../model/step.ts'
 import { COMMENT_ANSWER_CHARS, renderCommentAnswer } from './answer.ts'
 import { wordsFor, type PlainWords } from './words.ts'
 import { clip, cut } from '../text/plain.ts'
-
-/** One run as a comment shows it; kept in the marker so that a later step can list it. */
-export interface RunRecord {
-  runId: string
-  /** The last state seen. */
-  state: string
-  /** How the step ended, once it has (the `outcome` output's word). */
-  outcome?: Outcome
-  /** Superseded: the newer run that replaced it. */
-  supersededBy?: string
-  sessionLink?: string
-  /** The workflow run that ran the step. */
-  workflowRun?: string
-  /** When the step first saw the run (ISO 8601); orders the runs, newest first. */
-  startedAt: string
-  /**
-   * The commit the run works on, as the step that last showed it saw it: a steered run's is
-   * the newest step's, which the next steer compares against.
-   */
-  head?: string
-}
-
-/**
- * The hidden marker that ties a comment to its runs, so that a later step can
- * update the comment, and `continue_run` can continue the conversation. Anyone
- * can type one, so a marker is trusted only in a comment written by the
- * action's own identity.
- */
-export interface Marker {
-  /** The run the comment is about now. */
-  runId: string
-  /** `<job>/<step>` of the step that wrote it. */
-  step: string
-  /** One comment per thread and key. Absent from markers written before keys existed. */
-  key?: string
-  /** The run's `name` input, when given: `continue_run` with a name continues only its runs. */
-  name?: string
-  /** An answer to a person's comment (`continue_run`): a keyed step never takes it over. */
-  reply?: boolean
-  /** The runs the comment has shown, newest first; the first is `runId`'s. Empty in old markers. */
-  runs: RunRecord[]
-}
-
-/** The most runs a comment keeps; older ones drop off the history. */
-export const MAX_RUNS = 20
-
-const MARKER = /<!-- cloud-agent-run: (\{[^<>]*\}) -->/
-const STATE = /^[A-Z_]{1,40}$/
-
-export function renderMarker(marker: Marker): string {
-  const json = JSON.stringify({
-    run_id: marker.runId,
-    step: marker.step,
-    key: marker.key,
-    name: marker.name,
-    reply: marker.reply || undefined,
-    runs: marker.runs.map((run) => ({
-      run_id: run.runId,
-      state: run.state,
-      outcome: run.outcome,
-      superseded_by: run.supersededBy,
-      session: run.sessionLink,
-      workflow_run: run.workflowRun,
-      started_at: run.startedAt,
-      head: run.head,
-    })),
-  })
-  // `<` and `>` could end the HTML comment (`-->`) or open a forged one; JSON can spell them otherwise.
-  const inert = json.replace(/</g, '\\u003c').replace(/>/g, '\\u003e')
-  return `<!-- cloud-agent-run: ${inert} -->`
-}
-
-/** The marker in a comment's body, if it has a valid one; older formats are read too. */
-export function parseMarker(body: string): Marker | undefined {
-  const match = MARKER.exec(body)
-  if (!match?.[1]) return undefined
-  let parsed: Record<string, unknown>
-  try {
-    parsed = JSON.parse(match[1]) as Record<string, unknown>
-  } catch {
-    return undefined
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined
-  const runId = parsed.run_id
-  if (!isRunId(runId)) return undefined
-  return {
-    runId,
-    step: shortText(parsed.step) ?? '',
-    key: shortText(parsed.key),
-    name: shortText(parsed.name),
-    reply: parsed.reply === true ? true : undefined,
-    runs: Array.isArray(parsed.runs)
-      ? parsed.runs.flatMap((entry: unknown) => parseRecord(entry) ?? []).slice(0, MAX_RUNS)
-      : [],
-  }
-}
-
-function parseRecord(entry: unknown): RunRecord | undefined {
-  if (typeof entry !== 'object' || entry === null) return undefined
-  const record = entry as Record<string, unknown>
-  const { run_id: runId, state, started_at: startedAt } = record
-  if (!isRunId(runId)) return undefined
-  if (typeof state !== 'string' || !STATE.test(state)) return undefined
-  if (typeof startedAt !== 'string' || Number.isNaN(Date.parse(startedAt))) return undefined
-  const outcome = (OUTCOMES as readonly unknown[]).includes(record.outcome)
-    ? (record.outcome as Outcome)
-    : undefined
-  return {
-    runId,
-    state,
-    outcome,
-    supersededBy: isRunId(record.superseded_by) ? record.superseded_by : undefined,
-    sessionLink: safeHttpUrl(shortText(record.session, 2048)),
-    workflowRun: safeHttpUrl(shortText(record.workflow_run, 2048)),
-    startedAt,
-    ...(typeof record.head === 'string' && SHA.test(record.head) ? { head: record.head } : {}),
-  }
-}
-
-function shortText(value: unknown, max = 300): string | undefined {
-  return typeof value === 'string' && value.length <= max ? value : undefined
-}
-
-/**
- * The runs with `run` put in (replacing an older record of it), newest first.
- * Two steps writing the same comment each keep the other's runs. A run keeps
- * the time it was first shown, so that a later writer (the post step, a
- * reconcile pass) never moves an older run above a newer one.
- */
-export function mergeRuns(runs: readonly RunRecord[], run: RunRecord): RunRecord[] {
-  return mergeNewestFirst(runs, run, (record) => record.runId, MAX_RUNS)
-}
-
-/**
- * Pure: `records` with `record` put in, in place of an older record of the same
- * thing (which keeps the earlier of the two start times), newest first, at most `max`.
- */
-export function mergeNewestFirst<T extends { startedAt: string }>(
-  records: readonly T[],
-  record: T,
-  idOf: (record: T) => string,
-  max: number,
-): T[] {
-  const id = idOf(record)
-  const earlier = records.find((other) => idOf(other) === id)?.startedAt
-  const startedAt =
-    earlier !== undefined && Date.parse(earlier) < Date.parse(record.startedAt)
-      ? earlier
-      : record.startedAt
-  return [{ ...record, startedAt }, ...records.filter((other) => idOf(other) !== id)]
-    .sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt))
-    .slice(0, max)
-}
-
-/** The record of a run as last seen. */
-export function recordOf(
-  run: RunItem,
-  context: { startedAt: string; workflowRun?: string; outcome?: CommentOutcome; head?: string },
-): RunRecord {
-  const ending = context.outcome?.ending
-  return {
-    ...(context.head ? { head: context.head } : {}),
-    runId: run.run_id,
-    state: run.state,
-    outcome: ending ? describeEnding(ending).outcome : undefined,
-    supersededBy: ending?.kind === 'superseded' ? ending.newerRunId : undefined,
-    sessionLink: safeHttpUrl(run.session_link),
-    workflowRun: context.workflowRun,
-    startedAt: context.startedAt,
-  }
-}
+import { codeSpan, historyBlock, isSha, withoutHistory, type KeyHistory } from './history.ts'
+import { renderMarker, withoutMarker, type Marker } from './run-marker.ts'
 
 /**
  * The comment's parts, in the order it shows them. Each is Markdown that is
@@ -214,8 +37,8 @@ export interface CommentParts {
   body?: string
   /** Notes that qualify the result, such as a pull request's head that has moved on. */
   notes: string[]
-  /** The earlier runs, newest first. */
-  history: RunRecord[]
+  /** The key's earlier runs and sets, newest first. */
+  history: KeyHistory
 }
 
 /** How the step ended, for the comment's last write. */
@@ -261,7 +84,7 @@ const LONG_ANSWER = { chars: 1_500, lines: 25 } as const
 /** The parts of the comment for the run as last seen; `history` comes from the marker. */
 export function partsOf(
   run: RunItem,
-  history: RunRecord[],
+  history: KeyHistory,
   context: CommentContext = {},
 ): CommentParts {
   const ending = context.outcome?.ending
@@ -363,22 +186,6 @@ function quote(markdown: string): string {
 }
 
 /**
- * Text shown exactly as it is, in a code span: a run ID, a state. The span's
- * backticks outnumber any in the text, so it cannot close early; mentions and
- * HTML do nothing inside one.
- */
-export function codeSpan(text: string): string {
-  const flat = text
-    // eslint-disable-next-line no-control-regex -- a code span is one line, without control characters
-    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
-    .replace(/<!--/g, '<!\u200b--')
-  const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((run) => run[0].length))
-  const fence = '`'.repeat(longest + 1)
-  const pad = flat.startsWith('`') || flat.endsWith('`') ? ' ' : ''
-  return `${fence}${pad}${flat}${pad}${fence}`
-}
-
-/**
  * The comment's Markdown: the marker, then the parts, then the history,
  * collapsed; within GitHub's limit of 65,536 characters.
  */
@@ -391,13 +198,15 @@ function assemble(marker: Marker, parts: CommentParts): string {
   if (parts.links.length > 0) sections.push(parts.links.join(' · '))
   if (parts.body) sections.push(parts.body)
   sections.push(...parts.notes)
-  if (parts.history.length > 0) sections.push(historyBlock(parts.history))
+  const history = historyBlock(parts.history)
+  if (history) sections.push(history)
   return sections.join('\n\n')
 }
 
 /** The comment for the run as last seen, with the marker's other runs as its history. */
 export function renderComment(run: RunItem, marker: Marker, context: CommentContext = {}): string {
-  const history = marker.runs.filter((record) => record.runId !== run.run_id)
+  const runs = marker.runs.filter((record) => record.runId !== run.run_id)
+  const history = { runs, sets: [] }
   const parts = partsOf(run, history, context)
   const whole = assemble(marker, parts).length
   const { answer } = context
@@ -418,57 +227,21 @@ export function renderComment(run: RunItem, marker: Marker, context: CommentCont
 /** Room for what clipping adds around the answer: its note and the block it is collapsed in. */
 const ANSWER_CLIP_SLACK = 500
 
-const HISTORY_HEAD = /\n\n<details><summary>Earlier runs \(\d+\)<\/summary>\n/
-
-/**
- * The body without its history block (from the first history heading to a closing
- * `</details>` at the very end). Found by its heading, then the end checked once:
- * `heading[\s\S]*<\/details>$` would scan to the end from every heading.
- */
-function withoutHistory(body: string): string {
-  if (!body.endsWith('</details>')) return body
-  const head = HISTORY_HEAD.exec(body)
-  return head ? body.slice(0, head.index) : body
-}
-
 /**
  * A comment (written by the action) with a new marker and history, and the
  * rest as it was: how a step whose run is no longer the newest keeps the
  * newer run's part intact.
  */
 export function spliceComment(body: string, marker: Marker): string {
-  const rest = withoutHistory(body.replace(MARKER, '')).replace(/^\n/, '')
-  const history = marker.runs.slice(1)
+  const rest = withoutHistory(withoutMarker(body)).replace(/^\n/, '')
+  const history = historyBlock({ runs: marker.runs.slice(1), sets: [] })
   const lines = `${renderMarker(marker)}\n${rest}`
-  if (history.length === 0) return lines
-  return `${lines}\n\n${historyBlock(history)}`
+  return history ? `${lines}\n\n${history}` : lines
 }
-
-function historyBlock(history: RunRecord[]): string {
-  return `<details><summary>Earlier runs (${history.length})</summary>\n\n${history.map(historyLine).join('\n')}\n\n</details>`
-}
-
-/** One line of the history: outcome, run and links. */
-export function historyLine(record: RunRecord): string {
-  const known = record.outcome ?? outcomeOfState(record.state)
-  const outcome = known
-    ? `${OUTCOME_RECORDS[known].icon} ${OUTCOME_RECORDS[known].short}`
-    : `⏳ ${record.state.toLowerCase()}`
-  const newer = record.supersededBy ? ` by ${codeSpan(record.supersededBy)}` : ''
-  const parts = [`- ${outcome}${newer}`, `run ${codeSpan(record.runId)}`]
-  const session = safeHttpUrl(record.sessionLink)
-  if (session) parts.push(`[session](${session})`)
-  const workflowRun = safeHttpUrl(record.workflowRun)
-  if (workflowRun) parts.push(`[workflow run](${workflowRun})`)
-  parts.push(`started ${record.startedAt.replace(/T(\d\d:\d\d)[\s\S]*/, ' $1 UTC')}`)
-  return parts.join(' · ')
-}
-
-const SHA = /^[0-9a-f]{7,64}$/i
 
 /** Says that the result is for a commit the pull request has moved on from. */
 export function staleHeadNote(ranOn: string, head: string): string | undefined {
-  if (!SHA.test(ranOn) || !SHA.test(head) || ranOn === head) return undefined
+  if (!isSha(ranOn) || !isSha(head) || ranOn === head) return undefined
   return (
     '> [!NOTE]\n' +
     `> This result is for commit \`${ranOn.slice(0, 7)}\`; the pull request has since moved on to \`${head.slice(0, 7)}\`.`

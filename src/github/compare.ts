@@ -1,5 +1,5 @@
 import type { ForgeSteering, HeadChange, SteerSource } from '../model/head.ts'
-import type { ThreadComment } from './keyed-comment.ts'
+import type { ThreadComment } from './keyed-run-comment.ts'
 import type { GitHubContext } from './context.ts'
 import { reasonOf, withDeadline, withRetries } from './octokit.ts'
 

@@ -1,19 +1,9 @@
-import type { RunItem } from '../api/types.ts'
+/**
+ * The step's one comment per thread and key, whatever shape it shows (one run's, a set's): the
+ * keeping of it, and the marker facts both shapes share.
+ */
 import type { Log } from '../log.ts'
-import { OUTCOME_RECORDS } from '../model/outcome.ts'
-import { isTerminal } from '../model/states.ts'
-import { safeHttpUrl } from '../text/markdown.ts'
 import { COMMENT_RECHECK_PAUSES_MS, GITHUB_LIMITS } from '../timing.ts'
-import {
-  mergeRuns,
-  parseMarker,
-  partsOf,
-  recordOf,
-  renderComment,
-  spliceComment,
-  type CommentContext,
-  type Marker,
-} from './comment.ts'
 import { reasonOf, type Octokit } from './octokit.ts'
 import {
   OwnComments,
@@ -21,20 +11,41 @@ import {
   type ListedComment,
   type ReadComment,
 } from './own-comments.ts'
-import {
-  composeSetComment,
-  keyedMarkerOf,
-  mergeSets,
-  newerOtherKind,
-  parseSetMarker,
-  setBodyOf,
-  type KeyedMarker,
-  type SetMarker,
-  type SetRecord,
-  type SetShown,
-} from './set-comment.ts'
+import { parseMarker } from './run-marker.ts'
+import { parseSetMarker } from './set-comment.ts'
 import type { Thread } from './thread.ts'
 import { NewestWrites } from './writes.ts'
+
+/**
+ * The key a comment of the action's is kept for, whether a run's or a set's: one key has one
+ * comment on a thread, whichever kind of step wrote it last. `newestStart` is when the newest
+ * step it shows started (ISO 8601). A reply to a person's comment is kept for no key.
+ */
+export interface KeyedMarker {
+  kind: 'run' | 'set'
+  key: string
+  newestStart?: string
+}
+
+export function keyedMarkerOf(body: string): KeyedMarker | undefined {
+  const run = parseMarker(body)
+  if (run) {
+    if (run.reply || run.key === undefined) return undefined
+    return { kind: 'run', key: run.key, newestStart: run.runs[0]?.startedAt }
+  }
+  const set = parseSetMarker(body)
+  return set && { kind: 'set', key: set.key, newestStart: set.sets[0]?.startedAt }
+}
+
+/** Whether the comment shows a step of the other kind that started after `startedAt`. */
+export function newerOtherKind(
+  marker: KeyedMarker | undefined,
+  kind: KeyedMarker['kind'],
+  startedAt: string,
+): boolean {
+  if (marker === undefined || marker.kind === kind || marker.newestStart === undefined) return false
+  return Date.parse(marker.newestStart) > Date.parse(startedAt)
+}
 
 /**
  * What a comment shows, in one shape: one run's (`comment.ts`) or a set's (`set-comment.ts`).
@@ -60,7 +71,7 @@ interface CommentRendering<S> {
 }
 
 /** What a comment of either shape is opened with. */
-interface CommentOptions {
+export interface CommentOptions {
   /** `<job>/<step>`, written into the marker. */
   step: string
   /**
@@ -84,7 +95,7 @@ interface KeyedCommentOptions extends CommentOptions {
 }
 
 /** The text of a comment by the action's own identity: the only one whose marker is trusted. */
-function ownBody(comment: ReadComment): string | undefined {
+export function ownBody(comment: ReadComment): string | undefined {
   return comment.user?.login === comment.me ? (comment.body ?? '') : undefined
 }
 
@@ -95,7 +106,7 @@ function ownBody(comment: ReadComment): string | undefined {
  * left alone once a newer step has taken it over, and waited for a bounded time. A GitHub
  * failure never fails the step: it becomes a warning.
  */
-class KeyedComment<S> {
+export class KeyedComment<S> {
   readonly comments: OwnComments
   readonly #options: KeyedCommentOptions
   readonly #rendering: CommentRendering<S>
@@ -268,304 +279,3 @@ class KeyedComment<S> {
 
 /** At most this many writes of one update. */
 const MAX_WRITES = 3
-
-export interface ThreadCommentOptions extends CommentOptions {
-  /** The `name` input, when given: `continue_run` then continues only runs of that name. */
-  name?: string
-  /**
-   * `keyed`: the thread's one comment for the key, which a later step updates.
-   * `reply`: a new comment, the answer to a person's comment (`continue_run`).
-   */
-  mode: 'keyed' | 'reply'
-}
-
-interface RunShown {
-  run: RunItem
-  context: CommentContext
-}
-
-/**
- * One run's comment: the run's state, with the earlier runs of the key in a history; and the
- * run a previous workflow run left on the thread.
- */
-export class ThreadComment {
-  readonly #comment: KeyedComment<RunShown>
-  readonly #options: ThreadCommentOptions
-  readonly #now: () => number
-  /** When this step first showed each run: orders the runs in the comment. */
-  readonly #firstSeen = new Map<string, string>()
-  /** The commit the step's run works on, recorded with the run (see `workOn`). */
-  #head: string | undefined
-
-  private constructor(octokit: Octokit, thread: Thread, options: ThreadCommentOptions) {
-    this.#options = options
-    this.#now = options.now ?? Date.now
-    this.#comment = new KeyedComment(
-      octokit,
-      thread,
-      { ...options, reply: options.mode === 'reply' },
-      {
-        kind: 'run',
-        startedAt: ({ run }) => this.#startedAt(run),
-        compose: ({ run, context }) =>
-          renderComment(run, this.#marker([this.#record(run, context)]), context),
-        rewrite: (current, shown) => this.#rewrite(current, shown),
-        shorter: ({ run, context }) => ({ run, context: { ...context, short: true } }),
-        readBack: (current, shown, concurrentStep) =>
-          this.#readBack(current, shown, concurrentStep),
-      },
-    )
-  }
-
-  static open(octokit: Octokit, thread: Thread, options: ThreadCommentOptions): ThreadComment {
-    return new ThreadComment(octokit, thread, options)
-  }
-
-  /**
-   * The run of the newest trusted marker on the thread, if any; with a `name`,
-   * only a run of that name. Newest means the latest run a comment shows.
-   */
-  async findRun(): Promise<string | undefined> {
-    try {
-      let found: { runId: string; at: number } | undefined
-      for (const { comment, marker } of await this.#trustedMarkers()) {
-        if (this.#options.name !== undefined && marker.name !== this.#options.name) continue
-        const at = Date.parse(marker.runs[0]?.startedAt ?? comment.created_at)
-        if (!found || at >= found.at) found = { runId: marker.runId, at }
-      }
-      return found?.runId
-    } catch (error) {
-      this.#comment.warn('could not read the thread for an earlier run', error)
-      return undefined
-    }
-  }
-
-  /** The commit the step's run works on: recorded with the run, for the next steer to compare. */
-  workOn(head: string): void {
-    this.#head = head
-  }
-
-  /**
-   * The commit `runId` works on, as the thread's comment for this key last recorded it (a
-   * steered run's is the steering step's); undefined when none records it.
-   */
-  async headOf(runId: string): Promise<string | undefined> {
-    try {
-      const records = (await this.#trustedMarkers())
-        .filter(({ marker }) => marker.key === this.#options.key)
-        .flatMap(({ marker }) => marker.runs.filter((record) => record.runId === runId))
-      return records.find((record) => record.head !== undefined)?.head
-    } catch (error) {
-      this.#comment.warn('could not read the thread for the head a run works on', error)
-      return undefined
-    }
-  }
-
-  /** Shows the run's state in the step's comment, choosing or creating the comment the first time. */
-  show(run: RunItem, context: Pick<CommentContext, 'notes' | 'answer' | 'outcome'> = {}): void {
-    const full = { ...context, workflowRun: this.#options.workflowRun }
-    if (!this.#firstSeen.has(run.run_id)) {
-      this.#firstSeen.set(run.run_id, new Date(this.#now()).toISOString())
-    }
-    this.#comment.show({ run, context: full }, JSON.stringify(partsOf(run, [], full)))
-  }
-
-  /**
-   * Waits for the comment updates still on their way, for a bounded time:
-   * after it, the step goes on (with a warning) and nothing more is written.
-   */
-  async settled(maxMs?: number): Promise<void> {
-    await this.#comment.settled(maxMs)
-  }
-
-  #rewrite(current: ReadComment, { run, context }: RunShown): string {
-    const trusted = this.#trusted(current)
-    const earlier = trusted?.key === this.#options.key ? trusted.runs : []
-    const runs = mergeRuns(earlier, this.#record(run, context))
-    // The post step knows neither the name nor whether the comment is a reply; the marker does.
-    const marker = this.#marker(runs, trusted)
-    // When a newer run (another step's) is the comment's subject now, this step only updates the history.
-    return runs[0]?.runId === run.run_id || !trusted
-      ? renderComment(run, marker, context)
-      : spliceComment(current.body ?? '', marker)
-  }
-
-  #readBack(current: ReadComment, { run, context }: RunShown, concurrentStep: boolean) {
-    const marker = this.#trusted(current)
-    const shown = marker?.runs.find((r) => r.runId === run.run_id)
-    const wanted = this.#record(run, context)
-    if (shown?.state !== wanted.state || shown.outcome !== wanted.outcome) return 'rewrite'
-    // Another step may be writing this comment too (it made a comment at the same time as
-    // this one, its run heads it or is still going, or superseded ours and may not be shown
-    // yet): a write of its that read the comment before ours landed may yet come.
-    const shared =
-      concurrentStep ||
-      marker?.runs[0]?.runId !== run.run_id ||
-      marker.runs.some((r) => r.runId !== run.run_id && !r.outcome && !isTerminal(r.state)) ||
-      context.outcome?.ending.kind === 'superseded'
-    return shared ? 'look' : 'done'
-  }
-
-  #trusted(comment: ReadComment): Marker | undefined {
-    const own = ownBody(comment)
-    return own === undefined ? undefined : parseMarker(own)
-  }
-
-  #startedAt(run: RunItem): string {
-    return this.#firstSeen.get(run.run_id) ?? new Date(this.#now()).toISOString()
-  }
-
-  #record(run: RunItem, context: CommentContext) {
-    const { workflowRun, outcome } = context
-    return recordOf(run, {
-      startedAt: this.#startedAt(run),
-      workflowRun,
-      outcome,
-      head: this.#head,
-    })
-  }
-
-  #marker(runs: Marker['runs'], earlier?: Marker): Marker {
-    return {
-      runId: runs[0]?.runId ?? '',
-      step: this.#options.step,
-      key: this.#options.key,
-      name: this.#options.name ?? earlier?.name,
-      reply: this.#options.mode === 'reply' || earlier?.reply || undefined,
-      runs,
-    }
-  }
-
-  /** The thread's markers written by the action's own identity, in thread order. */
-  async #trustedMarkers(): Promise<Array<{ comment: ListedComment; marker: Marker }>> {
-    return (await this.#comment.comments.list()).flatMap((comment) => {
-      const marker = parseMarker(comment.body ?? '')
-      return marker ? [{ comment, marker }] : []
-    })
-  }
-}
-
-export interface SetCommentOptions extends CommentOptions {
-  /** The set's own tag. */
-  set: string
-}
-
-/**
- * A set's comment: the set's table (at most one write per poll, the newest state), with the
- * earlier sets of the key in a collapsed history.
- */
-export class SetComment {
-  readonly #comment: KeyedComment<SetShown>
-  readonly #options: SetCommentOptions
-  readonly #startedAt: string
-
-  constructor(octokit: Octokit, thread: Thread, options: SetCommentOptions) {
-    this.#options = options
-    this.#startedAt = new Date((options.now ?? Date.now)()).toISOString()
-    this.#comment = new KeyedComment(
-      octokit,
-      thread,
-      { ...options, reply: false },
-      {
-        kind: 'set',
-        startedAt: () => this.#startedAt,
-        compose: (shown) => composeSetComment(this.#marker([this.#record(shown)]), shown.body),
-        rewrite: (current, shown) => this.#rewrite(current, shown),
-      },
-    )
-  }
-
-  /**
-   * The post step's word on a set whose step stopped before it ended (a hard
-   * kill): the headline says so, with `note`, above the table as last shown.
-   * Nothing is written when a newer set heads the comment, or it is gone.
-   */
-  async markStopped(note: string): Promise<void> {
-    await this.#rewriteChosen((own) => {
-      const marker = parseSetMarker(own)
-      const ours = marker?.sets[0]
-      if (!marker || ours?.set !== this.#options.set || ours.outcome) return undefined
-      const headline = `### ${OUTCOME_RECORDS.interrupted.icon} Cloud agent tasks: interrupted`
-      const body = setBodyOf(own).replace(
-        /^### ⏳ Cloud agent tasks: [^\n]*/,
-        () => `${headline}\n\n> [!WARNING]\n> ${note}`,
-      )
-      const sets = [{ ...ours, outcome: 'interrupted' as const }, ...marker.sets.slice(1)]
-      return composeSetComment(this.#marker(sets), body)
-    })
-  }
-
-  /**
-   * A reconcile pass's word on a detached set (wait: false) once its last run ended: the set's
-   * end, as its step would have shown it had it waited. Only while the comment still shows the
-   * set started; when a newer set heads the comment, its body stays, and the set's line in the
-   * history shows the end. Nothing is written when the comment is gone or not the action's.
-   */
-  async showHandedOverEnd(shown: SetShown): Promise<void> {
-    await this.#rewriteChosen((own) => {
-      const marker = parseSetMarker(own)
-      if (marker?.key !== this.#options.key) return undefined
-      const at = marker.sets.findIndex((record) => record.set === this.#options.set)
-      const ours = marker.sets[at]
-      if (!ours || (ours.outcome !== undefined && ours.outcome !== 'started')) return undefined
-      const { outcome, done, total } = shown
-      const sets = marker.sets.map((record, index) =>
-        index === at ? { ...record, outcome, done, total } : record,
-      )
-      const body = at === 0 ? shown.body : setBodyOf(own)
-      return composeSetComment({ ...marker, sets }, body)
-    })
-  }
-
-  /**
-   * One write of the chosen comment, outside the queue of `show`: `rewrite` gets its text when
-   * it is the action's own, and answers the new text, or undefined to leave it.
-   */
-  async #rewriteChosen(rewrite: (own: string) => string | undefined): Promise<void> {
-    const commentId = this.#comment.commentId
-    try {
-      const current = commentId ? await this.#comment.comments.read(commentId) : undefined
-      const own = current && ownBody(current)
-      const body = own === undefined ? undefined : rewrite(own)
-      if (body !== undefined) await this.#comment.comments.update(commentId ?? 0, body)
-    } catch (error) {
-      this.#comment.warn('could not update the comment', error)
-    }
-  }
-
-  /** Shows the set as it stands; a write already waiting takes the newest instead. */
-  show(shown: SetShown): void {
-    this.#comment.show(shown)
-  }
-
-  /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
-  async settled(maxMs?: number): Promise<void> {
-    await this.#comment.settled(maxMs)
-  }
-
-  /** The comment with this set put in; undefined when a newer set heads it. */
-  #rewrite(current: ReadComment, shown: SetShown): string | undefined {
-    const own = ownBody(current)
-    const trusted = own === undefined ? undefined : parseSetMarker(own)
-    const earlier = trusted?.key === this.#options.key ? trusted.sets : []
-    const sets = mergeSets(earlier, this.#record(shown))
-    if (sets[0]?.set !== this.#options.set) return undefined
-    return composeSetComment(this.#marker(sets), shown.body)
-  }
-
-  #record(shown: SetShown): SetRecord {
-    return {
-      set: this.#options.set,
-      outcome: shown.outcome,
-      done: shown.done,
-      total: shown.total,
-      workflowRun: safeHttpUrl(this.#options.workflowRun),
-      startedAt: this.#startedAt,
-      ...(shown.handedOff?.length ? { handedOff: shown.handedOff } : {}),
-    }
-  }
-
-  #marker(sets: SetRecord[]): SetMarker {
-    return { key: this.#options.key, step: this.#options.step, sets }
-  }
-}

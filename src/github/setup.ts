@@ -9,12 +9,8 @@ import type { ReviewDocument } from '../agent/review-document.ts'
 import { CheckRunReporter, reportFromSaved, type CheckReport } from './check-run.ts'
 import { postReview } from './review.ts'
 import { CommitStatusReporter, statusContext } from './status.ts'
-import {
-  SetComment,
-  ThreadComment,
-  type SetCommentOptions,
-  type ThreadCommentOptions,
-} from './keyed-comment.ts'
+import { ThreadComment, type ThreadCommentOptions } from './keyed-run-comment.ts'
+import { SetComment, type SetCommentOptions } from './keyed-set-comment.ts'
 import type { StepTarget } from '../model/step.ts'
 import type { Log } from '../log.ts'
 import type { CheckRunLookup, CheckRunStateStore, SavedRun, StateStore } from '../state.ts'

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { renderGitHubMarkdown } from '../../scripts/render/github-markdown.ts'
-import { parseMarker } from '../../src/github/comment.ts'
+import { parseMarker } from '../../src/github/run-marker.ts'
 import type { FakeAgentApi, FakeApiOptions, RunScript } from '../fake-api/server.ts'
 import type { FakeGitHub } from '../fake-github/server.ts'
 import { itNeedsProcess, runPostStep, runStep, startStep, until } from './harness.ts'

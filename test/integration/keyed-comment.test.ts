@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { createOctokit } from '../../src/github/client.ts'
-import { SetComment } from '../../src/github/keyed-comment.ts'
+import { SetComment } from '../../src/github/keyed-set-comment.ts'
 import { parseSetMarker } from '../../src/github/set-comment.ts'
 import { FakeGitHub } from '../fake-github/server.ts'
 

@@ -6,7 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { AgentRunsClient } from '../../src/api/client.ts'
-import { renderMarker, type RunRecord } from '../../src/github/comment.ts'
+import type { RunRecord } from '../../src/github/history.ts'
+import { renderMarker } from '../../src/github/run-marker.ts'
 import { GitHubContext } from '../../src/github/context.ts'
 import { RepositoryDesk } from '../../src/github/handoff.ts'
 import type { Log } from '../../src/log.ts'

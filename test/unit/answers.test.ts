@@ -12,8 +12,8 @@ import {
   MAX_COMMENT_CHARS,
   partsOf,
   renderComment,
-  type Marker,
 } from '../../src/github/comment.ts'
+import type { Marker } from '../../src/github/run-marker.ts'
 import { renderSummary, verdictOf } from '../../src/report/summary.ts'
 import { escapeMarkdown } from '../../src/text/markdown.ts'
 import type { StepOutcome } from '../../src/model/step.ts'
@@ -205,7 +205,7 @@ describe("the comment within GitHub's limit", () => {
     }
     // Escaping makes a long status message and the body around it outgrow the limit.
     const body = composeComment(marker, {
-      ...partsOf(run, marker.runs),
+      ...partsOf(run, { runs: marker.runs, sets: [] }),
       body: escapeMarkdown('|'.repeat(100_000)),
     })
     expect(body.length).toBeLessThanOrEqual(MAX_COMMENT_CHARS)

@@ -3,23 +3,22 @@ import type { RunItem } from '../../src/api/types.ts'
 import { renderGitHubMarkdown } from '../../scripts/render/github-markdown.ts'
 import {
   MAX_COMMENT_CHARS,
-  MAX_RUNS,
-  codeSpan,
   commentOutcomeOf,
   composeComment,
-  historyLine,
-  mergeRuns,
-  parseMarker,
   partsOf,
-  recordOf,
   renderComment,
-  renderMarker,
   spliceComment,
   staleHeadNote,
   type CommentOutcome,
-  type Marker,
-  type RunRecord,
 } from '../../src/github/comment.ts'
+import {
+  MAX_RUNS,
+  codeSpan,
+  historyLine,
+  mergeRuns,
+  type RunRecord,
+} from '../../src/github/history.ts'
+import { parseMarker, recordOf, renderMarker, type Marker } from '../../src/github/run-marker.ts'
 
 const record = (runId: string, startedAt: string, patch: Partial<RunRecord> = {}): RunRecord => ({
   runId,
@@ -230,7 +229,11 @@ describe('renderComment', () => {
 
   it('shows a note, and slots a headline and a body into place', () => {
     const note = staleHeadNote('a'.repeat(40), 'b'.repeat(40)) ?? ''
-    const parts = partsOf(run({ state: 'SUCCEEDED', title: 'Review' }), [], { notes: [note] })
+    const parts = partsOf(
+      run({ state: 'SUCCEEDED', title: 'Review' }),
+      { runs: [], sets: [] },
+      { notes: [note] },
+    )
     const body = composeComment(marker, {
       ...parts,
       headline: '### ✅ Review',
@@ -442,7 +445,7 @@ describe('the comment, as GitHub renders it', () => {
     const run = ended('CANCELLED')
     const recorded = recordOf(run, {
       startedAt: '2026-11-23T10:00:00Z',
-      outcome: finished(run, 'run_newer'),
+      ending: finished(run, 'run_newer').ending,
     })
     expect(recorded).toMatchObject({ outcome: 'superseded', supersededBy: 'run_newer' })
     const parsed = parseMarker(renderMarker({ ...marker, runs: [recorded] }))

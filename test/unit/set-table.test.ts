@@ -1,15 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import type { RunItem } from '../../src/api/types.ts'
-import {
-  composeSetComment,
-  keyedMarkerOf,
-  mergeSets,
-  newerOtherKind,
-  parseSetMarker,
-  renderSetMarker,
-  type SetRecord,
-} from '../../src/github/set-comment.ts'
-import { parseMarker } from '../../src/github/comment.ts'
+import { mergeSets, type SetRecord } from '../../src/github/history.ts'
+import { keyedMarkerOf, newerOtherKind } from '../../src/github/keyed-comment.ts'
+import { parseMarker } from '../../src/github/run-marker.ts'
+import { composeSetComment, parseSetMarker, renderSetMarker } from '../../src/github/set-comment.ts'
 import type { SetOutcome, TaskRun } from '../../src/model/set.ts'
 import {
   notSucceededTasks,
