@@ -1,6 +1,6 @@
 import { GitHubContext } from './github/context.ts'
 import { githubThread } from './github/handoff.ts'
-import type { Connection } from './inputs.ts'
+import type { Connection } from './inputs/connection.ts'
 import { homeOf } from './model/home.ts'
 import { cancelOnly } from './run/cancel.ts'
 import { serviceClient } from './service.ts'

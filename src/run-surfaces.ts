@@ -21,7 +21,7 @@ import {
 } from './github/setup.ts'
 import { finalStatus, pendingStatus, type CommitStatusReporter } from './github/status.ts'
 import type { ThreadComment } from './github/keyed-run-comment.ts'
-import type { Settings } from './inputs.ts'
+import type { Settings } from './inputs/main-step.ts'
 import type { CancelReport } from './model/cancel.ts'
 import { isTerminal } from './model/states.ts'
 import type { StepOutcome } from './model/step.ts'

@@ -2,8 +2,7 @@ import * as core from '@actions/core'
 import { readFileSync } from 'node:fs'
 import { WORKFLOW_WORDS } from './door-words.ts'
 import { tmpdir } from 'node:os'
-import type { InputSource } from './inputs.ts'
-import type { StepIo } from './step-io.ts'
+import type { InputSource, StepIo } from './step-io.ts'
 import type { EventPayload, World } from './world.ts'
 
 /**

@@ -14,7 +14,7 @@ import {
   resolveWorkCommit,
 } from './github/setup.ts'
 import { oneLine, type CommitStatusReporter } from './github/status.ts'
-import type { TaskSetSettings } from './inputs.ts'
+import type { TaskSetSettings } from './inputs/task-set.ts'
 import type { SetOutcome, TaskRun } from './model/set.ts'
 import {
   renderSetCheck,

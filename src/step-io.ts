@@ -1,5 +1,7 @@
 import type { DoorWords } from './door-words.ts'
 import type { Log } from './log.ts'
+import type { ForgeSteering } from './model/head.ts'
+import type { World } from './world.ts'
 
 /**
  * What a step tells its runner, and what the runner tells it: the log at each level (with
@@ -32,4 +34,27 @@ export interface StepIo extends Log {
   exit(code: number): void
   /** The door's own words (who cancels, who cleans up): no line names another door's. */
   readonly words: DoorWords
+}
+
+/**
+ * What a step reads of its door: its inputs, and where it runs. A door gives the one it has (the
+ * runner's inputs in src/runner.ts, the command's flags in src/cli/source.ts) beside its StepIo.
+ */
+export interface InputSource {
+  /** The input's value, trimmed; '' when not given. */
+  get(name: string): string
+  /** Hides a value in all later log output. */
+  mask(secret: string): void
+  /** Where the step runs, as its door read it: the workspace, the workflow, the event. */
+  world: World
+  /**
+   * How a person names an input (with a value) at this door: `previous_run: cancel` in a
+   * workflow, `--previous-run cancel` on the command line. A workflow's naming when not given.
+   */
+  nameOf?: (input: string, value?: string) => string
+  /**
+   * `previous_run: steer` on the door's forge, when it is not GitHub's: the command in a GitLab
+   * merge request pipeline with a token hands GitLab's. Without it, steer works on GitHub only.
+   */
+  steering?: ForgeSteering
 }

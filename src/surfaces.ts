@@ -1,5 +1,5 @@
 import type { AgentRunsClient } from './api/client.ts'
-import type { PostSettings } from './inputs.ts'
+import type { PostSettings } from './inputs/post-step.ts'
 import type { CancelReport } from './model/cancel.ts'
 import type { SavedRun } from './state.ts'
 import type { StepIo } from './step-io.ts'

@@ -138,7 +138,9 @@ describe('the engine reads nothing of the process', () => {
     for (const folder of ENGINE) {
       expect(files.some((file) => file.startsWith(`src/${folder}/`))).toBe(true)
     }
-    expect(files).toEqual(expect.arrayContaining(['src/main.ts', 'src/post.ts', 'src/inputs.ts']))
+    expect(files).toEqual(
+      expect.arrayContaining(['src/main.ts', 'src/post.ts', 'src/inputs/main-step.ts']),
+    )
     expect(files.filter((file) => DOORS.some((door) => door.test(file)))).toEqual([])
   })
 

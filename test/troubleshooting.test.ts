@@ -80,10 +80,10 @@ const RELAYS: Readonly<Record<string, string>> = {
   "src/run/lifecycle.ts: `${this.#spec.name ?? 'The run'}: ${safeForLog(record.createError)}`":
     "a task's create error: the errors constructed in src/, after the task's name",
   'src/run/gather.ts: message': "the agent's work's lines, written in src/agent/",
-  'src/inputs.ts: new InputError(asked.input, asked.message)':
-    "continue_from's input errors, written in src/surface-inputs.ts (an input error's row)",
-  'src/inputs.ts: new InputError(surface.input, surface.message)':
-    "harness's and worker_host's input errors, written in src/surface-inputs.ts (an input error's row)",
+  'src/inputs/main-step.ts: new InputError(asked.input, asked.message)':
+    "continue_from's input errors, written in src/inputs/surface.ts (an input error's row)",
+  'src/inputs/run-target.ts: new InputError(surface.input, surface.message)':
+    "harness's and worker_host's input errors, written in src/inputs/surface.ts (an input error's row)",
   'src/run/watch.ts: message': "the wait's warnings, written in src/run/",
   'src/log.ts: named(message)':
     "a task's lines (its wait's, its result check's), after the task's name",

@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CommandIo } from '../cli.ts'
-import type { InputSource } from '../inputs.ts'
+import type { InputSource } from '../step-io.ts'
 import { run as runPostStep } from '../post.ts'
 import { readSavedRun } from '../state.ts'
 import { errorMessage } from '../text/plain.ts'

@@ -2,7 +2,7 @@
  * The inputs a command's flags give, as the engine reads inputs (InputSource): a flag's value,
  * else its action's default; the key from the environment only; names as the command's flags.
  */
-import type { InputSource } from '../inputs.ts'
+import type { InputSource } from '../step-io.ts'
 import type { World } from '../world.ts'
 import { flagOf, type CommandLine, type DeclaredInput } from './flags.ts'
 import type { Preflight } from './preflight.ts'

@@ -1,4 +1,4 @@
-import type { GitHubSettings } from '../inputs.ts'
+import type { GitHubSettings } from '../inputs/github.ts'
 import type { Log } from '../log.ts'
 import {
   approvalNeeded,

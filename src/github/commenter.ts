@@ -1,4 +1,4 @@
-import type { RepositoryRole } from '../inputs.ts'
+import type { RepositoryRole } from '../inputs/github.ts'
 import { meetsRole, ROLE_WORDS } from '../model/approval.ts'
 import type { EventAuthor } from './event.ts'
 import { reasonOf, tokenIdentity, withDeadline, type Octokit } from './octokit.ts'

@@ -1,5 +1,6 @@
 import type { RunItem } from '../api/types.ts'
-import type { GitHubSettings, PreviousRun } from '../inputs.ts'
+import type { GitHubSettings } from '../inputs/github.ts'
+import type { PreviousRun } from '../inputs/main-step.ts'
 import type { Log } from '../log.ts'
 import { handoffMetadata, type Handoff } from '../model/handoff.ts'
 import { workflowRunUrl } from '../world.ts'

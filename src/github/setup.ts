@@ -1,4 +1,5 @@
-import type { GitHubSettings, RunTarget } from '../inputs.ts'
+import type { GitHubSettings } from '../inputs/github.ts'
+import type { RunTarget } from '../inputs/run-target.ts'
 import { staleHeadNote } from './comment.ts'
 import { admitAuthor } from './commenter.ts'
 import type { GitHubContext } from './context.ts'

@@ -3,13 +3,10 @@
  * flags, before any request: a bad one is an InputError naming it, and nothing is listed.
  */
 import { relative, resolve, isAbsolute } from 'node:path'
-import {
-  InputError,
-  readConnection,
-  readCredits,
-  type Connection,
-  type InputSource,
-} from '../inputs.ts'
+import { readConnection, type Connection } from '../inputs/connection.ts'
+import { InputError } from '../inputs/input-error.ts'
+import { readCredits } from '../inputs/values.ts'
+import type { InputSource } from '../step-io.ts'
 import type { Forge } from '../world.ts'
 import { parsePeriod, type Period } from './period.ts'
 import type { Budgets } from './sums.ts'

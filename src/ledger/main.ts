@@ -4,11 +4,10 @@
  * (the ledger as JSON), the summary with its chart, and with `report_dir` the rows as files.
  * See docs/report.md. Each door hands in its world and port.
  */
-import type { InputSource } from '../inputs.ts'
 import { homeOf } from '../model/home.ts'
 import { publishError } from '../report/publish.ts'
 import { serviceClient } from '../service.ts'
-import type { StepIo } from '../step-io.ts'
+import type { InputSource, StepIo } from '../step-io.ts'
 import { formatCredits, formatDecimal } from '../text/format.ts'
 import { errorMessage } from '../text/plain.ts'
 import { collectRows } from './collect.ts'

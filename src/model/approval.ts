@@ -1,4 +1,4 @@
-import type { RepositoryRole } from '../inputs.ts'
+import type { RepositoryRole } from '../inputs/github.ts'
 
 /**
  * Who may start a run (v1.4): a maintainer's approval pinned to one commit. The rules are pure:

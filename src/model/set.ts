@@ -1,6 +1,6 @@
 import { costOf } from '../agent/cost.ts'
 import { clip } from '../text/plain.ts'
-import type { PassWhen } from '../inputs.ts'
+import type { PassWhen } from '../inputs/task-set.ts'
 import { outcomeOfState, outcomeOfStop, type Outcome, type StopCause } from './outcome.ts'
 import { isTerminal, meaningOf } from './states.ts'
 import type { CreateRunRequest, RunItem } from '../api/types.ts'

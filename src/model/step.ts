@@ -2,7 +2,7 @@ import type { RunCost } from '../agent/cost.ts'
 import type { ReviewVerdict } from '../agent/review-document.ts'
 import type { Interrupted } from '../door-words.ts'
 import type { RunItem, RunState } from '../api/types.ts'
-import type { RunTarget } from '../inputs.ts'
+import type { RunTarget } from '../inputs/run-target.ts'
 import type { CancelReport } from './cancel.ts'
 
 /** How the step ended, as a value; reporting turns it into outputs, a summary and an exit status. */

@@ -1,11 +1,11 @@
 import { abortableSleep } from '../api/transport.ts'
 import { GitHubContext } from '../github/context.ts'
 import { RepositoryDesk } from '../github/handoff.ts'
-import { readReconcileSettings, type InputSource } from '../inputs.ts'
+import { readReconcileSettings } from '../inputs/reconcile.ts'
 import { publishError } from '../report/publish.ts'
 import { publishPass } from '../report/reconcile.ts'
 import { serviceClient } from '../service.ts'
-import type { StepIo } from '../step-io.ts'
+import type { InputSource, StepIo } from '../step-io.ts'
 import { reconcilePass } from './pass.ts'
 
 /**

@@ -1,7 +1,7 @@
 import type { Conversation } from '../agent/conversation.ts'
 import { collectAgentWork, type AgentWork, type AgentWorkSources } from '../agent/work.ts'
 import { abortAfter } from '../api/transport.ts'
-import type { AgentWorkSettings } from '../inputs.ts'
+import type { AgentWorkSettings } from '../inputs/agent-work.ts'
 import type { Log } from '../log.ts'
 import { OUTCOME_RECORDS, outcomeWordOf } from '../model/outcome.ts'
 import type { StepOutcome } from '../model/step.ts'

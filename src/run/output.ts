@@ -11,7 +11,7 @@ import {
   type OutputSchema,
 } from '../agent/structured-output.ts'
 import { readConversation, type AgentWorkSources } from '../agent/work.ts'
-import type { OutputSettings } from '../inputs.ts'
+import type { OutputSettings } from '../inputs/output.ts'
 import type { Log } from '../log.ts'
 import type { RunItem } from '../api/types.ts'
 import type { StepOutcome } from '../model/step.ts'

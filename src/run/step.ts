@@ -1,4 +1,4 @@
-import type { Settings } from '../inputs.ts'
+import type { Settings } from '../inputs/main-step.ts'
 import type { RunRecord } from '../model/record.ts'
 import type { StepOutcome, StepTarget } from '../model/step.ts'
 import { formatDuration } from '../text/format.ts'

@@ -9,7 +9,7 @@ import {
 } from '../agent/progress.ts'
 import { readConversation, type AgentWorkSources } from '../agent/work.ts'
 import type { RunItem } from '../api/types.ts'
-import type { Settings } from '../inputs.ts'
+import type { Settings } from '../inputs/main-step.ts'
 import { blockedQuestion, decideOnBlocked, howToAnswer, type OnBlocked } from '../model/blocked.ts'
 import { meaningOf } from '../model/states.ts'
 import { formatDuration } from '../text/format.ts'

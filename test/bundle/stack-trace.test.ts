@@ -24,7 +24,7 @@ describe('stack traces of the bundle', () => {
       0,
       frames.findIndex((frame) => /webpack|\/dist\//.test(frame)),
     )
-    expect(ours[0]).toMatch(/at parseBaseUrl \(\S*\/src\/inputs\.ts:\d+:\d+\)/)
+    expect(ours[0]).toMatch(/at parseBaseUrl \(\S*\/src\/inputs\/connection\.ts:\d+:\d+\)/)
     expect(ours.length).toBeGreaterThanOrEqual(3)
     for (const frame of ours) expect(frame).toMatch(/\/src\/\S+\.ts:\d+:\d+/)
   })

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { RunItem } from '../../src/api/types.ts'
 import type { RunHome } from '../../src/model/home.ts'
 import { changePath, namesChange, runThatMade } from '../../src/run/continue-pr.ts'
-import { readContinueFrom, surfaceConfig } from '../../src/surface-inputs.ts'
+import { readContinueFrom, surfaceConfig } from '../../src/inputs/surface.ts'
 
 const home: RunHome = { forge: 'github', project: 'Octo-Org/App', thread: 7, change: 7 }
 

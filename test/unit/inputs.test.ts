@@ -3,15 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import {
-  InputError,
-  readCancelOnly,
-  readSettings,
-  readTaskSettings,
-  TASKS_REFUSE,
-  type InputSource,
-  type Settings,
-} from '../../src/inputs.ts'
+import { InputError } from '../../src/inputs/input-error.ts'
+import type { InputSource } from '../../src/step-io.ts'
+import { readCancelOnly, readSettings, type Settings } from '../../src/inputs/main-step.ts'
+import { readTaskSettings, TASKS_REFUSE } from '../../src/inputs/task-set.ts'
 import { readRunnerWorld } from '../../src/runner.ts'
 import { POLL_INTERVAL } from '../../src/timing.ts'
 

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { InputError, readReconcileSettings, type InputSource } from '../../src/inputs.ts'
+import { readReconcileSettings } from '../../src/inputs/reconcile.ts'
+import { InputError } from '../../src/inputs/input-error.ts'
+import type { InputSource } from '../../src/step-io.ts'
 import { readRunnerWorld } from '../../src/runner.ts'
 
 const reconcileYml = parse(

@@ -10,7 +10,7 @@ import {
   outputInstruction,
   withInstruction,
 } from '../../src/agent/structured-output.ts'
-import { InputError } from '../../src/inputs.ts'
+import { InputError } from '../../src/inputs/input-error.ts'
 
 const inline = (text: string) => ({ input: 'output_schema', text })
 

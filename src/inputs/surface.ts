@@ -1,10 +1,10 @@
-import type { AgentConfig } from './api/types.ts'
-import { cut } from './text/plain.ts'
+import type { AgentConfig } from '../api/types.ts'
+import { cut } from '../text/plain.ts'
 
 /**
  * The inputs of the service's whole surface (contract v1.4): which agent works a run
- * (`harness`), where it runs (`worker_host`), and `continue_from`. Pure: inputs.ts reads the
- * values and hands them here, for one run and for each task.
+ * (`harness`), where it runs (`worker_host`), and `continue_from`. Pure: run-target.ts and
+ * main-step.ts read the values and hand them here, for one run and for each task.
  */
 
 /** The agents a run may be worked by (`config.harness.type`); empty lets the service choose. */

@@ -1,0 +1,260 @@
+/** A step with `tasks` (v1.2): the list of tasks, what it refuses, `max_parallel`, `pass_when`. */
+import type { CreateRunRequest } from '../api/types.ts'
+import type { InputSource } from '../step-io.ts'
+import { asSentence, cut, errorMessage } from '../text/plain.ts'
+import { readConnection } from './connection.ts'
+import { InputError } from './input-error.ts'
+import { cancelAskedBy, readPreviousRun, readStepSettings, type Settings } from './main-step.ts'
+import { readSchemaSource, type SchemaSource } from './output.ts'
+import { checkPromptSize, readCreateRequest } from './run-target.ts'
+import { isPlainObject } from './values.ts'
+
+/** `pass_when`: how many of a set's runs must succeed for the step to pass. */
+export type PassWhen = { kind: 'all' } | { kind: 'any' } | { kind: 'at-least'; count: number }
+
+/** A step with `tasks` (v1.2): one run per task, at most `maxParallel` in flight. */
+export interface TaskSetSettings extends Omit<Settings, 'target'> {
+  /** One create request per task, in task order; each a complete request. */
+  readonly tasks: readonly CreateRunRequest[]
+  /** A task's own output_schema, by task index; a task without one takes the step's. */
+  readonly taskSchemas: readonly (SchemaSource | undefined)[]
+  readonly maxParallel: number
+  readonly passWhen: PassWhen
+}
+
+/** The keys a task may set; any other it omits takes the step's input of the same name. */
+const TASK_KEYS = [
+  'prompt',
+  'title',
+  'environment_id',
+  'skill_spec',
+  'model_id',
+  'base_prompt',
+  'name',
+  'harness',
+  'worker_host',
+  'output_schema',
+] as const
+
+/** The inputs that say what one run is, which `tasks` replaces. */
+const SINGLE_RUN_INPUTS = ['prompt', 'prompt_file', 'run_id', 'followup'] as const
+
+/**
+ * What `tasks` cannot be combined with, each with the value that is refused: the one list
+ * that `action.yml`'s description of `tasks` and docs/tasks.md say (a test holds them to it,
+ * and one that each is refused before any request).
+ */
+export const TASKS_REFUSE = [
+  ['prompt', 'x'],
+  ['prompt_file', 'x'],
+  ['run_id', 'x'],
+  ['followup', 'x'],
+  ['continue_run', 'true'],
+  ['pull_request_review', 'true'],
+  ['previous_run', 'steer'],
+  ['continue_from', 'pull_request'],
+] as const
+
+/**
+ * Reads a step with `tasks`: undefined when `tasks` is not given. Checks every
+ * task before any request, and names the task and the field of a bad one.
+ */
+export async function readTaskSettings(source: InputSource): Promise<TaskSetSettings | undefined> {
+  const value = source.get('tasks')
+  if (!value) return undefined
+  // The key is masked before any other input is checked, as for one run.
+  const connection = readConnection(source)
+  for (const name of SINGLE_RUN_INPUTS) {
+    if (source.get(name)) {
+      throw new InputError(
+        'tasks',
+        `cannot be combined with ${name}: each task is one run, with its own prompt.`,
+      )
+    }
+  }
+  if (source.get('continue_from')) {
+    throw new InputError(
+      'tasks',
+      'cannot be combined with continue_from: a set starts one run per task, while continue_from sends one prompt to the run that made the pull request.',
+    )
+  }
+  const items = await parseTaskList(value)
+  const read = items.map((item, index) => readTask(source, item, index))
+  const tasks = read.map((task) => task.request)
+  const taskSchemas = read.map((task) => task.schema)
+  const step = readStepSettings(
+    source,
+    (continueRun) => {
+      if (continueRun) {
+        throw new InputError(
+          'tasks',
+          'cannot be combined with continue_run: it applies to one run.',
+        )
+      }
+    },
+    connection,
+  )
+  // Not silently ignored: a pull request gets one review, from one run.
+  if (step.output.pullRequestReview) {
+    throw new InputError(
+      'tasks',
+      'cannot be combined with pull_request_review: it applies to one run.',
+    )
+  }
+  const previousRun = readPreviousRun(source)
+  if (previousRun === 'steer') {
+    throw new InputError(
+      'tasks',
+      'cannot be combined with previous_run: steer: a set starts one run per task.',
+    )
+  }
+  const cancelPrevious = cancelAskedBy(source, previousRun)
+  const unnamed = tasks.findIndex((task) => !task.config?.name)
+  if (cancelPrevious && unnamed >= 0) {
+    throw new InputError(
+      'cancel_previous',
+      `needs name: the runs it cancels are the active ones with each task's name, and task ${unnamed + 1} has none (give the step a name, or the task its own).`,
+    )
+  }
+  const ownSchema = taskSchemas.find((schema) => schema !== undefined)
+  if (ownSchema && !step.wait) {
+    throw new InputError(
+      'tasks',
+      `${ownSchema.input} needs wait: true: it acts on the run's result.`,
+    )
+  }
+  const maxParallel = readPositiveInteger('max_parallel', source.get('max_parallel') || '10')
+  // A detached set hands every run over at once: no step stays to start the next one later.
+  if (!step.wait && maxParallel < tasks.length) {
+    throw new InputError(
+      'max_parallel',
+      `is ${maxParallel}, below the ${tasks.length} tasks: with wait: false the step starts every task at once and does not stay to start the rest; give max_parallel of at least ${tasks.length}, or wait: true.`,
+    )
+  }
+  return {
+    ...step,
+    tasks,
+    taskSchemas,
+    cancelPrevious,
+    previousRun,
+    maxParallel,
+    passWhen: readPassWhen(source.get('pass_when') || 'all', tasks.length),
+  }
+}
+
+/**
+ * A JSON parser's message with what it read where it stopped: "… at position 16" says little to
+ * a person; "… at position 16, at `prompt: \"x\"}]`" shows the unquoted key. Linear.
+ */
+function withWhatWasRead(message: string, text: string): string {
+  const position = /\bposition (\d+)/.exec(message)?.[1]
+  if (position === undefined) return message
+  const at = Number(position)
+  const near = text.slice(Math.max(0, at - 10), at + 20).replace(/\s+/g, ' ')
+  return `${message.replace(/\s*\(line \d+ column \d+\)/, '')}, at ${JSON.stringify(near)}`
+}
+
+/** A YAML or JSON list. JSON needs no parser beyond the runtime's; YAML loads only when used. */
+async function parseTaskList(value: string): Promise<unknown[]> {
+  let list: unknown
+  let jsonError: string | undefined
+  try {
+    list = value.startsWith('[') ? JSON.parse(value) : undefined
+  } catch (error) {
+    jsonError = withWhatWasRead(errorMessage(error), value)
+    list = undefined
+  }
+  if (list === undefined) {
+    const { parse } = await import('yaml')
+    try {
+      list = parse(value, { maxAliasCount: 0 })
+    } catch (error) {
+      // Text that opens as JSON was meant as JSON: its parser says what is wrong in its terms.
+      const reason =
+        jsonError ?? (error instanceof Error ? error.message.split('\n')[0] : String(error))
+      throw new InputError(
+        'tasks',
+        `is neither a JSON nor a YAML list: ${asSentence(cut(reason ?? '', 300))} ` +
+          'Give one task a line as a YAML list ("- Update package a"), or a JSON array of strings or objects.',
+      )
+    }
+  }
+  if (!Array.isArray(list)) {
+    throw new InputError('tasks', 'must be a list (YAML or JSON), one item per run.')
+  }
+  if (list.length === 0) throw new InputError('tasks', 'is an empty list: give at least one task.')
+  return list
+}
+
+/**
+ * One task's create request, its own keys over the step's inputs of the same name, and its own
+ * output_schema (a path or inline, as the input takes) when it names one.
+ */
+function readTask(
+  source: InputSource,
+  item: unknown,
+  index: number,
+): { request: CreateRunRequest; schema: SchemaSource | undefined } {
+  // A person counts tasks from 1 (the `runs` output's `task` is the 0-based index, for code).
+  const where = `task ${index + 1}`
+  const fields: Partial<Record<(typeof TASK_KEYS)[number], string>> = {}
+  if (typeof item === 'string') {
+    fields.prompt = item.trim()
+  } else if (isPlainObject(item)) {
+    for (const [key, field] of Object.entries(item)) {
+      if (!(TASK_KEYS as readonly string[]).includes(key)) {
+        throw new InputError(
+          'tasks',
+          `${where} has an unknown key "${cut(key, 100)}"; a task takes ${TASK_KEYS.join(', ')}.`,
+        )
+      }
+      if (typeof field !== 'string' && typeof field !== 'number') {
+        throw new InputError('tasks', `${where}'s ${key} must be a string.`)
+      }
+      fields[key as (typeof TASK_KEYS)[number]] = String(field).trim()
+    }
+  } else {
+    throw new InputError('tasks', `${where} must be a prompt or a mapping with a prompt.`)
+  }
+  const prompt = fields.prompt ?? ''
+  checkPromptSize(`tasks (${where}'s prompt)`, prompt)
+  const merged: InputSource = {
+    ...source,
+    get: (name) =>
+      name in fields ? (fields[name as keyof typeof fields] ?? '') : source.get(name),
+  }
+  if (!prompt && !merged.get('skill_spec')) {
+    throw new InputError('tasks', `${where} has no prompt (and no skill_spec): give it one.`)
+  }
+  try {
+    const own = fields.output_schema === undefined ? undefined : readSchemaSource(merged)
+    const schema = own && { ...own, input: `${where}'s output_schema` }
+    return { request: readCreateRequest(merged, prompt), schema }
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error
+    throw new InputError('tasks', `${where}: ${error.message}`)
+  }
+}
+
+function readPositiveInteger(input: string, value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) {
+    throw new InputError(input, `must be a whole number of at least 1; got "${value}".`)
+  }
+  return Number(value)
+}
+
+function readPassWhen(value: string, taskCount: number): PassWhen {
+  if (value === 'all') return { kind: 'all' }
+  if (value === 'any') return { kind: 'any' }
+  if (!/^\d+$/.test(value) || Number(value) < 1) {
+    throw new InputError('pass_when', `must be all, any, or a number of runs; got "${value}".`)
+  }
+  const count = Number(value)
+  if (count > taskCount) {
+    throw new InputError(
+      'pass_when',
+      `asks for ${count} successful runs, but tasks has only ${taskCount}; give all, any, or a number up to ${taskCount}.`,
+    )
+  }
+  return { kind: 'at-least', count }
+}
