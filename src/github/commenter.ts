@@ -1,5 +1,4 @@
-import type { RepositoryRole } from '../inputs/github.ts'
-import { meetsRole, ROLE_WORDS } from '../model/approval.ts'
+import { meetsRole, ROLE_WORDS, type RepositoryRole } from '../model/approval.ts'
 import type { EventAuthor } from './event.ts'
 import { reasonOf, tokenIdentity, withDeadline, type Octokit } from './octokit.ts'
 

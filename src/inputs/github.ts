@@ -2,13 +2,14 @@
  * The main step's GitHub inputs: the comment, the commit status, who may reach the agent through
  * a comment (`continue_run`), and who must approve a commit before a run starts (`approval`).
  */
-import { APPROVAL_POLICIES, type ApprovalPolicy } from '../model/approval.ts'
+import {
+  APPROVAL_POLICIES,
+  REPOSITORY_ROLES,
+  type ApprovalPolicy,
+  type RepositoryRole,
+} from '../model/approval.ts'
 import type { InputSource } from '../step-io.ts'
 import { InputError } from './input-error.ts'
-
-/** Repository roles, least first: what `commenter_permission` names. */
-export const REPOSITORY_ROLES = ['read', 'triage', 'write', 'maintain', 'admin'] as const
-export type RepositoryRole = (typeof REPOSITORY_ROLES)[number]
 
 export interface GitHubSettings {
   /** '' when no GitHub call is asked for. */

@@ -1,5 +1,3 @@
-import type { RepositoryRole } from '../inputs/github.ts'
-
 /**
  * Who may start a run (v1.4): a maintainer's approval pinned to one commit. The rules are pure:
  * what GitHub says (the pull request, a review, a comment, a permission) comes in as facts, and a
@@ -10,17 +8,17 @@ import type { RepositoryRole } from '../inputs/github.ts'
 export const APPROVAL_POLICIES = ['none', 'forks', 'always'] as const
 export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number]
 
-const RANK: Readonly<Record<RepositoryRole | 'none', number>> = {
-  none: 0,
-  read: 1,
-  triage: 2,
-  write: 3,
-  maintain: 4,
-  admin: 5,
-}
+/** Repository roles, least first: what `commenter_permission` and `approver_permission` name. */
+export const REPOSITORY_ROLES = ['read', 'triage', 'write', 'maintain', 'admin'] as const
+export type RepositoryRole = (typeof REPOSITORY_ROLES)[number]
 
-/** Every role GitHub's permission endpoint may name, `none` included. */
-export const ROLE_WORDS = Object.keys(RANK) as ReadonlyArray<RepositoryRole | 'none'>
+/** Every role GitHub's permission endpoint may name, `none` included, least first. */
+export const ROLE_WORDS: ReadonlyArray<RepositoryRole | 'none'> = ['none', ...REPOSITORY_ROLES]
+
+/** Each role's rank: its place in ROLE_WORDS. */
+const RANK = Object.fromEntries(ROLE_WORDS.map((role, rank) => [role, rank])) as Readonly<
+  Record<RepositoryRole | 'none', number>
+>
 
 /** Whether `role` is at least `least`. */
 export function meetsRole(role: RepositoryRole | 'none', least: RepositoryRole): boolean {
