@@ -203,10 +203,10 @@ function assemble(marker: Marker, parts: CommentParts): string {
   return sections.join('\n\n')
 }
 
-/** The comment for the run as last seen, with the marker's other runs as its history. */
+/** The comment for the run as last seen, with the marker's other runs and its sets as its history. */
 export function renderComment(run: RunItem, marker: Marker, context: CommentContext = {}): string {
   const runs = marker.runs.filter((record) => record.runId !== run.run_id)
-  const history = { runs, sets: [] }
+  const history = { runs, sets: marker.sets ?? [] }
   const parts = partsOf(run, history, context)
   const whole = assemble(marker, parts).length
   const { answer } = context
@@ -234,7 +234,7 @@ const ANSWER_CLIP_SLACK = 500
  */
 export function spliceComment(body: string, marker: Marker): string {
   const rest = withoutHistory(withoutMarker(body)).replace(/^\n/, '')
-  const history = historyBlock({ runs: marker.runs.slice(1), sets: [] })
+  const history = historyBlock({ runs: marker.runs.slice(1), sets: marker.sets ?? [] })
   const lines = `${renderMarker(marker)}\n${rest}`
   return history ? `${lines}\n\n${history}` : lines
 }

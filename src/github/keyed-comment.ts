@@ -15,6 +15,7 @@ import { parseMarker } from './run-marker.ts'
 import { parseSetMarker } from './set-comment.ts'
 import type { Thread } from './thread.ts'
 import { NewestWrites } from './writes.ts'
+import type { KeyHistory } from './history.ts'
 
 /**
  * The key a comment of the action's is kept for, whether a run's or a set's: one key has one
@@ -46,6 +47,19 @@ export function newerOtherKind(
   if (marker === undefined || marker.kind === kind || marker.newestStart === undefined) return false
   return Date.parse(marker.newestStart) > Date.parse(startedAt)
 }
+
+/**
+ * The key's history in a comment of the action's with the key, whichever kind wrote it: its
+ * runs and its sets, each newest first (the one it shows first). None for another key's.
+ */
+export function keyHistoryOf(body: string, key: string): KeyHistory {
+  const run = parseMarker(body)
+  if (run) return run.key === key ? { runs: run.runs, sets: run.sets ?? [] } : NO_HISTORY
+  const set = parseSetMarker(body)
+  return set?.key === key ? { runs: set.runs ?? [], sets: set.sets } : NO_HISTORY
+}
+
+const NO_HISTORY: KeyHistory = { runs: [], sets: [] }
 
 /**
  * What a comment shows, in one shape: one run's (`comment.ts`) or a set's (`set-comment.ts`).

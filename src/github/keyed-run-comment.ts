@@ -2,8 +2,8 @@
 import type { RunItem } from '../api/types.ts'
 import { isTerminal } from '../model/states.ts'
 import { partsOf, renderComment, spliceComment, type CommentContext } from './comment.ts'
-import { mergeRuns } from './history.ts'
-import { KeyedComment, ownBody, type CommentOptions } from './keyed-comment.ts'
+import { mergeRuns, type SetRecord } from './history.ts'
+import { KeyedComment, keyHistoryOf, ownBody, type CommentOptions } from './keyed-comment.ts'
 import type { Octokit } from './octokit.ts'
 import type { ListedComment, ReadComment } from './own-comments.ts'
 import { parseMarker, recordOf, type Marker } from './run-marker.ts'
@@ -122,11 +122,13 @@ export class ThreadComment {
   }
 
   #rewrite(current: ReadComment, { run, context }: RunShown): string {
-    const trusted = this.#trusted(current)
-    const earlier = trusted?.key === this.#options.key ? trusted.runs : []
-    const runs = mergeRuns(earlier, this.#record(run, context))
+    const own = ownBody(current)
+    const trusted = own === undefined ? undefined : parseMarker(own)
+    // The key's history, whichever kind wrote the comment last: a set's comment keeps its runs too.
+    const earlier = own === undefined ? undefined : keyHistoryOf(own, this.#options.key)
+    const runs = mergeRuns(earlier?.runs ?? [], this.#record(run, context))
     // The post step knows neither the name nor whether the comment is a reply; the marker does.
-    const marker = this.#marker(runs, trusted)
+    const marker = this.#marker(runs, trusted, earlier?.sets)
     // When a newer run (another step's) is the comment's subject now, this step only updates the history.
     return runs[0]?.runId === run.run_id || !trusted
       ? renderComment(run, marker, context)
@@ -168,7 +170,7 @@ export class ThreadComment {
     })
   }
 
-  #marker(runs: Marker['runs'], earlier?: Marker): Marker {
+  #marker(runs: Marker['runs'], earlier?: Marker, sets?: readonly SetRecord[]): Marker {
     return {
       runId: runs[0]?.runId ?? '',
       step: this.#options.step,
@@ -176,6 +178,7 @@ export class ThreadComment {
       name: this.#options.name ?? earlier?.name,
       reply: this.#options.mode === 'reply' || earlier?.reply || undefined,
       runs,
+      ...(sets?.length ? { sets } : {}),
     }
   }
 

@@ -1,8 +1,8 @@
 /** A set's comment on the thread, kept for its key: the set's table, with the key's history. */
 import { OUTCOME_RECORDS } from '../model/outcome.ts'
 import { safeHttpUrl } from '../text/markdown.ts'
-import { mergeSets, type SetRecord } from './history.ts'
-import { KeyedComment, ownBody, type CommentOptions } from './keyed-comment.ts'
+import { mergeSets, type RunRecord, type SetRecord } from './history.ts'
+import { KeyedComment, keyHistoryOf, ownBody, type CommentOptions } from './keyed-comment.ts'
 import type { Octokit } from './octokit.ts'
 import type { ReadComment } from './own-comments.ts'
 import {
@@ -60,7 +60,7 @@ export class SetComment {
         () => `${headline}\n\n> [!WARNING]\n> ${note}`,
       )
       const sets = [{ ...ours, outcome: 'interrupted' as const }, ...marker.sets.slice(1)]
-      return composeSetComment(this.#marker(sets), body)
+      return composeSetComment(this.#marker(sets, marker.runs), body)
     })
   }
 
@@ -115,11 +115,11 @@ export class SetComment {
   /** The comment with this set put in; undefined when a newer set heads it. */
   #rewrite(current: ReadComment, shown: SetShown): string | undefined {
     const own = ownBody(current)
-    const trusted = own === undefined ? undefined : parseSetMarker(own)
-    const earlier = trusted?.key === this.#options.key ? trusted.sets : []
-    const sets = mergeSets(earlier, this.#record(shown))
+    // The key's history, whichever kind wrote the comment last: a run's comment keeps its sets too.
+    const earlier = own === undefined ? undefined : keyHistoryOf(own, this.#options.key)
+    const sets = mergeSets(earlier?.sets ?? [], this.#record(shown))
     if (sets[0]?.set !== this.#options.set) return undefined
-    return composeSetComment(this.#marker(sets), shown.body)
+    return composeSetComment(this.#marker(sets, earlier?.runs), shown.body)
   }
 
   #record(shown: SetShown): SetRecord {
@@ -134,7 +134,12 @@ export class SetComment {
     }
   }
 
-  #marker(sets: SetRecord[]): SetMarker {
-    return { key: this.#options.key, step: this.#options.step, sets }
+  #marker(sets: SetRecord[], runs?: readonly RunRecord[]): SetMarker {
+    return {
+      key: this.#options.key,
+      step: this.#options.step,
+      sets,
+      ...(runs?.length ? { runs } : {}),
+    }
   }
 }

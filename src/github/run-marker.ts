@@ -3,7 +3,16 @@ import { isRunId } from '../api/answers.ts'
 import type { RunItem } from '../api/types.ts'
 import { describeEnding, type Ending } from '../model/outcome.ts'
 import { safeHttpUrl } from '../text/markdown.ts'
-import { inertJson, parseRuns, runJson, shortText, type RunRecord } from './history.ts'
+import {
+  inertJson,
+  parseRuns,
+  parseSets,
+  runJson,
+  setJson,
+  shortText,
+  type RunRecord,
+  type SetRecord,
+} from './history.ts'
 
 /**
  * The hidden marker that ties a comment to its runs, so that a later step can
@@ -24,6 +33,8 @@ export interface Marker {
   reply?: boolean
   /** The runs the comment has shown, newest first; the first is `runId`'s. Empty in old markers. */
   runs: RunRecord[]
+  /** The key's earlier sets, newest first, kept from a set's comment the run took over. */
+  sets?: readonly SetRecord[]
 }
 
 const MARKER = /<!-- cloud-agent-run: (\{[^<>]*\}) -->/
@@ -36,6 +47,7 @@ export function renderMarker(marker: Marker): string {
     name: marker.name,
     reply: marker.reply || undefined,
     runs: marker.runs.map(runJson),
+    ...(marker.sets?.length ? { sets: marker.sets.map(setJson) } : {}),
   })
   return `<!-- cloud-agent-run: ${json} -->`
 }
@@ -58,6 +70,7 @@ export function parseMarker(body: string): Marker | undefined {
   if (typeof parsed !== 'object' || parsed === null) return undefined
   const runId = parsed.run_id
   if (!isRunId(runId)) return undefined
+  const sets = parseSets(parsed.sets)
   return {
     runId,
     step: shortText(parsed.step) ?? '',
@@ -65,6 +78,7 @@ export function parseMarker(body: string): Marker | undefined {
     name: shortText(parsed.name),
     reply: parsed.reply === true ? true : undefined,
     runs: parseRuns(parsed.runs),
+    ...(sets.length > 0 ? { sets } : {}),
   }
 }
 

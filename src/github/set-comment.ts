@@ -2,9 +2,12 @@
 import {
   historyBlock,
   inertJson,
+  parseRuns,
   parseSets,
+  runJson,
   setJson,
   withoutHistory,
+  type RunRecord,
   type SetRecord,
 } from './history.ts'
 import { MAX_COMMENT_CHARS } from './comment.ts'
@@ -20,6 +23,8 @@ export interface SetMarker {
   step: string
   /** Newest first; the first is the set the comment shows. */
   sets: SetRecord[]
+  /** The key's earlier runs, newest first, kept from a run's comment the set took over. */
+  runs?: readonly RunRecord[]
 }
 
 /** Room the comment keeps for its marker and history; the table gets the rest. */
@@ -32,6 +37,7 @@ export function renderSetMarker(marker: SetMarker): string {
     key: marker.key,
     step: marker.step,
     sets: marker.sets.map(setJson),
+    ...(marker.runs?.length ? { runs: marker.runs.map(runJson) } : {}),
   })
   return `<!-- cloud-agent-set: ${json} -->`
 }
@@ -47,14 +53,20 @@ export function parseSetMarker(body: string): SetMarker | undefined {
     return undefined
   }
   if (typeof parsed !== 'object' || parsed === null) return undefined
-  const { key, step, sets } = parsed as Record<string, unknown>
+  const { key, step, sets, runs } = parsed as Record<string, unknown>
   if (typeof key !== 'string' || typeof step !== 'string') return undefined
-  return { key, step, sets: parseSets(sets) }
+  const earlierRuns = parseRuns(runs)
+  return {
+    key,
+    step,
+    sets: parseSets(sets),
+    ...(earlierRuns.length > 0 ? { runs: earlierRuns } : {}),
+  }
 }
 
-/** Pure: the whole comment: the marker, the set's Markdown, and the earlier sets, collapsed. */
+/** Pure: the whole comment: the marker, the set's Markdown, and the key's earlier runs and sets, collapsed. */
 export function composeSetComment(marker: SetMarker, body: string): string {
-  const history = historyBlock({ runs: [], sets: marker.sets.slice(1) })
+  const history = historyBlock({ runs: marker.runs ?? [], sets: marker.sets.slice(1) })
   const whole = `${renderSetMarker(marker)}\n${body}`
   return history ? `${whole}\n\n${history}` : whole
 }

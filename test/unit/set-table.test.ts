@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import type { RunItem } from '../../src/api/types.ts'
 import { mergeSets, type SetRecord } from '../../src/github/history.ts'
-import { keyedMarkerOf, newerOtherKind } from '../../src/github/keyed-comment.ts'
-import { parseMarker } from '../../src/github/run-marker.ts'
-import { composeSetComment, parseSetMarker, renderSetMarker } from '../../src/github/set-comment.ts'
+import { keyHistoryOf, keyedMarkerOf, newerOtherKind } from '../../src/github/keyed-comment.ts'
+import { parseMarker, renderMarker } from '../../src/github/run-marker.ts'
+import {
+  composeSetComment,
+  parseSetMarker,
+  renderSetMarker,
+  setBodyOf,
+} from '../../src/github/set-comment.ts'
 import type { SetOutcome, TaskRun } from '../../src/model/set.ts'
 import {
   notSucceededTasks,
@@ -227,6 +232,56 @@ describe("the set comment's marker", () => {
     const reply =
       '<!-- cloud-agent-run: {"run_id":"r","step":"s","key":"review","reply":true,"runs":[]} -->'
     expect(keyedMarkerOf(reply)).toBeUndefined()
+  })
+
+  it('one history of the key for both kinds: a set keeps the runs, a run keeps the sets, old markers read', () => {
+    // Markers as released versions wrote them: a run's with runs only, a set's with sets only.
+    const oldRun =
+      '<!-- cloud-agent-run: {"run_id":"run_r1","step":"s","key":"review","runs":[{"run_id":"run_r1","state":"FAILED","outcome":"failed","started_at":"2026-11-24T09:00:00Z"}]} -->\n### ❌ one'
+    const oldSet =
+      '<!-- cloud-agent-set: {"key":"review","step":"s","sets":[{"set":"s1","outcome":"succeeded","done":2,"total":2,"started_at":"2026-11-24T08:00:00Z"}]} -->\n### table'
+    expect(keyHistoryOf(oldRun, 'review')).toEqual({
+      runs: [
+        { runId: 'run_r1', state: 'FAILED', outcome: 'failed', startedAt: '2026-11-24T09:00:00Z' },
+      ],
+      sets: [],
+    })
+    expect(keyHistoryOf(oldSet, 'review').sets.map((set) => set.set)).toEqual(['s1'])
+    expect(keyHistoryOf(oldSet, 'other')).toEqual({ runs: [], sets: [] })
+
+    // A set that takes the run's comment over keeps the run; its history says both kinds.
+    const { runs, sets } = keyHistoryOf(oldRun, 'review')
+    const marker = {
+      key: 'review',
+      step: 's',
+      sets: mergeSets(
+        [...sets, ...keyHistoryOf(oldSet, 'review').sets],
+        record('s2', '2026-11-24T10:00:00Z'),
+      ),
+      runs,
+    }
+    const body = composeSetComment(marker, '### now')
+    expect(parseSetMarker(body)).toEqual(marker)
+    expect(keyedMarkerOf(body)).toEqual({
+      kind: 'set',
+      key: 'review',
+      newestStart: '2026-11-24T10:00:00Z',
+    })
+    expect(body).toContain(
+      '<details><summary>Earlier runs and sets (2)</summary>\n\n- ❌ failed · run `run_r1` · started 2026-11-24 09:00 UTC\n- ✅ succeeded · 2 of 2 done · started 2026-11-24 08:00 UTC\n\n</details>',
+    )
+    expect(setBodyOf(body)).toBe('### now')
+
+    // A run that takes it back keeps every set, in a marker that reads as before.
+    const back = renderMarker({
+      runId: 'run_r2',
+      step: 's',
+      key: 'review',
+      runs: [...runs],
+      sets: marker.sets,
+    })
+    expect(parseMarker(back)?.sets?.map((set) => set.set)).toEqual(['s2', 's1'])
+    expect(keyHistoryOf(back, 'review').runs.map((run) => run.runId)).toEqual(['run_r1'])
   })
 
   it('keeps the runs its step handed to a person, and drops what is not a run ID', () => {
