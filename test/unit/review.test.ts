@@ -2,15 +2,14 @@ import { describe, expect, it } from 'vitest'
 import type { ReviewDocument } from '../../src/agent/review-document.ts'
 import { annotationsOf, checkReport } from '../../src/github/check-run.ts'
 import {
-  anchorComments,
-  diffLines,
   MAX_REVIEW_PARTS,
   renderContinuation,
   renderReviewBody,
   reviewKeyOf,
   reviewMarkOf,
   reviewMarker,
-} from '../../src/github/review.ts'
+} from '../../src/github/review-body.ts'
+import { anchorComments, diffLines } from '../../src/github/review-diff.ts'
 import type { StepOutcome } from '../../src/model/step.ts'
 import { finalStatus } from '../../src/github/status.ts'
 import { describeEnding, endingOf } from '../../src/model/outcome.ts'
