@@ -10,7 +10,7 @@ import { readConnection, type Connection } from './connection.ts'
 import { conversationKey, readApproval, readBots, readRole, type GitHubSettings } from './github.ts'
 import { InputError, inputNamed } from './input-error.ts'
 import { readOutput, type OutputSettings } from './output.ts'
-import { CREATE_ONLY_INPUTS, readTarget, type RunTarget } from './run-target.ts'
+import { CREATE_ONLY_INPUTS, readTarget, SINGLE_RUN_INPUTS, type RunTarget } from './run-target.ts'
 import { readContinueFrom, type ContinueFrom } from './surface.ts'
 import { parseBoolean, parseDuration, parsePositiveDuration, readCredits } from './values.ts'
 
@@ -243,11 +243,10 @@ export function readCancelOnly(source: InputSource): (Connection & { name: strin
   if (!name) {
     throw new InputError('cancel_only', 'needs name: it cancels the active runs with that name.')
   }
-  const others = [
-    ...CREATE_ONLY_INPUTS.filter((input) => input !== 'name'),
-    'run_id',
-    'followup',
-  ].filter((input) => source.get(input) !== '')
+  // Every input that says which run to act on, or how to create one: none is sent.
+  const others: string[] = [...new Set([...CREATE_ONLY_INPUTS, ...SINGLE_RUN_INPUTS])].filter(
+    (input) => input !== 'name' && source.get(input) !== '',
+  )
   for (const flag of ['continue_run', 'cancel_previous', 'comment', 'commit_status']) {
     if (parseBoolean(flag, source.get(flag) || 'false')) others.push(flag)
   }

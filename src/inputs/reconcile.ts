@@ -7,11 +7,8 @@ import { readConnection, type Connection } from './connection.ts'
 import { InputError } from './input-error.ts'
 import { parseBoolean, parsePositiveDuration } from './values.ts'
 
-/** What the `reconcile` action reads (reconcile/action.yml). */
-export interface ReconcileSettings extends Connection {
-  readonly githubToken: string
-  /** `owner/repo`, from the runner: a pass touches only runs tagged with it. */
-  readonly repository: string
+/** What a pass reads of its own on either forge: `lookback`, `sweep` and `dry_run`. */
+interface PassOptions {
   readonly lookbackMs: number
   readonly sweep: boolean
   readonly dryRun: boolean
@@ -19,14 +16,26 @@ export interface ReconcileSettings extends Connection {
 
 const DEFAULT_LOOKBACK = '24h'
 
+function readPassOptions(source: InputSource): PassOptions {
+  const lookbackMs = parsePositiveDuration('lookback', source.get('lookback') || DEFAULT_LOOKBACK)
+  const sweep = parseBoolean('sweep', source.get('sweep') || 'true')
+  const dryRun = parseBoolean('dry_run', source.get('dry_run') || 'false')
+  return { lookbackMs, sweep, dryRun }
+}
+
+/** What the `reconcile` action reads (reconcile/action.yml). */
+export interface ReconcileSettings extends Connection, PassOptions {
+  readonly githubToken: string
+  /** `owner/repo`, from the runner: a pass touches only runs tagged with it. */
+  readonly repository: string
+}
+
 /** Reads and checks every input of the `reconcile` action. Throws InputError before any request. */
 export function readReconcileSettings(source: InputSource): ReconcileSettings {
   const connection = readConnection(source)
   const githubToken = source.get('github_token')
   if (githubToken) source.mask(githubToken)
-  const lookbackMs = parsePositiveDuration('lookback', source.get('lookback') || DEFAULT_LOOKBACK)
-  const sweep = parseBoolean('sweep', source.get('sweep') || 'true')
-  const dryRun = parseBoolean('dry_run', source.get('dry_run') || 'false')
+  const pass = readPassOptions(source)
   if (!githubToken) {
     throw new InputError(
       'github_token',
@@ -39,16 +48,13 @@ export function readReconcileSettings(source: InputSource): ReconcileSettings {
       `reconcile runs in a workflow: GITHUB_REPOSITORY must name the repository (owner/repo); got "${repository}".`,
     )
   }
-  return { ...connection, githubToken, repository, lookbackMs, sweep, dryRun }
+  return { ...connection, githubToken, repository, ...pass }
 }
 
 /** What `cloud-agent-run reconcile` reads: the connection, the project, the pass's settings. */
-export interface GitLabReconcileSettings extends Connection {
+export interface GitLabReconcileSettings extends Connection, PassOptions {
   /** The GitLab project's path: the pass touches only runs tagged with it. */
   readonly project: string
-  readonly lookbackMs: number
-  readonly sweep: boolean
-  readonly dryRun: boolean
 }
 
 /**
@@ -57,9 +63,7 @@ export interface GitLabReconcileSettings extends Connection {
  */
 export function readGitLabReconcileSettings(source: InputSource): GitLabReconcileSettings {
   const connection = readConnection(source)
-  const lookbackMs = parsePositiveDuration('lookback', source.get('lookback') || DEFAULT_LOOKBACK)
-  const sweep = parseBoolean('sweep', source.get('sweep') || 'true')
-  const dryRun = parseBoolean('dry_run', source.get('dry_run') || 'false')
+  const pass = readPassOptions(source)
   const project = source.world.project ?? ''
   if (source.world.forge !== 'gitlab' || !project) {
     throw new InputError(
@@ -67,5 +71,5 @@ export function readGitLabReconcileSettings(source: InputSource): GitLabReconcil
       'is needed: reconcile runs in a GitLab CI job (a scheduled pipeline), where GitLab CI names the project (GITLAB_CI, CI_PROJECT_PATH).',
     )
   }
-  return { ...connection, project, lookbackMs, sweep, dryRun }
+  return { ...connection, project, ...pass }
 }

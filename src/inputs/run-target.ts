@@ -89,6 +89,10 @@ export function checkPromptSize(
   return prompt
 }
 
+/** The inputs that say what one run is: its prompt, or the existing run and the message to it. */
+export const SINGLE_RUN_INPUTS = ['prompt', 'prompt_file', 'run_id', 'followup'] as const
+
+/** The inputs only creating a run reads: refused beside run_id, and a task's own keys (task-set.ts). */
 export const CREATE_ONLY_INPUTS = [
   'prompt',
   'prompt_file',

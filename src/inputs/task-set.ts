@@ -6,7 +6,12 @@ import { readConnection } from './connection.ts'
 import { InputError } from './input-error.ts'
 import { cancelAskedBy, readPreviousRun, readStepSettings, type Settings } from './main-step.ts'
 import { readSchemaSource, type SchemaSource } from './output.ts'
-import { checkPromptSize, readCreateRequest } from './run-target.ts'
+import {
+  checkPromptSize,
+  CREATE_ONLY_INPUTS,
+  readCreateRequest,
+  SINGLE_RUN_INPUTS,
+} from './run-target.ts'
 import { isPlainObject } from './values.ts'
 
 /** `pass_when`: how many of a set's runs must succeed for the step to pass. */
@@ -22,38 +27,36 @@ export interface TaskSetSettings extends Omit<Settings, 'target'> {
   readonly passWhen: PassWhen
 }
 
-/** The keys a task may set; any other it omits takes the step's input of the same name. */
-const TASK_KEYS = [
-  'prompt',
-  'title',
-  'environment_id',
-  'skill_spec',
-  'model_id',
-  'base_prompt',
-  'name',
-  'harness',
-  'worker_host',
-  'output_schema',
-] as const
+/** The create inputs a task does not set: its prompt is the item's own; MCP servers the step's. */
+const NOT_A_TASK_KEY = ['prompt_file', 'mcp_servers'] as const
+type CreateInput = (typeof CREATE_ONLY_INPUTS)[number]
+type TaskKey = Exclude<CreateInput, (typeof NOT_A_TASK_KEY)[number]> | 'output_schema'
 
-/** The inputs that say what one run is, which `tasks` replaces. */
-const SINGLE_RUN_INPUTS = ['prompt', 'prompt_file', 'run_id', 'followup'] as const
+/**
+ * The keys a task may set: every create input but those, and its own output_schema; any other
+ * it omits takes the step's input of the same name.
+ */
+const TASK_KEYS: readonly TaskKey[] = [
+  ...CREATE_ONLY_INPUTS.filter(
+    (input): input is Exclude<CreateInput, (typeof NOT_A_TASK_KEY)[number]> =>
+      !(NOT_A_TASK_KEY as readonly string[]).includes(input),
+  ),
+  'output_schema',
+]
 
 /**
  * What `tasks` cannot be combined with, each with the value that is refused: the one list
  * that `action.yml`'s description of `tasks` and docs/tasks.md say (a test holds them to it,
  * and one that each is refused before any request).
  */
-export const TASKS_REFUSE = [
-  ['prompt', 'x'],
-  ['prompt_file', 'x'],
-  ['run_id', 'x'],
-  ['followup', 'x'],
+export const TASKS_REFUSE: readonly (readonly [input: string, value: string])[] = [
+  // The inputs that say what one run is, which `tasks` replaces: refused whatever their value.
+  ...SINGLE_RUN_INPUTS.map((input) => [input, 'x'] as const),
   ['continue_run', 'true'],
   ['pull_request_review', 'true'],
   ['previous_run', 'steer'],
   ['continue_from', 'pull_request'],
-] as const
+]
 
 /**
  * Reads a step with `tasks`: undefined when `tasks` is not given. Checks every
@@ -197,7 +200,7 @@ function readTask(
 ): { request: CreateRunRequest; schema: SchemaSource | undefined } {
   // A person counts tasks from 1 (the `runs` output's `task` is the 0-based index, for code).
   const where = `task ${index + 1}`
-  const fields: Partial<Record<(typeof TASK_KEYS)[number], string>> = {}
+  const fields: Partial<Record<TaskKey, string>> = {}
   if (typeof item === 'string') {
     fields.prompt = item.trim()
   } else if (isPlainObject(item)) {
@@ -211,7 +214,7 @@ function readTask(
       if (typeof field !== 'string' && typeof field !== 'number') {
         throw new InputError('tasks', `${where}'s ${key} must be a string.`)
       }
-      fields[key as (typeof TASK_KEYS)[number]] = String(field).trim()
+      fields[key as TaskKey] = String(field).trim()
     }
   } else {
     throw new InputError('tasks', `${where} must be a prompt or a mapping with a prompt.`)
