@@ -4,9 +4,16 @@
  * `--previous-run steer`, what steering reads of GitLab. Read from GitLab CI's variables once.
  */
 import { GitLabApi } from '../gitlab/api.ts'
-import { mergeRequestFrom, MergeRequestNote, type NoteRecord } from '../gitlab/note.ts'
+import {
+  mergeRequestFrom,
+  MergeRequestNote,
+  type NoteEntry,
+  type NoteRecord,
+} from '../gitlab/note.ts'
 import { mergeRequestSteering } from '../gitlab/steer.ts'
 import type { ForgeSteering } from '../model/head.ts'
+import { OUTCOMES, type Outcome } from '../model/outcome.ts'
+import { isTerminal } from '../model/states.ts'
 import { safeHttpUrl } from '../text/markdown.ts'
 
 /** How long the note's last write may hold a command a signal ended: its outputs come first. */
@@ -53,7 +60,8 @@ export class MergeRequestJob {
       info: (message: string) => options.say(`${message}\n`),
       warning: (message: string) => options.say(`warning: ${message}\n`),
     }
-    const note = new MergeRequestNote(found.target, { key, log })
+    const jobUrl = safeHttpUrl(env.CI_JOB_URL)
+    const note = new MergeRequestNote(found.target, { key, log, ...(jobUrl ? { jobUrl } : {}) })
     // Read before this job writes its own: the head the key's run worked on, for a steer.
     const before = options.steer ? note.recorded() : undefined
     const steering =
@@ -98,12 +106,16 @@ export class MergeRequestJob {
       )
       return
     }
-    const written = this.#note.upsert(`${summary.trim()}\n\n${this.#link()}`, {
-      ...this.#job,
-      ...(outputs.run_id ? { run: outputs.run_id } : {}),
-      // A run its job left going (--no-wait) is not at its end: a reconcile pass writes that.
-      ...(outputs.outcome && outputs.outcome !== 'started' ? { ended: true } : {}),
-    })
+    const written = this.#note.upsert(
+      `${summary.trim()}\n\n${this.#link()}`,
+      {
+        ...this.#job,
+        ...(outputs.run_id ? { run: outputs.run_id } : {}),
+        // A run its job left going (--no-wait) is not at its end: a reconcile pass writes that.
+        ...(outputs.outcome && outputs.outcome !== 'started' ? { ended: true } : {}),
+      },
+      entryOf(outputs),
+    )
     if (!signalled) {
       await written
       return
@@ -125,4 +137,32 @@ export class MergeRequestJob {
     const url = safeHttpUrl(this.#env.CI_JOB_URL)
     return url ? `[CI job](${url})` : ''
   }
+}
+
+/**
+ * What the key's history keeps of the job's report, from its outputs: its run (its ID, state,
+ * outcome and session), or its set (the `runs` output: how many of its tasks ended).
+ */
+function entryOf(outputs: Readonly<Record<string, string>>): NoteEntry | undefined {
+  const outcome = (OUTCOMES as readonly string[]).includes(outputs.outcome ?? '')
+    ? (outputs.outcome as Outcome)
+    : undefined
+  if (outputs.run_id) {
+    const sessionLink = safeHttpUrl(outputs.session_link)
+    const run = { runId: outputs.run_id, state: outputs.state || 'QUEUED', outcome }
+    return { run: sessionLink ? { ...run, sessionLink } : run }
+  }
+  if (!outputs.runs) return undefined
+  let tasks: unknown
+  try {
+    tasks = JSON.parse(outputs.runs)
+  } catch {
+    return undefined
+  }
+  if (!Array.isArray(tasks)) return undefined
+  const ended = tasks.filter((task: unknown) => {
+    const state = (task as { state?: unknown } | null)?.state
+    return typeof state === 'string' && isTerminal(state)
+  })
+  return { set: { outcome, done: ended.length, total: tasks.length } }
 }

@@ -5,6 +5,7 @@ import { formatDuration } from '../text/format.ts'
 import {
   agentDetails,
   clipAnswer,
+  codeSpan,
   escapeMarkdown,
   inlineText,
   linkTarget,
@@ -18,7 +19,7 @@ import type { StepOutcome } from '../model/step.ts'
 import { COMMENT_ANSWER_CHARS, renderCommentAnswer } from './answer.ts'
 import { wordsFor, type PlainWords } from './words.ts'
 import { clip, cut } from '../text/plain.ts'
-import { codeSpan, historyBlock, isSha, withoutHistory, type KeyHistory } from './history.ts'
+import { historyBlock, isSha, withoutHistory, type KeyHistory } from '../model/key-history.ts'
 import { renderMarker, withoutMarker, type Marker } from './run-marker.ts'
 
 /**

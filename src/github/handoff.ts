@@ -5,7 +5,7 @@ import type { Log } from '../log.ts'
 import { handoffMetadata, type Handoff } from '../model/handoff.ts'
 import { workflowRunUrl } from '../world.ts'
 import type { CommentContext } from './comment.ts'
-import type { RunRecord, SetRecord } from './history.ts'
+import type { RunEntry, SetEntry } from '../model/key-history.ts'
 import { parseMarker } from './run-marker.ts'
 import { parseSetMarker, type SetShown } from './set-comment.ts'
 import type { GitHubContext } from './context.ts'
@@ -87,7 +87,7 @@ export function continueSource(
 /** The step's comment that shows a run, and the run as it shows it. */
 export interface ShownInComment {
   commentId: number
-  shown: RunRecord
+  shown: RunEntry
 }
 
 /** A comment that shows a run: the one a step keeps for its key, or a `continue_run` answer. */
@@ -386,7 +386,7 @@ export class RepositoryDesk {
    * A detached set's comment: the thread's comment for the step's key, written by the token's
    * own identity, whose set marker lists the set; with how it shows the set now.
    */
-  async setComment(handoff: Handoff): Promise<{ commentId: number; shown: SetRecord } | undefined> {
+  async setComment(handoff: Handoff): Promise<{ commentId: number; shown: SetEntry } | undefined> {
     if (handoff.set === undefined || handoff.thread === undefined || !handoff.key) return undefined
     for (const comment of await this.#repositoryComments()) {
       if (comment.thread !== handoff.thread) continue

@@ -15,7 +15,7 @@ import { parseMarker } from './run-marker.ts'
 import { parseSetMarker } from './set-comment.ts'
 import type { Thread } from './thread.ts'
 import { NewestWrites } from './writes.ts'
-import type { KeyHistory } from './history.ts'
+import type { KeyHistory } from '../model/key-history.ts'
 
 /**
  * The key a comment of the action's is kept for, whether a run's or a set's: one key has one

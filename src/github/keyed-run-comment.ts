@@ -2,7 +2,7 @@
 import type { RunItem } from '../api/types.ts'
 import { isTerminal } from '../model/states.ts'
 import { partsOf, renderComment, spliceComment, type CommentContext } from './comment.ts'
-import { mergeRuns, type SetRecord } from './history.ts'
+import { mergeRuns, type SetEntry } from '../model/key-history.ts'
 import { KeyedComment, keyHistoryOf, ownBody, type CommentOptions } from './keyed-comment.ts'
 import type { Octokit } from './octokit.ts'
 import type { ListedComment, ReadComment } from './own-comments.ts'
@@ -170,7 +170,7 @@ export class ThreadComment {
     })
   }
 
-  #marker(runs: Marker['runs'], earlier?: Marker, sets?: readonly SetRecord[]): Marker {
+  #marker(runs: Marker['runs'], earlier?: Marker, sets?: readonly SetEntry[]): Marker {
     return {
       runId: runs[0]?.runId ?? '',
       step: this.#options.step,

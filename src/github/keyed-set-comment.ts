@@ -1,7 +1,7 @@
 /** A set's comment on the thread, kept for its key: the set's table, with the key's history. */
 import { OUTCOME_RECORDS } from '../model/outcome.ts'
 import { safeHttpUrl } from '../text/markdown.ts'
-import { mergeSets, type RunRecord, type SetRecord } from './history.ts'
+import { mergeSets, type RunEntry, type SetEntry } from '../model/key-history.ts'
 import { KeyedComment, keyHistoryOf, ownBody, type CommentOptions } from './keyed-comment.ts'
 import type { Octokit } from './octokit.ts'
 import type { ReadComment } from './own-comments.ts'
@@ -122,7 +122,7 @@ export class SetComment {
     return composeSetComment(this.#marker(sets, earlier?.runs), shown.body)
   }
 
-  #record(shown: SetShown): SetRecord {
+  #record(shown: SetShown): SetEntry {
     return {
       set: this.#options.set,
       outcome: shown.outcome,
@@ -134,7 +134,7 @@ export class SetComment {
     }
   }
 
-  #marker(sets: SetRecord[], runs?: readonly RunRecord[]): SetMarker {
+  #marker(sets: SetEntry[], runs?: readonly RunEntry[]): SetMarker {
     return {
       key: this.#options.key,
       step: this.#options.step,

@@ -5,14 +5,15 @@ import { describeEnding, type Ending } from '../model/outcome.ts'
 import { safeHttpUrl } from '../text/markdown.ts'
 import {
   inertJson,
+  markerJson,
   parseRuns,
   parseSets,
   runJson,
   setJson,
   shortText,
-  type RunRecord,
-  type SetRecord,
-} from './history.ts'
+  type RunEntry,
+  type SetEntry,
+} from '../model/key-history.ts'
 
 /**
  * The hidden marker that ties a comment to its runs, so that a later step can
@@ -32,9 +33,9 @@ export interface Marker {
   /** An answer to a person's comment (`continue_run`): a keyed step never takes it over. */
   reply?: boolean
   /** The runs the comment has shown, newest first; the first is `runId`'s. Empty in old markers. */
-  runs: RunRecord[]
+  runs: RunEntry[]
   /** The key's earlier sets, newest first, kept from a set's comment the run took over. */
-  sets?: readonly SetRecord[]
+  sets?: readonly SetEntry[]
 }
 
 const MARKER = /<!-- cloud-agent-run: (\{[^<>]*\}) -->/
@@ -59,15 +60,8 @@ export function withoutMarker(body: string): string {
 
 /** The marker in a comment's body, if it has a valid one; older formats are read too. */
 export function parseMarker(body: string): Marker | undefined {
-  const match = MARKER.exec(body)
-  if (!match?.[1]) return undefined
-  let parsed: Record<string, unknown>
-  try {
-    parsed = JSON.parse(match[1]) as Record<string, unknown>
-  } catch {
-    return undefined
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined
+  const parsed = markerJson(body, MARKER)
+  if (!parsed) return undefined
   const runId = parsed.run_id
   if (!isRunId(runId)) return undefined
   const sets = parseSets(parsed.sets)
@@ -86,7 +80,7 @@ export function parseMarker(body: string): Marker | undefined {
 export function recordOf(
   run: RunItem,
   context: { startedAt: string; workflowRun?: string; ending?: Ending; head?: string },
-): RunRecord {
+): RunEntry {
   const { ending } = context
   return {
     ...(context.head ? { head: context.head } : {}),

@@ -2,14 +2,15 @@
 import {
   historyBlock,
   inertJson,
+  markerJson,
   parseRuns,
   parseSets,
   runJson,
   setJson,
   withoutHistory,
-  type RunRecord,
-  type SetRecord,
-} from './history.ts'
+  type RunEntry,
+  type SetEntry,
+} from '../model/key-history.ts'
 import { MAX_COMMENT_CHARS } from './comment.ts'
 import type { Outcome } from '../model/outcome.ts'
 
@@ -22,9 +23,9 @@ export interface SetMarker {
   key: string
   step: string
   /** Newest first; the first is the set the comment shows. */
-  sets: SetRecord[]
+  sets: SetEntry[]
   /** The key's earlier runs, newest first, kept from a run's comment the set took over. */
-  runs?: readonly RunRecord[]
+  runs?: readonly RunEntry[]
 }
 
 /** Room the comment keeps for its marker and history; the table gets the rest. */
@@ -44,16 +45,9 @@ export function renderSetMarker(marker: SetMarker): string {
 
 /** The set marker in a comment's body, if it has a valid one. */
 export function parseSetMarker(body: string): SetMarker | undefined {
-  const match = SET_MARKER.exec(body)
-  if (!match?.[1]) return undefined
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(match[1])
-  } catch {
-    return undefined
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined
-  const { key, step, sets, runs } = parsed as Record<string, unknown>
+  const parsed = markerJson(body, SET_MARKER)
+  if (!parsed) return undefined
+  const { key, step, sets, runs } = parsed
   if (typeof key !== 'string' || typeof step !== 'string') return undefined
   const earlierRuns = parseRuns(runs)
   return {
@@ -82,6 +76,6 @@ export interface SetShown {
   outcome?: Outcome
   done: number
   total: number
-  /** The runs handed to a person (see SetRecord). */
+  /** The runs handed to a person (see SetEntry). */
   handedOff?: readonly string[]
 }

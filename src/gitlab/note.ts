@@ -4,6 +4,20 @@
  * only on a note the token's own user wrote: anyone can type a marker. GitLab can never fail
  * or hold the job: every call has a deadline, and a failure is one warning.
  */
+import {
+  historyBlock,
+  inertJson,
+  markerJson,
+  mergeRuns,
+  mergeSets,
+  parseRuns,
+  parseSets,
+  runJson,
+  setJson,
+  type KeyHistory,
+  type RunEntry,
+  type SetEntry,
+} from '../model/key-history.ts'
 import { cut } from '../text/plain.ts'
 import { safeForLog } from '../text/log.ts'
 import { GitLabApi, GitLabFailure, gitlabReason } from './api.ts'
@@ -88,7 +102,18 @@ export interface MergeRequestNoteOptions {
   readonly fetch?: typeof fetch
   /** How long one call (all its attempts) may last; `GITLAB_LIMITS.callMs` unless a test says. */
   readonly callDeadlineMs?: number
+  /** The CI job's page (`CI_JOB_URL`), which the key's history links the job's report to. */
+  readonly jobUrl?: string
+  readonly now?: () => number
 }
+
+/**
+ * What the key's history keeps of the job's report once it has one: its run, or its set (the
+ * job's tasks). The note adds when the job first wrote it and the job's link.
+ */
+export type NoteEntry =
+  | { readonly run: Omit<RunEntry, 'startedAt' | 'workflowRun'>; readonly set?: never }
+  | { readonly set: Omit<SetEntry, 'set' | 'startedAt' | 'workflowRun'>; readonly run?: never }
 
 /** A note as GitLab lists it (the fields read). */
 interface ListedNote {
@@ -101,7 +126,9 @@ interface ListedNote {
 /**
  * One note on a merge request per key. `upsert` writes the note's text: it finds the note
  * (the oldest of the token's user with this key's marker) and updates it, else creates it.
- * Calls run one after the other, in order, so the last text given is the one shown.
+ * Calls run one after the other, in order, so the last text given is the one shown. The note
+ * keeps the key's history, whichever kind of job (one run, a set) wrote it before: the earlier
+ * reports, collapsed under the text, as the action's pull request comment keeps them.
  */
 export class MergeRequestNote {
   readonly #target: MergeRequestTarget
@@ -109,6 +136,10 @@ export class MergeRequestNote {
   readonly #api: GitLabApi
   #noteId: number | undefined
   #me: number | undefined
+  /** The key's runs and sets, as the note last read or written records them. */
+  #history: KeyHistory = { runs: [], sets: [] }
+  /** When this job first wrote the note: its report's place in the history. */
+  readonly #startedAt: string
   /** After a 401 or 403 the token will not do: nothing more is sent. */
   #refused = false
   /** Whether the last write failed and said so: a failure in a row warns once. */
@@ -119,14 +150,16 @@ export class MergeRequestNote {
     this.#target = target
     this.#options = options
     this.#api = new GitLabApi(target, options)
+    this.#startedAt = new Date((options.now ?? Date.now)()).toISOString()
   }
 
   /**
    * Writes the note's text, with what it records of the run (its ID, the head it works on, the
    * job awaiting it, whether it ended); never throws, and a failure is a warning (one for a row).
+   * With `entry`, the job's report goes into the key's history, read from GitLab just before.
    */
-  upsert(markdown: string, record: NoteRecord = {}): Promise<boolean> {
-    const written = this.#queue.then(() => this.#upsertOnce(markdown, record))
+  upsert(markdown: string, record: NoteRecord = {}, entry?: NoteEntry): Promise<boolean> {
+    const written = this.#queue.then(() => this.#upsertOnce(markdown, record, entry))
     this.#queue = written.then(() => undefined)
     return written
   }
@@ -163,14 +196,16 @@ export class MergeRequestNote {
     const note = new MergeRequestNote(target, { ...options, key: found.key })
     note.#noteId = found.id
     note.#me = reader.#me
+    note.#history = found.history
     return { note, record: found.record }
   }
 
-  async #upsertOnce(markdown: string, record: NoteRecord): Promise<boolean> {
+  async #upsertOnce(markdown: string, record: NoteRecord, entry?: NoteEntry): Promise<boolean> {
     if (this.#refused) return false
     try {
-      const body = noteBody(this.#options.key, markdown, record)
-      if (this.#noteId === undefined) this.#noteId = await this.#find()
+      if (this.#noteId === undefined || entry) await this.#read()
+      if (entry) this.#history = this.#withEntry(entry, record)
+      const body = noteBody(this.#options.key, markdown, record, this.#history)
       if (this.#noteId !== undefined && (await this.#update(this.#noteId, body))) {
         this.#succeeded()
         return true
@@ -202,10 +237,28 @@ export class MergeRequestNote {
     return (await this.#ours()).find((note) => note.key === this.#options.key)?.id
   }
 
+  /** This key's note, when there is one: the note to write (when none is chosen yet), its history. */
+  async #read(): Promise<void> {
+    const found = (await this.#ours()).find((note) => note.key === this.#options.key)
+    if (!found) return
+    this.#noteId ??= found.id
+    this.#history = found.history
+  }
+
+  /** The key's history with this job's report put in, in place of its earlier record. */
+  #withEntry(entry: NoteEntry, record: NoteRecord): KeyHistory {
+    const { runs, sets } = this.#history
+    const shown = { startedAt: this.#startedAt, workflowRun: this.#options.jobUrl }
+    if (entry.run) return { runs: mergeRuns(runs, { ...entry.run, ...shown }), sets }
+    return { runs, sets: mergeSets(sets, { ...entry.set, ...shown, set: setIdOf(record) }) }
+  }
+
   /** Every note of the token's user that opens with a marker, oldest first. */
-  async #ours(): Promise<Array<{ id: number; key: string; record: NoteRecord }>> {
+  async #ours(): Promise<
+    Array<{ id: number; key: string; record: NoteRecord; history: KeyHistory }>
+  > {
     const me = await this.#whoAmI()
-    const found: Array<{ id: number; key: string; record: NoteRecord }> = []
+    const found: Array<{ id: number; key: string; record: NoteRecord; history: KeyHistory }> = []
     let page = 1
     for (let read = 0; read < GITLAB_NOTE_PAGES; read++) {
       const answer = await this.#call(
@@ -215,7 +268,7 @@ export class MergeRequestNote {
       const notes = Array.isArray(answer.json) ? (answer.json as ListedNote[]) : []
       for (const note of notes) {
         if (note.system || note.author?.id !== me) continue
-        const marker = markerOf(note.body ?? '')
+        const marker = noteMarkerOf(note.body ?? '')
         if (marker) found.push({ id: note.id, ...marker })
       }
       const next = Number(answer.headers.get('x-next-page') ?? '')
@@ -320,17 +373,39 @@ export interface NoteRecord {
 
 /**
  * The note's text: the marker first, where no text of the agent can come before it, then the
- * Markdown, with no line GitLab would take for a quick action, cut to GitLab's limit.
+ * Markdown, with no line GitLab would take for a quick action, cut to GitLab's limit, then the
+ * key's earlier runs and sets (all of `history` but the job's own report), collapsed.
  */
-export function noteBody(key: string, markdown: string, record: NoteRecord = {}): string {
-  // `<` and `>` could end the HTML comment or open a forged one; JSON can spell them otherwise.
-  const json = JSON.stringify({ key, ...record })
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
+export function noteBody(
+  key: string,
+  markdown: string,
+  record: NoteRecord = {},
+  history: KeyHistory = { runs: [], sets: [] },
+): string {
+  const json = inertJson({
+    key,
+    ...record,
+    ...(history.runs.length > 0 ? { runs: history.runs.map(runJson) } : {}),
+    ...(history.sets.length > 0 ? { sets: history.sets.map(setJson) } : {}),
+  })
   const marker = `${MARKER_PREFIX}${json} -->`
-  const room = GITLAB_NOTE_MAX_CHARS - marker.length - CUT_NOTE.length - 2
+  const setId = setIdOf(record)
+  const earlier = historyBlock(
+    {
+      runs: history.runs.filter((run) => run.runId !== record.run),
+      sets: history.sets.filter((set) => set.set !== setId),
+    },
+    'CI job',
+  )
+  const after = earlier ? `\n\n${earlier}` : ''
+  const room = GITLAB_NOTE_MAX_CHARS - marker.length - after.length - CUT_NOTE.length - 2
   const text = withoutQuickActions(markdown)
-  return `${marker}\n${text.length > room ? `${cut(text, room)}${CUT_NOTE}` : text}`
+  return `${marker}\n${text.length > room ? `${cut(text, room)}${CUT_NOTE}` : text}${after}`
+}
+
+/** How the key's history names a job's set: by its job (GitLab CI always says which). */
+function setIdOf(record: NoteRecord): string {
+  return `job ${record.job ?? ''}`.slice(0, 100)
 }
 
 const CUT_NOTE = '\n\n… (cut at GitLab’s limit for a note)'
@@ -342,15 +417,16 @@ export function markerKey(body: string): string | undefined {
 
 /** A note's marker, when it opens the note: its key and what it records of the run. */
 export function markerOf(body: string): { key: string; record: NoteRecord } | undefined {
-  const match = MARKER.exec(body)
-  if (!match?.[1]) return undefined
-  let parsed: Record<string, unknown>
-  try {
-    parsed = JSON.parse(match[1]) as Record<string, unknown>
-  } catch {
-    return undefined
-  }
-  if (typeof parsed.key !== 'string') return undefined
+  const marker = noteMarkerOf(body)
+  return marker && { key: marker.key, record: marker.record }
+}
+
+/** A note's marker, when it opens the note: its key, what it records of the run, the key's history. */
+function noteMarkerOf(
+  body: string,
+): { key: string; record: NoteRecord; history: KeyHistory } | undefined {
+  const parsed = markerJson(body, MARKER)
+  if (!parsed || typeof parsed.key !== 'string') return undefined
   const text = (value: unknown) => (typeof value === 'string' && value ? value : undefined)
   const record: NoteRecord = {
     ...(text(parsed.run) ? { run: text(parsed.run) } : {}),
@@ -358,7 +434,11 @@ export function markerOf(body: string): { key: string; record: NoteRecord } | un
     ...(text(parsed.job) ? { job: text(parsed.job) } : {}),
     ...(parsed.ended === true ? { ended: true } : {}),
   }
-  return { key: parsed.key, record }
+  return {
+    key: parsed.key,
+    record,
+    history: { runs: parseRuns(parsed.runs), sets: parseSets(parsed.sets) },
+  }
 }
 
 /**

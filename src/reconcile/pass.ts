@@ -6,7 +6,7 @@ import type { AgentRunsClient } from '../api/client.ts'
 import type { Sleep } from '../api/transport.ts'
 import type { RunItem } from '../api/types.ts'
 import { commentOutcomeOf } from '../github/comment.ts'
-import type { RunRecord } from '../github/history.ts'
+import type { RunEntry } from '../model/key-history.ts'
 import type { CommentSpot, RepositoryDesk, RunInComment } from '../github/handoff.ts'
 import { finalStatus, oneLine } from '../github/status.ts'
 import type { Log } from '../log.ts'
@@ -257,7 +257,7 @@ interface StatusHead {
  * The commits whose status shows the run: its starting step's head, and the head its comment
  * records when a later step (previous_run: steer) took the run on to a newer one.
  */
-function statusHeads(handoff: Handoff, shown: RunRecord | undefined): StatusHead[] {
+function statusHeads(handoff: Handoff, shown: RunEntry | undefined): StatusHead[] {
   const heads: StatusHead[] = [{ on: handoff, workflowRun: undefined }]
   if (shown?.head && shown.head !== handoff.headSha) {
     heads.push({ on: { ...handoff, headSha: shown.head }, workflowRun: shown.workflowRun })

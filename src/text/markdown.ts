@@ -298,3 +298,19 @@ export function clipAnswer(answer: string, max: number): string {
   if (answer.length <= max) return answer
   return `${cut(answer, max)}\n\n_(The answer is cut here; the whole of it is in the result output and the session.)_`
 }
+
+/**
+ * Text shown exactly as it is, in a code span: a run ID, a state. The span's
+ * backticks outnumber any in the text, so it cannot close early; mentions and
+ * HTML do nothing inside one.
+ */
+export function codeSpan(text: string): string {
+  const flat = text
+    // eslint-disable-next-line no-control-regex -- a code span is one line, without control characters
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/<!--/g, '<!\u200b--')
+  const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((run) => run[0].length))
+  const fence = '`'.repeat(longest + 1)
+  const pad = flat.startsWith('`') || flat.endsWith('`') ? ' ' : ''
+  return `${fence}${pad}${flat}${pad}${fence}`
+}

@@ -63,6 +63,44 @@ function noteFor(fake: FakeGitLab, key = 'review', token?: string) {
 }
 
 describe('the merge request note', () => {
+  it("keeps the key's history: a job's report goes in, and a later write without one (a reconcile pass's) keeps it", async () => {
+    const fake = await startFake()
+    const { lines, log } = recorder()
+    const options = { key: 'review', log, jobUrl: 'https://gitlab.example/-/jobs/1' }
+    const first = new MergeRequestNote(targetOf(fake), {
+      ...options,
+      now: () => Date.parse('2026-11-28T01:00:00Z'),
+    })
+    await first.upsert(
+      'one',
+      { job: '1', run: 'run_a1', ended: true },
+      {
+        run: { runId: 'run_a1', state: 'FAILED', outcome: 'failed' },
+      },
+    )
+    const second = new MergeRequestNote(targetOf(fake), {
+      ...options,
+      jobUrl: 'https://gitlab.example/-/jobs/2',
+      now: () => Date.parse('2026-11-28T02:00:00Z'),
+    })
+    await second.upsert('tasks', { job: '2' }, { set: { outcome: 'started', done: 0, total: 3 } })
+    const [written] = fake.notes(PROJECT, MR)
+    expect(written?.body).toContain(
+      '<details><summary>Earlier runs (1)</summary>\n\n- ❌ failed · run `run_a1` · [CI job](https://gitlab.example/-/jobs/1) · started 2026-11-28 01:00 UTC\n\n</details>',
+    )
+
+    // A pass writes the set's end with no report of its own: the history stays as it was.
+    const pass = new MergeRequestNote(targetOf(fake), { key: 'review', log })
+    await pass.upsert('tasks ended', { job: '2', ended: true })
+    const [after] = fake.notes(PROJECT, MR)
+    expect(after?.body).toMatch(
+      /^<!-- cloud-agent-run-note: .*"sets":\[\{"set":"job 2","outcome":"started"/,
+    )
+    expect(after?.body).toContain('tasks ended\n\n<details><summary>Earlier runs (1)</summary>')
+    expect(fake.notes(PROJECT, MR)).toHaveLength(1)
+    expect(lines.filter((line) => line.startsWith('warning'))).toEqual([])
+  })
+
   it('is created once, then updated in place: two upserts are one POST and one PUT', async () => {
     const fake = await startFake()
     const { note, lines } = noteFor(fake)

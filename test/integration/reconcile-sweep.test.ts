@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { AgentRunsClient } from '../../src/api/client.ts'
-import type { RunRecord } from '../../src/github/history.ts'
+import type { RunEntry } from '../../src/model/key-history.ts'
 import { renderMarker } from '../../src/github/run-marker.ts'
 import { GitHubContext } from '../../src/github/context.ts'
 import { RepositoryDesk } from '../../src/github/handoff.ts'
@@ -69,7 +69,7 @@ function seedWorking(api: FakeAgentApi, metadata: Record<string, string>, attemp
 }
 
 /** The comment a step left on the thread, listing the run as `record` says. */
-function leaveComment(gh: FakeGitHub, runId: string, record: Partial<RunRecord>, reply = false) {
+function leaveComment(gh: FakeGitHub, runId: string, record: Partial<RunEntry>, reply = false) {
   const body = renderMarker({
     runId,
     step: 'answer/agent',

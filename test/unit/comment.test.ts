@@ -11,16 +11,11 @@ import {
   staleHeadNote,
   type CommentOutcome,
 } from '../../src/github/comment.ts'
-import {
-  MAX_RUNS,
-  codeSpan,
-  historyLine,
-  mergeRuns,
-  type RunRecord,
-} from '../../src/github/history.ts'
+import { MAX_RUNS, historyLine, mergeRuns, type RunEntry } from '../../src/model/key-history.ts'
 import { parseMarker, recordOf, renderMarker, type Marker } from '../../src/github/run-marker.ts'
+import { codeSpan } from '../../src/text/markdown.ts'
 
-const record = (runId: string, startedAt: string, patch: Partial<RunRecord> = {}): RunRecord => ({
+const record = (runId: string, startedAt: string, patch: Partial<RunEntry> = {}): RunEntry => ({
   runId,
   state: 'SUCCEEDED',
   startedAt,
@@ -152,7 +147,7 @@ describe('mergeRuns', () => {
   })
 
   it(`keeps at most ${MAX_RUNS} runs`, () => {
-    let runs: RunRecord[] = []
+    let runs: RunEntry[] = []
     for (let i = 0; i < MAX_RUNS + 5; i += 1) {
       runs = mergeRuns(runs, record(`run_${i}`, new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString()))
     }

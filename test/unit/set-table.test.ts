@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { RunItem } from '../../src/api/types.ts'
-import { mergeSets, type SetRecord } from '../../src/github/history.ts'
+import { mergeSets, type SetEntry } from '../../src/model/key-history.ts'
 import { keyHistoryOf, keyedMarkerOf, newerOtherKind } from '../../src/github/keyed-comment.ts'
 import { parseMarker, renderMarker } from '../../src/github/run-marker.ts'
 import {
@@ -199,7 +199,7 @@ describe('the set table, while the set runs and once it ended', () => {
 })
 
 describe("the set comment's marker", () => {
-  const record = (set: string, startedAt: string, extra: Partial<SetRecord> = {}): SetRecord => ({
+  const record = (set: string, startedAt: string, extra: Partial<SetEntry> = {}): SetEntry => ({
     set,
     done: 1,
     total: 2,

@@ -5,11 +5,11 @@
  * pull request's comment and the GitLab merge request's note.
  */
 import { isRunId } from '../api/answers.ts'
-import { OUTCOME_RECORDS, OUTCOMES, outcomeOfState, type Outcome } from '../model/outcome.ts'
-import { safeHttpUrl } from '../text/markdown.ts'
+import { OUTCOME_RECORDS, OUTCOMES, outcomeOfState, type Outcome } from './outcome.ts'
+import { codeSpan, safeHttpUrl } from '../text/markdown.ts'
 
 /** One run as a comment shows it; kept in the marker so that a later step can list it. */
-export interface RunRecord {
+export interface RunEntry {
   runId: string
   /** The last state seen. */
   state: string
@@ -30,7 +30,7 @@ export interface RunRecord {
 }
 
 /** One set as its comment lists it, so that a later step with the same key can keep it in the history. */
-export interface SetRecord {
+export interface SetEntry {
   /** The set's own tag (the `gh_set` metadata of its runs; on GitLab, its job). */
   set: string
   /** How the set ended, once it has. */
@@ -49,8 +49,8 @@ export interface SetRecord {
 
 /** The runs and the sets of a key, each newest first. */
 export interface KeyHistory {
-  readonly runs: readonly RunRecord[]
-  readonly sets: readonly SetRecord[]
+  readonly runs: readonly RunEntry[]
+  readonly sets: readonly SetEntry[]
 }
 
 /** The most runs a comment keeps; older ones drop off the history. */
@@ -75,8 +75,23 @@ export function inertJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e')
 }
 
+/** The JSON object a marker (`pattern`, its JSON the first group) holds in `body`, if it is one. */
+export function markerJson(body: string, pattern: RegExp): Record<string, unknown> | undefined {
+  const match = pattern.exec(body)
+  if (!match?.[1]) return undefined
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(match[1])
+  } catch {
+    return undefined
+  }
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+    ? (parsed as Record<string, unknown>)
+    : undefined
+}
+
 /** A run's record as a marker writes it. */
-export function runJson(run: RunRecord): Record<string, unknown> {
+export function runJson(run: RunEntry): Record<string, unknown> {
   return {
     run_id: run.runId,
     state: run.state,
@@ -90,7 +105,7 @@ export function runJson(run: RunRecord): Record<string, unknown> {
 }
 
 /** A set's record as a marker writes it. */
-export function setJson(record: SetRecord): Record<string, unknown> {
+export function setJson(record: SetEntry): Record<string, unknown> {
   return {
     set: record.set,
     outcome: record.outcome,
@@ -103,18 +118,18 @@ export function setJson(record: SetRecord): Record<string, unknown> {
 }
 
 /** The valid run records of a marker's list, at most MAX_RUNS; anything else, none. */
-export function parseRuns(value: unknown): RunRecord[] {
+export function parseRuns(value: unknown): RunEntry[] {
   return Array.isArray(value)
     ? value.flatMap((entry: unknown) => parseRun(entry) ?? []).slice(0, MAX_RUNS)
     : []
 }
 
 /** The valid set records of a marker's list; anything else, none. */
-export function parseSets(value: unknown): SetRecord[] {
+export function parseSets(value: unknown): SetEntry[] {
   return Array.isArray(value) ? value.flatMap((entry: unknown) => parseSet(entry) ?? []) : []
 }
 
-function parseRun(entry: unknown): RunRecord | undefined {
+function parseRun(entry: unknown): RunEntry | undefined {
   if (typeof entry !== 'object' || entry === null) return undefined
   const record = entry as Record<string, unknown>
   const { run_id: runId, state, started_at: startedAt } = record
@@ -133,7 +148,7 @@ function parseRun(entry: unknown): RunRecord | undefined {
   }
 }
 
-function parseSet(entry: unknown): SetRecord | undefined {
+function parseSet(entry: unknown): SetEntry | undefined {
   if (typeof entry !== 'object' || entry === null) return undefined
   const record = entry as Record<string, unknown>
   const { set, done, total, started_at: startedAt } = record
@@ -173,12 +188,12 @@ export function shortText(value: unknown, max = 300): string | undefined {
  * the time it was first shown, so that a later writer (the post step, a
  * reconcile pass) never moves an older run above a newer one.
  */
-export function mergeRuns(runs: readonly RunRecord[], run: RunRecord): RunRecord[] {
+export function mergeRuns(runs: readonly RunEntry[], run: RunEntry): RunEntry[] {
   return mergeNewestFirst(runs, run, (record) => record.runId, MAX_RUNS)
 }
 
 /** Pure: the sets with `record` put in (keeping when it was first shown), newest first. */
-export function mergeSets(sets: readonly SetRecord[], record: SetRecord): SetRecord[] {
+export function mergeSets(sets: readonly SetEntry[], record: SetEntry): SetEntry[] {
   return mergeNewestFirst(sets, record, (entry) => entry.set, MAX_SETS)
 }
 
@@ -206,15 +221,16 @@ function mergeNewestFirst<T extends { startedAt: string }>(
 /**
  * The earlier runs and sets, collapsed, newest first; undefined when there are none. The
  * heading names the kinds it holds: "Earlier runs", "Earlier sets", "Earlier runs and sets".
+ * `link` names what each record's `workflowRun` links to (on GitLab, the CI job).
  */
-export function historyBlock(earlier: KeyHistory): string | undefined {
+export function historyBlock(earlier: KeyHistory, link = 'workflow run'): string | undefined {
   const { runs, sets } = earlier
   if (runs.length + sets.length === 0) return undefined
   const kinds = [runs.length > 0 ? 'runs' : '', sets.length > 0 ? 'sets' : '']
   const title = `Earlier ${kinds.filter(Boolean).join(' and ')} (${runs.length + sets.length})`
   const lines = [
-    ...runs.map((record) => ({ at: record.startedAt, line: historyLine(record) })),
-    ...sets.map((record) => ({ at: record.startedAt, line: setHistoryLine(record) })),
+    ...runs.map((record) => ({ at: record.startedAt, line: historyLine(record, link) })),
+    ...sets.map((record) => ({ at: record.startedAt, line: setHistoryLine(record, link) })),
   ]
     .sort((a, b) => Date.parse(b.at) - Date.parse(a.at))
     .map(({ line }) => line)
@@ -238,7 +254,7 @@ export function withoutHistory(body: string): string {
 }
 
 /** One run's line of the history: outcome, run and links. */
-export function historyLine(record: RunRecord): string {
+export function historyLine(record: RunEntry, link = 'workflow run'): string {
   const known = record.outcome ?? outcomeOfState(record.state)
   const outcome = known
     ? `${OUTCOME_RECORDS[known].icon} ${OUTCOME_RECORDS[known].short}`
@@ -247,37 +263,25 @@ export function historyLine(record: RunRecord): string {
   const parts = [`- ${outcome}${newer}`, `run ${codeSpan(record.runId)}`]
   const session = safeHttpUrl(record.sessionLink)
   if (session) parts.push(`[session](${session})`)
-  return withEnd(parts, record)
+  return withEnd(parts, record, link)
 }
 
 /** One set's line of the history: outcome, how far it got, and its link. */
-function setHistoryLine(record: SetRecord): string {
+function setHistoryLine(record: SetEntry, link: string): string {
   const outcome = record.outcome
     ? `${OUTCOME_RECORDS[record.outcome].icon} ${OUTCOME_RECORDS[record.outcome].short}`
     : '⏳ running'
-  return withEnd([`- ${outcome}`, `${record.done} of ${record.total} done`], record)
+  return withEnd([`- ${outcome}`, `${record.done} of ${record.total} done`], record, link)
 }
 
-/** A history line's parts, then its workflow run's link and its start. */
-function withEnd(parts: string[], record: { workflowRun?: string; startedAt: string }): string {
+/** A history line's parts, then its workflow run's (or CI job's) link and its start. */
+function withEnd(
+  parts: string[],
+  record: { workflowRun?: string; startedAt: string },
+  link: string,
+): string {
   const workflowRun = safeHttpUrl(record.workflowRun)
-  if (workflowRun) parts.push(`[workflow run](${workflowRun})`)
+  if (workflowRun) parts.push(`[${link}](${workflowRun})`)
   parts.push(`started ${record.startedAt.replace(/T(\d\d:\d\d)[\s\S]*/, ' $1 UTC')}`)
   return parts.join(' · ')
-}
-
-/**
- * Text shown exactly as it is, in a code span: a run ID, a state. The span's
- * backticks outnumber any in the text, so it cannot close early; mentions and
- * HTML do nothing inside one.
- */
-export function codeSpan(text: string): string {
-  const flat = text
-    // eslint-disable-next-line no-control-regex -- a code span is one line, without control characters
-    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
-    .replace(/<!--/g, '<!\u200b--')
-  const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((run) => run[0].length))
-  const fence = '`'.repeat(longest + 1)
-  const pad = flat.startsWith('`') || flat.endsWith('`') ? ' ' : ''
-  return `${fence}${pad}${flat}${pad}${fence}`
 }
