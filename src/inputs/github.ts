@@ -30,6 +30,13 @@ export interface GitHubSettings {
   readonly approverPermission: RepositoryRole
 }
 
+/** `github_token`, masked as soon as it is read; '' when not given. */
+export function readGitHubToken(source: InputSource): string {
+  const token = source.get('github_token')
+  if (token) source.mask(token)
+  return token
+}
+
 /** The `name` input, else the workflow and the job: what makes a step's comment its own. */
 export function conversationKey(source: InputSource): string {
   const name = source.get('name')

@@ -7,7 +7,14 @@ import type { InputSource } from '../step-io.ts'
 import { POLL_INTERVAL } from '../timing.ts'
 import { readAgentWork, type AgentWorkSettings } from './agent-work.ts'
 import { readConnection, type Connection } from './connection.ts'
-import { conversationKey, readApproval, readBots, readRole, type GitHubSettings } from './github.ts'
+import {
+  conversationKey,
+  readApproval,
+  readBots,
+  readGitHubToken,
+  readRole,
+  type GitHubSettings,
+} from './github.ts'
 import { InputError, inputNamed } from './input-error.ts'
 import { readOutput, type OutputSettings } from './output.ts'
 import { CREATE_ONLY_INPUTS, readTarget, SINGLE_RUN_INPUTS, type RunTarget } from './run-target.ts'
@@ -137,8 +144,7 @@ export function readStepSettings(
   readTarget: (continueRun: boolean) => void,
   connection: Connection = readConnection(source),
 ): Omit<Settings, 'target' | 'cancelPrevious' | 'previousRun'> {
-  const githubToken = source.get('github_token')
-  if (githubToken) source.mask(githubToken)
+  const githubToken = readGitHubToken(source)
   const comment = parseBoolean('comment', source.get('comment') || 'false')
   const continueRun = parseBoolean('continue_run', source.get('continue_run') || 'false')
   const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false')

@@ -1,7 +1,7 @@
 /** The post step's inputs: the connection, and the GitHub surfaces it finishes. */
 import type { InputSource } from '../step-io.ts'
 import { readConnection, type Connection } from './connection.ts'
-import { conversationKey, type GitHubSettings } from './github.ts'
+import { conversationKey, readGitHubToken, type GitHubSettings } from './github.ts'
 import { parseBoolean } from './values.ts'
 
 /** What the post step needs: the API's key and address, and the GitHub surfaces to finish. */
@@ -9,8 +9,7 @@ export type PostSettings = Connection & { github: GitHubSettings }
 
 export function readPostSettings(source: InputSource): PostSettings {
   const connection = readConnection(source)
-  const token = source.get('github_token')
-  if (token) source.mask(token)
+  const token = readGitHubToken(source)
   const comment = parseBoolean('comment', source.get('comment') || 'false')
   const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false')
   const checkRun = parseBoolean('check_run', source.get('check_run') || 'false')

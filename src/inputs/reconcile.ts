@@ -4,6 +4,7 @@
  */
 import type { InputSource } from '../step-io.ts'
 import { readConnection, type Connection } from './connection.ts'
+import { readGitHubToken } from './github.ts'
 import { InputError } from './input-error.ts'
 import { parseBoolean, parsePositiveDuration } from './values.ts'
 
@@ -33,8 +34,7 @@ export interface ReconcileSettings extends Connection, PassOptions {
 /** Reads and checks every input of the `reconcile` action. Throws InputError before any request. */
 export function readReconcileSettings(source: InputSource): ReconcileSettings {
   const connection = readConnection(source)
-  const githubToken = source.get('github_token')
-  if (githubToken) source.mask(githubToken)
+  const githubToken = readGitHubToken(source)
   const pass = readPassOptions(source)
   if (!githubToken) {
     throw new InputError(

@@ -36,7 +36,7 @@ type TaskKey = Exclude<CreateInput, (typeof NOT_A_TASK_KEY)[number]> | 'output_s
  * The keys a task may set: every create input but those, and its own output_schema; any other
  * it omits takes the step's input of the same name.
  */
-const TASK_KEYS: readonly TaskKey[] = [
+export const TASK_KEYS: readonly TaskKey[] = [
   ...CREATE_ONLY_INPUTS.filter(
     (input): input is Exclude<CreateInput, (typeof NOT_A_TASK_KEY)[number]> =>
       !(NOT_A_TASK_KEY as readonly string[]).includes(input),

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { InputError } from '../../src/inputs/input-error.ts'
-import { readTaskSettings, TASKS_REFUSE } from '../../src/inputs/task-set.ts'
+import { readTaskSettings, TASK_KEYS, TASKS_REFUSE } from '../../src/inputs/task-set.ts'
 import { actionYml, BASE_URL, fakeInputs, KEY, type ActionInput } from '../support/action-inputs.ts'
 
 describe('tasks (v1.2)', () => {
@@ -37,6 +37,32 @@ describe('tasks (v1.2)', () => {
       .replace(/`/g, '')
       .replace(/\s+/g, ' ')
     expect(page).toContain(sentence.replace(/^Cannot/, 'tasks cannot'))
+  })
+
+  it('takes the keys that action.yml and docs/tasks.md name, the one list: prompt, and any other', async () => {
+    const [prompt, ...others] = TASK_KEYS
+    expect(prompt).toBe('prompt')
+    const description = (
+      actionYml.inputs.tasks as (ActionInput & { description?: string }) | undefined
+    )?.description
+    expect(description).toContain(
+      `a mapping with prompt (or skill_spec) and any of ${others.join(', ')} (a path or inline);`,
+    )
+    const page = readFileSync(new URL('../../docs/tasks.md', import.meta.url), 'utf8')
+      .replace(/`/g, '')
+      .replace(/\s+/g, ' ')
+    expect(page).toContain(
+      `A mapping takes prompt (or skill_spec) and any of ${others.slice(0, -1).join(', ')} and ${others.at(-1)}.`,
+    )
+    // And takes each of them, with a value it accepts.
+    const valid: Record<string, string> = {
+      harness: 'oz',
+      skill_spec: 'o/r:s',
+      output_schema: '{}',
+    }
+    const item = Object.fromEntries(TASK_KEYS.map((key) => [key, valid[key] ?? 'x']))
+    const set = await taskSettings({ tasks: JSON.stringify([item]) })
+    expect(set?.tasks[0]?.prompt).toBe('x')
   })
 
   it('refuses approval: an approved commit starts one run from the prompt', async () => {
