@@ -6,6 +6,7 @@
 import type { InputSource } from '../step-io.ts'
 import { POLL_INTERVAL } from '../timing.ts'
 import { readAgentWork, type AgentWorkSettings } from './agent-work.ts'
+import { readCreditBudgets, type CreditBudgets } from './budgets.ts'
 import { readConnection, type Connection } from './connection.ts'
 import {
   conversationKey,
@@ -19,7 +20,7 @@ import { InputError, inputNamed } from './input-error.ts'
 import { readOutput, type OutputSettings } from './output.ts'
 import { CREATE_ONLY_INPUTS, readTarget, SINGLE_RUN_INPUTS, type RunTarget } from './run-target.ts'
 import { readContinueFrom, type ContinueFrom } from './surface.ts'
-import { parseBoolean, parseDuration, parsePositiveDuration, readCredits } from './values.ts'
+import { parseBoolean, parseDuration, parsePositiveDuration } from './values.ts'
 
 /** `previous_run`'s words. */
 export type PreviousRun = 'keep' | 'cancel' | 'steer'
@@ -68,14 +69,6 @@ export interface Settings extends Connection {
   readonly agentWork: AgentWorkSettings
   readonly output: OutputSettings
   readonly budgets: CreditBudgets
-}
-
-/** Spending limits checked before a run is created (v1.2); undefined for none. */
-export interface CreditBudgets {
-  /** `daily_credit_budget`: this repository's runs of the last 24 hours. */
-  readonly daily: number | undefined
-  /** `pr_credit_budget`: this pull request's runs. */
-  readonly pullRequest: number | undefined
 }
 
 const DEFAULT_TIMEOUT = '60m'
@@ -206,10 +199,7 @@ export function readStepSettings(
  * before any request, rather than silently count nothing.
  */
 function readBudgets(source: InputSource): CreditBudgets {
-  const budgets = {
-    daily: readCredits('daily_credit_budget', source.get('daily_credit_budget')),
-    pullRequest: readCredits('pr_credit_budget', source.get('pr_credit_budget')),
-  }
+  const budgets = readCreditBudgets(source)
   const given = budgets.daily !== undefined ? 'daily_credit_budget' : 'pr_credit_budget'
   if ((budgets.daily ?? budgets.pullRequest) !== undefined && !source.world.project) {
     throw new InputError(

@@ -3,9 +3,9 @@
  * flags, before any request: a bad one is an InputError naming it, and nothing is listed.
  */
 import { relative, resolve, isAbsolute } from 'node:path'
+import { readCreditBudgets } from '../inputs/budgets.ts'
 import { readConnection, type Connection } from '../inputs/connection.ts'
 import { InputError } from '../inputs/input-error.ts'
-import { readCredits } from '../inputs/values.ts'
 import type { InputSource } from '../step-io.ts'
 import type { Forge } from '../world.ts'
 import { parsePeriod, type Period } from './period.ts'
@@ -52,10 +52,7 @@ export function readReportSettings(source: InputSource, now: number): ReportSett
     project: scope === 'project' ? project : undefined,
     forge,
     reportDir: readReportDir(source),
-    budgets: {
-      daily: readCredits('daily_credit_budget', source.get('daily_credit_budget')),
-      pullRequest: readCredits('pr_credit_budget', source.get('pr_credit_budget')),
-    },
+    budgets: readCreditBudgets(source),
   }
 }
 

@@ -1,6 +1,6 @@
 import { creditsSpent } from '../agent/cost.ts'
 import type { AgentRunsClient } from '../api/client.ts'
-import type { CreditBudgets } from '../inputs/main-step.ts'
+import type { CreditBudgets } from '../inputs/budgets.ts'
 import type { Log } from '../log.ts'
 import { HANDOFF_KEYS } from '../model/handoff.ts'
 import { formatCredits } from '../text/format.ts'
