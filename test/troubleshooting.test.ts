@@ -64,7 +64,7 @@ const RELAYS: Readonly<Record<string, string>> = {
     'an error status, `<request> → <status> <code>: <detail> <hint>`: the hints (SOURCES), and ' +
     "SessionGoneError's sentence (this.message +=)",
   'src/api/errors.ts: new Error(why)': "a timeout's reason, inside ApiTimeoutError's message",
-  'src/github/handoff.ts: message': "the GitHub writes' warnings, written in src/github/",
+  'src/github/repository-desk.ts: message': "the GitHub writes' warnings, written in src/github/",
   'src/gitlab/api.ts: new GitLabFailure(`${method} ${path} failed: ${causeOf(error)}`)':
     "the network's error, inside `GitLab: could not write the note on … (…)`",
   'src/gitlab/api.ts: new GitLabFailure(`${method} ${path} → ${safeForLog(shown, 200)}`, status)':

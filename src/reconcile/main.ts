@@ -1,6 +1,6 @@
 import { abortableSleep } from '../api/transport.ts'
 import { GitHubContext } from '../github/context.ts'
-import { RepositoryDesk } from '../github/handoff.ts'
+import { RepositoryDesk } from '../github/repository-desk.ts'
 import { readReconcileSettings } from '../inputs/reconcile.ts'
 import { publishError } from '../report/publish.ts'
 import { publishPass } from '../report/reconcile.ts'

@@ -1,6 +1,6 @@
 import type { AgentRunsClient } from '../api/client.ts'
 import type { RunItem } from '../api/types.ts'
-import type { RepositoryDesk } from '../github/handoff.ts'
+import type { RepositoryDesk } from '../github/repository-desk.ts'
 import type { Log } from '../log.ts'
 import { describeCancel } from '../model/cancel.ts'
 import type { Handoff } from '../model/handoff.ts'
