@@ -17,11 +17,10 @@ import { publishError, publishOutcome, publishOverBudget } from './report/publis
 import { checkCreditBudgets } from './run/budget.ts'
 import { runTag } from './run/create.ts'
 import { homeOf, type RunHome } from './model/home.ts'
-import { executeRun, type ExecutedRun } from './run/execute.ts'
-import { gatherAgentWork } from './run/gather.ts'
+import { gatherAgentWork, withinWaits } from './run/gather.ts'
 import { Interruption } from './run/interruption.ts'
-import { prepareOutput, reviewed, type OutputRequest } from './run/output.ts'
-import type { StepDeps } from './run/step.ts'
+import { documentCheck, prepareOutput, reviewed, type OutputRequest } from './run/output.ts'
+import { executeStep, type ExecutedRun, type StepDeps } from './run/step.ts'
 import { TrackedRuns, type RunTracker } from './run/tracker.ts'
 import { stepWatcher, type RunWatcher } from './run/watch.ts'
 import { openThread, RunSurfaces } from './run-surfaces.ts'
@@ -155,6 +154,17 @@ async function execute(step: PreparedStep, interruption: Interruption): Promise<
   // A newer step steers the run: a workflow that cancels this one for it hands the run over.
   const steering = step.steering ?? githubSteering(step, surfaces.commit?.sha)
   if (settings.previousRun === 'steer') interruption.handsOverWhen(steering.newerStep)
+  const { output, sources, waitsEndBy } = step
+  const checkResult =
+    output &&
+    documentCheck(output, {
+      sources,
+      retries: settings.output.retries,
+      deadline: Date.now() + settings.timeoutMs,
+      signal: () => withinWaits(interruption.signal, waitsEndBy),
+      now: Date.now,
+      log: step.io,
+    })
   const deps: StepDeps = {
     client,
     tracker,
@@ -168,10 +178,9 @@ async function execute(step: PreparedStep, interruption: Interruption): Promise<
     steer: steering.source,
     continueFrom: continueSource(step.home, step.github, surfaces.commit?.sha ?? step.home.head),
     onSteered: () => step.io.setOutput('steered', 'true'),
+    checkResult,
   }
-  const check = { sources: step.sources, waitsEndBy: step.waitsEndBy }
-  const run = { client, interruption, output: step.output, check, log: step.io }
-  return executeRun({ ...settings, target: step.target }, deps, run)
+  return executeStep({ ...settings, target: step.target }, deps, interruption)
 }
 
 /** Shows the outcome on every surface: the commit status, the comment, outputs and summary. */

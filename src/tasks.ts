@@ -1,3 +1,4 @@
+import { outcomeWordOfRun } from './model/run-outcome.ts'
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { defaultArtifactsDir, parseArtifacts, taskFolderName } from './agent/artifacts.ts'
@@ -11,12 +12,10 @@ import { GitHubContext } from './github/context.ts'
 import { githubThread, setHandoff } from './github/handoff.ts'
 import { OUTCOME_RECORDS } from './model/outcome.ts'
 import type { Log } from './log.ts'
-import { passWhenText, taskLabel, taskOutcome, type SetOutcome, type TaskRun } from './model/set.ts'
+import { passWhenText, taskLabel, type SetOutcome, type TaskRun } from './model/set.ts'
 import { publishOverBudget } from './report/publish.ts'
 import { publishSetOutcome, type TaskWork } from './report/set.ts'
-import { factsOf } from './report/set-table.ts'
 import { checkCreditBudgets } from './run/budget.ts'
-import { cancelDeadline } from './run/cancel.ts'
 import { runTag, SET_KEY, taskTag, type RunTag } from './run/create.ts'
 import { homeOf } from './model/home.ts'
 import type { Interruption } from './run/interruption.ts'
@@ -25,7 +24,7 @@ import { taskWatcher } from './run/watch.ts'
 import { requestWithInstruction } from './agent/structured-output.ts'
 import { namedLog } from './log.ts'
 import { withinWaits } from './run/gather.ts'
-import { checkDocument, prepareOutput, type OutputRequest } from './run/output.ts'
+import { documentCheck, prepareOutput, type OutputRequest } from './run/output.ts'
 import { serviceClient } from './service.ts'
 import { SetSurfaces } from './set-surfaces.ts'
 import { savedState } from './state.ts'
@@ -67,7 +66,7 @@ export async function runTaskSet(
   const set = prepareSet(settings, client, wiring, stepTag, surfaces, io)
   // As for one run: every wait after the creates ends within the timeout and PAST_TIMEOUT_MS.
   const waitsEndBy = Date.now() + settings.timeoutMs + PAST_TIMEOUT_MS
-  const outcome = await executeSet(set, interruption)
+  const outcome = await set.run(interruption)
   const downloads = downloadsOf(settings, world, stepTag.invocation)
   const finish = { client, signal: interruption.signal, waitsEndBy, downloads, surfaces, io }
   await finishSet(outcome, finish)
@@ -126,43 +125,18 @@ function prepareSet(
       checkFor: (task, name) => {
         const output = outputs[task.index]
         if (!output) return undefined
-        const log = namedLog(io, name)
         const deadline = startedAt + settings.timeoutMs
-        const bounded = () => withinWaits(signal, deadline + PAST_TIMEOUT_MS)
-        return (run, corrections) =>
-          checkDocument(run, corrections, {
-            schema: output.schema,
-            retries: settings.output.retries,
-            deadline,
-            now: Date.now,
-            log,
-            readConversation: (runId) => readConversation(runId, sources, log, bounded()),
-            readFile: async (artifact) =>
-              Buffer.from(await sources.fetchFile(artifact, bounded())).toString('utf8'),
-          })
+        return documentCheck(output, {
+          sources,
+          retries: settings.output.retries,
+          deadline,
+          signal: () => withinWaits(signal, deadline + PAST_TIMEOUT_MS),
+          now: Date.now,
+          log: namedLog(io, name),
+        })
       },
     },
   )
-}
-
-/**
- * Runs the set. On SIGINT or SIGTERM every run in flight gets its cancel at once, in
- * parallel, within the runner's grace (the Interruption's, as for one run); on an error,
- * briefly, as after a timeout (a cancel that fails leaves the run to the post step).
- */
-async function executeSet(set: TaskSetRun, interruption: Interruption): Promise<SetOutcome> {
-  interruption.guard(set)
-  try {
-    const outcome = await set.run()
-    await interruption.settled()
-    return outcome
-  } catch (error) {
-    if (!interruption.cancelling) {
-      await set.cancelInFlight({ kind: 'error' }, cancelDeadline({ kind: 'error' }, Date.now()))
-    }
-    await interruption.settled()
-    throw error
-  }
 }
 
 /** Where a set's downloads go, when `download_artifacts` asks for any: a folder per task below. */
@@ -235,7 +209,7 @@ async function taskWork(
 ): Promise<TaskWork | undefined> {
   const { run, runId } = task
   if (!runId || !run) return undefined
-  const word = taskOutcome(factsOf(task))
+  const word = outcomeWordOfRun(task)
   if (word === 'not_started' || !OUTCOME_RECORDS[word].carriesAgentWork) return undefined
   // Twenty tasks without a conversation are not worth twenty lines.
   const quiet = {

@@ -38,11 +38,9 @@ const SOURCES: Sources = {
   ],
   values: [
     // An outcome's error line, the step's annotation when it fails.
-    { file: 'src/model/outcome.ts', property: 'failure' },
+    { file: 'src/model/ending.ts', property: 'failure' },
     // A budget reached before the create: the step's annotation.
     { file: 'src/run/budget.ts', property: 'message' },
-    // A run past max_credits: a warning before the cancel.
-    { file: 'src/run/watch.ts', property: 'message' },
     // An output cut or left unset: a warning.
     { file: 'src/report/json-output.ts', property: 'note' },
     // The API errors' hints: `POST /agent/run → 401 …: <detail> <hint>`.
@@ -71,7 +69,7 @@ const RELAYS: Readonly<Record<string, string>> = {
     "GitLab's own error, inside `GitLab: could not write the note on … (…)`",
   'src/github/octokit.ts: new TransientFailure(error, attempt)':
     "GitHub's own error, inside the GitHub warnings",
-  'src/run/execute.ts: error.message': 'RunMayExistError, collected where it is constructed',
+  'src/run/step-runs.ts: error.message': 'RunMayExistError, collected where it is constructed',
   'src/model/cancel.ts: message': "describeCancel's lines, with a set's task name before them",
   'src/report/json-output.ts: safeForLog(output.note)': "the notes (SOURCES: json-output's note)",
   'src/report/publish.ts: safeForLog(verdict.failure)': "the outcomes' failure (SOURCES)",

@@ -9,6 +9,8 @@ import type { LifecycleClient } from '../../src/run/lifecycle.ts'
 import { TaskSetRun } from '../../src/run/set.ts'
 import { taskTag } from '../../src/run/create.ts'
 import { pollTimes } from './schedule-sim.ts'
+import { WORKFLOW_WORDS } from '../../src/door-words.ts'
+import { Interruption } from '../../src/run/interruption.ts'
 
 export interface SetFigures {
   tasks: number
@@ -85,7 +87,13 @@ export async function simulateSet(
       tagFor: (index) => taskTag(stepTag, index, () => `inv-${next++}`),
     },
   )
-  const outcome = await set.run()
+  const interruption = new Interruption({
+    log: quiet,
+    onSignal: () => () => undefined,
+    exit: () => undefined,
+    words: WORKFLOW_WORDS,
+  })
+  const outcome = await set.run(interruption)
   if (outcome.word !== 'succeeded') throw new Error(`the simulated set ended ${outcome.word}`)
   // The step reads each ended run's answer once (tasks.ts finishSet), as a single step does.
   const answers = outcome.tasks.length

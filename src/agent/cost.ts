@@ -66,3 +66,13 @@ export function isOverBudget(cost: RunCost, maxCredits: number | undefined): boo
 export function describeOverBudget(cost: RunCost, maxCredits: number): string {
   return `The run used ${formatCredits(cost.credits ?? 0)}, more than the max_credits cap of ${formatCredits(maxCredits)}`
 }
+
+/**
+ * Pure: what a run used since `before` (each figure never below zero); undefined where unknown.
+ * Without `before` (a new run), all it used.
+ */
+export function costSince(now: RunCost, before: RunCost | undefined): RunCost {
+  const minus = (a: number | undefined, b: number | undefined) =>
+    a === undefined ? undefined : Math.max(0, a - (b ?? 0))
+  return { credits: minus(now.credits, before?.credits), usd: minus(now.usd, before?.usd) }
+}

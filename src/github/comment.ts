@@ -12,7 +12,7 @@ import {
   safeHttpUrl,
 } from '../text/markdown.ts'
 import { blockedQuestion } from '../model/blocked.ts'
-import { endingOf, type Ending } from '../model/outcome.ts'
+import { endingOf, type Ending } from '../model/ending.ts'
 import { parseIsoDuration, pullRequestUrlOf, statusMessageOf } from '../model/run.ts'
 import { isTerminal, meaningOf } from '../model/states.ts'
 import type { StepOutcome } from '../model/step.ts'

@@ -1,7 +1,7 @@
 /** The hidden marker of one run's comment, pure: what it records, written and read. */
 import { isRunId } from '../api/answers.ts'
 import type { RunItem } from '../api/types.ts'
-import { describeEnding, type Ending } from '../model/outcome.ts'
+import { describeEnding, type Ending } from '../model/ending.ts'
 import { safeHttpUrl } from '../text/markdown.ts'
 import {
   inertJson,

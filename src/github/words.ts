@@ -1,5 +1,5 @@
 import type { RunItem } from '../api/types.ts'
-import { BLOCKED_LABEL, describeEnding, type Ending } from '../model/outcome.ts'
+import { BLOCKED_LABEL, describeEnding, type Ending } from '../model/ending.ts'
 import { meaningOf } from '../model/states.ts'
 
 /**

@@ -1,7 +1,33 @@
-import type { RunItem } from '../api/types.ts'
+import type { RunCost } from '../agent/cost.ts'
+import type { Conversation } from '../agent/conversation.ts'
+import type { RunItem, RunState } from '../api/types.ts'
 import type { CancelReport } from './cancel.ts'
 import type { StopCause } from './outcome.ts'
 import type { InvalidOutput } from './step.ts'
+
+/** How a run's life in the step ended, once it has: what its outcome is read from. */
+export type RunEnd =
+  /** The run reached a terminal state (a reading not from before a follow-up). */
+  | { readonly kind: 'terminal' }
+  /** `wait: false`: the run goes on without the step. */
+  | { readonly kind: 'started' }
+  /** BLOCKED with on_blocked fail or pass: handed to a person, never cancelled. */
+  | {
+      readonly kind: 'handed-off'
+      readonly passes: boolean
+      /** What it waits for: the status message, else the agent's last message. */
+      readonly question: string | undefined
+    }
+  /** The step stopped it (timeout, the credit cap, pass_when, a signal, an error, the post step). */
+  | {
+      readonly kind: 'cancelled'
+      readonly cause: StopCause
+      /** The state it was stopped in; `run` is as it stands after the cancel. */
+      readonly stateBefore: RunState | undefined
+      readonly cancel: CancelReport
+    }
+  /** Its create failed, or the step was stopped before anything was sent. */
+  | { readonly kind: 'not-started' }
 
 /**
  * One run as the step knows it, kept up to date by its lifecycle: what the
@@ -30,4 +56,13 @@ export interface RunRecord {
   document?: unknown
   /** output_schema: the document never validated (the run ends `invalid_output`). */
   invalidOutput?: InvalidOutput
+  /** The conversation read to check its document: its final answer is not read twice. */
+  conversation?: Conversation
+  /** How its life in the step ended; undefined while it goes. */
+  end?: RunEnd
+  /**
+   * What the run had used before this step's work began, when it is not new (continue_from:
+   * pull_request): not this step's, so max_credits does not count it.
+   */
+  usedBefore?: RunCost
 }

@@ -1,7 +1,7 @@
 import { costOf } from '../agent/cost.ts'
 import { clip } from '../text/plain.ts'
 import type { PassWhen } from '../inputs/task-set.ts'
-import { outcomeOfState, outcomeOfStop, type Outcome, type StopCause } from './outcome.ts'
+import type { Outcome } from './outcome.ts'
 import { isTerminal, meaningOf } from './states.ts'
 import type { CreateRunRequest, RunItem } from '../api/types.ts'
 import type { RunRecord } from './record.ts'
@@ -48,45 +48,11 @@ export function describePassWhen(rule: PassWhen, taskCount: number): string {
   }
 }
 
-/** What the outcome words need of one task. */
-export interface TaskFacts {
-  started: boolean
-  createFailed: boolean
-  state: string | undefined
-  /** Why the step stopped the run, or never started it. */
-  stoppedBy: StopCause | undefined
-  /** BLOCKED and handed to a person (on_blocked fail or pass). */
-  handedOff: boolean
-  /** output_schema: its document never validated. */
-  invalidOutput: boolean
-  /** wait: false: created and handed over; the step does not wait for it. */
-  detached?: boolean
-}
-
-/**
- * Pure: one task's `outcome` in the `runs` output, from the contract's words: its run's own
- * end, else the outcome whose record names why the step stopped it. A run still going that
- * the step never said it stopped was stopped with the step (a signal).
- */
-export function taskOutcome(task: TaskFacts): Outcome | 'not_started' {
-  if (task.createFailed) return 'error'
-  if (!task.started) return 'not_started'
-  if (task.detached) return 'started'
-  if (task.handedOff) return 'blocked'
-  if (task.invalidOutput) return 'invalid_output'
-  if (task.state && isTerminal(task.state) && task.stoppedBy === undefined) {
-    return outcomeOfState(task.state) ?? 'failed'
-  }
-  return outcomeOfStop(task.stoppedBy ?? 'signal')
-}
-
 /** What the step does with one task's run: the run's record, with the task it runs. */
 export interface TaskRun extends RunRecord {
   /** 0-based, in the order of the `tasks` input. */
   readonly index: number
   readonly request: CreateRunRequest
-  /** wait: false: its run was created and handed over; the step does not wait for it. */
-  detached?: boolean
 }
 
 /**
@@ -163,4 +129,9 @@ export function sumUsd(tasks: readonly TaskRun[]): number | undefined {
     if (usd !== undefined) sum = (sum ?? 0) + usd
   }
   return sum
+}
+
+/** wait: false: the run was created and handed over; the step does not wait for it. */
+export function isDetached(record: RunRecord): boolean {
+  return record.end?.kind === 'started'
 }

@@ -63,6 +63,17 @@ export type StepOutcome =
       reason: string
     }
   | {
+      /**
+       * The step stopped the run for a cause of its own that is not the run's: an error, or a
+       * set whose `pass_when` can no longer be met. `run` is as it stands after the cancel.
+       */
+      kind: 'stopped'
+      run: RunItem
+      cause: 'error' | 'pass-when'
+      elapsedMs: number
+      cancel: CancelReport
+    }
+  | {
       kind: 'interrupted'
       run: RunItem | undefined
       /** Filled in by the signal handler, which owns the cancel request. */

@@ -11,7 +11,8 @@ import {
   verdictOf,
   type SummaryExtras,
 } from './summary.ts'
-import { describeEnding, OUTCOME_RECORDS, type AwaitingApproval } from '../model/outcome.ts'
+import { OUTCOME_RECORDS } from '../model/outcome.ts'
+import { describeEnding, type AwaitingApproval } from '../model/ending.ts'
 import { formatNumberOutput } from '../text/format.ts'
 import { pullRequestUrlOf } from '../model/run.ts'
 import type { StepOutcome } from '../model/step.ts'

@@ -1,18 +1,15 @@
 import { costOf } from '../agent/cost.ts'
+import { OUTCOME_RECORDS, type CheckConclusion, type CommitState } from '../model/outcome.ts'
+import { describeInvalidOutput } from '../model/ending.ts'
 import {
-  describeInvalidOutput,
-  OUTCOME_RECORDS,
-  type CheckConclusion,
-  type CommitState,
-} from '../model/outcome.ts'
-import {
+  isDetached,
   standingOf,
   sumCredits,
   taskLabel,
-  taskOutcome,
   type SetOutcome,
   type TaskRun,
 } from '../model/set.ts'
+import { outcomeWordOfRun } from '../model/run-outcome.ts'
 import { statusMessageOf } from '../model/run.ts'
 import { meaningOf } from '../model/states.ts'
 import { formatCredits, formatDuration } from '../text/format.ts'
@@ -28,24 +25,12 @@ import { clip } from '../text/plain.ts'
 export type SetView =
   { kind: 'running'; tasks: readonly TaskRun[] } | { kind: 'ended'; outcome: SetOutcome }
 
-export function factsOf(task: TaskRun) {
-  return {
-    started: task.invocation !== undefined,
-    createFailed: task.createError !== undefined,
-    state: task.run?.state,
-    stoppedBy: task.stoppedBy,
-    handedOff: task.handedOff !== undefined,
-    invalidOutput: task.invalidOutput !== undefined,
-    detached: task.detached === true,
-  }
-}
-
 /**
  * A task has ended once its run did, its create failed, or the step stopped it (each sets
  * `endedAt`); a run handed over (wait: false) goes on.
  */
 function hasEnded(task: TaskRun): boolean {
-  return task.endedAt !== undefined && !task.detached
+  return task.endedAt !== undefined && !isDetached(task)
 }
 
 /** A task's icon and words: its outcome's, or where it stands while the set runs. */
@@ -58,7 +43,7 @@ function taskWords(task: TaskRun, running: boolean): string {
     const { blocked } = OUTCOME_RECORDS
     return meaningOf(state) === 'blocked' ? `${blocked.icon} ${blocked.short}` : '⏳ in progress'
   }
-  const word = taskOutcome(factsOf(task))
+  const word = outcomeWordOfRun(task)
   return word === 'not_started'
     ? '⏸️ not started'
     : `${OUTCOME_RECORDS[word].icon} ${OUTCOME_RECORDS[word].short}`
@@ -126,7 +111,7 @@ export function renderSetReasons(view: SetView, maxChars = Number.POSITIVE_INFIN
   const lines: string[] = []
   let length = 0
   for (const task of tasksOf(view)) {
-    if (!hasEnded(task) || taskOutcome(factsOf(task)) === 'succeeded') continue
+    if (!hasEnded(task) || outcomeWordOfRun(task) === 'succeeded') continue
     const reason = reasonOf(task)
     if (!reason) continue
     const title = task.run?.title ?? task.request.title ?? task.request.prompt ?? ''
@@ -145,7 +130,7 @@ export function renderSetReasons(view: SetView, maxChars = Number.POSITIVE_INFIN
  */
 export function notSucceededTasks(tasks: readonly TaskRun[], shown = 3): string {
   const failed = tasks.flatMap((task) => {
-    const word = taskOutcome(factsOf(task))
+    const word = outcomeWordOfRun(task)
     return hasEnded(task) && word !== 'succeeded' && word !== 'not_started' ? [{ task, word }] : []
   })
   const named = failed.slice(0, shown).map(({ task, word }) => {
@@ -186,7 +171,7 @@ export function setCounts(tasks: readonly TaskRun[]) {
 
 /** How many of a set's runs were handed over (wait: false). */
 function setStarted(tasks: readonly TaskRun[]): number {
-  return tasks.filter((task) => task.detached).length
+  return tasks.filter(isDetached).length
 }
 
 /** The headline's icon and words, and one line of figures. */

@@ -1,13 +1,13 @@
+import { outcomeWordOfRun } from '../model/run-outcome.ts'
 import { artifactsOutput, parseArtifacts, type ArtifactEntry } from '../agent/artifacts.ts'
 import { capResult, RESULT_OUTPUT_LIMIT_BYTES } from '../agent/conversation.ts'
 import { costOf } from '../agent/cost.ts'
 import { OUTCOME_RECORDS } from '../model/outcome.ts'
-import { sumCredits, sumUsd, taskOutcome, type SetOutcome, type TaskRun } from '../model/set.ts'
+import { sumCredits, sumUsd, type SetOutcome, type TaskRun } from '../model/set.ts'
 import { formatNumberOutput } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
 import { jsonOutput, setJsonOutput, type JsonOutput } from './json-output.ts'
 import {
-  factsOf,
   notSucceededTasks,
   renderSetSummary,
   setHeadline,
@@ -63,7 +63,7 @@ export function runsOutput(
         ? { title: task.run?.title ?? task.request.title }
         : {}),
       ...(task.run?.state ? { state: task.run.state } : {}),
-      outcome: taskOutcome(factsOf(task)),
+      outcome: outcomeWordOfRun(task),
       ...(task.run?.session_link ? { session_link: task.run.session_link } : {}),
       ...(answer !== undefined ? { result: capResult(answer, answerBytes).text } : {}),
       ...(credits !== undefined ? { credits } : {}),

@@ -1,13 +1,13 @@
 import { costOf, describeCost } from '../agent/cost.ts'
 import type { RunItem } from '../api/types.ts'
+import { OUTCOME_RECORDS } from '../model/outcome.ts'
 import {
   describeEnding,
   endingOf,
   failureNotes,
-  OUTCOME_RECORDS,
   type AwaitingApproval,
   type EndingWords,
-} from '../model/outcome.ts'
+} from '../model/ending.ts'
 import { approveLine } from '../model/approval.ts'
 import { meaningOf } from '../model/states.ts'
 import type { ArtifactEntry } from '../agent/artifacts.ts'

@@ -24,8 +24,6 @@ export interface ReadingWatch {
     deadline: number,
   ): Promise<WatchVerdict>
   msUntilHeartbeat(): number
-  /** The run is not new: what it used before this step is not the step's (max_credits). */
-  countFrom?(run: RunItem): void
 }
 
 /** What one look at a run's document found: it validates, a correction is due, or none is left. */

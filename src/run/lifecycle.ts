@@ -1,18 +1,19 @@
+import { costOf } from '../agent/cost.ts'
 import type { AgentRunsClient } from '../api/client.ts'
 import type { Sleep } from '../api/transport.ts'
 import { NotFoundError } from '../api/errors.ts'
 import { mayHaveActed } from '../api/retry.ts'
-import type { CreateRunRequest, RunItem, RunState } from '../api/types.ts'
+import type { CreateRunRequest, RunItem } from '../api/types.ts'
 import type { Log } from '../log.ts'
 import { logCancel, type CancelReport } from '../model/cancel.ts'
 import { isTerminal } from '../model/states.ts'
-import type { RunRecord } from '../model/record.ts'
+import type { RunEnd, RunRecord } from '../model/record.ts'
 import type { StepTarget } from '../model/step.ts'
 import { formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
 import { errorMessage } from '../text/plain.ts'
 import { MIN_REQUEST_MS, NEW_PASS_GRACE_MS, NEW_RUN_NOT_FOUND_GRACE_MS } from '../timing.ts'
-import { cancelDeadline, cancelOwnRun, cancelPreviousRuns, type CancelWhy } from './cancel.ts'
+import { cancelOwnRun, cancelPreviousRuns, type CancelWhy } from './cancel.ts'
 import { KeySteering, type SteerSource } from './steer.ts'
 import { createRunOnce, RunMayExistError, type RunTag } from './create.ts'
 import { watchForNewPass } from './followup.ts'
@@ -27,26 +28,6 @@ import {
 import { PullRequestContinuation, type ContinueSource } from './continue-pr.ts'
 import { homeOfTag } from '../model/home.ts'
 import type { RunTracker } from './tracker.ts'
-import type { WatchVerdict } from './watch.ts'
-
-/** How a lifecycle's wait ended, once it has. */
-export type LifecycleEnd =
-  /** The run reached a terminal state (a reading not from before a follow-up). */
-  | { kind: 'terminal' }
-  /** `wait: false`: the run goes on without the step. */
-  | { kind: 'started' }
-  /** BLOCKED with on_blocked fail or pass: the watcher handed the run to a person. */
-  | { kind: 'handed-off'; verdict: Extract<WatchVerdict, { kind: 'blocked' }> }
-  /** Past its own max_credits, as the watcher saw it: the run was cancelled. */
-  | {
-      kind: 'over-budget'
-      verdict: Extract<WatchVerdict, { kind: 'over-budget' }>
-      cancel: CancelReport
-    }
-  /** The scheduler stopped it (timeout, cap, pass_when, signal, error). */
-  | { kind: 'cancelled'; why: CancelWhy; stateBefore: RunState | undefined; cancel: CancelReport }
-  /** Its create failed, or the step was cancelled before anything was sent. */
-  | { kind: 'not-started' }
 
 export interface LifecycleSpec {
   target: StepTarget
@@ -113,7 +94,6 @@ export interface LifecycleDeps {
 export class RunLifecycle {
   readonly #spec: LifecycleSpec
   readonly #deps: LifecycleDeps
-  #end: LifecycleEnd | undefined
   #starting = false
   #lagNoted = false
   #isStale: ((run: RunItem) => boolean) | undefined
@@ -157,13 +137,13 @@ export class RunLifecycle {
     return this.#deps.tracker
   }
 
-  get end(): LifecycleEnd | undefined {
-    return this.#end
+  get end(): RunEnd | undefined {
+    return this.record.end
   }
 
   /** Not started yet: no request has gone out for it. */
   get due(): boolean {
-    return !this.#starting && this.#end === undefined && this.record.startedAt === undefined
+    return !this.#starting && this.end === undefined && this.record.startedAt === undefined
   }
 
   /** A create or a follow-up is out: its run may exist before its answer. */
@@ -173,7 +153,7 @@ export class RunLifecycle {
 
   /** Started, with a run to read and no request out that may change it, and not ended. */
   get inFlight(): boolean {
-    return this.#end === undefined && this.record.runId !== undefined && !this.tracker.deciding
+    return this.end === undefined && this.record.runId !== undefined && !this.tracker.deciding
   }
 
   get watch(): ReadingWatch | undefined {
@@ -264,17 +244,10 @@ export class RunLifecycle {
       deadline,
     )
     if (!verdict || verdict.kind === 'continue') return
-    if (verdict.kind === 'blocked') {
-      // Handed off on purpose: the post step must not cancel a run a person is to answer.
-      this.record.handedOff = { passes: verdict.passes }
-      this.#settle()
-      return this.#ended({ kind: 'handed-off', verdict })
-    }
-    this.record.stoppedBy = 'over-budget'
-    this.#deps.log.warning(`${verdict.message} Cancelling run ${run.run_id}.`)
-    const why = { kind: 'over-budget' } as const
-    const cancel = await this.#cancel(why, cancelDeadline(why, this.#deps.now()))
-    this.#ended({ kind: 'over-budget', verdict, cancel })
+    // Handed off on purpose: the post step must not cancel a run a person is to answer.
+    this.record.handedOff = { passes: verdict.passes }
+    this.#settle()
+    this.#ended({ kind: 'handed-off', passes: verdict.passes, question: verdict.question })
   }
 
   /** A read of this run alone failed: a new run's 404 is the service catching up with its create. */
@@ -298,7 +271,7 @@ export class RunLifecycle {
     if (!this.inFlight) return
     const stateBefore = this.record.run?.state
     const cancel = await this.#cancel(why, deadline)
-    this.#ended({ kind: 'cancelled', why, stateBefore, cancel })
+    this.#ended({ kind: 'cancelled', cause: why.kind, stateBefore, cancel })
   }
 
   async #cancel(why: CancelWhy, deadline: number): Promise<CancelReport> {
@@ -356,13 +329,15 @@ export class RunLifecycle {
         }
       } else if (checked.kind === 'valid') this.record.document = checked.document
       else this.record.invalidOutput = checked.invalidOutput
+      // Its final answer is the step's to show: not read twice.
+      this.record.conversation = checked.conversation
     }
     this.#settle()
     this.#ended({ kind: 'terminal' })
   }
 
-  #ended(end: LifecycleEnd): void {
-    this.#end ??= end
+  #ended(end: RunEnd): void {
+    this.record.end ??= end
     this.record.endedAt ??= this.#deps.now()
   }
 
@@ -382,7 +357,8 @@ export class RunLifecycle {
       // continue_from: the run that made the pull request, or a create (cancel_previous first).
       const continued = await this.#continuation?.start(request, deadline)
       if (continued?.kind === 'run') {
-        this.#deps.watch?.countFrom?.(continued.run)
+        // What it used making the pull request is not this step's (max_credits).
+        this.record.usedBefore = costOf(continued.run.request_usage)
         return continued.run
       }
       request = continued?.request ?? request

@@ -17,18 +17,7 @@ import type { RunItem } from '../api/types.ts'
 import type { StepOutcome } from '../model/step.ts'
 import { safeForLog } from '../text/log.ts'
 import { errorMessage } from '../text/plain.ts'
-import { withinWaits } from './gather.ts'
 import type { DocumentCheck } from './lifecycle-parts.ts'
-import { executeStep, type StepDeps, type StepSettings } from './step.ts'
-
-/** What the step brings back once the agent's result has been checked. */
-export interface CheckedOutput {
-  outcome: StepOutcome
-  /** The document that validated; undefined when there is none. */
-  document?: unknown
-  /** The conversation last read, so that the answer is not read twice. */
-  conversation?: Conversation
-}
 
 export interface OutputCheckDeps {
   schema: OutputSchema
@@ -41,40 +30,6 @@ export interface OutputCheckDeps {
   readConversation: (runId: string) => Promise<Conversation | undefined>
   /** A file artifact's text; throws when it cannot be had. */
   readFile: (artifact: ArtifactEntry) => Promise<string>
-  /** Sends the follow-up to the run and waits for it again, for at most `timeoutMs`. */
-  followUp: (runId: string, message: string, timeoutMs: number) => Promise<StepOutcome>
-}
-
-/**
- * `output_schema`: reads the agent's document from a run that succeeded, validates it, and
- * while it does not validate, sends the errors back as a follow-up asking for a corrected one,
- * up to `retries` times and within the step's timeout. A document that never validates makes
- * the outcome `invalid_output`; any other ending (a failed or timed-out pass) stays as it is.
- */
-export async function awaitValidOutput(
-  first: StepOutcome,
-  deps: OutputCheckDeps,
-): Promise<CheckedOutput> {
-  let outcome = first
-  for (let corrections = 0; ; corrections += 1) {
-    if (
-      outcome.kind !== 'finished' ||
-      outcome.supersededBy !== undefined ||
-      outcome.run.state !== 'SUCCEEDED'
-    ) {
-      return { outcome }
-    }
-    const checked = await checkDocument(outcome.run, corrections, deps)
-    const { conversation } = checked
-    switch (checked.kind) {
-      case 'valid':
-        return { outcome, document: checked.document, conversation }
-      case 'invalid':
-        return { outcome: { ...outcome, invalidOutput: checked.invalidOutput }, conversation }
-      case 'correct':
-        outcome = await deps.followUp(outcome.run.run_id, checked.message, checked.remainingMs)
-    }
-  }
 }
 
 /**
@@ -85,7 +40,7 @@ export async function awaitValidOutput(
 export async function checkDocument(
   run: RunItem,
   corrections: number,
-  deps: Omit<OutputCheckDeps, 'followUp'>,
+  deps: OutputCheckDeps,
 ): Promise<DocumentCheck> {
   const runId = run.run_id
   const conversation = await deps.readConversation(runId)
@@ -145,7 +100,7 @@ async function readResultFile(
  * verdict is part of the outcome's words, so every surface leads with the same one.
  */
 export function reviewed(
-  checked: CheckedOutput,
+  checked: { readonly outcome: StepOutcome; readonly document?: unknown },
   reviewAsked: boolean,
 ): { outcome: StepOutcome; review: ReviewDocument | undefined } {
   const review = reviewAsked ? (checked.document as ReviewDocument | undefined) : undefined
@@ -178,36 +133,38 @@ export async function prepareOutput(settings: OutputSettings): Promise<OutputReq
   return { schema, instruction: outputInstruction(schema) }
 }
 
-/** Where the check of the agent's result reads and follows up: the step's own sources and path. */
-export interface StepOutputCheck {
-  readonly settings: StepSettings
+/** Where a run's document is read from, and within what. */
+export interface DocumentSources {
   readonly sources: AgentWorkSources
-  /** When the step began: corrections are waited for within its timeout. */
-  readonly startedAt: number
-  /** When every wait on the service must have ended (PAST_TIMEOUT_MS past the timeout). */
-  readonly waitsEndBy: number
-  readonly deps: StepDeps
-  /** Where the check's own lines go (the step's log, beside the wait's). */
+  /** output_retries. */
+  readonly retries: number
+  /** The step's deadline (its start plus `timeout`): corrections are waited for within it. */
+  readonly deadline: number
+  /** Aborts every read: the step's signal, and PAST_TIMEOUT_MS past the timeout. */
+  readonly signal: () => AbortSignal
+  readonly now: () => number
+  /** Where the check's lines go: the step's log, or a task's (its lines name it). */
   readonly log: Log
 }
 
-/** What the check of the agent's result needs: its reads, and the step's own follow-up path. */
-export function outputCheckDeps(request: OutputRequest, step: StepOutputCheck): OutputCheckDeps {
-  const { settings, sources, deps } = step
-  const signal = () => withinWaits(deps.signal, step.waitsEndBy)
-  return {
+/**
+ * What checks the document of a run that succeeded, after `corrections` corrections (its
+ * lifecycle asks the run for a corrected one while this says so): one run's and each task's.
+ */
+export function documentCheck(
+  request: OutputRequest,
+  from: DocumentSources,
+): (run: RunItem, corrections: number) => Promise<DocumentCheck> {
+  const { sources, log } = from
+  const deps: OutputCheckDeps = {
     schema: request.schema,
-    retries: settings.output.retries,
-    deadline: step.startedAt + settings.timeoutMs,
-    now: deps.now,
-    log: step.log,
-    readConversation: (runId) => readConversation(runId, sources, step.log, signal()),
+    retries: from.retries,
+    deadline: from.deadline,
+    now: from.now,
+    log,
+    readConversation: (runId) => readConversation(runId, sources, log, from.signal()),
     readFile: async (artifact) =>
-      Buffer.from(await sources.fetchFile(artifact, signal())).toString('utf8'),
-    followUp: (runId, message, timeoutMs) =>
-      executeStep(
-        { ...settings, timeoutMs, target: { kind: 'existing', runId, followup: message } },
-        deps,
-      ),
+      Buffer.from(await sources.fetchFile(artifact, from.signal())).toString('utf8'),
   }
+  return (run, corrections) => checkDocument(run, corrections, deps)
 }

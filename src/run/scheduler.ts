@@ -5,7 +5,7 @@ import { isRefusal, isRetryable, retryAfterMs } from '../api/retry.ts'
 import type { RunItem } from '../api/types.ts'
 import type { PassWhen } from '../inputs/task-set.ts'
 import type { Log } from '../log.ts'
-import { costOf } from '../agent/cost.ts'
+import { costOf, costSince } from '../agent/cost.ts'
 import { describePassWhen, passWhenStanding, standingOf } from '../model/set.ts'
 import { isTerminal } from '../model/states.ts'
 import { formatCredits, formatDuration } from '../text/format.ts'
@@ -339,9 +339,13 @@ export class RunScheduler {
     const { maxCredits, passWhen } = this.#settings
     const credits = this.#credits()
     if (maxCredits !== undefined && credits !== undefined && credits > maxCredits) {
+      const used =
+        this.#lifecycles.length === 1
+          ? `the run used ${formatCredits(credits)}`
+          : `the runs used ${formatCredits(credits)} together`
       this.#stopped = {
         why: { kind: 'over-budget' },
-        reason: `the runs used ${formatCredits(credits)} together, past max_credits (${formatCredits(maxCredits)})`,
+        reason: `${used}, past max_credits (${formatCredits(maxCredits)})`,
       }
       return
     }
@@ -366,10 +370,11 @@ export class RunScheduler {
     return { tasks: this.#lifecycles.length, succeeded, notSucceeded }
   }
 
+  /** What the runs used in this step: a run that is not new counts from where the step found it. */
   #credits(): number | undefined {
     let sum: number | undefined
     for (const { record } of this.#lifecycles) {
-      const credits = costOf(record.run?.request_usage).credits
+      const credits = costSince(costOf(record.run?.request_usage), record.usedBefore).credits
       if (credits !== undefined) sum = (sum ?? 0) + credits
     }
     return sum

@@ -5,6 +5,7 @@ import type { Log } from '../log.ts'
 import { outcomeOfStop } from '../model/outcome.ts'
 import {
   describePassWhen,
+  isDetached,
   passWhenStanding,
   taskLabel,
   type SetOutcome,
@@ -12,13 +13,14 @@ import {
 } from '../model/set.ts'
 import type { RunsStore } from '../state.ts'
 import { safeForLog } from '../text/log.ts'
-import { cancelPreviousRuns, type CancelWhy } from './cancel.ts'
+import { cancelPreviousRuns } from './cancel.ts'
 import { SET_KEY, type RunTag } from './create.ts'
 import { homeOfTag } from '../model/home.ts'
 import { RunLifecycle, type LifecycleClient, type LifecycleSpec } from './lifecycle.ts'
 import type { ReadingWatch } from './lifecycle-parts.ts'
-import { RunScheduler, type ScheduleEnd } from './scheduler.ts'
-import { findSupersedingRun } from './superseded.ts'
+import type { Interruption } from './interruption.ts'
+import type { ScheduleEnd } from './scheduler.ts'
+import { StepRuns } from './step-runs.ts'
 import { TrackedRuns } from './tracker.ts'
 
 export interface SetSettings {
@@ -71,8 +73,7 @@ export class TaskSetRun {
   readonly #settings: SetSettings
   readonly #deps: SetDeps
   readonly #tasks: TaskRun[]
-  readonly #scheduler: RunScheduler
-  readonly #lifecycles: readonly RunLifecycle[]
+  readonly #runs: StepRuns
 
   constructor(settings: SetSettings, deps: SetDeps) {
     this.#settings = settings
@@ -103,8 +104,7 @@ export class TaskSetRun {
           },
         ),
     )
-    this.#lifecycles = lifecycles
-    this.#scheduler = new RunScheduler(lifecycles, settings, {
+    this.#runs = new StepRuns(lifecycles, settings, {
       client,
       now,
       sleep,
@@ -120,18 +120,18 @@ export class TaskSetRun {
     return this.#tasks
   }
 
-  async run(): Promise<SetOutcome> {
+  /** Runs the set under `interruption` (see StepRuns.execute), to its outcome. */
+  async run(interruption: Interruption): Promise<SetOutcome> {
     this.#deps.state.markSet()
     this.#deps.log.info(
       `Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`,
     )
     if (this.#settings.cancelPrevious) await this.#cancelPrevious(this.#settings.cancelPrevious)
-    const end = await this.#scheduler.run()
-    // wait: false: a run created ends its lifecycle at once, handed over ("started").
-    for (const one of this.#lifecycles) {
-      if (one.end?.kind === 'started') (one.record as TaskRun).detached = true
-    }
-    const outcome = this.#outcome(end)
+    const end = await this.#runs.execute(interruption)
+    // A set is never steered, so never handed over: a signal interrupts it.
+    const outcome = this.#outcome(
+      end.signal ? { ...end.schedule, kind: 'interrupted' } : end.schedule,
+    )
     return outcome.word === 'failed' ? await this.#supersededOr(outcome) : outcome
   }
 
@@ -140,13 +140,10 @@ export class TaskSetRun {
    * (`previous_run: cancel`), was replaced, as one run is: it ends superseded, and passes.
    */
   async #supersededOr(failed: SetOutcome): Promise<SetOutcome> {
-    const replaced = this.#tasks.find(
-      (task) => task.run?.state === 'CANCELLED' && task.stoppedBy === undefined,
-    )
-    if (!replaced?.run) return failed
-    const newer = await findSupersedingRun(this.#deps.client, replaced.run, this.#deps)
-    if (!newer) return failed
-    const reason = `a newer run with the same name (${newer.run_id}) replaced ${taskLabel(replaced)}'s run (previous_run: cancel)`
+    const replaced = await this.#runs.replaced()
+    if (!replaced) return failed
+    const { newer, record } = replaced
+    const reason = `a newer run with the same name (${newer.run_id}) replaced ${taskLabel(record as TaskRun)}'s run (previous_run: cancel)`
     return { ...failed, word: 'superseded', reason, newer }
   }
 
@@ -164,16 +161,6 @@ export class TaskSetRun {
     }
   }
 
-  /** A set is never steered, so never handed over; the scheduler's rule is the same for it. */
-  handOver(): void {
-    this.#scheduler.handOver()
-  }
-
-  /** Cancels every run still in flight, in parallel, within `deadline` (see RunScheduler). */
-  cancelInFlight(why: CancelWhy, deadline: number): Promise<void> {
-    return this.#scheduler.cancelInFlight(why, deadline)
-  }
-
   #announceStop(stop: { reason: string }, notStarted: number): void {
     const stoppable = this.#tasks.filter(
       (task) => task.runId !== undefined && task.endedAt === undefined && !task.settled,
@@ -189,7 +176,7 @@ export class TaskSetRun {
     const base = {
       tasks: this.#tasks,
       elapsedMs: end.elapsedMs,
-      listFallback: this.#scheduler.listFallback,
+      listFallback: this.#runs.listFallback,
     }
     if (end.kind === 'interrupted') {
       return { ...base, word: 'interrupted', reason: 'the workflow cancelled the step' }
@@ -206,7 +193,7 @@ export class TaskSetRun {
     const rule = describePassWhen(this.#settings.passWhen, this.#tasks.length)
     const setId = this.#deps.setMetadata[SET_KEY]
     // A set whose every create failed has nothing to hand over: its rule judges it now.
-    if (this.#settings.wait === false && setId && this.#tasks.some((task) => task.detached)) {
+    if (this.#settings.wait === false && setId && this.#tasks.some(isDetached)) {
       return {
         ...base,
         word: 'started',
@@ -214,7 +201,7 @@ export class TaskSetRun {
         handedOver: setId,
       }
     }
-    const standing = passWhenStanding(this.#settings.passWhen, this.#scheduler.counts())
+    const standing = passWhenStanding(this.#settings.passWhen, this.#runs.counts())
     const reason = `the step asked for ${rule}`
     return { ...base, word: standing === 'met' ? 'succeeded' : 'failed', reason }
   }

@@ -1,13 +1,15 @@
+import type { Conversation } from '../agent/conversation.ts'
+import type { RunItem } from '../api/types.ts'
 import type { Settings } from '../inputs/main-step.ts'
-import type { RunRecord } from '../model/record.ts'
+import { outcomeOfRun } from '../model/run-outcome.ts'
 import type { StepOutcome, StepTarget } from '../model/step.ts'
 import { formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
 import { NEW_PASS_GRACE_MS } from '../timing.ts'
-import { rereadAfterCancel } from './cancel.ts'
 import type { RunTag } from './create.ts'
-import { RunLifecycle, type LifecycleDeps } from './lifecycle.ts'
-import { RunScheduler, type ScheduleEnd } from './scheduler.ts'
+import type { Interruption } from './interruption.ts'
+import { RunLifecycle, type LifecycleDeps, type LifecycleSpec } from './lifecycle.ts'
+import { StepRuns } from './step-runs.ts'
 import type { SteerSource } from './steer.ts'
 import type { ContinueSource } from './continue-pr.ts'
 
@@ -21,17 +23,33 @@ export interface StepDeps extends LifecycleDeps {
   steer?: SteerSource
   /** `continue_from: pull_request`: the step's pull request, whose run gets its prompt. */
   continueFrom?: ContinueSource
-  /** Told of each schedule as it begins, and the record of its run: a signal's cancel goes through it. */
-  onSchedule?: (scheduler: RunScheduler, record: RunRecord) => void
+  /** output_schema or pull_request_review: what checks the document of a run that succeeded. */
+  checkResult?: LifecycleSpec['checkResult']
+}
+
+/** How the step's one run ended: its outcome, its checked document, and the run that replaced it. */
+export interface ExecutedRun {
+  readonly outcome: StepOutcome
+  /** The document that validated; undefined when there is none. */
+  readonly document?: unknown
+  /** The conversation read to check it, so that the answer is not read twice. */
+  readonly conversation?: Conversation
+  /** `previous_run: cancel` in a newer step: the run that replaced this one. */
+  readonly newer?: RunItem
 }
 
 /**
  * The step's one run, as a set of one: started (created, or adopted and followed up), awaited
- * and stopped by the one scheduler, and its end told as the step's outcome.
+ * and stopped by the one scheduler, its document checked (corrections asked for), a signal's
+ * cancel folded in, and its end told as the step's outcome, with the newer run that replaced it.
  */
-export async function executeStep(settings: StepSettings, deps: StepDeps): Promise<StepOutcome> {
+export async function executeStep(
+  settings: StepSettings,
+  deps: StepDeps,
+  interruption: Interruption,
+): Promise<ExecutedRun> {
   const startedAt = deps.now()
-  if (deps.signal.aborted) return { kind: 'interrupted', run: undefined }
+  if (deps.signal.aborted) return { outcome: { kind: 'interrupted', run: undefined } }
   const { client, tracker, now, sleep, signal, log } = deps
   const lifecycle = new RunLifecycle(
     {
@@ -43,6 +61,7 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
       noteSuperseded: true,
       startFailure: 'throw',
       newPassGraceMs: Math.min(NEW_PASS_GRACE_MS, settings.timeoutMs / 2),
+      checkResult: deps.checkResult,
       ...(settings.previousRun === 'steer' ? { steer: deps.steer } : {}),
       ...(settings.continueFrom ? { continueFrom: deps.continueFrom } : {}),
     },
@@ -58,79 +77,53 @@ export async function executeStep(settings: StepSettings, deps: StepDeps): Promi
       onSteered: deps.onSteered,
     },
   )
-  const scheduler = new RunScheduler(
+  const { timeoutMs } = settings
+  const { maxCredits } = settings.agentWork
+  const schedule = { maxParallel: 1, passWhen: { kind: 'all' as const }, timeoutMs, maxCredits }
+  const runs = new StepRuns(
     [lifecycle],
-    {
-      maxParallel: 1,
-      passWhen: { kind: 'all' },
-      timeoutMs: settings.timeoutMs,
-      pollIntervalMs: settings.pollIntervalMs,
-      // One run's cap is its watcher's, which says what the run cost.
-      maxCredits: undefined,
-    },
+    { ...schedule, pollIntervalMs: settings.pollIntervalMs },
     {
       client,
       now,
       sleep,
       signal,
       log,
-      // Only a run still in flight is cancelled, and only the timeout stops one run on its way:
-      // a run that ended (FAILED, say) ends pass_when with it, and nothing is cancelled.
+      // Only a run still in flight is cancelled: a run that ended (FAILED, say) ends pass_when
+      // with it, and nothing is cancelled.
       announceStop: (stop, inFlight) => {
         if (inFlight.length === 0) return
         const subject = `Run ${safeForLog(lifecycle.record.runId ?? '')}`
-        log.info(
-          stop.why.kind === 'timeout'
-            ? `${subject} did not finish within the timeout input (${formatDuration(settings.timeoutMs)}); cancelling it.`
-            : `${subject} is being stopped: ${stop.reason}; cancelling it.`,
-        )
+        if (stop.why.kind === 'timeout') {
+          return log.info(
+            `${subject} did not finish within the timeout input (${formatDuration(timeoutMs)}); cancelling it.`,
+          )
+        }
+        const line = `${subject} is being stopped: ${stop.reason}; cancelling it.`
+        if (stop.why.kind === 'over-budget') log.warning(line)
+        else log.info(line)
       },
     },
   )
-  deps.onSchedule?.(scheduler, lifecycle.record)
-  const end = await scheduler.run()
-  return outcomeOf(lifecycle, end, { settings, client, elapsedMs: deps.now() - startedAt })
-}
-
-/** The step's outcome, from how its run's lifecycle ended. */
-async function outcomeOf(
-  lifecycle: RunLifecycle,
-  end: ScheduleEnd,
-  context: { settings: StepSettings; client: StepDeps['client']; elapsedMs: number },
-): Promise<StepOutcome> {
-  const { settings, elapsedMs } = context
-  const { run } = lifecycle.record
-  const ended = lifecycle.end
-  if (!run || !ended || end.kind === 'interrupted') return { kind: 'interrupted', run }
-  switch (ended.kind) {
-    case 'not-started':
-      return { kind: 'interrupted', run }
-    case 'started':
-      return { kind: 'started', run }
-    case 'terminal':
-      return { kind: 'finished', run, elapsedMs }
-    case 'handed-off': {
-      const { passes, question } = ended.verdict
-      return { kind: 'blocked', run, passes, question, elapsedMs }
-    }
-    case 'over-budget':
-      return {
-        kind: 'over-budget',
-        run: (await rereadAfterCancel(context.client, ended.cancel, run)) ?? run,
-        cost: ended.verdict.cost,
-        maxCredits: settings.agentWork.maxCredits ?? 0,
-        elapsedMs,
-        cancel: ended.cancel,
-      }
-    case 'cancelled':
-      if (ended.why.kind !== 'timeout') return { kind: 'interrupted', run }
-      return {
-        kind: 'timed-out',
-        run,
-        stateAtTimeout: ended.stateBefore ?? run.state,
-        elapsedMs,
-        timeoutMs: settings.timeoutMs,
-        cancel: ended.cancel,
-      }
+  const end = await runs.execute(interruption)
+  const { record } = lifecycle
+  if (end.handedOver && record.run) {
+    return { outcome: { kind: 'handed-over', run: record.run, reason: end.handedOver } }
   }
+  if (end.signal) {
+    const { run, cancel } = record
+    const by = interruption.interrupted
+    return { outcome: { kind: 'interrupted', run, signal: end.signal, cancel, by } }
+  }
+  const read = outcomeOfRun(record, { elapsedMs: deps.now() - startedAt, timeoutMs, maxCredits })
+  // A run never started was stopped with the step: a create's failure is thrown.
+  const outcome: StepOutcome =
+    read.kind === 'not-started' || end.schedule.kind === 'interrupted'
+      ? { kind: 'interrupted', run: record.run }
+      : read
+  const checked = { outcome, document: record.document, conversation: record.conversation }
+  if (outcome.kind !== 'finished') return checked
+  const newer = (await runs.replaced())?.newer
+  if (!newer) return checked
+  return { ...checked, outcome: { ...outcome, supersededBy: newer.run_id }, newer }
 }

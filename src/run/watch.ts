@@ -1,5 +1,4 @@
 import { finalAnswer, type Conversation } from '../agent/conversation.ts'
-import { costOf, describeOverBudget, isOverBudget, type RunCost } from '../agent/cost.ts'
 import {
   describeProgress,
   Heartbeat,
@@ -20,12 +19,12 @@ import type { RunTracker } from './tracker.ts'
 
 /**
  * What the step watches while it waits, besides the state: the session link,
- * the spending cap, BLOCKED, the agent's progress, and the rule that the log
- * is never silent for five minutes. The wait loop calls `afterPoll` with each
- * reading and stops when it says so; everything else is this module's.
+ * BLOCKED, the agent's progress, and the rule that the log is never silent for
+ * five minutes. The wait loop calls `afterPoll` with each reading and stops when
+ * it says so; everything else is this module's. The credit cap is the scheduler's,
+ * on what the step's runs used together, one run's or a set's.
  */
 export interface WatchSettings {
-  readonly maxCredits: number | undefined
   readonly showProgress: boolean
   readonly onBlocked: OnBlocked
   /** Whether a comment can answer the run (continue_run is set up). */
@@ -45,8 +44,6 @@ export interface WatchDeps {
 
 export type WatchVerdict =
   | { readonly kind: 'continue' }
-  /** Past max_credits: the step cancels the run and fails. */
-  | { readonly kind: 'over-budget'; readonly cost: RunCost; readonly message: string }
   /** BLOCKED with on_blocked fail or pass: the step hands the run to a person and ends. */
   | { readonly kind: 'blocked'; readonly passes: boolean; readonly question: string | undefined }
 
@@ -59,8 +56,6 @@ export class RunWatcher {
   readonly #progress = new ProgressTracker()
   #announcedLink: string | undefined
   #lastConversation: Conversation | undefined
-  /** What the run had used before this step's work began, when it is not a new run: not this step's. */
-  #usedBefore: RunCost = { credits: undefined, usd: undefined }
 
   constructor(settings: WatchSettings, deps: WatchDeps) {
     this.#settings = settings
@@ -79,14 +74,6 @@ export class RunWatcher {
       warning: (message) => (note(), log.warning(message)),
       debug: (message) => log.debug(message),
     }
-  }
-
-  /**
-   * The run is not new (continue_from: pull_request): max_credits counts what it uses from now
-   * on, not what it used before this step.
-   */
-  countFrom(run: RunItem): void {
-    this.#usedBefore = costOf(run.request_usage)
   }
 
   /** The longest the wait may sleep before it owes the log a line. */
@@ -113,12 +100,6 @@ export class RunWatcher {
       this.#announcedLink = link
       this.log.info(`Session: ${safeForLog(link)}`)
       this.#deps.onSessionLink?.(link)
-    }
-
-    const cost = costSince(costOf(run.request_usage), this.#usedBefore)
-    const { maxCredits } = this.#settings
-    if (maxCredits !== undefined && isOverBudget(cost, maxCredits)) {
-      return { kind: 'over-budget', cost, message: `${describeOverBudget(cost, maxCredits)}.` }
     }
 
     const blocked = meaningOf(run.state) === 'blocked'
@@ -196,7 +177,6 @@ export function stepWatcher(
 ): RunWatcher {
   return watcherOf(
     {
-      maxCredits: settings.agentWork.maxCredits,
       showProgress: settings.agentWork.showProgress,
       onBlocked: settings.agentWork.onBlocked,
       continueRun: settings.target.kind === 'continue',
@@ -209,7 +189,7 @@ export function stepWatcher(
 
 /**
  * What a task of a set watches: its progress and BLOCKED as for one run, its lines naming the
- * task ("Task 3 (x): …"); the cap is on the set's sum, the scheduler's. Nothing when neither
+ * task ("Task 3 (x): …"). Nothing when neither
  * `show_progress` nor an `on_blocked` other than `wait` asks for it.
  */
 export function taskWatcher(
@@ -220,7 +200,7 @@ export function taskWatcher(
 ): RunWatcher | undefined {
   if (!settings.showProgress && settings.onBlocked === 'wait') return undefined
   const log = namedLog(deps.log, deps.name)
-  const watch = { ...settings, maxCredits: undefined, continueRun: false }
+  const watch = { ...settings, continueRun: false }
   return watcherOf(watch, () => record.runId, sources, { log })
 }
 
@@ -247,11 +227,4 @@ function watcherOf(
     },
     onSessionLink: deps.onSessionLink,
   })
-}
-
-/** What a run used since `before` (each figure never below zero); undefined where unknown. Pure. */
-function costSince(now: RunCost, before: RunCost): RunCost {
-  const minus = (a: number | undefined, b: number | undefined) =>
-    a === undefined ? undefined : Math.max(0, a - (b ?? 0))
-  return { credits: minus(now.credits, before.credits), usd: minus(now.usd, before.usd) }
 }

@@ -10,6 +10,7 @@ import { TaskSetRun, type SetSettings } from '../../src/run/set.ts'
 import { MIN_REQUEST_MS, REQUEST_RETRIES } from '../../src/timing.ts'
 import type { SavedRunRecord } from '../../src/state.ts'
 import { FakeAgentApi, type RunScript } from '../fake-api/server.ts'
+import { noSignals } from '../support/interruption.ts'
 
 const API_KEY = 'sk-set-run-test'
 const closers: Array<() => Promise<void>> = []
@@ -84,7 +85,7 @@ describe('TaskSetRun stops on its own', () => {
   it('max_credits caps the sum: past it, every run in flight is cancelled, and the set is over budget', async () => {
     const api = await startApi(() => working(30))
     const { set, logged, saved } = setFor(api, ['a', 'b'], { maxCredits: 50 })
-    const outcome = await set.run()
+    const outcome = await set.run(noSignals())
     expect(outcome.word).toBe('over_budget')
     expect(outcome.reason).toMatch(/60 credits together, past max_credits \(50 credits\)/)
     expect(api.allRuns().map((run) => run.state)).toEqual(['CANCELLED', 'CANCELLED'])
@@ -97,7 +98,7 @@ describe('TaskSetRun stops on its own', () => {
   it('the timeout: the runs still in flight are cancelled, the tasks not started never are', async () => {
     const api = await startApi(() => working(1))
     const { set } = setFor(api, ['a', 'b', 'c'], { maxParallel: 2, timeoutMs: 300 })
-    const outcome = await set.run()
+    const outcome = await set.run(noSignals())
     expect(outcome.word).toBe('timed_out')
     expect(outcome.reason).toMatch(/^the timeout input \(.+\) ran out$/)
     expect(api.allRuns()).toHaveLength(2)
@@ -119,7 +120,7 @@ describe('TaskSetRun stops on its own', () => {
       times: REQUEST_RETRIES.refusalRetries + 3,
     })
     const { set, logged } = setFor(api, ['a', 'b', 'c'])
-    const outcome = await set.run()
+    const outcome = await set.run(noSignals())
     expect(outcome.word).toBe('succeeded')
     expect(api.requestsTo('POST', /\/agent\/runs?$/)).toHaveLength(3)
     expect(api.allRuns()).toHaveLength(3)
@@ -159,7 +160,7 @@ describe('TaskSetRun is as robust as one run', () => {
     // The first create goes through; the second is read and never answered.
     api.injectFault({ method: 'POST', path: /\/agent\/runs?$/, fault: { kind: 'hang' } })
     const { set } = setFor(api, ['a', 'b'], { timeoutMs: 300 })
-    const outcome = await set.run()
+    const outcome = await set.run(noSignals())
     expect(outcome.word).toBe('timed_out')
     const [hung, created] = outcome.tasks
     expect(hung?.runId).toBeUndefined()
@@ -179,7 +180,7 @@ describe('TaskSetRun is as robust as one run', () => {
       times: 4,
     })
     const { set, logged } = setFor(api, ['a', 'b'])
-    const outcome = await set.run()
+    const outcome = await set.run(noSignals())
     expect(outcome.word).toBe('succeeded')
     expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
     expect(
@@ -196,7 +197,7 @@ describe('TaskSetRun is as robust as one run', () => {
         maxParallel: 20,
       },
     )
-    const outcome = await set.run()
+    const outcome = await set.run(noSignals())
     expect(outcome.word).toBe('succeeded')
     // Every create went out before the first poll: none waited for another run to end.
     const createRequests = api.requestsTo('POST', /\/agent\/runs?$/)
@@ -218,7 +219,7 @@ describe('TaskSetRun is as robust as one run', () => {
       ...Array.from({ length: 100 }, (_, i) => `short ${i}`),
     ]
     const { set, workflow } = setFor(api, prompts, { maxParallel: 120, pollIntervalMs: 50 })
-    const running = set.run()
+    const running = set.run(noSignals())
     const lists = () => api.requestsTo('GET', '/agent/runs').length
     await until(() => api.allRuns().filter((run) => run.state === 'SUCCEEDED').length === 100)
     const after = lists()

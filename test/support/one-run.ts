@@ -91,9 +91,10 @@ export async function awaitOneRun(options: OneRunOptions, deps: OneRunDeps): Pro
   switch (ended?.kind) {
     case 'terminal':
       return { kind: 'terminal', run, elapsedMs }
-    case 'handed-off':
-    case 'over-budget':
-      return { kind: 'stopped', run, verdict: ended.verdict, elapsedMs }
+    case 'handed-off': {
+      const verdict = { kind: 'blocked' as const, passes: ended.passes, question: ended.question }
+      return { kind: 'stopped', run, verdict, elapsedMs }
+    }
     case 'cancelled':
       return { kind: 'timed-out', run, elapsedMs }
     default:

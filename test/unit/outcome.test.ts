@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { blockedQuestion, decideOnBlocked, howToAnswer } from '../../src/model/blocked.ts'
 import type { RunItem } from '../../src/api/types.ts'
-import {
-  describeEnding,
-  failureNotes,
-  OUTCOME_RECORDS,
-  OUTCOMES,
-  outcomeOfStop,
-  outcomeWordOf,
-  STOP_CAUSES,
-  type Ending,
-} from '../../src/model/outcome.ts'
-import { taskOutcome } from '../../src/model/set.ts'
+import { OUTCOME_RECORDS, OUTCOMES, outcomeOfStop, STOP_CAUSES } from '../../src/model/outcome.ts'
+import { describeEnding, failureNotes, outcomeWordOf, type Ending } from '../../src/model/ending.ts'
+import { outcomeWordOfRun } from '../../src/model/run-outcome.ts'
 import type { StepOutcome } from '../../src/model/step.ts'
 import { gatherAgentWork } from '../../src/run/gather.ts'
 
@@ -44,6 +36,8 @@ const ENDINGS: Array<[Ending, string, boolean]> = [
     false,
   ],
   [{ kind: 'superseded', run, newerRunId: 'run-2' }, 'superseded', true],
+  [{ kind: 'stopped', run, cause: 'pass-when', cancel: cancelled }, 'cancelled', false],
+  [{ kind: 'stopped', run, cause: 'error', cancel: cancelled }, 'error', false],
   [
     {
       kind: 'invalid-output',
@@ -183,19 +177,19 @@ describe('outcome', () => {
     }
   })
 
-  it("names each way the step stops a run in one outcome's record, for one run and a set's task", () => {
+  it("names the outcome of each way the step stops a run, for one run and a set's task alike", () => {
     for (const cause of STOP_CAUSES) {
-      const naming = OUTCOMES.filter((word) => OUTCOME_RECORDS[word].stoppedBy.includes(cause))
-      expect([cause, naming]).toEqual([cause, [outcomeOfStop(cause)]])
-      const stopped = {
-        started: true,
-        createFailed: false,
-        state: 'CANCELLED',
-        stoppedBy: cause,
-        handedOff: false,
-        invalidOutput: false,
-      }
-      expect(taskOutcome(stopped)).toBe(outcomeOfStop(cause))
+      const end = {
+        kind: 'cancelled',
+        cause,
+        stateBefore: 'INPROGRESS',
+        cancel: cancelled,
+      } as const
+      const record = { invocation: 'inv', runId: 'r', run: { run_id: 'r', state: 'CANCELLED' } }
+      expect([cause, outcomeWordOfRun({ ...record, stoppedBy: cause, end })]).toEqual([
+        cause,
+        outcomeOfStop(cause),
+      ])
     }
     expect(STOP_CAUSES.map(outcomeOfStop)).toEqual([
       'interrupted',

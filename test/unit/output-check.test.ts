@@ -3,18 +3,17 @@ import type { ArtifactEntry } from '../../src/agent/artifacts.ts'
 import { parseConversation } from '../../src/agent/conversation.ts'
 import { compileOutputSchema } from '../../src/agent/structured-output.ts'
 import type { RunItem } from '../../src/api/types.ts'
-import type { StepOutcome } from '../../src/model/step.ts'
-import { awaitValidOutput, type OutputCheckDeps } from '../../src/run/output.ts'
+import { checkDocument, type OutputCheckDeps } from '../../src/run/output.ts'
 
 const schema = await compileOutputSchema({
   input: 'output_schema',
   text: '{"type":"object","required":["ok"],"properties":{"ok":{"const":true}}}',
 })
 
-const finished = (run: Partial<RunItem> = {}): StepOutcome => ({
-  kind: 'finished',
-  run: { run_id: 'run_1', state: 'SUCCEEDED', ...run },
-  elapsedMs: 1,
+const succeeded = (run: Partial<RunItem> = {}): RunItem => ({
+  run_id: 'run_1',
+  state: 'SUCCEEDED',
+  ...run,
 })
 
 const saying = (text: string) =>
@@ -22,11 +21,8 @@ const saying = (text: string) =>
     steps: [{ id: 's', messages: [{ role: 'assistant', content: [{ type: 'text', text }] }] }],
   })
 
-/** Deps whose agent answers each pass with the next of `answers`; the clock moves 10 s a pass. */
-function deps(answers: string[], overrides: Partial<OutputCheckDeps> = {}) {
-  let now = 0
-  let pass = 0
-  const followups: string[] = []
+/** Deps whose agent's final message is `answer`. */
+function deps(answer: string, overrides: Partial<OutputCheckDeps> = {}) {
   const lines: string[] = []
   const log = {
     info: (m: string) => lines.push(m),
@@ -37,65 +33,53 @@ function deps(answers: string[], overrides: Partial<OutputCheckDeps> = {}) {
     schema,
     retries: 2,
     deadline: 60_000,
-    now: () => now,
+    now: () => 0,
     log,
-    readConversation: () => Promise.resolve(saying(answers[pass] ?? '')),
+    readConversation: () => Promise.resolve(saying(answer)),
     readFile: () => Promise.reject(new Error('no file here')),
-    followUp: (_runId, message) => {
-      followups.push(message)
-      pass += 1
-      now += 10_000
-      return Promise.resolve(finished())
-    },
     ...overrides,
   }
-  return { check, followups, lines }
+  return { check, lines }
 }
 
 const block = (value: unknown) => `\`\`\`json\n${JSON.stringify(value)}\n\`\`\``
 
-describe('awaitValidOutput', () => {
-  it('takes a document that validates at once, without a follow-up', async () => {
-    const { check, followups } = deps([block({ ok: true })])
-    const checked = await awaitValidOutput(finished(), check)
-    expect(checked.document).toEqual({ ok: true })
-    expect(checked.outcome).toEqual(finished())
-    expect(followups).toEqual([])
+/** One look at a run's document; the lifecycle asks for each correction it says is due. */
+describe('checkDocument', () => {
+  it('takes a document that validates', async () => {
+    const { check } = deps(block({ ok: true }))
+    expect(await checkDocument(succeeded(), 0, check)).toMatchObject({
+      kind: 'valid',
+      document: { ok: true },
+    })
   })
 
-  it('asks for corrections until one validates', async () => {
-    const { check, followups } = deps(['none', block({ ok: false }), block({ ok: true })])
-    const checked = await awaitValidOutput(finished(), check)
-    expect(checked.document).toEqual({ ok: true })
-    expect(followups).toHaveLength(2)
-    expect(followups[1]).toContain('- /ok must be equal to constant')
+  it('asks for a correction that names the errors, while one is left', async () => {
+    const { check, lines } = deps(block({ ok: false }))
+    const checked = await checkDocument(succeeded(), 1, check)
+    expect(checked).toMatchObject({ kind: 'correct', remainingMs: 60_000 })
+    expect(checked.kind === 'correct' && checked.message).toContain(
+      '- /ok must be equal to constant',
+    )
+    expect(lines.at(-1)).toContain('(correction 2 of 2)')
   })
 
-  it('gives up after output_retries corrections: invalid_output, with the errors', async () => {
-    const { check, followups, lines } = deps([block({}), block({}), block({})], { retries: 1 })
-    const checked = await awaitValidOutput(finished(), check)
-    expect(followups).toHaveLength(1)
-    expect(checked.document).toBeUndefined()
-    expect(checked.outcome).toMatchObject({
+  it('gives up after output_retries corrections: invalid, with the errors', async () => {
+    const { check, lines } = deps(block({}), { retries: 1 })
+    expect(await checkDocument(succeeded(), 1, check)).toMatchObject({
+      kind: 'invalid',
       invalidOutput: { errors: ["/ must have required property 'ok'"], corrections: 1 },
     })
     expect(lines.at(-1)).toMatch(/No correction is left \(output_retries: 1\)\.$/)
   })
 
   it('asks for nothing once the timeout is spent', async () => {
-    const { check, followups, lines } = deps([block({})], { deadline: 0 })
-    const checked = await awaitValidOutput(finished(), check)
-    expect(followups).toEqual([])
-    expect(checked.outcome).toMatchObject({ invalidOutput: { corrections: 0 } })
+    const { check, lines } = deps(block({}), { deadline: 0 })
+    expect(await checkDocument(succeeded(), 0, check)).toMatchObject({
+      kind: 'invalid',
+      invalidOutput: { corrections: 0 },
+    })
     expect(lines.at(-1)).toContain('No time is left within the timeout input')
-  })
-
-  it('leaves a run that did not succeed, or a correction pass that failed, as it ended', async () => {
-    const failed = finished({ state: 'FAILED' })
-    expect((await awaitValidOutput(failed, deps([]).check)).outcome).toBe(failed)
-    const timedOut = { ...finished(), kind: 'interrupted' } as StepOutcome
-    const { check } = deps(['none'], { followUp: () => Promise.resolve(timedOut) })
-    expect((await awaitValidOutput(finished(), check)).outcome).toBe(timedOut)
   })
 
   it('reads the newest result.json when the message has no block, and warns when it cannot', async () => {
@@ -104,26 +88,25 @@ describe('awaitValidOutput', () => {
       data: { artifact_uid: uid, filepath, filename: filepath.split('/').pop() },
     })
     const read: string[] = []
-    const { check } = deps(['Uploaded.'], {
+    const { check } = deps('Uploaded.', {
       readFile: (artifact: ArtifactEntry) => {
         read.push(artifact.artifactUid ?? '')
         return Promise.resolve('{"ok":true}')
       },
     })
-    const run = {
+    const run = succeeded({
       artifacts: [
         file('old', 'result.json'),
         file('x', 'other.json'),
         file('new', 'out/result.json'),
       ],
-    }
-    const checked = await awaitValidOutput(finished(run as Partial<RunItem>), check)
+    } as Partial<RunItem>)
+    expect(await checkDocument(run, 0, check)).toMatchObject({ document: { ok: true } })
     expect(read).toEqual(['new'])
-    expect(checked.document).toEqual({ ok: true })
 
-    const failing = deps(['Uploaded.'], { retries: 0 })
-    const broken = await awaitValidOutput(finished(run as Partial<RunItem>), failing.check)
+    const failing = deps('Uploaded.', { retries: 0 })
+    const broken = await checkDocument(run, 0, failing.check)
     expect(failing.lines).toContain("W Could not read the agent's result.json: no file here")
-    expect(broken.outcome).toMatchObject({ invalidOutput: { corrections: 0 } })
+    expect(broken).toMatchObject({ kind: 'invalid', invalidOutput: { corrections: 0 } })
   })
 })

@@ -12,7 +12,7 @@ import {
 import { anchorComments, diffLines } from '../../src/github/review-diff.ts'
 import type { StepOutcome } from '../../src/model/step.ts'
 import { finalStatus } from '../../src/github/status.ts'
-import { describeEnding, endingOf } from '../../src/model/outcome.ts'
+import { describeEnding, endingOf } from '../../src/model/ending.ts'
 
 const PATCH = [
   '@@ -10,3 +10,4 @@ function a() {',

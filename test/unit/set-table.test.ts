@@ -42,7 +42,7 @@ const running = (tasks: TaskRun[]) => ({ kind: 'running', tasks }) as const
 
 describe('a detached set (wait: false) as its step leaves it', () => {
   const handed = (index: number) =>
-    task(index, { state: 'QUEUED' }, { endedAt: T0 + 300, settled: true, detached: true })
+    task(index, { state: 'QUEUED' }, { endedAt: T0 + 300, settled: true, end: { kind: 'started' } })
   const outcome: SetOutcome = {
     word: 'started',
     tasks: [

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { passWhenStanding, taskOutcome } from '../../src/model/set.ts'
+import type { StopCause } from '../../src/model/outcome.ts'
+import { outcomeWordOfRun } from '../../src/model/run-outcome.ts'
+import { passWhenStanding } from '../../src/model/set.ts'
 import { runsOutput } from '../../src/report/set.ts'
 
 describe('passWhenStanding', () => {
@@ -29,28 +31,36 @@ describe('passWhenStanding', () => {
   })
 })
 
-describe('taskOutcome and the runs output', () => {
+describe("a task's outcome and the runs output", () => {
   it('says why each task ended, and keeps only what is known', () => {
-    const base = {
-      started: true,
-      createFailed: false,
-      state: undefined,
-      stoppedBy: undefined,
-      handedOff: false,
-      invalidOutput: false,
-    }
-    expect(taskOutcome({ ...base, state: 'SUCCEEDED' })).toBe('succeeded')
-    expect(taskOutcome({ ...base, state: 'ERROR' })).toBe('error')
-    expect(taskOutcome({ ...base, state: 'CANCELLED', stoppedBy: 'pass-when' })).toBe('cancelled')
-    expect(taskOutcome({ ...base, state: 'INPROGRESS', stoppedBy: 'timeout' })).toBe('timed_out')
-    expect(taskOutcome({ ...base, state: 'CANCELLED', stoppedBy: 'signal' })).toBe('interrupted')
-    expect(taskOutcome({ ...base, started: false })).toBe('not_started')
-    expect(taskOutcome({ ...base, createFailed: true })).toBe('error')
+    const run = (state: string) => ({ run_id: 'r', state })
+    const base = { invocation: 'inv', runId: 'r' }
+    const cancel = { kind: 'cancelled' } as const
+    const stopped = (cause: StopCause, state = 'CANCELLED') => ({
+      ...base,
+      run: run(state),
+      stoppedBy: cause,
+      end: { kind: 'cancelled' as const, cause, stateBefore: undefined, cancel },
+    })
+    const terminal = { kind: 'terminal' } as const
+    expect(outcomeWordOfRun({ ...base, run: run('SUCCEEDED'), end: terminal })).toBe('succeeded')
+    expect(outcomeWordOfRun({ ...base, run: run('ERROR'), end: terminal })).toBe('error')
+    expect(outcomeWordOfRun(stopped('pass-when'))).toBe('cancelled')
+    expect(outcomeWordOfRun(stopped('timeout', 'INPROGRESS'))).toBe('timed_out')
+    expect(outcomeWordOfRun(stopped('signal'))).toBe('interrupted')
+    expect(outcomeWordOfRun({})).toBe('not_started')
+    expect(outcomeWordOfRun({ ...base, createError: 'refused' })).toBe('error')
+    // A create that went out and never answered was cut short with the step.
+    expect(outcomeWordOfRun({ invocation: 'inv' })).toBe('interrupted')
     // wait: false: created and handed over, never "interrupted".
-    expect(taskOutcome({ ...base, state: 'QUEUED', detached: true })).toBe('started')
-    expect(taskOutcome({ ...base, createFailed: true, detached: false })).toBe('error')
+    expect(outcomeWordOfRun({ ...base, run: run('QUEUED'), end: { kind: 'started' } })).toBe(
+      'started',
+    )
     // BLOCKED and handed to a person (on_blocked fail or pass): never "interrupted".
-    expect(taskOutcome({ ...base, state: 'BLOCKED', handedOff: true })).toBe('blocked')
+    const handedOff = { kind: 'handed-off', passes: false, question: undefined } as const
+    expect(outcomeWordOfRun({ ...base, run: run('BLOCKED'), end: handedOff })).toBe('blocked')
+    // A run the step never waited for (a reconcile pass's): by its state once it ended.
+    expect(outcomeWordOfRun({ ...base, run: run('FAILED') })).toBe('failed')
   })
 
   it('shares the result output between the answers, so the whole stays within its cap', () => {

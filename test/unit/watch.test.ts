@@ -5,7 +5,6 @@ import type { RunItem } from '../../src/api/types.ts'
 import { RunWatcher, type WatchSettings } from '../../src/run/watch.ts'
 
 const SETTINGS: WatchSettings = {
-  maxCredits: undefined,
   showProgress: false,
   onBlocked: 'wait',
   continueRun: false,
@@ -100,18 +99,6 @@ describe('RunWatcher', () => {
       'info: Session: https://app.example.com/s/1',
     ])
     expect(h.links).toEqual(['https://app.example.com/s/1'])
-  })
-
-  it('stops the wait past max_credits, naming the cap and the figure', async () => {
-    const h = harness({ maxCredits: 1000 })
-    expect(await h.poll({ request_usage: { compute_cost: 600, inference_cost: 400 } })).toEqual({
-      kind: 'continue',
-    })
-    const verdict = await h.poll({ request_usage: { compute_cost: 600, inference_cost: 450.5 } })
-    expect(verdict).toMatchObject({ kind: 'over-budget', cost: { credits: 1050.5 } })
-    expect(verdict.kind === 'over-budget' && verdict.message).toBe(
-      'The run used 1,050.5 credits, more than the max_credits cap of 1,000 credits.',
-    )
   })
 
   it('is never silent for five minutes', async () => {
