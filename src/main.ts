@@ -1,36 +1,18 @@
-import { agentWorkSources } from './agent/sources.ts'
-import { withInstruction } from './agent/structured-output.ts'
-import type { AgentWorkSources } from './agent/work.ts'
-import type { AgentRunsClient } from './api/client.ts'
-import { abortableSleep } from './api/transport.ts'
-import { admitByApproval } from './approval-step.ts'
 import { cancelOnlyStep } from './cancel-only.ts'
-import type { GitHubContext } from './github/context.ts'
-import { continueSource, githubThread, stepHandoff } from './github/handoff.ts'
-import { githubSteering } from './github/compare.ts'
-import { mayTalkToAgent, resolveTarget } from './github/setup.ts'
-import type { ThreadComment } from './github/keyed-run-comment.ts'
-import { readCancelOnly, readSettings, type Settings } from './inputs/main-step.ts'
+import { githubThread } from './github/handoff.ts'
+import { readCancelOnly, readSettings, type CreditBudgets } from './inputs/main-step.ts'
 import { readTaskSettings } from './inputs/task-set.ts'
-import type { StepTarget } from './model/step.ts'
-import { publishError, publishOutcome, publishOverBudget } from './report/publish.ts'
+import { homeOf } from './model/home.ts'
+import { publishError, publishOverBudget } from './report/publish.ts'
 import { checkCreditBudgets } from './run/budget.ts'
-import { runTag } from './run/create.ts'
-import { homeOf, type RunHome } from './model/home.ts'
-import { gatherAgentWork, withinWaits } from './run/gather.ts'
 import { Interruption } from './run/interruption.ts'
-import { documentCheck, prepareOutput, reviewed, type OutputRequest } from './run/output.ts'
-import { executeStep, type ExecutedRun, type StepDeps } from './run/step.ts'
 import { TrackedRuns, type RunTracker } from './run/tracker.ts'
-import { stepWatcher, type RunWatcher } from './run/watch.ts'
-import { openThread, RunSurfaces } from './run-surfaces.ts'
 import { serviceClient } from './service.ts'
 import { savedState } from './state.ts'
 import type { InputSource, StepIo } from './step-io.ts'
-import { runTaskSet } from './tasks.ts'
-import { PAST_TIMEOUT_MS } from './timing.ts'
-import type { World } from './world.ts'
-
+import { oneRunShape } from './step/one-run.ts'
+import type { StepShape, StepStart } from './step/shape.ts'
+import { taskSetShape } from './step/task-set.ts'
 /** How the main step ended, for a door that answers for it (the command line's exit code). */
 export interface MainStepEnd {
   /** The error the step failed on before its run had an outcome; undefined otherwise. */
@@ -65,7 +47,7 @@ export async function run(io: StepIo, inputs: InputSource): Promise<MainStepEnd>
   }
 }
 
-/** Prepare, execute, finish: the outline of one main step. */
+/** Prepare, execute, finish: the one outline of a main step, whatever its shape. */
 async function mainStep(
   inputs: InputSource,
   io: StepIo,
@@ -74,137 +56,39 @@ async function mainStep(
 ): Promise<void> {
   const cleanup = readCancelOnly(inputs)
   if (cleanup) return await cancelOnlyStep(cleanup, inputs.world, io)
-  const taskSet = await readTaskSettings(inputs)
-  if (taskSet) return await runTaskSet(taskSet, inputs.world, io, interruption)
-  const read = readSettings(inputs)
-  // A schema that is not one is an input error too: compiled before any request.
-  const output = await prepareOutput(read.output)
-  const client = serviceClient(read, io)
-  // approval: a run that waits for a maintainer's approval creates nothing (the step passes).
-  const admitted = await admitByApproval(read, inputs.world, io)
+  const shape = await readShape(inputs)
+  const client = serviceClient(shape.settings, io)
+  const admitted = await shape.admit(inputs.world, io)
   if (!admitted) return
-  const { settings, github } = admitted
+  const { github } = admitted
   const home = homeOf(inputs.world, githubThread(github))
-  const start = { ...inputs, settings, home, io, github, client, tracker, output }
-  if (await stopsAtBudget(start)) return
+  const start = {
+    world: inputs.world,
+    steering: inputs.steering,
+    home,
+    io,
+    github,
+    client,
+    tracker,
+  }
+  if (admitted.creates && (await stopsAtBudget(shape.settings.budgets, start))) return
   interruption.listen()
-  const step = await prepare(start)
+  const step = await admitted.prepare(start)
   if (!step) return
-  const executed = await execute(step, interruption)
-  await finish(step, executed, interruption)
+  const ended = await step.execute(interruption)
+  await ended.finish()
+}
+
+/** The step's shape: a set with `tasks`, else one run. Either compiles its schemas first. */
+async function readShape(inputs: InputSource): Promise<StepShape> {
+  const set = await readTaskSettings(inputs)
+  return set ? await taskSetShape(set) : await oneRunShape(readSettings(inputs))
 }
 
 /** The credit budgets, before anything is shown or created: past one, the step fails (over_budget). */
-async function stopsAtBudget({ settings, home, client, io }: StepStart) {
-  if (settings.target.kind === 'existing') return false
+async function stopsAtBudget(budgets: CreditBudgets, { home, client, io }: StepStart) {
   const deps = { now: Date.now, log: io }
-  const reached = await checkCreditBudgets(client, settings.budgets, home, deps)
+  const reached = await checkCreditBudgets(client, budgets, home, deps)
   if (reached) await publishOverBudget(io, reached.message)
   return reached !== undefined
-}
-
-/** What the step starts from: its settings and world, GitHub, the service, the run it tracks. */
-interface StepStart {
-  settings: Settings
-  world: World
-  /** Where the step's runs belong: its forge, project and thread. */
-  home: RunHome
-  io: StepIo
-  github: GitHubContext
-  client: AgentRunsClient
-  tracker: RunTracker
-  /** output_schema or pull_request_review: what the agent's result must validate against. */
-  output: OutputRequest | undefined
-  steering?: InputSource['steering']
-}
-
-/** What a prepared step has at hand besides: the run's target, its surfaces, what it watches. */
-interface PreparedStep extends StepStart {
-  target: StepTarget
-  /** The thread's comment of this key, when the step keeps one (or replies). */
-  thread: ThreadComment | undefined
-  surfaces: RunSurfaces
-  sources: AgentWorkSources
-  watcher: RunWatcher
-  /** When every wait on the service must have ended: `timeout` from now, plus PAST_TIMEOUT_MS. */
-  waitsEndBy: number
-}
-
-/** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
-async function prepare(step: StepStart): Promise<PreparedStep | undefined> {
-  const { settings, github, output, io } = step
-  // A refused comment starts nothing, and the step passes: the log says why.
-  const continuing = settings.target.kind === 'continue'
-  if (continuing && !(await mayTalkToAgent(settings.github, github, io))) return undefined
-  const thread = await openThread(settings, github, io)
-  const asked = output ? withInstruction(settings.target, output.instruction) : settings.target
-  const target = await resolveTarget(asked, thread, io)
-  const surfaces = await RunSurfaces.open(settings, github, thread, io)
-  const sources = agentWorkSources(step.client)
-  const onSessionLink = (link: string) => io.setOutput('session_link', link)
-  const watcher = stepWatcher(settings, step.tracker, sources, { log: io, onSessionLink })
-  const waitsEndBy = Date.now() + settings.timeoutMs + PAST_TIMEOUT_MS
-  return { ...step, target, thread, surfaces, sources, watcher, waitsEndBy }
-}
-
-/** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
-async function execute(step: PreparedStep, interruption: Interruption): Promise<ExecutedRun> {
-  const { settings, client, tracker, surfaces, watcher } = step
-  const handoff = stepHandoff(settings, step.home)
-  // A newer step steers the run: a workflow that cancels this one for it hands the run over.
-  const steering = step.steering ?? githubSteering(step, surfaces.commit?.sha)
-  if (settings.previousRun === 'steer') interruption.handsOverWhen(steering.newerStep)
-  const { output, sources, waitsEndBy } = step
-  const checkResult =
-    output &&
-    documentCheck(output, {
-      sources,
-      retries: settings.output.retries,
-      deadline: Date.now() + settings.timeoutMs,
-      signal: () => withinWaits(interruption.signal, waitsEndBy),
-      now: Date.now,
-      log: step.io,
-    })
-  const deps: StepDeps = {
-    client,
-    tracker,
-    now: Date.now,
-    sleep: abortableSleep,
-    signal: interruption.signal,
-    log: watcher.log,
-    watch: watcher,
-    tag: runTag(step.world, undefined, surfaces.commit?.sha ?? step.home.head, handoff),
-    onRunSeen: (run) => surfaces.showRunning(run),
-    steer: steering.source,
-    continueFrom: continueSource(step.home, step.github, surfaces.commit?.sha ?? step.home.head),
-    onSteered: () => step.io.setOutput('steered', 'true'),
-    checkResult,
-  }
-  return executeStep({ ...settings, target: step.target }, deps, interruption)
-}
-
-/** Shows the outcome on every surface: the commit status, the comment, outputs and summary. */
-async function finish(step: PreparedStep, executed: ExecutedRun, interruption: Interruption) {
-  const { settings, surfaces } = step
-  const { cancelling } = interruption
-  const { outcome, review } = reviewed(executed, settings.output.pullRequestReview)
-  surfaces.showEnd({ outcome, newer: executed.newer, cancelling })
-  const work = await gatherAgentWork(outcome, {
-    settings: settings.agentWork,
-    world: step.world,
-    sources: step.sources,
-    conversation:
-      outcome.kind === 'blocked' ? step.watcher.lastConversation : executed.conversation,
-    signal: interruption.signal,
-    endBy: step.waitsEndBy,
-    log: step.io,
-  })
-  await surfaces.showWork({ answer: work.answer, review })
-  await publishOutcome(step.io, outcome, {
-    ...work,
-    shownAnswer: review?.summary,
-    continueRun: settings.target.kind === 'continue',
-    structuredOutput: executed.document,
-    verdict: review?.verdict,
-  })
 }

@@ -87,7 +87,6 @@ const RELAYS: Readonly<Record<string, string>> = {
     "a task's lines (its wait's, its result check's), after the task's name",
   'src/runner.ts: message': "the engine's lines, passed on by the runner's port (StepIo)",
   'src/cli/step-io.ts: message': "the engine's lines, passed on by the command line's port",
-  'src/tasks.ts: message': "the agent's work's lines, written in src/agent/",
   "src/reconcile/walk.ts: `Run ${safeForLog(row.runId)}: ${pass.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`":
     "a pass's rows, GitHub's and GitLab's: the failed ones are collected from rowOf(run, 'failed', …) (SOURCES)",
   'src/cli/reconcile.ts: failure':

@@ -61,6 +61,25 @@ export async function readConversation(
   }
 }
 
+/**
+ * The agent's final message, read from the run's conversation unless one was read already: the
+ * one reading of the answer, for one run, each task of a set and a reconcile pass.
+ */
+export async function readAnswer(
+  runId: string,
+  sources: Pick<AgentWorkSources, 'getConversation'>,
+  log: Log,
+  signal: AbortSignal,
+  read?: Conversation,
+): Promise<string | undefined> {
+  const conversation = read ?? (await readConversation(runId, sources, log, signal))
+  const answer = conversation && finalAnswer(conversation)
+  if (conversation && answer === undefined) {
+    log.info(`Run ${runId}'s conversation has no message from the agent.`)
+  }
+  return answer
+}
+
 export interface CollectOptions {
   downloadPatterns: readonly string[]
   /** '' for the default under RUNNER_TEMP. */
@@ -70,6 +89,8 @@ export interface CollectOptions {
   workspace: string
   /** A conversation already read while waiting (at BLOCKED), to save a request. */
   conversation?: Conversation
+  /** Its lines on reading the answer are debug lines (each task's of a set: not one per task). */
+  quietAnswer?: boolean
 }
 
 export async function collectAgentWork(
@@ -79,12 +100,8 @@ export async function collectAgentWork(
   log: Log & { safeForLog: (value: unknown) => string },
   signal: AbortSignal,
 ): Promise<AgentWork> {
-  const conversation =
-    options.conversation ?? (await readConversation(run.run_id, sources, log, signal))
-  const answer = conversation && finalAnswer(conversation)
-  if (conversation && answer === undefined) {
-    log.info(`Run ${run.run_id}'s conversation has no message from the agent.`)
-  }
+  const readLog = options.quietAnswer ? { ...log, info: log.debug } : log
+  const answer = await readAnswer(run.run_id, sources, readLog, signal, options.conversation)
   const artifacts = parseArtifacts(run.artifacts)
   if (options.downloadPatterns.length === 0) {
     return { answer, artifacts, downloadedTo: new Map(), downloadDir: undefined }

@@ -1,5 +1,5 @@
 import { agentWorkSources } from '../agent/sources.ts'
-import { collectAgentWork } from '../agent/work.ts'
+import { readAnswer } from '../agent/work.ts'
 import { rowOf, walkRuns } from './walk.ts'
 import { ofHomeForge } from '../model/home.ts'
 import type { AgentRunsClient } from '../api/client.ts'
@@ -494,22 +494,10 @@ async function commentSpotOf(
 }
 
 /** The agent's final message, as a waiting step reads it; undefined when there is none. */
-async function answerOf(run: RunItem, deps: PassDeps): Promise<string | undefined> {
-  const quiet = {
-    info: deps.log.debug,
-    warning: deps.log.warning,
-    debug: deps.log.debug,
-    safeForLog,
-  }
-  const work = await collectAgentWork(
-    run,
-    { downloadPatterns: [], artifactsDir: '', runnerTemp: '', workspace: '' },
-    // No download patterns: only the conversation is read.
-    agentWorkSources(deps.client),
-    quiet,
-    AbortSignal.timeout(RECONCILE_PASS.answerMs),
-  )
-  return work.answer
+function answerOf(run: RunItem, deps: PassDeps): Promise<string | undefined> {
+  const quiet = { info: deps.log.debug, warning: deps.log.warning, debug: deps.log.debug }
+  const signal = AbortSignal.timeout(RECONCILE_PASS.answerMs)
+  return readAnswer(run.run_id, agentWorkSources(deps.client), quiet, signal)
 }
 
 function upToDateWhy(handoff: Handoff, commentFound: boolean, what: 'run' | 'set' = 'run'): string {

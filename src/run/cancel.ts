@@ -1,7 +1,6 @@
 import type { AgentRunsClient } from '../api/client.ts'
 import type { RequestOptions, Sleep } from '../api/transport.ts'
 import { UnprocessableEntityError } from '../api/errors.ts'
-import type { RunItem } from '../api/types.ts'
 import { meaningOf } from '../model/states.ts'
 import { describeHome, homeScope, ofHomeForge, type RunHome } from '../model/home.ts'
 import { listTaggedRuns } from './listing.ts'
@@ -12,7 +11,6 @@ import {
   CREATE_LOOKUP,
   POST_CANCEL_DEADLINE_MS,
   RECANCEL_PAUSE_MS,
-  REREAD_AFTER_CANCEL_MS,
   SIGNAL_CANCEL,
   MIN_CANCEL_REQUEST_MS,
 } from '../timing.ts'
@@ -35,28 +33,6 @@ export async function requestCancel(
     const message = errorMessage(error)
     if (error instanceof UnprocessableEntityError) return { kind: 'not-cancellable', message }
     return { kind: 'failed', message }
-  }
-}
-
-/**
- * The run as it stands after a successful cancel, so that outputs, summary and
- * comment show where it ended rather than the state last polled. One quick
- * attempt: a failure keeps what was last seen.
- */
-export async function rereadAfterCancel(
-  client: Pick<AgentRunsClient, 'getRun'>,
-  cancel: CancelReport | undefined,
-  lastSeen: RunItem | undefined,
-): Promise<RunItem | undefined> {
-  // A BLOCKED run is read back too, so that the outputs say BLOCKED rather than what was last polled.
-  if ((cancel?.kind !== 'cancelled' && cancel?.kind !== 'blocked') || !lastSeen) return lastSeen
-  try {
-    return await client.getRun(lastSeen.run_id, {
-      timeoutMs: REREAD_AFTER_CANCEL_MS,
-      maxRetries: 0,
-    })
-  } catch {
-    return lastSeen
   }
 }
 

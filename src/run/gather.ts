@@ -22,6 +22,8 @@ export interface GatherDeps {
   /** When every wait on the service must have ended (PAST_TIMEOUT_MS past the timeout). */
   readonly endBy: number
   readonly log: Log
+  /** Its lines on reading the answer are debug lines (each task's of a set: not one per task). */
+  readonly quietAnswer?: boolean
 }
 
 /**
@@ -46,6 +48,7 @@ export async function gatherAgentWork(
       runnerTemp: world.runnerTemp,
       workspace: world.workspace,
       conversation: deps.conversation,
+      quietAnswer: deps.quietAnswer,
     },
     deps.sources,
     {

@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto'
+import { join } from 'node:path'
+import { defaultArtifactsDir, taskFolderName } from '../agent/artifacts.ts'
+import { agentWorkSources } from '../agent/sources.ts'
+import { requestWithInstruction } from '../agent/structured-output.ts'
+import type { AgentWorkSources } from '../agent/work.ts'
+import { abortableSleep } from '../api/transport.ts'
+import { GitHubContext } from '../github/context.ts'
+import { setHandoff } from '../github/handoff.ts'
+import type { TaskSetSettings } from '../inputs/task-set.ts'
+import { namedLog } from '../log.ts'
+import { OUTCOME_RECORDS } from '../model/outcome.ts'
+import { outcomeOfRun } from '../model/run-outcome.ts'
+import { passWhenText, taskLabel, type SetOutcome, type TaskRun } from '../model/set.ts'
+import { publishSetOutcome, type TaskWork } from '../report/set.ts'
+import { runTag, SET_KEY, taskTag, type RunTag } from '../run/create.ts'
+import { gatherAgentWork, withinWaits } from '../run/gather.ts'
+import type { Interruption } from '../run/interruption.ts'
+import { documentCheck, prepareOutput, type OutputRequest } from '../run/output.ts'
+import { TaskSetRun } from '../run/set.ts'
+import { taskWatcher } from '../run/watch.ts'
+import { SetSurfaces } from '../set-surfaces.ts'
+import { savedState } from '../state.ts'
+import { safeForLog } from '../text/log.ts'
+import { PAST_TIMEOUT_MS } from '../timing.ts'
+import type { PreparedStep, StepShape, StepStart } from './shape.ts'
+
+/**
+ * The main step's shape with `tasks`: one run per task, at most `max_parallel` at once, judged
+ * by `pass_when`, shown as one table. Each task's output schema (its own, else the step's) is
+ * compiled here, before any request.
+ */
+export async function taskSetShape(settings: TaskSetSettings): Promise<StepShape> {
+  const outputs = await prepareTaskOutputs(settings)
+  return {
+    settings,
+    // `approval` is refused with `tasks` (inputs.ts): a set is admitted as it is.
+    admit: async (world) => {
+      const github = new GitHubContext(settings.github.token, world)
+      return { github, creates: true, prepare: (start) => prepare(settings, outputs, start) }
+    },
+  }
+}
+
+/** Each task's output: its own output_schema, else the step's (compiled once), else none. */
+async function prepareTaskOutputs(
+  settings: TaskSetSettings,
+): Promise<readonly (OutputRequest | undefined)[]> {
+  const step = await prepareOutput(settings.output)
+  const outputs: (OutputRequest | undefined)[] = []
+  for (const own of settings.taskSchemas) {
+    outputs.push(own ? await prepareOutput({ ...settings.output, schema: own }) : step)
+  }
+  return outputs
+}
+
+/** What the set's step has at hand once its surfaces are open and its tags known. */
+interface PreparedSet extends StepStart {
+  readonly settings: TaskSetSettings
+  readonly outputs: readonly (OutputRequest | undefined)[]
+  readonly surfaces: SetSurfaces
+  readonly stepTag: RunTag
+  readonly sources: AgentWorkSources
+  /** When every wait on the service must have ended: `timeout` from now, plus PAST_TIMEOUT_MS. */
+  readonly waitsEndBy: number
+}
+
+/** Opens the set's surfaces and tags: its ID is its step's invocation, known before any create. */
+async function prepare(
+  settings: TaskSetSettings,
+  outputs: readonly (OutputRequest | undefined)[],
+  start: StepStart,
+): Promise<PreparedStep> {
+  const { world, home, github, io } = start
+  const setId = randomUUID()
+  const surfaces = await SetSurfaces.open(settings, github, setId, io)
+  const handoff = setHandoff(settings.github, home, {
+    wait: settings.wait,
+    tasks: settings.tasks.length,
+    passWhen: passWhenText(settings.passWhen),
+  })
+  const stepTag = runTag(world, () => setId, surfaces.commit ?? home.head, handoff)
+  const sources = agentWorkSources(start.client)
+  const waitsEndBy = Date.now() + settings.timeoutMs + PAST_TIMEOUT_MS
+  const set = { ...start, settings, outputs, surfaces, stepTag, sources, waitsEndBy }
+  return {
+    execute: async (interruption) => {
+      const outcome = await setRun(set, interruption).run(interruption)
+      return { finish: () => finish(set, outcome, interruption) }
+    },
+  }
+}
+
+/** The set's runs, each task's checked against its output, under the one scheduler. */
+function setRun(set: PreparedSet, interruption: Interruption): TaskSetRun {
+  const { settings, outputs, surfaces, stepTag, sources, io } = set
+  const { signal } = interruption
+  const startedAt = Date.now()
+  return new TaskSetRun(
+    {
+      tasks: settings.tasks.map((task, index) => {
+        const output = outputs[index]
+        return output ? requestWithInstruction(task, output.instruction) : task
+      }),
+      maxParallel: settings.maxParallel,
+      passWhen: settings.passWhen,
+      timeoutMs: settings.timeoutMs,
+      pollIntervalMs: settings.pollIntervalMs,
+      maxCredits: settings.agentWork.maxCredits,
+      cancelPrevious: settings.cancelPrevious,
+      wait: settings.wait,
+    },
+    {
+      client: set.client,
+      now: Date.now,
+      sleep: abortableSleep,
+      signal,
+      log: io,
+      state: savedState(io),
+      setMetadata: { [SET_KEY]: stepTag.invocation },
+      tagFor: (index) => taskTag(stepTag, index),
+      onProgress: (tasks) => surfaces.showRunning(tasks),
+      watchFor: (task, name) => taskWatcher(settings.agentWork, task, sources, { log: io, name }),
+      checkFor: (task, name) => {
+        const output = outputs[task.index]
+        if (!output) return undefined
+        const deadline = startedAt + settings.timeoutMs
+        return documentCheck(output, {
+          sources,
+          retries: settings.output.retries,
+          deadline,
+          signal: () => withinWaits(signal, deadline + PAST_TIMEOUT_MS),
+          now: Date.now,
+          log: namedLog(io, name),
+        })
+      },
+    },
+  )
+}
+
+/**
+ * Brings back each ended run's work (its answer, its files), every task's together, then
+ * reports the set.
+ */
+async function finish(set: PreparedSet, outcome: SetOutcome, interruption: Interruption) {
+  const { surfaces, io } = set
+  surfaces.showEnd(outcome)
+  const work = new Map<number, TaskWork>()
+  // As for one run, the outcome's record says whether the agent's work is brought back.
+  if (OUTCOME_RECORDS[outcome.word].carriesAgentWork) {
+    await Promise.all(
+      outcome.tasks.map(async (task) => {
+        const one = await taskWork(task, set, interruption.signal)
+        if (one) work.set(task.index, one)
+      }),
+    )
+  }
+  await surfaces.showWork()
+  await publishSetOutcome(io, outcome, work)
+}
+
+/**
+ * One task's work, as one run's is gathered (when its own outcome's record says it carries
+ * any): its answer, and with `download_artifacts` its files, into its own folder below the
+ * set's (`artifacts_dir`, else `$RUNNER_TEMP/cloud-agent-artifacts/<the set's ID>`).
+ */
+async function taskWork(
+  task: TaskRun,
+  set: PreparedSet,
+  signal: AbortSignal,
+): Promise<TaskWork | undefined> {
+  const { settings, world } = set
+  const outcome = outcomeOfRun(task, { elapsedMs: 0, timeoutMs: 0, maxCredits: undefined })
+  if (outcome.kind === 'not-started') return undefined
+  const { downloadPatterns, artifactsDir } = settings.agentWork
+  const setDir = artifactsDir || defaultArtifactsDir(world.runnerTemp, set.stepTag.invocation)
+  const taskDir = join(setDir, taskFolderName(task.index, task.request.title))
+  const work = await gatherAgentWork(outcome, {
+    settings: { ...settings.agentWork, artifactsDir: downloadPatterns.length > 0 ? taskDir : '' },
+    world,
+    sources: set.sources,
+    conversation: task.conversation,
+    signal,
+    endBy: set.waitsEndBy,
+    log: taskLog(task, set.io),
+    // Twenty tasks without a conversation are not worth twenty lines.
+    quietAnswer: true,
+  })
+  return work.artifacts ? { ...work, answer: work.answer, artifacts: work.artifacts } : undefined
+}
+
+/** The step's log, each line naming its task ("Task 3 (Package c): …"), as the watcher's do. */
+function taskLog(task: TaskRun, io: StepStart['io']) {
+  const label = safeForLog(taskLabel(task), 200)
+  return namedLog(io, label.charAt(0).toUpperCase() + label.slice(1))
+}
