@@ -1,6 +1,7 @@
 import { cancelOnlyStep } from './cancel-only.ts'
 import { githubThread } from './github/handoff.ts'
-import { readCancelOnly, readSettings, type CreditBudgets } from './inputs/main-step.ts'
+import type { CreditBudgets } from './inputs/budgets.ts'
+import { readCancelOnly, readSettings } from './inputs/main-step.ts'
 import { readTaskSettings } from './inputs/task-set.ts'
 import { homeOf } from './model/home.ts'
 import { publishError, publishOverBudget } from './report/publish.ts'

@@ -1,7 +1,7 @@
 import type { AgentRunsClient } from '../api/client.ts'
 import type { GitHubContext } from '../github/context.ts'
 import type { Connection } from '../inputs/connection.ts'
-import type { CreditBudgets } from '../inputs/main-step.ts'
+import type { CreditBudgets } from '../inputs/budgets.ts'
 import type { InputSource } from '../step-io.ts'
 import type { RunHome } from '../model/home.ts'
 import type { Interruption } from '../run/interruption.ts'

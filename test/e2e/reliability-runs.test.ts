@@ -252,8 +252,15 @@ describe('follow-ups', () => {
   })
 
   it('a follow-up whose answer is lost (502 after acting) is awaited through its new pass', async () => {
+    // The new pass ends only once a read has shown it INPROGRESS: the step must see it, however
+    // late a loaded machine makes its polls.
+    const seenPass: RunScript = [
+      { state: 'QUEUED', afterMs: 0 },
+      { state: 'INPROGRESS', afterMs: 50 },
+      { state: 'SUCCEEDED', afterMs: 600, afterSeen: true },
+    ]
     const api = await fakeApi(
-      {},
+      { followupScript: () => seenPass },
       { ...FOLLOWUP, fault: { kind: 'status', status: 502, act: true } },
     )
     const run = api.seedRun({ prompt: 'Review' }, { createdAt: Date.now() - 60_000 })
