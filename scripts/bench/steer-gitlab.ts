@@ -16,7 +16,7 @@
 import { spawn } from 'node:child_process'
 import { creditsSpent } from '../../src/agent/cost.ts'
 import { join } from 'node:path'
-import { markerOf } from '../../src/gitlab/note.ts'
+import { markerOf } from '../../src/gitlab/note-text.ts'
 import { FakeAgentApi, type RunScript } from '../../test/fake-api/server.ts'
 import { FakeGitLab } from '../../test/fake-gitlab/server.ts'
 

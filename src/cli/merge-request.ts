@@ -4,12 +4,8 @@
  * `--previous-run steer`, what steering reads of GitLab. Read from GitLab CI's variables once.
  */
 import { GitLabApi } from '../gitlab/api.ts'
-import {
-  mergeRequestFrom,
-  MergeRequestNote,
-  type NoteEntry,
-  type NoteRecord,
-} from '../gitlab/note.ts'
+import { mergeRequestFrom, MergeRequestNote, type NoteEntry } from '../gitlab/note.ts'
+import type { NoteRecord } from '../gitlab/note-text.ts'
 import { mergeRequestSteering } from '../gitlab/steer.ts'
 import type { ForgeSteering } from '../model/head.ts'
 import { OUTCOMES, type Outcome } from '../model/outcome.ts'

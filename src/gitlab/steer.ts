@@ -6,7 +6,7 @@
  */
 import type { ForgeSteering, HeadChange } from '../model/head.ts'
 import { GitLabFailure, gitlabReason, jobFinished, type GitLabApi } from './api.ts'
-import type { NoteRecord } from './note.ts'
+import type { NoteRecord } from './note-text.ts'
 
 export interface MergeRequestSteeringOptions {
   readonly api: Pick<GitLabApi, 'mergeBase' | 'compare' | 'mergeRequestPipelines'>

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { CreateRunRequest } from '../../src/api/types.ts'
-import { markerOf } from '../../src/gitlab/note.ts'
+import { markerOf } from '../../src/gitlab/note-text.ts'
 import { FakeGitLab } from '../fake-gitlab/server.ts'
 import { against, command } from './command.ts'
 import { until } from './harness.ts'

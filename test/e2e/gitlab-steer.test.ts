@@ -7,7 +7,7 @@
  * cancelled), and a person's cancel still cancels.
  */
 import { describe, expect, it } from 'vitest'
-import { markerOf } from '../../src/gitlab/note.ts'
+import { markerOf } from '../../src/gitlab/note-text.ts'
 import type { RunScript } from '../fake-api/server.ts'
 import { FakeGitLab } from '../fake-gitlab/server.ts'
 import { against, command, finishing, working } from './command.ts'

@@ -6,13 +6,11 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import {
-  markerKey,
   mergeRequestFrom,
   MergeRequestNote,
-  noteBody,
-  withoutQuickActions,
   type MergeRequestTarget,
 } from '../../src/gitlab/note.ts'
+import { markerKey, noteBody, withoutQuickActions } from '../../src/gitlab/note-text.ts'
 import { GITLAB_LIMITS } from '../../src/timing.ts'
 import { FakeGitLab } from '../fake-gitlab/server.ts'
 
