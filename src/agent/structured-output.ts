@@ -11,7 +11,7 @@ import type { FormatsPlugin } from 'ajv-formats'
 import type { RE2JS as RE2JSClass } from 're2js'
 import type { CreateRunRequest } from '../api/types.ts'
 import type { SchemaSource } from '../inputs/output.ts'
-import type { RunTarget } from '../inputs/run-target.ts'
+import type { RunTarget } from '../model/step.ts'
 import { InputError } from '../inputs/input-error.ts'
 import { asSentence, clip as clipTo, errorMessage } from '../text/plain.ts'
 

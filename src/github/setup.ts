@@ -1,5 +1,5 @@
 import type { GitHubSettings } from '../inputs/github.ts'
-import type { RunTarget } from '../inputs/run-target.ts'
+import type { RunTarget } from '../model/step.ts'
 import { staleHeadNote } from './comment.ts'
 import { admitAuthor } from './commenter.ts'
 import type { GitHubContext } from './context.ts'

@@ -3,6 +3,7 @@
  * or for `cancel_only`: the connection, time, `previous_run`, `continue_from`, the budgets; each
  * part of a run's settings in its own room. A step with `tasks` is task-set.ts's.
  */
+import type { RunTarget } from '../model/step.ts'
 import type { InputSource } from '../step-io.ts'
 import { POLL_INTERVAL } from '../timing.ts'
 import { readAgentWork, type AgentWorkSettings } from './agent-work.ts'
@@ -18,7 +19,7 @@ import {
 } from './github.ts'
 import { InputError, inputNamed } from './input-error.ts'
 import { readOutput, type OutputSettings } from './output.ts'
-import { CREATE_ONLY_INPUTS, readTarget, SINGLE_RUN_INPUTS, type RunTarget } from './run-target.ts'
+import { CREATE_ONLY_INPUTS, readTarget, SINGLE_RUN_INPUTS } from './run-target.ts'
 import { readContinueFrom, type ContinueFrom } from './surface.ts'
 import { parseBoolean, parseDuration, parsePositiveDuration } from './values.ts'
 

@@ -6,18 +6,12 @@ import { readFileSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { isRunId, MAX_PROMPT_BYTES } from '../api/answers.ts'
 import type { AgentConfig, CreateRunRequest } from '../api/types.ts'
+import type { RunTarget } from '../model/step.ts'
 import type { InputSource } from '../step-io.ts'
 import { cut } from '../text/plain.ts'
 import { InputError } from './input-error.ts'
 import { parseMcpServers } from './mcp-servers.ts'
 import { isProblem, surfaceConfig } from './surface.ts'
-
-/** What the step is asked to do with a run. */
-export type RunTarget =
-  | { readonly kind: 'create'; readonly request: CreateRunRequest }
-  | { readonly kind: 'existing'; readonly runId: string; readonly followup: string | undefined }
-  /** Follow up the run named by this step's comment thread; create one from `request` if none. */
-  | { readonly kind: 'continue'; readonly message: string; readonly request: CreateRunRequest }
 
 export function readTarget(source: InputSource, continueRun: boolean): RunTarget {
   const runId = source.get('run_id')

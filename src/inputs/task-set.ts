@@ -1,5 +1,6 @@
 /** A step with `tasks` (v1.2): the list of tasks, what it refuses, `max_parallel`, `pass_when`. */
 import type { CreateRunRequest } from '../api/types.ts'
+import type { PassWhen } from '../model/set.ts'
 import type { InputSource } from '../step-io.ts'
 import { asSentence, cut, errorMessage } from '../text/plain.ts'
 import { readConnection } from './connection.ts'
@@ -13,9 +14,6 @@ import {
   SINGLE_RUN_INPUTS,
 } from './run-target.ts'
 import { isPlainObject } from './values.ts'
-
-/** `pass_when`: how many of a set's runs must succeed for the step to pass. */
-export type PassWhen = { kind: 'all' } | { kind: 'any' } | { kind: 'at-least'; count: number }
 
 /** A step with `tasks` (v1.2): one run per task, at most `maxParallel` in flight. */
 export interface TaskSetSettings extends Omit<Settings, 'target'> {

@@ -1,4 +1,4 @@
-import type { PassWhen } from '../inputs/task-set.ts'
+import type { PassWhen } from './set.ts'
 import { passWhenOf } from './set.ts'
 
 /**

@@ -1,10 +1,12 @@
 import { costOf } from '../agent/cost.ts'
 import { clip } from '../text/plain.ts'
-import type { PassWhen } from '../inputs/task-set.ts'
 import type { Outcome } from './outcome.ts'
 import { isTerminal, meaningOf } from './states.ts'
 import type { CreateRunRequest, RunItem } from '../api/types.ts'
 import type { RunRecord } from './record.ts'
+
+/** `pass_when`: how many of a set's runs must succeed for the step to pass. */
+export type PassWhen = { kind: 'all' } | { kind: 'any' } | { kind: 'at-least'; count: number }
 
 /** How many of a set's runs must succeed under `pass_when`. */
 export function runsNeeded(rule: PassWhen, taskCount: number): number {

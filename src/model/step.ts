@@ -1,8 +1,7 @@
 import type { RunCost } from '../agent/cost.ts'
 import type { ReviewVerdict } from '../agent/review-document.ts'
 import type { Interrupted } from '../door-words.ts'
-import type { RunItem, RunState } from '../api/types.ts'
-import type { RunTarget } from '../inputs/run-target.ts'
+import type { CreateRunRequest, RunItem, RunState } from '../api/types.ts'
 import type { CancelReport } from './cancel.ts'
 
 /** How the step ended, as a value; reporting turns it into outputs, a summary and an exit status. */
@@ -90,6 +89,13 @@ export interface InvalidOutput {
   /** The input that asked for the document: the error names it, and no other. */
   readonly input: 'output_schema' | 'pull_request_review'
 }
+
+/** What the step is asked to do with a run. */
+export type RunTarget =
+  | { readonly kind: 'create'; readonly request: CreateRunRequest }
+  | { readonly kind: 'existing'; readonly runId: string; readonly followup: string | undefined }
+  /** Follow up the run named by this step's comment thread; create one from `request` if none. */
+  | { readonly kind: 'continue'; readonly message: string; readonly request: CreateRunRequest }
 
 /** What the step acts on, once `continue_run` has been turned into a run to follow up or none. */
 export type StepTarget = Exclude<RunTarget, { kind: 'continue' }>

@@ -1,6 +1,6 @@
 import type { Sleep } from '../api/transport.ts'
 import type { CreateRunRequest } from '../api/types.ts'
-import type { PassWhen } from '../inputs/task-set.ts'
+import type { PassWhen } from '../model/set.ts'
 import type { Log } from '../log.ts'
 import { outcomeOfStop } from '../model/outcome.ts'
 import {
