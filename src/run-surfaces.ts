@@ -23,6 +23,7 @@ import { finalStatus, pendingStatus, type CommitStatusReporter } from './github/
 import type { ThreadComment } from './github/keyed-run-comment.ts'
 import type { Settings } from './inputs/main-step.ts'
 import type { CancelReport } from './model/cancel.ts'
+import type { RunRecord } from './model/record.ts'
 import { isTerminal } from './model/states.ts'
 import type { StepOutcome } from './model/step.ts'
 import { checkRunLeft, savedState } from './state.ts'
@@ -67,7 +68,7 @@ export interface RunEnd {
  * run. Opened before the run starts, shown at each change while it goes, then at its end: the
  * end at once, the agent's answer and the notes once read.
  */
-export class RunSurfaces implements StepSurfaces<RunItem, RunEnd, RunWork> {
+export class RunSurfaces implements StepSurfaces<RunEnd, RunWork> {
   readonly #settings: Settings
   readonly #github: GitHubContext
   readonly #io: StepIo
@@ -76,6 +77,8 @@ export class RunSurfaces implements StepSurfaces<RunItem, RunEnd, RunWork> {
   readonly #checkRun: CheckRunReporter | undefined
   #headMoved: Promise<string | undefined> | undefined
   #end: RunEnd | undefined
+  /** The run as last shown going: its ID, state and session link. */
+  #lastSeen: string | undefined
   /** The commit the run works on: the pull request's head, else the event's. */
   readonly commit: WorkCommit | undefined
 
@@ -119,9 +122,16 @@ export class RunSurfaces implements StepSurfaces<RunItem, RunEnd, RunWork> {
     return new RunSurfaces(settings, github, io, { commit, comment, status, checkRun })
   }
 
-  /** The run on its way; its end is shown once the step knows its outcome (timed out, …). */
-  showRunning(run: RunItem): void {
-    if (isTerminal(run.state)) return
+  /**
+   * The run on its way, shown when it first is and at each change of its state or session link;
+   * its end is shown once the step knows its outcome (timed out, …).
+   */
+  showRunning([record]: readonly RunRecord[]): void {
+    const run = record?.run
+    if (!run || isTerminal(run.state)) return
+    const seen = `${run.run_id} ${run.state} ${run.session_link ?? ''}`
+    if (seen === this.#lastSeen) return
+    this.#lastSeen = seen
     this.#comment?.show(run)
     this.#status?.show(pendingStatus(run, this.#github.workflowRun))
   }

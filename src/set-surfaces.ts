@@ -33,7 +33,7 @@ import { type StepStopped, type StepSurfaces, type StoppedSurfaces } from './sur
  * its check run, in progress until the set ends; and, should the step stop first,
  * what the post step says on them.
  */
-export class SetSurfaces implements StepSurfaces<readonly TaskRun[], SetOutcome, void> {
+export class SetSurfaces implements StepSurfaces<SetOutcome, void> {
   readonly #comment: SetComment | undefined
   readonly #status: CommitStatusReporter | undefined
   readonly #checkRun: CheckRunReporter | undefined

@@ -1,18 +1,21 @@
 import type { AgentRunsClient } from './api/client.ts'
 import type { PostSettings } from './inputs/post-step.ts'
 import type { CancelReport } from './model/cancel.ts'
+import type { RunRecord } from './model/record.ts'
 import type { SavedRun } from './state.ts'
 import type { StepIo } from './step-io.ts'
 import type { World } from './world.ts'
 
 /**
  * What a step shows on GitHub besides the log and the job summary (its comment, commit status,
- * check run, review), fed by the engine's events. One implementation per shape: one run's
- * (`RunSurfaces`) and a set's (`SetSurfaces`), each opened before the first run.
+ * check run, review), fed by the engine's events: the step's runs as they stand after each
+ * start and poll (one run's or a set's tasks, the same event), then the end. One implementation
+ * per shape: one run's (`RunSurfaces`) and a set's (`SetSurfaces`), each opened before the
+ * first run; the post step's word goes through `StoppedSurfaces`.
  */
-export interface StepSurfaces<Running, End, Work> {
-  /** The runs on their way: one run as seen at a poll, or the set's tasks. */
-  showRunning(running: Running): void
+export interface StepSurfaces<End, Work> {
+  /** The step's runs on their way, as they stand after a start or a poll. */
+  showRunning(runs: readonly RunRecord[]): void
   /** The end, at once: what it shows then needs nothing more read. */
   showEnd(end: End): void
   /** The end with what was read after it (the agent's work); resolves once all is settled. */

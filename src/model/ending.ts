@@ -13,6 +13,7 @@ import {
   REVIEW_VERDICT_RECORDS,
   type Outcome,
   type OutcomeRecord,
+  type StoppedCause,
 } from './outcome.ts'
 import type { StepOutcome } from './step.ts'
 
@@ -54,7 +55,7 @@ export type Ending =
       /** Stopped by the step for a cause not the run's: an error, or its set's pass_when. */
       readonly kind: 'stopped'
       readonly run: RunFacts
-      readonly cause: 'error' | 'pass-when'
+      readonly cause: StoppedCause
       readonly cancel: CancelReport
     }
   | { readonly kind: 'blocked'; readonly run: RunFacts; readonly onBlocked: 'fail' | 'pass' }
@@ -256,16 +257,10 @@ export function describeEnding(ending: Ending): EndingWords {
     }
     case 'stopped': {
       const cancel = describeCancel(ending.run.runId, ending.cancel)
-      const why =
-        ending.cause === 'pass-when'
-          ? 'its set could no longer pass (pass_when), so the step stopped it'
-          : 'an error ended the step, which stopped it'
+      const { label, why } = STOPPED_WORDS[ending.cause]
       return {
         ...word(outcomeOfStop(ending.cause)),
-        label:
-          ending.cause === 'pass-when'
-            ? 'Cancelled: its set could no longer pass'
-            : 'Stopped by an error',
+        label,
         showsReason: false,
         why: `${upperFirst(why)}. ${cancel}`,
         headline: `${ending.run.name} was stopped: ${why}`,
@@ -315,6 +310,15 @@ export function describeEnding(ending: Ending): EndingWords {
       }
     }
   }
+}
+
+/** What a run stopped for a cause told by the cause alone is said to have met. */
+const STOPPED_WORDS: { readonly [C in StoppedCause]: { label: string; why: string } } = {
+  'pass-when': {
+    label: 'Cancelled: its set could no longer pass',
+    why: 'its set could no longer pass (pass_when), so the step stopped it',
+  },
+  error: { label: 'Stopped by an error', why: 'an error ended the step, which stopped it' },
 }
 
 /** A sentence's first letter, in capitals. */

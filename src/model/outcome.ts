@@ -35,6 +35,12 @@ export const STOP_CAUSES = [
 
 export type StopCause = (typeof STOP_CAUSES)[number]
 
+/**
+ * The causes whose ending is told by the cause alone (`stopped`): every one but those with
+ * facts of their own (the timeout's, the cap's, a signal's). A new cause is one of them.
+ */
+export type StoppedCause = Exclude<StopCause, 'timeout' | 'over-budget' | 'signal' | 'post'>
+
 /** A commit status's state: what branch protection sees. */
 export type CommitState = 'pending' | 'success' | 'failure' | 'error'
 

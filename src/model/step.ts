@@ -3,6 +3,7 @@ import type { ReviewVerdict } from '../agent/review-document.ts'
 import type { Interrupted } from '../door-words.ts'
 import type { CreateRunRequest, RunItem, RunState } from '../api/types.ts'
 import type { CancelReport } from './cancel.ts'
+import type { StoppedCause } from './outcome.ts'
 
 /** How the step ended, as a value; reporting turns it into outputs, a summary and an exit status. */
 export type StepOutcome =
@@ -68,7 +69,7 @@ export type StepOutcome =
        */
       kind: 'stopped'
       run: RunItem
-      cause: 'error' | 'pass-when'
+      cause: StoppedCause
       elapsedMs: number
       cancel: CancelReport
     }

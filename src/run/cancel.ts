@@ -47,22 +47,18 @@ export type CancelWhy =
   /** `pass-when`: the set's rule can no longer be met, so the runs still in flight are not wanted. */
   | { kind: Exclude<StopCause, 'signal'> }
 
-/** On `now`'s clock: when the cancel of a run, begun now for `why`, must have been answered. */
+/**
+ * On `now`'s clock: when the cancel of a run, begun now for `why`, must have been answered. A
+ * signal has what the runner's grace leaves, the post step its minutes; any other cause (the
+ * timeout, the cap, an error, pass_when, and a cause yet to come) a brief cancel.
+ */
 export function cancelDeadline(why: CancelWhy, now: number): number {
-  switch (why.kind) {
-    case 'signal':
-      return (
-        now +
-        (why.signal === 'SIGTERM' ? SIGNAL_CANCEL.afterTerminateMs : SIGNAL_CANCEL.afterInterruptMs)
-      )
-    case 'post':
-      return now + POST_CANCEL_DEADLINE_MS
-    case 'timeout':
-    case 'over-budget':
-    case 'error':
-    case 'pass-when':
-      return now + CANCEL_AFTER_TIMEOUT.budgetMs
+  if (why.kind === 'signal') {
+    const { afterTerminateMs, afterInterruptMs } = SIGNAL_CANCEL
+    return now + (why.signal === 'SIGTERM' ? afterTerminateMs : afterInterruptMs)
   }
+  if (why.kind === 'post') return now + POST_CANCEL_DEADLINE_MS
+  return now + CANCEL_AFTER_TIMEOUT.budgetMs
 }
 
 export interface CancelOrder {

@@ -78,8 +78,6 @@ export interface LifecycleDeps {
   /** Aborts when the workflow cancels the step. */
   signal: AbortSignal
   log: Log
-  /** Told of the run when it is first known and at every change of state or session link. */
-  onRunSeen?: (run: RunItem) => void
   watch?: ReadingWatch
   /** Told when the step steered the key's run instead of creating one (the `steered` output). */
   onSteered?: () => void
@@ -184,7 +182,6 @@ export class RunLifecycle {
           : await this.#adopt(target.runId, target.followup, deadline)
       if (!run) return this.#ended({ kind: 'not-started' })
       record.run = run
-      this.#deps.onRunSeen?.(run)
     } catch (error) {
       record.createError = errorMessage(error)
       record.endedAt = this.#deps.now()
@@ -225,16 +222,11 @@ export class RunLifecycle {
       const { log, now, watch } = this.#deps
       const when = `after ${formatDuration(now() - (record.startedAt ?? now()))}`
       logStateChange(log, this.#subject(run.run_id), run, { when, watched: watch !== undefined })
-      this.#deps.onRunSeen?.(run)
-    } else if (run.session_link !== before?.session_link) {
-      // A session link that comes after the state changed is worth showing at once.
-      this.#deps.onRunSeen?.(run)
     }
     if (isTerminal(run.state)) return this.#reachedTerminal(run, deadline)
     const steered = await this.#keySteering?.giveWayLate(run, deadline)
     if (steered) {
       this.record.run = steered
-      this.#deps.onRunSeen?.(steered)
       return
     }
     const verdict = await this.#deps.watch?.afterPoll(

@@ -1,6 +1,7 @@
 import type { Conversation } from '../agent/conversation.ts'
 import type { RunItem } from '../api/types.ts'
 import type { Settings } from '../inputs/main-step.ts'
+import type { RunRecord } from '../model/record.ts'
 import { outcomeOfRun } from '../model/run-outcome.ts'
 import type { StepOutcome, StepTarget } from '../model/step.ts'
 import { formatDuration } from '../text/format.ts'
@@ -25,6 +26,8 @@ export interface StepDeps extends LifecycleDeps {
   continueFrom?: ContinueSource
   /** output_schema or pull_request_review: what checks the document of a run that succeeded. */
   checkResult?: LifecycleSpec['checkResult']
+  /** Told where the run stands after each start and poll (its surfaces show it). */
+  onProgress?: (runs: readonly RunRecord[]) => void
 }
 
 /** How the step's one run ended: its outcome, its checked document, and the run that replaced it. */
@@ -72,7 +75,6 @@ export async function executeStep(
       sleep,
       signal,
       log,
-      onRunSeen: deps.onRunSeen,
       watch: deps.watch,
       onSteered: deps.onSteered,
     },
@@ -89,6 +91,7 @@ export async function executeStep(
       sleep,
       signal,
       log,
+      onProgress: () => deps.onProgress?.(runs.records),
       // Only a run still in flight is cancelled: a run that ended (FAILED, say) ends pass_when
       // with it, and nothing is cancelled.
       announceStop: (stop, inFlight) => {

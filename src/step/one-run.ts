@@ -119,7 +119,7 @@ async function execute(step: PreparedRun, interruption: Interruption): Promise<E
     log: watcher.log,
     watch: watcher,
     tag: runTag(step.world, undefined, head, handoff),
-    onRunSeen: (run) => surfaces.showRunning(run),
+    onProgress: (runs) => surfaces.showRunning(runs),
     steer: steering.source,
     continueFrom: continueSource(step.home, step.github, head),
     onSteered: () => step.io.setOutput('steered', 'true'),
