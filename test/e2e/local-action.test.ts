@@ -45,7 +45,9 @@ describe("CONTRIBUTING's local recipe", () => {
       const api = await FakeAgentApi.start({ apiKey: env.INPUT_API_KEY ?? '' })
       servers.push(api)
       const dir = mkdtempSync(join(tmpdir(), 'local-action-'))
-      const [output, state, summary] = ['output', 'state', 'summary'].map((file) => join(dir, file))
+      const output = join(dir, 'output')
+      const state = join(dir, 'state')
+      const summary = join(dir, 'summary')
       for (const file of [output, state, summary]) writeFileSync(file, '')
       const child = spawn(process.execPath, ['--input-type=module', '-e', RECIPE], {
         cwd: ROOT,
