@@ -12,7 +12,7 @@ export interface SetSweepDeps {
   client: Pick<AgentRunsClient, 'cancelRun' | 'getRun'>
   desk: Pick<RepositoryDesk, 'setComment' | 'stepStatus' | 'workflowRun' | 'markSetStopped'>
   log: Log
-  /** The set's runs, as the pass lists them (see pass.ts). */
+  /** The set's runs, as the pass lists them (see finish-set.ts). */
   setRuns: () => Promise<readonly RunItem[]>
 }
 
