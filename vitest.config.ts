@@ -9,7 +9,7 @@ export const E2E_FILES = ['test/e2e/**/*.test.ts']
  * End-to-end files about a process itself, left to `npm run test:bundle` (run by .ci/run):
  * the GitLab component's script, run by bash, which starts the command.
  */
-const PROCESS_FILES = ['test/e2e/gitlab-component.test.ts']
+const PROCESS_FILES = ['test/e2e/gitlab-component.test.ts', 'test/e2e/local-action.test.ts']
 
 const CORES = availableParallelism()
 

@@ -129,9 +129,8 @@ export class TaskSetRun {
     if (this.#settings.cancelPrevious) await this.#cancelPrevious(this.#settings.cancelPrevious)
     const end = await this.#runs.execute(interruption)
     // A set is never steered, so never handed over: a signal interrupts it.
-    const outcome = this.#outcome(
-      end.signal ? { ...end.schedule, kind: 'interrupted' } : end.schedule,
-    )
+    const { elapsedMs } = end.schedule
+    const outcome = this.#outcome(end.signal ? { kind: 'interrupted', elapsedMs } : end.schedule)
     return outcome.word === 'failed' ? await this.#supersededOr(outcome) : outcome
   }
 
@@ -143,7 +142,9 @@ export class TaskSetRun {
     const replaced = await this.#runs.replaced()
     if (!replaced) return failed
     const { newer, record } = replaced
-    const reason = `a newer run with the same name (${newer.run_id}) replaced ${taskLabel(record as TaskRun)}'s run (previous_run: cancel)`
+    const task = this.#tasks.find((one) => one === record)
+    const whose = task ? `${taskLabel(task)}'s run` : 'a run of it'
+    const reason = `a newer run with the same name (${newer.run_id}) replaced ${whose} (previous_run: cancel)`
     return { ...failed, word: 'superseded', reason, newer }
   }
 

@@ -1,16 +1,16 @@
 /**
  * CONTRIBUTING.md's "Running the action locally", as `@github/local-action` runs it: .env.example
  * pointed at the fake API, then the main entry's module imported and its `run()` called with no
- * arguments, then the post entry's. A process of its own, as local-action's is.
+ * arguments, then the post entry's. A process of its own, as local-action's is: in
+ * `npm run test:bundle` alone (PROCESS_FILES in vitest.config.ts).
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { afterAll, describe, expect } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { FakeAgentApi } from '../fake-api/server.ts'
-import { itNeedsProcess } from './harness.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const servers: FakeAgentApi[] = []
@@ -38,37 +38,34 @@ await post.run()
 `
 
 describe("CONTRIBUTING's local recipe", () => {
-  itNeedsProcess(
-    'runs the main and post entries with no arguments, as local-action does',
-    async () => {
-      const env = envExample('')
-      const api = await FakeAgentApi.start({ apiKey: env.INPUT_API_KEY ?? '' })
-      servers.push(api)
-      const dir = mkdtempSync(join(tmpdir(), 'local-action-'))
-      const output = join(dir, 'output')
-      const state = join(dir, 'state')
-      const summary = join(dir, 'summary')
-      for (const file of [output, state, summary]) writeFileSync(file, '')
-      const child = spawn(process.execPath, ['--input-type=module', '-e', RECIPE], {
-        cwd: ROOT,
-        env: {
-          PATH: process.env.PATH ?? '',
-          ...envExample(api.baseUrl),
-          GITHUB_OUTPUT: output,
-          GITHUB_STATE: state,
-          GITHUB_STEP_SUMMARY: summary,
-          RUNNER_TEMP: dir,
-        },
-      })
-      let stdout = ''
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-      child.stderr.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-      const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+  it('runs the main and post entries with no arguments, as local-action does', async () => {
+    const env = envExample('')
+    const api = await FakeAgentApi.start({ apiKey: env.INPUT_API_KEY ?? '' })
+    servers.push(api)
+    const dir = mkdtempSync(join(tmpdir(), 'local-action-'))
+    const output = join(dir, 'output')
+    const state = join(dir, 'state')
+    const summary = join(dir, 'summary')
+    for (const file of [output, state, summary]) writeFileSync(file, '')
+    const child = spawn(process.execPath, ['--input-type=module', '-e', RECIPE], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...envExample(api.baseUrl),
+        GITHUB_OUTPUT: output,
+        GITHUB_STATE: state,
+        GITHUB_STEP_SUMMARY: summary,
+        RUNNER_TEMP: dir,
+      },
+    })
+    let stdout = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
 
-      expect(code, stdout).toBe(0)
-      expect(readFileSync(output, 'utf8')).toMatch(/^outcome<<.*\nsucceeded\n/m)
-      expect(api.allRuns()).toHaveLength(1)
-      expect(api.allRuns()[0]?.state).toBe('SUCCEEDED')
-    },
-  )
+    expect(code, stdout).toBe(0)
+    expect(readFileSync(output, 'utf8')).toMatch(/^outcome<<.*\nsucceeded\n/m)
+    expect(api.allRuns()).toHaveLength(1)
+    expect(api.allRuns()[0]?.state).toBe('SUCCEEDED')
+  })
 })
