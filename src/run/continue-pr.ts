@@ -29,7 +29,7 @@ export type Continued =
 /** What continuing asks of the run's lifecycle: its record, and its one follow-up. */
 export interface ContinuationHost {
   readonly record: RunRecord
-  /** Sends a follow-up (see RunLifecycle): the error that refused it, or undefined once sent. */
+  /** Sends a follow-up (see FollowUps): the error that refused it, or undefined once sent. */
   send(run: RunItem, message: string, deadline: number): Promise<unknown>
 }
 

@@ -1,6 +1,5 @@
 import type { AgentRunsClient } from '../api/client.ts'
-import { ApiStatusError, NotFoundError } from '../api/errors.ts'
-import type { RequestOptions } from '../api/transport.ts'
+import { ApiStatusError } from '../api/errors.ts'
 import type { CreateRunRequest, RunItem } from '../api/types.ts'
 import type { Conversation } from '../agent/conversation.ts'
 import type { InvalidOutput } from '../model/step.ts'
@@ -114,24 +113,5 @@ export function logStateChange(
     case 'succeeded':
     case 'failed':
       return log.info(`${subject} is ${state} (${when}).`)
-  }
-}
-
-/** The run named by the run_id input, as the service shows it now. */
-export async function getExistingRun(
-  client: Pick<AgentRunsClient, 'getRun'>,
-  runId: string,
-  options: RequestOptions,
-): Promise<RunItem> {
-  try {
-    return await client.getRun(runId, options)
-  } catch (error) {
-    if (error instanceof NotFoundError) {
-      throw new Error(
-        `The run named by the run_id input (${safeForLog(runId)}) does not exist: ${error.message}`,
-        { cause: error },
-      )
-    }
-    throw error
   }
 }

@@ -2,7 +2,6 @@ import { costOf } from '../agent/cost.ts'
 import type { AgentRunsClient } from '../api/client.ts'
 import type { Sleep } from '../api/transport.ts'
 import { NotFoundError } from '../api/errors.ts'
-import { mayHaveActed } from '../api/retry.ts'
 import type { CreateRunRequest, RunItem } from '../api/types.ts'
 import type { Log } from '../log.ts'
 import { logCancel, type CancelReport } from '../model/cancel.ts'
@@ -12,13 +11,13 @@ import type { StepTarget } from '../model/step.ts'
 import { formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
 import { errorMessage } from '../text/plain.ts'
-import { MIN_REQUEST_MS, NEW_PASS_GRACE_MS, NEW_RUN_NOT_FOUND_GRACE_MS } from '../timing.ts'
+import { NEW_PASS_GRACE_MS, NEW_RUN_NOT_FOUND_GRACE_MS } from '../timing.ts'
 import { cancelOwnRun, cancelPreviousRuns, type CancelWhy } from './cancel.ts'
 import { KeySteering, type SteerSource } from './steer.ts'
+import { adoptRun, type AdoptionHost } from './adopt.ts'
 import { createRunOnce, RunMayExistError, type RunTag } from './create.ts'
-import { watchForNewPass } from './followup.ts'
+import { FollowUps } from './followup.ts'
 import {
-  getExistingRun,
   logStateChange,
   noteSupersededRun,
   surfaceRefusal,
@@ -84,44 +83,50 @@ export interface LifecycleDeps {
 }
 
 /**
- * One run's life in the step: its start (a create, an adoption, a follow-up), what each
- * reading means for it (a new state, a stale one from before a follow-up, a watcher's
- * verdict, read-after-write lag), and its stop (a cancel). When to read and when to stop
- * is the scheduler's (scheduler.ts), for one run as for a set.
+ * One run's life in the step: its start (a create; an adoption, adopt.ts; a steer, steer.ts; a
+ * continuation, continue-pr.ts), what each reading means for it (a new state, a stale one from
+ * before a follow-up, followup.ts; a watcher's verdict, read-after-write lag; a correction of
+ * its document), and its stop (a cancel). When to read and when to stop is the scheduler's
+ * (scheduler.ts), for one run as for a set.
  */
 export class RunLifecycle {
   readonly #spec: LifecycleSpec
   readonly #deps: LifecycleDeps
   #starting = false
   #lagNoted = false
-  #isStale: ((run: RunItem) => boolean) | undefined
   /** output_schema: the corrections asked for so far. */
   #corrections = 0
   /** `previous_run: steer`: what steers the key's run for this step (a create's only). */
   readonly #keySteering: KeySteering | undefined
   /** `continue_from: pull_request`: what starts the run from the one that made the pull request. */
   readonly #continuation: PullRequestContinuation | undefined
+  /** Its follow-ups (run_id's, a steer's, a correction's), and the readings they make stale. */
+  readonly #followUps: FollowUps
+  /** What adopting and steering ask of this run's life: its record, tracker and follow-up. */
+  readonly #host: AdoptionHost
 
   constructor(spec: LifecycleSpec, deps: LifecycleDeps) {
     this.#spec = spec
     this.#deps = deps
     const { steer: source, target } = spec
+    const graceMs = spec.newPassGraceMs ?? NEW_PASS_GRACE_MS
+    const followUps = new FollowUps({ ...deps, graceMs })
+    this.#followUps = followUps
+    this.#host = {
+      record: spec.record,
+      tracker: deps.tracker,
+      followUp: (run, message, deadline) => followUps.followUp(run, message, deadline),
+    }
     if (source && target.kind === 'create') {
       const { client, log, signal, onSteered } = deps
-      const host = {
-        record: spec.record,
-        tracker: deps.tracker,
-        followUp: (run: RunItem, message: string, deadline: number) =>
-          this.#followUp(run, message, deadline),
-      }
       const step = { source, request: target.request, tags: spec.tag.metadata }
-      this.#keySteering = new KeySteering(step, host, { client, log, signal, onSteered })
+      this.#keySteering = new KeySteering(step, this.#host, { client, log, signal, onSteered })
     }
     if (spec.continueFrom && target.kind === 'create') {
       const host = {
         record: spec.record,
         send: (run: RunItem, message: string, deadline: number) =>
-          this.#send(run, message, deadline),
+          followUps.send(run, message, deadline),
       }
       this.#continuation = new PullRequestContinuation(spec.continueFrom, host, deps)
     }
@@ -179,7 +184,7 @@ export class RunLifecycle {
       const run =
         target.kind === 'create'
           ? await this.#create(target.request, deadline)
-          : await this.#adopt(target.runId, target.followup, deadline)
+          : await adoptRun(target, deadline, this.#host, this.#deps)
       if (!run) return this.#ended({ kind: 'not-started' })
       record.run = run
     } catch (error) {
@@ -204,7 +209,7 @@ export class RunLifecycle {
       return this.#ended({ kind: 'started' })
     }
     const run = this.record.run
-    if (run && isTerminal(run.state) && !this.#isStale?.(run))
+    if (run && isTerminal(run.state) && !this.#followUps.isStale(run))
       await this.#reachedTerminal(run, deadline)
   }
 
@@ -213,7 +218,7 @@ export class RunLifecycle {
    * and shown; the watcher looks at a run on its way and may end the wait; a terminal state ends it.
    */
   async seen(run: RunItem, deadline: number): Promise<void> {
-    if (!this.inFlight || this.#isStale?.(run)) return
+    if (!this.inFlight || this.#followUps.isStale(run)) return
     const record = this.record
     const before = record.run
     record.run = run
@@ -311,7 +316,7 @@ export class RunLifecycle {
       const checked = await check(run, this.#corrections)
       if (checked.kind === 'correct') {
         this.#corrections += 1
-        const refusal = await this.#followUp(run, checked.message, deadline)
+        const refusal = await this.#followUps.followUp(run, checked.message, deadline)
         if (refusal === undefined) return
         this.#deps.log.warning(`${this.#subject()} refused the correction: ${safeForLog(refusal)}`)
         this.record.invalidOutput = {
@@ -379,81 +384,5 @@ export class RunLifecycle {
     if (this.#spec.noteSuperseded) await noteSupersededRun(tag, this.#deps)
     const own = { ...created, title: request.title, prompt: request.prompt }
     return steering ? await steering.oneRunPerKey(own, deadline) : own
-  }
-
-  /** Adopts an existing run, and sends it the follow-up if there is one. */
-  async #adopt(
-    runId: string,
-    followup: string | undefined,
-    deadline: number,
-  ): Promise<RunItem | undefined> {
-    const { client, log, now } = this.#deps
-    // The step's timeout bounds these too, though each gets a fair try however close it is.
-    const bounded = () => ({ deadline: Math.max(deadline, now() + MIN_REQUEST_MS) })
-    const run = await getExistingRun(client, runId, bounded())
-    log.info(`Run ${safeForLog(runId)} is ${safeForLog(run.state, 200)}.`)
-    if (followup === undefined) {
-      this.tracker.track(runId)
-      this.record.runId = runId
-      return run
-    }
-    if (this.#deps.signal.aborted) return undefined
-    const refusal = await this.#followUp(run, followup, deadline)
-    if (refusal !== undefined) {
-      throw new Error(
-        `The follow-up (the followup input) to run ${safeForLog(runId)} was refused: ${safeForLog(refusal)} The run is left as it is.`,
-        { cause: refusal },
-      )
-    }
-    this.record.runId = runId
-    return run
-  }
-
-  /**
-   * Sends `message` to the run as a follow-up. Until the service shows its effect, readings in
-   * the run's old state are stale. Returns why the service refused it (the run is left as it
-   * was, and nothing is owed on it); undefined once it was sent, or may have been.
-   */
-  async #followUp(run: RunItem, message: string, deadline: number): Promise<string | undefined> {
-    const refusal = await this.#send(run, message, deadline)
-    return refusal === undefined ? undefined : errorMessage(refusal)
-  }
-
-  /** As #followUp, with the error that refused it. */
-  async #send(run: RunItem, message: string, deadline: number): Promise<unknown> {
-    const { client, log, now } = this.#deps
-    const runId = run.run_id
-    this.tracker.followingUp(runId)
-    try {
-      // It gets a fair try however close the deadline is.
-      await client.sendFollowup(runId, message, {
-        deadline: Math.max(deadline, now() + MIN_REQUEST_MS),
-      })
-      log.info(`Sent the follow-up to run ${safeForLog(runId)}.`)
-    } catch (error) {
-      const reason = errorMessage(error)
-      if (!mayHaveActed(error)) {
-        this.tracker.followupRefused()
-        return error
-      }
-      log.warning(
-        `The answer to the follow-up to run ${safeForLog(runId)} was lost (${safeForLog(reason)}). It may have reached the run and restarted it, so the step awaits the run.`,
-      )
-    }
-    this.tracker.track(runId)
-    this.#isStale = watchForNewPass({
-      before: run,
-      now,
-      graceMs: this.#spec.newPassGraceMs ?? NEW_PASS_GRACE_MS,
-      onSettled: (how) => {
-        this.tracker.newPassSeen()
-        if (how === 'grace-over') {
-          log.warning(
-            `Run ${safeForLog(runId)} was never seen leaving ${safeForLog(run.state, 200)} after the follow-up; taking ${safeForLog(run.state, 200)} as its outcome.`,
-          )
-        }
-      },
-    })
-    return undefined
   }
 }

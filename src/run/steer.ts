@@ -106,7 +106,7 @@ export function fallbackLine(runId: string, why: string): string {
 export interface SteeringHost {
   readonly record: RunRecord
   readonly tracker: RunTracker
-  /** Sends a follow-up (see RunLifecycle): why the service refused it, or undefined once sent. */
+  /** Sends a follow-up (see FollowUps): why the service refused it, or undefined once sent. */
   followUp(run: RunItem, message: string, deadline: number): Promise<string | undefined>
 }
 
