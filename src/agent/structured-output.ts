@@ -10,8 +10,6 @@ import type { Ajv2020 as Ajv2020Class } from 'ajv/dist/2020.js'
 import type { FormatsPlugin } from 'ajv-formats'
 import type { RE2JS as RE2JSClass } from 're2js'
 import type { CreateRunRequest } from '../api/types.ts'
-import type { SchemaSource } from '../inputs/output.ts'
-import type { RunTarget } from '../model/step.ts'
 import { InputError } from '../inputs/input-error.ts'
 import { asSentence, clip as clipTo, errorMessage } from '../text/plain.ts'
 
@@ -29,6 +27,17 @@ const MAX_ERROR_CHARS = 300
  * nested past the stack's depth would crash it; no real result comes near this.
  */
 export const MAX_DOCUMENT_DEPTH = 256
+
+/**
+ * A schema's text, inline (JSON or YAML) or read from the file `output_schema` names, as the
+ * inputs read it (inputs/output.ts).
+ */
+export interface SchemaSource {
+  readonly input: string
+  readonly text: string
+  /** The file it was read from; undefined for an inline schema. */
+  readonly file?: string
+}
 
 export interface OutputSchema {
   /** The input that gave the schema: errors name it. */
@@ -236,23 +245,6 @@ export function outputInstruction(schema: OutputSchema): string {
     schema.text,
     '```',
   ].join('\n')
-}
-
-/**
- * The target with the instruction added to what the agent is told: a new run's prompt, or the
- * follow-up. A run only awaited is told nothing; its result is still checked.
- */
-export function withInstruction(target: RunTarget, instruction: string): RunTarget {
-  const add = (text: string | undefined) => (text ? `${text}\n\n${instruction}` : instruction)
-  const titled = (request: CreateRunRequest) => requestWithInstruction(request, instruction)
-  switch (target.kind) {
-    case 'create':
-      return { ...target, request: titled(target.request) }
-    case 'continue':
-      return { ...target, message: add(target.message), request: titled(target.request) }
-    case 'existing':
-      return target.followup === undefined ? target : { ...target, followup: add(target.followup) }
-  }
 }
 
 /**

@@ -20,13 +20,18 @@ import type {
   ListRunsResponse,
   RunItem,
 } from './types.ts'
-import type { CancelReport } from '../model/cancel.ts'
 
-/** What a cancel request can tell by itself; the failures are errors the caller words. */
-type CancelAnswer = Extract<
-  CancelReport,
-  { kind: 'cancelled' | 'already-finished' | 'blocked' | 'refused' }
->
+/**
+ * What a cancel request can tell by itself; the failures are errors the caller words (a
+ * CancelReport, model/cancel.ts).
+ */
+export type CancelAnswer =
+  | { kind: 'cancelled' }
+  | { kind: 'already-finished' }
+  /** The service refuses to cancel a run that waits for a person; it stays BLOCKED. */
+  | { kind: 'blocked' }
+  /** Refused (400), and the run could not be read back to say whether it ended or is BLOCKED. */
+  | { kind: 'refused' }
 
 /** A page of runs, and when the service says it answered (its `Date` header, by its own clock). */
 export interface ListedRuns extends ListRunsResponse {

@@ -1,6 +1,7 @@
 /** The agent's work as data: output_schema (inline or a workspace file), a review, a check run. */
 import { readFileSync, realpathSync, statSync } from 'node:fs'
 import { isAbsolute, relative, resolve, sep } from 'node:path'
+import type { SchemaSource } from '../agent/structured-output.ts'
 import type { InputSource } from '../step-io.ts'
 import { InputError } from './input-error.ts'
 import { parseBoolean } from './values.ts'
@@ -13,14 +14,6 @@ export interface OutputSettings {
   readonly retries: number
   readonly pullRequestReview: boolean
   readonly checkRun: boolean
-}
-
-/** A schema's text, inline (JSON or YAML) or read from the file `output_schema` names. */
-export interface SchemaSource {
-  readonly input: string
-  readonly text: string
-  /** The file it was read from; undefined for an inline schema. */
-  readonly file?: string
 }
 
 /** At most this many corrections: each is a whole new pass of the agent. */

@@ -1,4 +1,5 @@
 /** A step with `tasks` (v1.2): the list of tasks, what it refuses, `max_parallel`, `pass_when`. */
+import type { SchemaSource } from '../agent/structured-output.ts'
 import type { CreateRunRequest } from '../api/types.ts'
 import type { PassWhen } from '../model/set.ts'
 import type { InputSource } from '../step-io.ts'
@@ -6,7 +7,7 @@ import { asSentence, cut, errorMessage } from '../text/plain.ts'
 import { readConnection } from './connection.ts'
 import { InputError } from './input-error.ts'
 import { cancelAskedBy, readPreviousRun, readStepSettings, type Settings } from './main-step.ts'
-import { readSchemaSource, type SchemaSource } from './output.ts'
+import { readSchemaSource } from './output.ts'
 import {
   checkPromptSize,
   CREATE_ONLY_INPUTS,

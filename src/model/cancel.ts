@@ -1,16 +1,11 @@
+import type { CancelAnswer } from '../api/client.ts'
 import type { Log } from '../log.ts'
 import { safeForLog } from '../text/log.ts'
 
 /** How a cancel request went, as a value: a failed cancel must not hide the step's own outcome. */
 export type CancelReport =
-  | { kind: 'cancelled' }
-  | { kind: 'already-finished' }
-  /** The service refuses to cancel a run that waits for a person; it stays BLOCKED. */
-  | { kind: 'blocked' }
-  /** Refused (400), and the run could not be read back to say whether it ended or is BLOCKED. */
-  | { kind: 'refused' }
-  | { kind: 'not-cancellable'; message: string }
-  | { kind: 'failed'; message: string }
+  /** What the service answered (see AgentRunsClient.cancelRun). */
+  CancelAnswer | { kind: 'not-cancellable'; message: string } | { kind: 'failed'; message: string }
 
 /**
  * Logs how a cancel went: a warning when the run goes on, or may. `label`

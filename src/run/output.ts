@@ -7,14 +7,15 @@ import {
   correctionRequest,
   findDocument,
   outputInstruction,
+  requestWithInstruction,
   RESULT_FILE,
   type OutputSchema,
 } from '../agent/structured-output.ts'
 import { readConversation, type AgentWorkSources } from '../agent/work.ts'
 import type { OutputSettings } from '../inputs/output.ts'
 import type { Log } from '../log.ts'
-import type { RunItem } from '../api/types.ts'
-import type { StepOutcome } from '../model/step.ts'
+import type { CreateRunRequest, RunItem } from '../api/types.ts'
+import type { RunTarget, StepOutcome } from '../model/step.ts'
 import { safeForLog } from '../text/log.ts'
 import { errorMessage } from '../text/plain.ts'
 import type { DocumentCheck } from './lifecycle-parts.ts'
@@ -131,6 +132,23 @@ export async function prepareOutput(settings: OutputSettings): Promise<OutputReq
   if (!settings.schema) return undefined
   const schema = await compileOutputSchema(settings.schema)
   return { schema, instruction: outputInstruction(schema) }
+}
+
+/**
+ * The target with the instruction added to what the agent is told: a new run's prompt, or the
+ * follow-up. A run only awaited is told nothing; its result is still checked.
+ */
+export function withInstruction(target: RunTarget, instruction: string): RunTarget {
+  const add = (text: string | undefined) => (text ? `${text}\n\n${instruction}` : instruction)
+  const titled = (request: CreateRunRequest) => requestWithInstruction(request, instruction)
+  switch (target.kind) {
+    case 'create':
+      return { ...target, request: titled(target.request) }
+    case 'continue':
+      return { ...target, message: add(target.message), request: titled(target.request) }
+    case 'existing':
+      return target.followup === undefined ? target : { ...target, followup: add(target.followup) }
+  }
 }
 
 /** Where a run's document is read from, and within what. */

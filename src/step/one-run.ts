@@ -1,5 +1,4 @@
 import { agentWorkSources } from '../agent/sources.ts'
-import { withInstruction } from '../agent/structured-output.ts'
 import type { AgentWorkSources } from '../agent/work.ts'
 import { abortableSleep } from '../api/transport.ts'
 import { admitByApproval } from '../approval-step.ts'
@@ -14,7 +13,13 @@ import { publishOutcome } from '../report/publish.ts'
 import { runTag } from '../run/create.ts'
 import { gatherAgentWork, withinWaits } from '../run/gather.ts'
 import type { Interruption } from '../run/interruption.ts'
-import { documentCheck, prepareOutput, reviewed, type OutputRequest } from '../run/output.ts'
+import {
+  documentCheck,
+  prepareOutput,
+  reviewed,
+  withInstruction,
+  type OutputRequest,
+} from '../run/output.ts'
 import { executeStep, type ExecutedRun, type StepDeps } from '../run/step.ts'
 import { stepWatcher, type RunWatcher } from '../run/watch.ts'
 import { openThread, RunSurfaces } from '../run-surfaces.ts'

@@ -8,8 +8,8 @@ import {
   findDocument,
   lastJsonBlock,
   outputInstruction,
-  withInstruction,
 } from '../../src/agent/structured-output.ts'
+import { withInstruction } from '../../src/run/output.ts'
 import { InputError } from '../../src/inputs/input-error.ts'
 
 const inline = (text: string) => ({ input: 'output_schema', text })
