@@ -13,7 +13,7 @@ import {
 } from '../text/markdown.ts'
 import { blockedQuestion } from '../model/blocked.ts'
 import { endingOf, type Ending } from '../model/ending.ts'
-import { parseIsoDuration, pullRequestUrlOf, statusMessageOf } from '../model/run.ts'
+import { parseIsoDuration, pullRequestUrlOf, statusMessageOf } from '../model/run-item.ts'
 import { isTerminal, meaningOf } from '../model/states.ts'
 import type { StepOutcome } from '../model/step.ts'
 import { COMMENT_ANSWER_CHARS, renderCommentAnswer } from './answer.ts'

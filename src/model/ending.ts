@@ -5,7 +5,7 @@ import { formatCredits, formatDuration } from '../text/format.ts'
 import { escapeMarkdown } from '../text/markdown.ts'
 import { clip } from '../text/plain.ts'
 import { describeCancel, type CancelReport } from './cancel.ts'
-import { statusMessageOf } from './run.ts'
+import { statusMessageOf } from './run-item.ts'
 import {
   OUTCOME_RECORDS,
   outcomeOfState,

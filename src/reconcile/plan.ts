@@ -1,6 +1,6 @@
 import type { RunItem } from '../api/types.ts'
 import { readHandoff, type Handoff } from '../model/handoff.ts'
-import { parseIsoDuration } from '../model/run.ts'
+import { parseIsoDuration } from '../model/run-item.ts'
 import {
   describePassWhen,
   passWhenStanding,

@@ -14,10 +14,10 @@ import {
 import { OUTCOME_RECORDS } from '../model/outcome.ts'
 import { describeEnding, type AwaitingApproval } from '../model/ending.ts'
 import { formatNumberOutput } from '../text/format.ts'
-import { pullRequestUrlOf } from '../model/run.ts'
+import { pullRequestUrlOf } from '../model/run-item.ts'
 import type { StepOutcome } from '../model/step.ts'
 import { escapeMarkdown, safeHttpUrl } from '../text/markdown.ts'
-import { statusMessageOf } from '../model/run.ts'
+import { statusMessageOf } from '../model/run-item.ts'
 import { errorMessage } from '../text/plain.ts'
 import type { StepIo } from '../step-io.ts'
 

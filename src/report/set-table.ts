@@ -10,7 +10,7 @@ import {
   type TaskRun,
 } from '../model/set.ts'
 import { outcomeWordOfRun } from '../model/run-outcome.ts'
-import { statusMessageOf } from '../model/run.ts'
+import { statusMessageOf } from '../model/run-item.ts'
 import { meaningOf } from '../model/states.ts'
 import { formatCredits, formatDuration } from '../text/format.ts'
 import { escapeMarkdown, inlineText, safeHttpUrl } from '../text/markdown.ts'

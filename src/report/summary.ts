@@ -15,7 +15,7 @@ import { renderAnswerBlock, renderArtifacts, renderBlocked } from './agent-work.
 import { formatDuration } from '../text/format.ts'
 import { blockedQuestion } from '../model/blocked.ts'
 import type { StepOutcome } from '../model/step.ts'
-import { parseIsoDuration, pullRequestUrlOf, statusMessageOf } from '../model/run.ts'
+import { parseIsoDuration, pullRequestUrlOf, statusMessageOf } from '../model/run-item.ts'
 import { escapeMarkdown, inlineText, safeHttpUrl } from '../text/markdown.ts'
 import { clip } from '../text/plain.ts'
 

@@ -14,7 +14,7 @@ import { spliceComment } from '../../src/github/comment.ts'
 import { historyLine } from '../../src/model/key-history.ts'
 import { parseMarker } from '../../src/github/run-marker.ts'
 import { oneLine } from '../../src/github/status.ts'
-import { parseIsoDuration } from '../../src/model/run.ts'
+import { parseIsoDuration } from '../../src/model/run-item.ts'
 import { safeForLog } from '../../src/text/log.ts'
 import {
   agentDetails,

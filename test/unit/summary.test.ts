@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { renderGitHubMarkdown } from '../../scripts/render/github-markdown.ts'
 import type { RunArtifact, RunItem } from '../../src/api/types.ts'
-import { parseIsoDuration, pullRequestUrlOf } from '../../src/model/run.ts'
+import { parseIsoDuration, pullRequestUrlOf } from '../../src/model/run-item.ts'
 import { renderSummary, verdictOf } from '../../src/report/summary.ts'
 import type { StepOutcome } from '../../src/model/step.ts'
 
