@@ -1,7 +1,9 @@
 import * as core from '@actions/core'
-import { readFileSync } from 'node:fs'
+import { randomUUID } from 'node:crypto'
+import { appendFileSync, existsSync, readFileSync } from 'node:fs'
+import { access, appendFile, constants } from 'node:fs/promises'
 import { WORKFLOW_WORDS } from './door-words.ts'
-import { tmpdir } from 'node:os'
+import { EOL, tmpdir } from 'node:os'
 import type { InputSource, StepIo } from './step-io.ts'
 import type { EventPayload, World } from './world.ts'
 
@@ -14,7 +16,7 @@ export type RunnerProcess = Pick<NodeJS.Process, 'env' | 'cwd' | 'on' | 'off' | 
 /** The world and the port of one of the Action's steps, read once from the process handed in. */
 export function runnerDoor(host: RunnerProcess): { io: StepIo; inputs: InputSource } {
   const io = runnerIo(host)
-  return { io, inputs: runnerInputs(readRunnerWorld(host.env, host.cwd()), io) }
+  return { io, inputs: runnerInputs(readRunnerWorld(host.env, host.cwd()), io, host.env) }
 }
 
 /**
@@ -75,33 +77,74 @@ export function onTerminationSignal(
   }
 }
 
-/** The runner's inputs (`INPUT_*`), for a step in `world`; a secret is masked through `io`. */
-export function runnerInputs(world: World, io: StepIo): InputSource {
-  return { get: (name) => core.getInput(name), mask: (secret) => io.setSecret(secret), world }
+/**
+ * The runner's inputs (`INPUT_*` of the process handed in, trimmed, as @actions/core reads
+ * them), for a step in `world`; a secret is masked through `io`.
+ */
+function runnerInputs(world: World, io: StepIo, env: NodeJS.ProcessEnv): InputSource {
+  const get = (name: string) => (env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] ?? '').trim()
+  return { get, mask: (secret) => io.setSecret(secret), world }
 }
 
 /**
- * The runner's port, over @actions/core: workflow commands on stdout, file commands
- * (GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY), STATE_* for the post step, the
- * process's exit code and signals.
+ * The runner's port: workflow commands on stdout (@actions/core's); the file commands
+ * (GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY) and STATE_* for the post step, at the
+ * paths the process handed in names; its exit code and signals.
  */
-export function runnerIo(host: Pick<RunnerProcess, 'on' | 'off' | 'exit'>): StepIo {
+function runnerIo(host: Pick<RunnerProcess, 'env' | 'on' | 'off' | 'exit'>): StepIo {
+  const { env } = host
   return {
     debug: (message) => core.debug(message),
     info: (message) => core.info(message),
     warning: (message) => core.warning(message),
     error: (message) => core.error(message),
     notice: (message, properties) => core.notice(message, properties),
-    setOutput: (name, value) => core.setOutput(name, value),
-    setFailed: (message) => core.setFailed(message),
-    appendSummary: async (markdown) => {
-      await core.summary.addRaw(markdown, true).write()
+    setOutput: (name, value) => {
+      const file = env.GITHUB_OUTPUT
+      if (file) keyValueCommand(file, name, value)
+      else core.setOutput(name, value)
     },
-    saveState: (name, value) => core.saveState(name, value),
-    getState: (name) => core.getState(name),
+    setFailed: (message) => core.setFailed(message),
+    appendSummary: (markdown) => appendSummary(env.GITHUB_STEP_SUMMARY, markdown),
+    saveState: (name, value) => {
+      const file = env.GITHUB_STATE
+      if (file) keyValueCommand(file, name, value)
+      else core.saveState(name, value)
+    },
+    getState: (name) => env[`STATE_${name}`] ?? '',
     setSecret: (secret) => core.setSecret(secret),
     onTerminationSignal: (handler) => onTerminationSignal(host, handler),
     exit: (code) => host.exit(code),
     words: WORKFLOW_WORDS,
   }
+}
+
+/**
+ * A file command (`name<<delimiter`, the value, the delimiter), as the runner reads it, appended
+ * to `file`, which the runner made for the step.
+ */
+function keyValueCommand(file: string, name: string, value: string): void {
+  const delimiter = `ghadelimiter_${randomUUID()}`
+  if (name.includes(delimiter) || value.includes(delimiter)) {
+    throw new Error(`Unexpected input: ${name} should not contain the delimiter "${delimiter}"`)
+  }
+  if (!existsSync(file)) throw new Error(`Missing file at path: ${file}`)
+  appendFileSync(file, `${name}<<${delimiter}${EOL}${value}${EOL}${delimiter}${EOL}`, 'utf8')
+}
+
+/** Markdown appended to the job summary, at the path the runner gave the step. */
+async function appendSummary(file: string | undefined, markdown: string): Promise<void> {
+  if (!file) {
+    throw new Error(
+      'Unable to find environment variable for $GITHUB_STEP_SUMMARY. Check if your runtime environment supports job summaries.',
+    )
+  }
+  try {
+    await access(file, constants.R_OK | constants.W_OK)
+  } catch {
+    throw new Error(
+      `Unable to access summary file: '${file}'. Check if the file has correct read/write permissions.`,
+    )
+  }
+  await appendFile(file, `${markdown}${EOL}`, 'utf8')
 }
