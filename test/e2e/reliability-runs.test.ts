@@ -45,7 +45,7 @@ const slowToRestart: RunScript = [
   { state: 'SUCCEEDED', afterMs: 0 },
   { state: 'QUEUED', afterMs: 1_500 },
   { state: 'INPROGRESS', afterMs: 1_600 },
-  { state: 'SUCCEEDED', afterMs: 2_500 },
+  { state: 'SUCCEEDED', afterMs: 2_500, afterSeen: true },
 ]
 
 /** A run whose pass takes 30 s: seeded a minute ago it is SUCCEEDED, and a follow-up restarts it. */
@@ -276,11 +276,10 @@ describe('follow-ups', () => {
   })
 
   it('a fresh updated_at on the old state is not the new pass: the step waits for the state to move', async () => {
-    const api = await fakeApi()
-    const run = api.seedRun(
-      { prompt: 'Review' },
-      { createdAt: Date.now() - 60_000, script: slowToRestart },
-    )
+    // The follow-up's pass shows the old SUCCEEDED for 1.5 s, then works, and ends only once a
+    // read has shown it at work: the step must see the state move, however late its polls.
+    const api = await fakeApi({ followupScript: () => slowToRestart })
+    const run = api.seedRun({ prompt: 'Review' }, { createdAt: Date.now() - 60_000 })
     const result = await runStep({
       inputs: inputsFor(api, { prompt: '', title: '', run_id: run.run_id, followup: 'Go on' }),
     })
