@@ -4158,237 +4158,6 @@ __nccwpck_require__.d(__webpack_exports__, {
   qi: () => (/* binding */ runReport)
 });
 
-// EXTERNAL MODULE: ./src/timing.ts
-var timing = __nccwpck_require__(8117);
-;// CONCATENATED MODULE: ./src/agent/sources.ts
-
-/**
- * The agent's work as the API client gives it: the conversation, and a file's
- * bytes through getArtifact and its signed URL (which the client fetches
- * without the key, capped in size and time).
- */
-function agentWorkSources(client) {
-    return {
-        getConversation: (runId, signal, deadline) => client.getConversation(runId, { ...timing/* CONVERSATION_READ */.xH, signal, deadline }),
-        fetchFile: async (artifact, signal) => {
-            const answer = await client.getArtifact(artifact.artifactUid ?? '', { signal });
-            const url = downloadUrlOf(answer);
-            if (!url)
-                throw new Error('the service gave no download URL for it');
-            const { body } = await client.downloadSignedUrl(url, { signal });
-            return body;
-        },
-    };
-}
-/** `data.download_url` of an artifact answer, read defensively. */
-function downloadUrlOf(answer) {
-    if (typeof answer !== 'object' || answer === null)
-        return undefined;
-    const data = answer.data;
-    if (typeof data !== 'object' || data === null)
-        return undefined;
-    const url = data.download_url;
-    return typeof url === 'string' && url !== '' ? url : undefined;
-}
-
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: external "node:path"
-const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-// EXTERNAL MODULE: ./node_modules/picomatch/index.js
-var picomatch = __nccwpck_require__(4006);
-var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
-;// CONCATENATED MODULE: ./src/agent/artifacts.ts
-
-
-function parseArtifacts(artifacts) {
-    if (!Array.isArray(artifacts))
-        return [];
-    return artifacts.filter(isRecord).map((artifact) => {
-        const data = isRecord(artifact.data) ? artifact.data : {};
-        const type = typeof artifact.artifact_type === 'string' ? artifact.artifact_type : 'UNKNOWN';
-        const name = type === 'FILE'
-            ? (artifacts_text(data.filename) ?? baseName(artifacts_text(data.filepath)))
-            : type === 'PULL_REQUEST'
-                ? artifacts_text(data.branch)
-                : (artifacts_text(data.title) ?? artifacts_text(data.filename) ?? artifacts_text(data.description));
-        return dropUndefined({
-            type,
-            name,
-            url: httpUrl(data.url),
-            artifactUid: artifacts_text(data.artifact_uid),
-            filepath: type === 'FILE' ? artifacts_text(data.filepath) : undefined,
-            sizeBytes: typeof data.size_bytes === 'number' && Number.isFinite(data.size_bytes)
-                ? data.size_bytes
-                : undefined,
-        });
-    });
-}
-/** The `artifacts` output's items: `{ type, name, url, path }`, each member present when known. */
-function artifactsOutput(artifacts, downloadedTo = new Map()) {
-    return artifacts.map((artifact) => dropUndefined({
-        type: artifact.type,
-        name: artifact.name,
-        url: artifact.url,
-        path: downloadedTo.get(artifact),
-    }));
-}
-/**
- * `download_artifacts`: patterns one a line, or comma-separated. Blank
- * entries are dropped. Returns the patterns; throws a message for a bad one.
- */
-function parseArtifactPatterns(value) {
-    const patterns = value
-        .split(/[\n,]/)
-        .map((pattern) => pattern.trim())
-        .filter((pattern) => pattern !== '');
-    for (const pattern of patterns) {
-        // eslint-disable-next-line no-control-regex -- control characters are what is refused
-        if (/[\u0000-\u001f]/.test(pattern)) {
-            throw new Error(`has a control character in the pattern "${JSON.stringify(pattern)}".`);
-        }
-        if (pattern.startsWith('!')) {
-            throw new Error(`cannot exclude with "!" ("${pattern}"); list the files to download.`);
-        }
-    }
-    return patterns;
-}
-/**
- * Whether a FILE artifact's `filepath` matches one of the patterns. `*`
- * stays within a folder and `**` crosses folders; a pattern without a `/`
- * matches the file's name in any folder (`review.json`, `*.md`).
- */
-function artifactMatcher(patterns) {
-    const matchers = patterns.map((pattern) => picomatch_default()(pattern, { dot: true, basename: !pattern.includes('/'), nonegate: true }));
-    return (filepath) => {
-        const normalized = filepath.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
-        return matchers.some((isMatch) => isMatch(normalized));
-    };
-}
-/** The FILE artifacts to download: those with an ID and a path matching a pattern. */
-function artifactsToDownload(artifacts, patterns) {
-    if (patterns.length === 0)
-        return [];
-    const matches = artifactMatcher(patterns);
-    return artifacts.filter((artifact) => artifact.type === 'FILE' &&
-        artifact.artifactUid !== undefined &&
-        artifact.filepath !== undefined &&
-        matches(artifact.filepath));
-}
-const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$/i;
-// eslint-disable-next-line no-control-regex -- control characters are what is refused
-const FORBIDDEN_CHARACTERS = /[\u0000-\u001f<>:"|?*]/;
-/**
- * Where a file the service names goes inside `dir`, or why it may not go
- * anywhere. The name is untrusted: it must be a relative path that stays
- * inside the directory on every platform the runner may be (no `..`, no
- * absolute path, no drive letter or UNC share, no NUL or other control
- * character, no Windows-reserved name or character, no trailing dot or space).
- */
-function safeArtifactPath(dir, filepath) {
-    const refuse = (reason) => ({ ok: false, reason });
-    if (filepath === '')
-        return refuse('the service gave no file name');
-    if (filepath.includes('\0'))
-        return refuse('the name holds a NUL character');
-    const unified = filepath.replace(/\\/g, '/');
-    if (unified.startsWith('/'))
-        return refuse('it is an absolute path');
-    if (/^[a-zA-Z]:/.test(unified))
-        return refuse('it starts with a drive letter');
-    const parts = unified.split('/').filter((part) => part !== '' && part !== '.');
-    if (parts.length === 0)
-        return refuse('it names no file');
-    for (const part of parts) {
-        if (part === '..')
-            return refuse('it climbs out of the directory with ".."');
-        if (part.toLowerCase() === '.git')
-            return refuse('it would write into .git');
-        if (FORBIDDEN_CHARACTERS.test(part)) {
-            return refuse(`"${printable(part)}" holds a character Windows forbids in file names`);
-        }
-        if (WINDOWS_RESERVED.test(part))
-            return refuse(`"${part}" is a name Windows reserves`);
-        if (/[. ]$/.test(part))
-            return refuse(`"${part}" ends in a dot or a space`);
-    }
-    const root = (0,external_node_path_namespaceObject.resolve)(dir);
-    const path = (0,external_node_path_namespaceObject.resolve)(root, ...parts);
-    // Belt and braces: whatever the checks above missed, the result must lie inside the directory.
-    if (!path.startsWith(root + external_node_path_namespaceObject.sep))
-        return refuse('it would land outside the directory');
-    return { ok: true, path };
-}
-/** The default download directory: `$RUNNER_TEMP/cloud-agent-artifacts/<run_id>`. */
-function defaultArtifactsDir(runnerTemp, runId) {
-    return (0,external_node_path_namespaceObject.resolve)(runnerTemp, 'cloud-agent-artifacts', runId.replace(/[^\w-]/g, '_') || '_');
-}
-/** How long a task folder's title slug may be: the folder's name stays short on every platform. */
-const TASK_SLUG_CHARS = 40;
-/**
- * With `tasks`, each task's files go into a folder of their own under the download directory:
- * `<task number>-<title slug>`, numbered from 1 (`3-package-c`), or just the number for a task
- * without a title. The slug keeps ASCII letters and digits (accents dropped, lower case), each
- * other run of characters one `-`, at most 40 characters: a name safe on every file system,
- * which never climbs out of the directory, and unique by its number.
- */
-function taskFolderName(index, title) {
-    const slug = (title ?? '')
-        .normalize('NFKD')
-        .replace(/[\u0300-\u036f]/g, '')
-        .toLowerCase()
-        .replace(/[^a-z0-9]+/g, '-')
-        .slice(0, TASK_SLUG_CHARS)
-        .replace(/^-+|-+$/g, '');
-    return slug ? `${index + 1}-${slug}` : String(index + 1);
-}
-/**
- * Where each matching file goes, or why it does not: an unsafe name, or a
- * destination another file already takes (compared without case, as on
- * Windows and macOS), so that no download overwrites another.
- */
-function planDownloads(dir, artifacts) {
-    const taken = new Set();
-    return artifacts.map((artifact) => {
-        const target = safeArtifactPath(dir, artifact.filepath ?? '');
-        if (!target.ok)
-            return { artifact, refused: target.reason };
-        const key = target.path.toLowerCase();
-        if (taken.has(key))
-            return { artifact, refused: 'another artifact has the same path' };
-        taken.add(key);
-        return { artifact, path: target.path };
-    });
-}
-function baseName(filepath) {
-    if (filepath === undefined)
-        return undefined;
-    return external_node_path_namespaceObject.posix.basename(filepath.replace(/\\/g, '/')) || undefined;
-}
-function httpUrl(value) {
-    if (typeof value !== 'string')
-        return undefined;
-    try {
-        const url = new URL(value);
-        return url.protocol === 'https:' || url.protocol === 'http:' ? value : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-function artifacts_text(value) {
-    return typeof value === 'string' && value !== '' ? value : undefined;
-}
-function printable(text) {
-    return JSON.stringify(text).slice(1, -1);
-}
-function isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function dropUndefined(record) {
-    return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
-}
-
 ;// CONCATENATED MODULE: ./src/text/plain.ts
 /** Plain-text helpers every layer shares: a thrown value's message, and text cut to a length. */
 /** What a thrown value says: its message when it is an Error, else the value as text. */
@@ -4427,2485 +4196,6 @@ function asSentence(text) {
 function isHighSurrogate(code) {
     return code >= 0xd800 && code <= 0xdbff;
 }
-
-;// CONCATENATED MODULE: ./src/api/answers.ts
-
-/** The longest prompt the action sends. Every poll echoes it, so the body cap follows from it. */
-const MAX_PROMPT_BYTES = 1024 * 1024;
-/**
- * The largest answer body the client reads. A run echoes its prompt, which
- * JSON may escape to six bytes a character (`\u0001`), beside its other fields.
- */
-const MAX_ANSWER_BYTES = 6 * MAX_PROMPT_BYTES + 4 * 1024 * 1024;
-const RUN_ID = /^[\w.-]{1,200}$/;
-/** Whether `value` looks like a run ID: safe as one URL path segment and in a log line. */
-function isRunId(value) {
-    return typeof value === 'string' && RUN_ID.test(value) && !/^\.+$/.test(value);
-}
-/** A run read from an answer, or why the answer is not one (a garbled answer, never a state). */
-function readRunItem(data, expectedRunId) {
-    if (!isObject(data))
-        return { problem: `a body that is not a run (${kindOf(data)})` };
-    const runId = data['run_id'];
-    if (!isRunId(runId))
-        return { problem: 'a run whose run_id is not a run ID' };
-    if (expectedRunId !== undefined && runId !== expectedRunId) {
-        return { problem: `the answer for another run (${runId})` };
-    }
-    const state = data['state'];
-    if (typeof state !== 'string' || state.trim() === '') {
-        return { problem: `a run whose state is not a string (${kindOf(state)})` };
-    }
-    return { run: normaliseRun({ ...data, run_id: runId, state }) };
-}
-/**
- * The create's answer, when it names the run by something that looks like an ID; else why
- * not (a garbled answer: the run may exist, so the caller looks it up instead of creating
- * another). A state of the wrong type is not believed either: the polls will tell.
- */
-function readCreatedRun(data) {
-    const answer = isObject(data) ? data : {};
-    const { run_id: runId, task_id: taskId, state, at_capacity: atCapacity } = answer;
-    if (!isRunId(runId))
-        return { problem: 'an answer without a usable run_id' };
-    return {
-        run: {
-            run_id: runId,
-            ...(typeof taskId === 'string' ? { task_id: taskId } : {}),
-            state: typeof state === 'string' && state.trim() !== '' ? state : 'UNKNOWN',
-            ...(atCapacity === true ? { at_capacity: true } : {}),
-        },
-    };
-}
-const TEXT_FIELDS = [
-    'title',
-    'prompt',
-    'created_at',
-    'updated_at',
-    'started_at',
-    'session_id',
-    'session_link',
-    'source',
-    'run_time',
-];
-/** Known fields with the expected type; unknown fields pass through untouched. */
-function normaliseRun(data) {
-    const run = { ...data };
-    for (const field of TEXT_FIELDS)
-        setOrDrop(run, field, textOf(data[field]));
-    setOrDrop(run, 'status_message', statusMessageOf(data['status_message']));
-    setOrDrop(run, 'agent_config', isObject(data['agent_config']) ? textValues(data['agent_config']) : undefined);
-    setOrDrop(run, 'creator', isObject(data['creator']) ? textValues(data['creator']) : undefined);
-    setOrDrop(run, 'request_usage', isObject(data['request_usage']) ? data['request_usage'] : undefined);
-    setOrDrop(run, 'artifacts', Array.isArray(data['artifacts']) ? artifactsOf(data['artifacts']) : undefined);
-    const cancellable = data['is_run_type_cancellable'];
-    setOrDrop(run, 'is_run_type_cancellable', typeof cancellable === 'boolean' ? cancellable : undefined);
-    return run;
-}
-/** A plain string is the message itself; an object keeps its fields of the right type. */
-function statusMessageOf(value) {
-    if (typeof value === 'string')
-        return value.trim() ? { message: value } : undefined;
-    if (!isObject(value))
-        return undefined;
-    const message = {};
-    const text = textOf(value['message']);
-    if (text !== undefined)
-        message.message = text;
-    const code = textOf(value['error_code']);
-    if (code !== undefined)
-        message.error_code = code;
-    if (typeof value['retryable'] === 'boolean')
-        message.retryable = value['retryable'];
-    return { ...value, ...message, message: message.message };
-}
-/** Artifacts as sent, less any that is not an object with a type; readers still check each field. */
-function artifactsOf(values) {
-    return values.filter((artifact) => isObject(artifact) &&
-        typeof artifact['artifact_type'] === 'string' &&
-        (artifact['data'] === undefined || isObject(artifact['data'])));
-}
-/**
- * What a follow-up's 2xx said. Any 2xx means accepted: an older service answers without
- * `followup_id` and `outcome` (or with no body), and a member of another type is left out
- * rather than believed, so nothing the service sends can fail an accepted follow-up.
- */
-function readFollowupAnswer(data) {
-    const answer = isObject(data) ? data : {};
-    const { followup_id: followupId, outcome } = answer;
-    return {
-        ...(typeof followupId === 'string' || followupId === null ? { followupId } : {}),
-        ...(typeof outcome === 'string' && outcome.trim() !== '' ? { outcome } : {}),
-    };
-}
-/** Strings stay; numbers and booleans become strings; objects whose members are not text drop them. */
-function textValues(record) {
-    const out = {};
-    for (const [key, value] of Object.entries(record)) {
-        out[key] = isObject(value) || Array.isArray(value) ? value : textOf(value);
-    }
-    return out;
-}
-function textOf(value) {
-    if (typeof value === 'string')
-        return value;
-    if (typeof value === 'number' || typeof value === 'boolean')
-        return String(value);
-    return undefined;
-}
-function setOrDrop(record, key, value) {
-    if (value === undefined)
-        Reflect.deleteProperty(record, key);
-    else
-        record[key] = value;
-}
-function isObject(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function kindOf(value) {
-    if (value === null)
-        return 'null';
-    if (value === undefined)
-        return 'an empty body';
-    if (Array.isArray(value))
-        return 'an array';
-    return typeof value === 'string'
-        ? `the string ${JSON.stringify(cut(value, 40))}`
-        : `a ${typeof value}`;
-}
-
-;// CONCATENATED MODULE: ./src/model/approval.ts
-/**
- * Who may start a run (v1.4): a maintainer's approval pinned to one commit. The rules are pure:
- * what GitHub says (the pull request, a review, a comment, a permission) comes in as facts, and a
- * verdict in words for the log and the comment comes out. `github/approval.ts` asks GitHub.
- */
-/** `approval`'s words: when a run needs an approval before it may start. */
-const APPROVAL_POLICIES = ['none', 'forks', 'always'];
-const RANK = {
-    none: 0,
-    read: 1,
-    triage: 2,
-    write: 3,
-    maintain: 4,
-    admin: 5,
-};
-/** Every role GitHub's permission endpoint may name, `none` included. */
-const ROLE_WORDS = Object.keys(RANK);
-/** Whether `role` is at least `least`. */
-function meetsRole(role, least) {
-    return RANK[role] >= RANK[least];
-}
-/** Why the step needs an approval, in words for the comment and the log; undefined when it does not. */
-function approvalNeeded(policy, facts) {
-    if (policy === 'always')
-        return 'this workflow asks for an approval of every commit (`approval: always`)';
-    if (policy === 'none')
-        return undefined;
-    if (facts.fork)
-        return 'this pull request comes from a fork (`approval: forks`)';
-    if (facts.commenterBelow) {
-        return 'the comment that started it is by someone below `commenter_permission` (`approval: forks`)';
-    }
-    return undefined;
-}
-/** The fewest hex characters of the head that an `/approve` comment must give. */
-const MIN_APPROVE_SHA = 7;
-const HEX = /^[0-9a-f]+$/;
-/**
- * The commit an `/approve <sha>` comment names: its first line, `/approve` and 7 to 40 hex
- * characters, lower-cased; undefined for any other comment. Linear: a split and two checks.
- */
-function approveCommandOf(body) {
-    const firstLine = (body ?? '').trimStart().split('\n', 1)[0] ?? '';
-    const words = firstLine.trim().split(/[ \t]+/);
-    if (words.length !== 2 || words[0] !== '/approve')
-        return undefined;
-    const sha = (words[1] ?? '').toLowerCase();
-    return sha.length >= MIN_APPROVE_SHA && sha.length <= 40 && HEX.test(sha) ? sha : undefined;
-}
-/** Whether a comment's first line asks to approve (even a malformed one), to say why it does not count. */
-function looksLikeApprove(body) {
-    return (body ?? '').trimStart().startsWith('/approve');
-}
-/** The exact line a maintainer comments to approve `head`. */
-function approveLine(head) {
-    return `/approve ${head}`;
-}
-/** What can be said of an approval before asking GitHub for its author's permission. */
-function screenApproval(claim, target) {
-    const who = `@${claim.login}`;
-    const refuse = (reason) => ({ kind: 'refused', reason });
-    if (claim.void)
-        return refuse(claim.void);
-    if (claim.isBot)
-        return refuse(`${who} is a bot, and bots never approve`);
-    if (target.author !== undefined && claim.login.toLowerCase() === target.author.toLowerCase()) {
-        return refuse(`${who} opened the pull request, and its author never approves it`);
-    }
-    if (!namesHead(claim.sha, target.head)) {
-        return refuse(`the ${claim.via === 'review' ? 'review' : 'comment'} approves ${approval_short(claim.sha)}, not the head ${approval_short(target.head)}; a newer push needs a new approval`);
-    }
-    return { kind: 'check-permission', login: claim.login };
-}
-/** Whether `sha` (7 or more hex characters, or a full SHA) names `head`. */
-function namesHead(sha, head) {
-    const given = sha.toLowerCase();
-    return given.length >= MIN_APPROVE_SHA && head.toLowerCase().startsWith(given);
-}
-/** An approval whose author's permission GitHub gave: it counts at `approver_permission` or above. */
-function judgeApprover(claim, role, least, head) {
-    const who = `@${claim.login}`;
-    if (meetsRole(role, least)) {
-        const how = claim.via === 'review' ? 'a review' : 'a comment';
-        return {
-            counts: true,
-            reason: `${who} (${role}) approved ${approval_short(head)} in ${how} (approver_permission: ${least})`,
-        };
-    }
-    return {
-        counts: false,
-        reason: `${who} has ${role === 'none' ? 'no' : role} permission on the repository; approver_permission asks for at least ${least}`,
-    };
-}
-/**
- * Whether an `/approve` comment came after the wait it answers, for the head that waited: its
- * 7 characters could name a newer commit made to share them and pushed right after the
- * approval, before the approving run reads the head. Such a push moves the head away from the
- * waiting comment's, or rewrites that comment after the approval was made: either way the
- * approval counts for nothing. Without a wait, only the whole SHA counts. Undefined when it counts.
- */
-function approvalAfterWait(comment, head, waiting) {
-    // With no wait to order it against, only the whole SHA names the head beyond doubt.
-    if (!waiting) {
-        return comment.sha.length < 40
-            ? 'no step waited for this head, so a comment must give its whole SHA'
-            : undefined;
-    }
-    const { madeAt } = comment;
-    if (waiting.head !== head) {
-        return `the head moved to ${approval_short(head)} after the step waited for ${approval_short(waiting.head)}; a newer push needs a new approval`;
-    }
-    const made = Date.parse(madeAt ?? '');
-    const written = Date.parse(waiting.writtenAt ?? '');
-    if (!Number.isFinite(made) || !Number.isFinite(written)) {
-        return 'GitHub did not say when the approval and the wait were made, so their order cannot be checked';
-    }
-    if (made < written) {
-        return `the comment was made before the step waited for ${approval_short(head)}; comment the line the waiting comment gives now`;
-    }
-    return undefined;
-}
-/** A commit as the log and the comment name it. */
-function approval_short(sha) {
-    return sha.slice(0, 12);
-}
-
-;// CONCATENATED MODULE: ./src/model/blocked.ts
-/** `on_blocked`: what the step does when the run is BLOCKED, waiting for a person. */
-const ON_BLOCKED = ['wait', 'fail', 'pass'];
-function decideOnBlocked(onBlocked) {
-    switch (onBlocked) {
-        case 'wait':
-            return { keepWaiting: true };
-        case 'fail':
-            return { keepWaiting: false, passes: false };
-        case 'pass':
-            return { keepWaiting: false, passes: true };
-    }
-}
-/**
- * What a BLOCKED run waits for: its status message, else the agent's last
- * message (often the question it asked), else undefined.
- */
-function blockedQuestion(statusMessage, lastAgentMessage) {
-    const message = typeof statusMessage === 'object' && statusMessage !== null
-        ? statusMessage.message
-        : undefined;
-    if (typeof message === 'string' && message.trim() !== '')
-        return message.trim();
-    const last = lastAgentMessage?.trim();
-    return last ? last : undefined;
-}
-/** How a person answers a BLOCKED run: in the session, or by a comment where continue_run listens. */
-function howToAnswer(options) {
-    const ways = [];
-    if (options.sessionLink)
-        ways.push(`answer in the session (${options.sessionLink})`);
-    if (options.continueRun) {
-        ways.push('reply with a comment on this pull request or issue; continue_run passes it on');
-    }
-    if (ways.length === 0)
-        ways.push('answer in the session, in the app');
-    const sentence = ways.join(', or ');
-    return `To move it on, ${sentence}.`;
-}
-
-;// CONCATENATED MODULE: ./src/surface-inputs.ts
-
-/**
- * The inputs of the service's whole surface (contract v1.4): which agent works a run
- * (`harness`), where it runs (`worker_host`), and `continue_from`. Pure: inputs.ts reads the
- * values and hands them here, for one run and for each task.
- */
-/** The agents a run may be worked by (`config.harness.type`); empty lets the service choose. */
-const HARNESSES = ['oz', 'claude', 'codex', 'gemini'];
-/** What `continue_from` takes: empty, or `pull_request`. */
-const CONTINUE_FROM = ['pull_request'];
-/** A worker's host name: no spaces or control characters, at most 253 characters (a DNS name's). */
-const WORKER_HOST = /^[^\s\p{Cc}]{1,253}$/u;
-/**
- * The `harness` and `worker_host` members of a run's config, or the problem with one; each
- * empty value is left out, so that the service chooses.
- */
-function surfaceConfig(values, names = {
-    harness: 'harness',
-    workerHost: 'worker_host',
-}) {
-    const { harness, workerHost } = values;
-    if (harness && !HARNESSES.includes(harness)) {
-        return {
-            input: names.harness,
-            message: `must be one of ${HARNESSES.join(', ')}, or empty to let the service choose; got ${JSON.stringify(cut(harness, 100))}.`,
-        };
-    }
-    if (workerHost && !WORKER_HOST.test(workerHost)) {
-        return {
-            input: names.workerHost,
-            message: `must name one worker host: up to 253 characters, no spaces or control characters; got ${JSON.stringify(cut(workerHost, 100))}.`,
-        };
-    }
-    return {
-        ...(harness ? { harness: { type: harness } } : {}),
-        ...(workerHost ? { worker_host: workerHost } : {}),
-    };
-}
-function isProblem(value) {
-    return 'input' in value && 'message' in value;
-}
-/**
- * `continue_from`: undefined when empty; the problem with a value it does not take, or with an
- * input it cannot be combined with (`given` says which are given).
- */
-function readContinueFrom(value, given) {
-    if (!value)
-        return undefined;
-    if (!CONTINUE_FROM.includes(value)) {
-        return {
-            input: 'continue_from',
-            message: `must be pull_request, or empty; got ${JSON.stringify(cut(value, 100))}.`,
-        };
-    }
-    const clash = given.tasks
-        ? 'tasks: a set starts one run per task'
-        : given.runId
-            ? 'run_id: run_id names the run to act on'
-            : given.continueRun
-                ? "continue_run: continue_run follows the run of this step's comment"
-                : given.steer
-                    ? 'previous_run: steer: steer sends the work to the active run of its key'
-                    : undefined;
-    if (clash) {
-        return {
-            input: 'continue_from',
-            message: `cannot be combined with ${clash}, while continue_from sends it to the run that made the pull request.`,
-        };
-    }
-    return 'pull_request';
-}
-
-;// CONCATENATED MODULE: ./src/inputs.ts
-
-
-
-
-
-
-
-
-
-/** Repository roles, least first: what `commenter_permission` names. */
-const REPOSITORY_ROLES = ['read', 'triage', 'write', 'maintain', 'admin'];
-const PREVIOUS_RUN_WORDS = ['keep', 'cancel', 'steer'];
-/**
- * `previous_run`, with `cancel_previous: true` meaning `cancel` as it always has; the two
- * saying different things is an input error.
- */
-function readPreviousRun(source) {
-    const legacy = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
-    const given = source.get('previous_run') || 'keep';
-    const word = PREVIOUS_RUN_WORDS.find((one) => one === given);
-    if (!word) {
-        throw new InputError('previous_run', `must be keep, cancel or steer, not "${given}".`);
-    }
-    if (legacy && word === 'steer') {
-        throw new InputError('previous_run', "cannot be steer with cancel_previous: true: steer sends this step's work to the active run instead of cancelling it. Drop cancel_previous.");
-    }
-    return legacy ? 'cancel' : word;
-}
-/** A bad input value. The message names the input and the rule, never the key. */
-class InputError extends Error {
-    name = 'InputError';
-    input;
-    /** What is wrong, after the input's name: each door names the input its own way. */
-    detail;
-    constructor(input, message) {
-        super(`Input "${input}" ${message}`);
-        this.input = input;
-        this.detail = message;
-    }
-}
-/** An input as the door names it: see InputSource.nameOf. */
-function inputNamed(source, input, value) {
-    if (source.nameOf)
-        return source.nameOf(input, value);
-    return value === undefined ? input : `${input}: ${value}`;
-}
-const DEFAULT_TIMEOUT = '60m';
-/**
- * Warp's Oz platform, whose Agent Runs API this action speaks. action.yml gives the same
- * default; this one serves a workflow that passes an empty value, such as an unset variable.
- */
-const DEFAULT_BASE_URL = 'https://app.warp.dev/api/v1';
-/** Reads and checks every input of the main step. Throws InputError before any request. */
-function readSettings(source) {
-    let target;
-    let previousRun = 'keep';
-    let continueFrom;
-    const step = readStepSettings(source, (continueRun) => {
-        previousRun = readPreviousRun(source);
-        target = readTarget(source, continueRun);
-        const asked = readContinueFrom(source.get('continue_from'), {
-            tasks: false,
-            runId: target.kind === 'existing',
-            continueRun,
-            steer: previousRun === 'steer',
-        });
-        if (typeof asked === 'object')
-            throw new InputError(asked.input, asked.message);
-        continueFrom = asked;
-        const legacy = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
-        const input = legacy ? 'cancel_previous' : 'previous_run';
-        if (previousRun === 'cancel' && !(target.kind !== 'existing' && target.request.config?.name)) {
-            throw new InputError(input, target.kind === 'existing'
-                ? 'cannot be combined with run_id: it applies only to creating a run.'
-                : 'needs name: the runs it cancels are the active ones with the same name.');
-        }
-        if (previousRun === 'steer' && source.world.forge !== 'github' && !source.steering) {
-            throw new InputError('previous_run', `cannot be steer here: steering compares a pull or merge request's heads, so it works in GitHub Actions and in a GitLab merge request pipeline with GITLAB_TOKEN; elsewhere, ${inputNamed(source, 'previous_run', 'cancel')} replaces the run instead.`);
-        }
-        if (previousRun === 'steer' && target.kind !== 'create') {
-            throw new InputError('previous_run', target.kind === 'existing'
-                ? "cannot be steer with run_id: steer starts from this step's prompt, sent to the active run of its key."
-                : 'cannot be steer with continue_run: continue_run already sends the comment to the run it answers.');
-        }
-    });
-    if (!target)
-        throw new Error('unreachable: readStepSettings reads the target');
-    const cancelPrevious = cancelAskedBy(source, previousRun);
-    return { ...step, target, cancelPrevious, previousRun, ...(continueFrom ? { continueFrom } : {}) };
-}
-/** The input that asked to cancel the previous runs, as the door names it; undefined when none. */
-function cancelAskedBy(source, previousRun) {
-    if (previousRun !== 'cancel')
-        return undefined;
-    return parseBoolean('cancel_previous', source.get('cancel_previous') || 'false')
-        ? inputNamed(source, 'cancel_previous')
-        : inputNamed(source, 'previous_run', 'cancel');
-}
-/**
- * Everything but what the step acts on: the connection (the key masked
- * first), time, GitHub, the agent's work and its output. `readTarget` reads
- * what the step acts on where its errors come in the order a person fixes them.
- */
-function readStepSettings(source, readTarget, connection = readConnection(source)) {
-    const githubToken = source.get('github_token');
-    if (githubToken)
-        source.mask(githubToken);
-    const comment = parseBoolean('comment', source.get('comment') || 'false');
-    const continueRun = parseBoolean('continue_run', source.get('continue_run') || 'false');
-    const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false');
-    const commenterPermission = readRole('commenter_permission', source.get('commenter_permission'));
-    const allowedBots = readBots(source.get('allowed_bots'));
-    const approval = readApproval(source, continueRun);
-    const approverPermission = readRole('approver_permission', source.get('approver_permission'));
-    readTarget(continueRun);
-    const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT);
-    const wait = parseBoolean('wait', source.get('wait') || 'true');
-    const output = readOutput(source, wait);
-    const needsToken = comment
-        ? 'comment'
-        : approval !== 'none'
-            ? 'approval'
-            : continueRun
-                ? 'continue_run'
-                : commitStatus
-                    ? 'commit_status'
-                    : output.pullRequestReview
-                        ? 'pull_request_review'
-                        : output.checkRun
-                            ? 'check_run'
-                            : // GitHub's compare says what changed since the head the steered run worked on
-                                // (another forge's door hands its own reading: InputSource.steering).
-                                source.get('previous_run') === 'steer' && !source.steering
-                                    ? 'previous_run: steer'
-                                    : '';
-    if (needsToken && !githubToken) {
-        throw new InputError('github_token', `is required by ${needsToken}; give it \${{ github.token }} (the default) with the permissions the README lists for ${needsToken}.`);
-    }
-    return {
-        ...connection,
-        wait,
-        timeoutMs,
-        pollIntervalMs: readPollInterval(source.get('poll_interval'), timeoutMs),
-        github: {
-            token: needsToken ? githubToken : '',
-            comment,
-            commitStatus,
-            key: conversationKey(source),
-            commenterPermission,
-            allowedBots,
-            approval,
-            approverPermission,
-        },
-        agentWork: readAgentWork(source, wait),
-        output,
-        budgets: readBudgets(source),
-    };
-}
-/**
- * The credit budgets: each counts the runs of the step's project (and pull or merge request),
- * whatever the door that made them, so a budget with no project to count by is refused here,
- * before any request, rather than silently count nothing.
- */
-function readBudgets(source) {
-    const budgets = {
-        daily: readCredits('daily_credit_budget', source.get('daily_credit_budget')),
-        pullRequest: readCredits('pr_credit_budget', source.get('pr_credit_budget')),
-    };
-    const given = budgets.daily !== undefined ? 'daily_credit_budget' : 'pr_credit_budget';
-    if ((budgets.daily ?? budgets.pullRequest) !== undefined && !source.world.project) {
-        throw new InputError(given, 'counts the runs of one project, and none is named: outside GitHub and GitLab, name it with --project.');
-    }
-    return budgets;
-}
-/** At most this many corrections: each is a whole new pass of the agent. */
-const MAX_OUTPUT_RETRIES = 10;
-function readOutput(source, wait) {
-    const pullRequestReview = parseBoolean('pull_request_review', source.get('pull_request_review') || 'false');
-    const checkRun = parseBoolean('check_run', source.get('check_run') || 'false');
-    const retriesText = source.get('output_retries') || '2';
-    const retries = /^\d+$/.test(retriesText) ? Number(retriesText) : NaN;
-    if (!(retries <= MAX_OUTPUT_RETRIES)) {
-        throw new InputError('output_retries', `must be a whole number from 0 to ${MAX_OUTPUT_RETRIES}; got "${retriesText}".`);
-    }
-    const schema = readSchemaSource(source);
-    if (schema && pullRequestReview) {
-        throw new InputError('output_schema', 'cannot be combined with pull_request_review, which asks for its own review document.');
-    }
-    // Each acts once the run has ended: without waiting they would silently do nothing.
-    for (const [input, asked] of [
-        ['output_schema', schema !== undefined],
-        ['pull_request_review', pullRequestReview],
-        ['check_run', checkRun],
-    ]) {
-        if (asked && !wait) {
-            throw new InputError(input, "needs wait: true: it acts on the run's result.");
-        }
-    }
-    return { schema, retries, pullRequestReview, checkRun };
-}
-/** Inline when it looks like JSON or YAML (a brace, a line break, `key: value`), else a file. */
-function readSchemaSource(source, input = 'output_schema') {
-    const value = source.get('output_schema');
-    if (!value)
-        return undefined;
-    if (/^[{[]|\n|:\s/.test(value))
-        return { input, text: value };
-    const workspace = source.world.workspace;
-    const path = (0,external_node_path_namespaceObject.resolve)(workspace, value);
-    try {
-        // The schema's text goes to the service in the prompt: only a file of the workspace may,
-        // never one elsewhere on the runner reached by an absolute path, `..` or a link.
-        if (!isWithin((0,external_node_fs_namespaceObject.realpathSync)(workspace), (0,external_node_fs_namespaceObject.realpathSync)(path))) {
-            throw new InputError(input, `must name a file in the workspace (${workspace}); "${value}" is outside it. ` +
-                'Copy the schema into the workspace, or give it inline.');
-        }
-        if ((0,external_node_fs_namespaceObject.statSync)(path).size > MAX_SCHEMA_BYTES) {
-            throw new InputError(input, `names a file over 1 MiB: ${path}.`);
-        }
-        return { input, text: (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'), file: path };
-    }
-    catch (error) {
-        if (error instanceof InputError)
-            throw error;
-        const reason = error.code ?? String(error);
-        throw new InputError(input, `is neither an inline schema nor a file that can be read: ${path} (${reason}).`);
-    }
-}
-const MAX_SCHEMA_BYTES = 1024 * 1024;
-/** Whether `path` is `dir` or lies below it (both already resolved, links followed). */
-function isWithin(dir, path) {
-    const rest = (0,external_node_path_namespaceObject.relative)(dir, path);
-    return rest !== '..' && !rest.startsWith(`..${external_node_path_namespaceObject.sep}`) && !(0,external_node_path_namespaceObject.isAbsolute)(rest);
-}
-/** The keys a task may set; any other it omits takes the step's input of the same name. */
-const TASK_KEYS = [
-    'prompt',
-    'title',
-    'environment_id',
-    'skill_spec',
-    'model_id',
-    'base_prompt',
-    'name',
-    'harness',
-    'worker_host',
-    'output_schema',
-];
-/** The inputs that say what one run is, which `tasks` replaces. */
-const SINGLE_RUN_INPUTS = ['prompt', 'prompt_file', 'run_id', 'followup'];
-/**
- * What `tasks` cannot be combined with, each with the value that is refused: the one list
- * that `action.yml`'s description of `tasks` and docs/tasks.md say (a test holds them to it,
- * and one that each is refused before any request).
- */
-const TASKS_REFUSE = (/* unused pure expression or super */ null && ([
-    ['prompt', 'x'],
-    ['prompt_file', 'x'],
-    ['run_id', 'x'],
-    ['followup', 'x'],
-    ['continue_run', 'true'],
-    ['pull_request_review', 'true'],
-    ['previous_run', 'steer'],
-    ['continue_from', 'pull_request'],
-]));
-/**
- * Reads a step with `tasks`: undefined when `tasks` is not given. Checks every
- * task before any request, and names the task and the field of a bad one.
- */
-async function readTaskSettings(source) {
-    const value = source.get('tasks');
-    if (!value)
-        return undefined;
-    // The key is masked before any other input is checked, as for one run.
-    const connection = readConnection(source);
-    for (const name of SINGLE_RUN_INPUTS) {
-        if (source.get(name)) {
-            throw new InputError('tasks', `cannot be combined with ${name}: each task is one run, with its own prompt.`);
-        }
-    }
-    if (source.get('continue_from')) {
-        throw new InputError('tasks', 'cannot be combined with continue_from: a set starts one run per task, while continue_from sends one prompt to the run that made the pull request.');
-    }
-    const items = await parseTaskList(value);
-    const read = items.map((item, index) => readTask(source, item, index));
-    const tasks = read.map((task) => task.request);
-    const taskSchemas = read.map((task) => task.schema);
-    const step = readStepSettings(source, (continueRun) => {
-        if (continueRun) {
-            throw new InputError('tasks', 'cannot be combined with continue_run: it applies to one run.');
-        }
-    }, connection);
-    // Not silently ignored: a pull request gets one review, from one run.
-    if (step.output.pullRequestReview) {
-        throw new InputError('tasks', 'cannot be combined with pull_request_review: it applies to one run.');
-    }
-    const previousRun = readPreviousRun(source);
-    if (previousRun === 'steer') {
-        throw new InputError('tasks', 'cannot be combined with previous_run: steer: a set starts one run per task.');
-    }
-    const cancelPrevious = cancelAskedBy(source, previousRun);
-    const unnamed = tasks.findIndex((task) => !task.config?.name);
-    if (cancelPrevious && unnamed >= 0) {
-        throw new InputError('cancel_previous', `needs name: the runs it cancels are the active ones with each task's name, and task ${unnamed + 1} has none (give the step a name, or the task its own).`);
-    }
-    const ownSchema = taskSchemas.find((schema) => schema !== undefined);
-    if (ownSchema && !step.wait) {
-        throw new InputError('tasks', `${ownSchema.input} needs wait: true: it acts on the run's result.`);
-    }
-    const maxParallel = readPositiveInteger('max_parallel', source.get('max_parallel') || '10');
-    // A detached set hands every run over at once: no step stays to start the next one later.
-    if (!step.wait && maxParallel < tasks.length) {
-        throw new InputError('max_parallel', `is ${maxParallel}, below the ${tasks.length} tasks: with wait: false the step starts every task at once and does not stay to start the rest; give max_parallel of at least ${tasks.length}, or wait: true.`);
-    }
-    return {
-        ...step,
-        tasks,
-        taskSchemas,
-        cancelPrevious,
-        previousRun,
-        maxParallel,
-        passWhen: readPassWhen(source.get('pass_when') || 'all', tasks.length),
-    };
-}
-/**
- * A JSON parser's message with what it read where it stopped: "… at position 16" says little to
- * a person; "… at position 16, at `prompt: \"x\"}]`" shows the unquoted key. Linear.
- */
-function withWhatWasRead(message, text) {
-    const position = /\bposition (\d+)/.exec(message)?.[1];
-    if (position === undefined)
-        return message;
-    const at = Number(position);
-    const near = text.slice(Math.max(0, at - 10), at + 20).replace(/\s+/g, ' ');
-    return `${message.replace(/\s*\(line \d+ column \d+\)/, '')}, at ${JSON.stringify(near)}`;
-}
-/** A YAML or JSON list. JSON needs no parser beyond the runtime's; YAML loads only when used. */
-async function parseTaskList(value) {
-    let list;
-    let jsonError;
-    try {
-        list = value.startsWith('[') ? JSON.parse(value) : undefined;
-    }
-    catch (error) {
-        jsonError = withWhatWasRead(errorMessage(error), value);
-        list = undefined;
-    }
-    if (list === undefined) {
-        const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
-        try {
-            list = parse(value, { maxAliasCount: 0 });
-        }
-        catch (error) {
-            // Text that opens as JSON was meant as JSON: its parser says what is wrong in its terms.
-            const reason = jsonError ?? (error instanceof Error ? error.message.split('\n')[0] : String(error));
-            throw new InputError('tasks', `is neither a JSON nor a YAML list: ${asSentence(cut(reason ?? '', 300))} ` +
-                'Give one task a line as a YAML list ("- Update package a"), or a JSON array of strings or objects.');
-        }
-    }
-    if (!Array.isArray(list)) {
-        throw new InputError('tasks', 'must be a list (YAML or JSON), one item per run.');
-    }
-    if (list.length === 0)
-        throw new InputError('tasks', 'is an empty list: give at least one task.');
-    return list;
-}
-/**
- * One task's create request, its own keys over the step's inputs of the same name, and its own
- * output_schema (a path or inline, as the input takes) when it names one.
- */
-function readTask(source, item, index) {
-    // A person counts tasks from 1 (the `runs` output's `task` is the 0-based index, for code).
-    const where = `task ${index + 1}`;
-    const fields = {};
-    if (typeof item === 'string') {
-        fields.prompt = item.trim();
-    }
-    else if (isPlainObject(item)) {
-        for (const [key, field] of Object.entries(item)) {
-            if (!TASK_KEYS.includes(key)) {
-                throw new InputError('tasks', `${where} has an unknown key "${cut(key, 100)}"; a task takes ${TASK_KEYS.join(', ')}.`);
-            }
-            if (typeof field !== 'string' && typeof field !== 'number') {
-                throw new InputError('tasks', `${where}'s ${key} must be a string.`);
-            }
-            fields[key] = String(field).trim();
-        }
-    }
-    else {
-        throw new InputError('tasks', `${where} must be a prompt or a mapping with a prompt.`);
-    }
-    const prompt = fields.prompt ?? '';
-    checkPromptSize(`tasks (${where}'s prompt)`, prompt);
-    const merged = {
-        ...source,
-        get: (name) => name in fields ? (fields[name] ?? '') : source.get(name),
-    };
-    if (!prompt && !merged.get('skill_spec')) {
-        throw new InputError('tasks', `${where} has no prompt (and no skill_spec): give it one.`);
-    }
-    try {
-        const own = fields.output_schema === undefined ? undefined : readSchemaSource(merged);
-        const schema = own && { ...own, input: `${where}'s output_schema` };
-        return { request: readCreateRequest(merged, prompt), schema };
-    }
-    catch (error) {
-        if (!(error instanceof InputError))
-            throw error;
-        throw new InputError('tasks', `${where}: ${error.message}`);
-    }
-}
-function readPositiveInteger(input, value) {
-    if (!/^\d+$/.test(value) || Number(value) < 1) {
-        throw new InputError(input, `must be a whole number of at least 1; got "${value}".`);
-    }
-    return Number(value);
-}
-function readPassWhen(value, taskCount) {
-    if (value === 'all')
-        return { kind: 'all' };
-    if (value === 'any')
-        return { kind: 'any' };
-    if (!/^\d+$/.test(value) || Number(value) < 1) {
-        throw new InputError('pass_when', `must be all, any, or a number of runs; got "${value}".`);
-    }
-    const count = Number(value);
-    if (count > taskCount) {
-        throw new InputError('pass_when', `asks for ${count} successful runs, but tasks has only ${taskCount}; give all, any, or a number up to ${taskCount}.`);
-    }
-    return { kind: 'at-least', count };
-}
-/** The `name` input, else the workflow and the job: what makes a step's comment its own. */
-function conversationKey(source) {
-    const name = source.get('name');
-    if (name)
-        return name;
-    return `${source.world.workflow ?? 'workflow'}/${source.world.job ?? 'job'}`;
-}
-function readRole(input, value) {
-    const role = value || 'write';
-    if (REPOSITORY_ROLES.includes(role))
-        return role;
-    throw new InputError(input, `must be one of ${REPOSITORY_ROLES.join(', ')}; got "${value}".`);
-}
-/**
- * `approval`: a run that waits for an approval starts later from the step's own prompt, so it
- * applies to a step that creates one run from its prompt; never to a comment's message.
- */
-function readApproval(source, continueRun) {
-    const value = source.get('approval') || 'none';
-    const policy = APPROVAL_POLICIES.find((word) => word === value);
-    if (!policy) {
-        throw new InputError('approval', `must be none, forks or always; got "${value}".`);
-    }
-    if (policy === 'none')
-        return policy;
-    const other = continueRun
-        ? 'continue_run'
-        : ['run_id', 'tasks'].find((name) => source.get(name) !== '');
-    if (other) {
-        throw new InputError('approval', `cannot be combined with ${other}: an approved commit starts one new run from the step's prompt, and a comment's text never reaches it.`);
-    }
-    return policy;
-}
-const LOGIN = /^[a-z\d](?:[a-z\d-]{0,38})(?:\[bot\])?$/i;
-/** Comma-separated bot logins; `name` and `name[bot]` mean the same bot. */
-function readBots(value) {
-    const logins = value
-        .split(/[,\n]/)
-        .map((login) => login.trim())
-        .filter((login) => login !== '');
-    for (const login of logins) {
-        if (!LOGIN.test(login)) {
-            throw new InputError('allowed_bots', `must be GitHub logins separated by commas, such as renovate[bot]; "${login}" is not one.`);
-        }
-    }
-    return logins.map((login) => login.toLowerCase().replace(/\[bot\]$/, ''));
-}
-function readAgentWork(source, wait) {
-    const onBlocked = source.get('on_blocked') || 'wait';
-    if (!ON_BLOCKED.includes(onBlocked)) {
-        throw new InputError('on_blocked', `must be wait, fail or pass; got "${onBlocked}".`);
-    }
-    const maxCredits = readCredits('max_credits', source.get('max_credits'));
-    let downloadPatterns;
-    try {
-        downloadPatterns = parseArtifactPatterns(source.get('download_artifacts'));
-    }
-    catch (error) {
-        throw new InputError('download_artifacts', errorMessage(error));
-    }
-    // Both act while or after the step waits; without waiting they would silently do nothing.
-    if (!wait && maxCredits !== undefined) {
-        throw new InputError('max_credits', 'needs wait: true: the cap is checked while the step waits.');
-    }
-    if (!wait && downloadPatterns.length > 0) {
-        throw new InputError('download_artifacts', 'needs wait: true: files are downloaded once the run has ended.');
-    }
-    return {
-        onBlocked: onBlocked,
-        maxCredits,
-        downloadPatterns,
-        artifactsDir: readArtifactsDir(source),
-        showProgress: parseBoolean('show_progress', source.get('show_progress') || 'false'),
-    };
-}
-function readCredits(input, value) {
-    if (!value)
-        return undefined;
-    const credits = /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : NaN;
-    if (!Number.isFinite(credits) || credits <= 0) {
-        throw new InputError(input, `must be a number of credits greater than zero, such as 500 or 12.5 (no separators); got "${value}".`);
-    }
-    return credits;
-}
-function readArtifactsDir(source) {
-    const dir = source.get('artifacts_dir');
-    if (!dir)
-        return '';
-    if (dir.includes('\0'))
-        throw new InputError('artifacts_dir', 'must not hold a NUL character.');
-    return (0,external_node_path_namespaceObject.resolve)(source.world.workspace, dir);
-}
-function readTarget(source, continueRun) {
-    const runId = source.get('run_id');
-    const followup = source.get('followup');
-    if (runId && continueRun) {
-        throw new InputError('continue_run', 'cannot be combined with run_id: continue_run finds the run on the comment thread.');
-    }
-    if (runId) {
-        checkNoCreateInputs(source);
-        return { kind: 'existing', runId: checkRunId(runId), followup: followup || undefined };
-    }
-    if (continueRun) {
-        const prompt = readPrompt(source);
-        if (!prompt && !followup) {
-            throw new InputError('continue_run', 'needs followup or prompt: the message to send.');
-        }
-        const request = readCreateRequest(source, prompt || followup);
-        return { kind: 'continue', message: followup || prompt, request };
-    }
-    if (followup) {
-        throw new InputError('followup', 'needs run_id (or continue_run: true): it is a message to an existing run.');
-    }
-    return { kind: 'create', request: readCreateRequest(source, readPrompt(source)) };
-}
-/** `prompt`, or the contents of `prompt_file`; never both. */
-function readPrompt(source) {
-    const prompt = source.get('prompt');
-    const file = source.get('prompt_file');
-    if (!file)
-        return checkPromptSize('prompt', prompt);
-    if (prompt)
-        throw new InputError('prompt_file', 'cannot be combined with prompt; give one of them.');
-    const path = (0,external_node_path_namespaceObject.resolve)(source.world.workspace, file);
-    let text;
-    try {
-        // Checked before reading, so that a huge file is refused without being loaded.
-        checkPromptSize('prompt_file', '', (0,external_node_fs_namespaceObject.statSync)(path).size);
-        text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
-    }
-    catch (error) {
-        if (error instanceof InputError)
-            throw error;
-        const reason = error.code ?? String(error);
-        throw new InputError('prompt_file', `cannot be read: ${path} (${reason}).`);
-    }
-    if (text.trim() === '')
-        throw new InputError('prompt_file', `names an empty file: ${path}.`);
-    return checkPromptSize('prompt_file', text.trim());
-}
-/**
- * Every poll answers with the prompt, so a prompt larger than the action can
- * read back would make the run impossible to follow: refuse it up front.
- */
-function checkPromptSize(input, prompt, bytes = Buffer.byteLength(prompt)) {
-    if (bytes > MAX_PROMPT_BYTES) {
-        throw new InputError(input, `is ${bytes} bytes; the longest prompt the action sends is ${MAX_PROMPT_BYTES} bytes (1 MiB).`);
-    }
-    return prompt;
-}
-function readPostSettings(source) {
-    const connection = readConnection(source);
-    const token = source.get('github_token');
-    if (token)
-        source.mask(token);
-    const comment = parseBoolean('comment', source.get('comment') || 'false');
-    const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false');
-    const checkRun = parseBoolean('check_run', source.get('check_run') || 'false');
-    return {
-        ...connection,
-        github: {
-            token: comment || commitStatus || checkRun ? token : '',
-            comment,
-            commitStatus,
-            key: conversationKey(source),
-            commenterPermission: 'write',
-            allowedBots: [],
-            approval: 'none',
-            approverPermission: 'write',
-        },
-    };
-}
-const DEFAULT_LOOKBACK = '24h';
-/** Reads and checks every input of the `reconcile` action. Throws InputError before any request. */
-function readReconcileSettings(source) {
-    const connection = readConnection(source);
-    const githubToken = source.get('github_token');
-    if (githubToken)
-        source.mask(githubToken);
-    const lookbackMs = parsePositiveDuration('lookback', source.get('lookback') || DEFAULT_LOOKBACK);
-    const sweep = parseBoolean('sweep', source.get('sweep') || 'true');
-    const dryRun = parseBoolean('dry_run', source.get('dry_run') || 'false');
-    if (!githubToken) {
-        throw new InputError('github_token', 'is required by reconcile: it reads workflow runs and writes comments and commit statuses. Give it ${{ github.token }} (the default), with the permissions docs/reconcile.md lists.');
-    }
-    const repository = source.world.repository ?? '';
-    if (!/^[\w.-]+\/[\w.-]+$/.test(repository)) {
-        throw new Error(`reconcile runs in a workflow: GITHUB_REPOSITORY must name the repository (owner/repo); got "${repository}".`);
-    }
-    return { ...connection, githubToken, repository, lookbackMs, sweep, dryRun };
-}
-/**
- * Reads and checks the inputs of `cloud-agent-run reconcile`, a pass over a GitLab project's
- * runs. Throws InputError before any request.
- */
-function readGitLabReconcileSettings(source) {
-    const connection = readConnection(source);
-    const lookbackMs = parsePositiveDuration('lookback', source.get('lookback') || DEFAULT_LOOKBACK);
-    const sweep = parseBoolean('sweep', source.get('sweep') || 'true');
-    const dryRun = parseBoolean('dry_run', source.get('dry_run') || 'false');
-    const project = source.world.project ?? '';
-    if (source.world.forge !== 'gitlab' || !project) {
-        throw new InputError('project', 'is needed: reconcile runs in a GitLab CI job (a scheduled pipeline), where GitLab CI names the project (GITLAB_CI, CI_PROJECT_PATH).');
-    }
-    return { ...connection, project, lookbackMs, sweep, dryRun };
-}
-/**
- * `cancel_only`: the step cancels the active runs named `name` and creates
- * nothing (a pull request's runs when it closes). Undefined when not asked for.
- */
-function readCancelOnly(source) {
-    if (!parseBoolean('cancel_only', source.get('cancel_only') || 'false'))
-        return undefined;
-    const connection = readConnection(source);
-    const name = source.get('name');
-    if (!name) {
-        throw new InputError('cancel_only', 'needs name: it cancels the active runs with that name.');
-    }
-    const others = [
-        ...CREATE_ONLY_INPUTS.filter((input) => input !== 'name'),
-        'run_id',
-        'followup',
-    ].filter((input) => source.get(input) !== '');
-    for (const flag of ['continue_run', 'cancel_previous', 'comment', 'commit_status']) {
-        if (parseBoolean(flag, source.get(flag) || 'false'))
-            others.push(flag);
-    }
-    if (others.length > 0) {
-        throw new InputError('cancel_only', `cannot be combined with ${others.join(', ')}: it only cancels the runs named by name.`);
-    }
-    return { ...connection, name };
-}
-/** The inputs the post step needs to reach the API: the key and the base URL. */
-function readConnection(source) {
-    const apiKey = source.get('api_key');
-    if (apiKey)
-        source.mask(apiKey);
-    if (!apiKey)
-        throw new InputError('api_key', `is required but empty.${missingKeyHint(source.world)}`);
-    // A line break or space would split the Authorization header; say so without showing the key.
-    if (/[\s\p{Cc}]/u.test(apiKey)) {
-        throw new InputError('api_key', 'contains whitespace or control characters; check the secret.');
-    }
-    return { apiKey, baseUrl: parseBaseUrl(source.get('base_url'), apiKey) };
-}
-const CREATE_ONLY_INPUTS = [
-    'prompt',
-    'prompt_file',
-    'title',
-    'environment_id',
-    'skill_spec',
-    'model_id',
-    'base_prompt',
-    'name',
-    'mcp_servers',
-    'harness',
-    'worker_host',
-];
-function readCreateRequest(source, prompt) {
-    const skillSpec = source.get('skill_spec');
-    if (!prompt && !skillSpec) {
-        throw new InputError('prompt', 'is required unless skill_spec is given, or run_id names an existing run.');
-    }
-    if (skillSpec && !/^[\w.-]+\/[\w.-]+:\S+$/.test(skillSpec)) {
-        throw new InputError('skill_spec', `must look like owner/repo:skill-name or owner/repo:path/to/SKILL.md; got "${skillSpec}".`);
-    }
-    const surface = surfaceConfig({
-        harness: source.get('harness'),
-        workerHost: source.get('worker_host'),
-    });
-    if (isProblem(surface))
-        throw new InputError(surface.input, surface.message);
-    const config = dropEmpty({
-        ...surface,
-        name: source.get('name'),
-        model_id: source.get('model_id'),
-        base_prompt: source.get('base_prompt'),
-        environment_id: source.get('environment_id'),
-        skill_spec: skillSpec,
-        mcp_servers: parseMcpServers(source.get('mcp_servers')),
-    });
-    return dropEmpty({
-        prompt,
-        title: source.get('title'),
-        config: Object.keys(config).length > 0 ? config : undefined,
-    });
-}
-function checkRunId(runId) {
-    const shown = runId;
-    if (!isRunId(runId)) {
-        throw new InputError('run_id', `must be a run ID: up to 200 letters, digits, ".", "_" or "-", and not "." or ".." (no "/", spaces or control characters); got ${JSON.stringify(cut(shown, 200))}.`);
-    }
-    return runId;
-}
-/** Rejects create-only inputs beside run_id, so that nobody expects them to be sent. */
-function checkNoCreateInputs(source) {
-    const given = CREATE_ONLY_INPUTS.filter((name) => source.get(name) !== '');
-    if (given.length > 0) {
-        throw new InputError(given[0] ?? 'prompt', `cannot be combined with run_id, which acts on an existing run (also given: ${given.join(', ')}). ` +
-            'To send a message to that run, use followup.');
-    }
-}
-const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-function parseBaseUrl(value, apiKey) {
-    // A key pasted into the wrong input must not be echoed back in the error.
-    if (!value)
-        return DEFAULT_BASE_URL;
-    // Quoted whole as given (bar the key), so the user finds the value they wrote.
-    const shown = clip(value.split(apiKey).join('***'), 300);
-    let url;
-    try {
-        url = new URL(value);
-    }
-    catch {
-        throw new InputError('base_url', `must be an absolute https:// URL; got "${shown}".`);
-    }
-    if (url.protocol === 'http:' && !LOOPBACK_HOST.test(url.hostname)) {
-        throw new InputError('base_url', `must use https://; plain http:// is allowed only for loopback hosts (127.0.0.0/8, localhost, [::1]), because the key would travel unencrypted. Got "${shown}".`);
-    }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-        throw new InputError('base_url', `must be an https:// URL; got "${shown}".`);
-    }
-    if (url.username || url.password) {
-        throw new InputError('base_url', 'must not contain credentials; pass the key as api_key.');
-    }
-    if (url.search || url.hash) {
-        throw new InputError('base_url', `must not have a query or fragment; got "${shown}".`);
-    }
-    const path = url.pathname.replace(/\/$/, '');
-    if (!path.endsWith('/api/v1')) {
-        throw new InputError('base_url', `must end in /api/v1; got "${shown}".`);
-    }
-    return `${url.origin}${path}`;
-}
-/** YAML 1.2 core schema booleans, as the contract promises. */
-function parseBoolean(input, value) {
-    if (['true', 'True', 'TRUE'].includes(value))
-        return true;
-    if (['false', 'False', 'FALSE'].includes(value))
-        return false;
-    throw new InputError(input, `must be true or false; got "${value}".`);
-}
-const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
-const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-/** `500ms`, `30s`, `10m`, `2h`; a bare number is seconds. */
-function parseDuration(input, value) {
-    const match = DURATION.exec(value);
-    if (!match) {
-        throw new InputError(input, `must be a duration such as 500ms, 30s, 10m or 2h (a bare number means seconds); got "${value}".`);
-    }
-    const unit = (match[2] ?? 's');
-    const ms = Math.round(Number(match[1]) * UNIT_MS[unit]);
-    if (!Number.isSafeInteger(ms))
-        throw new InputError(input, `is too long; got "${value}".`);
-    return ms;
-}
-function parsePositiveDuration(input, value) {
-    const ms = parseDuration(input, value);
-    if (ms <= 0)
-        throw new InputError(input, `must be longer than zero; got "${value}".`);
-    return ms;
-}
-function readPollInterval(value, timeoutMs) {
-    if (!value)
-        return timing/* POLL_INTERVAL */.a0.defaultMs;
-    const ms = parseDuration('poll_interval', value);
-    if (ms < timing/* POLL_INTERVAL */.a0.minMs) {
-        throw new InputError('poll_interval', `must be at least ${timing/* POLL_INTERVAL */.a0.minMs}ms; got "${value}".`);
-    }
-    if (ms > timeoutMs) {
-        throw new InputError('poll_interval', `("${value}") is longer than timeout (${timeoutMs / 1000}s): the run would never be polled.`);
-    }
-    return ms;
-}
-/** Deep enough for any real configuration; deeper would only risk the stack when sent. */
-const MAX_MCP_DEPTH = 16;
-function parseMcpServers(value) {
-    if (!value)
-        return undefined;
-    let parsed;
-    try {
-        parsed = JSON.parse(value);
-    }
-    catch (error) {
-        const reason = errorMessage(error);
-        throw new InputError('mcp_servers', `must be JSON; it does not parse (${reason}).`);
-    }
-    if (!isPlainObject(parsed)) {
-        throw new InputError('mcp_servers', 'must be a JSON object mapping server names to their configuration.');
-    }
-    if (depthOf(parsed, MAX_MCP_DEPTH) > MAX_MCP_DEPTH) {
-        throw new InputError('mcp_servers', `nests deeper than ${MAX_MCP_DEPTH} levels.`);
-    }
-    const servers = {};
-    for (const [name, server] of Object.entries(parsed)) {
-        servers[name] = parseMcpServer(name, server);
-    }
-    return servers;
-}
-/** The kinds of MCP server the service takes: an entry names exactly one. */
-const MCP_SERVER_KINDS = ['warp_id', 'command', 'url'];
-function parseMcpServer(name, server) {
-    const fail = (problem) => {
-        throw new InputError('mcp_servers', `entry "${name}" ${problem}`);
-    };
-    const kindsHelp = '"warp_id" (a server saved in the service), "command" (a local server) or "url" (a remote one)';
-    if (!isPlainObject(server))
-        return fail(`must be an object with exactly one of ${kindsHelp}.`);
-    const kinds = MCP_SERVER_KINDS.filter((kind) => server[kind] !== undefined);
-    if (kinds.length !== 1) {
-        return fail(kinds.length === 0
-            ? `must have exactly one of ${kindsHelp}.`
-            : `has ${kinds.map((kind) => `"${kind}"`).join(' and ')}; give exactly one of ${kindsHelp}.`);
-    }
-    for (const kind of kinds) {
-        const value = server[kind];
-        if (typeof value !== 'string' || value.trim() === '') {
-            fail(`has a "${kind}" that is not a non-empty string.`);
-        }
-    }
-    if (typeof server.url === 'string' && !URL.canParse(server.url)) {
-        fail(`has a "url" that is not a URL.`);
-    }
-    const args = server.args;
-    if (args !== undefined && !(Array.isArray(args) && args.every((a) => typeof a === 'string'))) {
-        fail(`has "args" that is not a list of strings.`);
-    }
-    for (const map of ['env', 'headers']) {
-        const value = server[map];
-        if (value !== undefined && !isStringMap(value)) {
-            fail(`has "${map}" that is not an object of strings.`);
-        }
-    }
-    return server;
-}
-function isStringMap(value) {
-    return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string');
-}
-/** How deeply objects and arrays nest in `value`, counted without recursion, up to `limit + 1`. */
-function depthOf(value, limit) {
-    let deepest = 0;
-    const pending = [[value, 1]];
-    while (pending.length > 0) {
-        const [item, depth] = pending.pop();
-        if (typeof item !== 'object' || item === null)
-            continue;
-        deepest = Math.max(deepest, depth);
-        if (deepest > limit)
-            return deepest;
-        for (const child of Object.values(item))
-            pending.push([child, depth + 1]);
-    }
-    return deepest;
-}
-function isPlainObject(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function dropEmpty(record) {
-    return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== '' && value !== undefined));
-}
-/** What to do about a missing key: a fork gets no secrets; otherwise, where keys come from. */
-function missingKeyHint(world) {
-    return (forkHint(world) ||
-        ' Make a key in the Warp app (Settings > Cloud platform > API keys), add it as a' +
-            ' repository secret (Settings > Secrets and variables > Actions), and pass it:' +
-            ' api_key: ${{ secrets.WARP_API_KEY }}.');
-}
-/**
- * Fork pull requests get no secrets, which is the usual reason for an empty key.
- * Not `pull_request_target`: it runs in the base repository and does get them.
- */
-function forkHint(world) {
-    const event = world.eventName ?? '';
-    if (!event.startsWith('pull_request') || event === 'pull_request_target')
-        return '';
-    const head = world.event?.pull_request?.head?.repo?.full_name;
-    const base = world.event?.pull_request?.base?.repo?.full_name;
-    if (head && base && head !== base) {
-        return ` This pull request comes from the fork ${head}, and GitHub gives no secrets to workflows triggered from forks.`;
-    }
-    return '';
-}
-
-;// CONCATENATED MODULE: ./src/agent/structured-output.ts
-
-
-/** The file artifact the agent may upload instead of writing the document in its message. */
-const RESULT_FILE = 'result.json';
-/** The validation errors a follow-up, the log and the failure name: the first few. */
-const ERRORS_SHOWN = 10;
-/** A validation error's text: GitHub shows it, and the agent reads it back. */
-const MAX_ERROR_CHARS = 300;
-/**
- * The deepest document validated. The validator recurses once a level or more, so a document
- * nested past the stack's depth would crash it; no real result comes near this.
- */
-const MAX_DOCUMENT_DEPTH = 256;
-/**
- * Parses and compiles the schema (JSON Schema draft 2020-12). Throws an InputError naming the
- * input for text that is neither JSON nor YAML, or that is not a valid schema. Loads ajv and
- * yaml only now.
- */
-async function compileOutputSchema(source) {
-    const where = source.file ? ` (${source.file})` : '';
-    const schema = await parseSchemaText(source, where);
-    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
-        throw new InputError(source.input, `must be a JSON Schema: an object${where}.`);
-    }
-    const Ajv2020 = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(210)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2210, 23)));
-    const addFormats = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(196)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2815, 23)));
-    const { RE2JS } = await __nccwpck_require__.e(/* import() */ 856).then(__nccwpck_require__.bind(__nccwpck_require__, 2856));
-    // strict: false takes the keywords a schema written for other tools carries (examples,
-    // x-…); the schema is still checked against the draft's meta-schema. The schema's patterns
-    // run on RE2, whose time is linear in the text: the agent's text meets the user's pattern,
-    // and a backtracking engine can take exponential time on an ordinary one.
-    const ajv = new Ajv2020({
-        allErrors: true,
-        strict: false,
-        code: { regExp: linearRegExp(RE2JS) },
-    });
-    addFormats(ajv);
-    // Checked against the meta-schema first, so that the error can quote the value at fault.
-    if (!ajv.validateSchema(schema)) {
-        throw new InputError(source.input, `is not a valid JSON Schema (draft 2020-12)${where}: ${metaSchemaError(ajv.errors ?? [], schema)}`);
-    }
-    let check;
-    try {
-        check = ajv.compile(schema);
-    }
-    catch (error) {
-        throw new InputError(source.input, schemaProblem(error, where));
-    }
-    return {
-        input: source.input === 'pull_request_review' ? 'pull_request_review' : 'output_schema',
-        text: JSON.stringify(schema),
-        validate: (document) => {
-            const depth = depthBeyond(document, MAX_DOCUMENT_DEPTH);
-            if (depth) {
-                return [`/ is nested more than ${MAX_DOCUMENT_DEPTH} levels deep; flatten the document`];
-            }
-            try {
-                return check(document) ? [] : describeErrors(check.errors ?? []);
-            }
-            catch (error) {
-                // A validator that fails on a document (its stack, say) cannot vouch for it: the
-                // document is invalid, and the agent is asked for another, never the step failed.
-                return [structured_output_clip(`/ could not be validated (${errorMessage(error)})`)];
-            }
-        },
-    };
-}
-/** A pattern the linear engine cannot run: what is wrong with the schema, for the input error. */
-class UnsupportedPattern extends Error {
-    pattern;
-    constructor(pattern, reason) {
-        super(reason);
-        this.pattern = pattern;
-    }
-}
-function schemaProblem(error, where) {
-    if (error instanceof UnsupportedPattern) {
-        return (`has the pattern ${JSON.stringify(structured_output_clip(error.pattern))}${where}, which the action cannot ` +
-            `check in a time linear in the text (${structured_output_clip(error.message)}). Lookaheads and ` +
-            'backreferences are not supported: write the pattern without them.');
-    }
-    return `is not a valid JSON Schema (draft 2020-12)${where}: ${asSentence(structured_output_clip(errorMessage(error)))}`;
-}
-/**
- * The first of the meta-schema's errors, as a sentence that quotes the schema's value at fault:
- * `at /type, "objekt" must be equal to one of the allowed values (array, boolean, …).`
- */
-function metaSchemaError(errors, schema) {
-    // Ajv lists an enum's failure before the alternatives (anyOf) it tried; the first is the clearest.
-    const [first] = errors;
-    if (!first)
-        return 'the schema does not validate against the meta-schema.';
-    const at = first.instancePath || '/';
-    const value = valueAt(schema, first.instancePath);
-    const quoted = value === undefined ? 'the value' : clip(JSON.stringify(value) ?? String(value), 80);
-    const allowed = first.params.allowedValues;
-    const choices = Array.isArray(allowed) ? ` (${clip(allowed.join(', '), 120)})` : '';
-    return asSentence(`at ${at}, ${quoted} ${first.message ?? 'is invalid'}${choices}`);
-}
-/** The value a JSON Pointer names in `document`; undefined when there is none. */
-function valueAt(document, pointer) {
-    let value = document;
-    for (const raw of pointer.split('/').slice(1)) {
-        if (typeof value !== 'object' || value === null)
-            return undefined;
-        const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-        value = value[key];
-    }
-    return value;
-}
-/**
- * Ajv's regular-expression engine, on RE2: it takes the schema's ECMAScript pattern (with the
- * `u` flag Ajv asks for) and matches anywhere in the text, as `pattern` means.
- */
-function linearRegExp(RE2JS) {
-    const engine = (pattern, flags) => {
-        let compiled;
-        try {
-            compiled = RE2JS.compile(RE2JS.translateRegExp(pattern), (flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0) | RE2JS.LOOKBEHINDS);
-        }
-        catch (error) {
-            throw new UnsupportedPattern(pattern, errorMessage(error));
-        }
-        // Ajv keeps one engine object per toString(): without its own, every pattern of the schema
-        // would be checked as the first one.
-        return {
-            test: (text) => compiled.test(text),
-            toString: () => `/${pattern}/${flags}`,
-        };
-    };
-    // Ajv names the engine in the code it generates only for standalone output, never used here.
-    return Object.assign(engine, { code: 'RE2JS' });
-}
-/**
- * Whether the document nests deeper than `limit` (arrays and objects), found without recursion
- * so that the check itself cannot overflow the stack; each value is visited once.
- */
-function depthBeyond(document, limit) {
-    const pending = [{ value: document, depth: 0 }];
-    for (let next = pending.pop(); next; next = pending.pop()) {
-        if (typeof next.value !== 'object' || next.value === null)
-            continue;
-        if (next.depth >= limit)
-            return true;
-        for (const child of Object.values(next.value)) {
-            pending.push({ value: child, depth: next.depth + 1 });
-        }
-    }
-    return false;
-}
-/**
- * A CommonJS module's main export (a class or a function), imported dynamically: Node gives it
- * as the namespace's default; the bundle too, or, were it ever flagged ES, as its `default`.
- */
-function mainExport(namespace) {
-    const value = namespace.default;
-    return typeof value === 'function' ? value : value.default;
-}
-async function parseSchemaText(source, where) {
-    try {
-        return JSON.parse(source.text);
-    }
-    catch {
-        // Not JSON: YAML, which is JSON's superset, says what is wrong in terms of YAML.
-    }
-    const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
-    try {
-        return parse(source.text, { maxAliasCount: 100 });
-    }
-    catch (error) {
-        const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-        throw new InputError(source.input, `is neither JSON nor YAML${where}: ${structured_output_clip(reason ?? '')}`);
-    }
-}
-/** `/comments/0/line must be integer`, the first few, one a line. */
-function describeErrors(errors) {
-    const lines = errors.slice(0, ERRORS_SHOWN).map((error) => {
-        const at = error.instancePath || '/';
-        const extra = error.keyword === 'additionalProperties'
-            ? ` (${String(error.params.additionalProperty)})`
-            : error.keyword === 'enum'
-                ? ` (${JSON.stringify(error.params.allowedValues)})`
-                : '';
-        return structured_output_clip(`${at} ${error.message ?? 'is invalid'}${extra}`);
-    });
-    if (errors.length > ERRORS_SHOWN)
-        lines.push(`… and ${errors.length - ERRORS_SHOWN} more`);
-    return lines;
-}
-/** The one short, fixed instruction added to the prompt. */
-function outputInstruction(schema) {
-    return [
-        'When you are done, end your final message with your result as one JSON document in a',
-        `\`\`\`json fenced block (or upload it as a file named ${RESULT_FILE}). It must validate`,
-        'against this JSON Schema (draft 2020-12):',
-        '```json',
-        schema.text,
-        '```',
-    ].join('\n');
-}
-/**
- * The target with the instruction added to what the agent is told: a new run's prompt, or the
- * follow-up. A run only awaited is told nothing; its result is still checked.
- */
-function withInstruction(target, instruction) {
-    const add = (text) => (text ? `${text}\n\n${instruction}` : instruction);
-    const titled = (request) => requestWithInstruction(request, instruction);
-    switch (target.kind) {
-        case 'create':
-            return { ...target, request: titled(target.request) };
-        case 'continue':
-            return { ...target, message: add(target.message), request: titled(target.request) };
-        case 'existing':
-            return target.followup === undefined ? target : { ...target, followup: add(target.followup) };
-    }
-}
-/**
- * A create request whose prompt ends with `instruction`. The service names an untitled run
- * after its prompt: it is titled with the user's words, never the action's.
- */
-function requestWithInstruction(request, instruction) {
-    const title = request.title ?? titleOf(request.prompt);
-    const prompt = request.prompt ? `${request.prompt}\n\n${instruction}` : instruction;
-    return { ...request, ...(title ? { title } : {}), prompt };
-}
-/** The longest title the action gives a run: the first line of the user's prompt, cut. */
-const MAX_TITLE_CHARS = 100;
-/** A run's title from the user's prompt: its first line with words, cut to a title's length. */
-function titleOf(prompt) {
-    const line = prompt
-        ?.split('\n', 20)
-        .map((text) => text.trim())
-        .find((text) => text !== '');
-    return line ? clip(line, MAX_TITLE_CHARS - 1) : undefined;
-}
-/** The follow-up that sends the errors back and asks for a corrected document. */
-function correctionRequest(errors) {
-    return [
-        'Your result does not validate against the JSON Schema you were given:',
-        ...errors.map((error) => `- ${error}`),
-        '',
-        'Reply with the corrected document as one ```json fenced block at the end of your message.',
-    ].join('\n');
-}
-/**
- * The document: the last ```json block of the final message, else the `result.json` file.
- * The message comes first: it is surely of the last pass, where a file may be from an earlier one.
- */
-function findDocument(answer, resultFile) {
-    const block = answer === undefined ? undefined : lastJsonBlock(answer);
-    if (block !== undefined)
-        return parseCandidate(block, "the final message's last json block");
-    if (resultFile !== undefined)
-        return parseCandidate(resultFile, `the file ${RESULT_FILE}`);
-    return {
-        kind: 'unreadable',
-        problem: `the final message has no \`\`\`json block, and there is no file ${RESULT_FILE}`,
-    };
-}
-function parseCandidate(text, from) {
-    try {
-        return { kind: 'found', document: JSON.parse(text), from };
-    }
-    catch (error) {
-        const reason = errorMessage(error);
-        return { kind: 'unreadable', problem: `${from} is not JSON (${structured_output_clip(reason)})` };
-    }
-}
-/**
- * The text of the last fenced code block whose info string is `json`. One pass over the lines;
- * a fence closes with a run of the same character at least as long, as CommonMark has it.
- */
-function lastJsonBlock(text) {
-    let last;
-    let open;
-    for (const line of text.replace(/\r\n?/g, '\n').split('\n')) {
-        if (open) {
-            const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line)?.[1];
-            if (close && close[0] === open.marker[0] && close.length >= open.marker.length) {
-                if (open.json)
-                    last = open.lines.join('\n');
-                open = undefined;
-            }
-            else {
-                open.lines.push(line);
-            }
-            continue;
-        }
-        const start = /^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)/.exec(line);
-        if (start?.[1]) {
-            open = { marker: start[1], json: start[2]?.toLowerCase() === 'json', lines: [] };
-        }
-    }
-    // An unclosed block runs to the end of the message, as CommonMark renders it.
-    if (open?.json)
-        last = open.lines.join('\n');
-    return last;
-}
-function structured_output_clip(text) {
-    return clip(text, MAX_ERROR_CHARS - 1);
-}
-
-// EXTERNAL MODULE: ./node_modules/@actions/http-client/lib/index.js + 1 modules
-var lib = __nccwpck_require__(4942);
-;// CONCATENATED MODULE: ./src/text/log.ts
-/**
- * The one function that makes text from the API (or an agent) safe for the
- * step's log, and the one that keeps the API key out of any text.
- *
- * The runner reads a log line that starts with `::` as a workflow command, so
- * a line break followed by `::stop-commands::x` in a run's state would silence
- * the step's own annotations. Every API-supplied string that reaches the log
- * goes through `safeForLog`.
- */
-
-/** Longer log text is cut: a log line is for people, the full text is in the summary. */
-const MAX_LOG_TEXT = 4_000;
-// Line breaks the runner (or a log viewer) may split on: CR, LF, VT, FF, NEL, LS, PS.
-// eslint-disable-next-line no-control-regex -- matching line-break controls is the point
-const LINE_BREAKS = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/g;
-// Other C0 and C1 controls (escape sequences could rewrite what a person sees).
-// eslint-disable-next-line no-control-regex -- removing control characters is the point
-const CONTROLS = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g;
-/**
- * `value` as one inert line: line breaks become spaces, control characters go,
- * and `::` cannot start a workflow command. Anything that is not a string (the
- * API may send any type) is shown as JSON.
- */
-function safeForLog(value, max = MAX_LOG_TEXT) {
-    const text = typeof value === 'string' ? value : describeValue(value);
-    const flat = text
-        .replace(LINE_BREAKS, ' ')
-        .replace(CONTROLS, '')
-        // `::` where a word starts: the text may end up first on a line, where the runner reads
-        // it as a command. Inside a word (`[::1]`, `a::b`) it cannot start a line: left as it is.
-        .replace(/(^|\s)::/g, '$1: :');
-    return clip(flat, max);
-}
-/**
- * `text` with every occurrence of `secret` replaced by `***`. Applied before
- * any truncation, escaping or encoding, because the runner's own masking only
- * matches the whole key: a key cut in half, or escaped, would show.
- */
-function redactSecret(text, secret) {
-    if (secret === '' || !text.includes(secret))
-        return text;
-    return text.split(secret).join('***');
-}
-function describeValue(value) {
-    if (value === undefined)
-        return 'undefined';
-    if (typeof value === 'bigint')
-        return value.toString();
-    if (typeof value === 'symbol' || typeof value === 'function')
-        return `[${typeof value}]`;
-    try {
-        return JSON.stringify(value) ?? String(value);
-    }
-    catch {
-        return Object.prototype.toString.call(value);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/text/format.ts
-/**
- * How numbers read in the log, the summary and the comment: durations, credits
- * and money. One place, so that the same figure reads the same everywhere.
- */
-/**
- * A duration as a person reads it: `42s`, `3m 5s`, `2h 7m`. Rounded to the
- * second, for time that passed. `exact` is for a limit, which may be set in
- * milliseconds: one that is not whole seconds reads as such (`1500ms`), so a
- * short deadline never reads as `0s`.
- */
-function formatDuration(ms, precision = 'rounded') {
-    if (precision === 'exact' && ms % 1000 !== 0)
-        return `${ms}ms`;
-    const seconds = Math.round(ms / 1000);
-    if (seconds < 60)
-        return `${seconds}s`;
-    const minutes = Math.floor(seconds / 60);
-    if (minutes < 60)
-        return `${minutes}m ${seconds % 60}s`;
-    return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
-}
-/** For an output: a plain decimal number a later step can compare (no separators, no unit). */
-function formatNumberOutput(value) {
-    return value === undefined ? '' : String(roundTo(value, 6));
-}
-/**
- * `1,234.5`: grouped in thousands, at most `maxDigits` decimals and at least `minDigits`,
- * as `toLocaleString('en-US')` writes it. Without Intl: its first use loads ICU's locale
- * data, ~15 ms of a step's CPU, for one figure in the summary.
- */
-function formatDecimal(value, maxDigits, minDigits = 0) {
-    if (!Number.isFinite(value))
-        return String(value);
-    const { whole, fraction } = roundHalfExpand(Math.abs(value), maxDigits);
-    const kept = fraction.replace(/0+$/, '').padEnd(minDigits, '0');
-    const sign = value < 0 || Object.is(value, -0) ? '-' : '';
-    return `${sign}${whole.replace(/\B(?=(\d{3})+$)/g, ',')}${kept ? `.${kept}` : ''}`;
-}
-/**
- * `abs` to `maxDigits` decimals, half away from zero, on its shortest decimal form (as Intl
- * rounds: 0.015 is 0.02, though its binary value is a hair under), not on its binary value
- * (as `toFixed` does).
- */
-function roundHalfExpand(abs, maxDigits) {
-    const [mantissa = '0', exponent = '0'] = abs.toExponential().split('e');
-    const digits = mantissa.replace('.', '');
-    const wholeDigits = Number(exponent) + 1;
-    let point = Math.max(wholeDigits, 1);
-    const padded = ('0'.repeat(point - wholeDigits) + digits).padEnd(point + maxDigits + 1, '0');
-    let kept = padded.slice(0, point + maxDigits);
-    if ((padded[point + maxDigits] ?? '0') >= '5') {
-        const carried = (BigInt(kept) + 1n).toString().padStart(kept.length, '0');
-        if (carried.length > kept.length)
-            point += 1;
-        kept = carried;
-    }
-    return { whole: kept.slice(0, point).replace(/^0+(?=\d)/, ''), fraction: kept.slice(point) };
-}
-/** `1,234.5 credits` */
-/**
- * `1,234.5 credits`: two decimals at most, on every surface, so that figures side by side read
- * alike; an amount too small to show in two reads "less than 0.01", never as zero.
- */
-function formatCredits(credits) {
-    if (isBelowCent(credits))
-        return 'less than 0.01 credits';
-    const amount = formatDecimal(credits, 2);
-    return `${amount} ${amount === '1' ? 'credit' : 'credits'}`;
-}
-/** `≈ $1,234.57`: cents, as every surface shows dollars; a smaller amount reads "less than $0.01". */
-function formatUsd(usd) {
-    if (isBelowCent(usd))
-        return '≈ less than $0.01';
-    const amount = formatDecimal(usd, 2, 2);
-    return `≈ ${amount.startsWith('-') ? `-$${amount.slice(1)}` : `$${amount}`}`;
-}
-/** A positive amount that two decimals would show as zero. */
-function isBelowCent(amount) {
-    return amount > 0 && amount < 0.005;
-}
-function roundTo(value, digits) {
-    const factor = 10 ** digits;
-    return Math.round(value * factor) / factor;
-}
-
-;// CONCATENATED MODULE: ./src/api/errors.ts
-
-
-
-const describe = (request) => `${request.method} ${request.path}`;
-/** Base class of every error the API client throws. */
-class AgentApiError extends Error {
-    name = 'AgentApiError';
-    request;
-    constructor(message, request, options) {
-        super(message, options);
-        this.request = request;
-    }
-}
-/**
- * The service could not be reached, or the connection broke before an answer
- * arrived. `requestSent` is false only when the failure proves the service never
- * saw the request (refused connection, unknown host): only then is a
- * non-idempotent request safe to repeat.
- */
-class ApiConnectionError extends AgentApiError {
-    name = 'ApiConnectionError';
-    requestSent;
-    code;
-    constructor(request, cause, requestSent) {
-        const code = errorCode(cause);
-        const reason = errorMessage(cause);
-        super(`${describe(request)} failed: cannot reach the service (${reason}). Check base_url, and on ` +
-            'a self-hosted runner its proxy (HTTPS_PROXY, NO_PROXY) and firewall.', request, { cause });
-        this.requestSent = requestSent;
-        this.code = code;
-    }
-}
-/** No complete answer within the request's timeout. The service may have acted. */
-class ApiTimeoutError extends ApiConnectionError {
-    name = 'ApiTimeoutError';
-    timeoutMs;
-    constructor(request, timeoutMs, reason) {
-        const why = reason ?? `no answer within ${formatDuration(timeoutMs, 'exact')}`;
-        super(request, new Error(why), true);
-        this.message = `${describe(request)} timed out: ${why}`;
-        this.timeoutMs = timeoutMs;
-    }
-}
-/**
- * The service's TLS certificate could not be verified, so nothing was sent: a
- * certificate problem on this side (often a proxy that inspects TLS), not a
- * lost answer. Repeating the request cannot help.
- */
-class ApiTlsError extends ApiConnectionError {
-    name = 'ApiTlsError';
-    constructor(request, cause) {
-        super(request, cause, false);
-        const reason = errorMessage(cause);
-        this.message =
-            `${describe(request)} failed: the service's TLS certificate cannot be verified (${this.code ?? 'TLS'}: ${safeForLog(reason, 200)}). ` +
-                'Nothing reached the service. If a proxy inspects TLS (as on many self-hosted runners), give Node its CA certificate with the NODE_EXTRA_CA_CERTS environment variable; never turn verification off.';
-    }
-}
-/** The request was cancelled by the caller (for instance, the workflow was cancelled). */
-class ApiAbortedError extends AgentApiError {
-    name = 'ApiAbortedError';
-    constructor(request) {
-        super(`${describe(request)} was aborted`, request);
-    }
-}
-/**
- * A successful status with a body the client cannot use: not JSON (a proxy's
- * HTML page), larger than the cap, or a redirect the client refuses to follow
- * so that the key never travels to another address.
- */
-class ApiResponseFormatError extends AgentApiError {
-    name = 'ApiResponseFormatError';
-    status;
-    constructor(request, status, problem) {
-        super(`${describe(request)} answered ${status} with ${safeForLog(problem, 300)}`, request);
-        this.status = status;
-    }
-}
-/** A signed download URL answered with something other than its content. */
-class DownloadError extends AgentApiError {
-    name = 'DownloadError';
-    status;
-    constructor(request, status) {
-        const hint = status === 403 ? ' (the signed URL may have expired; ask for a new one)' : '';
-        super(`${describe(request)} answered ${status}${hint}`, request);
-        this.status = status;
-    }
-}
-/** The service answered with an error status. Subclasses name the common ones. */
-class ApiStatusError extends AgentApiError {
-    name = 'ApiStatusError';
-    status;
-    /** The machine-readable code: the last segment of the problem's `type`. */
-    code;
-    detail;
-    traceId;
-    problem;
-    headers;
-    constructor(request, status, headers, problem, bodyExcerpt) {
-        const code = textOrUndefined(problemCode(problem));
-        const detail = textOrUndefined(problem?.detail ?? problem?.error ?? problem?.title);
-        const traceId = textOrUndefined(problem?.trace_id);
-        super(statusMessage(request, status, code, detail ?? bodyExcerpt, traceId), request);
-        this.status = status;
-        this.code = code;
-        this.detail = detail;
-        this.traceId = traceId;
-        this.problem = problem;
-        this.headers = headers;
-    }
-}
-class BadRequestError extends ApiStatusError {
-    name = 'BadRequestError';
-}
-class AuthenticationError extends ApiStatusError {
-    name = 'AuthenticationError';
-}
-class PermissionDeniedError extends ApiStatusError {
-    name = 'PermissionDeniedError';
-}
-class NotFoundError extends ApiStatusError {
-    name = 'NotFoundError';
-}
-class MethodNotAllowedError extends ApiStatusError {
-    name = 'MethodNotAllowedError';
-}
-class ConflictError extends ApiStatusError {
-    name = 'ConflictError';
-}
-class UnprocessableEntityError extends ApiStatusError {
-    name = 'UnprocessableEntityError';
-}
-/**
- * 410: the run's session can no longer be reached (for instance a failed run's,
- * once its debug window closed), so it takes no follow-up.
- */
-class SessionGoneError extends ApiStatusError {
-    name = 'SessionGoneError';
-    constructor(...args) {
-        super(...args);
-        this.message +=
-            " The run's session is gone: start a new run with this run's conversation_id to carry the conversation on.";
-    }
-}
-class RateLimitError extends ApiStatusError {
-    name = 'RateLimitError';
-}
-class InternalServerError extends ApiStatusError {
-    name = 'InternalServerError';
-}
-const STATUS_CLASSES = {
-    400: BadRequestError,
-    401: AuthenticationError,
-    403: PermissionDeniedError,
-    404: NotFoundError,
-    405: MethodNotAllowedError,
-    409: ConflictError,
-    410: SessionGoneError,
-    422: UnprocessableEntityError,
-    429: RateLimitError,
-};
-/** The one place that turns an error status into a typed error. */
-function errorForStatus(request, status, headers, body) {
-    const problem = parseProblem(body);
-    const ErrorClass = STATUS_CLASSES[status] ?? (status >= 500 ? InternalServerError : ApiStatusError);
-    return new ErrorClass(request, status, headers, problem, excerpt(body));
-}
-/** What to tell the user to do, by status or problem code. */
-const HINTS = {
-    '401': 'Check the api_key input: the key is missing, wrong, expired or revoked.',
-    '403': 'The api_key is valid but may not do this; check its owner and permissions.',
-    insufficient_credits: 'The account has run out of credits.',
-    budget_exceeded: 'The team has reached its spending budget.',
-    content_policy_violation: 'The prompt was refused by the content policy.',
-};
-function statusMessage(request, status, code, detail, traceId) {
-    const parts = [`${describe(request)} → ${status}${code ? ` ${safeForLog(code, 100)}` : ''}`];
-    const shown = safeForLog(detail, 1000);
-    if (shown)
-        parts[0] += `: ${shown}${/[.!?]$/.test(shown) ? '' : '.'}`;
-    const hint = (code && HINTS[code]) ?? HINTS[String(status)];
-    if (hint)
-        parts.push(hint);
-    if (traceId)
-        parts.push(`(trace_id ${safeForLog(traceId, 100)})`);
-    return parts.join(' ');
-}
-function parseProblem(body) {
-    try {
-        const parsed = JSON.parse(body);
-        return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-            ? parsed
-            : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-/** Problem fields are shown only as text: a service may send any type. */
-function textOrUndefined(value) {
-    if (typeof value === 'string')
-        return value;
-    if (typeof value === 'number' || typeof value === 'boolean')
-        return String(value);
-    return undefined;
-}
-function problemCode(problem) {
-    const type = problem?.type;
-    if (typeof type !== 'string' || type === '' || type === 'about:blank')
-        return undefined;
-    return type.split('/').filter(Boolean).pop();
-}
-/** A short, single-line taste of a body that is not a problem document (e.g. an HTML page). */
-function excerpt(body, max = 200) {
-    const flat = withoutTags(body).replace(/\s+/g, ' ').trim();
-    if (flat === '')
-        return '';
-    return safeForLog(clip(flat, max));
-}
-/**
- * `text` with every `<…>` replaced by a space, as `/<[^>]*>/g` would, but in
- * linear time: that expression rescans to the end from every `<` that is never
- * closed, so a 400 KB error page of them took minutes.
- */
-function withoutTags(text) {
-    let out = '';
-    let from = 0;
-    for (;;) {
-        const open = text.indexOf('<', from);
-        const close = open === -1 ? -1 : text.indexOf('>', open + 1);
-        // No `>` after this `<` means none after any later one either: the rest is text.
-        if (close === -1)
-            return out + text.slice(from);
-        out += `${text.slice(from, open)} `;
-        from = close + 1;
-    }
-}
-function errorCode(cause) {
-    if (typeof cause === 'object' && cause !== null && 'code' in cause) {
-        const { code } = cause;
-        return typeof code === 'string' ? code : undefined;
-    }
-    return undefined;
-}
-
-;// CONCATENATED MODULE: ./src/api/retry.ts
-
-
-const DEFAULT_BACKOFF = {
-    initialDelayMs: timing/* REQUEST_RETRIES */.NP.initialDelayMs,
-    maxDelayMs: timing/* REQUEST_RETRIES */.NP.maxDelayMs,
-    maxHintMs: timing/* REQUEST_RETRIES */.NP.maxHintMs,
-};
-/** Whether a failed attempt may be tried again under `mode`. */
-function isRetryable(error, mode) {
-    if (!(error instanceof AgentApiError))
-        return false;
-    const hint = shouldRetryHeader(error);
-    if (hint === false)
-        return false;
-    // The header may stop a retry, never start one that could act twice: a service that says
-    // "retry" after a 500 may have made the run all the same.
-    if (hint === true && mode === 'idempotent')
-        return true;
-    if (error instanceof ApiStatusError) {
-        const { status } = error;
-        if (isRefusal(error))
-            return true;
-        if (mode === 'at-most-once')
-            return false;
-        return status === 408 || status === 409 || status >= 500;
-    }
-    if (error instanceof ApiTlsError)
-        return false;
-    if (error instanceof ApiTimeoutError)
-        return mode === 'idempotent';
-    if (error instanceof ApiConnectionError)
-        return mode === 'idempotent' || !error.requestSent;
-    if (error instanceof ApiResponseFormatError)
-        return mode === 'idempotent';
-    return false;
-}
-/** A rate-limit refusal: the service did nothing and said when to come back (or 429). */
-function isRefusal(error) {
-    if (!(error instanceof ApiStatusError))
-        return false;
-    return error.status === 429 || (error.status === 503 && retryAfterMs(error.headers) !== undefined);
-}
-/**
- * Whether a failed request may nonetheless have been carried out: the
- * connection broke after sending, the service failed midway (5xx), or it
- * answered success in a body that could not be read.
- */
-function mayHaveActed(error) {
-    if (error instanceof ApiStatusError) {
-        return error.status >= 500 && !isRefusal(error);
-    }
-    if (error instanceof ApiConnectionError)
-        return error.requestSent;
-    if (error instanceof ApiResponseFormatError)
-        return error.status >= 200 && error.status < 300;
-    return error instanceof AgentApiError;
-}
-/** The wait before retry number `attempt` (1-based): the server's hint, else capped backoff. */
-function retryDelayMs(error, attempt, random, now, policy = DEFAULT_BACKOFF) {
-    const hinted = error instanceof ApiStatusError ? retryAfterMs(error.headers, now) : undefined;
-    // Clients told the same Retry-After would come back in lockstep; spread them by up to a quarter.
-    if (hinted !== undefined)
-        return Math.round(Math.min(hinted, policy.maxHintMs) * (1 + 0.25 * random()));
-    const exponential = Math.min(policy.initialDelayMs * 2 ** (attempt - 1), policy.maxDelayMs);
-    // Full-size waits in lockstep make many clients retry together; take off up to a quarter.
-    return Math.round(exponential * (1 - 0.25 * random()));
-}
-/**
- * The server's retry hint, in milliseconds: `retry-after-ms`, then
- * `Retry-After` as seconds or as an HTTP date.
- */
-function retryAfterMs(headers, now = Date.now()) {
-    const milliseconds = single(headers['retry-after-ms'])?.trim();
-    if (milliseconds && /^\d+(\.\d+)?$/.test(milliseconds))
-        return Math.round(Number(milliseconds));
-    const retryAfter = single(headers['retry-after'])?.trim();
-    if (!retryAfter)
-        return undefined;
-    if (/^\d+(\.\d+)?$/.test(retryAfter))
-        return Math.round(Number(retryAfter) * 1000);
-    // Only the HTTP-date form (RFC 9110 IMF-fixdate); Date.parse alone would accept junk.
-    if (!/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(retryAfter)) {
-        return undefined;
-    }
-    const date = Date.parse(retryAfter);
-    return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-function shouldRetryHeader(error) {
-    if (!(error instanceof ApiStatusError))
-        return undefined;
-    const value = single(error.headers['x-should-retry'])?.trim().toLowerCase();
-    if (value === 'true')
-        return true;
-    if (value === 'false')
-        return false;
-    return undefined;
-}
-function single(value) {
-    return Array.isArray(value) ? value[0] : value;
-}
-
-;// CONCATENATED MODULE: ./src/api/transport.ts
-
-
-
-
-
-
-
-const DOWNLOAD_DEFAULTS = { maxBytes: 25 * 1024 * 1024, timeoutMs: timing/* DOWNLOAD_ATTEMPT_MS */.Yl };
-/** Shorter keys are no real keys; the runner's masking still hides them whole. */
-const MIN_REDACTED_KEY_LENGTH = 8;
-const DEFAULTS = {
-    timeoutMs: timing/* REQUEST_RETRIES */.NP.attemptMs,
-    maxRetries: timing/* REQUEST_RETRIES */.NP.maxRetries,
-    maxBodyBytes: MAX_ANSWER_BYTES,
-};
-class Transport {
-    #baseUrl;
-    #apiKey;
-    #origin;
-    /** Only a service on this machine may hand out download URLs on this machine. */
-    #serviceIsLoopback;
-    #options;
-    constructor(options) {
-        this.#baseUrl = options.baseUrl.replace(/\/$/, '');
-        this.#origin = new URL(this.#baseUrl).origin;
-        this.#serviceIsLoopback = isLoopback(new URL(this.#baseUrl).hostname);
-        this.#apiKey = options.apiKey;
-        this.#options = {
-            userAgent: options.userAgent ?? 'cloud-agent-run-action',
-            timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
-            maxRetries: options.maxRetries ?? DEFAULTS.maxRetries,
-            maxBodyBytes: options.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
-            sleep: options.sleep ?? abortableSleep,
-            random: options.random ?? Math.random,
-            now: options.now ?? Date.now,
-            onRetry: options.onRetry,
-        };
-    }
-    /**
-     * Sends a request to a path under base_url until it succeeds, may not be repeated, or the
-     * retries or the deadline run out. Without `read`, the body is whatever JSON it holds.
-     */
-    async request(method, path, options = {}) {
-        const label = { method, path };
-        const retryMode = options.retryMode ?? (method === 'GET' ? 'idempotent' : 'at-most-once');
-        const maxRetries = options.maxRetries ?? this.#options.maxRetries;
-        // A refusal (429, 503 with Retry-After) proves nothing was done, so it earns more patience.
-        const maxRefusals = maxRetries === 0 ? 0 : Math.max(maxRetries, timing/* REQUEST_RETRIES */.NP.refusalRetries);
-        const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
-        const { deadline } = options;
-        let failures = 0;
-        let refusals = 0;
-        for (let number = 1;; number += 1) {
-            const left = deadline === undefined ? Infinity : deadline - this.#options.now();
-            if (left <= 0)
-                throw new ApiTimeoutError(label, 0, 'the caller stopped waiting');
-            try {
-                return await this.#send(label, {
-                    ...options,
-                    timeoutMs: Math.max(1, Math.min(timeoutMs, left)),
-                });
-            }
-            catch (error) {
-                const refused = isRefusal(error);
-                const used = refused ? ++refusals : ++failures;
-                const allowed = refused ? maxRefusals : maxRetries;
-                if (used > allowed || !isRetryable(error, retryMode) || options.signal?.aborted) {
-                    throw error;
-                }
-                const delay = retryDelayMs(error, number, this.#options.random, this.#options.now());
-                // A retry that would start after the deadline is no retry: the caller gets the failure now.
-                if (deadline !== undefined && this.#options.now() + delay >= deadline)
-                    throw error;
-                this.#options.onRetry?.(`${asSentence(safeForLog(errorMessage(error)))} Retry ${used} of ${allowed} in ${(delay / 1000).toFixed(1)}s.`);
-                await this.#options.sleep(delay, options.signal).catch(() => {
-                    throw new ApiAbortedError(label);
-                });
-            }
-        }
-    }
-    /**
-     * Downloads a signed URL the service handed out (an artifact's). It lives on another
-     * host, so the key is never sent; https only, and never this machine unless base_url is
-     * on it too (a remote service must not aim the runner at its own loopback); capped in
-     * size and time. The runner's proxy settings apply.
-     */
-    async download(url, options = {}) {
-        const target = parseDownloadUrl(url, this.#serviceIsLoopback);
-        // The query holds the signature: the label shows neither it nor anything else secret.
-        const label = { method: 'GET', path: `${target.origin}${target.pathname}` };
-        const maxBytes = options.maxBytes ?? DOWNLOAD_DEFAULTS.maxBytes;
-        const timeoutMs = options.timeoutMs ?? DOWNLOAD_DEFAULTS.timeoutMs;
-        const http = this.#http(timeoutMs);
-        const raw = await withDeadline(label, timeoutMs, options.signal, async (track) => {
-            const response = await http.request('GET', target.toString(), null, {});
-            track(response.message);
-            const status = response.message.statusCode ?? 0;
-            if (status < 200 || status >= 300) {
-                response.message.destroy();
-                throw new DownloadError(label, status);
-            }
-            return {
-                message: response.message,
-                body: await readCapped(response.message, maxBytes, label),
-            };
-        }, () => http.dispose());
-        return { contentType: raw.message.headers['content-type'], body: raw.body };
-    }
-    async #send(label, options) {
-        const url = this.#url(label.path, options.query);
-        const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
-        const headers = {
-            authorization: `Bearer ${this.#apiKey}`,
-            accept: 'application/json',
-        };
-        const body = options.body === undefined ? null : JSON.stringify(options.body);
-        if (body !== null)
-            headers['content-type'] = 'application/json';
-        const http = this.#http(timeoutMs);
-        const raw = await withDeadline(label, timeoutMs, options.signal, async (track) => {
-            const response = await http.request(label.method, url, body, headers);
-            track(response.message);
-            const bytes = await readCapped(response.message, this.#options.maxBodyBytes, label);
-            return { message: response.message, text: bytes.toString('utf8') };
-        }, () => http.dispose());
-        const status = raw.message.statusCode ?? 0;
-        const responseHeaders = raw.message.headers;
-        // Before any excerpt, escaping or parsing: a service that echoes the key must not show it.
-        // A success body is redacted only for a key long enough not to occur by chance in IDs and
-        // text (a one-letter test key would corrupt every answer); an error body always is.
-        const isError = status < 200 || status >= 300;
-        if (isError || this.#apiKey.length >= MIN_REDACTED_KEY_LENGTH) {
-            raw.text = redactSecret(raw.text, this.#apiKey);
-        }
-        if (status >= 300 && status < 400) {
-            throw new ApiResponseFormatError(label, status, `a redirect to ${redirectTarget(responseHeaders.location, url)}, which is not followed so the key stays with base_url`);
-        }
-        if (isError)
-            throw errorForStatus(label, status, responseHeaders, raw.text);
-        const data = parseJson(raw.text, label, status);
-        if (!options.read)
-            return { headers: responseHeaders, data: data };
-        const read = options.read(data);
-        if ('problem' in read)
-            throw new ApiResponseFormatError(label, status, read.problem);
-        return { headers: responseHeaders, data: read.value };
-    }
-    /** Redirects are refused, not followed: that is what keeps the key on base_url's host. */
-    #http(timeoutMs) {
-        return new lib/* HttpClient */.Qq(this.#options.userAgent, [], {
-            allowRedirects: false,
-            allowRetries: false,
-            keepAlive: false,
-            socketTimeout: timeoutMs,
-        });
-    }
-    #url(path, query) {
-        const url = new URL(this.#baseUrl + path);
-        // A path is appended to base_url, never resolved against it: no other origin is reachable.
-        if (url.origin !== this.#origin)
-            throw new Error(`Refusing to send the key to ${url.origin}`);
-        for (const [key, value] of Object.entries(query ?? {})) {
-            if (value === undefined)
-                continue;
-            if (Array.isArray(value))
-                for (const item of value)
-                    url.searchParams.append(key, item);
-            else
-                url.searchParams.set(key, String(value));
-        }
-        return url.toString();
-    }
-}
-function parseJson(text, label, status) {
-    if (text.trim() === '')
-        return undefined;
-    try {
-        return JSON.parse(text);
-    }
-    catch {
-        throw new ApiResponseFormatError(label, status, `a body that is not JSON ("${excerpt(text, 60)}")`);
-    }
-}
-/** Runs `work` under a deadline and an abort signal; `onGiveUp` tears the connection down. */
-async function withDeadline(label, timeoutMs, signal, work, onGiveUp) {
-    if (signal?.aborted)
-        throw new ApiAbortedError(label);
-    let message;
-    const giveUp = () => {
-        message?.destroy();
-        onGiveUp();
-    };
-    return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-            giveUp();
-            reject(new ApiTimeoutError(label, timeoutMs));
-        }, clampTimerMs(timeoutMs));
-        const onAbort = () => {
-            giveUp();
-            reject(new ApiAbortedError(label));
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-        work((m) => (message = m))
-            .then(resolve, (error) => reject(toConnectionError(label, error)))
-            .finally(() => {
-            clearTimeout(timer);
-            signal?.removeEventListener('abort', onAbort);
-        });
-    });
-}
-/** Codes that prove the request never reached the service. */
-const NOT_SENT_CODES = new Set([
-    'ECONNREFUSED',
-    'ENOTFOUND',
-    'EAI_AGAIN',
-    'EHOSTUNREACH',
-    'ENETUNREACH',
-]);
-/**
- * Codes of a TLS certificate that Node cannot verify. Nothing reached the
- * service: the handshake failed before the request was sent.
- */
-const CERTIFICATE_CODES = new Set([
-    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-    'UNABLE_TO_GET_ISSUER_CERT',
-    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-    'SELF_SIGNED_CERT_IN_CHAIN',
-    'DEPTH_ZERO_SELF_SIGNED_CERT',
-    'CERT_HAS_EXPIRED',
-    'CERT_NOT_YET_VALID',
-    'CERT_UNTRUSTED',
-    'CERT_REVOKED',
-    'CERT_SIGNATURE_FAILURE',
-    'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-function toConnectionError(label, error) {
-    if (error instanceof AgentApiError)
-        return error;
-    const code = error?.code;
-    if (typeof code === 'string' && CERTIFICATE_CODES.has(code))
-        return new ApiTlsError(label, error);
-    if (error instanceof Error && /^Request timeout/.test(error.message)) {
-        return new ApiConnectionError(label, new Error('the connection went idle'), true);
-    }
-    return new ApiConnectionError(label, error, !(typeof code === 'string' && NOT_SENT_CODES.has(code)));
-}
-async function readCapped(message, maxBytes, label) {
-    const status = message.statusCode ?? 0;
-    const declared = Number(message.headers['content-length']);
-    const tooLarge = () => new ApiResponseFormatError(label, status, `a body larger than ${maxBytes} bytes, which was not read`);
-    if (Number.isFinite(declared) && declared > maxBytes) {
-        message.destroy();
-        throw tooLarge();
-    }
-    const chunks = [];
-    let size = 0;
-    for await (const chunk of message) {
-        const buffer = chunk;
-        size += buffer.length;
-        if (size > maxBytes) {
-            message.destroy();
-            throw tooLarge();
-        }
-        chunks.push(buffer);
-    }
-    return Buffer.concat(chunks);
-}
-/**
- * A signed download URL: https, or plain http on this machine when the service
- * itself is on it (`serviceIsLoopback`). A remote service's URL may not name this
- * machine at all, whatever its scheme.
- */
-function parseDownloadUrl(url, serviceIsLoopback) {
-    let target;
-    try {
-        target = new URL(url);
-    }
-    catch {
-        throw new Error('The download URL the service gave does not parse');
-    }
-    const local = isLoopback(target.hostname);
-    if (local && !serviceIsLoopback) {
-        throw new Error(`Refusing to download from ${target.protocol}//${target.host}: it is this machine, and base_url is not`);
-    }
-    if (target.protocol === 'https:' || (target.protocol === 'http:' && local))
-        return target;
-    throw new Error(`Refusing to download from ${target.protocol}//${target.host}: only https is allowed`);
-}
-/**
- * Whether a URL's hostname (as `URL` writes it: IPv4 in dotted decimal, IPv6 in
- * brackets and compressed) is this machine: localhost and its subdomains,
- * 127.0.0.0/8, 0.0.0.0, ::1, ::, and IPv4-mapped loopback.
- */
-function isLoopback(hostname) {
-    const host = hostname.toLowerCase().replace(/\.$/, '');
-    if (host === 'localhost' || host.endsWith('.localhost'))
-        return true;
-    if (/^127\.\d+\.\d+\.\d+$/.test(host) || host === '0.0.0.0')
-        return true;
-    if (host === '[::1]' || host === '[::]')
-        return true;
-    // ::ffff:127.x.y.z, which URL writes as [::ffff:7fxx:xxxx]; and [::ffff:0:0] for 0.0.0.0.
-    return /^\[::ffff:(7f[0-9a-f]{2}:[0-9a-f]{1,4}|0:0)\]$/.test(host);
-}
-function redirectTarget(location, from) {
-    if (!location)
-        return 'an unnamed location';
-    try {
-        return new URL(location, from).origin;
-    }
-    catch {
-        return 'an unparseable location';
-    }
-}
-/**
- * `signal`, also aborted `ms` from now. Not `AbortSignal.any([signal, AbortSignal.timeout(ms)])`:
- * on Node 20 the composite holds its timeout signal weakly, so garbage collection can take it
- * and the composite then never aborts (a hung read held the step past its bound).
- */
-function abortAfter(signal, ms) {
-    const controller = new AbortController();
-    if (signal.aborted) {
-        controller.abort(signal.reason);
-        return controller.signal;
-    }
-    const onAbort = () => {
-        clearTimeout(timer);
-        controller.abort(signal.reason);
-    };
-    const timer = setTimeout(() => {
-        signal.removeEventListener('abort', onAbort);
-        controller.abort(new DOMException(`The deadline of ${ms} ms passed`, 'TimeoutError'));
-    }, clampTimerMs(ms));
-    // The timer bounds a wait; it must not keep a step that is done from exiting.
-    timer.unref();
-    signal.addEventListener('abort', onAbort, { once: true });
-    return controller.signal;
-}
-/** A timer that ends early, rejecting, when `signal` aborts. */
-function abortableSleep(ms, signal) {
-    return new Promise((resolve, reject) => {
-        if (signal?.aborted)
-            return reject(signal.reason);
-        const onAbort = () => {
-            clearTimeout(timer);
-            reject(signal?.reason);
-        };
-        const timer = setTimeout(() => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-        }, clampTimerMs(ms));
-        signal?.addEventListener('abort', onAbort, { once: true });
-    });
-}
-function clampTimerMs(ms) {
-    if (Number.isNaN(ms))
-        return 0;
-    return Math.min(Math.max(0, ms), timing/* MAX_TIMER_MS */._o);
-}
-
-;// CONCATENATED MODULE: external "node:crypto"
-const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
-;// CONCATENATED MODULE: ./src/door-words.ts
-/** An Action's steps: the workflow cancels them; the post step cleans up after the main step. */
-const WORKFLOW_WORDS = {
-    signalled: 'the workflow is cancelling this step',
-    interrupted: { reason: 'the workflow was cancelled', effect: 'which interrupted this step' },
-    step: 'step',
-    leftGoing: (run) => `The main step left ${run} unfinished; cancelling it.`,
-    input: (name) => `Input "${name}"`,
-};
-/** The command: a person or a CI's job cancels it, and it cleans up after itself before it exits. */
-const COMMAND_WORDS = {
-    signalled: 'cancelling the runs this command made before it exits',
-    interrupted: { reason: 'the command received a signal', effect: 'which stopped it' },
-    step: 'command',
-    leftGoing: (run) => `The command stopped with ${run} still going; cancelling it before it exits.`,
-    input: (name) => `--${name.replace(/_/g, '-')}`,
-};
 
 ;// CONCATENATED MODULE: ./src/text/markdown.ts
 /**
@@ -7189,44 +4479,463 @@ function clipAnswer(answer, max) {
         return answer;
     return `${cut(answer, max)}\n\n_(The answer is cut here; the whole of it is in the result output and the session.)_`;
 }
-
-;// CONCATENATED MODULE: ./src/model/cancel.ts
-
 /**
- * Logs how a cancel went: a warning when the run goes on, or may. `label`
- * names the feature that cancelled (e.g. `cancel_previous`) when it is not the
- * step's own run.
+ * Text shown exactly as it is, in a code span: a run ID, a state. The span's
+ * backticks outnumber any in the text, so it cannot close early; mentions and
+ * HTML do nothing inside one.
  */
-function logCancel(log, runId, report, label) {
-    const described = describeCancel(runId, report);
-    const message = label ? `${label}: ${described}` : described;
-    switch (report.kind) {
-        case 'cancelled':
-        case 'already-finished':
-            return log.info(message);
-        case 'blocked':
-        case 'refused':
-        case 'not-cancellable':
-        case 'failed':
-            return log.warning(message);
+function codeSpan(text) {
+    const flat = text
+        // eslint-disable-next-line no-control-regex -- a code span is one line, without control characters
+        .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+        .replace(/<!--/g, '<!\u200b--');
+    const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((run) => run[0].length));
+    const fence = '`'.repeat(longest + 1);
+    const pad = flat.startsWith('`') || flat.endsWith('`') ? ' ' : '';
+    return `${fence}${pad}${flat}${pad}${fence}`;
+}
+
+;// CONCATENATED MODULE: ./src/world.ts
+
+/** The workflow run's page (its attempt's, when known); undefined without a run. */
+function workflowRunUrl(run) {
+    const { serverUrl, repository, runId } = run;
+    if (!repository || !runId || !/^\d+$/.test(runId))
+        return undefined;
+    const attempt = /^\d+$/.test(run.runAttempt ?? '') ? run.runAttempt : undefined;
+    const base = `${(serverUrl || 'https://github.com').replace(/\/+$/, '')}/${repository}/actions/runs/${runId}`;
+    return safeHttpUrl(attempt ? `${base}/attempts/${attempt}` : base);
+}
+
+;// CONCATENATED MODULE: ./src/github/event.ts
+function eventAuthorOf(payload) {
+    const [user, what] = payload?.comment
+        ? [payload.comment.user, 'comment']
+        : payload?.review
+            ? [payload.review.user, 'review']
+            : [payload?.sender, 'event'];
+    const login = user?.login;
+    if (typeof login !== 'string' || login === '')
+        return undefined;
+    return { login, isBot: user?.type === 'Bot' || login.endsWith('[bot]'), what };
+}
+const SHA = /^[0-9a-f]{40}$/;
+/** The pull request's head as the event delivered it (pull_request events only). */
+function eventHeadSha(payload) {
+    const sha = payload?.pull_request?.head?.sha;
+    return typeof sha === 'string' && SHA.test(sha) ? sha : undefined;
+}
+/**
+ * The pull request a run this step continues made (`continue_from: pull_request`): the event's
+ * own, else the first of a workflow_run's or check_suite's (a failed check on its head).
+ */
+function eventMadeChange(payload) {
+    const own = eventPullRequest(payload);
+    if (own !== undefined)
+        return own;
+    const listed = payload?.workflow_run?.pull_requests ?? payload?.check_suite?.pull_requests;
+    const first = Array.isArray(listed) ? listed[0]?.number : undefined;
+    return typeof first === 'number' && Number.isSafeInteger(first) && first > 0 ? first : undefined;
+}
+/** The pull request the event is about: its number, when the thread is a pull request. */
+function eventPullRequest(payload) {
+    if (typeof payload?.pull_request?.number === 'number')
+        return payload.pull_request.number;
+    if (payload?.issue?.pull_request && typeof payload.issue.number === 'number') {
+        return payload.issue.number;
+    }
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./src/text/log.ts
+/**
+ * The one function that makes text from the API (or an agent) safe for the
+ * step's log, and the one that keeps the API key out of any text.
+ *
+ * The runner reads a log line that starts with `::` as a workflow command, so
+ * a line break followed by `::stop-commands::x` in a run's state would silence
+ * the step's own annotations. Every API-supplied string that reaches the log
+ * goes through `safeForLog`.
+ */
+
+/** Longer log text is cut: a log line is for people, the full text is in the summary. */
+const MAX_LOG_TEXT = 4_000;
+// Line breaks the runner (or a log viewer) may split on: CR, LF, VT, FF, NEL, LS, PS.
+// eslint-disable-next-line no-control-regex -- matching line-break controls is the point
+const LINE_BREAKS = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/g;
+// Other C0 and C1 controls (escape sequences could rewrite what a person sees).
+// eslint-disable-next-line no-control-regex -- removing control characters is the point
+const CONTROLS = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g;
+/**
+ * `value` as one inert line: line breaks become spaces, control characters go,
+ * and `::` cannot start a workflow command. Anything that is not a string (the
+ * API may send any type) is shown as JSON.
+ */
+function safeForLog(value, max = MAX_LOG_TEXT) {
+    const text = typeof value === 'string' ? value : describeValue(value);
+    const flat = text
+        .replace(LINE_BREAKS, ' ')
+        .replace(CONTROLS, '')
+        // `::` where a word starts: the text may end up first on a line, where the runner reads
+        // it as a command. Inside a word (`[::1]`, `a::b`) it cannot start a line: left as it is.
+        .replace(/(^|\s)::/g, '$1: :');
+    return clip(flat, max);
+}
+/**
+ * `text` with every occurrence of `secret` replaced by `***`. Applied before
+ * any truncation, escaping or encoding, because the runner's own masking only
+ * matches the whole key: a key cut in half, or escaped, would show.
+ */
+function redactSecret(text, secret) {
+    if (secret === '' || !text.includes(secret))
+        return text;
+    return text.split(secret).join('***');
+}
+function describeValue(value) {
+    if (value === undefined)
+        return 'undefined';
+    if (typeof value === 'bigint')
+        return value.toString();
+    if (typeof value === 'symbol' || typeof value === 'function')
+        return `[${typeof value}]`;
+    try {
+        return JSON.stringify(value) ?? String(value);
+    }
+    catch {
+        return Object.prototype.toString.call(value);
     }
 }
-function describeCancel(unsafeRunId, report) {
-    const runId = safeForLog(unsafeRunId);
-    switch (report.kind) {
-        case 'cancelled':
-            return `Run ${runId} was cancelled.`;
-        case 'already-finished':
-            return `Run ${runId} had already finished; nothing to cancel.`;
-        case 'blocked':
-            return `Run ${runId} cannot be cancelled while it waits for a person; it stays BLOCKED. A person must answer it in its session; cancel it there afterwards if it is no longer wanted.`;
-        case 'refused':
-            return `The service refused to cancel run ${runId}: it has ended, or it waits for a person (BLOCKED) and stays so. Check it by hand.`;
-        case 'not-cancellable':
-            return `Run ${runId} cannot be cancelled: this kind of run is not cancellable, so it runs to its end (${safeForLog(report.message)}).`;
-        case 'failed':
-            return `Could not cancel run ${runId}; it may still be running and billing. Cancel it by hand. (${safeForLog(report.message)})`;
+
+// EXTERNAL MODULE: ./src/timing.ts
+var timing = __nccwpck_require__(8117);
+;// CONCATENATED MODULE: ./src/github/octokit.ts
+
+
+
+/** Who writes comments with GITHUB_TOKEN; GET /user is closed to that token. */
+const ACTIONS_BOT = 'github-actions[bot]';
+/** Loads the GitHub client only now: most steps never need it. */
+async function loadOctokit(token, apiUrl) {
+    const { createOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(28), __nccwpck_require__.e(573)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9573));
+    return createOctokit(token, apiUrl || 'https://api.github.com');
+}
+/** Request options that give one GitHub call its deadline. */
+function withDeadline(deadlineMs = timing/* GITHUB_CALL_DEADLINE_MS */.vt) {
+    // AbortSignal.timeout takes whole, non-negative milliseconds: a share of a deadline is neither.
+    return { request: { signal: AbortSignal.timeout(Math.max(0, Math.floor(deadlineMs))) } };
+}
+/**
+ * Whether a failed call may succeed if made again: GitHub answered 5xx, or the connection
+ * broke (octokit calls that a 500 without an answer). A deadline that passed is not: GitHub
+ * is not answering, and asking again would hold the step.
+ */
+function isTransient(error) {
+    const { status, name, cause } = error;
+    const causeName = cause?.name;
+    if ([name, causeName].some((n) => n === 'TimeoutError' || n === 'AbortError'))
+        return false;
+    return typeof status === 'number' && status >= 500 && status <= 599;
+}
+/** A call that failed with a transient error on every attempt it had time for. */
+class TransientFailure extends Error {
+    status;
+    last;
+    attempts;
+    constructor(last, attempts) {
+        super(errorMessage(last));
+        this.name = 'TransientFailure';
+        this.last = last;
+        this.attempts = attempts;
+        this.status = last.status;
     }
+    /** Whether GitHub answered at all (a 5xx), or the connection broke. */
+    get answered() {
+        return this.last.response !== undefined;
+    }
+}
+/**
+ * Makes a GitHub call, and again after a transient failure, with pauses. Every attempt
+ * shares one deadline. Rethrows anything else at once; after the last attempt, a
+ * TransientFailure that says how many were made.
+ */
+async function withRetries(call, options = {}) {
+    const { pausesMs = timing/* GITHUB_LIMITS */.f_.transientPausesMs, deadlineMs = timing/* GITHUB_CALL_DEADLINE_MS */.vt } = options;
+    const deadline = withDeadline(deadlineMs);
+    const endsAt = Date.now() + deadlineMs;
+    for (let attempt = 1;; attempt++) {
+        try {
+            return await call(deadline);
+        }
+        catch (error) {
+            if (!isTransient(error))
+                throw error;
+            if (options.tookEffect) {
+                const made = await options.tookEffect(deadline).catch(() => {
+                    throw new TransientFailure(error, attempt);
+                });
+                if (made !== undefined)
+                    return made;
+            }
+            const pause = pausesMs[attempt - 1];
+            if (pause === undefined || Date.now() + pause >= endsAt) {
+                throw new TransientFailure(error, attempt);
+            }
+            await new Promise((resolve) => setTimeout(resolve, pause));
+        }
+    }
+}
+/**
+ * Why a write failed, named: GitHub failing on every attempt, or a 403 (a token without
+ * the permission, which `permission` names). Empty for anything else; the reason says it.
+ */
+function failureHint(error, permission) {
+    if (error instanceof TransientFailure) {
+        const times = error.attempts === 1 ? 'once' : `on each of ${error.attempts} attempts`;
+        return error.answered
+            ? ` GitHub failed (HTTP ${error.status}) ${times}.`
+            : ` The connection to GitHub failed ${times}.`;
+    }
+    return error.status === 403 ? ` ${permission}` : '';
+}
+/** The login the token writes as. */
+async function tokenIdentity(octokit, deadline = withDeadline()) {
+    try {
+        const { data } = await octokit.rest.users.getAuthenticated(deadline);
+        return data.login;
+    }
+    catch (error) {
+        if (error.status === 403)
+            return ACTIONS_BOT;
+        throw error;
+    }
+}
+/** Why a GitHub call failed, safe for the log. */
+function reasonOf(error) {
+    return safeForLog(errorMessage(error), 500);
+}
+
+;// CONCATENATED MODULE: ./src/github/thread.ts
+const THREAD_EVENTS = [
+    'pull_request',
+    'pull_request_target',
+    'pull_request_review',
+    'issues',
+    'issue_comment',
+];
+/** Pure: the triggering thread, from the event's name and payload, or why there is none. */
+function threadOf(eventName, payload, repository) {
+    if (!THREAD_EVENTS.includes(eventName)) {
+        return {
+            kind: 'none',
+            reason: `the ${eventName || 'unknown'} event has no pull request or issue to comment on (only ${THREAD_EVENTS.join(', ')} do)`,
+        };
+    }
+    if (!payload) {
+        return { kind: 'none', reason: 'the event payload (GITHUB_EVENT_PATH) cannot be read' };
+    }
+    const issueNumber = payload.pull_request?.number ?? payload.issue?.number;
+    if (!repository || typeof issueNumber !== 'number') {
+        return { kind: 'none', reason: `the ${eventName} event names no pull request or issue` };
+    }
+    return { kind: 'found', thread: { ...repository, issueNumber } };
+}
+
+;// CONCATENATED MODULE: ./src/github/context.ts
+
+
+
+
+/**
+ * What a step knows of GitHub, from the world its door read once: the repository, the event
+ * and its thread, the workflow run, and one client for the token, built the first time it is
+ * needed (most steps never need it). Every GitHub surface of the step is handed this.
+ */
+class GitHubContext {
+    repository;
+    eventName;
+    event;
+    /** The pull request or issue the event is about, for the comment. */
+    thread;
+    /** The pull request's number, when the event is about one. */
+    pullRequest;
+    /** The pull request's head as the event delivered it (pull_request events only), or approved. */
+    eventHeadSha;
+    /** GITHUB_SHA, when it is a commit's. */
+    sha;
+    workflowRun;
+    /** GitHub's web address, as the world gives it: the links to other workflow runs start there. */
+    serverUrl;
+    /** `<job>/<step>`, written into the comment's marker. */
+    step;
+    /** Whether there is a token: without one, no GitHub surface is written. */
+    hasToken;
+    #client;
+    #octokit;
+    /**
+     * The world's GitHub, for the step's token. `approvedHead`: the head an approval pinned the
+     * run to (approval), which it works on in place of the event's.
+     */
+    constructor(token, world, approvedHead) {
+        const [owner, repo] = (world.repository ?? '').split('/');
+        this.repository = owner && repo ? { owner, repo } : undefined;
+        this.eventName = world.eventName ?? '';
+        this.event = world.event;
+        this.thread = threadOf(this.eventName, this.event, this.repository);
+        this.pullRequest = eventPullRequest(this.event);
+        this.eventHeadSha = approvedHead ?? eventHeadSha(this.event);
+        this.sha = context_SHA.test(world.sha ?? '') ? world.sha : undefined;
+        this.workflowRun = workflowRunUrl(world);
+        this.serverUrl = world.serverUrl;
+        this.step = `${world.job ?? 'job'}/${world.action ?? 'step'}`;
+        this.hasToken = token !== '';
+        this.#client = () => loadOctokit(token, world.apiUrl);
+    }
+    /** The one GitHub client of the step. */
+    client() {
+        this.#octokit ??= this.#client();
+        return this.#octokit;
+    }
+}
+const context_SHA = /^[0-9a-f]{40}$/;
+
+;// CONCATENATED MODULE: ./src/text/format.ts
+/**
+ * How numbers read in the log, the summary and the comment: durations, credits
+ * and money. One place, so that the same figure reads the same everywhere.
+ */
+/**
+ * A duration as a person reads it: `42s`, `3m 5s`, `2h 7m`. Rounded to the
+ * second, for time that passed. `exact` is for a limit, which may be set in
+ * milliseconds: one that is not whole seconds reads as such (`1500ms`), so a
+ * short deadline never reads as `0s`.
+ */
+function formatDuration(ms, precision = 'rounded') {
+    if (precision === 'exact' && ms % 1000 !== 0)
+        return `${ms}ms`;
+    const seconds = Math.round(ms / 1000);
+    if (seconds < 60)
+        return `${seconds}s`;
+    const minutes = Math.floor(seconds / 60);
+    if (minutes < 60)
+        return `${minutes}m ${seconds % 60}s`;
+    return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
+}
+/** For an output: a plain decimal number a later step can compare (no separators, no unit). */
+function formatNumberOutput(value) {
+    return value === undefined ? '' : String(roundTo(value, 6));
+}
+/**
+ * `1,234.5`: grouped in thousands, at most `maxDigits` decimals and at least `minDigits`,
+ * as `toLocaleString('en-US')` writes it. Without Intl: its first use loads ICU's locale
+ * data, ~15 ms of a step's CPU, for one figure in the summary.
+ */
+function formatDecimal(value, maxDigits, minDigits = 0) {
+    if (!Number.isFinite(value))
+        return String(value);
+    const { whole, fraction } = roundHalfExpand(Math.abs(value), maxDigits);
+    const kept = fraction.replace(/0+$/, '').padEnd(minDigits, '0');
+    const sign = value < 0 || Object.is(value, -0) ? '-' : '';
+    return `${sign}${whole.replace(/\B(?=(\d{3})+$)/g, ',')}${kept ? `.${kept}` : ''}`;
+}
+/**
+ * `abs` to `maxDigits` decimals, half away from zero, on its shortest decimal form (as Intl
+ * rounds: 0.015 is 0.02, though its binary value is a hair under), not on its binary value
+ * (as `toFixed` does).
+ */
+function roundHalfExpand(abs, maxDigits) {
+    const [mantissa = '0', exponent = '0'] = abs.toExponential().split('e');
+    const digits = mantissa.replace('.', '');
+    const wholeDigits = Number(exponent) + 1;
+    let point = Math.max(wholeDigits, 1);
+    const padded = ('0'.repeat(point - wholeDigits) + digits).padEnd(point + maxDigits + 1, '0');
+    let kept = padded.slice(0, point + maxDigits);
+    if ((padded[point + maxDigits] ?? '0') >= '5') {
+        const carried = (BigInt(kept) + 1n).toString().padStart(kept.length, '0');
+        if (carried.length > kept.length)
+            point += 1;
+        kept = carried;
+    }
+    return { whole: kept.slice(0, point).replace(/^0+(?=\d)/, ''), fraction: kept.slice(point) };
+}
+/** `1,234.5 credits` */
+/**
+ * `1,234.5 credits`: two decimals at most, on every surface, so that figures side by side read
+ * alike; an amount too small to show in two reads "less than 0.01", never as zero.
+ */
+function format_formatCredits(credits) {
+    if (isBelowCent(credits))
+        return 'less than 0.01 credits';
+    const amount = formatDecimal(credits, 2);
+    return `${amount} ${amount === '1' ? 'credit' : 'credits'}`;
+}
+/** `≈ $1,234.57`: cents, as every surface shows dollars; a smaller amount reads "less than $0.01". */
+function formatUsd(usd) {
+    if (isBelowCent(usd))
+        return '≈ less than $0.01';
+    const amount = formatDecimal(usd, 2, 2);
+    return `≈ ${amount.startsWith('-') ? `-$${amount.slice(1)}` : `$${amount}`}`;
+}
+/** A positive amount that two decimals would show as zero. */
+function isBelowCent(amount) {
+    return amount > 0 && amount < 0.005;
+}
+function roundTo(value, digits) {
+    const factor = 10 ** digits;
+    return Math.round(value * factor) / factor;
+}
+
+;// CONCATENATED MODULE: ./src/agent/cost.ts
+
+const CREDIT_PARTS = ['compute_cost', 'inference_cost', 'platform_cost'];
+/**
+ * What a run has spent, in credits (0 when the service says nothing): the one reading of spend
+ * that the credit budgets and the ledger (`report`) both add up, so they agree on the same runs.
+ */
+function creditsSpent(run) {
+    return costOf(run.request_usage).credits ?? 0;
+}
+function costOf(requestUsage) {
+    if (typeof requestUsage !== 'object' || requestUsage === null) {
+        return { credits: undefined, usd: undefined };
+    }
+    const usage = requestUsage;
+    return {
+        credits: sumOf(CREDIT_PARTS.map((part) => usage[part])),
+        usd: sumOf(CREDIT_PARTS.map((part) => usage[`${part}_usd`])),
+    };
+}
+/** The sum of the parts that are usable numbers; undefined when none is. */
+function sumOf(values) {
+    const numbers = values.filter((value) => typeof value === 'number' && Number.isFinite(value) && value >= 0);
+    if (numbers.length === 0)
+        return undefined;
+    return roundTo(numbers.reduce((sum, value) => sum + value, 0), 6);
+}
+/** The summary's cost row: credits, then dollars; undefined when the service reported neither. */
+function describeCost(cost) {
+    const parts = [
+        cost.credits === undefined ? undefined : format_formatCredits(cost.credits),
+        cost.usd === undefined ? undefined : formatUsd(cost.usd),
+    ].filter((part) => part !== undefined);
+    return parts.length > 0 ? parts.join(', ') : undefined;
+}
+/**
+ * The `max_credits` soft cap: past it (strictly more credits than the cap),
+ * the run is to be cancelled. A run that reports no credits is not over it.
+ */
+function isOverBudget(cost, maxCredits) {
+    return maxCredits !== undefined && cost.credits !== undefined && cost.credits > maxCredits;
+}
+function describeOverBudget(cost, maxCredits) {
+    return `The run used ${formatCredits(cost.credits ?? 0)}, more than the max_credits cap of ${formatCredits(maxCredits)}`;
+}
+/**
+ * Pure: what a run used since `before` (each figure never below zero); undefined where unknown.
+ * Without `before` (a new run), all it used.
+ */
+function costSince(now, before) {
+    const minus = (a, b) => a === undefined ? undefined : Math.max(0, a - (b ?? 0));
+    return { credits: minus(now.credits, before?.credits), usd: minus(now.usd, before?.usd) };
 }
 
 ;// CONCATENATED MODULE: ./src/api/wire.gen.ts
@@ -7357,11 +5066,3432 @@ function unreachable(state) {
     throw new Error(`Unhandled run state ${String(state)}`);
 }
 
-;// CONCATENATED MODULE: ./src/model/run.ts
+;// CONCATENATED MODULE: ./src/model/set.ts
+
+
+
+/** How many of a set's runs must succeed under `pass_when`. */
+function runsNeeded(rule, taskCount) {
+    switch (rule.kind) {
+        case 'all':
+            return taskCount;
+        case 'any':
+            return 1;
+        case 'at-least':
+            return rule.count;
+    }
+}
+/**
+ * Pure: `met` once enough runs succeeded; `cannot-be-met` as soon as too many
+ * ended otherwise (or will never start) for the rest to make up the number;
+ * else `open`.
+ */
+function passWhenStanding(rule, counts) {
+    const needed = runsNeeded(rule, counts.tasks);
+    if (counts.succeeded >= needed)
+        return 'met';
+    const stillPossible = counts.tasks - counts.notSucceeded;
+    return stillPossible < needed ? 'cannot-be-met' : 'open';
+}
+/** `pass_when` in words, for the log and the summary: "all 20 runs", "at least 3 of 20 runs". */
+function describePassWhen(rule, taskCount) {
+    switch (rule.kind) {
+        case 'all':
+            return `all ${taskCount} runs`;
+        case 'any':
+            return `at least one of ${taskCount} runs`;
+        case 'at-least':
+            return `at least ${rule.count} of ${taskCount} runs`;
+    }
+}
+/**
+ * Pure: where one run stands for `pass_when`: succeeded (or handed to a person with on_blocked:
+ * pass), ended otherwise (a failed create too), or still open.
+ */
+function standingOf(record) {
+    if (record.createError !== undefined)
+        return 'not-succeeded';
+    if (record.handedOff)
+        return record.handedOff.passes ? 'succeeded' : 'not-succeeded';
+    if (record.invalidOutput)
+        return 'not-succeeded';
+    if (!record.run || !isTerminal(record.run.state))
+        return 'open';
+    return meaningOf(record.run.state) === 'succeeded' ? 'succeeded' : 'not-succeeded';
+}
+/**
+ * A task as a person reads it: numbered from 1, with its title when it has one ("task 3
+ * (Package c)"). The `runs` output keeps the 0-based index a workflow uses.
+ */
+function taskLabel(task) {
+    const title = task.request.title;
+    return `task ${task.index + 1}${title ? ` (${clip(title, 79)})` : ''}`;
+}
+/** `pass_when` as a run's metadata carries it: `all`, `any`, or the number. */
+function passWhenText(rule) {
+    return rule.kind === 'at-least' ? String(rule.count) : rule.kind;
+}
+/** Pure: `pass_when` read back from a run's metadata; undefined when it is not one for `taskCount`. */
+function passWhenOf(text, taskCount) {
+    if (text === 'all' || text === 'any')
+        return { kind: text };
+    if (!text || !/^\d{1,6}$/.test(text))
+        return undefined;
+    const count = Number(text);
+    return count >= 1 && count <= taskCount ? { kind: 'at-least', count } : undefined;
+}
+/** The credits of every run together; undefined while the service reports none. */
+function sumCredits(tasks) {
+    let sum;
+    for (const task of tasks) {
+        const credits = costOf(task.run?.request_usage).credits;
+        if (credits !== undefined)
+            sum = (sum ?? 0) + credits;
+    }
+    return sum;
+}
+/** The USD cost of every run together; undefined while the service reports none. */
+function sumUsd(tasks) {
+    let sum;
+    for (const task of tasks) {
+        const usd = costOf(task.run?.request_usage).usd;
+        if (usd !== undefined)
+            sum = (sum ?? 0) + usd;
+    }
+    return sum;
+}
+/** wait: false: the run was created and handed over; the step does not wait for it. */
+function isDetached(record) {
+    return record.end?.kind === 'started';
+}
+
+;// CONCATENATED MODULE: ./src/model/handoff.ts
+
+/**
+ * What a run carries in its metadata so that a later `reconcile` pass can
+ * finish its comment and commit status exactly as its step would have: where
+ * they are, and whether the step waited for the run. Metadata is fixed when the
+ * run is created, and the service takes at most 20 keys of at most 256 bytes a
+ * value; run/create.ts writes the step's other keys (repository, workflow run,
+ * attempt, job, head commit), read here too.
+ */
+const HANDOFF_KEYS = {
+    /** The pull request or issue the step comments on; also what `pr_credit_budget` counts by. */
+    thread: 'gh_thread',
+    /** The step's key: its comment's, and its commit status's context (`cloud-agent/<key>`). */
+    key: 'gh_key',
+    /** `true` when the step waits for the run, `false` with `wait: false`. */
+    wait: 'gh_wait',
+    /** What the step shows on GitHub: `comment`, `status`, both (comma-separated) or ''. */
+    report: 'gh_report',
+    /** A `tasks` step's runs: how many tasks the set has, so a pass knows when its last run ended. */
+    tasks: 'gh_tasks',
+    /** A `tasks` step's runs: the set's `pass_when` (`all`, `any` or N), by which a pass judges it. */
+    passWhen: 'gh_pass_when',
+    /** `true` on a run made by a step with `previous_run: steer`: the ledger counts its follow-ups. */
+    steer: 'gh_steer',
+};
+/** The keys run/create.ts tags every run with, which a pass reads. */
+const STEP_KEYS = {
+    repository: 'gh_repository',
+    workflowRunId: 'gh_run_id',
+    /** The workflow's name (a GitHub workflow; `cloud-agent-run` for the command elsewhere). */
+    workflow: 'gh_workflow',
+    attempt: 'gh_run_attempt',
+    headSha: 'gh_head_sha',
+    /** The set's ID, on every run of a `tasks` step. */
+    set: 'gh_set',
+    /** The task's 0-based index, on every run of a `tasks` step. */
+    task: 'gh_task',
+};
+/** The metadata that hands the run over, beside the step's tag. */
+function handoffMetadata(facts) {
+    const report = [facts.comment ? 'comment' : '', facts.commitStatus ? 'status' : '']
+        .filter(Boolean)
+        .join(',');
+    return {
+        ...(facts.thread === undefined ? {} : { [HANDOFF_KEYS.thread]: String(facts.thread) }),
+        [HANDOFF_KEYS.key]: facts.key,
+        [HANDOFF_KEYS.wait]: String(facts.wait),
+        ...(facts.steer ? { [HANDOFF_KEYS.steer]: 'true' } : {}),
+        [HANDOFF_KEYS.report]: report,
+        ...(facts.set
+            ? {
+                [HANDOFF_KEYS.tasks]: String(facts.set.tasks),
+                [HANDOFF_KEYS.passWhen]: facts.set.passWhen,
+            }
+            : {}),
+    };
+}
+const handoff_SHA = /^[0-9a-f]{40}$/;
+const REPOSITORY = /^[\w.-]+\/[\w.-]+$/;
+/**
+ * The hand-over in a run's metadata; undefined when the run carries none (a
+ * run started by an older version of the action, or not by the action at all).
+ * Every value is checked: metadata is text anyone with the key could have set.
+ * A run of a `tasks` step without `gh_wait` was awaited (one started before task
+ * runs carried a hand-over still has one). An awaited set's comment and status
+ * are its step's own; a detached set's (wait: false) are the pass's to finish,
+ * once every run of the set has ended.
+ */
+function readHandoff(metadata) {
+    if (typeof metadata !== 'object' || metadata === null)
+        return undefined;
+    const values = metadata;
+    const text = (key) => (typeof values[key] === 'string' ? values[key] : undefined);
+    const repository = text(STEP_KEYS.repository);
+    const set = text(STEP_KEYS.set);
+    const wait = text(HANDOFF_KEYS.wait) ?? (set ? 'true' : undefined);
+    const key = text(HANDOFF_KEYS.key) ?? (set ? '' : undefined);
+    if (!repository || !REPOSITORY.test(repository) || key === undefined || (!key && !set)) {
+        return undefined;
+    }
+    if (wait !== 'true' && wait !== 'false')
+        return undefined;
+    // An awaited set's comment and status show the whole set: never a pass's to rewrite.
+    const report = set && wait === 'true' ? [] : (text(HANDOFF_KEYS.report) ?? '').split(',');
+    const thread = Number(text(HANDOFF_KEYS.thread));
+    const attempt = Number(text(STEP_KEYS.attempt));
+    const workflowRunId = text(STEP_KEYS.workflowRunId);
+    const headSha = text(STEP_KEYS.headSha);
+    return {
+        repository,
+        workflowRunId: workflowRunId && /^\d{1,20}$/.test(workflowRunId) ? workflowRunId : undefined,
+        attempt: Number.isSafeInteger(attempt) && attempt > 0 ? attempt : undefined,
+        headSha: headSha && handoff_SHA.test(headSha) ? headSha : undefined,
+        thread: Number.isSafeInteger(thread) && thread > 0 ? thread : undefined,
+        key,
+        waits: wait === 'true',
+        comment: report.includes('comment'),
+        commitStatus: report.includes('status'),
+        ...(set ? { set, ...setShapeOf(text) } : {}),
+    };
+}
+/** A set's run: its task, and the set's size and rule, each only when valid. */
+function setShapeOf(text) {
+    const tasks = Number(text(HANDOFF_KEYS.tasks));
+    const task = Number(text(STEP_KEYS.task));
+    if (!Number.isSafeInteger(tasks) || tasks < 1)
+        return {};
+    const passWhen = passWhenOf(text(HANDOFF_KEYS.passWhen), tasks);
+    return {
+        ...(Number.isSafeInteger(task) && task >= 0 && task < tasks ? { task } : {}),
+        tasks,
+        ...(passWhen ? { passWhen } : {}),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/github/handoff.ts
+
+
+/** The metadata by which a step hands its run over to a later reconcile pass. */
+function stepHandoff(settings, home) {
+    const { github } = settings;
+    return handoffMetadata({
+        thread: home.thread,
+        key: github.key,
+        wait: settings.wait,
+        comment: github.comment,
+        commitStatus: github.commitStatus,
+        steer: settings.previousRun === 'steer',
+    });
+}
+/**
+ * The hand-over of a `tasks` step's runs: each counts toward the pull request's budget, and
+ * carries the set's size and `pass_when`. An awaited set's comment and status show the whole
+ * set, so they are its step's own, never a pass's to rewrite for one run; a detached set's
+ * (wait: false) are finished by the reconcile pass that finds the set's last run ended.
+ */
+function setHandoff(github, home, set) {
+    return handoffMetadata({
+        thread: home.thread,
+        key: github.key,
+        wait: set.wait,
+        comment: !set.wait && github.comment,
+        commitStatus: !set.wait && github.commitStatus,
+        set: { tasks: set.tasks, passWhen: set.passWhen },
+    });
+}
+/**
+ * The pull request or issue the run was started for: the comment's thread,
+ * else the pull request of an event that has no thread to comment on (a
+ * review, a review comment), which `pr_credit_budget` still counts by.
+ */
+function githubThread(context) {
+    const { thread } = context;
+    return {
+        thread: thread.kind === 'found' ? thread.thread.issueNumber : context.pullRequest,
+        pullRequest: context.pullRequest,
+    };
+}
+/**
+ * Where `continue_from: pull_request` looks: the step's home, its pull request the event's (a
+ * workflow_run's or check_suite's first, for a failed check), and the head the step works on.
+ */
+function continueSource(home, context, head) {
+    const change = home.change ?? (home.forge === 'github' ? eventMadeChange(context.event) : undefined);
+    return { home: { ...home, change }, ...(head ? { head } : {}) };
+}
+
+;// CONCATENATED MODULE: ./src/model/home.ts
+
+/** The metadata key that names the forge: runs made before it carry none, and are GitHub's. */
+const FORGE_KEY = 'gh_forge';
+/**
+ * A step's home: its world's forge and project, and its thread, which GitHub's event names (the
+ * caller reads it through GitHubContext) and other forges' worlds name themselves.
+ */
+function homeOf(world, github = {
+    thread: undefined,
+    pullRequest: undefined,
+}) {
+    if (world.forge === 'github') {
+        return {
+            forge: 'github',
+            project: world.project,
+            thread: github.thread,
+            change: github.pullRequest,
+        };
+    }
+    // A merge request pipeline's thread is its merge request.
+    const { forge, project, thread } = world;
+    return { forge, project, thread, change: thread, ...(world.sha ? { head: world.sha } : {}) };
+}
+/**
+ * The tags that find this home's runs: its project and, where the step has a thread, its thread.
+ * Undefined without a project: nothing can be scoped, so nothing is listed.
+ */
+function homeScope(home, options = { byThread: true }) {
+    if (!home.project)
+        return undefined;
+    return {
+        [STEP_KEYS.repository]: home.project,
+        ...(options.byThread && home.thread !== undefined
+            ? { [HANDOFF_KEYS.thread]: String(home.thread) }
+            : {}),
+    };
+}
+/**
+ * Whether a listed run belongs to this home's forge: a run without the forge key was made before
+ * the key existed, by the Action, on GitHub. Two forges can hold projects of the same path.
+ */
+function ofHomeForge(run, home) {
+    const metadata = run.metadata;
+    const shown = typeof metadata === 'object' && metadata !== null
+        ? metadata[FORGE_KEY]
+        : undefined;
+    const forge = typeof shown === 'string' ? shown : 'github';
+    return forge === (home.forge ?? 'none');
+}
+/** The forge's name for a pull or merge request, for a person: `pull request #3`, `merge request !3`. */
+function changeName(home, change) {
+    switch (home.forge) {
+        case 'github':
+            return `pull request #${change}`;
+        case 'gitlab':
+            return `merge request !${change}`;
+        case undefined:
+            return `thread ${change}`;
+    }
+}
+/** The home a run's tag names (homeMetadata read back): a step's own tag, or a listed run's. */
+function homeOfTag(metadata) {
+    const forge = metadata[FORGE_KEY];
+    const thread = Number(metadata[HANDOFF_KEYS.thread]);
+    const known = Number.isSafeInteger(thread) && thread > 0 ? thread : undefined;
+    return {
+        forge: forge === 'gitlab' ? 'gitlab' : forge === 'none' ? undefined : 'github',
+        project: metadata[STEP_KEYS.repository] || undefined,
+        thread: known,
+        change: known,
+    };
+}
+/** The home for a person: `octo-org/app`, `group/app merge request !7`. */
+function describeHome(home) {
+    const project = home.project ?? 'no project';
+    if (home.change !== undefined)
+        return `${project} ${changeName(home, home.change)}`;
+    return home.thread === undefined ? project : `${project} #${home.thread}`;
+}
+
+;// CONCATENATED MODULE: ./src/api/errors.ts
+
+
+
+const describe = (request) => `${request.method} ${request.path}`;
+/** Base class of every error the API client throws. */
+class AgentApiError extends Error {
+    name = 'AgentApiError';
+    request;
+    constructor(message, request, options) {
+        super(message, options);
+        this.request = request;
+    }
+}
+/**
+ * The service could not be reached, or the connection broke before an answer
+ * arrived. `requestSent` is false only when the failure proves the service never
+ * saw the request (refused connection, unknown host): only then is a
+ * non-idempotent request safe to repeat.
+ */
+class ApiConnectionError extends AgentApiError {
+    name = 'ApiConnectionError';
+    requestSent;
+    code;
+    constructor(request, cause, requestSent) {
+        const code = errorCode(cause);
+        const reason = errorMessage(cause);
+        super(`${describe(request)} failed: cannot reach the service (${reason}). Check base_url, and on ` +
+            'a self-hosted runner its proxy (HTTPS_PROXY, NO_PROXY) and firewall.', request, { cause });
+        this.requestSent = requestSent;
+        this.code = code;
+    }
+}
+/** No complete answer within the request's timeout. The service may have acted. */
+class ApiTimeoutError extends ApiConnectionError {
+    name = 'ApiTimeoutError';
+    timeoutMs;
+    constructor(request, timeoutMs, reason) {
+        const why = reason ?? `no answer within ${formatDuration(timeoutMs, 'exact')}`;
+        super(request, new Error(why), true);
+        this.message = `${describe(request)} timed out: ${why}`;
+        this.timeoutMs = timeoutMs;
+    }
+}
+/**
+ * The service's TLS certificate could not be verified, so nothing was sent: a
+ * certificate problem on this side (often a proxy that inspects TLS), not a
+ * lost answer. Repeating the request cannot help.
+ */
+class ApiTlsError extends ApiConnectionError {
+    name = 'ApiTlsError';
+    constructor(request, cause) {
+        super(request, cause, false);
+        const reason = errorMessage(cause);
+        this.message =
+            `${describe(request)} failed: the service's TLS certificate cannot be verified (${this.code ?? 'TLS'}: ${safeForLog(reason, 200)}). ` +
+                'Nothing reached the service. If a proxy inspects TLS (as on many self-hosted runners), give Node its CA certificate with the NODE_EXTRA_CA_CERTS environment variable; never turn verification off.';
+    }
+}
+/** The request was cancelled by the caller (for instance, the workflow was cancelled). */
+class ApiAbortedError extends AgentApiError {
+    name = 'ApiAbortedError';
+    constructor(request) {
+        super(`${describe(request)} was aborted`, request);
+    }
+}
+/**
+ * A successful status with a body the client cannot use: not JSON (a proxy's
+ * HTML page), larger than the cap, or a redirect the client refuses to follow
+ * so that the key never travels to another address.
+ */
+class ApiResponseFormatError extends AgentApiError {
+    name = 'ApiResponseFormatError';
+    status;
+    constructor(request, status, problem) {
+        super(`${describe(request)} answered ${status} with ${safeForLog(problem, 300)}`, request);
+        this.status = status;
+    }
+}
+/** A signed download URL answered with something other than its content. */
+class DownloadError extends AgentApiError {
+    name = 'DownloadError';
+    status;
+    constructor(request, status) {
+        const hint = status === 403 ? ' (the signed URL may have expired; ask for a new one)' : '';
+        super(`${describe(request)} answered ${status}${hint}`, request);
+        this.status = status;
+    }
+}
+/** The service answered with an error status. Subclasses name the common ones. */
+class ApiStatusError extends AgentApiError {
+    name = 'ApiStatusError';
+    status;
+    /** The machine-readable code: the last segment of the problem's `type`. */
+    code;
+    detail;
+    traceId;
+    problem;
+    headers;
+    constructor(request, status, headers, problem, bodyExcerpt) {
+        const code = textOrUndefined(problemCode(problem));
+        const detail = textOrUndefined(problem?.detail ?? problem?.error ?? problem?.title);
+        const traceId = textOrUndefined(problem?.trace_id);
+        super(statusMessage(request, status, code, detail ?? bodyExcerpt, traceId), request);
+        this.status = status;
+        this.code = code;
+        this.detail = detail;
+        this.traceId = traceId;
+        this.problem = problem;
+        this.headers = headers;
+    }
+}
+class BadRequestError extends ApiStatusError {
+    name = 'BadRequestError';
+}
+class AuthenticationError extends ApiStatusError {
+    name = 'AuthenticationError';
+}
+class PermissionDeniedError extends ApiStatusError {
+    name = 'PermissionDeniedError';
+}
+class NotFoundError extends ApiStatusError {
+    name = 'NotFoundError';
+}
+class MethodNotAllowedError extends ApiStatusError {
+    name = 'MethodNotAllowedError';
+}
+class ConflictError extends ApiStatusError {
+    name = 'ConflictError';
+}
+class UnprocessableEntityError extends ApiStatusError {
+    name = 'UnprocessableEntityError';
+}
+/**
+ * 410: the run's session can no longer be reached (for instance a failed run's,
+ * once its debug window closed), so it takes no follow-up.
+ */
+class SessionGoneError extends ApiStatusError {
+    name = 'SessionGoneError';
+    constructor(...args) {
+        super(...args);
+        this.message +=
+            " The run's session is gone: start a new run with this run's conversation_id to carry the conversation on.";
+    }
+}
+class RateLimitError extends ApiStatusError {
+    name = 'RateLimitError';
+}
+class InternalServerError extends ApiStatusError {
+    name = 'InternalServerError';
+}
+const STATUS_CLASSES = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    405: MethodNotAllowedError,
+    409: ConflictError,
+    410: SessionGoneError,
+    422: UnprocessableEntityError,
+    429: RateLimitError,
+};
+/** The one place that turns an error status into a typed error. */
+function errorForStatus(request, status, headers, body) {
+    const problem = parseProblem(body);
+    const ErrorClass = STATUS_CLASSES[status] ?? (status >= 500 ? InternalServerError : ApiStatusError);
+    return new ErrorClass(request, status, headers, problem, excerpt(body));
+}
+/** What to tell the user to do, by status or problem code. */
+const HINTS = {
+    '401': 'Check the api_key input: the key is missing, wrong, expired or revoked.',
+    '403': 'The api_key is valid but may not do this; check its owner and permissions.',
+    insufficient_credits: 'The account has run out of credits.',
+    budget_exceeded: 'The team has reached its spending budget.',
+    content_policy_violation: 'The prompt was refused by the content policy.',
+};
+function statusMessage(request, status, code, detail, traceId) {
+    const parts = [`${describe(request)} → ${status}${code ? ` ${safeForLog(code, 100)}` : ''}`];
+    const shown = safeForLog(detail, 1000);
+    if (shown)
+        parts[0] += `: ${shown}${/[.!?]$/.test(shown) ? '' : '.'}`;
+    const hint = (code && HINTS[code]) ?? HINTS[String(status)];
+    if (hint)
+        parts.push(hint);
+    if (traceId)
+        parts.push(`(trace_id ${safeForLog(traceId, 100)})`);
+    return parts.join(' ');
+}
+function parseProblem(body) {
+    try {
+        const parsed = JSON.parse(body);
+        return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+            ? parsed
+            : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/** Problem fields are shown only as text: a service may send any type. */
+function textOrUndefined(value) {
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'number' || typeof value === 'boolean')
+        return String(value);
+    return undefined;
+}
+function problemCode(problem) {
+    const type = problem?.type;
+    if (typeof type !== 'string' || type === '' || type === 'about:blank')
+        return undefined;
+    return type.split('/').filter(Boolean).pop();
+}
+/** A short, single-line taste of a body that is not a problem document (e.g. an HTML page). */
+function excerpt(body, max = 200) {
+    const flat = withoutTags(body).replace(/\s+/g, ' ').trim();
+    if (flat === '')
+        return '';
+    return safeForLog(clip(flat, max));
+}
+/**
+ * `text` with every `<…>` replaced by a space, as `/<[^>]*>/g` would, but in
+ * linear time: that expression rescans to the end from every `<` that is never
+ * closed, so a 400 KB error page of them took minutes.
+ */
+function withoutTags(text) {
+    let out = '';
+    let from = 0;
+    for (;;) {
+        const open = text.indexOf('<', from);
+        const close = open === -1 ? -1 : text.indexOf('>', open + 1);
+        // No `>` after this `<` means none after any later one either: the rest is text.
+        if (close === -1)
+            return out + text.slice(from);
+        out += `${text.slice(from, open)} `;
+        from = close + 1;
+    }
+}
+function errorCode(cause) {
+    if (typeof cause === 'object' && cause !== null && 'code' in cause) {
+        const { code } = cause;
+        return typeof code === 'string' ? code : undefined;
+    }
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./src/run/listing.ts
+
+/** A page holds this many runs: the service's most is 500, and a run can be long. */
+const PAGE_SIZE = 100;
+/**
+ * Every run carrying all of `tags` among those `query` selects (a time window),
+ * one request a page, never one a run. Where the plan cannot filter by metadata,
+ * the same window is listed whole and filtered here: a run listed without its
+ * metadata cannot be told apart, and is left out.
+ */
+async function listTaggedRuns(client, tags, query, options) {
+    // Paged by creation, which never changes: paging by update time can skip a run that moves.
+    const paged = { sort_by: 'created_at', sort_order: 'desc', limit: PAGE_SIZE, ...query };
+    try {
+        const { runs, complete } = await drain(client.iterateRuns({ ...paged, metadata: { ...tags } }, options));
+        return { runs, filteredHere: false, complete };
+    }
+    catch (error) {
+        if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available')
+            throw error;
+    }
+    const { runs, complete } = await drain(client.iterateRuns(paged, options));
+    return { runs: runs.filter((run) => carriesTags(run, tags)), filteredHere: true, complete };
+}
+/** Every run the pages yield, and whether they reached the last page. */
+async function drain(pages) {
+    const runs = [];
+    for (;;) {
+        const next = await pages.next();
+        if (next.done)
+            return { runs, complete: next.value.complete };
+        runs.push(next.value);
+    }
+}
+/** Whether the run shows every one of `tags` in its metadata. */
+function carriesTags(run, tags) {
+    const metadata = run.metadata;
+    if (typeof metadata !== 'object' || metadata === null)
+        return false;
+    const shown = metadata;
+    return Object.entries(tags).every(([key, value]) => shown[key] === value);
+}
+
+;// CONCATENATED MODULE: ./src/model/cancel.ts
+
+/**
+ * Logs how a cancel went: a warning when the run goes on, or may. `label`
+ * names the feature that cancelled (e.g. `cancel_previous`) when it is not the
+ * step's own run.
+ */
+function logCancel(log, runId, report, label) {
+    const described = describeCancel(runId, report);
+    const message = label ? `${label}: ${described}` : described;
+    switch (report.kind) {
+        case 'cancelled':
+        case 'already-finished':
+            return log.info(message);
+        case 'blocked':
+        case 'refused':
+        case 'not-cancellable':
+        case 'failed':
+            return log.warning(message);
+    }
+}
+function describeCancel(unsafeRunId, report) {
+    const runId = safeForLog(unsafeRunId);
+    switch (report.kind) {
+        case 'cancelled':
+            return `Run ${runId} was cancelled.`;
+        case 'already-finished':
+            return `Run ${runId} had already finished; nothing to cancel.`;
+        case 'blocked':
+            return `Run ${runId} cannot be cancelled while it waits for a person; it stays BLOCKED. A person must answer it in its session; cancel it there afterwards if it is no longer wanted.`;
+        case 'refused':
+            return `The service refused to cancel run ${runId}: it has ended, or it waits for a person (BLOCKED) and stays so. Check it by hand.`;
+        case 'not-cancellable':
+            return `Run ${runId} cannot be cancelled: this kind of run is not cancellable, so it runs to its end (${safeForLog(report.message)}).`;
+        case 'failed':
+            return `Could not cancel run ${runId}; it may still be running and billing. Cancel it by hand. (${safeForLog(report.message)})`;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/run/cancel.ts
+
+
+
+
+
+
+
+/**
+ * One cancel request for a run, by ID, and how it went as a value: a failed
+ * cancel must not hide the step's own outcome. The cancels below build on it.
+ */
+async function requestCancel(client, runId, options = {}) {
+    try {
+        return await client.cancelRun(runId, options);
+    }
+    catch (error) {
+        const message = errorMessage(error);
+        if (error instanceof UnprocessableEntityError)
+            return { kind: 'not-cancellable', message };
+        return { kind: 'failed', message };
+    }
+}
+/**
+ * On `now`'s clock: when the cancel of a run, begun now for `why`, must have been answered. A
+ * signal has what the runner's grace leaves, the post step its minutes; any other cause (the
+ * timeout, the cap, an error, pass_when, and a cause yet to come) a brief cancel.
+ */
+function cancelDeadline(why, now) {
+    if (why.kind === 'signal') {
+        const { afterTerminateMs, afterInterruptMs } = timing/* SIGNAL_CANCEL */.EJ;
+        return now + (why.signal === 'SIGTERM' ? afterTerminateMs : afterInterruptMs);
+    }
+    if (why.kind === 'post')
+        return now + timing/* POST_CANCEL_DEADLINE_MS */.uY;
+    return now + timing/* CANCEL_AFTER_TIMEOUT */.UE.budgetMs;
+}
+/**
+ * The one routine that cancels a run, whatever the reason: a signal, the
+ * timeout, max_credits, an error, the post step, or a set whose `pass_when`
+ * can no longer be met. Each request is bounded by the order's deadline, and
+ * the outcome is a value: a failed cancel must not hide the step's own outcome.
+ */
+async function cancelRun(order, deps) {
+    const remaining = () => Math.max(0, order.deadline - deps.now());
+    const once = () => {
+        const ms = Math.max(timing/* MIN_CANCEL_REQUEST_MS */.jN, remaining());
+        const timeoutMs = order.why.kind === 'post' ? ms : Math.min(ms, timing/* CANCEL_AFTER_TIMEOUT */.UE.timeoutMs);
+        return requestCancel(deps.client, order.runId, {
+            timeoutMs: order.why.kind === 'signal' ? remaining() : timeoutMs,
+            deadline: order.deadline,
+            ...(order.why.kind === 'signal' ? { signal: AbortSignal.timeout(remaining()) } : {}),
+        });
+    };
+    let report = await once();
+    let noted = false;
+    while (report.kind === 'already-finished' &&
+        order.mayRestart?.() &&
+        remaining() > timing/* RECANCEL_PAUSE_MS */.qU * 2) {
+        if (!noted && deps.log) {
+            deps.log.info(`Run ${order.runId} still shows its state from before the follow-up; cancelling again once it restarts.`);
+            noted = true;
+        }
+        await deps.sleep(order.why.kind === 'post' ? timing/* CREATE_LOOKUP */.qS.postPauseMs : timing/* RECANCEL_PAUSE_MS */.qU);
+        report = await once();
+    }
+    return report;
+}
+/**
+ * Cancels the run the step answers for (see `cancelRun`). Nothing more is owed
+ * on it unless the cancel failed, the run is BLOCKED (the post step tries
+ * again, and cancels it should a person have moved it on by then), a
+ * follow-up's answer is still out, or "already finished" came before the run
+ * was seen restarting after a follow-up (it may restart yet).
+ */
+async function cancelOwnRun(tracker, runId, why, deps, deadline = cancelDeadline(why, deps.now())) {
+    const report = await cancelRun({ runId, why, deadline, mayRestart: () => tracker.awaitingNewPass }, deps);
+    if (isFinalCancel(report, tracker))
+        tracker.settle();
+    return report;
+}
+/**
+ * A run must not outlive a step that gave up on it. A step that failed before
+ * it knew of a run made none, unless a create's answer was lost and its run
+ * not found: then the state keeps the create's tag for the post step.
+ */
+async function cancelAfterError(tracker, deps) {
+    const runId = tracker.runId;
+    // A create whose run was neither seen nor ruled out leaves its tag for the post step.
+    if (!runId)
+        return tracker.mayHaveUnseenRun ? undefined : tracker.settle();
+    if (!tracker.needsCancel)
+        return;
+    // Briefly, as after a timeout: a cancel that fails leaves the run to the post step.
+    logCancel(deps.log, runId, await cancelOwnRun(tracker, runId, { kind: 'error' }, deps));
+}
+/** Pure: whether a cancel's outcome leaves nothing owed on the tracked run. */
+function isFinalCancel(report, tracker) {
+    if (report.kind === 'failed' || report.kind === 'blocked' || tracker.deciding)
+        return false;
+    return !(report.kind === 'already-finished' && tracker.awaitingNewPass);
+}
+/** The states `cancel_previous` supersedes: runs still on their way, not those waiting for a person. */
+const SUPERSEDED_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'];
+/**
+ * Cancels the active runs labelled `name` of the step's home (its project and, where the step
+ * has a thread, its thread) before the step starts its own (`previous_run: cancel`), so that a
+ * new push replaces the review of the old one and never another thread's; `cancel_only` does
+ * just this. `input` is the input that asked, for the log. Returns the runs cancelled.
+ */
+async function cancelPreviousRuns(client, asked, log, options = {}) {
+    const { name, home, input } = asked;
+    const scope = homeScope(home);
+    const where = scope ? ` of ${describeHome(home)}` : '';
+    if (!scope) {
+        log.info(`${input}: no project is named, so no run can be told to be this one's; none is cancelled.`);
+        return [];
+    }
+    // Collected first: cancelling while paging would move runs out of the pages still to come.
+    // Paged by creation time: runs changing state meanwhile cannot slip between pages.
+    const { runs } = await listTaggedRuns(client, scope, { name, state: SUPERSEDED_STATES }, { ...options, maxPages: PREVIOUS_RUNS_MAX_PAGES });
+    // Checked here too, so that a service ignoring a filter cannot make this cancel other runs.
+    const active = runs.filter((run) => run.agent_config?.name === name &&
+        meaningOf(run.state) === 'active' &&
+        ofHomeForge(run, home));
+    const cancelled = [];
+    for (const run of active) {
+        const report = await requestCancel(client, run.run_id, options);
+        if (report.kind === 'cancelled')
+            cancelled.push(run.run_id);
+        logCancel(log, run.run_id, report, input);
+    }
+    if (active.length === 0)
+        log.info(`${input}: no active run is named ${name}${where}.`);
+    return cancelled;
+}
+/** The pages of active runs of one name a cancel reads: far more than one thread ever has. */
+const PREVIOUS_RUNS_MAX_PAGES = 10;
+/** `cancel_only`: cancels the active runs with the name, and starts nothing. */
+async function cancelOnly(client, asked, log) {
+    const cancelled = await cancelPreviousRuns(client, { ...asked, input: 'cancel_only' }, log);
+    log.info(`cancel_only: cancelled ${cancelled.length} active run(s) named ${asked.name}.`);
+    return cancelled;
+}
+
+;// CONCATENATED MODULE: ./src/api/answers.ts
+
+/** The longest prompt the action sends. Every poll echoes it, so the body cap follows from it. */
+const MAX_PROMPT_BYTES = 1024 * 1024;
+/**
+ * The largest answer body the client reads. A run echoes its prompt, which
+ * JSON may escape to six bytes a character (`\u0001`), beside its other fields.
+ */
+const MAX_ANSWER_BYTES = 6 * MAX_PROMPT_BYTES + 4 * 1024 * 1024;
+const RUN_ID = /^[\w.-]{1,200}$/;
+/** Whether `value` looks like a run ID: safe as one URL path segment and in a log line. */
+function isRunId(value) {
+    return typeof value === 'string' && RUN_ID.test(value) && !/^\.+$/.test(value);
+}
+/** A run read from an answer, or why the answer is not one (a garbled answer, never a state). */
+function readRunItem(data, expectedRunId) {
+    if (!isObject(data))
+        return { problem: `a body that is not a run (${kindOf(data)})` };
+    const runId = data['run_id'];
+    if (!isRunId(runId))
+        return { problem: 'a run whose run_id is not a run ID' };
+    if (expectedRunId !== undefined && runId !== expectedRunId) {
+        return { problem: `the answer for another run (${runId})` };
+    }
+    const state = data['state'];
+    if (typeof state !== 'string' || state.trim() === '') {
+        return { problem: `a run whose state is not a string (${kindOf(state)})` };
+    }
+    return { run: normaliseRun({ ...data, run_id: runId, state }) };
+}
+/**
+ * The create's answer, when it names the run by something that looks like an ID; else why
+ * not (a garbled answer: the run may exist, so the caller looks it up instead of creating
+ * another). A state of the wrong type is not believed either: the polls will tell.
+ */
+function readCreatedRun(data) {
+    const answer = isObject(data) ? data : {};
+    const { run_id: runId, task_id: taskId, state, at_capacity: atCapacity } = answer;
+    if (!isRunId(runId))
+        return { problem: 'an answer without a usable run_id' };
+    return {
+        run: {
+            run_id: runId,
+            ...(typeof taskId === 'string' ? { task_id: taskId } : {}),
+            state: typeof state === 'string' && state.trim() !== '' ? state : 'UNKNOWN',
+            ...(atCapacity === true ? { at_capacity: true } : {}),
+        },
+    };
+}
+const TEXT_FIELDS = [
+    'title',
+    'prompt',
+    'created_at',
+    'updated_at',
+    'started_at',
+    'session_id',
+    'session_link',
+    'source',
+    'run_time',
+];
+/** Known fields with the expected type; unknown fields pass through untouched. */
+function normaliseRun(data) {
+    const run = { ...data };
+    for (const field of TEXT_FIELDS)
+        setOrDrop(run, field, textOf(data[field]));
+    setOrDrop(run, 'status_message', statusMessageOf(data['status_message']));
+    setOrDrop(run, 'agent_config', isObject(data['agent_config']) ? textValues(data['agent_config']) : undefined);
+    setOrDrop(run, 'creator', isObject(data['creator']) ? textValues(data['creator']) : undefined);
+    setOrDrop(run, 'request_usage', isObject(data['request_usage']) ? data['request_usage'] : undefined);
+    setOrDrop(run, 'artifacts', Array.isArray(data['artifacts']) ? artifactsOf(data['artifacts']) : undefined);
+    const cancellable = data['is_run_type_cancellable'];
+    setOrDrop(run, 'is_run_type_cancellable', typeof cancellable === 'boolean' ? cancellable : undefined);
+    return run;
+}
+/** A plain string is the message itself; an object keeps its fields of the right type. */
+function statusMessageOf(value) {
+    if (typeof value === 'string')
+        return value.trim() ? { message: value } : undefined;
+    if (!isObject(value))
+        return undefined;
+    const message = {};
+    const text = textOf(value['message']);
+    if (text !== undefined)
+        message.message = text;
+    const code = textOf(value['error_code']);
+    if (code !== undefined)
+        message.error_code = code;
+    if (typeof value['retryable'] === 'boolean')
+        message.retryable = value['retryable'];
+    return { ...value, ...message, message: message.message };
+}
+/** Artifacts as sent, less any that is not an object with a type; readers still check each field. */
+function artifactsOf(values) {
+    return values.filter((artifact) => isObject(artifact) &&
+        typeof artifact['artifact_type'] === 'string' &&
+        (artifact['data'] === undefined || isObject(artifact['data'])));
+}
+/**
+ * What a follow-up's 2xx said. Any 2xx means accepted: an older service answers without
+ * `followup_id` and `outcome` (or with no body), and a member of another type is left out
+ * rather than believed, so nothing the service sends can fail an accepted follow-up.
+ */
+function readFollowupAnswer(data) {
+    const answer = isObject(data) ? data : {};
+    const { followup_id: followupId, outcome } = answer;
+    return {
+        ...(typeof followupId === 'string' || followupId === null ? { followupId } : {}),
+        ...(typeof outcome === 'string' && outcome.trim() !== '' ? { outcome } : {}),
+    };
+}
+/** Strings stay; numbers and booleans become strings; objects whose members are not text drop them. */
+function textValues(record) {
+    const out = {};
+    for (const [key, value] of Object.entries(record)) {
+        out[key] = isObject(value) || Array.isArray(value) ? value : textOf(value);
+    }
+    return out;
+}
+function textOf(value) {
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'number' || typeof value === 'boolean')
+        return String(value);
+    return undefined;
+}
+function setOrDrop(record, key, value) {
+    if (value === undefined)
+        Reflect.deleteProperty(record, key);
+    else
+        record[key] = value;
+}
+function isObject(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function kindOf(value) {
+    if (value === null)
+        return 'null';
+    if (value === undefined)
+        return 'an empty body';
+    if (Array.isArray(value))
+        return 'an array';
+    return typeof value === 'string'
+        ? `the string ${JSON.stringify(cut(value, 40))}`
+        : `a ${typeof value}`;
+}
+
+// EXTERNAL MODULE: ./node_modules/@actions/http-client/lib/index.js + 1 modules
+var lib = __nccwpck_require__(4942);
+;// CONCATENATED MODULE: ./src/api/retry.ts
+
+
+const DEFAULT_BACKOFF = {
+    initialDelayMs: timing/* REQUEST_RETRIES */.NP.initialDelayMs,
+    maxDelayMs: timing/* REQUEST_RETRIES */.NP.maxDelayMs,
+    maxHintMs: timing/* REQUEST_RETRIES */.NP.maxHintMs,
+};
+/** Whether a failed attempt may be tried again under `mode`. */
+function isRetryable(error, mode) {
+    if (!(error instanceof AgentApiError))
+        return false;
+    const hint = shouldRetryHeader(error);
+    if (hint === false)
+        return false;
+    // The header may stop a retry, never start one that could act twice: a service that says
+    // "retry" after a 500 may have made the run all the same.
+    if (hint === true && mode === 'idempotent')
+        return true;
+    if (error instanceof ApiStatusError) {
+        const { status } = error;
+        if (isRefusal(error))
+            return true;
+        if (mode === 'at-most-once')
+            return false;
+        return status === 408 || status === 409 || status >= 500;
+    }
+    if (error instanceof ApiTlsError)
+        return false;
+    if (error instanceof ApiTimeoutError)
+        return mode === 'idempotent';
+    if (error instanceof ApiConnectionError)
+        return mode === 'idempotent' || !error.requestSent;
+    if (error instanceof ApiResponseFormatError)
+        return mode === 'idempotent';
+    return false;
+}
+/** A rate-limit refusal: the service did nothing and said when to come back (or 429). */
+function isRefusal(error) {
+    if (!(error instanceof ApiStatusError))
+        return false;
+    return error.status === 429 || (error.status === 503 && retryAfterMs(error.headers) !== undefined);
+}
+/**
+ * Whether a failed request may nonetheless have been carried out: the
+ * connection broke after sending, the service failed midway (5xx), or it
+ * answered success in a body that could not be read.
+ */
+function mayHaveActed(error) {
+    if (error instanceof ApiStatusError) {
+        return error.status >= 500 && !isRefusal(error);
+    }
+    if (error instanceof ApiConnectionError)
+        return error.requestSent;
+    if (error instanceof ApiResponseFormatError)
+        return error.status >= 200 && error.status < 300;
+    return error instanceof AgentApiError;
+}
+/** The wait before retry number `attempt` (1-based): the server's hint, else capped backoff. */
+function retryDelayMs(error, attempt, random, now, policy = DEFAULT_BACKOFF) {
+    const hinted = error instanceof ApiStatusError ? retryAfterMs(error.headers, now) : undefined;
+    // Clients told the same Retry-After would come back in lockstep; spread them by up to a quarter.
+    if (hinted !== undefined)
+        return Math.round(Math.min(hinted, policy.maxHintMs) * (1 + 0.25 * random()));
+    const exponential = Math.min(policy.initialDelayMs * 2 ** (attempt - 1), policy.maxDelayMs);
+    // Full-size waits in lockstep make many clients retry together; take off up to a quarter.
+    return Math.round(exponential * (1 - 0.25 * random()));
+}
+/**
+ * The server's retry hint, in milliseconds: `retry-after-ms`, then
+ * `Retry-After` as seconds or as an HTTP date.
+ */
+function retryAfterMs(headers, now = Date.now()) {
+    const milliseconds = single(headers['retry-after-ms'])?.trim();
+    if (milliseconds && /^\d+(\.\d+)?$/.test(milliseconds))
+        return Math.round(Number(milliseconds));
+    const retryAfter = single(headers['retry-after'])?.trim();
+    if (!retryAfter)
+        return undefined;
+    if (/^\d+(\.\d+)?$/.test(retryAfter))
+        return Math.round(Number(retryAfter) * 1000);
+    // Only the HTTP-date form (RFC 9110 IMF-fixdate); Date.parse alone would accept junk.
+    if (!/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(retryAfter)) {
+        return undefined;
+    }
+    const date = Date.parse(retryAfter);
+    return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+function shouldRetryHeader(error) {
+    if (!(error instanceof ApiStatusError))
+        return undefined;
+    const value = single(error.headers['x-should-retry'])?.trim().toLowerCase();
+    if (value === 'true')
+        return true;
+    if (value === 'false')
+        return false;
+    return undefined;
+}
+function single(value) {
+    return Array.isArray(value) ? value[0] : value;
+}
+
+;// CONCATENATED MODULE: ./src/api/transport.ts
+
+
+
+
+
+
+
+const DOWNLOAD_DEFAULTS = { maxBytes: 25 * 1024 * 1024, timeoutMs: timing/* DOWNLOAD_ATTEMPT_MS */.Yl };
+/** Shorter keys are no real keys; the runner's masking still hides them whole. */
+const MIN_REDACTED_KEY_LENGTH = 8;
+const DEFAULTS = {
+    timeoutMs: timing/* REQUEST_RETRIES */.NP.attemptMs,
+    maxRetries: timing/* REQUEST_RETRIES */.NP.maxRetries,
+    maxBodyBytes: MAX_ANSWER_BYTES,
+};
+class Transport {
+    #baseUrl;
+    #apiKey;
+    #origin;
+    /** Only a service on this machine may hand out download URLs on this machine. */
+    #serviceIsLoopback;
+    #options;
+    constructor(options) {
+        this.#baseUrl = options.baseUrl.replace(/\/$/, '');
+        this.#origin = new URL(this.#baseUrl).origin;
+        this.#serviceIsLoopback = isLoopback(new URL(this.#baseUrl).hostname);
+        this.#apiKey = options.apiKey;
+        this.#options = {
+            userAgent: options.userAgent ?? 'cloud-agent-run-action',
+            timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
+            maxRetries: options.maxRetries ?? DEFAULTS.maxRetries,
+            maxBodyBytes: options.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
+            sleep: options.sleep ?? abortableSleep,
+            random: options.random ?? Math.random,
+            now: options.now ?? Date.now,
+            onRetry: options.onRetry,
+        };
+    }
+    /**
+     * Sends a request to a path under base_url until it succeeds, may not be repeated, or the
+     * retries or the deadline run out. Without `read`, the body is whatever JSON it holds.
+     */
+    async request(method, path, options = {}) {
+        const label = { method, path };
+        const retryMode = options.retryMode ?? (method === 'GET' ? 'idempotent' : 'at-most-once');
+        const maxRetries = options.maxRetries ?? this.#options.maxRetries;
+        // A refusal (429, 503 with Retry-After) proves nothing was done, so it earns more patience.
+        const maxRefusals = maxRetries === 0 ? 0 : Math.max(maxRetries, timing/* REQUEST_RETRIES */.NP.refusalRetries);
+        const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
+        const { deadline } = options;
+        let failures = 0;
+        let refusals = 0;
+        for (let number = 1;; number += 1) {
+            const left = deadline === undefined ? Infinity : deadline - this.#options.now();
+            if (left <= 0)
+                throw new ApiTimeoutError(label, 0, 'the caller stopped waiting');
+            try {
+                return await this.#send(label, {
+                    ...options,
+                    timeoutMs: Math.max(1, Math.min(timeoutMs, left)),
+                });
+            }
+            catch (error) {
+                const refused = isRefusal(error);
+                const used = refused ? ++refusals : ++failures;
+                const allowed = refused ? maxRefusals : maxRetries;
+                if (used > allowed || !isRetryable(error, retryMode) || options.signal?.aborted) {
+                    throw error;
+                }
+                const delay = retryDelayMs(error, number, this.#options.random, this.#options.now());
+                // A retry that would start after the deadline is no retry: the caller gets the failure now.
+                if (deadline !== undefined && this.#options.now() + delay >= deadline)
+                    throw error;
+                this.#options.onRetry?.(`${asSentence(safeForLog(errorMessage(error)))} Retry ${used} of ${allowed} in ${(delay / 1000).toFixed(1)}s.`);
+                await this.#options.sleep(delay, options.signal).catch(() => {
+                    throw new ApiAbortedError(label);
+                });
+            }
+        }
+    }
+    /**
+     * Downloads a signed URL the service handed out (an artifact's). It lives on another
+     * host, so the key is never sent; https only, and never this machine unless base_url is
+     * on it too (a remote service must not aim the runner at its own loopback); capped in
+     * size and time. The runner's proxy settings apply.
+     */
+    async download(url, options = {}) {
+        const target = parseDownloadUrl(url, this.#serviceIsLoopback);
+        // The query holds the signature: the label shows neither it nor anything else secret.
+        const label = { method: 'GET', path: `${target.origin}${target.pathname}` };
+        const maxBytes = options.maxBytes ?? DOWNLOAD_DEFAULTS.maxBytes;
+        const timeoutMs = options.timeoutMs ?? DOWNLOAD_DEFAULTS.timeoutMs;
+        const http = this.#http(timeoutMs);
+        const raw = await transport_withDeadline(label, timeoutMs, options.signal, async (track) => {
+            const response = await http.request('GET', target.toString(), null, {});
+            track(response.message);
+            const status = response.message.statusCode ?? 0;
+            if (status < 200 || status >= 300) {
+                response.message.destroy();
+                throw new DownloadError(label, status);
+            }
+            return {
+                message: response.message,
+                body: await readCapped(response.message, maxBytes, label),
+            };
+        }, () => http.dispose());
+        return { contentType: raw.message.headers['content-type'], body: raw.body };
+    }
+    async #send(label, options) {
+        const url = this.#url(label.path, options.query);
+        const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
+        const headers = {
+            authorization: `Bearer ${this.#apiKey}`,
+            accept: 'application/json',
+        };
+        const body = options.body === undefined ? null : JSON.stringify(options.body);
+        if (body !== null)
+            headers['content-type'] = 'application/json';
+        const http = this.#http(timeoutMs);
+        const raw = await transport_withDeadline(label, timeoutMs, options.signal, async (track) => {
+            const response = await http.request(label.method, url, body, headers);
+            track(response.message);
+            const bytes = await readCapped(response.message, this.#options.maxBodyBytes, label);
+            return { message: response.message, text: bytes.toString('utf8') };
+        }, () => http.dispose());
+        const status = raw.message.statusCode ?? 0;
+        const responseHeaders = raw.message.headers;
+        // Before any excerpt, escaping or parsing: a service that echoes the key must not show it.
+        // A success body is redacted only for a key long enough not to occur by chance in IDs and
+        // text (a one-letter test key would corrupt every answer); an error body always is.
+        const isError = status < 200 || status >= 300;
+        if (isError || this.#apiKey.length >= MIN_REDACTED_KEY_LENGTH) {
+            raw.text = redactSecret(raw.text, this.#apiKey);
+        }
+        if (status >= 300 && status < 400) {
+            throw new ApiResponseFormatError(label, status, `a redirect to ${redirectTarget(responseHeaders.location, url)}, which is not followed so the key stays with base_url`);
+        }
+        if (isError)
+            throw errorForStatus(label, status, responseHeaders, raw.text);
+        const data = parseJson(raw.text, label, status);
+        if (!options.read)
+            return { headers: responseHeaders, data: data };
+        const read = options.read(data);
+        if ('problem' in read)
+            throw new ApiResponseFormatError(label, status, read.problem);
+        return { headers: responseHeaders, data: read.value };
+    }
+    /** Redirects are refused, not followed: that is what keeps the key on base_url's host. */
+    #http(timeoutMs) {
+        return new lib/* HttpClient */.Qq(this.#options.userAgent, [], {
+            allowRedirects: false,
+            allowRetries: false,
+            keepAlive: false,
+            socketTimeout: timeoutMs,
+        });
+    }
+    #url(path, query) {
+        const url = new URL(this.#baseUrl + path);
+        // A path is appended to base_url, never resolved against it: no other origin is reachable.
+        if (url.origin !== this.#origin)
+            throw new Error(`Refusing to send the key to ${url.origin}`);
+        for (const [key, value] of Object.entries(query ?? {})) {
+            if (value === undefined)
+                continue;
+            if (Array.isArray(value))
+                for (const item of value)
+                    url.searchParams.append(key, item);
+            else
+                url.searchParams.set(key, String(value));
+        }
+        return url.toString();
+    }
+}
+function parseJson(text, label, status) {
+    if (text.trim() === '')
+        return undefined;
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        throw new ApiResponseFormatError(label, status, `a body that is not JSON ("${excerpt(text, 60)}")`);
+    }
+}
+/** Runs `work` under a deadline and an abort signal; `onGiveUp` tears the connection down. */
+async function transport_withDeadline(label, timeoutMs, signal, work, onGiveUp) {
+    if (signal?.aborted)
+        throw new ApiAbortedError(label);
+    let message;
+    const giveUp = () => {
+        message?.destroy();
+        onGiveUp();
+    };
+    return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+            giveUp();
+            reject(new ApiTimeoutError(label, timeoutMs));
+        }, clampTimerMs(timeoutMs));
+        const onAbort = () => {
+            giveUp();
+            reject(new ApiAbortedError(label));
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        work((m) => (message = m))
+            .then(resolve, (error) => reject(toConnectionError(label, error)))
+            .finally(() => {
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', onAbort);
+        });
+    });
+}
+/** Codes that prove the request never reached the service. */
+const NOT_SENT_CODES = new Set([
+    'ECONNREFUSED',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'EHOSTUNREACH',
+    'ENETUNREACH',
+]);
+/**
+ * Codes of a TLS certificate that Node cannot verify. Nothing reached the
+ * service: the handshake failed before the request was sent.
+ */
+const CERTIFICATE_CODES = new Set([
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'UNABLE_TO_GET_ISSUER_CERT',
+    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'CERT_HAS_EXPIRED',
+    'CERT_NOT_YET_VALID',
+    'CERT_UNTRUSTED',
+    'CERT_REVOKED',
+    'CERT_SIGNATURE_FAILURE',
+    'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+function toConnectionError(label, error) {
+    if (error instanceof AgentApiError)
+        return error;
+    const code = error?.code;
+    if (typeof code === 'string' && CERTIFICATE_CODES.has(code))
+        return new ApiTlsError(label, error);
+    if (error instanceof Error && /^Request timeout/.test(error.message)) {
+        return new ApiConnectionError(label, new Error('the connection went idle'), true);
+    }
+    return new ApiConnectionError(label, error, !(typeof code === 'string' && NOT_SENT_CODES.has(code)));
+}
+async function readCapped(message, maxBytes, label) {
+    const status = message.statusCode ?? 0;
+    const declared = Number(message.headers['content-length']);
+    const tooLarge = () => new ApiResponseFormatError(label, status, `a body larger than ${maxBytes} bytes, which was not read`);
+    if (Number.isFinite(declared) && declared > maxBytes) {
+        message.destroy();
+        throw tooLarge();
+    }
+    const chunks = [];
+    let size = 0;
+    for await (const chunk of message) {
+        const buffer = chunk;
+        size += buffer.length;
+        if (size > maxBytes) {
+            message.destroy();
+            throw tooLarge();
+        }
+        chunks.push(buffer);
+    }
+    return Buffer.concat(chunks);
+}
+/**
+ * A signed download URL: https, or plain http on this machine when the service
+ * itself is on it (`serviceIsLoopback`). A remote service's URL may not name this
+ * machine at all, whatever its scheme.
+ */
+function parseDownloadUrl(url, serviceIsLoopback) {
+    let target;
+    try {
+        target = new URL(url);
+    }
+    catch {
+        throw new Error('The download URL the service gave does not parse');
+    }
+    const local = isLoopback(target.hostname);
+    if (local && !serviceIsLoopback) {
+        throw new Error(`Refusing to download from ${target.protocol}//${target.host}: it is this machine, and base_url is not`);
+    }
+    if (target.protocol === 'https:' || (target.protocol === 'http:' && local))
+        return target;
+    throw new Error(`Refusing to download from ${target.protocol}//${target.host}: only https is allowed`);
+}
+/**
+ * Whether a URL's hostname (as `URL` writes it: IPv4 in dotted decimal, IPv6 in
+ * brackets and compressed) is this machine: localhost and its subdomains,
+ * 127.0.0.0/8, 0.0.0.0, ::1, ::, and IPv4-mapped loopback.
+ */
+function isLoopback(hostname) {
+    const host = hostname.toLowerCase().replace(/\.$/, '');
+    if (host === 'localhost' || host.endsWith('.localhost'))
+        return true;
+    if (/^127\.\d+\.\d+\.\d+$/.test(host) || host === '0.0.0.0')
+        return true;
+    if (host === '[::1]' || host === '[::]')
+        return true;
+    // ::ffff:127.x.y.z, which URL writes as [::ffff:7fxx:xxxx]; and [::ffff:0:0] for 0.0.0.0.
+    return /^\[::ffff:(7f[0-9a-f]{2}:[0-9a-f]{1,4}|0:0)\]$/.test(host);
+}
+function redirectTarget(location, from) {
+    if (!location)
+        return 'an unnamed location';
+    try {
+        return new URL(location, from).origin;
+    }
+    catch {
+        return 'an unparseable location';
+    }
+}
+/**
+ * `signal`, also aborted `ms` from now. Not `AbortSignal.any([signal, AbortSignal.timeout(ms)])`:
+ * on Node 20 the composite holds its timeout signal weakly, so garbage collection can take it
+ * and the composite then never aborts (a hung read held the step past its bound).
+ */
+function abortAfter(signal, ms) {
+    const controller = new AbortController();
+    if (signal.aborted) {
+        controller.abort(signal.reason);
+        return controller.signal;
+    }
+    const onAbort = () => {
+        clearTimeout(timer);
+        controller.abort(signal.reason);
+    };
+    const timer = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        controller.abort(new DOMException(`The deadline of ${ms} ms passed`, 'TimeoutError'));
+    }, clampTimerMs(ms));
+    // The timer bounds a wait; it must not keep a step that is done from exiting.
+    timer.unref();
+    signal.addEventListener('abort', onAbort, { once: true });
+    return controller.signal;
+}
+/** A timer that ends early, rejecting, when `signal` aborts. */
+function abortableSleep(ms, signal) {
+    return new Promise((resolve, reject) => {
+        if (signal?.aborted)
+            return reject(signal.reason);
+        const onAbort = () => {
+            clearTimeout(timer);
+            reject(signal?.reason);
+        };
+        const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+        }, clampTimerMs(ms));
+        signal?.addEventListener('abort', onAbort, { once: true });
+    });
+}
+function clampTimerMs(ms) {
+    if (Number.isNaN(ms))
+        return 0;
+    return Math.min(Math.max(0, ms), timing/* MAX_TIMER_MS */._o);
+}
+
+;// CONCATENATED MODULE: ./src/api/client.ts
+
+
+
+
+/**
+ * The endpoints of the Cloud Agent Runs API: the only code that knows its paths and what
+ * its answers mean. How a request travels (the key, deadlines, retries, typed errors) is
+ * the transport's.
+ */
+class AgentRunsClient {
+    #transport;
+    constructor(options) {
+        this.#transport = new Transport(options);
+    }
+    /**
+     * Creates a run. Never repeated when the service may have acted on it; the
+     * service's newer path is tried once when the spec's path does not exist.
+     */
+    async createRun(body, options = {}) {
+        const send = async (path) => (await this.#transport.request('POST', path, {
+            ...options,
+            body,
+            retryMode: 'at-most-once',
+            read: (data) => {
+                const answer = readCreatedRun(data);
+                return 'run' in answer ? { value: answer.run } : answer;
+            },
+        })).data;
+        try {
+            return await send('/agent/run');
+        }
+        catch (error) {
+            // 404 or 405 on the create path means no run was made, so the other path is safe.
+            if (error instanceof NotFoundError || error instanceof MethodNotAllowedError) {
+                return await send('/agent/runs');
+            }
+            throw error;
+        }
+    }
+    /**
+     * The run as the service shows it now. An answer that is not this run (another
+     * run's, not an object, a state that is not a string) is a garbled answer,
+     * retried like one: it is never taken for the run's state.
+     */
+    async getRun(runId, options = {}) {
+        const read = (data) => {
+            const answer = readRunItem(data, runId);
+            return 'run' in answer ? { value: answer.run } : answer;
+        };
+        return (await this.#transport.request('GET', runPath(runId), { ...options, read })).data;
+    }
+    async listRuns(query = {}, options = {}) {
+        const { metadata, ...plain } = query;
+        const flatQuery = { ...plain };
+        for (const [key, value] of Object.entries(metadata ?? {}))
+            flatQuery[`metadata[${key}]`] = value;
+        const { data, headers } = await this.#transport.request('GET', '/agent/runs', { ...options, query: flatQuery });
+        const servedAt = Date.parse(headers.date ?? '');
+        // Entries that are not runs are dropped: a lookup must never act on a garbled one.
+        const runs = Array.isArray(data?.runs) ? data.runs : [];
+        return {
+            ...data,
+            runs: runs.flatMap((entry) => {
+                const read = readRunItem(entry);
+                return 'run' in read ? [read.run] : [];
+            }),
+            ...(Number.isNaN(servedAt) ? {} : { servedAt }),
+        };
+    }
+    /**
+     * Every run matching `query`, following the cursor across pages. Stops when
+     * the service hands back a cursor it already gave, which would loop forever.
+     * Returns whether it saw the last page: a caller that must count every run
+     * (a budget) needs to know when `maxPages` or a broken cursor cut the list short.
+     */
+    async *iterateRuns(query = {}, options = {}) {
+        let cursor = query.cursor;
+        const seen = new Set(cursor === undefined ? [] : [cursor]);
+        for (let page = 0; page < (options.maxPages ?? 50); page += 1) {
+            const { runs, page_info } = await this.listRuns({ ...query, cursor }, options);
+            yield* runs;
+            if (!page_info?.has_next_page)
+                return { complete: true };
+            const next = page_info.next_cursor;
+            if (!next || seen.has(next))
+                return { complete: false };
+            seen.add(next);
+            cursor = next;
+        }
+        return { complete: false };
+    }
+    /**
+     * Sends a follow-up message to steer a run. Never repeated when it may have
+     * arrived. A run whose session is gone answers 410: a SessionGoneError.
+     * Resolves with how the service routed it (`outcome`); an older service says
+     * nothing of that, and its answer is accepted all the same (both members undefined).
+     */
+    async sendFollowup(runId, message, options = {}) {
+        const body = { message };
+        const { data } = await this.#transport.request('POST', `${runPath(runId)}/followups`, {
+            ...options,
+            body,
+            retryMode: 'at-most-once',
+        });
+        return readFollowupAnswer(data);
+    }
+    /**
+     * Stops the turn a live run's agent is working on, without ending the run: it stays
+     * INPROGRESS with its sandbox, and takes a follow-up. Only a live run on Warp's own harness
+     * can be interrupted; the service refuses any other with a 409 (a ConflictError: the run is
+     * not live) or a 422 (an UnprocessableEntityError: its harness cannot be interrupted).
+     *
+     * Repeated like a read (`idempotent`): a second interrupt of an interrupted run stops
+     * nothing more, so an answer lost on the way may be asked for again, where a follow-up
+     * sent twice would reach the agent twice. A 409 is retried as the service's clients retry
+     * it, since a run about to start becomes live; pass `maxRetries: 0` to fall back at once.
+     */
+    async interruptRun(runId, options = {}) {
+        await this.#transport.request('POST', `${runPath(runId)}/interrupt`, {
+            ...options,
+            retryMode: 'idempotent',
+        });
+    }
+    /**
+     * Asks the service to cancel a run. The service refuses (400) a run that has
+     * ended and a BLOCKED one alike, so the run is read back to tell them apart.
+     * A run still being prepared (409) is retried like any transient failure.
+     */
+    async cancelRun(runId, options = {}) {
+        try {
+            await this.#transport.request('POST', `${runPath(runId)}/cancel`, {
+                ...options,
+                retryMode: 'idempotent',
+            });
+            return { kind: 'cancelled' };
+        }
+        catch (error) {
+            if (!(error instanceof BadRequestError))
+                throw error;
+        }
+        try {
+            const run = await this.getRun(runId, { signal: options.signal, maxRetries: 1 });
+            return { kind: run.state === 'BLOCKED' ? 'blocked' : 'already-finished' };
+        }
+        catch {
+            return { kind: 'refused' };
+        }
+    }
+    /**
+     * The run's conversation: what the agent said and did, step by step. Throws
+     * NotFoundError while there is none yet and UnprocessableEntityError when the
+     * service cannot show this run's format; neither is a failure of the run.
+     */
+    async getConversation(runId, options = {}) {
+        const { data } = await this.#transport.request('GET', `${runPath(runId)}/conversation`, options);
+        return { ...data, steps: Array.isArray(data?.steps) ? data.steps : [] };
+    }
+    /** One artifact: FILE and SCREENSHOT carry a signed download URL; a PLAN its Markdown inline. */
+    async getArtifact(artifactUid, options = {}) {
+        if (artifactUid.trim() === '')
+            throw new Error('An artifact UID is required');
+        const path = `/agent/artifacts/${encodeURIComponent(artifactUid)}`;
+        return (await this.#transport.request('GET', path, options)).data;
+    }
+    /** Downloads a signed URL the service handed out, without the key (see Transport.download). */
+    async downloadSignedUrl(url, options = {}) {
+        return await this.#transport.download(url, options);
+    }
+}
+/** A run's path. An ID that could leave its segment (`..`, `/`) is refused: it never reaches a URL. */
+function runPath(runId) {
+    if (!isRunId(runId))
+        throw new Error(`${JSON.stringify(safeForLog(runId, 100))} is not a run ID`);
+    return `/agent/runs/${encodeURIComponent(runId)}`;
+}
+
+;// CONCATENATED MODULE: ./src/version.ts
+/** Sent as User-Agent, so the service's operators can tell this action's traffic apart. */
+const USER_AGENT = 'cloud-agent-run-action/1';
+
+;// CONCATENATED MODULE: ./src/service.ts
+
+
+/**
+ * The API client as the main and post steps use it: this action's user agent,
+ * and every retry told in the log. The one place either step builds a client.
+ */
+function serviceClient(connection, log, options = {}) {
+    return new AgentRunsClient({
+        baseUrl: connection.baseUrl,
+        apiKey: connection.apiKey,
+        userAgent: USER_AGENT,
+        ...options,
+        onRetry: (message) => log.info(message),
+    });
+}
+
+;// CONCATENATED MODULE: ./src/cancel-only.ts
+
+
+
+
+
+/**
+ * The main step with `cancel_only`: cancels the active runs with the name of the step's project
+ * and thread, creates nothing, and sets the output `cancelled` to the IDs it cancelled.
+ */
+async function cancelOnlyStep(cleanup, world, io) {
+    // The thread is the event's: no GitHub request is needed to read it.
+    const home = homeOf(world, githubThread(new GitHubContext('', world)));
+    const cancelled = await cancelOnly(serviceClient(cleanup, io), { name: cleanup.name, home }, io);
+    io.setOutput('cancelled', JSON.stringify(cancelled));
+}
+
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+// EXTERNAL MODULE: ./node_modules/picomatch/index.js
+var picomatch = __nccwpck_require__(4006);
+var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
+;// CONCATENATED MODULE: ./src/agent/artifacts.ts
+
+
+function parseArtifacts(artifacts) {
+    if (!Array.isArray(artifacts))
+        return [];
+    return artifacts.filter(isRecord).map((artifact) => {
+        const data = isRecord(artifact.data) ? artifact.data : {};
+        const type = typeof artifact.artifact_type === 'string' ? artifact.artifact_type : 'UNKNOWN';
+        const name = type === 'FILE'
+            ? (artifacts_text(data.filename) ?? baseName(artifacts_text(data.filepath)))
+            : type === 'PULL_REQUEST'
+                ? artifacts_text(data.branch)
+                : (artifacts_text(data.title) ?? artifacts_text(data.filename) ?? artifacts_text(data.description));
+        return dropUndefined({
+            type,
+            name,
+            url: httpUrl(data.url),
+            artifactUid: artifacts_text(data.artifact_uid),
+            filepath: type === 'FILE' ? artifacts_text(data.filepath) : undefined,
+            sizeBytes: typeof data.size_bytes === 'number' && Number.isFinite(data.size_bytes)
+                ? data.size_bytes
+                : undefined,
+        });
+    });
+}
+/** The `artifacts` output's items: `{ type, name, url, path }`, each member present when known. */
+function artifactsOutput(artifacts, downloadedTo = new Map()) {
+    return artifacts.map((artifact) => dropUndefined({
+        type: artifact.type,
+        name: artifact.name,
+        url: artifact.url,
+        path: downloadedTo.get(artifact),
+    }));
+}
+/**
+ * `download_artifacts`: patterns one a line, or comma-separated. Blank
+ * entries are dropped. Returns the patterns; throws a message for a bad one.
+ */
+function parseArtifactPatterns(value) {
+    const patterns = value
+        .split(/[\n,]/)
+        .map((pattern) => pattern.trim())
+        .filter((pattern) => pattern !== '');
+    for (const pattern of patterns) {
+        // eslint-disable-next-line no-control-regex -- control characters are what is refused
+        if (/[\u0000-\u001f]/.test(pattern)) {
+            throw new Error(`has a control character in the pattern "${JSON.stringify(pattern)}".`);
+        }
+        if (pattern.startsWith('!')) {
+            throw new Error(`cannot exclude with "!" ("${pattern}"); list the files to download.`);
+        }
+    }
+    return patterns;
+}
+/**
+ * Whether a FILE artifact's `filepath` matches one of the patterns. `*`
+ * stays within a folder and `**` crosses folders; a pattern without a `/`
+ * matches the file's name in any folder (`review.json`, `*.md`).
+ */
+function artifactMatcher(patterns) {
+    const matchers = patterns.map((pattern) => picomatch_default()(pattern, { dot: true, basename: !pattern.includes('/'), nonegate: true }));
+    return (filepath) => {
+        const normalized = filepath.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+        return matchers.some((isMatch) => isMatch(normalized));
+    };
+}
+/** The FILE artifacts to download: those with an ID and a path matching a pattern. */
+function artifactsToDownload(artifacts, patterns) {
+    if (patterns.length === 0)
+        return [];
+    const matches = artifactMatcher(patterns);
+    return artifacts.filter((artifact) => artifact.type === 'FILE' &&
+        artifact.artifactUid !== undefined &&
+        artifact.filepath !== undefined &&
+        matches(artifact.filepath));
+}
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$/i;
+// eslint-disable-next-line no-control-regex -- control characters are what is refused
+const FORBIDDEN_CHARACTERS = /[\u0000-\u001f<>:"|?*]/;
+/**
+ * Where a file the service names goes inside `dir`, or why it may not go
+ * anywhere. The name is untrusted: it must be a relative path that stays
+ * inside the directory on every platform the runner may be (no `..`, no
+ * absolute path, no drive letter or UNC share, no NUL or other control
+ * character, no Windows-reserved name or character, no trailing dot or space).
+ */
+function safeArtifactPath(dir, filepath) {
+    const refuse = (reason) => ({ ok: false, reason });
+    if (filepath === '')
+        return refuse('the service gave no file name');
+    if (filepath.includes('\0'))
+        return refuse('the name holds a NUL character');
+    const unified = filepath.replace(/\\/g, '/');
+    if (unified.startsWith('/'))
+        return refuse('it is an absolute path');
+    if (/^[a-zA-Z]:/.test(unified))
+        return refuse('it starts with a drive letter');
+    const parts = unified.split('/').filter((part) => part !== '' && part !== '.');
+    if (parts.length === 0)
+        return refuse('it names no file');
+    for (const part of parts) {
+        if (part === '..')
+            return refuse('it climbs out of the directory with ".."');
+        if (part.toLowerCase() === '.git')
+            return refuse('it would write into .git');
+        if (FORBIDDEN_CHARACTERS.test(part)) {
+            return refuse(`"${printable(part)}" holds a character Windows forbids in file names`);
+        }
+        if (WINDOWS_RESERVED.test(part))
+            return refuse(`"${part}" is a name Windows reserves`);
+        if (/[. ]$/.test(part))
+            return refuse(`"${part}" ends in a dot or a space`);
+    }
+    const root = (0,external_node_path_namespaceObject.resolve)(dir);
+    const path = (0,external_node_path_namespaceObject.resolve)(root, ...parts);
+    // Belt and braces: whatever the checks above missed, the result must lie inside the directory.
+    if (!path.startsWith(root + external_node_path_namespaceObject.sep))
+        return refuse('it would land outside the directory');
+    return { ok: true, path };
+}
+/** The default download directory: `$RUNNER_TEMP/cloud-agent-artifacts/<run_id>`. */
+function defaultArtifactsDir(runnerTemp, runId) {
+    return (0,external_node_path_namespaceObject.resolve)(runnerTemp, 'cloud-agent-artifacts', runId.replace(/[^\w-]/g, '_') || '_');
+}
+/** How long a task folder's title slug may be: the folder's name stays short on every platform. */
+const TASK_SLUG_CHARS = 40;
+/**
+ * With `tasks`, each task's files go into a folder of their own under the download directory:
+ * `<task number>-<title slug>`, numbered from 1 (`3-package-c`), or just the number for a task
+ * without a title. The slug keeps ASCII letters and digits (accents dropped, lower case), each
+ * other run of characters one `-`, at most 40 characters: a name safe on every file system,
+ * which never climbs out of the directory, and unique by its number.
+ */
+function taskFolderName(index, title) {
+    const slug = (title ?? '')
+        .normalize('NFKD')
+        .replace(/[\u0300-\u036f]/g, '')
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .slice(0, TASK_SLUG_CHARS)
+        .replace(/^-+|-+$/g, '');
+    return slug ? `${index + 1}-${slug}` : String(index + 1);
+}
+/**
+ * Where each matching file goes, or why it does not: an unsafe name, or a
+ * destination another file already takes (compared without case, as on
+ * Windows and macOS), so that no download overwrites another.
+ */
+function planDownloads(dir, artifacts) {
+    const taken = new Set();
+    return artifacts.map((artifact) => {
+        const target = safeArtifactPath(dir, artifact.filepath ?? '');
+        if (!target.ok)
+            return { artifact, refused: target.reason };
+        const key = target.path.toLowerCase();
+        if (taken.has(key))
+            return { artifact, refused: 'another artifact has the same path' };
+        taken.add(key);
+        return { artifact, path: target.path };
+    });
+}
+function baseName(filepath) {
+    if (filepath === undefined)
+        return undefined;
+    return external_node_path_namespaceObject.posix.basename(filepath.replace(/\\/g, '/')) || undefined;
+}
+function httpUrl(value) {
+    if (typeof value !== 'string')
+        return undefined;
+    try {
+        const url = new URL(value);
+        return url.protocol === 'https:' || url.protocol === 'http:' ? value : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function artifacts_text(value) {
+    return typeof value === 'string' && value !== '' ? value : undefined;
+}
+function printable(text) {
+    return JSON.stringify(text).slice(1, -1);
+}
+function isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function dropUndefined(record) {
+    return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
+}
+
+;// CONCATENATED MODULE: ./src/model/blocked.ts
+/** `on_blocked`: what the step does when the run is BLOCKED, waiting for a person. */
+const ON_BLOCKED = ['wait', 'fail', 'pass'];
+function decideOnBlocked(onBlocked) {
+    switch (onBlocked) {
+        case 'wait':
+            return { keepWaiting: true };
+        case 'fail':
+            return { keepWaiting: false, passes: false };
+        case 'pass':
+            return { keepWaiting: false, passes: true };
+    }
+}
+/**
+ * What a BLOCKED run waits for: its status message, else the agent's last
+ * message (often the question it asked), else undefined.
+ */
+function blockedQuestion(statusMessage, lastAgentMessage) {
+    const message = typeof statusMessage === 'object' && statusMessage !== null
+        ? statusMessage.message
+        : undefined;
+    if (typeof message === 'string' && message.trim() !== '')
+        return message.trim();
+    const last = lastAgentMessage?.trim();
+    return last ? last : undefined;
+}
+/** How a person answers a BLOCKED run: in the session, or by a comment where continue_run listens. */
+function howToAnswer(options) {
+    const ways = [];
+    if (options.sessionLink)
+        ways.push(`answer in the session (${options.sessionLink})`);
+    if (options.continueRun) {
+        ways.push('reply with a comment on this pull request or issue; continue_run passes it on');
+    }
+    if (ways.length === 0)
+        ways.push('answer in the session, in the app');
+    const sentence = ways.join(', or ');
+    return `To move it on, ${sentence}.`;
+}
+
+;// CONCATENATED MODULE: ./src/inputs/input-error.ts
+/** A bad input value. The message names the input and the rule, never the key. */
+class InputError extends Error {
+    name = 'InputError';
+    input;
+    /** What is wrong, after the input's name: each door names the input its own way. */
+    detail;
+    constructor(input, message) {
+        super(`Input "${input}" ${message}`);
+        this.input = input;
+        this.detail = message;
+    }
+}
+/** An input as the door names it: see InputSource.nameOf. */
+function inputNamed(source, input, value) {
+    if (source.nameOf)
+        return source.nameOf(input, value);
+    return value === undefined ? input : `${input}: ${value}`;
+}
+
+;// CONCATENATED MODULE: ./src/inputs/values.ts
+/** The values every reader of inputs parses the same way: booleans, durations, credits, maps. */
+
+/** YAML 1.2 core schema booleans, as the contract promises. */
+function parseBoolean(input, value) {
+    if (['true', 'True', 'TRUE'].includes(value))
+        return true;
+    if (['false', 'False', 'FALSE'].includes(value))
+        return false;
+    throw new InputError(input, `must be true or false; got "${value}".`);
+}
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+/** `500ms`, `30s`, `10m`, `2h`; a bare number is seconds. */
+function parseDuration(input, value) {
+    const match = DURATION.exec(value);
+    if (!match) {
+        throw new InputError(input, `must be a duration such as 500ms, 30s, 10m or 2h (a bare number means seconds); got "${value}".`);
+    }
+    const unit = (match[2] ?? 's');
+    const ms = Math.round(Number(match[1]) * UNIT_MS[unit]);
+    if (!Number.isSafeInteger(ms))
+        throw new InputError(input, `is too long; got "${value}".`);
+    return ms;
+}
+function parsePositiveDuration(input, value) {
+    const ms = parseDuration(input, value);
+    if (ms <= 0)
+        throw new InputError(input, `must be longer than zero; got "${value}".`);
+    return ms;
+}
+function readCredits(input, value) {
+    if (!value)
+        return undefined;
+    const credits = /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : NaN;
+    if (!Number.isFinite(credits) || credits <= 0) {
+        throw new InputError(input, `must be a number of credits greater than zero, such as 500 or 12.5 (no separators); got "${value}".`);
+    }
+    return credits;
+}
+function isPlainObject(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+;// CONCATENATED MODULE: ./src/inputs/agent-work.ts
+/** What the step brings back of the agent's work: on_blocked, max_credits, downloads, progress. */
+
+
+
+
+
+
+function readAgentWork(source, wait) {
+    const onBlocked = source.get('on_blocked') || 'wait';
+    if (!ON_BLOCKED.includes(onBlocked)) {
+        throw new InputError('on_blocked', `must be wait, fail or pass; got "${onBlocked}".`);
+    }
+    const maxCredits = readCredits('max_credits', source.get('max_credits'));
+    let downloadPatterns;
+    try {
+        downloadPatterns = parseArtifactPatterns(source.get('download_artifacts'));
+    }
+    catch (error) {
+        throw new InputError('download_artifacts', errorMessage(error));
+    }
+    // Both act while or after the step waits; without waiting they would silently do nothing.
+    if (!wait && maxCredits !== undefined) {
+        throw new InputError('max_credits', 'needs wait: true: the cap is checked while the step waits.');
+    }
+    if (!wait && downloadPatterns.length > 0) {
+        throw new InputError('download_artifacts', 'needs wait: true: files are downloaded once the run has ended.');
+    }
+    return {
+        onBlocked: onBlocked,
+        maxCredits,
+        downloadPatterns,
+        artifactsDir: readArtifactsDir(source),
+        showProgress: parseBoolean('show_progress', source.get('show_progress') || 'false'),
+    };
+}
+function readArtifactsDir(source) {
+    const dir = source.get('artifacts_dir');
+    if (!dir)
+        return '';
+    if (dir.includes('\0'))
+        throw new InputError('artifacts_dir', 'must not hold a NUL character.');
+    return (0,external_node_path_namespaceObject.resolve)(source.world.workspace, dir);
+}
+
+;// CONCATENATED MODULE: ./src/inputs/budgets.ts
+
+/** `daily_credit_budget` and `pr_credit_budget`, each a number of credits or undefined. */
+function readCreditBudgets(source) {
+    return {
+        daily: readCredits('daily_credit_budget', source.get('daily_credit_budget')),
+        pullRequest: readCredits('pr_credit_budget', source.get('pr_credit_budget')),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/inputs/connection.ts
+
+
+/**
+ * Warp's Oz platform, whose Agent Runs API this action speaks. action.yml gives the same
+ * default; this one serves a workflow that passes an empty value, such as an unset variable.
+ */
+const DEFAULT_BASE_URL = 'https://app.warp.dev/api/v1';
+/** The inputs the post step needs to reach the API: the key and the base URL. */
+function readConnection(source) {
+    const apiKey = source.get('api_key');
+    if (apiKey)
+        source.mask(apiKey);
+    if (!apiKey)
+        throw new InputError('api_key', `is required but empty.${missingKeyHint(source.world)}`);
+    // A line break or space would split the Authorization header; say so without showing the key.
+    if (/[\s\p{Cc}]/u.test(apiKey)) {
+        throw new InputError('api_key', 'contains whitespace or control characters; check the secret.');
+    }
+    return { apiKey, baseUrl: parseBaseUrl(source.get('base_url'), apiKey) };
+}
+const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+function parseBaseUrl(value, apiKey) {
+    // A key pasted into the wrong input must not be echoed back in the error.
+    if (!value)
+        return DEFAULT_BASE_URL;
+    // Quoted whole as given (bar the key), so the user finds the value they wrote.
+    const shown = clip(value.split(apiKey).join('***'), 300);
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        throw new InputError('base_url', `must be an absolute https:// URL; got "${shown}".`);
+    }
+    if (url.protocol === 'http:' && !LOOPBACK_HOST.test(url.hostname)) {
+        throw new InputError('base_url', `must use https://; plain http:// is allowed only for loopback hosts (127.0.0.0/8, localhost, [::1]), because the key would travel unencrypted. Got "${shown}".`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+        throw new InputError('base_url', `must be an https:// URL; got "${shown}".`);
+    }
+    if (url.username || url.password) {
+        throw new InputError('base_url', 'must not contain credentials; pass the key as api_key.');
+    }
+    if (url.search || url.hash) {
+        throw new InputError('base_url', `must not have a query or fragment; got "${shown}".`);
+    }
+    const path = url.pathname.replace(/\/$/, '');
+    if (!path.endsWith('/api/v1')) {
+        throw new InputError('base_url', `must end in /api/v1; got "${shown}".`);
+    }
+    return `${url.origin}${path}`;
+}
+/** What to do about a missing key: a fork gets no secrets; otherwise, where keys come from. */
+function missingKeyHint(world) {
+    return (forkHint(world) ||
+        ' Make a key in the Warp app (Settings > Cloud platform > API keys), add it as a' +
+            ' repository secret (Settings > Secrets and variables > Actions), and pass it:' +
+            ' api_key: ${{ secrets.WARP_API_KEY }}.');
+}
+/**
+ * Fork pull requests get no secrets, which is the usual reason for an empty key.
+ * Not `pull_request_target`: it runs in the base repository and does get them.
+ */
+function forkHint(world) {
+    const event = world.eventName ?? '';
+    if (!event.startsWith('pull_request') || event === 'pull_request_target')
+        return '';
+    const head = world.event?.pull_request?.head?.repo?.full_name;
+    const base = world.event?.pull_request?.base?.repo?.full_name;
+    if (head && base && head !== base) {
+        return ` This pull request comes from the fork ${head}, and GitHub gives no secrets to workflows triggered from forks.`;
+    }
+    return '';
+}
+
+;// CONCATENATED MODULE: ./src/model/approval.ts
+/**
+ * Who may start a run (v1.4): a maintainer's approval pinned to one commit. The rules are pure:
+ * what GitHub says (the pull request, a review, a comment, a permission) comes in as facts, and a
+ * verdict in words for the log and the comment comes out. `github/approval.ts` asks GitHub.
+ */
+/** `approval`'s words: when a run needs an approval before it may start. */
+const APPROVAL_POLICIES = ['none', 'forks', 'always'];
+/** Repository roles, least first: what `commenter_permission` and `approver_permission` name. */
+const REPOSITORY_ROLES = ['read', 'triage', 'write', 'maintain', 'admin'];
+/** Every role GitHub's permission endpoint may name, `none` included, least first. */
+const ROLE_WORDS = ['none', ...REPOSITORY_ROLES];
+/** Each role's rank: its place in ROLE_WORDS. */
+const RANK = Object.fromEntries(ROLE_WORDS.map((role, rank) => [role, rank]));
+/** Whether `role` is at least `least`. */
+function meetsRole(role, least) {
+    return RANK[role] >= RANK[least];
+}
+/** Why the step needs an approval, in words for the comment and the log; undefined when it does not. */
+function approvalNeeded(policy, facts) {
+    if (policy === 'always')
+        return 'this workflow asks for an approval of every commit (`approval: always`)';
+    if (policy === 'none')
+        return undefined;
+    if (facts.fork)
+        return 'this pull request comes from a fork (`approval: forks`)';
+    if (facts.commenterBelow) {
+        return 'the comment that started it is by someone below `commenter_permission` (`approval: forks`)';
+    }
+    return undefined;
+}
+/** The fewest hex characters of the head that an `/approve` comment must give. */
+const MIN_APPROVE_SHA = 7;
+const HEX = /^[0-9a-f]+$/;
+/**
+ * The commit an `/approve <sha>` comment names: its first line, `/approve` and 7 to 40 hex
+ * characters, lower-cased; undefined for any other comment. Linear: a split and two checks.
+ */
+function approveCommandOf(body) {
+    const firstLine = (body ?? '').trimStart().split('\n', 1)[0] ?? '';
+    const words = firstLine.trim().split(/[ \t]+/);
+    if (words.length !== 2 || words[0] !== '/approve')
+        return undefined;
+    const sha = (words[1] ?? '').toLowerCase();
+    return sha.length >= MIN_APPROVE_SHA && sha.length <= 40 && HEX.test(sha) ? sha : undefined;
+}
+/** Whether a comment's first line asks to approve (even a malformed one), to say why it does not count. */
+function looksLikeApprove(body) {
+    return (body ?? '').trimStart().startsWith('/approve');
+}
+/** The exact line a maintainer comments to approve `head`. */
+function approveLine(head) {
+    return `/approve ${head}`;
+}
+/** What can be said of an approval before asking GitHub for its author's permission. */
+function screenApproval(claim, target) {
+    const who = `@${claim.login}`;
+    const refuse = (reason) => ({ kind: 'refused', reason });
+    if (claim.void)
+        return refuse(claim.void);
+    if (claim.isBot)
+        return refuse(`${who} is a bot, and bots never approve`);
+    if (target.author !== undefined && claim.login.toLowerCase() === target.author.toLowerCase()) {
+        return refuse(`${who} opened the pull request, and its author never approves it`);
+    }
+    if (!namesHead(claim.sha, target.head)) {
+        return refuse(`the ${claim.via === 'review' ? 'review' : 'comment'} approves ${approval_short(claim.sha)}, not the head ${approval_short(target.head)}; a newer push needs a new approval`);
+    }
+    return { kind: 'check-permission', login: claim.login };
+}
+/** Whether `sha` (7 or more hex characters, or a full SHA) names `head`. */
+function namesHead(sha, head) {
+    const given = sha.toLowerCase();
+    return given.length >= MIN_APPROVE_SHA && head.toLowerCase().startsWith(given);
+}
+/** An approval whose author's permission GitHub gave: it counts at `approver_permission` or above. */
+function judgeApprover(claim, role, least, head) {
+    const who = `@${claim.login}`;
+    if (meetsRole(role, least)) {
+        const how = claim.via === 'review' ? 'a review' : 'a comment';
+        return {
+            counts: true,
+            reason: `${who} (${role}) approved ${approval_short(head)} in ${how} (approver_permission: ${least})`,
+        };
+    }
+    return {
+        counts: false,
+        reason: `${who} has ${role === 'none' ? 'no' : role} permission on the repository; approver_permission asks for at least ${least}`,
+    };
+}
+/**
+ * Whether an `/approve` comment came after the wait it answers, for the head that waited: its
+ * 7 characters could name a newer commit made to share them and pushed right after the
+ * approval, before the approving run reads the head. Such a push moves the head away from the
+ * waiting comment's, or rewrites that comment after the approval was made: either way the
+ * approval counts for nothing. Without a wait, only the whole SHA counts. Undefined when it counts.
+ */
+function approvalAfterWait(comment, head, waiting) {
+    // With no wait to order it against, only the whole SHA names the head beyond doubt.
+    if (!waiting) {
+        return comment.sha.length < 40
+            ? 'no step waited for this head, so a comment must give its whole SHA'
+            : undefined;
+    }
+    const { madeAt } = comment;
+    if (waiting.head !== head) {
+        return `the head moved to ${approval_short(head)} after the step waited for ${approval_short(waiting.head)}; a newer push needs a new approval`;
+    }
+    const made = Date.parse(madeAt ?? '');
+    const written = Date.parse(waiting.writtenAt ?? '');
+    if (!Number.isFinite(made) || !Number.isFinite(written)) {
+        return 'GitHub did not say when the approval and the wait were made, so their order cannot be checked';
+    }
+    if (made < written) {
+        return `the comment was made before the step waited for ${approval_short(head)}; comment the line the waiting comment gives now`;
+    }
+    return undefined;
+}
+/** A commit as the log and the comment name it. */
+function approval_short(sha) {
+    return sha.slice(0, 12);
+}
+
+;// CONCATENATED MODULE: ./src/inputs/github.ts
+/**
+ * The main step's GitHub inputs: the comment, the commit status, who may reach the agent through
+ * a comment (`continue_run`), and who must approve a commit before a run starts (`approval`).
+ */
+
+
+/** `github_token`, masked as soon as it is read; '' when not given. */
+function readGitHubToken(source) {
+    const token = source.get('github_token');
+    if (token)
+        source.mask(token);
+    return token;
+}
+/** The `name` input, else the workflow and the job: what makes a step's comment its own. */
+function conversationKey(source) {
+    const name = source.get('name');
+    if (name)
+        return name;
+    return `${source.world.workflow ?? 'workflow'}/${source.world.job ?? 'job'}`;
+}
+function readRole(input, value) {
+    const role = value || 'write';
+    if (REPOSITORY_ROLES.includes(role))
+        return role;
+    throw new InputError(input, `must be one of ${REPOSITORY_ROLES.join(', ')}; got "${value}".`);
+}
+/**
+ * `approval`: a run that waits for an approval starts later from the step's own prompt, so it
+ * applies to a step that creates one run from its prompt; never to a comment's message.
+ */
+function readApproval(source, continueRun) {
+    const value = source.get('approval') || 'none';
+    const policy = APPROVAL_POLICIES.find((word) => word === value);
+    if (!policy) {
+        throw new InputError('approval', `must be none, forks or always; got "${value}".`);
+    }
+    if (policy === 'none')
+        return policy;
+    const other = continueRun
+        ? 'continue_run'
+        : ['run_id', 'tasks'].find((name) => source.get(name) !== '');
+    if (other) {
+        throw new InputError('approval', `cannot be combined with ${other}: an approved commit starts one new run from the step's prompt, and a comment's text never reaches it.`);
+    }
+    return policy;
+}
+const LOGIN = /^[a-z\d](?:[a-z\d-]{0,38})(?:\[bot\])?$/i;
+/** Comma-separated bot logins; `name` and `name[bot]` mean the same bot. */
+function readBots(value) {
+    const logins = value
+        .split(/[,\n]/)
+        .map((login) => login.trim())
+        .filter((login) => login !== '');
+    for (const login of logins) {
+        if (!LOGIN.test(login)) {
+            throw new InputError('allowed_bots', `must be GitHub logins separated by commas, such as renovate[bot]; "${login}" is not one.`);
+        }
+    }
+    return logins.map((login) => login.toLowerCase().replace(/\[bot\]$/, ''));
+}
+
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: ./src/inputs/output.ts
+/** The agent's work as data: output_schema (inline or a workspace file), a review, a check run. */
+
+
+
+
+/** At most this many corrections: each is a whole new pass of the agent. */
+const MAX_OUTPUT_RETRIES = 10;
+function readOutput(source, wait) {
+    const pullRequestReview = parseBoolean('pull_request_review', source.get('pull_request_review') || 'false');
+    const checkRun = parseBoolean('check_run', source.get('check_run') || 'false');
+    const retriesText = source.get('output_retries') || '2';
+    const retries = /^\d+$/.test(retriesText) ? Number(retriesText) : NaN;
+    if (!(retries <= MAX_OUTPUT_RETRIES)) {
+        throw new InputError('output_retries', `must be a whole number from 0 to ${MAX_OUTPUT_RETRIES}; got "${retriesText}".`);
+    }
+    const schema = readSchemaSource(source);
+    if (schema && pullRequestReview) {
+        throw new InputError('output_schema', 'cannot be combined with pull_request_review, which asks for its own review document.');
+    }
+    // Each acts once the run has ended: without waiting they would silently do nothing.
+    for (const [input, asked] of [
+        ['output_schema', schema !== undefined],
+        ['pull_request_review', pullRequestReview],
+        ['check_run', checkRun],
+    ]) {
+        if (asked && !wait) {
+            throw new InputError(input, "needs wait: true: it acts on the run's result.");
+        }
+    }
+    return { schema, retries, pullRequestReview, checkRun };
+}
+/** Inline when it looks like JSON or YAML (a brace, a line break, `key: value`), else a file. */
+function readSchemaSource(source, input = 'output_schema') {
+    const value = source.get('output_schema');
+    if (!value)
+        return undefined;
+    if (/^[{[]|\n|:\s/.test(value))
+        return { input, text: value };
+    const workspace = source.world.workspace;
+    const path = (0,external_node_path_namespaceObject.resolve)(workspace, value);
+    try {
+        // The schema's text goes to the service in the prompt: only a file of the workspace may,
+        // never one elsewhere on the runner reached by an absolute path, `..` or a link.
+        if (!isWithin((0,external_node_fs_namespaceObject.realpathSync)(workspace), (0,external_node_fs_namespaceObject.realpathSync)(path))) {
+            throw new InputError(input, `must name a file in the workspace (${workspace}); "${value}" is outside it. ` +
+                'Copy the schema into the workspace, or give it inline.');
+        }
+        if ((0,external_node_fs_namespaceObject.statSync)(path).size > MAX_SCHEMA_BYTES) {
+            throw new InputError(input, `names a file over 1 MiB: ${path}.`);
+        }
+        return { input, text: (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'), file: path };
+    }
+    catch (error) {
+        if (error instanceof InputError)
+            throw error;
+        const reason = error.code ?? String(error);
+        throw new InputError(input, `is neither an inline schema nor a file that can be read: ${path} (${reason}).`);
+    }
+}
+const MAX_SCHEMA_BYTES = 1024 * 1024;
+/** Whether `path` is `dir` or lies below it (both already resolved, links followed). */
+function isWithin(dir, path) {
+    const rest = (0,external_node_path_namespaceObject.relative)(dir, path);
+    return rest !== '..' && !rest.startsWith(`..${external_node_path_namespaceObject.sep}`) && !(0,external_node_path_namespaceObject.isAbsolute)(rest);
+}
+
+;// CONCATENATED MODULE: ./src/inputs/mcp-servers.ts
+
+
+
+/** Deep enough for any real configuration; deeper would only risk the stack when sent. */
+const MAX_MCP_DEPTH = 16;
+function parseMcpServers(value) {
+    if (!value)
+        return undefined;
+    let parsed;
+    try {
+        parsed = JSON.parse(value);
+    }
+    catch (error) {
+        const reason = errorMessage(error);
+        throw new InputError('mcp_servers', `must be JSON; it does not parse (${reason}).`);
+    }
+    if (!isPlainObject(parsed)) {
+        throw new InputError('mcp_servers', 'must be a JSON object mapping server names to their configuration.');
+    }
+    if (depthOf(parsed, MAX_MCP_DEPTH) > MAX_MCP_DEPTH) {
+        throw new InputError('mcp_servers', `nests deeper than ${MAX_MCP_DEPTH} levels.`);
+    }
+    const servers = {};
+    for (const [name, server] of Object.entries(parsed)) {
+        servers[name] = parseMcpServer(name, server);
+    }
+    return servers;
+}
+/** The kinds of MCP server the service takes: an entry names exactly one. */
+const MCP_SERVER_KINDS = ['warp_id', 'command', 'url'];
+function parseMcpServer(name, server) {
+    const fail = (problem) => {
+        throw new InputError('mcp_servers', `entry "${name}" ${problem}`);
+    };
+    const kindsHelp = '"warp_id" (a server saved in the service), "command" (a local server) or "url" (a remote one)';
+    if (!isPlainObject(server))
+        return fail(`must be an object with exactly one of ${kindsHelp}.`);
+    const kinds = MCP_SERVER_KINDS.filter((kind) => server[kind] !== undefined);
+    if (kinds.length !== 1) {
+        return fail(kinds.length === 0
+            ? `must have exactly one of ${kindsHelp}.`
+            : `has ${kinds.map((kind) => `"${kind}"`).join(' and ')}; give exactly one of ${kindsHelp}.`);
+    }
+    for (const kind of kinds) {
+        const value = server[kind];
+        if (typeof value !== 'string' || value.trim() === '') {
+            fail(`has a "${kind}" that is not a non-empty string.`);
+        }
+    }
+    if (typeof server.url === 'string' && !URL.canParse(server.url)) {
+        fail(`has a "url" that is not a URL.`);
+    }
+    const args = server.args;
+    if (args !== undefined && !(Array.isArray(args) && args.every((a) => typeof a === 'string'))) {
+        fail(`has "args" that is not a list of strings.`);
+    }
+    for (const map of ['env', 'headers']) {
+        const value = server[map];
+        if (value !== undefined && !isStringMap(value)) {
+            fail(`has "${map}" that is not an object of strings.`);
+        }
+    }
+    return server;
+}
+function isStringMap(value) {
+    return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string');
+}
+/** How deeply objects and arrays nest in `value`, counted without recursion, up to `limit + 1`. */
+function depthOf(value, limit) {
+    let deepest = 0;
+    const pending = [[value, 1]];
+    while (pending.length > 0) {
+        const [item, depth] = pending.pop();
+        if (typeof item !== 'object' || item === null)
+            continue;
+        deepest = Math.max(deepest, depth);
+        if (deepest > limit)
+            return deepest;
+        for (const child of Object.values(item))
+            pending.push([child, depth + 1]);
+    }
+    return deepest;
+}
+
+;// CONCATENATED MODULE: ./src/inputs/surface.ts
+
+/**
+ * The inputs of the service's whole surface (contract v1.4): which agent works a run
+ * (`harness`), where it runs (`worker_host`), and `continue_from`. Pure: run-target.ts and
+ * main-step.ts read the values and hand them here, for one run and for each task.
+ */
+/** The agents a run may be worked by (`config.harness.type`); empty lets the service choose. */
+const HARNESSES = ['oz', 'claude', 'codex', 'gemini'];
+/** What `continue_from` takes: empty, or `pull_request`. */
+const CONTINUE_FROM = ['pull_request'];
+/** A worker's host name: no spaces or control characters, at most 253 characters (a DNS name's). */
+const WORKER_HOST = /^[^\s\p{Cc}]{1,253}$/u;
+/**
+ * The `harness` and `worker_host` members of a run's config, or the problem with one; each
+ * empty value is left out, so that the service chooses.
+ */
+function surfaceConfig(values, names = {
+    harness: 'harness',
+    workerHost: 'worker_host',
+}) {
+    const { harness, workerHost } = values;
+    if (harness && !HARNESSES.includes(harness)) {
+        return {
+            input: names.harness,
+            message: `must be one of ${HARNESSES.join(', ')}, or empty to let the service choose; got ${JSON.stringify(cut(harness, 100))}.`,
+        };
+    }
+    if (workerHost && !WORKER_HOST.test(workerHost)) {
+        return {
+            input: names.workerHost,
+            message: `must name one worker host: up to 253 characters, no spaces or control characters; got ${JSON.stringify(cut(workerHost, 100))}.`,
+        };
+    }
+    return {
+        ...(harness ? { harness: { type: harness } } : {}),
+        ...(workerHost ? { worker_host: workerHost } : {}),
+    };
+}
+function isProblem(value) {
+    return 'input' in value && 'message' in value;
+}
+/**
+ * `continue_from`: undefined when empty; the problem with a value it does not take, or with an
+ * input it cannot be combined with (`given` says which are given).
+ */
+function readContinueFrom(value, given) {
+    if (!value)
+        return undefined;
+    if (!CONTINUE_FROM.includes(value)) {
+        return {
+            input: 'continue_from',
+            message: `must be pull_request, or empty; got ${JSON.stringify(cut(value, 100))}.`,
+        };
+    }
+    const clash = given.tasks
+        ? 'tasks: a set starts one run per task'
+        : given.runId
+            ? 'run_id: run_id names the run to act on'
+            : given.continueRun
+                ? "continue_run: continue_run follows the run of this step's comment"
+                : given.steer
+                    ? 'previous_run: steer: steer sends the work to the active run of its key'
+                    : undefined;
+    if (clash) {
+        return {
+            input: 'continue_from',
+            message: `cannot be combined with ${clash}, while continue_from sends it to the run that made the pull request.`,
+        };
+    }
+    return 'pull_request';
+}
+
+;// CONCATENATED MODULE: ./src/inputs/run-target.ts
+/**
+ * What the step acts on: a run to create (its prompt, or `prompt_file`, and the create-only
+ * inputs), an existing run (`run_id`, `followup`), or the run of a comment thread (`continue_run`).
+ */
+
+
+
+
+
+
+
+function readTarget(source, continueRun) {
+    const runId = source.get('run_id');
+    const followup = source.get('followup');
+    if (runId && continueRun) {
+        throw new InputError('continue_run', 'cannot be combined with run_id: continue_run finds the run on the comment thread.');
+    }
+    if (runId) {
+        checkNoCreateInputs(source);
+        return { kind: 'existing', runId: checkRunId(runId), followup: followup || undefined };
+    }
+    if (continueRun) {
+        const prompt = readPrompt(source);
+        if (!prompt && !followup) {
+            throw new InputError('continue_run', 'needs followup or prompt: the message to send.');
+        }
+        const request = readCreateRequest(source, prompt || followup);
+        return { kind: 'continue', message: followup || prompt, request };
+    }
+    if (followup) {
+        throw new InputError('followup', 'needs run_id (or continue_run: true): it is a message to an existing run.');
+    }
+    return { kind: 'create', request: readCreateRequest(source, readPrompt(source)) };
+}
+/** `prompt`, or the contents of `prompt_file`; never both. */
+function readPrompt(source) {
+    const prompt = source.get('prompt');
+    const file = source.get('prompt_file');
+    if (!file)
+        return checkPromptSize('prompt', prompt);
+    if (prompt)
+        throw new InputError('prompt_file', 'cannot be combined with prompt; give one of them.');
+    const path = (0,external_node_path_namespaceObject.resolve)(source.world.workspace, file);
+    let text;
+    try {
+        // Checked before reading, so that a huge file is refused without being loaded.
+        checkPromptSize('prompt_file', '', (0,external_node_fs_namespaceObject.statSync)(path).size);
+        text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
+    }
+    catch (error) {
+        if (error instanceof InputError)
+            throw error;
+        const reason = error.code ?? String(error);
+        throw new InputError('prompt_file', `cannot be read: ${path} (${reason}).`);
+    }
+    if (text.trim() === '')
+        throw new InputError('prompt_file', `names an empty file: ${path}.`);
+    return checkPromptSize('prompt_file', text.trim());
+}
+/**
+ * Every poll answers with the prompt, so a prompt larger than the action can
+ * read back would make the run impossible to follow: refuse it up front.
+ */
+function checkPromptSize(input, prompt, bytes = Buffer.byteLength(prompt)) {
+    if (bytes > MAX_PROMPT_BYTES) {
+        throw new InputError(input, `is ${bytes} bytes; the longest prompt the action sends is ${MAX_PROMPT_BYTES} bytes (1 MiB).`);
+    }
+    return prompt;
+}
+/** The inputs that say what one run is: its prompt, or the existing run and the message to it. */
+const SINGLE_RUN_INPUTS = ['prompt', 'prompt_file', 'run_id', 'followup'];
+/** The inputs only creating a run reads: refused beside run_id, and a task's own keys (task-set.ts). */
+const CREATE_ONLY_INPUTS = [
+    'prompt',
+    'prompt_file',
+    'title',
+    'environment_id',
+    'skill_spec',
+    'model_id',
+    'base_prompt',
+    'name',
+    'mcp_servers',
+    'harness',
+    'worker_host',
+];
+function readCreateRequest(source, prompt) {
+    const skillSpec = source.get('skill_spec');
+    if (!prompt && !skillSpec) {
+        throw new InputError('prompt', 'is required unless skill_spec is given, or run_id names an existing run.');
+    }
+    if (skillSpec && !/^[\w.-]+\/[\w.-]+:\S+$/.test(skillSpec)) {
+        throw new InputError('skill_spec', `must look like owner/repo:skill-name or owner/repo:path/to/SKILL.md; got "${skillSpec}".`);
+    }
+    const surface = surfaceConfig({
+        harness: source.get('harness'),
+        workerHost: source.get('worker_host'),
+    });
+    if (isProblem(surface))
+        throw new InputError(surface.input, surface.message);
+    const config = dropEmpty({
+        ...surface,
+        name: source.get('name'),
+        model_id: source.get('model_id'),
+        base_prompt: source.get('base_prompt'),
+        environment_id: source.get('environment_id'),
+        skill_spec: skillSpec,
+        mcp_servers: parseMcpServers(source.get('mcp_servers')),
+    });
+    return dropEmpty({
+        prompt,
+        title: source.get('title'),
+        config: Object.keys(config).length > 0 ? config : undefined,
+    });
+}
+function checkRunId(runId) {
+    const shown = runId;
+    if (!isRunId(runId)) {
+        throw new InputError('run_id', `must be a run ID: up to 200 letters, digits, ".", "_" or "-", and not "." or ".." (no "/", spaces or control characters); got ${JSON.stringify(cut(shown, 200))}.`);
+    }
+    return runId;
+}
+/** Rejects create-only inputs beside run_id, so that nobody expects them to be sent. */
+function checkNoCreateInputs(source) {
+    const given = CREATE_ONLY_INPUTS.filter((name) => source.get(name) !== '');
+    if (given.length > 0) {
+        throw new InputError(given[0] ?? 'prompt', `cannot be combined with run_id, which acts on an existing run (also given: ${given.join(', ')}). ` +
+            'To send a message to that run, use followup.');
+    }
+}
+function dropEmpty(record) {
+    return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== '' && value !== undefined));
+}
+
+;// CONCATENATED MODULE: ./src/inputs/main-step.ts
+
+
+
+
+
+
+
+
+
+
+const PREVIOUS_RUN_WORDS = ['keep', 'cancel', 'steer'];
+/**
+ * `previous_run`, with `cancel_previous: true` meaning `cancel` as it always has; the two
+ * saying different things is an input error.
+ */
+function readPreviousRun(source) {
+    const legacy = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
+    const given = source.get('previous_run') || 'keep';
+    const word = PREVIOUS_RUN_WORDS.find((one) => one === given);
+    if (!word) {
+        throw new InputError('previous_run', `must be keep, cancel or steer, not "${given}".`);
+    }
+    if (legacy && word === 'steer') {
+        throw new InputError('previous_run', "cannot be steer with cancel_previous: true: steer sends this step's work to the active run instead of cancelling it. Drop cancel_previous.");
+    }
+    return legacy ? 'cancel' : word;
+}
+const DEFAULT_TIMEOUT = '60m';
+/** Reads and checks every input of the main step. Throws InputError before any request. */
+function readSettings(source) {
+    let target;
+    let previousRun = 'keep';
+    let continueFrom;
+    const step = readStepSettings(source, (continueRun) => {
+        previousRun = readPreviousRun(source);
+        target = readTarget(source, continueRun);
+        const asked = readContinueFrom(source.get('continue_from'), {
+            tasks: false,
+            runId: target.kind === 'existing',
+            continueRun,
+            steer: previousRun === 'steer',
+        });
+        if (typeof asked === 'object')
+            throw new InputError(asked.input, asked.message);
+        continueFrom = asked;
+        const legacy = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
+        const input = legacy ? 'cancel_previous' : 'previous_run';
+        if (previousRun === 'cancel' && !(target.kind !== 'existing' && target.request.config?.name)) {
+            throw new InputError(input, target.kind === 'existing'
+                ? 'cannot be combined with run_id: it applies only to creating a run.'
+                : 'needs name: the runs it cancels are the active ones with the same name.');
+        }
+        if (previousRun === 'steer' && source.world.forge !== 'github' && !source.steering) {
+            throw new InputError('previous_run', `cannot be steer here: steering compares a pull or merge request's heads, so it works in GitHub Actions and in a GitLab merge request pipeline with GITLAB_TOKEN; elsewhere, ${inputNamed(source, 'previous_run', 'cancel')} replaces the run instead.`);
+        }
+        if (previousRun === 'steer' && target.kind !== 'create') {
+            throw new InputError('previous_run', target.kind === 'existing'
+                ? "cannot be steer with run_id: steer starts from this step's prompt, sent to the active run of its key."
+                : 'cannot be steer with continue_run: continue_run already sends the comment to the run it answers.');
+        }
+    });
+    if (!target)
+        throw new Error('unreachable: readStepSettings reads the target');
+    const cancelPrevious = cancelAskedBy(source, previousRun);
+    return { ...step, target, cancelPrevious, previousRun, ...(continueFrom ? { continueFrom } : {}) };
+}
+/** The input that asked to cancel the previous runs, as the door names it; undefined when none. */
+function cancelAskedBy(source, previousRun) {
+    if (previousRun !== 'cancel')
+        return undefined;
+    return parseBoolean('cancel_previous', source.get('cancel_previous') || 'false')
+        ? inputNamed(source, 'cancel_previous')
+        : inputNamed(source, 'previous_run', 'cancel');
+}
+/**
+ * Everything but what the step acts on: the connection (the key masked
+ * first), time, GitHub, the agent's work and its output. `readTarget` reads
+ * what the step acts on where its errors come in the order a person fixes them.
+ */
+function readStepSettings(source, readTarget, connection = readConnection(source)) {
+    const githubToken = readGitHubToken(source);
+    const comment = parseBoolean('comment', source.get('comment') || 'false');
+    const continueRun = parseBoolean('continue_run', source.get('continue_run') || 'false');
+    const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false');
+    const commenterPermission = readRole('commenter_permission', source.get('commenter_permission'));
+    const allowedBots = readBots(source.get('allowed_bots'));
+    const approval = readApproval(source, continueRun);
+    const approverPermission = readRole('approver_permission', source.get('approver_permission'));
+    readTarget(continueRun);
+    const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT);
+    const wait = parseBoolean('wait', source.get('wait') || 'true');
+    const output = readOutput(source, wait);
+    const needsToken = comment
+        ? 'comment'
+        : approval !== 'none'
+            ? 'approval'
+            : continueRun
+                ? 'continue_run'
+                : commitStatus
+                    ? 'commit_status'
+                    : output.pullRequestReview
+                        ? 'pull_request_review'
+                        : output.checkRun
+                            ? 'check_run'
+                            : // GitHub's compare says what changed since the head the steered run worked on
+                                // (another forge's door hands its own reading: InputSource.steering).
+                                source.get('previous_run') === 'steer' && !source.steering
+                                    ? 'previous_run: steer'
+                                    : '';
+    if (needsToken && !githubToken) {
+        throw new InputError('github_token', `is required by ${needsToken}; give it \${{ github.token }} (the default) with the permissions the README lists for ${needsToken}.`);
+    }
+    return {
+        ...connection,
+        wait,
+        timeoutMs,
+        pollIntervalMs: readPollInterval(source.get('poll_interval'), timeoutMs),
+        github: {
+            token: needsToken ? githubToken : '',
+            comment,
+            commitStatus,
+            key: conversationKey(source),
+            commenterPermission,
+            allowedBots,
+            approval,
+            approverPermission,
+        },
+        agentWork: readAgentWork(source, wait),
+        output,
+        budgets: readBudgets(source),
+    };
+}
+/**
+ * The credit budgets: each counts the runs of the step's project (and pull or merge request),
+ * whatever the door that made them, so a budget with no project to count by is refused here,
+ * before any request, rather than silently count nothing.
+ */
+function readBudgets(source) {
+    const budgets = readCreditBudgets(source);
+    const given = budgets.daily !== undefined ? 'daily_credit_budget' : 'pr_credit_budget';
+    if ((budgets.daily ?? budgets.pullRequest) !== undefined && !source.world.project) {
+        throw new InputError(given, 'counts the runs of one project, and none is named: outside GitHub and GitLab, name it with --project.');
+    }
+    return budgets;
+}
+function readPollInterval(value, timeoutMs) {
+    if (!value)
+        return timing/* POLL_INTERVAL */.a0.defaultMs;
+    const ms = parseDuration('poll_interval', value);
+    if (ms < timing/* POLL_INTERVAL */.a0.minMs) {
+        throw new InputError('poll_interval', `must be at least ${timing/* POLL_INTERVAL */.a0.minMs}ms; got "${value}".`);
+    }
+    if (ms > timeoutMs) {
+        throw new InputError('poll_interval', `("${value}") is longer than timeout (${timeoutMs / 1000}s): the run would never be polled.`);
+    }
+    return ms;
+}
+/**
+ * `cancel_only`: the step cancels the active runs named `name` and creates
+ * nothing (a pull request's runs when it closes). Undefined when not asked for.
+ */
+function readCancelOnly(source) {
+    if (!parseBoolean('cancel_only', source.get('cancel_only') || 'false'))
+        return undefined;
+    const connection = readConnection(source);
+    const name = source.get('name');
+    if (!name) {
+        throw new InputError('cancel_only', 'needs name: it cancels the active runs with that name.');
+    }
+    // Every input that says which run to act on, or how to create one: none is sent.
+    const others = [...new Set([...CREATE_ONLY_INPUTS, ...SINGLE_RUN_INPUTS])].filter((input) => input !== 'name' && source.get(input) !== '');
+    for (const flag of ['continue_run', 'cancel_previous', 'comment', 'commit_status']) {
+        if (parseBoolean(flag, source.get(flag) || 'false'))
+            others.push(flag);
+    }
+    if (others.length > 0) {
+        throw new InputError('cancel_only', `cannot be combined with ${others.join(', ')}: it only cancels the runs named by name.`);
+    }
+    return { ...connection, name };
+}
+
+;// CONCATENATED MODULE: ./src/inputs/task-set.ts
+
+
+
+
+
+
+
+/** The create inputs a task does not set: its prompt is the item's own; MCP servers the step's. */
+const NOT_A_TASK_KEY = ['prompt_file', 'mcp_servers'];
+/**
+ * The keys a task may set: every create input but those, and its own output_schema; any other
+ * it omits takes the step's input of the same name.
+ */
+const TASK_KEYS = [
+    ...CREATE_ONLY_INPUTS.filter((input) => !NOT_A_TASK_KEY.includes(input)),
+    'output_schema',
+];
+/**
+ * What `tasks` cannot be combined with, each with the value that is refused: the one list
+ * that `action.yml`'s description of `tasks` and docs/tasks.md say (a test holds them to it,
+ * and one that each is refused before any request).
+ */
+const TASKS_REFUSE = [
+    // The inputs that say what one run is, which `tasks` replaces: refused whatever their value.
+    ...SINGLE_RUN_INPUTS.map((input) => [input, 'x']),
+    ['continue_run', 'true'],
+    ['pull_request_review', 'true'],
+    ['previous_run', 'steer'],
+    ['continue_from', 'pull_request'],
+];
+/**
+ * Reads a step with `tasks`: undefined when `tasks` is not given. Checks every
+ * task before any request, and names the task and the field of a bad one.
+ */
+async function readTaskSettings(source) {
+    const value = source.get('tasks');
+    if (!value)
+        return undefined;
+    // The key is masked before any other input is checked, as for one run.
+    const connection = readConnection(source);
+    for (const name of SINGLE_RUN_INPUTS) {
+        if (source.get(name)) {
+            throw new InputError('tasks', `cannot be combined with ${name}: each task is one run, with its own prompt.`);
+        }
+    }
+    if (source.get('continue_from')) {
+        throw new InputError('tasks', 'cannot be combined with continue_from: a set starts one run per task, while continue_from sends one prompt to the run that made the pull request.');
+    }
+    const items = await parseTaskList(value);
+    const read = items.map((item, index) => readTask(source, item, index));
+    const tasks = read.map((task) => task.request);
+    const taskSchemas = read.map((task) => task.schema);
+    const step = readStepSettings(source, (continueRun) => {
+        if (continueRun) {
+            throw new InputError('tasks', 'cannot be combined with continue_run: it applies to one run.');
+        }
+    }, connection);
+    // Not silently ignored: a pull request gets one review, from one run.
+    if (step.output.pullRequestReview) {
+        throw new InputError('tasks', 'cannot be combined with pull_request_review: it applies to one run.');
+    }
+    const previousRun = readPreviousRun(source);
+    if (previousRun === 'steer') {
+        throw new InputError('tasks', 'cannot be combined with previous_run: steer: a set starts one run per task.');
+    }
+    const cancelPrevious = cancelAskedBy(source, previousRun);
+    const unnamed = tasks.findIndex((task) => !task.config?.name);
+    if (cancelPrevious && unnamed >= 0) {
+        throw new InputError('cancel_previous', `needs name: the runs it cancels are the active ones with each task's name, and task ${unnamed + 1} has none (give the step a name, or the task its own).`);
+    }
+    const ownSchema = taskSchemas.find((schema) => schema !== undefined);
+    if (ownSchema && !step.wait) {
+        throw new InputError('tasks', `${ownSchema.input} needs wait: true: it acts on the run's result.`);
+    }
+    const maxParallel = readPositiveInteger('max_parallel', source.get('max_parallel') || '10');
+    // A detached set hands every run over at once: no step stays to start the next one later.
+    if (!step.wait && maxParallel < tasks.length) {
+        throw new InputError('max_parallel', `is ${maxParallel}, below the ${tasks.length} tasks: with wait: false the step starts every task at once and does not stay to start the rest; give max_parallel of at least ${tasks.length}, or wait: true.`);
+    }
+    return {
+        ...step,
+        tasks,
+        taskSchemas,
+        cancelPrevious,
+        previousRun,
+        maxParallel,
+        passWhen: readPassWhen(source.get('pass_when') || 'all', tasks.length),
+    };
+}
+/**
+ * A JSON parser's message with what it read where it stopped: "… at position 16" says little to
+ * a person; "… at position 16, at `prompt: \"x\"}]`" shows the unquoted key. Linear.
+ */
+function withWhatWasRead(message, text) {
+    const position = /\bposition (\d+)/.exec(message)?.[1];
+    if (position === undefined)
+        return message;
+    const at = Number(position);
+    const near = text.slice(Math.max(0, at - 10), at + 20).replace(/\s+/g, ' ');
+    return `${message.replace(/\s*\(line \d+ column \d+\)/, '')}, at ${JSON.stringify(near)}`;
+}
+/** A YAML or JSON list. JSON needs no parser beyond the runtime's; YAML loads only when used. */
+async function parseTaskList(value) {
+    let list;
+    let jsonError;
+    try {
+        list = value.startsWith('[') ? JSON.parse(value) : undefined;
+    }
+    catch (error) {
+        jsonError = withWhatWasRead(errorMessage(error), value);
+        list = undefined;
+    }
+    if (list === undefined) {
+        const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
+        try {
+            list = parse(value, { maxAliasCount: 0 });
+        }
+        catch (error) {
+            // Text that opens as JSON was meant as JSON: its parser says what is wrong in its terms.
+            const reason = jsonError ?? (error instanceof Error ? error.message.split('\n')[0] : String(error));
+            throw new InputError('tasks', `is neither a JSON nor a YAML list: ${asSentence(cut(reason ?? '', 300))} ` +
+                'Give one task a line as a YAML list ("- Update package a"), or a JSON array of strings or objects.');
+        }
+    }
+    if (!Array.isArray(list)) {
+        throw new InputError('tasks', 'must be a list (YAML or JSON), one item per run.');
+    }
+    if (list.length === 0)
+        throw new InputError('tasks', 'is an empty list: give at least one task.');
+    return list;
+}
+/**
+ * One task's create request, its own keys over the step's inputs of the same name, and its own
+ * output_schema (a path or inline, as the input takes) when it names one.
+ */
+function readTask(source, item, index) {
+    // A person counts tasks from 1 (the `runs` output's `task` is the 0-based index, for code).
+    const where = `task ${index + 1}`;
+    const fields = {};
+    if (typeof item === 'string') {
+        fields.prompt = item.trim();
+    }
+    else if (isPlainObject(item)) {
+        for (const [key, field] of Object.entries(item)) {
+            if (!TASK_KEYS.includes(key)) {
+                throw new InputError('tasks', `${where} has an unknown key "${cut(key, 100)}"; a task takes ${TASK_KEYS.join(', ')}.`);
+            }
+            if (typeof field !== 'string' && typeof field !== 'number') {
+                throw new InputError('tasks', `${where}'s ${key} must be a string.`);
+            }
+            fields[key] = String(field).trim();
+        }
+    }
+    else {
+        throw new InputError('tasks', `${where} must be a prompt or a mapping with a prompt.`);
+    }
+    const prompt = fields.prompt ?? '';
+    checkPromptSize(`tasks (${where}'s prompt)`, prompt);
+    const merged = {
+        ...source,
+        get: (name) => name in fields ? (fields[name] ?? '') : source.get(name),
+    };
+    if (!prompt && !merged.get('skill_spec')) {
+        throw new InputError('tasks', `${where} has no prompt (and no skill_spec): give it one.`);
+    }
+    try {
+        const own = fields.output_schema === undefined ? undefined : readSchemaSource(merged);
+        const schema = own && { ...own, input: `${where}'s output_schema` };
+        return { request: readCreateRequest(merged, prompt), schema };
+    }
+    catch (error) {
+        if (!(error instanceof InputError))
+            throw error;
+        throw new InputError('tasks', `${where}: ${error.message}`);
+    }
+}
+function readPositiveInteger(input, value) {
+    if (!/^\d+$/.test(value) || Number(value) < 1) {
+        throw new InputError(input, `must be a whole number of at least 1; got "${value}".`);
+    }
+    return Number(value);
+}
+function readPassWhen(value, taskCount) {
+    if (value === 'all')
+        return { kind: 'all' };
+    if (value === 'any')
+        return { kind: 'any' };
+    if (!/^\d+$/.test(value) || Number(value) < 1) {
+        throw new InputError('pass_when', `must be all, any, or a number of runs; got "${value}".`);
+    }
+    const count = Number(value);
+    if (count > taskCount) {
+        throw new InputError('pass_when', `asks for ${count} successful runs, but tasks has only ${taskCount}; give all, any, or a number up to ${taskCount}.`);
+    }
+    return { kind: 'at-least', count };
+}
+
+;// CONCATENATED MODULE: ./src/agent/conversation.ts
+/**
+ * A run's normalized conversation (`GET /agent/runs/{runId}/conversation`),
+ * read defensively: the body is whatever the service (or a proxy) sent, so
+ * every member is checked, and anything of the wrong type is left out rather
+ * than trusted. Nothing here throws on any input.
+ */
+
+/** Nested steps deeper than this are ignored: a body cannot make the action recurse without end. */
+const MAX_DEPTH = 32;
+function parseConversation(body) {
+    return { steps: parseSteps(conversation_isRecord(body) ? body.steps : undefined, 0) };
+}
+function parseSteps(value, depth) {
+    if (!Array.isArray(value) || depth > MAX_DEPTH)
+        return [];
+    return value.filter(conversation_isRecord).map((step) => ({
+        id: stringOr(step.id, ''),
+        summary: nonEmpty(step.summary) ?? nonEmpty(step.description),
+        completed: typeof step.completed_at === 'string' && step.completed_at !== '',
+        messages: Array.isArray(step.messages) ? step.messages.filter(conversation_isRecord).map(parseMessage) : [],
+        steps: parseSteps(step.steps, depth + 1),
+    }));
+}
+function parseMessage(message) {
+    const blocks = Array.isArray(message.content) ? message.content.filter(conversation_isRecord) : [];
+    const at = typeof message.timestamp === 'string' ? Date.parse(message.timestamp) : NaN;
+    return {
+        role: stringOr(message.role, ''),
+        at: Number.isFinite(at) ? at : undefined,
+        texts: blocks
+            .filter((block) => block.type === 'text' && typeof block.text === 'string')
+            .map((block) => block.text),
+        actions: blocks
+            .filter((block) => block.type === 'action')
+            .map((block) => ({
+            id: stringOr(block.id, ''),
+            category: stringOr(block.category, ''),
+            name: stringOr(block.name, ''),
+        }))
+            .filter((action) => action.category !== '' || action.name !== ''),
+    };
+}
+/** Every message, depth first: a step's own messages, then its nested steps'. */
+function messagesInOrder(conversation) {
+    const out = [];
+    const visit = (steps) => {
+        for (const step of steps) {
+            out.push(...step.messages);
+            visit(step.steps);
+        }
+    };
+    visit(conversation.steps);
+    return out;
+}
+/**
+ * The agent's final message: the text of the last `assistant` message that has
+ * any text (one that only took actions says nothing). "Last" is by timestamp
+ * when every such message has one, else by position in the conversation.
+ * Several text blocks are joined by a blank line. Undefined when there is none.
+ */
+function finalAnswer(conversation) {
+    const candidates = messagesInOrder(conversation)
+        .map((message, order) => ({ message, order, text: message.texts.join('\n\n').trim() }))
+        .filter(({ message, text }) => message.role === 'assistant' && text !== '');
+    if (candidates.length === 0)
+        return undefined;
+    const byTime = candidates.every(({ message }) => message.at !== undefined);
+    const last = candidates.reduce((latest, candidate) => byTime && (candidate.message.at ?? 0) < (latest.message.at ?? 0) ? latest : candidate);
+    return last.text;
+}
+/** GitHub keeps at most 1 MiB of outputs per job; the answer takes a quarter of it at most. */
+const RESULT_OUTPUT_LIMIT_BYTES = 256 * 1024;
+/**
+ * The text for the `result` output: whole when it fits in `limit` bytes of
+ * UTF-8, else its beginning (cut between characters) and a note saying so.
+ */
+function capResult(text, limit = RESULT_OUTPUT_LIMIT_BYTES) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes <= limit)
+        return { text, truncated: false, bytes };
+    const note = `\n\n[Truncated: the agent's final message is ${formatDecimal(bytes, 0)} bytes; the result output keeps the first ${Math.floor(limit / 1024)} KiB. The whole message is in the session transcript.]`;
+    const room = Math.max(0, limit - Buffer.byteLength(note, 'utf8'));
+    return { text: cutUtf8(text, room) + note, truncated: true, bytes };
+}
+/** The longest prefix of `text` that fits in `maxBytes` of UTF-8, never splitting a character. */
+function cutUtf8(text, maxBytes) {
+    const encoded = Buffer.from(text, 'utf8');
+    let end = Math.min(maxBytes, encoded.length);
+    // Back off continuation bytes (10xxxxxx) to the start of the character they belong to.
+    while (end > 0 && end < encoded.length && ((encoded[end] ?? 0) & 0xc0) === 0x80)
+        end -= 1;
+    return encoded.subarray(0, end).toString('utf8');
+}
+function conversation_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function stringOr(value, fallback) {
+    return typeof value === 'string' ? value : fallback;
+}
+function nonEmpty(value) {
+    return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/report/json-output.ts
+
+
+/**
+ * The most a JSON output (`run`, `structured_output`, `artifacts`, `runs`)
+ * holds. GitHub keeps a step output of up to 1 MB; each of ours keeps well
+ * inside, as `result` does (256 KiB).
+ */
+const JSON_OUTPUT_LIMIT_BYTES = 256 * 1024;
+/**
+ * `value` as the JSON of output `name`: whole when it can be written and fits;
+ * else its `smaller()` form, with a note that says why (no output when there is
+ * none). Never throws: an output must not fail a run, and JSON.stringify throws
+ * on a value nested a few thousand deep (which JSON.parse reads).
+ */
+function jsonOutput(name, value, smaller) {
+    const whole = serialise(value);
+    if (typeof whole === 'string')
+        return { json: whole };
+    const why = `the ${name} ${whole.why}`;
+    const cutForm = smaller?.();
+    const json = cutForm && serialise(cutForm.value);
+    if (typeof json !== 'string')
+        return { note: `The ${name} output is not set: ${why}.` };
+    return {
+        json,
+        note: `The ${name} output holds ${cutForm?.keeps}: ${why}. The step's outcome is unchanged.`,
+    };
+}
+/** The leading items whose JSON fits in an output, for an array that is too long. */
+function leadingThatFit(items) {
+    const kept = [];
+    let bytes = 2;
+    for (const item of items) {
+        const json = serialise(item);
+        if (typeof json !== 'string')
+            break;
+        bytes += Buffer.byteLength(json, 'utf8') + 1;
+        if (bytes > JSON_OUTPUT_LIMIT_BYTES)
+            break;
+        kept.push(item);
+    }
+    return kept;
+}
+/** Sets the output, if there is one, and warns with its note, if any. */
+function setJsonOutput(io, name, output) {
+    if (output.note)
+        io.warning(safeForLog(output.note));
+    if (output.json !== undefined)
+        io.setOutput(name, output.json);
+}
+/** The JSON, or why it cannot be an output. */
+function serialise(value) {
+    let json;
+    try {
+        json = JSON.stringify(value) ?? 'null';
+    }
+    catch (error) {
+        return { why: `could not be written as JSON (${cut(errorMessage(error), 200)})` };
+    }
+    const bytes = Buffer.byteLength(json, 'utf8');
+    if (bytes <= JSON_OUTPUT_LIMIT_BYTES)
+        return json;
+    return { why: `is ${bytes} bytes as JSON, over the ${JSON_OUTPUT_LIMIT_BYTES}-byte limit` };
+}
+/** A text field kept in a cut `run` output is at most this long. */
+const KEPT_TEXT_CHARS = 2_000;
+/** A field of another kind is kept in a cut `run` output when its JSON is at most this long. */
+const KEPT_FIELD_BYTES = 16 * 1024;
+/**
+ * The `run` output when the whole run cannot be one: its top-level fields,
+ * text cut and each other field kept only when it is small and can be written
+ * (so `state`, `request_usage` and `status_message` stay where a workflow
+ * reads them), with `truncated: true`; at worst only what names the run.
+ */
+function runOutput(run) {
+    return jsonOutput('run', run, () => {
+        const kept = {};
+        for (const [key, value] of Object.entries(run)) {
+            if (typeof value === 'string')
+                kept[key] = cut(value, KEPT_TEXT_CHARS);
+            else if (isSmall(value))
+                kept[key] = value;
+        }
+        kept.truncated = true;
+        const keeps = 'only its top-level fields that fit, text cut, with "truncated": true';
+        // Thousands of top-level fields could still be too many.
+        if (isSmall(kept, JSON_OUTPUT_LIMIT_BYTES))
+            return { value: kept, keeps };
+        return {
+            value: { run_id: run.run_id, state: run.state, truncated: true },
+            keeps: 'only run_id and state, with "truncated": true',
+        };
+    });
+}
+function isSmall(value, limit = KEPT_FIELD_BYTES) {
+    try {
+        return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8') <= limit;
+    }
+    catch {
+        return false;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/model/outcome.ts
+
+/** The `outcome` output: why the step ended, in one word (the contract's list, v1.1). */
+const OUTCOMES = [
+    'succeeded',
+    'failed',
+    'error',
+    'cancelled',
+    'timed_out',
+    'superseded',
+    'blocked',
+    'over_budget',
+    'interrupted',
+    'started',
+    'invalid_output',
+    'awaiting_approval',
+];
+/**
+ * Why the step stopped a run before it ended on its own, or never started it: the workflow's
+ * signal, the timeout, the credit cap, an error, the post step, or a set whose `pass_when` can
+ * no longer be met. `outcomeOfStop` names the outcome each ends a run with.
+ */
+const STOP_CAUSES = (/* unused pure expression or super */ null && ([
+    'signal',
+    'timeout',
+    'over-budget',
+    'error',
+    'post',
+    'pass-when',
+]));
+const OUTCOME_RECORDS = {
+    succeeded: {
+        icon: '✅',
+        short: 'succeeded',
+        passes: true,
+        commitState: 'success',
+        check: { conclusion: 'success', title: 'Succeeded' },
+        carriesAgentWork: true,
+    },
+    failed: {
+        icon: '❌',
+        short: 'failed',
+        passes: false,
+        commitState: 'failure',
+        check: { conclusion: 'failure', title: 'The run broke: the agent could not finish' },
+        carriesAgentWork: true,
+    },
+    error: {
+        icon: '❌',
+        short: 'error',
+        passes: false,
+        commitState: 'error',
+        check: { conclusion: 'failure', title: "The run broke: a failure on the service's side" },
+        carriesAgentWork: true,
+    },
+    cancelled: {
+        icon: '⛔',
+        short: 'cancelled',
+        passes: false,
+        commitState: 'error',
+        check: { conclusion: 'cancelled', title: 'The run was cancelled' },
+        carriesAgentWork: true,
+    },
+    timed_out: {
+        icon: '⏱️',
+        short: 'timed out',
+        passes: false,
+        commitState: 'failure',
+        check: { conclusion: 'timed_out', title: 'The run broke: timed out' },
+        carriesAgentWork: true,
+    },
+    superseded: {
+        icon: '⏭️',
+        short: 'superseded',
+        passes: true,
+        commitState: 'success',
+        check: { conclusion: 'neutral', title: 'Superseded by a newer run' },
+        carriesAgentWork: true,
+    },
+    blocked: {
+        icon: '✋',
+        short: 'waiting for a person',
+        passes: false,
+        commitState: 'failure',
+        check: { conclusion: 'action_required', title: 'The run waits for a person' },
+        carriesAgentWork: true,
+    },
+    over_budget: {
+        icon: '💸',
+        short: 'over budget',
+        passes: false,
+        commitState: 'failure',
+        check: { conclusion: 'failure', title: 'The run broke: over its credit cap' },
+        carriesAgentWork: true,
+    },
+    interrupted: {
+        icon: '⛔',
+        short: 'cancelled with the workflow',
+        passes: false,
+        commitState: 'error',
+        check: { conclusion: 'cancelled', title: 'The run was cancelled' },
+        carriesAgentWork: false,
+    },
+    started: {
+        icon: '🚀',
+        short: 'started',
+        passes: true,
+        commitState: 'pending',
+        check: { conclusion: 'neutral', title: 'Started; this step does not wait for it' },
+        carriesAgentWork: false,
+    },
+    invalid_output: {
+        icon: '🧩',
+        short: 'invalid result',
+        passes: false,
+        commitState: 'error',
+        check: { conclusion: 'failure', title: 'The run broke: its result did not validate' },
+        carriesAgentWork: true,
+    },
+    // Passes, yet blocks a required check: the status stays pending until a run has passed.
+    awaiting_approval: {
+        icon: '🔐',
+        short: 'waiting for approval',
+        passes: true,
+        commitState: 'pending',
+        check: { conclusion: 'action_required', title: "Waiting for a maintainer's approval" },
+        carriesAgentWork: false,
+    },
+};
+/**
+ * The outcome of a run the step stopped for `cause`, or never started for it: one switch, so a
+ * new cause does not compile until it is named here.
+ */
+function outcomeOfStop(cause) {
+    switch (cause) {
+        case 'signal':
+        case 'post':
+            return 'interrupted';
+        case 'timeout':
+            return 'timed_out';
+        case 'over-budget':
+            return 'over_budget';
+        case 'error':
+            return 'error';
+        case 'pass-when':
+            return 'cancelled';
+    }
+}
+/**
+ * A review's verdict as every surface says it: the headline leads with it, and the commit status
+ * and the check run of one name agree on it. Only "changes requested" fails a gate; the step
+ * itself passes, since the run succeeded (gate on the check, the status or the `verdict` output).
+ */
+const REVIEW_VERDICT_RECORDS = {
+    approve: {
+        icon: '✅',
+        title: 'Approved',
+        commitState: 'success',
+        check: { conclusion: 'success', title: 'Approved by the agent' },
+        says: 'approves the changes',
+    },
+    comment: {
+        icon: '💬',
+        title: 'Commented',
+        commitState: 'success',
+        check: { conclusion: 'success', title: 'Reviewed, with comments' },
+        says: 'comments on the changes',
+    },
+    request_changes: {
+        icon: '❌',
+        title: 'Changes requested',
+        commitState: 'failure',
+        check: { conclusion: 'failure', title: 'Changes requested' },
+        says: 'requests changes',
+    },
+};
+/** The outcome a run's own state implies, once it has ended (or waits for a person). */
+function outcomeOfState(state) {
+    switch (state) {
+        case 'SUCCEEDED':
+            return 'succeeded';
+        case 'ERROR':
+            return 'error';
+        case 'CANCELLED':
+            return 'cancelled';
+        case 'BLOCKED':
+            return 'blocked';
+    }
+    return meaningOf(state) === 'failed' ? 'failed' : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/door-words.ts
+/** An Action's steps: the workflow cancels them; the post step cleans up after the main step. */
+const WORKFLOW_WORDS = {
+    signalled: 'the workflow is cancelling this step',
+    interrupted: { reason: 'the workflow was cancelled', effect: 'which interrupted this step' },
+    step: 'step',
+    leftGoing: (run) => `The main step left ${run} unfinished; cancelling it.`,
+    input: (name) => `Input "${name}"`,
+};
+/** The command: a person or a CI's job cancels it, and it cleans up after itself before it exits. */
+const COMMAND_WORDS = {
+    signalled: 'cancelling the runs this command made before it exits',
+    interrupted: { reason: 'the command received a signal', effect: 'which stopped it' },
+    step: 'command',
+    leftGoing: (run) => `The command stopped with ${run} still going; cancelling it before it exits.`,
+    input: (name) => `--${name.replace(/_/g, '-')}`,
+};
+
+;// CONCATENATED MODULE: ./src/model/run-item.ts
 
 
 /** The run's own explanation of a failure, when there is one. */
-function run_statusMessageOf(run) {
+function run_item_statusMessageOf(run) {
     if (meaningOf(run.state) === 'succeeded')
         return undefined;
     const message = run.status_message?.message?.trim();
@@ -7385,7 +8515,7 @@ function parseIsoDuration(text) {
     return Math.round((((days ?? 0) * 24 + (hours ?? 0)) * 3600 + (minutes ?? 0) * 60 + (seconds ?? 0)) * 1000);
 }
 
-;// CONCATENATED MODULE: ./src/model/outcome.ts
+;// CONCATENATED MODULE: ./src/model/ending.ts
 
 
 
@@ -7393,34 +8523,6 @@ function parseIsoDuration(text) {
 
 
 
-/** The `outcome` output: why the step ended, in one word (the contract's list, v1.1). */
-const OUTCOMES = [
-    'succeeded',
-    'failed',
-    'error',
-    'cancelled',
-    'timed_out',
-    'superseded',
-    'blocked',
-    'over_budget',
-    'interrupted',
-    'started',
-    'invalid_output',
-    'awaiting_approval',
-];
-/**
- * Why the step stopped a run before it ended on its own, or never started it: the workflow's
- * signal, the timeout, the credit cap, an error, the post step, or a set whose `pass_when` can
- * no longer be met. Each outcome's record names the causes that end a run with it.
- */
-const STOP_CAUSES = (/* unused pure expression or super */ null && ([
-    'signal',
-    'timeout',
-    'over-budget',
-    'error',
-    'post',
-    'pass-when',
-]));
 /** The step's outcome as the pure outcome rules see it. */
 function endingOf(outcome) {
     switch (outcome.kind) {
@@ -7455,8 +8557,15 @@ function endingOf(outcome) {
             return {
                 kind: 'over-budget',
                 run: factsOf(outcome.run),
-                credits: formatCredits(outcome.cost.credits ?? 0),
-                maxCredits: formatCredits(outcome.maxCredits),
+                credits: format_formatCredits(outcome.cost.credits ?? 0),
+                maxCredits: format_formatCredits(outcome.maxCredits),
+                cancel: outcome.cancel,
+            };
+        case 'stopped':
+            return {
+                kind: 'stopped',
+                run: factsOf(outcome.run),
+                cause: outcome.cause,
                 cancel: outcome.cancel,
             };
         case 'blocked':
@@ -7474,123 +8583,8 @@ function factsOf(run) {
     return {
         runId: run.run_id,
         name: title ? clip(title.replace(/\s+/g, ' '), 200) : `Run ${run.run_id}`,
-        statusMessage: run_statusMessageOf(run),
+        statusMessage: run_item_statusMessageOf(run),
     };
-}
-const OUTCOME_RECORDS = {
-    succeeded: {
-        icon: '✅',
-        short: 'succeeded',
-        passes: true,
-        commitState: 'success',
-        check: { conclusion: 'success', title: 'Succeeded' },
-        carriesAgentWork: true,
-        stoppedBy: [],
-    },
-    failed: {
-        icon: '❌',
-        short: 'failed',
-        passes: false,
-        commitState: 'failure',
-        check: { conclusion: 'failure', title: 'The run broke: the agent could not finish' },
-        carriesAgentWork: true,
-        stoppedBy: [],
-    },
-    error: {
-        icon: '❌',
-        short: 'error',
-        passes: false,
-        commitState: 'error',
-        check: { conclusion: 'failure', title: "The run broke: a failure on the service's side" },
-        carriesAgentWork: true,
-        stoppedBy: ['error'],
-    },
-    cancelled: {
-        icon: '⛔',
-        short: 'cancelled',
-        passes: false,
-        commitState: 'error',
-        check: { conclusion: 'cancelled', title: 'The run was cancelled' },
-        carriesAgentWork: true,
-        stoppedBy: ['pass-when'],
-    },
-    timed_out: {
-        icon: '⏱️',
-        short: 'timed out',
-        passes: false,
-        commitState: 'failure',
-        check: { conclusion: 'timed_out', title: 'The run broke: timed out' },
-        carriesAgentWork: true,
-        stoppedBy: ['timeout'],
-    },
-    superseded: {
-        icon: '⏭️',
-        short: 'superseded',
-        passes: true,
-        commitState: 'success',
-        check: { conclusion: 'neutral', title: 'Superseded by a newer run' },
-        carriesAgentWork: true,
-        stoppedBy: [],
-    },
-    blocked: {
-        icon: '✋',
-        short: 'waiting for a person',
-        passes: false,
-        commitState: 'failure',
-        check: { conclusion: 'action_required', title: 'The run waits for a person' },
-        carriesAgentWork: true,
-        stoppedBy: [],
-    },
-    over_budget: {
-        icon: '💸',
-        short: 'over budget',
-        passes: false,
-        commitState: 'failure',
-        check: { conclusion: 'failure', title: 'The run broke: over its credit cap' },
-        carriesAgentWork: true,
-        stoppedBy: ['over-budget'],
-    },
-    interrupted: {
-        icon: '⛔',
-        short: 'cancelled with the workflow',
-        passes: false,
-        commitState: 'error',
-        check: { conclusion: 'cancelled', title: 'The run was cancelled' },
-        carriesAgentWork: false,
-        stoppedBy: ['signal', 'post'],
-    },
-    started: {
-        icon: '🚀',
-        short: 'started',
-        passes: true,
-        commitState: 'pending',
-        check: { conclusion: 'neutral', title: 'Started; this step does not wait for it' },
-        carriesAgentWork: false,
-        stoppedBy: [],
-    },
-    invalid_output: {
-        icon: '🧩',
-        short: 'invalid result',
-        passes: false,
-        commitState: 'error',
-        check: { conclusion: 'failure', title: 'The run broke: its result did not validate' },
-        carriesAgentWork: true,
-        stoppedBy: [],
-    },
-    // Passes, yet blocks a required check: the status stays pending until a run has passed.
-    awaiting_approval: {
-        icon: '🔐',
-        short: 'waiting for approval',
-        passes: true,
-        commitState: 'pending',
-        check: { conclusion: 'action_required', title: "Waiting for a maintainer's approval" },
-        carriesAgentWork: false,
-        stoppedBy: [],
-    },
-};
-/** The outcome of a run the step stopped for `cause`: the one whose record names the cause. */
-function outcomeOfStop(cause) {
-    return OUTCOMES.find((word) => OUTCOME_RECORDS[word].stoppedBy.includes(cause)) ?? 'interrupted';
 }
 /** The `outcome` output's word for a step's outcome. */
 function outcomeWordOf(outcome) {
@@ -7673,6 +8667,18 @@ function describeEnding(ending) {
                 failure: `${used} (run ${ending.run.runId}). ${cancel}`,
             };
         }
+        case 'stopped': {
+            const cancel = describeCancel(ending.run.runId, ending.cancel);
+            const { label, why } = STOPPED_WORDS[ending.cause];
+            return {
+                ...word(outcomeOfStop(ending.cause)),
+                label,
+                showsReason: false,
+                why: `${upperFirst(why)}. ${cancel}`,
+                headline: `${ending.run.name} was stopped: ${why}`,
+                failure: `Run ${ending.run.runId}: ${why}. ${cancel}`,
+            };
+        }
         case 'superseded':
             return {
                 ...word('superseded'),
@@ -7717,6 +8723,14 @@ function describeEnding(ending) {
         }
     }
 }
+/** What a run stopped for a cause told by the cause alone is said to have met. */
+const STOPPED_WORDS = {
+    'pass-when': {
+        label: 'Cancelled: its set could no longer pass',
+        why: 'its set could no longer pass (pass_when), so the step stopped it',
+    },
+    error: { label: 'Stopped by an error', why: 'an error ended the step, which stopped it' },
+};
 /** A sentence's first letter, in capitals. */
 function upperFirst(text) {
     return text.charAt(0).toUpperCase() + text.slice(1);
@@ -7725,34 +8739,6 @@ function upperFirst(text) {
 function plainWords(markdown) {
     return markdown.replaceAll('`', '');
 }
-/**
- * A review's verdict as every surface says it: the headline leads with it, and the commit status
- * and the check run of one name agree on it. Only "changes requested" fails a gate; the step
- * itself passes, since the run succeeded (gate on the check, the status or the `verdict` output).
- */
-const REVIEW_VERDICT_RECORDS = {
-    approve: {
-        icon: '✅',
-        title: 'Approved',
-        commitState: 'success',
-        check: { conclusion: 'success', title: 'Approved by the agent' },
-        says: 'approves the changes',
-    },
-    comment: {
-        icon: '💬',
-        title: 'Commented',
-        commitState: 'success',
-        check: { conclusion: 'success', title: 'Reviewed, with comments' },
-        says: 'comments on the changes',
-    },
-    request_changes: {
-        icon: '❌',
-        title: 'Changes requested',
-        commitState: 'failure',
-        check: { conclusion: 'failure', title: 'Changes requested' },
-        says: 'requests changes',
-    },
-};
 /** A run that succeeded with a review: the verdict leads, and the run's success is said beside it. */
 function reviewedWords(run, verdict) {
     const record = REVIEW_VERDICT_RECORDS[verdict];
@@ -7827,20 +8813,6 @@ function finishedWords(run, state) {
             };
     }
 }
-/** The outcome a run's own state implies, once it has ended (or waits for a person). */
-function outcomeOfState(state) {
-    switch (state) {
-        case 'SUCCEEDED':
-            return 'succeeded';
-        case 'ERROR':
-            return 'error';
-        case 'CANCELLED':
-            return 'cancelled';
-        case 'BLOCKED':
-            return 'blocked';
-    }
-    return meaningOf(state) === 'failed' ? 'failed' : undefined;
-}
 /** What became of the run after the step gave up on it: said only as it happened. */
 function afterCancel(cancel) {
     switch (cancel.kind) {
@@ -7889,112 +8861,791 @@ function schemaNamed(input, quote = '') {
         : `the review's schema (${quote}pull_request_review${quote})`;
 }
 
-;// CONCATENATED MODULE: ./src/github/octokit.ts
+;// CONCATENATED MODULE: ./src/report/agent-work.ts
 
 
-
-/** Who writes comments with GITHUB_TOKEN; GET /user is closed to that token. */
-const ACTIONS_BOT = 'github-actions[bot]';
-/** Loads the GitHub client only now: most steps never need it. */
-async function loadOctokit(token, apiUrl) {
-    const { createOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(28), __nccwpck_require__.e(573)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9573));
-    return createOctokit(token, apiUrl || 'https://api.github.com');
-}
-/** Request options that give one GitHub call its deadline. */
-function octokit_withDeadline(deadlineMs = timing/* GITHUB_CALL_DEADLINE_MS */.vt) {
-    // AbortSignal.timeout takes whole, non-negative milliseconds: a share of a deadline is neither.
-    return { request: { signal: AbortSignal.timeout(Math.max(0, Math.floor(deadlineMs))) } };
-}
 /**
- * Whether a failed call may succeed if made again: GitHub answered 5xx, or the connection
- * broke (octokit calls that a 500 without an answer). A deadline that passed is not: GitHub
- * is not answering, and asking again would hold the step.
+ * The parts of the job summary and the comment that show the agent's work:
+ * its answer, its files, and what a BLOCKED run waits for. Agent text goes
+ * through agentMarkdown; service text through escapeMarkdown.
  */
-function isTransient(error) {
-    const { status, name, cause } = error;
-    const causeName = cause?.name;
-    if ([name, causeName].some((n) => n === 'TimeoutError' || n === 'AbortError'))
-        return false;
-    return typeof status === 'number' && status >= 500 && status <= 599;
+/** The answer shown in the job summary: GitHub keeps at most 1 MiB of summary per step. */
+const SUMMARY_ANSWER_CHARS = 200_000;
+/** The summary's block with the agent's final message, open so that it reads at a glance. */
+function renderAnswerBlock(answer, label = "The agent's answer") {
+    if (answer === undefined || answer.trim() === '')
+        return undefined;
+    return agentDetails(label, clipAnswer(answer, SUMMARY_ANSWER_CHARS), true);
 }
-/** A call that failed with a transient error on every attempt it had time for. */
-class TransientFailure extends Error {
-    status;
-    last;
-    attempts;
-    constructor(last, attempts) {
-        super(errorMessage(last));
-        this.name = 'TransientFailure';
-        this.last = last;
-        this.attempts = attempts;
-        this.status = last.status;
+const ICONS = {
+    PULL_REQUEST: '🔀',
+    FILE: '📄',
+    SCREENSHOT: '🖼️',
+    PLAN: '📝',
+};
+/** The list of artifacts, with where downloaded files went. */
+function renderArtifacts(artifacts, downloadedTo, downloadDir) {
+    if (artifacts.length === 0)
+        return undefined;
+    const lines = ['**Artifacts**', ''];
+    for (const artifact of artifacts.slice(0, 200)) {
+        const icon = ICONS[artifact.type] ?? '📦';
+        const label = escapeMarkdown(clip(artifact.filepath ?? artifact.name ?? artifact.type, 300));
+        const url = safeHttpUrl(artifact.url);
+        const named = url ? `[${label}](${url})` : label;
+        const path = downloadedTo.get(artifact);
+        const where = path ? ` → <code>${escapeMarkdown(path)}</code>` : '';
+        lines.push(`- ${icon} ${escapeMarkdown(artifact.type)}: ${named}${where}`);
     }
-    /** Whether GitHub answered at all (a 5xx), or the connection broke. */
-    get answered() {
-        return this.last.response !== undefined;
+    if (artifacts.length > 200)
+        lines.push(`- … and ${artifacts.length - 200} more`);
+    if (downloadDir && downloadedTo.size > 0) {
+        lines.push('', `Downloaded files are in <code>${escapeMarkdown(downloadDir)}</code>.`);
     }
+    return lines.join('\n');
 }
-/**
- * Makes a GitHub call, and again after a transient failure, with pauses. Every attempt
- * shares one deadline. Rethrows anything else at once; after the last attempt, a
- * TransientFailure that says how many were made.
- */
-async function withRetries(call, options = {}) {
-    const { pausesMs = timing/* GITHUB_LIMITS */.f_.transientPausesMs, deadlineMs = timing/* GITHUB_CALL_DEADLINE_MS */.vt } = options;
-    const deadline = octokit_withDeadline(deadlineMs);
-    const endsAt = Date.now() + deadlineMs;
-    for (let attempt = 1;; attempt++) {
-        try {
-            return await call(deadline);
+/** What a BLOCKED run waits for (agent text, shown safely) and how to answer. */
+function renderBlocked(question, answerWays) {
+    const link = safeHttpUrl(answerWays.sessionLink);
+    const ways = [link ? `answer in the [session](${link})` : 'answer in the session, in the app'];
+    if (answerWays.continueRun)
+        ways.push('reply with a comment here; continue_run passes it on');
+    const lines = [
+        '> [!WARNING]',
+        `> The run is BLOCKED: it waits for a person. To move it on, ${ways.join(', or ')}.`,
+        '',
+    ];
+    if (question)
+        lines.push(agentDetails('What it waits for', clip(question, 20_000), true), '');
+    return lines.join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/report/summary.ts
+
+
+
+
+
+
+
+
+
+
+
+/** What the step's outcome means for the workflow: pass or fail, and its words on every surface. */
+function verdictOf(outcome) {
+    return describeEnding(endingOf(outcome));
+}
+/** The run's usage as `key: value` pairs, for the summary; numbers and short strings only. */
+function usageOf(run) {
+    const entries = Object.entries(run.request_usage ?? {}).filter(([, value]) => typeof value === 'number' || (typeof value === 'string' && value.length <= 64));
+    if (entries.length === 0)
+        return undefined;
+    return entries.map(([key, value]) => `${key.replace(/_/g, ' ')}: ${String(value)}`).join(', ');
+}
+/** The job summary, as GitHub-flavoured Markdown. Every text from the API is escaped. */
+function renderSummary(outcome, extras = {}) {
+    const verdict = verdictOf(outcome);
+    const run = outcome.run;
+    const rows = [];
+    if (run) {
+        rows.push(['Run', `<code>${escapeMarkdown(run.run_id)}</code>`]);
+        // One fact, one row: the state is named apart only when the outcome's word is another.
+        const state = run.state.toLowerCase() === verdict.outcome
+            ? ''
+            : ` (state <code>${escapeMarkdown(run.state)}</code>)`;
+        rows.push(['Outcome', `<code>${verdict.outcome}</code>${state}`]);
+        const duration = durationOf(outcome);
+        if (duration)
+            rows.push(['Duration', duration]);
+        const link = safeHttpUrl(run.session_link);
+        if (link)
+            rows.push(['Session', `[Open the session transcript](${link})`]);
+        const pullRequest = safeHttpUrl(pullRequestUrlOf(run));
+        if (pullRequest) {
+            rows.push([
+                'Pull request',
+                `[${escapeMarkdown(pullRequestLabel(pullRequest))}](${pullRequest})`,
+            ]);
         }
-        catch (error) {
-            if (!isTransient(error))
-                throw error;
-            if (options.tookEffect) {
-                const made = await options.tookEffect(deadline).catch(() => {
-                    throw new TransientFailure(error, attempt);
-                });
-                if (made !== undefined)
-                    return made;
-            }
-            const pause = pausesMs[attempt - 1];
-            if (pause === undefined || Date.now() + pause >= endsAt) {
-                throw new TransientFailure(error, attempt);
-            }
-            await new Promise((resolve) => setTimeout(resolve, pause));
+        const cost = describeCost(costOf(run.request_usage));
+        const usage = cost ?? usageOf(run);
+        if (usage)
+            rows.push([cost ? 'Cost' : 'Usage', escapeMarkdown(usage)]);
+        const message = run_item_statusMessageOf(run);
+        if (message && !verdict.passes) {
+            rows.push(['Status message', inlineText(clip(message, 2000))]);
         }
     }
+    const lines = [
+        `### ${verdict.icon} ${escapeMarkdown(verdict.headline)}`,
+        '',
+        escapeMarkdown(verdict.why),
+        '',
+    ];
+    if (rows.length > 0)
+        lines.push(...factsTable(rows), '');
+    if (run && meaningOf(run.state) === 'failed') {
+        const notes = failureNotes(run.status_message, extras.now ?? Date.now());
+        if (notes.length > 0)
+            lines.push(notes.map(escapeMarkdown).join(' '), '');
+    }
+    if (run && meaningOf(run.state) === 'blocked') {
+        const asked = outcome.kind === 'blocked'
+            ? outcome.question
+            : (extras.blockedQuestion ?? blockedQuestion(run.status_message, undefined));
+        // The agent's last message is often its question: shown once, as the answer, below.
+        const question = asked?.trim() === extras.answer?.trim() ? undefined : asked;
+        lines.push(renderBlocked(question, {
+            sessionLink: run.session_link,
+            continueRun: extras.continueRun ?? false,
+        }));
+    }
+    else if (outcome.kind === 'timed-out' && meaningOf(outcome.stateAtTimeout) === 'blocked') {
+        lines.push('> [!WARNING]', '> The run was BLOCKED, waiting for a person, when the timeout ran out.', '');
+    }
+    const answer = extras.shownAnswer === undefined
+        ? renderAnswerBlock(extras.answer)
+        : renderAnswerBlock(extras.shownAnswer, "The agent's review");
+    if (answer)
+        lines.push(answer, '');
+    const artifacts = extras.artifacts &&
+        renderArtifacts(extras.artifacts, extras.downloadedTo ?? new Map(), extras.downloadDir);
+    if (artifacts)
+        lines.push(artifacts, '');
+    return lines.join('\n');
+}
+/** The job summary of a step that failed before it had an outcome (bad input, lost contact, …). */
+function renderErrorSummary(message, runId, step = 'step') {
+    const lines = [`### ${OUTCOME_RECORDS.error.icon} The ${step} failed`, ''];
+    if (runId)
+        lines.push(...factsTable([['Run', `<code>${escapeMarkdown(runId)}</code>`]]), '');
+    lines.push(escapeMarkdown(message), '');
+    return lines.join('\n');
+}
+/** A step that waits for an approval (approval): what it waits for, and the line to comment. */
+function renderAwaitingSummary(ending) {
+    const words = describeEnding(ending);
+    const lines = [`### ${words.icon} ${escapeMarkdown(words.headline)}`, '', words.detail ?? '', ''];
+    if (ending.head && !ending.refused) {
+        lines.push('To approve this commit, comment on the pull request:', '', '```', approveLine(ending.head), '```', '', 'or approve the pull request in a review of this commit.', '');
+    }
+    return lines.join('\n');
 }
 /**
- * Why a write failed, named: GitHub failing on every attempt, or a 403 (a token without
- * the permission, which `permission` names). Empty for anything else; the reason says it.
+ * Facts as a two-column table. GitHub's tables need a header row: the first fact is it, so no
+ * empty header shows as a blank strip above the table.
  */
-function failureHint(error, permission) {
-    if (error instanceof TransientFailure) {
-        const times = error.attempts === 1 ? 'once' : `on each of ${error.attempts} attempts`;
-        return error.answered
-            ? ` GitHub failed (HTTP ${error.status}) ${times}.`
-            : ` The connection to GitHub failed ${times}.`;
-    }
-    return error.status === 403 ? ` ${permission}` : '';
+function factsTable(rows) {
+    const [first, ...rest] = rows;
+    if (!first)
+        return [];
+    return [
+        `| **${first[0]}** | ${first[1]} |`,
+        '|---|---|',
+        ...rest.map(([field, value]) => `| **${field}** | ${value} |`),
+    ];
 }
-/** The login the token writes as. */
-async function tokenIdentity(octokit, deadline = octokit_withDeadline()) {
+function durationOf(outcome) {
+    const fromService = outcome.run?.run_time ? parseIsoDuration(outcome.run.run_time) : undefined;
+    if (fromService !== undefined)
+        return formatDuration(fromService);
+    if (outcome.kind === 'finished' || outcome.kind === 'timed-out')
+        return formatDuration(outcome.elapsedMs);
+    return undefined;
+}
+/** `owner/repo#12` for a GitHub pull request URL, else the URL itself. */
+function pullRequestLabel(url) {
+    const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url);
+    return match ? `${match[1]}#${match[2]}` : url;
+}
+
+;// CONCATENATED MODULE: ./src/report/publish.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** Turns the step's outcome into outputs, a job summary, annotations and the exit status. */
+async function publishOutcome(io, outcome, extras = {}) {
+    const { run } = outcome;
+    const link = safeHttpUrl(run?.session_link);
+    const verdict = verdictOf(outcome);
+    io.setOutput('outcome', verdict.outcome);
+    if (run) {
+        io.setOutput('state', run.state);
+        if (link)
+            io.setOutput('session_link', run.session_link ?? link);
+        const message = run_item_statusMessageOf(run);
+        if (message)
+            io.setOutput('status_message', message);
+        const pullRequest = pullRequestUrlOf(run);
+        if (pullRequest)
+            io.setOutput('pull_request_url', pullRequest);
+        setJsonOutput(io, 'run', runOutput(run));
+        const cost = costOf(run.request_usage);
+        if (cost.credits !== undefined)
+            io.setOutput('credits', formatNumberOutput(cost.credits));
+        if (cost.usd !== undefined)
+            io.setOutput('cost_usd', formatNumberOutput(cost.usd));
+        const artifacts = extras.artifacts ?? parseArtifacts(run.artifacts);
+        const items = artifactsOutput(artifacts, extras.downloadedTo);
+        setJsonOutput(io, 'artifacts', jsonOutput('artifacts', items, () => {
+            const first = leadingThatFit(items);
+            return { value: first, keeps: `the first ${first.length} of ${items.length} artifacts` };
+        }));
+    }
+    if (extras.answer !== undefined) {
+        const result = capResult(extras.answer);
+        if (result.truncated) {
+            io.warning(`The agent's final message is ${result.bytes} bytes; the result output keeps the first 256 KiB.`);
+        }
+        io.setOutput('result', result.text);
+    }
+    if (extras.structuredOutput !== undefined) {
+        setJsonOutput(io, 'structured_output', jsonOutput('structured_output', extras.structuredOutput));
+    }
+    if (extras.verdict)
+        io.setOutput('verdict', extras.verdict);
+    await writeSummary(io, renderSummary(outcome, extras));
+    if (verdict.failure) {
+        io.setFailed(safeForLog(verdict.failure));
+    }
+    else if (link || verdict.outcome === 'superseded') {
+        const session = link ? ` Session transcript: ${link}` : '';
+        io.notice(`${safeForLog(verdict.headline)}.${session}`, { title: 'Cloud agent run' });
+    }
+    else {
+        io.info(`${safeForLog(verdict.headline)}.`);
+    }
+}
+/** A budget reached before the create: no run, `outcome` over_budget, and the step fails. */
+async function publishOverBudget(io, message) {
+    const outcome = 'over_budget';
+    io.setOutput('outcome', outcome);
+    const { icon } = OUTCOME_RECORDS[outcome];
+    await writeSummary(io, `### ${icon} Over budget: no run was created\n\n${escapeMarkdown(message)}\n`);
+    io.setFailed(safeForLog(message));
+}
+/**
+ * No run was created: the step waits for an approval of the head (approval), or one given does
+ * not count. The step passes, with a notice saying what it waits for.
+ */
+async function publishAwaiting(io, ending) {
+    const words = describeEnding(ending);
+    io.setOutput('outcome', words.outcome);
+    await writeSummary(io, renderAwaitingSummary(ending));
+    io.notice(safeForLog(`${words.headline}. ${words.why}`), { title: 'Cloud agent run' });
+}
+/** A summary that cannot be written (no GITHUB_STEP_SUMMARY, e.g. locally) must not fail the step. */
+async function writeSummary(io, markdown) {
     try {
-        const { data } = await octokit.rest.users.getAuthenticated(deadline);
-        return data.login;
+        await io.appendSummary(markdown);
     }
     catch (error) {
-        if (error.status === 403)
-            return ACTIONS_BOT;
-        throw error;
+        io.debug(`No job summary written: ${errorMessage(error)}`);
     }
 }
-/** Why a GitHub call failed, safe for the log. */
-function reasonOf(error) {
-    return safeForLog(errorMessage(error), 500);
+/**
+ * The one top-level failure path: a readable message (in the job summary too,
+ * when `summary` asks for it), and the stack only in debug output.
+ */
+async function publishError(io, error, summary) {
+    // An input's error names the input as the door's person gave it (`timeout`, `--timeout`).
+    const message = error instanceof InputError
+        ? `${io.words.input(error.input)} ${error.detail}`
+        : errorMessage(error);
+    if (summary) {
+        // The step failed before its run had an outcome of its own (bad input, lost contact, …).
+        io.setOutput('outcome', 'error');
+        await writeSummary(io, renderErrorSummary(message, summary.runId, io.words.step));
+    }
+    io.setFailed(safeForLog(message));
+    if (error instanceof Error && error.stack)
+        io.debug(error.stack);
 }
 
+;// CONCATENATED MODULE: ./src/run/budget.ts
+
+
+
+
+
+
+/**
+ * Checks the credit budgets before a run is created: one list request a page
+ * for each budget that is set, summing the credits of the runs this action
+ * tagged with this repository (the last 24 hours) or this pull request. The
+ * first budget that the sum has reached is returned; undefined when none is.
+ * A failure to list throws, and so does a list cut short under the budget: a
+ * budget that cannot be checked creates nothing.
+ */
+async function checkCreditBudgets(client, budgets, home, deps) {
+    const deadline = deps.now() + timing/* CREDIT_BUDGET_CHECK */.PK.deadlineMs;
+    const project = homeScope(home, { byThread: false });
+    if (budgets.daily === undefined && budgets.pullRequest === undefined)
+        return undefined;
+    // The inputs refuse a budget with no project before any request; this holds the rule here too.
+    if (!project)
+        throw new Error('A credit budget needs a project to count by; none is named.');
+    const ofHome = { home, deadline, log: deps.log };
+    if (budgets.daily !== undefined) {
+        const since = new Date(deps.now() - timing/* CREDIT_BUDGET_CHECK */.PK.dailyWindowMs).toISOString();
+        const spent = await creditsOf(client, project, since, ofHome);
+        const window = `in the last 24 hours (since ${since.replace(/\.\d+Z$/, 'Z')})`;
+        const runs = `the runs this action started for ${home.project} ${window}`;
+        const reached = judge('daily_credit_budget', budgets.daily, spent, runs, deps.log);
+        if (reached)
+            return reached;
+    }
+    if (budgets.pullRequest !== undefined) {
+        if (home.change === undefined) {
+            deps.log.info('pr_credit_budget: this step is about no pull or merge request; it does not apply.');
+            return undefined;
+        }
+        const tags = { ...project, [HANDOFF_KEYS.thread]: String(home.change) };
+        const spent = await creditsOf(client, tags, undefined, ofHome);
+        const where = `${changeName(home, home.change)} of ${home.project}`;
+        const runs = `the runs this action started for ${where} (all of them, whenever they ran)`;
+        return judge('pr_credit_budget', budgets.pullRequest, spent, runs, deps.log);
+    }
+    return undefined;
+}
+/**
+ * The budget against what was spent. A sum that could not read every run is a
+ * lower bound: past the budget it still proves the budget reached; under it, it
+ * proves nothing, and the check refuses (throws) rather than under-count.
+ */
+function judge(input, budget, spent, runs, log) {
+    const used = `${spent.complete ? '' : 'at least '}${format_formatCredits(spent.credits)}`;
+    log.info(`${input}: ${runs} used ${used} of ${format_formatCredits(budget)}.`);
+    if (spent.credits >= budget) {
+        return {
+            input,
+            message: `Over budget: ${runs} used ${used}, which has reached the ${input} of ${format_formatCredits(budget)}. No run was created.`,
+        };
+    }
+    if (!spent.complete) {
+        throw new Error(`${input} cannot be checked: the list of ${runs} is longer than the ${timing/* CREDIT_BUDGET_CHECK */.PK.maxPages} pages the check reads, and the ${spent.runs.toLocaleString('en-US')} runs on them used ${format_formatCredits(spent.credits)}, under the budget of ${format_formatCredits(budget)}; the rest cannot be added up, so the check refuses rather than under-count. No run was created.`);
+    }
+    return undefined;
+}
+/** The credits of the home's runs carrying `tags`, created after `since` when given. */
+async function creditsOf(client, tags, since, { home, deadline, log }) {
+    const listed = await listTaggedRuns(client, tags, since ? { created_after: since } : {}, {
+        maxPages: timing/* CREDIT_BUDGET_CHECK */.PK.maxPages,
+        deadline,
+    });
+    if (listed.filteredHere) {
+        log.info(`The service cannot filter runs by metadata on this plan (feature_not_available): listed the runs by time and added up those tagged ${Object.entries(tags)
+            .map(([key, value]) => `${key}=${value}`)
+            .join(', ')} here.`);
+    }
+    const runs = listed.runs.filter((run) => ofHomeForge(run, home));
+    const credits = runs.reduce((sum, run) => sum + creditsSpent(run), 0);
+    return { credits, runs: runs.length, complete: listed.complete };
+}
+
+;// CONCATENATED MODULE: ./src/run/interruption.ts
+
+
+
+
+/**
+ * The workflow cancelling the step: SIGINT or SIGTERM. The first signal aborts the wait and
+ * cancels what the schedule has in flight at once, within what the runner leaves before it
+ * kills the step, for one run as for a set; the step then reports itself interrupted.
+ */
+class Interruption {
+    #controller = new AbortController();
+    #deps;
+    #guarded;
+    #newerStep;
+    #handedOver;
+    #cancelling;
+    #stopListening = () => undefined;
+    constructor(deps) {
+        this.#deps = deps;
+    }
+    /** Aborts when the workflow cancels the step. */
+    get signal() {
+        return this.#controller.signal;
+    }
+    /** What a signal means for the step's outcome, in the door's words. */
+    get interrupted() {
+        return this.#deps.words.interrupted;
+    }
+    get cancelling() {
+        return this.#cancelling !== undefined;
+    }
+    listen() {
+        this.#stopListening = this.#deps.onSignal((signal) => {
+            if (this.#cancelling) {
+                this.#deps.log.info(`Received ${signal} again; still cancelling.`);
+                return;
+            }
+            this.#controller.abort();
+            this.#cancelling = this.#cancelOnSignal(signal);
+        });
+    }
+    /**
+     * previous_run: steer: on a signal, first asks whether a newer step for the thread has
+     * started; then the run is that step's, and is handed over rather than cancelled.
+     */
+    handsOverWhen(newerStep) {
+        this.#newerStep = newerStep;
+    }
+    /** Why the run was handed to a newer step instead of cancelled; undefined when it was not. */
+    get handedOver() {
+        return this.#handedOver;
+    }
+    /** The schedule now going: a signal's cancel goes to it. */
+    guard(stoppable) {
+        this.#guarded = stoppable;
+    }
+    stopListening() {
+        this.#stopListening();
+    }
+    /** The signal, once its cancel has been answered; undefined without a signal. */
+    async settled() {
+        return this.#cancelling;
+    }
+    /** Cancels what is in flight at once, within what the runner leaves before it kills the step. */
+    async #cancelOnSignal(signal) {
+        const why = { kind: 'signal', signal };
+        const deadline = cancelDeadline(why, Date.now());
+        // Should anything keep the process alive past the budget, end it before the runner's kill.
+        const exitIn = deadline - Date.now() + timing/* SIGNAL_CANCEL */.EJ.exitMarginMs;
+        setTimeout(() => this.#deps.exit(1), exitIn).unref();
+        this.#deps.log.info(`Received ${signal}: ${this.#deps.words.signalled}.`);
+        const decideBy = Date.now() + (deadline - Date.now()) * timing/* SIGNAL_CANCEL */.EJ.decideShare;
+        const newer = await this.#newerStep?.(decideBy).catch((error) => {
+            this.#deps.log.warning(`Could not tell whether a newer step for this thread has started (${safeForLog(errorMessage(error))}); cancelling the run, as for any cancelled step.`);
+            return undefined;
+        });
+        if (newer) {
+            this.#handedOver = newer;
+            this.#deps.log.info(`A newer step for this thread steers the run now (${newer}); handing it over, not cancelling it.`);
+            this.#guarded?.handOver();
+            return signal;
+        }
+        await this.#guarded?.cancelInFlight(why, deadline);
+        return signal;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/run/tracker.ts
+/**
+ * The run this step is responsible for. It persists the run ID the moment it
+ * is known, so that a hard kill still leaves the post step able to cancel it,
+ * and remembers whether the run still needs cancelling.
+ */
+class RunTracker {
+    /** Saves the step's whole list of runs, this one's record in it. */
+    #save;
+    #onKnown;
+    #invocation;
+    #runId;
+    #settled = false;
+    #pending;
+    #awaitingNewPass = false;
+    #decided = Promise.resolve();
+    #decide = () => undefined;
+    constructor(save, onKnown = () => undefined) {
+        this.#save = save;
+        this.#onKnown = onKnown;
+    }
+    /** What the post step needs of this run; undefined while no request that may make one went out. */
+    get saved() {
+        if (this.#invocation === undefined && this.#runId === undefined)
+            return undefined;
+        return {
+            ...(this.#invocation !== undefined ? { invocation: this.#invocation } : {}),
+            ...(this.#runId !== undefined ? { runId: this.#runId } : {}),
+            ...(this.#settled ? { settled: true } : {}),
+            ...(this.#awaitingNewPass ? { awaitingNewPass: true } : {}),
+        };
+    }
+    get runId() {
+        return this.#runId;
+    }
+    /** Whether a cancel request is owed: a run exists and has not ended or been handed off. */
+    get needsCancel() {
+        return this.#runId !== undefined && !this.#settled;
+    }
+    /** A create request went out and its run has been neither seen nor ruled out. */
+    get mayHaveUnseenRun() {
+        return this.#pending === 'create';
+    }
+    /**
+     * A follow-up was accepted (or may have been) and the run has not yet been
+     * seen leaving the state it had before: a cancel answering "already finished"
+     * may come before the run restarts, so it proves nothing.
+     */
+    get awaitingNewPass() {
+        return this.#awaitingNewPass;
+    }
+    /** A create request tagged `invocation` is about to go out; its run may exist before its answer. */
+    creating(invocation) {
+        // A new run: whatever was owed on an earlier one (a steer that fell back) is settled.
+        this.#settled = false;
+        this.#awaitingNewPass = false;
+        this.#invocation = invocation;
+        this.#save();
+        this.#expect('create');
+    }
+    /** The create request was refused: the service made no run. */
+    noRunMade() {
+        this.#resolvePending();
+    }
+    /**
+     * A follow-up to `runId` is about to go out; until it is answered, the run
+     * may yet restart, and until it is seen leaving its old state, a cancel's
+     * "already finished" may be stale. Saved first, for a post step after a kill.
+     */
+    followingUp(runId) {
+        this.#awaitingNewPass = true;
+        this.#remember(runId);
+        this.#save();
+        this.#expect('followup');
+    }
+    /** The follow-up was refused: the run is another workflow's work, and nothing is owed on it. */
+    followupRefused() {
+        this.settle();
+        this.#resolvePending();
+    }
+    newPassSeen() {
+        if (!this.#awaitingNewPass)
+            return;
+        this.#awaitingNewPass = false;
+        this.#save();
+    }
+    track(runId) {
+        this.#remember(runId);
+        this.#resolvePending();
+    }
+    /**
+     * Back to the run this step created, after another of its key could not be steered in its
+     * stead (previous_run: steer): it is owed again, and no follow-up is awaited on it.
+     */
+    keepOwn(runId) {
+        this.#settled = false;
+        this.#awaitingNewPass = false;
+        this.#remember(runId);
+        this.#save();
+    }
+    /** The run ended, was cancelled, or was handed off on purpose, or none was made: nothing is owed. */
+    settle() {
+        if (this.#settled)
+            return;
+        this.#settled = true;
+        this.#save();
+    }
+    /**
+     * The run ID once no request in flight can change it (a create's or a
+     * follow-up's answer), or after `ms` at most, whatever is known then.
+     */
+    async whenDecided(ms) {
+        if (this.#pending === undefined)
+            return this.#runId;
+        let timer;
+        const timeout = new Promise((resolve) => (timer = setTimeout(resolve, ms)));
+        try {
+            await Promise.race([this.#decided, timeout]);
+        }
+        finally {
+            clearTimeout(timer);
+        }
+        return this.#runId;
+    }
+    /** Whether a create or follow-up request is still out. */
+    get deciding() {
+        return this.#pending !== undefined;
+    }
+    #remember(runId) {
+        if (this.#runId === runId)
+            return;
+        this.#runId = runId;
+        this.#save();
+        this.#onKnown(runId);
+    }
+    #expect(pending) {
+        this.#pending = pending;
+        this.#decided = new Promise((resolve) => (this.#decide = resolve));
+    }
+    #resolvePending() {
+        this.#pending = undefined;
+        this.#decide();
+    }
+}
+/**
+ * The step's runs, one run's or a set's, as one list for the post step: each run's tracker
+ * saves the whole list at every change, so a hard kill leaves the latest.
+ */
+class TrackedRuns {
+    #store;
+    #trackers = [];
+    constructor(store) {
+        this.#store = store;
+    }
+    /** A tracker for one more run, in the list. */
+    track(onKnown) {
+        const tracker = new RunTracker(() => this.#saveAll(), onKnown);
+        this.#trackers.push(tracker);
+        return tracker;
+    }
+    #saveAll() {
+        this.#store.saveRuns(this.#trackers.flatMap((tracker) => tracker.saved ?? []));
+    }
+}
+
+;// CONCATENATED MODULE: ./src/state.ts
+/**
+ * The one place that knows the action's saved state. The runner's `saveState` appends
+ * to GITHUB_STATE at once, and the runner reads that file even after a hard
+ * kill, so whatever is saved here reaches the post step as STATE_<name>.
+ */
+const KEYS = {
+    runs: 'runs',
+    ofSet: 'runs_of_set',
+    commentId: 'comment_id',
+    statusSha: 'status_sha',
+    checkRunId: 'check_run_id',
+    checkRunLookup: 'check_run_lookup',
+    checkRunReport: 'check_run_report',
+    checkRunDone: 'check_run_done',
+    setComment: 'set_comment',
+};
+/** Whether the main step's check run is still to be completed by the post step. */
+function checkRunLeft(saved) {
+    return !saved.checkRunDone && (saved.checkRunId !== undefined || !!saved.checkRunLookup);
+}
+/** The step's saved state, written through its runner's port. */
+function savedState(io) {
+    return {
+        saveCommentId: (commentId) => io.saveState(KEYS.commentId, String(commentId)),
+        saveStatusSha: (sha) => io.saveState(KEYS.statusSha, sha),
+        saveCheckRunLookup: (lookup) => io.saveState(KEYS.checkRunLookup, lookup ? JSON.stringify(lookup) : ''),
+        saveCheckRunId: (id) => io.saveState(KEYS.checkRunId, String(id)),
+        saveCheckRunReport: (report) => io.saveState(KEYS.checkRunReport, JSON.stringify(report)),
+        markCheckRunDone: () => io.saveState(KEYS.checkRunDone, 'true'),
+        saveRuns: (records) => io.saveState(KEYS.runs, JSON.stringify(records)),
+        markSet: () => io.saveState(KEYS.ofSet, 'true'),
+        saveSetComment: (record) => io.saveState(KEYS.setComment, JSON.stringify(record)),
+    };
+}
+function readSavedRun(io) {
+    return {
+        runs: readRuns(io.getState(KEYS.runs)),
+        ofSet: io.getState(KEYS.ofSet) === 'true',
+        commentId: Number(io.getState(KEYS.commentId)) || undefined,
+        statusSha: io.getState(KEYS.statusSha) || undefined,
+        checkRunId: Number(io.getState(KEYS.checkRunId)) || undefined,
+        checkRunLookup: readCheckRunLookup(io.getState(KEYS.checkRunLookup)),
+        checkRunReport: readCheckReport(io.getState(KEYS.checkRunReport)),
+        checkRunDone: io.getState(KEYS.checkRunDone) === 'true',
+        setComment: readSetComment(io.getState(KEYS.setComment)),
+    };
+}
+function readCheckRunLookup(saved) {
+    const { sha, externalId } = parseRecord(saved);
+    return typeof sha === 'string' && typeof externalId === 'string' ? { sha, externalId } : undefined;
+}
+function readCheckReport(saved) {
+    const { conclusion, title, summary } = parseRecord(saved);
+    return typeof conclusion === 'string' && typeof title === 'string' && typeof summary === 'string'
+        ? { conclusion, title, summary }
+        : undefined;
+}
+function parseRecord(saved) {
+    try {
+        const record = saved ? JSON.parse(saved) : {};
+        return typeof record === 'object' && record !== null ? record : {};
+    }
+    catch {
+        return {};
+    }
+}
+function readSetComment(saved) {
+    try {
+        const { commentId, set } = (saved ? JSON.parse(saved) : {});
+        return Number.isSafeInteger(commentId) && typeof set === 'string'
+            ? { commentId: commentId, set }
+            : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function readRuns(saved) {
+    let records;
+    try {
+        records = saved ? JSON.parse(saved) : [];
+    }
+    catch {
+        return [];
+    }
+    if (!Array.isArray(records))
+        return [];
+    return records.flatMap((record) => {
+        if (typeof record !== 'object' || record === null)
+            return [];
+        const { invocation, runId, settled, awaitingNewPass } = record;
+        if (typeof invocation !== 'string' && typeof runId !== 'string')
+            return [];
+        return [
+            {
+                ...(typeof invocation === 'string' ? { invocation } : {}),
+                ...(typeof runId === 'string' ? { runId } : {}),
+                ...(settled === true ? { settled } : {}),
+                ...(awaitingNewPass === true ? { awaitingNewPass } : {}),
+            },
+        ];
+    });
+}
+
+;// CONCATENATED MODULE: ./src/agent/sources.ts
+
+/**
+ * The agent's work as the API client gives it: the conversation, and a file's
+ * bytes through getArtifact and its signed URL (which the client fetches
+ * without the key, capped in size and time).
+ */
+function agentWorkSources(client) {
+    return {
+        getConversation: (runId, signal, deadline) => client.getConversation(runId, { ...timing/* CONVERSATION_READ */.xH, signal, deadline }),
+        fetchFile: async (artifact, signal) => {
+            const answer = await client.getArtifact(artifact.artifactUid ?? '', { signal });
+            const url = downloadUrlOf(answer);
+            if (!url)
+                throw new Error('the service gave no download URL for it');
+            const { body } = await client.downloadSignedUrl(url, { signal });
+            return body;
+        },
+    };
+}
+/** `data.download_url` of an artifact answer, read defensively. */
+function downloadUrlOf(answer) {
+    if (typeof answer !== 'object' || answer === null)
+        return undefined;
+    const data = answer.data;
+    if (typeof data !== 'object' || data === null)
+        return undefined;
+    const url = data.download_url;
+    return typeof url === 'string' && url !== '' ? url : undefined;
+}
+
+;// CONCATENATED MODULE: external "node:crypto"
+const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
 ;// CONCATENATED MODULE: ./src/github/own-comments.ts
 
 
@@ -8027,7 +9678,7 @@ class OwnComments {
             repo: this.#thread.repo,
             issue_number: this.#thread.issueNumber,
             per_page: 100,
-            ...octokit_withDeadline(),
+            ...withDeadline(),
         });
         return comments.filter((comment) => comment.user?.login === me);
     }
@@ -8038,7 +9689,7 @@ class OwnComments {
                 owner: this.#thread.owner,
                 repo: this.#thread.repo,
                 comment_id: commentId,
-                ...octokit_withDeadline(),
+                ...withDeadline(),
             });
             return { body: data.body, user: data.user, me: await this.me() };
         }
@@ -8054,7 +9705,7 @@ class OwnComments {
             repo: this.#thread.repo,
             issue_number: this.#thread.issueNumber,
             body,
-            ...octokit_withDeadline(),
+            ...withDeadline(),
         });
         return data.id;
     }
@@ -8064,7 +9715,7 @@ class OwnComments {
             repo: this.#thread.repo,
             comment_id: commentId,
             body,
-            ...octokit_withDeadline(),
+            ...withDeadline(),
         });
     }
     async delete(commentId) {
@@ -8072,7 +9723,7 @@ class OwnComments {
             owner: this.#thread.owner,
             repo: this.#thread.repo,
             comment_id: commentId,
-            ...octokit_withDeadline(),
+            ...withDeadline(),
         });
     }
     /** `owner/repo#number`, for the log. */
@@ -8275,7 +9926,7 @@ async function admitAuthor(octokit, repository, author, rules) {
         const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
             ...repository,
             username: screening.login,
-            ...octokit_withDeadline(),
+            ...withDeadline(),
         });
         return judgeRole(screening.login, roleOf(data), rules.commenterPermission);
     }
@@ -8285,46 +9936,6 @@ async function admitAuthor(octokit, repository, author, rules) {
             reason: `the author's permission could not be checked (${reasonOf(error)})`,
         };
     }
-}
-
-;// CONCATENATED MODULE: ./src/github/event.ts
-function eventAuthorOf(payload) {
-    const [user, what] = payload?.comment
-        ? [payload.comment.user, 'comment']
-        : payload?.review
-            ? [payload.review.user, 'review']
-            : [payload?.sender, 'event'];
-    const login = user?.login;
-    if (typeof login !== 'string' || login === '')
-        return undefined;
-    return { login, isBot: user?.type === 'Bot' || login.endsWith('[bot]'), what };
-}
-const SHA = /^[0-9a-f]{40}$/;
-/** The pull request's head as the event delivered it (pull_request events only). */
-function eventHeadSha(payload) {
-    const sha = payload?.pull_request?.head?.sha;
-    return typeof sha === 'string' && SHA.test(sha) ? sha : undefined;
-}
-/**
- * The pull request a run this step continues made (`continue_from: pull_request`): the event's
- * own, else the first of a workflow_run's or check_suite's (a failed check on its head).
- */
-function eventMadeChange(payload) {
-    const own = eventPullRequest(payload);
-    if (own !== undefined)
-        return own;
-    const listed = payload?.workflow_run?.pull_requests ?? payload?.check_suite?.pull_requests;
-    const first = Array.isArray(listed) ? listed[0]?.number : undefined;
-    return typeof first === 'number' && Number.isSafeInteger(first) && first > 0 ? first : undefined;
-}
-/** The pull request the event is about: its number, when the thread is a pull request. */
-function eventPullRequest(payload) {
-    if (typeof payload?.pull_request?.number === 'number')
-        return payload.pull_request.number;
-    if (payload?.issue?.pull_request && typeof payload.issue.number === 'number') {
-        return payload.issue.number;
-    }
-    return undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/github/approval.ts
@@ -8363,7 +9974,7 @@ async function decideApproval(github, context, log) {
         return { kind: 'refuse', reason: read };
     const pull = read;
     if (comment) {
-        const verdict = await judge(octokit, comment, pull, github);
+        const verdict = await approval_judge(octokit, comment, pull, github);
         if (!verdict.counts)
             return { kind: 'refuse', reason: verdict.reason, pull };
         const { login, via, madeAt, sha } = comment;
@@ -8421,7 +10032,7 @@ async function readPull(octokit, where) {
             owner: where.owner,
             repo: where.repo,
             pull_number: where.number,
-            ...octokit_withDeadline(),
+            ...withDeadline(),
         });
         const head = data.head.sha;
         if (!/^[0-9a-f]{40}$/.test(head))
@@ -8443,7 +10054,7 @@ async function readPull(octokit, where) {
     }
 }
 /** One approval judged: the pure screening, then the author's permission as GitHub reports it. */
-async function judge(octokit, claim, pull, github) {
+async function approval_judge(octokit, claim, pull, github) {
     const screening = screenApproval(claim, pull);
     if (screening.kind === 'refused')
         return { counts: false, reason: screening.reason };
@@ -8452,7 +10063,7 @@ async function judge(octokit, claim, pull, github) {
             owner: pull.owner,
             repo: pull.repo,
             username: screening.login,
-            ...octokit_withDeadline(),
+            ...withDeadline(),
         });
         return judgeApprover(claim, roleOf(data), github.approverPermission, pull.head);
     }
@@ -8476,7 +10087,7 @@ async function approvingReview(octokit, pull, github, log) {
             repo: pull.repo,
             pull_number: pull.number,
             per_page: 100,
-            ...octokit_withDeadline(),
+            ...withDeadline(),
         });
     }
     catch (error) {
@@ -8498,7 +10109,7 @@ async function approvingReview(octokit, pull, github, log) {
             isBot: review.user.type === 'Bot' || review.user.login.endsWith('[bot]'),
             sha: review.commit_id,
         };
-        const verdict = await judge(octokit, claim, pull, github);
+        const verdict = await approval_judge(octokit, claim, pull, github);
         if (verdict.counts) {
             return { pull, login: claim.login, via: 'review', sha: claim.sha, reason: verdict.reason };
         }
@@ -8643,6 +10254,7 @@ class NewestWrites {
 
 
 
+
 /** GitHub refuses a longer description. */
 const MAX_DESCRIPTION = 140;
 function statusContext(key) {
@@ -8714,7 +10326,7 @@ class CommitStatusReporter {
                 state: report.state,
                 description: report.description,
                 target_url: report.targetUrl,
-                ...octokit_withDeadline(),
+                ...withDeadline(),
             });
         }
         catch (error) {
@@ -8730,6 +10342,7 @@ class CommitStatusReporter {
  * on the work from a run that broke: only a review that requests changes is "changes
  * requested"; a run that failed, errored or gave no valid result says so in its title.
  */
+
 
 
 
@@ -8991,668 +10604,8 @@ function refused(error) {
     return response !== undefined && status !== undefined && status >= 400 && status < 500;
 }
 
-;// CONCATENATED MODULE: ./src/world.ts
-
-/** The workflow run's page (its attempt's, when known); undefined without a run. */
-function workflowRunUrl(run) {
-    const { serverUrl, repository, runId } = run;
-    if (!repository || !runId || !/^\d+$/.test(runId))
-        return undefined;
-    const attempt = /^\d+$/.test(run.runAttempt ?? '') ? run.runAttempt : undefined;
-    const base = `${(serverUrl || 'https://github.com').replace(/\/+$/, '')}/${repository}/actions/runs/${runId}`;
-    return safeHttpUrl(attempt ? `${base}/attempts/${attempt}` : base);
-}
-
-;// CONCATENATED MODULE: ./src/github/thread.ts
-const THREAD_EVENTS = [
-    'pull_request',
-    'pull_request_target',
-    'pull_request_review',
-    'issues',
-    'issue_comment',
-];
-/** Pure: the triggering thread, from the event's name and payload, or why there is none. */
-function threadOf(eventName, payload, repository) {
-    if (!THREAD_EVENTS.includes(eventName)) {
-        return {
-            kind: 'none',
-            reason: `the ${eventName || 'unknown'} event has no pull request or issue to comment on (only ${THREAD_EVENTS.join(', ')} do)`,
-        };
-    }
-    if (!payload) {
-        return { kind: 'none', reason: 'the event payload (GITHUB_EVENT_PATH) cannot be read' };
-    }
-    const issueNumber = payload.pull_request?.number ?? payload.issue?.number;
-    if (!repository || typeof issueNumber !== 'number') {
-        return { kind: 'none', reason: `the ${eventName} event names no pull request or issue` };
-    }
-    return { kind: 'found', thread: { ...repository, issueNumber } };
-}
-
-;// CONCATENATED MODULE: ./src/github/context.ts
-
-
-
-
-/**
- * What a step knows of GitHub, from the world its door read once: the repository, the event
- * and its thread, the workflow run, and one client for the token, built the first time it is
- * needed (most steps never need it). Every GitHub surface of the step is handed this.
- */
-class GitHubContext {
-    repository;
-    eventName;
-    event;
-    /** The pull request or issue the event is about, for the comment. */
-    thread;
-    /** The pull request's number, when the event is about one. */
-    pullRequest;
-    /** The pull request's head as the event delivered it (pull_request events only), or approved. */
-    eventHeadSha;
-    /** GITHUB_SHA, when it is a commit's. */
-    sha;
-    workflowRun;
-    /** GitHub's web address, as the world gives it: the links to other workflow runs start there. */
-    serverUrl;
-    /** `<job>/<step>`, written into the comment's marker. */
-    step;
-    /** Whether there is a token: without one, no GitHub surface is written. */
-    hasToken;
-    #client;
-    #octokit;
-    /**
-     * The world's GitHub, for the step's token. `approvedHead`: the head an approval pinned the
-     * run to (approval), which it works on in place of the event's.
-     */
-    constructor(token, world, approvedHead) {
-        const [owner, repo] = (world.repository ?? '').split('/');
-        this.repository = owner && repo ? { owner, repo } : undefined;
-        this.eventName = world.eventName ?? '';
-        this.event = world.event;
-        this.thread = threadOf(this.eventName, this.event, this.repository);
-        this.pullRequest = eventPullRequest(this.event);
-        this.eventHeadSha = approvedHead ?? eventHeadSha(this.event);
-        this.sha = context_SHA.test(world.sha ?? '') ? world.sha : undefined;
-        this.workflowRun = workflowRunUrl(world);
-        this.serverUrl = world.serverUrl;
-        this.step = `${world.job ?? 'job'}/${world.action ?? 'step'}`;
-        this.hasToken = token !== '';
-        this.#client = () => loadOctokit(token, world.apiUrl);
-    }
-    /** The one GitHub client of the step. */
-    client() {
-        this.#octokit ??= this.#client();
-        return this.#octokit;
-    }
-}
-const context_SHA = /^[0-9a-f]{40}$/;
-
-;// CONCATENATED MODULE: ./src/agent/conversation.ts
-/**
- * A run's normalized conversation (`GET /agent/runs/{runId}/conversation`),
- * read defensively: the body is whatever the service (or a proxy) sent, so
- * every member is checked, and anything of the wrong type is left out rather
- * than trusted. Nothing here throws on any input.
- */
-
-/** Nested steps deeper than this are ignored: a body cannot make the action recurse without end. */
-const MAX_DEPTH = 32;
-function parseConversation(body) {
-    return { steps: parseSteps(conversation_isRecord(body) ? body.steps : undefined, 0) };
-}
-function parseSteps(value, depth) {
-    if (!Array.isArray(value) || depth > MAX_DEPTH)
-        return [];
-    return value.filter(conversation_isRecord).map((step) => ({
-        id: stringOr(step.id, ''),
-        summary: nonEmpty(step.summary) ?? nonEmpty(step.description),
-        completed: typeof step.completed_at === 'string' && step.completed_at !== '',
-        messages: Array.isArray(step.messages) ? step.messages.filter(conversation_isRecord).map(parseMessage) : [],
-        steps: parseSteps(step.steps, depth + 1),
-    }));
-}
-function parseMessage(message) {
-    const blocks = Array.isArray(message.content) ? message.content.filter(conversation_isRecord) : [];
-    const at = typeof message.timestamp === 'string' ? Date.parse(message.timestamp) : NaN;
-    return {
-        role: stringOr(message.role, ''),
-        at: Number.isFinite(at) ? at : undefined,
-        texts: blocks
-            .filter((block) => block.type === 'text' && typeof block.text === 'string')
-            .map((block) => block.text),
-        actions: blocks
-            .filter((block) => block.type === 'action')
-            .map((block) => ({
-            id: stringOr(block.id, ''),
-            category: stringOr(block.category, ''),
-            name: stringOr(block.name, ''),
-        }))
-            .filter((action) => action.category !== '' || action.name !== ''),
-    };
-}
-/** Every message, depth first: a step's own messages, then its nested steps'. */
-function messagesInOrder(conversation) {
-    const out = [];
-    const visit = (steps) => {
-        for (const step of steps) {
-            out.push(...step.messages);
-            visit(step.steps);
-        }
-    };
-    visit(conversation.steps);
-    return out;
-}
-/**
- * The agent's final message: the text of the last `assistant` message that has
- * any text (one that only took actions says nothing). "Last" is by timestamp
- * when every such message has one, else by position in the conversation.
- * Several text blocks are joined by a blank line. Undefined when there is none.
- */
-function finalAnswer(conversation) {
-    const candidates = messagesInOrder(conversation)
-        .map((message, order) => ({ message, order, text: message.texts.join('\n\n').trim() }))
-        .filter(({ message, text }) => message.role === 'assistant' && text !== '');
-    if (candidates.length === 0)
-        return undefined;
-    const byTime = candidates.every(({ message }) => message.at !== undefined);
-    const last = candidates.reduce((latest, candidate) => byTime && (candidate.message.at ?? 0) < (latest.message.at ?? 0) ? latest : candidate);
-    return last.text;
-}
-/** GitHub keeps at most 1 MiB of outputs per job; the answer takes a quarter of it at most. */
-const RESULT_OUTPUT_LIMIT_BYTES = 256 * 1024;
-/**
- * The text for the `result` output: whole when it fits in `limit` bytes of
- * UTF-8, else its beginning (cut between characters) and a note saying so.
- */
-function capResult(text, limit = RESULT_OUTPUT_LIMIT_BYTES) {
-    const bytes = Buffer.byteLength(text, 'utf8');
-    if (bytes <= limit)
-        return { text, truncated: false, bytes };
-    const note = `\n\n[Truncated: the agent's final message is ${formatDecimal(bytes, 0)} bytes; the result output keeps the first ${Math.floor(limit / 1024)} KiB. The whole message is in the session transcript.]`;
-    const room = Math.max(0, limit - Buffer.byteLength(note, 'utf8'));
-    return { text: cutUtf8(text, room) + note, truncated: true, bytes };
-}
-/** The longest prefix of `text` that fits in `maxBytes` of UTF-8, never splitting a character. */
-function cutUtf8(text, maxBytes) {
-    const encoded = Buffer.from(text, 'utf8');
-    let end = Math.min(maxBytes, encoded.length);
-    // Back off continuation bytes (10xxxxxx) to the start of the character they belong to.
-    while (end > 0 && end < encoded.length && ((encoded[end] ?? 0) & 0xc0) === 0x80)
-        end -= 1;
-    return encoded.subarray(0, end).toString('utf8');
-}
-function conversation_isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function stringOr(value, fallback) {
-    return typeof value === 'string' ? value : fallback;
-}
-function nonEmpty(value) {
-    return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/agent/cost.ts
-
-const CREDIT_PARTS = ['compute_cost', 'inference_cost', 'platform_cost'];
-/**
- * What a run has spent, in credits (0 when the service says nothing): the one reading of spend
- * that the credit budgets and the ledger (`report`) both add up, so they agree on the same runs.
- */
-function creditsSpent(run) {
-    return costOf(run.request_usage).credits ?? 0;
-}
-function costOf(requestUsage) {
-    if (typeof requestUsage !== 'object' || requestUsage === null) {
-        return { credits: undefined, usd: undefined };
-    }
-    const usage = requestUsage;
-    return {
-        credits: sumOf(CREDIT_PARTS.map((part) => usage[part])),
-        usd: sumOf(CREDIT_PARTS.map((part) => usage[`${part}_usd`])),
-    };
-}
-/** The sum of the parts that are usable numbers; undefined when none is. */
-function sumOf(values) {
-    const numbers = values.filter((value) => typeof value === 'number' && Number.isFinite(value) && value >= 0);
-    if (numbers.length === 0)
-        return undefined;
-    return roundTo(numbers.reduce((sum, value) => sum + value, 0), 6);
-}
-/** The summary's cost row: credits, then dollars; undefined when the service reported neither. */
-function describeCost(cost) {
-    const parts = [
-        cost.credits === undefined ? undefined : formatCredits(cost.credits),
-        cost.usd === undefined ? undefined : formatUsd(cost.usd),
-    ].filter((part) => part !== undefined);
-    return parts.length > 0 ? parts.join(', ') : undefined;
-}
-/**
- * The `max_credits` soft cap: past it (strictly more credits than the cap),
- * the run is to be cancelled. A run that reports no credits is not over it.
- */
-function isOverBudget(cost, maxCredits) {
-    return maxCredits !== undefined && cost.credits !== undefined && cost.credits > maxCredits;
-}
-function describeOverBudget(cost, maxCredits) {
-    return `The run used ${formatCredits(cost.credits ?? 0)}, more than the max_credits cap of ${formatCredits(maxCredits)}`;
-}
-
-;// CONCATENATED MODULE: ./src/report/json-output.ts
-
-
-/**
- * The most a JSON output (`run`, `structured_output`, `artifacts`, `runs`)
- * holds. GitHub keeps a step output of up to 1 MB; each of ours keeps well
- * inside, as `result` does (256 KiB).
- */
-const JSON_OUTPUT_LIMIT_BYTES = 256 * 1024;
-/**
- * `value` as the JSON of output `name`: whole when it can be written and fits;
- * else its `smaller()` form, with a note that says why (no output when there is
- * none). Never throws: an output must not fail a run, and JSON.stringify throws
- * on a value nested a few thousand deep (which JSON.parse reads).
- */
-function jsonOutput(name, value, smaller) {
-    const whole = serialise(value);
-    if (typeof whole === 'string')
-        return { json: whole };
-    const why = `the ${name} ${whole.why}`;
-    const cutForm = smaller?.();
-    const json = cutForm && serialise(cutForm.value);
-    if (typeof json !== 'string')
-        return { note: `The ${name} output is not set: ${why}.` };
-    return {
-        json,
-        note: `The ${name} output holds ${cutForm?.keeps}: ${why}. The step's outcome is unchanged.`,
-    };
-}
-/** The leading items whose JSON fits in an output, for an array that is too long. */
-function leadingThatFit(items) {
-    const kept = [];
-    let bytes = 2;
-    for (const item of items) {
-        const json = serialise(item);
-        if (typeof json !== 'string')
-            break;
-        bytes += Buffer.byteLength(json, 'utf8') + 1;
-        if (bytes > JSON_OUTPUT_LIMIT_BYTES)
-            break;
-        kept.push(item);
-    }
-    return kept;
-}
-/** Sets the output, if there is one, and warns with its note, if any. */
-function setJsonOutput(io, name, output) {
-    if (output.note)
-        io.warning(safeForLog(output.note));
-    if (output.json !== undefined)
-        io.setOutput(name, output.json);
-}
-/** The JSON, or why it cannot be an output. */
-function serialise(value) {
-    let json;
-    try {
-        json = JSON.stringify(value) ?? 'null';
-    }
-    catch (error) {
-        return { why: `could not be written as JSON (${cut(errorMessage(error), 200)})` };
-    }
-    const bytes = Buffer.byteLength(json, 'utf8');
-    if (bytes <= JSON_OUTPUT_LIMIT_BYTES)
-        return json;
-    return { why: `is ${bytes} bytes as JSON, over the ${JSON_OUTPUT_LIMIT_BYTES}-byte limit` };
-}
-/** A text field kept in a cut `run` output is at most this long. */
-const KEPT_TEXT_CHARS = 2_000;
-/** A field of another kind is kept in a cut `run` output when its JSON is at most this long. */
-const KEPT_FIELD_BYTES = 16 * 1024;
-/**
- * The `run` output when the whole run cannot be one: its top-level fields,
- * text cut and each other field kept only when it is small and can be written
- * (so `state`, `request_usage` and `status_message` stay where a workflow
- * reads them), with `truncated: true`; at worst only what names the run.
- */
-function runOutput(run) {
-    return jsonOutput('run', run, () => {
-        const kept = {};
-        for (const [key, value] of Object.entries(run)) {
-            if (typeof value === 'string')
-                kept[key] = cut(value, KEPT_TEXT_CHARS);
-            else if (isSmall(value))
-                kept[key] = value;
-        }
-        kept.truncated = true;
-        const keeps = 'only its top-level fields that fit, text cut, with "truncated": true';
-        // Thousands of top-level fields could still be too many.
-        if (isSmall(kept, JSON_OUTPUT_LIMIT_BYTES))
-            return { value: kept, keeps };
-        return {
-            value: { run_id: run.run_id, state: run.state, truncated: true },
-            keeps: 'only run_id and state, with "truncated": true',
-        };
-    });
-}
-function isSmall(value, limit = KEPT_FIELD_BYTES) {
-    try {
-        return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8') <= limit;
-    }
-    catch {
-        return false;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/report/agent-work.ts
-
-
-/**
- * The parts of the job summary and the comment that show the agent's work:
- * its answer, its files, and what a BLOCKED run waits for. Agent text goes
- * through agentMarkdown; service text through escapeMarkdown.
- */
-/** The answer shown in the job summary: GitHub keeps at most 1 MiB of summary per step. */
-const SUMMARY_ANSWER_CHARS = 200_000;
-/** The summary's block with the agent's final message, open so that it reads at a glance. */
-function renderAnswerBlock(answer, label = "The agent's answer") {
-    if (answer === undefined || answer.trim() === '')
-        return undefined;
-    return agentDetails(label, clipAnswer(answer, SUMMARY_ANSWER_CHARS), true);
-}
-const ICONS = {
-    PULL_REQUEST: '🔀',
-    FILE: '📄',
-    SCREENSHOT: '🖼️',
-    PLAN: '📝',
-};
-/** The list of artifacts, with where downloaded files went. */
-function renderArtifacts(artifacts, downloadedTo, downloadDir) {
-    if (artifacts.length === 0)
-        return undefined;
-    const lines = ['**Artifacts**', ''];
-    for (const artifact of artifacts.slice(0, 200)) {
-        const icon = ICONS[artifact.type] ?? '📦';
-        const label = escapeMarkdown(clip(artifact.filepath ?? artifact.name ?? artifact.type, 300));
-        const url = safeHttpUrl(artifact.url);
-        const named = url ? `[${label}](${url})` : label;
-        const path = downloadedTo.get(artifact);
-        const where = path ? ` → <code>${escapeMarkdown(path)}</code>` : '';
-        lines.push(`- ${icon} ${escapeMarkdown(artifact.type)}: ${named}${where}`);
-    }
-    if (artifacts.length > 200)
-        lines.push(`- … and ${artifacts.length - 200} more`);
-    if (downloadDir && downloadedTo.size > 0) {
-        lines.push('', `Downloaded files are in <code>${escapeMarkdown(downloadDir)}</code>.`);
-    }
-    return lines.join('\n');
-}
-/** What a BLOCKED run waits for (agent text, shown safely) and how to answer. */
-function renderBlocked(question, answerWays) {
-    const link = safeHttpUrl(answerWays.sessionLink);
-    const ways = [link ? `answer in the [session](${link})` : 'answer in the session, in the app'];
-    if (answerWays.continueRun)
-        ways.push('reply with a comment here; continue_run passes it on');
-    const lines = [
-        '> [!WARNING]',
-        `> The run is BLOCKED: it waits for a person. To move it on, ${ways.join(', or ')}.`,
-        '',
-    ];
-    if (question)
-        lines.push(agentDetails('What it waits for', clip(question, 20_000), true), '');
-    return lines.join('\n');
-}
-
-;// CONCATENATED MODULE: ./src/report/summary.ts
-
-
-
-
-
-
-
-
-
-
-/** What the step's outcome means for the workflow: pass or fail, and its words on every surface. */
-function verdictOf(outcome) {
-    return describeEnding(endingOf(outcome));
-}
-/** The run's usage as `key: value` pairs, for the summary; numbers and short strings only. */
-function usageOf(run) {
-    const entries = Object.entries(run.request_usage ?? {}).filter(([, value]) => typeof value === 'number' || (typeof value === 'string' && value.length <= 64));
-    if (entries.length === 0)
-        return undefined;
-    return entries.map(([key, value]) => `${key.replace(/_/g, ' ')}: ${String(value)}`).join(', ');
-}
-/** The job summary, as GitHub-flavoured Markdown. Every text from the API is escaped. */
-function renderSummary(outcome, extras = {}) {
-    const verdict = verdictOf(outcome);
-    const run = outcome.run;
-    const rows = [];
-    if (run) {
-        rows.push(['Run', `<code>${escapeMarkdown(run.run_id)}</code>`]);
-        // One fact, one row: the state is named apart only when the outcome's word is another.
-        const state = run.state.toLowerCase() === verdict.outcome
-            ? ''
-            : ` (state <code>${escapeMarkdown(run.state)}</code>)`;
-        rows.push(['Outcome', `<code>${verdict.outcome}</code>${state}`]);
-        const duration = durationOf(outcome);
-        if (duration)
-            rows.push(['Duration', duration]);
-        const link = safeHttpUrl(run.session_link);
-        if (link)
-            rows.push(['Session', `[Open the session transcript](${link})`]);
-        const pullRequest = safeHttpUrl(pullRequestUrlOf(run));
-        if (pullRequest) {
-            rows.push([
-                'Pull request',
-                `[${escapeMarkdown(pullRequestLabel(pullRequest))}](${pullRequest})`,
-            ]);
-        }
-        const cost = describeCost(costOf(run.request_usage));
-        const usage = cost ?? usageOf(run);
-        if (usage)
-            rows.push([cost ? 'Cost' : 'Usage', escapeMarkdown(usage)]);
-        const message = run_statusMessageOf(run);
-        if (message && !verdict.passes) {
-            rows.push(['Status message', inlineText(clip(message, 2000))]);
-        }
-    }
-    const lines = [
-        `### ${verdict.icon} ${escapeMarkdown(verdict.headline)}`,
-        '',
-        escapeMarkdown(verdict.why),
-        '',
-    ];
-    if (rows.length > 0)
-        lines.push(...factsTable(rows), '');
-    if (run && meaningOf(run.state) === 'failed') {
-        const notes = failureNotes(run.status_message, extras.now ?? Date.now());
-        if (notes.length > 0)
-            lines.push(notes.map(escapeMarkdown).join(' '), '');
-    }
-    if (run && meaningOf(run.state) === 'blocked') {
-        const asked = outcome.kind === 'blocked'
-            ? outcome.question
-            : (extras.blockedQuestion ?? blockedQuestion(run.status_message, undefined));
-        // The agent's last message is often its question: shown once, as the answer, below.
-        const question = asked?.trim() === extras.answer?.trim() ? undefined : asked;
-        lines.push(renderBlocked(question, {
-            sessionLink: run.session_link,
-            continueRun: extras.continueRun ?? false,
-        }));
-    }
-    else if (outcome.kind === 'timed-out' && meaningOf(outcome.stateAtTimeout) === 'blocked') {
-        lines.push('> [!WARNING]', '> The run was BLOCKED, waiting for a person, when the timeout ran out.', '');
-    }
-    const answer = extras.shownAnswer === undefined
-        ? renderAnswerBlock(extras.answer)
-        : renderAnswerBlock(extras.shownAnswer, "The agent's review");
-    if (answer)
-        lines.push(answer, '');
-    const artifacts = extras.artifacts &&
-        renderArtifacts(extras.artifacts, extras.downloadedTo ?? new Map(), extras.downloadDir);
-    if (artifacts)
-        lines.push(artifacts, '');
-    return lines.join('\n');
-}
-/** The job summary of a step that failed before it had an outcome (bad input, lost contact, …). */
-function renderErrorSummary(message, runId, step = 'step') {
-    const lines = [`### ${OUTCOME_RECORDS.error.icon} The ${step} failed`, ''];
-    if (runId)
-        lines.push(...factsTable([['Run', `<code>${escapeMarkdown(runId)}</code>`]]), '');
-    lines.push(escapeMarkdown(message), '');
-    return lines.join('\n');
-}
-/** A step that waits for an approval (approval): what it waits for, and the line to comment. */
-function renderAwaitingSummary(ending) {
-    const words = describeEnding(ending);
-    const lines = [`### ${words.icon} ${escapeMarkdown(words.headline)}`, '', words.detail ?? '', ''];
-    if (ending.head && !ending.refused) {
-        lines.push('To approve this commit, comment on the pull request:', '', '```', approveLine(ending.head), '```', '', 'or approve the pull request in a review of this commit.', '');
-    }
-    return lines.join('\n');
-}
-/**
- * Facts as a two-column table. GitHub's tables need a header row: the first fact is it, so no
- * empty header shows as a blank strip above the table.
- */
-function factsTable(rows) {
-    const [first, ...rest] = rows;
-    if (!first)
-        return [];
-    return [
-        `| **${first[0]}** | ${first[1]} |`,
-        '|---|---|',
-        ...rest.map(([field, value]) => `| **${field}** | ${value} |`),
-    ];
-}
-function durationOf(outcome) {
-    const fromService = outcome.run?.run_time ? parseIsoDuration(outcome.run.run_time) : undefined;
-    if (fromService !== undefined)
-        return formatDuration(fromService);
-    if (outcome.kind === 'finished' || outcome.kind === 'timed-out')
-        return formatDuration(outcome.elapsedMs);
-    return undefined;
-}
-/** `owner/repo#12` for a GitHub pull request URL, else the URL itself. */
-function pullRequestLabel(url) {
-    const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url);
-    return match ? `${match[1]}#${match[2]}` : url;
-}
-
-;// CONCATENATED MODULE: ./src/report/publish.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-/** Turns the step's outcome into outputs, a job summary, annotations and the exit status. */
-async function publishOutcome(io, outcome, extras = {}) {
-    const { run } = outcome;
-    const link = safeHttpUrl(run?.session_link);
-    const verdict = verdictOf(outcome);
-    io.setOutput('outcome', verdict.outcome);
-    if (run) {
-        io.setOutput('state', run.state);
-        if (link)
-            io.setOutput('session_link', run.session_link ?? link);
-        const message = run_statusMessageOf(run);
-        if (message)
-            io.setOutput('status_message', message);
-        const pullRequest = pullRequestUrlOf(run);
-        if (pullRequest)
-            io.setOutput('pull_request_url', pullRequest);
-        setJsonOutput(io, 'run', runOutput(run));
-        const cost = costOf(run.request_usage);
-        if (cost.credits !== undefined)
-            io.setOutput('credits', formatNumberOutput(cost.credits));
-        if (cost.usd !== undefined)
-            io.setOutput('cost_usd', formatNumberOutput(cost.usd));
-        const artifacts = extras.artifacts ?? parseArtifacts(run.artifacts);
-        const items = artifactsOutput(artifacts, extras.downloadedTo);
-        setJsonOutput(io, 'artifacts', jsonOutput('artifacts', items, () => {
-            const first = leadingThatFit(items);
-            return { value: first, keeps: `the first ${first.length} of ${items.length} artifacts` };
-        }));
-    }
-    if (extras.answer !== undefined) {
-        const result = capResult(extras.answer);
-        if (result.truncated) {
-            io.warning(`The agent's final message is ${result.bytes} bytes; the result output keeps the first 256 KiB.`);
-        }
-        io.setOutput('result', result.text);
-    }
-    if (extras.structuredOutput !== undefined) {
-        setJsonOutput(io, 'structured_output', jsonOutput('structured_output', extras.structuredOutput));
-    }
-    if (extras.verdict)
-        io.setOutput('verdict', extras.verdict);
-    await writeSummary(io, renderSummary(outcome, extras));
-    if (verdict.failure) {
-        io.setFailed(safeForLog(verdict.failure));
-    }
-    else if (link || verdict.outcome === 'superseded') {
-        const session = link ? ` Session transcript: ${link}` : '';
-        io.notice(`${safeForLog(verdict.headline)}.${session}`, { title: 'Cloud agent run' });
-    }
-    else {
-        io.info(`${safeForLog(verdict.headline)}.`);
-    }
-}
-/** A budget reached before the create: no run, `outcome` over_budget, and the step fails. */
-async function publishOverBudget(io, message) {
-    const outcome = 'over_budget';
-    io.setOutput('outcome', outcome);
-    const { icon } = OUTCOME_RECORDS[outcome];
-    await writeSummary(io, `### ${icon} Over budget: no run was created\n\n${escapeMarkdown(message)}\n`);
-    io.setFailed(safeForLog(message));
-}
-/**
- * No run was created: the step waits for an approval of the head (approval), or one given does
- * not count. The step passes, with a notice saying what it waits for.
- */
-async function publishAwaiting(io, ending) {
-    const words = describeEnding(ending);
-    io.setOutput('outcome', words.outcome);
-    await writeSummary(io, renderAwaitingSummary(ending));
-    io.notice(safeForLog(`${words.headline}. ${words.why}`), { title: 'Cloud agent run' });
-}
-/** A summary that cannot be written (no GITHUB_STEP_SUMMARY, e.g. locally) must not fail the step. */
-async function writeSummary(io, markdown) {
-    try {
-        await io.appendSummary(markdown);
-    }
-    catch (error) {
-        io.debug(`No job summary written: ${errorMessage(error)}`);
-    }
-}
-/**
- * The one top-level failure path: a readable message (in the job summary too,
- * when `summary` asks for it), and the stack only in debug output.
- */
-async function publishError(io, error, summary) {
-    // An input's error names the input as the door's person gave it (`timeout`, `--timeout`).
-    const message = error instanceof InputError
-        ? `${io.words.input(error.input)} ${error.detail}`
-        : errorMessage(error);
-    if (summary) {
-        // The step failed before its run had an outcome of its own (bad input, lost contact, …).
-        io.setOutput('outcome', 'error');
-        await writeSummary(io, renderErrorSummary(message, summary.runId, io.words.step));
-    }
-    io.setFailed(safeForLog(message));
-    if (error instanceof Error && error.stack)
-        io.debug(error.stack);
-}
-
 ;// CONCATENATED MODULE: ./src/approval-step.ts
+
 
 
 
@@ -9786,2071 +10739,6 @@ async function showWaiting(settings, github, pull, ending, io) {
     ]);
 }
 
-;// CONCATENATED MODULE: ./src/model/set.ts
-
-
-
-
-/** How many of a set's runs must succeed under `pass_when`. */
-function runsNeeded(rule, taskCount) {
-    switch (rule.kind) {
-        case 'all':
-            return taskCount;
-        case 'any':
-            return 1;
-        case 'at-least':
-            return rule.count;
-    }
-}
-/**
- * Pure: `met` once enough runs succeeded; `cannot-be-met` as soon as too many
- * ended otherwise (or will never start) for the rest to make up the number;
- * else `open`.
- */
-function passWhenStanding(rule, counts) {
-    const needed = runsNeeded(rule, counts.tasks);
-    if (counts.succeeded >= needed)
-        return 'met';
-    const stillPossible = counts.tasks - counts.notSucceeded;
-    return stillPossible < needed ? 'cannot-be-met' : 'open';
-}
-/** `pass_when` in words, for the log and the summary: "all 20 runs", "at least 3 of 20 runs". */
-function describePassWhen(rule, taskCount) {
-    switch (rule.kind) {
-        case 'all':
-            return `all ${taskCount} runs`;
-        case 'any':
-            return `at least one of ${taskCount} runs`;
-        case 'at-least':
-            return `at least ${rule.count} of ${taskCount} runs`;
-    }
-}
-/**
- * Pure: one task's `outcome` in the `runs` output, from the contract's words: its run's own
- * end, else the outcome whose record names why the step stopped it. A run still going that
- * the step never said it stopped was stopped with the step (a signal).
- */
-function taskOutcome(task) {
-    if (task.createFailed)
-        return 'error';
-    if (!task.started)
-        return 'not_started';
-    if (task.detached)
-        return 'started';
-    if (task.handedOff)
-        return 'blocked';
-    if (task.invalidOutput)
-        return 'invalid_output';
-    if (task.state && isTerminal(task.state) && task.stoppedBy === undefined) {
-        return outcomeOfState(task.state) ?? 'failed';
-    }
-    return outcomeOfStop(task.stoppedBy ?? 'signal');
-}
-/**
- * Pure: where one run stands for `pass_when`: succeeded (or handed to a person with on_blocked:
- * pass), ended otherwise (a failed create too), or still open.
- */
-function standingOf(record) {
-    if (record.createError !== undefined)
-        return 'not-succeeded';
-    if (record.handedOff)
-        return record.handedOff.passes ? 'succeeded' : 'not-succeeded';
-    if (record.invalidOutput)
-        return 'not-succeeded';
-    if (!record.run || !isTerminal(record.run.state))
-        return 'open';
-    return meaningOf(record.run.state) === 'succeeded' ? 'succeeded' : 'not-succeeded';
-}
-/**
- * A task as a person reads it: numbered from 1, with its title when it has one ("task 3
- * (Package c)"). The `runs` output keeps the 0-based index a workflow uses.
- */
-function taskLabel(task) {
-    const title = task.request.title;
-    return `task ${task.index + 1}${title ? ` (${clip(title, 79)})` : ''}`;
-}
-/** `pass_when` as a run's metadata carries it: `all`, `any`, or the number. */
-function passWhenText(rule) {
-    return rule.kind === 'at-least' ? String(rule.count) : rule.kind;
-}
-/** Pure: `pass_when` read back from a run's metadata; undefined when it is not one for `taskCount`. */
-function passWhenOf(text, taskCount) {
-    if (text === 'all' || text === 'any')
-        return { kind: text };
-    if (!text || !/^\d{1,6}$/.test(text))
-        return undefined;
-    const count = Number(text);
-    return count >= 1 && count <= taskCount ? { kind: 'at-least', count } : undefined;
-}
-/** The credits of every run together; undefined while the service reports none. */
-function sumCredits(tasks) {
-    let sum;
-    for (const task of tasks) {
-        const credits = costOf(task.run?.request_usage).credits;
-        if (credits !== undefined)
-            sum = (sum ?? 0) + credits;
-    }
-    return sum;
-}
-/** The USD cost of every run together; undefined while the service reports none. */
-function sumUsd(tasks) {
-    let sum;
-    for (const task of tasks) {
-        const usd = costOf(task.run?.request_usage).usd;
-        if (usd !== undefined)
-            sum = (sum ?? 0) + usd;
-    }
-    return sum;
-}
-
-;// CONCATENATED MODULE: ./src/model/handoff.ts
-
-/**
- * What a run carries in its metadata so that a later `reconcile` pass can
- * finish its comment and commit status exactly as its step would have: where
- * they are, and whether the step waited for the run. Metadata is fixed when the
- * run is created, and the service takes at most 20 keys of at most 256 bytes a
- * value; run/create.ts writes the step's other keys (repository, workflow run,
- * attempt, job, head commit), read here too.
- */
-const HANDOFF_KEYS = {
-    /** The pull request or issue the step comments on; also what `pr_credit_budget` counts by. */
-    thread: 'gh_thread',
-    /** The step's key: its comment's, and its commit status's context (`cloud-agent/<key>`). */
-    key: 'gh_key',
-    /** `true` when the step waits for the run, `false` with `wait: false`. */
-    wait: 'gh_wait',
-    /** What the step shows on GitHub: `comment`, `status`, both (comma-separated) or ''. */
-    report: 'gh_report',
-    /** A `tasks` step's runs: how many tasks the set has, so a pass knows when its last run ended. */
-    tasks: 'gh_tasks',
-    /** A `tasks` step's runs: the set's `pass_when` (`all`, `any` or N), by which a pass judges it. */
-    passWhen: 'gh_pass_when',
-    /** `true` on a run made by a step with `previous_run: steer`: the ledger counts its follow-ups. */
-    steer: 'gh_steer',
-};
-/** The keys run/create.ts tags every run with, which a pass reads. */
-const STEP_KEYS = {
-    repository: 'gh_repository',
-    workflowRunId: 'gh_run_id',
-    /** The workflow's name (a GitHub workflow; `cloud-agent-run` for the command elsewhere). */
-    workflow: 'gh_workflow',
-    attempt: 'gh_run_attempt',
-    headSha: 'gh_head_sha',
-    /** The set's ID, on every run of a `tasks` step. */
-    set: 'gh_set',
-    /** The task's 0-based index, on every run of a `tasks` step. */
-    task: 'gh_task',
-};
-/** The metadata that hands the run over, beside the step's tag. */
-function handoffMetadata(facts) {
-    const report = [facts.comment ? 'comment' : '', facts.commitStatus ? 'status' : '']
-        .filter(Boolean)
-        .join(',');
-    return {
-        ...(facts.thread === undefined ? {} : { [HANDOFF_KEYS.thread]: String(facts.thread) }),
-        [HANDOFF_KEYS.key]: facts.key,
-        [HANDOFF_KEYS.wait]: String(facts.wait),
-        ...(facts.steer ? { [HANDOFF_KEYS.steer]: 'true' } : {}),
-        [HANDOFF_KEYS.report]: report,
-        ...(facts.set
-            ? {
-                [HANDOFF_KEYS.tasks]: String(facts.set.tasks),
-                [HANDOFF_KEYS.passWhen]: facts.set.passWhen,
-            }
-            : {}),
-    };
-}
-const handoff_SHA = /^[0-9a-f]{40}$/;
-const REPOSITORY = /^[\w.-]+\/[\w.-]+$/;
-/**
- * The hand-over in a run's metadata; undefined when the run carries none (a
- * run started by an older version of the action, or not by the action at all).
- * Every value is checked: metadata is text anyone with the key could have set.
- * A run of a `tasks` step without `gh_wait` was awaited (one started before task
- * runs carried a hand-over still has one). An awaited set's comment and status
- * are its step's own; a detached set's (wait: false) are the pass's to finish,
- * once every run of the set has ended.
- */
-function readHandoff(metadata) {
-    if (typeof metadata !== 'object' || metadata === null)
-        return undefined;
-    const values = metadata;
-    const text = (key) => (typeof values[key] === 'string' ? values[key] : undefined);
-    const repository = text(STEP_KEYS.repository);
-    const set = text(STEP_KEYS.set);
-    const wait = text(HANDOFF_KEYS.wait) ?? (set ? 'true' : undefined);
-    const key = text(HANDOFF_KEYS.key) ?? (set ? '' : undefined);
-    if (!repository || !REPOSITORY.test(repository) || key === undefined || (!key && !set)) {
-        return undefined;
-    }
-    if (wait !== 'true' && wait !== 'false')
-        return undefined;
-    // An awaited set's comment and status show the whole set: never a pass's to rewrite.
-    const report = set && wait === 'true' ? [] : (text(HANDOFF_KEYS.report) ?? '').split(',');
-    const thread = Number(text(HANDOFF_KEYS.thread));
-    const attempt = Number(text(STEP_KEYS.attempt));
-    const workflowRunId = text(STEP_KEYS.workflowRunId);
-    const headSha = text(STEP_KEYS.headSha);
-    return {
-        repository,
-        workflowRunId: workflowRunId && /^\d{1,20}$/.test(workflowRunId) ? workflowRunId : undefined,
-        attempt: Number.isSafeInteger(attempt) && attempt > 0 ? attempt : undefined,
-        headSha: headSha && handoff_SHA.test(headSha) ? headSha : undefined,
-        thread: Number.isSafeInteger(thread) && thread > 0 ? thread : undefined,
-        key,
-        waits: wait === 'true',
-        comment: report.includes('comment'),
-        commitStatus: report.includes('status'),
-        ...(set ? { set, ...setShapeOf(text) } : {}),
-    };
-}
-/** A set's run: its task, and the set's size and rule, each only when valid. */
-function setShapeOf(text) {
-    const tasks = Number(text(HANDOFF_KEYS.tasks));
-    const task = Number(text(STEP_KEYS.task));
-    if (!Number.isSafeInteger(tasks) || tasks < 1)
-        return {};
-    const passWhen = passWhenOf(text(HANDOFF_KEYS.passWhen), tasks);
-    return {
-        ...(Number.isSafeInteger(task) && task >= 0 && task < tasks ? { task } : {}),
-        tasks,
-        ...(passWhen ? { passWhen } : {}),
-    };
-}
-
-;// CONCATENATED MODULE: ./src/github/answer.ts
-
-/** The answer in a comment, leaving room for the rest of it within GitHub's 65,536 characters. */
-const COMMENT_ANSWER_CHARS = 50_000;
-/** The answer as the body of a comment (below the comment's own headline). */
-function renderCommentAnswer(answer) {
-    if (answer === undefined || answer.trim() === '')
-        return undefined;
-    return agentMarkdown(clipAnswer(answer, COMMENT_ANSWER_CHARS)) || undefined;
-}
-
-;// CONCATENATED MODULE: ./src/github/comment.ts
-
-
-
-
-
-
-
-
-
-
-
-/** The most runs a comment keeps; older ones drop off the history. */
-const MAX_RUNS = 20;
-const comment_MARKER = /<!-- cloud-agent-run: (\{[^<>]*\}) -->/;
-const comment_STATE = /^[A-Z_]{1,40}$/;
-function comment_renderMarker(marker) {
-    const json = JSON.stringify({
-        run_id: marker.runId,
-        step: marker.step,
-        key: marker.key,
-        name: marker.name,
-        reply: marker.reply || undefined,
-        runs: marker.runs.map((run) => ({
-            run_id: run.runId,
-            state: run.state,
-            outcome: run.outcome,
-            superseded_by: run.supersededBy,
-            session: run.sessionLink,
-            workflow_run: run.workflowRun,
-            started_at: run.startedAt,
-            head: run.head,
-        })),
-    });
-    // `<` and `>` could end the HTML comment (`-->`) or open a forged one; JSON can spell them otherwise.
-    const inert = json.replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
-    return `<!-- cloud-agent-run: ${inert} -->`;
-}
-/** The marker in a comment's body, if it has a valid one; older formats are read too. */
-function parseMarker(body) {
-    const match = comment_MARKER.exec(body);
-    if (!match?.[1])
-        return undefined;
-    let parsed;
-    try {
-        parsed = JSON.parse(match[1]);
-    }
-    catch {
-        return undefined;
-    }
-    if (typeof parsed !== 'object' || parsed === null)
-        return undefined;
-    const runId = parsed.run_id;
-    if (!isRunId(runId))
-        return undefined;
-    return {
-        runId,
-        step: shortText(parsed.step) ?? '',
-        key: shortText(parsed.key),
-        name: shortText(parsed.name),
-        reply: parsed.reply === true ? true : undefined,
-        runs: Array.isArray(parsed.runs)
-            ? parsed.runs.flatMap((entry) => parseRecord(entry) ?? []).slice(0, MAX_RUNS)
-            : [],
-    };
-}
-function parseRecord(entry) {
-    if (typeof entry !== 'object' || entry === null)
-        return undefined;
-    const record = entry;
-    const { run_id: runId, state, started_at: startedAt } = record;
-    if (!isRunId(runId))
-        return undefined;
-    if (typeof state !== 'string' || !comment_STATE.test(state))
-        return undefined;
-    if (typeof startedAt !== 'string' || Number.isNaN(Date.parse(startedAt)))
-        return undefined;
-    const outcome = OUTCOMES.includes(record.outcome)
-        ? record.outcome
-        : undefined;
-    return {
-        runId,
-        state,
-        outcome,
-        supersededBy: isRunId(record.superseded_by) ? record.superseded_by : undefined,
-        sessionLink: safeHttpUrl(shortText(record.session, 2048)),
-        workflowRun: safeHttpUrl(shortText(record.workflow_run, 2048)),
-        startedAt,
-        ...(typeof record.head === 'string' && comment_SHA.test(record.head) ? { head: record.head } : {}),
-    };
-}
-function shortText(value, max = 300) {
-    return typeof value === 'string' && value.length <= max ? value : undefined;
-}
-/**
- * The runs with `run` put in (replacing an older record of it), newest first.
- * Two steps writing the same comment each keep the other's runs. A run keeps
- * the time it was first shown, so that a later writer (the post step, a
- * reconcile pass) never moves an older run above a newer one.
- */
-function mergeRuns(runs, run) {
-    return mergeNewestFirst(runs, run, (record) => record.runId, MAX_RUNS);
-}
-/**
- * Pure: `records` with `record` put in, in place of an older record of the same
- * thing (which keeps the earlier of the two start times), newest first, at most `max`.
- */
-function mergeNewestFirst(records, record, idOf, max) {
-    const id = idOf(record);
-    const earlier = records.find((other) => idOf(other) === id)?.startedAt;
-    const startedAt = earlier !== undefined && Date.parse(earlier) < Date.parse(record.startedAt)
-        ? earlier
-        : record.startedAt;
-    return [{ ...record, startedAt }, ...records.filter((other) => idOf(other) !== id)]
-        .sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt))
-        .slice(0, max);
-}
-/** The record of a run as last seen. */
-function recordOf(run, context) {
-    const ending = context.outcome?.ending;
-    return {
-        ...(context.head ? { head: context.head } : {}),
-        runId: run.run_id,
-        state: run.state,
-        outcome: ending ? describeEnding(ending).outcome : undefined,
-        supersededBy: ending?.kind === 'superseded' ? ending.newerRunId : undefined,
-        sessionLink: safeHttpUrl(run.session_link),
-        workflowRun: context.workflowRun,
-        startedAt: context.startedAt,
-    };
-}
-/** The facts of the step's outcome that the comment shows. */
-function commentOutcomeOf(outcome, continueRun) {
-    return {
-        ending: endingOf(outcome),
-        elapsedMs: 'elapsedMs' in outcome ? outcome.elapsedMs : undefined,
-        question: outcome.kind === 'blocked' ? outcome.question : undefined,
-        continueRun,
-    };
-}
-/** An answer longer than this is collapsed, so that the thread stays readable. */
-const LONG_ANSWER = { chars: 1_500, lines: 25 };
-/** The parts of the comment for the run as last seen; `history` comes from the marker. */
-function partsOf(run, history, context = {}) {
-    const ending = context.outcome?.ending;
-    const words = wordsFor(run, ending);
-    const title = run.title?.trim();
-    const name = title
-        ? inlineText(clip(title.replace(/\s+/g, ' '), 200))
-        : `Run ${codeSpan(run.run_id)}`;
-    const figures = ending || isTerminal(run.state) ? figuresOf(run, context.outcome) : [];
-    const newer = words.newerRunId ? ` (run ${codeSpan(words.newerRunId)})` : '';
-    const links = [];
-    const session = safeHttpUrl(run.session_link);
-    if (session)
-        links.push(`[Session](${session})`);
-    const workflowRun = safeHttpUrl(context.workflowRun);
-    if (workflowRun)
-        links.push(`[Workflow run](${workflowRun})`);
-    const pullRequest = pullRequestLinkOf(run);
-    if (pullRequest)
-        links.push(pullRequest);
-    links.push(`Run ${codeSpan(run.run_id)}`);
-    return {
-        headline: `### ${words.icon} ${name}`,
-        status: [`**${words.label}**${newer}`, ...figures].join(' · '),
-        links,
-        body: context.short
-            ? '_Details are in the session and the job summary._'
-            : bodyOf(run, words, context),
-        notes: context.short ? [] : (context.notes ?? []),
-        history,
-    };
-}
-/** The run's duration and credits, when known. */
-function figuresOf(run, outcome) {
-    const figures = [];
-    const fromService = run.run_time ? parseIsoDuration(run.run_time) : undefined;
-    const duration = fromService ?? outcome?.elapsedMs;
-    if (duration !== undefined)
-        figures.push(`⏱ ${formatDuration(duration)}`);
-    const cost = describeCost(costOf(run.request_usage));
-    if (cost)
-        figures.push(escapeMarkdown(cost));
-    return figures;
-}
-/** The pull request the agent opened, as a link labelled `owner/repo#12`. */
-function pullRequestLinkOf(run) {
-    const url = pullRequestUrlOf(run);
-    const href = url && linkTarget(url);
-    if (!url || !href)
-        return undefined;
-    const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url);
-    const label = match ? `${match[1]}#${match[2]}` : 'the pull request';
-    return `Opened ${`[${escapeMarkdown(label)}](<${href}>)`}`;
-}
-/** Why it ended, the service's reason, what a person is asked, and the agent's answer. */
-function bodyOf(run, words, context) {
-    const parts = [];
-    if (words.detail)
-        parts.push(words.detail);
-    const reason = words.showsReason ? run_statusMessageOf(run) : undefined;
-    if (reason)
-        parts.push(quote(inlineText(clip(reason, 2_000))));
-    let answer = context.answer?.trim() ? context.answer : undefined;
-    // Also after a timeout: the run is still BLOCKED (it cannot be cancelled), and still asks.
-    if (meaningOf(run.state) === 'blocked') {
-        const question = context.outcome?.question ?? blockedQuestion(run.status_message, undefined);
-        // The agent's last message is often its question: shown once, as what the run waits for.
-        if (question?.trim() === answer?.trim())
-            answer = undefined;
-        parts.push(blockedBlock(question, run, context.outcome?.continueRun ?? false));
-    }
-    const shown = answerBlock(answer);
-    if (shown)
-        parts.push(shown);
-    return parts.length > 0 ? parts.join('\n\n') : undefined;
-}
-/** What a BLOCKED run waits for, and how a person answers it. */
-function blockedBlock(question, run, continueRun) {
-    const session = safeHttpUrl(run.session_link);
-    const ways = [
-        session ? `answer in the [session](${session})` : 'answer in the session, in the app',
-    ];
-    if (continueRun)
-        ways.push('reply with a comment here; continue_run passes it on');
-    const lines = [
-        '> [!WARNING]',
-        `> The run is BLOCKED: it waits for a person. To move it on, ${ways.join(', or ')}.`,
-    ];
-    if (question)
-        lines.push('', agentDetails('What it waits for', clip(question, 20_000), true));
-    return lines.join('\n');
-}
-/** The agent's answer: as it is when short, collapsed when long. */
-function answerBlock(answer) {
-    if (answer === undefined)
-        return undefined;
-    const long = answer.length > LONG_ANSWER.chars || answer.split('\n').length > LONG_ANSWER.lines;
-    if (!long)
-        return renderCommentAnswer(answer);
-    return agentDetails("The agent's answer", clipAnswer(answer, COMMENT_ANSWER_CHARS));
-}
-function quote(markdown) {
-    return markdown
-        .split(/<br>/)
-        .map((line) => `> ${line}`)
-        .join('\n');
-}
-/**
- * Text shown exactly as it is, in a code span: a run ID, a state. The span's
- * backticks outnumber any in the text, so it cannot close early; mentions and
- * HTML do nothing inside one.
- */
-function codeSpan(text) {
-    const flat = text
-        // eslint-disable-next-line no-control-regex -- a code span is one line, without control characters
-        .replace(/[\u0000-\u001f\u007f]+/g, ' ')
-        .replace(/<!--/g, '<!\u200b--');
-    const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((run) => run[0].length));
-    const fence = '`'.repeat(longest + 1);
-    const pad = flat.startsWith('`') || flat.endsWith('`') ? ' ' : '';
-    return `${fence}${pad}${flat}${pad}${fence}`;
-}
-/**
- * The comment's Markdown: the marker, then the parts, then the history,
- * collapsed; within GitHub's limit of 65,536 characters.
- */
-function composeComment(marker, parts) {
-    return fitParts(marker, parts);
-}
-function assemble(marker, parts) {
-    const sections = [`${comment_renderMarker(marker)}\n${parts.headline}`, parts.status];
-    if (parts.links.length > 0)
-        sections.push(parts.links.join(' · '));
-    if (parts.body)
-        sections.push(parts.body);
-    sections.push(...parts.notes);
-    if (parts.history.length > 0)
-        sections.push(historyBlock(parts.history));
-    return sections.join('\n\n');
-}
-/** The comment for the run as last seen, with the marker's other runs as its history. */
-function renderComment(run, marker, context = {}) {
-    const history = marker.runs.filter((record) => record.runId !== run.run_id);
-    const parts = partsOf(run, history, context);
-    const whole = assemble(marker, parts).length;
-    const { answer } = context;
-    if (whole <= MAX_COMMENT_CHARS || !answer)
-        return composeComment(marker, parts);
-    // Too long: the answer is clipped before it is made safe, so no block is left open; by how much
-    // is a guess (escaping grows text unevenly), and composeComment cuts whatever still overflows.
-    const without = assemble(marker, partsOf(run, history, { ...context, answer: undefined })).length;
-    const room = MAX_COMMENT_CHARS - without - ANSWER_CLIP_SLACK;
-    const shown = Math.min(answer.length, COMMENT_ANSWER_CHARS);
-    const keep = Math.floor((shown * room) / (whole - without));
-    if (keep <= 0)
-        return composeComment(marker, parts);
-    return composeComment(marker, partsOf(run, history, { ...context, answer: clipAnswer(answer, keep) }));
-}
-/** Room for what clipping adds around the answer: its note and the block it is collapsed in. */
-const ANSWER_CLIP_SLACK = 500;
-const HISTORY_HEAD = /\n\n<details><summary>Earlier runs \(\d+\)<\/summary>\n/;
-/**
- * The body without its history block (from the first history heading to a closing
- * `</details>` at the very end). Found by its heading, then the end checked once:
- * `heading[\s\S]*<\/details>$` would scan to the end from every heading.
- */
-function withoutHistory(body) {
-    if (!body.endsWith('</details>'))
-        return body;
-    const head = HISTORY_HEAD.exec(body);
-    return head ? body.slice(0, head.index) : body;
-}
-/**
- * A comment (written by the action) with a new marker and history, and the
- * rest as it was: how a step whose run is no longer the newest keeps the
- * newer run's part intact.
- */
-function spliceComment(body, marker) {
-    const rest = withoutHistory(body.replace(comment_MARKER, '')).replace(/^\n/, '');
-    const history = marker.runs.slice(1);
-    const lines = `${comment_renderMarker(marker)}\n${rest}`;
-    if (history.length === 0)
-        return lines;
-    return `${lines}\n\n${historyBlock(history)}`;
-}
-function historyBlock(history) {
-    return `<details><summary>Earlier runs (${history.length})</summary>\n\n${history.map(historyLine).join('\n')}\n\n</details>`;
-}
-/** One line of the history: outcome, run and links. */
-function historyLine(record) {
-    const known = record.outcome ?? outcomeOfState(record.state);
-    const outcome = known
-        ? `${OUTCOME_RECORDS[known].icon} ${OUTCOME_RECORDS[known].short}`
-        : `⏳ ${record.state.toLowerCase()}`;
-    const newer = record.supersededBy ? ` by ${codeSpan(record.supersededBy)}` : '';
-    const parts = [`- ${outcome}${newer}`, `run ${codeSpan(record.runId)}`];
-    const session = safeHttpUrl(record.sessionLink);
-    if (session)
-        parts.push(`[session](${session})`);
-    const workflowRun = safeHttpUrl(record.workflowRun);
-    if (workflowRun)
-        parts.push(`[workflow run](${workflowRun})`);
-    parts.push(`started ${record.startedAt.replace(/T(\d\d:\d\d)[\s\S]*/, ' $1 UTC')}`);
-    return parts.join(' · ');
-}
-const comment_SHA = /^[0-9a-f]{7,64}$/i;
-/** Says that the result is for a commit the pull request has moved on from. */
-function staleHeadNote(ranOn, head) {
-    if (!comment_SHA.test(ranOn) || !comment_SHA.test(head) || ranOn === head)
-        return undefined;
-    return ('> [!NOTE]\n' +
-        `> This result is for commit \`${ranOn.slice(0, 7)}\`; the pull request has since moved on to \`${head.slice(0, 7)}\`.`);
-}
-/** GitHub refuses a comment body longer than this many characters. */
-const MAX_COMMENT_CHARS = 65_536;
-const CUT_NOTE = "…\n\n_This comment was cut at GitHub's limit of 65,536 characters; the session transcript linked above has the rest._";
-/**
- * The parts within GitHub's limit: the body, the one part that grows without
- * bound, is cut after escaping, so the marker, the links and the history stay.
- */
-function fitParts(marker, parts) {
-    const whole = assemble(marker, parts);
-    if (whole.length <= MAX_COMMENT_CHARS)
-        return whole;
-    const room = MAX_COMMENT_CHARS - assemble(marker, { ...parts, body: '' }).length - CUT_NOTE.length - 40;
-    const body = room > 0 ? closeDetails(`${cutEscaped(parts.body ?? '', room)}${CUT_NOTE}`) : CUT_NOTE;
-    return cutEscaped(assemble(marker, { ...parts, body }), MAX_COMMENT_CHARS);
-}
-/** A body cut inside a collapsed block closes it, or the history would be swallowed by it. */
-function closeDetails(body) {
-    const open = body.split('<details').length - body.split('</details>').length;
-    return open > 0 ? `${body}${'\n\n</details>'.repeat(open)}` : body;
-}
-/** `text` cut to `max` characters, never through an escape (`&#124;` would leave `&#12`). */
-function cutEscaped(text, max) {
-    return text.length <= max ? text : cut(text, max).replace(/&#?\w*$/, '');
-}
-
-;// CONCATENATED MODULE: ./src/github/set-comment.ts
-/** A set's comment, its rendering: the set marker, the history of the key's sets, pure. */
-
-
-
-
-/** The most sets a comment keeps in its history. */
-const MAX_SETS = 20;
-/** The most run IDs a set's record keeps of those handed to a person. */
-const MAX_HANDED_OFF = 100;
-/** Room the comment keeps for its marker and history; the table gets the rest. */
-const SET_COMMENT_TABLE_CHARS = MAX_COMMENT_CHARS - 16_000;
-const SET_MARKER = /<!-- cloud-agent-set: (\{[^<>]*\}) -->/;
-function renderSetMarker(marker) {
-    const json = JSON.stringify({
-        key: marker.key,
-        step: marker.step,
-        sets: marker.sets.map((record) => ({
-            set: record.set,
-            outcome: record.outcome,
-            done: record.done,
-            total: record.total,
-            workflow_run: record.workflowRun,
-            started_at: record.startedAt,
-            ...(record.handedOff?.length
-                ? { handed_off: record.handedOff.slice(0, MAX_HANDED_OFF) }
-                : {}),
-        })),
-    });
-    // `<` and `>` could end the HTML comment or open a forged one; JSON can spell them otherwise.
-    return `<!-- cloud-agent-set: ${json.replace(/</g, '\\u003c').replace(/>/g, '\\u003e')} -->`;
-}
-/** The set marker in a comment's body, if it has a valid one. */
-function parseSetMarker(body) {
-    const match = SET_MARKER.exec(body);
-    if (!match?.[1])
-        return undefined;
-    let parsed;
-    try {
-        parsed = JSON.parse(match[1]);
-    }
-    catch {
-        return undefined;
-    }
-    if (typeof parsed !== 'object' || parsed === null)
-        return undefined;
-    const { key, step, sets } = parsed;
-    if (typeof key !== 'string' || typeof step !== 'string')
-        return undefined;
-    return {
-        key,
-        step,
-        sets: Array.isArray(sets) ? sets.flatMap((entry) => set_comment_parseRecord(entry) ?? []) : [],
-    };
-}
-function set_comment_parseRecord(entry) {
-    if (typeof entry !== 'object' || entry === null)
-        return undefined;
-    const record = entry;
-    const { set, done, total, started_at: startedAt } = record;
-    if (typeof set !== 'string' || set.length > 100)
-        return undefined;
-    if (!Number.isSafeInteger(done) || !Number.isSafeInteger(total))
-        return undefined;
-    if (typeof startedAt !== 'string' || Number.isNaN(Date.parse(startedAt)))
-        return undefined;
-    const outcome = OUTCOMES.includes(record.outcome)
-        ? record.outcome
-        : undefined;
-    const workflowRun = typeof record.workflow_run === 'string' && record.workflow_run.length <= 2048
-        ? safeHttpUrl(record.workflow_run)
-        : undefined;
-    const handedOff = Array.isArray(record.handed_off)
-        ? record.handed_off.filter(isRunId).slice(0, MAX_HANDED_OFF)
-        : [];
-    return {
-        set,
-        outcome,
-        done: done,
-        total: total,
-        workflowRun,
-        startedAt,
-        ...(handedOff.length > 0 ? { handedOff } : {}),
-    };
-}
-function keyedMarkerOf(body) {
-    const run = parseMarker(body);
-    if (run) {
-        if (run.reply || run.key === undefined)
-            return undefined;
-        return { kind: 'run', key: run.key, newestStart: run.runs[0]?.startedAt };
-    }
-    const set = parseSetMarker(body);
-    return set && { kind: 'set', key: set.key, newestStart: set.sets[0]?.startedAt };
-}
-/** Whether the comment shows a step of the other kind that started after `startedAt`. */
-function newerOtherKind(marker, kind, startedAt) {
-    if (marker === undefined || marker.kind === kind || marker.newestStart === undefined)
-        return false;
-    return Date.parse(marker.newestStart) > Date.parse(startedAt);
-}
-/** Pure: the sets with `record` put in (keeping when it was first shown), newest first. */
-function mergeSets(sets, record) {
-    return mergeNewestFirst(sets, record, (entry) => entry.set, MAX_SETS);
-}
-/** Pure: the whole comment: the marker, the set's Markdown, and the earlier sets, collapsed. */
-function composeSetComment(marker, body) {
-    const history = marker.sets.slice(1);
-    const whole = `${renderSetMarker(marker)}\n${body}`;
-    if (history.length === 0)
-        return whole;
-    return `${whole}\n\n<details><summary>Earlier sets (${history.length})</summary>\n\n${history.map(set_comment_historyLine).join('\n')}\n\n</details>`;
-}
-/** The set's Markdown in a comment this module wrote: without the marker's line and the history. */
-function setBodyOf(comment) {
-    const body = comment.slice(comment.indexOf('\n') + 1);
-    const history = body.lastIndexOf('\n\n<details><summary>Earlier sets (');
-    return history >= 0 && body.endsWith('</details>') ? body.slice(0, history) : body;
-}
-function set_comment_historyLine(record) {
-    const outcome = record.outcome
-        ? `${OUTCOME_RECORDS[record.outcome].icon} ${OUTCOME_RECORDS[record.outcome].short}`
-        : '⏳ running';
-    const parts = [`- ${outcome}`, `${record.done} of ${record.total} done`];
-    const workflowRun = safeHttpUrl(record.workflowRun);
-    if (workflowRun)
-        parts.push(`[workflow run](${workflowRun})`);
-    parts.push(`started ${record.startedAt.replace(/T(\d\d:\d\d)[\s\S]*/, ' $1 UTC')}`);
-    return parts.join(' · ');
-}
-
-;// CONCATENATED MODULE: ./src/github/keyed-comment.ts
-
-
-
-
-
-
-
-
-
-/** The text of a comment by the action's own identity: the only one whose marker is trusted. */
-function ownBody(comment) {
-    return comment.user?.login === comment.me ? (comment.body ?? '') : undefined;
-}
-/**
- * The step's comment on its pull request or issue, in either shape: the thread's oldest
- * comment for the key (a duplicate made at the same moment is deleted), kept up to date one
- * write at a time with the newest state, written again in fewer words when GitHub refuses,
- * left alone once a newer step has taken it over, and waited for a bounded time. A GitHub
- * failure never fails the step: it becomes a warning.
- */
-class KeyedComment {
-    comments;
-    #options;
-    #rendering;
-    #writes = new NewestWrites((shown) => this.#writeOrRetry(shown));
-    #commentId;
-    #lastShown;
-    /**
-     * Whether another step made a comment for this key at the same moment as this one: until
-     * its own state shows in the comment, nothing in the comment says that step writes it too.
-     */
-    #concurrentStep = false;
-    /** A newer step with the key took the comment over: this one writes no more. */
-    #overtaken = false;
-    constructor(octokit, thread, options, rendering) {
-        this.comments = new OwnComments(octokit, thread);
-        this.#options = options;
-        this.#rendering = rendering;
-        this.#commentId = options.commentId;
-    }
-    get commentId() {
-        return this.#commentId;
-    }
-    /** Shows `shown` unless `as` is what was shown last; a write already waiting takes it instead. */
-    show(shown, as = JSON.stringify(shown)) {
-        if (as === this.#lastShown)
-            return;
-        this.#lastShown = as;
-        this.#writes.push(shown);
-    }
-    /** Waits for the writes on their way, for a bounded time: after it, nothing more is written. */
-    async settled(maxMs = timing/* GITHUB_LIMITS */.f_.settleMs) {
-        await this.#writes.settle(maxMs, this.#options.log, `the comment on ${this.comments.where()}`);
-    }
-    warn(what, error) {
-        const [where, reason] = [this.comments.where(), reasonOf(error)];
-        this.#options.log.warning(this.#rendering.kind === 'run'
-            ? `GitHub: ${what} on ${where} (${reason}). The run is not affected.`
-            : `GitHub: ${what} on ${where} (${reason}). The runs are not affected.`);
-    }
-    /** This key's comments (a run's, not replies, or a set's) by the action's own identity, oldest first. */
-    async keyed() {
-        return (await this.comments.list())
-            .filter((comment) => keyedMarkerOf(comment.body ?? '')?.key === this.#options.key)
-            .sort((a, b) => a.id - b.id);
-    }
-    async #writeOrRetry(shown) {
-        try {
-            await this.#write(shown);
-        }
-        catch (error) {
-            const retryIn = retryableRefusal(error);
-            if (retryIn === undefined || this.#writes.stopped) {
-                return this.warn('could not update the comment', error);
-            }
-            // Refused (too long, or a secondary rate limit): once more, shorter where it can be, so
-            // the comment never stays "in progress" on a finished run.
-            if (retryIn > 0)
-                await new Promise((resolve) => setTimeout(resolve, retryIn));
-            const shorter = this.#rendering.shorter;
-            try {
-                if (!this.#writes.stopped)
-                    await this.#write(shorter ? shorter(shown) : shown);
-            }
-            catch (retryError) {
-                const what = shorter ? ', even with a shorter text' : '';
-                this.warn(`could not update the comment${what}`, retryError);
-            }
-        }
-    }
-    async #write(shown) {
-        if (this.#overtaken)
-            return;
-        if (this.#commentId === undefined && !this.#options.reply) {
-            const [oldest] = await this.keyed();
-            if (oldest)
-                this.#choose(oldest.id);
-        }
-        if (this.#commentId === undefined)
-            return await this.#create(shown);
-        if (!(await this.#update(shown)))
-            await this.#create(shown);
-    }
-    async #create(shown) {
-        const created = await this.comments.create(this.#rendering.compose(shown));
-        if (this.#options.reply)
-            return this.#choose(created);
-        // Another step with the same key may have made its comment at the same time: the oldest wins.
-        const keyed = await this.keyed();
-        const [oldest] = keyed;
-        if (keyed.length > 1)
-            this.#concurrentStep = true;
-        if (!oldest || oldest.id === created)
-            return this.#choose(created);
-        this.#options.log.info(`Another step made a comment for "${this.#options.key}" at the same time; keeping the older one.`);
-        await this.comments.delete(created);
-        this.#choose(oldest.id);
-        await this.#update(shown);
-    }
-    /**
-     * Rewrites the chosen comment with `shown` put in; false when the comment is gone. GitHub
-     * has no compare-and-swap, so where the rendering reads its write back, a step with the same
-     * key writing at the same moment is caught: the write is repeated (a few times at most) until
-     * the comment shows `shown`, and read back again a little later while another step may write.
-     */
-    async #update(shown) {
-        let current = await this.#readChosen();
-        if (!current)
-            return false;
-        let writes = 0;
-        let looks = 0;
-        for (;;) {
-            const body = this.#overtakenBy(current, shown)
-                ? undefined
-                : this.#rendering.rewrite(current, shown);
-            if (body === undefined)
-                return this.#noteOvertaken();
-            await this.comments.update(this.#commentId ?? 0, body);
-            writes += 1;
-            const readBack = this.#rendering.readBack;
-            if (!readBack)
-                return true;
-            for (;;) {
-                current = await this.#readChosen();
-                if (!current)
-                    return true;
-                const seen = readBack(current, shown, this.#concurrentStep);
-                if (seen === 'rewrite')
-                    break;
-                if (seen === 'done' || looks >= timing/* COMMENT_RECHECK_PAUSES_MS */.t_.length || this.#writes.stopped)
-                    return true;
-                await new Promise((resolve) => setTimeout(resolve, timing/* COMMENT_RECHECK_PAUSES_MS */.t_[looks]));
-                looks += 1;
-            }
-            if (writes >= MAX_WRITES)
-                return true;
-        }
-    }
-    /** Whether a step of the other kind with the key, started after this one, shows in the comment. */
-    #overtakenBy(current, shown) {
-        const own = ownBody(current);
-        if (own === undefined)
-            return false;
-        const { kind } = this.#rendering;
-        return newerOtherKind(keyedMarkerOf(own), kind, this.#rendering.startedAt(shown));
-    }
-    #noteOvertaken() {
-        if (!this.#overtaken) {
-            this.#overtaken = true;
-            this.#options.log.info(`A newer step with the key "${this.#options.key}" shows in the comment now; this ${this.#rendering.kind}'s outcome is in its job summary.`);
-        }
-        return true;
-    }
-    async #readChosen() {
-        const read = await this.comments.read(this.#commentId ?? 0);
-        if (!read)
-            this.#commentId = undefined;
-        return read;
-    }
-    #choose(commentId) {
-        if (this.#commentId === commentId)
-            return;
-        this.#commentId = commentId;
-        this.#options.onCommentChosen?.(commentId);
-    }
-}
-/** At most this many writes of one update. */
-const MAX_WRITES = 3;
-/**
- * One run's comment: the run's state, with the earlier runs of the key in a history; and the
- * run a previous workflow run left on the thread.
- */
-class ThreadComment {
-    #comment;
-    #options;
-    #now;
-    /** When this step first showed each run: orders the runs in the comment. */
-    #firstSeen = new Map();
-    /** The commit the step's run works on, recorded with the run (see `workOn`). */
-    #head;
-    constructor(octokit, thread, options) {
-        this.#options = options;
-        this.#now = options.now ?? Date.now;
-        this.#comment = new KeyedComment(octokit, thread, { ...options, reply: options.mode === 'reply' }, {
-            kind: 'run',
-            startedAt: ({ run }) => this.#startedAt(run),
-            compose: ({ run, context }) => renderComment(run, this.#marker([this.#record(run, context)]), context),
-            rewrite: (current, shown) => this.#rewrite(current, shown),
-            shorter: ({ run, context }) => ({ run, context: { ...context, short: true } }),
-            readBack: (current, shown, concurrentStep) => this.#readBack(current, shown, concurrentStep),
-        });
-    }
-    static open(octokit, thread, options) {
-        return new ThreadComment(octokit, thread, options);
-    }
-    /**
-     * The run of the newest trusted marker on the thread, if any; with a `name`,
-     * only a run of that name. Newest means the latest run a comment shows.
-     */
-    async findRun() {
-        try {
-            let found;
-            for (const { comment, marker } of await this.#trustedMarkers()) {
-                if (this.#options.name !== undefined && marker.name !== this.#options.name)
-                    continue;
-                const at = Date.parse(marker.runs[0]?.startedAt ?? comment.created_at);
-                if (!found || at >= found.at)
-                    found = { runId: marker.runId, at };
-            }
-            return found?.runId;
-        }
-        catch (error) {
-            this.#comment.warn('could not read the thread for an earlier run', error);
-            return undefined;
-        }
-    }
-    /** The commit the step's run works on: recorded with the run, for the next steer to compare. */
-    workOn(head) {
-        this.#head = head;
-    }
-    /**
-     * The commit `runId` works on, as the thread's comment for this key last recorded it (a
-     * steered run's is the steering step's); undefined when none records it.
-     */
-    async headOf(runId) {
-        try {
-            const records = (await this.#trustedMarkers())
-                .filter(({ marker }) => marker.key === this.#options.key)
-                .flatMap(({ marker }) => marker.runs.filter((record) => record.runId === runId));
-            return records.find((record) => record.head !== undefined)?.head;
-        }
-        catch (error) {
-            this.#comment.warn('could not read the thread for the head a run works on', error);
-            return undefined;
-        }
-    }
-    /** Shows the run's state in the step's comment, choosing or creating the comment the first time. */
-    show(run, context = {}) {
-        const full = { ...context, workflowRun: this.#options.workflowRun };
-        if (!this.#firstSeen.has(run.run_id)) {
-            this.#firstSeen.set(run.run_id, new Date(this.#now()).toISOString());
-        }
-        this.#comment.show({ run, context: full }, JSON.stringify(partsOf(run, [], full)));
-    }
-    /**
-     * Waits for the comment updates still on their way, for a bounded time:
-     * after it, the step goes on (with a warning) and nothing more is written.
-     */
-    async settled(maxMs) {
-        await this.#comment.settled(maxMs);
-    }
-    #rewrite(current, { run, context }) {
-        const trusted = this.#trusted(current);
-        const earlier = trusted?.key === this.#options.key ? trusted.runs : [];
-        const runs = mergeRuns(earlier, this.#record(run, context));
-        // The post step knows neither the name nor whether the comment is a reply; the marker does.
-        const marker = this.#marker(runs, trusted);
-        // When a newer run (another step's) is the comment's subject now, this step only updates the history.
-        return runs[0]?.runId === run.run_id || !trusted
-            ? renderComment(run, marker, context)
-            : spliceComment(current.body ?? '', marker);
-    }
-    #readBack(current, { run, context }, concurrentStep) {
-        const marker = this.#trusted(current);
-        const shown = marker?.runs.find((r) => r.runId === run.run_id);
-        const wanted = this.#record(run, context);
-        if (shown?.state !== wanted.state || shown.outcome !== wanted.outcome)
-            return 'rewrite';
-        // Another step may be writing this comment too (it made a comment at the same time as
-        // this one, its run heads it or is still going, or superseded ours and may not be shown
-        // yet): a write of its that read the comment before ours landed may yet come.
-        const shared = concurrentStep ||
-            marker?.runs[0]?.runId !== run.run_id ||
-            marker.runs.some((r) => r.runId !== run.run_id && !r.outcome && !isTerminal(r.state)) ||
-            context.outcome?.ending.kind === 'superseded';
-        return shared ? 'look' : 'done';
-    }
-    #trusted(comment) {
-        const own = ownBody(comment);
-        return own === undefined ? undefined : parseMarker(own);
-    }
-    #startedAt(run) {
-        return this.#firstSeen.get(run.run_id) ?? new Date(this.#now()).toISOString();
-    }
-    #record(run, context) {
-        const { workflowRun, outcome } = context;
-        return recordOf(run, {
-            startedAt: this.#startedAt(run),
-            workflowRun,
-            outcome,
-            head: this.#head,
-        });
-    }
-    #marker(runs, earlier) {
-        return {
-            runId: runs[0]?.runId ?? '',
-            step: this.#options.step,
-            key: this.#options.key,
-            name: this.#options.name ?? earlier?.name,
-            reply: this.#options.mode === 'reply' || earlier?.reply || undefined,
-            runs,
-        };
-    }
-    /** The thread's markers written by the action's own identity, in thread order. */
-    async #trustedMarkers() {
-        return (await this.#comment.comments.list()).flatMap((comment) => {
-            const marker = parseMarker(comment.body ?? '');
-            return marker ? [{ comment, marker }] : [];
-        });
-    }
-}
-/**
- * A set's comment: the set's table (at most one write per poll, the newest state), with the
- * earlier sets of the key in a collapsed history.
- */
-class SetComment {
-    #comment;
-    #options;
-    #startedAt;
-    constructor(octokit, thread, options) {
-        this.#options = options;
-        this.#startedAt = new Date((options.now ?? Date.now)()).toISOString();
-        this.#comment = new KeyedComment(octokit, thread, { ...options, reply: false }, {
-            kind: 'set',
-            startedAt: () => this.#startedAt,
-            compose: (shown) => composeSetComment(this.#marker([this.#record(shown)]), shown.body),
-            rewrite: (current, shown) => this.#rewrite(current, shown),
-        });
-    }
-    /**
-     * The post step's word on a set whose step stopped before it ended (a hard
-     * kill): the headline says so, with `note`, above the table as last shown.
-     * Nothing is written when a newer set heads the comment, or it is gone.
-     */
-    async markStopped(note) {
-        await this.#rewriteChosen((own) => {
-            const marker = parseSetMarker(own);
-            const ours = marker?.sets[0];
-            if (!marker || ours?.set !== this.#options.set || ours.outcome)
-                return undefined;
-            const headline = `### ${OUTCOME_RECORDS.interrupted.icon} Cloud agent tasks: interrupted`;
-            const body = setBodyOf(own).replace(/^### ⏳ Cloud agent tasks: [^\n]*/, () => `${headline}\n\n> [!WARNING]\n> ${note}`);
-            const sets = [{ ...ours, outcome: 'interrupted' }, ...marker.sets.slice(1)];
-            return composeSetComment(this.#marker(sets), body);
-        });
-    }
-    /**
-     * A reconcile pass's word on a detached set (wait: false) once its last run ended: the set's
-     * end, as its step would have shown it had it waited. Only while the comment still shows the
-     * set started; when a newer set heads the comment, its body stays, and the set's line in the
-     * history shows the end. Nothing is written when the comment is gone or not the action's.
-     */
-    async showHandedOverEnd(shown) {
-        await this.#rewriteChosen((own) => {
-            const marker = parseSetMarker(own);
-            if (marker?.key !== this.#options.key)
-                return undefined;
-            const at = marker.sets.findIndex((record) => record.set === this.#options.set);
-            const ours = marker.sets[at];
-            if (!ours || (ours.outcome !== undefined && ours.outcome !== 'started'))
-                return undefined;
-            const { outcome, done, total } = shown;
-            const sets = marker.sets.map((record, index) => index === at ? { ...record, outcome, done, total } : record);
-            const body = at === 0 ? shown.body : setBodyOf(own);
-            return composeSetComment({ ...marker, sets }, body);
-        });
-    }
-    /**
-     * One write of the chosen comment, outside the queue of `show`: `rewrite` gets its text when
-     * it is the action's own, and answers the new text, or undefined to leave it.
-     */
-    async #rewriteChosen(rewrite) {
-        const commentId = this.#comment.commentId;
-        try {
-            const current = commentId ? await this.#comment.comments.read(commentId) : undefined;
-            const own = current && ownBody(current);
-            const body = own === undefined ? undefined : rewrite(own);
-            if (body !== undefined)
-                await this.#comment.comments.update(commentId ?? 0, body);
-        }
-        catch (error) {
-            this.#comment.warn('could not update the comment', error);
-        }
-    }
-    /** Shows the set as it stands; a write already waiting takes the newest instead. */
-    show(shown) {
-        this.#comment.show(shown);
-    }
-    /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
-    async settled(maxMs) {
-        await this.#comment.settled(maxMs);
-    }
-    /** The comment with this set put in; undefined when a newer set heads it. */
-    #rewrite(current, shown) {
-        const own = ownBody(current);
-        const trusted = own === undefined ? undefined : parseSetMarker(own);
-        const earlier = trusted?.key === this.#options.key ? trusted.sets : [];
-        const sets = mergeSets(earlier, this.#record(shown));
-        if (sets[0]?.set !== this.#options.set)
-            return undefined;
-        return composeSetComment(this.#marker(sets), shown.body);
-    }
-    #record(shown) {
-        return {
-            set: this.#options.set,
-            outcome: shown.outcome,
-            done: shown.done,
-            total: shown.total,
-            workflowRun: safeHttpUrl(this.#options.workflowRun),
-            startedAt: this.#startedAt,
-            ...(shown.handedOff?.length ? { handedOff: shown.handedOff } : {}),
-        };
-    }
-    #marker(sets) {
-        return { key: this.#options.key, step: this.#options.step, sets };
-    }
-}
-
-;// CONCATENATED MODULE: ./src/github/handoff.ts
-
-
-
-
-
-
-
-
-
-/** The metadata by which a step hands its run over to a later reconcile pass. */
-function stepHandoff(settings, home) {
-    const { github } = settings;
-    return handoffMetadata({
-        thread: home.thread,
-        key: github.key,
-        wait: settings.wait,
-        comment: github.comment,
-        commitStatus: github.commitStatus,
-        steer: settings.previousRun === 'steer',
-    });
-}
-/**
- * The hand-over of a `tasks` step's runs: each counts toward the pull request's budget, and
- * carries the set's size and `pass_when`. An awaited set's comment and status show the whole
- * set, so they are its step's own, never a pass's to rewrite for one run; a detached set's
- * (wait: false) are finished by the reconcile pass that finds the set's last run ended.
- */
-function setHandoff(github, home, set) {
-    return handoffMetadata({
-        thread: home.thread,
-        key: github.key,
-        wait: set.wait,
-        comment: !set.wait && github.comment,
-        commitStatus: !set.wait && github.commitStatus,
-        set: { tasks: set.tasks, passWhen: set.passWhen },
-    });
-}
-/**
- * The pull request or issue the run was started for: the comment's thread,
- * else the pull request of an event that has no thread to comment on (a
- * review, a review comment), which `pr_credit_budget` still counts by.
- */
-function githubThread(context) {
-    const { thread } = context;
-    return {
-        thread: thread.kind === 'found' ? thread.thread.issueNumber : context.pullRequest,
-        pullRequest: context.pullRequest,
-    };
-}
-/**
- * Where `continue_from: pull_request` looks: the step's home, its pull request the event's (a
- * workflow_run's or check_suite's first, for a failed check), and the head the step works on.
- */
-function continueSource(home, context, head) {
-    const change = home.change ?? (home.forge === 'github' ? eventMadeChange(context.event) : undefined);
-    return { home: { ...home, change }, ...(head ? { head } : {}) };
-}
-/**
- * One repository as a reconcile pass sees it: what the steps left there (their
- * comments, their commit statuses, their workflow runs), each read once a pass
- * however many runs share it; and the writes that bring them to their end,
- * through the same ThreadComment and CommitStatusReporter a waiting step uses.
- * Every call has a deadline; a failed write is reported, never thrown.
- */
-class RepositoryDesk {
-    #octokit;
-    #owner;
-    #repo;
-    /** GitHub's web address, where the links to the steps' workflow runs start. */
-    #serverUrl;
-    #me;
-    #comments;
-    #commentsSince;
-    #statuses = new Map();
-    #workflowRuns = new Map();
-    #runsOfWorkflow = new Map();
-    constructor(octokit, repository, serverUrl) {
-        this.#octokit = octokit;
-        const [owner = '', repo = ''] = repository.split('/');
-        this.#owner = owner;
-        this.#repo = repo;
-        this.#serverUrl = serverUrl;
-    }
-    /** The pass's repository, read through the step's one GitHub client. */
-    static async open(github, repository) {
-        return new RepositoryDesk(await github.client(), repository, github.serverUrl);
-    }
-    /**
-     * The comments a pass looks through: the repository's, updated since `since`
-     * (the earliest start of the runs it finishes), read at the first need, a
-     * page of 100 a request, whatever the number of threads.
-     */
-    commentsSince(since) {
-        this.#commentsSince = since;
-    }
-    /**
-     * The comment the run's step left: the thread's comment for its key, written
-     * by the token's own identity, whose marker lists the run. Undefined when
-     * there is none (deleted, or never made).
-     */
-    async stepComment(handoff, runId) {
-        if (handoff.thread === undefined)
-            return undefined;
-        for (const comment of await this.#repositoryComments()) {
-            if (comment.thread !== handoff.thread)
-                continue;
-            const marker = parseMarker(comment.body);
-            if (!marker || marker.key !== handoff.key || marker.reply)
-                continue;
-            const shown = marker.runs.find((record) => record.runId === runId);
-            if (shown)
-                return { commentId: comment.id, shown };
-        }
-        return undefined;
-    }
-    /**
-     * Every comment on the run's thread, written by the token's own identity,
-     * whose marker lists the run: its first step's, and the answers of the
-     * `continue_run` steps that followed it up, whatever their key.
-     */
-    async runComments(handoff, runId) {
-        if (handoff.thread === undefined)
-            return [];
-        return (await this.#repositoryComments()).flatMap((comment) => {
-            if (comment.thread !== handoff.thread)
-                return [];
-            const marker = parseMarker(comment.body);
-            const shown = marker?.runs.find((record) => record.runId === runId);
-            return marker && shown ? [{ commentId: comment.id, shown, key: marker.key ?? '' }] : [];
-        });
-    }
-    /** The current status of the step's context on its commit, if it has one. */
-    async stepStatus(handoff) {
-        if (!handoff.headSha)
-            return undefined;
-        const context = statusContext(handoff.key);
-        const sha = handoff.headSha;
-        let listed = this.#statuses.get(sha);
-        if (!listed) {
-            listed = this.#octokit.rest.repos
-                .listCommitStatusesForRef({
-                owner: this.#owner,
-                repo: this.#repo,
-                ref: sha,
-                per_page: 100,
-                ...octokit_withDeadline(),
-            })
-                .then(({ data }) => data.map((status) => ({
-                context: status.context,
-                state: status.state,
-                description: status.description ?? '',
-            })));
-            this.#statuses.set(sha, listed);
-        }
-        // GitHub lists a commit's statuses newest first.
-        return (await listed).find((status) => status.context === context);
-    }
-    /** A step's workflow run, as it stands for the step's attempt. */
-    async workflowRun(step) {
-        const id = step.workflowRunId;
-        if (!id)
-            return undefined;
-        let read = this.#workflowRuns.get(id);
-        if (!read) {
-            read = this.#octokit.rest.actions
-                .getWorkflowRun({
-                owner: this.#owner,
-                repo: this.#repo,
-                run_id: Number(id),
-                ...octokit_withDeadline(),
-            })
-                .then(({ data }) => ({
-                status: data.status ?? 'unknown',
-                attempt: data.run_attempt ?? 1,
-                conclusion: data.conclusion ?? undefined,
-                workflowId: data.workflow_id,
-            }));
-            this.#workflowRuns.set(id, read);
-        }
-        const { status, attempt, conclusion } = await read;
-        const ours = attempt === (step.attempt ?? 1);
-        // A later attempt starts only once the one before it has completed.
-        const over = status === 'completed' || attempt > (step.attempt ?? 1);
-        return { over, status, conclusion: ours && status === 'completed' ? conclusion : undefined };
-    }
-    /**
-     * The newest workflow run of the same workflow as `step`'s, newer than it, for the pull
-     * request `thread`, among the workflow's latest runs; undefined when there is none. A step
-     * whose workflow cancelled it for such a run may have handed its run over (previous_run: steer).
-     */
-    async newerWorkflowRun(step, thread) {
-        await this.workflowRun({ workflowRunId: step.workflowRunId, attempt: undefined });
-        const own = await this.#workflowRuns.get(step.workflowRunId);
-        if (!own)
-            return undefined;
-        let listed = this.#runsOfWorkflow.get(own.workflowId);
-        if (!listed) {
-            listed = this.#octokit.rest.actions
-                .listWorkflowRuns({
-                owner: this.#owner,
-                repo: this.#repo,
-                workflow_id: own.workflowId,
-                per_page: 50,
-                ...octokit_withDeadline(),
-            })
-                .then(({ data }) => data.workflow_runs.map((run) => ({
-                id: String(run.id),
-                status: run.status ?? 'unknown',
-                conclusion: run.conclusion ?? undefined,
-                pullRequests: (run.pull_requests ?? []).map((pull) => pull.number),
-            })));
-            this.#runsOfWorkflow.set(own.workflowId, listed);
-        }
-        // Listed newest first; a workflow run's ID grows with its start.
-        return (await listed).find((run) => BigInt(run.id) > BigInt(step.workflowRunId) && run.pullRequests.includes(thread));
-    }
-    /** The link to the workflow run that started the run, as its step's comment gives it. */
-    stepWorkflowRunUrl(handoff) {
-        return workflowRunUrl({
-            serverUrl: this.#serverUrl,
-            repository: handoff.repository,
-            runId: handoff.workflowRunId,
-            runAttempt: handoff.attempt === undefined ? undefined : String(handoff.attempt),
-        });
-    }
-    /** Where the run's starting step shows it: its comment for the key, linking its workflow run. */
-    stepSpot(handoff, commentId) {
-        return { commentId, key: handoff.key, workflowRun: this.stepWorkflowRunUrl(handoff) };
-    }
-    /** Shows the run in a step's comment as the step would; false when GitHub refused. */
-    async showInComment(handoff, spot, run, context, log) {
-        const watched = watchWarnings(log);
-        const comment = ThreadComment.open(this.#octokit, { owner: this.#owner, repo: this.#repo, issueNumber: handoff.thread ?? 0 }, {
-            step: 'reconcile',
-            key: spot.key,
-            mode: 'keyed',
-            commentId: spot.commentId,
-            workflowRun: spot.workflowRun,
-            log: watched.log,
-        });
-        comment.show(run, context);
-        await comment.settled();
-        return !watched.warned();
-    }
-    /**
-     * Says in a `tasks` step's comment that the step stopped before its set
-     * ended, as its post step would have: only while the comment still shows that
-     * set running. False when GitHub refused; undefined when there is no such comment.
-     */
-    async markSetStopped(handoff, note, log) {
-        if (handoff.set === undefined || handoff.thread === undefined || !handoff.key)
-            return undefined;
-        const shown = (await this.#repositoryComments()).find((comment) => {
-            if (comment.thread !== handoff.thread)
-                return false;
-            const marker = parseSetMarker(comment.body);
-            const current = marker?.sets[0];
-            return (marker?.key === handoff.key &&
-                current !== undefined &&
-                current.set === handoff.set &&
-                !current.outcome);
-        });
-        if (!shown)
-            return undefined;
-        const watched = watchWarnings(log);
-        const comment = new SetComment(this.#octokit, { owner: this.#owner, repo: this.#repo, issueNumber: handoff.thread }, {
-            step: 'reconcile',
-            key: handoff.key,
-            set: handoff.set,
-            commentId: shown.id,
-            log: watched.log,
-        });
-        await comment.markStopped(note);
-        return !watched.warned();
-    }
-    /**
-     * A detached set's comment: the thread's comment for the step's key, written by the token's
-     * own identity, whose set marker lists the set; with how it shows the set now.
-     */
-    async setComment(handoff) {
-        if (handoff.set === undefined || handoff.thread === undefined || !handoff.key)
-            return undefined;
-        for (const comment of await this.#repositoryComments()) {
-            if (comment.thread !== handoff.thread)
-                continue;
-            const marker = parseSetMarker(comment.body);
-            if (marker?.key !== handoff.key)
-                continue;
-            const shown = marker.sets.find((record) => record.set === handoff.set);
-            if (shown)
-                return { commentId: comment.id, shown };
-        }
-        return undefined;
-    }
-    /** Shows a detached set's end in its comment, as its step would have; false when GitHub refused. */
-    async showSetEnd(handoff, commentId, shown, log) {
-        if (handoff.set === undefined || handoff.thread === undefined)
-            return false;
-        const watched = watchWarnings(log);
-        const comment = new SetComment(this.#octokit, { owner: this.#owner, repo: this.#repo, issueNumber: handoff.thread }, { step: 'reconcile', key: handoff.key, set: handoff.set, commentId, log: watched.log });
-        await comment.showHandedOverEnd(shown);
-        return !watched.warned();
-    }
-    /** Sets the step's commit status; false when GitHub refused. */
-    async setStatus(handoff, report, log) {
-        if (!handoff.headSha)
-            return false;
-        const watched = watchWarnings(log);
-        const status = new CommitStatusReporter(this.#octokit, {
-            owner: this.#owner,
-            repo: this.#repo,
-            sha: handoff.headSha,
-            context: statusContext(handoff.key),
-        }, watched.log);
-        status.show(report);
-        await status.settled();
-        return !watched.warned();
-    }
-    #identity() {
-        this.#me ??= tokenIdentity(this.#octokit).catch((error) => {
-            this.#me = undefined;
-            throw error;
-        });
-        return this.#me;
-    }
-    /** The repository's comments written by the token's identity, oldest first: read once a pass. */
-    #repositoryComments() {
-        this.#comments ??= this.#readComments().catch((error) => {
-            this.#comments = undefined; // A failed read is tried again by the next run.
-            throw error;
-        });
-        return this.#comments;
-    }
-    async #readComments() {
-        const me = await this.#identity();
-        const comments = await this.#octokit.paginate(this.#octokit.rest.issues.listCommentsForRepo, {
-            owner: this.#owner,
-            repo: this.#repo,
-            ...(this.#commentsSince ? { since: this.#commentsSince } : {}),
-            per_page: 100,
-            ...octokit_withDeadline(timing/* RECONCILE_PASS */.Rm.commentsMs),
-        });
-        return comments
-            .filter((comment) => comment.user?.login === me)
-            .map((comment) => ({
-            id: comment.id,
-            thread: Number(/\/issues\/(\d+)$/.exec(comment.issue_url)?.[1]),
-            body: comment.body ?? '',
-        }));
-    }
-}
-/** The log, and whether anything written through it was a warning (a refused GitHub write). */
-function watchWarnings(log) {
-    let warned = false;
-    return {
-        log: {
-            ...log,
-            warning: (message) => {
-                warned = true;
-                log.warning(message);
-            },
-        },
-        warned: () => warned,
-    };
-}
-
-;// CONCATENATED MODULE: ./src/model/home.ts
-
-/** The metadata key that names the forge: runs made before it carry none, and are GitHub's. */
-const FORGE_KEY = 'gh_forge';
-/**
- * A step's home: its world's forge and project, and its thread, which GitHub's event names (the
- * caller reads it through GitHubContext) and other forges' worlds name themselves.
- */
-function homeOf(world, github = {
-    thread: undefined,
-    pullRequest: undefined,
-}) {
-    if (world.forge === 'github') {
-        return {
-            forge: 'github',
-            project: world.project,
-            thread: github.thread,
-            change: github.pullRequest,
-        };
-    }
-    // A merge request pipeline's thread is its merge request.
-    const { forge, project, thread } = world;
-    return { forge, project, thread, change: thread, ...(world.sha ? { head: world.sha } : {}) };
-}
-/**
- * The tags that find this home's runs: its project and, where the step has a thread, its thread.
- * Undefined without a project: nothing can be scoped, so nothing is listed.
- */
-function homeScope(home, options = { byThread: true }) {
-    if (!home.project)
-        return undefined;
-    return {
-        [STEP_KEYS.repository]: home.project,
-        ...(options.byThread && home.thread !== undefined
-            ? { [HANDOFF_KEYS.thread]: String(home.thread) }
-            : {}),
-    };
-}
-/**
- * Whether a listed run belongs to this home's forge: a run without the forge key was made before
- * the key existed, by the Action, on GitHub. Two forges can hold projects of the same path.
- */
-function ofHomeForge(run, home) {
-    const metadata = run.metadata;
-    const shown = typeof metadata === 'object' && metadata !== null
-        ? metadata[FORGE_KEY]
-        : undefined;
-    const forge = typeof shown === 'string' ? shown : 'github';
-    return forge === (home.forge ?? 'none');
-}
-/** The forge's name for a pull or merge request, for a person: `pull request #3`, `merge request !3`. */
-function changeName(home, change) {
-    switch (home.forge) {
-        case 'github':
-            return `pull request #${change}`;
-        case 'gitlab':
-            return `merge request !${change}`;
-        case undefined:
-            return `thread ${change}`;
-    }
-}
-/** The home a run's tag names (homeMetadata read back): a step's own tag, or a listed run's. */
-function homeOfTag(metadata) {
-    const forge = metadata[FORGE_KEY];
-    const thread = Number(metadata[HANDOFF_KEYS.thread]);
-    const known = Number.isSafeInteger(thread) && thread > 0 ? thread : undefined;
-    return {
-        forge: forge === 'gitlab' ? 'gitlab' : forge === 'none' ? undefined : 'github',
-        project: metadata[STEP_KEYS.repository] || undefined,
-        thread: known,
-        change: known,
-    };
-}
-/** The home for a person: `octo-org/app`, `group/app merge request !7`. */
-function describeHome(home) {
-    const project = home.project ?? 'no project';
-    if (home.change !== undefined)
-        return `${project} ${changeName(home, home.change)}`;
-    return home.thread === undefined ? project : `${project} #${home.thread}`;
-}
-
-;// CONCATENATED MODULE: ./src/run/listing.ts
-
-/** A page holds this many runs: the service's most is 500, and a run can be long. */
-const PAGE_SIZE = 100;
-/**
- * Every run carrying all of `tags` among those `query` selects (a time window),
- * one request a page, never one a run. Where the plan cannot filter by metadata,
- * the same window is listed whole and filtered here: a run listed without its
- * metadata cannot be told apart, and is left out.
- */
-async function listTaggedRuns(client, tags, query, options) {
-    // Paged by creation, which never changes: paging by update time can skip a run that moves.
-    const paged = { sort_by: 'created_at', sort_order: 'desc', limit: PAGE_SIZE, ...query };
-    try {
-        const { runs, complete } = await drain(client.iterateRuns({ ...paged, metadata: { ...tags } }, options));
-        return { runs, filteredHere: false, complete };
-    }
-    catch (error) {
-        if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available')
-            throw error;
-    }
-    const { runs, complete } = await drain(client.iterateRuns(paged, options));
-    return { runs: runs.filter((run) => carriesTags(run, tags)), filteredHere: true, complete };
-}
-/** Every run the pages yield, and whether they reached the last page. */
-async function drain(pages) {
-    const runs = [];
-    for (;;) {
-        const next = await pages.next();
-        if (next.done)
-            return { runs, complete: next.value.complete };
-        runs.push(next.value);
-    }
-}
-/** Whether the run shows every one of `tags` in its metadata. */
-function carriesTags(run, tags) {
-    const metadata = run.metadata;
-    if (typeof metadata !== 'object' || metadata === null)
-        return false;
-    const shown = metadata;
-    return Object.entries(tags).every(([key, value]) => shown[key] === value);
-}
-
-;// CONCATENATED MODULE: ./src/run/cancel.ts
-
-
-
-
-
-
-
-/**
- * One cancel request for a run, by ID, and how it went as a value: a failed
- * cancel must not hide the step's own outcome. The cancels below build on it.
- */
-async function requestCancel(client, runId, options = {}) {
-    try {
-        return await client.cancelRun(runId, options);
-    }
-    catch (error) {
-        const message = errorMessage(error);
-        if (error instanceof UnprocessableEntityError)
-            return { kind: 'not-cancellable', message };
-        return { kind: 'failed', message };
-    }
-}
-/**
- * The run as it stands after a successful cancel, so that outputs, summary and
- * comment show where it ended rather than the state last polled. One quick
- * attempt: a failure keeps what was last seen.
- */
-async function rereadAfterCancel(client, cancel, lastSeen) {
-    // A BLOCKED run is read back too, so that the outputs say BLOCKED rather than what was last polled.
-    if ((cancel?.kind !== 'cancelled' && cancel?.kind !== 'blocked') || !lastSeen)
-        return lastSeen;
-    try {
-        return await client.getRun(lastSeen.run_id, {
-            timeoutMs: timing/* REREAD_AFTER_CANCEL_MS */.PH,
-            maxRetries: 0,
-        });
-    }
-    catch {
-        return lastSeen;
-    }
-}
-/** On `now`'s clock: when the cancel of a run, begun now for `why`, must have been answered. */
-function cancelDeadline(why, now) {
-    switch (why.kind) {
-        case 'signal':
-            return (now +
-                (why.signal === 'SIGTERM' ? timing/* SIGNAL_CANCEL */.EJ.afterTerminateMs : timing/* SIGNAL_CANCEL */.EJ.afterInterruptMs));
-        case 'post':
-            return now + timing/* POST_CANCEL_DEADLINE_MS */.uY;
-        case 'timeout':
-        case 'over-budget':
-        case 'error':
-        case 'pass-when':
-            return now + timing/* CANCEL_AFTER_TIMEOUT */.UE.budgetMs;
-    }
-}
-/**
- * The one routine that cancels a run, whatever the reason: a signal, the
- * timeout, max_credits, an error, the post step, or a set whose `pass_when`
- * can no longer be met. Each request is bounded by the order's deadline, and
- * the outcome is a value: a failed cancel must not hide the step's own outcome.
- */
-async function cancelRun(order, deps) {
-    const remaining = () => Math.max(0, order.deadline - deps.now());
-    const once = () => {
-        const ms = Math.max(timing/* MIN_CANCEL_REQUEST_MS */.jN, remaining());
-        const timeoutMs = order.why.kind === 'post' ? ms : Math.min(ms, timing/* CANCEL_AFTER_TIMEOUT */.UE.timeoutMs);
-        return requestCancel(deps.client, order.runId, {
-            timeoutMs: order.why.kind === 'signal' ? remaining() : timeoutMs,
-            deadline: order.deadline,
-            ...(order.why.kind === 'signal' ? { signal: AbortSignal.timeout(remaining()) } : {}),
-        });
-    };
-    let report = await once();
-    let noted = false;
-    while (report.kind === 'already-finished' &&
-        order.mayRestart?.() &&
-        remaining() > timing/* RECANCEL_PAUSE_MS */.qU * 2) {
-        if (!noted && deps.log) {
-            deps.log.info(`Run ${order.runId} still shows its state from before the follow-up; cancelling again once it restarts.`);
-            noted = true;
-        }
-        await deps.sleep(order.why.kind === 'post' ? timing/* CREATE_LOOKUP */.qS.postPauseMs : timing/* RECANCEL_PAUSE_MS */.qU);
-        report = await once();
-    }
-    return report;
-}
-/**
- * Cancels the run the step answers for (see `cancelRun`). Nothing more is owed
- * on it unless the cancel failed, the run is BLOCKED (the post step tries
- * again, and cancels it should a person have moved it on by then), a
- * follow-up's answer is still out, or "already finished" came before the run
- * was seen restarting after a follow-up (it may restart yet).
- */
-async function cancelOwnRun(tracker, runId, why, deps, deadline = cancelDeadline(why, deps.now())) {
-    const report = await cancelRun({ runId, why, deadline, mayRestart: () => tracker.awaitingNewPass }, deps);
-    if (isFinalCancel(report, tracker))
-        tracker.settle();
-    return report;
-}
-/**
- * A run must not outlive a step that gave up on it. A step that failed before
- * it knew of a run made none, unless a create's answer was lost and its run
- * not found: then the state keeps the create's tag for the post step.
- */
-async function cancelAfterError(tracker, deps) {
-    const runId = tracker.runId;
-    // A create whose run was neither seen nor ruled out leaves its tag for the post step.
-    if (!runId)
-        return tracker.mayHaveUnseenRun ? undefined : tracker.settle();
-    if (!tracker.needsCancel)
-        return;
-    // Briefly, as after a timeout: a cancel that fails leaves the run to the post step.
-    logCancel(deps.log, runId, await cancelOwnRun(tracker, runId, { kind: 'error' }, deps));
-}
-/** Pure: whether a cancel's outcome leaves nothing owed on the tracked run. */
-function isFinalCancel(report, tracker) {
-    if (report.kind === 'failed' || report.kind === 'blocked' || tracker.deciding)
-        return false;
-    return !(report.kind === 'already-finished' && tracker.awaitingNewPass);
-}
-/** The states `cancel_previous` supersedes: runs still on their way, not those waiting for a person. */
-const SUPERSEDED_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'];
-/**
- * Cancels the active runs labelled `name` of the step's home (its project and, where the step
- * has a thread, its thread) before the step starts its own (`previous_run: cancel`), so that a
- * new push replaces the review of the old one and never another thread's; `cancel_only` does
- * just this. `input` is the input that asked, for the log. Returns the runs cancelled.
- */
-async function cancelPreviousRuns(client, asked, log, options = {}) {
-    const { name, home, input } = asked;
-    const scope = homeScope(home);
-    const where = scope ? ` of ${describeHome(home)}` : '';
-    if (!scope) {
-        log.info(`${input}: no project is named, so no run can be told to be this one's; none is cancelled.`);
-        return [];
-    }
-    // Collected first: cancelling while paging would move runs out of the pages still to come.
-    // Paged by creation time: runs changing state meanwhile cannot slip between pages.
-    const { runs } = await listTaggedRuns(client, scope, { name, state: SUPERSEDED_STATES }, { ...options, maxPages: PREVIOUS_RUNS_MAX_PAGES });
-    // Checked here too, so that a service ignoring a filter cannot make this cancel other runs.
-    const active = runs.filter((run) => run.agent_config?.name === name &&
-        meaningOf(run.state) === 'active' &&
-        ofHomeForge(run, home));
-    const cancelled = [];
-    for (const run of active) {
-        const report = await requestCancel(client, run.run_id, options);
-        if (report.kind === 'cancelled')
-            cancelled.push(run.run_id);
-        logCancel(log, run.run_id, report, input);
-    }
-    if (active.length === 0)
-        log.info(`${input}: no active run is named ${name}${where}.`);
-    return cancelled;
-}
-/** The pages of active runs of one name a cancel reads: far more than one thread ever has. */
-const PREVIOUS_RUNS_MAX_PAGES = 10;
-/** `cancel_only`: cancels the active runs with the name, and starts nothing. */
-async function cancelOnly(client, asked, log) {
-    const cancelled = await cancelPreviousRuns(client, { ...asked, input: 'cancel_only' }, log);
-    log.info(`cancel_only: cancelled ${cancelled.length} active run(s) named ${asked.name}.`);
-    return cancelled;
-}
-
-;// CONCATENATED MODULE: ./src/api/client.ts
-
-
-
-
-/**
- * The endpoints of the Cloud Agent Runs API: the only code that knows its paths and what
- * its answers mean. How a request travels (the key, deadlines, retries, typed errors) is
- * the transport's.
- */
-class AgentRunsClient {
-    #transport;
-    constructor(options) {
-        this.#transport = new Transport(options);
-    }
-    /**
-     * Creates a run. Never repeated when the service may have acted on it; the
-     * service's newer path is tried once when the spec's path does not exist.
-     */
-    async createRun(body, options = {}) {
-        const send = async (path) => (await this.#transport.request('POST', path, {
-            ...options,
-            body,
-            retryMode: 'at-most-once',
-            read: (data) => {
-                const answer = readCreatedRun(data);
-                return 'run' in answer ? { value: answer.run } : answer;
-            },
-        })).data;
-        try {
-            return await send('/agent/run');
-        }
-        catch (error) {
-            // 404 or 405 on the create path means no run was made, so the other path is safe.
-            if (error instanceof NotFoundError || error instanceof MethodNotAllowedError) {
-                return await send('/agent/runs');
-            }
-            throw error;
-        }
-    }
-    /**
-     * The run as the service shows it now. An answer that is not this run (another
-     * run's, not an object, a state that is not a string) is a garbled answer,
-     * retried like one: it is never taken for the run's state.
-     */
-    async getRun(runId, options = {}) {
-        const read = (data) => {
-            const answer = readRunItem(data, runId);
-            return 'run' in answer ? { value: answer.run } : answer;
-        };
-        return (await this.#transport.request('GET', runPath(runId), { ...options, read })).data;
-    }
-    async listRuns(query = {}, options = {}) {
-        const { metadata, ...plain } = query;
-        const flatQuery = { ...plain };
-        for (const [key, value] of Object.entries(metadata ?? {}))
-            flatQuery[`metadata[${key}]`] = value;
-        const { data, headers } = await this.#transport.request('GET', '/agent/runs', { ...options, query: flatQuery });
-        const servedAt = Date.parse(headers.date ?? '');
-        // Entries that are not runs are dropped: a lookup must never act on a garbled one.
-        const runs = Array.isArray(data?.runs) ? data.runs : [];
-        return {
-            ...data,
-            runs: runs.flatMap((entry) => {
-                const read = readRunItem(entry);
-                return 'run' in read ? [read.run] : [];
-            }),
-            ...(Number.isNaN(servedAt) ? {} : { servedAt }),
-        };
-    }
-    /**
-     * Every run matching `query`, following the cursor across pages. Stops when
-     * the service hands back a cursor it already gave, which would loop forever.
-     * Returns whether it saw the last page: a caller that must count every run
-     * (a budget) needs to know when `maxPages` or a broken cursor cut the list short.
-     */
-    async *iterateRuns(query = {}, options = {}) {
-        let cursor = query.cursor;
-        const seen = new Set(cursor === undefined ? [] : [cursor]);
-        for (let page = 0; page < (options.maxPages ?? 50); page += 1) {
-            const { runs, page_info } = await this.listRuns({ ...query, cursor }, options);
-            yield* runs;
-            if (!page_info?.has_next_page)
-                return { complete: true };
-            const next = page_info.next_cursor;
-            if (!next || seen.has(next))
-                return { complete: false };
-            seen.add(next);
-            cursor = next;
-        }
-        return { complete: false };
-    }
-    /**
-     * Sends a follow-up message to steer a run. Never repeated when it may have
-     * arrived. A run whose session is gone answers 410: a SessionGoneError.
-     * Resolves with how the service routed it (`outcome`); an older service says
-     * nothing of that, and its answer is accepted all the same (both members undefined).
-     */
-    async sendFollowup(runId, message, options = {}) {
-        const body = { message };
-        const { data } = await this.#transport.request('POST', `${runPath(runId)}/followups`, {
-            ...options,
-            body,
-            retryMode: 'at-most-once',
-        });
-        return readFollowupAnswer(data);
-    }
-    /**
-     * Stops the turn a live run's agent is working on, without ending the run: it stays
-     * INPROGRESS with its sandbox, and takes a follow-up. Only a live run on Warp's own harness
-     * can be interrupted; the service refuses any other with a 409 (a ConflictError: the run is
-     * not live) or a 422 (an UnprocessableEntityError: its harness cannot be interrupted).
-     *
-     * Repeated like a read (`idempotent`): a second interrupt of an interrupted run stops
-     * nothing more, so an answer lost on the way may be asked for again, where a follow-up
-     * sent twice would reach the agent twice. A 409 is retried as the service's clients retry
-     * it, since a run about to start becomes live; pass `maxRetries: 0` to fall back at once.
-     */
-    async interruptRun(runId, options = {}) {
-        await this.#transport.request('POST', `${runPath(runId)}/interrupt`, {
-            ...options,
-            retryMode: 'idempotent',
-        });
-    }
-    /**
-     * Asks the service to cancel a run. The service refuses (400) a run that has
-     * ended and a BLOCKED one alike, so the run is read back to tell them apart.
-     * A run still being prepared (409) is retried like any transient failure.
-     */
-    async cancelRun(runId, options = {}) {
-        try {
-            await this.#transport.request('POST', `${runPath(runId)}/cancel`, {
-                ...options,
-                retryMode: 'idempotent',
-            });
-            return { kind: 'cancelled' };
-        }
-        catch (error) {
-            if (!(error instanceof BadRequestError))
-                throw error;
-        }
-        try {
-            const run = await this.getRun(runId, { signal: options.signal, maxRetries: 1 });
-            return { kind: run.state === 'BLOCKED' ? 'blocked' : 'already-finished' };
-        }
-        catch {
-            return { kind: 'refused' };
-        }
-    }
-    /**
-     * The run's conversation: what the agent said and did, step by step. Throws
-     * NotFoundError while there is none yet and UnprocessableEntityError when the
-     * service cannot show this run's format; neither is a failure of the run.
-     */
-    async getConversation(runId, options = {}) {
-        const { data } = await this.#transport.request('GET', `${runPath(runId)}/conversation`, options);
-        return { ...data, steps: Array.isArray(data?.steps) ? data.steps : [] };
-    }
-    /** One artifact: FILE and SCREENSHOT carry a signed download URL; a PLAN its Markdown inline. */
-    async getArtifact(artifactUid, options = {}) {
-        if (artifactUid.trim() === '')
-            throw new Error('An artifact UID is required');
-        const path = `/agent/artifacts/${encodeURIComponent(artifactUid)}`;
-        return (await this.#transport.request('GET', path, options)).data;
-    }
-    /** Downloads a signed URL the service handed out, without the key (see Transport.download). */
-    async downloadSignedUrl(url, options = {}) {
-        return await this.#transport.download(url, options);
-    }
-}
-/** A run's path. An ID that could leave its segment (`..`, `/`) is refused: it never reaches a URL. */
-function runPath(runId) {
-    if (!isRunId(runId))
-        throw new Error(`${JSON.stringify(safeForLog(runId, 100))} is not a run ID`);
-    return `/agent/runs/${encodeURIComponent(runId)}`;
-}
-
-;// CONCATENATED MODULE: ./src/version.ts
-/** Sent as User-Agent, so the service's operators can tell this action's traffic apart. */
-const USER_AGENT = 'cloud-agent-run-action/1';
-
-;// CONCATENATED MODULE: ./src/service.ts
-
-
-/**
- * The API client as the main and post steps use it: this action's user agent,
- * and every retry told in the log. The one place either step builds a client.
- */
-function serviceClient(connection, log, options = {}) {
-    return new AgentRunsClient({
-        baseUrl: connection.baseUrl,
-        apiKey: connection.apiKey,
-        userAgent: USER_AGENT,
-        ...options,
-        onRetry: (message) => log.info(message),
-    });
-}
-
-;// CONCATENATED MODULE: ./src/cancel-only.ts
-
-
-
-
-
-/**
- * The main step with `cancel_only`: cancels the active runs with the name of the step's project
- * and thread, creates nothing, and sets the output `cancelled` to the IDs it cancelled.
- */
-async function cancelOnlyStep(cleanup, world, io) {
-    // The thread is the event's: no GitHub request is needed to read it.
-    const home = homeOf(world, githubThread(new GitHubContext('', world)));
-    const cancelled = await cancelOnly(serviceClient(cleanup, io), { name: cleanup.name, home }, io);
-    io.setOutput('cancelled', JSON.stringify(cancelled));
-}
-
 ;// CONCATENATED MODULE: ./src/github/compare.ts
 
 /** The most commits a steering follow-up lists; GitHub's compare gives at most 250. */
@@ -11929,7 +10817,7 @@ function newerStepOf(github, ownHead, ownWorkflowRun) {
         if (!repository || !number || !github.hasToken)
             return undefined;
         const octokit = await github.client();
-        const within = () => octokit_withDeadline(Math.max(0, deadline - Date.now()));
+        const within = () => withDeadline(Math.max(0, deadline - Date.now()));
         const headMoved = async () => {
             if (!ownHead)
                 return undefined;
@@ -11982,96 +10870,531 @@ function newerStepOf(github, ownHead, ownWorkflowRun) {
 /** How many of the workflow's latest runs the hand-over looks through for a newer one. */
 const NEWER_RUNS_LISTED = 50;
 
-;// CONCATENATED MODULE: ./src/github/review.ts
+;// CONCATENATED MODULE: ./src/github/answer.ts
+
+/** The answer in a comment, leaving room for the rest of it within GitHub's 65,536 characters. */
+const COMMENT_ANSWER_CHARS = 50_000;
+/** The answer as the body of a comment (below the comment's own headline). */
+function renderCommentAnswer(answer) {
+    if (answer === undefined || answer.trim() === '')
+        return undefined;
+    return agentMarkdown(clipAnswer(answer, COMMENT_ANSWER_CHARS)) || undefined;
+}
+
+;// CONCATENATED MODULE: ./src/model/key-history.ts
+/**
+ * A key's history, pure: the runs and the sets its steps have shown, as a marker keeps them and
+ * as a comment shows the earlier ones, collapsed. One history whatever kind of step writes next
+ * (a run's comment keeps the key's sets, a set's keeps its runs), and one for both forges: the
+ * pull request's comment and the GitLab merge request's note.
+ */
+
+
+
+/** The most runs a comment keeps; older ones drop off the history. */
+const MAX_RUNS = 20;
+/** The most sets a comment keeps in its history. */
+const MAX_SETS = 20;
+/** The most run IDs a set's record keeps of those handed to a person. */
+const MAX_HANDED_OFF = 100;
+const key_history_STATE = /^[A-Z_]{1,40}$/;
+const key_history_SHA = /^[0-9a-f]{7,64}$/i;
+/** Whether `text` looks like a commit's SHA. */
+function isSha(text) {
+    return key_history_SHA.test(text);
+}
+/** A marker's JSON made inert: `<` and `>` could end the HTML comment or open a forged one. */
+function inertJson(value) {
+    return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
+}
+/** The JSON object a marker (`pattern`, its JSON the first group) holds in `body`, if it is one. */
+function markerJson(body, pattern) {
+    const match = pattern.exec(body);
+    if (!match?.[1])
+        return undefined;
+    let parsed;
+    try {
+        parsed = JSON.parse(match[1]);
+    }
+    catch {
+        return undefined;
+    }
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+        ? parsed
+        : undefined;
+}
+/** A run's record as a marker writes it. */
+function runJson(run) {
+    return {
+        run_id: run.runId,
+        state: run.state,
+        outcome: run.outcome,
+        superseded_by: run.supersededBy,
+        session: run.sessionLink,
+        workflow_run: run.workflowRun,
+        started_at: run.startedAt,
+        head: run.head,
+    };
+}
+/** A set's record as a marker writes it. */
+function setJson(record) {
+    return {
+        set: record.set,
+        outcome: record.outcome,
+        done: record.done,
+        total: record.total,
+        workflow_run: record.workflowRun,
+        started_at: record.startedAt,
+        ...(record.handedOff?.length ? { handed_off: record.handedOff.slice(0, MAX_HANDED_OFF) } : {}),
+    };
+}
+/** The valid run records of a marker's list, at most MAX_RUNS; anything else, none. */
+function parseRuns(value) {
+    return Array.isArray(value)
+        ? value.flatMap((entry) => parseRun(entry) ?? []).slice(0, MAX_RUNS)
+        : [];
+}
+/** The valid set records of a marker's list; anything else, none. */
+function parseSets(value) {
+    return Array.isArray(value) ? value.flatMap((entry) => parseSet(entry) ?? []) : [];
+}
+function parseRun(entry) {
+    if (typeof entry !== 'object' || entry === null)
+        return undefined;
+    const record = entry;
+    const { run_id: runId, state, started_at: startedAt } = record;
+    if (!isRunId(runId))
+        return undefined;
+    if (typeof state !== 'string' || !key_history_STATE.test(state))
+        return undefined;
+    if (!isTime(startedAt))
+        return undefined;
+    return {
+        runId,
+        state,
+        outcome: outcomeOf(record.outcome),
+        supersededBy: isRunId(record.superseded_by) ? record.superseded_by : undefined,
+        sessionLink: safeHttpUrl(shortText(record.session, 2048)),
+        workflowRun: safeHttpUrl(shortText(record.workflow_run, 2048)),
+        startedAt,
+        ...(typeof record.head === 'string' && key_history_SHA.test(record.head) ? { head: record.head } : {}),
+    };
+}
+function parseSet(entry) {
+    if (typeof entry !== 'object' || entry === null)
+        return undefined;
+    const record = entry;
+    const { set, done, total, started_at: startedAt } = record;
+    if (typeof set !== 'string' || set.length > 100)
+        return undefined;
+    if (!Number.isSafeInteger(done) || !Number.isSafeInteger(total))
+        return undefined;
+    if (!isTime(startedAt))
+        return undefined;
+    const handedOff = Array.isArray(record.handed_off)
+        ? record.handed_off.filter(isRunId).slice(0, MAX_HANDED_OFF)
+        : [];
+    return {
+        set,
+        outcome: outcomeOf(record.outcome),
+        done: done,
+        total: total,
+        workflowRun: safeHttpUrl(shortText(record.workflow_run, 2048)),
+        startedAt,
+        ...(handedOff.length > 0 ? { handedOff } : {}),
+    };
+}
+function isTime(value) {
+    return typeof value === 'string' && !Number.isNaN(Date.parse(value));
+}
+function outcomeOf(value) {
+    return OUTCOMES.includes(value) ? value : undefined;
+}
+/** `value` when it is text of at most `max` characters. */
+function shortText(value, max = 300) {
+    return typeof value === 'string' && value.length <= max ? value : undefined;
+}
+/**
+ * The runs with `run` put in (replacing an older record of it), newest first.
+ * Two steps writing the same comment each keep the other's runs. A run keeps
+ * the time it was first shown, so that a later writer (the post step, a
+ * reconcile pass) never moves an older run above a newer one.
+ */
+function mergeRuns(runs, run) {
+    return mergeNewestFirst(runs, run, (record) => record.runId, MAX_RUNS);
+}
+/** Pure: the sets with `record` put in (keeping when it was first shown), newest first. */
+function mergeSets(sets, record) {
+    return mergeNewestFirst(sets, record, (entry) => entry.set, MAX_SETS);
+}
+/**
+ * Pure: `records` with `record` put in, in place of an older record of the same
+ * thing (which keeps the earlier of the two start times), newest first, at most `max`.
+ */
+function mergeNewestFirst(records, record, idOf, max) {
+    const id = idOf(record);
+    const earlier = records.find((other) => idOf(other) === id)?.startedAt;
+    const startedAt = earlier !== undefined && Date.parse(earlier) < Date.parse(record.startedAt)
+        ? earlier
+        : record.startedAt;
+    return [{ ...record, startedAt }, ...records.filter((other) => idOf(other) !== id)]
+        .sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt))
+        .slice(0, max);
+}
+/**
+ * The earlier runs and sets, collapsed, newest first; undefined when there are none. The
+ * heading names the kinds it holds: "Earlier runs", "Earlier sets", "Earlier runs and sets".
+ * `link` names what each record's `workflowRun` links to (on GitLab, the CI job).
+ */
+function historyBlock(earlier, link = 'workflow run') {
+    const { runs, sets } = earlier;
+    if (runs.length + sets.length === 0)
+        return undefined;
+    const kinds = [runs.length > 0 ? 'runs' : '', sets.length > 0 ? 'sets' : ''];
+    const title = `Earlier ${kinds.filter(Boolean).join(' and ')} (${runs.length + sets.length})`;
+    const lines = [
+        ...runs.map((record) => ({ at: record.startedAt, line: historyLine(record, link) })),
+        ...sets.map((record) => ({ at: record.startedAt, line: setHistoryLine(record, link) })),
+    ]
+        .sort((a, b) => Date.parse(b.at) - Date.parse(a.at))
+        .map(({ line }) => line);
+    return `<details><summary>${title}</summary>\n\n${lines.join('\n')}\n\n</details>`;
+}
+const HISTORY_START = '\n\n<details><summary>Earlier ';
+const HISTORY_HEAD = /^<details><summary>Earlier (?:runs|sets|runs and sets) \(\d+\)<\/summary>\n/;
+/**
+ * The body without its history block: from the last history heading to the closing
+ * `</details>` at the very end. The heading is found by one search from the end, then checked
+ * once, so the time is linear whatever the text.
+ */
+function withoutHistory(body) {
+    if (!body.endsWith('</details>'))
+        return body;
+    const at = body.lastIndexOf(HISTORY_START);
+    if (at < 0)
+        return body;
+    const head = body.slice(at + 2, at + 2 + 80);
+    return HISTORY_HEAD.test(head) ? body.slice(0, at) : body;
+}
+/** One run's line of the history: outcome, run and links. */
+function historyLine(record, link = 'workflow run') {
+    const known = record.outcome ?? outcomeOfState(record.state);
+    const outcome = known
+        ? `${OUTCOME_RECORDS[known].icon} ${OUTCOME_RECORDS[known].short}`
+        : `⏳ ${record.state.toLowerCase()}`;
+    const newer = record.supersededBy ? ` by ${codeSpan(record.supersededBy)}` : '';
+    const parts = [`- ${outcome}${newer}`, `run ${codeSpan(record.runId)}`];
+    const session = safeHttpUrl(record.sessionLink);
+    if (session)
+        parts.push(`[session](${session})`);
+    return withEnd(parts, record, link);
+}
+/** One set's line of the history: outcome, how far it got, and its link. */
+function setHistoryLine(record, link) {
+    const outcome = record.outcome
+        ? `${OUTCOME_RECORDS[record.outcome].icon} ${OUTCOME_RECORDS[record.outcome].short}`
+        : '⏳ running';
+    return withEnd([`- ${outcome}`, `${record.done} of ${record.total} done`], record, link);
+}
+/** A history line's parts, then its workflow run's (or CI job's) link and its start. */
+function withEnd(parts, record, link) {
+    const workflowRun = safeHttpUrl(record.workflowRun);
+    if (workflowRun)
+        parts.push(`[${link}](${workflowRun})`);
+    parts.push(`started ${record.startedAt.replace(/T(\d\d:\d\d)[\s\S]*/, ' $1 UTC')}`);
+    return parts.join(' · ');
+}
+
+;// CONCATENATED MODULE: ./src/github/run-marker.ts
+/** The hidden marker of one run's comment, pure: what it records, written and read. */
 
 
 
 
-/** GitHub takes many more, but a review of more than this many inline comments reads badly. */
-const MAX_INLINE_COMMENTS = 50;
+const run_marker_MARKER = /<!-- cloud-agent-run: (\{[^<>]*\}) -->/;
+function run_marker_renderMarker(marker) {
+    const json = inertJson({
+        run_id: marker.runId,
+        step: marker.step,
+        key: marker.key,
+        name: marker.name,
+        reply: marker.reply || undefined,
+        runs: marker.runs.map(runJson),
+        ...(marker.sets?.length ? { sets: marker.sets.map(setJson) } : {}),
+    });
+    return `<!-- cloud-agent-run: ${json} -->`;
+}
+/** The body without its marker. */
+function withoutMarker(body) {
+    return body.replace(run_marker_MARKER, '');
+}
+/** The marker in a comment's body, if it has a valid one; older formats are read too. */
+function parseMarker(body) {
+    const parsed = markerJson(body, run_marker_MARKER);
+    if (!parsed)
+        return undefined;
+    const runId = parsed.run_id;
+    if (!isRunId(runId))
+        return undefined;
+    const sets = parseSets(parsed.sets);
+    return {
+        runId,
+        step: shortText(parsed.step) ?? '',
+        key: shortText(parsed.key),
+        name: shortText(parsed.name),
+        reply: parsed.reply === true ? true : undefined,
+        runs: parseRuns(parsed.runs),
+        ...(sets.length > 0 ? { sets } : {}),
+    };
+}
+/** The record of a run as last seen. */
+function recordOf(run, context) {
+    const { ending } = context;
+    return {
+        ...(context.head ? { head: context.head } : {}),
+        runId: run.run_id,
+        state: run.state,
+        outcome: ending ? describeEnding(ending).outcome : undefined,
+        supersededBy: ending?.kind === 'superseded' ? ending.newerRunId : undefined,
+        sessionLink: safeHttpUrl(run.session_link),
+        workflowRun: context.workflowRun,
+        startedAt: context.startedAt,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/github/comment.ts
+/** One run's comment, its Markdown, pure: the run as last seen, its links, its answer, the key's history. */
+
+
+
+
+
+
+
+
+
+
+
+
+/** The facts of the step's outcome that the comment shows. */
+function commentOutcomeOf(outcome, continueRun) {
+    return {
+        ending: endingOf(outcome),
+        elapsedMs: 'elapsedMs' in outcome ? outcome.elapsedMs : undefined,
+        question: outcome.kind === 'blocked' ? outcome.question : undefined,
+        continueRun,
+    };
+}
+/** An answer longer than this is collapsed, so that the thread stays readable. */
+const LONG_ANSWER = { chars: 1_500, lines: 25 };
+/** The parts of the comment for the run as last seen; `history` comes from the marker. */
+function partsOf(run, history, context = {}) {
+    const ending = context.outcome?.ending;
+    const words = wordsFor(run, ending);
+    const title = run.title?.trim();
+    const name = title
+        ? inlineText(clip(title.replace(/\s+/g, ' '), 200))
+        : `Run ${codeSpan(run.run_id)}`;
+    const figures = ending || isTerminal(run.state) ? figuresOf(run, context.outcome) : [];
+    const newer = words.newerRunId ? ` (run ${codeSpan(words.newerRunId)})` : '';
+    const links = [];
+    const session = safeHttpUrl(run.session_link);
+    if (session)
+        links.push(`[Session](${session})`);
+    const workflowRun = safeHttpUrl(context.workflowRun);
+    if (workflowRun)
+        links.push(`[Workflow run](${workflowRun})`);
+    const pullRequest = pullRequestLinkOf(run);
+    if (pullRequest)
+        links.push(pullRequest);
+    links.push(`Run ${codeSpan(run.run_id)}`);
+    return {
+        headline: `### ${words.icon} ${name}`,
+        status: [`**${words.label}**${newer}`, ...figures].join(' · '),
+        links,
+        body: context.short
+            ? '_Details are in the session and the job summary._'
+            : bodyOf(run, words, context),
+        notes: context.short ? [] : (context.notes ?? []),
+        history,
+    };
+}
+/** The run's duration and credits, when known. */
+function figuresOf(run, outcome) {
+    const figures = [];
+    const fromService = run.run_time ? parseIsoDuration(run.run_time) : undefined;
+    const duration = fromService ?? outcome?.elapsedMs;
+    if (duration !== undefined)
+        figures.push(`⏱ ${formatDuration(duration)}`);
+    const cost = describeCost(costOf(run.request_usage));
+    if (cost)
+        figures.push(escapeMarkdown(cost));
+    return figures;
+}
+/** The pull request the agent opened, as a link labelled `owner/repo#12`. */
+function pullRequestLinkOf(run) {
+    const url = pullRequestUrlOf(run);
+    const href = url && linkTarget(url);
+    if (!url || !href)
+        return undefined;
+    const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url);
+    const label = match ? `${match[1]}#${match[2]}` : 'the pull request';
+    return `Opened ${`[${escapeMarkdown(label)}](<${href}>)`}`;
+}
+/** Why it ended, the service's reason, what a person is asked, and the agent's answer. */
+function bodyOf(run, words, context) {
+    const parts = [];
+    if (words.detail)
+        parts.push(words.detail);
+    const reason = words.showsReason ? run_item_statusMessageOf(run) : undefined;
+    if (reason)
+        parts.push(quote(inlineText(clip(reason, 2_000))));
+    let answer = context.answer?.trim() ? context.answer : undefined;
+    // Also after a timeout: the run is still BLOCKED (it cannot be cancelled), and still asks.
+    if (meaningOf(run.state) === 'blocked') {
+        const question = context.outcome?.question ?? blockedQuestion(run.status_message, undefined);
+        // The agent's last message is often its question: shown once, as what the run waits for.
+        if (question?.trim() === answer?.trim())
+            answer = undefined;
+        parts.push(blockedBlock(question, run, context.outcome?.continueRun ?? false));
+    }
+    const shown = answerBlock(answer);
+    if (shown)
+        parts.push(shown);
+    return parts.length > 0 ? parts.join('\n\n') : undefined;
+}
+/** What a BLOCKED run waits for, and how a person answers it. */
+function blockedBlock(question, run, continueRun) {
+    const session = safeHttpUrl(run.session_link);
+    const ways = [
+        session ? `answer in the [session](${session})` : 'answer in the session, in the app',
+    ];
+    if (continueRun)
+        ways.push('reply with a comment here; continue_run passes it on');
+    const lines = [
+        '> [!WARNING]',
+        `> The run is BLOCKED: it waits for a person. To move it on, ${ways.join(', or ')}.`,
+    ];
+    if (question)
+        lines.push('', agentDetails('What it waits for', clip(question, 20_000), true));
+    return lines.join('\n');
+}
+/** The agent's answer: as it is when short, collapsed when long. */
+function answerBlock(answer) {
+    if (answer === undefined)
+        return undefined;
+    const long = answer.length > LONG_ANSWER.chars || answer.split('\n').length > LONG_ANSWER.lines;
+    if (!long)
+        return renderCommentAnswer(answer);
+    return agentDetails("The agent's answer", clipAnswer(answer, COMMENT_ANSWER_CHARS));
+}
+function quote(markdown) {
+    return markdown
+        .split(/<br>/)
+        .map((line) => `> ${line}`)
+        .join('\n');
+}
+/**
+ * The comment's Markdown: the marker, then the parts, then the history,
+ * collapsed; within GitHub's limit of 65,536 characters.
+ */
+function composeComment(marker, parts) {
+    return fitParts(marker, parts);
+}
+function assemble(marker, parts) {
+    const sections = [`${run_marker_renderMarker(marker)}\n${parts.headline}`, parts.status];
+    if (parts.links.length > 0)
+        sections.push(parts.links.join(' · '));
+    if (parts.body)
+        sections.push(parts.body);
+    sections.push(...parts.notes);
+    const history = historyBlock(parts.history);
+    if (history)
+        sections.push(history);
+    return sections.join('\n\n');
+}
+/** The comment for the run as last seen, with the marker's other runs and its sets as its history. */
+function renderComment(run, marker, context = {}) {
+    const runs = marker.runs.filter((record) => record.runId !== run.run_id);
+    const history = { runs, sets: marker.sets ?? [] };
+    const parts = partsOf(run, history, context);
+    const whole = assemble(marker, parts).length;
+    const { answer } = context;
+    if (whole <= MAX_COMMENT_CHARS || !answer)
+        return composeComment(marker, parts);
+    // Too long: the answer is clipped before it is made safe, so no block is left open; by how much
+    // is a guess (escaping grows text unevenly), and composeComment cuts whatever still overflows.
+    const without = assemble(marker, partsOf(run, history, { ...context, answer: undefined })).length;
+    const room = MAX_COMMENT_CHARS - without - ANSWER_CLIP_SLACK;
+    const shown = Math.min(answer.length, COMMENT_ANSWER_CHARS);
+    const keep = Math.floor((shown * room) / (whole - without));
+    if (keep <= 0)
+        return composeComment(marker, parts);
+    return composeComment(marker, partsOf(run, history, { ...context, answer: clipAnswer(answer, keep) }));
+}
+/** Room for what clipping adds around the answer: its note and the block it is collapsed in. */
+const ANSWER_CLIP_SLACK = 500;
+/**
+ * A comment (written by the action) with a new marker and history, and the
+ * rest as it was: how a step whose run is no longer the newest keeps the
+ * newer run's part intact.
+ */
+function spliceComment(body, marker) {
+    const rest = withoutHistory(withoutMarker(body)).replace(/^\n/, '');
+    const history = historyBlock({ runs: marker.runs.slice(1), sets: marker.sets ?? [] });
+    const lines = `${run_marker_renderMarker(marker)}\n${rest}`;
+    return history ? `${lines}\n\n${history}` : lines;
+}
+/** Says that the result is for a commit the pull request has moved on from. */
+function staleHeadNote(ranOn, head) {
+    if (!isSha(ranOn) || !isSha(head) || ranOn === head)
+        return undefined;
+    return ('> [!NOTE]\n' +
+        `> This result is for commit \`${ranOn.slice(0, 7)}\`; the pull request has since moved on to \`${head.slice(0, 7)}\`.`);
+}
+/** GitHub refuses a comment body longer than this many characters. */
+const MAX_COMMENT_CHARS = 65_536;
+const CUT_NOTE = "…\n\n_This comment was cut at GitHub's limit of 65,536 characters; the session transcript linked above has the rest._";
+/**
+ * The parts within GitHub's limit: the body, the one part that grows without
+ * bound, is cut after escaping, so the marker, the links and the history stay.
+ */
+function fitParts(marker, parts) {
+    const whole = assemble(marker, parts);
+    if (whole.length <= MAX_COMMENT_CHARS)
+        return whole;
+    const room = MAX_COMMENT_CHARS - assemble(marker, { ...parts, body: '' }).length - CUT_NOTE.length - 40;
+    const body = room > 0 ? closeDetails(`${cutEscaped(parts.body ?? '', room)}${CUT_NOTE}`) : CUT_NOTE;
+    return cutEscaped(assemble(marker, { ...parts, body }), MAX_COMMENT_CHARS);
+}
+/** A body cut inside a collapsed block closes it, or the history would be swallowed by it. */
+function closeDetails(body) {
+    const open = body.split('<details').length - body.split('</details>').length;
+    return open > 0 ? `${body}${'\n\n</details>'.repeat(open)}` : body;
+}
+/** `text` cut to `max` characters, never through an escape (`&#124;` would leave `&#12`). */
+function cutEscaped(text, max) {
+    return text.length <= max ? text : cut(text, max).replace(/&#?\w*$/, '');
+}
+
+;// CONCATENATED MODULE: ./src/github/review-body.ts
+
+
+
 /** GitHub refuses a review body or a comment longer than this. */
 const MAX_BODY_CHARS = 65_536;
 /** Room kept for our own text around the agent's, in the body. */
 const AGENT_TEXT_CHARS = 20_000;
-/**
- * Reads a unified diff's hunks (GitHub's `patch` of a file): context and added lines are on
- * the RIGHT at their new number, context and removed lines on the LEFT at their old number.
- * One pass; a patch GitHub left out (a binary or huge file) has no lines.
- */
-function diffLines(patch) {
-    const right = new Map();
-    const left = new Map();
-    let hunk = -1;
-    let oldLine = 0;
-    let newLine = 0;
-    for (const line of (patch ?? '').split('\n')) {
-        const header = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
-        if (header) {
-            hunk += 1;
-            oldLine = Number(header[1]);
-            newLine = Number(header[2]);
-            continue;
-        }
-        if (hunk < 0)
-            continue;
-        const mark = line.charAt(0);
-        if (mark === '+') {
-            right.set(newLine++, hunk);
-        }
-        else if (mark === '-') {
-            left.set(oldLine++, hunk);
-        }
-        else if (mark === ' ' || line === '') {
-            right.set(newLine++, hunk);
-            left.set(oldLine++, hunk);
-        }
-        // `\ No newline at end of file` belongs to no side.
-    }
-    return { RIGHT: right, LEFT: left };
-}
-/** Splits the comments into those GitHub takes on the diff, and the rest. */
-function anchorComments(comments, files, max = MAX_INLINE_COMMENTS) {
-    const anchored = { inline: [], inBody: [] };
-    for (const comment of comments) {
-        const path = normalizePath(comment.path);
-        const side = comment.side ?? 'RIGHT';
-        const lines = files.get(path)?.[side];
-        const hunk = lines?.get(comment.line);
-        if (!lines) {
-            anchored.inBody.push({ comment, reason: 'the file is not in the diff' });
-        }
-        else if (hunk === undefined) {
-            anchored.inBody.push({ comment, reason: 'the line is not in the diff' });
-        }
-        else if (anchored.inline.length >= max) {
-            anchored.inBody.push({ comment, reason: `past the first ${max} inline comments` });
-        }
-        else {
-            const start = comment.start_line;
-            // A range must lie within one hunk; else the comment stays on its last line.
-            const range = start !== undefined && start < comment.line && lines.get(start) === hunk
-                ? { start_line: start, start_side: side }
-                : {};
-            anchored.inline.push({
-                path,
-                line: comment.line,
-                side,
-                ...range,
-                body: agentText(comment.body),
-            });
-        }
-    }
-    return anchored;
-}
+/** A comment's path as the diff names it. */
 function normalizePath(path) {
     return path.replace(/\\/g, '/').replace(/^(\.\/|\/)+/, '');
 }
-/** The agent's Markdown, made safe, and short enough for GitHub. */
 /** The verdict as the summary, comment, status and check say it (one record). */
 function verdictHeading(verdict) {
     const { icon, title } = REVIEW_VERDICT_RECORDS[verdict];
     return `${icon} ${title}`;
 }
+/** The agent's Markdown, made safe, and short enough for GitHub. */
 function agentText(text) {
     const shown = text.length > AGENT_TEXT_CHARS ? `${cut(text, AGENT_TEXT_CHARS)}\n\n_(cut here)_` : text;
     return agentMarkdown(shown) || '_(empty)_';
@@ -12198,6 +11521,7 @@ function clipText(text, max) {
     const at = text.lastIndexOf('\n', max - note.length);
     return text.slice(0, Math.max(0, at)) + note;
 }
+/** A review's body within GitHub's limit, cut between lines. */
 function clipBody(body) {
     if (body.length <= MAX_BODY_CHARS)
         return body;
@@ -12206,6 +11530,87 @@ function clipBody(body) {
     const room = body.lastIndexOf('\n', MAX_BODY_CHARS - note.length);
     return body.slice(0, Math.max(0, room)) + note;
 }
+
+;// CONCATENATED MODULE: ./src/github/review-diff.ts
+
+/** GitHub takes many more, but a review of more than this many inline comments reads badly. */
+const MAX_INLINE_COMMENTS = 50;
+/**
+ * Reads a unified diff's hunks (GitHub's `patch` of a file): context and added lines are on
+ * the RIGHT at their new number, context and removed lines on the LEFT at their old number.
+ * One pass; a patch GitHub left out (a binary or huge file) has no lines.
+ */
+function diffLines(patch) {
+    const right = new Map();
+    const left = new Map();
+    let hunk = -1;
+    let oldLine = 0;
+    let newLine = 0;
+    for (const line of (patch ?? '').split('\n')) {
+        const header = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
+        if (header) {
+            hunk += 1;
+            oldLine = Number(header[1]);
+            newLine = Number(header[2]);
+            continue;
+        }
+        if (hunk < 0)
+            continue;
+        const mark = line.charAt(0);
+        if (mark === '+') {
+            right.set(newLine++, hunk);
+        }
+        else if (mark === '-') {
+            left.set(oldLine++, hunk);
+        }
+        else if (mark === ' ' || line === '') {
+            right.set(newLine++, hunk);
+            left.set(oldLine++, hunk);
+        }
+        // `\ No newline at end of file` belongs to no side.
+    }
+    return { RIGHT: right, LEFT: left };
+}
+/** Splits the comments into those GitHub takes on the diff, and the rest. */
+function anchorComments(comments, files, max = MAX_INLINE_COMMENTS) {
+    const anchored = { inline: [], inBody: [] };
+    for (const comment of comments) {
+        const path = normalizePath(comment.path);
+        const side = comment.side ?? 'RIGHT';
+        const lines = files.get(path)?.[side];
+        const hunk = lines?.get(comment.line);
+        if (!lines) {
+            anchored.inBody.push({ comment, reason: 'the file is not in the diff' });
+        }
+        else if (hunk === undefined) {
+            anchored.inBody.push({ comment, reason: 'the line is not in the diff' });
+        }
+        else if (anchored.inline.length >= max) {
+            anchored.inBody.push({ comment, reason: `past the first ${max} inline comments` });
+        }
+        else {
+            const start = comment.start_line;
+            // A range must lie within one hunk; else the comment stays on its last line.
+            const range = start !== undefined && start < comment.line && lines.get(start) === hunk
+                ? { start_line: start, start_side: side }
+                : {};
+            anchored.inline.push({
+                path,
+                line: comment.line,
+                side,
+                ...range,
+                body: agentText(comment.body),
+            });
+        }
+    }
+    return anchored;
+}
+
+;// CONCATENATED MODULE: ./src/github/review.ts
+
+
+
+
 const REVIEW_PERMISSION = 'pull_request_review needs pull-requests: write.';
 /**
  * Posts the review: reads the diff, anchors the comments, and writes one review; comments
@@ -12389,7 +11794,538 @@ async function markReplaced(octokit, target, earlier, newer, log) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/github/set-comment.ts
+/** A set's comment, its rendering, pure: the set marker, the set's Markdown and the key's history. */
+
+
+/** Room the comment keeps for its marker and history; the table gets the rest. */
+const SET_COMMENT_TABLE_CHARS = MAX_COMMENT_CHARS - 16_000;
+const SET_MARKER = /<!-- cloud-agent-set: (\{[^<>]*\}) -->/;
+function renderSetMarker(marker) {
+    const json = inertJson({
+        key: marker.key,
+        step: marker.step,
+        sets: marker.sets.map(setJson),
+        ...(marker.runs?.length ? { runs: marker.runs.map(runJson) } : {}),
+    });
+    return `<!-- cloud-agent-set: ${json} -->`;
+}
+/** The set marker in a comment's body, if it has a valid one. */
+function parseSetMarker(body) {
+    const parsed = markerJson(body, SET_MARKER);
+    if (!parsed)
+        return undefined;
+    const { key, step, sets, runs } = parsed;
+    if (typeof key !== 'string' || typeof step !== 'string')
+        return undefined;
+    const earlierRuns = parseRuns(runs);
+    return {
+        key,
+        step,
+        sets: parseSets(sets),
+        ...(earlierRuns.length > 0 ? { runs: earlierRuns } : {}),
+    };
+}
+/** Pure: the whole comment: the marker, the set's Markdown, and the key's earlier runs and sets, collapsed. */
+function composeSetComment(marker, body) {
+    const history = historyBlock({ runs: marker.runs ?? [], sets: marker.sets.slice(1) });
+    const whole = `${renderSetMarker(marker)}\n${body}`;
+    return history ? `${whole}\n\n${history}` : whole;
+}
+/** The set's Markdown in a comment this module wrote: without the marker's line and the history. */
+function setBodyOf(comment) {
+    return withoutHistory(comment.slice(comment.indexOf('\n') + 1));
+}
+
+;// CONCATENATED MODULE: ./src/github/keyed-comment.ts
+
+
+
+
+
+
+function keyedMarkerOf(body) {
+    const run = parseMarker(body);
+    if (run) {
+        if (run.reply || run.key === undefined)
+            return undefined;
+        return { kind: 'run', key: run.key, newestStart: run.runs[0]?.startedAt };
+    }
+    const set = parseSetMarker(body);
+    return set && { kind: 'set', key: set.key, newestStart: set.sets[0]?.startedAt };
+}
+/** Whether the comment shows a step of the other kind that started after `startedAt`. */
+function newerOtherKind(marker, kind, startedAt) {
+    if (marker === undefined || marker.kind === kind || marker.newestStart === undefined)
+        return false;
+    return Date.parse(marker.newestStart) > Date.parse(startedAt);
+}
+/**
+ * The key's history in a comment of the action's with the key, whichever kind wrote it: its
+ * runs and its sets, each newest first (the one it shows first). None for another key's.
+ */
+function keyHistoryOf(body, key) {
+    const run = parseMarker(body);
+    if (run)
+        return run.key === key ? { runs: run.runs, sets: run.sets ?? [] } : NO_HISTORY;
+    const set = parseSetMarker(body);
+    return set?.key === key ? { runs: set.runs ?? [], sets: set.sets } : NO_HISTORY;
+}
+const NO_HISTORY = { runs: [], sets: [] };
+/** The text of a comment by the action's own identity: the only one whose marker is trusted. */
+function ownBody(comment) {
+    return comment.user?.login === comment.me ? (comment.body ?? '') : undefined;
+}
+/**
+ * The step's comment on its pull request or issue, in either shape: the thread's oldest
+ * comment for the key (a duplicate made at the same moment is deleted), kept up to date one
+ * write at a time with the newest state, written again in fewer words when GitHub refuses,
+ * left alone once a newer step has taken it over, and waited for a bounded time. A GitHub
+ * failure never fails the step: it becomes a warning.
+ */
+class KeyedComment {
+    comments;
+    #options;
+    #rendering;
+    #writes = new NewestWrites((shown) => this.#writeOrRetry(shown));
+    #commentId;
+    #lastShown;
+    /**
+     * Whether another step made a comment for this key at the same moment as this one: until
+     * its own state shows in the comment, nothing in the comment says that step writes it too.
+     */
+    #concurrentStep = false;
+    /** A newer step with the key took the comment over: this one writes no more. */
+    #overtaken = false;
+    constructor(octokit, thread, options, rendering) {
+        this.comments = new OwnComments(octokit, thread);
+        this.#options = options;
+        this.#rendering = rendering;
+        this.#commentId = options.commentId;
+    }
+    get commentId() {
+        return this.#commentId;
+    }
+    /** Shows `shown` unless `as` is what was shown last; a write already waiting takes it instead. */
+    show(shown, as = JSON.stringify(shown)) {
+        if (as === this.#lastShown)
+            return;
+        this.#lastShown = as;
+        this.#writes.push(shown);
+    }
+    /** Waits for the writes on their way, for a bounded time: after it, nothing more is written. */
+    async settled(maxMs = timing/* GITHUB_LIMITS */.f_.settleMs) {
+        await this.#writes.settle(maxMs, this.#options.log, `the comment on ${this.comments.where()}`);
+    }
+    warn(what, error) {
+        const [where, reason] = [this.comments.where(), reasonOf(error)];
+        this.#options.log.warning(this.#rendering.kind === 'run'
+            ? `GitHub: ${what} on ${where} (${reason}). The run is not affected.`
+            : `GitHub: ${what} on ${where} (${reason}). The runs are not affected.`);
+    }
+    /** This key's comments (a run's, not replies, or a set's) by the action's own identity, oldest first. */
+    async keyed() {
+        return (await this.comments.list())
+            .filter((comment) => keyedMarkerOf(comment.body ?? '')?.key === this.#options.key)
+            .sort((a, b) => a.id - b.id);
+    }
+    async #writeOrRetry(shown) {
+        try {
+            await this.#write(shown);
+        }
+        catch (error) {
+            const retryIn = retryableRefusal(error);
+            if (retryIn === undefined || this.#writes.stopped) {
+                return this.warn('could not update the comment', error);
+            }
+            // Refused (too long, or a secondary rate limit): once more, shorter where it can be, so
+            // the comment never stays "in progress" on a finished run.
+            if (retryIn > 0)
+                await new Promise((resolve) => setTimeout(resolve, retryIn));
+            const shorter = this.#rendering.shorter;
+            try {
+                if (!this.#writes.stopped)
+                    await this.#write(shorter ? shorter(shown) : shown);
+            }
+            catch (retryError) {
+                const what = shorter ? ', even with a shorter text' : '';
+                this.warn(`could not update the comment${what}`, retryError);
+            }
+        }
+    }
+    async #write(shown) {
+        if (this.#overtaken)
+            return;
+        if (this.#commentId === undefined && !this.#options.reply) {
+            const [oldest] = await this.keyed();
+            if (oldest)
+                this.#choose(oldest.id);
+        }
+        if (this.#commentId === undefined)
+            return await this.#create(shown);
+        if (!(await this.#update(shown)))
+            await this.#create(shown);
+    }
+    async #create(shown) {
+        const created = await this.comments.create(this.#rendering.compose(shown));
+        if (this.#options.reply)
+            return this.#choose(created);
+        // Another step with the same key may have made its comment at the same time: the oldest wins.
+        const keyed = await this.keyed();
+        const [oldest] = keyed;
+        if (keyed.length > 1)
+            this.#concurrentStep = true;
+        if (!oldest || oldest.id === created)
+            return this.#choose(created);
+        this.#options.log.info(`Another step made a comment for "${this.#options.key}" at the same time; keeping the older one.`);
+        await this.comments.delete(created);
+        this.#choose(oldest.id);
+        await this.#update(shown);
+    }
+    /**
+     * Rewrites the chosen comment with `shown` put in; false when the comment is gone. GitHub
+     * has no compare-and-swap, so where the rendering reads its write back, a step with the same
+     * key writing at the same moment is caught: the write is repeated (a few times at most) until
+     * the comment shows `shown`, and read back again a little later while another step may write.
+     */
+    async #update(shown) {
+        let current = await this.#readChosen();
+        if (!current)
+            return false;
+        let writes = 0;
+        let looks = 0;
+        for (;;) {
+            const body = this.#overtakenBy(current, shown)
+                ? undefined
+                : this.#rendering.rewrite(current, shown);
+            if (body === undefined)
+                return this.#noteOvertaken();
+            await this.comments.update(this.#commentId ?? 0, body);
+            writes += 1;
+            const readBack = this.#rendering.readBack;
+            if (!readBack)
+                return true;
+            for (;;) {
+                current = await this.#readChosen();
+                if (!current)
+                    return true;
+                const seen = readBack(current, shown, this.#concurrentStep);
+                if (seen === 'rewrite')
+                    break;
+                if (seen === 'done' || looks >= timing/* COMMENT_RECHECK_PAUSES_MS */.t_.length || this.#writes.stopped)
+                    return true;
+                await new Promise((resolve) => setTimeout(resolve, timing/* COMMENT_RECHECK_PAUSES_MS */.t_[looks]));
+                looks += 1;
+            }
+            if (writes >= MAX_WRITES)
+                return true;
+        }
+    }
+    /** Whether a step of the other kind with the key, started after this one, shows in the comment. */
+    #overtakenBy(current, shown) {
+        const own = ownBody(current);
+        if (own === undefined)
+            return false;
+        const { kind } = this.#rendering;
+        return newerOtherKind(keyedMarkerOf(own), kind, this.#rendering.startedAt(shown));
+    }
+    #noteOvertaken() {
+        if (!this.#overtaken) {
+            this.#overtaken = true;
+            this.#options.log.info(`A newer step with the key "${this.#options.key}" shows in the comment now; this ${this.#rendering.kind}'s outcome is in its job summary.`);
+        }
+        return true;
+    }
+    async #readChosen() {
+        const read = await this.comments.read(this.#commentId ?? 0);
+        if (!read)
+            this.#commentId = undefined;
+        return read;
+    }
+    #choose(commentId) {
+        if (this.#commentId === commentId)
+            return;
+        this.#commentId = commentId;
+        this.#options.onCommentChosen?.(commentId);
+    }
+}
+/** At most this many writes of one update. */
+const MAX_WRITES = 3;
+
+;// CONCATENATED MODULE: ./src/github/keyed-run-comment.ts
+
+
+
+
+
+/**
+ * One run's comment: the run's state, with the earlier runs of the key in a history; and the
+ * run a previous workflow run left on the thread.
+ */
+class ThreadComment {
+    #comment;
+    #options;
+    #now;
+    /** When this step first showed each run: orders the runs in the comment. */
+    #firstSeen = new Map();
+    /** The commit the step's run works on, recorded with the run (see `workOn`). */
+    #head;
+    constructor(octokit, thread, options) {
+        this.#options = options;
+        this.#now = options.now ?? Date.now;
+        this.#comment = new KeyedComment(octokit, thread, { ...options, reply: options.mode === 'reply' }, {
+            kind: 'run',
+            startedAt: ({ run }) => this.#startedAt(run),
+            compose: ({ run, context }) => renderComment(run, this.#marker([this.#record(run, context)]), context),
+            rewrite: (current, shown) => this.#rewrite(current, shown),
+            shorter: ({ run, context }) => ({ run, context: { ...context, short: true } }),
+            readBack: (current, shown, concurrentStep) => this.#readBack(current, shown, concurrentStep),
+        });
+    }
+    static open(octokit, thread, options) {
+        return new ThreadComment(octokit, thread, options);
+    }
+    /**
+     * The run of the newest trusted marker on the thread, if any; with a `name`,
+     * only a run of that name. Newest means the latest run a comment shows.
+     */
+    async findRun() {
+        try {
+            let found;
+            for (const { comment, marker } of await this.#trustedMarkers()) {
+                if (this.#options.name !== undefined && marker.name !== this.#options.name)
+                    continue;
+                const at = Date.parse(marker.runs[0]?.startedAt ?? comment.created_at);
+                if (!found || at >= found.at)
+                    found = { runId: marker.runId, at };
+            }
+            return found?.runId;
+        }
+        catch (error) {
+            this.#comment.warn('could not read the thread for an earlier run', error);
+            return undefined;
+        }
+    }
+    /** The commit the step's run works on: recorded with the run, for the next steer to compare. */
+    workOn(head) {
+        this.#head = head;
+    }
+    /**
+     * The commit `runId` works on, as the thread's comment for this key last recorded it (a
+     * steered run's is the steering step's); undefined when none records it.
+     */
+    async headOf(runId) {
+        try {
+            const records = (await this.#trustedMarkers())
+                .filter(({ marker }) => marker.key === this.#options.key)
+                .flatMap(({ marker }) => marker.runs.filter((record) => record.runId === runId));
+            return records.find((record) => record.head !== undefined)?.head;
+        }
+        catch (error) {
+            this.#comment.warn('could not read the thread for the head a run works on', error);
+            return undefined;
+        }
+    }
+    /** Shows the run's state in the step's comment, choosing or creating the comment the first time. */
+    show(run, context = {}) {
+        const full = { ...context, workflowRun: this.#options.workflowRun };
+        if (!this.#firstSeen.has(run.run_id)) {
+            this.#firstSeen.set(run.run_id, new Date(this.#now()).toISOString());
+        }
+        this.#comment.show({ run, context: full }, JSON.stringify(partsOf(run, { runs: [], sets: [] }, full)));
+    }
+    /**
+     * Waits for the comment updates still on their way, for a bounded time:
+     * after it, the step goes on (with a warning) and nothing more is written.
+     */
+    async settled(maxMs) {
+        await this.#comment.settled(maxMs);
+    }
+    #rewrite(current, { run, context }) {
+        const own = ownBody(current);
+        const trusted = own === undefined ? undefined : parseMarker(own);
+        // The key's history, whichever kind wrote the comment last: a set's comment keeps its runs too.
+        const earlier = own === undefined ? undefined : keyHistoryOf(own, this.#options.key);
+        const runs = mergeRuns(earlier?.runs ?? [], this.#record(run, context));
+        // The post step knows neither the name nor whether the comment is a reply; the marker does.
+        const marker = this.#marker(runs, trusted, earlier?.sets);
+        // When a newer run (another step's) is the comment's subject now, this step only updates the history.
+        return runs[0]?.runId === run.run_id || !trusted
+            ? renderComment(run, marker, context)
+            : spliceComment(current.body ?? '', marker);
+    }
+    #readBack(current, { run, context }, concurrentStep) {
+        const marker = this.#trusted(current);
+        const shown = marker?.runs.find((r) => r.runId === run.run_id);
+        const wanted = this.#record(run, context);
+        if (shown?.state !== wanted.state || shown.outcome !== wanted.outcome)
+            return 'rewrite';
+        // Another step may be writing this comment too (it made a comment at the same time as
+        // this one, its run heads it or is still going, or superseded ours and may not be shown
+        // yet): a write of its that read the comment before ours landed may yet come.
+        const shared = concurrentStep ||
+            marker?.runs[0]?.runId !== run.run_id ||
+            marker.runs.some((r) => r.runId !== run.run_id && !r.outcome && !isTerminal(r.state)) ||
+            context.outcome?.ending.kind === 'superseded';
+        return shared ? 'look' : 'done';
+    }
+    #trusted(comment) {
+        const own = ownBody(comment);
+        return own === undefined ? undefined : parseMarker(own);
+    }
+    #startedAt(run) {
+        return this.#firstSeen.get(run.run_id) ?? new Date(this.#now()).toISOString();
+    }
+    #record(run, context) {
+        const { workflowRun, outcome } = context;
+        return recordOf(run, {
+            startedAt: this.#startedAt(run),
+            workflowRun,
+            ending: outcome?.ending,
+            head: this.#head,
+        });
+    }
+    #marker(runs, earlier, sets) {
+        return {
+            runId: runs[0]?.runId ?? '',
+            step: this.#options.step,
+            key: this.#options.key,
+            name: this.#options.name ?? earlier?.name,
+            reply: this.#options.mode === 'reply' || earlier?.reply || undefined,
+            runs,
+            ...(sets?.length ? { sets } : {}),
+        };
+    }
+    /** The thread's markers written by the action's own identity, in thread order. */
+    async #trustedMarkers() {
+        return (await this.#comment.comments.list()).flatMap((comment) => {
+            const marker = parseMarker(comment.body ?? '');
+            return marker ? [{ comment, marker }] : [];
+        });
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/keyed-set-comment.ts
+/** A set's comment on the thread, kept for its key: the set's table, with the key's history. */
+
+
+
+
+
+/**
+ * A set's comment: the set's table (at most one write per poll, the newest state), with the
+ * earlier sets of the key in a collapsed history.
+ */
+class SetComment {
+    #comment;
+    #options;
+    #startedAt;
+    constructor(octokit, thread, options) {
+        this.#options = options;
+        this.#startedAt = new Date((options.now ?? Date.now)()).toISOString();
+        this.#comment = new KeyedComment(octokit, thread, { ...options, reply: false }, {
+            kind: 'set',
+            startedAt: () => this.#startedAt,
+            compose: (shown) => composeSetComment(this.#marker([this.#record(shown)]), shown.body),
+            rewrite: (current, shown) => this.#rewrite(current, shown),
+        });
+    }
+    /**
+     * The post step's word on a set whose step stopped before it ended (a hard
+     * kill): the headline says so, with `note`, above the table as last shown.
+     * Nothing is written when a newer set heads the comment, or it is gone.
+     */
+    async markStopped(note) {
+        await this.#rewriteChosen((own) => {
+            const marker = parseSetMarker(own);
+            const ours = marker?.sets[0];
+            if (!marker || ours?.set !== this.#options.set || ours.outcome)
+                return undefined;
+            const headline = `### ${OUTCOME_RECORDS.interrupted.icon} Cloud agent tasks: interrupted`;
+            const body = setBodyOf(own).replace(/^### ⏳ Cloud agent tasks: [^\n]*/, () => `${headline}\n\n> [!WARNING]\n> ${note}`);
+            const sets = [{ ...ours, outcome: 'interrupted' }, ...marker.sets.slice(1)];
+            return composeSetComment(this.#marker(sets, marker.runs), body);
+        });
+    }
+    /**
+     * A reconcile pass's word on a detached set (wait: false) once its last run ended: the set's
+     * end, as its step would have shown it had it waited. Only while the comment still shows the
+     * set started; when a newer set heads the comment, its body stays, and the set's line in the
+     * history shows the end. Nothing is written when the comment is gone or not the action's.
+     */
+    async showHandedOverEnd(shown) {
+        await this.#rewriteChosen((own) => {
+            const marker = parseSetMarker(own);
+            if (marker?.key !== this.#options.key)
+                return undefined;
+            const at = marker.sets.findIndex((record) => record.set === this.#options.set);
+            const ours = marker.sets[at];
+            if (!ours || (ours.outcome !== undefined && ours.outcome !== 'started'))
+                return undefined;
+            const { outcome, done, total } = shown;
+            const sets = marker.sets.map((record, index) => index === at ? { ...record, outcome, done, total } : record);
+            const body = at === 0 ? shown.body : setBodyOf(own);
+            return composeSetComment({ ...marker, sets }, body);
+        });
+    }
+    /**
+     * One write of the chosen comment, outside the queue of `show`: `rewrite` gets its text when
+     * it is the action's own, and answers the new text, or undefined to leave it.
+     */
+    async #rewriteChosen(rewrite) {
+        const commentId = this.#comment.commentId;
+        try {
+            const current = commentId ? await this.#comment.comments.read(commentId) : undefined;
+            const own = current && ownBody(current);
+            const body = own === undefined ? undefined : rewrite(own);
+            if (body !== undefined)
+                await this.#comment.comments.update(commentId ?? 0, body);
+        }
+        catch (error) {
+            this.#comment.warn('could not update the comment', error);
+        }
+    }
+    /** Shows the set as it stands; a write already waiting takes the newest instead. */
+    show(shown) {
+        this.#comment.show(shown);
+    }
+    /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
+    async settled(maxMs) {
+        await this.#comment.settled(maxMs);
+    }
+    /** The comment with this set put in; undefined when a newer set heads it. */
+    #rewrite(current, shown) {
+        const own = ownBody(current);
+        // The key's history, whichever kind wrote the comment last: a run's comment keeps its sets too.
+        const earlier = own === undefined ? undefined : keyHistoryOf(own, this.#options.key);
+        const sets = mergeSets(earlier?.sets ?? [], this.#record(shown));
+        if (sets[0]?.set !== this.#options.set)
+            return undefined;
+        return composeSetComment(this.#marker(sets, earlier?.runs), shown.body);
+    }
+    #record(shown) {
+        return {
+            set: this.#options.set,
+            outcome: shown.outcome,
+            done: shown.done,
+            total: shown.total,
+            workflowRun: safeHttpUrl(this.#options.workflowRun),
+            startedAt: this.#startedAt,
+            ...(shown.handedOff?.length ? { handedOff: shown.handedOff } : {}),
+        };
+    }
+    #marker(sets, runs) {
+        return {
+            key: this.#options.key,
+            step: this.#options.step,
+            sets,
+            ...(runs?.length ? { runs } : {}),
+        };
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/github/setup.ts
+
 
 
 
@@ -12484,7 +12420,7 @@ async function currentHead(context, pullRequest, log, deadlineMs = timing/* GITH
             owner: pullRequest.owner,
             repo: pullRequest.repo,
             pull_number: pullRequest.number,
-            ...octokit_withDeadline(deadlineMs),
+            ...withDeadline(deadlineMs),
         });
         return setup_SHA.test(data.head.sha) ? data.head.sha : undefined;
     }
@@ -12555,87 +12491,6 @@ async function finishLeftCheckRun(github, context, saved, stopped, log) {
         return;
     const checkRun = await adoptCheckRun(github, context, known, log);
     await checkRun.finish(saved.checkRunReport ? reportFromSaved(saved.checkRunReport) : stopped);
-}
-
-;// CONCATENATED MODULE: ./src/run/budget.ts
-
-
-
-
-
-
-/**
- * Checks the credit budgets before a run is created: one list request a page
- * for each budget that is set, summing the credits of the runs this action
- * tagged with this repository (the last 24 hours) or this pull request. The
- * first budget that the sum has reached is returned; undefined when none is.
- * A failure to list throws, and so does a list cut short under the budget: a
- * budget that cannot be checked creates nothing.
- */
-async function checkCreditBudgets(client, budgets, home, deps) {
-    const deadline = deps.now() + timing/* CREDIT_BUDGET_CHECK */.PK.deadlineMs;
-    const project = homeScope(home, { byThread: false });
-    if (budgets.daily === undefined && budgets.pullRequest === undefined)
-        return undefined;
-    // The inputs refuse a budget with no project before any request; this holds the rule here too.
-    if (!project)
-        throw new Error('A credit budget needs a project to count by; none is named.');
-    const ofHome = { home, deadline, log: deps.log };
-    if (budgets.daily !== undefined) {
-        const since = new Date(deps.now() - timing/* CREDIT_BUDGET_CHECK */.PK.dailyWindowMs).toISOString();
-        const spent = await creditsOf(client, project, since, ofHome);
-        const window = `in the last 24 hours (since ${since.replace(/\.\d+Z$/, 'Z')})`;
-        const runs = `the runs this action started for ${home.project} ${window}`;
-        const reached = budget_judge('daily_credit_budget', budgets.daily, spent, runs, deps.log);
-        if (reached)
-            return reached;
-    }
-    if (budgets.pullRequest !== undefined) {
-        if (home.change === undefined) {
-            deps.log.info('pr_credit_budget: this step is about no pull or merge request; it does not apply.');
-            return undefined;
-        }
-        const tags = { ...project, [HANDOFF_KEYS.thread]: String(home.change) };
-        const spent = await creditsOf(client, tags, undefined, ofHome);
-        const where = `${changeName(home, home.change)} of ${home.project}`;
-        const runs = `the runs this action started for ${where} (all of them, whenever they ran)`;
-        return budget_judge('pr_credit_budget', budgets.pullRequest, spent, runs, deps.log);
-    }
-    return undefined;
-}
-/**
- * The budget against what was spent. A sum that could not read every run is a
- * lower bound: past the budget it still proves the budget reached; under it, it
- * proves nothing, and the check refuses (throws) rather than under-count.
- */
-function budget_judge(input, budget, spent, runs, log) {
-    const used = `${spent.complete ? '' : 'at least '}${formatCredits(spent.credits)}`;
-    log.info(`${input}: ${runs} used ${used} of ${formatCredits(budget)}.`);
-    if (spent.credits >= budget) {
-        return {
-            input,
-            message: `Over budget: ${runs} used ${used}, which has reached the ${input} of ${formatCredits(budget)}. No run was created.`,
-        };
-    }
-    if (!spent.complete) {
-        throw new Error(`${input} cannot be checked: the list of ${runs} is longer than the ${timing/* CREDIT_BUDGET_CHECK */.PK.maxPages} pages the check reads, and the ${spent.runs.toLocaleString('en-US')} runs on them used ${formatCredits(spent.credits)}, under the budget of ${formatCredits(budget)}; the rest cannot be added up, so the check refuses rather than under-count. No run was created.`);
-    }
-    return undefined;
-}
-/** The credits of the home's runs carrying `tags`, created after `since` when given. */
-async function creditsOf(client, tags, since, { home, deadline, log }) {
-    const listed = await listTaggedRuns(client, tags, since ? { created_after: since } : {}, {
-        maxPages: timing/* CREDIT_BUDGET_CHECK */.PK.maxPages,
-        deadline,
-    });
-    if (listed.filteredHere) {
-        log.info(`The service cannot filter runs by metadata on this plan (feature_not_available): listed the runs by time and added up those tagged ${Object.entries(tags)
-            .map(([key, value]) => `${key}=${value}`)
-            .join(', ')} here.`);
-    }
-    const runs = listed.runs.filter((run) => ofHomeForge(run, home));
-    const credits = runs.reduce((sum, run) => sum + creditsSpent(run), 0);
-    return { credits, runs: runs.length, complete: listed.complete };
 }
 
 ;// CONCATENATED MODULE: ./src/run/create.ts
@@ -12902,48 +12757,6 @@ async function findSupersededRun(tag, deps) {
     return runs[0];
 }
 
-;// CONCATENATED MODULE: ./src/agent/review-document.ts
-/**
- * The review document of `pull_request_review`: the schema the agent's result must validate
- * against, and its type once it has.
- */
-const VERDICTS = ['approve', 'comment', 'request_changes'];
-/** GitHub's own limits, well inside: a review body and a comment hold at most 65,536 characters. */
-const MAX_TEXT = 20_000;
-/** The built-in schema (draft 2020-12). */
-const REVIEW_SCHEMA = {
-    type: 'object',
-    required: ['summary', 'verdict', 'comments'],
-    additionalProperties: false,
-    properties: {
-        summary: { type: 'string', maxLength: MAX_TEXT },
-        verdict: { enum: [...VERDICTS] },
-        comments: {
-            type: 'array',
-            maxItems: 500,
-            items: {
-                type: 'object',
-                required: ['path', 'line', 'body'],
-                additionalProperties: false,
-                properties: {
-                    path: { type: 'string', minLength: 1, maxLength: 1000 },
-                    line: { type: 'integer', minimum: 1 },
-                    start_line: { type: 'integer', minimum: 1 },
-                    side: { enum: ['LEFT', 'RIGHT'] },
-                    body: { type: 'string', minLength: 1, maxLength: MAX_TEXT },
-                },
-            },
-        },
-    },
-};
-/** What the agent is told of the review, before the schema. */
-const REVIEW_INSTRUCTION = [
-    "Your result is a review of this pull request's changes. Put each remark you can tie to a",
-    'changed line in `comments`: `path` relative to the repository root, `line` in the new version',
-    '(`side` RIGHT, the default) or, for a removed line, in the old one (`side` LEFT); `start_line`',
-    'for a range. `verdict` is `approve`, `comment` or `request_changes`; `summary` says why.',
-].join('\n');
-
 ;// CONCATENATED MODULE: external "node:fs/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 ;// CONCATENATED MODULE: ./src/agent/download.ts
@@ -13073,12 +12886,21 @@ async function readConversation(runId, sources, log, signal, deadline) {
         return undefined;
     }
 }
-async function collectAgentWork(run, options, sources, log, signal) {
-    const conversation = options.conversation ?? (await readConversation(run.run_id, sources, log, signal));
+/**
+ * The agent's final message, read from the run's conversation unless one was read already: the
+ * one reading of the answer, for one run, each task of a set and a reconcile pass.
+ */
+async function readAnswer(runId, sources, log, signal, read) {
+    const conversation = read ?? (await readConversation(runId, sources, log, signal));
     const answer = conversation && finalAnswer(conversation);
     if (conversation && answer === undefined) {
-        log.info(`Run ${run.run_id}'s conversation has no message from the agent.`);
+        log.info(`Run ${runId}'s conversation has no message from the agent.`);
     }
+    return answer;
+}
+async function collectAgentWork(run, options, sources, log, signal) {
+    const readLog = options.quietAnswer ? { ...log, info: log.debug } : log;
+    const answer = await readAnswer(run.run_id, sources, readLog, signal, options.conversation);
     const artifacts = parseArtifacts(run.artifacts);
     if (options.downloadPatterns.length === 0) {
         return { answer, artifacts, downloadedTo: new Map(), downloadDir: undefined };
@@ -13122,6 +12944,7 @@ async function downloadRunFiles(artifacts, downloadDir, options, sources, log, s
 
 
 
+
 /**
  * The agent's answer and files, on an outcome whose record says it carries them (a run that
  * ended, was stopped by the step, or was handed to a person at BLOCKED); nothing otherwise.
@@ -13141,6 +12964,7 @@ async function gatherAgentWork(outcome, deps) {
         runnerTemp: world.runnerTemp,
         workspace: world.workspace,
         conversation: deps.conversation,
+        quietAnswer: deps.quietAnswer,
     }, deps.sources, {
         info: (message) => log.info(message),
         warning: (message) => log.warning(message),
@@ -13152,6 +12976,533 @@ async function gatherAgentWork(outcome, deps) {
 function withinWaits(signal, endBy) {
     const leftMs = Math.max(0, Math.min(timing/* AGENT_WORK_DEADLINE_MS */.wL, endBy - Date.now()));
     return abortAfter(signal, leftMs);
+}
+
+;// CONCATENATED MODULE: ./src/agent/review-document.ts
+/**
+ * The review document of `pull_request_review`: the schema the agent's result must validate
+ * against, and its type once it has.
+ */
+const VERDICTS = ['approve', 'comment', 'request_changes'];
+/** GitHub's own limits, well inside: a review body and a comment hold at most 65,536 characters. */
+const MAX_TEXT = 20_000;
+/** The built-in schema (draft 2020-12). */
+const REVIEW_SCHEMA = {
+    type: 'object',
+    required: ['summary', 'verdict', 'comments'],
+    additionalProperties: false,
+    properties: {
+        summary: { type: 'string', maxLength: MAX_TEXT },
+        verdict: { enum: [...VERDICTS] },
+        comments: {
+            type: 'array',
+            maxItems: 500,
+            items: {
+                type: 'object',
+                required: ['path', 'line', 'body'],
+                additionalProperties: false,
+                properties: {
+                    path: { type: 'string', minLength: 1, maxLength: 1000 },
+                    line: { type: 'integer', minimum: 1 },
+                    start_line: { type: 'integer', minimum: 1 },
+                    side: { enum: ['LEFT', 'RIGHT'] },
+                    body: { type: 'string', minLength: 1, maxLength: MAX_TEXT },
+                },
+            },
+        },
+    },
+};
+/** What the agent is told of the review, before the schema. */
+const REVIEW_INSTRUCTION = [
+    "Your result is a review of this pull request's changes. Put each remark you can tie to a",
+    'changed line in `comments`: `path` relative to the repository root, `line` in the new version',
+    '(`side` RIGHT, the default) or, for a removed line, in the old one (`side` LEFT); `start_line`',
+    'for a range. `verdict` is `approve`, `comment` or `request_changes`; `summary` says why.',
+].join('\n');
+
+;// CONCATENATED MODULE: ./src/agent/structured-output.ts
+
+
+/** The file artifact the agent may upload instead of writing the document in its message. */
+const RESULT_FILE = 'result.json';
+/** The validation errors a follow-up, the log and the failure name: the first few. */
+const ERRORS_SHOWN = 10;
+/** A validation error's text: GitHub shows it, and the agent reads it back. */
+const MAX_ERROR_CHARS = 300;
+/**
+ * The deepest document validated. The validator recurses once a level or more, so a document
+ * nested past the stack's depth would crash it; no real result comes near this.
+ */
+const MAX_DOCUMENT_DEPTH = 256;
+/**
+ * Parses and compiles the schema (JSON Schema draft 2020-12). Throws an InputError naming the
+ * input for text that is neither JSON nor YAML, or that is not a valid schema. Loads ajv and
+ * yaml only now.
+ */
+async function compileOutputSchema(source) {
+    const where = source.file ? ` (${source.file})` : '';
+    const schema = await parseSchemaText(source, where);
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+        throw new InputError(source.input, `must be a JSON Schema: an object${where}.`);
+    }
+    const Ajv2020 = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(210)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2210, 23)));
+    const addFormats = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(196)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2815, 23)));
+    const { RE2JS } = await __nccwpck_require__.e(/* import() */ 856).then(__nccwpck_require__.bind(__nccwpck_require__, 2856));
+    // strict: false takes the keywords a schema written for other tools carries (examples,
+    // x-…); the schema is still checked against the draft's meta-schema. The schema's patterns
+    // run on RE2, whose time is linear in the text: the agent's text meets the user's pattern,
+    // and a backtracking engine can take exponential time on an ordinary one.
+    const ajv = new Ajv2020({
+        allErrors: true,
+        strict: false,
+        code: { regExp: linearRegExp(RE2JS) },
+    });
+    addFormats(ajv);
+    // Checked against the meta-schema first, so that the error can quote the value at fault.
+    if (!ajv.validateSchema(schema)) {
+        throw new InputError(source.input, `is not a valid JSON Schema (draft 2020-12)${where}: ${metaSchemaError(ajv.errors ?? [], schema)}`);
+    }
+    let check;
+    try {
+        check = ajv.compile(schema);
+    }
+    catch (error) {
+        throw new InputError(source.input, schemaProblem(error, where));
+    }
+    return {
+        input: source.input === 'pull_request_review' ? 'pull_request_review' : 'output_schema',
+        text: JSON.stringify(schema),
+        validate: (document) => {
+            const depth = depthBeyond(document, MAX_DOCUMENT_DEPTH);
+            if (depth) {
+                return [`/ is nested more than ${MAX_DOCUMENT_DEPTH} levels deep; flatten the document`];
+            }
+            try {
+                return check(document) ? [] : describeErrors(check.errors ?? []);
+            }
+            catch (error) {
+                // A validator that fails on a document (its stack, say) cannot vouch for it: the
+                // document is invalid, and the agent is asked for another, never the step failed.
+                return [structured_output_clip(`/ could not be validated (${errorMessage(error)})`)];
+            }
+        },
+    };
+}
+/** A pattern the linear engine cannot run: what is wrong with the schema, for the input error. */
+class UnsupportedPattern extends Error {
+    pattern;
+    constructor(pattern, reason) {
+        super(reason);
+        this.pattern = pattern;
+    }
+}
+function schemaProblem(error, where) {
+    if (error instanceof UnsupportedPattern) {
+        return (`has the pattern ${JSON.stringify(structured_output_clip(error.pattern))}${where}, which the action cannot ` +
+            `check in a time linear in the text (${structured_output_clip(error.message)}). Lookaheads and ` +
+            'backreferences are not supported: write the pattern without them.');
+    }
+    return `is not a valid JSON Schema (draft 2020-12)${where}: ${asSentence(structured_output_clip(errorMessage(error)))}`;
+}
+/**
+ * The first of the meta-schema's errors, as a sentence that quotes the schema's value at fault:
+ * `at /type, "objekt" must be equal to one of the allowed values (array, boolean, …).`
+ */
+function metaSchemaError(errors, schema) {
+    // Ajv lists an enum's failure before the alternatives (anyOf) it tried; the first is the clearest.
+    const [first] = errors;
+    if (!first)
+        return 'the schema does not validate against the meta-schema.';
+    const at = first.instancePath || '/';
+    const value = valueAt(schema, first.instancePath);
+    const quoted = value === undefined ? 'the value' : clip(JSON.stringify(value) ?? String(value), 80);
+    const allowed = first.params.allowedValues;
+    const choices = Array.isArray(allowed) ? ` (${clip(allowed.join(', '), 120)})` : '';
+    return asSentence(`at ${at}, ${quoted} ${first.message ?? 'is invalid'}${choices}`);
+}
+/** The value a JSON Pointer names in `document`; undefined when there is none. */
+function valueAt(document, pointer) {
+    let value = document;
+    for (const raw of pointer.split('/').slice(1)) {
+        if (typeof value !== 'object' || value === null)
+            return undefined;
+        const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+        value = value[key];
+    }
+    return value;
+}
+/**
+ * Ajv's regular-expression engine, on RE2: it takes the schema's ECMAScript pattern (with the
+ * `u` flag Ajv asks for) and matches anywhere in the text, as `pattern` means.
+ */
+function linearRegExp(RE2JS) {
+    const engine = (pattern, flags) => {
+        let compiled;
+        try {
+            compiled = RE2JS.compile(RE2JS.translateRegExp(pattern), (flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0) | RE2JS.LOOKBEHINDS);
+        }
+        catch (error) {
+            throw new UnsupportedPattern(pattern, errorMessage(error));
+        }
+        // Ajv keeps one engine object per toString(): without its own, every pattern of the schema
+        // would be checked as the first one.
+        return {
+            test: (text) => compiled.test(text),
+            toString: () => `/${pattern}/${flags}`,
+        };
+    };
+    // Ajv names the engine in the code it generates only for standalone output, never used here.
+    return Object.assign(engine, { code: 'RE2JS' });
+}
+/**
+ * Whether the document nests deeper than `limit` (arrays and objects), found without recursion
+ * so that the check itself cannot overflow the stack; each value is visited once.
+ */
+function depthBeyond(document, limit) {
+    const pending = [{ value: document, depth: 0 }];
+    for (let next = pending.pop(); next; next = pending.pop()) {
+        if (typeof next.value !== 'object' || next.value === null)
+            continue;
+        if (next.depth >= limit)
+            return true;
+        for (const child of Object.values(next.value)) {
+            pending.push({ value: child, depth: next.depth + 1 });
+        }
+    }
+    return false;
+}
+/**
+ * A CommonJS module's main export (a class or a function), imported dynamically: Node gives it
+ * as the namespace's default; the bundle too, or, were it ever flagged ES, as its `default`.
+ */
+function mainExport(namespace) {
+    const value = namespace.default;
+    return typeof value === 'function' ? value : value.default;
+}
+async function parseSchemaText(source, where) {
+    try {
+        return JSON.parse(source.text);
+    }
+    catch {
+        // Not JSON: YAML, which is JSON's superset, says what is wrong in terms of YAML.
+    }
+    const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
+    try {
+        return parse(source.text, { maxAliasCount: 100 });
+    }
+    catch (error) {
+        const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+        throw new InputError(source.input, `is neither JSON nor YAML${where}: ${structured_output_clip(reason ?? '')}`);
+    }
+}
+/** `/comments/0/line must be integer`, the first few, one a line. */
+function describeErrors(errors) {
+    const lines = errors.slice(0, ERRORS_SHOWN).map((error) => {
+        const at = error.instancePath || '/';
+        const extra = error.keyword === 'additionalProperties'
+            ? ` (${String(error.params.additionalProperty)})`
+            : error.keyword === 'enum'
+                ? ` (${JSON.stringify(error.params.allowedValues)})`
+                : '';
+        return structured_output_clip(`${at} ${error.message ?? 'is invalid'}${extra}`);
+    });
+    if (errors.length > ERRORS_SHOWN)
+        lines.push(`… and ${errors.length - ERRORS_SHOWN} more`);
+    return lines;
+}
+/** The one short, fixed instruction added to the prompt. */
+function outputInstruction(schema) {
+    return [
+        'When you are done, end your final message with your result as one JSON document in a',
+        `\`\`\`json fenced block (or upload it as a file named ${RESULT_FILE}). It must validate`,
+        'against this JSON Schema (draft 2020-12):',
+        '```json',
+        schema.text,
+        '```',
+    ].join('\n');
+}
+/**
+ * A create request whose prompt ends with `instruction`. The service names an untitled run
+ * after its prompt: it is titled with the user's words, never the action's.
+ */
+function requestWithInstruction(request, instruction) {
+    const title = request.title ?? titleOf(request.prompt);
+    const prompt = request.prompt ? `${request.prompt}\n\n${instruction}` : instruction;
+    return { ...request, ...(title ? { title } : {}), prompt };
+}
+/** The longest title the action gives a run: the first line of the user's prompt, cut. */
+const MAX_TITLE_CHARS = 100;
+/** A run's title from the user's prompt: its first line with words, cut to a title's length. */
+function titleOf(prompt) {
+    const line = prompt
+        ?.split('\n', 20)
+        .map((text) => text.trim())
+        .find((text) => text !== '');
+    return line ? clip(line, MAX_TITLE_CHARS - 1) : undefined;
+}
+/** The follow-up that sends the errors back and asks for a corrected document. */
+function correctionRequest(errors) {
+    return [
+        'Your result does not validate against the JSON Schema you were given:',
+        ...errors.map((error) => `- ${error}`),
+        '',
+        'Reply with the corrected document as one ```json fenced block at the end of your message.',
+    ].join('\n');
+}
+/**
+ * The document: the last ```json block of the final message, else the `result.json` file.
+ * The message comes first: it is surely of the last pass, where a file may be from an earlier one.
+ */
+function findDocument(answer, resultFile) {
+    const block = answer === undefined ? undefined : lastJsonBlock(answer);
+    if (block !== undefined)
+        return parseCandidate(block, "the final message's last json block");
+    if (resultFile !== undefined)
+        return parseCandidate(resultFile, `the file ${RESULT_FILE}`);
+    return {
+        kind: 'unreadable',
+        problem: `the final message has no \`\`\`json block, and there is no file ${RESULT_FILE}`,
+    };
+}
+function parseCandidate(text, from) {
+    try {
+        return { kind: 'found', document: JSON.parse(text), from };
+    }
+    catch (error) {
+        const reason = errorMessage(error);
+        return { kind: 'unreadable', problem: `${from} is not JSON (${structured_output_clip(reason)})` };
+    }
+}
+/**
+ * The text of the last fenced code block whose info string is `json`. One pass over the lines;
+ * a fence closes with a run of the same character at least as long, as CommonMark has it.
+ */
+function lastJsonBlock(text) {
+    let last;
+    let open;
+    for (const line of text.replace(/\r\n?/g, '\n').split('\n')) {
+        if (open) {
+            const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line)?.[1];
+            if (close && close[0] === open.marker[0] && close.length >= open.marker.length) {
+                if (open.json)
+                    last = open.lines.join('\n');
+                open = undefined;
+            }
+            else {
+                open.lines.push(line);
+            }
+            continue;
+        }
+        const start = /^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)/.exec(line);
+        if (start?.[1]) {
+            open = { marker: start[1], json: start[2]?.toLowerCase() === 'json', lines: [] };
+        }
+    }
+    // An unclosed block runs to the end of the message, as CommonMark renders it.
+    if (open?.json)
+        last = open.lines.join('\n');
+    return last;
+}
+function structured_output_clip(text) {
+    return clip(text, MAX_ERROR_CHARS - 1);
+}
+
+;// CONCATENATED MODULE: ./src/run/output.ts
+
+
+
+
+
+
+
+/**
+ * One look at the document of a run that succeeded, after `corrections` corrections: from its
+ * final answer, else its `result.json`, validated against the schema. The one check of one
+ * run's result and of each task's.
+ */
+async function checkDocument(run, corrections, deps) {
+    const runId = run.run_id;
+    const conversation = await deps.readConversation(runId);
+    const answer = conversation && finalAnswer(conversation);
+    let candidate = findDocument(answer, undefined);
+    if (candidate.kind === 'unreadable') {
+        const file = await readResultFile(parseArtifacts(run.artifacts), deps);
+        if (file !== undefined)
+            candidate = findDocument(undefined, file);
+    }
+    const errors = candidate.kind === 'found' ? deps.schema.validate(candidate.document) : [candidate.problem];
+    if (errors.length === 0 && candidate.kind === 'found') {
+        deps.log.info(`The agent's result validates against the schema (from ${candidate.from}).`);
+        return { kind: 'valid', document: candidate.document, conversation };
+    }
+    const shown = errors.map((error) => safeForLog(error, 300)).join('; ');
+    const remainingMs = deps.deadline - deps.now();
+    if (corrections >= deps.retries || remainingMs <= 0) {
+        const why = corrections >= deps.retries
+            ? `No correction is left (output_retries: ${deps.retries})`
+            : 'No time is left within the timeout input';
+        deps.log.warning(`The agent's result does not validate: ${shown}. ${why}.`);
+        const invalidOutput = { errors, corrections, input: deps.schema.input };
+        return { kind: 'invalid', invalidOutput, conversation };
+    }
+    deps.log.warning(`The agent's result does not validate: ${shown}. Asking run ${safeForLog(runId)} for a corrected one (correction ${corrections + 1} of ${deps.retries}).`);
+    return { kind: 'correct', message: correctionRequest(errors), remainingMs, conversation };
+}
+/** The newest `result.json` FILE artifact's text, or undefined when there is none to read. */
+async function readResultFile(artifacts, deps) {
+    const file = artifacts.findLast((artifact) => artifact.type === 'FILE' &&
+        artifact.artifactUid !== undefined &&
+        (artifact.name === RESULT_FILE ||
+            (artifact.filepath ?? '').replace(/\\/g, '/').split('/').pop() === RESULT_FILE));
+    if (!file)
+        return undefined;
+    try {
+        return await deps.readFile(file);
+    }
+    catch (error) {
+        const reason = errorMessage(error);
+        deps.log.warning(`Could not read the agent's ${RESULT_FILE}: ${safeForLog(reason)}`);
+        return undefined;
+    }
+}
+/**
+ * pull_request_review: the review, once it has validated, and the outcome with its verdict: the
+ * verdict is part of the outcome's words, so every surface leads with the same one.
+ */
+function reviewed(checked, reviewAsked) {
+    const review = reviewAsked ? checked.document : undefined;
+    const { outcome } = checked;
+    if (!review || outcome.kind !== 'finished')
+        return { outcome, review };
+    return { outcome: { ...outcome, reviewVerdict: review.verdict }, review };
+}
+/**
+ * Compiles `output_schema`, or the review's built-in schema, before any request: a schema that
+ * is not one is an input error, and nothing is created.
+ */
+async function prepareOutput(settings) {
+    if (settings.pullRequestReview) {
+        const schema = await compileOutputSchema({
+            input: 'pull_request_review',
+            text: JSON.stringify(REVIEW_SCHEMA),
+        });
+        return { schema, instruction: `${REVIEW_INSTRUCTION}\n\n${outputInstruction(schema)}` };
+    }
+    if (!settings.schema)
+        return undefined;
+    const schema = await compileOutputSchema(settings.schema);
+    return { schema, instruction: outputInstruction(schema) };
+}
+/**
+ * The target with the instruction added to what the agent is told: a new run's prompt, or the
+ * follow-up. A run only awaited is told nothing; its result is still checked.
+ */
+function withInstruction(target, instruction) {
+    const add = (text) => (text ? `${text}\n\n${instruction}` : instruction);
+    const titled = (request) => requestWithInstruction(request, instruction);
+    switch (target.kind) {
+        case 'create':
+            return { ...target, request: titled(target.request) };
+        case 'continue':
+            return { ...target, message: add(target.message), request: titled(target.request) };
+        case 'existing':
+            return target.followup === undefined ? target : { ...target, followup: add(target.followup) };
+    }
+}
+/**
+ * What checks the document of a run that succeeded, after `corrections` corrections (its
+ * lifecycle asks the run for a corrected one while this says so): one run's and each task's.
+ */
+function documentCheck(request, from) {
+    const { sources, log } = from;
+    const deps = {
+        schema: request.schema,
+        retries: from.retries,
+        deadline: from.deadline,
+        now: from.now,
+        log,
+        readConversation: (runId) => readConversation(runId, sources, log, from.signal()),
+        readFile: async (artifact) => Buffer.from(await sources.fetchFile(artifact, from.signal())).toString('utf8'),
+    };
+    return (run, corrections) => checkDocument(run, corrections, deps);
+}
+
+;// CONCATENATED MODULE: ./src/model/run-outcome.ts
+
+
+
+/**
+ * Pure: how one run of the step ended, from its record. The one reading for a step's one run
+ * and for each task of a set: its own end, else the cause the step stopped it for, one switch
+ * over the causes, so that a new one does not compile until it is named.
+ */
+function outcomeOfRun(record, context) {
+    const { run, end } = record;
+    if (!run) {
+        // A create that went out and was neither answered nor refused was cut short with the step.
+        if (record.createError === undefined && record.invocation !== undefined) {
+            return { kind: 'interrupted', run: undefined };
+        }
+        return { kind: 'not-started', createError: record.createError };
+    }
+    const { elapsedMs } = context;
+    // A run the step never waited for (a reconcile pass's) ended on its own once it is terminal;
+    // one still going when the step ended went with it (the workflow's signal).
+    if (!end) {
+        const ended = isTerminal(run.state);
+        return ended ? { kind: 'finished', run, elapsedMs } : { kind: 'interrupted', run };
+    }
+    switch (end.kind) {
+        case 'not-started':
+            return { kind: 'interrupted', run };
+        case 'started':
+            return { kind: 'started', run };
+        case 'terminal':
+            return { kind: 'finished', run, elapsedMs, invalidOutput: record.invalidOutput };
+        case 'handed-off':
+            return { kind: 'blocked', run, passes: end.passes, question: end.question, elapsedMs };
+        case 'cancelled': {
+            const { cancel } = end;
+            switch (end.cause) {
+                case 'timeout':
+                    return {
+                        kind: 'timed-out',
+                        run,
+                        stateAtTimeout: end.stateBefore ?? run.state,
+                        elapsedMs,
+                        timeoutMs: context.timeoutMs,
+                        cancel,
+                    };
+                case 'over-budget':
+                    return {
+                        kind: 'over-budget',
+                        run,
+                        cost: costSince(costOf(run.request_usage), record.usedBefore),
+                        maxCredits: context.maxCredits ?? 0,
+                        elapsedMs,
+                        cancel,
+                    };
+                case 'signal':
+                case 'post':
+                    return { kind: 'interrupted', run, cancel };
+                case 'error':
+                case 'pass-when':
+                    return { kind: 'stopped', run, cause: end.cause, elapsedMs, cancel };
+            }
+        }
+    }
+}
+/** Only the word is read: the clock and the caps do not change it. */
+const WORD_ONLY = { elapsedMs: 0, timeoutMs: 0, maxCredits: undefined };
+/**
+ * Pure: one run's `outcome` word (a task's in the `runs` output): its outcome's, `error` for a
+ * create that failed, `not_started` for a task the step never started.
+ */
+function outcomeWordOfRun(record) {
+    const outcome = outcomeOfRun(record, WORD_ONLY);
+    if (outcome.kind !== 'not-started')
+        return outcomeWordOf(outcome);
+    return outcome.createError === undefined ? 'not_started' : 'error';
 }
 
 ;// CONCATENATED MODULE: ./src/run/steer.ts
@@ -13431,7 +13782,54 @@ function byAge(a, b) {
     return a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0;
 }
 
+;// CONCATENATED MODULE: ./src/run/adopt.ts
+
+
+
+/**
+ * Adopts the run `runId`, and sends it the follow-up if there is one. Undefined when the step
+ * was cancelled before the follow-up went out; a refused follow-up is an error (the run is left
+ * as it is).
+ */
+async function adoptRun(target, deadline, host, deps) {
+    const { runId, followup } = target;
+    const { client, log, now } = deps;
+    // The step's timeout bounds these too, though each gets a fair try however close it is.
+    const bounded = () => ({ deadline: Math.max(deadline, now() + timing/* MIN_REQUEST_MS */.Cl) });
+    const run = await getExistingRun(client, runId, bounded());
+    log.info(`Run ${safeForLog(runId)} is ${safeForLog(run.state, 200)}.`);
+    if (followup === undefined) {
+        host.tracker.track(runId);
+        host.record.runId = runId;
+        return run;
+    }
+    if (deps.signal.aborted)
+        return undefined;
+    const refusal = await host.followUp(run, followup, deadline);
+    if (refusal !== undefined) {
+        throw new Error(`The follow-up (the followup input) to run ${safeForLog(runId)} was refused: ${safeForLog(refusal)} The run is left as it is.`, { cause: refusal });
+    }
+    host.record.runId = runId;
+    return run;
+}
+/** The run named by the run_id input, as the service shows it now. */
+async function getExistingRun(client, runId, options) {
+    try {
+        return await client.getRun(runId, options);
+    }
+    catch (error) {
+        if (error instanceof NotFoundError) {
+            throw new Error(`The run named by the run_id input (${safeForLog(runId)}) does not exist: ${error.message}`, { cause: error });
+        }
+        throw error;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/run/followup.ts
+
+
+
+
 /**
  * Pure logic: whether a reading of a run after a follow-up predates the
  * follow-up's effect. The new pass is recognised by the state leaving its old
@@ -13458,6 +13856,65 @@ function watchForNewPass(watch) {
         }
         return true;
     };
+}
+/**
+ * A run's follow-ups, for its lifecycle: each sent once (a refusal leaves the run as it was; a
+ * lost answer is taken as sent), and after it, readings in the run's old state are from before
+ * it (stale) until the service shows the new pass (see watchForNewPass).
+ */
+class FollowUps {
+    #deps;
+    #isStale;
+    constructor(deps) {
+        this.#deps = deps;
+    }
+    /** Whether a reading of the run predates the last follow-up's effect. */
+    isStale(run) {
+        return this.#isStale?.(run) ?? false;
+    }
+    /**
+     * Sends `message` to the run as a follow-up. Until the service shows its effect, readings in
+     * the run's old state are stale. Returns why the service refused it (the run is left as it
+     * was, and nothing is owed on it); undefined once it was sent, or may have been.
+     */
+    async followUp(run, message, deadline) {
+        const refusal = await this.send(run, message, deadline);
+        return refusal === undefined ? undefined : errorMessage(refusal);
+    }
+    /** As followUp, with the error that refused it. */
+    async send(run, message, deadline) {
+        const { client, tracker, log, now } = this.#deps;
+        const runId = run.run_id;
+        tracker.followingUp(runId);
+        try {
+            // It gets a fair try however close the deadline is.
+            await client.sendFollowup(runId, message, {
+                deadline: Math.max(deadline, now() + timing/* MIN_REQUEST_MS */.Cl),
+            });
+            log.info(`Sent the follow-up to run ${safeForLog(runId)}.`);
+        }
+        catch (error) {
+            const reason = errorMessage(error);
+            if (!mayHaveActed(error)) {
+                tracker.followupRefused();
+                return error;
+            }
+            log.warning(`The answer to the follow-up to run ${safeForLog(runId)} was lost (${safeForLog(reason)}). It may have reached the run and restarted it, so the step awaits the run.`);
+        }
+        tracker.track(runId);
+        this.#isStale = watchForNewPass({
+            before: run,
+            now,
+            graceMs: this.#deps.graceMs,
+            onSettled: (how) => {
+                tracker.newPassSeen();
+                if (how === 'grace-over') {
+                    log.warning(`Run ${safeForLog(runId)} was never seen leaving ${safeForLog(run.state, 200)} after the follow-up; taking ${safeForLog(run.state, 200)} as its outcome.`);
+                }
+            },
+        });
+        return undefined;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/run/lifecycle-parts.ts
@@ -13526,18 +13983,6 @@ function logStateChange(log, subject, run, { when, watched }) {
         case 'succeeded':
         case 'failed':
             return log.info(`${subject} is ${state} (${when}).`);
-    }
-}
-/** The run named by the run_id input, as the service shows it now. */
-async function getExistingRun(client, runId, options) {
-    try {
-        return await client.getRun(runId, options);
-    }
-    catch (error) {
-        if (error instanceof NotFoundError) {
-            throw new Error(`The run named by the run_id input (${safeForLog(runId)}) does not exist: ${error.message}`, { cause: error });
-        }
-        throw error;
     }
 }
 
@@ -13673,43 +14118,50 @@ class PullRequestContinuation {
 
 
 
+
 /**
- * One run's life in the step: its start (a create, an adoption, a follow-up), what each
- * reading means for it (a new state, a stale one from before a follow-up, a watcher's
- * verdict, read-after-write lag), and its stop (a cancel). When to read and when to stop
- * is the scheduler's (scheduler.ts), for one run as for a set.
+ * One run's life in the step: its start (a create; an adoption, adopt.ts; a steer, steer.ts; a
+ * continuation, continue-pr.ts), what each reading means for it (a new state, a stale one from
+ * before a follow-up, followup.ts; a watcher's verdict, read-after-write lag; a correction of
+ * its document), and its stop (a cancel). When to read and when to stop is the scheduler's
+ * (scheduler.ts), for one run as for a set.
  */
 class RunLifecycle {
     #spec;
     #deps;
-    #end;
     #starting = false;
     #lagNoted = false;
-    #isStale;
     /** output_schema: the corrections asked for so far. */
     #corrections = 0;
     /** `previous_run: steer`: what steers the key's run for this step (a create's only). */
     #keySteering;
     /** `continue_from: pull_request`: what starts the run from the one that made the pull request. */
     #continuation;
+    /** Its follow-ups (run_id's, a steer's, a correction's), and the readings they make stale. */
+    #followUps;
+    /** What adopting and steering ask of this run's life: its record, tracker and follow-up. */
+    #host;
     constructor(spec, deps) {
         this.#spec = spec;
         this.#deps = deps;
         const { steer: source, target } = spec;
+        const graceMs = spec.newPassGraceMs ?? timing/* NEW_PASS_GRACE_MS */.Rc;
+        const followUps = new FollowUps({ ...deps, graceMs });
+        this.#followUps = followUps;
+        this.#host = {
+            record: spec.record,
+            tracker: deps.tracker,
+            followUp: (run, message, deadline) => followUps.followUp(run, message, deadline),
+        };
         if (source && target.kind === 'create') {
             const { client, log, signal, onSteered } = deps;
-            const host = {
-                record: spec.record,
-                tracker: deps.tracker,
-                followUp: (run, message, deadline) => this.#followUp(run, message, deadline),
-            };
             const step = { source, request: target.request, tags: spec.tag.metadata };
-            this.#keySteering = new KeySteering(step, host, { client, log, signal, onSteered });
+            this.#keySteering = new KeySteering(step, this.#host, { client, log, signal, onSteered });
         }
         if (spec.continueFrom && target.kind === 'create') {
             const host = {
                 record: spec.record,
-                send: (run, message, deadline) => this.#send(run, message, deadline),
+                send: (run, message, deadline) => followUps.send(run, message, deadline),
             };
             this.#continuation = new PullRequestContinuation(spec.continueFrom, host, deps);
         }
@@ -13721,11 +14173,11 @@ class RunLifecycle {
         return this.#deps.tracker;
     }
     get end() {
-        return this.#end;
+        return this.record.end;
     }
     /** Not started yet: no request has gone out for it. */
     get due() {
-        return !this.#starting && this.#end === undefined && this.record.startedAt === undefined;
+        return !this.#starting && this.end === undefined && this.record.startedAt === undefined;
     }
     /** A create or a follow-up is out: its run may exist before its answer. */
     get starting() {
@@ -13733,7 +14185,7 @@ class RunLifecycle {
     }
     /** Started, with a run to read and no request out that may change it, and not ended. */
     get inFlight() {
-        return this.#end === undefined && this.record.runId !== undefined && !this.tracker.deciding;
+        return this.end === undefined && this.record.runId !== undefined && !this.tracker.deciding;
     }
     get watch() {
         return this.#deps.watch;
@@ -13758,11 +14210,10 @@ class RunLifecycle {
             const { target } = this.#spec;
             const run = target.kind === 'create'
                 ? await this.#create(target.request, deadline)
-                : await this.#adopt(target.runId, target.followup, deadline);
+                : await adoptRun(target, deadline, this.#host, this.#deps);
             if (!run)
                 return this.#ended({ kind: 'not-started' });
             record.run = run;
-            this.#deps.onRunSeen?.(run);
         }
         catch (error) {
             record.createError = errorMessage(error);
@@ -13788,7 +14239,7 @@ class RunLifecycle {
             return this.#ended({ kind: 'started' });
         }
         const run = this.record.run;
-        if (run && isTerminal(run.state) && !this.#isStale?.(run))
+        if (run && isTerminal(run.state) && !this.#followUps.isStale(run))
             await this.#reachedTerminal(run, deadline);
     }
     /**
@@ -13796,7 +14247,7 @@ class RunLifecycle {
      * and shown; the watcher looks at a run on its way and may end the wait; a terminal state ends it.
      */
     async seen(run, deadline) {
-        if (!this.inFlight || this.#isStale?.(run))
+        if (!this.inFlight || this.#followUps.isStale(run))
             return;
         const record = this.record;
         const before = record.run;
@@ -13806,34 +14257,21 @@ class RunLifecycle {
             const { log, now, watch } = this.#deps;
             const when = `after ${formatDuration(now() - (record.startedAt ?? now()))}`;
             logStateChange(log, this.#subject(run.run_id), run, { when, watched: watch !== undefined });
-            this.#deps.onRunSeen?.(run);
-        }
-        else if (run.session_link !== before?.session_link) {
-            // A session link that comes after the state changed is worth showing at once.
-            this.#deps.onRunSeen?.(run);
         }
         if (isTerminal(run.state))
             return this.#reachedTerminal(run, deadline);
         const steered = await this.#keySteering?.giveWayLate(run, deadline);
         if (steered) {
             this.record.run = steered;
-            this.#deps.onRunSeen?.(steered);
             return;
         }
         const verdict = await this.#deps.watch?.afterPoll(run, stateChanged, this.#deps.signal, deadline);
         if (!verdict || verdict.kind === 'continue')
             return;
-        if (verdict.kind === 'blocked') {
-            // Handed off on purpose: the post step must not cancel a run a person is to answer.
-            this.record.handedOff = { passes: verdict.passes };
-            this.#settle();
-            return this.#ended({ kind: 'handed-off', verdict });
-        }
-        this.record.stoppedBy = 'over-budget';
-        this.#deps.log.warning(`${verdict.message} Cancelling run ${run.run_id}.`);
-        const why = { kind: 'over-budget' };
-        const cancel = await this.#cancel(why, cancelDeadline(why, this.#deps.now()));
-        this.#ended({ kind: 'over-budget', verdict, cancel });
+        // Handed off on purpose: the post step must not cancel a run a person is to answer.
+        this.record.handedOff = { passes: verdict.passes };
+        this.#settle();
+        this.#ended({ kind: 'handed-off', passes: verdict.passes, question: verdict.question });
     }
     /** A read of this run alone failed: a new run's 404 is the service catching up with its create. */
     readFailed(error) {
@@ -13856,7 +14294,7 @@ class RunLifecycle {
             return;
         const stateBefore = this.record.run?.state;
         const cancel = await this.#cancel(why, deadline);
-        this.#ended({ kind: 'cancelled', why, stateBefore, cancel });
+        this.#ended({ kind: 'cancelled', cause: why.kind, stateBefore, cancel });
     }
     async #cancel(why, deadline) {
         const record = this.record;
@@ -13897,7 +14335,7 @@ class RunLifecycle {
             const checked = await check(run, this.#corrections);
             if (checked.kind === 'correct') {
                 this.#corrections += 1;
-                const refusal = await this.#followUp(run, checked.message, deadline);
+                const refusal = await this.#followUps.followUp(run, checked.message, deadline);
                 if (refusal === undefined)
                     return;
                 this.#deps.log.warning(`${this.#subject()} refused the correction: ${safeForLog(refusal)}`);
@@ -13911,12 +14349,14 @@ class RunLifecycle {
                 this.record.document = checked.document;
             else
                 this.record.invalidOutput = checked.invalidOutput;
+            // Its final answer is the step's to show: not read twice.
+            this.record.conversation = checked.conversation;
         }
         this.#settle();
         this.#ended({ kind: 'terminal' });
     }
     #ended(end) {
-        this.#end ??= end;
+        this.record.end ??= end;
         this.record.endedAt ??= this.#deps.now();
     }
     #settle() {
@@ -13936,7 +14376,8 @@ class RunLifecycle {
             // continue_from: the run that made the pull request, or a create (cancel_previous first).
             const continued = await this.#continuation?.start(request, deadline);
             if (continued?.kind === 'run') {
-                this.#deps.watch?.countFrom?.(continued.run);
+                // What it used making the pull request is not this step's (max_credits).
+                this.record.usedBefore = costOf(continued.run.request_usage);
                 return continued.run;
             }
             request = continued?.request ?? request;
@@ -13967,70 +14408,6 @@ class RunLifecycle {
             await noteSupersededRun(tag, this.#deps);
         const own = { ...created, title: request.title, prompt: request.prompt };
         return steering ? await steering.oneRunPerKey(own, deadline) : own;
-    }
-    /** Adopts an existing run, and sends it the follow-up if there is one. */
-    async #adopt(runId, followup, deadline) {
-        const { client, log, now } = this.#deps;
-        // The step's timeout bounds these too, though each gets a fair try however close it is.
-        const bounded = () => ({ deadline: Math.max(deadline, now() + timing/* MIN_REQUEST_MS */.Cl) });
-        const run = await getExistingRun(client, runId, bounded());
-        log.info(`Run ${safeForLog(runId)} is ${safeForLog(run.state, 200)}.`);
-        if (followup === undefined) {
-            this.tracker.track(runId);
-            this.record.runId = runId;
-            return run;
-        }
-        if (this.#deps.signal.aborted)
-            return undefined;
-        const refusal = await this.#followUp(run, followup, deadline);
-        if (refusal !== undefined) {
-            throw new Error(`The follow-up (the followup input) to run ${safeForLog(runId)} was refused: ${safeForLog(refusal)} The run is left as it is.`, { cause: refusal });
-        }
-        this.record.runId = runId;
-        return run;
-    }
-    /**
-     * Sends `message` to the run as a follow-up. Until the service shows its effect, readings in
-     * the run's old state are stale. Returns why the service refused it (the run is left as it
-     * was, and nothing is owed on it); undefined once it was sent, or may have been.
-     */
-    async #followUp(run, message, deadline) {
-        const refusal = await this.#send(run, message, deadline);
-        return refusal === undefined ? undefined : errorMessage(refusal);
-    }
-    /** As #followUp, with the error that refused it. */
-    async #send(run, message, deadline) {
-        const { client, log, now } = this.#deps;
-        const runId = run.run_id;
-        this.tracker.followingUp(runId);
-        try {
-            // It gets a fair try however close the deadline is.
-            await client.sendFollowup(runId, message, {
-                deadline: Math.max(deadline, now() + timing/* MIN_REQUEST_MS */.Cl),
-            });
-            log.info(`Sent the follow-up to run ${safeForLog(runId)}.`);
-        }
-        catch (error) {
-            const reason = errorMessage(error);
-            if (!mayHaveActed(error)) {
-                this.tracker.followupRefused();
-                return error;
-            }
-            log.warning(`The answer to the follow-up to run ${safeForLog(runId)} was lost (${safeForLog(reason)}). It may have reached the run and restarted it, so the step awaits the run.`);
-        }
-        this.tracker.track(runId);
-        this.#isStale = watchForNewPass({
-            before: run,
-            now,
-            graceMs: this.#spec.newPassGraceMs ?? timing/* NEW_PASS_GRACE_MS */.Rc,
-            onSettled: (how) => {
-                this.tracker.newPassSeen();
-                if (how === 'grace-over') {
-                    log.warning(`Run ${safeForLog(runId)} was never seen leaving ${safeForLog(run.state, 200)} after the follow-up; taking ${safeForLog(run.state, 200)} as its outcome.`);
-                }
-            },
-        });
-        return undefined;
     }
 }
 
@@ -14318,9 +14695,12 @@ class RunScheduler {
         const { maxCredits, passWhen } = this.#settings;
         const credits = this.#credits();
         if (maxCredits !== undefined && credits !== undefined && credits > maxCredits) {
+            const used = this.#lifecycles.length === 1
+                ? `the run used ${format_formatCredits(credits)}`
+                : `the runs used ${format_formatCredits(credits)} together`;
             this.#stopped = {
                 why: { kind: 'over-budget' },
-                reason: `the runs used ${formatCredits(credits)} together, past max_credits (${formatCredits(maxCredits)})`,
+                reason: `${used}, past max_credits (${format_formatCredits(maxCredits)})`,
             };
             return;
         }
@@ -14345,10 +14725,11 @@ class RunScheduler {
         }
         return { tasks: this.#lifecycles.length, succeeded, notSucceeded };
     }
+    /** What the runs used in this step: a run that is not new counts from where the step found it. */
     #credits() {
         let sum;
         for (const { record } of this.#lifecycles) {
-            const credits = costOf(record.run?.request_usage).credits;
+            const credits = costSince(costOf(record.run?.request_usage), record.usedBefore).credits;
             if (credits !== undefined)
                 sum = (sum ?? 0) + credits;
         }
@@ -14357,243 +14738,6 @@ class RunScheduler {
     #inFlight() {
         return this.#lifecycles.filter((one) => one.inFlight);
     }
-}
-
-;// CONCATENATED MODULE: ./src/run/step.ts
-
-
-
-
-
-
-/**
- * The step's one run, as a set of one: started (created, or adopted and followed up), awaited
- * and stopped by the one scheduler, and its end told as the step's outcome.
- */
-async function executeStep(settings, deps) {
-    const startedAt = deps.now();
-    if (deps.signal.aborted)
-        return { kind: 'interrupted', run: undefined };
-    const { client, tracker, now, sleep, signal, log } = deps;
-    const lifecycle = new RunLifecycle({
-        target: settings.target,
-        record: {},
-        tag: deps.tag,
-        wait: settings.wait,
-        cancelPrevious: settings.cancelPrevious,
-        noteSuperseded: true,
-        startFailure: 'throw',
-        newPassGraceMs: Math.min(timing/* NEW_PASS_GRACE_MS */.Rc, settings.timeoutMs / 2),
-        ...(settings.previousRun === 'steer' ? { steer: deps.steer } : {}),
-        ...(settings.continueFrom ? { continueFrom: deps.continueFrom } : {}),
-    }, {
-        client,
-        tracker,
-        now,
-        sleep,
-        signal,
-        log,
-        onRunSeen: deps.onRunSeen,
-        watch: deps.watch,
-        onSteered: deps.onSteered,
-    });
-    const scheduler = new RunScheduler([lifecycle], {
-        maxParallel: 1,
-        passWhen: { kind: 'all' },
-        timeoutMs: settings.timeoutMs,
-        pollIntervalMs: settings.pollIntervalMs,
-        // One run's cap is its watcher's, which says what the run cost.
-        maxCredits: undefined,
-    }, {
-        client,
-        now,
-        sleep,
-        signal,
-        log,
-        // Only a run still in flight is cancelled, and only the timeout stops one run on its way:
-        // a run that ended (FAILED, say) ends pass_when with it, and nothing is cancelled.
-        announceStop: (stop, inFlight) => {
-            if (inFlight.length === 0)
-                return;
-            const subject = `Run ${safeForLog(lifecycle.record.runId ?? '')}`;
-            log.info(stop.why.kind === 'timeout'
-                ? `${subject} did not finish within the timeout input (${formatDuration(settings.timeoutMs)}); cancelling it.`
-                : `${subject} is being stopped: ${stop.reason}; cancelling it.`);
-        },
-    });
-    deps.onSchedule?.(scheduler, lifecycle.record);
-    const end = await scheduler.run();
-    return outcomeOf(lifecycle, end, { settings, client, elapsedMs: deps.now() - startedAt });
-}
-/** The step's outcome, from how its run's lifecycle ended. */
-async function outcomeOf(lifecycle, end, context) {
-    const { settings, elapsedMs } = context;
-    const { run } = lifecycle.record;
-    const ended = lifecycle.end;
-    if (!run || !ended || end.kind === 'interrupted')
-        return { kind: 'interrupted', run };
-    switch (ended.kind) {
-        case 'not-started':
-            return { kind: 'interrupted', run };
-        case 'started':
-            return { kind: 'started', run };
-        case 'terminal':
-            return { kind: 'finished', run, elapsedMs };
-        case 'handed-off': {
-            const { passes, question } = ended.verdict;
-            return { kind: 'blocked', run, passes, question, elapsedMs };
-        }
-        case 'over-budget':
-            return {
-                kind: 'over-budget',
-                run: (await rereadAfterCancel(context.client, ended.cancel, run)) ?? run,
-                cost: ended.verdict.cost,
-                maxCredits: settings.agentWork.maxCredits ?? 0,
-                elapsedMs,
-                cancel: ended.cancel,
-            };
-        case 'cancelled':
-            if (ended.why.kind !== 'timeout')
-                return { kind: 'interrupted', run };
-            return {
-                kind: 'timed-out',
-                run,
-                stateAtTimeout: ended.stateBefore ?? run.state,
-                elapsedMs,
-                timeoutMs: settings.timeoutMs,
-                cancel: ended.cancel,
-            };
-    }
-}
-
-;// CONCATENATED MODULE: ./src/run/output.ts
-
-
-
-
-
-
-
-
-
-/**
- * `output_schema`: reads the agent's document from a run that succeeded, validates it, and
- * while it does not validate, sends the errors back as a follow-up asking for a corrected one,
- * up to `retries` times and within the step's timeout. A document that never validates makes
- * the outcome `invalid_output`; any other ending (a failed or timed-out pass) stays as it is.
- */
-async function awaitValidOutput(first, deps) {
-    let outcome = first;
-    for (let corrections = 0;; corrections += 1) {
-        if (outcome.kind !== 'finished' ||
-            outcome.supersededBy !== undefined ||
-            outcome.run.state !== 'SUCCEEDED') {
-            return { outcome };
-        }
-        const checked = await checkDocument(outcome.run, corrections, deps);
-        const { conversation } = checked;
-        switch (checked.kind) {
-            case 'valid':
-                return { outcome, document: checked.document, conversation };
-            case 'invalid':
-                return { outcome: { ...outcome, invalidOutput: checked.invalidOutput }, conversation };
-            case 'correct':
-                outcome = await deps.followUp(outcome.run.run_id, checked.message, checked.remainingMs);
-        }
-    }
-}
-/**
- * One look at the document of a run that succeeded, after `corrections` corrections: from its
- * final answer, else its `result.json`, validated against the schema. The one check of one
- * run's result and of each task's.
- */
-async function checkDocument(run, corrections, deps) {
-    const runId = run.run_id;
-    const conversation = await deps.readConversation(runId);
-    const answer = conversation && finalAnswer(conversation);
-    let candidate = findDocument(answer, undefined);
-    if (candidate.kind === 'unreadable') {
-        const file = await readResultFile(parseArtifacts(run.artifacts), deps);
-        if (file !== undefined)
-            candidate = findDocument(undefined, file);
-    }
-    const errors = candidate.kind === 'found' ? deps.schema.validate(candidate.document) : [candidate.problem];
-    if (errors.length === 0 && candidate.kind === 'found') {
-        deps.log.info(`The agent's result validates against the schema (from ${candidate.from}).`);
-        return { kind: 'valid', document: candidate.document, conversation };
-    }
-    const shown = errors.map((error) => safeForLog(error, 300)).join('; ');
-    const remainingMs = deps.deadline - deps.now();
-    if (corrections >= deps.retries || remainingMs <= 0) {
-        const why = corrections >= deps.retries
-            ? `No correction is left (output_retries: ${deps.retries})`
-            : 'No time is left within the timeout input';
-        deps.log.warning(`The agent's result does not validate: ${shown}. ${why}.`);
-        const invalidOutput = { errors, corrections, input: deps.schema.input };
-        return { kind: 'invalid', invalidOutput, conversation };
-    }
-    deps.log.warning(`The agent's result does not validate: ${shown}. Asking run ${safeForLog(runId)} for a corrected one (correction ${corrections + 1} of ${deps.retries}).`);
-    return { kind: 'correct', message: correctionRequest(errors), remainingMs, conversation };
-}
-/** The newest `result.json` FILE artifact's text, or undefined when there is none to read. */
-async function readResultFile(artifacts, deps) {
-    const file = artifacts.findLast((artifact) => artifact.type === 'FILE' &&
-        artifact.artifactUid !== undefined &&
-        (artifact.name === RESULT_FILE ||
-            (artifact.filepath ?? '').replace(/\\/g, '/').split('/').pop() === RESULT_FILE));
-    if (!file)
-        return undefined;
-    try {
-        return await deps.readFile(file);
-    }
-    catch (error) {
-        const reason = errorMessage(error);
-        deps.log.warning(`Could not read the agent's ${RESULT_FILE}: ${safeForLog(reason)}`);
-        return undefined;
-    }
-}
-/**
- * pull_request_review: the review, once it has validated, and the outcome with its verdict: the
- * verdict is part of the outcome's words, so every surface leads with the same one.
- */
-function reviewed(checked, reviewAsked) {
-    const review = reviewAsked ? checked.document : undefined;
-    const { outcome } = checked;
-    if (!review || outcome.kind !== 'finished')
-        return { outcome, review };
-    return { outcome: { ...outcome, reviewVerdict: review.verdict }, review };
-}
-/**
- * Compiles `output_schema`, or the review's built-in schema, before any request: a schema that
- * is not one is an input error, and nothing is created.
- */
-async function prepareOutput(settings) {
-    if (settings.pullRequestReview) {
-        const schema = await compileOutputSchema({
-            input: 'pull_request_review',
-            text: JSON.stringify(REVIEW_SCHEMA),
-        });
-        return { schema, instruction: `${REVIEW_INSTRUCTION}\n\n${outputInstruction(schema)}` };
-    }
-    if (!settings.schema)
-        return undefined;
-    const schema = await compileOutputSchema(settings.schema);
-    return { schema, instruction: outputInstruction(schema) };
-}
-/** What the check of the agent's result needs: its reads, and the step's own follow-up path. */
-function outputCheckDeps(request, step) {
-    const { settings, sources, deps } = step;
-    const signal = () => withinWaits(deps.signal, step.waitsEndBy);
-    return {
-        schema: request.schema,
-        retries: settings.output.retries,
-        deadline: step.startedAt + settings.timeoutMs,
-        now: deps.now,
-        log: step.log,
-        readConversation: (runId) => readConversation(runId, sources, step.log, signal()),
-        readFile: async (artifact) => Buffer.from(await sources.fetchFile(artifact, signal())).toString('utf8'),
-        followUp: (runId, message, timeoutMs) => executeStep({ ...settings, timeoutMs, target: { kind: 'existing', runId, followup: message } }, deps),
-    };
 }
 
 ;// CONCATENATED MODULE: ./src/run/superseded.ts
@@ -14644,318 +14788,172 @@ async function lookOnce(client, run, name, cancelledAt, signal) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/run/execute.ts
-
-
-
-
-
-/**
- * One run, from its start to the step's outcome: created or adopted and waited for, its result
- * checked (and corrections asked for), a signal's cancel folded in, and a newer run that
- * replaced it found. A run must not outlive a step that failed: an error cancels it, then
- * is thrown on.
- */
-async function executeRun(settings, deps, run) {
-    const { client, interruption, log } = run;
-    const startedAt = deps.now();
-    let current;
-    // Each schedule (the run's, then a correction's) is what a signal's cancel goes through.
-    const scheduled = {
-        ...deps,
-        onSchedule: (scheduler, record) => {
-            interruption.guard(scheduler);
-            current = record;
-        },
-    };
-    let executed;
-    try {
-        executed = { outcome: await executeStep(settings, scheduled) };
-        if (run.output) {
-            const check = { ...run.check, settings, startedAt, deps: scheduled, log };
-            executed = await awaitValidOutput(executed.outcome, outputCheckDeps(run.output, check));
-        }
-    }
-    catch (error) {
-        if (!interruption.cancelling) {
-            await cancelAfterError(deps.tracker, { ...deps, client, log });
-            throw error;
-        }
-        // The cancel is the signal handler's; what went wrong meanwhile is still worth telling.
-        if (error instanceof RunMayExistError)
-            log.warning(error.message);
-        executed = { outcome: { kind: 'interrupted', run: undefined } };
-    }
-    const { outcome } = executed;
-    const signal = await interruption.settled();
-    const handedTo = interruption.handedOver;
-    const steered = current?.run ?? outcome.run;
-    if (handedTo && steered)
-        return { outcome: { kind: 'handed-over', run: steered, reason: handedTo } };
-    if (signal) {
-        const run = current?.run ?? outcome.run;
-        const by = interruption.interrupted;
-        return { outcome: { kind: 'interrupted', run, signal, cancel: current?.cancel, by } };
-    }
-    if (outcome.kind !== 'finished')
-        return executed;
-    const newer = await findSupersedingRun(client, outcome.run, deps);
-    return newer
-        ? { ...executed, outcome: { ...outcome, supersededBy: newer.run_id }, newer }
-        : executed;
-}
-
-;// CONCATENATED MODULE: ./src/run/interruption.ts
+;// CONCATENATED MODULE: ./src/run/step-runs.ts
 
 
 
 
 /**
- * The workflow cancelling the step: SIGINT or SIGTERM. The first signal aborts the wait and
- * cancels what the schedule has in flight at once, within what the runner leaves before it
- * kills the step, for one run as for a set; the step then reports itself interrupted.
+ * A step's runs, one or many: their lifecycles under the one scheduler, carried to their end
+ * by one path, whatever the shape of the step. A signal's cancel goes through them; a run must
+ * not outlive a step that failed, so an error cancels every run in flight, then is thrown on.
  */
-class Interruption {
-    #controller = new AbortController();
+class StepRuns {
+    lifecycles;
+    #scheduler;
     #deps;
-    #guarded;
-    #newerStep;
-    #handedOver;
-    #cancelling;
-    #stopListening = () => undefined;
-    constructor(deps) {
+    constructor(lifecycles, settings, deps) {
+        this.lifecycles = lifecycles;
         this.#deps = deps;
+        this.#scheduler = new RunScheduler(lifecycles, settings, deps);
     }
-    /** Aborts when the workflow cancels the step. */
-    get signal() {
-        return this.#controller.signal;
+    get records() {
+        return this.lifecycles.map((one) => one.record);
     }
-    /** What a signal means for the step's outcome, in the door's words. */
-    get interrupted() {
-        return this.#deps.words.interrupted;
+    /** The service's plan cannot filter runs by metadata: each run was read on its own. */
+    get listFallback() {
+        return this.#scheduler.listFallback;
     }
-    get cancelling() {
-        return this.#cancelling !== undefined;
-    }
-    listen() {
-        this.#stopListening = this.#deps.onSignal((signal) => {
-            if (this.#cancelling) {
-                this.#deps.log.info(`Received ${signal} again; still cancelling.`);
-                return;
-            }
-            this.#controller.abort();
-            this.#cancelling = this.#cancelOnSignal(signal);
-        });
+    /** How many runs succeeded, and how many ended otherwise (or failed to start). */
+    counts() {
+        return this.#scheduler.counts();
     }
     /**
-     * previous_run: steer: on a signal, first asks whether a newer step for the thread has
-     * started; then the run is that step's, and is handed over rather than cancelled.
+     * Starts the runs and waits for them, under `interruption`: on SIGINT or SIGTERM every run in
+     * flight gets its cancel at once, in parallel, within the runner's grace; on an error, briefly,
+     * as after a timeout (a cancel that fails leaves the run to the post step).
      */
-    handsOverWhen(newerStep) {
-        this.#newerStep = newerStep;
-    }
-    /** Why the run was handed to a newer step instead of cancelled; undefined when it was not. */
-    get handedOver() {
-        return this.#handedOver;
-    }
-    /** The schedule now going: a signal's cancel goes to it. */
-    guard(stoppable) {
-        this.#guarded = stoppable;
-    }
-    stopListening() {
-        this.#stopListening();
-    }
-    /** The signal, once its cancel has been answered; undefined without a signal. */
-    async settled() {
-        return this.#cancelling;
-    }
-    /** Cancels what is in flight at once, within what the runner leaves before it kills the step. */
-    async #cancelOnSignal(signal) {
-        const why = { kind: 'signal', signal };
-        const deadline = cancelDeadline(why, Date.now());
-        // Should anything keep the process alive past the budget, end it before the runner's kill.
-        const exitIn = deadline - Date.now() + timing/* SIGNAL_CANCEL */.EJ.exitMarginMs;
-        setTimeout(() => this.#deps.exit(1), exitIn).unref();
-        this.#deps.log.info(`Received ${signal}: ${this.#deps.words.signalled}.`);
-        const decideBy = Date.now() + (deadline - Date.now()) * timing/* SIGNAL_CANCEL */.EJ.decideShare;
-        const newer = await this.#newerStep?.(decideBy).catch((error) => {
-            this.#deps.log.warning(`Could not tell whether a newer step for this thread has started (${safeForLog(errorMessage(error))}); cancelling the run, as for any cancelled step.`);
-            return undefined;
-        });
-        if (newer) {
-            this.#handedOver = newer;
-            this.#deps.log.info(`A newer step for this thread steers the run now (${newer}); handing it over, not cancelling it.`);
-            this.#guarded?.handOver();
-            return signal;
+    async execute(interruption) {
+        interruption.guard(this.#scheduler);
+        const startedAt = this.#deps.now();
+        let schedule;
+        try {
+            schedule = await this.#scheduler.run();
         }
-        await this.#guarded?.cancelInFlight(why, deadline);
-        return signal;
+        catch (error) {
+            if (!interruption.cancelling) {
+                await this.#cancelAfterError();
+                await interruption.settled();
+                throw error;
+            }
+            // The cancel is the signal handler's; what went wrong meanwhile is still worth telling.
+            if (error instanceof RunMayExistError)
+                this.#deps.log.warning(error.message);
+            schedule = { kind: 'interrupted', elapsedMs: this.#deps.now() - startedAt };
+        }
+        const signal = await interruption.settled();
+        return { schedule, signal, handedOver: interruption.handedOver };
+    }
+    /**
+     * Every run in flight is cancelled, in parallel; then a run known but not in flight (its
+     * start failed after its create) is too. A create whose answer was lost and whose run was not
+     * found leaves its tag for the post step; one that certainly failed leaves nothing owed.
+     */
+    async #cancelAfterError() {
+        const why = { kind: 'error' };
+        await this.#scheduler.cancelInFlight(why, cancelDeadline(why, this.#deps.now()));
+        await Promise.all(this.lifecycles.map((one) => cancelAfterError(one.tracker, this.#deps)));
+    }
+    /**
+     * The newer run that replaced one of these, when the service cancelled it for a newer step of
+     * its key (`previous_run: cancel` there): a run cancelled elsewhere, not by this step.
+     */
+    async replaced() {
+        const record = this.records.find((one) => one.run?.state === 'CANCELLED' && one.stoppedBy === undefined);
+        if (!record?.run)
+            return undefined;
+        const newer = await findSupersedingRun(this.#deps.client, record.run, this.#deps);
+        return newer && { record, newer };
     }
 }
 
-;// CONCATENATED MODULE: ./src/run/tracker.ts
+;// CONCATENATED MODULE: ./src/run/step.ts
+
+
+
+
+
+
 /**
- * The run this step is responsible for. It persists the run ID the moment it
- * is known, so that a hard kill still leaves the post step able to cancel it,
- * and remembers whether the run still needs cancelling.
+ * The step's one run, as a set of one: started (created, or adopted and followed up), awaited
+ * and stopped by the one scheduler, its document checked (corrections asked for), a signal's
+ * cancel folded in, and its end told as the step's outcome, with the newer run that replaced it.
  */
-class RunTracker {
-    /** Saves the step's whole list of runs, this one's record in it. */
-    #save;
-    #onKnown;
-    #invocation;
-    #runId;
-    #settled = false;
-    #pending;
-    #awaitingNewPass = false;
-    #decided = Promise.resolve();
-    #decide = () => undefined;
-    constructor(save, onKnown = () => undefined) {
-        this.#save = save;
-        this.#onKnown = onKnown;
+async function executeStep(settings, deps, interruption) {
+    const startedAt = deps.now();
+    if (deps.signal.aborted)
+        return { outcome: { kind: 'interrupted', run: undefined } };
+    const { client, tracker, now, sleep, signal, log } = deps;
+    const lifecycle = new RunLifecycle({
+        target: settings.target,
+        record: {},
+        tag: deps.tag,
+        wait: settings.wait,
+        cancelPrevious: settings.cancelPrevious,
+        noteSuperseded: true,
+        startFailure: 'throw',
+        newPassGraceMs: Math.min(timing/* NEW_PASS_GRACE_MS */.Rc, settings.timeoutMs / 2),
+        checkResult: deps.checkResult,
+        ...(settings.previousRun === 'steer' ? { steer: deps.steer } : {}),
+        ...(settings.continueFrom ? { continueFrom: deps.continueFrom } : {}),
+    }, {
+        client,
+        tracker,
+        now,
+        sleep,
+        signal,
+        log,
+        watch: deps.watch,
+        onSteered: deps.onSteered,
+    });
+    const { timeoutMs } = settings;
+    const { maxCredits } = settings.agentWork;
+    const schedule = { maxParallel: 1, passWhen: { kind: 'all' }, timeoutMs, maxCredits };
+    const runs = new StepRuns([lifecycle], { ...schedule, pollIntervalMs: settings.pollIntervalMs }, {
+        client,
+        now,
+        sleep,
+        signal,
+        log,
+        onProgress: () => deps.onProgress?.(runs.records),
+        // Only a run still in flight is cancelled: a run that ended (FAILED, say) ends pass_when
+        // with it, and nothing is cancelled.
+        announceStop: (stop, inFlight) => {
+            if (inFlight.length === 0)
+                return;
+            const subject = `Run ${safeForLog(lifecycle.record.runId ?? '')}`;
+            if (stop.why.kind === 'timeout') {
+                return log.info(`${subject} did not finish within the timeout input (${formatDuration(timeoutMs)}); cancelling it.`);
+            }
+            const line = `${subject} is being stopped: ${stop.reason}; cancelling it.`;
+            if (stop.why.kind === 'over-budget')
+                log.warning(line);
+            else
+                log.info(line);
+        },
+    });
+    const end = await runs.execute(interruption);
+    const { record } = lifecycle;
+    if (end.handedOver && record.run) {
+        return { outcome: { kind: 'handed-over', run: record.run, reason: end.handedOver } };
     }
-    /** What the post step needs of this run; undefined while no request that may make one went out. */
-    get saved() {
-        if (this.#invocation === undefined && this.#runId === undefined)
-            return undefined;
-        return {
-            ...(this.#invocation !== undefined ? { invocation: this.#invocation } : {}),
-            ...(this.#runId !== undefined ? { runId: this.#runId } : {}),
-            ...(this.#settled ? { settled: true } : {}),
-            ...(this.#awaitingNewPass ? { awaitingNewPass: true } : {}),
-        };
+    if (end.signal) {
+        const { run, cancel } = record;
+        const by = interruption.interrupted;
+        return { outcome: { kind: 'interrupted', run, signal: end.signal, cancel, by } };
     }
-    get runId() {
-        return this.#runId;
-    }
-    /** Whether a cancel request is owed: a run exists and has not ended or been handed off. */
-    get needsCancel() {
-        return this.#runId !== undefined && !this.#settled;
-    }
-    /** A create request went out and its run has been neither seen nor ruled out. */
-    get mayHaveUnseenRun() {
-        return this.#pending === 'create';
-    }
-    /**
-     * A follow-up was accepted (or may have been) and the run has not yet been
-     * seen leaving the state it had before: a cancel answering "already finished"
-     * may come before the run restarts, so it proves nothing.
-     */
-    get awaitingNewPass() {
-        return this.#awaitingNewPass;
-    }
-    /** A create request tagged `invocation` is about to go out; its run may exist before its answer. */
-    creating(invocation) {
-        // A new run: whatever was owed on an earlier one (a steer that fell back) is settled.
-        this.#settled = false;
-        this.#awaitingNewPass = false;
-        this.#invocation = invocation;
-        this.#save();
-        this.#expect('create');
-    }
-    /** The create request was refused: the service made no run. */
-    noRunMade() {
-        this.#resolvePending();
-    }
-    /**
-     * A follow-up to `runId` is about to go out; until it is answered, the run
-     * may yet restart, and until it is seen leaving its old state, a cancel's
-     * "already finished" may be stale. Saved first, for a post step after a kill.
-     */
-    followingUp(runId) {
-        this.#awaitingNewPass = true;
-        this.#remember(runId);
-        this.#save();
-        this.#expect('followup');
-    }
-    /** The follow-up was refused: the run is another workflow's work, and nothing is owed on it. */
-    followupRefused() {
-        this.settle();
-        this.#resolvePending();
-    }
-    newPassSeen() {
-        if (!this.#awaitingNewPass)
-            return;
-        this.#awaitingNewPass = false;
-        this.#save();
-    }
-    track(runId) {
-        this.#remember(runId);
-        this.#resolvePending();
-    }
-    /**
-     * Back to the run this step created, after another of its key could not be steered in its
-     * stead (previous_run: steer): it is owed again, and no follow-up is awaited on it.
-     */
-    keepOwn(runId) {
-        this.#settled = false;
-        this.#awaitingNewPass = false;
-        this.#remember(runId);
-        this.#save();
-    }
-    /** The run ended, was cancelled, or was handed off on purpose, or none was made: nothing is owed. */
-    settle() {
-        if (this.#settled)
-            return;
-        this.#settled = true;
-        this.#save();
-    }
-    /**
-     * The run ID once no request in flight can change it (a create's or a
-     * follow-up's answer), or after `ms` at most, whatever is known then.
-     */
-    async whenDecided(ms) {
-        if (this.#pending === undefined)
-            return this.#runId;
-        let timer;
-        const timeout = new Promise((resolve) => (timer = setTimeout(resolve, ms)));
-        try {
-            await Promise.race([this.#decided, timeout]);
-        }
-        finally {
-            clearTimeout(timer);
-        }
-        return this.#runId;
-    }
-    /** Whether a create or follow-up request is still out. */
-    get deciding() {
-        return this.#pending !== undefined;
-    }
-    #remember(runId) {
-        if (this.#runId === runId)
-            return;
-        this.#runId = runId;
-        this.#save();
-        this.#onKnown(runId);
-    }
-    #expect(pending) {
-        this.#pending = pending;
-        this.#decided = new Promise((resolve) => (this.#decide = resolve));
-    }
-    #resolvePending() {
-        this.#pending = undefined;
-        this.#decide();
-    }
-}
-/**
- * The step's runs, one run's or a set's, as one list for the post step: each run's tracker
- * saves the whole list at every change, so a hard kill leaves the latest.
- */
-class TrackedRuns {
-    #store;
-    #trackers = [];
-    constructor(store) {
-        this.#store = store;
-    }
-    /** A tracker for one more run, in the list. */
-    track(onKnown) {
-        const tracker = new RunTracker(() => this.#saveAll(), onKnown);
-        this.#trackers.push(tracker);
-        return tracker;
-    }
-    #saveAll() {
-        this.#store.saveRuns(this.#trackers.flatMap((tracker) => tracker.saved ?? []));
-    }
+    const read = outcomeOfRun(record, { elapsedMs: deps.now() - startedAt, timeoutMs, maxCredits });
+    // A run never started was stopped with the step: a create's failure is thrown.
+    const outcome = read.kind === 'not-started' || end.schedule.kind === 'interrupted'
+        ? { kind: 'interrupted', run: record.run }
+        : read;
+    const checked = { outcome, document: record.document, conversation: record.conversation };
+    if (outcome.kind !== 'finished')
+        return checked;
+    const newer = (await runs.replaced())?.newer;
+    if (!newer)
+        return checked;
+    return { ...checked, outcome: { ...outcome, supersededBy: newer.run_id }, newer };
 }
 
 ;// CONCATENATED MODULE: ./src/agent/progress.ts
@@ -15091,7 +15089,6 @@ function namedLog(log, name) {
 
 
 
-
 class RunWatcher {
     #settings;
     #deps;
@@ -15101,8 +15098,6 @@ class RunWatcher {
     #progress = new ProgressTracker();
     #announcedLink;
     #lastConversation;
-    /** What the run had used before this step's work began, when it is not a new run: not this step's. */
-    #usedBefore = { credits: undefined, usd: undefined };
     constructor(settings, deps) {
         this.#settings = settings;
         this.#deps = deps;
@@ -15119,13 +15114,6 @@ class RunWatcher {
             warning: (message) => (note(), log.warning(message)),
             debug: (message) => log.debug(message),
         };
-    }
-    /**
-     * The run is not new (continue_from: pull_request): max_credits counts what it uses from now
-     * on, not what it used before this step.
-     */
-    countFrom(run) {
-        this.#usedBefore = costOf(run.request_usage);
     }
     /** The longest the wait may sleep before it owes the log a line. */
     msUntilHeartbeat() {
@@ -15144,11 +15132,6 @@ class RunWatcher {
             this.#announcedLink = link;
             this.log.info(`Session: ${safeForLog(link)}`);
             this.#deps.onSessionLink?.(link);
-        }
-        const cost = costSince(costOf(run.request_usage), this.#usedBefore);
-        const { maxCredits } = this.#settings;
-        if (maxCredits !== undefined && isOverBudget(cost, maxCredits)) {
-            return { kind: 'over-budget', cost, message: `${describeOverBudget(cost, maxCredits)}.` };
         }
         const blocked = meaningOf(run.state) === 'blocked';
         // Before a worker has it, the run has no conversation: a read then would spend the budget.
@@ -15207,7 +15190,6 @@ class RunWatcher {
 /** What the step watches while it waits, from its settings: the run's conversation is the tracked run's. */
 function stepWatcher(settings, tracker, sources, deps) {
     return watcherOf({
-        maxCredits: settings.agentWork.maxCredits,
         showProgress: settings.agentWork.showProgress,
         onBlocked: settings.agentWork.onBlocked,
         continueRun: settings.target.kind === 'continue',
@@ -15215,14 +15197,14 @@ function stepWatcher(settings, tracker, sources, deps) {
 }
 /**
  * What a task of a set watches: its progress and BLOCKED as for one run, its lines naming the
- * task ("Task 3 (x): …"); the cap is on the set's sum, the scheduler's. Nothing when neither
+ * task ("Task 3 (x): …"). Nothing when neither
  * `show_progress` nor an `on_blocked` other than `wait` asks for it.
  */
 function taskWatcher(settings, record, sources, deps) {
     if (!settings.showProgress && settings.onBlocked === 'wait')
         return undefined;
     const log = namedLog(deps.log, deps.name);
-    const watch = { ...settings, maxCredits: undefined, continueRun: false };
+    const watch = { ...settings, continueRun: false };
     return watcherOf(watch, () => record.runId, sources, { log });
 }
 function watcherOf(settings, runIdOf, sources, deps) {
@@ -15242,116 +15224,6 @@ function watcherOf(settings, runIdOf, sources, deps) {
             return runId ? readConversation(runId, sources, quiet, signal, deadline) : undefined;
         },
         onSessionLink: deps.onSessionLink,
-    });
-}
-/** What a run used since `before` (each figure never below zero); undefined where unknown. Pure. */
-function costSince(now, before) {
-    const minus = (a, b) => a === undefined ? undefined : Math.max(0, a - (b ?? 0));
-    return { credits: minus(now.credits, before.credits), usd: minus(now.usd, before.usd) };
-}
-
-;// CONCATENATED MODULE: ./src/state.ts
-/**
- * The one place that knows the action's saved state. The runner's `saveState` appends
- * to GITHUB_STATE at once, and the runner reads that file even after a hard
- * kill, so whatever is saved here reaches the post step as STATE_<name>.
- */
-const KEYS = {
-    runs: 'runs',
-    ofSet: 'runs_of_set',
-    commentId: 'comment_id',
-    statusSha: 'status_sha',
-    checkRunId: 'check_run_id',
-    checkRunLookup: 'check_run_lookup',
-    checkRunReport: 'check_run_report',
-    checkRunDone: 'check_run_done',
-    setComment: 'set_comment',
-};
-/** Whether the main step's check run is still to be completed by the post step. */
-function checkRunLeft(saved) {
-    return !saved.checkRunDone && (saved.checkRunId !== undefined || !!saved.checkRunLookup);
-}
-/** The step's saved state, written through its runner's port. */
-function savedState(io) {
-    return {
-        saveCommentId: (commentId) => io.saveState(KEYS.commentId, String(commentId)),
-        saveStatusSha: (sha) => io.saveState(KEYS.statusSha, sha),
-        saveCheckRunLookup: (lookup) => io.saveState(KEYS.checkRunLookup, lookup ? JSON.stringify(lookup) : ''),
-        saveCheckRunId: (id) => io.saveState(KEYS.checkRunId, String(id)),
-        saveCheckRunReport: (report) => io.saveState(KEYS.checkRunReport, JSON.stringify(report)),
-        markCheckRunDone: () => io.saveState(KEYS.checkRunDone, 'true'),
-        saveRuns: (records) => io.saveState(KEYS.runs, JSON.stringify(records)),
-        markSet: () => io.saveState(KEYS.ofSet, 'true'),
-        saveSetComment: (record) => io.saveState(KEYS.setComment, JSON.stringify(record)),
-    };
-}
-function readSavedRun(io) {
-    return {
-        runs: readRuns(io.getState(KEYS.runs)),
-        ofSet: io.getState(KEYS.ofSet) === 'true',
-        commentId: Number(io.getState(KEYS.commentId)) || undefined,
-        statusSha: io.getState(KEYS.statusSha) || undefined,
-        checkRunId: Number(io.getState(KEYS.checkRunId)) || undefined,
-        checkRunLookup: readCheckRunLookup(io.getState(KEYS.checkRunLookup)),
-        checkRunReport: readCheckReport(io.getState(KEYS.checkRunReport)),
-        checkRunDone: io.getState(KEYS.checkRunDone) === 'true',
-        setComment: readSetComment(io.getState(KEYS.setComment)),
-    };
-}
-function readCheckRunLookup(saved) {
-    const { sha, externalId } = state_parseRecord(saved);
-    return typeof sha === 'string' && typeof externalId === 'string' ? { sha, externalId } : undefined;
-}
-function readCheckReport(saved) {
-    const { conclusion, title, summary } = state_parseRecord(saved);
-    return typeof conclusion === 'string' && typeof title === 'string' && typeof summary === 'string'
-        ? { conclusion, title, summary }
-        : undefined;
-}
-function state_parseRecord(saved) {
-    try {
-        const record = saved ? JSON.parse(saved) : {};
-        return typeof record === 'object' && record !== null ? record : {};
-    }
-    catch {
-        return {};
-    }
-}
-function readSetComment(saved) {
-    try {
-        const { commentId, set } = (saved ? JSON.parse(saved) : {});
-        return Number.isSafeInteger(commentId) && typeof set === 'string'
-            ? { commentId: commentId, set }
-            : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-function readRuns(saved) {
-    let records;
-    try {
-        records = saved ? JSON.parse(saved) : [];
-    }
-    catch {
-        return [];
-    }
-    if (!Array.isArray(records))
-        return [];
-    return records.flatMap((record) => {
-        if (typeof record !== 'object' || record === null)
-            return [];
-        const { invocation, runId, settled, awaitingNewPass } = record;
-        if (typeof invocation !== 'string' && typeof runId !== 'string')
-            return [];
-        return [
-            {
-                ...(typeof invocation === 'string' ? { invocation } : {}),
-                ...(typeof runId === 'string' ? { runId } : {}),
-                ...(settled === true ? { settled } : {}),
-                ...(awaitingNewPass === true ? { awaitingNewPass } : {}),
-            },
-        ];
     });
 }
 
@@ -15392,6 +15264,8 @@ class RunSurfaces {
     #checkRun;
     #headMoved;
     #end;
+    /** The run as last shown going: its ID, state and session link. */
+    #lastSeen;
     /** The commit the run works on: the pull request's head, else the event's. */
     commit;
     constructor(settings, github, io, parts) {
@@ -15412,10 +15286,18 @@ class RunSurfaces {
             comment?.workOn(commit.sha);
         return new RunSurfaces(settings, github, io, { commit, comment, status, checkRun });
     }
-    /** The run on its way; its end is shown once the step knows its outcome (timed out, …). */
-    showRunning(run) {
-        if (isTerminal(run.state))
+    /**
+     * The run on its way, shown when it first is and at each change of its state or session link;
+     * its end is shown once the step knows its outcome (timed out, …).
+     */
+    showRunning([record]) {
+        const run = record?.run;
+        if (!run || isTerminal(run.state))
             return;
+        const seen = `${run.run_id} ${run.state} ${run.session_link ?? ''}`;
+        if (seen === this.#lastSeen)
+            return;
+        this.#lastSeen = seen;
         this.#comment?.show(run);
         this.#status?.show(pendingStatus(run, this.#github.workflowRun));
     }
@@ -15530,6 +15412,127 @@ const STOPPED = {
 };
 const STEP_STOPPED = "The step stopped before it reported the run. The workflow run's log says why.";
 
+;// CONCATENATED MODULE: ./src/step/one-run.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * The main step's shape with one run: `prompt` (or `prompt_file`), `run_id` with `followup`, or
+ * `continue_run`. Its output schema is compiled here, before any request: a schema that is not
+ * one is an input error too.
+ */
+async function oneRunShape(read) {
+    const output = await prepareOutput(read.output);
+    return {
+        settings: read,
+        async admit(world, io) {
+            // approval: a run that waits for a maintainer's approval creates nothing (the step passes).
+            const admitted = await admitByApproval(read, world, io);
+            return admitted && admittedRun(admitted.settings, admitted.github, output);
+        },
+    };
+}
+function admittedRun(settings, github, output) {
+    return {
+        github,
+        creates: settings.target.kind !== 'existing',
+        prepare: (start) => prepare({ ...start, settings, output }),
+    };
+}
+/** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
+async function prepare(step) {
+    const { settings, github, output, io } = step;
+    // A refused comment starts nothing, and the step passes: the log says why.
+    const continuing = settings.target.kind === 'continue';
+    if (continuing && !(await mayTalkToAgent(settings.github, github, io)))
+        return undefined;
+    const thread = await openThread(settings, github, io);
+    const asked = output ? withInstruction(settings.target, output.instruction) : settings.target;
+    const target = await resolveTarget(asked, thread, io);
+    const surfaces = await RunSurfaces.open(settings, github, thread, io);
+    const sources = agentWorkSources(step.client);
+    const onSessionLink = (link) => io.setOutput('session_link', link);
+    const watcher = stepWatcher(settings, step.tracker, sources, { log: io, onSessionLink });
+    const waitsEndBy = Date.now() + settings.timeoutMs + timing/* PAST_TIMEOUT_MS */.WP;
+    const prepared = { ...step, target, thread, surfaces, sources, watcher, waitsEndBy };
+    return {
+        execute: async (interruption) => {
+            const executed = await execute(prepared, interruption);
+            return { finish: () => finish(prepared, executed, interruption) };
+        },
+    };
+}
+/** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
+async function execute(step, interruption) {
+    const { settings, client, tracker, surfaces, watcher, output, sources, waitsEndBy } = step;
+    const handoff = stepHandoff(settings, step.home);
+    // A newer step steers the run: a workflow that cancels this one for it hands the run over.
+    const steering = step.steering ?? githubSteering(step, surfaces.commit?.sha);
+    if (settings.previousRun === 'steer')
+        interruption.handsOverWhen(steering.newerStep);
+    const checkResult = output &&
+        documentCheck(output, {
+            sources,
+            retries: settings.output.retries,
+            deadline: Date.now() + settings.timeoutMs,
+            signal: () => withinWaits(interruption.signal, waitsEndBy),
+            now: Date.now,
+            log: step.io,
+        });
+    const head = surfaces.commit?.sha ?? step.home.head;
+    const deps = {
+        client,
+        tracker,
+        now: Date.now,
+        sleep: abortableSleep,
+        signal: interruption.signal,
+        log: watcher.log,
+        watch: watcher,
+        tag: runTag(step.world, undefined, head, handoff),
+        onProgress: (runs) => surfaces.showRunning(runs),
+        steer: steering.source,
+        continueFrom: continueSource(step.home, step.github, head),
+        onSteered: () => step.io.setOutput('steered', 'true'),
+        checkResult,
+    };
+    return executeStep({ ...settings, target: step.target }, deps, interruption);
+}
+/** Shows the outcome on every surface: the commit status, the comment, outputs and summary. */
+async function finish(step, executed, interruption) {
+    const { settings, surfaces } = step;
+    const { cancelling } = interruption;
+    const { outcome, review } = reviewed(executed, settings.output.pullRequestReview);
+    surfaces.showEnd({ outcome, newer: executed.newer, cancelling });
+    const work = await gatherAgentWork(outcome, {
+        settings: settings.agentWork,
+        world: step.world,
+        sources: step.sources,
+        conversation: outcome.kind === 'blocked' ? step.watcher.lastConversation : executed.conversation,
+        signal: interruption.signal,
+        endBy: step.waitsEndBy,
+        log: step.io,
+    });
+    await surfaces.showWork({ answer: work.answer, review });
+    await publishOutcome(step.io, outcome, {
+        ...work,
+        shownAnswer: review?.summary,
+        continueRun: settings.target.kind === 'continue',
+        structuredOutput: executed.document,
+        verdict: review?.verdict,
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/report/set-table.ts
 
 
@@ -15539,23 +15542,14 @@ const STEP_STOPPED = "The step stopped before it reported the run. The workflow 
 
 
 
-function set_table_factsOf(task) {
-    return {
-        started: task.invocation !== undefined,
-        createFailed: task.createError !== undefined,
-        state: task.run?.state,
-        stoppedBy: task.stoppedBy,
-        handedOff: task.handedOff !== undefined,
-        invalidOutput: task.invalidOutput !== undefined,
-        detached: task.detached === true,
-    };
-}
+
+
 /**
  * A task has ended once its run did, its create failed, or the step stopped it (each sets
  * `endedAt`); a run handed over (wait: false) goes on.
  */
 function hasEnded(task) {
-    return task.endedAt !== undefined && !task.detached;
+    return task.endedAt !== undefined && !isDetached(task);
 }
 /** A task's icon and words: its outcome's, or where it stands while the set runs. */
 function taskWords(task, running) {
@@ -15570,7 +15564,7 @@ function taskWords(task, running) {
         const { blocked } = OUTCOME_RECORDS;
         return meaningOf(state) === 'blocked' ? `${blocked.icon} ${blocked.short}` : '⏳ in progress';
     }
-    const word = taskOutcome(set_table_factsOf(task));
+    const word = outcomeWordOfRun(task);
     return word === 'not_started'
         ? '⏸️ not started'
         : `${OUTCOME_RECORDS[word].icon} ${OUTCOME_RECORDS[word].short}`;
@@ -15596,7 +15590,7 @@ function rowOf(task, view) {
         taskWords(task, running),
         task.run?.state ? inlineText(task.run.state) : '',
         duration,
-        credits !== undefined ? formatCredits(credits) : '',
+        credits !== undefined ? format_formatCredits(credits) : '',
         link ? `[open](${link})` : '',
         '',
     ]
@@ -15632,7 +15626,7 @@ function renderSetReasons(view, maxChars = Number.POSITIVE_INFINITY) {
     const lines = [];
     let length = 0;
     for (const task of tasksOf(view)) {
-        if (!hasEnded(task) || taskOutcome(set_table_factsOf(task)) === 'succeeded')
+        if (!hasEnded(task) || outcomeWordOfRun(task) === 'succeeded')
             continue;
         const reason = set_table_reasonOf(task);
         if (!reason)
@@ -15653,7 +15647,7 @@ function renderSetReasons(view, maxChars = Number.POSITIVE_INFINITY) {
  */
 function notSucceededTasks(tasks, shown = 3) {
     const failed = tasks.flatMap((task) => {
-        const word = taskOutcome(set_table_factsOf(task));
+        const word = outcomeWordOfRun(task);
         return hasEnded(task) && word !== 'succeeded' && word !== 'not_started' ? [{ task, word }] : [];
     });
     const named = failed.slice(0, shown).map(({ task, word }) => {
@@ -15667,7 +15661,10 @@ function notSucceededTasks(tasks, shown = 3) {
 }
 /** Why a task's run did not succeed, in the service's words or the create's error. */
 function set_table_reasonOf(task) {
-    return task.createError ?? (task.run ? run_statusMessageOf(task.run) : undefined);
+    // The fields that failed, as one run's error names them.
+    if (task.invalidOutput)
+        return `the agent's result ${describeInvalidOutput(task.invalidOutput)}`;
+    return task.createError ?? (task.run ? run_item_statusMessageOf(task.run) : undefined);
 }
 function tasksOf(view) {
     return view.kind === 'running' ? view.tasks : view.outcome.tasks;
@@ -15690,7 +15687,7 @@ function setCounts(tasks) {
 }
 /** How many of a set's runs were handed over (wait: false). */
 function setStarted(tasks) {
-    return tasks.filter((task) => task.detached).length;
+    return tasks.filter(isDetached).length;
 }
 function setHeadline(view) {
     const tasks = tasksOf(view);
@@ -15704,7 +15701,7 @@ function setHeadline(view) {
             figures: [
                 `${counts.succeeded} succeeded${failed > 0 ? `, ${failed} did not` : ''}`,
                 `${counts.inFlight} in flight`,
-                ...(credits !== undefined ? [`${formatCredits(credits)} by the runs done`] : []),
+                ...(credits !== undefined ? [`${format_formatCredits(credits)} by the runs done`] : []),
             ],
         };
     }
@@ -15728,7 +15725,7 @@ function setHeadline(view) {
         figures: [
             `${counts.succeeded} of ${counts.total} runs succeeded`,
             `⏱ ${formatDuration(view.outcome.elapsedMs)}`,
-            ...(credits !== undefined ? [`${formatCredits(credits)} in all`] : []),
+            ...(credits !== undefined ? [`${format_formatCredits(credits)} in all`] : []),
         ],
         reason: `${capitalized(view.outcome.reason)}.`,
     };
@@ -15844,6 +15841,7 @@ function capitalized(text) {
 
 
 
+
 /** Pure: the `runs` output, one object per task in task order, each member present when known. */
 function runsOutput(tasks, work) {
     // The answers share what one run's `result` may take, so the output stays within GitHub's limit.
@@ -15861,7 +15859,7 @@ function runsOutput(tasks, work) {
                 ? { title: task.run?.title ?? task.request.title }
                 : {}),
             ...(task.run?.state ? { state: task.run.state } : {}),
-            outcome: taskOutcome(set_table_factsOf(task)),
+            outcome: outcomeWordOfRun(task),
             ...(task.run?.session_link ? { session_link: task.run.session_link } : {}),
             ...(answer !== undefined ? { result: capResult(answer, answerBytes).text } : {}),
             ...(credits !== undefined ? { credits } : {}),
@@ -15936,8 +15934,7 @@ class TaskSetRun {
     #settings;
     #deps;
     #tasks;
-    #scheduler;
-    #lifecycles;
+    #runs;
     constructor(settings, deps) {
         this.#settings = settings;
         this.#deps = deps;
@@ -15961,8 +15958,7 @@ class TaskSetRun {
             log,
             watch: deps.watchFor?.(task, taskName(task)),
         }));
-        this.#lifecycles = lifecycles;
-        this.#scheduler = new RunScheduler(lifecycles, settings, {
+        this.#runs = new StepRuns(lifecycles, settings, {
             client,
             now,
             sleep,
@@ -15976,18 +15972,31 @@ class TaskSetRun {
     get tasks() {
         return this.#tasks;
     }
-    async run() {
+    /** Runs the set under `interruption` (see StepRuns.execute), to its outcome. */
+    async run(interruption) {
         this.#deps.state.markSet();
         this.#deps.log.info(`Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`);
         if (this.#settings.cancelPrevious)
             await this.#cancelPrevious(this.#settings.cancelPrevious);
-        const end = await this.#scheduler.run();
-        // wait: false: a run created ends its lifecycle at once, handed over ("started").
-        for (const one of this.#lifecycles) {
-            if (one.end?.kind === 'started')
-                one.record.detached = true;
-        }
-        return this.#outcome(end);
+        const end = await this.#runs.execute(interruption);
+        // A set is never steered, so never handed over: a signal interrupts it.
+        const { elapsedMs } = end.schedule;
+        const outcome = this.#outcome(end.signal ? { kind: 'interrupted', elapsedMs } : end.schedule);
+        return outcome.word === 'failed' ? await this.#supersededOr(outcome) : outcome;
+    }
+    /**
+     * A set that failed because a run of it was cancelled elsewhere, by a newer step of its key
+     * (`previous_run: cancel`), was replaced, as one run is: it ends superseded, and passes.
+     */
+    async #supersededOr(failed) {
+        const replaced = await this.#runs.replaced();
+        if (!replaced)
+            return failed;
+        const { newer, record } = replaced;
+        const task = this.#tasks.find((one) => one === record);
+        const whose = task ? `${taskLabel(task)}'s run` : 'a run of it';
+        const reason = `a newer run with the same name (${newer.run_id}) replaced ${whose} (previous_run: cancel)`;
+        return { ...failed, word: 'superseded', reason, newer };
     }
     /** Before any create, the active runs of every task's name, one name at a time, as for one run. */
     async #cancelPrevious(input) {
@@ -16004,14 +16013,6 @@ class TaskSetRun {
                 await cancelPreviousRuns(client, asked, log, { deadline });
         }
     }
-    /** A set is never steered, so never handed over; the scheduler's rule is the same for it. */
-    handOver() {
-        this.#scheduler.handOver();
-    }
-    /** Cancels every run still in flight, in parallel, within `deadline` (see RunScheduler). */
-    cancelInFlight(why, deadline) {
-        return this.#scheduler.cancelInFlight(why, deadline);
-    }
     #announceStop(stop, notStarted) {
         const stoppable = this.#tasks.filter((task) => task.runId !== undefined && task.endedAt === undefined && !task.settled);
         if (stoppable.length === 0 && notStarted === 0)
@@ -16023,7 +16024,7 @@ class TaskSetRun {
         const base = {
             tasks: this.#tasks,
             elapsedMs: end.elapsedMs,
-            listFallback: this.#scheduler.listFallback,
+            listFallback: this.#runs.listFallback,
         };
         if (end.kind === 'interrupted') {
             return { ...base, word: 'interrupted', reason: 'the workflow cancelled the step' };
@@ -16040,7 +16041,7 @@ class TaskSetRun {
         const rule = describePassWhen(this.#settings.passWhen, this.#tasks.length);
         const setId = this.#deps.setMetadata[SET_KEY];
         // A set whose every create failed has nothing to hand over: its rule judges it now.
-        if (this.#settings.wait === false && setId && this.#tasks.some((task) => task.detached)) {
+        if (this.#settings.wait === false && setId && this.#tasks.some(isDetached)) {
             return {
                 ...base,
                 word: 'started',
@@ -16048,7 +16049,7 @@ class TaskSetRun {
                 handedOver: setId,
             };
         }
-        const standing = passWhenStanding(this.#settings.passWhen, this.#scheduler.counts());
+        const standing = passWhenStanding(this.#settings.passWhen, this.#runs.counts());
         const reason = `the step asked for ${rule}`;
         return { ...base, word: standing === 'met' ? 'succeeded' : 'failed', reason };
     }
@@ -16128,11 +16129,14 @@ class SetSurfaces {
             });
         }
         const status = setStatusOf(view);
-        this.#status?.show({
-            state: status.state,
-            description: oneLine(status.description),
-            targetUrl: this.#workflowRun,
-        });
+        // A newer run on the same commit owns the status now: writing ours could cover its pending.
+        const newer = view.kind === 'ended' ? view.outcome.newer : undefined;
+        if (!newer || newer.metadata?.gh_head_sha !== this.commit)
+            this.#status?.show({
+                state: status.state,
+                description: oneLine(status.description),
+                targetUrl: this.#workflowRun,
+            });
         if (view.kind === 'ended' && this.#checkRun && !this.#checkRunDone) {
             this.#checkRunDone = this.#checkRun.finish(renderSetCheck(view.outcome, CHECK_SUMMARY_CHARS));
         }
@@ -16185,15 +16189,7 @@ class SetSurfaces {
 SetSurfaces;
 const SET_STEP_STOPPED = "The step stopped before it reported the set; none of its runs was left going. The workflow run's log says why.";
 
-;// CONCATENATED MODULE: ./src/tasks.ts
-
-
-
-
-
-
-
-
+;// CONCATENATED MODULE: ./src/step/task-set.ts
 
 
 
@@ -16217,43 +16213,22 @@ const SET_STEP_STOPPED = "The step stopped before it reported the set; none of i
 
 
 /**
- * The main step with `tasks`: prepare (the set and its tags), execute (start,
- * wait and cancel, as one set), finish (the answers, one table, the outputs).
+ * The main step's shape with `tasks`: one run per task, at most `max_parallel` at once, judged
+ * by `pass_when`, shown as one table. Each task's output schema (its own, else the step's) is
+ * compiled here, before any request.
  */
-async function runTaskSet(settings, world, io, interruption) {
-    // A schema that is not one is an input error too: compiled before any request.
+async function taskSetShape(settings) {
     const outputs = await prepareTaskOutputs(settings);
-    const client = serviceClient(settings, io);
-    // The budgets hold for a set as for one run: checked once, before any of its creates.
-    const deps = { now: Date.now, log: io };
-    const github = new GitHubContext(settings.github.token, world);
-    const home = homeOf(world, githubThread(github));
-    const reached = await checkCreditBudgets(client, settings.budgets, home, deps);
-    if (reached)
-        return await publishOverBudget(io, reached.message);
-    interruption.listen();
-    // The set's ID is its step's invocation: its comment and status know it before any create.
-    const setId = (0,external_node_crypto_namespaceObject.randomUUID)();
-    const surfaces = await SetSurfaces.open(settings, github, setId, io);
-    const handoff = setHandoff(settings.github, home, {
-        wait: settings.wait,
-        tasks: settings.tasks.length,
-        passWhen: passWhenText(settings.passWhen),
-    });
-    const stepTag = runTag(world, () => setId, surfaces.commit ?? home.head, handoff);
-    const wiring = { signal: interruption.signal, outputs };
-    const set = prepareSet(settings, client, wiring, stepTag, surfaces, io);
-    // As for one run: every wait after the creates ends within the timeout and PAST_TIMEOUT_MS.
-    const waitsEndBy = Date.now() + settings.timeoutMs + timing/* PAST_TIMEOUT_MS */.WP;
-    const outcome = await executeSet(set, interruption);
-    const downloads = downloadsOf(settings, world, stepTag.invocation);
-    const finish = { client, signal: interruption.signal, waitsEndBy, downloads, surfaces, io };
-    await finishSet(outcome, finish);
+    return {
+        settings,
+        // `approval` is refused with `tasks` (inputs.ts): a set is admitted as it is.
+        admit: async (world) => {
+            const github = new GitHubContext(settings.github.token, world);
+            return { github, creates: true, prepare: (start) => task_set_prepare(settings, outputs, start) };
+        },
+    };
 }
-/**
- * Each task's output: its own output_schema, else the step's (compiled once), else none. A schema
- * that is not one is an input error, before any request.
- */
+/** Each task's output: its own output_schema, else the step's (compiled once), else none. */
 async function prepareTaskOutputs(settings) {
     const step = await prepareOutput(settings.output);
     const outputs = [];
@@ -16262,8 +16237,31 @@ async function prepareTaskOutputs(settings) {
     }
     return outputs;
 }
-function prepareSet(settings, client, { signal, outputs }, stepTag, surfaces, io) {
-    const sources = agentWorkSources(client);
+/** Opens the set's surfaces and tags: its ID is its step's invocation, known before any create. */
+async function task_set_prepare(settings, outputs, start) {
+    const { world, home, github, io } = start;
+    const setId = (0,external_node_crypto_namespaceObject.randomUUID)();
+    const surfaces = await SetSurfaces.open(settings, github, setId, io);
+    const handoff = setHandoff(settings.github, home, {
+        wait: settings.wait,
+        tasks: settings.tasks.length,
+        passWhen: passWhenText(settings.passWhen),
+    });
+    const stepTag = runTag(world, () => setId, surfaces.commit ?? home.head, handoff);
+    const sources = agentWorkSources(start.client);
+    const waitsEndBy = Date.now() + settings.timeoutMs + timing/* PAST_TIMEOUT_MS */.WP;
+    const set = { ...start, settings, outputs, surfaces, stepTag, sources, waitsEndBy };
+    return {
+        execute: async (interruption) => {
+            const outcome = await setRun(set, interruption).run(interruption);
+            return { finish: () => task_set_finish(set, outcome, interruption) };
+        },
+    };
+}
+/** The set's runs, each task's checked against its output, under the one scheduler. */
+function setRun(set, interruption) {
+    const { settings, outputs, surfaces, stepTag, sources, io } = set;
+    const { signal } = interruption;
     const startedAt = Date.now();
     return new TaskSetRun({
         tasks: settings.tasks.map((task, index) => {
@@ -16278,7 +16276,7 @@ function prepareSet(settings, client, { signal, outputs }, stepTag, surfaces, io
         cancelPrevious: settings.cancelPrevious,
         wait: settings.wait,
     }, {
-        client,
+        client: set.client,
         now: Date.now,
         sleep: abortableSleep,
         signal,
@@ -16292,66 +16290,30 @@ function prepareSet(settings, client, { signal, outputs }, stepTag, surfaces, io
             const output = outputs[task.index];
             if (!output)
                 return undefined;
-            const log = namedLog(io, name);
             const deadline = startedAt + settings.timeoutMs;
-            const bounded = () => withinWaits(signal, deadline + timing/* PAST_TIMEOUT_MS */.WP);
-            return (run, corrections) => checkDocument(run, corrections, {
-                schema: output.schema,
+            return documentCheck(output, {
+                sources,
                 retries: settings.output.retries,
                 deadline,
+                signal: () => withinWaits(signal, deadline + timing/* PAST_TIMEOUT_MS */.WP),
                 now: Date.now,
-                log,
-                readConversation: (runId) => readConversation(runId, sources, log, bounded()),
-                readFile: async (artifact) => Buffer.from(await sources.fetchFile(artifact, bounded())).toString('utf8'),
+                log: namedLog(io, name),
             });
         },
     });
 }
 /**
- * Runs the set. On SIGINT or SIGTERM every run in flight gets its cancel at once, in
- * parallel, within the runner's grace (the Interruption's, as for one run); on an error,
- * briefly, as after a timeout (a cancel that fails leaves the run to the post step).
- */
-async function executeSet(set, interruption) {
-    interruption.guard(set);
-    try {
-        const outcome = await set.run();
-        await interruption.settled();
-        return outcome;
-    }
-    catch (error) {
-        if (!interruption.cancelling) {
-            await set.cancelInFlight({ kind: 'error' }, cancelDeadline({ kind: 'error' }, Date.now()));
-        }
-        await interruption.settled();
-        throw error;
-    }
-}
-function downloadsOf(settings, world, setId) {
-    const { downloadPatterns, artifactsDir } = settings.agentWork;
-    if (downloadPatterns.length === 0)
-        return undefined;
-    return {
-        patterns: downloadPatterns,
-        dir: artifactsDir || defaultArtifactsDir(world.runnerTemp, setId),
-        workspace: world.workspace,
-        runnerTemp: world.runnerTemp,
-    };
-}
-/**
  * Brings back each ended run's work (its answer, its files), every task's together, then
  * reports the set.
  */
-async function finishSet(outcome, deps) {
-    const { surfaces, io } = deps;
+async function task_set_finish(set, outcome, interruption) {
+    const { surfaces, io } = set;
     surfaces.showEnd(outcome);
     const work = new Map();
     // As for one run, the outcome's record says whether the agent's work is brought back.
     if (OUTCOME_RECORDS[outcome.word].carriesAgentWork) {
-        const sources = agentWorkSources(deps.client);
-        const bounded = withinWaits(deps.signal, deps.waitsEndBy);
         await Promise.all(outcome.tasks.map(async (task) => {
-            const one = await taskWork(task, sources, deps.downloads, io, bounded);
+            const one = await taskWork(task, set, interruption.signal);
             if (one)
                 work.set(task.index, one);
         }));
@@ -16360,50 +16322,38 @@ async function finishSet(outcome, deps) {
     await publishSetOutcome(io, outcome, work);
 }
 /**
- * One task's work, when its own outcome's record says it carries it: its answer (one
- * request), and with `download_artifacts` its files, into its own folder.
+ * One task's work, as one run's is gathered (when its own outcome's record says it carries
+ * any): its answer, and with `download_artifacts` its files, into its own folder below the
+ * set's (`artifacts_dir`, else `$RUNNER_TEMP/cloud-agent-artifacts/<the set's ID>`).
  */
-async function taskWork(task, sources, downloads, io, signal) {
-    const { run, runId } = task;
-    if (!runId || !run)
+async function taskWork(task, set, signal) {
+    const { settings, world } = set;
+    const outcome = outcomeOfRun(task, { elapsedMs: 0, timeoutMs: 0, maxCredits: undefined });
+    if (outcome.kind === 'not-started')
         return undefined;
-    const word = taskOutcome(set_table_factsOf(task));
-    if (word === 'not_started' || !OUTCOME_RECORDS[word].carriesAgentWork)
-        return undefined;
-    // Twenty tasks without a conversation are not worth twenty lines.
-    const quiet = {
-        info: (message) => io.debug(message),
-        warning: (message) => io.warning(message),
-        debug: (message) => io.debug(message),
-    };
-    const conversation = await readConversation(runId, sources, quiet, signal);
-    const answer = conversation ? finalAnswer(conversation) : undefined;
-    const artifacts = parseArtifacts(run.artifacts);
-    if (!downloads)
-        return { answer, artifacts };
-    const dir = (0,external_node_path_namespaceObject.join)(downloads.dir, taskFolderName(task.index, task.request.title));
-    const options = { ...downloads, downloadPatterns: downloads.patterns };
-    const files = await downloadRunFiles(artifacts, dir, options, sources, taskLog(task, io), signal);
-    return { answer, artifacts, ...files };
+    const { downloadPatterns, artifactsDir } = settings.agentWork;
+    const setDir = artifactsDir || defaultArtifactsDir(world.runnerTemp, set.stepTag.invocation);
+    const taskDir = (0,external_node_path_namespaceObject.join)(setDir, taskFolderName(task.index, task.request.title));
+    const work = await gatherAgentWork(outcome, {
+        settings: { ...settings.agentWork, artifactsDir: downloadPatterns.length > 0 ? taskDir : '' },
+        world,
+        sources: set.sources,
+        conversation: task.conversation,
+        signal,
+        endBy: set.waitsEndBy,
+        log: taskLog(task, set.io),
+        // Twenty tasks without a conversation are not worth twenty lines.
+        quietAnswer: true,
+    });
+    return work.artifacts ? { ...work, answer: work.answer, artifacts: work.artifacts } : undefined;
 }
 /** The step's log, each line naming its task ("Task 3 (Package c): …"), as the watcher's do. */
 function taskLog(task, io) {
     const label = safeForLog(taskLabel(task), 200);
-    return { ...namedLog(io, label.charAt(0).toUpperCase() + label.slice(1)), safeForLog: safeForLog };
+    return namedLog(io, label.charAt(0).toUpperCase() + label.slice(1));
 }
 
 ;// CONCATENATED MODULE: ./src/main.ts
-
-
-
-
-
-
-
-
-
-
-
 
 
 
@@ -16444,110 +16394,73 @@ async function run(io, inputs) {
         interruption.stopListening();
     }
 }
-/** Prepare, execute, finish: the outline of one main step. */
+/** Prepare, execute, finish: the one outline of a main step, whatever its shape. */
 async function mainStep(inputs, io, tracker, interruption) {
     const cleanup = readCancelOnly(inputs);
     if (cleanup)
         return await cancelOnlyStep(cleanup, inputs.world, io);
-    const taskSet = await readTaskSettings(inputs);
-    if (taskSet)
-        return await runTaskSet(taskSet, inputs.world, io, interruption);
-    const read = readSettings(inputs);
-    // A schema that is not one is an input error too: compiled before any request.
-    const output = await prepareOutput(read.output);
-    const client = serviceClient(read, io);
-    // approval: a run that waits for a maintainer's approval creates nothing (the step passes).
-    const admitted = await admitByApproval(read, inputs.world, io);
+    const shape = await readShape(inputs);
+    const client = serviceClient(shape.settings, io);
+    const admitted = await shape.admit(inputs.world, io);
     if (!admitted)
         return;
-    const { settings, github } = admitted;
+    const { github } = admitted;
     const home = homeOf(inputs.world, githubThread(github));
-    const start = { ...inputs, settings, home, io, github, client, tracker, output };
-    if (await stopsAtBudget(start))
+    const start = {
+        world: inputs.world,
+        steering: inputs.steering,
+        home,
+        io,
+        github,
+        client,
+        tracker,
+    };
+    if (admitted.creates && (await stopsAtBudget(shape.settings.budgets, start)))
         return;
     interruption.listen();
-    const step = await prepare(start);
+    const step = await admitted.prepare(start);
     if (!step)
         return;
-    const executed = await execute(step, interruption);
-    await finish(step, executed, interruption);
+    const ended = await step.execute(interruption);
+    await ended.finish();
+}
+/** The step's shape: a set with `tasks`, else one run. Either compiles its schemas first. */
+async function readShape(inputs) {
+    const set = await readTaskSettings(inputs);
+    return set ? await taskSetShape(set) : await oneRunShape(readSettings(inputs));
 }
 /** The credit budgets, before anything is shown or created: past one, the step fails (over_budget). */
-async function stopsAtBudget({ settings, home, client, io }) {
-    if (settings.target.kind === 'existing')
-        return false;
+async function stopsAtBudget(budgets, { home, client, io }) {
     const deps = { now: Date.now, log: io };
-    const reached = await checkCreditBudgets(client, settings.budgets, home, deps);
+    const reached = await checkCreditBudgets(client, budgets, home, deps);
     if (reached)
         await publishOverBudget(io, reached.message);
     return reached !== undefined;
 }
-/** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
-async function prepare(step) {
-    const { settings, github, output, io } = step;
-    // A refused comment starts nothing, and the step passes: the log says why.
-    const continuing = settings.target.kind === 'continue';
-    if (continuing && !(await mayTalkToAgent(settings.github, github, io)))
-        return undefined;
-    const thread = await openThread(settings, github, io);
-    const asked = output ? withInstruction(settings.target, output.instruction) : settings.target;
-    const target = await resolveTarget(asked, thread, io);
-    const surfaces = await RunSurfaces.open(settings, github, thread, io);
-    const sources = agentWorkSources(step.client);
-    const onSessionLink = (link) => io.setOutput('session_link', link);
-    const watcher = stepWatcher(settings, step.tracker, sources, { log: io, onSessionLink });
-    const waitsEndBy = Date.now() + settings.timeoutMs + timing/* PAST_TIMEOUT_MS */.WP;
-    return { ...step, target, thread, surfaces, sources, watcher, waitsEndBy };
-}
-/** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
-async function execute(step, interruption) {
-    const { settings, client, tracker, surfaces, watcher } = step;
-    const handoff = stepHandoff(settings, step.home);
-    // A newer step steers the run: a workflow that cancels this one for it hands the run over.
-    const steering = step.steering ?? githubSteering(step, surfaces.commit?.sha);
-    if (settings.previousRun === 'steer')
-        interruption.handsOverWhen(steering.newerStep);
-    const deps = {
-        client,
-        tracker,
-        now: Date.now,
-        sleep: abortableSleep,
-        signal: interruption.signal,
-        log: watcher.log,
-        watch: watcher,
-        tag: runTag(step.world, undefined, surfaces.commit?.sha ?? step.home.head, handoff),
-        onRunSeen: (run) => surfaces.showRunning(run),
-        steer: steering.source,
-        continueFrom: continueSource(step.home, step.github, surfaces.commit?.sha ?? step.home.head),
-        onSteered: () => step.io.setOutput('steered', 'true'),
+
+;// CONCATENATED MODULE: ./src/inputs/post-step.ts
+
+
+
+function readPostSettings(source) {
+    const connection = readConnection(source);
+    const token = readGitHubToken(source);
+    const comment = parseBoolean('comment', source.get('comment') || 'false');
+    const commitStatus = parseBoolean('commit_status', source.get('commit_status') || 'false');
+    const checkRun = parseBoolean('check_run', source.get('check_run') || 'false');
+    return {
+        ...connection,
+        github: {
+            token: comment || commitStatus || checkRun ? token : '',
+            comment,
+            commitStatus,
+            key: conversationKey(source),
+            commenterPermission: 'write',
+            allowedBots: [],
+            approval: 'none',
+            approverPermission: 'write',
+        },
     };
-    const check = { sources: step.sources, waitsEndBy: step.waitsEndBy };
-    const run = { client, interruption, output: step.output, check, log: step.io };
-    return executeRun({ ...settings, target: step.target }, deps, run);
-}
-/** Shows the outcome on every surface: the commit status, the comment, outputs and summary. */
-async function finish(step, executed, interruption) {
-    const { settings, surfaces } = step;
-    const { cancelling } = interruption;
-    const { outcome, review } = reviewed(executed, settings.output.pullRequestReview);
-    surfaces.showEnd({ outcome, newer: executed.newer, cancelling });
-    const work = await gatherAgentWork(outcome, {
-        settings: settings.agentWork,
-        world: step.world,
-        sources: step.sources,
-        conversation: outcome.kind === 'blocked' ? step.watcher.lastConversation : executed.conversation,
-        signal: interruption.signal,
-        endBy: step.waitsEndBy,
-        log: step.io,
-    });
-    await surfaces.showWork({ answer: work.answer, review });
-    await publishOutcome(step.io, outcome, {
-        ...work,
-        shownAnswer: review?.summary,
-        continueRun: settings.target.kind === 'continue',
-        structuredOutput: executed.document,
-        verdict: review?.verdict,
-    });
 }
 
 ;// CONCATENATED MODULE: ./src/run/leftover.ts
@@ -16928,6 +16841,8 @@ function daysOf(period) {
 
 
 
+
+
 const DEFAULT_PERIOD = '7d';
 /** Reads the report's inputs at `now`. Throws InputError before any request. */
 function readReportSettings(source, now) {
@@ -16951,10 +16866,7 @@ function readReportSettings(source, now) {
         project: scope === 'project' ? project : undefined,
         forge,
         reportDir: readReportDir(source),
-        budgets: {
-            daily: readCredits('daily_credit_budget', source.get('daily_credit_budget')),
-            pullRequest: readCredits('pr_credit_budget', source.get('pr_credit_budget')),
-        },
+        budgets: readCreditBudgets(source),
     };
 }
 /** `report_dir`, inside the workspace: the report never writes outside it. */
@@ -17152,13 +17064,13 @@ function renderLedger(ledger, links = {}) {
     const { totals } = ledger;
     const where = ledger.scope === 'project' ? escapeMarkdown(ledger.project ?? '') : 'every project';
     const lines = [
-        `### 💳 Agent runs: ${formatCredits(totals.credits)} in ${escapeMarkdown(ledger.period.label)}`,
+        `### 💳 Agent runs: ${format_formatCredits(totals.credits)} in ${escapeMarkdown(ledger.period.label)}`,
         '',
         ...factsTable([
             ['Scope', where],
             ['Period', `${stamp(ledger.period.from)} to ${stamp(ledger.period.to)} UTC`],
             ['Runs', formatDecimal(totals.runs, 0)],
-            ['Credits', formatCredits(totals.credits)],
+            ['Credits', format_formatCredits(totals.credits)],
             ['Runs that did not succeed', spendText(totals.notSucceeded)],
             ['Runs still going', `${spendText(totals.running)} so far`],
             ...steeringFact(ledger),
@@ -17191,7 +17103,7 @@ function steeringFact(ledger) {
     const took = `${formatDecimal(runs, 0)} steered ${runs === 1 ? 'run' : 'runs'} took ${formatDecimal(followups, 0)} ${followups === 1 ? 'follow-up' : 'follow-ups'} in place of as many new runs`;
     const saved = followups === 0
         ? ''
-        : `: about ${formatCredits(steering.savedCredits)} saved (a run that was not steered used ${formatCredits(steering.restartCredits)}, the median)`;
+        : `: about ${format_formatCredits(steering.savedCredits)} saved (a run that was not steered used ${format_formatCredits(steering.restartCredits)}, the median)`;
     const partial = steering.complete ? '' : ` (the ${MAX_READS} costliest steered runs read)`;
     return [['Steering', `${took}${saved}${partial}`]];
 }
@@ -17200,7 +17112,7 @@ function stamp(iso) {
     return iso.slice(0, 16).replace('T', ' ');
 }
 function spendText(spend) {
-    return `${formatDecimal(spend.runs, 0)} ${spend.runs === 1 ? 'run' : 'runs'}, ${formatCredits(spend.credits)}`;
+    return `${formatDecimal(spend.runs, 0)} ${spend.runs === 1 ? 'run' : 'runs'}, ${format_formatCredits(spend.credits)}`;
 }
 /** Credits per day, as a bar chart. Its labels are dates and its values numbers: nothing to escape. */
 function chart(days) {
@@ -17276,16 +17188,16 @@ function budgetLines(ledger) {
     if (daily) {
         const busiest = daily.busiest;
         const use = busiest
-            ? `the costliest day, ${busiest.day}, used ${formatCredits(busiest.credits)} (${percent(busiest.credits, daily.limit)})${ledger.scope === 'all' ? ` in ${escapeMarkdown(busiest.project)}` : ''}; ${reachedText(daily.reached, 'day')}`
+            ? `the costliest day, ${busiest.day}, used ${format_formatCredits(busiest.credits)} (${percent(busiest.credits, daily.limit)})${ledger.scope === 'all' ? ` in ${escapeMarkdown(busiest.project)}` : ''}; ${reachedText(daily.reached, 'day')}`
             : 'no run';
-        lines.push(`| \`daily_credit_budget\` | ${formatCredits(daily.limit)} | ${use} |`);
+        lines.push(`| \`daily_credit_budget\` | ${format_formatCredits(daily.limit)} | ${use} |`);
     }
     if (pullRequest) {
         const top = pullRequest.costliest;
         const use = top
-            ? `the costliest thread, ${escapeMarkdown(top.project)} ${top.forge === 'gitlab' ? '!' : '#'}${top.thread}, used ${formatCredits(top.credits)} (${percent(top.credits, pullRequest.limit)}); ${reachedText(pullRequest.reached, 'thread')}`
+            ? `the costliest thread, ${escapeMarkdown(top.project)} ${top.forge === 'gitlab' ? '!' : '#'}${top.thread}, used ${format_formatCredits(top.credits)} (${percent(top.credits, pullRequest.limit)}); ${reachedText(pullRequest.reached, 'thread')}`
             : 'no run on a pull or merge request';
-        lines.push(`| \`pr_credit_budget\` | ${formatCredits(pullRequest.limit)} | ${use} |`);
+        lines.push(`| \`pr_credit_budget\` | ${format_formatCredits(pullRequest.limit)} | ${use} |`);
     }
     lines.push('', '_A step counts the daily budget over the last 24 hours and the pull request budget over every run of the thread; the table counts UTC days and this period._', '');
     return lines;
@@ -17300,6 +17212,12 @@ function reachedText(count, noun) {
 }
 
 ;// CONCATENATED MODULE: ./src/ledger/main.ts
+/**
+ * The `report` action's one step (and `cloud-agent-run report`): what the action's runs of a
+ * period did and cost, from the service's own records. Outputs `credits`, `runs` and `report`
+ * (the ledger as JSON), the summary with its chart, and with `report_dir` the rows as files.
+ * See docs/report.md. Each door hands in its world and port.
+ */
 
 
 
@@ -17331,7 +17249,7 @@ async function main_run(io, inputs) {
         io.setOutput('report', JSON.stringify(ledger));
         const { runs, credits } = ledger.totals;
         const counted = `${formatDecimal(runs, 0)} ${runs === 1 ? 'run' : 'runs'}`;
-        io.info(`${counted} in ${ledger.period.label} used ${formatCredits(credits)}.`);
+        io.info(`${counted} in ${ledger.period.label} used ${format_formatCredits(credits)}.`);
         await io.appendSummary(summary).catch((error) => {
             io.debug(`No summary written: ${errorMessage(error)}`);
         });
@@ -17345,6 +17263,364 @@ async function main_run(io, inputs) {
         await publishError(io, error);
         return { error };
     }
+}
+
+;// CONCATENATED MODULE: ./src/github/repository-desk.ts
+
+
+
+
+
+
+
+
+/**
+ * One repository as a reconcile pass sees it: what the steps left there (their
+ * comments, their commit statuses, their workflow runs), each read once a pass
+ * however many runs share it; and the writes that bring them to their end,
+ * through the same ThreadComment and CommitStatusReporter a waiting step uses.
+ * Every call has a deadline; a failed write is reported, never thrown.
+ */
+class RepositoryDesk {
+    #octokit;
+    #owner;
+    #repo;
+    /** GitHub's web address, where the links to the steps' workflow runs start. */
+    #serverUrl;
+    #me;
+    #comments;
+    #commentsSince;
+    #statuses = new Map();
+    #workflowRuns = new Map();
+    #runsOfWorkflow = new Map();
+    constructor(octokit, repository, serverUrl) {
+        this.#octokit = octokit;
+        const [owner = '', repo = ''] = repository.split('/');
+        this.#owner = owner;
+        this.#repo = repo;
+        this.#serverUrl = serverUrl;
+    }
+    /** The pass's repository, read through the step's one GitHub client. */
+    static async open(github, repository) {
+        return new RepositoryDesk(await github.client(), repository, github.serverUrl);
+    }
+    /**
+     * The comments a pass looks through: the repository's, updated since `since`
+     * (the earliest start of the runs it finishes), read at the first need, a
+     * page of 100 a request, whatever the number of threads.
+     */
+    commentsSince(since) {
+        this.#commentsSince = since;
+    }
+    /**
+     * The comment the run's step left: the thread's comment for its key, written
+     * by the token's own identity, whose marker lists the run. Undefined when
+     * there is none (deleted, or never made).
+     */
+    async stepComment(handoff, runId) {
+        if (handoff.thread === undefined)
+            return undefined;
+        for (const comment of await this.#repositoryComments()) {
+            if (comment.thread !== handoff.thread)
+                continue;
+            const marker = parseMarker(comment.body);
+            if (!marker || marker.key !== handoff.key || marker.reply)
+                continue;
+            const shown = marker.runs.find((record) => record.runId === runId);
+            if (shown)
+                return { commentId: comment.id, shown };
+        }
+        return undefined;
+    }
+    /**
+     * Every comment on the run's thread, written by the token's own identity,
+     * whose marker lists the run: its first step's, and the answers of the
+     * `continue_run` steps that followed it up, whatever their key.
+     */
+    async runComments(handoff, runId) {
+        if (handoff.thread === undefined)
+            return [];
+        return (await this.#repositoryComments()).flatMap((comment) => {
+            if (comment.thread !== handoff.thread)
+                return [];
+            const marker = parseMarker(comment.body);
+            const shown = marker?.runs.find((record) => record.runId === runId);
+            return marker && shown ? [{ commentId: comment.id, shown, key: marker.key ?? '' }] : [];
+        });
+    }
+    /** The current status of the step's context on its commit, if it has one. */
+    async stepStatus(handoff) {
+        if (!handoff.headSha)
+            return undefined;
+        const context = statusContext(handoff.key);
+        const sha = handoff.headSha;
+        let listed = this.#statuses.get(sha);
+        if (!listed) {
+            listed = this.#octokit.rest.repos
+                .listCommitStatusesForRef({
+                owner: this.#owner,
+                repo: this.#repo,
+                ref: sha,
+                per_page: 100,
+                ...withDeadline(),
+            })
+                .then(({ data }) => data.map((status) => ({
+                context: status.context,
+                state: status.state,
+                description: status.description ?? '',
+            })));
+            this.#statuses.set(sha, listed);
+        }
+        // GitHub lists a commit's statuses newest first.
+        return (await listed).find((status) => status.context === context);
+    }
+    /** A step's workflow run, as it stands for the step's attempt. */
+    async workflowRun(step) {
+        const id = step.workflowRunId;
+        if (!id)
+            return undefined;
+        let read = this.#workflowRuns.get(id);
+        if (!read) {
+            read = this.#octokit.rest.actions
+                .getWorkflowRun({
+                owner: this.#owner,
+                repo: this.#repo,
+                run_id: Number(id),
+                ...withDeadline(),
+            })
+                .then(({ data }) => ({
+                status: data.status ?? 'unknown',
+                attempt: data.run_attempt ?? 1,
+                conclusion: data.conclusion ?? undefined,
+                workflowId: data.workflow_id,
+            }));
+            this.#workflowRuns.set(id, read);
+        }
+        const { status, attempt, conclusion } = await read;
+        const ours = attempt === (step.attempt ?? 1);
+        // A later attempt starts only once the one before it has completed.
+        const over = status === 'completed' || attempt > (step.attempt ?? 1);
+        return { over, status, conclusion: ours && status === 'completed' ? conclusion : undefined };
+    }
+    /**
+     * The newest workflow run of the same workflow as `step`'s, newer than it, for the pull
+     * request `thread`, among the workflow's latest runs; undefined when there is none. A step
+     * whose workflow cancelled it for such a run may have handed its run over (previous_run: steer).
+     */
+    async newerWorkflowRun(step, thread) {
+        await this.workflowRun({ workflowRunId: step.workflowRunId, attempt: undefined });
+        const own = await this.#workflowRuns.get(step.workflowRunId);
+        if (!own)
+            return undefined;
+        let listed = this.#runsOfWorkflow.get(own.workflowId);
+        if (!listed) {
+            listed = this.#octokit.rest.actions
+                .listWorkflowRuns({
+                owner: this.#owner,
+                repo: this.#repo,
+                workflow_id: own.workflowId,
+                per_page: 50,
+                ...withDeadline(),
+            })
+                .then(({ data }) => data.workflow_runs.map((run) => ({
+                id: String(run.id),
+                status: run.status ?? 'unknown',
+                conclusion: run.conclusion ?? undefined,
+                pullRequests: (run.pull_requests ?? []).map((pull) => pull.number),
+            })));
+            this.#runsOfWorkflow.set(own.workflowId, listed);
+        }
+        // Listed newest first; a workflow run's ID grows with its start.
+        return (await listed).find((run) => BigInt(run.id) > BigInt(step.workflowRunId) && run.pullRequests.includes(thread));
+    }
+    /** The link to the workflow run that started the run, as its step's comment gives it. */
+    stepWorkflowRunUrl(handoff) {
+        return workflowRunUrl({
+            serverUrl: this.#serverUrl,
+            repository: handoff.repository,
+            runId: handoff.workflowRunId,
+            runAttempt: handoff.attempt === undefined ? undefined : String(handoff.attempt),
+        });
+    }
+    /** Where the run's starting step shows it: its comment for the key, linking its workflow run. */
+    stepSpot(handoff, commentId) {
+        return { commentId, key: handoff.key, workflowRun: this.stepWorkflowRunUrl(handoff) };
+    }
+    /** Shows the run in a step's comment as the step would; false when GitHub refused. */
+    async showInComment(handoff, spot, run, context, log) {
+        const watched = watchWarnings(log);
+        const comment = ThreadComment.open(this.#octokit, { owner: this.#owner, repo: this.#repo, issueNumber: handoff.thread ?? 0 }, {
+            step: 'reconcile',
+            key: spot.key,
+            mode: 'keyed',
+            commentId: spot.commentId,
+            workflowRun: spot.workflowRun,
+            log: watched.log,
+        });
+        comment.show(run, context);
+        await comment.settled();
+        return !watched.warned();
+    }
+    /**
+     * Says in a `tasks` step's comment that the step stopped before its set
+     * ended, as its post step would have: only while the comment still shows that
+     * set running. False when GitHub refused; undefined when there is no such comment.
+     */
+    async markSetStopped(handoff, note, log) {
+        if (handoff.set === undefined || handoff.thread === undefined || !handoff.key)
+            return undefined;
+        const shown = (await this.#repositoryComments()).find((comment) => {
+            if (comment.thread !== handoff.thread)
+                return false;
+            const marker = parseSetMarker(comment.body);
+            const current = marker?.sets[0];
+            return (marker?.key === handoff.key &&
+                current !== undefined &&
+                current.set === handoff.set &&
+                !current.outcome);
+        });
+        if (!shown)
+            return undefined;
+        const watched = watchWarnings(log);
+        const comment = new SetComment(this.#octokit, { owner: this.#owner, repo: this.#repo, issueNumber: handoff.thread }, {
+            step: 'reconcile',
+            key: handoff.key,
+            set: handoff.set,
+            commentId: shown.id,
+            log: watched.log,
+        });
+        await comment.markStopped(note);
+        return !watched.warned();
+    }
+    /**
+     * A detached set's comment: the thread's comment for the step's key, written by the token's
+     * own identity, whose set marker lists the set; with how it shows the set now.
+     */
+    async setComment(handoff) {
+        if (handoff.set === undefined || handoff.thread === undefined || !handoff.key)
+            return undefined;
+        for (const comment of await this.#repositoryComments()) {
+            if (comment.thread !== handoff.thread)
+                continue;
+            const marker = parseSetMarker(comment.body);
+            if (marker?.key !== handoff.key)
+                continue;
+            const shown = marker.sets.find((record) => record.set === handoff.set);
+            if (shown)
+                return { commentId: comment.id, shown };
+        }
+        return undefined;
+    }
+    /** Shows a detached set's end in its comment, as its step would have; false when GitHub refused. */
+    async showSetEnd(handoff, commentId, shown, log) {
+        if (handoff.set === undefined || handoff.thread === undefined)
+            return false;
+        const watched = watchWarnings(log);
+        const comment = new SetComment(this.#octokit, { owner: this.#owner, repo: this.#repo, issueNumber: handoff.thread }, { step: 'reconcile', key: handoff.key, set: handoff.set, commentId, log: watched.log });
+        await comment.showHandedOverEnd(shown);
+        return !watched.warned();
+    }
+    /** Sets the step's commit status; false when GitHub refused. */
+    async setStatus(handoff, report, log) {
+        if (!handoff.headSha)
+            return false;
+        const watched = watchWarnings(log);
+        const status = new CommitStatusReporter(this.#octokit, {
+            owner: this.#owner,
+            repo: this.#repo,
+            sha: handoff.headSha,
+            context: statusContext(handoff.key),
+        }, watched.log);
+        status.show(report);
+        await status.settled();
+        return !watched.warned();
+    }
+    #identity() {
+        this.#me ??= tokenIdentity(this.#octokit).catch((error) => {
+            this.#me = undefined;
+            throw error;
+        });
+        return this.#me;
+    }
+    /** The repository's comments written by the token's identity, oldest first: read once a pass. */
+    #repositoryComments() {
+        this.#comments ??= this.#readComments().catch((error) => {
+            this.#comments = undefined; // A failed read is tried again by the next run.
+            throw error;
+        });
+        return this.#comments;
+    }
+    async #readComments() {
+        const me = await this.#identity();
+        const comments = await this.#octokit.paginate(this.#octokit.rest.issues.listCommentsForRepo, {
+            owner: this.#owner,
+            repo: this.#repo,
+            ...(this.#commentsSince ? { since: this.#commentsSince } : {}),
+            per_page: 100,
+            ...withDeadline(timing/* RECONCILE_PASS */.Rm.commentsMs),
+        });
+        return comments
+            .filter((comment) => comment.user?.login === me)
+            .map((comment) => ({
+            id: comment.id,
+            thread: Number(/\/issues\/(\d+)$/.exec(comment.issue_url)?.[1]),
+            body: comment.body ?? '',
+        }));
+    }
+}
+/** The log, and whether anything written through it was a warning (a refused GitHub write). */
+function watchWarnings(log) {
+    let warned = false;
+    return {
+        log: {
+            ...log,
+            warning: (message) => {
+                warned = true;
+                log.warning(message);
+            },
+        },
+        warned: () => warned,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/inputs/reconcile.ts
+
+
+
+
+const DEFAULT_LOOKBACK = '24h';
+function readPassOptions(source) {
+    const lookbackMs = parsePositiveDuration('lookback', source.get('lookback') || DEFAULT_LOOKBACK);
+    const sweep = parseBoolean('sweep', source.get('sweep') || 'true');
+    const dryRun = parseBoolean('dry_run', source.get('dry_run') || 'false');
+    return { lookbackMs, sweep, dryRun };
+}
+/** Reads and checks every input of the `reconcile` action. Throws InputError before any request. */
+function readReconcileSettings(source) {
+    const connection = readConnection(source);
+    const githubToken = readGitHubToken(source);
+    const pass = readPassOptions(source);
+    if (!githubToken) {
+        throw new InputError('github_token', 'is required by reconcile: it reads workflow runs and writes comments and commit statuses. Give it ${{ github.token }} (the default), with the permissions docs/reconcile.md lists.');
+    }
+    const repository = source.world.repository ?? '';
+    if (!/^[\w.-]+\/[\w.-]+$/.test(repository)) {
+        throw new Error(`reconcile runs in a workflow: GITHUB_REPOSITORY must name the repository (owner/repo); got "${repository}".`);
+    }
+    return { ...connection, githubToken, repository, ...pass };
+}
+/**
+ * Reads and checks the inputs of `cloud-agent-run reconcile`, a pass over a GitLab project's
+ * runs. Throws InputError before any request.
+ */
+function readGitLabReconcileSettings(source) {
+    const connection = readConnection(source);
+    const pass = readPassOptions(source);
+    const project = source.world.project ?? '';
+    if (source.world.forge !== 'gitlab' || !project) {
+        throw new InputError('project', 'is needed: reconcile runs in a GitLab CI job (a scheduled pipeline), where GitLab CI names the project (GITLAB_CI, CI_PROJECT_PATH).');
+    }
+    return { ...connection, project, ...pass };
 }
 
 ;// CONCATENATED MODULE: ./src/report/reconcile.ts
@@ -17423,37 +17699,6 @@ async function publishPass(io, report) {
     if (failed > 0 && done.length === 0) {
         io.setFailed(`The reconcile pass could do nothing: all ${failed} run(s) it had to finish or sweep failed (see the warnings above).`);
     }
-}
-
-;// CONCATENATED MODULE: ./src/reconcile/walk.ts
-
-/**
- * A pass's walk over the runs it listed, GitHub's and GitLab's alike: each run judged by
- * `judge` while the pass has time (then left to the next pass), its row logged as it comes, a
- * failure as a warning.
- */
-async function walkRuns(runs, judge, pass) {
-    const rows = [];
-    for (const run of runs) {
-        const row = pass.now() > pass.deadline
-            ? walk_rowOf(run, 'left', 'the pass ran out of time; the next pass takes it up')
-            : await judge(run);
-        const log = row.action === 'failed' ? pass.log.warning : pass.log.info;
-        log(`Run ${safeForLog(row.runId)}: ${pass.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`);
-        rows.push(row);
-    }
-    return rows;
-}
-/** A run's row of the pass's table: what the pass did with it, and why. */
-function walk_rowOf(run, action, why) {
-    return {
-        runId: run.run_id,
-        ...(run.title ? { title: run.title } : {}),
-        state: run.state,
-        ...(run.session_link ? { sessionLink: run.session_link } : {}),
-        action,
-        why,
-    };
 }
 
 ;// CONCATENATED MODULE: ./src/reconcile/plan.ts
@@ -17769,69 +18014,38 @@ function elapsedOf(run) {
     return Number.isFinite(span) && span > 0 ? span : 0;
 }
 
-;// CONCATENATED MODULE: ./src/reconcile/set-sweep.ts
+;// CONCATENATED MODULE: ./src/reconcile/walk.ts
 
-
-
-const SET_LOST_WHILE_STARTING = "The step of this set lost its runner while it started the set's runs: it never handed the set over. A reconcile pass cancelled the runs it had created.";
 /**
- * A detached set's run still going: left while its step handed the set over (or may yet), swept
- * once that step's workflow run completed without handing it over (its runner was lost while it
- * created the set's runs), with the set's comment saying so when there is one.
+ * A pass's walk over the runs it listed, GitHub's and GitLab's alike: each run judged by
+ * `judge` while the pass has time (then left to the next pass), its row logged as it comes, a
+ * failure as a warning.
  */
-async function sweepDetachedSetRun(run, handoff, options, deps) {
-    const setId = handoff.set ?? '';
-    const commented = handoff.comment && handoff.thread !== undefined;
-    const statused = handoff.commitStatus && handoff.headSha !== undefined;
-    const [comment, status] = await Promise.all([
-        commented ? deps.desk.setComment(handoff) : undefined,
-        statused ? deps.desk.stepStatus(handoff) : undefined,
-    ]);
-    // A step that showed the set nowhere: a run of every task is the only sign it got that far.
-    const runs = commented || statused ? [] : await deps.setRuns();
-    const everyTaskRan = () => tasksWithRuns(setId, runs) >= (handoff.tasks ?? Infinity);
-    const shown = { shows: Boolean(commented || statused), comment: comment?.shown, status };
-    if (detachedSetHandedOver({ ...shown, everyTaskRan }, setId)) {
-        return { action: 'left', why: DETACHED_SET_GOING, run };
+async function walkRuns(runs, judge, pass) {
+    const rows = [];
+    for (const run of runs) {
+        const row = pass.now() > pass.deadline
+            ? walk_rowOf(run, 'left', 'the pass ran out of time; the next pass takes it up')
+            : await judge(run);
+        const log = row.action === 'failed' ? pass.log.warning : pass.log.info;
+        log(`Run ${safeForLog(row.runId)}: ${pass.dryRun ? 'dry run, ' : ''}${row.action}: ${row.why}`);
+        rows.push(row);
     }
-    const judged = setStarterLost(await deps.desk.workflowRun(handoff));
-    if (judged.kind === 'leave')
-        return { action: 'left', why: judged.why, run };
-    const why = `it was still ${run.state} after the workflow run of its set's step (${handoff.workflowRunId ?? 'unknown'}) completed before that step handed the set over: its runner was lost while it started the set`;
-    if (options.dryRun)
-        return { action: 'swept', why, run };
-    const cancel = await requestCancel(deps.client, run.run_id, { deadline: options.deadline });
-    if (cancel.kind === 'already-finished') {
-        return {
-            action: 'left',
-            why: 'it ended as the pass came to it; the next pass finishes it',
-            run,
-        };
-    }
-    if (cancel.kind !== 'cancelled') {
-        return { action: 'failed', why: describeCancel(run.run_id, cancel), run };
-    }
-    let ended = run;
-    try {
-        ended = await deps.client.getRun(run.run_id, { deadline: options.deadline, maxRetries: 1 });
-    }
-    catch {
-        // The row then shows the state last listed.
-    }
-    await deps.desk.markSetStopped(handoff, SET_LOST_WHILE_STARTING, deps.log);
-    return { action: 'swept', why, run: ended };
+    return rows;
+}
+/** A run's row of the pass's table: what the pass did with it, and why. */
+function walk_rowOf(run, action, why) {
+    return {
+        runId: run.run_id,
+        ...(run.title ? { title: run.title } : {}),
+        state: run.state,
+        ...(run.session_link ? { sessionLink: run.session_link } : {}),
+        action,
+        why,
+    };
 }
 
-;// CONCATENATED MODULE: ./src/reconcile/pass.ts
-
-
-
-
-
-
-
-
-
+;// CONCATENATED MODULE: ./src/reconcile/finish-run.ts
 
 
 
@@ -17842,77 +18056,6 @@ async function sweepDetachedSetRun(run, handoff, options, deps) {
 
 
 const LOST_RUNNER = 'The step that waited for this run lost its runner: its workflow run completed without it.';
-const SET_LOST_RUNNER = 'The step of this set lost its runner: its workflow run completed without it, so its post step never ran. A reconcile pass cancels the runs it left going; the table shows them as the step last saw them.';
-/**
- * One reconcile pass: lists this repository's runs updated within the
- * lookback (one request a page), then for each one finishes what its step left
- * unfinished on GitHub, sweeps what a lost runner left running, or leaves it,
- * saying why. GitHub's comments are read a page of the repository's at a time,
- * and a commit status or a workflow run only where the comment cannot vouch for
- * it; GitHub is written only where what it shows differs from what it should. A
- * failure is a row of the table and a warning, and the pass goes on.
- */
-/** Where this pass's runs belong: GitHub's repositories (a run tagged before gh_forge is one). */
-const GITHUB = {
-    forge: 'github',
-    project: undefined,
-    thread: undefined,
-    change: undefined,
-};
-async function reconcilePass(settings, deps) {
-    const deadline = deps.now() + timing/* RECONCILE_PASS */.Rm.deadlineMs;
-    const since = new Date(deps.now() - settings.lookbackMs).toISOString();
-    const found = await listTaggedRuns(deps.client, { [STEP_KEYS.repository]: settings.repository }, { updated_after: since }, { maxPages: timing/* RECONCILE_PASS */.Rm.maxPages, deadline });
-    // A GitLab project of the same path is another forge's: its runs are its own pass's.
-    const listed = { ...found, runs: found.runs.filter((run) => ofHomeForge(run, GITHUB)) };
-    if (listed.filteredHere) {
-        deps.log.info(`The service cannot filter runs by metadata on this plan (feature_not_available): listed every run updated since ${since} and kept those tagged ${STEP_KEYS.repository}=${settings.repository}.`);
-    }
-    deps.log.info(`${listed.runs.length} run(s) of ${settings.repository} updated within ${formatDuration(settings.lookbackMs)}.`);
-    const commentsFrom = commentsSince(listed.runs);
-    if (commentsFrom)
-        deps.desk.commentsSince(commentsFrom);
-    const sets = { listed: listed.runs, ended: new Map() };
-    const rows = await walkRuns(listed.runs, (run) => reconcileRun(run, settings, deps, deadline, sets), {
-        now: deps.now,
-        deadline,
-        dryRun: settings.dryRun,
-        log: deps.log,
-    });
-    return {
-        rows,
-        filteredHere: listed.filteredHere,
-        dryRun: settings.dryRun,
-        lookbackMs: settings.lookbackMs,
-    };
-}
-async function reconcileRun(run, settings, deps, deadline, sets) {
-    const look = firstLook(run, readHandoff(run.metadata), settings);
-    try {
-        switch (look.kind) {
-            case 'leave':
-                return walk_rowOf(run, 'left', look.why);
-            case 'finish':
-                return await finishRun(run, look.handoff, settings, deps);
-            case 'sweep-check':
-                return await sweepRun(run, look.handoff, settings, deps, deadline);
-            case 'finish-set':
-                return await finishSetOnce(run, look.handoff, settings, deps, { deadline, sets });
-            case 'set-sweep-check': {
-                const options = { dryRun: settings.dryRun, deadline };
-                const setRunsOf = () => setRuns(look.handoff, deps, { deadline, sets });
-                const swept = await sweepDetachedSetRun(run, look.handoff, options, {
-                    ...deps,
-                    setRuns: setRunsOf,
-                });
-                return walk_rowOf(swept.run, swept.action, swept.why);
-            }
-        }
-    }
-    catch (error) {
-        return walk_rowOf(run, 'failed', `GitHub could not be read: ${pass_reasonOf(error)}`);
-    }
-}
 /** Brings an ended run's comment and status to its end, when they still show it going. */
 async function finishRun(run, handoff, settings, deps) {
     const comment = handoff.comment ? await deps.desk.stepComment(handoff, run.run_id) : undefined;
@@ -17982,6 +18125,30 @@ async function pendingStatuses(run, heads, deps) {
     const read = await Promise.all(heads.map((head) => deps.desk.stepStatus(head.on)));
     return heads.filter((_, index) => statusLeftPending(read[index], run.run_id));
 }
+/** The agent's final message, as a waiting step reads it; undefined when there is none. */
+function answerOf(run, deps) {
+    const quiet = { info: deps.log.debug, warning: deps.log.warning, debug: deps.log.debug };
+    const signal = AbortSignal.timeout(timing/* RECONCILE_PASS */.Rm.answerMs);
+    return readAnswer(run.run_id, agentWorkSources(deps.client), quiet, signal);
+}
+function upToDateWhy(handoff, commentFound, what = 'run') {
+    const it = what === 'set' ? 'its set' : 'it';
+    if (handoff.comment && !commentFound) {
+        return `no comment of its step lists ${it}, and its commit status is not left pending`;
+    }
+    return what === 'set' ? "GitHub already shows its set's end" : 'GitHub already shows its end';
+}
+
+;// CONCATENATED MODULE: ./src/reconcile/finish-set.ts
+
+
+
+
+
+
+
+
+
 /**
  * A detached set is taken up once a pass, by the first of its runs the pass comes to: the
  * set's other runs say what became of it.
@@ -17996,7 +18163,7 @@ async function finishSetOnce(run, handoff, settings, deps, pass) {
     }
     if (seen)
         return walk_rowOf(run, 'left', `its set was taken up with run ${seen.runId}: ${seen.why}`);
-    const row = await pass_finishSet(run, handoff, settings, deps, pass);
+    const row = await finishSet(run, handoff, settings, deps, pass);
     pass.sets.ended.set(setId, { runId: run.run_id, action: row.action, why: row.why });
     return row;
 }
@@ -18005,7 +18172,7 @@ async function finishSetOnce(run, handoff, settings, deps, pass) {
  * its step would have shown it had it waited: the outcome by the set's `pass_when`, and the
  * set's table. The comment is written last, so one at its end vouches for the status.
  */
-async function pass_finishSet(run, handoff, settings, deps, pass) {
+async function finishSet(run, handoff, settings, deps, pass) {
     const setId = handoff.set ?? '';
     const comment = handoff.comment ? await deps.desk.setComment(handoff) : undefined;
     const commentDue = comment && !commentShowsEnd({ state: '', outcome: comment.shown.outcome });
@@ -18062,16 +18229,68 @@ async function setRuns(handoff, deps, pass) {
     });
     return own.runs;
 }
+
+;// CONCATENATED MODULE: ./src/reconcile/set-sweep.ts
+
+
+
+const SET_LOST_WHILE_STARTING = "The step of this set lost its runner while it started the set's runs: it never handed the set over. A reconcile pass cancelled the runs it had created.";
 /**
- * Where the comments a pass looks through begin: a step shows its run from its
- * start, so the earliest start among the runs (less a margin for clocks) bounds them.
+ * A detached set's run still going: left while its step handed the set over (or may yet), swept
+ * once that step's workflow run completed without handing it over (its runner was lost while it
+ * created the set's runs), with the set's comment saying so when there is one.
  */
-function commentsSince(runs) {
-    const starts = runs.map((run) => Date.parse(run.created_at ?? '')).filter(Number.isFinite);
-    if (starts.length === 0)
-        return undefined;
-    return new Date(Math.min(...starts) - timing/* RECONCILE_PASS */.Rm.commentsMarginMs).toISOString();
+async function sweepDetachedSetRun(run, handoff, options, deps) {
+    const setId = handoff.set ?? '';
+    const commented = handoff.comment && handoff.thread !== undefined;
+    const statused = handoff.commitStatus && handoff.headSha !== undefined;
+    const [comment, status] = await Promise.all([
+        commented ? deps.desk.setComment(handoff) : undefined,
+        statused ? deps.desk.stepStatus(handoff) : undefined,
+    ]);
+    // A step that showed the set nowhere: a run of every task is the only sign it got that far.
+    const runs = commented || statused ? [] : await deps.setRuns();
+    const everyTaskRan = () => tasksWithRuns(setId, runs) >= (handoff.tasks ?? Infinity);
+    const shown = { shows: Boolean(commented || statused), comment: comment?.shown, status };
+    if (detachedSetHandedOver({ ...shown, everyTaskRan }, setId)) {
+        return { action: 'left', why: DETACHED_SET_GOING, run };
+    }
+    const judged = setStarterLost(await deps.desk.workflowRun(handoff));
+    if (judged.kind === 'leave')
+        return { action: 'left', why: judged.why, run };
+    const why = `it was still ${run.state} after the workflow run of its set's step (${handoff.workflowRunId ?? 'unknown'}) completed before that step handed the set over: its runner was lost while it started the set`;
+    if (options.dryRun)
+        return { action: 'swept', why, run };
+    const cancel = await requestCancel(deps.client, run.run_id, { deadline: options.deadline });
+    if (cancel.kind === 'already-finished') {
+        return {
+            action: 'left',
+            why: 'it ended as the pass came to it; the next pass finishes it',
+            run,
+        };
+    }
+    if (cancel.kind !== 'cancelled') {
+        return { action: 'failed', why: describeCancel(run.run_id, cancel), run };
+    }
+    let ended = run;
+    try {
+        ended = await deps.client.getRun(run.run_id, { deadline: options.deadline, maxRetries: 1 });
+    }
+    catch {
+        // The row then shows the state last listed.
+    }
+    await deps.desk.markSetStopped(handoff, SET_LOST_WHILE_STARTING, deps.log);
+    return { action: 'swept', why, run: ended };
 }
+
+;// CONCATENATED MODULE: ./src/reconcile/sweep.ts
+
+
+
+
+
+
+const SET_LOST_RUNNER = 'The step of this set lost its runner: its workflow run completed without it, so its post step never ran. A reconcile pass cancels the runs it left going; the table shows them as the step last saw them.';
 /**
  * Cancels a run whose waiting step's runner was lost, and says so where that
  * step showed it. The step judged is the one waiting now: the newest that
@@ -18153,25 +18372,99 @@ async function commentSpotOf(trace, handoff, run, deps) {
     const comment = handoff.comment ? await deps.desk.stepComment(handoff, run.run_id) : undefined;
     return comment ? deps.desk.stepSpot(handoff, comment.commentId) : undefined;
 }
-/** The agent's final message, as a waiting step reads it; undefined when there is none. */
-async function answerOf(run, deps) {
-    const quiet = {
-        info: deps.log.debug,
-        warning: deps.log.warning,
-        debug: deps.log.debug,
-        safeForLog: safeForLog,
-    };
-    const work = await collectAgentWork(run, { downloadPatterns: [], artifactsDir: '', runnerTemp: '', workspace: '' }, 
-    // No download patterns: only the conversation is read.
-    agentWorkSources(deps.client), quiet, AbortSignal.timeout(timing/* RECONCILE_PASS */.Rm.answerMs));
-    return work.answer;
-}
-function upToDateWhy(handoff, commentFound, what = 'run') {
-    const it = what === 'set' ? 'its set' : 'it';
-    if (handoff.comment && !commentFound) {
-        return `no comment of its step lists ${it}, and its commit status is not left pending`;
+
+;// CONCATENATED MODULE: ./src/reconcile/pass.ts
+
+
+
+
+
+
+
+
+
+
+
+
+/** Where this pass's runs belong: GitHub's repositories (a run tagged before gh_forge is one). */
+const GITHUB = {
+    forge: 'github',
+    project: undefined,
+    thread: undefined,
+    change: undefined,
+};
+/**
+ * One reconcile pass: lists this repository's runs updated within the
+ * lookback (one request a page), then for each one finishes what its step left
+ * unfinished on GitHub, sweeps what a lost runner left running, or leaves it,
+ * saying why. GitHub's comments are read a page of the repository's at a time,
+ * and a commit status or a workflow run only where the comment cannot vouch for
+ * it; GitHub is written only where what it shows differs from what it should. A
+ * failure is a row of the table and a warning, and the pass goes on.
+ */
+async function reconcilePass(settings, deps) {
+    const deadline = deps.now() + timing/* RECONCILE_PASS */.Rm.deadlineMs;
+    const since = new Date(deps.now() - settings.lookbackMs).toISOString();
+    const found = await listTaggedRuns(deps.client, { [STEP_KEYS.repository]: settings.repository }, { updated_after: since }, { maxPages: timing/* RECONCILE_PASS */.Rm.maxPages, deadline });
+    // A GitLab project of the same path is another forge's: its runs are its own pass's.
+    const listed = { ...found, runs: found.runs.filter((run) => ofHomeForge(run, GITHUB)) };
+    if (listed.filteredHere) {
+        deps.log.info(`The service cannot filter runs by metadata on this plan (feature_not_available): listed every run updated since ${since} and kept those tagged ${STEP_KEYS.repository}=${settings.repository}.`);
     }
-    return what === 'set' ? "GitHub already shows its set's end" : 'GitHub already shows its end';
+    deps.log.info(`${listed.runs.length} run(s) of ${settings.repository} updated within ${formatDuration(settings.lookbackMs)}.`);
+    const commentsFrom = commentsSince(listed.runs);
+    if (commentsFrom)
+        deps.desk.commentsSince(commentsFrom);
+    const sets = { listed: listed.runs, ended: new Map() };
+    const rows = await walkRuns(listed.runs, (run) => reconcileRun(run, settings, deps, deadline, sets), {
+        now: deps.now,
+        deadline,
+        dryRun: settings.dryRun,
+        log: deps.log,
+    });
+    return {
+        rows,
+        filteredHere: listed.filteredHere,
+        dryRun: settings.dryRun,
+        lookbackMs: settings.lookbackMs,
+    };
+}
+async function reconcileRun(run, settings, deps, deadline, sets) {
+    const look = firstLook(run, readHandoff(run.metadata), settings);
+    try {
+        switch (look.kind) {
+            case 'leave':
+                return walk_rowOf(run, 'left', look.why);
+            case 'finish':
+                return await finishRun(run, look.handoff, settings, deps);
+            case 'sweep-check':
+                return await sweepRun(run, look.handoff, settings, deps, deadline);
+            case 'finish-set':
+                return await finishSetOnce(run, look.handoff, settings, deps, { deadline, sets });
+            case 'set-sweep-check': {
+                const options = { dryRun: settings.dryRun, deadline };
+                const setRunsOf = () => setRuns(look.handoff, deps, { deadline, sets });
+                const swept = await sweepDetachedSetRun(run, look.handoff, options, {
+                    ...deps,
+                    setRuns: setRunsOf,
+                });
+                return walk_rowOf(swept.run, swept.action, swept.why);
+            }
+        }
+    }
+    catch (error) {
+        return walk_rowOf(run, 'failed', `GitHub could not be read: ${pass_reasonOf(error)}`);
+    }
+}
+/**
+ * Where the comments a pass looks through begin: a step shows its run from its
+ * start, so the earliest start among the runs (less a margin for clocks) bounds them.
+ */
+function commentsSince(runs) {
+    const starts = runs.map((run) => Date.parse(run.created_at ?? '')).filter(Number.isFinite);
+    if (starts.length === 0)
+        return undefined;
+    return new Date(Math.min(...starts) - timing/* RECONCILE_PASS */.Rm.commentsMarginMs).toISOString();
 }
 function pass_reasonOf(error) {
     return safeForLog(error instanceof Error ? error.message : String(error), 300);
@@ -18811,7 +19104,7 @@ const _summary = new Summary();
  * @deprecated use `core.summary`
  */
 const markdownSummary = (/* unused pure expression or super */ null && (_summary));
-const summary = _summary;
+const summary = (/* unused pure expression or super */ null && (_summary));
 //# sourceMappingURL=summary.js.map
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/path-utils.js
 
@@ -20367,10 +20660,12 @@ const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 
 
 
+
+
 /** The world and the port of one of the Action's steps, read once from the process handed in. */
 function runnerDoor(host) {
     const io = runnerIo(host);
-    return { io, inputs: runnerInputs(readRunnerWorld(host.env, host.cwd()), io) };
+    return { io, inputs: runnerInputs(readRunnerWorld(host.env, host.cwd()), io, host.env) };
 }
 /**
  * The GitHub Actions runner's world, read once by each of the Action's steps
@@ -20427,34 +20722,63 @@ function onTerminationSignal(host, handler) {
             host.off(signal, handler);
     };
 }
-/** The runner's inputs (`INPUT_*`), for a step in `world`; a secret is masked through `io`. */
-function runnerInputs(world, io) {
-    return { get: (name) => getInput(name), mask: (secret) => io.setSecret(secret), world };
+/**
+ * The runner's inputs (`INPUT_*` of the process handed in, trimmed, as @actions/core reads
+ * them), for a step in `world`; a secret is masked through `io`.
+ */
+function runnerInputs(world, io, env) {
+    const get = (name) => (env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] ?? '').trim();
+    return { get, mask: (secret) => io.setSecret(secret), world };
 }
 /**
- * The runner's port, over @actions/core: workflow commands on stdout, file commands
- * (GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY), STATE_* for the post step, the
- * process's exit code and signals.
+ * The runner's port: workflow commands on stdout (@actions/core's); the file commands
+ * (GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY) and STATE_* for the post step, at the
+ * paths the process handed in names; its exit code and signals.
  */
 function runnerIo(host) {
+    const { env } = host;
     return {
         debug: (message) => core_debug(message),
         info: (message) => info(message),
         warning: (message) => warning(message),
         error: (message) => error(message),
         notice: (message, properties) => notice(message, properties),
-        setOutput: (name, value) => setOutput(name, value),
-        setFailed: (message) => setFailed(message),
-        appendSummary: async (markdown) => {
-            await summary.addRaw(markdown, true).write();
+        setOutput: (name, value) => {
+            const file = env.GITHUB_OUTPUT;
+            if (file)
+                keyValueCommand(file, name, value);
+            else
+                setOutput(name, value);
         },
-        saveState: (name, value) => saveState(name, value),
-        getState: (name) => getState(name),
+        setFailed: (message) => setFailed(message),
+        appendSummary: (markdown) => appendSummary(env.GITHUB_STEP_SUMMARY, markdown),
+        saveState: (name, value) => {
+            const file = env.GITHUB_STATE;
+            if (file)
+                keyValueCommand(file, name, value);
+            else
+                saveState(name, value);
+        },
+        getState: (name) => env[`STATE_${name}`] ?? '',
         setSecret: (secret) => core_setSecret(secret),
         onTerminationSignal: (handler) => onTerminationSignal(host, handler),
         exit: (code) => host.exit(code),
         words: WORKFLOW_WORDS,
     };
+}
+/**
+ * A file command (`name<<delimiter`, the value, the delimiter), as the runner reads it, appended
+ * to `file`, which the runner made for the step. The delimiter is new for each value.
+ */
+function keyValueCommand(file, name, value) {
+    const delimiter = `ghadelimiter_${(0,external_node_crypto_namespaceObject.randomUUID)()}`;
+    (0,external_node_fs_namespaceObject.appendFileSync)(file, `${name}<<${delimiter}${external_node_os_namespaceObject.EOL}${value}${external_node_os_namespaceObject.EOL}${delimiter}${external_node_os_namespaceObject.EOL}`, 'utf8');
+}
+/** Markdown appended to the job summary, at the path the runner gave the step. */
+async function appendSummary(file, markdown) {
+    if (!file)
+        throw new Error('the runner gave the step no job summary file (GITHUB_STEP_SUMMARY)');
+    await (0,promises_namespaceObject.appendFile)(file, `${markdown}${external_node_os_namespaceObject.EOL}`, 'utf8');
 }
 
 ;// CONCATENATED MODULE: ./src/cli/outputs.ts
@@ -21093,6 +21417,83 @@ function pauseUnlessAborted(ms, signal) {
     });
 }
 
+;// CONCATENATED MODULE: ./src/gitlab/note-text.ts
+/**
+ * The note's text, pure: its hidden marker first (the key, what it records of the run, the key's
+ * history), then the Markdown without a line GitLab would run as a quick action, cut to GitLab's
+ * limit, then the key's earlier runs and sets, collapsed.
+ */
+
+
+/** GitLab refuses a note longer than this many characters. */
+const GITLAB_NOTE_MAX_CHARS = 1_000_000;
+const MARKER_PREFIX = '<!-- cloud-agent-run-note: ';
+const note_text_MARKER = /^<!-- cloud-agent-run-note: (\{[^<>\n]*\}) -->/;
+/**
+ * The note's text: the marker first, where no text of the agent can come before it, then the
+ * Markdown, with no line GitLab would take for a quick action, cut to GitLab's limit, then the
+ * key's earlier runs and sets (all of `history` but the job's own report), collapsed.
+ */
+function noteBody(key, markdown, record = {}, history = { runs: [], sets: [] }) {
+    const json = inertJson({
+        key,
+        ...record,
+        ...(history.runs.length > 0 ? { runs: history.runs.map(runJson) } : {}),
+        ...(history.sets.length > 0 ? { sets: history.sets.map(setJson) } : {}),
+    });
+    const marker = `${MARKER_PREFIX}${json} -->`;
+    const setId = setIdOf(record);
+    const earlier = historyBlock({
+        runs: history.runs.filter((run) => run.runId !== record.run),
+        sets: history.sets.filter((set) => set.set !== setId),
+    }, 'CI job');
+    const after = earlier ? `\n\n${earlier}` : '';
+    const room = GITLAB_NOTE_MAX_CHARS - marker.length - after.length - note_text_CUT_NOTE.length - 2;
+    const text = withoutQuickActions(markdown);
+    return `${marker}\n${text.length > room ? `${cut(text, room)}${note_text_CUT_NOTE}` : text}${after}`;
+}
+/** How the key's history names a job's set: by its job (GitLab CI always says which). */
+function setIdOf(record) {
+    return `job ${record.job ?? ''}`.slice(0, 100);
+}
+const note_text_CUT_NOTE = '\n\n… (cut at GitLab’s limit for a note)';
+/** The key of a note's marker, when it opens the note. */
+function markerKey(body) {
+    return markerOf(body)?.key;
+}
+/** A note's marker, when it opens the note: its key and what it records of the run. */
+function markerOf(body) {
+    const marker = noteMarkerOf(body);
+    return marker && { key: marker.key, record: marker.record };
+}
+/** A note's marker, when it opens the note: its key, what it records of the run, the key's history. */
+function noteMarkerOf(body) {
+    const parsed = markerJson(body, note_text_MARKER);
+    if (!parsed || typeof parsed.key !== 'string')
+        return undefined;
+    const text = (value) => (typeof value === 'string' && value ? value : undefined);
+    const record = {
+        ...(text(parsed.run) ? { run: text(parsed.run) } : {}),
+        ...(text(parsed.head) ? { head: text(parsed.head) } : {}),
+        ...(text(parsed.job) ? { job: text(parsed.job) } : {}),
+        ...(parsed.ended === true ? { ended: true } : {}),
+    };
+    return {
+        key: parsed.key,
+        record,
+        history: { runs: parseRuns(parsed.runs), sets: parseSets(parsed.sets) },
+    };
+}
+/**
+ * GitLab runs a line that starts with `/` (`/merge`, `/approve`, `/close`) as a quick action
+ * when the note is saved, even one in the agent's text. One space before it keeps the line as
+ * it reads in Markdown, and GitLab no longer sees a command. GitLab drops every `\r` first, so
+ * a `\r` cannot hide a line's start.
+ */
+function withoutQuickActions(markdown) {
+    return markdown.replace(/\r\n?/g, '\n').replace(/^\//gm, ' /');
+}
+
 ;// CONCATENATED MODULE: ./src/gitlab/note.ts
 /**
  * The command's note on a GitLab merge request: one note per key, updated in place, as the
@@ -21100,6 +21501,7 @@ function pauseUnlessAborted(ms, signal) {
  * only on a note the token's own user wrote: anyone can type a marker. GitLab can never fail
  * or hold the job: every call has a deadline, and a failure is one warning.
  */
+
 
 
 
@@ -21155,7 +21557,9 @@ function apiRoot(value) {
 /**
  * One note on a merge request per key. `upsert` writes the note's text: it finds the note
  * (the oldest of the token's user with this key's marker) and updates it, else creates it.
- * Calls run one after the other, in order, so the last text given is the one shown.
+ * Calls run one after the other, in order, so the last text given is the one shown. The note
+ * keeps the key's history, whichever kind of job (one run, a set) wrote it before: the earlier
+ * reports, collapsed under the text, as the action's pull request comment keeps them.
  */
 class MergeRequestNote {
     #target;
@@ -21163,6 +21567,10 @@ class MergeRequestNote {
     #api;
     #noteId;
     #me;
+    /** The key's runs and sets, as the note last read or written records them. */
+    #history = { runs: [], sets: [] };
+    /** When this job first wrote the note: its report's place in the history. */
+    #startedAt;
     /** After a 401 or 403 the token will not do: nothing more is sent. */
     #refused = false;
     /** Whether the last write failed and said so: a failure in a row warns once. */
@@ -21172,13 +21580,15 @@ class MergeRequestNote {
         this.#target = target;
         this.#options = options;
         this.#api = new GitLabApi(target, options);
+        this.#startedAt = new Date((options.now ?? Date.now)()).toISOString();
     }
     /**
      * Writes the note's text, with what it records of the run (its ID, the head it works on, the
      * job awaiting it, whether it ended); never throws, and a failure is a warning (one for a row).
+     * With `entry`, the job's report goes into the key's history, read from GitLab just before.
      */
-    upsert(markdown, record = {}) {
-        const written = this.#queue.then(() => this.#upsertOnce(markdown, record));
+    upsert(markdown, record = {}, entry) {
+        const written = this.#queue.then(() => this.#upsertOnce(markdown, record, entry));
         this.#queue = written.then(() => undefined);
         return written;
     }
@@ -21212,15 +21622,18 @@ class MergeRequestNote {
         const note = new MergeRequestNote(target, { ...options, key: found.key });
         note.#noteId = found.id;
         note.#me = reader.#me;
+        note.#history = found.history;
         return { note, record: found.record };
     }
-    async #upsertOnce(markdown, record) {
+    async #upsertOnce(markdown, record, entry) {
         if (this.#refused)
             return false;
         try {
-            const body = noteBody(this.#options.key, markdown, record);
-            if (this.#noteId === undefined)
-                this.#noteId = await this.#find();
+            if (this.#noteId === undefined || entry)
+                await this.#read();
+            if (entry)
+                this.#history = this.#withEntry(entry, record);
+            const body = noteBody(this.#options.key, markdown, record, this.#history);
             if (this.#noteId !== undefined && (await this.#update(this.#noteId, body))) {
                 this.#succeeded();
                 return true;
@@ -21251,6 +21664,22 @@ class MergeRequestNote {
     async #find() {
         return (await this.#ours()).find((note) => note.key === this.#options.key)?.id;
     }
+    /** This key's note, when there is one: the note to write (when none is chosen yet), its history. */
+    async #read() {
+        const found = (await this.#ours()).find((note) => note.key === this.#options.key);
+        if (!found)
+            return;
+        this.#noteId ??= found.id;
+        this.#history = found.history;
+    }
+    /** The key's history with this job's report put in, in place of its earlier record. */
+    #withEntry(entry, record) {
+        const { runs, sets } = this.#history;
+        const shown = { startedAt: this.#startedAt, workflowRun: this.#options.jobUrl };
+        if (entry.run)
+            return { runs: mergeRuns(runs, { ...entry.run, ...shown }), sets };
+        return { runs, sets: mergeSets(sets, { ...entry.set, ...shown, set: setIdOf(record) }) };
+    }
     /** Every note of the token's user that opens with a marker, oldest first. */
     async #ours() {
         const me = await this.#whoAmI();
@@ -21262,7 +21691,7 @@ class MergeRequestNote {
             for (const note of notes) {
                 if (note.system || note.author?.id !== me)
                     continue;
-                const marker = markerOf(note.body ?? '');
+                const marker = noteMarkerOf(note.body ?? '');
                 if (marker)
                     found.push({ id: note.id, ...marker });
             }
@@ -21341,61 +21770,6 @@ class MergeRequestNote {
 }
 /** At most this many pages of 100 notes are read looking for the note. */
 const GITLAB_NOTE_PAGES = 50;
-/** GitLab refuses a note longer than this many characters. */
-const GITLAB_NOTE_MAX_CHARS = 1_000_000;
-const MARKER_PREFIX = '<!-- cloud-agent-run-note: ';
-const note_MARKER = /^<!-- cloud-agent-run-note: (\{[^<>\n]*\}) -->/;
-/**
- * The note's text: the marker first, where no text of the agent can come before it, then the
- * Markdown, with no line GitLab would take for a quick action, cut to GitLab's limit.
- */
-function noteBody(key, markdown, record = {}) {
-    // `<` and `>` could end the HTML comment or open a forged one; JSON can spell them otherwise.
-    const json = JSON.stringify({ key, ...record })
-        .replace(/</g, '\\u003c')
-        .replace(/>/g, '\\u003e');
-    const marker = `${MARKER_PREFIX}${json} -->`;
-    const room = GITLAB_NOTE_MAX_CHARS - marker.length - note_CUT_NOTE.length - 2;
-    const text = withoutQuickActions(markdown);
-    return `${marker}\n${text.length > room ? `${cut(text, room)}${note_CUT_NOTE}` : text}`;
-}
-const note_CUT_NOTE = '\n\n… (cut at GitLab’s limit for a note)';
-/** The key of a note's marker, when it opens the note. */
-function markerKey(body) {
-    return markerOf(body)?.key;
-}
-/** A note's marker, when it opens the note: its key and what it records of the run. */
-function markerOf(body) {
-    const match = note_MARKER.exec(body);
-    if (!match?.[1])
-        return undefined;
-    let parsed;
-    try {
-        parsed = JSON.parse(match[1]);
-    }
-    catch {
-        return undefined;
-    }
-    if (typeof parsed.key !== 'string')
-        return undefined;
-    const text = (value) => (typeof value === 'string' && value ? value : undefined);
-    const record = {
-        ...(text(parsed.run) ? { run: text(parsed.run) } : {}),
-        ...(text(parsed.head) ? { head: text(parsed.head) } : {}),
-        ...(text(parsed.job) ? { job: text(parsed.job) } : {}),
-        ...(parsed.ended === true ? { ended: true } : {}),
-    };
-    return { key: parsed.key, record };
-}
-/**
- * GitLab runs a line that starts with `/` (`/merge`, `/approve`, `/close`) as a quick action
- * when the note is saved, even one in the agent's text. One space before it keeps the line as
- * it reads in Markdown, and GitLab no longer sees a command. GitLab drops every `\r` first, so
- * a `\r` cannot hide a line's start.
- */
-function withoutQuickActions(markdown) {
-    return markdown.replace(/\r\n?/g, '\n').replace(/^\//gm, ' /');
-}
 
 ;// CONCATENATED MODULE: ./src/gitlab/steer.ts
 
@@ -21470,6 +21844,8 @@ async function newerPipeline(options, deadline) {
 
 
 
+
+
 /** How long the note's last write may hold a command a signal ended: its outputs come first. */
 const SIGNALLED_NOTE_MS = 2_000;
 class MergeRequestJob {
@@ -21504,7 +21880,8 @@ class MergeRequestJob {
             info: (message) => options.say(`${message}\n`),
             warning: (message) => options.say(`warning: ${message}\n`),
         };
-        const note = new MergeRequestNote(found.target, { key, log });
+        const jobUrl = safeHttpUrl(env.CI_JOB_URL);
+        const note = new MergeRequestNote(found.target, { key, log, ...(jobUrl ? { jobUrl } : {}) });
         // Read before this job writes its own: the head the key's run worked on, for a steer.
         const before = options.steer ? note.recorded() : undefined;
         const steering = before &&
@@ -21545,7 +21922,7 @@ class MergeRequestJob {
             ...(outputs.run_id ? { run: outputs.run_id } : {}),
             // A run its job left going (--no-wait) is not at its end: a reconcile pass writes that.
             ...(outputs.outcome && outputs.outcome !== 'started' ? { ended: true } : {}),
-        });
+        }, entryOf(outputs));
         if (!signalled) {
             await written;
             return;
@@ -21565,6 +21942,36 @@ class MergeRequestJob {
         const url = safeHttpUrl(this.#env.CI_JOB_URL);
         return url ? `[CI job](${url})` : '';
     }
+}
+/**
+ * What the key's history keeps of the job's report, from its outputs: its run (its ID, state,
+ * outcome and session), or its set (the `runs` output: how many of its tasks ended).
+ */
+function entryOf(outputs) {
+    const outcome = OUTCOMES.includes(outputs.outcome ?? '')
+        ? outputs.outcome
+        : undefined;
+    if (outputs.run_id) {
+        const sessionLink = safeHttpUrl(outputs.session_link);
+        const run = { runId: outputs.run_id, state: outputs.state || 'QUEUED', outcome };
+        return { run: sessionLink ? { ...run, sessionLink } : run };
+    }
+    if (!outputs.runs)
+        return undefined;
+    let tasks;
+    try {
+        tasks = JSON.parse(outputs.runs);
+    }
+    catch {
+        return undefined;
+    }
+    if (!Array.isArray(tasks))
+        return undefined;
+    const ended = tasks.filter((task) => {
+        const state = task?.state;
+        return typeof state === 'string' && isTerminal(state);
+    });
+    return { set: { outcome, done: ended.length, total: tasks.length } };
 }
 
 ;// CONCATENATED MODULE: ./src/cli/step-io.ts
@@ -22074,6 +22481,7 @@ async function gitlab_pass_sweepRun(run, tag, note, settings, deps) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/reconcile.ts
+
 
 
 
