@@ -3,10 +3,12 @@
  * scheduler of run lifecycles, issue 26) against an older bundle (before it), side by side: in
  * interleaved rounds, the cold start (spawn → create POST) and the cancel latency (SIGINT → cancel
  * POST); and the polls a run of 1, 10, 60 and 240 minutes costs on a simulated clock, through the
- * scheduler with one lifecycle and through the old wait loop (`src/run/wait.ts` of BEFORE_SRC, a
- * checkout of the commit before: `git worktree add --detach /tmp/before-src <commit>`).
+ * scheduler with one lifecycle and through BEFORE_SRC's (a checkout of the commit before:
+ * `git worktree add --detach /tmp/before-src <commit>`): its own scheduler, or, before there was
+ * one, its old wait loop (`src/run/wait.ts`).
  * `BENCH_ROUNDS` sets the rounds (default 10, after 2 warm-up rounds).
  */
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { POLL_INTERVAL } from '../../src/timing.ts'
@@ -60,25 +62,39 @@ async function oneStep(dist: string): Promise<{ coldMs: number; cancelMs: number
   }
 }
 
-/** The old wait loop's entry, as BEFORE_SRC has it. */
-type OldWait = (
-  options: { runId: string; timeoutMs: number; pollIntervalMs: number },
+/** How a run is awaited on a simulated clock: the engine's own, or BEFORE_SRC's. */
+type AwaitRun = (
+  timing: { timeoutMs: number; pollIntervalMs: number },
   deps: Parameters<typeof awaitOneRun>[1],
 ) => Promise<unknown>
 
 /**
- * The polls of one run that never ends, on a simulated clock: through the scheduler, or through
- * the old wait loop. A poll carries the step's deadline; the read after the timeout's cancel
- * (which both make once) does not.
+ * BEFORE_SRC's way to await one run: its own scheduler with one lifecycle (its
+ * test/support/one-run.ts), or, before the scheduler, its old wait loop (src/run/wait.ts).
  */
-async function pollsOf(minutes: number, intervalMs: number, old?: OldWait): Promise<number> {
+async function awaitOf(src: string): Promise<AwaitRun> {
+  const oldWait = join(src, 'src', 'run', 'wait.ts')
+  if (existsSync(oldWait)) {
+    const { waitForRun } = (await import(oldWait)) as {
+      waitForRun: (options: { runId: string } & Parameters<AwaitRun>[0], deps: unknown) => unknown
+    }
+    return async (timing, deps) => waitForRun({ runId: 'r1', ...timing }, deps)
+  }
+  const own = (await import(join(src, 'test', 'support', 'one-run.ts'))) as {
+    awaitOneRun: AwaitRun
+  }
+  return own.awaitOneRun
+}
+
+/**
+ * The polls of one run that never ends, on a simulated clock. A poll carries the step's deadline;
+ * the read after the timeout's cancel (which every engine makes once) does not.
+ */
+async function pollsOf(minutes: number, intervalMs: number, wait: AwaitRun): Promise<number> {
   let now = 0
   let polls = 0
   const timing = { timeoutMs: minutes * 60_000, pollIntervalMs: intervalMs }
-  const wait = old
-    ? (deps: Parameters<typeof awaitOneRun>[1]) => old({ runId: 'r1', ...timing }, deps)
-    : (deps: Parameters<typeof awaitOneRun>[1]) => awaitOneRun(timing, deps)
-  await wait({
+  await wait(timing, {
     client: {
       getRun: async (runId, options) => {
         if (options?.deadline !== undefined) polls += 1
@@ -123,12 +139,10 @@ const lines = [
   `| cancel latency: SIGINT → cancel POST | ${fig(samples.cancelBefore)} | ${fig(samples.cancelAfter)} |`,
 ]
 const interval = POLL_INTERVAL.defaultMs
-const { waitForRun } = (await import(join(beforeSrc, 'src', 'run', 'wait.ts'))) as {
-  waitForRun: OldWait
-}
+const awaitBefore = await awaitOf(beforeSrc)
 for (const minutes of [1, 10, 60, 240]) {
-  const old = await pollsOf(minutes, interval, waitForRun)
-  const now = await pollsOf(minutes, interval)
+  const old = await pollsOf(minutes, interval, awaitBefore)
+  const now = await pollsOf(minutes, interval, awaitOneRun)
   lines.push(`| polls in a ${minutes}-minute run (simulated, poll_interval 5s) | ${old} | ${now} |`)
 }
 console.log(lines.join('\n'))
