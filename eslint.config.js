@@ -87,7 +87,7 @@ export default tseslint.config(
         {
           selector: "CallExpression[callee.property.name='getInput']",
           message:
-            "Only src/runner.ts reads the runner's inputs; src/inputs.ts reads them from an InputSource.",
+            "Only src/runner.ts reads the runner's inputs; src/inputs/ reads them from an InputSource.",
         },
       ],
     },
@@ -138,7 +138,8 @@ export default tseslint.config(
       'src/api/**',
       'src/text/**',
       'src/log.ts',
-      'src/inputs.ts',
+      'src/inputs/**',
+      'src/input-error.ts',
       'src/state.ts',
       'src/step-io.ts',
       'src/timing.ts',

@@ -10,7 +10,7 @@ import type { Ajv2020 as Ajv2020Class } from 'ajv/dist/2020.js'
 import type { FormatsPlugin } from 'ajv-formats'
 import type { RE2JS as RE2JSClass } from 're2js'
 import type { CreateRunRequest } from '../api/types.ts'
-import { InputError } from '../inputs/input-error.ts'
+import { InputError } from '../input-error.ts'
 import { asSentence, clip as clipTo, errorMessage } from '../text/plain.ts'
 
 /** The file artifact the agent may upload instead of writing the document in its message. */

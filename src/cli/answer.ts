@@ -8,7 +8,7 @@ import {
   AuthenticationError,
   PermissionDeniedError,
 } from '../api/errors.ts'
-import { InputError } from '../inputs/input-error.ts'
+import { InputError } from '../input-error.ts'
 import { outputsAsJson } from './outputs.ts'
 
 /** The command's exit codes (the contract's table, v1.4). */

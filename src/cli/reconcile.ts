@@ -7,7 +7,7 @@
 import type { CommandIo } from './io.ts'
 import { GitLabApi } from '../gitlab/api.ts'
 import { readGitLabReconcileSettings } from '../inputs/reconcile.ts'
-import { InputError } from '../inputs/input-error.ts'
+import { InputError } from '../input-error.ts'
 import type { InputSource } from '../step-io.ts'
 import { gitlabReconcilePass } from '../reconcile/gitlab-pass.ts'
 import { publishPass, renderPassSummary } from '../report/reconcile.ts'

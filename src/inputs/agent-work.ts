@@ -4,7 +4,7 @@ import { parseArtifactPatterns } from '../agent/artifacts.ts'
 import { ON_BLOCKED, type OnBlocked } from '../model/blocked.ts'
 import type { InputSource } from '../step-io.ts'
 import { errorMessage } from '../text/plain.ts'
-import { InputError } from './input-error.ts'
+import { InputError } from '../input-error.ts'
 import { parseBoolean, readCredits } from './values.ts'
 
 /** What the step brings back of the agent's work, and how it watches the run (v1.1). */

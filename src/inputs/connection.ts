@@ -2,7 +2,7 @@
 import type { InputSource } from '../step-io.ts'
 import { clip } from '../text/plain.ts'
 import type { World } from '../world.ts'
-import { InputError } from './input-error.ts'
+import { InputError } from '../input-error.ts'
 
 export interface Connection {
   readonly apiKey: string

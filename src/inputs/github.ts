@@ -9,7 +9,7 @@ import {
   type RepositoryRole,
 } from '../model/approval.ts'
 import type { InputSource } from '../step-io.ts'
-import { InputError } from './input-error.ts'
+import { InputError } from '../input-error.ts'
 
 export interface GitHubSettings {
   /** '' when no GitHub call is asked for. */

@@ -17,7 +17,7 @@ import {
   readRole,
   type GitHubSettings,
 } from './github.ts'
-import { InputError, inputNamed } from './input-error.ts'
+import { InputError } from '../input-error.ts'
 import { readOutput, type OutputSettings } from './output.ts'
 import { CREATE_ONLY_INPUTS, readTarget, SINGLE_RUN_INPUTS } from './run-target.ts'
 import { readContinueFrom, type ContinueFrom } from './surface.ts'
@@ -254,4 +254,10 @@ export function readCancelOnly(source: InputSource): (Connection & { name: strin
     )
   }
   return { ...connection, name }
+}
+
+/** An input as the door names it: see InputSource.nameOf. */
+export function inputNamed(source: InputSource, input: string, value?: string): string {
+  if (source.nameOf) return source.nameOf(input, value)
+  return value === undefined ? input : `${input}: ${value}`
 }

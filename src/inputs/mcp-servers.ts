@@ -1,7 +1,7 @@
 /** `mcp_servers`: the MCP servers a created run's agent may reach, checked entry by entry. */
 import type { McpServerConfig } from '../api/types.ts'
 import { errorMessage } from '../text/plain.ts'
-import { InputError } from './input-error.ts'
+import { InputError } from '../input-error.ts'
 import { isPlainObject } from './values.ts'
 
 /** Deep enough for any real configuration; deeper would only risk the stack when sent. */

@@ -3,7 +3,7 @@ import { readFileSync, realpathSync, statSync } from 'node:fs'
 import { isAbsolute, relative, resolve, sep } from 'node:path'
 import type { SchemaSource } from '../agent/structured-output.ts'
 import type { InputSource } from '../step-io.ts'
-import { InputError } from './input-error.ts'
+import { InputError } from '../input-error.ts'
 import { parseBoolean } from './values.ts'
 
 /** The agent's work as data (v1.2): a validated document, a pull-request review, a check run. */

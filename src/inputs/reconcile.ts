@@ -5,7 +5,7 @@
 import type { InputSource } from '../step-io.ts'
 import { readConnection, type Connection } from './connection.ts'
 import { readGitHubToken } from './github.ts'
-import { InputError } from './input-error.ts'
+import { InputError } from '../input-error.ts'
 import { parseBoolean, parsePositiveDuration } from './values.ts'
 
 /** What a pass reads of its own on either forge: `lookback`, `sweep` and `dry_run`. */

@@ -9,7 +9,7 @@ import type { AgentConfig, CreateRunRequest } from '../api/types.ts'
 import type { RunTarget } from '../model/step.ts'
 import type { InputSource } from '../step-io.ts'
 import { cut } from '../text/plain.ts'
-import { InputError } from './input-error.ts'
+import { InputError } from '../input-error.ts'
 import { parseMcpServers } from './mcp-servers.ts'
 import { isProblem, surfaceConfig } from './surface.ts'
 

@@ -5,7 +5,7 @@ import type { PassWhen } from '../model/set.ts'
 import type { InputSource } from '../step-io.ts'
 import { asSentence, cut, errorMessage } from '../text/plain.ts'
 import { readConnection } from './connection.ts'
-import { InputError } from './input-error.ts'
+import { InputError } from '../input-error.ts'
 import { cancelAskedBy, readPreviousRun, readStepSettings, type Settings } from './main-step.ts'
 import { readSchemaSource } from './output.ts'
 import {

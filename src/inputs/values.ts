@@ -1,5 +1,5 @@
 /** The values every reader of inputs parses the same way: booleans, durations, credits, maps. */
-import { InputError } from './input-error.ts'
+import { InputError } from '../input-error.ts'
 
 /** YAML 1.2 core schema booleans, as the contract promises. */
 export function parseBoolean(input: string, value: string): boolean {

@@ -5,7 +5,7 @@
 import { relative, resolve, isAbsolute } from 'node:path'
 import { readCreditBudgets } from '../inputs/budgets.ts'
 import { readConnection, type Connection } from '../inputs/connection.ts'
-import { InputError } from '../inputs/input-error.ts'
+import { InputError } from '../input-error.ts'
 import type { InputSource } from '../step-io.ts'
 import type { Forge } from '../world.ts'
 import { parsePeriod, type Period } from './period.ts'

@@ -1,6 +1,6 @@
 import { artifactsOutput, parseArtifacts } from '../agent/artifacts.ts'
 import { capResult } from '../agent/conversation.ts'
-import { InputError } from '../inputs/input-error.ts'
+import { InputError } from '../input-error.ts'
 import { costOf } from '../agent/cost.ts'
 import { safeForLog } from '../text/log.ts'
 import { jsonOutput, leadingThatFit, runOutput, setJsonOutput } from './json-output.ts'

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { parse } from 'yaml'
 import { expect } from 'vitest'
-import { InputError } from '../../src/inputs/input-error.ts'
+import { InputError } from '../../src/input-error.ts'
 import { readSettings, type Settings } from '../../src/inputs/main-step.ts'
 import { readRunnerWorld } from '../../src/runner.ts'
 import type { InputSource } from '../../src/step-io.ts'

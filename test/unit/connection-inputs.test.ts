@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { InputError } from '../../src/inputs/input-error.ts'
+import type { InputError } from '../../src/input-error.ts'
 import { readSettings } from '../../src/inputs/main-step.ts'
 import {
   BASE_URL,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { readReconcileSettings } from '../../src/inputs/reconcile.ts'
-import { InputError } from '../../src/inputs/input-error.ts'
+import { InputError } from '../../src/input-error.ts'
 import type { InputSource } from '../../src/step-io.ts'
 import { readRunnerWorld } from '../../src/runner.ts'
 

@@ -10,7 +10,7 @@ import {
   outputInstruction,
 } from '../../src/agent/structured-output.ts'
 import { withInstruction } from '../../src/run/output.ts'
-import { InputError } from '../../src/inputs/input-error.ts'
+import { InputError } from '../../src/input-error.ts'
 
 const inline = (text: string) => ({ input: 'output_schema', text })
 

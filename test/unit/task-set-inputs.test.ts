@@ -1,7 +1,7 @@
 /** A step with `tasks` (src/inputs/task-set.ts). */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { InputError } from '../../src/inputs/input-error.ts'
+import { InputError } from '../../src/input-error.ts'
 import { readTaskSettings, TASK_KEYS, TASKS_REFUSE } from '../../src/inputs/task-set.ts'
 import { actionYml, BASE_URL, fakeInputs, KEY, type ActionInput } from '../support/action-inputs.ts'
 

@@ -1,5 +1,4 @@
-/** The error that names a bad input, and an input as the door names it. */
-import type { InputSource } from '../step-io.ts'
+/** The error that names a bad input: the inputs' readers throw it, and the output schema's compiler. */
 
 /** A bad input value. The message names the input and the rule, never the key. */
 export class InputError extends Error {
@@ -13,10 +12,4 @@ export class InputError extends Error {
     this.input = input
     this.detail = message
   }
-}
-
-/** An input as the door names it: see InputSource.nameOf. */
-export function inputNamed(source: InputSource, input: string, value?: string): string {
-  if (source.nameOf) return source.nameOf(input, value)
-  return value === undefined ? input : `${input}: ${value}`
 }
