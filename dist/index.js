@@ -6949,7 +6949,8 @@ function howToAnswer(options) {
     return `To move it on, ${sentence}.`;
 }
 
-;// CONCATENATED MODULE: ./src/inputs/input-error.ts
+;// CONCATENATED MODULE: ./src/input-error.ts
+/** The error that names a bad input: the inputs' readers throw it, and the output schema's compiler. */
 /** A bad input value. The message names the input and the rule, never the key. */
 class InputError extends Error {
     name = 'InputError';
@@ -6961,12 +6962,6 @@ class InputError extends Error {
         this.input = input;
         this.detail = message;
     }
-}
-/** An input as the door names it: see InputSource.nameOf. */
-function inputNamed(source, input, value) {
-    if (source.nameOf)
-        return source.nameOf(input, value);
-    return value === undefined ? input : `${input}: ${value}`;
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/values.ts
@@ -7870,6 +7865,12 @@ function readCancelOnly(source) {
         throw new InputError('cancel_only', `cannot be combined with ${others.join(', ')}: it only cancels the runs named by name.`);
     }
     return { ...connection, name };
+}
+/** An input as the door names it: see InputSource.nameOf. */
+function inputNamed(source, input, value) {
+    if (source.nameOf)
+        return source.nameOf(input, value);
+    return value === undefined ? input : `${input}: ${value}`;
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/task-set.ts
