@@ -242,7 +242,12 @@ export class MergeRequestNote {
   #withEntry(entry: NoteEntry, record: NoteRecord): KeyHistory {
     const { runs, sets } = this.#history
     const shown = { startedAt: this.#startedAt, workflowRun: this.#options.jobUrl }
-    if (entry.run) return { runs: mergeRuns(runs, { ...entry.run, ...shown }), sets }
+    if (entry.run) {
+      // A writer with no job of its own (a reconcile pass) keeps the link to the job that ran it.
+      const earlier = runs.find((one) => one.runId === entry.run.runId)
+      const workflowRun = shown.workflowRun ?? earlier?.workflowRun
+      return { runs: mergeRuns(runs, { ...entry.run, ...shown, workflowRun }), sets }
+    }
     return { runs, sets: mergeSets(sets, { ...entry.set, ...shown, set: setIdOf(record) }) }
   }
 

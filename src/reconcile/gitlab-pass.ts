@@ -4,6 +4,7 @@ import { rowOf, walkRuns } from './walk.ts'
 import { gitlabReason, jobFinished, type GitLabApi } from '../gitlab/api.ts'
 import { MergeRequestNote, type MergeRequestTarget } from '../gitlab/note.ts'
 import type { NoteRecord } from '../gitlab/note-text.ts'
+import { outcomeWordOf } from '../model/ending.ts'
 import type { Log } from '../log.ts'
 import { describeCancel } from '../model/cancel.ts'
 import { FORGE_KEY } from '../model/home.ts'
@@ -131,9 +132,19 @@ async function finishRun(
   }
   const why = `it ended ${run.state}; its note on ${note.where} still showed it going`
   if (settings.dryRun) return rowOf(run, 'finalized', why)
-  const summary = renderSummary({ kind: 'finished', run, elapsedMs: elapsedOf(run) })
+  const outcome = { kind: 'finished', run, elapsedMs: elapsedOf(run) } as const
+  const summary = renderSummary(outcome)
   const text = tag.waits ? summary : `${summary.trim()}\n\n${FINISHED_LINE}`
-  if (!(await note.note.upsert(text, { ...note.record, ended: true }))) {
+  // The key's history has its end too, so that a later job of the key lists it as it ended.
+  const entry = {
+    run: {
+      runId: run.run_id,
+      state: run.state,
+      outcome: outcomeWordOf(outcome),
+      ...(run.session_link ? { sessionLink: run.session_link } : {}),
+    },
+  }
+  if (!(await note.note.upsert(text, { ...note.record, ended: true }, entry))) {
     return rowOf(run, 'failed', `${why}; GitLab refused the note, so the next pass tries again`)
   }
   return rowOf(run, 'finalized', why)

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { CreateRunRequest } from '../../src/api/types.ts'
-import { markerOf } from '../../src/gitlab/note-text.ts'
+import { markerOf, noteMarkerOf } from '../../src/gitlab/note-text.ts'
 import { FakeGitLab } from '../fake-gitlab/server.ts'
 import { against, command } from './command.ts'
 import { until } from './harness.ts'
@@ -46,6 +46,7 @@ async function gitlabProject() {
     CI_MERGE_REQUEST_IID: '7',
     CI_PIPELINE_ID: '8801',
     CI_JOB_ID: '9001',
+    CI_JOB_URL: 'https://gitlab.example.test/acme/app/-/jobs/9001',
     CI_JOB_NAME: 'review',
     CI_COMMIT_SHA: 'a'.repeat(40),
   }
@@ -115,6 +116,11 @@ describe('cloud-agent-run reconcile', () => {
       const notes = gitlab.notes(42, 7)
       expect(notes).toHaveLength(1)
       expect(markerOf(notes[0]?.body ?? '')?.record).toMatchObject({ run: runId, ended: true })
+      // The key's history has the run's end too, with the job that started it: a later job of
+      // the key lists it as it ended, not as started.
+      const [entry] = noteMarkerOf(notes[0]?.body ?? '')?.history.runs ?? []
+      expect(entry).toMatchObject({ runId, state: 'SUCCEEDED', outcome: 'succeeded' })
+      expect(entry?.workflowRun).toMatch(/\/-\/jobs\/9001$/)
       expect(notes[0]?.body).toContain('succeeded')
       expect(notes[0]?.body).toContain('a reconcile pass wrote its end here')
 
