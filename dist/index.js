@@ -21677,8 +21677,12 @@ class MergeRequestNote {
     #withEntry(entry, record) {
         const { runs, sets } = this.#history;
         const shown = { startedAt: this.#startedAt, workflowRun: this.#options.jobUrl };
-        if (entry.run)
-            return { runs: mergeRuns(runs, { ...entry.run, ...shown }), sets };
+        if (entry.run) {
+            // A writer with no job of its own (a reconcile pass) keeps the link to the job that ran it.
+            const earlier = runs.find((one) => one.runId === entry.run.runId);
+            const workflowRun = shown.workflowRun ?? earlier?.workflowRun;
+            return { runs: mergeRuns(runs, { ...entry.run, ...shown, workflowRun }), sets };
+        }
         return { runs, sets: mergeSets(sets, { ...entry.set, ...shown, set: setIdOf(record) }) };
     }
     /** Every note of the token's user that opens with a marker, oldest first. */
@@ -22381,6 +22385,7 @@ function awaitingJob(tag, record, runId) {
 
 
 
+
 const FINISHED_LINE = 'Its job ended without waiting for it (--no-wait); a reconcile pass wrote its end here.';
 /**
  * `cloud-agent-run reconcile`, one pass over a GitLab project's runs updated within the
@@ -22448,9 +22453,19 @@ async function gitlab_pass_finishRun(run, tag, note, settings, deps) {
     const why = `it ended ${run.state}; its note on ${note.where} still showed it going`;
     if (settings.dryRun)
         return walk_rowOf(run, 'finalized', why);
-    const summary = renderSummary({ kind: 'finished', run, elapsedMs: elapsedOf(run) });
+    const outcome = { kind: 'finished', run, elapsedMs: elapsedOf(run) };
+    const summary = renderSummary(outcome);
     const text = tag.waits ? summary : `${summary.trim()}\n\n${FINISHED_LINE}`;
-    if (!(await note.note.upsert(text, { ...note.record, ended: true }))) {
+    // The key's history has its end too, so that a later job of the key lists it as it ended.
+    const entry = {
+        run: {
+            runId: run.run_id,
+            state: run.state,
+            outcome: outcomeWordOf(outcome),
+            ...(run.session_link ? { sessionLink: run.session_link } : {}),
+        },
+    };
+    if (!(await note.note.upsert(text, { ...note.record, ended: true }, entry))) {
         return walk_rowOf(run, 'failed', `${why}; GitLab refused the note, so the next pass tries again`);
     }
     return walk_rowOf(run, 'finalized', why);
