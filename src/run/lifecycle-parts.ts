@@ -28,8 +28,11 @@ export interface ReadingWatch {
 /** What one look at a run's document found: it validates, a correction is due, or none is left. */
 export type DocumentCheck = { conversation?: Conversation } & (
   | { kind: 'valid'; document: unknown }
-  /** Ask the run for a corrected document with `message`, within `remainingMs`. */
-  | { kind: 'correct'; message: string; remainingMs: number }
+  /**
+   * Ask the run for a corrected document with `message`, within `remainingMs`; `input` names the
+   * schema it did not validate against, should the run refuse.
+   */
+  | { kind: 'correct'; message: string; remainingMs: number; input: InvalidOutput['input'] }
   | { kind: 'invalid'; invalidOutput: InvalidOutput }
 )
 

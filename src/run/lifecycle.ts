@@ -322,7 +322,7 @@ export class RunLifecycle {
         this.record.invalidOutput = {
           errors: [`the run refused the correction (${refusal})`],
           corrections: this.#corrections - 1,
-          input: 'output_schema',
+          input: checked.input,
         }
       } else if (checked.kind === 'valid') this.record.document = checked.document
       else this.record.invalidOutput = checked.invalidOutput

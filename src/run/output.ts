@@ -71,7 +71,8 @@ export async function checkDocument(
   deps.log.warning(
     `The agent's result does not validate: ${shown}. Asking run ${safeForLog(runId)} for a corrected one (correction ${corrections + 1} of ${deps.retries}).`,
   )
-  return { kind: 'correct', message: correctionRequest(errors), remainingMs, conversation }
+  const message = correctionRequest(errors)
+  return { kind: 'correct', message, remainingMs, input: deps.schema.input, conversation }
 }
 
 /** The newest `result.json` FILE artifact's text, or undefined when there is none to read. */

@@ -191,6 +191,25 @@ describe('pull_request_review and check_run', () => {
     expect(first?.body).toContain(`[the newer review](${current?.html_url})`)
   })
 
+  it("a review whose correction the run refuses ends invalid_output, naming the review's schema", async () => {
+    const { api, env } = await servers(agentSays({ summary: 'Fine.', verdict: 'maybe' }))
+    api.injectFault({
+      method: 'POST',
+      path: /\/followups$/,
+      fault: { kind: 'status', status: 422, body: { detail: 'The run takes no follow-up.' } },
+    })
+    const result = await runStep({
+      inputs: inputsFor(api, { prompt: 'Review', pull_request_review: 'true' }),
+      env,
+    })
+    expect(result.code, result.stdout).toBe(1)
+    expect(result.outputs.outcome).toBe('invalid_output')
+    expect(result.stdout).toMatch(/::warning::Run \S+ refused the correction:/)
+    expect(result.stdout).toMatch(
+      /::error::Run \S+: the agent's result did not validate against the review's schema \(pull_request_review\): the run refused the correction/,
+    )
+  })
+
   it('a broken run is never "changes requested"; without checks: write, a warning and the run goes on', async () => {
     const failing: RunScript = [
       { state: 'INPROGRESS', afterMs: 0 },
