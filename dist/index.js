@@ -13347,7 +13347,8 @@ async function checkDocument(run, corrections, deps) {
         return { kind: 'invalid', invalidOutput, conversation };
     }
     deps.log.warning(`The agent's result does not validate: ${shown}. Asking run ${safeForLog(runId)} for a corrected one (correction ${corrections + 1} of ${deps.retries}).`);
-    return { kind: 'correct', message: correctionRequest(errors), remainingMs, conversation };
+    const message = correctionRequest(errors);
+    return { kind: 'correct', message, remainingMs, input: deps.schema.input, conversation };
 }
 /** The newest `result.json` FILE artifact's text, or undefined when there is none to read. */
 async function readResultFile(artifacts, deps) {
@@ -14343,7 +14344,7 @@ class RunLifecycle {
                 this.record.invalidOutput = {
                     errors: [`the run refused the correction (${refusal})`],
                     corrections: this.#corrections - 1,
-                    input: 'output_schema',
+                    input: checked.input,
                 };
             }
             else if (checked.kind === 'valid')
