@@ -12,6 +12,8 @@ import {
   type OutputSchema,
 } from '../agent/structured-output.ts'
 import { readConversation, type AgentWorkSources } from '../agent/work.ts'
+import { PAST_TIMEOUT_MS } from '../timing.ts'
+import { withinWaits } from './gather.ts'
 import type { OutputSettings } from '../inputs/output.ts'
 import type { Log } from '../log.ts'
 import type { CreateRunRequest, RunItem } from '../api/types.ts'
@@ -159,8 +161,8 @@ export interface DocumentSources {
   readonly retries: number
   /** The step's deadline (its start plus `timeout`): corrections are waited for within it. */
   readonly deadline: number
-  /** Aborts every read: the step's signal, and PAST_TIMEOUT_MS past the timeout. */
-  readonly signal: () => AbortSignal
+  /** The step's signal: every read ends with it, and PAST_TIMEOUT_MS past the deadline. */
+  readonly signal: AbortSignal
   readonly now: () => number
   /** Where the check's lines go: the step's log, or a task's (its lines name it). */
   readonly log: Log
@@ -175,15 +177,16 @@ export function documentCheck(
   from: DocumentSources,
 ): (run: RunItem, corrections: number) => Promise<DocumentCheck> {
   const { sources, log } = from
+  const bounded = () => withinWaits(from.signal, from.deadline + PAST_TIMEOUT_MS)
   const deps: OutputCheckDeps = {
     schema: request.schema,
     retries: from.retries,
     deadline: from.deadline,
     now: from.now,
     log,
-    readConversation: (runId) => readConversation(runId, sources, log, from.signal()),
+    readConversation: (runId) => readConversation(runId, sources, log, bounded()),
     readFile: async (artifact) =>
-      Buffer.from(await sources.fetchFile(artifact, from.signal())).toString('utf8'),
+      Buffer.from(await sources.fetchFile(artifact, bounded())).toString('utf8'),
   }
   return (run, corrections) => checkDocument(run, corrections, deps)
 }

@@ -11,7 +11,7 @@ import type { Settings } from '../inputs/main-step.ts'
 import type { StepTarget } from '../model/step.ts'
 import { publishOutcome } from '../report/publish.ts'
 import { runTag } from '../run/create.ts'
-import { gatherAgentWork, withinWaits } from '../run/gather.ts'
+import { gatherAgentWork } from '../run/gather.ts'
 import type { Interruption } from '../run/interruption.ts'
 import {
   documentCheck,
@@ -99,7 +99,7 @@ async function prepare(step: RunStart): Promise<PreparedStep | undefined> {
 
 /** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
 async function execute(step: PreparedRun, interruption: Interruption): Promise<ExecutedRun> {
-  const { settings, client, tracker, surfaces, watcher, output, sources, waitsEndBy } = step
+  const { settings, client, tracker, surfaces, watcher, output, sources } = step
   const handoff = stepHandoff(settings, step.home)
   // A newer step steers the run: a workflow that cancels this one for it hands the run over.
   const steering = step.steering ?? githubSteering(step, surfaces.commit?.sha)
@@ -110,7 +110,7 @@ async function execute(step: PreparedRun, interruption: Interruption): Promise<E
       sources,
       retries: settings.output.retries,
       deadline: Date.now() + settings.timeoutMs,
-      signal: () => withinWaits(interruption.signal, waitsEndBy),
+      signal: interruption.signal,
       now: Date.now,
       log: step.io,
     })

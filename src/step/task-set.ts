@@ -14,7 +14,7 @@ import { outcomeOfRun } from '../model/run-outcome.ts'
 import { passWhenText, taskLabel, type SetOutcome, type TaskRun } from '../model/set.ts'
 import { publishSetOutcome, type TaskWork } from '../report/set.ts'
 import { runTag, SET_KEY, taskTag, type RunTag } from '../run/create.ts'
-import { gatherAgentWork, withinWaits } from '../run/gather.ts'
+import { gatherAgentWork } from '../run/gather.ts'
 import type { Interruption } from '../run/interruption.ts'
 import { documentCheck, prepareOutput, type OutputRequest } from '../run/output.ts'
 import { TaskSetRun } from '../run/set.ts'
@@ -129,7 +129,7 @@ function setRun(set: PreparedSet, interruption: Interruption): TaskSetRun {
           sources,
           retries: settings.output.retries,
           deadline,
-          signal: () => withinWaits(signal, deadline + PAST_TIMEOUT_MS),
+          signal,
           now: Date.now,
           log: namedLog(io, name),
         })
