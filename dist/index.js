@@ -13316,6 +13316,8 @@ function structured_output_clip(text) {
 
 
 
+
+
 /**
  * One look at the document of a run that succeeded, after `corrections` corrections: from its
  * final answer, else its `result.json`, validated against the schema. The one check of one
@@ -13417,14 +13419,15 @@ function withInstruction(target, instruction) {
  */
 function documentCheck(request, from) {
     const { sources, log } = from;
+    const bounded = () => withinWaits(from.signal, from.deadline + timing/* PAST_TIMEOUT_MS */.WP);
     const deps = {
         schema: request.schema,
         retries: from.retries,
         deadline: from.deadline,
         now: from.now,
         log,
-        readConversation: (runId) => readConversation(runId, sources, log, from.signal()),
-        readFile: async (artifact) => Buffer.from(await sources.fetchFile(artifact, from.signal())).toString('utf8'),
+        readConversation: (runId) => readConversation(runId, sources, log, bounded()),
+        readFile: async (artifact) => Buffer.from(await sources.fetchFile(artifact, bounded())).toString('utf8'),
     };
     return (run, corrections) => checkDocument(run, corrections, deps);
 }
@@ -15477,7 +15480,7 @@ async function prepare(step) {
 }
 /** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
 async function execute(step, interruption) {
-    const { settings, client, tracker, surfaces, watcher, output, sources, waitsEndBy } = step;
+    const { settings, client, tracker, surfaces, watcher, output, sources } = step;
     const handoff = stepHandoff(settings, step.home);
     // A newer step steers the run: a workflow that cancels this one for it hands the run over.
     const steering = step.steering ?? githubSteering(step, surfaces.commit?.sha);
@@ -15488,7 +15491,7 @@ async function execute(step, interruption) {
             sources,
             retries: settings.output.retries,
             deadline: Date.now() + settings.timeoutMs,
-            signal: () => withinWaits(interruption.signal, waitsEndBy),
+            signal: interruption.signal,
             now: Date.now,
             log: step.io,
         });
@@ -16297,7 +16300,7 @@ function setRun(set, interruption) {
                 sources,
                 retries: settings.output.retries,
                 deadline,
-                signal: () => withinWaits(signal, deadline + timing/* PAST_TIMEOUT_MS */.WP),
+                signal,
                 now: Date.now,
                 log: namedLog(io, name),
             });
