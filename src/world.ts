@@ -69,9 +69,17 @@ export interface EventPayload {
   review?: { user?: EventUser }
   sender?: EventUser
   /** A workflow_run event's run, and the pull requests of its head branch. */
-  workflow_run?: { pull_requests?: { number?: number }[] }
+  workflow_run?: { pull_requests?: ListedPullRequest[] }
   /** A check_suite event's suite, and the pull requests of its head. */
-  check_suite?: { pull_requests?: { number?: number }[] }
+  check_suite?: { pull_requests?: ListedPullRequest[] }
+  /** A check_run event's run, and the pull requests of its head. */
+  check_run?: { pull_requests?: ListedPullRequest[] }
+}
+
+/** A pull request as a check's event lists it: its number, and its base's API address. */
+interface ListedPullRequest {
+  number?: number
+  base?: { repo?: { url?: string } }
 }
 
 interface EventUser {

@@ -1,5 +1,5 @@
 import { workflowRunUrl, type EventPayload, type World } from '../world.ts'
-import { eventHeadSha, eventPullRequest } from './event.ts'
+import { eventHeadSha, eventThread, type EventThread } from './event.ts'
 import { loadOctokit, type Octokit } from './octokit.ts'
 import { threadOf, type ThreadLookup } from './thread.ts'
 
@@ -20,7 +20,9 @@ export class GitHubContext {
   readonly event: EventPayload | undefined
   /** The pull request or issue the event is about, for the comment. */
   readonly thread: ThreadLookup
-  /** The pull request's number, when the event is about one. */
+  /** The pull request or issue the event names (a check's pull request too): where runs belong. */
+  readonly named: EventThread | undefined
+  /** The pull request's number, when the event names one. */
   readonly pullRequest: number | undefined
   /** The pull request's head as the event delivered it (pull_request events only), or approved. */
   readonly eventHeadSha: string | undefined
@@ -46,7 +48,8 @@ export class GitHubContext {
     this.eventName = world.eventName ?? ''
     this.event = world.event
     this.thread = threadOf(this.eventName, this.event, this.repository)
-    this.pullRequest = eventPullRequest(this.event)
+    this.named = eventThread(this.event, world.repository)
+    this.pullRequest = this.named?.pullRequest ? this.named.number : undefined
     this.eventHeadSha = approvedHead ?? eventHeadSha(this.event)
     this.sha = SHA.test(world.sha ?? '') ? world.sha : undefined
     this.workflowRun = workflowRunUrl(world)

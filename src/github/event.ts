@@ -27,23 +27,48 @@ export function eventHeadSha(payload: EventPayload | undefined): string | undefi
   return typeof sha === 'string' && SHA.test(sha) ? sha : undefined
 }
 
-/**
- * The pull request a run this step continues made (`continue_from: pull_request`): the event's
- * own, else the first of a workflow_run's or check_suite's (a failed check on its head).
- */
-export function eventMadeChange(payload: EventPayload | undefined): number | undefined {
-  const own = eventPullRequest(payload)
-  if (own !== undefined) return own
-  const listed = payload?.workflow_run?.pull_requests ?? payload?.check_suite?.pull_requests
-  const first = Array.isArray(listed) ? listed[0]?.number : undefined
-  return typeof first === 'number' && Number.isSafeInteger(first) && first > 0 ? first : undefined
+/** The pull request or issue an event names: the one reading of a step's thread. */
+export interface EventThread {
+  readonly number: number
+  /** Whether the thread is a pull request (an issue's is not). */
+  readonly pullRequest: boolean
 }
 
-/** The pull request the event is about: its number, when the thread is a pull request. */
-export function eventPullRequest(payload: EventPayload | undefined): number | undefined {
-  if (typeof payload?.pull_request?.number === 'number') return payload.pull_request.number
-  if (payload?.issue?.pull_request && typeof payload.issue.number === 'number') {
-    return payload.issue.number
-  }
-  return undefined
+/**
+ * The thread an event names, the same for every event that names one: its own pull request
+ * (`pull_request`, `pull_request_target`, `pull_request_review`, `pull_request_review_comment`),
+ * its issue (`issues`, `issue_comment`, a pull request's when the issue is one), else the first
+ * pull request of a check's head (`workflow_run`, `check_suite`, `check_run`: a CI fix's, which
+ * `cancel_only` and `pr_credit_budget` find by it). A check's pull request of another repository
+ * (GitHub lists those of a fork's upstream too) is not this project's thread.
+ */
+export function eventThread(
+  payload: EventPayload | undefined,
+  repository?: string,
+): EventThread | undefined {
+  const own = payload?.pull_request?.number
+  if (isNumber(own)) return { number: own, pullRequest: true }
+  const issue = payload?.issue?.number
+  if (isNumber(issue)) return { number: issue, pullRequest: Boolean(payload?.issue?.pull_request) }
+  const listed =
+    payload?.workflow_run?.pull_requests ??
+    payload?.check_suite?.pull_requests ??
+    payload?.check_run?.pull_requests
+  if (!Array.isArray(listed)) return undefined
+  const ofProject = listed.find(
+    (pull) => isNumber(pull?.number) && ofRepository(pull?.base?.repo?.url, repository),
+  )
+  return ofProject?.number === undefined
+    ? undefined
+    : { number: ofProject.number, pullRequest: true }
+}
+
+function isNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0
+}
+
+/** Whether a listed pull request's base (its API address, when given) is this repository. */
+function ofRepository(url: string | undefined, repository: string | undefined): boolean {
+  if (typeof url !== 'string' || !repository) return true
+  return url.toLowerCase().endsWith(`/repos/${repository.toLowerCase()}`)
 }

@@ -7,7 +7,6 @@ import type { PreviousRun } from '../inputs/main-step.ts'
 import { handoffMetadata } from '../model/handoff.ts'
 import type { RunHome } from '../model/home.ts'
 import type { GitHubContext } from './context.ts'
-import { eventMadeChange } from './event.ts'
 
 /** The metadata by which a step hands its run over to a later reconcile pass. */
 export function stepHandoff(
@@ -47,31 +46,24 @@ export function setHandoff(
 }
 
 /**
- * The pull request or issue the run was started for: the comment's thread,
- * else the pull request of an event that has no thread to comment on (a
- * review, a review comment), which `pr_credit_budget` still counts by.
+ * The pull request or issue the run was started for, as the event names it (a check's pull
+ * request too, for a CI fix): its thread, and its pull request, which `pr_credit_budget` counts by.
  */
-export function githubThread(context: GitHubContext): {
+export function githubThread(context: Pick<GitHubContext, 'named' | 'pullRequest'>): {
   thread: number | undefined
   pullRequest: number | undefined
 } {
-  const { thread } = context
-  return {
-    thread: thread.kind === 'found' ? thread.thread.issueNumber : context.pullRequest,
-    pullRequest: context.pullRequest,
-  }
+  return { thread: context.named?.number, pullRequest: context.pullRequest }
 }
 
 /**
- * Where `continue_from: pull_request` looks: the step's home, its pull request the event's (a
- * workflow_run's or check_suite's first, for a failed check), and the head the step works on.
+ * Where `continue_from: pull_request` looks: the step's home, whose pull request is the one the
+ * event names (a workflow_run's or check_suite's first, for a failed check), and the head the
+ * step works on.
  */
 export function continueSource(
   home: RunHome,
-  context: Pick<GitHubContext, 'event'>,
   head: string | undefined,
 ): { home: RunHome; head?: string } {
-  const change =
-    home.change ?? (home.forge === 'github' ? eventMadeChange(context.event) : undefined)
-  return { home: { ...home, change }, ...(head ? { head } : {}) }
+  return { home, ...(head ? { head } : {}) }
 }

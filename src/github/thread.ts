@@ -1,4 +1,5 @@
 import type { EventPayload } from '../world.ts'
+import { eventThread } from './event.ts'
 
 /** The pull request or issue whose conversation this workflow run belongs to. */
 export interface Thread {
@@ -32,8 +33,8 @@ export function threadOf(
   if (!payload) {
     return { kind: 'none', reason: 'the event payload (GITHUB_EVENT_PATH) cannot be read' }
   }
-  const issueNumber = payload.pull_request?.number ?? payload.issue?.number
-  if (!repository || typeof issueNumber !== 'number') {
+  const issueNumber = eventThread(payload)?.number
+  if (!repository || issueNumber === undefined) {
     return { kind: 'none', reason: `the ${eventName} event names no pull request or issue` }
   }
   return { kind: 'found', thread: { ...repository, issueNumber } }

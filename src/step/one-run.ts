@@ -126,7 +126,7 @@ async function execute(step: PreparedRun, interruption: Interruption): Promise<E
     tag: runTag(step.world, undefined, head, handoff),
     onProgress: (runs) => surfaces.showRunning(runs),
     steer: steering.source,
-    continueFrom: continueSource(step.home, step.github, head),
+    continueFrom: continueSource(step.home, head),
     onSteered: () => step.io.setOutput('steered', 'true'),
     checkResult,
   }

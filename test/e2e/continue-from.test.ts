@@ -140,7 +140,8 @@ describe('continue_from: pull_request', () => {
       {
         prompt: 'An earlier fix',
         config: { name: 'fix-ci' },
-        metadata: { gh_repository: 'octo-org/app', gh_forge: 'github' },
+        // An earlier fix of the pull request: a check's run carries its pull request as its thread.
+        metadata: { gh_repository: 'octo-org/app', gh_forge: 'github', gh_thread: String(PR) },
       },
       { script: [{ state: 'INPROGRESS', afterMs: 0 }] },
     )

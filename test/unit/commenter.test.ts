@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { judgeRole, roleOf, screenAuthor } from '../../src/github/commenter.ts'
-import { eventAuthorOf, eventHeadSha, eventPullRequest } from '../../src/github/event.ts'
+import { eventAuthorOf, eventHeadSha, eventThread } from '../../src/github/event.ts'
 
 const rules = { commenterPermission: 'write' as const, allowedBots: ['renovate'] }
 const person = { login: 'alice', isBot: false, what: 'comment' as const }
@@ -91,8 +91,28 @@ describe('the event payload', () => {
       'a'.repeat(40),
     )
     expect(eventHeadSha({ pull_request: { head: { sha: 'main' } } })).toBeUndefined()
-    expect(eventPullRequest({ issue: { number: 7, pull_request: {} } })).toBe(7)
-    expect(eventPullRequest({ issue: { number: 7 } })).toBeUndefined()
-    expect(eventPullRequest({ pull_request: { number: 8 } })).toBe(8)
+    expect(eventThread({ issue: { number: 7, pull_request: {} } })).toEqual({
+      number: 7,
+      pullRequest: true,
+    })
+    expect(eventThread({ issue: { number: 7 } })).toEqual({ number: 7, pullRequest: false })
+    expect(eventThread({ pull_request: { number: 8 } })).toEqual({ number: 8, pullRequest: true })
+  })
+
+  it('reads a check’s pull request as the thread, never one of another repository', () => {
+    const pull = (number: number, repo: string) => ({
+      number,
+      base: { repo: { url: `https://api.github.com/repos/${repo}` } },
+    })
+    const listed = [pull(3, 'upstream/app'), pull(4, 'octo-org/App')]
+    for (const event of ['workflow_run', 'check_suite', 'check_run'] as const) {
+      const payload = { [event]: { pull_requests: listed } }
+      expect(eventThread(payload, 'octo-org/app')).toEqual({ number: 4, pullRequest: true })
+      expect(eventThread({ [event]: { pull_requests: [] } }, 'octo-org/app')).toBeUndefined()
+    }
+    expect(eventThread({ workflow_run: { pull_requests: [{ number: 9 }] } })).toEqual({
+      number: 9,
+      pullRequest: true,
+    })
   })
 })
