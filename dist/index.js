@@ -4526,25 +4526,38 @@ function eventHeadSha(payload) {
     return typeof sha === 'string' && SHA.test(sha) ? sha : undefined;
 }
 /**
- * The pull request a run this step continues made (`continue_from: pull_request`): the event's
- * own, else the first of a workflow_run's or check_suite's (a failed check on its head).
+ * The thread an event names, the same for every event that names one: its own pull request
+ * (`pull_request`, `pull_request_target`, `pull_request_review`, `pull_request_review_comment`),
+ * its issue (`issues`, `issue_comment`, a pull request's when the issue is one), else the first
+ * pull request of a check's head (`workflow_run`, `check_suite`, `check_run`: a CI fix's, which
+ * `cancel_only` and `pr_credit_budget` find by it). A check's pull request of another repository
+ * (GitHub lists those of a fork's upstream too) is not this project's thread.
  */
-function eventMadeChange(payload) {
-    const own = eventPullRequest(payload);
-    if (own !== undefined)
-        return own;
-    const listed = payload?.workflow_run?.pull_requests ?? payload?.check_suite?.pull_requests;
-    const first = Array.isArray(listed) ? listed[0]?.number : undefined;
-    return typeof first === 'number' && Number.isSafeInteger(first) && first > 0 ? first : undefined;
+function eventThread(payload, repository) {
+    const own = payload?.pull_request?.number;
+    if (isNumber(own))
+        return { number: own, pullRequest: true };
+    const issue = payload?.issue?.number;
+    if (isNumber(issue))
+        return { number: issue, pullRequest: Boolean(payload?.issue?.pull_request) };
+    const listed = payload?.workflow_run?.pull_requests ??
+        payload?.check_suite?.pull_requests ??
+        payload?.check_run?.pull_requests;
+    if (!Array.isArray(listed))
+        return undefined;
+    const ofProject = listed.find((pull) => isNumber(pull?.number) && ofRepository(pull?.base?.repo?.url, repository));
+    return ofProject?.number === undefined
+        ? undefined
+        : { number: ofProject.number, pullRequest: true };
 }
-/** The pull request the event is about: its number, when the thread is a pull request. */
-function eventPullRequest(payload) {
-    if (typeof payload?.pull_request?.number === 'number')
-        return payload.pull_request.number;
-    if (payload?.issue?.pull_request && typeof payload.issue.number === 'number') {
-        return payload.issue.number;
-    }
-    return undefined;
+function isNumber(value) {
+    return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+/** Whether a listed pull request's base (its API address, when given) is this repository. */
+function ofRepository(url, repository) {
+    if (typeof url !== 'string' || !repository)
+        return true;
+    return url.toLowerCase().endsWith(`/repos/${repository.toLowerCase()}`);
 }
 
 ;// CONCATENATED MODULE: ./src/text/log.ts
@@ -4715,6 +4728,7 @@ function reasonOf(error) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/thread.ts
+
 const THREAD_EVENTS = [
     'pull_request',
     'pull_request_target',
@@ -4733,8 +4747,8 @@ function threadOf(eventName, payload, repository) {
     if (!payload) {
         return { kind: 'none', reason: 'the event payload (GITHUB_EVENT_PATH) cannot be read' };
     }
-    const issueNumber = payload.pull_request?.number ?? payload.issue?.number;
-    if (!repository || typeof issueNumber !== 'number') {
+    const issueNumber = eventThread(payload)?.number;
+    if (!repository || issueNumber === undefined) {
         return { kind: 'none', reason: `the ${eventName} event names no pull request or issue` };
     }
     return { kind: 'found', thread: { ...repository, issueNumber } };
@@ -4756,7 +4770,9 @@ class GitHubContext {
     event;
     /** The pull request or issue the event is about, for the comment. */
     thread;
-    /** The pull request's number, when the event is about one. */
+    /** The pull request or issue the event names (a check's pull request too): where runs belong. */
+    named;
+    /** The pull request's number, when the event names one. */
     pullRequest;
     /** The pull request's head as the event delivered it (pull_request events only), or approved. */
     eventHeadSha;
@@ -4781,7 +4797,8 @@ class GitHubContext {
         this.eventName = world.eventName ?? '';
         this.event = world.event;
         this.thread = threadOf(this.eventName, this.event, this.repository);
-        this.pullRequest = eventPullRequest(this.event);
+        this.named = eventThread(this.event, world.repository);
+        this.pullRequest = this.named?.pullRequest ? this.named.number : undefined;
         this.eventHeadSha = approvedHead ?? eventHeadSha(this.event);
         this.sha = context_SHA.test(world.sha ?? '') ? world.sha : undefined;
         this.workflowRun = workflowRunUrl(world);
@@ -5283,7 +5300,6 @@ function setShapeOf(text) {
 
 ;// CONCATENATED MODULE: ./src/github/handoff.ts
 
-
 /** The metadata by which a step hands its run over to a later reconcile pass. */
 function stepHandoff(settings, home) {
     const { github } = settings;
@@ -5313,24 +5329,19 @@ function setHandoff(github, home, set) {
     });
 }
 /**
- * The pull request or issue the run was started for: the comment's thread,
- * else the pull request of an event that has no thread to comment on (a
- * review, a review comment), which `pr_credit_budget` still counts by.
+ * The pull request or issue the run was started for, as the event names it (a check's pull
+ * request too, for a CI fix): its thread, and its pull request, which `pr_credit_budget` counts by.
  */
 function githubThread(context) {
-    const { thread } = context;
-    return {
-        thread: thread.kind === 'found' ? thread.thread.issueNumber : context.pullRequest,
-        pullRequest: context.pullRequest,
-    };
+    return { thread: context.named?.number, pullRequest: context.pullRequest };
 }
 /**
- * Where `continue_from: pull_request` looks: the step's home, its pull request the event's (a
- * workflow_run's or check_suite's first, for a failed check), and the head the step works on.
+ * Where `continue_from: pull_request` looks: the step's home, whose pull request is the one the
+ * event names (a workflow_run's or check_suite's first, for a failed check), and the head the
+ * step works on.
  */
-function continueSource(home, context, head) {
-    const change = home.change ?? (home.forge === 'github' ? eventMadeChange(context.event) : undefined);
-    return { home: { ...home, change }, ...(head ? { head } : {}) };
+function continueSource(home, head) {
+    return { home, ...(head ? { head } : {}) };
 }
 
 ;// CONCATENATED MODULE: ./src/model/home.ts
@@ -15507,7 +15518,7 @@ async function execute(step, interruption) {
         tag: runTag(step.world, undefined, head, handoff),
         onProgress: (runs) => surfaces.showRunning(runs),
         steer: steering.source,
-        continueFrom: continueSource(step.home, step.github, head),
+        continueFrom: continueSource(step.home, head),
         onSteered: () => step.io.setOutput('steered', 'true'),
         checkResult,
     };
