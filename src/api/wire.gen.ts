@@ -560,6 +560,7 @@ export interface components {
       agent_config?: components['schemas']['AmbientAgentConfig']
       conversation_id?: string
       parent_run_id?: string
+      root_run_id: string
       is_sandbox_running?: boolean
       artifacts?: components['schemas']['ArtifactItem'][]
       agent_skill?: components['schemas']['AgentSkill']
@@ -772,6 +773,7 @@ export interface components {
       | 'GITHUB_ACTION'
       | 'CLOUD_MODE'
       | 'CLI'
+      | 'ORCHESTRATION'
     /** @enum {string} */
     RunExecutionLocation: 'LOCAL' | 'REMOTE'
     AmbientAgentConfig: {
@@ -2678,6 +2680,7 @@ export const runSourceTypeValues: ReadonlyArray<
   'GITHUB_ACTION',
   'CLOUD_MODE',
   'CLI',
+  'ORCHESTRATION',
 ]
 export const runExecutionLocationValues: ReadonlyArray<
   FlattenedDeepRequired<components>['schemas']['RunExecutionLocation']

@@ -67,6 +67,8 @@ const SCRIPTS: Record<string, RunScript> = {
     {
       state: 'INPROGRESS',
       afterMs: 0,
+      // Its agent orchestrates: a child run, listed with it (`ancestor_run_id`, the metadata).
+      spawn: [{ prompt: 'a worker', script: [{ state: 'INPROGRESS', afterMs: 0 }] }],
       conversation: [
         conversationStep('s1', [{ role: 'user', content: [{ type: 'text', text: 'Go' }] }]),
       ],
@@ -190,6 +192,15 @@ async function driveEveryEndpoint(api: FakeAgentApi): Promise<void> {
     metadata: { gh_run_id: '42' },
     q: 'contract',
   })
+  // A child run, as its agent started it: its tree, its source and its parent's metadata.
+  const children = await client.listRuns({
+    ancestor_run_id: id('working'),
+    source: 'ORCHESTRATION',
+    metadata: { gh_run_id: '42', 'gh.job': 'build' },
+  })
+  expect(children.runs.map((run) => [run.parent_run_id, run.root_run_id])).toEqual([
+    [id('working'), id('working')],
+  ])
   for (const sort_by of ['updated_at', 'created_at', 'title', 'agent'] as const) {
     for await (const run of client.iterateRuns({ limit: 2, sort_by, sort_order: 'asc' })) {
       expect(run.task_id).toBe(run.run_id)

@@ -15,6 +15,8 @@ export const PLAYS = {
   fail: 'ends FAILED after 2 s, with a status message',
   block: 'works 1 s, then waits BLOCKED for a person: try --on-blocked fail or pass',
   costly: 'spends 5 credits a second: try --max-credits 20',
+  spawn:
+    'starts 3 child runs (spawn:N for N, at most 9) that work 1 to 2 s each: one run, its children with it',
 } as const satisfies Record<string, string>
 
 type Play = keyof typeof PLAYS
@@ -63,7 +65,61 @@ export const playedScript: ScriptFactory = (create, runId) => {
       ]
     case 'costly':
       return costlySteps()
+    case 'spawn':
+      return orchestratingSteps(
+        Number(/^\s*spawn:(\d)/i.exec(create.prompt ?? '')?.[1] ?? 3),
+        runId,
+      )
   }
+}
+
+/**
+ * An agent that orchestrates: working at 200 ms, it starts `children` child runs at 300 ms, each
+ * working 1 s more than the one before (1 s, 2 s, …, its own usage); it succeeds once they are done.
+ */
+export function orchestratingSteps(children: number, runId: string): RunScript {
+  const session = `sess_${runId.replace(/^run_/, '')}`
+  const said = (text: string) => [
+    conversationStep('step_1', [{ role: 'assistant', content: [{ type: 'text', text }] }]),
+  ]
+  const spawn = Array.from({ length: children }, (_, index) => ({
+    prompt: `Worker ${index + 1} of ${children}`,
+    script: (childId: string) => childSteps(1_000 * (index + 1), childId),
+  }))
+  return [
+    { state: 'QUEUED', afterMs: 0 },
+    { state: 'INPROGRESS', afterMs: 200, patch: { session_id: session } },
+    {
+      state: 'INPROGRESS',
+      afterMs: 300,
+      spawn,
+      conversation: said(`Started ${children} workers.`),
+    },
+    {
+      state: 'SUCCEEDED',
+      afterMs: 300 + 1_000 * children + 200,
+      patch: { session_link: `https://app.example.test/sessions/${session}` },
+      conversation: said('My workers are done.'),
+    },
+  ]
+}
+
+/** A child's life: working at 100 ms (its session linked), ended `workMs` later. */
+export function childSteps(
+  workMs: number,
+  runId: string,
+  end: 'SUCCEEDED' | 'FAILED' = 'SUCCEEDED',
+): RunScript {
+  const session = `sess_${runId.replace(/^run_/, '')}`
+  return [
+    { state: 'QUEUED', afterMs: 0 },
+    {
+      state: 'INPROGRESS',
+      afterMs: 100,
+      patch: { session_id: session, session_link: `https://app.example.test/sessions/${session}` },
+    },
+    { state: end, afterMs: 100 + workMs },
+  ]
 }
 
 /** Working for an hour, 5 more credits of inference each second. */

@@ -15,6 +15,7 @@ import {
   cancelRun,
   conversationAt,
   defaultScript,
+  hasChildrenToStart,
   hasNotStarted,
   interruptRun,
   isSessionGone,
@@ -26,6 +27,7 @@ import {
   viewRun,
   viewRunShared,
   markSeen,
+  takeDueChildren,
 } from './store.ts'
 import type {
   FakeRunItem,
@@ -36,6 +38,7 @@ import type {
 } from './store.ts'
 
 export type {
+  ChildRun,
   FakeRunItem,
   FollowupScriptFactory,
   RunScript,
@@ -335,6 +338,8 @@ export class FakeAgentApi {
   /** Random faults handed out so far, for the soak test's report. */
   randomFaultsServed = 0
   readonly #runs = new Map<string, StoredRun>()
+  /** Runs whose agent has children still to start (a script step with `spawn`). */
+  readonly #orchestrating = new Set<StoredRun>()
   readonly #timers = new Set<NodeJS.Timeout>()
   readonly #waiters = new Set<Waiter>()
   #faults: ActiveFault[] = []
@@ -424,12 +429,14 @@ export class FakeAgentApi {
 
   /** The run as GET would show it now, or undefined. */
   run(runId: string): FakeRunItem | undefined {
+    this.#startChildren()
     const stored = this.#runs.get(runId)
     return stored ? viewRun(stored) : undefined
   }
 
   /** Every run, newest first. */
   allRuns(): FakeRunItem[] {
+    this.#startChildren()
     const now = performance.now()
     return this.#sortedRuns('desc').map((run) => viewRun(run, now))
   }
@@ -443,11 +450,49 @@ export class FakeAgentApi {
     }
     const runId = options.runId ?? newRunId()
     if (this.#runs.has(runId)) throw new Error(`run ${runId} already exists`)
-    const script = options.script ?? this.#script(create, runId)
-    const stored = makeStoredRun(runId, ++this.#seq, create, script, createdAt)
+    const parentId = create.parent_run_id
+    const parent = parentId === undefined ? undefined : this.#runs.get(parentId)
+    if (parentId !== undefined && !parent) throw new Error(`no parent run ${parentId}`)
+    // A child inherits its parent's metadata; the keys of its own request win.
+    const request: CreateRunRequest = parent?.request.metadata
+      ? { ...create, metadata: { ...parent.request.metadata, ...create.metadata } }
+      : create
+    const script = options.script ?? this.#script(request, runId)
+    const stored = makeStoredRun(runId, ++this.#seq, request, script, createdAt, parent?.rootId)
     stored.setupCredits = this.#setupCredits
     this.#runs.set(runId, stored)
+    if (hasChildrenToStart(stored)) this.#orchestrating.add(stored)
     return viewRun(stored)
+  }
+
+  /** The runs of a tree (its root and every run under it), oldest first. */
+  tree(rootId: string): FakeRunItem[] {
+    this.#startChildren()
+    return this.#sortedRuns('asc')
+      .filter((run) => run.rootId === rootId)
+      .map((run) => viewRun(run))
+  }
+
+  /**
+   * Starts the children the agents have started by now, as if the service had: state is never
+   * advanced by timers, so each request (and each look a test takes) brings the trees up to date.
+   */
+  #startChildren(): void {
+    for (const parent of this.#orchestrating) {
+      for (const { child, startedWall } of takeDueChildren(parent)) {
+        const runId = newRunId()
+        const script = typeof child.script === 'function' ? child.script(runId) : child.script
+        this.seedRun(
+          {
+            prompt: child.prompt ?? `Work for ${parent.id}`,
+            parent_run_id: parent.id,
+            ...(child.metadata ? { metadata: child.metadata } : {}),
+          },
+          { runId, createdAt: startedWall, ...(script ? { script } : {}) },
+        )
+      }
+      if (!hasChildrenToStart(parent)) this.#orchestrating.delete(parent)
+    }
   }
 
   /**
@@ -699,6 +744,7 @@ export class FakeAgentApi {
   /** Rate limit, auth and routing: everything a request goes through when no fault fires. */
   #process(request: RecordedRequest): Reply {
     try {
+      this.#startChildren()
       return this.#limit(request) ?? this.#authenticate(request) ?? this.#route(request)
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error)
@@ -792,6 +838,14 @@ export class FakeAgentApi {
     const invalid = validateCreate(parsed.value) ?? this.#unknownWorker(parsed.value)
     if (invalid !== undefined) return this.#problem(request, 400, 'invalid_request', invalid)
     const create = parsed.value as CreateRunRequest
+    if (create.parent_run_id !== undefined && !this.#runs.has(create.parent_run_id)) {
+      return this.#problem(
+        request,
+        400,
+        'invalid_request',
+        `No run ${create.parent_run_id} to be the parent.`,
+      )
+    }
     const run = this.seedRun(create)
     const atCapacity =
       typeof this.#atCapacity === 'function' ? this.#atCapacity(create) : this.#atCapacity
@@ -1147,6 +1201,7 @@ export class FakeAgentApi {
         pass: stored.passes + 1,
       })
       restartRun(stored, message ?? '', next)
+      if (hasChildrenToStart(stored)) this.#orchestrating.add(stored)
     } else {
       appendToPrompt(stored, message ?? '')
     }

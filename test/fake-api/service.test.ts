@@ -5,6 +5,7 @@
 import { request as httpRequest } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ListRunsResponse, ProblemDocument, RunItem } from '../../src/api/types.ts'
+import { playedScript } from './plays.ts'
 import { FakeAgentApi } from './server.ts'
 import type { FakeApiOptions } from './server.ts'
 
@@ -340,5 +341,80 @@ describe('a run’s cost over its passes (issue 39)', () => {
     expect(((await refused.json()) as ProblemDocument).detail).toContain('w2.internal')
     const codex = await post({ prompt: 'p', config: { harness: { type: 'codex' } } })
     expect(codex.status).toBe(400)
+  })
+})
+
+describe('runs that spawn runs', () => {
+  it('starts the children a step names, each in its parent tree with its metadata, its own life and usage', async () => {
+    const fake = await startApi({
+      script: (create) =>
+        create.prompt === 'lead'
+          ? [
+              { state: 'INPROGRESS', afterMs: 0 },
+              {
+                state: 'INPROGRESS',
+                afterMs: 0,
+                spawn: [
+                  { script: [{ state: 'INPROGRESS', afterMs: 0 }] },
+                  {
+                    metadata: { role: 'critic' },
+                    script: [{ state: 'SUCCEEDED', afterMs: 0 }],
+                  },
+                ],
+              },
+            ]
+          : [{ state: 'INPROGRESS', afterMs: 0 }],
+    })
+    const lead = fake.seedRun({ prompt: 'lead', metadata: { gh_key: 'k', role: 'lead' } })
+    const [root, ...children] = fake.tree(lead.run_id)
+    expect(root).toMatchObject({ run_id: lead.run_id, root_run_id: lead.run_id, source: 'API' })
+    expect(root?.parent_run_id).toBeUndefined()
+    expect(children).toHaveLength(2)
+    for (const child of children) {
+      expect(child).toMatchObject({
+        parent_run_id: lead.run_id,
+        root_run_id: lead.run_id,
+        source: 'ORCHESTRATION',
+      })
+    }
+    expect(children.map((child) => [child.state, child.metadata])).toEqual([
+      ['INPROGRESS', { gh_key: 'k', role: 'lead' }],
+      ['SUCCEEDED', { gh_key: 'k', role: 'critic' }],
+    ])
+
+    // A list by the parent's tags returns the children too; cancelling the parent stops none.
+    expect((await list(fake, 'metadata[gh_key]=k')).runs).toHaveLength(3)
+    expect((await api(fake, `/agent/runs/${lead.run_id}/cancel`, 'POST')).status).toBe(200)
+    expect(fake.tree(lead.run_id).map((run) => run.state)).toEqual([
+      'CANCELLED',
+      'INPROGRESS',
+      'SUCCEEDED',
+    ])
+  })
+
+  it("plays spawn:N for the command's user: N children that work and bill, then the run succeeds", async () => {
+    const fake = await startApi({ script: playedScript })
+    // Seeded 5 s ago: the whole play is over by now.
+    const lead = fake.seedRun(
+      { prompt: 'spawn:2 split the review' },
+      { createdAt: Date.now() - 5_000 },
+    )
+    const tree = fake.tree(lead.run_id)
+    expect(tree.map((run) => run.state)).toEqual(['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED'])
+    const [, first, second] = tree
+    expect(first?.request_usage?.inference_cost).toBeCloseTo(0.5)
+    expect(second?.request_usage?.inference_cost).toBeCloseTo(1)
+    expect(first?.session_link).toMatch(/^https:\/\/app\.example\.test\/sessions\//)
+  })
+
+  it('refuses a create whose parent run does not exist', async () => {
+    const fake = await startApi()
+    const answer = await fetch(`${fake.baseUrl}/agent/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'orphan', parent_run_id: 'run_missing' }),
+    })
+    expect(answer.status).toBe(400)
+    expect(((await answer.json()) as ProblemDocument).detail).toMatch(/run_missing/)
   })
 })

@@ -25,8 +25,24 @@ export interface RunStep {
    * a loaded machine can miss. Until then the run's clock stands just short of this step.
    */
   afterSeen?: boolean
+  /**
+   * The agent starts these child runs when the run reaches this step (orchestration): each
+   * inherits the run's metadata, names it as `parent_run_id` and its root as `root_run_id`,
+   * comes from `source: ORCHESTRATION`, and lives by its own script and usage. A run cancelled
+   * (or interrupted) before this step starts none; cancelling the run leaves its children working.
+   */
+  spawn?: readonly ChildRun[]
 }
 export type RunScript = RunStep[]
+
+/** A child run an agent starts: its own prompt, extra metadata and script (by default the fake's). */
+export interface ChildRun {
+  prompt?: string
+  /** Keys of its own, over those it inherits from its parent. */
+  metadata?: Record<string, string>
+  /** Its script, or what makes it from the child's run ID (for its session link). */
+  script?: RunScript | ((runId: string) => RunScript)
+}
 /** Decides how a new run evolves. `runId` is handy for links such as `session_link`. */
 export type ScriptFactory = (create: CreateRunRequest, runId: string) => RunScript
 /**
@@ -160,6 +176,10 @@ export interface StoredRun {
    * them again; a new run does, even one that carries a conversation on.
    */
   setupCredits: number
+  /** The top of the run's tree (its own ID for a run no agent started). */
+  rootId: string
+  /** Indexes of the current pass's script steps whose children have been started. */
+  spawned: Set<number>
 }
 
 export function newRunId(): string {
@@ -178,7 +198,10 @@ function sortedScript(id: string, script: RunScript): RunScript {
     }
   }
   // A stable sort keeps the author's order for steps that share a time.
-  return structuredClone([...script].sort((a, b) => a.afterMs - b.afterMs))
+  // Children's scripts may be functions, which cannot be cloned: they are kept as given.
+  return [...script]
+    .sort((a, b) => a.afterMs - b.afterMs)
+    .map(({ spawn, ...step }) => ({ ...structuredClone(step), ...(spawn ? { spawn } : {}) }))
 }
 
 export function makeStoredRun(
@@ -187,6 +210,7 @@ export function makeStoredRun(
   request: CreateRunRequest,
   script: RunScript,
   createdWall = Date.now(),
+  rootId = id,
 ): StoredRun {
   const sorted = sortedScript(id, script)
   // Seeding a run in the past must make its script as far along as real time would have.
@@ -210,6 +234,8 @@ export function makeStoredRun(
     seen: new Set(),
     earlierWorkingMs: undefined,
     setupCredits: 0,
+    rootId,
+    spawned: new Set(),
   }
 }
 
@@ -242,6 +268,7 @@ export function restartRun(run: StoredRun, message: string, next?: RunScript): v
   run.cancelled = undefined
   run.interrupted = undefined
   run.seen = new Set()
+  run.spawned = new Set()
   run.followups.push(message)
   run.passes += 1
 }
@@ -324,8 +351,9 @@ export function viewRunShared(run: StoredRun, mono = performance.now()): FakeRun
     ...(request.config ? { agent_config: request.config } : {}),
     ...(request.metadata ? { metadata: request.metadata } : {}),
     ...(request.parent_run_id ? { parent_run_id: request.parent_run_id } : {}),
+    root_run_id: run.rootId,
     conversation_id: request.conversation_id ?? `conv_${run.id.replace(/^run_/, '')}`,
-    source: 'API',
+    source: request.parent_run_id ? 'ORCHESTRATION' : 'API',
     execution_location: 'REMOTE',
     creator: FAKE_CREATOR,
     is_run_type_cancellable: true,
@@ -391,6 +419,30 @@ function scriptElapsed(run: StoredRun, cutoff: number): number {
   const held = run.script[gate]
   const reached = held && elapsed >= held.afterMs ? Math.max(0, held.afterMs - 0.001) : elapsed
   return Math.min(reached, run.interrupted?.elapsed ?? Infinity)
+}
+
+/**
+ * The children the run's agent has started by `mono` and not yet been made, each with when it
+ * was started (wall clock); they are marked made.
+ */
+export function takeDueChildren(
+  run: StoredRun,
+  mono = performance.now(),
+): { child: ChildRun; startedWall: number }[] {
+  const due: { child: ChildRun; startedWall: number }[] = []
+  const elapsed = scriptElapsed(run, cutoffOf(run, mono))
+  run.script.forEach((step, index) => {
+    if (!step.spawn || run.spawned.has(index) || (index > 0 && step.afterMs > elapsed)) return
+    run.spawned.add(index)
+    const startedWall = run.epochWall + (index === 0 ? 0 : step.afterMs)
+    for (const child of step.spawn) due.push({ child, startedWall })
+  })
+  return due
+}
+
+/** Whether the run's current pass still has children to start. */
+export function hasChildrenToStart(run: StoredRun): boolean {
+  return run.script.some((step, index) => step.spawn !== undefined && !run.spawned.has(index))
 }
 
 /** Records that a GET has shown the run as it stands at `mono`, which may open an `afterSeen` step. */
