@@ -5006,6 +5006,7 @@ const runSourceTypeValues = (/* unused pure expression or super */ null && ([
     'GITHUB_ACTION',
     'CLOUD_MODE',
     'CLI',
+    'ORCHESTRATION',
 ]));
 const runExecutionLocationValues = (/* unused pure expression or super */ null && (['LOCAL', 'REMOTE']));
 const harnessTypeValues = (/* unused pure expression or super */ null && (['oz', 'claude']));
