@@ -25,6 +25,12 @@ export interface GitLabApiOptions {
 /** A job's status as GitLab gives it (`created`, `pending`, `running`, `success`, …). */
 export type JobStatus = string
 
+/** A job as a pass reads it: its status, and the pipeline it belongs to. */
+export interface JobState {
+  readonly status: JobStatus
+  readonly pipeline: number | undefined
+}
+
 /** The statuses of a job that will not run on: its script and after_script are over. */
 const FINISHED_JOB = new Set(['success', 'failed', 'canceled', 'skipped'])
 
@@ -61,12 +67,20 @@ export class GitLabApi {
     this.#options = options
   }
 
-  /** A job's status: `GET /projects/:id/jobs/:job_id`. */
-  async jobStatus(project: string, jobId: string): Promise<JobStatus> {
+  /** A job's status and its pipeline: `GET /projects/:id/jobs/:job_id`. */
+  async job(project: string, jobId: string): Promise<JobState> {
     const { json } = await this.call('GET', `/projects/${projectSegment(project)}/jobs/${jobId}`)
-    const status = (json as { status?: unknown } | undefined)?.status
+    const job = json as { status?: unknown; pipeline?: { id?: unknown } } | undefined
+    const status = job?.status
     if (typeof status !== 'string') throw new GitLabFailure(`job ${jobId} came back with no status`)
-    return status
+    const pipeline = job?.pipeline?.id
+    return {
+      status,
+      pipeline:
+        typeof pipeline === 'number' && Number.isSafeInteger(pipeline) && pipeline > 0
+          ? pipeline
+          : undefined,
+    }
   }
 
   /** A merge request's pipelines, newest first (one page of 20). */

@@ -17,7 +17,7 @@ import { formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
 import { escapeMarkdown } from '../text/markdown.ts'
 import { RECONCILE_PASS } from '../timing.ts'
-import { awaitingJob, firstGitLabLook, type GitLabRunTag } from './gitlab-plan.ts'
+import { awaitingJob, firstGitLabLook, handedOnInGitLab, type GitLabRunTag } from './gitlab-plan.ts'
 import { elapsedOf } from './plan.ts'
 
 export interface GitLabPassSettings {
@@ -30,7 +30,7 @@ export interface GitLabPassSettings {
 
 export interface GitLabPassDeps {
   readonly client: Pick<AgentRunsClient, 'iterateRuns' | 'cancelRun'>
-  readonly gitlab: Pick<GitLabApi, 'jobStatus'>
+  readonly gitlab: Pick<GitLabApi, 'job' | 'mergeRequestPipelines'>
   /** Where a merge request's note is: the API, the project, the IID and the token. */
   readonly noteOn: (mergeRequest: number) => MergeRequestTarget
   readonly now: () => number
@@ -127,7 +127,7 @@ async function finishRun(
   if (tag.waits) {
     // Its job may still be about to write the end itself.
     const job = awaitingJob(tag, note.record, run.run_id)
-    const status = job ? await deps.gitlab.jobStatus(tag.project, job) : 'unknown'
+    const status = job ? (await deps.gitlab.job(tag.project, job)).status : 'unknown'
     if (!jobFinished(status)) return rowOf(run, 'left', `its job is still reporting it (${status})`)
   }
   const why = `it ended ${run.state}; its note on ${note.where} still showed it going`
@@ -160,8 +160,14 @@ async function sweepRun(
 ): Promise<PassRow> {
   const job = awaitingJob(tag, note?.record, run.run_id)
   if (!job) return rowOf(run, 'left', 'its tag names no job to ask GitLab about')
-  const status = await deps.gitlab.jobStatus(tag.project, job)
+  const judged = await deps.gitlab.job(tag.project, job)
+  const { status } = judged
   if (!jobFinished(status)) return rowOf(run, 'left', `its job ${job} is ${status}`)
+  if (tag.steers && tag.mergeRequest !== undefined && status === 'canceled') {
+    const pipelines = await deps.gitlab.mergeRequestPipelines(tag.project, tag.mergeRequest)
+    const handedOn = handedOnInGitLab(judged, tag, pipelines)
+    if (handedOn.kind === 'leave') return rowOf(run, 'left', handedOn.why)
+  }
   const why = `its job ${job} finished (${status}) while the run still went: its runner was lost`
   if (settings.dryRun) return rowOf(run, 'swept', why)
   const report = await requestCancel(deps.client, run.run_id)

@@ -17,6 +17,8 @@ export interface GitLabRunTag {
   readonly waits: boolean
   /** The job that started the run (CI_JOB_ID). */
   readonly job: string | undefined
+  /** `true` when its job steers its key's run (`--previous-run steer`): it may hand it over. */
+  readonly steers: boolean
 }
 
 /** A run's GitLab tag, or undefined for a run of another forge or one with no project. */
@@ -32,6 +34,7 @@ export function gitlabTagOf(run: Pick<RunItem, 'metadata'>): GitLabRunTag | unde
     mergeRequest: Number.isSafeInteger(iid) && iid > 0 ? iid : undefined,
     waits: text(HANDOFF_KEYS.wait) !== 'false',
     job: job && /^\d{1,20}$/.test(job) ? job : undefined,
+    steers: text(HANDOFF_KEYS.steer) === 'true',
   }
 }
 
@@ -73,3 +76,40 @@ export function awaitingJob(
   if (record?.run === runId && record.job && /^\d{1,20}$/.test(record.job)) return record.job
   return tag.job
 }
+
+/**
+ * A steering key's job that GitLab cancelled may have handed its run to a job of a newer
+ * pipeline of the merge request (superseded), which steers it and need not have written the
+ * note yet: the newest such pipeline, when there is one, decides, as a newer workflow run does
+ * on GitHub. Still going, its job may await the run; ended in success, it lost no runner and
+ * let the run go on; else its runner was lost too. Pure.
+ */
+export function handedOnInGitLab(
+  judged: { status: string; pipeline: number | undefined },
+  tag: Pick<GitLabRunTag, 'steers' | 'mergeRequest'>,
+  pipelines: readonly { id: number; status: string }[],
+): { kind: 'leave'; why: string } | { kind: 'sweep' } {
+  const { pipeline } = judged
+  if (judged.status !== 'canceled' || !tag.steers || pipeline === undefined) {
+    return { kind: 'sweep' }
+  }
+  const newer = pipelines.filter((one) => one.id > pipeline).sort((a, b) => b.id - a.id)[0]
+  if (!newer) return { kind: 'sweep' }
+  const which = `a newer pipeline of its merge request (${newer.id})`
+  if (!FINISHED_PIPELINE.has(newer.status)) {
+    return {
+      kind: 'leave',
+      why: `its job was cancelled, and ${which} is ${newer.status}: a job there steers it (--previous-run steer)`,
+    }
+  }
+  if (newer.status === 'success') {
+    return {
+      kind: 'leave',
+      why: `its job was cancelled, and ${which} succeeded: a job there steered it and let it run on`,
+    }
+  }
+  return { kind: 'sweep' }
+}
+
+/** The statuses of a pipeline that will not run on. */
+const FINISHED_PIPELINE = new Set(['success', 'failed', 'canceled', 'skipped'])

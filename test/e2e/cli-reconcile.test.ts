@@ -209,6 +209,61 @@ describe('cloud-agent-run reconcile', () => {
     }
   })
 
+  it('never sweeps a steered run its cancelled job handed to a newer pipeline of the merge request (superseded)', async () => {
+    const api = await fakeApi()
+    const { gitlab, close, scheduled } = await gitlabProject()
+    try {
+      // Job 9001 steered its key's run; GitLab cancelled it and its pipeline when a newer pipeline
+      // of the merge request started, and the note still names it: the newer job has not written
+      // it yet. Job 9002 did not steer (no hand-over): its cancelled job's run is swept.
+      const older = gitlab.projects.addPipeline(42, 7, 'a'.repeat(40), 'canceled')
+      const handed = api.seedRun(gitlabRun({ gh_steer: 'true', gh_step: '9001' }), {
+        script: going,
+      })
+      const notSteering = api.seedRun(gitlabRun({ gh_step: '9002', gh_key: 'other' }), {
+        script: going,
+      })
+      gitlab.projects.setJob(42, 9001, 'canceled', older.id)
+      gitlab.projects.setJob(42, 9002, 'canceled', older.id)
+      gitlab.addNote(
+        42,
+        7,
+        `<!-- cloud-agent-run-note: {"key":"review","run":"${handed.run_id}","job":"9001"} -->\n### ⏳ working`,
+        'ci-bot',
+      )
+      const newer = gitlab.projects.addPipeline(42, 7, 'b'.repeat(40), 'running')
+      await until(
+        () => [handed, notSteering].every((run) => api.run(run.run_id)?.state === 'INPROGRESS'),
+        'the runs are going',
+      )
+      const pass = () =>
+        command(['reconcile', '--json', '--base-url', api.baseUrl], scheduled).done.then(
+          (result) => ({ ...result, answer: JSON.parse(result.stdout) as PassAnswer }),
+        )
+
+      const first = await pass()
+      expect(first.code, first.stderr).toBe(0)
+      expect(first.answer.swept).toEqual([notSteering.run_id])
+      expect(api.run(handed.run_id)?.state).toBe('INPROGRESS')
+      expect(first.stderr).toContain(
+        `Run ${handed.run_id}: left: its job was cancelled, and a newer pipeline of its merge request (${newer.id}) is running: a job there steers it`,
+      )
+      expect(gitlab.notes(42, 7)[0]?.body).toContain('### ⏳ working')
+
+      // The newer pipeline succeeded: its job let the run go on. Failed: its runner was lost too.
+      gitlab.projects.setPipeline(newer.id, 'success')
+      const second = await pass()
+      expect(second.answer.swept).toEqual([])
+      expect(second.stderr).toContain(`(${newer.id}) succeeded: a job there steered it`)
+      gitlab.projects.setPipeline(newer.id, 'failed')
+      const third = await pass()
+      expect(third.answer.swept).toEqual([handed.run_id])
+      expect(api.run(handed.run_id)?.state).toBe('CANCELLED')
+    } finally {
+      await close()
+    }
+  })
+
   it('refuses, before any request, outside a GitLab CI job, without GITLAB_TOKEN, or an unknown flag', async () => {
     const api = await fakeApi()
     const { close, scheduled } = await gitlabProject()
