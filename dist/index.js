@@ -21286,13 +21286,20 @@ class GitLabApi {
         this.#access = access;
         this.#options = options;
     }
-    /** A job's status: `GET /projects/:id/jobs/:job_id`. */
-    async jobStatus(project, jobId) {
+    /** A job's status and its pipeline: `GET /projects/:id/jobs/:job_id`. */
+    async job(project, jobId) {
         const { json } = await this.call('GET', `/projects/${projectSegment(project)}/jobs/${jobId}`);
-        const status = json?.status;
+        const job = json;
+        const status = job?.status;
         if (typeof status !== 'string')
             throw new GitLabFailure(`job ${jobId} came back with no status`);
-        return status;
+        const pipeline = job?.pipeline?.id;
+        return {
+            status,
+            pipeline: typeof pipeline === 'number' && Number.isSafeInteger(pipeline) && pipeline > 0
+                ? pipeline
+                : undefined,
+        };
     }
     /** A merge request's pipelines, newest first (one page of 20). */
     async mergeRequestPipelines(project, iid) {
@@ -22356,6 +22363,7 @@ function gitlabTagOf(run) {
         mergeRequest: Number.isSafeInteger(iid) && iid > 0 ? iid : undefined,
         waits: text(HANDOFF_KEYS.wait) !== 'false',
         job: job && /^\d{1,20}$/.test(job) ? job : undefined,
+        steers: text(HANDOFF_KEYS.steer) === 'true',
     };
 }
 function firstGitLabLook(run, options) {
@@ -22384,6 +22392,38 @@ function awaitingJob(tag, record, runId) {
         return record.job;
     return tag.job;
 }
+/**
+ * A steering key's job that GitLab cancelled may have handed its run to a job of a newer
+ * pipeline of the merge request (superseded), which steers it and need not have written the
+ * note yet: the newest such pipeline, when there is one, decides, as a newer workflow run does
+ * on GitHub. Still going, its job may await the run; ended in success, it lost no runner and
+ * let the run go on; else its runner was lost too. Pure.
+ */
+function handedOnInGitLab(judged, tag, pipelines) {
+    const { pipeline } = judged;
+    if (judged.status !== 'canceled' || !tag.steers || pipeline === undefined) {
+        return { kind: 'sweep' };
+    }
+    const newer = pipelines.filter((one) => one.id > pipeline).sort((a, b) => b.id - a.id)[0];
+    if (!newer)
+        return { kind: 'sweep' };
+    const which = `a newer pipeline of its merge request (${newer.id})`;
+    if (!FINISHED_PIPELINE.has(newer.status)) {
+        return {
+            kind: 'leave',
+            why: `its job was cancelled, and ${which} is ${newer.status}: a job there steers it (--previous-run steer)`,
+        };
+    }
+    if (newer.status === 'success') {
+        return {
+            kind: 'leave',
+            why: `its job was cancelled, and ${which} succeeded: a job there steered it and let it run on`,
+        };
+    }
+    return { kind: 'sweep' };
+}
+/** The statuses of a pipeline that will not run on. */
+const FINISHED_PIPELINE = new Set(['success', 'failed', 'canceled', 'skipped']);
 
 ;// CONCATENATED MODULE: ./src/reconcile/gitlab-pass.ts
 
@@ -22462,7 +22502,7 @@ async function gitlab_pass_finishRun(run, tag, note, settings, deps) {
     if (tag.waits) {
         // Its job may still be about to write the end itself.
         const job = awaitingJob(tag, note.record, run.run_id);
-        const status = job ? await deps.gitlab.jobStatus(tag.project, job) : 'unknown';
+        const status = job ? (await deps.gitlab.job(tag.project, job)).status : 'unknown';
         if (!jobFinished(status))
             return walk_rowOf(run, 'left', `its job is still reporting it (${status})`);
     }
@@ -22491,9 +22531,16 @@ async function gitlab_pass_sweepRun(run, tag, note, settings, deps) {
     const job = awaitingJob(tag, note?.record, run.run_id);
     if (!job)
         return walk_rowOf(run, 'left', 'its tag names no job to ask GitLab about');
-    const status = await deps.gitlab.jobStatus(tag.project, job);
+    const judged = await deps.gitlab.job(tag.project, job);
+    const { status } = judged;
     if (!jobFinished(status))
         return walk_rowOf(run, 'left', `its job ${job} is ${status}`);
+    if (tag.steers && tag.mergeRequest !== undefined && status === 'canceled') {
+        const pipelines = await deps.gitlab.mergeRequestPipelines(tag.project, tag.mergeRequest);
+        const handedOn = handedOnInGitLab(judged, tag, pipelines);
+        if (handedOn.kind === 'leave')
+            return walk_rowOf(run, 'left', handedOn.why);
+    }
     const why = `its job ${job} finished (${status}) while the run still went: its runner was lost`;
     if (settings.dryRun)
         return walk_rowOf(run, 'swept', why);
