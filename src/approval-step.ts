@@ -1,16 +1,16 @@
 import {
   ApprovalComment,
+  type FoundRecord,
   promptDigest,
   renderApproved,
   renderWaiting,
 } from './github/approval-comment.ts'
-import { decideApproval, type ApprovalPull, type Approved } from './github/approval.ts'
+import { decideApproval, type ApprovalTarget, type Approved } from './github/approval.ts'
 import { CheckRunReporter } from './github/check-run.ts'
-import { reasonOf } from './github/octokit.ts'
 import { GitHubContext } from './github/context.ts'
 import { CommitStatusReporter, oneLine, statusContext } from './github/status.ts'
 import type { Settings } from './inputs/main-step.ts'
-import { approvalAfterWait, approveLine, short } from './model/approval.ts'
+import { approveLine, short, type ApprovalPin } from './model/approval.ts'
 import { OUTCOME_RECORDS } from './model/outcome.ts'
 import { describeEnding, type AwaitingApproval } from './model/ending.ts'
 import { publishAwaiting } from './report/publish.ts'
@@ -41,27 +41,27 @@ export async function admitByApproval(
   switch (gate.kind) {
     case 'start':
       if (!gate.approved) return { settings, github }
-      return await startApproved(settings, world, gate.approved, io)
+      return await startApproved(settings, world, gate.approved, gate.record, io)
     case 'wait': {
-      const ending = awaiting(settings, gate.pull.head, { why: gate.why })
-      await showWaiting(settings, github, gate.pull, ending, io)
+      const ending = awaiting(settings, gate.target.pin, { why: gate.why })
+      await showWaiting(settings, github, gate.target, gate.record, ending, io)
       await publishAwaiting(io, ending)
       return undefined
     }
     case 'refuse':
-      return await refuse(settings, gate.pull?.head, gate.reason, io)
+      return await refuse(settings, gate.target?.pin, gate.reason, io)
   }
 }
 
 /** The step's ending while it waits, or when an approval given does not count. */
 function awaiting(
   settings: Settings,
-  head: string | undefined,
+  pin: ApprovalPin | undefined,
   facts: { why?: string; refused?: string },
 ): AwaitingApproval {
   return {
     kind: 'awaiting-approval',
-    head,
+    pin,
     why:
       facts.why ??
       `the run needs a maintainer's approval (\`approval: ${settings.github.approval}\`)`,
@@ -73,12 +73,12 @@ function awaiting(
 /** An approval that does not count, or a question GitHub did not answer: nothing starts. */
 async function refuse(
   settings: Settings,
-  head: string | undefined,
+  pin: ApprovalPin | undefined,
   reason: string,
   io: StepIo,
 ): Promise<undefined> {
   io.info(`approval: nothing was started: ${reason}.`)
-  await publishAwaiting(io, awaiting(settings, head, { refused: reason }))
+  await publishAwaiting(io, awaiting(settings, pin, { refused: reason }))
   return undefined
 }
 
@@ -88,88 +88,100 @@ function promptOf(settings: Settings): string {
 }
 
 /**
- * An approval counts: the waiting comment says who approved which commit, and the run starts
- * on that commit, with the prompt that waited (this step's own: a comment's text never reaches
- * it). A step whose prompt is not the one that waited starts nothing.
+ * An approval counts: the key's approval comment says who approved what, and the run starts
+ * (on the approved commit, for a pull request) with the prompt that waited (this step's own: a
+ * comment's text never reaches it). A step whose prompt is not the one that waited starts
+ * nothing. The comment is written even where no step waited: it is the record that this
+ * approval admitted its one run, so a later event on the same head or item waits again.
  */
 async function startApproved(
   settings: Settings,
   world: World,
   approved: Approved,
+  record: FoundRecord | undefined,
   io: StepIo,
 ): Promise<Admitted | undefined> {
-  const { pull } = approved
-  const github = new GitHubContext(settings.github.token, world, pull.head)
+  const { target } = approved
+  const head = target.pin.kind === 'commit' ? target.pin.sha : undefined
+  const github = new GitHubContext(settings.github.token, world, head)
   const prompt = promptDigest(promptOf(settings))
-  const comment = new ApprovalComment(await github.client(), pull, settings.github.key, io)
-  let waiting: Awaited<ReturnType<ApprovalComment['find']>>
-  try {
-    waiting = await comment.find()
-  } catch (error) {
-    const reason = `the waiting comment could not be read (${reasonOf(error)})`
-    return await refuse(settings, pull.head, reason, io)
-  }
-  if (waiting && waiting.marker.prompt !== prompt) {
+  if (record && record.marker.prompt !== prompt) {
     const reason =
-      "this step's prompt is not the prompt of the step that waited; give the step a prompt that does not depend on the event (a comment's workflow run has no pull_request payload)"
-    return await refuse(settings, pull.head, reason, io)
+      "this step's prompt is not the prompt of the step that waited; give the step a prompt that does not depend on the event (a comment's workflow run has no pull_request payload), or re-run the waiting job"
+    return await refuse(settings, target.pin, reason, io)
   }
-  // A comment's few characters of a SHA count only for the head that waited, after it waited.
-  const record = waiting && { head: waiting.marker.head, writtenAt: waiting.writtenAt }
-  const late = approved.via === 'comment' && approvalAfterWait(approved, pull.head, record)
-  if (late) return await refuse(settings, pull.head, late, io)
-  io.info(`approval: ${approved.reason}; starting the run on ${pull.head}.`)
-  if (waiting) {
-    const body = renderApproved({
-      key: settings.github.key,
-      head: pull.head,
-      login: approved.login,
-      via: approved.via,
-      prompt,
-      workflowRun: github.workflowRun,
-    })
-    await comment.write(body, 'The run starts all the same.', waiting)
+  const comment = new ApprovalComment(await github.client(), target, settings.github.key, io)
+  const body = renderApproved({
+    key: settings.github.key,
+    target,
+    login: approved.login,
+    via: approved.via,
+    prompt,
+    workflowRun: github.workflowRun,
+  })
+  const recorded = await comment.write(body, 'Nothing was started.', record, 'approved')
+  if (!recorded) {
+    const reason =
+      'the approval could not be recorded on the thread, and unrecorded it could admit more than one run'
+    return await refuse(settings, target.pin, reason, io)
   }
-  return { settings: pinnedPrompt(settings, pull), github }
+  io.info(`approval: ${approved.reason}; starting the run${head ? ` on ${head}` : ''}.`)
+  return { settings: pinnedPrompt(settings, target), github }
 }
 
-/** The prompt that waited, with the commit the approval pins it to: the agent works on that one. */
-function pinnedPrompt(settings: Settings, pull: ApprovalPull): Settings {
+/** The prompt that waited, with what the approval pins it to: the agent works on that. */
+function pinnedPrompt(settings: Settings, target: ApprovalTarget): Settings {
   if (settings.target.kind !== 'create') return settings
   const { request } = settings.target
-  const pin = `(Approved for commit ${pull.head} of pull request #${pull.number}: work on exactly that commit.)`
-  const prompt = request.prompt ? `${request.prompt}\n\n${pin}` : pin
+  const { pin } = target
+  const pinned =
+    pin.kind === 'commit'
+      ? `(Approved for commit ${pin.sha} of pull request #${target.number}: work on exactly that commit.)`
+      : `(Approved by a maintainer for ${pin.item} as it read when approved.)`
+  const prompt = request.prompt ? `${request.prompt}\n\n${pinned}` : pinned
   return { ...settings, target: { kind: 'create', request: { ...request, prompt } } }
 }
 
-/** The waiting on the pull request: the comment, and with them asked for, the status and check. */
+/** The waiting on the thread: the comment, and on a head, the status and check asked for. */
 async function showWaiting(
   settings: Settings,
   github: GitHubContext,
-  pull: ApprovalPull,
+  target: ApprovalTarget,
+  record: FoundRecord | undefined,
   ending: AwaitingApproval,
   io: StepIo,
 ): Promise<void> {
   const octokit = await github.client()
   const { key, approverPermission } = settings.github
-  const words = { key, pull, why: ending.why, approverPermission, workflowRun: github.workflowRun }
+  const words = {
+    key,
+    target,
+    why: ending.why,
+    approverPermission,
+    workflowRun: github.workflowRun,
+  }
   const body = renderWaiting({ ...words, prompt: promptDigest(promptOf(settings)) })
-  const comment = new ApprovalComment(octokit, pull, key, io)
-  const target = { owner: pull.owner, repo: pull.repo, sha: pull.head }
-  const status = settings.github.commitStatus
-    ? new CommitStatusReporter(octokit, { ...target, context: statusContext(key) }, io)
-    : undefined
+  const comment = new ApprovalComment(octokit, target, key, io)
+  const head = target.pin.kind === 'commit' ? target.pin.sha : undefined
+  const at = head && { owner: target.owner, repo: target.repo, sha: head }
+  const status =
+    at && settings.github.commitStatus
+      ? new CommitStatusReporter(octokit, { ...at, context: statusContext(key) }, io)
+      : undefined
   status?.show({
     state: OUTCOME_RECORDS.awaiting_approval.commitState,
-    description: oneLine(`Waiting for approval of ${short(pull.head)}: ${approveLine(pull.head)}`),
+    description: oneLine(
+      `Waiting for approval of ${short(head ?? '')}: ${approveLine(head ?? '')}`,
+    ),
     targetUrl: github.workflowRun,
   })
-  const check = settings.output.checkRun
-    ? CheckRunReporter.open(octokit, { ...target, key }, io, github.workflowRun)
-    : undefined
+  const check =
+    at && settings.output.checkRun
+      ? CheckRunReporter.open(octokit, { ...at, key }, io, github.workflowRun)
+      : undefined
   const { check: conclusion } = describeEnding(ending)
   await Promise.all([
-    comment.write(body, 'Nothing was started.'),
+    comment.write(body, 'Nothing was started.', record),
     status?.settled(),
     check?.finish({ ...conclusion, summary: renderAwaitingSummary(ending) }),
   ])

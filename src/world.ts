@@ -64,14 +64,36 @@ export interface EventPayload {
     head?: { sha?: string; repo?: { full_name?: string } }
     base?: { repo?: { full_name?: string } }
   }
-  issue?: { number?: number; pull_request?: unknown }
-  comment?: { user?: EventUser; body?: string; created_at?: string }
+  issue?: {
+    number?: number
+    pull_request?: unknown
+    user?: EventUser
+    title?: string
+    body?: string | null
+  }
+  comment?: {
+    id?: number
+    user?: EventUser
+    body?: string
+    created_at?: string
+    updated_at?: string
+  }
   review?: { user?: EventUser }
+  /** A discussion's (discussion, discussion_comment events). */
+  discussion?: { number?: number; user?: EventUser }
   sender?: EventUser
+  /** The repository the workflow runs in: its name and whether anyone may read it. */
+  repository?: { full_name?: string; private?: boolean; visibility?: string }
   /** A workflow_run event's run, and the pull requests of its head branch. */
-  workflow_run?: { pull_requests?: ListedPullRequest[] }
+  workflow_run?: {
+    pull_requests?: ListedPullRequest[]
+    head_repository?: { full_name?: string } | null
+  }
   /** A check_suite event's suite, and the pull requests of its head. */
-  check_suite?: { pull_requests?: ListedPullRequest[] }
+  check_suite?: {
+    pull_requests?: ListedPullRequest[]
+    head_repository?: { full_name?: string } | null
+  }
   /** A check_run event's run, and the pull requests of its head. */
   check_run?: { pull_requests?: ListedPullRequest[] }
 }

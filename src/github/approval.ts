@@ -1,113 +1,233 @@
 import type { GitHubSettings } from '../inputs/github.ts'
 import type { Log } from '../log.ts'
 import {
+  approvalAfterWait,
   approvalNeeded,
   approveCommandOf,
-  judgeApprover,
   looksLikeApprove,
+  madeAfterRecord,
   MIN_APPROVE_SHA,
-  screenApproval,
+  pinValue,
   type ApprovalClaim,
-  type ApprovalVerdict,
+  type WaitingRecord,
 } from '../model/approval.ts'
 import type { EventPayload } from '../world.ts'
-import { admitAuthor, roleOf } from './commenter.ts'
+import { ApprovalComment, type FoundRecord } from './approval-comment.ts'
+import { readApprovalEvent, type ApprovalEvent } from './approval-event.ts'
+import { readTarget, type PinnableSubject } from './approval-target.ts'
+import {
+  approvalOnThread,
+  commentStands,
+  judge,
+  type ApprovalTarget,
+  type Approved,
+} from './approvals-given.ts'
+import { admitAuthor } from './commenter.ts'
 import type { GitHubContext, Repository } from './context.ts'
 import { eventAuthorOf } from './event.ts'
-import { reasonOf, withDeadline, type Octokit } from './octokit.ts'
+import { reasonOf, type Octokit } from './octokit.ts'
 
-/** The pull request an approval is about, as GitHub answers it now (not as the event had it). */
-export interface ApprovalPull extends Repository {
-  readonly number: number
-  readonly head: string
-  /** Who opened it: never its own approver. */
-  readonly author: string | undefined
-  /** The head is in another repository than the base. */
-  readonly fork: boolean
-}
+export type { ApprovalTarget, Approved } from './approvals-given.ts'
 
 /**
- * What the step may do, by `approval`: start (nothing needed, or an approval of the head came:
- * `approved` pins the run to it); wait (no create; the waiting is shown on the pull request); or
- * refuse (an approval was given and does not count, or GitHub could not say: nothing starts).
+ * What the step may do, by `approval`: start (nothing needed, or an approval came: `approved`
+ * pins the run to it, `record` is the key's approval comment as found); wait (no create; the
+ * waiting is shown on the thread); or refuse (an approval was given and does not count, there is
+ * nothing an approval could be pinned to, or GitHub could not say: nothing starts).
  */
 export type Gate =
-  | { readonly kind: 'start'; readonly approved?: Approved }
-  | { readonly kind: 'wait'; readonly pull: ApprovalPull; readonly why: string }
-  | { readonly kind: 'refuse'; readonly reason: string; readonly pull?: ApprovalPull }
-
-/** An approval that counts: the head it pins, and who gave it, in words for the log. */
-export interface Approved {
-  readonly pull: ApprovalPull
-  readonly login: string
-  readonly via: ApprovalClaim['via']
-  readonly reason: string
-  /** A comment's: when it was made. */
-  readonly madeAt?: string
-  /** What it names of the head: 7 to 40 hex characters (a review's, all 40). */
-  readonly sha: string
-}
+  | {
+      readonly kind: 'start'
+      readonly approved?: Approved
+      readonly record?: FoundRecord
+    }
+  | {
+      readonly kind: 'wait'
+      readonly target: ApprovalTarget
+      readonly why: string
+      readonly record?: FoundRecord
+    }
+  | { readonly kind: 'refuse'; readonly reason: string; readonly target?: ApprovalTarget }
 
 /** What `pull_request_target` with a fork and `approval: none` warns, once. */
 export const OPEN_TO_FORKS =
   "approval is none on a pull_request_target event from a fork: anyone who opens a pull request can start a paid run with this repository's key and the workflow's prompt. Set approval: forks to start it only once a maintainer approves the commit (docs/security.md)."
 
 /**
- * Decides by `approval` whether the step may start its run. Every question to GitHub that fails
- * refuses: nothing starts on an answer that did not come (fail closed).
+ * Decides by `approval` whether the step may start its run, on every event (v1.5): a pull
+ * request's head, an issue or a comment on one, or an event with neither. Every question to
+ * GitHub that fails refuses: nothing starts on an answer that did not come (fail closed).
  */
 export async function decideApproval(
   github: GitHubSettings,
   context: GitHubContext,
   log: Log,
 ): Promise<Gate> {
-  const { eventName, event } = context
+  const { eventName, event, repository } = context
+  const facts = readApprovalEvent(
+    eventName,
+    event,
+    repository && `${repository.owner}/${repository.repo}`,
+  )
   if (github.approval === 'none') {
-    if (eventName === 'pull_request_target' && isForkEvent(event)) log.warning(OPEN_TO_FORKS)
+    if (eventName === 'pull_request_target' && facts.fork) log.warning(OPEN_TO_FORKS)
     return { kind: 'start' }
   }
-  const comment = eventName === 'issue_comment' ? commentClaim(event) : undefined
-  const number = context.pullRequest
-  if (number === undefined || !context.repository) {
-    if (eventName !== 'issue_comment') {
-      log.info(
-        `approval: the ${eventName || 'unknown'} event is about no pull request, so there is no commit to approve; going on.`,
-      )
-      return { kind: 'start' }
-    }
-    return {
-      kind: 'refuse',
-      reason:
-        "an approval pins a run to a pull request's head commit, and a comment on an issue has none",
-    }
+  if (!repository) {
+    return { kind: 'refuse', reason: 'the workflow names no repository whose people could approve' }
   }
   const octokit = await context.client()
-  const read = await readPull(octokit, { ...context.repository, number })
-  if (typeof read === 'string') return { kind: 'refuse', reason: read }
-  const pull = read
-  if (comment) {
-    const verdict = await judge(octokit, comment, pull, github)
-    if (!verdict.counts) return { kind: 'refuse', reason: verdict.reason, pull }
-    const { login, via, madeAt, sha } = comment
-    const approved = { pull, login, via, madeAt, sha, reason: verdict.reason }
-    return { kind: 'start', approved }
+  const { subject } = facts
+  if (subject.kind === 'none' || subject.kind === 'unpinnable') {
+    return await unpinned(github, facts, octokit, repository, eventName)
   }
-  const commenterBelow =
-    github.approval === 'forks' && !pull.fork && eventName === 'issue_comment'
-      ? !(await admitAuthor(octokit, context.repository, eventAuthorOf(event), github)).admitted
-      : false
-  const why = approvalNeeded(github.approval, { fork: pull.fork, commenterBelow })
+  const claim = eventName === 'issue_comment' ? commentClaim(event) : undefined
+  const thread = {
+    ...repository,
+    number: subject.kind === 'pull' ? subject.number : subject.item.thread,
+  }
+  const found = await findRecord(octokit, thread, github.key, log)
+  if (typeof found === 'string') return { kind: 'refuse', reason: found }
+  // An `/approve` on an issue approves the item its step waited for, not the comment itself.
+  const waited = claim && subject.kind === 'item' ? waitedItem(found, subject.item.thread) : subject
+  if (typeof waited === 'string') return { kind: 'refuse', reason: waited }
+  const read = await readTarget(octokit, repository, waited, facts.fork)
+  if (typeof read === 'string') return { kind: 'refuse', reason: read }
+  const { target, fork } = read
+  const record = found && { pin: found.marker.head, writtenAt: found.writtenAt }
+  if (claim) {
+    const approved = await decideClaim(octokit, claim, target, record, github, event)
+    if (typeof approved === 'string') return { kind: 'refuse', reason: approved, target }
+    return { kind: 'start', approved, ...(found ? { record: found } : {}) }
+  }
+  const why = await needOf(github, facts, fork, octokit, repository)
   if (!why) return { kind: 'start' }
-  const review = await approvingReview(octokit, pull, github, log)
-  if (typeof review === 'string') return { kind: 'refuse', reason: review, pull }
-  return review ? { kind: 'start', approved: review } : { kind: 'wait', pull, why }
+  const given = await approvalOnThread(octokit, target, record, github, log)
+  if (typeof given === 'string') return { kind: 'refuse', reason: given, target }
+  const withRecord = found ? { record: found } : {}
+  return given
+    ? { kind: 'start', approved: given, ...withRecord }
+    : { kind: 'wait', target, why, ...withRecord }
 }
 
-/** Whether the event's pull request comes from a fork, as the event delivered it. */
-function isForkEvent(event: EventPayload | undefined): boolean {
-  const head = event?.pull_request?.head?.repo?.full_name
-  const base = event?.pull_request?.base?.repo?.full_name
-  return head !== undefined && base !== undefined && head !== base
+/**
+ * An event with nothing an approval could be pinned to: `forks` starts it when it has no
+ * fork's change and no words from below `commenter_permission`; `always` when its sender has
+ * `approver_permission` (a push, a dispatch by a maintainer). Anything else is refused,
+ * naming `approval`: it never starts with an info line.
+ */
+async function unpinned(
+  github: GitHubSettings,
+  facts: ApprovalEvent,
+  octokit: Octokit,
+  repository: Repository,
+  eventName: string,
+): Promise<Gate> {
+  const event = `the ${eventName || 'unknown'} event`
+  if (github.approval === 'always') {
+    const sender = await admitAuthor(octokit, repository, facts.sender, {
+      commenterPermission: github.approverPermission,
+      allowedBots: [],
+    })
+    if (sender.admitted && facts.subject.kind === 'none') return { kind: 'start' }
+    const why = facts.subject.kind === 'unpinnable' ? facts.subject.why : sender.reason
+    return {
+      kind: 'refuse',
+      reason: `approval: always needs a maintainer's approval of every run, and ${event} has nothing one could be pinned to (${why}); use approval: forks, or start it from an event a maintainer makes`,
+    }
+  }
+  const why = await needOf(github, facts, facts.fork, octokit, repository)
+  if (!why) return { kind: 'start' }
+  const reason =
+    facts.subject.kind === 'unpinnable' ? facts.subject.why : `${event} has nothing to pin it to`
+  return {
+    kind: 'refuse',
+    reason: `${why.replace(/`/g, '')}, and ${reason}, so no approval can admit it`,
+  }
+}
+
+/**
+ * Why the run needs an approval, or undefined: by `approval`, whether the change is a fork's,
+ * and whether the words that started it come from someone below `commenter_permission`
+ * (every event that carries a person's words, checked alike). With `always`, an item's author
+ * who has `approver_permission` needs no one else's approval (they could not give their own).
+ */
+async function needOf(
+  github: GitHubSettings,
+  facts: ApprovalEvent,
+  fork: boolean,
+  octokit: Octokit,
+  repository: Repository,
+): Promise<string | undefined> {
+  if (github.approval === 'always' && facts.subject.kind === 'item' && facts.words) {
+    const author = await admitAuthor(octokit, repository, facts.words.author, {
+      commenterPermission: github.approverPermission,
+      allowedBots: [],
+    })
+    if (author.admitted) return undefined
+  }
+  const wordsBelow =
+    github.approval === 'forks' && !fork && facts.words
+      ? !(await admitAuthor(octokit, repository, facts.words.author, github)).admitted
+      : false
+  return approvalNeeded(github.approval, {
+    fork,
+    ...(wordsBelow && facts.words ? { wordsBelow: facts.words.kind } : {}),
+  })
+}
+
+/** The item the key's step waited for on an issue, from its record; why there is none. */
+function waitedItem(found: FoundRecord | undefined, thread: number): PinnableSubject | string {
+  const item = found?.marker.item
+  if (!item) return `no step of this workflow waits for an approval on issue #${thread}`
+  const label =
+    item.kind === 'issue' ? `issue #${thread}` : `the comment ${item.id} on issue #${thread}`
+  return { kind: 'item', item: { thread, kind: item.kind, id: item.id, label } }
+}
+
+/** The key's approval comment on the thread, or undefined; a string when unreadable. */
+async function findRecord(
+  octokit: Octokit,
+  target: Repository & { readonly number: number },
+  key: string,
+  log: Log,
+): Promise<FoundRecord | undefined | string> {
+  try {
+    return await new ApprovalComment(octokit, target, key, log).find()
+  } catch (error) {
+    return `the waiting comment could not be read (${reasonOf(error)})`
+  }
+}
+
+/**
+ * The event's own `/approve` comment, judged: it names the pin (an item's digest in full), was
+ * made after the key's record was last written, still stands as it was made, and its author
+ * has `approver_permission`. The approved thing or why it does not count.
+ */
+async function decideClaim(
+  octokit: Octokit,
+  claim: ApprovalClaim,
+  target: ApprovalTarget,
+  record: WaitingRecord | undefined,
+  github: GitHubSettings,
+  event: EventPayload | undefined,
+): Promise<Approved | string> {
+  const verdict = await judge(octokit, claim, target, github)
+  if (!verdict.counts) return verdict.reason
+  const late =
+    target.pin.kind === 'commit'
+      ? approvalAfterWait(claim, target.pin.sha, record)
+      : !record || record.pin !== pinValue(target.pin)
+        ? `no step waits for an approval of ${target.pin.item} as it reads now`
+        : madeAfterRecord(claim.madeAt, record, target.pin.item)
+  if (late) return late
+  const gone = await commentStands(octokit, target, {
+    id: event?.comment?.id,
+    body: event?.comment?.body ?? '',
+  })
+  if (gone) return gone
+  const { login, via, sha } = claim
+  return { target, login, via, sha, reason: verdict.reason }
 }
 
 /**
@@ -136,110 +256,4 @@ function commentClaim(event: EventPayload | undefined): ApprovalClaim | undefine
     madeAt: event?.comment?.created_at,
     ...(void_ ? { void: void_ } : {}),
   }
-}
-
-/** The pull request now: its head, author and whether it is a fork's; or why it cannot be read. */
-async function readPull(
-  octokit: Octokit,
-  where: Repository & { number: number },
-): Promise<ApprovalPull | string> {
-  try {
-    const { data } = await octokit.rest.pulls.get({
-      owner: where.owner,
-      repo: where.repo,
-      pull_number: where.number,
-      ...withDeadline(),
-    })
-    const head = data.head.sha
-    if (!/^[0-9a-f]{40}$/.test(head)) return `pull request #${where.number} has no head commit`
-    // Nothing is started for a pull request that is done, whoever approves it.
-    if (data.state !== 'open') return `pull request #${where.number} is ${data.state}`
-    const headRepo = data.head.repo?.full_name
-    return {
-      ...where,
-      head,
-      author: data.user?.login,
-      // A head whose repository is gone (a deleted fork) is no less a fork's.
-      fork: headRepo === undefined || headRepo !== data.base.repo.full_name,
-    }
-  } catch (error) {
-    return `pull request #${where.number} could not be read (${reasonOf(error)}), so no approval can be checked`
-  }
-}
-
-/** One approval judged: the pure screening, then the author's permission as GitHub reports it. */
-async function judge(
-  octokit: Octokit,
-  claim: ApprovalClaim,
-  pull: ApprovalPull,
-  github: GitHubSettings,
-): Promise<ApprovalVerdict> {
-  const screening = screenApproval(claim, pull)
-  if (screening.kind === 'refused') return { counts: false, reason: screening.reason }
-  try {
-    const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
-      owner: pull.owner,
-      repo: pull.repo,
-      username: screening.login,
-      ...withDeadline(),
-    })
-    return judgeApprover(claim, roleOf(data), github.approverPermission, pull.head)
-  } catch (error) {
-    return {
-      counts: false,
-      reason: `@${claim.login}'s permission could not be checked (${reasonOf(error)})`,
-    }
-  }
-}
-
-/**
- * A review that approves the head and counts: each reviewer's latest verdict (APPROVED,
- * CHANGES_REQUESTED or DISMISSED), pinned by GitHub to the commit it was given on. Undefined
- * when none counts; a string when the reviews cannot be read.
- */
-async function approvingReview(
-  octokit: Octokit,
-  pull: ApprovalPull,
-  github: GitHubSettings,
-  log: Log,
-): Promise<Approved | undefined | string> {
-  let reviews: Array<{ state: string; commit_id?: string | null; user?: ReviewUser | null }>
-  try {
-    reviews = await octokit.paginate(octokit.rest.pulls.listReviews, {
-      owner: pull.owner,
-      repo: pull.repo,
-      pull_number: pull.number,
-      per_page: 100,
-      ...withDeadline(),
-    })
-  } catch (error) {
-    return `the reviews of pull request #${pull.number} could not be read (${reasonOf(error)})`
-  }
-  const latest = new Map<string, (typeof reviews)[number]>()
-  for (const review of reviews) {
-    const login = review.user?.login
-    if (login && ['APPROVED', 'CHANGES_REQUESTED', 'DISMISSED'].includes(review.state)) {
-      latest.set(login.toLowerCase(), review)
-    }
-  }
-  for (const review of latest.values()) {
-    if (review.state !== 'APPROVED' || review.commit_id !== pull.head || !review.user) continue
-    const claim: ApprovalClaim = {
-      via: 'review',
-      login: review.user.login,
-      isBot: review.user.type === 'Bot' || review.user.login.endsWith('[bot]'),
-      sha: review.commit_id,
-    }
-    const verdict = await judge(octokit, claim, pull, github)
-    if (verdict.counts) {
-      return { pull, login: claim.login, via: 'review', sha: claim.sha, reason: verdict.reason }
-    }
-    log.info(`approval: a review of the head does not count: ${verdict.reason}.`)
-  }
-  return undefined
-}
-
-interface ReviewUser {
-  login: string
-  type?: string
 }

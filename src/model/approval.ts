@@ -27,11 +27,17 @@ export function meetsRole(role: RepositoryRole | 'none', least: RepositoryRole):
 
 /** What decides whether a step needs an approval, as the event and GitHub tell it. */
 export interface ApprovalNeedFacts {
-  /** The pull request's head is in another repository than its base. */
+  /** The change comes from a fork: a pull request's head, or a workflow_run's or check_suite's. */
   readonly fork: boolean
-  /** The event is a comment whose author is below `commenter_permission` (or could not be checked). */
-  readonly commenterBelow: boolean
+  /**
+   * The event carries a person's words (a comment, a review, an issue) and its author is below
+   * `commenter_permission` (or could not be checked): what they wrote, for the comment's words.
+   */
+  readonly wordsBelow?: WordsKind
 }
+
+/** What a person wrote that started the step, for the words that say why it waits. */
+export type WordsKind = 'comment' | 'review' | 'issue' | 'discussion'
 
 /** Why the step needs an approval, in words for the comment and the log; undefined when it does not. */
 export function approvalNeeded(
@@ -39,14 +45,36 @@ export function approvalNeeded(
   facts: ApprovalNeedFacts,
 ): string | undefined {
   if (policy === 'always')
-    return 'this workflow asks for an approval of every commit (`approval: always`)'
+    return 'this workflow asks for an approval of every run (`approval: always`)'
   if (policy === 'none') return undefined
-  if (facts.fork) return 'this pull request comes from a fork (`approval: forks`)'
-  if (facts.commenterBelow) {
-    return 'the comment that started it is by someone below `commenter_permission` (`approval: forks`)'
+  if (facts.fork) return 'the change comes from a fork (`approval: forks`)'
+  if (facts.wordsBelow) {
+    return `the ${facts.wordsBelow} that started it is by someone below \`commenter_permission\` (\`approval: forks\`)`
   }
   return undefined
 }
+
+/**
+ * What an approval is pinned to: a pull request's head commit, or, where the event has no head
+ * (an issue, a comment on one), the item itself as it read when the step waited: its digest
+ * changes with its id and its text, so an edit after the approval voids it.
+ */
+export type ApprovalPin =
+  | { readonly kind: 'commit'; readonly sha: string }
+  | { readonly kind: 'item'; readonly item: string; readonly digest: string }
+
+/** What `/approve` names for a pin: the commit's SHA, or the item's digest. */
+export function pinValue(pin: ApprovalPin): string {
+  return pin.kind === 'commit' ? pin.sha : pin.digest
+}
+
+/** The pin in words: `commit 5c1e2d4f7a9b`, `issue #12 as it reads now`. */
+export function pinWords(pin: ApprovalPin): string {
+  return pin.kind === 'commit' ? `commit ${short(pin.sha)}` : `${pin.item} as it reads now`
+}
+
+/** How many hex characters of an item's digest its `/approve` line gives, all of which must match. */
+export const ITEM_DIGEST_LENGTH = 20
 
 /** The fewest hex characters of the head that an `/approve` comment must give. */
 export const MIN_APPROVE_SHA = 7
@@ -84,14 +112,14 @@ export interface ApprovalClaim {
   readonly sha: string
   /** A comment edited after it was made (the `edited` event), or a review not APPROVED. */
   readonly void?: string
-  /** When the comment was made (ISO 8601), as the event delivered it. */
+  /** When the comment was made or the review submitted (ISO 8601), as GitHub gave it. */
   readonly madeAt?: string
 }
 
-/** The pull request an approval is judged against, as GitHub answers it now. */
+/** What an approval is judged against, as GitHub answers it now. */
 export interface ApprovalTarget {
-  readonly head: string
-  /** The pull request's author: never their own approver. */
+  readonly pin: ApprovalPin
+  /** Who opened the pull request or wrote the item: never their own approver. */
   readonly author: string | undefined
 }
 
@@ -105,12 +133,24 @@ export function screenApproval(claim: ApprovalClaim, target: ApprovalTarget): Ap
   const refuse = (reason: string): ApprovalScreening => ({ kind: 'refused', reason })
   if (claim.void) return refuse(claim.void)
   if (claim.isBot) return refuse(`${who} is a bot, and bots never approve`)
+  const { pin } = target
   if (target.author !== undefined && claim.login.toLowerCase() === target.author.toLowerCase()) {
-    return refuse(`${who} opened the pull request, and its author never approves it`)
-  }
-  if (!namesHead(claim.sha, target.head)) {
     return refuse(
-      `the ${claim.via === 'review' ? 'review' : 'comment'} approves ${short(claim.sha)}, not the head ${short(target.head)}; a newer push needs a new approval`,
+      pin.kind === 'commit'
+        ? `${who} opened the pull request, and its author never approves it`
+        : `${who} wrote ${pin.item}, and its author never approves it`,
+    )
+  }
+  if (pin.kind === 'item') {
+    return claim.sha === pin.digest
+      ? { kind: 'check-permission', login: claim.login }
+      : refuse(
+          `the comment approves ${claim.sha}, not ${pin.item} as it reads now (${pin.digest}); an edited item needs a new approval`,
+        )
+  }
+  if (!namesHead(claim.sha, pin.sha)) {
+    return refuse(
+      `the ${claim.via === 'review' ? 'review' : 'comment'} approves ${short(claim.sha)}, not the head ${short(pin.sha)}; a newer push needs a new approval`,
     )
   }
   return { kind: 'check-permission', login: claim.login }
@@ -131,14 +171,15 @@ export function judgeApprover(
   claim: Pick<ApprovalClaim, 'login' | 'via'>,
   role: RepositoryRole | 'none',
   least: RepositoryRole,
-  head: string,
+  pin: ApprovalPin,
 ): ApprovalVerdict {
   const who = `@${claim.login}`
   if (meetsRole(role, least)) {
     const how = claim.via === 'review' ? 'a review' : 'a comment'
+    const what = pin.kind === 'commit' ? short(pin.sha) : pin.item
     return {
       counts: true,
-      reason: `${who} (${role}) approved ${short(head)} in ${how} (approver_permission: ${least})`,
+      reason: `${who} (${role}) approved ${what} in ${how} (approver_permission: ${least})`,
     }
   }
   return {
@@ -147,11 +188,34 @@ export function judgeApprover(
   }
 }
 
-/** The waiting comment as the approving step reads it: the head it waited on, when it was written. */
+/** The key's approval record as the approving step reads it: what it pinned, when it was written. */
 export interface WaitingRecord {
-  readonly head: string
+  /** The commit SHA or item digest the record waited on (or started a run for). */
+  readonly pin: string
   /** When the comment was last written (ISO 8601, GitHub's `updated_at`). */
   readonly writtenAt: string | undefined
+}
+
+/**
+ * Whether an approval was made after the key's record was last written, at GitHub's one-second
+ * resolution: the same second counts for nothing, since GitHub cannot tell its order. The
+ * record is rewritten when a newer head waits and when an approval starts a run, so an approval
+ * older than it was either for another wait or has admitted its one run. Undefined when it was.
+ */
+export function madeAfterRecord(
+  madeAt: string | undefined,
+  record: WaitingRecord,
+  what: string,
+): string | undefined {
+  const made = Date.parse(madeAt ?? '')
+  const written = Date.parse(record.writtenAt ?? '')
+  if (!Number.isFinite(made) || !Number.isFinite(written)) {
+    return 'GitHub did not say when the approval and the wait were made, so their order cannot be checked'
+  }
+  if (Math.floor(made / 1000) <= Math.floor(written / 1000)) {
+    return `the approval was made before, or in the same second as, the step last wrote its approval comment for ${what}; an approval admits one run, made after the wait it answers: approve again`
+  }
+  return undefined
 }
 
 /**
@@ -172,19 +236,10 @@ export function approvalAfterWait(
       ? 'no step waited for this head, so a comment must give its whole SHA'
       : undefined
   }
-  const { madeAt } = comment
-  if (waiting.head !== head) {
-    return `the head moved to ${short(head)} after the step waited for ${short(waiting.head)}; a newer push needs a new approval`
+  if (waiting.pin !== head) {
+    return `the head moved to ${short(head)} after the step waited for ${short(waiting.pin)}; a newer push needs a new approval`
   }
-  const made = Date.parse(madeAt ?? '')
-  const written = Date.parse(waiting.writtenAt ?? '')
-  if (!Number.isFinite(made) || !Number.isFinite(written)) {
-    return 'GitHub did not say when the approval and the wait were made, so their order cannot be checked'
-  }
-  if (made < written) {
-    return `the comment was made before the step waited for ${short(head)}; comment the line the waiting comment gives now`
-  }
-  return undefined
+  return madeAfterRecord(comment.madeAt, waiting, short(head))
 }
 
 /** A commit as the log and the comment name it. */

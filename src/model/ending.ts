@@ -4,6 +4,7 @@ import { WORKFLOW_WORDS, type Interrupted } from '../door-words.ts'
 import { formatCredits, formatDuration } from '../text/format.ts'
 import { escapeMarkdown } from '../text/markdown.ts'
 import { clip } from '../text/plain.ts'
+import { approveLine, pinWords, short, type ApprovalPin } from './approval.ts'
 import { describeCancel, type CancelReport } from './cancel.ts'
 import { statusMessageOf } from './run-item.ts'
 import {
@@ -79,8 +80,8 @@ export type Ending =
       /** approval: no run was created; it waits for a maintainer's approval of `head`. */
       readonly kind: 'awaiting-approval'
       readonly run?: undefined
-      /** Undefined when GitHub could not say which commit (nothing starts then either). */
-      readonly head: string | undefined
+      /** What it waits on; undefined when GitHub could not say (nothing starts then either). */
+      readonly pin: ApprovalPin | undefined
       /** Why the step needs one, in the comment's words (Markdown, our own text). */
       readonly why: string
       readonly approverPermission: string
@@ -296,16 +297,22 @@ export function describeEnding(ending: Ending): EndingWords {
         failure: `Run ${ending.run.runId}: the agent's result ${describeInvalidOutput(ending)}`,
       }
     case 'awaiting-approval': {
-      const commit = ending.head?.slice(0, 12)
-      const of = commit ? ` of ${commit}` : ''
+      const { pin } = ending
+      const what = pin ? pinWords(pin) : 'the head commit'
+      const of = pin ? ` of ${pin.kind === 'commit' ? short(pin.sha) : pin.item}` : ''
       const refused = ending.refused ? ` The approval given does not count: ${ending.refused}.` : ''
-      const line = ending.head ? ` (a review, or a comment "/approve ${ending.head}")` : ''
+      const line = !pin
+        ? ''
+        : pin.kind === 'commit'
+          ? ` (a review, or a comment "${approveLine(pin.sha)}")`
+          : ` (a comment "${approveLine(pin.digest)}")`
+      const anew = pin?.kind === 'item' ? 'an edit of it' : 'a newer push'
       return {
         ...word('awaiting_approval'),
         label: `Waiting for approval${of}`,
-        detail: `${upperFirst(ending.why)}: the run starts only once someone with at least ${ending.approverPermission} permission on the repository approves ${commit ? 'this commit' : 'the head commit'}.${refused ? escapeMarkdown(refused) : ''}`,
+        detail: `${upperFirst(ending.why)}: the run starts only once someone with at least ${ending.approverPermission} permission on the repository approves ${pin?.kind === 'commit' ? 'this commit' : pin ? escapeMarkdown(pin.item) : 'the head commit'}.${refused ? escapeMarkdown(refused) : ''}`,
         showsReason: false,
-        why: `No run was created: ${plainWords(ending.why)}. It starts once someone with at least ${ending.approverPermission} permission approves ${commit ? `commit ${commit}` : 'the head commit'}${line}; a newer push needs a new approval.${refused}`,
+        why: `No run was created: ${plainWords(ending.why)}. It starts once someone with at least ${ending.approverPermission} permission approves ${what}${line}; ${anew} needs a new approval.${refused}`,
         headline: `Waiting for approval${of}: no run was created`,
       }
     }

@@ -8,7 +8,7 @@ import {
   type AwaitingApproval,
   type EndingWords,
 } from '../model/ending.ts'
-import { approveLine } from '../model/approval.ts'
+import { approveLine, pinValue } from '../model/approval.ts'
 import { meaningOf } from '../model/states.ts'
 import type { ArtifactEntry } from '../agent/artifacts.ts'
 import { renderAnswerBlock, renderArtifacts, renderBlocked } from './agent-work.ts'
@@ -146,16 +146,19 @@ export function renderErrorSummary(
 export function renderAwaitingSummary(ending: AwaitingApproval): string {
   const words = describeEnding(ending)
   const lines = [`### ${words.icon} ${escapeMarkdown(words.headline)}`, '', words.detail ?? '', '']
-  if (ending.head && !ending.refused) {
+  const { pin } = ending
+  if (pin && !ending.refused) {
+    const commit = pin.kind === 'commit'
     lines.push(
-      'To approve this commit, comment on the pull request:',
+      commit
+        ? 'To approve this commit, comment on the pull request:'
+        : `To approve ${escapeMarkdown(pin.item)} as it reads now, comment on the issue:`,
       '',
       '```',
-      approveLine(ending.head),
+      approveLine(pinValue(pin)),
       '```',
       '',
-      'or approve the pull request in a review of this commit.',
-      '',
+      ...(commit ? ['or approve the pull request in a review of this commit.', ''] : []),
     )
   }
   return lines.join('\n')

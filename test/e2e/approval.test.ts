@@ -33,9 +33,17 @@ type Fixture =
 
 /** The parts of a payload a test changes (each fixture has those its event has). */
 interface Payload {
+  action: string
   pull_request: { head: { repo: unknown; sha: string } }
   repository: unknown
-  comment: { body: string; user: { login: string; type: string }; created_at: string }
+  issue: { number: number }
+  comment: {
+    id: number
+    body: string
+    user: { login: string; type: 'User' | 'Bot' }
+    created_at: string
+    updated_at: string
+  }
   sender: unknown
 }
 
@@ -51,14 +59,26 @@ function fixture(name: Fixture, change: (payload: Payload) => void = () => {}) {
 const eventName = (name: Fixture) => name.split('.')[0] ?? ''
 
 /**
- * The runner's view of the event. A comment is made now (after the wait the test set up), unless
- * `change` says otherwise.
+ * The runner's view of the event. A comment is made a second after what the test set up (the
+ * fake's clock moves on: GitHub orders only whole seconds), unless `change` says otherwise; a
+ * new one is on the thread, as GitHub has it when its workflow run starts.
  */
 function env(gh: FakeGitHub, name: Fixture, change: (payload: Payload) => void = () => {}) {
   const payload = fixture(name, (p) => {
-    if (p.comment) p.comment.created_at = new Date().toISOString()
+    if (p.comment) {
+      gh.advance(1000)
+      p.comment.created_at = gh.nowIso()
+    }
     change(p)
   })
+  if (payload.comment && payload.action === 'created') {
+    const { body, user, created_at } = payload.comment
+    const stored = gh.addComment(OWNER, REPO, payload.issue.number, body, user, {
+      createdAt: created_at,
+    })
+    payload.comment.id = stored.id
+    payload.comment.updated_at = stored.updated_at
+  }
   return eventEnv(gh, eventName(name), payload, {
     GITHUB_SERVER_URL: 'https://github.com',
     GITHUB_SHA: '3a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d',
@@ -114,7 +134,7 @@ describe('approval: a fork waits', () => {
     expect(more).toHaveLength(0)
     expect(comment?.body).toContain('at least **write** permission')
     expect(comment?.body).toContain(`\`\`\`\n/approve ${HEAD_A}\n\`\`\``)
-    expect(comment?.body).toContain('a newer push needs a new approval')
+    expect(comment?.body).toContain('a newer push, or another run, needs a new approval')
     expect(parseApprovalMarker(comment?.body ?? '')).toMatchObject({
       key: 'Agent review/review',
       head: HEAD_A,
@@ -152,10 +172,12 @@ describe('approval: a fork waits', () => {
       }),
     })
     expectWaiting(result, agents)
-    expect(gh.comments(OWNER, REPO, PR)[0]?.body).toContain('below `commenter_permission`')
+    expect(approvalComments(gh)[0]?.body).toContain(
+      'the comment that started it is by someone below `commenter_permission`',
+    )
   })
 
-  it('a comment on an issue has no commit to approve: nothing starts', async () => {
+  it('an /approve on an issue where no step waits starts nothing', async () => {
     const { agents, gh } = await servers()
     const result = await runStep({
       inputs: inputs(agents, { approval: 'always' }),
@@ -164,7 +186,7 @@ describe('approval: a fork waits', () => {
       }),
     })
     expectWaiting(result, agents)
-    expect(result.stdout).toContain('a comment on an issue has none')
+    expect(result.stdout).toContain('no step of this workflow waits for an approval on issue #7')
   })
 
   it('a same-repository pull request needs no approval with approval: forks', async () => {
@@ -290,7 +312,7 @@ describe('approval: a comment starts the run for the head it names', () => {
     const { agents, gh } = await servers()
     gh.setRole(OWNER, REPO, 'forker', 'admin')
     gh.setRole(OWNER, REPO, 'helper[bot]', 'admin')
-    const by = (login: string, type: string) =>
+    const by = (login: string, type: 'User' | 'Bot') =>
       env(gh, 'issue_comment.created.approve', (payload) => {
         payload.comment.user = { ...payload.comment.user, login, type }
         payload.sender = payload.comment.user
@@ -330,7 +352,9 @@ describe('approval: a comment starts the run for the head it names', () => {
     })
     const after = await runStep({ inputs: inputs(agents), env: madeEarlier })
     expectWaiting(after, agents)
-    expect(after.stdout).toContain('the comment was made before the step waited for 5c1e2d400000')
+    expect(after.stdout).toContain(
+      'the approval was made before, or in the same second as, the step last wrote its approval comment for 5c1e2d400000',
+    )
   })
 
   it('with no step waiting before it, only a comment giving the whole SHA starts the run', async () => {
@@ -369,6 +393,7 @@ describe('approval: a review approves the commit it was given on', () => {
   it('pull_request_review: an APPROVED review of the head starts the run', async () => {
     const { agents, gh } = await servers()
     await waited(agents, gh)
+    gh.advance(1000)
     gh.addReview(OWNER, REPO, PR, { login: 'maintainer', state: 'APPROVED', commitId: HEAD_A })
     const result = await runStep({
       inputs: inputs(agents),
@@ -385,6 +410,7 @@ describe('approval: a review approves the commit it was given on', () => {
     const { agents, gh } = await servers()
     await waited(agents, gh)
     // A review on a fork's pull request runs without the key: its approval waits for a re-run.
+    gh.advance(1000)
     gh.addReview(OWNER, REPO, PR, { login: 'maintainer', state: 'APPROVED' })
     gh.addReview(OWNER, REPO, PR, { login: 'reader', state: 'APPROVED' })
     const result = await runStep({

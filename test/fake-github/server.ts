@@ -112,6 +112,14 @@ export interface CommitStatus {
   creator: GitHubUser
 }
 
+/** An issue as the fake answers it. */
+export interface IssueSeed {
+  title: string
+  body: string | null
+  author: string
+  state?: 'open' | 'closed'
+}
+
 export interface PullRequestSeed {
   headSha: string
   headRef?: string
@@ -233,6 +241,7 @@ const COMMIT_STATUSES_PATH = /^\/repos\/([^/]+)\/([^/]+)\/commits\/([^/]+)\/stat
 const WORKFLOW_RUN_PATH = /^\/repos\/([^/]+)\/([^/]+)\/actions\/runs\/([1-9]\d*)$/
 const WORKFLOW_RUNS_OF_PATH = /^\/repos\/([^/]+)\/([^/]+)\/actions\/workflows\/([1-9]\d*)\/runs$/
 const PULL_PATH = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/([1-9]\d*)$/
+const ISSUE_PATH = /^\/repos\/([^/]+)\/([^/]+)\/issues\/([1-9]\d*)$/
 const COMPARE_PATH = /^\/repos\/([^/]+)\/([^/]+)\/compare\/([0-9a-f]{7,64})\.\.\.([0-9a-f]{7,64})$/
 const PULL_FILES_PATH = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/([1-9]\d*)\/files$/
 const REVIEWS_PATH = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/([1-9]\d*)\/reviews$/
@@ -291,6 +300,9 @@ export class FakeGitHub {
   #nextReviewId = 3_000_000_001
   #nextCheckRunId = 4_000_000_001
   readonly #workflowRuns = new Map<string, WorkflowRunSeed>()
+  readonly #issues = new Map<string, IssueSeed & { updatedAt: Date }>()
+  /** How far the fake's clock runs ahead of the machine's: `advance` moves it, never back. */
+  #aheadMs = 0
   #defaultRole: RepositoryRole = 'read'
   #faults: Fault[] = []
   #barriers: Barrier[] = []
@@ -347,7 +359,7 @@ export class FakeGitHub {
       typeof author === 'string'
         ? this.#user(author, author.endsWith('[bot]') ? 'Bot' : 'User')
         : this.#user(author.login, author.type)
-    const createdAt = options.createdAt === undefined ? now() : new Date(options.createdAt)
+    const createdAt = options.createdAt === undefined ? this.#now() : new Date(options.createdAt)
     if (Number.isNaN(createdAt.getTime()))
       throw new Error(`invalid createdAt: ${String(options.createdAt)}`)
     const stored = this.#store(owner, repo, issueNumber, body, user, createdAt, options.association)
@@ -451,6 +463,32 @@ export class FakeGitHub {
     })
   }
 
+  /** Now, to the second, as GitHub's timestamps are, on the fake's clock. */
+  #now(): Date {
+    return secondsOf(Date.now() + this.#aheadMs)
+  }
+
+  /**
+   * Moves the fake's clock on by `ms` (virtual time): what GitHub writes after this is that much
+   * later, so a test orders two events a second apart without waiting a second.
+   */
+  advance(ms: number): void {
+    this.#aheadMs += ms
+  }
+
+  /** The fake's clock now, to the second (ISO 8601), as its next write would stamp it. */
+  nowIso(): string {
+    return iso(this.#now())
+  }
+
+  /**
+   * Sets (or replaces) an issue as GitHub answers GET .../issues/{number}: its title, text,
+   * author and state. Setting it again is an edit (its updated_at moves).
+   */
+  setIssue(owner: string, repo: string, number: number, seed: IssueSeed): void {
+    this.#issues.set(pullKey(owner, repo, number), { ...seed, updatedAt: this.#now() })
+  }
+
   /** Sets (or replaces) a workflow run; GET .../actions/runs/{id} answers it, else 404. */
   setWorkflowRun(owner: string, repo: string, id: number | string, seed: WorkflowRunSeed): void {
     this.#workflowRuns.set(pullKey(owner, repo, Number(id)), seed)
@@ -498,7 +536,7 @@ export class FakeGitHub {
       state: review.state,
       html_url: `${this.#serverUrl}/${owner}/${repo}/pull/${number}#pullrequestreview-${id}`,
       commit_id: review.commitId ?? this.#pulls.get(key)?.headSha ?? '',
-      submitted_at: iso(now()),
+      submitted_at: iso(this.#now()),
       comments: [],
     }
     this.#reviews.push(stored)
@@ -758,6 +796,20 @@ export class FakeGitHub {
       const [, owner = '', repo = '', base = '', head = ''] = compare
       return this.#compare(owner, repo, base, head)
     }
+    const issue = ISSUE_PATH.exec(path)
+    if (issue && method === 'GET') {
+      const [, owner = '', repo = '', number = ''] = issue
+      const found = this.#issues.get(pullKey(owner, repo, Number(number)))
+      if (!found) return error(404, 'Not Found', 'issues/issues#get-an-issue')
+      return ok(200, {
+        number: Number(number),
+        title: found.title,
+        body: found.body,
+        state: found.state ?? 'open',
+        user: this.#user(found.author, found.author.endsWith('[bot]') ? 'Bot' : 'User'),
+        updated_at: iso(found.updatedAt),
+      })
+    }
     const pull = PULL_PATH.exec(path)
     if (pull && method === 'GET') {
       const [, owner = '', repo = '', number = ''] = pull
@@ -899,7 +951,7 @@ export class FakeGitHub {
       state,
       html_url: `${this.#serverUrl}/${owner}/${repo}/pull/${number}#pullrequestreview-${id}`,
       commit_id: typeof body.commit_id === 'string' ? body.commit_id : (pull?.headSha ?? ''),
-      submitted_at: iso(now()),
+      submitted_at: iso(this.#now()),
       comments,
     }
     this.#reviews.push(review)
@@ -1078,7 +1130,7 @@ export class FakeGitHub {
         message: 'target_url must use http(s) scheme',
       })
     }
-    const time = iso(now())
+    const time = iso(this.#now())
     const id = this.#nextStatusId++
     const status: CommitStatus = {
       id,
@@ -1173,7 +1225,7 @@ export class FakeGitHub {
   #create(request: RecordedGitHubRequest, owner: string, repo: string, issueNumber: number): Reply {
     const body = commentBody(request, 'issues/comments#create-an-issue-comment')
     if (typeof body !== 'string') return body
-    const view = this.#view(this.#store(owner, repo, issueNumber, body, this.tokenUser, now()))
+    const view = this.#view(this.#store(owner, repo, issueNumber, body, this.tokenUser, this.#now()))
     return ok(201, view, { location: view.url })
   }
 
@@ -1181,7 +1233,7 @@ export class FakeGitHub {
     const body = commentBody(request, 'issues/comments#update-an-issue-comment')
     if (typeof body !== 'string') return body
     stored.body = body
-    const time = now()
+    const time = this.#now()
     stored.updatedAt = time > stored.createdAt ? time : stored.createdAt
     return ok(200, this.#view(stored))
   }
@@ -1369,8 +1421,8 @@ function positiveInt(value: string | null): number | undefined {
 }
 
 /** Now, to the second, as GitHub's timestamps are. */
-function now(): Date {
-  return new Date(Math.floor(Date.now() / 1000) * 1000)
+function secondsOf(ms: number): Date {
+  return new Date(Math.floor(ms / 1000) * 1000)
 }
 
 function iso(date: Date): string {

@@ -8,13 +8,15 @@ import {
   looksLikeApprove,
   meetsRole,
   namesHead,
+  pinValue,
   screenApproval,
   type ApprovalClaim,
 } from '../../src/model/approval.ts'
 
 const HEAD = '0123456789abcdef0123456789abcdef01234567'
 const OTHER = 'fedcba9876543210fedcba9876543210fedcba98'
-const target = { head: HEAD, author: 'forker' }
+const PIN = { kind: 'commit', sha: HEAD } as const
+const target = { pin: PIN, author: 'forker' }
 const claim = (over: Partial<ApprovalClaim> = {}): ApprovalClaim => ({
   via: 'comment',
   login: 'maintainer',
@@ -25,13 +27,14 @@ const claim = (over: Partial<ApprovalClaim> = {}): ApprovalClaim => ({
 
 describe('approval: when a run needs one', () => {
   it('asks for one by the policy: never, for a fork or a comment below commenter_permission, always', () => {
-    const same = { fork: false, commenterBelow: false }
-    expect(approvalNeeded('none', { fork: true, commenterBelow: true })).toBeUndefined()
+    const same = { fork: false }
+    expect(approvalNeeded('none', { fork: true, wordsBelow: 'comment' })).toBeUndefined()
     expect(approvalNeeded('forks', same)).toBeUndefined()
     expect(approvalNeeded('forks', { ...same, fork: true })).toMatch(/fork/)
-    expect(approvalNeeded('forks', { ...same, commenterBelow: true })).toMatch(
-      /commenter_permission/,
+    expect(approvalNeeded('forks', { ...same, wordsBelow: 'review' })).toMatch(
+      /^the review that started it is by someone below `commenter_permission`/,
     )
+    expect(approvalNeeded('forks', { ...same, wordsBelow: 'issue' })).toMatch(/^the issue/)
     expect(approvalNeeded('always', same)).toMatch(/approval: always/)
   })
 })
@@ -98,31 +101,54 @@ describe('approval: what counts, for one head commit only', () => {
   })
 
   it('counts an approver at approver_permission or above, and no one below', () => {
-    expect(judgeApprover(claim(), 'write', 'write', HEAD)).toEqual({
+    expect(judgeApprover(claim(), 'write', 'write', PIN)).toEqual({
       counts: true,
       reason: '@maintainer (write) approved 0123456789ab in a comment (approver_permission: write)',
     })
-    expect(judgeApprover(claim(), 'triage', 'write', HEAD).counts).toBe(false)
-    expect(judgeApprover(claim(), 'none', 'read', HEAD).reason).toMatch(/has no permission/)
-    expect(judgeApprover(claim(), 'admin', 'maintain', HEAD).counts).toBe(true)
+    expect(judgeApprover(claim(), 'triage', 'write', PIN).counts).toBe(false)
+    expect(judgeApprover(claim(), 'none', 'read', PIN).reason).toMatch(/has no permission/)
+    expect(judgeApprover(claim(), 'admin', 'maintain', PIN).counts).toBe(true)
     expect(meetsRole('maintain', 'admin')).toBe(false)
   })
 
-  it('counts a comment only after the wait it answers, for the head that waited', () => {
+  it('counts a comment only after the wait it answers, for the head that waited, a whole second after', () => {
     const at = (madeAt: string) => ({ madeAt, sha: HEAD.slice(0, 7) })
-    const waiting = { head: HEAD, writtenAt: '2026-11-27T20:15:00Z' }
-    expect(approvalAfterWait(at('2026-11-27T20:15:00.400Z'), HEAD, waiting)).toBeUndefined()
+    const waiting = { pin: HEAD, writtenAt: '2026-11-27T20:15:00Z' }
+    expect(approvalAfterWait(at('2026-11-27T20:15:01Z'), HEAD, waiting)).toBeUndefined()
     expect(approvalAfterWait(at('2026-11-27T20:16:00Z'), HEAD, waiting)).toBeUndefined()
-    expect(approvalAfterWait(at('2026-11-27T20:14:59Z'), HEAD, waiting)).toMatch(
-      /^the comment was made before the step waited for 0123456789ab/,
-    )
+    // GitHub orders whole seconds only: the same second could be before the wait.
+    for (const same of [
+      '2026-11-27T20:15:00Z',
+      '2026-11-27T20:15:00.400Z',
+      '2026-11-27T20:14:59Z',
+    ]) {
+      expect(approvalAfterWait(at(same), HEAD, waiting)).toMatch(
+        /^the approval was made before, or in the same second as, the step last wrote its approval comment for 0123456789ab/,
+      )
+    }
     expect(approvalAfterWait(at('2026-11-27T20:16:00Z'), OTHER, waiting)).toMatch(
       /^the head moved to fedcba987654 after the step waited for 0123456789ab/,
     )
     expect(approvalAfterWait({ sha: HEAD.slice(0, 7) }, HEAD, waiting)).toMatch(/cannot be checked/)
     expect(
-      approvalAfterWait(at('2026-11-27T20:16:00Z'), HEAD, { head: HEAD, writtenAt: undefined }),
+      approvalAfterWait(at('2026-11-27T20:16:00Z'), HEAD, { pin: HEAD, writtenAt: undefined }),
     ).toMatch(/cannot be checked/)
+  })
+
+  it('pins an item to its digest in full: a prefix or another text counts for nothing', () => {
+    const item = {
+      pin: { kind: 'item', item: 'issue #12', digest: 'ab'.repeat(10) },
+      author: 'stranger',
+    } as const
+    const screen = (sha: string, login = 'maintainer') =>
+      screenApproval(claim({ sha, login }), item).kind
+    expect(screen('ab'.repeat(10))).toBe('check-permission')
+    expect(screen('ab'.repeat(5))).toBe('refused')
+    expect(screen('ab'.repeat(10), 'Stranger')).toBe('refused')
+    expect(pinValue(item.pin)).toBe('ab'.repeat(10))
+    expect(judgeApprover(claim(), 'write', 'write', item.pin).reason).toContain(
+      'approved issue #12',
+    )
   })
 
   it('counts a comment with no wait before it only when it gives the whole SHA', () => {

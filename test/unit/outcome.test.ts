@@ -52,7 +52,7 @@ const ENDINGS: Array<[Ending, string, boolean]> = [
   [
     {
       kind: 'awaiting-approval',
-      head: 'a'.repeat(40),
+      pin: { kind: 'commit', sha: 'a'.repeat(40) },
       why: 'this pull request comes from a fork (`approval: forks`)',
       approverPermission: 'write',
     },
