@@ -366,6 +366,19 @@ export class FakeGitHub {
     return this.#view(stored)
   }
 
+  /** A person edits a comment, without HTTP: its text changes and its updated_at moves. */
+  editComment(commentId: number, body: string): void {
+    const stored = this.#comments.get(commentId)
+    if (!stored) throw new Error(`no comment ${commentId}`)
+    stored.body = body
+    stored.updatedAt = this.#now()
+  }
+
+  /** A person deletes a comment, without HTTP. */
+  deleteComment(commentId: number): void {
+    this.#comments.delete(commentId)
+  }
+
   /** The comments on an issue or pull request, oldest first (ascending ID, as GitHub lists them). */
   comments(owner: string, repo: string, issueNumber: number): Comment[] {
     return this.#thread(owner, repo, issueNumber).map((c) => this.#view(c))
