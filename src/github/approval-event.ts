@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { ITEM_DIGEST_LENGTH, type WordsKind } from '../model/approval.ts'
 import type { EventPayload } from '../world.ts'
-import { eventMadeChange, type EventAuthor } from './event.ts'
+import { eventThread, type EventAuthor } from './event.ts'
 
 /**
  * What the approval gate reads of an event, whatever its name (v1.5: the gate holds on every
@@ -63,7 +63,7 @@ export function readApprovalEvent(
   const wordsKind = WORDS[eventName]
   const words = wordsKind ? { kind: wordsKind, author: wordsAuthorOf(eventName, event) } : undefined
   return {
-    subject: subjectOf(eventName, event, fork),
+    subject: subjectOf(eventName, event, fork, repository),
     fork,
     ...(words ? { words } : {}),
     sender: authorOf(event?.sender),
@@ -74,17 +74,18 @@ function subjectOf(
   eventName: string,
   event: EventPayload | undefined,
   fork: boolean,
+  repository: string | undefined,
 ): ApprovalSubject {
-  const pull = eventMadeChange(event)
-  if (pull !== undefined) return { kind: 'pull', number: pull }
+  const thread = eventThread(event, repository)
+  if (thread?.pullRequest) return { kind: 'pull', number: thread.number }
   if (eventName === 'issues' || eventName === 'issue_comment') {
-    const thread = event?.issue?.number
-    const id = eventName === 'issues' ? thread : event?.comment?.id
-    if (isId(thread) && isId(id)) {
+    const issue = event?.issue?.number
+    const id = eventName === 'issues' ? issue : event?.comment?.id
+    if (isId(issue) && isId(id)) {
       const item: ApprovalItemRef =
         eventName === 'issues'
-          ? { thread, kind: 'issue', id, label: `issue #${thread}` }
-          : { thread, kind: 'comment', id, label: `the comment ${id} on issue #${thread}` }
+          ? { thread: issue, kind: 'issue', id, label: `issue #${issue}` }
+          : { thread: issue, kind: 'comment', id, label: `the comment ${id} on issue #${issue}` }
       return { kind: 'item', item }
     }
     return { kind: 'unpinnable', why: `the ${eventName} event names no issue or comment` }

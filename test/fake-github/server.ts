@@ -1238,7 +1238,9 @@ export class FakeGitHub {
   #create(request: RecordedGitHubRequest, owner: string, repo: string, issueNumber: number): Reply {
     const body = commentBody(request, 'issues/comments#create-an-issue-comment')
     if (typeof body !== 'string') return body
-    const view = this.#view(this.#store(owner, repo, issueNumber, body, this.tokenUser, this.#now()))
+    const view = this.#view(
+      this.#store(owner, repo, issueNumber, body, this.tokenUser, this.#now()),
+    )
     return ok(201, view, { location: view.url })
   }
 
