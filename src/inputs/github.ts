@@ -4,6 +4,7 @@
  */
 import {
   APPROVAL_POLICIES,
+  meetsRole,
   REPOSITORY_ROLES,
   type ApprovalPolicy,
   type RepositoryRole,
@@ -71,6 +72,26 @@ export function readApproval(source: InputSource, continueRun: boolean): Approva
     )
   }
   return policy
+}
+
+/**
+ * `approver_permission`: the least role whose approval counts. On a public repository anyone
+ * has `read`, so an approval below `triage` would let anyone approve: refused there (v1.5).
+ */
+export function readApproverPermission(
+  source: InputSource,
+  approval: ApprovalPolicy,
+): RepositoryRole {
+  const role = readRole('approver_permission', source.get('approver_permission'))
+  const repository = source.world.event?.repository
+  const isPublic = repository?.private === false || repository?.visibility === 'public'
+  if (approval !== 'none' && isPublic && !meetsRole(role, 'triage')) {
+    throw new InputError(
+      'approver_permission',
+      `is ${role} on a public repository, where anyone has read permission: anyone could approve a paid run. Use triage or above (write, the default, is the usual choice).`,
+    )
+  }
+  return role
 }
 
 const LOGIN = /^[a-z\d](?:[a-z\d-]{0,38})(?:\[bot\])?$/i

@@ -14,6 +14,7 @@ import {
   readApproval,
   readBots,
   readGitHubToken,
+  readApproverPermission,
   readRole,
   type GitHubSettings,
 } from './github.ts'
@@ -145,7 +146,7 @@ export function readStepSettings(
   const commenterPermission = readRole('commenter_permission', source.get('commenter_permission'))
   const allowedBots = readBots(source.get('allowed_bots'))
   const approval = readApproval(source, continueRun)
-  const approverPermission = readRole('approver_permission', source.get('approver_permission'))
+  const approverPermission = readApproverPermission(source, approval)
   readTarget(continueRun)
   const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT)
   const wait = parseBoolean('wait', source.get('wait') || 'true')

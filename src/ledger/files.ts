@@ -2,8 +2,10 @@
  * The ledger as data, in `report_dir`: `runs.csv` (RFC 4180, one row per run), `runs.json`
  * (the same rows) and `report.md` (the summary). The folder must be inside the workspace.
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { randomUUID } from 'node:crypto'
+import { rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { makeDownloadDir } from '../agent/download.ts'
 import type { LedgerRow } from './rows.ts'
 
 /** The CSV's columns, in order: the contract's. */
@@ -47,21 +49,31 @@ export function rowsCsv(rows: readonly LedgerRow[]): string {
  * with a leading `'`, as OWASP advises for CSV that people open: tags are anyone's text.
  */
 function csvField(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) && !/^-?\d/.test(value) ? `'${value}` : value
+  // Whatever follows: `-1+1+cmd|' /C calc'!A0` starts with a digit after its minus and still runs.
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe
 }
 
-/** Writes the three files into `dir`, made if missing. */
-export function writeLedgerFiles(
+/**
+ * Writes the three files into `dir`, made if missing, inside `workspace`: each folder on the
+ * way is made one at a time and must be a plain folder, never a link, and each file is renamed
+ * into place, which replaces a link rather than writing through it.
+ */
+export async function writeLedgerFiles(
   dir: string,
+  workspace: string,
   files: { rows: readonly LedgerRow[]; summary: string },
-): string[] {
-  mkdirSync(dir, { recursive: true })
+): Promise<string[]> {
+  const folder = await makeDownloadDir(dir, [workspace])
   const written = [
     ['runs.csv', rowsCsv(files.rows)],
     ['runs.json', `${JSON.stringify(files.rows, null, 2)}\n`],
     ['report.md', files.summary],
   ] as const
-  for (const [name, text] of written) writeFileSync(join(dir, name), text)
-  return written.map(([name]) => join(dir, name))
+  for (const [name, text] of written) {
+    const partial = join(folder, `.${name}.${randomUUID()}.partial`)
+    await writeFile(partial, text, { flag: 'wx' })
+    await rename(partial, join(folder, name))
+  }
+  return written.map(([name]) => join(folder, name))
 }

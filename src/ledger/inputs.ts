@@ -2,7 +2,8 @@
  * Reads and checks the `report` action's inputs (report/action.yml), or the `report` command's
  * flags, before any request: a bad one is an InputError naming it, and nothing is listed.
  */
-import { relative, resolve, isAbsolute } from 'node:path'
+import { lstatSync } from 'node:fs'
+import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { readCreditBudgets } from '../inputs/budgets.ts'
 import { readConnection, type Connection } from '../inputs/connection.ts'
 import { InputError } from '../input-error.ts'
@@ -69,6 +70,19 @@ function readReportDir(source: InputSource): string {
       'report_dir',
       `must be a folder inside the workspace (${workspace}); got "${dir}".`,
     )
+  }
+  // A checked-out change can hold `reports -> /`: no folder on the way may be a link or a file.
+  let folder = workspace
+  for (const part of inside.split(sep).filter(Boolean)) {
+    folder = join(folder, part)
+    const stats = lstatSync(folder, { throwIfNoEntry: false })
+    if (!stats) break
+    if (part.toLowerCase() === '.git' || !stats.isDirectory()) {
+      throw new InputError(
+        'report_dir',
+        `must be a plain folder inside the workspace; "${folder}" is ${part.toLowerCase() === '.git' ? 'inside .git' : 'a link or a file'}, which could lead the report out of it.`,
+      )
+    }
   }
   return full
 }

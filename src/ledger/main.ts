@@ -43,7 +43,10 @@ export async function run(io: StepIo, inputs: InputSource): Promise<{ error?: un
       io.debug(`No summary written: ${errorMessage(error)}`)
     })
     if (settings.reportDir) {
-      const written = writeLedgerFiles(settings.reportDir, { rows, summary })
+      const written = await writeLedgerFiles(settings.reportDir, world.workspace, {
+        rows,
+        summary,
+      })
       io.info(`Wrote ${written.join(', ')}.`)
     }
     return {}

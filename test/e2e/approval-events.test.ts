@@ -331,3 +331,22 @@ describe('approval: one approval, one run, made when the maintainer meant it', (
     })
   }
 })
+
+describe('approver_permission on a public repository', () => {
+  it('below triage is refused before any request, naming the input; triage is taken', async () => {
+    const { agents, gh } = await servers()
+    const result = await runStep({
+      inputs: inputs(agents, { approver_permission: 'read' }),
+      env: env(gh, 'issues.opened'),
+    })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/::error::.*approver_permission.*public repository/)
+    expect(agents.requests).toHaveLength(0)
+    expect(gh.requests).toHaveLength(0)
+    const triage = await runStep({
+      inputs: inputs(agents, { approver_permission: 'triage' }),
+      env: env(gh, 'issues.opened'),
+    })
+    expect(triage.outputs.outcome).toBe('awaiting_approval')
+  })
+})

@@ -3,7 +3,7 @@
  * and `cloud-agent-run report`, against the fake API holding runs the action made (its tags)
  * over several days, projects, pull requests, keys and outcomes, beside runs it did not make.
  */
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -196,6 +196,22 @@ describe('report: what the runs of a period did and cost', () => {
       expect(result.stdout).toMatch(says)
     }
     expect(api.requests).toHaveLength(0)
+  })
+
+  it('refuses a report_dir that leads out of the workspace through a link, before any request', async () => {
+    const api = await fakeApi()
+    const workspace = mkdtempSync(join(tmpdir(), 'report-workspace-'))
+    const outside = mkdtempSync(join(tmpdir(), 'report-outside-'))
+    symlinkSync(outside, join(workspace, 'reports'))
+    const result = await runStep({
+      action: 'report',
+      inputs: { api_key: KEY, base_url: api.baseUrl, report_dir: 'reports/ledger' },
+      env: { GITHUB_WORKSPACE: workspace },
+    })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/Input "report_dir" must be a plain folder inside the workspace/)
+    expect(api.requests).toHaveLength(0)
+    expect(readdirSync(outside)).toEqual([])
   })
 
   it('lists a page of 500 runs a request', async () => {

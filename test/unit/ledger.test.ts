@@ -119,4 +119,11 @@ describe('runs.csv', () => {
     expect(csv).toContain('"say ""hi"", then\nleave"')
     expect(csv.endsWith('\r\n')).toBe(true)
   })
+
+  it('prefixes every cell that starts with =, +, -, @, a tab or a CR, whatever follows', () => {
+    for (const cell of ["-1+1+cmd|' /C calc'!A0", '+1', '-2', '@SUM(A1)', '\tx', '=1']) {
+      const [, line] = rowsCsv([row({ key: cell })]).split('\r\n')
+      expect(line).toContain(`'${cell.replace(/"/g, '""')}`)
+    }
+  })
 })
