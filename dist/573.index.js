@@ -163,6 +163,7 @@ const ROUTES = {
     issues: {
         createComment: 'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
         deleteComment: 'DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}',
+        get: 'GET /repos/{owner}/{repo}/issues/{issue_number}',
         getComment: 'GET /repos/{owner}/{repo}/issues/comments/{comment_id}',
         listComments: 'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',
         listCommentsForRepo: 'GET /repos/{owner}/{repo}/issues/comments',

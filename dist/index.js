@@ -7172,16 +7172,26 @@ function meetsRole(role, least) {
 /** Why the step needs an approval, in words for the comment and the log; undefined when it does not. */
 function approvalNeeded(policy, facts) {
     if (policy === 'always')
-        return 'this workflow asks for an approval of every commit (`approval: always`)';
+        return 'this workflow asks for an approval of every run (`approval: always`)';
     if (policy === 'none')
         return undefined;
     if (facts.fork)
-        return 'this pull request comes from a fork (`approval: forks`)';
-    if (facts.commenterBelow) {
-        return 'the comment that started it is by someone below `commenter_permission` (`approval: forks`)';
+        return 'the change comes from a fork (`approval: forks`)';
+    if (facts.wordsBelow) {
+        return `the ${facts.wordsBelow} that started it is by someone below \`commenter_permission\` (\`approval: forks\`)`;
     }
     return undefined;
 }
+/** What `/approve` names for a pin: the commit's SHA, or the item's digest. */
+function pinValue(pin) {
+    return pin.kind === 'commit' ? pin.sha : pin.digest;
+}
+/** The pin in words: `commit 5c1e2d4f7a9b`, `issue #12 as it reads now`. */
+function pinWords(pin) {
+    return pin.kind === 'commit' ? `commit ${approval_short(pin.sha)}` : `${pin.item} as it reads now`;
+}
+/** How many hex characters of an item's digest its `/approve` line gives, all of which must match. */
+const ITEM_DIGEST_LENGTH = 20;
 /** The fewest hex characters of the head that an `/approve` comment must give. */
 const MIN_APPROVE_SHA = 7;
 const HEX = /^[0-9a-f]+$/;
@@ -7213,11 +7223,19 @@ function screenApproval(claim, target) {
         return refuse(claim.void);
     if (claim.isBot)
         return refuse(`${who} is a bot, and bots never approve`);
+    const { pin } = target;
     if (target.author !== undefined && claim.login.toLowerCase() === target.author.toLowerCase()) {
-        return refuse(`${who} opened the pull request, and its author never approves it`);
+        return refuse(pin.kind === 'commit'
+            ? `${who} opened the pull request, and its author never approves it`
+            : `${who} wrote ${pin.item}, and its author never approves it`);
     }
-    if (!namesHead(claim.sha, target.head)) {
-        return refuse(`the ${claim.via === 'review' ? 'review' : 'comment'} approves ${approval_short(claim.sha)}, not the head ${approval_short(target.head)}; a newer push needs a new approval`);
+    if (pin.kind === 'item') {
+        return claim.sha === pin.digest
+            ? { kind: 'check-permission', login: claim.login }
+            : refuse(`the comment approves ${claim.sha}, not ${pin.item} as it reads now (${pin.digest}); an edited item needs a new approval`);
+    }
+    if (!namesHead(claim.sha, pin.sha)) {
+        return refuse(`the ${claim.via === 'review' ? 'review' : 'comment'} approves ${approval_short(claim.sha)}, not the head ${approval_short(pin.sha)}; a newer push needs a new approval`);
     }
     return { kind: 'check-permission', login: claim.login };
 }
@@ -7227,19 +7245,37 @@ function namesHead(sha, head) {
     return given.length >= MIN_APPROVE_SHA && head.toLowerCase().startsWith(given);
 }
 /** An approval whose author's permission GitHub gave: it counts at `approver_permission` or above. */
-function judgeApprover(claim, role, least, head) {
+function judgeApprover(claim, role, least, pin) {
     const who = `@${claim.login}`;
     if (meetsRole(role, least)) {
         const how = claim.via === 'review' ? 'a review' : 'a comment';
+        const what = pin.kind === 'commit' ? approval_short(pin.sha) : pin.item;
         return {
             counts: true,
-            reason: `${who} (${role}) approved ${approval_short(head)} in ${how} (approver_permission: ${least})`,
+            reason: `${who} (${role}) approved ${what} in ${how} (approver_permission: ${least})`,
         };
     }
     return {
         counts: false,
         reason: `${who} has ${role === 'none' ? 'no' : role} permission on the repository; approver_permission asks for at least ${least}`,
     };
+}
+/**
+ * Whether an approval was made after the key's record was last written, at GitHub's one-second
+ * resolution: the same second counts for nothing, since GitHub cannot tell its order. The
+ * record is rewritten when a newer head waits and when an approval starts a run, so an approval
+ * older than it was either for another wait or has admitted its one run. Undefined when it was.
+ */
+function madeAfterRecord(madeAt, record, what) {
+    const made = Date.parse(madeAt ?? '');
+    const written = Date.parse(record.writtenAt ?? '');
+    if (!Number.isFinite(made) || !Number.isFinite(written)) {
+        return 'GitHub did not say when the approval and the wait were made, so their order cannot be checked';
+    }
+    if (Math.floor(made / 1000) <= Math.floor(written / 1000)) {
+        return `the approval was made before, or in the same second as, the step last wrote its approval comment for ${what}; an approval admits one run, made after the wait it answers: approve again`;
+    }
+    return undefined;
 }
 /**
  * Whether an `/approve` comment came after the wait it answers, for the head that waited: its
@@ -7255,19 +7291,10 @@ function approvalAfterWait(comment, head, waiting) {
             ? 'no step waited for this head, so a comment must give its whole SHA'
             : undefined;
     }
-    const { madeAt } = comment;
-    if (waiting.head !== head) {
-        return `the head moved to ${approval_short(head)} after the step waited for ${approval_short(waiting.head)}; a newer push needs a new approval`;
+    if (waiting.pin !== head) {
+        return `the head moved to ${approval_short(head)} after the step waited for ${approval_short(waiting.pin)}; a newer push needs a new approval`;
     }
-    const made = Date.parse(madeAt ?? '');
-    const written = Date.parse(waiting.writtenAt ?? '');
-    if (!Number.isFinite(made) || !Number.isFinite(written)) {
-        return 'GitHub did not say when the approval and the wait were made, so their order cannot be checked';
-    }
-    if (made < written) {
-        return `the comment was made before the step waited for ${approval_short(head)}; comment the line the waiting comment gives now`;
-    }
-    return undefined;
+    return madeAfterRecord(comment.madeAt, waiting, approval_short(head));
 }
 /** A commit as the log and the comment name it. */
 function approval_short(sha) {
@@ -7320,6 +7347,19 @@ function readApproval(source, continueRun) {
         throw new InputError('approval', `cannot be combined with ${other}: an approved commit starts one new run from the step's prompt, and a comment's text never reaches it.`);
     }
     return policy;
+}
+/**
+ * `approver_permission`: the least role whose approval counts. On a public repository anyone
+ * has `read`, so an approval below `triage` would let anyone approve: refused there (v1.5).
+ */
+function readApproverPermission(source, approval) {
+    const role = readRole('approver_permission', source.get('approver_permission'));
+    const repository = source.world.event?.repository;
+    const isPublic = repository?.private === false || repository?.visibility === 'public';
+    if (approval !== 'none' && isPublic && !meetsRole(role, 'triage')) {
+        throw new InputError('approver_permission', `is ${role} on a public repository, where anyone has read permission: anyone could approve a paid run. Use triage or above (write, the default, is the usual choice).`);
+    }
+    return role;
 }
 const LOGIN = /^[a-z\d](?:[a-z\d-]{0,38})(?:\[bot\])?$/i;
 /** Comma-separated bot logins; `name` and `name[bot]` mean the same bot. */
@@ -7785,7 +7825,7 @@ function readStepSettings(source, readTarget, connection = readConnection(source
     const commenterPermission = readRole('commenter_permission', source.get('commenter_permission'));
     const allowedBots = readBots(source.get('allowed_bots'));
     const approval = readApproval(source, continueRun);
-    const approverPermission = readRole('approver_permission', source.get('approver_permission'));
+    const approverPermission = readApproverPermission(source, approval);
     readTarget(continueRun);
     const timeoutMs = parsePositiveDuration('timeout', source.get('timeout') || DEFAULT_TIMEOUT);
     const wait = parseBoolean('wait', source.get('wait') || 'true');
@@ -8536,6 +8576,7 @@ function parseIsoDuration(text) {
 
 
 
+
 /** The step's outcome as the pure outcome rules see it. */
 function endingOf(outcome) {
     switch (outcome.kind) {
@@ -8721,16 +8762,22 @@ function describeEnding(ending) {
                 failure: `Run ${ending.run.runId}: the agent's result ${describeInvalidOutput(ending)}`,
             };
         case 'awaiting-approval': {
-            const commit = ending.head?.slice(0, 12);
-            const of = commit ? ` of ${commit}` : '';
+            const { pin } = ending;
+            const what = pin ? pinWords(pin) : 'the head commit';
+            const of = pin ? ` of ${pin.kind === 'commit' ? approval_short(pin.sha) : pin.item}` : '';
             const refused = ending.refused ? ` The approval given does not count: ${ending.refused}.` : '';
-            const line = ending.head ? ` (a review, or a comment "/approve ${ending.head}")` : '';
+            const line = !pin
+                ? ''
+                : pin.kind === 'commit'
+                    ? ` (a review, or a comment "${approveLine(pin.sha)}")`
+                    : ` (a comment "${approveLine(pin.digest)}")`;
+            const anew = pin?.kind === 'item' ? 'an edit of it' : 'a newer push';
             return {
                 ...word('awaiting_approval'),
                 label: `Waiting for approval${of}`,
-                detail: `${upperFirst(ending.why)}: the run starts only once someone with at least ${ending.approverPermission} permission on the repository approves ${commit ? 'this commit' : 'the head commit'}.${refused ? escapeMarkdown(refused) : ''}`,
+                detail: `${upperFirst(ending.why)}: the run starts only once someone with at least ${ending.approverPermission} permission on the repository approves ${pin?.kind === 'commit' ? 'this commit' : pin ? escapeMarkdown(pin.item) : 'the head commit'}.${refused ? escapeMarkdown(refused) : ''}`,
                 showsReason: false,
-                why: `No run was created: ${plainWords(ending.why)}. It starts once someone with at least ${ending.approverPermission} permission approves ${commit ? `commit ${commit}` : 'the head commit'}${line}; a newer push needs a new approval.${refused}`,
+                why: `No run was created: ${plainWords(ending.why)}. It starts once someone with at least ${ending.approverPermission} permission approves ${what}${line}; ${anew} needs a new approval.${refused}`,
                 headline: `Waiting for approval${of}: no run was created`,
             };
         }
@@ -9040,8 +9087,12 @@ function renderErrorSummary(message, runId, step = 'step') {
 function renderAwaitingSummary(ending) {
     const words = describeEnding(ending);
     const lines = [`### ${words.icon} ${escapeMarkdown(words.headline)}`, '', words.detail ?? '', ''];
-    if (ending.head && !ending.refused) {
-        lines.push('To approve this commit, comment on the pull request:', '', '```', approveLine(ending.head), '```', '', 'or approve the pull request in a review of this commit.', '');
+    const { pin } = ending;
+    if (pin && !ending.refused) {
+        const commit = pin.kind === 'commit';
+        lines.push(commit
+            ? 'To approve this commit, comment on the pull request:'
+            : `To approve ${escapeMarkdown(pin.item)} as it reads now, comment on the issue:`, '', '```', approveLine(pinValue(pin)), '```', '', ...(commit ? ['or approve the pull request in a review of this commit.', ''] : []));
     }
     return lines.join('\n');
 }
@@ -9784,50 +9835,70 @@ function parseApprovalMarker(body) {
         return undefined;
     try {
         const parsed = JSON.parse(match[1]);
-        const { key, head, prompt, approved } = parsed;
+        const { key, head, prompt, approved, item } = parsed;
         if (typeof key !== 'string' || typeof head !== 'string' || typeof prompt !== 'string') {
             return undefined;
         }
-        return { key, head, prompt, approved: approved === true };
+        const pinned = itemOf(item);
+        return { key, head, prompt, approved: approved === true, ...(pinned ? { item: pinned } : {}) };
     }
     catch {
         return undefined;
     }
 }
+function itemOf(value) {
+    const { kind, id } = (value ?? {});
+    if ((kind === 'issue' || kind === 'comment') && typeof id === 'number')
+        return { kind, id };
+    return undefined;
+}
 /** A short digest of the prompt: the approving step's must be the waiting step's. */
 function promptDigest(prompt) {
     return (0,external_node_crypto_namespaceObject.createHash)('sha256').update(prompt).digest('hex').slice(0, 32);
 }
-/** The waiting comment: why, who may approve, the line to comment, and that a push needs another. */
+/** The waiting comment: why, who may approve, the line to comment, and what voids it. */
 function renderWaiting(words) {
-    const { head } = words.pull;
+    const { pin } = words.target;
     const { icon } = OUTCOME_RECORDS.awaiting_approval;
+    const what = pin.kind === 'commit' ? `commit \`${approval_short(pin.sha)}\`` : escapeMarkdown(pin.item);
+    const how = pin.kind === 'commit'
+        ? "or approve the pull request in a review of this commit (a review's own workflow run has no key on a fork's pull request: re-run the waiting job after it). An approval counts for this commit and one run only: a newer push, or another run, needs a new approval. Bots, the pull request's author and edited comments never approve."
+        : `An approval counts for ${escapeMarkdown(pin.item)} as it reads now, and for one run only: an edit of it needs a new approval. If the workflow's prompt quotes the comment, re-run the waiting job after approving. Bots, its author and edited comments never approve.`;
     return [
         `### ${icon} Waiting for approval: no run was started`,
         '',
-        `The agent's run is paid with this repository's key, and ${words.why}: it starts only once someone with at least **${words.approverPermission}** permission on the repository approves commit \`${approval_short(head)}\`.`,
+        `The agent's run is paid with this repository's key, and ${words.why}: it starts only once someone with at least **${words.approverPermission}** permission on the repository approves ${what}.`,
         '',
-        'To approve this commit, comment exactly:',
+        `To approve ${pin.kind === 'commit' ? 'this commit' : 'it'}, comment exactly:`,
         '',
         '```',
-        approveLine(head),
+        approveLine(pinValue(pin)),
         '```',
         '',
-        "or approve the pull request in a review of this commit. An approval counts for this commit only: a newer push needs a new approval. Bots, the pull request's author and edited comments never approve.",
+        how,
         '',
         footer(words.key, words.workflowRun),
-        renderMarker({ key: words.key, head, prompt: words.prompt, approved: false }),
+        renderMarker(markerOf(words.key, words.target, words.prompt, false)),
     ].join('\n');
 }
-/** The comment once an approval started the run: who approved which commit. */
+function markerOf(key, target, prompt, approved) {
+    const item = target.item ? { item: target.item } : {};
+    return { key, head: pinValue(target.pin), prompt, approved, ...item };
+}
+/** The comment once an approval started the run: who approved what. */
 function renderApproved(words) {
+    const { pin } = words.target;
+    const what = pin.kind === 'commit' ? `commit \`${approval_short(pin.sha)}\`` : escapeMarkdown(pin.item);
+    const works = pin.kind === 'commit'
+        ? 'The run works on that commit; a newer push, or another run, needs a new approval.'
+        : 'Another run needs a new approval.';
     return [
         `### ✅ Approved: the run starts`,
         '',
-        `**${escapeMarkdown(words.login)}** approved commit \`${approval_short(words.head)}\` in a ${words.via}. The run works on that commit; a newer push needs a new approval.`,
+        `**${escapeMarkdown(words.login)}** approved ${what} in a ${words.via}. ${works}`,
         '',
         footer(words.key, words.workflowRun),
-        renderMarker({ key: words.key, head: words.head, prompt: words.prompt, approved: true }),
+        renderMarker(markerOf(words.key, words.target, words.prompt, true)),
     ].join('\n');
 }
 function footer(key, workflowRun) {
@@ -9836,15 +9907,21 @@ function footer(key, workflowRun) {
     return `<sub>${parts.join(' · ')}</sub>`;
 }
 /**
- * The key's approval comment on the pull request: by the action's own identity only (anyone
- * can type a marker). A GitHub failure to write it warns; it never fails the step.
+ * The key's approval comment on the pull request or issue: by the action's own identity only (anyone
+ * can type a marker). A GitHub failure to write it warns and says so: a
+ * waiting step passes all the same, an approved one starts nothing (its record is what keeps
+ * one approval to one run).
  */
 class ApprovalComment {
     #comments;
     #key;
     #log;
-    constructor(octokit, pull, key, log) {
-        this.#comments = new OwnComments(octokit, { ...pull, issueNumber: pull.number });
+    constructor(octokit, thread, key, log) {
+        this.#comments = new OwnComments(octokit, {
+            owner: thread.owner,
+            repo: thread.repo,
+            issueNumber: thread.number,
+        });
         this.#key = key;
         this.#log = log;
     }
@@ -9853,23 +9930,211 @@ class ApprovalComment {
         for (const comment of await this.#comments.list()) {
             const marker = parseApprovalMarker(comment.body ?? '');
             if (marker?.key === this.#key) {
-                return { id: comment.id, marker, writtenAt: comment.updated_at };
+                return { id: comment.id, marker, writtenAt: comment.updated_at, body: comment.body ?? '' };
             }
         }
         return undefined;
     }
-    /** Writes `body` over the key's approval comment, or as a new one; `after` ends a warning. */
-    async write(body, after, known) {
+    /**
+     * Writes `body` over the key's approval comment, or as a new one; `after` ends a warning. A
+     * waiting comment that already says it is left alone: rewriting it would void the approvals
+     * made since. An approval's record is always written: its time is what admits one run.
+     */
+    async write(body, after, known, mode = 'waiting') {
         try {
             const found = known ?? (await this.find());
+            if (mode === 'waiting' && found?.body === body)
+                return true;
             if (found)
                 await this.#comments.update(found.id, body);
             else
                 await this.#comments.create(body);
+            return true;
         }
         catch (error) {
             this.#log.warning(`GitHub: could not write the approval comment on ${this.#comments.where()} (${reasonOf(error)}). ${after}`);
+            return false;
         }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/approval-event.ts
+
+
+
+/** Events whose payload carries a person's words, and where: the author of each. */
+const WORDS = {
+    issue_comment: 'comment',
+    pull_request_review: 'review',
+    pull_request_review_comment: 'comment',
+    discussion_comment: 'comment',
+    issues: 'issue',
+    discussion: 'discussion',
+};
+/** Reads the event for the gate. `repository` is `owner/repo`, the workflow's. */
+function readApprovalEvent(eventName, event, repository) {
+    const fork = forkOf(eventName, event, repository);
+    const wordsKind = WORDS[eventName];
+    const words = wordsKind ? { kind: wordsKind, author: wordsAuthorOf(eventName, event) } : undefined;
+    return {
+        subject: subjectOf(eventName, event, fork, repository),
+        fork,
+        ...(words ? { words } : {}),
+        sender: authorOf(event?.sender),
+    };
+}
+function subjectOf(eventName, event, fork, repository) {
+    const thread = eventThread(event, repository);
+    if (thread?.pullRequest)
+        return { kind: 'pull', number: thread.number };
+    if (eventName === 'issues' || eventName === 'issue_comment') {
+        const issue = event?.issue?.number;
+        const id = eventName === 'issues' ? issue : event?.comment?.id;
+        if (isId(issue) && isId(id)) {
+            const item = eventName === 'issues'
+                ? { thread: issue, kind: 'issue', id, label: `issue #${issue}` }
+                : { thread: issue, kind: 'comment', id, label: `the comment ${id} on issue #${issue}` };
+            return { kind: 'item', item };
+        }
+        return { kind: 'unpinnable', why: `the ${eventName} event names no issue or comment` };
+    }
+    if (eventName === 'discussion' || eventName === 'discussion_comment') {
+        return {
+            kind: 'unpinnable',
+            why: 'a discussion cannot carry the approval comment (GitHub writes discussion comments only through GraphQL)',
+        };
+    }
+    if (fork) {
+        return {
+            kind: 'unpinnable',
+            why: `the ${eventName} event comes from a fork and names no pull request whose head could be approved`,
+        };
+    }
+    return { kind: 'none' };
+}
+/**
+ * Whether the change comes from a fork, as the event says: a pull request's head in another
+ * repository than its base, or a workflow_run's or check_suite's `head_repository` that is not
+ * the workflow's repository (a fork's pull request CI).
+ */
+function forkOf(eventName, event, repository) {
+    const head = event?.pull_request?.head?.repo?.full_name;
+    const base = event?.pull_request?.base?.repo?.full_name;
+    if (head !== undefined && base !== undefined && head.toLowerCase() !== base.toLowerCase()) {
+        return true;
+    }
+    const suite = eventName === 'check_suite' ? event?.check_suite : event?.workflow_run;
+    if (eventName !== 'workflow_run' && eventName !== 'check_suite')
+        return false;
+    const from = suite?.head_repository?.full_name;
+    const own = repository ?? event?.repository?.full_name;
+    // A run whose head repository is gone or unnamed is no less a fork's.
+    return !from || !own || from.toLowerCase() !== own.toLowerCase();
+}
+/** The author of the words: a comment's or review's; an issue's or discussion's is its sender's. */
+function wordsAuthorOf(eventName, event) {
+    if (eventName === 'pull_request_review')
+        return authorOf(event?.review?.user);
+    if (eventName === 'issues' || eventName === 'discussion') {
+        // An edit is the editor's words: the sender, whoever opened the item.
+        return authorOf(event?.sender);
+    }
+    return authorOf(event?.comment?.user);
+}
+function authorOf(user) {
+    const login = user?.login;
+    if (typeof login !== 'string' || login === '')
+        return undefined;
+    return { login, isBot: user?.type === 'Bot' || login.endsWith('[bot]'), what: 'event' };
+}
+function isId(value) {
+    return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+/**
+ * An item's digest: its id and its text as GitHub answers them now. An approval names it in
+ * full, so an edit of the text after the approval (even to a text made to share a prefix)
+ * voids it.
+ */
+function itemDigest(item, text) {
+    return (0,external_node_crypto_namespaceObject.createHash)('sha256')
+        .update(`${item.kind}:${item.id}\n${text}`)
+        .digest('hex')
+        .slice(0, ITEM_DIGEST_LENGTH);
+}
+
+;// CONCATENATED MODULE: ./src/github/approval-target.ts
+
+
+/**
+ * The target as GitHub answers it now, never as the event had it: a pull request's head, author
+ * and whether it is a fork's (or the event said so: a fork's workflow run); an item's text,
+ * digested, and its author. A string says why it cannot be read (nothing starts then).
+ */
+async function approval_target_readTarget(octokit, repository, subject, eventFork) {
+    if (subject.kind === 'item')
+        return await readItem(octokit, repository, subject.item);
+    const where = { ...repository, number: subject.number };
+    try {
+        const { data } = await octokit.rest.pulls.get({
+            owner: where.owner,
+            repo: where.repo,
+            pull_number: where.number,
+            ...withDeadline(),
+        });
+        const head = data.head.sha;
+        if (!/^[0-9a-f]{40}$/.test(head))
+            return `pull request #${where.number} has no head commit`;
+        // Nothing is started for a pull request that is done, whoever approves it.
+        if (data.state !== 'open')
+            return `pull request #${where.number} is ${data.state}`;
+        const headRepo = data.head.repo?.full_name;
+        // A head whose repository is gone (a deleted fork) is no less a fork's.
+        const fork = headRepo === undefined || headRepo !== data.base.repo.full_name;
+        const target = {
+            ...where,
+            pin: { kind: 'commit', sha: head },
+            author: data.user?.login,
+        };
+        return { target, fork: fork || eventFork };
+    }
+    catch (error) {
+        return `pull request #${where.number} could not be read (${reasonOf(error)}), so no approval can be checked`;
+    }
+}
+/** An issue or a comment on one, as it reads now: pinned to its id and text. */
+async function readItem(octokit, repository, item) {
+    try {
+        const read = item.kind === 'issue'
+            ? await octokit.rest.issues
+                .get({ ...repository, issue_number: item.id, ...withDeadline() })
+                .then(({ data }) => ({
+                text: `${data.title}\n${data.body ?? ''}`,
+                author: data.user?.login,
+                closed: data.state !== 'open',
+            }))
+            : await octokit.rest.issues
+                .getComment({ ...repository, comment_id: item.id, ...withDeadline() })
+                .then(({ data }) => ({
+                text: data.body ?? '',
+                author: data.user?.login,
+                closed: false,
+            }));
+        if (read.closed)
+            return `${item.label} is closed`;
+        const target = {
+            ...repository,
+            number: item.thread,
+            pin: { kind: 'item', item: item.label, digest: itemDigest(item, read.text) },
+            author: read.author,
+            item: { kind: item.kind, id: item.id },
+        };
+        return { target, fork: false };
+    }
+    catch (error) {
+        const gone = error.status === 404;
+        return gone
+            ? `${item.label} is gone`
+            : `${item.label} could not be read (${reasonOf(error)}), so no approval can be checked`;
     }
 }
 
@@ -9951,7 +10216,174 @@ async function admitAuthor(octokit, repository, author, rules) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/github/approvals-given.ts
+
+
+
+/** One approval judged: the pure screening, then its author's permission as GitHub reports it. */
+async function approvals_given_judge(octokit, claim, target, github) {
+    const screening = screenApproval(claim, target);
+    if (screening.kind === 'refused')
+        return { counts: false, reason: screening.reason };
+    try {
+        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
+            owner: target.owner,
+            repo: target.repo,
+            username: screening.login,
+            ...withDeadline(),
+        });
+        return judgeApprover(claim, roleOf(data), github.approverPermission, target.pin);
+    }
+    catch (error) {
+        return {
+            counts: false,
+            reason: `@${claim.login}'s permission could not be checked (${reasonOf(error)})`,
+        };
+    }
+}
+/**
+ * Whether an `/approve` comment is still there and still says what it said when it was made:
+ * an edit or a delete before the deciding step reads it voids it. Undefined when it stands.
+ */
+async function commentStands(octokit, where, comment) {
+    if (comment.id === undefined)
+        return 'the event names no comment id, so it cannot be re-read';
+    try {
+        const { data } = await octokit.rest.issues.getComment({
+            ...where,
+            comment_id: comment.id,
+            ...withDeadline(),
+        });
+        const edited = data.updated_at !== data.created_at || (data.body ?? '') !== comment.body;
+        return edited
+            ? 'the comment was edited since it was made, and only an unedited one approves'
+            : undefined;
+    }
+    catch (error) {
+        if (error.status === 404)
+            return 'the comment was deleted';
+        return `the comment could not be re-read (${reasonOf(error)})`;
+    }
+}
+/**
+ * An approval already on the thread that counts for the target: each reviewer's latest verdict
+ * (pull requests only), then the `/approve` comments, unedited, oldest first. With a record,
+ * only one made after it was last written counts (it admits one run); without one, only one
+ * that names the pin in full. Undefined when none counts; a string when GitHub cannot say.
+ */
+async function approvalOnThread(octokit, target, record, github, log) {
+    const claims = target.pin.kind === 'commit' ? await reviewClaims(octokit, target) : [];
+    if (typeof claims === 'string')
+        return claims;
+    const comments = await commentClaims(octokit, target);
+    if (typeof comments === 'string')
+        return comments;
+    for (const claim of [...claims, ...comments]) {
+        const late = lateness(claim, target.pin, record);
+        if (late)
+            continue;
+        const verdict = await approvals_given_judge(octokit, claim, target, github);
+        if (verdict.counts) {
+            const { login, via, sha } = claim;
+            return { target, login, via, sha, reason: verdict.reason };
+        }
+        log.info(`approval: ${claim.via === 'review' ? 'a review' : 'a comment'} does not count: ${verdict.reason}.`);
+    }
+    return undefined;
+}
+/** Why a claim found on the thread is too old or too vague to count now; undefined when not. */
+function lateness(claim, pin, record) {
+    if (pin.kind === 'commit' && claim.via === 'comment') {
+        return approvalAfterWait(claim, pin.sha, record);
+    }
+    if (!record) {
+        return pin.kind === 'item' ? `no step waited for ${pin.item}` : undefined;
+    }
+    if (record.pin !== pinValue(pin)) {
+        // A review names its whole commit, which no run has been admitted for yet: it counts.
+        if (pin.kind === 'commit')
+            return undefined;
+        return `the step waited for ${record.pin}, not ${pinWords(pin)}`;
+    }
+    return madeAfterRecord(claim.madeAt, record, pinWords(pin));
+}
+/** Each reviewer's latest verdict, as claims: APPROVED ones only, pinned to their commit. */
+async function reviewClaims(octokit, target) {
+    let reviews;
+    try {
+        reviews = await octokit.paginate(octokit.rest.pulls.listReviews, {
+            owner: target.owner,
+            repo: target.repo,
+            pull_number: target.number,
+            per_page: 100,
+            ...withDeadline(),
+        });
+    }
+    catch (error) {
+        return `the reviews of pull request #${target.number} could not be read (${reasonOf(error)})`;
+    }
+    const latest = new Map();
+    for (const review of reviews) {
+        const login = review.user?.login;
+        if (login && ['APPROVED', 'CHANGES_REQUESTED', 'DISMISSED'].includes(review.state)) {
+            latest.set(login.toLowerCase(), review);
+        }
+    }
+    const claims = [];
+    for (const review of latest.values()) {
+        if (review.state !== 'APPROVED' || !review.user || !review.commit_id)
+            continue;
+        if (pinValue(target.pin) !== review.commit_id)
+            continue;
+        claims.push({
+            via: 'review',
+            login: review.user.login,
+            isBot: review.user.type === 'Bot' || review.user.login.endsWith('[bot]'),
+            sha: review.commit_id,
+            ...(review.submitted_at ? { madeAt: review.submitted_at } : {}),
+        });
+    }
+    return claims;
+}
+/** The thread's unedited `/approve` comments that name the pin, as claims, oldest first. */
+async function commentClaims(octokit, target) {
+    let comments;
+    try {
+        comments = await octokit.paginate(octokit.rest.issues.listComments, {
+            owner: target.owner,
+            repo: target.repo,
+            issue_number: target.number,
+            per_page: 100,
+            ...withDeadline(),
+        });
+    }
+    catch (error) {
+        return `the comments of #${target.number} could not be read (${reasonOf(error)})`;
+    }
+    const pin = pinValue(target.pin);
+    const claims = [];
+    for (const comment of comments) {
+        const sha = approveCommandOf(comment.body);
+        if (!sha || !comment.user || comment.updated_at !== comment.created_at)
+            continue;
+        if (!pin.startsWith(sha))
+            continue;
+        claims.push({
+            via: 'comment',
+            login: comment.user.login,
+            isBot: comment.user.type === 'Bot' || comment.user.login.endsWith('[bot]'),
+            sha,
+            madeAt: comment.created_at,
+        });
+    }
+    return claims;
+}
+
 ;// CONCATENATED MODULE: ./src/github/approval.ts
+
+
+
+
 
 
 
@@ -9959,57 +10391,154 @@ async function admitAuthor(octokit, repository, author, rules) {
 /** What `pull_request_target` with a fork and `approval: none` warns, once. */
 const OPEN_TO_FORKS = "approval is none on a pull_request_target event from a fork: anyone who opens a pull request can start a paid run with this repository's key and the workflow's prompt. Set approval: forks to start it only once a maintainer approves the commit (docs/security.md).";
 /**
- * Decides by `approval` whether the step may start its run. Every question to GitHub that fails
- * refuses: nothing starts on an answer that did not come (fail closed).
+ * Decides by `approval` whether the step may start its run, on every event (v1.5): a pull
+ * request's head, an issue or a comment on one, or an event with neither. Every question to
+ * GitHub that fails refuses: nothing starts on an answer that did not come (fail closed).
  */
 async function decideApproval(github, context, log) {
-    const { eventName, event } = context;
+    const { eventName, event, repository } = context;
+    const facts = readApprovalEvent(eventName, event, repository && `${repository.owner}/${repository.repo}`);
     if (github.approval === 'none') {
-        if (eventName === 'pull_request_target' && isForkEvent(event))
+        if (eventName === 'pull_request_target' && facts.fork)
             log.warning(OPEN_TO_FORKS);
         return { kind: 'start' };
     }
-    const comment = eventName === 'issue_comment' ? commentClaim(event) : undefined;
-    const number = context.pullRequest;
-    if (number === undefined || !context.repository) {
-        if (eventName !== 'issue_comment') {
-            log.info(`approval: the ${eventName || 'unknown'} event is about no pull request, so there is no commit to approve; going on.`);
-            return { kind: 'start' };
-        }
-        return {
-            kind: 'refuse',
-            reason: "an approval pins a run to a pull request's head commit, and a comment on an issue has none",
-        };
+    if (!repository) {
+        return { kind: 'refuse', reason: 'the workflow names no repository whose people could approve' };
     }
     const octokit = await context.client();
-    const read = await readPull(octokit, { ...context.repository, number });
+    const { subject } = facts;
+    if (subject.kind === 'none' || subject.kind === 'unpinnable') {
+        return await unpinned(github, facts, octokit, repository, eventName);
+    }
+    const claim = eventName === 'issue_comment' ? commentClaim(event) : undefined;
+    const thread = {
+        ...repository,
+        number: subject.kind === 'pull' ? subject.number : subject.item.thread,
+    };
+    const found = await findRecord(octokit, thread, github.key, log);
+    if (typeof found === 'string')
+        return { kind: 'refuse', reason: found };
+    // An `/approve` on an issue approves the item its step waited for, not the comment itself.
+    const waited = claim && subject.kind === 'item' ? waitedItem(found, subject.item.thread) : subject;
+    if (typeof waited === 'string')
+        return { kind: 'refuse', reason: waited };
+    const read = await approval_target_readTarget(octokit, repository, waited, facts.fork);
     if (typeof read === 'string')
         return { kind: 'refuse', reason: read };
-    const pull = read;
-    if (comment) {
-        const verdict = await approval_judge(octokit, comment, pull, github);
-        if (!verdict.counts)
-            return { kind: 'refuse', reason: verdict.reason, pull };
-        const { login, via, madeAt, sha } = comment;
-        const approved = { pull, login, via, madeAt, sha, reason: verdict.reason };
-        return { kind: 'start', approved };
+    const { target, fork } = read;
+    const record = found && { pin: found.marker.head, writtenAt: found.writtenAt };
+    if (claim) {
+        const approved = await decideClaim(octokit, claim, target, record, github, event);
+        if (typeof approved === 'string')
+            return { kind: 'refuse', reason: approved, target };
+        return { kind: 'start', approved, ...(found ? { record: found } : {}) };
     }
-    const commenterBelow = github.approval === 'forks' && !pull.fork && eventName === 'issue_comment'
-        ? !(await admitAuthor(octokit, context.repository, eventAuthorOf(event), github)).admitted
-        : false;
-    const why = approvalNeeded(github.approval, { fork: pull.fork, commenterBelow });
+    const why = await needOf(github, facts, fork, octokit, repository);
     if (!why)
         return { kind: 'start' };
-    const review = await approvingReview(octokit, pull, github, log);
-    if (typeof review === 'string')
-        return { kind: 'refuse', reason: review, pull };
-    return review ? { kind: 'start', approved: review } : { kind: 'wait', pull, why };
+    const given = await approvalOnThread(octokit, target, record, github, log);
+    if (typeof given === 'string')
+        return { kind: 'refuse', reason: given, target };
+    const withRecord = found ? { record: found } : {};
+    return given
+        ? { kind: 'start', approved: given, ...withRecord }
+        : { kind: 'wait', target, why, ...withRecord };
 }
-/** Whether the event's pull request comes from a fork, as the event delivered it. */
-function isForkEvent(event) {
-    const head = event?.pull_request?.head?.repo?.full_name;
-    const base = event?.pull_request?.base?.repo?.full_name;
-    return head !== undefined && base !== undefined && head !== base;
+/**
+ * An event with nothing an approval could be pinned to: `forks` starts it when it has no
+ * fork's change and no words from below `commenter_permission`; `always` when its sender has
+ * `approver_permission` (a push, a dispatch by a maintainer). Anything else is refused,
+ * naming `approval`: it never starts with an info line.
+ */
+async function unpinned(github, facts, octokit, repository, eventName) {
+    const event = `the ${eventName || 'unknown'} event`;
+    if (github.approval === 'always') {
+        const sender = await admitAuthor(octokit, repository, facts.sender, {
+            commenterPermission: github.approverPermission,
+            allowedBots: [],
+        });
+        if (sender.admitted && facts.subject.kind === 'none')
+            return { kind: 'start' };
+        const why = facts.subject.kind === 'unpinnable' ? facts.subject.why : sender.reason;
+        return {
+            kind: 'refuse',
+            reason: `approval: always needs a maintainer's approval of every run, and ${event} has nothing one could be pinned to (${why}); use approval: forks, or start it from an event a maintainer makes`,
+        };
+    }
+    const why = await needOf(github, facts, facts.fork, octokit, repository);
+    if (!why)
+        return { kind: 'start' };
+    const reason = facts.subject.kind === 'unpinnable' ? facts.subject.why : `${event} has nothing to pin it to`;
+    return {
+        kind: 'refuse',
+        reason: `${why.replace(/`/g, '')}, and ${reason}, so no approval can admit it`,
+    };
+}
+/**
+ * Why the run needs an approval, or undefined: by `approval`, whether the change is a fork's,
+ * and whether the words that started it come from someone below `commenter_permission`
+ * (every event that carries a person's words, checked alike). With `always`, an item's author
+ * who has `approver_permission` needs no one else's approval (they could not give their own).
+ */
+async function needOf(github, facts, fork, octokit, repository) {
+    if (github.approval === 'always' && facts.subject.kind === 'item' && facts.words) {
+        const author = await admitAuthor(octokit, repository, facts.words.author, {
+            commenterPermission: github.approverPermission,
+            allowedBots: [],
+        });
+        if (author.admitted)
+            return undefined;
+    }
+    const wordsBelow = github.approval === 'forks' && !fork && facts.words
+        ? !(await admitAuthor(octokit, repository, facts.words.author, github)).admitted
+        : false;
+    return approvalNeeded(github.approval, {
+        fork,
+        ...(wordsBelow && facts.words ? { wordsBelow: facts.words.kind } : {}),
+    });
+}
+/** The item the key's step waited for on an issue, from its record; why there is none. */
+function waitedItem(found, thread) {
+    const item = found?.marker.item;
+    if (!item)
+        return `no step of this workflow waits for an approval on issue #${thread}`;
+    const label = item.kind === 'issue' ? `issue #${thread}` : `the comment ${item.id} on issue #${thread}`;
+    return { kind: 'item', item: { thread, kind: item.kind, id: item.id, label } };
+}
+/** The key's approval comment on the thread, or undefined; a string when unreadable. */
+async function findRecord(octokit, target, key, log) {
+    try {
+        return await new ApprovalComment(octokit, target, key, log).find();
+    }
+    catch (error) {
+        return `the waiting comment could not be read (${reasonOf(error)})`;
+    }
+}
+/**
+ * The event's own `/approve` comment, judged: it names the pin (an item's digest in full), was
+ * made after the key's record was last written, still stands as it was made, and its author
+ * has `approver_permission`. The approved thing or why it does not count.
+ */
+async function decideClaim(octokit, claim, target, record, github, event) {
+    const verdict = await approvals_given_judge(octokit, claim, target, github);
+    if (!verdict.counts)
+        return verdict.reason;
+    const late = target.pin.kind === 'commit'
+        ? approvalAfterWait(claim, target.pin.sha, record)
+        : !record || record.pin !== pinValue(target.pin)
+            ? `no step waits for an approval of ${target.pin.item} as it reads now`
+            : madeAfterRecord(claim.madeAt, record, target.pin.item);
+    if (late)
+        return late;
+    const gone = await commentStands(octokit, target, {
+        id: event?.comment?.id,
+        body: event?.comment?.body ?? '',
+    });
+    if (gone)
+        return gone;
+    const { login, via, sha } = claim;
+    return { target, login, via, sha, reason: verdict.reason };
 }
 /**
  * The comment as an approval, when its first line asks for one; undefined for any other
@@ -10037,98 +10566,6 @@ function commentClaim(event) {
         madeAt: event?.comment?.created_at,
         ...(void_ ? { void: void_ } : {}),
     };
-}
-/** The pull request now: its head, author and whether it is a fork's; or why it cannot be read. */
-async function readPull(octokit, where) {
-    try {
-        const { data } = await octokit.rest.pulls.get({
-            owner: where.owner,
-            repo: where.repo,
-            pull_number: where.number,
-            ...withDeadline(),
-        });
-        const head = data.head.sha;
-        if (!/^[0-9a-f]{40}$/.test(head))
-            return `pull request #${where.number} has no head commit`;
-        // Nothing is started for a pull request that is done, whoever approves it.
-        if (data.state !== 'open')
-            return `pull request #${where.number} is ${data.state}`;
-        const headRepo = data.head.repo?.full_name;
-        return {
-            ...where,
-            head,
-            author: data.user?.login,
-            // A head whose repository is gone (a deleted fork) is no less a fork's.
-            fork: headRepo === undefined || headRepo !== data.base.repo.full_name,
-        };
-    }
-    catch (error) {
-        return `pull request #${where.number} could not be read (${reasonOf(error)}), so no approval can be checked`;
-    }
-}
-/** One approval judged: the pure screening, then the author's permission as GitHub reports it. */
-async function approval_judge(octokit, claim, pull, github) {
-    const screening = screenApproval(claim, pull);
-    if (screening.kind === 'refused')
-        return { counts: false, reason: screening.reason };
-    try {
-        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
-            owner: pull.owner,
-            repo: pull.repo,
-            username: screening.login,
-            ...withDeadline(),
-        });
-        return judgeApprover(claim, roleOf(data), github.approverPermission, pull.head);
-    }
-    catch (error) {
-        return {
-            counts: false,
-            reason: `@${claim.login}'s permission could not be checked (${reasonOf(error)})`,
-        };
-    }
-}
-/**
- * A review that approves the head and counts: each reviewer's latest verdict (APPROVED,
- * CHANGES_REQUESTED or DISMISSED), pinned by GitHub to the commit it was given on. Undefined
- * when none counts; a string when the reviews cannot be read.
- */
-async function approvingReview(octokit, pull, github, log) {
-    let reviews;
-    try {
-        reviews = await octokit.paginate(octokit.rest.pulls.listReviews, {
-            owner: pull.owner,
-            repo: pull.repo,
-            pull_number: pull.number,
-            per_page: 100,
-            ...withDeadline(),
-        });
-    }
-    catch (error) {
-        return `the reviews of pull request #${pull.number} could not be read (${reasonOf(error)})`;
-    }
-    const latest = new Map();
-    for (const review of reviews) {
-        const login = review.user?.login;
-        if (login && ['APPROVED', 'CHANGES_REQUESTED', 'DISMISSED'].includes(review.state)) {
-            latest.set(login.toLowerCase(), review);
-        }
-    }
-    for (const review of latest.values()) {
-        if (review.state !== 'APPROVED' || review.commit_id !== pull.head || !review.user)
-            continue;
-        const claim = {
-            via: 'review',
-            login: review.user.login,
-            isBot: review.user.type === 'Bot' || review.user.login.endsWith('[bot]'),
-            sha: review.commit_id,
-        };
-        const verdict = await approval_judge(octokit, claim, pull, github);
-        if (verdict.counts) {
-            return { pull, login: claim.login, via: 'review', sha: claim.sha, reason: verdict.reason };
-        }
-        log.info(`approval: a review of the head does not count: ${verdict.reason}.`);
-    }
-    return undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/github/words.ts
@@ -10628,7 +11065,6 @@ function refused(error) {
 
 
 
-
 /**
  * `approval` (v1.4): whether the step may create its run. Waiting, it creates nothing, shows on
  * the pull request who may approve (the comment, a pending commit status, a check run that
@@ -10643,22 +11079,22 @@ async function admitByApproval(settings, world, io) {
         case 'start':
             if (!gate.approved)
                 return { settings, github };
-            return await startApproved(settings, world, gate.approved, io);
+            return await startApproved(settings, world, gate.approved, gate.record, io);
         case 'wait': {
-            const ending = awaiting(settings, gate.pull.head, { why: gate.why });
-            await showWaiting(settings, github, gate.pull, ending, io);
+            const ending = awaiting(settings, gate.target.pin, { why: gate.why });
+            await showWaiting(settings, github, gate.target, gate.record, ending, io);
             await publishAwaiting(io, ending);
             return undefined;
         }
         case 'refuse':
-            return await refuse(settings, gate.pull?.head, gate.reason, io);
+            return await refuse(settings, gate.target?.pin, gate.reason, io);
     }
 }
 /** The step's ending while it waits, or when an approval given does not count. */
-function awaiting(settings, head, facts) {
+function awaiting(settings, pin, facts) {
     return {
         kind: 'awaiting-approval',
-        head,
+        pin,
         why: facts.why ??
             `the run needs a maintainer's approval (\`approval: ${settings.github.approval}\`)`,
         approverPermission: settings.github.approverPermission,
@@ -10666,9 +11102,9 @@ function awaiting(settings, head, facts) {
     };
 }
 /** An approval that does not count, or a question GitHub did not answer: nothing starts. */
-async function refuse(settings, head, reason, io) {
+async function refuse(settings, pin, reason, io) {
     io.info(`approval: nothing was started: ${reason}.`);
-    await publishAwaiting(io, awaiting(settings, head, { refused: reason }));
+    await publishAwaiting(io, awaiting(settings, pin, { refused: reason }));
     return undefined;
 }
 /** The prompt a run waits with, and starts with once approved. */
@@ -10676,77 +11112,79 @@ function promptOf(settings) {
     return settings.target.kind === 'create' ? (settings.target.request.prompt ?? '') : '';
 }
 /**
- * An approval counts: the waiting comment says who approved which commit, and the run starts
- * on that commit, with the prompt that waited (this step's own: a comment's text never reaches
- * it). A step whose prompt is not the one that waited starts nothing.
+ * An approval counts: the key's approval comment says who approved what, and the run starts
+ * (on the approved commit, for a pull request) with the prompt that waited (this step's own: a
+ * comment's text never reaches it). A step whose prompt is not the one that waited starts
+ * nothing. The comment is written even where no step waited: it is the record that this
+ * approval admitted its one run, so a later event on the same head or item waits again.
  */
-async function startApproved(settings, world, approved, io) {
-    const { pull } = approved;
-    const github = new GitHubContext(settings.github.token, world, pull.head);
+async function startApproved(settings, world, approved, record, io) {
+    const { target } = approved;
+    const head = target.pin.kind === 'commit' ? target.pin.sha : undefined;
+    const github = new GitHubContext(settings.github.token, world, head);
     const prompt = promptDigest(promptOf(settings));
-    const comment = new ApprovalComment(await github.client(), pull, settings.github.key, io);
-    let waiting;
-    try {
-        waiting = await comment.find();
+    if (record && record.marker.prompt !== prompt) {
+        const reason = "this step's prompt is not the prompt of the step that waited; give the step a prompt that does not depend on the event (a comment's workflow run has no pull_request payload), or re-run the waiting job";
+        return await refuse(settings, target.pin, reason, io);
     }
-    catch (error) {
-        const reason = `the waiting comment could not be read (${reasonOf(error)})`;
-        return await refuse(settings, pull.head, reason, io);
+    const comment = new ApprovalComment(await github.client(), target, settings.github.key, io);
+    const body = renderApproved({
+        key: settings.github.key,
+        target,
+        login: approved.login,
+        via: approved.via,
+        prompt,
+        workflowRun: github.workflowRun,
+    });
+    const recorded = await comment.write(body, 'Nothing was started.', record, 'approved');
+    if (!recorded) {
+        const reason = 'the approval could not be recorded on the thread, and unrecorded it could admit more than one run';
+        return await refuse(settings, target.pin, reason, io);
     }
-    if (waiting && waiting.marker.prompt !== prompt) {
-        const reason = "this step's prompt is not the prompt of the step that waited; give the step a prompt that does not depend on the event (a comment's workflow run has no pull_request payload)";
-        return await refuse(settings, pull.head, reason, io);
-    }
-    // A comment's few characters of a SHA count only for the head that waited, after it waited.
-    const record = waiting && { head: waiting.marker.head, writtenAt: waiting.writtenAt };
-    const late = approved.via === 'comment' && approvalAfterWait(approved, pull.head, record);
-    if (late)
-        return await refuse(settings, pull.head, late, io);
-    io.info(`approval: ${approved.reason}; starting the run on ${pull.head}.`);
-    if (waiting) {
-        const body = renderApproved({
-            key: settings.github.key,
-            head: pull.head,
-            login: approved.login,
-            via: approved.via,
-            prompt,
-            workflowRun: github.workflowRun,
-        });
-        await comment.write(body, 'The run starts all the same.', waiting);
-    }
-    return { settings: pinnedPrompt(settings, pull), github };
+    io.info(`approval: ${approved.reason}; starting the run${head ? ` on ${head}` : ''}.`);
+    return { settings: pinnedPrompt(settings, target), github };
 }
-/** The prompt that waited, with the commit the approval pins it to: the agent works on that one. */
-function pinnedPrompt(settings, pull) {
+/** The prompt that waited, with what the approval pins it to: the agent works on that. */
+function pinnedPrompt(settings, target) {
     if (settings.target.kind !== 'create')
         return settings;
     const { request } = settings.target;
-    const pin = `(Approved for commit ${pull.head} of pull request #${pull.number}: work on exactly that commit.)`;
-    const prompt = request.prompt ? `${request.prompt}\n\n${pin}` : pin;
+    const { pin } = target;
+    const pinned = pin.kind === 'commit'
+        ? `(Approved for commit ${pin.sha} of pull request #${target.number}: work on exactly that commit.)`
+        : `(Approved by a maintainer for ${pin.item} as it read when approved.)`;
+    const prompt = request.prompt ? `${request.prompt}\n\n${pinned}` : pinned;
     return { ...settings, target: { kind: 'create', request: { ...request, prompt } } };
 }
-/** The waiting on the pull request: the comment, and with them asked for, the status and check. */
-async function showWaiting(settings, github, pull, ending, io) {
+/** The waiting on the thread: the comment, and on a head, the status and check asked for. */
+async function showWaiting(settings, github, target, record, ending, io) {
     const octokit = await github.client();
     const { key, approverPermission } = settings.github;
-    const words = { key, pull, why: ending.why, approverPermission, workflowRun: github.workflowRun };
+    const words = {
+        key,
+        target,
+        why: ending.why,
+        approverPermission,
+        workflowRun: github.workflowRun,
+    };
     const body = renderWaiting({ ...words, prompt: promptDigest(promptOf(settings)) });
-    const comment = new ApprovalComment(octokit, pull, key, io);
-    const target = { owner: pull.owner, repo: pull.repo, sha: pull.head };
-    const status = settings.github.commitStatus
-        ? new CommitStatusReporter(octokit, { ...target, context: statusContext(key) }, io)
+    const comment = new ApprovalComment(octokit, target, key, io);
+    const head = target.pin.kind === 'commit' ? target.pin.sha : undefined;
+    const at = head && { owner: target.owner, repo: target.repo, sha: head };
+    const status = at && settings.github.commitStatus
+        ? new CommitStatusReporter(octokit, { ...at, context: statusContext(key) }, io)
         : undefined;
     status?.show({
         state: OUTCOME_RECORDS.awaiting_approval.commitState,
-        description: oneLine(`Waiting for approval of ${approval_short(pull.head)}: ${approveLine(pull.head)}`),
+        description: oneLine(`Waiting for approval of ${approval_short(head ?? '')}: ${approveLine(head ?? '')}`),
         targetUrl: github.workflowRun,
     });
-    const check = settings.output.checkRun
-        ? CheckRunReporter.open(octokit, { ...target, key }, io, github.workflowRun)
+    const check = at && settings.output.checkRun
+        ? CheckRunReporter.open(octokit, { ...at, key }, io, github.workflowRun)
         : undefined;
     const { check: conclusion } = describeEnding(ending);
     await Promise.all([
-        comment.write(body, 'Nothing was started.'),
+        comment.write(body, 'Nothing was started.', record),
         status?.settled(),
         check?.finish({ ...conclusion, summary: renderAwaitingSummary(ending) }),
     ]);
@@ -16736,6 +17174,8 @@ async function followupsOf(client, runId, deadline) {
  */
 
 
+
+
 /** The CSV's columns, in order: the contract's. */
 const COLUMNS = [
     'run_id',
@@ -16775,20 +17215,28 @@ function rowsCsv(rows) {
  * with a leading `'`, as OWASP advises for CSV that people open: tags are anyone's text.
  */
 function csvField(value) {
-    const safe = /^[=+\-@\t\r]/.test(value) && !/^-?\d/.test(value) ? `'${value}` : value;
+    // Whatever follows: `-1+1+cmd|' /C calc'!A0` starts with a digit after its minus and still runs.
+    const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
     return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
-/** Writes the three files into `dir`, made if missing. */
-function writeLedgerFiles(dir, files) {
-    (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
+/**
+ * Writes the three files into `dir`, made if missing, inside `workspace`: each folder on the
+ * way is made one at a time and must be a plain folder, never a link, and each file is renamed
+ * into place, which replaces a link rather than writing through it.
+ */
+async function writeLedgerFiles(dir, workspace, files) {
+    const folder = await makeDownloadDir(dir, [workspace]);
     const written = [
         ['runs.csv', rowsCsv(files.rows)],
         ['runs.json', `${JSON.stringify(files.rows, null, 2)}\n`],
         ['report.md', files.summary],
     ];
-    for (const [name, text] of written)
-        (0,external_node_fs_namespaceObject.writeFileSync)((0,external_node_path_namespaceObject.join)(dir, name), text);
-    return written.map(([name]) => (0,external_node_path_namespaceObject.join)(dir, name));
+    for (const [name, text] of written) {
+        const partial = (0,external_node_path_namespaceObject.join)(folder, `.${name}.${(0,external_node_crypto_namespaceObject.randomUUID)()}.partial`);
+        await (0,promises_namespaceObject.writeFile)(partial, text, { flag: 'wx' });
+        await (0,promises_namespaceObject.rename)(partial, (0,external_node_path_namespaceObject.join)(folder, name));
+    }
+    return written.map(([name]) => (0,external_node_path_namespaceObject.join)(folder, name));
 }
 
 ;// CONCATENATED MODULE: ./src/ledger/period.ts
@@ -16860,6 +17308,7 @@ function daysOf(period) {
 
 
 
+
 const DEFAULT_PERIOD = '7d';
 /** Reads the report's inputs at `now`. Throws InputError before any request. */
 function readReportSettings(source, now) {
@@ -16898,6 +17347,17 @@ function readReportDir(source) {
     const inside = (0,external_node_path_namespaceObject.relative)(workspace, full);
     if (inside.startsWith('..') || (0,external_node_path_namespaceObject.isAbsolute)(inside)) {
         throw new InputError('report_dir', `must be a folder inside the workspace (${workspace}); got "${dir}".`);
+    }
+    // A checked-out change can hold `reports -> /`: no folder on the way may be a link or a file.
+    let folder = workspace;
+    for (const part of inside.split(external_node_path_namespaceObject.sep).filter(Boolean)) {
+        folder = (0,external_node_path_namespaceObject.join)(folder, part);
+        const stats = (0,external_node_fs_namespaceObject.lstatSync)(folder, { throwIfNoEntry: false });
+        if (!stats)
+            break;
+        if (part.toLowerCase() === '.git' || !stats.isDirectory()) {
+            throw new InputError('report_dir', `must be a plain folder inside the workspace; "${folder}" is ${part.toLowerCase() === '.git' ? 'inside .git' : 'a link or a file'}, which could lead the report out of it.`);
+        }
     }
     return full;
 }
@@ -17271,7 +17731,10 @@ async function main_run(io, inputs) {
             io.debug(`No summary written: ${errorMessage(error)}`);
         });
         if (settings.reportDir) {
-            const written = writeLedgerFiles(settings.reportDir, { rows, summary });
+            const written = await writeLedgerFiles(settings.reportDir, world.workspace, {
+                rows,
+                summary,
+            });
             io.info(`Wrote ${written.join(', ')}.`);
         }
         return {};
@@ -17652,7 +18115,7 @@ const ORDER = {
     left: 3,
     'up-to-date': 4,
 };
-const WORDS = {
+const reconcile_WORDS = {
     finalized: { done: '🏁 Finalized', dry: '🏁 Would finalize' },
     swept: { done: '🧹 Swept (cancelled)', dry: '🧹 Would sweep (cancel)' },
     failed: { done: '⚠️ Failed', dry: '⚠️ Failed' },
@@ -17686,7 +18149,7 @@ function renderPassSummary(report) {
     const sorted = [...report.rows].sort((a, b) => ORDER[a.action] - ORDER[b.action]);
     lines.push('| Run | State | Done | Why |', '|---|---|---|---|');
     for (const row of sorted.slice(0, MAX_ROWS)) {
-        const words = WORDS[row.action];
+        const words = reconcile_WORDS[row.action];
         lines.push(`| ${runCell(row)} | ${escapeMarkdown(row.state)} | ${dry ? words.dry : words.done} | ${inlineText(row.why)} |`);
     }
     if (sorted.length > MAX_ROWS) {
@@ -21483,10 +21946,10 @@ function setIdOf(record) {
 const note_text_CUT_NOTE = '\n\n… (cut at GitLab’s limit for a note)';
 /** The key of a note's marker, when it opens the note. */
 function markerKey(body) {
-    return markerOf(body)?.key;
+    return note_text_markerOf(body)?.key;
 }
 /** A note's marker, when it opens the note: its key and what it records of the run. */
-function markerOf(body) {
+function note_text_markerOf(body) {
     const marker = noteMarkerOf(body);
     return marker && { key: marker.key, record: marker.record };
 }
