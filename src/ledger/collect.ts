@@ -44,7 +44,7 @@ export async function collectRows(
       'The service cannot filter runs by metadata on this plan (feature_not_available): listed every run of the period and kept the project’s here.',
     )
   }
-  const runs = listed.runs.filter(
+  const runs = [...listed.runs, ...listed.children].filter(
     (run) => madeByTheAction(run) && (home === undefined || ofHomeForge(run, home)),
   )
   return { rows: runs.map(rowOf), complete: listed.complete }

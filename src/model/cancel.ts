@@ -3,9 +3,22 @@ import type { Log } from '../log.ts'
 import { safeForLog } from '../text/log.ts'
 
 /** How a cancel request went, as a value: a failed cancel must not hide the step's own outcome. */
-export type CancelReport =
-  /** What the service answered (see AgentRunsClient.cancelRun). */
-  CancelAnswer | { kind: 'not-cancellable'; message: string } | { kind: 'failed'; message: string }
+export type CancelReport = (
+  | /** What the service answered (see AgentRunsClient.cancelRun). */
+    CancelAnswer
+  | { kind: 'not-cancellable'; message: string }
+  | { kind: 'failed'; message: string }
+) & {
+  /** The children its agent started that were still working, cancelled with it (its tree). */
+  children?: ChildrenCancel
+}
+
+/** What became of a run's children still working when it was cancelled. */
+export interface ChildrenCancel {
+  cancelled: string[]
+  /** Those that could not be cancelled (or not listed: `runId` is then the parent's), and why. */
+  failed: { runId: string; message: string }[]
+}
 
 /**
  * Logs how a cancel went: a warning when the run goes on, or may. `label`
@@ -20,6 +33,7 @@ export function logCancel(
 ): void {
   const described = describeCancel(runId, report)
   const message = label ? `${label}: ${described}` : described
+  logChildrenCancel(log, runId, report.children)
   switch (report.kind) {
     case 'cancelled':
     case 'already-finished':
@@ -29,6 +43,27 @@ export function logCancel(
     case 'not-cancellable':
     case 'failed':
       return log.warning(message)
+  }
+}
+
+/** The line for a run's children cancelled with it, and a warning for each that may go on. */
+function logChildrenCancel(
+  log: Pick<Log, 'info' | 'warning'>,
+  runId: string,
+  children: ChildrenCancel | undefined,
+): void {
+  const { cancelled = [], failed = [] } = children ?? {}
+  if (cancelled.length > 0) {
+    log.info(
+      `The ${cancelled.length} child run(s) that run ${safeForLog(runId)}'s agent started and were still working were cancelled with it: ${cancelled.map((id) => safeForLog(id)).join(', ')}.`,
+    )
+  }
+  for (const one of failed) {
+    log.warning(
+      one.runId === runId
+        ? `Could not list the child runs of run ${safeForLog(runId)} to cancel them; any its agent started may still be running and billing. Cancel them by hand. (${safeForLog(one.message)})`
+        : `Could not cancel child run ${safeForLog(one.runId)} of run ${safeForLog(runId)}; it may still be running and billing. Cancel it by hand. (${safeForLog(one.message)})`,
+    )
   }
 }
 

@@ -9,7 +9,7 @@ import { requestCancel } from '../run/cancel.ts'
 import { DETACHED_SET_GOING, detachedSetHandedOver, setStarterLost, tasksWithRuns } from './plan.ts'
 
 export interface SetSweepDeps {
-  client: Pick<AgentRunsClient, 'cancelRun' | 'getRun'>
+  client: Pick<AgentRunsClient, 'cancelRun' | 'getRun' | 'iterateRuns'>
   desk: Pick<RepositoryDesk, 'setComment' | 'stepStatus' | 'workflowRun' | 'markSetStopped'>
   log: Log
   /** The set's runs, as the pass lists them (see finish-set.ts). */

@@ -20,7 +20,7 @@ import { rowOf } from './walk.ts'
 
 /** What a pass needs to sweep a run whose waiting step's runner was lost. */
 export interface SweepDeps {
-  client: Pick<AgentRunsClient, 'cancelRun' | 'getRun'>
+  client: Pick<AgentRunsClient, 'cancelRun' | 'getRun' | 'iterateRuns'>
   desk: Pick<
     RepositoryDesk,
     | 'setComment'

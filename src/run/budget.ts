@@ -117,6 +117,8 @@ async function creditsOf(
     )
   }
   const runs = listed.runs.filter((run) => ofHomeForge(run, home))
-  const credits = runs.reduce((sum, run) => sum + creditsSpent(run), 0)
+  // A tree's spend is its runs' own usage, each counted once: the children agents started too.
+  const children = listed.children.filter((run) => ofHomeForge(run, home))
+  const credits = [...runs, ...children].reduce((sum, run) => sum + creditsSpent(run), 0)
   return { credits, runs: runs.length, complete: listed.complete }
 }

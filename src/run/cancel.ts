@@ -14,18 +14,38 @@ import {
   SIGNAL_CANCEL,
   MIN_CANCEL_REQUEST_MS,
 } from '../timing.ts'
-import { logCancel, type CancelReport } from '../model/cancel.ts'
+import { logCancel, type CancelReport, type ChildrenCancel } from '../model/cancel.ts'
+import { childrenOf } from '../model/tree.ts'
+import type { RunItem } from '../api/types.ts'
 import type { StopCause } from '../model/outcome.ts'
 import { errorMessage } from '../text/plain.ts'
 
 /**
- * One cancel request for a run, by ID, and how it went as a value: a failed
- * cancel must not hide the step's own outcome. The cancels below build on it.
+ * Cancels a run's tree, by its ID, and says how it went as a value: a failed cancel must not hide
+ * the step's own outcome. The cancels below build on it. One cancel request for the run, then,
+ * once it is cancelled or over (or cannot be), each child its agent started that is still
+ * working: the service does not say that cancelling a parent stops its children.
  */
 export async function requestCancel(
-  client: Pick<AgentRunsClient, 'cancelRun'>,
+  client: CancelClient,
   runId: string,
   options: RequestOptions = {},
+): Promise<CancelReport> {
+  const report = await cancelOne(client, runId, options)
+  if (report.kind === 'failed' || report.kind === 'blocked' || report.kind === 'refused') {
+    return report
+  }
+  const children = await cancelChildren(client, runId, options)
+  return children.cancelled.length + children.failed.length > 0 ? { ...report, children } : report
+}
+
+/** What cancelling a run's tree asks of the service: a cancel, and a list of the run's children. */
+export type CancelClient = Pick<AgentRunsClient, 'cancelRun' | 'iterateRuns'>
+
+async function cancelOne(
+  client: Pick<AgentRunsClient, 'cancelRun'>,
+  runId: string,
+  options: RequestOptions,
 ): Promise<CancelReport> {
   try {
     return await client.cancelRun(runId, options)
@@ -33,6 +53,48 @@ export async function requestCancel(
     const message = errorMessage(error)
     if (error instanceof UnprocessableEntityError) return { kind: 'not-cancellable', message }
     return { kind: 'failed', message }
+  }
+}
+
+/** The states of a child still working, which its parent's cancel takes with it. */
+const WORKING_CHILD_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS']
+
+/** Pages of a run's children one cancel reads: far more than an agent starts. */
+const CHILD_PAGES = 5
+
+/** Cancels the children of `rootId` still working (every level under it), together. */
+async function cancelChildren(
+  client: CancelClient,
+  rootId: string,
+  options: RequestOptions,
+): Promise<ChildrenCancel> {
+  const listed: RunItem[] = []
+  try {
+    const pages = client.iterateRuns(
+      { ancestor_run_id: rootId, state: WORKING_CHILD_STATES, limit: 100 },
+      { ...options, maxPages: CHILD_PAGES },
+    )
+    for await (const run of pages) listed.push(run)
+  } catch (error) {
+    return { cancelled: [], failed: [{ runId: rootId, message: errorMessage(error) }] }
+  }
+  // Checked here too: a service that ignored the filter must not make this cancel other runs.
+  const working = childrenOf(listed, rootId).filter((run) => meaningOf(run.state) === 'active')
+  const reports = await Promise.all(
+    working.map(async (run) => ({
+      runId: run.run_id,
+      report: await cancelOne(client, run.run_id, options),
+    })),
+  )
+  return {
+    cancelled: reports
+      .filter(({ report }) => report.kind === 'cancelled')
+      .map(({ runId }) => runId),
+    failed: reports.flatMap(({ runId, report }) =>
+      report.kind === 'failed' || report.kind === 'not-cancellable'
+        ? [{ runId, message: report.message }]
+        : [],
+    ),
   }
 }
 
@@ -75,7 +137,7 @@ export interface CancelOrder {
 }
 
 export interface CancelDeps {
-  client: Pick<AgentRunsClient, 'cancelRun'>
+  client: CancelClient
   now: () => number
   sleep: Sleep
   /** Told when a cancel is repeated because the run may be about to restart. */

@@ -7,6 +7,7 @@ import { changeName, homeScope, ofHomeForge, type RunHome } from '../model/home.
 import type { RunRecord } from '../model/record.ts'
 import { safeForLog } from '../text/log.ts'
 import { errorMessage } from '../text/plain.ts'
+import { ownRuns } from '../model/tree.ts'
 
 /**
  * `continue_from: pull_request`: one more way for a run's life to start. On a pull request made
@@ -84,7 +85,7 @@ export function runThatMade(
   home: RunHome,
   path: string,
 ): RunItem | undefined {
-  const made = runs.filter(
+  const made = ownRuns(runs).filter(
     (run) =>
       ofHomeForge(run, home) &&
       run.metadata?.[STEP_KEYS.repository] === home.project &&

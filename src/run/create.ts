@@ -10,6 +10,7 @@ import { FORGE_KEY } from '../model/home.ts'
 import { CREATE_LOOKUP, MIN_REQUEST_MS } from '../timing.ts'
 import { errorMessage } from '../text/plain.ts'
 import type { World } from '../world.ts'
+import { ownRuns } from '../model/tree.ts'
 
 /**
  * The metadata every run is created with. `invocation` is unique to this
@@ -294,7 +295,10 @@ export async function lookUpInvocation(
     // iterateRuns hides the pages' dates; a fresh single read supplies the service's "now".
     servedAt = options.request ? await serviceNow(client) : undefined
   }
-  const candidates = listed.filter((run) => isProvablyOurs(run, invocation, options, servedAt))
+  // A child an agent started inherits the invocation tag: it is part of the run, never the run.
+  const candidates = ownRuns(listed).filter((run) =>
+    isProvablyOurs(run, invocation, options, servedAt),
+  )
   const unique = [...new Map(candidates.map((run) => [run.run_id, run])).values()]
   if (unique.length === 0) return { kind: 'none' }
   if (unique.length === 1 && unique[0]) return { kind: 'found', run: unique[0] }
@@ -364,7 +368,8 @@ export async function findSupersededRun(
       gh_job: job,
       gh_step: step,
     },
-    limit: 1,
+    limit: 10,
   })
-  return runs[0]
+  // The previous attempt's run, not a child its agent started (which carries the same tags).
+  return ownRuns(runs)[0]
 }

@@ -2,10 +2,17 @@ import type { AgentRunsClient } from '../api/client.ts'
 import type { RequestOptions } from '../api/transport.ts'
 import { ApiStatusError } from '../api/errors.ts'
 import type { ListRunsQuery, RunItem } from '../api/types.ts'
+import { isChildRun } from '../model/tree.ts'
 
 /** The runs the action tagged with some metadata, and how they were found. */
 export interface TaggedRuns {
+  /**
+   * The runs of their own (roots), newest first: never a child an agent started, which carries
+   * its parent's tags and so is listed with them (model/tree.ts).
+   */
   runs: RunItem[]
+  /** The children agents started, listed with the runs: part of their roots' runs (their spend). */
+  children: RunItem[]
   /**
    * The service cannot filter by metadata on this plan (`feature_not_available`):
    * the runs were listed by time alone and filtered here, by the metadata each shows.
@@ -39,12 +46,21 @@ export async function listTaggedRuns(
     const { runs, complete } = await drain(
       client.iterateRuns({ ...paged, metadata: { ...tags } }, options),
     )
-    return { runs, filteredHere: false, complete }
+    return { ...byTree(runs), filteredHere: false, complete }
   } catch (error) {
     if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available') throw error
   }
   const { runs, complete } = await drain(client.iterateRuns(paged, options))
-  return { runs: runs.filter((run) => carriesTags(run, tags)), filteredHere: true, complete }
+  const tagged = runs.filter((run) => carriesTags(run, tags))
+  return { ...byTree(tagged), filteredHere: true, complete }
+}
+
+/** The runs of their own and the children, each list in the order listed. */
+function byTree(listed: RunItem[]): Pick<TaggedRuns, 'runs' | 'children'> {
+  const runs: RunItem[] = []
+  const children: RunItem[] = []
+  for (const run of listed) (isChildRun(run) ? children : runs).push(run)
+  return { runs, children }
 }
 
 /** Every run the pages yield, and whether they reached the last page. */

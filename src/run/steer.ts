@@ -8,6 +8,7 @@ import { logCancel } from '../model/cancel.ts'
 import { HANDOFF_KEYS, STEP_KEYS } from '../model/handoff.ts'
 import type { RunRecord } from '../model/record.ts'
 import { meaningOf } from '../model/states.ts'
+import { ownRuns } from '../model/tree.ts'
 import { safeForLog } from '../text/log.ts'
 import { clip, errorMessage } from '../text/plain.ts'
 import { KEY_LOOK_MS } from '../timing.ts'
@@ -49,7 +50,8 @@ export async function activeRunsOfKey(
     options,
   )
   // Checked here too: a service that ignored a filter must not make the step steer another run.
-  return runs
+  // A child an agent started carries its parent's tags: it is part of that run, not the key's.
+  return ownRuns(runs)
     .filter(
       (run) =>
         meaningOf(run.state) === 'active' &&
@@ -111,7 +113,7 @@ export interface SteeringHost {
 }
 
 export interface SteeringDeps {
-  client: Pick<AgentRunsClient, 'listRuns' | 'interruptRun' | 'cancelRun'>
+  client: Pick<AgentRunsClient, 'listRuns' | 'iterateRuns' | 'interruptRun' | 'cancelRun'>
   log: Log
   signal: AbortSignal
   /** Told when the step steered the key's run instead of creating one (the `steered` output). */

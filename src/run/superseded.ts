@@ -1,6 +1,7 @@
 import type { AgentRunsClient } from '../api/client.ts'
 import type { Sleep } from '../api/transport.ts'
 import type { RunItem } from '../api/types.ts'
+import { isChildRun } from '../model/tree.ts'
 
 import { SUPERSEDING_LOOKUP } from '../timing.ts'
 
@@ -52,6 +53,7 @@ async function lookOnce(
       const createdAt = Date.parse(other.created_at ?? '')
       return (
         other.run_id !== run.run_id &&
+        !isChildRun(other) &&
         other.agent_config?.name === name &&
         createdAt >= cancelledAt &&
         createdAt - cancelledAt <= SUPERSEDING_LOOKUP.causeWindowMs

@@ -223,6 +223,33 @@ describe('the action, run as the runner runs it', () => {
     expect(post.code).toBe(0)
   })
 
+  it('an agent that orchestrates: the timeout cancels its tree, the run and each child still working', async () => {
+    const working: RunScript = [{ state: 'INPROGRESS', afterMs: 0 }]
+    const done: RunScript = [{ state: 'SUCCEEDED', afterMs: 0 }]
+    const api = await fakeApi({
+      script: () => [
+        { state: 'QUEUED', afterMs: 0 },
+        {
+          state: 'INPROGRESS',
+          afterMs: 50,
+          spawn: [{ script: working }, { script: done }, { script: working }],
+        },
+      ],
+    })
+    const main = await runStep({ inputs: inputsFor(api, { prompt: 'x', timeout: '1s' }) })
+
+    expect(main.code).toBe(1)
+    const runId = main.outputs.run_id ?? ''
+    const [root, ...children] = api.tree(runId)
+    expect(root?.state).toBe('CANCELLED')
+    expect(children.map((child) => child.state)).toEqual(['CANCELLED', 'SUCCEEDED', 'CANCELLED'])
+    // One cancel for each run still working, none for the child that was done.
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(3)
+    expect(main.stdout).toContain(
+      `The 2 child run(s) that run ${runId}'s agent started and were still working were cancelled with it`,
+    )
+  })
+
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     it(`cancels the run at once on ${signal}, and the post step then sends nothing`, async () => {
       const api = await fakeApi({ script: () => neverEnding })

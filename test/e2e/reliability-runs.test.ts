@@ -113,6 +113,35 @@ describe('create: an answer lost or unusable never ends settled while a run may 
     expectReadableLog(result)
   })
 
+  it("an agent that orchestrates at once: its children carry the create's tag, and the run alone is adopted", async () => {
+    const child: RunScript = [{ state: 'INPROGRESS', afterMs: 0 }]
+    const api = await fakeApi(
+      {
+        script: () => [
+          { state: 'QUEUED', afterMs: 0, spawn: [{ script: child }, { script: child }] },
+          { state: 'SUCCEEDED', afterMs: 300 },
+        ],
+      },
+      {
+        ...CREATE,
+        fault: {
+          kind: 'malformed',
+          status: 200,
+          contentType: 'application/json',
+          body: '',
+          act: true,
+        },
+      },
+    )
+    const result = await runStep({ inputs: inputsFor(api) })
+
+    expect(result.code, result.stdout).toBe(0)
+    const [root] = api.allRuns().filter((run) => run.parent_run_id === undefined)
+    expect(result.outputs.run_id).toBe(root?.run_id)
+    expect(api.tree(root?.run_id ?? '')).toHaveLength(3)
+    expect(result.stdout).toContain('adopting it')
+  })
+
   it('a skewed service clock: the lookup by tag needs no time window, and adopts', async () => {
     const api = await fakeApi(
       { clockSkewMs: -10 * 60_000 },

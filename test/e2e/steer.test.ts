@@ -131,6 +131,25 @@ describe('previous_run: steer', () => {
     )
   })
 
+  it('an agent that orchestrates: its children, newer and carrying its tags, are never steered; the run is', async () => {
+    const child: RunScript = [{ state: 'INPROGRESS', afterMs: 0 }]
+    const orchestrating: RunScript = [
+      { state: 'INPROGRESS', afterMs: 0, spawn: [{ script: child }, { script: child }] },
+    ]
+    const { api, first, second } = await twoPushes({ first: orchestrating })
+    expect(second.code, second.stdout).toBe(0)
+    const runId = first.outputs.run_id ?? ''
+    expect(second.outputs).toMatchObject({ run_id: runId, steered: 'true' })
+    const children = api.tree(runId).slice(1)
+    expect(children).toHaveLength(2)
+    expect(api.allRuns()).toHaveLength(3)
+    for (const { run_id: childId } of children) {
+      expect(api.interrupts(childId)).toBe(0)
+      expect(api.followups(childId)).toEqual([])
+    }
+    expect(api.followups(runId)).toHaveLength(1)
+  })
+
   it('a force push falls back to cancel + create, saying why in one line', async () => {
     const { api, first, second } = await twoPushes({ history: 'forced' })
     expect(second.code, second.stdout).toBe(0)

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import type { AgentRunsClient } from '../../src/api/client.ts'
-import { cancelDeadline, cancelRun, type CancelWhy } from '../../src/run/cancel.ts'
+import {
+  cancelDeadline,
+  cancelRun,
+  type CancelClient,
+  type CancelWhy,
+} from '../../src/run/cancel.ts'
 import { searchForCreatedRun, steadyPauses } from '../../src/run/create.ts'
 import { CANCEL_AFTER_TIMEOUT, RECANCEL_PAUSE_MS, SIGNAL_CANCEL } from '../../src/timing.ts'
 
@@ -12,6 +17,17 @@ function clock() {
     sleep: (ms: number) => {
       now += ms
       return Promise.resolve()
+    },
+  }
+}
+
+/** A service whose runs start no children: the list of a run's children is empty. */
+function noChildren(client: Pick<AgentRunsClient, 'cancelRun'>): CancelClient {
+  return {
+    ...client,
+    // eslint-disable-next-line require-yield
+    iterateRuns: async function* () {
+      return { complete: true }
     },
   }
 }
@@ -34,9 +50,9 @@ describe('cancelRun', () => {
     const time = clock()
     const answers = ['already-finished', 'already-finished', 'cancelled'] as const
     let sent = 0
-    const client: Pick<AgentRunsClient, 'cancelRun'> = {
+    const client = noChildren({
       cancelRun: () => Promise.resolve({ kind: answers[sent++] ?? 'cancelled' }),
-    }
+    })
     const why = { kind: 'timeout' } as const
     const report = await cancelRun(
       { runId: 'run_1', why, deadline: cancelDeadline(why, 0), mayRestart: () => true },
@@ -50,14 +66,14 @@ describe('cancelRun', () => {
   it('takes "already finished" as it is when no follow-up is pending, and never throws', async () => {
     const time = clock()
     let sent = 0
-    const client: Pick<AgentRunsClient, 'cancelRun'> = {
+    const client = noChildren({
       cancelRun: () => {
         sent += 1
         return sent === 1
           ? Promise.resolve({ kind: 'already-finished' })
           : Promise.reject(new Error('down'))
       },
-    }
+    })
     const why = { kind: 'error' } as const
     const first = await cancelRun({ runId: 'r', why, deadline: 8_000 }, { client, ...time })
     expect(first).toEqual({ kind: 'already-finished' })
