@@ -5672,7 +5672,46 @@ function errorCode(cause) {
     return undefined;
 }
 
+;// CONCATENATED MODULE: ./src/model/tree.ts
+/**
+ * Whether an agent started the run: it names a parent, or a root other than itself. A run that
+ * shows neither (an older service) is a run of its own.
+ */
+function isChildRun(run) {
+    if (typeof run.parent_run_id === 'string' && run.parent_run_id !== '')
+        return true;
+    return (typeof run.root_run_id === 'string' && run.root_run_id !== '' && run.root_run_id !== run.run_id);
+}
+/** The runs of a list that are runs of their own (the roots): the children left out, in order. */
+function ownRuns(runs) {
+    return runs.filter((run) => !isChildRun(run));
+}
+/** The top of the run's tree: its `root_run_id`, its parent where it shows only that, or itself. */
+function rootIdOf(run) {
+    if (typeof run.root_run_id === 'string' && run.root_run_id !== '')
+        return run.root_run_id;
+    if (typeof run.parent_run_id === 'string' && run.parent_run_id !== '')
+        return run.parent_run_id;
+    return run.run_id;
+}
+/**
+ * The children of `rootId` among `runs`: a run whose root or parent is it, each once. A run
+ * the list cannot place in its tree (a grandchild that shows only its parent) is left out.
+ */
+function childrenOf(runs, rootId) {
+    const seen = new Set();
+    return runs.filter((run) => {
+        if (run.run_id === rootId || seen.has(run.run_id) || !isChildRun(run))
+            return false;
+        if (rootIdOf(run) !== rootId && run.parent_run_id !== rootId)
+            return false;
+        seen.add(run.run_id);
+        return true;
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/run/listing.ts
+
 
 /** A page holds this many runs: the service's most is 500, and a run can be long. */
 const PAGE_SIZE = 100;
@@ -5687,14 +5726,23 @@ async function listTaggedRuns(client, tags, query, options) {
     const paged = { sort_by: 'created_at', sort_order: 'desc', limit: PAGE_SIZE, ...query };
     try {
         const { runs, complete } = await drain(client.iterateRuns({ ...paged, metadata: { ...tags } }, options));
-        return { runs, filteredHere: false, complete };
+        return { ...byTree(runs), filteredHere: false, complete };
     }
     catch (error) {
         if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available')
             throw error;
     }
     const { runs, complete } = await drain(client.iterateRuns(paged, options));
-    return { runs: runs.filter((run) => carriesTags(run, tags)), filteredHere: true, complete };
+    const tagged = runs.filter((run) => carriesTags(run, tags));
+    return { ...byTree(tagged), filteredHere: true, complete };
+}
+/** The runs of their own and the children, each list in the order listed. */
+function byTree(listed) {
+    const runs = [];
+    const children = [];
+    for (const run of listed)
+        (isChildRun(run) ? children : runs).push(run);
+    return { runs, children };
 }
 /** Every run the pages yield, and whether they reached the last page. */
 async function drain(pages) {
@@ -5725,6 +5773,7 @@ function carriesTags(run, tags) {
 function logCancel(log, runId, report, label) {
     const described = describeCancel(runId, report);
     const message = label ? `${label}: ${described}` : described;
+    logChildrenCancel(log, runId, report.children);
     switch (report.kind) {
         case 'cancelled':
         case 'already-finished':
@@ -5734,6 +5783,18 @@ function logCancel(log, runId, report, label) {
         case 'not-cancellable':
         case 'failed':
             return log.warning(message);
+    }
+}
+/** The line for a run's children cancelled with it, and a warning for each that may go on. */
+function logChildrenCancel(log, runId, children) {
+    const { cancelled = [], failed = [] } = children ?? {};
+    if (cancelled.length > 0) {
+        log.info(`The ${cancelled.length} child run(s) that run ${safeForLog(runId)}'s agent started and were still working were cancelled with it: ${cancelled.map((id) => safeForLog(id)).join(', ')}.`);
+    }
+    for (const one of failed) {
+        log.warning(one.runId === runId
+            ? `Could not list the child runs of run ${safeForLog(runId)} to cancel them; any its agent started may still be running and billing. Cancel them by hand. (${safeForLog(one.message)})`
+            : `Could not cancel child run ${safeForLog(one.runId)} of run ${safeForLog(runId)}; it may still be running and billing. Cancel it by hand. (${safeForLog(one.message)})`);
     }
 }
 function describeCancel(unsafeRunId, report) {
@@ -5762,11 +5823,22 @@ function describeCancel(unsafeRunId, report) {
 
 
 
+
 /**
- * One cancel request for a run, by ID, and how it went as a value: a failed
- * cancel must not hide the step's own outcome. The cancels below build on it.
+ * Cancels a run's tree, by its ID, and says how it went as a value: a failed cancel must not hide
+ * the step's own outcome. The cancels below build on it. One cancel request for the run, then,
+ * once it is cancelled or over (or cannot be), each child its agent started that is still
+ * working: the service does not say that cancelling a parent stops its children.
  */
 async function requestCancel(client, runId, options = {}) {
+    const report = await cancelOne(client, runId, options);
+    if (report.kind === 'failed' || report.kind === 'blocked' || report.kind === 'refused') {
+        return report;
+    }
+    const children = await cancelChildren(client, runId, options);
+    return children.cancelled.length + children.failed.length > 0 ? { ...report, children } : report;
+}
+async function cancelOne(client, runId, options) {
     try {
         return await client.cancelRun(runId, options);
     }
@@ -5776,6 +5848,36 @@ async function requestCancel(client, runId, options = {}) {
             return { kind: 'not-cancellable', message };
         return { kind: 'failed', message };
     }
+}
+/** The states of a child still working, which its parent's cancel takes with it. */
+const WORKING_CHILD_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'];
+/** Pages of a run's children one cancel reads: far more than an agent starts. */
+const CHILD_PAGES = 5;
+/** Cancels the children of `rootId` still working (every level under it), together. */
+async function cancelChildren(client, rootId, options) {
+    const listed = [];
+    try {
+        const pages = client.iterateRuns({ ancestor_run_id: rootId, state: WORKING_CHILD_STATES, limit: 100 }, { ...options, maxPages: CHILD_PAGES });
+        for await (const run of pages)
+            listed.push(run);
+    }
+    catch (error) {
+        return { cancelled: [], failed: [{ runId: rootId, message: errorMessage(error) }] };
+    }
+    // Checked here too: a service that ignored the filter must not make this cancel other runs.
+    const working = childrenOf(listed, rootId).filter((run) => meaningOf(run.state) === 'active');
+    const reports = await Promise.all(working.map(async (run) => ({
+        runId: run.run_id,
+        report: await cancelOne(client, run.run_id, options),
+    })));
+    return {
+        cancelled: reports
+            .filter(({ report }) => report.kind === 'cancelled')
+            .map(({ runId }) => runId),
+        failed: reports.flatMap(({ runId, report }) => report.kind === 'failed' || report.kind === 'not-cancellable'
+            ? [{ runId, message: report.message }]
+            : []),
+    };
 }
 /**
  * On `now`'s clock: when the cancel of a run, begun now for `why`, must have been answered. A
@@ -9315,7 +9417,9 @@ async function creditsOf(client, tags, since, { home, deadline, log }) {
             .join(', ')} here.`);
     }
     const runs = listed.runs.filter((run) => ofHomeForge(run, home));
-    const credits = runs.reduce((sum, run) => sum + creditsSpent(run), 0);
+    // A tree's spend is its runs' own usage, each counted once: the children agents started too.
+    const children = listed.children.filter((run) => ofHomeForge(run, home));
+    const credits = [...runs, ...children].reduce((sum, run) => sum + creditsSpent(run), 0);
     return { credits, runs: runs.length, complete: listed.complete };
 }
 
@@ -12952,6 +13056,7 @@ async function finishLeftCheckRun(github, context, saved, stopped, log) {
 
 
 
+
 const INVOCATION_KEY = 'gh_invocation';
 /**
  * The service takes at most 20 metadata keys, each `[a-zA-Z0-9._-]{1,64}`, with
@@ -13139,7 +13244,8 @@ async function lookUpInvocation(client, invocation, options = {}) {
         // iterateRuns hides the pages' dates; a fresh single read supplies the service's "now".
         servedAt = options.request ? await serviceNow(client) : undefined;
     }
-    const candidates = listed.filter((run) => isProvablyOurs(run, invocation, options, servedAt));
+    // A child an agent started inherits the invocation tag: it is part of the run, never the run.
+    const candidates = ownRuns(listed).filter((run) => isProvablyOurs(run, invocation, options, servedAt));
     const unique = [...new Map(candidates.map((run) => [run.run_id, run])).values()];
     if (unique.length === 0)
         return { kind: 'none' };
@@ -13203,9 +13309,10 @@ async function findSupersededRun(tag, deps) {
             gh_job: job,
             gh_step: step,
         },
-        limit: 1,
+        limit: 10,
     });
-    return runs[0];
+    // The previous attempt's run, not a child its agent started (which carries the same tags).
+    return ownRuns(runs)[0];
 }
 
 ;// CONCATENATED MODULE: external "node:fs/promises"
@@ -13970,6 +14077,7 @@ function outcomeWordOfRun(record) {
 
 
 
+
 /** The states of a run still on its way: steerable (or, failing that, cancelled). */
 const ACTIVE_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'];
 /** A run that has not started needs no interrupt: the follow-up joins its prompt. */
@@ -13992,7 +14100,8 @@ function keyMetadataOf(metadata) {
 async function activeRunsOfKey(client, keyMetadata, options) {
     const { runs } = await client.listRuns({ metadata: { ...keyMetadata }, state: ACTIVE_STATES, limit: 20, sort_by: 'created_at' }, options);
     // Checked here too: a service that ignored a filter must not make the step steer another run.
-    return runs
+    // A child an agent started carries its parent's tags: it is part of that run, not the key's.
+    return ownRuns(runs)
         .filter((run) => meaningOf(run.state) === 'active' &&
         Object.entries(keyMetadata).every(([key, value]) => run.metadata?.[key] === value))
         .sort((a, b) => Date.parse(b.created_at ?? '') - Date.parse(a.created_at ?? ''));
@@ -14447,6 +14556,7 @@ function logStateChange(log, subject, run, { when, watched }) {
 
 
 
+
 /** At most this many of the project's runs with a pull request are looked through: one page. */
 const LOOK_LIMIT = 100;
 const SAID = 'continue_from: pull_request';
@@ -14489,7 +14599,7 @@ function namesChange(url, path) {
  * of the home's forge and project whose PULL_REQUEST artifact names it, the newest. Pure.
  */
 function runThatMade(runs, home, path) {
-    const made = runs.filter((run) => ofHomeForge(run, home) &&
+    const made = ownRuns(runs).filter((run) => ofHomeForge(run, home) &&
         run.metadata?.[STEP_KEYS.repository] === home.project &&
         (run.artifacts ?? []).some((artifact) => artifact.artifact_type === 'PULL_REQUEST' &&
             namesChange(artifact.data?.url, path)));
@@ -15197,6 +15307,7 @@ class RunScheduler {
 
 ;// CONCATENATED MODULE: ./src/run/superseded.ts
 
+
 /** One quick look: it only decides between two words for a run that is already over. */
 const LOOKUP = { timeoutMs: timing/* SUPERSEDING_LOOKUP */.p9.requestMs, maxRetries: 0 };
 /**
@@ -15232,6 +15343,7 @@ async function lookOnce(client, run, name, cancelledAt, signal) {
         const newer = runs.find((other) => {
             const createdAt = Date.parse(other.created_at ?? '');
             return (other.run_id !== run.run_id &&
+                !isChildRun(other) &&
                 other.agent_config?.name === name &&
                 createdAt >= cancelledAt &&
                 createdAt - cancelledAt <= timing/* SUPERSEDING_LOOKUP */.p9.causeWindowMs);
@@ -17125,7 +17237,7 @@ async function collectRows(client, what, deps) {
     if (listed.filteredHere) {
         deps.log.info('The service cannot filter runs by metadata on this plan (feature_not_available): listed every run of the period and kept the project’s here.');
     }
-    const runs = listed.runs.filter((run) => madeByTheAction(run) && (home === undefined || ofHomeForge(run, home)));
+    const runs = [...listed.runs, ...listed.children].filter((run) => madeByTheAction(run) && (home === undefined || ofHomeForge(run, home)));
     return { rows: runs.map(rows_rowOf), complete: listed.complete };
 }
 
@@ -23431,7 +23543,7 @@ async function runStep(command, declared, io, ready) {
     // the door stops waiting for the step, and cleans up after it all the same.
     const ended = await Promise.race([run(port, inputs), stopped]);
     signals.cleaningUp();
-    await ownRuns(port, inputs);
+    await cli_ownRuns(port, inputs);
     const end = ended === 'stopped' ? { hadRun: true } : ended;
     const afterwards = preflight_writeSummary(command, io, port.summary);
     jobFiles?.finish(port.outputs);
@@ -23457,7 +23569,7 @@ async function runStep(command, declared, io, ready) {
  * the run of a create never answered, or whose answer was lost), it finds by its tag and
  * cancels before the command ends, as the post step does after an Action's main step.
  */
-async function ownRuns(port, inputs) {
+async function cli_ownRuns(port, inputs) {
     if (readSavedRun(port).runs.every((record) => record.settled))
         return;
     await post_run(port, inputs);
