@@ -186,6 +186,7 @@ interface Job {
   outputs?: Record<string, string>
   permissions?: Record<string, string>
   strategy?: { 'fail-fast'?: boolean; matrix?: { include?: Record<string, string>[] } }
+  concurrency?: { group: string; 'cancel-in-progress': boolean | string }
   steps: Step[]
 }
 interface Workflow {
@@ -569,7 +570,10 @@ describe('what each example shows', () => {
     expect(workflow.on).toEqual({ pull_request_review: { types: ['submitted'] } })
     const condition = Object.values(workflow.jobs)[0]?.if ?? ''
     expect(condition).toContain("github.event.review.state == 'changes_requested'")
-    expect(condition).toContain('github.event.review.author_association')
+    // author_association is not permission: the action checks the reviewer's (approval: forks).
+    expect(condition).not.toContain('author_association')
+    expect([w['approval'], w['commenter_permission']]).toEqual(['forks', 'write'])
+    expect(workflow.permissions?.['pull-requests']).toBe('write')
     expect(condition).toContain(
       'github.event.pull_request.head.repo.full_name == github.repository',
     )
@@ -646,6 +650,11 @@ describe('what each example shows', () => {
     expect(prompt.replaceAll(perPullRequest, '<PR>')).not.toContain('github.event')
     expect(prompt).not.toContain('comment')
     expect(samePullRequest(String(w['name']))).toBe('fork-review-<PR>')
+    // A comment's job never cancels a review in progress: its group is its own.
+    expect(job?.concurrency?.group).toContain("format('comment-{0}', github.event.comment.id)")
+    expect(job?.concurrency?.['cancel-in-progress']).toBe(
+      "${{ github.event_name == 'pull_request_target' }}",
+    )
   })
 
   it('close-pr-cleanup: on any close, forks included, cancels and creates nothing', () => {

@@ -247,6 +247,18 @@ describe("approval: forks checks every event that carries a person's words", () 
       env: env(gh, 'pull_request_review_comment.created'),
     })
     expectNothingStarted(comment, agents)
+    // address-review.yml's step: a reader's change request sends nothing to the run that made
+    // the pull request either (continue_from), and creates nothing.
+    const followup = await runStep({
+      inputs: inputs(agents, { continue_from: 'pull_request', commenter_permission: 'write' }),
+      env: env(gh, 'pull_request_review.submitted.approved', (payload) => {
+        const pull = payload.pull_request as { head: { repo: unknown } }
+        pull.head.repo = payload.repository
+        if (payload.review) payload.review.user = { login: 'passer-by', type: 'User' }
+      }),
+    })
+    expectNothingStarted(followup, agents)
+    expect(agents.requestsTo('POST', /followup|message/)).toHaveLength(0)
     // The same review by a maintainer starts the run.
     const byMaintainer = await runStep({
       inputs: inputs(agents),
