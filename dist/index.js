@@ -5673,8 +5673,6 @@ function errorCode(cause) {
 }
 
 ;// CONCATENATED MODULE: ./src/model/tree.ts
-
-
 /**
  * Whether an agent started the run: it names a parent, or a root other than itself. A run that
  * shows neither (an older service) is a run of its own.
@@ -5710,36 +5708,6 @@ function childrenOf(runs, rootId) {
         seen.add(run.run_id);
         return true;
     });
-}
-/**
- * A tree's spend: the sum of its runs' own usage (the service does not say that a parent's
- * usage includes its children's), each run counted once; undefined where no run reports it.
- */
-function treeCostOf(run, children = []) {
-    const seen = new Set();
-    let credits;
-    let usd;
-    for (const one of run ? [run, ...children] : children) {
-        if (seen.has(one.run_id))
-            continue;
-        seen.add(one.run_id);
-        const cost = costOf(one.request_usage);
-        if (cost.credits !== undefined)
-            credits = (credits ?? 0) + cost.credits;
-        if (cost.usd !== undefined)
-            usd = (usd ?? 0) + cost.usd;
-    }
-    return {
-        credits: credits === undefined ? undefined : roundTo(credits, 6),
-        usd: usd === undefined ? undefined : roundTo(usd, 6),
-    };
-}
-/** `children` with `seen` laid over them by run ID (newer readings win), oldest first. */
-function mergeChildren(children, seen) {
-    const byId = new Map((children ?? []).map((child) => [child.run_id, child]));
-    for (const child of seen)
-        byId.set(child.run_id, child);
-    return [...byId.values()];
 }
 
 ;// CONCATENATED MODULE: ./src/run/listing.ts
@@ -15022,26 +14990,7 @@ function nextPollDelayMs(elapsedMs, pollIntervalMs) {
     return Math.min(Math.round(Math.max(pollIntervalMs, grown)), timing/* MAX_TIMER_MS */._o);
 }
 
-;// CONCATENATED MODULE: ./src/run/tree.ts
-
-/** Pages of a run's children one read takes: far more than an agent starts. */
-const tree_CHILD_PAGES = 5;
-/**
- * The child runs the agent of `rootId` started (every level under it), oldest first, as the
- * service lists them now: one list request a page (`ancestor_run_id`), never one a run.
- */
-async function readChildren(client, rootId, query, options) {
-    const listed = [];
-    const pages = client.iterateRuns({ ancestor_run_id: rootId, ...query, limit: 100, sort_by: 'created_at', sort_order: 'asc' }, { ...options, maxPages: tree_CHILD_PAGES });
-    for await (const run of pages)
-        listed.push(run);
-    // Checked here too: a service that ignored the filter must not make another run a child.
-    return childrenOf(listed, rootId);
-}
-
 ;// CONCATENATED MODULE: ./src/run/scheduler.ts
-
-
 
 
 
@@ -15257,13 +15206,8 @@ class RunScheduler {
         if (this.#listsRuns()) {
             try {
                 const { runs, page_info } = await this.#listRuns(deadline);
-                // The children agents started carry the set's tags: each joins its root's run.
-                for (const run of runs) {
-                    if (isChildRun(run))
-                        this.#childSeen(run);
-                    else
-                        listed.set(run.run_id, run);
-                }
+                for (const run of runs)
+                    listed.set(run.run_id, run);
                 pageFull = page_info?.has_next_page === true;
             }
             catch (error) {
@@ -15286,35 +15230,6 @@ class RunScheduler {
             if (pageFull && readAt !== undefined && now - readAt < timing/* SET_UNLISTED_RECHECK_MS */.X2)
                 continue;
             await this.#readOnItsOwn(one, deadline);
-            if (this.#settings.maxCredits !== undefined)
-                await this.#readChildren(one, deadline);
-        }
-    }
-    /** A child run listed with a set's runs: its root's lifecycle keeps it. */
-    #childSeen(child) {
-        const rootId = rootIdOf(child);
-        const root = this.#lifecycles.find((one) => one.record.runId === rootId);
-        if (root)
-            root.record.children = mergeChildren(root.record.children, [child]);
-    }
-    /**
-     * max_credits on a run read on its own: the children its agent started, one list request, so
-     * that the cap counts the tree. A failed read leaves the children as last read.
-     */
-    async #readChildren(one, deadline) {
-        const runId = one.record.runId;
-        if (!runId || !one.inFlight)
-            return;
-        try {
-            const children = await readChildren(this.#deps.client, runId, {}, {
-                signal: this.#deps.signal,
-                deadline,
-                maxRetries: 0,
-            });
-            one.record.children = mergeChildren(one.record.children, children);
-        }
-        catch {
-            // The next poll reads them again.
         }
     }
     async #readOnItsOwn(one, deadline) {
@@ -15379,8 +15294,7 @@ class RunScheduler {
     #credits() {
         let sum;
         for (const { record } of this.#lifecycles) {
-            // A run's agent may start runs of its own: the cap counts the tree, each run once.
-            const credits = costSince(treeCostOf(record.run, record.children), record.usedBefore).credits;
+            const credits = costSince(costOf(record.run?.request_usage), record.usedBefore).credits;
             if (credits !== undefined)
                 sum = (sum ?? 0) + credits;
         }
