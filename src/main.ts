@@ -12,7 +12,7 @@ import { serviceClient } from './service.ts'
 import { savedState } from './state.ts'
 import type { InputSource, StepIo } from './step-io.ts'
 import { oneRunShape } from './step/one-run.ts'
-import type { StepShape, StepStart } from './step/shape.ts'
+import type { EndedStep, StepShape, StepStart } from './step/shape.ts'
 import { taskSetShape } from './step/task-set.ts'
 /** How the main step ended, for a door that answers for it (the command line's exit code). */
 export interface MainStepEnd {
@@ -20,6 +20,8 @@ export interface MainStepEnd {
   readonly error?: unknown
   /** Whether the step had created or adopted a run when it ended. */
   readonly hadRun: boolean
+  /** A set's: every create failed because the service could not be reached or refused the key. */
+  readonly unreachable?: boolean
 }
 
 /**
@@ -38,8 +40,8 @@ export async function run(io: StepIo, inputs: InputSource): Promise<MainStepEnd>
   // True only once the step steered an active run of its key (previous_run: steer).
   io.setOutput('steered', 'false')
   try {
-    await mainStep(inputs, io, tracker, interruption)
-    return { hadRun: tracker.runId !== undefined }
+    const ended = await mainStep(inputs, io, tracker, interruption)
+    return { hadRun: tracker.runId !== undefined, unreachable: ended?.unreachable === true }
   } catch (error) {
     await publishError(io, error, { runId: tracker.runId })
     return { error, hadRun: tracker.runId !== undefined }
@@ -54,13 +56,13 @@ async function mainStep(
   io: StepIo,
   tracker: RunTracker,
   interruption: Interruption,
-): Promise<void> {
+): Promise<EndedStep | undefined> {
   const cleanup = readCancelOnly(inputs)
-  if (cleanup) return await cancelOnlyStep(cleanup, inputs.world, io)
+  if (cleanup) return void (await cancelOnlyStep(cleanup, inputs.world, io))
   const shape = await readShape(inputs)
   const client = serviceClient(shape.settings, io)
   const admitted = await shape.admit(inputs.world, io)
-  if (!admitted) return
+  if (!admitted) return undefined
   const { github } = admitted
   const home = homeOf(inputs.world, githubThread(github))
   const start = {
@@ -72,12 +74,13 @@ async function mainStep(
     client,
     tracker,
   }
-  if (admitted.creates && (await stopsAtBudget(shape.settings.budgets, start))) return
+  if (admitted.creates && (await stopsAtBudget(shape.settings.budgets, start))) return undefined
   interruption.listen()
   const step = await admitted.prepare(start)
-  if (!step) return
+  if (!step) return undefined
   const ended = await step.execute(interruption)
   await ended.finish()
+  return ended
 }
 
 /** The step's shape: a set with `tasks`, else one run. Either compiles its schemas first. */

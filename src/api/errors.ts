@@ -292,3 +292,13 @@ function errorCode(cause: unknown): string | undefined {
   }
   return undefined
 }
+
+/**
+ * Whether a request failed because the service could not be reached or refused the key (401,
+ * 403): what the command's exit 3 says, for one run and for a set whose every create failed so.
+ */
+export function isUnreachableOrRefused(error: unknown): boolean {
+  if (error instanceof AuthenticationError || error instanceof PermissionDeniedError) return true
+  if (error instanceof ApiStatusError) return false
+  return error instanceof ApiConnectionError
+}

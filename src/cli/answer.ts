@@ -2,12 +2,7 @@
  * How the command answers for a step: its exit code (the contract's table) and the one JSON
  * object it prints on every exit. Pure.
  */
-import {
-  ApiConnectionError,
-  ApiStatusError,
-  AuthenticationError,
-  PermissionDeniedError,
-} from '../api/errors.ts'
+import { isUnreachableOrRefused } from '../api/errors.ts'
 import { InputError } from '../input-error.ts'
 import { outputsAsJson } from './outputs.ts'
 
@@ -31,6 +26,8 @@ export interface StepAnswer {
   readonly error?: unknown
   /** Whether the step had created or adopted a run. */
   readonly hadRun: boolean
+  /** A set's: every create failed because the service could not be reached or refused the key. */
+  readonly unreachable?: boolean
   readonly signal?: 'SIGINT' | 'SIGTERM'
   /** What went wrong after the step (the summary could not be written); undefined otherwise. */
   readonly afterwards?: string
@@ -40,7 +37,9 @@ export interface StepAnswer {
 export function exitCodeOf(answer: StepAnswer): number {
   if (answer.signal) return EXIT[answer.signal]
   if (answer.error instanceof InputError) return EXIT.badInput
-  if (!answer.hadRun && isUnreachable(answer.error)) return EXIT.unreachable
+  if (!answer.hadRun && (answer.unreachable || isUnreachableOrRefused(answer.error))) {
+    return EXIT.unreachable
+  }
   if (answer.outputs.outcome === 'timed_out') return EXIT.timedOut
   if (answer.failure !== undefined || answer.afterwards !== undefined) return EXIT.notPassed
   return EXIT.passed
@@ -61,11 +60,4 @@ export function answerJson(answer: StepAnswer, exitCode: number): Record<string,
 /** A refusal before any request (bad flags, bad input): nothing was created. */
 export function refusalJson(error: string): Record<string, unknown> {
   return { outcome: 'error', exit_code: EXIT.badInput, error }
-}
-
-/** The service never answered, or refused the key: nothing was created. */
-function isUnreachable(error: unknown): boolean {
-  if (error instanceof AuthenticationError || error instanceof PermissionDeniedError) return true
-  if (error instanceof ApiStatusError) return false
-  return error instanceof ApiConnectionError
 }

@@ -46,6 +46,8 @@ export interface RunRecord {
   cancel?: CancelReport
   /** The create failed, or its run may exist but was not found. */
   createError?: string
+  /** The create failed because the service could not be reached or refused the key: no run. */
+  createUnreachable?: boolean
   /** The create's answer was lost and its run not found: the post step looks for it. */
   runMayExist?: boolean
   /** The run ended or was cancelled for good: nothing more is owed on it. */

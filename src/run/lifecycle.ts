@@ -1,7 +1,7 @@
 import { costOf } from '../agent/cost.ts'
 import type { AgentRunsClient } from '../api/client.ts'
 import type { Sleep } from '../api/transport.ts'
-import { NotFoundError } from '../api/errors.ts'
+import { isUnreachableOrRefused, NotFoundError } from '../api/errors.ts'
 import type { CreateRunRequest, RunItem } from '../api/types.ts'
 import type { Log } from '../log.ts'
 import { logCancel, type CancelReport } from '../model/cancel.ts'
@@ -189,6 +189,7 @@ export class RunLifecycle {
       record.run = run
     } catch (error) {
       record.createError = errorMessage(error)
+      record.createUnreachable = isUnreachableOrRefused(error)
       record.endedAt = this.#deps.now()
       this.#ended({ kind: 'not-started' })
       if (this.#spec.startFailure === 'throw') throw error

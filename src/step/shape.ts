@@ -55,4 +55,9 @@ export interface PreparedStep {
 /** A step whose runs ended: it shows the end on every surface, with the agent's work. */
 export interface EndedStep {
   finish(): Promise<void>
+  /**
+   * A set's: every create failed because the service could not be reached or refused the key,
+   * so no run was made (one run's step says so by the error it ends on).
+   */
+  readonly unreachable?: boolean
 }

@@ -86,7 +86,9 @@ async function prepare(
   return {
     execute: async (interruption) => {
       const outcome = await setRun(set, interruption).run(interruption)
-      return { finish: () => finish(set, outcome, interruption) }
+      const unreachable =
+        outcome.tasks.length > 0 && outcome.tasks.every((task) => task.createUnreachable === true)
+      return { finish: () => finish(set, outcome, interruption), unreachable }
     },
   }
 }

@@ -98,6 +98,44 @@ describe('cloud-agent-run: the command line', () => {
     expect(api.allRuns()).toHaveLength(0)
   })
 
+  it('a --tasks-file set whose every create is refused by the key (401, 403) or cannot reach the service: exit 3, as for one run', async () => {
+    const cwd = newDirectory()
+    writeFileSync(join(cwd, 'tasks.yml'), '- Update package a\n- Update package b\n')
+    const set = ['--tasks-file', 'tasks.yml', '--json']
+    /** The service, each create refused with `status` (a key without the permission: 403). */
+    const refusingWith = (status: number, times: number) =>
+      fakeApi(
+        { script: () => finishing('FAILED') },
+        {
+          method: 'POST',
+          path: '/agent/run',
+          times,
+          fault: { kind: 'status', status },
+        },
+      )
+    const wrongKey = await fakeApi()
+    const forbidden = await refusingWith(403, 2)
+    // A port nothing listens on: every connection is refused.
+    const closed = await fakeApi()
+    const nowhere = closed.baseUrl
+    await closed.close()
+    for (const [args, env] of [
+      [against(wrongKey, ...set), { WARP_API_KEY: 'sk-not-the-right-key' }],
+      [against(forbidden, ...set), WITH_KEY],
+      [['--base-url', nowhere, ...set], WITH_KEY],
+    ] as const) {
+      const result = await command([...args], env, cwd).done
+      expect(result.code, result.stderr).toBe(3)
+      expect(JSON.parse(result.stdout)).toMatchObject({ exit_code: 3, outcome: 'failed' })
+    }
+    expect([...wrongKey.allRuns(), ...forbidden.allRuns()]).toHaveLength(0)
+    // One task made a run: the set ran and did not pass (exit 1).
+    const partly = await refusingWith(401, 1)
+    const result = await command(against(partly, ...set), WITH_KEY, cwd).done
+    expect(result.code, result.stderr).toBe(1)
+    expect(partly.allRuns()).toHaveLength(1)
+  })
+
   // The command hears the signals of its own process.
   describeNeedsProcess('signals', () => {
     it.each([
