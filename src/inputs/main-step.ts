@@ -101,6 +101,7 @@ export function readSettings(source: InputSource): Settings {
           : 'needs name: the runs it cancels are the active ones with the same name.',
       )
     }
+    if (previousRun === 'cancel') needsProject(source, input)
     if (previousRun === 'steer' && source.world.forge !== 'github' && !source.steering) {
       throw new InputError(
         'previous_run',
@@ -241,6 +242,7 @@ export function readCancelOnly(source: InputSource): (Connection & { name: strin
   if (!name) {
     throw new InputError('cancel_only', 'needs name: it cancels the active runs with that name.')
   }
+  needsProject(source, 'cancel_only')
   // Every input that says which run to act on, or how to create one: none is sent.
   const others: string[] = [...new Set([...CREATE_ONLY_INPUTS, ...SINGLE_RUN_INPUTS])].filter(
     (input) => input !== 'name' && source.get(input) !== '',
@@ -255,6 +257,19 @@ export function readCancelOnly(source: InputSource): (Connection & { name: strin
     )
   }
   return { ...connection, name }
+}
+
+/**
+ * An input that acts on the name's runs of one project (`previous_run: cancel`,
+ * `cancel_previous`, `cancel_only`): with no project to scope by it could only act on nothing,
+ * so it is refused here, before any request, as a budget with no project is.
+ */
+export function needsProject(source: Pick<InputSource, 'world'>, input: string): void {
+  if (source.world.project) return
+  throw new InputError(
+    input,
+    `${input === 'previous_run' ? 'cancel ' : ''}needs a project: it cancels only the name's runs of one project, and none is named; outside GitHub and GitLab, name it with --project.`,
+  )
 }
 
 /** An input as the door names it: see InputSource.nameOf. */

@@ -6,7 +6,14 @@ import type { InputSource } from '../step-io.ts'
 import { asSentence, cut, errorMessage } from '../text/plain.ts'
 import { readConnection } from './connection.ts'
 import { InputError } from '../input-error.ts'
-import { cancelAskedBy, readPreviousRun, readStepSettings, type Settings } from './main-step.ts'
+import {
+  cancelAskedBy,
+  inputNamed,
+  needsProject,
+  readPreviousRun,
+  readStepSettings,
+  type Settings,
+} from './main-step.ts'
 import { readSchemaSource } from './output.ts'
 import {
   checkPromptSize,
@@ -111,6 +118,10 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
     )
   }
   const cancelPrevious = cancelAskedBy(source, previousRun)
+  if (cancelPrevious) {
+    const legacy = cancelPrevious === inputNamed(source, 'cancel_previous')
+    needsProject(source, legacy ? 'cancel_previous' : 'previous_run')
+  }
   const unnamed = tasks.findIndex((task) => !task.config?.name)
   if (cancelPrevious && unnamed >= 0) {
     throw new InputError(

@@ -356,6 +356,32 @@ describe('cloud-agent-run: the command line', () => {
       })
     })
 
+    it('refuses --previous-run cancel, --cancel-previous and --cancel-only with no project (exit 2, before any request), naming --project', async () => {
+      const api = await fakeApi({ script: () => working })
+      const going = api.seedRun(
+        { prompt: 'a', config: { name: 'nightly' }, metadata: { gh_forge: 'none' } },
+        { script: working },
+      )
+      const nightly = ['--prompt', 'x', '--name', 'nightly', '--json']
+      for (const [args, flag] of [
+        [[...nightly, '--previous-run', 'cancel'], '--previous-run cancel'],
+        [[...nightly, '--cancel-previous'], '--cancel-previous'],
+        [['--cancel-only', '--name', 'nightly', '--json'], '--cancel-only'],
+        [
+          ['--tasks', '["a", "b"]', '--name', 'nightly', '--cancel-previous', '--json'],
+          '--cancel-previous',
+        ],
+      ] as const) {
+        const refused = await command(against(api, ...args), WITH_KEY).done
+        expect(refused.code, args.join(' ')).toBe(2)
+        const answer = JSON.parse(refused.stdout) as { error?: string; exit_code?: number }
+        expect(answer.exit_code).toBe(2)
+        expect(answer.error).toMatch(new RegExp(`^${flag} needs a project: .*--project`))
+      }
+      expect(api.requests).toHaveLength(0)
+      expect(api.run(going.run_id)?.state).not.toBe('CANCELLED')
+    })
+
     it("--previous-run cancel with a constant name cancels only this merge request's run", async () => {
       const api = await fakeApi({ script: () => finishing('SUCCEEDED') })
       const going: RunScript = [{ state: 'INPROGRESS', afterMs: 0 }]

@@ -57,7 +57,8 @@ export function fakeInputs(given: Record<string, string>, env: NodeJS.ProcessEnv
       calls.push('mask')
       masked.push(secret)
     },
-    world: readRunnerWorld(env, process.cwd()),
+    // A step on the runner always has its repository: its project.
+    world: readRunnerWorld({ GITHUB_REPOSITORY: 'octo-org/app', ...env }, process.cwd()),
   }
   return { source, masked, calls }
 }

@@ -698,9 +698,31 @@ describe('readSettings: credit budgets', () => {
   })
 
   it('refuses a budget with no project to count by, before any request, naming the input', () => {
+    const noProject = { GITHUB_REPOSITORY: '' }
     for (const input of ['daily_credit_budget', 'pr_credit_budget']) {
-      expect(rejects({ prompt: 'p', [input]: '100' }, input).message).toContain('--project')
+      const given = { prompt: 'p', [input]: '100' }
+      const error = inputErrorFrom(() => settingsFor(given, noProject), input)
+      expect(error.message).toContain('--project')
     }
+  })
+
+  it('refuses previous_run: cancel, cancel_previous and cancel_only with no project to scope by', () => {
+    const noProject = { GITHUB_REPOSITORY: '' }
+    const named = { prompt: 'p', name: 'review' }
+    for (const [given, input] of [
+      [{ ...named, previous_run: 'cancel' }, 'previous_run'],
+      [{ ...named, cancel_previous: 'true' }, 'cancel_previous'],
+    ] as const) {
+      const error = inputErrorFrom(() => settingsFor(given, noProject), input)
+      expect(error.message).toContain('--project')
+    }
+    const cleanup = fakeInputs(
+      { api_key: KEY, base_url: BASE_URL, name: 'review', cancel_only: 'true' },
+      noProject,
+    ).source
+    expect(inputErrorFrom(() => readCancelOnly(cleanup), 'cancel_only').message).toContain(
+      '--project',
+    )
   })
 
   it('refuses a budget that is not a positive number, naming the input', () => {
