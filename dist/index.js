@@ -5671,6 +5671,17 @@ function errorCode(cause) {
     }
     return undefined;
 }
+/**
+ * Whether a request failed because the service could not be reached or refused the key (401,
+ * 403): what the command's exit 3 says, for one run and for a set whose every create failed so.
+ */
+function isUnreachableOrRefused(error) {
+    if (error instanceof AuthenticationError || error instanceof PermissionDeniedError)
+        return true;
+    if (error instanceof ApiStatusError)
+        return false;
+    return error instanceof ApiConnectionError;
+}
 
 ;// CONCATENATED MODULE: ./src/model/tree.ts
 /**
@@ -7892,6 +7903,8 @@ function readSettings(source) {
                 ? 'cannot be combined with run_id: it applies only to creating a run.'
                 : 'needs name: the runs it cancels are the active ones with the same name.');
         }
+        if (previousRun === 'cancel')
+            needsProject(source, input);
         if (previousRun === 'steer' && source.world.forge !== 'github' && !source.steering) {
             throw new InputError('previous_run', `cannot be steer here: steering compares a pull or merge request's heads, so it works in GitHub Actions and in a GitLab merge request pipeline with GITLAB_TOKEN; elsewhere, ${inputNamed(source, 'previous_run', 'cancel')} replaces the run instead.`);
         }
@@ -8009,6 +8022,7 @@ function readCancelOnly(source) {
     if (!name) {
         throw new InputError('cancel_only', 'needs name: it cancels the active runs with that name.');
     }
+    needsProject(source, 'cancel_only');
     // Every input that says which run to act on, or how to create one: none is sent.
     const others = [...new Set([...CREATE_ONLY_INPUTS, ...SINGLE_RUN_INPUTS])].filter((input) => input !== 'name' && source.get(input) !== '');
     for (const flag of ['continue_run', 'cancel_previous', 'comment', 'commit_status']) {
@@ -8019,6 +8033,16 @@ function readCancelOnly(source) {
         throw new InputError('cancel_only', `cannot be combined with ${others.join(', ')}: it only cancels the runs named by name.`);
     }
     return { ...connection, name };
+}
+/**
+ * An input that acts on the name's runs of one project (`previous_run: cancel`,
+ * `cancel_previous`, `cancel_only`): with no project to scope by it could only act on nothing,
+ * so it is refused here, before any request, as a budget with no project is.
+ */
+function needsProject(source, input) {
+    if (source.world.project)
+        return;
+    throw new InputError(input, `${input === 'previous_run' ? 'cancel ' : ''}needs a project: it cancels only the name's runs of one project, and none is named; outside GitHub and GitLab, name it with --project.`);
 }
 /** An input as the door names it: see InputSource.nameOf. */
 function inputNamed(source, input, value) {
@@ -8094,6 +8118,10 @@ async function readTaskSettings(source) {
         throw new InputError('tasks', 'cannot be combined with previous_run: steer: a set starts one run per task.');
     }
     const cancelPrevious = cancelAskedBy(source, previousRun);
+    if (cancelPrevious) {
+        const legacy = cancelPrevious === inputNamed(source, 'cancel_previous');
+        needsProject(source, legacy ? 'cancel_previous' : 'previous_run');
+    }
     const unnamed = tasks.findIndex((task) => !task.config?.name);
     if (cancelPrevious && unnamed >= 0) {
         throw new InputError('cancel_previous', `needs name: the runs it cancels are the active ones with each task's name, and task ${unnamed + 1} has none (give the step a name, or the task its own).`);
@@ -14782,6 +14810,7 @@ class RunLifecycle {
         }
         catch (error) {
             record.createError = errorMessage(error);
+            record.createUnreachable = isUnreachableOrRefused(error);
             record.endedAt = this.#deps.now();
             this.#ended({ kind: 'not-started' });
             if (this.#spec.startFailure === 'throw')
@@ -16821,7 +16850,8 @@ async function task_set_prepare(settings, outputs, start) {
     return {
         execute: async (interruption) => {
             const outcome = await setRun(set, interruption).run(interruption);
-            return { finish: () => task_set_finish(set, outcome, interruption) };
+            const unreachable = outcome.tasks.length > 0 && outcome.tasks.every((task) => task.createUnreachable === true);
+            return { finish: () => task_set_finish(set, outcome, interruption), unreachable };
         },
     };
 }
@@ -16950,8 +16980,8 @@ async function run(io, inputs) {
     // True only once the step steered an active run of its key (previous_run: steer).
     io.setOutput('steered', 'false');
     try {
-        await mainStep(inputs, io, tracker, interruption);
-        return { hadRun: tracker.runId !== undefined };
+        const ended = await mainStep(inputs, io, tracker, interruption);
+        return { hadRun: tracker.runId !== undefined, unreachable: ended?.unreachable === true };
     }
     catch (error) {
         await publishError(io, error, { runId: tracker.runId });
@@ -16965,12 +16995,12 @@ async function run(io, inputs) {
 async function mainStep(inputs, io, tracker, interruption) {
     const cleanup = readCancelOnly(inputs);
     if (cleanup)
-        return await cancelOnlyStep(cleanup, inputs.world, io);
+        return void (await cancelOnlyStep(cleanup, inputs.world, io));
     const shape = await readShape(inputs);
     const client = serviceClient(shape.settings, io);
     const admitted = await shape.admit(inputs.world, io);
     if (!admitted)
-        return;
+        return undefined;
     const { github } = admitted;
     const home = homeOf(inputs.world, githubThread(github));
     const start = {
@@ -16983,13 +17013,14 @@ async function mainStep(inputs, io, tracker, interruption) {
         tracker,
     };
     if (admitted.creates && (await stopsAtBudget(shape.settings.budgets, start)))
-        return;
+        return undefined;
     interruption.listen();
     const step = await admitted.prepare(start);
     if (!step)
-        return;
+        return undefined;
     const ended = await step.execute(interruption);
     await ended.finish();
+    return ended;
 }
 /** The step's shape: a set with `tasks`, else one run. Either compiles its schemas first. */
 async function readShape(inputs) {
@@ -21469,8 +21500,9 @@ function exitCodeOf(answer) {
         return EXIT[answer.signal];
     if (answer.error instanceof InputError)
         return EXIT.badInput;
-    if (!answer.hadRun && isUnreachable(answer.error))
+    if (!answer.hadRun && (answer.unreachable || isUnreachableOrRefused(answer.error))) {
         return EXIT.unreachable;
+    }
     if (answer.outputs.outcome === 'timed_out')
         return EXIT.timedOut;
     if (answer.failure !== undefined || answer.afterwards !== undefined)
@@ -21491,14 +21523,6 @@ function answerJson(answer, exitCode) {
 /** A refusal before any request (bad flags, bad input): nothing was created. */
 function refusalJson(error) {
     return { outcome: 'error', exit_code: EXIT.badInput, error };
-}
-/** The service never answered, or refused the key: nothing was created. */
-function isUnreachable(error) {
-    if (error instanceof AuthenticationError || error instanceof PermissionDeniedError)
-        return true;
-    if (error instanceof ApiStatusError)
-        return false;
-    return error instanceof ApiConnectionError;
 }
 
 ;// CONCATENATED MODULE: ./src/cli/flags.ts
