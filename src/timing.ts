@@ -128,6 +128,9 @@ export const SUPERSEDED_LOOKUP_TIMEOUT_MS = 3_000
  * newer step cancels before it creates, so the newer run can appear a moment
  * after the cancel is seen. Each look is one quick request.
  */
+/** The one read of the child runs a run's agent started, at the run's end: brief, never retried. */
+export const CHILDREN_READ_MS = 5_000
+
 export const SUPERSEDING_LOOKUP = {
   forMs: 5_000,
   pauseMs: 1_000,

@@ -1,5 +1,6 @@
 /** One run's comment, its Markdown, pure: the run as last seen, its links, its answer, the key's history. */
-import { costOf, describeCost } from '../agent/cost.ts'
+import { describeCost } from '../agent/cost.ts'
+import { childRunsBlock, treeCostOf } from '../model/tree.ts'
 import type { RunItem } from '../api/types.ts'
 import { formatDuration } from '../text/format.ts'
 import {
@@ -51,6 +52,8 @@ export interface CommentOutcome {
   question?: string
   /** Whether a comment can answer a BLOCKED run (continue_run is set up). */
   continueRun?: boolean
+  /** The runs the run's agent started: their spend counts with its, and they are listed. */
+  children?: readonly RunItem[]
 }
 
 export interface CommentContext {
@@ -76,6 +79,7 @@ export function commentOutcomeOf(outcome: StepOutcome, continueRun: boolean): Co
     elapsedMs: 'elapsedMs' in outcome ? outcome.elapsedMs : undefined,
     question: outcome.kind === 'blocked' ? outcome.question : undefined,
     continueRun,
+    ...(outcome.children?.length ? { children: outcome.children } : {}),
   }
 }
 
@@ -122,7 +126,7 @@ function figuresOf(run: RunItem, outcome: CommentOutcome | undefined): string[] 
   const fromService = run.run_time ? parseIsoDuration(run.run_time) : undefined
   const duration = fromService ?? outcome?.elapsedMs
   if (duration !== undefined) figures.push(`⏱ ${formatDuration(duration)}`)
-  const cost = describeCost(costOf(run.request_usage))
+  const cost = describeCost(treeCostOf(run, outcome?.children))
   if (cost) figures.push(escapeMarkdown(cost))
   return figures
 }
@@ -151,6 +155,8 @@ function bodyOf(run: RunItem, words: PlainWords, context: CommentContext): strin
     if (question?.trim() === answer?.trim()) answer = undefined
     parts.push(blockedBlock(question, run, context.outcome?.continueRun ?? false))
   }
+  const started = childRunsBlock(context.outcome?.children)
+  if (started) parts.push(started)
   const shown = answerBlock(answer)
   if (shown) parts.push(shown)
   return parts.length > 0 ? parts.join('\n\n') : undefined

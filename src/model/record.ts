@@ -67,4 +67,9 @@ export interface RunRecord {
    * pull_request): not this step's, so max_credits does not count it.
    */
   usedBefore?: RunCost
+  /**
+   * The child runs its agent started (orchestration), as last listed: part of this run, their
+   * own usage counted with its (model/tree.ts).
+   */
+  children?: RunItem[]
 }

@@ -1,8 +1,9 @@
-import { costOf, costSince } from '../agent/cost.ts'
+import { costSince } from '../agent/cost.ts'
 import { outcomeWordOf } from './ending.ts'
 import type { Outcome } from './outcome.ts'
 import type { RunRecord } from './record.ts'
 import { isTerminal } from './states.ts'
+import { treeCostOf } from './tree.ts'
 import type { StepOutcome } from './step.ts'
 
 /** What a run's outcome is read with besides its record: the step's clock and caps. */
@@ -68,7 +69,7 @@ export function outcomeOfRun(
           return {
             kind: 'over-budget',
             run,
-            cost: costSince(costOf(run.request_usage), record.usedBefore),
+            cost: costSince(treeCostOf(run, record.children), record.usedBefore),
             maxCredits: context.maxCredits ?? 0,
             elapsedMs,
             cancel,

@@ -5,8 +5,11 @@ import type { CreateRunRequest, RunItem, RunState } from '../api/types.ts'
 import type { CancelReport } from './cancel.ts'
 import type { StoppedCause } from './outcome.ts'
 
-/** How the step ended, as a value; reporting turns it into outputs, a summary and an exit status. */
-export type StepOutcome =
+/**
+ * How the step ended, as a value; reporting turns it into outputs, a summary and an exit status.
+ * `children`: the runs its run's agent started, part of it (their spend counted with its).
+ */
+export type StepOutcome = { readonly children?: readonly RunItem[] } & (
   | { kind: 'started'; run: RunItem }
   | {
       kind: 'finished'
@@ -82,6 +85,7 @@ export type StepOutcome =
       /** What the signal meant, in the door's words ("the workflow was cancelled"). */
       by?: Interrupted
     }
+)
 
 /** A document that never validated: its first errors, after `corrections` follow-ups. */
 export interface InvalidOutput {

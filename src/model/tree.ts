@@ -1,4 +1,7 @@
+import { costOf, describeCost, type RunCost } from '../agent/cost.ts'
 import type { RunItem } from '../api/types.ts'
+import { roundTo } from '../text/format.ts'
+import { codeSpan, escapeMarkdown, safeHttpUrl } from '../text/markdown.ts'
 
 /**
  * Runs that spawn runs: a run's agent can start child runs (orchestration), and each child
@@ -44,4 +47,53 @@ export function childrenOf<Run extends TreeFields>(runs: readonly Run[], rootId:
     seen.add(run.run_id)
     return true
   })
+}
+
+/**
+ * A tree's spend: the sum of its runs' own usage (the service does not say that a parent's
+ * usage includes its children's), each run counted once; undefined where no run reports it.
+ */
+export function treeCostOf(run: RunItem | undefined, children: readonly RunItem[] = []): RunCost {
+  const seen = new Set<string>()
+  let credits: number | undefined
+  let usd: number | undefined
+  for (const one of run ? [run, ...children] : children) {
+    if (seen.has(one.run_id)) continue
+    seen.add(one.run_id)
+    const cost = costOf(one.request_usage)
+    if (cost.credits !== undefined) credits = (credits ?? 0) + cost.credits
+    if (cost.usd !== undefined) usd = (usd ?? 0) + cost.usd
+  }
+  return {
+    credits: credits === undefined ? undefined : roundTo(credits, 6),
+    usd: usd === undefined ? undefined : roundTo(usd, 6),
+  }
+}
+
+/** `children` with `seen` laid over them by run ID (newer readings win), oldest first. */
+export function mergeChildren(
+  children: readonly RunItem[] | undefined,
+  seen: readonly RunItem[],
+): RunItem[] {
+  const byId = new Map((children ?? []).map((child) => [child.run_id, child]))
+  for (const child of seen) byId.set(child.run_id, child)
+  return [...byId.values()]
+}
+
+/**
+ * The runs the agent started, collapsed, for the job summary, the pull request comment and the
+ * GitLab note alike: each with its state, its session and its own spend. Undefined for none.
+ */
+export function childRunsBlock(children: readonly RunItem[] | undefined): string | undefined {
+  if (!children || children.length === 0) return undefined
+  const lines = children.map((child) => {
+    const parts = [codeSpan(child.run_id), escapeMarkdown(child.state)]
+    const session = safeHttpUrl(child.session_link)
+    if (session) parts.push(`[Session](${session})`)
+    const cost = describeCost(costOf(child.request_usage))
+    if (cost) parts.push(escapeMarkdown(cost))
+    return `- ${parts.join(' · ')}`
+  })
+  const title = `The agent started ${children.length} run${children.length === 1 ? '' : 's'}`
+  return `<details><summary>${title}</summary>\n\n${lines.join('\n')}\n\n</details>`
 }

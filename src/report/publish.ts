@@ -1,7 +1,7 @@
 import { artifactsOutput, parseArtifacts } from '../agent/artifacts.ts'
 import { capResult } from '../agent/conversation.ts'
 import { InputError } from '../input-error.ts'
-import { costOf } from '../agent/cost.ts'
+import { treeCostOf } from '../model/tree.ts'
 import { safeForLog } from '../text/log.ts'
 import { jsonOutput, leadingThatFit, runOutput, setJsonOutput } from './json-output.ts'
 import {
@@ -39,7 +39,8 @@ export async function publishOutcome(
     const pullRequest = pullRequestUrlOf(run)
     if (pullRequest) io.setOutput('pull_request_url', pullRequest)
     setJsonOutput(io, 'run', runOutput(run))
-    const cost = costOf(run.request_usage)
+    // The step's spend: its run's and the runs its agent started, each once.
+    const cost = treeCostOf(run, outcome.children)
     if (cost.credits !== undefined) io.setOutput('credits', formatNumberOutput(cost.credits))
     if (cost.usd !== undefined) io.setOutput('cost_usd', formatNumberOutput(cost.usd))
     const artifacts = extras.artifacts ?? parseArtifacts(run.artifacts)

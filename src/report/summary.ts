@@ -1,4 +1,5 @@
-import { costOf, describeCost } from '../agent/cost.ts'
+import { describeCost } from '../agent/cost.ts'
+import { childRunsBlock, treeCostOf } from '../model/tree.ts'
 import type { RunItem } from '../api/types.ts'
 import { OUTCOME_RECORDS } from '../model/outcome.ts'
 import {
@@ -79,7 +80,7 @@ export function renderSummary(outcome: StepOutcome, extras: SummaryExtras = {}):
         `[${escapeMarkdown(pullRequestLabel(pullRequest))}](${pullRequest})`,
       ])
     }
-    const cost = describeCost(costOf(run.request_usage))
+    const cost = describeCost(treeCostOf(run, outcome.children))
     const usage = cost ?? usageOf(run)
     if (usage) rows.push([cost ? 'Cost' : 'Usage', escapeMarkdown(usage)])
     const message = statusMessageOf(run)
@@ -94,6 +95,8 @@ export function renderSummary(outcome: StepOutcome, extras: SummaryExtras = {}):
     '',
   ]
   if (rows.length > 0) lines.push(...factsTable(rows), '')
+  const started = childRunsBlock(outcome.children)
+  if (started) lines.push(started, '')
   if (run && meaningOf(run.state) === 'failed') {
     const notes = failureNotes(run.status_message, extras.now ?? Date.now())
     if (notes.length > 0) lines.push(notes.map(escapeMarkdown).join(' '), '')

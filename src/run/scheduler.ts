@@ -4,9 +4,10 @@ import { ApiStatusError } from '../api/errors.ts'
 import { isRefusal, isRetryable, retryAfterMs } from '../api/retry.ts'
 import type { RunItem } from '../api/types.ts'
 import type { Log } from '../log.ts'
-import { costOf, costSince } from '../agent/cost.ts'
+import { costSince } from '../agent/cost.ts'
 import { describePassWhen, passWhenStanding, standingOf, type PassWhen } from '../model/set.ts'
 import { isTerminal } from '../model/states.ts'
+import { isChildRun, mergeChildren, rootIdOf, treeCostOf } from '../model/tree.ts'
 import { formatCredits, formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
 import { errorMessage } from '../text/plain.ts'
@@ -20,6 +21,7 @@ import {
 import { cancelDeadline, type CancelWhy } from './cancel.ts'
 import type { RunLifecycle } from './lifecycle.ts'
 import { nextPollDelayMs } from './schedule.ts'
+import { readChildren } from './tree.ts'
 
 export class LostContactError extends Error {
   override name = 'LostContactError'
@@ -35,7 +37,7 @@ export interface ScheduleSettings {
 }
 
 export interface SchedulerDeps {
-  client: Pick<AgentRunsClient, 'listRuns' | 'getRun'>
+  client: Pick<AgentRunsClient, 'listRuns' | 'getRun' | 'iterateRuns'>
   now: () => number
   sleep: Sleep
   /** Aborts when the workflow cancels the step; the signal's cancel is `cancelInFlight`'s. */
@@ -280,7 +282,11 @@ export class RunScheduler {
     if (this.#listsRuns()) {
       try {
         const { runs, page_info } = await this.#listRuns(deadline)
-        for (const run of runs) listed.set(run.run_id, run)
+        // The children agents started carry the set's tags: each joins its root's run.
+        for (const run of runs) {
+          if (isChildRun(run)) this.#childSeen(run)
+          else listed.set(run.run_id, run)
+        }
         pageFull = page_info?.has_next_page === true
       } catch (error) {
         if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available') {
@@ -303,6 +309,38 @@ export class RunScheduler {
       const readAt = this.#readAt.get(one)
       if (pageFull && readAt !== undefined && now - readAt < SET_UNLISTED_RECHECK_MS) continue
       await this.#readOnItsOwn(one, deadline)
+      if (this.#settings.maxCredits !== undefined) await this.#readChildren(one, deadline)
+    }
+  }
+
+  /** A child run listed with a set's runs: its root's lifecycle keeps it. */
+  #childSeen(child: RunItem): void {
+    const rootId = rootIdOf(child)
+    const root = this.#lifecycles.find((one) => one.record.runId === rootId)
+    if (root) root.record.children = mergeChildren(root.record.children, [child])
+  }
+
+  /**
+   * max_credits on a run read on its own: the children its agent started, one list request, so
+   * that the cap counts the tree. A failed read leaves the children as last read.
+   */
+  async #readChildren(one: RunLifecycle, deadline: number): Promise<void> {
+    const runId = one.record.runId
+    if (!runId || !one.inFlight) return
+    try {
+      const children = await readChildren(
+        this.#deps.client,
+        runId,
+        {},
+        {
+          signal: this.#deps.signal,
+          deadline,
+          maxRetries: 0,
+        },
+      )
+      one.record.children = mergeChildren(one.record.children, children)
+    } catch {
+      // The next poll reads them again.
     }
   }
 
@@ -373,7 +411,8 @@ export class RunScheduler {
   #credits(): number | undefined {
     let sum: number | undefined
     for (const { record } of this.#lifecycles) {
-      const credits = costSince(costOf(record.run?.request_usage), record.usedBefore).credits
+      // A run's agent may start runs of its own: the cap counts the tree, each run once.
+      const credits = costSince(treeCostOf(record.run, record.children), record.usedBefore).credits
       if (credits !== undefined) sum = (sum ?? 0) + credits
     }
     return sum

@@ -6,7 +6,10 @@ import { outcomeOfRun } from '../model/run-outcome.ts'
 import type { StepOutcome, StepTarget } from '../model/step.ts'
 import { formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
-import { NEW_PASS_GRACE_MS } from '../timing.ts'
+import { CHILDREN_READ_MS, NEW_PASS_GRACE_MS } from '../timing.ts'
+import type { AgentRunsClient } from '../api/client.ts'
+import { mergeChildren } from '../model/tree.ts'
+import { readChildren } from './tree.ts'
 import type { RunTag } from './create.ts'
 import type { Interruption } from './interruption.ts'
 import { RunLifecycle, type LifecycleDeps, type LifecycleSpec } from './lifecycle.ts'
@@ -110,6 +113,8 @@ export async function executeStep(
   )
   const end = await runs.execute(interruption)
   const { record } = lifecycle
+  // After a signal the runner's grace is the cancel's; a run handed on is another step's.
+  if (!end.signal && !end.handedOver) await readTreeAtEnd(record, client)
   if (end.handedOver && record.run) {
     return { outcome: { kind: 'handed-over', run: record.run, reason: end.handedOver } }
   }
@@ -120,13 +125,37 @@ export async function executeStep(
   }
   const read = outcomeOfRun(record, { elapsedMs: deps.now() - startedAt, timeoutMs, maxCredits })
   // A run never started was stopped with the step: a create's failure is thrown.
+  const children = record.children?.length ? { children: record.children } : {}
   const outcome: StepOutcome =
     read.kind === 'not-started' || end.schedule.kind === 'interrupted'
-      ? { kind: 'interrupted', run: record.run }
-      : read
+      ? { kind: 'interrupted', run: record.run, ...children }
+      : { ...read, ...children }
   const checked = { outcome, document: record.document, conversation: record.conversation }
   if (outcome.kind !== 'finished') return checked
   const newer = (await runs.replaced())?.newer
   if (!newer) return checked
   return { ...checked, outcome: { ...outcome, supersededBy: newer.run_id }, newer }
+}
+
+/**
+ * The child runs the run's agent started, read once at its end (one list request), so that its
+ * spend and surfaces count them: a failed read leaves those last seen.
+ */
+async function readTreeAtEnd(
+  record: RunRecord,
+  client: Pick<AgentRunsClient, 'iterateRuns'>,
+): Promise<void> {
+  const { runId } = record
+  if (!runId || record.end?.kind === 'started' || record.end?.kind === 'not-started') return
+  try {
+    const children = await readChildren(
+      client,
+      runId,
+      {},
+      { timeoutMs: CHILDREN_READ_MS, maxRetries: 0 },
+    )
+    record.children = mergeChildren(record.children, children)
+  } catch {
+    // The outcome stands; its spend is then the run's and the children last seen.
+  }
 }

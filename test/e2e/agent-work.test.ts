@@ -172,6 +172,63 @@ describe("the agent's work, through the bundle", () => {
     expect(Number(result.outputs.credits)).toBeGreaterThan(0.3)
   })
 
+  describe('an agent that orchestrates: one run with its children', () => {
+    const usage = (credits: number, usd: number) => ({
+      request_usage: { inference_cost: credits, inference_cost_usd: usd },
+    })
+    const child =
+      (credits: number, state = 'SUCCEEDED') =>
+      (childId: string) => [
+        {
+          state,
+          afterMs: 0,
+          patch: {
+            ...usage(credits, credits / 10),
+            session_link: `https://app.example.test/s/${childId}`,
+          },
+        },
+      ]
+
+    it("counts the tree's spend, each run once, and lists the runs the agent started with their sessions", async () => {
+      const api = await fakeApi({
+        script: () => [
+          { state: 'INPROGRESS', afterMs: 0, spawn: [{ script: child(2) }, { script: child(3) }] },
+          { state: 'SUCCEEDED', afterMs: 200, patch: usage(1, 0.1) },
+        ],
+      })
+      const result = await runStep({ inputs: inputsFor(api) })
+
+      expect(result.code, result.stdout).toBe(0)
+      const [, ...children] = api.tree(result.outputs.run_id ?? '')
+      expect(children).toHaveLength(2)
+      expect(result.outputs).toMatchObject({ credits: '6', cost_usd: '0.6' })
+      expect(result.summary).toContain('<details><summary>The agent started 2 runs</summary>')
+      for (const { run_id: childId } of children) {
+        expect(result.summary).toContain(`[Session](https://app.example.test/s/${childId})`)
+      }
+    })
+
+    it('max_credits counts the children: the tree past the cap is cancelled, every run of it', async () => {
+      const api = await fakeApi({
+        script: () => [
+          {
+            state: 'INPROGRESS',
+            afterMs: 0,
+            patch: usage(1, 0.1),
+            spawn: [{ script: child(4, 'INPROGRESS') }, { script: child(4, 'INPROGRESS') }],
+          },
+        ],
+      })
+      const result = await runStep({ inputs: inputsFor(api, { max_credits: '5', timeout: '30s' }) })
+
+      expect(result.code).toBe(1)
+      expect(result.outputs.outcome).toBe('over_budget')
+      const runs = api.tree(result.outputs.run_id ?? '')
+      expect(runs.map((run) => run.state)).toEqual(['CANCELLED', 'CANCELLED', 'CANCELLED'])
+      expect(result.outputs.credits).toBe('9')
+    })
+  })
+
   describe('BLOCKED, per on_blocked', () => {
     const blocked: RunScript = [
       { state: 'QUEUED', afterMs: 0 },
