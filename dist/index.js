@@ -2816,6 +2816,7 @@ __webpack_unused_export__ = debug; // for test
 /* harmony export */   p9: () => (/* binding */ SUPERSEDING_LOOKUP),
 /* harmony export */   qS: () => (/* binding */ CREATE_LOOKUP),
 /* harmony export */   qU: () => (/* binding */ RECANCEL_PAUSE_MS),
+/* harmony export */   sT: () => (/* binding */ CHILDREN_READ_MS),
 /* harmony export */   sU: () => (/* binding */ HEARTBEAT_INTERVAL_MS),
 /* harmony export */   t_: () => (/* binding */ COMMENT_RECHECK_PAUSES_MS),
 /* harmony export */   uY: () => (/* binding */ POST_CANCEL_DEADLINE_MS),
@@ -2928,6 +2929,8 @@ const SUPERSEDED_LOOKUP_TIMEOUT_MS = 3_000;
  * newer step cancels before it creates, so the newer run can appear a moment
  * after the cancel is seen. Each look is one quick request.
  */
+/** The one read of the child runs a run's agent started, at the run's end: brief, never retried. */
+const CHILDREN_READ_MS = 5_000;
 const SUPERSEDING_LOOKUP = {
     forMs: 5_000,
     pauseMs: 1_000,
@@ -5684,6 +5687,9 @@ function isUnreachableOrRefused(error) {
 }
 
 ;// CONCATENATED MODULE: ./src/model/tree.ts
+
+
+
 /**
  * Whether an agent started the run: it names a parent, or a root other than itself. A run that
  * shows neither (an older service) is a run of its own.
@@ -5719,6 +5725,56 @@ function childrenOf(runs, rootId) {
         seen.add(run.run_id);
         return true;
     });
+}
+/**
+ * A tree's spend: the sum of its runs' own usage (the service does not say that a parent's
+ * usage includes its children's), each run counted once; undefined where no run reports it.
+ */
+function treeCostOf(run, children = []) {
+    const seen = new Set();
+    let credits;
+    let usd;
+    for (const one of run ? [run, ...children] : children) {
+        if (seen.has(one.run_id))
+            continue;
+        seen.add(one.run_id);
+        const cost = costOf(one.request_usage);
+        if (cost.credits !== undefined)
+            credits = (credits ?? 0) + cost.credits;
+        if (cost.usd !== undefined)
+            usd = (usd ?? 0) + cost.usd;
+    }
+    return {
+        credits: credits === undefined ? undefined : roundTo(credits, 6),
+        usd: usd === undefined ? undefined : roundTo(usd, 6),
+    };
+}
+/** `children` with `seen` laid over them by run ID (newer readings win), oldest first. */
+function mergeChildren(children, seen) {
+    const byId = new Map((children ?? []).map((child) => [child.run_id, child]));
+    for (const child of seen)
+        byId.set(child.run_id, child);
+    return [...byId.values()];
+}
+/**
+ * The runs the agent started, collapsed, for the job summary, the pull request comment and the
+ * GitLab note alike: each with its state, its session and its own spend. Undefined for none.
+ */
+function childRunsBlock(children) {
+    if (!children || children.length === 0)
+        return undefined;
+    const lines = children.map((child) => {
+        const parts = [codeSpan(child.run_id), escapeMarkdown(child.state)];
+        const session = safeHttpUrl(child.session_link);
+        if (session)
+            parts.push(`[Session](${session})`);
+        const cost = describeCost(costOf(child.request_usage));
+        if (cost)
+            parts.push(escapeMarkdown(cost));
+        return `- ${parts.join(' · ')}`;
+    });
+    const title = `The agent started ${children.length} run${children.length === 1 ? '' : 's'}`;
+    return `<details><summary>${title}</summary>\n\n${lines.join('\n')}\n\n</details>`;
 }
 
 ;// CONCATENATED MODULE: ./src/run/listing.ts
@@ -9122,6 +9178,7 @@ function renderBlocked(question, answerWays) {
 
 
 
+
 /** What the step's outcome means for the workflow: pass or fail, and its words on every surface. */
 function verdictOf(outcome) {
     return describeEnding(endingOf(outcome));
@@ -9158,7 +9215,7 @@ function renderSummary(outcome, extras = {}) {
                 `[${escapeMarkdown(pullRequestLabel(pullRequest))}](${pullRequest})`,
             ]);
         }
-        const cost = describeCost(costOf(run.request_usage));
+        const cost = describeCost(treeCostOf(run, outcome.children));
         const usage = cost ?? usageOf(run);
         if (usage)
             rows.push([cost ? 'Cost' : 'Usage', escapeMarkdown(usage)]);
@@ -9175,6 +9232,9 @@ function renderSummary(outcome, extras = {}) {
     ];
     if (rows.length > 0)
         lines.push(...factsTable(rows), '');
+    const started = childRunsBlock(outcome.children);
+    if (started)
+        lines.push(started, '');
     if (run && meaningOf(run.state) === 'failed') {
         const notes = failureNotes(run.status_message, extras.now ?? Date.now());
         if (notes.length > 0)
@@ -9286,7 +9346,8 @@ async function publishOutcome(io, outcome, extras = {}) {
         if (pullRequest)
             io.setOutput('pull_request_url', pullRequest);
         setJsonOutput(io, 'run', runOutput(run));
-        const cost = costOf(run.request_usage);
+        // The step's spend: its run's and the runs its agent started, each once.
+        const cost = treeCostOf(run, outcome.children);
         if (cost.credits !== undefined)
             io.setOutput('credits', formatNumberOutput(cost.credits));
         if (cost.usd !== undefined)
@@ -11759,6 +11820,7 @@ function recordOf(run, context) {
 
 
 
+
 /** The facts of the step's outcome that the comment shows. */
 function commentOutcomeOf(outcome, continueRun) {
     return {
@@ -11766,6 +11828,7 @@ function commentOutcomeOf(outcome, continueRun) {
         elapsedMs: 'elapsedMs' in outcome ? outcome.elapsedMs : undefined,
         question: outcome.kind === 'blocked' ? outcome.question : undefined,
         continueRun,
+        ...(outcome.children?.length ? { children: outcome.children } : {}),
     };
 }
 /** An answer longer than this is collapsed, so that the thread stays readable. */
@@ -11809,7 +11872,7 @@ function figuresOf(run, outcome) {
     const duration = fromService ?? outcome?.elapsedMs;
     if (duration !== undefined)
         figures.push(`⏱ ${formatDuration(duration)}`);
-    const cost = describeCost(costOf(run.request_usage));
+    const cost = describeCost(treeCostOf(run, outcome?.children));
     if (cost)
         figures.push(escapeMarkdown(cost));
     return figures;
@@ -11841,6 +11904,9 @@ function bodyOf(run, words, context) {
             answer = undefined;
         parts.push(blockedBlock(question, run, context.outcome?.continueRun ?? false));
     }
+    const started = childRunsBlock(context.outcome?.children);
+    if (started)
+        parts.push(started);
     const shown = answerBlock(answer);
     if (shown)
         parts.push(shown);
@@ -14021,6 +14087,7 @@ function documentCheck(request, from) {
 
 
 
+
 /**
  * Pure: how one run of the step ended, from its record. The one reading for a step's one run
  * and for each task of a set: its own end, else the cause the step stopped it for, one switch
@@ -14067,7 +14134,7 @@ function outcomeOfRun(record, context) {
                     return {
                         kind: 'over-budget',
                         run,
-                        cost: costSince(costOf(run.request_usage), record.usedBefore),
+                        cost: costSince(treeCostOf(run, record.children), record.usedBefore),
                         maxCredits: context.maxCredits ?? 0,
                         elapsedMs,
                         cancel,
@@ -14093,6 +14160,23 @@ function outcomeWordOfRun(record) {
     if (outcome.kind !== 'not-started')
         return outcomeWordOf(outcome);
     return outcome.createError === undefined ? 'not_started' : 'error';
+}
+
+;// CONCATENATED MODULE: ./src/run/tree.ts
+
+/** Pages of a run's children one read takes: far more than an agent starts. */
+const tree_CHILD_PAGES = 5;
+/**
+ * The child runs the agent of `rootId` started (every level under it), oldest first, as the
+ * service lists them now: one list request a page (`ancestor_run_id`), never one a run.
+ */
+async function readChildren(client, rootId, query, options) {
+    const listed = [];
+    const pages = client.iterateRuns({ ancestor_run_id: rootId, ...query, limit: 100, sort_by: 'created_at', sort_order: 'asc' }, { ...options, maxPages: tree_CHILD_PAGES });
+    for await (const run of pages)
+        listed.push(run);
+    // Checked here too: a service that ignored the filter must not make another run a child.
+    return childrenOf(listed, rootId);
 }
 
 ;// CONCATENATED MODULE: ./src/run/steer.ts
@@ -15031,6 +15115,8 @@ function nextPollDelayMs(elapsedMs, pollIntervalMs) {
 
 
 
+
+
 class LostContactError extends Error {
     name = 'LostContactError';
 }
@@ -15235,8 +15321,13 @@ class RunScheduler {
         if (this.#listsRuns()) {
             try {
                 const { runs, page_info } = await this.#listRuns(deadline);
-                for (const run of runs)
-                    listed.set(run.run_id, run);
+                // The children agents started carry the set's tags: each joins its root's run.
+                for (const run of runs) {
+                    if (isChildRun(run))
+                        this.#childSeen(run);
+                    else
+                        listed.set(run.run_id, run);
+                }
                 pageFull = page_info?.has_next_page === true;
             }
             catch (error) {
@@ -15259,6 +15350,35 @@ class RunScheduler {
             if (pageFull && readAt !== undefined && now - readAt < timing/* SET_UNLISTED_RECHECK_MS */.X2)
                 continue;
             await this.#readOnItsOwn(one, deadline);
+            if (this.#settings.maxCredits !== undefined)
+                await this.#readChildren(one, deadline);
+        }
+    }
+    /** A child run listed with a set's runs: its root's lifecycle keeps it. */
+    #childSeen(child) {
+        const rootId = rootIdOf(child);
+        const root = this.#lifecycles.find((one) => one.record.runId === rootId);
+        if (root)
+            root.record.children = mergeChildren(root.record.children, [child]);
+    }
+    /**
+     * max_credits on a run read on its own: the children its agent started, one list request, so
+     * that the cap counts the tree. A failed read leaves the children as last read.
+     */
+    async #readChildren(one, deadline) {
+        const runId = one.record.runId;
+        if (!runId || !one.inFlight)
+            return;
+        try {
+            const children = await readChildren(this.#deps.client, runId, {}, {
+                signal: this.#deps.signal,
+                deadline,
+                maxRetries: 0,
+            });
+            one.record.children = mergeChildren(one.record.children, children);
+        }
+        catch {
+            // The next poll reads them again.
         }
     }
     async #readOnItsOwn(one, deadline) {
@@ -15323,7 +15443,8 @@ class RunScheduler {
     #credits() {
         let sum;
         for (const { record } of this.#lifecycles) {
-            const credits = costSince(costOf(record.run?.request_usage), record.usedBefore).credits;
+            // A run's agent may start runs of its own: the cap counts the tree, each run once.
+            const credits = costSince(treeCostOf(record.run, record.children), record.usedBefore).credits;
             if (credits !== undefined)
                 sum = (sum ?? 0) + credits;
         }
@@ -15470,6 +15591,8 @@ class StepRuns {
 
 
 
+
+
 /**
  * The step's one run, as a set of one: started (created, or adopted and followed up), awaited
  * and stopped by the one scheduler, its document checked (corrections asked for), a signal's
@@ -15530,6 +15653,9 @@ async function executeStep(settings, deps, interruption) {
     });
     const end = await runs.execute(interruption);
     const { record } = lifecycle;
+    // After a signal the runner's grace is the cancel's; a run handed on is another step's.
+    if (!end.signal && !end.handedOver)
+        await readTreeAtEnd(record, client);
     if (end.handedOver && record.run) {
         return { outcome: { kind: 'handed-over', run: record.run, reason: end.handedOver } };
     }
@@ -15540,9 +15666,10 @@ async function executeStep(settings, deps, interruption) {
     }
     const read = outcomeOfRun(record, { elapsedMs: deps.now() - startedAt, timeoutMs, maxCredits });
     // A run never started was stopped with the step: a create's failure is thrown.
+    const children = record.children?.length ? { children: record.children } : {};
     const outcome = read.kind === 'not-started' || end.schedule.kind === 'interrupted'
-        ? { kind: 'interrupted', run: record.run }
-        : read;
+        ? { kind: 'interrupted', run: record.run, ...children }
+        : { ...read, ...children };
     const checked = { outcome, document: record.document, conversation: record.conversation };
     if (outcome.kind !== 'finished')
         return checked;
@@ -15550,6 +15677,22 @@ async function executeStep(settings, deps, interruption) {
     if (!newer)
         return checked;
     return { ...checked, outcome: { ...outcome, supersededBy: newer.run_id }, newer };
+}
+/**
+ * The child runs the run's agent started, read once at its end (one list request), so that its
+ * spend and surfaces count them: a failed read leaves those last seen.
+ */
+async function readTreeAtEnd(record, client) {
+    const { runId } = record;
+    if (!runId || record.end?.kind === 'started' || record.end?.kind === 'not-started')
+        return;
+    try {
+        const children = await readChildren(client, runId, {}, { timeoutMs: timing/* CHILDREN_READ_MS */.sT, maxRetries: 0 });
+        record.children = mergeChildren(record.children, children);
+    }
+    catch {
+        // The outcome stands; its spend is then the run's and the children last seen.
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/agent/progress.ts
