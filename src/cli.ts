@@ -22,6 +22,7 @@ import { preflight, refuse, writeSummary, type Preflight } from './cli/preflight
 import { runReconcile } from './cli/reconcile.ts'
 import { runReportCommand } from './cli/report.ts'
 import { commandInputs } from './cli/source.ts'
+import { commandSpeech } from './cli/speech.ts'
 import { CommandStepIo } from './cli/step-io.ts'
 import { commandWorld } from './cli/world.ts'
 import type { InputSource } from './step-io.ts'
@@ -62,14 +63,21 @@ export async function runCli(args: readonly string[], action: URL, io: CommandIo
     io.stdout(`cloud-agent-run ${version}\n`)
     return EXIT.passed
   }
-  let ready: Preflight
+  // From here a signal ends the command with its JSON and its code, also while the checks
+  // before any request still read (`--prompt-file -` from standard input).
+  const signals = watchSignals(io, command.json)
   try {
-    ready = await preflight(command, io)
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error
-    return refuse(io, command.json, error.message)
+    let ready: Preflight
+    try {
+      ready = await preflight(command, io)
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error
+      return refuse(io, command.json, error.message)
+    }
+    return await runStep(command, declared, io, ready, signals)
+  } finally {
+    signals.stop()
   }
-  return await runStep(command, declared, io, ready)
 }
 
 async function runStep(
@@ -77,6 +85,7 @@ async function runStep(
   declared: Readonly<Record<string, DeclaredInput>>,
   io: CommandIo,
   ready: Preflight,
+  signals: SignalWatch,
 ): Promise<number> {
   const world = commandWorld(io.env, io.cwd, command.project)
   const secrets = new Set<string>([ready.key])
@@ -109,8 +118,9 @@ async function runStep(
       if (name === 'run_id' && value) mergeRequest?.runSeen(value)
     },
     ...(jobFiles ? { onState: (state) => jobFiles.saveState(state) } : {}),
+    speech: commandSpeech(declared),
   })
-  const signals = watchSignals(io, port)
+  signals.reportFrom(port)
   // The engine asks to end the process past a signal's cancel budget (a create still out):
   // the door stops waiting for the step, and cleans up after it all the same.
   const ended = await Promise.race([runMainStep(port, inputs), stopped])
@@ -147,40 +157,59 @@ async function ownRuns(port: CommandStepIo, inputs: InputSource): Promise<void> 
   await runPostStep(port, inputs)
 }
 
+/** The door's watch over SIGINT and SIGTERM, from before its checks to its exit. */
+interface SignalWatch {
+  /** The signal that came, if one did: the exit code is its. */
+  readonly received: 'SIGINT' | 'SIGTERM' | undefined
+  /** The step's port: what a signal before the engine listens answers with (its outputs). */
+  reportFrom(port: CommandStepIo): void
+  /** The step ended: a signal now waits for the cleanup after it. */
+  cleaningUp(): void
+  stop(): void
+}
+
 /**
  * SIGINT and SIGTERM. While the engine listens, it cancels every run it started and ends the
- * step; the door remembers which came, for the exit code. Before it listens no run exists yet,
- * and the command ends at once, its JSON printed. Once the step ended, the door is cleaning up
- * after it: a signal then is remembered, and the cleanup goes on to its end.
+ * step; the door remembers which came, for the exit code. Before it listens (the checks before
+ * any request, `--prompt-file -` still reading) no run exists yet, and the command ends at once
+ * with the exit table's code, and its JSON with `--json`. Once the step ended, the door is
+ * cleaning up after it: a signal then is remembered, and the cleanup goes on to its end.
  */
-function watchSignals(
-  io: CommandIo,
-  port: CommandStepIo,
-): { received?: 'SIGINT' | 'SIGTERM'; cleaningUp(): void; stop(): void } {
+function watchSignals(io: CommandIo, json: boolean): SignalWatch {
   let cleaningUp = false
-  const state: { received?: 'SIGINT' | 'SIGTERM'; cleaningUp(): void; stop(): void } = {
-    cleaningUp: () => (cleaningUp = true),
-    stop: () => undefined,
-  }
+  let port: CommandStepIo | undefined
+  let received: 'SIGINT' | 'SIGTERM' | undefined
   const host = io.process
   const handlers = (['SIGINT', 'SIGTERM'] as const).map((name) => {
     const handler = () => {
-      state.received ??= name
+      received ??= name
       if (cleaningUp) {
-        port.info(`Received ${name}: still cancelling what the command started; then it exits.`)
+        port?.info(`Received ${name}: still cancelling what the command started; then it exits.`)
         return
       }
       if (host.listenerCount(name) > 1) return
       // The engine is not listening: nothing has been created.
-      const answer = { outputs: port.outputs, failure: undefined, hadRun: false, signal: name }
-      io.stdout(`${JSON.stringify(answerJson(answer, EXIT[name]), null, 2)}\n`)
+      io.stderr(`cloud-agent-run: received ${name} before any run was made; nothing to cancel.\n`)
+      const answer = {
+        outputs: port?.outputs ?? {},
+        failure: undefined,
+        hadRun: false,
+        signal: name,
+      }
+      if (json) io.stdout(`${JSON.stringify(answerJson(answer, EXIT[name]), null, 2)}\n`)
       host.exit(EXIT[name])
     }
     host.on(name, handler)
     return [name, handler] as const
   })
-  state.stop = () => {
-    for (const [name, handler] of handlers) host.off(name, handler)
+  return {
+    get received() {
+      return received
+    },
+    reportFrom: (stepPort) => (port = stepPort),
+    cleaningUp: () => (cleaningUp = true),
+    stop: () => {
+      for (const [name, handler] of handlers) host.off(name, handler)
+    },
   }
-  return state
 }

@@ -47,6 +47,8 @@ export async function preflight(command: CommandLine, io: CommandIo): Promise<Pr
       ? undefined
       : readText(io.cwd, command.tasksFile, '--tasks-file')
   const fromStdin = command.inputs.get('prompt_file') === '-'
+  // Said first: a command that seems to hang is waiting for its input (a signal still ends it).
+  if (fromStdin) io.stderr('Reading the prompt from standard input (--prompt-file -).\n')
   const prompt = fromStdin ? await io.readStdin() : undefined
   if (fromStdin && !prompt?.trim()) {
     throw new UsageError('--prompt-file - read an empty prompt from standard input.')

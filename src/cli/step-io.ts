@@ -2,6 +2,7 @@ import { EOL } from 'node:os'
 import { onTerminationSignal, type RunnerProcess } from '../runner.ts'
 import type { StepIo } from '../step-io.ts'
 import { COMMAND_WORDS } from '../door-words.ts'
+import type { Speech } from './speech.ts'
 
 /**
  * The command line's port to the engine: the log as plain lines for a person (on stderr, so
@@ -26,6 +27,7 @@ export class CommandStepIo implements StepIo {
   readonly #onExit: (code: number) => void
   readonly #onOutput: ((name: string, value: string) => void) | undefined
   readonly #onState: ((state: ReadonlyMap<string, string>) => void) | undefined
+  readonly #speech: Speech
 
   /**
    * `host`: the process's signals, as the command's entry hands them in; `onExit`: the door's
@@ -41,8 +43,11 @@ export class CommandStepIo implements StepIo {
       onOutput?: (name: string, value: string) => void
       /** Told of the whole saved state each time it changes (a CI job's `state.json`). */
       onState?: (state: ReadonlyMap<string, string>) => void
+      /** Says the engine's lines, its failure and its summary in the command's words. */
+      speech?: Speech
     } = {},
   ) {
+    this.#speech = options.speech ?? ((text) => text)
     this.#onOutput = options.onOutput
     this.#onState = options.onState
     this.#write = write
@@ -78,12 +83,12 @@ export class CommandStepIo implements StepIo {
 
   readonly setFailed = (message: string): void => {
     this.failed = true
-    this.failure ??= message
+    this.failure ??= this.#speech(message)
     this.error(message)
   }
 
   readonly appendSummary = async (markdown: string): Promise<void> => {
-    this.summary += `${markdown}${EOL}`
+    this.summary += `${this.#speech(markdown)}${EOL}`
   }
 
   readonly saveState = (name: string, value: string): void => {
@@ -113,7 +118,7 @@ export class CommandStepIo implements StepIo {
   }
 
   #line(text: string): void {
-    let shown = text
+    let shown = this.#speech(text)
     for (const secret of this.#secrets) if (secret) shown = shown.split(secret).join('***')
     this.#write(`${shown}\n`)
   }

@@ -180,6 +180,27 @@ describe('the command leaves nothing running', () => {
       expect(result.stderr).not.toMatch(GITHUB_WORDS)
     })
 
+    it('SIGTERM while --prompt-file - still reads standard input: exit 143 with one JSON object, nothing made', async () => {
+      const api = await fakeApi({ script: () => working })
+      for (const [signal, code] of [
+        ['SIGTERM', 143],
+        ['SIGINT', 130],
+      ] as const) {
+        const reading = command(against(api, '--prompt-file', '-', '--json'), WITH_KEY, undefined, {
+          openStdin: true,
+        })
+        await reading.said(/Reading the prompt from standard input/)
+        reading.kill(signal)
+        const result = await reading.done
+
+        expect(result.code, result.stderr).toBe(code)
+        expect(JSON.parse(result.stdout)).toEqual({ outcome: 'interrupted', exit_code: code })
+        expect(result.stderr).toContain(`received ${signal} before any run was made`)
+        expect(result.stderr).not.toMatch(GITHUB_WORDS)
+      }
+      expect(api.requests).toHaveLength(0)
+    })
+
     it('a reader that closes stdout and stderr at once (| head) ends nothing early and orphans nothing', async () => {
       const api = await fakeApi({ script: () => finishing('SUCCEEDED') })
       const result = await command(against(api, '--prompt', 'Summarise'), WITH_KEY, undefined, {

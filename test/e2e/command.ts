@@ -22,6 +22,8 @@ export interface Command {
   /** Resolves when the command exits. */
   done: Promise<CommandResult>
   kill(signal: NodeJS.Signals): void
+  /** Resolves once stderr has printed a line matching `pattern` (a process's only). */
+  said(pattern: RegExp): Promise<void>
 }
 
 export interface CommandOptions {
@@ -29,6 +31,8 @@ export interface CommandOptions {
   stdin?: string
   /** A reader that stops at once, as `| head -0` does: stdout and stderr closed before any write. */
   closedOutput?: boolean
+  /** Standard input stays open, never written: a pipe whose writer has not finished. */
+  openStdin?: boolean
 }
 
 /** Runs the command in a fresh directory, with only the environment a shell would give. */
@@ -49,22 +53,41 @@ export function command(
       ...(bundle ? {} : { NODE_COMPILE_CACHE: COMPILE_CACHE }),
       ...env,
     },
-    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    stdio: [options.stdin === undefined && !options.openStdin ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   })
   if (options.stdin !== undefined) child.stdin?.end(options.stdin)
   let stdout = ''
   let stderr = ''
+  const waits: Array<{ pattern: RegExp; resolve: () => void }> = []
   if (options.closedOutput) {
     child.stdout?.destroy()
     child.stderr?.destroy()
   } else {
     child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+      for (const wait of waits.filter((one) => one.pattern.test(stderr))) {
+        waits.splice(waits.indexOf(wait), 1)
+        wait.resolve()
+      }
+    })
   }
   const done = new Promise<CommandResult>((resolve) =>
-    child.on('close', (code) => resolve({ code, stdout, stderr })),
+    child.on('close', (code) => {
+      child.stdin?.destroy()
+      resolve({ code, stdout, stderr })
+    }),
   )
-  return { done, kill: (signal) => child.kill(signal) }
+  const said = (pattern: RegExp) =>
+    pattern.test(stderr)
+      ? Promise.resolve()
+      : Promise.race([
+          new Promise<void>((resolve) => waits.push({ pattern, resolve })),
+          done.then(() => {
+            throw new Error(`The command exited without printing ${String(pattern)}:\n${stderr}`)
+          }),
+        ])
+  return { done, kill: (signal) => child.kill(signal), said }
 }
 
 /** The command's door in this process: what its entry (src/entries/cli.ts) does, with a shell's io. */
@@ -90,11 +113,13 @@ function commandInProcess(
     stdout,
     stderr,
   }))
+  const needsProcess = (what: string) => {
+    throw new Error(`The command's ${what} is a process's: the test needs a process.`)
+  }
   return {
     done,
-    kill: (signal) => {
-      throw new Error(`The command's ${signal} is a process's: the test needs a process.`)
-    },
+    kill: (signal) => needsProcess(signal),
+    said: () => Promise.reject(new Error("A line's moment is a process's: the test needs one.")),
   }
 }
 
