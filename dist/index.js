@@ -22771,6 +22771,7 @@ class CommandStepIo {
     #onExit;
     #onOutput;
     #onState;
+    #speech;
     /**
      * `host`: the process's signals, as the command's entry hands them in; `onExit`: the door's
      * answer when the engine asks to end the process (past a signal's cancel budget).
@@ -22778,6 +22779,7 @@ class CommandStepIo {
     constructor(write, secrets, host, onExit, 
     /** `onOutput`: told of each output as it is set (the merge request's note records the run). */
     options = {}) {
+        this.#speech = options.speech ?? ((text) => text);
         this.#onOutput = options.onOutput;
         this.#onState = options.onState;
         this.#write = write;
@@ -22806,11 +22808,11 @@ class CommandStepIo {
     };
     setFailed = (message) => {
         this.failed = true;
-        this.failure ??= message;
+        this.failure ??= this.#speech(message);
         this.error(message);
     };
     appendSummary = async (markdown) => {
-        this.summary += `${markdown}${external_node_os_namespaceObject.EOL}`;
+        this.summary += `${this.#speech(markdown)}${external_node_os_namespaceObject.EOL}`;
     };
     saveState = (name, value) => {
         this.#state.set(name, value);
@@ -22834,7 +22836,7 @@ class CommandStepIo {
         this.#onExit(code);
     };
     #line(text) {
-        let shown = text;
+        let shown = this.#speech(text);
         for (const secret of this.#secrets)
             if (secret)
                 shown = shown.split(secret).join('***');
@@ -23058,6 +23060,9 @@ async function preflight(command, io) {
         ? undefined
         : readText(io.cwd, command.tasksFile, '--tasks-file');
     const fromStdin = command.inputs.get('prompt_file') === '-';
+    // Said first: a command that seems to hang is waiting for its input (a signal still ends it).
+    if (fromStdin)
+        io.stderr('Reading the prompt from standard input (--prompt-file -).\n');
     const prompt = fromStdin ? await io.readStdin() : undefined;
     if (fromStdin && !prompt?.trim()) {
         throw new UsageError('--prompt-file - read an empty prompt from standard input.');
@@ -23567,6 +23572,61 @@ async function runReportCommand(args, declared, io) {
     return code;
 }
 
+;// CONCATENATED MODULE: ./src/cli/speech.ts
+/**
+ * The command's own words for what the engine says in the Action's. The engine names its inputs
+ * as action.yml does (`the timeout input`, `on_blocked: fail`, `max_credits`, `base_url`) and its
+ * door a step that a workflow runs; outside Actions each line the command prints names its
+ * flags (`--timeout`, `--on-blocked fail`, `--max-credits`, `--base-url`), the key's variable
+ * (`WARP_API_KEY`) and the command itself. The command's port (step-io.ts) says every line, the
+ * failure and the summary through it; the JSON's members keep the outputs' names. Pure.
+ */
+
+/** Words that start a sentence's next part, never an input's value: `against output_schema: the …`. */
+const FUNCTION_WORDS = 'the|a|an|it|its|this|that|no|not|one|each|every|all|any|none|some';
+/** What a door that has its own words says of the Action's step and workflow. */
+const DOOR_PHRASES = [
+    [/\bthe workflow cancelled the step\b/g, 'a signal stopped the command'],
+    [/\bThe workflow cancelled the step\b/g, 'A signal stopped the command'],
+    [/\bcancelled with the workflow\b/g, 'cancelled by a signal'],
+    [/\b([Tt])his step\b/g, '$1his command'],
+    [/\b([Tt])he step\b/g, '$1he command'],
+    [/, and on a self-hosted runner its proxy/g, ', and the proxy'],
+];
+/**
+ * The command's speech for the inputs `declared` (action.yml's, whose flags the command takes).
+ * Only a declared input's name is rewritten, and only where the engine's sentences put one:
+ * `the <input> input`, `<input>: <value>`, and a name with an underscore standing alone.
+ */
+function commandSpeech(declared) {
+    const names = Object.keys(declared).sort((a, b) => b.length - a.length);
+    const toggles = names.filter((name) => ['true', 'false'].includes(String(declared[name]?.default)));
+    const underscored = names.filter((name) => name.includes('_'));
+    if (underscored.length === 0 || toggles.length === 0)
+        return (text) => text;
+    // The summary is Markdown, whose service text has its underscores escaped (`on&#95;blocked`).
+    const alternatives = (list) => list.map((name) => name.replace(/_/g, '(?:_|&#95;)')).join('|');
+    const inputPhrase = new RegExp(`\\b[Tt]he (${alternatives(names)}) input\\b|\\bInput "(${alternatives(names)})"`, 'g');
+    // `on_blocked: fail`, `wait: false`; never a sentence's `output_schema: the …`, a heading's `tasks: …`.
+    const valued = new RegExp(`(?<![\\w-])(${alternatives(underscored)}): (?!(?:${FUNCTION_WORDS})\\b)([\\w.-]+)`, 'g');
+    const toggled = new RegExp(`(?<![\\w-])(${alternatives(toggles)}): (true|false)\\b`, 'g');
+    const bare = new RegExp(`(?<![\\w-])(${alternatives(underscored)})(?![\\w-]| output)`, 'g');
+    return (text) => {
+        let said = text.replace(inputPhrase, (_, one, other) => flagNamed(one ?? other ?? ''));
+        said = said.replace(toggled, (_, name, value) => value === 'true' ? flagNamed(name) : `--no-${flagNamed(name).slice(2)}`);
+        said = said.replace(valued, (_, name, value) => flagNamed(name) === 'WARP_API_KEY' ? 'WARP_API_KEY' : `${flagNamed(name)} ${value}`);
+        said = said.replace(bare, (name) => flagNamed(name));
+        for (const [phrase, words] of DOOR_PHRASES)
+            said = said.replace(phrase, words);
+        return said;
+    };
+}
+/** An input as the command takes it: its flag, or for the key, the variable it is read from. */
+function flagNamed(written) {
+    const input = written.replace(/&#95;/g, '_');
+    return input === 'api_key' ? 'WARP_API_KEY' : flagOf(input);
+}
+
 ;// CONCATENATED MODULE: ./src/cli/io.ts
 /**
  * Where the command reads and writes: the process its entry hands in (the one place the
@@ -23628,6 +23688,7 @@ function closableWriter(stream) {
 
 
 
+
 /**
  * Runs the command; resolves with its exit code. `action` names its flags: action.yml (whose
  * inputs are the flags, in a checkout) or the bundle's manifest built from it (`inputs.json`).
@@ -23663,18 +23724,26 @@ async function runCli(args, action, io) {
         io.stdout(`cloud-agent-run ${version}\n`);
         return EXIT.passed;
     }
-    let ready;
+    // From here a signal ends the command with its JSON and its code, also while the checks
+    // before any request still read (`--prompt-file -` from standard input).
+    const signals = watchSignals(io, command.json);
     try {
-        ready = await preflight(command, io);
+        let ready;
+        try {
+            ready = await preflight(command, io);
+        }
+        catch (error) {
+            if (!(error instanceof UsageError))
+                throw error;
+            return preflight_refuse(io, command.json, error.message);
+        }
+        return await runStep(command, declared, io, ready, signals);
     }
-    catch (error) {
-        if (!(error instanceof UsageError))
-            throw error;
-        return preflight_refuse(io, command.json, error.message);
+    finally {
+        signals.stop();
     }
-    return await runStep(command, declared, io, ready);
 }
-async function runStep(command, declared, io, ready) {
+async function runStep(command, declared, io, ready, signals) {
     const world = commandWorld(io.env, io.cwd, command.project);
     const secrets = new Set([ready.key]);
     const inputs = commandInputs({ command, declared, ready, env: io.env }, world, secrets);
@@ -23704,8 +23773,9 @@ async function runStep(command, declared, io, ready) {
                 mergeRequest?.runSeen(value);
         },
         ...(jobFiles ? { onState: (state) => jobFiles.saveState(state) } : {}),
+        speech: commandSpeech(declared),
     });
-    const signals = watchSignals(io, port);
+    signals.reportFrom(port);
     // The engine asks to end the process past a signal's cancel budget (a create still out):
     // the door stops waiting for the step, and cleans up after it all the same.
     const ended = await Promise.race([run(port, inputs), stopped]);
@@ -23743,39 +23813,51 @@ async function cli_ownRuns(port, inputs) {
 }
 /**
  * SIGINT and SIGTERM. While the engine listens, it cancels every run it started and ends the
- * step; the door remembers which came, for the exit code. Before it listens no run exists yet,
- * and the command ends at once, its JSON printed. Once the step ended, the door is cleaning up
- * after it: a signal then is remembered, and the cleanup goes on to its end.
+ * step; the door remembers which came, for the exit code. Before it listens (the checks before
+ * any request, `--prompt-file -` still reading) no run exists yet, and the command ends at once
+ * with the exit table's code, and its JSON with `--json`. Once the step ended, the door is
+ * cleaning up after it: a signal then is remembered, and the cleanup goes on to its end.
  */
-function watchSignals(io, port) {
+function watchSignals(io, json) {
     let cleaningUp = false;
-    const state = {
-        cleaningUp: () => (cleaningUp = true),
-        stop: () => undefined,
-    };
+    let port;
+    let received;
     const host = io.process;
     const handlers = ['SIGINT', 'SIGTERM'].map((name) => {
         const handler = () => {
-            state.received ??= name;
+            received ??= name;
             if (cleaningUp) {
-                port.info(`Received ${name}: still cancelling what the command started; then it exits.`);
+                port?.info(`Received ${name}: still cancelling what the command started; then it exits.`);
                 return;
             }
             if (host.listenerCount(name) > 1)
                 return;
             // The engine is not listening: nothing has been created.
-            const answer = { outputs: port.outputs, failure: undefined, hadRun: false, signal: name };
-            io.stdout(`${JSON.stringify(answerJson(answer, EXIT[name]), null, 2)}\n`);
+            io.stderr(`cloud-agent-run: received ${name} before any run was made; nothing to cancel.\n`);
+            const answer = {
+                outputs: port?.outputs ?? {},
+                failure: undefined,
+                hadRun: false,
+                signal: name,
+            };
+            if (json)
+                io.stdout(`${JSON.stringify(answerJson(answer, EXIT[name]), null, 2)}\n`);
             host.exit(EXIT[name]);
         };
         host.on(name, handler);
         return [name, handler];
     });
-    state.stop = () => {
-        for (const [name, handler] of handlers)
-            host.off(name, handler);
+    return {
+        get received() {
+            return received;
+        },
+        reportFrom: (stepPort) => (port = stepPort),
+        cleaningUp: () => (cleaningUp = true),
+        stop: () => {
+            for (const [name, handler] of handlers)
+                host.off(name, handler);
+        },
     };
-    return state;
 }
 
 ;// CONCATENATED MODULE: ./src/index.ts
