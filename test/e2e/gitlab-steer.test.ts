@@ -4,7 +4,8 @@
  * the merge request note's record, what changed from GitLab's merge_base and compare; a force
  * push falls back to cancel + create. As processes (the bundle suite), a job cancelled because
  * a newer pipeline of the merge request exists hands the run over (superseded, nothing
- * cancelled), and a person's cancel still cancels.
+ * cancelled; a scheduled reconcile pass leaves it to that pipeline), and a person's cancel
+ * still cancels.
  */
 import { describe, expect, it } from 'vitest'
 import { markerOf } from '../../src/gitlab/note-text.ts'
@@ -264,6 +265,58 @@ describeNeedsProcess('a cancelled job of a steering key (processes)', () => {
         job: '9002',
         ended: true,
       })
+    } finally {
+      await gitlab.close()
+    }
+  })
+
+  it('a scheduled reconcile pass leaves the handed-over run to the newer pipeline, whose job then steers it', async () => {
+    const api = await fakeApi(slowAfterFollowup(200))
+    const { gitlab, job } = await mergeRequest()
+    try {
+      const older = gitlab.projects.addPipeline(42, 7, C1)
+      const first = command(
+        against(api, '--prompt', 'Review the merge request.', ...STEER),
+        job(C1, 9001, older.id),
+      )
+      await until(() => api.allRuns()[0]?.state === 'INPROGRESS', 'the run works')
+      const runId = api.allRuns()[0]?.run_id ?? ''
+      await until(
+        () => markerOf(gitlab.notes(42, 7)[0]?.body ?? '')?.record.run === runId,
+        'the note records the run',
+      )
+      // A push: GitLab starts a newer pipeline and cancels the older one's job (interruptible).
+      const newer = gitlab.projects.addPipeline(42, 7, C3, 'pending')
+      gitlab.projects.setPipeline(older.id, 'canceled')
+      gitlab.projects.setJob(42, 9001, 'canceled', older.id)
+      first.kill('SIGTERM')
+      const handed = await first.done
+      expect(JSON.parse(handed.stdout) as Answer).toMatchObject({ outcome: 'superseded' })
+
+      // The schedule's pass comes before the newer job has started: the run is that job's.
+      const scheduled = { ...job(C3, 9900, 8800), CI_PIPELINE_SOURCE: 'schedule' }
+      delete (scheduled as Record<string, string | undefined>).CI_MERGE_REQUEST_IID
+      const pass = await command(['reconcile', '--json', '--base-url', api.baseUrl], scheduled).done
+      expect(pass.code, pass.stderr).toBe(0)
+      expect(JSON.parse(pass.stdout)).toMatchObject({ swept: [] })
+      expect(pass.stderr).toContain(
+        `a newer pipeline of its merge request (${newer.id}) is pending`,
+      )
+      expect(api.run(runId)?.state).toBe('INPROGRESS')
+
+      gitlab.projects.setPipeline(newer.id, 'running')
+      const second = await command(
+        against(api, '--prompt', 'Review the merge request.', ...STEER),
+        job(C3, 9002, newer.id),
+      ).done
+      expect(second.code, second.stderr).toBe(0)
+      expect(JSON.parse(second.stdout) as Answer).toMatchObject({
+        run_id: runId,
+        steered: true,
+        outcome: 'succeeded',
+      })
+      expect(api.allRuns()).toHaveLength(1)
+      expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
     } finally {
       await gitlab.close()
     }
