@@ -20,6 +20,12 @@ export interface World {
    */
   readonly project: string | undefined
   /**
+   * The forge `--project` names outside any forge's CI (`github:owner/repo`, `gitlab:group/app`):
+   * the command's runs are tagged and counted as that forge's project. Undefined where the door
+   * runs on a forge (`forge` says it) or the project names none (a bare path, every forge's).
+   */
+  readonly projectForge?: Forge
+  /**
    * The thread a door outside GitHub names from its own world: a GitLab merge request's IID. On
    * GitHub the event names it, and GitHubContext reads it from there.
    */

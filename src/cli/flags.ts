@@ -114,9 +114,9 @@ export function parseCommandLine(
         continue
       case '--project':
         own.project = valueOf().trim()
-        if (!/^[\w.-]+(?:\/[\w.-]+)*$/.test(own.project)) {
+        if (!/^(?:(?:github|gitlab):)?[\w.-]+(?:\/[\w.-]+)*$/.test(own.project)) {
           throw new UsageError(
-            `--project names a project as a path such as group/app; got "${own.project}".`,
+            `--project names a project as a path such as group/app, or with its forge, github:owner/repo or gitlab:group/app; got "${own.project}".`,
           )
         }
         continue
@@ -179,8 +179,10 @@ export function usage(declared: Readonly<Record<string, DeclaredInput>>): string
     '                       exit_code and error; the log on stderr',
     '  --summary FILE       write the summary (Markdown) to FILE',
     '  --tasks-file FILE    the tasks list (YAML or JSON), from FILE',
-    '  --project NAME       the project the runs belong to (budgets and --previous-run count',
-    "                       by it); on GitHub and GitLab, the CI's own project by default",
+    '  --project NAME       the project the runs belong to (budgets, --previous-run and the',
+    '                       report count by it): a path (owner/repo, group/app), or with its',
+    '                       forge, github:owner/repo or gitlab:group/app; a bare path counts',
+    "                       every forge's runs of it. On GitHub and GitLab, the CI's own project",
     '  --help, --version',
     '',
     'Inputs (as in action.yml):',

@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os'
 import { readRunnerWorld } from '../runner.ts'
 import { jobDirOf } from './job-files.ts'
-import type { World } from '../world.ts'
+import type { Forge, World } from '../world.ts'
 
 /**
  * The command's world, read once from its environment: a GitHub Actions workflow's (the
@@ -12,8 +12,9 @@ import type { World } from '../world.ts'
 export function commandWorld(
   env: NodeJS.ProcessEnv,
   cwd: string,
-  project: string | undefined,
+  named: string | undefined,
 ): World {
+  const { project, forge: projectForge } = projectNamed(named)
   const onGitHub = env.GITHUB_ACTIONS === 'true'
   const runner = readRunnerWorld(onGitHub ? env : {}, cwd)
   const outside = {
@@ -51,8 +52,23 @@ export function commandWorld(
     ...outside,
     forge: undefined,
     project,
+    ...(projectForge ? { projectForge } : {}),
     // Outside a CI, the default key (`name` left out) says where the run came from.
     workflow: 'cloud-agent-run',
     job: env.CI_JOB_NAME ?? 'command',
   }
+}
+
+/**
+ * `--project`: a path, or a path with its forge (`github:owner/repo`, `gitlab:group/app`). A bare
+ * path names no forge: its runs count with every forge's runs of the same path (one number per
+ * project, whichever door made them).
+ */
+export function projectNamed(named: string | undefined): {
+  project: string | undefined
+  forge: Forge | undefined
+} {
+  const match = /^(github|gitlab):(.+)$/.exec(named ?? '')
+  if (!match) return { project: named, forge: undefined }
+  return { project: match[2], forge: match[1] === 'gitlab' ? 'gitlab' : 'github' }
 }

@@ -31,7 +31,8 @@ export async function run(io: StepIo, inputs: InputSource): Promise<{ error?: un
     const { rows, complete } = await collectRows(client, { period: settings.period, home }, deps)
     const followups = await countFollowups(client, rows, deps.deadline)
     const ledger = sumUp(rows, { ...settings, complete, followups })
-    const links = world.forge ? { [world.forge]: world.serverUrl } : {}
+    const forge = world.forge ?? world.projectForge
+    const links = forge ? { [forge]: world.serverUrl } : {}
     const summary = renderLedger(ledger, links)
     io.setOutput('credits', String(ledger.totals.credits))
     io.setOutput('runs', String(ledger.totals.runs))

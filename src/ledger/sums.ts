@@ -124,7 +124,7 @@ export function sumUp(
       running: spendOf(rows.filter((row) => row.outcome === 'running')),
     },
     byDay: [...days].map(([day, spend]) => ({ day, ...rounded(spend) })),
-    byProject: groups(rows, (row) => row.project),
+    byProject: groups(rows, projectNames(rows)),
     byThread: threads(rows),
     byWorkflow: groups(rows, (row) => row.workflow),
     byKey: keys(rows),
@@ -190,6 +190,22 @@ function spendOf(rows: readonly LedgerRow[]): Spend {
 /** Costliest first; equal costs by name, so the order never depends on the list's. */
 function costliestFirst<T extends Spend>(items: T[], name: (item: T) => string): T[] {
   return items.sort((a, b) => b.credits - a.credits || name(a).localeCompare(name(b)))
+}
+
+/**
+ * A row's project as its group names it: the path, where the runs of the path name one forge or
+ * none (the command's bare `--project` runs join their path's); `forge:path` where two forges'
+ * projects share the path, which stay apart (v1.5, "one number per project").
+ */
+function projectNames(rows: readonly LedgerRow[]): (row: LedgerRow) => string {
+  const forges = new Map<string, Set<string>>()
+  for (const row of rows) {
+    if (row.forge) forges.set(row.project, (forges.get(row.project) ?? new Set()).add(row.forge))
+  }
+  return (row) =>
+    row.forge && (forges.get(row.project)?.size ?? 0) > 1
+      ? `${row.forge}:${row.project}`
+      : row.project
 }
 
 function groups(rows: readonly LedgerRow[], by: (row: LedgerRow) => string): Group[] {

@@ -31,7 +31,7 @@ export const FORGE_KEY = 'gh_forge'
  * caller reads it through GitHubContext) and other forges' worlds name themselves.
  */
 export function homeOf(
-  world: Pick<World, 'forge' | 'project' | 'thread' | 'sha'>,
+  world: Pick<World, 'forge' | 'projectForge' | 'project' | 'thread' | 'sha'>,
   github: { thread: number | undefined; pullRequest: number | undefined } = {
     thread: undefined,
     pullRequest: undefined,
@@ -45,8 +45,9 @@ export function homeOf(
       change: github.pullRequest,
     }
   }
-  // A merge request pipeline's thread is its merge request.
-  const { forge, project, thread } = world
+  // A merge request pipeline's thread is its merge request; outside CI, `--project` may name a forge.
+  const { project, thread } = world
+  const forge = world.forge ?? world.projectForge
   return { forge, project, thread, change: thread, ...(world.sha ? { head: world.sha } : {}) }
 }
 
@@ -68,17 +69,25 @@ export function homeScope(
 }
 
 /**
- * Whether a listed run belongs to this home's forge: a run without the forge key was made before
- * the key existed, by the Action, on GitHub. Two forges can hold projects of the same path.
+ * Whether a listed run belongs to this home's forge (v1.5, "one number per project"): the same
+ * forge, or either names none (the command's runs made with a bare `--project`, or a step whose
+ * project names no forge). So every door counts one total for one project path, while two
+ * forges' projects of one path stay apart when both are named. A run without the forge key was
+ * made before the key existed, by the Action, on GitHub.
  */
 export function ofHomeForge(run: Pick<RunItem, 'metadata'>, home: RunHome): boolean {
+  const forge = forgeTagOf(run)
+  return forge === 'none' || home.forge === undefined || forge === home.forge
+}
+
+/** The forge a run's tag names: `github` (also a run tagged before the key), `gitlab` or `none`. */
+export function forgeTagOf(run: Pick<RunItem, 'metadata'>): string {
   const metadata: unknown = run.metadata
   const shown =
     typeof metadata === 'object' && metadata !== null
       ? (metadata as Record<string, unknown>)[FORGE_KEY]
       : undefined
-  const forge = typeof shown === 'string' ? shown : 'github'
-  return forge === (home.forge ?? 'none')
+  return typeof shown === 'string' ? shown : 'github'
 }
 
 /** The forge's name for a pull or merge request, for a person: `pull request #3`, `merge request !3`. */

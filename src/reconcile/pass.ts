@@ -4,7 +4,7 @@ import type { RunItem } from '../api/types.ts'
 import type { RepositoryDesk } from '../github/repository-desk.ts'
 import type { Log } from '../log.ts'
 import { readHandoff, STEP_KEYS } from '../model/handoff.ts'
-import { ofHomeForge } from '../model/home.ts'
+import { forgeTagOf } from '../model/home.ts'
 import type { PassReport, PassRow } from '../report/reconcile.ts'
 import { listTaggedRuns } from '../run/listing.ts'
 import { formatDuration } from '../text/format.ts'
@@ -57,14 +57,6 @@ export interface PassDeps {
   log: Log
 }
 
-/** Where this pass's runs belong: GitHub's repositories (a run tagged before gh_forge is one). */
-const GITHUB = {
-  forge: 'github',
-  project: undefined,
-  thread: undefined,
-  change: undefined,
-} as const
-
 /**
  * One reconcile pass: lists this repository's runs updated within the
  * lookback (one request a page), then for each one finishes what its step left
@@ -84,7 +76,8 @@ export async function reconcilePass(settings: PassSettings, deps: PassDeps): Pro
     { maxPages: RECONCILE_PASS.maxPages, deadline },
   )
   // A GitLab project of the same path is another forge's: its runs are its own pass's.
-  const listed = { ...found, runs: found.runs.filter((run) => ofHomeForge(run, GITHUB)) }
+  // GitHub's runs only: the pass writes GitHub's surfaces and asks GitHub about their jobs.
+  const listed = { ...found, runs: found.runs.filter((run) => forgeTagOf(run) === 'github') }
   if (listed.filteredHere) {
     deps.log.info(
       `The service cannot filter runs by metadata on this plan (feature_not_available): listed every run updated since ${since} and kept those tagged ${STEP_KEYS.repository}=${settings.repository}.`,

@@ -30,7 +30,10 @@ export const INVOCATION_KEY = 'gh_invocation'
  */
 export function runTag(
   /** Where the step runs: its forge and project, workflow run (or pipeline), job and step. */
-  world: Pick<World, 'forge' | 'project' | 'runId' | 'runAttempt' | 'job' | 'action' | 'workflow'>,
+  world: Pick<
+    World,
+    'forge' | 'projectForge' | 'project' | 'runId' | 'runAttempt' | 'job' | 'action' | 'workflow'
+  >,
   newId: () => string = randomUUID,
   /** The commit the run works on: a pull request's head, else GITHUB_SHA. */
   headSha?: string,
@@ -40,7 +43,7 @@ export function runTag(
   const invocation = newId()
   const candidates: Record<string, string | undefined> = {
     [INVOCATION_KEY]: invocation,
-    [FORGE_KEY]: world.forge ?? 'none',
+    [FORGE_KEY]: world.forge ?? world.projectForge ?? 'none',
     gh_repository: world.project,
     gh_run_id: world.runId,
     gh_run_attempt: world.runAttempt,

@@ -1,0 +1,108 @@
+/**
+ * One number per project (v1.5, issue 48): a run belongs to a step's project when its path is
+ * the same and its forge is the same, or either names none. The command with a bare `--project`
+ * tags its runs with no forge, so a budget on GitHub counts them, and the report through every
+ * door (the action, `scope: all`, `cloud-agent-run report --project`) gives one total; two
+ * forges' projects of one path stay apart when both are named.
+ */
+import { describe, expect, it } from 'vitest'
+import type { FakeAgentApi, RunScript } from '../fake-api/server.ts'
+import { command } from './command.ts'
+import { runStep } from './harness.ts'
+import { e2eServers } from './servers.ts'
+
+const KEY = 'sk-one-project-e2e'
+const { fakeApi, inputsFor } = e2eServers(KEY)
+
+/** A run that ends at once having used `credits`. */
+const costing = (credits: number): RunScript => [
+  { state: 'SUCCEEDED', afterMs: 0, patch: { request_usage: { inference_cost: credits } } },
+]
+
+/** The command outside any CI, as a person runs it on a laptop. */
+function onLaptop(api: FakeAgentApi, args: string[]) {
+  return command([...args, '--base-url', api.baseUrl, '--json'], { WARP_API_KEY: KEY }).done
+}
+
+/** A week's report of octo-org/app through the action (the harness's repository). */
+async function actionReport(api: FakeAgentApi, scope = 'project') {
+  const result = await runStep({
+    action: 'report',
+    inputs: { api_key: KEY, base_url: api.baseUrl, scope },
+  })
+  expect(result.code, result.stdout).toBe(0)
+  return result
+}
+
+describe('one number per project, whichever door made the runs', () => {
+  it("a laptop's bare --project runs count toward the action's budget and report, and scope: all agrees", async () => {
+    let credits = [35, 1.2, 0.96]
+    const api = await fakeApi({ script: () => costing(credits.shift() ?? 0) })
+    const laptop = await onLaptop(api, [
+      '--project',
+      'octo-org/app',
+      '--prompt',
+      'Upgrade the parser',
+    ])
+    expect(laptop.code, laptop.stderr).toBe(0)
+    const [made] = api.requestsTo('POST', /\/agent\/runs?$/)
+    const tags = (made?.json as { metadata?: Record<string, string> }).metadata
+    expect(tags).toMatchObject({ gh_forge: 'none', gh_repository: 'octo-org/app' })
+    for (const prompt of ['Review', 'Review again']) {
+      const step = await runStep({ inputs: inputsFor(api, { prompt }) })
+      expect(step.outputs.outcome).toBe('succeeded')
+    }
+
+    // The action's daily budget for octo-org/app counts the laptop's 35 credits.
+    const budgeted = await runStep({
+      inputs: inputsFor(api, { prompt: 'One more', daily_credit_budget: '30' }),
+    })
+    expect(budgeted.outputs.outcome, budgeted.stdout).toBe('over_budget')
+    expect(budgeted.stdout).toContain('used 37.16 credits')
+
+    // Three doors, one total.
+    const action = await actionReport(api)
+    expect([action.outputs.runs, action.outputs.credits]).toEqual(['3', '37.16'])
+    const all = await actionReport(api, 'all')
+    const byProject = (JSON.parse(all.outputs.report ?? '{}') as { byProject: unknown[] }).byProject
+    expect(byProject).toEqual([expect.objectContaining({ name: 'octo-org/app', runs: 3 })])
+    const report = await onLaptop(api, ['report', '--project', 'octo-org/app'])
+    expect(report.code, report.stderr).toBe(0)
+    expect(JSON.parse(report.stdout)).toMatchObject({ runs: 3, credits: 37.16 })
+    credits = []
+  })
+
+  it('--project github:owner/repo tags the run as GitHub’s; gitlab: of the same path stays apart', async () => {
+    const api = await fakeApi({ script: () => costing(50) })
+    const github = await onLaptop(api, ['--project', 'github:octo-org/app', '--prompt', 'Fix'])
+    const gitlab = await onLaptop(api, ['--project', 'gitlab:octo-org/app', '--prompt', 'Fix'])
+    expect([github.code, gitlab.code]).toEqual([0, 0])
+    const forges = api
+      .requestsTo('POST', /\/agent\/runs?$/)
+      .map((r) => (r.json as { metadata?: Record<string, string> }).metadata?.gh_forge)
+    expect(forges).toEqual(['github', 'gitlab'])
+
+    const step = await runStep({
+      inputs: inputsFor(api, { prompt: 'Review', daily_credit_budget: '60' }),
+    })
+    // Only GitHub's 50 credits count: the step starts, and then its own run is counted.
+    expect(step.outputs.outcome, step.stdout).toBe('succeeded')
+    expect(step.stdout).toContain('used 50 credits of 60 credits')
+    const report = await onLaptop(api, ['report', '--project', 'gitlab:octo-org/app'])
+    expect(JSON.parse(report.stdout)).toMatchObject({ runs: 1, credits: 50 })
+    const bare = await onLaptop(api, ['report', '--project', 'octo-org/app'])
+    expect(JSON.parse(bare.stdout)).toMatchObject({ runs: 3, credits: 150 })
+    const all = await actionReport(api, 'all')
+    const names = (JSON.parse(all.outputs.report ?? '{}') as { byProject: { name: string }[] })
+      .byProject.map((group) => group.name)
+    expect(names.sort()).toEqual(['github:octo-org/app', 'gitlab:octo-org/app'])
+  })
+
+  it('refuses a --project that is not a path, naming the flag, before any request', async () => {
+    const api = await fakeApi()
+    const result = await onLaptop(api, ['--project', 'bitbucket:o/r', '--prompt', 'x'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('--project names a project as a path')
+    expect(api.requests).toHaveLength(0)
+  })
+})
