@@ -93,8 +93,9 @@ describe('one number per project, whichever door made the runs', () => {
     const bare = await onLaptop(api, ['report', '--project', 'octo-org/app'])
     expect(JSON.parse(bare.stdout)).toMatchObject({ runs: 3, credits: 150 })
     const all = await actionReport(api, 'all')
-    const names = (JSON.parse(all.outputs.report ?? '{}') as { byProject: { name: string }[] })
-      .byProject.map((group) => group.name)
+    const names = (
+      JSON.parse(all.outputs.report ?? '{}') as { byProject: { name: string }[] }
+    ).byProject.map((group) => group.name)
     expect(names.sort()).toEqual(['github:octo-org/app', 'gitlab:octo-org/app'])
   })
 
