@@ -5368,8 +5368,9 @@ function homeOf(world, github = {
             change: github.pullRequest,
         };
     }
-    // A merge request pipeline's thread is its merge request.
-    const { forge, project, thread } = world;
+    // A merge request pipeline's thread is its merge request; outside CI, `--project` may name a forge.
+    const { project, thread } = world;
+    const forge = world.forge ?? world.projectForge;
     return { forge, project, thread, change: thread, ...(world.sha ? { head: world.sha } : {}) };
 }
 /**
@@ -5387,16 +5388,23 @@ function homeScope(home, options = { byThread: true }) {
     };
 }
 /**
- * Whether a listed run belongs to this home's forge: a run without the forge key was made before
- * the key existed, by the Action, on GitHub. Two forges can hold projects of the same path.
+ * Whether a listed run belongs to this home's forge (v1.5, "one number per project"): the same
+ * forge, or either names none (the command's runs made with a bare `--project`, or a step whose
+ * project names no forge). So every door counts one total for one project path, while two
+ * forges' projects of one path stay apart when both are named. A run without the forge key was
+ * made before the key existed, by the Action, on GitHub.
  */
 function ofHomeForge(run, home) {
+    const forge = forgeTagOf(run);
+    return forge === 'none' || home.forge === undefined || forge === home.forge;
+}
+/** The forge a run's tag names: `github` (also a run tagged before the key), `gitlab` or `none`. */
+function forgeTagOf(run) {
     const metadata = run.metadata;
     const shown = typeof metadata === 'object' && metadata !== null
         ? metadata[FORGE_KEY]
         : undefined;
-    const forge = typeof shown === 'string' ? shown : 'github';
-    return forge === (home.forge ?? 'none');
+    return typeof shown === 'string' ? shown : 'github';
 }
 /** The forge's name for a pull or merge request, for a person: `pull request #3`, `merge request !3`. */
 function changeName(home, change) {
@@ -13166,7 +13174,7 @@ handoff = {}) {
     const invocation = newId();
     const candidates = {
         [INVOCATION_KEY]: invocation,
-        [FORGE_KEY]: world.forge ?? 'none',
+        [FORGE_KEY]: world.forge ?? world.projectForge ?? 'none',
         gh_repository: world.project,
         gh_run_id: world.runId,
         gh_run_attempt: world.runAttempt,
@@ -17680,7 +17688,7 @@ function sumUp(rows, options) {
             running: spendOf(rows.filter((row) => row.outcome === 'running')),
         },
         byDay: [...days].map(([day, spend]) => ({ day, ...rounded(spend) })),
-        byProject: groups(rows, (row) => row.project),
+        byProject: groups(rows, projectNames(rows)),
         byThread: threads(rows),
         byWorkflow: groups(rows, (row) => row.workflow),
         byKey: keys(rows),
@@ -17732,6 +17740,21 @@ function spendOf(rows) {
 /** Costliest first; equal costs by name, so the order never depends on the list's. */
 function costliestFirst(items, name) {
     return items.sort((a, b) => b.credits - a.credits || name(a).localeCompare(name(b)));
+}
+/**
+ * A row's project as its group names it: the path, where the runs of the path name one forge or
+ * none (the command's bare `--project` runs join their path's); `forge:path` where two forges'
+ * projects share the path, which stay apart (v1.5, "one number per project").
+ */
+function projectNames(rows) {
+    const forges = new Map();
+    for (const row of rows) {
+        if (row.forge)
+            forges.set(row.project, (forges.get(row.project) ?? new Set()).add(row.forge));
+    }
+    return (row) => row.forge && (forges.get(row.project)?.size ?? 0) > 1
+        ? `${row.forge}:${row.project}`
+        : row.project;
 }
 function groups(rows, by) {
     const tallies = new Map();
@@ -18005,7 +18028,8 @@ async function main_run(io, inputs) {
         const { rows, complete } = await collectRows(client, { period: settings.period, home }, deps);
         const followups = await countFollowups(client, rows, deps.deadline);
         const ledger = sumUp(rows, { ...settings, complete, followups });
-        const links = world.forge ? { [world.forge]: world.serverUrl } : {};
+        const forge = world.forge ?? world.projectForge;
+        const links = forge ? { [forge]: world.serverUrl } : {};
         const summary = renderLedger(ledger, links);
         io.setOutput('credits', String(ledger.totals.credits));
         io.setOutput('runs', String(ledger.totals.runs));
@@ -19152,13 +19176,6 @@ async function commentSpotOf(trace, handoff, run, deps) {
 
 
 
-/** Where this pass's runs belong: GitHub's repositories (a run tagged before gh_forge is one). */
-const GITHUB = {
-    forge: 'github',
-    project: undefined,
-    thread: undefined,
-    change: undefined,
-};
 /**
  * One reconcile pass: lists this repository's runs updated within the
  * lookback (one request a page), then for each one finishes what its step left
@@ -19173,7 +19190,8 @@ async function reconcilePass(settings, deps) {
     const since = new Date(deps.now() - settings.lookbackMs).toISOString();
     const found = await listTaggedRuns(deps.client, { [STEP_KEYS.repository]: settings.repository }, { updated_after: since }, { maxPages: timing/* RECONCILE_PASS */.Rm.maxPages, deadline });
     // A GitLab project of the same path is another forge's: its runs are its own pass's.
-    const listed = { ...found, runs: found.runs.filter((run) => ofHomeForge(run, GITHUB)) };
+    // GitHub's runs only: the pass writes GitHub's surfaces and asks GitHub about their jobs.
+    const listed = { ...found, runs: found.runs.filter((run) => forgeTagOf(run) === 'github') };
     if (listed.filteredHere) {
         deps.log.info(`The service cannot filter runs by metadata on this plan (feature_not_available): listed every run updated since ${since} and kept those tagged ${STEP_KEYS.repository}=${settings.repository}.`);
     }
@@ -21745,8 +21763,8 @@ function parseCommandLine(args, declared) {
                 continue;
             case '--project':
                 own.project = valueOf().trim();
-                if (!/^[\w.-]+(?:\/[\w.-]+)*$/.test(own.project)) {
-                    throw new UsageError(`--project names a project as a path such as group/app; got "${own.project}".`);
+                if (!/^(?:(?:github|gitlab):)?[\w.-]+(?:\/[\w.-]+)*$/.test(own.project)) {
+                    throw new UsageError(`--project names a project as a path such as group/app, or with its forge, github:owner/repo or gitlab:group/app; got "${own.project}".`);
                 }
                 continue;
         }
@@ -21808,8 +21826,10 @@ function usage(declared) {
         '                       exit_code and error; the log on stderr',
         '  --summary FILE       write the summary (Markdown) to FILE',
         '  --tasks-file FILE    the tasks list (YAML or JSON), from FILE',
-        '  --project NAME       the project the runs belong to (budgets and --previous-run count',
-        "                       by it); on GitHub and GitLab, the CI's own project by default",
+        '  --project NAME       the project the runs belong to (budgets, --previous-run and the',
+        '                       report count by it): a path (owner/repo, group/app), or with its',
+        '                       forge, github:owner/repo or gitlab:group/app; a bare path counts',
+        "                       every forge's runs of it. On GitHub and GitLab, the CI's own project",
         '  --help, --version',
         '',
         'Inputs (as in action.yml):',
@@ -22854,7 +22874,8 @@ class CommandStepIo {
  * `--project` names the project its runs belong to. Budgets, `--previous-run` and
  * `--cancel-only` scope by the forge, project and thread read here.
  */
-function commandWorld(env, cwd, project) {
+function commandWorld(env, cwd, named) {
+    const { project, forge: projectForge } = projectNamed(named);
     const onGitHub = env.GITHUB_ACTIONS === 'true';
     const runner = readRunnerWorld(onGitHub ? env : {}, cwd);
     const outside = {
@@ -22892,10 +22913,22 @@ function commandWorld(env, cwd, project) {
         ...outside,
         forge: undefined,
         project,
+        ...(projectForge ? { projectForge } : {}),
         // Outside a CI, the default key (`name` left out) says where the run came from.
         workflow: 'cloud-agent-run',
         job: env.CI_JOB_NAME ?? 'command',
     };
+}
+/**
+ * `--project`: a path, or a path with its forge (`github:owner/repo`, `gitlab:group/app`). A bare
+ * path names no forge: its runs count with every forge's runs of the same path (one number per
+ * project, whichever door made them).
+ */
+function projectNamed(named) {
+    const match = /^(github|gitlab):(.+)$/.exec(named ?? '');
+    if (!match)
+        return { project: named, forge: undefined };
+    return { project: match[2], forge: match[1] === 'gitlab' ? 'gitlab' : 'github' };
 }
 
 ;// CONCATENATED MODULE: ./src/cli/cleanup.ts
