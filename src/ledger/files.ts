@@ -20,6 +20,8 @@ const COLUMNS = [
   'outcome',
   'credits',
   'link',
+  'root_run_id',
+  'parent_run_id',
 ] as const
 
 /** The rows as RFC 4180 CSV: CRLF line ends, every field that needs it quoted. Pure, linear. */
@@ -37,6 +39,8 @@ export function rowsCsv(rows: readonly LedgerRow[]): string {
       row.outcome,
       String(row.credits),
       row.link,
+      row.rootRunId,
+      row.parentRunId,
     ]
     lines.push(values.map(csvField).join(','))
   }

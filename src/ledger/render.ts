@@ -28,7 +28,7 @@ export function renderLedger(ledger: Ledger, links: ThreadLinks = {}): string {
     ...factsTable([
       ['Scope', where],
       ['Period', `${stamp(ledger.period.from)} to ${stamp(ledger.period.to)} UTC`],
-      ['Runs', formatDecimal(totals.runs, 0)],
+      ['Runs', runsText(totals.runs, totals.children)],
       ['Credits', formatCredits(totals.credits)],
       ['Runs that did not succeed', spendText(totals.notSucceeded)],
       ['Runs still going', `${spendText(totals.running)} so far`],
@@ -186,4 +186,13 @@ function percent(credits: number, limit: number): string {
 function reachedText(count: number, noun: string): string {
   if (count === 0) return `no ${noun} reached it`
   return `${formatDecimal(count, 0)} ${count === 1 ? noun : `${noun}s`} reached it`
+}
+
+/** The runs, and the runs their agents started (counted with them, not as runs of their own). */
+function runsText(runs: number, children: number): string {
+  const started =
+    children > 0
+      ? `, with ${formatDecimal(children, 0)} ${children === 1 ? 'run' : 'runs'} their agents started`
+      : ''
+  return `${formatDecimal(runs, 0)}${started}`
 }

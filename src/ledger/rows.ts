@@ -7,6 +7,7 @@ import type { RunItem } from '../api/types.ts'
 import { homeOfTag } from '../model/home.ts'
 import { HANDOFF_KEYS, STEP_KEYS } from '../model/handoff.ts'
 import { meaningOf } from '../model/states.ts'
+import { isChildRun, rootIdOf } from '../model/tree.ts'
 import { INVOCATION_KEY } from '../run/create.ts'
 import type { Forge } from '../world.ts'
 
@@ -32,6 +33,10 @@ export interface LedgerRow {
   readonly link: string
   /** Made with `previous_run: steer`: later pushes steered it instead of starting runs. */
   readonly steered: boolean
+  /** The top of its tree: its own ID, or the run whose agent started it (orchestration). */
+  readonly rootRunId: string
+  /** The run whose agent started it; '' for a run of its own. */
+  readonly parentRunId: string
 }
 
 /** Whether the action (or the command) made the run: it carries the action's tag. */
@@ -57,6 +62,8 @@ export function rowOf(run: RunItem): LedgerRow {
     credits: creditsSpent(run),
     link: typeof run.session_link === 'string' ? run.session_link : '',
     steered: metadata[HANDOFF_KEYS.steer] === 'true',
+    rootRunId: rootIdOf(run),
+    parentRunId: isChildRun(run) ? (run.parent_run_id ?? rootIdOf(run)) : '',
   }
 }
 

@@ -8,7 +8,10 @@ import type { Forge } from '../world.ts'
 import { daysOf, type Period } from './period.ts'
 import type { LedgerRow } from './rows.ts'
 
-/** Runs and what they used. */
+/**
+ * Runs and what they used. A run whose agent started runs of its own counts as one run, with
+ * its children's spend (each run's own usage, once): a child adds credits, never a run.
+ */
 export interface Spend {
   readonly runs: number
   readonly credits: number
@@ -58,7 +61,7 @@ export interface Ledger {
   readonly project?: string
   /** False when the service listed more runs than the report reads: every sum is a lower bound. */
   readonly complete: boolean
-  readonly totals: Spend & { notSucceeded: Spend; running: Spend }
+  readonly totals: Spend & { notSucceeded: Spend; running: Spend; children: number }
   /** Every day of the period, oldest first, zeros included. */
   readonly byDay: readonly (Spend & { day: string })[]
   readonly byProject: readonly Group[]
@@ -105,7 +108,7 @@ export function sumUp(
 ): Ledger {
   const { period } = options
   const days = new Map(daysOf(period).map((day) => [day, empty()]))
-  for (const row of rows) add(days, row.created.slice(0, 10), row.credits)
+  for (const row of rows) add(days, row.created.slice(0, 10), row)
   const notSucceeded = rows.filter(
     (row) => row.outcome !== 'succeeded' && row.outcome !== 'running',
   )
@@ -122,6 +125,7 @@ export function sumUp(
       ...spendOf(rows),
       notSucceeded: spendOf(notSucceeded),
       running: spendOf(rows.filter((row) => row.outcome === 'running')),
+      children: rows.length - rows.filter(isTree).length,
     },
     byDay: [...days].map(([day, spend]) => ({ day, ...rounded(spend) })),
     byProject: groups(rows, projectNames(rows)),
@@ -138,12 +142,17 @@ function steeringOf(
   rows: readonly LedgerRow[],
   followups: ReadonlyMap<string, number>,
 ): { steering?: SteeringSaved } {
-  const steered = rows.filter((row) => row.steered)
+  const steered = rows.filter((row) => row.steered && isTree(row))
   if (steered.length === 0) return {}
   const count = [...followups.values()].reduce((sum, one) => sum + one, 0)
+  // What a tree cost: a restart would start the agent's children again too.
+  const treeCredits = new Map<string, number>()
+  for (const row of rows) {
+    treeCredits.set(row.rootRunId, (treeCredits.get(row.rootRunId) ?? 0) + row.credits)
+  }
   const others = rows
-    .filter((row) => !row.steered && row.outcome !== 'running')
-    .map((row) => row.credits)
+    .filter((row) => isTree(row) && !row.steered && row.outcome !== 'running')
+    .map((row) => treeCredits.get(row.rootRunId) ?? row.credits)
     .sort((a, b) => a - b)
   const middle = others.length / 2
   const median =
@@ -170,10 +179,20 @@ interface Tally {
 
 const empty = (): Tally => ({ runs: 0, credits: 0 })
 
-function add<K>(tallies: Map<K, Tally>, key: K, credits: number): void {
+/** Whether the row is a run of its own (a tree), not a child an agent started. */
+function isTree(row: LedgerRow): boolean {
+  return row.parentRunId === ''
+}
+
+/** A row's credits into `tally`; a run of it only for a tree, a child being part of its root's. */
+function count(tally: Tally, row: LedgerRow): void {
+  if (isTree(row)) tally.runs += 1
+  tally.credits += row.credits
+}
+
+function add<K>(tallies: Map<K, Tally>, key: K, row: LedgerRow): void {
   const tally = tallies.get(key) ?? empty()
-  tally.runs += 1
-  tally.credits += credits
+  count(tally, row)
   tallies.set(key, tally)
 }
 
@@ -184,7 +203,9 @@ const rounded = (tally: Tally): Spend => ({
 })
 
 function spendOf(rows: readonly LedgerRow[]): Spend {
-  return rounded({ runs: rows.length, credits: rows.reduce((sum, row) => sum + row.credits, 0) })
+  const tally = empty()
+  for (const row of rows) count(tally, row)
+  return rounded(tally)
 }
 
 /** Costliest first; equal costs by name, so the order never depends on the list's. */
@@ -210,7 +231,7 @@ function projectNames(rows: readonly LedgerRow[]): (row: LedgerRow) => string {
 
 function groups(rows: readonly LedgerRow[], by: (row: LedgerRow) => string): Group[] {
   const tallies = new Map<string, Tally>()
-  for (const row of rows) add(tallies, by(row) || '(none)', row.credits)
+  for (const row of rows) add(tallies, by(row) || '(none)', row)
   const list = [...tallies].map(([name, tally]) => ({ name, ...rounded(tally) }))
   return costliestFirst(list, (group) => group.name)
 }
@@ -221,8 +242,7 @@ function threads(rows: readonly LedgerRow[]): ThreadSpend[] {
     if (row.thread === undefined) continue
     const id = `${row.forge ?? ''} ${row.project} ${row.thread}`
     const entry = tallies.get(id) ?? { row, tally: empty() }
-    entry.tally.runs += 1
-    entry.tally.credits += row.credits
+    count(entry.tally, row)
     tallies.set(id, entry)
   }
   const list = [...tallies.values()].map(({ row, tally }) => ({
@@ -239,8 +259,7 @@ function keys(rows: readonly LedgerRow[]): KeySpend[] {
   for (const row of rows) {
     const id = `${row.project}\n${row.key}`
     const entry = tallies.get(id) ?? { row, tally: empty() }
-    entry.tally.runs += 1
-    entry.tally.credits += row.credits
+    count(entry.tally, row)
     tallies.set(id, entry)
   }
   const list = [...tallies.values()].map(({ row, tally }) => ({
@@ -262,7 +281,7 @@ function budgetUse(rows: readonly LedgerRow[], budgets: Budgets): BudgetUse {
   if (budgets.daily !== undefined) {
     const limit = budgets.daily
     const perDay = new Map<string, Tally>()
-    for (const row of rows) add(perDay, `${row.created.slice(0, 10)}\n${row.project}`, row.credits)
+    for (const row of rows) add(perDay, `${row.created.slice(0, 10)}\n${row.project}`, row)
     const days = [...perDay].map(([id, tally]) => {
       const [day = '', project = ''] = id.split('\n')
       return { day, project, credits: rounded(tally).credits }

@@ -1,4 +1,4 @@
-import { costOf } from '../agent/cost.ts'
+import { treeCostOf } from './tree.ts'
 import { clip } from '../text/plain.ts'
 import type { Outcome } from './outcome.ts'
 import { isTerminal, meaningOf } from './states.ts'
@@ -117,7 +117,7 @@ export function passWhenOf(text: string | undefined, taskCount: number): PassWhe
 export function sumCredits(tasks: readonly TaskRun[]): number | undefined {
   let sum: number | undefined
   for (const task of tasks) {
-    const credits = costOf(task.run?.request_usage).credits
+    const credits = treeCostOf(task.run, task.children).credits
     if (credits !== undefined) sum = (sum ?? 0) + credits
   }
   return sum
@@ -127,7 +127,7 @@ export function sumCredits(tasks: readonly TaskRun[]): number | undefined {
 export function sumUsd(tasks: readonly TaskRun[]): number | undefined {
   let sum: number | undefined
   for (const task of tasks) {
-    const usd = costOf(task.run?.request_usage).usd
+    const usd = treeCostOf(task.run, task.children).usd
     if (usd !== undefined) sum = (sum ?? 0) + usd
   }
   return sum

@@ -1,4 +1,4 @@
-import { costOf } from '../agent/cost.ts'
+import { treeCostOf } from '../model/tree.ts'
 import { OUTCOME_RECORDS, type CheckConclusion, type CommitState } from '../model/outcome.ts'
 import { describeInvalidOutput } from '../model/ending.ts'
 import {
@@ -63,7 +63,8 @@ function rowOf(task: TaskRun, view: SetView): string {
       : ''
   // A run at work spends as it goes: its credits show once it ended, so a poll that saw
   // no other change writes nothing.
-  const credits = running && !hasEnded(task) ? undefined : costOf(task.run?.request_usage).credits
+  const credits =
+    running && !hasEnded(task) ? undefined : treeCostOf(task.run, task.children).credits
   const link = safeHttpUrl(task.run?.session_link)
   return [
     '',

@@ -1,7 +1,7 @@
 import { outcomeWordOfRun } from '../model/run-outcome.ts'
 import { artifactsOutput, parseArtifacts, type ArtifactEntry } from '../agent/artifacts.ts'
 import { capResult, RESULT_OUTPUT_LIMIT_BYTES } from '../agent/conversation.ts'
-import { costOf } from '../agent/cost.ts'
+import { treeCostOf } from '../model/tree.ts'
 import { OUTCOME_RECORDS } from '../model/outcome.ts'
 import { sumCredits, sumUsd, type SetOutcome, type TaskRun } from '../model/set.ts'
 import { formatNumberOutput } from '../text/format.ts'
@@ -48,7 +48,7 @@ export function runsOutput(
   // The answers share what one run's `result` may take, so the output stays within GitHub's limit.
   const answerBytes = Math.floor(RESULT_OUTPUT_LIMIT_BYTES / Math.max(1, tasks.length))
   const entries = tasks.map((task): RunsEntry => {
-    const credits = costOf(task.run?.request_usage).credits
+    const credits = treeCostOf(task.run, task.children).credits
     const done = work.get(task.index)
     const answer = done?.answer
     // The same items as one run's `artifacts` output, a downloaded file's with its path.

@@ -4,7 +4,7 @@
  * fake API and the fake GitHub; and the credit budgets checked before a create.
  */
 import { describe, expect, it } from 'vitest'
-import type { FakeAgentApi } from '../fake-api/server.ts'
+import type { FakeAgentApi, RunScript } from '../fake-api/server.ts'
 import type { FakeGitHub } from '../fake-github/server.ts'
 import {
   describeNeedsProcess,
@@ -350,6 +350,43 @@ describeNeedsProcess('the sweep', () => {
     expect(statusOf(gh)).toMatchObject({ state: 'error' })
     expect(pass.stdout).toContain(`Run ${runId}: swept:`)
   })
+
+  it('an agent that orchestrates: its children are no runs of their own to sweep; the sweep cancels the tree', async () => {
+    const working: RunScript = [{ state: 'INPROGRESS', afterMs: 0 }]
+    const api = await fakeApi({
+      script: (create) =>
+        create.parent_run_id
+          ? working
+          : [
+              {
+                state: 'INPROGRESS',
+                afterMs: 0,
+                spawn: [{ script: working }, { script: working }],
+              },
+            ],
+    })
+    const gh = await fakeGitHub()
+    const env = eventEnv(gh, 'pull_request', pullRequestEvent)
+    const step = startStep({ inputs: inputsFor(api, { prompt: 'Review', comment: 'true' }), env })
+    await step.printed(/is INPROGRESS/)
+    step.child.kill('SIGKILL')
+    const main: StepResult = await step.result
+    const runId = savedRun(main.state)?.runId ?? ''
+    gh.setWorkflowRun(OWNER, REPO, 9876543210, { status: 'completed', conclusion: 'failure' })
+
+    const pass = await reconcile(api, gh)
+
+    expect(pass.code, pass.stdout).toBe(0)
+    expect(JSON.parse(pass.outputs.swept ?? '')).toEqual([runId])
+    const [root, ...children] = api.tree(runId)
+    expect(children).toHaveLength(2)
+    expect([root, ...children].map((run) => run?.state)).toEqual([
+      'CANCELLED',
+      'CANCELLED',
+      'CANCELLED',
+    ])
+    for (const child of children) expect(pass.stdout).not.toContain(`Run ${child.run_id}:`)
+  })
 })
 
 describe('the sweep judges by the step that waits now', () => {
@@ -610,6 +647,30 @@ describe('credit budgets', () => {
       /::error::Over budget: the runs this action started for octo-org\/app in the last 24 hours \(since [^)]+\) used 210 credits, which has reached the daily_credit_budget of 200 credits/,
     )
     expect(result.summary).toContain('Over budget: no run was created')
+  })
+
+  it("counts a tree's spend, each run once: the children an agent started carry the project's tag", async () => {
+    const api = await fakeApi()
+    const gh = await fakeGitHub()
+    const spent = (credits: number): RunScript => [
+      { state: 'SUCCEEDED', afterMs: 0, patch: { request_usage: { inference_cost: credits } } },
+    ]
+    const root = api.seedRun(
+      { prompt: 'lead', metadata: { gh_repository: `${OWNER}/${REPO}` } },
+      { script: spent(100) },
+    )
+    for (const credits of [60, 60]) {
+      api.seedRun({ prompt: 'worker', parent_run_id: root.run_id }, { script: spent(credits) })
+    }
+
+    const result = await runStep({
+      inputs: inputsFor(api, { prompt: 'Nightly', daily_credit_budget: '200' }),
+      env: eventEnv(gh, 'schedule', {}),
+    })
+
+    expect(result.code).toBe(1)
+    expect(api.requestsTo('POST', /\/agent\/runs?$/)).toHaveLength(0)
+    expect(result.stdout).toMatch(/used 220 credits, which has reached the daily_credit_budget/)
   })
 
   it('holds for a set of tasks too: nothing of the set is created', async () => {

@@ -102,12 +102,61 @@ describe('report: what the runs of a period did and cost', () => {
     expect(result.summary).not.toContain('octo-org/other')
     const csv = readFileSync(join(workspace, 'agent-report', 'runs.csv'), 'utf8')
     expect(csv.split('\r\n')[0]).toBe(
-      'run_id,created,ended,project,thread,workflow,key,outcome,credits,link',
+      'run_id,created,ended,project,thread,workflow,key,outcome,credits,link,root_run_id,parent_run_id',
     )
     expect(csv.trimEnd().split('\r\n')).toHaveLength(5)
     expect(readFileSync(join(workspace, 'agent-report', 'report.md'), 'utf8')).toBe(
       result.summary.trimEnd() + '\n',
     )
+  })
+
+  it('counts a run whose agent started runs as one run with their spend, and writes a row per run of the tree', async () => {
+    const api = await fakeApi()
+    const root = seed(api, {
+      daysAgo: 0,
+      credits: 10,
+      tags: { ...APP, gh_thread: '7', gh_key: 'review' },
+    })
+    const spent = (credits: number): RunScript => [
+      { state: 'SUCCEEDED', afterMs: 0, patch: { request_usage: { inference_cost: credits } } },
+    ]
+    const child = api.seedRun(
+      { prompt: 'worker', parent_run_id: root.run_id },
+      { script: spent(3) },
+    )
+    const grandchild = api.seedRun(
+      { prompt: 'critic', parent_run_id: child.run_id },
+      { script: spent(2) },
+    )
+    const workspace = mkdtempSync(join(tmpdir(), 'report-tree-'))
+    const result = await runStep({
+      action: 'report',
+      inputs: { api_key: KEY, base_url: api.baseUrl, report_dir: 'out', pr_credit_budget: '12' },
+      env: { GITHUB_WORKSPACE: workspace },
+    })
+
+    expect(result.code, result.stdout).toBe(0)
+    expect(result.outputs).toMatchObject({ runs: '1', credits: '15' })
+    const ledger = JSON.parse(result.outputs.report ?? '') as LedgerJson & {
+      totals: { children: number }
+      budgets: { pullRequest?: { reached: number } }
+    }
+    expect(ledger.totals.children).toBe(2)
+    expect(ledger.byThread.map((one) => [one.thread, one.credits])).toEqual([[7, 15]])
+    expect(ledger.budgets.pullRequest?.reached).toBe(1)
+    expect(result.summary).toContain('| **Runs** | 1, with 2 runs their agents started |')
+    const csv = readFileSync(join(workspace, 'out', 'runs.csv'), 'utf8')
+      .trimEnd()
+      .split('\r\n')
+    expect(csv[0]).toMatch(/,root_run_id,parent_run_id$/)
+    const tree = (id: string) =>
+      csv
+        .find((line) => line.startsWith(`${id},`))
+        ?.split(',')
+        .slice(-2)
+    expect(tree(root.run_id)).toEqual([root.run_id, ''])
+    expect(tree(child.run_id)).toEqual([root.run_id, root.run_id])
+    expect(tree(grandchild.run_id)).toEqual([root.run_id, child.run_id])
   })
 
   it("adds up spend as the budgets do: the report's day and a budget's used agree", async () => {

@@ -119,6 +119,39 @@ describe('tasks: many runs from one step', () => {
     expect(result.stdout.replace(/^::add-mask::.*$/m, '')).not.toContain(KEY)
   })
 
+  it("an agent that orchestrates in a set: its children, listed with the set's runs, are no tasks of it; its spend counts them", async () => {
+    const spent = (credits: number): RunScript => [
+      { state: 'SUCCEEDED', afterMs: 0, patch: { request_usage: { inference_cost: credits } } },
+    ]
+    const api = await fakeApi({
+      script: (create) =>
+        create.prompt?.startsWith('lead')
+          ? [
+              {
+                state: 'INPROGRESS',
+                afterMs: 0,
+                spawn: [{ script: spent(2) }, { script: spent(2) }],
+              },
+              { state: 'SUCCEEDED', afterMs: 300, patch: { request_usage: { inference_cost: 1 } } },
+            ]
+          : byPrompt(create),
+    })
+    const result = await runStep({
+      inputs: inputsFor(api, { tasks: '["lead: package a", "lead: package b"]', name: 'nightly' }),
+    })
+
+    expect(result.code, result.stdout).toBe(0)
+    const runs = runsOf(result.outputs)
+    expect(runs.map((run) => [run.task, run.outcome, run.credits])).toEqual([
+      [0, 'succeeded', 5],
+      [1, 'succeeded', 5],
+    ])
+    expect(api.allRuns()).toHaveLength(6)
+    expect(result.outputs.credits).toBe('10')
+    // The children were listed with the set's runs, never read, followed up or cancelled.
+    expect(api.requestsTo('POST', /\/(cancel|followups)$/)).toHaveLength(0)
+  })
+
   it('pass_when N: cancels the run still in flight as soon as N can no longer succeed', async () => {
     const api = await fakeApi()
     const result = await runStep({

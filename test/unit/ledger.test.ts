@@ -27,6 +27,8 @@ function row(overrides: Partial<LedgerRow>): LedgerRow {
     credits: 10,
     link: '',
     steered: false,
+    rootRunId: overrides.runId ?? 'run_1',
+    parentRunId: '',
     ...overrides,
   }
 }
@@ -58,6 +60,27 @@ describe('the ledger sums', () => {
   const period = periodOf('7d')
   const budgets = { daily: 25, pullRequest: 15 }
 
+  it("counts a tree as one run with its children's spend, each run once, in every sum", () => {
+    const tree = [
+      row({ credits: 10 }),
+      row({ runId: 'run_c1', credits: 3, rootRunId: 'run_1', parentRunId: 'run_1' }),
+      row({
+        runId: 'run_c2',
+        credits: 2,
+        rootRunId: 'run_1',
+        parentRunId: 'run_c1',
+        outcome: 'failed',
+      }),
+    ]
+    const ledger = sumUp(tree, { period, scope: 'project', budgets, complete: true })
+    expect(ledger.totals).toMatchObject({ runs: 1, credits: 15, children: 2 })
+    expect(ledger.totals.notSucceeded).toEqual({ runs: 0, credits: 2 })
+    expect(ledger.byThread).toMatchObject([{ thread: 7, runs: 1, credits: 15 }])
+    expect(ledger.byKey).toMatchObject([{ key: 'review', runs: 1, credits: 15 }])
+    expect(ledger.budgets.pullRequest).toMatchObject({ limit: 15, reached: 1 })
+    expect(renderLedger(ledger)).toContain('| **Runs** | 1, with 2 runs their agents started |')
+  })
+
   it('adds up by day, thread, key and outcome, costliest first, and measures the budgets', () => {
     const ledger = sumUp(
       [
@@ -73,6 +96,7 @@ describe('the ledger sums', () => {
       credits: 36,
       notSucceeded: { runs: 1, credits: 5 },
       running: { runs: 1, credits: 1 },
+      children: 0,
     })
     expect(ledger.byDay.find((day) => day.day === '2026-11-27')).toEqual({
       day: '2026-11-27',
@@ -114,7 +138,9 @@ describe('runs.csv', () => {
       row({ key: 'say "hi", then\nleave', workflow: '=HYPERLINK("x")', credits: 1.5 }),
     ])
     const [header, line] = csv.split('\r\n')
-    expect(header).toBe('run_id,created,ended,project,thread,workflow,key,outcome,credits,link')
+    expect(header).toBe(
+      'run_id,created,ended,project,thread,workflow,key,outcome,credits,link,root_run_id,parent_run_id',
+    )
     expect(line).toContain(`"'=HYPERLINK(""x"")"`)
     expect(csv).toContain('"say ""hi"", then\nleave"')
     expect(csv.endsWith('\r\n')).toBe(true)
