@@ -90,18 +90,20 @@ export interface EventPayload {
   sender?: EventUser
   /** The repository the workflow runs in: its name and whether anyone may read it. */
   repository?: { full_name?: string; private?: boolean; visibility?: string }
-  /** A workflow_run event's run, and the pull requests of its head branch. */
+  /** A workflow_run event's run: the commit it ran on, and the pull requests of its head branch. */
   workflow_run?: {
+    head_sha?: string
     pull_requests?: ListedPullRequest[]
     head_repository?: { full_name?: string } | null
   }
-  /** A check_suite event's suite, and the pull requests of its head. */
+  /** A check_suite event's suite: its commit, and the pull requests of its head. */
   check_suite?: {
+    head_sha?: string
     pull_requests?: ListedPullRequest[]
     head_repository?: { full_name?: string } | null
   }
-  /** A check_run event's run, and the pull requests of its head. */
-  check_run?: { pull_requests?: ListedPullRequest[] }
+  /** A check_run event's run: its commit, and the pull requests of its head. */
+  check_run?: { head_sha?: string; pull_requests?: ListedPullRequest[] }
 }
 
 /** A pull request as a check's event lists it: its number, and its base's API address. */

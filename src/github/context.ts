@@ -24,7 +24,7 @@ export class GitHubContext {
   readonly named: EventThread | undefined
   /** The pull request's number, when the event names one. */
   readonly pullRequest: number | undefined
-  /** The pull request's head as the event delivered it (pull_request events only), or approved. */
+  /** The head the event delivered (a pull request's, a check's commit), or the one approved. */
   readonly eventHeadSha: string | undefined
   /** GITHUB_SHA, when it is a commit's. */
   readonly sha: string | undefined

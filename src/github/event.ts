@@ -21,9 +21,17 @@ export function eventAuthorOf(payload: EventPayload | undefined): EventAuthor | 
 
 const SHA = /^[0-9a-f]{40}$/
 
-/** The pull request's head as the event delivered it (pull_request events only). */
+/**
+ * The head the event delivered: a pull request event's head, else the commit a check ran on
+ * (`workflow_run`, `check_suite`, `check_run`: the head of the pull request it names, which a CI
+ * fix works on), so that no GitHub request is needed to learn it.
+ */
 export function eventHeadSha(payload: EventPayload | undefined): string | undefined {
-  const sha = payload?.pull_request?.head?.sha
+  const sha =
+    payload?.pull_request?.head?.sha ??
+    payload?.workflow_run?.head_sha ??
+    payload?.check_suite?.head_sha ??
+    payload?.check_run?.head_sha
   return typeof sha === 'string' && SHA.test(sha) ? sha : undefined
 }
 

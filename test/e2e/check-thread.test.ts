@@ -19,12 +19,17 @@ const LISTED = [
   { number: PR, base: { repo: { url: 'https://api.github.com/repos/octo-org/app' } } },
 ]
 
-/** A check that failed on the pull request's head, as each check event delivers it. */
-const CHECK_EVENTS = {
-  workflow_run: { action: 'completed', workflow_run: { pull_requests: LISTED } },
-  check_suite: { action: 'completed', check_suite: { pull_requests: LISTED } },
-  check_run: { action: 'completed', check_run: { pull_requests: LISTED } },
-} as const
+/** The check events, each naming the pull request of its head. */
+const CHECK_EVENTS = ['workflow_run', 'check_suite', 'check_run'] as const
+type CheckEvent = (typeof CHECK_EVENTS)[number]
+
+/** A check that failed on the pull request's head, as `event` delivers it. */
+function checkFailed(event: CheckEvent, headSha?: string): object {
+  return {
+    action: 'completed',
+    [event]: { pull_requests: LISTED, ...(headSha ? { head_sha: headSha } : {}) },
+  }
+}
 
 /** A run that works until it is cancelled. */
 const working: RunScript = [
@@ -33,17 +38,17 @@ const working: RunScript = [
 ]
 
 /** The CI fix of fix-failing-check.yml, detached: its run goes on after the step. */
-async function startFix(api: FakeAgentApi, gh: FakeGitHub, event: keyof typeof CHECK_EVENTS) {
+async function startFix(api: FakeAgentApi, gh: FakeGitHub, event: CheckEvent) {
   const fix = await runStep({
     inputs: inputsFor(api, { prompt: 'Fix CI', name: 'fix-ci-feature', wait: 'false' }),
-    env: eventEnv(gh, event, CHECK_EVENTS[event]),
+    env: eventEnv(gh, event, checkFailed(event)),
   })
   expect(fix.code, fix.stdout).toBe(0)
   return fix.outputs.run_id ?? ''
 }
 
 describe('a run started on a check’s event belongs to its pull request', () => {
-  for (const event of Object.keys(CHECK_EVENTS) as (keyof typeof CHECK_EVENTS)[]) {
+  for (const event of CHECK_EVENTS) {
     it(`${event}: the pull request’s close cancels the fix (cancel_only)`, async () => {
       const api = await fakeApi({ script: () => working })
       const gh = await fakeGitHub()
@@ -64,6 +69,25 @@ describe('a run started on a check’s event belongs to its pull request', () =>
     })
   }
 
+  it('works on the commit the check ran on, as the event delivers it: no GitHub request for the head', async () => {
+    const api = await fakeApi({ script: () => working })
+    const gh = await fakeGitHub()
+    const failed = 'c'.repeat(40)
+    for (const event of CHECK_EVENTS) {
+      const fix = await runStep({
+        inputs: inputsFor(api, { prompt: 'Fix CI', name: `fix-${event}`, wait: 'false' }),
+        env: eventEnv(gh, event, checkFailed(event, failed)),
+      })
+      expect(fix.code, fix.stdout).toBe(0)
+      expect(api.run(fix.outputs.run_id ?? '')?.metadata).toMatchObject({
+        gh_thread: String(PR),
+        gh_head_sha: failed,
+      })
+      expect(fix.stdout).not.toContain('could not read the head')
+    }
+    expect(gh.requests).toHaveLength(0)
+  })
+
   it('workflow_run: pr_credit_budget counts the pull request’s runs', async () => {
     const api = await fakeApi({
       script: () => [
@@ -79,7 +103,7 @@ describe('a run started on a check’s event belongs to its pull request', () =>
 
     const fix = await runStep({
       inputs: inputsFor(api, { prompt: 'Fix CI', pr_credit_budget: '100' }),
-      env: eventEnv(gh, 'workflow_run', CHECK_EVENTS.workflow_run),
+      env: eventEnv(gh, 'workflow_run', checkFailed('workflow_run')),
     })
 
     expect(fix.outputs.outcome, fix.stdout).toBe('over_budget')
