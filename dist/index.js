@@ -4523,9 +4523,16 @@ function eventAuthorOf(payload) {
     return { login, isBot: user?.type === 'Bot' || login.endsWith('[bot]'), what };
 }
 const SHA = /^[0-9a-f]{40}$/;
-/** The pull request's head as the event delivered it (pull_request events only). */
+/**
+ * The head the event delivered: a pull request event's head, else the commit a check ran on
+ * (`workflow_run`, `check_suite`, `check_run`: the head of the pull request it names, which a CI
+ * fix works on), so that no GitHub request is needed to learn it.
+ */
 function eventHeadSha(payload) {
-    const sha = payload?.pull_request?.head?.sha;
+    const sha = payload?.pull_request?.head?.sha ??
+        payload?.workflow_run?.head_sha ??
+        payload?.check_suite?.head_sha ??
+        payload?.check_run?.head_sha;
     return typeof sha === 'string' && SHA.test(sha) ? sha : undefined;
 }
 /**
@@ -4777,7 +4784,7 @@ class GitHubContext {
     named;
     /** The pull request's number, when the event names one. */
     pullRequest;
-    /** The pull request's head as the event delivered it (pull_request events only), or approved. */
+    /** The head the event delivered (a pull request's, a check's commit), or the one approved. */
     eventHeadSha;
     /** GITHUB_SHA, when it is a commit's. */
     sha;
