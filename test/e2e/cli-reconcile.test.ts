@@ -209,6 +209,34 @@ describe('cloud-agent-run reconcile', () => {
     }
   })
 
+  it('sweeps an agent that orchestrates as one run: its children are no rows of their own, and the tree is cancelled', async () => {
+    const api = await fakeApi()
+    const { gitlab, close, scheduled } = await gitlabProject()
+    try {
+      const working = [{ state: 'INPROGRESS' as const, afterMs: 0 }]
+      const lost = api.seedRun(gitlabRun({ gh_step: '9001' }), {
+        script: [
+          { state: 'INPROGRESS', afterMs: 0, spawn: [{ script: working }, { script: working }] },
+        ],
+      })
+      gitlab.projects.setJob(42, 9001, 'failed')
+      const children = api.tree(lost.run_id).slice(1)
+      expect(children.map((child) => child.metadata?.gh_step)).toEqual(['9001', '9001'])
+
+      const pass = await command(['reconcile', '--json', '--base-url', api.baseUrl], scheduled).done
+      expect(pass.code, pass.stderr).toBe(0)
+      expect((JSON.parse(pass.stdout) as PassAnswer).swept).toEqual([lost.run_id])
+      expect(api.tree(lost.run_id).map((run) => run.state)).toEqual([
+        'CANCELLED',
+        'CANCELLED',
+        'CANCELLED',
+      ])
+      for (const child of children) expect(pass.stderr).not.toContain(`Run ${child.run_id}:`)
+    } finally {
+      await close()
+    }
+  })
+
   it('never sweeps a steered run its cancelled job handed to a newer pipeline of the merge request (superseded)', async () => {
     const api = await fakeApi()
     const { gitlab, close, scheduled } = await gitlabProject()

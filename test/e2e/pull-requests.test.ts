@@ -431,6 +431,37 @@ describe('the comment says how the run ended', () => {
     { state: 'INPROGRESS', afterMs: 50 },
   ]
 
+  it("an agent that orchestrates: the comment counts its runs' spend and lists the runs it started, collapsed", async () => {
+    const spent = (credits: number) => (childId: string) => [
+      {
+        state: 'SUCCEEDED',
+        afterMs: 0,
+        patch: {
+          request_usage: { inference_cost: credits },
+          session_link: `https://app.example.test/s/${childId}`,
+        },
+      },
+    ]
+    const { agents, gh } = await servers({
+      script: () => [
+        { state: 'INPROGRESS', afterMs: 0, spawn: [{ script: spent(2) }, { script: spent(3) }] },
+        { state: 'SUCCEEDED', afterMs: 200, patch: { request_usage: { inference_cost: 1 } } },
+      ],
+    })
+    const result = await runStep({
+      inputs: inputsFor(agents, { prompt: 'Review', comment: 'true' }),
+      env: pushEvent(gh, SHA_1),
+    })
+
+    expect(result.code, result.stdout).toBe(0)
+    const body = thread(gh)[0]?.body ?? ''
+    expect(body).toContain('6 credits')
+    expect(body).toContain('<details><summary>The agent started 2 runs</summary>')
+    for (const child of agents.tree(result.outputs.run_id ?? '').slice(1)) {
+      expect(body).toContain(`[Session](https://app.example.test/s/${child.run_id})`)
+    }
+  })
+
   it('a timed-out run: "timed out", after the timeout input\'s value, in the one comment', async () => {
     const { agents, gh } = await servers({ script: () => working })
     const result = await runStep({

@@ -673,6 +673,31 @@ describe('tasks: what applies to each task run (v1.3, one engine)', () => {
     expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
   })
 
+  it("cancel_previous cancels an orchestrating run's tree, and never takes a child of its name for a run of its own", async () => {
+    const api = await fakeApi()
+    const going: RunScript = [{ state: 'INPROGRESS', afterMs: 0 }]
+    const named = { config: { name: 'nightly' }, script: going }
+    const lastNight = api.seedRun(
+      { prompt: 'old a', config: { name: 'nightly' }, metadata: { gh_repository: 'octo-org/app' } },
+      { script: [{ state: 'INPROGRESS', afterMs: 0, spawn: [named, named] }] },
+    )
+    const main = await runStep({
+      inputs: inputsFor(api, {
+        tasks: '["ok: package a"]',
+        name: 'nightly',
+        cancel_previous: 'true',
+      }),
+    })
+
+    expect(main.code, main.stdout).toBe(0)
+    const tree = api.tree(lastNight.run_id)
+    expect(tree.map((run) => run.state)).toEqual(['CANCELLED', 'CANCELLED', 'CANCELLED'])
+    expect(main.stdout.match(/cancel_previous: Run run_\S+ was cancelled\./g)).toHaveLength(1)
+    expect(main.stdout).toContain(
+      `The 2 child run(s) that run ${lastNight.run_id}'s agent started and were still working were cancelled with it`,
+    )
+  })
+
   it('cancel_previous cancels the active runs of each task name before the set starts', async () => {
     const api = await fakeApi()
     const going: RunScript = [

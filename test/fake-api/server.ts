@@ -487,6 +487,7 @@ export class FakeAgentApi {
             prompt: child.prompt ?? `Work for ${parent.id}`,
             parent_run_id: parent.id,
             ...(child.metadata ? { metadata: child.metadata } : {}),
+            ...(child.config ? { config: child.config } : {}),
           },
           { runId, createdAt: startedWall, ...(script ? { script } : {}) },
         )

@@ -40,6 +40,8 @@ export interface ChildRun {
   prompt?: string
   /** Keys of its own, over those it inherits from its parent. */
   metadata?: Record<string, string>
+  /** Its agent's config (a `name` like its parent's, say); none by default. */
+  config?: CreateRunRequest['config']
   /** Its script, or what makes it from the child's run ID (for its session link). */
   script?: RunScript | ((runId: string) => RunScript)
 }
