@@ -5,7 +5,7 @@ import { readCancelOnly, readSettings } from './inputs/main-step.ts'
 import { readTaskSettings } from './inputs/task-set.ts'
 import { homeOf } from './model/home.ts'
 import { publishError, publishOverBudget } from './report/publish.ts'
-import { checkCreditBudgets } from './run/budget.ts'
+import { checkCreditBudgets, type BudgetCheck } from './run/budget.ts'
 import { Interruption } from './run/interruption.ts'
 import { TrackedRuns, type RunTracker } from './run/tracker.ts'
 import { serviceClient } from './service.ts'
@@ -74,9 +74,10 @@ async function mainStep(
     client,
     tracker,
   }
-  if (admitted.creates && (await stopsAtBudget(shape.settings.budgets, start))) return undefined
+  const budget = admitted.creates ? await checkBudgets(shape.settings.budgets, start) : {}
+  if (budget.reached) return undefined
   interruption.listen()
-  const step = await admitted.prepare(start)
+  const step = await admitted.prepare({ ...start, ...(budget.cap ? { budgetCap: budget.cap } : {}) })
   if (!step) return undefined
   const ended = await step.execute(interruption)
   await ended.finish()
@@ -89,10 +90,16 @@ async function readShape(inputs: InputSource): Promise<StepShape> {
   return set ? await taskSetShape(set) : await oneRunShape(readSettings(inputs))
 }
 
-/** The credit budgets, before anything is shown or created: past one, the step fails (over_budget). */
-async function stopsAtBudget(budgets: CreditBudgets, { home, client, io }: StepStart) {
+/**
+ * The credit budgets, before anything is shown or created: past one, the step fails
+ * (over_budget); under them, what they have left caps the step's runs.
+ */
+async function checkBudgets(
+  budgets: CreditBudgets,
+  { home, client, io }: StepStart,
+): Promise<BudgetCheck> {
   const deps = { now: Date.now, log: io }
-  const reached = await checkCreditBudgets(client, budgets, home, deps)
-  if (reached) await publishOverBudget(io, reached.message)
-  return reached !== undefined
+  const check = await checkCreditBudgets(client, budgets, home, deps)
+  if (check.reached) await publishOverBudget(io, check.reached.message)
+  return check
 }

@@ -1,3 +1,4 @@
+import { capLabel, capWords } from './spend-cap.ts'
 import type { ReviewVerdict } from '../agent/review-document.ts'
 import type { RunItem } from '../api/types.ts'
 import { WORKFLOW_WORDS, type Interrupted } from '../door-words.ts'
@@ -64,7 +65,9 @@ export type Ending =
       readonly kind: 'over-budget'
       readonly run: RunFacts
       readonly credits: string
-      readonly maxCredits: string
+      /** The cap the run went past, in words (`capWords`), and short (`capLabel`). */
+      readonly cap: string
+      readonly capLabel: string
       readonly cancel: CancelReport
     }
   | { readonly kind: 'superseded'; readonly run: RunFacts; readonly newerRunId: string }
@@ -125,7 +128,8 @@ export function endingOf(outcome: StepOutcome): Ending {
         kind: 'over-budget',
         run: factsOf(outcome.run),
         credits: formatCredits(outcome.cost.credits ?? 0),
-        maxCredits: formatCredits(outcome.maxCredits),
+        cap: capWords(outcome.cap),
+        capLabel: capLabel(outcome.cap),
         cancel: outcome.cancel,
       }
     case 'stopped':
@@ -244,12 +248,12 @@ export function describeEnding(ending: Ending): EndingWords {
       }
     }
     case 'over-budget': {
-      const used = `The run used ${ending.credits}, more than the max_credits cap of ${ending.maxCredits}`
+      const used = `The run used ${ending.credits}, more than ${ending.cap}`
       const cancel = describeCancel(ending.run.runId, ending.cancel)
       return {
         ...word('over_budget'),
-        label: `Over budget: ${ending.credits}, over the cap of ${ending.maxCredits}`,
-        detail: `The run used ${ending.credits}, more than the \`max_credits\` cap of ${ending.maxCredits}.${afterCancel(ending.cancel)}`,
+        label: `Over budget: ${ending.credits}, over ${ending.capLabel}`,
+        detail: `The run used ${ending.credits}, more than ${escapeMarkdown(ending.cap)}.${afterCancel(ending.cancel)}`,
         showsReason: false,
         why: `${used}. ${cancel}`,
         headline: `${ending.run.name} went over budget`,

@@ -1,3 +1,4 @@
+import type { SpendCap } from './spend-cap.ts'
 import { costSince } from '../agent/cost.ts'
 import { outcomeWordOf } from './ending.ts'
 import type { Outcome } from './outcome.ts'
@@ -11,7 +12,7 @@ export interface RunOutcomeContext {
   /** How long the run took, as the step tells it. */
   readonly elapsedMs: number
   readonly timeoutMs: number
-  readonly maxCredits: number | undefined
+  readonly cap: SpendCap | undefined
 }
 
 /** A run the step never started: its create failed, or the step stopped before it was sent. */
@@ -70,7 +71,7 @@ export function outcomeOfRun(
             kind: 'over-budget',
             run,
             cost: costSince(treeCostOf(run, record.children), record.usedBefore),
-            maxCredits: context.maxCredits ?? 0,
+            cap: context.cap ?? { credits: 0, input: 'max_credits' },
             elapsedMs,
             cancel,
           }
@@ -86,7 +87,7 @@ export function outcomeOfRun(
 }
 
 /** Only the word is read: the clock and the caps do not change it. */
-const WORD_ONLY: RunOutcomeContext = { elapsedMs: 0, timeoutMs: 0, maxCredits: undefined }
+const WORD_ONLY: RunOutcomeContext = { elapsedMs: 0, timeoutMs: 0, cap: undefined }
 
 /**
  * Pure: one run's `outcome` word (a task's in the `runs` output): its outcome's, `error` for a

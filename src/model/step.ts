@@ -4,6 +4,7 @@ import type { Interrupted } from '../door-words.ts'
 import type { CreateRunRequest, RunItem, RunState } from '../api/types.ts'
 import type { CancelReport } from './cancel.ts'
 import type { StoppedCause } from './outcome.ts'
+import type { SpendCap } from './spend-cap.ts'
 
 /**
  * How the step ended, as a value; reporting turns it into outputs, a summary and an exit status.
@@ -42,7 +43,7 @@ export type StepOutcome = { readonly children?: readonly RunItem[] } & (
       kind: 'over-budget'
       run: RunItem
       cost: RunCost
-      maxCredits: number
+      cap: SpendCap
       elapsedMs: number
       cancel: CancelReport
     }

@@ -6,6 +6,7 @@ import { HANDOFF_KEYS } from '../model/handoff.ts'
 import { formatCredits } from '../text/format.ts'
 import { CREDIT_BUDGET_CHECK } from '../timing.ts'
 import { changeName, homeScope, ofHomeForge, type RunHome } from '../model/home.ts'
+import { tighterCap, type SpendCap } from '../model/spend-cap.ts'
 import { listTaggedRuns } from './listing.ts'
 
 /** A budget that has been reached: nothing is to be created. */
@@ -16,47 +17,67 @@ export interface BudgetReached {
 }
 
 /**
+ * What the budgets say before a run is created: the first one reached (nothing is created), or
+ * what the tightest had left, which caps the step's runs while they work (v1.5: a budget caps
+ * the runs it admits).
+ */
+export interface BudgetCheck {
+  readonly reached?: BudgetReached
+  readonly cap?: SpendCap
+}
+
+/**
  * Checks the credit budgets before a run is created: one list request a page
  * for each budget that is set, summing the credits of the runs this action
  * tagged with this repository (the last 24 hours) or this pull request. The
- * first budget that the sum has reached is returned; undefined when none is.
- * A failure to list throws, and so does a list cut short under the budget: a
- * budget that cannot be checked creates nothing.
+ * first budget that the sum has reached is returned; else what the budgets
+ * had left, the tightest, as a cap on the step's runs. A failure to list
+ * throws, and so does a list cut short under the budget: a budget that cannot
+ * be checked creates nothing.
  */
 export async function checkCreditBudgets(
   client: Pick<AgentRunsClient, 'iterateRuns'>,
   budgets: CreditBudgets,
   home: RunHome,
   deps: { now: () => number; log: Log },
-): Promise<BudgetReached | undefined> {
+): Promise<BudgetCheck> {
   const deadline = deps.now() + CREDIT_BUDGET_CHECK.deadlineMs
   const project = homeScope(home, { byThread: false })
-  if (budgets.daily === undefined && budgets.pullRequest === undefined) return undefined
+  if (budgets.daily === undefined && budgets.pullRequest === undefined) return {}
   // The inputs refuse a budget with no project before any request; this holds the rule here too.
   if (!project) throw new Error('A credit budget needs a project to count by; none is named.')
   const ofHome = { home, deadline, log: deps.log }
+  let cap: SpendCap | undefined
   if (budgets.daily !== undefined) {
     const since = new Date(deps.now() - CREDIT_BUDGET_CHECK.dailyWindowMs).toISOString()
     const spent = await creditsOf(client, project, since, ofHome)
     const window = `in the last 24 hours (since ${since.replace(/\.\d+Z$/, 'Z')})`
     const runs = `the runs this action started for ${home.project} ${window}`
     const reached = judge('daily_credit_budget', budgets.daily, spent, runs, deps.log)
-    if (reached) return reached
+    if (reached) return { reached }
+    cap = leftOf('daily_credit_budget', budgets.daily, spent)
   }
   if (budgets.pullRequest !== undefined) {
     if (home.change === undefined) {
       deps.log.info(
         'pr_credit_budget: this step is about no pull or merge request; it does not apply.',
       )
-      return undefined
+      return cap ? { cap } : {}
     }
     const tags = { ...project, [HANDOFF_KEYS.thread]: String(home.change) }
     const spent = await creditsOf(client, tags, undefined, ofHome)
     const where = `${changeName(home, home.change)} of ${home.project}`
     const runs = `the runs this action started for ${where} (all of them, whenever they ran)`
-    return judge('pr_credit_budget', budgets.pullRequest, spent, runs, deps.log)
+    const reached = judge('pr_credit_budget', budgets.pullRequest, spent, runs, deps.log)
+    if (reached) return { reached }
+    cap = tighterCap(cap, leftOf('pr_credit_budget', budgets.pullRequest, spent))
   }
-  return undefined
+  return cap ? { cap } : {}
+}
+
+/** What a budget not reached had left: the cap on the runs it admits. */
+function leftOf(input: SpendCap['input'], limit: number, spent: Spent): SpendCap {
+  return { credits: Math.max(0, limit - spent.credits), input, limit }
 }
 
 /** What the runs a budget counts used, and whether every one of them was read. */

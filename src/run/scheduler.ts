@@ -3,6 +3,7 @@ import type { Sleep } from '../api/transport.ts'
 import { ApiStatusError } from '../api/errors.ts'
 import { isRefusal, isRetryable, retryAfterMs } from '../api/retry.ts'
 import type { RunItem } from '../api/types.ts'
+import { capWords, type SpendCap } from '../model/spend-cap.ts'
 import type { Log } from '../log.ts'
 import { costSince } from '../agent/cost.ts'
 import { describePassWhen, passWhenStanding, standingOf, type PassWhen } from '../model/set.ts'
@@ -32,8 +33,8 @@ export interface ScheduleSettings {
   passWhen: PassWhen
   timeoutMs: number
   pollIntervalMs: number
-  /** The cap on the credits of every run together; undefined for none. */
-  maxCredits: number | undefined
+  /** The cap on the credits of every run together (max_credits, or a budget's rest); undefined for none. */
+  cap: SpendCap | undefined
 }
 
 export interface SchedulerDeps {
@@ -309,7 +310,7 @@ export class RunScheduler {
       const readAt = this.#readAt.get(one)
       if (pageFull && readAt !== undefined && now - readAt < SET_UNLISTED_RECHECK_MS) continue
       await this.#readOnItsOwn(one, deadline)
-      if (this.#settings.maxCredits !== undefined) await this.#readChildren(one, deadline)
+      if (this.#settings.cap !== undefined) await this.#readChildren(one, deadline)
     }
   }
 
@@ -373,16 +374,16 @@ export class RunScheduler {
 
   /** Before each start and poll: the credit cap on the sum, and whether `pass_when` can still be met. */
   #judge(): void {
-    const { maxCredits, passWhen } = this.#settings
+    const { cap, passWhen } = this.#settings
     const credits = this.#credits()
-    if (maxCredits !== undefined && credits !== undefined && credits > maxCredits) {
+    if (cap !== undefined && credits !== undefined && credits > cap.credits) {
       const used =
         this.#lifecycles.length === 1
           ? `the run used ${formatCredits(credits)}`
           : `the runs used ${formatCredits(credits)} together`
       this.#stopped = {
         why: { kind: 'over-budget' },
-        reason: `${used}, past max_credits (${formatCredits(maxCredits)})`,
+        reason: `${used}, past ${capWords(cap)}`,
       }
       return
     }

@@ -1,3 +1,4 @@
+import type { SpendCap } from '../model/spend-cap.ts'
 import type { Sleep } from '../api/transport.ts'
 import type { CreateRunRequest } from '../api/types.ts'
 import type { PassWhen } from '../model/set.ts'
@@ -29,7 +30,7 @@ export interface SetSettings {
   passWhen: PassWhen
   timeoutMs: number
   pollIntervalMs: number
-  maxCredits: number | undefined
+  cap: SpendCap | undefined
   /**
    * `previous_run: cancel`: the active runs with a task's name (of the set's project and thread)
    * are cancelled before the set starts; the input that asked, as the door names it.

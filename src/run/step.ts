@@ -1,3 +1,4 @@
+import { maxCreditsCap, tighterCap, type SpendCap } from '../model/spend-cap.ts'
 import type { Conversation } from '../agent/conversation.ts'
 import type { RunItem } from '../api/types.ts'
 import type { Settings } from '../inputs/main-step.ts'
@@ -31,6 +32,8 @@ export interface StepDeps extends LifecycleDeps {
   checkResult?: LifecycleSpec['checkResult']
   /** Told where the run stands after each start and poll (its surfaces show it). */
   onProgress?: (runs: readonly RunRecord[]) => void
+  /** What the credit budgets had left when the step was admitted: the run stops there. */
+  budgetCap?: SpendCap
 }
 
 /** How the step's one run ended: its outcome, its checked document, and the run that replaced it. */
@@ -83,8 +86,8 @@ export async function executeStep(
     },
   )
   const { timeoutMs } = settings
-  const { maxCredits } = settings.agentWork
-  const schedule = { maxParallel: 1, passWhen: { kind: 'all' as const }, timeoutMs, maxCredits }
+  const cap = tighterCap(maxCreditsCap(settings.agentWork.maxCredits), deps.budgetCap)
+  const schedule = { maxParallel: 1, passWhen: { kind: 'all' as const }, timeoutMs, cap }
   const runs = new StepRuns(
     [lifecycle],
     { ...schedule, pollIntervalMs: settings.pollIntervalMs },
@@ -123,7 +126,7 @@ export async function executeStep(
     const by = interruption.interrupted
     return { outcome: { kind: 'interrupted', run, signal: end.signal, cancel, by } }
   }
-  const read = outcomeOfRun(record, { elapsedMs: deps.now() - startedAt, timeoutMs, maxCredits })
+  const read = outcomeOfRun(record, { elapsedMs: deps.now() - startedAt, timeoutMs, cap })
   // A run never started was stopped with the step: a create's failure is thrown.
   const children = record.children?.length ? { children: record.children } : {}
   const outcome: StepOutcome =

@@ -129,6 +129,7 @@ async function execute(step: PreparedRun, interruption: Interruption): Promise<E
     continueFrom: continueSource(step.home, head),
     onSteered: () => step.io.setOutput('steered', 'true'),
     checkResult,
+    ...(step.budgetCap ? { budgetCap: step.budgetCap } : {}),
   }
   return executeStep({ ...settings, target: step.target }, deps, interruption)
 }

@@ -1,6 +1,7 @@
 import type { AgentRunsClient } from '../api/client.ts'
 import type { GitHubContext } from '../github/context.ts'
 import type { Connection } from '../inputs/connection.ts'
+import type { SpendCap } from '../model/spend-cap.ts'
 import type { CreditBudgets } from '../inputs/budgets.ts'
 import type { InputSource } from '../step-io.ts'
 import type { RunHome } from '../model/home.ts'
@@ -45,6 +46,8 @@ export interface StepStart {
   readonly tracker: RunTracker
   /** `previous_run: steer`: what a door other than the runner says of a newer step. */
   readonly steering?: InputSource['steering']
+  /** What the credit budgets had left when the step was admitted: its runs stop there. */
+  readonly budgetCap?: SpendCap
 }
 
 /** A prepared step: its runs are started and awaited under the interruption, then shown. */

@@ -1,3 +1,4 @@
+import { maxCreditsCap, tighterCap } from '../model/spend-cap.ts'
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { defaultArtifactsDir, taskFolderName } from '../agent/artifacts.ts'
@@ -108,7 +109,7 @@ function setRun(set: PreparedSet, interruption: Interruption): TaskSetRun {
       passWhen: settings.passWhen,
       timeoutMs: settings.timeoutMs,
       pollIntervalMs: settings.pollIntervalMs,
-      maxCredits: settings.agentWork.maxCredits,
+      cap: tighterCap(maxCreditsCap(settings.agentWork.maxCredits), set.budgetCap),
       cancelPrevious: settings.cancelPrevious,
       wait: settings.wait,
     },
@@ -172,7 +173,7 @@ async function taskWork(
   signal: AbortSignal,
 ): Promise<TaskWork | undefined> {
   const { settings, world } = set
-  const outcome = outcomeOfRun(task, { elapsedMs: 0, timeoutMs: 0, maxCredits: undefined })
+  const outcome = outcomeOfRun(task, { elapsedMs: 0, timeoutMs: 0, cap: undefined })
   if (outcome.kind === 'not-started') return undefined
   const { downloadPatterns, artifactsDir } = settings.agentWork
   const setDir = artifactsDir || defaultArtifactsDir(world.runnerTemp, set.stepTag.invocation)

@@ -9,10 +9,10 @@ import { describe, expect, it } from 'vitest'
 import type { FakeAgentApi, RunScript } from '../fake-api/server.ts'
 import { command } from './command.ts'
 import { runStep } from './harness.ts'
-import { e2eServers } from './servers.ts'
+import { e2eServers, eventEnv } from './servers.ts'
 
 const KEY = 'sk-one-project-e2e'
-const { fakeApi, inputsFor } = e2eServers(KEY)
+const { fakeApi, fakeGitHub, inputsFor } = e2eServers(KEY)
 
 /** A run that ends at once having used `credits`. */
 const costing = (credits: number): RunScript => [
@@ -105,5 +105,37 @@ describe('one number per project, whichever door made the runs', () => {
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('--project names a project as a path')
     expect(api.requests).toHaveLength(0)
+  })
+})
+
+describe('a budget caps the runs it admits', () => {
+  it('a run admitted with 10 credits of its pull request’s budget left is stopped over_budget once it passes them', async () => {
+    const spend: RunScript[] = [
+      costing(90),
+      [
+        { state: 'INPROGRESS', afterMs: 0, patch: { request_usage: { inference_cost: 4 } } },
+        { state: 'INPROGRESS', afterMs: 300, patch: { request_usage: { inference_cost: 25 } } },
+        { state: 'SUCCEEDED', afterMs: 60_000, patch: { request_usage: { inference_cost: 60 } } },
+      ],
+    ]
+    const api = await fakeApi({ script: () => spend.shift() ?? costing(0) })
+    const gh = await fakeGitHub()
+    const event = eventEnv(gh, 'pull_request', { action: 'opened', pull_request: { number: 7 } })
+    const first = await runStep({ inputs: inputsFor(api, { prompt: 'Review' }), env: event })
+    expect(first.outputs.outcome).toBe('succeeded')
+
+    const second = await runStep({
+      inputs: inputsFor(api, { prompt: 'Review again', pr_credit_budget: '100' }),
+      env: event,
+    })
+    expect(second.outputs.outcome, second.stdout).toBe('over_budget')
+    expect(second.stdout).toContain(
+      'more than the 10 credits pr_credit_budget had left when the step started (of 100 credits)',
+    )
+    const [, capped] = api.requestsTo('POST', /\/agent\/runs?$/)
+    expect(capped).toBeDefined()
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(1)
+    // Overrun by what one poll let the run spend, never by the whole run (60 credits).
+    expect(second.outputs.credits).toBe('25')
   })
 })

@@ -60,7 +60,7 @@ function setFor(api: FakeAgentApi, prompts: string[], settings: Partial<SetSetti
       passWhen: { kind: 'all' },
       timeoutMs: 60_000,
       pollIntervalMs: 20,
-      maxCredits: undefined,
+      cap: undefined,
       ...settings,
     },
     {
@@ -84,10 +84,12 @@ function setFor(api: FakeAgentApi, prompts: string[], settings: Partial<SetSetti
 describe('TaskSetRun stops on its own', () => {
   it('max_credits caps the sum: past it, every run in flight is cancelled, and the set is over budget', async () => {
     const api = await startApi(() => working(30))
-    const { set, logged, saved } = setFor(api, ['a', 'b'], { maxCredits: 50 })
+    const { set, logged, saved } = setFor(api, ['a', 'b'], {
+      cap: { credits: 50, input: 'max_credits' },
+    })
     const outcome = await set.run(noSignals())
     expect(outcome.word).toBe('over_budget')
-    expect(outcome.reason).toMatch(/60 credits together, past max_credits \(50 credits\)/)
+    expect(outcome.reason).toMatch(/60 credits together, past the max_credits cap of 50 credits/)
     expect(api.allRuns().map((run) => run.state)).toEqual(['CANCELLED', 'CANCELLED'])
     expect(outcome.tasks.map((task) => task.stoppedBy)).toEqual(['over-budget', 'over-budget'])
     expect(logged.join('\n')).toMatch(/Stopping the set: the runs used 60 credits/)

@@ -94,7 +94,7 @@ describe('checkCreditBudgets', () => {
       home(3),
       { now, log: recorder() },
     )
-    expect(reached).toBeUndefined()
+    expect(reached).toEqual({})
     expect(api.requests).toHaveLength(0)
   })
 
@@ -119,10 +119,13 @@ describe('checkCreditBudgets', () => {
       },
     )
 
-    expect(under).toBeUndefined()
+    // Under the budget, what it has left caps the step's runs: 1 credit.
+    expect(under).toEqual({
+      cap: { credits: 1, input: 'daily_credit_budget', limit: 101 },
+    })
     expect(log.lines[0]).toMatch(/used 100 credits of 101 credits\.$/)
-    expect(reached?.input).toBe('daily_credit_budget')
-    expect(reached?.message).toMatch(
+    expect(reached.reached?.input).toBe('daily_credit_budget')
+    expect(reached.reached?.message).toMatch(
       /in the last 24 hours \(since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\) used 100 credits, which has reached the daily_credit_budget of 100 credits\. No run was created\.$/,
     )
     const query = api.requestsTo('GET', '/api/v1/agent/runs')[0]?.query
@@ -142,9 +145,9 @@ describe('checkCreditBudgets', () => {
       { now, log },
     )
 
-    expect(reached?.input).toBe('pr_credit_budget')
-    expect(reached?.message).toContain('pull request #7 of octo-org/app')
-    expect(reached?.message).toContain('used 120 credits')
+    expect(reached.reached?.input).toBe('pr_credit_budget')
+    expect(reached.reached?.message).toContain('pull request #7 of octo-org/app')
+    expect(reached.reached?.message).toContain('used 120 credits')
     expect(log.lines.join('\n')).toContain('cannot filter runs by metadata')
   })
 
@@ -157,7 +160,7 @@ describe('checkCreditBudgets', () => {
       home(undefined),
       { now, log },
     )
-    expect(reached).toBeUndefined()
+    expect(reached).toEqual({})
     expect(api.requests).toHaveLength(0)
     expect(log.lines).toEqual([
       'pr_credit_budget: this step is about no pull or merge request; it does not apply.',
@@ -212,7 +215,7 @@ describe('checkCreditBudgets', () => {
         { now, log: recorder() },
       )
 
-      expect(reached?.message).toMatch(
+      expect(reached.reached?.message).toMatch(
         /used at least 2,000 credits, which has reached the daily_credit_budget/,
       )
     })

@@ -203,7 +203,7 @@ describe("the summary of the agent's work", () => {
       kind: 'over-budget',
       run: run({ state: 'CANCELLED' }),
       cost: { credits: 1500, usd: undefined },
-      maxCredits: 1000,
+      cap: { credits: 1000, input: 'max_credits' },
       elapsedMs: 1_000,
       cancel: { kind: 'cancelled' },
     }

@@ -329,7 +329,7 @@ describe('the comment, as GitHub renders it', () => {
             kind: 'over-budget',
             run: cancelled,
             cost: { credits: 120.5, usd: undefined },
-            maxCredits: 100,
+            cap: { credits: 100, input: 'max_credits' },
             elapsedMs: 1000,
             cancel: { kind: 'cancelled' },
           },

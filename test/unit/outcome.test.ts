@@ -29,7 +29,8 @@ const ENDINGS: Array<[Ending, string, boolean]> = [
       kind: 'over-budget',
       run,
       credits: '12 credits',
-      maxCredits: '10 credits',
+      cap: 'the max_credits cap of 10 credits',
+      capLabel: 'the cap of 10 credits',
       cancel: cancelled,
     },
     'over_budget',
@@ -137,7 +138,7 @@ describe('outcome', () => {
         kind: 'over-budget',
         run: item,
         cost: { credits: 2, usd: undefined },
-        maxCredits: 1,
+        cap: { credits: 1, input: 'max_credits' },
         elapsedMs: 1,
         cancel,
       },
@@ -229,7 +230,8 @@ describe('outcome', () => {
       kind: 'over-budget',
       run,
       credits: '1,500 credits',
-      maxCredits: '1,000 credits',
+      cap: 'the max_credits cap of 1,000 credits',
+      capLabel: 'the cap of 1,000 credits',
       cancel: cancelled,
     })
     expect(overBudget.why).toContain('more than the max_credits cap of 1,000 credits')

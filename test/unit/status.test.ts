@@ -72,7 +72,7 @@ describe('commit status reports', () => {
         kind: 'over-budget',
         run: run({ state: 'CANCELLED' }),
         cost: { credits: 120, usd: undefined },
-        maxCredits: 100,
+        cap: { credits: 100, input: 'max_credits' },
         elapsedMs: 1000,
         cancel: { kind: 'cancelled' },
       }),
