@@ -77,7 +77,10 @@ async function mainStep(
   const budget = admitted.creates ? await checkBudgets(shape.settings.budgets, start) : {}
   if (budget.reached) return undefined
   interruption.listen()
-  const step = await admitted.prepare({ ...start, ...(budget.cap ? { budgetCap: budget.cap } : {}) })
+  const step = await admitted.prepare({
+    ...start,
+    ...(budget.cap ? { budgetCap: budget.cap } : {}),
+  })
   if (!step) return undefined
   const ended = await step.execute(interruption)
   await ended.finish()
