@@ -8723,6 +8723,39 @@ function outcomeOfState(state) {
     return meaningOf(state) === 'failed' ? 'failed' : undefined;
 }
 
+;// CONCATENATED MODULE: ./src/model/spend-cap.ts
+/**
+ * What stops a run over budget while it works: `max_credits`, or what a credit budget had left
+ * when the step was admitted (v1.5: a budget caps the runs it admits, so it is overrun by at
+ * most what one poll interval lets a run spend, never by a whole run). Pure.
+ */
+
+/** The tighter of two caps (the first on a tie); undefined when neither is set. */
+function tighterCap(a, b) {
+    if (!a)
+        return b;
+    if (!b)
+        return a;
+    return b.credits < a.credits ? b : a;
+}
+/** The cap `max_credits` sets, if any. */
+function maxCreditsCap(maxCredits) {
+    return maxCredits === undefined ? undefined : { credits: maxCredits, input: 'max_credits' };
+}
+/** The cap, short, for a label: `the cap of 5 credits`, `the 12 credits pr_credit_budget had left`. */
+function capLabel(cap) {
+    if (cap.input === 'max_credits')
+        return `the cap of ${format_formatCredits(cap.credits)}`;
+    return `the ${format_formatCredits(cap.credits)} ${cap.input} had left`;
+}
+/** The cap in words: `the max_credits cap of 5 credits`, `the 12 credits pr_credit_budget had left (of 100 credits)`. */
+function capWords(cap) {
+    if (cap.input === 'max_credits')
+        return `the max_credits cap of ${format_formatCredits(cap.credits)}`;
+    const of = cap.limit === undefined ? '' : ` (of ${format_formatCredits(cap.limit)})`;
+    return `the ${format_formatCredits(cap.credits)} ${cap.input} had left when the step started${of}`;
+}
+
 ;// CONCATENATED MODULE: ./src/door-words.ts
 /** An Action's steps: the workflow cancels them; the post step cleans up after the main step. */
 const WORKFLOW_WORDS = {
@@ -8778,6 +8811,7 @@ function parseIsoDuration(text) {
 
 
 
+
 /** The step's outcome as the pure outcome rules see it. */
 function endingOf(outcome) {
     switch (outcome.kind) {
@@ -8813,7 +8847,8 @@ function endingOf(outcome) {
                 kind: 'over-budget',
                 run: factsOf(outcome.run),
                 credits: format_formatCredits(outcome.cost.credits ?? 0),
-                maxCredits: format_formatCredits(outcome.maxCredits),
+                cap: capWords(outcome.cap),
+                capLabel: capLabel(outcome.cap),
                 cancel: outcome.cancel,
             };
         case 'stopped':
@@ -8910,12 +8945,12 @@ function describeEnding(ending) {
             };
         }
         case 'over-budget': {
-            const used = `The run used ${ending.credits}, more than the max_credits cap of ${ending.maxCredits}`;
+            const used = `The run used ${ending.credits}, more than ${ending.cap}`;
             const cancel = describeCancel(ending.run.runId, ending.cancel);
             return {
                 ...word('over_budget'),
-                label: `Over budget: ${ending.credits}, over the cap of ${ending.maxCredits}`,
-                detail: `The run used ${ending.credits}, more than the \`max_credits\` cap of ${ending.maxCredits}.${afterCancel(ending.cancel)}`,
+                label: `Over budget: ${ending.credits}, over ${ending.capLabel}`,
+                detail: `The run used ${ending.credits}, more than ${escapeMarkdown(ending.cap)}.${afterCancel(ending.cancel)}`,
                 showsReason: false,
                 why: `${used}. ${cancel}`,
                 headline: `${ending.run.name} went over budget`,
@@ -9451,23 +9486,26 @@ async function publishError(io, error, summary) {
 
 
 
+
 /**
  * Checks the credit budgets before a run is created: one list request a page
  * for each budget that is set, summing the credits of the runs this action
  * tagged with this repository (the last 24 hours) or this pull request. The
- * first budget that the sum has reached is returned; undefined when none is.
- * A failure to list throws, and so does a list cut short under the budget: a
- * budget that cannot be checked creates nothing.
+ * first budget that the sum has reached is returned; else what the budgets
+ * had left, the tightest, as a cap on the step's runs. A failure to list
+ * throws, and so does a list cut short under the budget: a budget that cannot
+ * be checked creates nothing.
  */
 async function checkCreditBudgets(client, budgets, home, deps) {
     const deadline = deps.now() + timing/* CREDIT_BUDGET_CHECK */.PK.deadlineMs;
     const project = homeScope(home, { byThread: false });
     if (budgets.daily === undefined && budgets.pullRequest === undefined)
-        return undefined;
+        return {};
     // The inputs refuse a budget with no project before any request; this holds the rule here too.
     if (!project)
         throw new Error('A credit budget needs a project to count by; none is named.');
     const ofHome = { home, deadline, log: deps.log };
+    let cap;
     if (budgets.daily !== undefined) {
         const since = new Date(deps.now() - timing/* CREDIT_BUDGET_CHECK */.PK.dailyWindowMs).toISOString();
         const spent = await creditsOf(client, project, since, ofHome);
@@ -9475,20 +9513,28 @@ async function checkCreditBudgets(client, budgets, home, deps) {
         const runs = `the runs this action started for ${home.project} ${window}`;
         const reached = judge('daily_credit_budget', budgets.daily, spent, runs, deps.log);
         if (reached)
-            return reached;
+            return { reached };
+        cap = leftOf('daily_credit_budget', budgets.daily, spent);
     }
     if (budgets.pullRequest !== undefined) {
         if (home.change === undefined) {
             deps.log.info('pr_credit_budget: this step is about no pull or merge request; it does not apply.');
-            return undefined;
+            return cap ? { cap } : {};
         }
         const tags = { ...project, [HANDOFF_KEYS.thread]: String(home.change) };
         const spent = await creditsOf(client, tags, undefined, ofHome);
         const where = `${changeName(home, home.change)} of ${home.project}`;
         const runs = `the runs this action started for ${where} (all of them, whenever they ran)`;
-        return judge('pr_credit_budget', budgets.pullRequest, spent, runs, deps.log);
+        const reached = judge('pr_credit_budget', budgets.pullRequest, spent, runs, deps.log);
+        if (reached)
+            return { reached };
+        cap = tighterCap(cap, leftOf('pr_credit_budget', budgets.pullRequest, spent));
     }
-    return undefined;
+    return cap ? { cap } : {};
+}
+/** What a budget not reached had left: the cap on the runs it admits. */
+function leftOf(input, limit, spent) {
+    return { credits: Math.max(0, limit - spent.credits), input, limit };
 }
 /**
  * The budget against what was spent. A sum that could not read every run is a
@@ -14150,7 +14196,7 @@ function outcomeOfRun(record, context) {
                         kind: 'over-budget',
                         run,
                         cost: costSince(treeCostOf(run, record.children), record.usedBefore),
-                        maxCredits: context.maxCredits ?? 0,
+                        cap: context.cap ?? { credits: 0, input: 'max_credits' },
                         elapsedMs,
                         cancel,
                     };
@@ -14165,7 +14211,7 @@ function outcomeOfRun(record, context) {
     }
 }
 /** Only the word is read: the clock and the caps do not change it. */
-const WORD_ONLY = { elapsedMs: 0, timeoutMs: 0, maxCredits: undefined };
+const WORD_ONLY = { elapsedMs: 0, timeoutMs: 0, cap: undefined };
 /**
  * Pure: one run's `outcome` word (a task's in the `runs` output): its outcome's, `error` for a
  * create that failed, `not_started` for a task the step never started.
@@ -15132,6 +15178,7 @@ function nextPollDelayMs(elapsedMs, pollIntervalMs) {
 
 
 
+
 class LostContactError extends Error {
     name = 'LostContactError';
 }
@@ -15365,7 +15412,7 @@ class RunScheduler {
             if (pageFull && readAt !== undefined && now - readAt < timing/* SET_UNLISTED_RECHECK_MS */.X2)
                 continue;
             await this.#readOnItsOwn(one, deadline);
-            if (this.#settings.maxCredits !== undefined)
+            if (this.#settings.cap !== undefined)
                 await this.#readChildren(one, deadline);
         }
     }
@@ -15421,15 +15468,15 @@ class RunScheduler {
     }
     /** Before each start and poll: the credit cap on the sum, and whether `pass_when` can still be met. */
     #judge() {
-        const { maxCredits, passWhen } = this.#settings;
+        const { cap, passWhen } = this.#settings;
         const credits = this.#credits();
-        if (maxCredits !== undefined && credits !== undefined && credits > maxCredits) {
+        if (cap !== undefined && credits !== undefined && credits > cap.credits) {
             const used = this.#lifecycles.length === 1
                 ? `the run used ${format_formatCredits(credits)}`
                 : `the runs used ${format_formatCredits(credits)} together`;
             this.#stopped = {
                 why: { kind: 'over-budget' },
-                reason: `${used}, past max_credits (${format_formatCredits(maxCredits)})`,
+                reason: `${used}, past ${capWords(cap)}`,
             };
             return;
         }
@@ -15608,6 +15655,7 @@ class StepRuns {
 
 
 
+
 /**
  * The step's one run, as a set of one: started (created, or adopted and followed up), awaited
  * and stopped by the one scheduler, its document checked (corrections asked for), a signal's
@@ -15641,8 +15689,8 @@ async function executeStep(settings, deps, interruption) {
         onSteered: deps.onSteered,
     });
     const { timeoutMs } = settings;
-    const { maxCredits } = settings.agentWork;
-    const schedule = { maxParallel: 1, passWhen: { kind: 'all' }, timeoutMs, maxCredits };
+    const cap = tighterCap(maxCreditsCap(settings.agentWork.maxCredits), deps.budgetCap);
+    const schedule = { maxParallel: 1, passWhen: { kind: 'all' }, timeoutMs, cap };
     const runs = new StepRuns([lifecycle], { ...schedule, pollIntervalMs: settings.pollIntervalMs }, {
         client,
         now,
@@ -15679,7 +15727,7 @@ async function executeStep(settings, deps, interruption) {
         const by = interruption.interrupted;
         return { outcome: { kind: 'interrupted', run, signal: end.signal, cancel, by } };
     }
-    const read = outcomeOfRun(record, { elapsedMs: deps.now() - startedAt, timeoutMs, maxCredits });
+    const read = outcomeOfRun(record, { elapsedMs: deps.now() - startedAt, timeoutMs, cap });
     // A run never started was stopped with the step: a create's failure is thrown.
     const children = record.children?.length ? { children: record.children } : {};
     const outcome = read.kind === 'not-started' || end.schedule.kind === 'interrupted'
@@ -16259,6 +16307,7 @@ async function execute(step, interruption) {
         continueFrom: continueSource(step.home, head),
         onSteered: () => step.io.setOutput('steered', 'true'),
         checkResult,
+        ...(step.budgetCap ? { budgetCap: step.budgetCap } : {}),
     };
     return executeStep({ ...settings, target: step.target }, deps, interruption);
 }
@@ -16966,6 +17015,7 @@ const SET_STEP_STOPPED = "The step stopped before it reported the set; none of i
 
 
 
+
 /**
  * The main step's shape with `tasks`: one run per task, at most `max_parallel` at once, judged
  * by `pass_when`, shown as one table. Each task's output schema (its own, else the step's) is
@@ -17027,7 +17077,7 @@ function setRun(set, interruption) {
         passWhen: settings.passWhen,
         timeoutMs: settings.timeoutMs,
         pollIntervalMs: settings.pollIntervalMs,
-        maxCredits: settings.agentWork.maxCredits,
+        cap: tighterCap(maxCreditsCap(settings.agentWork.maxCredits), set.budgetCap),
         cancelPrevious: settings.cancelPrevious,
         wait: settings.wait,
     }, {
@@ -17083,7 +17133,7 @@ async function task_set_finish(set, outcome, interruption) {
  */
 async function taskWork(task, set, signal) {
     const { settings, world } = set;
-    const outcome = outcomeOfRun(task, { elapsedMs: 0, timeoutMs: 0, maxCredits: undefined });
+    const outcome = outcomeOfRun(task, { elapsedMs: 0, timeoutMs: 0, cap: undefined });
     if (outcome.kind === 'not-started')
         return undefined;
     const { downloadPatterns, artifactsDir } = settings.agentWork;
@@ -17170,10 +17220,14 @@ async function mainStep(inputs, io, tracker, interruption) {
         client,
         tracker,
     };
-    if (admitted.creates && (await stopsAtBudget(shape.settings.budgets, start)))
+    const budget = admitted.creates ? await checkBudgets(shape.settings.budgets, start) : {};
+    if (budget.reached)
         return undefined;
     interruption.listen();
-    const step = await admitted.prepare(start);
+    const step = await admitted.prepare({
+        ...start,
+        ...(budget.cap ? { budgetCap: budget.cap } : {}),
+    });
     if (!step)
         return undefined;
     const ended = await step.execute(interruption);
@@ -17185,13 +17239,16 @@ async function readShape(inputs) {
     const set = await readTaskSettings(inputs);
     return set ? await taskSetShape(set) : await oneRunShape(readSettings(inputs));
 }
-/** The credit budgets, before anything is shown or created: past one, the step fails (over_budget). */
-async function stopsAtBudget(budgets, { home, client, io }) {
+/**
+ * The credit budgets, before anything is shown or created: past one, the step fails
+ * (over_budget); under them, what they have left caps the step's runs.
+ */
+async function checkBudgets(budgets, { home, client, io }) {
     const deps = { now: Date.now, log: io };
-    const reached = await checkCreditBudgets(client, budgets, home, deps);
-    if (reached)
-        await publishOverBudget(io, reached.message);
-    return reached !== undefined;
+    const check = await checkCreditBudgets(client, budgets, home, deps);
+    if (check.reached)
+        await publishOverBudget(io, check.reached.message);
+    return check;
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/post-step.ts
