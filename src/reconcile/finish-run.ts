@@ -12,7 +12,8 @@ import type { RunEntry } from '../model/key-history.ts'
 import type { StepOutcome } from '../model/step.ts'
 import type { PassRow } from '../report/reconcile.ts'
 import { findSupersedingRun } from '../run/superseded.ts'
-import { RECONCILE_PASS } from '../timing.ts'
+import { readChildren } from '../run/tree.ts'
+import { CHILDREN_READ_MS, RECONCILE_PASS } from '../timing.ts'
 import { commentShowsEnd, elapsedOf, statusLeftPending } from './plan.ts'
 import { rowOf } from './walk.ts'
 
@@ -20,7 +21,7 @@ import { rowOf } from './walk.ts'
 export interface RunFinishDeps {
   client: Pick<
     AgentRunsClient,
-    'listRuns' | 'getConversation' | 'getArtifact' | 'downloadSignedUrl'
+    'listRuns' | 'iterateRuns' | 'getConversation' | 'getArtifact' | 'downloadSignedUrl'
   >
   desk: Pick<
     RepositoryDesk,
@@ -76,11 +77,13 @@ export async function finishRun(
   if (settings.dryRun) return rowOf(run, 'finalized', why)
 
   const newer = await findSupersedingRun(deps.client, run, { sleep: deps.sleep, now: deps.now })
+  const children = await childrenAtEnd(run, deps)
   const outcome: StepOutcome = {
     kind: 'finished',
     run,
     elapsedMs: elapsedOf(run),
     ...(newer ? { supersededBy: newer.run_id } : {}),
+    ...(children.length > 0 ? { children } : {}),
   }
   // The status first: a comment at its end then means the status is too (see above), and a
   // refused status leaves the comment going, so that the next pass tries both again.
@@ -155,4 +158,24 @@ export function upToDateWhy(
     return `no comment of its step lists ${it}, and its commit status is not left pending`
   }
   return what === 'set' ? "GitHub already shows its set's end" : 'GitHub already shows its end'
+}
+
+/** The runs the run's agent started, for its comment (their spend, their sessions); none if unread. */
+async function childrenAtEnd(
+  run: RunItem,
+  deps: Pick<RunFinishDeps, 'client'>,
+): Promise<RunItem[]> {
+  try {
+    return await readChildren(
+      deps.client,
+      run.run_id,
+      {},
+      {
+        timeoutMs: CHILDREN_READ_MS,
+        maxRetries: 0,
+      },
+    )
+  } catch {
+    return []
+  }
 }

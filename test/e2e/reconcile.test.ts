@@ -118,6 +118,37 @@ describe('a detached run, finished by a reconcile pass', () => {
     ])
   })
 
+  it('an agent that orchestrates: one pass finishes its run alone, never a child carrying its tags', async () => {
+    const done: RunScript = [{ state: 'SUCCEEDED', afterMs: 0 }]
+    const api = await fakeApi({
+      script: (create) =>
+        create.parent_run_id
+          ? done
+          : [
+              { state: 'INPROGRESS', afterMs: 0, spawn: [{ script: done }, { script: done }] },
+              { state: 'SUCCEEDED', afterMs: 100 },
+            ],
+    })
+    const gh = await fakeGitHub()
+    const detached = await runStep({
+      inputs: inputsFor(api, { prompt: 'Review', wait: 'false', comment: 'true' }),
+      env: eventEnv(gh, 'pull_request', pullRequestEvent),
+    })
+    const runId = detached.outputs.run_id ?? ''
+    await until(() => api.tree(runId).every((run) => run.state === 'SUCCEEDED'), 'the tree ended')
+    expect(api.tree(runId)).toHaveLength(3)
+
+    const pass = await reconcile(api, gh)
+
+    expect(pass.code, pass.stdout).toBe(0)
+    expect(JSON.parse(pass.outputs.finalized ?? '')).toEqual([runId])
+    expect(gh.comments(OWNER, REPO, PR)).toHaveLength(1)
+    expect(commentBody(gh)).toContain('<details><summary>The agent started 2 runs</summary>')
+    for (const child of api.tree(runId).slice(1)) {
+      expect(pass.stdout).not.toContain(`Run ${child.run_id}:`)
+    }
+  })
+
   it('dry_run: reports what it would finalize, and changes nothing', async () => {
     const api = await fakeApi()
     const gh = await fakeGitHub()
