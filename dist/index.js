@@ -18939,6 +18939,7 @@ function walk_rowOf(run, action, why) {
 
 
 
+
 const LOST_RUNNER = 'The step that waited for this run lost its runner: its workflow run completed without it.';
 /** Brings an ended run's comment and status to its end, when they still show it going. */
 async function finishRun(run, handoff, settings, deps) {
@@ -18966,11 +18967,13 @@ async function finishRun(run, handoff, settings, deps) {
     if (settings.dryRun)
         return walk_rowOf(run, 'finalized', why);
     const newer = await findSupersedingRun(deps.client, run, { sleep: deps.sleep, now: deps.now });
+    const children = await childrenAtEnd(run, deps);
     const outcome = {
         kind: 'finished',
         run,
         elapsedMs: elapsedOf(run),
         ...(newer ? { supersededBy: newer.run_id } : {}),
+        ...(children.length > 0 ? { children } : {}),
     };
     // The status first: a comment at its end then means the status is too (see above), and a
     // refused status leaves the comment going, so that the next pass tries both again.
@@ -19021,6 +19024,18 @@ function upToDateWhy(handoff, commentFound, what = 'run') {
         return `no comment of its step lists ${it}, and its commit status is not left pending`;
     }
     return what === 'set' ? "GitHub already shows its set's end" : 'GitHub already shows its end';
+}
+/** The runs the run's agent started, for its comment (their spend, their sessions); none if unread. */
+async function childrenAtEnd(run, deps) {
+    try {
+        return await readChildren(deps.client, run.run_id, {}, {
+            timeoutMs: timing/* CHILDREN_READ_MS */.sT,
+            maxRetries: 0,
+        });
+    }
+    catch {
+        return [];
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/reconcile/finish-set.ts
