@@ -17,6 +17,7 @@ import { EXIT, refusalJson } from './answer.ts'
 import { flagOf, UsageError, type DeclaredInput } from './flags.ts'
 import { readKey } from './key.ts'
 import { plainSummary } from './outputs.ts'
+import { endOnSignal } from './signals.ts'
 import { CommandStepIo } from './step-io.ts'
 import { commandWorld } from './world.ts'
 
@@ -135,6 +136,17 @@ export async function runReconcile(
   secrets.add(access.token)
   const port = new CommandStepIo(io.stderr, secrets, io.process, () => undefined)
   const gitlab = new GitLabApi(access)
+  const ids = (name: string): unknown => JSON.parse(port.outputs[name] ?? '[]')
+  const signals = endOnSignal(io, {
+    name: 'cloud-agent-run reconcile',
+    json: line.json,
+    answer: (_, exitCode) => ({
+      finalized: ids('finalized'),
+      swept: ids('swept'),
+      outcome: 'interrupted',
+      exit_code: exitCode,
+    }),
+  })
   let code: number = EXIT.passed
   let failure: string | undefined
   try {
@@ -160,9 +172,10 @@ export async function runReconcile(
     failure = errorMessage(error)
     port.error(failure)
     code = EXIT.unreachable
+  } finally {
+    signals.stop()
   }
   if (line.json) {
-    const ids = (name: string): unknown => JSON.parse(port.outputs[name] ?? '[]')
     const answer = {
       finalized: ids('finalized'),
       swept: ids('swept'),

@@ -10,6 +10,7 @@ import type { CommandIo } from './io.ts'
 import { plainSummary } from './outputs.ts'
 import { preflight, refuse, writeSummary } from './preflight.ts'
 import { commandInputs } from './source.ts'
+import { endOnSignal } from './signals.ts'
 import { CommandStepIo } from './step-io.ts'
 import { commandWorld } from './world.ts'
 
@@ -41,7 +42,18 @@ export async function runReportCommand(
   const inputs = commandInputs({ command, declared, ready, env: io.env }, world, secrets)
   // Listing has no run to clean up after: the engine never asks to end the process here.
   const port = new CommandStepIo(io.stderr, secrets, io.process, () => undefined)
-  const end = await runReportStep(port, inputs)
+  const signals = endOnSignal(io, {
+    name: 'cloud-agent-run report',
+    json: command.json,
+    answer: (signal, exitCode) =>
+      answerJson({ outputs: port.outputs, failure: undefined, hadRun: false, signal }, exitCode),
+  })
+  let end
+  try {
+    end = await runReportStep(port, inputs)
+  } finally {
+    signals.stop()
+  }
   const afterwards = writeSummary(command, io, port.summary)
   if (afterwards) io.stderr(`error: ${afterwards}\n`)
   const answer = { ...end, hadRun: false, outputs: port.outputs, failure: port.failure, afterwards }

@@ -11,7 +11,7 @@ import type { CreateRunRequest } from '../../src/api/types.ts'
 import { markerOf, noteMarkerOf } from '../../src/gitlab/note-text.ts'
 import { FakeGitLab } from '../fake-gitlab/server.ts'
 import { against, command } from './command.ts'
-import { until } from './harness.ts'
+import { describeNeedsProcess, until } from './harness.ts'
 import { e2eServers } from './servers.ts'
 
 const KEY = 'sk-cli-reconcile-4b8e20'
@@ -317,6 +317,38 @@ describe('cloud-agent-run reconcile', () => {
       const help = await command(['reconcile', '--help'], {}).done
       expect(help.code).toBe(0)
       expect(help.stdout).toContain('--lookback DURATION')
+    } finally {
+      await close()
+    }
+  })
+})
+
+// A signal is a process's own.
+describeNeedsProcess('cloud-agent-run reconcile, stopped by a signal (a process)', () => {
+  it('exits 143 with one JSON object while GitLab has not answered, having cancelled nothing', async () => {
+    const api = await fakeApi()
+    const { gitlab, close, scheduled } = await gitlabProject()
+    try {
+      const run = api.seedRun(gitlabRun({ gh_step: '9001' }), { script: going })
+      gitlab.projects.setJob(42, 9001, 'failed')
+      gitlab.stopAnswering('GET', /\/jobs\//)
+      await until(() => api.run(run.run_id)?.state === 'INPROGRESS', 'the run is going')
+      const pass = command(['reconcile', '--json', '--base-url', api.baseUrl], scheduled)
+      await until(
+        () => gitlab.requestsTo('GET', /\/jobs\/9001$/).length > 0,
+        'the pass asks GitLab',
+      )
+      pass.kill('SIGTERM')
+      const result = await pass.done
+
+      expect(result.code, result.stderr).toBe(143)
+      expect(JSON.parse(result.stdout)).toEqual({
+        finalized: [],
+        swept: [],
+        outcome: 'interrupted',
+        exit_code: 143,
+      })
+      expect(api.run(run.run_id)?.state).toBe('INPROGRESS')
     } finally {
       await close()
     }

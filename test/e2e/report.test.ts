@@ -12,7 +12,7 @@ import { AgentRunsClient } from '../../src/api/client.ts'
 import { steeringMessage } from '../../src/run/steer.ts'
 import type { FakeAgentApi, RunScript } from '../fake-api/server.ts'
 import { command } from './command.ts'
-import { runStep } from './harness.ts'
+import { describeNeedsProcess, runStep } from './harness.ts'
 import { e2eServers } from './servers.ts'
 
 const KEY = 'sk-report-e2e-77a1'
@@ -321,5 +321,24 @@ describe('cloud-agent-run report', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ exit_code: 2 })
     expect(result.stderr).toContain('--period must be a duration')
     expect(api.requests).toHaveLength(0)
+  })
+})
+
+// A signal is a process's own.
+describeNeedsProcess('cloud-agent-run report, stopped by a signal (a process)', () => {
+  it('exits 143 with one JSON object while the service has not answered the list', async () => {
+    const api = await fakeApi({}, { method: 'GET', path: '/agent/runs', fault: { kind: 'hang' } })
+    const reading = command(
+      ['report', '--base-url', api.baseUrl, '--project', 'acme/tools', '--json'],
+      {
+        WARP_API_KEY: KEY,
+      },
+    )
+    await api.waitForRequest('GET', '/agent/runs')
+    reading.kill('SIGTERM')
+    const result = await reading.done
+
+    expect(result.code, result.stderr).toBe(143)
+    expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'interrupted', exit_code: 143 })
   })
 })
