@@ -23448,7 +23448,37 @@ async function gitlab_pass_sweepRun(run, tag, note, settings, deps) {
     return walk_rowOf({ ...run, state: report.kind === 'cancelled' ? 'CANCELLED' : run.state }, 'swept', why);
 }
 
+;// CONCATENATED MODULE: ./src/cli/signals.ts
+/**
+ * SIGINT and SIGTERM for a subcommand that leaves nothing going whatever stops it (`reconcile`,
+ * whose sweep is a cancel; `report`, which only reads): until stopped, a signal ends it at once
+ * with the exit table's code (130, 143) and, with `--json`, its one JSON object, as the command
+ * answers a signal that comes before it has made any run.
+ */
+
+function endOnSignal(io, options) {
+    const host = io.process;
+    const handlers = ['SIGINT', 'SIGTERM'].map((signal) => {
+        const handler = () => {
+            io.stderr(`${options.name}: received ${signal}; stopping.\n`);
+            if (options.json) {
+                io.stdout(`${JSON.stringify(options.answer(signal, EXIT[signal]), null, 2)}\n`);
+            }
+            host.exit(EXIT[signal]);
+        };
+        host.on(signal, handler);
+        return [signal, handler];
+    });
+    return {
+        stop: () => {
+            for (const [signal, handler] of handlers)
+                host.off(signal, handler);
+        },
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/cli/reconcile.ts
+
 
 
 
@@ -23575,6 +23605,17 @@ async function runReconcile(args, declared, io) {
     secrets.add(access.token);
     const port = new CommandStepIo(io.stderr, secrets, io.process, () => undefined);
     const gitlab = new GitLabApi(access);
+    const ids = (name) => JSON.parse(port.outputs[name] ?? '[]');
+    const signals = endOnSignal(io, {
+        name: 'cloud-agent-run reconcile',
+        json: line.json,
+        answer: (_, exitCode) => ({
+            finalized: ids('finalized'),
+            swept: ids('swept'),
+            outcome: 'interrupted',
+            exit_code: exitCode,
+        }),
+    });
     let code = EXIT.passed;
     let failure;
     try {
@@ -23603,8 +23644,10 @@ async function runReconcile(args, declared, io) {
         port.error(failure);
         code = EXIT.unreachable;
     }
+    finally {
+        signals.stop();
+    }
     if (line.json) {
-        const ids = (name) => JSON.parse(port.outputs[name] ?? '[]');
         const answer = {
             finalized: ids('finalized'),
             swept: ids('swept'),
@@ -23674,6 +23717,7 @@ function inputValue(name, { command, declared, ready, env }) {
 
 
 
+
 async function runReportCommand(args, declared, io) {
     let command;
     try {
@@ -23702,7 +23746,18 @@ async function runReportCommand(args, declared, io) {
     const inputs = commandInputs({ command, declared, ready, env: io.env }, world, secrets);
     // Listing has no run to clean up after: the engine never asks to end the process here.
     const port = new CommandStepIo(io.stderr, secrets, io.process, () => undefined);
-    const end = await main_run(port, inputs);
+    const signals = endOnSignal(io, {
+        name: 'cloud-agent-run report',
+        json: command.json,
+        answer: (signal, exitCode) => answerJson({ outputs: port.outputs, failure: undefined, hadRun: false, signal }, exitCode),
+    });
+    let end;
+    try {
+        end = await main_run(port, inputs);
+    }
+    finally {
+        signals.stop();
+    }
     const afterwards = preflight_writeSummary(command, io, port.summary);
     if (afterwards)
         io.stderr(`error: ${afterwards}\n`);
