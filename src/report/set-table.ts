@@ -1,4 +1,4 @@
-import { treeCostOf } from '../model/tree.ts'
+import { childRunsBlock, treeCostOf } from '../model/tree.ts'
 import { OUTCOME_RECORDS, type CheckConclusion, type CommitState } from '../model/outcome.ts'
 import { describeInvalidOutput } from '../model/ending.ts'
 import {
@@ -254,9 +254,20 @@ export function renderSetSummary(
   ]
   const reasons = renderSetReasons(view)
   if (reasons) lines.push('', reasons)
+  const started = renderStartedRuns(outcome.tasks)
+  if (started) lines.push('', started)
   if (downloaded.length > 0) lines.push('', renderDownloadedFolders(downloaded))
   if (outcome.listFallback) lines.push('', LIST_FALLBACK_NOTE)
   return `${lines.join('\n')}\n`
+}
+
+/** Under each task whose agent started runs of its own, those runs, collapsed. */
+function renderStartedRuns(tasks: readonly TaskRun[]): string | undefined {
+  const blocks = tasks.flatMap((task) => {
+    const block = childRunsBlock(task.children)
+    return block ? [`**Task ${task.index + 1}**\n\n${block}`] : []
+  })
+  return blocks.length > 0 ? blocks.join('\n\n') : undefined
 }
 
 /** At most this many tasks' folders are listed; the `runs` output has every file's path. */

@@ -143,10 +143,13 @@ describe('previous_run: steer', () => {
     const children = api.tree(runId).slice(1)
     expect(children).toHaveLength(2)
     expect(api.allRuns()).toHaveLength(3)
-    for (const { run_id: childId } of children) {
+    // Not steered, and not cancelled as a second run of the key either (one run per key).
+    for (const { run_id: childId, state } of children) {
       expect(api.interrupts(childId)).toBe(0)
       expect(api.followups(childId)).toEqual([])
+      expect(state).toBe('INPROGRESS')
     }
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
     expect(api.followups(runId)).toHaveLength(1)
   })
 

@@ -148,6 +148,9 @@ describe('tasks: many runs from one step', () => {
     ])
     expect(api.allRuns()).toHaveLength(6)
     expect(result.outputs.credits).toBe('10')
+    expect(result.summary).toContain(
+      '**Task 2**\n\n<details><summary>The agent started 2 runs</summary>',
+    )
     // The children were listed with the set's runs, never read, followed up or cancelled.
     expect(api.requestsTo('POST', /\/(cancel|followups)$/)).toHaveLength(0)
   })
