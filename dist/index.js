@@ -16550,11 +16550,22 @@ function renderSetSummary(outcome, downloaded = []) {
     const reasons = renderSetReasons(view);
     if (reasons)
         lines.push('', reasons);
+    const started = renderStartedRuns(outcome.tasks);
+    if (started)
+        lines.push('', started);
     if (downloaded.length > 0)
         lines.push('', renderDownloadedFolders(downloaded));
     if (outcome.listFallback)
         lines.push('', LIST_FALLBACK_NOTE);
     return `${lines.join('\n')}\n`;
+}
+/** Under each task whose agent started runs of its own, those runs, collapsed. */
+function renderStartedRuns(tasks) {
+    const blocks = tasks.flatMap((task) => {
+        const block = childRunsBlock(task.children);
+        return block ? [`**Task ${task.index + 1}**\n\n${block}`] : [];
+    });
+    return blocks.length > 0 ? blocks.join('\n\n') : undefined;
 }
 /** At most this many tasks' folders are listed; the `runs` output has every file's path. */
 const FOLDERS_SHOWN = 100;
