@@ -231,16 +231,33 @@ function readPollInterval(value: string, timeoutMs: number): number {
   return ms
 }
 
+/** What `cancel_only` cancels: the active runs named `name`, and with `continue_from`, the run that made the pull request. */
+export interface CancelOnly extends Connection {
+  /** '' when only the run that made the pull request is to be cancelled. */
+  readonly name: string
+  /** `continue_from: pull_request`: the run that made the step's pull request, if it works. */
+  readonly madeThePullRequest: boolean
+}
+
 /**
  * `cancel_only`: the step cancels the active runs named `name` and creates
- * nothing (a pull request's runs when it closes). Undefined when not asked for.
+ * nothing (a pull request's runs when it closes); with `continue_from: pull_request`, the run
+ * that made the pull request too (v1.5). Undefined when not asked for.
  */
-export function readCancelOnly(source: InputSource): (Connection & { name: string }) | undefined {
+export function readCancelOnly(source: InputSource): CancelOnly | undefined {
   if (!parseBoolean('cancel_only', source.get('cancel_only') || 'false')) return undefined
   const connection = readConnection(source)
   const name = source.get('name')
-  if (!name) {
-    throw new InputError('cancel_only', 'needs name: it cancels the active runs with that name.')
+  const continueFrom = source.get('continue_from')
+  if (continueFrom !== '' && continueFrom !== 'pull_request') {
+    throw new InputError('continue_from', `must be pull_request or empty; got "${continueFrom}".`)
+  }
+  const madeThePullRequest = continueFrom === 'pull_request'
+  if (!name && !madeThePullRequest) {
+    throw new InputError(
+      'cancel_only',
+      'needs name (it cancels the active runs with that name), or continue_from: pull_request (the run that made the pull request).',
+    )
   }
   needsProject(source, 'cancel_only')
   // Every input that says which run to act on, or how to create one: none is sent.
@@ -256,7 +273,7 @@ export function readCancelOnly(source: InputSource): (Connection & { name: strin
       `cannot be combined with ${others.join(', ')}: it only cancels the runs named by name.`,
     )
   }
-  return { ...connection, name }
+  return { ...connection, name, madeThePullRequest }
 }
 
 /**

@@ -7,7 +7,9 @@ import { formatCredits } from '../text/format.ts'
 import { CREDIT_BUDGET_CHECK } from '../timing.ts'
 import { changeName, homeScope, ofHomeForge, type RunHome } from '../model/home.ts'
 import { tighterCap, type SpendCap } from '../model/spend-cap.ts'
+import { lookUpRunThatMade } from './continue-pr.ts'
 import { listTaggedRuns } from './listing.ts'
+import { readChildren } from './tree.ts'
 
 /** A budget that has been reached: nothing is to be created. */
 export interface BudgetReached {
@@ -36,7 +38,7 @@ export interface BudgetCheck {
  * be checked creates nothing.
  */
 export async function checkCreditBudgets(
-  client: Pick<AgentRunsClient, 'iterateRuns'>,
+  client: Pick<AgentRunsClient, 'iterateRuns' | 'listRuns'>,
   budgets: CreditBudgets,
   home: RunHome,
   deps: { now: () => number; log: Log },
@@ -65,7 +67,9 @@ export async function checkCreditBudgets(
       return cap ? { cap } : {}
     }
     const tags = { ...project, [HANDOFF_KEYS.thread]: String(home.change) }
-    const spent = await creditsOf(client, tags, undefined, ofHome)
+    const onThread = await creditsOf(client, tags, undefined, ofHome)
+    // The run that opened the pull request counts too (its rounds are its own usage): once.
+    const spent = await withRunThatMade(client, onThread, home, deadline)
     const where = `${changeName(home, home.change)} of ${home.project}`
     const runs = `the runs this action started for ${where} (all of them, whenever they ran)`
     const reached = judge('pr_credit_budget', budgets.pullRequest, spent, runs, deps.log)
@@ -87,6 +91,8 @@ interface Spent {
   runs: number
   /** False when the list was cut short: `credits` is then only a lower bound. */
   complete: boolean
+  /** The runs read, so that none is counted twice. */
+  runIds: ReadonlySet<string>
 }
 
 /**
@@ -117,6 +123,24 @@ function judge(
   return undefined
 }
 
+/**
+ * `pr_credit_budget` counts the run that opened the pull request (its PULL_REQUEST artifact
+ * names it), with its children, and every follow-up round `continue_from` sent it, which are
+ * its own usage: once, unless the thread's runs already hold it.
+ */
+async function withRunThatMade(
+  client: Pick<AgentRunsClient, 'iterateRuns' | 'listRuns'>,
+  spent: Spent,
+  home: RunHome,
+  deadline: number,
+): Promise<Spent> {
+  const made = await lookUpRunThatMade(client, home, deadline)
+  if (!made || spent.runIds.has(made.run_id)) return spent
+  const children = await readChildren(client, made.run_id, {}, { deadline })
+  const credits = [made, ...children].reduce((sum, run) => sum + creditsSpent(run), 0)
+  return { ...spent, credits: spent.credits + credits, runs: spent.runs + 1 }
+}
+
 /** The credits of the home's runs carrying `tags`, created after `since` when given. */
 async function creditsOf(
   client: Pick<AgentRunsClient, 'iterateRuns'>,
@@ -141,5 +165,10 @@ async function creditsOf(
   // A tree's spend is its runs' own usage, each counted once: the children agents started too.
   const children = listed.children.filter((run) => ofHomeForge(run, home))
   const credits = [...runs, ...children].reduce((sum, run) => sum + creditsSpent(run), 0)
-  return { credits, runs: runs.length, complete: listed.complete }
+  return {
+    credits,
+    runs: runs.length,
+    complete: listed.complete,
+    runIds: new Set(runs.map((run) => run.run_id)),
+  }
 }

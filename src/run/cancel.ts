@@ -3,6 +3,7 @@ import type { RequestOptions, Sleep } from '../api/transport.ts'
 import { UnprocessableEntityError } from '../api/errors.ts'
 import { meaningOf } from '../model/states.ts'
 import { describeHome, homeScope, ofHomeForge, type RunHome } from '../model/home.ts'
+import { lookUpRunThatMade } from './continue-pr.ts'
 import { listTaggedRuns } from './listing.ts'
 import type { RunTracker } from './tracker.ts'
 import type { Log } from '../log.ts'
@@ -286,4 +287,41 @@ export async function cancelOnly(
   const cancelled = await cancelPreviousRuns(client, { ...asked, input: 'cancel_only' }, log)
   log.info(`cancel_only: cancelled ${cancelled.length} active run(s) named ${asked.name}.`)
   return cancelled
+}
+
+/**
+ * `cancel_only` with `continue_from: pull_request`: cancels the run that made the step's pull
+ * request (its tree) when it is working, so that a closed pull request's rounds stop billing.
+ * Its ID when it was cancelled; undefined when there is none, it is not working, or it could not
+ * be looked up (said in one line).
+ */
+export async function cancelRunThatMade(
+  client: Pick<AgentRunsClient, 'iterateRuns' | 'cancelRun' | 'listRuns'>,
+  home: RunHome,
+  log: Log,
+  deadline: number,
+): Promise<string | undefined> {
+  const said = 'cancel_only with continue_from: pull_request'
+  let made: RunItem | undefined
+  try {
+    made = await lookUpRunThatMade(client, home, deadline)
+  } catch (error) {
+    log.warning(
+      `${said}: could not look for the run that made ${describeHome(home)} (${errorMessage(error)}).`,
+    )
+    return undefined
+  }
+  if (!made) {
+    log.info(`${said}: no run this action started made ${describeHome(home)}.`)
+    return undefined
+  }
+  if (meaningOf(made.state) !== 'active') {
+    log.info(
+      `${said}: run ${made.run_id}, which made ${describeHome(home)}, is ${made.state}; nothing to cancel.`,
+    )
+    return undefined
+  }
+  const report = await requestCancel(client, made.run_id, { deadline })
+  logCancel(log, made.run_id, report, 'cancel_only')
+  return report.kind === 'cancelled' ? made.run_id : undefined
 }

@@ -99,6 +99,25 @@ export function runThatMade(
   return made.sort((a, b) => time(b) - time(a))[0]
 }
 
+/**
+ * Looks up the run this action started that made the home's pull or merge request: one list
+ * request (the project's runs with a PULL_REQUEST artifact, newest first). Undefined when the
+ * home is on none, or no such run is listed; a failed list throws. `continue_from` follows it
+ * up, `pr_credit_budget` counts it, `cancel_only` cancels it.
+ */
+export async function lookUpRunThatMade(
+  client: Pick<AgentRunsClient, 'listRuns'>,
+  home: RunHome,
+  deadline: number,
+): Promise<RunItem | undefined> {
+  const path = changePath(home)
+  const scope = homeScope(home, { byThread: false })
+  if (!path || !scope) return undefined
+  const query = { metadata: scope, artifact_type: 'PULL_REQUEST' as const, limit: LOOK_LIMIT }
+  const { runs } = await client.listRuns({ ...query, sort_by: 'created_at' }, { deadline })
+  return runThatMade(runs, home, path)
+}
+
 /** The follow-up: this step's prompt, and where it comes from. Pure. */
 export function continuationMessage(
   prompt: string,
@@ -137,12 +156,7 @@ export class PullRequestContinuation {
     const change = changeName(home, home.change)
     let made: RunItem | undefined
     try {
-      const query = { metadata: scope, artifact_type: 'PULL_REQUEST' as const, limit: LOOK_LIMIT }
-      const { runs } = await this.#deps.client.listRuns(
-        { ...query, sort_by: 'created_at' },
-        { deadline },
-      )
-      made = runThatMade(runs, home, path)
+      made = await lookUpRunThatMade(this.#deps.client, home, deadline)
     } catch (error) {
       log.info(
         `${SAID}: could not look for the run that made ${change} (${safeForLog(errorMessage(error))}); creating a run.`,

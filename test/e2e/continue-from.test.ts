@@ -243,3 +243,58 @@ describe('continue_from: pull_request', () => {
     expect(fix.stderr).toContain(`run ${madeRun} made merge request !7 (SUCCEEDED)`)
   })
 })
+
+describe('the run that made the pull request belongs to it (v1.5, one number per project)', () => {
+  /** A run that makes the pull request, spends `credits`, and keeps working. */
+  const madeAndWorking = (credits: number): RunScript => [
+    {
+      state: 'INPROGRESS',
+      afterMs: 0,
+      patch: {
+        request_usage: { inference_cost: credits },
+        artifacts: [
+          {
+            artifact_type: 'PULL_REQUEST' as const,
+            created_at: new Date().toISOString(),
+            data: { url: PR_URL, branch: 'agent/fix-parser' },
+          },
+        ],
+      },
+    },
+  ]
+
+  it('pr_credit_budget counts the run that opened the pull request, once', async () => {
+    const api = await fakeApi({
+      script: (create: CreateRunRequest) =>
+        create.prompt?.startsWith('Fix issue') ? madeAndWorking(80) : fixPass,
+    })
+    const made = await runStep({ inputs: inputsFor(api, { prompt: 'Fix issue 3', wait: 'false' }) })
+    expect(made.code, made.stdout).toBe(0)
+    const fix = await runStep({
+      inputs: inputsFor(api, { prompt: 'Fix CI', pr_credit_budget: '50' }),
+      env: await ciFailed(),
+    })
+    expect(fix.outputs.outcome, fix.stdout).toBe('over_budget')
+    expect(fix.stdout).toContain(`pull request #${PR} of octo-org/app`)
+    expect(fix.stdout).toContain('used 80 credits')
+  })
+
+  it('cancel_only with continue_from: pull_request cancels the run that made it, when the pull request closes', async () => {
+    const api = await fakeApi({ script: () => madeAndWorking(5) })
+    const made = await runStep({ inputs: inputsFor(api, { prompt: 'Fix issue 3', wait: 'false' }) })
+    const runId = made.outputs.run_id ?? ''
+    const gh = await fakeGitHub()
+    const closed = eventEnv(gh, 'pull_request_target', {
+      action: 'closed',
+      pull_request: { number: PR },
+    })
+    const cleanup = await runStep({
+      inputs: inputsFor(api, { cancel_only: 'true', continue_from: 'pull_request' }),
+      env: closed,
+    })
+    expect(cleanup.code, cleanup.stdout).toBe(0)
+    expect(JSON.parse(cleanup.outputs.cancelled ?? '[]')).toEqual([runId])
+    expect(api.run(runId)?.state).toBe('CANCELLED')
+    expect(api.allRuns()).toHaveLength(1)
+  })
+})

@@ -492,10 +492,19 @@ describe('readCancelOnly', () => {
       apiKey: KEY,
       baseUrl: BASE_URL,
       name: 'pr-review-7',
+      madeThePullRequest: false,
     })
     expect(
       inputErrorFrom(() => cancelOnly({ cancel_only: 'true' }), 'cancel_only').message,
     ).toContain('needs name')
+    // continue_from: pull_request names the run that made the pull request: no name needed.
+    expect(
+      cancelOnly({ cancel_only: 'true', continue_from: 'pull_request' }).madeThePullRequest,
+    ).toBe(true)
+    inputErrorFrom(
+      () => cancelOnly({ cancel_only: 'true', continue_from: 'issue' }),
+      'continue_from',
+    )
     expect(
       inputErrorFrom(
         () => cancelOnly({ cancel_only: 'true', name: 'n', prompt: 'x', comment: 'true' }),
