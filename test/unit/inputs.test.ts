@@ -499,7 +499,7 @@ describe('readCancelOnly', () => {
     ).toContain('needs name')
     // continue_from: pull_request names the run that made the pull request: no name needed.
     expect(
-      cancelOnly({ cancel_only: 'true', continue_from: 'pull_request' }).madeThePullRequest,
+      cancelOnly({ cancel_only: 'true', continue_from: 'pull_request' })?.madeThePullRequest,
     ).toBe(true)
     inputErrorFrom(
       () => cancelOnly({ cancel_only: 'true', continue_from: 'issue' }),
