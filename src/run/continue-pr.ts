@@ -113,9 +113,20 @@ export async function lookUpRunThatMade(
   const path = changePath(home)
   const scope = homeScope(home, { byThread: false })
   if (!path || !scope) return undefined
-  const query = { metadata: scope, artifact_type: 'PULL_REQUEST' as const, limit: LOOK_LIMIT }
-  const { runs } = await client.listRuns({ ...query, sort_by: 'created_at' }, { deadline })
-  return runThatMade(runs, home, path)
+  const query = {
+    artifact_type: 'PULL_REQUEST' as const,
+    limit: LOOK_LIMIT,
+    sort_by: 'created_at' as const,
+  }
+  try {
+    const { runs } = await client.listRuns({ ...query, metadata: scope }, { deadline })
+    return runThatMade(runs, home, path)
+  } catch (error) {
+    // A plan that cannot filter by metadata: the newest runs with a pull request, checked here.
+    if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available') throw error
+    const { runs } = await client.listRuns(query, { deadline })
+    return runThatMade(runs, home, path)
+  }
 }
 
 /** The follow-up: this step's prompt, and where it comes from. Pure. */
