@@ -5792,6 +5792,149 @@ function isUnreachableOrRefused(error) {
     return error instanceof ApiConnectionError;
 }
 
+;// CONCATENATED MODULE: ./src/run/continue-pr.ts
+
+
+
+
+
+
+/** At most this many of the project's runs with a pull request are looked through: one page. */
+const LOOK_LIMIT = 100;
+const SAID = 'continue_from: pull_request';
+/**
+ * The path that names the step's pull or merge request in a PULL_REQUEST artifact's URL, in
+ * lower case: `/owner/repo/pull/7` on GitHub, `/group/app/-/merge_requests/7` on GitLab.
+ * Undefined when the step is not about one. Pure.
+ */
+function changePath(home) {
+    if (home.project === undefined || home.change === undefined)
+        return undefined;
+    const project = home.project.toLowerCase();
+    switch (home.forge) {
+        case 'github':
+            return `/${project}/pull/${home.change}`;
+        case 'gitlab':
+            return `/${project}/-/merge_requests/${home.change}`;
+        case undefined:
+            return undefined;
+    }
+}
+/** Whether an artifact's URL names the pull request at `path` (any host: GHES, self-managed GitLab). Pure. */
+function namesChange(url, path) {
+    if (typeof url !== 'string')
+        return false;
+    let parsed;
+    try {
+        parsed = new URL(url);
+    }
+    catch {
+        return false;
+    }
+    let shown = parsed.pathname.toLowerCase();
+    while (shown.endsWith('/'))
+        shown = shown.slice(0, -1);
+    return shown === path || shown.endsWith(path);
+}
+/**
+ * The run this action started that made the pull request at `path`: of the listed runs, those
+ * of the home's forge and project whose PULL_REQUEST artifact names it, the newest. Pure.
+ */
+function runThatMade(runs, home, path) {
+    const made = ownRuns(runs).filter((run) => ofHomeForge(run, home) &&
+        run.metadata?.[STEP_KEYS.repository] === home.project &&
+        (run.artifacts ?? []).some((artifact) => artifact.artifact_type === 'PULL_REQUEST' &&
+            namesChange(artifact.data?.url, path)));
+    const time = (run) => Date.parse(run.created_at ?? '') || 0;
+    return made.sort((a, b) => time(b) - time(a))[0];
+}
+/**
+ * Looks up the run this action started that made the home's pull or merge request: one list
+ * request (the project's runs with a PULL_REQUEST artifact, newest first). Undefined when the
+ * home is on none, or no such run is listed; a failed list throws. `continue_from` follows it
+ * up, `pr_credit_budget` counts it, `cancel_only` cancels it.
+ */
+async function lookUpRunThatMade(client, home, deadline) {
+    const path = changePath(home);
+    const scope = homeScope(home, { byThread: false });
+    if (!path || !scope)
+        return undefined;
+    const query = {
+        artifact_type: 'PULL_REQUEST',
+        limit: LOOK_LIMIT,
+        sort_by: 'created_at',
+    };
+    try {
+        const { runs } = await client.listRuns({ ...query, metadata: scope }, { deadline });
+        return runThatMade(runs, home, path);
+    }
+    catch (error) {
+        // A plan that cannot filter by metadata: the newest runs with a pull request, checked here.
+        if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available')
+            throw error;
+        const { runs } = await client.listRuns(query, { deadline });
+        return runThatMade(runs, home, path);
+    }
+}
+/** The follow-up: this step's prompt, and where it comes from. Pure. */
+function continuationMessage(prompt, change, head) {
+    const at = head ? `, now at ${head}` : '';
+    return `${prompt}\n\n---\nThis comes from CI on ${change}, which you made${at}. Keep what you know of this work; change only what this asks.`;
+}
+/**
+ * Starts the step's run from the run that made its pull request: found (one list request), it
+ * gets this step's prompt as a follow-up; a run whose session is gone (410) continues in a new
+ * run with its conversation; no such run, or one that refuses, leaves a create. Each said in one line.
+ */
+class PullRequestContinuation {
+    #source;
+    #host;
+    #deps;
+    constructor(source, host, deps) {
+        this.#source = source;
+        this.#host = host;
+        this.#deps = deps;
+    }
+    async start(request, deadline) {
+        const { home, head } = this.#source;
+        const { log } = this.#deps;
+        const path = changePath(home);
+        const scope = homeScope(home, { byThread: false });
+        if (!path || !scope || home.change === undefined) {
+            log.info(`${SAID}: this step is not on a pull request; creating a run.`);
+            return { kind: 'create', request };
+        }
+        const change = changeName(home, home.change);
+        let made;
+        try {
+            made = await lookUpRunThatMade(this.#deps.client, home, deadline);
+        }
+        catch (error) {
+            log.info(`${SAID}: could not look for the run that made ${change} (${safeForLog(errorMessage(error))}); creating a run.`);
+            return { kind: 'create', request };
+        }
+        if (!made) {
+            log.info(`${SAID}: no run this action started made ${change}; creating a run.`);
+            return { kind: 'create', request };
+        }
+        const id = safeForLog(made.run_id);
+        const message = continuationMessage(request.prompt ?? '', change, head);
+        const refusal = await this.#host.send(made, message, deadline);
+        if (refusal === undefined) {
+            this.#host.record.runId = made.run_id;
+            log.info(`${SAID}: run ${id} made ${change} (${safeForLog(made.state, 200)}); sent it this step's prompt as a follow-up, and awaiting it as this step's run.`);
+            return { kind: 'run', run: made };
+        }
+        const conversation = made.conversation_id;
+        if (refusal instanceof ApiStatusError && refusal.status === 410 && conversation) {
+            log.info(`${SAID}: the session of run ${id}, which made ${change}, is gone (410); continuing its conversation ${safeForLog(conversation)} in a new run.`);
+            return { kind: 'create', request: { ...request, conversation_id: conversation } };
+        }
+        log.info(`${SAID}: run ${id} made ${change} but refused the follow-up (${safeForLog(errorMessage(refusal))}); creating a run.`);
+        return { kind: 'create', request };
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/run/listing.ts
 
 
@@ -5898,6 +6041,7 @@ function describeCancel(unsafeRunId, report) {
 }
 
 ;// CONCATENATED MODULE: ./src/run/cancel.ts
+
 
 
 
@@ -6081,6 +6225,34 @@ async function cancelOnly(client, asked, log) {
     const cancelled = await cancelPreviousRuns(client, { ...asked, input: 'cancel_only' }, log);
     log.info(`cancel_only: cancelled ${cancelled.length} active run(s) named ${asked.name}.`);
     return cancelled;
+}
+/**
+ * `cancel_only` with `continue_from: pull_request`: cancels the run that made the step's pull
+ * request (its tree) when it is working, so that a closed pull request's rounds stop billing.
+ * Its ID when it was cancelled; undefined when there is none, it is not working, or it could not
+ * be looked up (said in one line).
+ */
+async function cancelRunThatMade(client, home, log, deadline) {
+    const said = 'cancel_only with continue_from: pull_request';
+    let made;
+    try {
+        made = await lookUpRunThatMade(client, home, deadline);
+    }
+    catch (error) {
+        log.warning(`${said}: could not look for the run that made ${describeHome(home)} (${errorMessage(error)}).`);
+        return undefined;
+    }
+    if (!made) {
+        log.info(`${said}: no run this action started made ${describeHome(home)}.`);
+        return undefined;
+    }
+    if (meaningOf(made.state) !== 'active') {
+        log.info(`${said}: run ${made.run_id}, which made ${describeHome(home)}, is ${made.state}; nothing to cancel.`);
+        return undefined;
+    }
+    const report = await requestCancel(client, made.run_id, { deadline });
+    logCancel(log, made.run_id, report, 'cancel_only');
+    return report.kind === 'cancelled' ? made.run_id : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/api/answers.ts
@@ -6898,6 +7070,8 @@ function serviceClient(connection, log, options = {}) {
 
 
 
+/** How long finding and cancelling the run that made the pull request may take. */
+const CANCEL_DEADLINE_MS = 60_000;
 /**
  * The main step with `cancel_only`: cancels the active runs with the name of the step's project
  * and thread, creates nothing, and sets the output `cancelled` to the IDs it cancelled.
@@ -6905,7 +7079,13 @@ function serviceClient(connection, log, options = {}) {
 async function cancelOnlyStep(cleanup, world, io) {
     // The thread is the event's: no GitHub request is needed to read it.
     const home = homeOf(world, githubThread(new GitHubContext('', world)));
-    const cancelled = await cancelOnly(serviceClient(cleanup, io), { name: cleanup.name, home }, io);
+    const client = serviceClient(cleanup, io);
+    const cancelled = cleanup.name ? await cancelOnly(client, { name: cleanup.name, home }, io) : [];
+    if (cleanup.madeThePullRequest) {
+        const made = await cancelRunThatMade(client, home, io, Date.now() + CANCEL_DEADLINE_MS);
+        if (made && !cancelled.includes(made))
+            cancelled.push(made);
+    }
     io.setOutput('cancelled', JSON.stringify(cancelled));
 }
 
@@ -8083,15 +8263,21 @@ function readPollInterval(value, timeoutMs) {
 }
 /**
  * `cancel_only`: the step cancels the active runs named `name` and creates
- * nothing (a pull request's runs when it closes). Undefined when not asked for.
+ * nothing (a pull request's runs when it closes); with `continue_from: pull_request`, the run
+ * that made the pull request too (v1.5). Undefined when not asked for.
  */
 function readCancelOnly(source) {
     if (!parseBoolean('cancel_only', source.get('cancel_only') || 'false'))
         return undefined;
     const connection = readConnection(source);
     const name = source.get('name');
-    if (!name) {
-        throw new InputError('cancel_only', 'needs name: it cancels the active runs with that name.');
+    const continueFrom = source.get('continue_from');
+    if (continueFrom !== '' && continueFrom !== 'pull_request') {
+        throw new InputError('continue_from', `must be pull_request or empty; got "${continueFrom}".`);
+    }
+    const madeThePullRequest = continueFrom === 'pull_request';
+    if (!name && !madeThePullRequest) {
+        throw new InputError('cancel_only', 'needs name (it cancels the active runs with that name), or continue_from: pull_request (the run that made the pull request).');
     }
     needsProject(source, 'cancel_only');
     // Every input that says which run to act on, or how to create one: none is sent.
@@ -8103,7 +8289,7 @@ function readCancelOnly(source) {
     if (others.length > 0) {
         throw new InputError('cancel_only', `cannot be combined with ${others.join(', ')}: it only cancels the runs named by name.`);
     }
-    return { ...connection, name };
+    return { ...connection, name, madeThePullRequest };
 }
 /**
  * An input that acts on the name's runs of one project (`previous_run: cancel`,
@@ -9479,7 +9665,26 @@ async function publishError(io, error, summary) {
         io.debug(error.stack);
 }
 
+;// CONCATENATED MODULE: ./src/run/tree.ts
+
+/** Pages of a run's children one read takes: far more than an agent starts. */
+const tree_CHILD_PAGES = 5;
+/**
+ * The child runs the agent of `rootId` started (every level under it), oldest first, as the
+ * service lists them now: one list request a page (`ancestor_run_id`), never one a run.
+ */
+async function readChildren(client, rootId, query, options) {
+    const listed = [];
+    const pages = client.iterateRuns({ ancestor_run_id: rootId, ...query, limit: 100, sort_by: 'created_at', sort_order: 'asc' }, { ...options, maxPages: tree_CHILD_PAGES });
+    for await (const run of pages)
+        listed.push(run);
+    // Checked here too: a service that ignored the filter must not make another run a child.
+    return childrenOf(listed, rootId);
+}
+
 ;// CONCATENATED MODULE: ./src/run/budget.ts
+
+
 
 
 
@@ -9522,7 +9727,9 @@ async function checkCreditBudgets(client, budgets, home, deps) {
             return cap ? { cap } : {};
         }
         const tags = { ...project, [HANDOFF_KEYS.thread]: String(home.change) };
-        const spent = await creditsOf(client, tags, undefined, ofHome);
+        const onThread = await creditsOf(client, tags, undefined, ofHome);
+        // The run that opened the pull request counts too (its rounds are its own usage): once.
+        const spent = await withRunThatMade(client, onThread, home, deadline);
         const where = `${changeName(home, home.change)} of ${home.project}`;
         const runs = `the runs this action started for ${where} (all of them, whenever they ran)`;
         const reached = judge('pr_credit_budget', budgets.pullRequest, spent, runs, deps.log);
@@ -9555,6 +9762,19 @@ function judge(input, budget, spent, runs, log) {
     }
     return undefined;
 }
+/**
+ * `pr_credit_budget` counts the run that opened the pull request (its PULL_REQUEST artifact
+ * names it), with its children, and every follow-up round `continue_from` sent it, which are
+ * its own usage: once, unless the thread's runs already hold it.
+ */
+async function withRunThatMade(client, spent, home, deadline) {
+    const made = await lookUpRunThatMade(client, home, deadline);
+    if (!made || spent.runIds.has(made.run_id))
+        return spent;
+    const children = await readChildren(client, made.run_id, {}, { deadline });
+    const credits = [made, ...children].reduce((sum, run) => sum + creditsSpent(run), 0);
+    return { ...spent, credits: spent.credits + credits, runs: spent.runs + 1 };
+}
 /** The credits of the home's runs carrying `tags`, created after `since` when given. */
 async function creditsOf(client, tags, since, { home, deadline, log }) {
     const listed = await listTaggedRuns(client, tags, since ? { created_after: since } : {}, {
@@ -9570,7 +9790,12 @@ async function creditsOf(client, tags, since, { home, deadline, log }) {
     // A tree's spend is its runs' own usage, each counted once: the children agents started too.
     const children = listed.children.filter((run) => ofHomeForge(run, home));
     const credits = [...runs, ...children].reduce((sum, run) => sum + creditsSpent(run), 0);
-    return { credits, runs: runs.length, complete: listed.complete };
+    return {
+        credits,
+        runs: runs.length,
+        complete: listed.complete,
+        runIds: new Set(runs.map((run) => run.run_id)),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/run/interruption.ts
@@ -14223,23 +14448,6 @@ function outcomeWordOfRun(record) {
     return outcome.createError === undefined ? 'not_started' : 'error';
 }
 
-;// CONCATENATED MODULE: ./src/run/tree.ts
-
-/** Pages of a run's children one read takes: far more than an agent starts. */
-const tree_CHILD_PAGES = 5;
-/**
- * The child runs the agent of `rootId` started (every level under it), oldest first, as the
- * service lists them now: one list request a page (`ancestor_run_id`), never one a run.
- */
-async function readChildren(client, rootId, query, options) {
-    const listed = [];
-    const pages = client.iterateRuns({ ancestor_run_id: rootId, ...query, limit: 100, sort_by: 'created_at', sort_order: 'asc' }, { ...options, maxPages: tree_CHILD_PAGES });
-    for await (const run of pages)
-        listed.push(run);
-    // Checked here too: a service that ignored the filter must not make another run a child.
-    return childrenOf(listed, rootId);
-}
-
 ;// CONCATENATED MODULE: ./src/run/steer.ts
 
 
@@ -14720,123 +14928,6 @@ function logStateChange(log, subject, run, { when, watched }) {
         case 'succeeded':
         case 'failed':
             return log.info(`${subject} is ${state} (${when}).`);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/run/continue-pr.ts
-
-
-
-
-
-
-/** At most this many of the project's runs with a pull request are looked through: one page. */
-const LOOK_LIMIT = 100;
-const SAID = 'continue_from: pull_request';
-/**
- * The path that names the step's pull or merge request in a PULL_REQUEST artifact's URL, in
- * lower case: `/owner/repo/pull/7` on GitHub, `/group/app/-/merge_requests/7` on GitLab.
- * Undefined when the step is not about one. Pure.
- */
-function changePath(home) {
-    if (home.project === undefined || home.change === undefined)
-        return undefined;
-    const project = home.project.toLowerCase();
-    switch (home.forge) {
-        case 'github':
-            return `/${project}/pull/${home.change}`;
-        case 'gitlab':
-            return `/${project}/-/merge_requests/${home.change}`;
-        case undefined:
-            return undefined;
-    }
-}
-/** Whether an artifact's URL names the pull request at `path` (any host: GHES, self-managed GitLab). Pure. */
-function namesChange(url, path) {
-    if (typeof url !== 'string')
-        return false;
-    let parsed;
-    try {
-        parsed = new URL(url);
-    }
-    catch {
-        return false;
-    }
-    let shown = parsed.pathname.toLowerCase();
-    while (shown.endsWith('/'))
-        shown = shown.slice(0, -1);
-    return shown === path || shown.endsWith(path);
-}
-/**
- * The run this action started that made the pull request at `path`: of the listed runs, those
- * of the home's forge and project whose PULL_REQUEST artifact names it, the newest. Pure.
- */
-function runThatMade(runs, home, path) {
-    const made = ownRuns(runs).filter((run) => ofHomeForge(run, home) &&
-        run.metadata?.[STEP_KEYS.repository] === home.project &&
-        (run.artifacts ?? []).some((artifact) => artifact.artifact_type === 'PULL_REQUEST' &&
-            namesChange(artifact.data?.url, path)));
-    const time = (run) => Date.parse(run.created_at ?? '') || 0;
-    return made.sort((a, b) => time(b) - time(a))[0];
-}
-/** The follow-up: this step's prompt, and where it comes from. Pure. */
-function continuationMessage(prompt, change, head) {
-    const at = head ? `, now at ${head}` : '';
-    return `${prompt}\n\n---\nThis comes from CI on ${change}, which you made${at}. Keep what you know of this work; change only what this asks.`;
-}
-/**
- * Starts the step's run from the run that made its pull request: found (one list request), it
- * gets this step's prompt as a follow-up; a run whose session is gone (410) continues in a new
- * run with its conversation; no such run, or one that refuses, leaves a create. Each said in one line.
- */
-class PullRequestContinuation {
-    #source;
-    #host;
-    #deps;
-    constructor(source, host, deps) {
-        this.#source = source;
-        this.#host = host;
-        this.#deps = deps;
-    }
-    async start(request, deadline) {
-        const { home, head } = this.#source;
-        const { log } = this.#deps;
-        const path = changePath(home);
-        const scope = homeScope(home, { byThread: false });
-        if (!path || !scope || home.change === undefined) {
-            log.info(`${SAID}: this step is not on a pull request; creating a run.`);
-            return { kind: 'create', request };
-        }
-        const change = changeName(home, home.change);
-        let made;
-        try {
-            const query = { metadata: scope, artifact_type: 'PULL_REQUEST', limit: LOOK_LIMIT };
-            const { runs } = await this.#deps.client.listRuns({ ...query, sort_by: 'created_at' }, { deadline });
-            made = runThatMade(runs, home, path);
-        }
-        catch (error) {
-            log.info(`${SAID}: could not look for the run that made ${change} (${safeForLog(errorMessage(error))}); creating a run.`);
-            return { kind: 'create', request };
-        }
-        if (!made) {
-            log.info(`${SAID}: no run this action started made ${change}; creating a run.`);
-            return { kind: 'create', request };
-        }
-        const id = safeForLog(made.run_id);
-        const message = continuationMessage(request.prompt ?? '', change, head);
-        const refusal = await this.#host.send(made, message, deadline);
-        if (refusal === undefined) {
-            this.#host.record.runId = made.run_id;
-            log.info(`${SAID}: run ${id} made ${change} (${safeForLog(made.state, 200)}); sent it this step's prompt as a follow-up, and awaiting it as this step's run.`);
-            return { kind: 'run', run: made };
-        }
-        const conversation = made.conversation_id;
-        if (refusal instanceof ApiStatusError && refusal.status === 410 && conversation) {
-            log.info(`${SAID}: the session of run ${id}, which made ${change}, is gone (410); continuing its conversation ${safeForLog(conversation)} in a new run.`);
-            return { kind: 'create', request: { ...request, conversation_id: conversation } };
-        }
-        log.info(`${SAID}: run ${id} made ${change} but refused the follow-up (${safeForLog(errorMessage(refusal))}); creating a run.`);
-        return { kind: 'create', request };
     }
 }
 
