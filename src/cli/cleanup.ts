@@ -1,5 +1,6 @@
 /**
- * `cloud-agent-run cleanup`: a GitLab job's `after_script`. The shell executor does not always
+ * `cloud-agent-run cleanup`: what runs after a command that may have been killed hard, in any CI
+ * (a GitLab job's `after_script`, a Jenkins pipeline's `post { always }`). The shell executor does not always
  * signal a cancelled job's script, and the docker executor removes its container, so the command
  * may end without cancelling what it started. `after_script` runs for a cancelled job too (GitLab
  * 17.0+), in a fresh shell: this reads what the script's command saved (`state.json` in
@@ -13,7 +14,7 @@ import { run as runPostStep } from '../post.ts'
 import { readSavedRun } from '../state.ts'
 import { errorMessage } from '../text/plain.ts'
 import { EXIT } from './answer.ts'
-import { flagOf, UsageError } from './flags.ts'
+import { flagOf, KEY_FILE_VARIABLE, KEY_VARIABLE, UsageError } from './flags.ts'
 import type { CommandIo } from './io.ts'
 import { JOB_DIR_VARIABLE, JobFiles, jobDirOf, type SavedJob } from './job-files.ts'
 import { readKey } from './key.ts'
@@ -24,8 +25,28 @@ import { commandWorld } from './world.ts'
 /** How long the hand-over's question to GitLab may take: after_script's time is short. */
 const HAND_OVER_ASK_MS = 10_000
 
+const HELP = `Usage: cloud-agent-run cleanup
+
+Cancels every run a cloud-agent-run command started and left going: the command cancels its
+runs itself on SIGINT or SIGTERM, but a hard kill (SIGKILL, a removed container, a runner lost)
+gives it no time. Give the command a folder in ${JOB_DIR_VARIABLE}: it saves there what it
+starts (state.json); run cleanup afterwards with the same ${JOB_DIR_VARIABLE} and
+${KEY_VARIABLE} (or ${KEY_FILE_VARIABLE}), whatever ended the command: GitLab's
+after_script, a Jenkins pipeline's post { always }, a shell's trap. It finds a create never
+answered by its tag, and hands a steered run over to a newer pipeline rather than cancel it.
+
+Exit codes: 0 nothing is left going (or nothing was saved); 1 a run could not be cancelled;
+2 ${JOB_DIR_VARIABLE} or the key is missing, or an argument was given.
+
+  --help      this text
+`
+
 /** Runs `cloud-agent-run cleanup`; resolves with its exit code (0 once nothing is left going). */
 export async function runCleanup(args: readonly string[], io: CommandIo): Promise<number> {
+  if (args.length === 1 && (args[0] === '--help' || args[0] === '-h')) {
+    io.stdout(HELP)
+    return EXIT.passed
+  }
   const say = (line: string) => io.stderr(`cloud-agent-run cleanup: ${line}\n`)
   let key: string
   let saved: SavedJob | undefined

@@ -162,13 +162,19 @@ export function githubOnlyGiven(inputs: ReadonlyMap<string, string>): string[] {
   })
 }
 
-/** `--help`: the flags with their defaults, from action.yml's own words. */
+/** `--help`: the subcommands, the flags with their defaults, from action.yml's own words. */
 export function usage(declared: Readonly<Record<string, DeclaredInput>>): string {
   const lines = [
     'Usage: cloud-agent-run [flags]',
+    '       cloud-agent-run report|reconcile|cleanup [flags]',
     '',
     `Starts a cloud agent run on Warp's Oz platform, waits for it and reports it. The key is read`,
     `from ${KEY_VARIABLE}, else from the file ${KEY_FILE_VARIABLE} names.`,
+    '',
+    'Subcommands (each has its own --help):',
+    "  report      what the runs did and cost in a period, from the service's own records",
+    "  reconcile   one pass over a GitLab project's runs: finish notes, cancel a lost job's runs",
+    '  cleanup     cancel what a killed command left going (reads CLOUD_AGENT_RUN_DIR)',
     '',
     'Exit codes: 0 passed; 1 did not pass; 2 bad input (nothing created); 3 the service could',
     'not be reached or refused the key (nothing left running); 124 the timeout passed (runs',
@@ -179,14 +185,26 @@ export function usage(declared: Readonly<Record<string, DeclaredInput>>): string
     '                       exit_code and error; the log on stderr',
     '  --summary FILE       write the summary (Markdown) to FILE',
     '  --tasks-file FILE    the tasks list (YAML or JSON), from FILE',
-    '  --project NAME       the project the runs belong to (budgets, --previous-run and the',
-    '                       report count by it): a path (owner/repo, group/app), or with its',
-    '                       forge, github:owner/repo or gitlab:group/app; a bare path counts',
-    "                       every forge's runs of it. On GitHub and GitLab, the CI's own project",
+    PROJECT_HELP,
     '  --help, --version',
     '',
     'Inputs (as in action.yml):',
+    ...inputLines(declared),
   ]
+  return `${lines.join('\n')}\n`
+}
+
+/** `--project`'s lines of a --help page. */
+export const PROJECT_HELP = [
+  '  --project NAME       the project the runs belong to (budgets, --previous-run and the',
+  '                       report count by it): a path (owner/repo, group/app), or with its',
+  '                       forge, github:owner/repo or gitlab:group/app; a bare path counts',
+  "                       every forge's runs of it. On GitHub and GitLab, the CI's own project",
+].join('\n')
+
+/** A --help page's inputs: each a flag, its default or where it applies, and its description. */
+export function inputLines(declared: Readonly<Record<string, DeclaredInput>>): string[] {
+  const lines: string[] = []
   for (const [name, input] of Object.entries(declared)) {
     if (name === 'api_key') continue
     const flag = isBooleanInput(input)
@@ -200,7 +218,7 @@ export function usage(declared: Readonly<Record<string, DeclaredInput>>): string
     // Whole: the values an input takes (--previous-run's keep, cancel, steer) are past its first sentence.
     for (const line of wrap(description, HELP_WIDTH)) lines.push(`      ${line}`)
   }
-  return `${lines.join('\n')}\n`
+  return lines
 }
 
 /** The width of --help's descriptions, indented six: a terminal's 100 columns. */

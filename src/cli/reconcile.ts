@@ -126,6 +126,7 @@ export async function runReconcile(
   let settings
   let access: { apiUrl: string; token: string }
   try {
+    outsideGitLab(io.env)
     settings = readGitLabReconcileSettings(source)
     access = gitlabAccess(io.env)
   } catch (error) {
@@ -203,4 +204,15 @@ function gitlabAccess(env: NodeJS.ProcessEnv): { apiUrl: string; token: string }
     )
   }
   return { apiUrl, token }
+}
+
+/**
+ * The pass asks GitLab about jobs and writes its notes: outside a GitLab CI job, what is
+ * missing is GitLab's, whatever `--project` names.
+ */
+function outsideGitLab(env: NodeJS.ProcessEnv): void {
+  if (env.GITLAB_CI === 'true') return
+  throw new UsageError(
+    "GITLAB_CI is not set: reconcile runs in a GitLab CI job (a scheduled pipeline), where it reads the jobs of the runs and writes merge request notes through GitLab's API (CI_API_V4_URL, GITLAB_TOKEN). Elsewhere there is nothing for it to reconcile: the command cancels its own runs, and cloud-agent-run cleanup recovers a killed one.",
+  )
 }

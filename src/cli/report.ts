@@ -5,7 +5,15 @@
  */
 import { run as runReportStep } from '../ledger/main.ts'
 import { answerJson, exitCodeOf } from './answer.ts'
-import { parseCommandLine, usage, UsageError, type DeclaredInput } from './flags.ts'
+import {
+  inputLines,
+  KEY_FILE_VARIABLE,
+  KEY_VARIABLE,
+  parseCommandLine,
+  PROJECT_HELP,
+  UsageError,
+  type DeclaredInput,
+} from './flags.ts'
 import type { CommandIo } from './io.ts'
 import { plainSummary } from './outputs.ts'
 import { preflight, refuse, writeSummary } from './preflight.ts'
@@ -22,12 +30,18 @@ export async function runReportCommand(
   let command
   try {
     command = parseCommandLine(args, declared)
+    // The report lists runs; it starts none, so a tasks list has nothing to be for.
+    if (command.tasksFile !== undefined) {
+      throw new UsageError(
+        'report does not take --tasks-file: it starts no run; see cloud-agent-run report --help.',
+      )
+    }
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
     return refuse(io, args.includes('--json'), error.message)
   }
   if (command.help || command.version) {
-    io.stdout(usage(declared).replace('cloud-agent-run [flags]', 'cloud-agent-run report [flags]'))
+    io.stdout(reportUsage(declared))
     return 0
   }
   let ready
@@ -64,4 +78,30 @@ export async function runReportCommand(
       : plainSummary(port.summary),
   )
   return code
+}
+
+/** `report --help`: the report's own page, its flags from report/action.yml's inputs. */
+function reportUsage(declared: Readonly<Record<string, DeclaredInput>>): string {
+  const lines = [
+    'Usage: cloud-agent-run report [flags]',
+    '',
+    "What the runs did and cost in a period, from the service's own records: by day, merge or",
+    'pull request, workflow and key, as a table and data. It starts no run and changes nothing.',
+    `The key is read from ${KEY_VARIABLE}, else from the file ${KEY_FILE_VARIABLE} names.`,
+    '',
+    'Exit codes: 0 the report was made; 1 a file of it (--summary, --report-dir) could not be',
+    'written; 2 bad input (nothing asked); 3 the service could not be reached or refused the',
+    'key; 130/143 interrupted by SIGINT/SIGTERM.',
+    '',
+    'Own flags:',
+    '  --json               one JSON object on stdout: credits, runs, report (the whole report),',
+    '                       outcome, exit_code and error; the log on stderr',
+    '  --summary FILE       write the report (Markdown, with its chart) to FILE',
+    PROJECT_HELP,
+    '  --help',
+    '',
+    'Inputs (as in report/action.yml):',
+    ...inputLines(declared),
+  ]
+  return `${lines.join('\n')}\n`
 }

@@ -300,7 +300,12 @@ describe('cloud-agent-run reconcile', () => {
       for (const [args, env, says] of [
         [['--lookback', 'soon'], scheduled, /^--lookback /],
         [['--sweep-all'], scheduled, /does not take "--sweep-all"/],
-        [[], { WARP_API_KEY: KEY }, /^--project is needed: reconcile runs in a GitLab CI job/],
+        [[], { WARP_API_KEY: KEY }, /^GITLAB_CI is not set: reconcile runs in a GitLab CI job/],
+        // Given --project, it says what is really missing: GitLab, not the flag it was given.
+        [['--project', 'jenkins/app'], { WARP_API_KEY: KEY }, /^GITLAB_CI is not set: /],
+        [['--project', 'gitlab:group/app'], { WARP_API_KEY: KEY }, /^GITLAB_CI is not set: /],
+        // In a job whose project GitLab does not name, the flag is what is missing.
+        [[], { ...scheduled, CI_PROJECT_PATH: '' }, /^--project is needed: /],
         [[], noToken, /GITLAB_TOKEN is not set/],
         [[], { ...scheduled, WARP_API_KEY: '' }, /WARP_API_KEY is not set/],
       ] as const) {

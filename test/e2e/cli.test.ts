@@ -153,6 +153,28 @@ describe('cloud-agent-run: the command line', () => {
       expect(run?.state).toBe('CANCELLED')
       expect((JSON.parse(result.stdout) as { outcome?: string }).outcome).toBe('interrupted')
     })
+
+    it('a hard kill outside any CI: cleanup with the same CLOUD_AGENT_RUN_DIR cancels what it left (Jenkins post { always })', async () => {
+      const api = await fakeApi({ script: () => working })
+      const cwd = newDirectory()
+      const env = { ...WITH_KEY, CLOUD_AGENT_RUN_DIR: '.cloud-agent-run' }
+      const running = command(
+        against(api, '--prompt', 'Work for a long time', '--project', 'jenkins/app'),
+        env,
+        cwd,
+      )
+      await api.waitForRequest('GET', /\/agent\/runs\/[^/]+$/)
+      running.kill('SIGKILL')
+      await running.done
+      expect(api.allRuns().map((run) => run.state)).toEqual(['INPROGRESS'])
+
+      const cleanup = await command(['cleanup'], env, cwd).done
+      expect(cleanup.code, cleanup.stderr).toBe(0)
+      expect(api.allRuns().map((run) => run.state)).toEqual(['CANCELLED'])
+      const again = await command(['cleanup'], env, cwd).done
+      expect(again.code).toBe(0)
+      expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(1)
+    })
   })
 
   it('--no-wait: starts the run and exits 0 with outcome started', async () => {
@@ -235,6 +257,60 @@ describe('cloud-agent-run: the command line', () => {
       }
     }
     expect(result.stdout).not.toContain('--api-key')
+  })
+
+  it('--help lists the subcommands, one line each; each has a page of its own that exits 0', async () => {
+    const main = await command(['--help']).done
+    expect(main.code).toBe(0)
+    for (const name of ['report', 'reconcile', 'cleanup']) {
+      expect(main.stdout).toMatch(new RegExp(`^  ${name} +\\S.*$`, 'm'))
+      const page = await command([name, '--help']).done
+      expect(page.code, `${name} --help`).toBe(0)
+      expect(page.stdout).toMatch(new RegExp(`^Usage: cloud-agent-run ${name}\\b`))
+      expect(page.stderr).toBe('')
+    }
+  })
+
+  it('docs/cli.md documents every subcommand --help lists, and every GitHub-only flag', async () => {
+    const page = readFileSync(join(ROOT, 'docs', 'cli.md'), 'utf8')
+    const main = await command(['--help']).done
+    const listed = [...main.stdout.matchAll(/^ {2}([a-z]+) {2,}\S/gm)].map((match) => match[1])
+    expect(listed).toEqual(['report', 'reconcile', 'cleanup'])
+    for (const name of listed) expect(page).toContain(`### \`${name}\``)
+    expect(page).toMatch(/CLOUD_AGENT_RUN_DIR[\s\S]*post \{ always \}/)
+    const githubOnly = /\*\*Inputs that only mean something on GitHub\*\* \(([^)]*)\)/.exec(page)
+    const flags = (githubOnly?.[1] ?? '').match(/--[\w-]+/g) ?? []
+    expect(flags.sort()).toEqual(
+      GITHUB_ONLY_INPUTS.map((name) => `--${name.replace(/_/g, '-')}`).sort(),
+    )
+  })
+
+  it("report --help describes the report: its own flags and exit codes, not a run's", async () => {
+    const page = await command(['report', '--help']).done
+    expect(page.code).toBe(0)
+    expect(page.stdout).toContain('--period (default: 7d)')
+    expect(page.stdout).toContain('--report-dir')
+    expect(page.stdout).toMatch(/0 the report was made/)
+    expect(page.stdout).not.toContain('--tasks-file')
+    expect(page.stdout).not.toContain('--prompt')
+    expect(page.stdout).not.toMatch(/124|Starts a cloud agent run/)
+  })
+
+  it('report refuses --tasks-file rather than take it and ignore it, before any request', async () => {
+    const api = await fakeApi()
+    const cwd = newDirectory()
+    writeFileSync(join(cwd, 'tasks.yml'), '- title: a\n  prompt: b\n')
+    const result = await command(
+      ['report', '--base-url', api.baseUrl, '--tasks-file', 'tasks.yml', '--json'],
+      WITH_KEY,
+      cwd,
+    ).done
+    expect(result.code).toBe(2)
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      outcome: 'error',
+      error: expect.stringMatching(/^report does not take --tasks-file/) as unknown,
+    })
+    expect(api.requests).toHaveLength(0)
   })
 
   it('in a GitLab merge request pipeline, keeps one note per key on the merge request, updated in place', async () => {
