@@ -22020,13 +22020,19 @@ function githubOnlyGiven(inputs) {
         return value !== undefined && value !== '' && value !== 'false';
     });
 }
-/** `--help`: the flags with their defaults, from action.yml's own words. */
+/** `--help`: the subcommands, the flags with their defaults, from action.yml's own words. */
 function usage(declared) {
     const lines = [
         'Usage: cloud-agent-run [flags]',
+        '       cloud-agent-run report|reconcile|cleanup [flags]',
         '',
         `Starts a cloud agent run on Warp's Oz platform, waits for it and reports it. The key is read`,
         `from ${KEY_VARIABLE}, else from the file ${KEY_FILE_VARIABLE} names.`,
+        '',
+        'Subcommands (each has its own --help):',
+        "  report      what the runs did and cost in a period, from the service's own records",
+        "  reconcile   one pass over a GitLab project's runs: finish notes, cancel a lost job's runs",
+        '  cleanup     cancel what a killed command left going (reads CLOUD_AGENT_RUN_DIR)',
         '',
         'Exit codes: 0 passed; 1 did not pass; 2 bad input (nothing created); 3 the service could',
         'not be reached or refused the key (nothing left running); 124 the timeout passed (runs',
@@ -22037,14 +22043,24 @@ function usage(declared) {
         '                       exit_code and error; the log on stderr',
         '  --summary FILE       write the summary (Markdown) to FILE',
         '  --tasks-file FILE    the tasks list (YAML or JSON), from FILE',
-        '  --project NAME       the project the runs belong to (budgets, --previous-run and the',
-        '                       report count by it): a path (owner/repo, group/app), or with its',
-        '                       forge, github:owner/repo or gitlab:group/app; a bare path counts',
-        "                       every forge's runs of it. On GitHub and GitLab, the CI's own project",
+        PROJECT_HELP,
         '  --help, --version',
         '',
         'Inputs (as in action.yml):',
+        ...inputLines(declared),
     ];
+    return `${lines.join('\n')}\n`;
+}
+/** `--project`'s lines of a --help page. */
+const PROJECT_HELP = [
+    '  --project NAME       the project the runs belong to (budgets, --previous-run and the',
+    '                       report count by it): a path (owner/repo, group/app), or with its',
+    '                       forge, github:owner/repo or gitlab:group/app; a bare path counts',
+    "                       every forge's runs of it. On GitHub and GitLab, the CI's own project",
+].join('\n');
+/** A --help page's inputs: each a flag, its default or where it applies, and its description. */
+function inputLines(declared) {
+    const lines = [];
     for (const [name, input] of Object.entries(declared)) {
         if (name === 'api_key')
             continue;
@@ -22060,7 +22076,7 @@ function usage(declared) {
         for (const line of wrap(description, HELP_WIDTH))
             lines.push(`      ${line}`);
     }
-    return `${lines.join('\n')}\n`;
+    return lines;
 }
 /** The width of --help's descriptions, indented six: a terminal's 100 columns. */
 const HELP_WIDTH = 94;
@@ -23144,7 +23160,8 @@ function projectNamed(named) {
 
 ;// CONCATENATED MODULE: ./src/cli/cleanup.ts
 /**
- * `cloud-agent-run cleanup`: a GitLab job's `after_script`. The shell executor does not always
+ * `cloud-agent-run cleanup`: what runs after a command that may have been killed hard, in any CI
+ * (a GitLab job's `after_script`, a Jenkins pipeline's `post { always }`). The shell executor does not always
  * signal a cancelled job's script, and the docker executor removes its container, so the command
  * may end without cancelling what it started. `after_script` runs for a cancelled job too (GitLab
  * 17.0+), in a fresh shell: this reads what the script's command saved (`state.json` in
@@ -23165,8 +23182,27 @@ function projectNamed(named) {
 
 /** How long the hand-over's question to GitLab may take: after_script's time is short. */
 const HAND_OVER_ASK_MS = 10_000;
+const HELP = `Usage: cloud-agent-run cleanup
+
+Cancels every run a cloud-agent-run command started and left going: the command cancels its
+runs itself on SIGINT or SIGTERM, but a hard kill (SIGKILL, a removed container, a runner lost)
+gives it no time. Give the command a folder in ${JOB_DIR_VARIABLE}: it saves there what it
+starts (state.json); run cleanup afterwards with the same ${JOB_DIR_VARIABLE} and
+${KEY_VARIABLE} (or ${KEY_FILE_VARIABLE}), whatever ended the command: GitLab's
+after_script, a Jenkins pipeline's post { always }, a shell's trap. It finds a create never
+answered by its tag, and hands a steered run over to a newer pipeline rather than cancel it.
+
+Exit codes: 0 nothing is left going (or nothing was saved); 1 a run could not be cancelled;
+2 ${JOB_DIR_VARIABLE} or the key is missing, or an argument was given.
+
+  --help      this text
+`;
 /** Runs `cloud-agent-run cleanup`; resolves with its exit code (0 once nothing is left going). */
 async function runCleanup(args, io) {
+    if (args.length === 1 && (args[0] === '--help' || args[0] === '-h')) {
+        io.stdout(HELP);
+        return EXIT.passed;
+    }
     const say = (line) => io.stderr(`cloud-agent-run cleanup: ${line}\n`);
     let key;
     let saved;
@@ -23598,7 +23634,7 @@ function endOnSignal(io, options) {
 const VALUE_FLAGS = ['lookback', 'base_url', 'project'];
 /** Its boolean flags (`--dry-run`, `--no-sweep`), by input name. */
 const BOOLEAN_FLAGS = ['dry_run', 'sweep'];
-const HELP = `Usage: cloud-agent-run reconcile [flags]
+const reconcile_HELP = `Usage: cloud-agent-run reconcile [flags]
 
 One reconcile pass over a GitLab project's runs, for a scheduled pipeline: it finishes the
 merge request notes of runs that a --no-wait job left going, once they end, and cancels a run
@@ -23665,7 +23701,7 @@ async function runReconcile(args, declared, io) {
     try {
         line = parseReconcileLine(args);
         if (line.help) {
-            io.stdout(HELP);
+            io.stdout(reconcile_HELP);
             return EXIT.passed;
         }
         key = readKey(io.env, io.cwd);
@@ -23694,6 +23730,7 @@ async function runReconcile(args, declared, io) {
     let settings;
     let access;
     try {
+        outsideGitLab(io.env);
         settings = readGitLabReconcileSettings(source);
         access = gitlabAccess(io.env);
     }
@@ -23773,6 +23810,15 @@ function gitlabAccess(env) {
     }
     return { apiUrl, token };
 }
+/**
+ * The pass asks GitLab about jobs and writes its notes: outside a GitLab CI job, what is
+ * missing is GitLab's, whatever `--project` names.
+ */
+function outsideGitLab(env) {
+    if (env.GITLAB_CI === 'true')
+        return;
+    throw new UsageError("GITLAB_CI is not set: reconcile runs in a GitLab CI job (a scheduled pipeline), where it reads the jobs of the runs and writes merge request notes through GitLab's API (CI_API_V4_URL, GITLAB_TOKEN). Elsewhere there is nothing for it to reconcile: the command cancels its own runs, and cloud-agent-run cleanup recovers a killed one.");
+}
 
 ;// CONCATENATED MODULE: ./src/cli/source.ts
 
@@ -23824,6 +23870,10 @@ async function runReportCommand(args, declared, io) {
     let command;
     try {
         command = parseCommandLine(args, declared);
+        // The report lists runs; it starts none, so a tasks list has nothing to be for.
+        if (command.tasksFile !== undefined) {
+            throw new UsageError('report does not take --tasks-file: it starts no run; see cloud-agent-run report --help.');
+        }
     }
     catch (error) {
         if (!(error instanceof UsageError))
@@ -23831,7 +23881,7 @@ async function runReportCommand(args, declared, io) {
         return preflight_refuse(io, args.includes('--json'), error.message);
     }
     if (command.help || command.version) {
-        io.stdout(usage(declared).replace('cloud-agent-run [flags]', 'cloud-agent-run report [flags]'));
+        io.stdout(reportUsage(declared));
         return 0;
     }
     let ready;
@@ -23869,6 +23919,31 @@ async function runReportCommand(args, declared, io) {
         ? `${JSON.stringify(answerJson(answer, code), null, 2)}\n`
         : plainSummary(port.summary));
     return code;
+}
+/** `report --help`: the report's own page, its flags from report/action.yml's inputs. */
+function reportUsage(declared) {
+    const lines = [
+        'Usage: cloud-agent-run report [flags]',
+        '',
+        "What the runs did and cost in a period, from the service's own records: by day, merge or",
+        'pull request, workflow and key, as a table and data. It starts no run and changes nothing.',
+        `The key is read from ${KEY_VARIABLE}, else from the file ${KEY_FILE_VARIABLE} names.`,
+        '',
+        'Exit codes: 0 the report was made; 1 a file of it (--summary, --report-dir) could not be',
+        'written; 2 bad input (nothing asked); 3 the service could not be reached or refused the',
+        'key; 130/143 interrupted by SIGINT/SIGTERM.',
+        '',
+        'Own flags:',
+        '  --json               one JSON object on stdout: credits, runs, report (the whole report),',
+        '                       outcome, exit_code and error; the log on stderr',
+        '  --summary FILE       write the report (Markdown, with its chart) to FILE',
+        PROJECT_HELP,
+        '  --help',
+        '',
+        'Inputs (as in report/action.yml):',
+        ...inputLines(declared),
+    ];
+    return `${lines.join('\n')}\n`;
 }
 
 ;// CONCATENATED MODULE: ./src/cli/speech.ts
