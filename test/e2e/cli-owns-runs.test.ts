@@ -85,6 +85,27 @@ describe('the command answers the same way on every exit', () => {
     expect(api.run(mine.run_id)?.state).toBe('CANCELLED')
   })
 
+  it('--cancel-only cancels an orchestrating run with its tree, and lists the run alone', async () => {
+    const api = await fakeApi({ script: () => working })
+    const project = { gh_forge: 'none', gh_repository: 'acme/tools' }
+    // Its children have its name too: they are still part of it, never runs of the name.
+    const child = { config: { name: 'nightly' }, script: working }
+    const lead = api.seedRun(
+      { prompt: 'a', config: { name: 'nightly' }, metadata: project },
+      { script: [{ state: 'INPROGRESS', afterMs: 0, spawn: [child, child] }] },
+    )
+    const args = ['--cancel-only', '--name', 'nightly', '--project', 'acme/tools', '--json']
+    const result = await command(against(api, ...args), WITH_KEY).done
+
+    expect(result.code, result.stderr).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({ cancelled: [lead.run_id], exit_code: 0 })
+    expect(api.tree(lead.run_id).map((run) => run.state)).toEqual([
+      'CANCELLED',
+      'CANCELLED',
+      'CANCELLED',
+    ])
+  })
+
   it('--prompt-file - reads the prompt from standard input; WARP_API_KEY_FILE names the key', async () => {
     const api = await fakeApi({ script: () => finishing('SUCCEEDED') })
     const cwd = newDirectory()
