@@ -138,6 +138,21 @@ describe('the GitLab CI/CD component', () => {
     }
   })
 
+  it("names in docs/gitlab.md every dotenv variable the job writes, and a later job's snippet reading them", () => {
+    const page = readFileSync(join(ROOT, 'docs', 'gitlab.md'), 'utf8')
+    const outputs = Object.keys(
+      (parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { outputs: object }).outputs,
+    )
+    const named = new Set(page.match(/\bCLOUD_AGENT_[A-Z_]+\b/g))
+    const written = outputs.map((name) => `CLOUD_AGENT_${name.toUpperCase()}`)
+    expect(written.filter((variable) => !named.has(variable))).toEqual([])
+    expect(page).toMatch(
+      /needs:\n\s+- job: [\s\S]*?artifacts: true\n\s+script:\n.*\$CLOUD_AGENT_OUTCOME/,
+    )
+    // Steering is an input of the component, not a flag in args.
+    expect(page).not.toMatch(/args: --previous-run/)
+  })
+
   it('puts no input into the text of the script: each reaches it as a variable', () => {
     const [, job] = interpolate({ prompt: 'say "hi" $(touch pwned) `id`' })
     expect(job.script.join('\n')).not.toContain('pwned')
@@ -214,7 +229,11 @@ describe("the component's script in bash, as a Linux runner runs it (its flags, 
     const [, job] = interpolate({
       prompt: 'Review "this" $(touch pwned)',
       environment_id: 'env-1',
-      args: '--max-credits 50  --output-schema schema.json',
+      args: '--max-credits 50  --no-show-progress',
+      // Values with spaces, quotes and JSON: each its own input, never split on spaces.
+      base_prompt: 'Be brief; say "why".',
+      mcp_servers: '{"github": {"url": "https://mcp.example.test/a b", "headers": {}}}',
+      output_schema: '{"type": "object", "required": ["verdict"]}',
       version: '1.3.0',
     })
     const { code } = await runJob(dir, job)
@@ -231,10 +250,15 @@ describe("the component's script in bash, as a Linux runner runs it (its flags, 
       'env-1',
       '--timeout',
       '60m',
+      '--base-prompt',
+      'Be brief; say "why".',
+      '--mcp-servers',
+      '{"github": {"url": "https://mcp.example.test/a b", "headers": {}}}',
+      '--output-schema',
+      '{"type": "object", "required": ["verdict"]}',
       '--max-credits',
       '50',
-      '--output-schema',
-      'schema.json',
+      '--no-show-progress',
     ])
     expect(JSON.parse(readFileSync(join(dir, 'cloud-agent-run.json'), 'utf8'))).toEqual({
       outcome: 'succeeded',

@@ -45,11 +45,17 @@ const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"'
 
 /**
  * The summary's Markdown as plain text for a terminal: no HTML tags, no table rules, a facts
- * row as `Field: value`, entities decoded. Linear.
+ * row as `Field: value`, entities decoded; a Mermaid chart, which only a Markdown viewer draws,
+ * is left out (the tables beside it carry its numbers). Linear.
  */
 export function plainSummary(markdown: string): string {
   const lines: string[] = []
+  let inChart = false
   for (const raw of markdown.split('\n')) {
+    if (inChart || /^\s*```mermaid\s*$/.test(raw)) {
+      inChart = !(inChart && /^\s*```\s*$/.test(raw))
+      continue
+    }
     if (/^\s*\|?\s*:?-{3,}/.test(raw)) continue
     let line = raw
       .replace(/<[^<>]*>/g, '')

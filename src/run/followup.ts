@@ -2,6 +2,7 @@ import type { AgentRunsClient } from '../api/client.ts'
 import { mayHaveActed } from '../api/retry.ts'
 import type { RunItem } from '../api/types.ts'
 import type { Log } from '../log.ts'
+import { isTerminal } from '../model/states.ts'
 import { safeForLog } from '../text/log.ts'
 import { errorMessage } from '../text/plain.ts'
 import { MIN_REQUEST_MS } from '../timing.ts'
@@ -104,6 +105,12 @@ export class FollowUps {
       )
     }
     tracker.track(runId)
+    // Only a terminal reading is ever taken as an outcome: a run still going when it was sent
+    // the follow-up (a steered one) has no old outcome whose readings could pass for the new.
+    if (!isTerminal(run.state)) {
+      this.#isStale = undefined
+      return undefined
+    }
     this.#isStale = watchForNewPass({
       before: run,
       now,

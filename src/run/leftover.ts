@@ -33,7 +33,9 @@ export function leftUnfinished(saved: SavedRun, log: Log): SavedRunRecord[] {
       ? 'Every run of the set ended or was cancelled in the main step; nothing to clean up.'
       : only?.runId
         ? `Run ${only.runId} ended or was handed off in the main step; nothing to clean up.`
-        : 'The main step created no run; nothing to clean up.',
+        : // Not "created none": a main step whose state never reached this one (a local runner
+          // running both in one process) may have created one, and ended it.
+          'The main step saved no run for this step; nothing to clean up.',
   )
   return []
 }

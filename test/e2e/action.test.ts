@@ -176,7 +176,7 @@ describe('the action, run as the runner runs it', () => {
 
     const post = await runPostStep(result, { inputs: { api_key: KEY, base_url: 'x', prompt: 'x' } })
     expect(post.code).toBe(0)
-    expect(post.stdout).toContain('created no run')
+    expect(post.stdout).toContain('The main step saved no run for this step')
   })
 
   it('rejects a duration input it cannot read', async () => {

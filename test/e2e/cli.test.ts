@@ -296,6 +296,29 @@ describe('cloud-agent-run: the command line', () => {
     expect(page.stdout).not.toMatch(/124|Starts a cloud agent run/)
   })
 
+  it('report as plain text (no --json, no --summary) prints no raw Mermaid block', async () => {
+    const api = await fakeApi()
+    api.seedRun(
+      {
+        prompt: 'p',
+        metadata: { gh_invocation: 'inv-plain', gh_repository: 'jenkins/app', gh_workflow: 'w' },
+      },
+      {
+        script: [
+          { state: 'SUCCEEDED', afterMs: 0, patch: { request_usage: { inference_cost: 7 } } },
+        ],
+        createdAt: Date.now() - 60_000,
+      },
+    )
+    const result = await command(
+      ['report', '--base-url', api.baseUrl, '--project', 'jenkins/app'],
+      WITH_KEY,
+    ).done
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr).toContain('1 run in the last 7 days used 7 credits.')
+    expect(result.stdout).not.toMatch(/```|mermaid|xychart/)
+  })
+
   it('report refuses --tasks-file rather than take it and ignore it, before any request', async () => {
     const api = await fakeApi()
     const cwd = newDirectory()

@@ -67,5 +67,8 @@ describe("CONTRIBUTING's local recipe", () => {
     expect(readFileSync(output, 'utf8')).toMatch(/^outcome<<.*\nsucceeded\n/m)
     expect(api.allRuns()).toHaveLength(1)
     expect(api.allRuns()[0]?.state).toBe('SUCCEEDED')
+    // The post step, whose saved state the recipe does not hand on, never says none was created.
+    expect(stdout).toContain('nothing to clean up')
+    expect(stdout).not.toContain('created no run')
   })
 })

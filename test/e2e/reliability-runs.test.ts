@@ -241,7 +241,7 @@ describe('the post step has its own entry and can never create a run', () => {
     const post = await runStep({ inputs: inputsFor(api), step: 'post' })
 
     expect(post.code).toBe(0)
-    expect(post.stdout).toContain('created no run; nothing to clean up')
+    expect(post.stdout).toContain('saved no run for this step; nothing to clean up')
     expect(api.requests).toHaveLength(0)
   })
 

@@ -276,7 +276,7 @@ describe('cancellation races', () => {
 
     expect(post.code).toBe(0)
     expect(api.requests).toHaveLength(sent)
-    expect(post.stdout).toContain('created no run')
+    expect(post.stdout).toContain('The main step saved no run for this step')
   })
 
   itNeedsProcess('409 while the run is PENDING: the cancel is retried until it lands', async () => {

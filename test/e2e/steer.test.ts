@@ -56,6 +56,10 @@ async function twoPushes(
     first?: RunScript
     /** Faults for the second step's requests. */
     faults?: FaultRule[]
+    /** The steered run's new pass: by default, it ends soon. */
+    followup?: RunScript
+    /** More inputs of the second step. */
+    second?: Record<string, string>
   } = {},
 ) {
   // The first push's run works until steered; a run created later (a fallback's) just works.
@@ -66,7 +70,7 @@ async function twoPushes(
       if (creates > 1) return newPass
       return options.first ?? working
     },
-    followupScript: () => newPass,
+    followupScript: () => options.followup ?? newPass,
   })
   const gh = await fakeGitHub()
   gh.setHistory(OWNER, REPO, [
@@ -91,7 +95,7 @@ async function twoPushes(
   await untilState(api, first.outputs.run_id ?? '', options.first?.[0]?.state ?? 'INPROGRESS')
   for (const fault of options.faults ?? []) api.injectFault(fault)
   const second = await runStep({
-    inputs: inputsFor(api, { ...review, previous_run: 'steer' }),
+    inputs: inputsFor(api, { ...review, previous_run: 'steer', ...options.second }),
     env: pushEvent(gh, head),
   })
   return { api, gh, first, second }
@@ -151,6 +155,16 @@ describe('previous_run: steer', () => {
     }
     expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
     expect(api.followups(runId)).toHaveLength(1)
+  })
+
+  it('a steered run that works to the timeout: timed_out, never first "taking INPROGRESS as its outcome"', async () => {
+    const { api, first, second } = await twoPushes({
+      followup: [{ state: 'INPROGRESS', afterMs: 0 }],
+      second: { timeout: '3s' },
+    })
+    expect(second.outputs).toMatchObject({ steered: 'true', outcome: 'timed_out' })
+    expect(second.stdout).not.toMatch(/was never seen leaving|as its outcome/)
+    expect(api.run(first.outputs.run_id ?? '')?.state).toBe('CANCELLED')
   })
 
   it('a force push falls back to cancel + create, saying why in one line', async () => {

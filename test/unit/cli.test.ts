@@ -118,6 +118,23 @@ describe("the command's output", () => {
     )
   })
 
+  it('leaves a Mermaid chart out of the plain text: only a Markdown viewer draws it', () => {
+    const markdown = [
+      '### Credits',
+      '',
+      '```mermaid',
+      'xychart-beta',
+      '    bar [1, 2]',
+      '```',
+      '',
+      '```sh',
+      'kept',
+      '```',
+      'After the chart.',
+    ].join('\n')
+    expect(plainSummary(markdown)).toBe('Credits\n\n```sh\nkept\n```\nAfter the chart.\n')
+  })
+
   it("writes the engine's log as plain lines for a person, and masks every secret", () => {
     const lines: string[] = []
     const port = new CommandStepIo(
