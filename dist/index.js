@@ -14775,6 +14775,7 @@ async function getExistingRun(client, runId, options) {
 
 
 
+
 /**
  * Pure logic: whether a reading of a run after a follow-up predates the
  * follow-up's effect. The new pass is recognised by the state leaving its old
@@ -14847,6 +14848,12 @@ class FollowUps {
             log.warning(`The answer to the follow-up to run ${safeForLog(runId)} was lost (${safeForLog(reason)}). It may have reached the run and restarted it, so the step awaits the run.`);
         }
         tracker.track(runId);
+        // Only a terminal reading is ever taken as an outcome: a run still going when it was sent
+        // the follow-up (a steered one) has no old outcome whose readings could pass for the new.
+        if (!isTerminal(run.state)) {
+            this.#isStale = undefined;
+            return undefined;
+        }
         this.#isStale = watchForNewPass({
             before: run,
             now,
@@ -17397,7 +17404,9 @@ function leftUnfinished(saved, log) {
         ? 'Every run of the set ended or was cancelled in the main step; nothing to clean up.'
         : only?.runId
             ? `Run ${only.runId} ended or was handed off in the main step; nothing to clean up.`
-            : 'The main step created no run; nothing to clean up.');
+            : // Not "created none": a main step whose state never reached this one (a local runner
+                // running both in one process) may have created one, and ended it.
+                'The main step saved no run for this step; nothing to clean up.');
     return [];
 }
 /**
@@ -21821,11 +21830,17 @@ function outputsAsJson(outputs) {
 const ENTITIES = { lt: '<', gt: '>', amp: '&', quot: '"', nbsp: ' ' };
 /**
  * The summary's Markdown as plain text for a terminal: no HTML tags, no table rules, a facts
- * row as `Field: value`, entities decoded. Linear.
+ * row as `Field: value`, entities decoded; a Mermaid chart, which only a Markdown viewer draws,
+ * is left out (the tables beside it carry its numbers). Linear.
  */
 function plainSummary(markdown) {
     const lines = [];
+    let inChart = false;
     for (const raw of markdown.split('\n')) {
+        if (inChart || /^\s*```mermaid\s*$/.test(raw)) {
+            inChart = !(inChart && /^\s*```\s*$/.test(raw));
+            continue;
+        }
         if (/^\s*\|?\s*:?-{3,}/.test(raw))
             continue;
         let line = raw
