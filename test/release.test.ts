@@ -3,10 +3,12 @@
  * release (scripts/release.ts) holds for this checkout at package.json's version, and refuses a
  * tag that is not it.
  */
-import { readFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { releaseNotes, releaseProblems } from '../scripts/release.ts'
+import { notesWithPin, pack, releaseNotes, releaseProblems } from '../scripts/release.ts'
 import { ROOT } from './e2e/harness.ts'
 
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -15,13 +17,18 @@ const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 
 describe('the release (scripts/release.ts, run by release.yml)', () => {
   it("this checkout may be released at package.json's version: its CHANGELOG section, dist/ and the component agree", () => {
-    expect(releaseProblems(`v${version}`)).toEqual([])
+    expect(releaseProblems(version)).toEqual([])
   })
 
   it('refuses a tag that is not the version, or not a version at all', () => {
-    expect(releaseProblems('v99.0.0').join('\n')).toMatch(/package\.json says .*bump it/)
-    expect(releaseProblems('v99.0.0').join('\n')).toMatch(/no section "## 99\.0\.0/)
-    expect(releaseProblems('latest')).toEqual(['The tag "latest" is not vMAJOR.MINOR.PATCH.'])
+    expect(releaseProblems('99.0.0').join('\n')).toMatch(/package\.json says .*bump it/)
+    expect(releaseProblems('99.0.0').join('\n')).toMatch(/no section "## 99\.0\.0/)
+    // One tag scheme: plain semver, which the GitLab Catalog takes and GitHub's uses: names too.
+    for (const tag of ['latest', `v${version}`]) {
+      expect(releaseProblems(tag)).toEqual([
+        `The tag "${tag}" is not MAJOR.MINOR.PATCH (plain semver, no v).`,
+      ])
+    }
   })
 
   it("gives the release's notes: its CHANGELOG section, up to the next", () => {
@@ -30,5 +37,44 @@ describe('the release (scripts/release.ts, run by release.yml)', () => {
     expect(releaseNotes(changelog, '2.0.0')).toBe('- New.')
     expect(releaseNotes(changelog, '1.0.0')).toBe('- Old.')
     expect(releaseNotes(changelog, '1.5.0')).toBeUndefined()
+  })
+
+  it("heads the notes with the release commit's SHA, as a pinned uses: line", () => {
+    const sha = 'a'.repeat(40)
+    const notes = notesWithPin('- New.', sha, '1.3.0', 'octo-org/cloud-agent-run-action')
+    expect(notes).toContain(`- uses: octo-org/cloud-agent-run-action@${sha} # 1.3.0`)
+    expect(notes.endsWith('\n- New.')).toBe(true)
+  })
+
+  it('packs the npm tarball the release attaches: its package.json keeps no development script', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'release-pack-'))
+    const tarball = pack(dir)
+    expect(tarball).toMatch(new RegExp(`cloud-agent-run-${version.replace(/\./g, '\\.')}\\.tgz$`))
+    const listed = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n')
+    expect(listed).toContain('package/dist/cli.js')
+    expect(listed).toContain('package/action.yml')
+    const manifest = JSON.parse(
+      execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }),
+    ) as Record<string, unknown>
+    expect(manifest).not.toHaveProperty('scripts')
+    expect(manifest).not.toHaveProperty('devDependencies')
+    expect(manifest).toMatchObject({
+      name: 'cloud-agent-run',
+      version,
+      bin: { 'cloud-agent-run': 'dist/cli.js' },
+    })
+  })
+
+  it('the docs show both ways in: a pinned SHA beside @v1, and the release tarball beside npm', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    expect(readme).toContain('octo-org/cloud-agent-run-action@v1')
+    expect(readme).toMatch(/octo-org\/cloud-agent-run-action@<sha> # \d+\.\d+\.\d+/)
+    const cli = readFileSync(join(ROOT, 'docs', 'cli.md'), 'utf8')
+    expect(cli).toMatch(/npx cloud-agent-run@1\b/)
+    expect(cli).toMatch(
+      /npx --yes https:\/\/github\.com\/octo-org\/cloud-agent-run-action\/releases\/download\/(\d+\.\d+\.\d+)\/cloud-agent-run-\1\.tgz/,
+    )
+    const workflow = readFileSync(join(ROOT, '.github', 'workflows', 'release.yml'), 'utf8')
+    expect(workflow).toMatch(/gh release create [^\n]*--draft[\s\S]*"\$tarball"/)
   })
 })
