@@ -2,6 +2,7 @@
  * One row of the ledger per run: what the service's own record of the run says of where it
  * belongs (the action's tags), how it ended and what it cost. Pure.
  */
+import { cancelledEnding } from '../model/limits.ts'
 import { creditsSpent } from '../agent/cost.ts'
 import type { RunItem } from '../api/types.ts'
 import { homeOfTag } from '../model/home.ts'
@@ -48,7 +49,9 @@ export function madeByTheAction(run: RunItem): boolean {
 export function rowOf(run: RunItem): LedgerRow {
   const metadata = stringsOf(run.metadata)
   const home = homeOfTag(metadata)
-  const ended = outcomeOf(run.state) === 'running' ? '' : (run.updated_at ?? '')
+  const credits = creditsSpent(run)
+  const outcome = outcomeOf(run, credits)
+  const ended = outcome === 'working' ? '' : (run.updated_at ?? '')
   return {
     runId: run.run_id,
     created: run.created_at ?? '',
@@ -58,8 +61,8 @@ export function rowOf(run: RunItem): LedgerRow {
     thread: home.thread,
     workflow: metadata[STEP_KEYS.workflow] ?? '',
     key: metadata[HANDOFF_KEYS.key] ?? run.agent_config?.name ?? '',
-    outcome: outcomeOf(run.state),
-    credits: creditsSpent(run),
+    outcome,
+    credits,
     link: typeof run.session_link === 'string' ? run.session_link : '',
     steered: metadata[HANDOFF_KEYS.steer] === 'true',
     rootRunId: rootIdOf(run),
@@ -67,12 +70,16 @@ export function rowOf(run: RunItem): LedgerRow {
   }
 }
 
-/** The state as the ledger's word. */
-function outcomeOf(state: string): string {
-  if (state === 'CANCELLED') return 'cancelled'
+/**
+ * The run's ending as the ledger's word: the service's state, and for a CANCELLED run, its step's
+ * limits (`timed_out`, `over_budget`) where its tag carries them.
+ */
+function outcomeOf(run: RunItem, credits: number): string {
+  const { state } = run
+  if (state === 'CANCELLED') return cancelledEnding(run, credits)
   if (state === 'ERROR') return 'error'
   const meaning = meaningOf(state)
-  if (meaning === 'active') return 'running'
+  if (meaning === 'active') return 'working'
   return meaning === 'unknown' ? state.toLowerCase() : meaning
 }
 

@@ -110,7 +110,7 @@ export function sumUp(
   const days = new Map(daysOf(period).map((day) => [day, empty()]))
   for (const row of rows) add(days, row.created.slice(0, 10), row)
   const notSucceeded = rows.filter(
-    (row) => row.outcome !== 'succeeded' && row.outcome !== 'running',
+    (row) => row.outcome !== 'succeeded' && row.outcome !== 'working',
   )
   return {
     period: {
@@ -124,7 +124,7 @@ export function sumUp(
     totals: {
       ...spendOf(rows),
       notSucceeded: spendOf(notSucceeded),
-      running: spendOf(rows.filter((row) => row.outcome === 'running')),
+      running: spendOf(rows.filter((row) => row.outcome === 'working')),
       children: rows.length - rows.filter(isTree).length,
     },
     byDay: [...days].map(([day, spend]) => ({ day, ...rounded(spend) })),
@@ -151,7 +151,7 @@ function steeringOf(
     treeCredits.set(row.rootRunId, (treeCredits.get(row.rootRunId) ?? 0) + row.credits)
   }
   const others = rows
-    .filter((row) => isTree(row) && !row.steered && row.outcome !== 'running')
+    .filter((row) => isTree(row) && !row.steered && row.outcome !== 'working')
     .map((row) => treeCredits.get(row.rootRunId) ?? row.credits)
     .sort((a, b) => a - b)
   const middle = others.length / 2

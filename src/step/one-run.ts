@@ -1,3 +1,5 @@
+import { limitsTag, type StepLimits } from '../model/limits.ts'
+import { maxCreditsCap, tighterCap } from '../model/spend-cap.ts'
 import { agentWorkSources } from '../agent/sources.ts'
 import type { AgentWorkSources } from '../agent/work.ts'
 import { abortableSleep } from '../api/transport.ts'
@@ -123,7 +125,10 @@ async function execute(step: PreparedRun, interruption: Interruption): Promise<E
     signal: interruption.signal,
     log: watcher.log,
     watch: watcher,
-    tag: runTag(step.world, undefined, head, handoff),
+    tag: runTag(step.world, undefined, head, {
+      ...handoff,
+      ...limitsTag(limitsOf(settings, step)),
+    }),
     onProgress: (runs) => surfaces.showRunning(runs),
     steer: steering.source,
     continueFrom: continueSource(step.home, head),
@@ -158,4 +163,19 @@ async function finish(step: PreparedRun, executed: ExecutedRun, interruption: In
     structuredOutput: executed.document,
     verdict: review?.verdict,
   })
+}
+
+/**
+ * The step's limits, for the run's tag: the deadline when the step awaits the run, and the cap
+ * it stops the run at (max_credits, or what a budget had left).
+ */
+function limitsOf(
+  settings: { wait: boolean; timeoutMs: number; agentWork: { maxCredits: number | undefined } },
+  step: Pick<StepStart, 'budgetCap'>,
+): StepLimits {
+  const cap = tighterCap(maxCreditsCap(settings.agentWork.maxCredits), step.budgetCap)
+  return {
+    ...(settings.wait ? { deadline: new Date(Date.now() + settings.timeoutMs).toISOString() } : {}),
+    ...(cap ? { cap: cap.credits } : {}),
+  }
 }

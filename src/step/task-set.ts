@@ -1,3 +1,4 @@
+import { limitsTag } from '../model/limits.ts'
 import { maxCreditsCap, tighterCap } from '../model/spend-cap.ts'
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
@@ -80,7 +81,14 @@ async function prepare(
     tasks: settings.tasks.length,
     passWhen: passWhenText(settings.passWhen),
   })
-  const stepTag = runTag(world, () => setId, surfaces.commit ?? home.head, handoff)
+  const deadline = settings.wait
+    ? new Date(Date.now() + settings.timeoutMs).toISOString()
+    : undefined
+  const limits = limitsTag(deadline ? { deadline } : {})
+  const stepTag = runTag(world, () => setId, surfaces.commit ?? home.head, {
+    ...handoff,
+    ...limits,
+  })
   const sources = agentWorkSources(start.client)
   const waitsEndBy = Date.now() + settings.timeoutMs + PAST_TIMEOUT_MS
   const set = { ...start, settings, outputs, surfaces, stepTag, sources, waitsEndBy }

@@ -6,6 +6,7 @@
  * forges' projects of one path stay apart when both are named.
  */
 import { describe, expect, it } from 'vitest'
+import { AgentRunsClient } from '../../src/api/client.ts'
 import type { FakeAgentApi, RunScript } from '../fake-api/server.ts'
 import { command } from './command.ts'
 import { runStep } from './harness.ts'
@@ -137,5 +138,37 @@ describe('a budget caps the runs it admits', () => {
     expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(1)
     // Overrun by what one poll let the run spend, never by the whole run (60 credits).
     expect(second.outputs.credits).toBe('25')
+  })
+})
+
+describe("the step's ending, not only the service's state", () => {
+  it('the report tells a timeout and an overrun from a cancel, by the limits each run carries', async () => {
+    const long: RunScript = [
+      { state: 'INPROGRESS', afterMs: 0, patch: { request_usage: { inference_cost: 2 } } },
+      { state: 'INPROGRESS', afterMs: 200, patch: { request_usage: { inference_cost: 9 } } },
+      { state: 'SUCCEEDED', afterMs: 60_000 },
+    ]
+    const api = await fakeApi({ script: () => long })
+    const timedOut = await runStep({ inputs: inputsFor(api, { prompt: 'a', timeout: '1s' }) })
+    expect(timedOut.outputs.outcome).toBe('timed_out')
+    const capped = await runStep({ inputs: inputsFor(api, { prompt: 'b', max_credits: '5' }) })
+    expect(capped.outputs.outcome).toBe('over_budget')
+    const detached = await runStep({ inputs: inputsFor(api, { prompt: 'c', wait: 'false' }) })
+    // A person cancels it in the web app.
+    await new AgentRunsClient({ baseUrl: api.baseUrl, apiKey: KEY }).cancelRun(
+      detached.outputs.run_id ?? '',
+    )
+    const tags = api
+      .requestsTo('POST', /\/agent\/runs?$/)
+      .map((r) => (r.json as { metadata?: Record<string, string> }).metadata?.gh_limits)
+    expect(tags[0]).toMatch(/^deadline=\d{4}-[^;]+Z$/)
+    expect(tags[1]).toMatch(/^deadline=[^;]+;cap=5$/)
+    expect(tags[2]).toBeUndefined()
+
+    const report = await actionReport(api)
+    const outcomes = (
+      JSON.parse(report.outputs.report ?? '{}') as { byOutcome: { name: string; runs: number }[] }
+    ).byOutcome.map((one) => one.name)
+    expect(outcomes.sort()).toEqual(['cancelled', 'over_budget', 'timed_out'])
   })
 })

@@ -87,7 +87,7 @@ describe('the ledger sums', () => {
         row({ credits: 10 }),
         row({ runId: 'run_2', credits: 20, created: '2026-11-27T11:00:00Z' }),
         row({ runId: 'run_3', thread: 8, key: 'fix', outcome: 'failed', credits: 5 }),
-        row({ runId: 'run_4', thread: undefined, key: 'nightly', outcome: 'running', credits: 1 }),
+        row({ runId: 'run_4', thread: undefined, key: 'nightly', outcome: 'working', credits: 1 }),
       ],
       { period, scope: 'project', project: 'octo-org/app', budgets, complete: true },
     )
@@ -109,7 +109,7 @@ describe('the ledger sums', () => {
       [8, 5],
     ])
     expect(ledger.byKey.map((one) => one.key)).toEqual(['review', 'fix', 'nightly'])
-    expect(ledger.byOutcome.map((one) => one.name)).toEqual(['succeeded', 'failed', 'running'])
+    expect(ledger.byOutcome.map((one) => one.name)).toEqual(['succeeded', 'failed', 'working'])
     expect(ledger.budgets.daily).toMatchObject({ limit: 25, reached: 1 })
     expect(ledger.budgets.pullRequest).toMatchObject({ limit: 15, reached: 1 })
   })
