@@ -112,6 +112,8 @@ describe('the action, run as the runner runs it', () => {
         gh_step: 'agent',
         // The hand-over to a reconcile pass, which sweeps the run should this runner be lost.
         gh_key: 'pr-review',
+        // The step's timeout, as the report reads a run it stopped.
+        gh_limits: expect.stringMatching(/^deadline=\d{4}-\d\d-\d\dT[^;]+Z$/),
         gh_wait: 'true',
       },
     })
