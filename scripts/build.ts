@@ -90,7 +90,7 @@ const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
   version: string
 }
 const manifest = { version, inputs: inputsOf('action.yml'), report: inputsOf('report/action.yml') }
-write('inputs.json', `${JSON.stringify(manifest, null, 2)}\n`)
+write('inputs.json', `${JSON.stringify(manifest)}\n`)
 
 const notices = licenses(ROOT)
 write('licenses.txt', notices.text)
