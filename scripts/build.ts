@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ncc from '@vercel/ncc'
 import { parse } from 'yaml'
-import { licenses } from './build/licenses.ts'
+import { bundledPackages, licenses } from './build/licenses.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const DIST = join(ROOT, 'dist')
@@ -92,7 +92,10 @@ const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 const manifest = { version, inputs: inputsOf('action.yml'), report: inputsOf('report/action.yml') }
 write('inputs.json', `${JSON.stringify(manifest)}\n`)
 
-const notices = licenses(ROOT)
+const maps = readdirSync(DIST)
+  .filter((file) => file.endsWith('.map'))
+  .map((file) => readFileSync(join(DIST, file), 'utf8'))
+const notices = licenses(ROOT, bundledPackages(maps))
 write('licenses.txt', notices.text)
 
 console.log(`dist/: ${readdirSync(DIST).join(', ')}; licenses.txt names ${notices.count} packages`)

@@ -51,8 +51,32 @@ function importedPackages(srcDir: string): string[] {
   return [...names].sort()
 }
 
-/** The notices for the packages the bundle of the package at `root` carries. */
-export function licenses(root: string): { text: string; count: number } {
+/**
+ * The packages whose code is in the bundle, by name, from its source maps' sources (a package
+ * imported only for its types, such as @octokit/openapi-types, carries none).
+ */
+export function bundledPackages(maps: readonly string[]): Set<string> {
+  const names = new Set<string>()
+  for (const map of maps) {
+    const { sources } = JSON.parse(map) as { sources: string[] }
+    for (const source of sources) {
+      const path = source.split('node_modules/').at(-1) ?? ''
+      if (path === source) continue
+      const parts = path.split('/')
+      names.add(path.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? ''))
+    }
+  }
+  return names
+}
+
+/**
+ * The notices for the packages the bundle of the package at `root` carries: of the sources'
+ * imports and their dependencies, those whose code `bundled` names.
+ */
+export function licenses(
+  root: string,
+  bundled: ReadonlySet<string>,
+): { text: string; count: number } {
   // Keyed by folder, not name: a package may be installed twice, in two versions.
   const visited = new Set<string>([root])
   const queue = [root]
@@ -67,8 +91,9 @@ export function licenses(root: string): { text: string; count: number } {
       visited.add(depDir)
       queue.push(depDir)
       const manifest = readManifest(depDir)
-      // Our own packages (the root, vendor/) need no third-party notice.
-      if (!manifest.private)
+      // Our own packages (the root, vendor/) need no third-party notice; a package whose code
+      // the bundle does not carry (types only) needs none either.
+      if (!manifest.private && bundled.has(manifest.name))
         packages.set(`${manifest.name}@${manifest.version}`, { manifest, dir: depDir })
     }
   }
