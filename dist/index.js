@@ -10156,6 +10156,49 @@ function readRuns(saved) {
     });
 }
 
+;// CONCATENATED MODULE: ./src/model/limits.ts
+const LIMITS_KEY = 'gh_limits';
+/** The limits as their tag: `deadline=2026-12-02T04:00:00.000Z;cap=50`; none when empty. */
+function limitsTag(limits) {
+    const parts = [
+        ...(limits.deadline ? [`deadline=${limits.deadline}`] : []),
+        ...(limits.cap !== undefined ? [`cap=${limits.cap}`] : []),
+    ];
+    return parts.length > 0 ? { [LIMITS_KEY]: parts.join(';') } : {};
+}
+/** The limits a run's tag names; nothing for a run tagged before the key (or by hand). Linear. */
+function readLimits(metadata) {
+    const text = typeof metadata === 'object' && metadata !== null
+        ? metadata[LIMITS_KEY]
+        : undefined;
+    if (typeof text !== 'string')
+        return {};
+    let deadline;
+    let cap;
+    for (const part of text.split(';')) {
+        const [name, value = ''] = part.split('=', 2);
+        if (name === 'deadline' && Number.isFinite(Date.parse(value)))
+            deadline = value;
+        if (name === 'cap' && /^\d+(\.\d+)?$/.test(value))
+            cap = Number(value);
+    }
+    return { ...(deadline ? { deadline } : {}), ...(cap !== undefined ? { cap } : {}) };
+}
+/**
+ * How a CANCELLED run ended, by its step's limits: `timed_out` when it ended at or past its
+ * deadline, `over_budget` when its spend reached its cap, else `cancelled` (a person, a newer
+ * step, a closed pull request).
+ */
+function cancelledEnding(run, credits) {
+    const { deadline, cap } = readLimits(run.metadata);
+    const ended = Date.parse(run.updated_at ?? '');
+    if (deadline && Number.isFinite(ended) && ended >= Date.parse(deadline))
+        return 'timed_out';
+    if (cap !== undefined && credits >= cap)
+        return 'over_budget';
+    return 'cancelled';
+}
+
 ;// CONCATENATED MODULE: ./src/agent/sources.ts
 
 /**
@@ -16327,6 +16370,8 @@ const STEP_STOPPED = "The step stopped before it reported the run. The workflow 
 
 
 
+
+
 /**
  * The main step's shape with one run: `prompt` (or `prompt_file`), `run_id` with `followup`, or
  * `continue_run`. Its output schema is compiled here, before any request: a schema that is not
@@ -16399,7 +16444,10 @@ async function execute(step, interruption) {
         signal: interruption.signal,
         log: watcher.log,
         watch: watcher,
-        tag: runTag(step.world, undefined, head, handoff),
+        tag: runTag(step.world, undefined, head, {
+            ...handoff,
+            ...limitsTag(limitsOf(settings, step)),
+        }),
         onProgress: (runs) => surfaces.showRunning(runs),
         steer: steering.source,
         continueFrom: continueSource(step.home, head),
@@ -16432,6 +16480,17 @@ async function finish(step, executed, interruption) {
         structuredOutput: executed.document,
         verdict: review?.verdict,
     });
+}
+/**
+ * The step's limits, for the run's tag: the deadline when the step awaits the run, and the cap
+ * it stops the run at (max_credits, or what a budget had left).
+ */
+function limitsOf(settings, step) {
+    const cap = tighterCap(maxCreditsCap(settings.agentWork.maxCredits), step.budgetCap);
+    return {
+        ...(settings.wait ? { deadline: new Date(Date.now() + settings.timeoutMs).toISOString() } : {}),
+        ...(cap ? { cap: cap.credits } : {}),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/report/set-table.ts
@@ -17125,6 +17184,7 @@ const SET_STEP_STOPPED = "The step stopped before it reported the set; none of i
 
 
 
+
 /**
  * The main step's shape with `tasks`: one run per task, at most `max_parallel` at once, judged
  * by `pass_when`, shown as one table. Each task's output schema (its own, else the step's) is
@@ -17160,7 +17220,14 @@ async function task_set_prepare(settings, outputs, start) {
         tasks: settings.tasks.length,
         passWhen: passWhenText(settings.passWhen),
     });
-    const stepTag = runTag(world, () => setId, surfaces.commit ?? home.head, handoff);
+    const deadline = settings.wait
+        ? new Date(Date.now() + settings.timeoutMs).toISOString()
+        : undefined;
+    const limits = limitsTag(deadline ? { deadline } : {});
+    const stepTag = runTag(world, () => setId, surfaces.commit ?? home.head, {
+        ...handoff,
+        ...limits,
+    });
     const sources = agentWorkSources(start.client);
     const waitsEndBy = Date.now() + settings.timeoutMs + timing/* PAST_TIMEOUT_MS */.WP;
     const set = { ...start, settings, outputs, surfaces, stepTag, sources, waitsEndBy };
@@ -17523,6 +17590,7 @@ function leftoverDeps(settings, io) {
 
 
 
+
 /** Whether the action (or the command) made the run: it carries the action's tag. */
 function madeByTheAction(run) {
     return typeof run.metadata?.[INVOCATION_KEY] === 'string';
@@ -17531,7 +17599,9 @@ function madeByTheAction(run) {
 function rows_rowOf(run) {
     const metadata = stringsOf(run.metadata);
     const home = homeOfTag(metadata);
-    const ended = rows_outcomeOf(run.state) === 'running' ? '' : (run.updated_at ?? '');
+    const credits = creditsSpent(run);
+    const outcome = rows_outcomeOf(run, credits);
+    const ended = outcome === 'working' ? '' : (run.updated_at ?? '');
     return {
         runId: run.run_id,
         created: run.created_at ?? '',
@@ -17541,23 +17611,27 @@ function rows_rowOf(run) {
         thread: home.thread,
         workflow: metadata[STEP_KEYS.workflow] ?? '',
         key: metadata[HANDOFF_KEYS.key] ?? run.agent_config?.name ?? '',
-        outcome: rows_outcomeOf(run.state),
-        credits: creditsSpent(run),
+        outcome,
+        credits,
         link: typeof run.session_link === 'string' ? run.session_link : '',
         steered: metadata[HANDOFF_KEYS.steer] === 'true',
         rootRunId: rootIdOf(run),
         parentRunId: isChildRun(run) ? (run.parent_run_id ?? rootIdOf(run)) : '',
     };
 }
-/** The state as the ledger's word. */
-function rows_outcomeOf(state) {
+/**
+ * The run's ending as the ledger's word: the service's state, and for a CANCELLED run, its step's
+ * limits (`timed_out`, `over_budget`) where its tag carries them.
+ */
+function rows_outcomeOf(run, credits) {
+    const { state } = run;
     if (state === 'CANCELLED')
-        return 'cancelled';
+        return cancelledEnding(run, credits);
     if (state === 'ERROR')
         return 'error';
     const meaning = meaningOf(state);
     if (meaning === 'active')
-        return 'running';
+        return 'working';
     return meaning === 'unknown' ? state.toLowerCase() : meaning;
 }
 function stringsOf(metadata) {
@@ -17854,7 +17928,7 @@ function sumUp(rows, options) {
     const days = new Map(daysOf(period).map((day) => [day, empty()]));
     for (const row of rows)
         add(days, row.created.slice(0, 10), row);
-    const notSucceeded = rows.filter((row) => row.outcome !== 'succeeded' && row.outcome !== 'running');
+    const notSucceeded = rows.filter((row) => row.outcome !== 'succeeded' && row.outcome !== 'working');
     return {
         period: {
             from: new Date(period.from).toISOString(),
@@ -17867,7 +17941,7 @@ function sumUp(rows, options) {
         totals: {
             ...spendOf(rows),
             notSucceeded: spendOf(notSucceeded),
-            running: spendOf(rows.filter((row) => row.outcome === 'running')),
+            running: spendOf(rows.filter((row) => row.outcome === 'working')),
             children: rows.length - rows.filter(isTree).length,
         },
         byDay: [...days].map(([day, spend]) => ({ day, ...rounded(spend) })),
@@ -17891,7 +17965,7 @@ function steeringOf(rows, followups) {
         treeCredits.set(row.rootRunId, (treeCredits.get(row.rootRunId) ?? 0) + row.credits);
     }
     const others = rows
-        .filter((row) => isTree(row) && !row.steered && row.outcome !== 'running')
+        .filter((row) => isTree(row) && !row.steered && row.outcome !== 'working')
         .map((row) => treeCredits.get(row.rootRunId) ?? row.credits)
         .sort((a, b) => a - b);
     const middle = others.length / 2;
