@@ -159,13 +159,13 @@ describe('the GitLab component, its job in bash as a Linux runner runs it', () =
     const api = await fakeApi({ script: () => succeeding })
     const [, job] = componentJob({
       prompt: 'Update the changelog',
-      version: '1.2.0',
+      version: '1.3.0',
       args: `--base-url ${api.baseUrl} --poll-interval 100ms`,
     })
     const result = await runJob(job, {})
 
     expect(result.code, result.log).toBe(0)
-    expect(read(result.dir, 'npx-package')).toBe('cloud-agent-run@1.2.0')
+    expect(read(result.dir, 'npx-package')).toBe('cloud-agent-run@1.3.0')
     for (const artifact of job.artifacts.paths.filter((path) => !path.endsWith('/'))) {
       expect(read(result.dir, artifact)).not.toBe('')
     }
