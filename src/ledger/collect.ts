@@ -7,7 +7,7 @@ import type { AgentRunsClient } from '../api/client.ts'
 import type { Log } from '../log.ts'
 import { ofHomeForge, type RunHome } from '../model/home.ts'
 import { STEP_KEYS } from '../model/handoff.ts'
-import { listTaggedRuns } from '../run/listing.ts'
+import { carriesTags, listTaggedRuns } from '../run/listing.ts'
 import type { Period } from './period.ts'
 import { madeByTheAction, rowOf, type LedgerRow } from './rows.ts'
 
@@ -44,8 +44,13 @@ export async function collectRows(
       'The service cannot filter runs by metadata on this plan (feature_not_available): listed every run of the period and kept the project’s here.',
     )
   }
+  // Checked here too: a service that ignores the metadata filter (an older deployment) must never
+  // put another project's runs, titles and threads in this project's report.
   const runs = [...listed.runs, ...listed.children].filter(
-    (run) => madeByTheAction(run) && (home === undefined || ofHomeForge(run, home)),
+    (run) =>
+      madeByTheAction(run) &&
+      carriesTags(run, tags) &&
+      (home === undefined || ofHomeForge(run, home)),
   )
   return { rows: runs.map(rowOf), complete: listed.complete }
 }

@@ -172,3 +172,14 @@ describe("the step's ending, not only the service's state", () => {
     expect(outcomes.sort()).toEqual(['cancelled', 'over_budget', 'timed_out'])
   })
 })
+
+describe("the report checks each run's tags itself", () => {
+  it("with a service that ignores the metadata filter, scope: project never shows another project's runs", async () => {
+    const api = await fakeApi({ metadataFilter: 'ignored', script: () => costing(7) })
+    await onLaptop(api, ['--project', 'octo-org/other', '--prompt', 'Secret plans'])
+    await onLaptop(api, ['--project', 'octo-org/app', '--prompt', 'Fix'])
+    const report = await actionReport(api)
+    expect([report.outputs.runs, report.outputs.credits]).toEqual(['1', '7'])
+    expect(report.summary).not.toContain('octo-org/other')
+  })
+})

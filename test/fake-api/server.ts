@@ -165,8 +165,11 @@ export interface FakeApiOptions {
   }
   /** Default 'both'. With '/agent/runs', POST /agent/run answers 404, as older servers did not. */
   createPath?: '/agent/run' | '/agent/runs' | 'both'
-  /** Default true. False: a list filtered by metadata answers 403 `feature_not_available`. */
-  metadataFilter?: boolean
+  /**
+   * Default true. False: a list filtered by metadata answers 403 `feature_not_available`.
+   * 'ignored': the filter is taken and ignored, as an older deployment does (every run listed).
+   */
+  metadataFilter?: boolean | 'ignored'
   /** Whether a create answer says `at_capacity: true` (the run waits in the service's queue). */
   atCapacity?: boolean | ((create: CreateRunRequest) => boolean)
   /**
@@ -320,7 +323,7 @@ export class FakeAgentApi {
   readonly #followupAnswer: FakeApiOptions['followupAnswer']
   readonly #rateLimit: FakeApiOptions['rateLimit']
   readonly #createPath: NonNullable<FakeApiOptions['createPath']>
-  readonly #metadataFilter: boolean
+  readonly #metadataFilter: boolean | 'ignored'
   readonly #randomFaults: FakeApiOptions['randomFaults']
   readonly #atCapacity: FakeApiOptions['atCapacity']
   readonly #listLagMs: number
@@ -1096,7 +1099,8 @@ export class FakeAgentApi {
       if (times['created_before'] !== undefined && !(created < times['created_before'])) continue
       // Metadata is fixed at creation, so it can be checked before building the view.
       const runMetadata = stored.request.metadata
-      if (metadata.some(([key, value]) => runMetadata?.[key] !== value)) continue
+      const filtered = this.#metadataFilter !== 'ignored'
+      if (filtered && metadata.some(([key, value]) => runMetadata?.[key] !== value)) continue
       const view = viewRunShared(stored, now)
       if (this.#unlisted?.(view)) continue
       const config = view.agent_config
