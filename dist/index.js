@@ -17671,7 +17671,11 @@ async function collectRows(client, what, deps) {
     if (listed.filteredHere) {
         deps.log.info('The service cannot filter runs by metadata on this plan (feature_not_available): listed every run of the period and kept the project’s here.');
     }
-    const runs = [...listed.runs, ...listed.children].filter((run) => madeByTheAction(run) && (home === undefined || ofHomeForge(run, home)));
+    // Checked here too: a service that ignores the metadata filter (an older deployment) must never
+    // put another project's runs, titles and threads in this project's report.
+    const runs = [...listed.runs, ...listed.children].filter((run) => madeByTheAction(run) &&
+        carriesTags(run, tags) &&
+        (home === undefined || ofHomeForge(run, home)));
     return { rows: runs.map(rows_rowOf), complete: listed.complete };
 }
 
