@@ -335,6 +335,16 @@ describe('the wire, judged by the service schema', () => {
     expect(contract.violations(api.exchanges())).toEqual([])
   })
 
+  it('holds for a service that takes the metadata filter and ignores it (an older deployment)', async () => {
+    const api = await startApi({ metadataFilter: 'ignored' })
+    const client = clientFor(api)
+    await client.createRun({ prompt: 'finished', metadata: { gh_repository: 'octo-org/other' } })
+    const { runs } = await client.listRuns({ metadata: { gh_repository: 'octo-org/app' } })
+    // The filter was ignored: the other project's run is listed, as the report must expect.
+    expect(runs).toHaveLength(1)
+    expect(contract.violations(api.exchanges())).toEqual([])
+  })
+
   it('catches an answer that leaves out what the schema requires', async () => {
     const api = await startApi()
     api.injectFault({
