@@ -650,6 +650,8 @@ describe('what each example shows', () => {
     expect(prompt.replaceAll(perPullRequest, '<PR>')).not.toContain('github.event')
     expect(prompt).not.toContain('comment')
     expect(samePullRequest(String(w['name']))).toBe('fork-review-<PR>')
+    // Its runs are told apart in the service's list by their title, on both events alike.
+    expect(samePullRequest(String(w['title']))).toBe('Fork-safe review of PR #<PR>')
     // A comment's job never cancels a review in progress: its group is its own.
     expect(job?.concurrency?.group).toContain("format('comment-{0}', github.event.comment.id)")
     expect(job?.concurrency?.['cancel-in-progress']).toBe(

@@ -166,6 +166,19 @@ describe('comment: one comment per step, kept up to date', () => {
     expect(result.code).toBe(0)
     expect(gh.requests).toHaveLength(0)
   })
+
+  it("nor on a comment's event, which names a pull request without its head (docs/pull-requests.md)", async () => {
+    const { agents, gh } = await servers()
+    gh.setPullRequest(OWNER, REPO, PR, { headSha: 'ab'.repeat(20) })
+    const result = await runStep({
+      inputs: inputsFor(agents, { prompt: 'Review' }),
+      env: eventEnv(gh, 'issue_comment', issueCommentEvent),
+    })
+
+    expect(result.code).toBe(0)
+    expect(agents.allRuns()).toHaveLength(1)
+    expect(gh.requests).toHaveLength(0)
+  })
 })
 
 // The proxy is the process's environment's, read by @actions/http-client itself.

@@ -223,4 +223,15 @@ describe('tasks (v1.2)', () => {
       /at least 1/,
     )
   })
+
+  it("docs/tasks.md's example of a refused list gives the error line the page shows", async () => {
+    const page = readFileSync(new URL('../../docs/tasks.md', import.meta.url), 'utf8')
+    const example =
+      /```yaml\ntasks: \|\n((?: {2}- [^\n]*\n)+)```\n\nand the step fails with:\n\n```text\n([^\n]*)\n```/.exec(
+        page,
+      )
+    const [, list = '', line = ''] = example ?? []
+    expect(line).toMatch(/^Input "tasks" task \d+ /)
+    expect(await refusesTasks({ tasks: list.replace(/^ {2}/gm, '') })).toBe(line)
+  })
 })
