@@ -14,6 +14,8 @@ import {
   UnprocessableEntityError,
 } from '../../src/api/errors.ts'
 import type { RunArtifact } from '../../src/api/types.ts'
+import { compileOutputSchema, outputInstruction } from '../../src/agent/structured-output.ts'
+import { playedScript } from '../fake-api/plays.ts'
 import { conversationStep, FakeAgentApi } from '../fake-api/server.ts'
 import type { FakeApiOptions, RunScript } from '../fake-api/server.ts'
 import { loadContract, type WireContract } from './schema.ts'
@@ -342,6 +344,46 @@ describe('the wire, judged by the service schema', () => {
     const { runs } = await client.listRuns({ metadata: { gh_repository: 'octo-org/app' } })
     // The filter was ignored: the other project's run is listed, as the report must expect.
     expect(runs).toHaveLength(1)
+    expect(contract.violations(api.exchanges())).toEqual([])
+  })
+
+  it('holds for the plays a person tries by hand: a merge request opened, continued, and a JSON answer', async () => {
+    const api = await startApi({ script: playedScript })
+    const client = clientFor(api)
+    // As the command tags a run of merge request !7's pipeline (continue_from looks by these).
+    const metadata = { gh_forge: 'gitlab', gh_repository: 'group/app', gh_thread: '7' }
+    await client.createRun({ prompt: 'pr: fix the flaky test', metadata })
+    const hourAgo = Date.now() - 3_600_000
+    const opened = api.seedRun(
+      { prompt: 'pr: fix the flaky test', metadata },
+      { createdAt: hourAgo },
+    )
+    const schema = await compileOutputSchema({
+      input: 'output_schema',
+      text: '{"type":"object","required":["outdated"],"properties":{"outdated":{"type":"array","minItems":1,"items":{"type":"string"}}}}',
+    })
+    const answered = api.seedRun(
+      { prompt: `json: list them\n\n${outputInstruction(schema)}` },
+      { createdAt: hourAgo },
+    )
+
+    // continue_from's one list request finds the run by its artifact, and sends it the prompt.
+    const { runs } = await client.listRuns({
+      artifact_type: 'PULL_REQUEST',
+      metadata: { gh_repository: 'group/app' },
+      sort_by: 'created_at',
+      limit: 100,
+    })
+    const found = runs.find((run) => run.run_id === opened.run_id)
+    expect(found?.artifacts?.[0]?.data).toMatchObject({
+      url: 'https://gitlab.example.test/group/app/-/merge_requests/7',
+    })
+    await client.sendFollowup(opened.run_id, 'Now fix the lint too')
+    await client.getRun(opened.run_id)
+    const conversation = await client.getConversation(answered.run_id)
+    const said = JSON.stringify(conversation)
+    expect(said).toContain('outdated')
+
     expect(contract.violations(api.exchanges())).toEqual([])
   })
 

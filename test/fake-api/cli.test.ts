@@ -30,7 +30,7 @@ describe('npm run fake-api', () => {
   it('--help says how to start it, the plays a prompt picks, and how to point the command at it', async () => {
     const result = await fakeApiCommand('--help').done
     expect(result.code).toBe(0)
-    for (const word of ['long:', 'fail:', 'block:', 'costly:', '--poll-interval']) {
+    for (const word of ['long:', 'fail:', 'block:', 'costly:', 'pr:', 'json:', '--poll-interval']) {
       expect(result.stdout).toContain(word)
     }
   })
