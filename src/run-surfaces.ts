@@ -128,7 +128,8 @@ export class RunSurfaces implements StepSurfaces<RunEnd, RunWork> {
    */
   showRunning([record]: readonly RunRecord[]): void {
     const run = record?.run
-    if (!run || isTerminal(run.state)) return
+    // Once the end is shown, a poll's late answer never shows the run going again.
+    if (!run || isTerminal(run.state) || this.#end) return
     const seen = `${run.run_id} ${run.state} ${run.session_link ?? ''}`
     if (seen === this.#lastSeen) return
     this.#lastSeen = seen
@@ -145,7 +146,7 @@ export class RunSurfaces implements StepSurfaces<RunEnd, RunWork> {
     this.#end = end
     // A newer run on the same commit owns the status now: writing ours could cover its pending.
     if (!(newer && newer.metadata?.gh_head_sha === this.commit?.sha)) {
-      this.#status?.show(finalStatus(outcome, this.#github.workflowRun))
+      this.#status?.show(finalStatus(outcome, this.#github.workflowRun), true)
     }
     if (!outcome.run || !this.#comment) return
     this.#comment.show(outcome.run, { outcome: this.#commentOutcome(outcome) })

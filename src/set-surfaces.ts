@@ -119,11 +119,14 @@ export class SetSurfaces implements StepSurfaces<SetOutcome, void> {
     // A newer run on the same commit owns the status now: writing ours could cover its pending.
     const newer = view.kind === 'ended' ? view.outcome.newer : undefined
     if (!newer || newer.metadata?.gh_head_sha !== this.commit)
-      this.#status?.show({
-        state: status.state,
-        description: oneLine(status.description),
-        targetUrl: this.#workflowRun,
-      })
+      this.#status?.show(
+        {
+          state: status.state,
+          description: oneLine(status.description),
+          targetUrl: this.#workflowRun,
+        },
+        view.kind === 'ended',
+      )
     if (view.kind === 'ended' && this.#checkRun && !this.#checkRunDone) {
       this.#checkRunDone = this.#checkRun.finish(renderSetCheck(view.outcome, CHECK_SUMMARY_CHARS))
     }

@@ -151,11 +151,14 @@ export class KeyedComment<S> {
     return this.#commentId
   }
 
-  /** Shows `shown` unless `as` is what was shown last; a write already waiting takes it instead. */
-  show(shown: S, as: string = JSON.stringify(shown)): void {
+  /**
+   * Shows `shown` unless `as` is what was shown last; a write already waiting takes it instead.
+   * `final`: `shown` is the end; a progress `shown` after it is dropped, never written over it.
+   */
+  show(shown: S, as: string = JSON.stringify(shown), final = false): void {
     if (as === this.#lastShown) return
     this.#lastShown = as
-    this.#writes.push(shown)
+    this.#writes.push(shown, final)
   }
 
   /** Waits for the writes on their way, for a bounded time: after it, nothing more is written. */

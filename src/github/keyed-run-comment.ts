@@ -110,6 +110,7 @@ export class ThreadComment {
     this.#comment.show(
       { run, context: full },
       JSON.stringify(partsOf(run, { runs: [], sets: [] }, full)),
+      context.outcome !== undefined,
     )
   }
 

@@ -104,7 +104,7 @@ export class SetComment {
 
   /** Shows the set as it stands; a write already waiting takes the newest instead. */
   show(shown: SetShown): void {
-    this.#comment.show(shown)
+    this.#comment.show(shown, JSON.stringify(shown), shown.outcome !== undefined)
   }
 
   /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */

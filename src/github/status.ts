@@ -89,8 +89,9 @@ export class CommitStatusReporter {
     this.#log = log
   }
 
-  show(report: StatusReport): void {
-    this.#writes.pushChanged(report)
+  /** `final`: the end's status; a pending one shown after it is dropped, never written over it. */
+  show(report: StatusReport, final = false): void {
+    this.#writes.pushChanged(report, final)
   }
 
   /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */

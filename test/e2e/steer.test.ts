@@ -685,14 +685,11 @@ describe('previous_run: steer', () => {
     it("both steps refused the interrupt (409) fall back and create; then one steers the other's run through a lost interrupt answer and a 429: one run", async () => {
       let creates = 0
       const api = await fakeApi({
-        // The fallbacks' runs are at work at once, so that steering one needs an interrupt.
-        script: () =>
-          (creates += 1) === 1
-            ? working
-            : [
-                { state: 'INPROGRESS', afterMs: 0 },
-                { state: 'SUCCEEDED', afterMs: 2_000 },
-              ],
+        // The fallbacks' runs are at work at once, so that steering one needs an interrupt; they
+        // end only by a follow-up's pass (or a cancel), never by a clock the steps must beat: a
+        // run that ended on its own before the other step steered it (2 s, on a loaded machine)
+        // left two runs of the key.
+        script: () => ((creates += 1) === 1 ? working : [{ state: 'INPROGRESS', afterMs: 0 }]),
         followupScript: () => newPass,
       })
       const gh = await fakeGitHub()

@@ -143,14 +143,12 @@ describe("a GitHub call's deadline", () => {
     const { gh } = await servers()
     gh.stopAnswering()
     const octokit = createOctokit('gh-token', gh.apiUrl)
-    const started = performance.now()
-
     const error = await octokit.rest.users.getAuthenticated(withDeadline(300)).then(
       () => undefined,
       (e: unknown) => e,
     )
 
-    expect(performance.now() - started).toBeLessThan(5_000)
+    // Ended by its 300 ms deadline (a TimeoutError), not by the test's timeout: no wall-clock figure.
     expect((error as { cause?: { name?: string } }).cause?.name).toBe('TimeoutError')
     expect(isTransient(error)).toBe(false)
   })
@@ -160,8 +158,6 @@ describe("a GitHub call's deadline", () => {
       res.writeHead(200, { 'content-type': 'application/json' })
       res.write('{"login": "octo')
     })
-    const started = performance.now()
-
     const response = await nodeFetch(`${url}/user`, { signal: AbortSignal.timeout(300) })
     const body = await response.text().then(
       () => undefined,
@@ -169,7 +165,6 @@ describe("a GitHub call's deadline", () => {
     )
 
     expect(response.status).toBe(200)
-    expect(performance.now() - started).toBeLessThan(5_000)
     expect(body).toMatchObject({ name: 'TimeoutError' })
   })
 

@@ -1,33 +1,45 @@
-import { basename } from 'node:path'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 /**
- * The end-to-end files whose tests wait longest (GitHub's call deadlines, the post step's
- * search, the service unreachable for good), longest first. On a fresh clone vitest has no
- * timings and orders files by size, and a small file with long waits that starts last
- * lengthens the whole run by its waits (reliability.test.ts: 10 s).
+ * The files that take longest, longest first, whichever their project: most wait (GitHub's
+ * call deadlines, the post step's search, a create that hangs to its floor, `npm pack`), a
+ * few compute (the linear-text groups). On a fresh clone vitest has no timings and orders
+ * files by size, and a small file with long waits that starts last lengthens the whole run by
+ * its waits (reliability.test.ts: 10 s; set-run.test.ts and release.test.ts, started last,
+ * added 15 s). Paths from test/.
  */
-const LONGEST_WAITS = [
-  'reliability-hostile.test.ts',
-  'reliability-answers.test.ts',
-  'reliability-runs.test.ts',
-  'reliability.test.ts',
-  'agent-work.test.ts',
-  'pull-requests.test.ts',
+const LONGEST = [
+  'e2e/reliability-hostile.test.ts',
+  'e2e/reliability-answers.test.ts',
+  'integration/set-run.test.ts',
+  'release.test.ts',
+  'e2e/reliability-runs.test.ts',
+  'e2e/reliability.test.ts',
+  'e2e/cli-owns-runs.test.ts',
+  'unit/linear-text.test.ts',
+  'e2e/steer.test.ts',
+  'integration/tagged-runs.test.ts',
+  'fake-api/server.test.ts',
+  'e2e/agent-work.test.ts',
+  'e2e/tasks.test.ts',
+  'e2e/pull-requests.test.ts',
+  'fake-api/cli.test.ts',
+  'engines.test.ts',
+  'integration/gitlab-note.test.ts',
 ]
 
 /**
- * `npm test`'s file order: the end-to-end files, those above first and in their order, to
- * wait side by side; then the other files (they compute) in vitest's own order (the longest
- * last time first; by size with no timings), in the workers the shorter waits leave.
+ * `npm test`'s file order: those above first and in their order, to wait side by side; then
+ * the end-to-end files, then the others (they compute) in vitest's own order (the longest
+ * last time first; by size with no timings), in the workers the waits leave.
  */
 export class EndToEndFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files)
     const rank = (file: TestSpecification) => {
-      if (file.project.name !== 'e2e') return LONGEST_WAITS.length + 1
-      const listed = LONGEST_WAITS.indexOf(basename(file.moduleId))
-      return listed === -1 ? LONGEST_WAITS.length : listed
+      const listed = LONGEST.findIndex((path) => file.moduleId.endsWith(`/test/${path}`))
+      if (listed !== -1) return listed
+      return file.project.name === 'e2e' ? LONGEST.length : LONGEST.length + 1
     }
     // Array.prototype.sort is stable: within a rank, vitest's order stays.
     return [...sorted].sort((a, b) => rank(a) - rank(b))

@@ -66,14 +66,6 @@ describe('approval: the /approve comment', () => {
     expect(looksLikeApprove('/approve later')).toBe(true)
     expect(looksLikeApprove('LGTM')).toBe(false)
   })
-
-  it('reads a huge comment in linear time', () => {
-    const body = `/approve ${'a '.repeat(200_000)}`
-    const started = performance.now()
-    expect(approveCommandOf(body)).toBeUndefined()
-    expect(approveCommandOf(`/approve${' '.repeat(200_000)}x`)).toBeUndefined()
-    expect(performance.now() - started).toBeLessThan(2_000)
-  })
 })
 
 describe('approval: what counts, for one head commit only', () => {

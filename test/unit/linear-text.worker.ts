@@ -11,6 +11,7 @@ import { isRunId } from '../../src/api/answers.ts'
 import { errorForStatus, excerpt } from '../../src/api/errors.ts'
 import { retryAfterMs } from '../../src/api/retry.ts'
 import { spliceComment } from '../../src/github/comment.ts'
+import { approveCommandOf, looksLikeApprove } from '../../src/model/approval.ts'
 import { historyLine } from '../../src/model/key-history.ts'
 import { parseMarker } from '../../src/github/run-marker.ts'
 import { oneLine } from '../../src/github/status.ts'
@@ -77,6 +78,12 @@ export const GROUPS: Record<string, Record<string, Check>> = {
     retryAfterMs: (text) =>
       retryAfterMs({ 'retry-after': text, 'retry-after-ms': text }, 0) === undefined,
     safeArtifactPath: (text) => typeof safeArtifactPath('/tmp/a', `con${text}`).ok === 'boolean',
+  },
+  'an /approve comment': {
+    approveCommandOf: (text) =>
+      approveCommandOf(`/approve ${text}`) === undefined &&
+      approveCommandOf(`/approve${text}x`) === undefined,
+    looksLikeApprove: (text) => looksLikeApprove(`${text}/approve`) === (text.trim() === ''),
   },
   'a comment body: its marker, its history and its start times': {
     parseMarker: (text) => parseMarker(`<!-- cloud-agent-run: {${text}}`) === undefined,
