@@ -11150,34 +11150,42 @@ function wordsForState(state) {
 /**
  * Writes to GitHub that show the newest of a changing value (a comment, a
  * commit status). They go out one at a time, in order; a burst of values
- * becomes one write of the newest, never a backlog; and waiting for them is
- * bounded, so GitHub can never hold the step.
+ * becomes one write of the newest, never a backlog; once a final value (the
+ * end) is queued, a progress value that comes later is dropped, so a late
+ * progress write can never cover the end; and waiting for them is bounded, so
+ * GitHub can never hold the step.
  */
 class NewestWrites {
     #write;
     #queue = Promise.resolve();
     #pending;
     #stopped = false;
+    #final = false;
     #lastPushed;
     constructor(write) {
         this.#write = write;
     }
-    /** Queues `value`; a write already waiting will take it instead of its own. */
-    push(value) {
-        if (this.#stopped)
+    /**
+     * Queues `value`; a write already waiting will take it instead of its own. `final`: the value
+     * is the end; after it only final values are written.
+     */
+    push(value, final = false) {
+        if (this.#stopped || (this.#final && !final))
             return;
+        if (final)
+            this.#final = true;
         const waiting = this.#pending !== undefined;
         this.#pending = { value };
         if (!waiting)
             this.#queue = this.#queue.then(() => this.#writePending());
     }
     /** Queues `value` unless it is the value queued last: an unchanged value is never written twice. */
-    pushChanged(value) {
+    pushChanged(value, final = false) {
         const key = JSON.stringify(value);
         if (key === this.#lastPushed)
             return;
         this.#lastPushed = key;
-        this.push(value);
+        this.push(value, final);
     }
     /** `settled`, with a warning that names `what` when GitHub did not answer in time. */
     async settle(maxMs, log, what) {
@@ -11280,8 +11288,9 @@ class CommitStatusReporter {
         this.#target = target;
         this.#log = log;
     }
-    show(report) {
-        this.#writes.pushChanged(report);
+    /** `final`: the end's status; a pending one shown after it is dropped, never written over it. */
+    show(report, final = false) {
+        this.#writes.pushChanged(report, final);
     }
     /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
     async settled(maxMs = timing/* GITHUB_LIMITS */.f_.settleMs) {
@@ -12884,12 +12893,15 @@ class KeyedComment {
     get commentId() {
         return this.#commentId;
     }
-    /** Shows `shown` unless `as` is what was shown last; a write already waiting takes it instead. */
-    show(shown, as = JSON.stringify(shown)) {
+    /**
+     * Shows `shown` unless `as` is what was shown last; a write already waiting takes it instead.
+     * `final`: `shown` is the end; a progress `shown` after it is dropped, never written over it.
+     */
+    show(shown, as = JSON.stringify(shown), final = false) {
         if (as === this.#lastShown)
             return;
         this.#lastShown = as;
-        this.#writes.push(shown);
+        this.#writes.push(shown, final);
     }
     /** Waits for the writes on their way, for a bounded time: after it, nothing more is written. */
     async settled(maxMs = timing/* GITHUB_LIMITS */.f_.settleMs) {
@@ -13110,7 +13122,7 @@ class ThreadComment {
         if (!this.#firstSeen.has(run.run_id)) {
             this.#firstSeen.set(run.run_id, new Date(this.#now()).toISOString());
         }
-        this.#comment.show({ run, context: full }, JSON.stringify(partsOf(run, { runs: [], sets: [] }, full)));
+        this.#comment.show({ run, context: full }, JSON.stringify(partsOf(run, { runs: [], sets: [] }, full)), context.outcome !== undefined);
     }
     /**
      * Waits for the comment updates still on their way, for a bounded time:
@@ -13265,7 +13277,7 @@ class SetComment {
     }
     /** Shows the set as it stands; a write already waiting takes the newest instead. */
     show(shown) {
-        this.#comment.show(shown);
+        this.#comment.show(shown, JSON.stringify(shown), shown.outcome !== undefined);
     }
     /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
     async settled(maxMs) {
@@ -16235,7 +16247,8 @@ class RunSurfaces {
      */
     showRunning([record]) {
         const run = record?.run;
-        if (!run || isTerminal(run.state))
+        // Once the end is shown, a poll's late answer never shows the run going again.
+        if (!run || isTerminal(run.state) || this.#end)
             return;
         const seen = `${run.run_id} ${run.state} ${run.session_link ?? ''}`;
         if (seen === this.#lastSeen)
@@ -16253,7 +16266,7 @@ class RunSurfaces {
         this.#end = end;
         // A newer run on the same commit owns the status now: writing ours could cover its pending.
         if (!(newer && newer.metadata?.gh_head_sha === this.commit?.sha)) {
-            this.#status?.show(finalStatus(outcome, this.#github.workflowRun));
+            this.#status?.show(finalStatus(outcome, this.#github.workflowRun), true);
         }
         if (!outcome.run || !this.#comment)
             return;
@@ -17107,7 +17120,7 @@ class SetSurfaces {
                 state: status.state,
                 description: oneLine(status.description),
                 targetUrl: this.#workflowRun,
-            });
+            }, view.kind === 'ended');
         if (view.kind === 'ended' && this.#checkRun && !this.#checkRunDone) {
             this.#checkRunDone = this.#checkRun.finish(renderSetCheck(view.outcome, CHECK_SUMMARY_CHARS));
         }
