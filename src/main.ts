@@ -1,11 +1,10 @@
 import { cancelOnlyStep } from './cancel-only.ts'
 import { githubThread } from './github/handoff.ts'
-import type { CreditBudgets } from './inputs/budgets.ts'
 import { readCancelOnly, readSettings } from './inputs/main-step.ts'
 import { readTaskSettings } from './inputs/task-set.ts'
 import { homeOf } from './model/home.ts'
 import { publishError, publishOverBudget } from './report/publish.ts'
-import { checkCreditBudgets, type BudgetCheck } from './run/budget.ts'
+import { checkCreditBudgets, type BudgetCheck, type SpendLimits } from './run/budget.ts'
 import { Interruption } from './run/interruption.ts'
 import { TrackedRuns, type RunTracker } from './run/tracker.ts'
 import { serviceClient } from './service.ts'
@@ -74,12 +73,13 @@ async function mainStep(
     client,
     tracker,
   }
-  const budget = admitted.creates ? await checkBudgets(shape.settings.budgets, start) : {}
+  const limits = { ...shape.settings.budgets, maxCredits: shape.settings.agentWork.maxCredits }
+  const budget = admitted.creates ? await checkBudgets(limits, start) : { caps: [] }
   if (budget.reached) return undefined
   interruption.listen()
   const step = await admitted.prepare({
     ...start,
-    ...(budget.cap ? { budgetCap: budget.cap } : {}),
+    budgetCaps: budget.caps,
   })
   if (!step) return undefined
   const ended = await step.execute(interruption)
@@ -98,7 +98,7 @@ async function readShape(inputs: InputSource): Promise<StepShape> {
  * (over_budget); under them, what they have left caps the step's runs.
  */
 async function checkBudgets(
-  budgets: CreditBudgets,
+  budgets: SpendLimits,
   { home, client, io }: StepStart,
 ): Promise<BudgetCheck> {
   const deps = { now: Date.now, log: io }

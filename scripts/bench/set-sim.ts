@@ -71,7 +71,7 @@ export async function simulateSet(
       passWhen: { kind: 'all' },
       timeoutMs: 2 * runMs,
       pollIntervalMs: intervalMs,
-      cap: undefined,
+      caps: [],
     },
     {
       client,

@@ -1,15 +1,14 @@
 import { formatCredits, formatUsd, roundTo } from '../text/format.ts'
 
 /**
- * What a run cost, from its `request_usage`: credits (the billed unit) and
- * their value in US dollars, which the service converts at the team's credit
- * price and calls approximate. Each figure may be missing, and they grow
- * while the run works.
+ * What a run cost, from its `request_usage`: credits, and what the service billed in US dollars
+ * (estimated for runs older than its billing records). An account is billed in one of them; each
+ * figure may be missing, and they grow while the run works.
  */
 export interface RunCost {
   /** compute + inference + platform, in credits; undefined when the service gave none. */
   readonly credits: number | undefined
-  /** The same in US dollars, approximate; undefined when the service gave none. */
+  /** The `*_cost_usd` parts: what the run was billed in US dollars; undefined when none was given. */
   readonly usd: number | undefined
 }
 
@@ -53,18 +52,6 @@ export function describeCost(cost: RunCost): string | undefined {
     cost.usd === undefined ? undefined : formatUsd(cost.usd),
   ].filter((part) => part !== undefined)
   return parts.length > 0 ? parts.join(', ') : undefined
-}
-
-/**
- * The `max_credits` soft cap: past it (strictly more credits than the cap),
- * the run is to be cancelled. A run that reports no credits is not over it.
- */
-export function isOverBudget(cost: RunCost, maxCredits: number | undefined): boolean {
-  return maxCredits !== undefined && cost.credits !== undefined && cost.credits > maxCredits
-}
-
-export function describeOverBudget(cost: RunCost, maxCredits: number): string {
-  return `The run used ${formatCredits(cost.credits ?? 0)}, more than the max_credits cap of ${formatCredits(maxCredits)}`
 }
 
 /**

@@ -30,7 +30,7 @@ export interface RunStatusMessage extends Loose<Schemas['RunStatusMessage'], 'er
   session_debug_until?: string
 }
 
-/** Credits (the billed unit) and their approximate USD; each may be absent; they grow while the run works. */
+/** Credits and the billed US dollars (`*_cost_usd`); each may be absent; they grow while the run works. */
 export interface RequestUsage extends Loose<Schemas['RequestUsage']> {
   platform_cost?: number
   inference_cost_usd?: number

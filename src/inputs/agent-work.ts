@@ -2,16 +2,17 @@
 import { resolve } from 'node:path'
 import { parseArtifactPatterns } from '../agent/artifacts.ts'
 import { ON_BLOCKED, type OnBlocked } from '../model/blocked.ts'
+import type { Amount } from '../model/money.ts'
 import type { InputSource } from '../step-io.ts'
 import { errorMessage } from '../text/plain.ts'
 import { InputError } from '../input-error.ts'
-import { parseBoolean, readCredits } from './values.ts'
+import { parseBoolean, readAmount } from './values.ts'
 
 /** What the step brings back of the agent's work, and how it watches the run (v1.1). */
 export interface AgentWorkSettings {
   readonly onBlocked: OnBlocked
-  /** The soft cap on credits; undefined for none. */
-  readonly maxCredits: number | undefined
+  /** The soft cap on what the run may spend, in credits or US dollars; undefined for none. */
+  readonly maxCredits: Amount | undefined
   /** `download_artifacts`; empty when nothing is to be downloaded. */
   readonly downloadPatterns: readonly string[]
   /** An absolute path; '' for the default, `$RUNNER_TEMP/cloud-agent-artifacts/<run_id>`. */
@@ -24,7 +25,7 @@ export function readAgentWork(source: InputSource, wait: boolean): AgentWorkSett
   if (!(ON_BLOCKED as readonly string[]).includes(onBlocked)) {
     throw new InputError('on_blocked', `must be wait, fail or pass; got "${onBlocked}".`)
   }
-  const maxCredits = readCredits('max_credits', source.get('max_credits'))
+  const maxCredits = readAmount('max_credits', source.get('max_credits'))
   let downloadPatterns: string[]
   try {
     downloadPatterns = parseArtifactPatterns(source.get('download_artifacts'))

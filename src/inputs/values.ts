@@ -1,5 +1,6 @@
-/** The values every reader of inputs parses the same way: booleans, durations, credits, maps. */
+/** The values every reader of inputs parses the same way: booleans, durations, amounts, maps. */
 import { InputError } from '../input-error.ts'
+import { parseAmount, type Amount } from '../model/money.ts'
 
 /** YAML 1.2 core schema booleans, as the contract promises. */
 export function parseBoolean(input: string, value: string): boolean {
@@ -32,16 +33,20 @@ export function parsePositiveDuration(input: string, value: string): number {
   return ms
 }
 
-export function readCredits(input: string, value: string): number | undefined {
+/**
+ * A spending limit in the unit it is written in: `$5` or `5 USD` counts US dollars, a bare
+ * number or `50 credits` counts credits (v1.5). Undefined when empty.
+ */
+export function readAmount(input: string, value: string): Amount | undefined {
   if (!value) return undefined
-  const credits = /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : NaN
-  if (!Number.isFinite(credits) || credits <= 0) {
+  const amount = parseAmount(value)
+  if (!amount || !Number.isFinite(amount.value) || amount.value <= 0) {
     throw new InputError(
       input,
-      `must be a number of credits greater than zero, such as 500 or 12.5 (no separators); got "${value}".`,
+      `must be an amount greater than zero: credits, such as 500, 12.5 or 50 credits, or US dollars, such as $5 or 5 USD (no separators); got "${value}".`,
     )
   }
-  return credits
+  return amount
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

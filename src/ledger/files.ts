@@ -8,7 +8,10 @@ import { join } from 'node:path'
 import { makeDownloadDir } from '../agent/download.ts'
 import type { LedgerRow } from './rows.ts'
 
-/** The CSV's columns, in order: the contract's. */
+/**
+ * The CSV's columns, in order: the first twelve as 1.2 wrote them (a reader by position keeps
+ * working), then what 1.3 adds (v1.5, "rows a person can read").
+ */
 const COLUMNS = [
   'run_id',
   'created',
@@ -22,6 +25,10 @@ const COLUMNS = [
   'link',
   'root_run_id',
   'parent_run_id',
+  'title',
+  'forge',
+  'pull_request',
+  'cost_usd',
 ] as const
 
 /** The rows as RFC 4180 CSV: CRLF line ends, every field that needs it quoted. Pure, linear. */
@@ -41,6 +48,10 @@ export function rowsCsv(rows: readonly LedgerRow[]): string {
       row.link,
       row.rootRunId,
       row.parentRunId,
+      row.title,
+      row.forge ?? '',
+      row.pullRequest?.url ?? '',
+      row.costUsd === undefined ? '' : String(row.costUsd),
     ]
     lines.push(values.map(csvField).join(','))
   }

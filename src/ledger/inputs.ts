@@ -10,7 +10,7 @@ import { InputError } from '../input-error.ts'
 import type { InputSource } from '../step-io.ts'
 import type { Forge } from '../world.ts'
 import { parsePeriod, type Period } from './period.ts'
-import type { Budgets } from './sums.ts'
+import type { Budgets, UnitChoice } from './sums.ts'
 
 export interface ReportSettings extends Connection {
   readonly period: Period
@@ -21,6 +21,8 @@ export interface ReportSettings extends Connection {
   /** Where runs.csv, runs.json and report.md go; '' for nowhere. */
   readonly reportDir: string
   readonly budgets: Budgets
+  /** The unit the summary shows: `auto` (dollars where every run reports them), `usd`, `credits`. */
+  readonly unit: UnitChoice
 }
 
 const DEFAULT_PERIOD = '7d'
@@ -32,12 +34,16 @@ export function readReportSettings(source: InputSource, now: number): ReportSett
   if (!period) {
     throw new InputError(
       'period',
-      `must be a duration back from now, such as 24h, 7d or 30d (at most a year), or a month such as 2026-11 (not in the future); got "${given}".`,
+      `must be a duration back from now, such as 24h, 7d or 30d (at most a year), a month such as 2026-11 (not in the future), or last-month; got "${given}".`,
     )
   }
   const scope = source.get('scope') || 'project'
   if (scope !== 'project' && scope !== 'all') {
     throw new InputError('scope', `must be project or all; got "${scope}".`)
+  }
+  const unit = source.get('unit') || 'auto'
+  if (unit !== 'auto' && unit !== 'usd' && unit !== 'credits') {
+    throw new InputError('unit', `must be auto, usd or credits; got "${unit}".`)
   }
   const { project, forge } = source.world
   if (scope === 'project' && !project) {
@@ -54,6 +60,7 @@ export function readReportSettings(source: InputSource, now: number): ReportSett
     forge,
     reportDir: readReportDir(source),
     budgets: readCreditBudgets(source),
+    unit,
   }
 }
 

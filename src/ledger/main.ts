@@ -8,7 +8,8 @@ import { homeOf } from '../model/home.ts'
 import { publishError } from '../report/publish.ts'
 import { serviceClient } from '../service.ts'
 import type { InputSource, StepIo } from '../step-io.ts'
-import { formatCredits, formatDecimal } from '../text/format.ts'
+import { formatAmount } from '../model/money.ts'
+import { formatDecimal, formatNumberOutput } from '../text/format.ts'
 import { errorMessage } from '../text/plain.ts'
 import { collectRows } from './collect.ts'
 import { countFollowups } from './followups.ts'
@@ -31,15 +32,21 @@ export async function run(io: StepIo, inputs: InputSource): Promise<{ error?: un
     const { rows, complete } = await collectRows(client, { period: settings.period, home }, deps)
     const followups = await countFollowups(client, rows, deps.deadline)
     const ledger = sumUp(rows, { ...settings, complete, followups })
+    const { runs, credits, costUsd, withoutUsd } = ledger.totals
     const forge = world.forge ?? world.projectForge
     const links = forge ? { [forge]: world.serverUrl } : {}
     const summary = renderLedger(ledger, links)
-    io.setOutput('credits', String(ledger.totals.credits))
-    io.setOutput('runs', String(ledger.totals.runs))
+    io.setOutput('credits', formatNumberOutput(credits))
+    // Dollars only where every run that spent reports them: a sum that left runs out would mislead.
+    io.setOutput('cost_usd', withoutUsd === 0 ? formatNumberOutput(costUsd) : '')
+    io.setOutput('runs', String(runs))
     io.setOutput('report', JSON.stringify(ledger))
-    const { runs, credits } = ledger.totals
     const counted = `${formatDecimal(runs, 0)} ${runs === 1 ? 'run' : 'runs'}`
-    io.info(`${counted} in ${ledger.period.label} used ${formatCredits(credits)}.`)
+    const spent = formatAmount({
+      value: ledger.unit === 'usd' ? costUsd : credits,
+      unit: ledger.unit,
+    })
+    io.info(`${counted} in ${ledger.period.label} used ${spent}.`)
     await io.appendSummary(summary).catch((error: unknown) => {
       io.debug(`No summary written: ${errorMessage(error)}`)
     })

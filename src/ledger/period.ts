@@ -1,6 +1,7 @@
 /**
- * The report's period, from its input: a duration back from now (`24h`, `7d`, `30d`) or a
- * calendar month (`2026-11`), in UTC. Pure.
+ * The report's period, from its input: a duration back from now (`24h`, `7d`, `30d`), a
+ * calendar month (`2026-11`), or `last-month` (the month before now's, for a monthly report on
+ * a schedule), in UTC. Pure.
  */
 
 export interface Period {
@@ -43,16 +44,26 @@ export function parsePeriod(text: string, now: number): Period | undefined {
       label: count === 1 ? `the last ${noun}` : `the last ${count} ${noun}s`,
     }
   }
+  if (text === 'last-month') {
+    const today = new Date(now)
+    const from = Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - 1, 1)
+    return monthOf(new Date(from).getUTCFullYear(), new Date(from).getUTCMonth())
+  }
   const month = /^(\d{4})-(\d{2})$/.exec(text)
   if (month) {
     const year = Number(month[1])
     const index = Number(month[2]) - 1
     if (index < 0 || index > 11) return undefined
-    const from = Date.UTC(year, index, 1)
-    if (from > now) return undefined
-    return { from, to: Date.UTC(year, index + 1, 1), label: `${MONTHS[index]} ${year}` }
+    if (Date.UTC(year, index, 1) > now) return undefined
+    return monthOf(year, index)
   }
   return undefined
+}
+
+/** The calendar month `index` (0 for January) of `year`, in UTC. */
+function monthOf(year: number, index: number): Period {
+  const from = Date.UTC(year, index, 1)
+  return { from, to: Date.UTC(year, index + 1, 1), label: `${MONTHS[index]} ${year}` }
 }
 
 /** Every UTC day the period touches, `YYYY-MM-DD`, oldest first. */

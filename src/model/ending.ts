@@ -1,8 +1,10 @@
 import { capLabel, capWords } from './spend-cap.ts'
+import { costIn, formatAmount, otherUnit, unitName, type Unit } from './money.ts'
+import type { RunCost } from '../agent/cost.ts'
 import type { ReviewVerdict } from '../agent/review-document.ts'
 import type { RunItem } from '../api/types.ts'
 import { WORKFLOW_WORDS, type Interrupted } from '../door-words.ts'
-import { formatCredits, formatDuration } from '../text/format.ts'
+import { formatDuration } from '../text/format.ts'
 import { escapeMarkdown } from '../text/markdown.ts'
 import { clip } from '../text/plain.ts'
 import { approveLine, pinWords, short, type ApprovalPin } from './approval.ts'
@@ -64,7 +66,8 @@ export type Ending =
   | {
       readonly kind: 'over-budget'
       readonly run: RunFacts
-      readonly credits: string
+      /** What it used, in the cap's unit: `$0.42`, `42 credits`, `42 credits and no dollar figure`. */
+      readonly used: string
       /** The cap the run went past, in words (`capWords`), and short (`capLabel`). */
       readonly cap: string
       readonly capLabel: string
@@ -127,7 +130,7 @@ export function endingOf(outcome: StepOutcome): Ending {
       return {
         kind: 'over-budget',
         run: factsOf(outcome.run),
-        credits: formatCredits(outcome.cost.credits ?? 0),
+        used: spentWords(outcome.cost, outcome.cap.amount.unit),
         cap: capWords(outcome.cap),
         capLabel: capLabel(outcome.cap),
         cancel: outcome.cancel,
@@ -248,12 +251,12 @@ export function describeEnding(ending: Ending): EndingWords {
       }
     }
     case 'over-budget': {
-      const used = `The run used ${ending.credits}, more than ${ending.cap}`
+      const used = `The run used ${ending.used}, more than ${ending.cap}`
       const cancel = describeCancel(ending.run.runId, ending.cancel)
       return {
         ...word('over_budget'),
-        label: `Over budget: ${ending.credits}, over ${ending.capLabel}`,
-        detail: `The run used ${ending.credits}, more than ${escapeMarkdown(ending.cap)}.${afterCancel(ending.cancel)}`,
+        label: `Over budget: ${ending.used}, over ${ending.capLabel}`,
+        detail: `The run used ${ending.used}, more than ${escapeMarkdown(ending.cap)}.${afterCancel(ending.cancel)}`,
         showsReason: false,
         why: `${used}. ${cancel}`,
         headline: `${ending.run.name} went over budget`,
@@ -477,4 +480,13 @@ function schemaNamed(input: 'output_schema' | 'pull_request_review', quote = '')
   return input === 'output_schema'
     ? `${quote}output_schema${quote}`
     : `the review's schema (${quote}pull_request_review${quote})`
+}
+
+/** What a run used, in `unit`; where it reports no figure in it, what it reports and that. */
+function spentWords(cost: RunCost, unit: Unit): string {
+  const spent = costIn(cost, unit)
+  if (spent !== undefined) return formatAmount({ value: spent, unit })
+  const other = otherUnit(unit)
+  const reported = formatAmount({ value: costIn(cost, other) ?? 0, unit: other })
+  return `${reported} and no figure in ${unitName(unit)}`
 }

@@ -5,6 +5,7 @@
  * these, the report tells a timeout and an overrun from a person's cancel. One metadata key,
  * `gh_limits`, so the action's tags leave room within the service's 20. Pure.
  */
+import type { RunCost } from '../agent/cost.ts'
 import type { RunItem } from '../api/types.ts'
 
 export const LIMITS_KEY = 'gh_limits'
@@ -14,13 +15,16 @@ export interface StepLimits {
   readonly deadline?: string
   /** The credits the run may use before the step stops it. */
   readonly cap?: number
+  /** The US dollars the run may use before the step stops it. */
+  readonly capUsd?: number
 }
 
-/** The limits as their tag: `deadline=2026-12-02T04:00:00.000Z;cap=50`; none when empty. */
+/** The limits as their tag: `deadline=2026-12-02T04:00:00.000Z;cap=50;cap_usd=5`; none when empty. */
 export function limitsTag(limits: StepLimits): Record<string, string> {
   const parts = [
     ...(limits.deadline ? [`deadline=${limits.deadline}`] : []),
     ...(limits.cap !== undefined ? [`cap=${limits.cap}`] : []),
+    ...(limits.capUsd !== undefined ? [`cap_usd=${limits.capUsd}`] : []),
   ]
   return parts.length > 0 ? { [LIMITS_KEY]: parts.join(';') } : {}
 }
@@ -34,12 +38,19 @@ export function readLimits(metadata: unknown): StepLimits {
   if (typeof text !== 'string') return {}
   let deadline: string | undefined
   let cap: number | undefined
+  let capUsd: number | undefined
   for (const part of text.split(';')) {
     const [name, value = ''] = part.split('=', 2)
+    const number = /^\d+(\.\d+)?$/.test(value) ? Number(value) : undefined
     if (name === 'deadline' && Number.isFinite(Date.parse(value))) deadline = value
-    if (name === 'cap' && /^\d+(\.\d+)?$/.test(value)) cap = Number(value)
+    if (name === 'cap' && number !== undefined) cap = number
+    if (name === 'cap_usd' && number !== undefined) capUsd = number
   }
-  return { ...(deadline ? { deadline } : {}), ...(cap !== undefined ? { cap } : {}) }
+  return {
+    ...(deadline ? { deadline } : {}),
+    ...(cap !== undefined ? { cap } : {}),
+    ...(capUsd !== undefined ? { capUsd } : {}),
+  }
 }
 
 /**
@@ -49,11 +60,18 @@ export function readLimits(metadata: unknown): StepLimits {
  */
 export function cancelledEnding(
   run: Pick<RunItem, 'metadata' | 'updated_at'>,
-  credits: number,
+  cost: RunCost,
 ): 'timed_out' | 'over_budget' | 'cancelled' {
-  const { deadline, cap } = readLimits(run.metadata)
+  const { deadline, cap, capUsd } = readLimits(run.metadata)
   const ended = Date.parse(run.updated_at ?? '')
   if (deadline && Number.isFinite(ended) && ended >= Date.parse(deadline)) return 'timed_out'
-  if (cap !== undefined && credits >= cap) return 'over_budget'
+  if (cap !== undefined && (cost.credits ?? 0) >= cap) return 'over_budget'
+  // A dollar cap stops a run that reports no dollars too: it could not be counted.
+  if (
+    capUsd !== undefined &&
+    (cost.usd === undefined ? (cost.credits ?? 0) > 0 : cost.usd >= capUsd)
+  ) {
+    return 'over_budget'
+  }
   return 'cancelled'
 }

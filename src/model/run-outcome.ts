@@ -1,5 +1,6 @@
 import type { SpendCap } from './spend-cap.ts'
-import { costSince } from '../agent/cost.ts'
+import { costSince, type RunCost } from '../agent/cost.ts'
+import { costIn, isUnpriced } from './money.ts'
 import { outcomeWordOf } from './ending.ts'
 import type { Outcome } from './outcome.ts'
 import type { RunRecord } from './record.ts'
@@ -12,7 +13,8 @@ export interface RunOutcomeContext {
   /** How long the run took, as the step tells it. */
   readonly elapsedMs: number
   readonly timeoutMs: number
-  readonly cap: SpendCap | undefined
+  /** The caps the step's runs stopped at, one per unit. */
+  readonly caps: readonly SpendCap[]
 }
 
 /** A run the step never started: its create failed, or the step stopped before it was sent. */
@@ -66,15 +68,17 @@ export function outcomeOfRun(
             timeoutMs: context.timeoutMs,
             cancel,
           }
-        case 'over-budget':
+        case 'over-budget': {
+          const cost = costSince(treeCostOf(run, record.children), record.usedBefore)
           return {
             kind: 'over-budget',
             run,
-            cost: costSince(treeCostOf(run, record.children), record.usedBefore),
-            cap: context.cap ?? { credits: 0, input: 'max_credits' },
+            cost,
+            cap: crossedCap(cost, context.caps),
             elapsedMs,
             cancel,
           }
+        }
         case 'signal':
         case 'post':
           return { kind: 'interrupted', run, cancel }
@@ -87,7 +91,16 @@ export function outcomeOfRun(
 }
 
 /** Only the word is read: the clock and the caps do not change it. */
-const WORD_ONLY: RunOutcomeContext = { elapsedMs: 0, timeoutMs: 0, cap: undefined }
+const WORD_ONLY: RunOutcomeContext = { elapsedMs: 0, timeoutMs: 0, caps: [] }
+
+/** The cap a run stopped over budget went past: the one its spend (or its missing figure) broke. */
+function crossedCap(cost: RunCost, caps: readonly SpendCap[]): SpendCap {
+  const crossed = caps.find((cap) => {
+    const spent = costIn(cost, cap.amount.unit)
+    return isUnpriced(cost, cap.amount.unit) || (spent !== undefined && spent > cap.amount.value)
+  })
+  return crossed ?? caps[0] ?? { amount: { value: 0, unit: 'credits' }, input: 'max_credits' }
+}
 
 /**
  * Pure: one run's `outcome` word (a task's in the `runs` output): its outcome's, `error` for a

@@ -3,13 +3,14 @@ import type { Sleep } from '../api/transport.ts'
 import { ApiStatusError } from '../api/errors.ts'
 import { isRefusal, isRetryable, retryAfterMs } from '../api/retry.ts'
 import type { RunItem } from '../api/types.ts'
+import { costIn, formatAmount, isUnpriced, otherUnit, unitName } from '../model/money.ts'
 import { capWords, type SpendCap } from '../model/spend-cap.ts'
 import type { Log } from '../log.ts'
 import { costSince } from '../agent/cost.ts'
 import { describePassWhen, passWhenStanding, standingOf, type PassWhen } from '../model/set.ts'
 import { isTerminal } from '../model/states.ts'
 import { isChildRun, mergeChildren, rootIdOf, treeCostOf } from '../model/tree.ts'
-import { formatCredits, formatDuration } from '../text/format.ts'
+import { formatDuration } from '../text/format.ts'
 import { safeForLog } from '../text/log.ts'
 import { errorMessage } from '../text/plain.ts'
 import {
@@ -33,8 +34,8 @@ export interface ScheduleSettings {
   passWhen: PassWhen
   timeoutMs: number
   pollIntervalMs: number
-  /** The cap on the credits of every run together (max_credits, or a budget's rest); undefined for none. */
-  cap: SpendCap | undefined
+  /** The caps on what every run spends together (max_credits, a budget's rest), one per unit. */
+  caps: readonly SpendCap[]
 }
 
 export interface SchedulerDeps {
@@ -310,7 +311,7 @@ export class RunScheduler {
       const readAt = this.#readAt.get(one)
       if (pageFull && readAt !== undefined && now - readAt < SET_UNLISTED_RECHECK_MS) continue
       await this.#readOnItsOwn(one, deadline)
-      if (this.#settings.cap !== undefined) await this.#readChildren(one, deadline)
+      if (this.#settings.caps.length > 0) await this.#readChildren(one, deadline)
     }
   }
 
@@ -374,18 +375,13 @@ export class RunScheduler {
 
   /** Before each start and poll: the credit cap on the sum, and whether `pass_when` can still be met. */
   #judge(): void {
-    const { cap, passWhen } = this.#settings
-    const credits = this.#credits()
-    if (cap !== undefined && credits !== undefined && credits > cap.credits) {
-      const used =
-        this.#lifecycles.length === 1
-          ? `the run used ${formatCredits(credits)}`
-          : `the runs used ${formatCredits(credits)} together`
-      this.#stopped = {
-        why: { kind: 'over-budget' },
-        reason: `${used}, past ${capWords(cap)}`,
+    const { caps, passWhen } = this.#settings
+    for (const cap of caps) {
+      const past = this.#pastCap(cap)
+      if (past) {
+        this.#stopped = { why: { kind: 'over-budget' }, reason: past }
+        return
       }
-      return
     }
     const counts = this.counts()
     if (passWhenStanding(passWhen, counts) === 'cannot-be-met') {
@@ -408,15 +404,32 @@ export class RunScheduler {
     return { tasks: this.#lifecycles.length, succeeded, notSucceeded }
   }
 
-  /** What the runs used in this step: a run that is not new counts from where the step found it. */
-  #credits(): number | undefined {
+  /**
+   * Why the runs are past `cap`, in words; undefined while they are within it. What they used
+   * in this step counts, in the cap's unit (a run that is not new, from where the step found
+   * it); a run that spent and reports no figure in that unit is past it: never counted as free.
+   */
+  #pastCap(cap: SpendCap): string | undefined {
+    const { unit } = cap.amount
     let sum: number | undefined
     for (const { record } of this.#lifecycles) {
       // A run's agent may start runs of its own: the cap counts the tree, each run once.
-      const credits = costSince(treeCostOf(record.run, record.children), record.usedBefore).credits
-      if (credits !== undefined) sum = (sum ?? 0) + credits
+      const cost = costSince(treeCostOf(record.run, record.children), record.usedBefore)
+      if (isUnpriced(cost, unit)) {
+        const reported = formatAmount({
+          value: costIn(cost, otherUnit(unit)) ?? 0,
+          unit: otherUnit(unit),
+        })
+        return `run ${record.run?.run_id ?? ''} reported ${reported} and no figure in ${unitName(unit)}, which ${capWords(cap)} cannot count (write it in ${unitName(otherUnit(unit))})`
+      }
+      const spent = costIn(cost, unit)
+      if (spent !== undefined) sum = (sum ?? 0) + spent
     }
-    return sum
+    if (sum === undefined || sum <= cap.amount.value) return undefined
+    const used = formatAmount({ value: sum, unit })
+    const runs =
+      this.#lifecycles.length === 1 ? `the run used ${used}` : `the runs used ${used} together`
+    return `${runs}, past ${capWords(cap)}`
   }
 
   #inFlight(): RunLifecycle[] {

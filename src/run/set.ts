@@ -30,7 +30,7 @@ export interface SetSettings {
   passWhen: PassWhen
   timeoutMs: number
   pollIntervalMs: number
-  cap: SpendCap | undefined
+  caps: readonly SpendCap[]
   /**
    * `previous_run: cancel`: the active runs with a task's name (of the set's project and thread)
    * are cancelled before the set starts; the input that asked, as the door names it.

@@ -1,4 +1,4 @@
-import { maxCreditsCap, tighterCap, type SpendCap } from '../model/spend-cap.ts'
+import { bindingCaps, maxCreditsCap, type SpendCap } from '../model/spend-cap.ts'
 import type { Conversation } from '../agent/conversation.ts'
 import type { RunItem } from '../api/types.ts'
 import type { Settings } from '../inputs/main-step.ts'
@@ -33,7 +33,7 @@ export interface StepDeps extends LifecycleDeps {
   /** Told where the run stands after each start and poll (its surfaces show it). */
   onProgress?: (runs: readonly RunRecord[]) => void
   /** What the credit budgets had left when the step was admitted: the run stops there. */
-  budgetCap?: SpendCap
+  budgetCaps?: readonly SpendCap[]
 }
 
 /** How the step's one run ended: its outcome, its checked document, and the run that replaced it. */
@@ -86,8 +86,8 @@ export async function executeStep(
     },
   )
   const { timeoutMs } = settings
-  const cap = tighterCap(maxCreditsCap(settings.agentWork.maxCredits), deps.budgetCap)
-  const schedule = { maxParallel: 1, passWhen: { kind: 'all' as const }, timeoutMs, cap }
+  const caps = bindingCaps(maxCreditsCap(settings.agentWork.maxCredits), ...(deps.budgetCaps ?? []))
+  const schedule = { maxParallel: 1, passWhen: { kind: 'all' as const }, timeoutMs, caps }
   const runs = new StepRuns(
     [lifecycle],
     { ...schedule, pollIntervalMs: settings.pollIntervalMs },
@@ -126,7 +126,7 @@ export async function executeStep(
     const by = interruption.interrupted
     return { outcome: { kind: 'interrupted', run, signal: end.signal, cancel, by } }
   }
-  const read = outcomeOfRun(record, { elapsedMs: deps.now() - startedAt, timeoutMs, cap })
+  const read = outcomeOfRun(record, { elapsedMs: deps.now() - startedAt, timeoutMs, caps })
   // A run never started was stopped with the step: a create's failure is thrown.
   const children = record.children?.length ? { children: record.children } : {}
   const outcome: StepOutcome =

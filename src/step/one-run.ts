@@ -1,5 +1,6 @@
 import { limitsTag, type StepLimits } from '../model/limits.ts'
-import { maxCreditsCap, tighterCap } from '../model/spend-cap.ts'
+import type { Amount } from '../model/money.ts'
+import { bindingCaps, maxCreditsCap } from '../model/spend-cap.ts'
 import { agentWorkSources } from '../agent/sources.ts'
 import type { AgentWorkSources } from '../agent/work.ts'
 import { abortableSleep } from '../api/transport.ts'
@@ -134,7 +135,7 @@ async function execute(step: PreparedRun, interruption: Interruption): Promise<E
     continueFrom: continueSource(step.home, head),
     onSteered: () => step.io.setOutput('steered', 'true'),
     checkResult,
-    ...(step.budgetCap ? { budgetCap: step.budgetCap } : {}),
+    ...(step.budgetCaps ? { budgetCaps: step.budgetCaps } : {}),
   }
   return executeStep({ ...settings, target: step.target }, deps, interruption)
 }
@@ -170,12 +171,15 @@ async function finish(step: PreparedRun, executed: ExecutedRun, interruption: In
  * it stops the run at (max_credits, or what a budget had left).
  */
 function limitsOf(
-  settings: { wait: boolean; timeoutMs: number; agentWork: { maxCredits: number | undefined } },
-  step: Pick<StepStart, 'budgetCap'>,
+  settings: { wait: boolean; timeoutMs: number; agentWork: { maxCredits: Amount | undefined } },
+  step: Pick<StepStart, 'budgetCaps'>,
 ): StepLimits {
-  const cap = tighterCap(maxCreditsCap(settings.agentWork.maxCredits), step.budgetCap)
+  const caps = bindingCaps(maxCreditsCap(settings.agentWork.maxCredits), ...(step.budgetCaps ?? []))
+  const credits = caps.find((cap) => cap.amount.unit === 'credits')
+  const usd = caps.find((cap) => cap.amount.unit === 'usd')
   return {
     ...(settings.wait ? { deadline: new Date(Date.now() + settings.timeoutMs).toISOString() } : {}),
-    ...(cap ? { cap: cap.credits } : {}),
+    ...(credits ? { cap: credits.amount.value } : {}),
+    ...(usd ? { capUsd: usd.amount.value } : {}),
   }
 }

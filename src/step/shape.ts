@@ -1,6 +1,7 @@
 import type { AgentRunsClient } from '../api/client.ts'
 import type { GitHubContext } from '../github/context.ts'
 import type { Connection } from '../inputs/connection.ts'
+import type { Amount } from '../model/money.ts'
 import type { SpendCap } from '../model/spend-cap.ts'
 import type { CreditBudgets } from '../inputs/budgets.ts'
 import type { InputSource } from '../step-io.ts'
@@ -17,7 +18,10 @@ import type { World } from '../world.ts'
  */
 export interface StepShape {
   /** What the outline reads of the settings: the service, and the budgets. */
-  readonly settings: Connection & { readonly budgets: CreditBudgets }
+  readonly settings: Connection & {
+    readonly budgets: CreditBudgets
+    readonly agentWork: { readonly maxCredits: Amount | undefined }
+  }
   /**
    * `approval`: the step admitted to start (pinned to the approved head), with GitHub; undefined
    * when it waits, or an approval did not count (the step passes and starts nothing).
@@ -46,8 +50,8 @@ export interface StepStart {
   readonly tracker: RunTracker
   /** `previous_run: steer`: what a door other than the runner says of a newer step. */
   readonly steering?: InputSource['steering']
-  /** What the credit budgets had left when the step was admitted: its runs stop there. */
-  readonly budgetCap?: SpendCap
+  /** What the budgets had left when the step was admitted, one per unit: its runs stop there. */
+  readonly budgetCaps?: readonly SpendCap[]
 }
 
 /** A prepared step: its runs are started and awaited under the interruption, then shown. */

@@ -1,5 +1,5 @@
 import { limitsTag } from '../model/limits.ts'
-import { maxCreditsCap, tighterCap } from '../model/spend-cap.ts'
+import { bindingCaps, maxCreditsCap } from '../model/spend-cap.ts'
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { defaultArtifactsDir, taskFolderName } from '../agent/artifacts.ts'
@@ -117,7 +117,7 @@ function setRun(set: PreparedSet, interruption: Interruption): TaskSetRun {
       passWhen: settings.passWhen,
       timeoutMs: settings.timeoutMs,
       pollIntervalMs: settings.pollIntervalMs,
-      cap: tighterCap(maxCreditsCap(settings.agentWork.maxCredits), set.budgetCap),
+      caps: bindingCaps(maxCreditsCap(settings.agentWork.maxCredits), ...(set.budgetCaps ?? [])),
       cancelPrevious: settings.cancelPrevious,
       wait: settings.wait,
     },
@@ -181,7 +181,7 @@ async function taskWork(
   signal: AbortSignal,
 ): Promise<TaskWork | undefined> {
   const { settings, world } = set
-  const outcome = outcomeOfRun(task, { elapsedMs: 0, timeoutMs: 0, cap: undefined })
+  const outcome = outcomeOfRun(task, { elapsedMs: 0, timeoutMs: 0, caps: [] })
   if (outcome.kind === 'not-started') return undefined
   const { downloadPatterns, artifactsDir } = settings.agentWork
   const setDir = artifactsDir || defaultArtifactsDir(world.runnerTemp, set.stepTag.invocation)

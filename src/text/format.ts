@@ -67,11 +67,14 @@ export function formatCredits(credits: number): string {
   return `${amount} ${amount === '1' ? 'credit' : 'credits'}`
 }
 
-/** `≈ $1,234.57`: cents, as every surface shows dollars; a smaller amount reads "less than $0.01". */
+/**
+ * `$1,234.57`: cents, as every surface shows dollars (what the service billed, v1.5); a smaller
+ * amount reads "less than $0.01".
+ */
 export function formatUsd(usd: number): string {
-  if (isBelowCent(usd)) return '≈ less than $0.01'
+  if (isBelowCent(usd)) return 'less than $0.01'
   const amount = formatDecimal(usd, 2, 2)
-  return `≈ ${amount.startsWith('-') ? `-$${amount.slice(1)}` : `$${amount}`}`
+  return amount.startsWith('-') ? `-$${amount.slice(1)}` : `$${amount}`
 }
 
 /** A positive amount that two decimals would show as zero. */

@@ -387,6 +387,23 @@ describe('the wire, judged by the service schema', () => {
     expect(contract.violations(api.exchanges())).toEqual([])
   })
 
+  it('holds for an account on dollar billing, whose runs also report *_cost_usd', async () => {
+    const api = await startApi({ usdPerCredit: 0.01, setupCredits: 2 })
+    const script = [
+      { state: 'INPROGRESS' as const, afterMs: 0 },
+      { state: 'SUCCEEDED' as const, afterMs: 30_000 },
+    ]
+    const seeded = api.seedRun({ prompt: 'billed' }, { createdAt: Date.now() - 60_000, script })
+    const run = await clientFor(api).getRun(seeded.run_id)
+    expect(run.request_usage).toMatchObject({
+      compute_cost: 3,
+      compute_cost_usd: 0.03,
+      inference_cost_usd: 0.15,
+      platform_cost_usd: 0.02,
+    })
+    expect(contract.violations(api.exchanges())).toEqual([])
+  })
+
   it('catches an answer that leaves out what the schema requires', async () => {
     const api = await startApi()
     api.injectFault({

@@ -183,3 +183,80 @@ describe("the report checks each run's tags itself", () => {
     expect(report.summary).not.toContain('octo-org/other')
   })
 })
+
+describe('dollars: budgets in the unit the account is billed in', () => {
+  /** A run that works, spending, until the step stops it; its usage in both units. */
+  const spending = (usd: number): RunScript => [
+    {
+      state: 'INPROGRESS',
+      afterMs: 0,
+      patch: { request_usage: { inference_cost: usd * 100, inference_cost_usd: usd } },
+    },
+    { state: 'SUCCEEDED', afterMs: 60_000 },
+  ]
+
+  it('max_credits: $N stops a run past its dollars; the report shows dollars and over_budget', async () => {
+    const api = await fakeApi({ script: () => spending(0.42) })
+    const capped = await runStep({
+      inputs: inputsFor(api, { prompt: 'Fix the parser', max_credits: '$0.25', timeout: '30s' }),
+    })
+    expect(capped.outputs.outcome, capped.stdout).toBe('over_budget')
+    expect(capped.outputs.cost_usd).toBe('0.42')
+    expect(capped.stdout).toContain('The run used $0.42, more than the max_credits cap of $0.25')
+    const [made] = api.requestsTo('POST', /\/agent\/runs?$/)
+    const tags = (made?.json as { metadata?: Record<string, string> }).metadata
+    expect(tags?.gh_limits).toMatch(/;cap_usd=0\.25$/)
+
+    const report = await actionReport(api)
+    expect([report.outputs.credits, report.outputs.cost_usd]).toEqual(['42', '0.42'])
+    const ledger = JSON.parse(report.outputs.report ?? '{}') as {
+      unit: string
+      byOutcome: { name: string }[]
+    }
+    expect(ledger.unit).toBe('usd')
+    expect(ledger.byOutcome.map((one) => one.name)).toEqual(['over_budget'])
+    expect(report.summary).toContain('### 💳 Agent runs: $0.42 in the last 7 days')
+  })
+
+  it('a dollar budget on an account billed in credits fails before any create, naming the unit', async () => {
+    const api = await fakeApi({ script: () => costing(30) })
+    const first = await runStep({ inputs: inputsFor(api, { prompt: 'Review' }) })
+    expect(first.outputs.outcome).toBe('succeeded')
+
+    const budgeted = await runStep({
+      inputs: inputsFor(api, { prompt: 'Review again', daily_credit_budget: '$5' }),
+    })
+    expect(budgeted.code).toBe(1)
+    expect(budgeted.stdout).toContain('daily_credit_budget is in US dollars ($5), and run ')
+    expect(budgeted.stdout).toContain(
+      'reports what it spent only in credits (30 credits): this account is billed in credits, and the run cannot be counted as free. Write daily_credit_budget in credits, such as 500 or 500 credits. No run was created.',
+    )
+    expect(api.requestsTo('POST', /\/agent\/runs?$/)).toHaveLength(1)
+    // In credits, the same budget counts the run.
+    const inCredits = await runStep({
+      inputs: inputsFor(api, { prompt: 'Review again', daily_credit_budget: '25 credits' }),
+    })
+    expect(inCredits.outputs.outcome).toBe('over_budget')
+    expect(inCredits.stdout).toContain('reached the daily_credit_budget of 25 credits')
+  })
+
+  it('a dollar max_credits stops a first run that reports only credits: never counted as free', async () => {
+    const credits: RunScript = [
+      { state: 'INPROGRESS', afterMs: 0, patch: { request_usage: { inference_cost: 3 } } },
+      { state: 'SUCCEEDED', afterMs: 60_000 },
+    ]
+    const api = await fakeApi({ script: () => credits })
+    const capped = await runStep({
+      inputs: inputsFor(api, { prompt: 'Fix', max_credits: '$5', timeout: '30s' }),
+    })
+    expect(capped.outputs.outcome, capped.stdout).toBe('over_budget')
+    expect(capped.stdout).toContain(
+      'The run used 3 credits and no figure in US dollars, more than the max_credits cap of $5.00',
+    )
+    // The next step knows before it creates anything.
+    const next = await runStep({ inputs: inputsFor(api, { prompt: 'Fix', max_credits: '$5' }) })
+    expect(next.code).toBe(1)
+    expect(next.stdout).toContain('max_credits is in US dollars ($5)')
+    expect(api.requestsTo('POST', /\/agent\/runs?$/)).toHaveLength(1)
+  })
+})

@@ -89,7 +89,9 @@ describe('report: what the runs of a period did and cost', () => {
     expect(result.outputs.credits).toBe('80')
     expect(result.outputs.runs).toBe('4')
     const ledger = JSON.parse(result.outputs.report ?? '') as LedgerJson
-    expect(ledger.totals.notSucceeded).toEqual({ runs: 1, credits: 25 })
+    expect(ledger.totals.notSucceeded).toEqual({ runs: 1, credits: 25, costUsd: 0 })
+    // An account on credit billing: the runs report no dollars, so neither does the report.
+    expect(result.outputs.cost_usd).toBe('')
     expect(ledger.byThread.map((one) => [one.thread, one.credits])).toEqual([
       [7, 50],
       [8, 25],
@@ -102,7 +104,7 @@ describe('report: what the runs of a period did and cost', () => {
     expect(result.summary).not.toContain('octo-org/other')
     const csv = readFileSync(join(workspace, 'agent-report', 'runs.csv'), 'utf8')
     expect(csv.split('\r\n')[0]).toBe(
-      'run_id,created,ended,project,thread,workflow,key,outcome,credits,link,root_run_id,parent_run_id',
+      'run_id,created,ended,project,thread,workflow,key,outcome,credits,link,root_run_id,parent_run_id,title,forge,pull_request,cost_usd',
     )
     expect(csv.trimEnd().split('\r\n')).toHaveLength(5)
     expect(readFileSync(join(workspace, 'agent-report', 'report.md'), 'utf8')).toBe(
@@ -148,12 +150,14 @@ describe('report: what the runs of a period did and cost', () => {
     const csv = readFileSync(join(workspace, 'out', 'runs.csv'), 'utf8')
       .trimEnd()
       .split('\r\n')
-    expect(csv[0]).toMatch(/,root_run_id,parent_run_id$/)
+    const header = csv[0]?.split(',') ?? []
+    const at = header.indexOf('root_run_id')
+    expect(header.slice(at, at + 2)).toEqual(['root_run_id', 'parent_run_id'])
     const tree = (id: string) =>
       csv
         .find((line) => line.startsWith(`${id},`))
         ?.split(',')
-        .slice(-2)
+        .slice(at, at + 2)
     expect(tree(root.run_id)).toEqual([root.run_id, ''])
     expect(tree(child.run_id)).toEqual([root.run_id, root.run_id])
     expect(tree(grandchild.run_id)).toEqual([root.run_id, child.run_id])
@@ -170,10 +174,15 @@ describe('report: what the runs of a period did and cost', () => {
     const client = new AgentRunsClient({ baseUrl: api.baseUrl, apiKey: KEY })
     const home = { forge: 'github' as const, project: 'octo-org/app', thread: 7, change: 7 }
     const log = { info: (line: string) => lines.push(line), warning: () => {}, debug: () => {} }
-    await checkCreditBudgets(client, { daily: 1_000, pullRequest: undefined }, home, {
-      now: Date.now,
-      log,
-    })
+    await checkCreditBudgets(
+      client,
+      { daily: { value: 1_000, unit: 'credits' }, pullRequest: undefined },
+      home,
+      {
+        now: Date.now,
+        log,
+      },
+    )
 
     expect(result.outputs.credits).toBe('50')
     expect(lines.join('\n')).toContain('used 50 credits of 1,000 credits')
@@ -222,6 +231,8 @@ describe('report: what the runs of a period did and cost', () => {
       followups: 2,
       restartCredits: 20,
       savedCredits: 40,
+      restartCostUsd: 0,
+      savedCostUsd: 0,
       complete: true,
     })
     expect(result.summary).toContain(

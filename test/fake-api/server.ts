@@ -194,6 +194,12 @@ export interface FakeApiOptions {
    */
   setupCredits?: number
   /**
+   * An account on dollar billing: each usage figure is also shown in US dollars
+   * (`compute_cost_usd`, `inference_cost_usd`, `platform_cost_usd`), at this many dollars a
+   * credit. Default: none, an account on credit billing, whose runs report no dollars.
+   */
+  usdPerCredit?: number
+  /**
    * The self-hosted workers the team connected: a create naming another `config.worker_host`
    * answers 400. Default: any host is connected.
    */
@@ -332,6 +338,7 @@ export class FakeAgentApi {
   readonly #clockSkewMs: number
   readonly #showMetadata: boolean
   readonly #setupCredits: number
+  readonly #usdPerCredit: number | undefined
   readonly #workerHosts: readonly string[] | undefined
   readonly #random: () => number
   /** The second origin, standing in for object storage: signed artifact and transcript URLs. */
@@ -376,6 +383,7 @@ export class FakeAgentApi {
     this.#clockSkewMs = options.clockSkewMs ?? 0
     this.#showMetadata = options.showMetadata ?? true
     this.#setupCredits = options.setupCredits ?? 0
+    this.#usdPerCredit = options.usdPerCredit
     this.#workerHosts = options.workerHosts
     this.#random = seededRandom(options.randomFaults?.seed ?? 1)
     if (this.#rateLimit) {
@@ -463,6 +471,7 @@ export class FakeAgentApi {
     const script = options.script ?? this.#script(request, runId)
     const stored = makeStoredRun(runId, ++this.#seq, request, script, createdAt, parent?.rootId)
     stored.setupCredits = this.#setupCredits
+    stored.usdPerCredit = this.#usdPerCredit
     this.#runs.set(runId, stored)
     if (hasChildrenToStart(stored)) this.#orchestrating.add(stored)
     return viewRun(stored)

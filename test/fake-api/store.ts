@@ -178,6 +178,8 @@ export interface StoredRun {
    * them again; a new run does, even one that carries a conversation on.
    */
   setupCredits: number
+  /** Dollars a credit, for an account on dollar billing; undefined shows no dollars. */
+  usdPerCredit: number | undefined
   /** The top of the run's tree (its own ID for a run no agent started). */
   rootId: string
   /** Indexes of the current pass's script steps whose children have been started. */
@@ -236,6 +238,7 @@ export function makeStoredRun(
     seen: new Set(),
     earlierWorkingMs: undefined,
     setupCredits: 0,
+    usdPerCredit: undefined,
     rootId,
     spawned: new Set(),
   }
@@ -365,6 +368,7 @@ export function viewRunShared(run: StoredRun, mono = performance.now()): FakeRun
             (run.earlierWorkingMs ?? 0) +
               (startedWall !== undefined ? workingMs(run, script, cutoff) : 0),
             run.setupCredits,
+            run.usdPerCredit,
           ),
         }
       : {}),
@@ -473,13 +477,25 @@ function workingMs(run: StoredRun, script: readonly RunStep[], cutoff: number): 
   return total
 }
 
-function usageAfter(ms: number, setupCredits: number): RequestUsage {
+function usageAfter(
+  ms: number,
+  setupCredits: number,
+  usdPerCredit: number | undefined,
+): RequestUsage {
   const seconds = ms / 1000
-  return {
+  const credits = {
     inference_cost: Number((seconds * USAGE_PER_SECOND.inference_cost).toFixed(4)),
     compute_cost: Number((seconds * USAGE_PER_SECOND.compute_cost).toFixed(4)),
     ...(setupCredits > 0 ? { platform_cost: setupCredits } : {}),
   }
+  if (usdPerCredit === undefined) return credits
+  const dollars = Object.fromEntries(
+    Object.entries(credits).map(([part, value]) => [
+      `${part}_usd`,
+      Number((value * usdPerCredit).toFixed(6)),
+    ]),
+  )
+  return { ...credits, ...dollars }
 }
 
 function defaultTitle(request: CreateRunRequest): string {

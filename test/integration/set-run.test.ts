@@ -60,7 +60,7 @@ function setFor(api: FakeAgentApi, prompts: string[], settings: Partial<SetSetti
       passWhen: { kind: 'all' },
       timeoutMs: 60_000,
       pollIntervalMs: 20,
-      cap: undefined,
+      caps: [],
       ...settings,
     },
     {
@@ -85,7 +85,7 @@ describe('TaskSetRun stops on its own', () => {
   it('max_credits caps the sum: past it, every run in flight is cancelled, and the set is over budget', async () => {
     const api = await startApi(() => working(30))
     const { set, logged, saved } = setFor(api, ['a', 'b'], {
-      cap: { credits: 50, input: 'max_credits' },
+      caps: [{ amount: { value: 50, unit: 'credits' }, input: 'max_credits' }],
     })
     const outcome = await set.run(noSignals())
     expect(outcome.word).toBe('over_budget')

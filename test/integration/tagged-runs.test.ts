@@ -94,7 +94,7 @@ describe('checkCreditBudgets', () => {
       home(3),
       { now, log: recorder() },
     )
-    expect(reached).toEqual({})
+    expect(reached).toEqual({ caps: [] })
     expect(api.requests).toHaveLength(0)
   })
 
@@ -105,13 +105,18 @@ describe('checkCreditBudgets', () => {
     const log = recorder()
     const scope = home(undefined)
 
-    const under = await checkCreditBudgets(client, { daily: 101, pullRequest: undefined }, scope, {
-      now,
-      log,
-    })
+    const under = await checkCreditBudgets(
+      client,
+      { daily: { value: 101, unit: 'credits' }, pullRequest: undefined },
+      scope,
+      {
+        now,
+        log,
+      },
+    )
     const reached = await checkCreditBudgets(
       client,
-      { daily: 100, pullRequest: undefined },
+      { daily: { value: 100, unit: 'credits' }, pullRequest: undefined },
       scope,
       {
         now,
@@ -121,7 +126,13 @@ describe('checkCreditBudgets', () => {
 
     // Under the budget, what it has left caps the step's runs: 1 credit.
     expect(under).toEqual({
-      cap: { credits: 1, input: 'daily_credit_budget', limit: 101 },
+      caps: [
+        {
+          amount: { value: 1, unit: 'credits' },
+          input: 'daily_credit_budget',
+          limit: { value: 101, unit: 'credits' },
+        },
+      ],
     })
     expect(log.lines[0]).toMatch(/used 100 credits of 101 credits\.$/)
     expect(reached.reached?.input).toBe('daily_credit_budget')
@@ -140,7 +151,7 @@ describe('checkCreditBudgets', () => {
 
     const reached = await checkCreditBudgets(
       client,
-      { daily: undefined, pullRequest: 120 },
+      { daily: undefined, pullRequest: { value: 120, unit: 'credits' } },
       home(7),
       { now, log },
     )
@@ -151,16 +162,74 @@ describe('checkCreditBudgets', () => {
     expect(log.lines.join('\n')).toContain('cannot filter runs by metadata')
   })
 
+  it("counts a dollar budget in the runs' billed dollars, and caps the step in dollars", async () => {
+    const { api, client } = await start()
+    for (const usd of [1.5, 2]) {
+      const usage = { compute_cost: usd * 100, compute_cost_usd: usd }
+      api.seedRun(
+        { prompt: 'billed', metadata: OURS },
+        { script: [{ state: 'SUCCEEDED', afterMs: 0, patch: { request_usage: usage } }] },
+      )
+    }
+    const log = recorder()
+    const daily = { value: 5, unit: 'usd' } as const
+    const check = await checkCreditBudgets(client, { daily, pullRequest: undefined }, home(3), {
+      now,
+      log,
+    })
+    expect(check.caps).toEqual([
+      { amount: { value: 1.5, unit: 'usd' }, input: 'daily_credit_budget', limit: daily },
+    ])
+    expect(log.lines[0]).toMatch(/used \$3\.50 of \$5\.00\.$/)
+  })
+
+  it('refuses, before any create, a dollar budget that meets a run reporting only credits', async () => {
+    const { api, client } = await start()
+    seed(api, 1, { ...OURS, gh_thread: '7' }, 25)
+    const check = checkCreditBudgets(
+      client,
+      { daily: undefined, pullRequest: { value: 5, unit: 'usd' } },
+      home(7),
+      { now, log: recorder() },
+    )
+    await expect(check).rejects.toThrow(
+      /^pr_credit_budget is in US dollars \(\$5\), and run run_[\w-]+ reports what it spent only in credits \(25 credits\): this account is billed in credits, and the run cannot be counted as free\. Write pr_credit_budget in credits, such as 500 or 500 credits\. No run was created\.$/,
+    )
+    expect(api.requestsTo('POST', '/api/v1/agent/runs')).toHaveLength(0)
+  })
+
+  it('looks at the latest runs, in one request, when only max_credits is in dollars', async () => {
+    const { api, client } = await start()
+    seed(api, 3, OURS, 10)
+    const limits = {
+      daily: undefined,
+      pullRequest: undefined,
+      maxCredits: { value: 2, unit: 'usd' },
+    } as const
+    await expect(
+      checkCreditBudgets(client, limits, home(3), { now, log: recorder() }),
+    ).rejects.toThrow(
+      /^max_credits is in US dollars \(\$2\), and run run_[\w-]+ reports what it spent only in credits \(10 credits\)/,
+    )
+    expect(api.requestsTo('GET', '/api/v1/agent/runs')).toHaveLength(1)
+    // In credits, nothing is looked at.
+    const inCredits = { ...limits, maxCredits: { value: 2, unit: 'credits' } } as const
+    expect(await checkCreditBudgets(client, inCredits, home(3), { now, log: recorder() })).toEqual({
+      caps: [],
+    })
+    expect(api.requestsTo('GET', '/api/v1/agent/runs')).toHaveLength(1)
+  })
+
   it('does not apply the pull request budget outside a pull request', async () => {
     const { api, client } = await start()
     const log = recorder()
     const reached = await checkCreditBudgets(
       client,
-      { daily: undefined, pullRequest: 1 },
+      { daily: undefined, pullRequest: { value: 1, unit: 'credits' } },
       home(undefined),
       { now, log },
     )
-    expect(reached).toEqual({})
+    expect(reached).toEqual({ caps: [] })
     expect(api.requests).toHaveLength(0)
     expect(log.lines).toEqual([
       'pr_credit_budget: this step is about no pull or merge request; it does not apply.',
@@ -193,10 +262,15 @@ describe('checkCreditBudgets', () => {
       const { api, client } = await busyDay(500)
       const log = recorder()
 
-      const check = checkCreditBudgets(client, { daily: 100, pullRequest: undefined }, scope, {
-        now,
-        log,
-      })
+      const check = checkCreditBudgets(
+        client,
+        { daily: { value: 100, unit: 'credits' }, pullRequest: undefined },
+        scope,
+        {
+          now,
+          log,
+        },
+      )
 
       await expect(check).rejects.toThrow(
         /^daily_credit_budget cannot be checked: the list of the runs this action started for octo-org\/app in the last 24 hours \(since [^)]+\) is longer than the 20 pages the check reads, and the 2,000 runs on them used 0 credits, under the budget of 100 credits; the rest cannot be added up, so the check refuses rather than under-count\. No run was created\.$/,
@@ -210,7 +284,7 @@ describe('checkCreditBudgets', () => {
 
       const reached = await checkCreditBudgets(
         client,
-        { daily: 1_500, pullRequest: undefined },
+        { daily: { value: 1_500, unit: 'credits' }, pullRequest: undefined },
         scope,
         { now, log: recorder() },
       )

@@ -80,7 +80,7 @@ export async function awaitOneRun(options: OneRunOptions, deps: OneRunDeps): Pro
       passWhen: { kind: 'all' },
       timeoutMs: options.timeoutMs,
       pollIntervalMs: options.pollIntervalMs,
-      cap: undefined,
+      caps: [],
     },
     { ...deps, log, client },
   ).run()

@@ -133,7 +133,7 @@ describe("the summary of the agent's work", () => {
     expect(markdown.split('\n')[0]).toBe('### ✅ Review PR 7 succeeded')
     expect(markdown).toContain('| **Run** | <code>run-123</code> |\n|---|---|')
     expect(markdown).toContain('| **Outcome** | <code>succeeded</code> |')
-    expect(markdown).toContain('| **Cost** | 1,234.5 credits, ≈ &#36;12.35 |')
+    expect(markdown).toContain('| **Cost** | 1,234.5 credits, &#36;12.35 |')
   })
 
   it("shows the status message once, and a failed run's debug window and retryable note", () => {
@@ -203,7 +203,7 @@ describe("the summary of the agent's work", () => {
       kind: 'over-budget',
       run: run({ state: 'CANCELLED' }),
       cost: { credits: 1500, usd: undefined },
-      cap: { credits: 1000, input: 'max_credits' },
+      cap: { amount: { value: 1000, unit: 'credits' }, input: 'max_credits' },
       elapsedMs: 1_000,
       cancel: { kind: 'cancelled' },
     }

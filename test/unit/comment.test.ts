@@ -329,7 +329,7 @@ describe('the comment, as GitHub renders it', () => {
             kind: 'over-budget',
             run: cancelled,
             cost: { credits: 120.5, usd: undefined },
-            cap: { credits: 100, input: 'max_credits' },
+            cap: { amount: { value: 100, unit: 'credits' }, input: 'max_credits' },
             elapsedMs: 1000,
             cancel: { kind: 'cancelled' },
           },

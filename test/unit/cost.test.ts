@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { costOf, describeCost, describeOverBudget, isOverBudget } from '../../src/agent/cost.ts'
+import { costOf, describeCost } from '../../src/agent/cost.ts'
 import { formatCredits, formatNumberOutput, formatUsd } from '../../src/text/format.ts'
 
 describe('costOf', () => {
@@ -54,11 +54,11 @@ describe('formatting', () => {
     expect(formatCredits(0)).toBe('0 credits')
   })
 
-  it('writes dollars with a currency sign, approximate (≈) once', () => {
-    expect(formatUsd(1234.567)).toBe('≈ $1,234.57')
-    expect(formatUsd(0.0042)).toBe('≈ less than $0.01')
-    expect(formatUsd(0.019)).toBe('≈ $0.02')
-    expect(formatUsd(3)).toBe('≈ $3.00')
+  it('writes dollars with a currency sign, to the cent: what the service billed', () => {
+    expect(formatUsd(1234.567)).toBe('$1,234.57')
+    expect(formatUsd(0.0042)).toBe('less than $0.01')
+    expect(formatUsd(0.019)).toBe('$0.02')
+    expect(formatUsd(3)).toBe('$3.00')
   })
 
   it('gives outputs as plain numbers a later step can compare', () => {
@@ -68,23 +68,8 @@ describe('formatting', () => {
   })
 
   it('describes the cost row', () => {
-    expect(describeCost({ credits: 1500, usd: 15 })).toBe('1,500 credits, ≈ $15.00')
+    expect(describeCost({ credits: 1500, usd: 15 })).toBe('1,500 credits, $15.00')
     expect(describeCost({ credits: 2, usd: undefined })).toBe('2 credits')
     expect(describeCost({ credits: undefined, usd: undefined })).toBeUndefined()
-  })
-})
-
-describe('max_credits', () => {
-  it('is passed only by strictly more credits than the cap', () => {
-    expect(isOverBudget({ credits: 100, usd: undefined }, 100)).toBe(false)
-    expect(isOverBudget({ credits: 100.01, usd: undefined }, 100)).toBe(true)
-    expect(isOverBudget({ credits: 1e9, usd: undefined }, undefined)).toBe(false)
-    expect(isOverBudget({ credits: undefined, usd: 5 }, 1)).toBe(false)
-  })
-
-  it('names the cap and the figure', () => {
-    expect(describeOverBudget({ credits: 1500.5, usd: undefined }, 1000)).toBe(
-      'The run used 1,500.5 credits, more than the max_credits cap of 1,000 credits',
-    )
   })
 })

@@ -571,11 +571,20 @@ describe("readSettings: the agent's work (v1.1 inputs)", () => {
     )
   })
 
-  it('reads max_credits as a positive number of credits', () => {
-    expect(work({ max_credits: '500' }).maxCredits).toBe(500)
-    expect(work({ max_credits: '12.5' }).maxCredits).toBe(12.5)
-    for (const bad of ['0', '-5', '1,000', 'lots', '1e3', '5 credits', 'Infinity']) {
-      expect(rejects({ prompt: 'p', max_credits: bad }, 'max_credits').message).toContain(bad)
+  it('reads max_credits in credits (a bare number or N credits) or in US dollars ($N, N USD)', () => {
+    const credits = (value: number) => ({ value, unit: 'credits' })
+    const usd = (value: number) => ({ value, unit: 'usd' })
+    expect(work({ max_credits: '500' }).maxCredits).toEqual(credits(500))
+    expect(work({ max_credits: '12.5' }).maxCredits).toEqual(credits(12.5))
+    expect(work({ max_credits: '50 credits' }).maxCredits).toEqual(credits(50))
+    expect(work({ max_credits: '1 credit' }).maxCredits).toEqual(credits(1))
+    expect(work({ max_credits: '$5' }).maxCredits).toEqual(usd(5))
+    expect(work({ max_credits: '2.50 USD' }).maxCredits).toEqual(usd(2.5))
+    expect(work({ max_credits: '3usd' }).maxCredits).toEqual(usd(3))
+    for (const bad of ['0', '-5', '1,000', 'lots', '1e3', 'Infinity', '$0', '€5', '5 EUR', '$']) {
+      const error = rejects({ prompt: 'p', max_credits: bad }, 'max_credits')
+      expect(error.message).toContain(bad)
+      expect(error.message).toContain('such as $5 or 5 USD')
     }
   })
 
@@ -699,11 +708,14 @@ describe('readSettings: credit budgets', () => {
         { prompt: 'p', daily_credit_budget: '500', pr_credit_budget: '12.5' },
         inRepository,
       ).budgets,
-    ).toEqual({ daily: 500, pullRequest: 12.5 })
+    ).toEqual({
+      daily: { value: 500, unit: 'credits' },
+      pullRequest: { value: 12.5, unit: 'credits' },
+    })
     expect(
-      settingsFor({ prompt: 'p', wait: 'false', daily_credit_budget: '5' }, inRepository).budgets
+      settingsFor({ prompt: 'p', wait: 'false', daily_credit_budget: '$5' }, inRepository).budgets
         .daily,
-    ).toBe(5)
+    ).toEqual({ value: 5, unit: 'usd' })
   })
 
   it('refuses a budget with no project to count by, before any request, naming the input', () => {
@@ -736,7 +748,7 @@ describe('readSettings: credit budgets', () => {
 
   it('refuses a budget that is not a positive number, naming the input', () => {
     for (const input of ['daily_credit_budget', 'pr_credit_budget']) {
-      for (const bad of ['0', '-5', '1,000', 'lots', '5 credits']) {
+      for (const bad of ['0', '-5', '1,000', 'lots', '5 dollars', 'USD 5']) {
         expect(rejects({ prompt: 'p', [input]: bad }, input).message).toContain(bad)
       }
     }

@@ -16,6 +16,7 @@ function periodOf(text: string) {
 function row(overrides: Partial<LedgerRow>): LedgerRow {
   return {
     runId: 'run_1',
+    title: 'Review the change',
     created: '2026-11-27T10:00:00Z',
     ended: '2026-11-27T10:05:00Z',
     forge: 'github',
@@ -25,6 +26,8 @@ function row(overrides: Partial<LedgerRow>): LedgerRow {
     key: 'review',
     outcome: 'succeeded',
     credits: 10,
+    costUsd: undefined,
+    pullRequest: undefined,
     link: '',
     steered: false,
     rootRunId: overrides.runId ?? 'run_1',
@@ -49,6 +52,12 @@ describe('the report period', () => {
     expect(daysOf(periodOf('2026-02'))).toHaveLength(28)
   })
 
+  it('reads last-month as the calendar month before now, across a year too', () => {
+    expect(parsePeriod('last-month', NOW)).toEqual(parsePeriod('2026-10', NOW))
+    const january = Date.UTC(2027, 0, 1, 0, 0)
+    expect(parsePeriod('last-month', january)?.label).toBe('December 2026')
+  })
+
   it('names no period for text that is not one, a month to come, or more than a year', () => {
     for (const text of ['7 days', '7', 'd7', '0d', '2026-13', '2027-01', '400d', '', '7D']) {
       expect(parsePeriod(text, NOW), text).toBeUndefined()
@@ -58,7 +67,10 @@ describe('the report period', () => {
 
 describe('the ledger sums', () => {
   const period = periodOf('7d')
-  const budgets = { daily: 25, pullRequest: 15 }
+  const budgets = {
+    daily: { value: 25, unit: 'credits' },
+    pullRequest: { value: 15, unit: 'credits' },
+  } as const
 
   it("counts a tree as one run with its children's spend, each run once, in every sum", () => {
     const tree = [
@@ -74,10 +86,10 @@ describe('the ledger sums', () => {
     ]
     const ledger = sumUp(tree, { period, scope: 'project', budgets, complete: true })
     expect(ledger.totals).toMatchObject({ runs: 1, credits: 15, children: 2 })
-    expect(ledger.totals.notSucceeded).toEqual({ runs: 0, credits: 2 })
+    expect(ledger.totals.notSucceeded).toEqual({ runs: 0, credits: 2, costUsd: 0 })
     expect(ledger.byThread).toMatchObject([{ thread: 7, runs: 1, credits: 15 }])
     expect(ledger.byKey).toMatchObject([{ key: 'review', runs: 1, credits: 15 }])
-    expect(ledger.budgets.pullRequest).toMatchObject({ limit: 15, reached: 1 })
+    expect(ledger.budgets.pullRequest).toMatchObject({ limit: { value: 15 }, reached: 1 })
     expect(renderLedger(ledger)).toContain('| **Runs** | 1, with 2 runs their agents started |')
   })
 
@@ -94,14 +106,18 @@ describe('the ledger sums', () => {
     expect(ledger.totals).toEqual({
       runs: 4,
       credits: 36,
-      notSucceeded: { runs: 1, credits: 5 },
-      running: { runs: 1, credits: 1 },
+      costUsd: 0,
+      notSucceeded: { runs: 1, credits: 5, costUsd: 0 },
+      running: { runs: 1, credits: 1, costUsd: 0 },
       children: 0,
+      withoutUsd: 4,
     })
+    expect(ledger.unit).toBe('credits')
     expect(ledger.byDay.find((day) => day.day === '2026-11-27')).toEqual({
       day: '2026-11-27',
       runs: 4,
       credits: 36,
+      costUsd: 0,
     })
     expect(ledger.byDay).toHaveLength(8)
     expect(ledger.byThread.map((one) => [one.thread, one.credits])).toEqual([
@@ -110,8 +126,68 @@ describe('the ledger sums', () => {
     ])
     expect(ledger.byKey.map((one) => one.key)).toEqual(['review', 'fix', 'nightly'])
     expect(ledger.byOutcome.map((one) => one.name)).toEqual(['succeeded', 'failed', 'working'])
-    expect(ledger.budgets.daily).toMatchObject({ limit: 25, reached: 1 })
-    expect(ledger.budgets.pullRequest).toMatchObject({ limit: 15, reached: 1 })
+    expect(ledger.budgets.daily).toMatchObject({ limit: { value: 25 }, reached: 1 })
+    expect(ledger.budgets.pullRequest).toMatchObject({ limit: { value: 15 }, reached: 1 })
+  })
+
+  it('shows dollars where every run that spent reports them, and budgets in their own unit', () => {
+    const rows = [
+      row({ credits: 100, costUsd: 1.25 }),
+      row({ runId: 'run_2', thread: 8, credits: 300, costUsd: 3.5 }),
+      row({ runId: 'run_3', thread: 9, credits: 0, costUsd: undefined, outcome: 'working' }),
+    ]
+    const dollars = {
+      daily: { value: 4, unit: 'usd' },
+      pullRequest: { value: 200, unit: 'credits' },
+    } as const
+    const options = { period, scope: 'project', budgets: dollars, complete: true } as const
+    const ledger = sumUp(rows, options)
+    expect(ledger.unit).toBe('usd')
+    expect(ledger.totals).toMatchObject({ credits: 400, costUsd: 4.75, withoutUsd: 0 })
+    expect(ledger.byThread.map((one) => [one.thread, one.costUsd])).toEqual([
+      [8, 3.5],
+      [7, 1.25],
+      [9, 0],
+    ])
+    expect(ledger.budgets.daily).toMatchObject({ busiest: { spent: 4.75 }, reached: 1 })
+    expect(ledger.budgets.pullRequest).toMatchObject({ costliest: { thread: 8 }, reached: 1 })
+    const summary = renderLedger(ledger)
+    expect(summary).toContain('### 💳 Agent runs: $4.75 in the last 7 days')
+    expect(summary).toContain('| **Spend** | $4.75 (400 credits) |')
+    expect(summary).toContain('| Thread | Project | Runs | Cost (USD) |')
+    expect(summary).toContain('title "US dollars per day (UTC)"')
+    expect(summary).toContain('| `daily_credit_budget` | $4.00 |')
+    expect(summary).toContain('| `pr_credit_budget` | 200 credits |')
+    // Asked for in credits, it shows credits, whatever the runs report.
+    expect(sumUp(rows, { ...options, unit: 'credits' }).unit).toBe('credits')
+  })
+
+  it('stays in credits when a run that spent reports no dollars, and says how many', () => {
+    const rows = [row({ credits: 100, costUsd: 1 }), row({ runId: 'run_2', credits: 50 })]
+    const ledger = sumUp(rows, {
+      period,
+      scope: 'project',
+      budgets: { daily: undefined, pullRequest: undefined },
+      complete: true,
+    })
+    expect(ledger.unit).toBe('credits')
+    expect(renderLedger(ledger)).toContain(
+      '| **Spend** | 150 credits ($1.00 for the runs that report dollars); 1 run reports no dollar figure, so the report is in credits |',
+    )
+  })
+
+  it('lists a run that opened a pull request under that pull request, once', () => {
+    const opened = { url: 'https://github.com/octo-org/app/pull/12', number: 12 }
+    const ledger = sumUp(
+      [
+        row({ thread: 3, credits: 10, pullRequest: opened }),
+        row({ runId: 'run_2', thread: 12, credits: 5 }),
+        row({ runId: 'run_3', thread: undefined, credits: 2 }),
+      ],
+      { period, scope: 'project', budgets, complete: true },
+    )
+    expect(ledger.byThread.map((one) => [one.thread, one.runs, one.credits])).toEqual([[12, 2, 15]])
+    expect(ledger.totals).toMatchObject({ runs: 3, credits: 17 })
   })
 
   it('renders a summary whose names from tags are inert, with the chart and linked threads', () => {
@@ -139,11 +215,19 @@ describe('runs.csv', () => {
     ])
     const [header, line] = csv.split('\r\n')
     expect(header).toBe(
-      'run_id,created,ended,project,thread,workflow,key,outcome,credits,link,root_run_id,parent_run_id',
+      'run_id,created,ended,project,thread,workflow,key,outcome,credits,link,root_run_id,parent_run_id,title,forge,pull_request,cost_usd',
     )
     expect(line).toContain(`"'=HYPERLINK(""x"")"`)
     expect(csv).toContain('"say ""hi"", then\nleave"')
     expect(csv.endsWith('\r\n')).toBe(true)
+  })
+
+  it('names each row by its title, forge and the pull request it opened, with its dollars', () => {
+    const opened = { url: 'https://github.com/octo-org/app/pull/12', number: 12 }
+    const [, line] = rowsCsv([row({ pullRequest: opened, costUsd: 0.42 })]).split('\r\n')
+    expect(line).toMatch(
+      /,Review the change,github,https:\/\/github\.com\/octo-org\/app\/pull\/12,0\.42$/,
+    )
   })
 
   it('prefixes every cell that starts with =, +, -, @, a tab or a CR, whatever follows', () => {

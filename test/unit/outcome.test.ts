@@ -28,7 +28,7 @@ const ENDINGS: Array<[Ending, string, boolean]> = [
     {
       kind: 'over-budget',
       run,
-      credits: '12 credits',
+      used: '12 credits',
       cap: 'the max_credits cap of 10 credits',
       capLabel: 'the cap of 10 credits',
       cancel: cancelled,
@@ -138,7 +138,7 @@ describe('outcome', () => {
         kind: 'over-budget',
         run: item,
         cost: { credits: 2, usd: undefined },
-        cap: { credits: 1, input: 'max_credits' },
+        cap: { amount: { value: 1, unit: 'credits' }, input: 'max_credits' },
         elapsedMs: 1,
         cancel,
       },
@@ -229,7 +229,7 @@ describe('outcome', () => {
     const overBudget = describeEnding({
       kind: 'over-budget',
       run,
-      credits: '1,500 credits',
+      used: '1,500 credits',
       cap: 'the max_credits cap of 1,000 credits',
       capLabel: 'the cap of 1,000 credits',
       cancel: cancelled,

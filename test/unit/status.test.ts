@@ -72,7 +72,7 @@ describe('commit status reports', () => {
         kind: 'over-budget',
         run: run({ state: 'CANCELLED' }),
         cost: { credits: 120, usd: undefined },
-        cap: { credits: 100, input: 'max_credits' },
+        cap: { amount: { value: 100, unit: 'credits' }, input: 'max_credits' },
         elapsedMs: 1000,
         cancel: { kind: 'cancelled' },
       }),
