@@ -1,12 +1,15 @@
 /**
  * The screenshot of the `report` action's summary (scripts/screenshots.ts): a week of a
- * repository's runs, as the fake API holds them, reported by the bundle's report step.
+ * repository's runs, as the fake API holds them, reported by the bundle's report step, on an
+ * account billed in US dollars (most are): the summary is in dollars, the credits beside them.
  */
 import { FakeAgentApi, type RunScript } from '../test/fake-api/server.ts'
 import { runStep } from '../test/e2e/harness.ts'
 
 const DAY = 24 * 60 * 60_000
 const APP = { gh_forge: 'github', gh_repository: 'octo-org/app' }
+/** What a credit was billed at, for the picture. */
+const USD_PER_CREDIT = 0.05
 
 /** A week: reviews of five pull requests, CI fixes, nightly updates; some failed, one going. */
 const WEEK: { daysAgo: number; credits: number; state: string; tags: Record<string, string> }[] = [
@@ -36,7 +39,16 @@ export async function captureReport(key: string): Promise<string> {
   try {
     for (const [index, run] of WEEK.entries()) {
       const script: RunScript = [
-        { state: run.state, afterMs: 0, patch: { request_usage: { inference_cost: run.credits } } },
+        {
+          state: run.state,
+          afterMs: 0,
+          patch: {
+            request_usage: {
+              inference_cost: run.credits,
+              inference_cost_usd: run.credits * USD_PER_CREDIT,
+            },
+          },
+        },
       ]
       const metadata = { gh_invocation: `inv-${index}`, ...APP, ...run.tags }
       api.seedRun(
@@ -50,8 +62,8 @@ export async function captureReport(key: string): Promise<string> {
       inputs: {
         api_key: key,
         base_url: api.baseUrl,
-        daily_credit_budget: '120',
-        pr_credit_budget: '60',
+        daily_credit_budget: '$6',
+        pr_credit_budget: '60 credits',
       },
       env: { GITHUB_SERVER_URL: 'https://github.com' },
     })
