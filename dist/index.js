@@ -1,13 +1,13 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 4006:
+/***/ 9124:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const pico = __nccwpck_require__(8016);
-const utils = __nccwpck_require__(4059);
+const pico = __nccwpck_require__(7742);
+const utils = __nccwpck_require__(6521);
 
 function picomatch(glob, options, returnState = false) {
   // default to os.platform()
@@ -25,7 +25,7 @@ module.exports = picomatch;
 
 /***/ }),
 
-/***/ 5595:
+/***/ 4357:
 /***/ ((module) => {
 
 
@@ -216,13 +216,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8265:
+/***/ 19:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const constants = __nccwpck_require__(5595);
-const utils = __nccwpck_require__(4059);
+const constants = __nccwpck_require__(4357);
+const utils = __nccwpck_require__(6521);
 
 /**
  * Constants
@@ -1648,15 +1648,15 @@ module.exports = parse;
 
 /***/ }),
 
-/***/ 8016:
+/***/ 7742:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const scan = __nccwpck_require__(1781);
-const parse = __nccwpck_require__(8265);
-const utils = __nccwpck_require__(4059);
-const constants = __nccwpck_require__(5595);
+const scan = __nccwpck_require__(6799);
+const parse = __nccwpck_require__(19);
+const utils = __nccwpck_require__(6521);
+const constants = __nccwpck_require__(4357);
 const isObject = val => val && typeof val === 'object' && !Array.isArray(val);
 
 /**
@@ -2016,12 +2016,12 @@ module.exports = picomatch;
 
 /***/ }),
 
-/***/ 1781:
+/***/ 6799:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const utils = __nccwpck_require__(4059);
+const utils = __nccwpck_require__(6521);
 const {
   CHAR_ASTERISK,             /* * */
   CHAR_AT,                   /* @ */
@@ -2038,7 +2038,7 @@ const {
   CHAR_RIGHT_CURLY_BRACE,    /* } */
   CHAR_RIGHT_PARENTHESES,    /* ) */
   CHAR_RIGHT_SQUARE_BRACKET  /* ] */
-} = __nccwpck_require__(5595);
+} = __nccwpck_require__(4357);
 
 const isPathSeparator = code => {
   return code === CHAR_FORWARD_SLASH || code === CHAR_BACKWARD_SLASH;
@@ -2426,7 +2426,7 @@ module.exports = scan;
 
 /***/ }),
 
-/***/ 4059:
+/***/ 6521:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 /*global navigator*/
@@ -2437,7 +2437,7 @@ const {
   REGEX_REMOVE_BACKSLASH,
   REGEX_SPECIAL_CHARS,
   REGEX_SPECIAL_CHARS_GLOBAL
-} = __nccwpck_require__(5595);
+} = __nccwpck_require__(4357);
 
 exports.isObject = val => val !== null && typeof val === 'object' && !Array.isArray(val);
 exports.hasRegexChars = str => REGEX_SPECIAL_CHARS.test(str);
@@ -2505,15 +2505,15 @@ exports.basename = (path, { windows } = {}) => {
 
 /***/ }),
 
-/***/ 770:
+/***/ 9904:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-module.exports = __nccwpck_require__(218);
+module.exports = __nccwpck_require__(912);
 
 
 /***/ }),
 
-/***/ 218:
+/***/ 912:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 var __webpack_unused_export__;
@@ -2785,7 +2785,7 @@ __webpack_unused_export__ = debug; // for test
 
 /***/ }),
 
-/***/ 8117:
+/***/ 1134:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -2824,62 +2824,22 @@ __webpack_unused_export__ = debug; // for test
 /* harmony export */   wL: () => (/* binding */ AGENT_WORK_DEADLINE_MS),
 /* harmony export */   xH: () => (/* binding */ CONVERSATION_READ)
 /* harmony export */ });
-/**
- * The step's timing budget, in one place: how often it polls, how long each
- * wait may last, and what is left for a cancel when the runner is about to
- * kill the step. Every wait in the action takes its bounds from here, so the
- * whole of a step's time can be read (and reasoned about) on one page.
- *
- * All durations are milliseconds.
- */
-// ── The poll schedule ────────────────────────────────────────────────────────
-/** The `poll_interval` default, and the shortest interval the input accepts. */
 const POLL_INTERVAL = { defaultMs: 5_000, minMs: 100 };
-/**
- * Later polls space out in proportion to the run's age: a change is noticed
- * within max(poll_interval, 5% of the elapsed time), and never more than
- * `maxGrownDelayMs` late unless the user asked for a longer interval.
- */
 const POLL_GROWTH = { share: 0.05, maxGrownDelayMs: 30_000 };
-/** The longest delay a Node timer holds; a longer one would fire at once, in a busy loop. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-/** Polls in a row that may fail (after the client's own retries) before the step gives up. */
 const POLL_FAILURE_BUDGET = 5;
-/** How long a new run's 404 counts as read-after-write lag: tens of seconds, then "not found". */
 const NEW_RUN_NOT_FOUND_GRACE_MS = 30_000;
-/** The runs a set's poll lists in its one request: the service's largest page. */
 const SET_LIST_PAGE = 100;
-/**
- * A run of a set that the poll's list leaves out (more than a page of the set's runs changed
- * after it) is unchanged; it is still read on its own once it has gone this long unread.
- */
 const SET_UNLISTED_RECHECK_MS = 60_000;
-/** The longest a follow-up's new pass may go unseen before the run's state is taken as it is. */
 const NEW_PASS_GRACE_MS = 30_000;
-// ── Requests the step cannot do without ──────────────────────────────────────
-/** However close the step's timeout, a create, a read or a follow-up gets this long. */
 const MIN_REQUEST_MS = 5_000;
-/**
- * Looking for the run of a create whose answer was lost: the list can lag
- * behind writes by seconds. The main step looks about 7 s (`delaysMs`); the
- * post step, which has minutes before the runner's force-kill, a minute.
- */
 const CREATE_LOOKUP = {
     delaysMs: [0, 1_000, 2_000, 4_000],
-    /** The longest one lookup request may take. */
     requestMs: 5_000,
-    /** How much older than the lookup a run matched by its request (not its tag) may be. */
     slackMs: 60_000,
     postDeadlineMs: 60_000,
     postPauseMs: 2_000,
 };
-// ── Every request to the service ─────────────────────────────────────────────
-/**
- * One request: each attempt may last `attemptMs`, from sending to the last byte; a failed one
- * is tried again `maxRetries` times (rate-limit refusals up to `refusalRetries` times, however
- * few `maxRetries` allows), after a pause that doubles from `initialDelayMs` up to
- * `maxDelayMs`, or the service's own Retry-After, capped at `maxHintMs`.
- */
 const REQUEST_RETRIES = {
     attemptMs: 30_000,
     maxRetries: 2,
@@ -2888,98 +2848,37 @@ const REQUEST_RETRIES = {
     maxDelayMs: 8_000,
     maxHintMs: 60_000,
 };
-/** An artifact's download: one attempt may last this long. */
 const DOWNLOAD_ATTEMPT_MS = 60_000;
-// ── Cancels ──────────────────────────────────────────────────────────────────
-/**
- * The runner kills the step 10 s after SIGINT (7.5 s, then SIGTERM, then
- * 2.5 s). The cancel requests must be answered well inside what is left; the
- * process ends itself `exitMarginMs` after its budget, before the kill.
- */
 const SIGNAL_CANCEL = {
     afterInterruptMs: 6_500,
     afterTerminateMs: 2_000,
-    /** Of the budget, the share a create or follow-up in flight may take to answer first. */
     decideShare: 0.6,
     exitMarginMs: 500,
 };
-/**
- * The cancel that follows a timeout, a cap or an error: at once, and briefly,
- * so the step ends within seconds even when the service hangs. A cancel that
- * fails leaves the run unsettled, so the post step tries again.
- */
 const CANCEL_AFTER_TIMEOUT = { timeoutMs: 5_000, budgetMs: 8_000 };
-/** However little time is left, one cancel request gets this long (except after a signal). */
 const MIN_CANCEL_REQUEST_MS = 1_000;
-/** The pause between cancels of a run that a follow-up is about to restart. */
 const RECANCEL_PAUSE_MS = 250;
-/**
- * How long the post step's cancel may take, including waiting for a run to
- * restart after its follow-up (to cancel it), and a run still being prepared
- * that answers 409 for a while.
- */
 const POST_CANCEL_DEADLINE_MS = 30_000;
-/** One quick read of a run after its cancel, so that the outputs show where it ended. */
 const REREAD_AFTER_CANCEL_MS = 500;
-// ── Lookups that only choose words ───────────────────────────────────────────
-/** The "which run did I supersede" lookup is worth a log line, never the wait. */
 const SUPERSEDED_LOOKUP_TIMEOUT_MS = 3_000;
-/**
- * How long a cancelled run's step looks for the run that replaced it: the
- * newer step cancels before it creates, so the newer run can appear a moment
- * after the cancel is seen. Each look is one quick request.
- */
-/** The one read of the child runs a run's agent started, at the run's end: brief, never retried. */
 const CHILDREN_READ_MS = 5_000;
 const SUPERSEDING_LOOKUP = {
     forMs: 5_000,
     pauseMs: 1_000,
     requestMs: 5_000,
-    /** How soon after the cancel the newer run must be created to have caused it. */
     causeWindowMs: 60_000,
 };
-/**
- * previous_run: steer, after the create: each look for an older run of the key (right after
- * it, and at every poll) is one quick request, no retries, no Retry-After: a look that fails is
- * taken again at the next poll, and must never hold the wait.
- */
 const KEY_LOOK_MS = 5_000;
-// ── While waiting, and after ─────────────────────────────────────────────────
-/** At most one conversation read per this long, besides state changes (120 reads an hour). */
 const PROGRESS_READ_INTERVAL_MS = 30_000;
-/** The longest stretch without a log line while waiting is five minutes; this leaves slack. */
 const HEARTBEAT_INTERVAL_MS = 4 * 60_000;
-/** Reading the conversation once, after the run: one retry, and never long. */
 const CONVERSATION_READ = { timeoutMs: 30_000, maxRetries: 1 };
-/** Reading the answer and downloading files after the run: a bounded time, never the outcome. */
 const AGENT_WORK_DEADLINE_MS = 5 * 60_000;
-/**
- * The bound every wait after the create keeps, whatever the service does: polls,
- * progress and BLOCKED reads, the cancel after a timeout, a cap or an error, the
- * answer and the downloads all end within the `timeout` input plus this. The
- * cancel after a timeout takes at most `CANCEL_AFTER_TIMEOUT.budgetMs` of it; the
- * answer and the files get what is left (and at most `AGENT_WORK_DEADLINE_MS`).
- */
 const PAST_TIMEOUT_MS = 15_000;
-// ── Budgets and reconcile passes ─────────────────────────────────────────────
-/**
- * The credit budgets, checked before the create: adding up the spend must never
- * hold the step for long (past the deadline, the step fails and creates nothing).
- * The daily budget's window is the last 24 hours; a budget reads at most
- * `maxPages` pages of 100 runs.
- */
 const CREDIT_BUDGET_CHECK = {
     deadlineMs: 60_000,
     dailyWindowMs: 24 * 60 * 60_000,
     maxPages: 20,
 };
-/**
- * One reconcile pass: it ends well inside a five-minute schedule, and runs not
- * reached by then are left to the next pass, which takes them up the same way.
- * It reads at most `maxPages` pages of 100 runs; each run's answer gets
- * `answerMs`, and the repository's comments, all their pages, `commentsMs`. A
- * step's comment is looked for from `commentsMarginMs` before its run's start.
- */
 const RECONCILE_PASS = {
     deadlineMs: 4 * 60_000,
     maxPages: 50,
@@ -2987,39 +2886,14 @@ const RECONCILE_PASS = {
     commentsMs: 30_000,
     commentsMarginMs: 60 * 60_000,
 };
-// ── GitHub ───────────────────────────────────────────────────────────────────
-/** The longest a single GitHub call may take before the action gives up on it. */
 const GITHUB_CALL_DEADLINE_MS = 8_000;
-/**
- * GitHub can never hold the step: each call has a deadline of seconds, and the
- * writes still queued when the run has ended get a bounded time, so the step
- * ends about 15 s after the run's end even when GitHub stops answering.
- */
 const GITHUB_LIMITS = {
-    /** How long `settled()` waits for the comment writes still on their way. */
     settleMs: 15_000,
-    /** The longest secondary-rate-limit hint obeyed before the one retry. */
     maxRetryAfterMs: 3_000,
-    /**
-     * The pauses before asking again after a 5xx or a broken connection (GitHub's own advice
-     * for its 502s). Every attempt shares one call's deadline, so retries never hold the step
-     * longer than one call could.
-     */
     transientPausesMs: [500, 1_500],
 };
-/**
- * How long the "head moved" note may wait for GitHub: a nicety, and the
- * comment's last write waits for it.
- */
 const HEAD_MOVED_DEADLINE_MS = 3_000;
-/** The pauses before looking again at a pull-request comment that another step writes too. */
 const COMMENT_RECHECK_PAUSES_MS = [300, 700];
-// ── GitLab ───────────────────────────────────────────────────────────────────
-/**
- * The command's merge-request note (src/gitlab/note.ts), as GitHub's calls: GitLab can never
- * hold the job. One call (all its attempts) lasts at most `callMs`; after a 5xx or a broken
- * connection it is asked again after each of `transientPausesMs`, inside the same deadline.
- */
 const GITLAB_LIMITS = {
     callMs: 8_000,
     transientPausesMs: [500, 1_500],
@@ -3112,7 +2986,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 
 /***/ }),
 
-/***/ 3489:
+/***/ 4447:
 /***/ ((__unused_webpack_module, exports) => {
 
 var __webpack_unused_export__;
@@ -3142,7 +3016,7 @@ __webpack_unused_export__ = fetch
 
 /***/ }),
 
-/***/ 4942:
+/***/ 2564:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -3159,7 +3033,7 @@ var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_
 // EXTERNAL MODULE: external "https"
 var external_https_ = __nccwpck_require__(5692);
 var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);
-;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/proxy.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
     if (checkBypass(reqUrl)) {
@@ -3250,11 +3124,11 @@ class DecodedURL extends URL {
     }
 }
 //# sourceMappingURL=proxy.js.map
-// EXTERNAL MODULE: ./node_modules/tunnel/index.js
-var tunnel = __nccwpck_require__(770);
-// EXTERNAL MODULE: ./vendor/no-undici/index.cjs
-var no_undici = __nccwpck_require__(3489);
-;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/index.js
+// EXTERNAL MODULE: ../wt-48/node_modules/tunnel/index.js
+var tunnel = __nccwpck_require__(9904);
+// EXTERNAL MODULE: ../wt-48/vendor/no-undici/index.cjs
+var no_undici = __nccwpck_require__(4447);
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -4162,33 +4036,18 @@ __nccwpck_require__.d(__webpack_exports__, {
 });
 
 ;// CONCATENATED MODULE: ./src/text/plain.ts
-/** Plain-text helpers every layer shares: a thrown value's message, and text cut to a length. */
-/** What a thrown value says: its message when it is an Error, else the value as text. */
 function errorMessage(error) {
     return error instanceof Error ? error.message : String(error);
 }
-/**
- * `text` cut to at most `max` UTF-16 units, by whole characters (code points):
- * never between the two halves of a surrogate pair, which GitHub and the log
- * would show as a broken character (U+FFFD) once written as UTF-8. Not by
- * grapheme: Intl.Segmenter would load ICU on the step's start-up path, and an
- * emoji sequence cut between its parts still shows as its first emoji.
- * Constant time.
- */
 function cut(text, max) {
     if (text.length <= max)
         return text;
     const end = Math.max(0, max);
     return isHighSurrogate(text.charCodeAt(end - 1)) ? text.slice(0, end - 1) : text.slice(0, end);
 }
-/** `text` cut to `max` characters (see `cut`), with an ellipsis when anything was cut. */
 function clip(text, max) {
     return text.length > max ? `${cut(text, max)}…` : text;
 }
-/**
- * `text` as one sentence: trailing space and dangling punctuation (`:`, `;`, `,`, `-`) gone,
- * and a full stop added unless it already ends as a sentence does. Linear.
- */
 function asSentence(text) {
     let end = text.length;
     while (end > 0 && /[\s:;,-]/.test(text.charAt(end - 1)))
@@ -4201,29 +4060,8 @@ function isHighSurrogate(code) {
 }
 
 ;// CONCATENATED MODULE: ./src/text/markdown.ts
-/**
- * Agent text (its final answer, its step summaries) shown as Markdown.
- *
- * Agents write Markdown, so it is kept: emphasis, lists, tables, links, code.
- * But the text is untrusted, and the output must hold these properties
- * wherever GitHub renders it (job summary, pull request comment):
- * - no raw HTML: a `<` that could open a tag, comment or autolink is an entity
- *   outside code, and code cannot be mistaken for anything else;
- * - no @-mention notifies anyone;
- * - no comment marker (`<!-- cloud-agent-run: … -->`) appears in the source;
- * - nothing stays open at the end (a fenced block is closed), so the text
- *   cannot swallow what follows it, such as the `</details>` it sits in.
- *
- * Code is recognised conservatively: a fence only at column 0, a code span
- * only within one line. A fence-like line with leading white space (which
- * could close a fence inside a list item that this function does not track)
- * is made plain text. When in doubt the text is escaped, which costs looks,
- * never safety.
- */
 
-/** Zero-width joiner: keeps `@name` readable while GitHub no longer sees a mention. */
 const MENTION_BREAK = '\u200d';
-/** Zero-width space: breaks `<!--` inside code, where entities would show as typed. */
 const COMMENT_BREAK = '\u200b';
 const INDENTED_FENCE = /^([ \t]+)([`~]{3})/;
 function agentMarkdown(text) {
@@ -4241,7 +4079,6 @@ function agentMarkdown(text) {
         }
         const marker = fenceMarker(line);
         const info = line.slice(marker.length);
-        // A backtick fence's info string cannot hold a backtick; such a line is not a fence.
         if (marker && !(marker.startsWith('`') && info.includes('`'))) {
             fence = { char: marker.charAt(0), length: marker.length };
             out.push(`${marker}${escapeInline(info)}`);
@@ -4253,10 +4090,6 @@ function agentMarkdown(text) {
         out.push(fence.char.repeat(fence.length));
     return out.join('\n').trim() === '' ? '' : out.join('\n');
 }
-/**
- * The agent's Markdown inside a collapsible block. The blank lines around it
- * let GitHub render Markdown inside the HTML block; `summary` is plain text.
- */
 function agentDetails(summary, text, open = false) {
     const body = agentMarkdown(text);
     return [
@@ -4267,10 +4100,6 @@ function agentDetails(summary, text, open = false) {
         '</details>',
     ].join('\n');
 }
-/**
- * The run of three or more backticks or tildes that opens a fence at the start of `line`, or ''.
- * Counted, not matched: `/^(`{3,})(.*)$/` retries every shorter run when the rest is no match.
- */
 function fenceMarker(line) {
     const char = line.charAt(0);
     if (char !== '`' && char !== '~')
@@ -4281,7 +4110,6 @@ function fenceMarker(line) {
     return end >= 3 ? line.slice(0, end) : '';
 }
 function plainLine(text) {
-    // White space around a line break becomes one space; `\s*\n\s*` would rescan long runs.
     return normalize(text)
         .replace(/\s+/g, (run) => (run.includes('\n') ? ' ' : run))
         .trim();
@@ -4289,8 +4117,6 @@ function plainLine(text) {
 function normalize(text) {
     return (text
         .replace(/\r\n?/g, '\n')
-        // Control characters, and the bidirectional overrides that make text read other than it is.
-        // eslint-disable-next-line no-control-regex -- removing control characters is the point
         .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, ''));
 }
 function closesFence(line, fence) {
@@ -4298,15 +4124,9 @@ function closesFence(line, fence) {
     const run = match?.[1] ?? '';
     return run.length >= fence.length && [...run].every((char) => char === fence.char);
 }
-/** Inside code nothing renders, but the raw source must still hold no comment marker. */
 function defuseCode(text) {
     return text.replace(/<!--/g, `<!${COMMENT_BREAK}--`);
 }
-/**
- * One line outside fenced code: code spans are kept when they open and close
- * on this line (and hold no `|`, which a table would split on first); every
- * other backtick is escaped, so the spans in the output are exactly these.
- */
 function escapeLine(line) {
     const closers = new RunIndex(line);
     let out = '';
@@ -4339,13 +4159,11 @@ function escapeLine(line) {
     }
     return out + escapeInline(text);
 }
-/** Text outside code: no tag, comment or autolink can open, and no mention notifies. */
 function escapeInline(text) {
     return text
         .replace(/\\[!-/:-@[-`{-~]|</g, (match) => (match === '<' || match === '\\<' ? '&lt;' : match))
         .replace(MENTION, `$1@${MENTION_BREAK}`);
 }
-/** An @ that GitHub would read as the start of a mention. */
 const MENTION = /(^|[^A-Za-z0-9_])@(?=[A-Za-z0-9])/g;
 function backtickRun(line, start) {
     let end = start;
@@ -4353,10 +4171,6 @@ function backtickRun(line, start) {
         end += 1;
     return end - start;
 }
-/**
- * The maximal backtick runs of a line, by length, so that finding a span's
- * closing run is linear in the line, not quadratic (agent text can be long).
- */
 class RunIndex {
     #starts = new Map();
     #cursor = new Map();
@@ -4374,7 +4188,6 @@ class RunIndex {
             i += run;
         }
     }
-    /** The start of the first run of exactly `length` backticks at or after `from`, or -1. */
     next(length, from) {
         const starts = this.#starts.get(length) ?? [];
         let cursor = this.#cursor.get(length) ?? 0;
@@ -4387,22 +4200,12 @@ class RunIndex {
 function isAsciiPunctuation(char) {
     return /^[!-/:-@[-`{-~]$/.test(char);
 }
-/**
- * Makes API text inert in a Markdown table cell: HTML cannot open, a pipe
- * cannot end the cell, a line break cannot end the row, and Markdown syntax
- * (links, emphasis, code) shows as typed.
- */
 function escapeMarkdown(text) {
     return (text
-        // eslint-disable-next-line no-control-regex -- stripping control characters is the point
         .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
         .replace(/[&<>"'|\\`*_[\]()#!~$]/g, (char) => `&#${char.charCodeAt(0)};`)
         .replace(/\r?\n/g, '<br>'));
 }
-/**
- * Service text as inert Markdown, on a line or in a table cell: nothing renders or
- * notifies, and a URL in it stays one link (escaped, its parentheses would break it).
- */
 function inlineText(text) {
     let out = '';
     let last = 0;
@@ -4416,9 +4219,7 @@ function inlineText(text) {
     return out + inert(text.slice(last));
 }
 const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`]+/g;
-/** The URL without what GitHub's autolinks leave out: trailing punctuation, an unmatched `)`. */
 function trimUrl(url) {
-    // One pass from the end, counting once: a URL ending in thousands of `.` or `)` stays linear.
     let open = 0;
     let close = 0;
     for (const char of url) {
@@ -4438,11 +4239,6 @@ function trimUrl(url) {
     }
 }
 const TRAILING_PUNCTUATION = new Set('.,:;!?*_~\'"');
-/**
- * The destination of a link written `[label](<destination>)`: only `<`, `>`,
- * a backslash or a line break could end or bend it, and a `|` the table cell it
- * stands in; they are percent-encoded. Parentheses stay as the author wrote them.
- */
 function linkTarget(url) {
     let parsed;
     try {
@@ -4458,7 +4254,6 @@ function linkTarget(url) {
 function inert(text) {
     return escapeMarkdown(text).replace(MENTION, `$1@${MENTION_BREAK}`);
 }
-/** The URL if it is http(s), percent-encoded so that it cannot break out of a Markdown link. */
 function safeHttpUrl(value) {
     if (!value)
         return undefined;
@@ -4476,20 +4271,13 @@ function safeHttpUrl(value) {
 function hex(char) {
     return char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0');
 }
-/** The answer cut to `max` characters before it is made safe, so the cut cannot open a block. */
 function clipAnswer(answer, max) {
     if (answer.length <= max)
         return answer;
     return `${cut(answer, max)}\n\n_(The answer is cut here; the whole of it is in the result output and the session.)_`;
 }
-/**
- * Text shown exactly as it is, in a code span: a run ID, a state. The span's
- * backticks outnumber any in the text, so it cannot close early; mentions and
- * HTML do nothing inside one.
- */
 function codeSpan(text) {
     const flat = text
-        // eslint-disable-next-line no-control-regex -- a code span is one line, without control characters
         .replace(/[\u0000-\u001f\u007f]+/g, ' ')
         .replace(/<!--/g, '<!\u200b--');
     const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((run) => run[0].length));
@@ -4500,7 +4288,6 @@ function codeSpan(text) {
 
 ;// CONCATENATED MODULE: ./src/world.ts
 
-/** The workflow run's page (its attempt's, when known); undefined without a run. */
 function workflowRunUrl(run) {
     const { serverUrl, repository, runId } = run;
     if (!repository || !runId || !/^\d+$/.test(runId))
@@ -4523,11 +4310,6 @@ function eventAuthorOf(payload) {
     return { login, isBot: user?.type === 'Bot' || login.endsWith('[bot]'), what };
 }
 const SHA = /^[0-9a-f]{40}$/;
-/**
- * The head the event delivered: a pull request event's head, else the commit a check ran on
- * (`workflow_run`, `check_suite`, `check_run`: the head of the pull request it names, which a CI
- * fix works on), so that no GitHub request is needed to learn it.
- */
 function eventHeadSha(payload) {
     const sha = payload?.pull_request?.head?.sha ??
         payload?.workflow_run?.head_sha ??
@@ -4535,14 +4317,6 @@ function eventHeadSha(payload) {
         payload?.check_run?.head_sha;
     return typeof sha === 'string' && SHA.test(sha) ? sha : undefined;
 }
-/**
- * The thread an event names, the same for every event that names one: its own pull request
- * (`pull_request`, `pull_request_target`, `pull_request_review`, `pull_request_review_comment`),
- * its issue (`issues`, `issue_comment`, a pull request's when the issue is one), else the first
- * pull request of a check's head (`workflow_run`, `check_suite`, `check_run`: a CI fix's, which
- * `cancel_only` and `pr_credit_budget` find by it). A check's pull request of another repository
- * (GitHub lists those of a fork's upstream too) is not this project's thread.
- */
 function eventThread(payload, repository) {
     const own = payload?.pull_request?.number;
     if (isNumber(own))
@@ -4563,7 +4337,6 @@ function eventThread(payload, repository) {
 function isNumber(value) {
     return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
-/** Whether a listed pull request's base (its API address, when given) is this repository. */
 function ofRepository(url, repository) {
     if (typeof url !== 'string' || !repository)
         return true;
@@ -4571,44 +4344,18 @@ function ofRepository(url, repository) {
 }
 
 ;// CONCATENATED MODULE: ./src/text/log.ts
-/**
- * The one function that makes text from the API (or an agent) safe for the
- * step's log, and the one that keeps the API key out of any text.
- *
- * The runner reads a log line that starts with `::` as a workflow command, so
- * a line break followed by `::stop-commands::x` in a run's state would silence
- * the step's own annotations. Every API-supplied string that reaches the log
- * goes through `safeForLog`.
- */
 
-/** Longer log text is cut: a log line is for people, the full text is in the summary. */
 const MAX_LOG_TEXT = 4_000;
-// Line breaks the runner (or a log viewer) may split on: CR, LF, VT, FF, NEL, LS, PS.
-// eslint-disable-next-line no-control-regex -- matching line-break controls is the point
 const LINE_BREAKS = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/g;
-// Other C0 and C1 controls (escape sequences could rewrite what a person sees).
-// eslint-disable-next-line no-control-regex -- removing control characters is the point
 const CONTROLS = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g;
-/**
- * `value` as one inert line: line breaks become spaces, control characters go,
- * and `::` cannot start a workflow command. Anything that is not a string (the
- * API may send any type) is shown as JSON.
- */
 function safeForLog(value, max = MAX_LOG_TEXT) {
     const text = typeof value === 'string' ? value : describeValue(value);
     const flat = text
         .replace(LINE_BREAKS, ' ')
         .replace(CONTROLS, '')
-        // `::` where a word starts: the text may end up first on a line, where the runner reads
-        // it as a command. Inside a word (`[::1]`, `a::b`) it cannot start a line: left as it is.
         .replace(/(^|\s)::/g, '$1: :');
     return clip(flat, max);
 }
-/**
- * `text` with every occurrence of `secret` replaced by `***`. Applied before
- * any truncation, escaping or encoding, because the runner's own masking only
- * matches the whole key: a key cut in half, or escaped, would show.
- */
 function redactSecret(text, secret) {
     if (secret === '' || !text.includes(secret))
         return text;
@@ -4630,28 +4377,19 @@ function describeValue(value) {
 }
 
 // EXTERNAL MODULE: ./src/timing.ts
-var timing = __nccwpck_require__(8117);
+var timing = __nccwpck_require__(1134);
 ;// CONCATENATED MODULE: ./src/github/octokit.ts
 
 
 
-/** Who writes comments with GITHUB_TOKEN; GET /user is closed to that token. */
 const ACTIONS_BOT = 'github-actions[bot]';
-/** Loads the GitHub client only now: most steps never need it. */
 async function loadOctokit(token, apiUrl) {
-    const { createOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(28), __nccwpck_require__.e(573)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9573));
+    const { createOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(128), __nccwpck_require__.e(464)]).then(__nccwpck_require__.bind(__nccwpck_require__, 464));
     return createOctokit(token, apiUrl || 'https://api.github.com');
 }
-/** Request options that give one GitHub call its deadline. */
 function withDeadline(deadlineMs = timing/* GITHUB_CALL_DEADLINE_MS */.vt) {
-    // AbortSignal.timeout takes whole, non-negative milliseconds: a share of a deadline is neither.
     return { request: { signal: AbortSignal.timeout(Math.max(0, Math.floor(deadlineMs))) } };
 }
-/**
- * Whether a failed call may succeed if made again: GitHub answered 5xx, or the connection
- * broke (octokit calls that a 500 without an answer). A deadline that passed is not: GitHub
- * is not answering, and asking again would hold the step.
- */
 function isTransient(error) {
     const { status, name, cause } = error;
     const causeName = cause?.name;
@@ -4659,7 +4397,6 @@ function isTransient(error) {
         return false;
     return typeof status === 'number' && status >= 500 && status <= 599;
 }
-/** A call that failed with a transient error on every attempt it had time for. */
 class TransientFailure extends Error {
     status;
     last;
@@ -4671,16 +4408,10 @@ class TransientFailure extends Error {
         this.attempts = attempts;
         this.status = last.status;
     }
-    /** Whether GitHub answered at all (a 5xx), or the connection broke. */
     get answered() {
         return this.last.response !== undefined;
     }
 }
-/**
- * Makes a GitHub call, and again after a transient failure, with pauses. Every attempt
- * shares one deadline. Rethrows anything else at once; after the last attempt, a
- * TransientFailure that says how many were made.
- */
 async function withRetries(call, options = {}) {
     const { pausesMs = timing/* GITHUB_LIMITS */.f_.transientPausesMs, deadlineMs = timing/* GITHUB_CALL_DEADLINE_MS */.vt } = options;
     const deadline = withDeadline(deadlineMs);
@@ -4707,10 +4438,6 @@ async function withRetries(call, options = {}) {
         }
     }
 }
-/**
- * Why a write failed, named: GitHub failing on every attempt, or a 403 (a token without
- * the permission, which `permission` names). Empty for anything else; the reason says it.
- */
 function failureHint(error, permission) {
     if (error instanceof TransientFailure) {
         const times = error.attempts === 1 ? 'once' : `on each of ${error.attempts} attempts`;
@@ -4720,7 +4447,6 @@ function failureHint(error, permission) {
     }
     return error.status === 403 ? ` ${permission}` : '';
 }
-/** The login the token writes as. */
 async function tokenIdentity(octokit, deadline = withDeadline()) {
     try {
         const { data } = await octokit.rest.users.getAuthenticated(deadline);
@@ -4732,7 +4458,6 @@ async function tokenIdentity(octokit, deadline = withDeadline()) {
         throw error;
     }
 }
-/** Why a GitHub call failed, safe for the log. */
 function reasonOf(error) {
     return safeForLog(errorMessage(error), 500);
 }
@@ -4746,7 +4471,6 @@ const THREAD_EVENTS = [
     'issues',
     'issue_comment',
 ];
-/** Pure: the triggering thread, from the event's name and payload, or why there is none. */
 function threadOf(eventName, payload, repository) {
     if (!THREAD_EVENTS.includes(eventName)) {
         return {
@@ -4769,38 +4493,21 @@ function threadOf(eventName, payload, repository) {
 
 
 
-/**
- * What a step knows of GitHub, from the world its door read once: the repository, the event
- * and its thread, the workflow run, and one client for the token, built the first time it is
- * needed (most steps never need it). Every GitHub surface of the step is handed this.
- */
 class GitHubContext {
     repository;
     eventName;
     event;
-    /** The pull request or issue the event is about, for the comment. */
     thread;
-    /** The pull request or issue the event names (a check's pull request too): where runs belong. */
     named;
-    /** The pull request's number, when the event names one. */
     pullRequest;
-    /** The head the event delivered (a pull request's, a check's commit), or the one approved. */
     eventHeadSha;
-    /** GITHUB_SHA, when it is a commit's. */
     sha;
     workflowRun;
-    /** GitHub's web address, as the world gives it: the links to other workflow runs start there. */
     serverUrl;
-    /** `<job>/<step>`, written into the comment's marker. */
     step;
-    /** Whether there is a token: without one, no GitHub surface is written. */
     hasToken;
     #client;
     #octokit;
-    /**
-     * The world's GitHub, for the step's token. `approvedHead`: the head an approval pinned the
-     * run to (approval), which it works on in place of the event's.
-     */
     constructor(token, world, approvedHead) {
         const [owner, repo] = (world.repository ?? '').split('/');
         this.repository = owner && repo ? { owner, repo } : undefined;
@@ -4817,7 +4524,6 @@ class GitHubContext {
         this.hasToken = token !== '';
         this.#client = () => loadOctokit(token, world.apiUrl);
     }
-    /** The one GitHub client of the step. */
     client() {
         this.#octokit ??= this.#client();
         return this.#octokit;
@@ -4826,16 +4532,6 @@ class GitHubContext {
 const context_SHA = /^[0-9a-f]{40}$/;
 
 ;// CONCATENATED MODULE: ./src/text/format.ts
-/**
- * How numbers read in the log, the summary and the comment: durations, credits
- * and money. One place, so that the same figure reads the same everywhere.
- */
-/**
- * A duration as a person reads it: `42s`, `3m 5s`, `2h 7m`. Rounded to the
- * second, for time that passed. `exact` is for a limit, which may be set in
- * milliseconds: one that is not whole seconds reads as such (`1500ms`), so a
- * short deadline never reads as `0s`.
- */
 function formatDuration(ms, precision = 'rounded') {
     if (precision === 'exact' && ms % 1000 !== 0)
         return `${ms}ms`;
@@ -4847,15 +4543,9 @@ function formatDuration(ms, precision = 'rounded') {
         return `${minutes}m ${seconds % 60}s`;
     return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
 }
-/** For an output: a plain decimal number a later step can compare (no separators, no unit). */
 function formatNumberOutput(value) {
     return value === undefined ? '' : String(roundTo(value, 6));
 }
-/**
- * `1,234.5`: grouped in thousands, at most `maxDigits` decimals and at least `minDigits`,
- * as `toLocaleString('en-US')` writes it. Without Intl: its first use loads ICU's locale
- * data, ~15 ms of a step's CPU, for one figure in the summary.
- */
 function formatDecimal(value, maxDigits, minDigits = 0) {
     if (!Number.isFinite(value))
         return String(value);
@@ -4864,11 +4554,6 @@ function formatDecimal(value, maxDigits, minDigits = 0) {
     const sign = value < 0 || Object.is(value, -0) ? '-' : '';
     return `${sign}${whole.replace(/\B(?=(\d{3})+$)/g, ',')}${kept ? `.${kept}` : ''}`;
 }
-/**
- * `abs` to `maxDigits` decimals, half away from zero, on its shortest decimal form (as Intl
- * rounds: 0.015 is 0.02, though its binary value is a hair under), not on its binary value
- * (as `toFixed` does).
- */
 function roundHalfExpand(abs, maxDigits) {
     const [mantissa = '0', exponent = '0'] = abs.toExponential().split('e');
     const digits = mantissa.replace('.', '');
@@ -4884,25 +4569,18 @@ function roundHalfExpand(abs, maxDigits) {
     }
     return { whole: kept.slice(0, point).replace(/^0+(?=\d)/, ''), fraction: kept.slice(point) };
 }
-/** `1,234.5 credits` */
-/**
- * `1,234.5 credits`: two decimals at most, on every surface, so that figures side by side read
- * alike; an amount too small to show in two reads "less than 0.01", never as zero.
- */
-function format_formatCredits(credits) {
+function formatCredits(credits) {
     if (isBelowCent(credits))
         return 'less than 0.01 credits';
     const amount = formatDecimal(credits, 2);
     return `${amount} ${amount === '1' ? 'credit' : 'credits'}`;
 }
-/** `≈ $1,234.57`: cents, as every surface shows dollars; a smaller amount reads "less than $0.01". */
 function formatUsd(usd) {
     if (isBelowCent(usd))
-        return '≈ less than $0.01';
+        return 'less than $0.01';
     const amount = formatDecimal(usd, 2, 2);
-    return `≈ ${amount.startsWith('-') ? `-$${amount.slice(1)}` : `$${amount}`}`;
+    return amount.startsWith('-') ? `-$${amount.slice(1)}` : `$${amount}`;
 }
-/** A positive amount that two decimals would show as zero. */
 function isBelowCent(amount) {
     return amount > 0 && amount < 0.005;
 }
@@ -4914,10 +4592,6 @@ function roundTo(value, digits) {
 ;// CONCATENATED MODULE: ./src/agent/cost.ts
 
 const CREDIT_PARTS = ['compute_cost', 'inference_cost', 'platform_cost'];
-/**
- * What a run has spent, in credits (0 when the service says nothing): the one reading of spend
- * that the credit budgets and the ledger (`report`) both add up, so they agree on the same runs.
- */
 function creditsSpent(run) {
     return costOf(run.request_usage).credits ?? 0;
 }
@@ -4931,35 +4605,19 @@ function costOf(requestUsage) {
         usd: sumOf(CREDIT_PARTS.map((part) => usage[`${part}_usd`])),
     };
 }
-/** The sum of the parts that are usable numbers; undefined when none is. */
 function sumOf(values) {
     const numbers = values.filter((value) => typeof value === 'number' && Number.isFinite(value) && value >= 0);
     if (numbers.length === 0)
         return undefined;
     return roundTo(numbers.reduce((sum, value) => sum + value, 0), 6);
 }
-/** The summary's cost row: credits, then dollars; undefined when the service reported neither. */
 function describeCost(cost) {
     const parts = [
-        cost.credits === undefined ? undefined : format_formatCredits(cost.credits),
+        cost.credits === undefined ? undefined : formatCredits(cost.credits),
         cost.usd === undefined ? undefined : formatUsd(cost.usd),
     ].filter((part) => part !== undefined);
     return parts.length > 0 ? parts.join(', ') : undefined;
 }
-/**
- * The `max_credits` soft cap: past it (strictly more credits than the cap),
- * the run is to be cancelled. A run that reports no credits is not over it.
- */
-function isOverBudget(cost, maxCredits) {
-    return maxCredits !== undefined && cost.credits !== undefined && cost.credits > maxCredits;
-}
-function describeOverBudget(cost, maxCredits) {
-    return `The run used ${formatCredits(cost.credits ?? 0)}, more than the max_credits cap of ${formatCredits(maxCredits)}`;
-}
-/**
- * Pure: what a run used since `before` (each figure never below zero); undefined where unknown.
- * Without `before` (a new run), all it used.
- */
 function costSince(now, before) {
     const minus = (a, b) => a === undefined ? undefined : Math.max(0, a - (b ?? 0));
     return { credits: minus(now.credits, before?.credits), usd: minus(now.usd, before?.usd) };
@@ -4969,20 +4627,14 @@ function costSince(now, before) {
 
 
 
-/**
- * Whether an agent started the run: it names a parent, or a root other than itself. A run that
- * shows neither (an older service) is a run of its own.
- */
 function isChildRun(run) {
     if (typeof run.parent_run_id === 'string' && run.parent_run_id !== '')
         return true;
     return (typeof run.root_run_id === 'string' && run.root_run_id !== '' && run.root_run_id !== run.run_id);
 }
-/** The runs of a list that are runs of their own (the roots): the children left out, in order. */
 function ownRuns(runs) {
     return runs.filter((run) => !isChildRun(run));
 }
-/** The top of the run's tree: its `root_run_id`, its parent where it shows only that, or itself. */
 function rootIdOf(run) {
     if (typeof run.root_run_id === 'string' && run.root_run_id !== '')
         return run.root_run_id;
@@ -4990,10 +4642,6 @@ function rootIdOf(run) {
         return run.parent_run_id;
     return run.run_id;
 }
-/**
- * The children of `rootId` among `runs`: a run whose root or parent is it, each once. A run
- * the list cannot place in its tree (a grandchild that shows only its parent) is left out.
- */
 function childrenOf(runs, rootId) {
     const seen = new Set();
     return runs.filter((run) => {
@@ -5005,10 +4653,6 @@ function childrenOf(runs, rootId) {
         return true;
     });
 }
-/**
- * A tree's spend: the sum of its runs' own usage (the service does not say that a parent's
- * usage includes its children's), each run counted once; undefined where no run reports it.
- */
 function treeCostOf(run, children = []) {
     const seen = new Set();
     let credits;
@@ -5028,17 +4672,12 @@ function treeCostOf(run, children = []) {
         usd: usd === undefined ? undefined : roundTo(usd, 6),
     };
 }
-/** `children` with `seen` laid over them by run ID (newer readings win), oldest first. */
 function mergeChildren(children, seen) {
     const byId = new Map((children ?? []).map((child) => [child.run_id, child]));
     for (const child of seen)
         byId.set(child.run_id, child);
     return [...byId.values()];
 }
-/**
- * The runs the agent started, collapsed, for the job summary, the pull request comment and the
- * GitLab note alike: each with its state, its session and its own spend. Undefined for none.
- */
 function childRunsBlock(children) {
     if (!children || children.length === 0)
         return undefined;
@@ -5057,10 +4696,6 @@ function childRunsBlock(children) {
 }
 
 ;// CONCATENATED MODULE: ./src/api/wire.gen.ts
-/**
- * This file was auto-generated by openapi-typescript.
- * Do not make direct changes to the file.
- */
 const pathsApiV1AgentGetParametersQuerySort_byValues = (/* unused pure expression or super */ null && (['name', 'last_run']));
 const pathsApiV1AgentRunsGetParametersQuerySort_byValues = (/* unused pure expression or super */ null && (['updated_at', 'created_at', 'title', 'agent']));
 const pathsApiV1AgentRunsGetParametersQuerySort_orderValues = (/* unused pure expression or super */ null && (['asc', 'desc']));
@@ -5140,15 +4775,7 @@ const reportPullRequestArtifactRequestArtifact_typeValues = (/* unused pure expr
 const followupOutcomeValues = (/* unused pure expression or super */ null && (['live_session', 'queued_prompt', 'handoff_execution', 'queue_pending']));
 
 ;// CONCATENATED MODULE: ./src/api/types.ts
-/**
- * Wire types of the Cloud Agent Runs API: the schema's, generated into `wire.gen.ts` from the
- * vendored OpenAPI facts (`npm run wire-types`), loosened where the action must tolerate more
- * than the schema promises, and widened by what the live service sends beyond it
- * (service-facts.md). Only `run_id` and `state` are relied on in a run: the service adds
- * fields, states and codes over time, so its enumerations stay open and its fields optional.
- */
 
-/** States the service is known to report. New ones may appear at any time. */
 const KNOWN_RUN_STATES = runStateValues;
 
 ;// CONCATENATED MODULE: ./src/model/states.ts
@@ -5189,7 +4816,6 @@ function unreachable(state) {
 
 
 
-/** How many of a set's runs must succeed under `pass_when`. */
 function runsNeeded(rule, taskCount) {
     switch (rule.kind) {
         case 'all':
@@ -5200,11 +4826,6 @@ function runsNeeded(rule, taskCount) {
             return rule.count;
     }
 }
-/**
- * Pure: `met` once enough runs succeeded; `cannot-be-met` as soon as too many
- * ended otherwise (or will never start) for the rest to make up the number;
- * else `open`.
- */
 function passWhenStanding(rule, counts) {
     const needed = runsNeeded(rule, counts.tasks);
     if (counts.succeeded >= needed)
@@ -5212,7 +4833,6 @@ function passWhenStanding(rule, counts) {
     const stillPossible = counts.tasks - counts.notSucceeded;
     return stillPossible < needed ? 'cannot-be-met' : 'open';
 }
-/** `pass_when` in words, for the log and the summary: "all 20 runs", "at least 3 of 20 runs". */
 function describePassWhen(rule, taskCount) {
     switch (rule.kind) {
         case 'all':
@@ -5223,10 +4843,6 @@ function describePassWhen(rule, taskCount) {
             return `at least ${rule.count} of ${taskCount} runs`;
     }
 }
-/**
- * Pure: where one run stands for `pass_when`: succeeded (or handed to a person with on_blocked:
- * pass), ended otherwise (a failed create too), or still open.
- */
 function standingOf(record) {
     if (record.createError !== undefined)
         return 'not-succeeded';
@@ -5238,19 +4854,13 @@ function standingOf(record) {
         return 'open';
     return meaningOf(record.run.state) === 'succeeded' ? 'succeeded' : 'not-succeeded';
 }
-/**
- * A task as a person reads it: numbered from 1, with its title when it has one ("task 3
- * (Package c)"). The `runs` output keeps the 0-based index a workflow uses.
- */
 function taskLabel(task) {
     const title = task.request.title;
     return `task ${task.index + 1}${title ? ` (${clip(title, 79)})` : ''}`;
 }
-/** `pass_when` as a run's metadata carries it: `all`, `any`, or the number. */
 function passWhenText(rule) {
     return rule.kind === 'at-least' ? String(rule.count) : rule.kind;
 }
-/** Pure: `pass_when` read back from a run's metadata; undefined when it is not one for `taskCount`. */
 function passWhenOf(text, taskCount) {
     if (text === 'all' || text === 'any')
         return { kind: text };
@@ -5259,7 +4869,6 @@ function passWhenOf(text, taskCount) {
     const count = Number(text);
     return count >= 1 && count <= taskCount ? { kind: 'at-least', count } : undefined;
 }
-/** The credits of every run together; undefined while the service reports none. */
 function sumCredits(tasks) {
     let sum;
     for (const task of tasks) {
@@ -5269,7 +4878,6 @@ function sumCredits(tasks) {
     }
     return sum;
 }
-/** The USD cost of every run together; undefined while the service reports none. */
 function sumUsd(tasks) {
     let sum;
     for (const task of tasks) {
@@ -5279,51 +4887,30 @@ function sumUsd(tasks) {
     }
     return sum;
 }
-/** wait: false: the run was created and handed over; the step does not wait for it. */
 function isDetached(record) {
     return record.end?.kind === 'started';
 }
 
 ;// CONCATENATED MODULE: ./src/model/handoff.ts
 
-/**
- * What a run carries in its metadata so that a later `reconcile` pass can
- * finish its comment and commit status exactly as its step would have: where
- * they are, and whether the step waited for the run. Metadata is fixed when the
- * run is created, and the service takes at most 20 keys of at most 256 bytes a
- * value; run/create.ts writes the step's other keys (repository, workflow run,
- * attempt, job, head commit), read here too.
- */
 const HANDOFF_KEYS = {
-    /** The pull request or issue the step comments on; also what `pr_credit_budget` counts by. */
     thread: 'gh_thread',
-    /** The step's key: its comment's, and its commit status's context (`cloud-agent/<key>`). */
     key: 'gh_key',
-    /** `true` when the step waits for the run, `false` with `wait: false`. */
     wait: 'gh_wait',
-    /** What the step shows on GitHub: `comment`, `status`, both (comma-separated) or ''. */
     report: 'gh_report',
-    /** A `tasks` step's runs: how many tasks the set has, so a pass knows when its last run ended. */
     tasks: 'gh_tasks',
-    /** A `tasks` step's runs: the set's `pass_when` (`all`, `any` or N), by which a pass judges it. */
     passWhen: 'gh_pass_when',
-    /** `true` on a run made by a step with `previous_run: steer`: the ledger counts its follow-ups. */
     steer: 'gh_steer',
 };
-/** The keys run/create.ts tags every run with, which a pass reads. */
 const STEP_KEYS = {
     repository: 'gh_repository',
     workflowRunId: 'gh_run_id',
-    /** The workflow's name (a GitHub workflow; `cloud-agent-run` for the command elsewhere). */
     workflow: 'gh_workflow',
     attempt: 'gh_run_attempt',
     headSha: 'gh_head_sha',
-    /** The set's ID, on every run of a `tasks` step. */
     set: 'gh_set',
-    /** The task's 0-based index, on every run of a `tasks` step. */
     task: 'gh_task',
 };
-/** The metadata that hands the run over, beside the step's tag. */
 function handoffMetadata(facts) {
     const report = [facts.comment ? 'comment' : '', facts.commitStatus ? 'status' : '']
         .filter(Boolean)
@@ -5344,15 +4931,6 @@ function handoffMetadata(facts) {
 }
 const handoff_SHA = /^[0-9a-f]{40}$/;
 const REPOSITORY = /^[\w.-]+\/[\w.-]+$/;
-/**
- * The hand-over in a run's metadata; undefined when the run carries none (a
- * run started by an older version of the action, or not by the action at all).
- * Every value is checked: metadata is text anyone with the key could have set.
- * A run of a `tasks` step without `gh_wait` was awaited (one started before task
- * runs carried a hand-over still has one). An awaited set's comment and status
- * are its step's own; a detached set's (wait: false) are the pass's to finish,
- * once every run of the set has ended.
- */
 function readHandoff(metadata) {
     if (typeof metadata !== 'object' || metadata === null)
         return undefined;
@@ -5367,7 +4945,6 @@ function readHandoff(metadata) {
     }
     if (wait !== 'true' && wait !== 'false')
         return undefined;
-    // An awaited set's comment and status show the whole set: never a pass's to rewrite.
     const report = set && wait === 'true' ? [] : (text(HANDOFF_KEYS.report) ?? '').split(',');
     const thread = Number(text(HANDOFF_KEYS.thread));
     const attempt = Number(text(STEP_KEYS.attempt));
@@ -5386,7 +4963,6 @@ function readHandoff(metadata) {
         ...(set ? { set, ...setShapeOf(text) } : {}),
     };
 }
-/** A set's run: its task, and the set's size and rule, each only when valid. */
 function setShapeOf(text) {
     const tasks = Number(text(HANDOFF_KEYS.tasks));
     const task = Number(text(STEP_KEYS.task));
@@ -5402,7 +4978,6 @@ function setShapeOf(text) {
 
 ;// CONCATENATED MODULE: ./src/github/handoff.ts
 
-/** The metadata by which a step hands its run over to a later reconcile pass. */
 function stepHandoff(settings, home) {
     const { github } = settings;
     return handoffMetadata({
@@ -5414,12 +4989,6 @@ function stepHandoff(settings, home) {
         steer: settings.previousRun === 'steer',
     });
 }
-/**
- * The hand-over of a `tasks` step's runs: each counts toward the pull request's budget, and
- * carries the set's size and `pass_when`. An awaited set's comment and status show the whole
- * set, so they are its step's own, never a pass's to rewrite for one run; a detached set's
- * (wait: false) are finished by the reconcile pass that finds the set's last run ended.
- */
 function setHandoff(github, home, set) {
     return handoffMetadata({
         thread: home.thread,
@@ -5430,30 +4999,16 @@ function setHandoff(github, home, set) {
         set: { tasks: set.tasks, passWhen: set.passWhen },
     });
 }
-/**
- * The pull request or issue the run was started for, as the event names it (a check's pull
- * request too, for a CI fix): its thread, and its pull request, which `pr_credit_budget` counts by.
- */
 function githubThread(context) {
     return { thread: context.named?.number, pullRequest: context.pullRequest };
 }
-/**
- * Where `continue_from: pull_request` looks: the step's home, whose pull request is the one the
- * event names (a workflow_run's or check_suite's first, for a failed check), and the head the
- * step works on.
- */
 function continueSource(home, head) {
     return { home, ...(head ? { head } : {}) };
 }
 
 ;// CONCATENATED MODULE: ./src/model/home.ts
 
-/** The metadata key that names the forge: runs made before it carry none, and are GitHub's. */
 const FORGE_KEY = 'gh_forge';
-/**
- * A step's home: its world's forge and project, and its thread, which GitHub's event names (the
- * caller reads it through GitHubContext) and other forges' worlds name themselves.
- */
 function homeOf(world, github = {
     thread: undefined,
     pullRequest: undefined,
@@ -5466,15 +5021,10 @@ function homeOf(world, github = {
             change: github.pullRequest,
         };
     }
-    // A merge request pipeline's thread is its merge request; outside CI, `--project` may name a forge.
     const { project, thread } = world;
     const forge = world.forge ?? world.projectForge;
     return { forge, project, thread, change: thread, ...(world.sha ? { head: world.sha } : {}) };
 }
-/**
- * The tags that find this home's runs: its project and, where the step has a thread, its thread.
- * Undefined without a project: nothing can be scoped, so nothing is listed.
- */
 function homeScope(home, options = { byThread: true }) {
     if (!home.project)
         return undefined;
@@ -5485,18 +5035,10 @@ function homeScope(home, options = { byThread: true }) {
             : {}),
     };
 }
-/**
- * Whether a listed run belongs to this home's forge (v1.5, "one number per project"): the same
- * forge, or either names none (the command's runs made with a bare `--project`, or a step whose
- * project names no forge). So every door counts one total for one project path, while two
- * forges' projects of one path stay apart when both are named. A run without the forge key was
- * made before the key existed, by the Action, on GitHub.
- */
 function ofHomeForge(run, home) {
     const forge = forgeTagOf(run);
     return forge === 'none' || home.forge === undefined || forge === home.forge;
 }
-/** The forge a run's tag names: `github` (also a run tagged before the key), `gitlab` or `none`. */
 function forgeTagOf(run) {
     const metadata = run.metadata;
     const shown = typeof metadata === 'object' && metadata !== null
@@ -5504,7 +5046,6 @@ function forgeTagOf(run) {
         : undefined;
     return typeof shown === 'string' ? shown : 'github';
 }
-/** The forge's name for a pull or merge request, for a person: `pull request #3`, `merge request !3`. */
 function changeName(home, change) {
     switch (home.forge) {
         case 'github':
@@ -5515,7 +5056,6 @@ function changeName(home, change) {
             return `thread ${change}`;
     }
 }
-/** The home a run's tag names (homeMetadata read back): a step's own tag, or a listed run's. */
 function homeOfTag(metadata) {
     const forge = metadata[FORGE_KEY];
     const thread = Number(metadata[HANDOFF_KEYS.thread]);
@@ -5527,7 +5067,6 @@ function homeOfTag(metadata) {
         change: known,
     };
 }
-/** The home for a person: `octo-org/app`, `group/app merge request !7`. */
 function describeHome(home) {
     const project = home.project ?? 'no project';
     if (home.change !== undefined)
@@ -5540,7 +5079,6 @@ function describeHome(home) {
 
 
 const describe = (request) => `${request.method} ${request.path}`;
-/** Base class of every error the API client throws. */
 class AgentApiError extends Error {
     name = 'AgentApiError';
     request;
@@ -5549,12 +5087,6 @@ class AgentApiError extends Error {
         this.request = request;
     }
 }
-/**
- * The service could not be reached, or the connection broke before an answer
- * arrived. `requestSent` is false only when the failure proves the service never
- * saw the request (refused connection, unknown host): only then is a
- * non-idempotent request safe to repeat.
- */
 class ApiConnectionError extends AgentApiError {
     name = 'ApiConnectionError';
     requestSent;
@@ -5568,7 +5100,6 @@ class ApiConnectionError extends AgentApiError {
         this.code = code;
     }
 }
-/** No complete answer within the request's timeout. The service may have acted. */
 class ApiTimeoutError extends ApiConnectionError {
     name = 'ApiTimeoutError';
     timeoutMs;
@@ -5579,11 +5110,6 @@ class ApiTimeoutError extends ApiConnectionError {
         this.timeoutMs = timeoutMs;
     }
 }
-/**
- * The service's TLS certificate could not be verified, so nothing was sent: a
- * certificate problem on this side (often a proxy that inspects TLS), not a
- * lost answer. Repeating the request cannot help.
- */
 class ApiTlsError extends ApiConnectionError {
     name = 'ApiTlsError';
     constructor(request, cause) {
@@ -5594,18 +5120,12 @@ class ApiTlsError extends ApiConnectionError {
                 'Nothing reached the service. If a proxy inspects TLS (as on many self-hosted runners), give Node its CA certificate with the NODE_EXTRA_CA_CERTS environment variable; never turn verification off.';
     }
 }
-/** The request was cancelled by the caller (for instance, the workflow was cancelled). */
 class ApiAbortedError extends AgentApiError {
     name = 'ApiAbortedError';
     constructor(request) {
         super(`${describe(request)} was aborted`, request);
     }
 }
-/**
- * A successful status with a body the client cannot use: not JSON (a proxy's
- * HTML page), larger than the cap, or a redirect the client refuses to follow
- * so that the key never travels to another address.
- */
 class ApiResponseFormatError extends AgentApiError {
     name = 'ApiResponseFormatError';
     status;
@@ -5614,7 +5134,6 @@ class ApiResponseFormatError extends AgentApiError {
         this.status = status;
     }
 }
-/** A signed download URL answered with something other than its content. */
 class DownloadError extends AgentApiError {
     name = 'DownloadError';
     status;
@@ -5624,11 +5143,9 @@ class DownloadError extends AgentApiError {
         this.status = status;
     }
 }
-/** The service answered with an error status. Subclasses name the common ones. */
 class ApiStatusError extends AgentApiError {
     name = 'ApiStatusError';
     status;
-    /** The machine-readable code: the last segment of the problem's `type`. */
     code;
     detail;
     traceId;
@@ -5668,10 +5185,6 @@ class ConflictError extends ApiStatusError {
 class UnprocessableEntityError extends ApiStatusError {
     name = 'UnprocessableEntityError';
 }
-/**
- * 410: the run's session can no longer be reached (for instance a failed run's,
- * once its debug window closed), so it takes no follow-up.
- */
 class SessionGoneError extends ApiStatusError {
     name = 'SessionGoneError';
     constructor(...args) {
@@ -5697,13 +5210,11 @@ const STATUS_CLASSES = {
     422: UnprocessableEntityError,
     429: RateLimitError,
 };
-/** The one place that turns an error status into a typed error. */
 function errorForStatus(request, status, headers, body) {
     const problem = parseProblem(body);
     const ErrorClass = STATUS_CLASSES[status] ?? (status >= 500 ? InternalServerError : ApiStatusError);
     return new ErrorClass(request, status, headers, problem, excerpt(body));
 }
-/** What to tell the user to do, by status or problem code. */
 const HINTS = {
     '401': 'Check the api_key input: the key is missing, wrong, expired or revoked.',
     '403': 'The api_key is valid but may not do this; check its owner and permissions.',
@@ -5734,7 +5245,6 @@ function parseProblem(body) {
         return undefined;
     }
 }
-/** Problem fields are shown only as text: a service may send any type. */
 function textOrUndefined(value) {
     if (typeof value === 'string')
         return value;
@@ -5748,25 +5258,18 @@ function problemCode(problem) {
         return undefined;
     return type.split('/').filter(Boolean).pop();
 }
-/** A short, single-line taste of a body that is not a problem document (e.g. an HTML page). */
 function excerpt(body, max = 200) {
     const flat = withoutTags(body).replace(/\s+/g, ' ').trim();
     if (flat === '')
         return '';
     return safeForLog(clip(flat, max));
 }
-/**
- * `text` with every `<…>` replaced by a space, as `/<[^>]*>/g` would, but in
- * linear time: that expression rescans to the end from every `<` that is never
- * closed, so a 400 KB error page of them took minutes.
- */
 function withoutTags(text) {
     let out = '';
     let from = 0;
     for (;;) {
         const open = text.indexOf('<', from);
         const close = open === -1 ? -1 : text.indexOf('>', open + 1);
-        // No `>` after this `<` means none after any later one either: the rest is text.
         if (close === -1)
             return out + text.slice(from);
         out += `${text.slice(from, open)} `;
@@ -5780,10 +5283,6 @@ function errorCode(cause) {
     }
     return undefined;
 }
-/**
- * Whether a request failed because the service could not be reached or refused the key (401,
- * 403): what the command's exit 3 says, for one run and for a set whose every create failed so.
- */
 function isUnreachableOrRefused(error) {
     if (error instanceof AuthenticationError || error instanceof PermissionDeniedError)
         return true;
@@ -5799,14 +5298,8 @@ function isUnreachableOrRefused(error) {
 
 
 
-/** At most this many of the project's runs with a pull request are looked through: one page. */
 const LOOK_LIMIT = 100;
 const SAID = 'continue_from: pull_request';
-/**
- * The path that names the step's pull or merge request in a PULL_REQUEST artifact's URL, in
- * lower case: `/owner/repo/pull/7` on GitHub, `/group/app/-/merge_requests/7` on GitLab.
- * Undefined when the step is not about one. Pure.
- */
 function changePath(home) {
     if (home.project === undefined || home.change === undefined)
         return undefined;
@@ -5820,7 +5313,6 @@ function changePath(home) {
             return undefined;
     }
 }
-/** Whether an artifact's URL names the pull request at `path` (any host: GHES, self-managed GitLab). Pure. */
 function namesChange(url, path) {
     if (typeof url !== 'string')
         return false;
@@ -5836,10 +5328,6 @@ function namesChange(url, path) {
         shown = shown.slice(0, -1);
     return shown === path || shown.endsWith(path);
 }
-/**
- * The run this action started that made the pull request at `path`: of the listed runs, those
- * of the home's forge and project whose PULL_REQUEST artifact names it, the newest. Pure.
- */
 function runThatMade(runs, home, path) {
     const made = ownRuns(runs).filter((run) => ofHomeForge(run, home) &&
         run.metadata?.[STEP_KEYS.repository] === home.project &&
@@ -5848,12 +5336,6 @@ function runThatMade(runs, home, path) {
     const time = (run) => Date.parse(run.created_at ?? '') || 0;
     return made.sort((a, b) => time(b) - time(a))[0];
 }
-/**
- * Looks up the run this action started that made the home's pull or merge request: one list
- * request (the project's runs with a PULL_REQUEST artifact, newest first). Undefined when the
- * home is on none, or no such run is listed; a failed list throws. `continue_from` follows it
- * up, `pr_credit_budget` counts it, `cancel_only` cancels it.
- */
 async function lookUpRunThatMade(client, home, deadline) {
     const path = changePath(home);
     const scope = homeScope(home, { byThread: false });
@@ -5869,23 +5351,16 @@ async function lookUpRunThatMade(client, home, deadline) {
         return runThatMade(runs, home, path);
     }
     catch (error) {
-        // A plan that cannot filter by metadata: the newest runs with a pull request, checked here.
         if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available')
             throw error;
         const { runs } = await client.listRuns(query, { deadline });
         return runThatMade(runs, home, path);
     }
 }
-/** The follow-up: this step's prompt, and where it comes from. Pure. */
 function continuationMessage(prompt, change, head) {
     const at = head ? `, now at ${head}` : '';
     return `${prompt}\n\n---\nThis comes from CI on ${change}, which you made${at}. Keep what you know of this work; change only what this asks.`;
 }
-/**
- * Starts the step's run from the run that made its pull request: found (one list request), it
- * gets this step's prompt as a follow-up; a run whose session is gone (410) continues in a new
- * run with its conversation; no such run, or one that refuses, leaves a create. Each said in one line.
- */
 class PullRequestContinuation {
     #source;
     #host;
@@ -5938,16 +5413,8 @@ class PullRequestContinuation {
 ;// CONCATENATED MODULE: ./src/run/listing.ts
 
 
-/** A page holds this many runs: the service's most is 500, and a run can be long. */
 const PAGE_SIZE = 100;
-/**
- * Every run carrying all of `tags` among those `query` selects (a time window),
- * one request a page, never one a run. Where the plan cannot filter by metadata,
- * the same window is listed whole and filtered here: a run listed without its
- * metadata cannot be told apart, and is left out.
- */
 async function listTaggedRuns(client, tags, query, options) {
-    // Paged by creation, which never changes: paging by update time can skip a run that moves.
     const paged = { sort_by: 'created_at', sort_order: 'desc', limit: PAGE_SIZE, ...query };
     try {
         const { runs, complete } = await drain(client.iterateRuns({ ...paged, metadata: { ...tags } }, options));
@@ -5961,7 +5428,6 @@ async function listTaggedRuns(client, tags, query, options) {
     const tagged = runs.filter((run) => carriesTags(run, tags));
     return { ...byTree(tagged), filteredHere: true, complete };
 }
-/** The runs of their own and the children, each list in the order listed. */
 function byTree(listed) {
     const runs = [];
     const children = [];
@@ -5969,7 +5435,6 @@ function byTree(listed) {
         (isChildRun(run) ? children : runs).push(run);
     return { runs, children };
 }
-/** Every run the pages yield, and whether they reached the last page. */
 async function drain(pages) {
     const runs = [];
     for (;;) {
@@ -5979,7 +5444,6 @@ async function drain(pages) {
         runs.push(next.value);
     }
 }
-/** Whether the run shows every one of `tags` in its metadata. */
 function carriesTags(run, tags) {
     const metadata = run.metadata;
     if (typeof metadata !== 'object' || metadata === null)
@@ -5990,11 +5454,6 @@ function carriesTags(run, tags) {
 
 ;// CONCATENATED MODULE: ./src/model/cancel.ts
 
-/**
- * Logs how a cancel went: a warning when the run goes on, or may. `label`
- * names the feature that cancelled (e.g. `cancel_previous`) when it is not the
- * step's own run.
- */
 function logCancel(log, runId, report, label) {
     const described = describeCancel(runId, report);
     const message = label ? `${label}: ${described}` : described;
@@ -6010,7 +5469,6 @@ function logCancel(log, runId, report, label) {
             return log.warning(message);
     }
 }
-/** The line for a run's children cancelled with it, and a warning for each that may go on. */
 function logChildrenCancel(log, runId, children) {
     const { cancelled = [], failed = [] } = children ?? {};
     if (cancelled.length > 0) {
@@ -6050,12 +5508,6 @@ function describeCancel(unsafeRunId, report) {
 
 
 
-/**
- * Cancels a run's tree, by its ID, and says how it went as a value: a failed cancel must not hide
- * the step's own outcome. The cancels below build on it. One cancel request for the run, then,
- * once it is cancelled or over (or cannot be), each child its agent started that is still
- * working: the service does not say that cancelling a parent stops its children.
- */
 async function requestCancel(client, runId, options = {}) {
     const report = await cancelOne(client, runId, options);
     if (report.kind === 'failed' || report.kind === 'blocked' || report.kind === 'refused') {
@@ -6075,11 +5527,8 @@ async function cancelOne(client, runId, options) {
         return { kind: 'failed', message };
     }
 }
-/** The states of a child still working, which its parent's cancel takes with it. */
 const WORKING_CHILD_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'];
-/** Pages of a run's children one cancel reads: far more than an agent starts. */
 const CHILD_PAGES = 5;
-/** Cancels the children of `rootId` still working (every level under it), together. */
 async function cancelChildren(client, rootId, options) {
     const listed = [];
     try {
@@ -6090,7 +5539,6 @@ async function cancelChildren(client, rootId, options) {
     catch (error) {
         return { cancelled: [], failed: [{ runId: rootId, message: errorMessage(error) }] };
     }
-    // Checked here too: a service that ignored the filter must not make this cancel other runs.
     const working = childrenOf(listed, rootId).filter((run) => meaningOf(run.state) === 'active');
     const reports = await Promise.all(working.map(async (run) => ({
         runId: run.run_id,
@@ -6105,11 +5553,6 @@ async function cancelChildren(client, rootId, options) {
             : []),
     };
 }
-/**
- * On `now`'s clock: when the cancel of a run, begun now for `why`, must have been answered. A
- * signal has what the runner's grace leaves, the post step its minutes; any other cause (the
- * timeout, the cap, an error, pass_when, and a cause yet to come) a brief cancel.
- */
 function cancelDeadline(why, now) {
     if (why.kind === 'signal') {
         const { afterTerminateMs, afterInterruptMs } = timing/* SIGNAL_CANCEL */.EJ;
@@ -6119,12 +5562,6 @@ function cancelDeadline(why, now) {
         return now + timing/* POST_CANCEL_DEADLINE_MS */.uY;
     return now + timing/* CANCEL_AFTER_TIMEOUT */.UE.budgetMs;
 }
-/**
- * The one routine that cancels a run, whatever the reason: a signal, the
- * timeout, max_credits, an error, the post step, or a set whose `pass_when`
- * can no longer be met. Each request is bounded by the order's deadline, and
- * the outcome is a value: a failed cancel must not hide the step's own outcome.
- */
 async function cancelRun(order, deps) {
     const remaining = () => Math.max(0, order.deadline - deps.now());
     const once = () => {
@@ -6150,48 +5587,26 @@ async function cancelRun(order, deps) {
     }
     return report;
 }
-/**
- * Cancels the run the step answers for (see `cancelRun`). Nothing more is owed
- * on it unless the cancel failed, the run is BLOCKED (the post step tries
- * again, and cancels it should a person have moved it on by then), a
- * follow-up's answer is still out, or "already finished" came before the run
- * was seen restarting after a follow-up (it may restart yet).
- */
 async function cancelOwnRun(tracker, runId, why, deps, deadline = cancelDeadline(why, deps.now())) {
     const report = await cancelRun({ runId, why, deadline, mayRestart: () => tracker.awaitingNewPass }, deps);
     if (isFinalCancel(report, tracker))
         tracker.settle();
     return report;
 }
-/**
- * A run must not outlive a step that gave up on it. A step that failed before
- * it knew of a run made none, unless a create's answer was lost and its run
- * not found: then the state keeps the create's tag for the post step.
- */
 async function cancelAfterError(tracker, deps) {
     const runId = tracker.runId;
-    // A create whose run was neither seen nor ruled out leaves its tag for the post step.
     if (!runId)
         return tracker.mayHaveUnseenRun ? undefined : tracker.settle();
     if (!tracker.needsCancel)
         return;
-    // Briefly, as after a timeout: a cancel that fails leaves the run to the post step.
     logCancel(deps.log, runId, await cancelOwnRun(tracker, runId, { kind: 'error' }, deps));
 }
-/** Pure: whether a cancel's outcome leaves nothing owed on the tracked run. */
 function isFinalCancel(report, tracker) {
     if (report.kind === 'failed' || report.kind === 'blocked' || tracker.deciding)
         return false;
     return !(report.kind === 'already-finished' && tracker.awaitingNewPass);
 }
-/** The states `cancel_previous` supersedes: runs still on their way, not those waiting for a person. */
 const SUPERSEDED_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'];
-/**
- * Cancels the active runs labelled `name` of the step's home (its project and, where the step
- * has a thread, its thread) before the step starts its own (`previous_run: cancel`), so that a
- * new push replaces the review of the old one and never another thread's; `cancel_only` does
- * just this. `input` is the input that asked, for the log. Returns the runs cancelled.
- */
 async function cancelPreviousRuns(client, asked, log, options = {}) {
     const { name, home, input } = asked;
     const scope = homeScope(home);
@@ -6200,10 +5615,7 @@ async function cancelPreviousRuns(client, asked, log, options = {}) {
         log.info(`${input}: no project is named, so no run can be told to be this one's; none is cancelled.`);
         return [];
     }
-    // Collected first: cancelling while paging would move runs out of the pages still to come.
-    // Paged by creation time: runs changing state meanwhile cannot slip between pages.
     const { runs } = await listTaggedRuns(client, scope, { name, state: SUPERSEDED_STATES }, { ...options, maxPages: PREVIOUS_RUNS_MAX_PAGES });
-    // Checked here too, so that a service ignoring a filter cannot make this cancel other runs.
     const active = runs.filter((run) => run.agent_config?.name === name &&
         meaningOf(run.state) === 'active' &&
         ofHomeForge(run, home));
@@ -6218,20 +5630,12 @@ async function cancelPreviousRuns(client, asked, log, options = {}) {
         log.info(`${input}: no active run is named ${name}${where}.`);
     return cancelled;
 }
-/** The pages of active runs of one name a cancel reads: far more than one thread ever has. */
 const PREVIOUS_RUNS_MAX_PAGES = 10;
-/** `cancel_only`: cancels the active runs with the name, and starts nothing. */
 async function cancelOnly(client, asked, log) {
     const cancelled = await cancelPreviousRuns(client, { ...asked, input: 'cancel_only' }, log);
     log.info(`cancel_only: cancelled ${cancelled.length} active run(s) named ${asked.name}.`);
     return cancelled;
 }
-/**
- * `cancel_only` with `continue_from: pull_request`: cancels the run that made the step's pull
- * request (its tree) when it is working, so that a closed pull request's rounds stop billing.
- * Its ID when it was cancelled; undefined when there is none, it is not working, or it could not
- * be looked up (said in one line).
- */
 async function cancelRunThatMade(client, home, log, deadline) {
     const said = 'cancel_only with continue_from: pull_request';
     let made;
@@ -6257,19 +5661,12 @@ async function cancelRunThatMade(client, home, log, deadline) {
 
 ;// CONCATENATED MODULE: ./src/api/answers.ts
 
-/** The longest prompt the action sends. Every poll echoes it, so the body cap follows from it. */
 const MAX_PROMPT_BYTES = 1024 * 1024;
-/**
- * The largest answer body the client reads. A run echoes its prompt, which
- * JSON may escape to six bytes a character (`\u0001`), beside its other fields.
- */
 const MAX_ANSWER_BYTES = 6 * MAX_PROMPT_BYTES + 4 * 1024 * 1024;
 const RUN_ID = /^[\w.-]{1,200}$/;
-/** Whether `value` looks like a run ID: safe as one URL path segment and in a log line. */
 function isRunId(value) {
     return typeof value === 'string' && RUN_ID.test(value) && !/^\.+$/.test(value);
 }
-/** A run read from an answer, or why the answer is not one (a garbled answer, never a state). */
 function readRunItem(data, expectedRunId) {
     if (!isObject(data))
         return { problem: `a body that is not a run (${kindOf(data)})` };
@@ -6285,11 +5682,6 @@ function readRunItem(data, expectedRunId) {
     }
     return { run: normaliseRun({ ...data, run_id: runId, state }) };
 }
-/**
- * The create's answer, when it names the run by something that looks like an ID; else why
- * not (a garbled answer: the run may exist, so the caller looks it up instead of creating
- * another). A state of the wrong type is not believed either: the polls will tell.
- */
 function readCreatedRun(data) {
     const answer = isObject(data) ? data : {};
     const { run_id: runId, task_id: taskId, state, at_capacity: atCapacity } = answer;
@@ -6315,7 +5707,6 @@ const TEXT_FIELDS = [
     'source',
     'run_time',
 ];
-/** Known fields with the expected type; unknown fields pass through untouched. */
 function normaliseRun(data) {
     const run = { ...data };
     for (const field of TEXT_FIELDS)
@@ -6329,7 +5720,6 @@ function normaliseRun(data) {
     setOrDrop(run, 'is_run_type_cancellable', typeof cancellable === 'boolean' ? cancellable : undefined);
     return run;
 }
-/** A plain string is the message itself; an object keeps its fields of the right type. */
 function statusMessageOf(value) {
     if (typeof value === 'string')
         return value.trim() ? { message: value } : undefined;
@@ -6346,17 +5736,11 @@ function statusMessageOf(value) {
         message.retryable = value['retryable'];
     return { ...value, ...message, message: message.message };
 }
-/** Artifacts as sent, less any that is not an object with a type; readers still check each field. */
 function artifactsOf(values) {
     return values.filter((artifact) => isObject(artifact) &&
         typeof artifact['artifact_type'] === 'string' &&
         (artifact['data'] === undefined || isObject(artifact['data'])));
 }
-/**
- * What a follow-up's 2xx said. Any 2xx means accepted: an older service answers without
- * `followup_id` and `outcome` (or with no body), and a member of another type is left out
- * rather than believed, so nothing the service sends can fail an accepted follow-up.
- */
 function readFollowupAnswer(data) {
     const answer = isObject(data) ? data : {};
     const { followup_id: followupId, outcome } = answer;
@@ -6365,7 +5749,6 @@ function readFollowupAnswer(data) {
         ...(typeof outcome === 'string' && outcome.trim() !== '' ? { outcome } : {}),
     };
 }
-/** Strings stay; numbers and booleans become strings; objects whose members are not text drop them. */
 function textValues(record) {
     const out = {};
     for (const [key, value] of Object.entries(record)) {
@@ -6401,8 +5784,8 @@ function kindOf(value) {
         : `a ${typeof value}`;
 }
 
-// EXTERNAL MODULE: ./node_modules/@actions/http-client/lib/index.js + 1 modules
-var lib = __nccwpck_require__(4942);
+// EXTERNAL MODULE: ../wt-48/node_modules/@actions/http-client/lib/index.js + 1 modules
+var lib = __nccwpck_require__(2564);
 ;// CONCATENATED MODULE: ./src/api/retry.ts
 
 
@@ -6411,15 +5794,12 @@ const DEFAULT_BACKOFF = {
     maxDelayMs: timing/* REQUEST_RETRIES */.NP.maxDelayMs,
     maxHintMs: timing/* REQUEST_RETRIES */.NP.maxHintMs,
 };
-/** Whether a failed attempt may be tried again under `mode`. */
 function isRetryable(error, mode) {
     if (!(error instanceof AgentApiError))
         return false;
     const hint = shouldRetryHeader(error);
     if (hint === false)
         return false;
-    // The header may stop a retry, never start one that could act twice: a service that says
-    // "retry" after a 500 may have made the run all the same.
     if (hint === true && mode === 'idempotent')
         return true;
     if (error instanceof ApiStatusError) {
@@ -6440,17 +5820,11 @@ function isRetryable(error, mode) {
         return mode === 'idempotent';
     return false;
 }
-/** A rate-limit refusal: the service did nothing and said when to come back (or 429). */
 function isRefusal(error) {
     if (!(error instanceof ApiStatusError))
         return false;
     return error.status === 429 || (error.status === 503 && retryAfterMs(error.headers) !== undefined);
 }
-/**
- * Whether a failed request may nonetheless have been carried out: the
- * connection broke after sending, the service failed midway (5xx), or it
- * answered success in a body that could not be read.
- */
 function mayHaveActed(error) {
     if (error instanceof ApiStatusError) {
         return error.status >= 500 && !isRefusal(error);
@@ -6461,20 +5835,13 @@ function mayHaveActed(error) {
         return error.status >= 200 && error.status < 300;
     return error instanceof AgentApiError;
 }
-/** The wait before retry number `attempt` (1-based): the server's hint, else capped backoff. */
 function retryDelayMs(error, attempt, random, now, policy = DEFAULT_BACKOFF) {
     const hinted = error instanceof ApiStatusError ? retryAfterMs(error.headers, now) : undefined;
-    // Clients told the same Retry-After would come back in lockstep; spread them by up to a quarter.
     if (hinted !== undefined)
         return Math.round(Math.min(hinted, policy.maxHintMs) * (1 + 0.25 * random()));
     const exponential = Math.min(policy.initialDelayMs * 2 ** (attempt - 1), policy.maxDelayMs);
-    // Full-size waits in lockstep make many clients retry together; take off up to a quarter.
     return Math.round(exponential * (1 - 0.25 * random()));
 }
-/**
- * The server's retry hint, in milliseconds: `retry-after-ms`, then
- * `Retry-After` as seconds or as an HTTP date.
- */
 function retryAfterMs(headers, now = Date.now()) {
     const milliseconds = single(headers['retry-after-ms'])?.trim();
     if (milliseconds && /^\d+(\.\d+)?$/.test(milliseconds))
@@ -6484,7 +5851,6 @@ function retryAfterMs(headers, now = Date.now()) {
         return undefined;
     if (/^\d+(\.\d+)?$/.test(retryAfter))
         return Math.round(Number(retryAfter) * 1000);
-    // Only the HTTP-date form (RFC 9110 IMF-fixdate); Date.parse alone would accept junk.
     if (!/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(retryAfter)) {
         return undefined;
     }
@@ -6514,7 +5880,6 @@ function single(value) {
 
 
 const DOWNLOAD_DEFAULTS = { maxBytes: 25 * 1024 * 1024, timeoutMs: timing/* DOWNLOAD_ATTEMPT_MS */.Yl };
-/** Shorter keys are no real keys; the runner's masking still hides them whole. */
 const MIN_REDACTED_KEY_LENGTH = 8;
 const DEFAULTS = {
     timeoutMs: timing/* REQUEST_RETRIES */.NP.attemptMs,
@@ -6525,7 +5890,6 @@ class Transport {
     #baseUrl;
     #apiKey;
     #origin;
-    /** Only a service on this machine may hand out download URLs on this machine. */
     #serviceIsLoopback;
     #options;
     constructor(options) {
@@ -6544,15 +5908,10 @@ class Transport {
             onRetry: options.onRetry,
         };
     }
-    /**
-     * Sends a request to a path under base_url until it succeeds, may not be repeated, or the
-     * retries or the deadline run out. Without `read`, the body is whatever JSON it holds.
-     */
     async request(method, path, options = {}) {
         const label = { method, path };
         const retryMode = options.retryMode ?? (method === 'GET' ? 'idempotent' : 'at-most-once');
         const maxRetries = options.maxRetries ?? this.#options.maxRetries;
-        // A refusal (429, 503 with Retry-After) proves nothing was done, so it earns more patience.
         const maxRefusals = maxRetries === 0 ? 0 : Math.max(maxRetries, timing/* REQUEST_RETRIES */.NP.refusalRetries);
         const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
         const { deadline } = options;
@@ -6576,7 +5935,6 @@ class Transport {
                     throw error;
                 }
                 const delay = retryDelayMs(error, number, this.#options.random, this.#options.now());
-                // A retry that would start after the deadline is no retry: the caller gets the failure now.
                 if (deadline !== undefined && this.#options.now() + delay >= deadline)
                     throw error;
                 this.#options.onRetry?.(`${asSentence(safeForLog(errorMessage(error)))} Retry ${used} of ${allowed} in ${(delay / 1000).toFixed(1)}s.`);
@@ -6586,15 +5944,8 @@ class Transport {
             }
         }
     }
-    /**
-     * Downloads a signed URL the service handed out (an artifact's). It lives on another
-     * host, so the key is never sent; https only, and never this machine unless base_url is
-     * on it too (a remote service must not aim the runner at its own loopback); capped in
-     * size and time. The runner's proxy settings apply.
-     */
     async download(url, options = {}) {
         const target = parseDownloadUrl(url, this.#serviceIsLoopback);
-        // The query holds the signature: the label shows neither it nor anything else secret.
         const label = { method: 'GET', path: `${target.origin}${target.pathname}` };
         const maxBytes = options.maxBytes ?? DOWNLOAD_DEFAULTS.maxBytes;
         const timeoutMs = options.timeoutMs ?? DOWNLOAD_DEFAULTS.timeoutMs;
@@ -6633,9 +5984,6 @@ class Transport {
         }, () => http.dispose());
         const status = raw.message.statusCode ?? 0;
         const responseHeaders = raw.message.headers;
-        // Before any excerpt, escaping or parsing: a service that echoes the key must not show it.
-        // A success body is redacted only for a key long enough not to occur by chance in IDs and
-        // text (a one-letter test key would corrupt every answer); an error body always is.
         const isError = status < 200 || status >= 300;
         if (isError || this.#apiKey.length >= MIN_REDACTED_KEY_LENGTH) {
             raw.text = redactSecret(raw.text, this.#apiKey);
@@ -6653,7 +6001,6 @@ class Transport {
             throw new ApiResponseFormatError(label, status, read.problem);
         return { headers: responseHeaders, data: read.value };
     }
-    /** Redirects are refused, not followed: that is what keeps the key on base_url's host. */
     #http(timeoutMs) {
         return new lib/* HttpClient */.Qq(this.#options.userAgent, [], {
             allowRedirects: false,
@@ -6664,7 +6011,6 @@ class Transport {
     }
     #url(path, query) {
         const url = new URL(this.#baseUrl + path);
-        // A path is appended to base_url, never resolved against it: no other origin is reachable.
         if (url.origin !== this.#origin)
             throw new Error(`Refusing to send the key to ${url.origin}`);
         for (const [key, value] of Object.entries(query ?? {})) {
@@ -6689,7 +6035,6 @@ function parseJson(text, label, status) {
         throw new ApiResponseFormatError(label, status, `a body that is not JSON ("${excerpt(text, 60)}")`);
     }
 }
-/** Runs `work` under a deadline and an abort signal; `onGiveUp` tears the connection down. */
 async function transport_withDeadline(label, timeoutMs, signal, work, onGiveUp) {
     if (signal?.aborted)
         throw new ApiAbortedError(label);
@@ -6716,7 +6061,6 @@ async function transport_withDeadline(label, timeoutMs, signal, work, onGiveUp) 
         });
     });
 }
-/** Codes that prove the request never reached the service. */
 const NOT_SENT_CODES = new Set([
     'ECONNREFUSED',
     'ENOTFOUND',
@@ -6724,10 +6068,6 @@ const NOT_SENT_CODES = new Set([
     'EHOSTUNREACH',
     'ENETUNREACH',
 ]);
-/**
- * Codes of a TLS certificate that Node cannot verify. Nothing reached the
- * service: the handshake failed before the request was sent.
- */
 const CERTIFICATE_CODES = new Set([
     'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
     'UNABLE_TO_GET_ISSUER_CERT',
@@ -6773,11 +6113,6 @@ async function readCapped(message, maxBytes, label) {
     }
     return Buffer.concat(chunks);
 }
-/**
- * A signed download URL: https, or plain http on this machine when the service
- * itself is on it (`serviceIsLoopback`). A remote service's URL may not name this
- * machine at all, whatever its scheme.
- */
 function parseDownloadUrl(url, serviceIsLoopback) {
     let target;
     try {
@@ -6794,11 +6129,6 @@ function parseDownloadUrl(url, serviceIsLoopback) {
         return target;
     throw new Error(`Refusing to download from ${target.protocol}//${target.host}: only https is allowed`);
 }
-/**
- * Whether a URL's hostname (as `URL` writes it: IPv4 in dotted decimal, IPv6 in
- * brackets and compressed) is this machine: localhost and its subdomains,
- * 127.0.0.0/8, 0.0.0.0, ::1, ::, and IPv4-mapped loopback.
- */
 function isLoopback(hostname) {
     const host = hostname.toLowerCase().replace(/\.$/, '');
     if (host === 'localhost' || host.endsWith('.localhost'))
@@ -6807,7 +6137,6 @@ function isLoopback(hostname) {
         return true;
     if (host === '[::1]' || host === '[::]')
         return true;
-    // ::ffff:127.x.y.z, which URL writes as [::ffff:7fxx:xxxx]; and [::ffff:0:0] for 0.0.0.0.
     return /^\[::ffff:(7f[0-9a-f]{2}:[0-9a-f]{1,4}|0:0)\]$/.test(host);
 }
 function redirectTarget(location, from) {
@@ -6820,11 +6149,6 @@ function redirectTarget(location, from) {
         return 'an unparseable location';
     }
 }
-/**
- * `signal`, also aborted `ms` from now. Not `AbortSignal.any([signal, AbortSignal.timeout(ms)])`:
- * on Node 20 the composite holds its timeout signal weakly, so garbage collection can take it
- * and the composite then never aborts (a hung read held the step past its bound).
- */
 function abortAfter(signal, ms) {
     const controller = new AbortController();
     if (signal.aborted) {
@@ -6839,12 +6163,10 @@ function abortAfter(signal, ms) {
         signal.removeEventListener('abort', onAbort);
         controller.abort(new DOMException(`The deadline of ${ms} ms passed`, 'TimeoutError'));
     }, clampTimerMs(ms));
-    // The timer bounds a wait; it must not keep a step that is done from exiting.
     timer.unref();
     signal.addEventListener('abort', onAbort, { once: true });
     return controller.signal;
 }
-/** A timer that ends early, rejecting, when `signal` aborts. */
 function abortableSleep(ms, signal) {
     return new Promise((resolve, reject) => {
         if (signal?.aborted)
@@ -6871,20 +6193,11 @@ function clampTimerMs(ms) {
 
 
 
-/**
- * The endpoints of the Cloud Agent Runs API: the only code that knows its paths and what
- * its answers mean. How a request travels (the key, deadlines, retries, typed errors) is
- * the transport's.
- */
 class AgentRunsClient {
     #transport;
     constructor(options) {
         this.#transport = new Transport(options);
     }
-    /**
-     * Creates a run. Never repeated when the service may have acted on it; the
-     * service's newer path is tried once when the spec's path does not exist.
-     */
     async createRun(body, options = {}) {
         const send = async (path) => (await this.#transport.request('POST', path, {
             ...options,
@@ -6899,18 +6212,12 @@ class AgentRunsClient {
             return await send('/agent/run');
         }
         catch (error) {
-            // 404 or 405 on the create path means no run was made, so the other path is safe.
             if (error instanceof NotFoundError || error instanceof MethodNotAllowedError) {
                 return await send('/agent/runs');
             }
             throw error;
         }
     }
-    /**
-     * The run as the service shows it now. An answer that is not this run (another
-     * run's, not an object, a state that is not a string) is a garbled answer,
-     * retried like one: it is never taken for the run's state.
-     */
     async getRun(runId, options = {}) {
         const read = (data) => {
             const answer = readRunItem(data, runId);
@@ -6925,7 +6232,6 @@ class AgentRunsClient {
             flatQuery[`metadata[${key}]`] = value;
         const { data, headers } = await this.#transport.request('GET', '/agent/runs', { ...options, query: flatQuery });
         const servedAt = Date.parse(headers.date ?? '');
-        // Entries that are not runs are dropped: a lookup must never act on a garbled one.
         const runs = Array.isArray(data?.runs) ? data.runs : [];
         return {
             ...data,
@@ -6936,12 +6242,6 @@ class AgentRunsClient {
             ...(Number.isNaN(servedAt) ? {} : { servedAt }),
         };
     }
-    /**
-     * Every run matching `query`, following the cursor across pages. Stops when
-     * the service hands back a cursor it already gave, which would loop forever.
-     * Returns whether it saw the last page: a caller that must count every run
-     * (a budget) needs to know when `maxPages` or a broken cursor cut the list short.
-     */
     async *iterateRuns(query = {}, options = {}) {
         let cursor = query.cursor;
         const seen = new Set(cursor === undefined ? [] : [cursor]);
@@ -6958,12 +6258,6 @@ class AgentRunsClient {
         }
         return { complete: false };
     }
-    /**
-     * Sends a follow-up message to steer a run. Never repeated when it may have
-     * arrived. A run whose session is gone answers 410: a SessionGoneError.
-     * Resolves with how the service routed it (`outcome`); an older service says
-     * nothing of that, and its answer is accepted all the same (both members undefined).
-     */
     async sendFollowup(runId, message, options = {}) {
         const body = { message };
         const { data } = await this.#transport.request('POST', `${runPath(runId)}/followups`, {
@@ -6973,28 +6267,12 @@ class AgentRunsClient {
         });
         return readFollowupAnswer(data);
     }
-    /**
-     * Stops the turn a live run's agent is working on, without ending the run: it stays
-     * INPROGRESS with its sandbox, and takes a follow-up. Only a live run on Warp's own harness
-     * can be interrupted; the service refuses any other with a 409 (a ConflictError: the run is
-     * not live) or a 422 (an UnprocessableEntityError: its harness cannot be interrupted).
-     *
-     * Repeated like a read (`idempotent`): a second interrupt of an interrupted run stops
-     * nothing more, so an answer lost on the way may be asked for again, where a follow-up
-     * sent twice would reach the agent twice. A 409 is retried as the service's clients retry
-     * it, since a run about to start becomes live; pass `maxRetries: 0` to fall back at once.
-     */
     async interruptRun(runId, options = {}) {
         await this.#transport.request('POST', `${runPath(runId)}/interrupt`, {
             ...options,
             retryMode: 'idempotent',
         });
     }
-    /**
-     * Asks the service to cancel a run. The service refuses (400) a run that has
-     * ended and a BLOCKED one alike, so the run is read back to tell them apart.
-     * A run still being prepared (409) is retried like any transient failure.
-     */
     async cancelRun(runId, options = {}) {
         try {
             await this.#transport.request('POST', `${runPath(runId)}/cancel`, {
@@ -7015,28 +6293,20 @@ class AgentRunsClient {
             return { kind: 'refused' };
         }
     }
-    /**
-     * The run's conversation: what the agent said and did, step by step. Throws
-     * NotFoundError while there is none yet and UnprocessableEntityError when the
-     * service cannot show this run's format; neither is a failure of the run.
-     */
     async getConversation(runId, options = {}) {
         const { data } = await this.#transport.request('GET', `${runPath(runId)}/conversation`, options);
         return { ...data, steps: Array.isArray(data?.steps) ? data.steps : [] };
     }
-    /** One artifact: FILE and SCREENSHOT carry a signed download URL; a PLAN its Markdown inline. */
     async getArtifact(artifactUid, options = {}) {
         if (artifactUid.trim() === '')
             throw new Error('An artifact UID is required');
         const path = `/agent/artifacts/${encodeURIComponent(artifactUid)}`;
         return (await this.#transport.request('GET', path, options)).data;
     }
-    /** Downloads a signed URL the service handed out, without the key (see Transport.download). */
     async downloadSignedUrl(url, options = {}) {
         return await this.#transport.download(url, options);
     }
 }
-/** A run's path. An ID that could leave its segment (`..`, `/`) is refused: it never reaches a URL. */
 function runPath(runId) {
     if (!isRunId(runId))
         throw new Error(`${JSON.stringify(safeForLog(runId, 100))} is not a run ID`);
@@ -7044,16 +6314,11 @@ function runPath(runId) {
 }
 
 ;// CONCATENATED MODULE: ./src/version.ts
-/** Sent as User-Agent, so the service's operators can tell this action's traffic apart. */
 const USER_AGENT = 'cloud-agent-run-action/1';
 
 ;// CONCATENATED MODULE: ./src/service.ts
 
 
-/**
- * The API client as the main and post steps use it: this action's user agent,
- * and every retry told in the log. The one place either step builds a client.
- */
 function serviceClient(connection, log, options = {}) {
     return new AgentRunsClient({
         baseUrl: connection.baseUrl,
@@ -7070,14 +6335,8 @@ function serviceClient(connection, log, options = {}) {
 
 
 
-/** How long finding and cancelling the run that made the pull request may take. */
 const CANCEL_DEADLINE_MS = 60_000;
-/**
- * The main step with `cancel_only`: cancels the active runs with the name of the step's project
- * and thread, creates nothing, and sets the output `cancelled` to the IDs it cancelled.
- */
 async function cancelOnlyStep(cleanup, world, io) {
-    // The thread is the event's: no GitHub request is needed to read it.
     const home = homeOf(world, githubThread(new GitHubContext('', world)));
     const client = serviceClient(cleanup, io);
     const cancelled = cleanup.name ? await cancelOnly(client, { name: cleanup.name, home }, io) : [];
@@ -7091,8 +6350,8 @@ async function cancelOnlyStep(cleanup, world, io) {
 
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-// EXTERNAL MODULE: ./node_modules/picomatch/index.js
-var picomatch = __nccwpck_require__(4006);
+// EXTERNAL MODULE: ../wt-48/node_modules/picomatch/index.js
+var picomatch = __nccwpck_require__(9124);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
 ;// CONCATENATED MODULE: ./src/agent/artifacts.ts
 
@@ -7120,7 +6379,6 @@ function parseArtifacts(artifacts) {
         });
     });
 }
-/** The `artifacts` output's items: `{ type, name, url, path }`, each member present when known. */
 function artifactsOutput(artifacts, downloadedTo = new Map()) {
     return artifacts.map((artifact) => dropUndefined({
         type: artifact.type,
@@ -7129,17 +6387,12 @@ function artifactsOutput(artifacts, downloadedTo = new Map()) {
         path: downloadedTo.get(artifact),
     }));
 }
-/**
- * `download_artifacts`: patterns one a line, or comma-separated. Blank
- * entries are dropped. Returns the patterns; throws a message for a bad one.
- */
 function parseArtifactPatterns(value) {
     const patterns = value
         .split(/[\n,]/)
         .map((pattern) => pattern.trim())
         .filter((pattern) => pattern !== '');
     for (const pattern of patterns) {
-        // eslint-disable-next-line no-control-regex -- control characters are what is refused
         if (/[\u0000-\u001f]/.test(pattern)) {
             throw new Error(`has a control character in the pattern "${JSON.stringify(pattern)}".`);
         }
@@ -7149,11 +6402,6 @@ function parseArtifactPatterns(value) {
     }
     return patterns;
 }
-/**
- * Whether a FILE artifact's `filepath` matches one of the patterns. `*`
- * stays within a folder and `**` crosses folders; a pattern without a `/`
- * matches the file's name in any folder (`review.json`, `*.md`).
- */
 function artifactMatcher(patterns) {
     const matchers = patterns.map((pattern) => picomatch_default()(pattern, { dot: true, basename: !pattern.includes('/'), nonegate: true }));
     return (filepath) => {
@@ -7161,7 +6409,6 @@ function artifactMatcher(patterns) {
         return matchers.some((isMatch) => isMatch(normalized));
     };
 }
-/** The FILE artifacts to download: those with an ID and a path matching a pattern. */
 function artifactsToDownload(artifacts, patterns) {
     if (patterns.length === 0)
         return [];
@@ -7172,15 +6419,7 @@ function artifactsToDownload(artifacts, patterns) {
         matches(artifact.filepath));
 }
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$/i;
-// eslint-disable-next-line no-control-regex -- control characters are what is refused
 const FORBIDDEN_CHARACTERS = /[\u0000-\u001f<>:"|?*]/;
-/**
- * Where a file the service names goes inside `dir`, or why it may not go
- * anywhere. The name is untrusted: it must be a relative path that stays
- * inside the directory on every platform the runner may be (no `..`, no
- * absolute path, no drive letter or UNC share, no NUL or other control
- * character, no Windows-reserved name or character, no trailing dot or space).
- */
 function safeArtifactPath(dir, filepath) {
     const refuse = (reason) => ({ ok: false, reason });
     if (filepath === '')
@@ -7210,24 +6449,14 @@ function safeArtifactPath(dir, filepath) {
     }
     const root = (0,external_node_path_namespaceObject.resolve)(dir);
     const path = (0,external_node_path_namespaceObject.resolve)(root, ...parts);
-    // Belt and braces: whatever the checks above missed, the result must lie inside the directory.
     if (!path.startsWith(root + external_node_path_namespaceObject.sep))
         return refuse('it would land outside the directory');
     return { ok: true, path };
 }
-/** The default download directory: `$RUNNER_TEMP/cloud-agent-artifacts/<run_id>`. */
 function defaultArtifactsDir(runnerTemp, runId) {
     return (0,external_node_path_namespaceObject.resolve)(runnerTemp, 'cloud-agent-artifacts', runId.replace(/[^\w-]/g, '_') || '_');
 }
-/** How long a task folder's title slug may be: the folder's name stays short on every platform. */
 const TASK_SLUG_CHARS = 40;
-/**
- * With `tasks`, each task's files go into a folder of their own under the download directory:
- * `<task number>-<title slug>`, numbered from 1 (`3-package-c`), or just the number for a task
- * without a title. The slug keeps ASCII letters and digits (accents dropped, lower case), each
- * other run of characters one `-`, at most 40 characters: a name safe on every file system,
- * which never climbs out of the directory, and unique by its number.
- */
 function taskFolderName(index, title) {
     const slug = (title ?? '')
         .normalize('NFKD')
@@ -7238,11 +6467,6 @@ function taskFolderName(index, title) {
         .replace(/^-+|-+$/g, '');
     return slug ? `${index + 1}-${slug}` : String(index + 1);
 }
-/**
- * Where each matching file goes, or why it does not: an unsafe name, or a
- * destination another file already takes (compared without case, as on
- * Windows and macOS), so that no download overwrites another.
- */
 function planDownloads(dir, artifacts) {
     const taken = new Set();
     return artifacts.map((artifact) => {
@@ -7286,7 +6510,6 @@ function dropUndefined(record) {
 }
 
 ;// CONCATENATED MODULE: ./src/model/blocked.ts
-/** `on_blocked`: what the step does when the run is BLOCKED, waiting for a person. */
 const ON_BLOCKED = ['wait', 'fail', 'pass'];
 function decideOnBlocked(onBlocked) {
     switch (onBlocked) {
@@ -7298,10 +6521,6 @@ function decideOnBlocked(onBlocked) {
             return { keepWaiting: false, passes: true };
     }
 }
-/**
- * What a BLOCKED run waits for: its status message, else the agent's last
- * message (often the question it asked), else undefined.
- */
 function blockedQuestion(statusMessage, lastAgentMessage) {
     const message = typeof statusMessage === 'object' && statusMessage !== null
         ? statusMessage.message
@@ -7311,7 +6530,6 @@ function blockedQuestion(statusMessage, lastAgentMessage) {
     const last = lastAgentMessage?.trim();
     return last ? last : undefined;
 }
-/** How a person answers a BLOCKED run: in the session, or by a comment where continue_run listens. */
 function howToAnswer(options) {
     const ways = [];
     if (options.sessionLink)
@@ -7326,12 +6544,9 @@ function howToAnswer(options) {
 }
 
 ;// CONCATENATED MODULE: ./src/input-error.ts
-/** The error that names a bad input: the inputs' readers throw it, and the output schema's compiler. */
-/** A bad input value. The message names the input and the rule, never the key. */
 class InputError extends Error {
     name = 'InputError';
     input;
-    /** What is wrong, after the input's name: each door names the input its own way. */
     detail;
     constructor(input, message) {
         super(`Input "${input}" ${message}`);
@@ -7340,10 +6555,40 @@ class InputError extends Error {
     }
 }
 
-;// CONCATENATED MODULE: ./src/inputs/values.ts
-/** The values every reader of inputs parses the same way: booleans, durations, credits, maps. */
+;// CONCATENATED MODULE: ./src/model/money.ts
 
-/** YAML 1.2 core schema booleans, as the contract promises. */
+function parseAmount(text) {
+    const trimmed = text.trim();
+    const dollars = /^\$\s?(\d+(?:\.\d+)?)$/.exec(trimmed) ?? /^(\d+(?:\.\d+)?)\s?usd$/i.exec(trimmed);
+    if (dollars)
+        return { value: Number(dollars[1]), unit: 'usd' };
+    const credits = /^(\d+(?:\.\d+)?)(?:\s?credits?)?$/i.exec(trimmed);
+    if (credits)
+        return { value: Number(credits[1]), unit: 'credits' };
+    return undefined;
+}
+function formatAmount(amount) {
+    return amount.unit === 'usd' ? formatUsd(amount.value) : formatCredits(amount.value);
+}
+function amountInput(amount) {
+    return amount.unit === 'usd' ? `$${amount.value}` : `${amount.value} credits`;
+}
+function costIn(cost, unit) {
+    return unit === 'usd' ? cost.usd : cost.credits;
+}
+function isUnpriced(cost, unit) {
+    return costIn(cost, unit) === undefined && (costIn(cost, otherUnit(unit)) ?? 0) > 0;
+}
+function otherUnit(unit) {
+    return unit === 'usd' ? 'credits' : 'usd';
+}
+function unitName(unit) {
+    return unit === 'usd' ? 'US dollars' : 'credits';
+}
+
+;// CONCATENATED MODULE: ./src/inputs/values.ts
+
+
 function parseBoolean(input, value) {
     if (['true', 'True', 'TRUE'].includes(value))
         return true;
@@ -7353,7 +6598,6 @@ function parseBoolean(input, value) {
 }
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-/** `500ms`, `30s`, `10m`, `2h`; a bare number is seconds. */
 function parseDuration(input, value) {
     const match = DURATION.exec(value);
     if (!match) {
@@ -7371,21 +6615,20 @@ function parsePositiveDuration(input, value) {
         throw new InputError(input, `must be longer than zero; got "${value}".`);
     return ms;
 }
-function readCredits(input, value) {
+function readAmount(input, value) {
     if (!value)
         return undefined;
-    const credits = /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : NaN;
-    if (!Number.isFinite(credits) || credits <= 0) {
-        throw new InputError(input, `must be a number of credits greater than zero, such as 500 or 12.5 (no separators); got "${value}".`);
+    const amount = parseAmount(value);
+    if (!amount || !Number.isFinite(amount.value) || amount.value <= 0) {
+        throw new InputError(input, `must be an amount greater than zero: credits, such as 500, 12.5 or 50 credits, or US dollars, such as $5 or 5 USD (no separators); got "${value}".`);
     }
-    return credits;
+    return amount;
 }
 function isPlainObject(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/agent-work.ts
-/** What the step brings back of the agent's work: on_blocked, max_credits, downloads, progress. */
 
 
 
@@ -7397,7 +6640,7 @@ function readAgentWork(source, wait) {
     if (!ON_BLOCKED.includes(onBlocked)) {
         throw new InputError('on_blocked', `must be wait, fail or pass; got "${onBlocked}".`);
     }
-    const maxCredits = readCredits('max_credits', source.get('max_credits'));
+    const maxCredits = readAmount('max_credits', source.get('max_credits'));
     let downloadPatterns;
     try {
         downloadPatterns = parseArtifactPatterns(source.get('download_artifacts'));
@@ -7405,7 +6648,6 @@ function readAgentWork(source, wait) {
     catch (error) {
         throw new InputError('download_artifacts', errorMessage(error));
     }
-    // Both act while or after the step waits; without waiting they would silently do nothing.
     if (!wait && maxCredits !== undefined) {
         throw new InputError('max_credits', 'needs wait: true: the cap is checked while the step waits.');
     }
@@ -7431,30 +6673,23 @@ function readArtifactsDir(source) {
 
 ;// CONCATENATED MODULE: ./src/inputs/budgets.ts
 
-/** `daily_credit_budget` and `pr_credit_budget`, each a number of credits or undefined. */
 function readCreditBudgets(source) {
     return {
-        daily: readCredits('daily_credit_budget', source.get('daily_credit_budget')),
-        pullRequest: readCredits('pr_credit_budget', source.get('pr_credit_budget')),
+        daily: readAmount('daily_credit_budget', source.get('daily_credit_budget')),
+        pullRequest: readAmount('pr_credit_budget', source.get('pr_credit_budget')),
     };
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/connection.ts
 
 
-/**
- * Warp's Oz platform, whose Agent Runs API this action speaks. action.yml gives the same
- * default; this one serves a workflow that passes an empty value, such as an unset variable.
- */
 const DEFAULT_BASE_URL = 'https://app.warp.dev/api/v1';
-/** The inputs the post step needs to reach the API: the key and the base URL. */
 function readConnection(source) {
     const apiKey = source.get('api_key');
     if (apiKey)
         source.mask(apiKey);
     if (!apiKey)
         throw new InputError('api_key', `is required but empty.${missingKeyHint(source.world)}`);
-    // A line break or space would split the Authorization header; say so without showing the key.
     if (/[\s\p{Cc}]/u.test(apiKey)) {
         throw new InputError('api_key', 'contains whitespace or control characters; check the secret.');
     }
@@ -7462,10 +6697,8 @@ function readConnection(source) {
 }
 const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 function parseBaseUrl(value, apiKey) {
-    // A key pasted into the wrong input must not be echoed back in the error.
     if (!value)
         return DEFAULT_BASE_URL;
-    // Quoted whole as given (bar the key), so the user finds the value they wrote.
     const shown = clip(value.split(apiKey).join('***'), 300);
     let url;
     try {
@@ -7492,17 +6725,12 @@ function parseBaseUrl(value, apiKey) {
     }
     return `${url.origin}${path}`;
 }
-/** What to do about a missing key: a fork gets no secrets; otherwise, where keys come from. */
 function missingKeyHint(world) {
     return (forkHint(world) ||
         ' Make a key in the Warp app (Settings > Cloud platform > API keys), add it as a' +
             ' repository secret (Settings > Secrets and variables > Actions), and pass it:' +
             ' api_key: ${{ secrets.WARP_API_KEY }}.');
 }
-/**
- * Fork pull requests get no secrets, which is the usual reason for an empty key.
- * Not `pull_request_target`: it runs in the base repository and does get them.
- */
 function forkHint(world) {
     const event = world.eventName ?? '';
     if (!event.startsWith('pull_request') || event === 'pull_request_target')
@@ -7516,24 +6744,13 @@ function forkHint(world) {
 }
 
 ;// CONCATENATED MODULE: ./src/model/approval.ts
-/**
- * Who may start a run (v1.4): a maintainer's approval pinned to one commit. The rules are pure:
- * what GitHub says (the pull request, a review, a comment, a permission) comes in as facts, and a
- * verdict in words for the log and the comment comes out. `github/approval.ts` asks GitHub.
- */
-/** `approval`'s words: when a run needs an approval before it may start. */
 const APPROVAL_POLICIES = ['none', 'forks', 'always'];
-/** Repository roles, least first: what `commenter_permission` and `approver_permission` name. */
 const REPOSITORY_ROLES = ['read', 'triage', 'write', 'maintain', 'admin'];
-/** Every role GitHub's permission endpoint may name, `none` included, least first. */
 const ROLE_WORDS = ['none', ...REPOSITORY_ROLES];
-/** Each role's rank: its place in ROLE_WORDS. */
 const RANK = Object.fromEntries(ROLE_WORDS.map((role, rank) => [role, rank]));
-/** Whether `role` is at least `least`. */
 function meetsRole(role, least) {
     return RANK[role] >= RANK[least];
 }
-/** Why the step needs an approval, in words for the comment and the log; undefined when it does not. */
 function approvalNeeded(policy, facts) {
     if (policy === 'always')
         return 'this workflow asks for an approval of every run (`approval: always`)';
@@ -7546,23 +6763,15 @@ function approvalNeeded(policy, facts) {
     }
     return undefined;
 }
-/** What `/approve` names for a pin: the commit's SHA, or the item's digest. */
 function pinValue(pin) {
     return pin.kind === 'commit' ? pin.sha : pin.digest;
 }
-/** The pin in words: `commit 5c1e2d4f7a9b`, `issue #12 as it reads now`. */
 function pinWords(pin) {
     return pin.kind === 'commit' ? `commit ${approval_short(pin.sha)}` : `${pin.item} as it reads now`;
 }
-/** How many hex characters of an item's digest its `/approve` line gives, all of which must match. */
 const ITEM_DIGEST_LENGTH = 20;
-/** The fewest hex characters of the head that an `/approve` comment must give. */
 const MIN_APPROVE_SHA = 7;
 const HEX = /^[0-9a-f]+$/;
-/**
- * The commit an `/approve <sha>` comment names: its first line, `/approve` and 7 to 40 hex
- * characters, lower-cased; undefined for any other comment. Linear: a split and two checks.
- */
 function approveCommandOf(body) {
     const firstLine = (body ?? '').trimStart().split('\n', 1)[0] ?? '';
     const words = firstLine.trim().split(/[ \t]+/);
@@ -7571,15 +6780,12 @@ function approveCommandOf(body) {
     const sha = (words[1] ?? '').toLowerCase();
     return sha.length >= MIN_APPROVE_SHA && sha.length <= 40 && HEX.test(sha) ? sha : undefined;
 }
-/** Whether a comment's first line asks to approve (even a malformed one), to say why it does not count. */
 function looksLikeApprove(body) {
     return (body ?? '').trimStart().startsWith('/approve');
 }
-/** The exact line a maintainer comments to approve `head`. */
 function approveLine(head) {
     return `/approve ${head}`;
 }
-/** What can be said of an approval before asking GitHub for its author's permission. */
 function screenApproval(claim, target) {
     const who = `@${claim.login}`;
     const refuse = (reason) => ({ kind: 'refused', reason });
@@ -7603,12 +6809,10 @@ function screenApproval(claim, target) {
     }
     return { kind: 'check-permission', login: claim.login };
 }
-/** Whether `sha` (7 or more hex characters, or a full SHA) names `head`. */
 function namesHead(sha, head) {
     const given = sha.toLowerCase();
     return given.length >= MIN_APPROVE_SHA && head.toLowerCase().startsWith(given);
 }
-/** An approval whose author's permission GitHub gave: it counts at `approver_permission` or above. */
 function judgeApprover(claim, role, least, pin) {
     const who = `@${claim.login}`;
     if (meetsRole(role, least)) {
@@ -7624,12 +6828,6 @@ function judgeApprover(claim, role, least, pin) {
         reason: `${who} has ${role === 'none' ? 'no' : role} permission on the repository; approver_permission asks for at least ${least}`,
     };
 }
-/**
- * Whether an approval was made after the key's record was last written, at GitHub's one-second
- * resolution: the same second counts for nothing, since GitHub cannot tell its order. The
- * record is rewritten when a newer head waits and when an approval starts a run, so an approval
- * older than it was either for another wait or has admitted its one run. Undefined when it was.
- */
 function madeAfterRecord(madeAt, record, what) {
     const made = Date.parse(madeAt ?? '');
     const written = Date.parse(record.writtenAt ?? '');
@@ -7641,15 +6839,7 @@ function madeAfterRecord(madeAt, record, what) {
     }
     return undefined;
 }
-/**
- * Whether an `/approve` comment came after the wait it answers, for the head that waited: its
- * 7 characters could name a newer commit made to share them and pushed right after the
- * approval, before the approving run reads the head. Such a push moves the head away from the
- * waiting comment's, or rewrites that comment after the approval was made: either way the
- * approval counts for nothing. Without a wait, only the whole SHA counts. Undefined when it counts.
- */
 function approvalAfterWait(comment, head, waiting) {
-    // With no wait to order it against, only the whole SHA names the head beyond doubt.
     if (!waiting) {
         return comment.sha.length < 40
             ? 'no step waited for this head, so a comment must give its whole SHA'
@@ -7660,26 +6850,19 @@ function approvalAfterWait(comment, head, waiting) {
     }
     return madeAfterRecord(comment.madeAt, waiting, approval_short(head));
 }
-/** A commit as the log and the comment name it. */
 function approval_short(sha) {
     return sha.slice(0, 12);
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/github.ts
-/**
- * The main step's GitHub inputs: the comment, the commit status, who may reach the agent through
- * a comment (`continue_run`), and who must approve a commit before a run starts (`approval`).
- */
 
 
-/** `github_token`, masked as soon as it is read; '' when not given. */
 function readGitHubToken(source) {
     const token = source.get('github_token');
     if (token)
         source.mask(token);
     return token;
 }
-/** The `name` input, else the workflow and the job: what makes a step's comment its own. */
 function conversationKey(source) {
     const name = source.get('name');
     if (name)
@@ -7692,10 +6875,6 @@ function readRole(input, value) {
         return role;
     throw new InputError(input, `must be one of ${REPOSITORY_ROLES.join(', ')}; got "${value}".`);
 }
-/**
- * `approval`: a run that waits for an approval starts later from the step's own prompt, so it
- * applies to a step that creates one run from its prompt; never to a comment's message.
- */
 function readApproval(source, continueRun) {
     const value = source.get('approval') || 'none';
     const policy = APPROVAL_POLICIES.find((word) => word === value);
@@ -7712,10 +6891,6 @@ function readApproval(source, continueRun) {
     }
     return policy;
 }
-/**
- * `approver_permission`: the least role whose approval counts. On a public repository anyone
- * has `read`, so an approval below `triage` would let anyone approve: refused there (v1.5).
- */
 function readApproverPermission(source, approval) {
     const role = readRole('approver_permission', source.get('approver_permission'));
     const repository = source.world.event?.repository;
@@ -7726,7 +6901,6 @@ function readApproverPermission(source, approval) {
     return role;
 }
 const LOGIN = /^[a-z\d](?:[a-z\d-]{0,38})(?:\[bot\])?$/i;
-/** Comma-separated bot logins; `name` and `name[bot]` mean the same bot. */
 function readBots(value) {
     const logins = value
         .split(/[,\n]/)
@@ -7743,12 +6917,10 @@ function readBots(value) {
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: ./src/inputs/output.ts
-/** The agent's work as data: output_schema (inline or a workspace file), a review, a check run. */
 
 
 
 
-/** At most this many corrections: each is a whole new pass of the agent. */
 const MAX_OUTPUT_RETRIES = 10;
 function readOutput(source, wait) {
     const pullRequestReview = parseBoolean('pull_request_review', source.get('pull_request_review') || 'false');
@@ -7762,7 +6934,6 @@ function readOutput(source, wait) {
     if (schema && pullRequestReview) {
         throw new InputError('output_schema', 'cannot be combined with pull_request_review, which asks for its own review document.');
     }
-    // Each acts once the run has ended: without waiting they would silently do nothing.
     for (const [input, asked] of [
         ['output_schema', schema !== undefined],
         ['pull_request_review', pullRequestReview],
@@ -7774,7 +6945,6 @@ function readOutput(source, wait) {
     }
     return { schema, retries, pullRequestReview, checkRun };
 }
-/** Inline when it looks like JSON or YAML (a brace, a line break, `key: value`), else a file. */
 function readSchemaSource(source, input = 'output_schema') {
     const value = source.get('output_schema');
     if (!value)
@@ -7784,8 +6954,6 @@ function readSchemaSource(source, input = 'output_schema') {
     const workspace = source.world.workspace;
     const path = (0,external_node_path_namespaceObject.resolve)(workspace, value);
     try {
-        // The schema's text goes to the service in the prompt: only a file of the workspace may,
-        // never one elsewhere on the runner reached by an absolute path, `..` or a link.
         if (!isWithin((0,external_node_fs_namespaceObject.realpathSync)(workspace), (0,external_node_fs_namespaceObject.realpathSync)(path))) {
             throw new InputError(input, `must name a file in the workspace (${workspace}); "${value}" is outside it. ` +
                 'Copy the schema into the workspace, or give it inline.');
@@ -7803,7 +6971,6 @@ function readSchemaSource(source, input = 'output_schema') {
     }
 }
 const MAX_SCHEMA_BYTES = 1024 * 1024;
-/** Whether `path` is `dir` or lies below it (both already resolved, links followed). */
 function isWithin(dir, path) {
     const rest = (0,external_node_path_namespaceObject.relative)(dir, path);
     return rest !== '..' && !rest.startsWith(`..${external_node_path_namespaceObject.sep}`) && !(0,external_node_path_namespaceObject.isAbsolute)(rest);
@@ -7813,7 +6980,6 @@ function isWithin(dir, path) {
 
 
 
-/** Deep enough for any real configuration; deeper would only risk the stack when sent. */
 const MAX_MCP_DEPTH = 16;
 function parseMcpServers(value) {
     if (!value)
@@ -7838,7 +7004,6 @@ function parseMcpServers(value) {
     }
     return servers;
 }
-/** The kinds of MCP server the service takes: an entry names exactly one. */
 const MCP_SERVER_KINDS = ['warp_id', 'command', 'url'];
 function parseMcpServer(name, server) {
     const fail = (problem) => {
@@ -7877,7 +7042,6 @@ function parseMcpServer(name, server) {
 function isStringMap(value) {
     return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string');
 }
-/** How deeply objects and arrays nest in `value`, counted without recursion, up to `limit + 1`. */
 function depthOf(value, limit) {
     let deepest = 0;
     const pending = [[value, 1]];
@@ -7896,21 +7060,9 @@ function depthOf(value, limit) {
 
 ;// CONCATENATED MODULE: ./src/inputs/surface.ts
 
-/**
- * The inputs of the service's whole surface (contract v1.4): which agent works a run
- * (`harness`), where it runs (`worker_host`), and `continue_from`. Pure: run-target.ts and
- * main-step.ts read the values and hand them here, for one run and for each task.
- */
-/** The agents a run may be worked by (`config.harness.type`); empty lets the service choose. */
 const HARNESSES = ['oz', 'claude', 'codex', 'gemini'];
-/** What `continue_from` takes: empty, or `pull_request`. */
 const CONTINUE_FROM = ['pull_request'];
-/** A worker's host name: no spaces or control characters, at most 253 characters (a DNS name's). */
 const WORKER_HOST = /^[^\s\p{Cc}]{1,253}$/u;
-/**
- * The `harness` and `worker_host` members of a run's config, or the problem with one; each
- * empty value is left out, so that the service chooses.
- */
 function surfaceConfig(values, names = {
     harness: 'harness',
     workerHost: 'worker_host',
@@ -7936,10 +7088,6 @@ function surfaceConfig(values, names = {
 function isProblem(value) {
     return 'input' in value && 'message' in value;
 }
-/**
- * `continue_from`: undefined when empty; the problem with a value it does not take, or with an
- * input it cannot be combined with (`given` says which are given).
- */
 function readContinueFrom(value, given) {
     if (!value)
         return undefined;
@@ -7968,10 +7116,6 @@ function readContinueFrom(value, given) {
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/run-target.ts
-/**
- * What the step acts on: a run to create (its prompt, or `prompt_file`, and the create-only
- * inputs), an existing run (`run_id`, `followup`), or the run of a comment thread (`continue_run`).
- */
 
 
 
@@ -8002,7 +7146,6 @@ function readTarget(source, continueRun) {
     }
     return { kind: 'create', request: readCreateRequest(source, readPrompt(source)) };
 }
-/** `prompt`, or the contents of `prompt_file`; never both. */
 function readPrompt(source) {
     const prompt = source.get('prompt');
     const file = source.get('prompt_file');
@@ -8013,7 +7156,6 @@ function readPrompt(source) {
     const path = (0,external_node_path_namespaceObject.resolve)(source.world.workspace, file);
     let text;
     try {
-        // Checked before reading, so that a huge file is refused without being loaded.
         checkPromptSize('prompt_file', '', (0,external_node_fs_namespaceObject.statSync)(path).size);
         text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
     }
@@ -8027,19 +7169,13 @@ function readPrompt(source) {
         throw new InputError('prompt_file', `names an empty file: ${path}.`);
     return checkPromptSize('prompt_file', text.trim());
 }
-/**
- * Every poll answers with the prompt, so a prompt larger than the action can
- * read back would make the run impossible to follow: refuse it up front.
- */
 function checkPromptSize(input, prompt, bytes = Buffer.byteLength(prompt)) {
     if (bytes > MAX_PROMPT_BYTES) {
         throw new InputError(input, `is ${bytes} bytes; the longest prompt the action sends is ${MAX_PROMPT_BYTES} bytes (1 MiB).`);
     }
     return prompt;
 }
-/** The inputs that say what one run is: its prompt, or the existing run and the message to it. */
 const SINGLE_RUN_INPUTS = ['prompt', 'prompt_file', 'run_id', 'followup'];
-/** The inputs only creating a run reads: refused beside run_id, and a task's own keys (task-set.ts). */
 const CREATE_ONLY_INPUTS = [
     'prompt',
     'prompt_file',
@@ -8089,7 +7225,6 @@ function checkRunId(runId) {
     }
     return runId;
 }
-/** Rejects create-only inputs beside run_id, so that nobody expects them to be sent. */
 function checkNoCreateInputs(source) {
     const given = CREATE_ONLY_INPUTS.filter((name) => source.get(name) !== '');
     if (given.length > 0) {
@@ -8113,10 +7248,6 @@ function dropEmpty(record) {
 
 
 const PREVIOUS_RUN_WORDS = ['keep', 'cancel', 'steer'];
-/**
- * `previous_run`, with `cancel_previous: true` meaning `cancel` as it always has; the two
- * saying different things is an input error.
- */
 function readPreviousRun(source) {
     const legacy = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
     const given = source.get('previous_run') || 'keep';
@@ -8130,7 +7261,6 @@ function readPreviousRun(source) {
     return legacy ? 'cancel' : word;
 }
 const DEFAULT_TIMEOUT = '60m';
-/** Reads and checks every input of the main step. Throws InputError before any request. */
 function readSettings(source) {
     let target;
     let previousRun = 'keep';
@@ -8170,7 +7300,6 @@ function readSettings(source) {
     const cancelPrevious = cancelAskedBy(source, previousRun);
     return { ...step, target, cancelPrevious, previousRun, ...(continueFrom ? { continueFrom } : {}) };
 }
-/** The input that asked to cancel the previous runs, as the door names it; undefined when none. */
 function cancelAskedBy(source, previousRun) {
     if (previousRun !== 'cancel')
         return undefined;
@@ -8178,11 +7307,6 @@ function cancelAskedBy(source, previousRun) {
         ? inputNamed(source, 'cancel_previous')
         : inputNamed(source, 'previous_run', 'cancel');
 }
-/**
- * Everything but what the step acts on: the connection (the key masked
- * first), time, GitHub, the agent's work and its output. `readTarget` reads
- * what the step acts on where its errors come in the order a person fixes them.
- */
 function readStepSettings(source, readTarget, connection = readConnection(source)) {
     const githubToken = readGitHubToken(source);
     const comment = parseBoolean('comment', source.get('comment') || 'false');
@@ -8208,8 +7332,7 @@ function readStepSettings(source, readTarget, connection = readConnection(source
                         ? 'pull_request_review'
                         : output.checkRun
                             ? 'check_run'
-                            : // GitHub's compare says what changed since the head the steered run worked on
-                                // (another forge's door hands its own reading: InputSource.steering).
+                            :
                                 source.get('previous_run') === 'steer' && !source.steering
                                     ? 'previous_run: steer'
                                     : '';
@@ -8236,11 +7359,6 @@ function readStepSettings(source, readTarget, connection = readConnection(source
         budgets: readBudgets(source),
     };
 }
-/**
- * The credit budgets: each counts the runs of the step's project (and pull or merge request),
- * whatever the door that made them, so a budget with no project to count by is refused here,
- * before any request, rather than silently count nothing.
- */
 function readBudgets(source) {
     const budgets = readCreditBudgets(source);
     const given = budgets.daily !== undefined ? 'daily_credit_budget' : 'pr_credit_budget';
@@ -8261,11 +7379,6 @@ function readPollInterval(value, timeoutMs) {
     }
     return ms;
 }
-/**
- * `cancel_only`: the step cancels the active runs named `name` and creates
- * nothing (a pull request's runs when it closes); with `continue_from: pull_request`, the run
- * that made the pull request too (v1.5). Undefined when not asked for.
- */
 function readCancelOnly(source) {
     if (!parseBoolean('cancel_only', source.get('cancel_only') || 'false'))
         return undefined;
@@ -8280,7 +7393,6 @@ function readCancelOnly(source) {
         throw new InputError('cancel_only', 'needs name (it cancels the active runs with that name), or continue_from: pull_request (the run that made the pull request).');
     }
     needsProject(source, 'cancel_only');
-    // Every input that says which run to act on, or how to create one: none is sent.
     const others = [...new Set([...CREATE_ONLY_INPUTS, ...SINGLE_RUN_INPUTS])].filter((input) => input !== 'name' && source.get(input) !== '');
     for (const flag of ['continue_run', 'cancel_previous', 'comment', 'commit_status']) {
         if (parseBoolean(flag, source.get(flag) || 'false'))
@@ -8291,17 +7403,11 @@ function readCancelOnly(source) {
     }
     return { ...connection, name, madeThePullRequest };
 }
-/**
- * An input that acts on the name's runs of one project (`previous_run: cancel`,
- * `cancel_previous`, `cancel_only`): with no project to scope by it could only act on nothing,
- * so it is refused here, before any request, as a budget with no project is.
- */
 function needsProject(source, input) {
     if (source.world.project)
         return;
     throw new InputError(input, `${input === 'previous_run' ? 'cancel ' : ''}needs a project: it cancels only the name's runs of one project, and none is named; outside GitHub and GitLab, name it with --project.`);
 }
-/** An input as the door names it: see InputSource.nameOf. */
 function inputNamed(source, input, value) {
     if (source.nameOf)
         return source.nameOf(input, value);
@@ -8316,38 +7422,22 @@ function inputNamed(source, input, value) {
 
 
 
-/** The create inputs a task does not set: its prompt is the item's own; MCP servers the step's. */
 const NOT_A_TASK_KEY = ['prompt_file', 'mcp_servers'];
-/**
- * The keys a task may set: every create input but those, and its own output_schema; any other
- * it omits takes the step's input of the same name.
- */
 const TASK_KEYS = [
     ...CREATE_ONLY_INPUTS.filter((input) => !NOT_A_TASK_KEY.includes(input)),
     'output_schema',
 ];
-/**
- * What `tasks` cannot be combined with, each with the value that is refused: the one list
- * that `action.yml`'s description of `tasks` and docs/tasks.md say (a test holds them to it,
- * and one that each is refused before any request).
- */
 const TASKS_REFUSE = [
-    // The inputs that say what one run is, which `tasks` replaces: refused whatever their value.
     ...SINGLE_RUN_INPUTS.map((input) => [input, 'x']),
     ['continue_run', 'true'],
     ['pull_request_review', 'true'],
     ['previous_run', 'steer'],
     ['continue_from', 'pull_request'],
 ];
-/**
- * Reads a step with `tasks`: undefined when `tasks` is not given. Checks every
- * task before any request, and names the task and the field of a bad one.
- */
 async function readTaskSettings(source) {
     const value = source.get('tasks');
     if (!value)
         return undefined;
-    // The key is masked before any other input is checked, as for one run.
     const connection = readConnection(source);
     for (const name of SINGLE_RUN_INPUTS) {
         if (source.get(name)) {
@@ -8366,7 +7456,6 @@ async function readTaskSettings(source) {
             throw new InputError('tasks', 'cannot be combined with continue_run: it applies to one run.');
         }
     }, connection);
-    // Not silently ignored: a pull request gets one review, from one run.
     if (step.output.pullRequestReview) {
         throw new InputError('tasks', 'cannot be combined with pull_request_review: it applies to one run.');
     }
@@ -8388,7 +7477,6 @@ async function readTaskSettings(source) {
         throw new InputError('tasks', `${ownSchema.input} needs wait: true: it acts on the run's result.`);
     }
     const maxParallel = readPositiveInteger('max_parallel', source.get('max_parallel') || '10');
-    // A detached set hands every run over at once: no step stays to start the next one later.
     if (!step.wait && maxParallel < tasks.length) {
         throw new InputError('max_parallel', `is ${maxParallel}, below the ${tasks.length} tasks: with wait: false the step starts every task at once and does not stay to start the rest; give max_parallel of at least ${tasks.length}, or wait: true.`);
     }
@@ -8402,10 +7490,6 @@ async function readTaskSettings(source) {
         passWhen: readPassWhen(source.get('pass_when') || 'all', tasks.length),
     };
 }
-/**
- * A JSON parser's message with what it read where it stopped: "… at position 16" says little to
- * a person; "… at position 16, at `prompt: \"x\"}]`" shows the unquoted key. Linear.
- */
 function withWhatWasRead(message, text) {
     const position = /\bposition (\d+)/.exec(message)?.[1];
     if (position === undefined)
@@ -8414,7 +7498,6 @@ function withWhatWasRead(message, text) {
     const near = text.slice(Math.max(0, at - 10), at + 20).replace(/\s+/g, ' ');
     return `${message.replace(/\s*\(line \d+ column \d+\)/, '')}, at ${JSON.stringify(near)}`;
 }
-/** A YAML or JSON list. JSON needs no parser beyond the runtime's; YAML loads only when used. */
 async function parseTaskList(value) {
     let list;
     let jsonError;
@@ -8426,12 +7509,11 @@ async function parseTaskList(value) {
         list = undefined;
     }
     if (list === undefined) {
-        const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
+        const { parse } = await __nccwpck_require__.e(/* import() */ 421).then(__nccwpck_require__.t.bind(__nccwpck_require__, 5421, 19));
         try {
             list = parse(value, { maxAliasCount: 0 });
         }
         catch (error) {
-            // Text that opens as JSON was meant as JSON: its parser says what is wrong in its terms.
             const reason = jsonError ?? (error instanceof Error ? error.message.split('\n')[0] : String(error));
             throw new InputError('tasks', `is neither a JSON nor a YAML list: ${asSentence(cut(reason ?? '', 300))} ` +
                 'Give one task a line as a YAML list ("- Update package a"), or a JSON array of strings or objects.');
@@ -8444,12 +7526,7 @@ async function parseTaskList(value) {
         throw new InputError('tasks', 'is an empty list: give at least one task.');
     return list;
 }
-/**
- * One task's create request, its own keys over the step's inputs of the same name, and its own
- * output_schema (a path or inline, as the input takes) when it names one.
- */
 function readTask(source, item, index) {
-    // A person counts tasks from 1 (the `runs` output's `task` is the 0-based index, for code).
     const where = `task ${index + 1}`;
     const fields = {};
     if (typeof item === 'string') {
@@ -8511,14 +7588,7 @@ function readPassWhen(value, taskCount) {
 }
 
 ;// CONCATENATED MODULE: ./src/agent/conversation.ts
-/**
- * A run's normalized conversation (`GET /agent/runs/{runId}/conversation`),
- * read defensively: the body is whatever the service (or a proxy) sent, so
- * every member is checked, and anything of the wrong type is left out rather
- * than trusted. Nothing here throws on any input.
- */
 
-/** Nested steps deeper than this are ignored: a body cannot make the action recurse without end. */
 const MAX_DEPTH = 32;
 function parseConversation(body) {
     return { steps: parseSteps(conversation_isRecord(body) ? body.steps : undefined, 0) };
@@ -8553,7 +7623,6 @@ function parseMessage(message) {
             .filter((action) => action.category !== '' || action.name !== ''),
     };
 }
-/** Every message, depth first: a step's own messages, then its nested steps'. */
 function messagesInOrder(conversation) {
     const out = [];
     const visit = (steps) => {
@@ -8565,12 +7634,6 @@ function messagesInOrder(conversation) {
     visit(conversation.steps);
     return out;
 }
-/**
- * The agent's final message: the text of the last `assistant` message that has
- * any text (one that only took actions says nothing). "Last" is by timestamp
- * when every such message has one, else by position in the conversation.
- * Several text blocks are joined by a blank line. Undefined when there is none.
- */
 function finalAnswer(conversation) {
     const candidates = messagesInOrder(conversation)
         .map((message, order) => ({ message, order, text: message.texts.join('\n\n').trim() }))
@@ -8581,12 +7644,7 @@ function finalAnswer(conversation) {
     const last = candidates.reduce((latest, candidate) => byTime && (candidate.message.at ?? 0) < (latest.message.at ?? 0) ? latest : candidate);
     return last.text;
 }
-/** GitHub keeps at most 1 MiB of outputs per job; the answer takes a quarter of it at most. */
 const RESULT_OUTPUT_LIMIT_BYTES = 256 * 1024;
-/**
- * The text for the `result` output: whole when it fits in `limit` bytes of
- * UTF-8, else its beginning (cut between characters) and a note saying so.
- */
 function capResult(text, limit = RESULT_OUTPUT_LIMIT_BYTES) {
     const bytes = Buffer.byteLength(text, 'utf8');
     if (bytes <= limit)
@@ -8595,11 +7653,9 @@ function capResult(text, limit = RESULT_OUTPUT_LIMIT_BYTES) {
     const room = Math.max(0, limit - Buffer.byteLength(note, 'utf8'));
     return { text: cutUtf8(text, room) + note, truncated: true, bytes };
 }
-/** The longest prefix of `text` that fits in `maxBytes` of UTF-8, never splitting a character. */
 function cutUtf8(text, maxBytes) {
     const encoded = Buffer.from(text, 'utf8');
     let end = Math.min(maxBytes, encoded.length);
-    // Back off continuation bytes (10xxxxxx) to the start of the character they belong to.
     while (end > 0 && end < encoded.length && ((encoded[end] ?? 0) & 0xc0) === 0x80)
         end -= 1;
     return encoded.subarray(0, end).toString('utf8');
@@ -8617,18 +7673,7 @@ function nonEmpty(value) {
 ;// CONCATENATED MODULE: ./src/report/json-output.ts
 
 
-/**
- * The most a JSON output (`run`, `structured_output`, `artifacts`, `runs`)
- * holds. GitHub keeps a step output of up to 1 MB; each of ours keeps well
- * inside, as `result` does (256 KiB).
- */
 const JSON_OUTPUT_LIMIT_BYTES = 256 * 1024;
-/**
- * `value` as the JSON of output `name`: whole when it can be written and fits;
- * else its `smaller()` form, with a note that says why (no output when there is
- * none). Never throws: an output must not fail a run, and JSON.stringify throws
- * on a value nested a few thousand deep (which JSON.parse reads).
- */
 function jsonOutput(name, value, smaller) {
     const whole = serialise(value);
     if (typeof whole === 'string')
@@ -8643,7 +7688,6 @@ function jsonOutput(name, value, smaller) {
         note: `The ${name} output holds ${cutForm?.keeps}: ${why}. The step's outcome is unchanged.`,
     };
 }
-/** The leading items whose JSON fits in an output, for an array that is too long. */
 function leadingThatFit(items) {
     const kept = [];
     let bytes = 2;
@@ -8658,14 +7702,12 @@ function leadingThatFit(items) {
     }
     return kept;
 }
-/** Sets the output, if there is one, and warns with its note, if any. */
 function setJsonOutput(io, name, output) {
     if (output.note)
         io.warning(safeForLog(output.note));
     if (output.json !== undefined)
         io.setOutput(name, output.json);
 }
-/** The JSON, or why it cannot be an output. */
 function serialise(value) {
     let json;
     try {
@@ -8679,16 +7721,8 @@ function serialise(value) {
         return json;
     return { why: `is ${bytes} bytes as JSON, over the ${JSON_OUTPUT_LIMIT_BYTES}-byte limit` };
 }
-/** A text field kept in a cut `run` output is at most this long. */
 const KEPT_TEXT_CHARS = 2_000;
-/** A field of another kind is kept in a cut `run` output when its JSON is at most this long. */
 const KEPT_FIELD_BYTES = 16 * 1024;
-/**
- * The `run` output when the whole run cannot be one: its top-level fields,
- * text cut and each other field kept only when it is small and can be written
- * (so `state`, `request_usage` and `status_message` stay where a workflow
- * reads them), with `truncated: true`; at worst only what names the run.
- */
 function runOutput(run) {
     return jsonOutput('run', run, () => {
         const kept = {};
@@ -8700,7 +7734,6 @@ function runOutput(run) {
         }
         kept.truncated = true;
         const keeps = 'only its top-level fields that fit, text cut, with "truncated": true';
-        // Thousands of top-level fields could still be too many.
         if (isSmall(kept, JSON_OUTPUT_LIMIT_BYTES))
             return { value: kept, keeps };
         return {
@@ -8720,7 +7753,6 @@ function isSmall(value, limit = KEPT_FIELD_BYTES) {
 
 ;// CONCATENATED MODULE: ./src/model/outcome.ts
 
-/** The `outcome` output: why the step ended, in one word (the contract's list, v1.1). */
 const OUTCOMES = [
     'succeeded',
     'failed',
@@ -8735,11 +7767,6 @@ const OUTCOMES = [
     'invalid_output',
     'awaiting_approval',
 ];
-/**
- * Why the step stopped a run before it ended on its own, or never started it: the workflow's
- * signal, the timeout, the credit cap, an error, the post step, or a set whose `pass_when` can
- * no longer be met. `outcomeOfStop` names the outcome each ends a run with.
- */
 const STOP_CAUSES = (/* unused pure expression or super */ null && ([
     'signal',
     'timeout',
@@ -8837,7 +7864,6 @@ const OUTCOME_RECORDS = {
         check: { conclusion: 'failure', title: 'The run broke: its result did not validate' },
         carriesAgentWork: true,
     },
-    // Passes, yet blocks a required check: the status stays pending until a run has passed.
     awaiting_approval: {
         icon: '🔐',
         short: 'waiting for approval',
@@ -8847,10 +7873,6 @@ const OUTCOME_RECORDS = {
         carriesAgentWork: false,
     },
 };
-/**
- * The outcome of a run the step stopped for `cause`, or never started for it: one switch, so a
- * new cause does not compile until it is named here.
- */
 function outcomeOfStop(cause) {
     switch (cause) {
         case 'signal':
@@ -8866,11 +7888,6 @@ function outcomeOfStop(cause) {
             return 'cancelled';
     }
 }
-/**
- * A review's verdict as every surface says it: the headline leads with it, and the commit status
- * and the check run of one name agree on it. Only "changes requested" fails a gate; the step
- * itself passes, since the run succeeded (gate on the check, the status or the `verdict` output).
- */
 const REVIEW_VERDICT_RECORDS = {
     approve: {
         icon: '✅',
@@ -8894,7 +7911,6 @@ const REVIEW_VERDICT_RECORDS = {
         says: 'requests changes',
     },
 };
-/** The outcome a run's own state implies, once it has ended (or waits for a person). */
 function outcomeOfState(state) {
     switch (state) {
         case 'SUCCEEDED':
@@ -8910,40 +7926,34 @@ function outcomeOfState(state) {
 }
 
 ;// CONCATENATED MODULE: ./src/model/spend-cap.ts
-/**
- * What stops a run over budget while it works: `max_credits`, or what a credit budget had left
- * when the step was admitted (v1.5: a budget caps the runs it admits, so it is overrun by at
- * most what one poll interval lets a run spend, never by a whole run). Pure.
- */
 
-/** The tighter of two caps (the first on a tie); undefined when neither is set. */
-function tighterCap(a, b) {
-    if (!a)
-        return b;
-    if (!b)
-        return a;
-    return b.credits < a.credits ? b : a;
+function bindingCaps(...caps) {
+    const tightest = new Map();
+    for (const cap of caps) {
+        if (!cap)
+            continue;
+        const held = tightest.get(cap.amount.unit);
+        if (!held || cap.amount.value < held.amount.value)
+            tightest.set(cap.amount.unit, cap);
+    }
+    return [...tightest.values()];
 }
-/** The cap `max_credits` sets, if any. */
 function maxCreditsCap(maxCredits) {
-    return maxCredits === undefined ? undefined : { credits: maxCredits, input: 'max_credits' };
+    return maxCredits === undefined ? undefined : { amount: maxCredits, input: 'max_credits' };
 }
-/** The cap, short, for a label: `the cap of 5 credits`, `the 12 credits pr_credit_budget had left`. */
 function capLabel(cap) {
     if (cap.input === 'max_credits')
-        return `the cap of ${format_formatCredits(cap.credits)}`;
-    return `the ${format_formatCredits(cap.credits)} ${cap.input} had left`;
+        return `the cap of ${formatAmount(cap.amount)}`;
+    return `the ${formatAmount(cap.amount)} ${cap.input} had left`;
 }
-/** The cap in words: `the max_credits cap of 5 credits`, `the 12 credits pr_credit_budget had left (of 100 credits)`. */
 function capWords(cap) {
     if (cap.input === 'max_credits')
-        return `the max_credits cap of ${format_formatCredits(cap.credits)}`;
-    const of = cap.limit === undefined ? '' : ` (of ${format_formatCredits(cap.limit)})`;
-    return `the ${format_formatCredits(cap.credits)} ${cap.input} had left when the step started${of}`;
+        return `the max_credits cap of ${formatAmount(cap.amount)}`;
+    const of = cap.limit === undefined ? '' : ` (of ${formatAmount(cap.limit)})`;
+    return `the ${formatAmount(cap.amount)} ${cap.input} had left when the step started${of}`;
 }
 
 ;// CONCATENATED MODULE: ./src/door-words.ts
-/** An Action's steps: the workflow cancels them; the post step cleans up after the main step. */
 const WORKFLOW_WORDS = {
     signalled: 'the workflow is cancelling this step',
     interrupted: { reason: 'the workflow was cancelled', effect: 'which interrupted this step' },
@@ -8951,7 +7961,6 @@ const WORKFLOW_WORDS = {
     leftGoing: (run) => `The main step left ${run} unfinished; cancelling it.`,
     input: (name) => `Input "${name}"`,
 };
-/** The command: a person or a CI's job cancels it, and it cleans up after itself before it exits. */
 const COMMAND_WORDS = {
     signalled: 'cancelling the runs this command made before it exits',
     interrupted: { reason: 'the command received a signal', effect: 'which stopped it' },
@@ -8963,14 +7972,12 @@ const COMMAND_WORDS = {
 ;// CONCATENATED MODULE: ./src/model/run-item.ts
 
 
-/** The run's own explanation of a failure, when there is one. */
 function run_item_statusMessageOf(run) {
     if (meaningOf(run.state) === 'succeeded')
         return undefined;
     const message = run.status_message?.message?.trim();
     return message ? message : undefined;
 }
-/** The pull request the run opened, from its artifacts, if it is an http(s) URL. */
 function pullRequestUrlOf(run) {
     for (const artifact of run.artifacts ?? []) {
         const url = artifact.artifact_type === 'PULL_REQUEST' ? artifact.data?.url : undefined;
@@ -8979,7 +7986,6 @@ function pullRequestUrlOf(run) {
     }
     return undefined;
 }
-/** `PT2M30S` and the like, in milliseconds; undefined for anything else. */
 function parseIsoDuration(text) {
     const match = /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(text);
     if (!match || text === 'P' || text === 'PT')
@@ -8998,7 +8004,7 @@ function parseIsoDuration(text) {
 
 
 
-/** The step's outcome as the pure outcome rules see it. */
+
 function endingOf(outcome) {
     switch (outcome.kind) {
         case 'started':
@@ -9016,7 +8022,6 @@ function endingOf(outcome) {
                 kind: 'timed-out',
                 run: factsOf(outcome.run),
                 timeoutMs: outcome.timeoutMs,
-                // A run seen BLOCKED only by the cancel's refusal was BLOCKED when time ran out.
                 stateAtTimeout: outcome.cancel.kind === 'blocked' ? 'BLOCKED' : outcome.stateAtTimeout,
                 cancel: outcome.cancel,
             };
@@ -9032,7 +8037,7 @@ function endingOf(outcome) {
             return {
                 kind: 'over-budget',
                 run: factsOf(outcome.run),
-                credits: format_formatCredits(outcome.cost.credits ?? 0),
+                used: spentWords(outcome.cost, outcome.cap.amount.unit),
                 cap: capWords(outcome.cap),
                 capLabel: capLabel(outcome.cap),
                 cancel: outcome.cancel,
@@ -9062,11 +8067,9 @@ function factsOf(run) {
         statusMessage: run_item_statusMessageOf(run),
     };
 }
-/** The `outcome` output's word for a step's outcome. */
 function outcomeWordOf(outcome) {
     return describeEnding(endingOf(outcome)).outcome;
 }
-/** The words for one ending: one switch, for every surface. */
 function describeEnding(ending) {
     const { name, runId } = ending.run ?? {};
     const word = (outcome) => ({ outcome, ...OUTCOME_RECORDS[outcome] });
@@ -9088,7 +8091,6 @@ function describeEnding(ending) {
             const timeout = formatDuration(ending.timeoutMs);
             const state = STATE.test(ending.stateAtTimeout) ? ` ${ending.stateAtTimeout}` : '';
             const cancel = describeCancel(ending.run.runId, ending.cancel);
-            // The cancel's refusal says BLOCKED and why; any other state is said here.
             const stateWas = ending.cancel.kind === 'blocked' ? '' : ` it was ${ending.stateAtTimeout}.`;
             return {
                 ...word('timed_out'),
@@ -9120,7 +8122,6 @@ function describeEnding(ending) {
                 ...word('blocked'),
                 passes,
                 commitState: passes ? 'success' : 'failure',
-                // What it waits for and how to answer follow; on_blocked is the job summary's to explain.
                 label: BLOCKED_LABEL,
                 showsReason: false,
                 why: `The run waits for a person (BLOCKED); with on_blocked: ${ending.onBlocked} the step hands it over and ${passes ? 'passes' : 'fails'}.`,
@@ -9131,12 +8132,12 @@ function describeEnding(ending) {
             };
         }
         case 'over-budget': {
-            const used = `The run used ${ending.credits}, more than ${ending.cap}`;
+            const used = `The run used ${ending.used}, more than ${ending.cap}`;
             const cancel = describeCancel(ending.run.runId, ending.cancel);
             return {
                 ...word('over_budget'),
-                label: `Over budget: ${ending.credits}, over ${ending.capLabel}`,
-                detail: `The run used ${ending.credits}, more than ${escapeMarkdown(ending.cap)}.${afterCancel(ending.cancel)}`,
+                label: `Over budget: ${ending.used}, over ${ending.capLabel}`,
+                detail: `The run used ${ending.used}, more than ${escapeMarkdown(ending.cap)}.${afterCancel(ending.cancel)}`,
                 showsReason: false,
                 why: `${used}. ${cancel}`,
                 headline: `${ending.run.name} went over budget`,
@@ -9205,7 +8206,6 @@ function describeEnding(ending) {
         }
     }
 }
-/** What a run stopped for a cause told by the cause alone is said to have met. */
 const STOPPED_WORDS = {
     'pass-when': {
         label: 'Cancelled: its set could no longer pass',
@@ -9213,15 +8213,12 @@ const STOPPED_WORDS = {
     },
     error: { label: 'Stopped by an error', why: 'an error ended the step, which stopped it' },
 };
-/** A sentence's first letter, in capitals. */
 function upperFirst(text) {
     return text.charAt(0).toUpperCase() + text.slice(1);
 }
-/** Our own Markdown, for the log: its code spans as plain words. */
 function plainWords(markdown) {
     return markdown.replaceAll('`', '');
 }
-/** A run that succeeded with a review: the verdict leads, and the run's success is said beside it. */
 function reviewedWords(run, verdict) {
     const record = REVIEW_VERDICT_RECORDS[verdict];
     return {
@@ -9236,15 +8233,10 @@ function reviewedWords(run, verdict) {
         headline: `${record.title}: ${run.name}`,
     };
 }
-/**
- * A run that ended on its own: by its state. Its status message is not in `why`: every
- * surface shows it beside (the summary's row, the status's description, the error line).
- */
 function finishedWords(run, state) {
     const outcome = outcomeOfState(state) ?? 'failed';
     const record = { outcome, ...OUTCOME_RECORDS[outcome] };
     const failure = `Run ${run.runId} ended ${state}${run.statusMessage ? `: ${run.statusMessage}` : ' (the service gave no status message)'}`;
-    // Without a status message the reason is said to be missing, not left blank.
     const reasonless = (why) => run.statusMessage ? why : `${why.replace(/\.$/, '')}; the service gave no status message.`;
     switch (state) {
         case 'SUCCEEDED':
@@ -9295,7 +8287,6 @@ function finishedWords(run, state) {
             };
     }
 }
-/** What became of the run after the step gave up on it: said only as it happened. */
 function afterCancel(cancel) {
     switch (cancel.kind) {
         case 'cancelled':
@@ -9312,10 +8303,6 @@ function afterCancel(cancel) {
 }
 const BLOCKED_LABEL = 'Blocked: waiting for a person';
 const STATE = /^[A-Z_]{1,40}$/;
-/**
- * A failed run's extra facts: how long its session stays open to look
- * inside, and whether the service calls the failure a platform one.
- */
 function failureNotes(statusMessage, now) {
     if (typeof statusMessage !== 'object' || statusMessage === null)
         return [];
@@ -9329,31 +8316,30 @@ function failureNotes(statusMessage, now) {
         notes.push('A platform failure; a re-run may succeed.');
     return notes;
 }
-/** What was wrong with a result that never validated, after how many corrections. */
 function describeInvalidOutput(ending) {
     const after = ending.corrections === 0
         ? ''
         : ` after ${ending.corrections} correction${ending.corrections === 1 ? '' : 's'}`;
     return `did not validate against ${schemaNamed(ending.input)}${after}: ${ending.errors.slice(0, 3).join('; ')}.`;
 }
-/** The schema a result is checked against, named by the input the user set. */
 function schemaNamed(input, quote = '') {
     return input === 'output_schema'
         ? `${quote}output_schema${quote}`
         : `the review's schema (${quote}pull_request_review${quote})`;
 }
+function spentWords(cost, unit) {
+    const spent = costIn(cost, unit);
+    if (spent !== undefined)
+        return formatAmount({ value: spent, unit });
+    const other = otherUnit(unit);
+    const reported = formatAmount({ value: costIn(cost, other) ?? 0, unit: other });
+    return `${reported} and no figure in ${unitName(unit)}`;
+}
 
 ;// CONCATENATED MODULE: ./src/report/agent-work.ts
 
 
-/**
- * The parts of the job summary and the comment that show the agent's work:
- * its answer, its files, and what a BLOCKED run waits for. Agent text goes
- * through agentMarkdown; service text through escapeMarkdown.
- */
-/** The answer shown in the job summary: GitHub keeps at most 1 MiB of summary per step. */
 const SUMMARY_ANSWER_CHARS = 200_000;
-/** The summary's block with the agent's final message, open so that it reads at a glance. */
 function renderAnswerBlock(answer, label = "The agent's answer") {
     if (answer === undefined || answer.trim() === '')
         return undefined;
@@ -9365,7 +8351,6 @@ const ICONS = {
     SCREENSHOT: '🖼️',
     PLAN: '📝',
 };
-/** The list of artifacts, with where downloaded files went. */
 function renderArtifacts(artifacts, downloadedTo, downloadDir) {
     if (artifacts.length === 0)
         return undefined;
@@ -9386,7 +8371,6 @@ function renderArtifacts(artifacts, downloadedTo, downloadDir) {
     }
     return lines.join('\n');
 }
-/** What a BLOCKED run waits for (agent text, shown safely) and how to answer. */
 function renderBlocked(question, answerWays) {
     const link = safeHttpUrl(answerWays.sessionLink);
     const ways = [link ? `answer in the [session](${link})` : 'answer in the session, in the app'];
@@ -9415,25 +8399,21 @@ function renderBlocked(question, answerWays) {
 
 
 
-/** What the step's outcome means for the workflow: pass or fail, and its words on every surface. */
 function verdictOf(outcome) {
     return describeEnding(endingOf(outcome));
 }
-/** The run's usage as `key: value` pairs, for the summary; numbers and short strings only. */
 function usageOf(run) {
     const entries = Object.entries(run.request_usage ?? {}).filter(([, value]) => typeof value === 'number' || (typeof value === 'string' && value.length <= 64));
     if (entries.length === 0)
         return undefined;
     return entries.map(([key, value]) => `${key.replace(/_/g, ' ')}: ${String(value)}`).join(', ');
 }
-/** The job summary, as GitHub-flavoured Markdown. Every text from the API is escaped. */
 function renderSummary(outcome, extras = {}) {
     const verdict = verdictOf(outcome);
     const run = outcome.run;
     const rows = [];
     if (run) {
         rows.push(['Run', `<code>${escapeMarkdown(run.run_id)}</code>`]);
-        // One fact, one row: the state is named apart only when the outcome's word is another.
         const state = run.state.toLowerCase() === verdict.outcome
             ? ''
             : ` (state <code>${escapeMarkdown(run.state)}</code>)`;
@@ -9480,7 +8460,6 @@ function renderSummary(outcome, extras = {}) {
         const asked = outcome.kind === 'blocked'
             ? outcome.question
             : (extras.blockedQuestion ?? blockedQuestion(run.status_message, undefined));
-        // The agent's last message is often its question: shown once, as the answer, below.
         const question = asked?.trim() === extras.answer?.trim() ? undefined : asked;
         lines.push(renderBlocked(question, {
             sessionLink: run.session_link,
@@ -9501,7 +8480,6 @@ function renderSummary(outcome, extras = {}) {
         lines.push(artifacts, '');
     return lines.join('\n');
 }
-/** The job summary of a step that failed before it had an outcome (bad input, lost contact, …). */
 function renderErrorSummary(message, runId, step = 'step') {
     const lines = [`### ${OUTCOME_RECORDS.error.icon} The ${step} failed`, ''];
     if (runId)
@@ -9509,7 +8487,6 @@ function renderErrorSummary(message, runId, step = 'step') {
     lines.push(escapeMarkdown(message), '');
     return lines.join('\n');
 }
-/** A step that waits for an approval (approval): what it waits for, and the line to comment. */
 function renderAwaitingSummary(ending) {
     const words = describeEnding(ending);
     const lines = [`### ${words.icon} ${escapeMarkdown(words.headline)}`, '', words.detail ?? '', ''];
@@ -9522,10 +8499,6 @@ function renderAwaitingSummary(ending) {
     }
     return lines.join('\n');
 }
-/**
- * Facts as a two-column table. GitHub's tables need a header row: the first fact is it, so no
- * empty header shows as a blank strip above the table.
- */
 function factsTable(rows) {
     const [first, ...rest] = rows;
     if (!first)
@@ -9544,7 +8517,6 @@ function durationOf(outcome) {
         return formatDuration(outcome.elapsedMs);
     return undefined;
 }
-/** `owner/repo#12` for a GitHub pull request URL, else the URL itself. */
 function pullRequestLabel(url) {
     const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url);
     return match ? `${match[1]}#${match[2]}` : url;
@@ -9565,7 +8537,6 @@ function pullRequestLabel(url) {
 
 
 
-/** Turns the step's outcome into outputs, a job summary, annotations and the exit status. */
 async function publishOutcome(io, outcome, extras = {}) {
     const { run } = outcome;
     const link = safeHttpUrl(run?.session_link);
@@ -9582,7 +8553,6 @@ async function publishOutcome(io, outcome, extras = {}) {
         if (pullRequest)
             io.setOutput('pull_request_url', pullRequest);
         setJsonOutput(io, 'run', runOutput(run));
-        // The step's spend: its run's and the runs its agent started, each once.
         const cost = treeCostOf(run, outcome.children);
         if (cost.credits !== undefined)
             io.setOutput('credits', formatNumberOutput(cost.credits));
@@ -9619,7 +8589,6 @@ async function publishOutcome(io, outcome, extras = {}) {
         io.info(`${safeForLog(verdict.headline)}.`);
     }
 }
-/** A budget reached before the create: no run, `outcome` over_budget, and the step fails. */
 async function publishOverBudget(io, message) {
     const outcome = 'over_budget';
     io.setOutput('outcome', outcome);
@@ -9627,17 +8596,12 @@ async function publishOverBudget(io, message) {
     await writeSummary(io, `### ${icon} Over budget: no run was created\n\n${escapeMarkdown(message)}\n`);
     io.setFailed(safeForLog(message));
 }
-/**
- * No run was created: the step waits for an approval of the head (approval), or one given does
- * not count. The step passes, with a notice saying what it waits for.
- */
 async function publishAwaiting(io, ending) {
     const words = describeEnding(ending);
     io.setOutput('outcome', words.outcome);
     await writeSummary(io, renderAwaitingSummary(ending));
     io.notice(safeForLog(`${words.headline}. ${words.why}`), { title: 'Cloud agent run' });
 }
-/** A summary that cannot be written (no GITHUB_STEP_SUMMARY, e.g. locally) must not fail the step. */
 async function writeSummary(io, markdown) {
     try {
         await io.appendSummary(markdown);
@@ -9646,17 +8610,11 @@ async function writeSummary(io, markdown) {
         io.debug(`No job summary written: ${errorMessage(error)}`);
     }
 }
-/**
- * The one top-level failure path: a readable message (in the job summary too,
- * when `summary` asks for it), and the stack only in debug output.
- */
 async function publishError(io, error, summary) {
-    // An input's error names the input as the door's person gave it (`timeout`, `--timeout`).
     const message = error instanceof InputError
         ? `${io.words.input(error.input)} ${error.detail}`
         : errorMessage(error);
     if (summary) {
-        // The step failed before its run had an outcome of its own (bad input, lost contact, …).
         io.setOutput('outcome', 'error');
         await writeSummary(io, renderErrorSummary(message, summary.runId, io.words.step));
     }
@@ -9667,18 +8625,12 @@ async function publishError(io, error, summary) {
 
 ;// CONCATENATED MODULE: ./src/run/tree.ts
 
-/** Pages of a run's children one read takes: far more than an agent starts. */
 const tree_CHILD_PAGES = 5;
-/**
- * The child runs the agent of `rootId` started (every level under it), oldest first, as the
- * service lists them now: one list request a page (`ancestor_run_id`), never one a run.
- */
 async function readChildren(client, rootId, query, options) {
     const listed = [];
     const pages = client.iterateRuns({ ancestor_run_id: rootId, ...query, limit: 100, sort_by: 'created_at', sort_order: 'asc' }, { ...options, maxPages: tree_CHILD_PAGES });
     for await (const run of pages)
         listed.push(run);
-    // Checked here too: a service that ignored the filter must not make another run a child.
     return childrenOf(listed, rootId);
 }
 
@@ -9691,92 +8643,108 @@ async function readChildren(client, rootId, query, options) {
 
 
 
-
-/**
- * Checks the credit budgets before a run is created: one list request a page
- * for each budget that is set, summing the credits of the runs this action
- * tagged with this repository (the last 24 hours) or this pull request. The
- * first budget that the sum has reached is returned; else what the budgets
- * had left, the tightest, as a cap on the step's runs. A failure to list
- * throws, and so does a list cut short under the budget: a budget that cannot
- * be checked creates nothing.
- */
 async function checkCreditBudgets(client, budgets, home, deps) {
     const deadline = deps.now() + timing/* CREDIT_BUDGET_CHECK */.PK.deadlineMs;
     const project = homeScope(home, { byThread: false });
-    if (budgets.daily === undefined && budgets.pullRequest === undefined)
-        return {};
-    // The inputs refuse a budget with no project before any request; this holds the rule here too.
+    const ofHome = { home, deadline, log: deps.log };
+    if (budgets.daily === undefined && budgets.pullRequest === undefined) {
+        if (budgets.maxCredits?.unit === 'usd' && project) {
+            await probeUnit(client, project, {
+                ...ofHome,
+                input: 'max_credits',
+                budget: budgets.maxCredits,
+            });
+        }
+        return { caps: [] };
+    }
     if (!project)
         throw new Error('A credit budget needs a project to count by; none is named.');
-    const ofHome = { home, deadline, log: deps.log };
-    let cap;
+    const caps = [];
     if (budgets.daily !== undefined) {
         const since = new Date(deps.now() - timing/* CREDIT_BUDGET_CHECK */.PK.dailyWindowMs).toISOString();
-        const spent = await creditsOf(client, project, since, ofHome);
+        const daily = { input: 'daily_credit_budget', budget: budgets.daily };
+        const spent = await spentOf(client, project, since, { ...ofHome, ...daily });
         const window = `in the last 24 hours (since ${since.replace(/\.\d+Z$/, 'Z')})`;
         const runs = `the runs this action started for ${home.project} ${window}`;
         const reached = judge('daily_credit_budget', budgets.daily, spent, runs, deps.log);
         if (reached)
-            return { reached };
-        cap = leftOf('daily_credit_budget', budgets.daily, spent);
+            return { reached, caps };
+        caps.push(leftOf('daily_credit_budget', budgets.daily, spent));
     }
     if (budgets.pullRequest !== undefined) {
         if (home.change === undefined) {
             deps.log.info('pr_credit_budget: this step is about no pull or merge request; it does not apply.');
-            return cap ? { cap } : {};
+            return { caps };
         }
+        const counted = { input: 'pr_credit_budget', budget: budgets.pullRequest };
         const tags = { ...project, [HANDOFF_KEYS.thread]: String(home.change) };
-        const onThread = await creditsOf(client, tags, undefined, ofHome);
-        // The run that opened the pull request counts too (its rounds are its own usage): once.
-        const spent = await withRunThatMade(client, onThread, home, deadline);
+        const onThread = await spentOf(client, tags, undefined, { ...ofHome, ...counted });
+        const spent = await withRunThatMade(client, onThread, { home, deadline, ...counted });
         const where = `${changeName(home, home.change)} of ${home.project}`;
         const runs = `the runs this action started for ${where} (all of them, whenever they ran)`;
         const reached = judge('pr_credit_budget', budgets.pullRequest, spent, runs, deps.log);
         if (reached)
-            return { reached };
-        cap = tighterCap(cap, leftOf('pr_credit_budget', budgets.pullRequest, spent));
+            return { reached, caps };
+        caps.push(leftOf('pr_credit_budget', budgets.pullRequest, spent));
     }
-    return cap ? { cap } : {};
+    return { caps };
 }
-/** What a budget not reached had left: the cap on the runs it admits. */
 function leftOf(input, limit, spent) {
-    return { credits: Math.max(0, limit - spent.credits), input, limit };
+    return {
+        amount: { value: Math.max(0, limit.value - spent.value), unit: limit.unit },
+        input,
+        limit,
+    };
 }
-/**
- * The budget against what was spent. A sum that could not read every run is a
- * lower bound: past the budget it still proves the budget reached; under it, it
- * proves nothing, and the check refuses (throws) rather than under-count.
- */
+const UNIT_PROBE_RUNS = 20;
+async function probeUnit(client, tags, { home, deadline, input, budget }) {
+    const listed = await listTaggedRuns(client, tags, { limit: UNIT_PROBE_RUNS }, {
+        maxPages: 1,
+        deadline,
+    });
+    sumIn(listed.runs.filter((run) => ofHomeForge(run, home)), { input, budget });
+}
 function judge(input, budget, spent, runs, log) {
-    const used = `${spent.complete ? '' : 'at least '}${format_formatCredits(spent.credits)}`;
-    log.info(`${input}: ${runs} used ${used} of ${format_formatCredits(budget)}.`);
-    if (spent.credits >= budget) {
+    const sum = formatAmount({ value: spent.value, unit: budget.unit });
+    const used = `${spent.complete ? '' : 'at least '}${sum}`;
+    log.info(`${input}: ${runs} used ${used} of ${formatAmount(budget)}.`);
+    if (spent.value >= budget.value) {
         return {
             input,
-            message: `Over budget: ${runs} used ${used}, which has reached the ${input} of ${format_formatCredits(budget)}. No run was created.`,
+            message: `Over budget: ${runs} used ${used}, which has reached the ${input} of ${formatAmount(budget)}. No run was created.`,
         };
     }
     if (!spent.complete) {
-        throw new Error(`${input} cannot be checked: the list of ${runs} is longer than the ${timing/* CREDIT_BUDGET_CHECK */.PK.maxPages} pages the check reads, and the ${spent.runs.toLocaleString('en-US')} runs on them used ${format_formatCredits(spent.credits)}, under the budget of ${format_formatCredits(budget)}; the rest cannot be added up, so the check refuses rather than under-count. No run was created.`);
+        throw new Error(`${input} cannot be checked: the list of ${runs} is longer than the ${timing/* CREDIT_BUDGET_CHECK */.PK.maxPages} pages the check reads, and the ${spent.runs.toLocaleString('en-US')} runs on them used ${sum}, under the budget of ${formatAmount(budget)}; the rest cannot be added up, so the check refuses rather than under-count. No run was created.`);
     }
     return undefined;
 }
-/**
- * `pr_credit_budget` counts the run that opened the pull request (its PULL_REQUEST artifact
- * names it), with its children, and every follow-up round `continue_from` sent it, which are
- * its own usage: once, unless the thread's runs already hold it.
- */
-async function withRunThatMade(client, spent, home, deadline) {
+function refuseUnpriced(input, budget, run) {
+    const cost = costOf(run.request_usage);
+    const reported = otherUnit(budget.unit);
+    const figure = formatAmount({ value: costIn(cost, reported) ?? 0, unit: reported });
+    const example = reported === 'usd' ? '$5 or 5 USD' : '500 or 500 credits';
+    throw new Error(`${input} is in ${unitName(budget.unit)} (${amountInput(budget)}), and run ${run.run_id} reports what it spent only in ${unitName(reported)} (${figure}): this account is billed in ${unitName(reported)}, and the run cannot be counted as free. Write ${input} in ${unitName(reported)}, such as ${example}. No run was created.`);
+}
+async function withRunThatMade(client, spent, { home, deadline, ...counted }) {
     const made = await lookUpRunThatMade(client, home, deadline);
     if (!made || spent.runIds.has(made.run_id))
         return spent;
     const children = await readChildren(client, made.run_id, {}, { deadline });
-    const credits = [made, ...children].reduce((sum, run) => sum + creditsSpent(run), 0);
-    return { ...spent, credits: spent.credits + credits, runs: spent.runs + 1 };
+    const value = sumIn([made, ...children], counted);
+    return { ...spent, value: spent.value + value, runs: spent.runs + 1 };
 }
-/** The credits of the home's runs carrying `tags`, created after `since` when given. */
-async function creditsOf(client, tags, since, { home, deadline, log }) {
+function sumIn(runs, { input, budget }) {
+    let sum = 0;
+    for (const run of runs) {
+        const cost = costOf(run.request_usage);
+        if (isUnpriced(cost, budget.unit))
+            refuseUnpriced(input, budget, run);
+        sum += costIn(cost, budget.unit) ?? 0;
+    }
+    return sum;
+}
+async function spentOf(client, tags, since, { home, deadline, log, ...counted }) {
     const listed = await listTaggedRuns(client, tags, since ? { created_after: since } : {}, {
         maxPages: timing/* CREDIT_BUDGET_CHECK */.PK.maxPages,
         deadline,
@@ -9787,11 +8755,9 @@ async function creditsOf(client, tags, since, { home, deadline, log }) {
             .join(', ')} here.`);
     }
     const runs = listed.runs.filter((run) => ofHomeForge(run, home));
-    // A tree's spend is its runs' own usage, each counted once: the children agents started too.
     const children = listed.children.filter((run) => ofHomeForge(run, home));
-    const credits = [...runs, ...children].reduce((sum, run) => sum + creditsSpent(run), 0);
     return {
-        credits,
+        value: sumIn([...runs, ...children], counted),
         runs: runs.length,
         complete: listed.complete,
         runIds: new Set(runs.map((run) => run.run_id)),
@@ -9803,11 +8769,6 @@ async function creditsOf(client, tags, since, { home, deadline, log }) {
 
 
 
-/**
- * The workflow cancelling the step: SIGINT or SIGTERM. The first signal aborts the wait and
- * cancels what the schedule has in flight at once, within what the runner leaves before it
- * kills the step, for one run as for a set; the step then reports itself interrupted.
- */
 class Interruption {
     #controller = new AbortController();
     #deps;
@@ -9819,11 +8780,9 @@ class Interruption {
     constructor(deps) {
         this.#deps = deps;
     }
-    /** Aborts when the workflow cancels the step. */
     get signal() {
         return this.#controller.signal;
     }
-    /** What a signal means for the step's outcome, in the door's words. */
     get interrupted() {
         return this.#deps.words.interrupted;
     }
@@ -9840,33 +8799,24 @@ class Interruption {
             this.#cancelling = this.#cancelOnSignal(signal);
         });
     }
-    /**
-     * previous_run: steer: on a signal, first asks whether a newer step for the thread has
-     * started; then the run is that step's, and is handed over rather than cancelled.
-     */
     handsOverWhen(newerStep) {
         this.#newerStep = newerStep;
     }
-    /** Why the run was handed to a newer step instead of cancelled; undefined when it was not. */
     get handedOver() {
         return this.#handedOver;
     }
-    /** The schedule now going: a signal's cancel goes to it. */
     guard(stoppable) {
         this.#guarded = stoppable;
     }
     stopListening() {
         this.#stopListening();
     }
-    /** The signal, once its cancel has been answered; undefined without a signal. */
     async settled() {
         return this.#cancelling;
     }
-    /** Cancels what is in flight at once, within what the runner leaves before it kills the step. */
     async #cancelOnSignal(signal) {
         const why = { kind: 'signal', signal };
         const deadline = cancelDeadline(why, Date.now());
-        // Should anything keep the process alive past the budget, end it before the runner's kill.
         const exitIn = deadline - Date.now() + timing/* SIGNAL_CANCEL */.EJ.exitMarginMs;
         setTimeout(() => this.#deps.exit(1), exitIn).unref();
         this.#deps.log.info(`Received ${signal}: ${this.#deps.words.signalled}.`);
@@ -9887,13 +8837,7 @@ class Interruption {
 }
 
 ;// CONCATENATED MODULE: ./src/run/tracker.ts
-/**
- * The run this step is responsible for. It persists the run ID the moment it
- * is known, so that a hard kill still leaves the post step able to cancel it,
- * and remembers whether the run still needs cancelling.
- */
 class RunTracker {
-    /** Saves the step's whole list of runs, this one's record in it. */
     #save;
     #onKnown;
     #invocation;
@@ -9907,7 +8851,6 @@ class RunTracker {
         this.#save = save;
         this.#onKnown = onKnown;
     }
-    /** What the post step needs of this run; undefined while no request that may make one went out. */
     get saved() {
         if (this.#invocation === undefined && this.#runId === undefined)
             return undefined;
@@ -9921,47 +8864,31 @@ class RunTracker {
     get runId() {
         return this.#runId;
     }
-    /** Whether a cancel request is owed: a run exists and has not ended or been handed off. */
     get needsCancel() {
         return this.#runId !== undefined && !this.#settled;
     }
-    /** A create request went out and its run has been neither seen nor ruled out. */
     get mayHaveUnseenRun() {
         return this.#pending === 'create';
     }
-    /**
-     * A follow-up was accepted (or may have been) and the run has not yet been
-     * seen leaving the state it had before: a cancel answering "already finished"
-     * may come before the run restarts, so it proves nothing.
-     */
     get awaitingNewPass() {
         return this.#awaitingNewPass;
     }
-    /** A create request tagged `invocation` is about to go out; its run may exist before its answer. */
     creating(invocation) {
-        // A new run: whatever was owed on an earlier one (a steer that fell back) is settled.
         this.#settled = false;
         this.#awaitingNewPass = false;
         this.#invocation = invocation;
         this.#save();
         this.#expect('create');
     }
-    /** The create request was refused: the service made no run. */
     noRunMade() {
         this.#resolvePending();
     }
-    /**
-     * A follow-up to `runId` is about to go out; until it is answered, the run
-     * may yet restart, and until it is seen leaving its old state, a cancel's
-     * "already finished" may be stale. Saved first, for a post step after a kill.
-     */
     followingUp(runId) {
         this.#awaitingNewPass = true;
         this.#remember(runId);
         this.#save();
         this.#expect('followup');
     }
-    /** The follow-up was refused: the run is another workflow's work, and nothing is owed on it. */
     followupRefused() {
         this.settle();
         this.#resolvePending();
@@ -9976,27 +8903,18 @@ class RunTracker {
         this.#remember(runId);
         this.#resolvePending();
     }
-    /**
-     * Back to the run this step created, after another of its key could not be steered in its
-     * stead (previous_run: steer): it is owed again, and no follow-up is awaited on it.
-     */
     keepOwn(runId) {
         this.#settled = false;
         this.#awaitingNewPass = false;
         this.#remember(runId);
         this.#save();
     }
-    /** The run ended, was cancelled, or was handed off on purpose, or none was made: nothing is owed. */
     settle() {
         if (this.#settled)
             return;
         this.#settled = true;
         this.#save();
     }
-    /**
-     * The run ID once no request in flight can change it (a create's or a
-     * follow-up's answer), or after `ms` at most, whatever is known then.
-     */
     async whenDecided(ms) {
         if (this.#pending === undefined)
             return this.#runId;
@@ -10010,7 +8928,6 @@ class RunTracker {
         }
         return this.#runId;
     }
-    /** Whether a create or follow-up request is still out. */
     get deciding() {
         return this.#pending !== undefined;
     }
@@ -10030,17 +8947,12 @@ class RunTracker {
         this.#decide();
     }
 }
-/**
- * The step's runs, one run's or a set's, as one list for the post step: each run's tracker
- * saves the whole list at every change, so a hard kill leaves the latest.
- */
 class TrackedRuns {
     #store;
     #trackers = [];
     constructor(store) {
         this.#store = store;
     }
-    /** A tracker for one more run, in the list. */
     track(onKnown) {
         const tracker = new RunTracker(() => this.#saveAll(), onKnown);
         this.#trackers.push(tracker);
@@ -10052,11 +8964,6 @@ class TrackedRuns {
 }
 
 ;// CONCATENATED MODULE: ./src/state.ts
-/**
- * The one place that knows the action's saved state. The runner's `saveState` appends
- * to GITHUB_STATE at once, and the runner reads that file even after a hard
- * kill, so whatever is saved here reaches the post step as STATE_<name>.
- */
 const KEYS = {
     runs: 'runs',
     ofSet: 'runs_of_set',
@@ -10068,11 +8975,9 @@ const KEYS = {
     checkRunDone: 'check_run_done',
     setComment: 'set_comment',
 };
-/** Whether the main step's check run is still to be completed by the post step. */
 function checkRunLeft(saved) {
     return !saved.checkRunDone && (saved.checkRunId !== undefined || !!saved.checkRunLookup);
 }
-/** The step's saved state, written through its runner's port. */
 function savedState(io) {
     return {
         saveCommentId: (commentId) => io.saveState(KEYS.commentId, String(commentId)),
@@ -10158,15 +9063,14 @@ function readRuns(saved) {
 
 ;// CONCATENATED MODULE: ./src/model/limits.ts
 const LIMITS_KEY = 'gh_limits';
-/** The limits as their tag: `deadline=2026-12-02T04:00:00.000Z;cap=50`; none when empty. */
 function limitsTag(limits) {
     const parts = [
         ...(limits.deadline ? [`deadline=${limits.deadline}`] : []),
         ...(limits.cap !== undefined ? [`cap=${limits.cap}`] : []),
+        ...(limits.capUsd !== undefined ? [`cap_usd=${limits.capUsd}`] : []),
     ];
     return parts.length > 0 ? { [LIMITS_KEY]: parts.join(';') } : {};
 }
-/** The limits a run's tag names; nothing for a run tagged before the key (or by hand). Linear. */
 function readLimits(metadata) {
     const text = typeof metadata === 'object' && metadata !== null
         ? metadata[LIMITS_KEY]
@@ -10175,37 +9079,39 @@ function readLimits(metadata) {
         return {};
     let deadline;
     let cap;
+    let capUsd;
     for (const part of text.split(';')) {
         const [name, value = ''] = part.split('=', 2);
+        const number = /^\d+(\.\d+)?$/.test(value) ? Number(value) : undefined;
         if (name === 'deadline' && Number.isFinite(Date.parse(value)))
             deadline = value;
-        if (name === 'cap' && /^\d+(\.\d+)?$/.test(value))
-            cap = Number(value);
+        if (name === 'cap' && number !== undefined)
+            cap = number;
+        if (name === 'cap_usd' && number !== undefined)
+            capUsd = number;
     }
-    return { ...(deadline ? { deadline } : {}), ...(cap !== undefined ? { cap } : {}) };
+    return {
+        ...(deadline ? { deadline } : {}),
+        ...(cap !== undefined ? { cap } : {}),
+        ...(capUsd !== undefined ? { capUsd } : {}),
+    };
 }
-/**
- * How a CANCELLED run ended, by its step's limits: `timed_out` when it ended at or past its
- * deadline, `over_budget` when its spend reached its cap, else `cancelled` (a person, a newer
- * step, a closed pull request).
- */
-function cancelledEnding(run, credits) {
-    const { deadline, cap } = readLimits(run.metadata);
+function cancelledEnding(run, cost) {
+    const { deadline, cap, capUsd } = readLimits(run.metadata);
     const ended = Date.parse(run.updated_at ?? '');
     if (deadline && Number.isFinite(ended) && ended >= Date.parse(deadline))
         return 'timed_out';
-    if (cap !== undefined && credits >= cap)
+    if (cap !== undefined && (cost.credits ?? 0) >= cap)
         return 'over_budget';
+    if (capUsd !== undefined &&
+        (cost.usd === undefined ? (cost.credits ?? 0) > 0 : cost.usd >= capUsd)) {
+        return 'over_budget';
+    }
     return 'cancelled';
 }
 
 ;// CONCATENATED MODULE: ./src/agent/sources.ts
 
-/**
- * The agent's work as the API client gives it: the conversation, and a file's
- * bytes through getArtifact and its signed URL (which the client fetches
- * without the key, capped in size and time).
- */
 function agentWorkSources(client) {
     return {
         getConversation: (runId, signal, deadline) => client.getConversation(runId, { ...timing/* CONVERSATION_READ */.xH, signal, deadline }),
@@ -10219,7 +9125,6 @@ function agentWorkSources(client) {
         },
     };
 }
-/** `data.download_url` of an artifact answer, read defensively. */
 function downloadUrlOf(answer) {
     if (typeof answer !== 'object' || answer === null)
         return undefined;
@@ -10235,11 +9140,6 @@ const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(im
 ;// CONCATENATED MODULE: ./src/github/own-comments.ts
 
 
-/**
- * The comments of one thread that the action's own identity wrote: the only
- * ones whose hidden marker is trusted, since anyone can type a marker. Each
- * call has its deadline; who the token writes as is asked once.
- */
 class OwnComments {
     #octokit;
     #thread;
@@ -10248,7 +9148,6 @@ class OwnComments {
         this.#octokit = octokit;
         this.#thread = thread;
     }
-    /** The login the token writes as; a failed look-up is tried again next time. */
     me() {
         this.#identity ??= tokenIdentity(this.#octokit).catch((error) => {
             this.#identity = undefined;
@@ -10256,7 +9155,6 @@ class OwnComments {
         });
         return this.#identity;
     }
-    /** The thread's comments written by the action's own identity, in thread order. */
     async list() {
         const me = await this.me();
         const comments = await this.#octokit.paginate(this.#octokit.rest.issues.listComments, {
@@ -10268,7 +9166,6 @@ class OwnComments {
         });
         return comments.filter((comment) => comment.user?.login === me);
     }
-    /** One comment; undefined when it is gone (deleted by a person). */
     async read(commentId) {
         try {
             const { data } = await this.#octokit.rest.issues.getComment({
@@ -10312,16 +9209,10 @@ class OwnComments {
             ...withDeadline(),
         });
     }
-    /** `owner/repo#number`, for the log. */
     where() {
         return `${this.#thread.owner}/${this.#thread.repo}#${this.#thread.issueNumber}`;
     }
 }
-/**
- * For a write GitHub refused but would take again: 422 (e.g. a body over its
- * limit) at once, and a 403 secondary rate limit after its hint (when the hint
- * is short enough to wait). Undefined for anything else.
- */
 function retryableRefusal(error) {
     const { status, response } = error;
     if (status === 422)
@@ -10350,7 +9241,6 @@ function renderMarker(marker) {
     const json = JSON.stringify(marker);
     return `<!-- cloud-agent-approval: ${json.replace(/</g, '\\u003c').replace(/>/g, '\\u003e')} -->`;
 }
-/** The marker of an approval comment; undefined for any other text. */
 function parseApprovalMarker(body) {
     const match = MARKER.exec(body);
     if (!match?.[1])
@@ -10374,11 +9264,9 @@ function itemOf(value) {
         return { kind, id };
     return undefined;
 }
-/** A short digest of the prompt: the approving step's must be the waiting step's. */
 function promptDigest(prompt) {
     return (0,external_node_crypto_namespaceObject.createHash)('sha256').update(prompt).digest('hex').slice(0, 32);
 }
-/** The waiting comment: why, who may approve, the line to comment, and what voids it. */
 function renderWaiting(words) {
     const { pin } = words.target;
     const { icon } = OUTCOME_RECORDS.awaiting_approval;
@@ -10407,7 +9295,6 @@ function markerOf(key, target, prompt, approved) {
     const item = target.item ? { item: target.item } : {};
     return { key, head: pinValue(target.pin), prompt, approved, ...item };
 }
-/** The comment once an approval started the run: who approved what. */
 function renderApproved(words) {
     const { pin } = words.target;
     const what = pin.kind === 'commit' ? `commit \`${approval_short(pin.sha)}\`` : escapeMarkdown(pin.item);
@@ -10428,12 +9315,6 @@ function footer(key, workflowRun) {
     const parts = [`key ${escapeMarkdown(key)}`, ...(link ? [`[workflow run](${link})`] : [])];
     return `<sub>${parts.join(' · ')}</sub>`;
 }
-/**
- * The key's approval comment on the pull request or issue: by the action's own identity only (anyone
- * can type a marker). A GitHub failure to write it warns and says so: a
- * waiting step passes all the same, an approved one starts nothing (its record is what keeps
- * one approval to one run).
- */
 class ApprovalComment {
     #comments;
     #key;
@@ -10447,7 +9328,6 @@ class ApprovalComment {
         this.#key = key;
         this.#log = log;
     }
-    /** The key's oldest approval comment, its marker and when it was last written; or undefined. */
     async find() {
         for (const comment of await this.#comments.list()) {
             const marker = parseApprovalMarker(comment.body ?? '');
@@ -10457,11 +9337,6 @@ class ApprovalComment {
         }
         return undefined;
     }
-    /**
-     * Writes `body` over the key's approval comment, or as a new one; `after` ends a warning. A
-     * waiting comment that already says it is left alone: rewriting it would void the approvals
-     * made since. An approval's record is always written: its time is what admits one run.
-     */
     async write(body, after, known, mode = 'waiting') {
         try {
             const found = known ?? (await this.find());
@@ -10484,7 +9359,6 @@ class ApprovalComment {
 
 
 
-/** Events whose payload carries a person's words, and where: the author of each. */
 const WORDS = {
     issue_comment: 'comment',
     pull_request_review: 'review',
@@ -10493,7 +9367,6 @@ const WORDS = {
     issues: 'issue',
     discussion: 'discussion',
 };
-/** Reads the event for the gate. `repository` is `owner/repo`, the workflow's. */
 function readApprovalEvent(eventName, event, repository) {
     const fork = forkOf(eventName, event, repository);
     const wordsKind = WORDS[eventName];
@@ -10534,11 +9407,6 @@ function subjectOf(eventName, event, fork, repository) {
     }
     return { kind: 'none' };
 }
-/**
- * Whether the change comes from a fork, as the event says: a pull request's head in another
- * repository than its base, or a workflow_run's or check_suite's `head_repository` that is not
- * the workflow's repository (a fork's pull request CI).
- */
 function forkOf(eventName, event, repository) {
     const head = event?.pull_request?.head?.repo?.full_name;
     const base = event?.pull_request?.base?.repo?.full_name;
@@ -10550,15 +9418,12 @@ function forkOf(eventName, event, repository) {
         return false;
     const from = suite?.head_repository?.full_name;
     const own = repository ?? event?.repository?.full_name;
-    // A run whose head repository is gone or unnamed is no less a fork's.
     return !from || !own || from.toLowerCase() !== own.toLowerCase();
 }
-/** The author of the words: a comment's or review's; an issue's or discussion's is its sender's. */
 function wordsAuthorOf(eventName, event) {
     if (eventName === 'pull_request_review')
         return authorOf(event?.review?.user);
     if (eventName === 'issues' || eventName === 'discussion') {
-        // An edit is the editor's words: the sender, whoever opened the item.
         return authorOf(event?.sender);
     }
     return authorOf(event?.comment?.user);
@@ -10572,11 +9437,6 @@ function authorOf(user) {
 function isId(value) {
     return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
-/**
- * An item's digest: its id and its text as GitHub answers them now. An approval names it in
- * full, so an edit of the text after the approval (even to a text made to share a prefix)
- * voids it.
- */
 function itemDigest(item, text) {
     return (0,external_node_crypto_namespaceObject.createHash)('sha256')
         .update(`${item.kind}:${item.id}\n${text}`)
@@ -10587,11 +9447,6 @@ function itemDigest(item, text) {
 ;// CONCATENATED MODULE: ./src/github/approval-target.ts
 
 
-/**
- * The target as GitHub answers it now, never as the event had it: a pull request's head, author
- * and whether it is a fork's (or the event said so: a fork's workflow run); an item's text,
- * digested, and its author. A string says why it cannot be read (nothing starts then).
- */
 async function approval_target_readTarget(octokit, repository, subject, eventFork) {
     if (subject.kind === 'item')
         return await readItem(octokit, repository, subject.item);
@@ -10606,11 +9461,9 @@ async function approval_target_readTarget(octokit, repository, subject, eventFor
         const head = data.head.sha;
         if (!/^[0-9a-f]{40}$/.test(head))
             return `pull request #${where.number} has no head commit`;
-        // Nothing is started for a pull request that is done, whoever approves it.
         if (data.state !== 'open')
             return `pull request #${where.number} is ${data.state}`;
         const headRepo = data.head.repo?.full_name;
-        // A head whose repository is gone (a deleted fork) is no less a fork's.
         const fork = headRepo === undefined || headRepo !== data.base.repo.full_name;
         const target = {
             ...where,
@@ -10623,7 +9476,6 @@ async function approval_target_readTarget(octokit, repository, subject, eventFor
         return `pull request #${where.number} could not be read (${reasonOf(error)}), so no approval can be checked`;
     }
 }
-/** An issue or a comment on one, as it reads now: pinned to its id and text. */
 async function readItem(octokit, repository, item) {
     try {
         const read = item.kind === 'issue'
@@ -10686,11 +9538,6 @@ function screenAuthor(author, me, rules) {
     }
     return { kind: 'check-permission', login: author.login };
 }
-/**
- * The author's role from GitHub's collaborator-permission answer. `role_name`
- * tells triage and maintain apart; a custom role falls back to `permission`,
- * which GitHub gives as one of admin, write, read or none.
- */
 function roleOf(answer) {
     const known = (value) => value !== undefined && ROLE_WORDS.includes(value);
     if (known(answer.role_name))
@@ -10712,12 +9559,6 @@ function judgeRole(login, role, least) {
         reason: `${who} has ${role === 'none' ? 'no' : role} permission on the repository; commenter_permission asks for at least ${least}`,
     };
 }
-/**
- * Decides whether the event's author may talk to the agent: never the
- * action's own comments; bots only when allowed; people with at least the
- * configured permission, as GitHub reports it (author_association is not
- * permission). A look-up that fails refuses.
- */
 async function admitAuthor(octokit, repository, author, rules) {
     try {
         const screening = screenAuthor(author, await tokenIdentity(octokit), rules);
@@ -10742,7 +9583,6 @@ async function admitAuthor(octokit, repository, author, rules) {
 
 
 
-/** One approval judged: the pure screening, then its author's permission as GitHub reports it. */
 async function approvals_given_judge(octokit, claim, target, github) {
     const screening = screenApproval(claim, target);
     if (screening.kind === 'refused')
@@ -10763,10 +9603,6 @@ async function approvals_given_judge(octokit, claim, target, github) {
         };
     }
 }
-/**
- * Whether an `/approve` comment is still there and still says what it said when it was made:
- * an edit or a delete before the deciding step reads it voids it. Undefined when it stands.
- */
 async function commentStands(octokit, where, comment) {
     if (comment.id === undefined)
         return 'the event names no comment id, so it cannot be re-read';
@@ -10787,12 +9623,6 @@ async function commentStands(octokit, where, comment) {
         return `the comment could not be re-read (${reasonOf(error)})`;
     }
 }
-/**
- * An approval already on the thread that counts for the target: each reviewer's latest verdict
- * (pull requests only), then the `/approve` comments, unedited, oldest first. With a record,
- * only one made after it was last written counts (it admits one run); without one, only one
- * that names the pin in full. Undefined when none counts; a string when GitHub cannot say.
- */
 async function approvalOnThread(octokit, target, record, github, log) {
     const claims = target.pin.kind === 'commit' ? await reviewClaims(octokit, target) : [];
     if (typeof claims === 'string')
@@ -10813,7 +9643,6 @@ async function approvalOnThread(octokit, target, record, github, log) {
     }
     return undefined;
 }
-/** Why a claim found on the thread is too old or too vague to count now; undefined when not. */
 function lateness(claim, pin, record) {
     if (pin.kind === 'commit' && claim.via === 'comment') {
         return approvalAfterWait(claim, pin.sha, record);
@@ -10822,14 +9651,12 @@ function lateness(claim, pin, record) {
         return pin.kind === 'item' ? `no step waited for ${pin.item}` : undefined;
     }
     if (record.pin !== pinValue(pin)) {
-        // A review names its whole commit, which no run has been admitted for yet: it counts.
         if (pin.kind === 'commit')
             return undefined;
         return `the step waited for ${record.pin}, not ${pinWords(pin)}`;
     }
     return madeAfterRecord(claim.madeAt, record, pinWords(pin));
 }
-/** Each reviewer's latest verdict, as claims: APPROVED ones only, pinned to their commit. */
 async function reviewClaims(octokit, target) {
     let reviews;
     try {
@@ -10867,7 +9694,6 @@ async function reviewClaims(octokit, target) {
     }
     return claims;
 }
-/** The thread's unedited `/approve` comments that name the pin, as claims, oldest first. */
 async function commentClaims(octokit, target) {
     let comments;
     try {
@@ -10910,13 +9736,7 @@ async function commentClaims(octokit, target) {
 
 
 
-/** What `pull_request_target` with a fork and `approval: none` warns, once. */
 const OPEN_TO_FORKS = "approval is none on a pull_request_target event from a fork: anyone who opens a pull request can start a paid run with this repository's key and the workflow's prompt. Set approval: forks to start it only once a maintainer approves the commit (docs/security.md).";
-/**
- * Decides by `approval` whether the step may start its run, on every event (v1.5): a pull
- * request's head, an issue or a comment on one, or an event with neither. Every question to
- * GitHub that fails refuses: nothing starts on an answer that did not come (fail closed).
- */
 async function decideApproval(github, context, log) {
     const { eventName, event, repository } = context;
     const facts = readApprovalEvent(eventName, event, repository && `${repository.owner}/${repository.repo}`);
@@ -10941,7 +9761,6 @@ async function decideApproval(github, context, log) {
     const found = await findRecord(octokit, thread, github.key, log);
     if (typeof found === 'string')
         return { kind: 'refuse', reason: found };
-    // An `/approve` on an issue approves the item its step waited for, not the comment itself.
     const waited = claim && subject.kind === 'item' ? waitedItem(found, subject.item.thread) : subject;
     if (typeof waited === 'string')
         return { kind: 'refuse', reason: waited };
@@ -10967,12 +9786,6 @@ async function decideApproval(github, context, log) {
         ? { kind: 'start', approved: given, ...withRecord }
         : { kind: 'wait', target, why, ...withRecord };
 }
-/**
- * An event with nothing an approval could be pinned to: `forks` starts it when it has no
- * fork's change and no words from below `commenter_permission`; `always` when its sender has
- * `approver_permission` (a push, a dispatch by a maintainer). Anything else is refused,
- * naming `approval`: it never starts with an info line.
- */
 async function unpinned(github, facts, octokit, repository, eventName) {
     const event = `the ${eventName || 'unknown'} event`;
     if (github.approval === 'always') {
@@ -10997,12 +9810,6 @@ async function unpinned(github, facts, octokit, repository, eventName) {
         reason: `${why.replace(/`/g, '')}, and ${reason}, so no approval can admit it`,
     };
 }
-/**
- * Why the run needs an approval, or undefined: by `approval`, whether the change is a fork's,
- * and whether the words that started it come from someone below `commenter_permission`
- * (every event that carries a person's words, checked alike). With `always`, an item's author
- * who has `approver_permission` needs no one else's approval (they could not give their own).
- */
 async function needOf(github, facts, fork, octokit, repository) {
     if (github.approval === 'always' && facts.subject.kind === 'item' && facts.words) {
         const author = await admitAuthor(octokit, repository, facts.words.author, {
@@ -11020,7 +9827,6 @@ async function needOf(github, facts, fork, octokit, repository) {
         ...(wordsBelow && facts.words ? { wordsBelow: facts.words.kind } : {}),
     });
 }
-/** The item the key's step waited for on an issue, from its record; why there is none. */
 function waitedItem(found, thread) {
     const item = found?.marker.item;
     if (!item)
@@ -11028,7 +9834,6 @@ function waitedItem(found, thread) {
     const label = item.kind === 'issue' ? `issue #${thread}` : `the comment ${item.id} on issue #${thread}`;
     return { kind: 'item', item: { thread, kind: item.kind, id: item.id, label } };
 }
-/** The key's approval comment on the thread, or undefined; a string when unreadable. */
 async function findRecord(octokit, target, key, log) {
     try {
         return await new ApprovalComment(octokit, target, key, log).find();
@@ -11037,11 +9842,6 @@ async function findRecord(octokit, target, key, log) {
         return `the waiting comment could not be read (${reasonOf(error)})`;
     }
 }
-/**
- * The event's own `/approve` comment, judged: it names the pin (an item's digest in full), was
- * made after the key's record was last written, still stands as it was made, and its author
- * has `approver_permission`. The approved thing or why it does not count.
- */
 async function decideClaim(octokit, claim, target, record, github, event) {
     const verdict = await approvals_given_judge(octokit, claim, target, github);
     if (!verdict.counts)
@@ -11062,10 +9862,6 @@ async function decideClaim(octokit, claim, target, record, github, event) {
     const { login, via, sha } = claim;
     return { target, login, via, sha, reason: verdict.reason };
 }
-/**
- * The comment as an approval, when its first line asks for one; undefined for any other
- * comment. Only the text the event delivered is read, and only a new comment approves.
- */
 function commentClaim(event) {
     const body = event?.comment?.body;
     if (!looksLikeApprove(body))
@@ -11093,10 +9889,6 @@ function commentClaim(event) {
 ;// CONCATENATED MODULE: ./src/github/words.ts
 
 
-/**
- * The words for the run as last seen: from its state alone while the step
- * waits (and in the post step), from the step's ending once it has one.
- */
 function wordsFor(run, ending) {
     if (!ending)
         return wordsForState(run.state);
@@ -11126,7 +9918,6 @@ function wordsForState(state) {
         case 'ERROR':
             return { icon: '❌', label: "Error on the service's side", showsReason: true };
         case 'CANCELLED':
-            // Only the step's ending knows who cancelled it; the post step's cancel is its own.
             return { icon: '⛔', label: 'Cancelled', showsReason: true };
     }
     switch (meaningOf(state)) {
@@ -11147,14 +9938,6 @@ function wordsForState(state) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/writes.ts
-/**
- * Writes to GitHub that show the newest of a changing value (a comment, a
- * commit status). They go out one at a time, in order; a burst of values
- * becomes one write of the newest, never a backlog; once a final value (the
- * end) is queued, a progress value that comes later is dropped, so a late
- * progress write can never cover the end; and waiting for them is bounded, so
- * GitHub can never hold the step.
- */
 class NewestWrites {
     #write;
     #queue = Promise.resolve();
@@ -11165,10 +9948,6 @@ class NewestWrites {
     constructor(write) {
         this.#write = write;
     }
-    /**
-     * Queues `value`; a write already waiting will take it instead of its own. `final`: the value
-     * is the end; after it only final values are written.
-     */
     push(value, final = false) {
         if (this.#stopped || (this.#final && !final))
             return;
@@ -11179,7 +9958,6 @@ class NewestWrites {
         if (!waiting)
             this.#queue = this.#queue.then(() => this.#writePending());
     }
-    /** Queues `value` unless it is the value queued last: an unchanged value is never written twice. */
     pushChanged(value, final = false) {
         const key = JSON.stringify(value);
         if (key === this.#lastPushed)
@@ -11187,16 +9965,11 @@ class NewestWrites {
         this.#lastPushed = key;
         this.push(value, final);
     }
-    /** `settled`, with a warning that names `what` when GitHub did not answer in time. */
     async settle(maxMs, log, what) {
         if ((await this.settled(maxMs)) === 'gave-up') {
             log.warning(`GitHub: ${what} was not brought up to date within ${maxMs / 1000}s; GitHub is not answering. The run is not affected.`);
         }
     }
-    /**
-     * Waits for the writes still on their way, for at most `maxMs`. After that
-     * nothing more is written, and it answers `gave-up`.
-     */
     async settled(maxMs) {
         let timer;
         const gaveUp = new Promise((resolve) => {
@@ -11214,7 +9987,6 @@ class NewestWrites {
             clearTimeout(timer);
         }
     }
-    /** Whether `settled` gave up: a write still under way should not start another. */
     get stopped() {
         return this.#stopped;
     }
@@ -11235,21 +10007,17 @@ class NewestWrites {
 
 
 
-/** GitHub refuses a longer description. */
 const MAX_DESCRIPTION = 140;
 function statusContext(key) {
     return cut(`cloud-agent/${key}`, 100);
 }
-/** Text for a description: one line, no control characters, at most 140 characters. */
 function oneLine(text, max = MAX_DESCRIPTION) {
     const flat = text
-        // eslint-disable-next-line no-control-regex -- stripping control characters is the point
         .replace(/[\u0000-\u001f\u007f]+/g, ' ')
         .replace(/\s+/g, ' ')
         .trim();
     return flat.length > max ? clip(flat, max - 1) : flat;
 }
-/** While the run works: pending, in the comment's words, linking to the session once there is one. */
 function pendingStatus(run, fallbackTarget) {
     return {
         state: 'pending',
@@ -11257,7 +10025,6 @@ function pendingStatus(run, fallbackTarget) {
         targetUrl: safeHttpUrl(run.session_link) ?? fallbackTarget,
     };
 }
-/** Where the step ended, as a commit status, in the comment's plain words. */
 function finalStatus(outcome, fallbackTarget) {
     const ending = endingOf(outcome);
     const words = describeEnding(ending);
@@ -11274,10 +10041,6 @@ function finalStatus(outcome, fallbackTarget) {
         targetUrl: safeHttpUrl(outcome.run?.session_link) ?? fallbackTarget,
     };
 }
-/**
- * Keeps one commit status up to date: one write per change, in order. A
- * GitHub failure never fails the step: it becomes a warning.
- */
 class CommitStatusReporter {
     #octokit;
     #target;
@@ -11288,11 +10051,9 @@ class CommitStatusReporter {
         this.#target = target;
         this.#log = log;
     }
-    /** `final`: the end's status; a pending one shown after it is dropped, never written over it. */
     show(report, final = false) {
         this.#writes.pushChanged(report, final);
     }
-    /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
     async settled(maxMs = timing/* GITHUB_LIMITS */.f_.settleMs) {
         await this.#writes.settle(maxMs, this.#log, `the commit status ${this.#target.context}`);
     }
@@ -11317,12 +10078,6 @@ class CommitStatusReporter {
 }
 
 ;// CONCATENATED MODULE: ./src/github/check-run.ts
-/**
- * `check_run`: the step as a check run `cloud-agent/<key>` on the commit the run works on,
- * in progress while the run works, then a conclusion. The conclusion tells the agent's verdict
- * on the work from a run that broke: only a review that requests changes is "changes
- * requested"; a run that failed, errored or gave no valid result says so in its title.
- */
 
 
 
@@ -11330,19 +10085,13 @@ class CommitStatusReporter {
 
 
 
-/** GitHub takes at most 50 annotations a request, and 65,535 characters of summary. */
 const ANNOTATIONS_PER_REQUEST = 50;
 const CHECK_SUMMARY_CHARS = 65_535;
 const ANSWER_CHARS = 40_000;
-/** The conclusion and its words, from the step's outcome and, with a review, its verdict. */
 function checkReport(outcome, extras) {
-    // With a review, the verdict is in the outcome's words (reviewVerdict): the check, the status
-    // and the headlines all read it there.
     const words = describeEnding(endingOf(outcome));
     const { review } = extras;
     const { conclusion, title } = words.check;
-    // GitHub shows the title above the summary: the summary goes on from it. A review's `why`
-    // says already that the run succeeded, and what the verdict is.
     const parts = [
         review
             ? escapeMarkdown(words.why)
@@ -11359,10 +10108,6 @@ function checkReport(outcome, extras) {
         summary: summary.length > CHECK_SUMMARY_CHARS ? clip(summary, CHECK_SUMMARY_CHARS - 1) : summary,
     };
 }
-/**
- * A step that stopped before it completed its check run: cancelled, or else failed. `runs`:
- * what was cancelled, in the title ("the run", or a set's "the runs left").
- */
 function stoppedCheckReport(why, cancelled, runs = 'the run was') {
     const title = cancelled ? `The step stopped; ${runs} cancelled` : 'The step stopped';
     return {
@@ -11371,12 +10116,7 @@ function stoppedCheckReport(why, cancelled, runs = 'the run was') {
         summary: escapeMarkdown(why),
     };
 }
-/** GitHub keeps 64 KB of an annotation's message; ours are shorter. */
 const MAX_MESSAGE_CHARS = 4_000;
-/**
- * The review's comments as annotations: plain text, which GitHub shows as typed. A comment on a
- * removed line (LEFT) has no line in the commit, so it has no annotation.
- */
 function annotationsOf(comments, verdict) {
     return comments
         .filter((comment) => comment.side !== 'LEFT')
@@ -11390,12 +10130,7 @@ function annotationsOf(comments, verdict) {
             : comment.body,
     }));
 }
-/** The summary kept for the post step: the outcome's sentence, not the agent's text. */
 const SAVED_SUMMARY_CHARS = 1_000;
-/**
- * What the post step completes the check run with when GitHub never took the main step's
- * completion: the conclusion and title reached. The state is no place for the agent's text.
- */
 function savedCheckReport(report) {
     const [first = ''] = report.summary.split('\n\n');
     return {
@@ -11404,7 +10139,6 @@ function savedCheckReport(report) {
         summary: first.length > SAVED_SUMMARY_CHARS ? clip(first, SAVED_SUMMARY_CHARS - 1) : first,
     };
 }
-/** The report the post step writes from what the main step saved. */
 function reportFromSaved(saved) {
     return {
         conclusion: saved.conclusion,
@@ -11417,14 +10151,6 @@ function reportFromSaved(saved) {
         ].join('\n'),
     };
 }
-/**
- * One check run, created in progress at once, completed at the end. A GitHub failure (most
- * often a token without `checks: write`) is a warning, and the step goes on without it. A
- * 5xx or a broken connection is asked again; a write whose answer was lost is looked for
- * before it is sent again, so nothing is made or annotated twice. With a record (the main
- * step), the state says how to find the check run, the conclusion reached, and only once
- * GitHub took it, that it is complete: until then, the post step completes it.
- */
 class CheckRunReporter {
     #octokit;
     #target;
@@ -11438,28 +10164,18 @@ class CheckRunReporter {
         this.#record = record;
         this.#id = id(this);
     }
-    /** Creates the check run, in progress, on the target's commit. */
     static open(octokit, target, log, detailsUrl, record) {
         return new CheckRunReporter(octokit, target, log, record, (reporter) => reporter.#create(target.sha, detailsUrl));
     }
-    /**
-     * The check run an earlier step created (the post step completes what the main step left):
-     * by its ID, or, when the answer to its create never came, found by its `external_id`.
-     */
     static adopt(octokit, target, known, log) {
         return new CheckRunReporter(octokit, target, log, undefined, (reporter) => 'id' in known ? Promise.resolve(known.id) : reporter.#lookUp(known));
     }
-    /** The check run's ID once created; undefined when GitHub refused it. */
     get id() {
         return this.#id;
     }
     get name() {
         return statusContext(this.#target.key);
     }
-    /**
-     * Completes the check run, with its annotations 50 a request. True once GitHub took the
-     * completing write.
-     */
     async finish(report, annotations = []) {
         const id = await this.#id;
         if (id === undefined)
@@ -11471,10 +10187,7 @@ class CheckRunReporter {
         const output = { title: report.title, summary: report.summary };
         this.#record?.saveCheckRunReport(savedCheckReport(report));
         try {
-            // The check run is this step's, created without annotations.
             let expected = 0;
-            // GitHub adds each request's annotations to the earlier ones': a lost answer is
-            // looked for by the count before the batch goes again.
             for (const batch of batches.slice(0, -1)) {
                 expected += batch.length;
                 await this.#update(id, { output: { ...output, annotations: batch } }, (run) => run.annotations >= expected);
@@ -11495,7 +10208,6 @@ class CheckRunReporter {
         this.#record?.markCheckRunDone();
         return true;
     }
-    /** One update, asked again after a transient failure unless `took` shows it took effect. */
     async #update(id, fields, took) {
         const { owner, repo } = this.#target;
         await withRetries(async (deadline) => {
@@ -11521,7 +10233,6 @@ class CheckRunReporter {
     }
     async #create(sha, detailsUrl) {
         const { owner, repo } = this.#target;
-        // A unique reference: a create whose answer was lost is found by it, not made twice.
         const lookup = { sha, externalId: (0,external_node_crypto_namespaceObject.randomUUID)() };
         this.#record?.saveCheckRunLookup(lookup);
         try {
@@ -11543,14 +10254,12 @@ class CheckRunReporter {
             return id;
         }
         catch (error) {
-            // GitHub answered that it made nothing: there is nothing for the post step to look for.
             if (refused(error))
                 this.#record?.saveCheckRunLookup(undefined);
             this.#log.warning(`GitHub: could not create the check run ${this.name} on ${sha.slice(0, 7)} (${reasonOf(error)}).${failureHint(error, CHECKS_PERMISSION)} The run goes on without it.`);
             return undefined;
         }
     }
-    /** The post step's search for a check run whose create answer the main step never had. */
     async #lookUp(lookup) {
         try {
             const id = await withRetries((deadline) => this.#find(lookup, deadline));
@@ -11564,7 +10273,6 @@ class CheckRunReporter {
             return undefined;
         }
     }
-    /** The check run of this name on the commit that carries the `external_id`, if any. */
     async #find(lookup, deadline) {
         const runs = await this.#octokit.paginate(this.#octokit.rest.checks.listForRef, {
             owner: this.#target.owner,
@@ -11579,7 +10287,6 @@ class CheckRunReporter {
     }
 }
 const CHECKS_PERMISSION = 'check_run needs the permission checks: write.';
-/** GitHub answered a 4xx: the request was refused, and made nothing. */
 function refused(error) {
     const { status, response } = error;
     return response !== undefined && status !== undefined && status >= 400 && status < 500;
@@ -11596,13 +10303,6 @@ function refused(error) {
 
 
 
-/**
- * `approval` (v1.4): whether the step may create its run. Waiting, it creates nothing, shows on
- * the pull request who may approve (the comment, a pending commit status, a check run that
- * asks for action) and passes with `awaiting_approval`; an approval that does not count starts
- * nothing either. Approved, the run works on the approved head, with the prompt that waited.
- * Undefined when the step stops here.
- */
 async function admitByApproval(settings, world, io) {
     const github = new GitHubContext(settings.github.token, world);
     const gate = await decideApproval(settings.github, github, io);
@@ -11621,7 +10321,6 @@ async function admitByApproval(settings, world, io) {
             return await refuse(settings, gate.target?.pin, gate.reason, io);
     }
 }
-/** The step's ending while it waits, or when an approval given does not count. */
 function awaiting(settings, pin, facts) {
     return {
         kind: 'awaiting-approval',
@@ -11632,23 +10331,14 @@ function awaiting(settings, pin, facts) {
         ...(facts.refused ? { refused: facts.refused } : {}),
     };
 }
-/** An approval that does not count, or a question GitHub did not answer: nothing starts. */
 async function refuse(settings, pin, reason, io) {
     io.info(`approval: nothing was started: ${reason}.`);
     await publishAwaiting(io, awaiting(settings, pin, { refused: reason }));
     return undefined;
 }
-/** The prompt a run waits with, and starts with once approved. */
 function promptOf(settings) {
     return settings.target.kind === 'create' ? (settings.target.request.prompt ?? '') : '';
 }
-/**
- * An approval counts: the key's approval comment says who approved what, and the run starts
- * (on the approved commit, for a pull request) with the prompt that waited (this step's own: a
- * comment's text never reaches it). A step whose prompt is not the one that waited starts
- * nothing. The comment is written even where no step waited: it is the record that this
- * approval admitted its one run, so a later event on the same head or item waits again.
- */
 async function startApproved(settings, world, approved, record, io) {
     const { target } = approved;
     const head = target.pin.kind === 'commit' ? target.pin.sha : undefined;
@@ -11675,7 +10365,6 @@ async function startApproved(settings, world, approved, record, io) {
     io.info(`approval: ${approved.reason}; starting the run${head ? ` on ${head}` : ''}.`);
     return { settings: pinnedPrompt(settings, target), github };
 }
-/** The prompt that waited, with what the approval pins it to: the agent works on that. */
 function pinnedPrompt(settings, target) {
     if (settings.target.kind !== 'create')
         return settings;
@@ -11687,7 +10376,6 @@ function pinnedPrompt(settings, target) {
     const prompt = request.prompt ? `${request.prompt}\n\n${pinned}` : pinned;
     return { ...settings, target: { kind: 'create', request: { ...request, prompt } } };
 }
-/** The waiting on the thread: the comment, and on a head, the status and check asked for. */
 async function showWaiting(settings, github, target, record, ending, io) {
     const octokit = await github.client();
     const { key, approverPermission } = settings.github;
@@ -11723,13 +10411,7 @@ async function showWaiting(settings, github, target, record, ending, io) {
 
 ;// CONCATENATED MODULE: ./src/github/compare.ts
 
-/** The most commits a steering follow-up lists; GitHub's compare gives at most 250. */
 const COMMITS_LISTED = 250;
-/**
- * What changed from `base` to `head` on the step's repository, as GitHub's compare says: the
- * commits after `base` when it is an ancestor of `head`, or that it is not (a force push).
- * Never throws: GitHub failing or refusing is `unknown`, with why.
- */
 async function compareHeads(github, base, head) {
     if (base === head)
         return { kind: 'identical' };
@@ -11756,21 +10438,15 @@ async function compareHeads(github, base, head) {
                     })),
                 };
             default:
-                // behind or diverged: the old head is not in the new one's history.
                 return { kind: 'not-ancestor' };
         }
     }
     catch (error) {
-        // A head GitHub does not know (404) is a force push that left it unreachable, or no commit.
         if (error.status === 404)
             return { kind: 'not-ancestor' };
         return { kind: 'unknown', why: `GitHub's compare failed: ${reasonOf(error)}` };
     }
 }
-/**
- * What `previous_run: steer` reads of GitHub: this step's head, the head the thread's comment
- * records for a run, and what changed between two heads.
- */
 function steerSource(github, head, thread) {
     return {
         head,
@@ -11778,20 +10454,12 @@ function steerSource(github, head, thread) {
         compare: (base, next) => compareHeads(github, base, next),
     };
 }
-/** previous_run: steer on GitHub: what it reads, and what shows a newer step on a cancel. */
 function githubSteering(step, head) {
     return {
         source: steerSource(step.github, head, step.thread),
         newerStep: newerStepOf(step.github, head, step.world.runId),
     };
 }
-/**
- * What shows that a newer step for the pull request has started, when the workflow cancels this
- * one (previous_run: steer): the pull request's head has moved past this step's, or a newer
- * workflow run of this step's workflow for the same pull request exists in any state but
- * completed. Either is enough. Undefined when neither does; throws when GitHub could not say
- * either way by `deadline` (then the step cancels its run, as ever).
- */
 function newerStepOf(github, ownHead, ownWorkflowRun) {
     return async (deadline) => {
         const repository = github.repository;
@@ -11828,7 +10496,6 @@ function newerStepOf(github, ownHead, ownWorkflowRun) {
                 per_page: NEWER_RUNS_LISTED,
                 ...within(),
             });
-            // Listed newest first; a workflow run's ID grows with its start.
             const newer = data.workflow_runs.find((other) => other.id > own &&
                 other.status !== 'completed' &&
                 (other.pull_requests ?? []).some((pull) => pull.number === number));
@@ -11841,7 +10508,6 @@ function newerStepOf(github, ownHead, ownWorkflowRun) {
             if (signal.status === 'fulfilled' && signal.value)
                 return signal.value;
         }
-        // Neither shows a newer step: a person's cancel, unless GitHub could not say.
         for (const signal of [moved, started]) {
             if (signal.status === 'rejected')
                 throw signal.reason;
@@ -11849,14 +10515,11 @@ function newerStepOf(github, ownHead, ownWorkflowRun) {
         return undefined;
     };
 }
-/** How many of the workflow's latest runs the hand-over looks through for a newer one. */
 const NEWER_RUNS_LISTED = 50;
 
 ;// CONCATENATED MODULE: ./src/github/answer.ts
 
-/** The answer in a comment, leaving room for the rest of it within GitHub's 65,536 characters. */
 const COMMENT_ANSWER_CHARS = 50_000;
-/** The answer as the body of a comment (below the comment's own headline). */
 function renderCommentAnswer(answer) {
     if (answer === undefined || answer.trim() === '')
         return undefined;
@@ -11864,32 +10527,20 @@ function renderCommentAnswer(answer) {
 }
 
 ;// CONCATENATED MODULE: ./src/model/key-history.ts
-/**
- * A key's history, pure: the runs and the sets its steps have shown, as a marker keeps them and
- * as a comment shows the earlier ones, collapsed. One history whatever kind of step writes next
- * (a run's comment keeps the key's sets, a set's keeps its runs), and one for both forges: the
- * pull request's comment and the GitLab merge request's note.
- */
 
 
 
-/** The most runs a comment keeps; older ones drop off the history. */
 const MAX_RUNS = 20;
-/** The most sets a comment keeps in its history. */
 const MAX_SETS = 20;
-/** The most run IDs a set's record keeps of those handed to a person. */
 const MAX_HANDED_OFF = 100;
 const key_history_STATE = /^[A-Z_]{1,40}$/;
 const key_history_SHA = /^[0-9a-f]{7,64}$/i;
-/** Whether `text` looks like a commit's SHA. */
 function isSha(text) {
     return key_history_SHA.test(text);
 }
-/** A marker's JSON made inert: `<` and `>` could end the HTML comment or open a forged one. */
 function inertJson(value) {
     return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
 }
-/** The JSON object a marker (`pattern`, its JSON the first group) holds in `body`, if it is one. */
 function markerJson(body, pattern) {
     const match = pattern.exec(body);
     if (!match?.[1])
@@ -11905,7 +10556,6 @@ function markerJson(body, pattern) {
         ? parsed
         : undefined;
 }
-/** A run's record as a marker writes it. */
 function runJson(run) {
     return {
         run_id: run.runId,
@@ -11918,7 +10568,6 @@ function runJson(run) {
         head: run.head,
     };
 }
-/** A set's record as a marker writes it. */
 function setJson(record) {
     return {
         set: record.set,
@@ -11930,13 +10579,11 @@ function setJson(record) {
         ...(record.handedOff?.length ? { handed_off: record.handedOff.slice(0, MAX_HANDED_OFF) } : {}),
     };
 }
-/** The valid run records of a marker's list, at most MAX_RUNS; anything else, none. */
 function parseRuns(value) {
     return Array.isArray(value)
         ? value.flatMap((entry) => parseRun(entry) ?? []).slice(0, MAX_RUNS)
         : [];
 }
-/** The valid set records of a marker's list; anything else, none. */
 function parseSets(value) {
     return Array.isArray(value) ? value.flatMap((entry) => parseSet(entry) ?? []) : [];
 }
@@ -11992,27 +10639,15 @@ function isTime(value) {
 function outcomeOf(value) {
     return OUTCOMES.includes(value) ? value : undefined;
 }
-/** `value` when it is text of at most `max` characters. */
 function shortText(value, max = 300) {
     return typeof value === 'string' && value.length <= max ? value : undefined;
 }
-/**
- * The runs with `run` put in (replacing an older record of it), newest first.
- * Two steps writing the same comment each keep the other's runs. A run keeps
- * the time it was first shown, so that a later writer (the post step, a
- * reconcile pass) never moves an older run above a newer one.
- */
 function mergeRuns(runs, run) {
     return mergeNewestFirst(runs, run, (record) => record.runId, MAX_RUNS);
 }
-/** Pure: the sets with `record` put in (keeping when it was first shown), newest first. */
 function mergeSets(sets, record) {
     return mergeNewestFirst(sets, record, (entry) => entry.set, MAX_SETS);
 }
-/**
- * Pure: `records` with `record` put in, in place of an older record of the same
- * thing (which keeps the earlier of the two start times), newest first, at most `max`.
- */
 function mergeNewestFirst(records, record, idOf, max) {
     const id = idOf(record);
     const earlier = records.find((other) => idOf(other) === id)?.startedAt;
@@ -12023,11 +10658,6 @@ function mergeNewestFirst(records, record, idOf, max) {
         .sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt))
         .slice(0, max);
 }
-/**
- * The earlier runs and sets, collapsed, newest first; undefined when there are none. The
- * heading names the kinds it holds: "Earlier runs", "Earlier sets", "Earlier runs and sets".
- * `link` names what each record's `workflowRun` links to (on GitLab, the CI job).
- */
 function historyBlock(earlier, link = 'workflow run') {
     const { runs, sets } = earlier;
     if (runs.length + sets.length === 0)
@@ -12044,11 +10674,6 @@ function historyBlock(earlier, link = 'workflow run') {
 }
 const HISTORY_START = '\n\n<details><summary>Earlier ';
 const HISTORY_HEAD = /^<details><summary>Earlier (?:runs|sets|runs and sets) \(\d+\)<\/summary>\n/;
-/**
- * The body without its history block: from the last history heading to the closing
- * `</details>` at the very end. The heading is found by one search from the end, then checked
- * once, so the time is linear whatever the text.
- */
 function withoutHistory(body) {
     if (!body.endsWith('</details>'))
         return body;
@@ -12058,7 +10683,6 @@ function withoutHistory(body) {
     const head = body.slice(at + 2, at + 2 + 80);
     return HISTORY_HEAD.test(head) ? body.slice(0, at) : body;
 }
-/** One run's line of the history: outcome, run and links. */
 function historyLine(record, link = 'workflow run') {
     const known = record.outcome ?? outcomeOfState(record.state);
     const outcome = known
@@ -12071,14 +10695,12 @@ function historyLine(record, link = 'workflow run') {
         parts.push(`[session](${session})`);
     return withEnd(parts, record, link);
 }
-/** One set's line of the history: outcome, how far it got, and its link. */
 function setHistoryLine(record, link) {
     const outcome = record.outcome
         ? `${OUTCOME_RECORDS[record.outcome].icon} ${OUTCOME_RECORDS[record.outcome].short}`
         : '⏳ running';
     return withEnd([`- ${outcome}`, `${record.done} of ${record.total} done`], record, link);
 }
-/** A history line's parts, then its workflow run's (or CI job's) link and its start. */
 function withEnd(parts, record, link) {
     const workflowRun = safeHttpUrl(record.workflowRun);
     if (workflowRun)
@@ -12088,7 +10710,6 @@ function withEnd(parts, record, link) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/run-marker.ts
-/** The hidden marker of one run's comment, pure: what it records, written and read. */
 
 
 
@@ -12106,11 +10727,9 @@ function run_marker_renderMarker(marker) {
     });
     return `<!-- cloud-agent-run: ${json} -->`;
 }
-/** The body without its marker. */
 function withoutMarker(body) {
     return body.replace(run_marker_MARKER, '');
 }
-/** The marker in a comment's body, if it has a valid one; older formats are read too. */
 function parseMarker(body) {
     const parsed = markerJson(body, run_marker_MARKER);
     if (!parsed)
@@ -12129,7 +10748,6 @@ function parseMarker(body) {
         ...(sets.length > 0 ? { sets } : {}),
     };
 }
-/** The record of a run as last seen. */
 function recordOf(run, context) {
     const { ending } = context;
     return {
@@ -12145,7 +10763,6 @@ function recordOf(run, context) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/comment.ts
-/** One run's comment, its Markdown, pure: the run as last seen, its links, its answer, the key's history. */
 
 
 
@@ -12159,7 +10776,6 @@ function recordOf(run, context) {
 
 
 
-/** The facts of the step's outcome that the comment shows. */
 function commentOutcomeOf(outcome, continueRun) {
     return {
         ending: endingOf(outcome),
@@ -12169,9 +10785,7 @@ function commentOutcomeOf(outcome, continueRun) {
         ...(outcome.children?.length ? { children: outcome.children } : {}),
     };
 }
-/** An answer longer than this is collapsed, so that the thread stays readable. */
 const LONG_ANSWER = { chars: 1_500, lines: 25 };
-/** The parts of the comment for the run as last seen; `history` comes from the marker. */
 function partsOf(run, history, context = {}) {
     const ending = context.outcome?.ending;
     const words = wordsFor(run, ending);
@@ -12203,7 +10817,6 @@ function partsOf(run, history, context = {}) {
         history,
     };
 }
-/** The run's duration and credits, when known. */
 function figuresOf(run, outcome) {
     const figures = [];
     const fromService = run.run_time ? parseIsoDuration(run.run_time) : undefined;
@@ -12215,7 +10828,6 @@ function figuresOf(run, outcome) {
         figures.push(escapeMarkdown(cost));
     return figures;
 }
-/** The pull request the agent opened, as a link labelled `owner/repo#12`. */
 function pullRequestLinkOf(run) {
     const url = pullRequestUrlOf(run);
     const href = url && linkTarget(url);
@@ -12225,7 +10837,6 @@ function pullRequestLinkOf(run) {
     const label = match ? `${match[1]}#${match[2]}` : 'the pull request';
     return `Opened ${`[${escapeMarkdown(label)}](<${href}>)`}`;
 }
-/** Why it ended, the service's reason, what a person is asked, and the agent's answer. */
 function bodyOf(run, words, context) {
     const parts = [];
     if (words.detail)
@@ -12234,10 +10845,8 @@ function bodyOf(run, words, context) {
     if (reason)
         parts.push(quote(inlineText(clip(reason, 2_000))));
     let answer = context.answer?.trim() ? context.answer : undefined;
-    // Also after a timeout: the run is still BLOCKED (it cannot be cancelled), and still asks.
     if (meaningOf(run.state) === 'blocked') {
         const question = context.outcome?.question ?? blockedQuestion(run.status_message, undefined);
-        // The agent's last message is often its question: shown once, as what the run waits for.
         if (question?.trim() === answer?.trim())
             answer = undefined;
         parts.push(blockedBlock(question, run, context.outcome?.continueRun ?? false));
@@ -12250,7 +10859,6 @@ function bodyOf(run, words, context) {
         parts.push(shown);
     return parts.length > 0 ? parts.join('\n\n') : undefined;
 }
-/** What a BLOCKED run waits for, and how a person answers it. */
 function blockedBlock(question, run, continueRun) {
     const session = safeHttpUrl(run.session_link);
     const ways = [
@@ -12266,7 +10874,6 @@ function blockedBlock(question, run, continueRun) {
         lines.push('', agentDetails('What it waits for', clip(question, 20_000), true));
     return lines.join('\n');
 }
-/** The agent's answer: as it is when short, collapsed when long. */
 function answerBlock(answer) {
     if (answer === undefined)
         return undefined;
@@ -12281,10 +10888,6 @@ function quote(markdown) {
         .map((line) => `> ${line}`)
         .join('\n');
 }
-/**
- * The comment's Markdown: the marker, then the parts, then the history,
- * collapsed; within GitHub's limit of 65,536 characters.
- */
 function composeComment(marker, parts) {
     return fitParts(marker, parts);
 }
@@ -12300,7 +10903,6 @@ function assemble(marker, parts) {
         sections.push(history);
     return sections.join('\n\n');
 }
-/** The comment for the run as last seen, with the marker's other runs and its sets as its history. */
 function renderComment(run, marker, context = {}) {
     const runs = marker.runs.filter((record) => record.runId !== run.run_id);
     const history = { runs, sets: marker.sets ?? [] };
@@ -12309,8 +10911,6 @@ function renderComment(run, marker, context = {}) {
     const { answer } = context;
     if (whole <= MAX_COMMENT_CHARS || !answer)
         return composeComment(marker, parts);
-    // Too long: the answer is clipped before it is made safe, so no block is left open; by how much
-    // is a guess (escaping grows text unevenly), and composeComment cuts whatever still overflows.
     const without = assemble(marker, partsOf(run, history, { ...context, answer: undefined })).length;
     const room = MAX_COMMENT_CHARS - without - ANSWER_CLIP_SLACK;
     const shown = Math.min(answer.length, COMMENT_ANSWER_CHARS);
@@ -12319,33 +10919,21 @@ function renderComment(run, marker, context = {}) {
         return composeComment(marker, parts);
     return composeComment(marker, partsOf(run, history, { ...context, answer: clipAnswer(answer, keep) }));
 }
-/** Room for what clipping adds around the answer: its note and the block it is collapsed in. */
 const ANSWER_CLIP_SLACK = 500;
-/**
- * A comment (written by the action) with a new marker and history, and the
- * rest as it was: how a step whose run is no longer the newest keeps the
- * newer run's part intact.
- */
 function spliceComment(body, marker) {
     const rest = withoutHistory(withoutMarker(body)).replace(/^\n/, '');
     const history = historyBlock({ runs: marker.runs.slice(1), sets: marker.sets ?? [] });
     const lines = `${run_marker_renderMarker(marker)}\n${rest}`;
     return history ? `${lines}\n\n${history}` : lines;
 }
-/** Says that the result is for a commit the pull request has moved on from. */
 function staleHeadNote(ranOn, head) {
     if (!isSha(ranOn) || !isSha(head) || ranOn === head)
         return undefined;
     return ('> [!NOTE]\n' +
         `> This result is for commit \`${ranOn.slice(0, 7)}\`; the pull request has since moved on to \`${head.slice(0, 7)}\`.`);
 }
-/** GitHub refuses a comment body longer than this many characters. */
 const MAX_COMMENT_CHARS = 65_536;
 const CUT_NOTE = "…\n\n_This comment was cut at GitHub's limit of 65,536 characters; the session transcript linked above has the rest._";
-/**
- * The parts within GitHub's limit: the body, the one part that grows without
- * bound, is cut after escaping, so the marker, the links and the history stay.
- */
 function fitParts(marker, parts) {
     const whole = assemble(marker, parts);
     if (whole.length <= MAX_COMMENT_CHARS)
@@ -12354,12 +10942,10 @@ function fitParts(marker, parts) {
     const body = room > 0 ? closeDetails(`${cutEscaped(parts.body ?? '', room)}${CUT_NOTE}`) : CUT_NOTE;
     return cutEscaped(assemble(marker, { ...parts, body }), MAX_COMMENT_CHARS);
 }
-/** A body cut inside a collapsed block closes it, or the history would be swallowed by it. */
 function closeDetails(body) {
     const open = body.split('<details').length - body.split('</details>').length;
     return open > 0 ? `${body}${'\n\n</details>'.repeat(open)}` : body;
 }
-/** `text` cut to `max` characters, never through an escape (`&#124;` would leave `&#12`). */
 function cutEscaped(text, max) {
     return text.length <= max ? text : cut(text, max).replace(/&#?\w*$/, '');
 }
@@ -12368,35 +10954,23 @@ function cutEscaped(text, max) {
 
 
 
-/** GitHub refuses a review body or a comment longer than this. */
 const MAX_BODY_CHARS = 65_536;
-/** Room kept for our own text around the agent's, in the body. */
 const AGENT_TEXT_CHARS = 20_000;
-/** A comment's path as the diff names it. */
 function normalizePath(path) {
     return path.replace(/\\/g, '/').replace(/^(\.\/|\/)+/, '');
 }
-/** The verdict as the summary, comment, status and check say it (one record). */
 function verdictHeading(verdict) {
     const { icon, title } = REVIEW_VERDICT_RECORDS[verdict];
     return `${icon} ${title}`;
 }
-/** The agent's Markdown, made safe, and short enough for GitHub. */
 function agentText(text) {
     const shown = text.length > AGENT_TEXT_CHARS ? `${cut(text, AGENT_TEXT_CHARS)}\n\n_(cut here)_` : text;
     return agentMarkdown(shown) || '_(empty)_';
 }
-/**
- * What ties a review to the step that wrote it: a later step on the same head says so, and a
- * review whose answer was lost is found by it. `part` numbers the reviews a long list of
- * comments outside the diff goes on in (the first has none).
- */
 function reviewMarker(key, runId, part) {
-    // JSON of our own key and the service's ID; `--` cannot end the comment early.
     const json = JSON.stringify({ key, run_id: runId, ...(part ? { part } : {}) });
     return `<!-- cloud-agent-review: ${json.replace(/--/g, '-\\u002d')} -->`;
 }
-/** What a review body's marker says, when it has one. */
 function reviewMarkOf(body) {
     const match = /<!-- cloud-agent-review: (\{.*?\}) -->/.exec(body);
     if (!match?.[1])
@@ -12415,17 +10989,10 @@ function reviewMarkOf(body) {
         return undefined;
     }
 }
-/** The key in a review body's marker, when it has one. */
 function reviewKeyOf(body) {
     return reviewMarkOf(body)?.key;
 }
-/** The most reviews one review takes, with the ones its comments outside the diff go on in. */
 const MAX_REVIEW_PARTS = 10;
-/**
- * The review's body: the verdict, the agent's summary, and the comments that are not inline,
- * as many as GitHub's 65,536 characters hold. The body says how many more follow, in the
- * next review (`renderContinuation`): none is dropped.
- */
 function renderReviewBody(review, inBody, context) {
     const head = [reviewMarker(context.key, context.runId), `### ${verdictHeading(review.verdict)}`];
     if (review.verdict === 'approve') {
@@ -12448,10 +11015,6 @@ function renderReviewBody(review, inBody, context) {
         last: false,
     });
 }
-/**
- * A review that goes on with the comments outside the diff the one before could not hold:
- * part `part` of the review `firstUrl` links to.
- */
 function renderContinuation(rest, context) {
     const first = safeHttpUrl(context.firstUrl);
     const head = [
@@ -12465,13 +11028,7 @@ function renderContinuation(rest, context) {
         last: context.part >= MAX_REVIEW_PARTS,
     });
 }
-/** Room kept for the line that says how many comments follow. */
 const POINTER_CHARS = 300;
-/**
- * `head`, then as many of `comments` as fit, then `footer`, within GitHub's limit. A
- * continuation always takes its first comment, cut if it alone is too long, so every part
- * moves the list on.
- */
 function fillBody(head, comments, footer, part) {
     const end = `\n\n---\n${footer}`;
     const room = MAX_BODY_CHARS - end.length - POINTER_CHARS;
@@ -12499,34 +11056,24 @@ function fillBody(head, comments, footer, part) {
     }
     return { body: text + end, rest: part.last ? [] : rest };
 }
-/** `text` within `max` characters, cut between lines so that no escape or tag is split. */
 function clipText(text, max) {
     if (text.length <= max)
         return text;
     const note = '\n\n_(cut here: GitHub keeps at most 65,536 characters.)_';
-    // Cut between lines, so that no escape or tag is split.
     const at = text.lastIndexOf('\n', max - note.length);
     return text.slice(0, Math.max(0, at)) + note;
 }
-/** A review's body within GitHub's limit, cut between lines. */
 function clipBody(body) {
     if (body.length <= MAX_BODY_CHARS)
         return body;
     const note = '\n\n_(The review is cut here: GitHub keeps at most 65,536 characters.)_';
-    // Cut between lines, so that no escape or tag is split; agentMarkdown closed every fence.
     const room = body.lastIndexOf('\n', MAX_BODY_CHARS - note.length);
     return body.slice(0, Math.max(0, room)) + note;
 }
 
 ;// CONCATENATED MODULE: ./src/github/review-diff.ts
 
-/** GitHub takes many more, but a review of more than this many inline comments reads badly. */
 const MAX_INLINE_COMMENTS = 50;
-/**
- * Reads a unified diff's hunks (GitHub's `patch` of a file): context and added lines are on
- * the RIGHT at their new number, context and removed lines on the LEFT at their old number.
- * One pass; a patch GitHub left out (a binary or huge file) has no lines.
- */
 function diffLines(patch) {
     const right = new Map();
     const left = new Map();
@@ -12554,11 +11101,9 @@ function diffLines(patch) {
             right.set(newLine++, hunk);
             left.set(oldLine++, hunk);
         }
-        // `\ No newline at end of file` belongs to no side.
     }
     return { RIGHT: right, LEFT: left };
 }
-/** Splits the comments into those GitHub takes on the diff, and the rest. */
 function anchorComments(comments, files, max = MAX_INLINE_COMMENTS) {
     const anchored = { inline: [], inBody: [] };
     for (const comment of comments) {
@@ -12577,7 +11122,6 @@ function anchorComments(comments, files, max = MAX_INLINE_COMMENTS) {
         }
         else {
             const start = comment.start_line;
-            // A range must lie within one hunk; else the comment stays on its last line.
             const range = start !== undefined && start < comment.line && lines.get(start) === hunk
                 ? { start_line: start, start_side: side }
                 : {};
@@ -12599,15 +11143,6 @@ function anchorComments(comments, files, max = MAX_INLINE_COMMENTS) {
 
 
 const REVIEW_PERMISSION = 'pull_request_review needs pull-requests: write.';
-/**
- * Posts the review: reads the diff, anchors the comments, and writes one review; comments
- * outside the diff that its body cannot hold go on in the next reviews, each linking the
- * first. A 422 (the diff moved under us) is retried once with every comment in the body. A
- * 5xx or a broken connection is asked again; a review whose answer was lost is found by its
- * marker, never posted twice. A re-run on the same head points to the review it replaces, and
- * the earlier one is marked as replaced. Any GitHub failure is a warning that names its cause;
- * the run's outcome is not affected.
- */
 async function postReview(octokit, target, review, context, log) {
     const { owner, repo, number } = target;
     const pr = `${owner}/${repo}#${number}`;
@@ -12655,7 +11190,6 @@ async function postReview(octokit, target, review, context, log) {
         return undefined;
     }
 }
-/** The reviews that go on with what the first one's body could not hold, one after another. */
 async function postContinuations(post, rest, context) {
     let left = rest;
     let posted = 0;
@@ -12672,11 +11206,6 @@ async function postContinuations(post, rest, context) {
     }
     return { posted, left: left.length };
 }
-/**
- * Posts one review, asked again after a transient failure; when GitHub may have made it
- * before its answer was lost, the pull request's reviews are read first, and one carrying this
- * body's marker that was not there before (the same run's earlier review) is the one made.
- */
 function postOne(octokit, target, ours) {
     return (event, body, comments) => {
         const mark = reviewMarkOf(body);
@@ -12707,9 +11236,7 @@ function postOne(octokit, target, ours) {
         });
     };
 }
-/** The most changed files read; GitHub lists at most 3,000. */
 const MAX_FILES = 3_000;
-/** The pull request's diff as GitHub has it: each changed file's commentable lines. */
 async function readDiff(octokit, target, deadline) {
     const files = new Map();
     const pages = octokit.paginate.iterator(octokit.rest.pulls.listFiles, {
@@ -12736,10 +11263,6 @@ function listReviews(octokit, target, deadline) {
         ...deadline,
     });
 }
-/**
- * This key's reviews by this token on the same head: the ones a new review replaces (with
- * their continuations), and the login the token writes as.
- */
 async function earlierReviews(octokit, target, deadline) {
     const [identity, reviews] = await Promise.all([
         tokenIdentity(octokit, deadline),
@@ -12758,12 +11281,10 @@ async function earlierReviews(octokit, target, deadline) {
     return { identity, earlier, listed: new Set(reviews.map((review) => review.id)) };
 }
 const REPLACED_NOTE = '> [!NOTE]\n> A newer review of this commit replaces this one';
-/** Says on each earlier review that a newer one replaces it: nothing is replaced silently. */
 async function markReplaced(octokit, target, earlier, newer, log) {
     const link = safeHttpUrl(newer);
     for (const review of earlier) {
         const note = `${REPLACED_NOTE}${link ? `: [the newer review](${link})` : ''}.\n\n`;
-        // The marker stays first, so the note goes after it.
         const [marker = '', ...rest] = review.body.split('\n');
         try {
             await withRetries((deadline) => octokit.rest.pulls.updateReview({
@@ -12782,10 +11303,8 @@ async function markReplaced(octokit, target, earlier, newer, log) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/set-comment.ts
-/** A set's comment, its rendering, pure: the set marker, the set's Markdown and the key's history. */
 
 
-/** Room the comment keeps for its marker and history; the table gets the rest. */
 const SET_COMMENT_TABLE_CHARS = MAX_COMMENT_CHARS - 16_000;
 const SET_MARKER = /<!-- cloud-agent-set: (\{[^<>]*\}) -->/;
 function renderSetMarker(marker) {
@@ -12797,7 +11316,6 @@ function renderSetMarker(marker) {
     });
     return `<!-- cloud-agent-set: ${json} -->`;
 }
-/** The set marker in a comment's body, if it has a valid one. */
 function parseSetMarker(body) {
     const parsed = markerJson(body, SET_MARKER);
     if (!parsed)
@@ -12813,13 +11331,11 @@ function parseSetMarker(body) {
         ...(earlierRuns.length > 0 ? { runs: earlierRuns } : {}),
     };
 }
-/** Pure: the whole comment: the marker, the set's Markdown, and the key's earlier runs and sets, collapsed. */
 function composeSetComment(marker, body) {
     const history = historyBlock({ runs: marker.runs ?? [], sets: marker.sets.slice(1) });
     const whole = `${renderSetMarker(marker)}\n${body}`;
     return history ? `${whole}\n\n${history}` : whole;
 }
-/** The set's Markdown in a comment this module wrote: without the marker's line and the history. */
 function setBodyOf(comment) {
     return withoutHistory(comment.slice(comment.indexOf('\n') + 1));
 }
@@ -12841,16 +11357,11 @@ function keyedMarkerOf(body) {
     const set = parseSetMarker(body);
     return set && { kind: 'set', key: set.key, newestStart: set.sets[0]?.startedAt };
 }
-/** Whether the comment shows a step of the other kind that started after `startedAt`. */
 function newerOtherKind(marker, kind, startedAt) {
     if (marker === undefined || marker.kind === kind || marker.newestStart === undefined)
         return false;
     return Date.parse(marker.newestStart) > Date.parse(startedAt);
 }
-/**
- * The key's history in a comment of the action's with the key, whichever kind wrote it: its
- * runs and its sets, each newest first (the one it shows first). None for another key's.
- */
 function keyHistoryOf(body, key) {
     const run = parseMarker(body);
     if (run)
@@ -12859,17 +11370,9 @@ function keyHistoryOf(body, key) {
     return set?.key === key ? { runs: set.runs ?? [], sets: set.sets } : NO_HISTORY;
 }
 const NO_HISTORY = { runs: [], sets: [] };
-/** The text of a comment by the action's own identity: the only one whose marker is trusted. */
 function ownBody(comment) {
     return comment.user?.login === comment.me ? (comment.body ?? '') : undefined;
 }
-/**
- * The step's comment on its pull request or issue, in either shape: the thread's oldest
- * comment for the key (a duplicate made at the same moment is deleted), kept up to date one
- * write at a time with the newest state, written again in fewer words when GitHub refuses,
- * left alone once a newer step has taken it over, and waited for a bounded time. A GitHub
- * failure never fails the step: it becomes a warning.
- */
 class KeyedComment {
     comments;
     #options;
@@ -12877,12 +11380,7 @@ class KeyedComment {
     #writes = new NewestWrites((shown) => this.#writeOrRetry(shown));
     #commentId;
     #lastShown;
-    /**
-     * Whether another step made a comment for this key at the same moment as this one: until
-     * its own state shows in the comment, nothing in the comment says that step writes it too.
-     */
     #concurrentStep = false;
-    /** A newer step with the key took the comment over: this one writes no more. */
     #overtaken = false;
     constructor(octokit, thread, options, rendering) {
         this.comments = new OwnComments(octokit, thread);
@@ -12893,17 +11391,12 @@ class KeyedComment {
     get commentId() {
         return this.#commentId;
     }
-    /**
-     * Shows `shown` unless `as` is what was shown last; a write already waiting takes it instead.
-     * `final`: `shown` is the end; a progress `shown` after it is dropped, never written over it.
-     */
     show(shown, as = JSON.stringify(shown), final = false) {
         if (as === this.#lastShown)
             return;
         this.#lastShown = as;
         this.#writes.push(shown, final);
     }
-    /** Waits for the writes on their way, for a bounded time: after it, nothing more is written. */
     async settled(maxMs = timing/* GITHUB_LIMITS */.f_.settleMs) {
         await this.#writes.settle(maxMs, this.#options.log, `the comment on ${this.comments.where()}`);
     }
@@ -12913,7 +11406,6 @@ class KeyedComment {
             ? `GitHub: ${what} on ${where} (${reason}). The run is not affected.`
             : `GitHub: ${what} on ${where} (${reason}). The runs are not affected.`);
     }
-    /** This key's comments (a run's, not replies, or a set's) by the action's own identity, oldest first. */
     async keyed() {
         return (await this.comments.list())
             .filter((comment) => keyedMarkerOf(comment.body ?? '')?.key === this.#options.key)
@@ -12928,8 +11420,6 @@ class KeyedComment {
             if (retryIn === undefined || this.#writes.stopped) {
                 return this.warn('could not update the comment', error);
             }
-            // Refused (too long, or a secondary rate limit): once more, shorter where it can be, so
-            // the comment never stays "in progress" on a finished run.
             if (retryIn > 0)
                 await new Promise((resolve) => setTimeout(resolve, retryIn));
             const shorter = this.#rendering.shorter;
@@ -12960,7 +11450,6 @@ class KeyedComment {
         const created = await this.comments.create(this.#rendering.compose(shown));
         if (this.#options.reply)
             return this.#choose(created);
-        // Another step with the same key may have made its comment at the same time: the oldest wins.
         const keyed = await this.keyed();
         const [oldest] = keyed;
         if (keyed.length > 1)
@@ -12972,12 +11461,6 @@ class KeyedComment {
         this.#choose(oldest.id);
         await this.#update(shown);
     }
-    /**
-     * Rewrites the chosen comment with `shown` put in; false when the comment is gone. GitHub
-     * has no compare-and-swap, so where the rendering reads its write back, a step with the same
-     * key writing at the same moment is caught: the write is repeated (a few times at most) until
-     * the comment shows `shown`, and read back again a little later while another step may write.
-     */
     async #update(shown) {
         let current = await this.#readChosen();
         if (!current)
@@ -13011,7 +11494,6 @@ class KeyedComment {
                 return true;
         }
     }
-    /** Whether a step of the other kind with the key, started after this one, shows in the comment. */
     #overtakenBy(current, shown) {
         const own = ownBody(current);
         if (own === undefined)
@@ -13039,7 +11521,6 @@ class KeyedComment {
         this.#options.onCommentChosen?.(commentId);
     }
 }
-/** At most this many writes of one update. */
 const MAX_WRITES = 3;
 
 ;// CONCATENATED MODULE: ./src/github/keyed-run-comment.ts
@@ -13048,17 +11529,11 @@ const MAX_WRITES = 3;
 
 
 
-/**
- * One run's comment: the run's state, with the earlier runs of the key in a history; and the
- * run a previous workflow run left on the thread.
- */
 class ThreadComment {
     #comment;
     #options;
     #now;
-    /** When this step first showed each run: orders the runs in the comment. */
     #firstSeen = new Map();
-    /** The commit the step's run works on, recorded with the run (see `workOn`). */
     #head;
     constructor(octokit, thread, options) {
         this.#options = options;
@@ -13075,10 +11550,6 @@ class ThreadComment {
     static open(octokit, thread, options) {
         return new ThreadComment(octokit, thread, options);
     }
-    /**
-     * The run of the newest trusted marker on the thread, if any; with a `name`,
-     * only a run of that name. Newest means the latest run a comment shows.
-     */
     async findRun() {
         try {
             let found;
@@ -13096,14 +11567,9 @@ class ThreadComment {
             return undefined;
         }
     }
-    /** The commit the step's run works on: recorded with the run, for the next steer to compare. */
     workOn(head) {
         this.#head = head;
     }
-    /**
-     * The commit `runId` works on, as the thread's comment for this key last recorded it (a
-     * steered run's is the steering step's); undefined when none records it.
-     */
     async headOf(runId) {
         try {
             const records = (await this.#trustedMarkers())
@@ -13116,7 +11582,6 @@ class ThreadComment {
             return undefined;
         }
     }
-    /** Shows the run's state in the step's comment, choosing or creating the comment the first time. */
     show(run, context = {}) {
         const full = { ...context, workflowRun: this.#options.workflowRun };
         if (!this.#firstSeen.has(run.run_id)) {
@@ -13124,22 +11589,15 @@ class ThreadComment {
         }
         this.#comment.show({ run, context: full }, JSON.stringify(partsOf(run, { runs: [], sets: [] }, full)), context.outcome !== undefined);
     }
-    /**
-     * Waits for the comment updates still on their way, for a bounded time:
-     * after it, the step goes on (with a warning) and nothing more is written.
-     */
     async settled(maxMs) {
         await this.#comment.settled(maxMs);
     }
     #rewrite(current, { run, context }) {
         const own = ownBody(current);
         const trusted = own === undefined ? undefined : parseMarker(own);
-        // The key's history, whichever kind wrote the comment last: a set's comment keeps its runs too.
         const earlier = own === undefined ? undefined : keyHistoryOf(own, this.#options.key);
         const runs = mergeRuns(earlier?.runs ?? [], this.#record(run, context));
-        // The post step knows neither the name nor whether the comment is a reply; the marker does.
         const marker = this.#marker(runs, trusted, earlier?.sets);
-        // When a newer run (another step's) is the comment's subject now, this step only updates the history.
         return runs[0]?.runId === run.run_id || !trusted
             ? renderComment(run, marker, context)
             : spliceComment(current.body ?? '', marker);
@@ -13150,9 +11608,6 @@ class ThreadComment {
         const wanted = this.#record(run, context);
         if (shown?.state !== wanted.state || shown.outcome !== wanted.outcome)
             return 'rewrite';
-        // Another step may be writing this comment too (it made a comment at the same time as
-        // this one, its run heads it or is still going, or superseded ours and may not be shown
-        // yet): a write of its that read the comment before ours landed may yet come.
         const shared = concurrentStep ||
             marker?.runs[0]?.runId !== run.run_id ||
             marker.runs.some((r) => r.runId !== run.run_id && !r.outcome && !isTerminal(r.state)) ||
@@ -13186,7 +11641,6 @@ class ThreadComment {
             ...(sets?.length ? { sets } : {}),
         };
     }
-    /** The thread's markers written by the action's own identity, in thread order. */
     async #trustedMarkers() {
         return (await this.#comment.comments.list()).flatMap((comment) => {
             const marker = parseMarker(comment.body ?? '');
@@ -13196,16 +11650,11 @@ class ThreadComment {
 }
 
 ;// CONCATENATED MODULE: ./src/github/keyed-set-comment.ts
-/** A set's comment on the thread, kept for its key: the set's table, with the key's history. */
 
 
 
 
 
-/**
- * A set's comment: the set's table (at most one write per poll, the newest state), with the
- * earlier sets of the key in a collapsed history.
- */
 class SetComment {
     #comment;
     #options;
@@ -13220,11 +11669,6 @@ class SetComment {
             rewrite: (current, shown) => this.#rewrite(current, shown),
         });
     }
-    /**
-     * The post step's word on a set whose step stopped before it ended (a hard
-     * kill): the headline says so, with `note`, above the table as last shown.
-     * Nothing is written when a newer set heads the comment, or it is gone.
-     */
     async markStopped(note) {
         await this.#rewriteChosen((own) => {
             const marker = parseSetMarker(own);
@@ -13237,12 +11681,6 @@ class SetComment {
             return composeSetComment(this.#marker(sets, marker.runs), body);
         });
     }
-    /**
-     * A reconcile pass's word on a detached set (wait: false) once its last run ended: the set's
-     * end, as its step would have shown it had it waited. Only while the comment still shows the
-     * set started; when a newer set heads the comment, its body stays, and the set's line in the
-     * history shows the end. Nothing is written when the comment is gone or not the action's.
-     */
     async showHandedOverEnd(shown) {
         await this.#rewriteChosen((own) => {
             const marker = parseSetMarker(own);
@@ -13258,10 +11696,6 @@ class SetComment {
             return composeSetComment({ ...marker, sets }, body);
         });
     }
-    /**
-     * One write of the chosen comment, outside the queue of `show`: `rewrite` gets its text when
-     * it is the action's own, and answers the new text, or undefined to leave it.
-     */
     async #rewriteChosen(rewrite) {
         const commentId = this.#comment.commentId;
         try {
@@ -13275,18 +11709,14 @@ class SetComment {
             this.#comment.warn('could not update the comment', error);
         }
     }
-    /** Shows the set as it stands; a write already waiting takes the newest instead. */
     show(shown) {
         this.#comment.show(shown, JSON.stringify(shown), shown.outcome !== undefined);
     }
-    /** Waits for the writes on their way, for a bounded time: GitHub can never hold the step. */
     async settled(maxMs) {
         await this.#comment.settled(maxMs);
     }
-    /** The comment with this set put in; undefined when a newer set heads it. */
     #rewrite(current, shown) {
         const own = ownBody(current);
-        // The key's history, whichever kind wrote the comment last: a run's comment keeps its sets too.
         const earlier = own === undefined ? undefined : keyHistoryOf(own, this.#options.key);
         const sets = mergeSets(earlier?.sets ?? [], this.#record(shown));
         if (sets[0]?.set !== this.#options.set)
@@ -13325,7 +11755,6 @@ class SetComment {
 
 
 
-/** The step's comment, when one is asked for and the event has a thread; else undefined. */
 async function openThreadComment(github, context, log, comment = {}) {
     if (!context.hasToken)
         return undefined;
@@ -13342,7 +11771,6 @@ async function openThreadComment(github, context, log, comment = {}) {
         ...comment,
     });
 }
-/** A set's comment, when one is asked for and the event has a thread; else undefined. */
 async function openSetComment(github, context, log, comment) {
     if (!github.comment || !context.hasToken)
         return undefined;
@@ -13358,7 +11786,6 @@ async function openSetComment(github, context, log, comment) {
         ...comment,
     });
 }
-/** Turns `continue_run` into the thread's run to follow up, or a new run when there is none. */
 async function resolveTarget(target, comment, log) {
     if (target.kind !== 'continue')
         return target;
@@ -13370,11 +11797,6 @@ async function resolveTarget(target, comment, log) {
     log.info('continue_run: no earlier run on this thread; creating one.');
     return { kind: 'create', request: target.request };
 }
-/**
- * Whether the event's author may talk to the agent (`continue_run`). The
- * message itself always comes from the event as delivered (the inputs), never
- * from text fetched now, which its author could have edited since.
- */
 async function mayTalkToAgent(github, context, log) {
     const admission = await admitAuthor(await context.client(), context.repository ?? { owner: '', repo: '' }, eventAuthorOf(context.event), github);
     if (admission.admitted) {
@@ -13385,11 +11807,6 @@ async function mayTalkToAgent(github, context, log) {
     return false;
 }
 const setup_SHA = /^[0-9a-f]{40}$/;
-/**
- * The commit the run works on. A pull_request event carries its head; an
- * issue_comment on a pull request does not, so GitHub is asked (only when a
- * token is at hand); anything else works on GITHUB_SHA.
- */
 async function resolveWorkCommit(context, log) {
     const { repository, pullRequest: number } = context;
     const pullRequest = number !== undefined && repository ? { ...repository, number } : undefined;
@@ -13402,7 +11819,6 @@ async function resolveWorkCommit(context, log) {
     }
     return context.sha ? { sha: context.sha } : undefined;
 }
-/** The pull request's head now, or undefined when GitHub cannot say within `deadlineMs`. */
 async function currentHead(context, pullRequest, log, deadlineMs = timing/* GITHUB_CALL_DEADLINE_MS */.vt) {
     try {
         const octokit = await context.client();
@@ -13419,14 +11835,12 @@ async function currentHead(context, pullRequest, log, deadlineMs = timing/* GITH
         return undefined;
     }
 }
-/** A note for the comment when the pull request's head has moved on since the run started. */
 async function headMovedNote(context, commit, log) {
     if (!commit?.pullRequest || !context.hasToken)
         return undefined;
     const head = await currentHead(context, commit.pullRequest, log, timing/* HEAD_MOVED_DEADLINE_MS */.$$);
     return head ? staleHeadNote(commit.sha, head) : undefined;
 }
-/** The step's commit status, when `commit_status` asks for one and there is a commit. */
 async function openCommitStatus(github, context, commit, log) {
     if (!github.commitStatus || !context.hasToken)
         return undefined;
@@ -13436,7 +11850,6 @@ async function openCommitStatus(github, context, commit, log) {
     }
     return new CommitStatusReporter(await context.client(), { ...context.repository, sha: commit.sha, context: statusContext(github.key) }, log);
 }
-/** The step's check run, created in progress now, when `check_run` asks for one and there is a commit. */
 async function openCheckRun(github, context, commit, log, record) {
     if (!commit || !context.repository) {
         log.warning('check_run: no commit to report on (no pull request head, no GITHUB_SHA).');
@@ -13444,12 +11857,10 @@ async function openCheckRun(github, context, commit, log, record) {
     }
     return CheckRunReporter.open(await context.client(), { ...context.repository, sha: commit.sha, key: github.key }, log, context.workflowRun, record);
 }
-/** The check run the main step opened and never completed (the post step completes it). */
 async function adoptCheckRun(github, context, known, log) {
     const repository = context.repository ?? { owner: '', repo: '' };
     return CheckRunReporter.adopt(await context.client(), { ...repository, key: github.key }, known, log);
 }
-/** `pull_request_review`: posts the review on the event's pull request, when there is one. */
 async function postPullRequestReview(github, context, commit, review, run, log) {
     if (!commit?.pullRequest) {
         log.warning('pull_request_review: this event is not about a pull request, so no review was posted; the review is in the structured_output output.');
@@ -13457,11 +11868,6 @@ async function postPullRequestReview(github, context, commit, review, run, log) 
     }
     await postReview(await context.client(), { ...commit.pullRequest, sha: commit.sha, key: github.key }, review, run, log);
 }
-/**
- * The commit's status and, with `check_run`, its check run, each saved for the post step: the
- * check run is created (and saved) before the first run, so that a post step after a hard kill
- * completes it.
- */
 async function openCommitSurfaces(github, checkRun, context, commit, log, state) {
     const status = await openCommitStatus(github, context, commit, log);
     if (status && commit)
@@ -13470,12 +11876,7 @@ async function openCommitSurfaces(github, checkRun, context, commit, log, state)
     await checks?.id;
     return { status, checkRun: checks };
 }
-/**
- * Completes the check run the main step left in progress (one run's or a set's): with the
- * conclusion the main step reached when it saved one, else with `stopped`.
- */
 async function finishLeftCheckRun(github, context, saved, stopped, log) {
-    // By its ID, or by its external_id when the create's answer was lost.
     const known = saved.checkRunId !== undefined ? { id: saved.checkRunId } : saved.checkRunLookup;
     if (!known)
         return;
@@ -13493,17 +11894,7 @@ async function finishLeftCheckRun(github, context, saved, stopped, log) {
 
 
 const INVOCATION_KEY = 'gh_invocation';
-/**
- * The service takes at most 20 metadata keys, each `[a-zA-Z0-9._-]{1,64}`, with
- * values of at most 256 bytes; the keys below, with the hand-over's four, stay well inside.
- */
-function runTag(
-/** Where the step runs: its forge and project, workflow run (or pipeline), job and step. */
-world, newId = external_node_crypto_namespaceObject.randomUUID, 
-/** The commit the run works on: a pull request's head, else GITHUB_SHA. */
-headSha, 
-/** What a later reconcile pass needs to finish the run as the step would (model/handoff.ts). */
-handoff = {}) {
+function runTag(world, newId = external_node_crypto_namespaceObject.randomUUID, headSha, handoff = {}) {
     const invocation = newId();
     const candidates = {
         [INVOCATION_KEY]: invocation,
@@ -13519,7 +11910,6 @@ handoff = {}) {
     };
     const metadata = {};
     for (const [key, value] of Object.entries(candidates)) {
-        // The service takes values of at most 256 bytes; a longer one is cut rather than refused.
         if (value)
             metadata[key] = Buffer.from(value)
                 .subarray(0, 256)
@@ -13528,13 +11918,7 @@ handoff = {}) {
     }
     return { invocation, metadata };
 }
-/** The metadata key every run of one `tasks` step carries: one list request finds them all. */
 const SET_KEY = STEP_KEYS.set;
-/**
- * One task's tag: the step's metadata, the set's ID (the step's own
- * invocation), the task's index, and a fresh invocation of its own, so that a
- * lost create answer finds exactly that task's run.
- */
 function taskTag(set, index, newId = external_node_crypto_namespaceObject.randomUUID) {
     const invocation = newId();
     return {
@@ -13547,21 +11931,9 @@ function taskTag(set, index, newId = external_node_crypto_namespaceObject.random
         },
     };
 }
-/**
- * The create's outcome is unknown: the service may have made a run that this
- * step could not find. The invocation tag stays saved for the post step, which
- * looks again and cancels what it finds.
- */
 class RunMayExistError extends Error {
     name = 'RunMayExistError';
 }
-/**
- * Creates the run exactly once. When the create request's answer is lost or
- * unusable after the service may have acted (a timeout, a reset, a 5xx, a
- * garbled body, a 2xx without a run ID), the request is not repeated: the run
- * it made is looked up by its tag and adopted, or the step fails saying that a
- * run may exist and how to find it.
- */
 async function createRunOnce(request, tag, deps) {
     const sentAt = deps.now();
     let created;
@@ -13597,12 +11969,6 @@ async function recoverLostCreate(request, tag, sentAt, reason, deps, cause) {
             throw new RunMayExistError(`The create request's answer was lost (${reason}), and the run it may have made was not found (${search.lastProblem}). The action never repeats a create whose outcome is unknown, so as not to start a run twice. ${whereToFind(tag.invocation)}`, { cause });
     }
 }
-/**
- * The one routine that finds the run a create request may have made without
- * the step learning of it: its answer was lost (the main step), or the main
- * step stopped before it came (the post step). Looks by the request's unique
- * tag, pausing between lookups, until the pauses or the deadline run out.
- */
 async function searchForCreatedRun(invocation, deps) {
     let lastProblem = 'no run tagged with it is listed yet';
     for (const pauseMs of deps.pausesMs) {
@@ -13612,7 +11978,6 @@ async function searchForCreatedRun(invocation, deps) {
         }
         if (pauseMs > 0)
             await deps.sleep(pauseMs);
-        // The loop is the retry, so each lookup gets one short try: a hung list cannot hold the step.
         const once = {
             timeoutMs: Math.min(timing/* CREATE_LOOKUP */.qS.requestMs, Math.max(1_000, (deps.deadline ?? Infinity) - deps.now())),
             maxRetries: 0,
@@ -13626,7 +11991,6 @@ async function searchForCreatedRun(invocation, deps) {
         try {
             lookup = await lookUpInvocation(client, invocation, {
                 request: deps.request,
-                // The service's clock bounds the fallback's window, so the two clocks need not agree.
                 maxAgeMs: deps.sentAt === undefined ? undefined : deps.now() - deps.sentAt + timing/* CREATE_LOOKUP */.qS.slackMs,
             });
         }
@@ -13641,26 +12005,15 @@ async function searchForCreatedRun(invocation, deps) {
     }
     return { kind: 'none', lastProblem };
 }
-/** Pauses of `pauseMs` for ever: a search bounded by its deadline alone. */
 function* steadyPauses(pauseMs) {
     yield 0;
     for (;;)
         yield pauseMs;
 }
-/** Tells a person how to find a run that may exist, since the step cannot vouch for it. */
 function whereToFind(invocation) {
     return `A run may nonetheless exist: it carries the metadata ${INVOCATION_KEY}=${invocation}. It is looked for again by that metadata and cancelled; if none is reported, search the runs for that metadata before starting another.`;
 }
-/** Pages of the newest runs the fallback reads, where the plan cannot filter by metadata. */
 const FALLBACK_PAGES = 2;
-/**
- * The run created with this invocation tag. The tag is unique, so the lookup
- * needs no time window, and the clocks of runner and service need not agree.
- * Where the plan cannot filter by metadata, the newest runs are read instead,
- * and a run counts only if it carries the tag, or (listed without metadata)
- * matches the whole request within a window of the service's own clock. Two
- * candidates are an ambiguity, never a guess.
- */
 async function lookUpInvocation(client, invocation, options = {}) {
     let listed;
     let servedAt;
@@ -13676,10 +12029,8 @@ async function lookUpInvocation(client, invocation, options = {}) {
         const pages = client.iterateRuns({ sort_by: 'created_at', sort_order: 'desc', limit: 100 }, { maxPages: FALLBACK_PAGES });
         for await (const run of pages)
             listed.push(run);
-        // iterateRuns hides the pages' dates; a fresh single read supplies the service's "now".
         servedAt = options.request ? await serviceNow(client) : undefined;
     }
-    // A child an agent started inherits the invocation tag: it is part of the run, never the run.
     const candidates = ownRuns(listed).filter((run) => isProvablyOurs(run, invocation, options, servedAt));
     const unique = [...new Map(candidates.map((run) => [run.run_id, run])).values()];
     if (unique.length === 0)
@@ -13691,7 +12042,6 @@ async function lookUpInvocation(client, invocation, options = {}) {
 async function serviceNow(client) {
     return (await client.listRuns({ limit: 1 })).servedAt;
 }
-/** Pure: whether a listed run is certainly the one this step's create request made. */
 function isProvablyOurs(run, invocation, options, servedAt) {
     const metadata = run.metadata;
     if (typeof metadata === 'object' && metadata !== null) {
@@ -13705,7 +12055,6 @@ function isProvablyOurs(run, invocation, options, servedAt) {
         return false;
     return isSameRequest(run, request);
 }
-/** Pure: the run shows exactly this request: prompt, title and every member of config. */
 function isSameRequest(run, request) {
     if ((run.prompt ?? '') !== (request.prompt ?? ''))
         return false;
@@ -13713,7 +12062,6 @@ function isSameRequest(run, request) {
         return false;
     const config = request.config ?? {};
     const resolved = (run.agent_config ?? {});
-    // The service shows the resolved config, which may add defaults; what was asked must all be there.
     return Object.entries(config).every(([key, value]) => value === undefined || isDeepEqual(resolved[key], value));
 }
 function isDeepEqual(a, b) {
@@ -13729,10 +12077,6 @@ function isDeepEqual(a, b) {
         return false;
     return keysA.every((key) => isDeepEqual(a[key], b[key]));
 }
-/**
- * On a re-run (attempt > 1), the run the previous attempt of this same step
- * created, found by its tag. Only for the log: a failed lookup changes nothing.
- */
 async function findSupersededRun(tag, deps) {
     const { gh_run_id: runId, gh_run_attempt: attempt, gh_job: job, gh_step: step } = tag.metadata;
     if (!runId || !job || !step || !(Number(attempt) > 1))
@@ -13746,7 +12090,6 @@ async function findSupersededRun(tag, deps) {
         },
         limit: 10,
     });
-    // The previous attempt's run, not a child its agent started (which carries the same tags).
     return ownRuns(runs)[0];
 }
 
@@ -13783,13 +12126,6 @@ async function downloadArtifacts(dir, plan, deps) {
     }
     return written;
 }
-/**
- * Makes the download directory and returns its real path. It must lie inside
- * one of `roots`, and every folder from that root down to it must be a plain
- * folder, never a link (a checked-out pull request can hold `reports -> /`, or
- * `out -> .git`) and never `.git`: each missing one is made on its own and
- * checked, so nothing on the way can lead the files elsewhere.
- */
 async function makeDownloadDir(dir, roots) {
     const target = (0,external_node_path_namespaceObject.resolve)(dir);
     const root = roots
@@ -13808,11 +12144,9 @@ async function makeDownloadDir(dir, roots) {
     }
     return folder;
 }
-/** `.git` as any file system may spell it (case-insensitive on macOS and Windows). */
 function isGitFolder(name) {
     return name.toLowerCase() === '.git';
 }
-/** Makes `folder` unless it exists, and makes sure it is a folder, not a link or a file. */
 async function plainFolder(folder) {
     await (0,promises_namespaceObject.mkdir)(folder).catch((error) => {
         if (error.code !== 'EEXIST')
@@ -13823,14 +12157,6 @@ async function plainFolder(folder) {
         throw new Error(`${folder} is not a plain folder (a link or a file); nothing was written`);
     }
 }
-/**
- * Writes `bytes` to `path`, which lies under `dir` (whose real path is `root`),
- * and returns where it went.
- * The directory may hold symbolic links (a workspace checked out from a pull
- * request can): each folder on the way is made one at a time and must be a
- * real folder, not a link; the file is renamed into place, which replaces a
- * link rather than writing through it.
- */
 async function writeInside(root, dir, path, bytes) {
     const parts = (0,external_node_path_namespaceObject.relative)(dir, path).split(external_node_path_namespaceObject.sep);
     const name = parts.pop() ?? '';
@@ -13856,11 +12182,6 @@ async function writeInside(root, dir, path, bytes) {
 
 
 
-/**
- * The run's conversation, or undefined when the service has none (404) or
- * cannot give it in its normalized form (422): neither is a failure of the
- * run, so it is one info line. Any other failure is a warning, never thrown.
- */
 async function readConversation(runId, sources, log, signal, deadline) {
     try {
         return parseConversation(await sources.getConversation(runId, signal, deadline));
@@ -13879,10 +12200,6 @@ async function readConversation(runId, sources, log, signal, deadline) {
         return undefined;
     }
 }
-/**
- * The agent's final message, read from the run's conversation unless one was read already: the
- * one reading of the answer, for one run, each task of a set and a reconcile pass.
- */
 async function readAnswer(runId, sources, log, signal, read) {
     const conversation = read ?? (await readConversation(runId, sources, log, signal));
     const answer = conversation && finalAnswer(conversation);
@@ -13902,11 +12219,6 @@ async function collectAgentWork(run, options, sources, log, signal) {
     const files = await downloadRunFiles(artifacts, downloadDir, options, sources, log, signal);
     return { answer, artifacts, ...files };
 }
-/**
- * `download_artifacts`: the run's FILE artifacts that match, written into `downloadDir`, which
- * must lie in the workspace or RUNNER_TEMP. One run's files, or one task's of a set. Nothing
- * here throws: a file or a folder that cannot be written is a warning.
- */
 async function downloadRunFiles(artifacts, downloadDir, options, sources, log, signal) {
     const wanted = artifactsToDownload(artifacts, options.downloadPatterns);
     if (wanted.length === 0) {
@@ -13924,7 +12236,6 @@ async function downloadRunFiles(artifacts, downloadDir, options, sources, log, s
         return { downloadedTo, downloadDir };
     }
     catch (error) {
-        // The directory itself could not be made (permissions, a file in the way): still a warning.
         const reason = log.safeForLog(errorMessage(error));
         log.warning(`Could not download artifacts into ${downloadDir}: ${reason}. The outcome is unchanged.`);
         return { downloadedTo: new Map(), downloadDir };
@@ -13938,16 +12249,9 @@ async function downloadRunFiles(artifacts, downloadDir, options, sources, log, s
 
 
 
-/**
- * The agent's answer and files, on an outcome whose record says it carries them (a run that
- * ended, was stopped by the step, or was handed to a person at BLOCKED); nothing otherwise.
- * Nothing here changes the outcome.
- */
 async function gatherAgentWork(outcome, deps) {
     if (!outcome.run || !OUTCOME_RECORDS[outcomeWordOf(outcome)].carriesAgentWork)
         return {};
-    // A run handed to a newer step works on for that step, which gathers its work; and this step's
-    // reads would only be cut off by the signal that handed it over.
     if (outcome.kind === 'handed-over')
         return {};
     const { settings, world, log } = deps;
@@ -13965,21 +12269,14 @@ async function gatherAgentWork(outcome, deps) {
         safeForLog: safeForLog,
     }, withinWaits(deps.signal, deps.endBy));
 }
-/** `signal`, also aborted at `endBy` (PAST_TIMEOUT_MS past the timeout), and never after AGENT_WORK_DEADLINE_MS. */
 function withinWaits(signal, endBy) {
     const leftMs = Math.max(0, Math.min(timing/* AGENT_WORK_DEADLINE_MS */.wL, endBy - Date.now()));
     return abortAfter(signal, leftMs);
 }
 
 ;// CONCATENATED MODULE: ./src/agent/review-document.ts
-/**
- * The review document of `pull_request_review`: the schema the agent's result must validate
- * against, and its type once it has.
- */
 const VERDICTS = ['approve', 'comment', 'request_changes'];
-/** GitHub's own limits, well inside: a review body and a comment hold at most 65,536 characters. */
 const MAX_TEXT = 20_000;
-/** The built-in schema (draft 2020-12). */
 const REVIEW_SCHEMA = {
     type: 'object',
     required: ['summary', 'verdict', 'comments'],
@@ -14005,7 +12302,6 @@ const REVIEW_SCHEMA = {
         },
     },
 };
-/** What the agent is told of the review, before the schema. */
 const REVIEW_INSTRUCTION = [
     "Your result is a review of this pull request's changes. Put each remark you can tie to a",
     'changed line in `comments`: `path` relative to the repository root, `line` in the new version',
@@ -14016,42 +12312,25 @@ const REVIEW_INSTRUCTION = [
 ;// CONCATENATED MODULE: ./src/agent/structured-output.ts
 
 
-/** The file artifact the agent may upload instead of writing the document in its message. */
 const RESULT_FILE = 'result.json';
-/** The validation errors a follow-up, the log and the failure name: the first few. */
 const ERRORS_SHOWN = 10;
-/** A validation error's text: GitHub shows it, and the agent reads it back. */
 const MAX_ERROR_CHARS = 300;
-/**
- * The deepest document validated. The validator recurses once a level or more, so a document
- * nested past the stack's depth would crash it; no real result comes near this.
- */
 const MAX_DOCUMENT_DEPTH = 256;
-/**
- * Parses and compiles the schema (JSON Schema draft 2020-12). Throws an InputError naming the
- * input for text that is neither JSON nor YAML, or that is not a valid schema. Loads ajv and
- * yaml only now.
- */
 async function compileOutputSchema(source) {
     const where = source.file ? ` (${source.file})` : '';
     const schema = await parseSchemaText(source, where);
     if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
         throw new InputError(source.input, `must be a JSON Schema: an object${where}.`);
     }
-    const Ajv2020 = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(210)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2210, 23)));
-    const addFormats = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(196)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2815, 23)));
-    const { RE2JS } = await __nccwpck_require__.e(/* import() */ 856).then(__nccwpck_require__.bind(__nccwpck_require__, 2856));
-    // strict: false takes the keywords a schema written for other tools carries (examples,
-    // x-…); the schema is still checked against the draft's meta-schema. The schema's patterns
-    // run on RE2, whose time is linear in the text: the agent's text meets the user's pattern,
-    // and a backtracking engine can take exponential time on an ordinary one.
+    const Ajv2020 = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(63), __nccwpck_require__.e(800)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2800, 23)));
+    const addFormats = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(63), __nccwpck_require__.e(893)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8893, 23)));
+    const { RE2JS } = await __nccwpck_require__.e(/* import() */ 222).then(__nccwpck_require__.bind(__nccwpck_require__, 5222));
     const ajv = new Ajv2020({
         allErrors: true,
         strict: false,
         code: { regExp: linearRegExp(RE2JS) },
     });
     addFormats(ajv);
-    // Checked against the meta-schema first, so that the error can quote the value at fault.
     if (!ajv.validateSchema(schema)) {
         throw new InputError(source.input, `is not a valid JSON Schema (draft 2020-12)${where}: ${metaSchemaError(ajv.errors ?? [], schema)}`);
     }
@@ -14074,14 +12353,11 @@ async function compileOutputSchema(source) {
                 return check(document) ? [] : describeErrors(check.errors ?? []);
             }
             catch (error) {
-                // A validator that fails on a document (its stack, say) cannot vouch for it: the
-                // document is invalid, and the agent is asked for another, never the step failed.
                 return [structured_output_clip(`/ could not be validated (${errorMessage(error)})`)];
             }
         },
     };
 }
-/** A pattern the linear engine cannot run: what is wrong with the schema, for the input error. */
 class UnsupportedPattern extends Error {
     pattern;
     constructor(pattern, reason) {
@@ -14097,12 +12373,7 @@ function schemaProblem(error, where) {
     }
     return `is not a valid JSON Schema (draft 2020-12)${where}: ${asSentence(structured_output_clip(errorMessage(error)))}`;
 }
-/**
- * The first of the meta-schema's errors, as a sentence that quotes the schema's value at fault:
- * `at /type, "objekt" must be equal to one of the allowed values (array, boolean, …).`
- */
 function metaSchemaError(errors, schema) {
-    // Ajv lists an enum's failure before the alternatives (anyOf) it tried; the first is the clearest.
     const [first] = errors;
     if (!first)
         return 'the schema does not validate against the meta-schema.';
@@ -14113,7 +12384,6 @@ function metaSchemaError(errors, schema) {
     const choices = Array.isArray(allowed) ? ` (${clip(allowed.join(', '), 120)})` : '';
     return asSentence(`at ${at}, ${quoted} ${first.message ?? 'is invalid'}${choices}`);
 }
-/** The value a JSON Pointer names in `document`; undefined when there is none. */
 function valueAt(document, pointer) {
     let value = document;
     for (const raw of pointer.split('/').slice(1)) {
@@ -14124,10 +12394,6 @@ function valueAt(document, pointer) {
     }
     return value;
 }
-/**
- * Ajv's regular-expression engine, on RE2: it takes the schema's ECMAScript pattern (with the
- * `u` flag Ajv asks for) and matches anywhere in the text, as `pattern` means.
- */
 function linearRegExp(RE2JS) {
     const engine = (pattern, flags) => {
         let compiled;
@@ -14137,20 +12403,13 @@ function linearRegExp(RE2JS) {
         catch (error) {
             throw new UnsupportedPattern(pattern, errorMessage(error));
         }
-        // Ajv keeps one engine object per toString(): without its own, every pattern of the schema
-        // would be checked as the first one.
         return {
             test: (text) => compiled.test(text),
             toString: () => `/${pattern}/${flags}`,
         };
     };
-    // Ajv names the engine in the code it generates only for standalone output, never used here.
     return Object.assign(engine, { code: 'RE2JS' });
 }
-/**
- * Whether the document nests deeper than `limit` (arrays and objects), found without recursion
- * so that the check itself cannot overflow the stack; each value is visited once.
- */
 function depthBeyond(document, limit) {
     const pending = [{ value: document, depth: 0 }];
     for (let next = pending.pop(); next; next = pending.pop()) {
@@ -14164,10 +12423,6 @@ function depthBeyond(document, limit) {
     }
     return false;
 }
-/**
- * A CommonJS module's main export (a class or a function), imported dynamically: Node gives it
- * as the namespace's default; the bundle too, or, were it ever flagged ES, as its `default`.
- */
 function mainExport(namespace) {
     const value = namespace.default;
     return typeof value === 'function' ? value : value.default;
@@ -14177,9 +12432,8 @@ async function parseSchemaText(source, where) {
         return JSON.parse(source.text);
     }
     catch {
-        // Not JSON: YAML, which is JSON's superset, says what is wrong in terms of YAML.
     }
-    const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
+    const { parse } = await __nccwpck_require__.e(/* import() */ 421).then(__nccwpck_require__.t.bind(__nccwpck_require__, 5421, 19));
     try {
         return parse(source.text, { maxAliasCount: 100 });
     }
@@ -14188,7 +12442,6 @@ async function parseSchemaText(source, where) {
         throw new InputError(source.input, `is neither JSON nor YAML${where}: ${structured_output_clip(reason ?? '')}`);
     }
 }
-/** `/comments/0/line must be integer`, the first few, one a line. */
 function describeErrors(errors) {
     const lines = errors.slice(0, ERRORS_SHOWN).map((error) => {
         const at = error.instancePath || '/';
@@ -14203,7 +12456,6 @@ function describeErrors(errors) {
         lines.push(`… and ${errors.length - ERRORS_SHOWN} more`);
     return lines;
 }
-/** The one short, fixed instruction added to the prompt. */
 function outputInstruction(schema) {
     return [
         'When you are done, end your final message with your result as one JSON document in a',
@@ -14214,18 +12466,12 @@ function outputInstruction(schema) {
         '```',
     ].join('\n');
 }
-/**
- * A create request whose prompt ends with `instruction`. The service names an untitled run
- * after its prompt: it is titled with the user's words, never the action's.
- */
 function requestWithInstruction(request, instruction) {
     const title = request.title ?? titleOf(request.prompt);
     const prompt = request.prompt ? `${request.prompt}\n\n${instruction}` : instruction;
     return { ...request, ...(title ? { title } : {}), prompt };
 }
-/** The longest title the action gives a run: the first line of the user's prompt, cut. */
 const MAX_TITLE_CHARS = 100;
-/** A run's title from the user's prompt: its first line with words, cut to a title's length. */
 function titleOf(prompt) {
     const line = prompt
         ?.split('\n', 20)
@@ -14233,7 +12479,6 @@ function titleOf(prompt) {
         .find((text) => text !== '');
     return line ? clip(line, MAX_TITLE_CHARS - 1) : undefined;
 }
-/** The follow-up that sends the errors back and asks for a corrected document. */
 function correctionRequest(errors) {
     return [
         'Your result does not validate against the JSON Schema you were given:',
@@ -14242,10 +12487,6 @@ function correctionRequest(errors) {
         'Reply with the corrected document as one ```json fenced block at the end of your message.',
     ].join('\n');
 }
-/**
- * The document: the last ```json block of the final message, else the `result.json` file.
- * The message comes first: it is surely of the last pass, where a file may be from an earlier one.
- */
 function findDocument(answer, resultFile) {
     const block = answer === undefined ? undefined : lastJsonBlock(answer);
     if (block !== undefined)
@@ -14266,10 +12507,6 @@ function parseCandidate(text, from) {
         return { kind: 'unreadable', problem: `${from} is not JSON (${structured_output_clip(reason)})` };
     }
 }
-/**
- * The text of the last fenced code block whose info string is `json`. One pass over the lines;
- * a fence closes with a run of the same character at least as long, as CommonMark has it.
- */
 function lastJsonBlock(text) {
     let last;
     let open;
@@ -14291,7 +12528,6 @@ function lastJsonBlock(text) {
             open = { marker: start[1], json: start[2]?.toLowerCase() === 'json', lines: [] };
         }
     }
-    // An unclosed block runs to the end of the message, as CommonMark renders it.
     if (open?.json)
         last = open.lines.join('\n');
     return last;
@@ -14310,11 +12546,6 @@ function structured_output_clip(text) {
 
 
 
-/**
- * One look at the document of a run that succeeded, after `corrections` corrections: from its
- * final answer, else its `result.json`, validated against the schema. The one check of one
- * run's result and of each task's.
- */
 async function checkDocument(run, corrections, deps) {
     const runId = run.run_id;
     const conversation = await deps.readConversation(runId);
@@ -14344,7 +12575,6 @@ async function checkDocument(run, corrections, deps) {
     const message = correctionRequest(errors);
     return { kind: 'correct', message, remainingMs, input: deps.schema.input, conversation };
 }
-/** The newest `result.json` FILE artifact's text, or undefined when there is none to read. */
 async function readResultFile(artifacts, deps) {
     const file = artifacts.findLast((artifact) => artifact.type === 'FILE' &&
         artifact.artifactUid !== undefined &&
@@ -14361,10 +12591,6 @@ async function readResultFile(artifacts, deps) {
         return undefined;
     }
 }
-/**
- * pull_request_review: the review, once it has validated, and the outcome with its verdict: the
- * verdict is part of the outcome's words, so every surface leads with the same one.
- */
 function reviewed(checked, reviewAsked) {
     const review = reviewAsked ? checked.document : undefined;
     const { outcome } = checked;
@@ -14372,10 +12598,6 @@ function reviewed(checked, reviewAsked) {
         return { outcome, review };
     return { outcome: { ...outcome, reviewVerdict: review.verdict }, review };
 }
-/**
- * Compiles `output_schema`, or the review's built-in schema, before any request: a schema that
- * is not one is an input error, and nothing is created.
- */
 async function prepareOutput(settings) {
     if (settings.pullRequestReview) {
         const schema = await compileOutputSchema({
@@ -14389,10 +12611,6 @@ async function prepareOutput(settings) {
     const schema = await compileOutputSchema(settings.schema);
     return { schema, instruction: outputInstruction(schema) };
 }
-/**
- * The target with the instruction added to what the agent is told: a new run's prompt, or the
- * follow-up. A run only awaited is told nothing; its result is still checked.
- */
 function withInstruction(target, instruction) {
     const add = (text) => (text ? `${text}\n\n${instruction}` : instruction);
     const titled = (request) => requestWithInstruction(request, instruction);
@@ -14405,10 +12623,6 @@ function withInstruction(target, instruction) {
             return target.followup === undefined ? target : { ...target, followup: add(target.followup) };
     }
 }
-/**
- * What checks the document of a run that succeeded, after `corrections` corrections (its
- * lifecycle asks the run for a corrected one while this says so): one run's and each task's.
- */
 function documentCheck(request, from) {
     const { sources, log } = from;
     const bounded = () => withinWaits(from.signal, from.deadline + timing/* PAST_TIMEOUT_MS */.WP);
@@ -14429,23 +12643,16 @@ function documentCheck(request, from) {
 
 
 
-/**
- * Pure: how one run of the step ended, from its record. The one reading for a step's one run
- * and for each task of a set: its own end, else the cause the step stopped it for, one switch
- * over the causes, so that a new one does not compile until it is named.
- */
+
 function outcomeOfRun(record, context) {
     const { run, end } = record;
     if (!run) {
-        // A create that went out and was neither answered nor refused was cut short with the step.
         if (record.createError === undefined && record.invocation !== undefined) {
             return { kind: 'interrupted', run: undefined };
         }
         return { kind: 'not-started', createError: record.createError };
     }
     const { elapsedMs } = context;
-    // A run the step never waited for (a reconcile pass's) ended on its own once it is terminal;
-    // one still going when the step ended went with it (the workflow's signal).
     if (!end) {
         const ended = isTerminal(run.state);
         return ended ? { kind: 'finished', run, elapsedMs } : { kind: 'interrupted', run };
@@ -14471,15 +12678,17 @@ function outcomeOfRun(record, context) {
                         timeoutMs: context.timeoutMs,
                         cancel,
                     };
-                case 'over-budget':
+                case 'over-budget': {
+                    const cost = costSince(treeCostOf(run, record.children), record.usedBefore);
                     return {
                         kind: 'over-budget',
                         run,
-                        cost: costSince(treeCostOf(run, record.children), record.usedBefore),
-                        cap: context.cap ?? { credits: 0, input: 'max_credits' },
+                        cost,
+                        cap: crossedCap(cost, context.caps),
                         elapsedMs,
                         cancel,
                     };
+                }
                 case 'signal':
                 case 'post':
                     return { kind: 'interrupted', run, cancel };
@@ -14490,12 +12699,14 @@ function outcomeOfRun(record, context) {
         }
     }
 }
-/** Only the word is read: the clock and the caps do not change it. */
-const WORD_ONLY = { elapsedMs: 0, timeoutMs: 0, cap: undefined };
-/**
- * Pure: one run's `outcome` word (a task's in the `runs` output): its outcome's, `error` for a
- * create that failed, `not_started` for a task the step never started.
- */
+const WORD_ONLY = { elapsedMs: 0, timeoutMs: 0, caps: [] };
+function crossedCap(cost, caps) {
+    const crossed = caps.find((cap) => {
+        const spent = costIn(cost, cap.amount.unit);
+        return isUnpriced(cost, cap.amount.unit) || (spent !== undefined && spent > cap.amount.value);
+    });
+    return crossed ?? caps[0] ?? { amount: { value: 0, unit: 'credits' }, input: 'max_credits' };
+}
 function outcomeWordOfRun(record) {
     const outcome = outcomeOfRun(record, WORD_ONLY);
     if (outcome.kind !== 'not-started')
@@ -14514,15 +12725,8 @@ function outcomeWordOfRun(record) {
 
 
 
-/** The states of a run still on its way: steerable (or, failing that, cancelled). */
 const ACTIVE_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS'];
-/** A run that has not started needs no interrupt: the follow-up joins its prompt. */
 const NOT_STARTED = new Set(['QUEUED', 'PENDING', 'CLAIMED']);
-/**
- * The metadata that finds the runs of one key on one thread of one repository: the tags every
- * run of the action carries (run/create.ts, model/handoff.ts). Undefined when the step has no
- * key to steer by.
- */
 function keyMetadataOf(metadata) {
     const picked = {};
     for (const key of [STEP_KEYS.repository, HANDOFF_KEYS.key, HANDOFF_KEYS.thread]) {
@@ -14532,30 +12736,20 @@ function keyMetadataOf(metadata) {
     }
     return picked[STEP_KEYS.repository] && picked[HANDOFF_KEYS.key] ? picked : undefined;
 }
-/** The key's runs still on their way on this thread, newest first. */
 async function activeRunsOfKey(client, keyMetadata, options) {
     const { runs } = await client.listRuns({ metadata: { ...keyMetadata }, state: ACTIVE_STATES, limit: 20, sort_by: 'created_at' }, options);
-    // Checked here too: a service that ignored a filter must not make the step steer another run.
-    // A child an agent started carries its parent's tags: it is part of that run, not the key's.
     return ownRuns(runs)
         .filter((run) => meaningOf(run.state) === 'active' &&
         Object.entries(keyMetadata).every(([key, value]) => run.metadata?.[key] === value))
         .sort((a, b) => Date.parse(b.created_at ?? '') - Date.parse(a.created_at ?? ''));
 }
-/** Whether the run must be interrupted before a follow-up can redirect it. */
 function needsInterrupt(run) {
     return !NOT_STARTED.has(run.state);
 }
-/** Whether an error is the service refusing to steer (not a failure to reach it). */
 function isRefusedSteer(error) {
     return error instanceof ApiStatusError && error.status >= 400 && error.status < 500;
 }
-/** The line every steering follow-up carries: the ledger counts a run's follow-ups by it. */
 const STEERED_LINE = 'This is a newer request for the same work: new commits were pushed while you worked.';
-/**
- * The follow-up that steers a run: this step's prompt, and what changed since the head the run
- * worked on, asking it to review or rework only that and to keep what still applies. Pure.
- */
 function steeringMessage(prompt, heads, change) {
     const lines = [prompt, '', '---', STEERED_LINE];
     if (heads.now)
@@ -14573,20 +12767,12 @@ function steeringMessage(prompt, heads, change) {
     lines.push('Stop what you were doing. Review or rework only what changed since the head you were working on, keep what still applies from your earlier work, and answer for the new head.');
     return lines.join('\n');
 }
-/** Why a steer falls back to cancel + create, as its one line says it. */
 function fallbackLine(runId, why) {
     return `previous_run: steer: run ${safeForLog(runId)} cannot be steered (${why}); cancelling it and creating a new run.`;
 }
-/**
- * `previous_run: steer` for one run's lifecycle: before the create, the key's run on its way is
- * steered instead (or cancelled, and a run created); after it, and at each reading of the run,
- * exactly one run of the key is kept, the oldest, whatever the order of two steps' requests and
- * however late the service's list shows a run.
- */
 class KeySteering {
     #source;
     #request;
-    /** The key's metadata, undefined when the step has no key to steer by. */
     #keyMetadata;
     #host;
     #deps;
@@ -14597,17 +12783,10 @@ class KeySteering {
         this.#host = host;
         this.#deps = deps;
     }
-    /**
-     * Before the create: sends this step's work to the run of its key still on its way on this
-     * thread, interrupting it first when it is at work, and makes it this step's run. Returns
-     * undefined when there is none, or when it cannot be steered (a force push, the service
-     * refusing the interrupt or the follow-up): then it was cancelled, and the step creates a run.
-     */
     async steer(deadline) {
         const { client, log } = this.#deps;
         const keyMetadata = this.#keyMetadata;
         const key = keyMetadata?.[HANDOFF_KEYS.key] ?? '';
-        // The oldest wins, as after a create (see oneRunPerKey): every step picks the same run.
         const [candidate, ...newer] = keyMetadata
             ? (await activeRunsOfKey(client, keyMetadata, { deadline })).sort(byAge)
             : [];
@@ -14615,40 +12794,22 @@ class KeySteering {
             log.info(`previous_run: steer: no run of the key "${safeForLog(key, 200)}" is on its way on this thread; creating one.`);
             return undefined;
         }
-        // One run per key: any other still going is cancelled, as cancel would.
         for (const run of newer) {
             log.info(`previous_run: steer: run ${safeForLog(run.run_id)} is a newer run of the same key than run ${safeForLog(candidate.run_id)}; cancelling it, so that the key has one run.`);
             await this.#cancelOther(run.run_id, deadline);
         }
         return await this.#steerRun(candidate, deadline);
     }
-    /**
-     * After a create: another step of the same key may have created a run at the same moment
-     * (each found none to steer). The oldest run of the key wins, the same for every step that
-     * looks: a step whose run is not the oldest steers the oldest instead and cancels its own.
-     * When the oldest cannot be steered, it is cancelled and this step's run kept.
-     */
     async oneRunPerKey(own, deadline) {
-        // The create's answer may not say when the run was created; the list does, as for the others.
         const found = await this.#olderRunOfKey(own, deadline, { listedOnly: true });
         if (!found)
             return own;
         return (await this.#giveWay(found, deadline, false)) ?? own;
     }
-    /**
-     * At each reading of this step's run on its way: the list lags behind the service's writes,
-     * so another step's older run of the key may show only now, however late. The oldest wins, as
-     * after a create: this step steers it and cancels its own. The run steered, if it did.
-     */
     async giveWayLate(run, deadline) {
         const found = await this.#olderRunOfKey(run, deadline, { listedOnly: false });
         return found && (await this.#giveWay(found, deadline, true));
     }
-    /**
-     * The oldest live run of the key when it is older than `own` (by the list's created_at, then
-     * run ID: every step orders them alike), with `own` as the list shows it; undefined when `own`
-     * is the oldest, or the list could not be read. `listedOnly`: `own` must be in the list.
-     */
     async #olderRunOfKey(own, deadline, options) {
         const { client, log } = this.#deps;
         const keyMetadata = this.#keyMetadata;
@@ -14656,7 +12817,6 @@ class KeySteering {
             return undefined;
         let runs;
         try {
-            // One quick try: a look that fails is taken again at the next poll (see giveWayLate).
             const quick = { deadline, timeoutMs: timing/* KEY_LOOK_MS */.Nv, maxRetries: 0, signal: this.#deps.signal };
             runs = await activeRunsOfKey(client, keyMetadata, quick);
         }
@@ -14673,21 +12833,13 @@ class KeySteering {
             return undefined;
         return { oldest, own: mine };
     }
-    /**
-     * Steers the older run of the key in place of this step's own, and cancels its own; the run
-     * steered, or undefined when the older one could not be steered (it was cancelled): then this
-     * step keeps its own, owed again.
-     */
     async #giveWay({ oldest, own }, deadline, late) {
         const [older, mine] = [safeForLog(oldest.run_id), safeForLog(own.run_id)];
         const shown = late ? ' (the list shows it only now)' : '';
-        // The older run may be a newer push's: then this step is the stale one, and gives way
-        // without steering that run back to its own older head.
         const newer = await this.#newerHeadOf(oldest);
         if (newer) {
             this.#deps.log.info(`previous_run: steer: run ${older} of the same key was created before this step's run ${mine}, by another step${shown}, and works on a newer head (${newer.slice(0, 12)}); cancelling run ${mine} and awaiting run ${older} as this step's run, so that the key has one run.`);
             await this.#cancelOther(own.run_id, deadline);
-            // The other run is this step's now: its output, and what a signal's cancel reaches.
             this.#host.tracker.track(oldest.run_id);
             this.#host.record.runId = oldest.run_id;
             return oldest;
@@ -14702,7 +12854,6 @@ class KeySteering {
         await this.#cancelOther(own.run_id, deadline);
         return steered;
     }
-    /** The head `run` works on when it is ahead of this step's (a newer push's run); else undefined. */
     async #newerHeadOf(run) {
         const source = this.#source;
         const theirs = (await source.recordedHead(run.run_id).catch(() => undefined)) ??
@@ -14712,12 +12863,6 @@ class KeySteering {
         const change = await source.compare(source.head, theirs).catch(() => undefined);
         return change?.kind === 'ahead' ? theirs : undefined;
     }
-    /**
-     * Steers `candidate`: interrupts it when it is at work, sends this step's work as one
-     * follow-up that says what changed, and makes it this step's run. Undefined when it cannot be
-     * steered (a force push, the service refusing the interrupt or the follow-up): then it was
-     * cancelled.
-     */
     async #steerRun(candidate, deadline) {
         const { client, log } = this.#deps;
         const source = this.#source;
@@ -14742,17 +12887,14 @@ class KeySteering {
                     const refused = `the service refused the interrupt: ${errorMessage(error)}`;
                     return await this.#cancelInstead(candidate, refused, deadline);
                 }
-                // Nothing reached the service: the run works on, as it was.
                 if (!mayHaveActed(error))
                     throw error;
-                // The turn may have stopped: the run must get the work (or be cancelled), never idle.
                 log.info(`previous_run: steer: the answer to the interrupt of run ${safeForLog(candidate.run_id)} was lost (${safeForLog(errorMessage(error))}); it may have stopped the run's turn, so the step sends it this step's work all the same.`);
             }
         }
         const message = steeringMessage(this.#request.prompt ?? '', { old: oldHead, now: source.head }, change);
         const refusal = await this.#host.followUp(candidate, message, deadline);
         if (refusal !== undefined) {
-            // Never left interrupted and idle: a run that took the interrupt but not the work is cancelled.
             const refused = `the service refused the follow-up: ${refusal}`;
             return await this.#cancelInstead(candidate, refused, deadline);
         }
@@ -14762,19 +12904,16 @@ class KeySteering {
         log.info(`previous_run: steer: ${interrupting ? 'interrupted run' : 'run'} ${safeForLog(candidate.run_id)} and sent it this step's work${head}; awaiting it as this step's run.`);
         return candidate;
     }
-    /** A run that cannot be steered is cancelled, and the step creates one; said in one line. */
     async #cancelInstead(run, why, deadline) {
         this.#deps.log.info(fallbackLine(run.run_id, safeForLog(why, 500)));
         await this.#cancelOther(run.run_id, deadline);
         return undefined;
     }
-    /** previous_run: one cancel of a run that is not (or no longer) this step's, logged as such. */
     async #cancelOther(runId, deadline) {
         const { client, log } = this.#deps;
         logCancel(log, runId, await requestCancel(client, runId, { deadline }), 'previous_run');
     }
 }
-/** Older first: by creation, then by ID, so that every step orders a key's runs alike. */
 function byAge(a, b) {
     const created = Date.parse(a.created_at ?? '') - Date.parse(b.created_at ?? '');
     if (Number.isFinite(created) && created !== 0)
@@ -14786,15 +12925,9 @@ function byAge(a, b) {
 
 
 
-/**
- * Adopts the run `runId`, and sends it the follow-up if there is one. Undefined when the step
- * was cancelled before the follow-up went out; a refused follow-up is an error (the run is left
- * as it is).
- */
 async function adoptRun(target, deadline, host, deps) {
     const { runId, followup } = target;
     const { client, log, now } = deps;
-    // The step's timeout bounds these too, though each gets a fair try however close it is.
     const bounded = () => ({ deadline: Math.max(deadline, now() + timing/* MIN_REQUEST_MS */.Cl) });
     const run = await getExistingRun(client, runId, bounded());
     log.info(`Run ${safeForLog(runId)} is ${safeForLog(run.state, 200)}.`);
@@ -14812,7 +12945,6 @@ async function adoptRun(target, deadline, host, deps) {
     host.record.runId = runId;
     return run;
 }
-/** The run named by the run_id input, as the service shows it now. */
 async function getExistingRun(client, runId, options) {
     try {
         return await client.getRun(runId, options);
@@ -14831,14 +12963,6 @@ async function getExistingRun(client, runId, options) {
 
 
 
-/**
- * Pure logic: whether a reading of a run after a follow-up predates the
- * follow-up's effect. The new pass is recognised by the state leaving its old
- * value, never by `updated_at` (a service may touch it on receiving the
- * message, or omit it). Should the run never be seen leaving its old state
- * (a pass faster than the polls), the readings count after a bounded grace,
- * so the step does not wait out its timeout.
- */
 function watchForNewPass(watch) {
     const since = watch.now();
     let settled = false;
@@ -14858,37 +12982,24 @@ function watchForNewPass(watch) {
         return true;
     };
 }
-/**
- * A run's follow-ups, for its lifecycle: each sent once (a refusal leaves the run as it was; a
- * lost answer is taken as sent), and after it, readings in the run's old state are from before
- * it (stale) until the service shows the new pass (see watchForNewPass).
- */
 class FollowUps {
     #deps;
     #isStale;
     constructor(deps) {
         this.#deps = deps;
     }
-    /** Whether a reading of the run predates the last follow-up's effect. */
     isStale(run) {
         return this.#isStale?.(run) ?? false;
     }
-    /**
-     * Sends `message` to the run as a follow-up. Until the service shows its effect, readings in
-     * the run's old state are stale. Returns why the service refused it (the run is left as it
-     * was, and nothing is owed on it); undefined once it was sent, or may have been.
-     */
     async followUp(run, message, deadline) {
         const refusal = await this.send(run, message, deadline);
         return refusal === undefined ? undefined : errorMessage(refusal);
     }
-    /** As followUp, with the error that refused it. */
     async send(run, message, deadline) {
         const { client, tracker, log, now } = this.#deps;
         const runId = run.run_id;
         tracker.followingUp(runId);
         try {
-            // It gets a fair try however close the deadline is.
             await client.sendFollowup(runId, message, {
                 deadline: Math.max(deadline, now() + timing/* MIN_REQUEST_MS */.Cl),
             });
@@ -14903,8 +13014,6 @@ class FollowUps {
             log.warning(`The answer to the follow-up to run ${safeForLog(runId)} was lost (${safeForLog(reason)}). It may have reached the run and restarted it, so the step awaits the run.`);
         }
         tracker.track(runId);
-        // Only a terminal reading is ever taken as an outcome: a run still going when it was sent
-        // the follow-up (a steered one) has no old outcome whose readings could pass for the new.
         if (!isTerminal(run.state)) {
             this.#isStale = undefined;
             return undefined;
@@ -14931,12 +13040,6 @@ class FollowUps {
 
 
 
-/**
- * A create the service refused as a request it will not take (400, 404 or 422: nothing made)
- * that named a harness or a worker host: the one line says which the service refused, as the
- * inputs name them, then the service's own words and trace. Any other error (a 401's key, a
- * 402's credits) is left as it is, with its own hint.
- */
 function surfaceRefusal(error, request) {
     const { harness, worker_host: workerHost } = request.config ?? {};
     if (!(error instanceof ApiStatusError) || ![400, 404, 422].includes(error.status))
@@ -14949,10 +13052,8 @@ function surfaceRefusal(error, request) {
     ].join(', ');
     return new Error(`The service refused the run (${safeForLog(asked, 300)}): ${safeForLog(errorMessage(error), 1000)}`, { cause: error });
 }
-/** A re-run job says which run of the earlier attempt this one replaces. */
 async function noteSupersededRun(tag, deps) {
     const { client, now, signal, log } = deps;
-    // One quick request, no retries, no Retry-After: it must not eat the wait.
     const deadline = now() + timing/* SUPERSEDED_LOOKUP_TIMEOUT_MS */.LD;
     const quick = {
         listRuns: (query) => client.listRuns(query, {
@@ -14972,10 +13073,6 @@ async function noteSupersededRun(tag, deps) {
         log.debug(`Could not look up the previous attempt's run: ${safeForLog(String(error))}`);
     }
 }
-/**
- * A run's new state, in one line. A watcher explains BLOCKED itself (what it waits for, how to
- * answer, what next); without one, BLOCKED is a warning.
- */
 function logStateChange(log, subject, run, { when, watched }) {
     const state = safeForLog(run.state, 200);
     switch (meaningOf(run.state)) {
@@ -15010,27 +13107,15 @@ function logStateChange(log, subject, run, { when, watched }) {
 
 
 
-/**
- * One run's life in the step: its start (a create; an adoption, adopt.ts; a steer, steer.ts; a
- * continuation, continue-pr.ts), what each reading means for it (a new state, a stale one from
- * before a follow-up, followup.ts; a watcher's verdict, read-after-write lag; a correction of
- * its document), and its stop (a cancel). When to read and when to stop is the scheduler's
- * (scheduler.ts), for one run as for a set.
- */
 class RunLifecycle {
     #spec;
     #deps;
     #starting = false;
     #lagNoted = false;
-    /** output_schema: the corrections asked for so far. */
     #corrections = 0;
-    /** `previous_run: steer`: what steers the key's run for this step (a create's only). */
     #keySteering;
-    /** `continue_from: pull_request`: what starts the run from the one that made the pull request. */
     #continuation;
-    /** Its follow-ups (run_id's, a steer's, a correction's), and the readings they make stale. */
     #followUps;
-    /** What adopting and steering ask of this run's life: its record, tracker and follow-up. */
     #host;
     constructor(spec, deps) {
         this.#spec = spec;
@@ -15066,32 +13151,23 @@ class RunLifecycle {
     get end() {
         return this.record.end;
     }
-    /** Not started yet: no request has gone out for it. */
     get due() {
         return !this.#starting && this.end === undefined && this.record.startedAt === undefined;
     }
-    /** A create or a follow-up is out: its run may exist before its answer. */
     get starting() {
         return this.#starting;
     }
-    /** Started, with a run to read and no request out that may change it, and not ended. */
     get inFlight() {
         return this.end === undefined && this.record.runId !== undefined && !this.tracker.deciding;
     }
     get watch() {
         return this.#deps.watch;
     }
-    /** Who a line is about: "Run r1" for a step's one run, "Task 3 (x): run r1" in a set. */
     #subject(runId = this.record.runId ?? '') {
         const id = safeForLog(runId);
         return this.#spec.name ? `${this.#spec.name}: run ${id}` : `Run ${id}`;
     }
-    /**
-     * Starts the run: creates it (after `cancel_previous`), or adopts it and sends its follow-up.
-     * `deadline` bounds the requests. A failure ends the step, or only this run (`startFailure`).
-     */
     async start(deadline) {
-        // Nothing may come between this check and the request: a signal handler runs only at an await.
         if (this.#deps.signal.aborted)
             return this.#ended({ kind: 'not-started' });
         const record = this.record;
@@ -15114,7 +13190,6 @@ class RunLifecycle {
             if (this.#spec.startFailure === 'throw')
                 throw error;
             this.#deps.log.warning(`${this.#spec.name ?? 'The run'}: ${safeForLog(record.createError)}`);
-            // A run that may exist stays unsettled: the post step looks for it by its tag.
             record.runMayExist = error instanceof RunMayExistError;
             if (!record.runMayExist)
                 this.#settle();
@@ -15134,10 +13209,6 @@ class RunLifecycle {
         if (run && isTerminal(run.state) && !this.#followUps.isStale(run))
             await this.#reachedTerminal(run, deadline);
     }
-    /**
-     * One reading of the run: a reading from before a follow-up is ignored; a new state is logged
-     * and shown; the watcher looks at a run on its way and may end the wait; a terminal state ends it.
-     */
     async seen(run, deadline) {
         if (!this.inFlight || this.#followUps.isStale(run))
             return;
@@ -15160,12 +13231,10 @@ class RunLifecycle {
         const verdict = await this.#deps.watch?.afterPoll(run, stateChanged, this.#deps.signal, deadline);
         if (!verdict || verdict.kind === 'continue')
             return;
-        // Handed off on purpose: the post step must not cancel a run a person is to answer.
         this.record.handedOff = { passes: verdict.passes };
         this.#settle();
         this.#ended({ kind: 'handed-off', passes: verdict.passes, question: verdict.question });
     }
-    /** A read of this run alone failed: a new run's 404 is the service catching up with its create. */
     readFailed(error) {
         const age = this.#deps.now() - (this.record.startedAt ?? this.#deps.now());
         const graceMs = this.#spec.target.kind === 'create' ? timing/* NEW_RUN_NOT_FOUND_GRACE_MS */.mv : 0;
@@ -15176,10 +13245,6 @@ class RunLifecycle {
         this.#lagNoted = true;
         this.#deps.log.info(`${this.#subject()} is not visible yet (404 right after its create); polling on for up to ${formatDuration(graceMs)}.`);
     }
-    /**
-     * Cancels the run for `why` within `deadline`; the report is the record's. Nothing more is
-     * owed on it unless the cancel failed, the run is BLOCKED, or it may restart yet.
-     */
     async stop(why, deadline) {
         this.record.stoppedBy = why.kind;
         if (!this.inFlight)
@@ -15196,8 +13261,6 @@ class RunLifecycle {
         record.cancel = report;
         if (!this.tracker.needsCancel)
             this.#settle();
-        // One run's outcome says how a signal's cancel went, and a timeout's BLOCKED refusal is its
-        // error line: said there, once. A set's runs are each named in the log.
         const saidElsewhere = !this.#spec.name &&
             ((why.kind === 'signal' && report.kind !== 'blocked') ||
                 (why.kind === 'timeout' && report.kind === 'blocked'));
@@ -15205,22 +13268,16 @@ class RunLifecycle {
             logCancel(log, runId, report);
         return report;
     }
-    /** A newer step steers the run now: nothing more is owed on it here, not even a cancel. */
     handOver() {
         if (this.record.runId !== undefined)
             this.#settle();
     }
-    /** Ended for a reason of the step's own (its `pass_when`, a signal): never started, never will be. */
     skip(why) {
         if (!this.due)
             return;
         this.record.stoppedBy ??= why.kind;
         this.#ended({ kind: 'not-started' });
     }
-    /**
-     * The run ended. With `output_schema`, a run that succeeded has its document checked; while
-     * it does not validate and a correction is left, the run is asked for one and awaited again.
-     */
     async #reachedTerminal(run, deadline) {
         const check = this.#spec.checkResult;
         if (check && run.state === 'SUCCEEDED') {
@@ -15241,7 +13298,6 @@ class RunLifecycle {
                 this.record.document = checked.document;
             else
                 this.record.invalidOutput = checked.invalidOutput;
-            // Its final answer is the step's to show: not read twice.
             this.record.conversation = checked.conversation;
         }
         this.#settle();
@@ -15265,10 +13321,8 @@ class RunLifecycle {
                 return steered;
         }
         else {
-            // continue_from: the run that made the pull request, or a create (cancel_previous first).
             const continued = await this.#continuation?.start(request, deadline);
             if (continued?.kind === 'run') {
-                // What it used making the pull request is not this step's (max_credits).
                 this.record.usedBefore = costOf(continued.run.request_usage);
                 return continued.run;
             }
@@ -15278,14 +13332,12 @@ class RunLifecycle {
                 await cancelPreviousRuns(client, asked, log, { deadline });
             }
         }
-        // Nothing may come between this check and the request: a signal handler runs only at an await.
         if (this.#deps.signal.aborted)
             return undefined;
         this.tracker.creating(tag.invocation);
         this.record.invocation = tag.invocation;
         let created;
         try {
-            // Not given the abort signal: a create cut off mid-flight could leave a run nobody knows about.
             created = await createRunOnce(request, tag, { ...this.#deps, deadline });
         }
         catch (error) {
@@ -15304,13 +13356,6 @@ class RunLifecycle {
 }
 
 ;// CONCATENATED MODULE: ./src/run/schedule.ts
-/**
- * The poll schedule. Early polls are quick, because short runs are common and a
- * state change should be seen at once; later polls space out in proportion to
- * the run's age, so that a long run costs few requests. A change is noticed
- * within max(pollInterval, 5% of the elapsed time), and never more than
- * `POLL_GROWTH.maxGrownDelayMs` late unless the user asked for a longer interval.
- */
 
 function nextPollDelayMs(elapsedMs, pollIntervalMs) {
     const grown = Math.min(timing/* POLL_GROWTH */.k0.share * Math.max(0, elapsedMs), timing/* POLL_GROWTH */.k0.maxGrownDelayMs);
@@ -15332,23 +13377,15 @@ function nextPollDelayMs(elapsedMs, pollIntervalMs) {
 
 
 
+
 class LostContactError extends Error {
     name = 'LostContactError';
 }
-/**
- * The one scheduler of run lifecycles, for a step's one run as for a set of many: it starts
- * them (at most `maxParallel` at once), reads them (one read for one run, one list request
- * per poll for many), waits as the service asks (Retry-After) and within the poll-failure
- * budget, and stops what is still in flight when the timeout, the credit cap or `pass_when`
- * says so, or when the workflow cancels the step or an error ends it.
- */
 class RunScheduler {
     #settings;
     #deps;
     #lifecycles;
-    /** The step's deadline (its start plus `timeout`): every start and poll ends by it. */
     #deadline = Infinity;
-    /** When each run was last read, by the list or on its own. */
     #readAt = new Map();
     #listFallback = false;
     #stopped;
@@ -15358,7 +13395,6 @@ class RunScheduler {
         this.#settings = settings;
         this.#deps = deps;
     }
-    /** The service's plan cannot filter runs by metadata: each run was read on its own. */
     get listFallback() {
         return this.#listFallback;
     }
@@ -15409,11 +13445,8 @@ class RunScheduler {
             catch (error) {
                 if (signal.aborted)
                     break;
-                // A poll cut short by the deadline is the timeout, not a failure of the service.
                 if (now() >= deadline)
                     continue;
-                // A refusal (429, 503 with Retry-After) is a live service asking for patience, not lost
-                // contact: the next poll comes when it asked, or at the timeout, whichever is first.
                 if (isRefusal(error) && error instanceof ApiStatusError) {
                     askedDelayMs = retryAfterMs(error.headers, now()) ?? this.#settings.pollIntervalMs;
                     log.info(`The service refused the poll (${error.status}) and asked to wait ${formatDuration(askedDelayMs)}; polling again then, within the timeout.`);
@@ -15440,19 +13473,11 @@ class RunScheduler {
         await this.cancelInFlight(stop.why, cancelDeadline(stop.why, now()));
         return { kind: 'stopped', stop, elapsedMs: elapsed() };
     }
-    /**
-     * Cancels every run still in flight, in parallel, within `deadline`; a create or follow-up
-     * still out is given a share of the time to answer first, so that its run is cancelled too.
-     * Runs not yet started never will be. Then reads the cancelled runs once more (one read for
-     * one run, one list request for many), so that each shows the state it ended in.
-     */
     async cancelInFlight(why, deadline) {
         const { now } = this.#deps;
         this.#closed = true;
         for (const one of this.#lifecycles)
             one.skip(why);
-        // A create (or its lookup) or a follow-up in flight may yet start or restart a run: let it
-        // answer, keeping time for the cancel.
         const deciding = this.#lifecycles.filter((one) => one.tracker.deciding);
         if (deciding.length > 0) {
             const decideMs = (deadline - now()) * timing/* SIGNAL_CANCEL */.EJ.decideShare;
@@ -15465,13 +13490,11 @@ class RunScheduler {
         await Promise.all(inFlight.map((one) => one.stop(why, deadline)));
         await this.#readEndStates(inFlight, why, deadline);
     }
-    /** Leaves every run in flight to a newer step: nothing is owed on them, nothing is cancelled. */
     handOver() {
         this.#closed = true;
         for (const one of this.#lifecycles)
             one.handOver();
     }
-    /** Best effort: a failed read leaves the state the run was cancelled from. */
     async #readEndStates(stopped, why, deadline) {
         const cancelled = stopped.filter((one) => one.record.cancel?.kind === 'cancelled' || one.record.cancel?.kind === 'blocked');
         if (cancelled.length === 0)
@@ -15487,7 +13510,6 @@ class RunScheduler {
                 }));
                 return;
             }
-            // After a signal, the runner's grace is for the cancels alone.
             if (why.kind === 'signal' || this.#deps.now() >= deadline)
                 return;
             const { runs } = await this.#listRuns(deadline);
@@ -15499,10 +13521,8 @@ class RunScheduler {
             }
         }
         catch {
-            // The outcome stands; only the state shown is the one the run was cancelled from.
         }
     }
-    /** Starts lifecycles while there is room, unless the schedule is stopping; they go out together. */
     async #startDue() {
         const starts = [];
         for (const one of this.#lifecycles) {
@@ -15513,22 +13533,13 @@ class RunScheduler {
                 break;
             if (!one.due)
                 continue;
-            // A lifecycle is starting from this call on, so the count above sees it at once.
             starts.push(one.start(this.#deadline));
         }
         await Promise.all(starts);
     }
-    /** Many runs of a set are read with one list request per poll; one run is read on its own. */
     #listsRuns() {
         return (this.#lifecycles.length > 1 && this.#deps.listMetadata !== undefined && !this.#listFallback);
     }
-    /**
-     * One read per poll: for a set, one list request for every run in flight, filtered by the
-     * set's metadata and newest change first, so that the page holds every run that changed
-     * since the last poll. A run missing from a full page has not changed (it is read on its
-     * own only when it has gone unread for a while); missing from a page that is not full, it
-     * is too new for the list (which lags behind the service's writes), and is read on its own.
-     */
     async #poll(inFlight) {
         const deadline = this.#deadline;
         const listed = new Map();
@@ -15536,7 +13547,6 @@ class RunScheduler {
         if (this.#listsRuns()) {
             try {
                 const { runs, page_info } = await this.#listRuns(deadline);
-                // The children agents started carry the set's tags: each joins its root's run.
                 for (const run of runs) {
                     if (isChildRun(run))
                         this.#childSeen(run);
@@ -15565,21 +13575,16 @@ class RunScheduler {
             if (pageFull && readAt !== undefined && now - readAt < timing/* SET_UNLISTED_RECHECK_MS */.X2)
                 continue;
             await this.#readOnItsOwn(one, deadline);
-            if (this.#settings.cap !== undefined)
+            if (this.#settings.caps.length > 0)
                 await this.#readChildren(one, deadline);
         }
     }
-    /** A child run listed with a set's runs: its root's lifecycle keeps it. */
     #childSeen(child) {
         const rootId = rootIdOf(child);
         const root = this.#lifecycles.find((one) => one.record.runId === rootId);
         if (root)
             root.record.children = mergeChildren(root.record.children, [child]);
     }
-    /**
-     * max_credits on a run read on its own: the children its agent started, one list request, so
-     * that the cap counts the tree. A failed read leaves the children as last read.
-     */
     async #readChildren(one, deadline) {
         const runId = one.record.runId;
         if (!runId || !one.inFlight)
@@ -15593,7 +13598,6 @@ class RunScheduler {
             one.record.children = mergeChildren(one.record.children, children);
         }
         catch {
-            // The next poll reads them again.
         }
     }
     async #readOnItsOwn(one, deadline) {
@@ -15610,7 +13614,6 @@ class RunScheduler {
         this.#readAt.set(one, this.#deps.now());
         await one.seen(run, deadline);
     }
-    /** One page of the set's runs, filtered by its metadata, newest change first. */
     #listRuns(deadline) {
         return this.#deps.client.listRuns({
             metadata: { ...this.#deps.listMetadata },
@@ -15619,19 +13622,14 @@ class RunScheduler {
             sort_order: 'desc',
         }, { signal: this.#deps.signal, deadline });
     }
-    /** Before each start and poll: the credit cap on the sum, and whether `pass_when` can still be met. */
     #judge() {
-        const { cap, passWhen } = this.#settings;
-        const credits = this.#credits();
-        if (cap !== undefined && credits !== undefined && credits > cap.credits) {
-            const used = this.#lifecycles.length === 1
-                ? `the run used ${format_formatCredits(credits)}`
-                : `the runs used ${format_formatCredits(credits)} together`;
-            this.#stopped = {
-                why: { kind: 'over-budget' },
-                reason: `${used}, past ${capWords(cap)}`,
-            };
-            return;
+        const { caps, passWhen } = this.#settings;
+        for (const cap of caps) {
+            const past = this.#pastCap(cap);
+            if (past) {
+                this.#stopped = { why: { kind: 'over-budget' }, reason: past };
+                return;
+            }
         }
         const counts = this.counts();
         if (passWhenStanding(passWhen, counts) === 'cannot-be-met') {
@@ -15641,7 +13639,6 @@ class RunScheduler {
             };
         }
     }
-    /** How many runs succeeded, and how many ended otherwise (or failed to start). */
     counts() {
         let succeeded = 0;
         let notSucceeded = 0;
@@ -15654,16 +13651,27 @@ class RunScheduler {
         }
         return { tasks: this.#lifecycles.length, succeeded, notSucceeded };
     }
-    /** What the runs used in this step: a run that is not new counts from where the step found it. */
-    #credits() {
+    #pastCap(cap) {
+        const { unit } = cap.amount;
         let sum;
         for (const { record } of this.#lifecycles) {
-            // A run's agent may start runs of its own: the cap counts the tree, each run once.
-            const credits = costSince(treeCostOf(record.run, record.children), record.usedBefore).credits;
-            if (credits !== undefined)
-                sum = (sum ?? 0) + credits;
+            const cost = costSince(treeCostOf(record.run, record.children), record.usedBefore);
+            if (isUnpriced(cost, unit)) {
+                const reported = formatAmount({
+                    value: costIn(cost, otherUnit(unit)) ?? 0,
+                    unit: otherUnit(unit),
+                });
+                return `run ${record.run?.run_id ?? ''} reported ${reported} and no figure in ${unitName(unit)}, which ${capWords(cap)} cannot count (write it in ${unitName(otherUnit(unit))})`;
+            }
+            const spent = costIn(cost, unit);
+            if (spent !== undefined)
+                sum = (sum ?? 0) + spent;
         }
-        return sum;
+        if (sum === undefined || sum <= cap.amount.value)
+            return undefined;
+        const used = formatAmount({ value: sum, unit });
+        const runs = this.#lifecycles.length === 1 ? `the run used ${used}` : `the runs used ${used} together`;
+        return `${runs}, past ${capWords(cap)}`;
     }
     #inFlight() {
         return this.#lifecycles.filter((one) => one.inFlight);
@@ -15673,19 +13681,9 @@ class RunScheduler {
 ;// CONCATENATED MODULE: ./src/run/superseded.ts
 
 
-/** One quick look: it only decides between two words for a run that is already over. */
 const LOOKUP = { timeoutMs: timing/* SUPERSEDING_LOOKUP */.p9.requestMs, maxRetries: 0 };
-/**
- * The newer run that replaced `run`, when `run` was cancelled and a run with
- * the same name was created after the cancel, soon enough to have caused it
- * (`cancel_previous` cancels, then creates). A same-name run created before
- * the cancel (another matrix leg) did not cause it: a person or another tool
- * did, and the run was "cancelled elsewhere". Undefined when there is none, or
- * when the service cannot say (no time of the cancel, an error).
- */
 async function findSupersedingRun(client, run, deps) {
     const name = run.agent_config?.name;
-    // A cancelled run's last update is its cancel, on the service's clock, as the newer run's create is.
     const cancelledAt = Date.parse(run.updated_at ?? '');
     if (run.state !== 'CANCELLED' || !name || Number.isNaN(cancelledAt))
         return undefined;
@@ -15699,10 +13697,8 @@ async function findSupersedingRun(client, run, deps) {
         await deps.sleep(timing/* SUPERSEDING_LOOKUP */.p9.pauseMs, deps.signal).catch(() => undefined);
     }
 }
-/** The newer run; null when none is listed (yet); undefined when the service cannot say. */
 async function lookOnce(client, run, name, cancelledAt, signal) {
     try {
-        // A second early: `created_after` may compare at a coarser precision than the times shown.
         const since = new Date(cancelledAt - 1_000).toISOString();
         const { runs } = await client.listRuns({ name, created_after: since, sort_by: 'created_at', sort_order: 'asc', limit: 20 }, { ...LOOKUP, signal });
         const newer = runs.find((other) => {
@@ -15725,11 +13721,6 @@ async function lookOnce(client, run, name, cancelledAt, signal) {
 
 
 
-/**
- * A step's runs, one or many: their lifecycles under the one scheduler, carried to their end
- * by one path, whatever the shape of the step. A signal's cancel goes through them; a run must
- * not outlive a step that failed, so an error cancels every run in flight, then is thrown on.
- */
 class StepRuns {
     lifecycles;
     #scheduler;
@@ -15742,19 +13733,12 @@ class StepRuns {
     get records() {
         return this.lifecycles.map((one) => one.record);
     }
-    /** The service's plan cannot filter runs by metadata: each run was read on its own. */
     get listFallback() {
         return this.#scheduler.listFallback;
     }
-    /** How many runs succeeded, and how many ended otherwise (or failed to start). */
     counts() {
         return this.#scheduler.counts();
     }
-    /**
-     * Starts the runs and waits for them, under `interruption`: on SIGINT or SIGTERM every run in
-     * flight gets its cancel at once, in parallel, within the runner's grace; on an error, briefly,
-     * as after a timeout (a cancel that fails leaves the run to the post step).
-     */
     async execute(interruption) {
         interruption.guard(this.#scheduler);
         const startedAt = this.#deps.now();
@@ -15768,7 +13752,6 @@ class StepRuns {
                 await interruption.settled();
                 throw error;
             }
-            // The cancel is the signal handler's; what went wrong meanwhile is still worth telling.
             if (error instanceof RunMayExistError)
                 this.#deps.log.warning(error.message);
             schedule = { kind: 'interrupted', elapsedMs: this.#deps.now() - startedAt };
@@ -15776,20 +13759,11 @@ class StepRuns {
         const signal = await interruption.settled();
         return { schedule, signal, handedOver: interruption.handedOver };
     }
-    /**
-     * Every run in flight is cancelled, in parallel; then a run known but not in flight (its
-     * start failed after its create) is too. A create whose answer was lost and whose run was not
-     * found leaves its tag for the post step; one that certainly failed leaves nothing owed.
-     */
     async #cancelAfterError() {
         const why = { kind: 'error' };
         await this.#scheduler.cancelInFlight(why, cancelDeadline(why, this.#deps.now()));
         await Promise.all(this.lifecycles.map((one) => cancelAfterError(one.tracker, this.#deps)));
     }
-    /**
-     * The newer run that replaced one of these, when the service cancelled it for a newer step of
-     * its key (`previous_run: cancel` there): a run cancelled elsewhere, not by this step.
-     */
     async replaced() {
         const record = this.records.find((one) => one.run?.state === 'CANCELLED' && one.stoppedBy === undefined);
         if (!record?.run)
@@ -15809,11 +13783,6 @@ class StepRuns {
 
 
 
-/**
- * The step's one run, as a set of one: started (created, or adopted and followed up), awaited
- * and stopped by the one scheduler, its document checked (corrections asked for), a signal's
- * cancel folded in, and its end told as the step's outcome, with the newer run that replaced it.
- */
 async function executeStep(settings, deps, interruption) {
     const startedAt = deps.now();
     if (deps.signal.aborted)
@@ -15842,8 +13811,8 @@ async function executeStep(settings, deps, interruption) {
         onSteered: deps.onSteered,
     });
     const { timeoutMs } = settings;
-    const cap = tighterCap(maxCreditsCap(settings.agentWork.maxCredits), deps.budgetCap);
-    const schedule = { maxParallel: 1, passWhen: { kind: 'all' }, timeoutMs, cap };
+    const caps = bindingCaps(maxCreditsCap(settings.agentWork.maxCredits), ...(deps.budgetCaps ?? []));
+    const schedule = { maxParallel: 1, passWhen: { kind: 'all' }, timeoutMs, caps };
     const runs = new StepRuns([lifecycle], { ...schedule, pollIntervalMs: settings.pollIntervalMs }, {
         client,
         now,
@@ -15851,8 +13820,6 @@ async function executeStep(settings, deps, interruption) {
         signal,
         log,
         onProgress: () => deps.onProgress?.(runs.records),
-        // Only a run still in flight is cancelled: a run that ended (FAILED, say) ends pass_when
-        // with it, and nothing is cancelled.
         announceStop: (stop, inFlight) => {
             if (inFlight.length === 0)
                 return;
@@ -15869,7 +13836,6 @@ async function executeStep(settings, deps, interruption) {
     });
     const end = await runs.execute(interruption);
     const { record } = lifecycle;
-    // After a signal the runner's grace is the cancel's; a run handed on is another step's.
     if (!end.signal && !end.handedOver)
         await readTreeAtEnd(record, client);
     if (end.handedOver && record.run) {
@@ -15880,8 +13846,7 @@ async function executeStep(settings, deps, interruption) {
         const by = interruption.interrupted;
         return { outcome: { kind: 'interrupted', run, signal: end.signal, cancel, by } };
     }
-    const read = outcomeOfRun(record, { elapsedMs: deps.now() - startedAt, timeoutMs, cap });
-    // A run never started was stopped with the step: a create's failure is thrown.
+    const read = outcomeOfRun(record, { elapsedMs: deps.now() - startedAt, timeoutMs, caps });
     const children = record.children?.length ? { children: record.children } : {};
     const outcome = read.kind === 'not-started' || end.schedule.kind === 'interrupted'
         ? { kind: 'interrupted', run: record.run, ...children }
@@ -15894,10 +13859,6 @@ async function executeStep(settings, deps, interruption) {
         return checked;
     return { ...checked, outcome: { ...outcome, supersededBy: newer.run_id }, newer };
 }
-/**
- * The child runs the run's agent started, read once at its end (one list request), so that its
- * spend and surfaces count them: a failed read leaves those last seen.
- */
 async function readTreeAtEnd(record, client) {
     const { runId } = record;
     if (!runId || record.end?.kind === 'started' || record.end?.kind === 'not-started')
@@ -15907,14 +13868,12 @@ async function readTreeAtEnd(record, client) {
         record.children = mergeChildren(record.children, children);
     }
     catch {
-        // The outcome stands; its spend is then the run's and the children last seen.
     }
 }
 
 ;// CONCATENATED MODULE: ./src/agent/progress.ts
 
 
-/** Remembers what was reported already; give it each conversation as it is read. */
 class ProgressTracker {
     #reported = new Set();
     update(conversation) {
@@ -15950,7 +13909,6 @@ class ProgressTracker {
 function actionEvent(action) {
     return { kind: 'action', category: clip(action.category, 40), name: clip(action.name, 120) };
 }
-/** A progress event as one plain line, before it is made safe for the log. */
 function describeProgress(event) {
     switch (event.kind) {
         case 'step':
@@ -15959,12 +13917,6 @@ function describeProgress(event) {
             return `Agent action: ${event.category || 'action'}${event.name ? ` ${event.name}` : ''}`;
     }
 }
-/**
- * When to read the conversation for progress: at a change of state, or when
- * 30 s have passed since the last read; but never more reads than one at the
- * start and one per 30 s since, so a run that flaps between states cannot
- * spend more than the budget of 120 reads an hour.
- */
 class ProgressReadSchedule {
     #startedAt;
     #lastReadAt;
@@ -15985,10 +13937,6 @@ class ProgressReadSchedule {
         this.#lastReadAt = now;
     }
 }
-/**
- * Never silent: tells when a "still waiting" line is owed, and how long the
- * wait may sleep before it must write one. Every log line resets it.
- */
 class Heartbeat {
     #lastLineAt;
     constructor(now) {
@@ -16000,15 +13948,10 @@ class Heartbeat {
     isDue(now) {
         return now - this.#lastLineAt >= timing/* HEARTBEAT_INTERVAL_MS */.sU;
     }
-    /** The longest sleep that still leaves time to write the line when it is owed. */
     msUntilDue(now) {
         return Math.max(0, this.#lastLineAt + timing/* HEARTBEAT_INTERVAL_MS */.sU - now);
     }
 }
-/**
- * The session link to announce: the run's link the first time it is an
- * http(s) URL, or when it changes; undefined when there is nothing new.
- */
 function newSessionLink(announced, run) {
     const link = typeof run === 'object' && run !== null
         ? run.session_link
@@ -16025,7 +13968,6 @@ function newSessionLink(announced, run) {
 }
 
 ;// CONCATENATED MODULE: ./src/log.ts
-/** `log`, each line after `name` ("Task 3 (x): run r1 is …"), its first word made lower case. */
 function namedLog(log, name) {
     const named = (line) => `${name}: ${line.replace(/^Run /, 'run ')}`;
     return {
@@ -16060,7 +14002,6 @@ class RunWatcher {
         this.#heartbeat = new Heartbeat(this.#startedAt);
         this.#reads = new ProgressReadSchedule(this.#startedAt);
     }
-    /** The log the wait writes to: every line counts as a sign of life. */
     get log() {
         const note = () => this.#heartbeat.noteLine(this.#deps.now());
         const log = this.#deps.log;
@@ -16070,16 +14011,12 @@ class RunWatcher {
             debug: (message) => log.debug(message),
         };
     }
-    /** The longest the wait may sleep before it owes the log a line. */
     msUntilHeartbeat() {
         return this.#heartbeat.msUntilDue(this.#deps.now());
     }
-    /** The conversation as last read, if any: the final answer can be taken from it. */
     get lastConversation() {
         return this.#lastConversation;
     }
-    /** Looks at one reading of the run; `stateChanged` when its state differs from the last. */
-    /** `deadline`: when the wait ends (on the `now` clock); no read it makes outlasts it. */
     async afterPoll(run, stateChanged, signal, deadline) {
         const { safeForLog } = this.#deps;
         const link = newSessionLink(this.#announcedLink, run);
@@ -16089,7 +14026,6 @@ class RunWatcher {
             this.#deps.onSessionLink?.(link);
         }
         const blocked = meaningOf(run.state) === 'blocked';
-        // Before a worker has it, the run has no conversation: a read then would spend the budget.
         const started = run.state !== 'QUEUED' && run.state !== 'PENDING';
         if (this.#settings.showProgress &&
             started &&
@@ -16097,7 +14033,6 @@ class RunWatcher {
             await this.#readProgress(signal, deadline);
         }
         if (blocked && stateChanged) {
-            // What it waits for may be only in the conversation: read it, once per BLOCKED.
             if (!this.#settings.showProgress || !this.#lastConversation)
                 await this.#readOnce(signal, deadline);
             return this.#onBlocked(run);
@@ -16142,7 +14077,6 @@ class RunWatcher {
         return conversation;
     }
 }
-/** What the step watches while it waits, from its settings: the run's conversation is the tracked run's. */
 function stepWatcher(settings, tracker, sources, deps) {
     return watcherOf({
         showProgress: settings.agentWork.showProgress,
@@ -16150,11 +14084,6 @@ function stepWatcher(settings, tracker, sources, deps) {
         continueRun: settings.target.kind === 'continue',
     }, () => tracker.runId, sources, deps);
 }
-/**
- * What a task of a set watches: its progress and BLOCKED as for one run, its lines naming the
- * task ("Task 3 (x): …"). Nothing when neither
- * `show_progress` nor an `on_blocked` other than `wait` asks for it.
- */
 function taskWatcher(settings, record, sources, deps) {
     if (!settings.showProgress && settings.onBlocked === 'wait')
         return undefined;
@@ -16164,7 +14093,6 @@ function taskWatcher(settings, record, sources, deps) {
 }
 function watcherOf(settings, runIdOf, sources, deps) {
     const { log } = deps;
-    // Progress reads find no conversation early in a run: that is not worth a line each time.
     const quiet = {
         info: (message) => log.debug(message),
         warning: (message) => log.debug(message),
@@ -16191,10 +14119,6 @@ function watcherOf(settings, runIdOf, sources, deps) {
 
 
 
-/**
- * The thread's comment, opened before the run is decided: the run's own (`comment`), or, with
- * `continue_run`, the one that replies to a person's comment.
- */
 async function openThread(settings, github, io) {
     const continuing = settings.target.kind === 'continue';
     if (!settings.github.comment && !continuing)
@@ -16205,11 +14129,6 @@ async function openThread(settings, github, io) {
         name: settings.target.kind === 'existing' ? undefined : settings.target.request.config?.name,
     });
 }
-/**
- * Where one run shows on GitHub besides the log: its comment, its commit status and its check
- * run. Opened before the run starts, shown at each change while it goes, then at its end: the
- * end at once, the agent's answer and the notes once read.
- */
 class RunSurfaces {
     #settings;
     #github;
@@ -16219,9 +14138,7 @@ class RunSurfaces {
     #checkRun;
     #headMoved;
     #end;
-    /** The run as last shown going: its ID, state and session link. */
     #lastSeen;
-    /** The commit the run works on: the pull request's head, else the event's. */
     commit;
     constructor(settings, github, io, parts) {
         this.#settings = settings;
@@ -16232,7 +14149,6 @@ class RunSurfaces {
         this.#checkRun = parts.checkRun;
         this.commit = parts.commit;
     }
-    /** The commit status and the check run; `thread` is the run's comment when `comment` is on. */
     static async open(settings, github, thread, io) {
         const commit = await resolveWorkCommit(github, io);
         const { status, checkRun } = await openCommitSurfaces(settings.github, settings.output.checkRun, github, commit, io, savedState(io));
@@ -16241,13 +14157,8 @@ class RunSurfaces {
             comment?.workOn(commit.sha);
         return new RunSurfaces(settings, github, io, { commit, comment, status, checkRun });
     }
-    /**
-     * The run on its way, shown when it first is and at each change of its state or session link;
-     * its end is shown once the step knows its outcome (timed out, …).
-     */
     showRunning([record]) {
         const run = record?.run;
-        // Once the end is shown, a poll's late answer never shows the run going again.
         if (!run || isTerminal(run.state) || this.#end)
             return;
         const seen = `${run.run_id} ${run.state} ${run.session_link ?? ''}`;
@@ -16257,14 +14168,9 @@ class RunSurfaces {
         this.#comment?.show(run);
         this.#status?.show(pendingStatus(run, this.#github.workflowRun));
     }
-    /**
-     * The end at once, on the commit status and the comment; the pull request's head is read
-     * meanwhile, for the comment's note. `newer`: the run that superseded this one, if any.
-     */
     showEnd(end) {
         const { outcome, newer, cancelling } = end;
         this.#end = end;
-        // A newer run on the same commit owns the status now: writing ours could cover its pending.
         if (!(newer && newer.metadata?.gh_head_sha === this.commit?.sha)) {
             this.#status?.show(finalStatus(outcome, this.#github.workflowRun), true);
         }
@@ -16274,10 +14180,8 @@ class RunSurfaces {
         if (!cancelling)
             this.#headMoved = headMovedNote(this.#github, this.commit, this.#io);
     }
-    /** The agent's answer and the notes on the comment, the review, the check run; all settled. */
     async showWork(work) {
         if (!this.#end) {
-            // Shown before its end (never so in a step): what is on its way is settled, nothing more.
             await Promise.all([this.#comment?.settled(), this.#status?.settled()]);
             return;
         }
@@ -16287,7 +14191,6 @@ class RunSurfaces {
             const moved = await this.#headMoved;
             this.#comment.show(outcome.run, {
                 notes: moved ? [moved] : [],
-                // A review's summary, not the JSON document the agent ended its message with.
                 answer: review?.summary ?? work.answer,
                 outcome: this.#commentOutcome(outcome),
             });
@@ -16305,10 +14208,6 @@ class RunSurfaces {
     #commentOutcome(outcome) {
         return commentOutcomeOf(outcome, this.#settings.target.kind === 'continue');
     }
-    /**
-     * The post step: the run's comment and commit status say where the run ended, by how the
-     * post step's cancel went; the check run the main step left in progress is completed.
-     */
     static async showStopped({ saved, ended, settings, world, client, io }) {
         const github = new GitHubContext(settings.github.token, world);
         const [one] = ended;
@@ -16319,10 +14218,6 @@ class RunSurfaces {
     }
 }
 RunSurfaces;
-/**
- * The post step: the main step stopped before it showed the run's end, so its comment and
- * commit status still show it going. Say where it ended, by how the post step's cancel went.
- */
 async function showRunStopped(left, saved, settings, github, client, io) {
     const stopped = STOPPED[left.report.kind];
     if (saved.commentId && settings.github.comment) {
@@ -16331,7 +14226,6 @@ async function showRunStopped(left, saved, settings, github, client, io) {
             run = await client.getRun(left.runId, { maxRetries: 0 });
         }
         catch {
-            // Without the run's state, the comment is better left as it is than guessed at.
         }
         const comment = run &&
             (await openThreadComment(settings.github, github, io, {
@@ -16349,11 +14243,6 @@ async function showRunStopped(left, saved, settings, github, client, io) {
         await status?.settled();
     }
 }
-/**
- * The main step's check run is still in progress: GitHub did not take the main step's
- * completion (it is completed with the conclusion the main step reached), or the step stopped
- * (a hard kill, or an error) before it came to complete it. Without a cancel to tell, it failed.
- */
 async function finishStoppedCheckRun(saved, report, settings, github, io) {
     const stopped = stoppedCheckReport(report ? `${STOPPED[report.kind]}.` : STEP_STOPPED, report?.kind === 'cancelled');
     await finishLeftCheckRun(settings.github, github, saved, stopped, io);
@@ -16385,17 +14274,11 @@ const STEP_STOPPED = "The step stopped before it reported the run. The workflow 
 
 
 
-/**
- * The main step's shape with one run: `prompt` (or `prompt_file`), `run_id` with `followup`, or
- * `continue_run`. Its output schema is compiled here, before any request: a schema that is not
- * one is an input error too.
- */
 async function oneRunShape(read) {
     const output = await prepareOutput(read.output);
     return {
         settings: read,
         async admit(world, io) {
-            // approval: a run that waits for a maintainer's approval creates nothing (the step passes).
             const admitted = await admitByApproval(read, world, io);
             return admitted && admittedRun(admitted.settings, admitted.github, output);
         },
@@ -16408,10 +14291,8 @@ function admittedRun(settings, github, output) {
         prepare: (start) => prepare({ ...start, settings, output }),
     };
 }
-/** Reads GitHub's side (who asked, which thread, which commit) and decides the run to act on. */
 async function prepare(step) {
     const { settings, github, output, io } = step;
-    // A refused comment starts nothing, and the step passes: the log says why.
     const continuing = settings.target.kind === 'continue';
     if (continuing && !(await mayTalkToAgent(settings.github, github, io)))
         return undefined;
@@ -16431,11 +14312,9 @@ async function prepare(step) {
         },
     };
 }
-/** Creates or adopts the run and waits for it; a signal's cancel, if any, is folded in. */
 async function execute(step, interruption) {
     const { settings, client, tracker, surfaces, watcher, output, sources } = step;
     const handoff = stepHandoff(settings, step.home);
-    // A newer step steers the run: a workflow that cancels this one for it hands the run over.
     const steering = step.steering ?? githubSteering(step, surfaces.commit?.sha);
     if (settings.previousRun === 'steer')
         interruption.handsOverWhen(steering.newerStep);
@@ -16466,11 +14345,10 @@ async function execute(step, interruption) {
         continueFrom: continueSource(step.home, head),
         onSteered: () => step.io.setOutput('steered', 'true'),
         checkResult,
-        ...(step.budgetCap ? { budgetCap: step.budgetCap } : {}),
+        ...(step.budgetCaps ? { budgetCaps: step.budgetCaps } : {}),
     };
     return executeStep({ ...settings, target: step.target }, deps, interruption);
 }
-/** Shows the outcome on every surface: the commit status, the comment, outputs and summary. */
 async function finish(step, executed, interruption) {
     const { settings, surfaces } = step;
     const { cancelling } = interruption;
@@ -16494,15 +14372,14 @@ async function finish(step, executed, interruption) {
         verdict: review?.verdict,
     });
 }
-/**
- * The step's limits, for the run's tag: the deadline when the step awaits the run, and the cap
- * it stops the run at (max_credits, or what a budget had left).
- */
 function limitsOf(settings, step) {
-    const cap = tighterCap(maxCreditsCap(settings.agentWork.maxCredits), step.budgetCap);
+    const caps = bindingCaps(maxCreditsCap(settings.agentWork.maxCredits), ...(step.budgetCaps ?? []));
+    const credits = caps.find((cap) => cap.amount.unit === 'credits');
+    const usd = caps.find((cap) => cap.amount.unit === 'usd');
     return {
         ...(settings.wait ? { deadline: new Date(Date.now() + settings.timeoutMs).toISOString() } : {}),
-        ...(cap ? { cap: cap.credits } : {}),
+        ...(credits ? { cap: credits.amount.value } : {}),
+        ...(usd ? { capUsd: usd.amount.value } : {}),
     };
 }
 
@@ -16517,14 +14394,9 @@ function limitsOf(settings, step) {
 
 
 
-/**
- * A task has ended once its run did, its create failed, or the step stopped it (each sets
- * `endedAt`); a run handed over (wait: false) goes on.
- */
 function hasEnded(task) {
     return task.endedAt !== undefined && !isDetached(task);
 }
-/** A task's icon and words: its outcome's, or where it stands while the set runs. */
 function taskWords(task, running) {
     if (running && !hasEnded(task)) {
         const state = task.run?.state;
@@ -16552,8 +14424,6 @@ function rowOf(task, view) {
     const duration = task.startedAt !== undefined && task.endedAt !== undefined && hasEnded(task)
         ? formatDuration(task.endedAt - task.startedAt)
         : '';
-    // A run at work spends as it goes: its credits show once it ended, so a poll that saw
-    // no other change writes nothing.
     const credits = running && !hasEnded(task) ? undefined : treeCostOf(task.run, task.children).credits;
     const link = safeHttpUrl(task.run?.session_link);
     return [
@@ -16563,17 +14433,13 @@ function rowOf(task, view) {
         taskWords(task, running),
         task.run?.state ? inlineText(task.run.state) : '',
         duration,
-        credits !== undefined ? format_formatCredits(credits) : '',
+        credits !== undefined ? formatCredits(credits) : '',
         link ? `[open](${link})` : '',
         '',
     ]
         .join(' | ')
         .trim();
 }
-/**
- * The set's table, a row per task; rows past `maxChars` give way to one line
- * that says how many more the job summary lists.
- */
 function renderSetTable(view, maxChars = Number.POSITIVE_INFINITY) {
     const tasks = tasksOf(view);
     const lines = [...TABLE_HEAD];
@@ -16589,12 +14455,7 @@ function renderSetTable(view, maxChars = Number.POSITIVE_INFINITY) {
     }
     return lines.join('\n');
 }
-/** Room kept for the line that replaces the rows that do not fit. */
 const MORE_ROWS_ROOM = 80;
-/**
- * Why each task that ended without success did: the service's reason, or the
- * create's error, one line each, under the table. Empty when there is none.
- */
 function renderSetReasons(view, maxChars = Number.POSITIVE_INFINITY) {
     const lines = [];
     let length = 0;
@@ -16613,11 +14474,6 @@ function renderSetReasons(view, maxChars = Number.POSITIVE_INFINITY) {
     }
     return lines.join('\n');
 }
-/**
- * The tasks that ended without success, for the step's error line: the first `shown` by
- * number and title, each with its outcome and reason, then how many more. Plain text: the
- * caller makes it safe for the log.
- */
 function notSucceededTasks(tasks, shown = 3) {
     const failed = tasks.flatMap((task) => {
         const word = outcomeWordOfRun(task);
@@ -16632,9 +14488,7 @@ function notSucceededTasks(tasks, shown = 3) {
     const more = failed.length - named.length;
     return [...named, ...(more > 0 ? [`and ${more} more`] : [])].join('; ');
 }
-/** Why a task's run did not succeed, in the service's words or the create's error. */
 function set_table_reasonOf(task) {
-    // The fields that failed, as one run's error names them.
     if (task.invalidOutput)
         return `the agent's result ${describeInvalidOutput(task.invalidOutput)}`;
     return task.createError ?? (task.run ? run_item_statusMessageOf(task.run) : undefined);
@@ -16642,7 +14496,6 @@ function set_table_reasonOf(task) {
 function tasksOf(view) {
     return view.kind === 'running' ? view.tasks : view.outcome.tasks;
 }
-/** Where a running set stands, in numbers. */
 function setCounts(tasks) {
     let succeeded = 0;
     let done = 0;
@@ -16658,7 +14511,6 @@ function setCounts(tasks) {
     }
     return { total: tasks.length, done, succeeded, inFlight };
 }
-/** How many of a set's runs were handed over (wait: false). */
 function setStarted(tasks) {
     return tasks.filter(isDetached).length;
 }
@@ -16674,7 +14526,7 @@ function setHeadline(view) {
             figures: [
                 `${counts.succeeded} succeeded${failed > 0 ? `, ${failed} did not` : ''}`,
                 `${counts.inFlight} in flight`,
-                ...(credits !== undefined ? [`${format_formatCredits(credits)} by the runs done`] : []),
+                ...(credits !== undefined ? [`${formatCredits(credits)} by the runs done`] : []),
             ],
         };
     }
@@ -16698,15 +14550,11 @@ function setHeadline(view) {
         figures: [
             `${counts.succeeded} of ${counts.total} runs succeeded`,
             `⏱ ${formatDuration(view.outcome.elapsedMs)}`,
-            ...(credits !== undefined ? [`${format_formatCredits(credits)} in all`] : []),
+            ...(credits !== undefined ? [`${formatCredits(credits)} in all`] : []),
         ],
         reason: `${capitalized(view.outcome.reason)}.`,
     };
 }
-/**
- * Pure: the job summary of a set, a headline with its outcome and one table row per task;
- * under it, where each task's downloaded files are.
- */
 function renderSetSummary(outcome, downloaded = []) {
     const view = { kind: 'ended', outcome };
     const headline = setHeadline(view);
@@ -16729,7 +14577,6 @@ function renderSetSummary(outcome, downloaded = []) {
         lines.push('', LIST_FALLBACK_NOTE);
     return `${lines.join('\n')}\n`;
 }
-/** Under each task whose agent started runs of its own, those runs, collapsed. */
 function renderStartedRuns(tasks) {
     const blocks = tasks.flatMap((task) => {
         const block = childRunsBlock(task.children);
@@ -16737,7 +14584,6 @@ function renderStartedRuns(tasks) {
     });
     return blocks.length > 0 ? blocks.join('\n\n') : undefined;
 }
-/** At most this many tasks' folders are listed; the `runs` output has every file's path. */
 const FOLDERS_SHOWN = 100;
 function renderDownloadedFolders(downloaded) {
     const lines = ['**Downloaded files**', ''];
@@ -16752,10 +14598,6 @@ function renderDownloadedFolders(downloaded) {
     return lines.join('\n');
 }
 const LIST_FALLBACK_NOTE = "The service's plan cannot filter runs by metadata, so each run was read on its own at every poll.";
-/**
- * Pure: the set's comment, without its marker: the headline, the figures, a
- * link to the workflow run, and the table, within `maxChars`.
- */
 function renderSetComment(view, workflowRun, maxChars) {
     const headline = setHeadline(view);
     const link = safeHttpUrl(workflowRun);
@@ -16765,16 +14607,10 @@ function renderSetComment(view, workflowRun, maxChars) {
         ...(headline.reason ? [inlineText(headline.reason)] : []),
         ...(link ? [`[Workflow run](${link})`] : []),
     ].join('\n\n');
-    // The reasons take at most a tenth of the room; the table, the rest.
     const reasons = renderSetReasons(view, maxChars / 10);
     const table = renderSetTable(view, maxChars - head.length - reasons.length - 4);
     return [head, table, ...(reasons ? [reasons] : [])].join('\n\n');
 }
-/**
- * Pure: the set's check run once it ended: its outcome's conclusion, the tally as its title,
- * and as its summary (within `maxChars`) why it ended so, then the table and the reasons. The
- * first paragraph is what the post step keeps, should GitHub not take the completion.
- */
 function renderSetCheck(outcome, maxChars) {
     const view = { kind: 'ended', outcome };
     const headline = setHeadline(view);
@@ -16783,7 +14619,6 @@ function renderSetCheck(outcome, maxChars) {
         `${inlineText(headline.reason ?? '')} Outcome: \`${word}\`.`,
         headline.figures.join(' · '),
     ].join('\n\n');
-    // As on the comment: the reasons take at most a tenth of the room; the table, the rest.
     const reasons = renderSetReasons(view, maxChars / 10);
     const table = renderSetTable(view, maxChars - head.length - reasons.length - 4);
     return {
@@ -16792,7 +14627,6 @@ function renderSetCheck(outcome, maxChars) {
         summary: [head, table, ...(reasons ? [reasons] : [])].join('\n\n'),
     };
 }
-/** The set's commit status: pending with its tally while it runs, then its outcome's state. */
 function setStatusOf(view) {
     const headline = setHeadline(view);
     if (view.kind === 'running') {
@@ -16800,7 +14634,6 @@ function setStatusOf(view) {
     }
     const { word, handedOver } = view.outcome;
     if (word === 'started') {
-        // Names the set, as one run's names its run: the pass finishes only the status its set left.
         return {
             state: OUTCOME_RECORDS.started.commitState,
             description: `Started ${setStarted(view.outcome.tasks)} of ${view.outcome.tasks.length} runs; this step does not wait for them (set ${handedOver ?? ''})`,
@@ -16826,15 +14659,12 @@ function capitalized(text) {
 
 
 
-/** Pure: the `runs` output, one object per task in task order, each member present when known. */
 function runsOutput(tasks, work) {
-    // The answers share what one run's `result` may take, so the output stays within GitHub's limit.
     const answerBytes = Math.floor(RESULT_OUTPUT_LIMIT_BYTES / Math.max(1, tasks.length));
     const entries = tasks.map((task) => {
         const credits = treeCostOf(task.run, task.children).credits;
         const done = work.get(task.index);
         const answer = done?.answer;
-        // The same items as one run's `artifacts` output, a downloaded file's with its path.
         const artifacts = artifactsOutput(done?.artifacts ?? parseArtifacts(task.run?.artifacts), done?.downloadedTo);
         return {
             task: task.index,
@@ -16863,7 +14693,6 @@ function runsOutput(tasks, work) {
         keeps: 'each task without its title, result, structured_output and artifacts, with "truncated": true',
     }));
 }
-/** Sets the set's outputs, writes its summary, and fails the step unless the set passed. */
 async function publishSetOutcome(io, outcome, work) {
     const { word } = outcome;
     io.setOutput('outcome', word);
@@ -16884,11 +14713,9 @@ async function publishSetOutcome(io, outcome, work) {
     const line = `The set ${word.replace('_', ' ')}: ${tally}; ${safeForLog(outcome.reason)}.`;
     if (OUTCOME_RECORDS[word].passes)
         return io.info(line);
-    // What GitHub lists first: which tasks did not pass, and why, so nobody opens the summary to find out.
     const names = notSucceededTasks(outcome.tasks);
     io.setFailed(names ? `${line} Not succeeded: ${safeForLog(names, 1_000)}.` : line);
 }
-/** Where each task's downloaded files went, for the summary: the tasks that have any. */
 function downloadedFolders(tasks, work) {
     return tasks.flatMap((task) => {
         const done = work.get(task.index);
@@ -16907,13 +14734,6 @@ function downloadedFolders(tasks, work) {
 
 
 
-/**
- * Many runs from one step, each a lifecycle of the one scheduler: at most `maxParallel` in
- * flight, one list request per poll for all of them (filtered by the set's own metadata),
- * `pass_when` watched as runs end, and the runs still in flight cancelled, in parallel, as
- * soon as the rule can no longer be met, the cap or the timeout is reached, or the workflow
- * cancels the step.
- */
 class TaskSetRun {
     #settings;
     #deps;
@@ -16956,22 +14776,16 @@ class TaskSetRun {
     get tasks() {
         return this.#tasks;
     }
-    /** Runs the set under `interruption` (see StepRuns.execute), to its outcome. */
     async run(interruption) {
         this.#deps.state.markSet();
         this.#deps.log.info(`Starting ${this.#tasks.length} runs, at most ${this.#settings.maxParallel} at once; the step passes when ${describePassWhen(this.#settings.passWhen, this.#tasks.length)} succeed.`);
         if (this.#settings.cancelPrevious)
             await this.#cancelPrevious(this.#settings.cancelPrevious);
         const end = await this.#runs.execute(interruption);
-        // A set is never steered, so never handed over: a signal interrupts it.
         const { elapsedMs } = end.schedule;
         const outcome = this.#outcome(end.signal ? { kind: 'interrupted', elapsedMs } : end.schedule);
         return outcome.word === 'failed' ? await this.#supersededOr(outcome) : outcome;
     }
-    /**
-     * A set that failed because a run of it was cancelled elsewhere, by a newer step of its key
-     * (`previous_run: cancel`), was replaced, as one run is: it ends superseded, and passes.
-     */
     async #supersededOr(failed) {
         const replaced = await this.#runs.replaced();
         if (!replaced)
@@ -16982,12 +14796,10 @@ class TaskSetRun {
         const reason = `a newer run with the same name (${newer.run_id}) replaced ${whose} (previous_run: cancel)`;
         return { ...failed, word: 'superseded', reason, newer };
     }
-    /** Before any create, the active runs of every task's name, one name at a time, as for one run. */
     async #cancelPrevious(input) {
         const { client, log, now } = this.#deps;
         const deadline = now() + this.#settings.timeoutMs;
         const names = new Set(this.#tasks.map((task) => task.request.config?.name ?? ''));
-        // Every task's tag names the set's home: its project and thread.
         const home = homeOfTag(this.#deps.tagFor(0).metadata);
         for (const name of names) {
             if (this.#deps.signal.aborted)
@@ -17015,7 +14827,6 @@ class TaskSetRun {
         }
         if (end.kind === 'stopped') {
             const { why, reason } = end.stop;
-            // A set that can no longer pass failed; its runs still going were cancelled for it.
             return {
                 ...base,
                 word: why.kind === 'pass-when' ? 'failed' : outcomeOfStop(why.kind),
@@ -17024,7 +14835,6 @@ class TaskSetRun {
         }
         const rule = describePassWhen(this.#settings.passWhen, this.#tasks.length);
         const setId = this.#deps.setMetadata[SET_KEY];
-        // A set whose every create failed has nothing to hand over: its rule judges it now.
         if (this.#settings.wait === false && setId && this.#tasks.some(isDetached)) {
             return {
                 ...base,
@@ -17038,7 +14848,6 @@ class TaskSetRun {
         return { ...base, word: standing === 'met' ? 'succeeded' : 'failed', reason };
     }
 }
-/** "Task 3 (Package c)", safe for the log. */
 function taskName(task) {
     const label = safeForLog(taskLabel(task), 200);
     return label.charAt(0).toUpperCase() + label.slice(1);
@@ -17053,18 +14862,11 @@ function taskName(task) {
 
 
 
-/**
- * Where a set shows while it runs, beyond the log: its comment and its commit
- * status, each written at most once per poll, and only when what they show changed;
- * its check run, in progress until the set ends; and, should the step stop first,
- * what the post step says on them.
- */
 class SetSurfaces {
     #comment;
     #status;
     #checkRun;
     #workflowRun;
-    /** The commit the runs work on, when a status or check run needed it: a detached set's runs carry it. */
     commit;
     #checkRunDone;
     constructor(parts, workflowRun) {
@@ -17082,19 +14884,15 @@ class SetSurfaces {
         });
         const { checkRun: checks } = settings.output;
         const commit = settings.github.commitStatus || checks ? await resolveWorkCommit(github, io) : undefined;
-        // One check run for the set, `cloud-agent/<key>` as one run's.
         const { status, checkRun } = await openCommitSurfaces(settings.github, checks, github, commit, io, state);
         return new SetSurfaces({ comment, status, checkRun, commit: commit?.sha }, github.workflowRun);
     }
-    /** The set's tasks as they stand at a poll. */
     showRunning(tasks) {
         this.#show({ kind: 'running', tasks });
     }
-    /** The set's end; its check run is completed. */
     showEnd(outcome) {
         this.#show({ kind: 'ended', outcome });
     }
-    /** A set's surfaces show no agent's work (its job summary does): all is settled. */
     async showWork() {
         await Promise.all([this.#comment?.settled(), this.#status?.settled(), this.#checkRunDone]);
     }
@@ -17102,7 +14900,6 @@ class SetSurfaces {
         if (this.#comment) {
             const tasks = view.kind === 'running' ? view.tasks : view.outcome.tasks;
             const { done, total } = setCounts(tasks);
-            // A reconcile pass reads them there: a run handed to a person is never swept.
             const handedOff = tasks.flatMap((task) => task.handedOff && task.runId !== undefined ? [task.runId] : []);
             this.#comment.show({
                 body: renderSetComment(view, this.#workflowRun, SET_COMMENT_TABLE_CHARS),
@@ -17113,7 +14910,6 @@ class SetSurfaces {
             });
         }
         const status = setStatusOf(view);
-        // A newer run on the same commit owns the status now: writing ours could cover its pending.
         const newer = view.kind === 'ended' ? view.outcome.newer : undefined;
         if (!newer || newer.metadata?.gh_head_sha !== this.commit)
             this.#status?.show({
@@ -17125,10 +14921,6 @@ class SetSurfaces {
             this.#checkRunDone = this.#checkRun.finish(renderSetCheck(view.outcome, CHECK_SUMMARY_CHARS));
         }
     }
-    /**
-     * The post step: the step stopped before the set ended, so its comment, status and check run
-     * still show it running. Says so, with how many of the runs it left the post step cancelled.
-     */
     static async showStopped(stopped) {
         const { saved, ended, settings, world, io } = stopped;
         const left = ended.length;
@@ -17150,7 +14942,6 @@ class SetSurfaces {
             ? await openCommitStatus(settings.github, context, { sha: statusSha }, io)
             : undefined;
         status?.show({ state: 'error', description: oneLine(note) });
-        // Cancelled once the post step cancelled a run of it; the note says how many of how many.
         const report = stoppedCheckReport(note, cancelled > 0, 'the runs left were');
         await Promise.all([
             comment?.markStopped(note),
@@ -17158,10 +14949,6 @@ class SetSurfaces {
             checks ? finishLeftCheckRun(settings.github, context, saved, report, io) : undefined,
         ]);
     }
-    /**
-     * The post step, when every run of the set had ended: the check run is still in progress
-     * only if the step stopped before it completed it, or GitHub did not take the completion.
-     */
     static async #finishLeftCheckRun({ saved, settings, world, io }) {
         if (!checkRunLeft(saved))
             return;
@@ -17198,23 +14985,16 @@ const SET_STEP_STOPPED = "The step stopped before it reported the set; none of i
 
 
 
-/**
- * The main step's shape with `tasks`: one run per task, at most `max_parallel` at once, judged
- * by `pass_when`, shown as one table. Each task's output schema (its own, else the step's) is
- * compiled here, before any request.
- */
 async function taskSetShape(settings) {
     const outputs = await prepareTaskOutputs(settings);
     return {
         settings,
-        // `approval` is refused with `tasks` (inputs.ts): a set is admitted as it is.
         admit: async (world) => {
             const github = new GitHubContext(settings.github.token, world);
             return { github, creates: true, prepare: (start) => task_set_prepare(settings, outputs, start) };
         },
     };
 }
-/** Each task's output: its own output_schema, else the step's (compiled once), else none. */
 async function prepareTaskOutputs(settings) {
     const step = await prepareOutput(settings.output);
     const outputs = [];
@@ -17223,7 +15003,6 @@ async function prepareTaskOutputs(settings) {
     }
     return outputs;
 }
-/** Opens the set's surfaces and tags: its ID is its step's invocation, known before any create. */
 async function task_set_prepare(settings, outputs, start) {
     const { world, home, github, io } = start;
     const setId = (0,external_node_crypto_namespaceObject.randomUUID)();
@@ -17252,7 +15031,6 @@ async function task_set_prepare(settings, outputs, start) {
         },
     };
 }
-/** The set's runs, each task's checked against its output, under the one scheduler. */
 function setRun(set, interruption) {
     const { settings, outputs, surfaces, stepTag, sources, io } = set;
     const { signal } = interruption;
@@ -17266,7 +15044,7 @@ function setRun(set, interruption) {
         passWhen: settings.passWhen,
         timeoutMs: settings.timeoutMs,
         pollIntervalMs: settings.pollIntervalMs,
-        cap: tighterCap(maxCreditsCap(settings.agentWork.maxCredits), set.budgetCap),
+        caps: bindingCaps(maxCreditsCap(settings.agentWork.maxCredits), ...(set.budgetCaps ?? [])),
         cancelPrevious: settings.cancelPrevious,
         wait: settings.wait,
     }, {
@@ -17296,15 +15074,10 @@ function setRun(set, interruption) {
         },
     });
 }
-/**
- * Brings back each ended run's work (its answer, its files), every task's together, then
- * reports the set.
- */
 async function task_set_finish(set, outcome, interruption) {
     const { surfaces, io } = set;
     surfaces.showEnd(outcome);
     const work = new Map();
-    // As for one run, the outcome's record says whether the agent's work is brought back.
     if (OUTCOME_RECORDS[outcome.word].carriesAgentWork) {
         await Promise.all(outcome.tasks.map(async (task) => {
             const one = await taskWork(task, set, interruption.signal);
@@ -17315,14 +15088,9 @@ async function task_set_finish(set, outcome, interruption) {
     await surfaces.showWork();
     await publishSetOutcome(io, outcome, work);
 }
-/**
- * One task's work, as one run's is gathered (when its own outcome's record says it carries
- * any): its answer, and with `download_artifacts` its files, into its own folder below the
- * set's (`artifacts_dir`, else `$RUNNER_TEMP/cloud-agent-artifacts/<the set's ID>`).
- */
 async function taskWork(task, set, signal) {
     const { settings, world } = set;
-    const outcome = outcomeOfRun(task, { elapsedMs: 0, timeoutMs: 0, cap: undefined });
+    const outcome = outcomeOfRun(task, { elapsedMs: 0, timeoutMs: 0, caps: [] });
     if (outcome.kind === 'not-started')
         return undefined;
     const { downloadPatterns, artifactsDir } = settings.agentWork;
@@ -17336,12 +15104,10 @@ async function taskWork(task, set, signal) {
         signal,
         endBy: set.waitsEndBy,
         log: taskLog(task, set.io),
-        // Twenty tasks without a conversation are not worth twenty lines.
         quietAnswer: true,
     });
     return work.artifacts ? { ...work, answer: work.answer, artifacts: work.artifacts } : undefined;
 }
-/** The step's log, each line naming its task ("Task 3 (Package c): …"), as the watcher's do. */
 function taskLog(task, io) {
     const label = safeForLog(taskLabel(task), 200);
     return namedLog(io, label.charAt(0).toUpperCase() + label.slice(1));
@@ -17361,11 +15127,6 @@ function taskLog(task, io) {
 
 
 
-/**
- * The main step: prepare (inputs, GitHub, the run), execute (create, wait, cancel), finish.
- * The runner's world (in its inputs) is read here, once, and handed down with its port;
- * another door hands its own port and inputs.
- */
 async function run(io, inputs) {
     const tracker = new TrackedRuns(savedState(io)).track((runId) => io.setOutput('run_id', runId));
     const interruption = new Interruption({
@@ -17374,7 +15135,6 @@ async function run(io, inputs) {
         exit: (code) => io.exit(code),
         words: io.words,
     });
-    // True only once the step steered an active run of its key (previous_run: steer).
     io.setOutput('steered', 'false');
     try {
         const ended = await mainStep(inputs, io, tracker, interruption);
@@ -17388,7 +15148,6 @@ async function run(io, inputs) {
         interruption.stopListening();
     }
 }
-/** Prepare, execute, finish: the one outline of a main step, whatever its shape. */
 async function mainStep(inputs, io, tracker, interruption) {
     const cleanup = readCancelOnly(inputs);
     if (cleanup)
@@ -17409,13 +15168,14 @@ async function mainStep(inputs, io, tracker, interruption) {
         client,
         tracker,
     };
-    const budget = admitted.creates ? await checkBudgets(shape.settings.budgets, start) : {};
+    const limits = { ...shape.settings.budgets, maxCredits: shape.settings.agentWork.maxCredits };
+    const budget = admitted.creates ? await checkBudgets(limits, start) : { caps: [] };
     if (budget.reached)
         return undefined;
     interruption.listen();
     const step = await admitted.prepare({
         ...start,
-        ...(budget.cap ? { budgetCap: budget.cap } : {}),
+        budgetCaps: budget.caps,
     });
     if (!step)
         return undefined;
@@ -17423,15 +15183,10 @@ async function mainStep(inputs, io, tracker, interruption) {
     await ended.finish();
     return ended;
 }
-/** The step's shape: a set with `tasks`, else one run. Either compiles its schemas first. */
 async function readShape(inputs) {
     const set = await readTaskSettings(inputs);
     return set ? await taskSetShape(set) : await oneRunShape(readSettings(inputs));
 }
-/**
- * The credit budgets, before anything is shown or created: past one, the step fails
- * (over_budget); under them, what they have left caps the step's runs.
- */
 async function checkBudgets(budgets, { home, client, io }) {
     const deps = { now: Date.now, log: io };
     const check = await checkCreditBudgets(client, budgets, home, deps);
@@ -17471,10 +15226,6 @@ function readPostSettings(source) {
 
 
 
-/**
- * The runs the main step left that may still need cancelling (a run, or a create's run it never
- * learned of), after saying in the log when there is none.
- */
 function leftUnfinished(saved, log) {
     const left = saved.runs.filter((record) => !record.settled);
     if (left.length > 0)
@@ -17484,15 +15235,10 @@ function leftUnfinished(saved, log) {
         ? 'Every run of the set ended or was cancelled in the main step; nothing to clean up.'
         : only?.runId
             ? `Run ${only.runId} ended or was handed off in the main step; nothing to clean up.`
-            : // Not "created none": a main step whose state never reached this one (a local runner
-                // running both in one process) may have created one, and ended it.
+            :
                 'The main step saved no run for this step; nothing to clean up.');
     return [];
 }
-/**
- * Cancels a run the main step left unfinished, looking for it by its create's tag when the
- * main step never learned its ID. `ofTheSet` names it as one of a set's runs in the log.
- */
 async function cancelLeftRun(left, deps, options = {}) {
     const { client, log } = deps;
     const runId = left.runId ?? (await findUnansweredRun(client, left.invocation ?? '', log));
@@ -17513,13 +15259,6 @@ async function cancelLeftRun(left, deps, options = {}) {
         logCancel(log, runId, report);
     return { runId, report };
 }
-/**
- * The run a create request made when the main step never learned of it: the
- * main step stopped before the answer came, or the answer was lost and the run
- * was not found yet. Looks patiently (the service's list can lag behind its
- * writes by seconds, and a cancelled job leaves the post step minutes before
- * the runner's force-kill), by the request's unique tag, until a deadline.
- */
 async function findUnansweredRun(client, invocation, log) {
     log.info(`The answer to the create request never came, so the run it made is not known; looking for a run tagged ${INVOCATION_KEY}=${invocation}.`);
     const search = await searchForCreatedRun(invocation, {
@@ -17551,26 +15290,16 @@ async function findUnansweredRun(client, invocation, log) {
 
 
 
-/**
- * The post step: the cleanup path that works when no signal reached the main
- * step (a hard kill, a container job, a step under `if: always()`). It cancels,
- * in parallel, every run the main step left unfinished (one run's or a set's, one
- * list), looking by its tag for the run of a create it never heard back from,
- * says so where the step showed them, and does nothing otherwise. The runner's world (in its
- * inputs) is read here, once, and handed down with its port.
- */
 async function post_run(io, inputs) {
     try {
         const saved = readSavedRun(io);
         const left = leftUnfinished(saved, io);
-        // Inputs are read only when there is work: a main step that failed on them created nothing.
         if (left.length === 0 && !checkRunLeft(saved))
             return;
         const settings = readPostSettings(inputs);
         const deps = leftoverDeps(settings, io);
         const ofTheSet = saved.ofSet;
         const ended = await Promise.all(left.map((record) => cancelLeftRun(record, deps, { ofTheSet })));
-        // Whichever shape the main step showed, one word where it showed it.
         const surfaces = ofTheSet ? SetSurfaces : RunSurfaces;
         await surfaces.showStopped({
             saved,
@@ -17585,7 +15314,6 @@ async function post_run(io, inputs) {
         await publishError(io, error);
     }
 }
-/** A run still being prepared answers 409 for a while; there is time to wait it out here. */
 function leftoverDeps(settings, io) {
     const client = serviceClient(settings, io, { maxRetries: 5 });
     const { setFailed, words } = io;
@@ -17593,10 +15321,6 @@ function leftoverDeps(settings, io) {
 }
 
 ;// CONCATENATED MODULE: ./src/ledger/rows.ts
-/**
- * One row of the ledger per run: what the service's own record of the run says of where it
- * belongs (the action's tags), how it ended and what it cost. Pure.
- */
 
 
 
@@ -17604,19 +15328,20 @@ function leftoverDeps(settings, io) {
 
 
 
-/** Whether the action (or the command) made the run: it carries the action's tag. */
+
 function madeByTheAction(run) {
     return typeof run.metadata?.[INVOCATION_KEY] === 'string';
 }
-/** The ledger's row for a run the action made. */
 function rows_rowOf(run) {
     const metadata = stringsOf(run.metadata);
     const home = homeOfTag(metadata);
-    const credits = creditsSpent(run);
-    const outcome = rows_outcomeOf(run, credits);
+    const cost = costOf(run.request_usage);
+    const outcome = rows_outcomeOf(run, cost);
     const ended = outcome === 'working' ? '' : (run.updated_at ?? '');
+    const opened = pullRequestUrlOf(run);
     return {
         runId: run.run_id,
+        title: typeof run.title === 'string' ? run.title : '',
         created: run.created_at ?? '',
         ended,
         forge: home.forge,
@@ -17625,27 +15350,35 @@ function rows_rowOf(run) {
         workflow: metadata[STEP_KEYS.workflow] ?? '',
         key: metadata[HANDOFF_KEYS.key] ?? run.agent_config?.name ?? '',
         outcome,
-        credits,
+        credits: cost.credits ?? 0,
+        costUsd: cost.usd,
+        pullRequest: opened ? { url: opened, number: numberOf(opened, home.project) } : undefined,
         link: typeof run.session_link === 'string' ? run.session_link : '',
         steered: metadata[HANDOFF_KEYS.steer] === 'true',
         rootRunId: rootIdOf(run),
         parentRunId: isChildRun(run) ? (run.parent_run_id ?? rootIdOf(run)) : '',
     };
 }
-/**
- * The run's ending as the ledger's word: the service's state, and for a CANCELLED run, its step's
- * limits (`timed_out`, `over_budget`) where its tag carries them.
- */
-function rows_outcomeOf(run, credits) {
+function rows_outcomeOf(run, cost) {
     const { state } = run;
     if (state === 'CANCELLED')
-        return cancelledEnding(run, credits);
+        return cancelledEnding(run, cost);
     if (state === 'ERROR')
         return 'error';
     const meaning = meaningOf(state);
     if (meaning === 'active')
         return 'working';
     return meaning === 'unknown' ? state.toLowerCase() : meaning;
+}
+function numberOf(url, project) {
+    if (!project)
+        return undefined;
+    const path = new URL(url).pathname.toLowerCase().replace(/\/+$/, '');
+    const match = /\/(?:pull|-\/merge_requests)\/(\d{1,9})$/.exec(path);
+    if (!match?.[1])
+        return undefined;
+    const of = path.slice(0, match.index);
+    return of.endsWith(`/${project.toLowerCase()}`) ? Number(match[1]) : undefined;
 }
 function stringsOf(metadata) {
     if (typeof metadata !== 'object' || metadata === null)
@@ -17663,9 +15396,7 @@ function stringsOf(metadata) {
 
 
 
-/** The service's largest page. */
 const PAGE = 500;
-/** At most this many pages (100,000 runs): past it, the report says it is a lower bound. */
 const MAX_PAGES = 200;
 async function collectRows(client, what, deps) {
     const { period, home } = what;
@@ -17684,8 +15415,6 @@ async function collectRows(client, what, deps) {
     if (listed.filteredHere) {
         deps.log.info('The service cannot filter runs by metadata on this plan (feature_not_available): listed every run of the period and kept the project’s here.');
     }
-    // Checked here too: a service that ignores the metadata filter (an older deployment) must never
-    // put another project's runs, titles and threads in this project's report.
     const runs = [...listed.runs, ...listed.children].filter((run) => madeByTheAction(run) &&
         carriesTags(run, tags) &&
         (home === undefined || ofHomeForge(run, home)));
@@ -17693,18 +15422,10 @@ async function collectRows(client, what, deps) {
 }
 
 ;// CONCATENATED MODULE: ./src/ledger/followups.ts
-/**
- * How many times a run was steered: the steering follow-ups its conversation holds (each carries
- * the steering line), read for the runs made with `previous_run: steer` only, at most `MAX_READS`
- * of them (the costliest), a few at a time. A conversation that cannot be read counts none.
- */
 
 
-/** At most this many conversations are read for a report. */
 const MAX_READS = 100;
-/** Reads at once. */
 const PARALLEL = 8;
-/** Run ID → its steering follow-ups, for the steered rows read. */
 async function countFollowups(client, rows, deadline) {
     const steered = rows
         .filter((row) => row.steered)
@@ -17731,15 +15452,10 @@ async function followupsOf(client, runId, deadline) {
 }
 
 ;// CONCATENATED MODULE: ./src/ledger/files.ts
-/**
- * The ledger as data, in `report_dir`: `runs.csv` (RFC 4180, one row per run), `runs.json`
- * (the same rows) and `report.md` (the summary). The folder must be inside the workspace.
- */
 
 
 
 
-/** The CSV's columns, in order: the contract's. */
 const COLUMNS = [
     'run_id',
     'created',
@@ -17753,8 +15469,11 @@ const COLUMNS = [
     'link',
     'root_run_id',
     'parent_run_id',
+    'title',
+    'forge',
+    'pull_request',
+    'cost_usd',
 ];
-/** The rows as RFC 4180 CSV: CRLF line ends, every field that needs it quoted. Pure, linear. */
 function rowsCsv(rows) {
     const lines = [COLUMNS.join(',')];
     for (const row of rows) {
@@ -17771,26 +15490,19 @@ function rowsCsv(rows) {
             row.link,
             row.rootRunId,
             row.parentRunId,
+            row.title,
+            row.forge ?? '',
+            row.pullRequest?.url ?? '',
+            row.costUsd === undefined ? '' : String(row.costUsd),
         ];
         lines.push(values.map(csvField).join(','));
     }
     return `${lines.join('\r\n')}\r\n`;
 }
-/**
- * A field as RFC 4180 has it: quoted when it holds a comma, a quote or a line break (a quote
- * doubled). A field a spreadsheet would run as a formula (`=`, `+`, `-`, `@` first) is quoted
- * with a leading `'`, as OWASP advises for CSV that people open: tags are anyone's text.
- */
 function csvField(value) {
-    // Whatever follows: `-1+1+cmd|' /C calc'!A0` starts with a digit after its minus and still runs.
     const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
     return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
-/**
- * Writes the three files into `dir`, made if missing, inside `workspace`: each folder on the
- * way is made one at a time and must be a plain folder, never a link, and each file is renamed
- * into place, which replaces a link rather than writing through it.
- */
 async function writeLedgerFiles(dir, workspace, files) {
     const folder = await makeDownloadDir(dir, [workspace]);
     const written = [
@@ -17807,10 +15519,6 @@ async function writeLedgerFiles(dir, workspace, files) {
 }
 
 ;// CONCATENATED MODULE: ./src/ledger/period.ts
-/**
- * The report's period, from its input: a duration back from now (`24h`, `7d`, `30d`) or a
- * calendar month (`2026-11`), in UTC. Pure.
- */
 const DAY_MS = 24 * 60 * 60_000;
 const HOUR_MS = 60 * 60_000;
 const MONTHS = [
@@ -17827,7 +15535,6 @@ const MONTHS = [
     'November',
     'December',
 ];
-/** The period `text` names at `now`; undefined when it names none. */
 function parsePeriod(text, now) {
     const duration = /^(\d{1,4})([hd])$/.exec(text);
     if (duration) {
@@ -17842,20 +15549,27 @@ function parsePeriod(text, now) {
             label: count === 1 ? `the last ${noun}` : `the last ${count} ${noun}s`,
         };
     }
+    if (text === 'last-month') {
+        const today = new Date(now);
+        const from = Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - 1, 1);
+        return monthOf(new Date(from).getUTCFullYear(), new Date(from).getUTCMonth());
+    }
     const month = /^(\d{4})-(\d{2})$/.exec(text);
     if (month) {
         const year = Number(month[1]);
         const index = Number(month[2]) - 1;
         if (index < 0 || index > 11)
             return undefined;
-        const from = Date.UTC(year, index, 1);
-        if (from > now)
+        if (Date.UTC(year, index, 1) > now)
             return undefined;
-        return { from, to: Date.UTC(year, index + 1, 1), label: `${MONTHS[index]} ${year}` };
+        return monthOf(year, index);
     }
     return undefined;
 }
-/** Every UTC day the period touches, `YYYY-MM-DD`, oldest first. */
+function monthOf(year, index) {
+    const from = Date.UTC(year, index, 1);
+    return { from, to: Date.UTC(year, index + 1, 1), label: `${MONTHS[index]} ${year}` };
+}
 function daysOf(period) {
     const days = [];
     const first = Math.floor(period.from / DAY_MS) * DAY_MS;
@@ -17866,10 +15580,6 @@ function daysOf(period) {
 }
 
 ;// CONCATENATED MODULE: ./src/ledger/inputs.ts
-/**
- * Reads and checks the `report` action's inputs (report/action.yml), or the `report` command's
- * flags, before any request: a bad one is an InputError naming it, and nothing is listed.
- */
 
 
 
@@ -17877,16 +15587,19 @@ function daysOf(period) {
 
 
 const DEFAULT_PERIOD = '7d';
-/** Reads the report's inputs at `now`. Throws InputError before any request. */
 function readReportSettings(source, now) {
     const given = source.get('period') || DEFAULT_PERIOD;
     const period = parsePeriod(given, now);
     if (!period) {
-        throw new InputError('period', `must be a duration back from now, such as 24h, 7d or 30d (at most a year), or a month such as 2026-11 (not in the future); got "${given}".`);
+        throw new InputError('period', `must be a duration back from now, such as 24h, 7d or 30d (at most a year), a month such as 2026-11 (not in the future), or last-month; got "${given}".`);
     }
     const scope = source.get('scope') || 'project';
     if (scope !== 'project' && scope !== 'all') {
         throw new InputError('scope', `must be project or all; got "${scope}".`);
+    }
+    const unit = source.get('unit') || 'auto';
+    if (unit !== 'auto' && unit !== 'usd' && unit !== 'credits') {
+        throw new InputError('unit', `must be auto, usd or credits; got "${unit}".`);
     }
     const { project, forge } = source.world;
     if (scope === 'project' && !project) {
@@ -17900,9 +15613,9 @@ function readReportSettings(source, now) {
         forge,
         reportDir: readReportDir(source),
         budgets: readCreditBudgets(source),
+        unit,
     };
 }
-/** `report_dir`, inside the workspace: the report never writes outside it. */
 function readReportDir(source) {
     const dir = source.get('report_dir');
     if (!dir)
@@ -17915,7 +15628,6 @@ function readReportDir(source) {
     if (inside.startsWith('..') || (0,external_node_path_namespaceObject.isAbsolute)(inside)) {
         throw new InputError('report_dir', `must be a folder inside the workspace (${workspace}); got "${dir}".`);
     }
-    // A checked-out change can hold `reports -> /`: no folder on the way may be a link or a file.
     let folder = workspace;
     for (const part of inside.split(external_node_path_namespaceObject.sep).filter(Boolean)) {
         folder = (0,external_node_path_namespaceObject.join)(folder, part);
@@ -17930,18 +15642,14 @@ function readReportDir(source) {
 }
 
 ;// CONCATENATED MODULE: ./src/ledger/sums.ts
-/**
- * The ledger's sums: what the runs of a period cost, in total and by day, project, thread,
- * workflow (or pipeline), key and outcome; the costliest threads and keys; what the runs that
- * did not succeed cost; each budget's use. Pure: rows in, figures out.
- */
 
 
-/** How many of the costliest threads and keys the summary shows. */
 const TOP = 10;
-/** The ledger of `rows`, the runs of `period`. Groups come costliest first. */
 function sumUp(rows, options) {
     const { period } = options;
+    const withoutUsd = rows.filter(spentWithoutUsd).length;
+    const unit = unitOf(options.unit ?? 'auto', rows, withoutUsd);
+    const byCost = (a, b) => sums_costIn(b, unit) - sums_costIn(a, unit);
     const days = new Map(daysOf(period).map((day) => [day, empty()]));
     for (const row of rows)
         add(days, row.created.slice(0, 10), row);
@@ -17955,72 +15663,93 @@ function sumUp(rows, options) {
         scope: options.scope,
         ...(options.project ? { project: options.project } : {}),
         complete: options.complete,
+        unit,
         totals: {
             ...spendOf(rows),
             notSucceeded: spendOf(notSucceeded),
             running: spendOf(rows.filter((row) => row.outcome === 'working')),
             children: rows.length - rows.filter(isTree).length,
+            withoutUsd,
         },
         byDay: [...days].map(([day, spend]) => ({ day, ...rounded(spend) })),
-        byProject: groups(rows, projectNames(rows)),
-        byThread: threads(rows),
-        byWorkflow: groups(rows, (row) => row.workflow),
-        byKey: keys(rows),
-        byOutcome: groups(rows, (row) => row.outcome),
+        byProject: groups(rows, projectNames(rows), byCost),
+        byThread: threads(rows, byCost),
+        byWorkflow: groups(rows, (row) => row.workflow, byCost),
+        byKey: keys(rows, byCost),
+        byOutcome: groups(rows, (row) => row.outcome, byCost),
         budgets: budgetUse(rows, options.budgets),
         ...steeringOf(rows, options.followups ?? new Map()),
     };
+}
+function spentWithoutUsd(row) {
+    return row.costUsd === undefined && row.credits > 0;
+}
+function unitOf(choice, rows, withoutUsd) {
+    if (choice !== 'auto')
+        return choice;
+    const anyUsd = rows.some((row) => row.costUsd !== undefined);
+    return anyUsd && withoutUsd === 0 ? 'usd' : 'credits';
+}
+function sums_costIn(spend, unit) {
+    return unit === 'usd' ? spend.costUsd : spend.credits;
+}
+function rowCostIn(row, unit) {
+    return unit === 'usd' ? (row.costUsd ?? 0) : row.credits;
 }
 function steeringOf(rows, followups) {
     const steered = rows.filter((row) => row.steered && isTree(row));
     if (steered.length === 0)
         return {};
     const count = [...followups.values()].reduce((sum, one) => sum + one, 0);
-    // What a tree cost: a restart would start the agent's children again too.
-    const treeCredits = new Map();
-    for (const row of rows) {
-        treeCredits.set(row.rootRunId, (treeCredits.get(row.rootRunId) ?? 0) + row.credits);
-    }
-    const others = rows
-        .filter((row) => isTree(row) && !row.steered && row.outcome !== 'working')
-        .map((row) => treeCredits.get(row.rootRunId) ?? row.credits)
-        .sort((a, b) => a - b);
-    const middle = others.length / 2;
-    const median = others.length === 0
-        ? 0
-        : others.length % 2 === 1
-            ? (others[Math.floor(middle)] ?? 0)
-            : ((others[middle - 1] ?? 0) + (others[middle] ?? 0)) / 2;
+    const credits = restartPrice(rows, 'credits');
+    const usd = restartPrice(rows, 'usd');
     return {
         steering: {
             runs: steered.length,
             followups: count,
-            restartCredits: roundTo(median, 4),
-            savedCredits: roundTo(count * median, 4),
+            restartCredits: roundTo(credits, 4),
+            savedCredits: roundTo(count * credits, 4),
+            restartCostUsd: roundTo(usd, 4),
+            savedCostUsd: roundTo(count * usd, 4),
             complete: followups.size === steered.length,
         },
     };
 }
-const empty = () => ({ runs: 0, credits: 0 });
-/** Whether the row is a run of its own (a tree), not a child an agent started. */
+function restartPrice(rows, unit) {
+    const treeCost = new Map();
+    for (const row of rows) {
+        treeCost.set(row.rootRunId, (treeCost.get(row.rootRunId) ?? 0) + rowCostIn(row, unit));
+    }
+    const others = rows
+        .filter((row) => isTree(row) && !row.steered && row.outcome !== 'working')
+        .map((row) => treeCost.get(row.rootRunId) ?? rowCostIn(row, unit))
+        .sort((a, b) => a - b);
+    const middle = others.length / 2;
+    if (others.length === 0)
+        return 0;
+    return others.length % 2 === 1
+        ? (others[Math.floor(middle)] ?? 0)
+        : ((others[middle - 1] ?? 0) + (others[middle] ?? 0)) / 2;
+}
+const empty = () => ({ runs: 0, credits: 0, usd: 0 });
 function isTree(row) {
     return row.parentRunId === '';
 }
-/** A row's credits into `tally`; a run of it only for a tree, a child being part of its root's. */
 function count(tally, row) {
     if (isTree(row))
         tally.runs += 1;
     tally.credits += row.credits;
+    tally.usd += row.costUsd ?? 0;
 }
 function add(tallies, key, row) {
     const tally = tallies.get(key) ?? empty();
     count(tally, row);
     tallies.set(key, tally);
 }
-/** Credits to the cent of a credit's hundredth: sums of many small figures stay readable. */
 const rounded = (tally) => ({
     runs: tally.runs,
     credits: roundTo(tally.credits, 4),
+    costUsd: roundTo(tally.usd, 4),
 });
 function spendOf(rows) {
     const tally = empty();
@@ -18028,15 +15757,9 @@ function spendOf(rows) {
         count(tally, row);
     return rounded(tally);
 }
-/** Costliest first; equal costs by name, so the order never depends on the list's. */
-function costliestFirst(items, name) {
-    return items.sort((a, b) => b.credits - a.credits || name(a).localeCompare(name(b)));
+function costliestFirst(items, byCost, name) {
+    return items.sort((a, b) => byCost(a, b) || name(a).localeCompare(name(b)));
 }
-/**
- * A row's project as its group names it: the path, where the runs of the path name one forge or
- * none (the command's bare `--project` runs join their path's); `forge:path` where two forges'
- * projects share the path, which stay apart (v1.5, "one number per project").
- */
 function projectNames(rows) {
     const forges = new Map();
     for (const row of rows) {
@@ -18047,32 +15770,36 @@ function projectNames(rows) {
         ? `${row.forge}:${row.project}`
         : row.project;
 }
-function groups(rows, by) {
+function groups(rows, by, byCost) {
     const tallies = new Map();
     for (const row of rows)
         add(tallies, by(row) || '(none)', row);
     const list = [...tallies].map(([name, tally]) => ({ name, ...rounded(tally) }));
-    return costliestFirst(list, (group) => group.name);
+    return costliestFirst(list, byCost, (group) => group.name);
 }
-function threads(rows) {
+function sums_threadOf(row) {
+    return row.pullRequest?.number ?? row.thread;
+}
+function threads(rows, byCost) {
     const tallies = new Map();
     for (const row of rows) {
-        if (row.thread === undefined)
+        const thread = sums_threadOf(row);
+        if (thread === undefined)
             continue;
-        const id = `${row.forge ?? ''} ${row.project} ${row.thread}`;
-        const entry = tallies.get(id) ?? { row, tally: empty() };
+        const id = `${row.forge ?? ''} ${row.project} ${thread}`;
+        const entry = tallies.get(id) ?? { row, thread, tally: empty() };
         count(entry.tally, row);
         tallies.set(id, entry);
     }
-    const list = [...tallies.values()].map(({ row, tally }) => ({
+    const list = [...tallies.values()].map(({ row, thread, tally }) => ({
         forge: row.forge,
         project: row.project,
-        thread: row.thread ?? 0,
+        thread,
         ...rounded(tally),
     }));
-    return costliestFirst(list, (one) => `${one.project}#${String(one.thread).padStart(12, '0')}`);
+    return costliestFirst(list, byCost, (one) => `${one.project}#${String(one.thread).padStart(12, '0')}`);
 }
-function keys(rows) {
+function keys(rows, byCost) {
     const tallies = new Map();
     for (const row of rows) {
         const id = `${row.project}\n${row.key}`;
@@ -18085,14 +15812,8 @@ function keys(rows) {
         key: row.key || '(none)',
         ...rounded(tally),
     }));
-    return costliestFirst(list, (one) => `${one.project}\n${one.key}`);
+    return costliestFirst(list, byCost, (one) => `${one.project}\n${one.key}`);
 }
-/**
- * Each budget against the period: the daily budget per project and UTC day (the step counts a
- * rolling 24 hours, so a day here can read under a limit a step reached), the pull request
- * budget per thread (the step counts every run of the thread, whenever it ran: here, the
- * period's).
- */
 function budgetUse(rows, budgets) {
     const use = {};
     if (budgets.daily !== undefined) {
@@ -18102,52 +15823,47 @@ function budgetUse(rows, budgets) {
             add(perDay, `${row.created.slice(0, 10)}\n${row.project}`, row);
         const days = [...perDay].map(([id, tally]) => {
             const [day = '', project = ''] = id.split('\n');
-            return { day, project, credits: rounded(tally).credits };
+            return { day, project, spent: sums_costIn(rounded(tally), limit.unit) };
         });
-        days.sort((a, b) => b.credits - a.credits || a.day.localeCompare(b.day));
+        days.sort((a, b) => b.spent - a.spent || a.day.localeCompare(b.day));
         use.daily = {
             limit,
             busiest: days[0],
-            reached: days.filter((day) => day.credits >= limit).length,
+            reached: days.filter((day) => day.spent >= limit.value).length,
         };
     }
     if (budgets.pullRequest !== undefined) {
         const limit = budgets.pullRequest;
-        const all = threads(rows);
+        const all = threads(rows, (a, b) => sums_costIn(b, limit.unit) - sums_costIn(a, limit.unit));
         use.pullRequest = {
             limit,
             costliest: all[0],
-            reached: all.filter((one) => one.credits >= limit).length,
+            reached: all.filter((one) => sums_costIn(one, limit.unit) >= limit.value).length,
         };
     }
     return use;
 }
 
 ;// CONCATENATED MODULE: ./src/ledger/render.ts
-/**
- * The ledger as a person reads it: the job summary's (or `--summary`'s) Markdown, with the
- * credits per day as a Mermaid `xychart-beta` chart, which GitHub and GitLab both render. Every
- * name from a run's tags is escaped: tags are text anyone with the key could have set. Pure.
- */
 
 
 
 
 
-/** The summary of a ledger. */
+
 function renderLedger(ledger, links = {}) {
-    const { totals } = ledger;
+    const { totals, unit } = ledger;
     const where = ledger.scope === 'project' ? escapeMarkdown(ledger.project ?? '') : 'every project';
     const lines = [
-        `### 💳 Agent runs: ${format_formatCredits(totals.credits)} in ${escapeMarkdown(ledger.period.label)}`,
+        `### 💳 Agent runs: ${moneyOf(totals, unit)} in ${escapeMarkdown(ledger.period.label)}`,
         '',
         ...factsTable([
             ['Scope', where],
             ['Period', `${stamp(ledger.period.from)} to ${stamp(ledger.period.to)} UTC`],
             ['Runs', runsText(totals.runs, totals.children)],
-            ['Credits', format_formatCredits(totals.credits)],
-            ['Runs that did not succeed', spendText(totals.notSucceeded)],
-            ['Runs still going', `${spendText(totals.running)} so far`],
+            ['Spend', spendFact(ledger)],
+            ['Runs that did not succeed', spendText(totals.notSucceeded, unit)],
+            ['Runs still going', `${spendText(totals.running, unit)} so far`],
             ...steeringFact(ledger),
         ]),
         '',
@@ -18159,17 +15875,38 @@ function renderLedger(ledger, links = {}) {
         lines.push('No run of the action was created in this period.', '');
         return lines.join('\n');
     }
-    lines.push(...chart(ledger.byDay), '');
-    lines.push(...threadTable(ledger.byThread, links));
-    lines.push(...keyTable(ledger.byKey, ledger.scope));
-    lines.push(...groupTable('By outcome', 'Outcome', ledger.byOutcome));
-    lines.push(...groupTable('By workflow or pipeline', 'Workflow', ledger.byWorkflow));
-    if (ledger.scope === 'all')
-        lines.push(...groupTable('By project', 'Project', ledger.byProject));
+    lines.push(...chart(ledger.byDay, unit), '');
+    lines.push(...threadTable(ledger.byThread, links, unit));
+    lines.push(...keyTable(ledger.byKey, ledger.scope, unit));
+    lines.push(...groupTable('By outcome', 'Outcome', ledger.byOutcome, unit));
+    lines.push(...groupTable('By workflow or pipeline', 'Workflow', ledger.byWorkflow, unit));
+    if (ledger.scope === 'all') {
+        lines.push(...groupTable('By project', 'Project', ledger.byProject, unit));
+    }
     lines.push(...budgetLines(ledger));
     return lines.join('\n');
 }
-/** What steering saved, as a fact row; none when no run was made to be steered. */
+function moneyOf(spend, unit) {
+    return formatAmount({ value: sums_costIn(spend, unit), unit });
+}
+function cellOf(spend, unit) {
+    return formatDecimal(sums_costIn(spend, unit), 2, unit === 'usd' ? 2 : 0);
+}
+function columnOf(unit) {
+    return unit === 'usd' ? 'Cost (USD)' : 'Credits';
+}
+function spendFact(ledger) {
+    const { totals, unit } = ledger;
+    const both = unit === 'usd'
+        ? `${formatUsd(totals.costUsd)} (${formatCredits(totals.credits)})`
+        : totals.costUsd > 0
+            ? `${formatCredits(totals.credits)} (${formatUsd(totals.costUsd)} for the runs that report dollars)`
+            : formatCredits(totals.credits);
+    if (totals.withoutUsd === 0 || unit === 'usd')
+        return both;
+    const runs = `${formatDecimal(totals.withoutUsd, 0)} ${totals.withoutUsd === 1 ? 'run reports' : 'runs report'}`;
+    return `${both}; ${runs} no dollar figure, so the report is in credits`;
+}
 function steeringFact(ledger) {
     const steering = ledger.steering;
     if (!steering)
@@ -18178,48 +15915,48 @@ function steeringFact(ledger) {
     const took = `${formatDecimal(runs, 0)} steered ${runs === 1 ? 'run' : 'runs'} took ${formatDecimal(followups, 0)} ${followups === 1 ? 'follow-up' : 'follow-ups'} in place of as many new runs`;
     const saved = followups === 0
         ? ''
-        : `: about ${format_formatCredits(steering.savedCredits)} saved (a run that was not steered used ${format_formatCredits(steering.restartCredits)}, the median)`;
+        : `: about ${moneyOf({ credits: steering.savedCredits, costUsd: steering.savedCostUsd }, ledger.unit)} saved (a run that was not steered used ${moneyOf({ credits: steering.restartCredits, costUsd: steering.restartCostUsd }, ledger.unit)}, the median)`;
     const partial = steering.complete ? '' : ` (the ${MAX_READS} costliest steered runs read)`;
     return [['Steering', `${took}${saved}${partial}`]];
 }
-/** `2026-11-21 07:00`: an RFC 3339 instant to the minute. */
 function stamp(iso) {
     return iso.slice(0, 16).replace('T', ' ');
 }
-function spendText(spend) {
-    return `${formatDecimal(spend.runs, 0)} ${spend.runs === 1 ? 'run' : 'runs'}, ${format_formatCredits(spend.credits)}`;
+function spendText(spend, unit) {
+    return `${formatDecimal(spend.runs, 0)} ${spend.runs === 1 ? 'run' : 'runs'}, ${moneyOf(spend, unit)}`;
 }
-/** Credits per day, as a bar chart. Its labels are dates and its values numbers: nothing to escape. */
-function chart(days) {
-    const top = Math.max(1, ...days.map((day) => day.credits));
+function chart(days, unit) {
+    const values = days.map((day) => sums_costIn(day, unit));
+    const top = Math.max(unit === 'usd' ? 0.01 : 1, ...values);
+    const name = unit === 'usd' ? 'US dollars' : 'Credits';
+    const axisTop = unit === 'usd' ? Math.ceil(top * 110) / 100 : Math.ceil(top * 1.1);
     return [
         '```mermaid',
         'xychart-beta',
-        '    title "Credits per day (UTC)"',
+        `    title "${name} per day (UTC)"`,
         `    x-axis [${days.map((day) => `"${day.day.slice(5)}"`).join(', ')}]`,
-        `    y-axis "Credits" 0 --> ${Math.ceil(top * 1.1)}`,
-        `    bar [${days.map((day) => formatDecimal(day.credits, 2).replace(/,/g, '')).join(', ')}]`,
+        `    y-axis "${name}" 0 --> ${axisTop}`,
+        `    bar [${values.map((value) => formatDecimal(value, 2).replace(/,/g, '')).join(', ')}]`,
         '```',
     ];
 }
-function threadTable(threads, links) {
+function threadTable(threads, links, unit) {
     if (threads.length === 0)
         return [];
     const lines = [
         `#### The ${Math.min(TOP, threads.length)} costliest pull and merge requests`,
         '',
-        '| Thread | Project | Runs | Credits |',
+        `| Thread | Project | Runs | ${columnOf(unit)} |`,
         '| --- | --- | ---: | ---: |',
     ];
     for (const one of threads.slice(0, TOP)) {
         const name = one.forge === 'gitlab' ? `!${one.thread}` : `#${one.thread}`;
         const url = threadUrl(one, links);
         const cell = url ? `[${name}](${url})` : name;
-        lines.push(`| ${cell} | ${escapeMarkdown(one.project)} | ${formatDecimal(one.runs, 0)} | ${formatDecimal(one.credits, 2)} |`);
+        lines.push(`| ${cell} | ${escapeMarkdown(one.project)} | ${formatDecimal(one.runs, 0)} | ${cellOf(one, unit)} |`);
     }
     return [...lines, ''];
 }
-/** A thread's page on its forge, when its project is a path and the forge's address is known. */
 function threadUrl(one, links) {
     if (!/^[\w.-]+(?:\/[\w.-]+)+$/.test(one.project))
         return undefined;
@@ -18230,26 +15967,31 @@ function threadUrl(one, links) {
     if (one.forge !== 'github')
         return undefined;
     const base = (links.github || 'https://github.com').replace(/\/+$/, '');
-    // GitHub sends an issue's number to its pull request, and a pull request's to itself.
     return safeHttpUrl(`${base}/${one.project}/issues/${one.thread}`);
 }
-function keyTable(keys, scope) {
+function keyTable(keys, scope, unit) {
+    const column = columnOf(unit);
     const lines = [
         `#### The ${Math.min(TOP, keys.length)} costliest keys`,
         '',
-        scope === 'all' ? '| Key | Project | Runs | Credits |' : '| Key | Runs | Credits |',
+        scope === 'all' ? `| Key | Project | Runs | ${column} |` : `| Key | Runs | ${column} |`,
         scope === 'all' ? '| --- | --- | ---: | ---: |' : '| --- | ---: | ---: |',
     ];
     for (const one of keys.slice(0, TOP)) {
         const project = scope === 'all' ? ` ${escapeMarkdown(one.project)} |` : '';
-        lines.push(`| ${escapeMarkdown(one.key)} |${project} ${formatDecimal(one.runs, 0)} | ${formatDecimal(one.credits, 2)} |`);
+        lines.push(`| ${escapeMarkdown(one.key)} |${project} ${formatDecimal(one.runs, 0)} | ${cellOf(one, unit)} |`);
     }
     return [...lines, ''];
 }
-function groupTable(title, column, groups) {
-    const lines = [`#### ${title}`, '', `| ${column} | Runs | Credits |`, '| --- | ---: | ---: |'];
+function groupTable(title, column, groups, unit) {
+    const lines = [
+        `#### ${title}`,
+        '',
+        `| ${column} | Runs | ${columnOf(unit)} |`,
+        '| --- | ---: | ---: |',
+    ];
     for (const group of groups.slice(0, TOP)) {
-        lines.push(`| ${escapeMarkdown(group.name)} | ${formatDecimal(group.runs, 0)} | ${formatDecimal(group.credits, 2)} |`);
+        lines.push(`| ${escapeMarkdown(group.name)} | ${formatDecimal(group.runs, 0)} | ${cellOf(group, unit)} |`);
     }
     if (groups.length > TOP)
         lines.push(`| _and ${groups.length - TOP} more_ | | |`);
@@ -18263,29 +16005,31 @@ function budgetLines(ledger) {
     if (daily) {
         const busiest = daily.busiest;
         const use = busiest
-            ? `the costliest day, ${busiest.day}, used ${format_formatCredits(busiest.credits)} (${percent(busiest.credits, daily.limit)})${ledger.scope === 'all' ? ` in ${escapeMarkdown(busiest.project)}` : ''}; ${reachedText(daily.reached, 'day')}`
+            ? `the costliest day, ${busiest.day}, used ${inUnitOf(busiest.spent, daily.limit)} (${percent(busiest.spent, daily.limit)})${ledger.scope === 'all' ? ` in ${escapeMarkdown(busiest.project)}` : ''}; ${reachedText(daily.reached, 'day')}`
             : 'no run';
-        lines.push(`| \`daily_credit_budget\` | ${format_formatCredits(daily.limit)} | ${use} |`);
+        lines.push(`| \`daily_credit_budget\` | ${formatAmount(daily.limit)} | ${use} |`);
     }
     if (pullRequest) {
         const top = pullRequest.costliest;
         const use = top
-            ? `the costliest thread, ${escapeMarkdown(top.project)} ${top.forge === 'gitlab' ? '!' : '#'}${top.thread}, used ${format_formatCredits(top.credits)} (${percent(top.credits, pullRequest.limit)}); ${reachedText(pullRequest.reached, 'thread')}`
+            ? `the costliest thread, ${escapeMarkdown(top.project)} ${top.forge === 'gitlab' ? '!' : '#'}${top.thread}, used ${inUnitOf(sums_costIn(top, pullRequest.limit.unit), pullRequest.limit)} (${percent(sums_costIn(top, pullRequest.limit.unit), pullRequest.limit)}); ${reachedText(pullRequest.reached, 'thread')}`
             : 'no run on a pull or merge request';
-        lines.push(`| \`pr_credit_budget\` | ${format_formatCredits(pullRequest.limit)} | ${use} |`);
+        lines.push(`| \`pr_credit_budget\` | ${formatAmount(pullRequest.limit)} | ${use} |`);
     }
     lines.push('', '_A step counts the daily budget over the last 24 hours and the pull request budget over every run of the thread; the table counts UTC days and this period._', '');
     return lines;
 }
-function percent(credits, limit) {
-    return `${formatDecimal((credits / limit) * 100, 0)}% of it`;
+function inUnitOf(value, limit) {
+    return formatAmount({ value, unit: limit.unit });
+}
+function percent(spent, limit) {
+    return `${formatDecimal((spent / limit.value) * 100, 0)}% of it`;
 }
 function reachedText(count, noun) {
     if (count === 0)
         return `no ${noun} reached it`;
     return `${formatDecimal(count, 0)} ${count === 1 ? noun : `${noun}s`} reached it`;
 }
-/** The runs, and the runs their agents started (counted with them, not as runs of their own). */
 function runsText(runs, children) {
     const started = children > 0
         ? `, with ${formatDecimal(children, 0)} ${children === 1 ? 'run' : 'runs'} their agents started`
@@ -18294,12 +16038,6 @@ function runsText(runs, children) {
 }
 
 ;// CONCATENATED MODULE: ./src/ledger/main.ts
-/**
- * The `report` action's one step (and `cloud-agent-run report`): what the action's runs of a
- * period did and cost, from the service's own records. Outputs `credits`, `runs` and `report`
- * (the ledger as JSON), the summary with its chart, and with `report_dir` the rows as files.
- * See docs/report.md. Each door hands in its world and port.
- */
 
 
 
@@ -18311,7 +16049,7 @@ function runsText(runs, children) {
 
 
 
-/** How long listing the period may take, all its pages together. */
+
 const LIST_DEADLINE_MS = 5 * 60_000;
 async function main_run(io, inputs) {
     try {
@@ -18324,15 +16062,20 @@ async function main_run(io, inputs) {
         const { rows, complete } = await collectRows(client, { period: settings.period, home }, deps);
         const followups = await countFollowups(client, rows, deps.deadline);
         const ledger = sumUp(rows, { ...settings, complete, followups });
+        const { runs, credits, costUsd, withoutUsd } = ledger.totals;
         const forge = world.forge ?? world.projectForge;
         const links = forge ? { [forge]: world.serverUrl } : {};
         const summary = renderLedger(ledger, links);
-        io.setOutput('credits', String(ledger.totals.credits));
-        io.setOutput('runs', String(ledger.totals.runs));
+        io.setOutput('credits', formatNumberOutput(credits));
+        io.setOutput('cost_usd', withoutUsd === 0 ? formatNumberOutput(costUsd) : '');
+        io.setOutput('runs', String(runs));
         io.setOutput('report', JSON.stringify(ledger));
-        const { runs, credits } = ledger.totals;
         const counted = `${formatDecimal(runs, 0)} ${runs === 1 ? 'run' : 'runs'}`;
-        io.info(`${counted} in ${ledger.period.label} used ${format_formatCredits(credits)}.`);
+        const spent = formatAmount({
+            value: ledger.unit === 'usd' ? costUsd : credits,
+            unit: ledger.unit,
+        });
+        io.info(`${counted} in ${ledger.period.label} used ${spent}.`);
         await io.appendSummary(summary).catch((error) => {
             io.debug(`No summary written: ${errorMessage(error)}`);
         });
@@ -18360,18 +16103,10 @@ async function main_run(io, inputs) {
 
 
 
-/**
- * One repository as a reconcile pass sees it: what the steps left there (their
- * comments, their commit statuses, their workflow runs), each read once a pass
- * however many runs share it; and the writes that bring them to their end,
- * through the same ThreadComment and CommitStatusReporter a waiting step uses.
- * Every call has a deadline; a failed write is reported, never thrown.
- */
 class RepositoryDesk {
     #octokit;
     #owner;
     #repo;
-    /** GitHub's web address, where the links to the steps' workflow runs start. */
     #serverUrl;
     #me;
     #comments;
@@ -18386,23 +16121,12 @@ class RepositoryDesk {
         this.#repo = repo;
         this.#serverUrl = serverUrl;
     }
-    /** The pass's repository, read through the step's one GitHub client. */
     static async open(github, repository) {
         return new RepositoryDesk(await github.client(), repository, github.serverUrl);
     }
-    /**
-     * The comments a pass looks through: the repository's, updated since `since`
-     * (the earliest start of the runs it finishes), read at the first need, a
-     * page of 100 a request, whatever the number of threads.
-     */
     commentsSince(since) {
         this.#commentsSince = since;
     }
-    /**
-     * The comment the run's step left: the thread's comment for its key, written
-     * by the token's own identity, whose marker lists the run. Undefined when
-     * there is none (deleted, or never made).
-     */
     async stepComment(handoff, runId) {
         if (handoff.thread === undefined)
             return undefined;
@@ -18418,11 +16142,6 @@ class RepositoryDesk {
         }
         return undefined;
     }
-    /**
-     * Every comment on the run's thread, written by the token's own identity,
-     * whose marker lists the run: its first step's, and the answers of the
-     * `continue_run` steps that followed it up, whatever their key.
-     */
     async runComments(handoff, runId) {
         if (handoff.thread === undefined)
             return [];
@@ -18434,7 +16153,6 @@ class RepositoryDesk {
             return marker && shown ? [{ commentId: comment.id, shown, key: marker.key ?? '' }] : [];
         });
     }
-    /** The current status of the step's context on its commit, if it has one. */
     async stepStatus(handoff) {
         if (!handoff.headSha)
             return undefined;
@@ -18457,10 +16175,8 @@ class RepositoryDesk {
             })));
             this.#statuses.set(sha, listed);
         }
-        // GitHub lists a commit's statuses newest first.
         return (await listed).find((status) => status.context === context);
     }
-    /** A step's workflow run, as it stands for the step's attempt. */
     async workflowRun(step) {
         const id = step.workflowRunId;
         if (!id)
@@ -18484,15 +16200,9 @@ class RepositoryDesk {
         }
         const { status, attempt, conclusion } = await read;
         const ours = attempt === (step.attempt ?? 1);
-        // A later attempt starts only once the one before it has completed.
         const over = status === 'completed' || attempt > (step.attempt ?? 1);
         return { over, status, conclusion: ours && status === 'completed' ? conclusion : undefined };
     }
-    /**
-     * The newest workflow run of the same workflow as `step`'s, newer than it, for the pull
-     * request `thread`, among the workflow's latest runs; undefined when there is none. A step
-     * whose workflow cancelled it for such a run may have handed its run over (previous_run: steer).
-     */
     async newerWorkflowRun(step, thread) {
         await this.workflowRun({ workflowRunId: step.workflowRunId, attempt: undefined });
         const own = await this.#workflowRuns.get(step.workflowRunId);
@@ -18516,10 +16226,8 @@ class RepositoryDesk {
             })));
             this.#runsOfWorkflow.set(own.workflowId, listed);
         }
-        // Listed newest first; a workflow run's ID grows with its start.
         return (await listed).find((run) => BigInt(run.id) > BigInt(step.workflowRunId) && run.pullRequests.includes(thread));
     }
-    /** The link to the workflow run that started the run, as its step's comment gives it. */
     stepWorkflowRunUrl(handoff) {
         return workflowRunUrl({
             serverUrl: this.#serverUrl,
@@ -18528,11 +16236,9 @@ class RepositoryDesk {
             runAttempt: handoff.attempt === undefined ? undefined : String(handoff.attempt),
         });
     }
-    /** Where the run's starting step shows it: its comment for the key, linking its workflow run. */
     stepSpot(handoff, commentId) {
         return { commentId, key: handoff.key, workflowRun: this.stepWorkflowRunUrl(handoff) };
     }
-    /** Shows the run in a step's comment as the step would; false when GitHub refused. */
     async showInComment(handoff, spot, run, context, log) {
         const watched = watchWarnings(log);
         const comment = ThreadComment.open(this.#octokit, { owner: this.#owner, repo: this.#repo, issueNumber: handoff.thread ?? 0 }, {
@@ -18547,11 +16253,6 @@ class RepositoryDesk {
         await comment.settled();
         return !watched.warned();
     }
-    /**
-     * Says in a `tasks` step's comment that the step stopped before its set
-     * ended, as its post step would have: only while the comment still shows that
-     * set running. False when GitHub refused; undefined when there is no such comment.
-     */
     async markSetStopped(handoff, note, log) {
         if (handoff.set === undefined || handoff.thread === undefined || !handoff.key)
             return undefined;
@@ -18578,10 +16279,6 @@ class RepositoryDesk {
         await comment.markStopped(note);
         return !watched.warned();
     }
-    /**
-     * A detached set's comment: the thread's comment for the step's key, written by the token's
-     * own identity, whose set marker lists the set; with how it shows the set now.
-     */
     async setComment(handoff) {
         if (handoff.set === undefined || handoff.thread === undefined || !handoff.key)
             return undefined;
@@ -18597,7 +16294,6 @@ class RepositoryDesk {
         }
         return undefined;
     }
-    /** Shows a detached set's end in its comment, as its step would have; false when GitHub refused. */
     async showSetEnd(handoff, commentId, shown, log) {
         if (handoff.set === undefined || handoff.thread === undefined)
             return false;
@@ -18606,7 +16302,6 @@ class RepositoryDesk {
         await comment.showHandedOverEnd(shown);
         return !watched.warned();
     }
-    /** Sets the step's commit status; false when GitHub refused. */
     async setStatus(handoff, report, log) {
         if (!handoff.headSha)
             return false;
@@ -18628,10 +16323,9 @@ class RepositoryDesk {
         });
         return this.#me;
     }
-    /** The repository's comments written by the token's identity, oldest first: read once a pass. */
     #repositoryComments() {
         this.#comments ??= this.#readComments().catch((error) => {
-            this.#comments = undefined; // A failed read is tried again by the next run.
+            this.#comments = undefined;
             throw error;
         });
         return this.#comments;
@@ -18654,7 +16348,6 @@ class RepositoryDesk {
         }));
     }
 }
-/** The log, and whether anything written through it was a warning (a refused GitHub write). */
 function watchWarnings(log) {
     let warned = false;
     return {
@@ -18681,7 +16374,6 @@ function readPassOptions(source) {
     const dryRun = parseBoolean('dry_run', source.get('dry_run') || 'false');
     return { lookbackMs, sweep, dryRun };
 }
-/** Reads and checks every input of the `reconcile` action. Throws InputError before any request. */
 function readReconcileSettings(source) {
     const connection = readConnection(source);
     const githubToken = readGitHubToken(source);
@@ -18695,10 +16387,6 @@ function readReconcileSettings(source) {
     }
     return { ...connection, githubToken, repository, ...pass };
 }
-/**
- * Reads and checks the inputs of `cloud-agent-run reconcile`, a pass over a GitLab project's
- * runs. Throws InputError before any request.
- */
 function readGitLabReconcileSettings(source) {
     const connection = readConnection(source);
     const pass = readPassOptions(source);
@@ -18713,7 +16401,6 @@ function readGitLabReconcileSettings(source) {
 
 
 
-/** The table's order: what changed first, then what could not be done, then the rest. */
 const ORDER = {
     finalized: 0,
     swept: 1,
@@ -18728,9 +16415,7 @@ const reconcile_WORDS = {
     left: { done: 'Left', dry: 'Left' },
     'up-to-date': { done: 'Up to date', dry: 'Up to date' },
 };
-/** Rows beyond this are counted, not listed: a summary stays readable (and under 1 MiB). */
 const MAX_ROWS = 200;
-/** The job summary of one pass: a headline with the counts, and one table of every run. */
 function renderPassSummary(report) {
     const count = (action) => report.rows.filter((row) => row.action === action).length;
     const dry = report.dryRun;
@@ -18764,17 +16449,12 @@ function renderPassSummary(report) {
     lines.push('');
     return lines.join('\n');
 }
-/** The run: its title and ID, linked to its session when there is a link. */
 function runCell(row) {
     const id = `<code>${escapeMarkdown(row.runId)}</code>`;
     const title = row.title?.trim() ? `${inlineText(row.title.trim().slice(0, 80))} ` : '';
     const session = safeHttpUrl(row.sessionLink);
     return session ? `${title}[${id}](${session})` : `${title}${id}`;
 }
-/**
- * The pass's outputs and job summary. It fails the step only when it could do
- * nothing: something was to be done, and every attempt failed.
- */
 async function publishPass(io, report) {
     const ids = (action) => report.dryRun ? [] : report.rows.filter((row) => row.action === action).map((row) => row.runId);
     io.setOutput('finalized', JSON.stringify(ids('finalized')));
@@ -18796,7 +16476,6 @@ function firstLook(run, handoff, options) {
     if (!handoff) {
         return { kind: 'leave', why: 'its metadata has no hand-over (an older version started it)' };
     }
-    // The list is filtered by repository, but the fallback filters here, and metadata is only text.
     if (handoff.repository !== options.repository) {
         return { kind: 'leave', why: `it belongs to ${handoff.repository}` };
     }
@@ -18812,13 +16491,11 @@ function firstLook(run, handoff, options) {
         }
         return { kind: handoff.set ? 'finish-set' : 'finish', handoff };
     }
-    // A detached set's runs are handed over, as one detached run is, once its step created them all.
     if (handoff.set && !handoff.waits) {
         if (options.sweep && meaningOf(run.state) !== 'blocked')
             return { kind: 'set-sweep-check', handoff };
         return { kind: 'leave', why: DETACHED_SET_GOING };
     }
-    // A later step (continue_run) may wait for a run its first step did not: only its comment says.
     if (!handoff.waits && handoff.thread === undefined) {
         return { kind: 'leave', why: 'it is still running; a later pass finishes it' };
     }
@@ -18835,14 +16512,7 @@ function firstLook(run, handoff, options) {
     }
     return { kind: 'sweep-check', handoff };
 }
-/** Why a pass leaves a detached set's run still going. */
 const DETACHED_SET_GOING = 'it is still running; a later pass finishes its set';
-/**
- * A detached set's run still going (wait: false). Its step hands the set over once it has
- * created every run: the set's record in its comment then has an outcome, or its commit status
- * names the set. Whether it did, as far as the pass can tell: by what GitHub shows when the step
- * showed the set somewhere (`shows`), else by a run of every task having been created. Pure.
- */
 function detachedSetHandedOver(shown, setId) {
     const { comment, status } = shown;
     if (comment?.outcome !== undefined)
@@ -18852,7 +16522,6 @@ function detachedSetHandedOver(shown, setId) {
     }
     return !shown.shows && shown.everyTaskRan();
 }
-/** How many of a set's tasks the runs listed have a run for. Pure. */
 function tasksWithRuns(setId, runs) {
     const tasks = new Set();
     for (const run of runs) {
@@ -18862,12 +16531,6 @@ function tasksWithRuns(setId, runs) {
     }
     return tasks.size;
 }
-/**
- * A detached set's run going, its step not shown to have handed the set over: a step whose
- * runner was lost while it created the runs never did, and the runs it created go on unwatched.
- * Once its workflow run completed, not successfully (a lost runner fails its job), they are
- * swept; a workflow run that succeeded lost no runner. Pure.
- */
 function setStarterLost(workflow) {
     if (!workflow?.over) {
         return {
@@ -18883,24 +16546,12 @@ function setStarterLost(workflow) {
     }
     return { kind: 'sweep' };
 }
-/**
- * Outcomes of a step that meant its run to stop (it cancels the run on them): a
- * run still going after one was not let go, and is its step's to account for.
- */
 const MEANT_TO_STOP = new Set([
     'timed_out',
     'over_budget',
     'interrupted',
     'error',
 ]);
-/**
- * Who waits for a run that is still going now: the newest step that showed it
- * in a comment (a `continue_run` step in a later workflow run, say), else the
- * step that started it. A step whose record shows that it ended and let the
- * run go on (handed to a person, detached, or done with a run that a person
- * later set working again) left nothing behind, and an older step's workflow
- * run tells nothing about it.
- */
 function waitingStep(handoff, traces) {
     const [latest] = [...traces].sort((a, b) => compareWorkflowRuns(b.workflowRun, a.workflowRun));
     if (latest) {
@@ -18927,11 +16578,6 @@ function waitingStep(handoff, traces) {
         trace: undefined,
     };
 }
-/**
- * A run of an awaited set that its step handed to a person (BLOCKED, `on_blocked` fail or pass)
- * before it ended, as the set's record in its comment lists it: it was let go on purpose, not
- * left behind, whatever the job's conclusion. Undefined when the record does not list it. Pure.
- */
 function handedToPerson(shown, runId, repository) {
     if (!shown?.handedOff?.includes(runId))
         return undefined;
@@ -18942,17 +16588,12 @@ function handedToPerson(shown, runId, repository) {
         why: `its set's step${which} handed it to a person (BLOCKED) and ended: it was not left behind`,
     };
 }
-/** Newer workflow runs have larger IDs; a later attempt of one is newer than an earlier one. */
 function compareWorkflowRuns(a, b) {
     const ids = BigInt(a.workflowRunId) - BigInt(b.workflowRunId);
     if (ids !== 0n)
         return ids > 0n ? 1 : -1;
     return (a.attempt ?? 1) - (b.attempt ?? 1);
 }
-/**
- * The workflow run (and attempt) a comment's link names, when it is one of
- * `repository`'s; undefined for any other link, or none.
- */
 function workflowRunOf(url, repository) {
     const link = url ?? '';
     const match = /\/actions\/runs\/(\d{1,20})(?:\/attempts\/(\d{1,6}))?$/.exec(link);
@@ -18962,7 +16603,6 @@ function workflowRunOf(url, repository) {
         return undefined;
     return { workflowRunId: match[1], attempt: match[2] ? Number(match[2]) : undefined };
 }
-/** Whether a waiting step's workflow run says its runner was lost, as GitHub reports it now. */
 function lostRunner(workflow) {
     if (!workflow?.over) {
         return {
@@ -18970,7 +16610,6 @@ function lostRunner(workflow) {
             why: `its step waits for it (workflow run ${workflow?.status ?? 'unknown'})`,
         };
     }
-    // A runner that is lost fails its job, so a workflow run that succeeded lost none.
     if (workflow.conclusion === 'success') {
         return {
             lost: false,
@@ -18979,12 +16618,6 @@ function lostRunner(workflow) {
     }
     return { lost: true };
 }
-/**
- * A step whose workflow cancelled it may have handed its run to a step of a newer workflow run
- * for the same thread (previous_run: steer), which need not show it anywhere (no comment): the
- * newest such workflow run, when there is one, decides. Still going, it may await the run; ended
- * in success, it lost no runner, and let the run go on; else its runner was lost too. Pure.
- */
 function handedOnTo(judged, newer) {
     if (judged?.conclusion !== 'cancelled' || !newer)
         return { kind: 'sweep' };
@@ -19003,34 +16636,15 @@ function handedOnTo(judged, newer) {
     }
     return { kind: 'sweep' };
 }
-/**
- * Whether the comment already shows the run at its end: with a final outcome
- * (any but `started`), or, without one, in a terminal state (as the post step
- * and a sweep leave it). Then a pass writes nothing.
- */
 function commentShowsEnd(shown) {
     return shown.outcome !== undefined ? shown.outcome !== 'started' : isTerminal(shown.state);
 }
-/**
- * Whether the commit status is the one the run's step left pending: still
- * pending, and naming the run. Anything else (a final state, or a newer run's
- * pending status in the same context) is not the pass's to touch.
- */
 function statusLeftPending(status, runId) {
     return status?.state === 'pending' && status.description.includes(`(run ${runId})`);
 }
-/**
- * Whether the commit status is the one a detached set's step left: pending, naming the set.
- * Anything else (its end, a newer step's status in the same context) is not a pass's to touch.
- */
 function setStatusLeftPending(status, setId) {
     return status?.state === 'pending' && status.description.includes(`(set ${setId})`);
 }
-/**
- * Pure: a detached set (wait: false) judged as its step would have judged it had it waited:
- * once every run has ended, `pass_when` (carried in the runs' metadata) over the runs, in
- * task order; a task none of whose runs is listed counts as not succeeded (its create failed).
- */
 function detachedSetStanding(handoff, runs) {
     const { set, tasks: total, passWhen } = handoff;
     if (set === undefined || total === undefined || passWhen === undefined) {
@@ -19091,7 +16705,6 @@ function detachedSetStanding(handoff, runs) {
         },
     };
 }
-/** A run's time, by the service's figure, else from its creation to its last update. */
 function elapsedOf(run) {
     const fromService = run.run_time ? parseIsoDuration(run.run_time) : undefined;
     if (fromService !== undefined)
@@ -19102,11 +16715,6 @@ function elapsedOf(run) {
 
 ;// CONCATENATED MODULE: ./src/reconcile/walk.ts
 
-/**
- * A pass's walk over the runs it listed, GitHub's and GitLab's alike: each run judged by
- * `judge` while the pass has time (then left to the next pass), its row logged as it comes, a
- * failure as a warning.
- */
 async function walkRuns(runs, judge, pass) {
     const rows = [];
     for (const run of runs) {
@@ -19119,7 +16727,6 @@ async function walkRuns(runs, judge, pass) {
     }
     return rows;
 }
-/** A run's row of the pass's table: what the pass did with it, and why. */
 function walk_rowOf(run, action, why) {
     return {
         runId: run.run_id,
@@ -19143,11 +16750,9 @@ function walk_rowOf(run, action, why) {
 
 
 const LOST_RUNNER = 'The step that waited for this run lost its runner: its workflow run completed without it.';
-/** Brings an ended run's comment and status to its end, when they still show it going. */
 async function finishRun(run, handoff, settings, deps) {
     const comment = handoff.comment ? await deps.desk.stepComment(handoff, run.run_id) : undefined;
     const commentDue = comment && !commentShowsEnd(comment.shown) ? comment : undefined;
-    // The comment is written last, so one at its end vouches for the status: no read per commit.
     const statusesDue = handoff.commitStatus && !(comment && !commentDue)
         ? await pendingStatuses(run, statusHeads(handoff, comment?.shown), deps)
         : [];
@@ -19157,7 +16762,6 @@ async function finishRun(run, handoff, settings, deps) {
     }
     let notes = [];
     if (handoff.waits) {
-        // Its step may still be about to write the end itself.
         const workflow = await deps.desk.workflowRun(handoff);
         if (!workflow?.over) {
             return walk_rowOf(run, 'left', `its step is still reporting it (workflow run ${workflow?.status ?? 'unknown'})`);
@@ -19177,9 +16781,6 @@ async function finishRun(run, handoff, settings, deps) {
         ...(newer ? { supersededBy: newer.run_id } : {}),
         ...(children.length > 0 ? { children } : {}),
     };
-    // The status first: a comment at its end then means the status is too (see above), and a
-    // refused status leaves the comment going, so that the next pass tries both again.
-    // A newer run on the same commit owns the status now, as a waiting step would leave it.
     for (const due of statusesDue) {
         if (newer?.metadata?.[STEP_KEYS.headSha] === due.on.headSha)
             continue;
@@ -19198,10 +16799,6 @@ async function finishRun(run, handoff, settings, deps) {
     }
     return walk_rowOf(run, 'finalized', why);
 }
-/**
- * The commits whose status shows the run: its starting step's head, and the head its comment
- * records when a later step (previous_run: steer) took the run on to a newer one.
- */
 function statusHeads(handoff, shown) {
     const heads = [{ on: handoff, workflowRun: undefined }];
     if (shown?.head && shown.head !== handoff.headSha) {
@@ -19209,12 +16806,10 @@ function statusHeads(handoff, shown) {
     }
     return heads;
 }
-/** Those of `heads` whose status is the one a step left pending for the run. */
 async function pendingStatuses(run, heads, deps) {
     const read = await Promise.all(heads.map((head) => deps.desk.stepStatus(head.on)));
     return heads.filter((_, index) => statusLeftPending(read[index], run.run_id));
 }
-/** The agent's final message, as a waiting step reads it; undefined when there is none. */
 function answerOf(run, deps) {
     const quiet = { info: deps.log.debug, warning: deps.log.warning, debug: deps.log.debug };
     const signal = AbortSignal.timeout(timing/* RECONCILE_PASS */.Rm.answerMs);
@@ -19227,7 +16822,6 @@ function upToDateWhy(handoff, commentFound, what = 'run') {
     }
     return what === 'set' ? "GitHub already shows its set's end" : 'GitHub already shows its end';
 }
-/** The runs the run's agent started, for its comment (their spend, their sessions); none if unread. */
 async function childrenAtEnd(run, deps) {
     try {
         return await readChildren(deps.client, run.run_id, {}, {
@@ -19250,10 +16844,6 @@ async function childrenAtEnd(run, deps) {
 
 
 
-/**
- * A detached set is taken up once a pass, by the first of its runs the pass comes to: the
- * set's other runs say what became of it.
- */
 async function finishSetOnce(run, handoff, settings, deps, pass) {
     const setId = handoff.set ?? '';
     const seen = pass.sets.ended.get(setId);
@@ -19268,11 +16858,6 @@ async function finishSetOnce(run, handoff, settings, deps, pass) {
     pass.sets.ended.set(setId, { runId: run.run_id, action: row.action, why: row.why });
     return row;
 }
-/**
- * Brings a detached set's comment and status to its end once every run of it has ended, as
- * its step would have shown it had it waited: the outcome by the set's `pass_when`, and the
- * set's table. The comment is written last, so one at its end vouches for the status.
- */
 async function finishSet(run, handoff, settings, deps, pass) {
     const setId = handoff.set ?? '';
     const comment = handoff.comment ? await deps.desk.setComment(handoff) : undefined;
@@ -19315,10 +16900,6 @@ async function finishSet(run, handoff, settings, deps, pass) {
     }
     return walk_rowOf(run, 'finalized', why);
 }
-/**
- * A set's runs: those the pass listed, and when some task's is not among them (it ended
- * before the lookback, say), one listing of the set's own, a page of 100 a request.
- */
 async function setRuns(handoff, deps, pass) {
     const tags = { [STEP_KEYS.repository]: handoff.repository, [STEP_KEYS.set]: handoff.set ?? '' };
     const listed = pass.sets.listed.filter((one) => carriesTags(one, tags));
@@ -19336,11 +16917,6 @@ async function setRuns(handoff, deps, pass) {
 
 
 const SET_LOST_WHILE_STARTING = "The step of this set lost its runner while it started the set's runs: it never handed the set over. A reconcile pass cancelled the runs it had created.";
-/**
- * A detached set's run still going: left while its step handed the set over (or may yet), swept
- * once that step's workflow run completed without handing it over (its runner was lost while it
- * created the set's runs), with the set's comment saying so when there is one.
- */
 async function sweepDetachedSetRun(run, handoff, options, deps) {
     const setId = handoff.set ?? '';
     const commented = handoff.comment && handoff.thread !== undefined;
@@ -19349,7 +16925,6 @@ async function sweepDetachedSetRun(run, handoff, options, deps) {
         commented ? deps.desk.setComment(handoff) : undefined,
         statused ? deps.desk.stepStatus(handoff) : undefined,
     ]);
-    // A step that showed the set nowhere: a run of every task is the only sign it got that far.
     const runs = commented || statused ? [] : await deps.setRuns();
     const everyTaskRan = () => tasksWithRuns(setId, runs) >= (handoff.tasks ?? Infinity);
     const shown = { shows: Boolean(commented || statused), comment: comment?.shown, status };
@@ -19378,7 +16953,6 @@ async function sweepDetachedSetRun(run, handoff, options, deps) {
         ended = await deps.client.getRun(run.run_id, { deadline: options.deadline, maxRetries: 1 });
     }
     catch {
-        // The row then shows the state last listed.
     }
     await deps.desk.markSetStopped(handoff, SET_LOST_WHILE_STARTING, deps.log);
     return { action: 'swept', why, run: ended };
@@ -19392,15 +16966,8 @@ async function sweepDetachedSetRun(run, handoff, options, deps) {
 
 
 const SET_LOST_RUNNER = 'The step of this set lost its runner: its workflow run completed without it, so its post step never ran. A reconcile pass cancels the runs it left going; the table shows them as the step last saw them.';
-/**
- * Cancels a run whose waiting step's runner was lost, and says so where that
- * step showed it. The step judged is the one waiting now: the newest that
- * showed the run in a comment (a `continue_run` step's answer, say), else the
- * one that started it; a step that ended on purpose left nothing behind.
- */
 async function sweepRun(run, handoff, settings, deps, deadline) {
     if (handoff.set !== undefined) {
-        // A set's comment shows the whole set: its record names the runs its step let go on purpose.
         const setShown = await deps.desk.setComment(handoff);
         const letGo = handedToPerson(setShown?.shown, run.run_id, settings.repository);
         if (letGo)
@@ -19444,7 +17011,6 @@ async function sweepRun(run, handoff, settings, deps, deadline) {
         ended = await deps.client.getRun(run.run_id, { deadline, maxRetries: 1 });
     }
     catch {
-        // The comment then shows the state last listed; the next pass reads it again.
     }
     const [spot, statusesDue] = await Promise.all([
         commentSpotOf(waiting.trace, handoff, run, deps),
@@ -19461,11 +17027,9 @@ async function sweepRun(run, handoff, settings, deps, deadline) {
     }
     if (spot)
         await deps.desk.showInComment(handoff, spot, ended, { notes: [note] }, deps.log);
-    // The set's comment shows every run of the set: it says the step stopped, as its post step would.
     await deps.desk.markSetStopped(handoff, SET_LOST_RUNNER, deps.log);
     return walk_rowOf(ended, 'swept', why);
 }
-/** The comment of the step that waited: its own record's, else the starting step's. */
 async function commentSpotOf(trace, handoff, run, deps) {
     if (trace) {
         return { commentId: trace.commentId, key: trace.key, workflowRun: trace.shown.workflowRun };
@@ -19487,21 +17051,10 @@ async function commentSpotOf(trace, handoff, run, deps) {
 
 
 
-/**
- * One reconcile pass: lists this repository's runs updated within the
- * lookback (one request a page), then for each one finishes what its step left
- * unfinished on GitHub, sweeps what a lost runner left running, or leaves it,
- * saying why. GitHub's comments are read a page of the repository's at a time,
- * and a commit status or a workflow run only where the comment cannot vouch for
- * it; GitHub is written only where what it shows differs from what it should. A
- * failure is a row of the table and a warning, and the pass goes on.
- */
 async function reconcilePass(settings, deps) {
     const deadline = deps.now() + timing/* RECONCILE_PASS */.Rm.deadlineMs;
     const since = new Date(deps.now() - settings.lookbackMs).toISOString();
     const found = await listTaggedRuns(deps.client, { [STEP_KEYS.repository]: settings.repository }, { updated_after: since }, { maxPages: timing/* RECONCILE_PASS */.Rm.maxPages, deadline });
-    // A GitLab project of the same path is another forge's: its runs are its own pass's.
-    // GitHub's runs only: the pass writes GitHub's surfaces and asks GitHub about their jobs.
     const listed = { ...found, runs: found.runs.filter((run) => forgeTagOf(run) === 'github') };
     if (listed.filteredHere) {
         deps.log.info(`The service cannot filter runs by metadata on this plan (feature_not_available): listed every run updated since ${since} and kept those tagged ${STEP_KEYS.repository}=${settings.repository}.`);
@@ -19551,10 +17104,6 @@ async function reconcileRun(run, settings, deps, deadline, sets) {
         return walk_rowOf(run, 'failed', `GitHub could not be read: ${pass_reasonOf(error)}`);
     }
 }
-/**
- * Where the comments a pass looks through begin: a step shows its run from its
- * start, so the earliest start among the runs (less a margin for clocks) bounds them.
- */
 function commentsSince(runs) {
     const starts = runs.map((run) => Date.parse(run.created_at ?? '')).filter(Number.isFinite);
     if (starts.length === 0)
@@ -19574,11 +17123,6 @@ function pass_reasonOf(error) {
 
 
 
-/**
- * The `reconcile` action's one step: a pass that finishes the comments and
- * commit statuses of detached runs, and sweeps runs left behind by a lost
- * runner. See docs/reconcile.md. The runner's world is read here, once, and handed down.
- */
 async function reconcile_main_run(io, inputs) {
     try {
         const settings = readReconcileSettings(inputs);
@@ -19601,7 +17145,7 @@ async function reconcile_main_run(io, inputs) {
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/utils.js
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
@@ -19637,7 +17181,7 @@ function toCommandProperties(annotationProperties) {
     };
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/command.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/command.js
 
 
 /**
@@ -19733,7 +17277,7 @@ function escapeProperty(s) {
 const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
 ;// CONCATENATED MODULE: external "fs"
 const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/file-command.js
 // For internal use, subject to change.
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -19770,7 +17314,7 @@ function file_command_prepareKeyValueMessage(key, value) {
 //# sourceMappingURL=file-command.js.map
 ;// CONCATENATED MODULE: external "path"
 const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
-;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/auth.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/http-client/lib/auth.js
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -19846,7 +17390,7 @@ class PersonalAccessTokenCredentialHandler {
     }
 }
 //# sourceMappingURL=auth.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/oidc-utils.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/oidc-utils.js
 var oidc_utils_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -19920,7 +17464,7 @@ class oidc_utils_OidcClient {
     }
 }
 //# sourceMappingURL=oidc-utils.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/summary.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/summary.js
 var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -20201,7 +17745,7 @@ const _summary = new Summary();
 const markdownSummary = (/* unused pure expression or super */ null && (_summary));
 const summary = (/* unused pure expression or super */ null && (_summary));
 //# sourceMappingURL=summary.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/path-utils.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/path-utils.js
 
 /**
  * toPosixPath converts the given path to the posix form. On Windows, \\ will be
@@ -20243,7 +17787,7 @@ var external_events_ = __nccwpck_require__(4434);
 const external_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("child_process");
 // EXTERNAL MODULE: external "assert"
 var external_assert_ = __nccwpck_require__(2613);
-;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io-util.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/io/lib/io-util.js
 var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -20423,7 +17967,7 @@ function getCmdPath() {
     return (_a = process.env['COMSPEC']) !== null && _a !== void 0 ? _a : `cmd.exe`;
 }
 //# sourceMappingURL=io-util.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/io/lib/io.js
 var io_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -20697,7 +18241,7 @@ function io_copyFile(srcFile, destFile, force) {
 //# sourceMappingURL=io.js.map
 ;// CONCATENATED MODULE: external "timers"
 const external_timers_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("timers");
-;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/toolrunner.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/exec/lib/toolrunner.js
 var toolrunner_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -21285,7 +18829,7 @@ class ExecState extends external_events_.EventEmitter {
     }
 }
 //# sourceMappingURL=toolrunner.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/exec.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/exec/lib/exec.js
 var exec_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -21365,7 +18909,7 @@ function getExecOutput(commandLine, args, options) {
     });
 }
 //# sourceMappingURL=exec.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/platform.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/platform.js
 var platform_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -21430,7 +18974,7 @@ function getDetails() {
     });
 }
 //# sourceMappingURL=platform.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/core.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/core.js
 var core_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -21757,18 +19301,10 @@ const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 
 
 
-/** The world and the port of one of the Action's steps, read once from the process handed in. */
 function runnerDoor(host) {
     const io = runnerIo(host);
     return { io, inputs: runnerInputs(readRunnerWorld(host.env, host.cwd()), io, host.env) };
 }
-/**
- * The GitHub Actions runner's world, read once by each of the Action's steps
- * (main, post, reconcile), as `@actions/github`'s Context reads it, and handed
- * down: with the runner's port below, the one place that reads the runner's
- * variables and its event file, writes its file commands, or listens for signals.
- * `cwd` is where the inputs' paths start when the runner gives no workspace.
- */
 function readRunnerWorld(env, cwd) {
     return {
         forge: 'github',
@@ -21788,7 +19324,6 @@ function readRunnerWorld(env, cwd) {
         runnerTemp: env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
     };
 }
-/** The event's payload, or undefined when there is none to read. */
 function readEventPayload(path) {
     if (!path)
         return undefined;
@@ -21800,15 +19335,7 @@ function readEventPayload(path) {
         return undefined;
     }
 }
-/**
- * What the runner sends when a workflow is cancelled: SIGINT then SIGTERM on
- * Linux and macOS; Ctrl-C and Ctrl-Break (SIGINT, SIGBREAK) on Windows.
- */
 const TERMINATION_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGBREAK'];
-/**
- * Listens to `host` for termination; the handler must end the process itself. Returns the
- * unsubscribe.
- */
 function onTerminationSignal(host, handler) {
     for (const signal of TERMINATION_SIGNALS)
         host.on(signal, handler);
@@ -21817,19 +19344,10 @@ function onTerminationSignal(host, handler) {
             host.off(signal, handler);
     };
 }
-/**
- * The runner's inputs (`INPUT_*` of the process handed in, trimmed, as @actions/core reads
- * them), for a step in `world`; a secret is masked through `io`.
- */
 function runnerInputs(world, io, env) {
     const get = (name) => (env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] ?? '').trim();
     return { get, mask: (secret) => io.setSecret(secret), world };
 }
-/**
- * The runner's port: workflow commands on stdout (@actions/core's); the file commands
- * (GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY) and STATE_* for the post step, at the
- * paths the process handed in names; its exit code and signals.
- */
 function runnerIo(host) {
     const { env } = host;
     return {
@@ -21861,15 +19379,10 @@ function runnerIo(host) {
         words: WORKFLOW_WORDS,
     };
 }
-/**
- * A file command (`name<<delimiter`, the value, the delimiter), as the runner reads it, appended
- * to `file`, which the runner made for the step. The delimiter is new for each value.
- */
 function keyValueCommand(file, name, value) {
     const delimiter = `ghadelimiter_${(0,external_node_crypto_namespaceObject.randomUUID)()}`;
     (0,external_node_fs_namespaceObject.appendFileSync)(file, `${name}<<${delimiter}${external_node_os_namespaceObject.EOL}${value}${external_node_os_namespaceObject.EOL}${delimiter}${external_node_os_namespaceObject.EOL}`, 'utf8');
 }
-/** Markdown appended to the job summary, at the path the runner gave the step. */
 async function appendSummary(file, markdown) {
     if (!file)
         throw new Error('the runner gave the step no job summary file (GITHUB_STEP_SUMMARY)');
@@ -21877,12 +19390,6 @@ async function appendSummary(file, markdown) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/outputs.ts
-/**
- * What the command prints: the step's outputs, as the engine set them through the command's
- * port (src/cli/step-io.ts), as one JSON object; and the summary as plain text.
- * Pure.
- */
-/** Outputs whose value is JSON text: the command gives them as JSON values. */
 const JSON_OUTPUTS = new Set([
     'run',
     'runs',
@@ -21891,11 +19398,8 @@ const JSON_OUTPUTS = new Set([
     'cancelled',
     'report',
 ]);
-/** Outputs that are numbers. */
 const NUMBER_OUTPUTS = new Set(['credits', 'cost_usd']);
-/** Outputs that are `true` or `false`. */
 const BOOLEAN_OUTPUTS = new Set(['steered']);
-/** The outputs as the command's JSON: JSON text as values, numbers as numbers. */
 function outputsAsJson(outputs) {
     const json = {};
     for (const [name, value] of Object.entries(outputs)) {
@@ -21905,7 +19409,6 @@ function outputsAsJson(outputs) {
                 continue;
             }
             catch {
-                // Kept as the text it is: a value the engine cut to fit is still worth showing.
             }
         }
         if (BOOLEAN_OUTPUTS.has(name) && (value === 'true' || value === 'false')) {
@@ -21919,11 +19422,6 @@ function outputsAsJson(outputs) {
     return json;
 }
 const ENTITIES = { lt: '<', gt: '>', amp: '&', quot: '"', nbsp: ' ' };
-/**
- * The summary's Markdown as plain text for a terminal: no HTML tags, no table rules, a facts
- * row as `Field: value`, entities decoded; a Mermaid chart, which only a Markdown viewer draws,
- * is left out (the tables beside it carry its numbers). Linear.
- */
 function plainSummary(markdown) {
     const lines = [];
     let inChart = false;
@@ -21955,14 +19453,9 @@ function plainSummary(markdown) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/answer.ts
-/**
- * How the command answers for a step: its exit code (the contract's table) and the one JSON
- * object it prints on every exit. Pure.
- */
 
 
 
-/** The command's exit codes (the contract's table, v1.4). */
 const EXIT = {
     passed: 0,
     notPassed: 1,
@@ -21972,7 +19465,6 @@ const EXIT = {
     SIGINT: 130,
     SIGTERM: 143,
 };
-/** The exit code for a step's answer. */
 function exitCodeOf(answer) {
     if (answer.signal)
         return EXIT[answer.signal];
@@ -21987,7 +19479,6 @@ function exitCodeOf(answer) {
         return EXIT.notPassed;
     return EXIT.passed;
 }
-/** The one JSON object of an exit: the outputs known so far, `outcome`, `exit_code` and `error`. */
 function answerJson(answer, exitCode) {
     const error = answer.afterwards ?? answer.failure;
     const interrupted = answer.signal && !answer.outputs.outcome ? 'interrupted' : undefined;
@@ -21998,25 +19489,14 @@ function answerJson(answer, exitCode) {
         ...(error ? { error } : {}),
     };
 }
-/** A refusal before any request (bad flags, bad input): nothing was created. */
 function refusalJson(error) {
     return { outcome: 'error', exit_code: EXIT.badInput, error };
 }
 
 ;// CONCATENATED MODULE: ./src/cli/flags.ts
-/**
- * The command line's flags, taken from action.yml's inputs so that the two never drift: every
- * input is a flag of its name with `-` for `_` (`--environment-id`), a boolean input also reads
- * `--name` and `--no-name`. Pure: the door hands it the inputs and the arguments.
- */
-/** Bad usage: the message says what and how to fix it; exit 2, before any request. */
 class UsageError extends Error {
     name = 'UsageError';
 }
-/**
- * Inputs that only mean something in a GitHub Actions workflow: they write to GitHub, or read
- * a pull request's thread. Refused outside one, before any request.
- */
 const GITHUB_ONLY_INPUTS = [
     'github_token',
     'comment',
@@ -22029,16 +19509,12 @@ const GITHUB_ONLY_INPUTS = [
     'pull_request_review',
     'check_run',
 ];
-/** The key is read from the environment only: a flag would land in shell history and `ps`. */
 const KEY_VARIABLE = 'WARP_API_KEY';
-/** Or a file holding the key: GitLab's file-type CI/CD variables hand a secret as a file's path. */
 const KEY_FILE_VARIABLE = 'WARP_API_KEY_FILE';
 const flagOf = (input) => `--${input.replace(/_/g, '-')}`;
-/** Whether an input takes true or false: its default says so. */
 function isBooleanInput(input) {
     return input.default === 'true' || input.default === 'false';
 }
-/** Parses the arguments against the declared inputs. Throws UsageError, naming the flag. */
 function parseCommandLine(args, declared) {
     const byFlag = new Map(Object.keys(declared).map((name) => [flagOf(name), name]));
     const inputs = new Map();
@@ -22119,14 +19595,12 @@ function parseCommandLine(args, declared) {
         ...(own.project !== undefined ? { project: own.project } : {}),
     };
 }
-/** The GitHub-only inputs given, for the refusal. */
 function githubOnlyGiven(inputs) {
     return GITHUB_ONLY_INPUTS.filter((name) => {
         const value = inputs.get(name);
         return value !== undefined && value !== '' && value !== 'false';
     });
 }
-/** `--help`: the subcommands, the flags with their defaults, from action.yml's own words. */
 function usage(declared) {
     const lines = [
         'Usage: cloud-agent-run [flags]',
@@ -22157,14 +19631,12 @@ function usage(declared) {
     ];
     return `${lines.join('\n')}\n`;
 }
-/** `--project`'s lines of a --help page. */
 const PROJECT_HELP = [
     '  --project NAME       the project the runs belong to (budgets, --previous-run and the',
     '                       report count by it): a path (owner/repo, group/app), or with its',
     '                       forge, github:owner/repo or gitlab:group/app; a bare path counts',
     "                       every forge's runs of it. On GitHub and GitLab, the CI's own project",
 ].join('\n');
-/** A --help page's inputs: each a flag, its default or where it applies, and its description. */
 function inputLines(declared) {
     const lines = [];
     for (const [name, input] of Object.entries(declared)) {
@@ -22178,15 +19650,12 @@ function inputLines(declared) {
         const note = githubOnly ? ' (GitHub Actions only)' : fallback ? ` (default: ${fallback})` : '';
         lines.push(`  ${flag}${note}`);
         const description = (input.description ?? '').replace(/\s+/g, ' ').trim();
-        // Whole: the values an input takes (--previous-run's keep, cancel, steer) are past its first sentence.
         for (const line of wrap(description, HELP_WIDTH))
             lines.push(`      ${line}`);
     }
     return lines;
 }
-/** The width of --help's descriptions, indented six: a terminal's 100 columns. */
 const HELP_WIDTH = 94;
-/** Words into lines of at most `width` characters (a longer word on a line of its own). Linear. */
 function wrap(text, width) {
     const lines = [];
     let line = '';
@@ -22207,19 +19676,12 @@ function wrap(text, width) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/manifest.ts
-/**
- * The command's flags and version: in the bundle, `dist/inputs.json`, which the build writes
- * from action.yml, report/action.yml and package.json; in a checkout, those files themselves.
- */
 
-/** The flags. The YAML parser loads only in a checkout: a step of the Action never pays for it. */
 async function readDeclaredInputs(action) {
-    // The bundle's manifest, written by the build: JSON, so that a start of the command does not
-    // pay for a YAML parser (about 40 ms of its cold start).
     if (action.pathname.endsWith('.json')) {
         return JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(action, 'utf8'));
     }
-    const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
+    const { parse } = await __nccwpck_require__.e(/* import() */ 421).then(__nccwpck_require__.t.bind(__nccwpck_require__, 5421, 19));
     const inputsOf = (url) => parse((0,external_node_fs_namespaceObject.readFileSync)(url, 'utf8')).inputs ?? {};
     return {
         inputs: inputsOf(action),
@@ -22227,7 +19689,6 @@ async function readDeclaredInputs(action) {
         version: packageVersion(action),
     };
 }
-/** The package's version, from the package.json beside action.yml (in a checkout). */
 function packageVersion(actionYml) {
     try {
         const manifest = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(new URL('package.json', actionYml), 'utf8'));
@@ -22239,22 +19700,11 @@ function packageVersion(actionYml) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/job-files.ts
-/**
- * What a CI job keeps of the command, in the folder `CLOUD_AGENT_RUN_DIR` names (the GitLab
- * component sets `.cloud-agent-run`, under the job's CI_PROJECT_DIR, kept as the job's
- * artifacts): `state.json`, what the command started, written as it goes, so that
- * `cloud-agent-run cleanup` in `after_script` finds it when the script was killed hard;
- * `outputs.env`, the outputs as a dotenv report later jobs read; `annotations.json`, a link to
- * the session on the job's page; and the agent's downloaded files. Every write is synchronous
- * (a SIGKILL may come next) and none is fatal: a failure is one line.
- */
 
 
 
 
-/** The variable that names the folder, relative to the working directory. */
 const JOB_DIR_VARIABLE = 'CLOUD_AGENT_RUN_DIR';
-/** The job's folder, when the job names one. */
 function jobDirOf(env, cwd) {
     const dir = env[JOB_DIR_VARIABLE]?.trim();
     return dir ? (0,external_node_path_namespaceObject.resolve)(cwd, dir) : undefined;
@@ -22269,21 +19719,17 @@ class JobFiles {
         this.#facts = facts;
         this.#say = say;
     }
-    /** Writes what the command started so far (the saved state), replacing the last. */
     saveState(state) {
         const saved = { ...this.#facts, state: Object.fromEntries(state) };
         this.#write('state.json', `${JSON.stringify(saved)}\n`, true);
     }
-    /** What the job started is all cancelled: `state.json` is kept as `state.cleaned.json`. */
     cleaned() {
         try {
             (0,external_node_fs_namespaceObject.renameSync)((0,external_node_path_namespaceObject.join)(this.#dir, 'state.json'), (0,external_node_path_namespaceObject.join)(this.#dir, 'state.cleaned.json'));
         }
         catch {
-            // Gone already: nothing left to clean up either way.
         }
     }
-    /** The outputs as a dotenv report, and the session's link as an annotation. */
     finish(outputs) {
         this.#write('outputs.env', dotenv(outputs));
         const link = safeHttpUrl(outputs.session_link);
@@ -22309,12 +19755,7 @@ class JobFiles {
         }
     }
 }
-/** The most characters a dotenv value carries: GitLab's report is small, one line a variable. */
 const DOTENV_VALUE_CHARS = 1_000;
-/**
- * The outputs as GitLab's dotenv report: `CLOUD_AGENT_<NAME>=value`, one line each; a value on
- * more than one line, or longer than DOTENV_VALUE_CHARS, is left out (the JSON has it).
- */
 function dotenv(outputs) {
     const lines = [];
     for (const [name, value] of Object.entries(outputs)) {
@@ -22330,7 +19771,6 @@ function dotenv(outputs) {
 
 
 
-/** The key: WARP_API_KEY, else the file WARP_API_KEY_FILE names (GitLab's file-type variables). */
 function readKey(env, cwd) {
     const key = env[KEY_VARIABLE]?.trim();
     if (key)
@@ -22344,7 +19784,6 @@ function readKey(env, cwd) {
         throw new UsageError(`${KEY_FILE_VARIABLE} names an empty file.`);
     return fromFile;
 }
-/** A file's text; UsageError naming `what` when it cannot be read. */
 function readText(cwd, path, what) {
     try {
         return (0,external_node_fs_namespaceObject.readFileSync)((0,external_node_path_namespaceObject.resolve)(cwd, path), 'utf8');
@@ -22355,25 +19794,16 @@ function readText(cwd, path, what) {
 }
 
 ;// CONCATENATED MODULE: ./src/gitlab/api.ts
-/**
- * GitLab's REST API (v4), the one place that knows its paths and what its answers mean: the
- * merge request's notes, a job's status, a merge request's pipelines, and what changed between
- * two commits (compare, merge_base). Every call has a deadline: GitLab can never hold a job.
- */
 
 
 
-/** The statuses of a job that will not run on: its script and after_script are over. */
 const FINISHED_JOB = new Set(['success', 'failed', 'canceled', 'skipped']);
-/** Whether a job's status says it has finished (whatever its result). */
 function jobFinished(status) {
     return FINISHED_JOB.has(status);
 }
-/** A project's numeric ID or its path (`group/sub/app`), as a path segment GitLab takes. */
 function projectSegment(project) {
     return encodeURIComponent(project);
 }
-/** GitLab's REST API over one token: a call under a deadline, retried after a 5xx. */
 class GitLabApi {
     #access;
     #options;
@@ -22381,7 +19811,6 @@ class GitLabApi {
         this.#access = access;
         this.#options = options;
     }
-    /** A job's status and its pipeline: `GET /projects/:id/jobs/:job_id`. */
     async job(project, jobId) {
         const { json } = await this.call('GET', `/projects/${projectSegment(project)}/jobs/${jobId}`);
         const job = json;
@@ -22396,7 +19825,6 @@ class GitLabApi {
                 : undefined,
         };
     }
-    /** A merge request's pipelines, newest first (one page of 20). */
     async mergeRequestPipelines(project, iid) {
         const { json } = await this.call('GET', `/projects/${projectSegment(project)}/merge_requests/${iid}/pipelines?per_page=20`);
         if (!Array.isArray(json))
@@ -22411,14 +19839,12 @@ class GitLabApi {
             ]
             : []);
     }
-    /** The merge base of two commits: `GET /projects/:id/repository/merge_base`. */
     async mergeBase(project, a, b) {
         const query = `refs[]=${encodeURIComponent(a)}&refs[]=${encodeURIComponent(b)}`;
         const { json } = await this.call('GET', `/projects/${projectSegment(project)}/repository/merge_base?${query}`);
         const id = json?.id;
         return typeof id === 'string' ? id : undefined;
     }
-    /** The commits from `from` to `to`, oldest first: `GET /projects/:id/repository/compare`. */
     async compare(project, from, to) {
         const query = `from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}&straight=true`;
         const { json } = await this.call('GET', `/projects/${projectSegment(project)}/repository/compare?${query}`);
@@ -22429,11 +19855,6 @@ class GitLabApi {
             ? [{ id: commit.id, title: typeof commit.title === 'string' ? commit.title : '' }]
             : []);
     }
-    /**
-     * One call under one deadline: after a 5xx or a broken connection it is asked again, after
-     * each pause, while the deadline allows. A redirect is not followed: the token stays with
-     * CI_API_V4_URL.
-     */
     async call(method, path, payload) {
         const deadlineMs = this.#options.callDeadlineMs ?? timing/* GITLAB_LIMITS */.Xy.callMs;
         const signal = AbortSignal.timeout(deadlineMs);
@@ -22477,7 +19898,6 @@ class GitLabApi {
         }
     }
 }
-/** A call GitLab failed or refused; `status` when it answered. */
 class GitLabFailure extends Error {
     status;
     constructor(message, status) {
@@ -22486,11 +19906,9 @@ class GitLabFailure extends Error {
         this.status = status;
     }
 }
-/** Why a GitLab call failed, for one line of the log. */
 function gitlabReason(error) {
     return safeForLog(error instanceof GitLabFailure ? error.message : causeOf(error), 300);
 }
-/** `GET /user → 401 Unauthorized`, with GitLab's own message when it gives one. */
 function refusal(method, path, status, text, headers) {
     if (status >= 300 && status < 400) {
         const location = safeForLog(headers.get('location') ?? '', 200);
@@ -22519,7 +19937,6 @@ function causeOf(error) {
 function seconds(ms) {
     return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
-/** Waits `ms`; false, at once, when the signal aborts first (or already has). */
 function pauseUnlessAborted(ms, signal) {
     if (signal.aborted)
         return Promise.resolve(false);
@@ -22537,22 +19954,11 @@ function pauseUnlessAborted(ms, signal) {
 }
 
 ;// CONCATENATED MODULE: ./src/gitlab/note-text.ts
-/**
- * The note's text, pure: its hidden marker first (the key, what it records of the run, the key's
- * history), then the Markdown without a line GitLab would run as a quick action, cut to GitLab's
- * limit, then the key's earlier runs and sets, collapsed.
- */
 
 
-/** GitLab refuses a note longer than this many characters. */
 const GITLAB_NOTE_MAX_CHARS = 1_000_000;
 const MARKER_PREFIX = '<!-- cloud-agent-run-note: ';
 const note_text_MARKER = /^<!-- cloud-agent-run-note: (\{[^<>\n]*\}) -->/;
-/**
- * The note's text: the marker first, where no text of the agent can come before it, then the
- * Markdown, with no line GitLab would take for a quick action, cut to GitLab's limit, then the
- * key's earlier runs and sets (all of `history` but the job's own report), collapsed.
- */
 function noteBody(key, markdown, record = {}, history = { runs: [], sets: [] }) {
     const json = inertJson({
         key,
@@ -22571,21 +19977,17 @@ function noteBody(key, markdown, record = {}, history = { runs: [], sets: [] }) 
     const text = withoutQuickActions(markdown);
     return `${marker}\n${text.length > room ? `${cut(text, room)}${note_text_CUT_NOTE}` : text}${after}`;
 }
-/** How the key's history names a job's set: by its job (GitLab CI always says which). */
 function setIdOf(record) {
     return `job ${record.job ?? ''}`.slice(0, 100);
 }
 const note_text_CUT_NOTE = '\n\n… (cut at GitLab’s limit for a note)';
-/** The key of a note's marker, when it opens the note. */
 function markerKey(body) {
     return note_text_markerOf(body)?.key;
 }
-/** A note's marker, when it opens the note: its key and what it records of the run. */
 function note_text_markerOf(body) {
     const marker = noteMarkerOf(body);
     return marker && { key: marker.key, record: marker.record };
 }
-/** A note's marker, when it opens the note: its key, what it records of the run, the key's history. */
 function noteMarkerOf(body) {
     const parsed = markerJson(body, note_text_MARKER);
     if (!parsed || typeof parsed.key !== 'string')
@@ -22603,31 +20005,15 @@ function noteMarkerOf(body) {
         history: { runs: parseRuns(parsed.runs), sets: parseSets(parsed.sets) },
     };
 }
-/**
- * GitLab runs a line that starts with `/` (`/merge`, `/approve`, `/close`) as a quick action
- * when the note is saved, even one in the agent's text. One space before it keeps the line as
- * it reads in Markdown, and GitLab no longer sees a command. GitLab drops every `\r` first, so
- * a `\r` cannot hide a line's start.
- */
 function withoutQuickActions(markdown) {
     return markdown.replace(/\r\n?/g, '\n').replace(/^\//gm, ' /');
 }
 
 ;// CONCATENATED MODULE: ./src/gitlab/note.ts
-/**
- * The command's note on a GitLab merge request: one note per key, updated in place, as the
- * action keeps one comment on a pull request. Its hidden marker, first in the note, is trusted
- * only on a note the token's own user wrote: anyone can type a marker. GitLab can never fail
- * or hold the job: every call has a deadline, and a failure is one warning.
- */
 
 
 
 
-/**
- * The merge request the job runs for, read from GitLab CI's predefined variables and
- * `GITLAB_TOKEN`, as the door hands them over; undefined outside a merge request pipeline.
- */
 function mergeRequestFrom(env) {
     const iidText = env.CI_MERGE_REQUEST_IID?.trim() ?? '';
     if (iidText === '')
@@ -22649,7 +20035,6 @@ function mergeRequestFrom(env) {
             reason: `GitLab: no note on ${safeForLog(where)}: GITLAB_TOKEN is not set. A masked CI/CD variable GITLAB_TOKEN (a token with the api scope) lets the command keep one note there.`,
         };
     }
-    // eslint-disable-next-line no-control-regex
     if (/[\s\u0000-\u001f\u007f]/.test(token)) {
         return {
             reason: `GitLab: no note on ${safeForLog(where)}: GITLAB_TOKEN contains whitespace or control characters; check the variable.`,
@@ -22657,7 +20042,6 @@ function mergeRequestFrom(env) {
     }
     return { target: { apiUrl, projectId, mergeRequestIid: iid, projectPath, token } };
 }
-/** An http(s) URL without its trailing slashes, or undefined. */
 function apiRoot(value) {
     const text = value?.trim() ?? '';
     let url;
@@ -22673,26 +20057,15 @@ function apiRoot(value) {
         return undefined;
     return url.href.replace(/\/+$/, '');
 }
-/**
- * One note on a merge request per key. `upsert` writes the note's text: it finds the note
- * (the oldest of the token's user with this key's marker) and updates it, else creates it.
- * Calls run one after the other, in order, so the last text given is the one shown. The note
- * keeps the key's history, whichever kind of job (one run, a set) wrote it before: the earlier
- * reports, collapsed under the text, as the action's pull request comment keeps them.
- */
 class MergeRequestNote {
     #target;
     #options;
     #api;
     #noteId;
     #me;
-    /** The key's runs and sets, as the note last read or written records them. */
     #history = { runs: [], sets: [] };
-    /** When this job first wrote the note: its report's place in the history. */
     #startedAt;
-    /** After a 401 or 403 the token will not do: nothing more is sent. */
     #refused = false;
-    /** Whether the last write failed and said so: a failure in a row warns once. */
     #failing = false;
     #queue = Promise.resolve();
     constructor(target, options) {
@@ -22701,20 +20074,11 @@ class MergeRequestNote {
         this.#api = new GitLabApi(target, options);
         this.#startedAt = new Date((options.now ?? Date.now)()).toISOString();
     }
-    /**
-     * Writes the note's text, with what it records of the run (its ID, the head it works on, the
-     * job awaiting it, whether it ended); never throws, and a failure is a warning (one for a row).
-     * With `entry`, the job's report goes into the key's history, read from GitLab just before.
-     */
     upsert(markdown, record = {}, entry) {
         const written = this.#queue.then(() => this.#upsertOnce(markdown, record, entry));
         this.#queue = written.then(() => undefined);
         return written;
     }
-    /**
-     * What this key's note records now (the run, the head it works on): read from GitLab, after
-     * every write queued before. Undefined when there is no note or GitLab could not say.
-     */
     recorded() {
         const read = this.#queue.then(async () => {
             if (this.#refused)
@@ -22729,10 +20093,6 @@ class MergeRequestNote {
         this.#queue = read.then(() => undefined);
         return read;
     }
-    /**
-     * The note on this merge request that records `runId` (whatever its key), for a reconcile
-     * pass: its key and record; undefined when none does. Throws when GitLab could not say.
-     */
     static async ofRun(target, runId, options) {
         const reader = new MergeRequestNote(target, { ...options, key: '' });
         const found = (await reader.#ours()).find((note) => note.record.run === runId);
@@ -22767,11 +20127,6 @@ class MergeRequestNote {
             return false;
         }
     }
-    /**
-     * Two jobs of one key that start together may each create a note: the oldest wins. Once ours
-     * is made, the key's notes are read again; when an older one shows, ours is deleted and the
-     * text goes to the older one. The other job does the same, so one note is left.
-     */
     async #oldestAfterCreate(created, body) {
         const oldest = await this.#find();
         if (oldest === undefined || oldest >= created)
@@ -22779,11 +20134,9 @@ class MergeRequestNote {
         await this.#call('DELETE', `${this.#notesPath()}/${created}`).catch(() => undefined);
         return (await this.#update(oldest, body)) ? oldest : created;
     }
-    /** The oldest note of the token's user that carries this key's marker. */
     async #find() {
         return (await this.#ours()).find((note) => note.key === this.#options.key)?.id;
     }
-    /** This key's note, when there is one: the note to write (when none is chosen yet), its history. */
     async #read() {
         const found = (await this.#ours()).find((note) => note.key === this.#options.key);
         if (!found)
@@ -22791,19 +20144,16 @@ class MergeRequestNote {
         this.#noteId ??= found.id;
         this.#history = found.history;
     }
-    /** The key's history with this job's report put in, in place of its earlier record. */
     #withEntry(entry, record) {
         const { runs, sets } = this.#history;
         const shown = { startedAt: this.#startedAt, workflowRun: this.#options.jobUrl };
         if (entry.run) {
-            // A writer with no job of its own (a reconcile pass) keeps the link to the job that ran it.
             const earlier = runs.find((one) => one.runId === entry.run.runId);
             const workflowRun = shown.workflowRun ?? earlier?.workflowRun;
             return { runs: mergeRuns(runs, { ...entry.run, ...shown, workflowRun }), sets };
         }
         return { runs, sets: mergeSets(sets, { ...entry.set, ...shown, set: setIdOf(record) }) };
     }
-    /** Every note of the token's user that opens with a marker, oldest first. */
     async #ours() {
         const me = await this.#whoAmI();
         const found = [];
@@ -22835,7 +20185,6 @@ class MergeRequestNote {
         this.#me = id;
         return id;
     }
-    /** False when the note is gone (deleted by a person). */
     async #update(noteId, body) {
         try {
             await this.#call('PUT', `${this.#notesPath()}/${noteId}`, { body });
@@ -22891,12 +20240,10 @@ class MergeRequestNote {
         return safeForLog(`${projectPath ?? `project ${projectId}`}!${mergeRequestIid}`);
     }
 }
-/** At most this many pages of 100 notes are read looking for the note. */
 const GITLAB_NOTE_PAGES = 50;
 
 ;// CONCATENATED MODULE: ./src/gitlab/steer.ts
 
-/** The most commits a steering follow-up lists of GitLab's compare. */
 const steer_COMMITS_LISTED = 250;
 function mergeRequestSteering(options) {
     return {
@@ -22911,11 +20258,6 @@ function mergeRequestSteering(options) {
         newerStep: (deadline) => newerPipeline(options, deadline),
     };
 }
-/**
- * What changed from `base` to `head`: the commits after `base` when it is an ancestor of
- * `head` (their merge base is `base`), or that it is not (a force push). Never throws: GitLab
- * failing is `unknown`, with why; a commit GitLab does not know is a force push that left it.
- */
 async function compareOnGitLab(options, base, head) {
     if (base === head)
         return { kind: 'identical' };
@@ -22938,11 +20280,6 @@ async function compareOnGitLab(options, base, head) {
         return { kind: 'unknown', why: `GitLab's compare failed: ${gitlabReason(error)}` };
     }
 }
-/**
- * A newer pipeline of the merge request, in any state but finished: the one that cancelled this
- * job (interruptible, auto-cancel). Undefined when none shows (a person's cancel); throws when
- * GitLab could not say by `deadline` (then the job cancels its run, as ever).
- */
 async function newerPipeline(options, deadline) {
     const own = Number(options.pipeline);
     if (!Number.isSafeInteger(own) || own <= 0)
@@ -22958,25 +20295,18 @@ async function newerPipeline(options, deadline) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/merge-request.ts
-/**
- * The command in a GitLab merge request pipeline: the merge request's note for its key (one per
- * key, recording the run, the head it works on and the job awaiting it) and, with
- * `--previous-run steer`, what steering reads of GitLab. Read from GitLab CI's variables once.
- */
 
 
 
 
 
 
-/** How long the note's last write may hold a command a signal ended: its outputs come first. */
 const SIGNALLED_NOTE_MS = 2_000;
 class MergeRequestJob {
     #note;
     #env;
     #job;
     #say;
-    /** previous_run: steer's reading of GitLab; undefined unless steer was asked. */
     steering;
     constructor(note, env, steering, say) {
         this.#say = say;
@@ -22985,11 +20315,6 @@ class MergeRequestJob {
         this.#job = { head: env.CI_COMMIT_SHA || undefined, job: env.CI_JOB_ID || undefined };
         this.steering = steering;
     }
-    /**
-     * The job's note on its merge request, when it runs in a merge request pipeline with a token;
-     * without a token, `say` tells why once, and there is none. `key`: the note's (the `name`
-     * flag, else the job's name). `steer`: whether `--previous-run steer` was asked.
-     */
     static open(env, options) {
         const found = mergeRequestFrom(env);
         if (!found)
@@ -23005,7 +20330,6 @@ class MergeRequestJob {
         };
         const jobUrl = safeHttpUrl(env.CI_JOB_URL);
         const note = new MergeRequestNote(found.target, { key, log, ...(jobUrl ? { jobUrl } : {}) });
-        // Read before this job writes its own: the head the key's run worked on, for a steer.
         const before = options.steer ? note.recorded() : undefined;
         const steering = before &&
             mergeRequestSteering({
@@ -23018,23 +20342,15 @@ class MergeRequestJob {
             });
         return new MergeRequestJob(note, env, steering, options.say);
     }
-    /** The note says the job works on it. Not awaited: GitLab never holds the run's start. */
     started() {
         void this.#note.upsert(this.#working(), this.#job);
     }
-    /** The run is known: the note records it, so a pass judges it by this job from now on. */
     runSeen(runId) {
         void this.#note.upsert(this.#working(), { ...this.#job, run: runId });
     }
-    /**
-     * The note's last text: the summary, once the command's outputs are out. A run handed to a
-     * newer job (superseded) leaves the note to that job. After a signal, the write has
-     * SIGNALLED_NOTE_MS: the job's grace is short, and its outputs are already written.
-     */
     async finish(summary, outputs, signalled) {
         if (outputs.outcome === 'superseded')
             return;
-        // A newer job of the key steered the run and keeps the note now: it writes the end.
         const now = signalled ? undefined : await this.#note.recorded();
         if (now?.job && this.#job.job && Number(now.job) > Number(this.#job.job)) {
             this.#say(`GitLab: the note now belongs to job ${now.job}, which steers the run; it writes the end.\n`);
@@ -23043,7 +20359,6 @@ class MergeRequestJob {
         const written = this.#note.upsert(`${summary.trim()}\n\n${this.#link()}`, {
             ...this.#job,
             ...(outputs.run_id ? { run: outputs.run_id } : {}),
-            // A run its job left going (--no-wait) is not at its end: a reconcile pass writes that.
             ...(outputs.outcome && outputs.outcome !== 'started' ? { ended: true } : {}),
         }, entryOf(outputs));
         if (!signalled) {
@@ -23060,16 +20375,11 @@ class MergeRequestJob {
     #working() {
         return `### ⏳ Cloud agent run: working\n\n${this.#link()}`;
     }
-    /** The CI job's page (`CI_JOB_URL`), as the note's last line. */
     #link() {
         const url = safeHttpUrl(this.#env.CI_JOB_URL);
         return url ? `[CI job](${url})` : '';
     }
 }
-/**
- * What the key's history keeps of the job's report, from its outputs: its run (its ID, state,
- * outcome and session), or its set (the `runs` output: how many of its tasks ended).
- */
 function entryOf(outputs) {
     const outcome = OUTCOMES.includes(outputs.outcome ?? '')
         ? outputs.outcome
@@ -23101,21 +20411,11 @@ function entryOf(outputs) {
 
 
 
-/**
- * The command line's port to the engine: the log as plain lines for a person (on stderr, so
- * that stdout carries only what the command prints), every secret masked, debug lines left
- * out; the outputs, the summary and the failure kept for the door to print and answer with.
- * There is no post step: the state lives as long as the command, whose door cleans up after the
- * step itself; and the engine's `exit` is a request to the door, which cancels what is left
- * before the process ends. Its methods are bound: the
- * engine hands them on as functions (a Log's `info` alone), as @actions/core's are.
- */
 class CommandStepIo {
     outputs = {};
     words = COMMAND_WORDS;
     summary = '';
     failed = false;
-    /** The first line the step failed with. */
     failure;
     #state = new Map();
     #secrets;
@@ -23125,13 +20425,7 @@ class CommandStepIo {
     #onOutput;
     #onState;
     #speech;
-    /**
-     * `host`: the process's signals, as the command's entry hands them in; `onExit`: the door's
-     * answer when the engine asks to end the process (past a signal's cancel budget).
-     */
-    constructor(write, secrets, host, onExit, 
-    /** `onOutput`: told of each output as it is set (the merge request's note records the run). */
-    options = {}) {
+    constructor(write, secrets, host, onExit, options = {}) {
         this.#speech = options.speech ?? ((text) => text);
         this.#onOutput = options.onOutput;
         this.#onState = options.onState;
@@ -23141,7 +20435,6 @@ class CommandStepIo {
         this.#onExit = onExit;
     }
     debug = () => {
-        // A terminal's log is for people: the runner's debug lines stay hidden, as without ACTIONS_STEP_DEBUG.
     };
     info = (message) => {
         this.#line(message);
@@ -23171,7 +20464,6 @@ class CommandStepIo {
         this.#state.set(name, value);
         this.#onState?.(this.#state);
     };
-    /** Takes a saved state back (`cloud-agent-run cleanup`, from a job's `state.json`). */
     restoreState(state) {
         for (const [name, value] of Object.entries(state))
             this.#state.set(name, value);
@@ -23201,18 +20493,11 @@ class CommandStepIo {
 
 
 
-/**
- * The command's world, read once from its environment: a GitHub Actions workflow's (the
- * runner's variables), a GitLab CI job's (its predefined variables), or neither, where
- * `--project` names the project its runs belong to. Budgets, `--previous-run` and
- * `--cancel-only` scope by the forge, project and thread read here.
- */
 function commandWorld(env, cwd, named) {
     const { project, forge: projectForge } = projectNamed(named);
     const onGitHub = env.GITHUB_ACTIONS === 'true';
     const runner = readRunnerWorld(onGitHub ? env : {}, cwd);
     const outside = {
-        // Downloads go where a person finds them after the command ends, not into its own files.
         runnerTemp: (0,external_node_os_namespaceObject.tmpdir)(),
         workspace: onGitHub && env.GITHUB_WORKSPACE ? env.GITHUB_WORKSPACE : cwd,
     };
@@ -23221,7 +20506,6 @@ function commandWorld(env, cwd, named) {
     }
     if (env.GITLAB_CI === 'true') {
         const iid = env.CI_MERGE_REQUEST_IID ?? '';
-        // The job's folder (the component's, under CI_PROJECT_DIR): downloads kept as artifacts.
         const jobDir = jobDirOf(env, cwd);
         return {
             ...runner,
@@ -23229,12 +20513,9 @@ function commandWorld(env, cwd, named) {
             ...(jobDir ? { runnerTemp: jobDir } : {}),
             forge: 'gitlab',
             project: project ?? (env.CI_PROJECT_PATH || undefined),
-            // The forge's web address, where its merge requests' pages are.
             serverUrl: env.CI_SERVER_URL || undefined,
             ...(/^[1-9]\d{0,15}$/.test(iid) ? { thread: Number(iid) } : {}),
-            // The pipeline and the job that started the run, as a sweep asks GitLab about them.
             runId: env.CI_PIPELINE_ID || undefined,
-            // With the job's name, the default key (`name` left out), as the merge request's note has it.
             workflow: 'cloud-agent-run',
             job: env.CI_JOB_NAME || 'job',
             action: env.CI_JOB_ID || undefined,
@@ -23247,16 +20528,10 @@ function commandWorld(env, cwd, named) {
         forge: undefined,
         project,
         ...(projectForge ? { projectForge } : {}),
-        // Outside a CI, the default key (`name` left out) says where the run came from.
         workflow: 'cloud-agent-run',
         job: env.CI_JOB_NAME ?? 'command',
     };
 }
-/**
- * `--project`: a path, or a path with its forge (`github:owner/repo`, `gitlab:group/app`). A bare
- * path names no forge: its runs count with every forge's runs of the same path (one number per
- * project, whichever door made them).
- */
 function projectNamed(named) {
     const match = /^(github|gitlab):(.+)$/.exec(named ?? '');
     if (!match)
@@ -23265,15 +20540,6 @@ function projectNamed(named) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/cleanup.ts
-/**
- * `cloud-agent-run cleanup`: what runs after a command that may have been killed hard, in any CI
- * (a GitLab job's `after_script`, a Jenkins pipeline's `post { always }`). The shell executor does not always
- * signal a cancelled job's script, and the docker executor removes its container, so the command
- * may end without cancelling what it started. `after_script` runs for a cancelled job too (GitLab
- * 17.0+), in a fresh shell: this reads what the script's command saved (`state.json` in
- * CLOUD_AGENT_RUN_DIR) and cancels every run it left going, finding a create never answered by
- * its tag, unless a newer pipeline of the merge request steers the run now (handed over).
- */
 
 
 
@@ -23286,7 +20552,6 @@ function projectNamed(named) {
 
 
 
-/** How long the hand-over's question to GitLab may take: after_script's time is short. */
 const HAND_OVER_ASK_MS = 10_000;
 const HELP = `Usage: cloud-agent-run cleanup
 
@@ -23303,7 +20568,6 @@ Exit codes: 0 nothing is left going (or nothing was saved); 1 a run could not be
 
   --help      this text
 `;
-/** Runs `cloud-agent-run cleanup`; resolves with its exit code (0 once nothing is left going). */
 async function runCleanup(args, io) {
     if (args.length === 1 && (args[0] === '--help' || args[0] === '-h')) {
         io.stdout(HELP);
@@ -23361,11 +20625,9 @@ async function runCleanup(args, io) {
     await post_run(port, inputs);
     if (port.failure)
         return EXIT.notPassed;
-    // Done: a retried after_script finds nothing left to cancel.
     new JobFiles(dir, saved, io.stderr).cleaned();
     return EXIT.passed;
 }
-/** `state.json`, or undefined when the script saved none (it started nothing). */
 function readSaved(path) {
     if (!(0,external_node_fs_namespaceObject.existsSync)(path))
         return undefined;
@@ -23384,10 +20646,6 @@ function readSaved(path) {
         throw new UsageError(`${path} cannot be read: ${errorMessage(error)}`);
     }
 }
-/**
- * Whether a newer pipeline of the merge request steers the run now: then the run is its, and
- * nothing is cancelled. GitLab not answering in time is no hand-over: the run is cancelled.
- */
 async function handedOver(io, saved, say) {
     const job = MergeRequestJob.open(io.env, {
         key: saved.name,
@@ -23408,30 +20666,18 @@ async function handedOver(io, saved, say) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/preflight.ts
-/**
- * What the command checks before any request, and refuses with exit 2: the key, a GitHub-only
- * flag outside GitHub, the files it reads, a `--summary` it could not write once a run is paid
- * for. Shared by every subcommand.
- */
 
 
 
 
 
 
-/** A refusal before any request: one line on stderr, the JSON on stdout when asked; exit 2. */
 function preflight_refuse(io, json, message) {
     io.stderr(`cloud-agent-run: ${message}\n`);
     if (json)
         io.stdout(`${JSON.stringify(refusalJson(message), null, 2)}\n`);
     return EXIT.badInput;
 }
-/**
- * Everything that can fail before a request fails here, with UsageError: the key (from
- * WARP_API_KEY, else the file WARP_API_KEY_FILE names), a GitHub-only flag outside GitHub,
- * the files to read (`--tasks-file`, `--prompt-file -` from stdin), and a `--summary` that
- * could not be written once the run is paid for.
- */
 async function preflight(command, io) {
     const key = readKey(io.env, io.cwd);
     const githubOnly = githubOnlyGiven(command.inputs);
@@ -23446,7 +20692,6 @@ async function preflight(command, io) {
         ? undefined
         : readText(io.cwd, command.tasksFile, '--tasks-file');
     const fromStdin = command.inputs.get('prompt_file') === '-';
-    // Said first: a command that seems to hang is waiting for its input (a signal still ends it).
     if (fromStdin)
         io.stderr('Reading the prompt from standard input (--prompt-file -).\n');
     const prompt = fromStdin ? await io.readStdin() : undefined;
@@ -23455,7 +20700,6 @@ async function preflight(command, io) {
     }
     return { key, ...(tasks !== undefined ? { tasks } : {}), ...(prompt ? { prompt } : {}) };
 }
-/** A file the command writes once the run is paid for: its folder must take it now. */
 function checkWritable(path) {
     try {
         (0,external_node_fs_namespaceObject.accessSync)((0,external_node_path_namespaceObject.dirname)(path), external_node_fs_namespaceObject.constants.W_OK);
@@ -23464,7 +20708,6 @@ function checkWritable(path) {
         throw new UsageError(`--summary ${path}: its folder does not exist or cannot be written; nothing was started.`);
     }
 }
-/** Writes `--summary`'s file; says what went wrong (a full disk) instead of throwing. */
 function preflight_writeSummary(command, io, summary) {
     if (command.summaryFile === undefined)
         return undefined;
@@ -23482,7 +20725,6 @@ function preflight_writeSummary(command, io, summary) {
 
 
 
-/** A run's GitLab tag, or undefined for a run of another forge or one with no project. */
 function gitlabTagOf(run) {
     const metadata = (run.metadata ?? {});
     const text = (key) => (typeof metadata[key] === 'string' ? metadata[key] : undefined);
@@ -23515,23 +20757,11 @@ function firstGitLabLook(run, options) {
         return { kind: 'leave', why: 'the sweep is off (--no-sweep)' };
     return { kind: 'sweep-check', tag };
 }
-/**
- * The job a sweep asks GitLab about: the newest job awaiting the run. When the merge request's
- * note records the run, the job it names (a later job that steered the run took it over), else
- * the job that started it.
- */
 function awaitingJob(tag, record, runId) {
     if (record?.run === runId && record.job && /^\d{1,20}$/.test(record.job))
         return record.job;
     return tag.job;
 }
-/**
- * A steering key's job that GitLab cancelled may have handed its run to a job of a newer
- * pipeline of the merge request (superseded), which steers it and need not have written the
- * note yet: the newest such pipeline, when there is one, decides, as a newer workflow run does
- * on GitHub. Still going, its job may await the run; ended in success, it lost no runner and
- * let the run go on; else its runner was lost too. Pure.
- */
 function handedOnInGitLab(judged, tag, pipelines) {
     const { pipeline } = judged;
     if (judged.status !== 'canceled' || !tag.steers || pipeline === undefined) {
@@ -23555,7 +20785,6 @@ function handedOnInGitLab(judged, tag, pipelines) {
     }
     return { kind: 'sweep' };
 }
-/** The statuses of a pipeline that will not run on. */
 const FINISHED_PIPELINE = new Set(['success', 'failed', 'canceled', 'skipped']);
 
 ;// CONCATENATED MODULE: ./src/reconcile/gitlab-pass.ts
@@ -23576,12 +20805,6 @@ const FINISHED_PIPELINE = new Set(['success', 'failed', 'canceled', 'skipped']);
 
 
 const FINISHED_LINE = 'Its job ended without waiting for it (--no-wait); a reconcile pass wrote its end here.';
-/**
- * `cloud-agent-run reconcile`, one pass over a GitLab project's runs updated within the
- * lookback (one request a page): an ended run's merge request note, still showing it going, is
- * brought to its end; a run still going whose job GitLab reports finished is cancelled, and its
- * note says so. A failure is a row and a warning, and the pass goes on.
- */
 async function gitlabReconcilePass(settings, deps) {
     const deadline = deps.now() + timing/* RECONCILE_PASS */.Rm.deadlineMs;
     const since = new Date(deps.now() - settings.lookbackMs).toISOString();
@@ -23626,14 +20849,12 @@ async function noteOfRun(run, mergeRequest, deps) {
     });
     return found && { ...found, where: `merge request !${mergeRequest}` };
 }
-/** Brings an ended run's note to its end, when it still shows the run going. */
 async function gitlab_pass_finishRun(run, tag, note, settings, deps) {
     if (!note)
         return walk_rowOf(run, 'up-to-date', 'no note on its merge request records it');
     if (note.record.ended)
         return walk_rowOf(run, 'up-to-date', `its note on ${note.where} shows its end`);
     if (tag.waits) {
-        // Its job may still be about to write the end itself.
         const job = awaitingJob(tag, note.record, run.run_id);
         const status = job ? (await deps.gitlab.job(tag.project, job)).status : 'unknown';
         if (!jobFinished(status))
@@ -23645,7 +20866,6 @@ async function gitlab_pass_finishRun(run, tag, note, settings, deps) {
     const outcome = { kind: 'finished', run, elapsedMs: elapsedOf(run) };
     const summary = renderSummary(outcome);
     const text = tag.waits ? summary : `${summary.trim()}\n\n${FINISHED_LINE}`;
-    // The key's history has its end too, so that a later job of the key lists it as it ended.
     const entry = {
         run: {
             runId: run.run_id,
@@ -23659,7 +20879,6 @@ async function gitlab_pass_finishRun(run, tag, note, settings, deps) {
     }
     return walk_rowOf(run, 'finalized', why);
 }
-/** Cancels a run still going whose awaiting job GitLab reports finished; its note says so. */
 async function gitlab_pass_sweepRun(run, tag, note, settings, deps) {
     const job = awaitingJob(tag, note?.record, run.run_id);
     if (!job)
@@ -23693,12 +20912,6 @@ async function gitlab_pass_sweepRun(run, tag, note, settings, deps) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/signals.ts
-/**
- * SIGINT and SIGTERM for a subcommand that leaves nothing going whatever stops it (`reconcile`,
- * whose sweep is a cancel; `report`, which only reads): until stopped, a signal ends it at once
- * with the exit table's code (130, 143) and, with `--json`, its one JSON object, as the command
- * answers a signal that comes before it has made any run.
- */
 
 function endOnSignal(io, options) {
     const host = io.process;
@@ -23736,9 +20949,7 @@ function endOnSignal(io, options) {
 
 
 
-/** The subcommand's flags that take a value, by input name. */
 const VALUE_FLAGS = ['lookback', 'base_url', 'project'];
-/** Its boolean flags (`--dry-run`, `--no-sweep`), by input name. */
 const BOOLEAN_FLAGS = ['dry_run', 'sweep'];
 const reconcile_HELP = `Usage: cloud-agent-run reconcile [flags]
 
@@ -23760,7 +20971,6 @@ Exit 0 when the pass did what it had to (or had nothing to do), 1 when every fin
 it had to do failed, 2 for bad input, before any request, 3 when the service could not be
 reached.
 `;
-/** Reads the subcommand's flags; UsageError for an unknown or incomplete one. */
 function parseReconcileLine(args) {
     const inputs = new Map();
     let json = false;
@@ -23793,7 +21003,6 @@ function parseReconcileLine(args) {
     }
     return { inputs, json, help };
 }
-/** Runs `cloud-agent-run reconcile`; resolves with its exit code. */
 async function runReconcile(args, declared, io) {
     const asksJson = args.includes('--json');
     const refuse = (message) => {
@@ -23904,7 +21113,6 @@ async function runReconcile(args, declared, io) {
     }
     return code;
 }
-/** GitLab's API and the token, from GitLab CI's variables; UsageError when they are not. */
 function gitlabAccess(env) {
     const apiUrl = (env.CI_API_V4_URL ?? '').trim().replace(/\/+$/, '');
     const token = (env.GITLAB_TOKEN ?? '').trim();
@@ -23916,10 +21124,6 @@ function gitlabAccess(env) {
     }
     return { apiUrl, token };
 }
-/**
- * The pass asks GitLab about jobs and writes its notes: outside a GitLab CI job, what is
- * missing is GitLab's, whatever `--project` names.
- */
 function outsideGitLab(env) {
     if (env.GITLAB_CI === 'true')
         return;
@@ -23928,7 +21132,6 @@ function outsideGitLab(env) {
 
 ;// CONCATENATED MODULE: ./src/cli/source.ts
 
-/** The command's InputSource in `world`; a secret read is added to `secrets`, to be masked. */
 function commandInputs(asked, world, secrets) {
     return {
         get: (name) => inputValue(name, asked),
@@ -23937,13 +21140,11 @@ function commandInputs(asked, world, secrets) {
         nameOf: (input, value) => (value === undefined ? flagOf(input) : `${flagOf(input)} ${value}`),
     };
 }
-/** A flag's value, else the action's default; the key from the environment only. */
 function inputValue(name, { command, declared, ready, env }) {
     if (name === 'api_key')
         return ready.key;
     if (name === 'tasks' && ready.tasks !== undefined)
         return ready.tasks.trim();
-    // `--prompt-file -`: the prompt came from standard input.
     if (name === 'prompt' && ready.prompt !== undefined)
         return ready.prompt.trim();
     if (name === 'prompt_file' && ready.prompt !== undefined)
@@ -23958,11 +21159,6 @@ function inputValue(name, { command, declared, ready, env }) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/report.ts
-/**
- * `cloud-agent-run report`: the report action's step (src/ledger/main.ts) behind the command's
- * door, for any CI: its flags are report/action.yml's inputs; it answers as the command does,
- * with the exit table's code and, with `--json`, one JSON object (`credits`, `runs`, `report`).
- */
 
 
 
@@ -23976,7 +21172,6 @@ async function runReportCommand(args, declared, io) {
     let command;
     try {
         command = parseCommandLine(args, declared);
-        // The report lists runs; it starts none, so a tasks list has nothing to be for.
         if (command.tasksFile !== undefined) {
             throw new UsageError('report does not take --tasks-file: it starts no run; see cloud-agent-run report --help.');
         }
@@ -24002,7 +21197,6 @@ async function runReportCommand(args, declared, io) {
     const world = commandWorld(io.env, io.cwd, command.project);
     const secrets = new Set([ready.key]);
     const inputs = commandInputs({ command, declared, ready, env: io.env }, world, secrets);
-    // Listing has no run to clean up after: the engine never asks to end the process here.
     const port = new CommandStepIo(io.stderr, secrets, io.process, () => undefined);
     const signals = endOnSignal(io, {
         name: 'cloud-agent-run report',
@@ -24026,7 +21220,6 @@ async function runReportCommand(args, declared, io) {
         : plainSummary(port.summary));
     return code;
 }
-/** `report --help`: the report's own page, its flags from report/action.yml's inputs. */
 function reportUsage(declared) {
     const lines = [
         'Usage: cloud-agent-run report [flags]',
@@ -24053,18 +21246,8 @@ function reportUsage(declared) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/speech.ts
-/**
- * The command's own words for what the engine says in the Action's. The engine names its inputs
- * as action.yml does (`the timeout input`, `on_blocked: fail`, `max_credits`, `base_url`) and its
- * door a step that a workflow runs; outside Actions each line the command prints names its
- * flags (`--timeout`, `--on-blocked fail`, `--max-credits`, `--base-url`), the key's variable
- * (`WARP_API_KEY`) and the command itself. The command's port (step-io.ts) says every line, the
- * failure and the summary through it; the JSON's members keep the outputs' names. Pure.
- */
 
-/** Words that start a sentence's next part, never an input's value: `against output_schema: the …`. */
 const FUNCTION_WORDS = 'the|a|an|it|its|this|that|no|not|one|each|every|all|any|none|some';
-/** What a door that has its own words says of the Action's step and workflow. */
 const DOOR_PHRASES = [
     [/\bthe workflow cancelled the step\b/g, 'a signal stopped the command'],
     [/\bThe workflow cancelled the step\b/g, 'A signal stopped the command'],
@@ -24073,21 +21256,14 @@ const DOOR_PHRASES = [
     [/\b([Tt])he step\b/g, '$1he command'],
     [/, and on a self-hosted runner its proxy/g, ', and the proxy'],
 ];
-/**
- * The command's speech for the inputs `declared` (action.yml's, whose flags the command takes).
- * Only a declared input's name is rewritten, and only where the engine's sentences put one:
- * `the <input> input`, `<input>: <value>`, and a name with an underscore standing alone.
- */
 function commandSpeech(declared) {
     const names = Object.keys(declared).sort((a, b) => b.length - a.length);
     const toggles = names.filter((name) => ['true', 'false'].includes(String(declared[name]?.default)));
     const underscored = names.filter((name) => name.includes('_'));
     if (underscored.length === 0 || toggles.length === 0)
         return (text) => text;
-    // The summary is Markdown, whose service text has its underscores escaped (`on&#95;blocked`).
     const alternatives = (list) => list.map((name) => name.replace(/_/g, '(?:_|&#95;)')).join('|');
     const inputPhrase = new RegExp(`\\b[Tt]he (${alternatives(names)}) input\\b|\\bInput "(${alternatives(names)})"`, 'g');
-    // `on_blocked: fail`, `wait: false`; never a sentence's `output_schema: the …`, a heading's `tasks: …`.
     const valued = new RegExp(`(?<![\\w-])(${alternatives(underscored)}): (?!(?:${FUNCTION_WORDS})\\b)([\\w.-]+)`, 'g');
     const toggled = new RegExp(`(?<![\\w-])(${alternatives(toggles)}): (true|false)\\b`, 'g');
     const bare = new RegExp(`(?<![\\w-])(${alternatives(underscored)})(?![\\w-]| output)`, 'g');
@@ -24101,18 +21277,12 @@ function commandSpeech(declared) {
         return said;
     };
 }
-/** An input as the command takes it: its flag, or for the key, the variable it is read from. */
 function flagNamed(written) {
     const input = written.replace(/&#95;/g, '_');
     return input === 'api_key' ? 'WARP_API_KEY' : flagOf(input);
 }
 
 ;// CONCATENATED MODULE: ./src/cli/io.ts
-/**
- * Where the command reads and writes: the process its entry hands in (the one place the
- * command reads it), or a test's stand-in.
- */
-/** The command's io over the process its entry hands in: the one place the command reads it. */
 function commandIo(host) {
     return {
         env: host.env,
@@ -24128,10 +21298,6 @@ function commandIo(host) {
         },
     };
 }
-/**
- * Writes to a stream that a reader may close early (`| head`): an EPIPE ends the writing, never
- * the command, which goes on to cancel or finish its runs and exit with its own code.
- */
 function closableWriter(stream) {
     let open = true;
     stream.on('error', () => {
@@ -24144,12 +21310,6 @@ function closableWriter(stream) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli.ts
-/**
- * The command line's door to the one engine: `cloud-agent-run`. It reads its world once (the
- * arguments, the environment, the working directory), hands the main step the inputs the
- * flags give, with action.yml's defaults, and answers for it with an exit code, the outputs
- * as JSON and the summary. The engine is the Action's own: only the door differs.
- */
 
 
 
@@ -24169,23 +21329,15 @@ function closableWriter(stream) {
 
 
 
-/**
- * Runs the command; resolves with its exit code. `action` names its flags: action.yml (whose
- * inputs are the flags, in a checkout) or the bundle's manifest built from it (`inputs.json`).
- * With `--json`, stdout carries one JSON object on every exit.
- */
 async function runCli(args, action, io) {
     const manifest = await readDeclaredInputs(action);
     const { inputs: declared, version } = manifest;
-    // One subcommand per file: `reconcile` (cli/reconcile.ts), `report` (cli/report.ts),
-    // `cleanup` (cli/cleanup.ts).
     if (args[0] === 'reconcile')
         return runReconcile(args.slice(1), declared, io);
     if (args[0] === 'report')
         return await runReportCommand(args.slice(1), manifest.report, io);
     if (args[0] === 'cleanup')
         return runCleanup(args.slice(1), io);
-    // Known before the flags parse: a bad flag's refusal is JSON too when JSON was asked for.
     const asksJson = args.includes('--json');
     let command;
     try {
@@ -24204,8 +21356,6 @@ async function runCli(args, action, io) {
         io.stdout(`cloud-agent-run ${version}\n`);
         return EXIT.passed;
     }
-    // From here a signal ends the command with its JSON and its code, also while the checks
-    // before any request still read (`--prompt-file -` from standard input).
     const signals = watchSignals(io, command.json);
     try {
         let ready;
@@ -24256,8 +21406,6 @@ async function runStep(command, declared, io, ready, signals) {
         speech: commandSpeech(declared),
     });
     signals.reportFrom(port);
-    // The engine asks to end the process past a signal's cancel budget (a create still out):
-    // the door stops waiting for the step, and cleans up after it all the same.
     const ended = await Promise.race([run(port, inputs), stopped]);
     signals.cleaningUp();
     await cli_ownRuns(port, inputs);
@@ -24272,32 +21420,16 @@ async function runStep(command, declared, io, ready, signals) {
     io.stdout(command.json
         ? `${JSON.stringify(answerJson({ ...answer, signal: signals.received }, code), null, 2)}\n`
         : plainSummary(port.summary));
-    // After the outputs: a slow GitLab never holds them, nor the exit past a signal's grace.
     await mergeRequest?.finish(port.summary, port.outputs, signals.received !== undefined);
-    // A create still unanswered, or after a signal a GitLab call still out, keeps a socket open for
-    // up to its deadline: end now, the runs cancelled (the stdio of a CI's pipes and files is
-    // written synchronously on Linux and macOS).
     if (ended === 'stopped' || signals.received)
         io.process.exit(code);
     return code;
 }
-/**
- * The door owns its runs: whatever the step left going (a run a signal's cancel did not reach,
- * the run of a create never answered, or whose answer was lost), it finds by its tag and
- * cancels before the command ends, as the post step does after an Action's main step.
- */
 async function cli_ownRuns(port, inputs) {
     if (readSavedRun(port).runs.every((record) => record.settled))
         return;
     await post_run(port, inputs);
 }
-/**
- * SIGINT and SIGTERM. While the engine listens, it cancels every run it started and ends the
- * step; the door remembers which came, for the exit code. Before it listens (the checks before
- * any request, `--prompt-file -` still reading) no run exists yet, and the command ends at once
- * with the exit table's code, and its JSON with `--json`. Once the step ended, the door is
- * cleaning up after it: a signal then is remembered, and the cleanup goes on to its end.
- */
 function watchSignals(io, json) {
     let cleaningUp = false;
     let port;
@@ -24312,7 +21444,6 @@ function watchSignals(io, json) {
             }
             if (host.listenerCount(name) > 1)
                 return;
-            // The engine is not listening: nothing has been created.
             io.stderr(`cloud-agent-run: received ${name} before any run was made; nothing to cancel.\n`);
             const answer = {
                 outputs: port?.outputs ?? {},
@@ -24341,36 +21472,23 @@ function watchSignals(io, json) {
 }
 
 ;// CONCATENATED MODULE: ./src/index.ts
-/**
- * The bundle: both steps' run(), and the reconcile action's, with no side
- * effect on import. The runner starts the step through dist/main.js or
- * dist/post.js (or dist/reconcile.js), tiny entries that scripts/build.ts
- * writes next to it, so the post step knows what it is without any saved state
- * (a job cancelled in its first milliseconds saves none, yet still runs the
- * post step). One bundle serves all because the @actions packages dominate its
- * size, and several bundles would carry them several times.
- */
 
 
 
 
 
-/** The Action's main step, with the process its entry hands in (the door reads it once). */
 async function runMain(host) {
     const { io, inputs } = runnerDoor(host);
     await run(io, inputs);
 }
-/** The Action's post step, with the process its entry hands in. */
 async function runPost(host) {
     const { io, inputs } = runnerDoor(host);
     await post_run(io, inputs);
 }
-/** The reconcile action's step, with the process its entry hands in. */
 async function src_runReconcile(host) {
     const { io, inputs } = runnerDoor(host);
     await reconcile_main_run(io, inputs);
 }
-/** The report action's step, with the process its entry hands in. */
 async function runReport(host) {
     const { io, inputs } = runnerDoor(host);
     await main_run(io, inputs);

@@ -1,8 +1,8 @@
-export const id = 573;
-export const ids = [573];
+export const id = 464;
+export const ids = [464];
 export const modules = {
 
-/***/ 9573:
+/***/ 464:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -11,39 +11,28 @@ __webpack_require__.d(__webpack_exports__, {
   createOctokit: () => (/* binding */ createOctokit)
 });
 
-// EXTERNAL MODULE: ./node_modules/@octokit/core/dist-src/index.js + 13 modules
-var dist_src = __webpack_require__(5194);
-// EXTERNAL MODULE: ./node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
-var dist_bundle = __webpack_require__(3779);
+// EXTERNAL MODULE: ../wt-48/node_modules/@octokit/core/dist-src/index.js + 13 modules
+var dist_src = __webpack_require__(2852);
+// EXTERNAL MODULE: ../wt-48/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+var dist_bundle = __webpack_require__(8853);
 // EXTERNAL MODULE: ./src/timing.ts
-var timing = __webpack_require__(8117);
+var timing = __webpack_require__(1134);
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __webpack_require__(7067);
 // EXTERNAL MODULE: external "node:https"
 var external_node_https_ = __webpack_require__(4708);
 // EXTERNAL MODULE: external "node:stream"
 var external_node_stream_ = __webpack_require__(7075);
-// EXTERNAL MODULE: ./node_modules/@actions/http-client/lib/index.js + 1 modules
-var lib = __webpack_require__(4942);
+// EXTERNAL MODULE: ../wt-48/node_modules/@actions/http-client/lib/index.js + 1 modules
+var lib = __webpack_require__(2564);
 ;// CONCATENATED MODULE: ./src/github/fetch.ts
 
 
 
 
-/** What standard fetch follows; 301 and 302 turn a POST into a GET, 303 anything but HEAD. */
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 20;
-/** Statuses whose answer has no body: a Response with one would be refused. */
 const NULL_BODY = new Set([204, 205, 304]);
-/**
- * `fetch` for the GitHub client, over node:http and node:https. The agent is
- * `@actions/http-client`'s, so the runner's proxy settings (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)
- * apply as they do to the service's requests, which go through the same library; what it
- * replaces is `@actions/github`'s fetch, undici's, which put 940 KB in the bundle for that
- * alone. It does what octokit asks of fetch: a method, headers, a string or bytes body,
- * redirects, and the signal that carries each call's deadline (which rejects with the
- * signal's reason, as fetch does, before the answer and while its body streams).
- */
 async function nodeFetch(input, init = {}) {
     if (input instanceof Request)
         throw new TypeError('nodeFetch takes a URL, not a Request');
@@ -73,7 +62,6 @@ async function nodeFetch(input, init = {}) {
                 headers.delete(name);
             }
         }
-        // As fetch does: the token stays with the origin it was sent to.
         if (next.origin !== url.origin)
             headers.delete('authorization');
         url = next;
@@ -90,7 +78,6 @@ function bytesOf(body) {
         return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
     throw new TypeError(`nodeFetch sends a string or bytes, not ${Object.prototype.toString.call(body)}`);
 }
-/** One request, no redirect followed: its answer as a Response whose body streams. */
 function send(url, method, headers, body, signal) {
     return new Promise((resolve, reject) => {
         const outgoing = Object.fromEntries(headers);
@@ -99,14 +86,11 @@ function send(url, method, headers, body, signal) {
         const request = (url.protocol === 'https:' ? external_node_https_.request : external_node_http_.request)(url, {
             method,
             headers: outgoing,
-            // A client of its own per request: http-client keeps one agent per client, whatever the
-            // protocol, and a redirect may change it.
             agent: new lib/* HttpClient */.Qq().getAgent(url.href),
         });
         let answer;
         const onAbort = () => {
             const reason = signal?.reason;
-            // Before the answer, the request fails with the reason; after, the body's stream does.
             if (answer)
                 answer.destroy(reason);
             request.destroy(reason);
@@ -130,7 +114,6 @@ function send(url, method, headers, body, signal) {
             if (!hasBody)
                 message.resume();
             const response = new Response(hasBody ? external_node_stream_.Readable.toWeb(message) : null, { status, statusText: message.statusMessage ?? '', headers: responseHeaders });
-            // A constructed Response has no URL; octokit reports the one it answered for.
             Object.defineProperty(response, 'url', { value: url.href });
             resolve(response);
         });
@@ -143,12 +126,6 @@ function send(url, method, headers, body, signal) {
 
 
 
-/**
- * The REST methods the action calls, by GitHub's route: the same `octokit.rest.<scope>.<method>`
- * as `@octokit/plugin-rest-endpoint-methods` gives, typed by it, without bundling its map of
- * every endpoint GitHub has (98 kB of the 2 MB dist/ may hold). A method is `request` with its
- * route as defaults, as the plugin makes it, so pagination takes it too.
- */
 const ROUTES = {
     actions: {
         getWorkflowRun: 'GET /repos/{owner}/{repo}/actions/runs/{run_id}',
@@ -186,7 +163,6 @@ const ROUTES = {
         getAuthenticated: 'GET /user',
     },
 };
-/** An octokit plugin: `octokit.rest`, the methods of ROUTES. */
 function restMethods(octokit) {
     const rest = {};
     for (const [scope, methods] of Object.entries(ROUTES)) {
@@ -199,15 +175,9 @@ function restMethods(octokit) {
     }
     return { rest: rest };
 }
-/**
- * The GitHub client: octokit with the REST methods the action calls and pagination, as
- * `@actions/github`'s `getOctokit` builds it, but with a fetch over node:http (./fetch.ts) in
- * place of undici's. Loaded only by a step that talks to GitHub (`loadOctokit`).
- */
 const GitHubClient = dist_src/* Octokit */.E.plugin(restMethods, dist_bundle/* paginateRest */.ud);
 function createOctokit(token, baseUrl) {
     const octokit = new GitHubClient({ auth: token, baseUrl, request: { fetch: nodeFetch } });
-    // Every call is given its deadline (withDeadline); one that was not must not hold the step.
     octokit.hook.before('request', (options) => {
         options.request ??= {};
         options.request.signal ??= AbortSignal.timeout(timing/* GITHUB_CALL_DEADLINE_MS */.vt);
@@ -220,4 +190,4 @@ function createOctokit(token, baseUrl) {
 
 };
 
-//# sourceMappingURL=573.index.js.map
+//# sourceMappingURL=464.index.js.map
