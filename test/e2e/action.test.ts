@@ -205,7 +205,9 @@ describe('the action, run as the runner runs it', () => {
   })
 
   it('cancels the run and fails, naming the timeout, when waiting outlasts it', async () => {
-    const api = await fakeApi({ script: () => neverEnding })
+    // At work from its create: a step starved of the CPU may reach its 1 s before a poll that
+    // would have seen a later state, and the line names the state the step last saw.
+    const api = await fakeApi({ script: () => [{ state: 'INPROGRESS', afterMs: 0 }] })
     const inputs = inputsFor(api, { prompt: 'x', timeout: '1s' })
     const main = await runStep({ inputs })
 
