@@ -12,29 +12,32 @@ import { run as postStep } from './post.ts'
 import { run as reportStep } from './ledger/main.ts'
 import { run as reconcileStep } from './reconcile/main.ts'
 import { runnerDoor, type RunnerProcess } from './runner.ts'
+import type { InputSource, StepIo } from './step-io.ts'
 
-/** The Action's main step, with the process its entry hands in (the door reads it once). */
-export async function runMain(host: RunnerProcess): Promise<void> {
+/** A step of one of the actions: what it does with its door's port and inputs. */
+type ActionStep = (io: StepIo, inputs: InputSource) => Promise<unknown>
+
+/**
+ * Every action's entry, as codeql-action's runInActions: the runner's door, read once from the
+ * process the entry hands in, then the step, whose failure path is its one wrapper's
+ * (runStepBody, src/report/publish.ts): nothing a step throws reaches the runner unread.
+ */
+export async function runInActions(host: RunnerProcess, step: ActionStep): Promise<void> {
   const { io, inputs } = runnerDoor(host)
-  await mainStep(io, inputs)
+  await step(io, inputs)
 }
 
-/** The Action's post step, with the process its entry hands in. */
-export async function runPost(host: RunnerProcess): Promise<void> {
-  const { io, inputs } = runnerDoor(host)
-  await postStep(io, inputs)
-}
+/** The Action's main step. */
+export const runMain = (host: RunnerProcess): Promise<void> => runInActions(host, mainStep)
 
-/** The reconcile action's step, with the process its entry hands in. */
-export async function runReconcile(host: RunnerProcess): Promise<void> {
-  const { io, inputs } = runnerDoor(host)
-  await reconcileStep(io, inputs)
-}
+/** The Action's post step. */
+export const runPost = (host: RunnerProcess): Promise<void> => runInActions(host, postStep)
 
-/** The report action's step, with the process its entry hands in. */
-export async function runReport(host: RunnerProcess): Promise<void> {
-  const { io, inputs } = runnerDoor(host)
-  await reportStep(io, inputs)
-}
+/** The reconcile action's step. */
+export const runReconcile = (host: RunnerProcess): Promise<void> =>
+  runInActions(host, reconcileStep)
+
+/** The report action's step. */
+export const runReport = (host: RunnerProcess): Promise<void> => runInActions(host, reportStep)
 
 export { commandIo, runCli } from './cli.ts'

@@ -3,7 +3,7 @@ import { githubThread } from './github/handoff.ts'
 import { readCancelOnly, readSettings } from './inputs/main-step.ts'
 import { readTaskSettings } from './inputs/task-set.ts'
 import { homeOf } from './model/home.ts'
-import { publishError, publishOverBudget } from './report/publish.ts'
+import { publishOverBudget, runStepBody } from './report/publish.ts'
 import { checkCreditBudgets, type BudgetCheck, type SpendLimits } from './run/budget.ts'
 import { Interruption } from './run/interruption.ts'
 import { TrackedRuns, type RunTracker } from './run/tracker.ts'
@@ -39,11 +39,14 @@ export async function run(io: StepIo, inputs: InputSource): Promise<MainStepEnd>
   // True only once the step steered an active run of its key (previous_run: steer).
   io.setOutput('steered', 'false')
   try {
-    const ended = await mainStep(inputs, io, tracker, interruption)
-    return { hadRun: tracker.runId !== undefined, unreachable: ended?.unreachable === true }
-  } catch (error) {
-    await publishError(io, error, { runId: tracker.runId })
-    return { error, hadRun: tracker.runId !== undefined }
+    const ended = await runStepBody(
+      io,
+      () => mainStep(inputs, io, tracker, interruption),
+      () => ({ runId: tracker.runId }),
+    )
+    const hadRun = tracker.runId !== undefined
+    if ('error' in ended) return { error: ended.error, hadRun }
+    return { hadRun, unreachable: ended.value?.unreachable === true }
   } finally {
     interruption.stopListening()
   }

@@ -1,5 +1,5 @@
 import { readPostSettings, type PostSettings } from './inputs/post-step.ts'
-import { publishError } from './report/publish.ts'
+import { runStepBody } from './report/publish.ts'
 import { cancelLeftRun, leftUnfinished, type LeftoverDeps } from './run/leftover.ts'
 import { RunSurfaces } from './run-surfaces.ts'
 import { serviceClient } from './service.ts'
@@ -17,7 +17,7 @@ import type { StoppedSurfaces } from './surfaces.ts'
  * inputs) is read here, once, and handed down with its port.
  */
 export async function run(io: StepIo, inputs: InputSource): Promise<void> {
-  try {
+  await runStepBody(io, async () => {
     const saved = readSavedRun(io)
     const left = leftUnfinished(saved, io)
     // Inputs are read only when there is work: a main step that failed on them created nothing.
@@ -36,9 +36,7 @@ export async function run(io: StepIo, inputs: InputSource): Promise<void> {
       client: deps.client,
       io,
     })
-  } catch (error) {
-    await publishError(io, error)
-  }
+  })
 }
 
 /** A run still being prepared answers 409 for a while; there is time to wait it out here. */

@@ -5,7 +5,7 @@
  * See docs/report.md. Each door hands in its world and port.
  */
 import { homeOf } from '../model/home.ts'
-import { publishError } from '../report/publish.ts'
+import { runStepBody } from '../report/publish.ts'
 import { serviceClient } from '../service.ts'
 import type { InputSource, StepIo } from '../step-io.ts'
 import { formatAmount } from '../model/money.ts'
@@ -22,7 +22,7 @@ import { sumUp } from './sums.ts'
 const LIST_DEADLINE_MS = 5 * 60_000
 
 export async function run(io: StepIo, inputs: InputSource): Promise<{ error?: unknown }> {
-  try {
+  const ended = await runStepBody(io, async () => {
     const now = Date.now()
     const settings = readReportSettings(inputs, now)
     const { world } = inputs
@@ -57,9 +57,6 @@ export async function run(io: StepIo, inputs: InputSource): Promise<{ error?: un
       })
       io.info(`Wrote ${written.join(', ')}.`)
     }
-    return {}
-  } catch (error) {
-    await publishError(io, error)
-    return { error }
-  }
+  })
+  return 'error' in ended ? { error: ended.error } : {}
 }

@@ -2,7 +2,7 @@ import { abortableSleep } from '../api/transport.ts'
 import { GitHubContext } from '../github/context.ts'
 import { RepositoryDesk } from '../github/repository-desk.ts'
 import { readReconcileSettings } from '../inputs/reconcile.ts'
-import { publishError } from '../report/publish.ts'
+import { runStepBody } from '../report/publish.ts'
 import { publishPass } from '../report/reconcile.ts'
 import { serviceClient } from '../service.ts'
 import type { InputSource, StepIo } from '../step-io.ts'
@@ -14,7 +14,7 @@ import { reconcilePass } from './pass.ts'
  * runner. See docs/reconcile.md. The runner's world is read here, once, and handed down.
  */
 export async function run(io: StepIo, inputs: InputSource): Promise<void> {
-  try {
+  await runStepBody(io, async () => {
     const settings = readReconcileSettings(inputs)
     const client = serviceClient(settings, io)
     const github = new GitHubContext(settings.githubToken, inputs.world)
@@ -27,7 +27,5 @@ export async function run(io: StepIo, inputs: InputSource): Promise<void> {
       log: io,
     })
     await publishPass(io, report)
-  } catch (error) {
-    await publishError(io, error)
-  }
+  })
 }

@@ -111,11 +111,34 @@ export async function writeSummary(io: StepIo, markdown: string): Promise<void> 
   }
 }
 
+/** What a step's body came to: its value, or the error it failed on (published already). */
+export type StepEnd<T> = { readonly value: T } | { readonly error: unknown }
+
+/**
+ * Every step's one wrapper (each action's, and the command's subcommands that run one): it runs
+ * the step's body and owns the failure path, so that no step writes its own try/catch. What
+ * the body throws is published (publishError: a readable message, the stack only in debug
+ * output) and handed back, never thrown on to the door. `summary`: the run the job summary
+ * names when the step failed before its run had an outcome (the main step's).
+ */
+export async function runStepBody<T>(
+  io: StepIo,
+  body: () => Promise<T>,
+  summary?: () => { runId: string | undefined },
+): Promise<StepEnd<T>> {
+  try {
+    return { value: await body() }
+  } catch (error) {
+    await publishError(io, error, summary?.())
+    return { error }
+  }
+}
+
 /**
  * The one top-level failure path: a readable message (in the job summary too,
  * when `summary` asks for it), and the stack only in debug output.
  */
-export async function publishError(
+async function publishError(
   io: StepIo,
   error: unknown,
   summary?: { runId: string | undefined },
