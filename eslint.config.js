@@ -4,15 +4,11 @@ import tseslint from 'typescript-eslint'
 /** The peers and the steps: what no lower module may import. */
 const UPPER_LAYERS = [
   'run/*',
-  'report/*',
+  'summary/*',
+  'step/*',
+  'cli/*',
   'github/*',
   'gitlab/*',
-  'main.ts',
-  'post.ts',
-  'tasks.ts',
-  'set-surfaces.ts',
-  'run-surfaces.ts',
-  'approval-step.ts',
   'service.ts',
   'runner.ts',
   'entries/*',
@@ -52,18 +48,14 @@ function peers(folders) {
             {
               group: [
                 ...folders.filter((other) => other !== folder).map((other) => `../${other}/*`),
-                '../main.ts',
-                '../post.ts',
-                '../tasks.ts',
-                '../set-surfaces.ts',
-                '../run-surfaces.ts',
-                '../approval-step.ts',
+                '../step/*',
+                '../cli/*',
                 '../service.ts',
                 '../runner.ts',
                 '../entries/*',
                 '../reconcile/*',
               ],
-              message: `${folder}/ may not import its peers (run/, report/, github/, gitlab/) or the steps: move what they share down, into model/, text/, api/ or log.ts.`,
+              message: `${folder}/ may not import its peers (run/, summary/, github/, gitlab/) or the steps: move what they share down, into model/, text/, api/ or log.ts.`,
             },
           ],
         },
@@ -111,7 +103,7 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': 'off' },
   },
   // The engine reads nothing of the process (CONTRIBUTING.md, "Layers"): only an entry
-  // (src/entries/) names `process`, and hands it to its door (src/runner.ts, src/cli.ts), which
+  // (src/entries/) names `process`, and hands it to its door (src/runner.ts, src/cli/door.ts), which
   // reads the world once and hands it down. test/engine.test.ts says the same of runner
   // variables and NodeJS.ProcessEnv, naming each file.
   {
@@ -128,9 +120,9 @@ export default tseslint.config(
       ],
     },
   },
-  // The layers (CONTRIBUTING.md, "Layout"): run/, report/ and github/ are peers that never
+  // The layers (CONTRIBUTING.md, "Layout"): run/, summary/ and github/ are peers that never
   // import each other; what two of them share lives below them, and nothing below imports up.
-  ...peers(['run', 'report', 'github', 'gitlab']),
+  ...peers(['run', 'summary', 'github', 'gitlab']),
   {
     files: [
       'src/model/**',
@@ -155,7 +147,7 @@ export default tseslint.config(
             {
               group: UPPER_LAYERS.flatMap((name) => [`./${name}`, `../${name}`]),
               message:
-                'A lower module (model/, agent/, api/, text/, log, inputs, state, world) never imports run/, report/, github/, the steps or the runner.',
+                'A lower module (model/, agent/, api/, text/, log, inputs, state, world) never imports run/, summary/, github/, the steps or the runner.',
             },
           ],
         },

@@ -7,9 +7,9 @@
  * post step). One bundle serves all because the @actions packages dominate its
  * size, and several bundles would carry them several times.
  */
-import { run as mainStep } from './main.ts'
-import { run as postStep } from './post.ts'
-import { run as reportStep } from './ledger/main.ts'
+import { run as mainStep } from './step/main.ts'
+import { run as postStep } from './step/post.ts'
+import { run as reportStep } from './report/main.ts'
 import { run as reconcileStep } from './reconcile/main.ts'
 import { runnerDoor, type RunnerProcess } from './runner.ts'
 import type { InputSource, StepIo } from './step-io.ts'
@@ -20,7 +20,7 @@ type ActionStep = (io: StepIo, inputs: InputSource) => Promise<unknown>
 /**
  * Every action's entry, as codeql-action's runInActions: the runner's door, read once from the
  * process the entry hands in, then the step, whose failure path is its one wrapper's
- * (runStepBody, src/report/publish.ts): nothing a step throws reaches the runner unread.
+ * (runStepBody, src/summary/publish.ts): nothing a step throws reaches the runner unread.
  */
 export async function runInActions(host: RunnerProcess, step: ActionStep): Promise<void> {
   const { io, inputs } = runnerDoor(host)
@@ -40,4 +40,4 @@ export const runReconcile = (host: RunnerProcess): Promise<void> =>
 /** The report action's step. */
 export const runReport = (host: RunnerProcess): Promise<void> => runInActions(host, reportStep)
 
-export { commandIo, runCli } from './cli.ts'
+export { commandIo, runCli } from './cli/door.ts'

@@ -8,7 +8,7 @@ import type { World } from './world.ts'
  * the annotations a person sees on the run's page), the outputs, the step's failure, the job
  * summary, the state saved for the post step, the secrets to mask, the signals that cancel
  * the step and the way to end it. A door gives the one it has (the runner's, over
- * @actions/core, in src/runner.ts; the command line's in src/cli.ts; a recorder in tests)
+ * @actions/core, in src/runner.ts; the command line's in src/cli/door.ts; a recorder in tests)
  * and hands it down with the World: nothing below a door writes to the process, so steps
  * can run side by side in one process.
  */

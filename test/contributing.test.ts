@@ -17,7 +17,7 @@ const LAYOUT = PAGE.slice(PAGE.indexOf('## Layout'))
   .filter((line) => /^\S/.test(line))
 
 /**
- * The paths a layout line opens with: "src/main.ts, post.ts" names src/main.ts and src/post.ts,
+ * The paths a layout line opens with: "src/step/main.ts, post.ts" names src/step/main.ts and src/step/post.ts,
  * each after the first in the first one's folder.
  */
 function pathsOf(line: string): string[] {

@@ -42,7 +42,7 @@ const SOURCES: Sources = {
     // A budget reached before the create: the step's annotation.
     { file: 'src/run/budget.ts', property: 'message' },
     // An output cut or left unset: a warning.
-    { file: 'src/report/json-output.ts', property: 'note' },
+    { file: 'src/summary/json-output.ts', property: 'note' },
     // The API errors' hints: `POST /agent/run → 401 …: <detail> <hint>`.
     { file: 'src/api/errors.ts', table: 'HINTS', prefix: [HOLE, ' → ', HOLE, ': ', HOLE, ' '] },
   ],
@@ -71,9 +71,9 @@ const RELAYS: Readonly<Record<string, string>> = {
     "GitHub's own error, inside the GitHub warnings",
   'src/run/step-runs.ts: error.message': 'RunMayExistError, collected where it is constructed',
   'src/model/cancel.ts: message': "describeCancel's lines, with a set's task name before them",
-  'src/report/json-output.ts: safeForLog(output.note)': "the notes (SOURCES: json-output's note)",
-  'src/report/publish.ts: safeForLog(verdict.failure)': "the outcomes' failure (SOURCES)",
-  'src/report/publish.ts: safeForLog(message)':
+  'src/summary/json-output.ts: safeForLog(output.note)': "the notes (SOURCES: json-output's note)",
+  'src/summary/publish.ts: safeForLog(verdict.failure)': "the outcomes' failure (SOURCES)",
+  'src/summary/publish.ts: safeForLog(message)':
     "the budget's message (SOURCES), and the errors constructed in src/",
   "src/run/lifecycle.ts: `${this.#spec.name ?? 'The run'}: ${safeForLog(record.createError)}`":
     "a task's create error: the errors constructed in src/, after the task's name",

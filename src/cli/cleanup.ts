@@ -10,7 +10,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { InputSource } from '../step-io.ts'
-import { run as runPostStep } from '../post.ts'
+import { run as runPostStep } from '../step/post.ts'
 import { readSavedRun } from '../state.ts'
 import { errorMessage } from '../text/plain.ts'
 import { EXIT } from './answer.ts'

@@ -1,9 +1,9 @@
 /**
- * `cloud-agent-run report`: the report action's step (src/ledger/main.ts) behind the command's
+ * `cloud-agent-run report`: the report action's step (src/report/main.ts) behind the command's
  * door, for any CI: its flags are report/action.yml's inputs; it answers as the command does,
  * with the exit table's code and, with `--json`, one JSON object (`credits`, `runs`, `report`).
  */
-import { run as runReportStep } from '../ledger/main.ts'
+import { run as runReportStep } from '../report/main.ts'
 import { answerJson, exitCodeOf } from './answer.ts'
 import {
   inputLines,

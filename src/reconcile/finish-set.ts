@@ -5,14 +5,14 @@ import { SET_COMMENT_TABLE_CHARS } from '../github/set-comment.ts'
 import { oneLine } from '../github/status.ts'
 import type { Log } from '../log.ts'
 import { STEP_KEYS, type Handoff } from '../model/handoff.ts'
-import type { PassRow, RowAction } from '../report/reconcile.ts'
+import type { PassRow, RowAction } from '../summary/reconcile.ts'
 import {
   renderSetComment,
   setCounts,
   setHeadline,
   setStatusOf,
   type SetView,
-} from '../report/set-table.ts'
+} from '../summary/set-table.ts'
 import { carriesTags, listTaggedRuns } from '../run/listing.ts'
 import { RECONCILE_PASS } from '../timing.ts'
 import { upToDateWhy } from './finish-run.ts'

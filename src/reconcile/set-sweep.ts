@@ -4,7 +4,7 @@ import type { RepositoryDesk } from '../github/repository-desk.ts'
 import type { Log } from '../log.ts'
 import { describeCancel } from '../model/cancel.ts'
 import type { Handoff } from '../model/handoff.ts'
-import type { RowAction } from '../report/reconcile.ts'
+import type { RowAction } from '../summary/reconcile.ts'
 import { requestCancel } from '../run/cancel.ts'
 import { DETACHED_SET_GOING, detachedSetHandedOver, setStarterLost, tasksWithRuns } from './plan.ts'
 

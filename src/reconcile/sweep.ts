@@ -5,7 +5,7 @@ import { oneLine } from '../github/status.ts'
 import type { Log } from '../log.ts'
 import { describeCancel } from '../model/cancel.ts'
 import type { Handoff } from '../model/handoff.ts'
-import type { PassRow } from '../report/reconcile.ts'
+import type { PassRow } from '../summary/reconcile.ts'
 import { requestCancel } from '../run/cancel.ts'
 import { LOST_RUNNER, pendingStatuses, statusHeads } from './finish-run.ts'
 import {

@@ -1,6 +1,6 @@
 import type { RunItem } from '../api/types.ts'
 import type { Log } from '../log.ts'
-import type { PassRow, RowAction } from '../report/reconcile.ts'
+import type { PassRow, RowAction } from '../summary/reconcile.ts'
 import { safeForLog } from '../text/log.ts'
 
 /**

@@ -23,7 +23,7 @@ import {
   surfaceRefusal,
   type DocumentCheck,
   type ReadingWatch,
-} from './lifecycle-parts.ts'
+} from './lines-and-lookups.ts'
 import { PullRequestContinuation, type ContinueSource } from './continue-pr.ts'
 import { homeOfTag } from '../model/home.ts'
 import type { RunTracker } from './tracker.ts'

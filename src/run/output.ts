@@ -20,7 +20,7 @@ import type { CreateRunRequest, RunItem } from '../api/types.ts'
 import type { RunTarget, StepOutcome } from '../model/step.ts'
 import { safeForLog } from '../text/log.ts'
 import { errorMessage } from '../text/plain.ts'
-import type { DocumentCheck } from './lifecycle-parts.ts'
+import type { DocumentCheck } from './lines-and-lookups.ts'
 
 export interface OutputCheckDeps {
   schema: OutputSchema

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { runCli } from '../../src/cli.ts'
+import { runCli } from '../../src/cli/door.ts'
 import { conversationStep, type RunScript } from '../fake-api/server.ts'
 import { COMPILE_CACHE, defaultTarget, ROOT } from './harness.ts'
 

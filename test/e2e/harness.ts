@@ -324,8 +324,8 @@ async function stepModule(
   action: ActionName,
 ): Promise<{ run(io: RecordingStepIo, inputs: InputSource): Promise<unknown> }> {
   if (action === 'reconcile') return import('../../src/reconcile/main.ts')
-  if (action === 'report') return import('../../src/ledger/main.ts')
-  return step === 'post' ? import('../../src/post.ts') : import('../../src/main.ts')
+  if (action === 'report') return import('../../src/report/main.ts')
+  return step === 'post' ? import('../../src/step/post.ts') : import('../../src/step/main.ts')
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { renderGitHubMarkdown } from '../../scripts/render/github-markdown.ts'
-import { renderSummary } from '../../src/report/summary.ts'
+import { renderSummary } from '../../src/summary/summary.ts'
 
 describe('renderGitHubMarkdown', () => {
   it('drops scripts, event handlers and styles, as GitHub does', () => {

@@ -1,7 +1,7 @@
 import MarkdownIt from 'markdown-it'
 import { describe, expect, it } from 'vitest'
 import { parseArtifacts } from '../../src/agent/artifacts.ts'
-import { renderAnswerBlock, renderArtifacts, renderBlocked } from '../../src/report/agent-work.ts'
+import { renderAnswerBlock, renderArtifacts, renderBlocked } from '../../src/summary/agent-work.ts'
 import { clipAnswer } from '../../src/text/markdown.ts'
 import { renderCommentAnswer } from '../../src/github/answer.ts'
 

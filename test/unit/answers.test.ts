@@ -14,7 +14,7 @@ import {
   renderComment,
 } from '../../src/github/comment.ts'
 import type { Marker } from '../../src/github/run-marker.ts'
-import { renderSummary, verdictOf } from '../../src/report/summary.ts'
+import { renderSummary, verdictOf } from '../../src/summary/summary.ts'
 import { escapeMarkdown } from '../../src/text/markdown.ts'
 import type { StepOutcome } from '../../src/model/step.ts'
 

@@ -5,7 +5,7 @@ import {
   jsonOutput,
   leadingThatFit,
   runOutput,
-} from '../../src/report/json-output.ts'
+} from '../../src/summary/json-output.ts'
 
 /** A value nested deeper than JSON.stringify's stack allows (JSON.parse reads it). */
 function nested(depth: number): unknown {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { rowsCsv } from '../../src/ledger/files.ts'
-import { daysOf, parsePeriod } from '../../src/ledger/period.ts'
-import { renderLedger } from '../../src/ledger/render.ts'
-import type { LedgerRow } from '../../src/ledger/rows.ts'
-import { sumUp } from '../../src/ledger/sums.ts'
+import { rowsCsv } from '../../src/report/files.ts'
+import { daysOf, parsePeriod } from '../../src/report/period.ts'
+import { renderLedger } from '../../src/report/render.ts'
+import type { LedgerRow } from '../../src/report/rows.ts'
+import { sumUp } from '../../src/report/sums.ts'
 
 const NOW = Date.UTC(2026, 10, 28, 12, 0)
 

@@ -3,7 +3,7 @@ import { asSentence, clip, cut } from '../../src/text/plain.ts'
 import { oneLine, statusContext } from '../../src/github/status.ts'
 import { safeForLog } from '../../src/text/log.ts'
 import { clipAnswer } from '../../src/text/markdown.ts'
-import { renderSummary } from '../../src/report/summary.ts'
+import { renderSummary } from '../../src/summary/summary.ts'
 import { annotationsOf } from '../../src/github/check-run.ts'
 
 /** A lone half of a surrogate pair: what a cut by UTF-16 unit leaves of an emoji. */

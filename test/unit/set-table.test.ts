@@ -18,7 +18,7 @@ import {
   renderSetTable,
   setHeadline,
   setStatusOf,
-} from '../../src/report/set-table.ts'
+} from '../../src/summary/set-table.ts'
 
 const T0 = Date.parse('2026-11-24T10:00:00Z')
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { StopCause } from '../../src/model/outcome.ts'
 import { outcomeWordOfRun } from '../../src/model/run-outcome.ts'
 import { passWhenStanding } from '../../src/model/set.ts'
-import { runsOutput } from '../../src/report/set.ts'
+import { runsOutput } from '../../src/summary/set.ts'
 
 describe('passWhenStanding', () => {
   const counts = (succeeded: number, notSucceeded: number) => ({

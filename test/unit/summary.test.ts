@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { renderGitHubMarkdown } from '../../scripts/render/github-markdown.ts'
 import type { RunArtifact, RunItem } from '../../src/api/types.ts'
 import { parseIsoDuration, pullRequestUrlOf } from '../../src/model/run-item.ts'
-import { renderSummary, verdictOf } from '../../src/report/summary.ts'
+import { renderSummary, verdictOf } from '../../src/summary/summary.ts'
 import type { StepOutcome } from '../../src/model/step.ts'
 
 const run = (fields: Partial<RunItem> = {}): RunItem => ({

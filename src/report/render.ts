@@ -5,7 +5,7 @@
  * text anyone with the key could have set. Pure.
  */
 import { formatAmount, type Amount, type Unit } from '../model/money.ts'
-import { factsTable } from '../report/summary.ts'
+import { factsTable } from '../summary/summary.ts'
 import { formatCredits, formatDecimal, formatUsd } from '../text/format.ts'
 import { escapeMarkdown, safeHttpUrl } from '../text/markdown.ts'
 import { MAX_READS } from './followups.ts'

@@ -4,19 +4,19 @@ import {
   promptDigest,
   renderApproved,
   renderWaiting,
-} from './github/approval-comment.ts'
-import { decideApproval, type ApprovalTarget, type Approved } from './github/approval.ts'
-import { CheckRunReporter } from './github/check-run.ts'
-import { GitHubContext } from './github/context.ts'
-import { CommitStatusReporter, oneLine, statusContext } from './github/status.ts'
-import type { Settings } from './inputs/main-step.ts'
-import { approveLine, short, type ApprovalPin } from './model/approval.ts'
-import { OUTCOME_RECORDS } from './model/outcome.ts'
-import { describeEnding, type AwaitingApproval } from './model/ending.ts'
-import { publishAwaiting } from './report/publish.ts'
-import { renderAwaitingSummary } from './report/summary.ts'
-import type { StepIo } from './step-io.ts'
-import type { World } from './world.ts'
+} from '../github/approval-comment.ts'
+import { decideApproval, type ApprovalTarget, type Approved } from '../github/approval.ts'
+import { CheckRunReporter } from '../github/check-run.ts'
+import { GitHubContext } from '../github/context.ts'
+import { CommitStatusReporter, oneLine, statusContext } from '../github/status.ts'
+import type { Settings } from '../inputs/main-step.ts'
+import { approveLine, short, type ApprovalPin } from '../model/approval.ts'
+import { OUTCOME_RECORDS } from '../model/outcome.ts'
+import { describeEnding, type AwaitingApproval } from '../model/ending.ts'
+import { publishAwaiting } from '../summary/publish.ts'
+import { renderAwaitingSummary } from '../summary/summary.ts'
+import type { StepIo } from '../step-io.ts'
+import type { World } from '../world.ts'
 
 /** The step admitted by `approval`: its settings and GitHub, pinned to the approved head if one. */
 export interface Admitted {

@@ -1,10 +1,10 @@
-import type { AgentRunsClient } from './api/client.ts'
-import type { PostSettings } from './inputs/post-step.ts'
-import type { CancelReport } from './model/cancel.ts'
-import type { RunRecord } from './model/record.ts'
-import type { SavedRun } from './state.ts'
-import type { StepIo } from './step-io.ts'
-import type { World } from './world.ts'
+import type { AgentRunsClient } from '../api/client.ts'
+import type { PostSettings } from '../inputs/post-step.ts'
+import type { CancelReport } from '../model/cancel.ts'
+import type { RunRecord } from '../model/record.ts'
+import type { SavedRun } from '../state.ts'
+import type { StepIo } from '../step-io.ts'
+import type { World } from '../world.ts'
 
 /**
  * What a step shows on GitHub besides the log and the job summary (its comment, commit status,

@@ -1,11 +1,11 @@
-import { GitHubContext } from './github/context.ts'
-import { githubThread } from './github/handoff.ts'
-import type { CancelOnly } from './inputs/main-step.ts'
-import { homeOf } from './model/home.ts'
-import { cancelOnly, cancelRunThatMade } from './run/cancel.ts'
-import { serviceClient } from './service.ts'
-import type { StepIo } from './step-io.ts'
-import type { World } from './world.ts'
+import { GitHubContext } from '../github/context.ts'
+import { githubThread } from '../github/handoff.ts'
+import type { CancelOnly } from '../inputs/main-step.ts'
+import { homeOf } from '../model/home.ts'
+import { cancelOnly, cancelRunThatMade } from '../run/cancel.ts'
+import { serviceClient } from '../service.ts'
+import type { StepIo } from '../step-io.ts'
+import type { World } from '../world.ts'
 
 /** How long finding and cancelling the run that made the pull request may take. */
 const CANCEL_DEADLINE_MS = 60_000

@@ -4,34 +4,34 @@
  * flags give, with action.yml's defaults, and answers for it with an exit code, the outputs
  * as JSON and the summary. The engine is the Action's own: only the door differs.
  */
-import { answerJson, EXIT, exitCodeOf } from './cli/answer.ts'
+import { answerJson, EXIT, exitCodeOf } from './answer.ts'
 import {
   parseCommandLine,
   usage,
   UsageError,
   type CommandLine,
   type DeclaredInput,
-} from './cli/flags.ts'
-import type { CommandIo } from './cli/io.ts'
-import { readDeclaredInputs } from './cli/manifest.ts'
-import { runCleanup } from './cli/cleanup.ts'
-import { JobFiles, jobDirOf } from './cli/job-files.ts'
-import { MergeRequestJob } from './cli/merge-request.ts'
-import { plainSummary } from './cli/outputs.ts'
-import { preflight, refuse, writeSummary, type Preflight } from './cli/preflight.ts'
-import { runReconcile } from './cli/reconcile.ts'
-import { runReportCommand } from './cli/report.ts'
-import { commandInputs } from './cli/source.ts'
-import { commandSpeech } from './cli/speech.ts'
-import { CommandStepIo } from './cli/step-io.ts'
-import { commandWorld } from './cli/world.ts'
-import type { InputSource } from './step-io.ts'
-import { run as runMainStep } from './main.ts'
-import { run as runPostStep } from './post.ts'
-import { readSavedRun } from './state.ts'
+} from './flags.ts'
+import type { CommandIo } from './io.ts'
+import { readDeclaredInputs } from './manifest.ts'
+import { runCleanup } from './cleanup.ts'
+import { JobFiles, jobDirOf } from './job-files.ts'
+import { MergeRequestJob } from './merge-request.ts'
+import { plainSummary } from './outputs.ts'
+import { preflight, refuse, writeSummary, type Preflight } from './preflight.ts'
+import { runReconcile } from './reconcile.ts'
+import { runReportCommand } from './report.ts'
+import { commandInputs } from './source.ts'
+import { commandSpeech } from './speech.ts'
+import { CommandStepIo } from './step-io.ts'
+import { commandWorld } from './world.ts'
+import type { InputSource } from '../step-io.ts'
+import { run as runMainStep } from '../step/main.ts'
+import { run as runPostStep } from '../step/post.ts'
+import { readSavedRun } from '../state.ts'
 
 export { EXIT }
-export { commandIo, type CommandIo, type CommandProcess } from './cli/io.ts'
+export { commandIo, type CommandIo, type CommandProcess } from './io.ts'
 
 /**
  * Runs the command; resolves with its exit code. `action` names its flags: action.yml (whose

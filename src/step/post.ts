@@ -1,11 +1,11 @@
-import { readPostSettings, type PostSettings } from './inputs/post-step.ts'
-import { runStepBody } from './report/publish.ts'
-import { cancelLeftRun, leftUnfinished, type LeftoverDeps } from './run/leftover.ts'
+import { readPostSettings, type PostSettings } from '../inputs/post-step.ts'
+import { runStepBody } from '../summary/publish.ts'
+import { cancelLeftRun, leftUnfinished, type LeftoverDeps } from '../run/leftover.ts'
 import { RunSurfaces } from './run-surfaces.ts'
-import { serviceClient } from './service.ts'
+import { serviceClient } from '../service.ts'
 import { SetSurfaces } from './set-surfaces.ts'
-import { checkRunLeft, readSavedRun } from './state.ts'
-import type { InputSource, StepIo } from './step-io.ts'
+import { checkRunLeft, readSavedRun } from '../state.ts'
+import type { InputSource, StepIo } from '../step-io.ts'
 import type { StoppedSurfaces } from './surfaces.ts'
 
 /**

@@ -5,7 +5,7 @@
  * See docs/report.md. Each door hands in its world and port.
  */
 import { homeOf } from '../model/home.ts'
-import { runStepBody } from '../report/publish.ts'
+import { runStepBody } from '../summary/publish.ts'
 import { serviceClient } from '../service.ts'
 import type { InputSource, StepIo } from '../step-io.ts'
 import { formatAmount } from '../model/money.ts'

@@ -1,14 +1,14 @@
-import type { ReviewDocument } from './agent/review-document.ts'
-import type { AgentRunsClient } from './api/client.ts'
-import type { RunItem } from './api/types.ts'
+import type { ReviewDocument } from '../agent/review-document.ts'
+import type { AgentRunsClient } from '../api/client.ts'
+import type { RunItem } from '../api/types.ts'
 import {
   annotationsOf,
   checkReport,
   stoppedCheckReport,
   type CheckRunReporter,
-} from './github/check-run.ts'
-import { commentOutcomeOf } from './github/comment.ts'
-import { GitHubContext } from './github/context.ts'
+} from '../github/check-run.ts'
+import { commentOutcomeOf } from '../github/comment.ts'
+import { GitHubContext } from '../github/context.ts'
 import {
   headMovedNote,
   finishLeftCheckRun,
@@ -18,16 +18,16 @@ import {
   postPullRequestReview,
   resolveWorkCommit,
   type WorkCommit,
-} from './github/setup.ts'
-import { finalStatus, pendingStatus, type CommitStatusReporter } from './github/status.ts'
-import type { ThreadComment } from './github/keyed-run-comment.ts'
-import type { Settings } from './inputs/main-step.ts'
-import type { CancelReport } from './model/cancel.ts'
-import type { RunRecord } from './model/record.ts'
-import { isTerminal } from './model/states.ts'
-import type { StepOutcome } from './model/step.ts'
-import { checkRunLeft, savedState } from './state.ts'
-import type { StepIo } from './step-io.ts'
+} from '../github/setup.ts'
+import { finalStatus, pendingStatus, type CommitStatusReporter } from '../github/status.ts'
+import type { ThreadComment } from '../github/keyed-run-comment.ts'
+import type { Settings } from '../inputs/main-step.ts'
+import type { CancelReport } from '../model/cancel.ts'
+import type { RunRecord } from '../model/record.ts'
+import { isTerminal } from '../model/states.ts'
+import type { StepOutcome } from '../model/step.ts'
+import { checkRunLeft, savedState } from '../state.ts'
+import type { StepIo } from '../step-io.ts'
 import { type StepStopped, type StepSurfaces, type StoppedSurfaces } from './surfaces.ts'
 
 /**

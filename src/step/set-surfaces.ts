@@ -2,29 +2,29 @@ import {
   CHECK_SUMMARY_CHARS,
   stoppedCheckReport,
   type CheckRunReporter,
-} from './github/check-run.ts'
-import { GitHubContext } from './github/context.ts'
-import type { SetComment } from './github/keyed-set-comment.ts'
-import { SET_COMMENT_TABLE_CHARS } from './github/set-comment.ts'
+} from '../github/check-run.ts'
+import { GitHubContext } from '../github/context.ts'
+import type { SetComment } from '../github/keyed-set-comment.ts'
+import { SET_COMMENT_TABLE_CHARS } from '../github/set-comment.ts'
 import {
   finishLeftCheckRun,
   openCommitSurfaces,
   openCommitStatus,
   openSetComment,
   resolveWorkCommit,
-} from './github/setup.ts'
-import { oneLine, type CommitStatusReporter } from './github/status.ts'
-import type { TaskSetSettings } from './inputs/task-set.ts'
-import type { SetOutcome, TaskRun } from './model/set.ts'
+} from '../github/setup.ts'
+import { oneLine, type CommitStatusReporter } from '../github/status.ts'
+import type { TaskSetSettings } from '../inputs/task-set.ts'
+import type { SetOutcome, TaskRun } from '../model/set.ts'
 import {
   renderSetCheck,
   renderSetComment,
   setCounts,
   setStatusOf,
   type SetView,
-} from './report/set-table.ts'
-import { checkRunLeft, savedState } from './state.ts'
-import type { StepIo } from './step-io.ts'
+} from '../summary/set-table.ts'
+import { checkRunLeft, savedState } from '../state.ts'
+import type { StepIo } from '../step-io.ts'
 import { type StepStopped, type StepSurfaces, type StoppedSurfaces } from './surfaces.ts'
 
 /**
