@@ -312,7 +312,13 @@ describe('the action, run as the runner runs it', () => {
   })
 
   it('sends a follow-up to a finished run and awaits its new pass', async () => {
-    const api = await fakeApi()
+    // The new pass ends only once a poll has shown it at work: no window a loaded machine misses.
+    const api = await fakeApi({
+      followupScript: () => [
+        { state: 'INPROGRESS', afterMs: 0 },
+        { state: 'SUCCEEDED', afterMs: 50, afterSeen: true },
+      ],
+    })
     const seeded = api.seedRun({ prompt: 'earlier' }, { createdAt: Date.now() - 60_000 })
     expect(api.run(seeded.run_id)?.state).toBe('SUCCEEDED')
 

@@ -174,7 +174,8 @@ describe('runs', () => {
     const fake = await startApi({
       script: () => [
         { state: 'QUEUED', afterMs: 0 },
-        { state: 'INPROGRESS', afterMs: 30 },
+        // Only once a GET has shown it QUEUED: the seeded view below is never already at work.
+        { state: 'INPROGRESS', afterMs: 30, afterSeen: true },
       ],
     })
     const run = fake.seedRun({ prompt: 'p' })
