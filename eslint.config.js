@@ -1,19 +1,6 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
-
-/** The peers and the steps: what no lower module may import. */
-const UPPER_LAYERS = [
-  'run/*',
-  'summary/*',
-  'step/*',
-  'cli/*',
-  'github/*',
-  'gitlab/*',
-  'service.ts',
-  'runner.ts',
-  'entries/*',
-  'reconcile/*',
-]
+import { forbiddenFrom, placedRooms } from './scripts/layers/table.ts'
 
 /**
  * The runner's library: only the Action's door (src/runner.ts) speaks to the runner; every
@@ -35,33 +22,33 @@ const PROCESS_MODULES = ['node:process', 'process'].map((name) => ({
     'Only an entry (src/entries/) reads the process: take what you need from the World or the port its door hands down (src/world.ts, src/step-io.ts).',
 }))
 
-/** One override per peer folder: it may not import its peers, nor the steps above it. */
-function peers(folders) {
-  return folders.map((folder) => ({
-    files: [`src/${folder}/**`],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [RUNNER_LIBRARY, ...PROCESS_MODULES],
-          patterns: [
-            {
-              group: [
-                ...folders.filter((other) => other !== folder).map((other) => `../${other}/*`),
-                '../step/*',
-                '../cli/*',
-                '../service.ts',
-                '../runner.ts',
-                '../entries/*',
-                '../reconcile/*',
-              ],
-              message: `${folder}/ may not import its peers (run/, summary/, github/, gitlab/) or the steps: move what they share down, into model/, text/, api/ or log.ts.`,
-            },
-          ],
-        },
-      ],
-    },
-  }))
+/**
+ * The layers' import rules, made from the one table (scripts/layers/table.ts): one override per
+ * room, refusing every room beside it or above it. Each also refuses the runner's library
+ * (but to src/runner.ts) and the process as a module (but to an entry), since an override's
+ * rule replaces the one above it.
+ */
+function layerRules() {
+  const rooms = placedRooms()
+  return rooms.map((room) => {
+    const group = forbiddenFrom(room, rooms)
+    const message = `src/${room.path} (${room.layer}) imports its own room or a lower floor only: see the table in scripts/layers/table.ts (CONTRIBUTING.md, "Layers"). What two rooms share moves down.`
+    return {
+      files: [room.path.endsWith('/') ? `src/${room.path}**` : `src/${room.path}`],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            paths: [
+              ...(room.path === 'runner.ts' ? [] : [RUNNER_LIBRARY]),
+              ...(room.path === 'entries/' ? [] : PROCESS_MODULES),
+            ],
+            patterns: group.length > 0 ? [{ group, message }] : [],
+          },
+        ],
+      },
+    }
+  })
 }
 
 export default tseslint.config(
@@ -120,38 +107,7 @@ export default tseslint.config(
       ],
     },
   },
-  // The layers (CONTRIBUTING.md, "Layout"): run/, summary/ and github/ are peers that never
-  // import each other; what two of them share lives below them, and nothing below imports up.
-  ...peers(['run', 'summary', 'github', 'gitlab']),
-  {
-    files: [
-      'src/model/**',
-      'src/agent/**',
-      'src/api/**',
-      'src/text/**',
-      'src/log.ts',
-      'src/inputs/**',
-      'src/input-error.ts',
-      'src/state.ts',
-      'src/step-io.ts',
-      'src/timing.ts',
-      'src/version.ts',
-      'src/world.ts',
-    ],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [RUNNER_LIBRARY, ...PROCESS_MODULES],
-          patterns: [
-            {
-              group: UPPER_LAYERS.flatMap((name) => [`./${name}`, `../${name}`]),
-              message:
-                'A lower module (model/, agent/, api/, text/, log, inputs, state, world) never imports run/, summary/, github/, the steps or the runner.',
-            },
-          ],
-        },
-      ],
-    },
-  },
+  // The layers (CONTRIBUTING.md, "Layers"), from the one table: a file imports its own room
+  // or a lower floor.
+  ...layerRules(),
 )

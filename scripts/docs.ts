@@ -1,5 +1,6 @@
 /**
- * `npm run docs`: writes the inputs and outputs tables of docs/inputs.md from action.yml.
+ * `npm run docs`: writes the inputs and outputs tables of docs/inputs.md from action.yml, and
+ * CONTRIBUTING.md's layers from scripts/layers/table.ts and each file's opening comment.
  * `npm run docs -- --check`: changes nothing, and fails when the page's tables
  * are not what action.yml makes (test/docs.test.ts checks the same in `npm test`).
  */
@@ -7,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { generateReadme } from './docs/tables.ts'
+import { spliceLayers } from './layers/layout.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const README = join(ROOT, 'docs', 'inputs.md')
@@ -34,4 +36,18 @@ if (generated === current) {
 } else {
   writeFileSync(README, generated)
   console.log('docs/inputs.md: wrote the inputs and outputs tables from action.yml.')
+}
+
+// CONTRIBUTING.md's layers (test/layers.test.ts checks the same in `npm test`).
+const CONTRIBUTING = join(ROOT, 'CONTRIBUTING.md')
+const page = readFileSync(CONTRIBUTING, 'utf8')
+const layers = spliceLayers(page, ROOT)
+if (layers === page) {
+  console.log('CONTRIBUTING.md: the layers match scripts/layers/table.ts and the files.')
+} else if (check) {
+  console.error("CONTRIBUTING.md's layers are not what `npm run docs` writes. Run it and commit.")
+  process.exitCode = 1
+} else {
+  writeFileSync(CONTRIBUTING, layers)
+  console.log('CONTRIBUTING.md: wrote the layers.')
 }

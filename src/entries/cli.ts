@@ -1,3 +1,4 @@
+/** The command's entry (`cloud-agent-run`, as dist/cli.js is): hands the process to its door. */
 import { commandIo, runCli } from '../index.ts'
 
 process.exitCode = await runCli(
