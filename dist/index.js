@@ -1,13 +1,13 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 9124:
+/***/ 4006:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const pico = __nccwpck_require__(7742);
-const utils = __nccwpck_require__(6521);
+const pico = __nccwpck_require__(8016);
+const utils = __nccwpck_require__(4059);
 
 function picomatch(glob, options, returnState = false) {
   // default to os.platform()
@@ -25,7 +25,7 @@ module.exports = picomatch;
 
 /***/ }),
 
-/***/ 4357:
+/***/ 5595:
 /***/ ((module) => {
 
 
@@ -216,13 +216,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 19:
+/***/ 8265:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const constants = __nccwpck_require__(4357);
-const utils = __nccwpck_require__(6521);
+const constants = __nccwpck_require__(5595);
+const utils = __nccwpck_require__(4059);
 
 /**
  * Constants
@@ -1648,15 +1648,15 @@ module.exports = parse;
 
 /***/ }),
 
-/***/ 7742:
+/***/ 8016:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const scan = __nccwpck_require__(6799);
-const parse = __nccwpck_require__(19);
-const utils = __nccwpck_require__(6521);
-const constants = __nccwpck_require__(4357);
+const scan = __nccwpck_require__(1781);
+const parse = __nccwpck_require__(8265);
+const utils = __nccwpck_require__(4059);
+const constants = __nccwpck_require__(5595);
 const isObject = val => val && typeof val === 'object' && !Array.isArray(val);
 
 /**
@@ -2016,12 +2016,12 @@ module.exports = picomatch;
 
 /***/ }),
 
-/***/ 6799:
+/***/ 1781:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const utils = __nccwpck_require__(6521);
+const utils = __nccwpck_require__(4059);
 const {
   CHAR_ASTERISK,             /* * */
   CHAR_AT,                   /* @ */
@@ -2038,7 +2038,7 @@ const {
   CHAR_RIGHT_CURLY_BRACE,    /* } */
   CHAR_RIGHT_PARENTHESES,    /* ) */
   CHAR_RIGHT_SQUARE_BRACKET  /* ] */
-} = __nccwpck_require__(4357);
+} = __nccwpck_require__(5595);
 
 const isPathSeparator = code => {
   return code === CHAR_FORWARD_SLASH || code === CHAR_BACKWARD_SLASH;
@@ -2426,7 +2426,7 @@ module.exports = scan;
 
 /***/ }),
 
-/***/ 6521:
+/***/ 4059:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 /*global navigator*/
@@ -2437,7 +2437,7 @@ const {
   REGEX_REMOVE_BACKSLASH,
   REGEX_SPECIAL_CHARS,
   REGEX_SPECIAL_CHARS_GLOBAL
-} = __nccwpck_require__(4357);
+} = __nccwpck_require__(5595);
 
 exports.isObject = val => val !== null && typeof val === 'object' && !Array.isArray(val);
 exports.hasRegexChars = str => REGEX_SPECIAL_CHARS.test(str);
@@ -2505,15 +2505,15 @@ exports.basename = (path, { windows } = {}) => {
 
 /***/ }),
 
-/***/ 9904:
+/***/ 770:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-module.exports = __nccwpck_require__(912);
+module.exports = __nccwpck_require__(218);
 
 
 /***/ }),
 
-/***/ 912:
+/***/ 218:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 var __webpack_unused_export__;
@@ -2785,7 +2785,7 @@ __webpack_unused_export__ = debug; // for test
 
 /***/ }),
 
-/***/ 1134:
+/***/ 8117:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -2986,7 +2986,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 
 /***/ }),
 
-/***/ 4447:
+/***/ 3489:
 /***/ ((__unused_webpack_module, exports) => {
 
 var __webpack_unused_export__;
@@ -3016,7 +3016,7 @@ __webpack_unused_export__ = fetch
 
 /***/ }),
 
-/***/ 2564:
+/***/ 4942:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -3033,7 +3033,7 @@ var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_
 // EXTERNAL MODULE: external "https"
 var external_https_ = __nccwpck_require__(5692);
 var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);
-;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/http-client/lib/proxy.js
+;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
     if (checkBypass(reqUrl)) {
@@ -3124,11 +3124,11 @@ class DecodedURL extends URL {
     }
 }
 //# sourceMappingURL=proxy.js.map
-// EXTERNAL MODULE: ../wt-48/node_modules/tunnel/index.js
-var tunnel = __nccwpck_require__(9904);
-// EXTERNAL MODULE: ../wt-48/vendor/no-undici/index.cjs
-var no_undici = __nccwpck_require__(4447);
-;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/http-client/lib/index.js
+// EXTERNAL MODULE: ./node_modules/tunnel/index.js
+var tunnel = __nccwpck_require__(770);
+// EXTERNAL MODULE: ./vendor/no-undici/index.cjs
+var no_undici = __nccwpck_require__(3489);
+;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -4029,6 +4029,7 @@ var __webpack_exports__ = {};
 __nccwpck_require__.d(__webpack_exports__, {
   C7: () => (/* reexport */ commandIo),
   ak: () => (/* reexport */ runCli),
+  gP: () => (/* binding */ runInActions),
   VN: () => (/* binding */ runMain),
   a2: () => (/* binding */ runPost),
   Kf: () => (/* binding */ src_runReconcile),
@@ -4377,14 +4378,14 @@ function describeValue(value) {
 }
 
 // EXTERNAL MODULE: ./src/timing.ts
-var timing = __nccwpck_require__(1134);
+var timing = __nccwpck_require__(8117);
 ;// CONCATENATED MODULE: ./src/github/octokit.ts
 
 
 
 const ACTIONS_BOT = 'github-actions[bot]';
 async function loadOctokit(token, apiUrl) {
-    const { createOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(128), __nccwpck_require__.e(464)]).then(__nccwpck_require__.bind(__nccwpck_require__, 464));
+    const { createOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(28), __nccwpck_require__.e(573)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9573));
     return createOctokit(token, apiUrl || 'https://api.github.com');
 }
 function withDeadline(deadlineMs = timing/* GITHUB_CALL_DEADLINE_MS */.vt) {
@@ -5784,8 +5785,8 @@ function kindOf(value) {
         : `a ${typeof value}`;
 }
 
-// EXTERNAL MODULE: ../wt-48/node_modules/@actions/http-client/lib/index.js + 1 modules
-var lib = __nccwpck_require__(2564);
+// EXTERNAL MODULE: ./node_modules/@actions/http-client/lib/index.js + 1 modules
+var lib = __nccwpck_require__(4942);
 ;// CONCATENATED MODULE: ./src/api/retry.ts
 
 
@@ -6329,7 +6330,7 @@ function serviceClient(connection, log, options = {}) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/cancel-only.ts
+;// CONCATENATED MODULE: ./src/step/cancel-only.ts
 
 
 
@@ -6350,8 +6351,8 @@ async function cancelOnlyStep(cleanup, world, io) {
 
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-// EXTERNAL MODULE: ../wt-48/node_modules/picomatch/index.js
-var picomatch = __nccwpck_require__(9124);
+// EXTERNAL MODULE: ./node_modules/picomatch/index.js
+var picomatch = __nccwpck_require__(4006);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
 ;// CONCATENATED MODULE: ./src/agent/artifacts.ts
 
@@ -7509,7 +7510,7 @@ async function parseTaskList(value) {
         list = undefined;
     }
     if (list === undefined) {
-        const { parse } = await __nccwpck_require__.e(/* import() */ 421).then(__nccwpck_require__.t.bind(__nccwpck_require__, 5421, 19));
+        const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
         try {
             list = parse(value, { maxAliasCount: 0 });
         }
@@ -7670,7 +7671,7 @@ function nonEmpty(value) {
     return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
-;// CONCATENATED MODULE: ./src/report/json-output.ts
+;// CONCATENATED MODULE: ./src/summary/json-output.ts
 
 
 const JSON_OUTPUT_LIMIT_BYTES = 256 * 1024;
@@ -8336,7 +8337,7 @@ function spentWords(cost, unit) {
     return `${reported} and no figure in ${unitName(unit)}`;
 }
 
-;// CONCATENATED MODULE: ./src/report/agent-work.ts
+;// CONCATENATED MODULE: ./src/summary/agent-work.ts
 
 
 const SUMMARY_ANSWER_CHARS = 200_000;
@@ -8386,7 +8387,7 @@ function renderBlocked(question, answerWays) {
     return lines.join('\n');
 }
 
-;// CONCATENATED MODULE: ./src/report/summary.ts
+;// CONCATENATED MODULE: ./src/summary/summary.ts
 
 
 
@@ -8522,7 +8523,7 @@ function pullRequestLabel(url) {
     return match ? `${match[1]}#${match[2]}` : url;
 }
 
-;// CONCATENATED MODULE: ./src/report/publish.ts
+;// CONCATENATED MODULE: ./src/summary/publish.ts
 
 
 
@@ -8608,6 +8609,15 @@ async function writeSummary(io, markdown) {
     }
     catch (error) {
         io.debug(`No job summary written: ${errorMessage(error)}`);
+    }
+}
+async function runStepBody(io, body, summary) {
+    try {
+        return { value: await body() };
+    }
+    catch (error) {
+        await publishError(io, error, summary?.());
+        return { error };
     }
 }
 async function publishError(io, error, summary) {
@@ -10292,7 +10302,7 @@ function refused(error) {
     return response !== undefined && status !== undefined && status >= 400 && status < 500;
 }
 
-;// CONCATENATED MODULE: ./src/approval-step.ts
+;// CONCATENATED MODULE: ./src/step/approval-step.ts
 
 
 
@@ -12322,9 +12332,9 @@ async function compileOutputSchema(source) {
     if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
         throw new InputError(source.input, `must be a JSON Schema: an object${where}.`);
     }
-    const Ajv2020 = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(63), __nccwpck_require__.e(800)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2800, 23)));
-    const addFormats = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(63), __nccwpck_require__.e(893)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8893, 23)));
-    const { RE2JS } = await __nccwpck_require__.e(/* import() */ 222).then(__nccwpck_require__.bind(__nccwpck_require__, 5222));
+    const Ajv2020 = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(210)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2210, 23)));
+    const addFormats = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(196)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2815, 23)));
+    const { RE2JS } = await __nccwpck_require__.e(/* import() */ 856).then(__nccwpck_require__.bind(__nccwpck_require__, 2856));
     const ajv = new Ajv2020({
         allErrors: true,
         strict: false,
@@ -12433,7 +12443,7 @@ async function parseSchemaText(source, where) {
     }
     catch {
     }
-    const { parse } = await __nccwpck_require__.e(/* import() */ 421).then(__nccwpck_require__.t.bind(__nccwpck_require__, 5421, 19));
+    const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
     try {
         return parse(source.text, { maxAliasCount: 100 });
     }
@@ -13033,7 +13043,7 @@ class FollowUps {
     }
 }
 
-;// CONCATENATED MODULE: ./src/run/lifecycle-parts.ts
+;// CONCATENATED MODULE: ./src/run/lines-and-lookups.ts
 
 
 
@@ -14110,7 +14120,7 @@ function watcherOf(settings, runIdOf, sources, deps) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/run-surfaces.ts
+;// CONCATENATED MODULE: ./src/step/run-surfaces.ts
 
 
 
@@ -14383,7 +14393,7 @@ function limitsOf(settings, step) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/report/set-table.ts
+;// CONCATENATED MODULE: ./src/summary/set-table.ts
 
 
 
@@ -14648,7 +14658,7 @@ function capitalized(text) {
     return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-;// CONCATENATED MODULE: ./src/report/set.ts
+;// CONCATENATED MODULE: ./src/summary/set.ts
 
 
 
@@ -14853,7 +14863,7 @@ function taskName(task) {
     return label.charAt(0).toUpperCase() + label.slice(1);
 }
 
-;// CONCATENATED MODULE: ./src/set-surfaces.ts
+;// CONCATENATED MODULE: ./src/step/set-surfaces.ts
 
 
 
@@ -15113,7 +15123,7 @@ function taskLog(task, io) {
     return namedLog(io, label.charAt(0).toUpperCase() + label.slice(1));
 }
 
-;// CONCATENATED MODULE: ./src/main.ts
+;// CONCATENATED MODULE: ./src/step/main.ts
 
 
 
@@ -15137,12 +15147,11 @@ async function run(io, inputs) {
     });
     io.setOutput('steered', 'false');
     try {
-        const ended = await mainStep(inputs, io, tracker, interruption);
-        return { hadRun: tracker.runId !== undefined, unreachable: ended?.unreachable === true };
-    }
-    catch (error) {
-        await publishError(io, error, { runId: tracker.runId });
-        return { error, hadRun: tracker.runId !== undefined };
+        const ended = await runStepBody(io, () => mainStep(inputs, io, tracker, interruption), () => ({ runId: tracker.runId }));
+        const hadRun = tracker.runId !== undefined;
+        if ('error' in ended)
+            return { error: ended.error, hadRun };
+        return { hadRun, unreachable: ended.value?.unreachable === true };
     }
     finally {
         interruption.stopListening();
@@ -15282,7 +15291,7 @@ async function findUnansweredRun(client, invocation, log) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/post.ts
+;// CONCATENATED MODULE: ./src/step/post.ts
 
 
 
@@ -15291,7 +15300,7 @@ async function findUnansweredRun(client, invocation, log) {
 
 
 async function post_run(io, inputs) {
-    try {
+    await runStepBody(io, async () => {
         const saved = readSavedRun(io);
         const left = leftUnfinished(saved, io);
         if (left.length === 0 && !checkRunLeft(saved))
@@ -15309,10 +15318,7 @@ async function post_run(io, inputs) {
             client: deps.client,
             io,
         });
-    }
-    catch (error) {
-        await publishError(io, error);
-    }
+    });
 }
 function leftoverDeps(settings, io) {
     const client = serviceClient(settings, io, { maxRetries: 5 });
@@ -15320,7 +15326,7 @@ function leftoverDeps(settings, io) {
     return { client, log: io, setFailed, leftGoing: words.leftGoing };
 }
 
-;// CONCATENATED MODULE: ./src/ledger/rows.ts
+;// CONCATENATED MODULE: ./src/report/rows.ts
 
 
 
@@ -15391,7 +15397,7 @@ function stringsOf(metadata) {
     return strings;
 }
 
-;// CONCATENATED MODULE: ./src/ledger/collect.ts
+;// CONCATENATED MODULE: ./src/report/collect.ts
 
 
 
@@ -15421,7 +15427,7 @@ async function collectRows(client, what, deps) {
     return { rows: runs.map(rows_rowOf), complete: listed.complete };
 }
 
-;// CONCATENATED MODULE: ./src/ledger/followups.ts
+;// CONCATENATED MODULE: ./src/report/followups.ts
 
 
 const MAX_READS = 100;
@@ -15451,7 +15457,7 @@ async function followupsOf(client, runId, deadline) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/ledger/files.ts
+;// CONCATENATED MODULE: ./src/report/files.ts
 
 
 
@@ -15518,7 +15524,7 @@ async function writeLedgerFiles(dir, workspace, files) {
     return written.map(([name]) => (0,external_node_path_namespaceObject.join)(folder, name));
 }
 
-;// CONCATENATED MODULE: ./src/ledger/period.ts
+;// CONCATENATED MODULE: ./src/report/period.ts
 const DAY_MS = 24 * 60 * 60_000;
 const HOUR_MS = 60 * 60_000;
 const MONTHS = [
@@ -15579,7 +15585,7 @@ function daysOf(period) {
     return days;
 }
 
-;// CONCATENATED MODULE: ./src/ledger/inputs.ts
+;// CONCATENATED MODULE: ./src/report/inputs.ts
 
 
 
@@ -15641,7 +15647,7 @@ function readReportDir(source) {
     return full;
 }
 
-;// CONCATENATED MODULE: ./src/ledger/sums.ts
+;// CONCATENATED MODULE: ./src/report/sums.ts
 
 
 const TOP = 10;
@@ -15844,7 +15850,7 @@ function budgetUse(rows, budgets) {
     return use;
 }
 
-;// CONCATENATED MODULE: ./src/ledger/render.ts
+;// CONCATENATED MODULE: ./src/report/render.ts
 
 
 
@@ -16037,7 +16043,7 @@ function runsText(runs, children) {
     return `${formatDecimal(runs, 0)}${started}`;
 }
 
-;// CONCATENATED MODULE: ./src/ledger/main.ts
+;// CONCATENATED MODULE: ./src/report/main.ts
 
 
 
@@ -16052,7 +16058,7 @@ function runsText(runs, children) {
 
 const LIST_DEADLINE_MS = 5 * 60_000;
 async function main_run(io, inputs) {
-    try {
+    const ended = await runStepBody(io, async () => {
         const now = Date.now();
         const settings = readReportSettings(inputs, now);
         const { world } = inputs;
@@ -16086,12 +16092,8 @@ async function main_run(io, inputs) {
             });
             io.info(`Wrote ${written.join(', ')}.`);
         }
-        return {};
-    }
-    catch (error) {
-        await publishError(io, error);
-        return { error };
-    }
+    });
+    return 'error' in ended ? { error: ended.error } : {};
 }
 
 ;// CONCATENATED MODULE: ./src/github/repository-desk.ts
@@ -16397,7 +16399,7 @@ function readGitLabReconcileSettings(source) {
     return { ...connection, project, ...pass };
 }
 
-;// CONCATENATED MODULE: ./src/report/reconcile.ts
+;// CONCATENATED MODULE: ./src/summary/reconcile.ts
 
 
 
@@ -17124,7 +17126,7 @@ function pass_reasonOf(error) {
 
 
 async function reconcile_main_run(io, inputs) {
-    try {
+    await runStepBody(io, async () => {
         const settings = readReconcileSettings(inputs);
         const client = serviceClient(settings, io);
         const github = new GitHubContext(settings.githubToken, inputs.world);
@@ -17137,15 +17139,12 @@ async function reconcile_main_run(io, inputs) {
             log: io,
         });
         await publishPass(io, report);
-    }
-    catch (error) {
-        await publishError(io, error);
-    }
+    });
 }
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
-;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/utils.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
@@ -17181,7 +17180,7 @@ function toCommandProperties(annotationProperties) {
     };
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/command.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/command.js
 
 
 /**
@@ -17277,7 +17276,7 @@ function escapeProperty(s) {
 const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
 ;// CONCATENATED MODULE: external "fs"
 const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
-;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/file-command.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
 // For internal use, subject to change.
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -17314,7 +17313,7 @@ function file_command_prepareKeyValueMessage(key, value) {
 //# sourceMappingURL=file-command.js.map
 ;// CONCATENATED MODULE: external "path"
 const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
-;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/http-client/lib/auth.js
+;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/auth.js
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -17390,7 +17389,7 @@ class PersonalAccessTokenCredentialHandler {
     }
 }
 //# sourceMappingURL=auth.js.map
-;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/oidc-utils.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/oidc-utils.js
 var oidc_utils_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -17464,7 +17463,7 @@ class oidc_utils_OidcClient {
     }
 }
 //# sourceMappingURL=oidc-utils.js.map
-;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/summary.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/summary.js
 var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -17745,7 +17744,7 @@ const _summary = new Summary();
 const markdownSummary = (/* unused pure expression or super */ null && (_summary));
 const summary = (/* unused pure expression or super */ null && (_summary));
 //# sourceMappingURL=summary.js.map
-;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/path-utils.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/path-utils.js
 
 /**
  * toPosixPath converts the given path to the posix form. On Windows, \\ will be
@@ -17787,7 +17786,7 @@ var external_events_ = __nccwpck_require__(4434);
 const external_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("child_process");
 // EXTERNAL MODULE: external "assert"
 var external_assert_ = __nccwpck_require__(2613);
-;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/io/lib/io-util.js
+;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io-util.js
 var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -17967,7 +17966,7 @@ function getCmdPath() {
     return (_a = process.env['COMSPEC']) !== null && _a !== void 0 ? _a : `cmd.exe`;
 }
 //# sourceMappingURL=io-util.js.map
-;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/io/lib/io.js
+;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io.js
 var io_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -18241,7 +18240,7 @@ function io_copyFile(srcFile, destFile, force) {
 //# sourceMappingURL=io.js.map
 ;// CONCATENATED MODULE: external "timers"
 const external_timers_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("timers");
-;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/exec/lib/toolrunner.js
+;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/toolrunner.js
 var toolrunner_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -18829,7 +18828,7 @@ class ExecState extends external_events_.EventEmitter {
     }
 }
 //# sourceMappingURL=toolrunner.js.map
-;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/exec/lib/exec.js
+;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/exec.js
 var exec_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -18909,7 +18908,7 @@ function getExecOutput(commandLine, args, options) {
     });
 }
 //# sourceMappingURL=exec.js.map
-;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/platform.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/platform.js
 var platform_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -18974,7 +18973,7 @@ function getDetails() {
     });
 }
 //# sourceMappingURL=platform.js.map
-;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/core.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/core.js
 var core_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -19681,7 +19680,7 @@ async function readDeclaredInputs(action) {
     if (action.pathname.endsWith('.json')) {
         return JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(action, 'utf8'));
     }
-    const { parse } = await __nccwpck_require__.e(/* import() */ 421).then(__nccwpck_require__.t.bind(__nccwpck_require__, 5421, 19));
+    const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
     const inputsOf = (url) => parse((0,external_node_fs_namespaceObject.readFileSync)(url, 'utf8')).inputs ?? {};
     return {
         inputs: inputsOf(action),
@@ -21309,7 +21308,7 @@ function closableWriter(stream) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/cli.ts
+;// CONCATENATED MODULE: ./src/cli/door.ts
 
 
 
@@ -21408,7 +21407,7 @@ async function runStep(command, declared, io, ready, signals) {
     signals.reportFrom(port);
     const ended = await Promise.race([run(port, inputs), stopped]);
     signals.cleaningUp();
-    await cli_ownRuns(port, inputs);
+    await door_ownRuns(port, inputs);
     const end = ended === 'stopped' ? { hadRun: true } : ended;
     const afterwards = preflight_writeSummary(command, io, port.summary);
     jobFiles?.finish(port.outputs);
@@ -21425,7 +21424,7 @@ async function runStep(command, declared, io, ready, signals) {
         io.process.exit(code);
     return code;
 }
-async function cli_ownRuns(port, inputs) {
+async function door_ownRuns(port, inputs) {
     if (readSavedRun(port).runs.every((record) => record.settled))
         return;
     await post_run(port, inputs);
@@ -21477,30 +21476,23 @@ function watchSignals(io, json) {
 
 
 
-async function runMain(host) {
+async function runInActions(host, step) {
     const { io, inputs } = runnerDoor(host);
-    await run(io, inputs);
+    await step(io, inputs);
 }
-async function runPost(host) {
-    const { io, inputs } = runnerDoor(host);
-    await post_run(io, inputs);
-}
-async function src_runReconcile(host) {
-    const { io, inputs } = runnerDoor(host);
-    await reconcile_main_run(io, inputs);
-}
-async function runReport(host) {
-    const { io, inputs } = runnerDoor(host);
-    await main_run(io, inputs);
-}
+const runMain = (host) => runInActions(host, run);
+const runPost = (host) => runInActions(host, post_run);
+const src_runReconcile = (host) => runInActions(host, reconcile_main_run);
+const runReport = (host) => runInActions(host, main_run);
 
 
 var __webpack_exports__commandIo = __webpack_exports__.C7;
 var __webpack_exports__runCli = __webpack_exports__.ak;
+var __webpack_exports__runInActions = __webpack_exports__.gP;
 var __webpack_exports__runMain = __webpack_exports__.VN;
 var __webpack_exports__runPost = __webpack_exports__.a2;
 var __webpack_exports__runReconcile = __webpack_exports__.Kf;
 var __webpack_exports__runReport = __webpack_exports__.qi;
-export { __webpack_exports__commandIo as commandIo, __webpack_exports__runCli as runCli, __webpack_exports__runMain as runMain, __webpack_exports__runPost as runPost, __webpack_exports__runReconcile as runReconcile, __webpack_exports__runReport as runReport };
+export { __webpack_exports__commandIo as commandIo, __webpack_exports__runCli as runCli, __webpack_exports__runInActions as runInActions, __webpack_exports__runMain as runMain, __webpack_exports__runPost as runPost, __webpack_exports__runReconcile as runReconcile, __webpack_exports__runReport as runReport };
 
 //# sourceMappingURL=index.js.map
