@@ -33,6 +33,7 @@ const EXPECTED_EXAMPLES = [
   'address-review.yml',
   'answer-pr-comments.yml',
   'budgeted-nightly.yml',
+  'campaign.yml',
   'detached-review.yml',
   'reconcile.yml',
   'close-pr-cleanup.yml',

@@ -206,7 +206,8 @@ export const PROJECT_HELP = [
 export function inputLines(declared: Readonly<Record<string, DeclaredInput>>): string[] {
   const lines: string[] = []
   for (const [name, input] of Object.entries(declared)) {
-    if (name === 'api_key') continue
+    // The key is never a flag; tasks_file is the command's own --tasks-file, read from the cwd.
+    if (name === 'api_key' || name === 'tasks_file') continue
     const flag = isBooleanInput(input)
       ? `${flagOf(name)}, --no-${name.replace(/_/g, '-')}`
       : flagOf(name)

@@ -1,6 +1,18 @@
-/** A step with `tasks` (v1.2): the list of tasks, what it refuses, `max_parallel`, `pass_when`. */
+/**
+ * A step with `tasks` (v1.2), or `tasks_file`: the list of tasks, what it refuses,
+ * `max_parallel`, `pass_when`; with `campaign` (v1.5), each task's repository.
+ */
+import { readFileSync, statSync } from 'node:fs'
+import { resolve } from 'node:path'
 import type { SchemaSource } from '../agent/structured-output.ts'
 import type { CreateRunRequest } from '../api/types.ts'
+import {
+  campaignKey,
+  isCampaignName,
+  parseRepository,
+  repositoryName,
+  type TaskRepository,
+} from '../model/campaign.ts'
 import type { PassWhen } from '../model/set.ts'
 import type { InputSource } from '../step-io.ts'
 import { asSentence, cut, errorMessage } from '../text/plain.ts'
@@ -31,7 +43,14 @@ export interface TaskSetSettings extends Omit<Settings, 'target'> {
   readonly taskSchemas: readonly (SchemaSource | undefined)[]
   readonly maxParallel: number
   readonly passWhen: PassWhen
+  /** `campaign`: the name every run carries; undefined for a plain set. */
+  readonly campaign?: string
+  /** A campaign task's `repository`, by task index: its run's project; undefined for the step's. */
+  readonly repositories: readonly (TaskRepository | undefined)[]
 }
+
+/** The largest `tasks_file` read: a list of thousands of tasks fits many times over. */
+const TASKS_FILE_MAX_BYTES = 16 * 1024 * 1024
 
 /** The create inputs a task does not set: its prompt is the item's own; MCP servers the step's. */
 const NOT_A_TASK_KEY = ['prompt_file', 'mcp_servers'] as const
@@ -69,8 +88,23 @@ export const TASKS_REFUSE: readonly (readonly [input: string, value: string])[] 
  * task before any request, and names the task and the field of a bad one.
  */
 export async function readTaskSettings(source: InputSource): Promise<TaskSetSettings | undefined> {
-  const value = source.get('tasks')
-  if (!value) return undefined
+  const value = readTaskList(source)
+  const campaign = source.get('campaign')
+  if (!value) {
+    if (campaign) {
+      throw new InputError(
+        'campaign',
+        'needs tasks (or tasks_file): a campaign is one instruction over many repositories, one task each.',
+      )
+    }
+    return undefined
+  }
+  if (campaign && !isCampaignName(campaign)) {
+    throw new InputError(
+      'campaign',
+      `must be a name of at most 64 letters, digits, dots, dashes and underscores; got "${cut(campaign, 100)}".`,
+    )
+  }
   // The key is masked before any other input is checked, as for one run.
   const connection = readConnection(source)
   for (const name of SINGLE_RUN_INPUTS) {
@@ -88,7 +122,8 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
     )
   }
   const items = await parseTaskList(value)
-  const read = items.map((item, index) => readTask(source, item, index))
+  const read = items.map((item, index) => readTask(source, item, index, campaign || undefined))
+  refuseTwoOfOneRepository(read.map((task) => task.repository))
   const tasks = read.map((task) => task.request)
   const taskSchemas = read.map((task) => task.schema)
   const step = readStepSettings(
@@ -152,6 +187,52 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
     previousRun,
     maxParallel,
     passWhen: readPassWhen(source.get('pass_when') || 'all', tasks.length),
+    ...(campaign ? { campaign } : {}),
+    repositories: read.map((task) => task.repository),
+  }
+}
+
+/**
+ * `tasks`, or the contents of `tasks_file` (in the workspace, as `prompt_file` is read): the
+ * runner hands each input over as an environment variable of at most 128 KiB, so a list of
+ * hundreds of tasks comes from a file. '' when neither is given.
+ */
+function readTaskList(source: InputSource): string {
+  const tasks = source.get('tasks')
+  const file = source.get('tasks_file')
+  if (!file) return tasks
+  if (tasks) throw new InputError('tasks_file', 'cannot be combined with tasks; give one of them.')
+  const path = resolve(source.world.workspace, file)
+  let text: string
+  try {
+    const { size } = statSync(path)
+    if (size > TASKS_FILE_MAX_BYTES) {
+      throw new InputError('tasks_file', `names a file of ${size} bytes, over 16 MiB: ${path}.`)
+    }
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    if (error instanceof InputError) throw error
+    const reason = (error as { code?: string }).code ?? String(error)
+    throw new InputError('tasks_file', `cannot be read: ${path} (${reason}).`)
+  }
+  if (text.trim() === '') throw new InputError('tasks_file', `names an empty file: ${path}.`)
+  return text.trim()
+}
+
+/** A campaign runs one task per repository: a second would pay twice for one change. */
+function refuseTwoOfOneRepository(repositories: readonly (TaskRepository | undefined)[]): void {
+  const seen = new Map<string, number>()
+  for (const [index, repository] of repositories.entries()) {
+    if (!repository) continue
+    const name = repositoryName(repository).toLowerCase()
+    const first = seen.get(name)
+    if (first !== undefined) {
+      throw new InputError(
+        'tasks',
+        `tasks ${first + 1} and ${index + 1} both name the repository ${repositoryName(repository)}: a campaign runs one task per repository.`,
+      )
+    }
+    seen.set(name, index)
   }
 }
 
@@ -207,30 +288,46 @@ function readTask(
   source: InputSource,
   item: unknown,
   index: number,
-): { request: CreateRunRequest; schema: SchemaSource | undefined } {
+  campaign: string | undefined,
+): {
+  request: CreateRunRequest
+  schema: SchemaSource | undefined
+  repository: TaskRepository | undefined
+} {
   // A person counts tasks from 1 (the `runs` output's `task` is the 0-based index, for code).
   const where = `task ${index + 1}`
   const fields: Partial<Record<TaskKey, string>> = {}
+  let repository: TaskRepository | undefined
   if (typeof item === 'string') {
     fields.prompt = item.trim()
   } else if (isPlainObject(item)) {
     for (const [key, field] of Object.entries(item)) {
-      if (!(TASK_KEYS as readonly string[]).includes(key)) {
+      if (key !== 'repository' && !(TASK_KEYS as readonly string[]).includes(key)) {
         throw new InputError(
           'tasks',
-          `${where} has an unknown key "${cut(key, 100)}"; a task takes ${TASK_KEYS.join(', ')}.`,
+          `${where} has an unknown key "${cut(key, 100)}"; a task takes ${TASK_KEYS.join(', ')}, and with campaign repository.`,
         )
       }
       if (typeof field !== 'string' && typeof field !== 'number') {
         throw new InputError('tasks', `${where}'s ${key} must be a string.`)
       }
-      fields[key as TaskKey] = String(field).trim()
+      if (key === 'repository') repository = readRepository(String(field).trim(), where, campaign)
+      else fields[key as TaskKey] = String(field).trim()
     }
   } else {
     throw new InputError('tasks', `${where} must be a prompt or a mapping with a prompt.`)
   }
   const prompt = fields.prompt ?? ''
   checkPromptSize(`tasks (${where}'s prompt)`, prompt)
+  if (repository && campaign) {
+    if (fields.name !== undefined) {
+      throw new InputError(
+        'tasks',
+        `${where} names both a repository and a name: a campaign task's name is <campaign>/<repository>.`,
+      )
+    }
+    fields.name = campaignKey(campaign, repository)
+  }
   const merged: InputSource = {
     ...source,
     get: (name) =>
@@ -242,11 +339,29 @@ function readTask(
   try {
     const own = fields.output_schema === undefined ? undefined : readSchemaSource(merged)
     const schema = own && { ...own, input: `${where}'s output_schema` }
-    return { request: readCreateRequest(merged, prompt), schema }
+    return { request: readCreateRequest(merged, prompt), schema, repository }
   } catch (error) {
     if (!(error instanceof InputError)) throw error
     throw new InputError('tasks', `${where}: ${error.message}`)
   }
+}
+
+/** A task's `repository`, which only a campaign takes. */
+function readRepository(text: string, where: string, campaign: string | undefined): TaskRepository {
+  if (!campaign) {
+    throw new InputError(
+      'tasks',
+      `${where} names a repository, which only a campaign's tasks do: give the step a campaign.`,
+    )
+  }
+  const repository = parseRepository(text)
+  if (!repository) {
+    throw new InputError(
+      'tasks',
+      `${where}'s repository must be owner/repo, or gitlab:group/app for a GitLab project; got "${cut(text, 200)}".`,
+    )
+  }
+  return repository
 }
 
 function readPositiveInteger(input: string, value: string): number {

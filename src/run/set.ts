@@ -16,7 +16,7 @@ import type { RunsStore } from '../state.ts'
 import { safeForLog } from '../text/log.ts'
 import { cancelPreviousRuns } from './cancel.ts'
 import { SET_KEY, type RunTag } from './create.ts'
-import { homeOfTag } from '../model/home.ts'
+import { homeOfTag, type RunHome } from '../model/home.ts'
 import { RunLifecycle, type LifecycleClient, type LifecycleSpec } from './lifecycle.ts'
 import type { ReadingWatch } from './lines-and-lookups.ts'
 import type { Interruption } from './interruption.ts'
@@ -153,13 +153,16 @@ export class TaskSetRun {
   async #cancelPrevious(input: string): Promise<void> {
     const { client, log, now } = this.#deps
     const deadline = now() + this.#settings.timeoutMs
-    const names = new Set(this.#tasks.map((task) => task.request.config?.name ?? ''))
-    // Every task's tag names the set's home: its project and thread.
-    const home = homeOfTag(this.#deps.tagFor(0).metadata)
-    for (const name of names) {
+    // A task's tag names its home: the set's project and thread, or a campaign task's repository.
+    const asks = new Map<string, { name: string; home: RunHome }>()
+    for (const [index, task] of this.#tasks.entries()) {
+      const name = task.request.config?.name ?? ''
+      const home = homeOfTag(this.#deps.tagFor(index).metadata)
+      if (name) asks.set(`${home.forge ?? ''} ${home.project ?? ''}\n${name}`, { name, home })
+    }
+    for (const { name, home } of asks.values()) {
       if (this.#deps.signal.aborted) return
-      const asked = { name, home, input }
-      if (name) await cancelPreviousRuns(client, asked, log, { deadline })
+      await cancelPreviousRuns(client, { name, home, input }, log, { deadline })
     }
   }
 

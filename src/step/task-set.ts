@@ -1,3 +1,4 @@
+import { campaignTags } from '../model/campaign.ts'
 import { limitsTag } from '../model/limits.ts'
 import { bindingCaps, maxCreditsCap } from '../model/spend-cap.ts'
 import { randomUUID } from 'node:crypto'
@@ -129,7 +130,12 @@ function setRun(set: PreparedSet, interruption: Interruption): TaskSetRun {
       log: io,
       state: savedState(io),
       setMetadata: { [SET_KEY]: stepTag.invocation },
-      tagFor: (index) => taskTag(stepTag, index),
+      tagFor: (index) => {
+        const tag = taskTag(stepTag, index)
+        if (settings.campaign === undefined) return tag
+        const repository = settings.repositories[index]
+        return { ...tag, metadata: campaignTags(tag.metadata, settings.campaign, repository) }
+      },
       onProgress: (tasks) => surfaces.showRunning(tasks),
       watchFor: (task, name) => taskWatcher(settings.agentWork, task, sources, { log: io, name }),
       checkFor: (task, name) => {

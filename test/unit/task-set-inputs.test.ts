@@ -1,5 +1,7 @@
 /** A step with `tasks` (src/inputs/task-set.ts). */
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { InputError } from '../../src/input-error.ts'
 import { readTaskSettings, TASK_KEYS, TASKS_REFUSE } from '../../src/inputs/task-set.ts'
@@ -233,5 +235,89 @@ describe('tasks (v1.2)', () => {
     const [, list = '', line = ''] = example ?? []
     expect(line).toMatch(/^Input "tasks" task \d+ /)
     expect(await refusesTasks({ tasks: list.replace(/^ {2}/gm, '') })).toBe(line)
+  })
+})
+
+describe('campaign and tasks_file (v1.5)', () => {
+  const read = (given: Record<string, string>, env: NodeJS.ProcessEnv = {}) =>
+    readTaskSettings(fakeInputs({ api_key: KEY, base_url: BASE_URL, ...given }, env).source)
+
+  async function refuses(given: Record<string, string>, input: string): Promise<string> {
+    const error = await read(given).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    )
+    expect(error).toBeInstanceOf(InputError)
+    expect((error as InputError).input).toBe(input)
+    return (error as InputError).message
+  }
+
+  it("makes each task's repository its project and <campaign>/<repository> its name", async () => {
+    const settings = await read({
+      campaign: 'bump-lodash',
+      tasks: JSON.stringify([
+        { repository: 'octo-org/api', prompt: 'Bump lodash' },
+        { repository: 'gitlab:group/sub/app', prompt: 'Bump lodash' },
+        'Note the change in the changelog',
+      ]),
+    })
+    expect(settings?.campaign).toBe('bump-lodash')
+    expect(settings?.repositories).toEqual([
+      { forge: 'github', project: 'octo-org/api' },
+      { forge: 'gitlab', project: 'group/sub/app' },
+      undefined,
+    ])
+    expect(settings?.tasks.map((task) => task.config?.name)).toEqual([
+      'bump-lodash/octo-org/api',
+      'bump-lodash/gitlab:group/sub/app',
+      undefined,
+    ])
+  })
+
+  it('refuses, before any request and naming the input, what a campaign cannot be', async () => {
+    expect(await refuses({ campaign: 'c' }, 'campaign')).toContain('needs tasks (or tasks_file)')
+    expect(await refuses({ campaign: 'two words', tasks: '[a]' }, 'campaign')).toContain(
+      'at most 64 letters',
+    )
+    const task = (repository: string) => JSON.stringify([{ repository, prompt: 'p' }])
+    expect(await refuses({ tasks: task('octo-org/api') }, 'tasks')).toContain(
+      'task 1 names a repository, which only a campaign',
+    )
+    for (const bad of ['octo-org', 'a/b/c', 'https://github.com/a/b', 'gitlab:solo', '../x']) {
+      expect(await refuses({ campaign: 'c', tasks: task(bad) }, 'tasks'), bad).toContain(
+        "task 1's repository must be owner/repo, or gitlab:group/app",
+      )
+    }
+    const twice = JSON.stringify([
+      { repository: 'octo-org/api', prompt: 'p' },
+      { repository: 'Octo-Org/API', prompt: 'q' },
+    ])
+    expect(await refuses({ campaign: 'c', tasks: twice }, 'tasks')).toContain(
+      'tasks 1 and 2 both name the repository Octo-Org/API',
+    )
+    const named = JSON.stringify([{ repository: 'octo-org/api', prompt: 'p', name: 'x' }])
+    expect(await refuses({ campaign: 'c', tasks: named }, 'tasks')).toContain(
+      'names both a repository and a name',
+    )
+  })
+
+  it('reads tasks_file from the workspace, never beside tasks', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'tasks-file-'))
+    const list = Array.from({ length: 1_000 }, (_, i) => ({
+      repository: `octo-org/service-${i}`,
+      prompt: `Add the lint check to service ${i}; ${'context '.repeat(20)}`,
+    }))
+    writeFileSync(join(workspace, 'repos.json'), JSON.stringify(list))
+    // Over the 128 KiB a runner's environment variable holds: the reason for the file.
+    expect(JSON.stringify(list).length).toBeGreaterThan(128 * 1024)
+    const env = { GITHUB_WORKSPACE: workspace }
+    const settings = await read({ campaign: 'lint', tasks_file: 'repos.json' }, env)
+    expect(settings?.tasks).toHaveLength(1_000)
+    const refused = await read({ tasks: '[a]', tasks_file: 'repos.json' }, env).catch(
+      (error: unknown) => error,
+    )
+    expect((refused as InputError).input).toBe('tasks_file')
+    const missing = await read({ tasks_file: 'nowhere.yml' }, env).catch((error: unknown) => error)
+    expect((missing as InputError).message).toContain('cannot be read')
   })
 })

@@ -1,0 +1,101 @@
+/**
+ * Campaigns (v1.5, issue 49): one instruction over many repositories from one `tasks` step.
+ * Each run carries the campaign; a task's repository is its run's project (its tags, the
+ * report's rows), `<campaign>/<repository>` its name; `tasks_file` holds a list longer than an
+ * input can.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { FakeAgentApi, type RunScript } from '../fake-api/server.ts'
+import { command } from './command.ts'
+import { runStep } from './harness.ts'
+
+const KEY = 'sk-e2e-campaign-41f0'
+const servers: FakeAgentApi[] = []
+
+afterAll(async () => {
+  await Promise.all(servers.splice(0).map((api) => api.close()))
+})
+
+const done: RunScript = [
+  { state: 'INPROGRESS', afterMs: 0, patch: { request_usage: { inference_cost: 4 } } },
+  { state: 'SUCCEEDED', afterMs: 50 },
+]
+
+async function fakeApi(): Promise<FakeAgentApi> {
+  const api = await FakeAgentApi.start({ apiKey: KEY, script: () => done })
+  servers.push(api)
+  return api
+}
+
+/** The metadata of every create, in task order. */
+function createdTags(api: FakeAgentApi): Record<string, string>[] {
+  return api
+    .requestsTo('POST', /\/agent\/runs?$/)
+    .map((r) => (r.json as { metadata: Record<string, string> }).metadata)
+    .sort((a, b) => Number(a.gh_task) - Number(b.gh_task))
+}
+
+describe('campaign: one instruction over many repositories', () => {
+  it("tags each run with the campaign and its task's repository, named <campaign>/<repository>", async () => {
+    const api = await fakeApi()
+    const workspace = mkdtempSync(join(tmpdir(), 'campaign-'))
+    const tasks = [
+      { repository: 'octo-org/api', prompt: 'Bump lodash to 4.17.23' },
+      { repository: 'octo-org/web', prompt: 'Bump lodash to 4.17.23' },
+      { repository: 'gitlab:platform/billing', prompt: 'Bump lodash to 4.17.23' },
+    ]
+    writeFileSync(
+      join(workspace, 'campaign.yml'),
+      tasks.map((t) => `- ${JSON.stringify(t)}`).join('\n'),
+    )
+    const result = await runStep({
+      inputs: {
+        api_key: KEY,
+        base_url: api.baseUrl,
+        campaign: 'bump-lodash',
+        tasks_file: 'campaign.yml',
+        timeout: '30s',
+      },
+      env: { GITHUB_WORKSPACE: workspace, GITHUB_REPOSITORY: 'octo-org/platform-ops' },
+    })
+    expect(result.code, result.stdout).toBe(0)
+    const tags = createdTags(api)
+    expect(tags.map((t) => [t.gh_campaign, t.gh_forge, t.gh_repository, t.gh_key])).toEqual([
+      ['bump-lodash', 'github', 'octo-org/api', 'bump-lodash/octo-org/api'],
+      ['bump-lodash', 'github', 'octo-org/web', 'bump-lodash/octo-org/web'],
+      ['bump-lodash', 'gitlab', 'platform/billing', 'bump-lodash/gitlab:platform/billing'],
+    ])
+    // The step's own commit and thread are another repository's: no run carries them.
+    expect(tags.every((t) => t.gh_head_sha === undefined && t.gh_thread === undefined)).toBe(true)
+    // Within the service's 20 metadata keys, with room to spare.
+    expect(Math.max(...tags.map((t) => Object.keys(t).length))).toBeLessThanOrEqual(19)
+    const names = api
+      .requestsTo('POST', /\/agent\/runs?$/)
+      .map((r) => (r.json as { config?: { name?: string } }).config?.name)
+    expect(names.sort()).toEqual([
+      'bump-lodash/gitlab:platform/billing',
+      'bump-lodash/octo-org/api',
+      'bump-lodash/octo-org/web',
+    ])
+
+    // Each repository's report counts its own run, whichever repository's step made it.
+    const laptop = await command(
+      ['report', '--project', 'octo-org/web', '--base-url', api.baseUrl, '--json'],
+      { WARP_API_KEY: KEY },
+    ).done
+    expect(JSON.parse(laptop.stdout)).toMatchObject({ runs: 1, credits: 4 })
+  })
+
+  it('refuses a campaign without tasks before any request, naming the input', async () => {
+    const api = await fakeApi()
+    const result = await runStep({
+      inputs: { api_key: KEY, base_url: api.baseUrl, campaign: 'c', prompt: 'p' },
+    })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain('Input "campaign" needs tasks (or tasks_file)')
+    expect(api.requests).toHaveLength(0)
+  })
+})
