@@ -3,7 +3,9 @@
  * name, and a task that names its `repository` makes that repository the run's project (its
  * tags, budgets, cancels and report) and `<campaign>/<repository>` its key. Pure.
  */
+import type { RunItem } from '../api/types.ts'
 import { FORGE_KEY } from './home.ts'
+import { meaningOf } from './states.ts'
 import { HANDOFF_KEYS, STEP_KEYS } from './handoff.ts'
 import type { Forge } from '../world.ts'
 
@@ -64,4 +66,35 @@ export function campaignTags(
     [STEP_KEYS.repository]: repository.project,
     [HANDOFF_KEYS.key]: campaignKey(campaign, repository),
   }
+}
+
+/** What applying a campaign again does for a repository's task. */
+export type Applied =
+  | { readonly kind: 'start' }
+  | {
+      readonly kind: 'skip'
+      readonly runId: string
+      /** Why, in words: `run … is still working`, `run … succeeded on this instruction`. */
+      readonly why: string
+    }
+
+/**
+ * Applying a campaign again never pays twice (v1.5): a repository whose latest campaign run of
+ * its key is working, or succeeded on the same instruction (the prompt the step would send), gets
+ * no new run; any other (none, a failure, a changed instruction) starts one. Pure.
+ */
+export function applyAgain(
+  prompt: string,
+  latest: Pick<RunItem, 'run_id' | 'state' | 'prompt'> | undefined,
+): Applied {
+  if (!latest) return { kind: 'start' }
+  const meaning = meaningOf(latest.state)
+  if (meaning === 'active' || meaning === 'blocked') {
+    return { kind: 'skip', runId: latest.run_id, why: `run ${latest.run_id} is still working` }
+  }
+  if (meaning === 'succeeded' && latest.prompt === prompt) {
+    const why = `run ${latest.run_id} succeeded on this instruction`
+    return { kind: 'skip', runId: latest.run_id, why }
+  }
+  return { kind: 'start' }
 }

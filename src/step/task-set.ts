@@ -1,4 +1,6 @@
 import { campaignTags } from '../model/campaign.ts'
+import { campaignSkips } from '../report/campaign.ts'
+import { planCampaign } from '../run/campaign.ts'
 import { limitsTag } from '../model/limits.ts'
 import { bindingCaps, maxCreditsCap } from '../model/spend-cap.ts'
 import { randomUUID } from 'node:crypto'
@@ -68,12 +70,18 @@ interface PreparedSet extends StepStart {
   readonly waitsEndBy: number
 }
 
-/** Opens the set's surfaces and tags: its ID is its step's invocation, known before any create. */
+/**
+ * Opens the set's surfaces and tags: its ID is its step's invocation, known before any create.
+ * A campaign applied again starts only the tasks its runs do not already cover; undefined when
+ * that is none of them.
+ */
 async function prepare(
-  settings: TaskSetSettings,
-  outputs: readonly (OutputRequest | undefined)[],
+  given: TaskSetSettings,
+  givenOutputs: readonly (OutputRequest | undefined)[],
   start: StepStart,
-): Promise<PreparedStep> {
+): Promise<PreparedStep | undefined> {
+  const { settings, outputs } = await applyCampaign(given, givenOutputs, start)
+  if (settings.tasks.length === 0) return undefined
   const { world, home, github, io } = start
   const setId = randomUUID()
   const surfaces = await SetSurfaces.open(settings, github, setId, io)
@@ -210,4 +218,49 @@ async function taskWork(
 function taskLog(task: TaskRun, io: StepStart['io']) {
   const label = safeForLog(taskLabel(task), 200)
   return namedLog(io, label.charAt(0).toUpperCase() + label.slice(1))
+}
+
+/**
+ * A campaign's tasks less those its runs already cover (working, or succeeded on this
+ * instruction), each skip said in the log and the job summary. Another step's set is as given.
+ */
+async function applyCampaign(
+  settings: TaskSetSettings,
+  outputs: readonly (OutputRequest | undefined)[],
+  { client, io }: StepStart,
+): Promise<{ settings: TaskSetSettings; outputs: readonly (OutputRequest | undefined)[] }> {
+  const { campaign } = settings
+  if (campaign === undefined) return { settings, outputs }
+  const tasks = settings.tasks.map((task, index) => {
+    const output = outputs[index]
+    const sent = output ? requestWithInstruction(task, output.instruction) : task
+    const repository = settings.repositories[index]
+    return { key: repository ? task.config?.name : undefined, prompt: sent.prompt ?? '' }
+  })
+  const deadline = Date.now() + settings.timeoutMs
+  const plan = await planCampaign(client, campaign, tasks, deadline)
+  const kept = plan.flatMap((applied, index) => (applied.kind === 'start' ? [index] : []))
+  const skipped = plan.flatMap((applied, index) =>
+    applied.kind === 'skip' ? [{ key: tasks[index]?.key ?? '', why: applied.why }] : [],
+  )
+  if (skipped.length === 0) return { settings, outputs }
+  for (const { key, why } of skipped) io.info(`${safeForLog(key, 200)}: skipped, ${why}.`)
+  await io.appendSummary(campaignSkips(campaign, skipped, settings.tasks.length)).catch(() => {})
+  const pick = <T>(list: readonly T[]): T[] => kept.flatMap((index) => list.slice(index, index + 1))
+  const left = kept.length
+  const { passWhen } = settings
+  return {
+    settings: {
+      ...settings,
+      tasks: pick(settings.tasks),
+      taskSchemas: pick(settings.taskSchemas),
+      repositories: pick(settings.repositories),
+      // `pass_when: N` counts the runs this step starts: at most as many as it has left.
+      passWhen:
+        passWhen.kind === 'at-least' && passWhen.count > left
+          ? { kind: 'at-least', count: Math.max(1, left) }
+          : passWhen,
+    },
+    outputs: pick(outputs),
+  }
 }

@@ -98,4 +98,50 @@ describe('campaign: one instruction over many repositories', () => {
     expect(result.stdout).toContain('Input "campaign" needs tasks (or tasks_file)')
     expect(api.requests).toHaveLength(0)
   })
+
+  it('applied again, starts no run for a repository whose run works or succeeded on this instruction', async () => {
+    const api = await fakeApi()
+    const apply = (tasks: { repository: string; prompt: string }[]) =>
+      runStep({
+        inputs: {
+          api_key: KEY,
+          base_url: api.baseUrl,
+          campaign: 'add-lint',
+          tasks: JSON.stringify(tasks),
+          timeout: '30s',
+        },
+      })
+    const instruction = 'Add the lint check to CI'
+    const repositories = ['octo-org/api', 'octo-org/web', 'octo-org/docs']
+    const first = await apply(
+      repositories.map((repository) => ({ repository, prompt: instruction })),
+    )
+    expect(first.code, first.stdout).toBe(0)
+    expect(api.requestsTo('POST', /\/agent\/runs?$/)).toHaveLength(3)
+
+    // The same campaign again: nothing to pay for.
+    const again = await apply(
+      repositories.map((repository) => ({ repository, prompt: instruction })),
+    )
+    expect(again.code, again.stdout).toBe(0)
+    expect(api.requestsTo('POST', /\/agent\/runs?$/)).toHaveLength(3)
+    expect(again.summary).toContain('#### Campaign add-lint: 3 of 3 repositories need no new run')
+    expect(again.stdout).toMatch(
+      /add-lint\/octo-org\/web: skipped, run run_[\w-]+ succeeded on this instruction\./,
+    )
+
+    // A changed instruction for one repository starts that one only.
+    const changed = await apply([
+      { repository: 'octo-org/api', prompt: instruction },
+      { repository: 'octo-org/web', prompt: `${instruction}, and fix what it finds` },
+      { repository: 'octo-org/docs', prompt: instruction },
+    ])
+    expect(changed.code, changed.stdout).toBe(0)
+    const creates = api.requestsTo('POST', /\/agent\/runs?$/)
+    expect(creates).toHaveLength(4)
+    expect((creates[3]?.json as { config?: { name?: string } }).config?.name).toBe(
+      'add-lint/octo-org/web',
+    )
+    expect(changed.summary).toContain('2 of 3 repositories need no new run')
+  })
 })
