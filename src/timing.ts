@@ -28,8 +28,8 @@ export const POLL_FAILURE_BUDGET = 5
 /** How long a new run's 404 counts as read-after-write lag: tens of seconds, then "not found". */
 export const NEW_RUN_NOT_FOUND_GRACE_MS = 30_000
 
-/** The runs a set's poll lists in its one request: the service's largest page. */
-export const SET_LIST_PAGE = 100
+/** The runs a page of a set's poll lists: the service's largest page (one page per 500 in flight). */
+export const SET_LIST_PAGE = 500
 
 /**
  * A run of a set that the poll's list leaves out (more than a page of the set's runs changed

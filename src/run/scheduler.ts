@@ -238,7 +238,7 @@ export class RunScheduler {
       }
       // After a signal, the runner's grace is for the cancels alone.
       if (why.kind === 'signal' || this.#deps.now() >= deadline) return
-      const { runs } = await this.#listRuns(deadline)
+      const { runs } = await this.#listRuns(deadline, undefined)
       const byId = new Map(runs.map((run) => [run.run_id, run]))
       for (const one of cancelled) {
         const run = byId.get(one.record.runId ?? '')
@@ -271,8 +271,9 @@ export class RunScheduler {
   }
 
   /**
-   * One read per poll: for a set, one list request for every run in flight, filtered by the
-   * set's metadata and newest change first, so that the page holds every run that changed
+   * One read per poll: for a set, one list request a page of 500 runs in flight (1,000 in
+   * flight, two pages), filtered by the set's metadata and newest change first, so that the
+   * pages hold every run that changed
    * since the last poll. A run missing from a full page has not changed (it is read on its
    * own only when it has gone unread for a while); missing from a page that is not full, it
    * is too new for the list (which lags behind the service's writes), and is read on its own.
@@ -283,13 +284,20 @@ export class RunScheduler {
     let pageFull = false
     if (this.#listsRuns()) {
       try {
-        const { runs, page_info } = await this.#listRuns(deadline)
-        // The children agents started carry the set's tags: each joins its root's run.
-        for (const run of runs) {
-          if (isChildRun(run)) this.#childSeen(run)
-          else listed.set(run.run_id, run)
+        // One page per SET_LIST_PAGE runs in flight: a page of 500 holds what changed among them.
+        const pages = Math.max(1, Math.ceil(inFlight.length / SET_LIST_PAGE))
+        let cursor: string | undefined
+        for (let page = 0; page < pages; page += 1) {
+          const { runs, page_info } = await this.#listRuns(deadline, cursor)
+          // The children agents started carry the set's tags: each joins its root's run.
+          for (const run of runs) {
+            if (isChildRun(run)) this.#childSeen(run)
+            else listed.set(run.run_id, run)
+          }
+          pageFull = page_info?.has_next_page === true
+          cursor = page_info?.next_cursor ?? undefined
+          if (!pageFull || !cursor) break
         }
-        pageFull = page_info?.has_next_page === true
       } catch (error) {
         if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available') {
           throw error
@@ -360,14 +368,15 @@ export class RunScheduler {
     await one.seen(run, deadline)
   }
 
-  /** One page of the set's runs, filtered by its metadata, newest change first. */
-  #listRuns(deadline: number) {
+  /** A page of the set's runs, filtered by its metadata, newest change first. */
+  #listRuns(deadline: number, cursor: string | undefined) {
     return this.#deps.client.listRuns(
       {
         metadata: { ...this.#deps.listMetadata },
         limit: SET_LIST_PAGE,
         sort_by: 'updated_at',
         sort_order: 'desc',
+        ...(cursor ? { cursor } : {}),
       },
       { signal: this.#deps.signal, deadline },
     )

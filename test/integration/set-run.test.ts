@@ -211,19 +211,20 @@ describe('TaskSetRun is as robust as one run', () => {
     expect(firstPoll).toBeGreaterThan(lastCreate)
   })
 
-  it('more than a page of runs: each poll is one list request, with no read per run in flight', async () => {
-    // 100 short tasks end first and fill the list's first page, newest change first; the 20
-    // long ones stay in flight behind them, for as many polls as the test awaits (then the
-    // workflow cancels the step), however slowly a loaded machine makes the 120 creates.
+  it('more than a page of runs: each poll is a list page per 500 in flight, with no read per run', async () => {
+    // 500 short tasks end first and fill the list's first page (500, the service's largest),
+    // newest change first; the 20 long ones stay in flight behind them, for as many polls as the
+    // test awaits (then the workflow cancels the step), however slowly a loaded machine makes
+    // the 520 creates. While all 520 are in flight, a poll reads two pages.
     const api = await startApi((prompt) => (prompt.startsWith('long') ? working(1) : lasting(50)))
     const prompts = [
       ...Array.from({ length: 20 }, (_, i) => `long ${i}`),
-      ...Array.from({ length: 100 }, (_, i) => `short ${i}`),
+      ...Array.from({ length: 500 }, (_, i) => `short ${i}`),
     ]
-    const { set, workflow } = setFor(api, prompts, { maxParallel: 120, pollIntervalMs: 50 })
+    const { set, workflow } = setFor(api, prompts, { maxParallel: 520, pollIntervalMs: 50 })
     const running = set.run(noSignals())
     const lists = () => api.requestsTo('GET', '/agent/runs').length
-    await until(() => api.allRuns().filter((run) => run.state === 'SUCCEEDED').length === 100)
+    await until(() => api.allRuns().filter((run) => run.state === 'SUCCEEDED').length === 500)
     const after = lists()
     // Four polls after every short run ended, the long ones behind a full page each time.
     await until(() => lists() >= after + 4)
@@ -235,6 +236,11 @@ describe('TaskSetRun is as robust as one run', () => {
     for (const poll of polls) {
       expect(poll.query.get('sort_by')).toBe('updated_at')
       expect(poll.query.get('sort_order')).toBe('desc')
+      expect(poll.query.get('limit')).toBe('500')
     }
+    // While more than 500 were in flight a poll read a second page, by its cursor; never more.
+    const cursors = polls.map((poll) => poll.query.get('cursor')).filter((cursor) => cursor)
+    expect(cursors.length).toBeGreaterThan(0)
+    expect(cursors.length).toBeLessThan(polls.length)
   })
 })

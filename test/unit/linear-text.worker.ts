@@ -2,7 +2,8 @@
  * The cases of linear-text.test.ts, run in a worker thread so that a transform gone
  * quadratic (synchronous: no timer can interrupt it) is ended by `terminate()`, and
  * fails its test, instead of holding the test run for hours. Each group feeds every
- * hostile megabyte to its functions and posts the checks that did not hold.
+ * hostile megabyte to its functions and posts the checks that did not hold, and the CPU time
+ * its thread spent on them.
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { describeProgress } from '../../src/agent/progress.ts'
@@ -101,10 +102,13 @@ export const GROUPS: Record<string, Record<string, Check>> = {
 
 if (parentPort && typeof workerData === 'string') {
   const failed: string[] = []
+  // This thread's own CPU time: what the checks cost, whatever else the machine is doing.
+  const before = process.threadCpuUsage()
   for (const [name, check] of Object.entries(GROUPS[workerData] ?? {})) {
     for (const [shape, text] of Object.entries(HOSTILE)) {
       if (!check(text)) failed.push(`${name} on ${shape}`)
     }
   }
-  parentPort.postMessage(failed)
+  const used = process.threadCpuUsage(before)
+  parentPort.postMessage({ failed, cpuMs: (used.user + used.system) / 1000 })
 }
