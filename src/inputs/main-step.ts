@@ -19,6 +19,7 @@ import {
   type GitHubSettings,
 } from './github.ts'
 import { InputError } from '../input-error.ts'
+import { isCampaignName } from '../model/campaign.ts'
 import { readOutput, type OutputSettings } from './output.ts'
 import { CREATE_ONLY_INPUTS, readTarget, SINGLE_RUN_INPUTS } from './run-target.ts'
 import { readContinueFrom, type ContinueFrom } from './surface.ts'
@@ -233,8 +234,10 @@ function readPollInterval(value: string, timeoutMs: number): number {
 
 /** What `cancel_only` cancels: the active runs named `name`, and with `continue_from`, the run that made the pull request. */
 export interface CancelOnly extends Connection {
-  /** '' when only the run that made the pull request is to be cancelled. */
+  /** '' when only the run that made the pull request, or a campaign's, are to be cancelled. */
   readonly name: string
+  /** `campaign`: every working run of the campaign, whichever repository it is of (v1.5). */
+  readonly campaign: string
   /** `continue_from: pull_request`: the run that made the step's pull request, if it works. */
   readonly madeThePullRequest: boolean
 }
@@ -253,13 +256,21 @@ export function readCancelOnly(source: InputSource): CancelOnly | undefined {
     throw new InputError('continue_from', `must be pull_request or empty; got "${continueFrom}".`)
   }
   const madeThePullRequest = continueFrom === 'pull_request'
-  if (!name && !madeThePullRequest) {
+  const campaign = source.get('campaign')
+  if (!name && !madeThePullRequest && !campaign) {
     throw new InputError(
       'cancel_only',
-      'needs name (it cancels the active runs with that name), or continue_from: pull_request (the run that made the pull request).',
+      "needs name (it cancels the active runs with that name), continue_from: pull_request (the run that made the pull request), or campaign (the campaign's working runs).",
     )
   }
-  needsProject(source, 'cancel_only')
+  if (campaign && !isCampaignName(campaign)) {
+    throw new InputError(
+      'campaign',
+      `must be a name of at most 64 letters, digits, dots, dashes and underscores; got "${campaign.slice(0, 100)}".`,
+    )
+  }
+  // A campaign's runs are of many projects: the campaign names them, not the step's project.
+  if (name || madeThePullRequest) needsProject(source, 'cancel_only')
   // Every input that says which run to act on, or how to create one: none is sent.
   const others: string[] = [...new Set([...CREATE_ONLY_INPUTS, ...SINGLE_RUN_INPUTS])].filter(
     (input) => input !== 'name' && source.get(input) !== '',
@@ -273,7 +284,7 @@ export function readCancelOnly(source: InputSource): CancelOnly | undefined {
       `cannot be combined with ${others.join(', ')}: it only cancels the runs named by name.`,
     )
   }
-  return { ...connection, name, madeThePullRequest }
+  return { ...connection, name, madeThePullRequest, campaign }
 }
 
 /**

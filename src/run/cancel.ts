@@ -1,6 +1,7 @@
 import type { AgentRunsClient } from '../api/client.ts'
 import type { RequestOptions, Sleep } from '../api/transport.ts'
 import { UnprocessableEntityError } from '../api/errors.ts'
+import { CAMPAIGN_KEY } from '../model/campaign.ts'
 import { meaningOf } from '../model/states.ts'
 import { describeHome, homeScope, ofHomeForge, type RunHome } from '../model/home.ts'
 import { lookUpRunThatMade } from './continue-pr.ts'
@@ -274,6 +275,40 @@ export async function cancelPreviousRuns(
   if (active.length === 0) log.info(`${input}: no active run is named ${name}${where}.`)
   return cancelled
 }
+
+/**
+ * `cancel_only` with `campaign` (v1.5): cancels every working run of the campaign, whichever
+ * repository it is of, and starts nothing. Returns the runs cancelled.
+ */
+export async function cancelCampaign(
+  client: Pick<AgentRunsClient, 'iterateRuns' | 'cancelRun'>,
+  campaign: string,
+  log: Log,
+  options: Pick<RequestOptions, 'deadline'> = {},
+): Promise<string[]> {
+  // Collected first: cancelling while paging would move runs out of the pages still to come.
+  const { runs } = await listTaggedRuns(
+    client,
+    { [CAMPAIGN_KEY]: campaign },
+    { state: SUPERSEDED_STATES },
+    { ...options, maxPages: CAMPAIGN_MAX_PAGES },
+  )
+  // Checked here too, so that a service ignoring a filter cannot make this cancel other runs.
+  const working = runs.filter(
+    (run) => run.metadata?.[CAMPAIGN_KEY] === campaign && meaningOf(run.state) === 'active',
+  )
+  const cancelled: string[] = []
+  for (const run of working) {
+    const report = await requestCancel(client, run.run_id, options)
+    if (report.kind === 'cancelled') cancelled.push(run.run_id)
+    logCancel(log, run.run_id, report, 'cancel_only')
+  }
+  log.info(`cancel_only: cancelled ${cancelled.length} working run(s) of campaign ${campaign}.`)
+  return cancelled
+}
+
+/** The pages of a campaign's working runs a cancel reads: 10,000 runs. */
+const CAMPAIGN_MAX_PAGES = 20
 
 /** The pages of active runs of one name a cancel reads: far more than one thread ever has. */
 const PREVIOUS_RUNS_MAX_PAGES = 10

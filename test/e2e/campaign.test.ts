@@ -144,4 +144,35 @@ describe('campaign: one instruction over many repositories', () => {
     )
     expect(changed.summary).toContain('2 of 3 repositories need no new run')
   })
+
+  it('cancel_only with campaign cancels every working run of the campaign, and no other', async () => {
+    const working: RunScript = [{ state: 'INPROGRESS', afterMs: 0 }]
+    const api = await FakeAgentApi.start({ apiKey: KEY, script: () => working })
+    servers.push(api)
+    const start = (campaign: string, repositories: string[]) =>
+      runStep({
+        inputs: {
+          api_key: KEY,
+          base_url: api.baseUrl,
+          campaign,
+          tasks: JSON.stringify(repositories.map((repository) => ({ repository, prompt: 'p' }))),
+          wait: 'false',
+        },
+      })
+    expect((await start('bump', ['octo-org/api', 'gitlab:group/app'])).code).toBe(0)
+    expect((await start('other', ['octo-org/api'])).code).toBe(0)
+
+    const cleanup = await runStep({
+      inputs: { api_key: KEY, base_url: api.baseUrl, cancel_only: 'true', campaign: 'bump' },
+    })
+    expect(cleanup.code, cleanup.stdout).toBe(0)
+    const cancelled = JSON.parse(cleanup.outputs.cancelled ?? '[]') as string[]
+    expect(cancelled).toHaveLength(2)
+    const states = api.allRuns().map((run) => [run.metadata?.gh_campaign, run.state])
+    expect(states.filter(([c]) => c === 'bump').every(([, state]) => state === 'CANCELLED')).toBe(
+      true,
+    )
+    expect(states.filter(([c]) => c === 'other')).toEqual([['other', 'INPROGRESS']])
+    expect(api.requestsTo('POST', /\/agent\/runs?$/)).toHaveLength(3)
+  })
 })

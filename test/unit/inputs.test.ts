@@ -493,7 +493,13 @@ describe('readCancelOnly', () => {
       baseUrl: BASE_URL,
       name: 'pr-review-7',
       madeThePullRequest: false,
+      campaign: '',
     })
+    // A campaign's working runs: no name, and no project, needed.
+    expect(cancelOnly({ cancel_only: 'true', campaign: 'bump-lodash' })?.campaign).toBe(
+      'bump-lodash',
+    )
+    inputErrorFrom(() => cancelOnly({ cancel_only: 'true', campaign: 'two words' }), 'campaign')
     expect(
       inputErrorFrom(() => cancelOnly({ cancel_only: 'true' }), 'cancel_only').message,
     ).toContain('needs name')
