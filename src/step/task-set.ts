@@ -1,5 +1,5 @@
 import { campaignTags } from '../model/campaign.ts'
-import { campaignSkips } from '../report/campaign.ts'
+import { campaignSkips } from '../summary/campaign.ts'
 import { planCampaign } from '../run/campaign.ts'
 import { limitsTag } from '../model/limits.ts'
 import { bindingCaps, maxCreditsCap } from '../model/spend-cap.ts'
