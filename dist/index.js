@@ -1,13 +1,13 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 4006:
+/***/ 9124:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const pico = __nccwpck_require__(8016);
-const utils = __nccwpck_require__(4059);
+const pico = __nccwpck_require__(7742);
+const utils = __nccwpck_require__(6521);
 
 function picomatch(glob, options, returnState = false) {
   // default to os.platform()
@@ -25,7 +25,7 @@ module.exports = picomatch;
 
 /***/ }),
 
-/***/ 5595:
+/***/ 4357:
 /***/ ((module) => {
 
 
@@ -216,13 +216,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8265:
+/***/ 19:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const constants = __nccwpck_require__(5595);
-const utils = __nccwpck_require__(4059);
+const constants = __nccwpck_require__(4357);
+const utils = __nccwpck_require__(6521);
 
 /**
  * Constants
@@ -1648,15 +1648,15 @@ module.exports = parse;
 
 /***/ }),
 
-/***/ 8016:
+/***/ 7742:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const scan = __nccwpck_require__(1781);
-const parse = __nccwpck_require__(8265);
-const utils = __nccwpck_require__(4059);
-const constants = __nccwpck_require__(5595);
+const scan = __nccwpck_require__(6799);
+const parse = __nccwpck_require__(19);
+const utils = __nccwpck_require__(6521);
+const constants = __nccwpck_require__(4357);
 const isObject = val => val && typeof val === 'object' && !Array.isArray(val);
 
 /**
@@ -2016,12 +2016,12 @@ module.exports = picomatch;
 
 /***/ }),
 
-/***/ 1781:
+/***/ 6799:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const utils = __nccwpck_require__(4059);
+const utils = __nccwpck_require__(6521);
 const {
   CHAR_ASTERISK,             /* * */
   CHAR_AT,                   /* @ */
@@ -2038,7 +2038,7 @@ const {
   CHAR_RIGHT_CURLY_BRACE,    /* } */
   CHAR_RIGHT_PARENTHESES,    /* ) */
   CHAR_RIGHT_SQUARE_BRACKET  /* ] */
-} = __nccwpck_require__(5595);
+} = __nccwpck_require__(4357);
 
 const isPathSeparator = code => {
   return code === CHAR_FORWARD_SLASH || code === CHAR_BACKWARD_SLASH;
@@ -2426,7 +2426,7 @@ module.exports = scan;
 
 /***/ }),
 
-/***/ 4059:
+/***/ 6521:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 /*global navigator*/
@@ -2437,7 +2437,7 @@ const {
   REGEX_REMOVE_BACKSLASH,
   REGEX_SPECIAL_CHARS,
   REGEX_SPECIAL_CHARS_GLOBAL
-} = __nccwpck_require__(5595);
+} = __nccwpck_require__(4357);
 
 exports.isObject = val => val !== null && typeof val === 'object' && !Array.isArray(val);
 exports.hasRegexChars = str => REGEX_SPECIAL_CHARS.test(str);
@@ -2505,15 +2505,15 @@ exports.basename = (path, { windows } = {}) => {
 
 /***/ }),
 
-/***/ 770:
+/***/ 9904:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-module.exports = __nccwpck_require__(218);
+module.exports = __nccwpck_require__(912);
 
 
 /***/ }),
 
-/***/ 218:
+/***/ 912:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 var __webpack_unused_export__;
@@ -2785,7 +2785,7 @@ __webpack_unused_export__ = debug; // for test
 
 /***/ }),
 
-/***/ 8117:
+/***/ 1134:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -2829,7 +2829,7 @@ const POLL_GROWTH = { share: 0.05, maxGrownDelayMs: 30_000 };
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const POLL_FAILURE_BUDGET = 5;
 const NEW_RUN_NOT_FOUND_GRACE_MS = 30_000;
-const SET_LIST_PAGE = 100;
+const SET_LIST_PAGE = 500;
 const SET_UNLISTED_RECHECK_MS = 60_000;
 const NEW_PASS_GRACE_MS = 30_000;
 const MIN_REQUEST_MS = 5_000;
@@ -2986,7 +2986,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 
 /***/ }),
 
-/***/ 3489:
+/***/ 4447:
 /***/ ((__unused_webpack_module, exports) => {
 
 var __webpack_unused_export__;
@@ -3016,7 +3016,7 @@ __webpack_unused_export__ = fetch
 
 /***/ }),
 
-/***/ 4942:
+/***/ 2564:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -3033,7 +3033,7 @@ var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_
 // EXTERNAL MODULE: external "https"
 var external_https_ = __nccwpck_require__(5692);
 var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);
-;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/proxy.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
     if (checkBypass(reqUrl)) {
@@ -3124,11 +3124,11 @@ class DecodedURL extends URL {
     }
 }
 //# sourceMappingURL=proxy.js.map
-// EXTERNAL MODULE: ./node_modules/tunnel/index.js
-var tunnel = __nccwpck_require__(770);
-// EXTERNAL MODULE: ./vendor/no-undici/index.cjs
-var no_undici = __nccwpck_require__(3489);
-;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/index.js
+// EXTERNAL MODULE: ../wt-48/node_modules/tunnel/index.js
+var tunnel = __nccwpck_require__(9904);
+// EXTERNAL MODULE: ../wt-48/vendor/no-undici/index.cjs
+var no_undici = __nccwpck_require__(4447);
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -4378,14 +4378,14 @@ function describeValue(value) {
 }
 
 // EXTERNAL MODULE: ./src/timing.ts
-var timing = __nccwpck_require__(8117);
+var timing = __nccwpck_require__(1134);
 ;// CONCATENATED MODULE: ./src/github/octokit.ts
 
 
 
 const ACTIONS_BOT = 'github-actions[bot]';
 async function loadOctokit(token, apiUrl) {
-    const { createOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(28), __nccwpck_require__.e(573)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9573));
+    const { createOctokit } = await Promise.all(/* import() */[__nccwpck_require__.e(128), __nccwpck_require__.e(464)]).then(__nccwpck_require__.bind(__nccwpck_require__, 464));
     return createOctokit(token, apiUrl || 'https://api.github.com');
 }
 function withDeadline(deadlineMs = timing/* GITHUB_CALL_DEADLINE_MS */.vt) {
@@ -5292,6 +5292,56 @@ function isUnreachableOrRefused(error) {
     return error instanceof ApiConnectionError;
 }
 
+;// CONCATENATED MODULE: ./src/model/campaign.ts
+
+
+
+const CAMPAIGN_KEY = 'gh_campaign';
+function isCampaignName(text) {
+    return /^[\w.-]{1,64}$/.test(text);
+}
+function parseRepository(text) {
+    const gitlab = /^gitlab:(\w[\w.-]*(?:\/\w[\w.-]*)+)$/.exec(text);
+    if (gitlab?.[1])
+        return { forge: 'gitlab', project: gitlab[1] };
+    const github = /^(?:github:)?(\w[\w-]*\/\w[\w.-]*)$/.exec(text);
+    if (github?.[1])
+        return { forge: 'github', project: github[1] };
+    return undefined;
+}
+function repositoryName(repository) {
+    return repository.forge === 'gitlab' ? `gitlab:${repository.project}` : repository.project;
+}
+function campaignKey(campaign, repository) {
+    return `${campaign}/${repositoryName(repository)}`;
+}
+function campaignTags(step, campaign, repository) {
+    if (!repository)
+        return { ...step, [CAMPAIGN_KEY]: campaign };
+    const stepOwn = [HANDOFF_KEYS.thread, STEP_KEYS.headSha];
+    const kept = Object.entries(step).filter(([key]) => !stepOwn.includes(key));
+    return {
+        ...Object.fromEntries(kept),
+        [CAMPAIGN_KEY]: campaign,
+        [FORGE_KEY]: repository.forge,
+        [STEP_KEYS.repository]: repository.project,
+        [HANDOFF_KEYS.key]: campaignKey(campaign, repository),
+    };
+}
+function applyAgain(prompt, latest) {
+    if (!latest)
+        return { kind: 'start' };
+    const meaning = meaningOf(latest.state);
+    if (meaning === 'active' || meaning === 'blocked') {
+        return { kind: 'skip', runId: latest.run_id, why: `run ${latest.run_id} is still working` };
+    }
+    if (meaning === 'succeeded' && latest.prompt === prompt) {
+        const why = `run ${latest.run_id} succeeded on this instruction`;
+        return { kind: 'skip', runId: latest.run_id, why };
+    }
+    return { kind: 'start' };
+}
+
 ;// CONCATENATED MODULE: ./src/run/continue-pr.ts
 
 
@@ -5509,6 +5559,7 @@ function describeCancel(unsafeRunId, report) {
 
 
 
+
 async function requestCancel(client, runId, options = {}) {
     const report = await cancelOne(client, runId, options);
     if (report.kind === 'failed' || report.kind === 'blocked' || report.kind === 'refused') {
@@ -5631,6 +5682,20 @@ async function cancelPreviousRuns(client, asked, log, options = {}) {
         log.info(`${input}: no active run is named ${name}${where}.`);
     return cancelled;
 }
+async function cancelCampaign(client, campaign, log, options = {}) {
+    const { runs } = await listTaggedRuns(client, { [CAMPAIGN_KEY]: campaign }, { state: SUPERSEDED_STATES }, { ...options, maxPages: CAMPAIGN_MAX_PAGES });
+    const working = runs.filter((run) => run.metadata?.[CAMPAIGN_KEY] === campaign && meaningOf(run.state) === 'active');
+    const cancelled = [];
+    for (const run of working) {
+        const report = await requestCancel(client, run.run_id, options);
+        if (report.kind === 'cancelled')
+            cancelled.push(run.run_id);
+        logCancel(log, run.run_id, report, 'cancel_only');
+    }
+    log.info(`cancel_only: cancelled ${cancelled.length} working run(s) of campaign ${campaign}.`);
+    return cancelled;
+}
+const CAMPAIGN_MAX_PAGES = 20;
 const PREVIOUS_RUNS_MAX_PAGES = 10;
 async function cancelOnly(client, asked, log) {
     const cancelled = await cancelPreviousRuns(client, { ...asked, input: 'cancel_only' }, log);
@@ -5785,8 +5850,8 @@ function kindOf(value) {
         : `a ${typeof value}`;
 }
 
-// EXTERNAL MODULE: ./node_modules/@actions/http-client/lib/index.js + 1 modules
-var lib = __nccwpck_require__(4942);
+// EXTERNAL MODULE: ../wt-48/node_modules/@actions/http-client/lib/index.js + 1 modules
+var lib = __nccwpck_require__(2564);
 ;// CONCATENATED MODULE: ./src/api/retry.ts
 
 
@@ -6346,13 +6411,20 @@ async function cancelOnlyStep(cleanup, world, io) {
         if (made && !cancelled.includes(made))
             cancelled.push(made);
     }
+    if (cleanup.campaign) {
+        const deadline = Date.now() + CANCEL_DEADLINE_MS;
+        for (const runId of await cancelCampaign(client, cleanup.campaign, io, { deadline })) {
+            if (!cancelled.includes(runId))
+                cancelled.push(runId);
+        }
+    }
     io.setOutput('cancelled', JSON.stringify(cancelled));
 }
 
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-// EXTERNAL MODULE: ./node_modules/picomatch/index.js
-var picomatch = __nccwpck_require__(4006);
+// EXTERNAL MODULE: ../wt-48/node_modules/picomatch/index.js
+var picomatch = __nccwpck_require__(9124);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
 ;// CONCATENATED MODULE: ./src/agent/artifacts.ts
 
@@ -7248,6 +7320,7 @@ function dropEmpty(record) {
 
 
 
+
 const PREVIOUS_RUN_WORDS = ['keep', 'cancel', 'steer'];
 function readPreviousRun(source) {
     const legacy = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
@@ -7390,10 +7463,15 @@ function readCancelOnly(source) {
         throw new InputError('continue_from', `must be pull_request or empty; got "${continueFrom}".`);
     }
     const madeThePullRequest = continueFrom === 'pull_request';
-    if (!name && !madeThePullRequest) {
-        throw new InputError('cancel_only', 'needs name (it cancels the active runs with that name), or continue_from: pull_request (the run that made the pull request).');
+    const campaign = source.get('campaign');
+    if (!name && !madeThePullRequest && !campaign) {
+        throw new InputError('cancel_only', "needs name (it cancels the active runs with that name), continue_from: pull_request (the run that made the pull request), or campaign (the campaign's working runs).");
     }
-    needsProject(source, 'cancel_only');
+    if (campaign && !isCampaignName(campaign)) {
+        throw new InputError('campaign', `must be a name of at most 64 letters, digits, dots, dashes and underscores; got "${campaign.slice(0, 100)}".`);
+    }
+    if (name || madeThePullRequest)
+        needsProject(source, 'cancel_only');
     const others = [...new Set([...CREATE_ONLY_INPUTS, ...SINGLE_RUN_INPUTS])].filter((input) => input !== 'name' && source.get(input) !== '');
     for (const flag of ['continue_run', 'cancel_previous', 'comment', 'commit_status']) {
         if (parseBoolean(flag, source.get(flag) || 'false'))
@@ -7402,7 +7480,7 @@ function readCancelOnly(source) {
     if (others.length > 0) {
         throw new InputError('cancel_only', `cannot be combined with ${others.join(', ')}: it only cancels the runs named by name.`);
     }
-    return { ...connection, name, madeThePullRequest };
+    return { ...connection, name, madeThePullRequest, campaign };
 }
 function needsProject(source, input) {
     if (source.world.project)
@@ -7423,6 +7501,10 @@ function inputNamed(source, input, value) {
 
 
 
+
+
+
+const TASKS_FILE_MAX_BYTES = 16 * 1024 * 1024;
 const NOT_A_TASK_KEY = ['prompt_file', 'mcp_servers'];
 const TASK_KEYS = [
     ...CREATE_ONLY_INPUTS.filter((input) => !NOT_A_TASK_KEY.includes(input)),
@@ -7436,9 +7518,17 @@ const TASKS_REFUSE = [
     ['continue_from', 'pull_request'],
 ];
 async function readTaskSettings(source) {
-    const value = source.get('tasks');
-    if (!value)
+    const value = readTaskList(source);
+    const campaign = source.get('campaign');
+    if (!value) {
+        if (campaign) {
+            throw new InputError('campaign', 'needs tasks (or tasks_file): a campaign is one instruction over many repositories, one task each.');
+        }
         return undefined;
+    }
+    if (campaign && !isCampaignName(campaign)) {
+        throw new InputError('campaign', `must be a name of at most 64 letters, digits, dots, dashes and underscores; got "${cut(campaign, 100)}".`);
+    }
     const connection = readConnection(source);
     for (const name of SINGLE_RUN_INPUTS) {
         if (source.get(name)) {
@@ -7449,7 +7539,8 @@ async function readTaskSettings(source) {
         throw new InputError('tasks', 'cannot be combined with continue_from: a set starts one run per task, while continue_from sends one prompt to the run that made the pull request.');
     }
     const items = await parseTaskList(value);
-    const read = items.map((item, index) => readTask(source, item, index));
+    const read = items.map((item, index) => readTask(source, item, index, campaign || undefined));
+    refuseTwoOfOneRepository(read.map((task) => task.repository));
     const tasks = read.map((task) => task.request);
     const taskSchemas = read.map((task) => task.schema);
     const step = readStepSettings(source, (continueRun) => {
@@ -7489,7 +7580,48 @@ async function readTaskSettings(source) {
         previousRun,
         maxParallel,
         passWhen: readPassWhen(source.get('pass_when') || 'all', tasks.length),
+        ...(campaign ? { campaign } : {}),
+        repositories: read.map((task) => task.repository),
     };
+}
+function readTaskList(source) {
+    const tasks = source.get('tasks');
+    const file = source.get('tasks_file');
+    if (!file)
+        return tasks;
+    if (tasks)
+        throw new InputError('tasks_file', 'cannot be combined with tasks; give one of them.');
+    const path = (0,external_node_path_namespaceObject.resolve)(source.world.workspace, file);
+    let text;
+    try {
+        const { size } = (0,external_node_fs_namespaceObject.statSync)(path);
+        if (size > TASKS_FILE_MAX_BYTES) {
+            throw new InputError('tasks_file', `names a file of ${size} bytes, over 16 MiB: ${path}.`);
+        }
+        text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
+    }
+    catch (error) {
+        if (error instanceof InputError)
+            throw error;
+        const reason = error.code ?? String(error);
+        throw new InputError('tasks_file', `cannot be read: ${path} (${reason}).`);
+    }
+    if (text.trim() === '')
+        throw new InputError('tasks_file', `names an empty file: ${path}.`);
+    return text.trim();
+}
+function refuseTwoOfOneRepository(repositories) {
+    const seen = new Map();
+    for (const [index, repository] of repositories.entries()) {
+        if (!repository)
+            continue;
+        const name = repositoryName(repository).toLowerCase();
+        const first = seen.get(name);
+        if (first !== undefined) {
+            throw new InputError('tasks', `tasks ${first + 1} and ${index + 1} both name the repository ${repositoryName(repository)}: a campaign runs one task per repository.`);
+        }
+        seen.set(name, index);
+    }
 }
 function withWhatWasRead(message, text) {
     const position = /\bposition (\d+)/.exec(message)?.[1];
@@ -7510,7 +7642,7 @@ async function parseTaskList(value) {
         list = undefined;
     }
     if (list === undefined) {
-        const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
+        const { parse } = await __nccwpck_require__.e(/* import() */ 421).then(__nccwpck_require__.t.bind(__nccwpck_require__, 5421, 19));
         try {
             list = parse(value, { maxAliasCount: 0 });
         }
@@ -7527,21 +7659,25 @@ async function parseTaskList(value) {
         throw new InputError('tasks', 'is an empty list: give at least one task.');
     return list;
 }
-function readTask(source, item, index) {
+function readTask(source, item, index, campaign) {
     const where = `task ${index + 1}`;
     const fields = {};
+    let repository;
     if (typeof item === 'string') {
         fields.prompt = item.trim();
     }
     else if (isPlainObject(item)) {
         for (const [key, field] of Object.entries(item)) {
-            if (!TASK_KEYS.includes(key)) {
-                throw new InputError('tasks', `${where} has an unknown key "${cut(key, 100)}"; a task takes ${TASK_KEYS.join(', ')}.`);
+            if (key !== 'repository' && !TASK_KEYS.includes(key)) {
+                throw new InputError('tasks', `${where} has an unknown key "${cut(key, 100)}"; a task takes ${TASK_KEYS.join(', ')}, and with campaign repository.`);
             }
             if (typeof field !== 'string' && typeof field !== 'number') {
                 throw new InputError('tasks', `${where}'s ${key} must be a string.`);
             }
-            fields[key] = String(field).trim();
+            if (key === 'repository')
+                repository = readRepository(String(field).trim(), where, campaign);
+            else
+                fields[key] = String(field).trim();
         }
     }
     else {
@@ -7549,6 +7685,12 @@ function readTask(source, item, index) {
     }
     const prompt = fields.prompt ?? '';
     checkPromptSize(`tasks (${where}'s prompt)`, prompt);
+    if (repository && campaign) {
+        if (fields.name !== undefined) {
+            throw new InputError('tasks', `${where} names both a repository and a name: a campaign task's name is <campaign>/<repository>.`);
+        }
+        fields.name = campaignKey(campaign, repository);
+    }
     const merged = {
         ...source,
         get: (name) => name in fields ? (fields[name] ?? '') : source.get(name),
@@ -7559,13 +7701,23 @@ function readTask(source, item, index) {
     try {
         const own = fields.output_schema === undefined ? undefined : readSchemaSource(merged);
         const schema = own && { ...own, input: `${where}'s output_schema` };
-        return { request: readCreateRequest(merged, prompt), schema };
+        return { request: readCreateRequest(merged, prompt), schema, repository };
     }
     catch (error) {
         if (!(error instanceof InputError))
             throw error;
         throw new InputError('tasks', `${where}: ${error.message}`);
     }
+}
+function readRepository(text, where, campaign) {
+    if (!campaign) {
+        throw new InputError('tasks', `${where} names a repository, which only a campaign's tasks do: give the step a campaign.`);
+    }
+    const repository = parseRepository(text);
+    if (!repository) {
+        throw new InputError('tasks', `${where}'s repository must be owner/repo, or gitlab:group/app for a GitLab project; got "${cut(text, 200)}".`);
+    }
+    return repository;
 }
 function readPositiveInteger(input, value) {
     if (!/^\d+$/.test(value) || Number(value) < 1) {
@@ -12332,9 +12484,9 @@ async function compileOutputSchema(source) {
     if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
         throw new InputError(source.input, `must be a JSON Schema: an object${where}.`);
     }
-    const Ajv2020 = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(210)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2210, 23)));
-    const addFormats = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(457), __nccwpck_require__.e(196)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2815, 23)));
-    const { RE2JS } = await __nccwpck_require__.e(/* import() */ 856).then(__nccwpck_require__.bind(__nccwpck_require__, 2856));
+    const Ajv2020 = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(63), __nccwpck_require__.e(800)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 2800, 23)));
+    const addFormats = mainExport(await Promise.all(/* import() */[__nccwpck_require__.e(63), __nccwpck_require__.e(893)]).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8893, 23)));
+    const { RE2JS } = await __nccwpck_require__.e(/* import() */ 222).then(__nccwpck_require__.bind(__nccwpck_require__, 5222));
     const ajv = new Ajv2020({
         allErrors: true,
         strict: false,
@@ -12443,7 +12595,7 @@ async function parseSchemaText(source, where) {
     }
     catch {
     }
-    const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
+    const { parse } = await __nccwpck_require__.e(/* import() */ 421).then(__nccwpck_require__.t.bind(__nccwpck_require__, 5421, 19));
     try {
         return parse(source.text, { maxAliasCount: 100 });
     }
@@ -13522,7 +13674,7 @@ class RunScheduler {
             }
             if (why.kind === 'signal' || this.#deps.now() >= deadline)
                 return;
-            const { runs } = await this.#listRuns(deadline);
+            const { runs } = await this.#listRuns(deadline, undefined);
             const byId = new Map(runs.map((run) => [run.run_id, run]));
             for (const one of cancelled) {
                 const run = byId.get(one.record.runId ?? '');
@@ -13556,14 +13708,21 @@ class RunScheduler {
         let pageFull = false;
         if (this.#listsRuns()) {
             try {
-                const { runs, page_info } = await this.#listRuns(deadline);
-                for (const run of runs) {
-                    if (isChildRun(run))
-                        this.#childSeen(run);
-                    else
-                        listed.set(run.run_id, run);
+                const pages = Math.max(1, Math.ceil(inFlight.length / timing/* SET_LIST_PAGE */.Ag));
+                let cursor;
+                for (let page = 0; page < pages; page += 1) {
+                    const { runs, page_info } = await this.#listRuns(deadline, cursor);
+                    for (const run of runs) {
+                        if (isChildRun(run))
+                            this.#childSeen(run);
+                        else
+                            listed.set(run.run_id, run);
+                    }
+                    pageFull = page_info?.has_next_page === true;
+                    cursor = page_info?.next_cursor ?? undefined;
+                    if (!pageFull || !cursor)
+                        break;
                 }
-                pageFull = page_info?.has_next_page === true;
             }
             catch (error) {
                 if (!(error instanceof ApiStatusError) || error.code !== 'feature_not_available') {
@@ -13624,12 +13783,13 @@ class RunScheduler {
         this.#readAt.set(one, this.#deps.now());
         await one.seen(run, deadline);
     }
-    #listRuns(deadline) {
+    #listRuns(deadline, cursor) {
         return this.#deps.client.listRuns({
             metadata: { ...this.#deps.listMetadata },
             limit: timing/* SET_LIST_PAGE */.Ag,
             sort_by: 'updated_at',
             sort_order: 'desc',
+            ...(cursor ? { cursor } : {}),
         }, { signal: this.#deps.signal, deadline });
     }
     #judge() {
@@ -14393,6 +14553,48 @@ function limitsOf(settings, step) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/summary/campaign.ts
+
+function campaignSkips(campaign, skipped, tasks) {
+    const lines = [
+        `#### Campaign ${escapeMarkdown(campaign)}: ${skipped.length} of ${tasks} repositories need no new run`,
+        '',
+        '| Repository | Skipped |',
+        '| --- | --- |',
+        ...skipped.map(({ key, why }) => {
+            const repository = key.slice(campaign.length + 1);
+            return `| ${escapeMarkdown(repository)} | ${escapeMarkdown(why)} |`;
+        }),
+        '',
+    ];
+    return `${lines.join('\n')}\n`;
+}
+
+;// CONCATENATED MODULE: ./src/run/campaign.ts
+
+
+
+const MAX_PAGES = 20;
+async function planCampaign(client, campaign, tasks, deadline) {
+    if (tasks.every((task) => task.key === undefined))
+        return tasks.map(() => ({ kind: 'start' }));
+    const listed = await listTaggedRuns(client, { [CAMPAIGN_KEY]: campaign }, {}, {
+        maxPages: MAX_PAGES,
+        deadline,
+    });
+    if (!listed.complete) {
+        throw new Error(`campaign ${campaign} has more runs than the ${MAX_PAGES * 500} the step reads to apply it again; none was started rather than pay twice for a repository. Give the instruction a new campaign name.`);
+    }
+    const latest = new Map();
+    for (const run of listed.runs) {
+        const key = run.metadata?.[HANDOFF_KEYS.key];
+        if (typeof key === 'string' && run.metadata?.[CAMPAIGN_KEY] === campaign && !latest.has(key)) {
+            latest.set(key, run);
+        }
+    }
+    return tasks.map((task) => task.key === undefined ? { kind: 'start' } : applyAgain(task.prompt, latest.get(task.key)));
+}
+
 ;// CONCATENATED MODULE: ./src/summary/set-table.ts
 
 
@@ -14809,14 +15011,17 @@ class TaskSetRun {
     async #cancelPrevious(input) {
         const { client, log, now } = this.#deps;
         const deadline = now() + this.#settings.timeoutMs;
-        const names = new Set(this.#tasks.map((task) => task.request.config?.name ?? ''));
-        const home = homeOfTag(this.#deps.tagFor(0).metadata);
-        for (const name of names) {
+        const asks = new Map();
+        for (const [index, task] of this.#tasks.entries()) {
+            const name = task.request.config?.name ?? '';
+            const home = homeOfTag(this.#deps.tagFor(index).metadata);
+            if (name)
+                asks.set(`${home.forge ?? ''} ${home.project ?? ''}\n${name}`, { name, home });
+        }
+        for (const { name, home } of asks.values()) {
             if (this.#deps.signal.aborted)
                 return;
-            const asked = { name, home, input };
-            if (name)
-                await cancelPreviousRuns(client, asked, log, { deadline });
+            await cancelPreviousRuns(client, { name, home, input }, log, { deadline });
         }
     }
     #announceStop(stop, notStarted) {
@@ -14995,6 +15200,9 @@ const SET_STEP_STOPPED = "The step stopped before it reported the set; none of i
 
 
 
+
+
+
 async function taskSetShape(settings) {
     const outputs = await prepareTaskOutputs(settings);
     return {
@@ -15013,7 +15221,10 @@ async function prepareTaskOutputs(settings) {
     }
     return outputs;
 }
-async function task_set_prepare(settings, outputs, start) {
+async function task_set_prepare(given, givenOutputs, start) {
+    const { settings, outputs } = await applyCampaign(given, givenOutputs, start);
+    if (settings.tasks.length === 0)
+        return undefined;
     const { world, home, github, io } = start;
     const setId = (0,external_node_crypto_namespaceObject.randomUUID)();
     const surfaces = await SetSurfaces.open(settings, github, setId, io);
@@ -15065,7 +15276,13 @@ function setRun(set, interruption) {
         log: io,
         state: savedState(io),
         setMetadata: { [SET_KEY]: stepTag.invocation },
-        tagFor: (index) => taskTag(stepTag, index),
+        tagFor: (index) => {
+            const tag = taskTag(stepTag, index);
+            if (settings.campaign === undefined)
+                return tag;
+            const repository = settings.repositories[index];
+            return { ...tag, metadata: campaignTags(tag.metadata, settings.campaign, repository) };
+        },
         onProgress: (tasks) => surfaces.showRunning(tasks),
         watchFor: (task, name) => taskWatcher(settings.agentWork, task, sources, { log: io, name }),
         checkFor: (task, name) => {
@@ -15121,6 +15338,41 @@ async function taskWork(task, set, signal) {
 function taskLog(task, io) {
     const label = safeForLog(taskLabel(task), 200);
     return namedLog(io, label.charAt(0).toUpperCase() + label.slice(1));
+}
+async function applyCampaign(settings, outputs, { client, io }) {
+    const { campaign } = settings;
+    if (campaign === undefined)
+        return { settings, outputs };
+    const tasks = settings.tasks.map((task, index) => {
+        const output = outputs[index];
+        const sent = output ? requestWithInstruction(task, output.instruction) : task;
+        const repository = settings.repositories[index];
+        return { key: repository ? task.config?.name : undefined, prompt: sent.prompt ?? '' };
+    });
+    const deadline = Date.now() + settings.timeoutMs;
+    const plan = await planCampaign(client, campaign, tasks, deadline);
+    const kept = plan.flatMap((applied, index) => (applied.kind === 'start' ? [index] : []));
+    const skipped = plan.flatMap((applied, index) => applied.kind === 'skip' ? [{ key: tasks[index]?.key ?? '', why: applied.why }] : []);
+    if (skipped.length === 0)
+        return { settings, outputs };
+    for (const { key, why } of skipped)
+        io.info(`${safeForLog(key, 200)}: skipped, ${why}.`);
+    await io.appendSummary(campaignSkips(campaign, skipped, settings.tasks.length)).catch(() => { });
+    const pick = (list) => kept.flatMap((index) => list.slice(index, index + 1));
+    const left = kept.length;
+    const { passWhen } = settings;
+    return {
+        settings: {
+            ...settings,
+            tasks: pick(settings.tasks),
+            taskSchemas: pick(settings.taskSchemas),
+            repositories: pick(settings.repositories),
+            passWhen: passWhen.kind === 'at-least' && passWhen.count > left
+                ? { kind: 'at-least', count: Math.max(1, left) }
+                : passWhen,
+        },
+        outputs: pick(outputs),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/step/main.ts
@@ -15403,7 +15655,7 @@ function stringsOf(metadata) {
 
 
 const PAGE = 500;
-const MAX_PAGES = 200;
+const collect_MAX_PAGES = 200;
 async function collectRows(client, what, deps) {
     const { period, home } = what;
     const tags = {};
@@ -15415,7 +15667,7 @@ async function collectRows(client, what, deps) {
         limit: PAGE,
     };
     const listed = await listTaggedRuns(client, tags, query, {
-        maxPages: MAX_PAGES,
+        maxPages: collect_MAX_PAGES,
         deadline: deps.deadline,
     });
     if (listed.filteredHere) {
@@ -17144,7 +17396,7 @@ async function reconcile_main_run(io, inputs) {
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/utils.js
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
@@ -17180,7 +17432,7 @@ function toCommandProperties(annotationProperties) {
     };
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/command.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/command.js
 
 
 /**
@@ -17276,7 +17528,7 @@ function escapeProperty(s) {
 const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
 ;// CONCATENATED MODULE: external "fs"
 const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/file-command.js
 // For internal use, subject to change.
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -17313,7 +17565,7 @@ function file_command_prepareKeyValueMessage(key, value) {
 //# sourceMappingURL=file-command.js.map
 ;// CONCATENATED MODULE: external "path"
 const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
-;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/auth.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/http-client/lib/auth.js
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -17389,7 +17641,7 @@ class PersonalAccessTokenCredentialHandler {
     }
 }
 //# sourceMappingURL=auth.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/oidc-utils.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/oidc-utils.js
 var oidc_utils_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -17463,7 +17715,7 @@ class oidc_utils_OidcClient {
     }
 }
 //# sourceMappingURL=oidc-utils.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/summary.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/summary.js
 var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -17744,7 +17996,7 @@ const _summary = new Summary();
 const markdownSummary = (/* unused pure expression or super */ null && (_summary));
 const summary = (/* unused pure expression or super */ null && (_summary));
 //# sourceMappingURL=summary.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/path-utils.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/path-utils.js
 
 /**
  * toPosixPath converts the given path to the posix form. On Windows, \\ will be
@@ -17786,7 +18038,7 @@ var external_events_ = __nccwpck_require__(4434);
 const external_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("child_process");
 // EXTERNAL MODULE: external "assert"
 var external_assert_ = __nccwpck_require__(2613);
-;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io-util.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/io/lib/io-util.js
 var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -17966,7 +18218,7 @@ function getCmdPath() {
     return (_a = process.env['COMSPEC']) !== null && _a !== void 0 ? _a : `cmd.exe`;
 }
 //# sourceMappingURL=io-util.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/io/lib/io.js
 var io_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -18240,7 +18492,7 @@ function io_copyFile(srcFile, destFile, force) {
 //# sourceMappingURL=io.js.map
 ;// CONCATENATED MODULE: external "timers"
 const external_timers_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("timers");
-;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/toolrunner.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/exec/lib/toolrunner.js
 var toolrunner_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -18828,7 +19080,7 @@ class ExecState extends external_events_.EventEmitter {
     }
 }
 //# sourceMappingURL=toolrunner.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/exec.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/exec/lib/exec.js
 var exec_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -18908,7 +19160,7 @@ function getExecOutput(commandLine, args, options) {
     });
 }
 //# sourceMappingURL=exec.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/platform.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/platform.js
 var platform_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -18973,7 +19225,7 @@ function getDetails() {
     });
 }
 //# sourceMappingURL=platform.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/core.js
+;// CONCATENATED MODULE: ../wt-48/node_modules/@actions/core/lib/core.js
 var core_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -19639,7 +19891,7 @@ const PROJECT_HELP = [
 function inputLines(declared) {
     const lines = [];
     for (const [name, input] of Object.entries(declared)) {
-        if (name === 'api_key')
+        if (name === 'api_key' || name === 'tasks_file')
             continue;
         const flag = isBooleanInput(input)
             ? `${flagOf(name)}, --no-${name.replace(/_/g, '-')}`
@@ -19680,7 +19932,7 @@ async function readDeclaredInputs(action) {
     if (action.pathname.endsWith('.json')) {
         return JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(action, 'utf8'));
     }
-    const { parse } = await __nccwpck_require__.e(/* import() */ 815).then(__nccwpck_require__.t.bind(__nccwpck_require__, 8815, 19));
+    const { parse } = await __nccwpck_require__.e(/* import() */ 421).then(__nccwpck_require__.t.bind(__nccwpck_require__, 5421, 19));
     const inputsOf = (url) => parse((0,external_node_fs_namespaceObject.readFileSync)(url, 'utf8')).inputs ?? {};
     return {
         inputs: inputsOf(action),
