@@ -5,6 +5,7 @@
  */
 import type { AgentRunsClient } from '../api/client.ts'
 import type { Log } from '../log.ts'
+import { CAMPAIGN_KEY } from '../model/campaign.ts'
 import { ofHomeForge, type RunHome } from '../model/home.ts'
 import { STEP_KEYS } from '../model/handoff.ts'
 import { carriesTags, listTaggedRuns } from '../run/listing.ts'
@@ -24,12 +25,13 @@ export interface Collected {
 
 export async function collectRows(
   client: Pick<AgentRunsClient, 'iterateRuns'>,
-  what: { period: Period; home: RunHome | undefined },
+  what: { period: Period; home: RunHome | undefined; campaign?: string | undefined },
   deps: { deadline: number; log: Log },
 ): Promise<Collected> {
   const { period, home } = what
   const tags: Record<string, string> = {}
   if (home?.project) tags[STEP_KEYS.repository] = home.project
+  if (what.campaign) tags[CAMPAIGN_KEY] = what.campaign
   const query = {
     created_after: new Date(period.from).toISOString(),
     created_before: new Date(period.to).toISOString(),

@@ -7,6 +7,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { readCreditBudgets } from '../inputs/budgets.ts'
 import { readConnection, type Connection } from '../inputs/connection.ts'
 import { InputError } from '../input-error.ts'
+import { isCampaignName } from '../model/campaign.ts'
 import type { InputSource } from '../step-io.ts'
 import type { Forge } from '../world.ts'
 import { parsePeriod, type Period } from './period.ts'
@@ -23,6 +24,8 @@ export interface ReportSettings extends Connection {
   readonly budgets: Budgets
   /** The unit the summary shows: `auto` (dollars where every run reports them), `usd`, `credits`. */
   readonly unit: UnitChoice
+  /** `campaign`: the campaign's runs, of every repository, by repository; undefined for none. */
+  readonly campaign?: string
 }
 
 const DEFAULT_PERIOD = '7d'
@@ -44,6 +47,27 @@ export function readReportSettings(source: InputSource, now: number): ReportSett
   const unit = source.get('unit') || 'auto'
   if (unit !== 'auto' && unit !== 'usd' && unit !== 'credits') {
     throw new InputError('unit', `must be auto, usd or credits; got "${unit}".`)
+  }
+  const campaign = source.get('campaign')
+  if (campaign && !isCampaignName(campaign)) {
+    throw new InputError(
+      'campaign',
+      `must be a name of at most 64 letters, digits, dots, dashes and underscores; got "${campaign.slice(0, 100)}".`,
+    )
+  }
+  if (campaign) {
+    // A campaign's runs are of many repositories: the campaign names them, grouped by each.
+    return {
+      ...readConnection(source),
+      period,
+      scope: 'all',
+      project: undefined,
+      forge: source.world.forge,
+      reportDir: readReportDir(source),
+      budgets: readCreditBudgets(source),
+      unit,
+      campaign,
+    }
   }
   const { project, forge } = source.world
   if (scope === 'project' && !project) {

@@ -29,7 +29,8 @@ export async function run(io: StepIo, inputs: InputSource): Promise<{ error?: un
     const home = settings.scope === 'project' ? homeOf(world) : undefined
     const client = serviceClient(settings, io)
     const deps = { deadline: now + LIST_DEADLINE_MS, log: io }
-    const { rows, complete } = await collectRows(client, { period: settings.period, home }, deps)
+    const what = { period: settings.period, home, campaign: settings.campaign }
+    const { rows, complete } = await collectRows(client, what, deps)
     const followups = await countFollowups(client, rows, deps.deadline)
     const ledger = sumUp(rows, { ...settings, complete, followups })
     const { runs, credits, costUsd, withoutUsd } = ledger.totals

@@ -23,7 +23,11 @@ export interface ThreadLinks {
 /** The summary of a ledger. */
 export function renderLedger(ledger: Ledger, links: ThreadLinks = {}): string {
   const { totals, unit } = ledger
-  const where = ledger.scope === 'project' ? escapeMarkdown(ledger.project ?? '') : 'every project'
+  const where = ledger.campaign
+    ? `campaign ${escapeMarkdown(ledger.campaign)}, every repository`
+    : ledger.scope === 'project'
+      ? escapeMarkdown(ledger.project ?? '')
+      : 'every project'
   const lines = [
     `### 💳 Agent runs: ${moneyOf(totals, unit)} in ${escapeMarkdown(ledger.period.label)}`,
     '',
@@ -55,7 +59,10 @@ export function renderLedger(ledger: Ledger, links: ThreadLinks = {}): string {
   lines.push(...groupTable('By outcome', 'Outcome', ledger.byOutcome, unit))
   lines.push(...groupTable('By workflow or pipeline', 'Workflow', ledger.byWorkflow, unit))
   if (ledger.scope === 'all') {
-    lines.push(...groupTable('By project', 'Project', ledger.byProject, unit))
+    const title = ledger.campaign ? 'By repository' : 'By project'
+    lines.push(
+      ...groupTable(title, ledger.campaign ? 'Repository' : 'Project', ledger.byProject, unit),
+    )
   }
   lines.push(...budgetLines(ledger))
   return lines.join('\n')

@@ -71,6 +71,8 @@ export interface Ledger {
   readonly scope: 'project' | 'all'
   /** The project with `scope: project`. */
   readonly project?: string
+  /** The campaign whose runs these are, of every repository (`campaign`). */
+  readonly campaign?: string
   /** False when the service listed more runs than the report reads: every sum is a lower bound. */
   readonly complete: boolean
   /** The unit the summary, its tables and its chart show. */
@@ -123,6 +125,7 @@ export function sumUp(
     period: Period
     scope: 'project' | 'all'
     project?: string
+    campaign?: string | undefined
     budgets: Budgets
     complete: boolean
     /** The unit to show; `auto` when not given. */
@@ -148,6 +151,7 @@ export function sumUp(
     },
     scope: options.scope,
     ...(options.project ? { project: options.project } : {}),
+    ...(options.campaign ? { campaign: options.campaign } : {}),
     complete: options.complete,
     unit,
     totals: {

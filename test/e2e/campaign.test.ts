@@ -87,6 +87,25 @@ describe('campaign: one instruction over many repositories', () => {
       { WARP_API_KEY: KEY },
     ).done
     expect(JSON.parse(laptop.stdout)).toMatchObject({ runs: 1, credits: 4 })
+
+    // The campaign's report: its runs of every repository, by repository, from any repository.
+    const report = await runStep({
+      action: 'report',
+      inputs: { api_key: KEY, base_url: api.baseUrl, campaign: 'bump-lodash' },
+    })
+    expect(report.code, report.stdout).toBe(0)
+    const ledger = JSON.parse(report.outputs.report ?? '{}') as {
+      campaign: string
+      byProject: { name: string; runs: number }[]
+    }
+    expect(ledger.campaign).toBe('bump-lodash')
+    expect(ledger.byProject.map((one) => [one.name, one.runs]).sort()).toEqual([
+      ['octo-org/api', 1],
+      ['octo-org/web', 1],
+      ['platform/billing', 1],
+    ])
+    expect(report.summary).toContain('| **Scope** | campaign bump-lodash, every repository |')
+    expect(report.summary).toContain('#### By repository')
   })
 
   it('refuses a campaign without tasks before any request, naming the input', async () => {
