@@ -15654,6 +15654,7 @@ function stringsOf(metadata) {
 
 
 
+
 const PAGE = 500;
 const collect_MAX_PAGES = 200;
 async function collectRows(client, what, deps) {
@@ -15661,6 +15662,8 @@ async function collectRows(client, what, deps) {
     const tags = {};
     if (home?.project)
         tags[STEP_KEYS.repository] = home.project;
+    if (what.campaign)
+        tags[CAMPAIGN_KEY] = what.campaign;
     const query = {
         created_after: new Date(period.from).toISOString(),
         created_before: new Date(period.to).toISOString(),
@@ -15844,6 +15847,7 @@ function daysOf(period) {
 
 
 
+
 const DEFAULT_PERIOD = '7d';
 function readReportSettings(source, now) {
     const given = source.get('period') || DEFAULT_PERIOD;
@@ -15858,6 +15862,23 @@ function readReportSettings(source, now) {
     const unit = source.get('unit') || 'auto';
     if (unit !== 'auto' && unit !== 'usd' && unit !== 'credits') {
         throw new InputError('unit', `must be auto, usd or credits; got "${unit}".`);
+    }
+    const campaign = source.get('campaign');
+    if (campaign && !isCampaignName(campaign)) {
+        throw new InputError('campaign', `must be a name of at most 64 letters, digits, dots, dashes and underscores; got "${campaign.slice(0, 100)}".`);
+    }
+    if (campaign) {
+        return {
+            ...readConnection(source),
+            period,
+            scope: 'all',
+            project: undefined,
+            forge: source.world.forge,
+            reportDir: readReportDir(source),
+            budgets: readCreditBudgets(source),
+            unit,
+            campaign,
+        };
     }
     const { project, forge } = source.world;
     if (scope === 'project' && !project) {
@@ -15920,6 +15941,7 @@ function sumUp(rows, options) {
         },
         scope: options.scope,
         ...(options.project ? { project: options.project } : {}),
+        ...(options.campaign ? { campaign: options.campaign } : {}),
         complete: options.complete,
         unit,
         totals: {
@@ -16111,7 +16133,11 @@ function budgetUse(rows, budgets) {
 
 function renderLedger(ledger, links = {}) {
     const { totals, unit } = ledger;
-    const where = ledger.scope === 'project' ? escapeMarkdown(ledger.project ?? '') : 'every project';
+    const where = ledger.campaign
+        ? `campaign ${escapeMarkdown(ledger.campaign)}, every repository`
+        : ledger.scope === 'project'
+            ? escapeMarkdown(ledger.project ?? '')
+            : 'every project';
     const lines = [
         `### 💳 Agent runs: ${moneyOf(totals, unit)} in ${escapeMarkdown(ledger.period.label)}`,
         '',
@@ -16139,7 +16165,8 @@ function renderLedger(ledger, links = {}) {
     lines.push(...groupTable('By outcome', 'Outcome', ledger.byOutcome, unit));
     lines.push(...groupTable('By workflow or pipeline', 'Workflow', ledger.byWorkflow, unit));
     if (ledger.scope === 'all') {
-        lines.push(...groupTable('By project', 'Project', ledger.byProject, unit));
+        const title = ledger.campaign ? 'By repository' : 'By project';
+        lines.push(...groupTable(title, ledger.campaign ? 'Repository' : 'Project', ledger.byProject, unit));
     }
     lines.push(...budgetLines(ledger));
     return lines.join('\n');
@@ -16317,7 +16344,8 @@ async function main_run(io, inputs) {
         const home = settings.scope === 'project' ? homeOf(world) : undefined;
         const client = serviceClient(settings, io);
         const deps = { deadline: now + LIST_DEADLINE_MS, log: io };
-        const { rows, complete } = await collectRows(client, { period: settings.period, home }, deps);
+        const what = { period: settings.period, home, campaign: settings.campaign };
+        const { rows, complete } = await collectRows(client, what, deps);
         const followups = await countFollowups(client, rows, deps.deadline);
         const ledger = sumUp(rows, { ...settings, complete, followups });
         const { runs, credits, costUsd, withoutUsd } = ledger.totals;
