@@ -14,6 +14,30 @@ const KEY = 'sk-bench-report'
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const DAY = 24 * 60 * 60_000
 
+/** `cloud-agent-run report --project acme/app --json` from the bundle, as on a laptop. */
+async function laptopReport(api: FakeAgentApi): Promise<{ code: number | null; out: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'dist', 'cli.js'),
+      'report',
+      '--base-url',
+      api.baseUrl,
+      '--project',
+      'acme/app',
+      '--json',
+    ],
+    {
+      env: { PATH: process.env.PATH ?? '', WARP_API_KEY: KEY },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  )
+  let out = ''
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+  return { code, out }
+}
+
 async function oneSize(runs: number): Promise<void> {
   const api = await FakeAgentApi.start({ apiKey: KEY })
   try {
@@ -42,25 +66,7 @@ async function oneSize(runs: number): Promise<void> {
     for (let round = 0; round < ROUNDS; round += 1) {
       const before = api.requestsTo('GET', '/agent/runs').length
       const started = performance.now()
-      const child = spawn(
-        process.execPath,
-        [
-          join(ROOT, 'dist', 'cli.js'),
-          'report',
-          '--base-url',
-          api.baseUrl,
-          '--project',
-          'acme/app',
-          '--json',
-        ],
-        {
-          env: { PATH: process.env.PATH ?? '', WARP_API_KEY: KEY },
-          stdio: ['ignore', 'pipe', 'ignore'],
-        },
-      )
-      let out = ''
-      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
-      const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+      const { code, out } = await laptopReport(api)
       times.push(performance.now() - started)
       requests = api.requestsTo('GET', '/agent/runs').length - before
       const answer = JSON.parse(out) as { runs: number }
@@ -123,26 +129,11 @@ async function threeDoors(): Promise<void> {
         byProject: { name: string; runs: number; credits: number; costUsd: number }[]
       }
     ).byProject.find((one) => one.name === 'acme/app')
-    const laptop = spawn(
-      process.execPath,
-      [
-        join(ROOT, 'dist', 'cli.js'),
-        'report',
-        '--base-url',
-        api.baseUrl,
-        '--project',
-        'acme/app',
-        '--json',
-      ],
-      {
-        env: { PATH: process.env.PATH ?? '', WARP_API_KEY: KEY },
-        stdio: ['ignore', 'pipe', 'ignore'],
-      },
-    )
-    let out = ''
-    laptop.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
-    await new Promise((resolve) => laptop.on('close', resolve))
-    const command = JSON.parse(out) as { runs: number; credits: number; cost_usd: number }
+    const command = JSON.parse((await laptopReport(api)).out) as {
+      runs: number
+      credits: number
+      cost_usd: number
+    }
     const doors = [
       ['the report action', action.outputs.runs, action.outputs.credits, action.outputs.cost_usd],
       ['its row under scope: all', row?.runs, row?.credits, row?.costUsd],

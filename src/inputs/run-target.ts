@@ -50,19 +50,34 @@ function readPrompt(source: InputSource): string {
   if (!file) return checkPromptSize('prompt', prompt)
   if (prompt)
     throw new InputError('prompt_file', 'cannot be combined with prompt; give one of them.')
-  const path = resolve(source.world.workspace, file)
+  const text = readWorkspaceFile(source, 'prompt_file', (bytes) =>
+    checkPromptSize('prompt_file', '', bytes),
+  )
+  return checkPromptSize('prompt_file', text)
+}
+
+/**
+ * The trimmed text of the file `input` names, relative to the workspace: `checkSize` sees its
+ * size before it is read, so that a huge file is refused without being loaded. An InputError
+ * naming the input when it cannot be read or is empty.
+ */
+export function readWorkspaceFile(
+  source: InputSource,
+  input: string,
+  checkSize: (bytes: number) => void,
+): string {
+  const path = resolve(source.world.workspace, source.get(input))
   let text: string
   try {
-    // Checked before reading, so that a huge file is refused without being loaded.
-    checkPromptSize('prompt_file', '', statSync(path).size)
+    checkSize(statSync(path).size)
     text = readFileSync(path, 'utf8')
   } catch (error) {
     if (error instanceof InputError) throw error
     const reason = (error as { code?: string }).code ?? String(error)
-    throw new InputError('prompt_file', `cannot be read: ${path} (${reason}).`)
+    throw new InputError(input, `cannot be read: ${path} (${reason}).`)
   }
-  if (text.trim() === '') throw new InputError('prompt_file', `names an empty file: ${path}.`)
-  return checkPromptSize('prompt_file', text.trim())
+  if (text.trim() === '') throw new InputError(input, `names an empty file: ${path}.`)
+  return text.trim()
 }
 
 /**

@@ -2,8 +2,6 @@
  * A step with `tasks` (v1.2), or `tasks_file`: the list of tasks, what it refuses,
  * `max_parallel`, `pass_when`; with `campaign` (v1.5), each task's repository.
  */
-import { readFileSync, statSync } from 'node:fs'
-import { resolve } from 'node:path'
 import type { SchemaSource } from '../agent/structured-output.ts'
 import type { CreateRunRequest } from '../api/types.ts'
 import {
@@ -31,6 +29,7 @@ import {
   checkPromptSize,
   CREATE_ONLY_INPUTS,
   readCreateRequest,
+  readWorkspaceFile,
   SINGLE_RUN_INPUTS,
 } from './run-target.ts'
 import { isPlainObject } from './values.ts'
@@ -202,21 +201,11 @@ function readTaskList(source: InputSource): string {
   const file = source.get('tasks_file')
   if (!file) return tasks
   if (tasks) throw new InputError('tasks_file', 'cannot be combined with tasks; give one of them.')
-  const path = resolve(source.world.workspace, file)
-  let text: string
-  try {
-    const { size } = statSync(path)
-    if (size > TASKS_FILE_MAX_BYTES) {
-      throw new InputError('tasks_file', `names a file of ${size} bytes, over 16 MiB: ${path}.`)
+  return readWorkspaceFile(source, 'tasks_file', (bytes) => {
+    if (bytes > TASKS_FILE_MAX_BYTES) {
+      throw new InputError('tasks_file', `names a file of ${bytes} bytes, over 16 MiB: ${file}.`)
     }
-    text = readFileSync(path, 'utf8')
-  } catch (error) {
-    if (error instanceof InputError) throw error
-    const reason = (error as { code?: string }).code ?? String(error)
-    throw new InputError('tasks_file', `cannot be read: ${path} (${reason}).`)
-  }
-  if (text.trim() === '') throw new InputError('tasks_file', `names an empty file: ${path}.`)
-  return text.trim()
+  })
 }
 
 /** A campaign runs one task per repository: a second would pay twice for one change. */
