@@ -7226,21 +7226,25 @@ function readPrompt(source) {
         return checkPromptSize('prompt', prompt);
     if (prompt)
         throw new InputError('prompt_file', 'cannot be combined with prompt; give one of them.');
-    const path = (0,external_node_path_namespaceObject.resolve)(source.world.workspace, file);
+    const text = readWorkspaceFile(source, 'prompt_file', (bytes) => checkPromptSize('prompt_file', '', bytes));
+    return checkPromptSize('prompt_file', text);
+}
+function readWorkspaceFile(source, input, checkSize) {
+    const path = (0,external_node_path_namespaceObject.resolve)(source.world.workspace, source.get(input));
     let text;
     try {
-        checkPromptSize('prompt_file', '', (0,external_node_fs_namespaceObject.statSync)(path).size);
+        checkSize((0,external_node_fs_namespaceObject.statSync)(path).size);
         text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
     }
     catch (error) {
         if (error instanceof InputError)
             throw error;
         const reason = error.code ?? String(error);
-        throw new InputError('prompt_file', `cannot be read: ${path} (${reason}).`);
+        throw new InputError(input, `cannot be read: ${path} (${reason}).`);
     }
     if (text.trim() === '')
-        throw new InputError('prompt_file', `names an empty file: ${path}.`);
-    return checkPromptSize('prompt_file', text.trim());
+        throw new InputError(input, `names an empty file: ${path}.`);
+    return text.trim();
 }
 function checkPromptSize(input, prompt, bytes = Buffer.byteLength(prompt)) {
     if (bytes > MAX_PROMPT_BYTES) {
@@ -7502,8 +7506,6 @@ function inputNamed(source, input, value) {
 
 
 
-
-
 const TASKS_FILE_MAX_BYTES = 16 * 1024 * 1024;
 const NOT_A_TASK_KEY = ['prompt_file', 'mcp_servers'];
 const TASK_KEYS = [
@@ -7591,24 +7593,11 @@ function readTaskList(source) {
         return tasks;
     if (tasks)
         throw new InputError('tasks_file', 'cannot be combined with tasks; give one of them.');
-    const path = (0,external_node_path_namespaceObject.resolve)(source.world.workspace, file);
-    let text;
-    try {
-        const { size } = (0,external_node_fs_namespaceObject.statSync)(path);
-        if (size > TASKS_FILE_MAX_BYTES) {
-            throw new InputError('tasks_file', `names a file of ${size} bytes, over 16 MiB: ${path}.`);
+    return readWorkspaceFile(source, 'tasks_file', (bytes) => {
+        if (bytes > TASKS_FILE_MAX_BYTES) {
+            throw new InputError('tasks_file', `names a file of ${bytes} bytes, over 16 MiB: ${file}.`);
         }
-        text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
-    }
-    catch (error) {
-        if (error instanceof InputError)
-            throw error;
-        const reason = error.code ?? String(error);
-        throw new InputError('tasks_file', `cannot be read: ${path} (${reason}).`);
-    }
-    if (text.trim() === '')
-        throw new InputError('tasks_file', `names an empty file: ${path}.`);
-    return text.trim();
+    });
 }
 function refuseTwoOfOneRepository(repositories) {
     const seen = new Map();
