@@ -1,8 +1,8 @@
-export const id = 63;
-export const ids = [63];
+export const id = 457;
+export const ids = [457];
 export const modules = {
 
-/***/ 4853:
+/***/ 567:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -164,15 +164,15 @@ exports.regexpCode = regexpCode;
 
 /***/ }),
 
-/***/ 8338:
+/***/ 1436:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.or = exports.and = exports.not = exports.CodeGen = exports.operators = exports.varKinds = exports.ValueScopeName = exports.ValueScope = exports.Scope = exports.Name = exports.regexpCode = exports.stringify = exports.getProperty = exports.nil = exports.strConcat = exports.str = exports._ = void 0;
-const code_1 = __webpack_require__(4853);
-const scope_1 = __webpack_require__(186);
-var code_2 = __webpack_require__(4853);
+const code_1 = __webpack_require__(567);
+const scope_1 = __webpack_require__(5407);
+var code_2 = __webpack_require__(567);
 Object.defineProperty(exports, "_", ({ enumerable: true, get: function () { return code_2._; } }));
 Object.defineProperty(exports, "str", ({ enumerable: true, get: function () { return code_2.str; } }));
 Object.defineProperty(exports, "strConcat", ({ enumerable: true, get: function () { return code_2.strConcat; } }));
@@ -181,7 +181,7 @@ Object.defineProperty(exports, "getProperty", ({ enumerable: true, get: function
 Object.defineProperty(exports, "stringify", ({ enumerable: true, get: function () { return code_2.stringify; } }));
 Object.defineProperty(exports, "regexpCode", ({ enumerable: true, get: function () { return code_2.regexpCode; } }));
 Object.defineProperty(exports, "Name", ({ enumerable: true, get: function () { return code_2.Name; } }));
-var scope_2 = __webpack_require__(186);
+var scope_2 = __webpack_require__(5407);
 Object.defineProperty(exports, "Scope", ({ enumerable: true, get: function () { return scope_2.Scope; } }));
 Object.defineProperty(exports, "ValueScope", ({ enumerable: true, get: function () { return scope_2.ValueScope; } }));
 Object.defineProperty(exports, "ValueScopeName", ({ enumerable: true, get: function () { return scope_2.ValueScopeName; } }));
@@ -867,13 +867,13 @@ function par(x) {
 
 /***/ }),
 
-/***/ 186:
+/***/ 5407:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.ValueScope = exports.ValueScopeName = exports.Scope = exports.varKinds = exports.UsedValueState = void 0;
-const code_1 = __webpack_require__(4853);
+const code_1 = __webpack_require__(567);
 class ValueError extends Error {
     constructor(name) {
         super(`CodeGen: "code" for ${name} not defined`);
@@ -1016,15 +1016,15 @@ exports.ValueScope = ValueScope;
 
 /***/ }),
 
-/***/ 9321:
+/***/ 1283:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.extendErrors = exports.resetErrorsCount = exports.reportExtraError = exports.reportError = exports.keyword$DataError = exports.keywordError = void 0;
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
-const names_1 = __webpack_require__(2884);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
+const names_1 = __webpack_require__(630);
 exports.keywordError = {
     message: ({ keyword }) => (0, codegen_1.str) `must pass "${keyword}" keyword validation`,
 };
@@ -1145,18 +1145,18 @@ function extraErrorProps(cxt, { params, message }, keyValues) {
 
 /***/ }),
 
-/***/ 7912:
+/***/ 2718:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.resolveSchema = exports.getCompilingSchema = exports.resolveRef = exports.compileSchema = exports.SchemaEnv = void 0;
-const codegen_1 = __webpack_require__(8338);
-const validation_error_1 = __webpack_require__(1103);
-const names_1 = __webpack_require__(2884);
-const resolve_1 = __webpack_require__(8192);
-const util_1 = __webpack_require__(1858);
-const validate_1 = __webpack_require__(855);
+const codegen_1 = __webpack_require__(1436);
+const validation_error_1 = __webpack_require__(5402);
+const names_1 = __webpack_require__(630);
+const resolve_1 = __webpack_require__(4090);
+const util_1 = __webpack_require__(4464);
+const validate_1 = __webpack_require__(7881);
 class SchemaEnv {
     constructor(env) {
         var _a;
@@ -1393,12 +1393,12 @@ function getJsonPointer(parsedRef, { baseId, schema, root }) {
 
 /***/ }),
 
-/***/ 2884:
+/***/ 630:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __webpack_require__(8338);
+const codegen_1 = __webpack_require__(1436);
 const names = {
     // validation function arguments
     data: new codegen_1.Name("data"), // data passed to validation function
@@ -1427,12 +1427,12 @@ exports["default"] = names;
 
 /***/ }),
 
-/***/ 4044:
+/***/ 3162:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const resolve_1 = __webpack_require__(8192);
+const resolve_1 = __webpack_require__(4090);
 class MissingRefError extends Error {
     constructor(resolver, baseId, ref, msg) {
         super(msg || `can't resolve reference ${ref} from id ${baseId}`);
@@ -1445,15 +1445,15 @@ exports["default"] = MissingRefError;
 
 /***/ }),
 
-/***/ 8192:
+/***/ 4090:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.getSchemaRefs = exports.resolveUrl = exports.normalizeId = exports._getFullPath = exports.getFullPath = exports.inlineRef = void 0;
-const util_1 = __webpack_require__(1858);
-const equal = __webpack_require__(4144);
-const traverse = __webpack_require__(9381);
+const util_1 = __webpack_require__(4464);
+const equal = __webpack_require__(3430);
+const traverse = __webpack_require__(1167);
 // TODO refactor to use keyword definitions
 const SIMPLE_INLINED = new Set([
     "type",
@@ -1606,7 +1606,7 @@ exports.getSchemaRefs = getSchemaRefs;
 
 /***/ }),
 
-/***/ 2471:
+/***/ 7353:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -1638,14 +1638,14 @@ exports.getRules = getRules;
 
 /***/ }),
 
-/***/ 1858:
+/***/ 4464:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.checkStrictMode = exports.getErrorPath = exports.Type = exports.useFunc = exports.setEvaluated = exports.evaluatedPropsToName = exports.mergeEvaluated = exports.eachItem = exports.unescapeJsonPointer = exports.escapeJsonPointer = exports.escapeFragment = exports.unescapeFragment = exports.schemaRefOrVal = exports.schemaHasRulesButRef = exports.schemaHasRules = exports.checkUnknownRules = exports.alwaysValidSchema = exports.toHash = void 0;
-const codegen_1 = __webpack_require__(8338);
-const code_1 = __webpack_require__(4853);
+const codegen_1 = __webpack_require__(1436);
+const code_1 = __webpack_require__(567);
 // TODO refactor to use Set
 function toHash(arr) {
     const hash = {};
@@ -1822,7 +1822,7 @@ exports.checkStrictMode = checkStrictMode;
 
 /***/ }),
 
-/***/ 3182:
+/***/ 7692:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -1847,15 +1847,15 @@ exports.shouldUseRule = shouldUseRule;
 
 /***/ }),
 
-/***/ 8788:
+/***/ 5346:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.boolOrEmptySchema = exports.topBoolOrEmptySchema = void 0;
-const errors_1 = __webpack_require__(9321);
-const codegen_1 = __webpack_require__(8338);
-const names_1 = __webpack_require__(2884);
+const errors_1 = __webpack_require__(1283);
+const codegen_1 = __webpack_require__(1436);
+const names_1 = __webpack_require__(630);
 const boolError = {
     message: "boolean schema is false",
 };
@@ -1903,17 +1903,17 @@ function falseSchemaError(it, overrideAllErrors) {
 
 /***/ }),
 
-/***/ 611:
+/***/ 6685:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.reportTypeError = exports.checkDataTypes = exports.checkDataType = exports.coerceAndCheckDataType = exports.getJSONTypes = exports.getSchemaTypes = exports.DataType = void 0;
-const rules_1 = __webpack_require__(2471);
-const applicability_1 = __webpack_require__(3182);
-const errors_1 = __webpack_require__(9321);
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
+const rules_1 = __webpack_require__(7353);
+const applicability_1 = __webpack_require__(7692);
+const errors_1 = __webpack_require__(1283);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
 var DataType;
 (function (DataType) {
     DataType[DataType["Correct"] = 0] = "Correct";
@@ -2112,14 +2112,14 @@ function getTypeErrorContext(it) {
 
 /***/ }),
 
-/***/ 785:
+/***/ 1699:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.assignDefaults = void 0;
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
 function assignDefaults(it, ty) {
     const { properties, items } = it.schema;
     if (ty === "object" && properties) {
@@ -2153,24 +2153,24 @@ function assignDefault(it, prop, defaultValue) {
 
 /***/ }),
 
-/***/ 855:
+/***/ 7881:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.getData = exports.KeywordCxt = exports.validateFunctionCode = void 0;
-const boolSchema_1 = __webpack_require__(8788);
-const dataType_1 = __webpack_require__(611);
-const applicability_1 = __webpack_require__(3182);
-const dataType_2 = __webpack_require__(611);
-const defaults_1 = __webpack_require__(785);
-const keyword_1 = __webpack_require__(2892);
-const subschema_1 = __webpack_require__(9010);
-const codegen_1 = __webpack_require__(8338);
-const names_1 = __webpack_require__(2884);
-const resolve_1 = __webpack_require__(8192);
-const util_1 = __webpack_require__(1858);
-const errors_1 = __webpack_require__(9321);
+const boolSchema_1 = __webpack_require__(5346);
+const dataType_1 = __webpack_require__(6685);
+const applicability_1 = __webpack_require__(7692);
+const dataType_2 = __webpack_require__(6685);
+const defaults_1 = __webpack_require__(1699);
+const keyword_1 = __webpack_require__(5202);
+const subschema_1 = __webpack_require__(6200);
+const codegen_1 = __webpack_require__(1436);
+const names_1 = __webpack_require__(630);
+const resolve_1 = __webpack_require__(4090);
+const util_1 = __webpack_require__(4464);
+const errors_1 = __webpack_require__(1283);
 // schema compilation - generates validation function, subschemaCode (below) is used for subschemas
 function validateFunctionCode(it) {
     if (isSchemaObj(it)) {
@@ -2679,16 +2679,16 @@ exports.getData = getData;
 
 /***/ }),
 
-/***/ 2892:
+/***/ 5202:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.validateKeywordUsage = exports.validSchemaType = exports.funcKeywordCode = exports.macroKeywordCode = void 0;
-const codegen_1 = __webpack_require__(8338);
-const names_1 = __webpack_require__(2884);
-const code_1 = __webpack_require__(4778);
-const errors_1 = __webpack_require__(9321);
+const codegen_1 = __webpack_require__(1436);
+const names_1 = __webpack_require__(630);
+const code_1 = __webpack_require__(8484);
+const errors_1 = __webpack_require__(1283);
 function macroKeywordCode(cxt, def) {
     const { gen, keyword, schema, parentSchema, it } = cxt;
     const macroSchema = def.macro.call(it.self, schema, parentSchema, it);
@@ -2809,14 +2809,14 @@ exports.validateKeywordUsage = validateKeywordUsage;
 
 /***/ }),
 
-/***/ 9010:
+/***/ 6200:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.extendSubschemaMode = exports.extendSubschemaData = exports.getSubschema = void 0;
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
 function getSubschema(it, { keyword, schemaProp, schema, schemaPath, errSchemaPath, topSchemaRef }) {
     if (keyword !== undefined && schema !== undefined) {
         throw new Error('both "keyword" and "schema" passed, only one allowed');
@@ -2896,31 +2896,31 @@ exports.extendSubschemaMode = extendSubschemaMode;
 
 /***/ }),
 
-/***/ 7983:
+/***/ 3893:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.CodeGen = exports.Name = exports.nil = exports.stringify = exports.str = exports._ = exports.KeywordCxt = void 0;
-var validate_1 = __webpack_require__(855);
+var validate_1 = __webpack_require__(7881);
 Object.defineProperty(exports, "KeywordCxt", ({ enumerable: true, get: function () { return validate_1.KeywordCxt; } }));
-var codegen_1 = __webpack_require__(8338);
+var codegen_1 = __webpack_require__(1436);
 Object.defineProperty(exports, "_", ({ enumerable: true, get: function () { return codegen_1._; } }));
 Object.defineProperty(exports, "str", ({ enumerable: true, get: function () { return codegen_1.str; } }));
 Object.defineProperty(exports, "stringify", ({ enumerable: true, get: function () { return codegen_1.stringify; } }));
 Object.defineProperty(exports, "nil", ({ enumerable: true, get: function () { return codegen_1.nil; } }));
 Object.defineProperty(exports, "Name", ({ enumerable: true, get: function () { return codegen_1.Name; } }));
 Object.defineProperty(exports, "CodeGen", ({ enumerable: true, get: function () { return codegen_1.CodeGen; } }));
-const validation_error_1 = __webpack_require__(1103);
-const ref_error_1 = __webpack_require__(4044);
-const rules_1 = __webpack_require__(2471);
-const compile_1 = __webpack_require__(7912);
-const codegen_2 = __webpack_require__(8338);
-const resolve_1 = __webpack_require__(8192);
-const dataType_1 = __webpack_require__(611);
-const util_1 = __webpack_require__(1858);
-const $dataRefSchema = __webpack_require__(3488);
-const uri_1 = __webpack_require__(7);
+const validation_error_1 = __webpack_require__(5402);
+const ref_error_1 = __webpack_require__(3162);
+const rules_1 = __webpack_require__(7353);
+const compile_1 = __webpack_require__(2718);
+const codegen_2 = __webpack_require__(1436);
+const resolve_1 = __webpack_require__(4090);
+const dataType_1 = __webpack_require__(6685);
+const util_1 = __webpack_require__(4464);
+const $dataRefSchema = __webpack_require__(3837);
+const uri_1 = __webpack_require__(6285);
 const defaultRegExp = (str, flags) => new RegExp(str, flags);
 defaultRegExp.code = "new RegExp";
 const META_IGNORE_OPTIONS = ["removeAdditional", "useDefaults", "coerceTypes"];
@@ -3520,20 +3520,20 @@ function schemaOrData(schema) {
 
 /***/ }),
 
-/***/ 2237:
+/***/ 4951:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 // https://github.com/ajv-validator/ajv/issues/889
-const equal = __webpack_require__(4144);
+const equal = __webpack_require__(3430);
 equal.code = 'require("ajv/dist/runtime/equal").default';
 exports["default"] = equal;
 //# sourceMappingURL=equal.js.map
 
 /***/ }),
 
-/***/ 4652:
+/***/ 6214:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -3563,19 +3563,19 @@ ucs2length.code = 'require("ajv/dist/runtime/ucs2length").default';
 
 /***/ }),
 
-/***/ 7:
+/***/ 6285:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const uri = __webpack_require__(7470);
+const uri = __webpack_require__(4352);
 uri.code = 'require("ajv/dist/runtime/uri").default';
 exports["default"] = uri;
 //# sourceMappingURL=uri.js.map
 
 /***/ }),
 
-/***/ 1103:
+/***/ 5402:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -3592,14 +3592,14 @@ exports["default"] = ValidationError;
 
 /***/ }),
 
-/***/ 6090:
+/***/ 3448:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.validateAdditionalItems = void 0;
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
 const error = {
     message: ({ params: { len } }) => (0, codegen_1.str) `must NOT have more than ${len} items`,
     params: ({ params: { len } }) => (0, codegen_1._) `{limit: ${len}}`,
@@ -3647,15 +3647,15 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 5697:
+/***/ 2431:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const code_1 = __webpack_require__(4778);
-const codegen_1 = __webpack_require__(8338);
-const names_1 = __webpack_require__(2884);
-const util_1 = __webpack_require__(1858);
+const code_1 = __webpack_require__(8484);
+const codegen_1 = __webpack_require__(1436);
+const names_1 = __webpack_require__(630);
+const util_1 = __webpack_require__(4464);
 const error = {
     message: "must NOT have additional properties",
     params: ({ params }) => (0, codegen_1._) `{additionalProperty: ${params.additionalProperty}}`,
@@ -3759,12 +3759,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 9203:
+/***/ 9205:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const util_1 = __webpack_require__(1858);
+const util_1 = __webpack_require__(4464);
 const def = {
     keyword: "allOf",
     schemaType: "array",
@@ -3788,12 +3788,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 8270:
+/***/ 9380:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const code_1 = __webpack_require__(4778);
+const code_1 = __webpack_require__(8484);
 const def = {
     keyword: "anyOf",
     schemaType: "array",
@@ -3806,13 +3806,13 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 7668:
+/***/ 6182:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
 const error = {
     message: ({ params: { min, max } }) => max === undefined
         ? (0, codegen_1.str) `must contain at least ${min} valid item(s)`
@@ -3907,15 +3907,15 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 7764:
+/***/ 5826:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.validateSchemaDeps = exports.validatePropertyDeps = exports.error = void 0;
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
-const code_1 = __webpack_require__(4778);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
+const code_1 = __webpack_require__(8484);
 exports.error = {
     message: ({ params: { property, depsCount, deps } }) => {
         const property_ies = depsCount === 1 ? "property" : "properties";
@@ -3998,13 +3998,13 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 9638:
+/***/ 8584:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
 const error = {
     message: ({ params }) => (0, codegen_1.str) `must match "${params.ifClause}" schema`,
     params: ({ params }) => (0, codegen_1._) `{failingKeyword: ${params.ifClause}}`,
@@ -4070,27 +4070,27 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 1865:
+/***/ 8775:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const additionalItems_1 = __webpack_require__(6090);
-const prefixItems_1 = __webpack_require__(2717);
-const items_1 = __webpack_require__(865);
-const items2020_1 = __webpack_require__(657);
-const contains_1 = __webpack_require__(7668);
-const dependencies_1 = __webpack_require__(7764);
-const propertyNames_1 = __webpack_require__(3686);
-const additionalProperties_1 = __webpack_require__(5697);
-const properties_1 = __webpack_require__(756);
-const patternProperties_1 = __webpack_require__(1886);
-const not_1 = __webpack_require__(3172);
-const anyOf_1 = __webpack_require__(8270);
-const oneOf_1 = __webpack_require__(2568);
-const allOf_1 = __webpack_require__(9203);
-const if_1 = __webpack_require__(9638);
-const thenElse_1 = __webpack_require__(3199);
+const additionalItems_1 = __webpack_require__(3448);
+const prefixItems_1 = __webpack_require__(6467);
+const items_1 = __webpack_require__(5791);
+const items2020_1 = __webpack_require__(2959);
+const contains_1 = __webpack_require__(6182);
+const dependencies_1 = __webpack_require__(5826);
+const propertyNames_1 = __webpack_require__(1372);
+const additionalProperties_1 = __webpack_require__(2431);
+const properties_1 = __webpack_require__(8778);
+const patternProperties_1 = __webpack_require__(664);
+const not_1 = __webpack_require__(8350);
+const anyOf_1 = __webpack_require__(9380);
+const oneOf_1 = __webpack_require__(2490);
+const allOf_1 = __webpack_require__(9205);
+const if_1 = __webpack_require__(8584);
+const thenElse_1 = __webpack_require__(9210);
 function getApplicator(draft2020 = false) {
     const applicator = [
         // any
@@ -4120,15 +4120,15 @@ exports["default"] = getApplicator;
 
 /***/ }),
 
-/***/ 865:
+/***/ 5791:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.validateTuple = void 0;
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
-const code_1 = __webpack_require__(4778);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
+const code_1 = __webpack_require__(8484);
 const def = {
     keyword: "items",
     type: "array",
@@ -4178,15 +4178,15 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 657:
+/***/ 2959:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
-const code_1 = __webpack_require__(4778);
-const additionalItems_1 = __webpack_require__(6090);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
+const code_1 = __webpack_require__(8484);
+const additionalItems_1 = __webpack_require__(3448);
 const error = {
     message: ({ params: { len } }) => (0, codegen_1.str) `must NOT have more than ${len} items`,
     params: ({ params: { len } }) => (0, codegen_1._) `{limit: ${len}}`,
@@ -4214,12 +4214,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 3172:
+/***/ 8350:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const util_1 = __webpack_require__(1858);
+const util_1 = __webpack_require__(4464);
 const def = {
     keyword: "not",
     schemaType: ["object", "boolean"],
@@ -4246,13 +4246,13 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 2568:
+/***/ 2490:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
 const error = {
     message: "must match exactly one schema in oneOf",
     params: ({ params }) => (0, codegen_1._) `{passingSchemas: ${params.passing}}`,
@@ -4312,15 +4312,15 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 1886:
+/***/ 664:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const code_1 = __webpack_require__(4778);
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
-const util_2 = __webpack_require__(1858);
+const code_1 = __webpack_require__(8484);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
+const util_2 = __webpack_require__(4464);
 const def = {
     keyword: "patternProperties",
     type: "object",
@@ -4393,12 +4393,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 2717:
+/***/ 6467:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const items_1 = __webpack_require__(865);
+const items_1 = __webpack_require__(5791);
 const def = {
     keyword: "prefixItems",
     type: "array",
@@ -4411,15 +4411,15 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 756:
+/***/ 8778:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const validate_1 = __webpack_require__(855);
-const code_1 = __webpack_require__(4778);
-const util_1 = __webpack_require__(1858);
-const additionalProperties_1 = __webpack_require__(5697);
+const validate_1 = __webpack_require__(7881);
+const code_1 = __webpack_require__(8484);
+const util_1 = __webpack_require__(4464);
+const additionalProperties_1 = __webpack_require__(2431);
 const def = {
     keyword: "properties",
     type: "object",
@@ -4471,13 +4471,13 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 3686:
+/***/ 1372:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
 const error = {
     message: "property name must be valid",
     params: ({ params }) => (0, codegen_1._) `{propertyName: ${params.propertyName}}`,
@@ -4515,12 +4515,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 3199:
+/***/ 9210:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const util_1 = __webpack_require__(1858);
+const util_1 = __webpack_require__(4464);
 const def = {
     keyword: ["then", "else"],
     schemaType: ["object", "boolean"],
@@ -4534,16 +4534,16 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 4778:
+/***/ 8484:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.validateUnion = exports.validateArray = exports.usePattern = exports.callValidateCode = exports.schemaProperties = exports.allSchemaProperties = exports.noPropertyInData = exports.propertyInData = exports.isOwnProperty = exports.hasPropFunc = exports.reportMissingProp = exports.checkMissingProp = exports.checkReportMissingProp = void 0;
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
-const names_1 = __webpack_require__(2884);
-const util_2 = __webpack_require__(1858);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
+const names_1 = __webpack_require__(630);
+const util_2 = __webpack_require__(4464);
 function checkReportMissingProp(cxt, prop) {
     const { gen, data, it } = cxt;
     gen.if(noPropertyInData(gen, data, prop, it.opts.ownProperties), () => {
@@ -4671,7 +4671,7 @@ exports.validateUnion = validateUnion;
 
 /***/ }),
 
-/***/ 9922:
+/***/ 9872:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -4687,13 +4687,13 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 1927:
+/***/ 7397:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const id_1 = __webpack_require__(9922);
-const ref_1 = __webpack_require__(274);
+const id_1 = __webpack_require__(9872);
+const ref_1 = __webpack_require__(2996);
 const core = [
     "$schema",
     "$id",
@@ -4709,18 +4709,18 @@ exports["default"] = core;
 
 /***/ }),
 
-/***/ 274:
+/***/ 2996:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.callRef = exports.getValidate = void 0;
-const ref_error_1 = __webpack_require__(4044);
-const code_1 = __webpack_require__(4778);
-const codegen_1 = __webpack_require__(8338);
-const names_1 = __webpack_require__(2884);
-const compile_1 = __webpack_require__(7912);
-const util_1 = __webpack_require__(1858);
+const ref_error_1 = __webpack_require__(3162);
+const code_1 = __webpack_require__(8484);
+const codegen_1 = __webpack_require__(1436);
+const names_1 = __webpack_require__(630);
+const compile_1 = __webpack_require__(2718);
+const util_1 = __webpack_require__(4464);
 const def = {
     keyword: "$ref",
     schemaType: "string",
@@ -4837,16 +4837,16 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 4352:
+/***/ 8886:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __webpack_require__(8338);
-const types_1 = __webpack_require__(117);
-const compile_1 = __webpack_require__(7912);
-const ref_error_1 = __webpack_require__(4044);
-const util_1 = __webpack_require__(1858);
+const codegen_1 = __webpack_require__(1436);
+const types_1 = __webpack_require__(7115);
+const compile_1 = __webpack_require__(2718);
+const ref_error_1 = __webpack_require__(3162);
+const util_1 = __webpack_require__(4464);
 const error = {
     message: ({ params: { discrError, tagName } }) => discrError === types_1.DiscrError.Tag
         ? `tag "${tagName}" must be string`
@@ -4947,7 +4947,7 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 117:
+/***/ 7115:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -4962,12 +4962,12 @@ var DiscrError;
 
 /***/ }),
 
-/***/ 1960:
+/***/ 6402:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __webpack_require__(8338);
+const codegen_1 = __webpack_require__(1436);
 const error = {
     message: ({ schemaCode }) => (0, codegen_1.str) `must match format "${schemaCode}"`,
     params: ({ schemaCode }) => (0, codegen_1._) `{format: ${schemaCode}}`,
@@ -5060,19 +5060,19 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 9107:
+/***/ 2601:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const format_1 = __webpack_require__(1960);
+const format_1 = __webpack_require__(6402);
 const format = [format_1.default];
 exports["default"] = format;
 //# sourceMappingURL=index.js.map
 
 /***/ }),
 
-/***/ 314:
+/***/ 6620:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -5096,14 +5096,14 @@ exports.contentVocabulary = [
 
 /***/ }),
 
-/***/ 4280:
+/***/ 8026:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
-const equal_1 = __webpack_require__(2237);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
+const equal_1 = __webpack_require__(4951);
 const error = {
     message: "must be equal to constant",
     params: ({ schemaCode }) => (0, codegen_1._) `{allowedValue: ${schemaCode}}`,
@@ -5127,14 +5127,14 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 3278:
+/***/ 3200:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
-const equal_1 = __webpack_require__(2237);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
+const equal_1 = __webpack_require__(4951);
 const error = {
     message: "must be equal to one of the allowed values",
     params: ({ schemaCode }) => (0, codegen_1._) `{allowedValues: ${schemaCode}}`,
@@ -5181,21 +5181,21 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 7859:
+/***/ 5481:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const limitNumber_1 = __webpack_require__(3365);
-const multipleOf_1 = __webpack_require__(6694);
-const limitLength_1 = __webpack_require__(8648);
-const pattern_1 = __webpack_require__(2293);
-const limitProperties_1 = __webpack_require__(7565);
-const required_1 = __webpack_require__(8114);
-const limitItems_1 = __webpack_require__(6374);
-const uniqueItems_1 = __webpack_require__(6226);
-const const_1 = __webpack_require__(4280);
-const enum_1 = __webpack_require__(3278);
+const limitNumber_1 = __webpack_require__(3723);
+const multipleOf_1 = __webpack_require__(8132);
+const limitLength_1 = __webpack_require__(6962);
+const pattern_1 = __webpack_require__(6023);
+const limitProperties_1 = __webpack_require__(895);
+const required_1 = __webpack_require__(4504);
+const limitItems_1 = __webpack_require__(6296);
+const uniqueItems_1 = __webpack_require__(5132);
+const const_1 = __webpack_require__(8026);
+const enum_1 = __webpack_require__(3200);
 const validation = [
     // number
     limitNumber_1.default,
@@ -5220,12 +5220,12 @@ exports["default"] = validation;
 
 /***/ }),
 
-/***/ 6374:
+/***/ 6296:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __webpack_require__(8338);
+const codegen_1 = __webpack_require__(1436);
 const error = {
     message({ keyword, schemaCode }) {
         const comp = keyword === "maxItems" ? "more" : "fewer";
@@ -5250,14 +5250,14 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 8648:
+/***/ 6962:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
-const ucs2length_1 = __webpack_require__(4652);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
+const ucs2length_1 = __webpack_require__(6214);
 const error = {
     message({ keyword, schemaCode }) {
         const comp = keyword === "maxLength" ? "more" : "fewer";
@@ -5283,12 +5283,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 3365:
+/***/ 3723:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __webpack_require__(8338);
+const codegen_1 = __webpack_require__(1436);
 const ops = codegen_1.operators;
 const KWDs = {
     maximum: { okStr: "<=", ok: ops.LTE, fail: ops.GT },
@@ -5316,12 +5316,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 7565:
+/***/ 895:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __webpack_require__(8338);
+const codegen_1 = __webpack_require__(1436);
 const error = {
     message({ keyword, schemaCode }) {
         const comp = keyword === "maxProperties" ? "more" : "fewer";
@@ -5346,12 +5346,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 6694:
+/***/ 8132:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __webpack_require__(8338);
+const codegen_1 = __webpack_require__(1436);
 const error = {
     message: ({ schemaCode }) => (0, codegen_1.str) `must be multiple of ${schemaCode}`,
     params: ({ schemaCode }) => (0, codegen_1._) `{multipleOf: ${schemaCode}}`,
@@ -5378,14 +5378,14 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 2293:
+/***/ 6023:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const code_1 = __webpack_require__(4778);
-const util_1 = __webpack_require__(1858);
-const codegen_1 = __webpack_require__(8338);
+const code_1 = __webpack_require__(8484);
+const util_1 = __webpack_require__(4464);
+const codegen_1 = __webpack_require__(1436);
 const error = {
     message: ({ schemaCode }) => (0, codegen_1.str) `must match pattern "${schemaCode}"`,
     params: ({ schemaCode }) => (0, codegen_1._) `{pattern: ${schemaCode}}`,
@@ -5417,14 +5417,14 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 8114:
+/***/ 4504:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const code_1 = __webpack_require__(4778);
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
+const code_1 = __webpack_require__(8484);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
 const error = {
     message: ({ params: { missingProperty } }) => (0, codegen_1.str) `must have required property '${missingProperty}'`,
     params: ({ params: { missingProperty } }) => (0, codegen_1._) `{missingProperty: ${missingProperty}}`,
@@ -5502,15 +5502,15 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 6226:
+/***/ 5132:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const dataType_1 = __webpack_require__(611);
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
-const equal_1 = __webpack_require__(2237);
+const dataType_1 = __webpack_require__(6685);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
+const equal_1 = __webpack_require__(4951);
 const error = {
     message: ({ params: { i, j } }) => (0, codegen_1.str) `must NOT have duplicate items (items ## ${j} and ${i} are identical)`,
     params: ({ params: { i, j } }) => (0, codegen_1._) `{i: ${i}, j: ${j}}`,
@@ -5572,7 +5572,7 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 4144:
+/***/ 3430:
 /***/ ((module) => {
 
 
@@ -5625,7 +5625,7 @@ module.exports = function equal(a, b) {
 
 /***/ }),
 
-/***/ 9381:
+/***/ 1167:
 /***/ ((module) => {
 
 
@@ -5725,13 +5725,13 @@ function escapeJsonPtr(str) {
 
 /***/ }),
 
-/***/ 7470:
+/***/ 4352:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { normalizeIPv6, removeDotSegments, removeDotSegmentsRelative, recomposeAuthority, normalizePercentEncoding, normalizePathEncoding, serializePathEncoding, normalizeQueryFragmentEncoding, encodeQuery, encodeFragment, reescapeHostDelimiters, isIPv4, nonSimpleDomain } = __webpack_require__(2995)
-const { SCHEMES, getSchemeHandler } = __webpack_require__(650)
+const { normalizeIPv6, removeDotSegments, removeDotSegmentsRelative, recomposeAuthority, normalizePercentEncoding, normalizePathEncoding, serializePathEncoding, normalizeQueryFragmentEncoding, encodeQuery, encodeFragment, reescapeHostDelimiters, isIPv4, nonSimpleDomain } = __webpack_require__(5077)
+const { SCHEMES, getSchemeHandler } = __webpack_require__(5300)
 
 const VALID_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*$/u
 const MALFORMED_SCHEME_ERROR = 'URI scheme is malformed.'
@@ -6443,12 +6443,12 @@ module.exports.fastUri = fastUri
 
 /***/ }),
 
-/***/ 650:
+/***/ 5300:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const { isUUID } = __webpack_require__(2995)
+const { isUUID } = __webpack_require__(5077)
 const URN_REG = /^([\da-z][\d\-a-z]{0,31}):((?:[\w!$'()*+,\-./:;=@]|%[\da-f]{2})+)$/iu
 
 const supportedSchemeNames = /** @type {const} */ (['http', 'https', 'ws',
@@ -6722,7 +6722,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2995:
+/***/ 5077:
 /***/ ((module) => {
 
 
@@ -7528,7 +7528,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3488:
+/***/ 3837:
 /***/ ((module) => {
 
 module.exports = /*#__PURE__*/JSON.parse('{"$id":"https://raw.githubusercontent.com/ajv-validator/ajv/master/lib/refs/data.json#","description":"Meta-schema for $data reference (JSON AnySchema extension proposal)","type":"object","required":["$data"],"properties":{"$data":{"type":"string","anyOf":[{"format":"relative-json-pointer"},{"format":"json-pointer"}]}},"additionalProperties":false}');
@@ -7537,4 +7537,4 @@ module.exports = /*#__PURE__*/JSON.parse('{"$id":"https://raw.githubusercontent.
 
 };
 
-//# sourceMappingURL=63.index.js.map
+//# sourceMappingURL=457.index.js.map

@@ -1,8 +1,8 @@
-export const id = 222;
-export const ids = [222];
+export const id = 856;
+export const ids = [856];
 export const modules = {
 
-/***/ 5222:
+/***/ 2856:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -6827,4 +6827,4 @@ function re(stringsOrFlags, ...values) {
 
 };
 
-//# sourceMappingURL=222.index.js.map
+//# sourceMappingURL=856.index.js.map

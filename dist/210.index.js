@@ -1,17 +1,17 @@
-export const id = 800;
-export const ids = [800];
+export const id = 210;
+export const ids = [210];
 export const modules = {
 
-/***/ 2800:
+/***/ 2210:
 /***/ ((module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.MissingRefError = exports.ValidationError = exports.CodeGen = exports.Name = exports.nil = exports.stringify = exports.str = exports._ = exports.KeywordCxt = exports.Ajv2020 = void 0;
-const core_1 = __webpack_require__(7983);
-const draft2020_1 = __webpack_require__(3020);
-const discriminator_1 = __webpack_require__(4352);
-const json_schema_2020_12_1 = __webpack_require__(685);
+const core_1 = __webpack_require__(3893);
+const draft2020_1 = __webpack_require__(4298);
+const discriminator_1 = __webpack_require__(8886);
+const json_schema_2020_12_1 = __webpack_require__(3995);
 const META_SCHEMA_ID = "https://json-schema.org/draft/2020-12/schema";
 class Ajv2020 extends core_1.default {
     constructor(opts = {}) {
@@ -46,36 +46,36 @@ module.exports = exports = Ajv2020;
 module.exports.Ajv2020 = Ajv2020;
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports["default"] = Ajv2020;
-var validate_1 = __webpack_require__(855);
+var validate_1 = __webpack_require__(7881);
 Object.defineProperty(exports, "KeywordCxt", ({ enumerable: true, get: function () { return validate_1.KeywordCxt; } }));
-var codegen_1 = __webpack_require__(8338);
+var codegen_1 = __webpack_require__(1436);
 Object.defineProperty(exports, "_", ({ enumerable: true, get: function () { return codegen_1._; } }));
 Object.defineProperty(exports, "str", ({ enumerable: true, get: function () { return codegen_1.str; } }));
 Object.defineProperty(exports, "stringify", ({ enumerable: true, get: function () { return codegen_1.stringify; } }));
 Object.defineProperty(exports, "nil", ({ enumerable: true, get: function () { return codegen_1.nil; } }));
 Object.defineProperty(exports, "Name", ({ enumerable: true, get: function () { return codegen_1.Name; } }));
 Object.defineProperty(exports, "CodeGen", ({ enumerable: true, get: function () { return codegen_1.CodeGen; } }));
-var validation_error_1 = __webpack_require__(1103);
+var validation_error_1 = __webpack_require__(5402);
 Object.defineProperty(exports, "ValidationError", ({ enumerable: true, get: function () { return validation_error_1.default; } }));
-var ref_error_1 = __webpack_require__(4044);
+var ref_error_1 = __webpack_require__(3162);
 Object.defineProperty(exports, "MissingRefError", ({ enumerable: true, get: function () { return ref_error_1.default; } }));
 //# sourceMappingURL=2020.js.map
 
 /***/ }),
 
-/***/ 685:
+/***/ 3995:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const metaSchema = __webpack_require__(8835);
-const applicator = __webpack_require__(1671);
-const unevaluated = __webpack_require__(1862);
-const content = __webpack_require__(7343);
-const core = __webpack_require__(6325);
-const format = __webpack_require__(4089);
-const metadata = __webpack_require__(1622);
-const validation = __webpack_require__(9033);
+const metaSchema = __webpack_require__(1678);
+const applicator = __webpack_require__(7216);
+const unevaluated = __webpack_require__(9547);
+const content = __webpack_require__(8226);
+const core = __webpack_require__(518);
+const format = __webpack_require__(4588);
+const metadata = __webpack_require__(5707);
+const validation = __webpack_require__(7082);
 const META_SUPPORT_DATA = ["/properties"];
 function addMetaSchema2020($data) {
     ;
@@ -99,12 +99,12 @@ exports["default"] = addMetaSchema2020;
 
 /***/ }),
 
-/***/ 8064:
+/***/ 3818:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const dependencies_1 = __webpack_require__(7764);
+const dependencies_1 = __webpack_require__(5826);
 const def = {
     keyword: "dependentSchemas",
     type: "object",
@@ -116,19 +116,19 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 3020:
+/***/ 4298:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const core_1 = __webpack_require__(1927);
-const validation_1 = __webpack_require__(7859);
-const applicator_1 = __webpack_require__(1865);
-const dynamic_1 = __webpack_require__(717);
-const next_1 = __webpack_require__(3294);
-const unevaluated_1 = __webpack_require__(2700);
-const format_1 = __webpack_require__(9107);
-const metadata_1 = __webpack_require__(314);
+const core_1 = __webpack_require__(7397);
+const validation_1 = __webpack_require__(5481);
+const applicator_1 = __webpack_require__(8775);
+const dynamic_1 = __webpack_require__(9923);
+const next_1 = __webpack_require__(7844);
+const unevaluated_1 = __webpack_require__(2010);
+const format_1 = __webpack_require__(2601);
+const metadata_1 = __webpack_require__(6620);
 const draft2020Vocabularies = [
     dynamic_1.default,
     core_1.default,
@@ -145,16 +145,16 @@ exports["default"] = draft2020Vocabularies;
 
 /***/ }),
 
-/***/ 525:
+/***/ 8639:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.dynamicAnchor = void 0;
-const codegen_1 = __webpack_require__(8338);
-const names_1 = __webpack_require__(2884);
-const compile_1 = __webpack_require__(7912);
-const ref_1 = __webpack_require__(274);
+const codegen_1 = __webpack_require__(1436);
+const names_1 = __webpack_require__(630);
+const compile_1 = __webpack_require__(2718);
+const ref_1 = __webpack_require__(2996);
 const def = {
     keyword: "$dynamicAnchor",
     schemaType: "string",
@@ -181,15 +181,15 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 5787:
+/***/ 5065:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.dynamicRef = void 0;
-const codegen_1 = __webpack_require__(8338);
-const names_1 = __webpack_require__(2884);
-const ref_1 = __webpack_require__(274);
+const codegen_1 = __webpack_require__(1436);
+const names_1 = __webpack_require__(630);
+const ref_1 = __webpack_require__(2996);
 const def = {
     keyword: "$dynamicRef",
     schemaType: "string",
@@ -238,28 +238,28 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 717:
+/***/ 9923:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const dynamicAnchor_1 = __webpack_require__(525);
-const dynamicRef_1 = __webpack_require__(5787);
-const recursiveAnchor_1 = __webpack_require__(8048);
-const recursiveRef_1 = __webpack_require__(7024);
+const dynamicAnchor_1 = __webpack_require__(8639);
+const dynamicRef_1 = __webpack_require__(5065);
+const recursiveAnchor_1 = __webpack_require__(9982);
+const recursiveRef_1 = __webpack_require__(1794);
 const dynamic = [dynamicAnchor_1.default, dynamicRef_1.default, recursiveAnchor_1.default, recursiveRef_1.default];
 exports["default"] = dynamic;
 //# sourceMappingURL=index.js.map
 
 /***/ }),
 
-/***/ 8048:
+/***/ 9982:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const dynamicAnchor_1 = __webpack_require__(525);
-const util_1 = __webpack_require__(1858);
+const dynamicAnchor_1 = __webpack_require__(8639);
+const util_1 = __webpack_require__(4464);
 const def = {
     keyword: "$recursiveAnchor",
     schemaType: "boolean",
@@ -275,12 +275,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 7024:
+/***/ 1794:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const dynamicRef_1 = __webpack_require__(5787);
+const dynamicRef_1 = __webpack_require__(5065);
 const def = {
     keyword: "$recursiveRef",
     schemaType: "string",
@@ -291,40 +291,40 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 3294:
+/***/ 7844:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const dependentRequired_1 = __webpack_require__(8129);
-const dependentSchemas_1 = __webpack_require__(8064);
-const limitContains_1 = __webpack_require__(6397);
+const dependentRequired_1 = __webpack_require__(643);
+const dependentSchemas_1 = __webpack_require__(3818);
+const limitContains_1 = __webpack_require__(3907);
 const next = [dependentRequired_1.default, dependentSchemas_1.default, limitContains_1.default];
 exports["default"] = next;
 //# sourceMappingURL=next.js.map
 
 /***/ }),
 
-/***/ 2700:
+/***/ 2010:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const unevaluatedProperties_1 = __webpack_require__(2837);
-const unevaluatedItems_1 = __webpack_require__(8414);
+const unevaluatedProperties_1 = __webpack_require__(6855);
+const unevaluatedItems_1 = __webpack_require__(4144);
 const unevaluated = [unevaluatedProperties_1.default, unevaluatedItems_1.default];
 exports["default"] = unevaluated;
 //# sourceMappingURL=index.js.map
 
 /***/ }),
 
-/***/ 8414:
+/***/ 4144:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
 const error = {
     message: ({ params: { len } }) => (0, codegen_1.str) `must NOT have more than ${len} items`,
     params: ({ params: { len } }) => (0, codegen_1._) `{limit: ${len}}`,
@@ -364,14 +364,14 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 2837:
+/***/ 6855:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __webpack_require__(8338);
-const util_1 = __webpack_require__(1858);
-const names_1 = __webpack_require__(2884);
+const codegen_1 = __webpack_require__(1436);
+const util_1 = __webpack_require__(4464);
+const names_1 = __webpack_require__(630);
 const error = {
     message: "must NOT have unevaluated properties",
     params: ({ params }) => (0, codegen_1._) `{unevaluatedProperty: ${params.unevaluatedProperty}}`,
@@ -435,12 +435,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 8129:
+/***/ 643:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const dependencies_1 = __webpack_require__(7764);
+const dependencies_1 = __webpack_require__(5826);
 const def = {
     keyword: "dependentRequired",
     type: "object",
@@ -453,12 +453,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 6397:
+/***/ 3907:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const util_1 = __webpack_require__(1858);
+const util_1 = __webpack_require__(4464);
 const def = {
     keyword: ["maxContains", "minContains"],
     type: "array",
@@ -474,56 +474,56 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 1671:
+/***/ 7216:
 /***/ ((module) => {
 
 module.exports = /*#__PURE__*/JSON.parse('{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://json-schema.org/draft/2020-12/meta/applicator","$vocabulary":{"https://json-schema.org/draft/2020-12/vocab/applicator":true},"$dynamicAnchor":"meta","title":"Applicator vocabulary meta-schema","type":["object","boolean"],"properties":{"prefixItems":{"$ref":"#/$defs/schemaArray"},"items":{"$dynamicRef":"#meta"},"contains":{"$dynamicRef":"#meta"},"additionalProperties":{"$dynamicRef":"#meta"},"properties":{"type":"object","additionalProperties":{"$dynamicRef":"#meta"},"default":{}},"patternProperties":{"type":"object","additionalProperties":{"$dynamicRef":"#meta"},"propertyNames":{"format":"regex"},"default":{}},"dependentSchemas":{"type":"object","additionalProperties":{"$dynamicRef":"#meta"},"default":{}},"propertyNames":{"$dynamicRef":"#meta"},"if":{"$dynamicRef":"#meta"},"then":{"$dynamicRef":"#meta"},"else":{"$dynamicRef":"#meta"},"allOf":{"$ref":"#/$defs/schemaArray"},"anyOf":{"$ref":"#/$defs/schemaArray"},"oneOf":{"$ref":"#/$defs/schemaArray"},"not":{"$dynamicRef":"#meta"}},"$defs":{"schemaArray":{"type":"array","minItems":1,"items":{"$dynamicRef":"#meta"}}}}');
 
 /***/ }),
 
-/***/ 7343:
+/***/ 8226:
 /***/ ((module) => {
 
 module.exports = /*#__PURE__*/JSON.parse('{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://json-schema.org/draft/2020-12/meta/content","$vocabulary":{"https://json-schema.org/draft/2020-12/vocab/content":true},"$dynamicAnchor":"meta","title":"Content vocabulary meta-schema","type":["object","boolean"],"properties":{"contentEncoding":{"type":"string"},"contentMediaType":{"type":"string"},"contentSchema":{"$dynamicRef":"#meta"}}}');
 
 /***/ }),
 
-/***/ 6325:
+/***/ 518:
 /***/ ((module) => {
 
 module.exports = /*#__PURE__*/JSON.parse('{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://json-schema.org/draft/2020-12/meta/core","$vocabulary":{"https://json-schema.org/draft/2020-12/vocab/core":true},"$dynamicAnchor":"meta","title":"Core vocabulary meta-schema","type":["object","boolean"],"properties":{"$id":{"$ref":"#/$defs/uriReferenceString","$comment":"Non-empty fragments not allowed.","pattern":"^[^#]*#?$"},"$schema":{"$ref":"#/$defs/uriString"},"$ref":{"$ref":"#/$defs/uriReferenceString"},"$anchor":{"$ref":"#/$defs/anchorString"},"$dynamicRef":{"$ref":"#/$defs/uriReferenceString"},"$dynamicAnchor":{"$ref":"#/$defs/anchorString"},"$vocabulary":{"type":"object","propertyNames":{"$ref":"#/$defs/uriString"},"additionalProperties":{"type":"boolean"}},"$comment":{"type":"string"},"$defs":{"type":"object","additionalProperties":{"$dynamicRef":"#meta"}}},"$defs":{"anchorString":{"type":"string","pattern":"^[A-Za-z_][-A-Za-z0-9._]*$"},"uriString":{"type":"string","format":"uri"},"uriReferenceString":{"type":"string","format":"uri-reference"}}}');
 
 /***/ }),
 
-/***/ 4089:
+/***/ 4588:
 /***/ ((module) => {
 
 module.exports = /*#__PURE__*/JSON.parse('{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://json-schema.org/draft/2020-12/meta/format-annotation","$vocabulary":{"https://json-schema.org/draft/2020-12/vocab/format-annotation":true},"$dynamicAnchor":"meta","title":"Format vocabulary meta-schema for annotation results","type":["object","boolean"],"properties":{"format":{"type":"string"}}}');
 
 /***/ }),
 
-/***/ 1622:
+/***/ 5707:
 /***/ ((module) => {
 
 module.exports = /*#__PURE__*/JSON.parse('{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://json-schema.org/draft/2020-12/meta/meta-data","$vocabulary":{"https://json-schema.org/draft/2020-12/vocab/meta-data":true},"$dynamicAnchor":"meta","title":"Meta-data vocabulary meta-schema","type":["object","boolean"],"properties":{"title":{"type":"string"},"description":{"type":"string"},"default":true,"deprecated":{"type":"boolean","default":false},"readOnly":{"type":"boolean","default":false},"writeOnly":{"type":"boolean","default":false},"examples":{"type":"array","items":true}}}');
 
 /***/ }),
 
-/***/ 1862:
+/***/ 9547:
 /***/ ((module) => {
 
 module.exports = /*#__PURE__*/JSON.parse('{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://json-schema.org/draft/2020-12/meta/unevaluated","$vocabulary":{"https://json-schema.org/draft/2020-12/vocab/unevaluated":true},"$dynamicAnchor":"meta","title":"Unevaluated applicator vocabulary meta-schema","type":["object","boolean"],"properties":{"unevaluatedItems":{"$dynamicRef":"#meta"},"unevaluatedProperties":{"$dynamicRef":"#meta"}}}');
 
 /***/ }),
 
-/***/ 9033:
+/***/ 7082:
 /***/ ((module) => {
 
 module.exports = /*#__PURE__*/JSON.parse('{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://json-schema.org/draft/2020-12/meta/validation","$vocabulary":{"https://json-schema.org/draft/2020-12/vocab/validation":true},"$dynamicAnchor":"meta","title":"Validation vocabulary meta-schema","type":["object","boolean"],"properties":{"type":{"anyOf":[{"$ref":"#/$defs/simpleTypes"},{"type":"array","items":{"$ref":"#/$defs/simpleTypes"},"minItems":1,"uniqueItems":true}]},"const":true,"enum":{"type":"array","items":true},"multipleOf":{"type":"number","exclusiveMinimum":0},"maximum":{"type":"number"},"exclusiveMaximum":{"type":"number"},"minimum":{"type":"number"},"exclusiveMinimum":{"type":"number"},"maxLength":{"$ref":"#/$defs/nonNegativeInteger"},"minLength":{"$ref":"#/$defs/nonNegativeIntegerDefault0"},"pattern":{"type":"string","format":"regex"},"maxItems":{"$ref":"#/$defs/nonNegativeInteger"},"minItems":{"$ref":"#/$defs/nonNegativeIntegerDefault0"},"uniqueItems":{"type":"boolean","default":false},"maxContains":{"$ref":"#/$defs/nonNegativeInteger"},"minContains":{"$ref":"#/$defs/nonNegativeInteger","default":1},"maxProperties":{"$ref":"#/$defs/nonNegativeInteger"},"minProperties":{"$ref":"#/$defs/nonNegativeIntegerDefault0"},"required":{"$ref":"#/$defs/stringArray"},"dependentRequired":{"type":"object","additionalProperties":{"$ref":"#/$defs/stringArray"}}},"$defs":{"nonNegativeInteger":{"type":"integer","minimum":0},"nonNegativeIntegerDefault0":{"$ref":"#/$defs/nonNegativeInteger","default":0},"simpleTypes":{"enum":["array","boolean","integer","null","number","object","string"]},"stringArray":{"type":"array","items":{"type":"string"},"uniqueItems":true,"default":[]}}}');
 
 /***/ }),
 
-/***/ 8835:
+/***/ 1678:
 /***/ ((module) => {
 
 module.exports = /*#__PURE__*/JSON.parse('{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://json-schema.org/draft/2020-12/schema","$vocabulary":{"https://json-schema.org/draft/2020-12/vocab/core":true,"https://json-schema.org/draft/2020-12/vocab/applicator":true,"https://json-schema.org/draft/2020-12/vocab/unevaluated":true,"https://json-schema.org/draft/2020-12/vocab/validation":true,"https://json-schema.org/draft/2020-12/vocab/meta-data":true,"https://json-schema.org/draft/2020-12/vocab/format-annotation":true,"https://json-schema.org/draft/2020-12/vocab/content":true},"$dynamicAnchor":"meta","title":"Core and Validation specifications meta-schema","allOf":[{"$ref":"meta/core"},{"$ref":"meta/applicator"},{"$ref":"meta/unevaluated"},{"$ref":"meta/validation"},{"$ref":"meta/meta-data"},{"$ref":"meta/format-annotation"},{"$ref":"meta/content"}],"type":["object","boolean"],"$comment":"This meta-schema also defines keywords that have appeared in previous drafts in order to prevent incompatible extensions as they remain in common use.","properties":{"definitions":{"$comment":"\\"definitions\\" has been replaced by \\"$defs\\".","type":"object","additionalProperties":{"$dynamicRef":"#meta"},"deprecated":true,"default":{}},"dependencies":{"$comment":"\\"dependencies\\" has been split and replaced by \\"dependentSchemas\\" and \\"dependentRequired\\" in order to serve their differing semantics.","type":"object","additionalProperties":{"anyOf":[{"$dynamicRef":"#meta"},{"$ref":"meta/validation#/$defs/stringArray"}]},"deprecated":true,"default":{}},"$recursiveAnchor":{"$comment":"\\"$recursiveAnchor\\" has been replaced by \\"$dynamicAnchor\\".","$ref":"meta/core#/$defs/anchorString","deprecated":true},"$recursiveRef":{"$comment":"\\"$recursiveRef\\" has been replaced by \\"$dynamicRef\\".","$ref":"meta/core#/$defs/uriReferenceString","deprecated":true}}}');
@@ -532,4 +532,4 @@ module.exports = /*#__PURE__*/JSON.parse('{"$schema":"https://json-schema.org/dr
 
 };
 
-//# sourceMappingURL=800.index.js.map
+//# sourceMappingURL=210.index.js.map

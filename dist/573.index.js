@@ -1,8 +1,8 @@
-export const id = 464;
-export const ids = [464];
+export const id = 573;
+export const ids = [573];
 export const modules = {
 
-/***/ 464:
+/***/ 9573:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -11,20 +11,20 @@ __webpack_require__.d(__webpack_exports__, {
   createOctokit: () => (/* binding */ createOctokit)
 });
 
-// EXTERNAL MODULE: ../wt-48/node_modules/@octokit/core/dist-src/index.js + 13 modules
-var dist_src = __webpack_require__(2852);
-// EXTERNAL MODULE: ../wt-48/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
-var dist_bundle = __webpack_require__(8853);
+// EXTERNAL MODULE: ./node_modules/@octokit/core/dist-src/index.js + 13 modules
+var dist_src = __webpack_require__(5194);
+// EXTERNAL MODULE: ./node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+var dist_bundle = __webpack_require__(3779);
 // EXTERNAL MODULE: ./src/timing.ts
-var timing = __webpack_require__(1134);
+var timing = __webpack_require__(8117);
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __webpack_require__(7067);
 // EXTERNAL MODULE: external "node:https"
 var external_node_https_ = __webpack_require__(4708);
 // EXTERNAL MODULE: external "node:stream"
 var external_node_stream_ = __webpack_require__(7075);
-// EXTERNAL MODULE: ../wt-48/node_modules/@actions/http-client/lib/index.js + 1 modules
-var lib = __webpack_require__(2564);
+// EXTERNAL MODULE: ./node_modules/@actions/http-client/lib/index.js + 1 modules
+var lib = __webpack_require__(4942);
 ;// CONCATENATED MODULE: ./src/github/fetch.ts
 
 
@@ -190,4 +190,4 @@ function createOctokit(token, baseUrl) {
 
 };
 
-//# sourceMappingURL=464.index.js.map
+//# sourceMappingURL=573.index.js.map
