@@ -19,11 +19,10 @@ import {
   type GitHubSettings,
 } from './github.ts'
 import { InputError } from '../input-error.ts'
-import { isCampaignName } from '../model/campaign.ts'
 import { readOutput, type OutputSettings } from './output.ts'
 import { CREATE_ONLY_INPUTS, readTarget, SINGLE_RUN_INPUTS } from './run-target.ts'
 import { readContinueFrom, type ContinueFrom } from './surface.ts'
-import { parseBoolean, parseDuration, parsePositiveDuration } from './values.ts'
+import { parseBoolean, parseDuration, parsePositiveDuration, readCampaign } from './values.ts'
 
 /** `previous_run`'s words. */
 export type PreviousRun = 'keep' | 'cancel' | 'steer'
@@ -256,17 +255,11 @@ export function readCancelOnly(source: InputSource): CancelOnly | undefined {
     throw new InputError('continue_from', `must be pull_request or empty; got "${continueFrom}".`)
   }
   const madeThePullRequest = continueFrom === 'pull_request'
-  const campaign = source.get('campaign')
+  const campaign = readCampaign(source)
   if (!name && !madeThePullRequest && !campaign) {
     throw new InputError(
       'cancel_only',
       "needs name (it cancels the active runs with that name), continue_from: pull_request (the run that made the pull request), or campaign (the campaign's working runs).",
-    )
-  }
-  if (campaign && !isCampaignName(campaign)) {
-    throw new InputError(
-      'campaign',
-      `must be a name of at most 64 letters, digits, dots, dashes and underscores; got "${campaign.slice(0, 100)}".`,
     )
   }
   // A campaign's runs are of many projects: the campaign names them, not the step's project.

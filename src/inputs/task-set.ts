@@ -6,7 +6,6 @@ import type { SchemaSource } from '../agent/structured-output.ts'
 import type { CreateRunRequest } from '../api/types.ts'
 import {
   campaignKey,
-  isCampaignName,
   parseRepository,
   repositoryName,
   type TaskRepository,
@@ -32,7 +31,7 @@ import {
   readWorkspaceFile,
   SINGLE_RUN_INPUTS,
 } from './run-target.ts'
-import { isPlainObject } from './values.ts'
+import { isPlainObject, readCampaign } from './values.ts'
 
 /** A step with `tasks` (v1.2): one run per task, at most `maxParallel` in flight. */
 export interface TaskSetSettings extends Omit<Settings, 'target'> {
@@ -98,12 +97,7 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
     }
     return undefined
   }
-  if (campaign && !isCampaignName(campaign)) {
-    throw new InputError(
-      'campaign',
-      `must be a name of at most 64 letters, digits, dots, dashes and underscores; got "${cut(campaign, 100)}".`,
-    )
-  }
+  readCampaign(source)
   // The key is masked before any other input is checked, as for one run.
   const connection = readConnection(source)
   for (const name of SINGLE_RUN_INPUTS) {

@@ -1,5 +1,6 @@
 /** The values every reader of inputs parses the same way: booleans, durations, amounts, maps. */
 import { InputError } from '../input-error.ts'
+import { isCampaignName } from '../model/campaign.ts'
 import { parseAmount, type Amount } from '../model/money.ts'
 
 /** YAML 1.2 core schema booleans, as the contract promises. */
@@ -31,6 +32,21 @@ export function parsePositiveDuration(input: string, value: string): number {
   const ms = parseDuration(input, value)
   if (ms <= 0) throw new InputError(input, `must be longer than zero; got "${value}".`)
   return ms
+}
+
+/**
+ * `campaign`: '' when not given, else a name of at most 64 letters, digits, dots, dashes and
+ * underscores (the report and the command group by it, and it is part of every key).
+ */
+export function readCampaign(source: { get(name: string): string }): string {
+  const campaign = source.get('campaign')
+  if (campaign && !isCampaignName(campaign)) {
+    throw new InputError(
+      'campaign',
+      `must be a name of at most 64 letters, digits, dots, dashes and underscores; got "${campaign.slice(0, 100)}".`,
+    )
+  }
+  return campaign
 }
 
 /**

@@ -7,7 +7,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { readCreditBudgets } from '../inputs/budgets.ts'
 import { readConnection, type Connection } from '../inputs/connection.ts'
 import { InputError } from '../input-error.ts'
-import { isCampaignName } from '../model/campaign.ts'
+import { readCampaign } from '../inputs/values.ts'
 import type { InputSource } from '../step-io.ts'
 import type { Forge } from '../world.ts'
 import { parsePeriod, type Period } from './period.ts'
@@ -48,13 +48,7 @@ export function readReportSettings(source: InputSource, now: number): ReportSett
   if (unit !== 'auto' && unit !== 'usd' && unit !== 'credits') {
     throw new InputError('unit', `must be auto, usd or credits; got "${unit}".`)
   }
-  const campaign = source.get('campaign')
-  if (campaign && !isCampaignName(campaign)) {
-    throw new InputError(
-      'campaign',
-      `must be a name of at most 64 letters, digits, dots, dashes and underscores; got "${campaign.slice(0, 100)}".`,
-    )
-  }
+  const campaign = readCampaign(source)
   if (campaign) {
     // A campaign's runs are of many repositories: the campaign names them, grouped by each.
     return {
