@@ -6662,6 +6662,7 @@ function unitName(unit) {
 ;// CONCATENATED MODULE: ./src/inputs/values.ts
 
 
+
 function parseBoolean(input, value) {
     if (['true', 'True', 'TRUE'].includes(value))
         return true;
@@ -6687,6 +6688,13 @@ function parsePositiveDuration(input, value) {
     if (ms <= 0)
         throw new InputError(input, `must be longer than zero; got "${value}".`);
     return ms;
+}
+function readCampaign(source) {
+    const campaign = source.get('campaign');
+    if (campaign && !isCampaignName(campaign)) {
+        throw new InputError('campaign', `must be a name of at most 64 letters, digits, dots, dashes and underscores; got "${campaign.slice(0, 100)}".`);
+    }
+    return campaign;
 }
 function readAmount(input, value) {
     if (!value)
@@ -7324,7 +7332,6 @@ function dropEmpty(record) {
 
 
 
-
 const PREVIOUS_RUN_WORDS = ['keep', 'cancel', 'steer'];
 function readPreviousRun(source) {
     const legacy = parseBoolean('cancel_previous', source.get('cancel_previous') || 'false');
@@ -7467,12 +7474,9 @@ function readCancelOnly(source) {
         throw new InputError('continue_from', `must be pull_request or empty; got "${continueFrom}".`);
     }
     const madeThePullRequest = continueFrom === 'pull_request';
-    const campaign = source.get('campaign');
+    const campaign = readCampaign(source);
     if (!name && !madeThePullRequest && !campaign) {
         throw new InputError('cancel_only', "needs name (it cancels the active runs with that name), continue_from: pull_request (the run that made the pull request), or campaign (the campaign's working runs).");
-    }
-    if (campaign && !isCampaignName(campaign)) {
-        throw new InputError('campaign', `must be a name of at most 64 letters, digits, dots, dashes and underscores; got "${campaign.slice(0, 100)}".`);
     }
     if (name || madeThePullRequest)
         needsProject(source, 'cancel_only');
@@ -7528,9 +7532,7 @@ async function readTaskSettings(source) {
         }
         return undefined;
     }
-    if (campaign && !isCampaignName(campaign)) {
-        throw new InputError('campaign', `must be a name of at most 64 letters, digits, dots, dashes and underscores; got "${cut(campaign, 100)}".`);
-    }
+    readCampaign(source);
     const connection = readConnection(source);
     for (const name of SINGLE_RUN_INPUTS) {
         if (source.get(name)) {
@@ -15852,10 +15854,7 @@ function readReportSettings(source, now) {
     if (unit !== 'auto' && unit !== 'usd' && unit !== 'credits') {
         throw new InputError('unit', `must be auto, usd or credits; got "${unit}".`);
     }
-    const campaign = source.get('campaign');
-    if (campaign && !isCampaignName(campaign)) {
-        throw new InputError('campaign', `must be a name of at most 64 letters, digits, dots, dashes and underscores; got "${campaign.slice(0, 100)}".`);
-    }
+    const campaign = readCampaign(source);
     if (campaign) {
         return {
             ...readConnection(source),
