@@ -28,6 +28,7 @@ import {
 } from '../test/e2e/harness.ts'
 import { githubPage } from './render/github-markdown.ts'
 import { captureApproval } from './screenshot-approval.ts'
+import { captureCampaign } from './screenshot-campaign.ts'
 import { captureReport } from './screenshot-report.ts'
 
 const KEY = 'screenshot-key-not-a-secret'
@@ -540,6 +541,18 @@ try {
   await page.evaluate(RENDER_MERMAID)
   await (await page.$('#frame'))?.screenshot({ path: join(OUT, 'report-summary.png') })
   console.log(`wrote ${join(OUT, 'report-summary.png')}`)
+  await page.setContent(
+    githubPage({
+      title: 'campaign-summary',
+      caption: 'Job summary · report (campaign)',
+      markdown: await captureCampaign(KEY),
+    }),
+    { waitUntil: 'load' },
+  )
+  await page.addScriptTag({ path: MERMAID })
+  await page.evaluate(RENDER_MERMAID)
+  await (await page.$('#frame'))?.screenshot({ path: join(OUT, 'campaign-summary.png') })
+  console.log(`wrote ${join(OUT, 'campaign-summary.png')}`)
   for (const shot of [
     { name: 'review', caption: 'github-actions bot requested changes', markdown: review },
     { name: 'check-run', caption: 'cloud-agent/agent-review · Failure', markdown: check },

@@ -7,6 +7,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { readCreditBudgets } from '../inputs/budgets.ts'
 import { readConnection, type Connection } from '../inputs/connection.ts'
 import { InputError } from '../input-error.ts'
+import { readGitHubToken } from '../inputs/github.ts'
 import { readCampaign } from '../inputs/values.ts'
 import type { InputSource } from '../step-io.ts'
 import type { Forge } from '../world.ts'
@@ -26,13 +27,18 @@ export interface ReportSettings extends Connection {
   readonly unit: UnitChoice
   /** `campaign`: the campaign's runs, of every repository, by repository; undefined for none. */
   readonly campaign?: string
+  /** With `campaign`: the token that reads its pull requests' state, checks and review; '' for none. */
+  readonly githubToken?: string
 }
 
 const DEFAULT_PERIOD = '7d'
+/** A campaign's runs and pull requests go on for weeks: its report looks back further. */
+const CAMPAIGN_PERIOD = '90d'
 
 /** Reads the report's inputs at `now`. Throws InputError before any request. */
 export function readReportSettings(source: InputSource, now: number): ReportSettings {
-  const given = source.get('period') || DEFAULT_PERIOD
+  const campaign = readCampaign(source)
+  const given = source.get('period') || (campaign ? CAMPAIGN_PERIOD : DEFAULT_PERIOD)
   const period = parsePeriod(given, now)
   if (!period) {
     throw new InputError(
@@ -48,7 +54,6 @@ export function readReportSettings(source: InputSource, now: number): ReportSett
   if (unit !== 'auto' && unit !== 'usd' && unit !== 'credits') {
     throw new InputError('unit', `must be auto, usd or credits; got "${unit}".`)
   }
-  const campaign = readCampaign(source)
   if (campaign) {
     // A campaign's runs are of many repositories: the campaign names them, grouped by each.
     return {
@@ -61,6 +66,7 @@ export function readReportSettings(source: InputSource, now: number): ReportSett
       budgets: readCreditBudgets(source),
       unit,
       campaign,
+      githubToken: readGitHubToken(source),
     }
   }
   const { project, forge } = source.world

@@ -11,6 +11,7 @@ import type { InputSource, StepIo } from '../step-io.ts'
 import { formatAmount } from '../model/money.ts'
 import { formatDecimal, formatNumberOutput } from '../text/format.ts'
 import { errorMessage } from '../text/plain.ts'
+import { readCampaignTracking } from './campaign.ts'
 import { collectRows } from './collect.ts'
 import { countFollowups } from './followups.ts'
 import { writeLedgerFiles } from './files.ts'
@@ -32,7 +33,17 @@ export async function run(io: StepIo, inputs: InputSource): Promise<{ error?: un
     const what = { period: settings.period, home, campaign: settings.campaign }
     const { rows, complete } = await collectRows(client, what, deps)
     const followups = await countFollowups(client, rows, deps.deadline)
-    const ledger = sumUp(rows, { ...settings, complete, followups })
+    const sums = sumUp(rows, { ...settings, complete, followups })
+    const ledger = settings.campaign
+      ? {
+          ...sums,
+          tracking: await readCampaignTracking(
+            rows,
+            { ...settings, githubToken: settings.githubToken ?? '', apiUrl: world.apiUrl },
+            deps,
+          ),
+        }
+      : sums
     const { runs, credits, costUsd, withoutUsd } = ledger.totals
     const forge = world.forge ?? world.projectForge
     const links = forge ? { [forge]: world.serverUrl } : {}
@@ -55,6 +66,7 @@ export async function run(io: StepIo, inputs: InputSource): Promise<{ error?: un
       const written = await writeLedgerFiles(settings.reportDir, world.workspace, {
         rows,
         summary,
+        tracking: ledger.tracking,
       })
       io.info(`Wrote ${written.join(', ')}.`)
     }

@@ -9,6 +9,7 @@ import { factsTable } from '../summary/summary.ts'
 import { formatCredits, formatDecimal, formatUsd } from '../text/format.ts'
 import { escapeMarkdown, safeHttpUrl } from '../text/markdown.ts'
 import { MAX_READS } from './followups.ts'
+import { campaignSection } from './render-campaign.ts'
 import type { Group, KeySpend, Ledger, Spend, ThreadSpend } from './sums.ts'
 import { costIn, TOP } from './sums.ts'
 
@@ -54,6 +55,18 @@ export function renderLedger(ledger: Ledger, links: ThreadLinks = {}): string {
     return lines.join('\n')
   }
   lines.push(...chart(ledger.byDay, unit), '')
+  if (ledger.campaign && ledger.tracking) {
+    // A campaign's repositories table stands in for the threads, keys, workflows and projects.
+    const money = {
+      unit,
+      column: columnOf(unit),
+      cell: (one: Pick<Spend, 'credits' | 'costUsd'>) => cellOf({ runs: 0, ...one }, unit),
+    }
+    lines.push(...campaignSection(ledger.campaign, ledger.tracking, money))
+    lines.push(...groupTable('By outcome', 'Outcome', ledger.byOutcome, unit))
+    lines.push(...budgetLines(ledger))
+    return lines.join('\n')
+  }
   lines.push(...threadTable(ledger.byThread, links, unit))
   lines.push(...keyTable(ledger.byKey, ledger.scope, unit))
   lines.push(...groupTable('By outcome', 'Outcome', ledger.byOutcome, unit))

@@ -8,6 +8,7 @@ import type { Amount, Unit } from '../model/money.ts'
 import { roundTo } from '../text/format.ts'
 import type { Forge } from '../world.ts'
 import { daysOf, type Period } from './period.ts'
+import type { CampaignTracking } from './repositories.ts'
 import type { LedgerRow } from './rows.ts'
 
 /**
@@ -94,6 +95,8 @@ export interface Ledger {
   readonly budgets: BudgetUse
   /** What steering saved, when any run was made to be steered. */
   readonly steering?: SteeringSaved
+  /** With `campaign`: per repository, its runs and pull request, the totals and the burndown. */
+  readonly tracking?: CampaignTracking
 }
 
 /**

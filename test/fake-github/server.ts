@@ -129,6 +129,14 @@ export interface PullRequestSeed {
   state?: 'open' | 'closed'
   /** Who opened it (`user.login`); default `octocat`. */
   author?: string
+  /** A draft (`draft: true`); default false. */
+  draft?: boolean
+  /** When it was opened, ISO 8601; default the fake's clock when it is set. */
+  createdAt?: string
+  /** When it was merged (it is then closed); undefined for never. */
+  mergedAt?: string
+  /** When it was closed; for a merged one, its merge time when not given. */
+  closedAt?: string
 }
 
 /** A workflow run as GET /repos/{owner}/{repo}/actions/runs/{id} shows it (its latest attempt). */
@@ -470,9 +478,41 @@ export class FakeGitHub {
       headRef: 'feature',
       baseRef: 'main',
       headRepo: `${owner}/${repo}`,
-      state: 'open',
+      state: seed.mergedAt ? 'closed' : 'open',
       author: 'octocat',
+      draft: false,
+      createdAt: iso(this.#now()),
+      mergedAt: '',
+      closedAt: seed.mergedAt ?? '',
       ...seed,
+    })
+  }
+
+  /** The pull request as the fake holds it, or undefined. */
+  pullRequest(owner: string, repo: string, number: number): Readonly<PullRequestSeed> | undefined {
+    const found = this.#pulls.get(pullKey(owner, repo, number))
+    return found ? { ...found } : undefined
+  }
+
+  /** Adds a finished (or queued) check run to a commit, as another app would. */
+  addCheckRun(
+    owner: string,
+    repo: string,
+    run: { name: string; headSha: string; status?: string; conclusion?: string | null },
+  ): void {
+    this.#checkRuns.push({
+      owner,
+      repo,
+      id: this.#nextCheckRunId++,
+      name: run.name,
+      head_sha: run.headSha,
+      external_id: null,
+      status: run.status ?? 'completed',
+      conclusion: run.conclusion === undefined ? 'success' : run.conclusion,
+      details_url: null,
+      output: { title: null, summary: null },
+      annotations: [],
+      writes: [],
     })
   }
 
@@ -824,12 +864,12 @@ export class FakeGitHub {
       })
     }
     const pull = PULL_PATH.exec(path)
-    if (pull && method === 'GET') {
+    if (pull && (method === 'GET' || method === 'PATCH')) {
       const [, owner = '', repo = '', number = ''] = pull
       const found = this.#pulls.get(pullKey(owner, repo, Number(number)))
-      return found
-        ? ok(200, this.#pullView(found))
-        : error(404, 'Not Found', 'pulls/pulls#get-a-pull-request')
+      if (!found) return error(404, 'Not Found', 'pulls/pulls#get-a-pull-request')
+      if (method === 'PATCH') return this.#updatePull(request, found)
+      return ok(200, this.#pullView(found))
     }
     return error(404, 'Not Found')
   }
@@ -1201,6 +1241,29 @@ export class FakeGitHub {
     }
   }
 
+  /** PATCH .../pulls/{n}: `state` closes (or reopens) it; a merged one cannot change. */
+  #updatePull(request: RecordedGitHubRequest, pull: StoredPullRequest): Reply {
+    const state = (request.json as { state?: unknown } | undefined)?.state
+    if (state !== undefined && state !== 'open' && state !== 'closed') {
+      return validation('pulls/pulls#update-a-pull-request', {
+        resource: 'PullRequest',
+        code: 'invalid',
+        field: 'state',
+      })
+    }
+    if (pull.mergedAt) {
+      return validation('pulls/pulls#update-a-pull-request', {
+        resource: 'PullRequest',
+        code: 'custom',
+        field: 'state',
+      })
+    }
+    if (state === 'closed' && pull.state === 'open') pull.closedAt = iso(this.#now())
+    if (state === 'open') pull.closedAt = ''
+    if (state) pull.state = state
+    return ok(200, this.#pullView(pull))
+  }
+
   #pullView(pull: StoredPullRequest): unknown {
     const [headOwner = pull.owner] = pull.headRepo.split('/')
     return {
@@ -1208,6 +1271,11 @@ export class FakeGitHub {
       html_url: `${this.#serverUrl}/${pull.owner}/${pull.repo}/pull/${pull.number}`,
       number: pull.number,
       state: pull.state,
+      draft: pull.draft,
+      merged: pull.mergedAt !== '',
+      created_at: pull.createdAt,
+      closed_at: pull.closedAt || null,
+      merged_at: pull.mergedAt || null,
       user: this.#user(pull.author, pull.author.endsWith('[bot]') ? 'Bot' : 'User'),
       head: {
         label: `${headOwner}:${pull.headRef}`,
