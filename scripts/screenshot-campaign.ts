@@ -33,7 +33,7 @@ const ago = (days: number) => new Date(Date.now() - days * DAY).toISOString().sl
 
 /** The report step's job summary of that campaign. */
 export async function captureCampaign(key: string): Promise<string> {
-  const api = await FakeAgentApi.start({ apiKey: key, usdPerCredit: 0.05 })
+  const api = await FakeAgentApi.start({ apiKey: key })
   const github = await FakeGitHub.start({ token: DEFAULT_GITHUB_TOKEN })
   try {
     for (const [index, [repo, daysAgo, fate, closedDaysAgo]] of REPOSITORIES.entries()) {
@@ -57,7 +57,10 @@ export async function captureCampaign(key: string): Promise<string> {
           afterMs: 0,
           patch: {
             artifacts,
-            request_usage: { inference_cost: 18 + ((index * 7) % 23) },
+            request_usage: {
+              inference_cost: 18 + ((index * 7) % 23),
+              inference_cost_usd: (18 + ((index * 7) % 23)) * 0.05,
+            },
             session_link: `https://app.warp.dev/session/${repo}`,
           },
         },

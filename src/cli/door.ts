@@ -20,6 +20,7 @@ import { MergeRequestJob } from './merge-request.ts'
 import { plainSummary } from './outputs.ts'
 import { preflight, refuse, writeSummary, type Preflight } from './preflight.ts'
 import { runReconcile } from './reconcile.ts'
+import { runCampaign } from './campaign.ts'
 import { runReportCommand } from './report.ts'
 import { commandInputs } from './source.ts'
 import { commandSpeech } from './speech.ts'
@@ -42,10 +43,15 @@ export async function runCli(args: readonly string[], action: URL, io: CommandIo
   const manifest = await readDeclaredInputs(action)
   const { inputs: declared, version } = manifest
   // One subcommand per file: `reconcile` (cli/reconcile.ts), `report` (cli/report.ts),
-  // `cleanup` (cli/cleanup.ts).
+  // `cleanup` (cli/cleanup.ts), `campaign` (cli/campaign.ts).
   if (args[0] === 'reconcile') return runReconcile(args.slice(1), declared, io)
   if (args[0] === 'report') return await runReportCommand(args.slice(1), manifest.report, io)
   if (args[0] === 'cleanup') return runCleanup(args.slice(1), io)
+  if (args[0] === 'campaign') {
+    return await runCampaign(args.slice(1), manifest.report, io, (start) =>
+      runCli(start, action, io),
+    )
+  }
   // Known before the flags parse: a bad flag's refusal is JSON too when JSON was asked for.
   const asksJson = args.includes('--json')
   let command: CommandLine

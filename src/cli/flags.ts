@@ -167,6 +167,7 @@ export function usage(declared: Readonly<Record<string, DeclaredInput>>): string
   const lines = [
     'Usage: cloud-agent-run [flags]',
     '       cloud-agent-run report|reconcile|cleanup [flags]',
+    '       cloud-agent-run campaign status|cancel|close NAME [flags]',
     '',
     `Starts a cloud agent run on Warp's Oz platform, waits for it and reports it. The key is read`,
     `from ${KEY_VARIABLE}, else from the file ${KEY_FILE_VARIABLE} names.`,
@@ -175,6 +176,7 @@ export function usage(declared: Readonly<Record<string, DeclaredInput>>): string
     "  report      what the runs did and cost in a period, from the service's own records",
     "  reconcile   one pass over a GitLab project's runs: finish notes, cancel a lost job's runs",
     '  cleanup     cancel what a killed command left going (reads CLOUD_AGENT_RUN_DIR)',
+    "  campaign    a campaign's status, cancel and close, by its name",
     '',
     'Exit codes: 0 passed; 1 did not pass; 2 bad input (nothing created); 3 the service could',
     'not be reached or refused the key (nothing left running); 124 the timeout passed (runs',

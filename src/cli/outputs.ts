@@ -12,6 +12,8 @@ const JSON_OUTPUTS = new Set([
   'structured_output',
   'cancelled',
   'report',
+  'closed',
+  'left',
 ])
 /** Outputs that are numbers. */
 const NUMBER_OUTPUTS = new Set(['credits', 'cost_usd'])

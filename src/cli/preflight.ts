@@ -31,9 +31,14 @@ export interface Preflight {
  * the files to read (`--tasks-file`, `--prompt-file -` from stdin), and a `--summary` that
  * could not be written once the run is paid for.
  */
-export async function preflight(command: CommandLine, io: CommandIo): Promise<Preflight> {
+export async function preflight(
+  command: CommandLine,
+  io: CommandIo,
+  /** The main command's inputs that write to GitHub; a subcommand's own flags are its own. */
+  options: { githubOnly: boolean } = { githubOnly: true },
+): Promise<Preflight> {
   const key = readKey(io.env, io.cwd)
-  const githubOnly = githubOnlyGiven(command.inputs)
+  const githubOnly = options.githubOnly ? githubOnlyGiven(command.inputs) : []
   if (githubOnly.length > 0 && io.env.GITHUB_ACTIONS !== 'true') {
     const names = githubOnly.map(flagOf).join(', ')
     const one = githubOnly.length === 1

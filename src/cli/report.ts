@@ -20,6 +20,7 @@ import { preflight, refuse, writeSummary } from './preflight.ts'
 import { commandInputs } from './source.ts'
 import { endOnSignal } from './signals.ts'
 import { CommandStepIo } from './step-io.ts'
+import type { InputSource } from '../step-io.ts'
 import { commandWorld } from './world.ts'
 
 export async function runReportCommand(
@@ -27,13 +28,46 @@ export async function runReportCommand(
   declared: Readonly<Record<string, DeclaredInput>>,
   io: CommandIo,
 ): Promise<number> {
+  return runReadingCommand(args, declared, io, {
+    name: 'report',
+    usage: () => reportUsage(declared),
+    step: runReportStep,
+  })
+}
+
+/** A subcommand that runs one of the report's steps: `report`, `campaign status|close`. */
+export interface ReadingCommand {
+  /** The subcommand, for its lines: `report`, `campaign close`. */
+  readonly name: string
+  readonly usage: () => string
+  readonly step: (io: CommandStepIo, inputs: InputSource) => Promise<{ error?: unknown }>
+  /** Refused before any request when GITHUB_TOKEN is not set: what it is needed for. */
+  readonly needsGitHubToken?: string
+}
+
+/**
+ * Runs a step of the report's behind the command's door: the flags parsed and checked, the key
+ * read, a signal answered with its code, and the answer as the command gives it (the exit
+ * table's code; with `--json`, one JSON object of the step's outputs).
+ */
+export async function runReadingCommand(
+  args: readonly string[],
+  declared: Readonly<Record<string, DeclaredInput>>,
+  io: CommandIo,
+  reading: ReadingCommand,
+): Promise<number> {
   let command
   try {
     command = parseCommandLine(args, declared)
-    // The report lists runs; it starts none, so a tasks list has nothing to be for.
+    // These list runs; they start none, so a tasks list has nothing to be for.
     if (command.tasksFile !== undefined) {
       throw new UsageError(
-        'report does not take --tasks-file: it starts no run; see cloud-agent-run report --help.',
+        `${reading.name} does not take --tasks-file: it starts no run; see cloud-agent-run ${reading.name} --help.`,
+      )
+    }
+    if (command.inputs.has('github_token')) {
+      throw new UsageError(
+        `cloud-agent-run ${reading.name} reads the GitHub token from GITHUB_TOKEN: a flag would show in the shell's history and the process list.`,
       )
     }
   } catch (error) {
@@ -41,30 +75,34 @@ export async function runReportCommand(
     return refuse(io, args.includes('--json'), error.message)
   }
   if (command.help || command.version) {
-    io.stdout(reportUsage(declared))
+    io.stdout(reading.usage())
     return 0
   }
   let ready
   try {
-    ready = await preflight(command, io)
+    ready = await preflight(command, io, { githubOnly: false })
+    if (reading.needsGitHubToken && !io.env.GITHUB_TOKEN?.trim()) {
+      throw new UsageError(`GITHUB_TOKEN is not set: ${reading.needsGitHubToken}`)
+    }
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
     return refuse(io, command.json, error.message)
   }
   const world = commandWorld(io.env, io.cwd, command.project)
   const secrets = new Set<string>([ready.key])
+  if (io.env.GITHUB_TOKEN?.trim()) secrets.add(io.env.GITHUB_TOKEN.trim())
   const inputs = commandInputs({ command, declared, ready, env: io.env }, world, secrets)
   // Listing has no run to clean up after: the engine never asks to end the process here.
   const port = new CommandStepIo(io.stderr, secrets, io.process, () => undefined)
   const signals = endOnSignal(io, {
-    name: 'cloud-agent-run report',
+    name: `cloud-agent-run ${reading.name}`,
     json: command.json,
     answer: (signal, exitCode) =>
       answerJson({ outputs: port.outputs, failure: undefined, hadRun: false, signal }, exitCode),
   })
   let end
   try {
-    end = await runReportStep(port, inputs)
+    end = await reading.step(port, inputs)
   } finally {
     signals.stop()
   }
@@ -100,8 +138,18 @@ function reportUsage(declared: Readonly<Record<string, DeclaredInput>>): string 
     PROJECT_HELP,
     '  --help',
     '',
+    'With --campaign, the pull requests its runs opened are read with the token in GITHUB_TOKEN',
+    '(their state, checks and review); without one, each shows its link and "state unknown".',
+    '',
     'Inputs (as in report/action.yml):',
-    ...inputLines(declared),
+    ...inputLines(withoutToken(declared)),
   ]
   return `${lines.join('\n')}\n`
+}
+
+/** The inputs less `github_token`, which the command reads from GITHUB_TOKEN only. */
+export function withoutToken(
+  declared: Readonly<Record<string, DeclaredInput>>,
+): Record<string, DeclaredInput> {
+  return Object.fromEntries(Object.entries(declared).filter(([name]) => name !== 'github_token'))
 }

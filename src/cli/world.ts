@@ -21,6 +21,9 @@ export function commandWorld(
     // Downloads go where a person finds them after the command ends, not into its own files.
     runnerTemp: tmpdir(),
     workspace: onGitHub && env.GITHUB_WORKSPACE ? env.GITHUB_WORKSPACE : cwd,
+    // Where a campaign's pull requests are read and closed with GITHUB_TOKEN (GHES's API, or
+    // a test's), from any CI: the variable GitHub's runner sets, api.github.com without it.
+    apiUrl: env.GITHUB_API_URL || undefined,
   }
   if (onGitHub) {
     return { ...runner, ...outside, project: project ?? runner.project }

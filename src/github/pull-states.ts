@@ -26,8 +26,9 @@ export async function readPullStatuses(
   octokit: PullReader,
   pulls: readonly PullAddress[],
   deadline: number,
-  now: () => number = Date.now,
+  options: { now?: () => number; stateOnly?: boolean } = {},
 ): Promise<Map<string, PullStatus | PullUnknown>> {
+  const { now = Date.now, stateOnly = false } = options
   const statuses = new Map<string, PullStatus | PullUnknown>()
   let stopped: string | undefined
   let next = 0
@@ -41,7 +42,7 @@ export async function readPullStatuses(
       try {
         statuses.set(
           pull.url,
-          await readOne(octokit, pull, Math.min(left, GITHUB_CALL_DEADLINE_MS)),
+          await readOne(octokit, pull, Math.min(left, GITHUB_CALL_DEADLINE_MS), stateOnly),
         )
       } catch (error) {
         const why = whyUnknown(error)
@@ -54,7 +55,12 @@ export async function readPullStatuses(
   return statuses
 }
 
-async function readOne(octokit: PullReader, pull: PullAddress, ms: number): Promise<PullStatus> {
+async function readOne(
+  octokit: PullReader,
+  pull: PullAddress,
+  ms: number,
+  stateOnly: boolean,
+): Promise<PullStatus> {
   const at = { owner: pull.owner, repo: pull.repo }
   const { data } = await octokit.rest.pulls.get({
     ...at,
@@ -68,7 +74,7 @@ async function readOne(octokit: PullReader, pull: PullAddress, ms: number): Prom
     closedAt: data.closed_at ?? '',
   }
   // A merged or closed pull request's checks and review are history: not worth two requests.
-  if (state === 'merged' || state === 'closed') {
+  if (state === 'merged' || state === 'closed' || stateOnly) {
     return { state, checks: undefined, review: undefined, ...dates }
   }
   const [checks, reviews] = await Promise.all([

@@ -54,19 +54,20 @@ export function renderLedger(ledger: Ledger, links: ThreadLinks = {}): string {
     lines.push('No run of the action was created in this period.', '')
     return lines.join('\n')
   }
-  lines.push(...chart(ledger.byDay, unit), '')
   if (ledger.campaign && ledger.tracking) {
-    // A campaign's repositories table stands in for the threads, keys, workflows and projects.
+    // A campaign's repositories lead, and stand in for the threads, keys, workflows and projects.
     const money = {
       unit,
       column: columnOf(unit),
       cell: (one: Pick<Spend, 'credits' | 'costUsd'>) => cellOf({ runs: 0, ...one }, unit),
     }
     lines.push(...campaignSection(ledger.campaign, ledger.tracking, money))
+    lines.push(...chart(ledger.byDay, unit), '')
     lines.push(...groupTable('By outcome', 'Outcome', ledger.byOutcome, unit))
     lines.push(...budgetLines(ledger))
     return lines.join('\n')
   }
+  lines.push(...chart(ledger.byDay, unit), '')
   lines.push(...threadTable(ledger.byThread, links, unit))
   lines.push(...keyTable(ledger.byKey, ledger.scope, unit))
   lines.push(...groupTable('By outcome', 'Outcome', ledger.byOutcome, unit))

@@ -105,7 +105,7 @@ describe('campaign: one instruction over many repositories', () => {
       ['platform/billing', 1],
     ])
     expect(report.summary).toContain('| **Scope** | campaign bump-lodash, every repository |')
-    expect(report.summary).toContain('#### By repository')
+    expect(report.summary).toContain('#### 🗺️ Campaign bump-lodash: 0 of 0 pull requests merged')
   })
 
   it('refuses a campaign without tasks before any request, naming the input', async () => {

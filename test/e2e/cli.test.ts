@@ -262,7 +262,7 @@ describe('cloud-agent-run: the command line', () => {
   it('--help lists the subcommands, one line each; each has a page of its own that exits 0', async () => {
     const main = await command(['--help']).done
     expect(main.code).toBe(0)
-    for (const name of ['report', 'reconcile', 'cleanup']) {
+    for (const name of ['report', 'reconcile', 'cleanup', 'campaign']) {
       expect(main.stdout).toMatch(new RegExp(`^  ${name} +\\S.*$`, 'm'))
       const page = await command([name, '--help']).done
       expect(page.code, `${name} --help`).toBe(0)
@@ -275,7 +275,7 @@ describe('cloud-agent-run: the command line', () => {
     const page = readFileSync(join(ROOT, 'docs', 'cli.md'), 'utf8')
     const main = await command(['--help']).done
     const listed = [...main.stdout.matchAll(/^ {2}([a-z]+) {2,}\S/gm)].map((match) => match[1])
-    expect(listed).toEqual(['report', 'reconcile', 'cleanup'])
+    expect(listed).toEqual(['report', 'reconcile', 'cleanup', 'campaign'])
     for (const name of listed) expect(page).toContain(`### \`${name}\``)
     expect(page).toMatch(/CLOUD_AGENT_RUN_DIR[\s\S]*post \{ always \}/)
     const githubOnly = /\*\*Inputs that only mean something on GitHub\*\* \(([^)]*)\)/.exec(page)
@@ -288,7 +288,8 @@ describe('cloud-agent-run: the command line', () => {
   it("report --help describes the report: its own flags and exit codes, not a run's", async () => {
     const page = await command(['report', '--help']).done
     expect(page.code).toBe(0)
-    expect(page.stdout).toContain('--period (default: 7d)')
+    expect(page.stdout).toContain('  --period\n')
+    expect(page.stdout.replace(/\s+/g, ' ')).toContain('Empty means 7d, or 90d with campaign.')
     expect(page.stdout).toContain('--report-dir')
     expect(page.stdout).toMatch(/0 the report was made/)
     expect(page.stdout).not.toContain('--tasks-file')
