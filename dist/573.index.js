@@ -151,6 +151,7 @@ const ROUTES = {
         get: 'GET /repos/{owner}/{repo}/pulls/{pull_number}',
         listFiles: 'GET /repos/{owner}/{repo}/pulls/{pull_number}/files',
         listReviews: 'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
+        update: 'PATCH /repos/{owner}/{repo}/pulls/{pull_number}',
         updateReview: 'PUT /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}',
     },
     repos: {

@@ -15569,6 +15569,320 @@ function leftoverDeps(settings, io) {
     return { client, log: io, setFailed, leftGoing: words.leftGoing };
 }
 
+;// CONCATENATED MODULE: ./src/model/pull-status.ts
+function pullAddressOf(url) {
+    let path;
+    try {
+        path = new URL(url).pathname.replace(/\/+$/, '');
+    }
+    catch {
+        return undefined;
+    }
+    const match = /^\/([\w.-]+)\/([\w.-]+)\/pull\/([1-9]\d{0,8})$/.exec(path);
+    if (!match?.[1] || !match[2] || !match[3])
+        return undefined;
+    return { url, owner: match[1], repo: match[2], number: Number(match[3]) };
+}
+function pullStateOf(pull) {
+    if (pull.merged_at)
+        return 'merged';
+    if (pull.state === 'closed')
+        return 'closed';
+    return pull.draft ? 'draft' : 'open';
+}
+const FAILED = new Set(['failure', 'cancelled', 'timed_out', 'action_required', 'startup_failure']);
+function checksOf(runs) {
+    if (runs.length === 0)
+        return 'none';
+    if (runs.some((run) => FAILED.has(run.conclusion ?? '')))
+        return 'failing';
+    if (runs.some((run) => run.status !== 'completed'))
+        return 'pending';
+    return 'passing';
+}
+function reviewOf(reviews) {
+    const latest = new Map();
+    for (const review of reviews) {
+        const who = review.user?.login ?? '';
+        if (review.state === 'APPROVED' || review.state === 'CHANGES_REQUESTED') {
+            latest.set(who, review.state);
+        }
+        else if (review.state === 'DISMISSED') {
+            latest.delete(who);
+        }
+    }
+    const states = [...latest.values()];
+    if (states.includes('CHANGES_REQUESTED'))
+        return 'changes_requested';
+    return states.includes('APPROVED') ? 'approved' : 'none';
+}
+
+;// CONCATENATED MODULE: ./src/github/pull-states.ts
+
+
+
+const PARALLEL = 8;
+async function readPullStatuses(octokit, pulls, deadline, options = {}) {
+    const { now = Date.now, stateOnly = false } = options;
+    const statuses = new Map();
+    let stopped;
+    let next = 0;
+    const worker = async () => {
+        for (let pull = pulls[next++]; pull; pull = pulls[next++]) {
+            const left = deadline - now();
+            if (stopped || left <= 0) {
+                statuses.set(pull.url, { unknown: stopped ?? 'the report ran out of time to read it' });
+                continue;
+            }
+            try {
+                statuses.set(pull.url, await readOne(octokit, pull, Math.min(left, timing/* GITHUB_CALL_DEADLINE_MS */.vt), stateOnly));
+            }
+            catch (error) {
+                const why = whyUnknown(error);
+                if (isRateLimit(error))
+                    stopped ??= why;
+                statuses.set(pull.url, { unknown: why });
+            }
+        }
+    };
+    await Promise.all(Array.from({ length: PARALLEL }, worker));
+    return statuses;
+}
+async function readOne(octokit, pull, ms, stateOnly) {
+    const at = { owner: pull.owner, repo: pull.repo };
+    const { data } = await octokit.rest.pulls.get({
+        ...at,
+        pull_number: pull.number,
+        ...withDeadline(ms),
+    });
+    const state = pullStateOf(data);
+    const dates = {
+        createdAt: data.created_at,
+        mergedAt: data.merged_at ?? '',
+        closedAt: data.closed_at ?? '',
+    };
+    if (state === 'merged' || state === 'closed' || stateOnly) {
+        return { state, checks: undefined, review: undefined, ...dates };
+    }
+    const [checks, reviews] = await Promise.all([
+        octokit.rest.checks.listForRef({
+            ...at,
+            ref: data.head.sha,
+            filter: 'latest',
+            per_page: 100,
+            ...withDeadline(ms),
+        }),
+        octokit.rest.pulls.listReviews({
+            ...at,
+            pull_number: pull.number,
+            per_page: 100,
+            ...withDeadline(ms),
+        }),
+    ]);
+    return {
+        state,
+        checks: checksOf(checks.data.check_runs),
+        review: reviewOf(reviews.data),
+        ...dates,
+    };
+}
+function isRateLimit(error) {
+    const { status, message, response } = error;
+    if (status === 429)
+        return true;
+    const headers = response?.headers ?? {};
+    return (status === 403 &&
+        (headers['x-ratelimit-remaining'] === '0' ||
+            headers['retry-after'] !== undefined ||
+            /rate limit/i.test(message ?? '')));
+}
+function whyUnknown(error) {
+    if (isRateLimit(error))
+        return "GitHub's rate limit was reached";
+    const status = error.status;
+    if (status === 404 || status === 401 || status === 403) {
+        return 'github_token cannot read it';
+    }
+    return `GitHub did not answer (${reasonOf(error)})`;
+}
+
+;// CONCATENATED MODULE: ./src/report/period.ts
+const DAY_MS = 24 * 60 * 60_000;
+const HOUR_MS = 60 * 60_000;
+const MONTHS = [
+    'January',
+    'February',
+    'March',
+    'April',
+    'May',
+    'June',
+    'July',
+    'August',
+    'September',
+    'October',
+    'November',
+    'December',
+];
+function parsePeriod(text, now) {
+    const duration = /^(\d{1,4})([hd])$/.exec(text);
+    if (duration) {
+        const count = Number(duration[1]);
+        const unit = duration[2] === 'h' ? HOUR_MS : DAY_MS;
+        if (count < 1 || count * unit > 366 * DAY_MS)
+            return undefined;
+        const noun = duration[2] === 'h' ? 'hour' : 'day';
+        return {
+            from: now - count * unit,
+            to: now,
+            label: count === 1 ? `the last ${noun}` : `the last ${count} ${noun}s`,
+        };
+    }
+    if (text === 'last-month') {
+        const today = new Date(now);
+        const from = Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - 1, 1);
+        return monthOf(new Date(from).getUTCFullYear(), new Date(from).getUTCMonth());
+    }
+    const month = /^(\d{4})-(\d{2})$/.exec(text);
+    if (month) {
+        const year = Number(month[1]);
+        const index = Number(month[2]) - 1;
+        if (index < 0 || index > 11)
+            return undefined;
+        if (Date.UTC(year, index, 1) > now)
+            return undefined;
+        return monthOf(year, index);
+    }
+    return undefined;
+}
+function monthOf(year, index) {
+    const from = Date.UTC(year, index, 1);
+    return { from, to: Date.UTC(year, index + 1, 1), label: `${MONTHS[index]} ${year}` };
+}
+function daysOf(period) {
+    const days = [];
+    const first = Math.floor(period.from / DAY_MS) * DAY_MS;
+    for (let day = first; day < period.to; day += DAY_MS) {
+        days.push(new Date(day).toISOString().slice(0, 10));
+    }
+    return days;
+}
+
+;// CONCATENATED MODULE: ./src/report/repositories.ts
+
+
+
+function repositoryOf(row) {
+    return row.forge ? repositoryName({ forge: row.forge, project: row.project }) : row.project;
+}
+function trackCampaign(rows, statuses, period, notRead) {
+    const byRepository = new Map();
+    for (const row of rows) {
+        const name = repositoryOf(row);
+        const list = byRepository.get(name);
+        if (list)
+            list.push(row);
+        else
+            byRepository.set(name, [row]);
+    }
+    const lines = [...byRepository]
+        .map(([repository, own]) => lineOf(repository, own, (url) => statuses.get(url) ?? { unknown: notRead(url) }))
+        .sort((a, b) => a.repository.localeCompare(b.repository));
+    const pullRequests = { draft: 0, open: 0, merged: 0, closed: 0, unknown: 0 };
+    let checksFailing = 0;
+    let changesRequested = 0;
+    for (const line of lines) {
+        if (!line.pullRequest)
+            continue;
+        const status = line.status;
+        if (!status || 'unknown' in status) {
+            pullRequests.unknown += 1;
+            continue;
+        }
+        pullRequests[status.state] += 1;
+        if (status.checks === 'failing')
+            checksFailing += 1;
+        if (status.review === 'changes_requested')
+            changesRequested += 1;
+    }
+    return {
+        repositories: lines.length,
+        pullRequests,
+        checksFailing,
+        changesRequested,
+        burndown: burndownOf(lines, period),
+        lines,
+    };
+}
+function lineOf(repository, rows, statusOf) {
+    const newestFirst = [...rows].sort((a, b) => b.created.localeCompare(a.created) || b.runId.localeCompare(a.runId));
+    const trees = newestFirst.filter((row) => row.parentRunId === '');
+    const latest = trees[0] ?? newestFirst[0];
+    const opened = newestFirst.find((row) => row.pullRequest)?.pullRequest?.url ?? '';
+    let credits = 0;
+    let usd = 0;
+    for (const row of rows) {
+        credits += row.credits;
+        usd += row.costUsd ?? 0;
+    }
+    return {
+        repository,
+        forge: latest?.forge,
+        project: latest?.project ?? '',
+        runs: trees.length,
+        credits: roundTo(credits, 4),
+        costUsd: roundTo(usd, 4),
+        runId: latest?.runId ?? '',
+        outcome: latest?.outcome ?? '',
+        link: latest?.link ?? '',
+        pullRequest: opened,
+        status: opened ? statusOf(opened) : undefined,
+    };
+}
+function burndownOf(lines, period) {
+    const known = lines.flatMap((line) => line.status && !('unknown' in line.status) ? [line.status] : []);
+    return daysOf(period).map((day) => {
+        const end = `${day}T23:59:59.999Z`;
+        let open = 0;
+        let merged = 0;
+        for (const pull of known) {
+            if (!pull.createdAt || pull.createdAt > end)
+                continue;
+            if (pull.mergedAt && pull.mergedAt <= end)
+                merged += 1;
+            else if (!pull.closedAt || pull.closedAt > end)
+                open += 1;
+        }
+        return { day, open, merged };
+    });
+}
+
+;// CONCATENATED MODULE: ./src/report/campaign.ts
+
+
+
+
+async function readCampaignTracking(rows, what, deps) {
+    const pulls = new Map();
+    for (const row of rows) {
+        const address = row.pullRequest ? pullAddressOf(row.pullRequest.url) : undefined;
+        if (address)
+            pulls.set(address.url, address);
+    }
+    const notRead = (url) => !pulls.has(url)
+        ? 'a merge request is not read'
+        : what.githubToken
+            ? 'not read'
+            : 'no github_token to read it';
+    if (pulls.size === 0 || !what.githubToken) {
+        return trackCampaign(rows, new Map(), what.period, notRead);
+    }
+    const octokit = await loadOctokit(what.githubToken, what.apiUrl);
+    const statuses = await readPullStatuses(octokit, [...pulls.values()], deps.deadline);
+    const unknown = [...statuses.values()].filter((status) => 'unknown' in status).length;
+    deps.log.info(`Read ${pulls.size - unknown} of ${pulls.size} pull requests' state, checks and review from GitHub.`);
+    return trackCampaign(rows, statuses, what.period, notRead);
+}
+
 ;// CONCATENATED MODULE: ./src/report/rows.ts
 
 
@@ -15677,7 +15991,7 @@ async function collectRows(client, what, deps) {
 
 
 const MAX_READS = 100;
-const PARALLEL = 8;
+const followups_PARALLEL = 8;
 async function countFollowups(client, rows, deadline) {
     const steered = rows
         .filter((row) => row.steered)
@@ -15690,7 +16004,7 @@ async function countFollowups(client, rows, deadline) {
             counts.set(row.runId, await followupsOf(client, row.runId, deadline));
         }
     };
-    await Promise.all(Array.from({ length: PARALLEL }, worker));
+    await Promise.all(Array.from({ length: followups_PARALLEL }, worker));
     return counts;
 }
 async function followupsOf(client, runId, deadline) {
@@ -15751,15 +16065,78 @@ function rowsCsv(rows) {
     }
     return `${lines.join('\r\n')}\r\n`;
 }
+const REPOSITORY_COLUMNS = [
+    'repository',
+    'forge',
+    'runs',
+    'outcome',
+    'run_id',
+    'link',
+    'credits',
+    'cost_usd',
+    'pull_request',
+    'pr_state',
+    'checks',
+    'review',
+    'pr_created',
+    'pr_merged',
+    'pr_closed',
+];
+function repositoriesCsv(lines) {
+    const out = [REPOSITORY_COLUMNS.join(',')];
+    for (const line of lines) {
+        const status = line.status && !('unknown' in line.status) ? line.status : undefined;
+        const unread = line.status && 'unknown' in line.status ? 'unknown' : '';
+        const values = [
+            line.repository,
+            line.forge ?? '',
+            String(line.runs),
+            line.outcome,
+            line.runId,
+            line.link,
+            String(line.credits),
+            String(line.costUsd),
+            line.pullRequest,
+            status?.state ?? unread,
+            status?.checks ?? '',
+            status?.review ?? '',
+            status?.createdAt ?? '',
+            status?.mergedAt ?? '',
+            status?.closedAt ?? '',
+        ];
+        out.push(values.map(csvField).join(','));
+    }
+    return `${out.join('\r\n')}\r\n`;
+}
 function csvField(value) {
     const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
     return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
+function dataOf(rows, tracking) {
+    if (!tracking)
+        return { csv: rowsCsv(rows), json: rows };
+    const byRepository = new Map();
+    const idOf = (forge, project) => `${forge ?? ''}\n${project}`;
+    for (const row of rows) {
+        const id = idOf(row.forge, row.project);
+        const list = byRepository.get(id);
+        if (list)
+            list.push(row);
+        else
+            byRepository.set(id, [row]);
+    }
+    const json = tracking.lines.map((line) => ({
+        ...line,
+        runRows: byRepository.get(idOf(line.forge, line.project)) ?? [],
+    }));
+    return { csv: repositoriesCsv(tracking.lines), json };
+}
 async function writeLedgerFiles(dir, workspace, files) {
     const folder = await makeDownloadDir(dir, [workspace]);
+    const data = dataOf(files.rows, files.tracking);
     const written = [
-        ['runs.csv', rowsCsv(files.rows)],
-        ['runs.json', `${JSON.stringify(files.rows, null, 2)}\n`],
+        ['runs.csv', data.csv],
+        ['runs.json', `${JSON.stringify(data.json, null, 2)}\n`],
         ['report.md', files.summary],
     ];
     for (const [name, text] of written) {
@@ -15770,67 +16147,6 @@ async function writeLedgerFiles(dir, workspace, files) {
     return written.map(([name]) => (0,external_node_path_namespaceObject.join)(folder, name));
 }
 
-;// CONCATENATED MODULE: ./src/report/period.ts
-const DAY_MS = 24 * 60 * 60_000;
-const HOUR_MS = 60 * 60_000;
-const MONTHS = [
-    'January',
-    'February',
-    'March',
-    'April',
-    'May',
-    'June',
-    'July',
-    'August',
-    'September',
-    'October',
-    'November',
-    'December',
-];
-function parsePeriod(text, now) {
-    const duration = /^(\d{1,4})([hd])$/.exec(text);
-    if (duration) {
-        const count = Number(duration[1]);
-        const unit = duration[2] === 'h' ? HOUR_MS : DAY_MS;
-        if (count < 1 || count * unit > 366 * DAY_MS)
-            return undefined;
-        const noun = duration[2] === 'h' ? 'hour' : 'day';
-        return {
-            from: now - count * unit,
-            to: now,
-            label: count === 1 ? `the last ${noun}` : `the last ${count} ${noun}s`,
-        };
-    }
-    if (text === 'last-month') {
-        const today = new Date(now);
-        const from = Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - 1, 1);
-        return monthOf(new Date(from).getUTCFullYear(), new Date(from).getUTCMonth());
-    }
-    const month = /^(\d{4})-(\d{2})$/.exec(text);
-    if (month) {
-        const year = Number(month[1]);
-        const index = Number(month[2]) - 1;
-        if (index < 0 || index > 11)
-            return undefined;
-        if (Date.UTC(year, index, 1) > now)
-            return undefined;
-        return monthOf(year, index);
-    }
-    return undefined;
-}
-function monthOf(year, index) {
-    const from = Date.UTC(year, index, 1);
-    return { from, to: Date.UTC(year, index + 1, 1), label: `${MONTHS[index]} ${year}` };
-}
-function daysOf(period) {
-    const days = [];
-    const first = Math.floor(period.from / DAY_MS) * DAY_MS;
-    for (let day = first; day < period.to; day += DAY_MS) {
-        days.push(new Date(day).toISOString().slice(0, 10));
-    }
-    return days;
-}
-
 ;// CONCATENATED MODULE: ./src/report/inputs.ts
 
 
@@ -15839,9 +16155,12 @@ function daysOf(period) {
 
 
 
+
 const DEFAULT_PERIOD = '7d';
+const CAMPAIGN_PERIOD = '90d';
 function readReportSettings(source, now) {
-    const given = source.get('period') || DEFAULT_PERIOD;
+    const campaign = readCampaign(source);
+    const given = source.get('period') || (campaign ? CAMPAIGN_PERIOD : DEFAULT_PERIOD);
     const period = parsePeriod(given, now);
     if (!period) {
         throw new InputError('period', `must be a duration back from now, such as 24h, 7d or 30d (at most a year), a month such as 2026-11 (not in the future), or last-month; got "${given}".`);
@@ -15854,7 +16173,6 @@ function readReportSettings(source, now) {
     if (unit !== 'auto' && unit !== 'usd' && unit !== 'credits') {
         throw new InputError('unit', `must be auto, usd or credits; got "${unit}".`);
     }
-    const campaign = readCampaign(source);
     if (campaign) {
         return {
             ...readConnection(source),
@@ -15866,6 +16184,7 @@ function readReportSettings(source, now) {
             budgets: readCreditBudgets(source),
             unit,
             campaign,
+            githubToken: readGitHubToken(source),
         };
     }
     const { project, forge } = source.world;
@@ -15906,6 +16225,132 @@ function readReportDir(source) {
         }
     }
     return full;
+}
+
+;// CONCATENATED MODULE: ./src/report/render-campaign.ts
+
+
+
+
+const OPEN_ROWS = 50;
+const MAX_ROWS = 500;
+const render_campaign_MAX_TEXT = 120;
+function campaignSection(campaign, tracking, money) {
+    const { pullRequests: pulls } = tracking;
+    const opened = pulls.draft + pulls.open + pulls.merged + pulls.closed + pulls.unknown;
+    const known = opened - pulls.unknown;
+    const lines = [
+        `#### 🗺️ Campaign ${escapeMarkdown(campaign)}: ${formatDecimal(pulls.merged, 0)} of ${formatDecimal(opened, 0)} pull requests merged`,
+        '',
+        ...factsTable([
+            ['Repositories', repositoriesFact(tracking, opened)],
+            ['Pull requests', pullsFact(tracking)],
+            ['Checks failing', openPulls(tracking.checksFailing)],
+            ['Changes requested', openPulls(tracking.changesRequested)],
+            ['Latest runs', outcomesFact(tracking.lines)],
+        ]),
+        '',
+    ];
+    if (known > 0)
+        lines.push(...burndownChart(tracking.burndown), '');
+    lines.push(...repositoryTable(tracking.lines, money));
+    return lines;
+}
+function openPulls(count) {
+    return `${formatDecimal(count, 0)} open ${count === 1 ? 'pull request' : 'pull requests'}`;
+}
+function repositoriesFact(tracking, opened) {
+    const without = tracking.repositories - opened;
+    return `${formatDecimal(tracking.repositories, 0)}: ${formatDecimal(opened, 0)} with a pull request, ${formatDecimal(without, 0)} without`;
+}
+function pullsFact({ pullRequests: pulls }) {
+    const parts = [
+        ['merged', pulls.merged],
+        ['open', pulls.open],
+        ['draft', pulls.draft],
+        ['closed', pulls.closed],
+        ['state unknown', pulls.unknown],
+    ]
+        .filter(([, count]) => count > 0)
+        .map(([word, count]) => `${formatDecimal(count, 0)} ${word}`);
+    return parts.length > 0 ? parts.join(', ') : 'none yet';
+}
+function outcomesFact(lines) {
+    const counts = new Map();
+    for (const line of lines)
+        counts.set(line.outcome, (counts.get(line.outcome) ?? 0) + 1);
+    return [...counts]
+        .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+        .map(([outcome, count]) => `${formatDecimal(count, 0)} ${escapeMarkdown(outcome)}`)
+        .join(', ');
+}
+function burndownChart(days) {
+    const top = Math.max(1, ...days.map((day) => Math.max(day.open, day.merged)));
+    return [
+        '```mermaid',
+        'xychart-beta',
+        '    title "Pull requests per day (UTC): merged (bars), open (line)"',
+        `    x-axis [${days.map((day) => `"${day.day.slice(5)}"`).join(', ')}]`,
+        `    y-axis "Pull requests" 0 --> ${Math.ceil(top * 1.1)}`,
+        `    bar [${days.map((day) => day.merged).join(', ')}]`,
+        `    line [${days.map((day) => day.open).join(', ')}]`,
+        '```',
+    ];
+}
+function repositoryTable(lines, money) {
+    const shown = lines.slice(0, MAX_ROWS);
+    const table = [
+        `| Repository | Latest run | Pull request | State | Checks | Review | ${money.column} |`,
+        '| --- | --- | --- | --- | --- | --- | ---: |',
+        ...shown.map((line) => render_campaign_rowOf(line, money.cell(line))),
+    ];
+    if (lines.length > shown.length) {
+        table.push(`| _and ${formatDecimal(lines.length - shown.length, 0)} more: runs.csv lists them_ | | | | | | |`);
+    }
+    if (lines.length <= OPEN_ROWS)
+        return [...table, ''];
+    return [
+        '<details>',
+        `<summary>The ${formatDecimal(lines.length, 0)} repositories, one line each (runs.csv in report_dir has them as data)</summary>`,
+        '',
+        ...table,
+        '',
+        '</details>',
+        '',
+    ];
+}
+function render_campaign_rowOf(line, cost) {
+    const status = line.status;
+    const known = status && !('unknown' in status) ? status : undefined;
+    const state = known
+        ? known.state
+        : status && 'unknown' in status
+            ? `state unknown (${escapeMarkdown(status.unknown)})`
+            : '–';
+    const cells = [
+        escapeMarkdown(render_campaign_cut(line.repository)),
+        linked(escapeMarkdown(line.outcome), line.link),
+        line.pullRequest ? linked(pullName(line.pullRequest), line.pullRequest) : 'none',
+        state,
+        known?.checks ?? '–',
+        known?.review === 'changes_requested' ? 'changes requested' : (known?.review ?? '–'),
+        cost,
+    ];
+    return `| ${cells.join(' | ')} |`;
+}
+function pullName(url) {
+    const address = pullAddressOf(url);
+    if (address)
+        return `#${address.number}`;
+    const merge = /\/-\/merge_requests\/(\d{1,9})\/?$/.exec(url);
+    return merge?.[1] ? `!${merge[1]}` : 'link';
+}
+function linked(text, url) {
+    const safe = url.length <= render_campaign_MAX_TEXT * 4 ? safeHttpUrl(url) : undefined;
+    return safe ? `[${text}](${safe})` : text;
+}
+function render_campaign_cut(text) {
+    return text.length <= render_campaign_MAX_TEXT ? text : `${text.slice(0, render_campaign_MAX_TEXT - 1)}…`;
 }
 
 ;// CONCATENATED MODULE: ./src/report/sums.ts
@@ -16119,6 +16564,7 @@ function budgetUse(rows, budgets) {
 
 
 
+
 function renderLedger(ledger, links = {}) {
     const { totals, unit } = ledger;
     const where = ledger.campaign
@@ -16145,6 +16591,18 @@ function renderLedger(ledger, links = {}) {
     }
     if (totals.runs === 0) {
         lines.push('No run of the action was created in this period.', '');
+        return lines.join('\n');
+    }
+    if (ledger.campaign && ledger.tracking) {
+        const money = {
+            unit,
+            column: columnOf(unit),
+            cell: (one) => cellOf({ runs: 0, ...one }, unit),
+        };
+        lines.push(...campaignSection(ledger.campaign, ledger.tracking, money));
+        lines.push(...chart(ledger.byDay, unit), '');
+        lines.push(...groupTable('By outcome', 'Outcome', ledger.byOutcome, unit));
+        lines.push(...budgetLines(ledger));
         return lines.join('\n');
     }
     lines.push(...chart(ledger.byDay, unit), '');
@@ -16323,6 +16781,7 @@ function runsText(runs, children) {
 
 
 
+
 const LIST_DEADLINE_MS = 5 * 60_000;
 async function main_run(io, inputs) {
     const ended = await runStepBody(io, async () => {
@@ -16335,7 +16794,13 @@ async function main_run(io, inputs) {
         const what = { period: settings.period, home, campaign: settings.campaign };
         const { rows, complete } = await collectRows(client, what, deps);
         const followups = await countFollowups(client, rows, deps.deadline);
-        const ledger = sumUp(rows, { ...settings, complete, followups });
+        const sums = sumUp(rows, { ...settings, complete, followups });
+        const ledger = settings.campaign
+            ? {
+                ...sums,
+                tracking: await readCampaignTracking(rows, { ...settings, githubToken: settings.githubToken ?? '', apiUrl: world.apiUrl }, deps),
+            }
+            : sums;
         const { runs, credits, costUsd, withoutUsd } = ledger.totals;
         const forge = world.forge ?? world.projectForge;
         const links = forge ? { [forge]: world.serverUrl } : {};
@@ -16357,6 +16822,7 @@ async function main_run(io, inputs) {
             const written = await writeLedgerFiles(settings.reportDir, world.workspace, {
                 rows,
                 summary,
+                tracking: ledger.tracking,
             });
             io.info(`Wrote ${written.join(', ')}.`);
         }
@@ -16685,7 +17151,7 @@ const reconcile_WORDS = {
     left: { done: 'Left', dry: 'Left' },
     'up-to-date': { done: 'Up to date', dry: 'Up to date' },
 };
-const MAX_ROWS = 200;
+const reconcile_MAX_ROWS = 200;
 function renderPassSummary(report) {
     const count = (action) => report.rows.filter((row) => row.action === action).length;
     const dry = report.dryRun;
@@ -16709,12 +17175,12 @@ function renderPassSummary(report) {
         return lines.join('\n');
     const sorted = [...report.rows].sort((a, b) => ORDER[a.action] - ORDER[b.action]);
     lines.push('| Run | State | Done | Why |', '|---|---|---|---|');
-    for (const row of sorted.slice(0, MAX_ROWS)) {
+    for (const row of sorted.slice(0, reconcile_MAX_ROWS)) {
         const words = reconcile_WORDS[row.action];
         lines.push(`| ${runCell(row)} | ${escapeMarkdown(row.state)} | ${dry ? words.dry : words.done} | ${inlineText(row.why)} |`);
     }
-    if (sorted.length > MAX_ROWS) {
-        lines.push('', `…and ${sorted.length - MAX_ROWS} more run(s), in the log.`);
+    if (sorted.length > reconcile_MAX_ROWS) {
+        lines.push('', `…and ${sorted.length - reconcile_MAX_ROWS} more run(s), in the log.`);
     }
     lines.push('');
     return lines.join('\n');
@@ -19664,6 +20130,8 @@ const JSON_OUTPUTS = new Set([
     'structured_output',
     'cancelled',
     'report',
+    'closed',
+    'left',
 ]);
 const NUMBER_OUTPUTS = new Set(['credits', 'cost_usd']);
 const BOOLEAN_OUTPUTS = new Set(['steered']);
@@ -19872,6 +20340,7 @@ function usage(declared) {
     const lines = [
         'Usage: cloud-agent-run [flags]',
         '       cloud-agent-run report|reconcile|cleanup [flags]',
+        '       cloud-agent-run campaign status|cancel|close NAME [flags]',
         '',
         `Starts a cloud agent run on Warp's Oz platform, waits for it and reports it. The key is read`,
         `from ${KEY_VARIABLE}, else from the file ${KEY_FILE_VARIABLE} names.`,
@@ -19880,6 +20349,7 @@ function usage(declared) {
         "  report      what the runs did and cost in a period, from the service's own records",
         "  reconcile   one pass over a GitLab project's runs: finish notes, cancel a lost job's runs",
         '  cleanup     cancel what a killed command left going (reads CLOUD_AGENT_RUN_DIR)',
+        "  campaign    a campaign's status, cancel and close, by its name",
         '',
         'Exit codes: 0 passed; 1 did not pass; 2 bad input (nothing created); 3 the service could',
         'not be reached or refused the key (nothing left running); 124 the timeout passed (runs',
@@ -20767,6 +21237,7 @@ function commandWorld(env, cwd, named) {
     const outside = {
         runnerTemp: (0,external_node_os_namespaceObject.tmpdir)(),
         workspace: onGitHub && env.GITHUB_WORKSPACE ? env.GITHUB_WORKSPACE : cwd,
+        apiUrl: env.GITHUB_API_URL || undefined,
     };
     if (onGitHub) {
         return { ...runner, ...outside, project: project ?? runner.project };
@@ -20945,9 +21416,9 @@ function preflight_refuse(io, json, message) {
         io.stdout(`${JSON.stringify(refusalJson(message), null, 2)}\n`);
     return EXIT.badInput;
 }
-async function preflight(command, io) {
+async function preflight(command, io, options = { githubOnly: true }) {
     const key = readKey(io.env, io.cwd);
-    const githubOnly = githubOnlyGiven(command.inputs);
+    const githubOnly = options.githubOnly ? githubOnlyGiven(command.inputs) : [];
     if (githubOnly.length > 0 && io.env.GITHUB_ACTIONS !== 'true') {
         const names = githubOnly.map(flagOf).join(', ');
         const one = githubOnly.length === 1;
@@ -21397,6 +21868,160 @@ function outsideGitLab(env) {
     throw new UsageError("GITLAB_CI is not set: reconcile runs in a GitLab CI job (a scheduled pipeline), where it reads the jobs of the runs and writes merge request notes through GitLab's API (CI_API_V4_URL, GITLAB_TOKEN). Elsewhere there is nothing for it to reconcile: the command cancels its own runs, and cloud-agent-run cleanup recovers a killed one.");
 }
 
+;// CONCATENATED MODULE: ./src/github/close-pulls.ts
+
+
+const close_pulls_PARALLEL = 4;
+async function closePulls(octokit, pulls, comment, deadline, now = Date.now) {
+    const results = new Array(pulls.length);
+    let next = 0;
+    const worker = async () => {
+        for (let index = next++; index < pulls.length; index = next++) {
+            const pull = pulls[index];
+            if (!pull)
+                continue;
+            const left = deadline - now();
+            results[index] =
+                left <= 0
+                    ? { url: pull.url, closed: false, why: 'the command ran out of time' }
+                    : await closeOne(octokit, pull, comment, Math.min(left, timing/* GITHUB_CALL_DEADLINE_MS */.vt));
+        }
+    };
+    await Promise.all(Array.from({ length: close_pulls_PARALLEL }, worker));
+    return results;
+}
+async function closeOne(octokit, pull, comment, ms) {
+    const at = { owner: pull.owner, repo: pull.repo };
+    try {
+        await octokit.rest.issues.createComment({
+            ...at,
+            issue_number: pull.number,
+            body: comment,
+            ...withDeadline(ms),
+        });
+    }
+    catch (error) {
+        return { url: pull.url, closed: false, why: `the comment failed: ${reasonOf(error)}` };
+    }
+    try {
+        await octokit.rest.pulls.update({
+            ...at,
+            pull_number: pull.number,
+            state: 'closed',
+            ...withDeadline(ms),
+        });
+    }
+    catch (error) {
+        return {
+            url: pull.url,
+            closed: false,
+            why: `commented, but the close failed: ${reasonOf(error)}`,
+        };
+    }
+    return { url: pull.url, closed: true, why: '' };
+}
+
+;// CONCATENATED MODULE: ./src/report/close.ts
+
+
+
+
+
+
+
+
+
+
+
+const CLOSE_DEADLINE_MS = 10 * 60_000;
+const MAX_COMMENT = 65_536;
+async function close_run(io, inputs) {
+    const ended = await runStepBody(io, async () => {
+        const now = Date.now();
+        const settings = readReportSettings(inputs, now);
+        const campaign = settings.campaign;
+        if (!campaign)
+            throw new InputError('campaign', 'names the campaign whose pull requests to close.');
+        const comment = inputs.get('comment');
+        if (!comment || comment.length > MAX_COMMENT) {
+            throw new InputError('comment', `is the comment each pull request is closed with: give one of at most ${MAX_COMMENT} characters.`);
+        }
+        if (!settings.githubToken) {
+            throw new InputError('github_token', "is needed to close pull requests: a token with pull requests write on the campaign's repositories (GITHUB_TOKEN for the command).");
+        }
+        const deps = { deadline: now + CLOSE_DEADLINE_MS, log: io };
+        const client = serviceClient(settings, io);
+        const what = { period: settings.period, home: undefined, campaign };
+        const { rows } = await collectRows(client, what, deps);
+        const pulls = new Map();
+        const left = [];
+        const seen = new Set();
+        for (const row of rows) {
+            const url = row.pullRequest?.url;
+            if (!url || seen.has(url))
+                continue;
+            seen.add(url);
+            const address = pullAddressOf(url);
+            if (address)
+                pulls.set(url, address);
+            else
+                left.push({ pull_request: url, why: 'a merge request is not closed by this command' });
+        }
+        const octokit = await loadOctokit(settings.githubToken, inputs.world.apiUrl);
+        const statuses = await readPullStatuses(octokit, [...pulls.values()], deps.deadline, {
+            stateOnly: true,
+        });
+        const open = [];
+        for (const [url, status] of statuses) {
+            const address = pulls.get(url);
+            if ('unknown' in status)
+                left.push({ pull_request: url, why: status.unknown });
+            else if (status.state === 'open' || status.state === 'draft') {
+                if (address)
+                    open.push(address);
+            }
+            else
+                left.push({ pull_request: url, why: `already ${status.state}` });
+        }
+        const results = await closePulls(octokit, open, comment, deps.deadline);
+        const closed = results.filter((one) => one.closed).map((one) => one.url);
+        for (const one of results) {
+            if (!one.closed)
+                left.push({ pull_request: one.url, why: one.why });
+        }
+        for (const url of closed)
+            io.info(`Closed ${safeForLog(url, 300)}.`);
+        for (const one of left) {
+            io.info(`Left ${safeForLog(one.pull_request, 300)}: ${safeForLog(one.why, 300)}.`);
+        }
+        io.setOutput('closed', JSON.stringify(closed));
+        io.setOutput('left', JSON.stringify(left));
+        await io.appendSummary(closeSummary(campaign, closed, left)).catch(() => { });
+        const failed = results.filter((one) => !one.closed);
+        io.info(`Campaign ${campaign}: closed ${closed.length} of ${open.length} open pull requests; ${left.length} left as they are.`);
+        if (failed.length > 0) {
+            io.setFailed(`${failed.length} of the campaign's open pull requests could not be closed: ${failed.map((one) => `${one.url} (${one.why})`).join('; ')}`);
+        }
+    });
+    return 'error' in ended ? { error: ended.error } : {};
+}
+function closeSummary(campaign, closed, left) {
+    const link = (url) => {
+        const safe = safeHttpUrl(url);
+        const address = pullAddressOf(url);
+        const name = address ? `${address.owner}/${address.repo}#${address.number}` : url;
+        return safe ? `[${escapeMarkdown(name)}](${safe})` : escapeMarkdown(url);
+    };
+    const lines = [
+        `### Campaign ${escapeMarkdown(campaign)}: closed ${closed.length} pull ${closed.length === 1 ? 'request' : 'requests'}`,
+        '',
+        ...closed.map((url) => `- closed ${link(url)}`),
+        ...left.map((one) => `- left ${link(one.pull_request)}: ${escapeMarkdown(one.why)}`),
+        '',
+    ];
+    return `${lines.join('\n')}\n`;
+}
+
 ;// CONCATENATED MODULE: ./src/cli/source.ts
 
 function commandInputs(asked, world, secrets) {
@@ -21436,11 +22061,21 @@ function inputValue(name, { command, declared, ready, env }) {
 
 
 async function runReportCommand(args, declared, io) {
+    return runReadingCommand(args, declared, io, {
+        name: 'report',
+        usage: () => reportUsage(declared),
+        step: main_run,
+    });
+}
+async function runReadingCommand(args, declared, io, reading) {
     let command;
     try {
         command = parseCommandLine(args, declared);
         if (command.tasksFile !== undefined) {
-            throw new UsageError('report does not take --tasks-file: it starts no run; see cloud-agent-run report --help.');
+            throw new UsageError(`${reading.name} does not take --tasks-file: it starts no run; see cloud-agent-run ${reading.name} --help.`);
+        }
+        if (command.inputs.has('github_token')) {
+            throw new UsageError(`cloud-agent-run ${reading.name} reads the GitHub token from GITHUB_TOKEN: a flag would show in the shell's history and the process list.`);
         }
     }
     catch (error) {
@@ -21449,12 +22084,15 @@ async function runReportCommand(args, declared, io) {
         return preflight_refuse(io, args.includes('--json'), error.message);
     }
     if (command.help || command.version) {
-        io.stdout(reportUsage(declared));
+        io.stdout(reading.usage());
         return 0;
     }
     let ready;
     try {
-        ready = await preflight(command, io);
+        ready = await preflight(command, io, { githubOnly: false });
+        if (reading.needsGitHubToken && !io.env.GITHUB_TOKEN?.trim()) {
+            throw new UsageError(`GITHUB_TOKEN is not set: ${reading.needsGitHubToken}`);
+        }
     }
     catch (error) {
         if (!(error instanceof UsageError))
@@ -21463,16 +22101,18 @@ async function runReportCommand(args, declared, io) {
     }
     const world = commandWorld(io.env, io.cwd, command.project);
     const secrets = new Set([ready.key]);
+    if (io.env.GITHUB_TOKEN?.trim())
+        secrets.add(io.env.GITHUB_TOKEN.trim());
     const inputs = commandInputs({ command, declared, ready, env: io.env }, world, secrets);
     const port = new CommandStepIo(io.stderr, secrets, io.process, () => undefined);
     const signals = endOnSignal(io, {
-        name: 'cloud-agent-run report',
+        name: `cloud-agent-run ${reading.name}`,
         json: command.json,
         answer: (signal, exitCode) => answerJson({ outputs: port.outputs, failure: undefined, hadRun: false, signal }, exitCode),
     });
     let end;
     try {
-        end = await main_run(port, inputs);
+        end = await reading.step(port, inputs);
     }
     finally {
         signals.stop();
@@ -21506,10 +22146,84 @@ function reportUsage(declared) {
         PROJECT_HELP,
         '  --help',
         '',
+        'With --campaign, the pull requests its runs opened are read with the token in GITHUB_TOKEN',
+        '(their state, checks and review); without one, each shows its link and "state unknown".',
+        '',
         'Inputs (as in report/action.yml):',
-        ...inputLines(declared),
+        ...inputLines(withoutToken(declared)),
     ];
     return `${lines.join('\n')}\n`;
+}
+function withoutToken(declared) {
+    return Object.fromEntries(Object.entries(declared).filter(([name]) => name !== 'github_token'));
+}
+
+;// CONCATENATED MODULE: ./src/cli/campaign.ts
+
+
+
+
+
+
+const campaign_HELP = `Usage: cloud-agent-run campaign status|cancel|close NAME [flags]
+
+One instruction over many repositories, as one campaign (the main command's --campaign with
+--tasks-file starts it). The key is read from ${KEY_VARIABLE}.
+
+  status NAME   per repository: its newest run's outcome, session and cost, the pull request
+                its runs opened, and (with GITHUB_TOKEN) that pull request's state, checks and
+                review; the totals and a burndown chart. The report's flags (--period,
+                --report-dir, --summary FILE, --unit); the period is 90d unless given.
+  cancel NAME   cancels every working run of the campaign, whichever repository it is of
+                (the main command with --cancel-only --campaign NAME).
+  close NAME --comment TEXT
+                closes the campaign's open and draft pull requests, each with TEXT as a
+                comment; needs GITHUB_TOKEN with pull requests write on those repositories.
+
+Each says what it did; --json prints it as one JSON object. Exit codes: 0 done; 1 something
+could not be done (a pull request not closed); 2 bad input (nothing asked); 3 the service could
+not be reached or refused the key; 130/143 interrupted.
+`;
+async function runCampaign(args, report, io, startCommand) {
+    const [verb, name, ...flags] = args;
+    if (verb === undefined || verb === '--help' || verb === '-h') {
+        io.stdout(campaign_HELP);
+        return EXIT.passed;
+    }
+    const json = args.includes('--json');
+    if (verb !== 'status' && verb !== 'cancel' && verb !== 'close') {
+        return preflight_refuse(io, json, `campaign takes status, cancel or close; got "${verb}". See cloud-agent-run campaign --help.`);
+    }
+    if (name === '--help' || name === '-h') {
+        io.stdout(campaign_HELP);
+        return EXIT.passed;
+    }
+    if (name === undefined || name.startsWith('--')) {
+        return preflight_refuse(io, json, `campaign ${verb} needs the campaign's name: cloud-agent-run campaign ${verb} NAME.`);
+    }
+    const named = ['--campaign', name, ...flags];
+    if (verb === 'cancel')
+        return startCommand(['--cancel-only', ...named]);
+    if (verb === 'status') {
+        return runReadingCommand(named, report, io, {
+            name: 'campaign status',
+            usage: () => campaign_HELP,
+            step: main_run,
+        });
+    }
+    const closeInputs = {
+        ...pick(report, ['base_url', 'campaign', 'period', 'github_token']),
+        comment: { description: 'The comment each pull request is closed with.', default: '' },
+    };
+    return runReadingCommand(named, closeInputs, io, {
+        name: 'campaign close',
+        usage: () => `${campaign_HELP}\nFlags of close:\n${inputLines(withoutToken(closeInputs)).join('\n')}\n`,
+        step: close_run,
+        needsGitHubToken: "close writes a comment on each open pull request and closes it: export a token with pull requests write on the campaign's repositories.",
+    });
+}
+function pick(declared, names) {
+    return Object.fromEntries(Object.entries(declared).filter(([name]) => names.includes(name)));
 }
 
 ;// CONCATENATED MODULE: ./src/cli/speech.ts
@@ -21596,6 +22310,7 @@ function closableWriter(stream) {
 
 
 
+
 async function runCli(args, action, io) {
     const manifest = await readDeclaredInputs(action);
     const { inputs: declared, version } = manifest;
@@ -21605,6 +22320,9 @@ async function runCli(args, action, io) {
         return await runReportCommand(args.slice(1), manifest.report, io);
     if (args[0] === 'cleanup')
         return runCleanup(args.slice(1), io);
+    if (args[0] === 'campaign') {
+        return await runCampaign(args.slice(1), manifest.report, io, (start) => runCli(start, action, io));
+    }
     const asksJson = args.includes('--json');
     let command;
     try {
