@@ -77,16 +77,35 @@ export type Applied =
       /** Why, in words: `run … is still working`, `run … succeeded on this instruction`. */
       readonly why: string
     }
+  | {
+      readonly kind: 'follow-up'
+      /** The run that opened the repository's pull request: it gets the changed instruction. */
+      readonly run: RunItem
+      readonly why: string
+    }
+
+/** What applying a campaign again knows of a repository: its runs of the task's key. */
+export interface RepositoryRuns {
+  /** The newest run of the key (an agent's children aside). */
+  readonly latest: RunItem | undefined
+  /** The newest run of the key that opened a pull request; undefined for none. */
+  readonly opener: RunItem | undefined
+  /**
+   * Whether the opener's conversation already holds this instruction as a campaign follow-up;
+   * undefined when it was not read (not needed, or the read failed).
+   */
+  readonly sent?: boolean | undefined
+}
 
 /**
  * Applying a campaign again never pays twice (v1.5): a repository whose latest campaign run of
- * its key is working, or succeeded on the same instruction (the prompt the step would send), gets
- * no new run; any other (none, a failure, a changed instruction) starts one. Pure.
+ * its key is working, or succeeded on the same instruction (the prompt the step would send, or
+ * a follow-up of it), gets no new run. A changed instruction goes as a follow-up to the run that
+ * opened the repository's pull request, where one did; any other (none, a failure) starts a run.
+ * Pure.
  */
-export function applyAgain(
-  prompt: string,
-  latest: Pick<RunItem, 'run_id' | 'state' | 'prompt'> | undefined,
-): Applied {
+export function applyAgain(prompt: string, runs: RepositoryRuns): Applied {
+  const { latest, opener } = runs
   if (!latest) return { kind: 'start' }
   const meaning = meaningOf(latest.state)
   if (meaning === 'active' || meaning === 'blocked') {
@@ -96,5 +115,34 @@ export function applyAgain(
     const why = `run ${latest.run_id} succeeded on this instruction`
     return { kind: 'skip', runId: latest.run_id, why }
   }
-  return { kind: 'start' }
+  if (!opener || opener.prompt === prompt) return { kind: 'start' }
+  if (runs.sent === undefined) {
+    // Not known whether the change was sent: never risk sending (and paying for) it twice.
+    const why = `could not read whether run ${opener.run_id}, which opened its pull request, has this instruction; apply again to try once more`
+    return { kind: 'skip', runId: opener.run_id, why }
+  }
+  if (runs.sent && meaningOf(opener.state) === 'succeeded') {
+    const why = `run ${opener.run_id} succeeded on this instruction, sent as a follow-up`
+    return { kind: 'skip', runId: opener.run_id, why }
+  }
+  const why = `the instruction changed: sent to run ${opener.run_id}, which opened its pull request`
+  return { kind: 'follow-up', run: opener, why }
+}
+
+/** The marker line of a campaign's follow-up: how applying again finds it in a conversation. */
+function followUpMarker(campaign: string): string {
+  return `Campaign ${campaign} changed its instruction to the above.`
+}
+
+/**
+ * The follow-up that takes a changed instruction to the run that opened a repository's pull
+ * request: the instruction, then where it comes from. Pure.
+ */
+export function campaignFollowUp(campaign: string, prompt: string, change: string): string {
+  return `${prompt}\n\n---\n${followUpMarker(campaign)} You made ${change}: keep what you know of this work; change only what this asks.`
+}
+
+/** Whether a user message of a conversation is this campaign's follow-up with `prompt`. Linear. */
+export function isCampaignFollowUp(text: string, campaign: string, prompt: string): boolean {
+  return text.startsWith(`${prompt}\n\n---\n${followUpMarker(campaign)}`)
 }

@@ -178,26 +178,85 @@ export class PullRequestContinuation {
       log.info(`${SAID}: no run this action started made ${change}; creating a run.`)
       return { kind: 'create', request }
     }
-    const id = safeForLog(made.run_id)
     const message = continuationMessage(request.prompt ?? '', change, head)
-    const refusal = await this.#host.send(made, message, deadline)
-    if (refusal === undefined) {
-      this.#host.record.runId = made.run_id
-      log.info(
-        `${SAID}: run ${id} made ${change} (${safeForLog(made.state, 200)}); sent it this step's prompt as a follow-up, and awaiting it as this step's run.`,
-      )
-      return { kind: 'run', run: made }
-    }
-    const conversation = made.conversation_id
-    if (refusal instanceof ApiStatusError && refusal.status === 410 && conversation) {
-      log.info(
-        `${SAID}: the session of run ${id}, which made ${change}, is gone (410); continuing its conversation ${safeForLog(conversation)} in a new run.`,
-      )
-      return { kind: 'create', request: { ...request, conversation_id: conversation } }
-    }
-    log.info(
-      `${SAID}: run ${id} made ${change} but refused the follow-up (${safeForLog(errorMessage(refusal))}); creating a run.`,
+    return continueRun(
+      made,
+      { request, message, change, said: SAID },
+      this.#host,
+      this.#deps,
+      deadline,
     )
-    return { kind: 'create', request }
   }
+}
+
+/**
+ * A campaign's changed instruction (v1.5): the run that opened the repository's pull request
+ * is known from the plan (run/campaign.ts); it gets the instruction as a follow-up, as
+ * `continue_from` sends its prompt.
+ */
+export class KnownRunContinuation {
+  readonly #known: KnownRun
+  readonly #host: ContinuationHost
+  readonly #deps: ContinuationDeps
+
+  constructor(known: KnownRun, host: ContinuationHost, deps: ContinuationDeps) {
+    this.#known = known
+    this.#host = host
+    this.#deps = deps
+  }
+
+  start(request: CreateRunRequest, deadline: number): Promise<Continued> {
+    const { run, message, change } = this.#known
+    return continueRun(
+      run,
+      { request, message, change, said: 'campaign' },
+      this.#host,
+      this.#deps,
+      deadline,
+    )
+  }
+}
+
+/** A run to continue, known before the step starts, and what to send it. */
+export interface KnownRun {
+  readonly run: RunItem
+  readonly message: string
+  /** Its pull request, as the log names it. */
+  readonly change: string
+}
+
+/**
+ * Sends `message` to the run that made `change`, to await it as the step's run; a run whose
+ * session is gone (410) continues in a new run with its conversation; one that refuses leaves
+ * the create. Each said in one line, after `said`.
+ */
+async function continueRun(
+  made: RunItem,
+  what: { request: CreateRunRequest; message: string; change: string; said: string },
+  host: ContinuationHost,
+  deps: ContinuationDeps,
+  deadline: number,
+): Promise<Continued> {
+  const { request, message, change, said } = what
+  const { log } = deps
+  const id = safeForLog(made.run_id)
+  const refusal = await host.send(made, message, deadline)
+  if (refusal === undefined) {
+    host.record.runId = made.run_id
+    log.info(
+      `${said}: run ${id} made ${change} (${safeForLog(made.state, 200)}); sent it this step's prompt as a follow-up, and awaiting it as this step's run.`,
+    )
+    return { kind: 'run', run: made }
+  }
+  const conversation = made.conversation_id
+  if (refusal instanceof ApiStatusError && refusal.status === 410 && conversation) {
+    log.info(
+      `${said}: the session of run ${id}, which made ${change}, is gone (410); continuing its conversation ${safeForLog(conversation)} in a new run.`,
+    )
+    return { kind: 'create', request: { ...request, conversation_id: conversation } }
+  }
+  log.info(
+    `${said}: run ${id} made ${change} but refused the follow-up (${safeForLog(errorMessage(refusal))}); creating a run.`,
+  )
+  return { kind: 'create', request }
 }

@@ -24,7 +24,12 @@ import {
   type DocumentCheck,
   type ReadingWatch,
 } from './lines-and-lookups.ts'
-import { PullRequestContinuation, type ContinueSource } from './continue-pr.ts'
+import {
+  KnownRunContinuation,
+  PullRequestContinuation,
+  type ContinueSource,
+  type KnownRun,
+} from './continue-pr.ts'
 import { homeOfTag } from '../model/home.ts'
 import type { RunTracker } from './tracker.ts'
 
@@ -54,6 +59,8 @@ export interface LifecycleSpec {
   steer?: SteerSource
   /** `continue_from: pull_request`: the pull request whose run this step's prompt goes to. */
   continueFrom?: ContinueSource
+  /** A campaign's changed instruction: the run that opened the pull request, and what it gets. */
+  continueRun?: KnownRun
 }
 
 /** What a run's life asks of the service. */
@@ -98,8 +105,8 @@ export class RunLifecycle {
   #corrections = 0
   /** `previous_run: steer`: what steers the key's run for this step (a create's only). */
   readonly #keySteering: KeySteering | undefined
-  /** `continue_from: pull_request`: what starts the run from the one that made the pull request. */
-  readonly #continuation: PullRequestContinuation | undefined
+  /** `continue_from`, or a campaign's follow-up: what starts the run from the one that made the pull request. */
+  readonly #continuation: PullRequestContinuation | KnownRunContinuation | undefined
   /** Its follow-ups (run_id's, a steer's, a correction's), and the readings they make stale. */
   readonly #followUps: FollowUps
   /** What adopting and steering ask of this run's life: its record, tracker and follow-up. */
@@ -122,13 +129,15 @@ export class RunLifecycle {
       const step = { source, request: target.request, tags: spec.tag.metadata }
       this.#keySteering = new KeySteering(step, this.#host, { client, log, signal, onSteered })
     }
+    const host = {
+      record: spec.record,
+      send: (run: RunItem, message: string, deadline: number) =>
+        followUps.send(run, message, deadline),
+    }
     if (spec.continueFrom && target.kind === 'create') {
-      const host = {
-        record: spec.record,
-        send: (run: RunItem, message: string, deadline: number) =>
-          followUps.send(run, message, deadline),
-      }
       this.#continuation = new PullRequestContinuation(spec.continueFrom, host, deps)
+    } else if (spec.continueRun && target.kind === 'create') {
+      this.#continuation = new KnownRunContinuation(spec.continueRun, host, deps)
     }
   }
 
@@ -352,7 +361,7 @@ export class RunLifecycle {
       const steered = await steering.steer(deadline)
       if (steered) return steered
     } else {
-      // continue_from: the run that made the pull request, or a create (cancel_previous first).
+      // continue_from (or a campaign's follow-up): the run that made the pull request, or a create.
       const continued = await this.#continuation?.start(request, deadline)
       if (continued?.kind === 'run') {
         // What it used making the pull request is not this step's (max_credits).

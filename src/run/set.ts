@@ -21,6 +21,7 @@ import { RunLifecycle, type LifecycleClient, type LifecycleSpec } from './lifecy
 import type { ReadingWatch } from './lines-and-lookups.ts'
 import type { Interruption } from './interruption.ts'
 import type { ScheduleEnd } from './scheduler.ts'
+import type { KnownRun } from './continue-pr.ts'
 import { StepRuns } from './step-runs.ts'
 import { TrackedRuns } from './tracker.ts'
 
@@ -36,6 +37,8 @@ export interface SetSettings {
    * are cancelled before the set starts; the input that asked, as the door names it.
    */
   cancelPrevious?: string
+  /** A campaign's follow-ups, by task: the run that opened its pull request, in place of a create. */
+  continueRuns?: readonly (KnownRun | undefined)[]
   /**
    * `wait: false`: every run is created and handed over, none awaited (a reconcile pass reports
    * the set); `maxParallel` is then at least the number of tasks, so all start at once.
@@ -93,6 +96,7 @@ export class TaskSetRun {
             wait: settings.wait ?? true,
             startFailure: 'record',
             checkResult: deps.checkFor?.(task, taskName(task)),
+            ...continueRunOf(settings, task.index),
           },
           {
             client,
@@ -216,4 +220,10 @@ export class TaskSetRun {
 function taskName(task: TaskRun): string {
   const label = safeForLog(taskLabel(task), 200)
   return label.charAt(0).toUpperCase() + label.slice(1)
+}
+
+/** A task's follow-up of a campaign's run, where its plan has one. */
+function continueRunOf(settings: SetSettings, index: number): { continueRun?: KnownRun } {
+  const known = settings.continueRuns?.[index]
+  return known ? { continueRun: known } : {}
 }

@@ -1,5 +1,7 @@
-import { campaignTags } from '../model/campaign.ts'
-import { campaignSkips } from '../summary/campaign.ts'
+import { campaignFollowUp, campaignTags } from '../model/campaign.ts'
+import { pullRequestUrlOf } from '../model/run-item.ts'
+import { campaignPlan } from '../summary/campaign.ts'
+import type { KnownRun } from '../run/continue-pr.ts'
 import { planCampaign } from '../run/campaign.ts'
 import { limitsTag } from '../model/limits.ts'
 import { bindingCaps, maxCreditsCap } from '../model/spend-cap.ts'
@@ -68,6 +70,8 @@ interface PreparedSet extends StepStart {
   readonly sources: AgentWorkSources
   /** When every wait on the service must have ended: `timeout` from now, plus PAST_TIMEOUT_MS. */
   readonly waitsEndBy: number
+  /** A campaign's follow-ups, by task. */
+  readonly continueRuns: readonly (KnownRun | undefined)[]
 }
 
 /**
@@ -80,7 +84,7 @@ async function prepare(
   givenOutputs: readonly (OutputRequest | undefined)[],
   start: StepStart,
 ): Promise<PreparedStep | undefined> {
-  const { settings, outputs } = await applyCampaign(given, givenOutputs, start)
+  const { settings, outputs, continueRuns } = await applyCampaign(given, givenOutputs, start)
   if (settings.tasks.length === 0) return undefined
   const { world, home, github, io } = start
   const setId = randomUUID()
@@ -100,7 +104,7 @@ async function prepare(
   })
   const sources = agentWorkSources(start.client)
   const waitsEndBy = Date.now() + settings.timeoutMs + PAST_TIMEOUT_MS
-  const set = { ...start, settings, outputs, surfaces, stepTag, sources, waitsEndBy }
+  const set = { ...start, settings, outputs, surfaces, stepTag, sources, waitsEndBy, continueRuns }
   return {
     execute: async (interruption) => {
       const outcome = await setRun(set, interruption).run(interruption)
@@ -128,6 +132,7 @@ function setRun(set: PreparedSet, interruption: Interruption): TaskSetRun {
       pollIntervalMs: settings.pollIntervalMs,
       caps: bindingCaps(maxCreditsCap(settings.agentWork.maxCredits), ...(set.budgetCaps ?? [])),
       cancelPrevious: settings.cancelPrevious,
+      continueRuns: set.continueRuns,
       wait: settings.wait,
     },
     {
@@ -222,15 +227,17 @@ function taskLog(task: TaskRun, io: StepStart['io']) {
 
 /**
  * A campaign's tasks less those its runs already cover (working, or succeeded on this
- * instruction), each skip said in the log and the job summary. Another step's set is as given.
+ * instruction), and with the run to follow up where the instruction changed since the run that
+ * opened the repository's pull request; each said in the log and the job summary. Another
+ * step's set is as given.
  */
 async function applyCampaign(
   settings: TaskSetSettings,
   outputs: readonly (OutputRequest | undefined)[],
   { client, io }: StepStart,
-): Promise<{ settings: TaskSetSettings; outputs: readonly (OutputRequest | undefined)[] }> {
+): Promise<AppliedSet> {
   const { campaign } = settings
-  if (campaign === undefined) return { settings, outputs }
+  if (campaign === undefined) return { settings, outputs, continueRuns: [] }
   const tasks = settings.tasks.map((task, index) => {
     const output = outputs[index]
     const sent = output ? requestWithInstruction(task, output.instruction) : task
@@ -239,13 +246,23 @@ async function applyCampaign(
   })
   const deadline = Date.now() + settings.timeoutMs
   const plan = await planCampaign(client, campaign, tasks, deadline)
-  const kept = plan.flatMap((applied, index) => (applied.kind === 'start' ? [index] : []))
-  const skipped = plan.flatMap((applied, index) =>
-    applied.kind === 'skip' ? [{ key: tasks[index]?.key ?? '', why: applied.why }] : [],
+  const kept = plan.flatMap((applied, index) => (applied.kind === 'skip' ? [] : [index]))
+  const said = plan.flatMap((applied, index) =>
+    applied.kind === 'start'
+      ? []
+      : [{ key: tasks[index]?.key ?? '', done: applied.kind, why: applied.why }],
   )
-  if (skipped.length === 0) return { settings, outputs }
-  for (const { key, why } of skipped) io.info(`${safeForLog(key, 200)}: skipped, ${why}.`)
-  await io.appendSummary(campaignSkips(campaign, skipped, settings.tasks.length)).catch(() => {})
+  if (said.length === 0) return { settings, outputs, continueRuns: [] }
+  for (const { key, done, why } of said) {
+    io.info(`${safeForLog(key, 200)}: ${done === 'skip' ? 'skipped' : 'followed up'}, ${why}.`)
+  }
+  await io.appendSummary(campaignPlan(campaign, said, settings.tasks.length)).catch(() => {})
+  const continueRuns = plan.map((applied, index): KnownRun | undefined => {
+    if (applied.kind !== 'follow-up') return undefined
+    const change = pullRequestUrlOf(applied.run) ?? 'its pull request'
+    const message = campaignFollowUp(campaign, tasks[index]?.prompt ?? '', change)
+    return { run: applied.run, message, change }
+  })
   const pick = <T>(list: readonly T[]): T[] => kept.flatMap((index) => list.slice(index, index + 1))
   const left = kept.length
   const { passWhen } = settings
@@ -262,5 +279,13 @@ async function applyCampaign(
           : passWhen,
     },
     outputs: pick(outputs),
+    continueRuns: pick(continueRuns),
   }
+}
+
+/** A set as a campaign applies it: the tasks to run, and each one's run to follow up, if any. */
+interface AppliedSet {
+  readonly settings: TaskSetSettings
+  readonly outputs: readonly (OutputRequest | undefined)[]
+  readonly continueRuns: readonly (KnownRun | undefined)[]
 }

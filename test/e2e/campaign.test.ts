@@ -58,6 +58,7 @@ describe('campaign: one instruction over many repositories', () => {
         campaign: 'bump-lodash',
         tasks_file: 'campaign.yml',
         timeout: '30s',
+        poll_interval: '100ms',
       },
       env: { GITHUB_WORKSPACE: workspace, GITHUB_REPOSITORY: 'octo-org/platform-ops' },
     })
@@ -128,6 +129,7 @@ describe('campaign: one instruction over many repositories', () => {
           campaign: 'add-lint',
           tasks: JSON.stringify(tasks),
           timeout: '30s',
+          poll_interval: '100ms',
         },
       })
     const instruction = 'Add the lint check to CI'
@@ -144,7 +146,9 @@ describe('campaign: one instruction over many repositories', () => {
     )
     expect(again.code, again.stdout).toBe(0)
     expect(api.requestsTo('POST', /\/agent\/runs?$/)).toHaveLength(3)
-    expect(again.summary).toContain('#### Campaign add-lint: 3 of 3 repositories need no new run')
+    expect(again.summary).toContain(
+      '#### Campaign add-lint: 0 of 3 repositories started, 0 followed up, 3 skipped',
+    )
     expect(again.stdout).toMatch(
       /add-lint\/octo-org\/web: skipped, run run_[\w-]+ succeeded on this instruction\./,
     )
@@ -161,7 +165,92 @@ describe('campaign: one instruction over many repositories', () => {
     expect((creates[3]?.json as { config?: { name?: string } }).config?.name).toBe(
       'add-lint/octo-org/web',
     )
-    expect(changed.summary).toContain('2 of 3 repositories need no new run')
+    expect(changed.summary).toContain('1 of 3 repositories started, 0 followed up, 2 skipped')
+  })
+
+  it('sends a changed instruction to the run that opened the pull request, once, instead of paying for a new run', async () => {
+    const pullRequest = (repository: string): RunScript => [
+      { state: 'INPROGRESS', afterMs: 0, patch: { request_usage: { inference_cost: 4 } } },
+      {
+        state: 'SUCCEEDED',
+        afterMs: 50,
+        patch: {
+          artifacts: [
+            {
+              artifact_type: 'PULL_REQUEST',
+              created_at: new Date().toISOString(),
+              data: { url: `https://github.com/${repository}/pull/1`, branch: 'agent/lint' },
+            },
+          ],
+        },
+      },
+    ]
+    const api = await FakeAgentApi.start({
+      apiKey: KEY,
+      script: (request) => pullRequest(request.metadata?.gh_repository ?? ''),
+      // A follow-up's pass: queued first, as the service shows a new pass starting.
+      followupScript: () => [
+        { state: 'QUEUED', afterMs: 0 },
+        { state: 'INPROGRESS', afterMs: 100 },
+        { state: 'SUCCEEDED', afterMs: 300 },
+      ],
+    })
+    servers.push(api)
+    const apply = (prompt: string) =>
+      runStep({
+        inputs: {
+          api_key: KEY,
+          base_url: api.baseUrl,
+          campaign: 'add-lint',
+          tasks: JSON.stringify(
+            ['octo-org/api', 'octo-org/web'].map((repository) => ({ repository, prompt })),
+          ),
+          timeout: '30s',
+          poll_interval: '100ms',
+        },
+      })
+    const first = await apply('Add the lint check to CI')
+    expect(first.code, first.stdout).toBe(0)
+    const made = api.allRuns()
+    expect(made).toHaveLength(2)
+
+    // The conversations cannot be read: whether the change went already is unknown, so none goes.
+    api.injectFault({
+      method: 'GET',
+      path: /\/conversation$/,
+      times: Infinity,
+      fault: { kind: 'status', status: 503 },
+    })
+    const unknown = await apply('Add the lint check to CI, and fix what it finds')
+    expect(unknown.code, unknown.stdout).toBe(0)
+    expect(made.map((run) => api.followups(run.run_id))).toEqual([[], []])
+    expect(api.allRuns()).toHaveLength(2)
+    expect(unknown.stdout).toContain('could not read whether run')
+    api.clearFaults()
+
+    const changed = await apply('Add the lint check to CI, and fix what it finds')
+    expect(changed.code, changed.stdout).toBe(0)
+    // No new run: each run that opened a pull request got the change, and was awaited again.
+    expect(api.allRuns()).toHaveLength(2)
+    for (const run of made) {
+      expect(api.followups(run.run_id)).toHaveLength(1)
+      expect(api.followups(run.run_id)[0]).toMatch(
+        /^Add the lint check to CI, and fix what it finds\n\n---\nCampaign add-lint changed its instruction to the above\. You made https:\/\/github\.com\/octo-org\/\w+\/pull\/1:/,
+      )
+    }
+    expect(changed.summary).toContain('0 of 2 repositories started, 2 followed up, 0 skipped')
+    expect(changed.stdout).toMatch(
+      /add-lint\/octo-org\/web: followed up, the instruction changed: sent to run [\w-]+, which opened its pull request\./,
+    )
+    expect(changed.outputs.outcome).toBe('succeeded')
+
+    // The same changed instruction again: sent and done, nothing more to pay for.
+    const again = await apply('Add the lint check to CI, and fix what it finds')
+    expect(again.code, again.stdout).toBe(0)
+    expect(api.allRuns()).toHaveLength(2)
+    for (const run of made) expect(api.followups(run.run_id)).toHaveLength(1)
+    expect(again.summary).toContain('0 of 2 repositories started, 0 followed up, 2 skipped')
+    expect(again.stdout).toContain('succeeded on this instruction, sent as a follow-up')
   })
 
   it('cancel_only with campaign cancels every working run of the campaign, and no other', async () => {
