@@ -85,7 +85,12 @@ function rowOf(task: TaskRun, view: SetView): string {
  * The set's table, a row per task; rows past `maxChars` give way to one line
  * that says how many more the job summary lists.
  */
-export function renderSetTable(view: SetView, maxChars = Number.POSITIVE_INFINITY): string {
+export function renderSetTable(
+  view: SetView,
+  maxChars = Number.POSITIVE_INFINITY,
+  /** Where the rows left out are: the job summary's, for a comment or a check run. */
+  rest = 'the job summary lists every one',
+): string {
   const tasks = tasksOf(view)
   const lines = [...TABLE_HEAD]
   let length = lines.join('\n').length
@@ -93,7 +98,7 @@ export function renderSetTable(view: SetView, maxChars = Number.POSITIVE_INFINIT
     const row = rowOf(task, view)
     if (length + row.length + 1 + MORE_ROWS_ROOM > maxChars) {
       const more = tasks.length - shown
-      return `${lines.join('\n')}\n\n_…and ${more} more ${more === 1 ? 'task' : 'tasks'}: the job summary lists every one._`
+      return `${lines.join('\n')}\n\n_…and ${more} more ${more === 1 ? 'task' : 'tasks'}: ${rest}._`
     }
     lines.push(row)
     length += row.length + 1
@@ -245,14 +250,26 @@ export function renderSetSummary(
 ): string {
   const view: SetView = { kind: 'ended', outcome }
   const headline = setHeadline(view)
+  const table = renderSetTable(view, SUMMARY_TABLE_CHARS, 'the runs output lists every one')
+  const count = outcome.tasks.length
   const lines = [
     `## ${headline.icon} Cloud agent tasks: ${headline.title}`,
     '',
     `${headline.figures.join(' · ')}. ${inlineText(headline.reason ?? '')}`,
     '',
-    renderSetTable(view),
+    // A campaign's hundreds of rows fold away: the headline says how it went, the runs output has each.
+    ...(count > OPEN_ROWS
+      ? [
+          '<details>',
+          `<summary>The ${count} tasks, one row each (the runs output has them as data)</summary>`,
+          '',
+          table,
+          '',
+          '</details>',
+        ]
+      : [table]),
   ]
-  const reasons = renderSetReasons(view)
+  const reasons = renderSetReasons(view, SUMMARY_REASONS_CHARS)
   if (reasons) lines.push('', reasons)
   const started = renderStartedRuns(outcome.tasks)
   if (started) lines.push('', started)
@@ -260,6 +277,15 @@ export function renderSetSummary(
   if (outcome.listFallback) lines.push('', LIST_FALLBACK_NOTE)
   return `${lines.join('\n')}\n`
 }
+
+/** Past this many tasks, the summary's table is folded away. */
+const OPEN_ROWS = 50
+/**
+ * The summary's table and reasons stay within these (a row is a few hundred characters): the
+ * job summary stays far under GitHub's 1 MiB with 1,000 tasks, whatever their titles and reasons.
+ */
+const SUMMARY_TABLE_CHARS = 600_000
+const SUMMARY_REASONS_CHARS = 150_000
 
 /** Under each task whose agent started runs of its own, those runs, collapsed. */
 function renderStartedRuns(tasks: readonly TaskRun[]): string | undefined {
