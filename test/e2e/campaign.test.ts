@@ -188,11 +188,12 @@ describe('campaign: one instruction over many repositories', () => {
     const api = await FakeAgentApi.start({
       apiKey: KEY,
       script: (request) => pullRequest(request.metadata?.gh_repository ?? ''),
-      // A follow-up's pass: queued first, as the service shows a new pass starting.
+      // A follow-up's pass: queued first, and each state held until a read has shown the one
+      // before it, so the step sees the new pass begin however slowly it polls.
       followupScript: () => [
         { state: 'QUEUED', afterMs: 0 },
-        { state: 'INPROGRESS', afterMs: 100 },
-        { state: 'SUCCEEDED', afterMs: 300 },
+        { state: 'INPROGRESS', afterMs: 100, afterSeen: true },
+        { state: 'SUCCEEDED', afterMs: 300, afterSeen: true },
       ],
     })
     servers.push(api)
