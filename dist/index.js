@@ -9103,22 +9103,31 @@ class RunTracker {
 class TrackedRuns {
     #store;
     #trackers = [];
+    #savedCount = 0;
     constructor(store) {
         this.#store = store;
     }
     track(onKnown) {
-        const tracker = new RunTracker(() => this.#saveAll(), onKnown);
+        const index = this.#trackers.length;
+        const tracker = new RunTracker(() => this.#save(index, tracker), onKnown);
         this.#trackers.push(tracker);
         return tracker;
     }
-    #saveAll() {
-        this.#store.saveRuns(this.#trackers.flatMap((tracker) => tracker.saved ?? []));
+    #save(index, tracker) {
+        const record = tracker.saved;
+        if (!record)
+            return;
+        if (index >= this.#savedCount) {
+            this.#savedCount = this.#trackers.length;
+            this.#store.saveRunCount(this.#savedCount);
+        }
+        this.#store.saveRun(index, record);
     }
 }
 
 ;// CONCATENATED MODULE: ./src/state.ts
 const KEYS = {
-    runs: 'runs',
+    runs: 'runs_count',
     ofSet: 'runs_of_set',
     commentId: 'comment_id',
     statusSha: 'status_sha',
@@ -9139,14 +9148,15 @@ function savedState(io) {
         saveCheckRunId: (id) => io.saveState(KEYS.checkRunId, String(id)),
         saveCheckRunReport: (report) => io.saveState(KEYS.checkRunReport, JSON.stringify(report)),
         markCheckRunDone: () => io.saveState(KEYS.checkRunDone, 'true'),
-        saveRuns: (records) => io.saveState(KEYS.runs, JSON.stringify(records)),
+        saveRunCount: (count) => io.saveState(KEYS.runs, String(count)),
+        saveRun: (index, record) => io.saveState(runKey(index), JSON.stringify(record)),
         markSet: () => io.saveState(KEYS.ofSet, 'true'),
         saveSetComment: (record) => io.saveState(KEYS.setComment, JSON.stringify(record)),
     };
 }
 function readSavedRun(io) {
     return {
-        runs: readRuns(io.getState(KEYS.runs)),
+        runs: readRuns(io),
         ofSet: io.getState(KEYS.ofSet) === 'true',
         commentId: Number(io.getState(KEYS.commentId)) || undefined,
         statusSha: io.getState(KEYS.statusSha) || undefined,
@@ -9187,31 +9197,39 @@ function readSetComment(saved) {
         return undefined;
     }
 }
-function readRuns(saved) {
-    let records;
+function runKey(index) {
+    return `runs_${index}`;
+}
+const MAX_SAVED_RUNS = 100_000;
+function readRuns(io) {
+    const count = Math.min(Number(io.getState(KEYS.runs)) || 0, MAX_SAVED_RUNS);
+    const records = [];
+    for (let index = 0; index < count; index += 1) {
+        const record = readRecord(io.getState(runKey(index)));
+        if (record)
+            records.push(record);
+    }
+    return records;
+}
+function readRecord(saved) {
+    let record;
     try {
-        records = saved ? JSON.parse(saved) : [];
+        record = saved ? JSON.parse(saved) : undefined;
     }
     catch {
-        return [];
+        return undefined;
     }
-    if (!Array.isArray(records))
-        return [];
-    return records.flatMap((record) => {
-        if (typeof record !== 'object' || record === null)
-            return [];
-        const { invocation, runId, settled, awaitingNewPass } = record;
-        if (typeof invocation !== 'string' && typeof runId !== 'string')
-            return [];
-        return [
-            {
-                ...(typeof invocation === 'string' ? { invocation } : {}),
-                ...(typeof runId === 'string' ? { runId } : {}),
-                ...(settled === true ? { settled } : {}),
-                ...(awaitingNewPass === true ? { awaitingNewPass } : {}),
-            },
-        ];
-    });
+    if (typeof record !== 'object' || record === null)
+        return undefined;
+    const { invocation, runId, settled, awaitingNewPass } = record;
+    if (typeof invocation !== 'string' && typeof runId !== 'string')
+        return undefined;
+    return {
+        ...(typeof invocation === 'string' ? { invocation } : {}),
+        ...(typeof runId === 'string' ? { runId } : {}),
+        ...(settled === true ? { settled } : {}),
+        ...(awaitingNewPass === true ? { awaitingNewPass } : {}),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/model/limits.ts

@@ -6,7 +6,8 @@ import type { StepIo } from './step-io.ts'
  * kill, so whatever is saved here reaches the post step as STATE_<name>.
  */
 const KEYS = {
-  runs: 'runs',
+  /** How many runs the step tracks; each run's record is under `runs_<index>`. */
+  runs: 'runs_count',
   ofSet: 'runs_of_set',
   commentId: 'comment_id',
   statusSha: 'status_sha',
@@ -74,9 +75,15 @@ export interface StateStore {
   saveStatusSha(sha: string): void
 }
 
-/** The step's runs, one run's or a set's, saved whole at every change: a hard kill leaves the latest. */
+/**
+ * The step's runs, one run's or a set's, each saved under its own key at every change to it: a
+ * hard kill leaves the latest, and a set of 1,000 runs appends a few hundred kilobytes to the
+ * runner's state file, not the whole list at every change (which made it 179 MB).
+ */
 export interface RunsStore {
-  saveRuns(records: readonly SavedRunRecord[]): void
+  /** How many runs are tracked (indices 0 to count - 1); saved before any of their records. */
+  saveRunCount(count: number): void
+  saveRun(index: number, record: SavedRunRecord): void
   /** Once, before a set's first create: the post step speaks of the set. */
   markSet(): void
 }
@@ -117,7 +124,8 @@ export function savedState(io: Pick<StepIo, 'saveState'>): SavedState {
     saveCheckRunId: (id) => io.saveState(KEYS.checkRunId, String(id)),
     saveCheckRunReport: (report) => io.saveState(KEYS.checkRunReport, JSON.stringify(report)),
     markCheckRunDone: () => io.saveState(KEYS.checkRunDone, 'true'),
-    saveRuns: (records) => io.saveState(KEYS.runs, JSON.stringify(records)),
+    saveRunCount: (count) => io.saveState(KEYS.runs, String(count)),
+    saveRun: (index, record) => io.saveState(runKey(index), JSON.stringify(record)),
     markSet: () => io.saveState(KEYS.ofSet, 'true'),
     saveSetComment: (record) => io.saveState(KEYS.setComment, JSON.stringify(record)),
   }
@@ -125,7 +133,7 @@ export function savedState(io: Pick<StepIo, 'saveState'>): SavedState {
 
 export function readSavedRun(io: Pick<StepIo, 'getState'>): SavedRun {
   return {
-    runs: readRuns(io.getState(KEYS.runs)),
+    runs: readRuns(io),
     ofSet: io.getState(KEYS.ofSet) === 'true',
     commentId: Number(io.getState(KEYS.commentId)) || undefined,
     statusSha: io.getState(KEYS.statusSha) || undefined,
@@ -169,25 +177,38 @@ function readSetComment(saved: string): SetCommentRecord | undefined {
   }
 }
 
-function readRuns(saved: string): SavedRunRecord[] {
-  let records: unknown
-  try {
-    records = saved ? JSON.parse(saved) : []
-  } catch {
-    return []
+/** The key of the run at `index`. */
+function runKey(index: number): string {
+  return `runs_${index}`
+}
+
+/** At most this many runs are read back: far more than a step may start. */
+const MAX_SAVED_RUNS = 100_000
+
+function readRuns(io: Pick<StepIo, 'getState'>): SavedRunRecord[] {
+  const count = Math.min(Number(io.getState(KEYS.runs)) || 0, MAX_SAVED_RUNS)
+  const records: SavedRunRecord[] = []
+  for (let index = 0; index < count; index += 1) {
+    const record = readRecord(io.getState(runKey(index)))
+    if (record) records.push(record)
   }
-  if (!Array.isArray(records)) return []
-  return records.flatMap((record: unknown) => {
-    if (typeof record !== 'object' || record === null) return []
-    const { invocation, runId, settled, awaitingNewPass } = record as Record<string, unknown>
-    if (typeof invocation !== 'string' && typeof runId !== 'string') return []
-    return [
-      {
-        ...(typeof invocation === 'string' ? { invocation } : {}),
-        ...(typeof runId === 'string' ? { runId } : {}),
-        ...(settled === true ? { settled } : {}),
-        ...(awaitingNewPass === true ? { awaitingNewPass } : {}),
-      },
-    ]
-  })
+  return records
+}
+
+function readRecord(saved: string): SavedRunRecord | undefined {
+  let record: unknown
+  try {
+    record = saved ? JSON.parse(saved) : undefined
+  } catch {
+    return undefined
+  }
+  if (typeof record !== 'object' || record === null) return undefined
+  const { invocation, runId, settled, awaitingNewPass } = record as Record<string, unknown>
+  if (typeof invocation !== 'string' && typeof runId !== 'string') return undefined
+  return {
+    ...(typeof invocation === 'string' ? { invocation } : {}),
+    ...(typeof runId === 'string' ? { runId } : {}),
+    ...(settled === true ? { settled } : {}),
+    ...(awaitingNewPass === true ? { awaitingNewPass } : {}),
+  }
 }

@@ -7,7 +7,7 @@
  * 1,000-leg matrix multiplies by 100.
  */
 import { spawn } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { FakeAgentApi, type RunScript } from '../../test/fake-api/server.ts'
 import { prepareStepEnvironment, ROOT } from '../../test/e2e/harness.ts'
@@ -55,6 +55,9 @@ async function step(api: FakeAgentApi, inputs: Record<string, string>) {
     lists: count('GET', /\/agent\/runs$/),
     reads: count('GET', /\/agent\/runs\/[^/]+$/),
     maxRssMb: Number(readFileSync(rss, 'utf8')) / 1024,
+    // What the runner is handed: the saved state (appended at each save) and the job summary.
+    stateKb: statSync(env.GITHUB_STATE ?? '').size / 1024,
+    summaryKb: statSync(env.GITHUB_STEP_SUMMARY ?? '').size / 1024,
   }
 }
 
@@ -64,7 +67,7 @@ try {
   const first = await step(api, campaign)
   const polls = Math.ceil(RUN_MS / 5_000) + 1
   console.log(
-    `${REPOSITORIES} repositories, one step: exit ${first.code}, ${(first.wallMs / 1000).toFixed(1)} s, ${first.requests} requests (${first.creates} creates, ${first.lists} list pages, ${first.reads} single reads; about ${polls} polls), peak RSS ${first.maxRssMb.toFixed(0)} MB`,
+    `${REPOSITORIES} repositories, one step: exit ${first.code}, ${(first.wallMs / 1000).toFixed(1)} s, ${first.requests} requests (${first.creates} creates, ${first.lists} list pages, ${first.reads} single reads; about ${polls} polls), peak RSS ${first.maxRssMb.toFixed(0)} MB, state file ${first.stateKb.toFixed(0)} kB, job summary ${first.summaryKb.toFixed(0)} kB`,
   )
   const again = await step(api, campaign)
   console.log(

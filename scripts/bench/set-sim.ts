@@ -82,7 +82,7 @@ export async function simulateSet(
       },
       signal: new AbortController().signal,
       log: quiet,
-      state: { saveRuns: () => undefined, markSet: () => undefined },
+      state: { saveRunCount: () => undefined, saveRun: () => undefined, markSet: () => undefined },
       setMetadata: { gh_set: stepTag.invocation },
       tagFor: (index) => taskTag(stepTag, index, () => `inv-${next++}`),
     },

@@ -161,25 +161,34 @@ export class RunTracker {
 }
 
 /**
- * The step's runs, one run's or a set's, as one list for the post step: each run's tracker
- * saves the whole list at every change, so a hard kill leaves the latest.
+ * The step's runs, one run's or a set's, for the post step: each run's tracker saves its own
+ * record at every change to it (the count of runs first), so a hard kill leaves the latest.
  */
 export class TrackedRuns {
-  readonly #store: Pick<RunsStore, 'saveRuns'>
+  readonly #store: Pick<RunsStore, 'saveRun' | 'saveRunCount'>
   readonly #trackers: RunTracker[] = []
+  #savedCount = 0
 
-  constructor(store: Pick<RunsStore, 'saveRuns'>) {
+  constructor(store: Pick<RunsStore, 'saveRun' | 'saveRunCount'>) {
     this.#store = store
   }
 
   /** A tracker for one more run, in the list. */
   track(onKnown?: (runId: string) => void): RunTracker {
-    const tracker = new RunTracker(() => this.#saveAll(), onKnown)
+    const index = this.#trackers.length
+    const tracker = new RunTracker(() => this.#save(index, tracker), onKnown)
     this.#trackers.push(tracker)
     return tracker
   }
 
-  #saveAll(): void {
-    this.#store.saveRuns(this.#trackers.flatMap((tracker) => tracker.saved ?? []))
+  #save(index: number, tracker: RunTracker): void {
+    const record = tracker.saved
+    if (!record) return
+    // The count before the record: a post step reads the records the count names.
+    if (index >= this.#savedCount) {
+      this.#savedCount = this.#trackers.length
+      this.#store.saveRunCount(this.#savedCount)
+    }
+    this.#store.saveRun(index, record)
   }
 }

@@ -73,7 +73,16 @@ function setFor(api: FakeAgentApi, prompts: string[], settings: Partial<SetSetti
         warning: (line) => logged.push(`warning: ${line}`),
         debug: () => undefined,
       },
-      state: { saveRuns: (records) => saved.push([...records]), markSet: () => undefined },
+      state: {
+        saveRunCount: () => undefined,
+        saveRun: (index, record) => {
+          // Each save, the whole list as the post step would read it then.
+          const now = [...(saved.at(-1) ?? [])]
+          now[index] = record
+          saved.push(now)
+        },
+        markSet: () => undefined,
+      },
       setMetadata: { [SET_KEY]: stepTag.invocation },
       tagFor: (index) => taskTag(stepTag, index),
     },

@@ -119,12 +119,16 @@ describe('watchForNewPass', () => {
   })
 })
 
-/** The runs as the post step would read them: the last list saved. */
+/** The runs as the post step would read them: each run's last record, up to the count saved. */
 const memoryState = () => {
-  const state = { saved: [] as SavedRunRecord[], saves: 0 }
+  const state = { saved: [] as SavedRunRecord[], saves: 0, count: 0 }
   return Object.assign(state, {
-    saveRuns: (records: readonly SavedRunRecord[]) => {
-      state.saved = [...records]
+    saveRunCount: (count: number) => {
+      state.count = count
+    },
+    saveRun: (index: number, record: SavedRunRecord) => {
+      if (index >= state.count) throw new Error(`run ${index} saved before its count`)
+      state.saved[index] = record
       state.saves += 1
     },
   })
