@@ -5328,7 +5328,8 @@ function campaignTags(step, campaign, repository) {
         [HANDOFF_KEYS.key]: campaignKey(campaign, repository),
     };
 }
-function applyAgain(prompt, latest) {
+function applyAgain(prompt, runs) {
+    const { latest, opener } = runs;
     if (!latest)
         return { kind: 'start' };
     const meaning = meaningOf(latest.state);
@@ -5339,7 +5340,27 @@ function applyAgain(prompt, latest) {
         const why = `run ${latest.run_id} succeeded on this instruction`;
         return { kind: 'skip', runId: latest.run_id, why };
     }
-    return { kind: 'start' };
+    if (!opener || opener.prompt === prompt)
+        return { kind: 'start' };
+    if (runs.sent === undefined) {
+        const why = `could not read whether run ${opener.run_id}, which opened its pull request, has this instruction; apply again to try once more`;
+        return { kind: 'skip', runId: opener.run_id, why };
+    }
+    if (runs.sent && meaningOf(opener.state) === 'succeeded') {
+        const why = `run ${opener.run_id} succeeded on this instruction, sent as a follow-up`;
+        return { kind: 'skip', runId: opener.run_id, why };
+    }
+    const why = `the instruction changed: sent to run ${opener.run_id}, which opened its pull request`;
+    return { kind: 'follow-up', run: opener, why };
+}
+function followUpMarker(campaign) {
+    return `Campaign ${campaign} changed its instruction to the above.`;
+}
+function campaignFollowUp(campaign, prompt, change) {
+    return `${prompt}\n\n---\n${followUpMarker(campaign)} You made ${change}: keep what you know of this work; change only what this asks.`;
+}
+function isCampaignFollowUp(text, campaign, prompt) {
+    return text.startsWith(`${prompt}\n\n---\n${followUpMarker(campaign)}`);
 }
 
 ;// CONCATENATED MODULE: ./src/run/continue-pr.ts
@@ -5443,22 +5464,41 @@ class PullRequestContinuation {
             log.info(`${SAID}: no run this action started made ${change}; creating a run.`);
             return { kind: 'create', request };
         }
-        const id = safeForLog(made.run_id);
         const message = continuationMessage(request.prompt ?? '', change, head);
-        const refusal = await this.#host.send(made, message, deadline);
-        if (refusal === undefined) {
-            this.#host.record.runId = made.run_id;
-            log.info(`${SAID}: run ${id} made ${change} (${safeForLog(made.state, 200)}); sent it this step's prompt as a follow-up, and awaiting it as this step's run.`);
-            return { kind: 'run', run: made };
-        }
-        const conversation = made.conversation_id;
-        if (refusal instanceof ApiStatusError && refusal.status === 410 && conversation) {
-            log.info(`${SAID}: the session of run ${id}, which made ${change}, is gone (410); continuing its conversation ${safeForLog(conversation)} in a new run.`);
-            return { kind: 'create', request: { ...request, conversation_id: conversation } };
-        }
-        log.info(`${SAID}: run ${id} made ${change} but refused the follow-up (${safeForLog(errorMessage(refusal))}); creating a run.`);
-        return { kind: 'create', request };
+        return continueRun(made, { request, message, change, said: SAID }, this.#host, this.#deps, deadline);
     }
+}
+class KnownRunContinuation {
+    #known;
+    #host;
+    #deps;
+    constructor(known, host, deps) {
+        this.#known = known;
+        this.#host = host;
+        this.#deps = deps;
+    }
+    start(request, deadline) {
+        const { run, message, change } = this.#known;
+        return continueRun(run, { request, message, change, said: 'campaign' }, this.#host, this.#deps, deadline);
+    }
+}
+async function continueRun(made, what, host, deps, deadline) {
+    const { request, message, change, said } = what;
+    const { log } = deps;
+    const id = safeForLog(made.run_id);
+    const refusal = await host.send(made, message, deadline);
+    if (refusal === undefined) {
+        host.record.runId = made.run_id;
+        log.info(`${said}: run ${id} made ${change} (${safeForLog(made.state, 200)}); sent it this step's prompt as a follow-up, and awaiting it as this step's run.`);
+        return { kind: 'run', run: made };
+    }
+    const conversation = made.conversation_id;
+    if (refusal instanceof ApiStatusError && refusal.status === 410 && conversation) {
+        log.info(`${said}: the session of run ${id}, which made ${change}, is gone (410); continuing its conversation ${safeForLog(conversation)} in a new run.`);
+        return { kind: 'create', request: { ...request, conversation_id: conversation } };
+    }
+    log.info(`${said}: run ${id} made ${change} but refused the follow-up (${safeForLog(errorMessage(refusal))}); creating a run.`);
+    return { kind: 'create', request };
 }
 
 ;// CONCATENATED MODULE: ./src/run/listing.ts
@@ -7447,6 +7487,9 @@ function readStepSettings(source, readTarget, connection = readConnection(source
 function readBudgets(source) {
     const budgets = readCreditBudgets(source);
     const given = budgets.daily !== undefined ? 'daily_credit_budget' : 'pr_credit_budget';
+    if ((budgets.daily ?? budgets.pullRequest) !== undefined && source.get('campaign')) {
+        throw new InputError(given, "cannot be combined with campaign: it counts the step's project, and a campaign's runs are each of their task's repository. Cap the campaign's spend with max_credits.");
+    }
     if ((budgets.daily ?? budgets.pullRequest) !== undefined && !source.world.project) {
         throw new InputError(given, 'counts the runs of one project, and none is named: outside GitHub and GitLab, name it with --project.');
     }
@@ -13305,12 +13348,15 @@ class RunLifecycle {
             const step = { source, request: target.request, tags: spec.tag.metadata };
             this.#keySteering = new KeySteering(step, this.#host, { client, log, signal, onSteered });
         }
+        const host = {
+            record: spec.record,
+            send: (run, message, deadline) => followUps.send(run, message, deadline),
+        };
         if (spec.continueFrom && target.kind === 'create') {
-            const host = {
-                record: spec.record,
-                send: (run, message, deadline) => followUps.send(run, message, deadline),
-            };
             this.#continuation = new PullRequestContinuation(spec.continueFrom, host, deps);
+        }
+        else if (spec.continueRun && target.kind === 'create') {
+            this.#continuation = new KnownRunContinuation(spec.continueRun, host, deps);
         }
     }
     get record() {
@@ -14564,15 +14610,19 @@ function limitsOf(settings, step) {
 
 ;// CONCATENATED MODULE: ./src/summary/campaign.ts
 
-function campaignSkips(campaign, skipped, tasks) {
+function campaignPlan(campaign, said, tasks) {
+    const skipped = said.filter((one) => one.done === 'skip').length;
+    const followed = said.length - skipped;
+    const started = tasks - said.length;
     const lines = [
-        `#### Campaign ${escapeMarkdown(campaign)}: ${skipped.length} of ${tasks} repositories need no new run`,
+        `#### Campaign ${escapeMarkdown(campaign)}: ${started} of ${tasks} repositories started, ${followed} followed up, ${skipped} skipped`,
         '',
-        '| Repository | Skipped |',
-        '| --- | --- |',
-        ...skipped.map(({ key, why }) => {
+        '| Repository | Done | Why |',
+        '| --- | --- | --- |',
+        ...said.map(({ key, done, why }) => {
             const repository = key.slice(campaign.length + 1);
-            return `| ${escapeMarkdown(repository)} | ${escapeMarkdown(why)} |`;
+            const word = done === 'skip' ? 'skipped' : 'followed up';
+            return `| ${escapeMarkdown(repository)} | ${word} | ${escapeMarkdown(why)} |`;
         }),
         '',
     ];
@@ -14583,7 +14633,11 @@ function campaignSkips(campaign, skipped, tasks) {
 
 
 
+
+
+
 const MAX_PAGES = 20;
+const PARALLEL_READS = 8;
 async function planCampaign(client, campaign, tasks, deadline) {
     if (tasks.every((task) => task.key === undefined))
         return tasks.map(() => ({ kind: 'start' }));
@@ -14594,14 +14648,51 @@ async function planCampaign(client, campaign, tasks, deadline) {
     if (!listed.complete) {
         throw new Error(`campaign ${campaign} has more runs than the ${MAX_PAGES * 500} the step reads to apply it again; none was started rather than pay twice for a repository. Give the instruction a new campaign name.`);
     }
-    const latest = new Map();
+    const byKey = new Map();
     for (const run of listed.runs) {
         const key = run.metadata?.[HANDOFF_KEYS.key];
-        if (typeof key === 'string' && run.metadata?.[CAMPAIGN_KEY] === campaign && !latest.has(key)) {
-            latest.set(key, run);
-        }
+        if (typeof key !== 'string' || run.metadata?.[CAMPAIGN_KEY] !== campaign)
+            continue;
+        const seen = byKey.get(key) ?? {};
+        seen.latest ??= run;
+        if (!seen.opener && pullRequestUrlOf(run))
+            seen.opener = run;
+        byKey.set(key, seen);
     }
-    return tasks.map((task) => task.key === undefined ? { kind: 'start' } : applyAgain(task.prompt, latest.get(task.key)));
+    const runsOf = tasks.map((task) => (task.key === undefined ? {} : (byKey.get(task.key) ?? {})));
+    const sent = await readSent(client, tasks.flatMap((task, index) => {
+        const { latest, opener } = runsOf[index] ?? {};
+        const asked = applyAgain(task.prompt, { latest, opener, sent: false });
+        return asked.kind === 'follow-up' ? [{ index, run: asked.run, prompt: task.prompt }] : [];
+    }), { campaign, deadline });
+    return tasks.map((task, index) => {
+        if (task.key === undefined)
+            return { kind: 'start' };
+        const { latest, opener } = runsOf[index] ?? {};
+        return applyAgain(task.prompt, { latest, opener, sent: sent.get(index) });
+    });
+}
+async function readSent(client, asked, options) {
+    const sent = new Map();
+    let next = 0;
+    const worker = async () => {
+        for (let one = asked[next++]; one; one = asked[next++]) {
+            try {
+                const conversation = parseConversation(await client.getConversation(one.run.run_id, {
+                    deadline: options.deadline,
+                    maxRetries: 1,
+                }));
+                sent.set(one.index, messagesInOrder(conversation).some((message) => message.role === 'user' &&
+                    message.texts.some((text) => isCampaignFollowUp(text, options.campaign, one.prompt))));
+            }
+            catch (error) {
+                if (error instanceof ApiStatusError && error.status === 404)
+                    sent.set(one.index, false);
+            }
+        }
+    };
+    await Promise.all(Array.from({ length: PARALLEL_READS }, worker));
+    return sent;
 }
 
 ;// CONCATENATED MODULE: ./src/summary/set-table.ts
@@ -14661,7 +14752,7 @@ function rowOf(task, view) {
         .join(' | ')
         .trim();
 }
-function renderSetTable(view, maxChars = Number.POSITIVE_INFINITY) {
+function renderSetTable(view, maxChars = Number.POSITIVE_INFINITY, rest = 'the job summary lists every one') {
     const tasks = tasksOf(view);
     const lines = [...TABLE_HEAD];
     let length = lines.join('\n').length;
@@ -14669,7 +14760,7 @@ function renderSetTable(view, maxChars = Number.POSITIVE_INFINITY) {
         const row = rowOf(task, view);
         if (length + row.length + 1 + MORE_ROWS_ROOM > maxChars) {
             const more = tasks.length - shown;
-            return `${lines.join('\n')}\n\n_…and ${more} more ${more === 1 ? 'task' : 'tasks'}: the job summary lists every one._`;
+            return `${lines.join('\n')}\n\n_…and ${more} more ${more === 1 ? 'task' : 'tasks'}: ${rest}._`;
         }
         lines.push(row);
         length += row.length + 1;
@@ -14779,14 +14870,25 @@ function setHeadline(view) {
 function renderSetSummary(outcome, downloaded = []) {
     const view = { kind: 'ended', outcome };
     const headline = setHeadline(view);
+    const table = renderSetTable(view, SUMMARY_TABLE_CHARS, 'the runs output lists every one');
+    const count = outcome.tasks.length;
     const lines = [
         `## ${headline.icon} Cloud agent tasks: ${headline.title}`,
         '',
         `${headline.figures.join(' · ')}. ${inlineText(headline.reason ?? '')}`,
         '',
-        renderSetTable(view),
+        ...(count > OPEN_ROWS
+            ? [
+                '<details>',
+                `<summary>The ${count} tasks, one row each (the runs output has them as data)</summary>`,
+                '',
+                table,
+                '',
+                '</details>',
+            ]
+            : [table]),
     ];
-    const reasons = renderSetReasons(view);
+    const reasons = renderSetReasons(view, SUMMARY_REASONS_CHARS);
     if (reasons)
         lines.push('', reasons);
     const started = renderStartedRuns(outcome.tasks);
@@ -14798,6 +14900,9 @@ function renderSetSummary(outcome, downloaded = []) {
         lines.push('', LIST_FALLBACK_NOTE);
     return `${lines.join('\n')}\n`;
 }
+const OPEN_ROWS = 50;
+const SUMMARY_TABLE_CHARS = 600_000;
+const SUMMARY_REASONS_CHARS = 150_000;
 function renderStartedRuns(tasks) {
     const blocks = tasks.flatMap((task) => {
         const block = childRunsBlock(task.children);
@@ -14974,6 +15079,7 @@ class TaskSetRun {
             wait: settings.wait ?? true,
             startFailure: 'record',
             checkResult: deps.checkFor?.(task, taskName(task)),
+            ...continueRunOf(settings, task.index),
         }, {
             client,
             tracker: runs.track(),
@@ -15075,6 +15181,10 @@ class TaskSetRun {
 function taskName(task) {
     const label = safeForLog(taskLabel(task), 200);
     return label.charAt(0).toUpperCase() + label.slice(1);
+}
+function continueRunOf(settings, index) {
+    const known = settings.continueRuns?.[index];
+    return known ? { continueRun: known } : {};
 }
 
 ;// CONCATENATED MODULE: ./src/step/set-surfaces.ts
@@ -15212,6 +15322,7 @@ const SET_STEP_STOPPED = "The step stopped before it reported the set; none of i
 
 
 
+
 async function taskSetShape(settings) {
     const outputs = await prepareTaskOutputs(settings);
     return {
@@ -15231,7 +15342,7 @@ async function prepareTaskOutputs(settings) {
     return outputs;
 }
 async function task_set_prepare(given, givenOutputs, start) {
-    const { settings, outputs } = await applyCampaign(given, givenOutputs, start);
+    const { settings, outputs, continueRuns } = await applyCampaign(given, givenOutputs, start);
     if (settings.tasks.length === 0)
         return undefined;
     const { world, home, github, io } = start;
@@ -15252,7 +15363,7 @@ async function task_set_prepare(given, givenOutputs, start) {
     });
     const sources = agentWorkSources(start.client);
     const waitsEndBy = Date.now() + settings.timeoutMs + timing/* PAST_TIMEOUT_MS */.WP;
-    const set = { ...start, settings, outputs, surfaces, stepTag, sources, waitsEndBy };
+    const set = { ...start, settings, outputs, surfaces, stepTag, sources, waitsEndBy, continueRuns };
     return {
         execute: async (interruption) => {
             const outcome = await setRun(set, interruption).run(interruption);
@@ -15276,6 +15387,7 @@ function setRun(set, interruption) {
         pollIntervalMs: settings.pollIntervalMs,
         caps: bindingCaps(maxCreditsCap(settings.agentWork.maxCredits), ...(set.budgetCaps ?? [])),
         cancelPrevious: settings.cancelPrevious,
+        continueRuns: set.continueRuns,
         wait: settings.wait,
     }, {
         client: set.client,
@@ -15351,7 +15463,7 @@ function taskLog(task, io) {
 async function applyCampaign(settings, outputs, { client, io }) {
     const { campaign } = settings;
     if (campaign === undefined)
-        return { settings, outputs };
+        return { settings, outputs, continueRuns: [] };
     const tasks = settings.tasks.map((task, index) => {
         const output = outputs[index];
         const sent = output ? requestWithInstruction(task, output.instruction) : task;
@@ -15360,13 +15472,23 @@ async function applyCampaign(settings, outputs, { client, io }) {
     });
     const deadline = Date.now() + settings.timeoutMs;
     const plan = await planCampaign(client, campaign, tasks, deadline);
-    const kept = plan.flatMap((applied, index) => (applied.kind === 'start' ? [index] : []));
-    const skipped = plan.flatMap((applied, index) => applied.kind === 'skip' ? [{ key: tasks[index]?.key ?? '', why: applied.why }] : []);
-    if (skipped.length === 0)
-        return { settings, outputs };
-    for (const { key, why } of skipped)
-        io.info(`${safeForLog(key, 200)}: skipped, ${why}.`);
-    await io.appendSummary(campaignSkips(campaign, skipped, settings.tasks.length)).catch(() => { });
+    const kept = plan.flatMap((applied, index) => (applied.kind === 'skip' ? [] : [index]));
+    const said = plan.flatMap((applied, index) => applied.kind === 'start'
+        ? []
+        : [{ key: tasks[index]?.key ?? '', done: applied.kind, why: applied.why }]);
+    if (said.length === 0)
+        return { settings, outputs, continueRuns: [] };
+    for (const { key, done, why } of said) {
+        io.info(`${safeForLog(key, 200)}: ${done === 'skip' ? 'skipped' : 'followed up'}, ${why}.`);
+    }
+    await io.appendSummary(campaignPlan(campaign, said, settings.tasks.length)).catch(() => { });
+    const continueRuns = plan.map((applied, index) => {
+        if (applied.kind !== 'follow-up')
+            return undefined;
+        const change = pullRequestUrlOf(applied.run) ?? 'its pull request';
+        const message = campaignFollowUp(campaign, tasks[index]?.prompt ?? '', change);
+        return { run: applied.run, message, change };
+    });
     const pick = (list) => kept.flatMap((index) => list.slice(index, index + 1));
     const left = kept.length;
     const { passWhen } = settings;
@@ -15381,6 +15503,7 @@ async function applyCampaign(settings, outputs, { client, io }) {
                 : passWhen,
         },
         outputs: pick(outputs),
+        continueRuns: pick(continueRuns),
     };
 }
 
@@ -16250,7 +16373,7 @@ function readReportDir(source) {
 
 
 
-const OPEN_ROWS = 50;
+const render_campaign_OPEN_ROWS = 50;
 const MAX_ROWS = 500;
 const render_campaign_MAX_TEXT = 120;
 function campaignSection(campaign, tracking, money) {
@@ -16325,7 +16448,7 @@ function repositoryTable(lines, money) {
     if (lines.length > shown.length) {
         table.push(`| _and ${formatDecimal(lines.length - shown.length, 0)} more: runs.csv lists them_ | | | | | | |`);
     }
-    if (lines.length <= OPEN_ROWS)
+    if (lines.length <= render_campaign_OPEN_ROWS)
         return [...table, ''];
     return [
         '<details>',
