@@ -1,6 +1,16 @@
 import { availableParallelism } from 'node:os'
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 import { EndToEndFirst } from './test/support/end-to-end-first.ts'
+
+/**
+ * Node's compile cache (as test/e2e/harness.ts's step processes use it) for the test workers
+ * too, which inherit this process's environment: a worker loads the sources and the packages
+ * from what an earlier worker or run compiled.
+ */
+process.env.NODE_COMPILE_CACHE ??= fileURLToPath(
+  new URL('node_modules/.cache/node-compile-cache', import.meta.url),
+)
 
 /** End-to-end test files: each test starts its own fake servers and step processes. */
 export const E2E_FILES = ['test/e2e/**/*.test.ts']
@@ -43,6 +53,10 @@ export const COMMON = {
   testTimeout: 20_000,
   hookTimeout: 20_000,
   reporters: ['default', './test/support/closing-line-reporter.ts'],
+  // The tests load as the sources' entries do: by Node itself, its types stripped (no `enum`,
+  // no parameter property: tsconfig's erasableSyntaxOnly), with no Vite transform and no
+  // module runner between a worker and its modules. No test mocks a module (vi.mock).
+  experimental: { viteModuleRunner: false, nodeLoader: false },
 }
 
 /**

@@ -129,10 +129,12 @@ function engineFiles(): string[] {
 
 describe('the engine reads nothing of the process', () => {
   const files = engineFiles()
-  const scanned = files.map((file) => ({
+  // Every file of src/ read once: the doors for @actions/core, the engine for all of it.
+  const everyFile = filesUnder('src').map((file) => ({
     file,
     ...problemsIn(file, readFileSync(join(ROOT, file), 'utf8')),
   }))
+  const scanned = everyFile.filter(({ file }) => files.includes(file))
 
   it('scans all of src/ but the doors: every folder, and the steps at its top', () => {
     for (const folder of ENGINE) {
@@ -149,8 +151,9 @@ describe('the engine reads nothing of the process', () => {
   })
 
   it('speaks to the runner through @actions/core only in its door', () => {
-    const speakers = filesUnder('src')
-      .filter((file) => problemsIn(file, readFileSync(join(ROOT, file), 'utf8')).importsCore)
+    const speakers = everyFile
+      .filter(({ importsCore }) => importsCore)
+      .map(({ file }) => file)
       .sort()
     expect(speakers).toEqual(RUNNER_DOORS)
   })

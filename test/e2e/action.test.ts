@@ -215,9 +215,18 @@ describe('the action, run as the runner runs it', () => {
     expect(errorAnnotations(main).join('\n')).toMatch(
       /did not finish within the timeout input \(1s\); it was INPROGRESS\. Run \S+ was cancelled\./,
     )
-    // Read back after the cancel, so the outputs say where the run ended.
-    expect(main.outputs.state).toBe('CANCELLED')
+    // Read back after the cancel, so the outputs say where the run ended: one short try, never
+    // retried (test/unit/scheduler-one.test.ts holds it), which a step starved of the CPU,
+    // sharing its event loop with the fake and the file's other steps, may see cut before the
+    // answer; then the outputs keep the state the run was cancelled from, as the annotation
+    // names it.
     const runId = main.outputs.run_id ?? ''
+    const cancelAt = api.requests.findIndex((request) => request.path.endsWith('/cancel'))
+    const readBack = api.requests
+      .slice(cancelAt + 1)
+      .filter((request) => request.method === 'GET' && request.path.endsWith(`/runs/${runId}`))
+    expect(readBack.length).toBeLessThanOrEqual(1)
+    expect(['CANCELLED', 'INPROGRESS']).toContain(main.outputs.state)
     expect(api.requestsTo('POST', `/agent/runs/${runId}/cancel`)).toHaveLength(1)
     expect(api.run(runId)?.state).toBe('CANCELLED')
     expect(main.summary).toContain('timed out')

@@ -12,7 +12,7 @@ import { parse } from 'yaml'
 import type { RunScript } from '../fake-api/server.ts'
 import { against, command, finishing, newDirectory, working } from './command.ts'
 import { describeNeedsProcess, ROOT, until } from './harness.ts'
-import { e2eServers } from './servers.ts'
+import { e2eServers, UNREACHABLE_BASE_URL } from './servers.ts'
 
 const KEY = 'sk-cli-words-7d21c4'
 const { fakeApi } = e2eServers(KEY)
@@ -161,10 +161,7 @@ describe('the command speaks its own words on every ending and error', () => {
   }
 
   it('a service it cannot reach', async () => {
-    // A port nothing listens on: every connection is refused.
-    const closed = await fakeApi()
-    const nowhere = closed.baseUrl
-    await closed.close()
+    const nowhere = UNREACHABLE_BASE_URL
     const lines = await linesOf({ args: ['--prompt', 'Tidy up'], exit: 3 }, nowhere)
     expect(lines.join('\n')).toContain('--base-url')
     expect(actionWords(lines)).toEqual([])

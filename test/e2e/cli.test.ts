@@ -13,7 +13,7 @@ import type { RunScript } from '../fake-api/server.ts'
 import { FakeGitLab } from '../fake-gitlab/server.ts'
 import { against, command, finishing, newDirectory, working } from './command.ts'
 import { describeNeedsProcess, ROOT } from './harness.ts'
-import { e2eServers } from './servers.ts'
+import { e2eServers, UNREACHABLE_BASE_URL } from './servers.ts'
 
 const KEY = 'sk-cli-e2e-5f2a9c'
 const { fakeApi } = e2eServers(KEY)
@@ -115,10 +115,7 @@ describe('cloud-agent-run: the command line', () => {
       )
     const wrongKey = await fakeApi()
     const forbidden = await refusingWith(403, 2)
-    // A port nothing listens on: every connection is refused.
-    const closed = await fakeApi()
-    const nowhere = closed.baseUrl
-    await closed.close()
+    const nowhere = UNREACHABLE_BASE_URL
     for (const [args, env] of [
       [against(wrongKey, ...set), { WARP_API_KEY: 'sk-not-the-right-key' }],
       [against(forbidden, ...set), WITH_KEY],

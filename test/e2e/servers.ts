@@ -7,6 +7,14 @@ import { FakeGitHub, type FakeGitHubOptions } from '../fake-github/server.ts'
 import { DEFAULT_GITHUB_TOKEN } from './harness.ts'
 
 /**
+ * A service nothing listens on: every connection is refused. Its port is below every system's
+ * ephemeral range, from which each fake's port is drawn (it listens on port 0), and on no
+ * list of ports that fetch blocks; a port freed by closing a fake may be handed to the next
+ * server that starts, another test's fake, which would then answer in its place.
+ */
+export const UNREACHABLE_BASE_URL = 'http://127.0.0.1:2/api/v1'
+
+/**
  * The fakes an end-to-end test file starts, with the key its steps use. They
  * close once every test of the file is done: the tests of a file run at once
  * (vitest.config.ts), so one test must not close another's server.

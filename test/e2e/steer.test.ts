@@ -101,12 +101,9 @@ async function twoPushes(
   return { api, gh, first, second }
 }
 
+/** Resolves once the fake shows the run in `state`; the harness's far bound is for a hang. */
 async function untilState(api: FakeAgentApi, runId: string, state: string): Promise<void> {
-  const deadline = Date.now() + 20_000
-  while (api.run(runId)?.state !== state) {
-    if (Date.now() > deadline) throw new Error(`run ${runId} never became ${state}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
+  await until(() => api.run(runId)?.state === state, `run ${runId} became ${state}`)
 }
 
 describe('previous_run: steer', () => {

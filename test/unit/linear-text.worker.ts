@@ -3,7 +3,7 @@
  * quadratic (synchronous: no timer can interrupt it) is ended by `terminate()`, and
  * fails its test, instead of holding the test run for hours. Each group feeds every
  * hostile megabyte to its functions and posts the checks that did not hold, and the CPU time
- * its thread spent on them.
+ * the thread spent on them.
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { describeProgress } from '../../src/agent/progress.ts'
@@ -100,15 +100,28 @@ export const GROUPS: Record<string, Record<string, Check>> = {
   },
 }
 
-if (parentPort && typeof workerData === 'string') {
-  const failed: string[] = []
-  // This thread's own CPU time: what the checks cost, whatever else the machine is doing.
-  const before = process.threadCpuUsage()
-  for (const [name, check] of Object.entries(GROUPS[workerData] ?? {})) {
-    for (const [shape, text] of Object.entries(HOSTILE)) {
-      if (!check(text)) failed.push(`${name} on ${shape}`)
+/** What the worker posts: a group begun, then its checks that did not hold and its CPU time. */
+export type GroupMessage =
+  { group: string; started: true } | { group: string; failed: string[]; cpuMs: number }
+
+// One thread runs the groups it is given in turn (one thread's start and module loading, not
+// one per group), posting when each begins and what each found.
+if (parentPort && Array.isArray(workerData)) {
+  for (const group of workerData as string[]) {
+    parentPort.postMessage({ group, started: true } satisfies GroupMessage)
+    const failed: string[] = []
+    // This thread's own CPU time: what the checks cost, whatever else the machine is doing.
+    const before = process.threadCpuUsage()
+    for (const [name, check] of Object.entries(GROUPS[group] ?? {})) {
+      for (const [shape, text] of Object.entries(HOSTILE)) {
+        if (!check(text)) failed.push(`${name} on ${shape}`)
+      }
     }
+    const used = process.threadCpuUsage(before)
+    parentPort.postMessage({
+      group,
+      failed,
+      cpuMs: (used.user + used.system) / 1000,
+    } satisfies GroupMessage)
   }
-  const used = process.threadCpuUsage(before)
-  parentPort.postMessage({ failed, cpuMs: (used.user + used.system) / 1000 })
 }

@@ -7,6 +7,7 @@ import {
 } from '../../src/api/errors.ts'
 import type { RunItem } from '../../src/api/types.ts'
 import { LostContactError } from '../../src/run/scheduler.ts'
+import { REREAD_AFTER_CANCEL_MS } from '../../src/timing.ts'
 import { awaitOneRun as waitForRun, type OneRunDeps } from '../support/one-run.ts'
 
 /** One poll's answer: a state, or an error to throw. */
@@ -99,6 +100,36 @@ describe('the scheduler, awaiting one run', () => {
     expect(outcome.kind).toBe('timed-out')
     expect(outcome.run?.state).toBe('INPROGRESS')
     expect(h.sleeps).toEqual([5_000, 5_000, 2_000])
+  })
+
+  it('reads the run it cancelled at the timeout back once, briefly, so that its end shows where it ended', async () => {
+    const h = harness(['INPROGRESS'])
+    const getRun = h.deps.client.getRun
+    const readsBack: Array<{ timeoutMs?: number; maxRetries?: number }> = []
+    h.deps.client.getRun = async (runId, options) => {
+      // The polls pass the step's deadline; the read after the cancel is one short try.
+      if (options?.maxRetries !== 0) return getRun(runId, options)
+      readsBack.push({ timeoutMs: options.timeoutMs, maxRetries: options.maxRetries })
+      return { run_id: runId, state: 'CANCELLED' }
+    }
+    const outcome = await waitForRun({ timeoutMs: 12_000, pollIntervalMs: 5_000 }, h.deps)
+
+    expect(outcome.kind).toBe('timed-out')
+    expect(readsBack).toEqual([{ timeoutMs: REREAD_AFTER_CANCEL_MS, maxRetries: 0 }])
+    expect(outcome.run?.state).toBe('CANCELLED')
+  })
+
+  it('keeps the state the run was cancelled from when the read back fails', async () => {
+    const h = harness(['INPROGRESS'])
+    const getRun = h.deps.client.getRun
+    h.deps.client.getRun = async (runId, options) => {
+      if (options?.maxRetries !== 0) return getRun(runId, options)
+      throw new Error('The operation was aborted due to timeout')
+    }
+    const outcome = await waitForRun({ timeoutMs: 12_000, pollIntervalMs: 5_000 }, h.deps)
+
+    expect(outcome.kind).toBe('timed-out')
+    expect(outcome.run?.state).toBe('INPROGRESS')
   })
 
   it('rides out failed polls below the budget, warning for each', async () => {
