@@ -63,40 +63,26 @@ export const COMMON = {
  * `npm test`: unit, integration and end-to-end tests, the end-to-end ones running the
  * TypeScript sources in-process (see test/e2e/harness.ts). The bundle, load and soak runs
  * have their own configs (vitest.bundle.config.ts, vitest.load.config.ts), run by .ci/run.
+ *
+ * One project, so that a worker runs any file after any other: with the unit and end-to-end
+ * files in two, a worker was ended and a new one started (its Node, its modules loaded again)
+ * each time the next file was of the other project, 23 workers in a run where 8 now serve.
+ * An end-to-end file's tests run at once by its own `describe` and `it` (test/e2e/concurrent.ts),
+ * a unit file's in turn.
  */
 export default defineConfig({
   test: {
     ...COMMON,
+    include: ['test/**/*.test.ts'],
+    exclude: ['test/load/**', 'test/bundle/**', ...PROCESS_FILES],
     maxWorkers: IN_PROCESS_WORKERS,
     sequence: { sequencer: EndToEndFirst },
-    projects: [
-      {
-        extends: true,
-        test: {
-          name: 'unit',
-          include: ['test/**/*.test.ts'],
-          exclude: ['test/load/**', 'test/bundle/**', ...E2E_FILES],
-          // Half the unit run's CPU went to a fresh module graph per file. No module of
-          // src/ or test/ keeps state at module level, so the files can share one.
-          isolate: false,
-        },
-      },
-      {
-        extends: true,
-        // The tests of a file run at once too: no test shares a server or a step with another.
-        // The longer timeout is a safety net for a machine loaded by others, not a budget.
-        test: {
-          name: 'e2e',
-          include: E2E_FILES,
-          exclude: PROCESS_FILES,
-          globalSetup: ['test/e2e/compile-cache.ts'],
-          sequence: { concurrent: true },
-          maxConcurrency: IN_PROCESS_CONCURRENCY,
-          // The harness and the fakes load once per worker, not once per file, as above.
-          isolate: false,
-          testTimeout: 60_000,
-        },
-      },
-    ],
+    // Half the unit files' CPU went to a fresh module graph per file. No module of src/ or
+    // test/ keeps state at module level, so the files of a worker share one.
+    isolate: false,
+    globalSetup: ['test/e2e/compile-cache.ts'],
+    maxConcurrency: IN_PROCESS_CONCURRENCY,
+    // A safety net for an end-to-end test on a machine loaded by others, not a budget.
+    testTimeout: 60_000,
   },
 })

@@ -1,4 +1,5 @@
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { afterAll, expect } from 'vitest'
 import { FakeAgentApi, type FakeApiOptions, type RunScript } from '../fake-api/server.ts'
 import {
   errorAnnotations,

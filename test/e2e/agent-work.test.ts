@@ -8,7 +8,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { beforeAll, expect } from 'vitest'
 import { loadContract, type WireContract } from '../contract/schema.ts'
 import { conversationStep, type RunScript } from '../fake-api/server.ts'
 import { errorAnnotations, runPostStep, runStep, startStep, type StepResult } from './harness.ts'

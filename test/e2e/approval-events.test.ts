@@ -6,7 +6,8 @@
  * comment's own second, edited or deleted.
  */
 import { readFileSync } from 'node:fs'
-import { describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { expect } from 'vitest'
 import { parseApprovalMarker } from '../../src/github/approval-comment.ts'
 import type { FakeAgentApi } from '../fake-api/server.ts'
 import type { FakeGitHub } from '../fake-github/server.ts'

@@ -4,7 +4,8 @@
  * a CI fix starts on it belongs to that pull request, as a pull request event's run does. So the
  * close of the pull request (`cancel_only`) finds it, and `pr_credit_budget` counts by it.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { expect } from 'vitest'
 import type { FakeAgentApi, RunScript } from '../fake-api/server.ts'
 import type { FakeGitHub } from '../fake-github/server.ts'
 import { runStep } from './harness.ts'

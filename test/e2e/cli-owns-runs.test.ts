@@ -7,7 +7,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { expect } from 'vitest'
 import { against, command, finishing, newDirectory, working } from './command.ts'
 import { describeNeedsProcess, until } from './harness.ts'
 import { e2eServers } from './servers.ts'

@@ -6,7 +6,8 @@
  * changes nothing; `--dry-run` changes nothing. In `npm test` the door runs in-process; in the
  * bundle suite, as a process.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { expect } from 'vitest'
 import type { CreateRunRequest } from '../../src/api/types.ts'
 import { markerOf, noteMarkerOf } from '../../src/gitlab/note-text.ts'
 import { FakeGitLab } from '../fake-gitlab/server.ts'

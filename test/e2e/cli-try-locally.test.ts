@@ -7,7 +7,8 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { expect } from 'vitest'
 import { PLAYS, playedScript } from '../fake-api/plays.ts'
 import { against, command } from './command.ts'
 import { ROOT } from './harness.ts'

@@ -7,7 +7,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { expect } from 'vitest'
 import { parse } from 'yaml'
 import type { RunScript } from '../fake-api/server.ts'
 import { against, command, finishing, newDirectory, working } from './command.ts'

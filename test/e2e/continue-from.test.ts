@@ -4,7 +4,8 @@
  * rebuild its context. A run that ended takes it as a new execution; a run whose session is gone
  * continues in a new run with its conversation; with no such run, the step creates one.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { expect } from 'vitest'
 import type { CreateRunRequest } from '../../src/api/types.ts'
 import type { FakeAgentApi, RunScript } from '../fake-api/server.ts'
 import { against, command } from './command.ts'
@@ -42,12 +43,17 @@ const fixPass: RunScript = [
   { state: 'SUCCEEDED', afterMs: 200 },
 ]
 
-/** Runs that make a pull request; any other (a CI fix's fresh run) just works. */
+/**
+ * Runs that make a pull request; any other (a CI fix's fresh run) just works. A follow-up's
+ * pass ends once a poll has shown it at work: a step starved of the CPU waited out the grace
+ * for a pass never seen (30 s) when the 200 ms went by between two polls.
+ */
 async function serviceWith(options: { sessionGone?: boolean } = {}): Promise<FakeAgentApi> {
   return await fakeApi({
     script: (create: CreateRunRequest) =>
       create.prompt?.startsWith('Fix issue') ? madePullRequest(options) : fixPass,
     followupScript: () => fixPass,
+    followupPassSeen: true,
   })
 }
 
@@ -220,6 +226,7 @@ describe('continue_from: pull_request', () => {
             )
           : fixPass,
       followupScript: () => fixPass,
+      followupPassSeen: true,
     })
     const job = (iid: string | undefined) => ({
       WARP_API_KEY: KEY,

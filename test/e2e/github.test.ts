@@ -5,7 +5,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { expect } from 'vitest'
 import type { FakeApiOptions, RunScript } from '../fake-api/server.ts'
 import type { FakeGitHub, FakeGitHubOptions } from '../fake-github/server.ts'
 import { ConnectProxy } from '../support/connect-proxy.ts'
@@ -206,8 +207,12 @@ describeNeedsProcess("the runner's proxy", () => {
 })
 
 describe('continue_run: the conversation goes on in the same run', () => {
+  // The follow-up's pass ends once a poll has shown it at work: a step starved of the CPU waited
+  // out the grace for a pass never seen (30 s) when the pass went by between two polls.
+  const seenPasses = { followupPassSeen: true }
+
   it('finds the run in its own marker and sends the follow-up to it', async () => {
-    const { agents, gh } = await servers()
+    const { agents, gh } = await servers(seenPasses)
     const earlier = agents.seedRun({ prompt: 'Review' }, { createdAt: Date.now() - 60_000 })
     gh.addComment(OWNER, REPO, PR, `${marker(earlier.run_id)}\nOld status`, 'github-actions[bot]')
 
@@ -250,10 +255,9 @@ describe('continue_run: the conversation goes on in the same run', () => {
   })
 
   it('trusts the markers of the token user when the token can read its own identity', async () => {
-    const { agents, gh } = await servers(
-      {},
-      { identity: { login: 'agent-bot-user', type: 'User' } },
-    )
+    const { agents, gh } = await servers(seenPasses, {
+      identity: { login: 'agent-bot-user', type: 'User' },
+    })
     const earlier = agents.seedRun({ prompt: 'Review' }, { createdAt: Date.now() - 60_000 })
     gh.addComment(OWNER, REPO, PR, marker('run_older'), { login: 'agent-bot-user', type: 'User' })
     gh.addComment(OWNER, REPO, PR, marker(earlier.run_id), {

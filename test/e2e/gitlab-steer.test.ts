@@ -7,7 +7,8 @@
  * cancelled; a scheduled reconcile pass leaves it to that pipeline), and a person's cancel
  * still cancels.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { expect } from 'vitest'
 import { markerOf } from '../../src/gitlab/note-text.ts'
 import type { RunScript } from '../fake-api/server.ts'
 import { FakeGitLab } from '../fake-gitlab/server.ts'

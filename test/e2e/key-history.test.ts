@@ -6,7 +6,8 @@
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { afterAll, expect } from 'vitest'
 import type { RunScript } from '../fake-api/server.ts'
 import { FakeGitLab } from '../fake-gitlab/server.ts'
 import { against, command, newDirectory } from './command.ts'

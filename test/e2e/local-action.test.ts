@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { afterAll, expect } from 'vitest'
 import { FakeAgentApi } from '../fake-api/server.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')

@@ -5,7 +5,8 @@
  * door (the action, `scope: all`, `cloud-agent-run report --project`) gives one total; two
  * forges' projects of one path stay apart when both are named.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { expect } from 'vitest'
 import { AgentRunsClient } from '../../src/api/client.ts'
 import type { FakeAgentApi, RunScript } from '../fake-api/server.ts'
 import { command } from './command.ts'

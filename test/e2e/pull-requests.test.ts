@@ -3,7 +3,8 @@
  * fake Cloud Agent Runs API and the fake GitHub. One comment per thread and
  * key with a history, who may talk to the agent, and the commit status.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { expect } from 'vitest'
 import { renderGitHubMarkdown } from '../../scripts/render/github-markdown.ts'
 import { parseMarker } from '../../src/github/run-marker.ts'
 import type { FakeAgentApi, FakeApiOptions, RunScript } from '../fake-api/server.ts'

@@ -3,7 +3,8 @@
  * the `reconcile` action (reconcile/action.yml, the same bundle) against the
  * fake API and the fake GitHub; and the credit budgets checked before a create.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { expect } from 'vitest'
 import type { FakeAgentApi, RunScript } from '../fake-api/server.ts'
 import type { FakeGitHub } from '../fake-github/server.ts'
 import {

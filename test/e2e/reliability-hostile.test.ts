@@ -21,7 +21,8 @@ import { createServer, type Server } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { TLSSocket } from 'node:tls'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { afterAll, expect } from 'vitest'
 import { REQUEST_RETRIES } from '../../src/timing.ts'
 import {
   conversationStep,

@@ -6,7 +6,8 @@
  * scripted, and checks that no run is orphaned or doubled, and what the user
  * sees. One case per row of the README's "Reliability" table.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { expect } from 'vitest'
 import { type FakeAgentApi, type FakeApiOptions, type RunScript } from '../fake-api/server.ts'
 import {
   errorAnnotations,

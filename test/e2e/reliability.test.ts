@@ -3,7 +3,8 @@
  * runs the committed bundle against the fake API with one fault injected, and
  * checks what the action does and what the user sees.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { expect } from 'vitest'
 import { type FaultRule, type RunScript } from '../fake-api/server.ts'
 import {
   errorAnnotations,

@@ -3,7 +3,8 @@
  * answers with a review document, and the fake GitHub, which serves the pull request's diff
  * and refuses a review comment off it with 422, as GitHub does.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { expect } from 'vitest'
 import { conversationStep, type RunScript } from '../fake-api/server.ts'
 import type { FakeGitHubOptions } from '../fake-github/server.ts'
 import { itNeedsProcess, killWhilePolling, runPostStep, runStep } from './harness.ts'

@@ -3,7 +3,8 @@
  * the log says so truthfully, an MCP server saved in the service (`warp_id`) reaches it, the
  * action sends only the headers it needs, and what it sends conforms to the service's schema.
  */
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { beforeAll, expect } from 'vitest'
 import { loadContract, type WireContract } from '../contract/schema.ts'
 import { type RunScript } from '../fake-api/server.ts'
 import {
@@ -131,7 +132,9 @@ describe('the wire the action sends', () => {
   })
 
   it('conforms through a day of use: cancel_previous, create, wait, follow-up, await', async () => {
-    const api = await fakeApi()
+    // The follow-up's pass ends once a poll has shown it at work (no window a loaded machine
+    // misses, then the grace for a pass never seen).
+    const api = await fakeApi({ followupPassSeen: true })
     const stale = api.seedRun(
       { prompt: 'old', config: { name: 'pr-1' }, metadata: { gh_repository: 'octo-org/app' } },
       { script: [{ state: 'INPROGRESS', afterMs: 0 }] },

@@ -3,7 +3,8 @@
  * instead of paying for a new one, and falls back to cancel + create, in one line, when the
  * run cannot be steered. Two steps in sequence against the fake API and the fake GitHub.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { expect } from 'vitest'
 import type { CreateRunRequest } from '../../src/api/types.ts'
 import type { FakeAgentApi, FaultRule, RunScript } from '../fake-api/server.ts'
 import type { FakeGitHub, WorkflowRunSeed } from '../fake-github/server.ts'

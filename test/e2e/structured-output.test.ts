@@ -2,7 +2,8 @@
  * output_schema end to end: the action against the fake API, whose runs answer with a document
  * that validates, one that does not and then does after a follow-up, and one that never does.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { expect } from 'vitest'
 import { conversationStep, type FakeAgentApi, type RunScript } from '../fake-api/server.ts'
 import { runStep } from './harness.ts'
 import { e2eServers } from './servers.ts'

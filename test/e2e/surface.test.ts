@@ -4,7 +4,8 @@
  * name its own, and its own output_schema. A value the service refuses is one clear line; a bad
  * value is refused before any request.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { expect } from 'vitest'
 import type { CreateRunRequest } from '../../src/api/types.ts'
 import type { RunScript } from '../fake-api/server.ts'
 import { runStep } from './harness.ts'

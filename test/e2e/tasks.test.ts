@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, it } from './concurrent.ts'
+import { afterAll, expect } from 'vitest'
 import {
   conversationStep,
   FakeAgentApi,

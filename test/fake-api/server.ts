@@ -33,6 +33,7 @@ import type {
   FakeRunItem,
   FollowupScriptFactory,
   RunScript,
+  RunStep,
   ScriptFactory,
   StoredRun,
 } from './store.ts'
@@ -142,6 +143,13 @@ export interface FakeApiOptions {
   script?: ScriptFactory
   /** How a run evolves after a follow-up. Default: its script again. */
   followupScript?: FollowupScriptFactory
+  /**
+   * A follow-up's new pass reaches its last step only once a GET of the run has shown the step
+   * before it (`afterSeen`): a step awaiting the pass sees it at work, however loaded the
+   * machine, where a pass quicker than its polls leaves it to wait out the grace for a pass never
+   * seen (NEW_PASS_GRACE_MS). Default false: the pass keeps its script's own times.
+   */
+  followupPassSeen?: boolean
   /**
    * Overrides the cancel rules for a run; return undefined to keep them. The rules: terminal
    * => 400, PENDING => 409, `is_run_type_cancellable: false` => 422, otherwise cancelled.
@@ -325,6 +333,7 @@ export class FakeAgentApi {
   readonly #apiKey: string
   readonly #script: ScriptFactory
   readonly #followupScript: FollowupScriptFactory | undefined
+  readonly #followupPassSeen: boolean
   readonly #cancelBehaviour: FakeApiOptions['cancelBehaviour']
   readonly #followupAnswer: FakeApiOptions['followupAnswer']
   readonly #rateLimit: FakeApiOptions['rateLimit']
@@ -373,6 +382,7 @@ export class FakeAgentApi {
     this.#apiKey = options.apiKey ?? 'test-key'
     this.#script = options.script ?? defaultScript
     this.#followupScript = options.followupScript
+    this.#followupPassSeen = options.followupPassSeen ?? false
     this.#cancelBehaviour = options.cancelBehaviour
     this.#followupAnswer = options.followupAnswer
     this.#rateLimit = options.rateLimit
@@ -1215,6 +1225,7 @@ export class FakeAgentApi {
         pass: stored.passes + 1,
       })
       restartRun(stored, message ?? '', next)
+      if (this.#followupPassSeen) stored.script = endsOnceSeen(stored.script)
       if (hasChildrenToStart(stored)) this.#orchestrating.add(stored)
     } else {
       appendToPrompt(stored, message ?? '')
@@ -1525,6 +1536,13 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; va
   } catch {
     return { ok: false, value: undefined }
   }
+}
+
+/** The script with its last step held until a GET has shown the step before it. */
+function endsOnceSeen(script: readonly RunStep[]): RunStep[] {
+  return script.map((step, index) =>
+    index > 0 && index === script.length - 1 ? { ...step, afterSeen: true } : step,
+  )
 }
 
 function json(status: number, value: unknown): Reply {

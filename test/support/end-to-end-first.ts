@@ -1,7 +1,7 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 /**
- * The files that take longest, longest first, whichever their project: most wait (GitHub's
+ * The files that take longest, longest first, end-to-end or not: most wait (GitHub's
  * call deadlines, the post step's search, a create that hangs to its floor, `npm pack`), a
  * few compute (the linear-text groups). On a fresh clone vitest has no timings and orders
  * files by size, and a small file with long waits that starts last lengthens the whole run by
@@ -39,7 +39,7 @@ export class EndToEndFirst extends BaseSequencer {
     const rank = (file: TestSpecification) => {
       const listed = LONGEST.findIndex((path) => file.moduleId.endsWith(`/test/${path}`))
       if (listed !== -1) return listed
-      return file.project.name === 'e2e' ? LONGEST.length : LONGEST.length + 1
+      return file.moduleId.includes('/test/e2e/') ? LONGEST.length : LONGEST.length + 1
     }
     // Array.prototype.sort is stable: within a rank, vitest's order stays.
     return [...sorted].sort((a, b) => rank(a) - rank(b))
