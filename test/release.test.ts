@@ -1,14 +1,13 @@
 /**
  * The release, dry-run on every change: what release.yml checks before a tag becomes a draft
  * release (scripts/release.ts) holds for this checkout at package.json's version, and refuses a
- * tag that is not it.
+ * tag that is not it. The tarball it packs, two npm processes, is checked with the package in
+ * `npm run test:bundle` (test/bundle/release-pack.test.ts).
  */
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { notesWithPin, pack, releaseNotes, releaseProblems } from '../scripts/release.ts'
+import { notesWithPin, releaseNotes, releaseProblems } from '../scripts/release.ts'
 import { ROOT } from './e2e/harness.ts'
 
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -45,33 +44,6 @@ describe('the release (scripts/release.ts, run by release.yml)', () => {
     expect(notes).toContain(`- uses: octo-org/cloud-agent-run-action@${sha} # 1.3.0`)
     expect(notes.endsWith('\n- New.')).toBe(true)
   })
-
-  // Two npm processes: 5 s on a loaded machine, near 30 s beside other suites. The bound is for a
-  // broken npm, not a window this test measures.
-  it(
-    'packs the npm tarball the release attaches: its package.json keeps no development script',
-    {
-      timeout: 90_000,
-    },
-    () => {
-      const dir = mkdtempSync(join(tmpdir(), 'release-pack-'))
-      const tarball = pack(dir)
-      expect(tarball).toMatch(new RegExp(`cloud-agent-run-${version.replace(/\./g, '\\.')}\\.tgz$`))
-      const listed = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n')
-      expect(listed).toContain('package/dist/cli.js')
-      expect(listed).toContain('package/action.yml')
-      const manifest = JSON.parse(
-        execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }),
-      ) as Record<string, unknown>
-      expect(manifest).not.toHaveProperty('scripts')
-      expect(manifest).not.toHaveProperty('devDependencies')
-      expect(manifest).toMatchObject({
-        name: 'cloud-agent-run',
-        version,
-        bin: { 'cloud-agent-run': 'dist/cli.js' },
-      })
-    },
-  )
 
   it('the docs show both ways in: a pinned SHA beside @v1, and the release tarball beside npm', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')

@@ -173,7 +173,8 @@ describe('approval: a fork waits', () => {
       }),
     })
     expectWaiting(result, agents)
-    expect(approvalComments(gh)[0]?.body).toContain(
+    // The step's log with it: this failed twice under load, with no comment written.
+    expect(approvalComments(gh)[0]?.body, result.stdout).toContain(
       'the comment that started it is by someone below `commenter_permission`',
     )
   })

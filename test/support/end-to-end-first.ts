@@ -2,17 +2,16 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 /**
  * The files that take longest, longest first, end-to-end or not: most wait (GitHub's
- * call deadlines, the post step's search, a create that hangs to its floor, `npm pack`), a
- * few compute (the linear-text groups). On a fresh clone vitest has no timings and orders
- * files by size, and a small file with long waits that starts last lengthens the whole run by
- * its waits (reliability.test.ts: 10 s; set-run.test.ts and release.test.ts, started last,
- * added 15 s). Paths from test/.
+ * call deadlines, the post step's search, a create that hangs to its floor), a few compute
+ * (the linear-text groups, 520 runs of a set). On a fresh clone vitest has no timings and
+ * orders files by size, and a small file with long waits that starts last lengthens the whole
+ * run by its waits (reliability.test.ts: 10 s; set-run.test.ts and release.test.ts's `npm
+ * pack`, now in the bundle suite, started last, added 15 s). Paths from test/.
  */
 const LONGEST = [
   'e2e/reliability-hostile.test.ts',
   'e2e/reliability-answers.test.ts',
   'integration/set-run.test.ts',
-  'release.test.ts',
   'e2e/reliability-runs.test.ts',
   'e2e/reliability.test.ts',
   'e2e/cli-owns-runs.test.ts',
