@@ -6,13 +6,17 @@ import { escapeMarkdown, safeHttpUrl } from '../text/markdown.ts'
 import type { ApprovalTarget } from './approvals-given.ts'
 import type { Repository } from './context.ts'
 import { reasonOf, type Octokit } from './octokit.ts'
-import { OwnComments } from './own-comments.ts'
+import { OwnComments, type ListedComment } from './own-comments.ts'
+import { parseMarker } from './run-marker.ts'
+import { parseSetMarker } from './set-comment.ts'
 
 /**
- * The thread's comment while a run waits for an approval (one per key, beside the run's own
- * comment, which comes once a run starts): who may approve, and the exact line to comment.
- * Its marker records the head it waits on and a digest of the prompt that waited, so that the
- * approving step starts the run with that prompt or with none.
+ * The approval's part of the key's one comment on the thread: while a run waits, who may approve
+ * and the exact line to comment; once an approval starts a run, who approved what. It heads the
+ * comment, above the run's or the set's report, which every step of the key keeps as it writes
+ * (keyed-comment.ts), so a key has one comment whichever step wrote it last. Its marker records
+ * the head it waits on and a digest of the prompt that waited, so that the approving step starts
+ * the run with that prompt or with none.
  */
 export interface ApprovalMarker {
   readonly key: string
@@ -27,18 +31,65 @@ export interface ApprovalMarker {
 }
 
 const MARKER = /<!-- cloud-agent-approval: (\{[^<>]*\}) -->/
+/** The approval's marker where it is trusted in a comment of 1.3.0 on: the comment's first line. */
+const LEADING_MARKER = /^<!-- cloud-agent-approval: (\{[^<>]*\}) -->/
+/** Where the run's or the set's report begins in the key's comment: its marker's line. */
+const REPORT_START = /<!-- cloud-agent-(?:run|set): \{/
 
 function renderMarker(marker: ApprovalMarker): string {
   const json = JSON.stringify(marker)
   return `<!-- cloud-agent-approval: ${json.replace(/</g, '\\u003c').replace(/>/g, '\\u003e')} -->`
 }
 
-/** The marker of an approval comment; undefined for any other text. */
+/** The approval's part of a comment: its marker, and its Markdown (the marker's line first). */
+export interface ApprovalPart {
+  readonly marker: ApprovalMarker
+  readonly section: string
+}
+
+/**
+ * A comment of the action's, split into the approval's part and the rest (the run's or the
+ * set's report, which begins with its own marker's line; empty when there is none). The part
+ * is read only where the action alone writes it: at the head of the comment, or as the whole of
+ * an approval comment of 1.2 (its marker last, no report in it), which is read as
+ * if written now. A marker anywhere else (in a report, say) is never an approval's.
+ */
+export function splitApproval(body: string): { approval?: ApprovalPart; rest: string } {
+  const leading = LEADING_MARKER.exec(body)
+  if (leading) {
+    const marker = markerFrom(leading[1])
+    if (!marker) return { rest: body }
+    const after = leading[0].length
+    const start = body.slice(after).search(REPORT_START)
+    const end = start < 0 ? body.length : after + start
+    return {
+      approval: { marker, section: body.slice(0, end).trimEnd() },
+      rest: body.slice(end),
+    }
+  }
+  const alone = MARKER.exec(body)
+  if (!alone || REPORT_START.test(body)) return { rest: body }
+  const marker = markerFrom(alone[1])
+  if (!marker) return { rest: body }
+  const text = `${body.slice(0, alone.index)}${body.slice(alone.index + alone[0].length)}`
+  return { approval: { marker, section: `${renderMarker(marker)}\n${text.trim()}` }, rest: '' }
+}
+
+/** A comment with the approval's part (when there is one) at its head, above `rest`. */
+export function joinApproval(section: string | undefined, rest: string): string {
+  if (section === undefined) return rest
+  return rest === '' ? section : `${section}\n\n${rest}`
+}
+
+/** The approval's marker in a comment of the action's (see `splitApproval`); else undefined. */
 export function parseApprovalMarker(body: string): ApprovalMarker | undefined {
-  const match = MARKER.exec(body)
-  if (!match?.[1]) return undefined
+  return splitApproval(body).approval?.marker
+}
+
+function markerFrom(json: string | undefined): ApprovalMarker | undefined {
+  if (!json) return undefined
   try {
-    const parsed = JSON.parse(match[1]) as Partial<Record<keyof ApprovalMarker, unknown>>
+    const parsed = JSON.parse(json) as Partial<Record<keyof ApprovalMarker, unknown>>
     const { key, head, prompt, approved, item } = parsed
     if (typeof key !== 'string' || typeof head !== 'string' || typeof prompt !== 'string') {
       return undefined
@@ -61,27 +112,30 @@ export function promptDigest(prompt: string): string {
   return createHash('sha256').update(prompt).digest('hex').slice(0, 32)
 }
 
-/** What the waiting comment says. */
+/** What the approval's part says while the run waits. */
 export interface WaitingWords {
   readonly key: string
   readonly target: ApprovalTarget
   /** Why the run needs an approval (our own Markdown). */
   readonly why: string
+  /** The change comes from a fork: a review's own workflow run there has no key. */
+  readonly fork: boolean
   readonly approverPermission: string
   readonly prompt: string
   readonly workflowRun: string | undefined
 }
 
-/** The waiting comment: why, who may approve, the line to comment, and what voids it. */
+/** The approval's part while the run waits: why, who may approve, the line to comment, what voids it. */
 export function renderWaiting(words: WaitingWords): string {
   const { pin } = words.target
   const { icon } = OUTCOME_RECORDS.awaiting_approval
   const what = pin.kind === 'commit' ? `commit \`${short(pin.sha)}\`` : escapeMarkdown(pin.item)
   const how =
     pin.kind === 'commit'
-      ? "or approve the pull request in a review of this commit (a review's own workflow run has no key on a fork's pull request: re-run the waiting job after it). An approval counts for this commit and one run only: a newer push, or another run, needs a new approval. Bots, the pull request's author and edited comments never approve."
+      ? `${reviewWords(words.fork)} An approval counts for this commit and one run only: a newer push, or another run, needs a new approval. Bots, the pull request's author and edited comments never approve.`
       : `An approval counts for ${escapeMarkdown(pin.item)} as it reads now, and for one run only: an edit of it needs a new approval. If the workflow's prompt quotes the comment, re-run the waiting job after approving. Bots, its author and edited comments never approve.`
   return [
+    renderMarker(markerOf(words.key, words.target, words.prompt, false)),
     `### ${icon} Waiting for approval: no run was started`,
     '',
     `The agent's run is paid with this repository's key, and ${words.why}: it starts only once someone with at least **${words.approverPermission}** permission on the repository approves ${what}.`,
@@ -95,8 +149,18 @@ export function renderWaiting(words: WaitingWords): string {
     how,
     '',
     footer(words.key, words.workflowRun),
-    renderMarker(markerOf(words.key, words.target, words.prompt, false)),
   ].join('\n')
+}
+
+/**
+ * What an approving review does: it counts, but starts the run only from a workflow run that
+ * has the key. A fork's pull request's review never has it; another's has it where the workflow
+ * runs on `pull_request_review`. Else the waiting job is re-run.
+ */
+function reviewWords(fork: boolean): string {
+  return fork
+    ? "Approving the pull request in a review of this commit counts too, but starts nothing by itself (a review's workflow run on a fork's pull request has no key): after the review, re-run this waiting job."
+    : 'Approving the pull request in a review of this commit counts too; after the review, re-run this waiting job, unless the workflow also runs on `pull_request_review`, whose run then starts it.'
 }
 
 function markerOf(
@@ -109,7 +173,7 @@ function markerOf(
   return { key, head: pinValue(target.pin), prompt, approved, ...item }
 }
 
-/** The comment once an approval started the run: who approved what. */
+/** The approval's part once an approval started the run: who approved what, above the run. */
 export function renderApproved(words: {
   key: string
   target: ApprovalTarget
@@ -125,12 +189,9 @@ export function renderApproved(words: {
       ? 'The run works on that commit; a newer push, or another run, needs a new approval.'
       : 'Another run needs a new approval.'
   return [
-    `### ✅ Approved: the run starts`,
-    '',
-    `**${escapeMarkdown(words.login)}** approved ${what} in a ${words.via}. ${works}`,
-    '',
-    footer(words.key, words.workflowRun),
     renderMarker(markerOf(words.key, words.target, words.prompt, true)),
+    `✅ **Approved**: **${escapeMarkdown(words.login)}** approved ${what} in a ${words.via}. ${works}`,
+    footer(words.key, words.workflowRun),
   ].join('\n')
 }
 
@@ -140,19 +201,28 @@ function footer(key: string, workflowRun: string | undefined): string {
   return `<sub>${parts.join(' · ')}</sub>`
 }
 
-/** The key's approval comment on the thread: its id, marker, text and when it was last written. */
+/**
+ * The key's comment on the thread, as the approval reads it: the comment the approval is written
+ * in, the approval it records, and when the key's comments were last written.
+ */
 export interface FoundRecord {
+  /** The key's comment: the oldest of the action's with the key, whatever it shows. */
   readonly id: number
-  readonly marker: ApprovalMarker
+  /** The approval recorded (none while the key's comment shows only runs or sets). */
+  readonly marker?: ApprovalMarker
+  /**
+   * When a comment of the key's was last written, by any step of the key (ISO 8601, GitHub's
+   * `updated_at`): an approval counts only when made after it.
+   */
   readonly writtenAt?: string
-  readonly body: string
 }
 
 /**
- * The key's approval comment on the pull request or issue: by the action's own identity only (anyone
- * can type a marker). A GitHub failure to write it warns and says so: a
- * waiting step passes all the same, an approved one starts nothing (its record is what keeps
- * one approval to one run).
+ * The approval's part of the key's one comment on the pull request or issue, in a comment by
+ * the action's own identity only (anyone can type a marker). The run's or the set's report in
+ * the comment is kept as it is. A GitHub failure to write it warns and says so: a waiting step
+ * passes all the same, an approved one starts nothing (its record is what keeps one approval to
+ * one run).
  */
 export class ApprovalComment {
   readonly #comments: OwnComments
@@ -174,39 +244,72 @@ export class ApprovalComment {
     this.#log = log
   }
 
-  /** The key's oldest approval comment, its marker and when it was last written; or undefined. */
+  /**
+   * The key's comment, the approval it records and when the key's comments were last written; or
+   * undefined when the key has none. Where an earlier version left the key two comments (its
+   * approval's and its run's), the oldest is the key's, the approval is read from either, and
+   * the later write of the two counts.
+   */
   async find(): Promise<FoundRecord | undefined> {
-    for (const comment of await this.#comments.list()) {
-      const marker = parseApprovalMarker(comment.body ?? '')
-      if (marker?.key === this.#key) {
-        return { id: comment.id, marker, writtenAt: comment.updated_at, body: comment.body ?? '' }
-      }
-    }
-    return undefined
+    const keyed = (await this.#comments.list())
+      .filter((comment) => keyOf(comment.body ?? '') === this.#key)
+      .sort((a, b) => a.id - b.id)
+    const [oldest] = keyed
+    if (!oldest) return undefined
+    const marker = keyed
+      .map((comment) => parseApprovalMarker(comment.body ?? ''))
+      .find((found) => found?.key === this.#key)
+    const writtenAt = latest(keyed)
+    return { id: oldest.id, ...(marker ? { marker } : {}), ...(writtenAt ? { writtenAt } : {}) }
   }
 
   /**
-   * Writes `body` over the key's approval comment, or as a new one; `after` ends a warning. A
-   * waiting comment that already says it is left alone: rewriting it would void the approvals
-   * made since. An approval's record is always written: its time is what admits one run.
+   * Writes `section` as the approval's part of the key's comment (read again first, so that a
+   * run's report written since stays as it is), or as a new comment; `after` ends a warning. A
+   * waiting part that already says it is left alone: rewriting it would void the approvals made
+   * since. An approval's record is always written: its time is what admits one run.
    */
   async write(
-    body: string,
+    section: string,
     after: string,
     known?: FoundRecord,
     mode: 'waiting' | 'approved' = 'waiting',
   ): Promise<boolean> {
     try {
       const found = known ?? (await this.find())
-      if (mode === 'waiting' && found?.body === body) return true
-      if (found) await this.#comments.update(found.id, body)
-      else await this.#comments.create(body)
+      const current = found && (await this.#comments.read(found.id))
+      if (found && current && current.user?.login === current.me) {
+        const { approval, rest } = splitApproval(current.body ?? '')
+        if (mode === 'waiting' && approval?.section === section) return true
+        await this.#comments.update(found.id, joinApproval(section, rest))
+      } else {
+        await this.#comments.create(section)
+      }
       return true
     } catch (error) {
       this.#log.warning(
-        `GitHub: could not write the approval comment on ${this.#comments.where()} (${reasonOf(error)}). ${after}`,
+        `GitHub: could not write the approval in the comment on ${this.#comments.where()} (${reasonOf(error)}). ${after}`,
       )
       return false
     }
   }
+}
+
+/** The key an own comment is kept for: its approval's, its run's (never a reply's) or its set's. */
+function keyOf(body: string): string | undefined {
+  const approval = parseApprovalMarker(body)
+  if (approval) return approval.key
+  const run = parseMarker(body)
+  if (run) return run.reply ? undefined : run.key
+  return parseSetMarker(body)?.key
+}
+
+/** The latest `updated_at` of the comments (ISO 8601), or undefined when none says. */
+function latest(comments: readonly ListedComment[]): string | undefined {
+  let found: { at: number; iso: string } | undefined
+  for (const { updated_at: iso } of comments) {
+    const at = Date.parse(iso ?? '')
+    if (iso && Number.isFinite(at) && (!found || at > found.at)) found = { at, iso }
+  }
+  return found?.iso
 }

@@ -31,8 +31,8 @@ export type { ApprovalTarget, Approved } from './approvals-given.ts'
 
 /**
  * What the step may do, by `approval`: start (nothing needed, or an approval came: `approved`
- * pins the run to it, `record` is the key's approval comment as found); wait (no create; the
- * waiting is shown on the thread); or refuse (an approval was given and does not count, there is
+ * pins the run to it, `record` is the key's comment as found); wait (no create; the waiting is
+ * shown on the thread; `fork`: the change is a fork's); or refuse (an approval was given and does not count, there is
  * nothing an approval could be pinned to, or GitHub could not say: nothing starts).
  */
 export type Gate =
@@ -45,6 +45,7 @@ export type Gate =
       readonly kind: 'wait'
       readonly target: ApprovalTarget
       readonly why: string
+      readonly fork: boolean
       readonly record?: FoundRecord
     }
   | { readonly kind: 'refuse'; readonly reason: string; readonly target?: ApprovalTarget }
@@ -94,7 +95,7 @@ export async function decideApproval(
   const read = await readTarget(octokit, repository, waited, facts.fork)
   if (typeof read === 'string') return { kind: 'refuse', reason: read }
   const { target, fork } = read
-  const record = found && { pin: found.marker.head, writtenAt: found.writtenAt }
+  const record = found && { pin: found.marker?.head, writtenAt: found.writtenAt }
   if (claim) {
     const approved = await decideClaim(octokit, claim, target, record, github, event)
     if (typeof approved === 'string') return { kind: 'refuse', reason: approved, target }
@@ -107,7 +108,7 @@ export async function decideApproval(
   const withRecord = found ? { record: found } : {}
   return given
     ? { kind: 'start', approved: given, ...withRecord }
-    : { kind: 'wait', target, why, ...withRecord }
+    : { kind: 'wait', target, why, fork, ...withRecord }
 }
 
 /**
@@ -178,14 +179,14 @@ async function needOf(
 
 /** The item the key's step waited for on an issue, from its record; why there is none. */
 function waitedItem(found: FoundRecord | undefined, thread: number): PinnableSubject | string {
-  const item = found?.marker.item
+  const item = found?.marker?.item
   if (!item) return `no step of this workflow waits for an approval on issue #${thread}`
   const label =
     item.kind === 'issue' ? `issue #${thread}` : `the comment ${item.id} on issue #${thread}`
   return { kind: 'item', item: { thread, kind: item.kind, id: item.id, label } }
 }
 
-/** The key's approval comment on the thread, or undefined; a string when unreadable. */
+/** The key's comment on the thread, as the approval reads it, or undefined; a string when unreadable. */
 async function findRecord(
   octokit: Octokit,
   target: Repository & { readonly number: number },

@@ -124,7 +124,14 @@ export async function approvalOnThread(
   return undefined
 }
 
-/** Why a claim found on the thread is too old or too vague to count now; undefined when not. */
+/**
+ * Why a claim found on the thread is too old or too vague to count now; undefined when not.
+ * With a record, only a claim made after the key's comment was last written counts, whatever
+ * the record pins: a review names its whole commit, but one made before that write either
+ * answered an earlier wait or has admitted its run (GitHub has no compare-and-swap, so a step of
+ * the key writing at the same moment could leave an older record in the comment; never an older
+ * time).
+ */
 export function lateness(
   claim: ApprovalClaim,
   pin: ApprovalPin,
@@ -133,12 +140,9 @@ export function lateness(
   if (pin.kind === 'commit' && claim.via === 'comment') {
     return approvalAfterWait(claim, pin.sha, record)
   }
-  if (!record) {
-    return pin.kind === 'item' ? `no step waited for ${pin.item}` : undefined
-  }
-  if (record.pin !== pinValue(pin)) {
-    // A review names its whole commit, which no run has been admitted for yet: it counts.
-    if (pin.kind === 'commit') return undefined
+  if (pin.kind === 'item' && record?.pin === undefined) return `no step waited for ${pin.item}`
+  if (!record) return undefined
+  if (pin.kind === 'item' && record.pin !== pinValue(pin)) {
     return `the step waited for ${record.pin}, not ${pinWords(pin)}`
   }
   return madeAfterRecord(claim.madeAt, record, pinWords(pin))

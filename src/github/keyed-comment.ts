@@ -3,6 +3,7 @@
  * keeping of it, and the marker facts both shapes share.
  */
 import type { Log } from '../log.ts'
+import { joinApproval, parseApprovalMarker, splitApproval } from './approval-comment.ts'
 import { COMMENT_RECHECK_PAUSES_MS, GITHUB_LIMITS } from '../timing.ts'
 import { reasonOf, type Octokit } from './octokit.ts'
 import {
@@ -18,12 +19,13 @@ import { NewestWrites } from './writes.ts'
 import type { KeyHistory } from '../model/key-history.ts'
 
 /**
- * The key a comment of the action's is kept for, whether a run's or a set's: one key has one
- * comment on a thread, whichever kind of step wrote it last. `newestStart` is when the newest
- * step it shows started (ISO 8601). A reply to a person's comment is kept for no key.
+ * The key a comment of the action's is kept for, whether a run's, a set's, or only an approval's
+ * (a run that waits, or started with `comment: false`): one key has one comment on a thread,
+ * whichever kind of step wrote it last. `newestStart` is when the newest step it shows started
+ * (ISO 8601). A reply to a person's comment is kept for no key.
  */
 export interface KeyedMarker {
-  kind: 'run' | 'set'
+  kind: 'run' | 'set' | 'approval'
   key: string
   newestStart?: string
 }
@@ -35,7 +37,9 @@ export function keyedMarkerOf(body: string): KeyedMarker | undefined {
     return { kind: 'run', key: run.key, newestStart: run.runs[0]?.startedAt }
   }
   const set = parseSetMarker(body)
-  return set && { kind: 'set', key: set.key, newestStart: set.sets[0]?.startedAt }
+  if (set) return { kind: 'set', key: set.key, newestStart: set.sets[0]?.startedAt }
+  const approval = parseApprovalMarker(body)
+  return approval && { kind: 'approval', key: approval.key }
 }
 
 /** Whether the comment shows a step of the other kind that started after `startedAt`. */
@@ -67,7 +71,7 @@ const NO_HISTORY: KeyHistory = { runs: [], sets: [] }
  */
 interface CommentRendering<S> {
   /** The kind of step that writes it: a newer step of the other kind with the key takes it over. */
-  readonly kind: KeyedMarker['kind']
+  readonly kind: 'run' | 'set'
   /** When the step first showed what `shown` shows (ISO 8601). */
   startedAt(shown: S): string
   /** A new comment's text. */
@@ -111,6 +115,25 @@ interface KeyedCommentOptions extends CommentOptions {
 /** The text of a comment by the action's own identity: the only one whose marker is trusted. */
 export function ownBody(comment: ReadComment): string | undefined {
   return comment.user?.login === comment.me ? (comment.body ?? '') : undefined
+}
+
+/**
+ * A comment of the key's as a step of one shape reads it, and how its new text is written: the
+ * approval's part (who may approve, or who approved) heads the comment of a key whose run waited
+ * for one, and every write keeps it as it is, above the run's or the set's report; the shape
+ * reads and writes only the report. Another's comment keeps nothing.
+ */
+export function reportOf(comment: ReadComment): {
+  readonly report: ReadComment
+  readonly write: (body: string) => string
+} {
+  const own = ownBody(comment)
+  if (own === undefined) return { report: comment, write: (body) => body }
+  const { approval, rest } = splitApproval(own)
+  return {
+    report: { ...comment, body: rest },
+    write: (body) => joinApproval(approval?.section, body),
+  }
 }
 
 /**
@@ -241,11 +264,12 @@ export class KeyedComment<S> {
     let writes = 0
     let looks = 0
     for (;;) {
+      const { report, write } = reportOf(current)
       const body = this.#overtakenBy(current, shown)
         ? undefined
-        : this.#rendering.rewrite(current, shown)
+        : this.#rendering.rewrite(report, shown)
       if (body === undefined) return this.#noteOvertaken()
-      await this.comments.update(this.#commentId ?? 0, body)
+      await this.comments.update(this.#commentId ?? 0, write(body))
       writes += 1
       const readBack = this.#rendering.readBack
       if (!readBack) return true

@@ -2,7 +2,13 @@
 import { OUTCOME_RECORDS } from '../model/outcome.ts'
 import { safeHttpUrl } from '../text/markdown.ts'
 import { mergeSets, type RunEntry, type SetEntry } from '../model/key-history.ts'
-import { KeyedComment, keyHistoryOf, ownBody, type CommentOptions } from './keyed-comment.ts'
+import {
+  KeyedComment,
+  keyHistoryOf,
+  ownBody,
+  reportOf,
+  type CommentOptions,
+} from './keyed-comment.ts'
 import type { Octokit } from './octokit.ts'
 import type { ReadComment } from './own-comments.ts'
 import {
@@ -87,16 +93,20 @@ export class SetComment {
   }
 
   /**
-   * One write of the chosen comment, outside the queue of `show`: `rewrite` gets its text when
-   * it is the action's own, and answers the new text, or undefined to leave it.
+   * One write of the chosen comment, outside the queue of `show`: `rewrite` gets its report
+   * (without an approval's part, which stays at its head) when it is the action's own, and
+   * answers the report's new text, or undefined to leave it.
    */
   async #rewriteChosen(rewrite: (own: string) => string | undefined): Promise<void> {
     const commentId = this.#comment.commentId
     try {
       const current = commentId ? await this.#comment.comments.read(commentId) : undefined
-      const own = current && ownBody(current)
+      const parts = current && reportOf(current)
+      const own = parts && ownBody(parts.report)
       const body = own === undefined ? undefined : rewrite(own)
-      if (body !== undefined) await this.#comment.comments.update(commentId ?? 0, body)
+      if (body !== undefined && parts) {
+        await this.#comment.comments.update(commentId ?? 0, parts.write(body))
+      }
     } catch (error) {
       this.#comment.warn('could not update the comment', error)
     }

@@ -190,17 +190,21 @@ export function judgeApprover(
 
 /** The key's approval record as the approving step reads it: what it pinned, when it was written. */
 export interface WaitingRecord {
-  /** The commit SHA or item digest the record waited on (or started a run for). */
-  readonly pin: string
-  /** When the comment was last written (ISO 8601, GitHub's `updated_at`). */
+  /**
+   * The commit SHA or item digest the record waited on (or started a run for); undefined when
+   * the key's comment records no approval (it shows only runs or sets).
+   */
+  readonly pin: string | undefined
+  /** When the key's comment was last written, by any step of the key (ISO 8601, GitHub's `updated_at`). */
   readonly writtenAt: string | undefined
 }
 
 /**
- * Whether an approval was made after the key's record was last written, at GitHub's one-second
+ * Whether an approval was made after the key's comment was last written, at GitHub's one-second
  * resolution: the same second counts for nothing, since GitHub cannot tell its order. The
- * record is rewritten when a newer head waits and when an approval starts a run, so an approval
- * older than it was either for another wait or has admitted its one run. Undefined when it was.
+ * comment is rewritten when a newer head waits and when an approval starts a run (and as the
+ * key's runs go), so an approval older than it was either for another wait or has admitted its
+ * one run. Undefined when it was made after.
  */
 export function madeAfterRecord(
   madeAt: string | undefined,
@@ -213,7 +217,7 @@ export function madeAfterRecord(
     return 'GitHub did not say when the approval and the wait were made, so their order cannot be checked'
   }
   if (Math.floor(made / 1000) <= Math.floor(written / 1000)) {
-    return `the approval was made before, or in the same second as, the step last wrote its approval comment for ${what}; an approval admits one run, made after the wait it answers: approve again`
+    return `the approval of ${what} was made before, or in the same second as, the key's comment on the thread was last written; an approval counts only when made after it, and admits one run: approve again`
   }
   return undefined
 }
@@ -223,7 +227,8 @@ export function madeAfterRecord(
  * 7 characters could name a newer commit made to share them and pushed right after the
  * approval, before the approving run reads the head. Such a push moves the head away from the
  * waiting comment's, or rewrites that comment after the approval was made: either way the
- * approval counts for nothing. Without a wait, only the whole SHA counts. Undefined when it counts.
+ * approval counts for nothing. Without a wait, only the whole SHA counts, and only once made
+ * after the key's comment (if any) was last written. Undefined when it counts.
  */
 export function approvalAfterWait(
   comment: { readonly madeAt?: string; readonly sha: string },
@@ -231,10 +236,11 @@ export function approvalAfterWait(
   waiting: WaitingRecord | undefined,
 ): string | undefined {
   // With no wait to order it against, only the whole SHA names the head beyond doubt.
-  if (!waiting) {
-    return comment.sha.length < 40
-      ? 'no step waited for this head, so a comment must give its whole SHA'
-      : undefined
+  if (waiting?.pin === undefined) {
+    if (comment.sha.length < 40) {
+      return 'no step waited for this head, so a comment must give its whole SHA'
+    }
+    return waiting && madeAfterRecord(comment.madeAt, waiting, short(head))
   }
   if (waiting.pin !== head) {
     return `the head moved to ${short(head)} after the step waited for ${short(waiting.pin)}; a newer push needs a new approval`

@@ -44,7 +44,7 @@ export async function admitByApproval(
       return await startApproved(settings, world, gate.approved, gate.record, io)
     case 'wait': {
       const ending = awaiting(settings, gate.target.pin, { why: gate.why })
-      await showWaiting(settings, github, gate.target, gate.record, ending, io)
+      await showWaiting(settings, github, gate, ending, io)
       await publishAwaiting(io, ending)
       return undefined
     }
@@ -88,11 +88,11 @@ function promptOf(settings: Settings): string {
 }
 
 /**
- * An approval counts: the key's approval comment says who approved what, and the run starts
- * (on the approved commit, for a pull request) with the prompt that waited (this step's own: a
- * comment's text never reaches it). A step whose prompt is not the one that waited starts
- * nothing. The comment is written even where no step waited: it is the record that this
- * approval admitted its one run, so a later event on the same head or item waits again.
+ * An approval counts: the key's comment says who approved what, above the run's report to come,
+ * and the run starts (on the approved commit, for a pull request) with the prompt that waited
+ * (this step's own: a comment's text never reaches it). A step whose prompt is not the one that
+ * waited starts nothing. The approval is written even where no step waited: it is the record
+ * that this approval admitted its one run, so a later event on the same head or item waits again.
  */
 async function startApproved(
   settings: Settings,
@@ -105,7 +105,7 @@ async function startApproved(
   const head = target.pin.kind === 'commit' ? target.pin.sha : undefined
   const github = new GitHubContext(settings.github.token, world, head)
   const prompt = promptDigest(promptOf(settings))
-  if (record && record.marker.prompt !== prompt) {
+  if (record?.marker && record.marker.prompt !== prompt) {
     const reason =
       "this step's prompt is not the prompt of the step that waited; give the step a prompt that does not depend on the event (a comment's workflow run has no pull_request payload), or re-run the waiting job"
     return await refuse(settings, target.pin, reason, io)
@@ -142,21 +142,25 @@ function pinnedPrompt(settings: Settings, target: ApprovalTarget): Settings {
   return { ...settings, target: { kind: 'create', request: { ...request, prompt } } }
 }
 
-/** The waiting on the thread: the comment, and on a head, the status and check asked for. */
+/**
+ * The waiting on the thread: the approval's part of the key's comment (above the report of a run
+ * the key showed before, kept as it is), and on a head, the status and check asked for.
+ */
 async function showWaiting(
   settings: Settings,
   github: GitHubContext,
-  target: ApprovalTarget,
-  record: FoundRecord | undefined,
+  gate: { readonly target: ApprovalTarget; readonly fork: boolean; readonly record?: FoundRecord },
   ending: AwaitingApproval,
   io: StepIo,
 ): Promise<void> {
   const octokit = await github.client()
   const { key, approverPermission } = settings.github
+  const { target, fork, record } = gate
   const words = {
     key,
     target,
     why: ending.why,
+    fork,
     approverPermission,
     workflowRun: github.workflowRun,
   }

@@ -320,7 +320,7 @@ describe('approval: one approval, one run, made when the maintainer meant it', (
     })
     expectNothingStarted(result, agents)
     expect(result.stdout).toContain(
-      'in the same second as, the step last wrote its approval comment',
+      "in the same second as, the key's comment on the thread was last written",
     )
   })
 

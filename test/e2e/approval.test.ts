@@ -355,7 +355,7 @@ describe('approval: a comment starts the run for the head it names', () => {
     const after = await runStep({ inputs: inputs(agents), env: madeEarlier })
     expectWaiting(after, agents)
     expect(after.stdout).toContain(
-      'the approval was made before, or in the same second as, the step last wrote its approval comment for 5c1e2d400000',
+      "the approval of 5c1e2d400000 was made before, or in the same second as, the key's comment on the thread was last written",
     )
   })
 

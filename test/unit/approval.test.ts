@@ -115,7 +115,7 @@ describe('approval: what counts, for one head commit only', () => {
       '2026-11-27T20:14:59Z',
     ]) {
       expect(approvalAfterWait(at(same), HEAD, waiting)).toMatch(
-        /^the approval was made before, or in the same second as, the step last wrote its approval comment for 0123456789ab/,
+        /^the approval of 0123456789ab was made before, or in the same second as, the key's comment on the thread was last written/,
       )
     }
     expect(approvalAfterWait(at('2026-11-27T20:16:00Z'), OTHER, waiting)).toMatch(
