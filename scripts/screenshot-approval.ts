@@ -1,7 +1,7 @@
 /**
  * The screenshots of `approval` (scripts/screenshots.ts): a fork's pull request waits for a
  * maintainer's approval of its head (the comment, the job summary, the check run), then a
- * maintainer's `/approve <sha>` starts the run (the comment once approved).
+ * maintainer's `/approve <sha>` starts the run (the same comment once approved, with the run).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -20,7 +20,7 @@ export interface ApprovalShots {
   summary: string
   /** The check run on the head while it waits, as GitHub's checks page shows it. */
   check: string
-  /** The comment once a maintainer's approval started the run. */
+  /** The same comment once a maintainer's approval started the run: the approval, the run. */
   approved: string
 }
 
@@ -54,6 +54,7 @@ export async function captureApproval(key: string, script: RunScript): Promise<A
         poll_interval: '100ms',
         name: 'fork-review-7',
         prompt: 'Review pull request #7 in octo-org/app and flag risky changes.',
+        title: 'Fork-safe review of PR #7',
         approval: 'forks',
         comment: 'true',
         check_run: 'true',
@@ -74,20 +75,22 @@ export async function captureApproval(key: string, script: RunScript): Promise<A
     const [check] = github.checkRuns(owner, repo, HEAD)
     if (!waiting || !check) throw new Error(`approval: nothing was shown:\n${waited.stdout}`)
     const waitingBody = waiting.body
+    // The maintainer's comment, on the thread a second after the wait (GitHub orders seconds).
+    github.advance(1000)
+    const approve = github.addComment(owner, repo, number, `/approve ${HEAD}`, 'maintainer')
     const approvedStep = await runStep({
       ...step,
       env: event('issue_comment', {
         action: 'created',
         issue: { number, pull_request: { url: 'x' } },
-        comment: {
-          body: `/approve ${HEAD}`,
-          user: { login: 'maintainer', type: 'User' },
-          created_at: new Date().toISOString(),
-        },
+        comment: approve,
       }),
     })
+    // One comment for the key: the approval at its head, the run's report below it.
     const approved = github.comment(waiting.id)?.body
-    if (!approved) throw new Error(`approval: no approved comment:\n${approvedStep.stdout}`)
+    if (!approved?.includes('**Approved**')) {
+      throw new Error(`approval: no approved comment:\n${approvedStep.stdout}`)
+    }
     return {
       waiting: waitingBody,
       summary: waited.summary,

@@ -62,8 +62,13 @@ export function splitApproval(body: string): { approval?: ApprovalPart; rest: st
     const after = leading[0].length
     const start = body.slice(after).search(REPORT_START)
     const end = start < 0 ? body.length : after + start
+    const section = body.slice(0, end).trimEnd()
+    const joined = section.endsWith(BELOW_THE_WAIT)
     return {
-      approval: { marker, section: body.slice(0, end).trimEnd() },
+      approval: {
+        marker,
+        section: joined ? section.slice(0, -BELOW_THE_WAIT.length).trimEnd() : section,
+      },
       rest: body.slice(end),
     }
   }
@@ -75,11 +80,20 @@ export function splitApproval(body: string): { approval?: ApprovalPart; rest: st
   return { approval: { marker, section: `${renderMarker(marker)}\n${text.trim()}` }, rest: '' }
 }
 
-/** A comment with the approval's part (when there is one) at its head, above `rest`. */
+/**
+ * A comment with the approval's part (when there is one) at its head, above `rest`. Below a
+ * wait, a rule and a line say that the report is the key's last run or set, not the waiting
+ * one's.
+ */
 export function joinApproval(section: string | undefined, rest: string): string {
   if (section === undefined) return rest
-  return rest === '' ? section : `${section}\n\n${rest}`
+  if (rest === '') return section
+  const waiting = markerFrom(LEADING_MARKER.exec(section)?.[1])?.approved === false
+  return waiting ? `${section}\n\n${BELOW_THE_WAIT}\n\n${rest}` : `${section}\n\n${rest}`
 }
+
+/** What parts a wait from the report below it: the key's last run or set, not the waiting one. */
+const BELOW_THE_WAIT = "---\n\n<sub>This key's latest run or set:</sub>"
 
 /** The approval's marker in a comment of the action's (see `splitApproval`); else undefined. */
 export function parseApprovalMarker(body: string): ApprovalMarker | undefined {
@@ -132,7 +146,7 @@ export function renderWaiting(words: WaitingWords): string {
   const what = pin.kind === 'commit' ? `commit \`${short(pin.sha)}\`` : escapeMarkdown(pin.item)
   const how =
     pin.kind === 'commit'
-      ? `${reviewWords(words.fork)} An approval counts for this commit and one run only: a newer push, or another run, needs a new approval. Bots, the pull request's author and edited comments never approve.`
+      ? `${reviewWords(words.fork)}\n\nAn approval counts for this commit and one run only: a newer push, or another run, needs a new approval. Bots, the pull request's author and edited comments never approve.`
       : `An approval counts for ${escapeMarkdown(pin.item)} as it reads now, and for one run only: an edit of it needs a new approval. If the workflow's prompt quotes the comment, re-run the waiting job after approving. Bots, its author and edited comments never approve.`
   return [
     renderMarker(markerOf(words.key, words.target, words.prompt, false)),
@@ -186,11 +200,12 @@ export function renderApproved(words: {
   const what = pin.kind === 'commit' ? `commit \`${short(pin.sha)}\`` : escapeMarkdown(pin.item)
   const works =
     pin.kind === 'commit'
-      ? 'The run works on that commit; a newer push, or another run, needs a new approval.'
-      : 'Another run needs a new approval.'
+      ? 'for one run, which works on that commit; a newer push, or another run, needs a new approval.'
+      : 'for one run; another run needs a new approval.'
   return [
     renderMarker(markerOf(words.key, words.target, words.prompt, true)),
-    `✅ **Approved**: **${escapeMarkdown(words.login)}** approved ${what} in a ${words.via}. ${works}`,
+    `🔓 **Approved**: **${escapeMarkdown(words.login)}** approved ${what} in a ${words.via}, ${works}`,
+    '',
     footer(words.key, words.workflowRun),
   ].join('\n')
 }

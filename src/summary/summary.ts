@@ -161,7 +161,12 @@ export function renderAwaitingSummary(ending: AwaitingApproval): string {
       approveLine(pinValue(pin)),
       '```',
       '',
-      ...(commit ? ['or approve the pull request in a review of this commit.', ''] : []),
+      ...(commit
+        ? [
+            "or approve the pull request in a review of this commit, then re-run the waiting job (a review's own workflow run starts it only where the workflow runs on `pull_request_review` with the key: never on a fork's pull request).",
+            '',
+          ]
+        : []),
     )
   }
   return lines.join('\n')

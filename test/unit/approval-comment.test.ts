@@ -67,9 +67,13 @@ describe("the approval's part of the key's comment", () => {
     const me = 'github-actions[bot]'
     const ours = reportOf({ body: joinApproval(waiting, report), user: { login: me }, me })
     expect(ours.report.body).toBe(report)
-    expect(ours.write('<!-- cloud-agent-run: {"run_id":"run_2"} -->\nnew')).toBe(
-      `${waiting}\n\n<!-- cloud-agent-run: {"run_id":"run_2"} -->\nnew`,
+    const written = ours.write('<!-- cloud-agent-run: {"run_id":"run_2"} -->\nnew')
+    expect(written).toBe(
+      `${waiting}\n\n---\n\n<sub>This key's latest run or set:</sub>\n\n<!-- cloud-agent-run: {"run_id":"run_2"} -->\nnew`,
     )
+    // Written again and again, it stays the same: the rule below the wait is never doubled.
+    const again = reportOf({ body: written, user: { login: me }, me })
+    expect(again.write(again.report.body ?? '')).toBe(written)
     const theirs = reportOf({ body: joinApproval(waiting, report), user: { login: 'x' }, me })
     expect(theirs.write('new')).toBe('new')
   })
