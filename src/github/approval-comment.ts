@@ -298,7 +298,7 @@ export class ApprovalComment {
         if (mode === 'waiting' && approval?.section === section) return true
         await this.#comments.update(found.id, joinApproval(section, rest))
       } else {
-        await this.#comments.create(section)
+        await this.#keepOldest(await this.#comments.create(section), section)
       }
       return true
     } catch (error) {
@@ -307,6 +307,20 @@ export class ApprovalComment {
       )
       return false
     }
+  }
+
+  /**
+   * Another step of the key (a run's) made its comment at the same moment as `created`: the key
+   * keeps the oldest, so the approval's part goes into it, above its report, and `created` away.
+   */
+  async #keepOldest(created: number, section: string): Promise<void> {
+    const oldest = await this.find()
+    if (!oldest || oldest.id === created) return
+    const current = await this.#comments.read(oldest.id)
+    if (!current || current.user?.login !== current.me) return
+    const { rest } = splitApproval(current.body ?? '')
+    await this.#comments.update(oldest.id, joinApproval(section, rest))
+    await this.#comments.delete(created)
   }
 }
 

@@ -157,6 +157,11 @@ export class KeyedComment<S> {
   #concurrentStep = false
   /** A newer step with the key took the comment over: this one writes no more. */
   #overtaken = false
+  /**
+   * The looks left for a step that made a comment for the key at the same moment to join this
+   * one (0 once it has, or when this step is the one that joins).
+   */
+  #joiningLooks = JOINING_LOOKS
 
   constructor(
     octokit: Octokit,
@@ -247,9 +252,17 @@ export class KeyedComment<S> {
     this.#options.log.info(
       `Another step made a comment for "${this.#options.key}" at the same time; keeping the older one.`,
     )
-    await this.comments.delete(created)
+    // Into the older one first, then this one away: until then the other step, listing the key's
+    // comments, sees two and so looks until this step's write has landed in its comment.
+    this.#joiningLooks = 0
     this.#choose(oldest.id)
-    await this.#update(shown)
+    const joined = await this.#update(shown).catch(async (error: unknown) => {
+      await this.comments.delete(created)
+      throw error
+    })
+    // The older one is gone (a person deleted it): this step's own stays.
+    if (!joined) return this.#choose(created)
+    await this.comments.delete(created)
   }
 
   /**
@@ -278,13 +291,36 @@ export class KeyedComment<S> {
         if (!current) return true
         const seen = readBack(current, shown, this.#concurrentStep)
         if (seen === 'rewrite') break
-        if (seen === 'done' || looks >= COMMENT_RECHECK_PAUSES_MS.length || this.#writes.stopped)
-          return true
-        await new Promise((resolve) => setTimeout(resolve, COMMENT_RECHECK_PAUSES_MS[looks]))
+        if (this.#writes.stopped) return true
+        const join = await this.#joining()
+        // The other step's write has landed: what it put here is read once more.
+        if (join === 'joined') continue
+        const lastLook = looks >= COMMENT_RECHECK_PAUSES_MS.length
+        if (join === 'none' && (seen === 'done' || lastLook)) return true
+        const pause =
+          COMMENT_RECHECK_PAUSES_MS[Math.min(looks, COMMENT_RECHECK_PAUSES_MS.length - 1)]
+        await new Promise((resolve) => setTimeout(resolve, pause))
         looks += 1
       }
       if (writes >= MAX_WRITES) return true
     }
+  }
+
+  /**
+   * Whether a step that made a comment for the key at the same moment as this one has joined this
+   * one yet: it writes into the oldest, then deletes its own, so while another comment of the key
+   * is left it may yet put back here what it read before this step's write (`waiting`, a bounded
+   * while, once in the step's life); `joined` the first time none is left; else `none`.
+   */
+  async #joining(): Promise<'waiting' | 'joined' | 'none'> {
+    if (!this.#concurrentStep || this.#joiningLooks <= 0) return 'none'
+    const others = (await this.keyed()).filter((comment) => comment.id !== this.#commentId)
+    if (others.length === 0) {
+      this.#joiningLooks = 0
+      return 'joined'
+    }
+    this.#joiningLooks -= 1
+    return 'waiting'
   }
 
   /** Whether a step of the other kind with the key, started after this one, shows in the comment. */
@@ -320,3 +356,10 @@ export class KeyedComment<S> {
 
 /** At most this many writes of one update. */
 const MAX_WRITES = 3
+
+/**
+ * At most this many looks (the last of COMMENT_RECHECK_PAUSES_MS apart) for a step that made a
+ * comment for the key at the same moment to join this one: about 9 s, within the comment's
+ * settle time, for a step starved of CPU on a busy runner.
+ */
+const JOINING_LOOKS = 13

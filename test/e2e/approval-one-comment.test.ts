@@ -211,6 +211,43 @@ describe('approval: one comment per key', () => {
     expect(parseSetMarker(theComment(gh))?.key).toBe(NAME)
   })
 
+  it("a wait and a maintainer's run of the key making their comments at the same moment end in one", async () => {
+    const { agents, gh } = await servers()
+    // A pull request of this repository: a maintainer's event needs no approval, a stranger's does.
+    gh.setPullRequest(OWNER, REPO, PR, { headSha: HEAD_A, author: 'forker' })
+    gh.setRole(OWNER, REPO, 'passer-by', 'read')
+    // Both creates reach GitHub before either is answered: neither step can see the other's.
+    gh.holdUntil('POST', /\/issues\/7\/comments$/, 2)
+    const [waited, ran] = await Promise.all([
+      runStep({
+        inputs: inputs(agents),
+        env: env(gh, 'issue_comment.created.approve', (payload) => {
+          payload.comment.body = 'Could the agent look at this?'
+          payload.comment.user = { login: 'passer-by', type: 'User' }
+        }),
+      }),
+      runStep({
+        inputs: inputs(agents),
+        env: env(gh, 'pull_request_target.opened.fork', (payload) => {
+          const event = payload as unknown as {
+            pull_request: { head: { repo: unknown } }
+            repository: unknown
+          }
+          event.pull_request.head.repo = event.repository
+        }),
+      }),
+    ])
+    expectOutcome(waited, 'awaiting_approval')
+    expectOutcome(ran, 'succeeded')
+    // Two comments were made, and one is left: the approval above the run's report.
+    expect(
+      gh.requestsTo('POST', /\/issues\/7\/comments$/).filter((r) => r.body.includes('cloud-agent')),
+    ).toHaveLength(2)
+    const body = theComment(gh)
+    expect(parseApprovalMarker(body)).toMatchObject({ head: HEAD_A, approved: false })
+    expect(parseMarker(body)).toMatchObject({ runId: ran.outputs.run_id })
+  })
+
   it('a run of the key still going keeps the wait a push wrote above it as it writes its end', async () => {
     const { agents, gh } = await servers()
     const held = { prompt: 'hold: review pull request #7.' }
