@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto'
 import type { Log } from '../log.ts'
 import { approveLine, pinValue, short } from '../model/approval.ts'
 import { OUTCOME_RECORDS } from '../model/outcome.ts'
+import { isTerminal } from '../model/states.ts'
 import { escapeMarkdown, safeHttpUrl } from '../text/markdown.ts'
+import { COMMENT_RECHECK_PAUSES_MS } from '../timing.ts'
 import type { ApprovalTarget } from './approvals-given.ts'
 import type { Repository } from './context.ts'
 import { reasonOf, type Octokit } from './octokit.ts'
@@ -292,14 +294,11 @@ export class ApprovalComment {
   ): Promise<boolean> {
     try {
       const found = known ?? (await this.find())
-      const current = found && (await this.#comments.read(found.id))
-      if (found && current && current.user?.login === current.me) {
-        const { approval, rest } = splitApproval(current.body ?? '')
-        if (mode === 'waiting' && approval?.section === section) return true
-        await this.#comments.update(found.id, joinApproval(section, rest))
-      } else {
-        await this.#keepOldest(await this.#comments.create(section), section)
+      const always = mode === 'approved'
+      if (found && (await this.#writeInto(found.id, section, { always, shared: false }))) {
+        return true
       }
+      await this.#keepOldest(await this.#comments.create(section), section)
       return true
     } catch (error) {
       this.#log.warning(
@@ -316,12 +315,53 @@ export class ApprovalComment {
   async #keepOldest(created: number, section: string): Promise<void> {
     const oldest = await this.find()
     if (!oldest || oldest.id === created) return
-    const current = await this.#comments.read(oldest.id)
-    if (!current || current.user?.login !== current.me) return
-    const { rest } = splitApproval(current.body ?? '')
-    await this.#comments.update(oldest.id, joinApproval(section, rest))
-    await this.#comments.delete(created)
+    if (await this.#writeInto(oldest.id, section, { always: true, shared: true })) {
+      await this.#comments.delete(created)
+    }
   }
+
+  /**
+   * Writes `section` at the head of the key's comment `id`, above its report as it reads now
+   * (`always`: even when it already says it; else such a comment is left alone). GitHub has no
+   * compare-and-swap: where another step of the key may write the comment at the same moment
+   * (`shared`: it made its comment at the same moment as this one; or the report shows a run or
+   * a set still going), the write is read back and looked at again a little later, and made again
+   * (a few times at most) when that step put back what it read before. False when the comment is
+   * gone, or not the action's, before anything was written.
+   */
+  async #writeInto(
+    id: number,
+    section: string,
+    { always, shared }: { always: boolean; shared: boolean },
+  ): Promise<boolean> {
+    let current = await this.#comments.read(id)
+    let writes = 0
+    for (let looks = 0; ; looks += 1) {
+      if (!current || current.user?.login !== current.me) return writes > 0
+      const { approval, rest } = splitApproval(current.body ?? '')
+      const shows = approval?.section === section
+      if (writes === 0 && shows && !always) return true
+      if (!shows || writes === 0) {
+        if (writes >= MAX_WRITES) return true
+        await this.#comments.update(id, joinApproval(section, rest))
+        writes += 1
+      }
+      if (!(shared || stillGoing(rest)) || looks >= COMMENT_RECHECK_PAUSES_MS.length) return true
+      await new Promise((resolve) => setTimeout(resolve, COMMENT_RECHECK_PAUSES_MS[looks]))
+      current = await this.#comments.read(id)
+    }
+  }
+}
+
+/** At most this many writes of the approval's part, in one write of it. */
+const MAX_WRITES = 3
+
+/** Whether a report shows a run or a set still going: its step may write the comment any moment. */
+function stillGoing(report: string): boolean {
+  const run = parseMarker(report)
+  if (run) return run.runs.some((record) => !record.outcome && !isTerminal(record.state))
+  const set = parseSetMarker(report)
+  return set !== undefined && set.sets[0] !== undefined && set.sets[0].outcome === undefined
 }
 
 /** The key an own comment is kept for: its approval's, its run's (never a reply's) or its set's. */

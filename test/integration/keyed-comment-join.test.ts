@@ -1,12 +1,19 @@
 /**
- * Two steps of one key made their comments at the same moment: the newer one writes into the
- * older one what it read before, then deletes its own. Its write can land late (a runner short
- * of CPU), after the older step's last write: the older step looks until the other comment is
- * gone, then reads once more, and puts its own state back. Here the test is the other step, so
- * its late write comes exactly when the older step would otherwise have stopped looking.
+ * Two steps of one key writing its one comment at the same moment, against the fake GitHub: a
+ * write can carry what its step read before the other's write landed (GitHub has no
+ * compare-and-swap). Two steps that made their comments at the same moment: the newer one writes
+ * into the older one, then deletes its own, and the older step looks until that comment is gone,
+ * then reads once more. A wait for an approval written while a run of the key writes its state:
+ * the wait is read back and written again. Here the test is the other step, so its stale write
+ * lands exactly where it would be lost without those looks.
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import type { RunItem } from '../../src/api/types.ts'
+import {
+  ApprovalComment,
+  parseApprovalMarker,
+  renderWaiting,
+} from '../../src/github/approval-comment.ts'
 import { createOctokit } from '../../src/github/client.ts'
 import { ThreadComment } from '../../src/github/keyed-run-comment.ts'
 import { parseMarker, renderMarker } from '../../src/github/run-marker.ts'
@@ -33,7 +40,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 
 const run = (state: RunItem['state']): RunItem => ({ run_id: 'run_older', state, title: 'Older' })
 
-describe('two steps of one key made their comments at the same moment', () => {
+describe('two steps of one key writing its comment at the same moment', () => {
   it("the older step puts back its state after the other's late write into its comment", async () => {
     const gh = await FakeGitHub.start()
     started.push(gh)
@@ -97,6 +104,59 @@ describe('two steps of one key made their comments at the same moment', () => {
     expect(parseMarker(kept?.body ?? '')?.runs.map((r) => [r.runId, r.state])).toEqual([
       ['run_older', 'SUCCEEDED'],
     ])
+    expect(warnings).toEqual([])
+  })
+
+  it("a wait written while a run of the key writes its state is put back over the run's stale write", async () => {
+    const gh = await FakeGitHub.start()
+    started.push(gh)
+    const octokit = createOctokit('gh-token', gh.apiUrl)
+    const where = { owner: OWNER, repo: REPO }
+    // The key's comment shows a run still going: its step may write the comment any moment.
+    const report = renderMarker({
+      runId: 'run_going',
+      step: 'job/run',
+      key: 'k',
+      runs: [{ runId: 'run_going', state: 'INPROGRESS', startedAt: '2026-12-02T10:00:00Z' }],
+    })
+    const { data: made } = await octokit.rest.issues.createComment({
+      ...where,
+      issue_number: PR,
+      body: `${report}\n### Going`,
+    })
+    const head = 'a'.repeat(40)
+    const section = renderWaiting({
+      key: 'k',
+      target: { ...where, number: PR, pin: { kind: 'commit', sha: head }, author: 'forker' },
+      why: 'the change comes from a fork (`approval: forks`)',
+      fork: true,
+      approverPermission: 'write',
+      prompt: 'digest',
+      workflowRun: undefined,
+    })
+    const warnings: string[] = []
+    const log = { debug: () => {}, info: () => {}, warning: (line: string) => warnings.push(line) }
+    // The wait's write and the run step's (made from what it read before) land together, the
+    // run's last.
+    const PATCH = /\/issues\/comments\/\d+$/
+    gh.holdUntil('PATCH', PATCH, 2)
+    const writing = new ApprovalComment(octokit, { ...where, number: PR }, 'k', log).write(
+      section,
+      'Nothing was started.',
+    )
+    await until(() => gh.requestsTo('PATCH', PATCH).length === 1, "the wait's write")
+    await octokit.rest.issues.updateComment({
+      ...where,
+      comment_id: made.id,
+      body: `${report}\n### Still going`,
+    })
+    expect(await writing).toBe(true)
+
+    const [kept, ...more] = gh.comments(OWNER, REPO, PR)
+    expect(more).toEqual([])
+    expect(parseApprovalMarker(kept?.body ?? '')).toMatchObject({ key: 'k', head })
+    expect(kept?.body).toContain('### Still going')
+    expect(gh.requestsTo('PATCH', PATCH)).toHaveLength(3)
     expect(warnings).toEqual([])
   })
 })
