@@ -6956,15 +6956,16 @@ function madeAfterRecord(madeAt, record, what) {
         return 'GitHub did not say when the approval and the wait were made, so their order cannot be checked';
     }
     if (Math.floor(made / 1000) <= Math.floor(written / 1000)) {
-        return `the approval was made before, or in the same second as, the step last wrote its approval comment for ${what}; an approval admits one run, made after the wait it answers: approve again`;
+        return `the approval of ${what} was made before, or in the same second as, the key's comment on the thread was last written; an approval counts only when made after it, and admits one run: approve again`;
     }
     return undefined;
 }
 function approvalAfterWait(comment, head, waiting) {
-    if (!waiting) {
-        return comment.sha.length < 40
-            ? 'no step waited for this head, so a comment must give its whole SHA'
-            : undefined;
+    if (waiting?.pin === undefined) {
+        if (comment.sha.length < 40) {
+            return 'no step waited for this head, so a comment must give its whole SHA';
+        }
+        return waiting && madeAfterRecord(comment.madeAt, waiting, approval_short(head));
     }
     if (waiting.pin !== head) {
         return `the head moved to ${approval_short(head)} after the step waited for ${approval_short(waiting.pin)}; a newer push needs a new approval`;
@@ -8682,7 +8683,12 @@ function renderAwaitingSummary(ending) {
         const commit = pin.kind === 'commit';
         lines.push(commit
             ? 'To approve this commit, comment on the pull request:'
-            : `To approve ${escapeMarkdown(pin.item)} as it reads now, comment on the issue:`, '', '```', approveLine(pinValue(pin)), '```', '', ...(commit ? ['or approve the pull request in a review of this commit.', ''] : []));
+            : `To approve ${escapeMarkdown(pin.item)} as it reads now, comment on the issue:`, '', '```', approveLine(pinValue(pin)), '```', '', ...(commit
+            ? [
+                "or approve the pull request in a review of this commit, then re-run the waiting job (a review's own workflow run starts it only where the workflow runs on `pull_request_review` with the key: never on a fork's pull request).",
+                '',
+            ]
+            : []));
     }
     return lines.join('\n');
 }
@@ -9443,6 +9449,528 @@ function retryableRefusal(error) {
     return waitMs <= timing/* GITHUB_LIMITS */.f_.maxRetryAfterMs ? waitMs : undefined;
 }
 
+;// CONCATENATED MODULE: ./src/model/key-history.ts
+
+
+
+const MAX_RUNS = 20;
+const MAX_SETS = 20;
+const MAX_HANDED_OFF = 100;
+const key_history_STATE = /^[A-Z_]{1,40}$/;
+const key_history_SHA = /^[0-9a-f]{7,64}$/i;
+function isSha(text) {
+    return key_history_SHA.test(text);
+}
+function inertJson(value) {
+    return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
+}
+function markerJson(body, pattern) {
+    const match = pattern.exec(body);
+    if (!match?.[1])
+        return undefined;
+    let parsed;
+    try {
+        parsed = JSON.parse(match[1]);
+    }
+    catch {
+        return undefined;
+    }
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+        ? parsed
+        : undefined;
+}
+function runJson(run) {
+    return {
+        run_id: run.runId,
+        state: run.state,
+        outcome: run.outcome,
+        superseded_by: run.supersededBy,
+        session: run.sessionLink,
+        workflow_run: run.workflowRun,
+        started_at: run.startedAt,
+        head: run.head,
+    };
+}
+function setJson(record) {
+    return {
+        set: record.set,
+        outcome: record.outcome,
+        done: record.done,
+        total: record.total,
+        workflow_run: record.workflowRun,
+        started_at: record.startedAt,
+        ...(record.handedOff?.length ? { handed_off: record.handedOff.slice(0, MAX_HANDED_OFF) } : {}),
+    };
+}
+function parseRuns(value) {
+    return Array.isArray(value)
+        ? value.flatMap((entry) => parseRun(entry) ?? []).slice(0, MAX_RUNS)
+        : [];
+}
+function parseSets(value) {
+    return Array.isArray(value) ? value.flatMap((entry) => parseSet(entry) ?? []) : [];
+}
+function parseRun(entry) {
+    if (typeof entry !== 'object' || entry === null)
+        return undefined;
+    const record = entry;
+    const { run_id: runId, state, started_at: startedAt } = record;
+    if (!isRunId(runId))
+        return undefined;
+    if (typeof state !== 'string' || !key_history_STATE.test(state))
+        return undefined;
+    if (!isTime(startedAt))
+        return undefined;
+    return {
+        runId,
+        state,
+        outcome: outcomeOf(record.outcome),
+        supersededBy: isRunId(record.superseded_by) ? record.superseded_by : undefined,
+        sessionLink: safeHttpUrl(shortText(record.session, 2048)),
+        workflowRun: safeHttpUrl(shortText(record.workflow_run, 2048)),
+        startedAt,
+        ...(typeof record.head === 'string' && key_history_SHA.test(record.head) ? { head: record.head } : {}),
+    };
+}
+function parseSet(entry) {
+    if (typeof entry !== 'object' || entry === null)
+        return undefined;
+    const record = entry;
+    const { set, done, total, started_at: startedAt } = record;
+    if (typeof set !== 'string' || set.length > 100)
+        return undefined;
+    if (!Number.isSafeInteger(done) || !Number.isSafeInteger(total))
+        return undefined;
+    if (!isTime(startedAt))
+        return undefined;
+    const handedOff = Array.isArray(record.handed_off)
+        ? record.handed_off.filter(isRunId).slice(0, MAX_HANDED_OFF)
+        : [];
+    return {
+        set,
+        outcome: outcomeOf(record.outcome),
+        done: done,
+        total: total,
+        workflowRun: safeHttpUrl(shortText(record.workflow_run, 2048)),
+        startedAt,
+        ...(handedOff.length > 0 ? { handedOff } : {}),
+    };
+}
+function isTime(value) {
+    return typeof value === 'string' && !Number.isNaN(Date.parse(value));
+}
+function outcomeOf(value) {
+    return OUTCOMES.includes(value) ? value : undefined;
+}
+function shortText(value, max = 300) {
+    return typeof value === 'string' && value.length <= max ? value : undefined;
+}
+function mergeRuns(runs, run) {
+    return mergeNewestFirst(runs, run, (record) => record.runId, MAX_RUNS);
+}
+function mergeSets(sets, record) {
+    return mergeNewestFirst(sets, record, (entry) => entry.set, MAX_SETS);
+}
+function mergeNewestFirst(records, record, idOf, max) {
+    const id = idOf(record);
+    const earlier = records.find((other) => idOf(other) === id)?.startedAt;
+    const startedAt = earlier !== undefined && Date.parse(earlier) < Date.parse(record.startedAt)
+        ? earlier
+        : record.startedAt;
+    return [{ ...record, startedAt }, ...records.filter((other) => idOf(other) !== id)]
+        .sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt))
+        .slice(0, max);
+}
+function historyBlock(earlier, link = 'workflow run') {
+    const { runs, sets } = earlier;
+    if (runs.length + sets.length === 0)
+        return undefined;
+    const kinds = [runs.length > 0 ? 'runs' : '', sets.length > 0 ? 'sets' : ''];
+    const title = `Earlier ${kinds.filter(Boolean).join(' and ')} (${runs.length + sets.length})`;
+    const lines = [
+        ...runs.map((record) => ({ at: record.startedAt, line: historyLine(record, link) })),
+        ...sets.map((record) => ({ at: record.startedAt, line: setHistoryLine(record, link) })),
+    ]
+        .sort((a, b) => Date.parse(b.at) - Date.parse(a.at))
+        .map(({ line }) => line);
+    return `<details><summary>${title}</summary>\n\n${lines.join('\n')}\n\n</details>`;
+}
+const HISTORY_START = '\n\n<details><summary>Earlier ';
+const HISTORY_HEAD = /^<details><summary>Earlier (?:runs|sets|runs and sets) \(\d+\)<\/summary>\n/;
+function withoutHistory(body) {
+    if (!body.endsWith('</details>'))
+        return body;
+    const at = body.lastIndexOf(HISTORY_START);
+    if (at < 0)
+        return body;
+    const head = body.slice(at + 2, at + 2 + 80);
+    return HISTORY_HEAD.test(head) ? body.slice(0, at) : body;
+}
+function historyLine(record, link = 'workflow run') {
+    const known = record.outcome ?? outcomeOfState(record.state);
+    const outcome = known
+        ? `${OUTCOME_RECORDS[known].icon} ${OUTCOME_RECORDS[known].short}`
+        : `⏳ ${record.state.toLowerCase()}`;
+    const newer = record.supersededBy ? ` by ${codeSpan(record.supersededBy)}` : '';
+    const parts = [`- ${outcome}${newer}`, `run ${codeSpan(record.runId)}`];
+    const session = safeHttpUrl(record.sessionLink);
+    if (session)
+        parts.push(`[session](${session})`);
+    return withEnd(parts, record, link);
+}
+function setHistoryLine(record, link) {
+    const outcome = record.outcome
+        ? `${OUTCOME_RECORDS[record.outcome].icon} ${OUTCOME_RECORDS[record.outcome].short}`
+        : '⏳ running';
+    return withEnd([`- ${outcome}`, `${record.done} of ${record.total} done`], record, link);
+}
+function withEnd(parts, record, link) {
+    const workflowRun = safeHttpUrl(record.workflowRun);
+    if (workflowRun)
+        parts.push(`[${link}](${workflowRun})`);
+    parts.push(`started ${record.startedAt.replace(/T(\d\d:\d\d)[\s\S]*/, ' $1 UTC')}`);
+    return parts.join(' · ');
+}
+
+;// CONCATENATED MODULE: ./src/github/run-marker.ts
+
+
+
+
+const MARKER = /<!-- cloud-agent-run: (\{[^<>]*\}) -->/;
+function renderMarker(marker) {
+    const json = inertJson({
+        run_id: marker.runId,
+        step: marker.step,
+        key: marker.key,
+        name: marker.name,
+        reply: marker.reply || undefined,
+        runs: marker.runs.map(runJson),
+        ...(marker.sets?.length ? { sets: marker.sets.map(setJson) } : {}),
+    });
+    return `<!-- cloud-agent-run: ${json} -->`;
+}
+function withoutMarker(body) {
+    return body.replace(MARKER, '');
+}
+function parseMarker(body) {
+    const parsed = markerJson(body, MARKER);
+    if (!parsed)
+        return undefined;
+    const runId = parsed.run_id;
+    if (!isRunId(runId))
+        return undefined;
+    const sets = parseSets(parsed.sets);
+    return {
+        runId,
+        step: shortText(parsed.step) ?? '',
+        key: shortText(parsed.key),
+        name: shortText(parsed.name),
+        reply: parsed.reply === true ? true : undefined,
+        runs: parseRuns(parsed.runs),
+        ...(sets.length > 0 ? { sets } : {}),
+    };
+}
+function recordOf(run, context) {
+    const { ending } = context;
+    return {
+        ...(context.head ? { head: context.head } : {}),
+        runId: run.run_id,
+        state: run.state,
+        outcome: ending ? describeEnding(ending).outcome : undefined,
+        supersededBy: ending?.kind === 'superseded' ? ending.newerRunId : undefined,
+        sessionLink: safeHttpUrl(run.session_link),
+        workflowRun: context.workflowRun,
+        startedAt: context.startedAt,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/github/answer.ts
+
+const COMMENT_ANSWER_CHARS = 50_000;
+function renderCommentAnswer(answer) {
+    if (answer === undefined || answer.trim() === '')
+        return undefined;
+    return agentMarkdown(clipAnswer(answer, COMMENT_ANSWER_CHARS)) || undefined;
+}
+
+;// CONCATENATED MODULE: ./src/github/words.ts
+
+
+function wordsFor(run, ending) {
+    if (!ending)
+        return wordsForState(run.state);
+    const words = describeEnding(ending);
+    return {
+        icon: words.icon,
+        label: words.label,
+        detail: words.detail,
+        newerRunId: ending.kind === 'superseded' ? ending.newerRunId : undefined,
+        showsReason: words.showsReason,
+    };
+}
+function wordsForState(state) {
+    switch (state) {
+        case 'QUEUED':
+        case 'PENDING':
+            return {
+                icon: '⏳',
+                label: 'Queued',
+                detail: 'Waiting for an agent to pick the run up.',
+                showsReason: false,
+            };
+        case 'SUCCEEDED':
+            return { icon: '✅', label: 'Succeeded', showsReason: false };
+        case 'FAILED':
+            return { icon: '❌', label: 'Failed', showsReason: true };
+        case 'ERROR':
+            return { icon: '❌', label: "Error on the service's side", showsReason: true };
+        case 'CANCELLED':
+            return { icon: '⛔', label: 'Cancelled', showsReason: true };
+    }
+    switch (meaningOf(state)) {
+        case 'blocked':
+            return { icon: '✋', label: BLOCKED_LABEL, showsReason: false };
+        case 'failed':
+            return { icon: '❌', label: 'Did not succeed', showsReason: true };
+        case 'succeeded':
+            return { icon: '✅', label: 'Succeeded', showsReason: false };
+        default:
+            return {
+                icon: '⏳',
+                label: 'In progress',
+                detail: 'The agent is working; follow it in the session.',
+                showsReason: false,
+            };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/comment.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+function commentOutcomeOf(outcome, continueRun) {
+    return {
+        ending: endingOf(outcome),
+        elapsedMs: 'elapsedMs' in outcome ? outcome.elapsedMs : undefined,
+        question: outcome.kind === 'blocked' ? outcome.question : undefined,
+        continueRun,
+        ...(outcome.children?.length ? { children: outcome.children } : {}),
+    };
+}
+const LONG_ANSWER = { chars: 1_500, lines: 25 };
+function partsOf(run, history, context = {}) {
+    const ending = context.outcome?.ending;
+    const words = wordsFor(run, ending);
+    const title = run.title?.trim();
+    const name = title
+        ? inlineText(clip(title.replace(/\s+/g, ' '), 200))
+        : `Run ${codeSpan(run.run_id)}`;
+    const figures = ending || isTerminal(run.state) ? figuresOf(run, context.outcome) : [];
+    const newer = words.newerRunId ? ` (run ${codeSpan(words.newerRunId)})` : '';
+    const links = [];
+    const session = safeHttpUrl(run.session_link);
+    if (session)
+        links.push(`[Session](${session})`);
+    const workflowRun = safeHttpUrl(context.workflowRun);
+    if (workflowRun)
+        links.push(`[Workflow run](${workflowRun})`);
+    const pullRequest = pullRequestLinkOf(run);
+    if (pullRequest)
+        links.push(pullRequest);
+    links.push(`Run ${codeSpan(run.run_id)}`);
+    return {
+        headline: `### ${words.icon} ${name}`,
+        status: [`**${words.label}**${newer}`, ...figures].join(' · '),
+        links,
+        body: context.short
+            ? '_Details are in the session and the job summary._'
+            : bodyOf(run, words, context),
+        notes: context.short ? [] : (context.notes ?? []),
+        history,
+    };
+}
+function figuresOf(run, outcome) {
+    const figures = [];
+    const fromService = run.run_time ? parseIsoDuration(run.run_time) : undefined;
+    const duration = fromService ?? outcome?.elapsedMs;
+    if (duration !== undefined)
+        figures.push(`⏱ ${formatDuration(duration)}`);
+    const cost = describeCost(treeCostOf(run, outcome?.children));
+    if (cost)
+        figures.push(escapeMarkdown(cost));
+    return figures;
+}
+function pullRequestLinkOf(run) {
+    const url = pullRequestUrlOf(run);
+    const href = url && linkTarget(url);
+    if (!url || !href)
+        return undefined;
+    const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url);
+    const label = match ? `${match[1]}#${match[2]}` : 'the pull request';
+    return `Opened ${`[${escapeMarkdown(label)}](<${href}>)`}`;
+}
+function bodyOf(run, words, context) {
+    const parts = [];
+    if (words.detail)
+        parts.push(words.detail);
+    const reason = words.showsReason ? run_item_statusMessageOf(run) : undefined;
+    if (reason)
+        parts.push(quote(inlineText(clip(reason, 2_000))));
+    let answer = context.answer?.trim() ? context.answer : undefined;
+    if (meaningOf(run.state) === 'blocked') {
+        const question = context.outcome?.question ?? blockedQuestion(run.status_message, undefined);
+        if (question?.trim() === answer?.trim())
+            answer = undefined;
+        parts.push(blockedBlock(question, run, context.outcome?.continueRun ?? false));
+    }
+    const started = childRunsBlock(context.outcome?.children);
+    if (started)
+        parts.push(started);
+    const shown = answerBlock(answer);
+    if (shown)
+        parts.push(shown);
+    return parts.length > 0 ? parts.join('\n\n') : undefined;
+}
+function blockedBlock(question, run, continueRun) {
+    const session = safeHttpUrl(run.session_link);
+    const ways = [
+        session ? `answer in the [session](${session})` : 'answer in the session, in the app',
+    ];
+    if (continueRun)
+        ways.push('reply with a comment here; continue_run passes it on');
+    const lines = [
+        '> [!WARNING]',
+        `> The run is BLOCKED: it waits for a person. To move it on, ${ways.join(', or ')}.`,
+    ];
+    if (question)
+        lines.push('', agentDetails('What it waits for', clip(question, 20_000), true));
+    return lines.join('\n');
+}
+function answerBlock(answer) {
+    if (answer === undefined)
+        return undefined;
+    const long = answer.length > LONG_ANSWER.chars || answer.split('\n').length > LONG_ANSWER.lines;
+    if (!long)
+        return renderCommentAnswer(answer);
+    return agentDetails("The agent's answer", clipAnswer(answer, COMMENT_ANSWER_CHARS));
+}
+function quote(markdown) {
+    return markdown
+        .split(/<br>/)
+        .map((line) => `> ${line}`)
+        .join('\n');
+}
+function composeComment(marker, parts) {
+    return fitParts(marker, parts);
+}
+function assemble(marker, parts) {
+    const sections = [`${renderMarker(marker)}\n${parts.headline}`, parts.status];
+    if (parts.links.length > 0)
+        sections.push(parts.links.join(' · '));
+    if (parts.body)
+        sections.push(parts.body);
+    sections.push(...parts.notes);
+    const history = historyBlock(parts.history);
+    if (history)
+        sections.push(history);
+    return sections.join('\n\n');
+}
+function renderComment(run, marker, context = {}) {
+    const runs = marker.runs.filter((record) => record.runId !== run.run_id);
+    const history = { runs, sets: marker.sets ?? [] };
+    const parts = partsOf(run, history, context);
+    const whole = assemble(marker, parts).length;
+    const { answer } = context;
+    if (whole <= MAX_COMMENT_CHARS || !answer)
+        return composeComment(marker, parts);
+    const without = assemble(marker, partsOf(run, history, { ...context, answer: undefined })).length;
+    const room = MAX_COMMENT_CHARS - without - ANSWER_CLIP_SLACK;
+    const shown = Math.min(answer.length, COMMENT_ANSWER_CHARS);
+    const keep = Math.floor((shown * room) / (whole - without));
+    if (keep <= 0)
+        return composeComment(marker, parts);
+    return composeComment(marker, partsOf(run, history, { ...context, answer: clipAnswer(answer, keep) }));
+}
+const ANSWER_CLIP_SLACK = 500;
+function spliceComment(body, marker) {
+    const rest = withoutHistory(withoutMarker(body)).replace(/^\n/, '');
+    const history = historyBlock({ runs: marker.runs.slice(1), sets: marker.sets ?? [] });
+    const lines = `${renderMarker(marker)}\n${rest}`;
+    return history ? `${lines}\n\n${history}` : lines;
+}
+function staleHeadNote(ranOn, head) {
+    if (!isSha(ranOn) || !isSha(head) || ranOn === head)
+        return undefined;
+    return ('> [!NOTE]\n' +
+        `> This result is for commit \`${ranOn.slice(0, 7)}\`; the pull request has since moved on to \`${head.slice(0, 7)}\`.`);
+}
+const MAX_COMMENT_CHARS = 65_536;
+const CUT_NOTE = "…\n\n_This comment was cut at GitHub's limit of 65,536 characters; the session transcript linked above has the rest._";
+function fitParts(marker, parts) {
+    const whole = assemble(marker, parts);
+    if (whole.length <= MAX_COMMENT_CHARS)
+        return whole;
+    const room = MAX_COMMENT_CHARS - assemble(marker, { ...parts, body: '' }).length - CUT_NOTE.length - 40;
+    const body = room > 0 ? closeDetails(`${cutEscaped(parts.body ?? '', room)}${CUT_NOTE}`) : CUT_NOTE;
+    return cutEscaped(assemble(marker, { ...parts, body }), MAX_COMMENT_CHARS);
+}
+function closeDetails(body) {
+    const open = body.split('<details').length - body.split('</details>').length;
+    return open > 0 ? `${body}${'\n\n</details>'.repeat(open)}` : body;
+}
+function cutEscaped(text, max) {
+    return text.length <= max ? text : cut(text, max).replace(/&#?\w*$/, '');
+}
+
+;// CONCATENATED MODULE: ./src/github/set-comment.ts
+
+
+const SET_COMMENT_TABLE_CHARS = MAX_COMMENT_CHARS - 16_000;
+const SET_MARKER = /<!-- cloud-agent-set: (\{[^<>]*\}) -->/;
+function renderSetMarker(marker) {
+    const json = inertJson({
+        key: marker.key,
+        step: marker.step,
+        sets: marker.sets.map(setJson),
+        ...(marker.runs?.length ? { runs: marker.runs.map(runJson) } : {}),
+    });
+    return `<!-- cloud-agent-set: ${json} -->`;
+}
+function parseSetMarker(body) {
+    const parsed = markerJson(body, SET_MARKER);
+    if (!parsed)
+        return undefined;
+    const { key, step, sets, runs } = parsed;
+    if (typeof key !== 'string' || typeof step !== 'string')
+        return undefined;
+    const earlierRuns = parseRuns(runs);
+    return {
+        key,
+        step,
+        sets: parseSets(sets),
+        ...(earlierRuns.length > 0 ? { runs: earlierRuns } : {}),
+    };
+}
+function composeSetComment(marker, body) {
+    const history = historyBlock({ runs: marker.runs ?? [], sets: marker.sets.slice(1) });
+    const whole = `${renderSetMarker(marker)}\n${body}`;
+    return history ? `${whole}\n\n${history}` : whole;
+}
+function setBodyOf(comment) {
+    return withoutHistory(comment.slice(comment.indexOf('\n') + 1));
+}
+
 ;// CONCATENATED MODULE: ./src/github/approval-comment.ts
 
 
@@ -9450,17 +9978,62 @@ function retryableRefusal(error) {
 
 
 
-const MARKER = /<!-- cloud-agent-approval: (\{[^<>]*\}) -->/;
-function renderMarker(marker) {
+
+
+
+
+const approval_comment_MARKER = /<!-- cloud-agent-approval: (\{[^<>]*\}) -->/;
+const LEADING_MARKER = /^<!-- cloud-agent-approval: (\{[^<>]*\}) -->/;
+const REPORT_START = /<!-- cloud-agent-(?:run|set): \{/;
+function approval_comment_renderMarker(marker) {
     const json = JSON.stringify(marker);
     return `<!-- cloud-agent-approval: ${json.replace(/</g, '\\u003c').replace(/>/g, '\\u003e')} -->`;
 }
+function splitApproval(body) {
+    const leading = LEADING_MARKER.exec(body);
+    if (leading) {
+        const marker = markerFrom(leading[1]);
+        if (!marker)
+            return { rest: body };
+        const after = leading[0].length;
+        const start = body.slice(after).search(REPORT_START);
+        const end = start < 0 ? body.length : after + start;
+        const section = body.slice(0, end).trimEnd();
+        const joined = section.endsWith(BELOW_THE_WAIT);
+        return {
+            approval: {
+                marker,
+                section: joined ? section.slice(0, -BELOW_THE_WAIT.length).trimEnd() : section,
+            },
+            rest: body.slice(end),
+        };
+    }
+    const alone = approval_comment_MARKER.exec(body);
+    if (!alone || REPORT_START.test(body))
+        return { rest: body };
+    const marker = markerFrom(alone[1]);
+    if (!marker)
+        return { rest: body };
+    const text = `${body.slice(0, alone.index)}${body.slice(alone.index + alone[0].length)}`;
+    return { approval: { marker, section: `${approval_comment_renderMarker(marker)}\n${text.trim()}` }, rest: '' };
+}
+function joinApproval(section, rest) {
+    if (section === undefined)
+        return rest;
+    if (rest === '')
+        return section;
+    const waiting = markerFrom(LEADING_MARKER.exec(section)?.[1])?.approved === false;
+    return waiting ? `${section}\n\n${BELOW_THE_WAIT}\n\n${rest}` : `${section}\n\n${rest}`;
+}
+const BELOW_THE_WAIT = "---\n\n<sub>This key's latest run or set:</sub>";
 function parseApprovalMarker(body) {
-    const match = MARKER.exec(body);
-    if (!match?.[1])
+    return splitApproval(body).approval?.marker;
+}
+function markerFrom(json) {
+    if (!json)
         return undefined;
     try {
-        const parsed = JSON.parse(match[1]);
+        const parsed = JSON.parse(json);
         const { key, head, prompt, approved, item } = parsed;
         if (typeof key !== 'string' || typeof head !== 'string' || typeof prompt !== 'string') {
             return undefined;
@@ -9486,9 +10059,10 @@ function renderWaiting(words) {
     const { icon } = OUTCOME_RECORDS.awaiting_approval;
     const what = pin.kind === 'commit' ? `commit \`${approval_short(pin.sha)}\`` : escapeMarkdown(pin.item);
     const how = pin.kind === 'commit'
-        ? "or approve the pull request in a review of this commit (a review's own workflow run has no key on a fork's pull request: re-run the waiting job after it). An approval counts for this commit and one run only: a newer push, or another run, needs a new approval. Bots, the pull request's author and edited comments never approve."
+        ? `${reviewWords(words.fork)}\n\nAn approval counts for this commit and one run only: a newer push, or another run, needs a new approval. Bots, the pull request's author and edited comments never approve.`
         : `An approval counts for ${escapeMarkdown(pin.item)} as it reads now, and for one run only: an edit of it needs a new approval. If the workflow's prompt quotes the comment, re-run the waiting job after approving. Bots, its author and edited comments never approve.`;
     return [
+        approval_comment_renderMarker(markerOf(words.key, words.target, words.prompt, false)),
         `### ${icon} Waiting for approval: no run was started`,
         '',
         `The agent's run is paid with this repository's key, and ${words.why}: it starts only once someone with at least **${words.approverPermission}** permission on the repository approves ${what}.`,
@@ -9502,8 +10076,12 @@ function renderWaiting(words) {
         how,
         '',
         footer(words.key, words.workflowRun),
-        renderMarker(markerOf(words.key, words.target, words.prompt, false)),
     ].join('\n');
+}
+function reviewWords(fork) {
+    return fork
+        ? "Approving the pull request in a review of this commit counts too, but starts nothing by itself (a review's workflow run on a fork's pull request has no key): after the review, re-run this waiting job."
+        : 'Approving the pull request in a review of this commit counts too; after the review, re-run this waiting job, unless the workflow also runs on `pull_request_review`, whose run then starts it.';
 }
 function markerOf(key, target, prompt, approved) {
     const item = target.item ? { item: target.item } : {};
@@ -9513,15 +10091,13 @@ function renderApproved(words) {
     const { pin } = words.target;
     const what = pin.kind === 'commit' ? `commit \`${approval_short(pin.sha)}\`` : escapeMarkdown(pin.item);
     const works = pin.kind === 'commit'
-        ? 'The run works on that commit; a newer push, or another run, needs a new approval.'
-        : 'Another run needs a new approval.';
+        ? 'for one run, which works on that commit; a newer push, or another run, needs a new approval.'
+        : 'for one run; another run needs a new approval.';
     return [
-        `### ✅ Approved: the run starts`,
-        '',
-        `**${escapeMarkdown(words.login)}** approved ${what} in a ${words.via}. ${works}`,
+        approval_comment_renderMarker(markerOf(words.key, words.target, words.prompt, true)),
+        `🔓 **Approved**: **${escapeMarkdown(words.login)}** approved ${what} in a ${words.via}, ${works}`,
         '',
         footer(words.key, words.workflowRun),
-        renderMarker(markerOf(words.key, words.target, words.prompt, true)),
     ].join('\n');
 }
 function footer(key, workflowRun) {
@@ -9543,30 +10119,89 @@ class ApprovalComment {
         this.#log = log;
     }
     async find() {
-        for (const comment of await this.#comments.list()) {
-            const marker = parseApprovalMarker(comment.body ?? '');
-            if (marker?.key === this.#key) {
-                return { id: comment.id, marker, writtenAt: comment.updated_at, body: comment.body ?? '' };
-            }
-        }
-        return undefined;
+        const keyed = (await this.#comments.list())
+            .filter((comment) => keyOf(comment.body ?? '') === this.#key)
+            .sort((a, b) => a.id - b.id);
+        const [oldest] = keyed;
+        if (!oldest)
+            return undefined;
+        const marker = keyed
+            .map((comment) => parseApprovalMarker(comment.body ?? ''))
+            .find((found) => found?.key === this.#key);
+        const writtenAt = latest(keyed);
+        return { id: oldest.id, ...(marker ? { marker } : {}), ...(writtenAt ? { writtenAt } : {}) };
     }
-    async write(body, after, known, mode = 'waiting') {
+    async write(section, after, known, mode = 'waiting') {
         try {
             const found = known ?? (await this.find());
-            if (mode === 'waiting' && found?.body === body)
+            const always = mode === 'approved';
+            if (found && (await this.#writeInto(found.id, section, { always, shared: false }))) {
                 return true;
-            if (found)
-                await this.#comments.update(found.id, body);
-            else
-                await this.#comments.create(body);
+            }
+            await this.#keepOldest(await this.#comments.create(section), section);
             return true;
         }
         catch (error) {
-            this.#log.warning(`GitHub: could not write the approval comment on ${this.#comments.where()} (${reasonOf(error)}). ${after}`);
+            this.#log.warning(`GitHub: could not write the approval in the comment on ${this.#comments.where()} (${reasonOf(error)}). ${after}`);
             return false;
         }
     }
+    async #keepOldest(created, section) {
+        const oldest = await this.find();
+        if (!oldest || oldest.id === created)
+            return;
+        if (await this.#writeInto(oldest.id, section, { always: true, shared: true })) {
+            await this.#comments.delete(created);
+        }
+    }
+    async #writeInto(id, section, { always, shared }) {
+        let current = await this.#comments.read(id);
+        let writes = 0;
+        for (let looks = 0;; looks += 1) {
+            if (!current || current.user?.login !== current.me)
+                return writes > 0;
+            const { approval, rest } = splitApproval(current.body ?? '');
+            const shows = approval?.section === section;
+            if (writes === 0 && shows && !always)
+                return true;
+            if (!shows || writes === 0) {
+                if (writes >= MAX_WRITES)
+                    return true;
+                await this.#comments.update(id, joinApproval(section, rest));
+                writes += 1;
+            }
+            if (!(shared || stillGoing(rest)) || looks >= timing/* COMMENT_RECHECK_PAUSES_MS */.t_.length)
+                return true;
+            await new Promise((resolve) => setTimeout(resolve, timing/* COMMENT_RECHECK_PAUSES_MS */.t_[looks]));
+            current = await this.#comments.read(id);
+        }
+    }
+}
+const MAX_WRITES = 3;
+function stillGoing(report) {
+    const run = parseMarker(report);
+    if (run)
+        return run.runs.some((record) => !record.outcome && !isTerminal(record.state));
+    const set = parseSetMarker(report);
+    return set !== undefined && set.sets[0] !== undefined && set.sets[0].outcome === undefined;
+}
+function keyOf(body) {
+    const approval = parseApprovalMarker(body);
+    if (approval)
+        return approval.key;
+    const run = parseMarker(body);
+    if (run)
+        return run.reply ? undefined : run.key;
+    return parseSetMarker(body)?.key;
+}
+function latest(comments) {
+    let found;
+    for (const { updated_at: iso } of comments) {
+        const at = Date.parse(iso ?? '');
+        if (iso && Number.isFinite(at) && (!found || at > found.at))
+            found = { at, iso };
+    }
+    return found?.iso;
 }
 
 ;// CONCATENATED MODULE: ./src/github/approval-event.ts
@@ -9861,12 +10496,11 @@ function lateness(claim, pin, record) {
     if (pin.kind === 'commit' && claim.via === 'comment') {
         return approvalAfterWait(claim, pin.sha, record);
     }
-    if (!record) {
-        return pin.kind === 'item' ? `no step waited for ${pin.item}` : undefined;
-    }
-    if (record.pin !== pinValue(pin)) {
-        if (pin.kind === 'commit')
-            return undefined;
+    if (pin.kind === 'item' && record?.pin === undefined)
+        return `no step waited for ${pin.item}`;
+    if (!record)
+        return undefined;
+    if (pin.kind === 'item' && record.pin !== pinValue(pin)) {
         return `the step waited for ${record.pin}, not ${pinWords(pin)}`;
     }
     return madeAfterRecord(claim.madeAt, record, pinWords(pin));
@@ -9982,7 +10616,7 @@ async function decideApproval(github, context, log) {
     if (typeof read === 'string')
         return { kind: 'refuse', reason: read };
     const { target, fork } = read;
-    const record = found && { pin: found.marker.head, writtenAt: found.writtenAt };
+    const record = found && { pin: found.marker?.head, writtenAt: found.writtenAt };
     if (claim) {
         const approved = await decideClaim(octokit, claim, target, record, github, event);
         if (typeof approved === 'string')
@@ -9998,7 +10632,7 @@ async function decideApproval(github, context, log) {
     const withRecord = found ? { record: found } : {};
     return given
         ? { kind: 'start', approved: given, ...withRecord }
-        : { kind: 'wait', target, why, ...withRecord };
+        : { kind: 'wait', target, why, fork, ...withRecord };
 }
 async function unpinned(github, facts, octokit, repository, eventName) {
     const event = `the ${eventName || 'unknown'} event`;
@@ -10042,7 +10676,7 @@ async function needOf(github, facts, fork, octokit, repository) {
     });
 }
 function waitedItem(found, thread) {
-    const item = found?.marker.item;
+    const item = found?.marker?.item;
     if (!item)
         return `no step of this workflow waits for an approval on issue #${thread}`;
     const label = item.kind === 'issue' ? `issue #${thread}` : `the comment ${item.id} on issue #${thread}`;
@@ -10098,57 +10732,6 @@ function commentClaim(event) {
         madeAt: event?.comment?.created_at,
         ...(void_ ? { void: void_ } : {}),
     };
-}
-
-;// CONCATENATED MODULE: ./src/github/words.ts
-
-
-function wordsFor(run, ending) {
-    if (!ending)
-        return wordsForState(run.state);
-    const words = describeEnding(ending);
-    return {
-        icon: words.icon,
-        label: words.label,
-        detail: words.detail,
-        newerRunId: ending.kind === 'superseded' ? ending.newerRunId : undefined,
-        showsReason: words.showsReason,
-    };
-}
-function wordsForState(state) {
-    switch (state) {
-        case 'QUEUED':
-        case 'PENDING':
-            return {
-                icon: '⏳',
-                label: 'Queued',
-                detail: 'Waiting for an agent to pick the run up.',
-                showsReason: false,
-            };
-        case 'SUCCEEDED':
-            return { icon: '✅', label: 'Succeeded', showsReason: false };
-        case 'FAILED':
-            return { icon: '❌', label: 'Failed', showsReason: true };
-        case 'ERROR':
-            return { icon: '❌', label: "Error on the service's side", showsReason: true };
-        case 'CANCELLED':
-            return { icon: '⛔', label: 'Cancelled', showsReason: true };
-    }
-    switch (meaningOf(state)) {
-        case 'blocked':
-            return { icon: '✋', label: BLOCKED_LABEL, showsReason: false };
-        case 'failed':
-            return { icon: '❌', label: 'Did not succeed', showsReason: true };
-        case 'succeeded':
-            return { icon: '✅', label: 'Succeeded', showsReason: false };
-        default:
-            return {
-                icon: '⏳',
-                label: 'In progress',
-                detail: 'The agent is working; follow it in the session.',
-                showsReason: false,
-            };
-    }
 }
 
 ;// CONCATENATED MODULE: ./src/github/writes.ts
@@ -10527,7 +11110,7 @@ async function admitByApproval(settings, world, io) {
             return await startApproved(settings, world, gate.approved, gate.record, io);
         case 'wait': {
             const ending = awaiting(settings, gate.target.pin, { why: gate.why });
-            await showWaiting(settings, github, gate.target, gate.record, ending, io);
+            await showWaiting(settings, github, gate, ending, io);
             await publishAwaiting(io, ending);
             return undefined;
         }
@@ -10558,7 +11141,7 @@ async function startApproved(settings, world, approved, record, io) {
     const head = target.pin.kind === 'commit' ? target.pin.sha : undefined;
     const github = new GitHubContext(settings.github.token, world, head);
     const prompt = promptDigest(promptOf(settings));
-    if (record && record.marker.prompt !== prompt) {
+    if (record?.marker && record.marker.prompt !== prompt) {
         const reason = "this step's prompt is not the prompt of the step that waited; give the step a prompt that does not depend on the event (a comment's workflow run has no pull_request payload), or re-run the waiting job";
         return await refuse(settings, target.pin, reason, io);
     }
@@ -10590,13 +11173,15 @@ function pinnedPrompt(settings, target) {
     const prompt = request.prompt ? `${request.prompt}\n\n${pinned}` : pinned;
     return { ...settings, target: { kind: 'create', request: { ...request, prompt } } };
 }
-async function showWaiting(settings, github, target, record, ending, io) {
+async function showWaiting(settings, github, gate, ending, io) {
     const octokit = await github.client();
     const { key, approverPermission } = settings.github;
+    const { target, fork, record } = gate;
     const words = {
         key,
         target,
         why: ending.why,
+        fork,
         approverPermission,
         workflowRun: github.workflowRun,
     };
@@ -10730,439 +11315,6 @@ function newerStepOf(github, ownHead, ownWorkflowRun) {
     };
 }
 const NEWER_RUNS_LISTED = 50;
-
-;// CONCATENATED MODULE: ./src/github/answer.ts
-
-const COMMENT_ANSWER_CHARS = 50_000;
-function renderCommentAnswer(answer) {
-    if (answer === undefined || answer.trim() === '')
-        return undefined;
-    return agentMarkdown(clipAnswer(answer, COMMENT_ANSWER_CHARS)) || undefined;
-}
-
-;// CONCATENATED MODULE: ./src/model/key-history.ts
-
-
-
-const MAX_RUNS = 20;
-const MAX_SETS = 20;
-const MAX_HANDED_OFF = 100;
-const key_history_STATE = /^[A-Z_]{1,40}$/;
-const key_history_SHA = /^[0-9a-f]{7,64}$/i;
-function isSha(text) {
-    return key_history_SHA.test(text);
-}
-function inertJson(value) {
-    return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
-}
-function markerJson(body, pattern) {
-    const match = pattern.exec(body);
-    if (!match?.[1])
-        return undefined;
-    let parsed;
-    try {
-        parsed = JSON.parse(match[1]);
-    }
-    catch {
-        return undefined;
-    }
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-        ? parsed
-        : undefined;
-}
-function runJson(run) {
-    return {
-        run_id: run.runId,
-        state: run.state,
-        outcome: run.outcome,
-        superseded_by: run.supersededBy,
-        session: run.sessionLink,
-        workflow_run: run.workflowRun,
-        started_at: run.startedAt,
-        head: run.head,
-    };
-}
-function setJson(record) {
-    return {
-        set: record.set,
-        outcome: record.outcome,
-        done: record.done,
-        total: record.total,
-        workflow_run: record.workflowRun,
-        started_at: record.startedAt,
-        ...(record.handedOff?.length ? { handed_off: record.handedOff.slice(0, MAX_HANDED_OFF) } : {}),
-    };
-}
-function parseRuns(value) {
-    return Array.isArray(value)
-        ? value.flatMap((entry) => parseRun(entry) ?? []).slice(0, MAX_RUNS)
-        : [];
-}
-function parseSets(value) {
-    return Array.isArray(value) ? value.flatMap((entry) => parseSet(entry) ?? []) : [];
-}
-function parseRun(entry) {
-    if (typeof entry !== 'object' || entry === null)
-        return undefined;
-    const record = entry;
-    const { run_id: runId, state, started_at: startedAt } = record;
-    if (!isRunId(runId))
-        return undefined;
-    if (typeof state !== 'string' || !key_history_STATE.test(state))
-        return undefined;
-    if (!isTime(startedAt))
-        return undefined;
-    return {
-        runId,
-        state,
-        outcome: outcomeOf(record.outcome),
-        supersededBy: isRunId(record.superseded_by) ? record.superseded_by : undefined,
-        sessionLink: safeHttpUrl(shortText(record.session, 2048)),
-        workflowRun: safeHttpUrl(shortText(record.workflow_run, 2048)),
-        startedAt,
-        ...(typeof record.head === 'string' && key_history_SHA.test(record.head) ? { head: record.head } : {}),
-    };
-}
-function parseSet(entry) {
-    if (typeof entry !== 'object' || entry === null)
-        return undefined;
-    const record = entry;
-    const { set, done, total, started_at: startedAt } = record;
-    if (typeof set !== 'string' || set.length > 100)
-        return undefined;
-    if (!Number.isSafeInteger(done) || !Number.isSafeInteger(total))
-        return undefined;
-    if (!isTime(startedAt))
-        return undefined;
-    const handedOff = Array.isArray(record.handed_off)
-        ? record.handed_off.filter(isRunId).slice(0, MAX_HANDED_OFF)
-        : [];
-    return {
-        set,
-        outcome: outcomeOf(record.outcome),
-        done: done,
-        total: total,
-        workflowRun: safeHttpUrl(shortText(record.workflow_run, 2048)),
-        startedAt,
-        ...(handedOff.length > 0 ? { handedOff } : {}),
-    };
-}
-function isTime(value) {
-    return typeof value === 'string' && !Number.isNaN(Date.parse(value));
-}
-function outcomeOf(value) {
-    return OUTCOMES.includes(value) ? value : undefined;
-}
-function shortText(value, max = 300) {
-    return typeof value === 'string' && value.length <= max ? value : undefined;
-}
-function mergeRuns(runs, run) {
-    return mergeNewestFirst(runs, run, (record) => record.runId, MAX_RUNS);
-}
-function mergeSets(sets, record) {
-    return mergeNewestFirst(sets, record, (entry) => entry.set, MAX_SETS);
-}
-function mergeNewestFirst(records, record, idOf, max) {
-    const id = idOf(record);
-    const earlier = records.find((other) => idOf(other) === id)?.startedAt;
-    const startedAt = earlier !== undefined && Date.parse(earlier) < Date.parse(record.startedAt)
-        ? earlier
-        : record.startedAt;
-    return [{ ...record, startedAt }, ...records.filter((other) => idOf(other) !== id)]
-        .sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt))
-        .slice(0, max);
-}
-function historyBlock(earlier, link = 'workflow run') {
-    const { runs, sets } = earlier;
-    if (runs.length + sets.length === 0)
-        return undefined;
-    const kinds = [runs.length > 0 ? 'runs' : '', sets.length > 0 ? 'sets' : ''];
-    const title = `Earlier ${kinds.filter(Boolean).join(' and ')} (${runs.length + sets.length})`;
-    const lines = [
-        ...runs.map((record) => ({ at: record.startedAt, line: historyLine(record, link) })),
-        ...sets.map((record) => ({ at: record.startedAt, line: setHistoryLine(record, link) })),
-    ]
-        .sort((a, b) => Date.parse(b.at) - Date.parse(a.at))
-        .map(({ line }) => line);
-    return `<details><summary>${title}</summary>\n\n${lines.join('\n')}\n\n</details>`;
-}
-const HISTORY_START = '\n\n<details><summary>Earlier ';
-const HISTORY_HEAD = /^<details><summary>Earlier (?:runs|sets|runs and sets) \(\d+\)<\/summary>\n/;
-function withoutHistory(body) {
-    if (!body.endsWith('</details>'))
-        return body;
-    const at = body.lastIndexOf(HISTORY_START);
-    if (at < 0)
-        return body;
-    const head = body.slice(at + 2, at + 2 + 80);
-    return HISTORY_HEAD.test(head) ? body.slice(0, at) : body;
-}
-function historyLine(record, link = 'workflow run') {
-    const known = record.outcome ?? outcomeOfState(record.state);
-    const outcome = known
-        ? `${OUTCOME_RECORDS[known].icon} ${OUTCOME_RECORDS[known].short}`
-        : `⏳ ${record.state.toLowerCase()}`;
-    const newer = record.supersededBy ? ` by ${codeSpan(record.supersededBy)}` : '';
-    const parts = [`- ${outcome}${newer}`, `run ${codeSpan(record.runId)}`];
-    const session = safeHttpUrl(record.sessionLink);
-    if (session)
-        parts.push(`[session](${session})`);
-    return withEnd(parts, record, link);
-}
-function setHistoryLine(record, link) {
-    const outcome = record.outcome
-        ? `${OUTCOME_RECORDS[record.outcome].icon} ${OUTCOME_RECORDS[record.outcome].short}`
-        : '⏳ running';
-    return withEnd([`- ${outcome}`, `${record.done} of ${record.total} done`], record, link);
-}
-function withEnd(parts, record, link) {
-    const workflowRun = safeHttpUrl(record.workflowRun);
-    if (workflowRun)
-        parts.push(`[${link}](${workflowRun})`);
-    parts.push(`started ${record.startedAt.replace(/T(\d\d:\d\d)[\s\S]*/, ' $1 UTC')}`);
-    return parts.join(' · ');
-}
-
-;// CONCATENATED MODULE: ./src/github/run-marker.ts
-
-
-
-
-const run_marker_MARKER = /<!-- cloud-agent-run: (\{[^<>]*\}) -->/;
-function run_marker_renderMarker(marker) {
-    const json = inertJson({
-        run_id: marker.runId,
-        step: marker.step,
-        key: marker.key,
-        name: marker.name,
-        reply: marker.reply || undefined,
-        runs: marker.runs.map(runJson),
-        ...(marker.sets?.length ? { sets: marker.sets.map(setJson) } : {}),
-    });
-    return `<!-- cloud-agent-run: ${json} -->`;
-}
-function withoutMarker(body) {
-    return body.replace(run_marker_MARKER, '');
-}
-function parseMarker(body) {
-    const parsed = markerJson(body, run_marker_MARKER);
-    if (!parsed)
-        return undefined;
-    const runId = parsed.run_id;
-    if (!isRunId(runId))
-        return undefined;
-    const sets = parseSets(parsed.sets);
-    return {
-        runId,
-        step: shortText(parsed.step) ?? '',
-        key: shortText(parsed.key),
-        name: shortText(parsed.name),
-        reply: parsed.reply === true ? true : undefined,
-        runs: parseRuns(parsed.runs),
-        ...(sets.length > 0 ? { sets } : {}),
-    };
-}
-function recordOf(run, context) {
-    const { ending } = context;
-    return {
-        ...(context.head ? { head: context.head } : {}),
-        runId: run.run_id,
-        state: run.state,
-        outcome: ending ? describeEnding(ending).outcome : undefined,
-        supersededBy: ending?.kind === 'superseded' ? ending.newerRunId : undefined,
-        sessionLink: safeHttpUrl(run.session_link),
-        workflowRun: context.workflowRun,
-        startedAt: context.startedAt,
-    };
-}
-
-;// CONCATENATED MODULE: ./src/github/comment.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-function commentOutcomeOf(outcome, continueRun) {
-    return {
-        ending: endingOf(outcome),
-        elapsedMs: 'elapsedMs' in outcome ? outcome.elapsedMs : undefined,
-        question: outcome.kind === 'blocked' ? outcome.question : undefined,
-        continueRun,
-        ...(outcome.children?.length ? { children: outcome.children } : {}),
-    };
-}
-const LONG_ANSWER = { chars: 1_500, lines: 25 };
-function partsOf(run, history, context = {}) {
-    const ending = context.outcome?.ending;
-    const words = wordsFor(run, ending);
-    const title = run.title?.trim();
-    const name = title
-        ? inlineText(clip(title.replace(/\s+/g, ' '), 200))
-        : `Run ${codeSpan(run.run_id)}`;
-    const figures = ending || isTerminal(run.state) ? figuresOf(run, context.outcome) : [];
-    const newer = words.newerRunId ? ` (run ${codeSpan(words.newerRunId)})` : '';
-    const links = [];
-    const session = safeHttpUrl(run.session_link);
-    if (session)
-        links.push(`[Session](${session})`);
-    const workflowRun = safeHttpUrl(context.workflowRun);
-    if (workflowRun)
-        links.push(`[Workflow run](${workflowRun})`);
-    const pullRequest = pullRequestLinkOf(run);
-    if (pullRequest)
-        links.push(pullRequest);
-    links.push(`Run ${codeSpan(run.run_id)}`);
-    return {
-        headline: `### ${words.icon} ${name}`,
-        status: [`**${words.label}**${newer}`, ...figures].join(' · '),
-        links,
-        body: context.short
-            ? '_Details are in the session and the job summary._'
-            : bodyOf(run, words, context),
-        notes: context.short ? [] : (context.notes ?? []),
-        history,
-    };
-}
-function figuresOf(run, outcome) {
-    const figures = [];
-    const fromService = run.run_time ? parseIsoDuration(run.run_time) : undefined;
-    const duration = fromService ?? outcome?.elapsedMs;
-    if (duration !== undefined)
-        figures.push(`⏱ ${formatDuration(duration)}`);
-    const cost = describeCost(treeCostOf(run, outcome?.children));
-    if (cost)
-        figures.push(escapeMarkdown(cost));
-    return figures;
-}
-function pullRequestLinkOf(run) {
-    const url = pullRequestUrlOf(run);
-    const href = url && linkTarget(url);
-    if (!url || !href)
-        return undefined;
-    const match = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(url);
-    const label = match ? `${match[1]}#${match[2]}` : 'the pull request';
-    return `Opened ${`[${escapeMarkdown(label)}](<${href}>)`}`;
-}
-function bodyOf(run, words, context) {
-    const parts = [];
-    if (words.detail)
-        parts.push(words.detail);
-    const reason = words.showsReason ? run_item_statusMessageOf(run) : undefined;
-    if (reason)
-        parts.push(quote(inlineText(clip(reason, 2_000))));
-    let answer = context.answer?.trim() ? context.answer : undefined;
-    if (meaningOf(run.state) === 'blocked') {
-        const question = context.outcome?.question ?? blockedQuestion(run.status_message, undefined);
-        if (question?.trim() === answer?.trim())
-            answer = undefined;
-        parts.push(blockedBlock(question, run, context.outcome?.continueRun ?? false));
-    }
-    const started = childRunsBlock(context.outcome?.children);
-    if (started)
-        parts.push(started);
-    const shown = answerBlock(answer);
-    if (shown)
-        parts.push(shown);
-    return parts.length > 0 ? parts.join('\n\n') : undefined;
-}
-function blockedBlock(question, run, continueRun) {
-    const session = safeHttpUrl(run.session_link);
-    const ways = [
-        session ? `answer in the [session](${session})` : 'answer in the session, in the app',
-    ];
-    if (continueRun)
-        ways.push('reply with a comment here; continue_run passes it on');
-    const lines = [
-        '> [!WARNING]',
-        `> The run is BLOCKED: it waits for a person. To move it on, ${ways.join(', or ')}.`,
-    ];
-    if (question)
-        lines.push('', agentDetails('What it waits for', clip(question, 20_000), true));
-    return lines.join('\n');
-}
-function answerBlock(answer) {
-    if (answer === undefined)
-        return undefined;
-    const long = answer.length > LONG_ANSWER.chars || answer.split('\n').length > LONG_ANSWER.lines;
-    if (!long)
-        return renderCommentAnswer(answer);
-    return agentDetails("The agent's answer", clipAnswer(answer, COMMENT_ANSWER_CHARS));
-}
-function quote(markdown) {
-    return markdown
-        .split(/<br>/)
-        .map((line) => `> ${line}`)
-        .join('\n');
-}
-function composeComment(marker, parts) {
-    return fitParts(marker, parts);
-}
-function assemble(marker, parts) {
-    const sections = [`${run_marker_renderMarker(marker)}\n${parts.headline}`, parts.status];
-    if (parts.links.length > 0)
-        sections.push(parts.links.join(' · '));
-    if (parts.body)
-        sections.push(parts.body);
-    sections.push(...parts.notes);
-    const history = historyBlock(parts.history);
-    if (history)
-        sections.push(history);
-    return sections.join('\n\n');
-}
-function renderComment(run, marker, context = {}) {
-    const runs = marker.runs.filter((record) => record.runId !== run.run_id);
-    const history = { runs, sets: marker.sets ?? [] };
-    const parts = partsOf(run, history, context);
-    const whole = assemble(marker, parts).length;
-    const { answer } = context;
-    if (whole <= MAX_COMMENT_CHARS || !answer)
-        return composeComment(marker, parts);
-    const without = assemble(marker, partsOf(run, history, { ...context, answer: undefined })).length;
-    const room = MAX_COMMENT_CHARS - without - ANSWER_CLIP_SLACK;
-    const shown = Math.min(answer.length, COMMENT_ANSWER_CHARS);
-    const keep = Math.floor((shown * room) / (whole - without));
-    if (keep <= 0)
-        return composeComment(marker, parts);
-    return composeComment(marker, partsOf(run, history, { ...context, answer: clipAnswer(answer, keep) }));
-}
-const ANSWER_CLIP_SLACK = 500;
-function spliceComment(body, marker) {
-    const rest = withoutHistory(withoutMarker(body)).replace(/^\n/, '');
-    const history = historyBlock({ runs: marker.runs.slice(1), sets: marker.sets ?? [] });
-    const lines = `${run_marker_renderMarker(marker)}\n${rest}`;
-    return history ? `${lines}\n\n${history}` : lines;
-}
-function staleHeadNote(ranOn, head) {
-    if (!isSha(ranOn) || !isSha(head) || ranOn === head)
-        return undefined;
-    return ('> [!NOTE]\n' +
-        `> This result is for commit \`${ranOn.slice(0, 7)}\`; the pull request has since moved on to \`${head.slice(0, 7)}\`.`);
-}
-const MAX_COMMENT_CHARS = 65_536;
-const CUT_NOTE = "…\n\n_This comment was cut at GitHub's limit of 65,536 characters; the session transcript linked above has the rest._";
-function fitParts(marker, parts) {
-    const whole = assemble(marker, parts);
-    if (whole.length <= MAX_COMMENT_CHARS)
-        return whole;
-    const room = MAX_COMMENT_CHARS - assemble(marker, { ...parts, body: '' }).length - CUT_NOTE.length - 40;
-    const body = room > 0 ? closeDetails(`${cutEscaped(parts.body ?? '', room)}${CUT_NOTE}`) : CUT_NOTE;
-    return cutEscaped(assemble(marker, { ...parts, body }), MAX_COMMENT_CHARS);
-}
-function closeDetails(body) {
-    const open = body.split('<details').length - body.split('</details>').length;
-    return open > 0 ? `${body}${'\n\n</details>'.repeat(open)}` : body;
-}
-function cutEscaped(text, max) {
-    return text.length <= max ? text : cut(text, max).replace(/&#?\w*$/, '');
-}
 
 ;// CONCATENATED MODULE: ./src/github/review-body.ts
 
@@ -11516,45 +11668,8 @@ async function markReplaced(octokit, target, earlier, newer, log) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/set-comment.ts
-
-
-const SET_COMMENT_TABLE_CHARS = MAX_COMMENT_CHARS - 16_000;
-const SET_MARKER = /<!-- cloud-agent-set: (\{[^<>]*\}) -->/;
-function renderSetMarker(marker) {
-    const json = inertJson({
-        key: marker.key,
-        step: marker.step,
-        sets: marker.sets.map(setJson),
-        ...(marker.runs?.length ? { runs: marker.runs.map(runJson) } : {}),
-    });
-    return `<!-- cloud-agent-set: ${json} -->`;
-}
-function parseSetMarker(body) {
-    const parsed = markerJson(body, SET_MARKER);
-    if (!parsed)
-        return undefined;
-    const { key, step, sets, runs } = parsed;
-    if (typeof key !== 'string' || typeof step !== 'string')
-        return undefined;
-    const earlierRuns = parseRuns(runs);
-    return {
-        key,
-        step,
-        sets: parseSets(sets),
-        ...(earlierRuns.length > 0 ? { runs: earlierRuns } : {}),
-    };
-}
-function composeSetComment(marker, body) {
-    const history = historyBlock({ runs: marker.runs ?? [], sets: marker.sets.slice(1) });
-    const whole = `${renderSetMarker(marker)}\n${body}`;
-    return history ? `${whole}\n\n${history}` : whole;
-}
-function setBodyOf(comment) {
-    return withoutHistory(comment.slice(comment.indexOf('\n') + 1));
-}
-
 ;// CONCATENATED MODULE: ./src/github/keyed-comment.ts
+
 
 
 
@@ -11569,7 +11684,10 @@ function keyedMarkerOf(body) {
         return { kind: 'run', key: run.key, newestStart: run.runs[0]?.startedAt };
     }
     const set = parseSetMarker(body);
-    return set && { kind: 'set', key: set.key, newestStart: set.sets[0]?.startedAt };
+    if (set)
+        return { kind: 'set', key: set.key, newestStart: set.sets[0]?.startedAt };
+    const approval = parseApprovalMarker(body);
+    return approval && { kind: 'approval', key: approval.key };
 }
 function newerOtherKind(marker, kind, startedAt) {
     if (marker === undefined || marker.kind === kind || marker.newestStart === undefined)
@@ -11587,6 +11705,16 @@ const NO_HISTORY = { runs: [], sets: [] };
 function ownBody(comment) {
     return comment.user?.login === comment.me ? (comment.body ?? '') : undefined;
 }
+function reportOf(comment) {
+    const own = ownBody(comment);
+    if (own === undefined)
+        return { report: comment, write: (body) => body };
+    const { approval, rest } = splitApproval(own);
+    return {
+        report: { ...comment, body: rest },
+        write: (body) => joinApproval(approval?.section, body),
+    };
+}
 class KeyedComment {
     comments;
     #options;
@@ -11596,6 +11724,7 @@ class KeyedComment {
     #lastShown;
     #concurrentStep = false;
     #overtaken = false;
+    #joiningLooks = JOINING_LOOKS;
     constructor(octokit, thread, options, rendering) {
         this.comments = new OwnComments(octokit, thread);
         this.#options = options;
@@ -11671,9 +11800,15 @@ class KeyedComment {
         if (!oldest || oldest.id === created)
             return this.#choose(created);
         this.#options.log.info(`Another step made a comment for "${this.#options.key}" at the same time; keeping the older one.`);
-        await this.comments.delete(created);
+        this.#joiningLooks = 0;
         this.#choose(oldest.id);
-        await this.#update(shown);
+        const joined = await this.#update(shown).catch(async (error) => {
+            await this.comments.delete(created);
+            throw error;
+        });
+        if (!joined)
+            return this.#choose(created);
+        await this.comments.delete(created);
     }
     async #update(shown) {
         let current = await this.#readChosen();
@@ -11682,12 +11817,13 @@ class KeyedComment {
         let writes = 0;
         let looks = 0;
         for (;;) {
+            const { report, write } = reportOf(current);
             const body = this.#overtakenBy(current, shown)
                 ? undefined
-                : this.#rendering.rewrite(current, shown);
+                : this.#rendering.rewrite(report, shown);
             if (body === undefined)
                 return this.#noteOvertaken();
-            await this.comments.update(this.#commentId ?? 0, body);
+            await this.comments.update(this.#commentId ?? 0, write(body));
             writes += 1;
             const readBack = this.#rendering.readBack;
             if (!readBack)
@@ -11699,14 +11835,32 @@ class KeyedComment {
                 const seen = readBack(current, shown, this.#concurrentStep);
                 if (seen === 'rewrite')
                     break;
-                if (seen === 'done' || looks >= timing/* COMMENT_RECHECK_PAUSES_MS */.t_.length || this.#writes.stopped)
+                if (this.#writes.stopped)
                     return true;
-                await new Promise((resolve) => setTimeout(resolve, timing/* COMMENT_RECHECK_PAUSES_MS */.t_[looks]));
+                const join = await this.#joining();
+                if (join === 'joined')
+                    continue;
+                const lastLook = looks >= timing/* COMMENT_RECHECK_PAUSES_MS */.t_.length;
+                if (join === 'none' && (seen === 'done' || lastLook))
+                    return true;
+                const pause = timing/* COMMENT_RECHECK_PAUSES_MS */.t_[Math.min(looks, timing/* COMMENT_RECHECK_PAUSES_MS */.t_.length - 1)];
+                await new Promise((resolve) => setTimeout(resolve, pause));
                 looks += 1;
             }
-            if (writes >= MAX_WRITES)
+            if (writes >= keyed_comment_MAX_WRITES)
                 return true;
         }
+    }
+    async #joining() {
+        if (!this.#concurrentStep || this.#joiningLooks <= 0)
+            return 'none';
+        const others = (await this.keyed()).filter((comment) => comment.id !== this.#commentId);
+        if (others.length === 0) {
+            this.#joiningLooks = 0;
+            return 'joined';
+        }
+        this.#joiningLooks -= 1;
+        return 'waiting';
     }
     #overtakenBy(current, shown) {
         const own = ownBody(current);
@@ -11735,7 +11889,8 @@ class KeyedComment {
         this.#options.onCommentChosen?.(commentId);
     }
 }
-const MAX_WRITES = 3;
+const keyed_comment_MAX_WRITES = 3;
+const JOINING_LOOKS = 13;
 
 ;// CONCATENATED MODULE: ./src/github/keyed-run-comment.ts
 
@@ -11914,10 +12069,12 @@ class SetComment {
         const commentId = this.#comment.commentId;
         try {
             const current = commentId ? await this.#comment.comments.read(commentId) : undefined;
-            const own = current && ownBody(current);
+            const parts = current && reportOf(current);
+            const own = parts && ownBody(parts.report);
             const body = own === undefined ? undefined : rewrite(own);
-            if (body !== undefined)
-                await this.#comment.comments.update(commentId ?? 0, body);
+            if (body !== undefined && parts) {
+                await this.#comment.comments.update(commentId ?? 0, parts.write(body));
+            }
         }
         catch (error) {
             this.#comment.warn('could not update the comment', error);
