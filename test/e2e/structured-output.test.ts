@@ -5,7 +5,7 @@
 import { describe, it } from './concurrent.ts'
 import { expect } from 'vitest'
 import { conversationStep, type FakeAgentApi, type RunScript } from '../fake-api/server.ts'
-import { runStep } from './harness.ts'
+import { runStep, startStep } from './harness.ts'
 import { e2eServers } from './servers.ts'
 
 const KEY = 'sk-structured-e2e'
@@ -197,26 +197,37 @@ describe('output_schema', () => {
 describe('output_schema with tasks (v1.3, one engine)', () => {
   it("validates and repairs each task's result on its own; one that never validates fails the set", async () => {
     // The prompt says how a task's run answers: valid at once, valid after one correction, never.
+    // The hopeless task's correction fails the set, which then stops the runs still going: it
+    // ends only once the step has found the fixable task's corrected result valid (under load,
+    // it ended first and the fixable task was cancelled).
+    let fixed = false
     const api: FakeAgentApi = await fakeApi({
       script: ({ prompt }) => {
         if ((prompt ?? '').startsWith('good')) return pass(json({ risk: 'low', files: ['a.ts'] }))
         return pass(json({ risk: 'severe', files: [] }))
       },
-      followupScript: ({ runId }) =>
-        pass(
-          (api.run(runId)?.prompt ?? '').startsWith('fixable')
-            ? json({ risk: 'medium', files: ['b.ts'] })
-            : json({ risk: 'still severe', files: [] }),
-        ),
+      followupScript: ({ runId }) => {
+        if ((api.run(runId)?.prompt ?? '').startsWith('fixable')) {
+          return pass(json({ risk: 'medium', files: ['b.ts'] }))
+        }
+        const [working, ended] = pass(json({ risk: 'still severe', files: [] }))
+        return [working, { ...ended, until: () => fixed }] as RunScript
+      },
     })
 
-    const result = await runStep({
+    const step = startStep({
       inputs: inputsFor(api, {
         tasks: '["good: package a", "fixable: package b", "hopeless: package c"]',
         output_schema: SCHEMA,
         output_retries: '1',
       }),
     })
+    // Should the line never come, the pass ends at the wait's bound, and the checks say why.
+    const open = () => void (fixed = true)
+    void step
+      .printed(/Task 2 \(fixable: package b\): The agent's result validates/)
+      .then(open, open)
+    const result = await step.result
 
     expect(result.code, result.stdout).toBe(1)
     expect(result.outputs.outcome).toBe('failed')

@@ -499,6 +499,28 @@ describe('afterSeen: a step that waits for the step before it to be seen', () =>
   })
 })
 
+describe('until: a step that waits for what a test says', () => {
+  it('holds the run in the step before, however long and however often read, until it holds', async () => {
+    const api = await startApi()
+    let open = false
+    const run = api.seedRun(
+      { prompt: 'x' },
+      {
+        createdAt: Date.now() - 60_000,
+        script: [
+          { state: 'INPROGRESS', afterMs: 0 },
+          { state: 'SUCCEEDED', afterMs: 100, until: () => open },
+        ],
+      },
+    )
+    expect(api.run(run.run_id)?.state).toBe('INPROGRESS')
+    expect((await getRun(api, run.run_id)).state).toBe('INPROGRESS')
+    expect((await getRun(api, run.run_id)).state).toBe('INPROGRESS')
+    open = true
+    expect((await getRun(api, run.run_id)).state).toBe('SUCCEEDED')
+  })
+})
+
 describe('cancel', () => {
   it('cancels an active run at once and keeps it cancelled', async () => {
     const api = await startApi({ script: () => quick })

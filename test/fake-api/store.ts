@@ -26,6 +26,13 @@ export interface RunStep {
    */
   afterSeen?: boolean
   /**
+   * This step comes only once `until()` holds (and not before its afterMs), asked at each read
+   * of the run: an order between two runs, or between a run and what a step says, that a test
+   * needs held by an event, not by a window of time. Until then the run's clock stands just
+   * short of this step.
+   */
+  until?: () => boolean
+  /**
    * The agent starts these child runs when the run reaches this step (orchestration): each
    * inherits the run's metadata, names it as `parent_run_id` and its root as `root_run_id`,
    * comes from `source: ORCHESTRATION`, and lives by its own script and usage. A run cancelled
@@ -202,10 +209,14 @@ function sortedScript(id: string, script: RunScript): RunScript {
     }
   }
   // A stable sort keeps the author's order for steps that share a time.
-  // Children's scripts may be functions, which cannot be cloned: they are kept as given.
+  // Children's scripts and `until` may be functions, which cannot be cloned: kept as given.
   return [...script]
     .sort((a, b) => a.afterMs - b.afterMs)
-    .map(({ spawn, ...step }) => ({ ...structuredClone(step), ...(spawn ? { spawn } : {}) }))
+    .map(({ spawn, until, ...step }) => ({
+      ...structuredClone(step),
+      ...(spawn ? { spawn } : {}),
+      ...(until ? { until } : {}),
+    }))
 }
 
 export function makeStoredRun(
@@ -415,12 +426,16 @@ function reachedSteps(run: StoredRun, mono: number): RunStep[] {
 
 /**
  * How far the current pass's script has run at `cutoff` (a monotonic time): the time since the
- * pass began, held just short of the first `afterSeen` step whose step before it no GET has shown.
+ * pass began, held just short of the first `afterSeen` step whose step before it no GET has shown,
+ * or the first `until` step whose condition does not hold yet.
  */
 function scriptElapsed(run: StoredRun, cutoff: number): number {
   const elapsed = cutoff - run.epochMono
   const gate = run.script.findIndex(
-    (step, index) => index > 0 && step.afterSeen === true && !run.seen.has(index - 1),
+    (step, index) =>
+      index > 0 &&
+      ((step.afterSeen === true && !run.seen.has(index - 1)) ||
+        (step.until !== undefined && !step.until())),
   )
   const held = run.script[gate]
   const reached = held && elapsed >= held.afterMs ? Math.max(0, held.afterMs - 0.001) : elapsed
