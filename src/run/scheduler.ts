@@ -138,12 +138,18 @@ export class RunScheduler {
       const untilHeartbeat = Math.min(
         ...inFlight.map((one) => one.watch?.msUntilHeartbeat() ?? Infinity),
       )
+      const untilDeadline = deadline - now()
+      const wait = Math.min(delay, untilDeadline, untilHeartbeat)
       try {
-        await this.#deps.sleep(Math.min(delay, deadline - now(), untilHeartbeat), signal)
+        await this.#deps.sleep(wait, signal)
       } catch {
         break
       }
       if (signal.aborted) break
+      // A wait that ran to the deadline ends in the timeout, not in one more poll: a timer may
+      // fire a millisecond before the clock says the deadline has come, and that poll went out
+      // with a millisecond to answer.
+      if (wait === untilDeadline) continue
       try {
         await this.#poll(inFlight)
         failuresInARow = 0

@@ -250,8 +250,26 @@ describe('the scheduler, awaiting one run: answers not to believe, and the deadl
 
   it('a poll that fails at the deadline is the timeout, not a failure', async () => {
     const h = harness([serverError()])
-    const outcome = await waitForRun({ timeoutMs: 1_000, pollIntervalMs: 1_000 }, h.deps)
+    // The poll goes out before the deadline and fails once it has passed.
+    const getRun = h.deps.client.getRun
+    h.deps.client.getRun = async (runId, options) => {
+      await h.deps.sleep(600)
+      return getRun(runId, options)
+    }
+    const outcome = await waitForRun({ timeoutMs: 1_500, pollIntervalMs: 1_000 }, h.deps)
     expect(outcome.kind).toBe('timed-out')
     expect(h.warnings).toEqual([])
+  })
+
+  it('a wait that runs to the deadline ends in the timeout: no poll then, however early its timer', async () => {
+    // A refusal asks for 5 s, past the 3 s timeout; the timer of the wait to the deadline fires a
+    // millisecond before the clock reaches it (a poll then went out with a millisecond to answer).
+    const h = harness([refused(5), 'INPROGRESS'])
+    const sleep = h.deps.sleep
+    h.deps.sleep = async (ms, signal) => sleep(ms > 1 ? ms - 1 : ms, signal)
+    const outcome = await waitForRun({ timeoutMs: 3_000, pollIntervalMs: 100 }, h.deps)
+    expect(outcome.kind).toBe('timed-out')
+    // The refused poll, then the read after the cancel: none at the deadline.
+    expect(h.polls()).toBe(2)
   })
 })
