@@ -16,10 +16,15 @@ process.env.NODE_COMPILE_CACHE ??= fileURLToPath(
 export const E2E_FILES = ['test/e2e/**/*.test.ts']
 
 /**
- * End-to-end files about a process itself, left to `npm run test:bundle` (run by .ci/run):
- * the GitLab component's script, run by bash, which starts the command.
+ * Files about a process itself, left to `npm run test:bundle` (run by .ci/run): the GitLab
+ * component's script, run by bash, which starts the command; local-action's run of the steps;
+ * the fake API's own command (`npm run fake-api`), started and stopped by its signals.
  */
-const PROCESS_FILES = ['test/e2e/gitlab-component.test.ts', 'test/e2e/local-action.test.ts']
+export const PROCESS_FILES = [
+  'test/e2e/gitlab-component.test.ts',
+  'test/e2e/local-action.test.ts',
+  'test/fake-api/cli.test.ts',
+]
 
 const CORES = availableParallelism()
 

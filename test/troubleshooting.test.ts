@@ -7,6 +7,9 @@ import { describe, expect, it } from 'vitest'
 import {
   collectLogLines,
   HOLE,
+  quotableLine,
+  quotedBy,
+  quoteOnPage,
   quotes,
   shown,
   type LogLine,
@@ -169,10 +172,15 @@ const ANY_INPUT_ERROR = 'Input "<name>" …'
 function missingFrom(page: string, lines: readonly LogLine[]): string[] {
   const all = rowsOf(page).flatMap((row) => row.quotes)
   const anyInput = all.includes(ANY_INPUT_ERROR)
+  // Each quote and each line made ready once, not once for every pair of them.
+  const onPage = all.map(quoteOnPage)
   return lines
     .filter((line) => !(shown(line.parts) in NOT_LINES))
     .filter((line) => !(anyInput && line.via === 'new InputError'))
-    .filter((line) => !all.some((quote) => quotes(quote, line.parts)))
+    .filter((line) => {
+      const quotable = quotableLine(line.parts)
+      return !onPage.some((quote) => quotedBy(quote, quotable))
+    })
     .map((line) => `${line.at}  ${shown(line.parts)}`)
 }
 

@@ -34,7 +34,6 @@ const LONGEST = [
   'e2e/agent-work.test.ts',
   'e2e/tasks.test.ts',
   'e2e/pull-requests.test.ts',
-  'fake-api/cli.test.ts',
   'engines.test.ts',
   'integration/gitlab-note.test.ts',
 ]

@@ -479,18 +479,55 @@ export function quoteParts(quote: string): Part[] {
  * has fewer), among them 8 in a row.
  */
 export function quotes(quote: string, line: readonly Part[]): boolean {
+  return quotedBy(quoteOnPage(quote), quotableLine(line))
+}
+
+/** A line made ready to meet many quotes: its runs of 8 fixed characters, its tokens, its need. */
+export interface QuotableLine {
+  readonly runs: ReadonlySet<string> | undefined
+  readonly tokens: readonly (string | typeof ANY)[]
+  readonly need: number
+}
+
+export function quotableLine(line: readonly Part[]): QuotableLine {
   const fixed = line.filter((part): part is string => typeof part === 'string')
   const longest = Math.max(...fixed.map((text) => text.length))
-  if (longest >= SHARED_RUN) {
-    const runs = fixed.flatMap((text) =>
-      Array.from({ length: Math.max(0, text.length - SHARED_RUN + 1) }, (_, i) =>
-        text.slice(i, i + SHARED_RUN),
-      ),
-    )
-    if (!runs.some((run) => quote.includes(run))) return false
-  }
+  const runs =
+    longest >= SHARED_RUN
+      ? new Set(
+          fixed.flatMap((text) =>
+            Array.from({ length: Math.max(0, text.length - SHARED_RUN + 1) }, (_, i) =>
+              text.slice(i, i + SHARED_RUN),
+            ),
+          ),
+        )
+      : undefined
   const need = Math.min(ENOUGH_FIXED, fixed.join('').replace(/\s/g, '').length)
-  return sharedFixed(tokens(line), tokens(quoteParts(quote))) >= need
+  return { runs, tokens: tokens(line), need }
+}
+
+/** A page's quote made ready to meet many lines: its text and its tokens. */
+export interface QuoteOnPage {
+  readonly text: string
+  readonly tokens: readonly (string | typeof ANY)[]
+}
+
+export function quoteOnPage(quote: string): QuoteOnPage {
+  return { text: quote, tokens: tokens(quoteParts(quote)) }
+}
+
+/** `quotes`, for a quote and a line each made ready once (the page's every quote, every line). */
+export function quotedBy(quote: QuoteOnPage, line: QuotableLine): boolean {
+  if (line.runs && !sharesRun(quote.text, line.runs)) return false
+  return sharedFixed(line.tokens, quote.tokens) >= line.need
+}
+
+/** Whether `text` holds one of the line's runs of 8 fixed characters. */
+function sharesRun(text: string, runs: ReadonlySet<string>): boolean {
+  for (let i = 0; i + SHARED_RUN <= text.length; i += 1) {
+    if (runs.has(text.slice(i, i + SHARED_RUN))) return true
+  }
+  return false
 }
 
 /**
