@@ -13804,14 +13804,18 @@ class RunScheduler {
             const delay = Math.max(nextPollDelayMs(youngest, this.#settings.pollIntervalMs), askedDelayMs);
             askedDelayMs = 0;
             const untilHeartbeat = Math.min(...inFlight.map((one) => one.watch?.msUntilHeartbeat() ?? Infinity));
+            const untilDeadline = deadline - now();
+            const wait = Math.min(delay, untilDeadline, untilHeartbeat);
             try {
-                await this.#deps.sleep(Math.min(delay, deadline - now(), untilHeartbeat), signal);
+                await this.#deps.sleep(wait, signal);
             }
             catch {
                 break;
             }
             if (signal.aborted)
                 break;
+            if (wait === untilDeadline)
+                continue;
             try {
                 await this.#poll(inFlight);
                 failuresInARow = 0;
