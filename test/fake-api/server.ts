@@ -462,6 +462,16 @@ export class FakeAgentApi {
     return this.#sortedRuns('desc').map((run) => viewRun(run, now))
   }
 
+  /**
+   * Every run's state as GET would show it now, newest first: for a wait that checks often
+   * (every 10 ms, hundreds of runs), which allRuns' copies would make a load of its own.
+   */
+  runStates(): string[] {
+    this.#startChildren()
+    const now = performance.now()
+    return this.#sortedRuns('desc').map((run) => viewRunShared(run, now).state)
+  }
+
   /** Creates a run without HTTP, e.g. to fill the list before a test. */
   seedRun(create: CreateRunRequest, options: SeedRunOptions = {}): FakeRunItem {
     const createdAt =

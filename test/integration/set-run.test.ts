@@ -234,7 +234,7 @@ describe('TaskSetRun is as robust as one run', () => {
     const running = set.run(noSignals())
     const lists = () => api.requestsTo('GET', '/agent/runs').length
     // 520 creates take seconds on a loaded machine: the far bound is for a hang, not a window.
-    const shortsDone = () => api.allRuns().filter((run) => run.state === 'SUCCEEDED').length === 500
+    const shortsDone = () => api.runStates().filter((state) => state === 'SUCCEEDED').length === 500
     await until(shortsDone, 100_000)
     const after = lists()
     // Four polls after every short run ended, the long ones behind a full page each time.
