@@ -280,7 +280,7 @@ describe('pull_request_review and check_run', () => {
     const post = await runPostStep(main, options)
     expect(post.code, post.stdout).toBe(0)
     const [check] = gh.checkRuns(OWNER, REPO, HEAD)
-    expect(check?.conclusion).toBe('failure')
+    expect(check?.conclusion, `${main.stdout}\n${post.stdout}`).toBe('failure')
     expect(check?.output.title).toBe('The step stopped')
   })
 })
