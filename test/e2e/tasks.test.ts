@@ -213,7 +213,7 @@ describe('tasks: many runs from one step', () => {
     const step = startStep({
       inputs: inputsFor(api, { tasks: JSON.stringify(['slow: a', 'slow: b', 'slow: c']) }),
     })
-    await api.waitForRequest('GET', '/agent/runs', 15_000)
+    await api.waitForRequest('GET', '/agent/runs')
     step.child.kill('SIGINT')
     const result = await step.result
     expect(result.code).toBe(1)
@@ -236,7 +236,7 @@ describe('tasks: many runs from one step', () => {
         () => api.allRuns().some((run) => run.state === 'SUCCEEDED'),
         'the quick run has ended',
       )
-      await api.waitForRequest('GET', '/agent/runs', 15_000)
+      await api.waitForRequest('GET', '/agent/runs')
       const polls = api.requestsTo('GET', '/agent/runs').length
       await until(() => api.requestsTo('GET', '/agent/runs').length > polls + 1, 'two more polls')
       step.child.kill('SIGKILL')

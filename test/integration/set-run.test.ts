@@ -230,7 +230,13 @@ describe('TaskSetRun is as robust as one run', () => {
       ...Array.from({ length: 20 }, (_, i) => `long ${i}`),
       ...Array.from({ length: 500 }, (_, i) => `short ${i}`),
     ]
-    const { set, workflow } = setFor(api, prompts, { maxParallel: 520, pollIntervalMs: 50 })
+    // The workflow ends the set (below): its timeout is not in play, however long the creates
+    // take (a minute's timeout ran out first at a load average of 17 to 25).
+    const { set, workflow } = setFor(api, prompts, {
+      maxParallel: 520,
+      pollIntervalMs: 50,
+      timeoutMs: 60 * 60_000,
+    })
     const running = set.run(noSignals())
     const lists = () => api.requestsTo('GET', '/agent/runs').length
     // 520 creates take seconds on a loaded machine: the far bound is for a hang, not a window.
