@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ncc from '@vercel/ncc'
 import { parse } from 'yaml'
+import { asciiChunk } from './build/ascii.ts'
 import { bundledPackages, licenses } from './build/licenses.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -39,9 +40,19 @@ const bundle = await ncc(join(ROOT, 'src', 'index.ts'), {
   sourceMapRegister: false,
   quiet: true,
 })
-write('index.js', bundle.code)
-for (const [file, asset] of Object.entries(bundle.assets)) {
-  write(file, file.endsWith('.map') ? canonicalMap(asset.source.toString()) : asset.source)
+// Every chunk in ASCII, its map to match (scripts/build/ascii.ts): a start decodes and compiles
+// it as a one-byte string.
+const files = new Map<string, string | Buffer>([['index.js', bundle.code]])
+for (const [file, asset] of Object.entries(bundle.assets)) files.set(file, asset.source)
+for (const [file, content] of files) {
+  if (!file.endsWith('.js')) continue
+  const map = files.get(`${file}.map`)
+  const ascii = asciiChunk(content.toString(), map?.toString())
+  files.set(file, ascii.code)
+  if (ascii.map !== undefined) files.set(`${file}.map`, ascii.map)
+}
+for (const [file, content] of files) {
+  write(file, file.endsWith('.map') ? canonicalMap(content.toString()) : content)
 }
 
 // Node reads dist/index.js.map only in debug runs: reading and mapping the map cost a step

@@ -38,6 +38,13 @@ describe('dist/', () => {
     expect(long.length / index.length).toBeLessThan(0.001)
   })
 
+  it('is ASCII, so that Node decodes and compiles each chunk as a one-byte string', () => {
+    const wide = files.filter((file) =>
+      /[\u0080-\uffff]/.test(readFileSync(join(DIST, file), 'utf8')),
+    )
+    expect(wide.filter((file) => file.endsWith('.js'))).toEqual([])
+  })
+
   it('loads the GitHub client, the schema checker, RE2 and YAML lazily, each from a chunk', () => {
     const holding = (marker: string) =>
       files.filter((file) => readFileSync(join(DIST, file), 'utf8').includes(marker))
