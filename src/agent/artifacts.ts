@@ -1,5 +1,4 @@
 import { posix, resolve, sep } from 'node:path'
-import picomatch from 'picomatch'
 
 /**
  * The run's artifacts (`RunItem.artifacts`), read defensively, for the
@@ -78,37 +77,6 @@ export function parseArtifactPatterns(value: string): string[] {
     }
   }
   return patterns
-}
-
-/**
- * Whether a FILE artifact's `filepath` matches one of the patterns. `*`
- * stays within a folder and `**` crosses folders; a pattern without a `/`
- * matches the file's name in any folder (`review.json`, `*.md`).
- */
-export function artifactMatcher(patterns: readonly string[]): (filepath: string) => boolean {
-  const matchers = patterns.map((pattern) =>
-    picomatch(pattern, { dot: true, basename: !pattern.includes('/'), nonegate: true }),
-  )
-  return (filepath) => {
-    const normalized = filepath.replace(/\\/g, '/').replace(/^(\.\/)+/, '')
-    return matchers.some((isMatch) => isMatch(normalized))
-  }
-}
-
-/** The FILE artifacts to download: those with an ID and a path matching a pattern. */
-export function artifactsToDownload(
-  artifacts: readonly ArtifactEntry[],
-  patterns: readonly string[],
-): ArtifactEntry[] {
-  if (patterns.length === 0) return []
-  const matches = artifactMatcher(patterns)
-  return artifacts.filter(
-    (artifact) =>
-      artifact.type === 'FILE' &&
-      artifact.artifactUid !== undefined &&
-      artifact.filepath !== undefined &&
-      matches(artifact.filepath),
-  )
 }
 
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$/i

@@ -1,7 +1,6 @@
 import { NotFoundError, UnprocessableEntityError } from '../api/errors.ts'
 import type { RunItem } from '../api/types.ts'
 import {
-  artifactsToDownload,
   defaultArtifactsDir,
   parseArtifacts,
   planDownloads,
@@ -124,6 +123,7 @@ export async function downloadRunFiles(
   log: Log & { safeForLog: (value: unknown) => string },
   signal: AbortSignal,
 ): Promise<Pick<AgentWork, 'downloadedTo' | 'downloadDir'>> {
+  const { artifactsToDownload } = await import('./artifact-match.ts')
   const wanted = artifactsToDownload(artifacts, options.downloadPatterns)
   if (wanted.length === 0) {
     log.info('No file artifact of the run matches download_artifacts; nothing to download.')

@@ -1,9 +1,8 @@
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { artifactMatcher, artifactsToDownload } from '../../src/agent/artifact-match.ts'
 import {
-  artifactMatcher,
   artifactsOutput,
-  artifactsToDownload,
   defaultArtifactsDir,
   parseArtifactPatterns,
   parseArtifacts,
