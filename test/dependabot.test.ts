@@ -89,12 +89,12 @@ describe('dependabot.yml', () => {
     expect(problems.interval?.join('\n')).toMatch(/"sometimes"/)
   })
 
-  it('updates npm and GitHub Actions, and leaves the undici stand-in to the hand that moves it', () => {
+  it('updates npm and GitHub Actions, and leaves the stand-ins (undici, @actions/exec) to the hand that moves them', () => {
     expect(CONFIG.updates.map((entry) => entry['package-ecosystem']).sort()).toEqual([
       'github-actions',
       'npm',
     ])
     const npm = CONFIG.updates.find((entry) => entry['package-ecosystem'] === 'npm')
-    expect(npm?.ignore?.map((rule) => rule['dependency-name'])).toEqual(['undici'])
+    expect(npm?.ignore?.map((rule) => rule['dependency-name'])).toEqual(['undici', '@actions/exec'])
   })
 })

@@ -39,7 +39,7 @@ const ALLOWED: Record<string, string> = {
   templates: 'the GitLab CI/CD component',
   test: 'the tests',
   'tsconfig.json': "TypeScript's settings",
-  vendor: 'the stand-in for undici',
+  vendor: 'the stand-ins for undici and @actions/exec',
   'vitest.bundle.config.ts': 'the bundle suite',
   'vitest.config.ts': '`npm test`',
   'vitest.load.config.ts': 'the load and soak suite',
