@@ -71,7 +71,9 @@ for (const [file, run] of [
     file,
     [
       `if (process.env.RUNNER_DEBUG === '1') process.setSourceMapsEnabled(true)`,
-      `const { ${run} } = await import('./index.js')`,
+      `const { ${run}, keepYoungGenerationSmall } = await import('./index.js')`,
+      // A process-wide setting (src/heap.ts), so an entry's, never the steps' run in a test.
+      `keepYoungGenerationSmall()`,
       // The entry reads the process and hands it in: nothing below it reads `process` itself.
       `await ${run}(process)`,
       '',
@@ -90,7 +92,8 @@ write(
     // Node 22.1 and later cache the bundle's compiled code on disk (in the system's temp folder):
     // a later start of the command skips compiling its 0.8 MB. Node 20 has no such cache.
     `nodeModule.enableCompileCache?.()`,
-    `const { commandIo, runCli } = await import('./index.js')`,
+    `const { commandIo, keepYoungGenerationSmall, runCli } = await import('./index.js')`,
+    `keepYoungGenerationSmall()`,
     `process.exitCode = await runCli(process.argv.slice(2), new URL('./inputs.json', import.meta.url), commandIo(process))`,
     '',
   ].join('\n'),

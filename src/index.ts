@@ -41,3 +41,4 @@ export const runReconcile = (host: RunnerProcess): Promise<void> =>
 export const runReport = (host: RunnerProcess): Promise<void> => runInActions(host, reportStep)
 
 export { commandIo, runCli } from './cli/door.ts'
+export { keepYoungGenerationSmall } from './heap.ts'

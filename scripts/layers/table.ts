@@ -101,6 +101,8 @@ export const LAYERS: readonly Layer[] = [
         { path: 'input-error.ts', holds: 'InputError, the error that names a bad input' },
         { path: 'timing.ts', holds: 'every deadline, grace and poll bound' },
         { path: 'version.ts', holds: 'the User-Agent' },
+        { path: 'at-most.ts', holds: 'work over a list, a few items at a time' },
+        { path: 'heap.ts', holds: "V8's young generation, kept at its size by the entries" },
       ],
       [{ path: 'text/', holds: 'Markdown, escaping, wording of numbers, safe log text' }],
     ],

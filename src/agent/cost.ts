@@ -13,6 +13,7 @@ export interface RunCost {
 }
 
 const CREDIT_PARTS = ['compute_cost', 'inference_cost', 'platform_cost'] as const
+const USD_PARTS = CREDIT_PARTS.map((part) => `${part}_usd`)
 
 /**
  * What a run has spent, in credits (0 when the service says nothing): the one reading of spend
@@ -27,22 +28,20 @@ export function costOf(requestUsage: unknown): RunCost {
     return { credits: undefined, usd: undefined }
   }
   const usage = requestUsage as Record<string, unknown>
-  return {
-    credits: sumOf(CREDIT_PARTS.map((part) => usage[part])),
-    usd: sumOf(CREDIT_PARTS.map((part) => usage[`${part}_usd`])),
-  }
+  return { credits: sumOf(usage, CREDIT_PARTS), usd: sumOf(usage, USD_PARTS) }
 }
 
-/** The sum of the parts that are usable numbers; undefined when none is. */
-function sumOf(values: unknown[]): number | undefined {
-  const numbers = values.filter(
-    (value): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0,
-  )
-  if (numbers.length === 0) return undefined
-  return roundTo(
-    numbers.reduce((sum, value) => sum + value, 0),
-    6,
-  )
+/**
+ * The sum of the parts that are usable numbers; undefined when none is. Summed in place: a set's
+ * headline adds up a thousand runs at every poll.
+ */
+function sumOf(usage: Record<string, unknown>, parts: readonly string[]): number | undefined {
+  let sum: number | undefined
+  for (const part of parts) {
+    const value = usage[part]
+    if (typeof value === 'number' && Number.isFinite(value) && value >= 0) sum = (sum ?? 0) + value
+  }
+  return sum === undefined ? undefined : roundTo(sum, 6)
 }
 
 /** The summary's cost row: credits, then dollars; undefined when the service reported neither. */

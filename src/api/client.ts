@@ -188,6 +188,7 @@ export class AgentRunsClient {
       await this.#transport.request('POST', `${runPath(runId)}/cancel`, {
         ...options,
         retryMode: 'idempotent',
+        urgent: true,
       })
       return { kind: 'cancelled' }
     } catch (error) {

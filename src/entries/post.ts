@@ -1,4 +1,5 @@
 /** The post step's entry, as dist/post.js is: hands the process to its door (runPost). */
-import { runPost } from '../index.ts'
+import { keepYoungGenerationSmall, runPost } from '../index.ts'
 
+keepYoungGenerationSmall()
 await runPost(process)

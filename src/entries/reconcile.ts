@@ -1,4 +1,5 @@
 /** The reconcile action's entry, as dist/reconcile.js is: hands the process to its door. */
-import { runReconcile } from '../index.ts'
+import { keepYoungGenerationSmall, runReconcile } from '../index.ts'
 
+keepYoungGenerationSmall()
 await runReconcile(process)

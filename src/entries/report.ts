@@ -1,4 +1,5 @@
 /** The report action's entry, as dist/report.js is: hands the process to its door. */
-import { runReport } from '../index.ts'
+import { keepYoungGenerationSmall, runReport } from '../index.ts'
 
+keepYoungGenerationSmall()
 await runReport(process)

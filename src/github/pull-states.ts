@@ -12,6 +12,7 @@ import {
   type PullStatus,
   type PullUnknown,
 } from '../model/pull-status.ts'
+import { eachAtMost } from '../at-most.ts'
 import { GITHUB_CALL_DEADLINE_MS } from '../timing.ts'
 import { withDeadline, reasonOf, type Octokit } from './octokit.ts'
 
@@ -31,27 +32,23 @@ export async function readPullStatuses(
   const { now = Date.now, stateOnly = false } = options
   const statuses = new Map<string, PullStatus | PullUnknown>()
   let stopped: string | undefined
-  let next = 0
-  const worker = async () => {
-    for (let pull = pulls[next++]; pull; pull = pulls[next++]) {
-      const left = deadline - now()
-      if (stopped || left <= 0) {
-        statuses.set(pull.url, { unknown: stopped ?? 'the report ran out of time to read it' })
-        continue
-      }
-      try {
-        statuses.set(
-          pull.url,
-          await readOne(octokit, pull, Math.min(left, GITHUB_CALL_DEADLINE_MS), stateOnly),
-        )
-      } catch (error) {
-        const why = whyUnknown(error)
-        if (isRateLimit(error)) stopped ??= why
-        statuses.set(pull.url, { unknown: why })
-      }
+  await eachAtMost(PARALLEL, pulls, async (pull) => {
+    const left = deadline - now()
+    if (stopped || left <= 0) {
+      statuses.set(pull.url, { unknown: stopped ?? 'the report ran out of time to read it' })
+      return
     }
-  }
-  await Promise.all(Array.from({ length: PARALLEL }, worker))
+    try {
+      statuses.set(
+        pull.url,
+        await readOne(octokit, pull, Math.min(left, GITHUB_CALL_DEADLINE_MS), stateOnly),
+      )
+    } catch (error) {
+      const why = whyUnknown(error)
+      if (isRateLimit(error)) stopped ??= why
+      statuses.set(pull.url, { unknown: why })
+    }
+  })
   return statuses
 }
 

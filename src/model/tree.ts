@@ -49,11 +49,16 @@ export function childrenOf<Run extends TreeFields>(runs: readonly Run[], rootId:
   })
 }
 
+const NO_COST: RunCost = { credits: undefined, usd: undefined }
+
 /**
  * A tree's spend: the sum of its runs' own usage (the service does not say that a parent's
  * usage includes its children's), each run counted once; undefined where no run reports it.
  */
 export function treeCostOf(run: RunItem | undefined, children: readonly RunItem[] = []): RunCost {
+  // Most runs start none: their own cost, with no set or list made (a set's headline sums a
+  // thousand runs at every poll).
+  if (children.length === 0) return run ? costOf(run.request_usage) : NO_COST
   const seen = new Set<string>()
   let credits: number | undefined
   let usd: number | undefined

@@ -5,6 +5,7 @@
  */
 import { messagesInOrder, parseConversation } from '../agent/conversation.ts'
 import type { AgentRunsClient } from '../api/client.ts'
+import { eachAtMost } from '../at-most.ts'
 import { STEERED_LINE } from '../run/steer.ts'
 import type { LedgerRow } from './rows.ts'
 
@@ -24,13 +25,9 @@ export async function countFollowups(
     .sort((a, b) => b.credits - a.credits)
     .slice(0, MAX_READS)
   const counts = new Map<string, number>()
-  let next = 0
-  const worker = async () => {
-    for (let row = steered[next++]; row; row = steered[next++]) {
-      counts.set(row.runId, await followupsOf(client, row.runId, deadline))
-    }
-  }
-  await Promise.all(Array.from({ length: PARALLEL }, worker))
+  await eachAtMost(PARALLEL, steered, async (row) => {
+    counts.set(row.runId, await followupsOf(client, row.runId, deadline))
+  })
   return counts
 }
 

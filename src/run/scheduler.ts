@@ -258,13 +258,15 @@ export class RunScheduler {
   /** Starts lifecycles while there is room, unless the schedule is stopping; they go out together. */
   async #startDue(): Promise<void> {
     const starts: Promise<void>[] = []
+    // Counted once, then one more for each start: counting again at each of a thousand tasks
+    // made a thousand arrays of a thousand (the step's memory, at a campaign's size).
+    let going = this.#lifecycles.filter((other) => other.starting || other.inFlight).length
     for (const one of this.#lifecycles) {
       if (this.#closed || this.#stopped) break
-      const going = this.#lifecycles.filter((other) => other.starting || other.inFlight)
-      if (going.length >= this.#settings.maxParallel) break
+      if (going >= this.#settings.maxParallel) break
       if (!one.due) continue
-      // A lifecycle is starting from this call on, so the count above sees it at once.
       starts.push(one.start(this.#deadline))
+      going += 1
     }
     await Promise.all(starts)
   }

@@ -1,3 +1,4 @@
+import { eachAtMost } from '../at-most.ts'
 import { campaignFollowUp, campaignTags } from '../model/campaign.ts'
 import { pullRequestUrlOf } from '../model/run-item.ts'
 import { campaignPlan } from '../summary/campaign.ts'
@@ -169,7 +170,14 @@ function setRun(set: PreparedSet, interruption: Interruption): TaskSetRun {
 }
 
 /**
- * Brings back each ended run's work (its answer, its files), every task's together, then
+ * The tasks whose work is brought back at once. A campaign's thousand runs can end in one poll:
+ * gathered all together, their reads and answers were held at once, and the step's peak memory
+ * grew past 190 MB; a few at a time, the rest wait their turn in the same deadline.
+ */
+const WORK_AT_ONCE = 16
+
+/**
+ * Brings back each ended run's work (its answer, its files), a few tasks at a time, then
  * reports the set.
  */
 async function finish(set: PreparedSet, outcome: SetOutcome, interruption: Interruption) {
@@ -178,12 +186,10 @@ async function finish(set: PreparedSet, outcome: SetOutcome, interruption: Inter
   const work = new Map<number, TaskWork>()
   // As for one run, the outcome's record says whether the agent's work is brought back.
   if (OUTCOME_RECORDS[outcome.word].carriesAgentWork) {
-    await Promise.all(
-      outcome.tasks.map(async (task) => {
-        const one = await taskWork(task, set, interruption.signal)
-        if (one) work.set(task.index, one)
-      }),
-    )
+    await eachAtMost(WORK_AT_ONCE, outcome.tasks, async (task) => {
+      const one = await taskWork(task, set, interruption.signal)
+      if (one) work.set(task.index, one)
+    })
   }
   await surfaces.showWork()
   await publishSetOutcome(io, outcome, work)
