@@ -203,14 +203,17 @@ export function readStepSettings(
  */
 function readBudgets(source: InputSource): CreditBudgets {
   const budgets = readCreditBudgets(source)
-  const given = budgets.daily !== undefined ? 'daily_credit_budget' : 'pr_credit_budget'
-  if ((budgets.daily ?? budgets.pullRequest) !== undefined && source.get('campaign')) {
-    // A campaign's runs are each of their own repository: the step's project would count none.
-    throw new InputError(
-      given,
-      "cannot be combined with campaign: it counts the step's project, and a campaign's runs are each of their task's repository. Cap the campaign's spend with max_credits.",
-    )
+  if (source.get('campaign')) {
+    if (budgets.pullRequest !== undefined) {
+      throw new InputError(
+        'pr_credit_budget',
+        "cannot be combined with campaign: a campaign's runs are each on their own repository, not on this step's pull request. daily_credit_budget counts each task's repository.",
+      )
+    }
+    // Counted per task repository (TaskSetSettings.repositoryBudget), not the step's project.
+    return { daily: undefined, pullRequest: undefined }
   }
+  const given = budgets.daily !== undefined ? 'daily_credit_budget' : 'pr_credit_budget'
   if ((budgets.daily ?? budgets.pullRequest) !== undefined && !source.world.project) {
     throw new InputError(
       given,

@@ -14,6 +14,8 @@ import type { PassWhen } from '../model/set.ts'
 import type { InputSource } from '../step-io.ts'
 import { asSentence, cut, errorMessage } from '../text/plain.ts'
 import { readConnection } from './connection.ts'
+import { readCreditBudgets } from './budgets.ts'
+import type { Amount } from '../model/money.ts'
 import { InputError } from '../input-error.ts'
 import {
   cancelAskedBy,
@@ -45,6 +47,8 @@ export interface TaskSetSettings extends Omit<Settings, 'target'> {
   readonly campaign?: string
   /** A campaign task's `repository`, by task index: its run's project; undefined for the step's. */
   readonly repositories: readonly (TaskRepository | undefined)[]
+  /** `daily_credit_budget` with `campaign`: counted for each task's repository on its own. */
+  readonly repositoryBudget?: Amount
 }
 
 /** The largest `tasks_file` read: a list of thousands of tasks fits many times over. */
@@ -172,8 +176,11 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
       `is ${maxParallel}, below the ${tasks.length} tasks: with wait: false the step starts every task at once and does not stay to start the rest; give max_parallel of at least ${tasks.length}, or wait: true.`,
     )
   }
+  const repositories = read.map((task) => task.repository)
+  const repositoryBudget = campaign ? readRepositoryBudget(source, repositories) : undefined
   return {
     ...step,
+    ...(repositoryBudget ? { repositoryBudget } : {}),
     tasks,
     taskSchemas,
     cancelPrevious,
@@ -181,8 +188,27 @@ export async function readTaskSettings(source: InputSource): Promise<TaskSetSett
     maxParallel,
     passWhen: readPassWhen(source.get('pass_when') || 'all', tasks.length),
     ...(campaign ? { campaign } : {}),
-    repositories: read.map((task) => task.repository),
+    repositories,
   }
+}
+
+/**
+ * `daily_credit_budget` in a campaign: each task's repository counts its own runs, a task of no
+ * repository the step's project; refused when that is none, before any request.
+ */
+function readRepositoryBudget(
+  source: InputSource,
+  repositories: readonly (TaskRepository | undefined)[],
+): Amount | undefined {
+  const budget = readCreditBudgets(source).daily
+  const unnamed = repositories.findIndex((repository) => repository === undefined)
+  if (budget !== undefined && unnamed >= 0 && !source.world.project) {
+    throw new InputError(
+      'daily_credit_budget',
+      `counts each task's repository, and task ${unnamed + 1} names none, nor does the step have a project to count by: give the task its repository.`,
+    )
+  }
+  return budget
 }
 
 /**

@@ -73,7 +73,8 @@ export type Applied =
   | { readonly kind: 'start' }
   | {
       readonly kind: 'skip'
-      readonly runId: string
+      /** The run that covers the repository; none when its budget is what holds it back. */
+      readonly runId?: string
       /** Why, in words: `run … is still working`, `run … succeeded on this instruction`. */
       readonly why: string
     }

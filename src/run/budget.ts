@@ -30,6 +30,8 @@ export interface BudgetReached {
   input: 'daily_credit_budget' | 'pr_credit_budget'
   /** The line the step fails with: the budget, the sum and the window. */
   message: string
+  /** Why, as a clause: what the runs used, and the budget it has reached. */
+  why: string
 }
 
 /**
@@ -167,10 +169,8 @@ function judge(
   const used = `${spent.complete ? '' : 'at least '}${sum}`
   log.info(`${input}: ${runs} used ${used} of ${formatAmount(budget)}.`)
   if (spent.value >= budget.value) {
-    return {
-      input,
-      message: `Over budget: ${runs} used ${used}, which has reached the ${input} of ${formatAmount(budget)}. No run was created.`,
-    }
+    const why = `${runs} used ${used}, which has reached the ${input} of ${formatAmount(budget)}`
+    return { input, why, message: `Over budget: ${why}. No run was created.` }
   }
   if (!spent.complete) {
     throw new Error(

@@ -10,6 +10,12 @@ import { ApiStatusError } from '../api/errors.ts'
 import { applyAgain, CAMPAIGN_KEY, isCampaignFollowUp, type Applied } from '../model/campaign.ts'
 import { pullRequestUrlOf } from '../model/run-item.ts'
 import { HANDOFF_KEYS } from '../model/handoff.ts'
+import { eachAtMost } from '../at-most.ts'
+import type { Log } from '../log.ts'
+import type { RunHome } from '../model/home.ts'
+import type { Amount } from '../model/money.ts'
+import type { SpendCap } from '../model/spend-cap.ts'
+import { checkCreditBudgets } from './budget.ts'
 import { listTaggedRuns } from './listing.ts'
 
 /** At most this many pages (10,000 runs of one campaign) are read. */
@@ -115,4 +121,31 @@ async function readSent(
   }
   await Promise.all(Array.from({ length: PARALLEL_READS }, worker))
   return sent
+}
+
+/** A repository's `daily_credit_budget` before its task starts: reached (why), or its rest. */
+export type RepositoryBudget = { readonly reached: string } | { readonly caps: readonly SpendCap[] }
+
+/** Repositories whose budget is read at once (each one list request, or a few pages). */
+const BUDGET_READS = 8
+
+/**
+ * `daily_credit_budget` in a campaign (v1.5: a task's repository is its project for its
+ * budgets): each repository counts the runs started for it in the last 24 hours, whatever door
+ * made them, as one run's budget counts its project. A repository whose budget is reached starts
+ * nothing; the rest is a cap on its run alone. A budget that cannot be checked throws: nothing
+ * is created.
+ */
+export async function checkRepositoryBudgets(
+  client: Pick<AgentRunsClient, 'iterateRuns' | 'listRuns'>,
+  daily: Amount,
+  homes: readonly RunHome[],
+  deps: { now: () => number; log: Log },
+): Promise<RepositoryBudget[]> {
+  const checked: RepositoryBudget[] = []
+  await eachAtMost(BUDGET_READS, homes, async (home, index) => {
+    const check = await checkCreditBudgets(client, { daily, pullRequest: undefined }, home, deps)
+    checked[index] = check.reached ? { reached: check.reached.why } : { caps: check.caps }
+  })
+  return checked
 }

@@ -1,3 +1,4 @@
+import type { SpendCap } from '../model/spend-cap.ts'
 import { costOf } from '../agent/cost.ts'
 import type { AgentRunsClient } from '../api/client.ts'
 import type { Sleep } from '../api/transport.ts'
@@ -61,6 +62,11 @@ export interface LifecycleSpec {
   continueFrom?: ContinueSource
   /** A campaign's changed instruction: the run that opened the pull request, and what it gets. */
   continueRun?: KnownRun
+  /**
+   * The caps on this run alone (what its repository's `daily_credit_budget` had left, in a
+   * campaign): past one, it is cancelled and the set's other runs work on.
+   */
+  caps?: readonly SpendCap[]
 }
 
 /** What a run's life asks of the service. */
@@ -154,6 +160,16 @@ export class RunLifecycle {
   }
 
   /** Not started yet: no request has gone out for it. */
+  /** How its lines name it ("Task 3 (Package c)"); undefined for a step's only run. */
+  get name(): string | undefined {
+    return this.#spec.name
+  }
+
+  /** The caps on this run alone (LifecycleSpec.caps). */
+  get caps(): readonly SpendCap[] {
+    return this.#spec.caps ?? []
+  }
+
   get due(): boolean {
     return !this.#starting && this.end === undefined && this.record.startedAt === undefined
   }

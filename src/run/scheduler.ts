@@ -120,6 +120,7 @@ export class RunScheduler {
       if (signal.aborted) break
       this.#judge()
       if (this.#stopped) break
+      await this.#stopPastOwnCaps()
       await this.#startDue()
       if (signal.aborted) break
       this.#deps.onProgress?.()
@@ -422,34 +423,57 @@ export class RunScheduler {
   }
 
   /**
-   * Why the runs are past `cap`, in words; undefined while they are within it. What they used
-   * in this step counts, in the cap's unit (a run that is not new, from where the step found
-   * it); a run that spent and reports no figure in that unit is past it: never counted as free.
+   * A run past a cap of its own (its repository's budget, in a campaign) is cancelled alone, for
+   * that reason; the set's other runs work on.
    */
+  async #stopPastOwnCaps(): Promise<void> {
+    const past = this.#lifecycles.flatMap((one) => {
+      if (!one.inFlight) return []
+      const reason = one.caps.map((cap) => pastCap(cap, [one])).find((why) => why !== undefined)
+      return reason === undefined ? [] : [{ one, reason }]
+    })
+    const why: CancelWhy = { kind: 'over-budget' }
+    await Promise.all(
+      past.map(({ one, reason }) => {
+        const name = one.name ?? 'The run'
+        this.#deps.log.warning(`${name}: ${reason}; its run is cancelled.`)
+        return one.stop(why, cancelDeadline(why, this.#deps.now()))
+      }),
+    )
+  }
+
   #pastCap(cap: SpendCap): string | undefined {
-    const { unit } = cap.amount
-    let sum: number | undefined
-    for (const { record } of this.#lifecycles) {
-      // A run's agent may start runs of its own: the cap counts the tree, each run once.
-      const cost = costSince(treeCostOf(record.run, record.children), record.usedBefore)
-      if (isUnpriced(cost, unit)) {
-        const reported = formatAmount({
-          value: costIn(cost, otherUnit(unit)) ?? 0,
-          unit: otherUnit(unit),
-        })
-        return `run ${record.run?.run_id ?? ''} reported ${reported} and no figure in ${unitName(unit)}, which ${capWords(cap)} cannot count (write it in ${unitName(otherUnit(unit))})`
-      }
-      const spent = costIn(cost, unit)
-      if (spent !== undefined) sum = (sum ?? 0) + spent
-    }
-    if (sum === undefined || sum <= cap.amount.value) return undefined
-    const used = formatAmount({ value: sum, unit })
-    const runs =
-      this.#lifecycles.length === 1 ? `the run used ${used}` : `the runs used ${used} together`
-    return `${runs}, past ${capWords(cap)}`
+    return pastCap(cap, this.#lifecycles)
   }
 
   #inFlight(): RunLifecycle[] {
     return this.#lifecycles.filter((one) => one.inFlight)
   }
+}
+
+/**
+ * Why the runs are past `cap`, in words; undefined while they are within it. What they used
+ * in this step counts, in the cap's unit (a run that is not new, from where the step found
+ * it); a run that spent and reports no figure in that unit is past it: never counted as free.
+ */
+function pastCap(cap: SpendCap, lifecycles: readonly RunLifecycle[]): string | undefined {
+  const { unit } = cap.amount
+  let sum: number | undefined
+  for (const { record } of lifecycles) {
+    // A run's agent may start runs of its own: the cap counts the tree, each run once.
+    const cost = costSince(treeCostOf(record.run, record.children), record.usedBefore)
+    if (isUnpriced(cost, unit)) {
+      const reported = formatAmount({
+        value: costIn(cost, otherUnit(unit)) ?? 0,
+        unit: otherUnit(unit),
+      })
+      return `run ${record.run?.run_id ?? ''} reported ${reported} and no figure in ${unitName(unit)}, which ${capWords(cap)} cannot count (write it in ${unitName(otherUnit(unit))})`
+    }
+    const spent = costIn(cost, unit)
+    if (spent !== undefined) sum = (sum ?? 0) + spent
+  }
+  if (sum === undefined || sum <= cap.amount.value) return undefined
+  const used = formatAmount({ value: sum, unit })
+  const runs = lifecycles.length === 1 ? `the run used ${used}` : `the runs used ${used} together`
+  return `${runs}, past ${capWords(cap)}`
 }

@@ -39,6 +39,8 @@ export interface SetSettings {
   cancelPrevious?: string
   /** A campaign's follow-ups, by task: the run that opened its pull request, in place of a create. */
   continueRuns?: readonly (KnownRun | undefined)[]
+  /** The caps on each task's run alone, by task: its repository's budget's rest, in a campaign. */
+  taskCaps?: readonly (readonly SpendCap[] | undefined)[]
   /**
    * `wait: false`: every run is created and handed over, none awaited (a reconcile pass reports
    * the set); `maxParallel` is then at least the number of tasks, so all start at once.
@@ -97,6 +99,7 @@ export class TaskSetRun {
             startFailure: 'record',
             checkResult: deps.checkFor?.(task, taskName(task)),
             ...continueRunOf(settings, task.index),
+            caps: settings.taskCaps?.[task.index] ?? [],
           },
           {
             client,

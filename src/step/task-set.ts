@@ -1,11 +1,12 @@
 import { eachAtMost } from '../at-most.ts'
-import { campaignFollowUp, campaignTags } from '../model/campaign.ts'
+import { campaignFollowUp, campaignTags, type Applied } from '../model/campaign.ts'
+import type { RunHome } from '../model/home.ts'
 import { pullRequestUrlOf } from '../model/run-item.ts'
 import { campaignPlan } from '../summary/campaign.ts'
 import type { KnownRun } from '../run/continue-pr.ts'
-import { planCampaign } from '../run/campaign.ts'
+import { checkRepositoryBudgets, planCampaign, type RepositoryBudget } from '../run/campaign.ts'
 import { limitsTag } from '../model/limits.ts'
-import { bindingCaps, maxCreditsCap } from '../model/spend-cap.ts'
+import { bindingCaps, maxCreditsCap, type SpendCap } from '../model/spend-cap.ts'
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { defaultArtifactsDir, taskFolderName } from '../agent/artifacts.ts'
@@ -73,6 +74,8 @@ interface PreparedSet extends StepStart {
   readonly waitsEndBy: number
   /** A campaign's follow-ups, by task. */
   readonly continueRuns: readonly (KnownRun | undefined)[]
+  /** The caps on each task's run alone: its repository's budget's rest, in a campaign. */
+  readonly taskCaps: readonly (readonly SpendCap[] | undefined)[]
 }
 
 /**
@@ -85,7 +88,8 @@ async function prepare(
   givenOutputs: readonly (OutputRequest | undefined)[],
   start: StepStart,
 ): Promise<PreparedStep | undefined> {
-  const { settings, outputs, continueRuns } = await applyCampaign(given, givenOutputs, start)
+  const applied = await applyCampaign(given, givenOutputs, start)
+  const { settings, outputs, continueRuns, taskCaps } = applied
   if (settings.tasks.length === 0) return undefined
   const { world, home, github, io } = start
   const setId = randomUUID()
@@ -105,7 +109,10 @@ async function prepare(
   })
   const sources = agentWorkSources(start.client)
   const waitsEndBy = Date.now() + settings.timeoutMs + PAST_TIMEOUT_MS
-  const set = { ...start, settings, outputs, surfaces, stepTag, sources, waitsEndBy, continueRuns }
+  const set = {
+    ...start,
+    ...{ settings, outputs, surfaces, stepTag, sources, waitsEndBy, continueRuns, taskCaps },
+  }
   return {
     execute: async (interruption) => {
       const outcome = await setRun(set, interruption).run(interruption)
@@ -134,6 +141,7 @@ function setRun(set: PreparedSet, interruption: Interruption): TaskSetRun {
       caps: bindingCaps(maxCreditsCap(settings.agentWork.maxCredits), ...(set.budgetCaps ?? [])),
       cancelPrevious: settings.cancelPrevious,
       continueRuns: set.continueRuns,
+      taskCaps: set.taskCaps,
       wait: settings.wait,
     },
     {
@@ -233,17 +241,18 @@ function taskLog(task: TaskRun, io: StepStart['io']) {
 
 /**
  * A campaign's tasks less those its runs already cover (working, or succeeded on this
- * instruction), and with the run to follow up where the instruction changed since the run that
- * opened the repository's pull request; each said in the log and the job summary. Another
- * step's set is as given.
+ * instruction) or whose repository's daily_credit_budget is reached, and with the run to follow
+ * up where the instruction changed since the run that opened the repository's pull request; each
+ * said in the log and the job summary. Another step's set is as given.
  */
 async function applyCampaign(
   settings: TaskSetSettings,
   outputs: readonly (OutputRequest | undefined)[],
-  { client, io }: StepStart,
+  start: StepStart,
 ): Promise<AppliedSet> {
+  const { client, io } = start
   const { campaign } = settings
-  if (campaign === undefined) return { settings, outputs, continueRuns: [] }
+  if (campaign === undefined) return { settings, outputs, continueRuns: [], taskCaps: [] }
   const tasks = settings.tasks.map((task, index) => {
     const output = outputs[index]
     const sent = output ? requestWithInstruction(task, output.instruction) : task
@@ -251,14 +260,21 @@ async function applyCampaign(
     return { key: repository ? task.config?.name : undefined, prompt: sent.prompt ?? '' }
   })
   const deadline = Date.now() + settings.timeoutMs
-  const plan = await planCampaign(client, campaign, tasks, deadline)
+  const planned = await planCampaign(client, campaign, tasks, deadline)
+  const budgets = await repositoryBudgets(settings, planned, start)
+  const plan = planned.map((applied, index): Applied => {
+    const budget = budgets[index]
+    if (budget === undefined || !('reached' in budget)) return applied
+    return { kind: 'skip', why: `its daily_credit_budget is reached: ${budget.reached}` }
+  })
   const kept = plan.flatMap((applied, index) => (applied.kind === 'skip' ? [] : [index]))
   const said = plan.flatMap((applied, index) =>
     applied.kind === 'start'
       ? []
       : [{ key: tasks[index]?.key ?? '', done: applied.kind, why: applied.why }],
   )
-  if (said.length === 0) return { settings, outputs, continueRuns: [] }
+  const taskCaps = budgets.map((budget) => (budget && 'caps' in budget ? budget.caps : undefined))
+  if (said.length === 0) return { settings, outputs, continueRuns: [], taskCaps }
   for (const { key, done, why } of said) {
     io.info(`${safeForLog(key, 200)}: ${done === 'skip' ? 'skipped' : 'followed up'}, ${why}.`)
   }
@@ -286,7 +302,33 @@ async function applyCampaign(
     },
     outputs: pick(outputs),
     continueRuns: pick(continueRuns),
+    taskCaps: pick(taskCaps),
   }
+}
+
+/**
+ * `daily_credit_budget` in a campaign, for the tasks that would start a run (a follow-up goes to
+ * a run that exists, as `continue_from`'s does, and is not counted before it): by task, whether
+ * its repository's budget is reached, or what it has left; none without the budget.
+ */
+async function repositoryBudgets(
+  settings: TaskSetSettings,
+  plan: readonly Applied[],
+  { client, home, io }: StepStart,
+): Promise<(RepositoryBudget | undefined)[]> {
+  const daily = settings.repositoryBudget
+  if (daily === undefined) return plan.map(() => undefined)
+  const starting = plan.flatMap((applied, index) => (applied.kind === 'start' ? [index] : []))
+  const homes = starting.map((index): RunHome => {
+    const repository = settings.repositories[index]
+    if (!repository) return { ...home, thread: undefined, change: undefined }
+    const { forge, project } = repository
+    return { forge, project, thread: undefined, change: undefined }
+  })
+  const checked = await checkRepositoryBudgets(client, daily, homes, { now: Date.now, log: io })
+  const byTask: (RepositoryBudget | undefined)[] = plan.map(() => undefined)
+  starting.forEach((task, index) => (byTask[task] = checked[index]))
+  return byTask
 }
 
 /** A set as a campaign applies it: the tasks to run, and each one's run to follow up, if any. */
@@ -294,4 +336,5 @@ interface AppliedSet {
   readonly settings: TaskSetSettings
   readonly outputs: readonly (OutputRequest | undefined)[]
   readonly continueRuns: readonly (KnownRun | undefined)[]
+  readonly taskCaps: readonly (readonly SpendCap[] | undefined)[]
 }

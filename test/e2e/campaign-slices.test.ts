@@ -112,24 +112,4 @@ describe('a campaign over slices, each a step of its own', () => {
     expect(ledger.tracking.repositories).toBe(12)
     expect(ledger.totals).toMatchObject({ runs: 12, credits: 36 })
   })
-
-  it("refuses a budget with campaign before any request: it would count the step's project, not the tasks'", async () => {
-    const api = await fakeApi({ script: () => done })
-    for (const input of ['daily_credit_budget', 'pr_credit_budget']) {
-      const result = await runStep({
-        inputs: {
-          api_key: KEY,
-          base_url: api.baseUrl,
-          campaign: 'lint',
-          tasks: JSON.stringify(slices(1, 'Add the lint check')[0]),
-          [input]: '$5',
-        },
-      })
-      expect(result.code).toBe(1)
-      expect(result.stdout).toContain(
-        `Input "${input}" cannot be combined with campaign: it counts the step's project`,
-      )
-    }
-    expect(api.requests).toHaveLength(0)
-  })
 })
