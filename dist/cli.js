@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import * as nodeModule from 'node:module'
 nodeModule.enableCompileCache?.()
-const { commandIo, runCli } = await import('./index.js')
+const { commandIo, keepYoungGenerationSmall, runCli } = await import('./index.js')
+keepYoungGenerationSmall()
 process.exitCode = await runCli(process.argv.slice(2), new URL('./inputs.json', import.meta.url), commandIo(process))

@@ -1553,6 +1553,7 @@ var __webpack_exports__ = {};
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
   C7: () => (/* reexport */ commandIo),
+  Dd: () => (/* reexport */ keepYoungGenerationSmall),
   ak: () => (/* reexport */ runCli),
   gP: () => (/* binding */ runInActions),
   VN: () => (/* binding */ runMain),
@@ -2118,6 +2119,7 @@ function roundTo(value, digits) {
 ;// CONCATENATED MODULE: ./src/agent/cost.ts
 
 const CREDIT_PARTS = ['compute_cost', 'inference_cost', 'platform_cost'];
+const USD_PARTS = CREDIT_PARTS.map((part) => `${part}_usd`);
 function creditsSpent(run) {
     return costOf(run.request_usage).credits ?? 0;
 }
@@ -2126,16 +2128,16 @@ function costOf(requestUsage) {
         return { credits: undefined, usd: undefined };
     }
     const usage = requestUsage;
-    return {
-        credits: sumOf(CREDIT_PARTS.map((part) => usage[part])),
-        usd: sumOf(CREDIT_PARTS.map((part) => usage[`${part}_usd`])),
-    };
+    return { credits: sumOf(usage, CREDIT_PARTS), usd: sumOf(usage, USD_PARTS) };
 }
-function sumOf(values) {
-    const numbers = values.filter((value) => typeof value === 'number' && Number.isFinite(value) && value >= 0);
-    if (numbers.length === 0)
-        return undefined;
-    return roundTo(numbers.reduce((sum, value) => sum + value, 0), 6);
+function sumOf(usage, parts) {
+    let sum;
+    for (const part of parts) {
+        const value = usage[part];
+        if (typeof value === 'number' && Number.isFinite(value) && value >= 0)
+            sum = (sum ?? 0) + value;
+    }
+    return sum === undefined ? undefined : roundTo(sum, 6);
 }
 function describeCost(cost) {
     const parts = [
@@ -2179,7 +2181,10 @@ function childrenOf(runs, rootId) {
         return true;
     });
 }
+const NO_COST = { credits: undefined, usd: undefined };
 function treeCostOf(run, children = []) {
+    if (children.length === 0)
+        return run ? costOf(run.request_usage) : NO_COST;
     const seen = new Set();
     let credits;
     let usd;
@@ -3502,7 +3507,63 @@ function single(value) {
     return Array.isArray(value) ? value[0] : value;
 }
 
+;// CONCATENATED MODULE: ./src/api/slots.ts
+class RequestSlots {
+    #limit;
+    #taken = 0;
+    #waiting = new Set();
+    constructor(limit) {
+        this.#limit = limit;
+    }
+    tryTake() {
+        if (this.#taken >= this.#limit)
+            return undefined;
+        this.#taken += 1;
+        return this.#release();
+    }
+    async take(stop) {
+        const free = this.tryTake();
+        if (free)
+            return free;
+        let handed = false;
+        let onTurn = () => { };
+        const turn = new Promise((resolve) => (onTurn = resolve));
+        const entry = () => {
+            handed = true;
+            onTurn();
+        };
+        this.#waiting.add(entry);
+        try {
+            await (stop === undefined ? turn : Promise.race([turn, stop]));
+        }
+        catch (error) {
+            if (handed)
+                this.#release()();
+            else
+                this.#waiting.delete(entry);
+            throw error;
+        }
+        return this.#release();
+    }
+    #release() {
+        let released = false;
+        return () => {
+            if (released)
+                return;
+            released = true;
+            const next = this.#waiting.values().next();
+            if (next.done === true) {
+                this.#taken -= 1;
+                return;
+            }
+            this.#waiting.delete(next.value);
+            next.value();
+        };
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/api/transport.ts
+
 
 
 
@@ -3513,6 +3574,7 @@ function single(value) {
 const DOWNLOAD_DEFAULTS = { maxBytes: 25 * 1024 * 1024, timeoutMs: timing/* DOWNLOAD_ATTEMPT_MS */.Yl };
 const MIN_REDACTED_KEY_LENGTH = 8;
 const DEFAULTS = {
+    maxInFlight: 16,
     timeoutMs: timing/* REQUEST_RETRIES */.NP.attemptMs,
     maxRetries: timing/* REQUEST_RETRIES */.NP.maxRetries,
     maxBodyBytes: MAX_ANSWER_BYTES,
@@ -3522,12 +3584,14 @@ class Transport {
     #apiKey;
     #origin;
     #serviceIsLoopback;
+    #slots;
     #options;
     constructor(options) {
         this.#baseUrl = options.baseUrl.replace(/\/$/, '');
         this.#origin = new URL(this.#baseUrl).origin;
         this.#serviceIsLoopback = isLoopback(new URL(this.#baseUrl).hostname);
         this.#apiKey = options.apiKey;
+        this.#slots = new RequestSlots(options.maxInFlight ?? DEFAULTS.maxInFlight);
         this.#options = {
             userAgent: options.userAgent ?? 'cloud-agent-run-action',
             timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
@@ -3553,10 +3617,17 @@ class Transport {
             if (left <= 0)
                 throw new ApiTimeoutError(label, 0, 'the caller stopped waiting');
             try {
-                return await this.#send(label, {
-                    ...options,
-                    timeoutMs: Math.max(1, Math.min(timeoutMs, left)),
-                });
+                const release = options.urgent === true ? () => { } : await this.#slot(label, options);
+                try {
+                    const attemptLeft = deadline === undefined ? Infinity : deadline - this.#options.now();
+                    return await this.#send(label, {
+                        ...options,
+                        timeoutMs: Math.max(1, Math.min(timeoutMs, attemptLeft)),
+                    });
+                }
+                finally {
+                    release();
+                }
             }
             catch (error) {
                 const refused = isRefusal(error);
@@ -3580,6 +3651,7 @@ class Transport {
         const label = { method: 'GET', path: `${target.origin}${target.pathname}` };
         const maxBytes = options.maxBytes ?? DOWNLOAD_DEFAULTS.maxBytes;
         const timeoutMs = options.timeoutMs ?? DOWNLOAD_DEFAULTS.timeoutMs;
+        const release = await this.#slot(label, { signal: options.signal });
         const http = this.#http(timeoutMs);
         const raw = await transport_withDeadline(label, timeoutMs, options.signal, async (track) => {
             const response = await http.request('GET', target.toString(), null, {});
@@ -3593,8 +3665,39 @@ class Transport {
                 message: response.message,
                 body: await readCapped(response.message, maxBytes, label),
             };
-        }, () => http.dispose());
+        }, () => http.dispose()).finally(release);
         return { contentType: raw.message.headers['content-type'], body: raw.body };
+    }
+    async #slot(label, options) {
+        const free = this.#slots.tryTake();
+        if (free)
+            return free;
+        const { signal, deadline } = options;
+        const done = new AbortController();
+        const stops = [];
+        if (signal !== undefined) {
+            stops.push(new Promise((_, reject) => {
+                const stop = () => reject(new ApiAbortedError(label));
+                if (signal.aborted)
+                    stop();
+                else
+                    signal.addEventListener('abort', stop, { once: true, signal: done.signal });
+            }));
+        }
+        if (deadline !== undefined) {
+            const timedOut = this.#options.sleep(Math.max(0, deadline - this.#options.now()), done.signal);
+            stops.push(timedOut.then(() => {
+                throw new ApiTimeoutError(label, 0, 'the caller stopped waiting');
+            }, () => new Promise(() => { })));
+        }
+        const stop = stops.length === 0 ? undefined : Promise.race(stops);
+        stop?.catch(() => { });
+        try {
+            return await this.#slots.take(stop);
+        }
+        finally {
+            done.abort();
+        }
     }
     async #send(label, options) {
         const url = this.#url(label.path, options.query);
@@ -3909,6 +4012,7 @@ class AgentRunsClient {
             await this.#transport.request('POST', `${runPath(runId)}/cancel`, {
                 ...options,
                 retryMode: 'idempotent',
+                urgent: true,
             });
             return { kind: 'cancelled' };
         }
@@ -4992,10 +5096,13 @@ function readStepSettings(source, readTarget, connection = readConnection(source
 }
 function readBudgets(source) {
     const budgets = readCreditBudgets(source);
-    const given = budgets.daily !== undefined ? 'daily_credit_budget' : 'pr_credit_budget';
-    if ((budgets.daily ?? budgets.pullRequest) !== undefined && source.get('campaign')) {
-        throw new InputError(given, "cannot be combined with campaign: it counts the step's project, and a campaign's runs are each of their task's repository. Cap the campaign's spend with max_credits.");
+    if (source.get('campaign')) {
+        if (budgets.pullRequest !== undefined) {
+            throw new InputError('pr_credit_budget', "cannot be combined with campaign: a campaign's runs are each on their own repository, not on this step's pull request. daily_credit_budget counts each task's repository.");
+        }
+        return { daily: undefined, pullRequest: undefined };
     }
+    const given = budgets.daily !== undefined ? 'daily_credit_budget' : 'pr_credit_budget';
     if ((budgets.daily ?? budgets.pullRequest) !== undefined && !source.world.project) {
         throw new InputError(given, 'counts the runs of one project, and none is named: outside GitHub and GitLab, name it with --project.');
     }
@@ -5051,6 +5158,7 @@ function inputNamed(source, input, value) {
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/task-set.ts
+
 
 
 
@@ -5125,8 +5233,11 @@ async function readTaskSettings(source) {
     if (!step.wait && maxParallel < tasks.length) {
         throw new InputError('max_parallel', `is ${maxParallel}, below the ${tasks.length} tasks: with wait: false the step starts every task at once and does not stay to start the rest; give max_parallel of at least ${tasks.length}, or wait: true.`);
     }
+    const repositories = read.map((task) => task.repository);
+    const repositoryBudget = campaign ? readRepositoryBudget(source, repositories) : undefined;
     return {
         ...step,
+        ...(repositoryBudget ? { repositoryBudget } : {}),
         tasks,
         taskSchemas,
         cancelPrevious,
@@ -5134,8 +5245,16 @@ async function readTaskSettings(source) {
         maxParallel,
         passWhen: readPassWhen(source.get('pass_when') || 'all', tasks.length),
         ...(campaign ? { campaign } : {}),
-        repositories: read.map((task) => task.repository),
+        repositories,
     };
+}
+function readRepositoryBudget(source, repositories) {
+    const budget = readCreditBudgets(source).daily;
+    const unnamed = repositories.findIndex((repository) => repository === undefined);
+    if (budget !== undefined && unnamed >= 0 && !source.world.project) {
+        throw new InputError('daily_credit_budget', `counts each task's repository, and task ${unnamed + 1} names none, nor does the step have a project to count by: give the task its repository.`);
+    }
+    return budget;
 }
 function readTaskList(source) {
     const tasks = source.get('tasks');
@@ -6416,10 +6535,8 @@ function judge(input, budget, spent, runs, log) {
     const used = `${spent.complete ? '' : 'at least '}${sum}`;
     log.info(`${input}: ${runs} used ${used} of ${formatAmount(budget)}.`);
     if (spent.value >= budget.value) {
-        return {
-            input,
-            message: `Over budget: ${runs} used ${used}, which has reached the ${input} of ${formatAmount(budget)}. No run was created.`,
-        };
+        const why = `${runs} used ${used}, which has reached the ${input} of ${formatAmount(budget)}`;
+        return { input, why, message: `Over budget: ${why}. No run was created.` };
     }
     if (!spent.complete) {
         throw new Error(`${input} cannot be checked: the list of ${runs} is longer than the ${timing/* CREDIT_BUDGET_CHECK */.PK.maxPages} pages the check reads, and the ${spent.runs.toLocaleString('en-US')} runs on them used ${sum}, under the budget of ${formatAmount(budget)}; the rest cannot be added up, so the check refuses rather than under-count. No run was created.`);
@@ -11031,6 +11148,12 @@ class RunLifecycle {
     get end() {
         return this.record.end;
     }
+    get name() {
+        return this.#spec.name;
+    }
+    get caps() {
+        return this.#spec.caps ?? [];
+    }
     get due() {
         return !this.#starting && this.end === undefined && this.record.startedAt === undefined;
     }
@@ -11292,6 +11415,7 @@ class RunScheduler {
             this.#judge();
             if (this.#stopped)
                 break;
+            await this.#stopPastOwnCaps();
             await this.#startDue();
             if (signal.aborted)
                 break;
@@ -11409,15 +11533,16 @@ class RunScheduler {
     }
     async #startDue() {
         const starts = [];
+        let going = this.#lifecycles.filter((other) => other.starting || other.inFlight).length;
         for (const one of this.#lifecycles) {
             if (this.#closed || this.#stopped)
                 break;
-            const going = this.#lifecycles.filter((other) => other.starting || other.inFlight);
-            if (going.length >= this.#settings.maxParallel)
+            if (going >= this.#settings.maxParallel)
                 break;
             if (!one.due)
                 continue;
             starts.push(one.start(this.#deadline));
+            going += 1;
         }
         await Promise.all(starts);
     }
@@ -11543,31 +11668,48 @@ class RunScheduler {
         }
         return { tasks: this.#lifecycles.length, succeeded, notSucceeded };
     }
+    async #stopPastOwnCaps() {
+        const past = this.#lifecycles.flatMap((one) => {
+            if (!one.inFlight)
+                return [];
+            const reason = one.caps.map((cap) => pastCap(cap, [one])).find((why) => why !== undefined);
+            return reason === undefined ? [] : [{ one, reason }];
+        });
+        const why = { kind: 'over-budget' };
+        await Promise.all(past.map(({ one, reason }) => {
+            const name = one.name ?? 'The run';
+            this.#deps.log.warning(`${name}: ${reason}; its run is cancelled.`);
+            return one.stop(why, cancelDeadline(why, this.#deps.now()));
+        }));
+    }
     #pastCap(cap) {
-        const { unit } = cap.amount;
-        let sum;
-        for (const { record } of this.#lifecycles) {
-            const cost = costSince(treeCostOf(record.run, record.children), record.usedBefore);
-            if (isUnpriced(cost, unit)) {
-                const reported = formatAmount({
-                    value: costIn(cost, otherUnit(unit)) ?? 0,
-                    unit: otherUnit(unit),
-                });
-                return `run ${record.run?.run_id ?? ''} reported ${reported} and no figure in ${unitName(unit)}, which ${capWords(cap)} cannot count (write it in ${unitName(otherUnit(unit))})`;
-            }
-            const spent = costIn(cost, unit);
-            if (spent !== undefined)
-                sum = (sum ?? 0) + spent;
-        }
-        if (sum === undefined || sum <= cap.amount.value)
-            return undefined;
-        const used = formatAmount({ value: sum, unit });
-        const runs = this.#lifecycles.length === 1 ? `the run used ${used}` : `the runs used ${used} together`;
-        return `${runs}, past ${capWords(cap)}`;
+        return pastCap(cap, this.#lifecycles);
     }
     #inFlight() {
         return this.#lifecycles.filter((one) => one.inFlight);
     }
+}
+function pastCap(cap, lifecycles) {
+    const { unit } = cap.amount;
+    let sum;
+    for (const { record } of lifecycles) {
+        const cost = costSince(treeCostOf(record.run, record.children), record.usedBefore);
+        if (isUnpriced(cost, unit)) {
+            const reported = formatAmount({
+                value: costIn(cost, otherUnit(unit)) ?? 0,
+                unit: otherUnit(unit),
+            });
+            return `run ${record.run?.run_id ?? ''} reported ${reported} and no figure in ${unitName(unit)}, which ${capWords(cap)} cannot count (write it in ${unitName(otherUnit(unit))})`;
+        }
+        const spent = costIn(cost, unit);
+        if (spent !== undefined)
+            sum = (sum ?? 0) + spent;
+    }
+    if (sum === undefined || sum <= cap.amount.value)
+        return undefined;
+    const used = formatAmount({ value: sum, unit });
+    const runs = lifecycles.length === 1 ? `the run used ${used}` : `the runs used ${used} together`;
+    return `${runs}, past ${capWords(cap)}`;
 }
 
 ;// CONCATENATED MODULE: ./src/run/superseded.ts
@@ -12275,28 +12417,62 @@ function limitsOf(settings, step) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/at-most.ts
+async function eachAtMost(atOnce, items, work) {
+    let next = 0;
+    const worker = async () => {
+        while (next < items.length) {
+            const index = next++;
+            await work(items[index], index);
+        }
+    };
+    await Promise.all(Array.from({ length: Math.min(atOnce, items.length) }, worker));
+}
+
 ;// CONCATENATED MODULE: ./src/summary/campaign.ts
+
 
 function campaignPlan(campaign, said, tasks) {
     const skipped = said.filter((one) => one.done === 'skip').length;
     const followed = said.length - skipped;
     const started = tasks - said.length;
+    const shown = said.slice(0, MAX_ROWS);
+    const table = [
+        '| Repository | Done | Why |',
+        '| --- | --- | --- |',
+        ...shown.map(({ key, done, why }) => {
+            const repository = key.slice(campaign.length + 1);
+            const word = done === 'skip' ? 'skipped' : 'followed up';
+            return `| ${escapeMarkdown(repository)} | ${word} | ${escapeMarkdown(cut(why, MAX_WHY))} |`;
+        }),
+        ...(said.length > shown.length
+            ? ['', `${said.length - shown.length} more, each said in the step's log.`]
+            : []),
+    ];
     const lines = [
         `#### Campaign ${escapeMarkdown(campaign)}: ${started} of ${tasks} repositories started, ${followed} followed up, ${skipped} skipped`,
         '',
-        '| Repository | Done | Why |',
-        '| --- | --- | --- |',
-        ...said.map(({ key, done, why }) => {
-            const repository = key.slice(campaign.length + 1);
-            const word = done === 'skip' ? 'skipped' : 'followed up';
-            return `| ${escapeMarkdown(repository)} | ${word} | ${escapeMarkdown(why)} |`;
-        }),
+        ...(said.length > OPEN_ROWS
+            ? [
+                '<details>',
+                `<summary>The ${said.length} repositories skipped or followed up, one row each</summary>`,
+                '',
+                ...table,
+                '',
+                '</details>',
+            ]
+            : table),
         '',
     ];
     return `${lines.join('\n')}\n`;
 }
+const OPEN_ROWS = 50;
+const MAX_ROWS = 500;
+const MAX_WHY = 400;
 
 ;// CONCATENATED MODULE: ./src/run/campaign.ts
+
+
 
 
 
@@ -12360,6 +12536,15 @@ async function readSent(client, asked, options) {
     };
     await Promise.all(Array.from({ length: PARALLEL_READS }, worker));
     return sent;
+}
+const BUDGET_READS = 8;
+async function checkRepositoryBudgets(client, daily, homes, deps) {
+    const checked = [];
+    await eachAtMost(BUDGET_READS, homes, async (home, index) => {
+        const check = await checkCreditBudgets(client, { daily, pullRequest: undefined }, home, deps);
+        checked[index] = check.reached ? { reached: check.reached.why } : { caps: check.caps };
+    });
+    return checked;
 }
 
 ;// CONCATENATED MODULE: ./src/summary/set-table.ts
@@ -12544,7 +12729,7 @@ function renderSetSummary(outcome, downloaded = []) {
         '',
         `${headline.figures.join(' \u00b7 ')}. ${inlineText(headline.reason ?? '')}`,
         '',
-        ...(count > OPEN_ROWS
+        ...(count > set_table_OPEN_ROWS
             ? [
                 '<details>',
                 `<summary>The ${count} tasks, one row each (the runs output has them as data)</summary>`,
@@ -12567,7 +12752,7 @@ function renderSetSummary(outcome, downloaded = []) {
         lines.push('', LIST_FALLBACK_NOTE);
     return `${lines.join('\n')}\n`;
 }
-const OPEN_ROWS = 50;
+const set_table_OPEN_ROWS = 50;
 const SUMMARY_TABLE_CHARS = 600_000;
 const SUMMARY_REASONS_CHARS = 150_000;
 function renderStartedRuns(tasks) {
@@ -12747,6 +12932,7 @@ class TaskSetRun {
             startFailure: 'record',
             checkResult: deps.checkFor?.(task, taskName(task)),
             ...continueRunOf(settings, task.index),
+            caps: settings.taskCaps?.[task.index] ?? [],
         }, {
             client,
             tracker: runs.track(),
@@ -12990,6 +13176,7 @@ const SET_STEP_STOPPED = "The step stopped before it reported the set; none of i
 
 
 
+
 async function taskSetShape(settings) {
     const outputs = await prepareTaskOutputs(settings);
     return {
@@ -13009,7 +13196,8 @@ async function prepareTaskOutputs(settings) {
     return outputs;
 }
 async function task_set_prepare(given, givenOutputs, start) {
-    const { settings, outputs, continueRuns } = await applyCampaign(given, givenOutputs, start);
+    const applied = await applyCampaign(given, givenOutputs, start);
+    const { settings, outputs, continueRuns, taskCaps } = applied;
     if (settings.tasks.length === 0)
         return undefined;
     const { world, home, github, io } = start;
@@ -13030,7 +13218,10 @@ async function task_set_prepare(given, givenOutputs, start) {
     });
     const sources = agentWorkSources(start.client);
     const waitsEndBy = Date.now() + settings.timeoutMs + timing/* PAST_TIMEOUT_MS */.WP;
-    const set = { ...start, settings, outputs, surfaces, stepTag, sources, waitsEndBy, continueRuns };
+    const set = {
+        ...start,
+        ...{ settings, outputs, surfaces, stepTag, sources, waitsEndBy, continueRuns, taskCaps },
+    };
     return {
         execute: async (interruption) => {
             const outcome = await setRun(set, interruption).run(interruption);
@@ -13055,6 +13246,7 @@ function setRun(set, interruption) {
         caps: bindingCaps(maxCreditsCap(settings.agentWork.maxCredits), ...(set.budgetCaps ?? [])),
         cancelPrevious: settings.cancelPrevious,
         continueRuns: set.continueRuns,
+        taskCaps: set.taskCaps,
         wait: settings.wait,
     }, {
         client: set.client,
@@ -13089,16 +13281,17 @@ function setRun(set, interruption) {
         },
     });
 }
+const WORK_AT_ONCE = 16;
 async function task_set_finish(set, outcome, interruption) {
     const { surfaces, io } = set;
     surfaces.showEnd(outcome);
     const work = new Map();
     if (OUTCOME_RECORDS[outcome.word].carriesAgentWork) {
-        await Promise.all(outcome.tasks.map(async (task) => {
+        await eachAtMost(WORK_AT_ONCE, outcome.tasks, async (task) => {
             const one = await taskWork(task, set, interruption.signal);
             if (one)
                 work.set(task.index, one);
-        }));
+        });
     }
     await surfaces.showWork();
     await publishSetOutcome(io, outcome, work);
@@ -13127,10 +13320,11 @@ function taskLog(task, io) {
     const label = safeForLog(taskLabel(task), 200);
     return namedLog(io, label.charAt(0).toUpperCase() + label.slice(1));
 }
-async function applyCampaign(settings, outputs, { client, io }) {
+async function applyCampaign(settings, outputs, start) {
+    const { client, io } = start;
     const { campaign } = settings;
     if (campaign === undefined)
-        return { settings, outputs, continueRuns: [] };
+        return { settings, outputs, continueRuns: [], taskCaps: [] };
     const tasks = settings.tasks.map((task, index) => {
         const output = outputs[index];
         const sent = output ? requestWithInstruction(task, output.instruction) : task;
@@ -13138,13 +13332,21 @@ async function applyCampaign(settings, outputs, { client, io }) {
         return { key: repository ? task.config?.name : undefined, prompt: sent.prompt ?? '' };
     });
     const deadline = Date.now() + settings.timeoutMs;
-    const plan = await planCampaign(client, campaign, tasks, deadline);
+    const planned = await planCampaign(client, campaign, tasks, deadline);
+    const budgets = await repositoryBudgets(settings, planned, start);
+    const plan = planned.map((applied, index) => {
+        const budget = budgets[index];
+        if (budget === undefined || !('reached' in budget))
+            return applied;
+        return { kind: 'skip', why: `its daily_credit_budget is reached: ${budget.reached}` };
+    });
     const kept = plan.flatMap((applied, index) => (applied.kind === 'skip' ? [] : [index]));
     const said = plan.flatMap((applied, index) => applied.kind === 'start'
         ? []
         : [{ key: tasks[index]?.key ?? '', done: applied.kind, why: applied.why }]);
+    const taskCaps = budgets.map((budget) => (budget && 'caps' in budget ? budget.caps : undefined));
     if (said.length === 0)
-        return { settings, outputs, continueRuns: [] };
+        return { settings, outputs, continueRuns: [], taskCaps };
     for (const { key, done, why } of said) {
         io.info(`${safeForLog(key, 200)}: ${done === 'skip' ? 'skipped' : 'followed up'}, ${why}.`);
     }
@@ -13171,7 +13373,25 @@ async function applyCampaign(settings, outputs, { client, io }) {
         },
         outputs: pick(outputs),
         continueRuns: pick(continueRuns),
+        taskCaps: pick(taskCaps),
     };
+}
+async function repositoryBudgets(settings, plan, { client, home, io }) {
+    const daily = settings.repositoryBudget;
+    if (daily === undefined)
+        return plan.map(() => undefined);
+    const starting = plan.flatMap((applied, index) => (applied.kind === 'start' ? [index] : []));
+    const homes = starting.map((index) => {
+        const repository = settings.repositories[index];
+        if (!repository)
+            return { ...home, thread: undefined, change: undefined };
+        const { forge, project } = repository;
+        return { forge, project, thread: undefined, change: undefined };
+    });
+    const checked = await checkRepositoryBudgets(client, daily, homes, { now: Date.now, log: io });
+    const byTask = plan.map(() => undefined);
+    starting.forEach((task, index) => (byTask[task] = checked[index]));
+    return byTask;
 }
 
 ;// CONCATENATED MODULE: ./src/step/main.ts
@@ -13429,31 +13649,28 @@ function reviewOf(reviews) {
 
 
 
+
 const PARALLEL = 8;
 async function readPullStatuses(octokit, pulls, deadline, options = {}) {
     const { now = Date.now, stateOnly = false } = options;
     const statuses = new Map();
     let stopped;
-    let next = 0;
-    const worker = async () => {
-        for (let pull = pulls[next++]; pull; pull = pulls[next++]) {
-            const left = deadline - now();
-            if (stopped || left <= 0) {
-                statuses.set(pull.url, { unknown: stopped ?? 'the report ran out of time to read it' });
-                continue;
-            }
-            try {
-                statuses.set(pull.url, await readOne(octokit, pull, Math.min(left, timing/* GITHUB_CALL_DEADLINE_MS */.vt), stateOnly));
-            }
-            catch (error) {
-                const why = whyUnknown(error);
-                if (isRateLimit(error))
-                    stopped ??= why;
-                statuses.set(pull.url, { unknown: why });
-            }
+    await eachAtMost(PARALLEL, pulls, async (pull) => {
+        const left = deadline - now();
+        if (stopped || left <= 0) {
+            statuses.set(pull.url, { unknown: stopped ?? 'the report ran out of time to read it' });
+            return;
         }
-    };
-    await Promise.all(Array.from({ length: PARALLEL }, worker));
+        try {
+            statuses.set(pull.url, await readOne(octokit, pull, Math.min(left, timing/* GITHUB_CALL_DEADLINE_MS */.vt), stateOnly));
+        }
+        catch (error) {
+            const why = whyUnknown(error);
+            if (isRateLimit(error))
+                stopped ??= why;
+            statuses.set(pull.url, { unknown: why });
+        }
+    });
     return statuses;
 }
 async function readOne(octokit, pull, ms, stateOnly) {
@@ -13798,6 +14015,7 @@ async function collectRows(client, what, deps) {
 ;// CONCATENATED MODULE: ./src/report/followups.ts
 
 
+
 const MAX_READS = 100;
 const followups_PARALLEL = 8;
 async function countFollowups(client, rows, deadline) {
@@ -13806,13 +14024,9 @@ async function countFollowups(client, rows, deadline) {
         .sort((a, b) => b.credits - a.credits)
         .slice(0, MAX_READS);
     const counts = new Map();
-    let next = 0;
-    const worker = async () => {
-        for (let row = steered[next++]; row; row = steered[next++]) {
-            counts.set(row.runId, await followupsOf(client, row.runId, deadline));
-        }
-    };
-    await Promise.all(Array.from({ length: followups_PARALLEL }, worker));
+    await eachAtMost(followups_PARALLEL, steered, async (row) => {
+        counts.set(row.runId, await followupsOf(client, row.runId, deadline));
+    });
     return counts;
 }
 async function followupsOf(client, runId, deadline) {
@@ -14041,7 +14255,7 @@ function readReportDir(source) {
 
 
 const render_campaign_OPEN_ROWS = 50;
-const MAX_ROWS = 500;
+const render_campaign_MAX_ROWS = 500;
 const render_campaign_MAX_TEXT = 120;
 function campaignSection(campaign, tracking, money) {
     const { pullRequests: pulls } = tracking;
@@ -14106,7 +14320,7 @@ function burndownChart(days) {
     ];
 }
 function repositoryTable(lines, money) {
-    const shown = lines.slice(0, MAX_ROWS);
+    const shown = lines.slice(0, render_campaign_MAX_ROWS);
     const table = [
         `| Repository | Latest run | Pull request | State | Checks | Review | ${money.column} |`,
         '| --- | --- | --- | --- | --- | --- | ---: |',
@@ -19136,6 +19350,14 @@ function watchSignals(io, json) {
     };
 }
 
+;// CONCATENATED MODULE: external "node:v8"
+const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
+;// CONCATENATED MODULE: ./src/heap.ts
+
+function keepYoungGenerationSmall() {
+    (0,external_node_v8_namespaceObject.setFlagsFromString)('--semi-space-growth-factor=1');
+}
+
 ;// CONCATENATED MODULE: ./src/index.ts
 
 
@@ -19152,13 +19374,15 @@ const src_runReconcile = (host) => runInActions(host, reconcile_main_run);
 const runReport = (host) => runInActions(host, main_run);
 
 
+
 var __webpack_exports__commandIo = __webpack_exports__.C7;
+var __webpack_exports__keepYoungGenerationSmall = __webpack_exports__.Dd;
 var __webpack_exports__runCli = __webpack_exports__.ak;
 var __webpack_exports__runInActions = __webpack_exports__.gP;
 var __webpack_exports__runMain = __webpack_exports__.VN;
 var __webpack_exports__runPost = __webpack_exports__.a2;
 var __webpack_exports__runReconcile = __webpack_exports__.Kf;
 var __webpack_exports__runReport = __webpack_exports__.qi;
-export { __webpack_exports__commandIo as commandIo, __webpack_exports__runCli as runCli, __webpack_exports__runInActions as runInActions, __webpack_exports__runMain as runMain, __webpack_exports__runPost as runPost, __webpack_exports__runReconcile as runReconcile, __webpack_exports__runReport as runReport };
+export { __webpack_exports__commandIo as commandIo, __webpack_exports__keepYoungGenerationSmall as keepYoungGenerationSmall, __webpack_exports__runCli as runCli, __webpack_exports__runInActions as runInActions, __webpack_exports__runMain as runMain, __webpack_exports__runPost as runPost, __webpack_exports__runReconcile as runReconcile, __webpack_exports__runReport as runReport };
 
 //# sourceMappingURL=index.js.map

@@ -1,3 +1,4 @@
 if (process.env.RUNNER_DEBUG === '1') process.setSourceMapsEnabled(true)
-const { runMain } = await import('./index.js')
+const { runMain, keepYoungGenerationSmall } = await import('./index.js')
+keepYoungGenerationSmall()
 await runMain(process)

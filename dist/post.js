@@ -1,3 +1,4 @@
 if (process.env.RUNNER_DEBUG === '1') process.setSourceMapsEnabled(true)
-const { runPost } = await import('./index.js')
+const { runPost, keepYoungGenerationSmall } = await import('./index.js')
+keepYoungGenerationSmall()
 await runPost(process)

@@ -1,3 +1,4 @@
 if (process.env.RUNNER_DEBUG === '1') process.setSourceMapsEnabled(true)
-const { runReconcile } = await import('./index.js')
+const { runReconcile, keepYoungGenerationSmall } = await import('./index.js')
+keepYoungGenerationSmall()
 await runReconcile(process)

@@ -1,3 +1,4 @@
 if (process.env.RUNNER_DEBUG === '1') process.setSourceMapsEnabled(true)
-const { runReport } = await import('./index.js')
+const { runReport, keepYoungGenerationSmall } = await import('./index.js')
+keepYoungGenerationSmall()
 await runReport(process)
