@@ -86,6 +86,12 @@ interface CommentRendering<S> {
    * Absent: a write is not read back.
    */
   readBack?(current: ReadComment, shown: S, concurrentStep: boolean): 'rewrite' | 'look' | 'done'
+  /**
+   * Whether the comment shows the run of another step with no outcome yet (that step writes the
+   * comment again, its end at least): a step whose comment, made at the same moment as this
+   * one's, read `others` (their bodies). Asked only where `readBack` is given.
+   */
+  othersGoing?(current: ReadComment, others: readonly string[]): boolean
 }
 
 /** What a comment of either shape is opened with. */
@@ -147,7 +153,9 @@ export class KeyedComment<S> {
   readonly comments: OwnComments
   readonly #options: KeyedCommentOptions
   readonly #rendering: CommentRendering<S>
-  readonly #writes = new NewestWrites<S>((shown) => this.#writeOrRetry(shown))
+  readonly #writes = new NewestWrites<Shown<S>>(({ shown, final }) =>
+    this.#writeOrRetry(shown, final),
+  )
   #commentId: number | undefined
   #lastShown: string | undefined
   /**
@@ -158,10 +166,14 @@ export class KeyedComment<S> {
   /** A newer step with the key took the comment over: this one writes no more. */
   #overtaken = false
   /**
-   * The looks left for a step that made a comment for the key at the same moment to join this
-   * one (0 once it has, or when this step is the one that joins).
+   * The comment this step made at the same moment as an older one of the key's, which it joined:
+   * deleted once its state is written into the older one.
    */
-  #joiningLooks = JOINING_LOOKS
+  #joinedFrom: number | undefined
+  /** No other comment of the key is left but the chosen one: a step that made one has joined. */
+  #alone = false
+  /** The other comments of the key (their bodies) this step met when it made its own. */
+  #concurrentWith: string[] = []
 
   constructor(
     octokit: Octokit,
@@ -186,7 +198,7 @@ export class KeyedComment<S> {
   show(shown: S, as: string = JSON.stringify(shown), final = false): void {
     if (as === this.#lastShown) return
     this.#lastShown = as
-    this.#writes.push(shown, final)
+    this.#writes.push({ shown, final }, final)
   }
 
   /** Waits for the writes on their way, for a bounded time: after it, nothing more is written. */
@@ -210,9 +222,9 @@ export class KeyedComment<S> {
       .sort((a, b) => a.id - b.id)
   }
 
-  async #writeOrRetry(shown: S): Promise<void> {
+  async #writeOrRetry(shown: S, final: boolean): Promise<void> {
     try {
-      await this.#write(shown)
+      await this.#write(shown, final)
     } catch (error) {
       const retryIn = retryableRefusal(error)
       if (retryIn === undefined || this.#writes.stopped) {
@@ -223,7 +235,7 @@ export class KeyedComment<S> {
       if (retryIn > 0) await new Promise((resolve) => setTimeout(resolve, retryIn))
       const shorter = this.#rendering.shorter
       try {
-        if (!this.#writes.stopped) await this.#write(shorter ? shorter(shown) : shown)
+        if (!this.#writes.stopped) await this.#write(shorter ? shorter(shown) : shown, final)
       } catch (retryError) {
         const what = shorter ? ', even with a shorter text' : ''
         this.warn(`could not update the comment${what}`, retryError)
@@ -231,32 +243,33 @@ export class KeyedComment<S> {
     }
   }
 
-  async #write(shown: S): Promise<void> {
+  async #write(shown: S, final: boolean): Promise<void> {
     if (this.#overtaken) return
     if (this.#commentId === undefined && !this.#options.reply) {
       const [oldest] = await this.keyed()
       if (oldest) this.#choose(oldest.id)
     }
-    if (this.#commentId === undefined) return await this.#create(shown)
-    if (!(await this.#update(shown))) await this.#create(shown)
+    if (this.#commentId === undefined) return await this.#create(shown, final)
+    if (!(await this.#update(shown, final))) await this.#create(shown, final)
   }
 
-  async #create(shown: S): Promise<void> {
+  async #create(shown: S, final: boolean): Promise<void> {
     const created = await this.comments.create(this.#rendering.compose(shown))
     if (this.#options.reply) return this.#choose(created)
     // Another step with the same key may have made its comment at the same time: the oldest wins.
     const keyed = await this.keyed()
     const [oldest] = keyed
     if (keyed.length > 1) this.#concurrentStep = true
+    this.#concurrentWith = keyed.flatMap((c) => (c.id === created ? [] : [c.body ?? '']))
     if (!oldest || oldest.id === created) return this.#choose(created)
     this.#options.log.info(
       `Another step made a comment for "${this.#options.key}" at the same time; keeping the older one.`,
     )
     // Into the older one first, then this one away: until then the other step, listing the key's
     // comments, sees two and so looks until this step's write has landed in its comment.
-    this.#joiningLooks = 0
+    this.#joinedFrom = created
     this.#choose(oldest.id)
-    const joined = await this.#update(shown).catch(async (error: unknown) => {
+    const joined = await this.#update(shown, final).catch(async (error: unknown) => {
       await this.comments.delete(created)
       throw error
     })
@@ -270,8 +283,10 @@ export class KeyedComment<S> {
    * has no compare-and-swap, so where the rendering reads its write back, a step with the same
    * key writing at the same moment is caught: the write is repeated (a few times at most) until
    * the comment shows `shown`, and read back again a little later while another step may write.
+   * The step's end (`final`, its last write) in a comment another step made at the same moment
+   * is looked at until that step can no longer put back what it read before (`#outlasts`).
    */
-  async #update(shown: S): Promise<boolean> {
+  async #update(shown: S, final = false): Promise<boolean> {
     let current = await this.#readChosen()
     if (!current) return false
     let writes = 0
@@ -282,7 +297,8 @@ export class KeyedComment<S> {
         ? undefined
         : this.#rendering.rewrite(report, shown)
       if (body === undefined) return this.#noteOvertaken()
-      await this.comments.update(this.#commentId ?? 0, write(body))
+      const written = write(body)
+      await this.comments.update(this.#commentId ?? 0, written)
       writes += 1
       const readBack = this.#rendering.readBack
       if (!readBack) return true
@@ -291,12 +307,13 @@ export class KeyedComment<S> {
         if (!current) return true
         const seen = readBack(current, shown, this.#concurrentStep)
         if (seen === 'rewrite') break
-        if (this.#writes.stopped) return true
-        const join = await this.#joining()
-        // The other step's write has landed: what it put here is read once more.
-        if (join === 'joined') continue
-        const lastLook = looks >= COMMENT_RECHECK_PAUSES_MS.length
-        if (join === 'none' && (seen === 'done' || lastLook)) return true
+        // Settled, or a newer value waits: its write reads the comment afresh and looks in turn.
+        if (this.#writes.stopped || this.#writes.waiting) return true
+        if (final && this.#concurrentStep) {
+          if (await this.#outlasts(current, written)) return true
+        } else if (seen === 'done' || looks >= COMMENT_RECHECK_PAUSES_MS.length) {
+          return true
+        }
         const pause =
           COMMENT_RECHECK_PAUSES_MS[Math.min(looks, COMMENT_RECHECK_PAUSES_MS.length - 1)]
         await new Promise((resolve) => setTimeout(resolve, pause))
@@ -307,20 +324,27 @@ export class KeyedComment<S> {
   }
 
   /**
-   * Whether a step that made a comment for the key at the same moment as this one has joined this
-   * one yet: it writes into the oldest, then deletes its own, so while another comment of the key
-   * is left it may yet put back here what it read before this step's write (`waiting`, a bounded
-   * while, once in the step's life); `joined` the first time none is left; else `none`.
+   * Whether the step's end, shown in `current`, can no longer be covered by a write of the step
+   * that made a comment for the key at the same moment as this one. That step writes what it
+   * last read, so any write of its that read the comment before this step's end landed may yet
+   * put back what was there; the writes of one step go one at a time, each reading after the
+   * last landed. So the end is safe once (1) that step has joined: no other comment of the key
+   * is left (it writes into the oldest, then deletes its own), and (2) either the comment is no
+   * longer this step's write while it still shows the end (another write landed that read it,
+   * and every later one reads after it) or no other run in it is still going (its step has
+   * written its own end, from a read after this one's). Never a count of looks: the settle time
+   * of the step bounds it, as it bounds every write.
    */
-  async #joining(): Promise<'waiting' | 'joined' | 'none'> {
-    if (!this.#concurrentStep || this.#joiningLooks <= 0) return 'none'
-    const others = (await this.keyed()).filter((comment) => comment.id !== this.#commentId)
-    if (others.length === 0) {
-      this.#joiningLooks = 0
-      return 'joined'
+  async #outlasts(current: ReadComment, written: string): Promise<boolean> {
+    if (!this.#alone) {
+      const others = (await this.keyed()).filter(
+        (comment) => comment.id !== this.#commentId && comment.id !== this.#joinedFrom,
+      )
+      if (others.length > 0) return false
+      this.#alone = true
     }
-    this.#joiningLooks -= 1
-    return 'waiting'
+    if (ownBody(current) !== written) return true
+    return !(this.#rendering.othersGoing?.(current, this.#concurrentWith) ?? false)
   }
 
   /** Whether a step of the other kind with the key, started after this one, shows in the comment. */
@@ -357,9 +381,8 @@ export class KeyedComment<S> {
 /** At most this many writes of one update. */
 const MAX_WRITES = 3
 
-/**
- * At most this many looks (the last of COMMENT_RECHECK_PAUSES_MS apart) for a step that made a
- * comment for the key at the same moment to join this one: about 9 s, within the comment's
- * settle time, for a step starved of CPU on a busy runner.
- */
-const JOINING_LOOKS = 13
+/** A value to show, and whether it is the step's end (see `KeyedComment.show`). */
+interface Shown<S> {
+  shown: S
+  final: boolean
+}

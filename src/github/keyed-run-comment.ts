@@ -7,6 +7,7 @@ import { KeyedComment, keyHistoryOf, ownBody, type CommentOptions } from './keye
 import type { Octokit } from './octokit.ts'
 import type { ListedComment, ReadComment } from './own-comments.ts'
 import { parseMarker, recordOf, type Marker } from './run-marker.ts'
+import { parseSetMarker } from './set-comment.ts'
 import type { Thread } from './thread.ts'
 
 export interface ThreadCommentOptions extends CommentOptions {
@@ -53,6 +54,7 @@ export class ThreadComment {
         shorter: ({ run, context }) => ({ run, context: { ...context, short: true } }),
         readBack: (current, shown, concurrentStep) =>
           this.#readBack(current, shown, concurrentStep),
+        othersGoing: (current, others) => this.#othersGoing(current, others),
       },
     )
   }
@@ -150,6 +152,20 @@ export class ThreadComment {
       marker.runs.some((r) => r.runId !== run.run_id && !r.outcome && !isTerminal(r.state)) ||
       context.outcome?.ending.kind === 'superseded'
     return shared ? 'look' : 'done'
+  }
+
+  /**
+   * Whether a run of another step that made its comment at the same moment (its comment read
+   * `others`) shows in `current` with no outcome yet; a set's, whether the newest set does.
+   */
+  #othersGoing(current: ReadComment, others: readonly string[]): boolean {
+    const marker = this.#trusted(current)
+    if (!marker) return false
+    return others.some((body) => {
+      const run = parseMarker(body)
+      if (run) return marker.runs.some((r) => r.runId === run.runId && !r.outcome)
+      return parseSetMarker(body) !== undefined && marker.sets?.[0]?.outcome === undefined
+    })
   }
 
   #trusted(comment: ReadComment): Marker | undefined {

@@ -70,6 +70,11 @@ export class NewestWrites<T> {
     }
   }
 
+  /** Whether a newer value waits for the write under way: that write need not look further. */
+  get waiting(): boolean {
+    return this.#pending !== undefined
+  }
+
   /** Whether `settled` gave up: a write still under way should not start another. */
   get stopped(): boolean {
     return this.#stopped

@@ -40,6 +40,13 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 
 const run = (state: RunItem['state']): RunItem => ({ run_id: 'run_older', state, title: 'Older' })
 
+/** The step's end: its last write, with the run's outcome. */
+const end = (state: RunItem['state']) => ({
+  outcome: {
+    ending: { kind: 'finished' as const, run: { runId: 'run_older', name: 'Older' }, state },
+  },
+})
+
 describe('two steps of one key writing its comment at the same moment', () => {
   it("the older step puts back its state after the other's late write into its comment", async () => {
     const gh = await FakeGitHub.start()
@@ -78,7 +85,7 @@ describe('two steps of one key writing its comment at the same moment', () => {
     const stale = gh.comment(chosen ?? 0)?.body ?? ''
     expect(parseMarker(stale)?.runs[0]?.state).toBe('QUEUED')
 
-    comment.show(run('SUCCEEDED'))
+    comment.show(run('SUCCEEDED'), end('SUCCEEDED'))
     const lists = gh.requestsTo('GET', COMMENTS).length
     const settled = comment.settled().then(() => 'settled' as const)
     // The older step is still looking well past its usual looks (300 and 700 ms), or done.
@@ -102,6 +109,96 @@ describe('two steps of one key writing its comment at the same moment', () => {
     const [kept, ...more] = gh.comments(OWNER, REPO, PR)
     expect(more).toEqual([])
     expect(parseMarker(kept?.body ?? '')?.runs.map((r) => [r.runId, r.state])).toEqual([
+      ['run_older', 'SUCCEEDED'],
+    ])
+    expect(warnings).toEqual([])
+  })
+
+  it("the older step's end outlasts the other step's next write, made from what it read before", async () => {
+    const gh = await FakeGitHub.start()
+    started.push(gh)
+    const octokit = createOctokit('gh-token', gh.apiUrl)
+    const warnings: string[] = []
+    let chosen = 0
+    const comment = ThreadComment.open(
+      octokit,
+      { owner: OWNER, repo: REPO, issueNumber: PR },
+      {
+        step: 'job/older',
+        key: 'k',
+        mode: 'keyed',
+        log: { debug: () => {}, info: () => {}, warning: (line) => warnings.push(line) },
+        onCommentChosen: (id) => (chosen = id),
+      },
+    )
+    // Both creates reach GitHub before either is answered; the older step's arrives first.
+    gh.holdUntil('POST', COMMENTS, 2)
+    comment.show(run('QUEUED'))
+    await until(() => gh.requestsTo('POST', COMMENTS).length === 1, "the older step's create")
+    const newer = (state: RunItem['state'], outcome?: 'succeeded') => ({
+      runId: 'run_newer',
+      state,
+      startedAt: new Date(Date.now() + 60_000).toISOString(),
+      ...(outcome ? { outcome } : {}),
+    })
+    const [{ data: duplicate }] = await Promise.all([
+      octokit.rest.issues.createComment({
+        owner: OWNER,
+        repo: REPO,
+        issue_number: PR,
+        body: `${renderMarker({ runId: 'run_newer', step: 'job/newer', key: 'k', runs: [newer('QUEUED')] })}\n### Newer`,
+      }),
+      comment.settled(),
+    ])
+    // The other step (the test) read the older comment before the older step's end landed.
+    const read = parseMarker(gh.comment(chosen)?.body ?? '')?.runs ?? []
+    expect(read.map((r) => r.state)).toEqual(['QUEUED'])
+    const write = async (runs: typeof read) => {
+      const marker = renderMarker({ runId: 'run_newer', step: 'job/newer', key: 'k', runs })
+      const where = { owner: OWNER, repo: REPO, comment_id: chosen }
+      await octokit.rest.issues.updateComment({ ...where, body: `${marker}\n### Newer` })
+    }
+    const PATCH = new RegExp(`/issues/comments/${chosen}$`)
+
+    // The older step's end: its run's outcome, the step's last write.
+    comment.show(run('SUCCEEDED'), end('SUCCEEDED'))
+    const settled = comment.settled().then(() => 'settled' as const)
+    await until(() => gh.requestsTo('PATCH', PATCH).length === 1, "the older step's end")
+    // The other step, short of CPU, joins after the older step's usual looks (300 and 700 ms)
+    // with what it read before, then deletes its own comment.
+    const lists = gh.requestsTo('GET', COMMENTS).length
+    await until(() => gh.requestsTo('GET', COMMENTS).length >= lists + 3, 'three more lists')
+    await write([newer('QUEUED'), ...read])
+    await octokit.rest.issues.deleteComment({ owner: OWNER, repo: REPO, comment_id: duplicate.id })
+    await until(() => gh.requestsTo('PATCH', PATCH).length === 3, "the older step's end again")
+    // The other step's run is still going and it has written nothing since the older step's
+    // end: its next write may carry what it read before, so the older step is still looking.
+    const readsSince = () => {
+      const after = gh.requests.findLastIndex((r) => r.method === 'PATCH' && PATCH.test(r.path))
+      return gh.requests.slice(after + 1).filter((r) => r.method === 'GET' && PATCH.test(r.path))
+        .length
+    }
+    const looking = until(() => readsSince() >= 4, 'four more reads').then(() => 'looking' as const)
+    expect(await Promise.race([looking, settled])).toBe('looking')
+    // That write comes: made from the comment as the other step read it before.
+    await write([newer('INPROGRESS'), ...read])
+    const first = await Promise.race([
+      until(
+        () => gh.requestsTo('PATCH', PATCH).length === 5,
+        "the older step's end once more",
+      ).then(() => 'rewrote' as const),
+      settled,
+    ])
+    expect(first).toBe('rewrote')
+    // The other step's end, from a fresh read: the older step's end stays.
+    const fresh = parseMarker(gh.comment(chosen)?.body ?? '')?.runs ?? []
+    await write([newer('SUCCEEDED', 'succeeded'), ...fresh.filter((r) => r.runId !== 'run_newer')])
+    expect(await settled).toBe('settled')
+
+    const [kept, ...more] = gh.comments(OWNER, REPO, PR)
+    expect(more).toEqual([])
+    expect(parseMarker(kept?.body ?? '')?.runs.map((r) => [r.runId, r.state])).toEqual([
+      ['run_newer', 'SUCCEEDED'],
       ['run_older', 'SUCCEEDED'],
     ])
     expect(warnings).toEqual([])
