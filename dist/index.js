@@ -8406,6 +8406,9 @@ class NewestWrites {
             clearTimeout(timer);
         }
     }
+    get waiting() {
+        return this.#pending !== undefined;
+    }
     get stopped() {
         return this.#stopped;
     }
@@ -9341,12 +9344,14 @@ class KeyedComment {
     comments;
     #options;
     #rendering;
-    #writes = new NewestWrites((shown) => this.#writeOrRetry(shown));
+    #writes = new NewestWrites(({ shown, final }) => this.#writeOrRetry(shown, final));
     #commentId;
     #lastShown;
     #concurrentStep = false;
     #overtaken = false;
-    #joiningLooks = JOINING_LOOKS;
+    #joinedFrom;
+    #alone = false;
+    #concurrentWith = [];
     constructor(octokit, thread, options, rendering) {
         this.comments = new OwnComments(octokit, thread);
         this.#options = options;
@@ -9360,7 +9365,7 @@ class KeyedComment {
         if (as === this.#lastShown)
             return;
         this.#lastShown = as;
-        this.#writes.push(shown, final);
+        this.#writes.push({ shown, final }, final);
     }
     async settled(maxMs = timing/* GITHUB_LIMITS */.f_.settleMs) {
         await this.#writes.settle(maxMs, this.#options.log, `the comment on ${this.comments.where()}`);
@@ -9376,9 +9381,9 @@ class KeyedComment {
             .filter((comment) => keyedMarkerOf(comment.body ?? '')?.key === this.#options.key)
             .sort((a, b) => a.id - b.id);
     }
-    async #writeOrRetry(shown) {
+    async #writeOrRetry(shown, final) {
         try {
-            await this.#write(shown);
+            await this.#write(shown, final);
         }
         catch (error) {
             const retryIn = retryableRefusal(error);
@@ -9390,7 +9395,7 @@ class KeyedComment {
             const shorter = this.#rendering.shorter;
             try {
                 if (!this.#writes.stopped)
-                    await this.#write(shorter ? shorter(shown) : shown);
+                    await this.#write(shorter ? shorter(shown) : shown, final);
             }
             catch (retryError) {
                 const what = shorter ? ', even with a shorter text' : '';
@@ -9398,7 +9403,7 @@ class KeyedComment {
             }
         }
     }
-    async #write(shown) {
+    async #write(shown, final) {
         if (this.#overtaken)
             return;
         if (this.#commentId === undefined && !this.#options.reply) {
@@ -9407,11 +9412,11 @@ class KeyedComment {
                 this.#choose(oldest.id);
         }
         if (this.#commentId === undefined)
-            return await this.#create(shown);
-        if (!(await this.#update(shown)))
-            await this.#create(shown);
+            return await this.#create(shown, final);
+        if (!(await this.#update(shown, final)))
+            await this.#create(shown, final);
     }
-    async #create(shown) {
+    async #create(shown, final) {
         const created = await this.comments.create(this.#rendering.compose(shown));
         if (this.#options.reply)
             return this.#choose(created);
@@ -9419,12 +9424,13 @@ class KeyedComment {
         const [oldest] = keyed;
         if (keyed.length > 1)
             this.#concurrentStep = true;
+        this.#concurrentWith = keyed.flatMap((c) => (c.id === created ? [] : [c.body ?? '']));
         if (!oldest || oldest.id === created)
             return this.#choose(created);
         this.#options.log.info(`Another step made a comment for "${this.#options.key}" at the same time; keeping the older one.`);
-        this.#joiningLooks = 0;
+        this.#joinedFrom = created;
         this.#choose(oldest.id);
-        const joined = await this.#update(shown).catch(async (error) => {
+        const joined = await this.#update(shown, final).catch(async (error) => {
             await this.comments.delete(created);
             throw error;
         });
@@ -9432,7 +9438,7 @@ class KeyedComment {
             return this.#choose(created);
         await this.comments.delete(created);
     }
-    async #update(shown) {
+    async #update(shown, final = false) {
         let current = await this.#readChosen();
         if (!current)
             return false;
@@ -9445,7 +9451,8 @@ class KeyedComment {
                 : this.#rendering.rewrite(report, shown);
             if (body === undefined)
                 return this.#noteOvertaken();
-            await this.comments.update(this.#commentId ?? 0, write(body));
+            const written = write(body);
+            await this.comments.update(this.#commentId ?? 0, written);
             writes += 1;
             const readBack = this.#rendering.readBack;
             if (!readBack)
@@ -9457,14 +9464,15 @@ class KeyedComment {
                 const seen = readBack(current, shown, this.#concurrentStep);
                 if (seen === 'rewrite')
                     break;
-                if (this.#writes.stopped)
+                if (this.#writes.stopped || this.#writes.waiting)
                     return true;
-                const join = await this.#joining();
-                if (join === 'joined')
-                    continue;
-                const lastLook = looks >= timing/* COMMENT_RECHECK_PAUSES_MS */.t_.length;
-                if (join === 'none' && (seen === 'done' || lastLook))
+                if (final && this.#concurrentStep) {
+                    if (await this.#outlasts(current, written))
+                        return true;
+                }
+                else if (seen === 'done' || looks >= timing/* COMMENT_RECHECK_PAUSES_MS */.t_.length) {
                     return true;
+                }
                 const pause = timing/* COMMENT_RECHECK_PAUSES_MS */.t_[Math.min(looks, timing/* COMMENT_RECHECK_PAUSES_MS */.t_.length - 1)];
                 await new Promise((resolve) => setTimeout(resolve, pause));
                 looks += 1;
@@ -9473,16 +9481,16 @@ class KeyedComment {
                 return true;
         }
     }
-    async #joining() {
-        if (!this.#concurrentStep || this.#joiningLooks <= 0)
-            return 'none';
-        const others = (await this.keyed()).filter((comment) => comment.id !== this.#commentId);
-        if (others.length === 0) {
-            this.#joiningLooks = 0;
-            return 'joined';
+    async #outlasts(current, written) {
+        if (!this.#alone) {
+            const others = (await this.keyed()).filter((comment) => comment.id !== this.#commentId && comment.id !== this.#joinedFrom);
+            if (others.length > 0)
+                return false;
+            this.#alone = true;
         }
-        this.#joiningLooks -= 1;
-        return 'waiting';
+        if (ownBody(current) !== written)
+            return true;
+        return !(this.#rendering.othersGoing?.(current, this.#concurrentWith) ?? false);
     }
     #overtakenBy(current, shown) {
         const own = ownBody(current);
@@ -9512,9 +9520,9 @@ class KeyedComment {
     }
 }
 const keyed_comment_MAX_WRITES = 3;
-const JOINING_LOOKS = 13;
 
 ;// CONCATENATED MODULE: ./src/github/keyed-run-comment.ts
+
 
 
 
@@ -9536,6 +9544,7 @@ class ThreadComment {
             rewrite: (current, shown) => this.#rewrite(current, shown),
             shorter: ({ run, context }) => ({ run, context: { ...context, short: true } }),
             readBack: (current, shown, concurrentStep) => this.#readBack(current, shown, concurrentStep),
+            othersGoing: (current, others) => this.#othersGoing(current, others),
         });
     }
     static open(octokit, thread, options) {
@@ -9604,6 +9613,17 @@ class ThreadComment {
             marker.runs.some((r) => r.runId !== run.run_id && !r.outcome && !isTerminal(r.state)) ||
             context.outcome?.ending.kind === 'superseded';
         return shared ? 'look' : 'done';
+    }
+    #othersGoing(current, others) {
+        const marker = this.#trusted(current);
+        if (!marker)
+            return false;
+        return others.some((body) => {
+            const run = parseMarker(body);
+            if (run)
+                return marker.runs.some((r) => r.runId === run.runId && !r.outcome);
+            return parseSetMarker(body) !== undefined && marker.sets?.[0]?.outcome === undefined;
+        });
     }
     #trusted(comment) {
         const own = ownBody(comment);
