@@ -63,3 +63,55 @@ export class RequestSlots {
     }
   }
 }
+
+/** How a request waits for its slot: until its signal aborts or its deadline passes. */
+export interface SlotWait {
+  readonly signal?: AbortSignal | undefined
+  /** Epoch ms on `now`'s clock. */
+  readonly deadline?: number | undefined
+  readonly now: () => number
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>
+  /** The error of a wait its signal ended, and of one its deadline ended. */
+  readonly aborted: () => Error
+  readonly timedOut: () => Error
+}
+
+/**
+ * A slot of `slots`: at once when one is free (nothing allocated), else in turn, given up with
+ * `wait`'s error when its signal aborts or its deadline passes first.
+ */
+export async function takeSlot(slots: RequestSlots, wait: SlotWait): Promise<() => void> {
+  const free = slots.tryTake()
+  if (free) return free
+  const { signal, deadline } = wait
+  const done = new AbortController()
+  const stops: Promise<never>[] = []
+  if (signal !== undefined) {
+    stops.push(
+      new Promise<never>((_, reject) => {
+        const stop = () => reject(wait.aborted())
+        if (signal.aborted) stop()
+        else signal.addEventListener('abort', stop, { once: true, signal: done.signal })
+      }),
+    )
+  }
+  if (deadline !== undefined) {
+    const slept = wait.sleep(Math.max(0, deadline - wait.now()), done.signal)
+    stops.push(
+      slept.then(
+        () => {
+          throw wait.timedOut()
+        },
+        // Slept no more: the slot came first.
+        () => new Promise<never>(() => {}),
+      ),
+    )
+  }
+  const stop = stops.length === 0 ? undefined : Promise.race(stops)
+  stop?.catch(() => {})
+  try {
+    return await slots.take(stop)
+  } finally {
+    done.abort()
+  }
+}

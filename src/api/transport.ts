@@ -21,7 +21,8 @@ import {
   type RequestLabel,
 } from './errors.ts'
 import { isRefusal, isRetryable, retryDelayMs, type RetryMode } from './retry.ts'
-import { RequestSlots } from './slots.ts'
+import { isLoopback, parseDownloadUrl } from './download-url.ts'
+import { RequestSlots, takeSlot } from './slots.ts'
 import { DOWNLOAD_ATTEMPT_MS, MAX_TIMER_MS, REQUEST_RETRIES } from '../timing.ts'
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>
@@ -231,44 +232,16 @@ export class Transport {
     return { contentType: raw.message.headers['content-type'], body: raw.body }
   }
 
-  /**
-   * A slot to send in (RequestSlots): given up with the caller, when its signal aborts or its
-   * deadline passes while it waits its turn.
-   */
-  async #slot(label: RequestLabel, options: RequestOptions): Promise<() => void> {
-    const free = this.#slots.tryTake()
-    if (free) return free
-    const { signal, deadline } = options
-    const done = new AbortController()
-    const stops: Promise<never>[] = []
-    if (signal !== undefined) {
-      stops.push(
-        new Promise<never>((_, reject) => {
-          const stop = () => reject(new ApiAbortedError(label))
-          if (signal.aborted) stop()
-          else signal.addEventListener('abort', stop, { once: true, signal: done.signal })
-        }),
-      )
-    }
-    if (deadline !== undefined) {
-      const timedOut = this.#options.sleep(Math.max(0, deadline - this.#options.now()), done.signal)
-      stops.push(
-        timedOut.then(
-          () => {
-            throw new ApiTimeoutError(label, 0, 'the caller stopped waiting')
-          },
-          // Slept no more: the slot came first.
-          () => new Promise<never>(() => {}),
-        ),
-      )
-    }
-    const stop = stops.length === 0 ? undefined : Promise.race(stops)
-    stop?.catch(() => {})
-    try {
-      return await this.#slots.take(stop)
-    } finally {
-      done.abort()
-    }
+  /** A slot to send in, given up with the caller (its signal, its deadline) while it waits. */
+  #slot(label: RequestLabel, { signal, deadline }: RequestOptions): Promise<() => void> {
+    return takeSlot(this.#slots, {
+      signal,
+      deadline,
+      now: this.#options.now,
+      sleep: this.#options.sleep,
+      aborted: () => new ApiAbortedError(label),
+      timedOut: () => new ApiTimeoutError(label, 0, 'the caller stopped waiting'),
+    })
   }
 
   async #send<T>(label: RequestLabel, options: SendOptions<T>): Promise<ApiResponse<T>> {
@@ -457,44 +430,6 @@ async function readCapped(
     chunks.push(buffer)
   }
   return Buffer.concat(chunks)
-}
-
-/**
- * A signed download URL: https, or plain http on this machine when the service
- * itself is on it (`serviceIsLoopback`). A remote service's URL may not name this
- * machine at all, whatever its scheme.
- */
-function parseDownloadUrl(url: string, serviceIsLoopback: boolean): URL {
-  let target: URL
-  try {
-    target = new URL(url)
-  } catch {
-    throw new Error('The download URL the service gave does not parse')
-  }
-  const local = isLoopback(target.hostname)
-  if (local && !serviceIsLoopback) {
-    throw new Error(
-      `Refusing to download from ${target.protocol}//${target.host}: it is this machine, and base_url is not`,
-    )
-  }
-  if (target.protocol === 'https:' || (target.protocol === 'http:' && local)) return target
-  throw new Error(
-    `Refusing to download from ${target.protocol}//${target.host}: only https is allowed`,
-  )
-}
-
-/**
- * Whether a URL's hostname (as `URL` writes it: IPv4 in dotted decimal, IPv6 in
- * brackets and compressed) is this machine: localhost and its subdomains,
- * 127.0.0.0/8, 0.0.0.0, ::1, ::, and IPv4-mapped loopback.
- */
-export function isLoopback(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/\.$/, '')
-  if (host === 'localhost' || host.endsWith('.localhost')) return true
-  if (/^127\.\d+\.\d+\.\d+$/.test(host) || host === '0.0.0.0') return true
-  if (host === '[::1]' || host === '[::]') return true
-  // ::ffff:127.x.y.z, which URL writes as [::ffff:7fxx:xxxx]; and [::ffff:0:0] for 0.0.0.0.
-  return /^\[::ffff:(7f[0-9a-f]{2}:[0-9a-f]{1,4}|0:0)\]$/.test(host)
 }
 
 function redirectTarget(location: string | undefined, from: string): string {

@@ -395,7 +395,7 @@ export class RunScheduler {
   #judge(): void {
     const { caps, passWhen } = this.#settings
     for (const cap of caps) {
-      const past = this.#pastCap(cap)
+      const past = pastCap(cap, this.#lifecycles)
       if (past) {
         this.#stopped = { why: { kind: 'over-budget' }, reason: past }
         return
@@ -427,6 +427,8 @@ export class RunScheduler {
    * that reason; the set's other runs work on.
    */
   async #stopPastOwnCaps(): Promise<void> {
+    // Most sets have no run with a cap of its own: nothing to look at, at any poll.
+    if (this.#lifecycles.every((one) => one.caps.length === 0)) return
     const past = this.#lifecycles.flatMap((one) => {
       if (!one.inFlight) return []
       const reason = one.caps.map((cap) => pastCap(cap, [one])).find((why) => why !== undefined)
@@ -440,10 +442,6 @@ export class RunScheduler {
         return one.stop(why, cancelDeadline(why, this.#deps.now()))
       }),
     )
-  }
-
-  #pastCap(cap: SpendCap): string | undefined {
-    return pastCap(cap, this.#lifecycles)
   }
 
   #inFlight(): RunLifecycle[] {

@@ -89,7 +89,7 @@ async function prepare(
   start: StepStart,
 ): Promise<PreparedStep | undefined> {
   const applied = await applyCampaign(given, givenOutputs, start)
-  const { settings, outputs, continueRuns, taskCaps } = applied
+  const { settings } = applied
   if (settings.tasks.length === 0) return undefined
   const { world, home, github, io } = start
   const setId = randomUUID()
@@ -109,10 +109,7 @@ async function prepare(
   })
   const sources = agentWorkSources(start.client)
   const waitsEndBy = Date.now() + settings.timeoutMs + PAST_TIMEOUT_MS
-  const set = {
-    ...start,
-    ...{ settings, outputs, surfaces, stepTag, sources, waitsEndBy, continueRuns, taskCaps },
-  }
+  const set = { ...start, ...applied, surfaces, stepTag, sources, waitsEndBy }
   return {
     execute: async (interruption) => {
       const outcome = await setRun(set, interruption).run(interruption)
