@@ -3507,6 +3507,34 @@ function single(value) {
     return Array.isArray(value) ? value[0] : value;
 }
 
+;// CONCATENATED MODULE: ./src/api/download-url.ts
+function parseDownloadUrl(url, serviceIsLoopback) {
+    let target;
+    try {
+        target = new URL(url);
+    }
+    catch {
+        throw new Error('The download URL the service gave does not parse');
+    }
+    const local = isLoopback(target.hostname);
+    if (local && !serviceIsLoopback) {
+        throw new Error(`Refusing to download from ${target.protocol}//${target.host}: it is this machine, and base_url is not`);
+    }
+    if (target.protocol === 'https:' || (target.protocol === 'http:' && local))
+        return target;
+    throw new Error(`Refusing to download from ${target.protocol}//${target.host}: only https is allowed`);
+}
+function isLoopback(hostname) {
+    const host = hostname.toLowerCase().replace(/\.$/, '');
+    if (host === 'localhost' || host.endsWith('.localhost'))
+        return true;
+    if (/^127\.\d+\.\d+\.\d+$/.test(host) || host === '0.0.0.0')
+        return true;
+    if (host === '[::1]' || host === '[::]')
+        return true;
+    return /^\[::ffff:(7f[0-9a-f]{2}:[0-9a-f]{1,4}|0:0)\]$/.test(host);
+}
+
 ;// CONCATENATED MODULE: ./src/api/slots.ts
 class RequestSlots {
     #limit;
@@ -3561,8 +3589,40 @@ class RequestSlots {
         };
     }
 }
+async function takeSlot(slots, wait) {
+    const free = slots.tryTake();
+    if (free)
+        return free;
+    const { signal, deadline } = wait;
+    const done = new AbortController();
+    const stops = [];
+    if (signal !== undefined) {
+        stops.push(new Promise((_, reject) => {
+            const stop = () => reject(wait.aborted());
+            if (signal.aborted)
+                stop();
+            else
+                signal.addEventListener('abort', stop, { once: true, signal: done.signal });
+        }));
+    }
+    if (deadline !== undefined) {
+        const slept = wait.sleep(Math.max(0, deadline - wait.now()), done.signal);
+        stops.push(slept.then(() => {
+            throw wait.timedOut();
+        }, () => new Promise(() => { })));
+    }
+    const stop = stops.length === 0 ? undefined : Promise.race(stops);
+    stop?.catch(() => { });
+    try {
+        return await slots.take(stop);
+    }
+    finally {
+        done.abort();
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/api/transport.ts
+
 
 
 
@@ -3668,36 +3728,15 @@ class Transport {
         }, () => http.dispose()).finally(release);
         return { contentType: raw.message.headers['content-type'], body: raw.body };
     }
-    async #slot(label, options) {
-        const free = this.#slots.tryTake();
-        if (free)
-            return free;
-        const { signal, deadline } = options;
-        const done = new AbortController();
-        const stops = [];
-        if (signal !== undefined) {
-            stops.push(new Promise((_, reject) => {
-                const stop = () => reject(new ApiAbortedError(label));
-                if (signal.aborted)
-                    stop();
-                else
-                    signal.addEventListener('abort', stop, { once: true, signal: done.signal });
-            }));
-        }
-        if (deadline !== undefined) {
-            const timedOut = this.#options.sleep(Math.max(0, deadline - this.#options.now()), done.signal);
-            stops.push(timedOut.then(() => {
-                throw new ApiTimeoutError(label, 0, 'the caller stopped waiting');
-            }, () => new Promise(() => { })));
-        }
-        const stop = stops.length === 0 ? undefined : Promise.race(stops);
-        stop?.catch(() => { });
-        try {
-            return await this.#slots.take(stop);
-        }
-        finally {
-            done.abort();
-        }
+    #slot(label, { signal, deadline }) {
+        return takeSlot(this.#slots, {
+            signal,
+            deadline,
+            now: this.#options.now,
+            sleep: this.#options.sleep,
+            aborted: () => new ApiAbortedError(label),
+            timedOut: () => new ApiTimeoutError(label, 0, 'the caller stopped waiting'),
+        });
     }
     async #send(label, options) {
         const url = this.#url(label.path, options.query);
@@ -3846,32 +3885,6 @@ async function readCapped(message, maxBytes, label) {
         chunks.push(buffer);
     }
     return Buffer.concat(chunks);
-}
-function parseDownloadUrl(url, serviceIsLoopback) {
-    let target;
-    try {
-        target = new URL(url);
-    }
-    catch {
-        throw new Error('The download URL the service gave does not parse');
-    }
-    const local = isLoopback(target.hostname);
-    if (local && !serviceIsLoopback) {
-        throw new Error(`Refusing to download from ${target.protocol}//${target.host}: it is this machine, and base_url is not`);
-    }
-    if (target.protocol === 'https:' || (target.protocol === 'http:' && local))
-        return target;
-    throw new Error(`Refusing to download from ${target.protocol}//${target.host}: only https is allowed`);
-}
-function isLoopback(hostname) {
-    const host = hostname.toLowerCase().replace(/\.$/, '');
-    if (host === 'localhost' || host.endsWith('.localhost'))
-        return true;
-    if (/^127\.\d+\.\d+\.\d+$/.test(host) || host === '0.0.0.0')
-        return true;
-    if (host === '[::1]' || host === '[::]')
-        return true;
-    return /^\[::ffff:(7f[0-9a-f]{2}:[0-9a-f]{1,4}|0:0)\]$/.test(host);
 }
 function redirectTarget(location, from) {
     if (!location)
@@ -11662,7 +11675,7 @@ class RunScheduler {
     #judge() {
         const { caps, passWhen } = this.#settings;
         for (const cap of caps) {
-            const past = this.#pastCap(cap);
+            const past = pastCap(cap, this.#lifecycles);
             if (past) {
                 this.#stopped = { why: { kind: 'over-budget' }, reason: past };
                 return;
@@ -11689,6 +11702,8 @@ class RunScheduler {
         return { tasks: this.#lifecycles.length, succeeded, notSucceeded };
     }
     async #stopPastOwnCaps() {
+        if (this.#lifecycles.every((one) => one.caps.length === 0))
+            return;
         const past = this.#lifecycles.flatMap((one) => {
             if (!one.inFlight)
                 return [];
@@ -11701,9 +11716,6 @@ class RunScheduler {
             this.#deps.log.warning(`${name}: ${reason}; its run is cancelled.`);
             return one.stop(why, cancelDeadline(why, this.#deps.now()));
         }));
-    }
-    #pastCap(cap) {
-        return pastCap(cap, this.#lifecycles);
     }
     #inFlight() {
         return this.#lifecycles.filter((one) => one.inFlight);
@@ -13217,7 +13229,7 @@ async function prepareTaskOutputs(settings) {
 }
 async function task_set_prepare(given, givenOutputs, start) {
     const applied = await applyCampaign(given, givenOutputs, start);
-    const { settings, outputs, continueRuns, taskCaps } = applied;
+    const { settings } = applied;
     if (settings.tasks.length === 0)
         return undefined;
     const { world, home, github, io } = start;
@@ -13238,10 +13250,7 @@ async function task_set_prepare(given, givenOutputs, start) {
     });
     const sources = agentWorkSources(start.client);
     const waitsEndBy = Date.now() + settings.timeoutMs + timing/* PAST_TIMEOUT_MS */.WP;
-    const set = {
-        ...start,
-        ...{ settings, outputs, surfaces, stepTag, sources, waitsEndBy, continueRuns, taskCaps },
-    };
+    const set = { ...start, ...applied, surfaces, stepTag, sources, waitsEndBy };
     return {
         execute: async (interruption) => {
             const outcome = await setRun(set, interruption).run(interruption);
