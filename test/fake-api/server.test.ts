@@ -628,13 +628,18 @@ describe('faults', () => {
     expect(api.requestsTo('POST', '/agent/run')).toHaveLength(2)
   })
 
-  it('delays an answer', async () => {
+  it('delays an answer: a request made after it is answered first', async () => {
     const api = await startApi()
-    api.injectFault({ fault: { kind: 'delay', ms: 150 } })
-    const before = performance.now()
-    const answer = await call(api, 'GET', '/agent/runs')
-    expect(answer.status).toBe(200)
-    expect(performance.now() - before).toBeGreaterThanOrEqual(140)
+    api.injectFault({ times: 1, fault: { kind: 'delay', ms: 60_000 } })
+    let delayedSettled = false
+    const delayed = call(api, 'GET', '/agent/runs').finally(() => (delayedSettled = true))
+    await api.waitForRequest('GET', '/agent/runs')
+    // Held by order, not by a clock: the second request is answered while the first waits.
+    const after = await call(api, 'GET', '/agent/runs')
+    expect(after.status).toBe(200)
+    expect(delayedSettled).toBe(false)
+    await api.close()
+    await expect(delayed).rejects.toThrow()
   })
 
   it('answers a malformed body', async () => {
