@@ -47,7 +47,7 @@ const end = (state: RunItem['state']) => ({
   },
 })
 
-describe('two steps of one key writing its comment at the same moment', () => {
+describe.concurrent('two steps of one key writing its comment at the same moment', () => {
   it("the older step puts back its state after the other's late write into its comment", async () => {
     const gh = await FakeGitHub.start()
     started.push(gh)

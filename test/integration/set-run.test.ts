@@ -2,7 +2,7 @@
  * TaskSetRun against the fake API, over loopback: the stops a set makes on its own
  * (max_credits on the sum, the timeout) and a poll the service refuses in a storm.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { AgentRunsClient } from '../../src/api/client.ts'
 import { abortableSleep } from '../../src/api/transport.ts'
 import { INVOCATION_KEY, runTag, taskTag, SET_KEY } from '../../src/run/create.ts'
@@ -14,7 +14,9 @@ import { noSignals } from '../support/interruption.ts'
 
 const API_KEY = 'sk-set-run-test'
 const closers: Array<() => Promise<void>> = []
-afterEach(async () => {
+// The tests run at once (each with its own fake, mostly waiting on its runs and deadlines): the
+// fakes are closed when the file ends.
+afterAll(async () => {
   await Promise.all(closers.splice(0).map((close) => close()))
 })
 
@@ -90,7 +92,7 @@ function setFor(api: FakeAgentApi, prompts: string[], settings: Partial<SetSetti
   return { set, logged, saved, workflow }
 }
 
-describe('TaskSetRun stops on its own', () => {
+describe.concurrent('TaskSetRun stops on its own', () => {
   it('max_credits caps the sum: past it, every run in flight is cancelled, and the set is over budget', async () => {
     const api = await startApi(() => working(30))
     const { set, logged, saved } = setFor(api, ['a', 'b'], {
@@ -165,7 +167,7 @@ const lasting = (ms: number): RunScript => [
   { state: 'SUCCEEDED', afterMs: ms },
 ]
 
-describe('TaskSetRun is as robust as one run', () => {
+describe.concurrent('TaskSetRun is as robust as one run', () => {
   it('a create that hangs ends at the deadline, and the runs in flight are cancelled with the set', async () => {
     const api = await startApi(() => working(1))
     // The first create goes through; the second is read and never answered.

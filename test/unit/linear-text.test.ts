@@ -1,8 +1,8 @@
 /**
  * Every transform of service or agent text is linear. Each group (in
- * linear-text.worker.ts) feeds its functions 300 KB shaped to make a
- * backtracking expression, or a loop that rescans, go quadratic: about 10^11
- * steps, minutes, where linear takes well under a second. The groups run in turn
+ * linear-text.worker.ts) feeds its functions 150 KB shaped to make a
+ * backtracking expression, or a loop that rescans, go quadratic: about 10^10
+ * steps, tens of seconds, where linear takes well under a second. The groups run in turn
  * in a worker thread, because a synchronous function cannot be interrupted, and each
  * is judged by the thread's CPU time, which load does not stretch; a far deadline on
  * the clock ends a group gone quadratic, and a new thread runs the groups after it.
@@ -12,10 +12,10 @@ import { describe, expect, it } from 'vitest'
 import { GROUPS, type GroupMessage } from './linear-text.worker.ts'
 
 /**
- * The CPU time a group may take: far above linear (well under a second, whatever the load: it
- * is the worker thread's own time, not the clock's), far below quadratic (minutes).
+ * The CPU time a group may take: far above linear (about a second at most, whatever the load: it
+ * is the worker thread's own time, not the clock's), far below quadratic (16 s and more).
  */
-const CPU_BOUND_MS = 10_000
+const CPU_BOUND_MS = 5_000
 
 /** The hang guard: a group gone quadratic is ended here, when the clock has run this long. */
 const DEADLINE_MS = 120_000

@@ -2,7 +2,7 @@
  * The cases of linear-text.test.ts, run in a worker thread so that a transform gone
  * quadratic (synchronous: no timer can interrupt it) is ended by `terminate()`, and
  * fails its test, instead of holding the test run for hours. Each group feeds every
- * hostile megabyte to its functions and posts the checks that did not hold, and the CPU time
+ * hostile text to its functions and posts the checks that did not hold, and the CPU time
  * the thread spent on them.
  */
 import { parentPort, workerData } from 'node:worker_threads'
@@ -26,8 +26,12 @@ import {
   safeHttpUrl,
 } from '../../src/text/markdown.ts'
 
-/** Big enough that quadratic takes minutes (a 400 KB page took 113 s), small enough to be cheap. */
-const SIZE = 300_000
+/**
+ * Big enough that quadratic takes far longer than the test's CPU bound (a 400 KB page took 113 s:
+ * about 16 s at this size), small enough to be cheap: the slowest group, linear, takes under a
+ * second of CPU (about 0.9 s; 1.6 s at 300 KB).
+ */
+const SIZE = 150_000
 const many = (piece: string, total = SIZE) => piece.repeat(Math.ceil(total / piece.length))
 
 /** Each shaped against one kind of expression or loop that rescans. */
