@@ -4,7 +4,7 @@ import { approveLine, pinValue, short } from '../model/approval.ts'
 import { OUTCOME_RECORDS } from '../model/outcome.ts'
 import { isTerminal } from '../model/states.ts'
 import { escapeMarkdown, safeHttpUrl } from '../text/markdown.ts'
-import { COMMENT_RECHECK_PAUSES_MS } from '../timing.ts'
+import { COMMENT_RECHECK_PAUSES_MS, GITHUB_LIMITS } from '../timing.ts'
 import type { ApprovalTarget } from './approvals-given.ts'
 import type { Repository } from './context.ts'
 import { reasonOf, type Octokit } from './octokit.ts'
@@ -322,20 +322,29 @@ export class ApprovalComment {
 
   /**
    * Writes `section` at the head of the key's comment `id`, above its report as it reads now
-   * (`always`: even when it already says it; else such a comment is left alone). GitHub has no
-   * compare-and-swap: where another step of the key may write the comment at the same moment
-   * (`shared`: it made its comment at the same moment as this one; or the report shows a run or
-   * a set still going), the write is read back and looked at again a little later, and made again
-   * (a few times at most) when that step put back what it read before. False when the comment is
-   * gone, or not the action's, before anything was written.
+   * (`always`: even when it already says it; else such a comment is left alone). False when the
+   * comment is gone, or not the action's, before anything was written.
+   *
+   * GitHub has no compare-and-swap, and every step of the key writes back the approval's part it
+   * read. Where another step may write the comment at the same moment (`shared`: it made its
+   * comment at the same moment as this one; or the report shows a run or a set still going), a
+   * write of its made from a read taken before this one landed puts the old part back. So the
+   * write is read back, and made again (a few times at most) when it was put back, until that
+   * step can no longer do so: its writes go one at a time, each from a read after the last
+   * landed, so once one of them has landed keeping this part (the comment is no longer this
+   * write while it shows the part), every later one reads after it; and once the report shows
+   * nothing going, its step has written its end. Never a count of looks, which a step short of
+   * CPU outlasts: the comment's settle time bounds it, as it bounds every write of the comment.
    */
   async #writeInto(
     id: number,
     section: string,
     { always, shared }: { always: boolean; shared: boolean },
   ): Promise<boolean> {
+    const lookUntil = Date.now() + GITHUB_LIMITS.settleMs
     let current = await this.#comments.read(id)
     let writes = 0
+    let written: string | undefined
     for (let looks = 0; ; looks += 1) {
       if (!current || current.user?.login !== current.me) return writes > 0
       const { approval, rest } = splitApproval(current.body ?? '')
@@ -343,11 +352,16 @@ export class ApprovalComment {
       if (writes === 0 && shows && !always) return true
       if (!shows || writes === 0) {
         if (writes >= MAX_WRITES) return true
-        await this.#comments.update(id, joinApproval(section, rest))
+        written = joinApproval(section, rest)
+        await this.#comments.update(id, written)
         writes += 1
+        if (!(shared || stillGoing(rest))) return true
+      } else if (current.body !== written || !stillGoing(rest)) {
+        return true
       }
-      if (!(shared || stillGoing(rest)) || looks >= COMMENT_RECHECK_PAUSES_MS.length) return true
-      await new Promise((resolve) => setTimeout(resolve, COMMENT_RECHECK_PAUSES_MS[looks]))
+      const pause = COMMENT_RECHECK_PAUSES_MS[looks] ?? COMMENT_RECHECK_PAUSES_MS[1]
+      if (Date.now() + pause > lookUntil) return true
+      await new Promise((resolve) => setTimeout(resolve, pause))
       current = await this.#comments.read(id)
     }
   }

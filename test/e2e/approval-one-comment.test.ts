@@ -258,14 +258,18 @@ describe('approval: one comment per key', () => {
       'the approved run shows in progress in the comment',
     )
     gh.moveHead(OWNER, REPO, PR, HEAD_B)
-    expectOutcome(
-      await runStep({
-        inputs: inputs(agents, held),
-        env: env(gh, 'pull_request_target.synchronize.fork'),
-      }),
-      'awaiting_approval',
+    const waiting = runStep({
+      inputs: inputs(agents, held),
+      env: env(gh, 'pull_request_target.synchronize.fork'),
+    })
+    // The wait is written above the run still going, whose step may write the comment any
+    // moment: the waiting step looks until that step can no longer put back what it read before.
+    await until(
+      () => parseApprovalMarker(botComments(gh)[0]?.body ?? '')?.head === HEAD_B,
+      'the wait shows in the comment',
     )
-    // The first run ends now (cancelled in the app): its step writes its end into the comment.
+    // The first run ends now (cancelled in the app): its step writes its end into the comment,
+    // from a read after the wait landed; the waiting step, seeing it, is done.
     const runId = agents.allRuns()[0]?.run_id ?? 'none'
     const cancelled = await fetch(`${agents.baseUrl}/agent/runs/${runId}/cancel`, {
       method: 'POST',
@@ -273,6 +277,7 @@ describe('approval: one comment per key', () => {
     })
     expect(cancelled.status).toBe(200)
     expect((await first).outputs.run_id).toBe(runId)
+    expectOutcome(await waiting, 'awaiting_approval')
     const body = theComment(gh)
     expect(parseApprovalMarker(body)).toMatchObject({ head: HEAD_B, approved: false })
     expect(body).toContain(`/approve ${HEAD_B}`)

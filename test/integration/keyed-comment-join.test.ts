@@ -247,13 +247,21 @@ describe.concurrent('two steps of one key writing its comment at the same moment
       comment_id: made.id,
       body: `${report}\n### Still going`,
     })
+    await until(() => gh.requestsTo('PATCH', PATCH).length === 3, 'the wait written again')
+    // The run step's next write reads the comment afresh, and keeps the wait: then it is done.
+    const fresh = gh.comment(made.id)?.body ?? ''
+    await octokit.rest.issues.updateComment({
+      ...where,
+      comment_id: made.id,
+      body: fresh.replace('### Still going', '### Going on'),
+    })
     expect(await writing).toBe(true)
 
     const [kept, ...more] = gh.comments(OWNER, REPO, PR)
     expect(more).toEqual([])
     expect(parseApprovalMarker(kept?.body ?? '')).toMatchObject({ key: 'k', head })
-    expect(kept?.body).toContain('### Still going')
-    expect(gh.requestsTo('PATCH', PATCH)).toHaveLength(3)
+    expect(kept?.body).toContain('### Going on')
+    expect(gh.requestsTo('PATCH', PATCH)).toHaveLength(4)
     expect(warnings).toEqual([])
   })
 })
