@@ -230,6 +230,14 @@ export const HEAD_MOVED_DEADLINE_MS = 3_000
 /** The pauses before looking again at a pull-request comment that another step writes too. */
 export const COMMENT_RECHECK_PAUSES_MS = [300, 700] as const
 
+/**
+ * The longest a write to the key's comment is looked at, after it lands, for another step of the
+ * key that may yet put back what it read before (GitHub has no compare-and-swap): until that step
+ * can no longer do so, or this long. The comment's settle time less one call, so that the last
+ * look ends before the settle gives up (and warns that GitHub is not answering).
+ */
+export const COMMENT_OUTLAST_MS = GITHUB_LIMITS.settleMs - GITHUB_CALL_DEADLINE_MS
+
 // ── GitLab ───────────────────────────────────────────────────────────────────
 
 /**

@@ -4,7 +4,7 @@ import { approveLine, pinValue, short } from '../model/approval.ts'
 import { OUTCOME_RECORDS } from '../model/outcome.ts'
 import { isTerminal } from '../model/states.ts'
 import { escapeMarkdown, safeHttpUrl } from '../text/markdown.ts'
-import { COMMENT_RECHECK_PAUSES_MS, GITHUB_LIMITS } from '../timing.ts'
+import { COMMENT_OUTLAST_MS, COMMENT_RECHECK_PAUSES_MS } from '../timing.ts'
 import type { ApprovalTarget } from './approvals-given.ts'
 import type { Repository } from './context.ts'
 import { reasonOf, type Octokit } from './octokit.ts'
@@ -334,14 +334,14 @@ export class ApprovalComment {
    * landed, so once one of them has landed keeping this part (the comment is no longer this
    * write while it shows the part), every later one reads after it; and once the report shows
    * nothing going, its step has written its end. Never a count of looks, which a step short of
-   * CPU outlasts: the comment's settle time bounds it, as it bounds every write of the comment.
+   * CPU outlasts: a bound within the comment's settle time (COMMENT_OUTLAST_MS from each write).
    */
   async #writeInto(
     id: number,
     section: string,
     { always, shared }: { always: boolean; shared: boolean },
   ): Promise<boolean> {
-    const lookUntil = Date.now() + GITHUB_LIMITS.settleMs
+    let lookUntil = 0
     let current = await this.#comments.read(id)
     let writes = 0
     let written: string | undefined
@@ -355,6 +355,7 @@ export class ApprovalComment {
         written = joinApproval(section, rest)
         await this.#comments.update(id, written)
         writes += 1
+        lookUntil = Date.now() + COMMENT_OUTLAST_MS
         if (!(shared || stillGoing(rest))) return true
       } else if (current.body !== written || !stillGoing(rest)) {
         return true

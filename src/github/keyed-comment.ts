@@ -4,7 +4,7 @@
  */
 import type { Log } from '../log.ts'
 import { joinApproval, parseApprovalMarker, splitApproval } from './approval-comment.ts'
-import { COMMENT_RECHECK_PAUSES_MS, GITHUB_LIMITS } from '../timing.ts'
+import { COMMENT_OUTLAST_MS, COMMENT_RECHECK_PAUSES_MS, GITHUB_LIMITS } from '../timing.ts'
 import { reasonOf, type Octokit } from './octokit.ts'
 import {
   OwnComments,
@@ -87,11 +87,17 @@ interface CommentRendering<S> {
    */
   readBack?(current: ReadComment, shown: S, concurrentStep: boolean): 'rewrite' | 'look' | 'done'
   /**
+   * Whether `shown`, an end, is of a run that a newer step's run replaced (superseded): that step
+   * writes the comment too, and may yet put back what it read before this end landed.
+   */
+  replaced?(shown: S): boolean
+  /**
    * Whether the comment shows the run of another step with no outcome yet (that step writes the
    * comment again, its end at least): a step whose comment, made at the same moment as this
-   * one's, read `others` (their bodies). Asked only where `readBack` is given.
+   * one's, read `others` (their bodies); or, for an end `replaced`, the newer run's step. Asked
+   * only where `readBack` is given.
    */
-  othersGoing?(current: ReadComment, others: readonly string[]): boolean
+  othersGoing?(current: ReadComment, others: readonly string[], shown: S): boolean
 }
 
 /** What a comment of either shape is opened with. */
@@ -283,14 +289,16 @@ export class KeyedComment<S> {
    * has no compare-and-swap, so where the rendering reads its write back, a step with the same
    * key writing at the same moment is caught: the write is repeated (a few times at most) until
    * the comment shows `shown`, and read back again a little later while another step may write.
-   * The step's end (`final`, its last write) in a comment another step made at the same moment
-   * is looked at until that step can no longer put back what it read before (`#outlasts`).
+   * The step's end (`final`, its last write) in a comment another step made at the same moment,
+   * or of a run a newer step's replaced, is looked at until that step can no longer put back what
+   * it read before (`#outlasts`), for COMMENT_OUTLAST_MS at most after each write.
    */
   async #update(shown: S, final = false): Promise<boolean> {
     let current = await this.#readChosen()
     if (!current) return false
     let writes = 0
     let looks = 0
+    const shared = final && (this.#concurrentStep || this.#rendering.replaced?.(shown) === true)
     for (;;) {
       const { report, write } = reportOf(current)
       const body = this.#overtakenBy(current, shown)
@@ -300,6 +308,7 @@ export class KeyedComment<S> {
       const written = write(body)
       await this.comments.update(this.#commentId ?? 0, written)
       writes += 1
+      const lookUntil = Date.now() + COMMENT_OUTLAST_MS
       const readBack = this.#rendering.readBack
       if (!readBack) return true
       for (;;) {
@@ -309,8 +318,10 @@ export class KeyedComment<S> {
         if (seen === 'rewrite') break
         // Settled, or a newer value waits: its write reads the comment afresh and looks in turn.
         if (this.#writes.stopped || this.#writes.waiting) return true
-        if (final && this.#concurrentStep) {
-          if (await this.#outlasts(current, written)) return true
+        if (shared) {
+          if (await this.#outlasts(current, written, shown)) return true
+          // Within the settle time, so that the step ends quietly: the other step wrote nothing.
+          if (Date.now() >= lookUntil) return true
         } else if (seen === 'done' || looks >= COMMENT_RECHECK_PAUSES_MS.length) {
           return true
         }
@@ -324,19 +335,20 @@ export class KeyedComment<S> {
   }
 
   /**
-   * Whether the step's end, shown in `current`, can no longer be covered by a write of the step
-   * that made a comment for the key at the same moment as this one. That step writes what it
-   * last read, so any write of its that read the comment before this step's end landed may yet
-   * put back what was there; the writes of one step go one at a time, each reading after the
-   * last landed. So the end is safe once (1) that step has joined: no other comment of the key
-   * is left (it writes into the oldest, then deletes its own), and (2) either the comment is no
-   * longer this step's write while it still shows the end (another write landed that read it,
-   * and every later one reads after it) or no other run in it is still going (its step has
-   * written its own end, from a read after this one's). Never a count of looks: the settle time
-   * of the step bounds it, as it bounds every write.
+   * Whether the step's end, shown in `current`, can no longer be covered by a write of another
+   * step: one that made a comment for the key at the same moment as this one, or the newer step
+   * whose run replaced this one's (the end is `replaced`). That step writes what it last read, so
+   * any write of its that read the comment before this step's end landed may yet put back what
+   * was there; the writes of one step go one at a time, each reading after the last landed. So
+   * the end is safe once (1) a step that made a comment at the same moment has joined: no other
+   * comment of the key is left (it writes into the oldest, then deletes its own), and (2) either
+   * the comment is no longer this step's write while it still shows the end (another write
+   * landed that read it, and every later one reads after it) or no other run in it is still
+   * going (its step has written its own end, from a read after this one's). Never a count of
+   * looks: a bound within the settle time of the step (COMMENT_OUTLAST_MS) ends it.
    */
-  async #outlasts(current: ReadComment, written: string): Promise<boolean> {
-    if (!this.#alone) {
+  async #outlasts(current: ReadComment, written: string, shown: S): Promise<boolean> {
+    if (this.#concurrentStep && !this.#alone) {
       const others = (await this.keyed()).filter(
         (comment) => comment.id !== this.#commentId && comment.id !== this.#joinedFrom,
       )
@@ -344,7 +356,7 @@ export class KeyedComment<S> {
       this.#alone = true
     }
     if (ownBody(current) !== written) return true
-    return !(this.#rendering.othersGoing?.(current, this.#concurrentWith) ?? false)
+    return !(this.#rendering.othersGoing?.(current, this.#concurrentWith, shown) ?? false)
   }
 
   /** Whether a step of the other kind with the key, started after this one, shows in the comment. */

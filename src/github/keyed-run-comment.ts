@@ -2,7 +2,7 @@
 import type { RunItem } from '../api/types.ts'
 import { isTerminal } from '../model/states.ts'
 import { partsOf, renderComment, spliceComment, type CommentContext } from './comment.ts'
-import { mergeRuns, type SetEntry } from '../model/key-history.ts'
+import { mergeRuns, type RunEntry, type SetEntry } from '../model/key-history.ts'
 import { KeyedComment, keyHistoryOf, ownBody, type CommentOptions } from './keyed-comment.ts'
 import type { Octokit } from './octokit.ts'
 import type { ListedComment, ReadComment } from './own-comments.ts'
@@ -54,7 +54,8 @@ export class ThreadComment {
         shorter: ({ run, context }) => ({ run, context: { ...context, short: true } }),
         readBack: (current, shown, concurrentStep) =>
           this.#readBack(current, shown, concurrentStep),
-        othersGoing: (current, others) => this.#othersGoing(current, others),
+        replaced: ({ context }) => context.outcome?.ending.kind === 'superseded',
+        othersGoing: (current, others, shown) => this.#othersGoing(current, others, shown),
       },
     )
   }
@@ -124,11 +125,19 @@ export class ThreadComment {
     await this.#comment.settled(maxMs)
   }
 
-  #rewrite(current: ReadComment, { run, context }: RunShown): string {
+  /** The comment with the run put in; undefined when the run is another step's now (see below). */
+  #rewrite(current: ReadComment, { run, context }: RunShown): string | undefined {
     const own = ownBody(current)
     const trusted = own === undefined ? undefined : parseMarker(own)
     // The key's history, whichever kind wrote the comment last: a set's comment keeps its runs too.
     const earlier = own === undefined ? undefined : keyHistoryOf(own, this.#options.key)
+    // A run handed over (previous_run: steer) is the newer step's: once that step has shown it,
+    // its record is the run's, and this step's end would put the run back to where it was
+    // handed over, whichever wrote last. So this step writes no more.
+    const shown = earlier?.runs.find((record) => record.runId === run.run_id)
+    if (context.outcome?.ending.kind === 'handed-over' && shown && !this.#wrote(shown)) {
+      return undefined
+    }
     const runs = mergeRuns(earlier?.runs ?? [], this.#record(run, context))
     // The post step knows neither the name nor whether the comment is a reply; the marker does.
     const marker = this.#marker(runs, trusted, earlier?.sets)
@@ -154,13 +163,25 @@ export class ThreadComment {
     return shared ? 'look' : 'done'
   }
 
+  /** Whether `record` is one this step wrote: the commit it works on and its workflow run. */
+  #wrote(record: RunEntry): boolean {
+    return record.head === this.#head && record.workflowRun === this.#options.workflowRun
+  }
+
   /**
    * Whether a run of another step that made its comment at the same moment (its comment read
-   * `others`) shows in `current` with no outcome yet; a set's, whether the newest set does.
+   * `others`) shows in `current` with no outcome yet; a set's, whether the newest set does. For
+   * an end superseded by a newer run: whether that run has yet to show its outcome (or to show
+   * at all), its step writing the comment again.
    */
-  #othersGoing(current: ReadComment, others: readonly string[]): boolean {
+  #othersGoing(current: ReadComment, others: readonly string[], { context }: RunShown): boolean {
     const marker = this.#trusted(current)
     if (!marker) return false
+    const ending = context.outcome?.ending
+    if (ending?.kind === 'superseded') {
+      const newer = marker.runs.find((r) => r.runId === ending.newerRunId)
+      if (!newer?.outcome) return true
+    }
     return others.some((body) => {
       const run = parseMarker(body)
       if (run) return marker.runs.some((r) => r.runId === run.runId && !r.outcome)
