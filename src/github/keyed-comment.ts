@@ -87,15 +87,16 @@ interface CommentRendering<S> {
    */
   readBack?(current: ReadComment, shown: S, concurrentStep: boolean): 'rewrite' | 'look' | 'done'
   /**
-   * Whether `shown`, an end, is of a run that a newer step's run replaced (superseded): that step
-   * writes the comment too, and may yet put back what it read before this end landed.
+   * Whether another step writes the comment too and may yet put back what it read before `shown`,
+   * an end, landed: the newer step whose run replaced this one's (superseded), or the step that
+   * showed the run before this one took it over (steered) and has not shown its end yet.
    */
-  replaced?(shown: S): boolean
+  sharedEnd?(shown: S): boolean
   /**
    * Whether the comment shows the run of another step with no outcome yet (that step writes the
    * comment again, its end at least): a step whose comment, made at the same moment as this
-   * one's, read `others` (their bodies); or, for an end `replaced`, the newer run's step. Asked
-   * only where `readBack` is given.
+   * one's, read `others` (their bodies); or, for a `sharedEnd`, that other step. Asked only where
+   * `readBack` is given.
    */
   othersGoing?(current: ReadComment, others: readonly string[], shown: S): boolean
 }
@@ -298,7 +299,6 @@ export class KeyedComment<S> {
     if (!current) return false
     let writes = 0
     let looks = 0
-    const shared = final && (this.#concurrentStep || this.#rendering.replaced?.(shown) === true)
     for (;;) {
       const { report, write } = reportOf(current)
       const body = this.#overtakenBy(current, shown)
@@ -318,7 +318,7 @@ export class KeyedComment<S> {
         if (seen === 'rewrite') break
         // Settled, or a newer value waits: its write reads the comment afresh and looks in turn.
         if (this.#writes.stopped || this.#writes.waiting) return true
-        if (shared) {
+        if (final && (this.#concurrentStep || this.#rendering.sharedEnd?.(shown) === true)) {
           if (await this.#outlasts(current, written, shown)) return true
           // Within the settle time, so that the step ends quietly: the other step wrote nothing.
           if (Date.now() >= lookUntil) return true
@@ -336,8 +336,8 @@ export class KeyedComment<S> {
 
   /**
    * Whether the step's end, shown in `current`, can no longer be covered by a write of another
-   * step: one that made a comment for the key at the same moment as this one, or the newer step
-   * whose run replaced this one's (the end is `replaced`). That step writes what it last read, so
+   * step: one that made a comment for the key at the same moment as this one, or one the end is
+   * shared with (`sharedEnd`). That step writes what it last read, so
    * any write of its that read the comment before this step's end landed may yet put back what
    * was there; the writes of one step go one at a time, each reading after the last landed. So
    * the end is safe once (1) a step that made a comment at the same moment has joined: no other

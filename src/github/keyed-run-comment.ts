@@ -37,6 +37,12 @@ export class ThreadComment {
   readonly #firstSeen = new Map<string, string>()
   /** The commit the step's run works on, recorded with the run (see `workOn`). */
   #head: string | undefined
+  /**
+   * The step that showed this step's run before it (a run this step took over, steered or
+   * adopted): `going` while its record of the run has no outcome, so that it may yet write its
+   * end from what it read before this step's; `ended` once its end has shown.
+   */
+  #takenFrom: 'going' | 'ended' | undefined
 
   private constructor(octokit: Octokit, thread: Thread, options: ThreadCommentOptions) {
     this.#options = options
@@ -54,7 +60,8 @@ export class ThreadComment {
         shorter: ({ run, context }) => ({ run, context: { ...context, short: true } }),
         readBack: (current, shown, concurrentStep) =>
           this.#readBack(current, shown, concurrentStep),
-        replaced: ({ context }) => context.outcome?.ending.kind === 'superseded',
+        sharedEnd: ({ context }) =>
+          context.outcome?.ending.kind === 'superseded' || this.#takenFrom === 'going',
         othersGoing: (current, others, shown) => this.#othersGoing(current, others, shown),
       },
     )
@@ -138,6 +145,7 @@ export class ThreadComment {
     if (context.outcome?.ending.kind === 'handed-over' && shown && !this.#wrote(shown)) {
       return undefined
     }
+    this.#noteTakenFrom(trusted, run.run_id)
     const runs = mergeRuns(earlier?.runs ?? [], this.#record(run, context))
     // The post step knows neither the name nor whether the comment is a reply; the marker does.
     const marker = this.#marker(runs, trusted, earlier?.sets)
@@ -163,6 +171,13 @@ export class ThreadComment {
     return shared ? 'look' : 'done'
   }
 
+  /** What `marker` says of the step that showed the run before this one, if another did. */
+  #noteTakenFrom(marker: Marker | undefined, runId: string): void {
+    const record = marker?.runs.find((r) => r.runId === runId)
+    if (!record || this.#wrote(record) || this.#takenFrom === 'ended') return
+    this.#takenFrom = record.outcome ? 'ended' : 'going'
+  }
+
   /** Whether `record` is one this step wrote: the commit it works on and its workflow run. */
   #wrote(record: RunEntry): boolean {
     return record.head === this.#head && record.workflowRun === this.#options.workflowRun
@@ -172,11 +187,15 @@ export class ThreadComment {
    * Whether a run of another step that made its comment at the same moment (its comment read
    * `others`) shows in `current` with no outcome yet; a set's, whether the newest set does. For
    * an end superseded by a newer run: whether that run has yet to show its outcome (or to show
-   * at all), its step writing the comment again.
+   * at all), its step writing the comment again; for a run this step took over, whether the step
+   * that showed it before has yet to show its end.
    */
-  #othersGoing(current: ReadComment, others: readonly string[], { context }: RunShown): boolean {
+  #othersGoing(current: ReadComment, others: readonly string[], shown: RunShown): boolean {
     const marker = this.#trusted(current)
     if (!marker) return false
+    const { run, context } = shown
+    this.#noteTakenFrom(marker, run.run_id)
+    if (this.#takenFrom === 'going') return true
     const ending = context.outcome?.ending
     if (ending?.kind === 'superseded') {
       const newer = marker.runs.find((r) => r.runId === ending.newerRunId)

@@ -183,4 +183,111 @@ describe('an older step superseded by a newer one writes its end into the key’
     ])
     expect(warnings).toEqual([])
   })
+
+  it("the newer step's end outlasts the older step's hand-over, written from what it read before", async () => {
+    const gh = await FakeGitHub.start()
+    started.push(gh)
+    const octokit = createOctokit('gh-token', gh.apiUrl)
+    const where = { owner: OWNER, repo: REPO }
+    // The older step's comment: its run going, as it left it.
+    const left: RunEntry = {
+      runId: 'run_older',
+      state: 'INPROGRESS',
+      startedAt: '2026-12-02T10:00:00.000Z',
+      head: OLD_HEAD,
+      workflowRun: OLDER_RUN,
+    }
+    const marker = (runs: RunEntry[]) =>
+      `${renderMarker({ runId: 'run_older', step: 'job/review', key: 'k', runs })}\n### Older`
+    const { data: made } = await octokit.rest.issues.createComment({
+      ...where,
+      issue_number: PR,
+      body: marker([left]),
+    })
+    const warnings: string[] = []
+    const comment = ThreadComment.open(
+      octokit,
+      { owner: OWNER, repo: REPO, issueNumber: PR },
+      {
+        step: 'job/review',
+        key: 'k',
+        mode: 'keyed',
+        workflowRun: NEWER_RUN,
+        log: { debug: () => {}, info: () => {}, warning: (line) => warnings.push(line) },
+      },
+    )
+    comment.workOn(NEW_HEAD)
+    const PATCH = new RegExp(`/issues/comments/${made.id}$`)
+    const runs = (): RunEntry[] => parseMarker(gh.comment(made.id)?.body ?? '')?.runs ?? []
+    const readsSinceWrite = () => {
+      const last = gh.requests.findLastIndex((r) => r.method === 'PATCH' && PATCH.test(r.path))
+      return gh.requests.slice(last + 1).filter((r) => r.method === 'GET' && PATCH.test(r.path))
+        .length
+    }
+    // The newer step steers the run and shows it; the older step, cancelled for the push, read
+    // the comment before that write landed.
+    comment.show(older('INPROGRESS'))
+    await until(() => gh.requestsTo('PATCH', PATCH).length === 1, "the newer step's first write")
+    // The steered run's end, the newer step's last write.
+    const ending = {
+      kind: 'finished' as const,
+      run: { runId: 'run_older', name: 'Older' },
+      state: 'SUCCEEDED' as const,
+    }
+    comment.show(older('SUCCEEDED'), { outcome: { ending } })
+    const settled = comment.settled().then(() => 'settled' as const)
+    await until(() => gh.requestsTo('PATCH', PATCH).length === 2, "the newer step's end")
+    const looking = until(() => readsSinceWrite() >= 3, 'three looks').then(
+      () => 'looking' as const,
+    )
+    expect(await Promise.race([looking, settled])).toBe('looking')
+    // The older step's hand-over, from what it read before: its end lands now.
+    const handedOver: RunEntry = { ...left, outcome: 'superseded' }
+    await octokit.rest.issues.updateComment({
+      ...where,
+      comment_id: made.id,
+      body: marker([handedOver]),
+    })
+    // The newer step puts its end back, from a read that shows the older step's end: that step
+    // writes no more, so the newer step is done.
+    expect(await settled).toBe('settled')
+    expect(runs().map((r) => [r.runId, r.state, r.outcome, r.head])).toEqual([
+      ['run_older', 'SUCCEEDED', 'succeeded', NEW_HEAD],
+    ])
+    expect(gh.requestsTo('PATCH', PATCH)).toHaveLength(4)
+    expect(warnings).toEqual([])
+  })
+
+  it("the newer step's end is not looked at once the older step's hand-over has shown", async () => {
+    const { warnings, runs, write, gh, PATCH } = await olderStepShowing('INPROGRESS')
+    const [mine] = runs()
+    // The older step (here, the one the helper opened) handed over: its end shows.
+    await write([{ ...(mine as RunEntry), outcome: 'superseded' }])
+    const newer = ThreadComment.open(
+      createOctokit('gh-token', gh.apiUrl),
+      { owner: OWNER, repo: REPO, issueNumber: PR },
+      {
+        step: 'job/review',
+        key: 'k',
+        mode: 'keyed',
+        workflowRun: NEWER_RUN,
+        log: { debug: () => {}, info: () => {}, warning: (line) => warnings.push(line) },
+      },
+    )
+    newer.workOn(NEW_HEAD)
+    const ending = {
+      kind: 'finished' as const,
+      run: { runId: 'run_older', name: 'Older' },
+      state: 'SUCCEEDED' as const,
+    }
+    const before = gh.requestsTo('GET', PATCH).length
+    newer.show(older('SUCCEEDED'), { outcome: { ending } })
+    await newer.settled()
+    expect(runs().map((r) => [r.runId, r.outcome, r.head])).toEqual([
+      ['run_older', 'succeeded', NEW_HEAD],
+    ])
+    // One read before the write, one after it: no look for a step that writes no more.
+    expect(gh.requestsTo('GET', PATCH).length - before).toBe(2)
+    expect(warnings).toEqual([])
+  })
 })
