@@ -297,6 +297,7 @@ __webpack_unused_export__ = debug; // for test
 /* harmony export */   PK: () => (/* binding */ CREDIT_BUDGET_CHECK),
 /* harmony export */   Rc: () => (/* binding */ NEW_PASS_GRACE_MS),
 /* harmony export */   Rm: () => (/* binding */ RECONCILE_PASS),
+/* harmony export */   Sl: () => (/* binding */ COMMENT_OUTLAST_MS),
 /* harmony export */   UE: () => (/* binding */ CANCEL_AFTER_TIMEOUT),
 /* harmony export */   WP: () => (/* binding */ PAST_TIMEOUT_MS),
 /* harmony export */   X2: () => (/* binding */ SET_UNLISTED_RECHECK_MS),
@@ -390,6 +391,7 @@ const GITHUB_LIMITS = {
 };
 const HEAD_MOVED_DEADLINE_MS = 3_000;
 const COMMENT_RECHECK_PAUSES_MS = [300, 700];
+const COMMENT_OUTLAST_MS = GITHUB_LIMITS.settleMs - GITHUB_CALL_DEADLINE_MS;
 const GITLAB_LIMITS = {
     callMs: 8_000,
     transientPausesMs: [500, 1_500],
@@ -7790,8 +7792,10 @@ class ApprovalComment {
         }
     }
     async #writeInto(id, section, { always, shared }) {
+        let lookUntil = 0;
         let current = await this.#comments.read(id);
         let writes = 0;
+        let written;
         for (let looks = 0;; looks += 1) {
             if (!current || current.user?.login !== current.me)
                 return writes > 0;
@@ -7802,12 +7806,20 @@ class ApprovalComment {
             if (!shows || writes === 0) {
                 if (writes >= MAX_WRITES)
                     return true;
-                await this.#comments.update(id, joinApproval(section, rest));
+                written = joinApproval(section, rest);
+                await this.#comments.update(id, written);
                 writes += 1;
+                lookUntil = Date.now() + timing/* COMMENT_OUTLAST_MS */.Sl;
+                if (!(shared || stillGoing(rest)))
+                    return true;
             }
-            if (!(shared || stillGoing(rest)) || looks >= timing/* COMMENT_RECHECK_PAUSES_MS */.t_.length)
+            else if (current.body !== written || !stillGoing(rest)) {
                 return true;
-            await new Promise((resolve) => setTimeout(resolve, timing/* COMMENT_RECHECK_PAUSES_MS */.t_[looks]));
+            }
+            const pause = timing/* COMMENT_RECHECK_PAUSES_MS */.t_[looks] ?? timing/* COMMENT_RECHECK_PAUSES_MS */.t_[1];
+            if (Date.now() + pause > lookUntil)
+                return true;
+            await new Promise((resolve) => setTimeout(resolve, pause));
             current = await this.#comments.read(id);
         }
     }
@@ -9467,6 +9479,7 @@ class KeyedComment {
             const written = write(body);
             await this.comments.update(this.#commentId ?? 0, written);
             writes += 1;
+            const lookUntil = Date.now() + timing/* COMMENT_OUTLAST_MS */.Sl;
             const readBack = this.#rendering.readBack;
             if (!readBack)
                 return true;
@@ -9479,8 +9492,10 @@ class KeyedComment {
                     break;
                 if (this.#writes.stopped || this.#writes.waiting)
                     return true;
-                if (final && this.#concurrentStep) {
-                    if (await this.#outlasts(current, written))
+                if (final && (this.#concurrentStep || this.#rendering.sharedEnd?.(shown) === true)) {
+                    if (await this.#outlasts(current, written, shown))
+                        return true;
+                    if (Date.now() >= lookUntil)
                         return true;
                 }
                 else if (seen === 'done' || looks >= timing/* COMMENT_RECHECK_PAUSES_MS */.t_.length) {
@@ -9494,8 +9509,8 @@ class KeyedComment {
                 return true;
         }
     }
-    async #outlasts(current, written) {
-        if (!this.#alone) {
+    async #outlasts(current, written, shown) {
+        if (this.#concurrentStep && !this.#alone) {
             const others = (await this.keyed()).filter((comment) => comment.id !== this.#commentId && comment.id !== this.#joinedFrom);
             if (others.length > 0)
                 return false;
@@ -9503,7 +9518,7 @@ class KeyedComment {
         }
         if (ownBody(current) !== written)
             return true;
-        return !(this.#rendering.othersGoing?.(current, this.#concurrentWith) ?? false);
+        return !(this.#rendering.othersGoing?.(current, this.#concurrentWith, shown) ?? false);
     }
     #overtakenBy(current, shown) {
         const own = ownBody(current);
@@ -9547,6 +9562,7 @@ class ThreadComment {
     #now;
     #firstSeen = new Map();
     #head;
+    #takenFrom;
     constructor(octokit, thread, options) {
         this.#options = options;
         this.#now = options.now ?? Date.now;
@@ -9557,7 +9573,8 @@ class ThreadComment {
             rewrite: (current, shown) => this.#rewrite(current, shown),
             shorter: ({ run, context }) => ({ run, context: { ...context, short: true } }),
             readBack: (current, shown, concurrentStep) => this.#readBack(current, shown, concurrentStep),
-            othersGoing: (current, others) => this.#othersGoing(current, others),
+            sharedEnd: ({ context }) => context.outcome?.ending.kind === 'superseded' || this.#takenFrom === 'going',
+            othersGoing: (current, others, shown) => this.#othersGoing(current, others, shown),
         });
     }
     static open(octokit, thread, options) {
@@ -9609,6 +9626,11 @@ class ThreadComment {
         const own = ownBody(current);
         const trusted = own === undefined ? undefined : parseMarker(own);
         const earlier = own === undefined ? undefined : keyHistoryOf(own, this.#options.key);
+        const shown = earlier?.runs.find((record) => record.runId === run.run_id);
+        if (context.outcome?.ending.kind === 'handed-over' && shown && !this.#wrote(shown)) {
+            return undefined;
+        }
+        this.#noteTakenFrom(trusted, run.run_id);
         const runs = mergeRuns(earlier?.runs ?? [], this.#record(run, context));
         const marker = this.#marker(runs, trusted, earlier?.sets);
         return runs[0]?.runId === run.run_id || !trusted
@@ -9627,10 +9649,29 @@ class ThreadComment {
             context.outcome?.ending.kind === 'superseded';
         return shared ? 'look' : 'done';
     }
-    #othersGoing(current, others) {
+    #noteTakenFrom(marker, runId) {
+        const record = marker?.runs.find((r) => r.runId === runId);
+        if (!record || this.#wrote(record) || this.#takenFrom === 'ended')
+            return;
+        this.#takenFrom = record.outcome ? 'ended' : 'going';
+    }
+    #wrote(record) {
+        return record.head === this.#head && record.workflowRun === this.#options.workflowRun;
+    }
+    #othersGoing(current, others, shown) {
         const marker = this.#trusted(current);
         if (!marker)
             return false;
+        const { run, context } = shown;
+        this.#noteTakenFrom(marker, run.run_id);
+        if (this.#takenFrom === 'going')
+            return true;
+        const ending = context.outcome?.ending;
+        if (ending?.kind === 'superseded') {
+            const newer = marker.runs.find((r) => r.runId === ending.newerRunId);
+            if (!newer?.outcome)
+                return true;
+        }
         return others.some((body) => {
             const run = parseMarker(body);
             if (run)
