@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url'
 import ncc from '@vercel/ncc'
 import { parse } from 'yaml'
 import { asciiChunk } from './build/ascii.ts'
+import { lazyBuiltins } from './build/lazy-builtins.ts'
 import { bundledPackages, licenses } from './build/licenses.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -44,6 +45,11 @@ const bundle = await ncc(join(ROOT, 'src', 'index.ts'), {
 // it as a one-byte string.
 const files = new Map<string, string | Buffer>([['index.js', bundle.code]])
 for (const [file, asset] of Object.entries(bundle.assets)) files.set(file, asset.source)
+// The built-in modules a start does not need, required at their first use instead
+// (scripts/build/lazy-builtins.ts).
+const lazy = lazyBuiltins(bundle.code, files.get('index.js.map')?.toString())
+files.set('index.js', lazy.code)
+if (lazy.map !== undefined) files.set('index.js.map', lazy.map)
 for (const [file, content] of files) {
   if (!file.endsWith('.js')) continue
   const map = files.get(`${file}.map`)

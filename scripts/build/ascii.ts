@@ -38,7 +38,7 @@ function vlq(value: number): string {
 }
 
 /** One generated line's segments with their columns moved by `moved` (old column to new). */
-function moveColumns(line: string, moved: (column: number) => number): string {
+export function moveColumns(line: string, moved: (column: number) => number): string {
   if (line === '') return line
   let before = 0
   let beforeMoved = 0
