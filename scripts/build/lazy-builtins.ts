@@ -2,18 +2,19 @@
  * dist/index.js with the Node built-in modules a step needs only after its start required at
  * their first use, rather than as the bundle is evaluated (issue 46): `https` and `tls`, which
  * `@actions/http-client` and `tunnel` take at their top but use only for an `https:` URL or a
- * proxy (crypto and its keys, the TLS wrap: about a tenth of a start's time); `assert`, which
- * `tunnel` takes and never calls; and `fs/promises` (with the readline and REPL modules Node
- * loads under it), which `@actions/core`'s summary takes at its top and the steps only when they
- * write a file. The packages stay as they are: the bundle's lines that take these modules become
- * a stand-in that requires the module on its first property read. Each rewrite must find what
- * it rewrites, so that a new version of a package that takes them otherwise fails the build
- * rather than loading them at the start again unnoticed. The source map's columns move to match.
+ * proxy; `assert`, which `tunnel` takes and never calls; `fs/promises` (with the readline and
+ * REPL modules Node loads under it), which `@actions/core`'s summary takes at its top and the
+ * steps use only when they write a file; and `v8`, for the entries' setting of the heap
+ * (src/heap.ts), made once the step's first turn is over. The packages stay as they are: the
+ * bundle's lines that take these modules become a stand-in that requires the module on its
+ * first property read. Each rewrite must find what it rewrites, so that a new version of a
+ * package that takes them otherwise fails the build rather than loading them at the start again
+ * unnoticed. The source map's columns move to match.
  */
 import { moveColumns } from './ascii.ts'
 
 /** The built-in modules a start leaves to their first use, as the bundle requires them. */
-export const LAZY_BUILTINS = ['https', 'tls', 'assert', 'node:fs/promises'] as const
+export const LAZY_BUILTINS = ['https', 'tls', 'assert', 'node:fs/promises', 'node:v8'] as const
 
 /**
  * The stand-in, on the bundle's first line (where `__WEBPACK_EXTERNAL_createRequire` is

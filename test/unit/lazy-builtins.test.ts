@@ -26,15 +26,16 @@ const BUNDLE = [
   'var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);',
   'const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");',
   'const { access, appendFile, writeFile } = external_fs_namespaceObject.promises;',
+  'const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");',
   '',
 ].join('\n')
 
 describe('lazyBuiltins', () => {
-  it('requires https, tls, assert and fs/promises through the stand-in, and no other module', () => {
+  it('requires https, tls, assert, fs/promises and v8 through the stand-in, and no other module', () => {
     const { code } = lazyBuiltins(BUNDLE, undefined)
     const lines = code.split('\n')
     expect(lines[0]?.startsWith(`${FIRST} const __lazyBuiltin = `)).toBe(true)
-    for (const name of ['assert', 'https', 'tls', 'node:fs/promises']) {
+    for (const name of ['assert', 'https', 'tls', 'node:fs/promises', 'node:v8']) {
       expect(code).toContain(`__lazyBuiltin(${JSON.stringify(name)})`)
     }
     expect(code).toContain(
