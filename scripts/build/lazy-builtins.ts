@@ -14,7 +14,7 @@
 import { moveColumns } from './ascii.ts'
 
 /** The built-in modules a start leaves to their first use, as the bundle requires them. */
-export const LAZY_BUILTINS = ['https', 'tls', 'assert', 'node:fs/promises', 'node:v8'] as const
+const LAZY_BUILTINS = ['https', 'tls', 'assert', 'node:fs/promises', 'node:v8'] as const
 
 /**
  * The stand-in, on the bundle's first line (where `__WEBPACK_EXTERNAL_createRequire` is
