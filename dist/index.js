@@ -1,4 +1,4 @@
-import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
+import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module"; const __lazyBuiltin = (name, namespace) => { let loaded; const load = () => (loaded ??= __WEBPACK_EXTERNAL_createRequire(import.meta.url)(name)); return new Proxy({}, { get: (_, key) => (namespace && key === 'default' ? load() : load()[key]) }) };
 /******/ var __webpack_modules__ = ({
 
 /***/ 770:
@@ -403,7 +403,7 @@ const GITLAB_LIMITS = {
 /***/ 2613:
 /***/ ((module) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
+module.exports = __lazyBuiltin("assert");
 
 /***/ }),
 
@@ -431,7 +431,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("http");
 /***/ 5692:
 /***/ ((module) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("https");
+module.exports = __lazyBuiltin("https");
 
 /***/ }),
 
@@ -473,7 +473,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("process");
 /***/ 4756:
 /***/ ((module) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
+module.exports = __lazyBuiltin("tls");
 
 /***/ }),
 
@@ -559,7 +559,7 @@ var external_http_ = __nccwpck_require__(8611);
 var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_http_, 2);
 // EXTERNAL MODULE: external "https"
 var external_https_ = __nccwpck_require__(5692);
-var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);
+var external_https_namespaceObject = __lazyBuiltin("https", true);
 ;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
@@ -10161,7 +10161,7 @@ async function findSupersededRun(tag, deps) {
 }
 
 ;// CONCATENATED MODULE: external "node:fs/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+const promises_namespaceObject = __lazyBuiltin("node:fs/promises");
 ;// CONCATENATED MODULE: ./src/agent/download.ts
 
 
@@ -16301,7 +16301,7 @@ var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _
 };
 
 
-const { access, appendFile, writeFile } = external_fs_namespaceObject.promises;
+const access = (...args) => external_fs_namespaceObject.promises.access(...args), appendFile = (...args) => external_fs_namespaceObject.promises.appendFile(...args), writeFile = (...args) => external_fs_namespaceObject.promises.writeFile(...args);
 const SUMMARY_ENV_VAR = 'GITHUB_STEP_SUMMARY';
 const SUMMARY_DOCS_URL = 'https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions#adding-a-job-summary';
 class Summary {
@@ -19421,7 +19421,7 @@ function watchSignals(io, json) {
 }
 
 ;// CONCATENATED MODULE: external "node:v8"
-const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
+const external_node_v8_namespaceObject = __lazyBuiltin("node:v8");
 ;// CONCATENATED MODULE: ./src/heap.ts
 
 function keepYoungGenerationSmall() {

@@ -1,4 +1,4 @@
 if (process.env.RUNNER_DEBUG === '1') process.setSourceMapsEnabled(true)
 const { runMain, keepYoungGenerationSmall } = await import('./index.js')
-keepYoungGenerationSmall()
+setImmediate(keepYoungGenerationSmall)
 await runMain(process)

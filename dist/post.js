@@ -1,4 +1,4 @@
 if (process.env.RUNNER_DEBUG === '1') process.setSourceMapsEnabled(true)
 const { runPost, keepYoungGenerationSmall } = await import('./index.js')
-keepYoungGenerationSmall()
+setImmediate(keepYoungGenerationSmall)
 await runPost(process)

@@ -1,4 +1,4 @@
 if (process.env.RUNNER_DEBUG === '1') process.setSourceMapsEnabled(true)
 const { runReport, keepYoungGenerationSmall } = await import('./index.js')
-keepYoungGenerationSmall()
+setImmediate(keepYoungGenerationSmall)
 await runReport(process)
