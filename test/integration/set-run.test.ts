@@ -9,7 +9,7 @@ import { INVOCATION_KEY, runTag, taskTag, SET_KEY } from '../../src/run/create.t
 import { TaskSetRun, type SetSettings } from '../../src/run/set.ts'
 import { REQUEST_RETRIES } from '../../src/timing.ts'
 import type { SavedRunRecord } from '../../src/state.ts'
-import { FakeAgentApi, type RunScript } from '../fake-api/server.ts'
+import { FakeAgentApi, type FaultRule, type RunScript } from '../fake-api/server.ts'
 import { noSignals } from '../support/interruption.ts'
 
 const API_KEY = 'sk-set-run-test'
@@ -184,6 +184,34 @@ describe.concurrent('TaskSetRun is as robust as one run', () => {
     // loaded machine stretches the create's floor (MIN_REQUEST_MS) past any fixed window.
   })
 
+  it("a new run's 404 is read-after-write lag: the set polls through it", async () => {
+    // Each run's own first two reads answer 404, set as the fake makes the run (before its create
+    // is answered): every task meets the lag, whenever its create is answered. The list shows the
+    // runs only long after they ended, so the set reads each run itself.
+    const notVisibleYet = (runId: string): FaultRule => ({
+      method: 'GET',
+      path: `/agent/runs/${runId}`,
+      fault: { kind: 'status', status: 404, body: { detail: 'no such run' } },
+      times: 2,
+    })
+    const api: FakeAgentApi = await FakeAgentApi.start({
+      apiKey: API_KEY,
+      script: (_create, runId) => {
+        api.injectFault(notVisibleYet(runId))
+        return lasting(300)
+      },
+      listLagMs: 60_000,
+    })
+    closers.push(() => api.close())
+    const { set, logged } = setFor(api, ['a', 'b'])
+    const outcome = await set.run(noSignals())
+    expect(outcome.word).toBe('succeeded')
+    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
+    expect(
+      logged.filter((line) => line.includes('is not visible yet (404 right after its create)')),
+    ).toHaveLength(2)
+  })
+
   it('N tasks with max_parallel N put N runs in flight at once', async () => {
     const api = await startApi(() => lasting(400))
     const { set } = setFor(
@@ -251,25 +279,4 @@ describe.concurrent('TaskSetRun is as robust as one run', () => {
     expect(cursors.length).toBeGreaterThan(0)
     expect(cursors.length).toBeLessThan(polls.length)
   }, 120_000)
-})
-
-// Alone, not beside the other tests: which task's read meets the four 404s depends on when each
-// create is answered, and the 520-run set beside it slows the creates unevenly.
-describe('TaskSetRun and a new run that is not visible yet', () => {
-  it("a new run's 404 is read-after-write lag: the set polls through it", async () => {
-    const api = await startApi(() => lasting(300), { listLagMs: 800 })
-    api.injectFault({
-      method: 'GET',
-      path: RUN_READ,
-      fault: { kind: 'status', status: 404, body: { detail: 'no such run' } },
-      times: 4,
-    })
-    const { set, logged } = setFor(api, ['a', 'b'])
-    const outcome = await set.run(noSignals())
-    expect(outcome.word).toBe('succeeded')
-    expect(api.requestsTo('POST', /\/cancel$/)).toHaveLength(0)
-    expect(
-      logged.filter((line) => line.includes('is not visible yet (404 right after its create)')),
-    ).toHaveLength(2)
-  })
 })
