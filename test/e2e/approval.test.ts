@@ -7,13 +7,16 @@
  * cannot check) starts nothing.
  */
 import { readFileSync } from 'node:fs'
-import { describe, it } from './concurrent.ts'
+import { describe, itAtMost } from './concurrent.ts'
 import { expect } from 'vitest'
 import { parseApprovalMarker } from '../../src/github/approval-comment.ts'
 import type { FakeAgentApi } from '../fake-api/server.ts'
 import type { FakeGitHub } from '../fake-github/server.ts'
 import { runPostStep, runStep, type StepResult } from './harness.ts'
 import { e2eServers, eventEnv } from './servers.ts'
+
+/** Six at a time: the file computes more than it waits (test/e2e/concurrent.ts, itAtMost). */
+const it = itAtMost(6)
 
 const KEY = 'sk-approval-e2e'
 const OWNER = 'octo-org'
