@@ -414,21 +414,7 @@ export function runPostStep(main: StepResult, options: StepOptions): Promise<Ste
   return runStep({ ...options, step: 'post', state: main.state })
 }
 
-/**
- * Resolves once `condition` holds, checking it every 10 ms: for a change in a fake
- * server that no request announces. Fails with `what` after `timeoutMs`.
- */
-export async function until(
-  condition: () => boolean,
-  what: string,
-  timeoutMs = STEP_START_TIMEOUT_MS,
-): Promise<void> {
-  const deadline = performance.now() + timeoutMs
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`Timed out waiting until ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
+export { until } from '../support/until.ts'
 
 /** Lines the runner shows as error annotations. */
 export function errorAnnotations(result: StepResult): string[] {

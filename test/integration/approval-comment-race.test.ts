@@ -16,6 +16,7 @@ import {
 import { createOctokit } from '../../src/github/client.ts'
 import { renderMarker } from '../../src/github/run-marker.ts'
 import { FakeGitHub } from '../fake-github/server.ts'
+import { until } from '../support/until.ts'
 
 const OWNER = 'octo-org'
 const REPO = 'app'
@@ -28,15 +29,6 @@ const started: FakeGitHub[] = []
 afterAll(async () => {
   await Promise.all(started.splice(0).map((fake) => fake.close()))
 })
-
-/** Resolves once `condition` holds, checking every 10 ms; a bound for a broken step, not a window. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 40_000
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`Timed out waiting until ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
 
 /** The report of a run of the key, as its step writes it: going, or ended. */
 function report(state: 'INPROGRESS' | 'SUCCEEDED', title: string): string {

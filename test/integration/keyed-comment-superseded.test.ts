@@ -11,6 +11,7 @@ import { ThreadComment } from '../../src/github/keyed-run-comment.ts'
 import { parseMarker, renderMarker, type Marker } from '../../src/github/run-marker.ts'
 import type { RunEntry } from '../../src/model/key-history.ts'
 import { FakeGitHub } from '../fake-github/server.ts'
+import { until } from '../support/until.ts'
 
 const OWNER = 'octo-org'
 const REPO = 'app'
@@ -24,15 +25,6 @@ const started: FakeGitHub[] = []
 afterAll(async () => {
   await Promise.all(started.splice(0).map((fake) => fake.close()))
 })
-
-/** Resolves once `condition` holds, checking every 10 ms; a bound for a broken step, not a window. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 40_000
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`Timed out waiting until ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
 
 const older = (state: RunItem['state']): RunItem => ({ run_id: 'run_older', state, title: 'Older' })
 

@@ -11,6 +11,7 @@ import { REQUEST_RETRIES } from '../../src/timing.ts'
 import type { SavedRunRecord } from '../../src/state.ts'
 import { FakeAgentApi, type FaultRule, type RunScript } from '../fake-api/server.ts'
 import { noSignals } from '../support/interruption.ts'
+import { until } from '../support/until.ts'
 
 const API_KEY = 'sk-set-run-test'
 const closers: Array<() => Promise<void>> = []
@@ -152,15 +153,6 @@ describe.concurrent('TaskSetRun stops on its own', () => {
 
 const RUN_READ = /\/agent\/runs\/[^/]+$/
 
-/** Resolves once `condition` holds, checked every 10 ms: for a change no request announces. */
-async function until(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error('the condition never held')
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
-
 const lasting = (ms: number): RunScript => [
   { state: 'QUEUED', afterMs: 0 },
   { state: 'INPROGRESS', afterMs: 10 },
@@ -260,10 +252,10 @@ describe.concurrent('TaskSetRun is as robust as one run', () => {
     const lists = () => pollsSoFar().length
     // 520 creates take seconds on a loaded machine: the far bound is for a hang, not a window.
     const shortsDone = () => api.runStates().filter((state) => state === 'SUCCEEDED').length === 500
-    await until(shortsDone, 100_000)
+    await until(shortsDone, 'the 500 short runs ended', 100_000)
     const after = lists()
     // Four polls after every short run ended, the long ones behind a full page each time.
-    await until(() => lists() >= after + 4, 100_000)
+    await until(() => lists() >= after + 4, 'four more polls', 100_000)
     workflow.abort()
     expect((await running).word).toBe('interrupted')
     // A long run is read on its own at most once, before the list shows it a first time.
