@@ -1,6 +1,6 @@
 /** The reconcile action's entry, as dist/reconcile.js is: hands the process to its door. */
 import { keepYoungGenerationSmall, runReconcile } from '../index.ts'
 
-// After the first turn, which sends the main step's create: node:v8 loads then (src/heap.ts).
+// After the step's first turn, so that node:v8 loads then, not in its start (src/heap.ts).
 setImmediate(keepYoungGenerationSmall)
 await runReconcile(process)
